@@ -1,0 +1,21 @@
+"""Errors the library raises for bad input.
+
+Every one carries a single line of text that names the file, the joint, link or
+column, and what is wrong; the command line prints it and exits with status 2.
+"""
+
+
+class HodynError(Exception):
+    """Bad input: a one-line, user-facing description of what is wrong."""
+
+    def __init__(self, message: str, source: str | None = None):
+        self.source = source
+        super().__init__(f"{source}: {message}" if source else message)
+
+
+class ModelError(HodynError):
+    """The robot description (URDF) cannot be turned into a model."""
+
+
+class TrajectoryError(HodynError):
+    """A trajectory or wrench file is malformed or does not fit the model."""

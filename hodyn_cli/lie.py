@@ -1,0 +1,182 @@
+"""SE(3) operators in the conventions of SPEC.md.
+
+Screw coordinates are ordered (angular; linear), wrenches (moment; force). All
+functions accept leading batch axes: a twist is ``(..., 6)``, a rotation
+``(..., 3, 3)``, a rigid transformation is carried as the pair ``(R, p)``.
+
+For ``C = (R, p)``::
+
+    Ad_C = [[R, 0], [skew(p) R, R]]          ad_X = [[skew(xi), 0], [skew(eta), skew(xi)]]
+
+>>> import numpy as np
+>>> X, Y = np.array([0, 0, 1.0, 0, 0, 0]), np.array([1.0, 0, 0, 0, 1, 0])
+>>> bracket(X, Y)
+array([ 0.,  1.,  0., -1.,  0.,  0.])
+>>> np.allclose(ad(X) @ Y, bracket(X, Y))
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "skew",
+    "rpy_matrix",
+    "rotation_exp",
+    "screw_exp",
+    "Ad",
+    "Ad_inv",
+    "ad",
+    "bracket",
+    "coad",
+    "homogeneous",
+    "inverse",
+    "spatial_inertia",
+]
+
+
+def skew(v: np.ndarray) -> np.ndarray:
+    """Skew-symmetric matrix of ``v`` (..., 3) so that ``skew(a) @ b = a x b``.
+
+    >>> skew(np.array([1.0, 2.0, 3.0]))
+    array([[ 0., -3.,  2.],
+           [ 3.,  0., -1.],
+           [-2.,  1.,  0.]])
+    """
+    v = np.asarray(v, dtype=float)
+    S = np.zeros(v.shape[:-1] + (3, 3))
+    S[..., 0, 1], S[..., 0, 2] = -v[..., 2], v[..., 1]
+    S[..., 1, 0], S[..., 1, 2] = v[..., 2], -v[..., 0]
+    S[..., 2, 0], S[..., 2, 1] = -v[..., 1], v[..., 0]
+    return S
+
+
+def rpy_matrix(rpy) -> np.ndarray:
+    """URDF roll-pitch-yaw (fixed axes x, y, z): ``R = Rz(yaw) Ry(pitch) Rx(roll)``.
+
+    >>> np.round(rpy_matrix([np.pi / 2, 0, 0]), 12) + 0.0
+    array([[ 1.,  0.,  0.],
+           [ 0.,  0., -1.],
+           [ 0.,  1.,  0.]])
+    """
+    r, p, y = (float(a) for a in rpy)
+    cr, sr, cp, sp, cy, sy = np.cos(r), np.sin(r), np.cos(p), np.sin(p), np.cos(y), np.sin(y)
+    return np.array(
+        [
+            [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+            [-sp, cp * sr, cp * cr],
+        ]
+    )
+
+
+def rotation_exp(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:
+    """Euler-Rodrigues ``exp(angle skew(axis))`` for a unit ``axis`` (3,), angles (...,)."""
+    S = skew(axis)
+    s, c = np.sin(angle)[..., None, None], np.cos(angle)[..., None, None]
+    return np.eye(3) + s * S + (1.0 - c) * (S @ S)
+
+
+def screw_exp(X: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``exp(X q)`` for a joint screw X (6,) and joint values q (...,), as ``(R, p)``.
+
+    X is revolute/helical when its angular part is a unit vector, prismatic when it
+    is zero (Mueller & Kumar eq. (6)).
+
+    >>> R, p = screw_exp(np.array([0, 0, 1.0, 0, -1.0, 0]), np.array([np.pi / 2]))
+    >>> np.round(p, 12) + 0.0   # rotation about the axis through (1, 0, 0)
+    array([[ 1., -1.,  0.]])
+    """
+    q = np.asarray(q, dtype=float)
+    xi, eta = X[:3], X[3:]
+    if not np.any(xi):
+        return np.broadcast_to(np.eye(3), q.shape + (3, 3)).copy(), q[..., None] * eta
+    R = rotation_exp(xi, q)
+    x = np.cross(xi, eta)  # point on the axis closest to the origin
+    h = xi @ eta  # pitch
+    p = (np.eye(3) - R) @ x + (h * q)[..., None] * xi
+    return R, p
+
+
+def Ad(R: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Adjoint matrix (..., 6, 6) of ``C = (R, p)``: screws from C's frame to its parent's."""
+    A = np.zeros(R.shape[:-2] + (6, 6))
+    A[..., :3, :3] = R
+    A[..., 3:, 3:] = R
+    A[..., 3:, :3] = skew(p) @ R
+    return A
+
+
+def Ad_inv(R: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """``Ad_{C^-1}`` for ``C = (R, p)``: ``[[R^T, 0], [-R^T skew(p), R^T]]``."""
+    Rt = np.swapaxes(R, -1, -2)
+    A = np.zeros(R.shape[:-2] + (6, 6))
+    A[..., :3, :3] = Rt
+    A[..., 3:, 3:] = Rt
+    A[..., 3:, :3] = -Rt @ skew(p)
+    return A
+
+
+def ad(X: np.ndarray) -> np.ndarray:
+    """Matrix (..., 6, 6) of the Lie bracket ``ad_X``."""
+    A = np.zeros(X.shape[:-1] + (6, 6))
+    A[..., :3, :3] = A[..., 3:, 3:] = skew(X[..., :3])
+    A[..., 3:, :3] = skew(X[..., 3:])
+    return A
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # np.cross spends most of its time on axis bookkeeping; this is 3x faster here.
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+
+
+def bracket(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Lie bracket ``[X, Y] = ad_X Y`` of screws (..., 6) (broadcasting)."""
+    xi, eta, zeta, rho = X[..., :3], X[..., 3:], Y[..., :3], Y[..., 3:]
+    return np.concatenate([_cross(xi, zeta), _cross(eta, zeta) + _cross(xi, rho)], axis=-1)
+
+
+def coad(V: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """Co-adjoint action ``ad_V^T W`` of a twist V on a wrench W, both (..., 6).
+
+    >>> V, W = np.arange(6.0), np.arange(6.0)[::-1]
+    >>> np.allclose(coad(V, W), ad(V).T @ W)
+    True
+    """
+    w, v, m, f = V[..., :3], V[..., 3:], W[..., :3], W[..., 3:]
+    return -np.concatenate([_cross(w, m) + _cross(v, f), _cross(w, f)], axis=-1)
+
+
+def homogeneous(R: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """4x4 homogeneous matrix (..., 4, 4) of ``(R, p)``."""
+    T = np.zeros(R.shape[:-2] + (4, 4))
+    T[..., :3, :3], T[..., :3, 3], T[..., 3, 3] = R, p, 1.0
+    return T
+
+
+def inverse(T: np.ndarray) -> np.ndarray:
+    """Inverse of homogeneous matrices (..., 4, 4)."""
+    Rt = np.swapaxes(T[..., :3, :3], -1, -2)
+    return homogeneous(Rt, -(Rt @ T[..., :3, 3:4])[..., 0])
+
+
+def spatial_inertia(mass: float, com: np.ndarray, theta_com: np.ndarray) -> np.ndarray:
+    """Body inertia (6, 6) about the body frame origin, (angular; linear) ordering.
+
+    ``theta_com`` is the rotational inertia about the COM in body-frame axes; Steiner
+    gives ``Theta = theta_com - m skew(c)^2`` (Mueller & Kumar eq. (24)).
+
+    >>> M = spatial_inertia(2.0, np.array([1.0, 0, 0]), np.zeros((3, 3)))
+    >>> M[2, 2], M[2, 4], M[4, 2]   # a point mass at (1, 0, 0): m L^2 and +-m L
+    (np.float64(2.0), np.float64(2.0), np.float64(2.0))
+    """
+    C = skew(com)
+    M = np.zeros((6, 6))
+    M[:3, :3] = theta_com - mass * C @ C
+    M[:3, 3:] = mass * C
+    M[3:, :3] = -mass * C
+    M[3:, 3:] = mass * np.eye(3)
+    return M

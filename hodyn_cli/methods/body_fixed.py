@@ -1,0 +1,171 @@
+"""Body-fixed recursive O(n) inverse dynamics of any order K (method ``body-fixed``).
+
+Mueller's second-order algorithm in body-fixed representation (ICRA 2017; steps in the
+appendix of the spatial paper, eqs. (40)-(42)), written for a general order with the
+Leibniz rule (elastic-joint paper, eq. (25)), on trees, with gravity as base
+acceleration. Per body i with parent p, ``C_{i,p} = (B_i exp(X_i q_i))^-1`` and the
+joint twist ``P_i = X_i qd_i``:
+
+forward pass, twists (body-fixed)::
+
+    V_i = Ad_{C_{i,p}} V_p + X_i qd_i                                         (40)
+    d/dt Ad_{C_{i,p}} = -ad_{P_i} Ad_{C_{i,p}}                                (Mueller (19))
+    => a_{m,k} := d^k/dt^k (Ad_{C_{i,p}} V_p^(m)):
+       a_{m,0} = Ad_{C_{i,p}} V_p^(m)
+       a_{m,k} = a_{m+1,k-1} - sum_j C(k-1,j) q_i^(j+1) ad_{X_i} a_{m,k-1-j}
+    V_i^(k) = a_{0,k} + X_i q_i^(k+1)
+
+backward pass, wrenches (body-fixed)::
+
+    F_i = M_i Vd_i - ad_{V_i}^T M_i V_i + sum_{c child} Ad_{C_{c,i}}^T F_c + W_i     (42)
+    F_i^(k) = M_i V_i^(k+1) - sum_j C(k,j) ad_{V_i^(j)}^T M_i V_i^(k-j) + ...    ((25))
+    d/dt (Ad_{C_{c,i}}^T F_c) = Ad_{C_{c,i}}^T (F_c' - ad_{P_c}^T F_c)
+    => b_{k,m} := d^m/dt^m (d/dt - ad_{P_c}^T)^k F_c:
+       b_{0,m} = F_c^(m)
+       b_{k+1,m} = b_{k,m+1} - sum_j C(m,j) q_c^(j+1) ad_{X_c}^T b_{k,m-j}
+       d^k/dt^k (Ad^T_{C_{c,i}} F_c) = Ad^T_{C_{c,i}} b_{k,0}
+    tau_i^(k) = X_i^T F_i^(k)
+
+All ad_{P^(j)} are multiples of the one constant matrix ad_{X_i}, which is what makes
+the transport tables this short. Gravity: the root moves with V_0 = 0, Vd_0 = (0; -g),
+higher derivatives 0 (a uniformly accelerated, non-rotating base; joint torques do not
+depend on the base's velocity, so this exact base motion gives the true derivatives).
+Wrenches W_i are those body i exerts on its environment (SPEC.md), adding +J_i^T W_i.
+
+Arrays in the passes: one ``(N, K+1, 6)`` array per body (sample, derivative order,
+screw); the work runs over chunks of samples, each chunk fully vectorized.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb
+
+import numpy as np
+
+from hodyn_cli import lie
+from hodyn_cli.methods.common import (
+    CHUNK,
+    GRAVITY,
+    body_wrenches,
+    check_inputs,
+    gravity_vector,
+)
+from hodyn_cli.model import Model
+from hodyn_cli.trajectory import Trajectory
+
+__all__ = ["inverse_dynamics", "forward_pass", "backward_pass", "Kinematics"]
+
+
+@dataclass(frozen=True)
+class Kinematics:
+    """Result of the forward pass for one chunk of N samples.
+
+    Attributes:
+        Ad: per body, (N, 6, 6) ``Ad_{C_{i,p}}`` (parent-frame screws to body frame).
+        V: per body, (N, K+1, 6) body-fixed twist and its first K time derivatives
+            (with gravity included as base acceleration when one was given).
+    """
+
+    Ad: list[np.ndarray]
+    V: list[np.ndarray]
+
+
+def relative_configuration(model: Model, i: int, q: np.ndarray) -> np.ndarray:
+    """``Ad_{C_{i,p}}`` (N, 6, 6) for joint values q (N,): ``C_{p,i} = B_i exp(X_i q_i)``."""
+    Re, pe = lie.screw_exp(model.X[i], q)
+    RB, pB = model.B[i, :3, :3], model.B[i, :3, 3]
+    return lie.Ad_inv(RB @ Re, pB + pe @ RB.T)
+
+
+def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None = None
+                 ) -> Kinematics:
+    """Body-fixed twists and their derivatives up to order K.
+
+    Args:
+        qs: (N, >= K+2, n) joint values and derivatives.
+        base: (N or 1, K+1, 6) derivatives of the root's twist; None: at rest.
+    """
+    N = qs.shape[0]
+    V0 = np.zeros((N, K + 1, 6)) if base is None else np.broadcast_to(base, (N, K + 1, 6))
+    Ads, Vs = [], []
+    for i, p in enumerate(model.parent):
+        Adi = relative_configuration(model, i, qs[:, 0, i])
+        Ni_T = lie.ad(model.X[i]).T
+        a = np.empty((N, K + 1, K + 1, 6))  # a[:, m, k]
+        a[:, :, 0] = (V0 if p < 0 else Vs[p]) @ np.swapaxes(Adi, 1, 2)
+        for k in range(1, K + 1):
+            rows = K + 1 - k
+            a[:, :rows, k] = a[:, 1 : rows + 1, k - 1]
+            for j in range(k):
+                s = comb(k - 1, j) * qs[:, j + 1, i]
+                a[:, :rows, k] -= s[:, None, None] * (a[:, :rows, k - 1 - j] @ Ni_T)
+        V = a[:, 0] + qs[:, 1 : K + 2, i, None] * model.X[i]
+        Ads.append(Adi)
+        Vs.append(V)
+    return Kinematics(Ads, Vs)
+
+
+def backward_pass(model: Model, qs: np.ndarray, kin: Kinematics, order: int,
+                  wrenches: dict[int, np.ndarray] | None = None) -> np.ndarray:
+    """Joint torques and derivatives (N, order+1, n) from the twists of ``forward_pass``.
+
+    ``wrenches``: body index -> (N, order+1, 6) wrench the body exerts on its environment.
+    """
+    N, r = qs.shape[0], order
+    binom = np.array([[comb(k, j) for k in range(r + 1)] for j in range(r + 1)], dtype=float)
+    F = [np.zeros((N, r + 1, 6)) for _ in range(model.n)]
+    tau = np.empty((N, r + 1, model.n))
+    for i in reversed(range(model.n)):
+        V = kin.V[i]
+        h = V @ model.M[i]  # momentum derivatives (M_i symmetric)
+        Fi = F[i]
+        Fi += h[:, 1 : r + 2]
+        for j in range(r + 1):  # Leibniz on ad_V^T M V, eq. (25)
+            Fi[:, j:] -= binom[j, j:, None] * lie.coad(V[:, j : j + 1], h[:, : r + 1 - j])
+        if wrenches and i in wrenches:
+            Fi += wrenches[i]
+        tau[:, :, i] = Fi @ model.X[i]
+        p = model.parent[i]
+        if p >= 0:
+            F[p] += transport_to_parent(Fi, qs[:, 1:, i], model.X[i], kin.Ad[i])
+    return tau
+
+
+def transport_to_parent(F: np.ndarray, qd: np.ndarray, X: np.ndarray, Ad: np.ndarray
+                        ) -> np.ndarray:
+    """d^k/dt^k (Ad^T F) for k = 0..r, from F's derivatives (N, r+1, 6).
+
+    ``qd`` (N, >= r, ) holds qd, qdd, ... of the joint whose screw is X.
+    """
+    N, r1 = F.shape[:2]
+    N_X = lie.ad(X)
+    b = F.copy()  # row k of the table, b[:, m] = b_{k,m}
+    out = np.empty_like(F)
+    out[:, 0] = b[:, 0]
+    for k in range(1, r1):
+        cols = r1 - k
+        nb = b[:, 1 : cols + 1].copy()
+        for m in range(cols):
+            for j in range(m + 1):
+                nb[:, m] -= (comb(m, j) * qd[:, j])[:, None] * (b[:, m - j] @ N_X)
+        b = nb
+        out[:, k] = b[:, 0]
+    return out @ Ad
+
+
+def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
+                     gravity=GRAVITY) -> np.ndarray:
+    """tau and its first ``order`` time derivatives, (N, order+1, n)."""
+    check_inputs(model, trajectory, order)
+    g = gravity_vector(gravity)
+    base = np.zeros((1, order + 2, 6))
+    base[0, 1, 3:] = -g
+    qs = trajectory.derivatives
+    W = body_wrenches(model, trajectory, order)
+    out = np.empty((qs.shape[0], order + 1, model.n))
+    for s in range(0, qs.shape[0], CHUNK):
+        sl = slice(s, s + CHUNK)
+        kin = forward_pass(model, qs[sl], order + 1, base)
+        out[sl] = backward_pass(model, qs[sl], kin, order, {b: w[sl] for b, w in W.items()})
+    return out

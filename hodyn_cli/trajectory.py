@@ -1,0 +1,95 @@
+"""Joint trajectories: positions and their time derivatives at N samples.
+
+``Trajectory.derivatives`` is ``(N, D, n)``: sample, derivative order (0 = q, 1 = qd,
+...), joint. Names follow SPEC.md: derivative k of q is ``q`` followed by k ``d``.
+
+>>> traj = cosine(("a", "b"), np.linspace(0, 1, 5), amplitude=[1, 2], omega=[1, 3], orders=4)
+>>> traj.derivatives.shape, traj.q.shape, traj.qdddd.shape
+((5, 5, 2), (5, 2), (5, 2))
+>>> derivative_name("tau", 2)
+'taudd'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Trajectory", "Wrenches", "cosine", "derivative_name"]
+
+
+def derivative_name(base: str, k: int) -> str:
+    """Name of the k-th time derivative: ``q, qd, qdd, ...``, ``tau, taud, ...``."""
+    return base + "d" * k
+
+
+@dataclass(frozen=True, eq=False)
+class Wrenches:
+    """External wrenches exerted by links on their environment (SPEC.md).
+
+    ``W`` maps a link name to ``(N, D, 6)``: sample, derivative order (W, Wd, Wdd, ...),
+    (moment; force) in the link's frame, moment about the link frame origin.
+    """
+
+    W: dict[str, np.ndarray]
+
+    @property
+    def orders(self) -> int:
+        """Number of derivative orders present for every link (0 if there are none)."""
+        return min((w.shape[1] for w in self.W.values()), default=0)
+
+
+@dataclass(frozen=True, eq=False)
+class Trajectory:
+    """Joint positions and derivatives at N samples, for the model's joints, in its order.
+
+    Attributes:
+        joint_names: (n,) joint names, in model order.
+        derivatives: (N, D, n) ``q, qd, qdd, ...`` for D derivative orders.
+        t: (N,) sample times in seconds, or None if the source had none.
+        wrenches: external wrenches, or None.
+    """
+
+    joint_names: tuple[str, ...]
+    derivatives: np.ndarray
+    t: np.ndarray | None = None
+    wrenches: Wrenches | None = None
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        # q, qd, qdd, ... as (N, n) views
+        if name.startswith("q") and set(name[1:]) <= {"d"} and len(name) - 1 < self.orders:
+            return self.derivatives[:, len(name) - 1, :]
+        raise AttributeError(name)
+
+    @property
+    def n_samples(self) -> int:
+        return self.derivatives.shape[0]
+
+    @property
+    def orders(self) -> int:
+        """Number of derivative orders present (3 means q, qd, qdd)."""
+        return self.derivatives.shape[1]
+
+
+def cosine(
+    joint_names: tuple[str, ...] | list[str],
+    t: np.ndarray,
+    *,
+    amplitude,
+    omega,
+    phase=0.0,
+    offset=0.0,
+    orders: int = 4,
+) -> Trajectory:
+    """``q_j(t) = offset_j + amplitude_j cos(omega_j t + phase_j)`` with exact derivatives
+    up to order ``orders`` (the cosine motion of Mueller & Kumar, sec. 6.2)."""
+    t = np.asarray(t, dtype=float)
+    n = len(joint_names)
+    a, w, ph, off = (np.broadcast_to(np.asarray(x, dtype=float), (n,)) for x in
+                     (amplitude, omega, phase, offset))
+    k = np.arange(orders + 1)[:, None]
+    arg = w * t[:, None, None] + ph + k * np.pi / 2  # (N, D, n)
+    d = a * w ** k * np.cos(arg)
+    d[:, 0, :] += off
+    return Trajectory(tuple(joint_names), d, t)
