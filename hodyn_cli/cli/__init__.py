@@ -1,0 +1,1 @@
+"""The ``hodyn`` command line: a thin layer of typer commands over the library."""

@@ -1,0 +1,114 @@
+"""``hodyn`` commands. Each one parses its arguments, calls the library, renders."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hodyn_cli import __version__
+from hodyn_cli.cli import render
+from hodyn_cli.cli.errors import mapped_errors
+from hodyn_cli.errors import HodynError
+from hodyn_cli.io import format_csv, read_trajectory, read_wrenches, write_result
+from hodyn_cli.methods import GRAVITY, MAX_ORDER, inverse_dynamics, required_orders
+from hodyn_cli.trajectory import Trajectory
+from hodyn_cli.urdf import load_model
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+                  help="Joint torques of a prescribed motion and their time derivatives.")
+
+
+class Method(str, Enum):
+    body_fixed = "body-fixed"
+    spatial = "spatial"
+    closed_form = "closed-form"
+
+
+Robot = Annotated[Path, typer.Argument(help="Robot description (URDF).", show_default=False)]
+Debug = Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")]
+Strict = Annotated[bool, typer.Option("--strict", help="Treat URDF warnings as errors.")]
+
+
+def parse_gravity(text: str) -> tuple[float, float, float]:
+    """``"gx,gy,gz"`` -> floats."""
+    try:
+        g = tuple(float(v) for v in text.split(","))
+    except ValueError:
+        g = ()
+    if len(g) != 3:
+        raise HodynError(f"--gravity: expected gx,gy,gz (e.g. 0,0,-9.81), got '{text}'")
+    return g
+
+
+@app.command()
+def compute(
+    robot: Robot,
+    traj: Annotated[str, typer.Argument(help="Trajectory: .csv, .h5/.hdf5, or - for CSV on stdin.")],
+    method: Annotated[Method, typer.Option(help="Algorithm.")] = Method.body_fixed,
+    order: Annotated[int, typer.Option(min=0, max=MAX_ORDER,
+                                       help="Highest torque derivative (2: tau, taud, taudd).")] = 2,
+    output: Annotated[str, typer.Option("--output", "-o",
+                                        help="Output .csv, .h5/.hdf5, or - for CSV on stdout.")] = "-",
+    gravity: Annotated[str, typer.Option(help="Gravity gx,gy,gz in the root link frame.")] =
+        ",".join(str(g) for g in GRAVITY),
+    wrench: Annotated[str | None, typer.Option(help="External wrenches file (CSV/HDF5).")] = None,
+    strict: Strict = False,
+    debug: Debug = False,
+) -> None:
+    """Compute tau and its time derivatives along a trajectory."""
+    with mapped_errors(debug):
+        g = parse_gravity(gravity)
+        model = load_model(robot, strict=strict)
+        render.diagnostics(model)
+        trajectory = read_trajectory(traj, model, need=required_orders(order))
+        if wrench is not None:
+            W = read_wrenches(wrench, model, trajectory.n_samples)
+            trajectory = Trajectory(trajectory.joint_names, trajectory.derivatives, trajectory.t, W)
+        result = inverse_dynamics(model, trajectory, method=method.value, order=order, gravity=g)
+        if output == "-":
+            sys.stdout.write(format_csv(result, model.joint_names, trajectory.t))
+            return
+        write_result(output, result, model.joint_names, trajectory.t, attrs={
+            "hodyn_version": __version__, "method": method.value, "order": order,
+            "gravity": g, "urdf": str(robot), "urdf_sha256": model.source_sha256,
+            "trajectory": traj,
+        })
+
+
+@app.command()
+def info(
+    robot: Robot,
+    json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    strict: Strict = False,
+    debug: Debug = False,
+) -> None:
+    """Show the parsed model: joints, screws, reference poses, masses, topology."""
+    with mapped_errors(debug):
+        model = load_model(robot, strict=strict)
+        if json:
+            print(render.model_json(model))
+            return
+        render.diagnostics(model, show_info=True)
+        render.stdout.print(render.model_table(model))
+
+
+def version_callback(value: bool) -> None:
+    if value:
+        print(f"hodyn {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_callback(
+    version: Annotated[bool, typer.Option("--version", callback=version_callback,
+                                          is_eager=True, help="Print the version.")] = False,
+) -> None:
+    """hodyn: higher-order inverse dynamics (tau, taud, taudd, ...) from URDF + trajectory."""
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,36 @@
+"""Regenerate the bundled sample trajectories: ``python sample_trajectories/generate.py``.
+
+Cosine motions (as in Mueller & Kumar, sec. 6.2) with exact derivatives q..qdddd,
+sampled at 100 Hz for 5 s, written as CSV and HDF5 with the same content.
+"""
+
+from pathlib import Path
+
+import numpy as np
+
+from hodyn_cli.io import write_trajectory
+from hodyn_cli.trajectory import cosine
+from hodyn_cli.urdf import load_model
+
+HERE = Path(__file__).parent
+T = np.linspace(0.0, 5.0, 501)
+
+MOTIONS = {
+    "planar_2r": dict(amplitude=[0.8, 1.2], omega=[1.3, 2.1], phase=[0.0, 0.5]),
+    "iiwa14": dict(amplitude=[1.0, 0.7, 0.9, 0.8, 1.1, 0.9, 1.5],
+                   omega=[0.9, 1.3, 1.1, 1.6, 1.9, 2.2, 2.5],
+                   phase=[0.0, 0.4, 0.8, 1.2, 1.6, 2.0, 2.4],
+                   offset=[0.0, 0.3, 0.0, -0.6, 0.0, 0.5, 0.0]),
+    "gripper_arm": dict(amplitude=[1.0, 0.6, 0.08, 2.0, 0.015, 0.015],
+                        omega=[1.0, 1.5, 2.0, 3.0, 4.0, 4.0],
+                        phase=[0.0, 0.3, 0.6, 0.9, 0.0, 0.0],
+                        offset=[0.0, 0.2, 0.1, 0.0, 0.02, 0.02]),
+}
+
+if __name__ == "__main__":
+    for robot, motion in MOTIONS.items():
+        model = load_model(HERE.parent / "urdf" / f"{robot}.urdf")
+        traj = cosine(model.joint_names, T, orders=4, **motion)
+        for ext in ("csv", "h5"):
+            write_trajectory(str(HERE / f"{robot}_cosine.{ext}"), traj)
+            print(f"wrote {robot}_cosine.{ext}")
