@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import numpy as np
 from rich.console import Console
@@ -11,7 +12,8 @@ from rich.table import Table
 from hodyn_cli.model import Model
 
 stderr = Console(stderr=True, highlight=False)
-stdout = Console(highlight=False)
+# tables are wide: when stdout is not a terminal, do not squeeze them into 80 columns
+stdout = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
 
 
 def diagnostics(model: Model, *, show_info: bool = False) -> None:
@@ -22,7 +24,7 @@ def diagnostics(model: Model, *, show_info: bool = False) -> None:
 
 
 def _vec(v) -> str:
-    return "(" + ", ".join(f"{x:.4g}" for x in np.asarray(v)) + ")"
+    return " ".join(f"{x:.3g}" for x in np.asarray(v) + 0.0)
 
 
 def model_table(model: Model) -> Table:
@@ -30,7 +32,8 @@ def model_table(model: Model) -> Table:
     table = Table(title=f"{model.name}: {model.n} joints, root link '{model.root_link}'")
     for col in ("#", "joint", "type", "parent", "link", "X (body)", "Y (spatial)",
                 "A position", "mass", "COM (body)"):
-        table.add_column(col, justify="right" if col in ("#", "mass") else "left")
+        table.add_column(col, justify="right" if col in ("#", "mass") else "left",
+                         no_wrap=col in ("joint", "type", "parent", "link"))
     A, Y, mass, com = model.A, model.Y, model.mass, model.com
     for i in range(model.n):
         p = model.parent[i]

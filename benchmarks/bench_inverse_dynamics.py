@@ -1,0 +1,79 @@
+"""Microseconds per sample of hodyn's inverse dynamics vs Pinocchio's per-call ``rnea``.
+
+    python benchmarks/bench_inverse_dynamics.py [--samples 100000] [--repeat 3]
+
+Both are measured in the same run on the same machine. hodyn runs batched over the
+trajectory (its intended use); Pinocchio's ``rnea`` (tau only, C++) is called once per
+sample from Python, which is how a Python user gets torques from it. The ratio is
+hodyn's cost per sample over Pinocchio's cost per call (< 1: hodyn is faster).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+from hodyn_cli.methods import inverse_dynamics
+from hodyn_cli.trajectory import cosine
+from hodyn_cli.urdf import load_model
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def best_of(repeat: int, fn) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def pinocchio_rnea_us(path: Path, traj, calls: int, repeat: int) -> float | None:
+    try:
+        import pinocchio as pin
+    except ImportError:
+        return None
+    pm = pin.buildModelFromUrdf(str(path))
+    data = pm.createData()
+    rng = np.random.default_rng(0)
+    qs = [pin.randomConfiguration(pm) for _ in range(calls)]
+    vs, as_ = rng.standard_normal((calls, pm.nv)), rng.standard_normal((calls, pm.nv))
+
+    def loop():
+        for q, v, a in zip(qs, vs, as_, strict=True):
+            pin.rnea(pm, data, q, v, a)
+
+    return best_of(repeat, loop) / calls * 1e6
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--samples", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--method", default="body-fixed")
+    args = ap.parse_args()
+    N = args.samples
+    print(f"{N} samples, best of {args.repeat}, method {args.method}\n")
+    print(f"{'robot':<12} {'dof':>3} {'pin rnea us/call':>17} {'order':>5} {'hodyn us/sample':>16}"
+          f" {'ratio':>6}")
+    for robot in ("iiwa14", "gripper_arm"):
+        path = ROOT / "urdf" / f"{robot}.urdf"
+        model = load_model(path)
+        traj = cosine(model.joint_names, np.linspace(0, 100, N), amplitude=0.5, omega=1.3,
+                      phase=np.arange(model.n), orders=4)
+        pin_us = pinocchio_rnea_us(path, traj, min(N, 20_000), args.repeat)
+        for order in (0, 1, 2):
+            sec = best_of(args.repeat, lambda o=order: inverse_dynamics(
+                model, traj, method=args.method, order=o))
+            us = sec / N * 1e6
+            ratio = f"{us / pin_us:6.2f}" if pin_us else "   n/a"
+            pin_text = f"{pin_us:17.2f}" if pin_us else f"{'n/a':>17}"
+            print(f"{robot:<12} {model.n:>3} {pin_text} {order:>5} {us:>16.2f} {ratio}")
+
+
+if __name__ == "__main__":
+    main()

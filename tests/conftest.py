@@ -1,0 +1,56 @@
+"""Shared fixtures: the bundled robots, analytic trajectories, a Pinocchio bridge."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hodyn_cli.trajectory import Trajectory, cosine
+from hodyn_cli.urdf import load_model
+
+ROOT = Path(__file__).resolve().parents[1]
+URDF = ROOT / "urdf"
+SAMPLES = ROOT / "sample_trajectories"
+ROBOTS = ["planar_2r", "iiwa14", "gripper_arm"]
+
+
+@pytest.fixture(params=ROBOTS)
+def robot(request):
+    """(name, urdf path, model) for every bundled robot."""
+    path = URDF / f"{request.param}.urdf"
+    return request.param, path, load_model(path)
+
+
+def random_cosine(model, t, orders: int, seed: int = 0) -> Trajectory:
+    """A smooth motion with exact derivatives up to ``orders`` (amplitudes ~ joint type)."""
+    rng = np.random.default_rng(seed)
+    n = model.n
+    scale = np.array([0.05 if ty == "prismatic" else 1.0 for ty in model.joint_types])
+    return cosine(model.joint_names, t, amplitude=scale * rng.uniform(0.3, 1.0, n),
+                  omega=rng.uniform(0.5, 2.5, n), phase=rng.uniform(0, 2 * np.pi, n),
+                  offset=scale * rng.uniform(-0.5, 0.5, n), orders=orders)
+
+
+def pinocchio_reference(path: Path, model, traj: Trajectory, fext=None):
+    """tau = pin.rnea and taud = dtau_dq qd + dtau_dv qdd + M qddd, in hodyn's joint order."""
+    pin = pytest.importorskip("pinocchio")
+    pm = pin.buildModelFromUrdf(str(path))
+    data = pm.createData()
+    order = [model.joint_index(pm.names[j]) for j in range(1, pm.njoints)]
+    tau, taud = np.empty_like(traj.q), np.empty_like(traj.q)
+    for s in range(traj.n_samples):
+        q = []
+        for j, k in zip(range(1, pm.njoints), order, strict=True):
+            value = traj.q[s, k]
+            q += [np.cos(value), np.sin(value)] if pm.joints[j].nq == 2 else [value]
+        q = np.array(q)
+        v, a, jerk = traj.qd[s, order], traj.qdd[s, order], traj.qddd[s, order]
+        forces = None if fext is None else fext(pin, pm, data, q, s)
+        tau[s, order] = (pin.rnea(pm, data, q, v, a) if forces is None
+                         else pin.rnea(pm, data, q, v, a, forces))
+        pin.computeRNEADerivatives(pm, data, q, v, a)
+        M = np.triu(data.M) + np.triu(data.M, 1).T
+        taud[s, order] = data.dtau_dq @ v + data.dtau_dv @ a + M @ jerk
+    return tau, taud

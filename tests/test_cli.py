@@ -1,0 +1,176 @@
+"""The real command line: typer's CliRunner for every case, one real subprocess."""
+
+import json
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from conftest import SAMPLES, URDF
+from hodyn_cli.cli.app import app
+from hodyn_cli.io import read_trajectory
+from hodyn_cli.methods import inverse_dynamics
+from hodyn_cli.urdf import load_model
+
+IIWA = str(URDF / "iiwa14.urdf")
+IIWA_CSV = str(SAMPLES / "iiwa14_cosine.csv")
+runner = CliRunner()
+
+
+def run(*args, input=None):
+    return runner.invoke(app, [str(a) for a in args], input=input)
+
+
+def expected(robot=IIWA, traj=IIWA_CSV, order=2):
+    model = load_model(robot)
+    return model, inverse_dynamics(model, read_trajectory(traj, model, need=order + 3),
+                                   order=order)
+
+
+def test_compute_to_csv(tmp_path):
+    out = tmp_path / "tau.csv"
+    result = run("compute", IIWA, IIWA_CSV, "--output", out)
+    assert result.exit_code == 0, result.output
+    model, ref = expected()
+    header = out.read_text().splitlines()[0].split(",")
+    assert header[:2] == ["t", "tau_iiwa_joint_1"] and header[-1] == "taudd_iiwa_joint_7"
+    data = np.loadtxt(out, delimiter=",", skiprows=1)
+    assert np.array_equal(data[:, 1:], ref.reshape(len(ref), -1))  # full precision round trip
+
+
+def test_compute_to_hdf5_with_provenance(tmp_path):
+    out = tmp_path / "tau.h5"
+    h5_in = str(SAMPLES / "iiwa14_cosine.h5")
+    assert run("compute", IIWA, h5_in, "--order", 1, "-o", out).exit_code == 0
+    model, ref = expected(traj=h5_in, order=1)
+    with h5py.File(out) as f:
+        assert np.array_equal(f["taud"][()], ref[:, 1]) and "taudd" not in f
+        assert list(f.attrs["joint_names"]) == list(model.joint_names)
+        assert f.attrs["method"] == "body-fixed" and f.attrs["order"] == 1
+        assert f.attrs["urdf_sha256"] == model.source_sha256 and len(f["t"]) == len(ref)
+
+
+def test_stdin_to_stdout():
+    text = (SAMPLES / "planar_2r_cosine.csv").read_text()
+    result = run("compute", URDF / "planar_2r.urdf", "-", "--order", 0, input=text)
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0] == "t,tau_joint1,tau_joint2" and len(lines) == 502
+
+
+def test_gravity_option_changes_the_static_torque():
+    text = "q_joint1,q_joint2,qd_joint1,qd_joint2,qdd_joint1,qdd_joint2\n0,0,0,0,0,0\n"
+    up = run("compute", URDF / "planar_2r.urdf", "-", "--order", 0, input=text)
+    off = run("compute", URDF / "planar_2r.urdf", "-", "--order", 0, "--gravity", "0,0,0",
+              input=text)
+    assert float(up.stdout.splitlines()[1].split(",")[0]) == pytest.approx(9.81 * 1.04)
+    assert [float(v) for v in off.stdout.splitlines()[1].split(",")] == [0.0, 0.0]
+
+
+def test_info_table_and_json():
+    result = run("info", URDF / "gripper_arm.urdf")
+    assert result.exit_code == 0 and "finger_left_joint" in result.stdout
+    data = json.loads(run("info", IIWA, "--json").stdout)
+    assert [j["name"] for j in data["joints"]] == [f"iiwa_joint_{i}" for i in range(1, 8)]
+    assert data["joints"][0]["X"] == [0, 0, 1, 0, 0, 0]
+
+
+BAD_TRAJ = {
+    "missing column": ("q_iiwa_joint_1\n0\n", ["missing columns", "q_iiwa_joint_2"]),
+    "not a number": (None, ["line 3", "'qd_iiwa_joint_2'", "'abc'"]),
+    "nan": (None, ["'q_iiwa_joint_3'", "not finite"]),
+    "unknown joint": (None, ["'q_elbow'", "no joint 'elbow'"]),
+    "t decreasing": (None, ["'t'", "not increasing"]),
+}
+
+
+def bad_trajectory(kind: str) -> str:
+    text, _ = BAD_TRAJ[kind]
+    if text is not None:
+        return text
+    lines = (SAMPLES / "iiwa14_cosine.csv").read_text().splitlines()[:4]
+    header = lines[0].split(",")
+    rows = [line.split(",") for line in lines[1:]]
+    if kind == "not a number":
+        rows[1][header.index("qd_iiwa_joint_2")] = "abc"
+    elif kind == "nan":
+        rows[2][header.index("q_iiwa_joint_3")] = "nan"
+    elif kind == "unknown joint":
+        header.append("q_elbow")
+        rows = [r + ["0"] for r in rows]
+    elif kind == "t decreasing":
+        rows[2][0] = "-1"
+    return "\n".join(",".join(r) for r in [header, *rows]) + "\n"
+
+
+def assert_one_line_error(result, words):
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("hodyn: error: "), result.stderr
+    assert "Traceback" not in result.stderr
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+
+
+@pytest.mark.parametrize("kind", list(BAD_TRAJ))
+def test_bad_trajectory_exit_2_one_line_no_output(tmp_path, kind):
+    src = tmp_path / "traj.csv"
+    src.write_text(bad_trajectory(kind))
+    out = tmp_path / "tau.h5"
+    result = run("compute", IIWA, src, "-o", out)
+    assert_one_line_error(result, [str(src), *BAD_TRAJ[kind][1]])
+    assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["traj.csv"]
+
+
+def test_bad_input_leaves_an_existing_output_untouched(tmp_path):
+    out = tmp_path / "tau.csv"
+    out.write_text("precious\n")
+    src = tmp_path / "traj.csv"
+    src.write_text(bad_trajectory("nan"))
+    assert run("compute", IIWA, src, "-o", out).exit_code == 2
+    assert out.read_text() == "precious\n"
+
+
+@pytest.mark.parametrize("args, words", [
+    (["compute", "missing.urdf", IIWA_CSV], ["missing.urdf", "cannot read"]),
+    (["compute", IIWA, "missing.csv"], ["missing.csv", "cannot read"]),
+    (["compute", IIWA, IIWA_CSV, "--gravity", "0,0"], ["--gravity"]),
+    (["compute", IIWA, IIWA_CSV, "-o", "/nonexistent/dir/x.csv"], ["does not exist"]),
+    (["compute", IIWA, IIWA_CSV, "-o", "x.txt"], ["unknown file type"]),
+    (["compute", IIWA, IIWA_CSV, "--method", "spatial"], ["spatial", "not implemented"]),
+    (["compute", IIWA, IIWA_CSV, "--order", "3"], ["qddddd_iiwa_joint_1"]),
+])
+def test_bad_usage_exit_2(args, words):
+    assert_one_line_error(run(*args), words)
+
+
+def test_bad_urdf_names_the_link(tmp_path):
+    bad = tmp_path / "bad.urdf"
+    bad.write_text((URDF / "planar_2r.urdf").read_text().replace('value="1.2"', 'value="-1.2"'))
+    result = run("compute", bad, SAMPLES / "planar_2r_cosine.csv")
+    assert_one_line_error(result, [str(bad), "'link1'", "negative mass"])
+    debug = run("compute", bad, SAMPLES / "planar_2r_cosine.csv", "--debug")
+    assert debug.exit_code != 0 and debug.exception is not None  # the traceback path
+
+
+def test_order_out_of_range_is_a_usage_error():
+    assert run("compute", IIWA, IIWA_CSV, "--order", "9").exit_code == 2
+
+
+def test_subprocess_pipeline(tmp_path):
+    """The installed entry point in a real pipeline: CSV on stdin, CSV on stdout."""
+    text = (SAMPLES / "gripper_arm_cosine.csv").read_text()
+    proc = subprocess.run([sys.executable, "-m", "hodyn_cli", "compute",
+                           str(URDF / "gripper_arm.urdf"), "-"], input=text,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    model, ref = expected(URDF / "gripper_arm.urdf", SAMPLES / "gripper_arm_cosine.csv")
+    data = np.loadtxt(proc.stdout.splitlines(), delimiter=",", skiprows=1)
+    assert np.array_equal(data[:, 1:], ref.reshape(len(ref), -1))
+    bad = subprocess.run([sys.executable, "-m", "hodyn_cli", "compute", "nope.urdf", "-"],
+                         input="", capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and bad.stdout == ""
