@@ -67,8 +67,8 @@ def main() -> None:
                       phase=np.arange(model.n), orders=4)
         pin_us = pinocchio_rnea_us(path, traj, min(N, 20_000), args.repeat)
         for order in (0, 1, 2):
-            sec = best_of(args.repeat, lambda o=order: inverse_dynamics(
-                model, traj, method=args.method, order=o))
+            sec = best_of(args.repeat, lambda m=model, tr=traj, o=order: inverse_dynamics(
+                m, tr, method=args.method, order=o))
             us = sec / N * 1e6
             ratio = f"{us / pin_us:6.2f}" if pin_us else "   n/a"
             pin_text = f"{pin_us:17.2f}" if pin_us else f"{'n/a':>17}"
