@@ -72,10 +72,18 @@ class Kinematics:
 
 
 def relative_configuration(model: Model, i: int, q: np.ndarray) -> np.ndarray:
-    """``Ad_{C_{i,p}}`` (N, 6, 6) for joint values q (N,): ``C_{p,i} = B_i exp(X_i q_i)``."""
-    Re, pe = lie.screw_exp(model.X[i], q)
-    RB, pB = model.B[i, :3, :3], model.B[i, :3, 3]
-    return lie.Ad_inv(RB @ Re, pB + pe @ RB.T)
+    """``Ad_{C_{i,p}} = exp(-q_i ad_{X_i}) Ad_{B_i^-1}`` (N, 6, 6) for joint values q (N,).
+
+    The exponential in closed form (Rodrigues on the adjoint): ``ad_X^3 = -ad_X`` for a
+    unit revolute screw, ``ad_X^2 = 0`` for a prismatic one, so
+    ``exp(-q ad_X) = I - sin(q) ad_X + (1 - cos q) ad_X^2`` resp. ``I - q ad_X``.
+    """
+    A0 = lie.Ad_inv(model.B[i, :3, :3], model.B[i, :3, 3])
+    N_X = lie.ad(model.X[i])
+    A1 = N_X @ A0
+    if model.X[i, :3].any():
+        return A0 - np.sin(q)[:, None, None] * A1 + (1 - np.cos(q))[:, None, None] * (N_X @ A1)
+    return A0 - q[:, None, None] * A1
 
 
 def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None = None
