@@ -87,3 +87,30 @@ def test_wrench_columns_round_trip_and_cli(tmp_path):
     missing.write_text("\n".join(",".join(r.split(",")[i] for i in keep) for r in text) + "\n")
     result = CliRunner().invoke(app, ["compute", str(URDF / "iiwa14.urdf"), str(missing)])
     assert result.exit_code == 2 and "Wdd_iiwa_link_ee_fz" in result.stderr
+
+
+def test_readme_payload_example_equals_adding_the_mass():
+    """W = (0; R^T (0, 0, m g)) at the flange is the same as a point mass m at the flange."""
+    from hodyn_cli.urdf import parse_model
+
+    text = (URDF / "iiwa14.urdf").read_text()
+    model = load_model(URDF / "iiwa14.urdf")
+    heavy = parse_model(text.replace('<link name="iiwa_link_ee"/>', (
+        '<link name="iiwa_link_ee"><inertial><mass value="2"/><inertia ixx="0" ixy="0" ixz="0" '
+        'iyy="0" iyz="0" izz="0"/></inertial></link>')).encode())
+    q = np.array([0.3, 0.8, -0.4, -1.0, 0.5, 0.7, 0.2])
+    T = np.eye(4)
+    for i in range(model.n):  # serial chain: flange pose by the body-fixed POE
+        R, p = lie.screw_exp(model.X[i], q[i : i + 1])
+        T = T @ model.B[i] @ lie.homogeneous(R[0], p[0])
+    T = T @ model.links["iiwa_link_ee"].T
+    W = np.zeros((1, 1, 6))
+    W[0, 0, 3:] = T[:3, :3].T @ np.array([0, 0, 2 * 9.81])
+    derivs = np.zeros((1, 3, 7))
+    derivs[0, 0] = q
+    held = inverse_dynamics(model, Trajectory(model.joint_names, derivs, None,
+                                              Wrenches({"iiwa_link_ee": W})), order=0)
+    loaded = inverse_dynamics(heavy, Trajectory(model.joint_names, derivs), order=0)
+    assert np.abs(held - loaded).max() < 1e-12 * np.abs(loaded).max()
+    assert np.abs(held - inverse_dynamics(model, Trajectory(model.joint_names, derivs),
+                                          order=0)).max() > 1.0
