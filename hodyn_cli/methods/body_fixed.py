@@ -99,8 +99,9 @@ def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None =
     Ads, Vs = [], []
     for i, p in enumerate(model.parent):
         Adi = relative_configuration(model, i, qs[:, 0, i])
+        N_X = lie.ad(model.X[i])
         a = [(V0 if p < 0 else Vs[p]) @ np.swapaxes(Adi, 1, 2)]  # a[k][:, m] = a_{m,k}
-        Na = [_times_ad(a[0], model.X[i])]  # ad_{X_i} a_{m,k}, by whole columns (one gemm)
+        Na = [_times(a[0], N_X)]  # ad_{X_i} a_{m,k}, by whole columns (one gemm)
         for k in range(1, K + 1):
             rows = K + 1 - k
             col = a[k - 1][:, 1:].copy()
@@ -108,7 +109,7 @@ def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None =
                 s = comb(k - 1, j) * qs[:, j + 1, i]
                 col -= s[:, None, None] * Na[k - 1 - j][:, :rows]
             a.append(col)
-            Na.append(_times_ad(col, model.X[i]))
+            Na.append(_times(col, N_X))
         V = np.stack([a[k][:, 0] for k in range(K + 1)], axis=1)
         V += qs[:, 1 : K + 2, i, None] * model.X[i]
         Ads.append(Adi)
@@ -116,9 +117,9 @@ def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None =
     return Kinematics(Ads, Vs)
 
 
-def _times_ad(x: np.ndarray, X: np.ndarray) -> np.ndarray:
-    """``ad_X x`` for every screw in x (..., 6), as one matrix product."""
-    return (x.reshape(-1, 6) @ lie.ad(X).T).reshape(x.shape)
+def _times(x: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """``A x`` for a constant 6x6 A and every screw in x (..., 6), as one matrix product."""
+    return (x.reshape(-1, 6) @ A.T).reshape(x.shape)
 
 
 def backward_pass(model: Model, qs: np.ndarray, kin: Kinematics, order: int,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hodyn_cli import lie
 from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.model import Model
 from hodyn_cli.trajectory import Trajectory, derivative_name
@@ -41,8 +42,6 @@ def body_wrenches(model: Model, trajectory: Trajectory, order: int) -> dict[int,
     fixed joint is transformed with the link's constant pose ``T`` in the body frame
     (``W_b = Ad_{T^-1}^T W_link``); wrenches on links fixed to the root do nothing.
     """
-    from hodyn_cli import lie
-
     out: dict[int, np.ndarray] = {}
     if trajectory.wrenches is None:
         return out
