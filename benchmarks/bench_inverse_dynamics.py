@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hodyn_cli.methods import inverse_dynamics
+from hodyn_cli.methods import METHODS, inverse_dynamics
 from hodyn_cli.trajectory import cosine
 from hodyn_cli.urdf import load_model
 
@@ -54,25 +54,33 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--method", default="body-fixed")
+    ap.add_argument("--method", default="all", help="a method name or 'all' (implemented ones)")
     args = ap.parse_args()
     N = args.samples
-    print(f"{N} samples, best of {args.repeat}, method {args.method}\n")
-    print(f"{'robot':<12} {'dof':>3} {'pin rnea us/call':>17} {'order':>5} {'hodyn us/sample':>16}"
-          f" {'ratio':>6}")
+    methods = [m for m, e in METHODS.items() if e] if args.method == "all" else [args.method]
+    print(f"{N} samples, best of {args.repeat}; ratio = hodyn us/sample / pin rnea us/call; "
+          f"vs b-f = us/sample / body-fixed's\n")
+    print(f"{'robot':<12} {'dof':>3} {'pin rnea us/call':>17} {'method':>12} {'order':>5} "
+          f"{'hodyn us/sample':>16} {'ratio':>6} {'vs b-f':>7}")
     for robot in ("iiwa14", "gripper_arm"):
         path = ROOT / "urdf" / f"{robot}.urdf"
         model = load_model(path)
         traj = cosine(model.joint_names, np.linspace(0, 100, N), amplitude=0.5, omega=1.3,
                       phase=np.arange(model.n), orders=4)
         pin_us = pinocchio_rnea_us(path, traj, min(N, 20_000), args.repeat)
-        for order in (0, 1, 2):
-            sec = best_of(args.repeat, lambda m=model, tr=traj, o=order: inverse_dynamics(
-                m, tr, method=args.method, order=o))
-            us = sec / N * 1e6
-            ratio = f"{us / pin_us:6.2f}" if pin_us else "   n/a"
-            pin_text = f"{pin_us:17.2f}" if pin_us else f"{'n/a':>17}"
-            print(f"{robot:<12} {model.n:>3} {pin_text} {order:>5} {us:>16.2f} {ratio}")
+        pin_text = f"{pin_us:17.2f}" if pin_us else f"{'n/a':>17}"
+        body_fixed_us = {}
+        for method in methods:
+            for order in (0, 1, 2):
+                sec = best_of(args.repeat, lambda m=model, tr=traj, o=order, me=method:
+                              inverse_dynamics(m, tr, method=me, order=o))
+                us = sec / N * 1e6
+                if method == "body-fixed":
+                    body_fixed_us[order] = us
+                ratio = f"{us / pin_us:6.2f}" if pin_us else "   n/a"
+                vs = f"{us / body_fixed_us[order]:7.2f}" if order in body_fixed_us else f"{'':>7}"
+                print(f"{robot:<12} {model.n:>3} {pin_text} {method:>12} {order:>5} {us:>16.2f} "
+                      f"{ratio} {vs}")
 
 
 if __name__ == "__main__":

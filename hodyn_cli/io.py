@@ -253,21 +253,45 @@ def _wrenches(table: dict[str, np.ndarray], path: str, model: Model) -> Wrenches
 # -- writing ---------------------------------------------------------------------------------
 
 
-def _columns(result: np.ndarray, joint_names, t) -> tuple[list[str], np.ndarray]:
-    N, K1, n = result.shape
+def result_datasets(result: np.ndarray, joint_names) -> tuple[dict, dict]:
+    """A torque result (N, K+1, n) as datasets ``tau, taud, ...`` (N, n) with column suffixes."""
+    data = {derivative_name("tau", k): result[:, k, :] for k in range(result.shape[1])}
+    return data, {name: list(joint_names) for name in data}
+
+
+def joint_wrench_datasets(F: np.ndarray, link_names) -> dict[str, np.ndarray]:
+    """Joint wrenches (N, K+1, n, 6) as HDF5 datasets ``joint_wrench/<link>/F``, ``Fd``, ...
+
+    Each (N, 6) is (moment; force) the parent exerts on the link through its joint, in the
+    link's frame, moment about its origin.
+    """
+    return {f"joint_wrench/{link}/{derivative_name('F', k)}": F[:, k, i]
+            for i, link in enumerate(link_names) for k in range(F.shape[1])}
+
+
+def csv_text(datasets: dict[str, np.ndarray], suffixes: dict[str, list[str]], t=None) -> str:
+    """CSV with ``t`` (if given), then ``<dataset>_<suffix>`` columns (full precision).
+
+    Each dataset is (N, ...); its trailing axes are flattened in C order and named by
+    ``suffixes[dataset]``.
+    """
     names = ["t"] if t is not None else []
-    names += [f"{derivative_name('tau', k)}_{j}" for k in range(K1) for j in joint_names]
-    data = result.reshape(N, K1 * n)
-    return names, (np.column_stack([t, data]) if t is not None else data)
+    blocks = [np.asarray(t)[:, None]] if t is not None else []
+    for key, value in datasets.items():
+        flat = value.reshape(value.shape[0], -1)
+        if flat.shape[1] != len(suffixes[key]):
+            raise ValueError(f"dataset {key}: {flat.shape[1]} columns, {len(suffixes[key])} names")
+        names += [f"{key}_{s}" for s in suffixes[key]]
+        blocks.append(flat)
+    buf = io.StringIO()
+    buf.write(",".join(names) + "\n")
+    np.savetxt(buf, np.hstack(blocks), fmt="%.17g", delimiter=",")
+    return buf.getvalue()
 
 
 def format_csv(result: np.ndarray, joint_names, t=None) -> str:
     """CSV text of a result (N, K+1, n): ``t``, then tau_J, taud_J, ... (full precision)."""
-    names, data = _columns(result, joint_names, t)
-    buf = io.StringIO()
-    buf.write(",".join(names) + "\n")
-    np.savetxt(buf, data, fmt="%.17g", delimiter=",")
-    return buf.getvalue()
+    return csv_text(*result_datasets(result, joint_names), t)
 
 
 @contextmanager
@@ -289,24 +313,37 @@ def atomic_path(path: str) -> Iterator[str]:
             os.unlink(tmp)
 
 
-def write_result(path: str, result: np.ndarray, joint_names, t=None,
-                 attrs: dict | None = None) -> None:
-    """Write a result (N, K+1, n) to a .csv or .h5/.hdf5 file, atomically."""
+def write_datasets(path: str, datasets: dict[str, np.ndarray], suffixes: dict[str, list[str]],
+                   t=None, attrs: dict | None = None, extra: dict[str, np.ndarray] | None = None
+                   ) -> None:
+    """Write named (N, ...) arrays to .csv (see :func:`csv_text`) or .h5, atomically.
+
+    ``extra`` datasets go to HDF5 only (e.g. per-link groups); attrs become HDF5
+    root attributes (lists of strings as string arrays).
+    """
     fmt = file_format(path)
     with atomic_path(path) as tmp:
         if fmt == "csv":
-            Path(tmp).write_text(format_csv(result, joint_names, t))
+            Path(tmp).write_text(csv_text(datasets, suffixes, t))
             return
         import h5py
 
         with h5py.File(tmp, "w") as f:
             if t is not None:
                 f.create_dataset("t", data=t)
-            for k in range(result.shape[1]):
-                f.create_dataset(derivative_name("tau", k), data=result[:, k, :])
-            f.attrs["joint_names"] = np.array(list(joint_names), dtype=h5py.string_dtype())
+            for key, value in {**datasets, **(extra or {})}.items():
+                f.create_dataset(key, data=value)
             for key, value in (attrs or {}).items():
-                f.attrs[key] = value
+                is_names = isinstance(value, list | tuple) and value and isinstance(value[0], str)
+                f.attrs[key] = np.array(list(value), dtype=h5py.string_dtype()) if is_names else value
+
+
+def write_result(path: str, result: np.ndarray, joint_names, t=None,
+                 attrs: dict | None = None, extra: dict[str, np.ndarray] | None = None) -> None:
+    """Write a result (N, K+1, n) to a .csv or .h5/.hdf5 file, atomically."""
+    data, suffixes = result_datasets(result, joint_names)
+    write_datasets(path, data, suffixes, t, {"joint_names": list(joint_names), **(attrs or {})},
+                   extra)
 
 
 def write_trajectory(path: str, trajectory: Trajectory) -> None:

@@ -30,6 +30,7 @@ __all__ = [
     "ad",
     "bracket",
     "coad",
+    "cross",
     "homogeneous",
     "inverse",
     "spatial_inertia",
@@ -126,7 +127,8 @@ def ad(X: np.ndarray) -> np.ndarray:
     return A
 
 
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cross product of 3-vectors (..., 3) (broadcasting)."""
     # np.cross spends most of its time on axis bookkeeping; this is 3x faster here.
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
@@ -136,7 +138,7 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def bracket(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """Lie bracket ``[X, Y] = ad_X Y`` of screws (..., 6) (broadcasting)."""
     xi, eta, zeta, rho = X[..., :3], X[..., 3:], Y[..., :3], Y[..., 3:]
-    return np.concatenate([_cross(xi, zeta), _cross(eta, zeta) + _cross(xi, rho)], axis=-1)
+    return np.concatenate([cross(xi, zeta), cross(eta, zeta) + cross(xi, rho)], axis=-1)
 
 
 def coad(V: np.ndarray, W: np.ndarray) -> np.ndarray:
@@ -147,7 +149,7 @@ def coad(V: np.ndarray, W: np.ndarray) -> np.ndarray:
     True
     """
     w, v, m, f = V[..., :3], V[..., 3:], W[..., :3], W[..., 3:]
-    return -np.concatenate([_cross(w, m) + _cross(v, f), _cross(w, f)], axis=-1)
+    return -np.concatenate([cross(w, m) + cross(v, f), cross(w, f)], axis=-1)
 
 
 def homogeneous(R: np.ndarray, p: np.ndarray) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Regenerate the bundled sample trajectories: ``python sample_trajectories/generate.py``.
 
-Cosine motions (as in Mueller & Kumar, sec. 6.2) with exact derivatives q..qdddd,
-sampled at 100 Hz for 5 s, written as CSV and HDF5 with the same content.
+Cosine motions (as in Mueller & Kumar, sec. 6.2) with exact derivatives q..qdddddd
+(enough for torque order 4), sampled at 100 Hz for 5 s, written as CSV and HDF5 with the same content.
 """
 
 from pathlib import Path
@@ -30,7 +30,7 @@ MOTIONS = {
 if __name__ == "__main__":
     for robot, motion in MOTIONS.items():
         model = load_model(HERE.parent / "urdf" / f"{robot}.urdf")
-        traj = cosine(model.joint_names, T, orders=4, **motion)
+        traj = cosine(model.joint_names, T, orders=6, **motion)
         for ext in ("csv", "h5"):
             write_trajectory(str(HERE / f"{robot}_cosine.{ext}"), traj)
             print(f"wrote {robot}_cosine.{ext}")

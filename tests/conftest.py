@@ -14,6 +14,13 @@ ROOT = Path(__file__).resolve().parents[1]
 URDF = ROOT / "urdf"
 SAMPLES = ROOT / "sample_trajectories"
 ROBOTS = ["planar_2r", "iiwa14", "gripper_arm"]
+METHODS = ["body-fixed", "spatial"]  # every method must pass every correctness test
+
+
+@pytest.fixture(params=METHODS)
+def method(request):
+    """Name of each inverse-dynamics method."""
+    return request.param
 
 
 @pytest.fixture(params=ROBOTS)

@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import h5py
 import numpy as np
@@ -141,11 +142,20 @@ def test_bad_input_leaves_an_existing_output_untouched(tmp_path):
     (["compute", IIWA, IIWA_CSV, "--gravity", "0,0"], ["--gravity"]),
     (["compute", IIWA, IIWA_CSV, "-o", "/nonexistent/dir/x.csv"], ["does not exist"]),
     (["compute", IIWA, IIWA_CSV, "-o", "x.txt"], ["unknown file type"]),
-    (["compute", IIWA, IIWA_CSV, "--method", "spatial"], ["spatial", "not implemented"]),
-    (["compute", IIWA, IIWA_CSV, "--order", "3"], ["qddddd_iiwa_joint_1"]),
+    (["compute", IIWA, IIWA_CSV, "--method", "closed-form"], ["closed-form", "not implemented"]),
 ])
 def test_bad_usage_exit_2(args, words):
     assert_one_line_error(run(*args), words)
+
+
+def test_missing_derivative_columns_are_named(tmp_path):
+    lines = Path(IIWA_CSV).read_text().splitlines()
+    header = lines[0].split(",")
+    keep = [i for i, h in enumerate(header) if not h.startswith("qdddddd_")]
+    short = tmp_path / "short.csv"
+    short.write_text("\n".join(",".join(r.split(",")[i] for i in keep) for r in lines) + "\n")
+    assert run("compute", IIWA, short, "--order", "3").exit_code == 0
+    assert_one_line_error(run("compute", IIWA, short, "--order", "4"), ["qdddddd_iiwa_joint_1"])
 
 
 def test_bad_urdf_names_the_link(tmp_path):

@@ -19,20 +19,20 @@ H = 0.01
 
 
 @pytest.mark.parametrize("order", [1, 2, 3, 4])
-def test_derivative_matches_finite_difference(robot, order):
+def test_derivative_matches_finite_difference(robot, method, order):
     name, _, model = robot
     t0 = np.linspace(0.2, 4.0, 6)
     offsets = np.arange(-4, 5) * H
     t = (t0[:, None] + offsets[None, :]).ravel()
     traj = random_cosine(model, t, orders=order + 2, seed=order)
-    result = inverse_dynamics(model, traj, order=order).reshape(len(t0), len(offsets), order + 1,
-                                                               model.n)
+    result = inverse_dynamics(model, traj, method=method, order=order)
+    result = result.reshape(len(t0), len(offsets), order + 1, model.n)
     analytic = result[:, 4, order]
     numeric = np.einsum("s,nsj->nj", STENCIL, result[:, :, order - 1]) / H
     scale = np.abs(analytic).max()
     assert scale > 1e-3, "the motion must excite this order"
     err = np.abs(analytic - numeric).max()
-    assert err <= 1e-8 * scale, f"{name} order {order}: {err:.3g} vs scale {scale:.3g}"
+    assert err <= 1e-8 * scale, f"{name} {method} order {order}: {err:.3g} vs scale {scale:.3g}"
 
 
 def test_finite_difference_check_can_fail(robot):

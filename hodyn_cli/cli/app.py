@@ -9,11 +9,21 @@ from typing import Annotated
 
 import typer
 
-from hodyn_cli import __version__
+from hodyn_cli import __version__, methods
 from hodyn_cli.cli import render
 from hodyn_cli.cli.errors import mapped_errors
 from hodyn_cli.errors import HodynError
-from hodyn_cli.io import format_csv, read_trajectory, read_wrenches, write_result
+from hodyn_cli.io import (
+    csv_text,
+    file_format,
+    format_csv,
+    joint_wrench_datasets,
+    read_trajectory,
+    read_wrenches,
+    write_datasets,
+    write_result,
+)
+from hodyn_cli.kinematics import link_kinematics
 from hodyn_cli.methods import GRAVITY, MAX_ORDER, inverse_dynamics, required_orders
 from hodyn_cli.trajectory import Trajectory
 from hodyn_cli.urdf import load_model
@@ -31,6 +41,10 @@ class Method(str, Enum):
 Robot = Annotated[Path, typer.Argument(help="Robot description (URDF).", show_default=False)]
 Debug = Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")]
 Strict = Annotated[bool, typer.Option("--strict", help="Treat URDF warnings as errors.")]
+Trajectory_ = Annotated[str, typer.Argument(
+    help="Trajectory: .csv, .h5/.hdf5, or - for CSV on stdin.", show_default=False)]
+Output = Annotated[str, typer.Option("--output", "-o",
+                                     help="Output .csv, .h5/.hdf5, or - for CSV on stdout.")]
 
 
 def parse_gravity(text: str) -> tuple[float, float, float]:
@@ -47,21 +61,24 @@ def parse_gravity(text: str) -> tuple[float, float, float]:
 @app.command()
 def compute(
     robot: Robot,
-    traj: Annotated[str, typer.Argument(help="Trajectory: .csv, .h5/.hdf5, or - for CSV on stdin.")],
+    traj: Trajectory_,
     method: Annotated[Method, typer.Option(help="Algorithm.")] = Method.body_fixed,
     order: Annotated[int, typer.Option(min=0, max=MAX_ORDER,
                                        help="Highest torque derivative (2: tau, taud, taudd).")] = 2,
-    output: Annotated[str, typer.Option("--output", "-o",
-                                        help="Output .csv, .h5/.hdf5, or - for CSV on stdout.")] = "-",
+    output: Output = "-",
     gravity: Annotated[str, typer.Option(help="Gravity gx,gy,gz in the root link frame.")] =
         ",".join(str(g) for g in GRAVITY),
     wrench: Annotated[str | None, typer.Option(help="External wrenches file (CSV/HDF5).")] = None,
+    joint_wrenches: Annotated[bool, typer.Option(
+        "--joint-wrenches", help="Also write joint reaction wrenches (HDF5 output only).")] = False,
     strict: Strict = False,
     debug: Debug = False,
 ) -> None:
     """Compute tau and its time derivatives along a trajectory."""
     with mapped_errors(debug):
         g = parse_gravity(gravity)
+        if joint_wrenches and (output == "-" or file_format(output) != "hdf5"):
+            raise HodynError("--joint-wrenches needs an HDF5 --output (.h5 or .hdf5)")
         model = load_model(robot, strict=strict)
         render.diagnostics(model)
         trajectory = read_trajectory(traj, model, need=required_orders(order))
@@ -72,10 +89,41 @@ def compute(
         if output == "-":
             sys.stdout.write(format_csv(result, model.joint_names, trajectory.t))
             return
+        extra = {}
+        if joint_wrenches:
+            F = methods.joint_wrenches(model, trajectory, method=method.value, order=order, gravity=g)
+            extra = joint_wrench_datasets(F, model.link_names)
         write_result(output, result, model.joint_names, trajectory.t, attrs={
             "hodyn_version": __version__, "method": method.value, "order": order,
             "gravity": g, "urdf": str(robot), "urdf_sha256": model.source_sha256,
             "trajectory": traj,
+        }, extra=extra)
+
+
+@app.command()
+def kinematics(
+    robot: Robot,
+    traj: Trajectory_,
+    link: Annotated[str, typer.Option(help="URDF link whose motion to write (e.g. the flange).")],
+    order: Annotated[int, typer.Option(min=0, help="Highest twist derivative (3: jounce).")] = 3,
+    output: Output = "-",
+    strict: Strict = False,
+    debug: Debug = False,
+) -> None:
+    """Pose, spatial and body-fixed twist, and origin velocity..jerk of a link, per sample."""
+    with mapped_errors(debug):
+        model = load_model(robot, strict=strict)
+        render.diagnostics(model)
+        trajectory = read_trajectory(traj, model, need=order + 2)
+        lk = link_kinematics(model, trajectory, link, order=order)
+        data, suffixes = lk.datasets()
+        if output == "-":
+            sys.stdout.write(csv_text(data, suffixes, trajectory.t))
+            return
+        write_datasets(output, data, suffixes, trajectory.t, attrs={
+            "hodyn_version": __version__, "link": link, "order": order, "urdf": str(robot),
+            "urdf_sha256": model.source_sha256, "trajectory": traj,
+            "frames": "p, R, Vs*, pd*: root frame; Vb*: link frame; twists (angular; linear)",
         })
 
 

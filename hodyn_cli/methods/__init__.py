@@ -7,21 +7,42 @@ array (sample, derivative order, joint). :func:`inverse_dynamics` selects one by
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from hodyn_cli.errors import HodynError
-from hodyn_cli.methods import body_fixed
+from hodyn_cli.methods import body_fixed, spatial
 from hodyn_cli.methods.common import GRAVITY, required_orders
 from hodyn_cli.model import Model
 from hodyn_cli.trajectory import Trajectory
 
-__all__ = ["METHODS", "MAX_ORDER", "GRAVITY", "inverse_dynamics", "required_orders"]
+__all__ = [
+    "METHODS",
+    "MAX_ORDER",
+    "GRAVITY",
+    "Method",
+    "inverse_dynamics",
+    "joint_wrenches",
+    "required_orders",
+]
 
-#: name -> (function, highest torque order it supports); None: not implemented yet.
-METHODS: dict[str, tuple[Callable, int] | None] = {
-    "body-fixed": (body_fixed.inverse_dynamics, 4),
-    "spatial": None,
+
+
+@dataclass(frozen=True)
+class Method:
+    """One algorithm: its torque function, joint-wrench function (None: it has no inter-body
+    wrenches), and the highest torque order it computes."""
+
+    inverse_dynamics: Callable[..., np.ndarray]
+    joint_wrenches: Callable[..., np.ndarray] | None
+    max_order: int
+
+
+#: name -> Method; None: not implemented yet.
+METHODS: dict[str, Method | None] = {
+    "body-fixed": Method(body_fixed.inverse_dynamics, body_fixed.joint_wrenches, 4),
+    "spatial": Method(spatial.inverse_dynamics, spatial.joint_wrenches, 4),
     "closed-form": None,
 }
 MAX_ORDER = 4
@@ -45,12 +66,36 @@ def inverse_dynamics(
     >>> inverse_dynamics(model, traj, order=0)[0, 0]   # arm horizontal, at rest
     array([10.2024,  2.3544])
     """
+    return _select(method, order).inverse_dynamics(model, trajectory, order=order,
+                                                   gravity=gravity)
+
+
+def joint_wrenches(
+    model: Model,
+    trajectory: Trajectory,
+    *,
+    method: str = "body-fixed",
+    order: int = 2,
+    gravity=GRAVITY,
+) -> np.ndarray:
+    """Inter-body (joint reaction) wrenches and derivatives, (N, order + 1, n, 6).
+
+    Entry ``[:, k, i]`` is the k-th time derivative of the wrench (moment; force) that
+    body i's parent exerts on body i through joint i, in body i's frame (its URDF link
+    frame), moment about that frame's origin; ``tau_i = X_i^T F_i``.
+    """
+    entry = _select(method, order)
+    if entry.joint_wrenches is None:
+        raise HodynError(f"method '{method}' does not compute joint wrenches")
+    return entry.joint_wrenches(model, trajectory, order=order, gravity=gravity)
+
+
+def _select(method: str, order: int) -> Method:
     if method not in METHODS:
         raise HodynError(f"unknown method '{method}' (choose from {', '.join(METHODS)})")
     entry = METHODS[method]
     if entry is None:
         raise HodynError(f"method '{method}' is not implemented yet")
-    function, max_order = entry
-    if not 0 <= order <= max_order:
-        raise HodynError(f"method '{method}' computes orders 0..{max_order}, not {order}")
-    return function(model, trajectory, order=order, gravity=gravity)
+    if not 0 <= order <= entry.max_order:
+        raise HodynError(f"method '{method}' computes orders 0..{entry.max_order}, not {order}")
+    return entry

@@ -44,17 +44,17 @@ from math import comb
 import numpy as np
 
 from hodyn_cli import lie
-from hodyn_cli.methods.common import (
-    CHUNK,
-    GRAVITY,
-    body_wrenches,
-    check_inputs,
-    gravity_vector,
-)
+from hodyn_cli.methods.common import GRAVITY, solve_in_chunks
 from hodyn_cli.model import Model
 from hodyn_cli.trajectory import Trajectory
 
-__all__ = ["inverse_dynamics", "forward_pass", "backward_pass", "Kinematics"]
+__all__ = [
+    "inverse_dynamics",
+    "joint_wrenches",
+    "forward_pass",
+    "backward_pass",
+    "Kinematics",
+]
 
 
 @dataclass(frozen=True)
@@ -123,9 +123,10 @@ def _times(x: np.ndarray, A: np.ndarray) -> np.ndarray:
 
 
 def backward_pass(model: Model, qs: np.ndarray, kin: Kinematics, order: int,
-                  wrenches: dict[int, np.ndarray] | None = None) -> np.ndarray:
-    """Joint torques and derivatives (N, order+1, n) from the twists of ``forward_pass``.
+                  wrenches: dict[int, np.ndarray] | None = None) -> tuple[np.ndarray, list]:
+    """Joint torques (N, order+1, n) and joint wrenches per body (N, order+1, 6).
 
+    ``F_i`` is the wrench body i's parent exerts on it through joint i, in body i's frame.
     ``wrenches``: body index -> (N, order+1, 6) wrench the body exerts on its environment.
     """
     N, r = qs.shape[0], order
@@ -145,7 +146,7 @@ def backward_pass(model: Model, qs: np.ndarray, kin: Kinematics, order: int,
         p = model.parent[i]
         if p >= 0:
             F[p] += transport_to_parent(Fi, qs[:, 1:, i], model.X[i], kin.Ad[i])
-    return tau
+    return tau, F
 
 
 def transport_to_parent(F: np.ndarray, qd: np.ndarray, X: np.ndarray, Ad: np.ndarray
@@ -173,15 +174,19 @@ def transport_to_parent(F: np.ndarray, qd: np.ndarray, X: np.ndarray, Ad: np.nda
 def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
                      gravity=GRAVITY) -> np.ndarray:
     """tau and its first ``order`` time derivatives, (N, order+1, n)."""
-    check_inputs(model, trajectory, order)
-    g = gravity_vector(gravity)
-    base = np.zeros((1, order + 2, 6))
-    base[0, 1, 3:] = -g
-    qs = trajectory.derivatives
-    W = body_wrenches(model, trajectory, order)
-    out = np.empty((qs.shape[0], order + 1, model.n))
-    for s in range(0, qs.shape[0], CHUNK):
-        sl = slice(s, s + CHUNK)
-        kin = forward_pass(model, qs[sl], order + 1, base)
-        out[sl] = backward_pass(model, qs[sl], kin, order, {b: w[sl] for b, w in W.items()})
-    return out
+    def per_chunk(qs, base, wrenches):
+        return backward_pass(model, qs, forward_pass(model, qs, order + 1, base), order,
+                             wrenches)[0]
+
+    return solve_in_chunks(model, trajectory, order, gravity, per_chunk)
+
+
+def joint_wrenches(model: Model, trajectory: Trajectory, *, order: int = 2,
+                   gravity=GRAVITY) -> np.ndarray:
+    """Wrench each body's parent exerts on it through its joint, in the body frame, and
+    its first ``order`` derivatives: (N, order+1, n, 6)."""
+    def per_chunk(qs, base, wrenches):
+        kin = forward_pass(model, qs, order + 1, base)
+        return np.stack(backward_pass(model, qs, kin, order, wrenches)[1], axis=2)
+
+    return solve_in_chunks(model, trajectory, order, gravity, per_chunk, (model.n, 6))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from hodyn_cli import lie
@@ -60,3 +62,37 @@ def gravity_vector(gravity) -> np.ndarray:
     if g.shape != (3,) or not np.all(np.isfinite(g)):
         raise TrajectoryError(f"gravity must be 3 finite numbers, got {gravity!r}")
     return g
+
+
+def base_motion(gravity, K: int) -> np.ndarray:
+    """Twist derivatives (1, K+1, 6) of a root that stands for gravity.
+
+    A root translating with constant acceleration ``-g`` from rest is exactly
+    equivalent to gravity ``g`` acting on every body (joint torques do not depend on
+    the base's velocity), so: ``V_0 = 0``, ``V_0' = (0; -g)``, higher derivatives 0.
+    At that instant body-fixed and spatial representations of the root coincide.
+    """
+    base = np.zeros((1, K + 1, 6))
+    if K >= 1:
+        base[0, 1, 3:] = -gravity_vector(gravity)
+    return base
+
+
+def solve_in_chunks(model: Model, trajectory: Trajectory, order: int, gravity,
+                    per_chunk: Callable[..., np.ndarray], shape: tuple[int, ...] | None = None
+                    ) -> np.ndarray:
+    """Run ``per_chunk(qs, base, wrenches) -> (N_chunk, order+1, *shape)`` over sample chunks
+    (``shape`` defaults to ``(n,)``, joint torques).
+
+    Checks the inputs, builds the gravity base motion (K = order + 1) and the body
+    wrenches once, then hands each method a chunk of ``CHUNK`` samples.
+    """
+    check_inputs(model, trajectory, order)
+    base = base_motion(gravity, order + 1)
+    qs = trajectory.derivatives
+    W = body_wrenches(model, trajectory, order)
+    out = np.empty((qs.shape[0], order + 1) + (shape or (model.n,)))
+    for s in range(0, qs.shape[0], CHUNK):
+        sl = slice(s, s + CHUNK)
+        out[sl] = per_chunk(qs[sl], base, {b: w[sl] for b, w in W.items()})
+    return out
