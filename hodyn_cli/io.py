@@ -269,6 +269,29 @@ def joint_wrench_datasets(F: np.ndarray, link_names) -> dict[str, np.ndarray]:
             for i, link in enumerate(link_names) for k in range(F.shape[1])}
 
 
+MATRIX_NOTES = {
+    "M": "mass matrix M(q); M_d, M_dd, ...: its time derivatives",
+    "C": "Coriolis matrix of Mueller & Kumar eq. (22): C = -J^T (M A a + b^T M) J; "
+         "tau = M qdd + C qd + g + Q_ext",
+    "Cbar": "Coriolis matrix of eq. (54): Cbar = C + J^T M b J, Cbar qd = C qd, "
+            "M_d = Cbar + Cbar^T (M_d - 2 Cbar skew-symmetric)",
+    "g": "generalized gravity forces Q_grav(q)",
+    "Q_ext": "generalized forces of the external wrenches, +J^T W (present if wrenches were given)",
+}
+
+
+def matrix_datasets(E, with_wrenches: bool) -> tuple[dict, dict]:
+    """EOM matrices as HDF5 datasets ``M, M_d, M_dd, C, ..., Cbar, ..., g, ..., Q_ext, ...``
+    (N x n x n or N x n); ``E`` is :class:`hodyn_cli.methods.closed_form.EOMMatrices`."""
+    data = {}
+    names = ("M", "C", "Cbar", "g") + (("Q_ext",) if with_wrenches else ())
+    for name in names:
+        value = getattr(E, name)
+        for k in range(value.shape[1]):
+            data[name + ("_" + "d" * k if k else "")] = value[:, k]
+    return data, {}
+
+
 def csv_text(datasets: dict[str, np.ndarray], suffixes: dict[str, list[str]], t=None) -> str:
     """CSV with ``t`` (if given), then ``<dataset>_<suffix>`` columns (full precision).
 

@@ -142,7 +142,8 @@ def test_bad_input_leaves_an_existing_output_untouched(tmp_path):
     (["compute", IIWA, IIWA_CSV, "--gravity", "0,0"], ["--gravity"]),
     (["compute", IIWA, IIWA_CSV, "-o", "/nonexistent/dir/x.csv"], ["does not exist"]),
     (["compute", IIWA, IIWA_CSV, "-o", "x.txt"], ["unknown file type"]),
-    (["compute", IIWA, IIWA_CSV, "--method", "closed-form"], ["closed-form", "not implemented"]),
+    (["compute", IIWA, IIWA_CSV, "--method", "closed-form", "--joint-wrenches", "-o", "x.h5"],
+     ["closed-form", "joint wrenches"]),
 ])
 def test_bad_usage_exit_2(args, words):
     assert_one_line_error(run(*args), words)

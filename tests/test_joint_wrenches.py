@@ -3,10 +3,9 @@
 import h5py
 import numpy as np
 import pytest
-from test_wrenches import wrench_motion
 from typer.testing import CliRunner
 
-from conftest import SAMPLES, URDF, random_cosine
+from conftest import SAMPLES, URDF, random_cosine, wrench_motion
 from hodyn_cli.cli.app import app
 from hodyn_cli.methods import joint_wrenches
 from hodyn_cli.trajectory import Trajectory, Wrenches

@@ -2,9 +2,8 @@
 
 import numpy as np
 import pytest
-from test_wrenches import wrench_motion
 
-from conftest import METHODS, random_cosine
+from conftest import METHODS, random_cosine, wrench_motion
 from hodyn_cli.methods import MAX_ORDER, inverse_dynamics
 from hodyn_cli.trajectory import Trajectory, Wrenches
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from conftest import SAMPLES, URDF, pinocchio_reference, random_cosine
+from conftest import SAMPLES, URDF, pinocchio_reference, random_cosine, wrench_motion
 from hodyn_cli import lie
 from hodyn_cli.io import read_trajectory, write_trajectory
 from hodyn_cli.methods import inverse_dynamics
@@ -12,15 +12,6 @@ from hodyn_cli.urdf import load_model
 
 CASES = [("iiwa14", "iiwa_link_ee"), ("iiwa14", "iiwa_link_4"), ("gripper_arm", "tool0"),
          ("gripper_arm", "finger_left")]
-
-
-def wrench_motion(t, orders):
-    """A wrench with exact time derivatives: W_c(t) = w_c sin(nu_c t + phi_c)."""
-    w = np.array([0.5, -1.0, 0.3, 4.0, -2.0, 7.0])
-    nu = np.array([1.0, 1.5, 2.0, 0.7, 1.2, 0.9])
-    phi = np.arange(6.0)
-    k = np.arange(orders + 1)[:, None]
-    return w * nu ** k * np.sin(nu * t[:, None, None] + phi + k * np.pi / 2)
 
 
 @pytest.mark.parametrize("robot, link", CASES)

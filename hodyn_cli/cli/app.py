@@ -14,17 +14,19 @@ from hodyn_cli.cli import render
 from hodyn_cli.cli.errors import mapped_errors
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import (
+    MATRIX_NOTES,
     csv_text,
     file_format,
     format_csv,
     joint_wrench_datasets,
+    matrix_datasets,
     read_trajectory,
     read_wrenches,
     write_datasets,
     write_result,
 )
 from hodyn_cli.kinematics import link_kinematics
-from hodyn_cli.methods import GRAVITY, MAX_ORDER, inverse_dynamics, required_orders
+from hodyn_cli.methods import GRAVITY, MAX_ORDER, closed_form, inverse_dynamics, required_orders
 from hodyn_cli.trajectory import Trajectory
 from hodyn_cli.urdf import load_model
 
@@ -47,6 +49,19 @@ Output = Annotated[str, typer.Option("--output", "-o",
                                      help="Output .csv, .h5/.hdf5, or - for CSV on stdout.")]
 
 
+Gravity = Annotated[str, typer.Option(help="Gravity gx,gy,gz in the root link frame.")]
+DEFAULT_GRAVITY = ",".join(str(g) for g in GRAVITY)
+Wrench = Annotated[str | None, typer.Option(help="External wrenches file (CSV/HDF5).")]
+
+
+def with_wrenches(trajectory: Trajectory, wrench: str | None, model) -> Trajectory:
+    """The trajectory with the wrenches of ``--wrench FILE`` (if given)."""
+    if wrench is None:
+        return trajectory
+    W = read_wrenches(wrench, model, trajectory.n_samples)
+    return Trajectory(trajectory.joint_names, trajectory.derivatives, trajectory.t, W)
+
+
 def parse_gravity(text: str) -> tuple[float, float, float]:
     """``"gx,gy,gz"`` -> floats."""
     try:
@@ -66,9 +81,8 @@ def compute(
     order: Annotated[int, typer.Option(min=0, max=MAX_ORDER,
                                        help="Highest torque derivative (2: tau, taud, taudd).")] = 2,
     output: Output = "-",
-    gravity: Annotated[str, typer.Option(help="Gravity gx,gy,gz in the root link frame.")] =
-        ",".join(str(g) for g in GRAVITY),
-    wrench: Annotated[str | None, typer.Option(help="External wrenches file (CSV/HDF5).")] = None,
+    gravity: Gravity = DEFAULT_GRAVITY,
+    wrench: Wrench = None,
     joint_wrenches: Annotated[bool, typer.Option(
         "--joint-wrenches", help="Also write joint reaction wrenches (HDF5 output only).")] = False,
     strict: Strict = False,
@@ -81,10 +95,8 @@ def compute(
             raise HodynError("--joint-wrenches needs an HDF5 --output (.h5 or .hdf5)")
         model = load_model(robot, strict=strict)
         render.diagnostics(model)
-        trajectory = read_trajectory(traj, model, need=required_orders(order))
-        if wrench is not None:
-            W = read_wrenches(wrench, model, trajectory.n_samples)
-            trajectory = Trajectory(trajectory.joint_names, trajectory.derivatives, trajectory.t, W)
+        trajectory = with_wrenches(read_trajectory(traj, model, need=required_orders(order)),
+                                   wrench, model)
         result = inverse_dynamics(model, trajectory, method=method.value, order=order, gravity=g)
         if output == "-":
             sys.stdout.write(format_csv(result, model.joint_names, trajectory.t))
@@ -125,6 +137,36 @@ def kinematics(
             "urdf_sha256": model.source_sha256, "trajectory": traj,
             "frames": "p, R, Vs*, pd*: root frame; Vb*: link frame; twists (angular; linear)",
         })
+
+
+@app.command()
+def matrices(
+    robot: Robot,
+    traj: Trajectory_,
+    output: Annotated[str, typer.Option("--output", "-o", help="Output HDF5 file (.h5/.hdf5).")],
+    order: Annotated[int, typer.Option(min=0, max=MAX_ORDER,
+                                       help="Highest derivative of the matrices.")] = 2,
+    gravity: Gravity = DEFAULT_GRAVITY,
+    wrench: Wrench = None,
+    strict: Strict = False,
+    debug: Debug = False,
+) -> None:
+    """Write M, C, Cbar, g (and Q_ext) with their time derivatives per sample (HDF5)."""
+    with mapped_errors(debug):
+        g = parse_gravity(gravity)
+        if file_format(output) != "hdf5":
+            raise HodynError("hodyn matrices writes HDF5: give --output FILE.h5")
+        model = load_model(robot, strict=strict)
+        render.diagnostics(model)
+        trajectory = with_wrenches(read_trajectory(traj, model, need=required_orders(order)),
+                                   wrench, model)
+        E = closed_form.matrices(model, trajectory, order=order, gravity=g)
+        write_datasets(output, *matrix_datasets(E, trajectory.wrenches is not None),
+                       trajectory.t, attrs={
+            "joint_names": list(model.joint_names), "hodyn_version": __version__,
+            "order": order, "gravity": g, "urdf": str(robot),
+            "urdf_sha256": model.source_sha256, "trajectory": traj,
+            **{f"about_{name}": text for name, text in MATRIX_NOTES.items()}})
 
 
 @app.command()

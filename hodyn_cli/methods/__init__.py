@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hodyn_cli.errors import HodynError
-from hodyn_cli.methods import body_fixed, spatial
+from hodyn_cli.methods import body_fixed, closed_form, spatial
 from hodyn_cli.methods.common import GRAVITY, required_orders
 from hodyn_cli.model import Model
 from hodyn_cli.trajectory import Trajectory
@@ -43,7 +43,7 @@ class Method:
 METHODS: dict[str, Method | None] = {
     "body-fixed": Method(body_fixed.inverse_dynamics, body_fixed.joint_wrenches, 4),
     "spatial": Method(spatial.inverse_dynamics, spatial.joint_wrenches, 4),
-    "closed-form": None,
+    "closed-form": Method(closed_form.inverse_dynamics, None, 4),
 }
 MAX_ORDER = 4
 

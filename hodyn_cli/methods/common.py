@@ -79,8 +79,8 @@ def base_motion(gravity, K: int) -> np.ndarray:
 
 
 def solve_in_chunks(model: Model, trajectory: Trajectory, order: int, gravity,
-                    per_chunk: Callable[..., np.ndarray], shape: tuple[int, ...] | None = None
-                    ) -> np.ndarray:
+                    per_chunk: Callable[..., np.ndarray], shape: tuple[int, ...] | None = None,
+                    chunk: int = CHUNK) -> np.ndarray:
     """Run ``per_chunk(qs, base, wrenches) -> (N_chunk, order+1, *shape)`` over sample chunks
     (``shape`` defaults to ``(n,)``, joint torques).
 
@@ -92,7 +92,7 @@ def solve_in_chunks(model: Model, trajectory: Trajectory, order: int, gravity,
     qs = trajectory.derivatives
     W = body_wrenches(model, trajectory, order)
     out = np.empty((qs.shape[0], order + 1) + (shape or (model.n,)))
-    for s in range(0, qs.shape[0], CHUNK):
-        sl = slice(s, s + CHUNK)
+    for s in range(0, qs.shape[0], chunk):
+        sl = slice(s, s + chunk)
         out[sl] = per_chunk(qs[sl], base, {b: w[sl] for b, w in W.items()})
     return out
