@@ -50,6 +50,7 @@ class Model:
         B: (n, 4, 4) pose of body i's frame in its parent's frame at q = 0.
         X: (n, 6) joint screw of body i in its own frame (body-fixed).
         M: (n, 6, 6) body inertia about the body frame origin (fixed links lumped).
+        limits: (n, 2) position limits (lower, upper) from the URDF; +-inf if none.
         links: every URDF link by name, with the body it is rigidly attached to.
         diagnostics: info and warnings found while building the model.
         source_sha256: hash of the URDF the model came from ('' if none).
@@ -64,12 +65,15 @@ class Model:
     B: np.ndarray
     X: np.ndarray
     M: np.ndarray
+    limits: np.ndarray | None = None
     links: dict[str, LinkFrame] = field(default_factory=dict)
     diagnostics: tuple[Diagnostic, ...] = ()
     source_sha256: str = ""
 
     def __post_init__(self):
-        for a in (self.parent, self.B, self.X, self.M):
+        if self.limits is None:
+            object.__setattr__(self, "limits", np.tile([-np.inf, np.inf], (len(self.joint_names), 1)))
+        for a in (self.parent, self.B, self.X, self.M, self.limits):
             a.setflags(write=False)
 
     @property

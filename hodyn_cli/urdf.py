@@ -196,6 +196,16 @@ def _transform_inertia(M: np.ndarray, T: np.ndarray) -> np.ndarray:
     return A.T @ M @ A
 
 
+def _position_limits(joint) -> tuple[float, float]:
+    """(lower, upper) of a revolute/prismatic joint; (-inf, inf) if continuous or unset."""
+    lim = joint.limit
+    if joint.type == "continuous" or lim is None or lim.lower is None or lim.upper is None:
+        return (-np.inf, np.inf)
+    if lim.lower == 0 and lim.upper == 0:  # URDF's default when the attributes are omitted
+        return (-np.inf, np.inf)
+    return (float(lim.lower), float(lim.upper))
+
+
 def _build(robot, source: str, sha256: str) -> Model:
     notes: list[Diagnostic] = []
     link_by_name = {link.name: link for link in robot.links}
@@ -215,7 +225,7 @@ def _build(robot, source: str, sha256: str) -> Model:
         raise ModelError(f"the robot is not connected: links {', '.join(roots)} have no parent "
                          "joint", source)
 
-    names, types, link_names, parents, Bs, Xs, Ms = [], [], [], [], [], [], []
+    names, types, link_names, parents, Bs, Xs, Ms, limits = [], [], [], [], [], [], [], []
     links: dict[str, LinkFrame] = {}
 
     def visit(link_name: str, body: int, T: np.ndarray) -> None:
@@ -250,6 +260,7 @@ def _build(robot, source: str, sha256: str) -> Model:
             Bs.append(T @ origin)
             Xs.append(X)
             Ms.append(np.zeros((6, 6)))
+            limits.append(_position_limits(j))
             visit(j.child, len(names) - 1, np.eye(4))
 
     visit(roots[0], -1, np.eye(4))
@@ -261,6 +272,7 @@ def _build(robot, source: str, sha256: str) -> Model:
     return Model(
         name=robot.name, root_link=roots[0], joint_names=tuple(names), joint_types=tuple(types),
         link_names=tuple(link_names), parent=np.array(parents, dtype=int), B=np.array(Bs),
-        X=np.array(Xs), M=np.array(Ms), links=links, diagnostics=tuple(notes),
+        X=np.array(Xs), M=np.array(Ms), limits=np.array(limits), links=links,
+        diagnostics=tuple(notes),
         source_sha256=sha256,
     )

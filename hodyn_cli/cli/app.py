@@ -11,10 +11,11 @@ import typer
 
 from hodyn_cli import __version__, methods
 from hodyn_cli.cli import render
-from hodyn_cli.cli.errors import mapped_errors
+from hodyn_cli.cli.errors import EXIT_FAILED, mapped_errors
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import (
     MATRIX_NOTES,
+    atomic_path,
     csv_text,
     file_format,
     format_csv,
@@ -27,8 +28,12 @@ from hodyn_cli.io import (
 )
 from hodyn_cli.kinematics import link_kinematics
 from hodyn_cli.methods import GRAVITY, MAX_ORDER, closed_form, inverse_dynamics, required_orders
+from hodyn_cli.report import render as render_report
+from hodyn_cli.report import report_format
 from hodyn_cli.trajectory import Trajectory
 from hodyn_cli.urdf import load_model
+from hodyn_cli.validate import Tolerances
+from hodyn_cli.validate import validate as run_validation
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Joint torques of a prescribed motion and their time derivatives.")
@@ -85,6 +90,9 @@ def compute(
     wrench: Wrench = None,
     joint_wrenches: Annotated[bool, typer.Option(
         "--joint-wrenches", help="Also write joint reaction wrenches (HDF5 output only).")] = False,
+    check: Annotated[bool, typer.Option(
+        "--validate", help="Run the quick validation checks too (exit 1 if one fails; HDF5 "
+                           "output records the summary).")] = False,
     strict: Strict = False,
     debug: Debug = False,
 ) -> None:
@@ -98,18 +106,28 @@ def compute(
         trajectory = with_wrenches(read_trajectory(traj, model, need=required_orders(order)),
                                    wrench, model)
         result = inverse_dynamics(model, trajectory, method=method.value, order=order, gravity=g)
+        checked = None
+        if check:
+            checked = run_validation(model, trajectory, methods=[method.value], samples=20,
+                                     gravity=g, source=traj)
+            render.validation(checked, brief=True)
         if output == "-":
             sys.stdout.write(format_csv(result, model.joint_names, trajectory.t))
-            return
-        extra = {}
-        if joint_wrenches:
-            F = methods.joint_wrenches(model, trajectory, method=method.value, order=order, gravity=g)
-            extra = joint_wrench_datasets(F, model.link_names)
-        write_result(output, result, model.joint_names, trajectory.t, attrs={
-            "hodyn_version": __version__, "method": method.value, "order": order,
-            "gravity": g, "urdf": str(robot), "urdf_sha256": model.source_sha256,
-            "trajectory": traj,
-        }, extra=extra)
+        else:
+            extra = {}
+            if joint_wrenches:
+                F = methods.joint_wrenches(model, trajectory, method=method.value, order=order,
+                                           gravity=g)
+                extra = joint_wrench_datasets(F, model.link_names)
+            attrs = {"hodyn_version": __version__, "method": method.value, "order": order,
+                     "gravity": g, "urdf": str(robot), "urdf_sha256": model.source_sha256,
+                     "trajectory": traj}
+            if checked is not None:
+                attrs["validation_passed"] = checked.passed
+                attrs["validation_report"] = render_report(checked, "json")
+            write_result(output, result, model.joint_names, trajectory.t, attrs=attrs, extra=extra)
+    if checked is not None and not checked.passed:
+        raise typer.Exit(EXIT_FAILED)
 
 
 @app.command()
@@ -167,6 +185,49 @@ def matrices(
             "order": order, "gravity": g, "urdf": str(robot),
             "urdf_sha256": model.source_sha256, "trajectory": traj,
             **{f"about_{name}": text for name, text in MATRIX_NOTES.items()}})
+
+
+@app.command()
+def validate(
+    robot: Robot,
+    traj: Trajectory_,
+    method: Annotated[str, typer.Option(
+        help="all, or one of body-fixed, spatial, closed-form (comma-separated list allowed).")] = "all",
+    report: Annotated[str | None, typer.Option(
+        help="Write a report: .json (machine-readable), .md, or .html (with plots).")] = None,
+    samples: Annotated[int, typer.Option(
+        min=0, help="Check this many evenly spread samples (0: all).")] = 1000,
+    rtol: Annotated[float, typer.Option(
+        min=0, help="Tolerance of the finite-difference checks (relative).")] = Tolerances.fd,
+    cross_rtol: Annotated[float, typer.Option(
+        min=0, help="Tolerance of the cross-method checks (relative).")] = Tolerances.cross,
+    data_rtol: Annotated[float, typer.Option(
+        min=0, help="Tolerance of the input-consistency checks (relative).")] = Tolerances.data,
+    gravity: Gravity = DEFAULT_GRAVITY,
+    wrench: Wrench = None,
+    strict: Strict = False,
+    debug: Debug = False,
+) -> None:
+    """Check tau, taud, taudd against finite differences and across methods; check the input.
+
+    Exit status 0: every check passed; 1: a check failed; 2: bad usage or input.
+    """
+    with mapped_errors(debug):
+        g = parse_gravity(gravity)
+        fmt = report_format(report) if report else None
+        model = load_model(robot, strict=strict)
+        render.diagnostics(model)
+        trajectory = with_wrenches(read_trajectory(traj, model, need=4), wrench, model)
+        chosen = None if method == "all" else [m.strip() for m in method.split(",")]
+        result = run_validation(model, trajectory, methods=chosen, samples=samples or None,
+                                tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol),
+                                gravity=g, source=traj)
+        if report:
+            with atomic_path(report) as tmp:
+                Path(tmp).write_text(render_report(result, fmt))
+        render.validation(result)
+    if not result.passed:
+        raise typer.Exit(EXIT_FAILED)
 
 
 @app.command()

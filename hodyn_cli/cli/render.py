@@ -7,11 +7,13 @@ import sys
 
 import numpy as np
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from hodyn_cli.model import Model
+from hodyn_cli.validate import Report
 
-stderr = Console(stderr=True, highlight=False)
+stderr = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 160)
 # tables are wide: when stdout is not a terminal, do not squeeze them into 80 columns
 stdout = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
 
@@ -65,6 +67,7 @@ def model_json(model: Model) -> str:
                 "mass": float(model.mass[i]),
                 "com": model.com[i].tolist(),
                 "inertia": model.M[i].tolist(),
+                "limits": [None if not np.isfinite(v) else float(v) for v in model.limits[i]],
             }
             for i in range(model.n)
         ],
@@ -72,3 +75,43 @@ def model_json(model: Model) -> str:
         "diagnostics": [{"level": d.level, "message": d.message} for d in model.diagnostics],
     }
     return json.dumps(data, indent=2)
+
+
+STATUS_STYLE = {"pass": "green", "fail": "bold red", "warn": "yellow", "skip": "dim"}
+
+
+def _g(x) -> str:
+    return "" if x is None else f"{x:.3g}"
+
+
+def validation_table(report: Report) -> Table:
+    """One row per check: errors, tolerance, verdict, worst joint and sample."""
+    s = report.summary()
+    table = Table(title=f"hodyn validate {report.robot}: {'PASSED' if report.passed else 'FAILED'} "
+                        f"({s['pass']} passed, {s['fail']} failed, {s['warn']} warnings, "
+                        f"{s['skip']} skipped)")
+    for col in ("group", "check", "status", "max abs", "max rel", "tol", "expected", "worst at"):
+        table.add_column(col, justify="right" if col in ("max abs", "max rel", "tol", "expected")
+                         else "left")
+    for c in report.checks:
+        name = c.name + (f" [{c.method}]" if c.method and c.group == "finite differences" else "")
+        where = ", ".join(x for x in (c.worst_joint, None if c.worst_sample is None else
+                                      f"sample {c.worst_sample}") if x)
+        table.add_row(escape(c.group), escape(name), f"[{STATUS_STYLE[c.status]}]{c.status.upper()}[/]",
+                      _g(c.max_abs), _g(c.max_rel), _g(c.tolerance), _g(c.expected), escape(where))
+    return table
+
+
+def validation(report: Report, *, brief: bool = False) -> None:
+    """The summary table (or with ``brief`` one line) and the details of failures and
+    warnings, on stderr."""
+    if brief:
+        s = report.summary()
+        stderr.print(f"hodyn: validation {'passed' if report.passed else 'FAILED'}: {s['pass']} "
+                     f"passed, {s['fail']} failed, {s['warn']} warnings", markup=False)
+    else:
+        stderr.print(validation_table(report))
+    for c in report.checks:
+        if c.detail and c.status in ("fail", "warn"):
+            method = f" [{c.method}]" if c.method else ""
+            stderr.print(f"hodyn: {c.status}: {c.name}{method}: {c.detail}", markup=False)

@@ -1,0 +1,174 @@
+"""`hodyn validate`: passes on good data, fails (exit 1, the right check named) on bad data."""
+
+import json
+import shutil
+import subprocess
+
+import h5py
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from conftest import METHODS, ROBOTS, SAMPLES, URDF
+from hodyn_cli.cli.app import app
+from hodyn_cli.io import read_trajectory, write_trajectory
+from hodyn_cli.methods import METHODS as REGISTRY
+from hodyn_cli.methods import Method
+from hodyn_cli.report import SCHEMA_PATH
+from hodyn_cli.trajectory import Trajectory
+from hodyn_cli.urdf import load_model
+
+IIWA = str(URDF / "iiwa14.urdf")
+IIWA_H5 = str(SAMPLES / "iiwa14_cosine.h5")
+
+
+def run(*args):
+    return CliRunner().invoke(app, ["validate", *map(str, args)])
+
+
+@pytest.mark.parametrize("robot", ROBOTS)
+@pytest.mark.parametrize("method", METHODS + ["all"])
+def test_passes_on_bundled_robots(robot, method):
+    result = run(URDF / f"{robot}.urdf", SAMPLES / f"{robot}_cosine.csv", "--method", method,
+                 "--samples", "40")
+    assert result.exit_code == 0, result.stderr
+    assert "PASSED" in result.stderr
+
+
+def test_fails_when_a_method_is_perturbed(monkeypatch):
+    """A 1e-6 relative error in spatial's taudd: its finite-difference and cross checks fail."""
+    good = REGISTRY["spatial"]
+
+    def perturbed(model, trajectory, *, order, gravity):
+        out = good.inverse_dynamics(model, trajectory, order=order, gravity=gravity)
+        if order >= 2:
+            out[:, 2] *= 1 + 1e-6
+        return out
+
+    monkeypatch.setitem(REGISTRY, "spatial", Method(perturbed, None, good.max_order))
+    result = run(IIWA, IIWA_H5, "--samples", "40")
+    assert result.exit_code == 1, result.stderr
+    failed = [line for line in result.stderr.splitlines() if "FAIL" in line]
+    assert any("taudd vs d/dt taud [spatial]" in line for line in failed), result.stderr
+    assert any("taudd: body-fixed vs spatial" in line for line in failed)
+    assert not any("[body-fixed]" in line for line in failed)
+
+
+def _rewrite(tmp_path, change) -> str:
+    model = load_model(IIWA)
+    traj = read_trajectory(IIWA_H5, model, need=5)
+    path = tmp_path / "bad.h5"
+    write_trajectory(str(path), Trajectory(traj.joint_names, change(traj.derivatives.copy()), traj.t))
+    return str(path)
+
+
+def test_fails_when_qddd_belongs_to_another_trajectory(tmp_path):
+    def swap(d):
+        d[:, 3] = d[::-1, 3]  # the jerk of the time-reversed motion
+        return d
+
+    report = tmp_path / "r.json"
+    result = run(IIWA, _rewrite(tmp_path, swap), "--samples", "40", "--report", report)
+    assert result.exit_code == 1
+    assert "qddd vs time differences of qdd" in result.stderr
+    data = json.loads(report.read_text())
+    failed = [c for c in data["checks"] if c["status"] == "fail"]
+    assert failed[0]["group"] == "data consistency"
+    assert failed[0]["name"] == "qddd vs time differences of qdd"
+    assert failed[0]["worst_joint"].startswith("iiwa_joint_")
+    assert f"qddd_{failed[0]['worst_joint']}" in failed[0]["detail"]
+
+
+@pytest.mark.parametrize("which", ["all columns", "positions only"])
+def test_fails_on_degrees_instead_of_radians(tmp_path, which):
+    def degrees(d):
+        if which == "all columns":
+            return np.degrees(d)
+        d[:, 0] = np.degrees(d[:, 0])
+        return d
+
+    result = run(IIWA, _rewrite(tmp_path, degrees), "--samples", "40")
+    assert result.exit_code == 1
+    assert "q within URDF limits" in result.stderr and "degrees" in result.stderr
+    if which == "positions only":
+        assert "values look like degrees" in result.stderr
+
+
+def test_json_report_validates_against_the_schema(tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(SCHEMA_PATH.read_text())
+    report = tmp_path / "report.json"
+    result = run(URDF / "gripper_arm.urdf", SAMPLES / "gripper_arm_cosine.h5", "--samples", "30",
+                 "--report", report)
+    assert result.exit_code == 0
+    data = json.loads(report.read_text())
+    jsonschema.validate(data, schema)
+    assert data["passed"] and data["n_checked"] == 30
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**data, "passed": "yes"}, schema)
+
+
+def test_markdown_report(tmp_path):
+    report = tmp_path / "report.md"
+    assert run(URDF / "planar_2r.urdf", SAMPLES / "planar_2r_cosine.csv", "--samples", "20",
+               "--report", report).exit_code == 0
+    text = report.read_text()
+    assert text.startswith("# hodyn validation: planar_2r") and "| finite differences |" in text
+
+
+def test_bad_usage_is_exit_2(tmp_path):
+    result = run(IIWA, IIWA_H5, "--report", tmp_path / "r.txt")
+    assert result.exit_code == 2 and "unknown report type" in result.stderr
+    result = run(IIWA, IIWA_H5, "--method", "featherstone")
+    assert result.exit_code == 2 and "featherstone" in result.stderr
+    short = tmp_path / "short.csv"
+    short.write_text("t,q_a\n0,1\n")
+    result = run(URDF / "planar_2r.urdf", short)
+    assert result.exit_code == 2 and not (tmp_path / "r.txt").exists()
+
+
+def test_compute_validate_records_the_summary(tmp_path):
+    out = tmp_path / "tau.h5"
+    result = CliRunner().invoke(app, ["compute", IIWA, IIWA_H5, "-o", str(out), "--validate"])
+    assert result.exit_code == 0, result.stderr
+    assert "validation passed" in result.stderr
+    with h5py.File(out) as f:
+        assert bool(f.attrs["validation_passed"])
+        summary = json.loads(f.attrs["validation_report"])
+        assert summary["methods"] == ["body-fixed"] and summary["passed"]
+    bad = _rewrite(tmp_path, lambda d: np.concatenate([np.degrees(d[:, :1]), d[:, 1:]], axis=1))
+    out2 = tmp_path / "tau2.h5"
+    result = CliRunner().invoke(app, ["compute", IIWA, bad, "-o", str(out2), "--validate"])
+    assert result.exit_code == 1 and "validation FAILED" in result.stderr
+    with h5py.File(out2) as f:
+        assert not bool(f.attrs["validation_passed"])
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (.ci/run installs it)")
+def test_html_report_renders_in_headless_chromium(tmp_path):
+    report = tmp_path / "report.html"
+    assert run(IIWA, IIWA_H5, "--samples", "60", "--report", report).exit_code == 0
+    url = report.as_uri()
+    dom = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'p1'}", "--dump-dom", url],
+                         capture_output=True, text=True, timeout=120).stdout
+    body = dom[dom.index("<body"): dom.index(">", dom.index("<body"))]
+    expected = int(body.split('data-plots="')[1].split('"')[0])
+    assert expected == 2  # taud and taudd
+    assert f'data-plots-rendered="{expected}"' in body  # every embedded PNG decoded
+    shot = tmp_path / "shot.png"
+    subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'p2'}", "--window-size=1280,3000",
+                    f"--screenshot={shot}", url], capture_output=True, timeout=120, check=True)
+    import matplotlib.image
+
+    pixels = matplotlib.image.imread(shot)[..., :3]
+    assert pixels.shape[:2] == (3000, 1280)
+    plot_area = pixels[1500:3000]  # below the table: the figures
+    assert plot_area.std() > 0.05, "the plot area is blank"
+    # matplotlib's default first line colour (C0, #1f77b4) appears: a plot was drawn
+    c0 = np.array([0x1F, 0x77, 0xB4]) / 255
+    assert (np.abs(plot_area - c0).max(axis=-1) < 0.08).sum() > 200
