@@ -44,6 +44,7 @@ from math import comb
 import numpy as np
 
 from hodyn_cli import lie
+from hodyn_cli.methods import _compiled
 from hodyn_cli.methods.common import GRAVITY, solve_in_chunks
 from hodyn_cli.model import Model
 from hodyn_cli.trajectory import Trajectory
@@ -175,6 +176,8 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
                      gravity=GRAVITY) -> np.ndarray:
     """tau and its first ``order`` time derivatives, (N, order+1, n)."""
     def per_chunk(qs, base, wrenches):
+        if _compiled.available() and order <= _compiled.MAX_ORDER:
+            return _compiled.inverse_dynamics_chunk(model, qs, order, base, wrenches)
         return backward_pass(model, qs, forward_pass(model, qs, order + 1, base), order,
                              wrenches)[0]
 

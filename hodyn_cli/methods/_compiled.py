@@ -1,0 +1,75 @@
+"""The compiled body-fixed kernel (``_kernel.c``), called through ctypes.
+
+:func:`available` says whether it was built; :func:`inverse_dynamics_chunk` has the
+signature of the numpy passes in :mod:`hodyn_cli.methods.body_fixed` for one chunk.
+Setting the environment variable ``HODYN_NO_KERNEL=1`` forces the numpy implementation.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from functools import cache
+
+import numpy as np
+
+from hodyn_cli import lie
+from hodyn_cli.model import Model
+
+MAX_ORDER = 6  # MAXK - 2 in _kernel.c
+
+_dbl = np.ctypeslib.ndpointer(dtype=np.float64, flags="C_CONTIGUOUS")
+_int = np.ctypeslib.ndpointer(dtype=np.int32, flags="C_CONTIGUOUS")
+
+
+@cache
+def _library():
+    if os.environ.get("HODYN_NO_KERNEL"):
+        return None
+    try:
+        from hodyn_cli.methods import _kernel
+    except ImportError:
+        return None
+    lib = ctypes.CDLL(_kernel.__file__)
+    fn = lib.hodyn_body_fixed
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.c_int, _int, _int, _dbl, _dbl, _dbl, _dbl, _dbl, ctypes.c_long,
+                   ctypes.c_int, _dbl, ctypes.c_int, _dbl, ctypes.c_void_p, _dbl]
+    return fn
+
+
+def available() -> bool:
+    """True when the compiled kernel is built and not disabled."""
+    return _library() is not None
+
+
+@cache
+def _constants(model: Model) -> tuple[np.ndarray, ...]:
+    """Per-joint constants: parent, revolute flag, X, M, Ad_{B^-1}, ad_X Ad_{B^-1}, ad_X^2 Ad_{B^-1}."""
+    A0 = lie.Ad_inv(model.B[:, :3, :3], model.B[:, :3, 3])
+    N_X = lie.ad(model.X)
+    A1 = N_X @ A0
+    A2 = N_X @ A1
+    revolute = model.X[:, :3].any(axis=1).astype(np.int32)
+    return (model.parent.astype(np.int32), revolute, np.ascontiguousarray(model.X),
+            np.ascontiguousarray(model.M), A0, A1, A2)
+
+
+def inverse_dynamics_chunk(model: Model, qs: np.ndarray, order: int, base: np.ndarray,
+                           wrenches: dict[int, np.ndarray]) -> np.ndarray:
+    """tau and derivatives (N, order+1, n) for one chunk; same inputs as the numpy passes."""
+    fn = _library()
+    N, D, n = qs.shape
+    qs = np.ascontiguousarray(qs, dtype=np.float64)
+    base = np.ascontiguousarray(np.broadcast_to(base[0, : order + 2], (order + 2, 6)))
+    W = None
+    if wrenches:
+        W = np.zeros((N, n, order + 1, 6))
+        for body, w in wrenches.items():
+            W[:, body] = w[:, : order + 1]
+    out = np.empty((N, order + 1, n))
+    status = fn(n, *_constants(model), N, D, qs, order, base,
+                None if W is None else W.ctypes.data, out)
+    if status != 0:
+        raise MemoryError("hodyn kernel: out of memory or order too high")
+    return out

@@ -1,0 +1,169 @@
+/* Compiled kernel of the body-fixed method: the same two passes as body_fixed.py, one
+ * sample at a time, so that the per-sample cost is arithmetic instead of numpy's per-call
+ * overhead. body_fixed.py is the readable reference; tests/test_kernel.py holds the two
+ * to 1e-12. Loaded with ctypes by _compiled.py (the module init below only makes the
+ * file importable, so that setuptools builds and finds it like any extension).
+ *
+ * Per body i with parent p (see body_fixed.py for the equations):
+ *   Ad_i = A0_i - sin(q) A1_i + (1 - cos q) A2_i      (revolute; prismatic: A0 - q A1)
+ *   a[0][m] = Ad_i V_p^(m),  a[k][m] = a[k-1][m+1] - sum_j C(k-1,j) q^(j+1) ad_X a[k-1-j][m]
+ *   V_i^(k) = a[k][0] + X_i q^(k+1)
+ *   F_i^(k) = h^(k+1) - sum_j C(k,j) ad*_{V^(j)} h^(k-j) + W_i^(k) + sum_c (transported F_c)
+ *   tau_i^(k) = X_i . F_i^(k)
+ *   b[0][m] = F^(m),  b[k][m] = b[k-1][m+1] - sum_j C(m,j) q^(j+1) ad_X^T b[k-1][m-j]
+ *   d^k(Ad^T F) = Ad^T b[k][0]
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXK 8 /* twist derivative orders 0..MAXK-1: torque order <= MAXK - 2 */
+
+static const double BINOM[MAXK][MAXK] = {
+    {1, 0, 0, 0, 0, 0, 0, 0},  {1, 1, 0, 0, 0, 0, 0, 0},   {1, 2, 1, 0, 0, 0, 0, 0},
+    {1, 3, 3, 1, 0, 0, 0, 0},  {1, 4, 6, 4, 1, 0, 0, 0},   {1, 5, 10, 10, 5, 1, 0, 0},
+    {1, 6, 15, 20, 15, 6, 1, 0}, {1, 7, 21, 35, 35, 21, 7, 1}};
+
+static inline void cross(const double *a, const double *b, double *out) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* out = ad_X y = (w x y_w; v x y_w + w x y_v) */
+static inline void ad(const double *X, const double *y, double *out) {
+    double t[3];
+    cross(X, y, out);
+    cross(X + 3, y, out + 3);
+    cross(X, y + 3, t);
+    out[3] += t[0]; out[4] += t[1]; out[5] += t[2];
+}
+
+/* out = ad_V^T h = -(w x m + v x f; w x f) */
+static inline void coad(const double *V, const double *h, double *out) {
+    double t[3];
+    cross(V, h, out);
+    cross(V + 3, h + 3, t);
+    out[0] = -(out[0] + t[0]); out[1] = -(out[1] + t[1]); out[2] = -(out[2] + t[2]);
+    cross(V, h + 3, out + 3);
+    out[3] = -out[3]; out[4] = -out[4]; out[5] = -out[5];
+}
+
+static inline void matvec(const double *A, const double *x, double *out) {
+    for (int r = 0; r < 6; r++) {
+        const double *a = A + 6 * r;
+        out[r] = a[0] * x[0] + a[1] * x[1] + a[2] * x[2] + a[3] * x[3] + a[4] * x[4] + a[5] * x[5];
+    }
+}
+
+static inline void matTvec(const double *A, const double *x, double *out) {
+    for (int c = 0; c < 6; c++) out[c] = 0.0;
+    for (int r = 0; r < 6; r++) {
+        const double *a = A + 6 * r;
+        for (int c = 0; c < 6; c++) out[c] += a[c] * x[r];
+    }
+}
+
+/* Returns 0 on success, -1 if out of memory or the order is too high.
+ * n: bodies; parent[n]; revolute[n]; X[n][6]; M[n][6][6]; A0, A1, A2: [n][6][6]
+ * qs[N][D][n] (D >= order + 3); base[order + 2][6]; W[N][n][order + 1][6] or NULL;
+ * out[N][order + 1][n]. */
+int hodyn_body_fixed(int n, const int *parent, const int *revolute, const double *X,
+                     const double *M, const double *A0, const double *A1, const double *A2,
+                     long N, int D, const double *qs, int order, const double *base,
+                     const double *W, double *out) {
+    const int K = order + 1, K1 = order + 2, r1 = order + 1;
+    if (K1 > MAXK || D < order + 3) return -1;
+    double *Ad = malloc(sizeof(double) * 36 * n);
+    double *V = malloc(sizeof(double) * 6 * K1 * n);  /* V[i][k][6] */
+    double *F = malloc(sizeof(double) * 6 * r1 * n);  /* F[i][k][6] */
+    if (!Ad || !V || !F) { free(Ad); free(V); free(F); return -1; }
+    double a[MAXK][MAXK][6], Na[MAXK][MAXK][6], h[MAXK][6], b[MAXK][MAXK][6], t[6];
+
+    for (long s = 0; s < N; s++) {
+        const double *q = qs + (size_t)s * D * n; /* q[k * n + i] = q_i^(k) */
+        double *tau = out + (size_t)s * r1 * n;
+        memset(F, 0, sizeof(double) * 6 * r1 * n);
+        /* forward pass: twists and their derivatives */
+        for (int i = 0; i < n; i++) {
+            const double *Xi = X + 6 * i, qi = q[i];
+            double *Adi = Ad + 36 * i;
+            const double *a0 = A0 + 36 * i, *a1 = A1 + 36 * i, *a2 = A2 + 36 * i;
+            if (revolute[i]) {
+                const double sn = sin(qi), cs = 1.0 - cos(qi);
+                for (int e = 0; e < 36; e++) Adi[e] = a0[e] - sn * a1[e] + cs * a2[e];
+            } else {
+                for (int e = 0; e < 36; e++) Adi[e] = a0[e] - qi * a1[e];
+            }
+            const double *Vp = parent[i] < 0 ? base : V + (size_t)6 * K1 * parent[i];
+            for (int m = 0; m < K1; m++) {
+                matvec(Adi, Vp + 6 * m, a[0][m]);
+                ad(Xi, a[0][m], Na[0][m]);
+            }
+            for (int k = 1; k < K1; k++) {
+                for (int m = 0; m + k < K1; m++) {
+                    for (int e = 0; e < 6; e++) a[k][m][e] = a[k - 1][m + 1][e];
+                    for (int j = 0; j < k; j++) {
+                        const double c = BINOM[k - 1][j] * q[(j + 1) * n + i];
+                        for (int e = 0; e < 6; e++) a[k][m][e] -= c * Na[k - 1 - j][m][e];
+                    }
+                    ad(Xi, a[k][m], Na[k][m]);
+                }
+            }
+            double *Vi = V + (size_t)6 * K1 * i;
+            for (int k = 0; k < K1; k++)
+                for (int e = 0; e < 6; e++) Vi[6 * k + e] = a[k][0][e] + Xi[e] * q[(k + 1) * n + i];
+        }
+        /* backward pass: wrenches and their derivatives */
+        for (int i = n - 1; i >= 0; i--) {
+            const double *Xi = X + 6 * i, *Vi = V + (size_t)6 * K1 * i;
+            double *Fi = F + (size_t)6 * r1 * i;
+            for (int k = 0; k < K1; k++) matvec(M + 36 * i, Vi + 6 * k, h[k]);
+            for (int k = 0; k < r1; k++) {
+                for (int e = 0; e < 6; e++) Fi[6 * k + e] += h[k + 1][e];
+                for (int j = 0; j <= k; j++) {
+                    coad(Vi + 6 * j, h[k - j], t);
+                    for (int e = 0; e < 6; e++) Fi[6 * k + e] -= BINOM[k][j] * t[e];
+                }
+            }
+            if (W) {
+                const double *Wi = W + (((size_t)s * n + i) * r1) * 6;
+                for (int e = 0; e < 6 * r1; e++) Fi[e] += Wi[e];
+            }
+            for (int k = 0; k < r1; k++) {
+                double acc = 0.0;
+                for (int e = 0; e < 6; e++) acc += Xi[e] * Fi[6 * k + e];
+                tau[k * n + i] = acc;
+            }
+            const int p = parent[i];
+            if (p < 0) continue;
+            double *Fp = F + (size_t)6 * r1 * p;
+            for (int m = 0; m < r1; m++)
+                for (int e = 0; e < 6; e++) b[0][m][e] = Fi[6 * m + e];
+            matTvec(Ad + 36 * i, b[0][0], t);
+            for (int e = 0; e < 6; e++) Fp[e] += t[e];
+            for (int k = 1; k < r1; k++) {
+                for (int m = 0; m + k < r1; m++) {
+                    for (int e = 0; e < 6; e++) b[k][m][e] = b[k - 1][m + 1][e];
+                    for (int j = 0; j <= m; j++) {
+                        const double c = BINOM[m][j] * q[(j + 1) * n + i];
+                        coad(Xi, b[k - 1][m - j], t);
+                        for (int e = 0; e < 6; e++) b[k][m][e] -= c * t[e];
+                    }
+                }
+                matTvec(Ad + 36 * i, b[k][0], t);
+                for (int e = 0; e < 6; e++) Fp[6 * k + e] += t[e];
+            }
+        }
+    }
+    free(Ad); free(V); free(F);
+    return 0;
+}
+
+static struct PyModuleDef kernel_module = {PyModuleDef_HEAD_INIT, "_kernel",
+                                           "Compiled body-fixed passes (used via ctypes).", -1,
+                                           NULL};
+
+PyMODINIT_FUNC PyInit__kernel(void) { return PyModule_Create(&kernel_module); }

@@ -1,0 +1,51 @@
+"""The compiled body-fixed kernel against the numpy passes it mirrors (the reference)."""
+
+import shutil
+
+import numpy as np
+import pytest
+
+from conftest import random_cosine, wrench_motion
+from hodyn_cli.methods import _compiled, body_fixed
+from hodyn_cli.methods.common import solve_in_chunks
+from hodyn_cli.trajectory import Trajectory, Wrenches
+
+
+def numpy_reference(model, traj, order):
+    def per_chunk(qs, base, wrenches):
+        kin = body_fixed.forward_pass(model, qs, order + 1, base)
+        return body_fixed.backward_pass(model, qs, kin, order, wrenches)[0]
+
+    return solve_in_chunks(model, traj, order, (0.0, 0.0, -9.81), per_chunk)
+
+
+def test_kernel_is_built_where_a_compiler_exists():
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler: hodyn runs on its numpy implementation")
+    assert _compiled.available(), "the C kernel did not build (see pip's output)"
+
+
+@pytest.mark.skipif(not _compiled.available(), reason="compiled kernel not built")
+@pytest.mark.parametrize("order", [0, 1, 2, 3, 4])
+def test_kernel_matches_numpy_reference(robot, order):
+    name, _, model = robot
+    t = np.linspace(0, 4, 300)
+    traj = random_cosine(model, t, orders=order + 3, seed=31)
+    links = {model.link_names[-1]: wrench_motion(t, order), model.link_names[0]: wrench_motion(t + 2, order)}
+    for W in (None, Wrenches(links)):
+        tr = Trajectory(traj.joint_names, traj.derivatives, t, W)
+        ours = body_fixed.inverse_dynamics(model, tr, order=order)
+        ref = numpy_reference(model, tr, order)
+        for k in range(order + 1):
+            scale = np.abs(ref[:, k]).max()
+            assert np.abs(ours[:, k] - ref[:, k]).max() <= 1e-12 * scale, f"{name} {k}"
+
+
+def test_environment_switch_selects_numpy(monkeypatch):
+    monkeypatch.setenv("HODYN_NO_KERNEL", "1")
+    _compiled._library.cache_clear()
+    try:
+        assert not _compiled.available()
+    finally:
+        monkeypatch.delenv("HODYN_NO_KERNEL")
+        _compiled._library.cache_clear()
