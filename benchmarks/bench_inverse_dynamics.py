@@ -5,7 +5,8 @@
 Both are measured in the same run on the same machine. hodyn runs batched over the
 trajectory (its intended use); Pinocchio's ``rnea`` (tau only, C++) is called once per
 sample from Python, which is how a Python user gets torques from it. The ratio is
-hodyn's cost per sample over Pinocchio's cost per call (< 1: hodyn is faster).
+hodyn's cost per sample over Pinocchio's cost per call (< 1: hodyn is faster). "b-f numpy"
+is the body-fixed method without its compiled kernel (the readable reference).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from hodyn_cli.methods import METHODS, inverse_dynamics
+from hodyn_cli.methods import GRAVITY, METHODS, body_fixed, inverse_dynamics
+from hodyn_cli.methods.common import solve_in_chunks
 from hodyn_cli.trajectory import cosine
 from hodyn_cli.urdf import load_model
 
@@ -50,6 +52,21 @@ def pinocchio_rnea_us(path: Path, traj, calls: int, repeat: int) -> float | None
     return best_of(repeat, loop) / calls * 1e6
 
 
+NUMPY_BODY_FIXED = "b-f numpy"
+
+
+def run(model, traj, method: str, order: int):
+    """One method; ``b-f numpy`` is body-fixed without the compiled kernel."""
+    if method != NUMPY_BODY_FIXED:
+        return inverse_dynamics(model, traj, method=method, order=order)
+
+    def per_chunk(qs, base, wrenches):
+        kin = body_fixed.forward_pass(model, qs, order + 1, base)
+        return body_fixed.backward_pass(model, qs, kin, order, wrenches)[0]
+
+    return solve_in_chunks(model, traj, order, GRAVITY, per_chunk)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=100_000)
@@ -58,6 +75,8 @@ def main() -> None:
     args = ap.parse_args()
     N = args.samples
     methods = [m for m, e in METHODS.items() if e] if args.method == "all" else [args.method]
+    if args.method == "all":  # the numpy reference of the compiled body-fixed kernel
+        methods.insert(1, NUMPY_BODY_FIXED)
     print(f"{N} samples, best of {args.repeat}; ratio = hodyn us/sample / pin rnea us/call; "
           f"vs b-f = us/sample / body-fixed's\n")
     print(f"{'robot':<12} {'dof':>3} {'pin rnea us/call':>17} {'method':>12} {'order':>5} "
@@ -73,7 +92,7 @@ def main() -> None:
         for method in methods:
             for order in (0, 1, 2):
                 sec = best_of(args.repeat, lambda m=model, tr=traj, o=order, me=method:
-                              inverse_dynamics(m, tr, method=me, order=o))
+                              run(m, tr, me, o))
                 us = sec / N * 1e6
                 if method == "body-fixed":
                     body_fixed_us[order] = us

@@ -49,3 +49,22 @@ def test_environment_switch_selects_numpy(monkeypatch):
     finally:
         monkeypatch.delenv("HODYN_NO_KERNEL")
         _compiled._library.cache_clear()
+
+
+@pytest.mark.skipif(not _compiled.available(), reason="compiled kernel not built")
+@pytest.mark.parametrize("order", [0, 1, 2, 4])
+def test_closed_form_kernel_matches_numpy_reference(robot, order):
+    from hodyn_cli.methods import closed_form
+    from hodyn_cli.methods.common import base_motion
+
+    name, _, model = robot
+    t = np.linspace(0, 4, 200)
+    qs = random_cosine(model, t, orders=order + 3, seed=37).derivatives
+    W = {model.n - 1: wrench_motion(t, order), 0: wrench_motion(t + 2, order)}
+    base = base_motion((0.3, -0.2, -9.81), order + 1)
+    for wrenches, with_cbar in ((W, True), ({}, False)):
+        ours = closed_form.eom_matrices(model, qs, order, base, wrenches, with_cbar)
+        ref = closed_form.eom_matrices_numpy(model, qs, order, base, wrenches, with_cbar)
+        for field in ("M", "C", "Cbar", "g", "Q_ext"):
+            a, b = getattr(ours, field), getattr(ref, field)
+            assert np.abs(a - b).max() <= 1e-12 * max(np.abs(b).max(), 1e-300), f"{name} {field}"

@@ -20,6 +20,7 @@ MAX_ORDER = 6  # MAXK - 2 in _kernel.c
 
 _dbl = np.ctypeslib.ndpointer(dtype=np.float64, flags="C_CONTIGUOUS")
 _int = np.ctypeslib.ndpointer(dtype=np.int32, flags="C_CONTIGUOUS")
+_u8 = np.ctypeslib.ndpointer(dtype=np.uint8, flags="C_CONTIGUOUS")
 
 
 @cache
@@ -31,11 +32,15 @@ def _library():
     except ImportError:
         return None
     lib = ctypes.CDLL(_kernel.__file__)
-    fn = lib.hodyn_body_fixed
-    fn.restype = ctypes.c_int
-    fn.argtypes = [ctypes.c_int, _int, _int, _dbl, _dbl, _dbl, _dbl, _dbl, ctypes.c_long,
-                   ctypes.c_int, _dbl, ctypes.c_int, _dbl, ctypes.c_void_p, _dbl]
-    return fn
+    model_args = [ctypes.c_int, _int, _int, _dbl, _dbl, _dbl, _dbl, _dbl]
+    lib.hodyn_body_fixed.restype = ctypes.c_int
+    lib.hodyn_body_fixed.argtypes = model_args + [ctypes.c_long, ctypes.c_int, _dbl, ctypes.c_int,
+                                                  _dbl, ctypes.c_void_p, _dbl]
+    lib.hodyn_closed_form.restype = ctypes.c_int
+    lib.hodyn_closed_form.argtypes = model_args + [_u8, ctypes.c_long, ctypes.c_int, _dbl,
+                                                   ctypes.c_int, _dbl, ctypes.c_void_p, _dbl, _dbl,
+                                                   ctypes.c_void_p, _dbl, _dbl]
+    return lib
 
 
 def available() -> bool:
@@ -58,18 +63,57 @@ def _constants(model: Model) -> tuple[np.ndarray, ...]:
 def inverse_dynamics_chunk(model: Model, qs: np.ndarray, order: int, base: np.ndarray,
                            wrenches: dict[int, np.ndarray]) -> np.ndarray:
     """tau and derivatives (N, order+1, n) for one chunk; same inputs as the numpy passes."""
-    fn = _library()
+    fn = _library().hodyn_body_fixed
     N, D, n = qs.shape
     qs = np.ascontiguousarray(qs, dtype=np.float64)
     base = np.ascontiguousarray(np.broadcast_to(base[0, : order + 2], (order + 2, 6)))
-    W = None
-    if wrenches:
-        W = np.zeros((N, n, order + 1, 6))
-        for body, w in wrenches.items():
-            W[:, body] = w[:, : order + 1]
+    W = _dense_wrenches(wrenches, N, n, order)
     out = np.empty((N, order + 1, n))
-    status = fn(n, *_constants(model), N, D, qs, order, base,
-                None if W is None else W.ctypes.data, out)
+    _check(fn(n, *_constants(model), N, D, qs, order, base, None if W is None else W.ctypes.data,
+              out))
+    return out
+
+
+def _dense_wrenches(wrenches: dict[int, np.ndarray], N: int, n: int, order: int):
+    if not wrenches:
+        return None
+    W = np.zeros((N, n, order + 1, 6))
+    for body, w in wrenches.items():
+        W[:, body] = w[:, : order + 1]
+    return W
+
+
+def _check(status: int) -> None:
     if status != 0:
         raise MemoryError("hodyn kernel: out of memory or order too high")
-    return out
+
+
+@cache
+def _ancestors(model: Model) -> np.ndarray:
+    """(n, n) uint8: [i, c] = 1 if body c is body i or one of its ancestors."""
+    anc = np.zeros((model.n, model.n), dtype=np.uint8)
+    for i, p in enumerate(model.parent):
+        if p >= 0:
+            anc[i] = anc[p]
+        anc[i, i] = 1
+    return anc
+
+
+def eom_matrices_chunk(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
+                       wrenches: dict[int, np.ndarray] | None, with_cbar: bool):
+    """The closed-form matrices of one chunk; same inputs and result as
+    :func:`hodyn_cli.methods.closed_form.eom_matrices`."""
+    from hodyn_cli.methods.closed_form import EOMMatrices
+
+    fn = _library().hodyn_closed_form
+    N, D, n = qs.shape
+    qs = np.ascontiguousarray(qs, dtype=np.float64)
+    u_root = np.ascontiguousarray(base[0, 1], dtype=np.float64)
+    W = _dense_wrenches(wrenches or {}, N, n, r)
+    M, C = np.empty((N, r + 1, n, n)), np.empty((N, r + 1, n, n))
+    Cbar = np.zeros((N, r + 1, n, n))
+    g, Q = np.empty((N, r + 1, n)), np.empty((N, r + 1, n))
+    _check(fn(n, *_constants(model), _ancestors(model), N, D, qs, r, u_root,
+              None if W is None else W.ctypes.data, M, C, Cbar.ctypes.data if with_cbar else None,
+              g, Q))
+    return EOMMatrices(M, C, Cbar, g, Q)

@@ -162,6 +162,159 @@ int hodyn_body_fixed(int n, const int *parent, const int *revolute, const double
     return 0;
 }
 
+/* ---- closed-form EOM matrices (closed_form.py is the reference) ------------------------
+ * Per sample, per body i with parent p (anc[i*n + c] != 0: column c belongs to an ancestor
+ * of i or to i itself):
+ *   D^(k) = -sum_{j<k} C(k-1,j) q_i^(j+1) ad_X D^(k-1-j),  D^(0) = Ad_{C_{i,p}}   (18)
+ *   J_i^(k)[c] = sum_j C(k,j) D^(j) J_p^(k-j)[c],  J_i^(0)[i] = X_i                (16)
+ *   V^(k) = sum_j C(k,j) J^(j) q^(k-j+1);  G^(k) = MJ^(k+1) - sum_j C(k,j) ad*_{V^(j)} MJ^(k-j)
+ *   H^(k) = G^(k) + sum_j C(k,j) M ad_{V^(j)} J^(k-j);  u^(k) = -sum C(k-1,j) ad_{V^(j)} u^(k-1-j)
+ *   M^(k) += sum_j C(k,j) J^(j)T MJ^(k-j), C^(k) with G, Cbar^(k) with H, g^(k) with M u,
+ *   Q^(k) with W.
+ * Outputs (zeroed here): Mo, Co, Cbo (or NULL) [N][r+1][n][n]; go, Qo [N][r+1][n]. */
+int hodyn_closed_form(int n, const int *parent, const int *revolute, const double *X,
+                      const double *M, const double *A0, const double *A1, const double *A2,
+                      const unsigned char *anc, long N, int D, const double *qs, int r,
+                      const double *u_root, const double *W, double *Mo, double *Co,
+                      double *Cbo, double *go, double *Qo) {
+    const int K1 = r + 2, r1 = r + 1;
+    if (K1 > MAXK || D < r + 3) return -1;
+    const size_t jsz = (size_t)K1 * n * 6; /* one body's J: [k][c][6] */
+    double *J = malloc(sizeof(double) * jsz * n);
+    double *MJ = malloc(sizeof(double) * jsz);
+    double *G = malloc(sizeof(double) * jsz);
+    double *H = malloc(sizeof(double) * jsz);
+    double *U = malloc(sizeof(double) * 6 * n);
+    if (!J || !MJ || !G || !H || !U) { free(J); free(MJ); free(G); free(H); free(U); return -1; }
+    double Dk[MAXK][36], Ad[36], V[MAXK][6], u[MAXK][6], Mu[MAXK][6], t[6], t2[6];
+    const size_t mat = (size_t)r1 * n * n, vec = (size_t)r1 * n;
+    memset(Mo, 0, sizeof(double) * N * mat);
+    memset(Co, 0, sizeof(double) * N * mat);
+    if (Cbo) memset(Cbo, 0, sizeof(double) * N * mat);
+    memset(go, 0, sizeof(double) * N * vec);
+    memset(Qo, 0, sizeof(double) * N * vec);
+
+    for (long s = 0; s < N; s++) {
+        const double *q = qs + (size_t)s * D * n;
+        double *Ms = Mo + s * mat, *Cs = Co + s * mat, *Cbs = Cbo ? Cbo + s * mat : NULL;
+        double *gs = go + s * vec, *Qs = Qo + s * vec;
+        for (int i = 0; i < n; i++) {
+            const double *Xi = X + 6 * i, *Mi = M + 36 * i, qi = q[i];
+            const double *a0 = A0 + 36 * i, *a1 = A1 + 36 * i, *a2 = A2 + 36 * i;
+            const unsigned char *ai = anc + (size_t)i * n;
+            const int p = parent[i];
+            if (revolute[i]) {
+                const double sn = sin(qi), cs = 1.0 - cos(qi);
+                for (int e = 0; e < 36; e++) Ad[e] = a0[e] - sn * a1[e] + cs * a2[e];
+            } else {
+                for (int e = 0; e < 36; e++) Ad[e] = a0[e] - qi * a1[e];
+            }
+            memcpy(Dk[0], Ad, sizeof(Ad));
+            for (int k = 1; k < K1; k++) {           /* (18): columns of ad_X D */
+                memset(Dk[k], 0, sizeof(Dk[k]));
+                for (int j = 0; j < k; j++) {
+                    const double c = BINOM[k - 1][j] * q[(j + 1) * n + i];
+                    for (int col = 0; col < 6; col++) {
+                        double x[6], y[6];
+                        for (int e = 0; e < 6; e++) x[e] = Dk[k - 1 - j][6 * e + col];
+                        ad(Xi, x, y);
+                        for (int e = 0; e < 6; e++) Dk[k][6 * e + col] -= c * y[e];
+                    }
+                }
+            }
+            double *Ji = J + jsz * i;                /* (16) */
+            memset(Ji, 0, sizeof(double) * jsz);
+            if (p >= 0) {
+                const double *Jp = J + jsz * p;
+                for (int k = 0; k < K1; k++)
+                    for (int c = 0; c < n; c++) {
+                        if (!ai[c] || c == i) continue;
+                        double *out = Ji + ((size_t)k * n + c) * 6;
+                        for (int j = 0; j <= k; j++) {
+                            matvec(Dk[j], Jp + ((size_t)(k - j) * n + c) * 6, t);
+                            for (int e = 0; e < 6; e++) out[e] += BINOM[k][j] * t[e];
+                        }
+                    }
+            }
+            for (int e = 0; e < 6; e++) Ji[(size_t)i * 6 + e] = Xi[e];
+            for (int k = 0; k < r1; k++) {           /* V^(k) */
+                for (int e = 0; e < 6; e++) V[k][e] = 0.0;
+                for (int j = 0; j <= k; j++)
+                    for (int c = 0; c < n; c++) {
+                        if (!ai[c]) continue;
+                        const double w = BINOM[k][j] * q[(k - j + 1) * n + c];
+                        const double *Jc = Ji + ((size_t)j * n + c) * 6;
+                        for (int e = 0; e < 6; e++) V[k][e] += w * Jc[e];
+                    }
+            }
+            for (int k = 0; k < K1; k++)
+                for (int c = 0; c < n; c++)
+                    if (ai[c]) matvec(Mi, Ji + ((size_t)k * n + c) * 6, MJ + ((size_t)k * n + c) * 6);
+            for (int k = 0; k < r1; k++)             /* G (22), H (54) */
+                for (int c = 0; c < n; c++) {
+                    if (!ai[c]) continue;
+                    double *Gk = G + ((size_t)k * n + c) * 6, *Hk = H + ((size_t)k * n + c) * 6;
+                    memcpy(Gk, MJ + ((size_t)(k + 1) * n + c) * 6, sizeof(double) * 6);
+                    for (int j = 0; j <= k; j++) {
+                        coad(V[j], MJ + ((size_t)(k - j) * n + c) * 6, t);
+                        for (int e = 0; e < 6; e++) Gk[e] -= BINOM[k][j] * t[e];
+                    }
+                    if (!Cbs) continue;
+                    memcpy(Hk, Gk, sizeof(double) * 6);
+                    for (int j = 0; j <= k; j++) {
+                        ad(V[j], Ji + ((size_t)(k - j) * n + c) * 6, t);
+                        matvec(Mi, t, t2);
+                        for (int e = 0; e < 6; e++) Hk[e] += BINOM[k][j] * t2[e];
+                    }
+                }
+            matvec(Ad, p < 0 ? u_root : U + 6 * p, U + 6 * i);   /* (26) */
+            memcpy(u[0], U + 6 * i, sizeof(double) * 6);
+            for (int k = 1; k < r1; k++) {
+                for (int e = 0; e < 6; e++) u[k][e] = 0.0;
+                for (int j = 0; j < k; j++) {
+                    ad(V[j], u[k - 1 - j], t);
+                    for (int e = 0; e < 6; e++) u[k][e] -= BINOM[k - 1][j] * t[e];
+                }
+            }
+            for (int k = 0; k < r1; k++) matvec(Mi, u[k], Mu[k]);
+            const double *Wi = W ? W + (((size_t)s * n + i) * r1) * 6 : NULL;
+            for (int k = 0; k < r1; k++)             /* (29), (31), (36), (37), (54) */
+                for (int j = 0; j <= k; j++) {
+                    const double bc = BINOM[k][j];
+                    for (int a = 0; a < n; a++) {
+                        if (!ai[a]) continue;
+                        const double *Ja = Ji + ((size_t)j * n + a) * 6;
+                        double *Mrow = Ms + ((size_t)k * n + a) * n, *Crow = Cs + ((size_t)k * n + a) * n;
+                        for (int b = 0; b < n; b++) {
+                            if (!ai[b]) continue;
+                            const double *mj = MJ + ((size_t)(k - j) * n + b) * 6;
+                            const double *gj = G + ((size_t)(k - j) * n + b) * 6;
+                            double sm = 0.0, sc = 0.0;
+                            for (int e = 0; e < 6; e++) { sm += Ja[e] * mj[e]; sc += Ja[e] * gj[e]; }
+                            Mrow[b] += bc * sm;
+                            Crow[b] += bc * sc;
+                            if (Cbs) {
+                                const double *hj = H + ((size_t)(k - j) * n + b) * 6;
+                                double sh = 0.0;
+                                for (int e = 0; e < 6; e++) sh += Ja[e] * hj[e];
+                                Cbs[((size_t)k * n + a) * n + b] += bc * sh;
+                            }
+                        }
+                        double sg = 0.0, sq = 0.0;
+                        for (int e = 0; e < 6; e++) sg += Ja[e] * Mu[k - j][e];
+                        gs[(size_t)k * n + a] += bc * sg;
+                        if (Wi) {
+                            for (int e = 0; e < 6; e++) sq += Ja[e] * Wi[6 * (k - j) + e];
+                            Qs[(size_t)k * n + a] += bc * sq;
+                        }
+                    }
+                }
+        }
+    }
+    free(J); free(MJ); free(G); free(H); free(U);
+    return 0;
+}
+
 static struct PyModuleDef kernel_module = {PyModuleDef_HEAD_INIT, "_kernel",
                                            "Compiled body-fixed passes (used via ctypes).", -1,
                                            NULL};

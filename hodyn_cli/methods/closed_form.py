@@ -50,6 +50,7 @@ from math import comb
 import numpy as np
 
 from hodyn_cli import lie
+from hodyn_cli.methods import _compiled
 from hodyn_cli.methods.common import GRAVITY, solve_in_chunks
 from hodyn_cli.model import Model
 from hodyn_cli.trajectory import Trajectory
@@ -58,6 +59,7 @@ __all__ = [
     "EOMMatrices",
     "jacobians",
     "eom_matrices",
+    "eom_matrices_numpy",
     "generalized_forces",
     "matrices",
     "inverse_dynamics",
@@ -117,8 +119,18 @@ def eom_matrices(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
 
     ``qs``: (N, >= r+2, n); ``base``: (1, >= 2, 6) root motion standing for gravity
     (only ``base[0, 1]`` = (0; -g) is used); ``wrenches``: body -> (N, r+1, 6).
-    ``with_cbar=False`` skips Cbar (left at zero), which tau does not need.
+    ``with_cbar=False`` skips Cbar (left at zero), which tau does not need. Runs the
+    compiled kernel when it is built (:mod:`hodyn_cli.methods._compiled`).
     """
+    if _compiled.available() and r <= _compiled.MAX_ORDER:
+        return _compiled.eom_matrices_chunk(model, qs, r, base, wrenches, with_cbar)
+    return eom_matrices_numpy(model, qs, r, base, wrenches, with_cbar)
+
+
+def eom_matrices_numpy(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
+                       wrenches: dict[int, np.ndarray] | None = None, with_cbar: bool = True
+                       ) -> EOMMatrices:
+    """:func:`eom_matrices` in numpy: the readable reference of the compiled kernel."""
     N, n = qs.shape[0], model.n
     J, D = jacobians(model, qs, r + 1)
     qd = qs[:, 1:, :]  # qd^(k) = qs[:, k + 1]
