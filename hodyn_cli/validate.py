@@ -205,11 +205,16 @@ def _subset(trajectory: Trajectory, idx: np.ndarray) -> Trajectory:
                       None if trajectory.t is None else trajectory.t[idx], sub)
 
 
+def _frequency(x: np.ndarray) -> float:
+    """The data's fastest time scale: the largest ratio |x^(k+1)| / |x^(k)| (k >= 1), 1/s."""
+    mags = np.abs(x[:, 1:]).max(axis=0)  # (D-1, m): |xd|, |xdd|, ...
+    ratios = mags[1:] / np.where(mags[:-1] > 0, mags[:-1], np.inf)
+    return float(ratios.max()) if ratios.size else 0.0
+
+
 def _step(qs: np.ndarray) -> float:
     """Finite-difference step from the data's time scale: 0.01 / omega (clipped)."""
-    mags = np.abs(qs[:, 1:]).max(axis=0)  # (D-1, n): |qd|, |qdd|, ...
-    ratios = mags[1:] / np.where(mags[:-1] > 0, mags[:-1], np.inf)
-    omega = float(ratios.max()) if ratios.size else 0.0
+    omega = _frequency(qs)
     return float(np.clip(STEP_FACTOR / omega, 1e-5, 1.0)) if omega > 0 else 0.01
 
 
@@ -304,7 +309,7 @@ def sampled_difference_checks(model, trajectory: Trajectory, method: str, order:
         # truncation ~ dt^2 / 6 |f'''|, with f''' of tau^(k-1) ~ tau^(k+1) omega (estimated)
         higher = mid[:, k + 1] if k + 1 <= order else analytic * (np.abs(mid[:, k]).max() /
                                                                    max(np.abs(mid[:, k - 1]).max(), 1e-300))
-        exp_rel = float(dt**2 / 6 * np.abs(higher).max() * _omega(trajectory) / scale)
+        exp_rel = float(dt**2 / 6 * np.abs(higher).max() * _frequency(trajectory.derivatives) / scale)
         tol = max(rtol, 10 * exp_rel)
         name = derivative_name("tau", k)
         c = Check("sampled differences", f"{name} vs time differences of {derivative_name('tau', k - 1)}",
@@ -315,10 +320,6 @@ def sampled_difference_checks(model, trajectory: Trajectory, method: str, order:
         checks.append(c)
         series.setdefault("sampled", {})[name] = {"t": t0, "numeric": numeric, "analytic": analytic}
     return checks
-
-
-def _omega(trajectory: Trajectory) -> float:
-    return STEP_FACTOR / _step(trajectory.derivatives)
 
 
 # -- 3. cross-method agreement ---------------------------------------------------------------
@@ -343,34 +344,43 @@ def cross_method_checks(model, results: dict[str, np.ndarray], rtol: float, idx,
 
 
 def data_consistency_checks(model, trajectory: Trajectory, rtol: float) -> list[Check]:
-    """q^(k) vs trapezoid-rule differences of q^(k-1), for every joint and order."""
-    qs, t = trajectory.derivatives, trajectory.t
+    """q^(k) vs trapezoid-rule differences of q^(k-1) for every joint and order, and the
+    same for the derivatives of every external wrench."""
+    checks = _consistency(trajectory.derivatives, trajectory.t, rtol, "q",
+                          [f"_{j}" for j in model.joint_names])
+    if trajectory.wrenches is not None:
+        for link, W in trajectory.wrenches.W.items():
+            checks += _consistency(W, trajectory.t, rtol, "W",
+                                   [f"_{link}_{c}" for c in ("mx", "my", "mz", "fx", "fy", "fz")])
+    return checks
+
+
+def _consistency(x: np.ndarray, t: np.ndarray, rtol: float, base: str, columns: list[str]
+                 ) -> list[Check]:
+    """x (N, D, m): derivative k against the trapezoid rule on derivative k-1, k = 1..D-1."""
     dt = np.diff(t)[:, None]
+    omega = _frequency(x)
     checks = []
-    for k in range(1, trajectory.orders):
-        x_prev, x = qs[:, k - 1], qs[:, k]
-        numeric = np.diff(x_prev, axis=0) / dt                     # mean of x over each step
-        analytic = (x[:-1] + x[1:]) / 2
-        err = np.abs(numeric - analytic)                           # (N-1, n)
-        scale = np.abs(x).max(axis=0)
+    for k in range(1, x.shape[1]):
+        numeric = np.diff(x[:, k - 1], axis=0) / dt                # mean of x^(k) over each step
+        analytic = (x[:-1, k] + x[1:, k]) / 2
+        err = np.abs(numeric - analytic)                           # (N-1, m)
+        scale = np.abs(x[:, k]).max(axis=0)
         scale = np.maximum(scale, 1e-9 * max(scale.max(), 1e-300) + 1e-300)
         rel = err / scale
-        # trapezoid error dt^2/12 |x''|: from q^(k+2) when the file has it, else estimated
-        if k + 2 < trajectory.orders:
-            higher = np.abs(qs[:, k + 2]).max(axis=0)
-        else:
-            higher = scale * _omega(trajectory) ** 2
+        # trapezoid error dt^2/12 |x^(k+2)|: from the data when it has that order, else estimated
+        higher = np.abs(x[:, k + 2]).max(axis=0) if k + 2 < x.shape[1] else scale * omega**2
         expected = float((dt.max() ** 2 / 12 * higher / scale).max())
         tol = max(rtol, 10 * expected)
         s, j = np.unravel_index(int(np.argmax(rel)), rel.shape)
-        name, base = derivative_name("q", k), derivative_name("q", k - 1)
-        c = Check("data consistency", f"{name} vs time differences of {base}", "pass",
+        name, prev = derivative_name(base, k), derivative_name(base, k - 1)
+        c = Check("data consistency", f"{name} vs time differences of {prev}", "pass",
                   float(err.max()), float(rel.max()), tol, expected,
-                  worst_joint=model.joint_names[j], worst_sample=int(s), worst_time=float(t[s]))
+                  worst_joint=columns[j][1:], worst_sample=int(s), worst_time=float(t[s]))
         if c.max_rel > tol:
             c.status = "fail"
-            c.detail = (f"{name}_{model.joint_names[j]} does not match the time differences of "
-                        f"{base}_{model.joint_names[j]} (relative error {c.max_rel:.3g} near "
+            c.detail = (f"{name}{columns[j]} does not match the time differences of "
+                        f"{prev}{columns[j]} (relative error {c.max_rel:.3g} near "
                         f"t = {t[s]:.6g} s){_unit_hint(numeric[:, j], analytic[:, j])}")
         checks.append(c)
     return checks

@@ -172,3 +172,25 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
     # matplotlib's default first line colour (C0, #1f77b4) appears: a plot was drawn
     c0 = np.array([0x1F, 0x77, 0xB4]) / 255
     assert (np.abs(plot_area - c0).max(axis=-1) < 0.08).sum() > 200
+
+
+def test_wrenches_pass_and_inconsistent_wrench_rates_fail(tmp_path):
+    from conftest import wrench_motion
+    from hodyn_cli.trajectory import Wrenches
+
+    model = load_model(IIWA)
+    traj = read_trajectory(IIWA_H5, model, need=5)
+    W = wrench_motion(traj.t, 2)
+    good = tmp_path / "good.h5"
+    write_trajectory(str(good), Trajectory(traj.joint_names, traj.derivatives, traj.t,
+                                           Wrenches({"iiwa_link_ee": W})))
+    result = run(IIWA, good, "--samples", "40")
+    assert result.exit_code == 0, result.stderr
+    bad_W = W.copy()
+    bad_W[:, 1, 4] *= 2  # Wd_fy twice too large
+    bad = tmp_path / "bad.h5"
+    write_trajectory(str(bad), Trajectory(traj.joint_names, traj.derivatives, traj.t,
+                                          Wrenches({"iiwa_link_ee": bad_W})))
+    result = run(IIWA, bad, "--samples", "40")
+    assert result.exit_code == 1
+    assert "Wd_iiwa_link_ee_fy does not match the time differences of W_iiwa_link_ee_fy" in result.stderr

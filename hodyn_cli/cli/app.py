@@ -140,7 +140,11 @@ def kinematics(
     strict: Strict = False,
     debug: Debug = False,
 ) -> None:
-    """Pose, spatial and body-fixed twist, and origin velocity..jerk of a link, per sample."""
+    """Pose, twists and point derivatives of one link (e.g. the flange), per sample.
+
+    Writes the pose, the spatial and body-fixed twist with their derivatives, and the
+    velocity, acceleration, jerk, ... of the link origin.
+    """
     with mapped_errors(debug):
         model = load_model(robot, strict=strict)
         render.diagnostics(model)
@@ -169,7 +173,10 @@ def matrices(
     strict: Strict = False,
     debug: Debug = False,
 ) -> None:
-    """Write M, C, Cbar, g (and Q_ext) with their time derivatives per sample (HDF5)."""
+    """Write the EOM matrices and their time derivatives per sample (HDF5).
+
+    M, C, Cbar, g (and Q_ext with wrenches), each with its first --order derivatives.
+    """
     with mapped_errors(debug):
         g = parse_gravity(gravity)
         if file_format(output) != "hdf5":
