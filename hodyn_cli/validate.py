@@ -24,9 +24,8 @@
    (the skew property of eq. (54)), and the URDF's warnings.
 
 Default tolerances (relative to the largest magnitude of the checked quantity; the
-reasoning is in ``docs``-style comments at :class:`Tolerances`) make each check fail on
-an error well below 1e-6 relative, while the estimated numerical error stays orders of
-magnitude below them.
+reasoning is in :class:`Tolerances`) make each check fail on an error well below 1e-6
+relative, while the estimated numerical error stays orders of magnitude below them.
 """
 
 from __future__ import annotations
@@ -147,7 +146,20 @@ def validate(model: Model, trajectory: Trajectory, *, methods: list[str] | None 
              samples: int | None = 1000, tolerances: Tolerances = Tolerances(),
              gravity=GRAVITY, source: str = "") -> Report:
     """Run all checks; ``samples``: how many evenly spread samples the torque checks use
-    (None or 0: all)."""
+    (None or 0: all).
+
+    >>> from pathlib import Path
+    >>> from hodyn_cli.urdf import load_model
+    >>> from hodyn_cli.trajectory import cosine
+    >>> model = load_model(Path(__file__).parents[1] / "urdf" / "planar_2r.urdf")
+    >>> traj = cosine(model.joint_names, np.linspace(0, 2, 201), amplitude=[0.8, 1.2],
+    ...               omega=[1.3, 2.1], orders=5)
+    >>> report = validate(model, traj, samples=20)
+    >>> report.passed, report.summary()["fail"]
+    (True, 0)
+    >>> [c.name for c in report.checks if c.group == "data consistency"][0]
+    'qd vs time differences of q'
+    """
     available = [m for m, e in METHODS.items() if e is not None]
     methods = available if not methods else methods
     for m in methods:

@@ -119,3 +119,15 @@ def test_mimic_warns_and_axis_is_normalized():
     model = parse_model(xml)
     assert np.allclose(model.X[0], [0, 0, 1, 0, 0, 0])
     assert any(d.level == "warning" and "mimic" in d.message for d in model.diagnostics)
+
+
+def test_position_limits_are_read():
+    from conftest import URDF
+    from hodyn_cli.urdf import load_model
+
+    iiwa = load_model(URDF / "iiwa14.urdf")
+    assert iiwa.limits[0].tolist() == [-2.967, 2.967] and iiwa.limits.shape == (7, 2)
+    arm = load_model(URDF / "gripper_arm.urdf")
+    wrist = arm.joint_index("wrist_roll")  # continuous: unlimited
+    assert np.isinf(arm.limits[wrist]).all()
+    assert arm.limits[arm.joint_index("elbow_slide")].tolist() == [0.0, 0.2]

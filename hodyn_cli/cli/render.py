@@ -29,11 +29,15 @@ def _vec(v) -> str:
     return " ".join(f"{x:.3g}" for x in np.asarray(v) + 0.0)
 
 
+def _limits(lim) -> str:
+    return "-" if not np.isfinite(lim).all() else f"{lim[0]:.4g}..{lim[1]:.4g}"
+
+
 def model_table(model: Model) -> Table:
     """The parsed model as a rich table: joints, screws, reference poses, masses, COMs."""
     table = Table(title=f"{model.name}: {model.n} joints, root link '{model.root_link}'")
     for col in ("#", "joint", "type", "parent", "link", "X (body)", "Y (spatial)",
-                "A position", "mass", "COM (body)"):
+                "A position", "limits", "mass", "COM (body)"):
         table.add_column(col, justify="right" if col in ("#", "mass") else "left",
                          no_wrap=col in ("joint", "type", "parent", "link"))
     A, Y, mass, com = model.A, model.Y, model.mass, model.com
@@ -41,7 +45,8 @@ def model_table(model: Model) -> Table:
         p = model.parent[i]
         table.add_row(str(i), model.joint_names[i], model.joint_types[i],
                       model.link_names[p] if p >= 0 else model.root_link, model.link_names[i],
-                      _vec(model.X[i]), _vec(Y[i]), _vec(A[i, :3, 3]), f"{mass[i]:.5g}",
+                      _vec(model.X[i]), _vec(Y[i]), _vec(A[i, :3, 3]), _limits(model.limits[i]),
+                      f"{mass[i]:.5g}",
                       _vec(com[i]))
     return table
 
