@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from lxml import etree
 
-from hodyn_cli import lie
+from hodyn_cli import lie, model_cache
 from hodyn_cli.errors import ModelError
 from hodyn_cli.model import Diagnostic, LinkFrame, Model
 
@@ -41,18 +41,36 @@ MOVING = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prisma
 TRIANGLE_RTOL = 1e-2
 
 
-def load_model(path: str | Path, *, strict: bool = False) -> Model:
-    """Read a URDF file into a model. ``strict`` turns warnings into errors."""
+def load_model(path: str | Path, *, strict: bool = False, cache: bool = True) -> Model:
+    """Read a URDF file into a model. ``strict`` turns warnings into errors.
+
+    With ``cache`` a model built before from the same bytes (same sha256) by the same
+    hodyn version is read from :mod:`hodyn_cli.model_cache` instead of parsed again:
+    yourdfpy imports trimesh, which alone takes about a second.
+    """
     path = Path(path)
     try:
         data = path.read_bytes()
     except OSError as e:
         raise ModelError(f"cannot read URDF: {e.strerror or e}", str(path)) from None
-    return parse_model(data, source=str(path), strict=strict)
+    sha256 = hashlib.sha256(data).hexdigest()
+    model = model_cache.load(sha256) if cache else None
+    if model is None:
+        model = _parse(data, str(path), sha256)
+        if cache:
+            model_cache.store(model)
+    _check_strict(model, strict, str(path))
+    return model
 
 
 def parse_model(data: bytes, *, source: str = "<urdf>", strict: bool = False) -> Model:
     """Build a model from URDF text (bytes). See :func:`load_model`."""
+    model = _parse(data, source, hashlib.sha256(data).hexdigest())
+    _check_strict(model, strict, source)
+    return model
+
+
+def _parse(data: bytes, source: str, sha256: str) -> Model:
     root = _safe_xml(data, source)
     _check_document(root, source)
     import yourdfpy  # deferred: it pulls in trimesh, which takes a while to import
@@ -62,12 +80,14 @@ def parse_model(data: bytes, *, source: str = "<urdf>", strict: bool = False) ->
         io.BytesIO(clean), build_scene_graph=False, load_meshes=False,
         load_collision_meshes=False,
     ).robot
-    model = _build(robot, source, hashlib.sha256(data).hexdigest())
+    return _build(robot, source, sha256)
+
+
+def _check_strict(model: Model, strict: bool, source: str) -> None:
     if strict:
         for d in model.diagnostics:
             if d.level == "warning":
                 raise ModelError(f"{d.message} (--strict)", source)
-    return model
 
 
 # -- safe parsing and checks -------------------------------------------------------------
