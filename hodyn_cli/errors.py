@@ -9,7 +9,7 @@ class HodynError(Exception):
     """Bad input: a one-line, user-facing description of what is wrong."""
 
     def __init__(self, message: str, source: str | None = None):
-        self.source = source
+        self.message, self.source = message, source
         super().__init__(f"{source}: {message}" if source else message)
 
 

@@ -12,7 +12,8 @@ import typer
 from hodyn_cli import __version__, methods
 from hodyn_cli.cli import render
 from hodyn_cli.cli.errors import EXIT_FAILED, mapped_errors
-from hodyn_cli.errors import HodynError
+from hodyn_cli.errors import HodynError, TrajectoryError
+from hodyn_cli.estimate import estimate_derivatives
 from hodyn_cli.io import (
     MATRIX_NOTES,
     atomic_path,
@@ -59,6 +60,34 @@ DEFAULT_GRAVITY = ",".join(str(g) for g in GRAVITY)
 Wrench = Annotated[str | None, typer.Option(help="External wrenches file (CSV/HDF5).")]
 
 
+Estimate = Annotated[bool, typer.Option(
+    "--estimate-derivatives",
+    help="Estimate missing derivative columns from the highest given one over t (spline; "
+         "a warning says which).")]
+
+
+def load_trajectory(path: str, model, need: int, wrench: str | None, estimate: bool,
+                    wrench_need: int = 0) -> Trajectory:
+    """Read the trajectory (and --wrench FILE); estimate missing derivatives if asked."""
+    try:
+        trajectory = read_trajectory(path, model, need=1 if estimate else need)
+    except TrajectoryError as e:
+        if estimate or not e.message.startswith("missing columns"):
+            raise
+        raise TrajectoryError(f"{e.message}; --estimate-derivatives estimates them from the "
+                              "data", e.source) from None
+    trajectory = with_wrenches(trajectory, wrench, model)
+    if estimate:
+        try:
+            trajectory, names = estimate_derivatives(trajectory, need, wrench_need)
+        except HodynError as e:  # name the file the data came from
+            raise HodynError(e.message, e.source or path) from None
+        if names:
+            render.warning(f"estimated {', '.join(names)} from the sampled data over t "
+                           "(interpolating spline, no smoothing)")
+    return trajectory
+
+
 def with_wrenches(trajectory: Trajectory, wrench: str | None, model) -> Trajectory:
     """The trajectory with the wrenches of ``--wrench FILE`` (if given)."""
     if wrench is None:
@@ -93,6 +122,7 @@ def compute(
     check: Annotated[bool, typer.Option(
         "--validate", help="Run the quick validation checks too (exit 1 if one fails; HDF5 "
                            "output records the summary).")] = False,
+    estimate: Estimate = False,
     strict: Strict = False,
     debug: Debug = False,
 ) -> None:
@@ -103,8 +133,8 @@ def compute(
             raise HodynError("--joint-wrenches needs an HDF5 --output (.h5 or .hdf5)")
         model = load_model(robot, strict=strict)
         render.diagnostics(model)
-        trajectory = with_wrenches(read_trajectory(traj, model, need=required_orders(order)),
-                                   wrench, model)
+        trajectory = load_trajectory(traj, model, required_orders(order), wrench, estimate,
+                                     order + 1)
         result = inverse_dynamics(model, trajectory, method=method.value, order=order, gravity=g)
         checked = None
         if check:
@@ -137,6 +167,7 @@ def kinematics(
     link: Annotated[str, typer.Option(help="URDF link whose motion to write (e.g. the flange).")],
     order: Annotated[int, typer.Option(min=0, help="Highest twist derivative (3: jounce).")] = 3,
     output: Output = "-",
+    estimate: Estimate = False,
     strict: Strict = False,
     debug: Debug = False,
 ) -> None:
@@ -148,7 +179,7 @@ def kinematics(
     with mapped_errors(debug):
         model = load_model(robot, strict=strict)
         render.diagnostics(model)
-        trajectory = read_trajectory(traj, model, need=order + 2)
+        trajectory = load_trajectory(traj, model, order + 2, None, estimate)
         lk = link_kinematics(model, trajectory, link, order=order)
         data, suffixes = lk.datasets()
         if output == "-":
@@ -170,6 +201,7 @@ def matrices(
                                        help="Highest derivative of the matrices.")] = 2,
     gravity: Gravity = DEFAULT_GRAVITY,
     wrench: Wrench = None,
+    estimate: Estimate = False,
     strict: Strict = False,
     debug: Debug = False,
 ) -> None:
@@ -183,8 +215,8 @@ def matrices(
             raise HodynError("hodyn matrices writes HDF5: give --output FILE.h5")
         model = load_model(robot, strict=strict)
         render.diagnostics(model)
-        trajectory = with_wrenches(read_trajectory(traj, model, need=required_orders(order)),
-                                   wrench, model)
+        trajectory = load_trajectory(traj, model, required_orders(order), wrench, estimate,
+                                     order + 1)
         E = closed_form.matrices(model, trajectory, order=order, gravity=g)
         write_datasets(output, *matrix_datasets(E, trajectory.wrenches is not None),
                        trajectory.t, attrs={

@@ -25,6 +25,10 @@ def diagnostics(model: Model, *, show_info: bool = False) -> None:
             stderr.print(f"hodyn: {d.level}: {d.message}", markup=False)
 
 
+def warning(message: str) -> None:
+    stderr.print(f"hodyn: warning: {message}", markup=False)
+
+
 def _vec(v) -> str:
     return " ".join(f"{x:.3g}" for x in np.asarray(v) + 0.0)
 
