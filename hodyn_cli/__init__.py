@@ -2,9 +2,9 @@
 
 The library is layered so that dependencies point one way::
 
-    lie  <-  model  <-  urdf
-    trajectory  <-  io
-    {lie, model, trajectory}  <-  methods/  <-  validate  <-  cli/
+    lie  <-  model  <-  {model_cache, urdf}
+    trajectory  <-  {io, estimate}
+    {lie, model, trajectory}  <-  methods/  <-  {kinematics, validate  <-  report}  <-  cli/
 
 The command line (``hodyn_cli.cli``) is a thin layer over this library; nothing
 here imports typer or rich.

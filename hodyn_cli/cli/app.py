@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
@@ -12,8 +11,22 @@ import typer
 from hodyn_cli import __version__, methods
 from hodyn_cli.cli import render
 from hodyn_cli.cli.errors import EXIT_FAILED, mapped_errors
-from hodyn_cli.errors import HodynError, TrajectoryError
-from hodyn_cli.estimate import estimate_derivatives
+from hodyn_cli.cli.inputs import (
+    DEFAULT_GRAVITY,
+    Debug,
+    Estimate,
+    Gravity,
+    Method,
+    Output,
+    Robot,
+    Strict,
+    Trajectory_,
+    Wrench,
+    load_trajectory,
+    parse_gravity,
+    provenance,
+)
+from hodyn_cli.errors import HodynError
 from hodyn_cli.io import (
     MATRIX_NOTES,
     atomic_path,
@@ -22,89 +35,19 @@ from hodyn_cli.io import (
     format_csv,
     joint_wrench_datasets,
     matrix_datasets,
-    read_trajectory,
-    read_wrenches,
     write_datasets,
     write_result,
 )
 from hodyn_cli.kinematics import link_kinematics
-from hodyn_cli.methods import GRAVITY, MAX_ORDER, closed_form, inverse_dynamics, required_orders
+from hodyn_cli.methods import MAX_ORDER, closed_form, inverse_dynamics, required_orders
 from hodyn_cli.report import render as render_report
 from hodyn_cli.report import report_format
-from hodyn_cli.trajectory import Trajectory
 from hodyn_cli.urdf import load_model
 from hodyn_cli.validate import Tolerances
 from hodyn_cli.validate import validate as run_validation
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Joint torques of a prescribed motion and their time derivatives.")
-
-
-class Method(str, Enum):
-    body_fixed = "body-fixed"
-    spatial = "spatial"
-    closed_form = "closed-form"
-
-
-Robot = Annotated[Path, typer.Argument(help="Robot description (URDF).", show_default=False)]
-Debug = Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")]
-Strict = Annotated[bool, typer.Option("--strict", help="Treat URDF warnings as errors.")]
-Trajectory_ = Annotated[str, typer.Argument(
-    help="Trajectory: .csv, .h5/.hdf5, or - for CSV on stdin.", show_default=False)]
-Output = Annotated[str, typer.Option("--output", "-o",
-                                     help="Output .csv, .h5/.hdf5, or - for CSV on stdout.")]
-
-
-Gravity = Annotated[str, typer.Option(help="Gravity gx,gy,gz in the root link frame.")]
-DEFAULT_GRAVITY = ",".join(str(g) for g in GRAVITY)
-Wrench = Annotated[str | None, typer.Option(help="External wrenches file (CSV/HDF5).")]
-
-
-Estimate = Annotated[bool, typer.Option(
-    "--estimate-derivatives",
-    help="Estimate missing derivative columns from the highest given one over t (spline; "
-         "a warning says which).")]
-
-
-def load_trajectory(path: str, model, need: int, wrench: str | None, estimate: bool,
-                    wrench_need: int = 0) -> Trajectory:
-    """Read the trajectory (and --wrench FILE); estimate missing derivatives if asked."""
-    try:
-        trajectory = read_trajectory(path, model, need=1 if estimate else need)
-    except TrajectoryError as e:
-        if estimate or not e.message.startswith("missing columns"):
-            raise
-        raise TrajectoryError(f"{e.message}; --estimate-derivatives estimates them from the "
-                              "data", e.source) from None
-    trajectory = with_wrenches(trajectory, wrench, model)
-    if estimate:
-        try:
-            trajectory, names = estimate_derivatives(trajectory, need, wrench_need)
-        except HodynError as e:  # name the file the data came from
-            raise HodynError(e.message, e.source or path) from None
-        if names:
-            render.warning(f"estimated {', '.join(names)} from the sampled data over t "
-                           "(interpolating spline, no smoothing)")
-    return trajectory
-
-
-def with_wrenches(trajectory: Trajectory, wrench: str | None, model) -> Trajectory:
-    """The trajectory with the wrenches of ``--wrench FILE`` (if given)."""
-    if wrench is None:
-        return trajectory
-    W = read_wrenches(wrench, model, trajectory.n_samples)
-    return Trajectory(trajectory.joint_names, trajectory.derivatives, trajectory.t, W)
-
-
-def parse_gravity(text: str) -> tuple[float, float, float]:
-    """``"gx,gy,gz"`` -> floats."""
-    try:
-        g = tuple(float(v) for v in text.split(","))
-    except ValueError:
-        g = ()
-    if len(g) != 3:
-        raise HodynError(f"--gravity: expected gx,gy,gz (e.g. 0,0,-9.81), got '{text}'")
-    return g
 
 
 @app.command()
@@ -144,17 +87,15 @@ def compute(
         if output == "-":
             sys.stdout.write(format_csv(result, model.joint_names, trajectory.t))
         else:
+            attrs = provenance(robot, traj, model, method=method.value, order=order, gravity=g)
             extra = {}
             if joint_wrenches:
                 F = methods.joint_wrenches(model, trajectory, method=method.value, order=order,
                                            gravity=g)
                 extra = joint_wrench_datasets(F, model.link_names)
-            attrs = {"hodyn_version": __version__, "method": method.value, "order": order,
-                     "gravity": g, "urdf": str(robot), "urdf_sha256": model.source_sha256,
-                     "trajectory": traj}
             if checked is not None:
-                attrs["validation_passed"] = checked.passed
-                attrs["validation_report"] = render_report(checked, "json")
+                attrs |= {"validation_passed": checked.passed,
+                          "validation_report": render_report(checked, "json")}
             write_result(output, result, model.joint_names, trajectory.t, attrs=attrs, extra=extra)
     if checked is not None and not checked.passed:
         raise typer.Exit(EXIT_FAILED)
@@ -185,11 +126,9 @@ def kinematics(
         if output == "-":
             sys.stdout.write(csv_text(data, suffixes, trajectory.t))
             return
-        write_datasets(output, data, suffixes, trajectory.t, attrs={
-            "hodyn_version": __version__, "link": link, "order": order, "urdf": str(robot),
-            "urdf_sha256": model.source_sha256, "trajectory": traj,
-            "frames": "p, R, Vs*, pd*: root frame; Vb*: link frame; twists (angular; linear)",
-        })
+        write_datasets(output, data, suffixes, trajectory.t, attrs=provenance(
+            robot, traj, model, link=link, order=order,
+            frames="p, R, Vs*, pd*: root frame; Vb*: link frame; twists (angular; linear)"))
 
 
 @app.command()
@@ -218,12 +157,11 @@ def matrices(
         trajectory = load_trajectory(traj, model, required_orders(order), wrench, estimate,
                                      order + 1)
         E = closed_form.matrices(model, trajectory, order=order, gravity=g)
+        attrs = provenance(robot, traj, model, order=order, gravity=g)
+        attrs |= {"joint_names": list(model.joint_names),
+                  **{f"about_{name}": text for name, text in MATRIX_NOTES.items()}}
         write_datasets(output, *matrix_datasets(E, trajectory.wrenches is not None),
-                       trajectory.t, attrs={
-            "joint_names": list(model.joint_names), "hodyn_version": __version__,
-            "order": order, "gravity": g, "urdf": str(robot),
-            "urdf_sha256": model.source_sha256, "trajectory": traj,
-            **{f"about_{name}": text for name, text in MATRIX_NOTES.items()}})
+                       trajectory.t, attrs=attrs)
 
 
 @app.command()
@@ -256,7 +194,7 @@ def validate(
         fmt = report_format(report) if report else None
         model = load_model(robot, strict=strict)
         render.diagnostics(model)
-        trajectory = with_wrenches(read_trajectory(traj, model, need=4), wrench, model)
+        trajectory = load_trajectory(traj, model, 4, wrench, False)
         chosen = None if method == "all" else [m.strip() for m in method.split(",")]
         result = run_validation(model, trajectory, methods=chosen, samples=samples or None,
                                 tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol),

@@ -1,0 +1,88 @@
+"""Command-line inputs shared by the commands: option types, trajectory loading, provenance."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hodyn_cli import __version__
+from hodyn_cli.cli import render
+from hodyn_cli.errors import HodynError, TrajectoryError
+from hodyn_cli.estimate import estimate_derivatives
+from hodyn_cli.io import read_trajectory, read_wrenches
+from hodyn_cli.methods import GRAVITY
+from hodyn_cli.model import Model
+from hodyn_cli.trajectory import Trajectory
+
+
+class Method(str, Enum):
+    body_fixed = "body-fixed"
+    spatial = "spatial"
+    closed_form = "closed-form"
+
+
+Robot = Annotated[Path, typer.Argument(help="Robot description (URDF).", show_default=False)]
+Debug = Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")]
+Strict = Annotated[bool, typer.Option("--strict", help="Treat URDF warnings as errors.")]
+Trajectory_ = Annotated[str, typer.Argument(
+    help="Trajectory: .csv, .h5/.hdf5, or - for CSV on stdin.", show_default=False)]
+Output = Annotated[str, typer.Option("--output", "-o",
+                                     help="Output .csv, .h5/.hdf5, or - for CSV on stdout.")]
+Gravity = Annotated[str, typer.Option(help="Gravity gx,gy,gz in the root link frame.")]
+DEFAULT_GRAVITY = ",".join(str(g) for g in GRAVITY)
+Wrench = Annotated[str | None, typer.Option(help="External wrenches file (CSV/HDF5).")]
+
+Estimate = Annotated[bool, typer.Option(
+    "--estimate-derivatives",
+    help="Estimate missing derivative columns from the highest given one over t (spline; "
+         "a warning says which).")]
+
+
+def load_trajectory(path: str, model, need: int, wrench: str | None, estimate: bool,
+                    wrench_need: int = 0) -> Trajectory:
+    """Read the trajectory (and --wrench FILE); estimate missing derivatives if asked."""
+    try:
+        trajectory = read_trajectory(path, model, need=1 if estimate else need)
+    except TrajectoryError as e:
+        if estimate or not e.message.startswith("missing columns"):
+            raise
+        raise TrajectoryError(f"{e.message}; --estimate-derivatives estimates them from the "
+                              "data", e.source) from None
+    trajectory = with_wrenches(trajectory, wrench, model)
+    if estimate:
+        try:
+            trajectory, names = estimate_derivatives(trajectory, need, wrench_need)
+        except HodynError as e:  # name the file the data came from
+            raise HodynError(e.message, e.source or path) from None
+        if names:
+            render.warning(f"estimated {', '.join(names)} from the sampled data over t "
+                           "(interpolating spline, no smoothing)")
+    return trajectory
+
+
+def with_wrenches(trajectory: Trajectory, wrench: str | None, model) -> Trajectory:
+    """The trajectory with the wrenches of ``--wrench FILE`` (if given)."""
+    if wrench is None:
+        return trajectory
+    W = read_wrenches(wrench, model, trajectory.n_samples)
+    return Trajectory(trajectory.joint_names, trajectory.derivatives, trajectory.t, W)
+
+
+def parse_gravity(text: str) -> tuple[float, float, float]:
+    """``"gx,gy,gz"`` -> floats."""
+    try:
+        g = tuple(float(v) for v in text.split(","))
+    except ValueError:
+        g = ()
+    if len(g) != 3:
+        raise HodynError(f"--gravity: expected gx,gy,gz (e.g. 0,0,-9.81), got '{text}'")
+    return g
+
+
+def provenance(robot: Path, traj: str, model: Model, **settings) -> dict:
+    """HDF5 attributes that say where a result came from."""
+    return {"hodyn_version": __version__, **settings, "urdf": str(robot),
+            "urdf_sha256": model.source_sha256, "trajectory": traj}
