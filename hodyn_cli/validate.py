@@ -423,7 +423,11 @@ def limit_checks(model: Model, trajectory: Trajectory) -> list[Check]:
     c = Check("data consistency", "q within URDF limits", "pass", float(max(over.max(), 0.0)),
               worst_joint=model.joint_names[j], worst_sample=int(s),
               worst_time=None if trajectory.t is None else float(trajectory.t[s]))
-    if over[s, j] > 0:
+    if over[s, j] <= 0:
+        c.max_abs = None
+        c.detail = (f"closest to a limit: q_{model.joint_names[j]} = {q[s, j]:.6g}, "
+                    f"{-over[s, j]:.3g} inside [{lo[j]:.6g}, {hi[j]:.6g}]")
+    else:
         c.status = "fail"
         hint = ""
         if model.joint_types[j] != "prismatic" and lo[j] <= np.radians(q[s, j]) <= hi[j]:
