@@ -182,13 +182,16 @@ def _apply(A: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def generalized_forces(E: EOMMatrices, qs: np.ndarray) -> np.ndarray:
-    """tau and derivatives (N, r+1, n) from the matrices, eqs. (1), (28), (38)."""
+    """tau and derivatives (N, r+1, n) from the matrices, eqs. (1), (28), (38):
+    ``tau^(k) = sum_j C(k, j) (M^(j) q^(k-j+2) + C^(j) q^(k-j+1)) + g^(k) + Q_ext^(k)``."""
     r = E.M.shape[1] - 1
+    # every product M^(j) q^(m+2) and C^(j) q^(m+1) at once: (N, r+1, n, r+1)
+    Mq = E.M @ np.swapaxes(qs[:, None, 2 : r + 3], -1, -2)
+    Cq = E.C @ np.swapaxes(qs[:, None, 1 : r + 2], -1, -2)
     tau = E.g + E.Q_ext
     for k in range(r + 1):
         for j in range(k + 1):
-            c = comb(k, j)
-            tau[:, k] += c * (_apply(E.M[:, j], qs[:, k - j + 2]) + _apply(E.C[:, j], qs[:, k - j + 1]))
+            tau[:, k] += comb(k, j) * (Mq[:, j, :, k - j] + Cq[:, j, :, k - j])
     return tau
 
 
