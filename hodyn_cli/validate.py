@@ -160,11 +160,10 @@ def validate(model: Model, trajectory: Trajectory, *, methods: list[str] | None 
     >>> [c.name for c in report.checks if c.group == "data consistency"][0]
     'qd vs time differences of q'
     """
-    available = [m for m, e in METHODS.items() if e is not None]
-    methods = available if not methods else methods
+    methods = list(METHODS) if not methods else methods
     for m in methods:
-        if m not in available:
-            raise HodynError(f"unknown or unavailable method '{m}' (choose from {', '.join(available)})")
+        if m not in METHODS:
+            raise HodynError(f"unknown method '{m}' (choose from {', '.join(METHODS)})")
     D = trajectory.orders
     if D < 4:
         raise HodynError("validation needs at least q, qd, qdd, qddd (to check taud)", source)

@@ -39,8 +39,8 @@ class Method:
     max_order: int
 
 
-#: name -> Method; None: not implemented yet.
-METHODS: dict[str, Method | None] = {
+#: name -> Method
+METHODS: dict[str, Method] = {
     "body-fixed": Method(body_fixed.inverse_dynamics, body_fixed.joint_wrenches, 4),
     "spatial": Method(spatial.inverse_dynamics, spatial.joint_wrenches, 4),
     "closed-form": Method(closed_form.inverse_dynamics, None, 4),
@@ -94,8 +94,6 @@ def _select(method: str, order: int) -> Method:
     if method not in METHODS:
         raise HodynError(f"unknown method '{method}' (choose from {', '.join(METHODS)})")
     entry = METHODS[method]
-    if entry is None:
-        raise HodynError(f"method '{method}' is not implemented yet")
     if not 0 <= order <= entry.max_order:
         raise HodynError(f"method '{method}' computes orders 0..{entry.max_order}, not {order}")
     return entry

@@ -127,10 +127,9 @@ def _moved(R: np.ndarray, p: np.ndarray, X: np.ndarray, N: int) -> np.ndarray:
     return np.broadcast_to(np.concatenate([w, lie.cross(p, w) + v], axis=-1), (N, 6))
 
 
-def spatial_inertia(model: Model, kin: SpatialKinematics, i: int) -> np.ndarray:
-    """``M_i^s = Ad_{C_i}^-T M_i Ad_{C_i}^-1`` (N, 6, 6), eq. (13)."""
-    Ai = lie.Ad_inv(kin.R[i], kin.p[i])
-    return np.swapaxes(Ai, 1, 2) @ model.M[i] @ Ai
+def spatial_inertia(M: np.ndarray, Ad_inv: np.ndarray) -> np.ndarray:
+    """``M^s = Ad_C^-T M Ad_C^-1`` (N, 6, 6) from the body inertia M and ``Ad_C^-1``, eq. (13)."""
+    return np.swapaxes(Ad_inv, 1, 2) @ M @ Ad_inv
 
 
 def inertia_derivatives(Ms: np.ndarray, V: np.ndarray, r: int) -> list[np.ndarray]:
@@ -157,15 +156,14 @@ def _apply(M: np.ndarray, x: np.ndarray) -> np.ndarray:
     return (M @ x[..., None])[..., 0]
 
 
-def external_wrench(kin: SpatialKinematics, i: int, Wb: np.ndarray) -> np.ndarray:
+def external_wrench(Ad_inv: np.ndarray, V: np.ndarray, Wb: np.ndarray) -> np.ndarray:
     """Spatial form (N, r+1, 6) of the body-frame wrench derivatives Wb (N, r+1, 6), (22).
 
     ``w_m = Ad_{C_i}^-T Wb^(m)`` and ``d/dt w_m = w_{m+1} - ad_V^T w_m``, so the table
     ``e[m][k] = d^k w_m`` satisfies ``e[m][k] = e[m+1][k-1] - sum_j C(k-1,j) ad_{V^(j)}^T e[m][k-1-j]``.
     """
     r1 = Wb.shape[1]
-    V = kin.V[i]
-    e = [Wb @ lie.Ad_inv(kin.R[i], kin.p[i])]  # e[k][:, m] = d^k w_m  (row vectors: w^T Ad^-1)
+    e = [Wb @ Ad_inv]  # e[k][:, m] = d^k w_m  (row vectors: w^T Ad^-1)
     for k in range(1, r1):
         rows = r1 - k
         col = e[k - 1][:, 1:].copy()
@@ -189,10 +187,11 @@ def backward_pass(model: Model, kin: SpatialKinematics, order: int,
     tau = np.empty((N, r + 1, model.n))
     for i in reversed(range(model.n)):
         V, Y = kin.V[i], kin.Y[i]
-        Md = inertia_derivatives(spatial_inertia(model, kin, i), V, r)           # (13), (14)
+        Ad_inv = lie.Ad_inv(kin.R[i], kin.p[i])
+        Md = inertia_derivatives(spatial_inertia(model.M[i], Ad_inv), V, r)       # (13), (14)
         W[i] += momentum_derivatives(Md, V, r)[:, 1:]                             # (16)-(19), (26)
         if wrenches and i in wrenches:
-            W[i] += external_wrench(kin, i, wrenches[i])                          # (22)
+            W[i] += external_wrench(Ad_inv, V, wrenches[i])                       # (22)
         for k in range(r + 1):                                                    # (31)
             tau[:, k, i] = sum(comb(k, j) * np.einsum("nj,nj->n", Y[:, j], W[i][:, k - j])
                                for j in range(k + 1))
