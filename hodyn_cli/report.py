@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hodyn_cli.errors import HodynError
 from hodyn_cli.validate import Check, Report
 
 __all__ = ["to_json", "to_markdown", "to_html", "report_format", "SCHEMA_PATH"]
@@ -27,8 +28,6 @@ FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html":
 
 def report_format(path: str) -> str:
     """'json', 'markdown' or 'html' from a file name."""
-    from hodyn_cli.errors import HodynError
-
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
         raise HodynError(f"unknown report type '{suffix or path}' (use .json, .md or .html)", path)
