@@ -1,8 +1,9 @@
-"""The compiled body-fixed kernel (``_kernel.c``), called through ctypes.
+"""The compiled kernels (``_kernel.c``: body-fixed passes, closed-form matrices) via ctypes.
 
-:func:`available` says whether it was built; :func:`inverse_dynamics_chunk` has the
-signature of the numpy passes in :mod:`hodyn_cli.methods.body_fixed` for one chunk.
-Setting the environment variable ``HODYN_NO_KERNEL=1`` forces the numpy implementation.
+:func:`available` says whether they were built; :func:`inverse_dynamics_chunk` stands for
+the numpy passes of :mod:`hodyn_cli.methods.body_fixed` on one chunk, and
+:func:`eom_matrices_chunk` for :func:`hodyn_cli.methods.closed_form.eom_matrices_numpy`.
+Setting the environment variable ``HODYN_NO_KERNEL=1`` forces the numpy implementations.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ _u8 = np.ctypeslib.ndpointer(dtype=np.uint8, flags="C_CONTIGUOUS")
 
 @cache
 def _library():
+    """The loaded shared library with typed entry points, or None (not built / disabled)."""
     if os.environ.get("HODYN_NO_KERNEL"):
         return None
     try:
