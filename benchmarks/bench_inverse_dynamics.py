@@ -11,6 +11,12 @@ is the body-fixed method without its compiled kernel (the readable reference).
 
 from __future__ import annotations
 
+import os
+
+# single-threaded comparison: OpenBLAS's idle worker threads otherwise spin on the second
+# core and slow both sides by up to ~30 % on a 2-core machine (set before numpy loads)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import argparse
 import time
 from pathlib import Path

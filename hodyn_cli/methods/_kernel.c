@@ -66,10 +66,18 @@ static inline void matTvec(const double *A, const double *x, double *out) {
     }
 }
 
-/* Ad = [[R, 0], [P, R]] (P = skew(p) R) and a rigid-body inertia [[Theta, skew(h)],
- * [-skew(h), m I]] (h = m c) stored by their blocks: the products below use the block
- * structure (27 instead of 36 multiply-adds each). */
-typedef struct { double R[9], P[9]; } Adjoint;
+/* ---- body-fixed passes, LANES samples in lockstep ----------------------------------------
+ * The recursion is a chain of short dependent products; running LANES independent samples
+ * side by side (GCC/Clang vector extensions: one vd holds the same quantity of LANES
+ * samples) turns latency into throughput. A last partial group repeats its final sample in
+ * the unused lanes and does not store them.
+ * Ad = [[R, 0], [P, R]] (P = skew(p) R) and a rigid-body inertia [[Theta, skew(h)],
+ * [-skew(h), m I]] (h = m c) are used by their blocks. */
+#define LANES 2 /* 128-bit vectors: the baseline SIMD width of x86-64 (SSE2) and aarch64 (NEON) */
+typedef double vd __attribute__((vector_size(LANES * sizeof(double))));
+
+typedef struct { double R[9], P[9]; } Adjoint;       /* constant blocks, scalar */
+typedef struct { vd R[9], P[9]; } AdjointV;           /* per-sample blocks */
 typedef struct { double Th[9], h[3], m; } Inertia;
 
 static inline void blocks_of(const double *A, Adjoint *out) {
@@ -80,55 +88,81 @@ static inline void blocks_of(const double *A, Adjoint *out) {
         }
 }
 
-static inline void m3v(const double *A, const double *x, double *out) {
+static inline void vcross(const vd *a, const vd *b, vd *out) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* a x b for a constant a */
+static inline void ccross(const double *a, const vd *b, vd *out) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static inline void vm3v(const vd *A, const vd *x, vd *out) {
     out[0] = A[0] * x[0] + A[1] * x[1] + A[2] * x[2];
     out[1] = A[3] * x[0] + A[4] * x[1] + A[5] * x[2];
     out[2] = A[6] * x[0] + A[7] * x[1] + A[8] * x[2];
 }
 
-static inline void m3tv(const double *A, const double *x, double *out) {
+static inline void vm3tv(const vd *A, const vd *x, vd *out) {
     out[0] = A[0] * x[0] + A[3] * x[1] + A[6] * x[2];
     out[1] = A[1] * x[0] + A[4] * x[1] + A[7] * x[2];
     out[2] = A[2] * x[0] + A[5] * x[1] + A[8] * x[2];
 }
 
 /* Ad x = (R w; P w + R v) */
-static inline void ad_apply(const Adjoint *A, const double *x, double *out) {
-    double t[3];
-    m3v(A->R, x, out);
-    m3v(A->P, x, out + 3);
-    m3v(A->R, x + 3, t);
+static inline void vad_apply(const AdjointV *A, const vd *x, vd *out) {
+    vd t[3];
+    vm3v(A->R, x, out);
+    vm3v(A->P, x, out + 3);
+    vm3v(A->R, x + 3, t);
     out[3] += t[0]; out[4] += t[1]; out[5] += t[2];
 }
 
 /* Ad^T y = (R^T m + P^T f; R^T f) */
-static inline void adT_apply(const Adjoint *A, const double *y, double *out) {
-    double t[3];
-    m3tv(A->R, y, out);
-    m3tv(A->P, y + 3, t);
+static inline void vadT_apply(const AdjointV *A, const vd *y, vd *out) {
+    vd t[3];
+    vm3tv(A->R, y, out);
+    vm3tv(A->P, y + 3, t);
     out[0] += t[0]; out[1] += t[1]; out[2] += t[2];
-    m3tv(A->R, y + 3, out + 3);
+    vm3tv(A->R, y + 3, out + 3);
 }
 
 /* M x = (Theta w + h x v; m v - h x w) */
-static inline void inertia_apply(const Inertia *I, const double *x, double *out) {
-    double t[3];
-    m3v(I->Th, x, out);
-    cross(I->h, x + 3, t);
+static inline void vinertia_apply(const Inertia *I, const vd *x, vd *out) {
+    vd t[3];
+    const double *T = I->Th;
+    out[0] = T[0] * x[0] + T[1] * x[1] + T[2] * x[2];
+    out[1] = T[3] * x[0] + T[4] * x[1] + T[5] * x[2];
+    out[2] = T[6] * x[0] + T[7] * x[1] + T[8] * x[2];
+    ccross(I->h, x + 3, t);
     out[0] += t[0]; out[1] += t[1]; out[2] += t[2];
-    cross(I->h, x, t);
+    ccross(I->h, x, t);
     out[3] = I->m * x[3] - t[0]; out[4] = I->m * x[4] - t[1]; out[5] = I->m * x[5] - t[2];
 }
 
-/* ad_X y and ad_X^T y for a joint screw: revolute X = (w; 0), prismatic X = (0; v) */
-static inline void joint_ad(const double *X, int revolute, const double *y, double *out) {
-    if (revolute) { cross(X, y, out); cross(X, y + 3, out + 3); }
-    else { out[0] = out[1] = out[2] = 0.0; cross(X + 3, y, out + 3); }
+/* ad_V^T h = -(w x m + v x f; w x f) */
+static inline void vcoad(const vd *V, const vd *h, vd *out) {
+    vd t[3];
+    vcross(V, h, out);
+    vcross(V + 3, h + 3, t);
+    out[0] = -(out[0] + t[0]); out[1] = -(out[1] + t[1]); out[2] = -(out[2] + t[2]);
+    vcross(V, h + 3, out + 3);
+    out[3] = -out[3]; out[4] = -out[4]; out[5] = -out[5];
 }
 
-static inline void joint_coad(const double *X, int revolute, const double *y, double *out) {
-    if (revolute) { cross(X, y, out); cross(X, y + 3, out + 3); }
-    else { cross(X + 3, y + 3, out); out[3] = out[4] = out[5] = 0.0; }
+/* ad_X y and ad_X^T y for a joint screw: revolute X = (w; 0), prismatic X = (0; v) */
+static inline void vjoint_ad(const double *X, int revolute, const vd *y, vd *out) {
+    if (revolute) { ccross(X, y, out); ccross(X, y + 3, out + 3); }
+    else { out[0] = out[1] = out[2] = (vd){0}; ccross(X + 3, y, out + 3); }
+}
+
+static inline void vjoint_coad(const double *X, int revolute, const vd *y, vd *out) {
+    if (revolute) { ccross(X, y, out); ccross(X, y + 3, out + 3); }
+    else { ccross(X + 3, y + 3, out); out[3] = out[4] = out[5] = (vd){0}; }
     for (int e = 0; e < 6; e++) out[e] = -out[e];
 }
 
@@ -143,108 +177,119 @@ int hodyn_body_fixed(int n, const int *parent, const int *revolute, const double
                      const double *W, double *out) {
     const int K1 = order + 2, r1 = order + 1;
     if (K1 > MAXK || D < order + 3) return -1;
-    Adjoint *Ad = malloc(sizeof(Adjoint) * 4 * n); /* per body: current, B0, B1, B2 */
+    Adjoint *B = malloc(sizeof(Adjoint) * 3 * n); /* per body: Ad_{B^-1}, ad_X .., ad_X^2 .. */
     Inertia *In = malloc(sizeof(Inertia) * n);
-    double *V = malloc(sizeof(double) * 6 * K1 * n);  /* V[i][k][6] */
-    double *F = malloc(sizeof(double) * 6 * r1 * n);  /* F[i][k][6] */
-    if (!Ad || !In || !V || !F) { free(Ad); free(In); free(V); free(F); return -1; }
+    vd *Vb = NULL, *Fb = NULL, *Q = NULL;
+    AdjointV *Ad = NULL;
+    int fail = !B || !In;
+    fail = fail || posix_memalign((void **)&Ad, sizeof(vd), sizeof(AdjointV) * n);
+    fail = fail || posix_memalign((void **)&Vb, sizeof(vd), sizeof(vd) * 6 * K1 * n);
+    fail = fail || posix_memalign((void **)&Fb, sizeof(vd), sizeof(vd) * 6 * r1 * n);
+    fail = fail || posix_memalign((void **)&Q, sizeof(vd), sizeof(vd) * D * n);
+    if (fail) { free(B); free(In); free(Ad); free(Vb); free(Fb); free(Q); return -1; }
     for (int i = 0; i < n; i++) {
-        blocks_of(A0 + 36 * i, &Ad[4 * i + 1]);
-        blocks_of(A1 + 36 * i, &Ad[4 * i + 2]);
-        blocks_of(A2 + 36 * i, &Ad[4 * i + 3]);
+        blocks_of(A0 + 36 * i, &B[3 * i]);
+        blocks_of(A1 + 36 * i, &B[3 * i + 1]);
+        blocks_of(A2 + 36 * i, &B[3 * i + 2]);
         const double *Mi = M + 36 * i;
         for (int r = 0; r < 3; r++)
             for (int c = 0; c < 3; c++) In[i].Th[3 * r + c] = Mi[6 * r + c];
         In[i].h[0] = Mi[2 * 6 + 4]; In[i].h[1] = Mi[0 * 6 + 5]; In[i].h[2] = Mi[1 * 6 + 3];
         In[i].m = Mi[3 * 6 + 3];
     }
-    double a[MAXK][MAXK][6], Na[MAXK][MAXK][6], h[MAXK][6], b[MAXK][MAXK][6], t[6];
+    vd base_v[MAXK][6];
+    for (int k = 0; k < K1; k++)
+        for (int e = 0; e < 6; e++) base_v[k][e] = (vd){0} + base[6 * k + e];
+    vd a[MAXK][MAXK][6], Na[MAXK][MAXK][6], h[MAXK][6], b[MAXK][MAXK][6], t[6];
 
-    for (long s = 0; s < N; s++) {
-        const double *q = qs + (size_t)s * D * n; /* q[k * n + i] = q_i^(k) */
-        double *tau = out + (size_t)s * r1 * n;
-        memset(F, 0, sizeof(double) * 6 * r1 * n);
+    for (long s0 = 0; s0 < N; s0 += LANES) {
+        long lane_s[LANES];
+        for (int l = 0; l < LANES; l++) lane_s[l] = s0 + l < N ? s0 + l : N - 1;
+        for (int c = 0; c < D * n; c++)  /* q[k * n + i] = q_i^(k), one vd per entry */
+            for (int l = 0; l < LANES; l++) Q[c][l] = qs[(size_t)lane_s[l] * D * n + c];
+        memset(Fb, 0, sizeof(vd) * 6 * r1 * n);
         /* forward pass: twists and their derivatives */
         for (int i = 0; i < n; i++) {
-            const double *Xi = X + 6 * i, qi = q[i];
+            const double *Xi = X + 6 * i;
             const int rev = revolute[i];
-            Adjoint *A = &Ad[4 * i];
-            const Adjoint *B0 = A + 1, *B1 = A + 2, *B2 = A + 3;
+            AdjointV *A = &Ad[i];
+            const Adjoint *B0 = &B[3 * i], *B1 = B0 + 1, *B2 = B0 + 2;
+            vd sn, cs;
             if (rev) {
-                const double sn = sin(qi), cs = 1.0 - cos(qi);
-                for (int e = 0; e < 9; e++) {
-                    A->R[e] = B0->R[e] - sn * B1->R[e] + cs * B2->R[e];
-                    A->P[e] = B0->P[e] - sn * B1->P[e] + cs * B2->P[e];
-                }
+                for (int l = 0; l < LANES; l++) { sn[l] = sin(Q[i][l]); cs[l] = 1.0 - cos(Q[i][l]); }
             } else {
-                for (int e = 0; e < 9; e++) {
-                    A->R[e] = B0->R[e] - qi * B1->R[e];
-                    A->P[e] = B0->P[e] - qi * B1->P[e];
-                }
+                sn = Q[i]; cs = (vd){0};
             }
-            const double *Vp = parent[i] < 0 ? base : V + (size_t)6 * K1 * parent[i];
+            for (int e = 0; e < 9; e++) {
+                A->R[e] = B0->R[e] - sn * B1->R[e] + cs * B2->R[e];
+                A->P[e] = B0->P[e] - sn * B1->P[e] + cs * B2->P[e];
+            }
+            const vd *Vp = parent[i] < 0 ? &base_v[0][0] : Vb + (size_t)6 * K1 * parent[i];
             for (int m = 0; m < K1; m++) {
-                ad_apply(A, Vp + 6 * m, a[0][m]);
-                joint_ad(Xi, rev, a[0][m], Na[0][m]);
+                vad_apply(A, Vp + 6 * m, a[0][m]);
+                vjoint_ad(Xi, rev, a[0][m], Na[0][m]);
             }
             for (int k = 1; k < K1; k++) {
                 for (int m = 0; m + k < K1; m++) {
                     for (int e = 0; e < 6; e++) a[k][m][e] = a[k - 1][m + 1][e];
                     for (int j = 0; j < k; j++) {
-                        const double c = BINOM[k - 1][j] * q[(j + 1) * n + i];
+                        const vd c = BINOM[k - 1][j] * Q[(j + 1) * n + i];
                         for (int e = 0; e < 6; e++) a[k][m][e] -= c * Na[k - 1 - j][m][e];
                     }
-                    joint_ad(Xi, rev, a[k][m], Na[k][m]);
+                    vjoint_ad(Xi, rev, a[k][m], Na[k][m]);
                 }
             }
-            double *Vi = V + (size_t)6 * K1 * i;
+            vd *Vi = Vb + (size_t)6 * K1 * i;
             for (int k = 0; k < K1; k++)
-                for (int e = 0; e < 6; e++) Vi[6 * k + e] = a[k][0][e] + Xi[e] * q[(k + 1) * n + i];
+                for (int e = 0; e < 6; e++) Vi[6 * k + e] = a[k][0][e] + Xi[e] * Q[(k + 1) * n + i];
         }
         /* backward pass: wrenches and their derivatives */
         for (int i = n - 1; i >= 0; i--) {
-            const double *Xi = X + 6 * i, *Vi = V + (size_t)6 * K1 * i;
+            const double *Xi = X + 6 * i;
+            const vd *Vi = Vb + (size_t)6 * K1 * i;
             const int rev = revolute[i];
-            double *Fi = F + (size_t)6 * r1 * i;
-            for (int k = 0; k < K1; k++) inertia_apply(&In[i], Vi + 6 * k, h[k]);
+            vd *Fi = Fb + (size_t)6 * r1 * i;
+            for (int k = 0; k < K1; k++) vinertia_apply(&In[i], Vi + 6 * k, h[k]);
             for (int k = 0; k < r1; k++) {
                 for (int e = 0; e < 6; e++) Fi[6 * k + e] += h[k + 1][e];
                 for (int j = 0; j <= k; j++) {
-                    coad(Vi + 6 * j, h[k - j], t);
+                    vcoad(Vi + 6 * j, h[k - j], t);
                     for (int e = 0; e < 6; e++) Fi[6 * k + e] -= BINOM[k][j] * t[e];
                 }
             }
-            if (W) {
-                const double *Wi = W + (((size_t)s * n + i) * r1) * 6;
-                for (int e = 0; e < 6 * r1; e++) Fi[e] += Wi[e];
-            }
+            if (W)
+                for (int l = 0; l < LANES; l++) {
+                    const double *Wi = W + (((size_t)lane_s[l] * n + i) * r1) * 6;
+                    for (int e = 0; e < 6 * r1; e++) Fi[e][l] += Wi[e];
+                }
             for (int k = 0; k < r1; k++) {
-                double acc = 0.0;
+                vd acc = {0};
                 for (int e = 0; e < 6; e++) acc += Xi[e] * Fi[6 * k + e];
-                tau[k * n + i] = acc;
+                for (int l = 0; l < LANES && s0 + l < N; l++)
+                    out[(size_t)(s0 + l) * r1 * n + k * n + i] = acc[l];
             }
             const int p = parent[i];
             if (p < 0) continue;
-            double *Fp = F + (size_t)6 * r1 * p;
+            vd *Fp = Fb + (size_t)6 * r1 * p;
             for (int m = 0; m < r1; m++)
                 for (int e = 0; e < 6; e++) b[0][m][e] = Fi[6 * m + e];
-            adT_apply(&Ad[4 * i], b[0][0], t);
+            vadT_apply(&Ad[i], b[0][0], t);
             for (int e = 0; e < 6; e++) Fp[e] += t[e];
             for (int k = 1; k < r1; k++) {
                 for (int m = 0; m + k < r1; m++) {
                     for (int e = 0; e < 6; e++) b[k][m][e] = b[k - 1][m + 1][e];
                     for (int j = 0; j <= m; j++) {
-                        const double c = BINOM[m][j] * q[(j + 1) * n + i];
-                        joint_coad(Xi, rev, b[k - 1][m - j], t);
+                        const vd c = BINOM[m][j] * Q[(j + 1) * n + i];
+                        vjoint_coad(Xi, rev, b[k - 1][m - j], t);
                         for (int e = 0; e < 6; e++) b[k][m][e] -= c * t[e];
                     }
                 }
-                adT_apply(&Ad[4 * i], b[k][0], t);
+                vadT_apply(&Ad[i], b[k][0], t);
                 for (int e = 0; e < 6; e++) Fp[6 * k + e] += t[e];
             }
         }
     }
-    free(Ad); free(In); free(V); free(F);
+    free(B); free(In); free(Ad); free(Vb); free(Fb); free(Q);
     return 0;
 }
 
