@@ -1,10 +1,12 @@
-/* Compiled kernel of the body-fixed method: the same two passes as body_fixed.py, one
- * sample at a time, so that the per-sample cost is arithmetic instead of numpy's per-call
- * overhead. body_fixed.py is the readable reference; tests/test_kernel.py holds the two
- * to 1e-12. Loaded with ctypes by _compiled.py (the module init below only makes the
- * file importable, so that setuptools builds and finds it like any extension).
+/* Compiled kernels of hodyn: the body-fixed passes (body_fixed.py) and the closed-form
+ * matrices (closed_form.py, eom_matrices_numpy), in the same equations and order as the
+ * numpy code, which stays the readable reference; tests/test_kernel.py holds them to 1e-12.
+ * Samples run LANES at a time in lockstep (see below), so that the per-sample cost is
+ * arithmetic instead of numpy's per-call overhead. Loaded with ctypes by _compiled.py (the
+ * module init at the end only makes the file importable, so that setuptools builds and
+ * finds it like any extension).
  *
- * Per body i with parent p (see body_fixed.py for the equations):
+ * Body-fixed, per body i with parent p:
  *   Ad_i = A0_i - sin(q) A1_i + (1 - cos q) A2_i      (revolute; prismatic: A0 - q A1)
  *   a[0][m] = Ad_i V_p^(m),  a[k][m] = a[k-1][m+1] - sum_j C(k-1,j) q^(j+1) ad_X a[k-1-j][m]
  *   V_i^(k) = a[k][0] + X_i q^(k+1)
@@ -25,46 +27,6 @@ static const double BINOM[MAXK][MAXK] = {
     {1, 0, 0, 0, 0, 0, 0, 0},  {1, 1, 0, 0, 0, 0, 0, 0},   {1, 2, 1, 0, 0, 0, 0, 0},
     {1, 3, 3, 1, 0, 0, 0, 0},  {1, 4, 6, 4, 1, 0, 0, 0},   {1, 5, 10, 10, 5, 1, 0, 0},
     {1, 6, 15, 20, 15, 6, 1, 0}, {1, 7, 21, 35, 35, 21, 7, 1}};
-
-static inline void cross(const double *a, const double *b, double *out) {
-    out[0] = a[1] * b[2] - a[2] * b[1];
-    out[1] = a[2] * b[0] - a[0] * b[2];
-    out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-/* out = ad_X y = (w x y_w; v x y_w + w x y_v) */
-static inline void ad(const double *X, const double *y, double *out) {
-    double t[3];
-    cross(X, y, out);
-    cross(X + 3, y, out + 3);
-    cross(X, y + 3, t);
-    out[3] += t[0]; out[4] += t[1]; out[5] += t[2];
-}
-
-/* out = ad_V^T h = -(w x m + v x f; w x f) */
-static inline void coad(const double *V, const double *h, double *out) {
-    double t[3];
-    cross(V, h, out);
-    cross(V + 3, h + 3, t);
-    out[0] = -(out[0] + t[0]); out[1] = -(out[1] + t[1]); out[2] = -(out[2] + t[2]);
-    cross(V, h + 3, out + 3);
-    out[3] = -out[3]; out[4] = -out[4]; out[5] = -out[5];
-}
-
-static inline void matvec(const double *A, const double *x, double *out) {
-    for (int r = 0; r < 6; r++) {
-        const double *a = A + 6 * r;
-        out[r] = a[0] * x[0] + a[1] * x[1] + a[2] * x[2] + a[3] * x[3] + a[4] * x[4] + a[5] * x[5];
-    }
-}
-
-static inline void matTvec(const double *A, const double *x, double *out) {
-    for (int c = 0; c < 6; c++) out[c] = 0.0;
-    for (int r = 0; r < 6; r++) {
-        const double *a = A + 6 * r;
-        for (int c = 0; c < 6; c++) out[c] += a[c] * x[r];
-    }
-}
 
 /* ---- body-fixed passes, LANES samples in lockstep ----------------------------------------
  * The recursion is a chain of short dependent products; running LANES independent samples
@@ -303,6 +265,29 @@ int hodyn_body_fixed(int n, const int *parent, const int *revolute, const double
  *   M^(k) += sum_j C(k,j) J^(j)T MJ^(k-j), C^(k) with G, Cbar^(k) with H, g^(k) with M u,
  *   Q^(k) with W.
  * Outputs (zeroed here): Mo, Co, Cbo (or NULL) [N][r+1][n][n]; go, Qo [N][r+1][n]. */
+static inline void vmatvec(const vd *A, const vd *x, vd *out) {  /* vd 6x6 times vd */
+    for (int r = 0; r < 6; r++) {
+        const vd *a = A + 6 * r;
+        out[r] = a[0] * x[0] + a[1] * x[1] + a[2] * x[2] + a[3] * x[3] + a[4] * x[4] + a[5] * x[5];
+    }
+}
+
+static inline void cmatvec(const double *A, const vd *x, vd *out) { /* constant 6x6 times vd */
+    for (int r = 0; r < 6; r++) {
+        const double *a = A + 6 * r;
+        out[r] = a[0] * x[0] + a[1] * x[1] + a[2] * x[2] + a[3] * x[3] + a[4] * x[4] + a[5] * x[5];
+    }
+}
+
+/* ad_V y = (w x y_w; v x y_w + w x y_v) */
+static inline void vad(const vd *V, const vd *y, vd *out) {
+    vd t[3];
+    vcross(V, y, out);
+    vcross(V + 3, y, out + 3);
+    vcross(V, y + 3, t);
+    out[3] += t[0]; out[4] += t[1]; out[5] += t[2];
+}
+
 int hodyn_closed_form(int n, const int *parent, const int *revolute, const double *X,
                       const double *M, const double *A0, const double *A1, const double *A2,
                       const unsigned char *anc, long N, int D, const double *qs, int r,
@@ -310,144 +295,172 @@ int hodyn_closed_form(int n, const int *parent, const int *revolute, const doubl
                       double *Cbo, double *go, double *Qo) {
     const int K1 = r + 2, r1 = r + 1;
     if (K1 > MAXK || D < r + 3) return -1;
-    const size_t jsz = (size_t)K1 * n * 6; /* one body's J: [k][c][6] */
-    double *J = malloc(sizeof(double) * jsz * n);
-    double *MJ = malloc(sizeof(double) * jsz);
-    double *G = malloc(sizeof(double) * jsz);
-    double *H = malloc(sizeof(double) * jsz);
-    double *U = malloc(sizeof(double) * 6 * n);
-    if (!J || !MJ || !G || !H || !U) { free(J); free(MJ); free(G); free(H); free(U); return -1; }
-    double Dk[MAXK][36], Ad[36], V[MAXK][6], u[MAXK][6], Mu[MAXK][6], t[6], t2[6];
+    const size_t jsz = (size_t)K1 * n * 6;          /* one body's J: [k][c][6] */
     const size_t mat = (size_t)r1 * n * n, vec = (size_t)r1 * n;
-    memset(Mo, 0, sizeof(double) * N * mat);
-    memset(Co, 0, sizeof(double) * N * mat);
-    if (Cbo) memset(Cbo, 0, sizeof(double) * N * mat);
-    memset(go, 0, sizeof(double) * N * vec);
-    memset(Qo, 0, sizeof(double) * N * vec);
+    vd *J = NULL, *MJ = NULL, *G = NULL, *H = NULL, *U = NULL, *Q = NULL, *Acc = NULL;
+    const size_t acc_size = 3 * mat + 2 * vec;      /* M, C, Cbar, g, Q_ext of one group */
+    int fail = 0;
+    fail = fail || posix_memalign((void **)&J, sizeof(vd), sizeof(vd) * jsz * n);
+    fail = fail || posix_memalign((void **)&MJ, sizeof(vd), sizeof(vd) * jsz);
+    fail = fail || posix_memalign((void **)&G, sizeof(vd), sizeof(vd) * jsz);
+    fail = fail || posix_memalign((void **)&H, sizeof(vd), sizeof(vd) * jsz);
+    fail = fail || posix_memalign((void **)&U, sizeof(vd), sizeof(vd) * 6 * n);
+    fail = fail || posix_memalign((void **)&Q, sizeof(vd), sizeof(vd) * D * n);
+    fail = fail || posix_memalign((void **)&Acc, sizeof(vd), sizeof(vd) * acc_size);
+    if (fail) { free(J); free(MJ); free(G); free(H); free(U); free(Q); free(Acc); return -1; }
+    vd *Ms = Acc, *Cs = Acc + mat, *Cbs = Acc + 2 * mat, *gs = Acc + 3 * mat, *Qs = gs + vec;
+    vd Dk[MAXK][36], Ad[36], V[MAXK][6], u[MAXK][6], Mu[MAXK][6], t[6], t2[6], uroot[6];
+    for (int e = 0; e < 6; e++) uroot[e] = (vd){0} + u_root[e];
+    const int with_cbar = Cbo != NULL;
 
-    for (long s = 0; s < N; s++) {
-        const double *q = qs + (size_t)s * D * n;
-        double *Ms = Mo + s * mat, *Cs = Co + s * mat, *Cbs = Cbo ? Cbo + s * mat : NULL;
-        double *gs = go + s * vec, *Qs = Qo + s * vec;
+    for (long s0 = 0; s0 < N; s0 += LANES) {
+        long lane_s[LANES];
+        for (int l = 0; l < LANES; l++) lane_s[l] = s0 + l < N ? s0 + l : N - 1;
+        for (int c = 0; c < D * n; c++)  /* Q[k * n + i] = q_i^(k) */
+            for (int l = 0; l < LANES; l++) Q[c][l] = qs[(size_t)lane_s[l] * D * n + c];
+        memset(Acc, 0, sizeof(vd) * acc_size);
         for (int i = 0; i < n; i++) {
-            const double *Xi = X + 6 * i, *Mi = M + 36 * i, qi = q[i];
+            const double *Xi = X + 6 * i, *Mi = M + 36 * i;
             const double *a0 = A0 + 36 * i, *a1 = A1 + 36 * i, *a2 = A2 + 36 * i;
             const unsigned char *ai = anc + (size_t)i * n;
-            const int p = parent[i];
-            if (revolute[i]) {
-                const double sn = sin(qi), cs = 1.0 - cos(qi);
-                for (int e = 0; e < 36; e++) Ad[e] = a0[e] - sn * a1[e] + cs * a2[e];
+            const int p = parent[i], rev = revolute[i];
+            vd sn, cs;
+            if (rev) {
+                for (int l = 0; l < LANES; l++) { sn[l] = sin(Q[i][l]); cs[l] = 1.0 - cos(Q[i][l]); }
             } else {
-                for (int e = 0; e < 36; e++) Ad[e] = a0[e] - qi * a1[e];
+                sn = Q[i]; cs = (vd){0};
             }
+            for (int e = 0; e < 36; e++) Ad[e] = a0[e] - sn * a1[e] + cs * a2[e];
             memcpy(Dk[0], Ad, sizeof(Ad));
             for (int k = 1; k < K1; k++) {           /* (18): columns of ad_X D */
-                memset(Dk[k], 0, sizeof(Dk[k]));
+                for (int e = 0; e < 36; e++) Dk[k][e] = (vd){0};
                 for (int j = 0; j < k; j++) {
-                    const double c = BINOM[k - 1][j] * q[(j + 1) * n + i];
+                    const vd c = BINOM[k - 1][j] * Q[(j + 1) * n + i];
                     for (int col = 0; col < 6; col++) {
-                        double x[6], y[6];
+                        vd x[6], y[6];
                         for (int e = 0; e < 6; e++) x[e] = Dk[k - 1 - j][6 * e + col];
-                        ad(Xi, x, y);
+                        vjoint_ad(Xi, rev, x, y);
                         for (int e = 0; e < 6; e++) Dk[k][6 * e + col] -= c * y[e];
                     }
                 }
             }
-            double *Ji = J + jsz * i;                /* (16) */
-            memset(Ji, 0, sizeof(double) * jsz);
+            vd *Ji = J + jsz * i;                    /* (16) */
+            memset(Ji, 0, sizeof(vd) * jsz);
             if (p >= 0) {
-                const double *Jp = J + jsz * p;
+                const vd *Jp = J + jsz * p;
                 for (int k = 0; k < K1; k++)
                     for (int c = 0; c < n; c++) {
                         if (!ai[c] || c == i) continue;
-                        double *out = Ji + ((size_t)k * n + c) * 6;
+                        vd *out = Ji + ((size_t)k * n + c) * 6;
                         for (int j = 0; j <= k; j++) {
-                            matvec(Dk[j], Jp + ((size_t)(k - j) * n + c) * 6, t);
+                            vmatvec(Dk[j], Jp + ((size_t)(k - j) * n + c) * 6, t);
                             for (int e = 0; e < 6; e++) out[e] += BINOM[k][j] * t[e];
                         }
                     }
             }
-            for (int e = 0; e < 6; e++) Ji[(size_t)i * 6 + e] = Xi[e];
+            for (int e = 0; e < 6; e++) Ji[(size_t)i * 6 + e] = (vd){0} + Xi[e];
             for (int k = 0; k < r1; k++) {           /* V^(k) */
-                for (int e = 0; e < 6; e++) V[k][e] = 0.0;
+                for (int e = 0; e < 6; e++) V[k][e] = (vd){0};
                 for (int j = 0; j <= k; j++)
                     for (int c = 0; c < n; c++) {
                         if (!ai[c]) continue;
-                        const double w = BINOM[k][j] * q[(k - j + 1) * n + c];
-                        const double *Jc = Ji + ((size_t)j * n + c) * 6;
+                        const vd w = BINOM[k][j] * Q[(k - j + 1) * n + c];
+                        const vd *Jc = Ji + ((size_t)j * n + c) * 6;
                         for (int e = 0; e < 6; e++) V[k][e] += w * Jc[e];
                     }
             }
             for (int k = 0; k < K1; k++)
                 for (int c = 0; c < n; c++)
-                    if (ai[c]) matvec(Mi, Ji + ((size_t)k * n + c) * 6, MJ + ((size_t)k * n + c) * 6);
+                    if (ai[c]) cmatvec(Mi, Ji + ((size_t)k * n + c) * 6, MJ + ((size_t)k * n + c) * 6);
             for (int k = 0; k < r1; k++)             /* G (22), H (54) */
                 for (int c = 0; c < n; c++) {
                     if (!ai[c]) continue;
-                    double *Gk = G + ((size_t)k * n + c) * 6, *Hk = H + ((size_t)k * n + c) * 6;
-                    memcpy(Gk, MJ + ((size_t)(k + 1) * n + c) * 6, sizeof(double) * 6);
+                    vd *Gk = G + ((size_t)k * n + c) * 6, *Hk = H + ((size_t)k * n + c) * 6;
+                    memcpy(Gk, MJ + ((size_t)(k + 1) * n + c) * 6, sizeof(vd) * 6);
                     for (int j = 0; j <= k; j++) {
-                        coad(V[j], MJ + ((size_t)(k - j) * n + c) * 6, t);
+                        vcoad(V[j], MJ + ((size_t)(k - j) * n + c) * 6, t);
                         for (int e = 0; e < 6; e++) Gk[e] -= BINOM[k][j] * t[e];
                     }
-                    if (!Cbs) continue;
-                    memcpy(Hk, Gk, sizeof(double) * 6);
+                    if (!with_cbar) continue;
+                    memcpy(Hk, Gk, sizeof(vd) * 6);
                     for (int j = 0; j <= k; j++) {
-                        ad(V[j], Ji + ((size_t)(k - j) * n + c) * 6, t);
-                        matvec(Mi, t, t2);
+                        vad(V[j], Ji + ((size_t)(k - j) * n + c) * 6, t);
+                        cmatvec(Mi, t, t2);
                         for (int e = 0; e < 6; e++) Hk[e] += BINOM[k][j] * t2[e];
                     }
                 }
-            matvec(Ad, p < 0 ? u_root : U + 6 * p, U + 6 * i);   /* (26) */
-            memcpy(u[0], U + 6 * i, sizeof(double) * 6);
+            vmatvec(Ad, p < 0 ? uroot : U + 6 * p, U + 6 * i);   /* (26) */
+            memcpy(u[0], U + 6 * i, sizeof(vd) * 6);
             for (int k = 1; k < r1; k++) {
-                for (int e = 0; e < 6; e++) u[k][e] = 0.0;
+                for (int e = 0; e < 6; e++) u[k][e] = (vd){0};
                 for (int j = 0; j < k; j++) {
-                    ad(V[j], u[k - 1 - j], t);
+                    vad(V[j], u[k - 1 - j], t);
                     for (int e = 0; e < 6; e++) u[k][e] -= BINOM[k - 1][j] * t[e];
                 }
             }
-            for (int k = 0; k < r1; k++) matvec(Mi, u[k], Mu[k]);
-            const double *Wi = W ? W + (((size_t)s * n + i) * r1) * 6 : NULL;
+            for (int k = 0; k < r1; k++) cmatvec(Mi, u[k], Mu[k]);
+            vd Wv[MAXK][6];
+            if (W)
+                for (int k = 0; k < r1; k++)
+                    for (int e = 0; e < 6; e++)
+                        for (int l = 0; l < LANES; l++)
+                            Wv[k][e][l] = W[(((size_t)lane_s[l] * n + i) * r1 + k) * 6 + e];
             for (int k = 0; k < r1; k++)             /* (29), (31), (36), (37), (54) */
                 for (int j = 0; j <= k; j++) {
                     const double bc = BINOM[k][j];
                     for (int a = 0; a < n; a++) {
                         if (!ai[a]) continue;
-                        const double *Ja = Ji + ((size_t)j * n + a) * 6;
-                        double *Mrow = Ms + ((size_t)k * n + a) * n, *Crow = Cs + ((size_t)k * n + a) * n;
+                        const vd *Ja = Ji + ((size_t)j * n + a) * 6;
+                        vd *Mrow = Ms + ((size_t)k * n + a) * n, *Crow = Cs + ((size_t)k * n + a) * n;
                         for (int b = 0; b < n; b++) {
                             if (!ai[b]) continue;
-                            const double *mj = MJ + ((size_t)(k - j) * n + b) * 6;
-                            const double *gj = G + ((size_t)(k - j) * n + b) * 6;
-                            double sm = 0.0, sc = 0.0;
-                            for (int e = 0; e < 6; e++) { sm += Ja[e] * mj[e]; sc += Ja[e] * gj[e]; }
-                            Mrow[b] += bc * sm;
+                            const vd *gj = G + ((size_t)(k - j) * n + b) * 6;
+                            vd sc = Ja[0] * gj[0];
+                            for (int e = 1; e < 6; e++) sc += Ja[e] * gj[e];
                             Crow[b] += bc * sc;
-                            if (Cbs) {
-                                const double *hj = H + ((size_t)(k - j) * n + b) * 6;
-                                double sh = 0.0;
-                                for (int e = 0; e < 6; e++) sh += Ja[e] * hj[e];
+                            if (b >= a) { /* M^(k) is symmetric: upper triangle, mirrored below */
+                                const vd *mj = MJ + ((size_t)(k - j) * n + b) * 6;
+                                vd sm = Ja[0] * mj[0];
+                                for (int e = 1; e < 6; e++) sm += Ja[e] * mj[e];
+                                Mrow[b] += bc * sm;
+                            }
+                            if (with_cbar) {
+                                const vd *hj = H + ((size_t)(k - j) * n + b) * 6;
+                                vd sh = Ja[0] * hj[0];
+                                for (int e = 1; e < 6; e++) sh += Ja[e] * hj[e];
                                 Cbs[((size_t)k * n + a) * n + b] += bc * sh;
                             }
                         }
-                        double sg = 0.0, sq = 0.0;
-                        for (int e = 0; e < 6; e++) sg += Ja[e] * Mu[k - j][e];
+                        vd sg = Ja[0] * Mu[k - j][0];
+                        for (int e = 1; e < 6; e++) sg += Ja[e] * Mu[k - j][e];
                         gs[(size_t)k * n + a] += bc * sg;
-                        if (Wi) {
-                            for (int e = 0; e < 6; e++) sq += Ja[e] * Wi[6 * (k - j) + e];
+                        if (W) {
+                            vd sq = Ja[0] * Wv[k - j][0];
+                            for (int e = 1; e < 6; e++) sq += Ja[e] * Wv[k - j][e];
                             Qs[(size_t)k * n + a] += bc * sq;
                         }
                     }
                 }
         }
+        for (int k = 0; k < r1; k++)                 /* mirror M's lower triangle */
+            for (int a = 0; a < n; a++)
+                for (int b = 0; b < a; b++) Ms[((size_t)k * n + a) * n + b] = Ms[((size_t)k * n + b) * n + a];
+        for (int l = 0; l < LANES && s0 + l < N; l++) {  /* scatter the group's lanes */
+            const size_t s = (size_t)(s0 + l);
+            for (size_t e = 0; e < mat; e++) {
+                Mo[s * mat + e] = Ms[e][l];
+                Co[s * mat + e] = Cs[e][l];
+                if (with_cbar) Cbo[s * mat + e] = Cbs[e][l];
+            }
+            for (size_t e = 0; e < vec; e++) { go[s * vec + e] = gs[e][l]; Qo[s * vec + e] = Qs[e][l]; }
+        }
     }
-    free(J); free(MJ); free(G); free(H); free(U);
+    free(J); free(MJ); free(G); free(H); free(U); free(Q); free(Acc);
     return 0;
 }
 
-static struct PyModuleDef kernel_module = {PyModuleDef_HEAD_INIT, "_kernel",
-                                           "Compiled body-fixed passes (used via ctypes).", -1,
-                                           NULL};
+static struct PyModuleDef kernel_module = {
+    PyModuleDef_HEAD_INIT, .m_name = "_kernel",
+    .m_doc = "Compiled body-fixed passes and closed-form matrices (used via ctypes).", .m_size = -1};
 
 PyMODINIT_FUNC PyInit__kernel(void) { return PyModule_Create(&kernel_module); }
