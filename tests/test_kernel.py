@@ -29,7 +29,7 @@ def test_kernel_is_built_where_a_compiler_exists():
 @pytest.mark.parametrize("order", [0, 1, 2, 3, 4])
 def test_kernel_matches_numpy_reference(robot, order):
     name, _, model = robot
-    t = np.linspace(0, 4, 300)
+    t = np.linspace(0, 4, 301)  # odd: the kernel's last lockstep group is partly filled
     traj = random_cosine(model, t, orders=order + 3, seed=31)
     links = {model.link_names[-1]: wrench_motion(t, order), model.link_names[0]: wrench_motion(t + 2, order)}
     for W in (None, Wrenches(links)):
@@ -58,7 +58,7 @@ def test_closed_form_kernel_matches_numpy_reference(robot, order):
     from hodyn_cli.methods.common import base_motion
 
     name, _, model = robot
-    t = np.linspace(0, 4, 200)
+    t = np.linspace(0, 4, 201)  # odd: the kernel's last lockstep group is partly filled
     qs = random_cosine(model, t, orders=order + 3, seed=37).derivatives
     W = {model.n - 1: wrench_motion(t, order), 0: wrench_motion(t + 2, order)}
     base = base_motion((0.3, -0.2, -9.81), order + 1)
@@ -68,3 +68,17 @@ def test_closed_form_kernel_matches_numpy_reference(robot, order):
         for field in ("M", "C", "Cbar", "g", "Q_ext"):
             a, b = getattr(ours, field), getattr(ref, field)
             assert np.abs(a - b).max() <= 1e-12 * max(np.abs(b).max(), 1e-300), f"{name} {field}"
+
+
+@pytest.mark.skipif(not _compiled.available(), reason="compiled kernel not built")
+@pytest.mark.parametrize("n_samples", [1, 2, 3, 2049])
+def test_kernel_sample_counts(robot, n_samples):
+    """Single samples, partial lockstep groups and chunk boundaries give the same numbers."""
+    from hodyn_cli.methods import closed_form
+
+    _, _, model = robot
+    traj = random_cosine(model, np.linspace(0, 4, n_samples), orders=5, seed=41)
+    ref = numpy_reference(model, traj, 2)
+    for ours in (body_fixed.inverse_dynamics(model, traj, order=2),
+                 closed_form.inverse_dynamics(model, traj, order=2)):
+        assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max()
