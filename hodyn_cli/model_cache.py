@@ -1,17 +1,20 @@
 """A small on-disk cache of built models, keyed by the URDF's sha256 and hodyn's version.
 
 Building a model needs yourdfpy, whose import of trimesh costs about a second; the cache
-keeps ``hodyn compute`` on a small file well under that after the first run. Entries are
-plain ``.npz`` files (no pickle) in ``$HODYN_CACHE_DIR``, else ``$XDG_CACHE_HOME/hodyn``,
-else ``~/.cache/hodyn``; ``HODYN_NO_CACHE=1`` turns the cache off. The cache is only an
+keeps ``hodyn compute`` on a small file well under that after the first run. The key also
+holds a hash of the model-building source files, so edited code never reads a stale entry.
+Entries are plain ``.npz`` files (no pickle) in ``$HODYN_CACHE_DIR``, else
+``$XDG_CACHE_HOME/hodyn``, else ``~/.cache/hodyn``; ``HODYN_NO_CACHE=1`` turns the cache off. The cache is only an
 optimization: any failure to read or write it is ignored and the URDF is parsed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +25,7 @@ from hodyn_cli.model import Diagnostic, LinkFrame, Model
 __all__ = ["cache_dir", "load", "store"]
 
 FORMAT = 1
+BUILDERS = ("urdf.py", "model.py", "lie.py", "model_cache.py")  # sources the key depends on
 
 
 def cache_dir() -> Path | None:
@@ -34,9 +38,23 @@ def cache_dir() -> Path | None:
     return Path(base) / "hodyn"
 
 
+@cache
+def _builder_hash() -> str | None:
+    """Hash of the code that builds models (None if unreadable: then no caching)."""
+    h = hashlib.sha256()
+    try:
+        for name in BUILDERS:
+            h.update((Path(__file__).parent / name).read_bytes())
+    except OSError:
+        return None
+    return h.hexdigest()[:16]
+
+
 def _entry(sha256: str) -> Path | None:
-    d = cache_dir()
-    return None if d is None else d / f"model-{sha256}-{__version__}-{FORMAT}.npz"
+    d, code = cache_dir(), _builder_hash()
+    if d is None or code is None:
+        return None
+    return d / f"model-{sha256}-{__version__}-{FORMAT}-{code}.npz"
 
 
 def load(sha256: str) -> Model | None:

@@ -62,3 +62,10 @@ def test_strict_applies_to_cached_models(cache, tmp_path):
     assert any(d.level == "warning" for d in urdf.load_model(path).diagnostics)
     with pytest.raises(ModelError, match="triangle"):
         urdf.load_model(path, strict=True)  # from the cache, still an error
+
+
+def test_edited_model_code_misses_the_cache(cache, monkeypatch):
+    urdf.load_model(URDF / "planar_2r.urdf")
+    monkeypatch.setattr(model_cache, "_builder_hash", lambda: "0123456789abcdef")
+    assert model_cache.load(urdf.load_model(URDF / "planar_2r.urdf").source_sha256) is not None
+    assert len(list(cache.iterdir())) == 2  # the first entry was not used: parsed and stored again
