@@ -4,8 +4,9 @@ Building a model needs yourdfpy, whose import of trimesh costs about a second; t
 keeps ``hodyn compute`` on a small file well under that after the first run. The key also
 holds a hash of the model-building source files, so edited code never reads a stale entry.
 Entries are plain ``.npz`` files (no pickle) in ``$HODYN_CACHE_DIR``, else
-``$XDG_CACHE_HOME/hodyn``, else ``~/.cache/hodyn``; ``HODYN_NO_CACHE=1`` turns the cache off. The cache is only an
-optimization: any failure to read or write it is ignored and the URDF is parsed.
+``$XDG_CACHE_HOME/hodyn``, else ``~/.cache/hodyn``; ``HODYN_NO_CACHE=1`` turns the cache off.
+The cache is only an optimization: any failure to read or write it is ignored and the URDF
+is parsed.
 """
 
 from __future__ import annotations
