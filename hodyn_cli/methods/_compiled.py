@@ -14,7 +14,7 @@ from functools import cache
 
 import numpy as np
 
-from hodyn_cli import lie
+from hodyn_cli.methods.common import joint_adjoint_constants
 from hodyn_cli.model import Model
 
 MAX_ORDER = 6  # MAXK - 2 in _kernel.c
@@ -52,14 +52,10 @@ def available() -> bool:
 
 @cache
 def _constants(model: Model) -> tuple[np.ndarray, ...]:
-    """Per-joint constants: parent, revolute flag, X, M, Ad_{B^-1}, ad_X Ad_{B^-1}, ad_X^2 Ad_{B^-1}."""
-    A0 = lie.Ad_inv(model.B[:, :3, :3], model.B[:, :3, 3])
-    N_X = lie.ad(model.X)
-    A1 = N_X @ A0
-    A2 = N_X @ A1
+    """Per-joint constants: parent, revolute flag, X, M and the joint adjoint constants."""
     revolute = model.X[:, :3].any(axis=1).astype(np.int32)
     return (model.parent.astype(np.int32), revolute, np.ascontiguousarray(model.X),
-            np.ascontiguousarray(model.M), A0, A1, A2)
+            np.ascontiguousarray(model.M), *joint_adjoint_constants(model))
 
 
 def inverse_dynamics_chunk(model: Model, qs: np.ndarray, order: int, base: np.ndarray,

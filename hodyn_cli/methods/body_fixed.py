@@ -45,7 +45,7 @@ import numpy as np
 
 from hodyn_cli import lie
 from hodyn_cli.methods import _compiled
-from hodyn_cli.methods.common import GRAVITY, solve_in_chunks
+from hodyn_cli.methods.common import GRAVITY, relative_adjoint, solve_in_chunks
 from hodyn_cli.model import Model
 from hodyn_cli.trajectory import Trajectory
 
@@ -72,21 +72,6 @@ class Kinematics:
     V: list[np.ndarray]
 
 
-def relative_configuration(model: Model, i: int, q: np.ndarray) -> np.ndarray:
-    """``Ad_{C_{i,p}} = exp(-q_i ad_{X_i}) Ad_{B_i^-1}`` (N, 6, 6) for joint values q (N,).
-
-    The exponential in closed form (Rodrigues on the adjoint): ``ad_X^3 = -ad_X`` for a
-    unit revolute screw, ``ad_X^2 = 0`` for a prismatic one, so
-    ``exp(-q ad_X) = I - sin(q) ad_X + (1 - cos q) ad_X^2`` resp. ``I - q ad_X``.
-    """
-    A0 = lie.Ad_inv(model.B[i, :3, :3], model.B[i, :3, 3])
-    N_X = lie.ad(model.X[i])
-    A1 = N_X @ A0
-    if model.X[i, :3].any():
-        return A0 - np.sin(q)[:, None, None] * A1 + (1 - np.cos(q))[:, None, None] * (N_X @ A1)
-    return A0 - q[:, None, None] * A1
-
-
 def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None = None
                  ) -> Kinematics:
     """Body-fixed twists and their derivatives up to order K.
@@ -99,7 +84,7 @@ def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None =
     V0 = np.zeros((N, K + 1, 6)) if base is None else np.broadcast_to(base, (N, K + 1, 6))
     Ads, Vs = [], []
     for i, p in enumerate(model.parent):
-        Adi = relative_configuration(model, i, qs[:, 0, i])
+        Adi = relative_adjoint(model, i, qs[:, 0, i])
         N_X = lie.ad(model.X[i])
         a = [(V0 if p < 0 else Vs[p]) @ np.swapaxes(Adi, 1, 2)]  # a[k][:, m] = a_{m,k}
         Na = [_times(a[0], N_X)]  # ad_{X_i} a_{m,k}, by whole columns (one gemm)

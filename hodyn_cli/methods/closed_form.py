@@ -51,7 +51,7 @@ import numpy as np
 
 from hodyn_cli import lie
 from hodyn_cli.methods import _compiled
-from hodyn_cli.methods.common import GRAVITY, solve_in_chunks
+from hodyn_cli.methods.common import GRAVITY, chunks, relative_adjoint, solve_in_chunks
 from hodyn_cli.model import Model
 from hodyn_cli.trajectory import Trajectory
 
@@ -95,9 +95,7 @@ def jacobians(model: Model, qs: np.ndarray, K: int) -> tuple[list[np.ndarray], l
     J: list[np.ndarray] = []
     Ds: list[np.ndarray] = []
     for i, p in enumerate(model.parent):
-        R, t = lie.screw_exp(model.X[i], qs[:, 0, i])
-        Bexp = model.B[i] @ lie.homogeneous(R, t)
-        D = [lie.Ad_inv(Bexp[:, :3, :3], Bexp[:, :3, 3])]                        # (17)
+        D = [relative_adjoint(model, i, qs[:, 0, i])]                             # (17)
         adX = lie.ad(model.X[i])
         for k in range(1, K + 1):                                                 # (18)
             D.append(-sum(comb(k - 1, j) * qs[:, j + 1, i, None, None] * (adX @ D[k - 1 - j])
@@ -207,12 +205,7 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
 def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
              ) -> EOMMatrices:
     """The EOM matrices and their first ``order`` derivatives along a trajectory."""
-    parts: list[EOMMatrices] = []
-
-    def per_chunk(qs, base, wrenches):
-        parts.append(eom_matrices(model, qs, order, base, wrenches))
-        return parts[-1].g  # solve_in_chunks wants an array; the matrices are kept aside
-
-    solve_in_chunks(model, trajectory, order, gravity, per_chunk)
+    parts = [eom_matrices(model, qs, order, base, wrenches)
+             for _, qs, base, wrenches in chunks(model, trajectory, order, gravity)]
     return EOMMatrices(*(np.concatenate([getattr(e, f) for e in parts]) for f in
                          ("M", "C", "Cbar", "g", "Q_ext")))

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from functools import cache
 
 import numpy as np
 
@@ -78,21 +79,50 @@ def base_motion(gravity, K: int) -> np.ndarray:
     return base
 
 
-def solve_in_chunks(model: Model, trajectory: Trajectory, order: int, gravity,
-                    per_chunk: Callable[..., np.ndarray], shape: tuple[int, ...] | None = None,
-                    chunk: int = CHUNK) -> np.ndarray:
-    """Run ``per_chunk(qs, base, wrenches) -> (N_chunk, order+1, *shape)`` over sample chunks
-    (``shape`` defaults to ``(n,)``, joint torques).
+def chunks(model: Model, trajectory: Trajectory, order: int, gravity
+           ) -> Iterator[tuple[slice, np.ndarray, np.ndarray, dict[int, np.ndarray]]]:
+    """``(samples, qs, base, wrenches)`` for each chunk of ``CHUNK`` samples.
 
     Checks the inputs, builds the gravity base motion (K = order + 1) and the body
-    wrenches once, then hands each method a chunk of ``CHUNK`` samples.
+    wrenches once; ``qs`` and the wrenches are the chunk's rows.
     """
     check_inputs(model, trajectory, order)
     base = base_motion(gravity, order + 1)
     qs = trajectory.derivatives
     W = body_wrenches(model, trajectory, order)
-    out = np.empty((qs.shape[0], order + 1) + (shape or (model.n,)))
-    for s in range(0, qs.shape[0], chunk):
-        sl = slice(s, s + chunk)
-        out[sl] = per_chunk(qs[sl], base, {b: w[sl] for b, w in W.items()})
+    for s in range(0, qs.shape[0], CHUNK):
+        sl = slice(s, s + CHUNK)
+        yield sl, qs[sl], base, {b: w[sl] for b, w in W.items()}
+
+
+def solve_in_chunks(model: Model, trajectory: Trajectory, order: int, gravity,
+                    per_chunk: Callable[..., np.ndarray], shape: tuple[int, ...] | None = None
+                    ) -> np.ndarray:
+    """Run ``per_chunk(qs, base, wrenches) -> (N_chunk, order+1, *shape)`` over :func:`chunks`
+    (``shape`` defaults to ``(n,)``, joint torques)."""
+    out = np.empty((trajectory.n_samples, order + 1) + (shape or (model.n,)))
+    for sl, qs, base, wrenches in chunks(model, trajectory, order, gravity):
+        out[sl] = per_chunk(qs, base, wrenches)
     return out
+
+
+@cache
+def joint_adjoint_constants(model: Model) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``Ad_{B_i^-1}``, ``ad_{X_i} Ad_{B_i^-1}``, ``ad_{X_i}^2 Ad_{B_i^-1}``, each (n, 6, 6)."""
+    A0 = lie.Ad_inv(model.B[:, :3, :3], model.B[:, :3, 3])
+    N_X = lie.ad(model.X)
+    A1 = N_X @ A0
+    return A0, A1, N_X @ A1
+
+
+def relative_adjoint(model: Model, i: int, q: np.ndarray) -> np.ndarray:
+    """``Ad_{C_{i,p}} = exp(-q_i ad_{X_i}) Ad_{B_i^-1}`` (N, 6, 6) for joint values q (N,).
+
+    The exponential in closed form (Rodrigues on the adjoint): ``ad_X^3 = -ad_X`` for a
+    unit revolute screw, ``ad_X^2 = 0`` for a prismatic one, so
+    ``exp(-q ad_X) = I - sin(q) ad_X + (1 - cos q) ad_X^2`` resp. ``I - q ad_X``.
+    """
+    A0, A1, A2 = (A[i] for A in joint_adjoint_constants(model))
+    if model.X[i, :3].any():
+        return A0 - np.sin(q)[:, None, None] * A1 + (1 - np.cos(q))[:, None, None] * A2
+    return A0 - q[:, None, None] * A1
