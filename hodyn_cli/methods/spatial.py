@@ -57,7 +57,7 @@ from math import comb
 import numpy as np
 
 from hodyn_cli import lie
-from hodyn_cli.methods.common import GRAVITY, solve_in_chunks
+from hodyn_cli.methods.common import GRAVITY, leibniz_rates, solve_in_chunks
 from hodyn_cli.model import Model
 from hodyn_cli.trajectory import Trajectory
 
@@ -159,18 +159,10 @@ def _apply(M: np.ndarray, x: np.ndarray) -> np.ndarray:
 def external_wrench(Ad_inv: np.ndarray, V: np.ndarray, Wb: np.ndarray) -> np.ndarray:
     """Spatial form (N, r+1, 6) of the body-frame wrench derivatives Wb (N, r+1, 6), (22).
 
-    ``w_m = Ad_{C_i}^-T Wb^(m)`` and ``d/dt w_m = w_{m+1} - ad_V^T w_m``, so the table
-    ``e[m][k] = d^k w_m`` satisfies ``e[m][k] = e[m+1][k-1] - sum_j C(k-1,j) ad_{V^(j)}^T e[m][k-1-j]``.
+    ``w_m = Ad_{C_i}^-T Wb^(m)`` obeys ``d/dt w_m = w_{m+1} - ad_V^T w_m``.
     """
-    r1 = Wb.shape[1]
-    e = [Wb @ Ad_inv]  # e[k][:, m] = d^k w_m  (row vectors: w^T Ad^-1)
-    for k in range(1, r1):
-        rows = r1 - k
-        col = e[k - 1][:, 1:].copy()
-        for j in range(k):
-            col -= comb(k - 1, j) * lie.coad(V[:, j : j + 1], e[k - 1 - j][:, :rows])
-        e.append(col)
-    return np.stack([e[k][:, 0] for k in range(r1)], axis=1)
+    return leibniz_rates(Wb @ Ad_inv,  # rows w_m^T = Wb^(m)T Ad^-1
+                         lambda j, z, t: -lie.coad(V[:, j : j + 1], z))
 
 
 def backward_pass(model: Model, kin: SpatialKinematics, order: int,
@@ -201,34 +193,25 @@ def backward_pass(model: Model, kin: SpatialKinematics, order: int,
 
 
 def body_fixed_twists(R: np.ndarray, p: np.ndarray, Vs: np.ndarray) -> np.ndarray:
-    """``d^k/dt^k (Ad_C^-1 V^s)`` (N, K+1, 6) for ``C = (R, p)`` moving with twist ``V^s``."""
-    K1 = Vs.shape[1]
-    u = [Vs @ np.swapaxes(lie.Ad_inv(R, p), 1, 2)]  # u[k][:, m] = d^k u_m
-    for k in range(1, K1):
-        col = u[k - 1][:, 1:].copy()
-        for j in range(k):
-            col -= comb(k - 1, j) * lie.bracket(u[j][:, :1], u[k - 1 - j][:, : K1 - k])
-        u.append(col)
-    return np.stack([u[k][:, 0] for k in range(K1)], axis=1)
+    """``d^k/dt^k (Ad_C^-1 V^s)`` (N, K+1, 6) for ``C = (R, p)`` moving with twist ``V^s``.
+
+    With ``d/dt Ad_C^-1 = -Ad_C^-1 ad_{V^s}`` and ``Ad_C^-1 [V^s, x] = [V^b, Ad_C^-1 x]``, the
+    images ``u_m = Ad_C^-1 V^s(m)`` obey ``u_m' = u_{m+1} - [V^b, u_m]`` with ``V^b = u_0``.
+    """
+    return leibniz_rates(Vs @ np.swapaxes(lie.Ad_inv(R, p), 1, 2),
+                         lambda j, z, t: -lie.bracket(t[j][:, :1], z))
 
 
 def body_frame_wrenches(kin: SpatialKinematics, i: int, W: np.ndarray) -> np.ndarray:
     """``d^k/dt^k (Ad_{C_i}^T W)`` (N, r+1, 6): spatial wrench derivatives in body i's frame.
 
     With ``d/dt Ad_C^T = Ad_C^T ad_{V^s}^T`` and ``Ad_C^T ad_{V^s}^T = ad_{V^b}^T Ad_C^T``, the
-    images ``f_m = Ad_C^T W^(m)`` obey ``f_m' = f_{m+1} + ad_{V^b}^T f_m`` (a Leibniz table in
-    the body frame, with the body-fixed twist derivatives of :func:`body_fixed_twists`).
+    images ``f_m = Ad_C^T W^(m)`` obey ``f_m' = f_{m+1} + ad_{V^b}^T f_m``.
     """
-    r1 = W.shape[1]
     R, p = kin.R[i], kin.p[i]
-    Vb = body_fixed_twists(R, p, kin.V[i][:, :r1])
-    f = [W @ lie.Ad(R, p)]  # f[k][:, m] = d^k f_m  (row vectors: W^T Ad)
-    for k in range(1, r1):
-        col = f[k - 1][:, 1:].copy()
-        for j in range(k):
-            col += comb(k - 1, j) * lie.coad(Vb[:, j : j + 1], f[k - 1 - j][:, : r1 - k])
-        f.append(col)
-    return np.stack([f[k][:, 0] for k in range(r1)], axis=1)
+    Vb = body_fixed_twists(R, p, kin.V[i][:, : W.shape[1]])
+    return leibniz_rates(W @ lie.Ad(R, p),  # rows f_m^T = W^(m)T Ad
+                         lambda j, z, t: lie.coad(Vb[:, j : j + 1], z))
 
 
 def joint_wrenches(model: Model, trajectory: Trajectory, *, order: int = 2,
