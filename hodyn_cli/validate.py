@@ -317,10 +317,11 @@ def sampled_difference_checks(model, trajectory: Trajectory, method: str, order:
         err = np.abs(analytic - numeric)
         scale = max(float(np.abs(analytic).max()), 1e-300)
         dt = float(np.max(tp - tm) / 2)
-        # truncation ~ dt^2 / 6 |f'''|, with f''' of tau^(k-1) ~ tau^(k+1) omega (estimated)
-        higher = mid[:, k + 1] if k + 1 <= order else analytic * (np.abs(mid[:, k]).max() /
-                                                                   max(np.abs(mid[:, k - 1]).max(), 1e-300))
-        exp_rel = float(dt**2 / 6 * np.abs(higher).max() * _frequency(trajectory.derivatives) / scale)
+        # truncation dt^2/6 |tau^(k+2)|, estimated as |tau^(k+1)| omega (|tau^(k)| omega^2
+        # when tau^(k+1) was not computed), omega the data's fastest time scale
+        omega = _frequency(trajectory.derivatives)
+        rate = np.abs(mid[:, k + 1]).max() if k + 1 <= order else scale * omega
+        exp_rel = float(dt**2 / 6 * rate * omega / scale)
         tol = max(rtol, 10 * exp_rel)
         name = derivative_name("tau", k)
         c = Check("sampled differences", f"{name} vs time differences of {derivative_name('tau', k - 1)}",
