@@ -26,7 +26,7 @@ def test_kernel_is_built_where_a_compiler_exists():
 
 
 @pytest.mark.skipif(not _compiled.available(), reason="compiled kernel not built")
-@pytest.mark.parametrize("order", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("order", [0, 1, 2, 3, 4, 9])  # 9: elastic-joint orders
 def test_kernel_matches_numpy_reference(robot, order):
     name, _, model = robot
     t = np.linspace(0, 4, 301)  # odd: the kernel's last lockstep group is partly filled
@@ -82,3 +82,27 @@ def test_kernel_sample_counts(robot, n_samples):
     for ours in (body_fixed.inverse_dynamics(model, traj, order=2),
                  closed_form.inverse_dynamics(model, traj, order=2)):
         assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max()
+
+
+@pytest.mark.skipif(not _compiled.available(), reason="compiled kernel not built")
+def test_kernel_twists_match_the_numpy_forward_pass(robot):
+    name, _, model = robot
+    order = 7
+    traj = random_cosine(model, np.linspace(0, 2, 33), orders=order + 3, seed=5)
+    base = np.zeros((1, order + 2, 6))
+    base[0, 1, 3:] = (0.5, -1.0, 9.81)
+    tau, V = _compiled.inverse_dynamics_chunk(model, traj.derivatives, order, base, {},
+                                              twists=True)
+    ref = np.stack(body_fixed.forward_pass(model, traj.derivatives, order + 1, base).V, axis=1)
+    assert V.shape == ref.shape
+    assert np.abs(V - ref).max() <= 1e-12 * np.abs(ref).max(), name
+
+
+@pytest.mark.skipif(not _compiled.available(), reason="compiled kernel not built")
+def test_kernel_refuses_orders_beyond_its_tables(robot):
+    _, _, model = robot
+    order = _compiled.MAX_ORDER + 1
+    traj = random_cosine(model, np.linspace(0, 1, 3), orders=order + 3)
+    with pytest.raises(MemoryError, match="order too high"):
+        _compiled.inverse_dynamics_chunk(model, traj.derivatives, order,
+                                         np.zeros((1, order + 2, 6)), {})

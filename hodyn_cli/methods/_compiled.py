@@ -17,7 +17,7 @@ import numpy as np
 from hodyn_cli.methods.common import joint_adjoint_constants
 from hodyn_cli.model import Model
 
-MAX_ORDER = 6  # MAXK - 2 in _kernel.c
+MAX_ORDER = 22  # MAXK - 2 in _kernel.c
 
 _dbl = np.ctypeslib.ndpointer(dtype=np.float64, flags="C_CONTIGUOUS")
 _int = np.ctypeslib.ndpointer(dtype=np.int32, flags="C_CONTIGUOUS")
@@ -37,7 +37,7 @@ def _library():
     model_args = [ctypes.c_int, _int, _int, _dbl, _dbl, _dbl, _dbl, _dbl]
     lib.hodyn_body_fixed.restype = ctypes.c_int
     lib.hodyn_body_fixed.argtypes = model_args + [ctypes.c_long, ctypes.c_int, _dbl, ctypes.c_int,
-                                                  _dbl, ctypes.c_void_p, _dbl]
+                                                  _dbl, ctypes.c_void_p, _dbl, ctypes.c_void_p]
     lib.hodyn_closed_form.restype = ctypes.c_int
     lib.hodyn_closed_form.argtypes = model_args + [_u8, ctypes.c_long, ctypes.c_int, _dbl,
                                                    ctypes.c_int, _dbl, ctypes.c_void_p, _dbl, _dbl,
@@ -59,17 +59,22 @@ def _constants(model: Model) -> tuple[np.ndarray, ...]:
 
 
 def inverse_dynamics_chunk(model: Model, qs: np.ndarray, order: int, base: np.ndarray,
-                           wrenches: dict[int, np.ndarray]) -> np.ndarray:
-    """tau and derivatives (N, order+1, n) for one chunk; same inputs as the numpy passes."""
+                           wrenches: dict[int, np.ndarray], *, twists: bool = False):
+    """tau and derivatives (N, order+1, n) for one chunk; same inputs as the numpy passes.
+
+    ``twists``: also return the body-fixed twists and derivatives (N, n, order+2, 6) of
+    the forward pass, ``(tau, V)``.
+    """
     fn = _library().hodyn_body_fixed
     N, D, n = qs.shape
     qs = np.ascontiguousarray(qs, dtype=np.float64)
     base = np.ascontiguousarray(np.broadcast_to(base[0, : order + 2], (order + 2, 6)))
     W = _dense_wrenches(wrenches, N, n, order)
     out = np.empty((N, order + 1, n))
+    V = np.empty((N, n, order + 2, 6)) if twists else None
     _check(fn(n, *_constants(model), N, D, qs, order, base, None if W is None else W.ctypes.data,
-              out))
-    return out
+              out, None if V is None else V.ctypes.data))
+    return (out, V) if twists else out
 
 
 def _dense_wrenches(wrenches: dict[int, np.ndarray], N: int, n: int, order: int):

@@ -21,12 +21,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXK 8 /* twist derivative orders 0..MAXK-1: torque order <= MAXK - 2 */
+#define MAXK 24 /* twist derivative orders 0..MAXK-1: torque order <= MAXK - 2 */
 
-static const double BINOM[MAXK][MAXK] = {
-    {1, 0, 0, 0, 0, 0, 0, 0},  {1, 1, 0, 0, 0, 0, 0, 0},   {1, 2, 1, 0, 0, 0, 0, 0},
-    {1, 3, 3, 1, 0, 0, 0, 0},  {1, 4, 6, 4, 1, 0, 0, 0},   {1, 5, 10, 10, 5, 1, 0, 0},
-    {1, 6, 15, 20, 15, 6, 1, 0}, {1, 7, 21, 35, 35, 21, 7, 1}};
+static double BINOM[MAXK][MAXK]; /* BINOM[k][j] = C(k, j), filled when the library loads */
+
+__attribute__((constructor)) static void fill_binomials(void) {
+    for (int k = 0; k < MAXK; k++) {
+        BINOM[k][0] = 1;
+        for (int j = 1; j <= k; j++) BINOM[k][j] = BINOM[k - 1][j - 1] + (j < k ? BINOM[k - 1][j] : 0);
+    }
+}
 
 /* ---- body-fixed passes, LANES samples in lockstep ----------------------------------------
  * The recursion is a chain of short dependent products; running LANES independent samples
@@ -132,11 +136,11 @@ static inline void vjoint_coad(const double *X, int revolute, const vd *y, vd *o
  * n: bodies; parent[n]; revolute[n]; X[n][6] (revolute (axis; 0), prismatic (0; axis));
  * M[n][6][6] rigid-body inertias; A0, A1, A2: [n][6][6] adjoint-structured;
  * qs[N][D][n] (D >= order + 3); base[order + 2][6]; W[N][n][order + 1][6] or NULL;
- * out[N][order + 1][n]. */
+ * out[N][order + 1][n]; Vout[N][n][order + 2][6] (the body-fixed twists) or NULL. */
 int hodyn_body_fixed(int n, const int *parent, const int *revolute, const double *X,
                      const double *M, const double *A0, const double *A1, const double *A2,
                      long N, int D, const double *qs, int order, const double *base,
-                     const double *W, double *out) {
+                     const double *W, double *out, double *Vout) {
     const int K1 = order + 2, r1 = order + 1;
     if (K1 > MAXK || D < order + 3) return -1;
     Adjoint *B = malloc(sizeof(Adjoint) * 3 * n); /* per body: Ad_{B^-1}, ad_X .., ad_X^2 .. */
@@ -204,6 +208,11 @@ int hodyn_body_fixed(int n, const int *parent, const int *revolute, const double
             vd *Vi = Vb + (size_t)6 * K1 * i;
             for (int k = 0; k < K1; k++)
                 for (int e = 0; e < 6; e++) Vi[6 * k + e] = a[k][0][e] + Xi[e] * Q[(k + 1) * n + i];
+            if (Vout)
+                for (int l = 0; l < LANES && s0 + l < N; l++) {
+                    double *Vo = Vout + (((size_t)(s0 + l) * n + i) * K1) * 6;
+                    for (int e = 0; e < 6 * K1; e++) Vo[e] = Vi[e][l];
+                }
         }
         /* backward pass: wrenches and their derivatives */
         for (int i = n - 1; i >= 0; i--) {
