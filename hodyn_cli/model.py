@@ -51,6 +51,9 @@ class Model:
         X: (n, 6) joint screw of body i in its own frame (body-fixed).
         M: (n, 6, 6) body inertia about the body frame origin (fixed links lumped).
         limits: (n, 2) position limits (lower, upper) from the URDF; +-inf if none.
+        parent_links: per joint, its URDF parent link (the link that carries its drive).
+        reductions: (n,) ``mechanicalReduction`` of the joint's URDF ``<transmission>``,
+            NaN where there is none.
         links: every URDF link by name, with the body it is rigidly attached to.
         diagnostics: info and warnings found while building the model.
         source_sha256: hash of the URDF the model came from ('' if none).
@@ -66,6 +69,8 @@ class Model:
     X: np.ndarray
     M: np.ndarray
     limits: np.ndarray | None = None
+    parent_links: tuple[str, ...] = ()
+    reductions: np.ndarray | None = None
     links: dict[str, LinkFrame] = field(default_factory=dict)
     diagnostics: tuple[Diagnostic, ...] = ()
     source_sha256: str = ""
@@ -73,7 +78,9 @@ class Model:
     def __post_init__(self):
         if self.limits is None:
             object.__setattr__(self, "limits", np.tile([-np.inf, np.inf], (len(self.joint_names), 1)))
-        for a in (self.parent, self.B, self.X, self.M, self.limits):
+        if self.reductions is None:
+            object.__setattr__(self, "reductions", np.full(len(self.joint_names), np.nan))
+        for a in (self.parent, self.B, self.X, self.M, self.limits, self.reductions):
             a.setflags(write=False)
 
     @property

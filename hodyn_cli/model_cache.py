@@ -25,7 +25,7 @@ from hodyn_cli.model import Diagnostic, LinkFrame, Model
 
 __all__ = ["cache_dir", "load", "store"]
 
-FORMAT = 1
+FORMAT = 2
 BUILDERS = ("urdf.py", "model.py", "lie.py", "model_cache.py")  # sources the key depends on
 
 
@@ -73,6 +73,7 @@ def load(sha256: str) -> Model | None:
                 joint_names=tuple(meta["joint_names"]), joint_types=tuple(meta["joint_types"]),
                 link_names=tuple(meta["link_names"]), parent=z["parent"].copy(), B=z["B"].copy(),
                 X=z["X"].copy(), M=z["M"].copy(), limits=z["limits"].copy(), links=links,
+                parent_links=tuple(meta["parent_links"]), reductions=z["reductions"].copy(),
                 diagnostics=tuple(Diagnostic(*d) for d in meta["diagnostics"]),
                 source_sha256=sha256)
     except (OSError, KeyError, ValueError, TypeError):
@@ -87,6 +88,7 @@ def store(model: Model) -> None:
     meta = {"name": model.name, "root_link": model.root_link,
             "joint_names": list(model.joint_names), "joint_types": list(model.joint_types),
             "link_names": list(model.link_names), "links": list(model.links),
+            "parent_links": list(model.parent_links),
             "diagnostics": [[d.level, d.message] for d in model.diagnostics]}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -96,7 +98,7 @@ def store(model: Model) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             np.savez(fh, meta=np.array(json.dumps(meta)), parent=model.parent, B=model.B,
-                     X=model.X, M=model.M, limits=model.limits,
+                     X=model.X, M=model.M, limits=model.limits, reductions=model.reductions,
                      link_body=np.array([lf.body for lf in model.links.values()], dtype=int),
                      link_T=np.array([lf.T for lf in model.links.values()]))
         os.replace(tmp, path)

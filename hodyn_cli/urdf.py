@@ -80,7 +80,9 @@ def _parse(data: bytes, source: str, sha256: str) -> Model:
         io.BytesIO(clean), build_scene_graph=False, load_meshes=False,
         load_collision_meshes=False,
     ).robot
-    return _build(robot, source, sha256)
+    notes: list[Diagnostic] = []
+    reductions = _transmission_reductions(root, notes)
+    return _build(robot, source, sha256, reductions, notes)
 
 
 def _check_strict(model: Model, strict: bool, source: str) -> None:
@@ -181,6 +183,31 @@ def _check_document(root, source: str) -> None:
             _floats(joint.find("axis"), "xyz", 3, f"joint '{name}' <axis>", source, "1 0 0")
 
 
+def _transmission_reductions(root, notes: list[Diagnostic]) -> dict[str, float]:
+    """Joint name -> ``mechanicalReduction`` of its simple (one-joint) ``<transmission>``.
+
+    Both the ROS format (reduction inside ``<actuator>``) and the older one (directly in
+    ``<transmission>``) are read. A transmission hodyn cannot use is noted, never an error:
+    only ``hodyn elastic`` reads reductions, as default gear ratios.
+    """
+    out: dict[str, float] = {}
+    for tr in root.findall("transmission"):
+        joints = [j.get("name") for j in tr.findall("joint")]
+        values = [el.text for el in tr.iter("mechanicalReduction")]
+        if len(joints) != 1 or len(values) != 1 or not joints[0]:
+            continue  # differential or multi-actuator transmissions: no single ratio
+        try:
+            ratio = float((values[0] or "").strip())
+        except ValueError:
+            ratio = float("nan")
+        if not np.isfinite(ratio) or ratio == 0:
+            notes.append(Diagnostic("warning", f"transmission of joint '{joints[0]}': "
+                                               f"mechanicalReduction '{values[0]}' ignored"))
+            continue
+        out[joints[0]] = ratio
+    return out
+
+
 # -- model building ------------------------------------------------------------------------
 
 
@@ -226,8 +253,8 @@ def _position_limits(joint) -> tuple[float, float]:
     return (float(lim.lower), float(lim.upper))
 
 
-def _build(robot, source: str, sha256: str) -> Model:
-    notes: list[Diagnostic] = []
+def _build(robot, source: str, sha256: str, reductions: dict[str, float],
+           notes: list[Diagnostic]) -> Model:
     link_by_name = {link.name: link for link in robot.links}
     joints_of: dict[str, list] = {name: [] for name in link_by_name}
     parent_joint: dict[str, str] = {}
@@ -246,6 +273,7 @@ def _build(robot, source: str, sha256: str) -> Model:
                          "joint", source)
 
     names, types, link_names, parents, Bs, Xs, Ms, limits = [], [], [], [], [], [], [], []
+    parent_links = []
     links: dict[str, LinkFrame] = {}
 
     def visit(link_name: str, body: int, T: np.ndarray) -> None:
@@ -276,6 +304,7 @@ def _build(robot, source: str, sha256: str) -> Model:
             names.append(j.name)
             types.append(j.type)
             link_names.append(j.child)
+            parent_links.append(j.parent)
             parents.append(body)
             Bs.append(T @ origin)
             Xs.append(X)
@@ -293,6 +322,8 @@ def _build(robot, source: str, sha256: str) -> Model:
         name=robot.name, root_link=roots[0], joint_names=tuple(names), joint_types=tuple(types),
         link_names=tuple(link_names), parent=np.array(parents, dtype=int), B=np.array(Bs),
         X=np.array(Xs), M=np.array(Ms), limits=np.array(limits), links=links,
+        parent_links=tuple(parent_links),
+        reductions=np.array([reductions.get(name, np.nan) for name in names]),
         diagnostics=tuple(notes),
         source_sha256=sha256,
     )
