@@ -13,10 +13,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import comb, factorial
 
 import numpy as np
 
-__all__ = ["Trajectory", "Wrenches", "cosine", "derivative_name"]
+__all__ = ["Trajectory", "Wrenches", "cosine", "filtered_step", "derivative_name"]
 
 
 def derivative_name(base: str, k: int) -> str:
@@ -92,4 +93,47 @@ def cosine(
     arg = w * t[:, None, None] + ph + k * np.pi / 2  # (N, D, n)
     d = a * w ** k * np.cos(arg)
     d[:, 0, :] += off
+    return Trajectory(tuple(joint_names), d, t)
+
+
+def filtered_step(
+    joint_names: tuple[str, ...] | list[str],
+    t: np.ndarray,
+    *,
+    step,
+    omega,
+    filter_order: int = 16,
+    offset=0.0,
+    orders: int = 4,
+) -> Trajectory:
+    """A step of size ``step_j`` at t = 0 through an m-th order critically damped filter
+    ``(1 + s/omega)^-m`` (Hoepler & Thuemmel's Fig. 4 motion: m = 16), exact derivatives.
+
+    ``q(t) = offset + step P(m, omega t)`` with the Erlang distribution function
+    ``P(m, x) = 1 - exp(-x) sum_{k<m} x^k / k!``, so ``qd`` is ``step`` times the Erlang
+    density ``omega^m t^(m-1) exp(-omega t) / (m-1)!`` and every higher derivative follows by
+    Leibniz; q is smooth to order m - 1 at t = 0 (all those derivatives start at 0).
+
+    >>> tr = filtered_step(("a",), [0.0, 1.0, 50.0], step=2.0, omega=16.0, orders=3)
+    >>> tr.derivatives[0, :, 0].tolist(), round(float(tr.q[2, 0]), 12)
+    ([0.0, 0.0, 0.0, 0.0], 2.0)
+    """
+    t = np.asarray(t, dtype=float)
+    n, m = len(joint_names), int(filter_order)
+    if m < 1:
+        raise ValueError(f"filter_order must be >= 1, got {filter_order}")
+    a, w, off = (np.broadcast_to(np.asarray(x, dtype=float), (n,)) for x in (step, omega, offset))
+    x = np.clip(t, 0.0, None)[:, None] * w  # (N, n)
+    d = np.zeros((t.size, orders + 1, n))
+    decay = np.exp(-x)
+    d[:, 0] = 1.0 - decay * sum(x**k / factorial(k) for k in range(m))
+    for j in range(1, orders + 1):  # d^(j-1)/dt^(j-1) of t^(m-1) exp(-omega t) omega^m/(m-1)!
+        acc = np.zeros_like(x)
+        for i in range(min(j - 1, m - 1) + 1):
+            power = x ** (m - 1 - i) / factorial(m - 1 - i)  # (omega t)^(m-1-i) / (m-1-i)!
+            acc += comb(j - 1, i) * power * (-1.0) ** (j - 1 - i)
+        d[:, j] = acc * decay * w**j
+    d[t < 0] = 0.0
+    d *= a
+    d[:, 0] += off
     return Trajectory(tuple(joint_names), d, t)
