@@ -2,7 +2,9 @@
 
 CSV: a header row; ``t`` (optional), ``q_J``, ``qd_J``, ... for every joint J, and
 optionally ``W_<link>_mx`` ... ``Wdd_<link>_fz``. HDF5: datasets ``t``, ``q``, ``qd``, ...
-(N x n) with root attribute ``joint_names``, and ``wrench/<link>/W``, ``Wd``, ``Wdd``.
+(N x n) with root attribute ``joint_names``, and ``wrench/<link>/W``, ``Wd``, ``Wdd``; or,
+for high orders, the compact ``q_derivatives`` (N x (D+1) x n: q and its first D
+derivatives) instead of ``q``, ``qd``, ... (:data:`COMPACT`).
 
 Results are written atomically: a temporary file in the target directory, renamed
 over the target only when complete, so a failed run never leaves a half-written file.
@@ -32,6 +34,8 @@ __all__ = [
 ]
 
 WRENCH_COMPONENTS = ("mx", "my", "mz", "fx", "fy", "fz")
+#: HDF5 dataset holding q and all its derivatives, (N, D+1, n): [s, k, j] = d^k q_j / dt^k
+COMPACT = "q_derivatives"
 _Q_COLUMN = re.compile(r"^q(d*)_(.+)$")
 _W_COLUMN = re.compile(r"^W(d*)_(.+)_(mx|my|mz|fx|fy|fz)$")
 
@@ -132,7 +136,7 @@ def _read_hdf5(path: str) -> dict[str, np.ndarray]:
     with f:
         table: dict[str, np.ndarray] = {}
         names = f.attrs.get("joint_names")
-        q_sets = [k for k in f.keys() if re.fullmatch(r"qd*", k)]
+        q_sets = [k for k in f.keys() if re.fullmatch(r"qd*", k) or k == COMPACT]
         if q_sets and names is None:
             raise TrajectoryError("root attribute 'joint_names' is missing", path)
         if names is not None:
@@ -148,6 +152,17 @@ def _read_hdf5(path: str) -> dict[str, np.ndarray]:
                                           f"joint_names {len(names)}", path)
                 for c, name in enumerate(names):
                     table[f"{key}_{name}"] = d[:, c]
+            elif key == COMPACT:
+                d = _dataset(obj, path, key, 3)
+                if d.shape[2] != len(names):
+                    raise TrajectoryError(f"dataset '{key}' has {d.shape[2]} joints, "
+                                          f"joint_names {len(names)}", path)
+                if any(re.fullmatch(r"qd*", k) for k in f.keys()):
+                    raise TrajectoryError(f"has both '{key}' and q, qd, ... datasets: keep one",
+                                          path)
+                for k in range(d.shape[1]):
+                    for c, name in enumerate(names):
+                        table[f"{derivative_name('q', k)}_{name}"] = d[:, k, c]
             elif key == "wrench":
                 for link in obj.keys():
                     for wkey in obj[link].keys():
@@ -256,6 +271,15 @@ def _wrenches(table: dict[str, np.ndarray], path: str, model: Model) -> Wrenches
 def result_datasets(result: np.ndarray, joint_names) -> tuple[dict, dict]:
     """A torque result (N, K+1, n) as datasets ``tau, taud, ...`` (N, n) with column suffixes."""
     data = {derivative_name("tau", k): result[:, k, :] for k in range(result.shape[1])}
+    return data, {name: list(joint_names) for name in data}
+
+
+def elastic_datasets(result, joint_names) -> tuple[dict, dict]:
+    """An :class:`~hodyn_cli.elastic.ElasticResult` as datasets ``u, ud, ..., theta, ...,
+    taum, ...`` (N, n) with column suffixes (the joint names)."""
+    data = {derivative_name(base, k): value[:, k, :]
+            for base, value in (("u", result.u), ("theta", result.theta), ("taum", result.taum))
+            for k in range(value.shape[1])}
     return data, {name: list(joint_names) for name in data}
 
 
@@ -369,8 +393,11 @@ def write_result(path: str, result: np.ndarray, joint_names, t=None,
                    extra)
 
 
-def write_trajectory(path: str, trajectory: Trajectory) -> None:
-    """Write a trajectory (and its wrenches) as CSV or HDF5, atomically."""
+def write_trajectory(path: str, trajectory: Trajectory, *, compact: bool = False) -> None:
+    """Write a trajectory (and its wrenches) as CSV or HDF5, atomically.
+
+    ``compact``: HDF5 with one dataset :data:`COMPACT` instead of ``q``, ``qd``, ...
+    """
     fmt = file_format(path)
     D, names = trajectory.orders, trajectory.joint_names
     with atomic_path(path) as tmp:
@@ -395,7 +422,9 @@ def write_trajectory(path: str, trajectory: Trajectory) -> None:
             f.attrs["joint_names"] = np.array(list(names), dtype=h5py.string_dtype())
             if trajectory.t is not None:
                 f.create_dataset("t", data=trajectory.t)
-            for k in range(D):
+            if compact:
+                f.create_dataset(COMPACT, data=trajectory.derivatives)
+            for k in range(0 if compact else D):
                 f.create_dataset(derivative_name("q", k), data=trajectory.derivatives[:, k])
             if trajectory.wrenches is not None:
                 for link, W in trajectory.wrenches.W.items():

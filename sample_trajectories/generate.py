@@ -1,7 +1,9 @@
 """Regenerate the bundled sample trajectories: ``python sample_trajectories/generate.py``.
 
-Cosine motions (as in Mueller & Kumar, sec. 6.2) with exact derivatives q..qdddddd
-(enough for torque order 4), sampled at 100 Hz for 5 s, written as CSV and HDF5 with the same content.
+Cosine motions (as in Mueller & Kumar, sec. 6.2) with exact derivatives, sampled at 100 Hz
+for 5 s: ``<robot>_cosine.csv``/``.h5`` carry q..qdddddd (enough for torque order 4);
+``<robot>_cosine_high.h5`` carries q and its first 16 derivatives in the compact HDF5 layout
+(one dataset ``q_derivatives``, N x 17 x n), enough for ``hodyn elastic`` on the bundled drives.
 """
 
 from pathlib import Path
@@ -14,6 +16,7 @@ from hodyn_cli.urdf import load_model
 
 HERE = Path(__file__).parent
 T = np.linspace(0.0, 5.0, 501)
+HIGH_ORDER = 16
 
 MOTIONS = {
     "planar_2r": dict(amplitude=[0.8, 1.2], omega=[1.3, 2.1], phase=[0.0, 0.5]),
@@ -34,3 +37,6 @@ if __name__ == "__main__":
         for ext in ("csv", "h5"):
             write_trajectory(str(HERE / f"{robot}_cosine.{ext}"), traj)
             print(f"wrote {robot}_cosine.{ext}")
+        high = cosine(model.joint_names, T, orders=HIGH_ORDER, **motion)
+        write_trajectory(str(HERE / f"{robot}_cosine_high.h5"), high, compact=True)
+        print(f"wrote {robot}_cosine_high.h5")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from hodyn_cli import __version__, methods
+from hodyn_cli import __version__, elastic, methods
 from hodyn_cli.cli import render
 from hodyn_cli.cli.errors import EXIT_FAILED, mapped_errors
 from hodyn_cli.cli.inputs import (
@@ -26,11 +27,13 @@ from hodyn_cli.cli.inputs import (
     parse_gravity,
     provenance,
 )
+from hodyn_cli.drives import read_drives
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import (
     MATRIX_NOTES,
     atomic_path,
     csv_text,
+    elastic_datasets,
     file_format,
     format_csv,
     joint_wrench_datasets,
@@ -99,6 +102,68 @@ def compute(
             write_result(output, result, model.joint_names, trajectory.t, attrs=attrs, extra=extra)
     if checked is not None and not checked.passed:
         raise typer.Exit(EXIT_FAILED)
+
+
+class ElasticModel(str, Enum):
+    full = "full"
+    reflected = "reflected"
+
+
+@app.command("elastic")
+def elastic_command(
+    robot: Robot,
+    traj: Annotated[str | None, typer.Argument(
+        help="Trajectory: .csv, .h5/.hdf5, or - for CSV on stdin (not needed with --explain).",
+        show_default=False)] = None,
+    drives: Annotated[Path, typer.Option(
+        help="Drives file (TOML): stiffness, gear_ratio, rotor_inertia, rotor_axis per joint.",
+        show_default=False)] = ...,
+    model_kind: Annotated[ElasticModel, typer.Option(
+        "--model", help="full: rotor gyroscopic coupling (Hoepler & Thuemmel); reflected: "
+                        "the common approximation without it.")] = ElasticModel.full,
+    order: Annotated[int, typer.Option(
+        min=0, help="Highest motor-torque derivative (u, theta go to order+2).")] = 0,
+    output: Output = "-",
+    gravity: Gravity = DEFAULT_GRAVITY,
+    wrench: Wrench = None,
+    explain: Annotated[bool, typer.Option(
+        "--explain", help="Print which derivative orders each joint needs and why; no "
+                          "trajectory needed.")] = False,
+    strict: Strict = False,
+    debug: Debug = False,
+) -> None:
+    """Motor angles and motor torques of an elastic-joint robot (and their derivatives).
+
+    Writes u (spring torque), theta (motor angle) to order --order+2 and taum (motor
+    torque) to --order, per joint.
+    """
+    with mapped_errors(debug):
+        g = parse_gravity(gravity)
+        model = load_model(robot, strict=strict)
+        render.diagnostics(model)
+        d = read_drives(drives, model)
+        req = elastic.requirements(model, d, order, model_kind.value)
+        if explain:
+            render.stdout.print(render.elastic_explanation(
+                model, elastic.explain(model, d, req), req, model_kind.value, order))
+            return
+        if traj is None:
+            raise HodynError("missing trajectory (TRAJ), or give --explain")
+        trajectory = load_trajectory(
+            traj, model, req.q_order + 1, wrench, False, missing_hint=(
+                f"--model {model_kind.value} --order {order} with these drives needs them for "
+                "u, theta and taum (--explain says why; sample_trajectories/generate.py writes "
+                "high-order motions)"))
+        result = elastic.inverse_dynamics(model, trajectory, d, order=order,
+                                          kind=model_kind.value, gravity=g)
+        data, suffixes = elastic_datasets(result, model.joint_names)
+        if output == "-":
+            sys.stdout.write(csv_text(data, suffixes, trajectory.t))
+            return
+        attrs = provenance(robot, traj, model, elastic_model=model_kind.value, order=order, gravity=g,
+                           drives=str(drives), q_order=req.q_order)
+        write_datasets(output, data, suffixes, trajectory.t,
+                       attrs={"joint_names": list(model.joint_names), **attrs})
 
 
 @app.command()

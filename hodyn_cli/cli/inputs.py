@@ -41,16 +41,21 @@ Estimate = Annotated[bool, typer.Option(
          "a warning says which).")]
 
 
+ESTIMATE_HINT = "--estimate-derivatives estimates them from the data"
+
+
 def load_trajectory(path: str, model, need: int, wrench: str | None, estimate: bool,
-                    wrench_need: int = 0) -> Trajectory:
-    """Read the trajectory (and --wrench FILE); estimate missing derivatives if asked."""
+                    wrench_need: int = 0, missing_hint: str = ESTIMATE_HINT) -> Trajectory:
+    """Read the trajectory (and --wrench FILE); estimate missing derivatives if asked.
+
+    ``missing_hint`` ends the error for missing derivative columns (what to do about them).
+    """
     try:
         trajectory = read_trajectory(path, model, need=1 if estimate else need)
     except TrajectoryError as e:
         if estimate or not e.message.startswith("missing columns"):
             raise
-        raise TrajectoryError(f"{e.message}; --estimate-derivatives estimates them from the "
-                              "data", e.source) from None
+        raise TrajectoryError(f"{e.message}; {missing_hint}", e.source) from None
     trajectory = with_wrenches(trajectory, wrench, model)
     if estimate:
         try:

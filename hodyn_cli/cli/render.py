@@ -86,6 +86,25 @@ def model_json(model: Model) -> str:
     return json.dumps(data, indent=2)
 
 
+def elastic_explanation(model: Model, rows: list[dict], req, kind: str, order: int) -> Table:
+    """``hodyn elastic --explain``: per joint, the order of u needed and why."""
+    from hodyn_cli.trajectory import derivative_name
+
+    table = Table(title=f"{model.name}, --model {kind} --order {order}: every joint needs q up to "
+                        f"{derivative_name('q', req.q_order)} (derivative {req.q_order}; "
+                        f"the reflected model: {order + 4})",
+                  caption="u_J of order m needs q to order m+2; thetadd of a drive enters u_i "
+                          "when its rotor axis is not perpendicular to joint i's axis in every "
+                          "configuration, thetad alone through the gyroscopic term")
+    for col in ("joint", "drive", "u to order", "because", "thetadd in u of", "thetad only"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["joint"], "yes" if r["drive"] else "rigid", str(r["u_order"]),
+                      escape(r["because"]), ", ".join(r["thetadd_in_u"]) or "-",
+                      ", ".join(r["thetad_only_in_u"]) or "-")
+    return table
+
+
 STATUS_STYLE = {"pass": "green", "fail": "bold red", "warn": "yellow", "skip": "dim"}
 
 
