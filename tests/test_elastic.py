@@ -11,13 +11,13 @@
 import numpy as np
 import pytest
 
-from conftest import SAMPLES, URDF, random_cosine
-from hodyn_cli import elastic
+from conftest import SAMPLES, URDF, random_cosine, wrench_motion
+from hodyn_cli import elastic, lie
 from hodyn_cli.drives import drives_from_table, read_drives
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import read_trajectory
 from hodyn_cli.methods import inverse_dynamics
-from hodyn_cli.trajectory import Trajectory, cosine
+from hodyn_cli.trajectory import Trajectory, Wrenches, cosine
 from hodyn_cli.urdf import load_model, parse_model
 
 pin = pytest.importorskip("pinocchio")
@@ -85,12 +85,13 @@ def pin_q(pm, values):
     return np.array(q)
 
 
-def rotor_rnea(pm, data, order, drives, traj, res, s):
+def rotor_rnea(pm, data, order, drives, traj, res, s, fext=None):
     """pin.rnea of the rotors-as-bodies model: (u, tau_m - u/r) in hodyn's joint order."""
     nl, rotors = len(order), np.flatnonzero(drives.driven)
     theta = [res.theta[s, k, rotors] for k in range(3)]
     qs = [np.concatenate([traj.derivatives[s, k, order], theta[k]]) for k in range(3)]
-    tau = pin.rnea(pm, data, pin_q(pm, qs[0]), qs[1], qs[2])
+    args = (pm, data, pin_q(pm, qs[0]), qs[1], qs[2]) + (() if fext is None else (fext,))
+    tau = pin.rnea(*args)
     u = np.empty(len(order))
     u[order] = tau[:nl]
     motor = np.full(len(order), np.nan)
@@ -131,6 +132,34 @@ def test_rotors_as_bodies_in_pinocchio(case):
     undriven = ~drives.driven
     assert np.array_equal(res.taum[:, 0, undriven], res.u[:, 0, undriven])
     assert np.array_equal(res.theta[:, :, undriven], traj.derivatives[:, :3, undriven])
+
+
+@pytest.mark.parametrize("case, link", [("iiwa14", "iiwa_link_ee"), ("gripper_arm", "tool0")])
+def test_external_wrench_in_the_rotor_model(case, link):
+    path, make_drives, gravity = CASES[case]
+    model = load_model(path)
+    drives = make_drives(model)
+    req = elastic.requirements(model, drives, 0)
+    t = np.linspace(0, 3, 7)
+    base = random_cosine(model, t, orders=req.q_order, seed=8)
+    W = wrench_motion(t, req.q_order - 2)  # the rigid part runs to order q_order - 2
+    traj = Trajectory(base.joint_names, base.derivatives, t, Wrenches({link: W}))
+    res = elastic.inverse_dynamics(model, traj, drives, order=0, gravity=gravity)
+    pm, data, order = rotor_model(model, drives, path.read_text())
+    pm.gravity = pin.Motion(np.array(gravity, dtype=float), np.zeros(3))
+    frame = model.links[link]
+    Wb = W[:, 0] @ lie.Ad_inv(frame.T[:3, :3], frame.T[:3, 3])  # in the body (joint) frame
+    jid = pm.getJointId(model.joint_names[frame.body])
+    for s in range(len(t)):
+        forces = [pin.Force.Zero() for _ in range(pm.njoints)]
+        forces[jid] = pin.Force(-Wb[s, 3:], -Wb[s, :3])  # fext acts ON the body: -W
+        u, motor = rotor_rnea(pm, data, order, drives, traj, res, s, forces)
+        assert np.allclose(res.u[s, 0], u, rtol=0, atol=1e-10 * np.abs(u).max()), s
+        d = drives.driven
+        ours = (res.taum[s, 0] - res.u[s, 0] / np.where(d, drives.gear_ratio, 1.0))[d]
+        assert np.allclose(ours, motor[d], rtol=0, atol=1e-10 * np.abs(res.taum[:, 0, d]).max())
+    plain = elastic.inverse_dynamics(model, base, drives, order=0, gravity=gravity)
+    assert np.abs(plain.taum - res.taum).max() > 1e-3  # the wrench did something
 
 
 def _stencil_derivative(f, h):
