@@ -315,7 +315,7 @@ def _rigid_passes(model: Model, qs: np.ndarray, R: int, base: np.ndarray, wrench
     """Rigid torques (N, R+1, n) and body-fixed angular velocities (N, n, R+2, 3) of a chunk,
     from the compiled kernel where it is built (the numpy passes otherwise)."""
     if _compiled.available() and R <= _compiled.MAX_ORDER:
-        u, V = _compiled.inverse_dynamics_chunk(model, qs, R, base, wrenches, twists=True)
+        u, V = _compiled.inverse_dynamics_chunk(model, qs, base, wrenches, order=R, twists=True)
         return u, V[..., :3]
     kin = body_fixed.forward_pass(model, qs, R + 1, base)
     u = body_fixed.backward_pass(model, qs, kin, R, wrenches)[0]

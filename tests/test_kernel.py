@@ -91,7 +91,7 @@ def test_kernel_twists_match_the_numpy_forward_pass(robot):
     traj = random_cosine(model, np.linspace(0, 2, 33), orders=order + 3, seed=5)
     base = np.zeros((1, order + 2, 6))
     base[0, 1, 3:] = (0.5, -1.0, 9.81)
-    tau, V = _compiled.inverse_dynamics_chunk(model, traj.derivatives, order, base, {},
+    tau, V = _compiled.inverse_dynamics_chunk(model, traj.derivatives, base, {}, order=order,
                                               twists=True)
     ref = np.stack(body_fixed.forward_pass(model, traj.derivatives, order + 1, base).V, axis=1)
     assert V.shape == ref.shape
@@ -104,5 +104,5 @@ def test_kernel_refuses_orders_beyond_its_tables(robot):
     order = _compiled.MAX_ORDER + 1
     traj = random_cosine(model, np.linspace(0, 1, 3), orders=order + 3)
     with pytest.raises(MemoryError, match="order too high"):
-        _compiled.inverse_dynamics_chunk(model, traj.derivatives, order,
-                                         np.zeros((1, order + 2, 6)), {})
+        _compiled.inverse_dynamics_chunk(model, traj.derivatives, np.zeros((1, order + 2, 6)),
+                                         {}, order=order)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 from enum import Enum
 from pathlib import Path
@@ -9,40 +10,32 @@ from typing import Annotated
 
 import typer
 
-from hodyn_cli import __version__, elastic, methods
+from hodyn_cli import __version__, batch, elastic, stream
 from hodyn_cli.cli import render
-from hodyn_cli.cli.errors import EXIT_FAILED, mapped_errors
+from hodyn_cli.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED, mapped_errors
 from hodyn_cli.cli.inputs import (
     DEFAULT_GRAVITY,
     Debug,
     Estimate,
     Gravity,
+    Jobs,
     Method,
     Output,
+    Quiet,
     Robot,
     Strict,
     Trajectory_,
     Wrench,
     load_trajectory,
+    open_input,
     parse_gravity,
     provenance,
 )
 from hodyn_cli.drives import read_drives
 from hodyn_cli.errors import HodynError
-from hodyn_cli.io import (
-    MATRIX_NOTES,
-    atomic_path,
-    csv_text,
-    elastic_datasets,
-    file_format,
-    format_csv,
-    joint_wrench_datasets,
-    matrix_datasets,
-    write_datasets,
-    write_result,
-)
-from hodyn_cli.kinematics import link_kinematics
-from hodyn_cli.methods import MAX_ORDER, closed_form, inverse_dynamics, required_orders
+from hodyn_cli.io import MATRIX_NOTES, atomic_path, file_format, open_sink
+from hodyn_cli.jobs import ElasticJob, KinematicsJob, MatricesJob, TorqueJob
+from hodyn_cli.methods import MAX_ORDER
 from hodyn_cli.report import render as render_report
 from hodyn_cli.report import report_format
 from hodyn_cli.urdf import load_model
@@ -53,55 +46,133 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
                   help="Joint torques of a prescribed motion and their time derivatives.")
 
 
+class Format(str, Enum):
+    csv = "csv"
+    hdf5 = "hdf5"
+
+
 @app.command()
 def compute(
     robot: Robot,
-    traj: Trajectory_,
+    traj: Annotated[list[str] | None, typer.Argument(
+        help="Trajectory file(s): .csv, .h5/.hdf5, or - for CSV on stdin. Several need "
+             "--output-dir.", show_default=False)] = None,
     method: Annotated[Method, typer.Option(help="Algorithm.")] = Method.body_fixed,
     order: Annotated[int, typer.Option(min=0, max=MAX_ORDER,
                                        help="Highest torque derivative (2: tau, taud, taudd).")] = 2,
     output: Output = "-",
+    output_dir: Annotated[str | None, typer.Option(
+        "--output-dir", help="Write DIR/<input stem>.<csv|h5> for every input.")] = None,
+    fmt: Annotated[Format | None, typer.Option(
+        "--format", help="Output format with --output-dir (default: the input's).")] = None,
+    from_list: Annotated[str | None, typer.Option(
+        "--from-list", help="Also read input paths from this file, one per line (- : stdin).")
+    ] = None,
+    skip_existing: Annotated[bool, typer.Option(
+        "--skip-existing", help="With --output-dir: leave inputs whose output exists.")] = False,
+    scheduler: Annotated[str | None, typer.Option(
+        help="Run the files on this Dask scheduler (address or scheduler file); needs "
+             "hodyn[cluster] and a filesystem shared with the workers.")] = None,
+    jobs: Jobs = None,
     gravity: Gravity = DEFAULT_GRAVITY,
     wrench: Wrench = None,
     joint_wrenches: Annotated[bool, typer.Option(
         "--joint-wrenches", help="Also write joint reaction wrenches (HDF5 output only).")] = False,
     check: Annotated[bool, typer.Option(
-        "--validate", help="Run the quick validation checks too (exit 1 if one fails; HDF5 "
-                           "output records the summary).")] = False,
+        "--validate", help="Run the quick validation checks on the first 65536 samples too "
+                           "(exit 1 if one fails; HDF5 output records the summary).")] = False,
     estimate: Estimate = False,
+    quiet: Quiet = False,
     strict: Strict = False,
     debug: Debug = False,
 ) -> None:
-    """Compute tau and its time derivatives along a trajectory."""
+    """Compute tau and its time derivatives along a trajectory (or many)."""
+    checked = None
     with mapped_errors(debug):
         g = parse_gravity(gravity)
-        if joint_wrenches and (output == "-" or file_format(output) != "hdf5"):
-            raise HodynError("--joint-wrenches needs an HDF5 --output (.h5 or .hdf5)")
+        sources = list(traj or []) + (_read_list(from_list) if from_list else [])
+        if not sources:
+            raise HodynError("no trajectory given (TRAJ, or --from-list)")
+        many = output_dir is not None or len(sources) > 1 or from_list is not None
+        if joint_wrenches and (many and fmt != Format.hdf5 or not many and (
+                output == "-" or file_format(output) != "hdf5")):
+            raise HodynError("--joint-wrenches needs HDF5 output (.h5 or .hdf5, or --format "
+                             "hdf5)")
         model = load_model(robot, strict=strict)
         render.diagnostics(model)
-        trajectory = load_trajectory(traj, model, required_orders(order), wrench, estimate,
-                                     order + 1)
-        result = inverse_dynamics(model, trajectory, method=method.value, order=order, gravity=g)
-        checked = None
-        if check:
-            checked = run_validation(model, trajectory, methods=[method.value], samples=20,
-                                     gravity=g, source=traj)
-            render.validation(checked, brief=True)
-        if output == "-":
-            sys.stdout.write(format_csv(result, model.joint_names, trajectory.t))
+        job = TorqueJob(model, method.value, order, g, joint_wrenches)
+        attrs = provenance(robot, sources[0], model, method=method.value, order=order, gravity=g)
+        if many:
+            failed = _run_many(job, sources, output_dir, fmt, output, attrs, jobs, scheduler,
+                               skip_existing, quiet, wrench=wrench, check=check, estimate=estimate)
         else:
-            attrs = provenance(robot, traj, model, method=method.value, order=order, gravity=g)
-            extra = {}
-            if joint_wrenches:
-                F = methods.joint_wrenches(model, trajectory, method=method.value, order=order,
-                                           gravity=g)
-                extra = joint_wrench_datasets(F, model.link_names)
-            if checked is not None:
-                attrs |= {"validation_passed": checked.passed,
-                          "validation_report": render_report(checked, "json")}
-            write_result(output, result, model.joint_names, trajectory.t, attrs=attrs, extra=extra)
+            with open_input(sources[0], model, job.need, wrench, estimate,
+                            job.wrench_need) as reader:
+                with open_sink(output, job.columns(reader.has_t), attrs) as sink:
+                    chunks = iter(reader)
+                    if check:
+                        first = next(chunks)
+                        checked = run_validation(model, first, methods=[method.value],
+                                                 samples=20, gravity=g, source=sources[0])
+                        render.validation(checked, brief=True)
+                        sink.attrs |= {"validation_passed": checked.passed,
+                                       "validation_report": render_report(checked, "json")}
+                        chunks = itertools.chain([first], chunks)
+                    _stream(chunks, job, sink, reader.n_samples, jobs, quiet)
+            failed = False
+    if failed:
+        raise typer.Exit(EXIT_BAD_INPUT)
     if checked is not None and not checked.passed:
         raise typer.Exit(EXIT_FAILED)
+
+
+def _stream(chunks, job, sink, total: int | None, jobs: int | None, quiet: bool) -> int:
+    """The read -> compute -> write loop with a progress bar."""
+    with render.progress(total, "samples", quiet) as update:
+        return stream.run(chunks, job, sink, jobs=jobs or stream.default_jobs(), progress=update)
+
+
+def _read_list(path: str) -> list[str]:
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise HodynError(f"cannot read the file list: {getattr(e, 'strerror', None) or e}",
+                         path) from None
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _run_many(job, sources, output_dir, fmt, output, attrs, jobs, scheduler, skip_existing,
+              quiet, *, wrench, check, estimate) -> bool:
+    """Many files; one error line per bad file; True if any failed."""
+    if output_dir is None:
+        raise HodynError("several trajectories need --output-dir DIR (one output per input)")
+    if output != "-":
+        raise HodynError("--output names one file: with --output-dir, outputs are named after "
+                         "the inputs")
+    for flag, given in (("--wrench", wrench), ("--validate", check),
+                        ("--estimate-derivatives", estimate)):
+        if given:
+            raise HodynError(f"{flag} works on one trajectory at a time, not with --output-dir")
+    outputs = batch.plan_outputs(sources, output_dir, fmt.value if fmt else None)
+    attrs = {k: v for k, v in attrs.items() if k != "trajectory"}
+    counts = {"ok": 0, "skipped": 0, "failed": 0}
+    with render.progress(len(sources), "files", quiet) as update:
+        def done(outcome: batch.FileOutcome) -> None:
+            counts[outcome.status] += 1
+            if outcome.status == "failed":
+                render.error(outcome.message)
+            update(sum(counts.values()))
+
+        if scheduler:
+            batch.run_on_cluster(scheduler, job, sources, outputs, attrs=attrs,
+                                 skip_existing=skip_existing, done=done)
+        else:
+            batch.run_local(job, sources, outputs, attrs=attrs, jobs=jobs or stream.default_jobs(),
+                            skip_existing=skip_existing, done=done)
+    if not quiet:
+        render.stderr.print(f"hodyn: {len(sources)} files: {counts['ok']} written, "
+                            f"{counts['skipped']} skipped, {counts['failed']} failed", markup=False)
+    return counts["failed"] > 0
 
 
 class ElasticModel(str, Enum):
@@ -129,6 +200,8 @@ def elastic_command(
     explain: Annotated[bool, typer.Option(
         "--explain", help="Print which derivative orders each joint needs and why; no "
                           "trajectory needed.")] = False,
+    jobs: Jobs = None,
+    quiet: Quiet = False,
     strict: Strict = False,
     debug: Debug = False,
 ) -> None:
@@ -149,21 +222,15 @@ def elastic_command(
             return
         if traj is None:
             raise HodynError("missing trajectory (TRAJ), or give --explain")
-        trajectory = load_trajectory(
-            traj, model, req.q_order + 1, wrench, False, missing_hint=(
-                f"--model {model_kind.value} --order {order} with these drives needs them for "
+        job = ElasticJob(model, d, order, model_kind.value, g)
+        hint = (f"--model {model_kind.value} --order {order} with these drives needs them for "
                 "u, theta and taum (--explain says why; sample_trajectories/generate.py writes "
-                "high-order motions)"))
-        result = elastic.inverse_dynamics(model, trajectory, d, order=order,
-                                          kind=model_kind.value, gravity=g)
-        data, suffixes = elastic_datasets(result, model.joint_names)
-        if output == "-":
-            sys.stdout.write(csv_text(data, suffixes, trajectory.t))
-            return
-        attrs = provenance(robot, traj, model, elastic_model=model_kind.value, order=order, gravity=g,
-                           drives=str(drives), q_order=req.q_order)
-        write_datasets(output, data, suffixes, trajectory.t,
-                       attrs={"joint_names": list(model.joint_names), **attrs})
+                "high-order motions)")
+        attrs = provenance(robot, traj, model, elastic_model=model_kind.value, order=order,
+                           gravity=g, drives=str(drives), q_order=req.q_order)
+        with open_input(traj, model, job.need, wrench, False, missing_hint=hint) as reader:
+            with open_sink(output, job.columns(reader.has_t), attrs) as sink:
+                _stream(reader, job, sink, reader.n_samples, jobs, quiet)
 
 
 @app.command()
@@ -174,6 +241,8 @@ def kinematics(
     order: Annotated[int, typer.Option(min=0, help="Highest twist derivative (3: jounce).")] = 3,
     output: Output = "-",
     estimate: Estimate = False,
+    jobs: Jobs = None,
+    quiet: Quiet = False,
     strict: Strict = False,
     debug: Debug = False,
 ) -> None:
@@ -185,15 +254,13 @@ def kinematics(
     with mapped_errors(debug):
         model = load_model(robot, strict=strict)
         render.diagnostics(model)
-        trajectory = load_trajectory(traj, model, order + 2, None, estimate)
-        lk = link_kinematics(model, trajectory, link, order=order)
-        data, suffixes = lk.datasets()
-        if output == "-":
-            sys.stdout.write(csv_text(data, suffixes, trajectory.t))
-            return
-        write_datasets(output, data, suffixes, trajectory.t, attrs=provenance(
-            robot, traj, model, link=link, order=order,
-            frames="p, R, Vs*, pd*: root frame; Vb*: link frame; twists (angular; linear)"))
+        job = KinematicsJob(model, link, order)
+        attrs = provenance(robot, traj, model, link=link, order=order,
+                           frames="p, R, Vs*, pd*: root frame; Vb*: link frame; twists "
+                                  "(angular; linear)")
+        with open_input(traj, model, job.need, None, estimate) as reader:
+            with open_sink(output, job.columns(reader.has_t), attrs) as sink:
+                _stream(reader, job, sink, reader.n_samples, jobs, quiet)
 
 
 @app.command()
@@ -206,6 +273,8 @@ def matrices(
     gravity: Gravity = DEFAULT_GRAVITY,
     wrench: Wrench = None,
     estimate: Estimate = False,
+    jobs: Jobs = None,
+    quiet: Quiet = False,
     strict: Strict = False,
     debug: Debug = False,
 ) -> None:
@@ -219,14 +288,13 @@ def matrices(
             raise HodynError("hodyn matrices writes HDF5: give --output FILE.h5")
         model = load_model(robot, strict=strict)
         render.diagnostics(model)
-        trajectory = load_trajectory(traj, model, required_orders(order), wrench, estimate,
-                                     order + 1)
-        E = closed_form.matrices(model, trajectory, order=order, gravity=g)
+        job = MatricesJob(model, order, g)
         attrs = provenance(robot, traj, model, order=order, gravity=g)
         attrs |= {"joint_names": list(model.joint_names),
                   **{f"about_{name}": text for name, text in MATRIX_NOTES.items()}}
-        write_datasets(output, *matrix_datasets(E, trajectory.wrenches is not None),
-                       trajectory.t, attrs=attrs)
+        with open_input(traj, model, job.need, wrench, estimate, job.wrench_need) as reader:
+            with open_sink(output, {}, attrs) as sink:
+                _stream(reader, job, sink, reader.n_samples, jobs, quiet)
 
 
 @app.command()

@@ -12,7 +12,7 @@ from hodyn_cli import __version__
 from hodyn_cli.cli import render
 from hodyn_cli.errors import HodynError, TrajectoryError
 from hodyn_cli.estimate import estimate_derivatives
-from hodyn_cli.io import read_trajectory, read_wrenches
+from hodyn_cli.io import MemoryReader, TrajectoryReader, concatenate, read_trajectory
 from hodyn_cli.methods import GRAVITY
 from hodyn_cli.model import Model
 from hodyn_cli.trajectory import Trajectory
@@ -35,29 +35,31 @@ Gravity = Annotated[str, typer.Option(help="Gravity gx,gy,gz in the root link fr
 DEFAULT_GRAVITY = ",".join(str(g) for g in GRAVITY)
 Wrench = Annotated[str | None, typer.Option(help="External wrenches file (CSV/HDF5).")]
 
+Jobs = Annotated[int | None, typer.Option(
+    "--jobs", "-j", min=1, help="Threads (default: all cores; 1 = serial). Same numbers for any N.",
+    show_default=False)]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+
 Estimate = Annotated[bool, typer.Option(
     "--estimate-derivatives",
     help="Estimate missing derivative columns from the highest given one over t (spline; "
-         "a warning says which).")]
+         "a warning says which; reads the whole file into memory).")]
 
 
 ESTIMATE_HINT = "--estimate-derivatives estimates them from the data"
 
 
-def load_trajectory(path: str, model, need: int, wrench: str | None, estimate: bool,
-                    wrench_need: int = 0, missing_hint: str = ESTIMATE_HINT) -> Trajectory:
-    """Read the trajectory (and --wrench FILE); estimate missing derivatives if asked.
+def open_input(path: str, model, need: int, wrench: str | None, estimate: bool,
+               wrench_need: int = 0, missing_hint: str = ESTIMATE_HINT
+               ) -> TrajectoryReader | MemoryReader:
+    """The trajectory (and --wrench FILE) as a stream of chunks.
 
-    ``missing_hint`` ends the error for missing derivative columns (what to do about them).
+    With ``estimate`` the file is read whole (a spline needs every sample) and missing
+    derivatives are estimated. ``missing_hint`` ends the error for missing derivative
+    columns (what to do about them).
     """
-    try:
-        trajectory = read_trajectory(path, model, need=1 if estimate else need)
-    except TrajectoryError as e:
-        if estimate or not e.message.startswith("missing columns"):
-            raise
-        raise TrajectoryError(f"{e.message}; {missing_hint}", e.source) from None
-    trajectory = with_wrenches(trajectory, wrench, model)
     if estimate:
+        trajectory = read_trajectory(path, model, need=1, wrench=wrench)
         try:
             trajectory, names = estimate_derivatives(trajectory, need, wrench_need)
         except HodynError as e:  # name the file the data came from
@@ -65,15 +67,20 @@ def load_trajectory(path: str, model, need: int, wrench: str | None, estimate: b
         if names:
             render.warning(f"estimated {', '.join(names)} from the sampled data over t "
                            "(interpolating spline, no smoothing)")
-    return trajectory
+        return MemoryReader(trajectory)
+    try:
+        return TrajectoryReader(path, model, need, wrench=wrench)
+    except TrajectoryError as e:
+        if not e.message.startswith("missing columns"):
+            raise
+        raise TrajectoryError(f"{e.message}; {missing_hint}", e.source) from None
 
 
-def with_wrenches(trajectory: Trajectory, wrench: str | None, model) -> Trajectory:
-    """The trajectory with the wrenches of ``--wrench FILE`` (if given)."""
-    if wrench is None:
-        return trajectory
-    W = read_wrenches(wrench, model, trajectory.n_samples)
-    return Trajectory(trajectory.joint_names, trajectory.derivatives, trajectory.t, W)
+def load_trajectory(path: str, model, need: int, wrench: str | None, estimate: bool,
+                    wrench_need: int = 0) -> Trajectory:
+    """The whole trajectory in memory (for ``validate``)."""
+    with open_input(path, model, need, wrench, estimate, wrench_need) as reader:
+        return concatenate(list(reader), model)
 
 
 def parse_gravity(text: str) -> tuple[float, float, float]:
@@ -90,4 +97,5 @@ def parse_gravity(text: str) -> tuple[float, float, float]:
 def provenance(robot: Path, traj: str, model: Model, **settings) -> dict:
     """HDF5 attributes that say where a result came from."""
     return {"hodyn_version": __version__, **settings, "urdf": str(robot),
-            "urdf_sha256": model.source_sha256, "trajectory": traj}
+            "urdf_sha256": model.source_sha256, "trajectory": traj,
+            "joint_names": list(model.joint_names)}

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import numpy as np
 from rich.console import Console
@@ -27,6 +30,39 @@ def diagnostics(model: Model, *, show_info: bool = False) -> None:
 
 def warning(message: str) -> None:
     stderr.print(f"hodyn: warning: {message}", markup=False)
+
+
+def error(message: str) -> None:
+    stderr.print(f"hodyn: error: {message}", markup=False)
+
+
+@contextmanager
+def progress(total: int | None, unit: str, quiet: bool) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr (only when it is a terminal and not ``quiet``); yields the
+    callback ``update(done)``."""
+    if quiet or not sys.stderr.isatty():
+        yield lambda done: None
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = [TextColumn(f"hodyn {unit}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn()]
+    with Progress(*columns, console=stderr, transient=True) as bar:
+        task = bar.add_task(unit, total=total, rate="")
+        start = time.perf_counter()
+
+        def update(done: int) -> None:
+            rate = done / max(time.perf_counter() - start, 1e-9)
+            bar.update(task, completed=done, rate=f"{rate:,.0f} {unit}/s")
+
+        yield update
 
 
 def _vec(v) -> str:

@@ -58,8 +58,8 @@ def _constants(model: Model) -> tuple[np.ndarray, ...]:
             np.ascontiguousarray(model.M), *joint_adjoint_constants(model))
 
 
-def inverse_dynamics_chunk(model: Model, qs: np.ndarray, order: int, base: np.ndarray,
-                           wrenches: dict[int, np.ndarray], *, twists: bool = False):
+def inverse_dynamics_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
+                           wrenches: dict[int, np.ndarray], *, order: int, twists: bool = False):
     """tau and derivatives (N, order+1, n) for one chunk; same inputs as the numpy passes.
 
     ``twists``: also return the body-fixed twists and derivatives (N, n, order+2, 6) of

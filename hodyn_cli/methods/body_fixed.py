@@ -39,6 +39,7 @@ screw); the work runs over chunks of samples, each chunk fully vectorized.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from math import comb
 
 import numpy as np
@@ -48,6 +49,9 @@ from hodyn_cli.methods import _compiled
 from hodyn_cli.methods.common import GRAVITY, relative_adjoint, solve_in_chunks
 from hodyn_cli.model import Model
 from hodyn_cli.trajectory import Trajectory
+
+#: samples per kernel call (the kernel's memory is per sample; bigger calls only save overhead)
+KERNEL_CHUNK = 1 << 16
 
 __all__ = [
     "inverse_dynamics",
@@ -160,9 +164,12 @@ def transport_to_parent(F: np.ndarray, qd: np.ndarray, X: np.ndarray, Ad: np.nda
 def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
                      gravity=GRAVITY) -> np.ndarray:
     """tau and its first ``order`` time derivatives, (N, order+1, n)."""
+    if _compiled.available() and order <= _compiled.MAX_ORDER:
+        # the kernel works sample by sample: no need to cut the work into cache-sized chunks
+        return solve_in_chunks(model, trajectory, order, gravity, partial(
+            _compiled.inverse_dynamics_chunk, model, order=order), size=KERNEL_CHUNK)
+
     def per_chunk(qs, base, wrenches):
-        if _compiled.available() and order <= _compiled.MAX_ORDER:
-            return _compiled.inverse_dynamics_chunk(model, qs, order, base, wrenches)
         return backward_pass(model, qs, forward_pass(model, qs, order + 1, base), order,
                              wrenches)[0]
 

@@ -80,9 +80,9 @@ def base_motion(gravity, K: int) -> np.ndarray:
     return base
 
 
-def chunks(model: Model, trajectory: Trajectory, order: int, gravity
+def chunks(model: Model, trajectory: Trajectory, order: int, gravity, size: int = CHUNK
            ) -> Iterator[tuple[slice, np.ndarray, np.ndarray, dict[int, np.ndarray]]]:
-    """``(samples, qs, base, wrenches)`` for each chunk of ``CHUNK`` samples.
+    """``(samples, qs, base, wrenches)`` for each chunk of ``size`` samples.
 
     Checks the inputs, builds the gravity base motion (K = order + 1) and the body
     wrenches once; ``qs`` and the wrenches are the chunk's rows.
@@ -91,18 +91,21 @@ def chunks(model: Model, trajectory: Trajectory, order: int, gravity
     base = base_motion(gravity, order + 1)
     qs = trajectory.derivatives
     W = body_wrenches(model, trajectory, order)
-    for s in range(0, qs.shape[0], CHUNK):
-        sl = slice(s, s + CHUNK)
+    for s in range(0, qs.shape[0], max(size, 1)):
+        sl = slice(s, s + size)
         yield sl, qs[sl], base, {b: w[sl] for b, w in W.items()}
 
 
 def solve_in_chunks(model: Model, trajectory: Trajectory, order: int, gravity,
-                    per_chunk: Callable[..., np.ndarray], shape: tuple[int, ...] | None = None
-                    ) -> np.ndarray:
+                    per_chunk: Callable[..., np.ndarray], shape: tuple[int, ...] | None = None,
+                    size: int = CHUNK) -> np.ndarray:
     """Run ``per_chunk(qs, base, wrenches) -> (N_chunk, order+1, *shape)`` over :func:`chunks`
-    (``shape`` defaults to ``(n,)``, joint torques)."""
+    of ``size`` samples (``shape`` defaults to ``(n,)``, joint torques)."""
+    if trajectory.n_samples <= size:  # one chunk: no copy into a second array
+        for _, qs, base, wrenches in chunks(model, trajectory, order, gravity, size):
+            return per_chunk(qs, base, wrenches)
     out = np.empty((trajectory.n_samples, order + 1) + (shape or (model.n,)))
-    for sl, qs, base, wrenches in chunks(model, trajectory, order, gravity):
+    for sl, qs, base, wrenches in chunks(model, trajectory, order, gravity, size):
         out[sl] = per_chunk(qs, base, wrenches)
     return out
 

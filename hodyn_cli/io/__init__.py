@@ -1,0 +1,44 @@
+"""Trajectory and result files, streamed (constant memory at any file size).
+
+Reading: :class:`TrajectoryReader` checks a file's columns once and yields
+:class:`~hodyn_cli.trajectory.Trajectory` chunks; :func:`read_trajectory` reads it whole.
+CSV: a header row; ``t`` (optional), ``q_J``, ``qd_J``, ... for every joint J, and
+optionally ``W_<link>_mx`` ... ``Wdd_<link>_fz``. HDF5: datasets ``t``, ``q``, ``qd``, ...
+(N x n) with root attribute ``joint_names``, and ``wrench/<link>/W``, ``Wd``, ``Wdd``; or,
+for high orders, the compact ``q_derivatives`` (N x (D+1) x n: q and its first D
+derivatives) instead of ``q``, ``qd``, ...
+
+Writing: :func:`open_sink` takes results chunk by chunk (CSV rows, HDF5 resizable
+datasets), atomically.
+"""
+
+from hodyn_cli.io.columns import WRENCH_COMPONENTS
+from hodyn_cli.io.paths import atomic_path, file_format
+from hodyn_cli.io.reader import (
+    CHUNK_ROWS,
+    MemoryReader,
+    TrajectoryReader,
+    concatenate,
+    read_trajectory,
+    split,
+)
+from hodyn_cli.io.results import (
+    MATRIX_NOTES,
+    derivative_datasets,
+    elastic_datasets,
+    joint_wrench_datasets,
+    matrix_datasets,
+    torque_datasets,
+    trajectory_datasets,
+    with_time,
+    write_trajectory,
+)
+from hodyn_cli.io.tables import COMPACT
+from hodyn_cli.io.writers import open_sink, write_datasets
+
+__all__ = [
+    "CHUNK_ROWS", "COMPACT", "MATRIX_NOTES", "WRENCH_COMPONENTS", "MemoryReader", "TrajectoryReader",
+    "atomic_path", "concatenate", "derivative_datasets", "elastic_datasets", "file_format",
+    "joint_wrench_datasets", "matrix_datasets", "open_sink", "read_trajectory", "split",
+    "torque_datasets", "trajectory_datasets", "with_time", "write_datasets", "write_trajectory",
+]

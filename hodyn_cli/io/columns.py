@@ -1,0 +1,92 @@
+"""Column names of trajectory tables, checked once per file (before any data is read).
+
+A table (a CSV file, or an HDF5 file seen as columns) has ``t``, ``q.._<joint>`` and
+``W.._<link>_<mx..fz>`` columns; :func:`plan` maps them onto the model's joints and links.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from hodyn_cli.errors import TrajectoryError
+from hodyn_cli.io.paths import listing
+from hodyn_cli.model import Model
+from hodyn_cli.trajectory import derivative_name
+
+WRENCH_COMPONENTS = ("mx", "my", "mz", "fx", "fy", "fz")
+Q_COLUMN = re.compile(r"^q(d*)_(.+)$")
+W_COLUMN = re.compile(r"^W(d*)_(.+)_(mx|my|mz|fx|fy|fz)$")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Which columns make a trajectory: ``q[k][j]`` names derivative k of joint j (model
+    order, k < D); ``wrenches[link][k][c]`` wrench component c of derivative k."""
+
+    q: tuple[tuple[str, ...], ...]
+    wrenches: dict[str, tuple[tuple[str, ...], ...]]
+    has_t: bool
+
+    @property
+    def columns(self) -> list[str]:
+        """Every column the trajectory is built from (``t`` first if present)."""
+        out = ["t"] if self.has_t else []
+        out += [c for row in self.q for c in row]
+        out += [c for rows in self.wrenches.values() for row in rows for c in row]
+        return out
+
+
+def plan(names: list[str], model: Model, need: int, source: str) -> Layout:
+    """The layout of a trajectory table with columns ``names``; ``need`` = number of q
+    derivative orders required (q..qdddd is 5). One-line errors name the column."""
+    joints = set(model.joint_names)
+    orders: dict[int, set[str]] = {}
+    for name in names:
+        if name == "t" or W_COLUMN.match(name):
+            continue
+        m = Q_COLUMN.match(name)
+        if not m:
+            raise TrajectoryError(f"column '{name}' is not t, q.._<joint> or W.._<link>_<mx..fz>",
+                                  source)
+        if m.group(2) not in joints:
+            raise TrajectoryError(f"column '{name}': the model has no joint '{m.group(2)}'",
+                                  source)
+        orders.setdefault(len(m.group(1)), set()).add(m.group(2))
+    missing = [derivative_name("q", k) + "_" + j for k in range(need) for j in model.joint_names
+               if j not in orders.get(k, ())]
+    if missing:
+        raise TrajectoryError(f"missing columns {listing(missing)} (need q up to "
+                              f"{derivative_name('q', need - 1)} for every joint)", source)
+    D = need
+    while D in orders and orders[D] == joints:
+        D += 1
+    q = tuple(tuple(derivative_name("q", k) + "_" + j for j in model.joint_names)
+              for k in range(D))
+    return Layout(q, plan_wrenches(names, model, source), "t" in names)
+
+
+def plan_wrenches(names: list[str], model: Model, source: str
+                  ) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """Wrench columns per link, complete orders only (errors for partial ones)."""
+    found: dict[str, dict[int, set[str]]] = {}
+    for name in names:
+        m = W_COLUMN.match(name)
+        if m:
+            if m.group(2) not in model.links:
+                raise TrajectoryError(f"column '{name}': the model has no link '{m.group(2)}'",
+                                      source)
+            found.setdefault(m.group(2), {}).setdefault(len(m.group(1)), set()).add(m.group(3))
+    out = {}
+    for link, orders in found.items():
+        D = 0
+        while D in orders and orders[D] == set(WRENCH_COMPONENTS):
+            D += 1
+        partial = [derivative_name("W", k) + f"_{link}_{c}" for k in sorted(orders)
+                   for c in WRENCH_COMPONENTS if c not in orders[k] or k >= D]
+        if partial:
+            raise TrajectoryError(f"incomplete wrench columns: missing or out of order "
+                                  f"{listing(partial)}", source)
+        out[link] = tuple(tuple(derivative_name("W", k) + f"_{link}_{c}" for c in WRENCH_COMPONENTS)
+                          for k in range(D))
+    return out

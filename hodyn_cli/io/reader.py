@@ -1,0 +1,209 @@
+"""Trajectories read chunk by chunk: columns checked once, values checked as they stream.
+
+>>> from pathlib import Path
+>>> from hodyn_cli.urdf import load_model
+>>> root = Path(__file__).parents[2]
+>>> model = load_model(root / "urdf" / "planar_2r.urdf")
+>>> with TrajectoryReader(str(root / "sample_trajectories" / "planar_2r_cosine.h5"), model,
+...                       need=5, chunk=200) as reader:
+...     [c.n_samples for c in reader], reader.orders
+([200, 200, 101], 7)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from hodyn_cli.errors import TrajectoryError
+from hodyn_cli.io.columns import W_COLUMN, Layout, plan, plan_wrenches
+from hodyn_cli.io.tables import Block, Rows, open_table, rechunk, row_count
+from hodyn_cli.model import Model
+from hodyn_cli.trajectory import Trajectory, Wrenches
+
+#: samples per chunk a command reads, computes and writes before the next (bounds memory)
+CHUNK_ROWS = 1 << 14
+
+
+class TrajectoryReader:
+    """A trajectory file (``-``: CSV on stdin) as a stream of :class:`Trajectory` chunks.
+
+    The columns are checked when the reader opens (missing or unknown ones are errors
+    naming them); values as they stream: non-finite values and a ``t`` that does not
+    increase (across chunk boundaries too) raise a one-line error naming the column and
+    sample. A ``wrench`` file is read in lockstep; a different number of samples is an error.
+    """
+
+    def __init__(self, path: str, model: Model, need: int = 1, *, wrench: str | None = None,
+                 chunk: int = CHUNK_ROWS, stdin=None):
+        self.path, self.model, self.chunk = path, model, chunk
+        self.table = open_table(path, stdin)
+        self.wtable = None
+        try:
+            self.layout = plan(self.table.names, model, need, path)
+            if wrench is not None:
+                self.wtable = open_table(wrench, stdin)
+                extra = [c for c in self.wtable.names if c != "t" and not W_COLUMN.match(c)]
+                if extra:
+                    raise TrajectoryError(f"column '{extra[0]}' does not belong in a wrench file",
+                                          wrench)
+                self.wlayout = Layout((), plan_wrenches(self.wtable.names, model, wrench), False)
+                both = sorted(set(self.layout.wrenches) & set(self.wlayout.wrenches))
+                if both:
+                    raise TrajectoryError(f"wrenches on '{both[0]}' are in both the trajectory "
+                                          f"and {wrench}", path)
+        except BaseException:
+            self.close()
+            raise
+        self.wrench_path = wrench
+
+    @property
+    def orders(self) -> int:
+        """Number of q derivative orders the chunks carry (3 means q, qd, qdd)."""
+        return len(self.layout.q)
+
+    @property
+    def has_t(self) -> bool:
+        return self.layout.has_t
+
+    @property
+    def n_samples(self) -> int | None:
+        """Number of samples if the format says so up front (HDF5), else None."""
+        return self.table.n_rows
+
+    @property
+    def wrench_orders(self) -> int:
+        """Wrench derivative orders present for every link (0 if there are no wrenches)."""
+        links = list(self.layout.wrenches.values())
+        if self.wtable is not None:
+            links += list(self.wlayout.wrenches.values())
+        return min((len(rows) for rows in links), default=0)
+
+    def __enter__(self) -> TrajectoryReader:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for table in (self.table, self.wtable):
+            if table is not None:
+                table.close()
+
+    def __iter__(self) -> Iterator[Trajectory]:
+        main = rechunk(self.table.blocks(self.layout.columns), self.chunk,
+                       lambda: self.table.paused)
+        side = Rows(self.wtable.blocks(self.wlayout.columns)) if self.wtable is not None else None
+        start, last_t = 0, None
+        for block in main:
+            n = row_count(block)
+            wblock = side.take(n) if side is not None else None
+            if side is not None and row_count(wblock) != n:
+                self._count_mismatch(start + n + sum(row_count(b) for b in main),
+                                     start + row_count(wblock))
+            chunk = self._assemble(block, wblock, start, last_t)
+            start += n
+            if chunk.t is not None:
+                last_t = chunk.t[-1]
+            yield chunk
+        if not start:
+            raise TrajectoryError("no data rows after the header", self.path)
+        if side is not None and (left := side.remaining()):
+            self._count_mismatch(start, start + left)
+
+    def _count_mismatch(self, n: int, nw: int) -> None:
+        raise TrajectoryError(f"has {nw} samples, the trajectory {n}", self.wrench_path)
+
+    def _assemble(self, block: Block, wblock: Block | None, start: int, last_t) -> Trajectory:
+        _check_values(block, self.path, start)
+        if wblock is not None:
+            _check_values(wblock, self.wrench_path, start)
+        t = block.get("t")
+        if t is not None:
+            _check_increasing(t, last_t, start, self.path)
+        n = row_count(block)
+        D, nj = len(self.layout.q), self.model.n
+        rows = np.empty((D * nj, n))  # one contiguous row per column, then one transpose
+        for r, name in enumerate(c for row in self.layout.q for c in row):
+            rows[r] = block[name]
+        derivs = np.ascontiguousarray(rows.T).reshape(n, D, nj)
+        W = {}
+        for layout, data in ((self.layout, block), (getattr(self, "wlayout", None), wblock)):
+            if layout is None or data is None:
+                continue
+            for link, rows in layout.wrenches.items():
+                W[link] = np.stack([np.stack([data[c] for c in row], axis=-1) for row in rows],
+                                   axis=1)
+        return Trajectory(self.model.joint_names, derivs, t, Wrenches(W) if W else None)
+
+
+def _check_values(block: Block, path: str, start: int) -> None:
+    if all(np.isfinite(col.sum()) for col in block.values()):  # fast path: a sum is finite
+        return  # only if every term is (no overflow at trajectory magnitudes)
+    for name, col in block.items():
+        bad = np.flatnonzero(~np.isfinite(col))
+        if bad.size:
+            raise TrajectoryError(f"column '{name}', sample {start + bad[0]}: value "
+                                  f"{col[bad[0]]} is not finite", path)
+
+
+def _check_increasing(t: np.ndarray, last_t, start: int, path: str) -> None:
+    prev = np.concatenate([[last_t], t[:-1]]) if last_t is not None else t[:-1]
+    cur = t if last_t is not None else t[1:]
+    bad = np.flatnonzero(cur - prev <= 0)
+    if bad.size:
+        s = start + bad[0] + (0 if last_t is not None else 1)
+        raise TrajectoryError(f"column 't' is not increasing at sample {s} "
+                              f"({prev[bad[0]]} then {cur[bad[0]]})", path)
+
+
+class MemoryReader:
+    """An in-memory trajectory with the interface of :class:`TrajectoryReader`."""
+
+    def __init__(self, trajectory: Trajectory, chunk: int = CHUNK_ROWS):
+        self.trajectory, self.chunk = trajectory, chunk
+        self.has_t = trajectory.t is not None
+        self.n_samples = trajectory.n_samples
+        self.orders = trajectory.orders
+
+    def __enter__(self) -> MemoryReader:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+    def __iter__(self) -> Iterator[Trajectory]:
+        return split(self.trajectory, self.chunk)
+
+
+def read_trajectory(path: str, model: Model, *, need: int = 1, wrench: str | None = None,
+                    stdin=None) -> Trajectory:
+    """The whole trajectory at once (see :class:`TrajectoryReader`; ``need`` = number of q
+    derivative orders required, q..qdddd is 5)."""
+    with TrajectoryReader(path, model, need, wrench=wrench, stdin=stdin) as reader:
+        return concatenate(list(reader), model)
+
+
+def concatenate(chunks: list[Trajectory], model: Model) -> Trajectory:
+    """One trajectory from consecutive chunks."""
+    if len(chunks) == 1:
+        return chunks[0]
+    if not chunks:
+        raise TrajectoryError("no data rows after the header")
+    t = None if chunks[0].t is None else np.concatenate([c.t for c in chunks])
+    W = None
+    if chunks[0].wrenches is not None:
+        W = Wrenches({link: np.concatenate([c.wrenches.W[link] for c in chunks])
+                      for link in chunks[0].wrenches.W})
+    return Trajectory(model.joint_names, np.concatenate([c.derivatives for c in chunks]), t, W)
+
+
+def split(trajectory: Trajectory, rows: int) -> Iterator[Trajectory]:
+    """An in-memory trajectory as chunks of ``rows`` samples."""
+    for s in range(0, trajectory.n_samples, rows):
+        sl = slice(s, s + rows)
+        W = trajectory.wrenches
+        yield Trajectory(trajectory.joint_names, trajectory.derivatives[sl],
+                         None if trajectory.t is None else trajectory.t[sl],
+                         None if W is None else Wrenches({k: w[sl] for k, w in W.W.items()}))

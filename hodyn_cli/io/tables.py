@@ -1,0 +1,349 @@
+"""Tables of float columns read block by block: CSV (files and stdin) and HDF5.
+
+Memory is bounded by a block, never by the file. :class:`CsvTable` cuts the byte stream at
+line ends into blocks of about ``block_bytes`` (from a pipe it takes whatever has arrived,
+so a pipeline's first rows move on before its input ends) and parses each block with
+pyarrow's C++ CSV reader; only when a block does not parse is it read again line by line,
+to name the line that is wrong. :class:`Hdf5Table` reads hyperslabs of its datasets.
+:func:`rechunk` turns the blocks into chunks of an exact number of rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import select
+import stat
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+
+from hodyn_cli.errors import TrajectoryError
+
+#: HDF5 dataset holding q and all its derivatives, (N, D+1, n): [s, k, j] = d^k q_j / dt^k
+COMPACT = "q_derivatives"
+BLOCK_BYTES = 1 << 22
+BLOCK_ROWS = 1 << 16
+
+Block = dict[str, np.ndarray]
+
+
+class CsvTable:
+    """A CSV file (``-``: stdin) as columns of floats, read in blocks.
+
+    ``names``: the header's column names. :meth:`blocks` yields ``{name: (rows,)}`` for the
+    ``wanted`` columns (default: all).
+    """
+
+    def __init__(self, path: str, stdin=None, block_bytes: int = BLOCK_BYTES):
+        self.path, self.block_bytes = path, block_bytes
+        try:
+            if path == "-":
+                src = stdin if stdin is not None else sys.stdin
+                self._stream = getattr(src, "buffer", None) or io.BytesIO(src.read().encode())
+                self._owned = False
+            else:
+                self._stream = open(path, "rb")  # noqa: SIM115 - closed in close()
+                self._owned = True
+        except OSError as e:
+            raise TrajectoryError(f"cannot read: {e.strerror or e}", path) from None
+        self.n_rows: int | None = None
+        self.paused = False  # the input (a pipe) had nothing more when the last block was cut
+        self._line = 0  # lines consumed so far
+        self.names = self._header()
+
+    def _header(self) -> list[str]:
+        while True:
+            raw = self._stream.readline()
+            self._line += 1
+            if not raw:
+                raise TrajectoryError("empty file (expected a header row)", self.path)
+            text = self._decode(raw)
+            if text.strip():
+                break
+        header = [h.strip() for h in next(csv.reader([text]))]
+        seen = set()
+        for h in header:
+            if not h:
+                raise TrajectoryError("empty column name in the header", self.path)
+            if h in seen:
+                raise TrajectoryError(f"column '{h}' appears twice", self.path)
+            seen.add(h)
+        return header
+
+    def _decode(self, raw: bytes) -> str:
+        try:
+            return raw.decode("utf-8-sig" if self._line == 1 else "utf-8")
+        except UnicodeDecodeError:
+            raise TrajectoryError(f"line {self._line} is not UTF-8 text", self.path) from None
+
+    def _raw_blocks(self) -> Iterator[tuple[int, bytes]]:
+        """``(first line number, bytes)`` of whole lines."""
+        read = getattr(self._stream, "read1", self._stream.read)
+        pending = b""
+        while True:
+            try:
+                data = read(self.block_bytes)
+            except OSError as e:
+                raise TrajectoryError(f"cannot read: {e.strerror or e}", self.path) from None
+            if not data:
+                break
+            pending += data
+            waiting = self._more_waiting()
+            if len(pending) < self.block_bytes and waiting:
+                continue  # fewer, bigger blocks while input is there; a pipe that waits: go
+            self.paused = not waiting
+            cut = pending.rfind(b"\n") + 1
+            if cut:
+                block, pending = pending[:cut], pending[cut:]
+                yield self._line + 1, block
+                self._line += block.count(b"\n")
+        if pending.strip():
+            yield self._line + 1, pending
+
+    def _more_waiting(self) -> bool:
+        """True unless the input is a pipe or terminal with nothing to read right now."""
+        try:
+            fd = self._stream.fileno()
+        except (AttributeError, OSError, io.UnsupportedOperation):
+            return True
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return True
+        return bool(select.select([fd], [], [], 0)[0])
+
+    def blocks(self, wanted: list[str] | None = None) -> Iterator[Block]:
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+
+        wanted = list(self.names) if wanted is None else wanted
+        read_opts = pcsv.ReadOptions(column_names=self.names, use_threads=True)
+        convert = pcsv.ConvertOptions(column_types={n: pa.float64() for n in wanted},
+                                      include_columns=wanted)
+        for first_line, raw in self._raw_blocks():
+            try:
+                table = pcsv.read_csv(io.BytesIO(raw), read_options=read_opts,
+                                      convert_options=convert)
+                ok = not any(col.null_count for col in table.columns)
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                ok = False
+            if ok:
+                yield {n: table.column(n).to_numpy() for n in wanted}
+            else:  # find the line (or a form pyarrow refused but Python reads, e.g. " 2")
+                yield self._slow_block(raw, first_line, wanted)
+
+    def _slow_block(self, raw: bytes, first_line: int, wanted: list[str]) -> Block:
+        """Parse a block line by line: the values, or an error naming the line."""
+        index = [self.names.index(n) for n in wanted]
+        rows = []
+        lines = raw.decode("utf-8", errors="replace").split("\n")
+        for offset, text in enumerate(lines):
+            if not text.strip():
+                continue
+            line = first_line + offset
+            fields = next(csv.reader([text.rstrip("\r")]))
+            if len(fields) != len(self.names):
+                raise TrajectoryError(f"line {line} has {len(fields)} fields, the header "
+                                      f"{len(self.names)}", self.path)
+            values = []
+            for c in index:
+                try:
+                    values.append(float(fields[c]))
+                except ValueError:
+                    raise TrajectoryError(f"line {line}, column '{self.names[c]}': "
+                                          f"'{fields[c]}' is not a number", self.path) from None
+            rows.append(values)
+        data = np.array(rows, dtype=float).reshape(-1, len(wanted))
+        return {n: data[:, k] for k, n in enumerate(wanted)}
+
+    def close(self) -> None:
+        if self._owned:
+            self._stream.close()
+
+
+class Hdf5Table:
+    """An HDF5 trajectory file seen as CSV-like columns, read in hyperslabs.
+
+    Datasets ``t`` (N,), ``q``, ``qd``, ... (N, n) with root attribute ``joint_names``, or the
+    compact ``q_derivatives`` (N, D+1, n); ``wrench/<link>/W``, ``Wd``, ... (N, 6).
+    """
+
+    def __init__(self, path: str, block_rows: int = BLOCK_ROWS):
+        import h5py
+
+        self.path, self.block_rows = path, block_rows
+        try:
+            self._file = h5py.File(path, "r")
+        except OSError as e:
+            raise TrajectoryError(f"cannot open as HDF5: {e}", path) from None
+        try:
+            self._where = self._columns()
+        except BaseException:
+            self._file.close()
+            raise
+        self.names = list(self._where)
+        self.paused = False
+        lengths = {self._file[key].shape[0] for key, _ in self._where.values()}
+        if len(lengths) > 1:
+            self._file.close()
+            raise TrajectoryError(f"datasets differ in length ({sorted(lengths)})", path)
+        self.n_rows = lengths.pop()
+
+    def _columns(self) -> dict[str, tuple[str, tuple]]:
+        """column name -> (dataset path, index within a row)."""
+        import h5py
+
+        f, path = self._file, self.path
+        where: dict[str, tuple[str, tuple]] = {}
+        names = f.attrs.get("joint_names")
+        q_sets = [k for k in f.keys() if re.fullmatch(r"qd*", k) or k == COMPACT]
+        if q_sets and names is None:
+            raise TrajectoryError("root attribute 'joint_names' is missing", path)
+        if names is not None:
+            names = [n.decode() if isinstance(n, bytes) else str(n) for n in np.atleast_1d(names)]
+        for key in f.keys():
+            obj = f[key]
+            if key == "t":
+                self._check(obj, key, 1)
+                where["t"] = ("t", ())
+            elif re.fullmatch(r"qd*", key):
+                self._check(obj, key, 2)
+                if obj.shape[1] != len(names):
+                    raise TrajectoryError(f"dataset '{key}' has {obj.shape[1]} columns, "
+                                          f"joint_names {len(names)}", path)
+                for c, name in enumerate(names):
+                    where[f"{key}_{name}"] = (key, (c,))
+            elif key == COMPACT:
+                self._check(obj, key, 3)
+                if obj.shape[2] != len(names):
+                    raise TrajectoryError(f"dataset '{key}' has {obj.shape[2]} joints, "
+                                          f"joint_names {len(names)}", path)
+                if len(q_sets) > 1:
+                    raise TrajectoryError(f"has both '{key}' and q, qd, ... datasets: keep one",
+                                          path)
+                for k in range(obj.shape[1]):
+                    for c, name in enumerate(names):
+                        where[f"q{'d' * k}_{name}"] = (key, (k, c))
+            elif key == "wrench" and isinstance(obj, h5py.Group):
+                for link in obj.keys():
+                    for wkey in obj[link].keys():
+                        full = f"wrench/{link}/{wkey}"
+                        if not re.fullmatch(r"Wd*", wkey):
+                            raise TrajectoryError(f"unexpected dataset '{full}'", path)
+                        self._check(obj[link][wkey], full, 2)
+                        if obj[link][wkey].shape[1] != 6:
+                            shape = obj[link][wkey].shape
+                            raise TrajectoryError(f"dataset '{full}' must be N x 6, is {shape[0]}"
+                                                  f" x {shape[1]}", path)
+                        for c, comp in enumerate(("mx", "my", "mz", "fx", "fy", "fz")):
+                            where[f"{wkey}_{link}_{comp}"] = (full, (c,))
+            else:
+                raise TrajectoryError(f"unexpected dataset or group '{key}'", path)
+        if not where:
+            raise TrajectoryError("no datasets", path)
+        return where
+
+    def _check(self, obj, key: str, ndim: int) -> None:
+        import h5py
+
+        if not isinstance(obj, h5py.Dataset):
+            raise TrajectoryError(f"'{key}' is a group, expected a dataset", self.path)
+        if obj.ndim != ndim:
+            raise TrajectoryError(f"dataset '{key}' has {obj.ndim} dimensions, expected {ndim}",
+                                  self.path)
+        if obj.dtype.kind not in "fiu":
+            raise TrajectoryError(f"dataset '{key}' is not numeric", self.path)
+
+    def blocks(self, wanted: list[str] | None = None) -> Iterator[Block]:
+        wanted = self.names if wanted is None else wanted
+        by_set: dict[str, list[str]] = {}
+        for n in wanted:
+            by_set.setdefault(self._where[n][0], []).append(n)
+        for s in range(0, self.n_rows, self.block_rows):
+            block: Block = {}
+            for key, cols in by_set.items():
+                data = np.asarray(self._file[key][s : s + self.block_rows], dtype=float)
+                for n in cols:
+                    block[n] = data[(slice(None), *self._where[n][1])]
+            yield block
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def open_table(path: str, stdin=None) -> CsvTable | Hdf5Table:
+    """The table of a trajectory or wrench file (by its extension; ``-`` is CSV on stdin)."""
+    from hodyn_cli.io.paths import file_format
+
+    if file_format(path) == "hdf5":
+        if not Path(path).is_file():
+            raise TrajectoryError("cannot open as HDF5: no such file", path)
+        return Hdf5Table(path)
+    return CsvTable(path, stdin)
+
+
+def rechunk(blocks: Iterator[Block], rows: int, flush: Callable[[], bool] = lambda: False
+            ) -> Iterator[Block]:
+    """The same columns in chunks of ``rows`` rows (the last one shorter); a shorter chunk
+    also whenever ``flush()`` says so after a block (a pipe waiting for its producer)."""
+    pending: list[Block] = []
+    have = 0
+    for block in blocks:
+        n = row_count(block)
+        if not n:
+            continue
+        pending.append(block)
+        have += n
+        while have >= rows:
+            merged = _concat(pending)
+            yield {k: v[:rows] for k, v in merged.items()}
+            have -= rows
+            pending = [{k: v[rows:] for k, v in merged.items()}] if have else []
+        if have and flush():
+            yield _concat(pending)
+            pending, have = [], 0
+    if have:
+        yield _concat(pending)
+
+
+class Rows:
+    """Rows taken from a stream of blocks by exact counts (a second file in lockstep)."""
+
+    def __init__(self, blocks: Iterator[Block]):
+        self._blocks, self._pending = blocks, None
+
+    def take(self, n: int) -> Block | None:
+        """The next ``n`` rows (fewer at the end of the data; None when it is exhausted)."""
+        parts, have = [], 0
+        while have < n:
+            block = self._pending if self._pending is not None else next(self._blocks, None)
+            self._pending = None
+            if block is None:
+                break
+            m = row_count(block)
+            if have + m > n:
+                cut = n - have
+                block, self._pending = ({k: v[:cut] for k, v in block.items()},
+                                        {k: v[cut:] for k, v in block.items()})
+                m = cut
+            parts.append(block)
+            have += m
+        return _concat(parts) if parts else None
+
+    def remaining(self) -> int:
+        """Number of rows left (reads them)."""
+        left = row_count(self._pending) if self._pending is not None else 0
+        return left + sum(row_count(b) for b in self._blocks)
+
+
+def row_count(block: Block | None) -> int:
+    return len(next(iter(block.values()))) if block else 0
+
+
+def _concat(blocks: list[Block]) -> Block:
+    if len(blocks) == 1:
+        return blocks[0]
+    return {k: np.concatenate([b[k] for b in blocks]) for k in blocks[0]}

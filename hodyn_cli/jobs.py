@@ -1,0 +1,150 @@
+"""What each command computes per trajectory chunk, as plain picklable objects.
+
+A job knows how many q derivative orders it needs (``need``) and wrench orders
+(``wrench_need``), the CSV columns of its output (``columns``), and maps a chunk to named
+datasets (``__call__``). :func:`hodyn_cli.stream.run` runs one over a file; a Dask worker
+gets the same object (:mod:`hodyn_cli.batch`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from hodyn_cli import elastic, methods
+from hodyn_cli.drives import Drives
+from hodyn_cli.io.results import (
+    elastic_datasets,
+    joint_wrench_datasets,
+    matrix_datasets,
+    torque_datasets,
+    with_time,
+)
+from hodyn_cli.kinematics import link_kinematics
+from hodyn_cli.methods import closed_form, required_orders
+from hodyn_cli.model import Model
+from hodyn_cli.trajectory import Trajectory, derivative_name
+
+__all__ = ["TorqueJob", "ElasticJob", "KinematicsJob", "MatricesJob"]
+
+
+@dataclass(frozen=True, eq=False)
+class TorqueJob:
+    """``hodyn compute``: tau and its derivatives (and joint wrenches, HDF5 only)."""
+
+    model: Model
+    method: str = "body-fixed"
+    order: int = 2
+    gravity: tuple = methods.GRAVITY
+    joint_wrenches: bool = False
+
+    @property
+    def need(self) -> int:
+        return required_orders(self.order)
+
+    @property
+    def wrench_need(self) -> int:
+        return self.order + 1
+
+    def columns(self, has_t: bool) -> dict[str, list[str]]:
+        names = self.model.joint_names
+        cols = {derivative_name("tau", k): [f"{derivative_name('tau', k)}_{j}" for j in names]
+                for k in range(self.order + 1)}
+        return with_time({}, cols, True if has_t else None)[1]
+
+    def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
+        tau = methods.inverse_dynamics(self.model, chunk, method=self.method, order=self.order,
+                                       gravity=self.gravity)
+        data = torque_datasets(tau, self.model.joint_names)[0]
+        if self.joint_wrenches:
+            F = methods.joint_wrenches(self.model, chunk, method=self.method, order=self.order,
+                                       gravity=self.gravity)
+            data |= joint_wrench_datasets(F, self.model.link_names)
+        return with_time(data, {}, chunk.t)[0]
+
+
+@dataclass(frozen=True, eq=False)
+class ElasticJob:
+    """``hodyn elastic``: u, theta and tau_m of an elastic-joint robot."""
+
+    model: Model
+    drives: Drives
+    order: int = 0
+    kind: str = "full"
+    gravity: tuple = methods.GRAVITY
+
+    @property
+    def requirements(self) -> elastic.Requirements:
+        return elastic.requirements(self.model, self.drives, self.order, self.kind)
+
+    @property
+    def need(self) -> int:
+        return self.requirements.q_order + 1
+
+    @property
+    def wrench_need(self) -> int:
+        return self.requirements.q_order - 1
+
+    def columns(self, has_t: bool) -> dict[str, list[str]]:
+        names = self.model.joint_names
+        cols = {}
+        for base, top in (("u", self.order + 2), ("theta", self.order + 2), ("taum", self.order)):
+            for k in range(top + 1):
+                name = derivative_name(base, k)
+                cols[name] = [f"{name}_{j}" for j in names]
+        return with_time({}, cols, True if has_t else None)[1]
+
+    def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
+        res = elastic.inverse_dynamics(self.model, chunk, self.drives, order=self.order,
+                                       kind=self.kind, gravity=self.gravity)
+        return with_time(elastic_datasets(res, self.model.joint_names)[0], {}, chunk.t)[0]
+
+
+@dataclass(frozen=True, eq=False)
+class KinematicsJob:
+    """``hodyn kinematics``: one link's pose, twists and point derivatives."""
+
+    model: Model
+    link: str
+    order: int = 3
+
+    @property
+    def need(self) -> int:
+        return self.order + 2
+
+    wrench_need = 0
+
+    def columns(self, has_t: bool) -> dict[str, list[str]]:
+        probe = Trajectory(self.model.joint_names, np.zeros((1, self.need, self.model.n)))
+        data, suffixes = link_kinematics(self.model, probe, self.link, order=self.order).datasets()
+        cols = {key: [f"{key}_{s}" for s in suffixes[key]] for key in data}
+        return with_time({}, cols, True if has_t else None)[1]
+
+    def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
+        data = link_kinematics(self.model, chunk, self.link, order=self.order).datasets()[0]
+        return with_time(data, {}, chunk.t)[0]
+
+
+@dataclass(frozen=True, eq=False)
+class MatricesJob:
+    """``hodyn matrices``: M, C, Cbar, g (and Q_ext) with derivatives (HDF5 only)."""
+
+    model: Model
+    order: int = 2
+    gravity: tuple = methods.GRAVITY
+
+    @property
+    def need(self) -> int:
+        return required_orders(self.order)
+
+    @property
+    def wrench_need(self) -> int:
+        return self.order + 1
+
+    def columns(self, has_t: bool) -> dict[str, list[str]]:
+        return {}  # HDF5 only
+
+    def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
+        E = closed_form.matrices(self.model, chunk, order=self.order, gravity=self.gravity)
+        return with_time(matrix_datasets(E, chunk.wrenches is not None), {}, chunk.t)[0]

@@ -1,0 +1,259 @@
+"""Streaming I/O: chunk boundaries, threads, errors mid-stream, memory, pipes, progress."""
+
+import os
+import select
+import subprocess
+import sys
+import time
+
+import h5py
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from conftest import SAMPLES, URDF, random_cosine, wrench_motion
+from hodyn_cli import stream
+from hodyn_cli.cli.app import app
+from hodyn_cli.errors import HodynError
+from hodyn_cli.io import TrajectoryReader, read_trajectory, trajectory_datasets, write_trajectory
+from hodyn_cli.io.reader import CHUNK_ROWS
+from hodyn_cli.io.writers import CsvSink
+from hodyn_cli.jobs import TorqueJob
+from hodyn_cli.methods import inverse_dynamics
+from hodyn_cli.trajectory import Trajectory, Wrenches, cosine
+from hodyn_cli.urdf import load_model
+
+runner = CliRunner()
+IIWA = URDF / "iiwa14.urdf"
+
+
+class ListSink:
+    """Collects what the loop writes."""
+
+    def __init__(self):
+        self.parts = []
+
+    encode = staticmethod(lambda data: data)
+
+    def write_encoded(self, data):
+        self.parts.append(data)
+
+    def joined(self, key):
+        return np.concatenate([p[key] for p in self.parts])
+
+
+def motion(model, N, orders=4, seed=0):
+    return random_cosine(model, np.linspace(0, N / 100, N), orders=orders, seed=seed)
+
+
+@pytest.mark.parametrize("N", [1, 63, 64, 65, 201])
+@pytest.mark.parametrize("ext", ["csv", "h5"])
+def test_chunk_boundaries_give_the_whole_file_numbers(tmp_path, N, ext):
+    model = load_model(IIWA)
+    traj = motion(model, N)
+    W = Wrenches({"iiwa_link_ee": wrench_motion(traj.t, 2)})
+    traj = Trajectory(traj.joint_names, traj.derivatives, traj.t, W)
+    path = str(tmp_path / f"traj.{ext}")
+    write_trajectory(path, traj)
+    whole = inverse_dynamics(model, read_trajectory(path, model, need=5), order=2)
+    assert np.array_equal(read_trajectory(path, model, need=5).derivatives, traj.derivatives)
+    for jobs in (1, 2):
+        sink = ListSink()
+        with TrajectoryReader(path, model, 5, chunk=64) as reader:
+            n = stream.run(reader, TorqueJob(model), sink, jobs=jobs)
+        assert n == N and [len(p["t"]) for p in sink.parts] == [64] * (N // 64) + (
+            [N % 64] if N % 64 else [])
+        for k, name in enumerate(("tau", "taud", "taudd")):
+            assert np.array_equal(sink.joined(name), whole[:, k]), (jobs, name)
+        assert np.array_equal(sink.joined("t"), traj.t)
+
+
+def test_cli_output_is_bitwise_the_same_for_any_number_of_threads(tmp_path):
+    model = load_model(IIWA)
+    N = 2 * CHUNK_ROWS + 17  # three chunks, the last one short
+    for ext in ("csv", "h5"):
+        src = str(tmp_path / f"traj.{ext}")
+        write_trajectory(src, motion(model, N, seed=3))
+        outs = []
+        for jobs in (1, 2, 3):
+            out = tmp_path / f"tau{jobs}.{ext}"
+            result = runner.invoke(app, ["compute", str(IIWA), src, "-o", str(out), "--jobs",
+                                         str(jobs)])
+            assert result.exit_code == 0, result.output
+            outs.append(out.read_bytes() if ext == "csv" else h5py.File(out)["taudd"][()])
+        assert all(np.array_equal(o, outs[0]) if ext == "h5" else o == outs[0] for o in outs)
+    text = (tmp_path / "tau1.csv").read_text().splitlines()
+    assert len(text) == N + 1
+    ref = inverse_dynamics(model, read_trajectory(str(tmp_path / "traj.csv"), model, need=5))
+    assert np.array_equal(np.loadtxt(tmp_path / "tau1.csv", delimiter=",", skiprows=1)[:, 1:],
+                          ref.reshape(N, -1))  # round-trip exact numbers
+
+
+def test_corrupt_row_mid_file_names_the_line_and_writes_nothing(tmp_path):
+    model = load_model(URDF / "planar_2r.urdf")
+    N = 3 * CHUNK_ROWS
+    src = tmp_path / "big.csv"
+    write_trajectory(str(src), motion(model, N))
+    lines = src.read_text().splitlines()
+    bad = 2 * CHUNK_ROWS + 5  # a line in the third chunk, past the first output rows
+    fields = lines[bad - 1].split(",")
+    fields[3] = "1.2.3"
+    lines[bad - 1] = ",".join(fields)
+    src.write_text("\n".join(lines) + "\n")
+    for out in (tmp_path / "tau.csv", tmp_path / "tau.h5"):
+        result = runner.invoke(app, ["compute", str(URDF / "planar_2r.urdf"), str(src),
+                                     "-o", str(out)])
+        assert result.exit_code == 2
+        assert result.stderr.strip() == (f"hodyn: error: {src}: line {bad}, column "
+                                         f"'{lines[0].split(',')[3]}': '1.2.3' is not a number")
+        assert not out.exists() and not list(tmp_path.glob(".tau*"))
+    keep = tmp_path / "keep.csv"
+    keep.write_text("old")
+    assert runner.invoke(app, ["compute", str(URDF / "planar_2r.urdf"), str(src), "-o",
+                               str(keep)]).exit_code == 2
+    assert keep.read_text() == "old"
+
+
+def test_wrong_field_count_and_time_going_back_across_chunks(tmp_path):
+    model = load_model(URDF / "planar_2r.urdf")
+    traj = motion(model, 300)
+    src = tmp_path / "t.csv"
+    write_trajectory(str(src), traj)
+    lines = src.read_text().splitlines()
+    lines[250] += ",7"
+    src.write_text("\n".join(lines) + "\n")
+    with pytest.raises(HodynError, match="line 251 has 12 fields, the header 11"):
+        list(TrajectoryReader(str(src), model, 5, chunk=64))
+    t = traj.t.copy()
+    t[128] = t[127]  # the first sample of the third chunk of 64
+    h5 = str(tmp_path / "t.h5")
+    write_trajectory(h5, Trajectory(traj.joint_names, traj.derivatives, t))
+    reader = TrajectoryReader(h5, model, 5, chunk=64)
+    with pytest.raises(HodynError, match="column 't' is not increasing at sample 128"):
+        list(reader)
+
+
+def test_wrench_file_in_lockstep_and_its_sample_count(tmp_path):
+    model = load_model(IIWA)
+    traj = motion(model, 150)
+    W = wrench_motion(traj.t, 2)
+    wpath = str(tmp_path / "w.csv")
+    write_trajectory(wpath, Trajectory((), np.zeros((150, 0, 0)), None,
+                                       Wrenches({"iiwa_link_ee": W})))
+    src = str(tmp_path / "q.h5")
+    write_trajectory(src, traj)
+    with TrajectoryReader(src, model, 5, wrench=wpath, chunk=64) as reader:
+        chunks = list(reader)
+    assert np.array_equal(np.concatenate([c.wrenches.W["iiwa_link_ee"] for c in chunks]), W)
+    write_trajectory(wpath, Trajectory((), np.zeros((149, 0, 0)), None,
+                                       Wrenches({"iiwa_link_ee": W[:149]})))
+    with pytest.raises(HodynError, match="w.csv: has 149 samples, the trajectory 150"):
+        list(TrajectoryReader(src, model, 5, wrench=wpath, chunk=64))
+
+
+#: runs hodyn and prints its own peak RSS at exit: VmHWM of the process's memory after exec
+#: (``ru_maxrss`` of a child would include the pages of this big test process at fork)
+PEAK = ("import atexit, sys\n"
+        "def peak():\n"
+        "    hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0]\n"
+        "    sys.stderr.write('PEAK ' + hwm.split()[1] + '\\n')\n"
+        "atexit.register(peak)\n"
+        "from hodyn_cli.cli.app import main\n"
+        "sys.argv = ['hodyn'] + sys.argv[1:]\n"
+        "main()\n")
+
+
+def peak_rss_mib(args):
+    proc = subprocess.run([sys.executable, "-c", PEAK, *args], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return int(proc.stderr.split("PEAK ")[-1].split()[0]) / 1024
+
+
+def test_memory_is_bounded_by_the_chunk_not_the_file(tmp_path):
+    """2M samples of the 7-DOF arm (HDF5, 0.5 GB of input) and of the 2R (CSV, 0.4 GB):
+    peak RSS stays under the 300 MB bound (the whole input alone would exceed it)."""
+    N = 2_000_000
+    iiwa = load_model(IIWA)
+    h5 = tmp_path / "big.h5"
+    t = np.linspace(0, N / 100, N)
+    with h5py.File(h5, "w") as f:  # written in pieces: this test process stays small too
+        f.attrs["joint_names"] = list(iiwa.joint_names)
+        f.create_dataset("t", data=t)
+        for k in range(5):
+            ds = f.create_dataset("q" + "d" * k, shape=(N, iiwa.n), dtype="f8")
+            for s in range(0, N, 200_000):
+                piece = cosine(iiwa.joint_names, t[s : s + 200_000], amplitude=0.5, omega=1.3,
+                               phase=np.arange(iiwa.n), orders=4)
+                ds[s : s + 200_000] = piece.derivatives[:, k]
+    assert h5.stat().st_size > 500e6
+    rss = peak_rss_mib(["compute", str(IIWA), str(h5), "-o", str(tmp_path / "tau.h5")])
+    assert rss < 300, f"HDF5: {rss:.0f} MiB"
+    with h5py.File(tmp_path / "tau.h5") as f:
+        assert f["taudd"].shape == (N, 7)
+    planar = load_model(URDF / "planar_2r.urdf")
+    csv = tmp_path / "big.csv"
+    with open(csv, "wb") as fh:  # written in pieces, by the streaming writer
+        sink = None
+        for s in range(0, N, 200_000):
+            piece = cosine(planar.joint_names, t[s : s + 200_000], amplitude=0.5, omega=1.3,
+                           orders=4)
+            data, columns = trajectory_datasets(piece)
+            sink = sink or CsvSink(fh, columns)
+            sink.write(data)
+    rss = peak_rss_mib(["compute", str(URDF / "planar_2r.urdf"), str(csv), "-o", "-"])
+    assert rss < 300, f"CSV: {rss:.0f} MiB"
+
+
+def test_pipeline_filter_emits_rows_before_the_input_ends():
+    lines = (SAMPLES / "planar_2r_cosine.csv").read_text().splitlines()
+    proc = subprocess.Popen([sys.executable, "-m", "hodyn_cli", "compute",
+                             str(URDF / "planar_2r.urdf"), "-", "--order", "0"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(("\n".join(lines[:101]) + "\n").encode())  # header + 100 rows
+        proc.stdin.flush()
+        got = b""
+        deadline = time.monotonic() + 30
+        while got.count(b"\n") < 101 and time.monotonic() < deadline:
+            if select.select([proc.stdout], [], [], 0.5)[0]:
+                got += os.read(proc.stdout.fileno(), 1 << 16)
+        assert got.count(b"\n") >= 101, got[:200]  # the header and 100 rows, input still open
+        assert proc.poll() is None
+        proc.stdin.write(("\n".join(lines[101:]) + "\n").encode())
+        proc.stdin.close()
+        rest = proc.stdout.read()
+        assert proc.wait(30) == 0
+    finally:
+        proc.kill()
+    assert (got + rest).decode().count("\n") == len(lines)
+
+
+def test_progress_bar_only_on_a_terminal(tmp_path):
+    import pty
+
+    src = str(SAMPLES / "iiwa14_cosine.h5")
+    out = str(tmp_path / "tau.h5")
+    result = runner.invoke(app, ["compute", str(IIWA), src, "-o", out])
+    assert result.exit_code == 0 and result.stderr == ""  # not a terminal: no bar
+    for quiet, expect in ((False, True), (True, False)):
+        master, slave = pty.openpty()
+        proc = subprocess.Popen([sys.executable, "-m", "hodyn_cli", "compute", str(IIWA), src,
+                                 "-o", "-"] + (["--quiet"] if quiet else []),
+                                stdout=subprocess.PIPE, stderr=slave, env={**os.environ,
+                                                                            "COLUMNS": "120"})
+        os.close(slave)
+        stdout = proc.stdout.read()
+        proc.wait(30)
+        seen = b""
+        while select.select([master], [], [], 0.2)[0]:
+            try:
+                data = os.read(master, 1 << 16)
+            except OSError:
+                break
+            if not data:
+                break
+            seen += data
+        os.close(master)
+        assert (b"samples" in seen) == expect, seen[:300]
+        assert stdout.startswith(b"t,tau_iiwa_joint_1") and b"samples" not in stdout
