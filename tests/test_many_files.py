@@ -110,6 +110,8 @@ def test_from_list_with_hundreds_of_files(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--output-dir", "nowhere"], "output directory 'nowhere' does not exist"),
     (["-o", "x.csv"], "several trajectories need --output-dir"),
+    (["--output-dir", ".", "--validate"], "--validate works on one trajectory at a time"),
+    (["--output-dir", ".", "--wrench", "w.csv"], "--wrench works on one trajectory at a time"),
 ])
 def test_many_file_usage_errors(tmp_path, args, message):
     sources = make_inputs(tmp_path, count=2, bad=False)

@@ -116,36 +116,37 @@ class TrajectoryReader:
         raise TrajectoryError(f"has {nw} samples, the trajectory {n}", self.wrench_path)
 
     def _assemble(self, block: Block, wblock: Block | None, start: int, last_t) -> Trajectory:
-        _check_values(block, self.path, start)
+        columns = self.layout.columns
+        _check_values(block, columns, self.path, start)
         if wblock is not None:
-            _check_values(wblock, self.wrench_path, start)
-        t = block.get("t")
-        if t is not None:
-            _check_increasing(t, last_t, start, self.path)
+            _check_values(wblock, self.wlayout.columns, self.wrench_path, start)
         n = row_count(block)
+        t = None
+        if self.layout.has_t:
+            t = np.ascontiguousarray(block[:, 0])
+            _check_increasing(t, last_t, start, self.path)
+        first = int(self.layout.has_t)  # columns: [t], q..., wrenches...
         D, nj = len(self.layout.q), self.model.n
-        rows = np.empty((D * nj, n))  # one contiguous row per column, then one transpose
-        for r, name in enumerate(c for row in self.layout.q for c in row):
-            rows[r] = block[name]
-        derivs = np.ascontiguousarray(rows.T).reshape(n, D, nj)
+        derivs = np.ascontiguousarray(block[:, first : first + D * nj]).reshape(n, D, nj)
         W = {}
         for layout, data in ((self.layout, block), (getattr(self, "wlayout", None), wblock)):
             if layout is None or data is None:
                 continue
+            index = {c: k for k, c in enumerate(layout.columns)}
             for link, rows in layout.wrenches.items():
-                W[link] = np.stack([np.stack([data[c] for c in row], axis=-1) for row in rows],
-                                   axis=1)
+                cols = [index[c] for row in rows for c in row]
+                W[link] = data[:, cols].reshape(n, len(rows), 6)
         return Trajectory(self.model.joint_names, derivs, t, Wrenches(W) if W else None)
 
 
-def _check_values(block: Block, path: str, start: int) -> None:
-    if all(np.isfinite(col.sum()) for col in block.values()):  # fast path: a sum is finite
-        return  # only if every term is (no overflow at trajectory magnitudes)
-    for name, col in block.items():
-        bad = np.flatnonzero(~np.isfinite(col))
-        if bad.size:
-            raise TrajectoryError(f"column '{name}', sample {start + bad[0]}: value "
-                                  f"{col[bad[0]]} is not finite", path)
+def _check_values(block: Block, columns: list[str], path: str, start: int) -> None:
+    if np.isfinite(block.sum()):  # fast path: finite only if every value is (no overflow
+        return  # at the magnitudes of trajectories; if it overflows, the search below runs)
+    bad = ~np.isfinite(block)
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        raise TrajectoryError(f"column '{columns[col]}', sample {start + row}: value "
+                              f"{block[row, col]} is not finite", path)
 
 
 def _check_increasing(t: np.ndarray, last_t, start: int, path: str) -> None:

@@ -5,6 +5,7 @@ line ends into blocks of about ``block_bytes`` (from a pipe it takes whatever ha
 so a pipeline's first rows move on before its input ends) and parses each block with
 pyarrow's C++ CSV reader; only when a block does not parse is it read again line by line,
 to name the line that is wrong. :class:`Hdf5Table` reads hyperslabs of its datasets.
+A block is one 2-D float array, (rows, columns) in the order the caller asked for.
 :func:`rechunk` turns the blocks into chunks of an exact number of rows.
 """
 
@@ -29,7 +30,7 @@ COMPACT = "q_derivatives"
 BLOCK_BYTES = 1 << 22
 BLOCK_ROWS = 1 << 16
 
-Block = dict[str, np.ndarray]
+Block = np.ndarray  # (rows, wanted columns)
 
 
 class CsvTable:
@@ -131,7 +132,10 @@ class CsvTable:
             except (pa.ArrowInvalid, pa.ArrowTypeError):
                 ok = False
             if ok:
-                yield {n: table.column(n).to_numpy() for n in wanted}
+                out = np.empty((table.num_rows, len(wanted)))
+                for c, n in enumerate(wanted):
+                    out[:, c] = table.column(n).to_numpy()
+                yield out
             else:  # find the line (or a form pyarrow refused but Python reads, e.g. " 2")
                 yield self._slow_block(raw, first_line, wanted)
 
@@ -156,8 +160,7 @@ class CsvTable:
                     raise TrajectoryError(f"line {line}, column '{self.names[c]}': "
                                           f"'{fields[c]}' is not a number", self.path) from None
             rows.append(values)
-        data = np.array(rows, dtype=float).reshape(-1, len(wanted))
-        return {n: data[:, k] for k, n in enumerate(wanted)}
+        return np.array(rows, dtype=float).reshape(-1, len(wanted))
 
     def close(self) -> None:
         if self._owned:
@@ -259,16 +262,28 @@ class Hdf5Table:
 
     def blocks(self, wanted: list[str] | None = None) -> Iterator[Block]:
         wanted = self.names if wanted is None else wanted
-        by_set: dict[str, list[str]] = {}
-        for n in wanted:
-            by_set.setdefault(self._where[n][0], []).append(n)
+        by_set: dict[str, tuple[list[int], list[tuple]]] = {}  # dataset -> (out cols, indices)
+        for c, n in enumerate(wanted):
+            key, index = self._where[n]
+            cols, indices = by_set.setdefault(key, ([], []))
+            cols.append(c)
+            indices.append(index)
         for s in range(0, self.n_rows, self.block_rows):
-            block: Block = {}
-            for key, cols in by_set.items():
-                data = np.asarray(self._file[key][s : s + self.block_rows], dtype=float)
-                for n in cols:
-                    block[n] = data[(slice(None), *self._where[n][1])]
-            yield block
+            rows = min(self.block_rows, self.n_rows - s)
+            out = np.empty((rows, len(wanted)))
+            for key, (cols, indices) in by_set.items():
+                data = self._file[key][s : s + rows]
+                if data.ndim == 1:
+                    out[:, cols[0]] = data
+                    continue
+                flat = data.reshape(rows, -1)  # row-major index of each wanted column
+                pos = [np.ravel_multi_index(i, data.shape[1:]) for i in indices]
+                if pos == list(range(pos[0], pos[0] + len(pos))) and \
+                        cols == list(range(cols[0], cols[0] + len(cols))):
+                    out[:, cols[0] : cols[0] + len(cols)] = flat[:, pos[0] : pos[0] + len(pos)]
+                else:
+                    out[:, cols] = flat[:, pos]
+            yield out
 
     def close(self) -> None:
         self._file.close()
@@ -292,16 +307,15 @@ def rechunk(blocks: Iterator[Block], rows: int, flush: Callable[[], bool] = lamb
     pending: list[Block] = []
     have = 0
     for block in blocks:
-        n = row_count(block)
-        if not n:
+        if not len(block):
             continue
         pending.append(block)
-        have += n
+        have += len(block)
         while have >= rows:
             merged = _concat(pending)
-            yield {k: v[:rows] for k, v in merged.items()}
+            yield merged[:rows]
             have -= rows
-            pending = [{k: v[rows:] for k, v in merged.items()}] if have else []
+            pending = [merged[rows:]] if have else []
         if have and flush():
             yield _concat(pending)
             pending, have = [], 0
@@ -323,27 +337,21 @@ class Rows:
             self._pending = None
             if block is None:
                 break
-            m = row_count(block)
-            if have + m > n:
-                cut = n - have
-                block, self._pending = ({k: v[:cut] for k, v in block.items()},
-                                        {k: v[cut:] for k, v in block.items()})
-                m = cut
+            if have + len(block) > n:
+                block, self._pending = block[: n - have], block[n - have :]
             parts.append(block)
-            have += m
+            have += len(block)
         return _concat(parts) if parts else None
 
     def remaining(self) -> int:
         """Number of rows left (reads them)."""
-        left = row_count(self._pending) if self._pending is not None else 0
-        return left + sum(row_count(b) for b in self._blocks)
+        left = len(self._pending) if self._pending is not None else 0
+        return left + sum(len(b) for b in self._blocks)
 
 
 def row_count(block: Block | None) -> int:
-    return len(next(iter(block.values()))) if block else 0
+    return 0 if block is None else len(block)
 
 
 def _concat(blocks: list[Block]) -> Block:
-    if len(blocks) == 1:
-        return blocks[0]
-    return {k: np.concatenate([b[k] for b in blocks]) for k in blocks[0]}
+    return blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
