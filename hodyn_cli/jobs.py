@@ -15,29 +15,24 @@ import numpy as np
 from hodyn_cli import elastic, methods
 from hodyn_cli.drives import Drives
 from hodyn_cli.io.results import (
+    derivative_columns,
     elastic_datasets,
     joint_wrench_datasets,
     matrix_datasets,
     torque_datasets,
-    with_time,
 )
 from hodyn_cli.kinematics import link_kinematics
 from hodyn_cli.methods import closed_form, required_orders
 from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory, derivative_name
+from hodyn_cli.trajectory import Trajectory
 
 __all__ = ["TorqueJob", "ElasticJob", "KinematicsJob", "MatricesJob"]
 
 
-@dataclass(frozen=True, eq=False)
-class TorqueJob:
-    """``hodyn compute``: tau and its derivatives (and joint wrenches, HDF5 only)."""
+class _RigidOrders:
+    """Inputs of a rigid-body computation of derivative order ``order``."""
 
-    model: Model
-    method: str = "body-fixed"
-    order: int = 2
-    gravity: tuple = methods.GRAVITY
-    joint_wrenches: bool = False
+    order: int
 
     @property
     def need(self) -> int:
@@ -47,11 +42,28 @@ class TorqueJob:
     def wrench_need(self) -> int:
         return self.order + 1
 
+
+def _timed(columns: dict[str, list[str]], has_t: bool) -> dict[str, list[str]]:
+    """Output columns, ``t`` first when the input has it."""
+    return {"t": ["t"], **columns} if has_t else columns
+
+
+def _with_t(data: dict[str, np.ndarray], t) -> dict[str, np.ndarray]:
+    return data if t is None else {"t": t, **data}
+
+
+@dataclass(frozen=True, eq=False)
+class TorqueJob(_RigidOrders):
+    """``hodyn compute``: tau and its derivatives (and joint wrenches, HDF5 only)."""
+
+    model: Model
+    method: str = "body-fixed"
+    order: int = 2
+    gravity: tuple = methods.GRAVITY
+    joint_wrenches: bool = False
+
     def columns(self, has_t: bool) -> dict[str, list[str]]:
-        names = self.model.joint_names
-        cols = {derivative_name("tau", k): [f"{derivative_name('tau', k)}_{j}" for j in names]
-                for k in range(self.order + 1)}
-        return with_time({}, cols, True if has_t else None)[1]
+        return _timed(derivative_columns("tau", self.order, self.model.joint_names), has_t)
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         tau = methods.inverse_dynamics(self.model, chunk, method=self.method, order=self.order,
@@ -61,7 +73,7 @@ class TorqueJob:
             F = methods.joint_wrenches(self.model, chunk, method=self.method, order=self.order,
                                        gravity=self.gravity)
             data |= joint_wrench_datasets(F, self.model.link_names)
-        return with_time(data, {}, chunk.t)[0]
+        return _with_t(data, chunk.t)
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,17 +100,14 @@ class ElasticJob:
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
         names = self.model.joint_names
-        cols = {}
-        for base, top in (("u", self.order + 2), ("theta", self.order + 2), ("taum", self.order)):
-            for k in range(top + 1):
-                name = derivative_name(base, k)
-                cols[name] = [f"{name}_{j}" for j in names]
-        return with_time({}, cols, True if has_t else None)[1]
+        return _timed({**derivative_columns("u", self.order + 2, names),
+                       **derivative_columns("theta", self.order + 2, names),
+                       **derivative_columns("taum", self.order, names)}, has_t)
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         res = elastic.inverse_dynamics(self.model, chunk, self.drives, order=self.order,
                                        kind=self.kind, gravity=self.gravity)
-        return with_time(elastic_datasets(res, self.model.joint_names)[0], {}, chunk.t)[0]
+        return _with_t(elastic_datasets(res, self.model.joint_names)[0], chunk.t)
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,33 +127,24 @@ class KinematicsJob:
     def columns(self, has_t: bool) -> dict[str, list[str]]:
         probe = Trajectory(self.model.joint_names, np.zeros((1, self.need, self.model.n)))
         data, suffixes = link_kinematics(self.model, probe, self.link, order=self.order).datasets()
-        cols = {key: [f"{key}_{s}" for s in suffixes[key]] for key in data}
-        return with_time({}, cols, True if has_t else None)[1]
+        return _timed({key: [f"{key}_{s}" for s in suffixes[key]] for key in data}, has_t)
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         data = link_kinematics(self.model, chunk, self.link, order=self.order).datasets()[0]
-        return with_time(data, {}, chunk.t)[0]
+        return _with_t(data, chunk.t)
 
 
 @dataclass(frozen=True, eq=False)
-class MatricesJob:
+class MatricesJob(_RigidOrders):
     """``hodyn matrices``: M, C, Cbar, g (and Q_ext) with derivatives (HDF5 only)."""
 
     model: Model
     order: int = 2
     gravity: tuple = methods.GRAVITY
 
-    @property
-    def need(self) -> int:
-        return required_orders(self.order)
-
-    @property
-    def wrench_need(self) -> int:
-        return self.order + 1
-
     def columns(self, has_t: bool) -> dict[str, list[str]]:
         return {}  # HDF5 only
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         E = closed_form.matrices(self.model, chunk, order=self.order, gravity=self.gravity)
-        return with_time(matrix_datasets(E, chunk.wrenches is not None), {}, chunk.t)[0]
+        return _with_t(matrix_datasets(E, chunk.wrenches is not None), chunk.t)

@@ -33,7 +33,7 @@ from hodyn_cli.cli.inputs import (
 )
 from hodyn_cli.drives import read_drives
 from hodyn_cli.errors import HodynError
-from hodyn_cli.io import MATRIX_NOTES, atomic_path, file_format, open_sink
+from hodyn_cli.io import CHUNK_ROWS, MATRIX_NOTES, atomic_path, file_format, open_sink
 from hodyn_cli.jobs import ElasticJob, KinematicsJob, MatricesJob, TorqueJob
 from hodyn_cli.methods import MAX_ORDER
 from hodyn_cli.report import render as render_report
@@ -79,8 +79,9 @@ def compute(
     joint_wrenches: Annotated[bool, typer.Option(
         "--joint-wrenches", help="Also write joint reaction wrenches (HDF5 output only).")] = False,
     check: Annotated[bool, typer.Option(
-        "--validate", help="Run the quick validation checks on the first 65536 samples too "
-                           "(exit 1 if one fails; HDF5 output records the summary).")] = False,
+        "--validate", help=f"Run the quick validation checks on the first chunk ({CHUNK_ROWS} "
+                           "samples) too (exit 1 if one fails; HDF5 output records the "
+                           "summary).")] = False,
     estimate: Estimate = False,
     quiet: Quiet = False,
     strict: Strict = False,

@@ -28,10 +28,16 @@ def with_time(data: dict[str, np.ndarray], columns: dict[str, list[str]], t
     return {"t": t, **data}, {"t": ["t"], **columns}
 
 
+def derivative_columns(base: str, top: int, joint_names) -> dict[str, list[str]]:
+    """CSV columns of ``base, based, ...`` up to ``top`` d's: ``{"taud": ["taud_<joint>", ...]}``."""
+    names = (derivative_name(base, k) for k in range(top + 1))
+    return {name: [f"{name}_{j}" for j in joint_names] for name in names}
+
+
 def derivative_datasets(base: str, value: np.ndarray, joint_names) -> tuple[dict, dict]:
     """(N, K+1, n) as datasets ``base, based, basedd, ...`` with columns ``base_<joint>``."""
     data = {derivative_name(base, k): value[:, k, :] for k in range(value.shape[1])}
-    return data, {name: [f"{name}_{j}" for j in joint_names] for name in data}
+    return data, derivative_columns(base, value.shape[1] - 1, joint_names)
 
 
 def torque_datasets(result: np.ndarray, joint_names) -> tuple[dict, dict]:
