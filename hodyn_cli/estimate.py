@@ -64,4 +64,4 @@ def estimate_derivatives(trajectory: Trajectory, need: int, wrench_need: int = 0
         names += [derivative_name("W", k) for k in range(W.orders, wrench_need)]
         W = Wrenches({link: w if w.shape[1] >= wrench_need else _extend(w, t, wrench_need)
                       for link, w in W.W.items()})
-    return Trajectory(trajectory.joint_names, derivs, t, W), names
+    return Trajectory(trajectory.joint_names, derivs, t, W, trajectory.series), names

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hodyn_cli import elastic, methods
+from hodyn_cli import elastic, methods, regressor, sensitivities
 from hodyn_cli.drives import Drives
+from hodyn_cli.io.reader import CHUNK_ROWS
 from hodyn_cli.io.results import (
     derivative_columns,
     elastic_datasets,
@@ -26,13 +27,16 @@ from hodyn_cli.methods import closed_form, required_orders
 from hodyn_cli.model import Model
 from hodyn_cli.trajectory import Trajectory
 
-__all__ = ["TorqueJob", "ElasticJob", "KinematicsJob", "MatricesJob"]
+__all__ = ["TorqueJob", "ElasticJob", "KinematicsJob", "MatricesJob", "RegressorJob",
+           "SensitivityJob"]
 
 
 class _RigidOrders:
     """Inputs of a rigid-body computation of derivative order ``order``."""
 
     order: int
+    #: samples per chunk: the reader's default; jobs with big outputs per sample use fewer
+    chunk_rows: int = CHUNK_ROWS
 
     @property
     def need(self) -> int:
@@ -148,3 +152,58 @@ class MatricesJob(_RigidOrders):
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         E = closed_form.matrices(self.model, chunk, order=self.order, gravity=self.gravity)
         return _with_t(matrix_datasets(E, chunk.wrenches is not None), chunk.t)
+
+
+@dataclass(frozen=True, eq=False)
+class RegressorJob(_RigidOrders):
+    """``hodyn regressor``: Y and its derivatives (``Y_d``, ...), the base-parameter columns
+    (``Y_base``, ...) and the Slotine-Li ``Y_r`` (HDF5 only)."""
+
+    model: Model
+    order: int = 2
+    gravity: tuple = methods.GRAVITY
+    base: regressor.BaseParameters | None = None
+    slotine_li: bool = False
+
+    @property
+    def series(self) -> tuple[str, ...]:
+        return ("qr_d", "qr_dd") if self.slotine_li else ()
+
+    @property
+    def chunk_rows(self) -> int:  # Y is n x 10 nb per order and sample: ~12 kB for the iiwa
+        return 1024
+
+    def columns(self, has_t: bool) -> dict[str, list[str]]:
+        return {}  # HDF5 only
+
+    def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
+        Y = regressor.regressor(self.model, chunk, order=self.order, gravity=self.gravity)
+        data = {"Y" + ("_" + "d" * k if k else ""): Y[:, k] for k in range(self.order + 1)}
+        if self.base is not None:
+            data |= {"Y_base" + ("_" + "d" * k if k else ""): Y[:, k][..., self.base.independent]
+                     for k in range(self.order + 1)}
+        if self.slotine_li:
+            data["Y_r"] = regressor.slotine_li_regressor(
+                self.model, chunk, chunk.series["qr_d"], chunk.series["qr_dd"],
+                gravity=self.gravity)
+        return _with_t(data, chunk.t)
+
+
+@dataclass(frozen=True, eq=False)
+class SensitivityJob(_RigidOrders):
+    """``hodyn sensitivities``: d tau^(k) / d q^(j) (HDF5 only)."""
+
+    model: Model
+    order: int = 2
+    gravity: tuple = methods.GRAVITY
+
+    @property
+    def chunk_rows(self) -> int:  # n (K+3) complex directions per sample in flight
+        return 1024
+
+    def columns(self, has_t: bool) -> dict[str, list[str]]:
+        return {}  # HDF5 only
+
+    def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
+        return _with_t(sensitivities.sensitivities(self.model, chunk, order=self.order,
+                                                   gravity=self.gravity), chunk.t)

@@ -50,12 +50,15 @@ class Trajectory:
         derivatives: (N, D, n) ``q, qd, qdd, ...`` for D derivative orders.
         t: (N,) sample times in seconds, or None if the source had none.
         wrenches: external wrenches, or None.
+        series: other per-joint columns a command asked for, by name (e.g. ``qr_d``, the
+            reference velocity of the Slotine-Li regressor): (N, n) each.
     """
 
     joint_names: tuple[str, ...]
     derivatives: np.ndarray
     t: np.ndarray | None = None
     wrenches: Wrenches | None = None
+    series: dict[str, np.ndarray] | None = None
 
     def __getattr__(self, name: str) -> np.ndarray:
         # q, qd, qdd, ... as (N, n) views

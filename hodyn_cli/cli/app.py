@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from hodyn_cli import __version__, batch, elastic, stream
+from hodyn_cli import __version__, batch, elastic, regressor, stream
 from hodyn_cli.cli import render
 from hodyn_cli.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED, mapped_errors
 from hodyn_cli.cli.inputs import (
@@ -34,7 +34,14 @@ from hodyn_cli.cli.inputs import (
 from hodyn_cli.drives import read_drives
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import CHUNK_ROWS, MATRIX_NOTES, atomic_path, file_format, open_sink
-from hodyn_cli.jobs import ElasticJob, KinematicsJob, MatricesJob, TorqueJob
+from hodyn_cli.jobs import (
+    ElasticJob,
+    KinematicsJob,
+    MatricesJob,
+    RegressorJob,
+    SensitivityJob,
+    TorqueJob,
+)
 from hodyn_cli.methods import MAX_ORDER
 from hodyn_cli.report import render as render_report
 from hodyn_cli.report import report_format
@@ -298,6 +305,87 @@ def matrices(
                 _stream(reader, job, sink, reader.n_samples, jobs, quiet)
 
 
+@app.command("regressor")
+def regressor_command(
+    robot: Robot,
+    traj: Trajectory_,
+    output: Annotated[str, typer.Option("--output", "-o", help="Output HDF5 file (.h5/.hdf5).")],
+    order: Annotated[int, typer.Option(min=0, max=MAX_ORDER,
+                                       help="Highest derivative: Y, Y_d, ... (tau^(k) = Y^(k) pi)."
+                                       )] = 2,
+    base: Annotated[bool, typer.Option(
+        "--base", help="Also the base-parameter columns Y_base.. and the map pi -> pi_base.")
+    ] = False,
+    slotine_li: Annotated[bool, typer.Option(
+        "--slotine-li", help="Also Y_r(q, qd, qr_d, qr_dd) from columns qr_d_<joint>, "
+                             "qr_dd_<joint>.")] = False,
+    gravity: Gravity = DEFAULT_GRAVITY,
+    estimate: Estimate = False,
+    jobs: Jobs = None,
+    quiet: Quiet = False,
+    strict: Strict = False,
+    debug: Debug = False,
+) -> None:
+    """Write the regressor Y (tau = Y pi) and its time derivatives per sample (HDF5).
+
+    pi: 10 parameters per moving body (hodyn info --parameters).
+    """
+    with mapped_errors(debug):
+        g = parse_gravity(gravity)
+        if file_format(output) != "hdf5":
+            raise HodynError("hodyn regressor writes HDF5: give --output FILE.h5")
+        model = load_model(robot, strict=strict)
+        render.diagnostics(model)
+        basis = regressor.base_parameters(model, gravity=g) if base else None
+        job = RegressorJob(model, order, g, basis, slotine_li)
+        attrs = provenance(robot, traj, model, order=order, gravity=g)
+        attrs |= {"parameter_names": regressor.parameter_names(model),
+                  "parameters": regressor.parameters(model),
+                  "about_Y": "tau^(k) = Y^(k) pi (+ J^T W: external wrenches are not in Y); "
+                             "rows: joint_names, columns: parameter_names"}
+        if basis is not None:
+            attrs |= {"base_parameter_names": basis.names, "base_map": basis.base_map,
+                      "about_Y_base": "Y pi = Y_base pi_base, pi_base = base_map @ pi"}
+        with open_input(traj, model, job.need, None, estimate, series=job.series,
+                        chunk=job.chunk_rows) as reader:
+            with open_sink(output, {}, attrs) as sink:
+                _stream(reader, job, sink, reader.n_samples, jobs, quiet)
+
+
+@app.command("sensitivities")
+def sensitivities_command(
+    robot: Robot,
+    traj: Trajectory_,
+    output: Annotated[str, typer.Option("--output", "-o", help="Output HDF5 file (.h5/.hdf5).")],
+    order: Annotated[int, typer.Option(min=0, max=MAX_ORDER,
+                                       help="Highest torque derivative k (inputs to k+2).")] = 2,
+    gravity: Gravity = DEFAULT_GRAVITY,
+    wrench: Wrench = None,
+    estimate: Estimate = False,
+    jobs: Jobs = None,
+    quiet: Quiet = False,
+    strict: Strict = False,
+    debug: Debug = False,
+) -> None:
+    """Write d tau^(k) / d q^(j) per sample (HDF5): dtau_dq, ..., dtaudd_dqdddd.
+
+    Entry [s, i, m] = d out_i / d in_m; exact (complex-step forward mode).
+    """
+    with mapped_errors(debug):
+        g = parse_gravity(gravity)
+        if file_format(output) != "hdf5":
+            raise HodynError("hodyn sensitivities writes HDF5: give --output FILE.h5")
+        model = load_model(robot, strict=strict)
+        render.diagnostics(model)
+        job = SensitivityJob(model, order, g)
+        attrs = provenance(robot, traj, model, order=order, gravity=g)
+        attrs["about"] = "d<out>_d<in>[s, i, m] = d out_i / d in_m at sample s (joint_names order)"
+        with open_input(traj, model, job.need, wrench, estimate, job.wrench_need,
+                        chunk=job.chunk_rows) as reader:
+            with open_sink(output, {}, attrs) as sink:
+                _stream(reader, job, sink, reader.n_samples, jobs, quiet)
+
+
 @app.command()
 def validate(
     robot: Robot,
@@ -345,12 +433,21 @@ def validate(
 def info(
     robot: Robot,
     json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    parameters: Annotated[bool, typer.Option(
+        "--parameters", help="The 10 dynamic parameters of every moving body instead.")] = False,
     strict: Strict = False,
     debug: Debug = False,
 ) -> None:
     """Show the parsed model: joints, screws, reference poses, masses, topology."""
     with mapped_errors(debug):
         model = load_model(robot, strict=strict)
+        if parameters:
+            if json:
+                print(render.parameters_json(model))
+            else:
+                render.diagnostics(model)
+                render.stdout.print(render.parameters_table(model))
+            return
         if json:
             print(render.model_json(model))
             return

@@ -12,7 +12,13 @@ from hodyn_cli import __version__
 from hodyn_cli.cli import render
 from hodyn_cli.errors import HodynError, TrajectoryError
 from hodyn_cli.estimate import estimate_derivatives
-from hodyn_cli.io import MemoryReader, TrajectoryReader, concatenate, read_trajectory
+from hodyn_cli.io import (
+    CHUNK_ROWS,
+    MemoryReader,
+    TrajectoryReader,
+    concatenate,
+    read_trajectory,
+)
 from hodyn_cli.methods import GRAVITY
 from hodyn_cli.model import Model
 from hodyn_cli.trajectory import Trajectory
@@ -50,7 +56,8 @@ ESTIMATE_HINT = "--estimate-derivatives estimates them from the data"
 
 
 def open_input(path: str, model, need: int, wrench: str | None, estimate: bool,
-               wrench_need: int = 0, missing_hint: str = ESTIMATE_HINT
+               wrench_need: int = 0, missing_hint: str = ESTIMATE_HINT,
+               series: tuple[str, ...] = (), chunk: int = CHUNK_ROWS
                ) -> TrajectoryReader | MemoryReader:
     """The trajectory (and --wrench FILE) as a stream of chunks.
 
@@ -59,7 +66,7 @@ def open_input(path: str, model, need: int, wrench: str | None, estimate: bool,
     columns (what to do about them).
     """
     if estimate:
-        trajectory = read_trajectory(path, model, need=1, wrench=wrench)
+        trajectory = read_trajectory(path, model, need=1, wrench=wrench, series=series)
         try:
             trajectory, names = estimate_derivatives(trajectory, need, wrench_need)
         except HodynError as e:  # name the file the data came from
@@ -67,9 +74,9 @@ def open_input(path: str, model, need: int, wrench: str | None, estimate: bool,
         if names:
             render.warning(f"estimated {', '.join(names)} from the sampled data over t "
                            "(interpolating spline, no smoothing)")
-        return MemoryReader(trajectory)
+        return MemoryReader(trajectory, chunk)
     try:
-        return TrajectoryReader(path, model, need, wrench=wrench)
+        return TrajectoryReader(path, model, need, wrench=wrench, series=series, chunk=chunk)
     except TrajectoryError as e:
         if not e.message.startswith("missing columns"):
             raise

@@ -141,6 +141,30 @@ def elastic_explanation(model: Model, rows: list[dict], req, kind: str, order: i
     return table
 
 
+def parameters_table(model: Model) -> Table:
+    """``hodyn info --parameters``: 10 dynamic parameters per moving body."""
+    from hodyn_cli.regressor import PARAMETERS, parameters
+
+    table = Table(title=f"{model.name}: dynamic parameters (body frame, about its origin; "
+                        "Pinocchio's order)")
+    table.add_column("body (link)")
+    for p in PARAMETERS:
+        table.add_column(p, justify="right")
+    for b, row in enumerate(parameters(model).reshape(-1, 10)):
+        table.add_row(model.link_names[b], *(f"{v:.6g}" for v in row + 0.0))
+    return table
+
+
+def parameters_json(model: Model) -> str:
+    """The dynamic parameters as JSON: names (``<param>_<link>``) and values, body order."""
+    from hodyn_cli.regressor import PARAMETERS, parameter_names, parameters
+
+    return json.dumps({"name": model.name, "parameters": list(PARAMETERS),
+                       "bodies": list(model.link_names),
+                       "names": parameter_names(model),
+                       "values": parameters(model).tolist()}, indent=2)
+
+
 STATUS_STYLE = {"pass": "green", "fail": "bold red", "warn": "yellow", "skip": "dim"}
 
 

@@ -7,7 +7,7 @@ A table (a CSV file, or an HDF5 file seen as columns) has ``t``, ``q.._<joint>``
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io.paths import listing
@@ -27,6 +27,7 @@ class Layout:
     q: tuple[tuple[str, ...], ...]
     wrenches: dict[str, tuple[tuple[str, ...], ...]]
     has_t: bool
+    series: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def columns(self) -> list[str]:
@@ -34,16 +35,20 @@ class Layout:
         out = ["t"] if self.has_t else []
         out += [c for row in self.q for c in row]
         out += [c for rows in self.wrenches.values() for row in rows for c in row]
+        out += [c for row in self.series.values() for c in row]
         return out
 
 
-def plan(names: list[str], model: Model, need: int, source: str) -> Layout:
+def plan(names: list[str], model: Model, need: int, source: str,
+         series: tuple[str, ...] = ()) -> Layout:
     """The layout of a trajectory table with columns ``names``; ``need`` = number of q
-    derivative orders required (q..qdddd is 5). One-line errors name the column."""
+    derivative orders required (q..qdddd is 5); ``series``: other per-joint columns
+    required, ``<series>_<joint>``. One-line errors name the column."""
     joints = set(model.joint_names)
     orders: dict[int, set[str]] = {}
+    wanted = {f"{base}_{j}": base for base in series for j in model.joint_names}
     for name in names:
-        if name == "t" or W_COLUMN.match(name):
+        if name == "t" or W_COLUMN.match(name) or name in wanted:
             continue
         m = Q_COLUMN.match(name)
         if not m:
@@ -63,7 +68,12 @@ def plan(names: list[str], model: Model, need: int, source: str) -> Layout:
         D += 1
     q = tuple(tuple(derivative_name("q", k) + "_" + j for j in model.joint_names)
               for k in range(D))
-    return Layout(q, plan_wrenches(names, model, source), "t" in names)
+    absent = [c for c in wanted if c not in names]
+    if absent:
+        raise TrajectoryError(f"missing columns {listing(absent)} (needed for "
+                              f"{', '.join(series)})", source)
+    extra = {base: tuple(f"{base}_{j}" for j in model.joint_names) for base in series}
+    return Layout(q, plan_wrenches(names, model, source), "t" in names, extra)
 
 
 def plan_wrenches(names: list[str], model: Model, source: str

@@ -36,12 +36,12 @@ class TrajectoryReader:
     """
 
     def __init__(self, path: str, model: Model, need: int = 1, *, wrench: str | None = None,
-                 chunk: int = CHUNK_ROWS, stdin=None):
+                 chunk: int = CHUNK_ROWS, stdin=None, series: tuple[str, ...] = ()):
         self.path, self.model, self.chunk = path, model, chunk
         self.table = open_table(path, stdin)
         self.wtable = None
         try:
-            self.layout = plan(self.table.names, model, need, path)
+            self.layout = plan(self.table.names, model, need, path, series)
             if wrench is not None:
                 self.wtable = open_table(wrench, stdin)
                 extra = [c for c in self.wtable.names if c != "t" and not W_COLUMN.match(c)]
@@ -128,6 +128,9 @@ class TrajectoryReader:
         first = int(self.layout.has_t)  # columns: [t], q..., wrenches...
         D, nj = len(self.layout.q), self.model.n
         derivs = np.ascontiguousarray(block[:, first : first + D * nj]).reshape(n, D, nj)
+        index = {c: k for k, c in enumerate(columns)}
+        series = {name: block[:, [index[c] for c in cols]]
+                  for name, cols in self.layout.series.items()}
         W = {}
         for layout, data in ((self.layout, block), (getattr(self, "wlayout", None), wblock)):
             if layout is None or data is None:
@@ -136,7 +139,8 @@ class TrajectoryReader:
             for link, rows in layout.wrenches.items():
                 cols = [index[c] for row in rows for c in row]
                 W[link] = data[:, cols].reshape(n, len(rows), 6)
-        return Trajectory(self.model.joint_names, derivs, t, Wrenches(W) if W else None)
+        return Trajectory(self.model.joint_names, derivs, t, Wrenches(W) if W else None,
+                          series or None)
 
 
 def _check_values(block: Block, columns: list[str], path: str, start: int) -> None:
@@ -179,10 +183,11 @@ class MemoryReader:
 
 
 def read_trajectory(path: str, model: Model, *, need: int = 1, wrench: str | None = None,
-                    stdin=None) -> Trajectory:
+                    stdin=None, series: tuple[str, ...] = ()) -> Trajectory:
     """The whole trajectory at once (see :class:`TrajectoryReader`; ``need`` = number of q
     derivative orders required, q..qdddd is 5)."""
-    with TrajectoryReader(path, model, need, wrench=wrench, stdin=stdin) as reader:
+    with TrajectoryReader(path, model, need, wrench=wrench, stdin=stdin,
+                          series=series) as reader:
         return concatenate(list(reader), model)
 
 
@@ -197,14 +202,19 @@ def concatenate(chunks: list[Trajectory], model: Model) -> Trajectory:
     if chunks[0].wrenches is not None:
         W = Wrenches({link: np.concatenate([c.wrenches.W[link] for c in chunks])
                       for link in chunks[0].wrenches.W})
-    return Trajectory(model.joint_names, np.concatenate([c.derivatives for c in chunks]), t, W)
+    series = None
+    if chunks[0].series:
+        series = {k: np.concatenate([c.series[k] for c in chunks]) for k in chunks[0].series}
+    return Trajectory(model.joint_names, np.concatenate([c.derivatives for c in chunks]), t, W,
+                      series)
 
 
 def split(trajectory: Trajectory, rows: int) -> Iterator[Trajectory]:
     """An in-memory trajectory as chunks of ``rows`` samples."""
     for s in range(0, trajectory.n_samples, rows):
         sl = slice(s, s + rows)
-        W = trajectory.wrenches
+        W, series = trajectory.wrenches, trajectory.series
         yield Trajectory(trajectory.joint_names, trajectory.derivatives[sl],
                          None if trajectory.t is None else trajectory.t[sl],
-                         None if W is None else Wrenches({k: w[sl] for k, w in W.W.items()}))
+                         None if W is None else Wrenches({k: w[sl] for k, w in W.W.items()}),
+                         None if series is None else {k: v[sl] for k, v in series.items()})

@@ -202,7 +202,7 @@ class Hdf5Table:
         f, path = self._file, self.path
         where: dict[str, tuple[str, tuple]] = {}
         names = f.attrs.get("joint_names")
-        q_sets = [k for k in f.keys() if re.fullmatch(r"qd*", k) or k == COMPACT]
+        q_sets = [k for k in f.keys() if re.fullmatch(r"qd*|qr_d+", k) or k == COMPACT]
         if q_sets and names is None:
             raise TrajectoryError("root attribute 'joint_names' is missing", path)
         if names is not None:
@@ -212,7 +212,7 @@ class Hdf5Table:
             if key == "t":
                 self._check(obj, key, 1)
                 where["t"] = ("t", ())
-            elif re.fullmatch(r"qd*", key):
+            elif re.fullmatch(r"qd*|qr_d+", key):  # qr_d, qr_dd: Slotine-Li references
                 self._check(obj, key, 2)
                 if obj.shape[1] != len(names):
                     raise TrajectoryError(f"dataset '{key}' has {obj.shape[1]} columns, "
@@ -224,7 +224,7 @@ class Hdf5Table:
                 if obj.shape[2] != len(names):
                     raise TrajectoryError(f"dataset '{key}' has {obj.shape[2]} joints, "
                                           f"joint_names {len(names)}", path)
-                if len(q_sets) > 1:
+                if any(re.fullmatch(r"qd*", k) for k in q_sets):
                     raise TrajectoryError(f"has both '{key}' and q, qd, ... datasets: keep one",
                                           path)
                 for k in range(obj.shape[1]):

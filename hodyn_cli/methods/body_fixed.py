@@ -121,8 +121,9 @@ def backward_pass(model: Model, qs: np.ndarray, kin: Kinematics, order: int,
     """
     N, r = qs.shape[0], order
     binom = np.array([[comb(k, j) for k in range(r + 1)] for j in range(r + 1)], dtype=float)
-    F = [np.zeros((N, r + 1, 6)) for _ in range(model.n)]
-    tau = np.empty((N, r + 1, model.n))
+    dtype = np.result_type(qs, kin.V[0])  # complex for complex-step derivatives
+    F = [np.zeros((N, r + 1, 6), dtype) for _ in range(model.n)]
+    tau = np.empty((N, r + 1, model.n), dtype)
     for i in reversed(range(model.n)):
         V = kin.V[i]
         h = V @ model.M[i]  # momentum derivatives (M_i symmetric)
