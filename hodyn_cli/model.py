@@ -51,6 +51,7 @@ class Model:
         X: (n, 6) joint screw of body i in its own frame (body-fixed).
         M: (n, 6, 6) body inertia about the body frame origin (fixed links lumped).
         limits: (n, 2) position limits (lower, upper) from the URDF; +-inf if none.
+        velocity_limits: (n,) URDF ``<limit velocity>``; +inf if none.
         parent_links: per joint, its URDF parent link (the link that carries its drive).
         reductions: (n,) ``mechanicalReduction`` of the joint's URDF ``<transmission>``,
             NaN where there is none.
@@ -69,6 +70,7 @@ class Model:
     X: np.ndarray
     M: np.ndarray
     limits: np.ndarray | None = None
+    velocity_limits: np.ndarray | None = None
     parent_links: tuple[str, ...] = ()
     reductions: np.ndarray | None = None
     links: dict[str, LinkFrame] = field(default_factory=dict)
@@ -78,9 +80,12 @@ class Model:
     def __post_init__(self):
         if self.limits is None:
             object.__setattr__(self, "limits", np.tile([-np.inf, np.inf], (len(self.joint_names), 1)))
+        if self.velocity_limits is None:
+            object.__setattr__(self, "velocity_limits", np.full(len(self.joint_names), np.inf))
         if self.reductions is None:
             object.__setattr__(self, "reductions", np.full(len(self.joint_names), np.nan))
-        for a in (self.parent, self.B, self.X, self.M, self.limits, self.reductions):
+        for a in (self.parent, self.B, self.X, self.M, self.limits, self.velocity_limits,
+                  self.reductions):
             a.setflags(write=False)
 
     @property

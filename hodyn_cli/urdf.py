@@ -253,6 +253,13 @@ def _position_limits(joint) -> tuple[float, float]:
     return (float(lim.lower), float(lim.upper))
 
 
+def _velocity_limit(joint) -> float:
+    """URDF ``<limit velocity>`` (+inf if absent or not positive)."""
+    lim = joint.limit
+    v = None if lim is None else lim.velocity
+    return float(v) if v is not None and v > 0 else np.inf
+
+
 def _build(robot, source: str, sha256: str, reductions: dict[str, float],
            notes: list[Diagnostic]) -> Model:
     link_by_name = {link.name: link for link in robot.links}
@@ -273,7 +280,7 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
                          "joint", source)
 
     names, types, link_names, parents, Bs, Xs, Ms, limits = [], [], [], [], [], [], [], []
-    parent_links = []
+    parent_links, velocities = [], []
     links: dict[str, LinkFrame] = {}
 
     def visit(link_name: str, body: int, T: np.ndarray) -> None:
@@ -310,6 +317,7 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
             Xs.append(X)
             Ms.append(np.zeros((6, 6)))
             limits.append(_position_limits(j))
+            velocities.append(_velocity_limit(j))
             visit(j.child, len(names) - 1, np.eye(4))
 
     visit(roots[0], -1, np.eye(4))
@@ -322,7 +330,7 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
         name=robot.name, root_link=roots[0], joint_names=tuple(names), joint_types=tuple(types),
         link_names=tuple(link_names), parent=np.array(parents, dtype=int), B=np.array(Bs),
         X=np.array(Xs), M=np.array(Ms), limits=np.array(limits), links=links,
-        parent_links=tuple(parent_links),
+        parent_links=tuple(parent_links), velocity_limits=np.array(velocities),
         reductions=np.array([reductions.get(name, np.nan) for name in names]),
         diagnostics=tuple(notes),
         source_sha256=sha256,

@@ -8,9 +8,10 @@ from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 import typer
 
-from hodyn_cli import __version__, batch, elastic, regressor, stream
+from hodyn_cli import __version__, batch, elastic, generate, regressor, stream
 from hodyn_cli.cli import render
 from hodyn_cli.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED, mapped_errors
 from hodyn_cli.cli.inputs import (
@@ -33,7 +34,14 @@ from hodyn_cli.cli.inputs import (
 )
 from hodyn_cli.drives import read_drives
 from hodyn_cli.errors import HodynError
-from hodyn_cli.io import CHUNK_ROWS, MATRIX_NOTES, atomic_path, file_format, open_sink
+from hodyn_cli.io import (
+    CHUNK_ROWS,
+    MATRIX_NOTES,
+    atomic_path,
+    file_format,
+    open_sink,
+    trajectory_datasets,
+)
 from hodyn_cli.jobs import (
     ElasticJob,
     KinematicsJob,
@@ -115,7 +123,7 @@ def compute(
                                skip_existing, quiet, wrench=wrench, check=check, estimate=estimate)
         else:
             with open_input(sources[0], model, job.need, wrench, estimate,
-                            job.wrench_need) as reader:
+                            job.wrench_need, quiet=quiet) as reader:
                 with open_sink(output, job.columns(reader.has_t), attrs) as sink:
                     chunks = iter(reader)
                     if check:
@@ -236,7 +244,8 @@ def elastic_command(
                 "high-order motions)")
         attrs = provenance(robot, traj, model, elastic_model=model_kind.value, order=order,
                            gravity=g, drives=str(drives), q_order=req.q_order)
-        with open_input(traj, model, job.need, wrench, False, missing_hint=hint) as reader:
+        with open_input(traj, model, job.need, wrench, False, missing_hint=hint,
+                        quiet=quiet) as reader:
             with open_sink(output, job.columns(reader.has_t), attrs) as sink:
                 _stream(reader, job, sink, reader.n_samples, jobs, quiet)
 
@@ -266,7 +275,7 @@ def kinematics(
         attrs = provenance(robot, traj, model, link=link, order=order,
                            frames="p, R, Vs*, pd*: root frame; Vb*: link frame; twists "
                                   "(angular; linear)")
-        with open_input(traj, model, job.need, None, estimate) as reader:
+        with open_input(traj, model, job.need, None, estimate, quiet=quiet) as reader:
             with open_sink(output, job.columns(reader.has_t), attrs) as sink:
                 _stream(reader, job, sink, reader.n_samples, jobs, quiet)
 
@@ -300,9 +309,111 @@ def matrices(
         attrs = provenance(robot, traj, model, order=order, gravity=g)
         attrs |= {"joint_names": list(model.joint_names),
                   **{f"about_{name}": text for name, text in MATRIX_NOTES.items()}}
-        with open_input(traj, model, job.need, wrench, estimate, job.wrench_need) as reader:
+        with open_input(traj, model, job.need, wrench, estimate, job.wrench_need,
+                        quiet=quiet) as reader:
             with open_sink(output, {}, attrs) as sink:
                 _stream(reader, job, sink, reader.n_samples, jobs, quiet)
+
+
+@app.command("generate")
+def generate_command(
+    robot: Robot,
+    kind: Annotated[str, typer.Option(
+        help="cosine, fourier (identification excitation), filtered-step, point-to-point.")],
+    output: Output = "-",
+    rate: Annotated[float, typer.Option(help="Samples per second.")] = 100.0,
+    duration: Annotated[float | None, typer.Option(
+        help="Seconds (default: 10, filtered-step 2.5, point-to-point: the segments).",
+        show_default=False)] = None,
+    derivatives: Annotated[int, typer.Option(
+        min=0, help="Highest derivative of q to write (4: what compute --order 2 needs).")] = 4,
+    seed: Annotated[int, typer.Option(help="Varies the default motion.")] = 0,
+    base_frequency: Annotated[float, typer.Option(help="fourier: base frequency (Hz).")] = 0.1,
+    harmonics: Annotated[int, typer.Option(min=1, help="fourier: number of harmonics.")] = 5,
+    coefficients: Annotated[Path | None, typer.Option(
+        help='fourier: JSON {"<joint>": {"a": [...], "b": [...]}} instead of random ones.',
+        show_default=False)] = None,
+    filter_order: Annotated[int, typer.Option(min=1, help="filtered-step: filter order m.")] = 16,
+    step: Annotated[str | None, typer.Option(
+        help="filtered-step: step size, one value or one per joint (comma-separated).",
+        show_default=False)] = None,
+    waypoints: Annotated[Path | None, typer.Option(
+        help="point-to-point: CSV with a header of joint names and one row per waypoint.",
+        show_default=False)] = None,
+    segment_duration: Annotated[str | None, typer.Option(
+        help="point-to-point: seconds per segment, one value or one per segment.",
+        show_default=False)] = None,
+    vanishing: Annotated[int | None, typer.Option(
+        min=1, help="point-to-point: derivatives that vanish at waypoints (default: "
+                    "--derivatives; degree 2k+1).", show_default=False)] = None,
+    allow_limit_violation: Annotated[bool, typer.Option(
+        "--allow-limit-violation", help="Write the motion even if it leaves a URDF limit.")
+    ] = False,
+    compact: Annotated[bool, typer.Option(
+        "--compact", help="HDF5: one dataset q_derivatives (N x D+1 x n).")] = False,
+    strict: Strict = False,
+    debug: Debug = False,
+) -> None:
+    """Write a designed motion with exact derivatives, inside the URDF's limits."""
+    with mapped_errors(debug):
+        model = load_model(robot, strict=strict)
+        render.diagnostics(model)
+        if compact and (output == "-" or file_format(output) != "hdf5"):
+            raise HodynError("--compact is an HDF5 layout: give --output FILE.h5")
+        traj = generate.generate(
+            model, kind, rate=rate, duration=duration, derivatives=derivatives, seed=seed,
+            base_frequency=base_frequency, harmonics=harmonics,
+            coefficients=_json_file(coefficients) if coefficients else None,
+            filter_order=filter_order, step=_numbers(step, "--step"),
+            waypoints=_waypoints(waypoints, model) if waypoints else None,
+            segment_duration=_numbers(segment_duration, "--segment-duration"),
+            vanishing=vanishing)
+        if not allow_limit_violation:
+            generate.check_limits(model, traj)
+        data, columns = trajectory_datasets(traj, compact)
+        attrs = {"hodyn_version": __version__, "joint_names": list(model.joint_names),
+                 "kind": kind, "seed": seed, "urdf": str(robot),
+                 "urdf_sha256": model.source_sha256}
+        with open_sink(output, columns, attrs) as sink:
+            sink.write(data)
+
+
+def _numbers(text: str | None, option: str):
+    if text is None:
+        return None
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise HodynError(f"{option}: expected numbers separated by commas, got '{text}'") from None
+    return values[0] if len(values) == 1 else values
+
+
+def _json_file(path: Path) -> dict:
+    import json
+
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise HodynError(f"cannot read JSON: {getattr(e, 'strerror', None) or e}", str(path)
+                         ) from None
+    if not isinstance(data, dict):
+        raise HodynError("expected a JSON object keyed by joint name", str(path))
+    return data
+
+
+def _waypoints(path: Path, model) -> np.ndarray:
+    """Rows of joint positions from a CSV whose header names the joints (model order out)."""
+    from hodyn_cli.io.tables import CsvTable
+
+    table = CsvTable(str(path))
+    try:
+        missing = [j for j in model.joint_names if j not in table.names]
+        if missing:
+            raise HodynError(f"no column for joint(s) {', '.join(missing)}", str(path))
+        rows = [b for b in table.blocks(list(model.joint_names))]
+    finally:
+        table.close()
+    return np.concatenate(rows) if rows else np.zeros((0, model.n))
 
 
 @app.command("regressor")
@@ -347,7 +458,7 @@ def regressor_command(
             attrs |= {"base_parameter_names": basis.names, "base_map": basis.base_map,
                       "about_Y_base": "Y pi = Y_base pi_base, pi_base = base_map @ pi"}
         with open_input(traj, model, job.need, None, estimate, series=job.series,
-                        chunk=job.chunk_rows) as reader:
+                        chunk=job.chunk_rows, quiet=quiet) as reader:
             with open_sink(output, {}, attrs) as sink:
                 _stream(reader, job, sink, reader.n_samples, jobs, quiet)
 
@@ -381,7 +492,7 @@ def sensitivities_command(
         attrs = provenance(robot, traj, model, order=order, gravity=g)
         attrs["about"] = "d<out>_d<in>[s, i, m] = d out_i / d in_m at sample s (joint_names order)"
         with open_input(traj, model, job.need, wrench, estimate, job.wrench_need,
-                        chunk=job.chunk_rows) as reader:
+                        chunk=job.chunk_rows, quiet=quiet) as reader:
             with open_sink(output, {}, attrs) as sink:
                 _stream(reader, job, sink, reader.n_samples, jobs, quiet)
 

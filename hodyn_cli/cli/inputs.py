@@ -19,6 +19,7 @@ from hodyn_cli.io import (
     concatenate,
     read_trajectory,
 )
+from hodyn_cli.io.paths import listing
 from hodyn_cli.methods import GRAVITY
 from hodyn_cli.model import Model
 from hodyn_cli.trajectory import Trajectory
@@ -57,7 +58,7 @@ ESTIMATE_HINT = "--estimate-derivatives estimates them from the data"
 
 def open_input(path: str, model, need: int, wrench: str | None, estimate: bool,
                wrench_need: int = 0, missing_hint: str = ESTIMATE_HINT,
-               series: tuple[str, ...] = (), chunk: int = CHUNK_ROWS
+               series: tuple[str, ...] = (), chunk: int = CHUNK_ROWS, quiet: bool = False
                ) -> TrajectoryReader | MemoryReader:
     """The trajectory (and --wrench FILE) as a stream of chunks.
 
@@ -76,11 +77,15 @@ def open_input(path: str, model, need: int, wrench: str | None, estimate: bool,
                            "(interpolating spline, no smoothing)")
         return MemoryReader(trajectory, chunk)
     try:
-        return TrajectoryReader(path, model, need, wrench=wrench, series=series, chunk=chunk)
+        reader = TrajectoryReader(path, model, need, wrench=wrench, series=series, chunk=chunk)
     except TrajectoryError as e:
         if not e.message.startswith("missing columns"):
             raise
         raise TrajectoryError(f"{e.message}; {missing_hint}", e.source) from None
+    if reader.ignored and not quiet:
+        render.notice(f"{path}: ignoring {len(reader.ignored)} column(s) that are not hodyn's: "
+                      f"{listing(reader.ignored)}")
+    return reader
 
 
 def load_trajectory(path: str, model, need: int, wrench: str | None, estimate: bool,

@@ -32,6 +32,10 @@ def warning(message: str) -> None:
     stderr.print(f"hodyn: warning: {message}", markup=False)
 
 
+def notice(message: str) -> None:
+    stderr.print(f"hodyn: notice: {message}", markup=False)
+
+
 def error(message: str) -> None:
     stderr.print(f"hodyn: error: {message}", markup=False)
 

@@ -28,6 +28,7 @@ class Layout:
     wrenches: dict[str, tuple[tuple[str, ...], ...]]
     has_t: bool
     series: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    ignored: tuple[str, ...] = ()  # columns that are not hodyn's (sensor data, efforts, ...)
 
     @property
     def columns(self) -> list[str]:
@@ -47,13 +48,14 @@ def plan(names: list[str], model: Model, need: int, source: str,
     joints = set(model.joint_names)
     orders: dict[int, set[str]] = {}
     wanted = {f"{base}_{j}": base for base in series for j in model.joint_names}
+    ignored = []
     for name in names:
         if name == "t" or W_COLUMN.match(name) or name in wanted:
             continue
         m = Q_COLUMN.match(name)
         if not m:
-            raise TrajectoryError(f"column '{name}' is not t, q.._<joint> or W.._<link>_<mx..fz>",
-                                  source)
+            ignored.append(name)
+            continue
         if m.group(2) not in joints:
             raise TrajectoryError(f"column '{name}': the model has no joint '{m.group(2)}'",
                                   source)
@@ -73,7 +75,7 @@ def plan(names: list[str], model: Model, need: int, source: str,
         raise TrajectoryError(f"missing columns {listing(absent)} (needed for "
                               f"{', '.join(series)})", source)
     extra = {base: tuple(f"{base}_{j}" for j in model.joint_names) for base in series}
-    return Layout(q, plan_wrenches(names, model, source), "t" in names, extra)
+    return Layout(q, plan_wrenches(names, model, source), "t" in names, extra, tuple(ignored))
 
 
 def plan_wrenches(names: list[str], model: Model, source: str

@@ -68,6 +68,11 @@ class TrajectoryReader:
         return self.layout.has_t
 
     @property
+    def ignored(self) -> list[str]:
+        """Columns (CSV) or datasets (HDF5) of the file that are not hodyn's."""
+        return list(getattr(self.table, "ignored", [])) + list(self.layout.ignored)
+
+    @property
     def n_samples(self) -> int | None:
         """Number of samples if the format says so up front (HDF5), else None."""
         return self.table.n_rows
@@ -169,6 +174,7 @@ class MemoryReader:
     def __init__(self, trajectory: Trajectory, chunk: int = CHUNK_ROWS):
         self.trajectory, self.chunk = trajectory, chunk
         self.has_t = trajectory.t is not None
+        self.ignored: list[str] = []
         self.n_samples = trajectory.n_samples
         self.orders = trajectory.orders
 

@@ -201,6 +201,7 @@ class Hdf5Table:
 
         f, path = self._file, self.path
         where: dict[str, tuple[str, tuple]] = {}
+        self.ignored: list[str] = []
         names = f.attrs.get("joint_names")
         q_sets = [k for k in f.keys() if re.fullmatch(r"qd*|qr_d+", k) or k == COMPACT]
         if q_sets and names is None:
@@ -243,8 +244,8 @@ class Hdf5Table:
                                                   f" x {shape[1]}", path)
                         for c, comp in enumerate(("mx", "my", "mz", "fx", "fy", "fz")):
                             where[f"{wkey}_{link}_{comp}"] = (full, (c,))
-            else:
-                raise TrajectoryError(f"unexpected dataset or group '{key}'", path)
+            else:  # not hodyn's (efforts, sensor data): left alone
+                self.ignored.append(key)
         if not where:
             raise TrajectoryError("no datasets", path)
         return where
