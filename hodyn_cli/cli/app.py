@@ -416,6 +416,43 @@ def _waypoints(path: Path, model) -> np.ndarray:
     return np.concatenate(rows) if rows else np.zeros((0, model.n))
 
 
+@app.command("import")
+def import_log(
+    log: Annotated[Path, typer.Argument(
+        help="ROS 1 bag (.bag), ROS 2 bag (directory, .db3 or .mcap), or plain MCAP file.",
+        show_default=False)],
+    output: Output = "-",
+    topic: Annotated[str | None, typer.Option(
+        help="The sensor_msgs/JointState topic (needed when there are several).",
+        show_default=False)] = None,
+    urdf: Annotated[Path | None, typer.Option(
+        help="Map the log's joints to this robot's (others dropped, missing ones an error).",
+        show_default=False)] = None,
+    quiet: Quiet = False,
+    debug: Debug = False,
+) -> None:
+    """Turn a robot log's JointState messages into a trajectory file (t, q, qd, effort)."""
+    from hodyn_cli.logs import read_joint_states
+
+    with mapped_errors(debug):
+        model = load_model(urdf) if urdf is not None else None
+        joint_log = read_joint_states(log, topic=topic, model=model)
+        if not quiet:
+            for note in joint_log.notes:
+                render.notice(f"{log}: {note}")
+        names = joint_log.joint_names
+        data = {"t": joint_log.t, "q": joint_log.position}
+        columns = {"t": ["t"], "q": [f"q_{j}" for j in names]}
+        for key, value in (("qd", joint_log.velocity), ("effort", joint_log.effort)):
+            if value is not None:
+                data[key], columns[key] = value, [f"{key}_{j}" for j in names]
+        attrs = {"hodyn_version": __version__, "joint_names": list(names),
+                 "source": str(log), "topic": joint_log.topic, "t0_ns": joint_log.t0_ns,
+                 "about_t": "seconds from the first message; its header stamp is t0_ns"}
+        with open_sink(output, columns, attrs) as sink:
+            sink.write(data)
+
+
 @app.command("regressor")
 def regressor_command(
     robot: Robot,

@@ -17,7 +17,6 @@ from hodyn_cli.io import (
     MemoryReader,
     TrajectoryReader,
     concatenate,
-    read_trajectory,
 )
 from hodyn_cli.io.paths import listing
 from hodyn_cli.methods import GRAVITY
@@ -66,26 +65,28 @@ def open_input(path: str, model, need: int, wrench: str | None, estimate: bool,
     derivatives are estimated. ``missing_hint`` ends the error for missing derivative
     columns (what to do about them).
     """
-    if estimate:
-        trajectory = read_trajectory(path, model, need=1, wrench=wrench, series=series)
-        try:
-            trajectory, names = estimate_derivatives(trajectory, need, wrench_need)
-        except HodynError as e:  # name the file the data came from
-            raise HodynError(e.message, e.source or path) from None
-        if names:
-            render.warning(f"estimated {', '.join(names)} from the sampled data over t "
-                           "(interpolating spline, no smoothing)")
-        return MemoryReader(trajectory, chunk)
     try:
-        reader = TrajectoryReader(path, model, need, wrench=wrench, series=series, chunk=chunk)
+        reader = TrajectoryReader(path, model, 1 if estimate else need, wrench=wrench,
+                                  series=series, chunk=chunk)
     except TrajectoryError as e:
-        if not e.message.startswith("missing columns"):
+        if estimate or not e.message.startswith("missing columns"):
             raise
         raise TrajectoryError(f"{e.message}; {missing_hint}", e.source) from None
     if reader.ignored and not quiet:
         render.notice(f"{path}: ignoring {len(reader.ignored)} column(s) that are not hodyn's: "
                       f"{listing(reader.ignored)}")
-    return reader
+    if not estimate:
+        return reader
+    with reader:
+        trajectory = concatenate(list(reader), model)
+    try:
+        trajectory, names = estimate_derivatives(trajectory, need, wrench_need)
+    except HodynError as e:  # name the file the data came from
+        raise HodynError(e.message, e.source or path) from None
+    if names:
+        render.warning(f"estimated {', '.join(names)} from the sampled data over t "
+                       "(interpolating spline, no smoothing)")
+    return MemoryReader(trajectory, chunk)
 
 
 def load_trajectory(path: str, model, need: int, wrench: str | None, estimate: bool,
