@@ -28,11 +28,16 @@ from hodyn_cli.trajectory import Trajectory, Wrenches, derivative_name
 __all__ = ["estimate_derivatives"]
 
 
-def _extend(x: np.ndarray, t: np.ndarray, need: int) -> np.ndarray:
-    """x (N, D, m) with D < need: derivatives D..need-1 from a spline through x[:, D-1]."""
+def _extend(x: np.ndarray, t: np.ndarray, need: int, cutoff: float | None = None
+            ) -> np.ndarray:
+    """x (N, D, m) with D < need: derivatives D..need-1 from a spline through x[:, D-1]
+    (low-passed first when ``cutoff`` is given)."""
     from scipy.interpolate import make_interp_spline  # only when estimating
 
     D = x.shape[1]
+    if cutoff is not None:
+        x = x.copy()
+        x[:, D - 1] = lowpass(x[:, D - 1], t, cutoff)
     m = need - D  # derivatives of the last given order still needed
     k = 5 if m <= 4 else 7
     if len(t) <= k:
@@ -43,10 +48,55 @@ def _extend(x: np.ndarray, t: np.ndarray, need: int) -> np.ndarray:
     return np.concatenate([x, extra], axis=1)
 
 
-def estimate_derivatives(trajectory: Trajectory, need: int, wrench_need: int = 0
-                         ) -> tuple[Trajectory, list[str]]:
+def lowpass(x: np.ndarray, t: np.ndarray, cutoff: float) -> np.ndarray:
+    """Zero-phase low-pass of x (N, ...) along samples: a 4th-order Butterworth filter run
+    forwards and backwards (scipy ``filtfilt``: no delay, 8th-order roll-off)."""
+    from scipy.signal import butter, filtfilt
+
+    rate = uniform_rate(t)
+    if not 0 < cutoff < rate / 2:
+        raise TrajectoryError(f"--cutoff {cutoff:g} Hz must be between 0 and half the sampling "
+                              f"rate ({rate / 2:g} Hz)")
+    b, a = butter(4, cutoff / (rate / 2))
+    if len(t) <= 3 * max(len(a), len(b)):
+        raise TrajectoryError(f"--cutoff needs more than {3 * max(len(a), len(b))} samples")
+    # odd extension over 3 periods of the cutoff: the filter's start-up settles outside the data
+    pad = min(len(t) - 1, int(3 * rate / cutoff))
+    return filtfilt(b, a, x, axis=0, padtype="odd", padlen=pad)
+
+
+def uniform_rate(t: np.ndarray) -> float:
+    """Samples per second of a uniformly sampled t (a filter needs one rate)."""
+    dt = np.diff(t)
+    if dt.size == 0 or np.ptp(dt) > 0.01 * dt.mean():
+        raise TrajectoryError("--cutoff needs uniformly sampled t (steps vary by "
+                              f"{np.ptp(dt) / dt.mean():.1%}): resample first")
+    return 1.0 / dt.mean()
+
+
+def noise_estimate(x: np.ndarray, t: np.ndarray, cutoff: float, orders: int) -> np.ndarray:
+    """Expected standard error of the estimated derivatives 1..orders of low-passed x (N, m):
+    the noise std ``sigma`` (what the filter removed) times what passes the filter:
+    ``sigma sqrt(2 fc / (fs (2k+1))) (2 pi fc)^k`` for derivative k (white noise, ideal
+    low-pass at fc, differentiation multiplying the spectrum by 2 pi f), an RMS error away
+    from the ends of the record (within ~2/fc of them the filter's transients add more).
+    Returns (orders, m).
+    Signal above the cutoff counts as noise here, and the signal below it is slightly
+    attenuated near fc: choose fc well above the motion's frequencies."""
+    rate = uniform_rate(t)
+    removed = x - lowpass(x, t, cutoff)
+    # a robust std (median absolute deviation): the filter's transients at the ends of the
+    # record are not noise
+    sigma = 1.4826 * np.median(np.abs(removed - np.median(removed, axis=0)), axis=0)
+    k = np.arange(1, orders + 1)[:, None]
+    return sigma * np.sqrt(2 * cutoff / (rate * (2 * k + 1))) * (2 * np.pi * cutoff) ** k
+
+
+def estimate_derivatives(trajectory: Trajectory, need: int, wrench_need: int = 0,
+                         cutoff: float | None = None) -> tuple[Trajectory, list[str]]:
     """A trajectory with q up to ``q^(need-1)`` (and wrenches up to ``W^(wrench_need-1)``),
-    missing orders estimated; also the names of what was estimated (empty: nothing was)."""
+    missing orders estimated; also the names of what was estimated (empty: nothing was).
+    ``cutoff`` (Hz): low-pass the highest given order first (measured, noisy data)."""
     t = trajectory.t
     missing_q = trajectory.orders < need
     W = trajectory.wrenches
@@ -59,9 +109,10 @@ def estimate_derivatives(trajectory: Trajectory, need: int, wrench_need: int = 0
     derivs = trajectory.derivatives
     if missing_q:
         names += [derivative_name("q", k) for k in range(trajectory.orders, need)]
-        derivs = _extend(derivs, t, need)
+        derivs = _extend(derivs, t, need, cutoff)
     if missing_W:
         names += [derivative_name("W", k) for k in range(W.orders, wrench_need)]
-        W = Wrenches({link: w if w.shape[1] >= wrench_need else _extend(w, t, wrench_need)
+        W = Wrenches({link: w if w.shape[1] >= wrench_need else _extend(w, t, wrench_need,
+                                                                          cutoff)
                       for link, w in W.W.items()})
     return Trajectory(trajectory.joint_names, derivs, t, W, trajectory.series), names

@@ -391,11 +391,18 @@ def _consistency(x: np.ndarray, t: np.ndarray, rtol: float, base: str, columns: 
                   worst_joint=columns[j][1:], worst_sample=int(s), worst_time=float(t[s]))
         if c.max_rel > tol:
             c.status = "fail"
+            hint = _unit_hint(numeric[:, j], analytic[:, j]) or FIX_HINT
             c.detail = (f"{name}{columns[j]} does not match the time differences of "
                         f"{prev}{columns[j]} (relative error {c.max_rel:.3g} near "
-                        f"t = {t[s]:.6g} s){_unit_hint(numeric[:, j], analytic[:, j])}")
+                        f"t = {t[s]:.6g} s){hint}")
         checks.append(c)
     return checks
+
+
+#: what to do when a file's derivative columns do not follow from its positions
+FIX_HINT = ("; to derive them from the positions instead, drop those columns and run hodyn "
+            "compute (or kinematics, matrices) with --estimate-derivatives, adding --cutoff HZ "
+            "for measured, noisy data")
 
 
 def _unit_hint(numeric: np.ndarray, analytic: np.ndarray) -> str:

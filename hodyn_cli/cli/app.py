@@ -16,6 +16,7 @@ from hodyn_cli.cli import render
 from hodyn_cli.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED, mapped_errors
 from hodyn_cli.cli.inputs import (
     DEFAULT_GRAVITY,
+    Cutoff,
     Debug,
     Estimate,
     Gravity,
@@ -98,6 +99,7 @@ def compute(
                            "samples) too (exit 1 if one fails; HDF5 output records the "
                            "summary).")] = False,
     estimate: Estimate = False,
+    cutoff: Cutoff = None,
     quiet: Quiet = False,
     strict: Strict = False,
     debug: Debug = False,
@@ -120,10 +122,11 @@ def compute(
         attrs = provenance(robot, sources[0], model, method=method.value, order=order, gravity=g)
         if many:
             failed = _run_many(job, sources, output_dir, fmt, output, attrs, jobs, scheduler,
-                               skip_existing, quiet, wrench=wrench, check=check, estimate=estimate)
+                               skip_existing, quiet, wrench=wrench, check=check,
+                               estimate=estimate or cutoff is not None)
         else:
             with open_input(sources[0], model, job.need, wrench, estimate,
-                            job.wrench_need, quiet=quiet) as reader:
+                            job.wrench_need, quiet=quiet, cutoff=cutoff) as reader:
                 with open_sink(output, job.columns(reader.has_t), attrs) as sink:
                     chunks = iter(reader)
                     if check:
@@ -258,6 +261,7 @@ def kinematics(
     order: Annotated[int, typer.Option(min=0, help="Highest twist derivative (3: jounce).")] = 3,
     output: Output = "-",
     estimate: Estimate = False,
+    cutoff: Cutoff = None,
     jobs: Jobs = None,
     quiet: Quiet = False,
     strict: Strict = False,
@@ -275,7 +279,8 @@ def kinematics(
         attrs = provenance(robot, traj, model, link=link, order=order,
                            frames="p, R, Vs*, pd*: root frame; Vb*: link frame; twists "
                                   "(angular; linear)")
-        with open_input(traj, model, job.need, None, estimate, quiet=quiet) as reader:
+        with open_input(traj, model, job.need, None, estimate, quiet=quiet,
+                        cutoff=cutoff) as reader:
             with open_sink(output, job.columns(reader.has_t), attrs) as sink:
                 _stream(reader, job, sink, reader.n_samples, jobs, quiet)
 
@@ -290,6 +295,7 @@ def matrices(
     gravity: Gravity = DEFAULT_GRAVITY,
     wrench: Wrench = None,
     estimate: Estimate = False,
+    cutoff: Cutoff = None,
     jobs: Jobs = None,
     quiet: Quiet = False,
     strict: Strict = False,
@@ -310,7 +316,7 @@ def matrices(
         attrs |= {"joint_names": list(model.joint_names),
                   **{f"about_{name}": text for name, text in MATRIX_NOTES.items()}}
         with open_input(traj, model, job.need, wrench, estimate, job.wrench_need,
-                        quiet=quiet) as reader:
+                        quiet=quiet, cutoff=cutoff) as reader:
             with open_sink(output, {}, attrs) as sink:
                 _stream(reader, job, sink, reader.n_samples, jobs, quiet)
 
@@ -469,6 +475,7 @@ def regressor_command(
                              "qr_dd_<joint>.")] = False,
     gravity: Gravity = DEFAULT_GRAVITY,
     estimate: Estimate = False,
+    cutoff: Cutoff = None,
     jobs: Jobs = None,
     quiet: Quiet = False,
     strict: Strict = False,
@@ -495,7 +502,7 @@ def regressor_command(
             attrs |= {"base_parameter_names": basis.names, "base_map": basis.base_map,
                       "about_Y_base": "Y pi = Y_base pi_base, pi_base = base_map @ pi"}
         with open_input(traj, model, job.need, None, estimate, series=job.series,
-                        chunk=job.chunk_rows, quiet=quiet) as reader:
+                        chunk=job.chunk_rows, quiet=quiet, cutoff=cutoff) as reader:
             with open_sink(output, {}, attrs) as sink:
                 _stream(reader, job, sink, reader.n_samples, jobs, quiet)
 
@@ -510,6 +517,7 @@ def sensitivities_command(
     gravity: Gravity = DEFAULT_GRAVITY,
     wrench: Wrench = None,
     estimate: Estimate = False,
+    cutoff: Cutoff = None,
     jobs: Jobs = None,
     quiet: Quiet = False,
     strict: Strict = False,
@@ -529,7 +537,7 @@ def sensitivities_command(
         attrs = provenance(robot, traj, model, order=order, gravity=g)
         attrs["about"] = "d<out>_d<in>[s, i, m] = d out_i / d in_m at sample s (joint_names order)"
         with open_input(traj, model, job.need, wrench, estimate, job.wrench_need,
-                        chunk=job.chunk_rows, quiet=quiet) as reader:
+                        chunk=job.chunk_rows, quiet=quiet, cutoff=cutoff) as reader:
             with open_sink(output, {}, attrs) as sink:
                 _stream(reader, job, sink, reader.n_samples, jobs, quiet)
 

@@ -11,7 +11,7 @@ import typer
 from hodyn_cli import __version__
 from hodyn_cli.cli import render
 from hodyn_cli.errors import HodynError, TrajectoryError
-from hodyn_cli.estimate import estimate_derivatives
+from hodyn_cli.estimate import estimate_derivatives, noise_estimate
 from hodyn_cli.io import (
     CHUNK_ROWS,
     MemoryReader,
@@ -21,7 +21,7 @@ from hodyn_cli.io import (
 from hodyn_cli.io.paths import listing
 from hodyn_cli.methods import GRAVITY
 from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory
+from hodyn_cli.trajectory import Trajectory, derivative_name
 
 
 class Method(str, Enum):
@@ -46,6 +46,11 @@ Jobs = Annotated[int | None, typer.Option(
     show_default=False)]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 
+Cutoff = Annotated[float | None, typer.Option(
+    "--cutoff", help="With --estimate-derivatives: low-pass the data at this frequency (Hz) "
+                     "first (zero-phase Butterworth), for measured, noisy data; the expected "
+                     "error is reported.", show_default=False)]
+
 Estimate = Annotated[bool, typer.Option(
     "--estimate-derivatives",
     help="Estimate missing derivative columns from the highest given one over t (spline; "
@@ -57,14 +62,17 @@ ESTIMATE_HINT = "--estimate-derivatives estimates them from the data"
 
 def open_input(path: str, model, need: int, wrench: str | None, estimate: bool,
                wrench_need: int = 0, missing_hint: str = ESTIMATE_HINT,
-               series: tuple[str, ...] = (), chunk: int = CHUNK_ROWS, quiet: bool = False
-               ) -> TrajectoryReader | MemoryReader:
+               series: tuple[str, ...] = (), chunk: int = CHUNK_ROWS, quiet: bool = False,
+               cutoff: float | None = None) -> TrajectoryReader | MemoryReader:
     """The trajectory (and --wrench FILE) as a stream of chunks.
 
     With ``estimate`` the file is read whole (a spline needs every sample) and missing
     derivatives are estimated. ``missing_hint`` ends the error for missing derivative
     columns (what to do about them).
     """
+    if cutoff is not None and not estimate:
+        raise HodynError("--cutoff goes with --estimate-derivatives (it filters the data the "
+                         "derivatives are estimated from)")
     try:
         reader = TrajectoryReader(path, model, 1 if estimate else need, wrench=wrench,
                                   series=series, chunk=chunk)
@@ -79,13 +87,23 @@ def open_input(path: str, model, need: int, wrench: str | None, estimate: bool,
         return reader
     with reader:
         trajectory = concatenate(list(reader), model)
+    given = trajectory.orders
     try:
-        trajectory, names = estimate_derivatives(trajectory, need, wrench_need)
+        trajectory, names = estimate_derivatives(trajectory, need, wrench_need, cutoff)
+        if names and cutoff is not None:
+            error = noise_estimate(trajectory.derivatives[:, given - 1], trajectory.t, cutoff,
+                                   need - given).max(axis=1)
     except HodynError as e:  # name the file the data came from
         raise HodynError(e.message, e.source or path) from None
-    if names:
+    if names and cutoff is None:
         render.warning(f"estimated {', '.join(names)} from the sampled data over t "
                        "(interpolating spline, no smoothing)")
+    elif names:
+        expected = ", ".join(f"{derivative_name('q', given - 1 + k)} {e:.2g}"
+                             for k, e in enumerate(error, start=1))
+        render.warning(f"estimated {', '.join(names)} from the data low-passed at {cutoff:g} Hz "
+                       f"(zero-phase Butterworth) over t; expected RMS error, largest joint: "
+                       f"{expected}")
     return MemoryReader(trajectory, chunk)
 
 
