@@ -6,8 +6,9 @@ positions and time with a warning. The highest order the file gives (q, or qd if
 7 when more than four further derivatives are needed; not-a-knot ends), and the spline is
 differentiated. Interpolation does not smooth: noise in measured data is amplified by
 every derivative, so measured data are low-passed first when a ``cutoff`` is given
-(:func:`lowpass`, with the expected error from :func:`noise_estimate`). Away from the ends the error of derivative m is
-~ (dt omega)^(k+1-m) relative for a motion of frequency omega (k the degree).
+(:func:`lowpass`, with the expected error from :func:`noise_estimate`). Away from the ends
+the error of derivative m is ~ (dt omega)^(k+1-m) relative for a motion of frequency omega
+(k the degree).
 
 >>> from hodyn_cli.trajectory import cosine
 >>> exact = cosine(("a",), np.linspace(0, 3, 301), amplitude=1, omega=2, orders=4)

@@ -1,6 +1,9 @@
 """The compiled body-fixed kernel against the numpy passes it mirrors (the reference)."""
 
+import ctypes
+import os
 import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -22,7 +25,29 @@ def numpy_reference(model, traj, order):
 def test_kernel_is_built_where_a_compiler_exists():
     if not (shutil.which("cc") or shutil.which("gcc")):
         pytest.skip("no C compiler: hodyn runs on its numpy implementation")
-    assert _compiled.available(), "the C kernel did not build (see pip's output)"
+    if os.environ.get("HODYN_NO_KERNEL"):
+        pytest.skip("HODYN_NO_KERNEL is set: this run tests the numpy implementation")
+    assert _compiled.available(), "the C kernel did not build or is stale (see pip's output)"
+    from hodyn_cli.methods import _kernel
+
+    lib = ctypes.CDLL(_kernel.__file__)
+    assert _compiled.abi_of(lib) == _compiled.ABI
+
+
+def test_a_stale_kernel_is_refused(tmp_path):
+    """A library that reports another ABI (or none) is not used: numpy takes over."""
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler")
+    src = tmp_path / "old.c"
+    src.write_text("int hodyn_kernel_abi(void) { return 1; }\n")
+    lib_path = tmp_path / "old.so"
+    subprocess.run([shutil.which("cc") or shutil.which("gcc"), "-shared", "-fPIC", "-o",
+                    str(lib_path), str(src)], check=True)
+    assert _compiled.abi_of(ctypes.CDLL(str(lib_path))) == 1 != _compiled.ABI
+    src.write_text("int something_else(void) { return 0; }\n")
+    subprocess.run([shutil.which("cc") or shutil.which("gcc"), "-shared", "-fPIC", "-o",
+                    str(lib_path.with_name("older.so")), str(src)], check=True)
+    assert _compiled.abi_of(ctypes.CDLL(str(lib_path.with_name("older.so")))) is None
 
 
 @pytest.mark.skipif(not _compiled.available(), reason="compiled kernel not built")

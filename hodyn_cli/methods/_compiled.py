@@ -18,6 +18,7 @@ from hodyn_cli.methods.common import joint_adjoint_constants
 from hodyn_cli.model import Model
 
 MAX_ORDER = 22  # MAXK - 2 in _kernel.c
+ABI = 2  # HODYN_KERNEL_ABI in _kernel.c: the argument lists below
 
 _dbl = np.ctypeslib.ndpointer(dtype=np.float64, flags="C_CONTIGUOUS")
 _int = np.ctypeslib.ndpointer(dtype=np.int32, flags="C_CONTIGUOUS")
@@ -34,6 +35,8 @@ def _library():
     except ImportError:
         return None
     lib = ctypes.CDLL(_kernel.__file__)
+    if abi_of(lib) != ABI:  # built from other sources: its entry points may not match
+        return None
     model_args = [ctypes.c_int, _int, _int, _dbl, _dbl, _dbl, _dbl, _dbl]
     lib.hodyn_body_fixed.restype = ctypes.c_int
     lib.hodyn_body_fixed.argtypes = model_args + [ctypes.c_long, ctypes.c_int, _dbl, ctypes.c_int,
@@ -43,6 +46,16 @@ def _library():
                                                    ctypes.c_int, _dbl, ctypes.c_void_p, _dbl, _dbl,
                                                    ctypes.c_void_p, _dbl, _dbl]
     return lib
+
+
+def abi_of(lib) -> int | None:
+    """The ABI number a loaded kernel library reports (None: too old to report one)."""
+    try:
+        fn = lib.hodyn_kernel_abi
+    except AttributeError:
+        return None
+    fn.restype, fn.argtypes = ctypes.c_int, []
+    return fn()
 
 
 def available() -> bool:

@@ -23,6 +23,11 @@
 
 #define MAXK 24 /* twist derivative orders 0..MAXK-1: torque order <= MAXK - 2 */
 
+/* Bumped whenever an entry point's arguments or meaning change: _compiled.py refuses a
+ * library built from other sources (a stale build) and falls back to numpy. */
+#define HODYN_KERNEL_ABI 2
+int hodyn_kernel_abi(void) { return HODYN_KERNEL_ABI; }
+
 static double BINOM[MAXK][MAXK]; /* BINOM[k][j] = C(k, j), filled when the library loads */
 
 __attribute__((constructor)) static void fill_binomials(void) {
