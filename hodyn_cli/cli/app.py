@@ -14,6 +14,7 @@ import typer
 from hodyn_cli import __version__, batch, elastic, generate, regressor, stream
 from hodyn_cli.cli import render
 from hodyn_cli.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED, mapped_errors
+from hodyn_cli.cli.errors import run as run_app
 from hodyn_cli.cli.inputs import (
     DEFAULT_GRAVITY,
     Cutoff,
@@ -626,4 +627,4 @@ def main_callback(
 
 
 def main() -> None:
-    app()
+    sys.exit(run_app(app))

@@ -1,0 +1,52 @@
+"""The command line at its edges: option values typer rejects, closed pipes."""
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import SAMPLES, URDF
+
+IIWA = str(URDF / "iiwa14.urdf")
+
+
+def hodyn(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "hodyn_cli", *args], capture_output=True,
+                          text=True, **kw)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["compute", IIWA, "x.csv", "--order", "9"], "Invalid value for '--order'"),
+    (["compute", IIWA, "x.csv", "--method", "foo"], "'foo' is not one of 'body-fixed'"),
+    (["compute", IIWA, "x.csv", "--gravity", "1,2"], "--gravity: expected gx,gy,gz"),
+    (["compute", IIWA, "x.csv", "--nope"], "No such option: --nope"),
+    (["elastic", IIWA], "Missing option '--drives'"),
+    (["kinematics", IIWA, str(SAMPLES / "iiwa14_cosine.h5")], "Missing option '--link'"),
+])
+def test_usage_errors_are_one_line_with_exit_2(args, message):
+    result = hodyn(*args)
+    assert result.returncode == 2 and result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("hodyn: error: ") and message in lines[0]
+
+
+def test_no_arguments_and_help_still_print_help():
+    for args in ([], ["--help"], ["compute", "--help"]):
+        result = hodyn(*args)
+        assert result.returncode == 0 and "Usage: hodyn" in result.stdout, args
+
+
+@pytest.mark.parametrize("args", [
+    ["info", IIWA, "--json"],
+    ["compute", IIWA, str(SAMPLES / "iiwa14_cosine.csv")],
+    ["kinematics", IIWA, str(SAMPLES / "iiwa14_cosine.h5"), "--link", "iiwa_link_ee"],
+])
+def test_a_closed_stdout_ends_quietly(args):
+    """`... | head -c 100`: never an internal error, nothing on stderr, 0 or SIGPIPE's 141."""
+    for _ in range(4):
+        proc = subprocess.Popen([sys.executable, "-m", "hodyn_cli", *args],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert len(proc.stdout.read(100)) == 100
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        assert proc.wait(60) in (0, 141) and err == "", err
