@@ -283,44 +283,50 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
     parent_links, velocities = [], []
     links: dict[str, LinkFrame] = {}
 
-    def visit(link_name: str, body: int, T: np.ndarray) -> None:
+    def enter(link_name: str, body: int, T: np.ndarray) -> list:
+        """Record a link on ``body`` at pose T; its joints, to visit next."""
         links[link_name] = LinkFrame(body, T)
         inertia = _link_inertia(link_by_name[link_name], source, notes) if body >= 0 else None
         if inertia is not None and inertia.any():
             Ms[body] += _transform_inertia(inertia, T)
-        for j in joints_of[link_name]:
-            origin = np.eye(4) if j.origin is None else np.asarray(j.origin, dtype=float)
-            if j.type == "fixed":
-                visit(j.child, body, T @ origin)
-                continue
-            if j.type not in MOVING:
-                raise ModelError(f"joint '{j.name}': type '{j.type}' is not supported (use "
-                                 "revolute, continuous, prismatic or fixed)", source)
-            axis = np.array([1.0, 0, 0]) if j.axis is None else np.asarray(j.axis, dtype=float)
-            norm = np.linalg.norm(axis)
-            if norm < 1e-12:
-                raise ModelError(f"joint '{j.name}': axis is zero", source)
-            if abs(norm - 1.0) > 1e-9:
-                notes.append(Diagnostic("info", f"joint '{j.name}': axis normalized"))
-            axis = axis / norm
-            if j.mimic is not None:
-                notes.append(Diagnostic("warning", f"joint '{j.name}': <mimic> ignored, treated "
-                                                   "as an independent joint"))
-            X = np.concatenate([axis, np.zeros(3)] if MOVING[j.type] == "revolute"
-                               else [np.zeros(3), axis])
-            names.append(j.name)
-            types.append(j.type)
-            link_names.append(j.child)
-            parent_links.append(j.parent)
-            parents.append(body)
-            Bs.append(T @ origin)
-            Xs.append(X)
-            Ms.append(np.zeros((6, 6)))
-            limits.append(_position_limits(j))
-            velocities.append(_velocity_limit(j))
-            visit(j.child, len(names) - 1, np.eye(4))
+        return [(j, body, T) for j in joints_of[link_name]]
 
-    visit(roots[0], -1, np.eye(4))
+    # depth-first pre-order, children in file order, with an explicit stack: no recursion
+    # limit for chains of thousands of links
+    stack = enter(roots[0], -1, np.eye(4))[::-1]
+    while stack:
+        j, body, T = stack.pop()
+        origin = np.eye(4) if j.origin is None else np.asarray(j.origin, dtype=float)
+        if j.type == "fixed":
+            stack += enter(j.child, body, T @ origin)[::-1]
+            continue
+        if j.type not in MOVING:
+            raise ModelError(f"joint '{j.name}': type '{j.type}' is not supported (use "
+                             "revolute, continuous, prismatic or fixed)", source)
+        axis = np.array([1.0, 0, 0]) if j.axis is None else np.asarray(j.axis, dtype=float)
+        norm = np.linalg.norm(axis)
+        if norm < 1e-12:
+            raise ModelError(f"joint '{j.name}': axis is zero", source)
+        if abs(norm - 1.0) > 1e-9:
+            notes.append(Diagnostic("info", f"joint '{j.name}': axis normalized"))
+        axis = axis / norm
+        if j.mimic is not None:
+            notes.append(Diagnostic("warning", f"joint '{j.name}': <mimic> ignored, treated "
+                                               "as an independent joint"))
+        X = np.concatenate([axis, np.zeros(3)] if MOVING[j.type] == "revolute"
+                           else [np.zeros(3), axis])
+        names.append(j.name)
+        types.append(j.type)
+        link_names.append(j.child)
+        parent_links.append(j.parent)
+        parents.append(body)
+        Bs.append(T @ origin)
+        Xs.append(X)
+        Ms.append(np.zeros((6, 6)))
+        limits.append(_position_limits(j))
+        velocities.append(_velocity_limit(j))
+        stack += enter(j.child, len(names) - 1, np.eye(4))[::-1]
+
     unreachable = sorted(set(link_by_name) - set(links))
     if unreachable:  # a cycle detached from the root
         raise ModelError(f"links {', '.join(unreachable)} form a kinematic loop", source)

@@ -131,3 +131,38 @@ def test_position_limits_are_read():
     wrist = arm.joint_index("wrist_roll")  # continuous: unlimited
     assert np.isinf(arm.limits[wrist]).all()
     assert arm.limits[arm.joint_index("elbow_slide")].tolist() == [0.0, 0.2]
+
+
+def test_chains_of_thousands_of_links_have_no_recursion_limit(tmp_path):
+    """Iterative traversals everywhere: a 2000-link chain parses, computes (two methods that
+    agree) and renders."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from conftest import random_cosine
+    from hodyn_cli.cli.app import app
+    from hodyn_cli.kinematics import link_kinematics
+    from hodyn_cli.methods import inverse_dynamics
+
+    n = 2000
+    parts = ['<robot name="long"><link name="l0"/>']
+    for k in range(1, n + 1):
+        parts.append(
+            f'<joint name="j{k}" type="revolute"><parent link="l{k - 1}"/><child link="l{k}"/>'
+            f'<origin xyz="0 0 0.01"/><axis xyz="{"0 0 1" if k % 2 else "0 1 0"}"/>'
+            '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint>'
+            f'<link name="l{k}"><inertial><mass value="0.01"/><inertia ixx="1e-6" ixy="0" '
+            'ixz="0" iyy="1e-6" iyz="0" izz="1e-6"/></inertial></link>')
+    parts.append("</robot>")
+    path = tmp_path / "long.urdf"
+    path.write_text("".join(parts))
+    model = load_model(path)
+    assert model.n == n and model.parent[-1] == n - 2
+    traj = random_cosine(model, np.linspace(0, 1, 3), orders=4, seed=1)
+    a = inverse_dynamics(model, traj, method="body-fixed", order=2)
+    b = inverse_dynamics(model, traj, method="spatial", order=2)
+    assert np.abs(a - b).max() <= 1e-9 * np.abs(a).max()
+    assert link_kinematics(model, traj, f"l{n}", order=1).p.shape == (3, 3)
+    result = CliRunner().invoke(app, ["info", str(path), "--json"])
+    assert result.exit_code == 0 and len(json.loads(result.stdout)["joints"]) == n
