@@ -152,6 +152,22 @@ def _stream(chunks, job, sink, total: int | None, jobs: int | None, quiet: bool)
         return stream.run(chunks, job, sink, jobs=jobs or stream.default_jobs(), progress=update)
 
 
+def _run_file(job, traj: str, output: str, attrs: dict, *, jobs: int | None, quiet: bool,
+              wrench: str | None = None, estimate: bool = False, cutoff: float | None = None,
+              **input_options) -> None:
+    """One trajectory through a job: open the input, the (atomic) output, stream."""
+    with open_input(traj, job.model, job.need, wrench, estimate, job.wrench_need, quiet=quiet,
+                    cutoff=cutoff, chunk=getattr(job, "chunk_rows", CHUNK_ROWS),
+                    series=getattr(job, "series", ()), **input_options) as reader:
+        with open_sink(output, job.columns(reader.has_t), attrs) as sink:
+            _stream(reader, job, sink, reader.n_samples, jobs, quiet)
+
+
+def _hdf5_only(output: str, command: str) -> None:
+    if output == "-" or file_format(output) != "hdf5":
+        raise HodynError(f"hodyn {command} writes HDF5: give --output FILE.h5")
+
+
 def _read_list(path: str) -> list[str]:
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text()
@@ -248,10 +264,8 @@ def elastic_command(
                 "high-order motions)")
         attrs = provenance(robot, traj, model, elastic_model=model_kind.value, order=order,
                            gravity=g, drives=str(drives), q_order=req.q_order)
-        with open_input(traj, model, job.need, wrench, False, missing_hint=hint,
-                        quiet=quiet) as reader:
-            with open_sink(output, job.columns(reader.has_t), attrs) as sink:
-                _stream(reader, job, sink, reader.n_samples, jobs, quiet)
+        _run_file(job, traj, output, attrs, jobs=jobs, quiet=quiet, wrench=wrench,
+                  missing_hint=hint)
 
 
 @app.command()
@@ -280,10 +294,8 @@ def kinematics(
         attrs = provenance(robot, traj, model, link=link, order=order,
                            frames="p, R, Vs*, pd*: root frame; Vb*: link frame; twists "
                                   "(angular; linear)")
-        with open_input(traj, model, job.need, None, estimate, quiet=quiet,
-                        cutoff=cutoff) as reader:
-            with open_sink(output, job.columns(reader.has_t), attrs) as sink:
-                _stream(reader, job, sink, reader.n_samples, jobs, quiet)
+        _run_file(job, traj, output, attrs, jobs=jobs, quiet=quiet, estimate=estimate,
+                  cutoff=cutoff)
 
 
 @app.command()
@@ -308,18 +320,15 @@ def matrices(
     """
     with mapped_errors(debug):
         g = parse_gravity(gravity)
-        if file_format(output) != "hdf5":
-            raise HodynError("hodyn matrices writes HDF5: give --output FILE.h5")
+        _hdf5_only(output, "matrices")
         model = load_model(robot, strict=strict)
         render.diagnostics(model)
         job = MatricesJob(model, order, g)
         attrs = provenance(robot, traj, model, order=order, gravity=g)
         attrs |= {"joint_names": list(model.joint_names),
                   **{f"about_{name}": text for name, text in MATRIX_NOTES.items()}}
-        with open_input(traj, model, job.need, wrench, estimate, job.wrench_need,
-                        quiet=quiet, cutoff=cutoff) as reader:
-            with open_sink(output, {}, attrs) as sink:
-                _stream(reader, job, sink, reader.n_samples, jobs, quiet)
+        _run_file(job, traj, output, attrs, jobs=jobs, quiet=quiet, wrench=wrench,
+                  estimate=estimate, cutoff=cutoff)
 
 
 @app.command("generate")
@@ -488,8 +497,7 @@ def regressor_command(
     """
     with mapped_errors(debug):
         g = parse_gravity(gravity)
-        if file_format(output) != "hdf5":
-            raise HodynError("hodyn regressor writes HDF5: give --output FILE.h5")
+        _hdf5_only(output, "regressor")
         model = load_model(robot, strict=strict)
         render.diagnostics(model)
         basis = regressor.base_parameters(model, gravity=g) if base else None
@@ -502,10 +510,8 @@ def regressor_command(
         if basis is not None:
             attrs |= {"base_parameter_names": basis.names, "base_map": basis.base_map,
                       "about_Y_base": "Y pi = Y_base pi_base, pi_base = base_map @ pi"}
-        with open_input(traj, model, job.need, None, estimate, series=job.series,
-                        chunk=job.chunk_rows, quiet=quiet, cutoff=cutoff) as reader:
-            with open_sink(output, {}, attrs) as sink:
-                _stream(reader, job, sink, reader.n_samples, jobs, quiet)
+        _run_file(job, traj, output, attrs, jobs=jobs, quiet=quiet, estimate=estimate,
+                  cutoff=cutoff)
 
 
 @app.command("sensitivities")
@@ -530,17 +536,14 @@ def sensitivities_command(
     """
     with mapped_errors(debug):
         g = parse_gravity(gravity)
-        if file_format(output) != "hdf5":
-            raise HodynError("hodyn sensitivities writes HDF5: give --output FILE.h5")
+        _hdf5_only(output, "sensitivities")
         model = load_model(robot, strict=strict)
         render.diagnostics(model)
         job = SensitivityJob(model, order, g)
         attrs = provenance(robot, traj, model, order=order, gravity=g)
         attrs["about"] = "d<out>_d<in>[s, i, m] = d out_i / d in_m at sample s (joint_names order)"
-        with open_input(traj, model, job.need, wrench, estimate, job.wrench_need,
-                        chunk=job.chunk_rows, quiet=quiet, cutoff=cutoff) as reader:
-            with open_sink(output, {}, attrs) as sink:
-                _stream(reader, job, sink, reader.n_samples, jobs, quiet)
+        _run_file(job, traj, output, attrs, jobs=jobs, quiet=quiet, wrench=wrench,
+                  estimate=estimate, cutoff=cutoff)
 
 
 @app.command()
