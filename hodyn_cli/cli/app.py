@@ -29,6 +29,7 @@ from hodyn_cli.cli.inputs import (
     Strict,
     Trajectory_,
     Wrench,
+    limit_warnings,
     load_trajectory,
     open_input,
     parse_gravity,
@@ -68,7 +69,7 @@ class Format(str, Enum):
     hdf5 = "hdf5"
 
 
-@app.command()
+@app.command(short_help="tau and its time derivatives along trajectories.")
 def compute(
     robot: Robot,
     traj: Annotated[list[str] | None, typer.Argument(
@@ -127,7 +128,7 @@ def compute(
                                estimate=estimate or cutoff is not None)
         else:
             with open_input(sources[0], model, job.need, wrench, estimate,
-                            job.wrench_need, quiet=quiet, cutoff=cutoff) as reader:
+                            job.wrench_need, quiet=quiet, cutoff=cutoff, strict=strict) as reader:
                 with open_sink(output, job.columns(reader.has_t), attrs) as sink:
                     chunks = iter(reader)
                     if check:
@@ -139,6 +140,7 @@ def compute(
                                        "validation_report": render_report(checked, "json")}
                         chunks = itertools.chain([first], chunks)
                     _stream(chunks, job, sink, reader.n_samples, jobs, quiet)
+            limit_warnings(reader, sources[0])
             failed = False
     if failed:
         raise typer.Exit(EXIT_BAD_INPUT)
@@ -161,6 +163,7 @@ def _run_file(job, traj: str, output: str, attrs: dict, *, jobs: int | None, qui
                     series=getattr(job, "series", ()), **input_options) as reader:
         with open_sink(output, job.columns(reader.has_t), attrs) as sink:
             _stream(reader, job, sink, reader.n_samples, jobs, quiet)
+    limit_warnings(reader, traj)
 
 
 def _hdf5_only(output: str, command: str) -> None:
@@ -206,8 +209,8 @@ def _run_many(job, sources, output_dir, fmt, output, attrs, jobs, scheduler, ski
             batch.run_local(job, sources, outputs, attrs=attrs, jobs=jobs or stream.default_jobs(),
                             skip_existing=skip_existing, done=done)
     if not quiet:
-        render.stderr.print(f"hodyn: {len(sources)} files: {counts['ok']} written, "
-                            f"{counts['skipped']} skipped, {counts['failed']} failed", markup=False)
+        render.notice(f"{len(sources)} files: {counts['ok']} written, "
+                      f"{counts['skipped']} skipped, {counts['failed']} failed")
     return counts["failed"] > 0
 
 
@@ -216,7 +219,7 @@ class ElasticModel(str, Enum):
     reflected = "reflected"
 
 
-@app.command("elastic")
+@app.command("elastic", short_help="Motor angles and torques of elastic-joint robots.")
 def elastic_command(
     robot: Robot,
     traj: Annotated[str | None, typer.Argument(
@@ -264,11 +267,11 @@ def elastic_command(
                 "high-order motions)")
         attrs = provenance(robot, traj, model, elastic_model=model_kind.value, order=order,
                            gravity=g, drives=str(drives), q_order=req.q_order)
-        _run_file(job, traj, output, attrs, jobs=jobs, quiet=quiet, wrench=wrench,
+        _run_file(job, traj, output, attrs, jobs=jobs, quiet=quiet, strict=strict, wrench=wrench,
                   missing_hint=hint)
 
 
-@app.command()
+@app.command(short_help="Pose, twists and their derivatives of one link.")
 def kinematics(
     robot: Robot,
     traj: Trajectory_,
@@ -294,11 +297,11 @@ def kinematics(
         attrs = provenance(robot, traj, model, link=link, order=order,
                            frames="p, R, Vs*, pd*: root frame; Vb*: link frame; twists "
                                   "(angular; linear)")
-        _run_file(job, traj, output, attrs, jobs=jobs, quiet=quiet, estimate=estimate,
+        _run_file(job, traj, output, attrs, jobs=jobs, quiet=quiet, strict=strict, estimate=estimate,
                   cutoff=cutoff)
 
 
-@app.command()
+@app.command(short_help="EOM matrices M, C, Cbar, g and derivatives (HDF5).")
 def matrices(
     robot: Robot,
     traj: Trajectory_,
@@ -327,11 +330,11 @@ def matrices(
         attrs = provenance(robot, traj, model, order=order, gravity=g)
         attrs |= {"joint_names": list(model.joint_names),
                   **{f"about_{name}": text for name, text in MATRIX_NOTES.items()}}
-        _run_file(job, traj, output, attrs, jobs=jobs, quiet=quiet, wrench=wrench,
+        _run_file(job, traj, output, attrs, jobs=jobs, quiet=quiet, strict=strict, wrench=wrench,
                   estimate=estimate, cutoff=cutoff)
 
 
-@app.command("generate")
+@app.command("generate", short_help="Designed motions with exact derivatives.")
 def generate_command(
     robot: Robot,
     kind: Annotated[str, typer.Option(
@@ -432,7 +435,7 @@ def _waypoints(path: Path, model) -> np.ndarray:
     return np.concatenate(rows) if rows else np.zeros((0, model.n))
 
 
-@app.command("import")
+@app.command("import", short_help="Trajectories from ROS 1/2 bags and MCAP logs.")
 def import_log(
     log: Annotated[Path, typer.Argument(
         help="ROS 1 bag (.bag), ROS 2 bag (directory, .db3 or .mcap), or plain MCAP file.",
@@ -469,7 +472,7 @@ def import_log(
             sink.write(data)
 
 
-@app.command("regressor")
+@app.command("regressor", short_help="Regressor Y (tau = Y pi), base parameters (HDF5).")
 def regressor_command(
     robot: Robot,
     traj: Trajectory_,
@@ -510,11 +513,11 @@ def regressor_command(
         if basis is not None:
             attrs |= {"base_parameter_names": basis.names, "base_map": basis.base_map,
                       "about_Y_base": "Y pi = Y_base pi_base, pi_base = base_map @ pi"}
-        _run_file(job, traj, output, attrs, jobs=jobs, quiet=quiet, estimate=estimate,
+        _run_file(job, traj, output, attrs, jobs=jobs, quiet=quiet, strict=strict, estimate=estimate,
                   cutoff=cutoff)
 
 
-@app.command("sensitivities")
+@app.command("sensitivities", short_help="d tau^(k)/d q^(j), exact (HDF5).")
 def sensitivities_command(
     robot: Robot,
     traj: Trajectory_,
@@ -542,11 +545,11 @@ def sensitivities_command(
         job = SensitivityJob(model, order, g)
         attrs = provenance(robot, traj, model, order=order, gravity=g)
         attrs["about"] = "d<out>_d<in>[s, i, m] = d out_i / d in_m at sample s (joint_names order)"
-        _run_file(job, traj, output, attrs, jobs=jobs, quiet=quiet, wrench=wrench,
+        _run_file(job, traj, output, attrs, jobs=jobs, quiet=quiet, strict=strict, wrench=wrench,
                   estimate=estimate, cutoff=cutoff)
 
 
-@app.command()
+@app.command(short_help="Prove the numbers: finite differences, methods, data.")
 def validate(
     robot: Robot,
     traj: Trajectory_,
@@ -589,7 +592,7 @@ def validate(
         raise typer.Exit(EXIT_FAILED)
 
 
-@app.command()
+@app.command(short_help="The parsed model (--parameters: dynamic parameters).")
 def info(
     robot: Robot,
     json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,

@@ -32,7 +32,8 @@ class Method(str, Enum):
 
 Robot = Annotated[Path, typer.Argument(help="Robot description (URDF).", show_default=False)]
 Debug = Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")]
-Strict = Annotated[bool, typer.Option("--strict", help="Treat URDF warnings as errors.")]
+Strict = Annotated[bool, typer.Option(
+    "--strict", help="URDF warnings, and positions outside the URDF limits, are errors.")]
 Trajectory_ = Annotated[str, typer.Argument(
     help="Trajectory: .csv, .h5/.hdf5, or - for CSV on stdin.", show_default=False)]
 Output = Annotated[str, typer.Option("--output", "-o",
@@ -63,7 +64,8 @@ ESTIMATE_HINT = "--estimate-derivatives estimates them from the data"
 def open_input(path: str, model, need: int, wrench: str | None, estimate: bool,
                wrench_need: int = 0, missing_hint: str = ESTIMATE_HINT,
                series: tuple[str, ...] = (), chunk: int = CHUNK_ROWS, quiet: bool = False,
-               cutoff: float | None = None) -> TrajectoryReader | MemoryReader:
+               cutoff: float | None = None, strict: bool = False
+               ) -> TrajectoryReader | MemoryReader:
     """The trajectory (and --wrench FILE) as a stream of chunks.
 
     With ``estimate`` the file is read whole (a spline needs every sample) and missing
@@ -75,7 +77,7 @@ def open_input(path: str, model, need: int, wrench: str | None, estimate: bool,
                          "derivatives are estimated from)")
     try:
         reader = TrajectoryReader(path, model, 1 if estimate else need, wrench=wrench,
-                                  series=series, chunk=chunk)
+                                  series=series, chunk=chunk, strict_limits=strict)
     except TrajectoryError as e:
         if estimate or not e.message.startswith("missing columns"):
             raise
@@ -83,6 +85,8 @@ def open_input(path: str, model, need: int, wrench: str | None, estimate: bool,
     if reader.ignored and not quiet:
         render.notice(f"{path}: ignoring {len(reader.ignored)} column(s) that are not hodyn's: "
                       f"{listing(reader.ignored)}")
+    for column, meant in reader.typos.items():  # likely mistakes: said even with --quiet
+        render.warning(f"{path}: column '{column}' is ignored; a typo of '{meant}'?")
     if not estimate:
         return reader
     with reader:
@@ -104,14 +108,20 @@ def open_input(path: str, model, need: int, wrench: str | None, estimate: bool,
         render.warning(f"estimated {', '.join(names)} from the data low-passed at {cutoff:g} Hz "
                        f"(zero-phase Butterworth) over t; expected RMS error, largest joint: "
                        f"{expected}")
-    return MemoryReader(trajectory, chunk)
+    return MemoryReader(trajectory, chunk, reader.beyond_limits)
 
 
 def load_trajectory(path: str, model, need: int, wrench: str | None, estimate: bool,
                     wrench_need: int = 0) -> Trajectory:
-    """The whole trajectory in memory (for ``validate``)."""
+    """The whole trajectory in memory (for ``validate``, which checks the limits itself)."""
     with open_input(path, model, need, wrench, estimate, wrench_need) as reader:
         return concatenate(list(reader), model)
+
+
+def limit_warnings(reader, path: str) -> None:
+    """One warning per joint whose positions left its URDF limits (plausibility)."""
+    for text in reader.beyond_limits.values():
+        render.warning(f"{path}: {text}")
 
 
 def parse_gravity(text: str) -> tuple[float, float, float]:

@@ -25,19 +25,24 @@ def diagnostics(model: Model, *, show_info: bool = False) -> None:
     """Print the model's warnings (and infos if asked) on stderr."""
     for d in model.diagnostics:
         if d.level == "warning" or show_info:
-            stderr.print(f"hodyn: {d.level}: {d.message}", markup=False)
+            _line(f"hodyn: {d.level}: {d.message}")
+
+
+def _line(text: str) -> None:
+    """One message, one line: never wrapped at the console width (scripts grep for them)."""
+    stderr.print(text, markup=False, soft_wrap=True)
 
 
 def warning(message: str) -> None:
-    stderr.print(f"hodyn: warning: {message}", markup=False)
+    _line(f"hodyn: warning: {message}")
 
 
 def notice(message: str) -> None:
-    stderr.print(f"hodyn: notice: {message}", markup=False)
+    _line(f"hodyn: notice: {message}")
 
 
 def error(message: str) -> None:
-    stderr.print(f"hodyn: error: {message}", markup=False)
+    _line(f"hodyn: error: {message}")
 
 
 @contextmanager
@@ -199,11 +204,11 @@ def validation(report: Report, *, brief: bool = False) -> None:
     warnings, on stderr."""
     if brief:
         s = report.summary()
-        stderr.print(f"hodyn: validation {'passed' if report.passed else 'FAILED'}: {s['pass']} "
-                     f"passed, {s['fail']} failed, {s['warn']} warnings", markup=False)
+        _line(f"hodyn: validation {'passed' if report.passed else 'FAILED'}: {s['pass']} "
+              f"passed, {s['fail']} failed, {s['warn']} warnings")
     else:
         stderr.print(validation_table(report))
     for c in report.checks:
         if c.detail and c.status in ("fail", "warn"):
             method = f" [{c.method}]" if c.method else ""
-            stderr.print(f"hodyn: {c.status}: {c.name}{method}: {c.detail}", markup=False)
+            _line(f"hodyn: {c.status}: {c.name}{method}: {c.detail}")

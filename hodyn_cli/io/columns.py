@@ -29,6 +29,7 @@ class Layout:
     has_t: bool
     series: dict[str, tuple[str, ...]] = field(default_factory=dict)
     ignored: tuple[str, ...] = ()  # columns that are not hodyn's (sensor data, efforts, ...)
+    typos: dict[str, str] = field(default_factory=dict)  # ignored column -> likely meant
 
     @property
     def columns(self) -> list[str]:
@@ -57,8 +58,12 @@ def plan(names: list[str], model: Model, need: int, source: str,
             ignored.append(name)
             continue
         if m.group(2) not in joints:
-            raise TrajectoryError(f"column '{name}': the model has no joint '{m.group(2)}'",
-                                  source)
+            import difflib
+
+            close = difflib.get_close_matches(m.group(2), model.joint_names, n=1, cutoff=0.75)
+            hint = f" (a typo of '{close[0]}'?)" if close else ""
+            raise TrajectoryError(f"column '{name}': the model has no joint '{m.group(2)}'"
+                                  f"{hint}", source)
         orders.setdefault(len(m.group(1)), set()).add(m.group(2))
     missing = [derivative_name("q", k) + "_" + j for k in range(need) for j in model.joint_names
                if j not in orders.get(k, ())]
@@ -75,7 +80,24 @@ def plan(names: list[str], model: Model, need: int, source: str,
         raise TrajectoryError(f"missing columns {listing(absent)} (needed for "
                               f"{', '.join(series)})", source)
     extra = {base: tuple(f"{base}_{j}" for j in model.joint_names) for base in series}
-    return Layout(q, plan_wrenches(names, model, source), "t" in names, extra, tuple(ignored))
+    return Layout(q, plan_wrenches(names, model, source), "t" in names, extra, tuple(ignored),
+                  near_misses(ignored, model))
+
+
+def near_misses(ignored: list[str], model: Model) -> dict[str, str]:
+    """Ignored columns that look like a mistyped hodyn column (``q_joint_1`` for
+    ``q_joint1``, ``Qd_j2`` for ``qd_j2``): column -> the name it probably meant."""
+    import difflib
+
+    out = {}
+    for name in ignored:
+        m = re.match(r"^([A-Za-z]+)_(.+)$", name)
+        if not m or not re.fullmatch(r"[qQ][dD]*", m.group(1)):
+            continue  # only q-like prefixes: effort_J, sensor_0 are data, not typos
+        close = difflib.get_close_matches(m.group(2), model.joint_names, n=1, cutoff=0.75)
+        if close:
+            out[name] = f"{m.group(1).lower()}_{close[0]}"
+    return out
 
 
 def plan_wrenches(names: list[str], model: Model, source: str

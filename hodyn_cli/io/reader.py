@@ -36,8 +36,12 @@ class TrajectoryReader:
     """
 
     def __init__(self, path: str, model: Model, need: int = 1, *, wrench: str | None = None,
-                 chunk: int = CHUNK_ROWS, stdin=None, series: tuple[str, ...] = ()):
+                 chunk: int = CHUNK_ROWS, stdin=None, series: tuple[str, ...] = (),
+                 strict_limits: bool = False):
         self.path, self.model, self.chunk = path, model, chunk
+        self.strict_limits = strict_limits
+        #: joint -> the first sample beyond its URDF position limits (see :func:`beyond_limits`)
+        self.beyond_limits: dict[str, str] = {}
         self.table = open_table(path, stdin)
         self.wtable = None
         try:
@@ -71,6 +75,11 @@ class TrajectoryReader:
     def ignored(self) -> list[str]:
         """Columns (CSV) or datasets (HDF5) of the file that are not hodyn's."""
         return list(getattr(self.table, "ignored", [])) + list(self.layout.ignored)
+
+    @property
+    def typos(self) -> dict[str, str]:
+        """Ignored columns that look like mistyped hodyn columns -> what they probably meant."""
+        return dict(self.layout.typos)
 
     @property
     def n_samples(self) -> int | None:
@@ -133,6 +142,10 @@ class TrajectoryReader:
         first = int(self.layout.has_t)  # columns: [t], q..., wrenches...
         D, nj = len(self.layout.q), self.model.n
         derivs = np.ascontiguousarray(block[:, first : first + D * nj]).reshape(n, D, nj)
+        for joint, text in beyond_limits(self.model, derivs[:, 0], t, start).items():
+            if self.strict_limits:
+                raise TrajectoryError(f"{text} (--strict)", self.path)
+            self.beyond_limits.setdefault(joint, text)
         index = {c: k for k, c in enumerate(columns)}
         series = {name: block[:, [index[c] for c in cols]]
                   for name, cols in self.layout.series.items()}
@@ -146,6 +159,25 @@ class TrajectoryReader:
                 W[link] = data[:, cols].reshape(n, len(rows), 6)
         return Trajectory(self.model.joint_names, derivs, t, Wrenches(W) if W else None,
                           series or None)
+
+
+def beyond_limits(model: Model, q: np.ndarray, t, start: int = 0) -> dict[str, str]:
+    """Joints whose q (N, n) leaves the URDF position limits by more than rounding:
+    joint -> one line naming the first such sample, its value and the limit."""
+    lo, hi = model.limits[:, 0], model.limits[:, 1]
+    slack = 1e-6 * np.where(np.isfinite(hi - lo), hi - lo, 0.0) + 1e-9
+    bad = (q < lo - slack) | (q > hi + slack)
+    out = {}
+    for j in np.flatnonzero(bad.any(axis=0)):
+        s = int(np.argmax(bad[:, j]))
+        when = f"t = {t[s]:.6g} s" if t is not None else f"sample {start + s}"
+        degrees = (model.joint_types[j] != "prismatic" and np.abs(q[:, j]).max() > 2 * np.pi
+                   and np.abs(np.radians(q[:, j])).max() <= max(np.abs(lo[j]), np.abs(hi[j])))
+        hint = "; the values look like degrees: hodyn reads radians" if degrees else ""
+        out[model.joint_names[j]] = (
+            f"q_{model.joint_names[j]} = {q[s, j]:.6g} at {when} is outside its URDF limits "
+            f"[{lo[j]:.6g}, {hi[j]:.6g}]{hint}")
+    return out
 
 
 def _check_values(block: Block, columns: list[str], path: str, start: int) -> None:
@@ -171,10 +203,13 @@ def _check_increasing(t: np.ndarray, last_t, start: int, path: str) -> None:
 class MemoryReader:
     """An in-memory trajectory with the interface of :class:`TrajectoryReader`."""
 
-    def __init__(self, trajectory: Trajectory, chunk: int = CHUNK_ROWS):
+    def __init__(self, trajectory: Trajectory, chunk: int = CHUNK_ROWS,
+                 beyond: dict[str, str] | None = None):
         self.trajectory, self.chunk = trajectory, chunk
+        self.beyond_limits = dict(beyond or {})
         self.has_t = trajectory.t is not None
         self.ignored: list[str] = []
+        self.typos: dict[str, str] = {}
         self.n_samples = trajectory.n_samples
         self.orders = trajectory.orders
 

@@ -66,7 +66,9 @@ class CsvTable:
             text = self._decode(raw)
             if text.strip():
                 break
-        header = [h.strip() for h in next(csv.reader([text]))]
+        # spreadsheets in many locales write ';' between fields and ',' as the decimal mark
+        self.delimiter = ";" if text.count(";") > text.count(",") else ","
+        header = [h.strip() for h in next(csv.reader([text], delimiter=self.delimiter))]
         seen = set()
         for h in header:
             if not h:
@@ -122,12 +124,15 @@ class CsvTable:
 
         wanted = list(self.names) if wanted is None else wanted
         read_opts = pcsv.ReadOptions(column_names=self.names, use_threads=True)
+        parse_opts = pcsv.ParseOptions(delimiter=self.delimiter)
         convert = pcsv.ConvertOptions(column_types={n: pa.float64() for n in wanted},
                                       include_columns=wanted)
         for first_line, raw in self._raw_blocks():
+            if self.delimiter == ";":
+                raw = raw.replace(b",", b".")  # decimal commas (',' cannot separate fields)
             try:
                 table = pcsv.read_csv(io.BytesIO(raw), read_options=read_opts,
-                                      convert_options=convert)
+                                      parse_options=parse_opts, convert_options=convert)
                 ok = not any(col.null_count for col in table.columns)
             except (pa.ArrowInvalid, pa.ArrowTypeError):
                 ok = False
@@ -148,7 +153,7 @@ class CsvTable:
             if not text.strip():
                 continue
             line = first_line + offset
-            fields = next(csv.reader([text.rstrip("\r")]))
+            fields = next(csv.reader([text.rstrip("\r")], delimiter=self.delimiter))
             if len(fields) != len(self.names):
                 raise TrajectoryError(f"line {line} has {len(fields)} fields, the header "
                                       f"{len(self.names)}", self.path)

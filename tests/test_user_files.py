@@ -1,0 +1,104 @@
+"""Real users' files and habits: spreadsheet CSVs, extra and mistyped columns, positions
+outside the limits (degrees), the help listing."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from conftest import SAMPLES, URDF
+from hodyn_cli.cli.app import app
+from hodyn_cli.io import read_trajectory, write_trajectory
+from hodyn_cli.trajectory import cosine
+from hodyn_cli.urdf import load_model
+
+runner = CliRunner()
+PLANAR = URDF / "planar_2r.urdf"
+MODEL = load_model(PLANAR)
+
+
+def rows(n=20):
+    traj = cosine(MODEL.joint_names, np.linspace(0, 1, n), amplitude=[0.5, 0.3],
+                  omega=[1.0, 2.0], orders=4)
+    cols = ["t"] + [f"q{'d' * k}_{j}" for k in range(5) for j in MODEL.joint_names]
+    data = np.hstack([traj.t[:, None], traj.derivatives.reshape(n, -1)])
+    return traj, cols, data
+
+
+@pytest.mark.parametrize("dialect", ["bom", "crlf", "semicolon-decimal-comma", "quoted-header",
+                                     "blank-lines"])
+def test_spreadsheet_csv_dialects(tmp_path, dialect):
+    traj, cols, data = rows()
+    sep, dec, nl, head = ",", ".", "\n", cols
+    if dialect == "semicolon-decimal-comma":
+        sep, dec = ";", ","
+    if dialect == "crlf":
+        nl = "\r\n"
+    if dialect == "quoted-header":
+        head = [f'"{c}"' for c in cols]
+    lines = [sep.join(head)] + [sep.join(repr(float(v)).replace(".", dec) for v in r)
+                                for r in data]
+    if dialect == "blank-lines":
+        lines.insert(5, "")
+        lines.append("")
+    text = nl.join(lines) + nl
+    path = tmp_path / "sheet.csv"
+    path.write_bytes((("\ufeff" if dialect == "bom" else "") + text).encode())
+    back = read_trajectory(str(path), MODEL, need=5)
+    assert np.array_equal(back.derivatives, traj.derivatives) and np.array_equal(back.t, traj.t)
+
+
+def test_extra_columns_are_ignored_with_one_notice_and_typos_named(tmp_path):
+    traj, cols, data = rows()
+    extra = np.random.default_rng(0).normal(size=(len(data), 3))
+    header = cols + ["sensor_0", "effort_joint1", "Qd_joint2"]
+    path = tmp_path / "log.csv"
+    path.write_text(",".join(header) + "\n" + "\n".join(",".join(map(repr, map(float, r)))
+                                                         for r in np.hstack([data, extra])))
+    result = runner.invoke(app, ["compute", str(PLANAR), str(path), "-o", str(tmp_path / "t.csv")])
+    assert result.exit_code == 0, result.output
+    err = result.stderr.splitlines()
+    assert sum("ignoring 3 column(s) that are not hodyn's" in line for line in err) == 1
+    assert any("column 'Qd_joint2' is ignored; a typo of 'qd_joint2'?" in line for line in err)
+    quiet = runner.invoke(app, ["compute", str(PLANAR), str(path), "-q", "-o",
+                                str(tmp_path / "t.csv")])
+    assert "ignoring" not in quiet.stderr and "typo" in quiet.stderr  # mistakes still said
+    path.write_text(path.read_text().replace("q_joint1", "q_jiont1", 1))
+    result = runner.invoke(app, ["compute", str(PLANAR), str(path)])
+    assert result.exit_code == 2
+    assert "the model has no joint 'jiont1' (a typo of 'joint1'?)" in result.stderr
+
+
+def test_positions_outside_the_limits_warn_and_degrees_are_named(tmp_path):
+    model = load_model(URDF / "iiwa14.urdf")
+    t = np.linspace(0, 1, 50)
+    traj = cosine(model.joint_names, t, amplitude=40.0, omega=1.0, orders=4)  # degrees, say
+    src = tmp_path / "deg.h5"
+    write_trajectory(str(src), traj)
+    out = tmp_path / "tau.h5"
+    result = runner.invoke(app, ["compute", str(URDF / "iiwa14.urdf"), str(src), "-o", str(out)])
+    assert result.exit_code == 0 and out.exists()
+    warnings = [line for line in result.stderr.splitlines() if "outside its URDF limits" in line]
+    assert len(warnings) == 7  # one per joint, not one per sample
+    assert "q_iiwa_joint_1 = 40 at t = 0 s is outside its URDF limits [-2.967, 2.967]" in \
+        warnings[0] and "the values look like degrees: hodyn reads radians" in warnings[0]
+    out.unlink()
+    result = runner.invoke(app, ["compute", str(URDF / "iiwa14.urdf"), str(src), "-o", str(out),
+                                 "--strict"])
+    assert result.exit_code == 2 and not out.exists()
+    assert result.stderr.strip().endswith("hodyn reads radians (--strict)")
+    clean = runner.invoke(app, ["compute", str(URDF / "iiwa14.urdf"),
+                                str(SAMPLES / "iiwa14_cosine.h5"), "-o", str(out)])
+    assert clean.exit_code == 0 and clean.stderr == ""
+
+
+def test_help_listing_is_not_cut_mid_sentence():
+    result = subprocess.run([sys.executable, "-m", "hodyn_cli", "--help"], capture_output=True,
+                            text=True, env={**os.environ, "COLUMNS": "80"})
+    listing = result.stdout.split("Commands")[1]
+    commands = [line for line in listing.splitlines() if line.startswith("  ")]
+    assert len(commands) >= 10 and not any(line.rstrip().endswith("...") for line in commands)
+    assert not any(line.rstrip().endswith("(e.g.") for line in commands)
