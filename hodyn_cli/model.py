@@ -23,7 +23,8 @@ __all__ = ["Model", "Diagnostic", "LinkFrame"]
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """A message about the model found while building it (``level``: info or warning)."""
+    """A message about the model found while building it (``level``: info, notice: shown by
+    every command, or warning: an error with ``--strict``)."""
 
     level: str
     message: str

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +40,9 @@ MOVING = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prisma
 #: rounded off-diagonal terms push the principal moments of links 4 and 7 over by 0.29 %
 #: and 0.26 % of the trace. Real mistakes (a mistyped or swapped moment) are tens of %.
 TRIANGLE_RTOL = 1e-2
+
+#: kg and kg m^2: larger values overflow float64 in the higher-order recursions
+MAX_INERTIA = 1e30
 
 
 def load_model(path: str | Path, *, strict: bool = False, cache: bool = True) -> Model:
@@ -211,17 +215,26 @@ def _transmission_reductions(root, notes: list[Diagnostic]) -> dict[str, float]:
 # -- model building ------------------------------------------------------------------------
 
 
-def _link_inertia(link, source: str, notes: list[Diagnostic]) -> np.ndarray:
-    """6x6 inertia of a URDF link about its link frame, checked."""
+def _link_inertia(link, source: str, notes: list[Diagnostic], moving: bool = True
+                  ) -> np.ndarray:
+    """6x6 inertia of a URDF link about its link frame, checked (also on links welded to the
+    root, whose inertia does nothing: a bad one is still a bad file)."""
     inertial = link.inertial
     if inertial is None:
-        notes.append(Diagnostic("info", f"link '{link.name}' has no <inertial>: zero inertia"))
+        if moving:
+            notes.append(Diagnostic("info", f"link '{link.name}' has no <inertial>: zero "
+                                            "inertia"))
         return np.zeros((6, 6))
     m = float(inertial.mass)
     theta = np.asarray(inertial.inertia, dtype=float)
     T = np.eye(4) if inertial.origin is None else np.asarray(inertial.origin, dtype=float)
     if m < 0:
         raise ModelError(f"link '{link.name}': negative mass {m:g}", source)
+    # beyond this, products in the recursions overflow to inf: no real body is that heavy
+    if m > MAX_INERTIA or np.abs(theta).max() > MAX_INERTIA or np.abs(T[:3, 3]).max() > 1e6:
+        raise ModelError(f"link '{link.name}': mass {m:g}, inertia up to "
+                         f"{np.abs(theta).max():g} or COM offset {np.abs(T[:3, 3]).max():g} m is "
+                         "beyond what hodyn can compute with", source)
     lam = np.linalg.eigvalsh(theta)
     scale = max(abs(lam).max(), 1e-300)
     if lam[0] < -1e-9 * scale:
@@ -286,8 +299,8 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
     def enter(link_name: str, body: int, T: np.ndarray) -> list:
         """Record a link on ``body`` at pose T; its joints, to visit next."""
         links[link_name] = LinkFrame(body, T)
-        inertia = _link_inertia(link_by_name[link_name], source, notes) if body >= 0 else None
-        if inertia is not None and inertia.any():
+        inertia = _link_inertia(link_by_name[link_name], source, notes, body >= 0)
+        if body >= 0 and inertia.any():
             Ms[body] += _transform_inertia(inertia, T)
         return [(j, body, T) for j in joints_of[link_name]]
 
@@ -327,6 +340,14 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
         velocities.append(_velocity_limit(j))
         stack += enter(j.child, len(names) - 1, np.eye(4))[::-1]
 
+    notes.append(Diagnostic("info", f"root link '{roots[0]}' is welded to the world (fixed-base "
+                                    "dynamics)"))
+    limbs = sum(p < 0 for p in parents)
+    if limbs >= 2 and re.search(r"trunk|pelvis|torso|base|body|chassis", roots[0], re.I):
+        notes.append(Diagnostic("notice", f"root link '{roots[0]}' with {limbs} limbs looks like "
+                                          "a mobile base (legged robot, humanoid): hodyn welds it "
+                                          "to the world and computes fixed-base dynamics; "
+                                          "floating bases are not supported yet"))
     unreachable = sorted(set(link_by_name) - set(links))
     if unreachable:  # a cycle detached from the root
         raise ModelError(f"links {', '.join(unreachable)} form a kinematic loop", source)

@@ -58,7 +58,9 @@ def test_missing_inertial_is_zero_with_an_info():
 
 def test_point_mass_is_valid():
     model = parse_model(robot_xml(inertia=(0, 0, 0)))
-    assert model.mass[0] == 1.0 and not model.diagnostics
+    assert model.mass[0] == 1.0
+    assert [d.message for d in model.diagnostics] == [
+        "root link 'base' is welded to the world (fixed-base dynamics)"]
 
 
 @pytest.mark.parametrize("xml, words", [
@@ -111,7 +113,7 @@ def test_triangle_inequality_warns_and_strict_refuses():
         parse_model(bad, strict=True)
     # on the boundary, with rounding, as identified models are: no warning
     edge = robot_xml(inertia=(0.1, 0.2, 0.3 * (1 + TRIANGLE_RTOL / 2)))
-    assert not parse_model(edge, strict=True).diagnostics
+    assert not [d for d in parse_model(edge, strict=True).diagnostics if d.level != "info"]
 
 
 def test_mimic_warns_and_axis_is_normalized():
@@ -166,3 +168,30 @@ def test_chains_of_thousands_of_links_have_no_recursion_limit(tmp_path):
     assert link_kinematics(model, traj, f"l{n}", order=1).p.shape == (3, 3)
     result = CliRunner().invoke(app, ["info", str(path), "--json"])
     assert result.exit_code == 0 and len(json.loads(result.stdout)["joints"]) == n
+
+
+def test_floating_base_notice_and_checks_on_links_welded_to_the_root():
+    leg = ('<joint name="{n}_hip" type="revolute"><parent link="trunk"/><child link="{n}_thigh"/>'
+           '<axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>'
+           '<link name="{n}_thigh"><inertial><mass value="1"/><inertia ixx="0.01" ixy="0" '
+           'ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>')
+    text = ('<robot name="dog"><link name="trunk"/>' + leg.format(n="fl") + leg.format(n="fr")
+            + "</robot>")
+    model = parse_model(text.encode())
+    notices = [d.message for d in model.diagnostics if d.level == "notice"]
+    assert len(notices) == 1 and "looks like a mobile base" in notices[0]
+    parse_model(text.encode(), strict=True)  # a notice is not a warning: --strict accepts it
+    arm = parse_model(robot_xml())
+    assert not [d for d in arm.diagnostics if d.level == "notice"]
+    bad_root = text.replace('<link name="trunk"/>', '<link name="trunk"><inertial><mass '
+                            'value="-2"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" '
+                            'izz="1"/></inertial></link>')
+    with pytest.raises(ModelError, match="link 'trunk': negative mass"):
+        parse_model(bad_root.encode())
+
+
+@pytest.mark.parametrize("mass, inertia", [(1e300, 1.0), (1.0, 1e300)])
+def test_inertias_near_overflow_are_errors_naming_the_link(mass, inertia):
+    xml = robot_xml(mass=mass, inertia=(inertia, inertia, inertia))
+    with pytest.raises(ModelError, match="link 'l1': mass .* beyond what hodyn can compute"):
+        parse_model(xml)

@@ -612,6 +612,7 @@ def info(
                 render.stdout.print(render.parameters_table(model))
             return
         if json:
+            render.diagnostics(model)  # data on stdout, the warnings still on stderr
             print(render.model_json(model))
             return
         render.diagnostics(model, show_info=True)

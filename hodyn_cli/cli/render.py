@@ -22,9 +22,9 @@ stdout = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
 
 
 def diagnostics(model: Model, *, show_info: bool = False) -> None:
-    """Print the model's warnings (and infos if asked) on stderr."""
+    """Print the model's warnings and notices (and infos if asked) on stderr."""
     for d in model.diagnostics:
-        if d.level == "warning" or show_info:
+        if d.level in ("warning", "notice") or show_info:
             _line(f"hodyn: {d.level}: {d.message}")
 
 
