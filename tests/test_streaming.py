@@ -257,3 +257,22 @@ def test_progress_bar_only_on_a_terminal(tmp_path):
         os.close(master)
         assert (b"samples" in seen) == expect, seen[:300]
         assert stdout.startswith(b"t,tau_iiwa_joint_1") and b"samples" not in stdout
+
+
+def test_wrench_file_times_must_be_the_trajectorys(tmp_path):
+    model = load_model(IIWA)
+    traj = motion(model, 150)
+    W = wrench_motion(traj.t, 2)
+    src, wpath = str(tmp_path / "q.csv"), str(tmp_path / "w.h5")
+    write_trajectory(src, traj)
+    write_trajectory(wpath, Trajectory((), np.zeros((150, 0, 0)), traj.t,
+                                       Wrenches({"iiwa_link_ee": W})))
+    with TrajectoryReader(src, model, 5, wrench=wpath, chunk=64) as reader:
+        assert sum(c.n_samples for c in reader) == 150  # the same t: fine
+    t = traj.t.copy()
+    t[100:] += 0.005
+    write_trajectory(wpath, Trajectory((), np.zeros((150, 0, 0)), t,
+                                       Wrenches({"iiwa_link_ee": W})))
+    with pytest.raises(HodynError, match=rf"w.h5: t differs from the trajectory's at sample 100 "
+                                         rf"\({t[100]} here, {traj.t[100]} there\)"):
+        list(TrajectoryReader(src, model, 5, wrench=wpath, chunk=64))

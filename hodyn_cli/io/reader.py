@@ -52,7 +52,8 @@ class TrajectoryReader:
                 if extra:
                     raise TrajectoryError(f"column '{extra[0]}' does not belong in a wrench file",
                                           wrench)
-                self.wlayout = Layout((), plan_wrenches(self.wtable.names, model, wrench), False)
+                self.wlayout = Layout((), plan_wrenches(self.wtable.names, model, wrench),
+                                      "t" in self.wtable.names)
                 both = sorted(set(self.layout.wrenches) & set(self.wlayout.wrenches))
                 if both:
                     raise TrajectoryError(f"wrenches on '{both[0]}' are in both the trajectory "
@@ -134,6 +135,14 @@ class TrajectoryReader:
         _check_values(block, columns, self.path, start)
         if wblock is not None:
             _check_values(wblock, self.wlayout.columns, self.wrench_path, start)
+            if self.wlayout.has_t and self.layout.has_t:  # the same instants, or an error
+                t, tw = block[:, 0], wblock[:, 0]
+                off = np.flatnonzero(np.abs(tw - t) > 1e-9 * np.maximum(1.0, np.abs(t)))
+                if off.size:
+                    s = off[0]
+                    raise TrajectoryError(f"t differs from the trajectory's at sample "
+                                          f"{start + s} ({tw[s]} here, {t[s]} there)",
+                                          self.wrench_path)
         n = row_count(block)
         t = None
         if self.layout.has_t:
