@@ -95,10 +95,13 @@ def noise_estimate(x: np.ndarray, t: np.ndarray, cutoff: float, orders: int) -> 
 
 
 def estimate_derivatives(trajectory: Trajectory, need: int, wrench_need: int = 0,
-                         cutoff: float | None = None) -> tuple[Trajectory, list[str]]:
+                         cutoff: float | None = None, wrapped=None
+                         ) -> tuple[Trajectory, list[str]]:
     """A trajectory with q up to ``q^(need-1)`` (and wrenches up to ``W^(wrench_need-1)``),
     missing orders estimated; also the names of what was estimated (empty: nothing was).
-    ``cutoff`` (Hz): low-pass the highest given order first (measured, noisy data)."""
+    ``cutoff`` (Hz): low-pass the highest given order first (measured, noisy data).
+    ``wrapped`` (n,) bool: joints whose q may wrap at +-pi (continuous joints), unwrapped
+    before the spline (their q columns stay as given)."""
     t = trajectory.t
     missing_q = trajectory.orders < need
     W = trajectory.wrenches
@@ -111,7 +114,13 @@ def estimate_derivatives(trajectory: Trajectory, need: int, wrench_need: int = 0
     derivs = trajectory.derivatives
     if missing_q:
         names += [derivative_name("q", k) for k in range(trajectory.orders, need)]
-        derivs = _extend(derivs, t, need, cutoff)
+        given = trajectory.orders
+        if wrapped is not None and np.any(wrapped) and given == 1:
+            smooth = derivs.copy()
+            smooth[:, 0, wrapped] = np.unwrap(smooth[:, 0, wrapped], axis=0)
+            derivs = np.concatenate([derivs, _extend(smooth, t, need, cutoff)[:, 1:]], axis=1)
+        else:
+            derivs = _extend(derivs, t, need, cutoff)
     if missing_W:
         names += [derivative_name("W", k) for k in range(W.orders, wrench_need)]
         W = Wrenches({link: w if w.shape[1] >= wrench_need else _extend(w, t, wrench_need,

@@ -358,13 +358,24 @@ def cross_method_checks(model, results: dict[str, np.ndarray], rtol: float, idx,
 def data_consistency_checks(model, trajectory: Trajectory, rtol: float) -> list[Check]:
     """q^(k) vs trapezoid-rule differences of q^(k-1) for every joint and order, and the
     same for the derivatives of every external wrench."""
-    checks = _consistency(trajectory.derivatives, trajectory.t, rtol, "q",
+    checks = _consistency(unwrapped(model, trajectory.derivatives), trajectory.t, rtol, "q",
                           [f"_{j}" for j in model.joint_names])
     if trajectory.wrenches is not None:
         for link, W in trajectory.wrenches.W.items():
             checks += _consistency(W, trajectory.t, rtol, "W",
                                    [f"_{link}_{c}" for c in ("mx", "my", "mz", "fx", "fy", "fz")])
     return checks
+
+
+def unwrapped(model, derivatives: np.ndarray) -> np.ndarray:
+    """q of continuous joints made continuous in time (files often wrap them into (-pi, pi]);
+    the other joints and every derivative as they are."""
+    wrap = np.array([t == "continuous" for t in model.joint_types])
+    if not wrap.any():
+        return derivatives
+    out = derivatives.copy()
+    out[:, 0, wrap] = np.unwrap(out[:, 0, wrap], axis=0)
+    return out
 
 
 def _consistency(x: np.ndarray, t: np.ndarray, rtol: float, base: str, columns: list[str]

@@ -6,6 +6,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 import typer
 
 from hodyn_cli import __version__
@@ -93,7 +94,8 @@ def open_input(path: str, model, need: int, wrench: str | None, estimate: bool,
         trajectory = concatenate(list(reader), model)
     given = trajectory.orders
     try:
-        trajectory, names = estimate_derivatives(trajectory, need, wrench_need, cutoff)
+        wrapped = np.array([kind == "continuous" for kind in model.joint_types])
+        trajectory, names = estimate_derivatives(trajectory, need, wrench_need, cutoff, wrapped)
         if names and cutoff is not None:
             error = noise_estimate(trajectory.derivatives[:, given - 1], trajectory.t, cutoff,
                                    need - given).max(axis=1)
