@@ -64,3 +64,11 @@ def test_random_tree(tmp_path, seed):
     for k, pin_ref in ((0, tau), (1, taud)):
         scale = np.abs(pin_ref).max()
         assert np.abs(ref[:, k] - pin_ref).max() <= 1e-10 * scale, f"pinocchio order {k}"
+    # each order against the 8th-order central difference of the order below, in time
+    h, stencil = 1e-3, np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0, 4 / 5, -1 / 5, 4 / 105,
+                                 -1 / 280])
+    around = random_cosine(model, 1.1 + h * np.arange(-4, 5), orders=6, seed=seed)
+    tau4 = inverse_dynamics(model, around, order=3)
+    for k in range(1, 4):
+        fd = stencil @ tau4[:, k - 1] / h
+        assert np.abs(fd - tau4[4, k]).max() <= 1e-7 * np.abs(tau4[:, k]).max(), f"FD order {k}"
