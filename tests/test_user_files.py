@@ -136,3 +136,38 @@ def test_continuous_joints_wrapping_at_pi(tmp_path):
     with h5py.File(out) as f:
         inner = slice(20, -20)  # the spline's ends
         assert np.abs(f["tau"][()][inner] - ref[inner, 0]).max() < 1e-3 * np.abs(ref).max()
+
+
+def _options_of(command: str) -> set[str]:
+    import re
+
+    out = runner.invoke(app, [command, "--help"], env={"COLUMNS": "200"}).stdout
+    return set(re.findall(r"--[a-z][a-z-]+", out))
+
+
+def test_every_hint_names_an_option_of_that_command(tmp_path):
+    """A positions-only file given to every command that reads trajectories: the error (or
+    warning) suggests options, and each exists on that command; the same for the hint of a
+    failed consistency check (it names compute's options)."""
+    import re
+
+    from hodyn_cli.validate import FIX_HINT
+
+    model = load_model(URDF / "iiwa14.urdf")
+    traj = cosine(model.joint_names, np.linspace(0, 2, 201), amplitude=0.3, omega=1.0, orders=0)
+    src = tmp_path / "q.csv"
+    write_trajectory(str(src), traj)
+    robot = str(URDF / "iiwa14.urdf")
+    drives = str(URDF / "iiwa14_drives.toml")
+    runs = {"compute": [], "kinematics": ["--link", "iiwa_link_ee"], "validate": [],
+            "matrices": ["-o", str(tmp_path / "m.h5")],
+            "regressor": ["-o", str(tmp_path / "y.h5")],
+            "sensitivities": ["-o", str(tmp_path / "s.h5")], "elastic": ["--drives", drives]}
+    for command, extra in runs.items():
+        result = runner.invoke(app, [command, robot, str(src), *extra])
+        assert result.exit_code == 2, (command, result.output)
+        hinted = set(re.findall(r"--[a-z][a-z-]+", result.stderr))
+        assert hinted, (command, result.stderr)
+        assert hinted <= _options_of(command), (command, hinted - _options_of(command))
+    for command in ("compute", "kinematics", "matrices"):
+        assert set(re.findall(r"--[a-z][a-z-]+", FIX_HINT)) <= _options_of(command)

@@ -194,3 +194,20 @@ def test_wrenches_pass_and_inconsistent_wrench_rates_fail(tmp_path):
     result = run(IIWA, bad, "--samples", "40")
     assert result.exit_code == 1
     assert "Wd_iiwa_link_ee_fy does not match the time differences of W_iiwa_link_ee_fy" in result.stderr
+
+
+def test_validate_estimates_like_compute_and_says_so(tmp_path):
+    from hodyn_cli.generate import generate
+    from hodyn_cli.urdf import load_model
+
+    robot = URDF / "iiwa14.urdf"
+    src = tmp_path / "q.csv"
+    write_trajectory(str(src), generate(load_model(robot), "cosine", derivatives=0, rate=200))
+    report = tmp_path / "r.json"
+    result = CliRunner().invoke(app, ["validate", str(robot), str(src), "--estimate-derivatives",
+                                      "--samples", "30", "--report", str(report)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(report.read_text())
+    estimated = [c for c in data["checks"] if c["status"] == "estimated"]
+    assert [c["name"].split()[0] for c in estimated] == ["qd", "qdd", "qddd"]
+    assert data["summary"]["estimated"] == 3 and data["passed"]

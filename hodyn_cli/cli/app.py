@@ -30,7 +30,6 @@ from hodyn_cli.cli.inputs import (
     Trajectory_,
     Wrench,
     limit_warnings,
-    load_trajectory,
     open_input,
     parse_gravity,
     provenance,
@@ -41,6 +40,7 @@ from hodyn_cli.io import (
     CHUNK_ROWS,
     MATRIX_NOTES,
     atomic_path,
+    concatenate,
     file_format,
     open_sink,
     trajectory_datasets,
@@ -567,6 +567,8 @@ def validate(
         min=0, help="Tolerance of the input-consistency checks (relative).")] = Tolerances.data,
     gravity: Gravity = DEFAULT_GRAVITY,
     wrench: Wrench = None,
+    estimate: Estimate = False,
+    cutoff: Cutoff = None,
     strict: Strict = False,
     debug: Debug = False,
 ) -> None:
@@ -579,11 +581,13 @@ def validate(
         fmt = report_format(report) if report else None
         model = load_model(robot, strict=strict)
         render.diagnostics(model)
-        trajectory = load_trajectory(traj, model, 4, wrench, False)
+        with open_input(traj, model, 4, wrench, estimate, 3, cutoff=cutoff) as reader:
+            trajectory = concatenate(list(reader), model)
+            estimated = tuple(getattr(reader, "estimated", ()))
         chosen = None if method == "all" else [m.strip() for m in method.split(",")]
         result = run_validation(model, trajectory, methods=chosen, samples=samples or None,
                                 tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol),
-                                gravity=g, source=traj)
+                                gravity=g, source=traj, estimated=estimated)
         if report:
             with atomic_path(report) as tmp:
                 Path(tmp).write_text(render_report(result, fmt))

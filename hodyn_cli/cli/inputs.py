@@ -22,7 +22,7 @@ from hodyn_cli.io import (
 from hodyn_cli.io.paths import listing
 from hodyn_cli.methods import GRAVITY
 from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory, derivative_name
+from hodyn_cli.trajectory import derivative_name
 
 
 class Method(str, Enum):
@@ -110,14 +110,9 @@ def open_input(path: str, model, need: int, wrench: str | None, estimate: bool,
         render.warning(f"estimated {', '.join(names)} from the data low-passed at {cutoff:g} Hz "
                        f"(zero-phase Butterworth) over t; expected RMS error, largest joint: "
                        f"{expected}")
-    return MemoryReader(trajectory, chunk, reader.beyond_limits)
-
-
-def load_trajectory(path: str, model, need: int, wrench: str | None, estimate: bool,
-                    wrench_need: int = 0) -> Trajectory:
-    """The whole trajectory in memory (for ``validate``, which checks the limits itself)."""
-    with open_input(path, model, need, wrench, estimate, wrench_need) as reader:
-        return concatenate(list(reader), model)
+    memory = MemoryReader(trajectory, chunk, reader.beyond_limits)
+    memory.estimated = tuple(names)  # what was estimated (validate reports it as such)
+    return memory
 
 
 def limit_warnings(reader, path: str) -> None:

@@ -174,7 +174,8 @@ def parameters_json(model: Model) -> str:
                        "values": parameters(model).tolist()}, indent=2)
 
 
-STATUS_STYLE = {"pass": "green", "fail": "bold red", "warn": "yellow", "skip": "dim"}
+STATUS_STYLE = {"pass": "green", "fail": "bold red", "warn": "yellow", "skip": "dim",
+                "estimated": "cyan"}
 
 
 def _g(x) -> str:
@@ -186,7 +187,7 @@ def validation_table(report: Report) -> Table:
     s = report.summary()
     table = Table(title=f"hodyn validate {report.robot}: {'PASSED' if report.passed else 'FAILED'} "
                         f"({s['pass']} passed, {s['fail']} failed, {s['warn']} warnings, "
-                        f"{s['skip']} skipped)")
+                        f"{s['skip']} skipped, {s['estimated']} estimated)")
     for col in ("group", "check", "status", "max abs", "max rel", "tol", "expected", "worst at"):
         table.add_column(col, justify="right" if col in ("max abs", "max rel", "tol", "expected")
                          else "left")
