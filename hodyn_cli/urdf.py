@@ -45,18 +45,26 @@ TRIANGLE_RTOL = 1e-2
 MAX_INERTIA = 1e30
 
 
-def load_model(path: str | Path, *, strict: bool = False, cache: bool = True) -> Model:
+def load_model(path: str | Path, *, strict: bool = False, cache: bool = True,
+               xacro_args: dict[str, str] | None = None) -> Model:
     """Read a URDF file into a model. ``strict`` turns warnings into errors.
 
-    With ``cache`` a model built before from the same bytes (same sha256) by the same
-    hodyn version is read from :mod:`hodyn_cli.model_cache` instead of parsed again:
-    yourdfpy imports trimesh, which alone takes about a second.
+    A ``.xacro`` file is expanded first (PyPI ``xacro``; ``xacro_args`` are its
+    ``name:=value`` arguments). With ``cache`` a model built before from the same URDF text
+    (same sha256) by the same hodyn version is read from :mod:`hodyn_cli.model_cache`
+    instead of parsed again: yourdfpy imports trimesh, which alone takes about a second.
     """
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise ModelError(f"cannot read URDF: {e.strerror or e}", str(path)) from None
+    if path.suffix == ".xacro":
+        data = expand_xacro(path, xacro_args or {})
+    else:
+        if xacro_args:
+            raise ModelError("xacro arguments given, but the robot is not a .xacro file",
+                             str(path))
+        try:
+            data = path.read_bytes()
+        except OSError as e:
+            raise ModelError(f"cannot read URDF: {e.strerror or e}", str(path)) from None
     sha256 = hashlib.sha256(data).hexdigest()
     model = model_cache.load(sha256) if cache else None
     if model is None:
@@ -65,6 +73,26 @@ def load_model(path: str | Path, *, strict: bool = False, cache: bool = True) ->
             model_cache.store(model)
     _check_strict(model, strict, str(path))
     return model
+
+
+def expand_xacro(path: Path, args: dict[str, str]) -> bytes:
+    """The URDF text of a xacro file (macros, properties, includes, ``$(arg ...)``).
+
+    Files that need a ROS workspace (``$(find pkg)``) cannot be expanded here: the error
+    says what xacro reported. The expanded text then goes through the same safe parse.
+    """
+    try:
+        import xacro
+    except ImportError:  # pragma: no cover - a core dependency
+        raise ModelError("expanding .xacro files needs the 'xacro' package", str(path)) from None
+    if not path.is_file():
+        raise ModelError("cannot read xacro: no such file", str(path))
+    try:
+        doc = xacro.process_file(str(path), mappings=dict(args))
+    except Exception as e:  # noqa: BLE001 - xacro raises many kinds; all mean a bad file
+        text = " ".join(str(e).split()) or type(e).__name__
+        raise ModelError(f"xacro expansion failed: {text}", str(path)) from None
+    return doc.toxml().encode()
 
 
 def parse_model(data: bytes, *, source: str = "<urdf>", strict: bool = False) -> Model:

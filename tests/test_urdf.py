@@ -195,3 +195,55 @@ def test_inertias_near_overflow_are_errors_naming_the_link(mass, inertia):
     xml = robot_xml(mass=mass, inertia=(inertia, inertia, inertia))
     with pytest.raises(ModelError, match="link 'l1': mass .* beyond what hodyn can compute"):
         parse_model(xml)
+
+
+XACRO = """<?xml version="1.0"?>
+<robot name="planar_2r" xmlns:xacro="http://www.ros.org/wiki/xacro">
+  <xacro:arg name="l1" default="0.4"/>
+  <xacro:property name="l1" value="$(arg l1)"/>
+  <xacro:macro name="point_link" params="name mass x">
+    <link name="${name}">
+      <inertial><origin xyz="${x} 0 0"/><mass value="${mass}"/>
+        <inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial>
+    </link>
+  </xacro:macro>
+  <link name="world"/>
+  <link name="base"/>
+  <joint name="world_to_base" type="fixed"><parent link="world"/><child link="base"/>
+    <origin xyz="0 0 0" rpy="1.5707963267948966 0 0"/></joint>
+  <joint name="joint1" type="revolute"><parent link="base"/><child link="link1"/>
+    <axis xyz="0 0 1"/><limit lower="-3.14" upper="3.14" effort="100" velocity="10"/></joint>
+  <xacro:point_link name="link1" mass="1.2" x="${l1}"/>
+  <joint name="joint2" type="revolute"><parent link="link1"/><child link="link2"/>
+    <origin xyz="${l1} 0 0"/><axis xyz="0 0 1"/>
+    <limit lower="-3.14" upper="3.14" effort="100" velocity="10"/></joint>
+  <xacro:point_link name="link2" mass="0.8" x="0.3"/>
+</robot>
+"""
+
+
+def test_xacro_robots_are_expanded(tmp_path):
+    from typer.testing import CliRunner
+
+    from hodyn_cli.cli.app import app
+
+    path = tmp_path / "arm.urdf.xacro"
+    path.write_text(XACRO)
+    model = load_model(path)
+    plain = load_model(URDF / "planar_2r.urdf")
+    for field in ("B", "X", "M", "parent"):
+        assert np.allclose(getattr(model, field), getattr(plain, field)), field
+    longer = load_model(path, xacro_args={"l1": "0.5"})
+    assert np.allclose(longer.B[1, :3, 3], [0.5, 0, 0])
+    runner = CliRunner()
+    result = runner.invoke(app, ["info", str(path), "--xacro-arg", "l1:=0.5", "--json"])
+    assert result.exit_code == 0 and '"name": "planar_2r"' in result.stdout
+    result = runner.invoke(app, ["info", str(path), "--xacro-arg", "l1=0.5"])
+    assert result.exit_code == 2 and "expected name:=value" in result.stderr
+    broken = tmp_path / "broken.xacro"
+    broken.write_text(XACRO.replace("${l1}", "${undefined_thing}"))
+    result = runner.invoke(app, ["info", str(broken)])
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "broken.xacro: xacro expansion failed:" in result.stderr
+    with pytest.raises(ModelError, match="not a .xacro file"):
+        load_model(URDF / "planar_2r.urdf", xacro_args={"a": "1"})

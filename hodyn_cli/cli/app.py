@@ -29,10 +29,12 @@ from hodyn_cli.cli.inputs import (
     Strict,
     Trajectory_,
     Wrench,
+    XacroArg,
     limit_warnings,
     open_input,
     parse_gravity,
     provenance,
+    xacro_mappings,
 )
 from hodyn_cli.drives import read_drives
 from hodyn_cli.errors import HodynError
@@ -104,6 +106,7 @@ def compute(
     cutoff: Cutoff = None,
     quiet: Quiet = False,
     strict: Strict = False,
+    xacro_arg: XacroArg = None,
     debug: Debug = False,
 ) -> None:
     """Compute tau and its time derivatives along a trajectory (or many)."""
@@ -118,7 +121,7 @@ def compute(
                 output == "-" or file_format(output) != "hdf5")):
             raise HodynError("--joint-wrenches needs HDF5 output (.h5 or .hdf5, or --format "
                              "hdf5)")
-        model = load_model(robot, strict=strict)
+        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
         render.diagnostics(model)
         job = TorqueJob(model, method.value, order, g, joint_wrenches)
         attrs = provenance(robot, sources[0], model, method=method.value, order=order, gravity=g)
@@ -242,6 +245,7 @@ def elastic_command(
     jobs: Jobs = None,
     quiet: Quiet = False,
     strict: Strict = False,
+    xacro_arg: XacroArg = None,
     debug: Debug = False,
 ) -> None:
     """Motor angles and motor torques of an elastic-joint robot (and their derivatives).
@@ -251,7 +255,7 @@ def elastic_command(
     """
     with mapped_errors(debug):
         g = parse_gravity(gravity)
-        model = load_model(robot, strict=strict)
+        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
         render.diagnostics(model)
         d = read_drives(drives, model)
         req = elastic.requirements(model, d, order, model_kind.value)
@@ -283,6 +287,7 @@ def kinematics(
     jobs: Jobs = None,
     quiet: Quiet = False,
     strict: Strict = False,
+    xacro_arg: XacroArg = None,
     debug: Debug = False,
 ) -> None:
     """Pose, twists and point derivatives of one link (e.g. the flange), per sample.
@@ -291,7 +296,7 @@ def kinematics(
     velocity, acceleration, jerk, ... of the link origin.
     """
     with mapped_errors(debug):
-        model = load_model(robot, strict=strict)
+        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
         render.diagnostics(model)
         job = KinematicsJob(model, link, order)
         attrs = provenance(robot, traj, model, link=link, order=order,
@@ -315,6 +320,7 @@ def matrices(
     jobs: Jobs = None,
     quiet: Quiet = False,
     strict: Strict = False,
+    xacro_arg: XacroArg = None,
     debug: Debug = False,
 ) -> None:
     """Write the EOM matrices and their time derivatives per sample (HDF5).
@@ -324,7 +330,7 @@ def matrices(
     with mapped_errors(debug):
         g = parse_gravity(gravity)
         _hdf5_only(output, "matrices")
-        model = load_model(robot, strict=strict)
+        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
         render.diagnostics(model)
         job = MatricesJob(model, order, g)
         attrs = provenance(robot, traj, model, order=order, gravity=g)
@@ -371,11 +377,12 @@ def generate_command(
     compact: Annotated[bool, typer.Option(
         "--compact", help="HDF5: one dataset q_derivatives (N x D+1 x n).")] = False,
     strict: Strict = False,
+    xacro_arg: XacroArg = None,
     debug: Debug = False,
 ) -> None:
     """Write a designed motion with exact derivatives, inside the URDF's limits."""
     with mapped_errors(debug):
-        model = load_model(robot, strict=strict)
+        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
         render.diagnostics(model)
         if compact and (output == "-" or file_format(output) != "hdf5"):
             raise HodynError("--compact is an HDF5 layout: give --output FILE.h5")
@@ -492,6 +499,7 @@ def regressor_command(
     jobs: Jobs = None,
     quiet: Quiet = False,
     strict: Strict = False,
+    xacro_arg: XacroArg = None,
     debug: Debug = False,
 ) -> None:
     """Write the regressor Y (tau = Y pi) and its time derivatives per sample (HDF5).
@@ -501,7 +509,7 @@ def regressor_command(
     with mapped_errors(debug):
         g = parse_gravity(gravity)
         _hdf5_only(output, "regressor")
-        model = load_model(robot, strict=strict)
+        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
         render.diagnostics(model)
         basis = regressor.base_parameters(model, gravity=g) if base else None
         job = RegressorJob(model, order, g, basis, slotine_li)
@@ -531,6 +539,7 @@ def sensitivities_command(
     jobs: Jobs = None,
     quiet: Quiet = False,
     strict: Strict = False,
+    xacro_arg: XacroArg = None,
     debug: Debug = False,
 ) -> None:
     """Write d tau^(k) / d q^(j) per sample (HDF5): dtau_dq, ..., dtaudd_dqdddd.
@@ -540,7 +549,7 @@ def sensitivities_command(
     with mapped_errors(debug):
         g = parse_gravity(gravity)
         _hdf5_only(output, "sensitivities")
-        model = load_model(robot, strict=strict)
+        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
         render.diagnostics(model)
         job = SensitivityJob(model, order, g)
         attrs = provenance(robot, traj, model, order=order, gravity=g)
@@ -570,6 +579,7 @@ def validate(
     estimate: Estimate = False,
     cutoff: Cutoff = None,
     strict: Strict = False,
+    xacro_arg: XacroArg = None,
     debug: Debug = False,
 ) -> None:
     """Check tau, taud, taudd against finite differences and across methods; check the input.
@@ -579,7 +589,7 @@ def validate(
     with mapped_errors(debug):
         g = parse_gravity(gravity)
         fmt = report_format(report) if report else None
-        model = load_model(robot, strict=strict)
+        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
         render.diagnostics(model)
         with open_input(traj, model, 4, wrench, estimate, 3, cutoff=cutoff) as reader:
             trajectory = concatenate(list(reader), model)
@@ -603,11 +613,12 @@ def info(
     parameters: Annotated[bool, typer.Option(
         "--parameters", help="The 10 dynamic parameters of every moving body instead.")] = False,
     strict: Strict = False,
+    xacro_arg: XacroArg = None,
     debug: Debug = False,
 ) -> None:
     """Show the parsed model: joints, screws, reference poses, masses, topology."""
     with mapped_errors(debug):
-        model = load_model(robot, strict=strict)
+        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
         if parameters:
             if json:
                 print(render.parameters_json(model))

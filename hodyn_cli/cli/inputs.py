@@ -31,7 +31,22 @@ class Method(str, Enum):
     closed_form = "closed-form"
 
 
-Robot = Annotated[Path, typer.Argument(help="Robot description (URDF).", show_default=False)]
+Robot = Annotated[Path, typer.Argument(help="Robot description (URDF, or .xacro).",
+                                        show_default=False)]
+XacroArg = Annotated[list[str] | None, typer.Option(
+    "--xacro-arg", help="Argument of a .xacro robot, name:=value (repeatable).",
+    show_default=False)]
+
+
+def xacro_mappings(items: list[str] | None) -> dict[str, str]:
+    """``["name:=value", ...]`` -> ``{name: value}``."""
+    out = {}
+    for item in items or []:
+        name, sep, value = item.partition(":=")
+        if not sep or not name.strip():
+            raise HodynError(f"--xacro-arg: expected name:=value, got '{item}'")
+        out[name.strip()] = value
+    return out
 Debug = Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")]
 Strict = Annotated[bool, typer.Option(
     "--strict", help="URDF warnings, and positions outside the URDF limits, are errors.")]
