@@ -165,6 +165,13 @@ def inverse(T: np.ndarray) -> np.ndarray:
     return homogeneous(Rt, -(Rt @ T[..., :3, 3:4])[..., 0])
 
 
+def transform_inertia(M: np.ndarray, T: np.ndarray) -> np.ndarray:
+    """Inertia M (6, 6) given in frame L, expressed in frame k where ``T`` = pose of L in k
+    (``Ad_{T^-1}^T M Ad_{T^-1}``)."""
+    A = Ad_inv(T[:3, :3], T[:3, 3])
+    return A.T @ M @ A
+
+
 def spatial_inertia(mass: float, com: np.ndarray, theta_com: np.ndarray) -> np.ndarray:
     """Body inertia (6, 6) about the body frame origin, (angular; linear) ordering.
 

@@ -278,12 +278,6 @@ def _link_inertia(link, source: str, notes: list[Diagnostic], moving: bool = Tru
     return lie.spatial_inertia(m, c, R @ theta @ R.T)
 
 
-def _transform_inertia(M: np.ndarray, T: np.ndarray) -> np.ndarray:
-    """Inertia M given in frame L, expressed in frame k where ``T`` = pose of L in k."""
-    A = lie.Ad_inv(T[:3, :3], T[:3, 3])
-    return A.T @ M @ A
-
-
 def _position_limits(joint) -> tuple[float, float]:
     """(lower, upper) of a revolute/prismatic joint; (-inf, inf) if continuous or unset."""
     lim = joint.limit
@@ -329,7 +323,7 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
         links[link_name] = LinkFrame(body, T)
         inertia = _link_inertia(link_by_name[link_name], source, notes, body >= 0)
         if body >= 0 and inertia.any():
-            Ms[body] += _transform_inertia(inertia, T)
+            Ms[body] += lie.transform_inertia(inertia, T)
         return [(j, body, T) for j in joints_of[link_name]]
 
     # depth-first pre-order, children in file order, with an explicit stack: no recursion

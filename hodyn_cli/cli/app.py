@@ -22,6 +22,8 @@ from hodyn_cli.cli.inputs import (
     Estimate,
     Gravity,
     Jobs,
+    Lock,
+    LockMissing,
     Method,
     Output,
     Quiet,
@@ -31,6 +33,7 @@ from hodyn_cli.cli.inputs import (
     Wrench,
     XacroArg,
     limit_warnings,
+    locked_model,
     open_input,
     parse_gravity,
     provenance,
@@ -105,6 +108,8 @@ def compute(
     estimate: Estimate = False,
     cutoff: Cutoff = None,
     quiet: Quiet = False,
+    lock: Lock = None,
+    lock_missing: LockMissing = False,
     strict: Strict = False,
     xacro_arg: XacroArg = None,
     debug: Debug = False,
@@ -123,6 +128,7 @@ def compute(
                              "hdf5)")
         model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
         render.diagnostics(model)
+        model = locked_model(model, lock, lock_missing, sources[0] if len(sources) == 1 else None)
         job = TorqueJob(model, method.value, order, g, joint_wrenches)
         attrs = provenance(robot, sources[0], model, method=method.value, order=order, gravity=g)
         if many:
@@ -244,6 +250,8 @@ def elastic_command(
                           "trajectory needed.")] = False,
     jobs: Jobs = None,
     quiet: Quiet = False,
+    lock: Lock = None,
+    lock_missing: LockMissing = False,
     strict: Strict = False,
     xacro_arg: XacroArg = None,
     debug: Debug = False,
@@ -257,6 +265,7 @@ def elastic_command(
         g = parse_gravity(gravity)
         model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
         render.diagnostics(model)
+        model = locked_model(model, lock, lock_missing, traj)
         d = read_drives(drives, model)
         req = elastic.requirements(model, d, order, model_kind.value)
         if explain:
@@ -286,6 +295,8 @@ def kinematics(
     cutoff: Cutoff = None,
     jobs: Jobs = None,
     quiet: Quiet = False,
+    lock: Lock = None,
+    lock_missing: LockMissing = False,
     strict: Strict = False,
     xacro_arg: XacroArg = None,
     debug: Debug = False,
@@ -298,6 +309,7 @@ def kinematics(
     with mapped_errors(debug):
         model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
         render.diagnostics(model)
+        model = locked_model(model, lock, lock_missing, traj)
         job = KinematicsJob(model, link, order)
         attrs = provenance(robot, traj, model, link=link, order=order,
                            frames="p, R, Vs*, pd*: root frame; Vb*: link frame; twists "
@@ -319,6 +331,8 @@ def matrices(
     cutoff: Cutoff = None,
     jobs: Jobs = None,
     quiet: Quiet = False,
+    lock: Lock = None,
+    lock_missing: LockMissing = False,
     strict: Strict = False,
     xacro_arg: XacroArg = None,
     debug: Debug = False,
@@ -332,6 +346,7 @@ def matrices(
         _hdf5_only(output, "matrices")
         model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
         render.diagnostics(model)
+        model = locked_model(model, lock, lock_missing, traj)
         job = MatricesJob(model, order, g)
         attrs = provenance(robot, traj, model, order=order, gravity=g)
         attrs |= {"joint_names": list(model.joint_names),
@@ -498,6 +513,8 @@ def regressor_command(
     cutoff: Cutoff = None,
     jobs: Jobs = None,
     quiet: Quiet = False,
+    lock: Lock = None,
+    lock_missing: LockMissing = False,
     strict: Strict = False,
     xacro_arg: XacroArg = None,
     debug: Debug = False,
@@ -511,6 +528,7 @@ def regressor_command(
         _hdf5_only(output, "regressor")
         model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
         render.diagnostics(model)
+        model = locked_model(model, lock, lock_missing, traj)
         basis = regressor.base_parameters(model, gravity=g) if base else None
         job = RegressorJob(model, order, g, basis, slotine_li)
         attrs = provenance(robot, traj, model, order=order, gravity=g)
@@ -538,6 +556,8 @@ def sensitivities_command(
     cutoff: Cutoff = None,
     jobs: Jobs = None,
     quiet: Quiet = False,
+    lock: Lock = None,
+    lock_missing: LockMissing = False,
     strict: Strict = False,
     xacro_arg: XacroArg = None,
     debug: Debug = False,
@@ -551,6 +571,7 @@ def sensitivities_command(
         _hdf5_only(output, "sensitivities")
         model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
         render.diagnostics(model)
+        model = locked_model(model, lock, lock_missing, traj)
         job = SensitivityJob(model, order, g)
         attrs = provenance(robot, traj, model, order=order, gravity=g)
         attrs["about"] = "d<out>_d<in>[s, i, m] = d out_i / d in_m at sample s (joint_names order)"
@@ -578,6 +599,8 @@ def validate(
     wrench: Wrench = None,
     estimate: Estimate = False,
     cutoff: Cutoff = None,
+    lock: Lock = None,
+    lock_missing: LockMissing = False,
     strict: Strict = False,
     xacro_arg: XacroArg = None,
     debug: Debug = False,
@@ -591,6 +614,7 @@ def validate(
         fmt = report_format(report) if report else None
         model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
         render.diagnostics(model)
+        model = locked_model(model, lock, lock_missing, traj)
         with open_input(traj, model, 4, wrench, estimate, 3, cutoff=cutoff) as reader:
             trajectory = concatenate(list(reader), model)
             estimated = tuple(getattr(reader, "estimated", ()))

@@ -38,6 +38,46 @@ XacroArg = Annotated[list[str] | None, typer.Option(
     show_default=False)]
 
 
+Lock = Annotated[list[str] | None, typer.Option(
+    "--lock", help="Hold a joint fixed: JOINT=VALUE (repeatable); it needs no columns.",
+    show_default=False)]
+LockMissing = Annotated[bool, typer.Option(
+    "--lock-missing", help="Hold every joint the file has no q column for (at 0, or the middle "
+                           "of its range if 0 is outside).")]
+
+
+def locked_model(model, lock: list[str] | None, lock_missing: bool, traj: str | None):
+    """The model with ``--lock`` and ``--lock-missing`` joints fixed (see hodyn_cli.locking)."""
+    from hodyn_cli.io.tables import open_table
+    from hodyn_cli.locking import default_lock_value
+    from hodyn_cli.locking import lock as lock_joints
+
+    values = {}
+    for item in lock or []:
+        name, sep, value = item.partition("=")
+        try:
+            values[name.strip()] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep or not name.strip():
+            raise HodynError(f"--lock: expected JOINT=VALUE, got '{item}'")
+    if lock_missing:
+        if traj is None or traj == "-":
+            raise HodynError("--lock-missing needs one trajectory file (it reads its columns)")
+        table = open_table(traj)
+        try:
+            present = set(table.names)
+        finally:
+            table.close()
+        for i, joint in enumerate(model.joint_names):
+            if f"q_{joint}" not in present and joint not in values:
+                values[joint] = default_lock_value(model, i)
+        if values:
+            render.notice(f"{traj}: holding joint(s) without q columns: " + ", ".join(
+                f"{j}={v:g}" for j, v in values.items()))
+    return lock_joints(model, values)
+
+
 def xacro_mappings(items: list[str] | None) -> dict[str, str]:
     """``["name:=value", ...]`` -> ``{name: value}``."""
     out = {}
