@@ -171,3 +171,17 @@ def test_every_hint_names_an_option_of_that_command(tmp_path):
         assert hinted <= _options_of(command), (command, hinted - _options_of(command))
     for command in ("compute", "kinematics", "matrices"):
         assert set(re.findall(r"--[a-z][a-z-]+", FIX_HINT)) <= _options_of(command)
+
+
+def test_hdf5_errors_name_datasets(tmp_path):
+    import h5py
+
+    src = tmp_path / "q.h5"
+    with h5py.File(SAMPLES / "iiwa14_cosine.h5") as f, h5py.File(src, "w") as g:
+        g.attrs["joint_names"] = f.attrs["joint_names"]
+        for key in ("t", "q", "qd"):
+            g[key] = f[key][()]
+    result = runner.invoke(app, ["compute", str(URDF / "iiwa14.urdf"), str(src)])
+    assert result.exit_code == 2
+    assert "dataset(s) qdd, qddd, qdddd (need q up to qdddd" in result.stderr
+    assert "--estimate-derivatives" in result.stderr

@@ -20,7 +20,7 @@ from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io.columns import W_COLUMN, Layout, plan, plan_wrenches
 from hodyn_cli.io.tables import Block, Rows, open_table, rechunk, row_count
 from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory, Wrenches
+from hodyn_cli.trajectory import Trajectory, Wrenches, derivative_name
 
 #: samples per chunk a command reads, computes and writes before the next (bounds memory)
 CHUNK_ROWS = 1 << 14
@@ -45,7 +45,12 @@ class TrajectoryReader:
         self.table = open_table(path, stdin)
         self.wtable = None
         try:
-            self.layout = plan(self.table.names, model, need, path, series)
+            try:
+                self.layout = plan(self.table.names, model, need, path, series)
+            except TrajectoryError as e:
+                if self.table.n_rows is None or not e.message.startswith("missing columns"):
+                    raise
+                raise _in_hdf5_words(self.table.names, model, need, path) from None
             if wrench is not None:
                 self.wtable = open_table(wrench, stdin)
                 extra = [c for c in self.wtable.names if c != "t" and not W_COLUMN.match(c)]
@@ -168,6 +173,15 @@ class TrajectoryReader:
                 W[link] = data[:, cols].reshape(n, len(rows), 6)
         return Trajectory(self.model.joint_names, derivs, t, Wrenches(W) if W else None,
                           series or None)
+
+
+def _in_hdf5_words(names: list[str], model: Model, need: int, path: str) -> TrajectoryError:
+    """The missing-derivatives error for an HDF5 file, named as its datasets."""
+    missing = [derivative_name("q", k) for k in range(need)
+               if not all(f"{derivative_name('q', k)}_{j}" in names for j in model.joint_names)]
+    return TrajectoryError(f"missing columns: dataset(s) {', '.join(missing)} (need q up to "
+                           f"{derivative_name('q', need - 1)}: datasets N x n in joint_names "
+                           "order, or q_derivatives N x D x n)", path)
 
 
 def beyond_limits(model: Model, q: np.ndarray, t, start: int = 0) -> dict[str, str]:
