@@ -50,7 +50,7 @@ class TrajectoryReader:
             except TrajectoryError as e:
                 if self.table.n_rows is None or not e.message.startswith("missing columns"):
                     raise
-                raise _in_hdf5_words(self.table.names, model, need, path) from None
+                raise _in_hdf5_words(self.table.names, model, need, path) or e from None
             if wrench is not None:
                 self.wtable = open_table(wrench, stdin)
                 extra = [c for c in self.wtable.names if c != "t" and not W_COLUMN.match(c)]
@@ -175,10 +175,14 @@ class TrajectoryReader:
                           series or None)
 
 
-def _in_hdf5_words(names: list[str], model: Model, need: int, path: str) -> TrajectoryError:
-    """The missing-derivatives error for an HDF5 file, named as its datasets."""
+def _in_hdf5_words(names: list[str], model: Model, need: int, path: str
+                   ) -> TrajectoryError | None:
+    """The missing-derivatives error for an HDF5 file, named as its datasets (None: it is not
+    q's derivatives that are missing)."""
     missing = [derivative_name("q", k) for k in range(need)
                if not all(f"{derivative_name('q', k)}_{j}" in names for j in model.joint_names)]
+    if not missing:
+        return None
     return TrajectoryError(f"missing columns: dataset(s) {', '.join(missing)} (need q up to "
                            f"{derivative_name('q', need - 1)}: datasets N x n in joint_names "
                            "order, or q_derivatives N x D x n)", path)
