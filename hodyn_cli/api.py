@@ -56,17 +56,18 @@ def load_robot(path: str | Path, *, strict: bool = False) -> Model:
 
 def _joint_array(robot: Model, name: str, value) -> np.ndarray:
     """(N, n) from (N, n), (n,) or {joint: values}."""
-    n = robot.n
+    names = robot.coordinate_names  # mimic joints follow their leaders: no values for them
+    n = len(names)
     if isinstance(value, Mapping):
-        unknown = [k for k in value if k not in robot.joint_names]
+        unknown = [k for k in value if k not in names]
         if unknown:
             raise HodynError(f"{name}: the model has no joint '{unknown[0]}' (joints: "
-                             f"{', '.join(robot.joint_names)})")
-        missing = [j for j in robot.joint_names if j not in value]
+                             f"{', '.join(names)})")
+        missing = [j for j in names if j not in value]
         if missing:
             raise HodynError(f"{name}: no values for joint(s) {', '.join(missing)}")
         value = np.stack([np.atleast_1d(np.asarray(value[j], dtype=float))
-                          for j in robot.joint_names], axis=-1)
+                          for j in names], axis=-1)
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -75,7 +76,7 @@ def _joint_array(robot: Model, name: str, value) -> np.ndarray:
         arr = arr[None]
     if arr.ndim != 2 or arr.shape[1] != n:
         raise HodynError(f"{name}: expected shape (N, {n}) or ({n},) in the model's joint order "
-                         f"{robot.joint_names}, or a dict by joint name; got shape {arr.shape}")
+                         f"{names}, or a dict by joint name; got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
         raise HodynError(f"{name}: values must be finite")
     return arr
@@ -121,11 +122,12 @@ def joint_trajectory(robot: Model, *derivatives, t=None, wrenches: Mapping | Non
                                  f"got {w.shape}")
             W[link] = w
         W = Wrenches(W)
-    return Trajectory(robot.joint_names, np.stack(arrays, axis=1), tt, W)
+    return Trajectory(robot.coordinate_names, np.stack(arrays, axis=1), tt, W)
 
 
 def _shaped(fields: dict, single: bool, robot: Model) -> Result:
-    return Result({k: (v[0] if single else v) for k, v in fields.items()}, robot.joint_names)
+    return Result({k: (v[0] if single else v) for k, v in fields.items() if k != "t"},
+                  robot.coordinate_names)
 
 
 def _single(derivatives, named) -> bool:
@@ -136,6 +138,12 @@ def _single(derivatives, named) -> bool:
     return np.ndim(first) == 1
 
 
+def _run(job, robot: Model, derivatives, named, **trajectory_options) -> Result:
+    """A job (the command line's, :mod:`hodyn_cli.jobs`) on the given joint values."""
+    traj = joint_trajectory(robot, *derivatives, **trajectory_options, **named)
+    return _shaped(job(traj), _single(derivatives, named), robot)
+
+
 def inverse_dynamics(robot: Model, *derivatives, order: int = 2, method: str = "body-fixed",
                      gravity=GRAVITY, t=None, wrenches: Mapping | None = None,
                      **named) -> Result:
@@ -143,78 +151,66 @@ def inverse_dynamics(robot: Model, *derivatives, order: int = 2, method: str = "
 
     Give q and its derivatives up to order + 2 (positionally or by name).
     """
-    from hodyn_cli import methods
+    from hodyn_cli.jobs import TorqueJob
 
-    traj = joint_trajectory(robot, *derivatives, t=t, wrenches=wrenches, **named)
-    tau = methods.inverse_dynamics(robot, traj, method=method, order=order, gravity=gravity)
-    return _shaped({derivative_name("tau", k): tau[:, k] for k in range(order + 1)},
-                   _single(derivatives, named), robot)
+    return _run(TorqueJob(robot, method, order, tuple(gravity)), robot, derivatives, named,
+                t=t, wrenches=wrenches)
 
 
-def forward_kinematics(robot: Model, link: str, *derivatives, order: int = 3, **named) -> Result:
+def forward_kinematics(robot: Model, link: str, *derivatives, order: int = 3, **named
+                       ) -> Result:
     """One link's pose and motion: fields ``p, R, Vs, Vsd, ..., Vb, ..., pd, pdd, ...``."""
-    from hodyn_cli.kinematics import link_kinematics
+    from hodyn_cli.jobs import KinematicsJob
 
-    traj = joint_trajectory(robot, *derivatives, **named)
-    data, _ = link_kinematics(robot, traj, link, order=order).datasets()
-    return _shaped(data, _single(derivatives, named), robot)
+    return _run(KinematicsJob(robot, link, order), robot, derivatives, named)
 
 
 def matrices(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,
              wrenches: Mapping | None = None, **named) -> Result:
     """M, C, Cbar, g (and Q_ext) with their first ``order`` derivatives: fields ``M``,
     ``M_d``, ..."""
-    from hodyn_cli.io.results import matrix_datasets
-    from hodyn_cli.methods import closed_form
+    from hodyn_cli.jobs import MatricesJob
 
-    traj = joint_trajectory(robot, *derivatives, wrenches=wrenches, **named)
-    E = closed_form.matrices(robot, traj, order=order, gravity=gravity)
-    return _shaped(matrix_datasets(E, wrenches is not None), _single(derivatives, named), robot)
+    return _run(MatricesJob(robot, order, tuple(gravity)), robot, derivatives, named,
+                wrenches=wrenches)
 
 
 def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GRAVITY, **named):
     """The checks of ``hodyn validate``: a :class:`hodyn_cli.validate.Report` (``.passed``)."""
+    from hodyn_cli import mimic
     from hodyn_cli.validate import validate as run
 
-    return run(robot, joint_trajectory(robot, *derivatives, t=t, **named), methods=methods,
-               gravity=gravity)
+    traj = joint_trajectory(robot, *derivatives, t=t, **named)
+    return run(robot, mimic.expand(robot, traj), methods=methods, gravity=gravity)
 
 
 def elastic_dynamics(robot: Model, drives, *derivatives, order: int = 0, model: str = "full",
-            gravity=GRAVITY, **named) -> Result:
+                     gravity=GRAVITY, **named) -> Result:
     """Elastic joints: fields ``u, ud, ...``, ``theta, ...`` (to order + 2), ``taum, ...``.
 
     ``drives``: a drives file (TOML) or ``{joint: {"stiffness": ..., "gear_ratio": ...,
     "rotor_inertia": ...}}``.
     """
-    from hodyn_cli import elastic as el
     from hodyn_cli.drives import drives_from_table, read_drives
-    from hodyn_cli.io.results import elastic_datasets
+    from hodyn_cli.jobs import ElasticJob
 
     d = drives_from_table(robot, drives) if isinstance(drives, Mapping) else read_drives(
         drives, robot)
-    res = el.inverse_dynamics(robot, joint_trajectory(robot, *derivatives, **named), d, order=order,
-                              kind=model, gravity=gravity)
-    return _shaped(elastic_datasets(res, robot.joint_names)[0], _single(derivatives, named),
-                   robot)
+    return _run(ElasticJob(robot, d, order, model, tuple(gravity)), robot, derivatives, named)
 
 
-def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY, **named) -> Result:
+def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,
+                      **named) -> Result:
     """Y, Y_d, ... (n x 10 nb per sample) with tau^(k) = Y^(k) pi; pi is
     ``hodyn_cli.regressor.parameters(robot)``."""
-    from hodyn_cli import regressor as R
+    from hodyn_cli.jobs import RegressorJob
 
-    Y = R.regressor(robot, joint_trajectory(robot, *derivatives, **named), order=order,
-                    gravity=gravity)
-    return _shaped({"Y" + ("_" + "d" * k if k else ""): Y[:, k] for k in range(order + 1)},
-                   _single(derivatives, named), robot)
+    return _run(RegressorJob(robot, order, tuple(gravity)), robot, derivatives, named)
 
 
 def torque_sensitivities(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,
-                  **named) -> Result:
+                         **named) -> Result:
     """d tau^(k) / d q^(j): fields ``dtau_dq``, ``dtau_dqd``, ... (n x n per sample)."""
-    from hodyn_cli import sensitivities as S
+    from hodyn_cli.jobs import SensitivityJob
 
-    return _shaped(S.sensitivities(robot, joint_trajectory(robot, *derivatives, **named),
-                                   order=order, gravity=gravity),
-                   _single(derivatives, named), robot)
+    return _run(SensitivityJob(robot, order, tuple(gravity)), robot, derivatives, named)

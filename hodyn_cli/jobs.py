@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hodyn_cli import elastic, methods, regressor, sensitivities
+from hodyn_cli import elastic, methods, mimic, regressor, sensitivities
 from hodyn_cli.drives import Drives
+from hodyn_cli.errors import HodynError
 from hodyn_cli.io.reader import CHUNK_ROWS
 from hodyn_cli.io.results import (
     derivative_columns,
@@ -67,14 +68,15 @@ class TorqueJob(_RigidOrders):
     joint_wrenches: bool = False
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
-        return _timed(derivative_columns("tau", self.order, self.model.joint_names), has_t)
+        return _timed(derivative_columns("tau", self.order, self.model.coordinate_names), has_t)
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        tau = methods.inverse_dynamics(self.model, chunk, method=self.method, order=self.order,
+        full = mimic.expand(self.model, chunk)
+        tau = methods.inverse_dynamics(self.model, full, method=self.method, order=self.order,
                                        gravity=self.gravity)
-        data = torque_datasets(tau, self.model.joint_names)[0]
+        data = torque_datasets(mimic.project(self.model, tau), self.model.coordinate_names)[0]
         if self.joint_wrenches:
-            F = methods.joint_wrenches(self.model, chunk, method=self.method, order=self.order,
+            F = methods.joint_wrenches(self.model, full, method=self.method, order=self.order,
                                        gravity=self.gravity)
             data |= joint_wrench_datasets(F, self.model.link_names)
         return _with_t(data, chunk.t)
@@ -89,6 +91,10 @@ class ElasticJob:
     order: int = 0
     kind: str = "full"
     gravity: tuple = methods.GRAVITY
+
+    def __post_init__(self):
+        if mimic.active(self.model):
+            raise HodynError("hodyn elastic does not support <mimic> joints yet")
 
     @property
     def requirements(self) -> elastic.Requirements:
@@ -134,7 +140,8 @@ class KinematicsJob:
         return _timed({key: [f"{key}_{s}" for s in suffixes[key]] for key in data}, has_t)
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        data = link_kinematics(self.model, chunk, self.link, order=self.order).datasets()[0]
+        full = mimic.expand(self.model, chunk)
+        data = link_kinematics(self.model, full, self.link, order=self.order).datasets()[0]
         return _with_t(data, chunk.t)
 
 
@@ -150,7 +157,12 @@ class MatricesJob(_RigidOrders):
         return {}  # HDF5 only
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        E = closed_form.matrices(self.model, chunk, order=self.order, gravity=self.gravity)
+        E = closed_form.matrices(self.model, mimic.expand(self.model, chunk), order=self.order,
+                                 gravity=self.gravity)
+        if mimic.active(self.model):  # G^T A G, G^T v: the independent coordinates
+            E = closed_form.EOMMatrices(*(mimic.project_matrices(self.model, A)
+                                          for A in (E.M, E.C, E.Cbar)),
+                                        *(mimic.project(self.model, v) for v in (E.g, E.Q_ext)))
         return _with_t(matrix_datasets(E, chunk.wrenches is not None), chunk.t)
 
 
@@ -177,15 +189,18 @@ class RegressorJob(_RigidOrders):
         return {}  # HDF5 only
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        Y = regressor.regressor(self.model, chunk, order=self.order, gravity=self.gravity)
+        full = mimic.expand(self.model, chunk)
+        Y = mimic.project(self.model, regressor.regressor(self.model, full, order=self.order,
+                                                          gravity=self.gravity), axis=2)
         data = {"Y" + ("_" + "d" * k if k else ""): Y[:, k] for k in range(self.order + 1)}
         if self.base is not None:
             data |= {"Y_base" + ("_" + "d" * k if k else ""): Y[:, k][..., self.base.independent]
                      for k in range(self.order + 1)}
         if self.slotine_li:
-            data["Y_r"] = regressor.slotine_li_regressor(
-                self.model, chunk, chunk.series["qr_d"], chunk.series["qr_dd"],
-                gravity=self.gravity)
+            G, _ = mimic.coupling(self.model)
+            data["Y_r"] = mimic.project(self.model, regressor.slotine_li_regressor(
+                self.model, full, chunk.series["qr_d"] @ G.T, chunk.series["qr_dd"] @ G.T,
+                gravity=self.gravity), axis=1)
         return _with_t(data, chunk.t)
 
 
@@ -205,5 +220,7 @@ class SensitivityJob(_RigidOrders):
         return {}  # HDF5 only
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        return _with_t(sensitivities.sensitivities(self.model, chunk, order=self.order,
-                                                   gravity=self.gravity), chunk.t)
+        S = sensitivities.sensitivities(self.model, mimic.expand(self.model, chunk),
+                                        order=self.order, gravity=self.gravity)
+        return _with_t({k: mimic.project_matrices(self.model, v) for k, v in S.items()},
+                       chunk.t)

@@ -59,6 +59,11 @@ def lock(model: Model, values: dict[str, float]) -> Model:
                              f"[{lo:g}, {hi:g}])")
     if len(values) == model.n:
         raise ModelError("--lock: every joint would be locked; at least one must move")
+    for name in values:
+        i = model.joint_index(name)
+        if model.mimic[i, 0] >= 0 or (model.mimic[:, 0] == i).any():
+            raise ModelError(f"--lock: joint '{name}' is part of a <mimic> pair: lock neither "
+                             "or both is not supported yet")
     n = model.n
     locked = np.array([name in values for name in model.joint_names])
     new_index = np.cumsum(~locked) - 1
@@ -94,4 +99,12 @@ def lock(model: Model, values: dict[str, float]) -> Model:
         parent=np.array(parent, dtype=int), B=np.array(B), X=model.X[keep].copy(), M=M,
         limits=model.limits[keep].copy(), velocity_limits=model.velocity_limits[keep].copy(),
         parent_links=tuple(model.parent_links[k] for k in pick) if model.parent_links else (),
-        reductions=model.reductions[keep].copy(), links=links, diagnostics=notes)
+        reductions=model.reductions[keep].copy(), links=links, diagnostics=notes,
+        mimic=_reindexed_mimic(model.mimic[keep], new_index))
+
+
+def _reindexed_mimic(rows: np.ndarray, new_index: np.ndarray) -> np.ndarray:
+    out = rows.copy()
+    leaders = out[:, 0] >= 0
+    out[leaders, 0] = new_index[out[leaders, 0].astype(int)]
+    return out

@@ -56,6 +56,8 @@ class Model:
         parent_links: per joint, its URDF parent link (the link that carries its drive).
         reductions: (n,) ``mechanicalReduction`` of the joint's URDF ``<transmission>``,
             NaN where there is none.
+        mimic: (n, 3) URDF ``<mimic>``: ``[leader index, multiplier, offset]``, leader -1 for
+            an independent joint; ``q_j = multiplier q_leader + offset``.
         links: every URDF link by name, with the body it is rigidly attached to.
         diagnostics: info and warnings found while building the model.
         source_sha256: hash of the URDF the model came from ('' if none).
@@ -74,6 +76,7 @@ class Model:
     velocity_limits: np.ndarray | None = None
     parent_links: tuple[str, ...] = ()
     reductions: np.ndarray | None = None
+    mimic: np.ndarray | None = None
     links: dict[str, LinkFrame] = field(default_factory=dict)
     diagnostics: tuple[Diagnostic, ...] = ()
     source_sha256: str = ""
@@ -83,10 +86,12 @@ class Model:
             object.__setattr__(self, "limits", np.tile([-np.inf, np.inf], (len(self.joint_names), 1)))
         if self.velocity_limits is None:
             object.__setattr__(self, "velocity_limits", np.full(len(self.joint_names), np.inf))
+        if self.mimic is None:
+            object.__setattr__(self, "mimic", np.tile([-1.0, 1.0, 0.0], (len(self.joint_names), 1)))
         if self.reductions is None:
             object.__setattr__(self, "reductions", np.full(len(self.joint_names), np.nan))
         for a in (self.parent, self.B, self.X, self.M, self.limits, self.velocity_limits,
-                  self.reductions):
+                  self.reductions, self.mimic):
             a.setflags(write=False)
 
     @property
@@ -124,6 +129,16 @@ class Model:
         m = self.mass
         mc = np.stack([self.M[:, 2, 4], self.M[:, 0, 5], self.M[:, 1, 3]], axis=-1)
         return np.divide(mc, m[:, None], out=np.zeros_like(mc), where=m[:, None] > 0)
+
+    @property
+    def coordinates(self) -> tuple[int, ...]:
+        """Indices of the independent joints (not mimicking another): the trajectory's."""
+        return tuple(int(i) for i in np.flatnonzero(self.mimic[:, 0] < 0))
+
+    @property
+    def coordinate_names(self) -> tuple[str, ...]:
+        """Names of the independent joints: the columns trajectories and results carry."""
+        return tuple(self.joint_names[i] for i in self.coordinates)
 
     def joint_index(self, name: str) -> int:
         """Index of the joint called ``name`` (KeyError if there is none)."""

@@ -25,7 +25,7 @@ from hodyn_cli.model import Diagnostic, LinkFrame, Model
 
 __all__ = ["cache_dir", "load", "store"]
 
-FORMAT = 3
+FORMAT = 4
 BUILDERS = ("urdf.py", "model.py", "lie.py", "model_cache.py")  # sources the key depends on
 
 
@@ -74,7 +74,7 @@ def load(sha256: str) -> Model | None:
                 link_names=tuple(meta["link_names"]), parent=z["parent"].copy(), B=z["B"].copy(),
                 X=z["X"].copy(), M=z["M"].copy(), limits=z["limits"].copy(), links=links,
                 parent_links=tuple(meta["parent_links"]), reductions=z["reductions"].copy(),
-                velocity_limits=z["velocity_limits"].copy(),
+                velocity_limits=z["velocity_limits"].copy(), mimic=z["mimic"].copy(),
                 diagnostics=tuple(Diagnostic(*d) for d in meta["diagnostics"]),
                 source_sha256=sha256)
     except (OSError, KeyError, ValueError, TypeError):
@@ -100,7 +100,7 @@ def store(model: Model) -> None:
         with os.fdopen(fd, "wb") as fh:
             np.savez(fh, meta=np.array(json.dumps(meta)), parent=model.parent, B=model.B,
                      X=model.X, M=model.M, limits=model.limits, reductions=model.reductions,
-                     velocity_limits=model.velocity_limits,
+                     velocity_limits=model.velocity_limits, mimic=model.mimic,
                      link_body=np.array([lf.body for lf in model.links.values()], dtype=int),
                      link_T=np.array([lf.T for lf in model.links.values()]))
         os.replace(tmp, path)

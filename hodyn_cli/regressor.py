@@ -129,10 +129,14 @@ def base_parameters(model: Model, *, samples: int = 200, seed: int = 0, gravity=
     ``Y pi`` has the same null space)."""
     from scipy.linalg import qr
 
+    from hodyn_cli import mimic
+
     rng = np.random.default_rng(seed)
-    qs = rng.normal(size=(samples, 3, model.n))
-    qs[:, 0] = rng.uniform(-np.pi, np.pi, size=(samples, model.n))
-    Y = regressor(model, Trajectory(model.joint_names, qs), order=0, gravity=gravity)
+    m = len(model.coordinates)  # random states of the independent joints (mimics follow)
+    qs = rng.normal(size=(samples, 3, m))
+    qs[:, 0] = rng.uniform(-np.pi, np.pi, size=(samples, m))
+    full = mimic.expand(model, Trajectory(model.coordinate_names, qs))
+    Y = mimic.project(model, regressor(model, full, order=0, gravity=gravity), axis=2)
     W = Y[:, 0].reshape(-1, Y.shape[-1])
     scale = np.abs(W).max(axis=0)
     used = scale > 0

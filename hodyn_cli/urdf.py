@@ -316,6 +316,7 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
 
     names, types, link_names, parents, Bs, Xs, Ms, limits = [], [], [], [], [], [], [], []
     parent_links, velocities = [], []
+    mimics: dict[str, tuple[str, float, float]] = {}
     links: dict[str, LinkFrame] = {}
 
     def enter(link_name: str, body: int, T: np.ndarray) -> list:
@@ -346,8 +347,8 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
             notes.append(Diagnostic("info", f"joint '{j.name}': axis normalized"))
         axis = axis / norm
         if j.mimic is not None:
-            notes.append(Diagnostic("warning", f"joint '{j.name}': <mimic> ignored, treated "
-                                               "as an independent joint"))
+            mimics[j.name] = (j.mimic.joint, float(j.mimic.multiplier or 1.0),
+                              float(j.mimic.offset or 0.0))
         X = np.concatenate([axis, np.zeros(3)] if MOVING[j.type] == "revolute"
                            else [np.zeros(3), axis])
         names.append(j.name)
@@ -362,6 +363,17 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
         velocities.append(_velocity_limit(j))
         stack += enter(j.child, len(names) - 1, np.eye(4))[::-1]
 
+    mimic = np.tile([-1.0, 1.0, 0.0], (len(names), 1))
+    for name, (leader, gain, offset) in mimics.items():
+        if leader not in names:
+            raise ModelError(f"joint '{name}': <mimic joint='{leader}'> is not a moving joint",
+                             source)
+        if leader in mimics:
+            raise ModelError(f"joint '{name}' mimics '{leader}', which mimics another joint "
+                             "(chains of mimic joints are not supported)", source)
+        mimic[names.index(name)] = (names.index(leader), gain, offset)
+        notes.append(Diagnostic("info", f"joint '{name}' mimics '{leader}': q = {gain:g} "
+                                        f"q_{leader} + {offset:g}"))
     notes.append(Diagnostic("info", f"root link '{roots[0]}' is welded to the world (fixed-base "
                                     "dynamics)"))
     limbs = sum(p < 0 for p in parents)
@@ -379,7 +391,7 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
         name=robot.name, root_link=roots[0], joint_names=tuple(names), joint_types=tuple(types),
         link_names=tuple(link_names), parent=np.array(parents, dtype=int), B=np.array(Bs),
         X=np.array(Xs), M=np.array(Ms), limits=np.array(limits), links=links,
-        parent_links=tuple(parent_links), velocity_limits=np.array(velocities),
+        parent_links=tuple(parent_links), velocity_limits=np.array(velocities), mimic=mimic,
         reductions=np.array([reductions.get(name, np.nan) for name in names]),
         diagnostics=tuple(notes),
         source_sha256=sha256,

@@ -116,11 +116,13 @@ def test_triangle_inequality_warns_and_strict_refuses():
     assert not [d for d in parse_model(edge, strict=True).diagnostics if d.level != "info"]
 
 
-def test_mimic_warns_and_axis_is_normalized():
-    xml = robot_xml(axis="0 0 2").replace(b"</joint>", b'<mimic joint="j0"/></joint>')
-    model = parse_model(xml)
+def test_axis_is_normalized_and_bad_mimics_are_errors():
+    model = parse_model(robot_xml(axis="0 0 2"))
     assert np.allclose(model.X[0], [0, 0, 1, 0, 0, 0])
-    assert any(d.level == "warning" and "mimic" in d.message for d in model.diagnostics)
+    assert any("normalized" in d.message for d in model.diagnostics)
+    xml = robot_xml().replace(b"</joint>", b'<mimic joint="j0"/></joint>')
+    with pytest.raises(ModelError, match="joint 'j1': <mimic joint='j0'> is not a moving joint"):
+        parse_model(xml)
 
 
 def test_position_limits_are_read():

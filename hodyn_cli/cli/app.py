@@ -11,7 +11,7 @@ from typing import Annotated
 import numpy as np
 import typer
 
-from hodyn_cli import __version__, batch, elastic, generate, regressor, stream
+from hodyn_cli import __version__, batch, elastic, generate, mimic, regressor, stream
 from hodyn_cli.cli import render
 from hodyn_cli.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED, mapped_errors
 from hodyn_cli.cli.errors import run as run_app
@@ -142,8 +142,9 @@ def compute(
                     chunks = iter(reader)
                     if check:
                         first = next(chunks)
-                        checked = run_validation(model, first, methods=[method.value],
-                                                 samples=20, gravity=g, source=sources[0])
+                        checked = run_validation(model, mimic.expand(model, first),
+                                                 methods=[method.value], samples=20,
+                                                 gravity=g, source=sources[0])
                         render.validation(checked, brief=True)
                         sink.attrs |= {"validation_passed": checked.passed,
                                        "validation_report": render_report(checked, "json")}
@@ -616,7 +617,7 @@ def validate(
         render.diagnostics(model)
         model = locked_model(model, lock, lock_missing, traj)
         with open_input(traj, model, 4, wrench, estimate, 3, cutoff=cutoff) as reader:
-            trajectory = concatenate(list(reader), model)
+            trajectory = mimic.expand(model, concatenate(list(reader), model))
             estimated = tuple(getattr(reader, "estimated", ()))
         chosen = None if method == "all" else [m.strip() for m in method.split(",")]
         result = run_validation(model, trajectory, methods=chosen, samples=samples or None,

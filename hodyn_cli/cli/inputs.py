@@ -149,7 +149,7 @@ def open_input(path: str, model, need: int, wrench: str | None, estimate: bool,
         trajectory = concatenate(list(reader), model)
     given = trajectory.orders
     try:
-        wrapped = np.array([kind == "continuous" for kind in model.joint_types])
+        wrapped = np.array([model.joint_types[i] == "continuous" for i in model.coordinates])
         trajectory, names = estimate_derivatives(trajectory, need, wrench_need, cutoff, wrapped)
         if names and cutoff is not None:
             error = noise_estimate(trajectory.derivatives[:, given - 1], trajectory.t, cutoff,

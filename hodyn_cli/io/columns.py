@@ -46,9 +46,10 @@ def plan(names: list[str], model: Model, need: int, source: str,
     """The layout of a trajectory table with columns ``names``; ``need`` = number of q
     derivative orders required (q..qdddd is 5); ``series``: other per-joint columns
     required, ``<series>_<joint>``. One-line errors name the column."""
-    joints = set(model.joint_names)
+    coordinates = model.coordinate_names  # mimic joints follow their leaders: no columns
+    joints = set(coordinates)
     orders: dict[int, set[str]] = {}
-    wanted = {f"{base}_{j}": base for base in series for j in model.joint_names}
+    wanted = {f"{base}_{j}": base for base in series for j in model.coordinate_names}
     ignored = []
     for name in names:
         if name == "t" or W_COLUMN.match(name) or name in wanted:
@@ -56,6 +57,9 @@ def plan(names: list[str], model: Model, need: int, source: str,
         m = Q_COLUMN.match(name)
         if not m:
             ignored.append(name)
+            continue
+        if m.group(2) in model.joint_names and m.group(2) not in joints:
+            ignored.append(name)  # a mimic joint's column: its motion follows its leader
             continue
         if m.group(2) not in joints:
             import difflib
@@ -65,7 +69,7 @@ def plan(names: list[str], model: Model, need: int, source: str,
             raise TrajectoryError(f"column '{name}': the model has no joint '{m.group(2)}'"
                                   f"{hint}", source)
         orders.setdefault(len(m.group(1)), set()).add(m.group(2))
-    missing = [derivative_name("q", k) + "_" + j for k in range(need) for j in model.joint_names
+    missing = [derivative_name("q", k) + "_" + j for k in range(need) for j in coordinates
                if j not in orders.get(k, ())]
     if missing:
         raise TrajectoryError(f"missing columns {listing(missing)} (need q up to "
@@ -73,13 +77,12 @@ def plan(names: list[str], model: Model, need: int, source: str,
     D = need
     while D in orders and orders[D] == joints:
         D += 1
-    q = tuple(tuple(derivative_name("q", k) + "_" + j for j in model.joint_names)
-              for k in range(D))
+    q = tuple(tuple(derivative_name("q", k) + "_" + j for j in coordinates) for k in range(D))
     absent = [c for c in wanted if c not in names]
     if absent:
         raise TrajectoryError(f"missing columns {listing(absent)} (needed for "
                               f"{', '.join(series)})", source)
-    extra = {base: tuple(f"{base}_{j}" for j in model.joint_names) for base in series}
+    extra = {base: tuple(f"{base}_{j}" for j in model.coordinate_names) for base in series}
     return Layout(q, plan_wrenches(names, model, source), "t" in names, extra, tuple(ignored),
                   near_misses(ignored, model))
 

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from hodyn_cli import mimic
 from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io.columns import W_COLUMN, Layout, plan, plan_wrenches
 from hodyn_cli.io.tables import Block, Rows, open_table, rechunk, row_count
@@ -154,9 +155,11 @@ class TrajectoryReader:
             t = np.ascontiguousarray(block[:, 0])
             _check_increasing(t, last_t, start, self.path)
         first = int(self.layout.has_t)  # columns: [t], q..., wrenches...
-        D, nj = len(self.layout.q), self.model.n
+        D, nj = len(self.layout.q), len(self.model.coordinates)
         derivs = np.ascontiguousarray(block[:, first : first + D * nj]).reshape(n, D, nj)
-        for joint, text in beyond_limits(self.model, derivs[:, 0], t, start).items():
+        G, o = mimic.coupling(self.model)
+        positions = derivs[:, 0] if nj == self.model.n else derivs[:, 0] @ G.T + o
+        for joint, text in beyond_limits(self.model, positions, t, start).items():
             if self.strict_limits:
                 raise TrajectoryError(f"{text} (--strict)", self.path)
             self.beyond_limits.setdefault(joint, text)
@@ -171,7 +174,7 @@ class TrajectoryReader:
             for link, rows in layout.wrenches.items():
                 cols = [index[c] for row in rows for c in row]
                 W[link] = data[:, cols].reshape(n, len(rows), 6)
-        return Trajectory(self.model.joint_names, derivs, t, Wrenches(W) if W else None,
+        return Trajectory(self.model.coordinate_names, derivs, t, Wrenches(W) if W else None,
                           series or None)
 
 
@@ -273,8 +276,8 @@ def concatenate(chunks: list[Trajectory], model: Model) -> Trajectory:
     series = None
     if chunks[0].series:
         series = {k: np.concatenate([c.series[k] for c in chunks]) for k in chunks[0].series}
-    return Trajectory(model.joint_names, np.concatenate([c.derivatives for c in chunks]), t, W,
-                      series)
+    return Trajectory(chunks[0].joint_names, np.concatenate([c.derivatives for c in chunks]), t,
+                      W, series)
 
 
 def split(trajectory: Trajectory, rows: int) -> Iterator[Trajectory]:
