@@ -1,6 +1,6 @@
 """Estimate missing time derivatives from the sampled data (only when the user asks).
 
-SPEC.md: missing derivative columns are an error, or, on request, estimated from
+docs/conventions.md: missing derivative columns are an error, or, on request, estimated from
 positions and time with a warning. The highest order the file gives (q, or qd if present,
 ...) is interpolated by a spline over ``t`` (scipy's ``make_interp_spline``, degree 5, or
 7 when more than four further derivatives are needed; not-a-knot ends), and the spline is

@@ -1,4 +1,4 @@
-"""SE(3) operators in the conventions of SPEC.md.
+"""SE(3) operators in hodyn's conventions (docs/conventions.md).
 
 Screw coordinates are ordered (angular; linear), wrenches (moment; force). All
 functions accept leading batch axes: a twist is ``(..., 6)``, a rotation

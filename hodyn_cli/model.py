@@ -3,7 +3,7 @@
 A model is a fixed-base kinematic tree of n bodies, each moved by one 1-DOF joint,
 numbered depth-first from the root (``parent[i] < i``, ``-1`` is the root link)::
 
-    C_i(q) = C_parent(i)(q) B_i exp(X_i q_i)            (body-fixed POE, SPEC.md)
+    C_i(q) = C_parent(i)(q) B_i exp(X_i q_i)            (body-fixed POE, docs/conventions.md)
     C_i(q) = exp(Y_1 q_1) ... exp(Y_i q_i) A_i,  A_i = C_i(0),  Y_i = Ad_{A_i} X_i
 
 Build it once (usually with :func:`hodyn_cli.urdf.load_model`) and pass it to the

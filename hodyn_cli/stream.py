@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from hodyn_cli.errors import HodynError
 from hodyn_cli.trajectory import Trajectory
 
 __all__ = ["run", "default_jobs"]
@@ -45,7 +46,7 @@ def run(chunks: Iterable[Trajectory], compute: Callable[[Trajectory], dict[str, 
     done = 0
 
     def work(chunk: Trajectory):
-        return sink.encode(compute(chunk))
+        return sink.encode(finite(compute(chunk)))
 
     def written(payload, n: int) -> None:
         nonlocal done
@@ -76,6 +77,18 @@ def run(chunks: Iterable[Trajectory], compute: Callable[[Trajectory], dict[str, 
         ahead.stop()
         pool.shutdown(wait=True, cancel_futures=True)
     return done
+
+
+def finite(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The results, or an error if one is not finite (overflowing inputs): NaN or inf never
+    reach an output silently."""
+    for name, value in data.items():
+        if not np.isfinite(value.sum()):  # fast path: finite only if every value is
+            bad = np.argwhere(~np.isfinite(value))
+            if bad.size:
+                raise HodynError(f"result '{name}' is not finite at sample {bad[0][0]} of a "
+                                 "chunk: the inputs are too large for float64")
+    return data
 
 
 class ReadAhead:

@@ -1,7 +1,7 @@
 """Joint trajectories: positions and their time derivatives at N samples.
 
 ``Trajectory.derivatives`` is ``(N, D, n)``: sample, derivative order (0 = q, 1 = qd,
-...), joint. Names follow SPEC.md: derivative k of q is ``q`` followed by k ``d``.
+...), joint. Names follow docs/conventions.md: derivative k of q is ``q`` followed by k ``d``.
 
 >>> traj = cosine(("a", "b"), np.linspace(0, 1, 5), amplitude=[1, 2], omega=[1, 3], orders=4)
 >>> traj.derivatives.shape, traj.q.shape, traj.qdddd.shape
@@ -27,7 +27,7 @@ def derivative_name(base: str, k: int) -> str:
 
 @dataclass(frozen=True, eq=False)
 class Wrenches:
-    """External wrenches exerted by links on their environment (SPEC.md).
+    """External wrenches exerted by links on their environment (docs/conventions.md).
 
     ``W`` maps a link name to ``(N, D, 6)``: sample, derivative order (W, Wd, Wdd, ...),
     (moment; force) in the link's frame, moment about the link frame origin.

@@ -1,4 +1,4 @@
-"""URDF -> :class:`~hodyn_cli.model.Model` (SPEC.md, "URDF -> model").
+"""URDF -> :class:`~hodyn_cli.model.Model` (docs/conventions.md, "URDF → model").
 
 The XML is parsed here first, safely (no DTD loading, no entity expansion, no
 network access), and checked element by element so that a bad file gives one line

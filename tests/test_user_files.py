@@ -185,3 +185,22 @@ def test_hdf5_errors_name_datasets(tmp_path):
     assert result.exit_code == 2
     assert "dataset(s) qdd, qddd, qdddd (need q up to qdddd" in result.stderr
     assert "--estimate-derivatives" in result.stderr
+
+
+def test_info_json_keeps_warnings_on_stderr_and_overflow_never_reaches_an_output(tmp_path):
+    import json
+
+    path = tmp_path / "warn.urdf"  # principal moments 0.1 + 0.1 < 0.3: a URDF warning
+    path.write_text('<robot name="w"><link name="base"/><joint name="j1" type="revolute">'
+                    '<parent link="base"/><child link="l1"/><axis xyz="0 0 1"/></joint>'
+                    '<link name="l1"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" '
+                    'ixz="0" iyy="0.1" iyz="0" izz="0.3"/></inertial></link></robot>')
+    result = runner.invoke(app, ["info", str(path), "--json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["name"] == "w"
+    assert "hodyn: warning:" in result.stderr and "triangle inequality" in result.stderr
+    traj = cosine(MODEL.joint_names, np.linspace(0, 1, 5), amplitude=1e300, omega=1e10, orders=4)
+    src = tmp_path / "huge.h5"
+    write_trajectory(str(src), traj)
+    out = tmp_path / "tau.h5"
+    result = runner.invoke(app, ["compute", str(PLANAR), str(src), "-o", str(out)])
+    assert result.exit_code == 2 and "is not finite" in result.stderr and not out.exists()

@@ -30,7 +30,7 @@ All ad_{P^(j)} are multiples of the one constant matrix ad_{X_i}, which is what 
 the transport tables this short. Gravity: the root moves with V_0 = 0, Vd_0 = (0; -g),
 higher derivatives 0 (a uniformly accelerated, non-rotating base; joint torques do not
 depend on the base's velocity, so this exact base motion gives the true derivatives).
-Wrenches W_i are those body i exerts on its environment (SPEC.md), adding +J_i^T W_i.
+Wrenches W_i are those body i exerts on its environment (docs/conventions.md), adding +J_i^T W_i.
 
 Arrays in the passes: one ``(N, K+1, 6)`` array per body (sample, derivative order,
 screw); the work runs over chunks of samples, each chunk fully vectorized.

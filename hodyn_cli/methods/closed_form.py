@@ -36,7 +36,7 @@ rebuilt this way: its printed (33)-(35), (47)-(51), (53) are damaged)::
                                                                                (1), (28), (38)
 
 ``V_i^(k) = sum_j C(k, j) J_i^(j) q^(k-j+1)``. The wrench ``W_i`` is the one body i
-exerts on its environment (SPEC.md), so Q_ext enters with a plus sign.
+exerts on its environment (docs/conventions.md), so Q_ext enters with a plus sign.
 
 Arrays: ``J[i]`` is (N, K+1, 6, n) (sample, derivative order, screw, joint); matrices
 (N, K+1, n, n); vectors (N, K+1, n).

@@ -42,7 +42,7 @@ wrench's power on the instantaneous joint screw::
 
 Gravity is the ground acceleration ``V_0' = (0; -g)`` (Algorithm 1), carried through
 every derivative (see :func:`hodyn_cli.methods.common.base_motion`). An external
-wrench ``W^b`` that a link exerts on its environment (SPEC.md) enters in spatial form
+wrench ``W^b`` that a link exerts on its environment (docs/conventions.md) enters in spatial form
 ``W^s = Ad_{C_i}^-T W^b`` with ``W^s' = Ad_{C_i}^-T W^b' - ad_{V_i}^T W^s`` (22).
 
 Arrays: per body, ``(N, K+1, 6)`` (sample, derivative order, screw); poses ``(N, 3, 3)``
