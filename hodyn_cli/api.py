@@ -47,11 +47,15 @@ class Result(Mapping):
         return f"Result({shapes})"
 
 
-def load_robot(path: str | Path, *, strict: bool = False) -> Model:
-    """The model of a URDF file (``strict``: URDF warnings are errors)."""
+def load_robot(path: str | Path, *, strict: bool = False, xacro_args: dict | None = None,
+               lock: dict[str, float] | None = None) -> Model:
+    """The model of a URDF (or ``.xacro``) file, as the command line loads it: ``strict``
+    (URDF warnings are errors), ``xacro_args`` (``{name: value}``), ``lock`` (``{joint:
+    value}``: held fixed, see :mod:`hodyn_cli.locking`)."""
+    from hodyn_cli.locking import lock as lock_joints
     from hodyn_cli.urdf import load_model
 
-    return load_model(path, strict=strict)
+    return lock_joints(load_model(path, strict=strict, xacro_args=xacro_args), lock or {})
 
 
 def _joint_array(robot: Model, name: str, value) -> np.ndarray:

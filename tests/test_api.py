@@ -20,6 +20,12 @@ def test_dicts_in_any_order_reach_the_right_joints_pinocchio():
     assert np.abs(res.tau - tau).max() <= 1e-10 * np.abs(tau).max()
 
 
+def test_load_robot_takes_the_command_lines_model_options():
+    held = hodyn_cli.load_robot(URDF / "gripper_arm.urdf", lock={"finger_left_joint": 0.01})
+    assert "finger_left_joint" not in held.joint_names and held.n == ROBOT.n - 1
+    assert held.links["finger_left"].body == held.joint_index("wrist_roll")
+
+
 def test_shapes_names_and_keywords():
     traj = random_cosine(ROBOT, np.linspace(0, 1, 4), orders=4, seed=1)
     q, qd, qdd, qddd, qdddd = (traj.derivatives[:, k] for k in range(5))

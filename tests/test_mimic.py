@@ -36,7 +36,7 @@ def mimic_urdf(tmp_path, robot, dependent, leader, gain, offset):
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_against_pinocchio_with_the_mimic_joint_written_out(tmp_path, case):
+def test_against_pinocchio_with_the_mimic_joint_written_out(tmp_path, case, method):
     robot, dependent, leader, gain, offset = CASES[case]
     model = load_model(mimic_urdf(tmp_path, robot, dependent, leader, gain, offset))
     full = load_model(URDF / f"{robot}.urdf")  # the same robot, every joint independent
@@ -49,7 +49,8 @@ def test_against_pinocchio_with_the_mimic_joint_written_out(tmp_path, case):
     q = traj.derivatives.copy()
     q[:, :, d] = gain * q[:, :, li]
     q[:, 0, d] += offset
-    res = hodyn_cli.inverse_dynamics(model, *(ind[:, k] for k in range(4)), order=1)
+    res = hodyn_cli.inverse_dynamics(model, *(ind[:, k] for k in range(4)), order=1,
+                                     method=method)
     pin_, pm, data, order = pinocchio_model(URDF / f"{robot}.urdf", full)
     for s in range(traj.n_samples):
         qq = pin_configuration(pm, order, q[s, 0])
