@@ -109,18 +109,9 @@ class ElasticResult:
     requirements: Requirements
 
 
-def ancestry(model: Model) -> np.ndarray:
-    """(n, n) bool, ``[i, b]``: joint i is on the path from the root to body b (or i = b)."""
-    anc = np.eye(model.n, dtype=bool)
-    for b, p in enumerate(model.parent):
-        if p >= 0:
-            anc[:, b] |= anc[:, p]
-    return anc
-
-
 def coupled_pairs(model: Model, drives: Drives) -> np.ndarray:
     """(n, n) bool, ``[i, c]``: drive c has a rotor with inertia on a carrier in joint i's subtree."""
-    anc = ancestry(model)
+    anc = model.ancestry
     has_rotor = drives.driven & (drives.inertia > 0) & (model.parent >= 0)
     pairs = np.zeros((model.n, model.n), dtype=bool)
     for c in np.flatnonzero(has_rotor):

@@ -131,6 +131,16 @@ class Model:
         return np.divide(mc, m[:, None], out=np.zeros_like(mc), where=m[:, None] > 0)
 
     @property
+    def ancestry(self) -> np.ndarray:
+        """(n, n) bool, ``[i, b]``: body i is body b or one of its ancestors (joint i is on
+        the path from the root to body b)."""
+        anc = np.eye(self.n, dtype=bool)
+        for b, p in enumerate(self.parent):
+            if p >= 0:
+                anc[:, b] |= anc[:, p]
+        return anc
+
+    @property
     def coordinates(self) -> tuple[int, ...]:
         """Indices of the independent joints (not mimicking another): the trajectory's."""
         return tuple(int(i) for i in np.flatnonzero(self.mimic[:, 0] < 0))

@@ -93,14 +93,6 @@ class TrajectoryReader:
         """Number of samples if the format says so up front (HDF5), else None."""
         return self.table.n_rows
 
-    @property
-    def wrench_orders(self) -> int:
-        """Wrench derivative orders present for every link (0 if there are no wrenches)."""
-        links = list(self.layout.wrenches.values())
-        if self.wtable is not None:
-            links += list(self.wlayout.wrenches.values())
-        return min((len(rows) for rows in links), default=0)
-
     def __enter__(self) -> TrajectoryReader:
         return self
 

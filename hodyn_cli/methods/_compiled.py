@@ -106,13 +106,9 @@ def _check(status: int) -> None:
 
 @cache
 def _ancestors(model: Model) -> np.ndarray:
-    """(n, n) uint8: [i, c] = 1 if body c is body i or one of its ancestors."""
-    anc = np.zeros((model.n, model.n), dtype=np.uint8)
-    for i, p in enumerate(model.parent):
-        if p >= 0:
-            anc[i] = anc[p]
-        anc[i, i] = 1
-    return anc
+    """(n, n) uint8: [i, c] = 1 if body c is body i or one of its ancestors (the kernel's
+    layout of :attr:`Model.ancestry`)."""
+    return np.ascontiguousarray(model.ancestry.T, dtype=np.uint8)
 
 
 def eom_matrices_chunk(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
