@@ -236,15 +236,17 @@ def requirements(model: Model, drives: Drives, order: int, kind: str = "full") -
 
 
 def inverse_dynamics(model: Model, trajectory: Trajectory, drives: Drives, *, order: int = 0,
-                     kind: str = "full", gravity=GRAVITY) -> ElasticResult:
+                     kind: str = "full", gravity=GRAVITY,
+                     known: Requirements | None = None) -> ElasticResult:
     """u, theta (to order K+2) and tau_m (to order K = ``order``) of an elastic-joint robot.
 
     ``trajectory`` needs q up to ``requirements(...).q_order`` (and wrench derivatives to
-    that order minus 2). See the module docstring for the model.
+    that order minus 2). ``known``: those requirements, when already found (they probe the
+    model; a stream of chunks needs them once). See the module docstring for the model.
     """
     if order < 0:
         raise HodynError(f"order must be >= 0, got {order}")
-    req = requirements(model, drives, order, kind)
+    req = known if known is not None else requirements(model, drives, order, kind)
     have = trajectory.orders - 1
     if have < req.q_order:
         raise HodynError(f"elastic --model {kind} --order {order} needs q up to "

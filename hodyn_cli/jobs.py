@@ -9,6 +9,7 @@ gets the same object (:mod:`hodyn_cli.batch`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -96,7 +97,7 @@ class ElasticJob:
         if mimic.active(self.model):
             raise HodynError("hodyn elastic does not support <mimic> joints yet")
 
-    @property
+    @cached_property  # probes the model: once per job, not per chunk
     def requirements(self) -> elastic.Requirements:
         return elastic.requirements(self.model, self.drives, self.order, self.kind)
 
@@ -116,7 +117,8 @@ class ElasticJob:
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         res = elastic.inverse_dynamics(self.model, chunk, self.drives, order=self.order,
-                                       kind=self.kind, gravity=self.gravity)
+                                       kind=self.kind, gravity=self.gravity,
+                                       known=self.requirements)
         return _with_t(elastic_datasets(res, self.model.joint_names)[0], chunk.t)
 
 

@@ -268,14 +268,14 @@ def elastic_command(
         render.diagnostics(model)
         model = locked_model(model, lock, lock_missing, traj)
         d = read_drives(drives, model)
-        req = elastic.requirements(model, d, order, model_kind.value)
+        job = ElasticJob(model, d, order, model_kind.value, g)
+        req = job.requirements
         if explain:
             render.stdout.print(render.elastic_explanation(
                 model, elastic.explain(model, d, req), req, model_kind.value, order))
             return
         if traj is None:
             raise HodynError("missing trajectory (TRAJ), or give --explain")
-        job = ElasticJob(model, d, order, model_kind.value, g)
         hint = (f"--model {model_kind.value} --order {order} with these drives needs them for "
                 "u, theta and taum (--explain says why; sample_trajectories/generate.py writes "
                 "high-order motions)")
