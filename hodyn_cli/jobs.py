@@ -22,6 +22,7 @@ from hodyn_cli.io.results import (
     elastic_datasets,
     joint_wrench_datasets,
     matrix_datasets,
+    rate_name,
     torque_datasets,
 )
 from hodyn_cli.kinematics import link_kinematics
@@ -194,9 +195,9 @@ class RegressorJob(_RigidOrders):
         full = mimic.expand(self.model, chunk)
         Y = mimic.project(self.model, regressor.regressor(self.model, full, order=self.order,
                                                           gravity=self.gravity), axis=2)
-        data = {"Y" + ("_" + "d" * k if k else ""): Y[:, k] for k in range(self.order + 1)}
+        data = {rate_name("Y", k): Y[:, k] for k in range(self.order + 1)}
         if self.base is not None:
-            data |= {"Y_base" + ("_" + "d" * k if k else ""): Y[:, k][..., self.base.independent]
+            data |= {rate_name("Y_base", k): Y[:, k][..., self.base.independent]
                      for k in range(self.order + 1)}
         if self.slotine_li:
             G, _ = mimic.coupling(self.model)

@@ -65,6 +65,16 @@ def joint_wrench_datasets(F: np.ndarray, link_names) -> dict[str, np.ndarray]:
             for i, link in enumerate(link_names) for k in range(F.shape[1])}
 
 
+def rate_name(name: str, k: int) -> str:
+    """Dataset name of the k-th time derivative of a matrix-valued quantity: ``M``, ``M_d``,
+    ``M_dd``, ... (``_`` keeps ``C_d`` apart from a quantity called ``Cd``).
+
+    >>> [rate_name("Y", k) for k in range(3)]
+    ['Y', 'Y_d', 'Y_dd']
+    """
+    return name + ("_" + "d" * k if k else "")
+
+
 def matrix_datasets(E, with_wrenches: bool) -> dict[str, np.ndarray]:
     """EOM matrices as HDF5 datasets ``M, M_d, M_dd, C, ..., Cbar, ..., g, ..., Q_ext, ...``
     (N x n x n or N x n); ``E`` is :class:`hodyn_cli.methods.closed_form.EOMMatrices`."""
@@ -73,7 +83,7 @@ def matrix_datasets(E, with_wrenches: bool) -> dict[str, np.ndarray]:
     for name in names:
         value = getattr(E, name)
         for k in range(value.shape[1]):
-            data[name + ("_" + "d" * k if k else "")] = value[:, k]
+            data[rate_name(name, k)] = value[:, k]
     return data
 
 

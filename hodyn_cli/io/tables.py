@@ -268,24 +268,21 @@ class Hdf5Table:
 
     def blocks(self, wanted: list[str] | None = None) -> Iterator[Block]:
         wanted = self.names if wanted is None else wanted
-        by_set: dict[str, tuple[list[int], list[tuple]]] = {}  # dataset -> (out cols, indices)
+        # dataset -> (output columns, their positions in a row of the dataset), found once
+        by_set: dict[str, tuple[list[int], list[int]]] = {}
         for c, n in enumerate(wanted):
             key, index = self._where[n]
-            cols, indices = by_set.setdefault(key, ([], []))
+            cols, pos = by_set.setdefault(key, ([], []))
             cols.append(c)
-            indices.append(index)
+            shape = self._file[key].shape[1:]
+            pos.append(int(np.ravel_multi_index(index, shape)) if shape else 0)
         for s in range(0, self.n_rows, self.block_rows):
             rows = min(self.block_rows, self.n_rows - s)
             out = np.empty((rows, len(wanted)))
-            for key, (cols, indices) in by_set.items():
-                data = self._file[key][s : s + rows]
-                if data.ndim == 1:
-                    out[:, cols[0]] = data
-                    continue
-                flat = data.reshape(rows, -1)  # row-major index of each wanted column
-                pos = [np.ravel_multi_index(i, data.shape[1:]) for i in indices]
+            for key, (cols, pos) in by_set.items():
+                flat = self._file[key][s : s + rows].reshape(rows, -1)
                 if pos == list(range(pos[0], pos[0] + len(pos))) and \
-                        cols == list(range(cols[0], cols[0] + len(cols))):
+                        cols == list(range(cols[0], cols[0] + len(cols))):  # one slab
                     out[:, cols[0] : cols[0] + len(cols)] = flat[:, pos[0] : pos[0] + len(pos)]
                 else:
                     out[:, cols] = flat[:, pos]
