@@ -23,7 +23,9 @@ from hodyn_cli.io.results import (
     joint_wrench_datasets,
     matrix_datasets,
     rate_name,
+    timed_columns,
     torque_datasets,
+    with_t,
 )
 from hodyn_cli.kinematics import link_kinematics
 from hodyn_cli.methods import closed_form, required_orders
@@ -50,15 +52,6 @@ class _RigidOrders:
         return self.order + 1
 
 
-def _timed(columns: dict[str, list[str]], has_t: bool) -> dict[str, list[str]]:
-    """Output columns, ``t`` first when the input has it."""
-    return {"t": ["t"], **columns} if has_t else columns
-
-
-def _with_t(data: dict[str, np.ndarray], t) -> dict[str, np.ndarray]:
-    return data if t is None else {"t": t, **data}
-
-
 @dataclass(frozen=True, eq=False)
 class TorqueJob(_RigidOrders):
     """``hodyn compute``: tau and its derivatives (and joint wrenches, HDF5 only)."""
@@ -70,7 +63,7 @@ class TorqueJob(_RigidOrders):
     joint_wrenches: bool = False
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
-        return _timed(derivative_columns("tau", self.order, self.model.coordinate_names), has_t)
+        return timed_columns(derivative_columns("tau", self.order, self.model.coordinate_names), has_t)
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         full = mimic.expand(self.model, chunk)
@@ -81,7 +74,7 @@ class TorqueJob(_RigidOrders):
             F = methods.joint_wrenches(self.model, full, method=self.method, order=self.order,
                                        gravity=self.gravity)
             data |= joint_wrench_datasets(F, self.model.link_names)
-        return _with_t(data, chunk.t)
+        return with_t(data, chunk.t)
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,7 +105,7 @@ class ElasticJob:
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
         names = self.model.joint_names
-        return _timed({**derivative_columns("u", self.order + 2, names),
+        return timed_columns({**derivative_columns("u", self.order + 2, names),
                        **derivative_columns("theta", self.order + 2, names),
                        **derivative_columns("taum", self.order, names)}, has_t)
 
@@ -120,7 +113,7 @@ class ElasticJob:
         res = elastic.inverse_dynamics(self.model, chunk, self.drives, order=self.order,
                                        kind=self.kind, gravity=self.gravity,
                                        known=self.requirements)
-        return _with_t(elastic_datasets(res, self.model.joint_names)[0], chunk.t)
+        return with_t(elastic_datasets(res, self.model.joint_names)[0], chunk.t)
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,12 +133,12 @@ class KinematicsJob:
     def columns(self, has_t: bool) -> dict[str, list[str]]:
         probe = Trajectory(self.model.joint_names, np.zeros((1, self.need, self.model.n)))
         data, suffixes = link_kinematics(self.model, probe, self.link, order=self.order).datasets()
-        return _timed({key: [f"{key}_{s}" for s in suffixes[key]] for key in data}, has_t)
+        return timed_columns({key: [f"{key}_{s}" for s in suffixes[key]] for key in data}, has_t)
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         full = mimic.expand(self.model, chunk)
         data = link_kinematics(self.model, full, self.link, order=self.order).datasets()[0]
-        return _with_t(data, chunk.t)
+        return with_t(data, chunk.t)
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,7 +159,7 @@ class MatricesJob(_RigidOrders):
             E = closed_form.EOMMatrices(*(mimic.project_matrices(self.model, A)
                                           for A in (E.M, E.C, E.Cbar)),
                                         *(mimic.project(self.model, v) for v in (E.g, E.Q_ext)))
-        return _with_t(matrix_datasets(E, chunk.wrenches is not None), chunk.t)
+        return with_t(matrix_datasets(E, chunk.wrenches is not None), chunk.t)
 
 
 @dataclass(frozen=True, eq=False)
@@ -204,7 +197,7 @@ class RegressorJob(_RigidOrders):
             data["Y_r"] = mimic.project(self.model, regressor.slotine_li_regressor(
                 self.model, full, chunk.series["qr_d"] @ G.T, chunk.series["qr_dd"] @ G.T,
                 gravity=self.gravity), axis=1)
-        return _with_t(data, chunk.t)
+        return with_t(data, chunk.t)
 
 
 @dataclass(frozen=True, eq=False)
@@ -225,5 +218,5 @@ class SensitivityJob(_RigidOrders):
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         S = sensitivities.sensitivities(self.model, mimic.expand(self.model, chunk),
                                         order=self.order, gravity=self.gravity)
-        return _with_t({k: mimic.project_matrices(self.model, v) for k, v in S.items()},
+        return with_t({k: mimic.project_matrices(self.model, v) for k, v in S.items()},
                        chunk.t)

@@ -3,8 +3,9 @@
 ``compute`` maps a trajectory chunk to named datasets (see :mod:`hodyn_cli.io.results`);
 chunks are computed on ``jobs`` threads (the compiled kernels and most numpy work release
 the GIL) and written in input order. The chunks are the reader's, whatever ``jobs`` is, so
-the numbers are the same bit for bit on any number of threads. At most ``jobs + 1`` chunks
-are in flight: memory stays bounded by the chunk size.
+the numbers are the same bit for bit on any number of threads. At most ``jobs + 3`` chunks
+are in memory at once (up to ``jobs + 1`` submitted, one queued by the read-ahead thread,
+one being read): memory stays bounded by the chunk size.
 """
 
 from __future__ import annotations

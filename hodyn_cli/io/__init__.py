@@ -28,9 +28,10 @@ from hodyn_cli.io.results import (
     elastic_datasets,
     joint_wrench_datasets,
     matrix_datasets,
+    timed_columns,
     torque_datasets,
     trajectory_datasets,
-    with_time,
+    with_t,
     write_trajectory,
 )
 from hodyn_cli.io.tables import COMPACT
@@ -40,5 +41,5 @@ __all__ = [
     "CHUNK_ROWS", "COMPACT", "MATRIX_NOTES", "WRENCH_COMPONENTS", "MemoryReader", "TrajectoryReader",
     "atomic_path", "concatenate", "derivative_datasets", "elastic_datasets", "file_format",
     "joint_wrench_datasets", "matrix_datasets", "open_sink", "read_trajectory", "split",
-    "torque_datasets", "trajectory_datasets", "with_time", "write_datasets", "write_trajectory",
+    "timed_columns", "torque_datasets", "trajectory_datasets", "with_t", "write_datasets", "write_trajectory",
 ]

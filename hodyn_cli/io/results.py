@@ -20,12 +20,14 @@ MATRIX_NOTES = {
 }
 
 
-def with_time(data: dict[str, np.ndarray], columns: dict[str, list[str]], t
-              ) -> tuple[dict, dict]:
-    """``t`` first (when the input had it), then the datasets."""
-    if t is None:
-        return data, columns
-    return {"t": t, **data}, {"t": ["t"], **columns}
+def timed_columns(columns: dict[str, list[str]], has_t: bool) -> dict[str, list[str]]:
+    """Output columns, ``t`` first when the input has it."""
+    return {"t": ["t"], **columns} if has_t else columns
+
+
+def with_t(data: dict[str, np.ndarray], t) -> dict[str, np.ndarray]:
+    """The datasets, ``t`` first when there is one."""
+    return data if t is None else {"t": t, **data}
 
 
 def derivative_columns(base: str, top: int, joint_names) -> dict[str, list[str]]:
@@ -101,7 +103,7 @@ def trajectory_datasets(trajectory: Trajectory, compact: bool = False) -> tuple[
                 key = f"wrench/{link}/{derivative_name('W', k)}"
                 data[key] = W[:, k]
                 columns[key] = [f"{derivative_name('W', k)}_{link}_{c}" for c in WRENCH_COMPONENTS]
-    return with_time(data, columns, trajectory.t)
+    return with_t(data, trajectory.t), timed_columns(columns, trajectory.t is not None)
 
 
 def write_trajectory(path: str, trajectory: Trajectory, *, compact: bool = False) -> None:
