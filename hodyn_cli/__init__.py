@@ -2,11 +2,11 @@
 
 The library is layered so that dependencies point one way::
 
-    lie  <-  model  <-  {model_cache, urdf, drives}
+    lie  <-  model  <-  {model_cache, urdf, drives, locking, mimic}
     trajectory  <-  {io/, estimate}
     {lie, model, trajectory}  <-  methods/  <-  {kinematics, elastic, validate  <-  report}
-    {io/, methods/, kinematics, elastic}  <-  jobs;  stream  <-  batch
-    everything  <-  cli/
+    {io/, methods/, kinematics, elastic, regressor, sensitivities}  <-  jobs  <-  api
+    stream  <-  batch;  everything  <-  cli/
 
 The command line (``hodyn_cli.cli``) is a thin layer over this library; nothing
 here imports typer or rich. The Python API (:mod:`hodyn_cli.api`, docs/python.md) is
