@@ -5,14 +5,15 @@ The library is layered so that dependencies point one way::
     lie  <-  model  <-  {model_cache, urdf, drives, locking, mimic}
     trajectory  <-  {io/, estimate}
     {lie, model, trajectory}  <-  methods/  <-  {kinematics, elastic, validate  <-  report}
-    {io/, methods/, kinematics, elastic, regressor, sensitivities}  <-  jobs  <-  api
+    methods/  <-  ik  <-  io/motion
+    {io/, methods/, kinematics, elastic, regressor, sensitivities, ik}  <-  jobs  <-  api
     stream  <-  batch;  everything  <-  cli/
 
 The command line (``hodyn_cli.cli``) is a thin layer over this library; nothing
 here imports typer or rich. The Python API (:mod:`hodyn_cli.api`, docs/python.md) is
 available at the top: ``hodyn_cli.load_robot``, ``hodyn_cli.inverse_dynamics``, ``forward_kinematics``,
 ``matrices``, ``validate_motion``, ``elastic_dynamics``, ``dynamic_regressor``,
-``torque_sensitivities``
+``torque_sensitivities``, ``inverse_kinematics``
 (imported on first use, so ``import hodyn_cli`` stays fast).
 """
 
@@ -21,7 +22,7 @@ __version__ = "0.1.0"
 # (named unlike the modules, so that ``from hodyn_cli import validate`` stays the module)
 _API = ("Result", "load_robot", "inverse_dynamics", "forward_kinematics", "matrices",
         "validate_motion", "elastic_dynamics", "dynamic_regressor", "torque_sensitivities",
-        "joint_trajectory")
+        "joint_trajectory", "inverse_kinematics")
 __all__ = ["__version__", *_API]
 
 

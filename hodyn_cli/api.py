@@ -18,7 +18,8 @@ from hodyn_cli.model import Model
 from hodyn_cli.trajectory import Trajectory, Wrenches, derivative_name
 
 __all__ = ["Result", "load_robot", "inverse_dynamics", "forward_kinematics", "matrices", "validate_motion",
-           "elastic_dynamics", "dynamic_regressor", "torque_sensitivities", "joint_trajectory"]
+           "elastic_dynamics", "dynamic_regressor", "torque_sensitivities", "joint_trajectory",
+           "inverse_kinematics"]
 
 
 class Result(Mapping):
@@ -167,6 +168,44 @@ def forward_kinematics(robot: Model, link: str, *derivatives, order: int = 3, **
     from hodyn_cli.jobs import KinematicsJob
 
     return _run(KinematicsJob(robot, link, order), robot, derivatives, named)
+
+
+def inverse_kinematics(robot: Model, link: str, motion: Mapping, *, t=None, task: str = "pose",
+                       q0=None, max_condition: float | None = None, on_singular: str = "error"
+                       ) -> Result:
+    """Joint motion that moves ``link`` as ``motion`` prescribes (``hodyn ik``).
+
+    ``motion`` has the fields :func:`forward_kinematics` returns: ``p``, ``R``, the twist
+    ``Vs``, ``Vsd``, ... (or body-fixed ``Vb``, ...) for a pose task, ``pd``, ``pdd``, ... for
+    a position task. Fields: ``q``, ``qd``, ... (one more order than the twists given) and
+    ``condition`` (the task Jacobian's condition number per sample); see
+    :mod:`hodyn_cli.ik` for the scheme (spatial paper, Algorithm 2).
+    """
+    from hodyn_cli.ik import MAX_CONDITION, LinkMotion
+    from hodyn_cli.ik import inverse_kinematics as solve
+    from hodyn_cli.methods.spatial import spatial_twists
+
+    def stacked(base: str, first: int, width: int):
+        rows, k = [], first
+        while derivative_name(base, k) in motion:
+            rows.append(np.asarray(motion[derivative_name(base, k)], dtype=float).reshape(-1, width))
+            k += 1
+        return np.stack(rows, axis=1) if rows else None
+
+    if "p" not in motion:
+        raise HodynError("motion: no field 'p' (the link origin, as forward_kinematics gives it)")
+    p = np.asarray(motion["p"], dtype=float).reshape(-1, 3)
+    R = np.asarray(motion["R"], dtype=float).reshape(-1, 3, 3) if "R" in motion else None
+    Vs = stacked("Vs", 0, 6)
+    if Vs is None and R is not None and "Vb" in motion:
+        Vs = spatial_twists(R, p, stacked("Vb", 0, 6))
+    t = None if t is None else np.atleast_1d(np.asarray(t, dtype=float))
+    res = solve(robot, LinkMotion(p, R, Vs, stacked("p", 1, 3), t), link, task=task, q0=q0,
+                max_condition=MAX_CONDITION if max_condition is None else max_condition,
+                on_singular=on_singular)
+    qs = res.trajectory.derivatives
+    return Result({**{derivative_name("q", k): qs[:, k] for k in range(qs.shape[1])},
+                   "condition": res.condition}, robot.joint_names)
 
 
 def matrices(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,

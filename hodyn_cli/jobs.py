@@ -16,9 +16,11 @@ import numpy as np
 from hodyn_cli import elastic, methods, mimic, regressor, sensitivities
 from hodyn_cli.drives import Drives
 from hodyn_cli.errors import HodynError
-from hodyn_cli.io.reader import CHUNK_ROWS
+from hodyn_cli.ik import MAX_CONDITION, InverseKinematics, LinkMotion
+from hodyn_cli.io.reader import CHUNK_ROWS, beyond_limits
 from hodyn_cli.io.results import (
     derivative_columns,
+    derivative_datasets,
     elastic_datasets,
     joint_wrench_datasets,
     matrix_datasets,
@@ -33,7 +35,7 @@ from hodyn_cli.model import Model
 from hodyn_cli.trajectory import Trajectory
 
 __all__ = ["TorqueJob", "ElasticJob", "KinematicsJob", "MatricesJob", "RegressorJob",
-           "SensitivityJob"]
+           "SensitivityJob", "IkJob"]
 
 
 class _RigidOrders:
@@ -220,3 +222,34 @@ class SensitivityJob(_RigidOrders):
                                         order=self.order, gravity=self.gravity)
         return with_t({k: mimic.project_matrices(self.model, v) for k, v in S.items()},
                        chunk.t)
+
+
+class IkJob:
+    """``hodyn ik``: joint motion from a link's motion. Unlike the others this job has a
+    state (each chunk continues from the last sample of the one before), so it runs on
+    one thread, chunks in order."""
+
+    def __init__(self, model: Model, link: str, *, task: str = "pose", q0=None,
+                 max_condition: float = MAX_CONDITION, on_singular: str = "error",
+                 strict: bool = False, source: str | None = None):
+        self.model, self.strict, self.source = model, strict, source
+        self.solver = InverseKinematics(model, link, task=task, q0=q0,
+                                        max_condition=max_condition, on_singular=on_singular)
+        #: joint -> where q first leaves its URDF limits (warnings; errors with ``strict``)
+        self.beyond_limits: dict[str, str] = {}
+
+    def columns(self, orders: int, has_t: bool) -> dict[str, list[str]]:
+        """Columns of q and its first ``orders`` derivatives."""
+        return timed_columns(derivative_columns("q", orders, self.model.joint_names), has_t)
+
+    def __call__(self, motion: LinkMotion) -> dict[str, np.ndarray]:
+        start = self.solver.done
+        try:
+            qs, _ = self.solver(motion)
+        except HodynError as e:
+            raise HodynError(e.message, e.source or self.source) from None
+        for joint, text in beyond_limits(self.model, qs[:, 0], motion.t, start).items():
+            if self.strict:
+                raise HodynError(f"{text} (--strict)", self.source)
+            self.beyond_limits.setdefault(joint, text)
+        return with_t(derivative_datasets("q", qs, self.model.joint_names)[0], motion.t)

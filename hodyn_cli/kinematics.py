@@ -34,6 +34,7 @@ import numpy as np
 
 from hodyn_cli import lie
 from hodyn_cli.errors import HodynError, TrajectoryError
+from hodyn_cli.io.columns import motion_suffixes
 from hodyn_cli.methods.spatial import body_fixed_twists, forward_pass
 from hodyn_cli.model import Model
 from hodyn_cli.trajectory import Trajectory, derivative_name
@@ -68,17 +69,13 @@ class LinkKinematics:
         """Named (N, ...) arrays for files: ``p``, ``R``, ``Vs``, ``Vsd``, ..., ``Vb``, ...,
         ``pd``, ``pdd``, ..., with the suffixes of their CSV columns (``R_12`` = row 1,
         column 2; ``Vs_wx`` = angular x, ``Vs_vx`` = linear x)."""
-        xyz, twist = ["x", "y", "z"], ["wx", "wy", "wz", "vx", "vy", "vz"]
         data = {"p": self.p, "R": self.R}
-        suffixes = {"p": xyz, "R": [f"{r}{c}" for r in "123" for c in "123"]}
-        for name, arr, sfx in (("Vs", self.Vs, twist), ("Vb", self.Vb, twist)):
+        for name, arr in (("Vs", self.Vs), ("Vb", self.Vb)):
             for k in range(self.order + 1):
                 data[derivative_name(name, k)] = arr[:, k]
-                suffixes[derivative_name(name, k)] = sfx
         for k in range(self.order + 1):
             data[derivative_name("p", k + 1)] = self.pd[:, k]
-            suffixes[derivative_name("p", k + 1)] = xyz
-        return data, suffixes
+        return data, {key: list(motion_suffixes(key)) for key in data}
 
 
 def link_kinematics(model: Model, trajectory: Trajectory, link: str, order: int = 3

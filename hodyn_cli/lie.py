@@ -24,6 +24,7 @@ __all__ = [
     "skew",
     "rpy_matrix",
     "rotation_exp",
+    "rotation_log",
     "screw_exp",
     "Ad",
     "Ad_inv",
@@ -77,6 +78,38 @@ def rotation_exp(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:
     S = skew(axis)
     s, c = np.sin(angle)[..., None, None], np.cos(angle)[..., None, None]
     return np.eye(3) + s * S + (1.0 - c) * (S @ S)
+
+
+def rotation_log(R: np.ndarray) -> np.ndarray:
+    """Rotation vector ``theta * axis`` (..., 3) with ``exp(skew(.)) = R``, ``theta`` in [0, pi].
+
+    ``2 sin(theta) axis`` is the skew part of R; near ``theta = pi`` (where that vanishes)
+    the axis comes from the symmetric part ``(R + R^T)/2 - cos(theta) I = (1 - cos) a a^T``.
+
+    >>> w = np.array([[0.3, -0.2, 0.1], [0.0, 0.0, 0.0], [0.0, np.pi - 1e-9, 0.0]])
+    >>> R = np.stack([rotation_exp(v / max(np.linalg.norm(v), 1e-300), np.linalg.norm(v)) for v in w])
+    >>> float(np.abs(rotation_log(R) - w).max()) < 1e-12
+    True
+    """
+    R = np.asarray(R, dtype=float)
+    s = 0.5 * np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0],
+                        R[..., 1, 0] - R[..., 0, 1]], axis=-1)          # sin(theta) axis
+    c = np.clip(0.5 * (np.trace(R, axis1=-2, axis2=-1) - 1.0), -1.0, 1.0)
+    sin = np.linalg.norm(s, axis=-1)
+    theta = np.arctan2(sin, c)
+    # theta / sin(theta) -> 1 at 0 (series 1 + theta^2/6 below 1e-4: exact to rounding)
+    small = theta < 1e-4
+    scale = np.where(small, 1.0 + theta**2 / 6.0, theta / np.where(small, 1.0, sin))
+    w = s * scale[..., None]
+    near_pi = theta > np.pi - 1e-3
+    if np.any(near_pi):
+        B = 0.5 * (R + np.swapaxes(R, -1, -2)) - c[..., None, None] * np.eye(3)
+        col = np.argmax(np.diagonal(B, axis1=-2, axis2=-1), axis=-1)
+        a = np.take_along_axis(B, col[..., None, None], axis=-1)[..., 0]
+        a /= np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-300)
+        a *= np.where(np.sum(a * s, axis=-1) < 0, -1.0, 1.0)[..., None]
+        w = np.where(near_pi[..., None], theta[..., None] * a, w)
+    return w
 
 
 def screw_exp(X: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

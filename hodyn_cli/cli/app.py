@@ -12,6 +12,7 @@ import numpy as np
 import typer
 
 from hodyn_cli import __version__, batch, elastic, generate, mimic, regressor, stream
+from hodyn_cli import ik as ik_module
 from hodyn_cli.cli import render
 from hodyn_cli.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED, mapped_errors
 from hodyn_cli.cli.errors import run as run_app
@@ -50,8 +51,11 @@ from hodyn_cli.io import (
     open_sink,
     trajectory_datasets,
 )
+from hodyn_cli.io.motion import MotionReader
+from hodyn_cli.io.paths import listing
 from hodyn_cli.jobs import (
     ElasticJob,
+    IkJob,
     KinematicsJob,
     MatricesJob,
     RegressorJob,
@@ -317,6 +321,91 @@ def kinematics(
                                   "(angular; linear)")
         _run_file(job, traj, output, attrs, jobs=jobs, quiet=quiet, strict=strict, estimate=estimate,
                   cutoff=cutoff)
+
+
+class Task(str, Enum):
+    pose = "pose"
+    position = "position"
+
+
+class OnSingular(str, Enum):
+    error = "error"
+    warn = "warn"
+
+
+@app.command(short_help="Joint motion from a link's motion (inverse kinematics).")
+def ik(
+    robot: Robot,
+    motion: Annotated[str, typer.Argument(
+        help="The link's motion as hodyn kinematics writes it: .csv, .h5/.hdf5, or - for CSV "
+             "on stdin.", show_default=False)],
+    link: Annotated[str, typer.Option(help="URDF link that moves as the file says (e.g. tool0).")],
+    task: Annotated[Task, typer.Option(
+        help="pose: follow p and R (twists Vs or Vb); position: follow p only (pd, pdd, ...).")
+    ] = Task.pose,
+    q0: Annotated[str | None, typer.Option(
+        help="Where the first sample's search starts, one value per joint (comma-separated; "
+             "default: 0, or mid-range where 0 is outside); picks the branch.",
+        show_default=False)] = None,
+    output: Output = "-",
+    max_condition: Annotated[float, typer.Option(
+        min=1.0, help="Jacobian condition number above which a sample counts as singular.")
+    ] = ik_module.MAX_CONDITION,
+    on_singular: Annotated[OnSingular, typer.Option(
+        help="error: stop at a singular sample; warn: go on and say where.")] = OnSingular.error,
+    quiet: Quiet = False,
+    lock: Lock = None,
+    strict: Strict = False,
+    xacro_arg: XacroArg = None,
+    debug: Debug = False,
+) -> None:
+    """Joint trajectory q, qd, ... whose link LINK moves as MOTION prescribes.
+
+    A motion with twist derivatives up to order D-1 (hodyn kinematics --order D-1) gives q
+    up to its D-th derivative, ready for hodyn compute. Runs on one core: every sample
+    starts from the one before.
+    """
+    with mapped_errors(debug):
+        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
+        render.diagnostics(model)
+        model = locked_model(model, lock, False, None)
+        start = None if q0 is None else _numbers(q0, "--q0")
+        if start is not None:
+            start = np.atleast_1d(start)
+            if start.size != model.n:
+                raise HodynError(f"--q0 has {start.size} values, the robot {model.n} joints "
+                                 f"({', '.join(model.joint_names)})")
+        job = IkJob(model, link, task=task.value, q0=start, max_condition=max_condition,
+                    on_singular=on_singular.value, strict=strict, source=motion)
+        with MotionReader(motion, task.value) as reader:
+            if reader.link is not None and reader.link != link:
+                raise HodynError(f"the file describes link '{reader.link}', not '{link}'", motion)
+            if reader.ignored and not quiet:
+                render.notice(f"{motion}: ignoring {len(reader.ignored)} column(s) that are not "
+                              f"a link's motion: {listing(reader.ignored)}")
+            lay = reader.layout
+            attrs = provenance(robot, motion, model, link=link, task=task.value)
+            with open_sink(output, job.columns(lay.K if task == Task.pose else lay.P,
+                                               reader.has_t), attrs) as sink:
+                _stream(reader, job, sink, reader.n_samples, 1, quiet)
+        for text in job.beyond_limits.values():
+            render.warning(f"{motion}: {text}")
+        solver = job.solver
+        if solver.singular:
+            s, t, c = solver.singular[0]
+            worst = max(solver.singular, key=lambda x: x[2])
+            render.warning(f"{motion}: the Jacobian of '{link}' is near-singular at "
+                           f"{len(solver.singular)} sample(s) (condition number > "
+                           f"{max_condition:g}): first {_at(s, t)} ({c:.3g}), largest "
+                           f"{worst[2]:.3g} {_at(worst[0], worst[1])}")
+        if not quiet:
+            c, t, s = solver.condition_max
+            render.notice(f"{motion}: {solver.done} samples; largest Jacobian condition number "
+                          f"{c:.3g} {_at(s, t)}")
+
+
+def _at(sample: int, t: float | None) -> str:
+    return f"at sample {sample}" if t is None else f"at t = {t:.6g} s"
 
 
 @app.command(short_help="EOM matrices M, C, Cbar, g and derivatives (HDF5).")

@@ -15,6 +15,21 @@ from hodyn_cli.model import Model
 from hodyn_cli.trajectory import derivative_name
 
 WRENCH_COMPONENTS = ("mx", "my", "mz", "fx", "fy", "fz")
+#: suffixes of a link's motion columns (``hodyn kinematics``, read by ``hodyn ik``): ``p_x``,
+#: ``R_12`` (row 1, column 2), ``Vs_wx`` (angular x), ``Vsd_vz`` (linear z), ``pdd_y``, ...
+XYZ = ("x", "y", "z")
+ROTATION = tuple(f"{r}{c}" for r in "123" for c in "123")
+TWIST = ("wx", "wy", "wz", "vx", "vy", "vz")
+MOTION_DATASET = re.compile(r"p|R|V[sb]d*|pd+")
+
+
+def motion_suffixes(key: str) -> tuple[str, ...]:
+    """Column suffixes of motion dataset ``key`` (``p``, ``R``, ``Vs``.., ``Vb``.., ``pd``..).
+
+    >>> motion_suffixes("Vbd")[:2], motion_suffixes("R")[1]
+    (('wx', 'wy'), '12')
+    """
+    return ROTATION if key == "R" else TWIST if key.startswith("V") else XYZ
 Q_COLUMN = re.compile(r"^q(d*)_(.+)$")
 W_COLUMN = re.compile(r"^W(d*)_(.+)_(mx|my|mz|fx|fy|fz)$")
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from hodyn_cli.errors import TrajectoryError
+from hodyn_cli.io.columns import MOTION_DATASET, motion_suffixes
 
 #: HDF5 dataset holding q and all its derivatives, (N, D+1, n): [s, k, j] = d^k q_j / dt^k
 COMPACT = "q_derivatives"
@@ -176,7 +177,8 @@ class Hdf5Table:
     """An HDF5 trajectory file seen as CSV-like columns, read in hyperslabs.
 
     Datasets ``t`` (N,), ``q``, ``qd``, ... (N, n) with root attribute ``joint_names``, or the
-    compact ``q_derivatives`` (N, D+1, n); ``wrench/<link>/W``, ``Wd``, ... (N, 6).
+    compact ``q_derivatives`` (N, D+1, n); ``wrench/<link>/W``, ``Wd``, ... (N, 6); a link's
+    motion ``p`` (N, 3), ``R`` (N, 3, 3), ``Vs``, ``Vb``, ... (N, 6), ``pd``, ... (N, 3).
     """
 
     def __init__(self, path: str, block_rows: int = BLOCK_ROWS):
@@ -193,6 +195,7 @@ class Hdf5Table:
             self._file.close()
             raise
         self.names = list(self._where)
+        self.attrs = dict(self._file.attrs)
         self.paused = False
         lengths = {self._file[key].shape[0] for key, _ in self._where.values()}
         if len(lengths) > 1:
@@ -236,6 +239,15 @@ class Hdf5Table:
                 for k in range(obj.shape[1]):
                     for c, name in enumerate(names):
                         where[f"q{'d' * k}_{name}"] = (key, (k, c))
+            elif MOTION_DATASET.fullmatch(key):  # a link's motion (hodyn kinematics)
+                suffixes = motion_suffixes(key)
+                self._check(obj, key, 3 if key == "R" else 2)
+                shape = (3, 3) if key == "R" else (len(suffixes),)
+                if obj.shape[1:] != shape:
+                    raise TrajectoryError(f"dataset '{key}' must be N x {' x '.join(map(str, shape))}"
+                                          f", is {' x '.join(map(str, obj.shape))}", path)
+                for c, sfx in enumerate(suffixes):
+                    where[f"{key}_{sfx}"] = (key, divmod(c, 3) if key == "R" else (c,))
             elif key == "wrench" and isinstance(obj, h5py.Group):
                 for link in obj.keys():
                     for wkey in obj[link].keys():

@@ -68,6 +68,7 @@ __all__ = [
     "inverse_dynamics",
     "joint_wrenches",
     "body_fixed_twists",
+    "spatial_twists",
 ]
 
 
@@ -200,6 +201,17 @@ def body_fixed_twists(R: np.ndarray, p: np.ndarray, Vs: np.ndarray) -> np.ndarra
     """
     return leibniz_rates(Vs @ np.swapaxes(lie.Ad_inv(R, p), 1, 2),
                          lambda j, z, t: -lie.bracket(t[j][:, :1], z))
+
+
+def spatial_twists(R: np.ndarray, p: np.ndarray, Vb: np.ndarray) -> np.ndarray:
+    """``d^k/dt^k V^s`` (N, K+1, 6) from the body-fixed twist derivatives Vb (N, K+1, 6) of
+    a frame ``C = (R, p)``: the inverse of :func:`body_fixed_twists`.
+
+    With ``d/dt Ad_C = ad_{V^s} Ad_C``, the images ``w_m = Ad_C V^b(m)`` obey
+    ``w_m' = w_{m+1} + [V^s, w_m]`` with ``V^s = w_0``.
+    """
+    return leibniz_rates(Vb @ np.swapaxes(lie.Ad(R, p), 1, 2),
+                         lambda j, z, t: lie.bracket(t[j][:, :1], z))
 
 
 def body_frame_wrenches(kin: SpatialKinematics, i: int, W: np.ndarray) -> np.ndarray:
