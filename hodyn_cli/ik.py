@@ -69,6 +69,7 @@ import numpy as np
 
 from hodyn_cli import lie
 from hodyn_cli.errors import HodynError
+from hodyn_cli.kinematics import frame_pose
 from hodyn_cli.locking import default_lock_value
 from hodyn_cli.methods.spatial import forward_pass
 from hodyn_cli.model import Model
@@ -271,9 +272,7 @@ class InverseKinematics:
         """Link pose, path Jacobian J (N, 6, r), task Jacobian and task error at q (N, n)."""
         N = q.shape[0]
         kin = forward_pass(self.model, np.stack([q, np.zeros_like(q)], axis=1), 0)
-        T, b = self.frame.T, self.frame.body
-        R = kin.R[b] @ T[:3, :3]
-        p = kin.R[b] @ T[:3, 3] + kin.p[b]
+        R, p = frame_pose(kin, self.frame)
         J = np.stack([kin.Y[i][:, 0] for i in self.path], axis=-1).reshape(N, 6, -1)
         dp = motion.p[rows] - p
         if self.task == "position":
@@ -375,8 +374,8 @@ class InverseKinematics:
         N, D = y.shape[:2]
         model, path = self.model, self.path
         kin = forward_pass(model, np.stack([q, np.zeros_like(q)], axis=1), 0)
-        T, body = self.frame.T, self.frame.body
-        p = [kin.R[body] @ T[:3, 3] + kin.p[body]]                   # link origin, derivatives
+        body = self.frame.body
+        p = [frame_pose(kin, self.frame)[1]]                         # link origin, derivatives
         Y = {i: [kin.Y[i][:, 0]] for i in path}                      # joint screws, derivatives
         V = {i: [] for i in path}                                    # spatial twists
         zero = [np.zeros((N, 6))] * (D + 1)

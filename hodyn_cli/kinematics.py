@@ -96,10 +96,15 @@ def link_kinematics(model: Model, trajectory: Trajectory, link: str, order: int 
         zero = np.zeros((N, K + 1, 6))
         return LinkKinematics(link, R, p, zero, zero.copy(), np.zeros((N, K + 1, 3)))
     kin = forward_pass(model, trajectory.derivatives, K)
-    Rb, pb, Vs = kin.R[frame.body], kin.p[frame.body], kin.V[frame.body]
-    R = Rb @ frame.T[:3, :3]
-    p = (Rb @ frame.T[:3, 3]) + pb
+    R, p = frame_pose(kin, frame)
+    Vs = kin.V[frame.body]
     return LinkKinematics(link, R, p, Vs, body_fixed_twists(R, p, Vs), point_derivatives(p, Vs))
+
+
+def frame_pose(kin, frame) -> tuple[np.ndarray, np.ndarray]:
+    """Pose (R, p) (N, 3, 3), (N, 3) of a link frame from the forward pass of its body."""
+    Rb = kin.R[frame.body]
+    return Rb @ frame.T[:3, :3], Rb @ frame.T[:3, 3] + kin.p[frame.body]
 
 
 def point_derivatives(p: np.ndarray, Vs: np.ndarray) -> np.ndarray:
