@@ -51,16 +51,16 @@ def _builder_hash() -> str | None:
     return h.hexdigest()[:16]
 
 
-def _entry(sha256: str) -> Path | None:
+def _entry(sha256: str, repaired: bool = False) -> Path | None:
     d, code = cache_dir(), _builder_hash()
     if d is None or code is None:
         return None
-    return d / f"model-{sha256}-{__version__}-{FORMAT}-{code}.npz"
+    return d / f"model-{sha256}{'-repaired' * repaired}-{__version__}-{FORMAT}-{code}.npz"
 
 
-def load(sha256: str) -> Model | None:
-    """The cached model built from a URDF with this hash, or None."""
-    path = _entry(sha256)
+def load(sha256: str, repaired: bool = False) -> Model | None:
+    """The cached model built from a URDF with this hash (with inertias repaired), or None."""
+    path = _entry(sha256, repaired)
     if path is None or not path.is_file():
         return None
     try:
@@ -81,9 +81,9 @@ def load(sha256: str) -> Model | None:
         return None
 
 
-def store(model: Model) -> None:
+def store(model: Model, repaired: bool = False) -> None:
     """Save a model (best effort: errors are ignored)."""
-    path = _entry(model.source_sha256)
+    path = _entry(model.source_sha256, repaired)
     if path is None or not model.source_sha256:
         return
     meta = {"name": model.name, "root_link": model.root_link,

@@ -28,6 +28,7 @@ from hodyn_cli.cli.inputs import (
     Method,
     Output,
     Quiet,
+    RepairInertia,
     Robot,
     Strict,
     Trajectory_,
@@ -115,6 +116,7 @@ def compute(
     lock: Lock = None,
     lock_missing: LockMissing = False,
     strict: Strict = False,
+    repair_inertia: RepairInertia = False,
     xacro_arg: XacroArg = None,
     debug: Debug = False,
 ) -> None:
@@ -130,7 +132,8 @@ def compute(
                 output == "-" or file_format(output) != "hdf5")):
             raise HodynError("--joint-wrenches needs HDF5 output (.h5 or .hdf5, or --format "
                              "hdf5)")
-        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
+        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg),
+                           repair_inertia=repair_inertia)
         render.diagnostics(model)
         model = locked_model(model, lock, lock_missing, sources[0] if len(sources) == 1 else None)
         job = TorqueJob(model, method.value, order, g, joint_wrenches)
@@ -258,6 +261,7 @@ def elastic_command(
     lock: Lock = None,
     lock_missing: LockMissing = False,
     strict: Strict = False,
+    repair_inertia: RepairInertia = False,
     xacro_arg: XacroArg = None,
     debug: Debug = False,
 ) -> None:
@@ -268,7 +272,8 @@ def elastic_command(
     """
     with mapped_errors(debug):
         g = parse_gravity(gravity)
-        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
+        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg),
+                           repair_inertia=repair_inertia)
         render.diagnostics(model)
         model = locked_model(model, lock, lock_missing, traj)
         d = read_drives(drives, model)
@@ -303,6 +308,7 @@ def kinematics(
     lock: Lock = None,
     lock_missing: LockMissing = False,
     strict: Strict = False,
+    repair_inertia: RepairInertia = False,
     xacro_arg: XacroArg = None,
     debug: Debug = False,
 ) -> None:
@@ -312,7 +318,8 @@ def kinematics(
     velocity, acceleration, jerk, ... of the link origin.
     """
     with mapped_errors(debug):
-        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
+        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg),
+                           repair_inertia=repair_inertia)
         render.diagnostics(model)
         model = locked_model(model, lock, lock_missing, traj)
         job = KinematicsJob(model, link, order)
@@ -356,6 +363,7 @@ def ik(
     quiet: Quiet = False,
     lock: Lock = None,
     strict: Strict = False,
+    repair_inertia: RepairInertia = False,
     xacro_arg: XacroArg = None,
     debug: Debug = False,
 ) -> None:
@@ -366,7 +374,8 @@ def ik(
     starts from the one before.
     """
     with mapped_errors(debug):
-        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
+        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg),
+                           repair_inertia=repair_inertia)
         render.diagnostics(model)
         model = locked_model(model, lock, False, None)
         start = None if q0 is None else _numbers(q0, "--q0")
@@ -424,6 +433,7 @@ def matrices(
     lock: Lock = None,
     lock_missing: LockMissing = False,
     strict: Strict = False,
+    repair_inertia: RepairInertia = False,
     xacro_arg: XacroArg = None,
     debug: Debug = False,
 ) -> None:
@@ -434,7 +444,8 @@ def matrices(
     with mapped_errors(debug):
         g = parse_gravity(gravity)
         _hdf5_only(output, "matrices")
-        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
+        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg),
+                           repair_inertia=repair_inertia)
         render.diagnostics(model)
         model = locked_model(model, lock, lock_missing, traj)
         job = MatricesJob(model, order, g)
@@ -482,12 +493,14 @@ def generate_command(
     compact: Annotated[bool, typer.Option(
         "--compact", help="HDF5: one dataset q_derivatives (N x D+1 x n).")] = False,
     strict: Strict = False,
+    repair_inertia: RepairInertia = False,
     xacro_arg: XacroArg = None,
     debug: Debug = False,
 ) -> None:
     """Write a designed motion with exact derivatives, inside the URDF's limits."""
     with mapped_errors(debug):
-        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
+        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg),
+                           repair_inertia=repair_inertia)
         render.diagnostics(model)
         if compact and (output == "-" or file_format(output) != "hdf5"):
             raise HodynError("--compact is an HDF5 layout: give --output FILE.h5")
@@ -566,7 +579,8 @@ def import_log(
     from hodyn_cli.logs import read_joint_states
 
     with mapped_errors(debug):
-        model = load_model(urdf) if urdf is not None else None
+        # only its joint names are used: inertias do not matter
+        model = load_model(urdf, repair_inertia=True) if urdf is not None else None
         joint_log = read_joint_states(log, topic=topic, model=model)
         if not quiet:
             for note in joint_log.notes:
@@ -606,6 +620,7 @@ def regressor_command(
     lock: Lock = None,
     lock_missing: LockMissing = False,
     strict: Strict = False,
+    repair_inertia: RepairInertia = False,
     xacro_arg: XacroArg = None,
     debug: Debug = False,
 ) -> None:
@@ -616,7 +631,8 @@ def regressor_command(
     with mapped_errors(debug):
         g = parse_gravity(gravity)
         _hdf5_only(output, "regressor")
-        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
+        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg),
+                           repair_inertia=repair_inertia)
         render.diagnostics(model)
         model = locked_model(model, lock, lock_missing, traj)
         basis = regressor.base_parameters(model, gravity=g) if base else None
@@ -649,6 +665,7 @@ def sensitivities_command(
     lock: Lock = None,
     lock_missing: LockMissing = False,
     strict: Strict = False,
+    repair_inertia: RepairInertia = False,
     xacro_arg: XacroArg = None,
     debug: Debug = False,
 ) -> None:
@@ -659,7 +676,8 @@ def sensitivities_command(
     with mapped_errors(debug):
         g = parse_gravity(gravity)
         _hdf5_only(output, "sensitivities")
-        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
+        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg),
+                           repair_inertia=repair_inertia)
         render.diagnostics(model)
         model = locked_model(model, lock, lock_missing, traj)
         job = SensitivityJob(model, order, g)
@@ -692,6 +710,7 @@ def validate(
     lock: Lock = None,
     lock_missing: LockMissing = False,
     strict: Strict = False,
+    repair_inertia: RepairInertia = False,
     xacro_arg: XacroArg = None,
     debug: Debug = False,
 ) -> None:
@@ -702,7 +721,8 @@ def validate(
     with mapped_errors(debug):
         g = parse_gravity(gravity)
         fmt = report_format(report) if report else None
-        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
+        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg),
+                           repair_inertia=repair_inertia)
         render.diagnostics(model)
         model = locked_model(model, lock, lock_missing, traj)
         with open_input(traj, model, 4, wrench, estimate, 3, cutoff=cutoff) as reader:
@@ -727,12 +747,14 @@ def info(
     parameters: Annotated[bool, typer.Option(
         "--parameters", help="The 10 dynamic parameters of every moving body instead.")] = False,
     strict: Strict = False,
+    repair_inertia: RepairInertia = False,
     xacro_arg: XacroArg = None,
     debug: Debug = False,
 ) -> None:
     """Show the parsed model: joints, screws, reference poses, masses, topology."""
     with mapped_errors(debug):
-        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
+        model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg),
+                           repair_inertia=repair_inertia)
         if parameters:
             if json:
                 print(render.parameters_json(model))

@@ -90,6 +90,10 @@ def xacro_mappings(items: list[str] | None) -> dict[str, str]:
 Debug = Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")]
 Strict = Annotated[bool, typer.Option(
     "--strict", help="URDF warnings, and positions outside the URDF limits, are errors.")]
+RepairInertia = Annotated[bool, typer.Option(
+    "--repair-inertia", help="Replace link inertias no rigid body has (negative mass or "
+                             "principal moments, triangle inequality violated) by the nearest "
+                             "consistent ones, with a warning per link, instead of refusing.")]
 Trajectory_ = Annotated[str, typer.Argument(
     help="Trajectory: .csv, .h5/.hdf5, or - for CSV on stdin.", show_default=False)]
 Output = Annotated[str, typer.Option("--output", "-o",
