@@ -231,10 +231,11 @@ class IkJob:
 
     def __init__(self, model: Model, link: str, *, task: str = "pose", q0=None,
                  max_condition: float = MAX_CONDITION, on_singular: str = "error",
-                 strict: bool = False, source: str | None = None):
+                 strict: bool = False, source: str | None = None, **options):
         self.model, self.strict, self.source = model, strict, source
         self.solver = InverseKinematics(model, link, task=task, q0=q0,
-                                        max_condition=max_condition, on_singular=on_singular)
+                                        max_condition=max_condition, on_singular=on_singular,
+                                        **options)
         #: joint -> where q first leaves its URDF limits (warnings; errors with ``strict``)
         self.beyond_limits: dict[str, str] = {}
 

@@ -360,6 +360,12 @@ def ik(
     ] = ik_module.MAX_CONDITION,
     on_singular: Annotated[OnSingular, typer.Option(
         help="error: stop at a singular sample; warn: go on and say where.")] = OnSingular.error,
+    on_branch_jump: Annotated[OnSingular, typer.Option(
+        help="error: stop where the solution jumps to another branch (a position step its "
+             "rates do not explain); warn: go on and say where.")] = OnSingular.error,
+    posture_gain: Annotated[float, typer.Option(
+        min=0.0, help="Redundant arms: 1/s, how fast the self-motion returns to the first "
+                      "sample's pose (0: minimum-norm rates).")] = ik_module.POSTURE_GAIN,
     quiet: Quiet = False,
     lock: Lock = None,
     strict: Strict = False,
@@ -385,7 +391,8 @@ def ik(
                 raise HodynError(f"--q0 has {start.size} values, the robot {model.n} joints "
                                  f"({', '.join(model.joint_names)})")
         job = IkJob(model, link, task=task.value, q0=start, max_condition=max_condition,
-                    on_singular=on_singular.value, strict=strict, source=motion)
+                    on_singular=on_singular.value, strict=strict, source=motion,
+                    on_branch_jump=on_branch_jump.value, posture_gain=posture_gain)
         with MotionReader(motion, task.value) as reader:
             if reader.link is not None and reader.link != link:
                 raise HodynError(f"the file describes link '{reader.link}', not '{link}'", motion)
@@ -407,6 +414,13 @@ def ik(
                            f"{len(solver.singular)} sample(s) (condition number > "
                            f"{max_condition:g}): first {_at(s, t)} ({c:.3g}), largest "
                            f"{worst[2]:.3g} {_at(worst[0], worst[1])}")
+        if solver.jumps:
+            s, t, joint, miss = solver.jumps[0]
+            worst = max(solver.jumps, key=lambda x: abs(x[3]))
+            render.warning(f"{motion}: the joint motion jumps to another branch at "
+                           f"{len(solver.jumps)} sample(s) (position steps the rates do not "
+                           f"explain): first {_at(s, t)} (q_{joint} off by {miss:.3g}), largest "
+                           f"{_at(worst[0], worst[1])} (q_{worst[2]} off by {worst[3]:.3g})")
         if not quiet:
             c, t, s = solver.condition_max
             render.notice(f"{motion}: {solver.done} samples; largest Jacobian condition number "
