@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hodyn_cli import lie
+from hodyn_cli.core import lie
 from hodyn_cli.errors import ModelError
-from hodyn_cli.urdf import consistent_inertia, load_model, parse_model
+from hodyn_cli.modeling.urdf import consistent_inertia, load_model, parse_model
 
 ROBOT = """<robot name="r"><link name="base"/>
   <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/>
@@ -118,17 +118,6 @@ def test_the_projection_is_the_nearest_consistent_inertia():
             np.testing.assert_allclose(fixed, theta, atol=1e-14)
 
 
-def test_the_model_cache_keeps_repaired_and_plain_models_apart(tmp_path, monkeypatch):
-    monkeypatch.setenv("HODYN_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("HODYN_NO_CACHE", raising=False)
-    path = tmp_path / "tiago.urdf"
-    path.write_bytes(robot(**TIAGO))
-    assert warnings(load_model(path, repair_inertia=True))     # parsed, stored
-    assert warnings(load_model(path, repair_inertia=True))     # from the cache
-    with pytest.raises(ModelError, match="--repair-inertia"):
-        load_model(path)
-
-
 def test_the_option_on_the_command_line(tmp_path):
     path = tmp_path / "tiago.urdf"
     path.write_bytes(robot(**TIAGO))
@@ -180,16 +169,16 @@ def test_every_robot_of_example_robot_data_that_pinocchio_loads(name):
         pytest.skip("Pinocchio does not load it either")
     if name in REFUSED:
         with pytest.raises(ModelError, match=REFUSED[name]):
-            load_model(path, cache=False)
+            load_model(path)
         return
     if name in REPAIRED:
         with pytest.raises(ModelError, match=f"{REPAIRED[name]}: rotational inertia is not "
                                              "positive semi-definite .*--repair-inertia"):
-            load_model(path, cache=False)
-        model = load_model(path, cache=False, repair_inertia=True)
+            load_model(path)
+        model = load_model(path, repair_inertia=True)
         assert any(REPAIRED[name] in w and "repaired to" in w for w in warnings(model))
     else:
-        model = load_model(path, cache=False)
+        model = load_model(path)
     for M in model.M:   # every body (links lumped) is one a rigid body can be
         m, _, theta = com_inertia(M)
         assert m >= 0

@@ -10,7 +10,7 @@ every derivative, so measured data are low-passed first when a ``cutoff`` is giv
 the error of derivative m is ~ (dt omega)^(k+1-m) relative for a motion of frequency omega
 (k the degree).
 
->>> from hodyn_cli.trajectory import cosine
+>>> from hodyn_cli.core.trajectory import cosine
 >>> exact = cosine(("a",), np.linspace(0, 3, 301), amplitude=1, omega=2, orders=4)
 >>> only_q = Trajectory(exact.joint_names, exact.derivatives[:, :1], exact.t)
 >>> est, names = estimate_derivatives(only_q, 5)
@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import TrajectoryError
-from hodyn_cli.trajectory import Trajectory, Wrenches, derivative_name
 
 __all__ = ["estimate_derivatives"]
 
