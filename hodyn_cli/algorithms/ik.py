@@ -178,15 +178,15 @@ def hermite_steps(qs: np.ndarray, h: np.ndarray, condition: np.ndarray | None = 
 def quadrature_error(qs: np.ndarray, h: np.ndarray) -> float:
     """Estimated error of :func:`hermite_steps` over all the steps: the sum of
     ``C_D h^(2D+1) |q^(2D+1)|``, ``C_D = D!^2 / ((2D)! (2D+1)!)``, where the unknown
-    ``|q^(2D+1)|`` is extrapolated geometrically from the largest ``|q^(D)|`` at the ends and
-    its change over the step (``|q^(D+1)| ~ |dq^(D)| / h``, each further order the ratio of the
-    two again): the accuracy the sampling allows, at the motion's scale.
+    ``|q^(2D+1)|`` is extrapolated geometrically from ``|q^(D+1)| ~ |dq^(D)| / h`` with the
+    growth per order ``(|q^(D+1)| / |q'|)^(1/D)`` (a motion's frequency: exact for a cosine
+    when D is even): the accuracy the sampling allows, at the motion's scale.
     """
     D = qs.shape[1] - 1
-    top = np.abs(qs[:, D]).max(axis=1)
-    now = np.maximum(top[:-1], top[1:])                             # |q^(D)|
+    rate = np.abs(qs[:, 1]).max(axis=1)
+    first = np.maximum(rate[:-1], rate[1:])                         # |q'|
     nxt = np.abs(np.diff(qs[:, D], axis=0)).max(axis=1) / h[:, 0]   # |q^(D+1)|
-    growth = nxt / np.where(now > 0, now, np.inf)
+    growth = (nxt / np.where(first > 0, first, np.inf)) ** (1 / D)
     C = factorial(D) ** 2 / (factorial(2 * D) * factorial(2 * D + 1))
     return float(np.sum(C * h[:, 0] ** (2 * D + 1) * nxt * growth**D))
 
