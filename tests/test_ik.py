@@ -272,6 +272,10 @@ def test_near_a_singular_pose_it_stops_or_warns(tmp_path, iiwa6):
     r = hodyn("ik", IIWA, tmp_path / "ee.csv", "--link", EE, *LOCK, "--q0", q0,
               "--max-condition", "1e9", "-o", tmp_path / "ik.csv")
     assert r.returncode == 0 and "warning" not in r.stderr
+    # through the singular pose on the motion's own branch (it once flipped the wrist there:
+    # q5 and q7 a turn and a half away, q6 mirrored, silently)
+    back = read_trajectory(str(tmp_path / "ik.csv"), iiwa6, need=1)
+    assert np.abs(back.q - traj.q).max() < 1e-6
 
 
 def test_joint_limits_are_warned_about(tmp_path, iiwa6):

@@ -118,7 +118,7 @@ def test_redundant_converges_at_100_hz_and_1_khz_to_the_same_self_motion(iiwa):
             assert np.abs(back.Vs[:, k] - motion.Vs[:, k]).max() < 1e-8 * np.abs(motion.Vs[:, k]).max()
         results[rate] = res.trajectory.derivatives
     a, b = results[100], results[1000][::10]
-    assert np.abs(a[:, 0] - b[:, 0]).max() < 1e-8
+    assert np.abs(a[:, :4] - b[:, :4]).max() < 1e-11   # measured 6e-14
     assert np.abs(a[:, 0] - a[0, 0]).max() > 0.1     # it did move in the null space
 
 
