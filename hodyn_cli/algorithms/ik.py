@@ -108,7 +108,7 @@ JUMP = 0.2
 BRANCH_JUMP = 0.1
 BRANCH_FLOOR = 1e-6
 #: 1/s: how fast a redundant arm's self-motion returns to its first pose
-POSTURE_GAIN = 1.0
+POSTURE_GAIN = 2.0
 NEWTON_STEPS = 30
 PICARD_STEPS = 40
 ANDERSON = 3      # earlier passes the fixed-point iteration combines
@@ -191,20 +191,26 @@ def hermite_steps(qs: np.ndarray, h: np.ndarray, condition: np.ndarray | None = 
                for j in range(D))
 
 
-def quadrature_error(qs: np.ndarray, h: np.ndarray) -> float:
-    """Estimated error of :func:`hermite_steps` over all the steps: the sum of
-    ``C_D h^(2D+1) |q^(2D+1)|``, ``C_D = D!^2 / ((2D)! (2D+1)!)``, where the unknown
-    ``|q^(2D+1)|`` is extrapolated geometrically from ``|q^(D+1)| ~ |dq^(D)| / h`` with the
-    growth per order ``(|q^(D+1)| / |q'|)^(1/D)`` (a motion's frequency: exact for a cosine
-    when D is even): the accuracy the sampling allows, at the motion's scale.
+def quadrature_error(qs: np.ndarray, h: np.ndarray, condition: np.ndarray | None = None
+                     ) -> float:
+    """Estimated error of :func:`hermite_steps` (same arguments) over all the steps: the sum
+    of ``C_d h^(2d+1) |q^(2d+1)|``, ``C_d = d!^2 / ((2d)! (2d+1)!)``, d the derivatives a step
+    uses, where the unknown ``|q^(2d+1)|`` is extrapolated geometrically from
+    ``|q^(d+1)| ~ |dq^(d)| / h`` with the growth per order ``(|q^(d+1)| / |q'|)^(1/d)`` (a
+    motion's frequency: exact for a cosine when d is even): the accuracy the sampling
+    allows, at the motion's scale.
     """
     D = qs.shape[1] - 1
+    d = (np.full(len(h), D) if condition is None
+         else reliable_orders(np.maximum(condition[:-1], condition[1:]), D))
+    steps = np.arange(len(h))
     rate = np.abs(qs[:, 1]).max(axis=1)
-    first = np.maximum(rate[:-1], rate[1:])                         # |q'|
-    nxt = np.abs(np.diff(qs[:, D], axis=0)).max(axis=1) / h[:, 0]   # |q^(D+1)|
-    growth = (nxt / np.where(first > 0, first, np.inf)) ** (1 / D)
-    C = factorial(D) ** 2 / (factorial(2 * D) * factorial(2 * D + 1))
-    return float(np.sum(C * h[:, 0] ** (2 * D + 1) * nxt * growth**D))
+    first = np.maximum(rate[:-1], rate[1:])                                          # |q'|
+    nxt = np.abs(qs[steps + 1, d] - qs[steps, d]).max(axis=1) / h[:, 0]              # |q^(d+1)|
+    growth = (nxt / np.where(first > 0, first, np.inf)) ** (1 / np.maximum(d, 1))
+    C = np.array([factorial(k) ** 2 / (factorial(2 * k) * factorial(2 * k + 1))
+                  for k in range(D + 1)])[d]
+    return float(np.sum(np.where(d > 0, C * h[:, 0] ** (2 * d + 1) * nxt * growth**d, 0.0)))
 
 
 def reliable_orders(condition: np.ndarray, D: int) -> np.ndarray:
@@ -495,7 +501,7 @@ class InverseKinematics:
                 return f"pose error {err.max():.3g} after {NEWTON_STEPS} Newton steps"
             change = np.abs(g - q).max()
             tol = ((1.0 + np.abs(g).max()) * max(1e-12, 100 * EPS * cond.max())
-                   + 0.1 * quadrature_error(both, h))
+                   + 0.1 * quadrature_error(both, h, c))
             if change <= tol:
                 return self._rates(g, motion, rows)
             xs, gs = [*xs[-ANDERSON:], q.ravel()], [*gs[-ANDERSON:], g.ravel()]
