@@ -45,6 +45,7 @@ class Layout:
     series: dict[str, tuple[str, ...]] = field(default_factory=dict)
     ignored: tuple[str, ...] = ()  # columns that are not hodyn's (sensor data, efforts, ...)
     typos: dict[str, str] = field(default_factory=dict)  # ignored column -> likely meant
+    mimic: tuple[str, ...] = ()  # columns of mimic joints: their motion follows their leaders
 
     @property
     def columns(self) -> list[str]:
@@ -65,7 +66,7 @@ def plan(names: list[str], model: Model, need: int, source: str,
     joints = set(coordinates)
     orders: dict[int, set[str]] = {}
     wanted = {f"{base}_{j}": base for base in series for j in model.coordinate_names}
-    ignored = []
+    ignored, mimicking = [], []
     for name in names:
         if name == "t" or W_COLUMN.match(name) or name in wanted:
             continue
@@ -74,7 +75,7 @@ def plan(names: list[str], model: Model, need: int, source: str,
             ignored.append(name)
             continue
         if m.group(2) in model.joint_names and m.group(2) not in joints:
-            ignored.append(name)  # a mimic joint's column: its motion follows its leader
+            mimicking.append(name)  # a mimic joint's column: its motion follows its leader
             continue
         if m.group(2) not in joints:
             import difflib
@@ -99,7 +100,7 @@ def plan(names: list[str], model: Model, need: int, source: str,
                               f"{', '.join(series)})", source)
     extra = {base: tuple(f"{base}_{j}" for j in model.coordinate_names) for base in series}
     return Layout(q, plan_wrenches(names, model, source), "t" in names, extra, tuple(ignored),
-                  near_misses(ignored, model))
+                  near_misses(ignored, model), tuple(mimicking))
 
 
 def near_misses(ignored: list[str], model: Model) -> dict[str, str]:
