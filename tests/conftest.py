@@ -79,3 +79,21 @@ def wrench_motion(t, orders):
     phi = np.arange(6.0)
     k = np.arange(orders + 1)[:, None]
     return w * nu ** k * np.sin(nu * t[:, None, None] + phi + k * np.pi / 2)
+
+
+MIMIC_CASES = {  # robot, dependent joint, leader, multiplier, offset
+    "gripper fingers": ("gripper_arm", "finger_right_joint", "finger_left_joint", 1.0, 0.0),
+    "iiwa 3 follows 1": ("iiwa14", "iiwa_joint_3", "iiwa_joint_1", -0.5, 0.2),
+}
+
+
+def mimic_urdf(tmp_path, robot, dependent, leader, gain, offset):
+    text = (URDF / f"{robot}.urdf").read_text()
+    tag = f'<joint name="{dependent}"'
+    i = text.index(tag)
+    j = text.index("</joint>", i)
+    text = (text[:j] + f'<mimic joint="{leader}" multiplier="{gain}" offset="{offset}"/>'
+            + text[j:])
+    path = tmp_path / f"{robot}_mimic.urdf"
+    path.write_text(text)
+    return path
