@@ -9,6 +9,7 @@ all workers see under the same paths; the job (model included) is sent to the wo
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -85,16 +86,23 @@ def run_local(job, sources: list[str], outputs: list[str], *, attrs: dict | None
         return _collect(futures, as_completed(futures), done)
 
 
-def scheduler_address(text: str) -> str:
+def scheduler_address(text: str, wait: float = 0.0) -> str:
     """A scheduler address, or the ``address`` in a scheduler file (``dask scheduler
-    --scheduler-file F``)."""
+    --scheduler-file F``, a ``.json`` file), waiting up to ``wait`` seconds for the scheduler
+    to write it (a scheduler started just before)."""
     path = Path(text)
-    if path.suffix == ".json" and path.is_file():
+    if path.suffix != ".json":
+        return text
+    deadline = time.monotonic() + wait
+    while True:
         try:
             return json.loads(path.read_text())["address"]
-        except (OSError, ValueError, KeyError):
-            raise HodynError("not a Dask scheduler file (no 'address')", text) from None
-    return text
+        except (OSError, ValueError, KeyError) as e:
+            if time.monotonic() >= deadline:
+                what = ("no such file" if isinstance(e, FileNotFoundError)
+                        else "not a Dask scheduler file (no 'address')")
+                raise HodynError(f"{what} (waited {wait:g} s for the scheduler)", text) from None
+        time.sleep(0.05)
 
 
 def run_on_cluster(address: str, job, sources: list[str], outputs: list[str], *,
@@ -110,7 +118,10 @@ def run_on_cluster(address: str, job, sources: list[str], outputs: list[str], *,
         from distributed import as_completed as dask_completed
     except ImportError:
         raise HodynError('--scheduler needs Dask: pip install "hodyn[cluster]"') from None
-    address = scheduler_address(address)
+    import dask
+
+    timeout = dask.utils.parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"))
+    address = scheduler_address(address, wait=timeout)
     try:
         client = Client(address)
     except (OSError, TimeoutError) as e:
