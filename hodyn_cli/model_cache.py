@@ -25,7 +25,7 @@ from hodyn_cli.model import Diagnostic, LinkFrame, Model
 
 __all__ = ["cache_dir", "load", "store"]
 
-FORMAT = 4
+FORMAT = 5
 BUILDERS = ("urdf.py", "model.py", "lie.py", "model_cache.py")  # sources the key depends on
 
 
@@ -73,6 +73,7 @@ def load(sha256: str) -> Model | None:
                 joint_names=tuple(meta["joint_names"]), joint_types=tuple(meta["joint_types"]),
                 link_names=tuple(meta["link_names"]), parent=z["parent"].copy(), B=z["B"].copy(),
                 X=z["X"].copy(), M=z["M"].copy(), limits=z["limits"].copy(), links=links,
+                root_M=z["root_M"].copy(),
                 parent_links=tuple(meta["parent_links"]), reductions=z["reductions"].copy(),
                 velocity_limits=z["velocity_limits"].copy(), mimic=z["mimic"].copy(),
                 diagnostics=tuple(Diagnostic(*d) for d in meta["diagnostics"]),
@@ -100,6 +101,7 @@ def store(model: Model) -> None:
         with os.fdopen(fd, "wb") as fh:
             np.savez(fh, meta=np.array(json.dumps(meta)), parent=model.parent, B=model.B,
                      X=model.X, M=model.M, limits=model.limits, reductions=model.reductions,
+                     root_M=model.root_M,
                      velocity_limits=model.velocity_limits, mimic=model.mimic,
                      link_body=np.array([lf.body for lf in model.links.values()], dtype=int),
                      link_T=np.array([lf.T for lf in model.links.values()]))
