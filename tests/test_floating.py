@@ -175,3 +175,15 @@ def test_bad_base_motion_is_a_one_line_error():
         inverse_dynamics(model, traj, base=base, order=2)
     with pytest.raises(TrajectoryError, match="base motion has 4 samples, the trajectory 3"):
         inverse_dynamics(model, Trajectory(traj.joint_names, traj.derivatives[:3]), base=base, order=0)
+
+
+def test_a_base_motion_from_spatial_twists():
+    """``from_spatial`` inverts :func:`spatial.spatial_twists` (``V^s = Ad_C V^b``, rates)."""
+    from hodyn_cli.methods.spatial import spatial_twists
+
+    rng = np.random.default_rng(3)
+    R = np.stack([lie.rotation_exp(a / np.linalg.norm(a), np.linalg.norm(a))
+                  for a in rng.normal(size=(4, 3))])
+    p, Vb = rng.normal(size=(4, 3)), rng.normal(size=(4, 4, 6))
+    base = BaseMotion.from_spatial(R, p, spatial_twists(R, p, Vb))
+    assert np.allclose(base.Vb, Vb, rtol=0, atol=1e-13) and base.R is R and base.p is p
