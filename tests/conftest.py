@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from hodyn_cli.trajectory import Trajectory, cosine
-from hodyn_cli.urdf import load_model
-
-# the tests never touch the user's model cache (~/.cache/hodyn)
-os.environ["HODYN_CACHE_DIR"] = tempfile.mkdtemp(prefix="hodyn-test-cache-")
+from hodyn_cli.core.trajectory import Trajectory, cosine
+from hodyn_cli.modeling.urdf import load_model
 
 ROOT = Path(__file__).resolve().parents[1]
 URDF = ROOT / "urdf"
@@ -241,9 +236,9 @@ def floating_motion(text: str, model, t, base_orders: int, seed: int = 0):
     cosines drive the joints of :func:`with_virtual_base`; returns ``(trajectory of the
     robot's joints, BaseMotion of its root with Vb to order base_orders - 1, the fixed-base
     model with the virtual chain, its trajectory)``. Joint derivatives to base_orders + 2."""
-    from hodyn_cli.kinematics import link_kinematics
-    from hodyn_cli.methods.floating import BaseMotion
-    from hodyn_cli.urdf import parse_model
+    from hodyn_cli.algorithms.kinematics import link_kinematics
+    from hodyn_cli.algorithms.methods.floating import BaseMotion
+    from hodyn_cli.modeling.urdf import parse_model
 
     ext = parse_model(with_virtual_base(text, model.root_link).encode())
     assert ext.joint_names[6:] == model.joint_names

@@ -27,13 +27,13 @@ from conftest import (
     stencil_times,
     wrench_motion,
 )
-from hodyn_cli import lie
+from hodyn_cli.algorithms.methods import inverse_dynamics as fixed_base_tau
+from hodyn_cli.algorithms.methods import joint_wrenches
+from hodyn_cli.algorithms.methods.floating import BaseMotion, inverse_dynamics
+from hodyn_cli.core import lie
+from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.errors import TrajectoryError
-from hodyn_cli.methods import inverse_dynamics as fixed_base_tau
-from hodyn_cli.methods import joint_wrenches
-from hodyn_cli.methods.floating import BaseMotion, inverse_dynamics
-from hodyn_cli.trajectory import Trajectory, Wrenches
-from hodyn_cli.urdf import load_model
+from hodyn_cli.modeling.urdf import load_model
 
 H = 0.01
 TREES = ["solo", "talos", "random1", "random2"]
@@ -179,7 +179,7 @@ def test_bad_base_motion_is_a_one_line_error():
 
 def test_a_base_motion_from_spatial_twists():
     """``from_spatial`` inverts :func:`spatial.spatial_twists` (``V^s = Ad_C V^b``, rates)."""
-    from hodyn_cli.methods.spatial import spatial_twists
+    from hodyn_cli.algorithms.methods.spatial import spatial_twists
 
     rng = np.random.default_rng(3)
     R = np.stack([lie.rotation_exp(a / np.linalg.norm(a), np.linalg.norm(a))

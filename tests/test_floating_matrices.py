@@ -14,9 +14,9 @@ from conftest import (
     stencil_times,
     wrench_motion,
 )
-from hodyn_cli.methods.floating import matrices
-from hodyn_cli.trajectory import Trajectory, Wrenches
-from hodyn_cli.urdf import load_model
+from hodyn_cli.algorithms.methods.floating import matrices
+from hodyn_cli.core.trajectory import Trajectory, Wrenches
+from hodyn_cli.modeling.urdf import load_model
 
 H = 0.01
 

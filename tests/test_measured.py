@@ -8,11 +8,11 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import ROOT, URDF
+from hodyn_cli.algorithms.estimate import estimate_derivatives, noise_estimate
 from hodyn_cli.cli.app import app
+from hodyn_cli.core.trajectory import Trajectory, cosine
 from hodyn_cli.errors import HodynError
-from hodyn_cli.estimate import estimate_derivatives, noise_estimate
 from hodyn_cli.io import write_trajectory
-from hodyn_cli.trajectory import Trajectory, cosine
 
 runner = CliRunner()
 

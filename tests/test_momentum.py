@@ -15,12 +15,12 @@ from conftest import (
     random_cosine,
     stencil_times,
 )
-from hodyn_cli import lie
+from hodyn_cli.algorithms.methods.floating import BaseMotion
+from hodyn_cli.algorithms.momentum import centroidal
+from hodyn_cli.core import lie
+from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError, TrajectoryError
-from hodyn_cli.methods.floating import BaseMotion
-from hodyn_cli.momentum import centroidal
-from hodyn_cli.trajectory import Trajectory
-from hodyn_cli.urdf import load_model, parse_model
+from hodyn_cli.modeling.urdf import load_model, parse_model
 
 H = 0.01
 

@@ -10,9 +10,12 @@ import numpy as np
 import typer
 
 from hodyn_cli import __version__
+from hodyn_cli.algorithms.estimate import estimate_derivatives, noise_estimate
+from hodyn_cli.algorithms.methods import GRAVITY
 from hodyn_cli.cli import render
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import derivative_name
 from hodyn_cli.errors import HodynError, TrajectoryError
-from hodyn_cli.estimate import estimate_derivatives, noise_estimate
 from hodyn_cli.io import (
     CHUNK_ROWS,
     MemoryReader,
@@ -20,9 +23,6 @@ from hodyn_cli.io import (
     concatenate,
 )
 from hodyn_cli.io.paths import listing
-from hodyn_cli.methods import GRAVITY
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import derivative_name
 
 
 class Method(str, Enum):
@@ -47,10 +47,10 @@ LockMissing = Annotated[bool, typer.Option(
 
 
 def locked_model(model, lock: list[str] | None, lock_missing: bool, traj: str | None):
-    """The model with ``--lock`` and ``--lock-missing`` joints fixed (see hodyn_cli.locking)."""
+    """The model with ``--lock`` and ``--lock-missing`` joints fixed (see hodyn_cli.modeling.locking)."""
     from hodyn_cli.io.tables import open_table
-    from hodyn_cli.locking import default_lock_value
-    from hodyn_cli.locking import lock as lock_joints
+    from hodyn_cli.modeling.locking import default_lock_value
+    from hodyn_cli.modeling.locking import lock as lock_joints
 
     values = {}
     for item in lock or []:
