@@ -234,15 +234,17 @@ def free_flyer_rate(order, Vb_row: np.ndarray, qd_row: np.ndarray) -> np.ndarray
 def floating_motion(text: str, model, t, base_orders: int, seed: int = 0):
     """An analytic floating-base motion of the robot (URDF ``text``, built as ``model``):
     cosines drive the joints of :func:`with_virtual_base`; returns ``(trajectory of the
-    robot's joints, BaseMotion of its root with Vb to order base_orders - 1, the fixed-base
-    model with the virtual chain, its trajectory)``. Joint derivatives to base_orders + 2."""
+    robot's joints with its base, that BaseMotion of its root with Vb to order
+    base_orders - 1, the fixed-base model with the virtual chain, its trajectory)``. Joint
+    derivatives to base_orders + 2."""
     from hodyn_cli.algorithms.kinematics import link_kinematics
-    from hodyn_cli.algorithms.methods.floating import BaseMotion
+    from hodyn_cli.core.trajectory import BaseMotion
     from hodyn_cli.modeling.urdf import parse_model
 
     ext = parse_model(with_virtual_base(text, model.root_link).encode())
     assert ext.joint_names[6:] == model.joint_names
     ext_traj = random_cosine(ext, t, orders=base_orders + 2, seed=seed)
     lk = link_kinematics(ext, ext_traj, model.root_link, order=base_orders - 1)
-    traj = Trajectory(model.joint_names, ext_traj.derivatives[:, :, 6:], ext_traj.t)
-    return traj, BaseMotion(lk.R, lk.p, lk.Vb), ext, ext_traj
+    base = BaseMotion(lk.R, lk.p, lk.Vb)
+    return Trajectory(model.joint_names, ext_traj.derivatives[:, :, 6:], ext_traj.t, base=base), \
+        base, ext, ext_traj

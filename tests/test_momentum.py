@@ -1,5 +1,7 @@
 """Total mass, centre of mass and centroidal momentum: Pinocchio and finite differences."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -15,10 +17,9 @@ from conftest import (
     random_cosine,
     stencil_times,
 )
-from hodyn_cli.algorithms.methods.floating import BaseMotion
 from hodyn_cli.algorithms.momentum import centroidal
 from hodyn_cli.core import lie
-from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.core.trajectory import BaseMotion, Trajectory
 from hodyn_cli.errors import HodynError, TrajectoryError
 from hodyn_cli.modeling.urdf import load_model, parse_model
 
@@ -48,7 +49,7 @@ def test_matches_pinocchio(tmp_path, robot_name, floating):
     base = BaseMotion(R, rng.normal(size=(N, 3)), rng.normal(size=(N, 2, 6)))
     if not floating:
         base = BaseMotion(np.broadcast_to(np.eye(3), (N, 3, 3)), np.zeros((N, 3)), np.zeros((N, 2, 6)))
-    c = centroidal(model, traj, order=1, base=base if floating else None)
+    c = centroidal(model, replace(traj, base=base) if floating else traj, order=1)
     assert c.mass == pytest.approx(pin.computeTotalMass(pm), rel=1e-14)
     for s in range(N):
         Vb = base.Vb[s]
@@ -69,10 +70,10 @@ def test_rates_match_finite_differences(floating):
     model = load_model(path)
     t = stencil_times([0.6, 2.0], H)
     if floating:
-        traj, base, _, _ = floating_motion(path.read_text(), model, t, 4, seed=2)
+        traj, _, _, _ = floating_motion(path.read_text(), model, t, 4, seed=2)
     else:
-        traj, base = random_cosine(model, t, orders=5, seed=2), None
-    c = centroidal(model, traj, order=3, base=base)
+        traj = random_cosine(model, t, orders=5, seed=2)
+    c = centroidal(model, traj, order=3)
     assert_rates(c.com, H, 1e-8, "com")
     assert_rates(c.h, H, 1e-8, "h")
     assert np.allclose(c.h[:, :, 3:], c.mass * c.com[:, 1:], rtol=0, atol=1e-12 * np.abs(c.h).max())
@@ -94,9 +95,9 @@ def test_bad_input_is_a_one_line_error():
         centroidal(model, traj, order=2)
     base = BaseMotion(np.broadcast_to(np.eye(3), (3, 3, 3)), np.zeros((3, 3)), np.zeros((3, 1, 6)))
     with pytest.raises(TrajectoryError, match="needs base_Vbd "):
-        centroidal(model, traj, order=1, base=base)
+        centroidal(model, replace(traj, base=base), order=1)
     with pytest.raises(TrajectoryError, match="base motion has 3 samples, the trajectory 2"):
-        centroidal(model, Trajectory(traj.joint_names, traj.derivatives[:2]), order=0, base=base)
+        centroidal(model, Trajectory(traj.joint_names, traj.derivatives[:2], base=base), order=0)
     massless = parse_model(b'<robot name="ghost"><link name="a"/><link name="b"/><joint name="j" '
                            b'type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/>'
                            b'<limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>')

@@ -29,7 +29,6 @@ from math import comb
 import numpy as np
 
 from hodyn_cli.algorithms.methods.common import CHUNK
-from hodyn_cli.algorithms.methods.floating import BaseMotion
 from hodyn_cli.algorithms.methods.spatial import (
     forward_pass,
     inertia_derivatives,
@@ -39,7 +38,7 @@ from hodyn_cli.algorithms.methods.spatial import (
 )
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import Trajectory, derivative_name
+from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name
 from hodyn_cli.errors import HodynError, TrajectoryError
 
 __all__ = ["Centroidal", "centroidal", "MOMENTUM_COMPONENTS"]
@@ -76,11 +75,10 @@ class Centroidal:
                       for key in data}
 
 
-def centroidal(model: Model, trajectory: Trajectory, *, order: int = 1,
-               base: BaseMotion | None = None) -> Centroidal:
+def centroidal(model: Model, trajectory: Trajectory, *, order: int = 1) -> Centroidal:
     """Total mass, centre of mass and centroidal momentum with their first ``order``
     derivatives (the centre of mass to ``order + 1``; needs q^(order+1) and, for a floating
-    ``base``, its Vb to order ``order``). ``base`` None: the root is welded to the world.
+    root (``trajectory.base``), its Vb to order ``order``). No base: the root is welded.
 
     >>> from pathlib import Path
     >>> from hodyn_cli.modeling.urdf import load_model
@@ -91,6 +89,7 @@ def centroidal(model: Model, trajectory: Trajectory, *, order: int = 1,
     >>> c.mass, c.com[0, 0].round(4) + 0.0, float(np.abs(c.h).max())   # stretched, at rest
     (2.0, array([0.52, 0.  , 0.  ]), 0.0)
     """
+    base = trajectory.base
     if order < 0:
         raise HodynError(f"order must be >= 0, got {order}")
     if trajectory.orders < order + 2:

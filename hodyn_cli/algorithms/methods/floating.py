@@ -35,7 +35,6 @@ body joins the sums (20)-(27) with ``u_0 = (0; -R^T g)`` in the real (not fallin
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -51,65 +50,15 @@ from hodyn_cli.algorithms.methods.common import (
 )
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import Trajectory, derivative_name
+from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name
 from hodyn_cli.errors import HodynError, TrajectoryError
 
-__all__ = ["BaseMotion", "root_jet", "inverse_dynamics", "matrices", "ORTHONORMAL_TOL"]
+__all__ = ["BaseMotion", "base_from_spatial", "root_jet", "inverse_dynamics", "matrices"]
 
-#: largest ``|R^T R - I|`` entry accepted for a base rotation
-ORTHONORMAL_TOL = 1e-6
-
-
-@dataclass(frozen=True, eq=False)
-class BaseMotion:
-    """Motion of a floating root link at N samples.
-
-    Attributes:
-        R: (N, 3, 3) orientation of the root link frame in the world.
-        p: (N, 3) position of its origin in the world.
-        Vb: (N, D, 6) body twist (omega; v) in the root frame and its first D-1 derivatives
-            (``Vb``, ``Vbd``, ... as :func:`hodyn_cli.algorithms.kinematics.link_kinematics` gives them).
-    """
-
-    R: np.ndarray
-    p: np.ndarray
-    Vb: np.ndarray
-
-    def __post_init__(self):
-        N = self.R.shape[0] if self.R.ndim == 3 else -1
-        if self.R.shape != (N, 3, 3) or self.p.shape != (N, 3) or self.Vb.ndim != 3 \
-                or self.Vb.shape[0] != N or self.Vb.shape[2] != 6 or self.Vb.shape[1] < 1:
-            raise TrajectoryError(f"base motion: R {self.R.shape}, p {self.p.shape}, Vb "
-                                  f"{self.Vb.shape} do not fit (N, 3, 3), (N, 3), (N, D, 6)")
-        for name, a in (("R", self.R), ("p", self.p), ("Vb", self.Vb)):
-            bad = np.flatnonzero(~np.isfinite(a).reshape(N, -1).all(axis=1))
-            if bad.size:
-                raise TrajectoryError(f"base_{name} is not finite at sample {bad[0]}")
-        err = np.abs(np.swapaxes(self.R, 1, 2) @ self.R - np.eye(3)).max(axis=(1, 2))
-        det = np.linalg.det(self.R)
-        bad = np.flatnonzero((err > ORTHONORMAL_TOL) | (det <= 0))
-        if bad.size:
-            s = bad[0]
-            raise TrajectoryError(f"base_R at sample {s} is not a rotation "
-                                  f"(|R^T R - I| = {err[s]:.3g}, det {det[s]:.3g})")
-
-    @classmethod
-    def from_spatial(cls, R: np.ndarray, p: np.ndarray, Vs: np.ndarray) -> BaseMotion:
-        """From the spatial twist ``V^s = Ad_{C_0} V_0`` (world frame) and its derivatives."""
-        return cls(R, p, spatial.body_fixed_twists(R, p, Vs))
-
-    @property
-    def n_samples(self) -> int:
-        return self.R.shape[0]
-
-    @property
-    def orders(self) -> int:
-        """Number of twist derivative orders present (2 means Vb, Vbd)."""
-        return self.Vb.shape[1]
-
-    def rows(self, sl: slice) -> BaseMotion:
-        """The samples ``sl`` (a chunk)."""
-        return BaseMotion(self.R[sl], self.p[sl], self.Vb[sl])
+def base_from_spatial(R: np.ndarray, p: np.ndarray, Vs: np.ndarray) -> BaseMotion:
+    """A base motion from the root's spatial twist ``V^s = Ad_{C_0} V_0`` (world frame) and its
+    derivatives, (N, D, 6) (:func:`spatial.body_fixed_twists`)."""
+    return BaseMotion(R, p, spatial.body_fixed_twists(R, p, Vs))
 
 
 def root_jet(base: BaseMotion | None, gravity, K: int) -> np.ndarray:
@@ -194,13 +143,13 @@ _CHUNK_SOLVERS = {"body-fixed": _body_fixed, "spatial": _spatial, "closed-form":
 MAX_ORDER = 4
 
 
-def _chunks(model: Model, trajectory: Trajectory, base: BaseMotion | None, order: int,
-            size: int = CHUNK) -> Iterator[tuple[slice, np.ndarray, BaseMotion | None, dict, object]]:
+def _chunks(model: Model, trajectory: Trajectory, order: int, size: int = CHUNK
+            ) -> Iterator[tuple[slice, np.ndarray, BaseMotion | None, dict, object]]:
     """``(samples, qs, base, body wrenches, root wrench or None)`` per chunk, inputs checked."""
     check_inputs(model, trajectory, order)
     if not 0 <= order <= MAX_ORDER:
         raise HodynError(f"the base wrench is computed for orders 0..{MAX_ORDER}, not {order}")
-    N = trajectory.n_samples
+    N, base = trajectory.n_samples, trajectory.base
     if base is not None:
         if base.n_samples != N:
             raise TrajectoryError(f"the base motion has {base.n_samples} samples, the "
@@ -218,14 +167,13 @@ def _chunks(model: Model, trajectory: Trajectory, base: BaseMotion | None, order
                None if W0 is None else W0[sl])
 
 
-def inverse_dynamics(model: Model, trajectory: Trajectory, *, base: BaseMotion | None = None,
-                     method: str = "body-fixed", order: int = 2, gravity=GRAVITY
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "body-fixed",
+                     order: int = 2, gravity=GRAVITY) -> tuple[np.ndarray, np.ndarray]:
     """Joint torques (N, order+1, n) and the base wrench (N, order+1, 6), with derivatives.
 
     The base wrench is the wrench (moment; force) the root link exerts on its supports, in
     the root link frame, moment about its origin, gravity included (also the root link's
-    own weight). ``base``: the motion of a floating root; None: the root is welded to the
+    own weight). The root floats with ``trajectory.base``; without one it is welded to the
     world (then tau is the fixed-base tau and the base wrench what the mount carries).
     ``gravity`` is in the world frame.
 
@@ -243,22 +191,22 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, base: BaseMotion |
     solve = _CHUNK_SOLVERS[method]
     N = trajectory.n_samples
     tau, F0 = np.empty((N, order + 1, model.n)), np.empty((N, order + 1, 6))
-    for sl, qs, rows, W, W0 in _chunks(model, trajectory, base, order):
+    for sl, qs, rows, W, W0 in _chunks(model, trajectory, order):
         tau[sl], F0[sl] = solve(model, qs, rows, gravity, W, W0, order)
     return tau, -F0
 
 
-def matrices(model: Model, trajectory: Trajectory, *, base: BaseMotion | None = None,
-             order: int = 2, gravity=GRAVITY) -> closed_form.EOMMatrices:
+def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
+             ) -> closed_form.EOMMatrices:
     """Floating-base EOM matrices (6 + n) and their first ``order`` derivatives.
 
     Generalized velocities ``nu = (V_0; qd)``: the root's body twist (wx, wy, wz, vx, vy, vz,
     root frame), then the joint rates; ``(F_0; tau) = M nu' + C nu + g + Q_ext`` where
     ``F_0 = -W_base`` is the wrench the supports exert on the root. M depends on q only;
     C and Cbar on ``nu``; g on q and the root's orientation (gravity in the world frame).
-    ``base`` None: the root at rest at the world origin.
+    Without ``trajectory.base`` the root is at rest at the world origin.
     """
     parts = [_eom(model, qs, rows, gravity, W, W0, order, True)[0]
-             for _, qs, rows, W, W0 in _chunks(model, trajectory, base, order)]
+             for _, qs, rows, W, W0 in _chunks(model, trajectory, order)]
     return closed_form.EOMMatrices(*(np.concatenate([getattr(e, f) for e in parts]) for f in
                                      ("M", "C", "Cbar", "g", "Q_ext")))
