@@ -188,3 +188,17 @@ def test_a_base_motion_from_spatial_twists():
     p, Vb = rng.normal(size=(4, 3)), rng.normal(size=(4, 4, 6))
     base = base_from_spatial(R, p, spatial_twists(R, p, Vb))
     assert np.allclose(base.Vb, Vb, rtol=0, atol=1e-13) and base.R is R and base.p is p
+
+
+@pytest.mark.parametrize("link", ["limb1_end", "imu", "base_link"])
+def test_link_kinematics_in_the_world(tmp_path, link):
+    """A link's pose, twists and point rates with a floating root are those of the robot
+    on the driven chain (world frame), also for links on the root."""
+    from hodyn_cli.algorithms.kinematics import link_kinematics
+
+    text, _, model = tree(tmp_path, "solo")
+    traj, _, ext, ext_traj = floating_motion(text, model, np.linspace(0, 2, 6), 4, seed=5)
+    ours, ref = link_kinematics(model, traj, link, order=3), link_kinematics(ext, ext_traj, link, order=3)
+    for field in ("R", "p", "Vs", "Vb", "pd"):
+        a, b = getattr(ours, field), getattr(ref, field)
+        assert np.abs(a - b).max() <= 1e-12 * max(np.abs(b).max(), 1.0), f"{link} {field}"

@@ -19,7 +19,7 @@ import numpy as np
 
 from hodyn_cli.errors import TrajectoryError
 
-__all__ = ["Trajectory", "Wrenches", "BaseMotion", "cosine", "filtered_step", "derivative_name"]
+__all__ = ["Trajectory", "Wrenches", "BaseMotion", "check_base", "cosine", "filtered_step", "derivative_name"]
 
 
 def derivative_name(base: str, k: int) -> str:
@@ -47,6 +47,28 @@ class Wrenches:
 ORTHONORMAL_TOL = 1e-6
 
 
+def check_base(R: np.ndarray, p: np.ndarray, Vb: np.ndarray, start: int = 0) -> None:
+    """Raise a one-line error unless R, p, Vb fit (N, 3, 3), (N, 3), (N, D, 6), are finite and
+    every R is a rotation (``|R^T R - I| <= ORTHONORMAL_TOL``, ``det R > 0``); samples are
+    numbered from ``start``."""
+    N = R.shape[0] if R.ndim == 3 else -1
+    if R.shape != (N, 3, 3) or p.shape != (N, 3) or Vb.ndim != 3 or Vb.shape[0] != N \
+            or Vb.shape[2] != 6 or Vb.shape[1] < 1:
+        raise TrajectoryError(f"base motion: R {R.shape}, p {p.shape}, Vb {Vb.shape} do not "
+                              "fit (N, 3, 3), (N, 3), (N, D, 6)")
+    for name, a in (("R", R), ("p", p), ("Vb", Vb)):
+        bad = np.flatnonzero(~np.isfinite(a).reshape(N, -1).all(axis=1))
+        if bad.size:
+            raise TrajectoryError(f"base_{name} is not finite at sample {start + bad[0]}")
+    err = np.abs(np.swapaxes(R, 1, 2) @ R - np.eye(3)).max(axis=(1, 2))
+    det = np.linalg.det(R)
+    bad = np.flatnonzero((err > ORTHONORMAL_TOL) | (det <= 0))
+    if bad.size:
+        s = bad[0]
+        raise TrajectoryError(f"base_R at sample {start + s} is not a rotation "
+                              f"(|R^T R - I| = {err[s]:.3g}, det {det[s]:.3g})")
+
+
 @dataclass(frozen=True, eq=False)
 class BaseMotion:
     """Motion of a floating root link at N samples.
@@ -64,22 +86,7 @@ class BaseMotion:
     Vb: np.ndarray
 
     def __post_init__(self):
-        N = self.R.shape[0] if self.R.ndim == 3 else -1
-        if self.R.shape != (N, 3, 3) or self.p.shape != (N, 3) or self.Vb.ndim != 3 \
-                or self.Vb.shape[0] != N or self.Vb.shape[2] != 6 or self.Vb.shape[1] < 1:
-            raise TrajectoryError(f"base motion: R {self.R.shape}, p {self.p.shape}, Vb "
-                                  f"{self.Vb.shape} do not fit (N, 3, 3), (N, 3), (N, D, 6)")
-        for name, a in (("R", self.R), ("p", self.p), ("Vb", self.Vb)):
-            bad = np.flatnonzero(~np.isfinite(a).reshape(N, -1).all(axis=1))
-            if bad.size:
-                raise TrajectoryError(f"base_{name} is not finite at sample {bad[0]}")
-        err = np.abs(np.swapaxes(self.R, 1, 2) @ self.R - np.eye(3)).max(axis=(1, 2))
-        det = np.linalg.det(self.R)
-        bad = np.flatnonzero((err > ORTHONORMAL_TOL) | (det <= 0))
-        if bad.size:
-            s = bad[0]
-            raise TrajectoryError(f"base_R at sample {s} is not a rotation "
-                                  f"(|R^T R - I| = {err[s]:.3g}, det {det[s]:.3g})")
+        check_base(self.R, self.p, self.Vb)
 
     @property
     def n_samples(self) -> int:
