@@ -22,9 +22,11 @@ from hodyn_cli.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED, mapped_errors
 from hodyn_cli.cli.errors import run as run_app
 from hodyn_cli.cli.inputs import (
     DEFAULT_GRAVITY,
+    BaseMotionFile,
     Cutoff,
     Debug,
     Estimate,
+    FloatingBase,
     Gravity,
     Jobs,
     Lock,
@@ -37,6 +39,7 @@ from hodyn_cli.cli.inputs import (
     Trajectory_,
     Wrench,
     XacroArg,
+    base_motion,
     limit_warnings,
     locked_model,
     open_input,
@@ -108,6 +111,11 @@ def compute(
     wrench: Wrench = None,
     joint_wrenches: Annotated[bool, typer.Option(
         "--joint-wrenches", help="Also write joint reaction wrenches (HDF5 output only).")] = False,
+    base_wrench: Annotated[bool, typer.Option(
+        "--base-wrench", help="Also write the wrench the root link exerts on its mount or "
+                              "supports, W_<root>_.. with derivatives (root link frame).")] = False,
+    floating_base: FloatingBase = False,
+    base_motion_file: BaseMotionFile = None,
     check: Annotated[bool, typer.Option(
         "--validate", help=f"Run the quick validation checks on the first chunk ({CHUNK_ROWS} "
                            "samples) too (exit 1 if one fails; HDF5 output records the "
@@ -133,20 +141,26 @@ def compute(
                 output == "-" or file_format(output) != "hdf5")):
             raise HodynError("--joint-wrenches needs HDF5 output (.h5 or .hdf5, or --format "
                              "hdf5)")
+        for flag, given in (("--output-dir or several files", many), ("--joint-wrenches", joint_wrenches),
+                            ("--validate", check)):
+            if floating_base and given:
+                raise HodynError(f"--floating-base does not go with {flag} yet")
         model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
         render.diagnostics(model)
         model = locked_model(model, lock, lock_missing, sources[0] if len(sources) == 1 else None)
-        job = TorqueJob(model, method.value, order, g, joint_wrenches)
-        attrs = provenance(robot, sources[0], model, method=method.value, order=order, gravity=g)
+        job = TorqueJob(model, method.value, order, g, joint_wrenches, base_wrench)
+        attrs = provenance(robot, sources[0], model, method=method.value, order=order, gravity=g,
+                           floating_base=floating_base)
         if many:
             failed = _run_many(job, sources, output_dir, fmt, output, attrs, jobs, scheduler,
                                skip_existing, quiet, wrench=wrench, check=check,
                                estimate=estimate or cutoff is not None)
         else:
             with open_input(sources[0], model, job.need, wrench, estimate,
-                            job.wrench_need, quiet=quiet, cutoff=cutoff, strict=strict) as reader:
+                            job.wrench_need, quiet=quiet, cutoff=cutoff, strict=strict) as reader, \
+                    base_motion(sources[0], floating_base, base_motion_file, order + 2) as attach:
                 with open_sink(output, job.columns(reader.has_t), attrs) as sink:
-                    chunks = iter(reader)
+                    chunks = attach(iter(reader))
                     if check:
                         first = next(chunks)
                         checked = run_validation(model, mimic.expand(model, first),
@@ -173,13 +187,16 @@ def _stream(chunks, job, sink, total: int | None, jobs: int | None, quiet: bool)
 
 def _run_file(job, traj: str, output: str, attrs: dict, *, jobs: int | None, quiet: bool,
               wrench: str | None = None, estimate: bool = False, cutoff: float | None = None,
+              floating: bool = False, base_path: str | None = None, base_orders: int = 0,
               **input_options) -> None:
-    """One trajectory through a job: open the input, the (atomic) output, stream."""
+    """One trajectory through a job: open the input (and a floating root's motion with
+    ``base_orders`` twist orders), the (atomic) output, stream."""
     with open_input(traj, job.model, job.need, wrench, estimate, job.wrench_need, quiet=quiet,
                     cutoff=cutoff, chunk=getattr(job, "chunk_rows", CHUNK_ROWS),
-                    series=getattr(job, "series", ()), **input_options) as reader:
+                    series=getattr(job, "series", ()), **input_options) as reader, \
+            base_motion(traj, floating, base_path, base_orders) as attach:
         with open_sink(output, job.columns(reader.has_t), attrs) as sink:
-            _stream(reader, job, sink, reader.n_samples, jobs, quiet)
+            _stream(attach(iter(reader)), job, sink, reader.n_samples, jobs, quiet)
     limit_warnings(reader, traj)
 
 
@@ -296,8 +313,14 @@ def elastic_command(
 def kinematics(
     robot: Robot,
     traj: Trajectory_,
-    link: Annotated[str, typer.Option(help="URDF link whose motion to write (e.g. the flange).")],
+    link: Annotated[str | None, typer.Option(
+        help="URDF link whose motion to write (e.g. the flange).", show_default=False)] = None,
     order: Annotated[int, typer.Option(min=0, help="Highest twist derivative (3: jounce).")] = 3,
+    com: Annotated[bool, typer.Option(
+        "--com", help="Write the total mass, centre of mass (com, comd, ..., to order + 1) and "
+                      "centroidal momentum (h, hd, ...: angular about the COM; linear).")] = False,
+    floating_base: FloatingBase = False,
+    base_motion_file: BaseMotionFile = None,
     output: Output = "-",
     estimate: Estimate = False,
     cutoff: Cutoff = None,
@@ -317,13 +340,18 @@ def kinematics(
     with mapped_errors(debug):
         model = load_model(robot, strict=strict, xacro_args=xacro_mappings(xacro_arg))
         render.diagnostics(model)
+        if link is None and not com:
+            raise HodynError("give --link LINK, --com, or both")
         model = locked_model(model, lock, lock_missing, traj)
-        job = KinematicsJob(model, link, order)
-        attrs = provenance(robot, traj, model, link=link, order=order,
-                           frames="p, R, Vs*, pd*: root frame; Vb*: link frame; twists "
-                                  "(angular; linear)")
+        job = KinematicsJob(model, link, order, com)
+        frame = "world" if floating_base else "root"
+        attrs = provenance(robot, traj, model, link=link or "", order=order, com=com,
+                           floating_base=floating_base,
+                           frames=f"p, R, Vs*, pd*, com*, h*: {frame} frame; Vb*: link frame; "
+                                  "twists (angular; linear); h (angular about the COM; linear)")
         _run_file(job, traj, output, attrs, jobs=jobs, quiet=quiet, strict=strict, estimate=estimate,
-                  cutoff=cutoff)
+                  cutoff=cutoff, floating=floating_base, base_path=base_motion_file,
+                  base_orders=order + 1)
 
 
 class Task(str, Enum):
@@ -420,6 +448,8 @@ def matrices(
                                        help="Highest derivative of the matrices.")] = 2,
     gravity: Gravity = DEFAULT_GRAVITY,
     wrench: Wrench = None,
+    floating_base: FloatingBase = False,
+    base_motion_file: BaseMotionFile = None,
     estimate: Estimate = False,
     cutoff: Cutoff = None,
     jobs: Jobs = None,
@@ -441,11 +471,16 @@ def matrices(
         render.diagnostics(model)
         model = locked_model(model, lock, lock_missing, traj)
         job = MatricesJob(model, order, g)
-        attrs = provenance(robot, traj, model, order=order, gravity=g)
+        attrs = provenance(robot, traj, model, order=order, gravity=g, floating_base=floating_base)
         attrs |= {"joint_names": list(model.joint_names),
                   **{f"about_{name}": text for name, text in MATRIX_NOTES.items()}}
+        if floating_base:
+            attrs["coordinates"] = ("the root's body twist wx, wy, wz, vx, vy, vz (root link "
+                                    "frame), then joint_names; the first 6 entries of "
+                                    "M qdd + C qd + g + Q_ext are minus the base wrench")
         _run_file(job, traj, output, attrs, jobs=jobs, quiet=quiet, strict=strict, wrench=wrench,
-                  estimate=estimate, cutoff=cutoff)
+                  estimate=estimate, cutoff=cutoff, floating=floating_base,
+                  base_path=base_motion_file, base_orders=order + 2)
 
 
 @app.command("generate", short_help="Designed motions with exact derivatives.")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -97,6 +99,33 @@ Output = Annotated[str, typer.Option("--output", "-o",
 Gravity = Annotated[str, typer.Option(help="Gravity gx,gy,gz in the root link frame.")]
 DEFAULT_GRAVITY = ",".join(str(g) for g in GRAVITY)
 Wrench = Annotated[str | None, typer.Option(help="External wrenches file (CSV/HDF5).")]
+FloatingBase = Annotated[bool, typer.Option(
+    "--floating-base", help="The root link is a free body moving as the trajectory's base_ "
+                            "columns say (or --base-motion); gravity in the world frame.")]
+BaseMotionFile = Annotated[str | None, typer.Option(
+    "--base-motion", help="With --floating-base: the root's motion from this file (hodyn "
+                          "kinematics output of the root link, the same t).", show_default=False)]
+
+
+@contextmanager
+def base_motion(traj: str, floating: bool, path: str | None, orders: int
+                ) -> Iterator[Callable[[Iterator], Iterator]]:
+    """What attaches the floating root's motion (``orders`` twist orders) to the trajectory's
+    chunks: read from ``path`` or the trajectory file itself; without --floating-base, nothing."""
+    from hodyn_cli.io.base_motion import BaseMotionReader
+
+    if path is not None and not floating:
+        raise HodynError("--base-motion goes with --floating-base")
+    if not floating:
+        yield lambda chunks: chunks
+        return
+    if path is None and traj == "-":
+        raise HodynError("--floating-base with a trajectory on stdin needs --base-motion FILE")
+    reader = BaseMotionReader(path or traj, orders)
+    try:
+        yield reader.attach
+    finally:
+        reader.close()
 
 Jobs = Annotated[int | None, typer.Option(
     "--jobs", "-j", min=1, help="Threads (default: all cores; 1 = serial). Same numbers for any N.",

@@ -89,6 +89,17 @@ def matrix_datasets(E, with_wrenches: bool) -> dict[str, np.ndarray]:
     return data
 
 
+def wrench_datasets(link: str, W: np.ndarray) -> tuple[dict, dict]:
+    """A link's wrench and its derivatives (N, K+1, 6) as datasets ``wrench/<link>/W``,
+    ``Wd``, ... and their CSV columns ``W_<link>_mx``, ..."""
+    data, columns = {}, {}
+    for k in range(W.shape[1]):
+        key = f"wrench/{link}/{derivative_name('W', k)}"
+        data[key] = W[:, k]
+        columns[key] = [f"{derivative_name('W', k)}_{link}_{c}" for c in WRENCH_COMPONENTS]
+    return data, columns
+
+
 def trajectory_datasets(trajectory: Trajectory, compact: bool = False) -> tuple[dict, dict]:
     """A trajectory (and its wrenches) as datasets and CSV columns (``compact``: HDF5's
     ``q_derivatives`` instead of ``q``, ``qd``, ...)."""
@@ -99,10 +110,9 @@ def trajectory_datasets(trajectory: Trajectory, compact: bool = False) -> tuple[
         data, columns = derivative_datasets("q", trajectory.derivatives, names)
     if trajectory.wrenches is not None:
         for link, W in trajectory.wrenches.W.items():
-            for k in range(W.shape[1]):
-                key = f"wrench/{link}/{derivative_name('W', k)}"
-                data[key] = W[:, k]
-                columns[key] = [f"{derivative_name('W', k)}_{link}_{c}" for c in WRENCH_COMPONENTS]
+            more, cols = wrench_datasets(link, W)
+            data |= more
+            columns |= cols
     return with_t(data, trajectory.t), timed_columns(columns, trajectory.t is not None)
 
 

@@ -378,8 +378,8 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
     if limbs >= 2 and re.search(r"trunk|pelvis|torso|base|body|chassis", roots[0], re.I):
         notes.append(Diagnostic("notice", f"root link '{roots[0]}' with {limbs} limbs looks like "
                                           "a mobile base (legged robot, humanoid): hodyn welds it "
-                                          "to the world and computes fixed-base dynamics; "
-                                          "floating bases are not supported yet"))
+                                          "to the world unless --floating-base (its motion from "
+                                          "base_ columns) is given"))
     unreachable = sorted(set(link_by_name) - set(links))
     if unreachable:  # a cycle detached from the root
         raise ModelError(f"links {', '.join(unreachable)} form a kinematic loop", source)

@@ -16,7 +16,8 @@ import numpy as np
 from hodyn_cli.algorithms import elastic, methods, regressor, sensitivities
 from hodyn_cli.algorithms.ik import MAX_CONDITION, InverseKinematics, LinkMotion
 from hodyn_cli.algorithms.kinematics import link_kinematics
-from hodyn_cli.algorithms.methods import closed_form, required_orders
+from hodyn_cli.algorithms.methods import closed_form, floating, required_orders
+from hodyn_cli.algorithms.momentum import centroidal
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
@@ -31,6 +32,7 @@ from hodyn_cli.io.results import (
     timed_columns,
     torque_datasets,
     with_t,
+    wrench_datasets,
 )
 from hodyn_cli.modeling import mimic
 from hodyn_cli.modeling.drives import Drives
@@ -57,22 +59,33 @@ class _RigidOrders:
 
 @dataclass(frozen=True, eq=False)
 class TorqueJob(_RigidOrders):
-    """``hodyn compute``: tau and its derivatives (and joint wrenches, HDF5 only)."""
+    """``hodyn compute``: tau and its derivatives (and joint wrenches, HDF5 only; the base
+    wrench ``W_<root>``, with a floating root (``chunk.base``) or not)."""
 
     model: Model
     method: str = "body-fixed"
     order: int = 2
     gravity: tuple = methods.GRAVITY
     joint_wrenches: bool = False
+    base_wrench: bool = False
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
-        return timed_columns(derivative_columns("tau", self.order, self.model.coordinate_names), has_t)
+        columns = derivative_columns("tau", self.order, self.model.coordinate_names)
+        if self.base_wrench:
+            columns |= wrench_datasets(self.model.root_link, np.zeros((0, self.order + 1, 6)))[1]
+        return timed_columns(columns, has_t)
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         full = mimic.expand(self.model, chunk)
-        tau = methods.inverse_dynamics(self.model, full, method=self.method, order=self.order,
-                                       gravity=self.gravity)
+        if self.base_wrench or chunk.base is not None:
+            tau, W = floating.inverse_dynamics(self.model, full, method=self.method,
+                                               order=self.order, gravity=self.gravity)
+        else:
+            tau = methods.inverse_dynamics(self.model, full, method=self.method, order=self.order,
+                                           gravity=self.gravity)
         data = torque_datasets(mimic.project(self.model, tau), self.model.coordinate_names)[0]
+        if self.base_wrench:
+            data |= wrench_datasets(self.model.root_link, W)[0]
         if self.joint_wrenches:
             F = methods.joint_wrenches(self.model, full, method=self.method, order=self.order,
                                        gravity=self.gravity)
@@ -121,11 +134,13 @@ class ElasticJob:
 
 @dataclass(frozen=True, eq=False)
 class KinematicsJob:
-    """``hodyn kinematics``: one link's pose, twists and point derivatives."""
+    """``hodyn kinematics``: one link's pose, twists and point derivatives; with ``com`` the
+    total mass, centre of mass and centroidal momentum (:mod:`hodyn_cli.algorithms.momentum`)."""
 
     model: Model
-    link: str
+    link: str | None
     order: int = 3
+    com: bool = False
 
     @property
     def need(self) -> int:
@@ -135,18 +150,28 @@ class KinematicsJob:
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
         probe = Trajectory(self.model.joint_names, np.zeros((1, self.need, self.model.n)))
-        data, suffixes = link_kinematics(self.model, probe, self.link, order=self.order).datasets()
-        return timed_columns({key: [f"{key}_{s}" for s in suffixes[key]] for key in data}, has_t)
+        data, suffixes = self._datasets(probe)
+        return timed_columns({key: [f"{key}_{s}" for s in suffixes[key]] if suffixes[key]
+                              else [key] for key in data}, has_t)
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        full = mimic.expand(self.model, chunk)
-        data = link_kinematics(self.model, full, self.link, order=self.order).datasets()[0]
-        return with_t(data, chunk.t)
+        return with_t(self._datasets(mimic.expand(self.model, chunk))[0], chunk.t)
+
+    def _datasets(self, full: Trajectory) -> tuple[dict, dict]:
+        data, suffixes = ({}, {}) if self.link is None else link_kinematics(
+            self.model, full, self.link, order=self.order).datasets()
+        if self.com:
+            c = centroidal(self.model, full, order=self.order)
+            more, sfx = c.datasets()
+            data |= {"mass": np.full(full.n_samples, c.mass)} | more
+            suffixes |= {"mass": ()} | sfx
+        return data, suffixes
 
 
 @dataclass(frozen=True, eq=False)
 class MatricesJob(_RigidOrders):
-    """``hodyn matrices``: M, C, Cbar, g (and Q_ext) with derivatives (HDF5 only)."""
+    """``hodyn matrices``: M, C, Cbar, g (and Q_ext) with derivatives (HDF5 only); with a
+    floating root (``chunk.base``) of size 6 + n (:func:`floating.matrices`)."""
 
     model: Model
     order: int = 2
@@ -156,6 +181,12 @@ class MatricesJob(_RigidOrders):
         return {}  # HDF5 only
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
+        if chunk.base is not None:
+            if mimic.active(self.model):
+                raise HodynError("matrices of a floating base with <mimic> joints are not "
+                                 "supported yet")
+            E = floating.matrices(self.model, chunk, order=self.order, gravity=self.gravity)
+            return with_t(matrix_datasets(E, chunk.wrenches is not None), chunk.t)
         E = closed_form.matrices(self.model, mimic.expand(self.model, chunk), order=self.order,
                                  gravity=self.gravity)
         if mimic.active(self.model):  # G^T A G, G^T v: the independent coordinates
