@@ -5,8 +5,8 @@ The bundled Solo-like urdf/quadruped.urdf trots at 2 Hz: every joint a cosine, d
 in phase; the trunk moves forward at 0.3 m/s, bobs 1 cm at 4 Hz and pitches 3 degrees at
 2 Hz (an analytic base motion: its spatial twist and derivatives in closed form). The base
 wrench W is what the trunk exerts on its supports, i.e. minus the total ground reaction
-moved to the trunk frame: top its vertical force (the weight of 2.98 kg, 29.2 N, plus the bobbing),
-bottom its rate. With ``OUT.csv`` the script also writes the trajectory for
+moved to the trunk frame: top its vertical force (the weight of 2.98 kg, 29.2 N, plus the
+bobbing) and pitch moment, bottom their rates. With ``OUT.csv`` the script also writes the trajectory for
 ``hodyn compute urdf/quadruped.urdf OUT.csv --floating-base --base-wrench --order 1``.
 Run: ``python docs/figures/quadruped_base_wrench.py [OUT.png] [OUT.csv]``.
 """
