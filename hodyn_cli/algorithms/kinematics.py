@@ -37,7 +37,6 @@ from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import HodynError, TrajectoryError
-from hodyn_cli.io.columns import motion_suffixes
 
 __all__ = ["LinkKinematics", "link_kinematics"]
 
@@ -64,18 +63,6 @@ class LinkKinematics:
     @property
     def order(self) -> int:
         return self.Vs.shape[1] - 1
-
-    def datasets(self) -> tuple[dict[str, np.ndarray], dict[str, list[str]]]:
-        """Named (N, ...) arrays for files: ``p``, ``R``, ``Vs``, ``Vsd``, ..., ``Vb``, ...,
-        ``pd``, ``pdd``, ..., with the suffixes of their CSV columns (``R_12`` = row 1,
-        column 2; ``Vs_wx`` = angular x, ``Vs_vx`` = linear x)."""
-        data = {"p": self.p, "R": self.R}
-        for name, arr in (("Vs", self.Vs), ("Vb", self.Vb)):
-            for k in range(self.order + 1):
-                data[derivative_name(name, k)] = arr[:, k]
-        for k in range(self.order + 1):
-            data[derivative_name("p", k + 1)] = self.pd[:, k]
-        return data, {key: list(motion_suffixes(key)) for key in data}
 
 
 def link_kinematics(model: Model, trajectory: Trajectory, link: str, order: int = 3

@@ -41,10 +41,7 @@ from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name
 from hodyn_cli.errors import HodynError, TrajectoryError
 
-__all__ = ["Centroidal", "centroidal", "MOMENTUM_COMPONENTS"]
-
-#: column suffixes of h: angular momentum about the centre of mass, then linear momentum
-MOMENTUM_COMPONENTS = ("ax", "ay", "az", "lx", "ly", "lz")
+__all__ = ["Centroidal", "centroidal"]
 
 
 @dataclass(frozen=True)
@@ -65,14 +62,6 @@ class Centroidal:
     @property
     def order(self) -> int:
         return self.h.shape[1] - 1
-
-    def datasets(self) -> tuple[dict[str, np.ndarray], dict[str, tuple[str, ...]]]:
-        """Named (N, ...) arrays for files, ``com``, ``comd``, ..., ``h``, ``hd``, ..., with the
-        suffixes of their CSV columns (``com_x``; ``h_ax`` angular x, ``h_lx`` linear x)."""
-        data = {derivative_name("com", k): self.com[:, k] for k in range(self.order + 2)}
-        data |= {derivative_name("h", k): self.h[:, k] for k in range(self.order + 1)}
-        return data, {key: ("x", "y", "z") if key.startswith("com") else MOMENTUM_COMPONENTS
-                      for key in data}
 
 
 def centroidal(model: Model, trajectory: Trajectory, *, order: int = 1) -> Centroidal:

@@ -74,12 +74,12 @@ class Model:
     B: np.ndarray
     X: np.ndarray
     M: np.ndarray
-    root_M: np.ndarray | None = None
-    limits: np.ndarray | None = None
-    velocity_limits: np.ndarray | None = None
+    root_M: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
+    limits: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
+    velocity_limits: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
     parent_links: tuple[str, ...] = ()
-    reductions: np.ndarray | None = None
-    mimic: np.ndarray | None = None
+    reductions: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
+    mimic: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
     links: dict[str, LinkFrame] = field(default_factory=dict)
     diagnostics: tuple[Diagnostic, ...] = ()
     source_sha256: str = ""

@@ -19,12 +19,23 @@ import numpy as np
 
 from hodyn_cli.errors import TrajectoryError
 
-__all__ = ["Trajectory", "Wrenches", "BaseMotion", "check_base", "cosine", "filtered_step", "derivative_name"]
+__all__ = ["Trajectory", "Wrenches", "BaseMotion", "check_base", "cosine", "filtered_step",
+           "derivative_name", "rate_name"]
 
 
 def derivative_name(base: str, k: int) -> str:
     """Name of the k-th time derivative: ``q, qd, qdd, ...``, ``tau, taud, ...``."""
     return base + "d" * k
+
+
+def rate_name(name: str, k: int) -> str:
+    """Name of the k-th time derivative of a matrix-valued quantity: ``M``, ``M_d``, ``M_dd``
+    (``_`` keeps ``C_d`` apart from a quantity called ``Cd``).
+
+    >>> [rate_name("Y", k) for k in range(3)]
+    ['Y', 'Y_d', 'Y_dd']
+    """
+    return name + ("_" + "d" * k if k else "")
 
 
 @dataclass(frozen=True, eq=False)

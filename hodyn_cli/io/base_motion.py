@@ -10,17 +10,14 @@ file (a ``--base-motion`` file may leave the prefix out): the pose ``base_p_x..z
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import replace
-
 import numpy as np
 
-from hodyn_cli.algorithms.methods.floating import base_from_spatial
-from hodyn_cli.core.trajectory import BaseMotion, Trajectory, check_base, derivative_name
+from hodyn_cli.core.motion import LinkMotion
+from hodyn_cli.core.trajectory import check_base, derivative_name
 from hodyn_cli.errors import TrajectoryError
+from hodyn_cli.io.checks import check_values
 from hodyn_cli.io.columns import ROTATION, TWIST, XYZ
 from hodyn_cli.io.paths import listing
-from hodyn_cli.io.reader import _check_values
 from hodyn_cli.io.tables import Rows, open_table, row_count
 
 __all__ = ["BaseMotionReader", "plan_base"]
@@ -53,53 +50,53 @@ def plan_base(names: list[str], orders: int, source: str) -> tuple[list[str], st
 
 class BaseMotionReader:
     """The base motion in ``path`` (a trajectory file with ``base_`` columns, or a
-    ``--base-motion`` file), attached chunk by chunk to a trajectory's chunks.
+    ``--base-motion`` file), taken in lockstep with a trajectory's chunks.
 
     Checked as it streams: finite values, R a rotation, the same number of samples and
     the same ``t`` as the trajectory.
     """
 
     def __init__(self, path: str, orders: int, stdin=None):
-        self.path = path
+        self.path, self.orders, self.start = path, orders, 0
         self.table = open_table(path, stdin)
         try:
             self.columns, self.twist = plan_base(self.table.names, orders, path)
         except BaseException:
             self.table.close()
             raise
-        self.orders = orders
+        self.rows = Rows(self.table.blocks(self.columns))
 
     def close(self) -> None:
         self.table.close()
 
-    def attach(self, chunks: Iterator[Trajectory]) -> Iterator[Trajectory]:
-        """The chunks, each with its rows of the base motion as ``chunk.base``."""
-        rows = Rows(self.table.blocks(self.columns))
-        has_t, start = self.columns[0] == "t", 0
-        for chunk in chunks:
-            n = chunk.n_samples
-            block = rows.take(n)
-            if row_count(block) != n:
-                raise TrajectoryError(f"has {start + row_count(block)} samples, the trajectory "
-                                      "more", self.path)
-            _check_values(block, self.columns, self.path, start)
-            c = int(has_t)
-            if has_t and chunk.t is not None:
-                off = np.flatnonzero(np.abs(block[:, 0] - chunk.t)
-                                     > 1e-9 * np.maximum(1.0, np.abs(chunk.t)))
-                if off.size:
-                    s = off[0]
-                    raise TrajectoryError(f"t differs from the trajectory's at sample {start + s}"
-                                          f" ({block[s, 0]} here, {chunk.t[s]} there)", self.path)
-            p = np.ascontiguousarray(block[:, c : c + 3])
-            R = np.ascontiguousarray(block[:, c + 3 : c + 12]).reshape(n, 3, 3)
-            V = np.ascontiguousarray(block[:, c + 12 :]).reshape(n, self.orders, 6)
-            try:
-                check_base(R, p, V, start)
-            except TrajectoryError as e:
-                raise TrajectoryError(e.message, self.path) from None
-            base = BaseMotion(R, p, V) if self.twist == "Vb" else base_from_spatial(R, p, V)
-            yield replace(chunk, base=base)
-            start += n
-        if left := rows.remaining():
-            raise TrajectoryError(f"has {start + left} samples, the trajectory {start}", self.path)
+    def take(self, n: int, t: np.ndarray | None) -> LinkMotion:
+        """The next ``n`` samples (the trajectory's chunk at times ``t``): pose and the body
+        (``Vb``) or spatial (``Vs``) twist with its derivatives, (n, orders, 6)."""
+        block, start = self.rows.take(n), self.start
+        if row_count(block) != n:
+            raise TrajectoryError(f"has {start + row_count(block)} samples, the trajectory more",
+                                  self.path)
+        check_values(block, self.columns, self.path, start)
+        c = int(self.columns[0] == "t")
+        if c and t is not None:
+            off = np.flatnonzero(np.abs(block[:, 0] - t) > 1e-9 * np.maximum(1.0, np.abs(t)))
+            if off.size:
+                s = off[0]
+                raise TrajectoryError(f"t differs from the trajectory's at sample {start + s} "
+                                      f"({block[s, 0]} here, {t[s]} there)", self.path)
+        p = np.ascontiguousarray(block[:, c : c + 3])
+        R = np.ascontiguousarray(block[:, c + 3 : c + 12]).reshape(n, 3, 3)
+        V = np.ascontiguousarray(block[:, c + 12 :]).reshape(n, self.orders, 6)
+        try:
+            check_base(R, p, V, start)
+        except TrajectoryError as e:
+            raise TrajectoryError(e.message, self.path) from None
+        self.start += n
+        twists = {"Vb": V} if self.twist == "Vb" else {"Vs": V}
+        return LinkMotion(p, R, t=t, **twists)
+
+    def finish(self) -> None:
+        """Raise if the file has samples beyond the trajectory's."""
+        if left := self.rows.remaining():
+            raise TrajectoryError(f"has {self.start + left} samples, the trajectory {self.start}",
+                                  self.path)

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hodyn_cli.errors import HodynError
-from hodyn_cli.io import TrajectoryReader, file_format, open_sink
-from hodyn_cli.pipeline import stream
+from hodyn_cli.io import file_format
+from hodyn_cli.pipeline.files import run_file
 
 __all__ = ["FileOutcome", "output_path", "plan_outputs", "process_file", "run_local",
            "run_on_cluster"]
@@ -42,9 +42,8 @@ def output_path(source: str, out_dir: str, fmt: str | None) -> str:
 
 
 def plan_outputs(sources: list[str], out_dir: str, fmt: str | None) -> list[str]:
-    """Output paths for every input; two inputs that would write the same file are an error."""
-    if not Path(out_dir).is_dir():
-        raise HodynError(f"output directory '{out_dir}' does not exist")
+    """Output paths for every input (``out_dir`` is created if missing); two inputs that would
+    write the same file are an error."""
     outputs, seen = [], {}
     for src in sources:
         if src == "-":
@@ -54,6 +53,11 @@ def plan_outputs(sources: list[str], out_dir: str, fmt: str | None) -> list[str]
             raise HodynError(f"'{seen[out]}' and '{src}' would both write '{out}'")
         seen[out] = src
         outputs.append(out)
+    try:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise HodynError(f"cannot create the output directory: {e.strerror or e}", out_dir
+                         ) from None
     return outputs
 
 
@@ -63,11 +67,7 @@ def process_file(job, source: str, output: str, *, attrs: dict | None = None,
     if skip_existing and Path(output).exists():
         return FileOutcome(source, output, "skipped", "output exists")
     try:
-        with TrajectoryReader(source, job.model, job.need) as reader:
-            with open_sink(output, job.columns(reader.has_t),
-                           {"joint_names": list(job.model.joint_names), **(attrs or {}),
-                            "trajectory": source}) as sink:
-                n = stream.run(reader, job, sink)
+        n = run_file(job, source, output, {**(attrs or {}), "trajectory": source})
         return FileOutcome(source, output, "ok", samples=n)
     except HodynError as e:
         return FileOutcome(source, output, "failed", str(e))

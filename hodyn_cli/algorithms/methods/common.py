@@ -9,11 +9,10 @@ from math import comb
 import numpy as np
 
 from hodyn_cli.core import lie
+from hodyn_cli.core.gravity import GRAVITY  # noqa: F401 - the methods' default gravity
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import TrajectoryError
-
-GRAVITY = (0.0, 0.0, -9.81)
 
 #: samples per batch: big enough to amortize numpy's per-call cost, small enough that
 #: a batch's working set stays in cache
