@@ -8,11 +8,13 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import URDF, floating_motion, legged_urdf
+from hodyn_cli import api
 from hodyn_cli.algorithms.kinematics import link_kinematics
 from hodyn_cli.algorithms.methods.floating import inverse_dynamics, matrices
 from hodyn_cli.algorithms.momentum import centroidal
 from hodyn_cli.cli.app import app
 from hodyn_cli.io import open_sink, read_trajectory, write_trajectory
+from hodyn_cli.io.results import motion_columns
 from hodyn_cli.modeling.urdf import load_model
 
 T = np.linspace(0, 1, 21)
@@ -28,8 +30,8 @@ def solo(tmp_path_factory):
     model = load_model(d / "solo.urdf")
     traj, _, ext, ext_traj = floating_motion(text, model, T, 4, seed=2)
     write_trajectory(str(d / "joints.csv"), traj)
-    data, suffixes = link_kinematics(ext, ext_traj, model.root_link, order=3).datasets()
-    columns = {"t": ["t"]} | {k: [f"{k}_{s}" for s in suffixes[k]] for k in data}
+    data = dict(api.forward_kinematics(ext, model.root_link, ext_traj, order=3))
+    columns = {"t": ["t"]} | motion_columns(data)
     with open_sink(str(d / "base.csv"), columns, {}) as sink:
         sink.write({"t": T} | data)
     joints, base = _rows(d / "joints.csv"), _rows(d / "base.csv")

@@ -79,13 +79,15 @@ def test_rates_match_finite_differences(floating):
     assert np.allclose(c.h[:, :, 3:], c.mass * c.com[:, 1:], rtol=0, atol=1e-12 * np.abs(c.h).max())
 
 
-def test_datasets_name_every_rate():
+def test_api_names_every_rate():
+    from hodyn_cli import api
+
     model = load_model(URDF / "planar_2r.urdf")
-    c = centroidal(model, random_cosine(model, np.linspace(0, 1, 3), orders=3), order=1)
-    data, suffixes = c.datasets()
-    assert list(data) == ["com", "comd", "comdd", "h", "hd"]
-    assert suffixes["comdd"] == ("x", "y", "z") and suffixes["hd"] == ("ax", "ay", "az", "lx", "ly", "lz")
-    assert data["hd"].shape == (3, 6)
+    traj = random_cosine(model, np.linspace(0, 1, 3), orders=3)
+    r = api.centre_of_mass(model, traj, order=1)
+    assert list(r) == ["mass", "com", "comd", "comdd", "h", "hd"]
+    assert r.hd.shape == (3, 6) and np.allclose(r.mass, 2.0)
+    assert np.array_equal(r.comdd, centroidal(model, traj, order=1).com[:, 2])
 
 
 def test_bad_input_is_a_one_line_error():
