@@ -325,15 +325,17 @@ def matrices(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,
 def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GRAVITY,
                     wrenches: Mapping | None = None, samples: int | None = 1000,
                     tolerances=None, source: str = "", estimated: tuple[str, ...] = (),
-                    **named):
+                    warnings: tuple[str, ...] = (), **named):
     """The checks of ``hodyn validate``: a :class:`hodyn_cli.algorithms.validate.Report`
     (``.passed``, ``.checks``). ``estimated``: derivative names that were estimated from the
-    data (their consistency checks are reported as such)."""
+    data (their consistency checks are reported as such); ``warnings``: what reading the
+    input warned about (counted as ``warn`` checks)."""
     from hodyn_cli.algorithms.validate import Tolerances, validate
 
     m = _Motion(robot, derivatives, named, t=t, wrenches=wrenches)
     return validate(robot, m.full, methods=methods, gravity=gravity, samples=samples,
-                    tolerances=tolerances or Tolerances(), source=source, estimated=estimated)
+                    tolerances=tolerances or Tolerances(), source=source, estimated=estimated,
+                    warnings=tuple(warnings))
 
 
 def elastic_dynamics(robot: Model, drives, *derivatives, order: int = 0, model: str = "full",

@@ -248,3 +248,21 @@ def floating_motion(text: str, model, t, base_orders: int, seed: int = 0):
     base = BaseMotion(lk.R, lk.p, lk.Vb)
     return Trajectory(model.joint_names, ext_traj.derivatives[:, :, 6:], ext_traj.t, base=base), \
         base, ext, ext_traj
+
+
+MIMIC_CASES = {  # robot, dependent joint, leader, multiplier, offset
+    "gripper fingers": ("gripper_arm", "finger_right_joint", "finger_left_joint", 1.0, 0.0),
+    "iiwa 3 follows 1": ("iiwa14", "iiwa_joint_3", "iiwa_joint_1", -0.5, 0.2),
+}
+
+
+def mimic_urdf(tmp_path, robot, dependent, leader, gain, offset):
+    text = (URDF / f"{robot}.urdf").read_text()
+    tag = f'<joint name="{dependent}"'
+    i = text.index(tag)
+    j = text.index("</joint>", i)
+    text = (text[:j] + f'<mimic joint="{leader}" multiplier="{gain}" offset="{offset}"/>'
+            + text[j:])
+    path = tmp_path / f"{robot}_mimic.urdf"
+    path.write_text(text)
+    return path

@@ -61,6 +61,7 @@ def validate(
         s.notify(note)
     result = api.validate_motion(
         model, trajectory, gravity=g,
+        warnings=[n.message for n in reader.notes if n.level == "warning"],
         methods=None if not method or ValidateMethod.all in method else [m.value for m in method],
         samples=samples or None, source=traj, estimated=reader.estimated,
         tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol))

@@ -107,20 +107,21 @@ def _json_file(path: Path) -> dict:
 
 
 def _waypoints(path: Path, model):
-    """Rows of joint positions from a CSV whose header names the joints (model order out)."""
+    """Rows of joint positions from a CSV whose header names the (independent) joints."""
     import numpy as np
 
     from hodyn_cli.io.tables import CsvTable
 
+    names = list(model.coordinate_names)
     table = CsvTable(str(path))
     try:
-        missing = [j for j in model.joint_names if j not in table.names]
+        missing = [j for j in names if j not in table.names]
         if missing:
             raise HodynError(f"no column for joint(s) {', '.join(missing)}", str(path))
-        rows = list(table.blocks(list(model.joint_names)))
+        rows = list(table.blocks(names))
     finally:
         table.close()
-    return np.concatenate(rows) if rows else np.zeros((0, model.n))
+    return np.concatenate(rows) if rows else np.zeros((0, len(names)))
 
 
 @command(app, "import", short_help="Trajectories from ROS 1/2 bags and MCAP logs.",

@@ -11,8 +11,10 @@ Nothing here imports numpy or the library: ``hodyn --help`` only needs typer.
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
+import typing
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -95,6 +97,21 @@ STREAMING = ("gravity", "wrench", "estimate", "cutoff", "jobs", "quiet", "lock",
 FLOATING = ("floating_base", "base_motion")
 
 
+def _named(param: inspect.Parameter) -> inspect.Parameter:
+    """The parameter with a metavar that says what it is (``--output FILE``-style names from
+    the parameter's name, e.g. ``ROBOT``, ``ORDER``), not its Python type."""
+    base, *extra = typing.get_args(param.annotation) or (None,)
+    info = next((x for x in extra if isinstance(x, typer.models.ParameterInfo)), None)
+    kind = next((t for t in (typing.get_args(base) or (base,)) if t is not type(None)), base)
+    kind = typing.get_args(kind)[0] if typing.get_origin(kind) is list else kind
+    if info is None or info.metavar or kind is bool or isinstance(kind, type) and \
+            issubclass(kind, Enum):
+        return param
+    info = copy.copy(info)
+    info.metavar = param.name.upper()
+    return param.replace(annotation=Annotated[base, info])
+
+
 def command(app: typer.Typer, name: str, *, short_help: str, shared=STREAMING):
     """Register ``fn(..., s)`` as command ``name`` with the ``shared`` options added to its own.
 
@@ -106,6 +123,7 @@ def command(app: typer.Typer, name: str, *, short_help: str, shared=STREAMING):
                if p.name != "s"]
         added = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, annotation=SHARED[n][0],
                                    default=SHARED[n][1]) for n in shared]
+        own, added = [_named(p) for p in own], [_named(p) for p in added]
 
         @functools.wraps(fn)
         def run(**kwargs):

@@ -99,6 +99,12 @@ class Model:
                   self.reductions, self.mimic):
             a.setflags(write=False)
 
+    def __repr__(self) -> str:
+        mimic = len(self.joint_names) - len(self.coordinates)
+        return (f"Model({self.name!r}: {self.n} joints{f' ({mimic} mimic)' if mimic else ''}, "
+                f"root link {self.root_link!r}, {len(self.links)} links; coordinate_names="
+                f"{self.coordinate_names!r})")
+
     @property
     def n(self) -> int:
         """Number of joints (degrees of freedom)."""

@@ -42,6 +42,9 @@ MOVING = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prisma
 #: and 0.26 % of the trace. Real mistakes (a mistyped or swapped moment) are tens of %.
 TRIANGLE_RTOL = 1e-2
 
+#: suffixes of trajectory, result and log files (given where the robot was meant)
+DATA_FILES = (".csv", ".h5", ".hdf5", ".bag", ".mcap", ".db3", ".json", ".toml")
+
 #: kg and kg m^2: larger values overflow float64 in the higher-order recursions
 MAX_INERTIA = 1e30
 
@@ -54,6 +57,9 @@ def load_model(path: str | Path, *, strict: bool = False,
     ``name:=value`` arguments).
     """
     path = Path(path)
+    if path.suffix.lower() in DATA_FILES:
+        raise ModelError("this is a data file, not a robot description (URDF or .xacro): the "
+                         "robot comes first, e.g. hodyn compute robot.urdf traj.csv", str(path))
     if path.suffix == ".xacro":
         data = expand_xacro(path, xacro_args or {})
     else:
