@@ -27,7 +27,7 @@ from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name, rat
 from hodyn_cli.errors import HodynError
 
 __all__ = ["Result", "load_robot", "joint_trajectory", "inverse_dynamics", "forward_kinematics",
-           "inverse_kinematics", "matrices", "validate_motion", "elastic_dynamics",
+           "centre_of_mass", "inverse_kinematics", "matrices", "validate_motion", "elastic_dynamics",
            "dynamic_regressor", "torque_sensitivities"]
 
 
@@ -192,20 +192,32 @@ def _rates(base: str, value: np.ndarray) -> dict[str, np.ndarray]:
 
 def inverse_dynamics(robot: Model, *derivatives, order: int = 2, method: str = "body-fixed",
                      gravity=GRAVITY, t=None, wrenches: Mapping | None = None,
-                     joint_wrenches: bool = False, **named) -> Result:
+                     joint_wrenches: bool = False, base_wrench: bool = False, **named) -> Result:
     """tau and its first ``order`` time derivatives: fields ``tau, taud, ...``.
 
     Give q and its derivatives up to order + 2 (positionally or by name). With
     ``joint_wrenches``, also ``F`` (N, order+1, nb, 6): per moving body (``robot.link_names``)
     the wrench (moment; force) its parent exerts on it through its joint, in its frame, and
-    the derivatives.
+    the derivatives. With ``base_wrench``, also ``W``, ``Wd``, ... (N, 6): the wrench the root
+    link exerts on its mount or supports, root link frame (docs/floating.md). A
+    :class:`Trajectory` with a ``base`` (:class:`~hodyn_cli.core.trajectory.BaseMotion`) makes
+    the root a free body moving so.
     """
     from hodyn_cli.algorithms import methods
+    from hodyn_cli.algorithms.methods import floating
     from hodyn_cli.modeling import mimic
 
     m = _Motion(robot, derivatives, named, t=t, wrenches=wrenches)
-    tau = methods.inverse_dynamics(robot, m.full, method=method, order=order, gravity=gravity)
+    if base_wrench or m.full.base is not None:
+        if joint_wrenches and m.full.base is not None:
+            raise HodynError("joint wrenches of a floating base are not supported yet")
+        tau, W = floating.inverse_dynamics(robot, m.full, method=method, order=order,
+                                           gravity=gravity)
+    else:
+        tau = methods.inverse_dynamics(robot, m.full, method=method, order=order, gravity=gravity)
     fields = _series("tau", mimic.project(robot, tau))
+    if base_wrench:
+        fields |= _series("W", W)
     if joint_wrenches:
         fields["F"] = methods.joint_wrenches(robot, m.full, method=method, order=order,
                                              gravity=gravity)
@@ -224,6 +236,19 @@ def forward_kinematics(robot: Model, link: str, *derivatives, order: int = 3, **
     fields = {"p": lk.p, "R": lk.R, **_series("Vs", lk.Vs), **_series("Vb", lk.Vb),
               **{derivative_name("p", k + 1): lk.pd[:, k] for k in range(lk.pd.shape[1])}}
     return m.result(fields)
+
+
+def centre_of_mass(robot: Model, *derivatives, order: int = 1, **named) -> Result:
+    """The whole robot's (root link included) ``mass`` (N,), centre of mass ``com``, ``comd``,
+    ... (N, 3) to ``order + 1`` and centroidal momentum ``h``, ``hd``, ... (N, 6: angular about
+    the centre of mass; linear) to ``order``: root frame, or the world's for a Trajectory with
+    a floating ``base`` (:mod:`hodyn_cli.algorithms.momentum`)."""
+    from hodyn_cli.algorithms.momentum import centroidal
+
+    m = _Motion(robot, derivatives, named)
+    c = centroidal(robot, m.full, order=order)
+    return m.result({"mass": np.full(m.full.n_samples, c.mass), **_series("com", c.com),
+                     **_series("h", c.h)})
 
 
 def inverse_kinematics(robot: Model, link: str, motion, *, t=None, task: str = "pose",
@@ -273,11 +298,21 @@ def matrices(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,
              wrenches: Mapping | None = None, **named) -> Result:
     """M, C, Cbar, g (and Q_ext when wrenches are given) with their first ``order``
     derivatives: fields ``M``, ``M_d``, ..., ``C``, ..., ``Cbar``, ..., ``g``, ...; ``tau = M
-    qdd + C qd + g + Q_ext`` (docs/conventions.md says which C is which)."""
-    from hodyn_cli.algorithms.methods import closed_form
+    qdd + C qd + g + Q_ext`` (docs/conventions.md says which C is which). A Trajectory with a
+    floating ``base``: size 6 + n, the root's body twist first (docs/floating.md)."""
+    from hodyn_cli.algorithms.methods import closed_form, floating
     from hodyn_cli.modeling import mimic
 
     m = _Motion(robot, derivatives, named, wrenches=wrenches)
+    if m.full.base is not None:  # 6 + n: the root's body twist, then the joints
+        if mimic.active(robot):
+            raise HodynError("matrices of a floating base with <mimic> joints are not "
+                             "supported yet")
+        E = floating.matrices(robot, m.full, order=order, gravity=gravity)
+        names = ("M", "C", "Cbar", "g") + (("Q_ext",) if m.full.wrenches is not None else ())
+        return m.result({k: v for name in names for k, v in _rates(name, getattr(E, name)).items()},
+                        ("base_wx", "base_wy", "base_wz", "base_vx", "base_vy", "base_vz")
+                        + robot.joint_names)
     E = closed_form.matrices(robot, m.full, order=order, gravity=gravity)
     fields: dict[str, np.ndarray] = {}
     for name in ("M", "C", "Cbar"):  # G^T A G over the independent coordinates

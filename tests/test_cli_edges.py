@@ -21,7 +21,7 @@ def hodyn(*args, **kw):
     (["compute", IIWA, "x.csv", "--gravity", "1,2"], "--gravity: expected gx,gy,gz"),
     (["compute", IIWA, "x.csv", "--nope"], "No such option: --nope"),
     (["elastic", IIWA], "Missing option '--drives'"),
-    (["kinematics", IIWA, str(SAMPLES / "iiwa14_cosine.h5")], "Missing option '--link'"),
+    (["kinematics", IIWA, str(SAMPLES / "iiwa14_cosine.h5")], "give --link LINK, --com, or both"),
     (["compute", str(SAMPLES / "iiwa14_cosine.csv"), IIWA], "the robot comes first"),
 ])
 def test_usage_errors_are_one_line_with_exit_2(args, message):

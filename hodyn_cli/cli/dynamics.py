@@ -12,7 +12,17 @@ import typer
 
 from hodyn_cli.cli.app import app
 from hodyn_cli.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED
-from hodyn_cli.cli.options import Format, HdfOutput, MethodChoice, Output, Robot, Traj, command
+from hodyn_cli.cli.options import (
+    FLOATING,
+    STREAMING,
+    Format,
+    HdfOutput,
+    MethodChoice,
+    Output,
+    Robot,
+    Traj,
+    command,
+)
 from hodyn_cli.errors import HodynError
 
 #: highest torque derivative the methods compute (hodyn_cli.algorithms.methods.MAX_ORDER)
@@ -28,7 +38,8 @@ def _hdf5_only(output: str, command_name: str) -> None:
         raise HodynError(f"hodyn {command_name} writes HDF5: give --output FILE.h5")
 
 
-@command(app, "compute", short_help="tau and its time derivatives along trajectories.")
+@command(app, "compute", short_help="tau and its time derivatives along trajectories.",
+         shared=STREAMING + FLOATING)
 def compute(
     robot: Robot,
     traj: Annotated[list[str] | None, typer.Argument(
@@ -54,6 +65,9 @@ def compute(
              "hodyn[cluster] and a filesystem shared with the workers.")] = None,
     joint_wrenches: Annotated[bool, typer.Option(
         "--joint-wrenches", help="Also write joint reaction wrenches (HDF5 output only).")] = False,
+    base_wrench: Annotated[bool, typer.Option(
+        "--base-wrench", help="Also write the wrench the root link exerts on its mount or "
+                              "supports, W_<root>_.. with derivatives (root link frame).")] = False,
     check: Annotated[bool, typer.Option(
         "--validate", help=f"Also run the quick validation checks on {VALIDATE_SAMPLES} samples "
                            "of the first chunk (exit 1 if one fails; HDF5 output records the "
@@ -72,11 +86,16 @@ def compute(
     if joint_wrenches and (many and fmt != Format.hdf5 or not many and (
             output == "-" or file_format(output) != "hdf5")):
         raise HodynError("--joint-wrenches needs HDF5 output (.h5 or .hdf5, or --format hdf5)")
+    for flag, given in (("--output-dir or several files", many),
+                        ("--joint-wrenches", joint_wrenches), ("--validate", check)):
+        if s.floating_base and given:
+            raise HodynError(f"--floating-base does not go with {flag} yet")
     g = s.g
     model = s.model(robot, sources[0] if len(sources) == 1 else None)
     job = TorqueJob(model, order=order, gravity=g, method=method.value,
-                    joint_wrenches=joint_wrenches)
-    attrs = s.provenance(robot, sources[0], model, method=method.value, order=order, gravity=g)
+                    joint_wrenches=joint_wrenches, base_wrench=base_wrench)
+    attrs = s.provenance(robot, sources[0], model, method=method.value, order=order, gravity=g,
+                         floating_base=s.floating_base)
     if many:
         if _run_many(s, job, sources, output_dir, fmt, output, attrs, scheduler, skip_existing,
                      check):
@@ -95,7 +114,8 @@ def compute(
                        "validation_report": render_report(report, "json")}
         checked.append(report)
 
-    s.run_file(job, sources[0], output, attrs, first=validate_first if check else None)
+    s.run_file(job, sources[0], output, attrs, first=validate_first if check else None,
+               base_orders=order + 2)
     if checked and not checked[0].passed:
         raise typer.Exit(EXIT_FAILED)
 
@@ -147,7 +167,8 @@ def _run_many(s, job, sources, output_dir, fmt, output, attrs, scheduler, skip_e
     return counts["failed"] > 0
 
 
-@command(app, "matrices", short_help="EOM matrices M, C, Cbar, g and derivatives (HDF5).")
+@command(app, "matrices", short_help="EOM matrices M, C, Cbar, g and derivatives (HDF5).",
+         shared=STREAMING + FLOATING)
 def matrices(
     robot: Robot,
     traj: Traj,
@@ -167,9 +188,14 @@ def matrices(
     g = s.g
     _hdf5_only(output, "matrices")
     model = s.model(robot, traj)
-    attrs = s.provenance(robot, traj, model, order=order, gravity=g)
+    attrs = s.provenance(robot, traj, model, order=order, gravity=g, floating_base=s.floating_base)
     attrs |= {f"about_{name}": text for name, text in MATRIX_NOTES.items()}
-    s.run_file(MatricesJob(model, order=order, gravity=g), traj, output, attrs)
+    if s.floating_base:
+        attrs["coordinates"] = ("the root's body twist wx, wy, wz, vx, vy, vz (root link frame), "
+                                "then joint_names; the first 6 entries of M qdd + C qd + g + "
+                                "Q_ext are minus the base wrench")
+    s.run_file(MatricesJob(model, order=order, gravity=g), traj, output, attrs,
+               base_orders=order + 2)
 
 
 @command(app, "regressor", short_help="Regressor Y (tau = Y pi), base parameters (HDF5).")

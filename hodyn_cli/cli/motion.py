@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from hodyn_cli.cli.app import app
-from hodyn_cli.cli.options import Output, Robot, Traj, command
+from hodyn_cli.cli.options import FLOATING, Output, Robot, Traj, command
 from hodyn_cli.errors import HodynError
 
 #: hodyn_cli.algorithms.ik.MAX_CONDITION (not imported: the command line starts without numpy)
@@ -17,13 +17,17 @@ MAX_CONDITION = 1e4
 
 @command(app, "kinematics", short_help="Pose, twists and their derivatives of one link.",
          shared=("estimate", "cutoff", "jobs", "quiet", "lock", "lock_missing", "strict",
-                 "xacro_arg", "debug"))
+                 "xacro_arg", "debug") + FLOATING)
 def kinematics(
     robot: Robot,
     traj: Traj,
-    link: Annotated[str, typer.Option(help="URDF link whose motion to write (e.g. the flange).")],
+    link: Annotated[str | None, typer.Option(
+        help="URDF link whose motion to write (e.g. the flange).", show_default=False)] = None,
     order: Annotated[int, typer.Option(
         min=0, help="Highest twist derivative (3: jounce; needs q up to order+1 d's).")] = 3,
+    com: Annotated[bool, typer.Option(
+        "--com", help="Write the total mass, centre of mass (com, comd, ..., to order + 1) and "
+                      "centroidal momentum (h, hd, ...: angular about the COM; linear).")] = False,
     output: Output = "-",
     s=None,
 ) -> None:
@@ -34,11 +38,15 @@ def kinematics(
     """
     from hodyn_cli.pipeline.jobs import KinematicsJob
 
+    if link is None and not com:
+        raise HodynError("give --link LINK, --com, or both")
     model = s.model(robot, traj)
-    attrs = s.provenance(robot, traj, model, link=link, order=order,
-                         frames="p, R, Vs*, pd*: root frame; Vb*: link frame; twists "
-                                "(angular; linear)")
-    s.run_file(KinematicsJob(model, link, order), traj, output, attrs)
+    frame = "world" if s.floating_base else "root"
+    attrs = s.provenance(robot, traj, model, link=link or "", order=order, com=com,
+                         floating_base=s.floating_base,
+                         frames=f"p, R, Vs*, pd*, com*, h*: {frame} frame; Vb*: link frame; "
+                                "twists (angular; linear); h (angular about the COM; linear)")
+    s.run_file(KinematicsJob(model, link, order, com), traj, output, attrs, base_orders=order + 1)
 
 
 class Task(str, Enum):

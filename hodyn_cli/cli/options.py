@@ -80,11 +80,21 @@ SHARED = {
         help="Argument of a .xacro robot (repeatable).", show_default=False)], None),
     "debug": (Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")],
               False),
+    "floating_base": (Annotated[bool, typer.Option(
+        "--floating-base", help="The root link is a free body moving as the trajectory's base_ "
+                                "columns say (or --base-motion); gravity in the world frame.")],
+        False),
+    "base_motion": (Annotated[str | None, typer.Option(
+        "--base-motion", help="With --floating-base: the root's motion from this file (hodyn "
+                              "kinematics output of the root link, the same t).",
+        show_default=False)], None),
 }
 
 #: the options of a command that reads a trajectory and streams a result
 STREAMING = ("gravity", "wrench", "estimate", "cutoff", "jobs", "quiet", "lock", "lock_missing",
              "strict", "xacro_arg", "debug")
+#: those of a command that also takes a floating root (docs/floating.md)
+FLOATING = ("floating_base", "base_motion")
 
 
 def _named(param: inspect.Parameter) -> inspect.Parameter:

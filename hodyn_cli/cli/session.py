@@ -51,6 +51,8 @@ class Session:
     strict: bool = False
     xacro_arg: list[str] | None = None
     debug: bool = False
+    floating_base: bool = False
+    base_motion: str | None = None
 
     @property
     def g(self) -> tuple[float, float, float]:
@@ -109,7 +111,8 @@ class Session:
         from hodyn_cli.pipeline.files import run_file
 
         options = {"wrench": self.wrench, "estimate": self.estimate, "cutoff": self.cutoff,
-                   "strict": self.strict, **options}
+                   "strict": self.strict, "floating": self.floating_base,
+                   "base_motion": self.base_motion, **options}
         with render.progress(None, "samples", self.quiet) as update:
             return run_file(job, traj, output, attrs, jobs=self.jobs or stream.default_jobs(),
                             notify=self.notify, progress=update, **options)

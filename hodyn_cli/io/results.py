@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
-from hodyn_cli.io.columns import WRENCH_COMPONENTS, motion_suffixes
+from hodyn_cli.io.columns import MOMENTUM, WRENCH_COMPONENTS, XYZ, motion_suffixes
 from hodyn_cli.io.tables import COMPACT
 from hodyn_cli.io.writers import open_sink
 
@@ -68,6 +68,32 @@ def joint_wrench_datasets(F: np.ndarray, link_names) -> dict[str, np.ndarray]:
             for i, link in enumerate(link_names) for k in range(F.shape[1])}
 
 
+def centroidal_columns(order: int) -> dict[str, list[str]]:
+    """CSV columns of ``mass``, the centre of mass ``com``, ``comd``, ... (to order + 1) and
+    the centroidal momentum ``h``, ``hd``, ... (to order; ``h_ax`` angular x about the centre
+    of mass, ``h_lx`` linear x).
+
+    >>> centroidal_columns(0)["h"][:4]
+    ['h_ax', 'h_ay', 'h_az', 'h_lx']
+    """
+    com = {derivative_name("com", k): [f"{derivative_name('com', k)}_{s}" for s in XYZ]
+           for k in range(order + 2)}
+    h = {derivative_name("h", k): [f"{derivative_name('h', k)}_{s}" for s in MOMENTUM]
+         for k in range(order + 1)}
+    return {"mass": ["mass"], **com, **h}
+
+
+def wrench_datasets(link: str, W: np.ndarray) -> tuple[dict, dict]:
+    """A link's wrench and its derivatives (N, K+1, 6) as datasets ``wrench/<link>/W``,
+    ``Wd``, ... and their CSV columns ``W_<link>_mx``, ..."""
+    data, columns = {}, {}
+    for k in range(W.shape[1]):
+        key = f"wrench/{link}/{derivative_name('W', k)}"
+        data[key] = W[:, k]
+        columns[key] = [f"{derivative_name('W', k)}_{link}_{c}" for c in WRENCH_COMPONENTS]
+    return data, columns
+
+
 def trajectory_datasets(trajectory: Trajectory, compact: bool = False) -> tuple[dict, dict]:
     """A trajectory (and its wrenches) as datasets and CSV columns (``compact``: HDF5's
     ``q_derivatives`` instead of ``q``, ``qd``, ...)."""
@@ -80,10 +106,9 @@ def trajectory_datasets(trajectory: Trajectory, compact: bool = False) -> tuple[
         columns = derivative_columns("q", q.shape[1] - 1, names)
     if trajectory.wrenches is not None:
         for link, W in trajectory.wrenches.W.items():
-            for k in range(W.shape[1]):
-                key = f"wrench/{link}/{derivative_name('W', k)}"
-                data[key] = W[:, k]
-                columns[key] = [f"{derivative_name('W', k)}_{link}_{c}" for c in WRENCH_COMPONENTS]
+            more, cols = wrench_datasets(link, W)
+            data |= more
+            columns |= cols
     return with_t(data, trajectory.t), timed_columns(columns, trajectory.t is not None)
 
 

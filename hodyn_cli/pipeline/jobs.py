@@ -25,11 +25,13 @@ from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io.reader import CHUNK_ROWS
 from hodyn_cli.io.results import (
+    centroidal_columns,
     derivative_columns,
     joint_wrench_datasets,
     motion_columns,
     timed_columns,
     with_t,
+    wrench_datasets,
 )
 from hodyn_cli.modeling.limits import beyond_limits
 
@@ -77,21 +79,29 @@ class _RigidJob(_Job):
 
 @dataclass(frozen=True, eq=False)
 class TorqueJob(_RigidJob):
-    """``hodyn compute``: tau and its derivatives (and joint wrenches, HDF5 only)."""
+    """``hodyn compute``: tau and its derivatives (and joint wrenches, HDF5 only; the base
+    wrench ``W_<root>``, fixed or floating base (``chunk.base``))."""
 
     method: str = "body-fixed"
     joint_wrenches: bool = False
+    base_wrench: bool = False
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
-        return timed_columns(derivative_columns("tau", self.order, self.model.coordinate_names),
-                             has_t)
+        columns = derivative_columns("tau", self.order, self.model.coordinate_names)
+        if self.base_wrench:
+            columns |= wrench_datasets(self.model.root_link, np.zeros((0, self.order + 1, 6)))[1]
+        return timed_columns(columns, has_t)
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         r = api.inverse_dynamics(self.model, chunk, order=self.order, method=self.method,
-                                 gravity=self.gravity, joint_wrenches=self.joint_wrenches)
-        data = {name: r[name] for name in r if name != "F"}
+                                 gravity=self.gravity, joint_wrenches=self.joint_wrenches,
+                                 base_wrench=self.base_wrench)
+        W = [derivative_name("W", k) for k in range(self.order + 1)] if self.base_wrench else []
+        data = {name: r[name] for name in r if name != "F" and name not in W}
         if self.joint_wrenches:
             data |= joint_wrench_datasets(r.F, self.model.link_names)
+        if W:
+            data |= wrench_datasets(self.model.root_link, np.stack([r[w] for w in W], axis=1))[0]
         return with_t(data, chunk.t)
 
 
@@ -132,10 +142,12 @@ class ElasticJob(_Job):
 
 @dataclass(frozen=True, eq=False)
 class KinematicsJob(_Job):
-    """``hodyn kinematics``: one link's pose, twists and point derivatives."""
+    """``hodyn kinematics``: one link's pose, twists and point derivatives; with ``com`` the
+    total mass, centre of mass and centroidal momentum (``api.centre_of_mass``)."""
 
-    link: str
+    link: str | None
     order: int = 3
+    com: bool = False
 
     @property
     def need(self) -> int:
@@ -144,14 +156,22 @@ class KinematicsJob(_Job):
     wrench_need = 0
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
-        keys = ["p", "R"] + [derivative_name(b, k) for b in ("Vs", "Vb")
-                             for k in range(self.order + 1)]
-        keys += [derivative_name("p", k + 1) for k in range(self.order + 1)]
-        return timed_columns(motion_columns(keys), has_t)
+        columns = {}
+        if self.link is not None:
+            keys = ["p", "R"] + [derivative_name(b, k) for b in ("Vs", "Vb")
+                                 for k in range(self.order + 1)]
+            keys += [derivative_name("p", k + 1) for k in range(self.order + 1)]
+            columns = motion_columns(keys)
+        if self.com:
+            columns |= centroidal_columns(self.order)
+        return timed_columns(columns, has_t)
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        r = api.forward_kinematics(self.model, self.link, chunk, order=self.order)
-        return self._datasets(r, chunk)
+        data = {} if self.link is None else dict(
+            api.forward_kinematics(self.model, self.link, chunk, order=self.order))
+        if self.com:
+            data |= dict(api.centre_of_mass(self.model, chunk, order=self.order))
+        return with_t(data, chunk.t)
 
 
 @dataclass(frozen=True, eq=False)
