@@ -18,13 +18,13 @@ import pytest
 from conftest import SAMPLES, URDF
 from hodyn_cli.algorithms.ik import (
     InverseKinematics,
-    LinkMotion,
     hermite_steps,
     inverse_kinematics,
     quadrature_error,
     reliable_orders,
 )
 from hodyn_cli.algorithms.kinematics import link_kinematics
+from hodyn_cli.core.motion import LinkMotion
 from hodyn_cli.core.trajectory import cosine
 from hodyn_cli.io import read_trajectory
 from hodyn_cli.modeling.locking import lock
@@ -236,3 +236,11 @@ def _read(path):
 
     with MotionReader(str(path)) as reader:
         return next(iter(reader))
+
+
+def test_the_command_line_defaults_are_the_solvers():
+    """cli/motion.py repeats them (the command line starts without numpy)."""
+    from hodyn_cli.algorithms import ik
+    from hodyn_cli.cli import motion
+
+    assert (motion.MAX_CONDITION, motion.POSTURE_GAIN) == (ik.MAX_CONDITION, ik.POSTURE_GAIN)

@@ -78,21 +78,23 @@ error naming the time (or, ``on_branch_jump="warn"``, :attr:`InverseKinematics.j
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import comb, factorial
 
 import numpy as np
 
 from hodyn_cli.algorithms.kinematics import frame_pose
-from hodyn_cli.algorithms.methods.spatial import forward_pass
+from hodyn_cli.algorithms.methods.spatial import forward_pass, spatial_twists
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
+from hodyn_cli.core.motion import LinkMotion
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
+from hodyn_cli.modeling.limits import beyond_limits
 from hodyn_cli.modeling.locking import default_lock_value
 
-__all__ = ["LinkMotion", "InverseKinematics", "inverse_kinematics", "hermite_weights",
-           "hermite_steps", "quadrature_error", "TASKS", "MAX_CONDITION"]
+__all__ = ["InverseKinematics", "spatial_motion", "inverse_kinematics", "hermite_weights",
+           "hermite_steps", "quadrature_error", "reliable_orders", "TASKS", "MAX_CONDITION"]
 
 TASKS = ("pose", "position")
 #: default largest condition number of J_t before a sample counts as singular
@@ -114,41 +116,6 @@ PICARD_STEPS = 40
 ANDERSON = 3      # earlier passes the fixed-point iteration combines
 MAX_BLOCK = 256
 EPS = np.finfo(float).eps
-
-
-@dataclass(frozen=True)
-class LinkMotion:
-    """Prescribed motion of one link frame at N samples (the columns ``hodyn kinematics``
-    writes).
-
-    Attributes:
-        p: (N, 3) link origin in the root frame.
-        R: (N, 3, 3) link orientation, or None (position task).
-        Vs: (N, K, 6) spatial twist (omega; v^s) and its first K-1 derivatives (K may be 0).
-        pd: (N, P, 3) velocity, acceleration, ... of the link origin (P may be 0).
-        t: (N,) times, or None.
-    """
-
-    p: np.ndarray
-    R: np.ndarray | None = None
-    Vs: np.ndarray | None = None
-    pd: np.ndarray | None = None
-    t: np.ndarray | None = None
-
-    @property
-    def n_samples(self) -> int:
-        return self.p.shape[0]
-
-    @classmethod
-    def of(cls, kinematics, t=None) -> LinkMotion:
-        """From :class:`hodyn_cli.algorithms.kinematics.LinkKinematics` (``hodyn kinematics``' result)."""
-        return cls(kinematics.p, kinematics.R, kinematics.Vs, kinematics.pd, t)
-
-    def rates(self, task: str) -> np.ndarray:
-        """(N, D, m): ``y', ..., y^(D)`` of the task (twist derivatives or point derivatives)."""
-        y = self.Vs if task == "pose" else self.pd
-        m = 6 if task == "pose" else 3
-        return np.zeros((self.n_samples, 0, m)) if y is None else y
 
 
 @dataclass
@@ -299,6 +266,7 @@ class InverseKinematics:
         """q and its derivatives (N, D+1, n) and the condition numbers (N,) of a chunk."""
         if self.task == "pose" and motion.R is None:
             raise HodynError("a pose task needs the orientation R (or use the position task)")
+        motion = spatial_motion(motion)
         y = motion.rates(self.task)
         N, D = motion.n_samples, y.shape[1]
         if self.redundant and (motion.t is None or D == 0):
@@ -623,6 +591,14 @@ class InverseKinematics:
                              f"{k} at {self._when(motion, s)} (misses by {miss[bad[0]]:.3g})")
 
 
+def spatial_motion(motion: LinkMotion) -> LinkMotion:
+    """The motion with spatial twists ``Vs`` (converted from the body-fixed ``Vb`` if those
+    are what it has)."""
+    if motion.Vs is not None or motion.Vb is None or motion.R is None:
+        return motion
+    return replace(motion, Vs=spatial_twists(motion.R, motion.p, motion.Vb), Vb=None)
+
+
 def _mv(A: np.ndarray, x: np.ndarray) -> np.ndarray:
     return (A @ x[..., None])[..., 0]
 
@@ -657,8 +633,6 @@ def inverse_kinematics(model: Model, motion: LinkMotion, link: str, *, task: str
     >>> float(np.abs(result.trajectory.derivatives - traj.derivatives[:, :4]).max()) < 1e-12
     True
     """
-    from hodyn_cli.io.reader import beyond_limits
-
     solver = InverseKinematics(model, link, task=task, q0=q0, max_condition=max_condition,
                                on_singular=on_singular, on_branch_jump=on_branch_jump,
                                posture_gain=posture_gain)

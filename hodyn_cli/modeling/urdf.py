@@ -42,6 +42,9 @@ MOVING = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prisma
 #: and 0.26 % of the trace. Real mistakes (a mistyped or swapped moment) are tens of %.
 TRIANGLE_RTOL = 1e-2
 
+#: suffixes of trajectory, result and log files (given where the robot was meant)
+DATA_FILES = (".csv", ".h5", ".hdf5", ".bag", ".mcap", ".db3", ".json", ".toml")
+
 #: kg and kg m^2: larger values overflow float64 in the higher-order recursions
 MAX_INERTIA = 1e30
 
@@ -64,6 +67,9 @@ def load_model(path: str | Path, *, strict: bool = False,
     ``name:=value`` arguments).
     """
     path = Path(path)
+    if path.suffix.lower() in DATA_FILES:
+        raise ModelError("this is a data file, not a robot description (URDF or .xacro): the "
+                         "robot comes first, e.g. hodyn compute robot.urdf traj.csv", str(path))
     if path.suffix == ".xacro":
         data = expand_xacro(path, xacro_args or {})
     else:
@@ -370,14 +376,16 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
     parent_links, velocities = [], []
     mimics: dict[str, tuple[str, float, float]] = {}
     links: dict[str, LinkFrame] = {}
+    root_M = np.zeros((6, 6))
 
     def enter(link_name: str, body: int, T: np.ndarray) -> list:
         """Record a link on ``body`` at pose T; its joints, to visit next."""
         links[link_name] = LinkFrame(body, T)
         inertia = _link_inertia(link_by_name[link_name], source, notes, body >= 0,
                                 repair_inertia)
-        if body >= 0 and inertia.any():
-            Ms[body] += lie.transform_inertia(inertia, T)
+        if inertia.any():  # in place: into the body's inertia, or the root's
+            target = Ms[body] if body >= 0 else root_M
+            target += lie.transform_inertia(inertia, T)
         return [(j, body, T) for j in joints_of[link_name]]
 
     # depth-first pre-order, children in file order, with an explicit stack: no recursion
@@ -432,8 +440,8 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
     if limbs >= 2 and re.search(r"trunk|pelvis|torso|base|body|chassis", roots[0], re.I):
         notes.append(Diagnostic("notice", f"root link '{roots[0]}' with {limbs} limbs looks like "
                                           "a mobile base (legged robot, humanoid): hodyn welds it "
-                                          "to the world and computes fixed-base dynamics; "
-                                          "floating bases are not supported yet"))
+                                          "to the world unless --floating-base (its motion from "
+                                          "base_ columns) is given"))
     unreachable = sorted(set(link_by_name) - set(links))
     if unreachable:  # a cycle detached from the root
         raise ModelError(f"links {', '.join(unreachable)} form a kinematic loop", source)
@@ -442,7 +450,7 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
     return Model(
         name=robot.name, root_link=roots[0], joint_names=tuple(names), joint_types=tuple(types),
         link_names=tuple(link_names), parent=np.array(parents, dtype=int), B=np.array(Bs),
-        X=np.array(Xs), M=np.array(Ms), limits=np.array(limits), links=links,
+        X=np.array(Xs), M=np.array(Ms), root_M=root_M, limits=np.array(limits), links=links,
         parent_links=tuple(parent_links), velocity_limits=np.array(velocities), mimic=mimic,
         reductions=np.array([reductions.get(name, np.nan) for name in names]),
         diagnostics=tuple(notes),
