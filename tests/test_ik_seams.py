@@ -26,7 +26,7 @@ from hodyn_cli.algorithms.ik import (
 from hodyn_cli.algorithms.kinematics import link_kinematics
 from hodyn_cli.core.motion import LinkMotion
 from hodyn_cli.core.trajectory import cosine
-from hodyn_cli.io import read_trajectory
+from hodyn_cli.io import read_trajectory, write_trajectory
 from hodyn_cli.modeling.locking import lock
 from hodyn_cli.modeling.urdf import load_model, parse_model
 
@@ -202,18 +202,15 @@ def test_a_jump_in_the_motion_is_refused_naming_its_time_or_warned(tmp_path, iiw
     no joint motion explains it. One line, exit 2, output untouched; with
     --on-branch-jump warn: written, one warning with the count, first and largest."""
     six = lock(iiwa, {"iiwa_joint_3": 0.0})
-    traj, motion = motion_at(six, 200, 0.5, np.delete(OFFSET7, 2), seed=3, order=2)
-    lk = link_kinematics(six, traj, EE, order=2)
-    data, suffixes = lk.datasets()
-    data["p"] = data["p"].copy()
-    data["p"][60:, 0] += 0.005
-    cols, values = ["t"], [traj.t[:, None]]
-    for key, value in data.items():
-        cols += [f"{key}_{s}" for s in suffixes[key]]
-        values.append(value.reshape(len(traj.t), -1))
+    traj, _ = motion_at(six, 200, 0.5, np.delete(OFFSET7, 2), seed=3, order=2)
+    write_trajectory(str(tmp_path / "q.csv"), traj)
     ee = tmp_path / "ee.csv"
-    np.savetxt(ee, np.hstack(values), delimiter=",", header=",".join(cols), comments="",
-               fmt="%.17g")
+    assert hodyn("kinematics", IIWA, tmp_path / "q.csv", "--link", EE, "--order", 2,
+                 "--lock", "iiwa_joint_3=0", "-o", ee).returncode == 0
+    header, *rows = ee.read_text().splitlines()
+    table = np.array([[float(v) for v in row.split(",")] for row in rows])
+    table[60:, header.split(",").index("p_x")] += 0.005
+    np.savetxt(ee, table, delimiter=",", header=header, comments="", fmt="%.17g")
     out = tmp_path / "ik.csv"
     out.write_text("precious")
     q0 = ",".join(f"{v:.3f}" for v in traj.q[0])
