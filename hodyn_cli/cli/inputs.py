@@ -12,17 +12,14 @@ import typer
 from hodyn_cli import __version__
 from hodyn_cli.cli import render
 from hodyn_cli.errors import HodynError, TrajectoryError
-from hodyn_cli.estimate import estimate_derivatives, noise_estimate
+from hodyn_cli.estimate import DerivativeStream, EstimatingReader
 from hodyn_cli.io import (
     CHUNK_ROWS,
-    MemoryReader,
     TrajectoryReader,
-    concatenate,
 )
 from hodyn_cli.io.paths import listing
 from hodyn_cli.methods import GRAVITY
 from hodyn_cli.model import Model
-from hodyn_cli.trajectory import derivative_name
 
 
 class Method(str, Enum):
@@ -121,11 +118,11 @@ def open_input(path: str, model, need: int, wrench: str | None, estimate: bool,
                wrench_need: int = 0, missing_hint: str = ESTIMATE_HINT,
                series: tuple[str, ...] = (), chunk: int = CHUNK_ROWS, quiet: bool = False,
                cutoff: float | None = None, strict: bool = False
-               ) -> TrajectoryReader | MemoryReader:
+               ) -> TrajectoryReader | EstimatingReader:
     """The trajectory (and --wrench FILE) as a stream of chunks.
 
-    With ``estimate`` the file is read whole (a spline needs every sample) and missing
-    derivatives are estimated. ``missing_hint`` ends the error for missing derivative
+    With ``estimate`` missing derivatives are estimated as the chunks stream (windows with
+    margins: memory stays bounded). ``missing_hint`` ends the error for missing derivative
     columns (what to do about them).
     """
     if cutoff is not None and not estimate:
@@ -145,29 +142,21 @@ def open_input(path: str, model, need: int, wrench: str | None, estimate: bool,
         render.warning(f"{path}: column '{column}' is ignored; a typo of '{meant}'?")
     if not estimate:
         return reader
-    with reader:
-        trajectory = concatenate(list(reader), model)
-    given = trajectory.orders
-    try:
-        wrapped = np.array([model.joint_types[i] == "continuous" for i in model.coordinates])
-        trajectory, names = estimate_derivatives(trajectory, need, wrench_need, cutoff, wrapped)
-        if names and cutoff is not None:
-            error = noise_estimate(trajectory.derivatives[:, given - 1], trajectory.t, cutoff,
-                                   need - given).max(axis=1)
-    except HodynError as e:  # name the file the data came from
-        raise HodynError(e.message, e.source or path) from None
-    if names and cutoff is None:
-        render.warning(f"estimated {', '.join(names)} from the sampled data over t "
-                       "(interpolating spline, no smoothing)")
-    elif names:
-        expected = ", ".join(f"{derivative_name('q', given - 1 + k)} {e:.2g}"
-                             for k, e in enumerate(error, start=1))
-        render.warning(f"estimated {', '.join(names)} from the data low-passed at {cutoff:g} Hz "
-                       f"(zero-phase Butterworth) over t; expected RMS error, largest joint: "
-                       f"{expected}")
-    memory = MemoryReader(trajectory, chunk, reader.beyond_limits)
-    memory.estimated = tuple(names)  # what was estimated (validate reports it as such)
-    return memory
+    wrapped = np.array([model.joint_types[i] == "continuous" for i in model.coordinates])
+    return EstimatingReader(reader, need, wrench_need, cutoff, wrapped, rows=chunk,
+                            done=estimate_report)
+
+
+def estimate_report(stream: DerivativeStream) -> None:
+    """The warning that derivatives were estimated, with their expected RMS error."""
+    if not stream.names:
+        return
+    how = ("the sampled data over t (interpolating spline, no smoothing)" if stream.cutoff is None
+           else f"the data low-passed at {stream.cutoff:g} Hz (zero-phase Butterworth) over t")
+    expected = ", ".join(f"{name} {e:.2g}" for name, e in stream.largest_error().items())
+    render.warning(f"estimated {', '.join(stream.names)} from {how}; expected RMS error away "
+                   f"from the first and last {stream.end_seconds:.2g} s, largest joint: "
+                   f"{expected}")
 
 
 def limit_warnings(reader, path: str) -> None:
