@@ -6,5 +6,5 @@ uses its numpy implementation (slower, same numbers).
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("hodyn_cli.methods._kernel", ["hodyn_cli/methods/_kernel.c"],
+setup(ext_modules=[Extension("hodyn_cli.algorithms.methods._kernel", ["hodyn_cli/algorithms/methods/_kernel.c"],
                              optional=True, extra_compile_args=["-O3"])])

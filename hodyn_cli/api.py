@@ -12,10 +12,10 @@ from pathlib import Path
 
 import numpy as np
 
+from hodyn_cli.algorithms.methods import GRAVITY
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import HodynError
-from hodyn_cli.methods import GRAVITY
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory, Wrenches, derivative_name
 
 __all__ = ["Result", "load_robot", "inverse_dynamics", "forward_kinematics", "matrices", "validate_motion",
            "elastic_dynamics", "dynamic_regressor", "torque_sensitivities", "joint_trajectory",
@@ -52,9 +52,9 @@ def load_robot(path: str | Path, *, strict: bool = False, xacro_args: dict | Non
                lock: dict[str, float] | None = None) -> Model:
     """The model of a URDF (or ``.xacro``) file, as the command line loads it: ``strict``
     (URDF warnings are errors), ``xacro_args`` (``{name: value}``), ``lock`` (``{joint:
-    value}``: held fixed, see :mod:`hodyn_cli.locking`)."""
-    from hodyn_cli.locking import lock as lock_joints
-    from hodyn_cli.urdf import load_model
+    value}``: held fixed, see :mod:`hodyn_cli.modeling.locking`)."""
+    from hodyn_cli.modeling.locking import lock as lock_joints
+    from hodyn_cli.modeling.urdf import load_model
 
     return lock_joints(load_model(path, strict=strict, xacro_args=xacro_args), lock or {})
 
@@ -144,7 +144,7 @@ def _single(derivatives, named) -> bool:
 
 
 def _run(job, robot: Model, derivatives, named, **trajectory_options) -> Result:
-    """A job (the command line's, :mod:`hodyn_cli.jobs`) on the given joint values."""
+    """A job (the command line's, :mod:`hodyn_cli.pipeline.jobs`) on the given joint values."""
     traj = joint_trajectory(robot, *derivatives, **trajectory_options, **named)
     return _shaped(job(traj), _single(derivatives, named), robot)
 
@@ -156,7 +156,7 @@ def inverse_dynamics(robot: Model, *derivatives, order: int = 2, method: str = "
 
     Give q and its derivatives up to order + 2 (positionally or by name).
     """
-    from hodyn_cli.jobs import TorqueJob
+    from hodyn_cli.pipeline.jobs import TorqueJob
 
     return _run(TorqueJob(robot, method, order, tuple(gravity)), robot, derivatives, named,
                 t=t, wrenches=wrenches)
@@ -165,7 +165,7 @@ def inverse_dynamics(robot: Model, *derivatives, order: int = 2, method: str = "
 def forward_kinematics(robot: Model, link: str, *derivatives, order: int = 3, **named
                        ) -> Result:
     """One link's pose and motion: fields ``p, R, Vs, Vsd, ..., Vb, ..., pd, pdd, ...``."""
-    from hodyn_cli.jobs import KinematicsJob
+    from hodyn_cli.pipeline.jobs import KinematicsJob
 
     return _run(KinematicsJob(robot, link, order), robot, derivatives, named)
 
@@ -179,11 +179,11 @@ def inverse_kinematics(robot: Model, link: str, motion: Mapping, *, t=None, task
     ``Vs``, ``Vsd``, ... (or body-fixed ``Vb``, ...) for a pose task, ``pd``, ``pdd``, ... for
     a position task. Fields: ``q``, ``qd``, ... (one more order than the twists given) and
     ``condition`` (the task Jacobian's condition number per sample); see
-    :mod:`hodyn_cli.ik` for the scheme (spatial paper, Algorithm 2).
+    :mod:`hodyn_cli.algorithms.ik` for the scheme (spatial paper, Algorithm 2).
     """
-    from hodyn_cli.ik import MAX_CONDITION, LinkMotion
-    from hodyn_cli.ik import inverse_kinematics as solve
-    from hodyn_cli.methods.spatial import spatial_twists
+    from hodyn_cli.algorithms.ik import MAX_CONDITION, LinkMotion
+    from hodyn_cli.algorithms.ik import inverse_kinematics as solve
+    from hodyn_cli.algorithms.methods.spatial import spatial_twists
 
     def stacked(base: str, first: int, width: int):
         rows, k = [], first
@@ -212,16 +212,16 @@ def matrices(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,
              wrenches: Mapping | None = None, **named) -> Result:
     """M, C, Cbar, g (and Q_ext) with their first ``order`` derivatives: fields ``M``,
     ``M_d``, ..."""
-    from hodyn_cli.jobs import MatricesJob
+    from hodyn_cli.pipeline.jobs import MatricesJob
 
     return _run(MatricesJob(robot, order, tuple(gravity)), robot, derivatives, named,
                 wrenches=wrenches)
 
 
 def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GRAVITY, **named):
-    """The checks of ``hodyn validate``: a :class:`hodyn_cli.validate.Report` (``.passed``)."""
-    from hodyn_cli import mimic
-    from hodyn_cli.validate import validate as run
+    """The checks of ``hodyn validate``: a :class:`hodyn_cli.algorithms.validate.Report` (``.passed``)."""
+    from hodyn_cli.algorithms.validate import validate as run
+    from hodyn_cli.modeling import mimic
 
     traj = joint_trajectory(robot, *derivatives, t=t, **named)
     return run(robot, mimic.expand(robot, traj), methods=methods, gravity=gravity)
@@ -234,8 +234,8 @@ def elastic_dynamics(robot: Model, drives, *derivatives, order: int = 0, model: 
     ``drives``: a drives file (TOML) or ``{joint: {"stiffness": ..., "gear_ratio": ...,
     "rotor_inertia": ...}}``.
     """
-    from hodyn_cli.drives import drives_from_table, read_drives
-    from hodyn_cli.jobs import ElasticJob
+    from hodyn_cli.modeling.drives import drives_from_table, read_drives
+    from hodyn_cli.pipeline.jobs import ElasticJob
 
     d = drives_from_table(robot, drives) if isinstance(drives, Mapping) else read_drives(
         drives, robot)
@@ -245,8 +245,8 @@ def elastic_dynamics(robot: Model, drives, *derivatives, order: int = 0, model: 
 def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,
                       **named) -> Result:
     """Y, Y_d, ... (n x 10 nb per sample) with tau^(k) = Y^(k) pi; pi is
-    ``hodyn_cli.regressor.parameters(robot)``."""
-    from hodyn_cli.jobs import RegressorJob
+    ``hodyn_cli.algorithms.regressor.parameters(robot)``."""
+    from hodyn_cli.pipeline.jobs import RegressorJob
 
     return _run(RegressorJob(robot, order, tuple(gravity)), robot, derivatives, named)
 
@@ -254,6 +254,6 @@ def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVIT
 def torque_sensitivities(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,
                          **named) -> Result:
     """d tau^(k) / d q^(j): fields ``dtau_dq``, ``dtau_dqd``, ... (n x n per sample)."""
-    from hodyn_cli.jobs import SensitivityJob
+    from hodyn_cli.pipeline.jobs import SensitivityJob
 
     return _run(SensitivityJob(robot, order, tuple(gravity)), robot, derivatives, named)

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
+from hodyn_cli.core.trajectory import cosine
 from hodyn_cli.io import write_trajectory
-from hodyn_cli.trajectory import cosine
-from hodyn_cli.urdf import load_model
+from hodyn_cli.modeling.urdf import load_model
 
 HERE = Path(__file__).parent
 T = np.linspace(0.0, 5.0, 501)

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from hodyn_cli.trajectory import Trajectory, cosine
-from hodyn_cli.urdf import load_model
-
-# the tests never touch the user's model cache (~/.cache/hodyn)
-os.environ["HODYN_CACHE_DIR"] = tempfile.mkdtemp(prefix="hodyn-test-cache-")
+from hodyn_cli.core.trajectory import Trajectory, cosine
+from hodyn_cli.modeling.urdf import load_model
 
 ROOT = Path(__file__).resolve().parents[1]
 URDF = ROOT / "urdf"

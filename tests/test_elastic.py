@@ -12,13 +12,14 @@ import numpy as np
 import pytest
 
 from conftest import SAMPLES, URDF, random_cosine, wrench_motion
-from hodyn_cli import elastic, lie
-from hodyn_cli.drives import drives_from_table, read_drives
+from hodyn_cli.algorithms import elastic
+from hodyn_cli.algorithms.methods import inverse_dynamics
+from hodyn_cli.core import lie
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, cosine
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import read_trajectory
-from hodyn_cli.methods import inverse_dynamics
-from hodyn_cli.trajectory import Trajectory, Wrenches, cosine
-from hodyn_cli.urdf import load_model, parse_model
+from hodyn_cli.modeling.drives import drives_from_table, read_drives
+from hodyn_cli.modeling.urdf import load_model, parse_model
 
 pin = pytest.importorskip("pinocchio")
 

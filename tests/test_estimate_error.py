@@ -19,12 +19,13 @@ from scipy.interpolate import make_interp_spline
 from typer.testing import CliRunner
 
 from conftest import URDF
+from hodyn_cli.algorithms.estimate import DerivativeStream, Lowpass, estimate_derivatives
+from hodyn_cli.algorithms.estimate_error import noise_gain, noise_std, truncation
+from hodyn_cli.algorithms.methods import inverse_dynamics
 from hodyn_cli.cli.app import app
-from hodyn_cli.estimate import DerivativeStream, Lowpass, estimate_derivatives
-from hodyn_cli.estimate_error import noise_gain, noise_std, truncation
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, cosine, filtered_step
 from hodyn_cli.io import write_trajectory
-from hodyn_cli.trajectory import Trajectory, Wrenches, cosine, filtered_step
-from hodyn_cli.urdf import load_model
+from hodyn_cli.modeling.urdf import load_model
 
 runner = CliRunner()
 
@@ -245,7 +246,6 @@ def test_estimating_memory_is_bounded_by_the_window(tmp_path):
         t = np.arange(N - 5000, N) / rate  # the last window is right too
         exact = cosine(iiwa.joint_names, t, amplitude=0.5, omega=1.3, phase=np.arange(iiwa.n),
                        orders=4)
-        from hodyn_cli.methods import inverse_dynamics
         tau = inverse_dynamics(iiwa, exact, order=2)[:, 2]
         got = f["taudd"][N - 5000:]
     assert np.abs(got - tau)[:-2000].max() < 1e-3 * np.abs(tau).max()

@@ -8,12 +8,12 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import URDF
+from hodyn_cli.algorithms.generate import KINDS, check_limits, generate, rest_to_rest
 from hodyn_cli.cli.app import app
+from hodyn_cli.core.trajectory import Trajectory, filtered_step
 from hodyn_cli.errors import HodynError
-from hodyn_cli.generate import KINDS, check_limits, generate, rest_to_rest
 from hodyn_cli.io import read_trajectory
-from hodyn_cli.trajectory import Trajectory, filtered_step
-from hodyn_cli.urdf import load_model
+from hodyn_cli.modeling.urdf import load_model
 
 runner = CliRunner()
 STENCIL = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0, 4 / 5, -1 / 5, 4 / 105, -1 / 280])

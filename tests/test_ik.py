@@ -14,14 +14,14 @@ import numpy as np
 import pytest
 
 from conftest import URDF
+from hodyn_cli.algorithms.ik import InverseKinematics, LinkMotion, inverse_kinematics
+from hodyn_cli.algorithms.kinematics import link_kinematics
+from hodyn_cli.core.trajectory import cosine
 from hodyn_cli.errors import HodynError
-from hodyn_cli.ik import InverseKinematics, LinkMotion, inverse_kinematics
 from hodyn_cli.io import read_trajectory, write_trajectory
 from hodyn_cli.io.motion import MotionReader
-from hodyn_cli.kinematics import link_kinematics
-from hodyn_cli.locking import lock
-from hodyn_cli.trajectory import cosine
-from hodyn_cli.urdf import load_model
+from hodyn_cli.modeling.locking import lock
+from hodyn_cli.modeling.urdf import load_model
 
 IIWA = URDF / "iiwa14.urdf"
 EE = "iiwa_link_ee"

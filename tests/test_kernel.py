@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from conftest import random_cosine, wrench_motion
-from hodyn_cli.methods import _compiled, body_fixed
-from hodyn_cli.methods.common import solve_in_chunks
-from hodyn_cli.trajectory import Trajectory, Wrenches
+from hodyn_cli.algorithms.methods import _compiled, body_fixed
+from hodyn_cli.algorithms.methods.common import solve_in_chunks
+from hodyn_cli.core.trajectory import Trajectory, Wrenches
 
 
 def numpy_reference(model, traj, order):
@@ -28,7 +28,7 @@ def test_kernel_is_built_where_a_compiler_exists():
     if os.environ.get("HODYN_NO_KERNEL"):
         pytest.skip("HODYN_NO_KERNEL is set: this run tests the numpy implementation")
     assert _compiled.available(), "the C kernel did not build or is stale (see pip's output)"
-    from hodyn_cli.methods import _kernel
+    from hodyn_cli.algorithms.methods import _kernel
 
     lib = ctypes.CDLL(_kernel.__file__)
     assert _compiled.abi_of(lib) == _compiled.ABI
@@ -79,8 +79,8 @@ def test_environment_switch_selects_numpy(monkeypatch):
 @pytest.mark.skipif(not _compiled.available(), reason="compiled kernel not built")
 @pytest.mark.parametrize("order", [0, 1, 2, 4])
 def test_closed_form_kernel_matches_numpy_reference(robot, order):
-    from hodyn_cli.methods import closed_form
-    from hodyn_cli.methods.common import base_motion
+    from hodyn_cli.algorithms.methods import closed_form
+    from hodyn_cli.algorithms.methods.common import base_motion
 
     name, _, model = robot
     t = np.linspace(0, 4, 201)  # odd: the kernel's last lockstep group is partly filled
@@ -99,7 +99,7 @@ def test_closed_form_kernel_matches_numpy_reference(robot, order):
 @pytest.mark.parametrize("n_samples", [1, 2, 3, 2049])
 def test_kernel_sample_counts(robot, n_samples):
     """Single samples, partial lockstep groups and chunk boundaries give the same numbers."""
-    from hodyn_cli.methods import closed_form
+    from hodyn_cli.algorithms.methods import closed_form
 
     _, _, model = robot
     traj = random_cosine(model, np.linspace(0, 4, n_samples), orders=5, seed=41)

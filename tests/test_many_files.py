@@ -13,11 +13,11 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import URDF, random_cosine
-from hodyn_cli import batch
 from hodyn_cli.cli.app import app
 from hodyn_cli.io import write_trajectory
-from hodyn_cli.jobs import TorqueJob
-from hodyn_cli.urdf import load_model
+from hodyn_cli.modeling.urdf import load_model
+from hodyn_cli.pipeline import batch
+from hodyn_cli.pipeline.jobs import TorqueJob
 
 runner = CliRunner()
 ROBOT = URDF / "gripper_arm.urdf"

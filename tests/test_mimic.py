@@ -9,10 +9,10 @@ from typer.testing import CliRunner
 import hodyn_cli
 from conftest import URDF, pin_configuration, pinocchio_model, random_cosine
 from hodyn_cli.cli.app import app
+from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import ModelError
 from hodyn_cli.io import write_trajectory
-from hodyn_cli.trajectory import Trajectory
-from hodyn_cli.urdf import load_model, parse_model
+from hodyn_cli.modeling.urdf import load_model, parse_model
 
 pin = pytest.importorskip("pinocchio")
 runner = CliRunner()

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from conftest import pinocchio_reference, random_cosine
-from hodyn_cli.methods import inverse_dynamics
-from hodyn_cli.urdf import parse_model
+from hodyn_cli.algorithms.methods import inverse_dynamics
+from hodyn_cli.modeling.urdf import parse_model
 
 TYPES = ["revolute", "continuous", "prismatic", "fixed"]
 

@@ -29,9 +29,9 @@ def make_log(bag: Path) -> None:
     from rosbags.rosbag2 import StoragePlugin, Writer
     from rosbags.typesys import Stores, get_typestore
 
-    from hodyn_cli.generate import generate
-    from hodyn_cli.methods import inverse_dynamics
-    from hodyn_cli.urdf import load_model
+    from hodyn_cli.algorithms.generate import generate
+    from hodyn_cli.algorithms.methods import inverse_dynamics
+    from hodyn_cli.modeling.urdf import load_model
 
     model = load_model(URDF)
     motion = generate(model, "fourier", rate=200.0, duration=10.0, seed=4, derivatives=2)

@@ -11,8 +11,12 @@ from typing import Annotated
 import numpy as np
 import typer
 
-from hodyn_cli import __version__, batch, elastic, generate, mimic, regressor, stream
-from hodyn_cli import ik as ik_module
+from hodyn_cli import __version__
+from hodyn_cli.algorithms import elastic, generate, regressor
+from hodyn_cli.algorithms import ik as ik_module
+from hodyn_cli.algorithms.methods import MAX_ORDER
+from hodyn_cli.algorithms.validate import Tolerances
+from hodyn_cli.algorithms.validate import validate as run_validation
 from hodyn_cli.cli import render
 from hodyn_cli.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED, mapped_errors
 from hodyn_cli.cli.errors import run as run_app
@@ -40,7 +44,6 @@ from hodyn_cli.cli.inputs import (
     provenance,
     xacro_mappings,
 )
-from hodyn_cli.drives import read_drives
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import (
     CHUNK_ROWS,
@@ -53,7 +56,11 @@ from hodyn_cli.io import (
 )
 from hodyn_cli.io.motion import MotionReader
 from hodyn_cli.io.paths import listing
-from hodyn_cli.jobs import (
+from hodyn_cli.modeling import mimic
+from hodyn_cli.modeling.drives import read_drives
+from hodyn_cli.modeling.urdf import load_model
+from hodyn_cli.pipeline import batch, stream
+from hodyn_cli.pipeline.jobs import (
     ElasticJob,
     IkJob,
     KinematicsJob,
@@ -62,12 +69,8 @@ from hodyn_cli.jobs import (
     SensitivityJob,
     TorqueJob,
 )
-from hodyn_cli.methods import MAX_ORDER
-from hodyn_cli.report import render as render_report
-from hodyn_cli.report import report_format
-from hodyn_cli.urdf import load_model
-from hodyn_cli.validate import Tolerances
-from hodyn_cli.validate import validate as run_validation
+from hodyn_cli.pipeline.report import render as render_report
+from hodyn_cli.pipeline.report import report_format
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Joint torques of a prescribed motion and their time derivatives.")
@@ -563,7 +566,7 @@ def import_log(
     debug: Debug = False,
 ) -> None:
     """Turn a robot log's JointState messages into a trajectory file (t, q, qd, effort)."""
-    from hodyn_cli.logs import read_joint_states
+    from hodyn_cli.io.rosbag import read_joint_states
 
     with mapped_errors(debug):
         model = load_model(urdf) if urdf is not None else None

@@ -10,16 +10,16 @@ import numpy as np
 import typer
 
 from hodyn_cli import __version__
+from hodyn_cli.algorithms.estimate import DerivativeStream, EstimatingReader
+from hodyn_cli.algorithms.methods import GRAVITY
 from hodyn_cli.cli import render
+from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError, TrajectoryError
-from hodyn_cli.estimate import DerivativeStream, EstimatingReader
 from hodyn_cli.io import (
     CHUNK_ROWS,
     TrajectoryReader,
 )
 from hodyn_cli.io.paths import listing
-from hodyn_cli.methods import GRAVITY
-from hodyn_cli.model import Model
 
 
 class Method(str, Enum):
@@ -44,10 +44,10 @@ LockMissing = Annotated[bool, typer.Option(
 
 
 def locked_model(model, lock: list[str] | None, lock_missing: bool, traj: str | None):
-    """The model with ``--lock`` and ``--lock-missing`` joints fixed (see hodyn_cli.locking)."""
+    """The model with ``--lock`` and ``--lock-missing`` joints fixed (see hodyn_cli.modeling.locking)."""
     from hodyn_cli.io.tables import open_table
-    from hodyn_cli.locking import default_lock_value
-    from hodyn_cli.locking import lock as lock_joints
+    from hodyn_cli.modeling.locking import default_lock_value
+    from hodyn_cli.modeling.locking import lock as lock_joints
 
     values = {}
     for item in lock or []:

@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from hodyn_cli.model import Model
-from hodyn_cli.validate import Report
+from hodyn_cli.algorithms.validate import Report
+from hodyn_cli.core.model import Model
 
 stderr = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 160)
 # tables are wide: when stdout is not a terminal, do not squeeze them into 80 columns
@@ -133,7 +133,7 @@ def model_json(model: Model) -> str:
 
 def elastic_explanation(model: Model, rows: list[dict], req, kind: str, order: int) -> Table:
     """``hodyn elastic --explain``: per joint, the order of u needed and why."""
-    from hodyn_cli.trajectory import derivative_name
+    from hodyn_cli.core.trajectory import derivative_name
 
     table = Table(title=f"{model.name}, --model {kind} --order {order}: every joint needs q up to "
                         f"{derivative_name('q', req.q_order)} (derivative {req.q_order}; "
@@ -152,7 +152,7 @@ def elastic_explanation(model: Model, rows: list[dict], req, kind: str, order: i
 
 def parameters_table(model: Model) -> Table:
     """``hodyn info --parameters``: 10 dynamic parameters per moving body."""
-    from hodyn_cli.regressor import PARAMETERS, parameters
+    from hodyn_cli.algorithms.regressor import PARAMETERS, parameters
 
     table = Table(title=f"{model.name}: dynamic parameters (body frame, about its origin; "
                         "Pinocchio's order)")
@@ -166,7 +166,7 @@ def parameters_table(model: Model) -> Table:
 
 def parameters_json(model: Model) -> str:
     """The dynamic parameters as JSON: names (``<param>_<link>``) and values, body order."""
-    from hodyn_cli.regressor import PARAMETERS, parameter_names, parameters
+    from hodyn_cli.algorithms.regressor import PARAMETERS, parameter_names, parameters
 
     return json.dumps({"name": model.name, "parameters": list(PARAMETERS),
                        "bodies": list(model.link_names),

@@ -1,7 +1,7 @@
 """Trajectory and result files, streamed (constant memory at any file size).
 
 Reading: :class:`TrajectoryReader` checks a file's columns once and yields
-:class:`~hodyn_cli.trajectory.Trajectory` chunks; :func:`read_trajectory` reads it whole.
+:class:`~hodyn_cli.core.trajectory.Trajectory` chunks; :func:`read_trajectory` reads it whole.
 CSV: a header row; ``t`` (optional), ``q_J``, ``qd_J``, ... for every joint J, and
 optionally ``W_<link>_mx`` ... ``Wdd_<link>_fz``. HDF5: datasets ``t``, ``q``, ``qd``, ...
 (N x n) with root attribute ``joint_names``, and ``wrench/<link>/W``, ``Wd``, ``Wdd``; or,

@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import derivative_name
 from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io.paths import listing
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import derivative_name
 
 WRENCH_COMPONENTS = ("mx", "my", "mz", "fx", "fy", "fz")
 #: suffixes of a link's motion columns (``hodyn kinematics``, read by ``hodyn ik``): ``p_x``,

@@ -15,14 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hodyn_cli.algorithms.ik import LinkMotion
+from hodyn_cli.algorithms.methods.spatial import spatial_twists
+from hodyn_cli.core.trajectory import derivative_name
 from hodyn_cli.errors import TrajectoryError
-from hodyn_cli.ik import LinkMotion
 from hodyn_cli.io.columns import MOTION_DATASET, motion_suffixes
 from hodyn_cli.io.paths import listing
 from hodyn_cli.io.reader import CHUNK_ROWS, _check_increasing, _check_values
 from hodyn_cli.io.tables import open_table, rechunk
-from hodyn_cli.methods.spatial import spatial_twists
-from hodyn_cli.trajectory import derivative_name
 
 __all__ = ["MotionLayout", "MotionReader", "plan_motion"]
 

@@ -1,7 +1,7 @@
 """Trajectories read chunk by chunk: columns checked once, values checked as they stream.
 
 >>> from pathlib import Path
->>> from hodyn_cli.urdf import load_model
+>>> from hodyn_cli.modeling.urdf import load_model
 >>> root = Path(__file__).parents[2]
 >>> model = load_model(root / "urdf" / "planar_2r.urdf")
 >>> with TrajectoryReader(str(root / "sample_trajectories" / "planar_2r_cosine.h5"), model,
@@ -16,12 +16,12 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from hodyn_cli import mimic
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io.columns import W_COLUMN, Layout, plan, plan_wrenches
 from hodyn_cli.io.tables import Block, Rows, open_table, rechunk, row_count
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory, Wrenches, derivative_name
+from hodyn_cli.modeling import mimic
 
 #: samples per chunk a command reads, computes and writes before the next (bounds memory)
 CHUNK_ROWS = 1 << 14

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.io.columns import WRENCH_COMPONENTS
 from hodyn_cli.io.tables import COMPACT
 from hodyn_cli.io.writers import open_sink
-from hodyn_cli.trajectory import Trajectory, derivative_name
 
 MATRIX_NOTES = {
     "M": "mass matrix M(q); M_d, M_dd, ...: its time derivatives",
@@ -48,7 +48,7 @@ def torque_datasets(result: np.ndarray, joint_names) -> tuple[dict, dict]:
 
 
 def elastic_datasets(result, joint_names) -> tuple[dict, dict]:
-    """An :class:`~hodyn_cli.elastic.ElasticResult` as ``u, ud, ..., theta, ..., taum, ...``."""
+    """An :class:`~hodyn_cli.algorithms.elastic.ElasticResult` as ``u, ud, ..., theta, ..., taum, ...``."""
     data, columns = {}, {}
     for base in ("u", "theta", "taum"):
         d, c = derivative_datasets(base, getattr(result, base), joint_names)
@@ -79,7 +79,7 @@ def rate_name(name: str, k: int) -> str:
 
 def matrix_datasets(E, with_wrenches: bool) -> dict[str, np.ndarray]:
     """EOM matrices as HDF5 datasets ``M, M_d, M_dd, C, ..., Cbar, ..., g, ..., Q_ext, ...``
-    (N x n x n or N x n); ``E`` is :class:`hodyn_cli.methods.closed_form.EOMMatrices`."""
+    (N x n x n or N x n); ``E`` is :class:`hodyn_cli.algorithms.methods.closed_form.EOMMatrices`."""
     data = {}
     names = ("M", "C", "Cbar", "g") + (("Q_ext",) if with_wrenches else ())
     for name in names:

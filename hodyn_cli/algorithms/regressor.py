@@ -18,8 +18,8 @@ kernel) as ``tau^(k)``. The Slotine-Li regressor (Remark 4) is
 Mueller & Kumar's eq. (54) (``M_d - 2 Cbar`` is skew-symmetric, as adaptive control needs).
 
 >>> from pathlib import Path
->>> from hodyn_cli.urdf import load_model
->>> model = load_model(Path(__file__).parents[1] / "urdf" / "planar_2r.urdf")
+>>> from hodyn_cli.modeling.urdf import load_model
+>>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
 >>> pi = parameters(model)
 >>> pi.shape, float(pi[0]), parameter_names(model)[:2]
 ((20,), 1.2, ['m_link1', 'mcx_link1'])
@@ -35,10 +35,10 @@ from functools import cache
 
 import numpy as np
 
-from hodyn_cli import lie
-from hodyn_cli.methods import GRAVITY, body_fixed, closed_form
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory
+from hodyn_cli.algorithms.methods import GRAVITY, body_fixed, closed_form
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory
 
 __all__ = ["PARAMETERS", "parameters", "parameter_names", "inertia_from_parameters",
            "regressor", "slotine_li_regressor", "BaseParameters", "base_parameters"]
@@ -129,7 +129,7 @@ def base_parameters(model: Model, *, samples: int = 200, seed: int = 0, gravity=
     ``Y pi`` has the same null space)."""
     from scipy.linalg import qr
 
-    from hodyn_cli import mimic
+    from hodyn_cli.modeling import mimic
 
     rng = np.random.default_rng(seed)
     m = len(model.coordinates)  # random states of the independent joints (mimics follow)

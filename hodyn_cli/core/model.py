@@ -6,7 +6,7 @@ numbered depth-first from the root (``parent[i] < i``, ``-1`` is the root link):
     C_i(q) = C_parent(i)(q) B_i exp(X_i q_i)            (body-fixed POE, docs/conventions.md)
     C_i(q) = exp(Y_1 q_1) ... exp(Y_i q_i) A_i,  A_i = C_i(0),  Y_i = Ad_{A_i} X_i
 
-Build it once (usually with :func:`hodyn_cli.urdf.load_model`) and pass it to the
+Build it once (usually with :func:`hodyn_cli.modeling.urdf.load_model`) and pass it to the
 algorithms; nothing mutates it.
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hodyn_cli import lie
+from hodyn_cli.core import lie
 
 __all__ = ["Model", "Diagnostic", "LinkFrame"]
 

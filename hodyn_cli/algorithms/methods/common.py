@@ -8,10 +8,10 @@ from math import comb
 
 import numpy as np
 
-from hodyn_cli import lie
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import TrajectoryError
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory, derivative_name
 
 GRAVITY = (0.0, 0.0, -9.81)
 

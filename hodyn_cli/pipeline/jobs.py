@@ -2,8 +2,8 @@
 
 A job knows how many q derivative orders it needs (``need``) and wrench orders
 (``wrench_need``), the CSV columns of its output (``columns``), and maps a chunk to named
-datasets (``__call__``). :func:`hodyn_cli.stream.run` runs one over a file; a Dask worker
-gets the same object (:mod:`hodyn_cli.batch`).
+datasets (``__call__``). :func:`hodyn_cli.pipeline.stream.run` runs one over a file; a Dask worker
+gets the same object (:mod:`hodyn_cli.pipeline.batch`).
 """
 
 from __future__ import annotations
@@ -13,10 +13,13 @@ from functools import cached_property
 
 import numpy as np
 
-from hodyn_cli import elastic, methods, mimic, regressor, sensitivities
-from hodyn_cli.drives import Drives
+from hodyn_cli.algorithms import elastic, methods, regressor, sensitivities
+from hodyn_cli.algorithms.ik import MAX_CONDITION, InverseKinematics, LinkMotion
+from hodyn_cli.algorithms.kinematics import link_kinematics
+from hodyn_cli.algorithms.methods import closed_form, required_orders
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
-from hodyn_cli.ik import MAX_CONDITION, InverseKinematics, LinkMotion
 from hodyn_cli.io.reader import CHUNK_ROWS, beyond_limits
 from hodyn_cli.io.results import (
     derivative_columns,
@@ -29,10 +32,8 @@ from hodyn_cli.io.results import (
     torque_datasets,
     with_t,
 )
-from hodyn_cli.kinematics import link_kinematics
-from hodyn_cli.methods import closed_form, required_orders
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory
+from hodyn_cli.modeling import mimic
+from hodyn_cli.modeling.drives import Drives
 
 __all__ = ["TorqueJob", "ElasticJob", "KinematicsJob", "MatricesJob", "RegressorJob",
            "SensitivityJob", "IkJob"]

@@ -19,8 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
-from hodyn_cli.trajectory import Trajectory
 
 __all__ = ["run", "default_jobs"]
 

@@ -14,9 +14,9 @@ exact to rounding, not a finite difference. All n (K+3) directions of a chunk ru
 batch of samples.
 
 >>> from pathlib import Path
->>> from hodyn_cli.urdf import load_model
->>> from hodyn_cli.trajectory import cosine
->>> model = load_model(Path(__file__).parents[1] / "urdf" / "planar_2r.urdf")
+>>> from hodyn_cli.modeling.urdf import load_model
+>>> from hodyn_cli.core.trajectory import cosine
+>>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
 >>> traj = cosine(model.joint_names, [0.3], amplitude=0.5, omega=1.0, orders=2)
 >>> S = sensitivities(model, traj, order=0)
 >>> sorted(S)
@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from hodyn_cli.methods import GRAVITY, body_fixed
-from hodyn_cli.methods.common import CHUNK, base_motion, body_wrenches, check_inputs
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory, derivative_name
+from hodyn_cli.algorithms.methods import GRAVITY, body_fixed
+from hodyn_cli.algorithms.methods.common import CHUNK, base_motion, body_wrenches, check_inputs
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory, derivative_name
 
 __all__ = ["sensitivities", "dataset_name", "STEP"]
 

@@ -44,11 +44,11 @@ from math import comb
 
 import numpy as np
 
-from hodyn_cli import lie
-from hodyn_cli.methods import _compiled
-from hodyn_cli.methods.common import GRAVITY, relative_adjoint, solve_in_chunks
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory
+from hodyn_cli.algorithms.methods import _compiled
+from hodyn_cli.algorithms.methods.common import GRAVITY, relative_adjoint, solve_in_chunks
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory
 
 #: samples per kernel call (the kernel's memory is per sample; bigger calls only save overhead)
 KERNEL_CHUNK = 1 << 16

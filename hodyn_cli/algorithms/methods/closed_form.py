@@ -49,11 +49,11 @@ from math import comb
 
 import numpy as np
 
-from hodyn_cli import lie
-from hodyn_cli.methods import _compiled
-from hodyn_cli.methods.common import GRAVITY, chunks, relative_adjoint, solve_in_chunks
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory
+from hodyn_cli.algorithms.methods import _compiled
+from hodyn_cli.algorithms.methods.common import GRAVITY, chunks, relative_adjoint, solve_in_chunks
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory
 
 __all__ = [
     "EOMMatrices",
@@ -118,7 +118,7 @@ def eom_matrices(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
     ``qs``: (N, >= r+2, n); ``base``: (1, >= 2, 6) root motion standing for gravity
     (only ``base[0, 1]`` = (0; -g) is used); ``wrenches``: body -> (N, r+1, 6).
     ``with_cbar=False`` skips Cbar (left at zero), which tau does not need. Runs the
-    compiled kernel when it is built (:mod:`hodyn_cli.methods._compiled`).
+    compiled kernel when it is built (:mod:`hodyn_cli.algorithms.methods._compiled`).
     """
     if _compiled.available() and r <= _compiled.MAX_ORDER:
         return _compiled.eom_matrices_chunk(model, qs, r, base, wrenches, with_cbar)

@@ -1,9 +1,9 @@
-"""URDF -> :class:`~hodyn_cli.model.Model` (docs/conventions.md, "URDF → model").
+"""URDF -> :class:`~hodyn_cli.core.model.Model` (docs/conventions.md, "URDF → model").
 
 The XML is parsed here first, safely (no DTD loading, no entity expansion, no
 network access), and checked element by element so that a bad file gives one line
-naming the link or joint. yourdfpy then reads the checked document into its
-objects, from which the screw model is built:
+naming the link or joint; :mod:`hodyn_cli.modeling.urdf_xml` turns the checked document into
+plain objects, from which the screw model is built:
 
 * body frame of a link = its URDF link frame; ``B_i`` = joint ``<origin>``;
 * revolute/continuous: ``X_i = (axis; 0)``, prismatic: ``X_i = (0; axis)``;
@@ -11,7 +11,7 @@ objects, from which the screw model is built:
 * bodies are numbered depth-first from the root, children in file order.
 
 >>> from pathlib import Path
->>> model = load_model(Path(__file__).parents[1] / "urdf" / "planar_2r.urdf")
+>>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
 >>> model.joint_names, model.parent.tolist()
 (('joint1', 'joint2'), [-1, 0])
 """
@@ -26,9 +26,10 @@ from pathlib import Path
 import numpy as np
 from lxml import etree
 
-from hodyn_cli import lie, model_cache
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Diagnostic, LinkFrame, Model
 from hodyn_cli.errors import ModelError
-from hodyn_cli.model import Diagnostic, LinkFrame, Model
+from hodyn_cli.modeling.urdf_xml import read_robot
 
 __all__ = ["load_model", "parse_model", "TRIANGLE_RTOL"]
 
@@ -45,14 +46,12 @@ TRIANGLE_RTOL = 1e-2
 MAX_INERTIA = 1e30
 
 
-def load_model(path: str | Path, *, strict: bool = False, cache: bool = True,
+def load_model(path: str | Path, *, strict: bool = False,
                xacro_args: dict[str, str] | None = None) -> Model:
     """Read a URDF file into a model. ``strict`` turns warnings into errors.
 
     A ``.xacro`` file is expanded first (PyPI ``xacro``; ``xacro_args`` are its
-    ``name:=value`` arguments). With ``cache`` a model built before from the same URDF text
-    (same sha256) by the same hodyn version is read from :mod:`hodyn_cli.model_cache`
-    instead of parsed again: yourdfpy imports trimesh, which alone takes about a second.
+    ``name:=value`` arguments).
     """
     path = Path(path)
     if path.suffix == ".xacro":
@@ -65,14 +64,7 @@ def load_model(path: str | Path, *, strict: bool = False, cache: bool = True,
             data = path.read_bytes()
         except OSError as e:
             raise ModelError(f"cannot read URDF: {e.strerror or e}", str(path)) from None
-    sha256 = hashlib.sha256(data).hexdigest()
-    model = model_cache.load(sha256) if cache else None
-    if model is None:
-        model = _parse(data, str(path), sha256)
-        if cache:
-            model_cache.store(model)
-    _check_strict(model, strict, str(path))
-    return model
+    return parse_model(data, source=str(path), strict=strict)
 
 
 def expand_xacro(path: Path, args: dict[str, str]) -> bytes:
@@ -105,13 +97,7 @@ def parse_model(data: bytes, *, source: str = "<urdf>", strict: bool = False) ->
 def _parse(data: bytes, source: str, sha256: str) -> Model:
     root = _safe_xml(data, source)
     _check_document(root, source)
-    import yourdfpy  # deferred: it pulls in trimesh, which takes a while to import
-
-    clean = etree.tostring(root)
-    robot = yourdfpy.URDF.load(
-        io.BytesIO(clean), build_scene_graph=False, load_meshes=False,
-        load_collision_meshes=False,
-    ).robot
+    robot = read_robot(root)
     notes: list[Diagnostic] = []
     reductions = _transmission_reductions(root, notes)
     return _build(robot, source, sha256, reductions, notes)
@@ -213,6 +199,17 @@ def _check_document(root, source: str) -> None:
         _check_origin(joint, f"joint '{name}'", source)
         if joint.find("axis") is not None:
             _floats(joint.find("axis"), "xyz", 3, f"joint '{name}' <axis>", source, "1 0 0")
+        limit = joint.find("limit")
+        for a in ("lower", "upper", "velocity", "effort"):
+            if limit is not None and limit.get(a) is not None:
+                _floats(limit, a, 1, f"joint '{name}' <limit>", source)
+        mimic = joint.find("mimic")
+        if mimic is not None:
+            if not mimic.get("joint"):
+                raise ModelError(f"joint '{name}' <mimic> has no 'joint'", source)
+            for a in ("multiplier", "offset"):
+                if mimic.get(a) is not None:
+                    _floats(mimic, a, 1, f"joint '{name}' <mimic>", source)
 
 
 def _transmission_reductions(root, notes: list[Diagnostic]) -> dict[str, float]:
@@ -254,8 +251,8 @@ def _link_inertia(link, source: str, notes: list[Diagnostic], moving: bool = Tru
                                             "inertia"))
         return np.zeros((6, 6))
     m = float(inertial.mass)
-    theta = np.asarray(inertial.inertia, dtype=float)
-    T = np.eye(4) if inertial.origin is None else np.asarray(inertial.origin, dtype=float)
+    theta = inertial.inertia
+    T = inertial.origin
     if m < 0:
         raise ModelError(f"link '{link.name}': negative mass {m:g}", source)
     # beyond this, products in the recursions overflow to inf: no real body is that heavy
@@ -332,14 +329,14 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
     stack = enter(roots[0], -1, np.eye(4))[::-1]
     while stack:
         j, body, T = stack.pop()
-        origin = np.eye(4) if j.origin is None else np.asarray(j.origin, dtype=float)
+        origin = j.origin
         if j.type == "fixed":
             stack += enter(j.child, body, T @ origin)[::-1]
             continue
         if j.type not in MOVING:
             raise ModelError(f"joint '{j.name}': type '{j.type}' is not supported (use "
                              "revolute, continuous, prismatic or fixed)", source)
-        axis = np.array([1.0, 0, 0]) if j.axis is None else np.asarray(j.axis, dtype=float)
+        axis = j.axis
         norm = np.linalg.norm(axis)
         if norm < 1e-12:
             raise ModelError(f"joint '{j.name}': axis is zero", source)
@@ -347,8 +344,7 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
             notes.append(Diagnostic("info", f"joint '{j.name}': axis normalized"))
         axis = axis / norm
         if j.mimic is not None:
-            mimics[j.name] = (j.mimic.joint, float(j.mimic.multiplier or 1.0),
-                              float(j.mimic.offset or 0.0))
+            mimics[j.name] = (j.mimic.joint, j.mimic.multiplier, j.mimic.offset)
         X = np.concatenate([axis, np.zeros(3)] if MOVING[j.type] == "revolute"
                            else [np.zeros(3), axis])
         names.append(j.name)

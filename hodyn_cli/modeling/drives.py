@@ -14,8 +14,8 @@ A joint without a drive is rigid. Every mistake is one :class:`~hodyn_cli.errors
 line naming the file, the joint and the key.
 
 >>> from pathlib import Path
->>> from hodyn_cli.urdf import load_model
->>> model = load_model(Path(__file__).parents[1] / "urdf" / "planar_2r.urdf")
+>>> from hodyn_cli.modeling.urdf import load_model
+>>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
 >>> d = drives_from_table(model, {"joint2": {"stiffness": 800.0, "gear_ratio": 50,
 ...                                          "rotor_inertia": 1e-5}})
 >>> d.driven.tolist(), d.rotor_axis[1].tolist()
@@ -35,8 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
+from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError
-from hodyn_cli.model import Model
 
 if sys.version_info >= (3, 11):
     import tomllib

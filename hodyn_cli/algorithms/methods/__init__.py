@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hodyn_cli.algorithms.methods import body_fixed, closed_form, spatial
+from hodyn_cli.algorithms.methods.common import GRAVITY, required_orders
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
-from hodyn_cli.methods import body_fixed, closed_form, spatial
-from hodyn_cli.methods.common import GRAVITY, required_orders
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory
 
 __all__ = [
     "METHODS",
@@ -59,9 +59,9 @@ def inverse_dynamics(
     """tau and its derivatives up to ``order``, shape (N, order + 1, n).
 
     >>> from pathlib import Path
-    >>> from hodyn_cli.urdf import load_model
-    >>> from hodyn_cli.trajectory import cosine
-    >>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> from hodyn_cli.core.trajectory import cosine
+    >>> model = load_model(Path(__file__).parents[3] / "urdf" / "planar_2r.urdf")
     >>> traj = cosine(model.joint_names, [0.0], amplitude=0, omega=1, offset=0, orders=4)
     >>> inverse_dynamics(model, traj, order=0)[0, 0]   # arm horizontal, at rest
     array([10.2024,  2.3544])

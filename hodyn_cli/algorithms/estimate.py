@@ -8,7 +8,7 @@ not-a-knot ends), and the spline is differentiated. Interpolation does not smoot
 measured data is amplified by every derivative, so measured data are low-passed first when a
 ``cutoff`` is given (:func:`lowpass`). The expected RMS error of every estimated derivative
 (noise passed, spline truncation, filter bias) comes with the estimate
-(:mod:`hodyn_cli.estimate_error`).
+(:mod:`hodyn_cli.algorithms.estimate_error`).
 
 Memory is bounded by a window, not by the file: :class:`DerivativeStream` takes the
 trajectory in chunks, in order, and estimates ``window`` samples at a time from the window
@@ -16,7 +16,7 @@ plus margins on both sides (``margin``: the spline's end conditions fade as 0.54
 filter's start-up as exp(-2.4 fc t); the margins make the result equal to the whole-record
 estimate to ~1e-13 relative). :func:`estimate_derivatives` is the whole record at once.
 
->>> from hodyn_cli.trajectory import cosine
+>>> from hodyn_cli.core.trajectory import cosine
 >>> exact = cosine(("a",), np.linspace(0, 3, 301), amplitude=1, omega=2, orders=4)
 >>> only_q = Trajectory(exact.joint_names, exact.derivatives[:, :1], exact.t)
 >>> est, names = estimate_derivatives(only_q, 5)
@@ -34,9 +34,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hodyn_cli.algorithms.estimate_error import ErrorTally, end_samples
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import TrajectoryError
-from hodyn_cli.estimate_error import ErrorTally, end_samples
-from hodyn_cli.trajectory import Trajectory, Wrenches, derivative_name
 
 __all__ = ["estimate_derivatives", "DerivativeStream", "EstimatingReader", "Lowpass", "lowpass",
            "spline_degree", "WINDOW"]
@@ -158,7 +158,7 @@ class DerivativeStream:
     before the spline (their q columns stay as given). After the first chunk ``names`` lists
     what is estimated; after the last, ``expected_error`` maps ``"q"`` (and each estimated
     link) to the expected RMS error (m, columns) of the estimated orders, away from the first
-    and last ``end_seconds`` of the record (:mod:`hodyn_cli.estimate_error`).
+    and last ``end_seconds`` of the record (:mod:`hodyn_cli.algorithms.estimate_error`).
     """
 
     def __init__(self, chunks: Iterable[Trajectory], need: int, wrench_need: int = 0,

@@ -7,8 +7,8 @@ names (so wrenches and kinematics on them still work). The result is an ordinary
 fewer joints, in the same depth-first order.
 
 >>> from pathlib import Path
->>> from hodyn_cli.urdf import load_model
->>> model = load_model(Path(__file__).parents[1] / "urdf" / "planar_2r.urdf")
+>>> from hodyn_cli.modeling.urdf import load_model
+>>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
 >>> arm = lock(model, {"joint2": 0.5})
 >>> arm.joint_names, float(arm.mass[0])   # link2's mass is on link1 now
 (('joint1',), 2.0)
@@ -20,9 +20,9 @@ import dataclasses
 
 import numpy as np
 
-from hodyn_cli import lie
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Diagnostic, LinkFrame, Model
 from hodyn_cli.errors import ModelError
-from hodyn_cli.model import Diagnostic, LinkFrame, Model
 
 __all__ = ["lock", "joint_transform", "default_lock_value"]
 

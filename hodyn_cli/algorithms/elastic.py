@@ -1,7 +1,7 @@
 """Inverse dynamics of elastic-joint robots: motor angles and motor torques of any order.
 
 Höpler & Thümmel's model (ICRA 2002, eqs. (2)-(5), (29)-(33)), on trees, derived afresh.
-Drive c (see :mod:`hodyn_cli.drives`) has a rotor of axial inertia ``I_c`` spinning with
+Drive c (see :mod:`hodyn_cli.modeling.drives`) has a rotor of axial inertia ``I_c`` spinning with
 angle ``theta_c`` about the unit axis ``n_c`` fixed in its carrier, body ``p = parent(c)``.
 The rotor's mass and full inertia at rest belong to the carrier's URDF inertia; only its
 spin is extra, so each link is a gyrostat with internal angular momentum
@@ -53,13 +53,13 @@ from math import comb
 
 import numpy as np
 
-from hodyn_cli import lie
-from hodyn_cli.drives import Drives
+from hodyn_cli.algorithms.methods import _compiled, body_fixed
+from hodyn_cli.algorithms.methods.common import GRAVITY, chunks
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import HodynError
-from hodyn_cli.methods import _compiled, body_fixed
-from hodyn_cli.methods.common import GRAVITY, chunks
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory, derivative_name
+from hodyn_cli.modeling.drives import Drives
 
 __all__ = ["MODELS", "Requirements", "ElasticResult", "requirements", "coupling_structure",
            "inverse_dynamics", "rotation_rates", "world_rotations", "explain"]

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError
-from hodyn_cli.model import Model
 
 __all__ = ["JointLog", "read_joint_states"]
 

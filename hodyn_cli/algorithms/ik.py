@@ -1,7 +1,7 @@
 """Higher-order inverse kinematics: q, q', ..., q^(D) of the joints from one link's motion.
 
 The spatial paper's sec. IV (Algorithm 2) combines the inverse kinematics of order k with the
-forward kinematics of order k-1 (:mod:`hodyn_cli.methods.spatial`); its formulas were lost in
+forward kinematics of order k-1 (:mod:`hodyn_cli.algorithms.methods.spatial`); its formulas were lost in
 the text conversion and are rebuilt here from the identities it names. The r joints on the
 path from the root to the link (the others stand still) move it with the spatial twist (8)::
 
@@ -67,13 +67,13 @@ from math import comb, factorial
 
 import numpy as np
 
-from hodyn_cli import lie
+from hodyn_cli.algorithms.kinematics import frame_pose
+from hodyn_cli.algorithms.methods.spatial import forward_pass
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
-from hodyn_cli.kinematics import frame_pose
-from hodyn_cli.locking import default_lock_value
-from hodyn_cli.methods.spatial import forward_pass
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory
+from hodyn_cli.modeling.locking import default_lock_value
 
 __all__ = ["LinkMotion", "InverseKinematics", "inverse_kinematics", "hermite_weights",
            "TASKS", "MAX_CONDITION"]
@@ -116,7 +116,7 @@ class LinkMotion:
 
     @classmethod
     def of(cls, kinematics, t=None) -> LinkMotion:
-        """From :class:`hodyn_cli.kinematics.LinkKinematics` (``hodyn kinematics``' result)."""
+        """From :class:`hodyn_cli.algorithms.kinematics.LinkKinematics` (``hodyn kinematics``' result)."""
         return cls(kinematics.p, kinematics.R, kinematics.Vs, kinematics.pd, t)
 
     def rates(self, task: str) -> np.ndarray:
@@ -462,10 +462,10 @@ def inverse_kinematics(model: Model, motion: LinkMotion, link: str, *, task: str
     derivatives (position task: ``pd`` ...). See the module docstring for the scheme.
 
     >>> from pathlib import Path
-    >>> from hodyn_cli.urdf import load_model
-    >>> from hodyn_cli.trajectory import cosine
-    >>> from hodyn_cli.kinematics import link_kinematics
-    >>> model = load_model(Path(__file__).parents[1] / "urdf" / "planar_2r.urdf")
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> from hodyn_cli.core.trajectory import cosine
+    >>> from hodyn_cli.algorithms.kinematics import link_kinematics
+    >>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
     >>> traj = cosine(model.joint_names, [0.0, 0.01], amplitude=0.5, omega=1, offset=0.3, orders=4)
     >>> motion = LinkMotion.of(link_kinematics(model, traj, "tool0", order=2), traj.t)
     >>> result = inverse_kinematics(model, motion, "tool0", task="position", q0=[0.5, 0.5])

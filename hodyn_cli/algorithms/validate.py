@@ -1,7 +1,7 @@
 """Prove the numbers: finite differences, cross-method agreement, input consistency, model sanity.
 
 :func:`validate` runs every check on a model and a trajectory and returns a
-:class:`Report`; :mod:`hodyn_cli.report` renders it (JSON, Markdown, HTML). The checks:
+:class:`Report`; :mod:`hodyn_cli.pipeline.report` renders it (JSON, Markdown, HTML). The checks:
 
 1. **finite differences** (per method, per order k = 1..K): at each checked sample the
    given ``q, qd, ..., q^(D-1)`` define the Taylor polynomial ``q(s + h)`` whose derivatives
@@ -36,11 +36,11 @@ from math import factorial
 
 import numpy as np
 
+from hodyn_cli.algorithms.methods import GRAVITY, METHODS, inverse_dynamics
+from hodyn_cli.algorithms.methods.closed_form import matrices
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import HodynError
-from hodyn_cli.methods import GRAVITY, METHODS, inverse_dynamics
-from hodyn_cli.methods.closed_form import matrices
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory, Wrenches, derivative_name
 
 __all__ = ["Tolerances", "Check", "Report", "validate", "STENCIL"]
 
@@ -151,9 +151,9 @@ def validate(model: Model, trajectory: Trajectory, *, methods: list[str] | None 
     ``estimated``, not as passed.
 
     >>> from pathlib import Path
-    >>> from hodyn_cli.urdf import load_model
-    >>> from hodyn_cli.trajectory import cosine
-    >>> model = load_model(Path(__file__).parents[1] / "urdf" / "planar_2r.urdf")
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> from hodyn_cli.core.trajectory import cosine
+    >>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
     >>> traj = cosine(model.joint_names, np.linspace(0, 2, 201), amplitude=[0.8, 1.2],
     ...               omega=[1.3, 2.1], orders=5)
     >>> report = validate(model, traj, samples=20)

@@ -1,6 +1,6 @@
 """Higher-order forward kinematics of one link: pose, twists and their time derivatives.
 
-The spatial forward pass (:mod:`hodyn_cli.methods.spatial`, Algorithm 1 of the spatial
+The spatial forward pass (:mod:`hodyn_cli.algorithms.methods.spatial`, Algorithm 1 of the spatial
 paper) gives every body's spatial twist ``V^s = (omega; v^s)`` and its derivatives. For a
 link with pose ``C = (R, p)`` this module adds the two other views engineers check limits
 in:
@@ -14,9 +14,9 @@ in:
   acceleration, jerk, ... of the point, e.g. a tool centre point).
 
 >>> from pathlib import Path
->>> from hodyn_cli.urdf import load_model
->>> from hodyn_cli.trajectory import cosine
->>> model = load_model(Path(__file__).parents[1] / "urdf" / "planar_2r.urdf")
+>>> from hodyn_cli.modeling.urdf import load_model
+>>> from hodyn_cli.core.trajectory import cosine
+>>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
 >>> traj = cosine(model.joint_names, [0.0], amplitude=0, omega=1, offset=0, orders=4)
 >>> lk = link_kinematics(model, traj, "tool0", order=3)
 >>> lk.p.round(12) + 0.0   # arm stretched along the root's x axis: L1 + L2
@@ -32,12 +32,12 @@ from math import comb
 
 import numpy as np
 
-from hodyn_cli import lie
+from hodyn_cli.algorithms.methods.spatial import body_fixed_twists, forward_pass
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import HodynError, TrajectoryError
 from hodyn_cli.io.columns import motion_suffixes
-from hodyn_cli.methods.spatial import body_fixed_twists, forward_pass
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory, derivative_name
 
 __all__ = ["LinkKinematics", "link_kinematics"]
 

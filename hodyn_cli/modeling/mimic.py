@@ -7,8 +7,8 @@ torque is carried by its leader: ``tau_leader += multiplier tau_dependent``); ma
 ``G^T M G`` and so on. The recursions themselves run on all joints.
 
 >>> from pathlib import Path
->>> from hodyn_cli.urdf import load_model
->>> model = load_model(Path(__file__).parents[1] / "urdf" / "planar_2r.urdf")
+>>> from hodyn_cli.modeling.urdf import load_model
+>>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
 >>> coupling(model)[0].tolist()       # no mimic joints: the identity
 [[1.0, 0.0], [0.0, 1.0]]
 """
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory
 
 __all__ = ["coupling", "expand", "project", "project_matrices", "active"]
 

@@ -13,15 +13,15 @@ velocity limits where given) for any robot; ``seed`` varies them.
   base frequency ``w_f = 2 pi f``, L harmonics; coefficients from ``seed`` (or given),
   then scaled per joint to use 80 % of its position range and to respect its velocity limit.
 * ``filtered-step``: a step through an m-th order critically damped filter
-  (:func:`hodyn_cli.trajectory.filtered_step`; the elastic-joint paper's Fig. 4, m = 16).
+  (:func:`hodyn_cli.core.trajectory.filtered_step`; the elastic-joint paper's Fig. 4, m = 16).
 * ``point-to-point``: rest to rest through waypoints: on each segment
   ``q = q_a + (q_b - q_a) s(t / T)`` with the polynomial ``s`` of degree 2k+1 that has
   ``s(0) = 0, s(1) = 1`` and its first k derivatives 0 at both ends (quintic for k = 2,
   septic for k = 3, ...): the first k derivatives vanish at every waypoint; k defaults to D.
 
 >>> from pathlib import Path
->>> from hodyn_cli.urdf import load_model
->>> model = load_model(Path(__file__).parents[1] / "urdf" / "planar_2r.urdf")
+>>> from hodyn_cli.modeling.urdf import load_model
+>>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
 >>> traj = generate(model, "point-to-point", derivatives=4)
 >>> traj.derivatives.shape[1], bool(np.all(traj.derivatives[0, 1:] == 0))
 (5, True)
@@ -33,9 +33,9 @@ from math import comb, factorial
 
 import numpy as np
 
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory, cosine, filtered_step
 from hodyn_cli.errors import HodynError
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory, cosine, filtered_step
 
 __all__ = ["KINDS", "generate", "rest_to_rest", "check_limits"]
 

@@ -1,4 +1,4 @@
-"""The expected error of derivatives estimated from samples (:mod:`hodyn_cli.estimate`).
+"""The expected error of derivatives estimated from samples (:mod:`hodyn_cli.algorithms.estimate`).
 
 Away from the ends of the record the estimate of derivative k of the sampled signal x (the
 highest order a file gives) is a linear, shift-invariant filter of the samples: the optional

@@ -1,8 +1,8 @@
 """The compiled kernels (``_kernel.c``: body-fixed passes, closed-form matrices) via ctypes.
 
 :func:`available` says whether they were built; :func:`inverse_dynamics_chunk` stands for
-the numpy passes of :mod:`hodyn_cli.methods.body_fixed` on one chunk, and
-:func:`eom_matrices_chunk` for :func:`hodyn_cli.methods.closed_form.eom_matrices_numpy`.
+the numpy passes of :mod:`hodyn_cli.algorithms.methods.body_fixed` on one chunk, and
+:func:`eom_matrices_chunk` for :func:`hodyn_cli.algorithms.methods.closed_form.eom_matrices_numpy`.
 Setting the environment variable ``HODYN_NO_KERNEL=1`` forces the numpy implementations.
 """
 
@@ -14,8 +14,8 @@ from functools import cache
 
 import numpy as np
 
-from hodyn_cli.methods.common import joint_adjoint_constants
-from hodyn_cli.model import Model
+from hodyn_cli.algorithms.methods.common import joint_adjoint_constants
+from hodyn_cli.core.model import Model
 
 MAX_ORDER = 22  # MAXK - 2 in _kernel.c
 ABI = 2  # HODYN_KERNEL_ABI in _kernel.c: the argument lists below
@@ -31,7 +31,7 @@ def _library():
     if os.environ.get("HODYN_NO_KERNEL"):
         return None
     try:
-        from hodyn_cli.methods import _kernel
+        from hodyn_cli.algorithms.methods import _kernel
     except ImportError:
         return None
     lib = ctypes.CDLL(_kernel.__file__)
@@ -114,8 +114,8 @@ def _ancestors(model: Model) -> np.ndarray:
 def eom_matrices_chunk(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
                        wrenches: dict[int, np.ndarray] | None, with_cbar: bool):
     """The closed-form matrices of one chunk; same inputs and result as
-    :func:`hodyn_cli.methods.closed_form.eom_matrices`."""
-    from hodyn_cli.methods.closed_form import EOMMatrices
+    :func:`hodyn_cli.algorithms.methods.closed_form.eom_matrices`."""
+    from hodyn_cli.algorithms.methods.closed_form import EOMMatrices
 
     fn = _library().hodyn_closed_form
     N, D, n = qs.shape

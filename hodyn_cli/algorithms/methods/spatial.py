@@ -41,7 +41,7 @@ wrench's power on the instantaneous joint screw::
     tau_i^(k) = sum_{j<=k} C(k, j) Y_i^(j)T W_i^(k-j)                                (31)
 
 Gravity is the ground acceleration ``V_0' = (0; -g)`` (Algorithm 1), carried through
-every derivative (see :func:`hodyn_cli.methods.common.base_motion`). An external
+every derivative (see :func:`hodyn_cli.algorithms.methods.common.base_motion`). An external
 wrench ``W^b`` that a link exerts on its environment (docs/conventions.md) enters in spatial form
 ``W^s = Ad_{C_i}^-T W^b`` with ``W^s' = Ad_{C_i}^-T W^b' - ad_{V_i}^T W^s`` (22).
 
@@ -56,10 +56,10 @@ from math import comb
 
 import numpy as np
 
-from hodyn_cli import lie
-from hodyn_cli.methods.common import GRAVITY, leibniz_rates, solve_in_chunks
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory
+from hodyn_cli.algorithms.methods.common import GRAVITY, leibniz_rates, solve_in_chunks
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory
 
 __all__ = [
     "SpatialKinematics",

@@ -14,9 +14,9 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from hodyn_cli import stream
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import TrajectoryReader, file_format, open_sink
+from hodyn_cli.pipeline import stream
 
 __all__ = ["FileOutcome", "output_path", "plan_outputs", "process_file", "run_local",
            "run_on_cluster"]
