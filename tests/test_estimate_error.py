@@ -152,16 +152,17 @@ def chunks(trajectory: Trajectory, rows: int):
 @pytest.mark.parametrize("cutoff", [None, 5.0])
 def test_windows_give_the_whole_record_estimate(cutoff):
     """Chunks of 1000 in, windows of 8192 (and margins): the same numbers as one spline (and
-    one filter) over all 100 000 samples, to 1e-2 of the reported error (the filter's
-    rounding, amplified by the derivatives: 3e-4 here), with a wrapping joint and wrench
-    rates; the same reported error."""
+    one filter) over all 100 000 noisy samples, to 1e-2 of the reported error (what differs
+    is the filter's rounding, amplified by the derivatives: 4e-4 of it here), with a
+    wrapping joint and wrench rates; the same reported error."""
     rate, N = 500.0, 100_000
     t = np.arange(N) / rate
     exact = cosine(("a", "b", "c"), t, amplitude=[1.0, 0.5, 2.0], omega=[2.5, 1.3, 0.7],
                    orders=0)
     q = exact.derivatives + np.random.default_rng(0).normal(scale=1e-4, size=(N, 1, 3))
     q[:, 0, 2] = (q[:, 0, 2] + np.pi) % (2 * np.pi) - np.pi  # a continuous joint, wrapped
-    W = np.sin(np.outer(t, np.arange(1, 7)))[:, None]
+    W = np.sin(np.outer(t, np.arange(1, 7)))[:, None] + np.random.default_rng(1).normal(
+        scale=1e-3, size=(N, 1, 6))
     record = Trajectory(exact.joint_names, q, t, Wrenches({"ee": W}))
     wrapped = np.array([False, False, True])
     whole = DerivativeStream([record], 5, 3, cutoff, wrapped, window=None)
@@ -169,7 +170,7 @@ def test_windows_give_the_whole_record_estimate(cutoff):
     windowed = DerivativeStream(chunks(record, 1000), 5, 3, cutoff, wrapped, window=8192,
                                 rows=3000)
     parts = list(windowed)
-    assert {p.n_samples for p in parts[:-1]} == {3000} and len(parts) > 10
+    assert max(p.n_samples for p in parts) == 3000 and len(parts) > 30
     got = np.concatenate([p.derivatives for p in parts])
     assert np.array_equal(got[:, 0], q[:, 0])  # q as given, wrapped
     for key in ("q", "ee"):

@@ -78,7 +78,7 @@ class Lowpass:
 
     def samples(self, periods: float) -> int:
         """``periods`` periods of the cutoff, in samples."""
-        return int(np.ceil(periods * self.rate / self.cutoff))
+        return round(periods * self.rate / self.cutoff)
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         """x (N, ...) low-passed along samples. Beyond each end the data are extended by a
@@ -226,11 +226,14 @@ class _Windows:
 
     def __init__(self, stream: DerivativeStream, signals: list[_Signal], first: Trajectory):
         self.s, self.signals = stream, signals
-        self.filter = None if stream.cutoff is None else Lowpass(stream.cutoff, _rate(first.t))
-        period = None if self.filter is None else self.filter.rate / self.filter.cutoff
-        self.ends = {sig.key: end_samples(sig.p, period) for sig in signals}
+        # the filter's rate from the record's first samples, once the first window has them
+        # (the same numbers for any chunking); the first chunk's checks the cutoff meanwhile
+        self.filter: Lowpass | None = None
+        probe = None if stream.cutoff is None else Lowpass(stream.cutoff, _rate(first.t))
+        self.rate = None if probe is None else probe.rate
         self.margin = max(16 * sig.p for sig in signals) + (
-            0 if self.filter is None else self.filter.samples(12))
+            0 if probe is None else probe.samples(12) + 1)
+        self.ends: dict[str, int] = {}
         self.tallies = {sig.key: ErrorTally(sig.p, sig.m, sig.columns) for sig in signals}
         q = next((sig for sig in signals if sig.key == "q"), None)
         wrapped = stream.wrapped
@@ -242,8 +245,8 @@ class _Windows:
         step = None if self.s.window is None else max(self.s.window, 4 * self.margin)
         buf, done = _Buffer(), 0  # samples estimated and yielded so far
         for chunk in chunks:
-            if self.filter is not None:
-                _check_uniform(np.concatenate([buf.last_t, chunk.t]), self.filter.rate,
+            if self.rate is not None:
+                _check_uniform(np.concatenate([buf.last_t, chunk.t]), self.rate,
                                buf.end - len(buf.last_t))
             buf.append(chunk, self._unwrapped(chunk))
             while step is not None and buf.end - done >= step + self.margin:
@@ -275,6 +278,8 @@ class _Windows:
         record's length when this is the last window."""
         lo, hi = max(0, a - self.margin), min(buf.end, b + self.margin)
         chunk, smooth = buf.take(lo, hi)
+        if not self.ends:  # the first window: the record's start
+            self._start(chunk.t)
         rest = slice(a - lo, b - lo)
         derivs, W = chunk.derivatives, chunk.wrenches
         wrenches = None if W is None else dict(W.W)
@@ -295,6 +300,13 @@ class _Windows:
         rows = self.s.rows or max(out.n_samples, 1)
         for start in range(0, out.n_samples, rows):
             yield _sliced(out, slice(start, start + rows))
+
+    def _start(self, t: np.ndarray) -> None:
+        """The filter (its rate from the first samples t) and the end zones."""
+        if self.rate is not None:
+            self.filter = Lowpass(self.s.cutoff, _rate(t))
+        period = None if self.filter is None else self.filter.rate / self.filter.cutoff
+        self.ends = {sig.key: end_samples(sig.p, period) for sig in self.signals}
 
     def _estimate(self, x: np.ndarray, t: np.ndarray, sig: _Signal
                   ) -> tuple[np.ndarray, np.ndarray | None]:

@@ -150,7 +150,7 @@ def end_samples(p: int, period: float | None = None) -> int:
     """Samples at each end of the record where the estimate is one-sided: the spline's end
     conditions fade as ~0.54^n (degree 7; 0.43^n for 5), a filter's start-up as
     exp(-2.4 fc t) (its slowest pole; ``period``: the cutoff's period in samples)."""
-    return 8 * p + (0 if period is None else int(np.ceil(6 * period)))
+    return 8 * p + (0 if period is None else round(6 * period))
 
 
 class ErrorTally:
