@@ -42,7 +42,7 @@ __all__ = ["estimate_derivatives", "DerivativeStream", "EstimatingReader", "Lowp
            "spline_degree", "WINDOW"]
 
 #: samples estimated per window of :class:`DerivativeStream` (at least 4 margins)
-WINDOW = 1 << 16
+WINDOW = 1 << 14
 #: the Butterworth filter's order (run forwards and backwards: twice that roll-off)
 FILTER_ORDER = 4
 #: the polynomial that extends the data at the ends before filtering: the zero-phase
@@ -93,7 +93,9 @@ class Lowpass:
         pad = min(N - 1, self.samples(10))
         y = np.concatenate([_extension(flat, fit, pad), flat,
                             _extension(flat[::-1], fit, pad)[::-1]])
-        return sosfiltfilt(self.sos, y, axis=0, padtype=None)[pad:pad + N].reshape(x.shape)
+        # filtered along the last, contiguous axis (scipy copies otherwise)
+        y = sosfiltfilt(self.sos, np.ascontiguousarray(y.T), padtype=None)
+        return y[:, pad:pad + N].T.reshape(x.shape)
 
 
 def _extension(x: np.ndarray, fit: int, pad: int) -> np.ndarray:
@@ -115,21 +117,22 @@ def lowpass(x: np.ndarray, t: np.ndarray, cutoff: float) -> np.ndarray:
 
 
 def _rate(t: np.ndarray) -> float:
-    """Samples per second of the first samples of t (a filter needs one rate)."""
-    head = t[:1024]
-    if len(head) < 2:
+    """Samples per second: 1 / the median step of the first 1024 samples of t (a filter
+    needs one rate)."""
+    if len(t) < 2:
         raise TrajectoryError("--cutoff needs at least 2 samples")
-    return (len(head) - 1) / (head[-1] - head[0])
+    return 1 / np.median(np.diff(t[:1024]))
 
 
 def _check_uniform(t: np.ndarray, rate: float, start: int) -> None:
     """Steps within 1 % of 1/rate: a low-pass needs uniform sampling."""
-    off = np.abs(np.diff(t) * rate - 1)
+    steps = np.diff(t)
+    off = np.abs(steps * rate - 1)
     if off.size and off.max() > 0.01:
         i = int(np.argmax(off))
-        raise TrajectoryError(f"--cutoff needs uniformly sampled t (the step after sample "
-                              f"{start + i} is {off[i] + 1:.3g} times 1/{rate:.6g} s): "
-                              "resample first")
+        raise TrajectoryError(f"--cutoff needs uniformly sampled t: the step after sample "
+                              f"{start + i} is {steps[i]:.6g} s, the sampling step "
+                              f"{1 / rate:.6g} s (more than 1 % off): resample first")
 
 
 @dataclass
@@ -328,6 +331,7 @@ class _Windows:
         record shorter than four end zones: its middle half)."""
         e = self.ends[sig.key]
         if total is not None and a == 0 and total <= 4 * e:
+            self.ends[sig.key] = total // 4
             return slice(total // 4 - lo, total - total // 4 - lo)
         start = max(a, e)
         stop = b if total is None else min(b, total - e)

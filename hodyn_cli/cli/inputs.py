@@ -108,7 +108,7 @@ Cutoff = Annotated[float | None, typer.Option(
 Estimate = Annotated[bool, typer.Option(
     "--estimate-derivatives",
     help="Estimate missing derivative columns from the highest given one over t (spline; "
-         "a warning says which; reads the whole file into memory).")]
+         "a warning says which, with their expected error).")]
 
 
 ESTIMATE_HINT = "--estimate-derivatives estimates them from the data"
