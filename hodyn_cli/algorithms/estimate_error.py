@@ -1,4 +1,4 @@
-"""The expected error of derivatives estimated from samples (:mod:`hodyn_cli.algorithms.estimate`).
+"""The expected error of derivatives estimated from samples (:mod:`.estimate`).
 
 Away from the ends of the record the estimate of derivative k of the sampled signal x (the
 highest order a file gives) is a linear, shift-invariant filter of the samples: the optional
@@ -10,37 +10,42 @@ frequency response is ``F(theta) S_k(theta) / dt^k``, where::
 
 (beta_p the centred B-spline of degree p; the denominator interpolates, the numerator
 differentiates). For samples x = s + w of a smooth motion s and white noise w of std sigma
-the error of derivative k has three parts, added in quadrature (RMS over the samples):
+the error of derivative k has three parts; the RMS over the samples is
+``sqrt(noise^2 + rms(truncation + bias)^2)`` (the last two are signals of the motion, summed
+with their signs: the spline overshoots where the filter attenuates):
 
 * **noise passed** (:func:`noise_gain`)::
 
-      sigma sqrt(1/pi int_0^pi |F S_k|^2 dtheta) / dt^k                                  (2)
+      noise = sigma sqrt(1/pi int_0^pi |F S_k|^2 dtheta) / dt^k                          (2)
 
 * **spline truncation** (:func:`truncation`): ``S_k / (i theta)^k = 1 + c theta^m + ...``,
-  so the estimate carries ``c (-1)^(m/2) dt^m s^(k+m)``; c and m follow exactly from (1)
-  (degree 5: qd ``-dt^6 s^(7) / 5040``, qdd ``dt^4 s^(6) / 720``, qddd ``dt^4 s^(7) / 240``,
-  qdddd ``dt^2 s^(6) / 12``)::
+  c and m exact from the series of (1) (degree 5: qd ``-theta^6 / 5040``, qdd
+  ``theta^4 / 720``, qddd ``-theta^4 / 240``, qdddd ``theta^2 / 12``), so::
 
-      |c| dt^m rms(s^(k+m))                                                             (3)
+      truncation = c (-1)^(m/2) dt^m s^(k+m)                                              (3)
 
   with ``s^(k+m)`` from divided differences of the spline's derivative p-1 (where noise
-  dominates those differences this term stays well below (2)).
+  dominates those differences, this stays well below (2)).
 * **filter bias**: the low-pass attenuates the motion near and above the cutoff, more for
   higher derivatives (derivative k weighs frequency f by (2 pi f)^k): the error is
-  ``(F - 1) s^(k)``, estimated by filtering the estimated derivative once more::
+  ``(F - 1) s^(k)``, estimated by filtering the estimated derivative d_k once more::
 
-      rms(F d_k - d_k),   d_k the estimate of s^(k)                                     (4)
+      bias = F d_k - d_k = (F - 1) F s^(k) + ...                                          (4)
 
-  (exact where F ~ 1; half the bias at the cutoff, where F = 1/2; the noise F (F - 1) lets
-  through is small next to (2)).
+  (exact where F ~ 1; half the bias at the cutoff, where F = 1/2, and none of what the
+  filter removed entirely; the noise F (F - 1) lets through is small next to (2), the
+  rounding of the filter's output, amplified by the spline, is counted here).
 
 sigma is estimated from the data (:func:`noise_std`): the median absolute 10th divided
 difference, normalised so that white noise gives its std (a smooth motion's 10th
-differences are ~(2 pi f dt)^10 of it: nothing), plus the arithmetic's own rounding, about
-``4 eps max|x|`` (measured on exact data at 1 kHz, where it is what limits qd..qdddd).
+differences are ~(2 pi f dt)^10 of it: nothing). To it come the rounding of x (eps rms(x))
+and of t: samples at times rounded to ``spacing(t)`` (5e-13 s at t = 2000 s) carry
+``x' spacing(t) / sqrt(12)``, what limits the highest derivatives of long records sampled
+fast (qdddd at 1 kHz and t ~ 1000 s: ~1.5 rad/s^4 per rad/s of velocity).
 Within the first and last :func:`end_samples` of the record the estimate is one-sided (the
 spline's end conditions, the filter's extension of the data) and the error is larger; the
-figure is the RMS error away from them.
+figure is the RMS error away from them (for a record shorter than four of those: over its
+middle half).
 
 >>> truncation(5, 4)  # qdddd from q by a quintic spline: dt^2/12 x^(6)
 (2, 0.08333333333333333)
@@ -165,8 +170,7 @@ class ErrorTally:
         self.squares = np.zeros(columns)  # of x, of its derivative, of t: their RMS
         self.slopes = np.zeros(columns)
         self.times = 0.0
-        self.truncation = np.zeros((m, columns))
-        self.bias = np.zeros((m, columns))
+        self.signal = np.zeros((m, columns))  # squared errors of eqs. (3) + (4)
         self.count = 0
         self.first_t = self.last_t = None
         self.samples = 0
@@ -191,14 +195,16 @@ class ErrorTally:
         n = inner.stop - inner.start
         if n <= 0:
             return
+        dt = (t[-1] - t[0]) / (len(t) - 1)
         for i, k in enumerate(range(1, self.m + 1)):
-            mk, _ = truncation(self.p, k)
-            j = k + mk - (self.p - 1)  # s^(k+m) = (d/dt)^j s^(p-1)
-            hi = min(inner.stop + j, len(t))
-            dd = divided_differences(top[inner.start:hi], t[inner.start:hi], j) * factorial(j)
-            self.truncation[i] += (dd ** 2).sum(axis=0) * n / max(len(dd), 1)
-            if refiltered is not None:
-                self.bias[i] += ((refiltered[inner, i] - d[inner, i]) ** 2).sum(axis=0)
+            m, c = truncation(self.p, k)
+            j = k + m - (self.p - 1)  # s^(k+m) = (d/dt)^j s^(p-1), centred on the samples
+            lo, hi = inner.start - j // 2, inner.stop + j - j // 2
+            high = divided_differences(top[lo:hi], t[lo:hi], j) * factorial(j)
+            error = c * (-1) ** (m // 2) * dt ** m * high  # eq. 3, with its sign
+            if refiltered is not None:  # eq. 4: of opposite sign where the spline overshoots
+                error = error + refiltered[inner, i] - d[inner, i]
+            self.signal[i] += (error ** 2).sum(axis=0)
         self.count += n
 
     @property
@@ -221,7 +227,4 @@ class ErrorTally:
         sigma2 = sigma2 + eps ** 2 * self.squares / n + jitter ** 2 * self.slopes / n
         ks = np.arange(1, self.m + 1)
         gain = noise_gain(self.p, ks, sos, period)[:, None] / dt ** ks[:, None]
-        count = max(self.count, 1)
-        trunc = np.array([abs(truncation(self.p, k)[1]) * dt ** truncation(self.p, k)[0]
-                          for k in ks])[:, None] ** 2 * self.truncation / count
-        return np.sqrt(sigma2 * gain ** 2 + trunc + self.bias / count)
+        return np.sqrt(sigma2 * gain ** 2 + self.signal / max(self.count, 1))
