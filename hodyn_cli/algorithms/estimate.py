@@ -342,7 +342,8 @@ class _Windows:
         sos, period = (None, None) if f is None else (f.sos, f.rate / f.cutoff)
         for key, tally in self.tallies.items():
             self.s.expected_error[key] = tally.rms(sos, period)
-        self.s.end_seconds = max(self.ends.values()) * next(iter(self.tallies.values())).step
+        tally = next(iter(self.tallies.values()))
+        self.s.end_seconds = float(max(self.ends.values()) * tally.step)
 
 
 def _chained(first, rest):
