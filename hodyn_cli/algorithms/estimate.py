@@ -6,15 +6,16 @@ positions and time with a warning. The highest order the file gives (q, or qd if
 p >= 5 above the number of derivatives needed: 5 for up to four, 7 for up to six;
 not-a-knot ends), and the spline is differentiated. Interpolation does not smooth: noise in
 measured data is amplified by every derivative, so measured data are low-passed first when a
-``cutoff`` is given (:func:`lowpass`). The expected RMS error of every estimated derivative
+``cutoff`` is given (:class:`Lowpass`). The expected RMS error of every estimated derivative
 (noise passed, spline truncation, filter bias) comes with the estimate
 (:mod:`hodyn_cli.algorithms.estimate_error`).
 
 Memory is bounded by a window, not by the file: :class:`DerivativeStream` takes the
 trajectory in chunks, in order, and estimates ``window`` samples at a time from the window
-plus margins on both sides (``margin``: the spline's end conditions fade as 0.54^n, the
-filter's start-up as exp(-2.4 fc t); the margins make the result equal to the whole-record
-estimate to ~1e-13 relative). :func:`estimate_derivatives` is the whole record at once.
+plus margins on both sides (16 p samples: the spline's end conditions fade as 0.54^n; and 12
+periods of the cutoff: the filter's start-up fades as exp(-2.4 fc t)), so the result equals
+the whole-record estimate but for rounding (the filter's, amplified by the derivatives:
+~1e-3 of the expected error). :func:`estimate_derivatives` is the whole record at once.
 
 >>> from hodyn_cli.core.trajectory import cosine
 >>> exact = cosine(("a",), np.linspace(0, 3, 301), amplitude=1, omega=2, orders=4)
@@ -38,7 +39,7 @@ from hodyn_cli.algorithms.estimate_error import ErrorTally, end_samples
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import TrajectoryError
 
-__all__ = ["estimate_derivatives", "DerivativeStream", "EstimatingReader", "Lowpass", "lowpass",
+__all__ = ["estimate_derivatives", "DerivativeStream", "EstimatingReader", "Lowpass",
            "spline_degree", "WINDOW"]
 
 #: samples estimated per window of :class:`DerivativeStream` (at least 4 margins)
@@ -109,11 +110,6 @@ def _extension(x: np.ndarray, fit: int, pad: int) -> np.ndarray:
 
     n = np.arange(1, pad + 1)
     return (poly(-n) + 2 * (x[0] - poly(np.zeros(1))) - (x[n] - poly(n)))[::-1]
-
-
-def lowpass(x: np.ndarray, t: np.ndarray, cutoff: float) -> np.ndarray:
-    """x (N, ...) low-passed at ``cutoff`` Hz (:class:`Lowpass`); t must be uniform."""
-    return Lowpass(cutoff, _rate(t))(x)
 
 
 def _rate(t: np.ndarray) -> float:
@@ -344,11 +340,6 @@ class _Windows:
             self.s.expected_error[key] = tally.rms(sos, period)
         tally = next(iter(self.tallies.values()))
         self.s.end_seconds = float(max(self.ends.values()) * tally.step)
-
-
-def _chained(first, rest):
-    yield first
-    yield from rest
 
 
 def _sliced(tr: Trajectory, rows: slice) -> Trajectory:

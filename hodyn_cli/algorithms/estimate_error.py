@@ -166,12 +166,13 @@ class ErrorTally:
 
     def __init__(self, p: int, m: int, columns: int):
         self.p, self.m = p, m
-        self.noise = []  # (samples, sigma^2 (c,)) per window
-        self.squares = np.zeros(columns)  # of x, of its derivative, of t: their RMS
+        self.noise = np.zeros(columns)  # sigma^2 of the windows, weighted by their samples
+        self.weight = 0
+        self.squares = np.zeros(columns)  # sums of x^2, x'^2 and spacing(t)^2: rounding
         self.slopes = np.zeros(columns)
         self.times = 0.0
         self.signal = np.zeros((m, columns))  # squared errors of eqs. (3) + (4)
-        self.count = 0
+        self.count = 0  # samples away from the ends
         self.first_t = self.last_t = None
         self.samples = 0
 
@@ -184,7 +185,8 @@ class ErrorTally:
         top = d[:, self.p - 2]  # the spline's derivative p-1: continuous
         lo, hi = rest.start, min(rest.stop + NOISE_ORDER, len(t))
         if hi - lo > NOISE_ORDER:
-            self.noise.append((hi - lo - NOISE_ORDER, noise_std(x[lo:hi], t[lo:hi]) ** 2))
+            self.noise += (hi - lo - NOISE_ORDER) * noise_std(x[lo:hi], t[lo:hi]) ** 2
+            self.weight += hi - lo - NOISE_ORDER
         self.squares += (x[rest] ** 2).sum(axis=0)
         self.slopes += (d[rest, 0] ** 2).sum(axis=0)
         self.times += float((np.spacing(t[rest]) ** 2).sum())
@@ -199,12 +201,13 @@ class ErrorTally:
         for i, k in enumerate(range(1, self.m + 1)):
             m, c = truncation(self.p, k)
             j = k + m - (self.p - 1)  # s^(k+m) = (d/dt)^j s^(p-1), centred on the samples
-            lo, hi = inner.start - j // 2, inner.stop + j - j // 2
+            at = slice(max(inner.start, j // 2), min(inner.stop, len(t) - j + j // 2))
+            lo, hi = at.start - j // 2, at.stop + j - j // 2
             high = divided_differences(top[lo:hi], t[lo:hi], j) * factorial(j)
             error = c * (-1) ** (m // 2) * dt ** m * high  # eq. 3, with its sign
             if refiltered is not None:  # eq. 4: of opposite sign where the spline overshoots
-                error = error + refiltered[inner, i] - d[inner, i]
-            self.signal[i] += (error ** 2).sum(axis=0)
+                error = error + refiltered[at, i] - d[at, i]
+            self.signal[i] += (error ** 2).mean(axis=0) * n
         self.count += n
 
     @property
@@ -217,11 +220,7 @@ class ErrorTally:
     def rms(self, sos=None, period: float | None = None) -> np.ndarray:
         """(m, c): the expected RMS error of derivatives 1..m, away from the ends."""
         dt = self.step
-        if self.noise:
-            weights = np.array([w for w, _ in self.noise], float)
-            sigma2 = weights @ np.array([s for _, s in self.noise]) / weights.sum()
-        else:
-            sigma2 = np.zeros_like(self.squares)
+        sigma2 = self.noise / max(self.weight, 1)
         n, eps = max(self.samples, 1), np.finfo(float).eps
         jitter = np.sqrt(self.times / n / 12)  # t rounded to its spacing: a time jitter
         sigma2 = sigma2 + eps ** 2 * self.squares / n + jitter ** 2 * self.slopes / n
