@@ -253,3 +253,25 @@ def test_estimating_memory_is_bounded_by_the_window(tmp_path):
     # at t = 2200 s, t's rounding (5e-13 s) limits qd.. (qddd ~ 1e-4 here; the report says so)
     for k, tol in ((0, 1e-6), (1, 1e-3)):
         assert np.abs(got[k] - tau[:, k]).max() < tol * np.abs(tau[:, k]).max(), k
+
+
+def test_bad_input_is_one_line_naming_the_file_and_nothing_is_written(tmp_path):
+    """A cutoff above half the rate (found before the output opens), and a gap in t far into
+    the file (found while streaming, the output open): exit 2, one line naming the file, no
+    output file."""
+    t = np.arange(0, 100, 0.01)
+    t[70_00:] += 0.5  # a gap at sample 7000, in the second window
+    exact = cosine(("joint1", "joint2"), t, amplitude=[0.8, 0.5], omega=[2.0, 3.0], orders=0)
+    src = tmp_path / "q.csv"
+    write_trajectory(str(src), exact)
+    out = tmp_path / "tau.csv"
+    for cutoff, message in (("80", "--cutoff 80 Hz must be between 0 and half the sampling "
+                                   "rate (50 Hz)"),
+                            ("5", "--cutoff needs uniformly sampled t: the step after sample "
+                                  "6999 is 0.51 s, the sampling step 0.01 s")):
+        result = runner.invoke(app, ["compute", str(URDF / "planar_2r.urdf"), str(src),
+                                     "--estimate-derivatives", "--cutoff", cutoff, "-o",
+                                     str(out)])
+        assert result.exit_code == 2 and not out.exists()
+        assert result.stderr.startswith(f"hodyn: error: {src}: {message}"), result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1

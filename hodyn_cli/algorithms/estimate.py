@@ -404,8 +404,11 @@ class EstimatingReader:
         self.stream = DerivativeStream(reader, need, wrench_need, cutoff, wrapped, rows=rows)
         try:
             self.stream.start()
-        except TrajectoryError as e:
-            raise _named(e, reader) from None
+        except BaseException as e:
+            reader.__exit__(type(e), e, e.__traceback__)  # the files close
+            if isinstance(e, TrajectoryError):
+                raise _named(e, reader) from None
+            raise
 
     def __getattr__(self, name: str):
         return getattr(self.reader, name)
