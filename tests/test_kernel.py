@@ -13,6 +13,8 @@ from hodyn_cli.algorithms.methods import _compiled, body_fixed
 from hodyn_cli.algorithms.methods.common import solve_in_chunks
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
 
+pytestmark = pytest.mark.kernel  # the compiled kernel itself: nothing to test without it
+
 
 def numpy_reference(model, traj, order):
     def per_chunk(qs, base, wrenches):

@@ -75,6 +75,7 @@ def test_cli_reports_the_expected_error_and_validate_names_the_fix(tmp_path):
     assert "--estimate-derivatives" in result.stderr and "--cutoff HZ" in result.stderr
 
 
+@pytest.mark.slow
 def test_documented_log_example(tmp_path):
     """docs/examples/measured_log.py as it is: a bag written by rosbags, hodyn import,
     hodyn compute --estimate-derivatives --cutoff, the figure."""

@@ -170,6 +170,7 @@ def peak_rss_mib(args):
     return int(proc.stderr.split("PEAK ")[-1].split()[0]) / 1024
 
 
+@pytest.mark.slow
 def test_memory_is_bounded_by_the_chunk_not_the_file(tmp_path):
     """2M samples of the 7-DOF arm (HDF5, 0.5 GB of input) and of the 2R (CSV, 0.4 GB):
     peak RSS stays under the 300 MB bound (the whole input alone would exceed it)."""

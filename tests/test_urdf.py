@@ -137,6 +137,7 @@ def test_position_limits_are_read():
     assert arm.limits[arm.joint_index("elbow_slide")].tolist() == [0.0, 0.2]
 
 
+@pytest.mark.slow
 def test_chains_of_thousands_of_links_have_no_recursion_limit(tmp_path):
     """Iterative traversals everywhere: a 2000-link chain parses, computes (two methods that
     agree) and renders."""

@@ -166,7 +166,9 @@ def test_every_hint_names_an_option_of_that_command(tmp_path):
     for command, extra in runs.items():
         result = runner.invoke(app, [command, robot, str(src), *extra])
         assert result.exit_code == 2, (command, result.output)
-        hinted = set(re.findall(r"--[a-z][a-z-]+", result.stderr))
+        # options of another command the hint names ("hodyn generate ... --derivatives N")
+        own = re.sub(r"hodyn (?!" + command + r"\b)[a-z]+[^);]*", "", result.stderr)
+        hinted = set(re.findall(r"--[a-z][a-z-]+", own))
         assert hinted, (command, result.stderr)
         assert hinted <= _options_of(command), (command, hinted - _options_of(command))
     for command in ("compute", "kinematics", "matrices"):

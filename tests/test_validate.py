@@ -211,3 +211,15 @@ def test_validate_estimates_like_compute_and_says_so(tmp_path):
     estimated = [c for c in data["checks"] if c["status"] == "estimated"]
     assert [c["name"].split()[0] for c in estimated] == ["qd", "qdd", "qddd"]
     assert data["summary"]["estimated"] == 3 and data["passed"]
+
+
+def test_every_warning_printed_is_counted(tmp_path):
+    """A column that looks like a typo is warned about once and counted in the summary."""
+    src = tmp_path / "typo.csv"
+    lines = (SAMPLES / "iiwa14_cosine.csv").read_text().splitlines()
+    src.write_text("\n".join([lines[0] + ",Qd_iiwa_joint_1"] + [f"{x},0" for x in lines[1:]]))
+    result = run(IIWA, str(src), "--samples", "20")
+    assert result.exit_code == 0, result.stderr
+    printed = [line for line in result.stderr.splitlines() if line.startswith("hodyn: warning")]
+    assert len(printed) == 1 and "a typo of 'qd_iiwa_joint_1'" in printed[0]
+    assert "1 warnings" in result.stderr

@@ -394,13 +394,14 @@ class _Buffer:
 
 class EstimatingReader:
     """A trajectory reader (chunks in time order, e.g. ``io.TrajectoryReader``) whose chunks
-    come with the missing derivatives estimated (:class:`DerivativeStream`; the reader's other
-    attributes pass through). ``done(stream)`` is called after the last chunk, when the
-    expected error is known. Errors name the reader's file."""
+    come with the missing derivatives estimated (``stream``, a :class:`DerivativeStream`: its
+    expected error is known after the last chunk; the reader's other attributes pass
+    through). The first chunk is read at once (its errors come before any output). Errors
+    name the reader's file."""
 
     def __init__(self, reader, need: int, wrench_need: int = 0, cutoff: float | None = None,
-                 wrapped=None, *, rows: int | None = None, done=None):
-        self.reader, self.done = reader, done
+                 wrapped=None, *, rows: int | None = None):
+        self.reader = reader
         self.stream = DerivativeStream(reader, need, wrench_need, cutoff, wrapped, rows=rows)
         try:
             self.stream.start()
@@ -430,8 +431,6 @@ class EstimatingReader:
             yield from self.stream
         except TrajectoryError as e:
             raise _named(e, self.reader) from None
-        if self.done is not None:
-            self.done(self.stream)
 
 
 def _named(e: TrajectoryError, reader) -> TrajectoryError:

@@ -36,6 +36,7 @@ import numpy as np
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, cosine, filtered_step
 from hodyn_cli.errors import HodynError
+from hodyn_cli.modeling import mimic
 
 __all__ = ["KINDS", "generate", "rest_to_rest", "check_limits"]
 
@@ -62,12 +63,28 @@ def _times(rate: float, duration: float) -> np.ndarray:
     return np.arange(int(round(duration * rate)) + 1) / rate
 
 
-def generate(model: Model, kind: str, *, rate: float = 100.0, duration: float | None = None,
-             derivatives: int = 4, seed: int = 0, base_frequency: float = 0.1,
-             harmonics: int = 5, coefficients: dict | None = None, filter_order: int = 16,
-             step=None, waypoints=None, segment_duration=None,
-             vanishing: int | None = None) -> Trajectory:
-    """A motion of ``kind`` with q and its first ``derivatives`` derivatives, exact."""
+def generate(model: Model, kind: str, **options) -> Trajectory:
+    """A motion of ``kind`` with q and its first ``derivatives`` derivatives, exact, of the
+    independent joints (``model.coordinate_names``: a ``<mimic>`` joint follows its leader).
+
+    ``options``: ``rate``, ``duration``, ``derivatives``, ``seed``; fourier: ``base_frequency``,
+    ``harmonics``, ``coefficients``; filtered-step: ``filter_order``, ``step``;
+    point-to-point: ``waypoints`` (rows of the independent joints' positions),
+    ``segment_duration``, ``vanishing``.
+    """
+    if options.get("waypoints") is not None and mimic.active(model):
+        G, o = mimic.coupling(model)
+        options["waypoints"] = np.atleast_2d(np.asarray(options["waypoints"], float)) @ G.T + o
+    full = _design(model, kind, **options)  # every joint its own motion; the mimics' dropped
+    return Trajectory(model.coordinate_names, full.derivatives[:, :, list(model.coordinates)],
+                      full.t)
+
+
+def _design(model: Model, kind: str, *, rate: float = 100.0, duration: float | None = None,
+            derivatives: int = 4, seed: int = 0, base_frequency: float = 0.1,
+            harmonics: int = 5, coefficients: dict | None = None, filter_order: int = 16,
+            step=None, waypoints=None, segment_duration=None,
+            vanishing: int | None = None) -> Trajectory:
     if kind not in KINDS:
         raise HodynError(f"unknown kind '{kind}' (choose from {', '.join(KINDS)})")
     if derivatives < 0:
@@ -204,7 +221,9 @@ def _point_to_point(model, rng, centre, half, rate, D, waypoints, T, k) -> Traje
 
 
 def check_limits(model: Model, trajectory: Trajectory) -> None:
-    """One-line error for the first sample outside a position or velocity limit."""
+    """One-line error for the first sample outside a position or velocity limit (mimic
+    joints included: they move as their leaders make them)."""
+    trajectory = mimic.expand(model, trajectory)
     lo, hi = model.limits[:, 0], model.limits[:, 1]
     q = trajectory.derivatives[:, 0]
     tol = 1e-9 * (1 + np.abs(model.limits).clip(max=1e9))

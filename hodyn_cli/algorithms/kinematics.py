@@ -32,12 +32,11 @@ from math import comb
 
 import numpy as np
 
-from hodyn_cli.algorithms.methods.spatial import body_fixed_twists, forward_pass
+from hodyn_cli.algorithms.methods.spatial import body_fixed_twists, forward_pass, spatial_twists
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import HodynError, TrajectoryError
-from hodyn_cli.io.columns import motion_suffixes
 
 __all__ = ["LinkKinematics", "link_kinematics"]
 
@@ -65,22 +64,14 @@ class LinkKinematics:
     def order(self) -> int:
         return self.Vs.shape[1] - 1
 
-    def datasets(self) -> tuple[dict[str, np.ndarray], dict[str, list[str]]]:
-        """Named (N, ...) arrays for files: ``p``, ``R``, ``Vs``, ``Vsd``, ..., ``Vb``, ...,
-        ``pd``, ``pdd``, ..., with the suffixes of their CSV columns (``R_12`` = row 1,
-        column 2; ``Vs_wx`` = angular x, ``Vs_vx`` = linear x)."""
-        data = {"p": self.p, "R": self.R}
-        for name, arr in (("Vs", self.Vs), ("Vb", self.Vb)):
-            for k in range(self.order + 1):
-                data[derivative_name(name, k)] = arr[:, k]
-        for k in range(self.order + 1):
-            data[derivative_name("p", k + 1)] = self.pd[:, k]
-        return data, {key: list(motion_suffixes(key)) for key in data}
-
 
 def link_kinematics(model: Model, trajectory: Trajectory, link: str, order: int = 3
                     ) -> LinkKinematics:
-    """Pose, twists and their first ``order`` derivatives of ``link`` (needs q^(order+1))."""
+    """Pose, twists and their first ``order`` derivatives of ``link`` (needs q^(order+1)).
+
+    With a floating root (``trajectory.base``, Vb to order ``order``) in the world frame;
+    else in the root frame.
+    """
     if link not in model.links:
         raise HodynError(f"the model has no link '{link}' (links: {', '.join(model.links)})")
     if order < 0:
@@ -89,16 +80,27 @@ def link_kinematics(model: Model, trajectory: Trajectory, link: str, order: int 
         missing = ", ".join(derivative_name("q", k) for k in range(trajectory.orders, order + 2))
         raise TrajectoryError(f"kinematics of order {order} needs {missing} (not in the trajectory)")
     N, K = trajectory.n_samples, order
-    frame = model.links[link]
-    if frame.body < 0:  # attached to the root: at rest
+    frame, base = model.links[link], trajectory.base
+    if base is not None and base.orders < K + 1:
+        missing = ", ".join(f"base_{derivative_name('Vb', k)}" for k in range(base.orders, K + 1))
+        raise TrajectoryError(f"kinematics of order {order} needs {missing} (not in the base motion)")
+    # a floating root: everything in the inertial frame that coincides with the root now
+    V0 = None if base is None else spatial_twists(np.broadcast_to(np.eye(3), (N, 3, 3)),
+                                                  np.zeros((N, 3)), base.Vb[:, : K + 1])
+    if frame.body < 0:  # on the root: at rest, or moving with a floating root
         R = np.broadcast_to(frame.T[:3, :3], (N, 3, 3)).copy()
         p = np.broadcast_to(frame.T[:3, 3], (N, 3)).copy()
-        zero = np.zeros((N, K + 1, 6))
-        return LinkKinematics(link, R, p, zero, zero.copy(), np.zeros((N, K + 1, 3)))
-    kin = forward_pass(model, trajectory.derivatives, K)
-    R, p = frame_pose(kin, frame)
-    Vs = kin.V[frame.body]
-    return LinkKinematics(link, R, p, Vs, body_fixed_twists(R, p, Vs), point_derivatives(p, Vs))
+        Vs = np.zeros((N, K + 1, 6)) if V0 is None else V0
+    else:
+        kin = forward_pass(model, trajectory.derivatives, K, V0)
+        R, p = frame_pose(kin, frame)
+        Vs = kin.V[frame.body]
+    Vb, pd = body_fixed_twists(R, p, Vs), point_derivatives(p, Vs)
+    if base is not None:  # to the world: a constant transform at this instant
+        R, p = base.R @ R, (base.R @ p[..., None])[..., 0] + base.p
+        Vs = Vs @ np.swapaxes(lie.Ad(base.R, base.p), 1, 2)
+        pd = pd @ np.swapaxes(base.R, 1, 2)
+    return LinkKinematics(link, R, p, Vs, Vb, pd)
 
 
 def frame_pose(kin, frame) -> tuple[np.ndarray, np.ndarray]:

@@ -144,11 +144,13 @@ class Report:
 
 def validate(model: Model, trajectory: Trajectory, *, methods: list[str] | None = None,
              samples: int | None = 1000, tolerances: Tolerances = Tolerances(),
-             gravity=GRAVITY, source: str = "", estimated: tuple[str, ...] = ()) -> Report:
+             gravity=GRAVITY, source: str = "", estimated: tuple[str, ...] = (),
+             warnings: tuple[str, ...] = ()) -> Report:
     """Run all checks; ``samples``: how many evenly spread samples the torque checks use
     (None or 0: all). ``estimated``: derivative names (``qdd``, ...) hodyn estimated from
     the data: their consistency checks hold by construction and are reported as
-    ``estimated``, not as passed.
+    ``estimated``, not as passed. ``warnings``: what reading the input warned about (e.g. a
+    column that looks like a typo), counted as ``warn`` checks of group ``input``.
 
     >>> from pathlib import Path
     >>> from hodyn_cli.modeling.urdf import load_model
@@ -202,6 +204,7 @@ def validate(model: Model, trajectory: Trajectory, *, methods: list[str] | None 
     else:
         report.checks.append(Check("data consistency", "derivatives vs differences of q", "skip",
                                    detail="the trajectory has no t column"))
+    report.checks += [Check("input", text, "warn") for text in warnings]
     report.checks += limit_checks(model, trajectory)
     report.checks += model_checks(model, center, tolerances.structure, gravity, idx, trajectory.t)
     return report

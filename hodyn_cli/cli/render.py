@@ -7,14 +7,15 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-import numpy as np
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from hodyn_cli.algorithms.validate import Report
-from hodyn_cli.core.model import Model
+if TYPE_CHECKING:
+    from hodyn_cli.algorithms.validate import Report
+    from hodyn_cli.core.model import Model
 
 stderr = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 160)
 # tables are wide: when stdout is not a terminal, do not squeeze them into 80 columns
@@ -46,11 +47,11 @@ def error(message: str) -> None:
 
 
 @contextmanager
-def progress(total: int | None, unit: str, quiet: bool) -> Iterator[Callable[[int], None]]:
+def progress(total: int | None, unit: str, quiet: bool) -> Iterator[Callable[..., None]]:
     """A progress bar on stderr (only when it is a terminal and not ``quiet``); yields the
-    callback ``update(done)``."""
+    callback ``update(done, total=None)`` (``total``, once known, sets the bar's end)."""
     if quiet or not sys.stderr.isatty():
-        yield lambda done: None
+        yield lambda done, total=None: None
         return
     from rich.progress import (
         BarColumn,
@@ -67,18 +68,23 @@ def progress(total: int | None, unit: str, quiet: bool) -> Iterator[Callable[[in
         task = bar.add_task(unit, total=total, rate="")
         start = time.perf_counter()
 
-        def update(done: int) -> None:
+        def update(done: int, total: int | None = None) -> None:
             rate = done / max(time.perf_counter() - start, 1e-9)
-            bar.update(task, completed=done, rate=f"{rate:,.0f} {unit}/s")
+            bar.update(task, completed=done, rate=f"{rate:,.0f} {unit}/s",
+                       **({"total": total} if total is not None else {}))
 
         yield update
 
 
 def _vec(v) -> str:
+    import numpy as np
+
     return " ".join(f"{x:.3g}" for x in np.asarray(v) + 0.0)
 
 
 def _limits(lim) -> str:
+    import numpy as np
+
     return "-" if not np.isfinite(lim).all() else f"{lim[0]:.4g}..{lim[1]:.4g}"
 
 
@@ -102,6 +108,8 @@ def model_table(model: Model) -> Table:
 
 def model_json(model: Model) -> str:
     """Everything ``hodyn info`` knows about a model, as stable-keyed JSON."""
+    import numpy as np
+
     A, Y = model.A, model.Y
     data = {
         "name": model.name,

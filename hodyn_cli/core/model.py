@@ -51,6 +51,8 @@ class Model:
         B: (n, 4, 4) pose of body i's frame in its parent's frame at q = 0.
         X: (n, 6) joint screw of body i in its own frame (body-fixed).
         M: (n, 6, 6) body inertia about the body frame origin (fixed links lumped).
+        root_M: (6, 6) inertia of the root link and the links welded to it, about the root
+            frame origin (moves only with a floating base; its weight is in the base wrench).
         limits: (n, 2) position limits (lower, upper) from the URDF; +-inf if none.
         velocity_limits: (n,) URDF ``<limit velocity>``; +inf if none.
         parent_links: per joint, its URDF parent link (the link that carries its drive).
@@ -72,11 +74,12 @@ class Model:
     B: np.ndarray
     X: np.ndarray
     M: np.ndarray
-    limits: np.ndarray | None = None
-    velocity_limits: np.ndarray | None = None
+    root_M: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
+    limits: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
+    velocity_limits: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
     parent_links: tuple[str, ...] = ()
-    reductions: np.ndarray | None = None
-    mimic: np.ndarray | None = None
+    reductions: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
+    mimic: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
     links: dict[str, LinkFrame] = field(default_factory=dict)
     diagnostics: tuple[Diagnostic, ...] = ()
     source_sha256: str = ""
@@ -88,11 +91,19 @@ class Model:
             object.__setattr__(self, "velocity_limits", np.full(len(self.joint_names), np.inf))
         if self.mimic is None:
             object.__setattr__(self, "mimic", np.tile([-1.0, 1.0, 0.0], (len(self.joint_names), 1)))
+        if self.root_M is None:
+            object.__setattr__(self, "root_M", np.zeros((6, 6)))
         if self.reductions is None:
             object.__setattr__(self, "reductions", np.full(len(self.joint_names), np.nan))
-        for a in (self.parent, self.B, self.X, self.M, self.limits, self.velocity_limits,
+        for a in (self.parent, self.B, self.X, self.M, self.root_M, self.limits, self.velocity_limits,
                   self.reductions, self.mimic):
             a.setflags(write=False)
+
+    def __repr__(self) -> str:
+        mimic = len(self.joint_names) - len(self.coordinates)
+        return (f"Model({self.name!r}: {self.n} joints{f' ({mimic} mimic)' if mimic else ''}, "
+                f"root link {self.root_link!r}, {len(self.links)} links; coordinate_names="
+                f"{self.coordinate_names!r})")
 
     @property
     def n(self) -> int:

@@ -17,12 +17,25 @@ from math import comb, factorial
 
 import numpy as np
 
-__all__ = ["Trajectory", "Wrenches", "cosine", "filtered_step", "derivative_name"]
+from hodyn_cli.errors import TrajectoryError
+
+__all__ = ["Trajectory", "Wrenches", "BaseMotion", "check_base", "cosine", "filtered_step",
+           "derivative_name", "rate_name"]
 
 
 def derivative_name(base: str, k: int) -> str:
     """Name of the k-th time derivative: ``q, qd, qdd, ...``, ``tau, taud, ...``."""
     return base + "d" * k
+
+
+def rate_name(name: str, k: int) -> str:
+    """Name of the k-th time derivative of a matrix-valued quantity: ``M``, ``M_d``, ``M_dd``
+    (``_`` keeps ``C_d`` apart from a quantity called ``Cd``).
+
+    >>> [rate_name("Y", k) for k in range(3)]
+    ['Y', 'Y_d', 'Y_dd']
+    """
+    return name + ("_" + "d" * k if k else "")
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,6 +54,65 @@ class Wrenches:
         return min((w.shape[1] for w in self.W.values()), default=0)
 
 
+#: largest ``|R^T R - I|`` entry accepted for a base rotation
+ORTHONORMAL_TOL = 1e-6
+
+
+def check_base(R: np.ndarray, p: np.ndarray, Vb: np.ndarray, start: int = 0) -> None:
+    """Raise a one-line error unless R, p, Vb fit (N, 3, 3), (N, 3), (N, D, 6), are finite and
+    every R is a rotation (``|R^T R - I| <= ORTHONORMAL_TOL``, ``det R > 0``); samples are
+    numbered from ``start``."""
+    N = R.shape[0] if R.ndim == 3 else -1
+    if R.shape != (N, 3, 3) or p.shape != (N, 3) or Vb.ndim != 3 or Vb.shape[0] != N \
+            or Vb.shape[2] != 6 or Vb.shape[1] < 1:
+        raise TrajectoryError(f"base motion: R {R.shape}, p {p.shape}, Vb {Vb.shape} do not "
+                              "fit (N, 3, 3), (N, 3), (N, D, 6)")
+    for name, a in (("R", R), ("p", p), ("Vb", Vb)):
+        bad = np.flatnonzero(~np.isfinite(a).reshape(N, -1).all(axis=1))
+        if bad.size:
+            raise TrajectoryError(f"base_{name} is not finite at sample {start + bad[0]}")
+    err = np.abs(np.swapaxes(R, 1, 2) @ R - np.eye(3)).max(axis=(1, 2))
+    det = np.linalg.det(R)
+    bad = np.flatnonzero((err > ORTHONORMAL_TOL) | (det <= 0))
+    if bad.size:
+        s = bad[0]
+        raise TrajectoryError(f"base_R at sample {start + s} is not a rotation "
+                              f"(|R^T R - I| = {err[s]:.3g}, det {det[s]:.3g})")
+
+
+@dataclass(frozen=True, eq=False)
+class BaseMotion:
+    """Motion of a floating root link at N samples.
+
+    Attributes:
+        R: (N, 3, 3) orientation of the root link frame in the world.
+        p: (N, 3) position of its origin in the world.
+        Vb: (N, D, 6) body twist (omega; v) in the root frame and its first D-1 derivatives
+            (``Vb``, ``Vbd``, ... as :func:`hodyn_cli.algorithms.kinematics.link_kinematics` gives
+            them; :func:`hodyn_cli.algorithms.methods.floating.base_from_spatial` from spatial ones).
+    """
+
+    R: np.ndarray
+    p: np.ndarray
+    Vb: np.ndarray
+
+    def __post_init__(self):
+        check_base(self.R, self.p, self.Vb)
+
+    @property
+    def n_samples(self) -> int:
+        return self.R.shape[0]
+
+    @property
+    def orders(self) -> int:
+        """Number of twist derivative orders present (2 means Vb, Vbd)."""
+        return self.Vb.shape[1]
+
+    def rows(self, sl: slice) -> BaseMotion:
+        """The samples ``sl`` (a chunk)."""
+        return BaseMotion(self.R[sl], self.p[sl], self.Vb[sl])
+
+
 @dataclass(frozen=True, eq=False)
 class Trajectory:
     """Joint positions and derivatives at N samples, for the model's joints, in its order.
@@ -52,6 +124,7 @@ class Trajectory:
         wrenches: external wrenches, or None.
         series: other per-joint columns a command asked for, by name (e.g. ``qr_d``, the
             reference velocity of the Slotine-Li regressor): (N, n) each.
+        base: the motion of a floating root link, or None: the root is welded to the world.
     """
 
     joint_names: tuple[str, ...]
@@ -59,6 +132,7 @@ class Trajectory:
     t: np.ndarray | None = None
     wrenches: Wrenches | None = None
     series: dict[str, np.ndarray] | None = None
+    base: BaseMotion | None = None
 
     def __getattr__(self, name: str) -> np.ndarray:
         # q, qd, qdd, ... as (N, n) views

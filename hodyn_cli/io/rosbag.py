@@ -52,8 +52,8 @@ def read_joint_states(path: str | Path, *, topic: str | None = None,
     """
     try:
         from rosbags.highlevel import AnyReader, AnyReaderError
-    except ImportError:  # pragma: no cover - a core dependency
-        raise HodynError("reading robot logs needs the 'rosbags' package") from None
+    except ImportError:
+        raise HodynError('reading robot logs needs rosbags: pip install "hodyn[ros]"') from None
     source = str(path)
     p = Path(path)
     if not p.exists():

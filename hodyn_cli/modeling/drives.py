@@ -30,6 +30,7 @@ hodyn_cli.errors.HodynError: d.toml: joint 'joint2': 'stiffness' must be a posit
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,7 +99,7 @@ def _number(value, what: str, source: str | None, *, positive: bool = False,
     return value
 
 
-def drives_from_table(model: Model, table: dict, *, source: str | None = None,
+def drives_from_table(model: Model, table: Mapping, *, source: str | None = None,
                       allow_zero_inertia: bool = True) -> Drives:
     """Drives from ``{joint name: {key: value}}`` (the ``[joints]`` table of a drives file).
 

@@ -51,7 +51,8 @@ def expand(model: Model, trajectory: Trajectory) -> Trajectory:
     G, o = coupling(model)
     d = trajectory.derivatives @ G.T
     d[:, 0] += o
-    return Trajectory(model.joint_names, d, trajectory.t, trajectory.wrenches, trajectory.series)
+    return Trajectory(model.joint_names, d, trajectory.t, trajectory.wrenches, trajectory.series,
+                      trajectory.base)
 
 
 def project(model: Model, values: np.ndarray, axis: int = -1) -> np.ndarray:

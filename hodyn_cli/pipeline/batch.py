@@ -9,14 +9,15 @@ all workers see under the same paths; the job (model included) is sent to the wo
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
 from hodyn_cli.errors import HodynError
-from hodyn_cli.io import TrajectoryReader, file_format, open_sink
-from hodyn_cli.pipeline import stream
+from hodyn_cli.io import file_format
+from hodyn_cli.pipeline.files import run_file
 
 __all__ = ["FileOutcome", "output_path", "plan_outputs", "process_file", "run_local",
            "run_on_cluster"]
@@ -42,9 +43,8 @@ def output_path(source: str, out_dir: str, fmt: str | None) -> str:
 
 
 def plan_outputs(sources: list[str], out_dir: str, fmt: str | None) -> list[str]:
-    """Output paths for every input; two inputs that would write the same file are an error."""
-    if not Path(out_dir).is_dir():
-        raise HodynError(f"output directory '{out_dir}' does not exist")
+    """Output paths for every input (``out_dir`` is created if missing); two inputs that would
+    write the same file are an error."""
     outputs, seen = [], {}
     for src in sources:
         if src == "-":
@@ -54,6 +54,11 @@ def plan_outputs(sources: list[str], out_dir: str, fmt: str | None) -> list[str]
             raise HodynError(f"'{seen[out]}' and '{src}' would both write '{out}'")
         seen[out] = src
         outputs.append(out)
+    try:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise HodynError(f"cannot create the output directory: {e.strerror or e}", out_dir
+                         ) from None
     return outputs
 
 
@@ -63,11 +68,7 @@ def process_file(job, source: str, output: str, *, attrs: dict | None = None,
     if skip_existing and Path(output).exists():
         return FileOutcome(source, output, "skipped", "output exists")
     try:
-        with TrajectoryReader(source, job.model, job.need) as reader:
-            with open_sink(output, job.columns(reader.has_t),
-                           {"joint_names": list(job.model.joint_names), **(attrs or {}),
-                            "trajectory": source}) as sink:
-                n = stream.run(reader, job, sink)
+        n = run_file(job, source, output, {**(attrs or {}), "trajectory": source})
         return FileOutcome(source, output, "ok", samples=n)
     except HodynError as e:
         return FileOutcome(source, output, "failed", str(e))
@@ -85,16 +86,23 @@ def run_local(job, sources: list[str], outputs: list[str], *, attrs: dict | None
         return _collect(futures, as_completed(futures), done)
 
 
-def scheduler_address(text: str) -> str:
+def scheduler_address(text: str, wait: float = 0.0) -> str:
     """A scheduler address, or the ``address`` in a scheduler file (``dask scheduler
-    --scheduler-file F``)."""
+    --scheduler-file F``, a ``.json`` file), waiting up to ``wait`` seconds for the scheduler
+    to write it (a scheduler started just before)."""
     path = Path(text)
-    if path.suffix == ".json" and path.is_file():
+    if path.suffix != ".json":
+        return text
+    deadline = time.monotonic() + wait
+    while True:
         try:
             return json.loads(path.read_text())["address"]
-        except (OSError, ValueError, KeyError):
-            raise HodynError("not a Dask scheduler file (no 'address')", text) from None
-    return text
+        except (OSError, ValueError, KeyError) as e:
+            if time.monotonic() >= deadline:
+                what = ("no such file" if isinstance(e, FileNotFoundError)
+                        else "not a Dask scheduler file (no 'address')")
+                raise HodynError(f"{what} (waited {wait:g} s for the scheduler)", text) from None
+        time.sleep(0.05)
 
 
 def run_on_cluster(address: str, job, sources: list[str], outputs: list[str], *,
@@ -110,7 +118,10 @@ def run_on_cluster(address: str, job, sources: list[str], outputs: list[str], *,
         from distributed import as_completed as dask_completed
     except ImportError:
         raise HodynError('--scheduler needs Dask: pip install "hodyn[cluster]"') from None
-    address = scheduler_address(address)
+    import dask
+
+    timeout = dask.utils.parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"))
+    address = scheduler_address(address, wait=timeout)
     try:
         client = Client(address)
     except (OSError, TimeoutError) as e:

@@ -27,11 +27,25 @@ FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html":
 
 
 def report_format(path: str) -> str:
-    """'json', 'markdown' or 'html' from a file name."""
+    """'json', 'markdown' or 'html' from a file name (html: only where matplotlib, which draws
+    its plots, is installed)."""
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
         raise HodynError(f"unknown report type '{suffix or path}' (use .json, .md or .html)", path)
+    if FORMATS[suffix] == "html":
+        _matplotlib(path)
     return FORMATS[suffix]
+
+
+def _matplotlib(source: str | None = None):
+    """The matplotlib module (Agg backend), or the error that says how to get it."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise HodynError('the HTML report\'s plots need matplotlib: pip install "hodyn[plots]" '
+                         "(or write the report as .json or .md)", source) from None
+    matplotlib.use("Agg")
+    return matplotlib
 
 
 def _num(x: float | None, fmt: str = ".3g") -> str:
@@ -83,9 +97,7 @@ def to_markdown(report: Report) -> str:
 
 def _figures(report: Report) -> list[tuple[str, str]]:
     """(caption, base64 PNG) per derivative order."""
-    import matplotlib
-
-    matplotlib.use("Agg")
+    _matplotlib()
     import matplotlib.pyplot as plt
 
     method = report.methods[0]

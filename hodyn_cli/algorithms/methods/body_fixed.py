@@ -58,6 +58,8 @@ __all__ = [
     "joint_wrenches",
     "forward_pass",
     "backward_pass",
+    "momentum_rates",
+    "transport_to_parent",
     "Kinematics",
 ]
 
@@ -120,17 +122,12 @@ def backward_pass(model: Model, qs: np.ndarray, kin: Kinematics, order: int,
     ``wrenches``: body index -> (N, order+1, 6) wrench the body exerts on its environment.
     """
     N, r = qs.shape[0], order
-    binom = np.array([[comb(k, j) for k in range(r + 1)] for j in range(r + 1)], dtype=float)
     dtype = np.result_type(qs, kin.V[0])  # complex for complex-step derivatives
     F = [np.zeros((N, r + 1, 6), dtype) for _ in range(model.n)]
     tau = np.empty((N, r + 1, model.n), dtype)
     for i in reversed(range(model.n)):
-        V = kin.V[i]
-        h = V @ model.M[i]  # momentum derivatives (M_i symmetric)
         Fi = F[i]
-        Fi += h[:, 1 : r + 2]
-        for j in range(r + 1):  # Leibniz on ad_V^T M V, eq. (25)
-            Fi[:, j:] -= binom[j, j:, None] * lie.coad(V[:, j : j + 1], h[:, : r + 1 - j])
+        Fi += momentum_rates(kin.V[i], model.M[i], r)
         if wrenches and i in wrenches:
             Fi += wrenches[i]
         tau[:, :, i] = Fi @ model.X[i]
@@ -138,6 +135,18 @@ def backward_pass(model: Model, qs: np.ndarray, kin: Kinematics, order: int,
         if p >= 0:
             F[p] += transport_to_parent(Fi, qs[:, 1:, i], model.X[i], kin.Ad[i])
     return tau, F
+
+
+def momentum_rates(V: np.ndarray, M: np.ndarray, r: int) -> np.ndarray:
+    """``d^k/dt^k (M V' - ad_V^T M V)`` (N, r+1, 6), k <= r, eqs. (42), (25), for the body-fixed
+    twist derivatives V (N, >= r+2, 6) of a body with inertia M (symmetric, so the rows of
+    ``V @ M`` are the momentum derivatives ``M V^(k)``)."""
+    h = V @ M
+    F = h[:, 1 : r + 2].copy()
+    for j in range(r + 1):  # Leibniz on ad_V^T M V, eq. (25)
+        binom = np.array([comb(k, j) for k in range(j, r + 1)], dtype=float)
+        F[:, j:] -= binom[:, None] * lie.coad(V[:, j : j + 1], h[:, : r + 1 - j])
+    return F
 
 
 def transport_to_parent(F: np.ndarray, qd: np.ndarray, X: np.ndarray, Ad: np.ndarray

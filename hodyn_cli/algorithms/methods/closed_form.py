@@ -60,6 +60,9 @@ __all__ = [
     "jacobians",
     "eom_matrices",
     "eom_matrices_numpy",
+    "body_gravity",
+    "assemble",
+    "gravity_accelerations",
     "generalized_forces",
     "matrices",
     "inverse_dynamics",
@@ -85,11 +88,14 @@ class EOMMatrices:
     Q_ext: np.ndarray
 
 
-def jacobians(model: Model, qs: np.ndarray, K: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Body Jacobian rows ``J_i`` and their first K derivatives, per body (N, K+1, 6, n),
+def jacobians(model: Model, qs: np.ndarray, K: int, base: int = 0
+              ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Body Jacobian rows ``J_i`` and their first K derivatives, per body (N, K+1, 6, base+n),
     and the blocks ``D_{i,p} = Ad_{C_{i,p}}`` (N, 6, 6).
 
-    ``qs``: (N, >= K+1, n) joint values and derivatives.
+    ``qs``: (N, >= K+1, n) joint values and derivatives. ``base = 6``: a floating root whose
+    body twist ``V_0`` is the first 6 generalized velocities (``J_0 = [I 0]``, constant, so
+    ``J_i^(k) = D_{i,0}^(k) J_0`` for its children); joint j is then column ``6 + j``.
     """
     N, n = qs.shape[0], model.n
     J: list[np.ndarray] = []
@@ -100,11 +106,13 @@ def jacobians(model: Model, qs: np.ndarray, K: int) -> tuple[list[np.ndarray], l
         for k in range(1, K + 1):                                                 # (18)
             D.append(-sum(comb(k - 1, j) * qs[:, j + 1, i, None, None] * (adX @ D[k - 1 - j])
                           for j in range(k)))
-        Ji = np.zeros((N, K + 1, 6, n))
+        Ji = np.zeros((N, K + 1, 6, base + n))
         if p >= 0:
             for k in range(K + 1):                                                # (16)
                 Ji[:, k] = sum(comb(k, j) * (D[j] @ J[p][:, k - j]) for j in range(k + 1))
-        Ji[:, 0, :, i] = model.X[i]
+        elif base:
+            Ji[:, :, :, :base] = np.stack(D, axis=1)                              # (16), (18)
+        Ji[:, 0, :, base + i] = model.X[i]
         J.append(Ji)
         Ds.append(D[0])
     return J, Ds
@@ -129,26 +137,45 @@ def eom_matrices_numpy(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
                        wrenches: dict[int, np.ndarray] | None = None, with_cbar: bool = True
                        ) -> EOMMatrices:
     """:func:`eom_matrices` in numpy: the readable reference of the compiled kernel."""
-    N, n = qs.shape[0], model.n
     J, D = jacobians(model, qs, r + 1)
-    qd = qs[:, 1:, :]  # qd^(k) = qs[:, k + 1]
-    M, C, Cbar = (np.zeros((N, r + 1, n, n)) for _ in range(3))
-    g, Q = np.zeros((N, r + 1, n)), np.zeros((N, r + 1, n))
-    u0: list[np.ndarray] = []
+    return assemble(J, model.M, body_gravity(model, D, base[:, 1]), qs[:, 1:], r, wrenches,
+                    with_cbar)
+
+
+def body_gravity(model: Model, D: list[np.ndarray], u_root: np.ndarray) -> list[np.ndarray]:
+    """``u_i = Ad_{C_{i,p}} u_p`` (N, 6) per body from the root's ``u_root`` ((N or 1), 6),
+    the gravity accelerations in body frames: ``U = A [Ad_{C_1}^-1; 0; ...] (0; -g)``, (26)."""
+    u: list[np.ndarray] = []
     for i, p in enumerate(model.parent):
-        Ji, Mi = J[i], model.M[i]
-        JT = np.swapaxes(Ji, -1, -2)                                              # (N, r+2, n, 6)
-        V = np.stack([sum(comb(k, j) * _apply(Ji[:, j], qd[:, k - j]) for j in range(k + 1))
+        u.append(_apply(D[i], u_root if p < 0 else u[p]))
+    return u
+
+
+def assemble(J: list[np.ndarray], inertias, u: list[np.ndarray], nu: np.ndarray, r: int,
+             wrenches: dict[int, np.ndarray] | None = None, with_cbar: bool = True
+             ) -> EOMMatrices:
+    """The sums over bodies (20)-(27) and their Leibniz rates for m generalized velocities.
+
+    Per body: Jacobian rows ``J[i]`` (N, r+2, 6, m) with derivatives, inertia ``inertias[i]``
+    (6, 6), gravity acceleration ``u[i]`` ((N or 1), 6); ``nu`` (N, >= r+2, m): the generalized
+    velocities and their derivatives (``qs[:, 1:]`` for a fixed base); ``wrenches``: body ->
+    (N, r+1, 6).
+    """
+    N, m = nu.shape[0], nu.shape[2]
+    M, C, Cbar = (np.zeros((N, r + 1, m, m)) for _ in range(3))
+    g, Q = np.zeros((N, r + 1, m)), np.zeros((N, r + 1, m))
+    for i, (Ji, Mi, ui) in enumerate(zip(J, inertias, u, strict=True)):
+        JT = np.swapaxes(Ji, -1, -2)                                              # (N, r+2, m, 6)
+        V = np.stack([sum(comb(k, j) * _apply(Ji[:, j], nu[:, k - j]) for j in range(k + 1))
                       for k in range(r + 1)], axis=1)                             # (8)
-        MJ = Mi @ Ji                                                              # (N, r+2, 6, n)
+        MJ = Mi @ Ji                                                              # (N, r+2, 6, m)
         adV = [lie.ad(V[:, j]) for j in range(r + 1)]
         G = [MJ[:, k + 1] - sum(comb(k, j) * (np.swapaxes(adV[j], 1, 2) @ MJ[:, k - j])
                                 for j in range(k + 1)) for k in range(r + 1)]     # (22)
         if with_cbar:                                                             # (54)
             H = [G[k] + sum(comb(k, j) * (Mi @ adV[j] @ Ji[:, k - j]) for j in range(k + 1))
                  for k in range(r + 1)]
-        u0.append(_apply(D[i], np.broadcast_to(base[:, 1] if p < 0 else u0[p], (N, 6))))  # (26)
-        Mu = _gravity_accelerations(u0[i], V, r) @ Mi  # rows (M_i u^(k))^T, M_i symmetric
+        Mu = gravity_accelerations(np.broadcast_to(ui, (N, 6)), V, r) @ Mi  # rows (M_i u^(k))^T
         W = wrenches.get(i) if wrenches else None
         for k in range(r + 1):
             for j in range(k + 1):
@@ -163,11 +190,11 @@ def eom_matrices_numpy(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
     return EOMMatrices(M, C, Cbar, g, Q)
 
 
-def _gravity_accelerations(u0: np.ndarray, V: np.ndarray, r: int) -> np.ndarray:
+def gravity_accelerations(u0: np.ndarray, V: np.ndarray, r: int) -> np.ndarray:
     """Derivatives (N, r+1, 6) of ``u_i = Ad_{C_i}^-1 (0; -g)`` from ``u_i' = -ad_{V_i} u_i``.
 
-    ``u_i = Ad_{C_{i,p}} u_p`` (U = A [Ad_{C_1}^-1; 0; ...] in (26)) is computed along the
-    tree by the caller; the rate follows from ``d/dt Ad_{C_i}^-1 = -ad_{V_i} Ad_{C_i}^-1``.
+    ``u_i`` itself comes from :func:`body_gravity`; the rate follows from
+    ``d/dt Ad_{C_i}^-1 = -ad_{V_i} Ad_{C_i}^-1`` (V (N, >= r, 6): body i's twist derivatives).
     """
     u = [u0]
     for k in range(1, r + 1):
@@ -179,13 +206,14 @@ def _apply(A: np.ndarray, x: np.ndarray) -> np.ndarray:
     return (A @ x[..., None])[..., 0]
 
 
-def generalized_forces(E: EOMMatrices, qs: np.ndarray) -> np.ndarray:
-    """tau and derivatives (N, r+1, n) from the matrices, eqs. (1), (28), (38):
-    ``tau^(k) = sum_j C(k, j) (M^(j) q^(k-j+2) + C^(j) q^(k-j+1)) + g^(k) + Q_ext^(k)``."""
+def generalized_forces(E: EOMMatrices, nu: np.ndarray) -> np.ndarray:
+    """tau and derivatives (N, r+1, m) from the matrices, eqs. (1), (28), (38):
+    ``tau^(k) = sum_j C(k, j) (M^(j) nu^(k-j+1) + C^(j) nu^(k-j)) + g^(k) + Q_ext^(k)`` for the
+    generalized velocities ``nu`` and their derivatives (N, >= r+2, m) (``qs[:, 1:]``)."""
     r = E.M.shape[1] - 1
-    # every product M^(j) q^(m+2) and C^(j) q^(m+1) at once: (N, r+1, n, r+1)
-    Mq = E.M @ np.swapaxes(qs[:, None, 2 : r + 3], -1, -2)
-    Cq = E.C @ np.swapaxes(qs[:, None, 1 : r + 2], -1, -2)
+    # every product M^(j) nu^(m+1) and C^(j) nu^(m) at once: (N, r+1, m, r+1)
+    Mq = E.M @ np.swapaxes(nu[:, None, 1 : r + 2], -1, -2)
+    Cq = E.C @ np.swapaxes(nu[:, None, : r + 1], -1, -2)
     tau = E.g + E.Q_ext
     for k in range(r + 1):
         for j in range(k + 1):
@@ -197,7 +225,7 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
                      gravity=GRAVITY) -> np.ndarray:
     """tau and its first ``order`` time derivatives, (N, order+1, n)."""
     def per_chunk(qs, base, wrenches):
-        return generalized_forces(eom_matrices(model, qs, order, base, wrenches, False), qs)
+        return generalized_forces(eom_matrices(model, qs, order, base, wrenches, False), qs[:, 1:])
 
     return solve_in_chunks(model, trajectory, order, gravity, per_chunk)
 

@@ -9,11 +9,10 @@ from math import comb
 import numpy as np
 
 from hodyn_cli.core import lie
+from hodyn_cli.core.gravity import GRAVITY  # noqa: F401 - the methods' default gravity
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import TrajectoryError
-
-GRAVITY = (0.0, 0.0, -9.81)
 
 #: samples per batch: big enough to amortize numpy's per-call cost, small enough that
 #: a batch's working set stays in cache
@@ -39,19 +38,21 @@ def check_inputs(model: Model, trajectory: Trajectory, order: int) -> None:
         raise TrajectoryError(f"order {order} needs wrench derivatives {missing}")
 
 
-def body_wrenches(model: Model, trajectory: Trajectory, order: int) -> dict[int, np.ndarray]:
+def body_wrenches(model: Model, trajectory: Trajectory, order: int, root: bool = False
+                  ) -> dict[int, np.ndarray]:
     """External wrenches moved to the frames of the bodies they act on.
 
     Returns body index -> (N, order+1, 6). A wrench on a link merged into a body by a
     fixed joint is transformed with the link's constant pose ``T`` in the body frame
-    (``W_b = Ad_{T^-1}^T W_link``); wrenches on links fixed to the root do nothing.
+    (``W_b = Ad_{T^-1}^T W_link``); wrenches on links fixed to the root do nothing to the
+    joints: they are left out, or with ``root=True`` summed in the root frame under key -1.
     """
     out: dict[int, np.ndarray] = {}
     if trajectory.wrenches is None:
         return out
     for link, W in trajectory.wrenches.W.items():
         frame = model.links[link]
-        if frame.body < 0:
+        if frame.body < 0 and not root:
             continue
         A = lie.Ad_inv(frame.T[:3, :3], frame.T[:3, 3])
         Wb = W[:, : order + 1] @ A
