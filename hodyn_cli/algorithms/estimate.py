@@ -161,7 +161,8 @@ class DerivativeStream:
     """
 
     def __init__(self, chunks: Iterable[Trajectory], need: int, wrench_need: int = 0,
-                 cutoff: float | None = None, wrapped=None, *, window: int | None = WINDOW,
+                 cutoff: float | None = None, wrapped: np.ndarray | None = None, *,
+                 window: int | None = WINDOW,
                  rows: int | None = None):
         self.chunks, self.need, self.wrench_need = chunks, need, wrench_need
         self.cutoff, self.wrapped, self.window, self.rows = cutoff, wrapped, window, rows
@@ -400,7 +401,7 @@ class EstimatingReader:
     name the reader's file."""
 
     def __init__(self, reader, need: int, wrench_need: int = 0, cutoff: float | None = None,
-                 wrapped=None, *, rows: int | None = None):
+                 wrapped: np.ndarray | None = None, *, rows: int | None = None):
         self.reader = reader
         self.stream = DerivativeStream(reader, need, wrench_need, cutoff, wrapped, rows=rows)
         try:
@@ -439,7 +440,7 @@ def _named(e: TrajectoryError, reader) -> TrajectoryError:
 
 
 def estimate_derivatives(trajectory: Trajectory, need: int, wrench_need: int = 0,
-                         cutoff: float | None = None, wrapped=None
+                         cutoff: float | None = None, wrapped: np.ndarray | None = None
                          ) -> tuple[Trajectory, list[str]]:
     """A trajectory with q up to ``q^(need-1)`` (and wrenches up to ``W^(wrench_need-1)``),
     missing orders estimated; also the names of what was estimated (empty: nothing was).
