@@ -3,6 +3,7 @@ logs)."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Annotated
 
@@ -72,25 +73,27 @@ def generate_command(
 ) -> None:
     """Write a designed motion with exact derivatives, inside the URDF's limits."""
     from hodyn_cli.algorithms import generate
-    from hodyn_cli.io import file_format, open_sink, trajectory_datasets
+    from hodyn_cli.io import CHUNK_ROWS, file_format, open_sink, trajectory_datasets
 
     model = s.model(robot)
     if compact and (output == "-" or file_format(output) != "hdf5"):
         raise HodynError("--compact is an HDF5 layout: give --output FILE.h5")
-    traj = generate.generate(
-        model, kind, rate=rate, duration=duration, derivatives=derivatives, seed=seed,
-        base_frequency=base_frequency, harmonics=harmonics,
+    pieces = generate.chunks(
+        model, kind, CHUNK_ROWS, rate=rate, duration=duration, derivatives=derivatives,
+        seed=seed, base_frequency=base_frequency, harmonics=harmonics,
         coefficients=_json_file(coefficients) if coefficients else None,
         filter_order=filter_order, step=numbers(step, "--step"),
         waypoints=_waypoints(waypoints, model) if waypoints else None,
         segment_duration=numbers(segment_duration, "--segment-duration"), vanishing=vanishing)
-    if not allow_limit_violation:
-        generate.check_limits(model, traj)
-    data, columns = trajectory_datasets(traj, compact)
-    attrs = {"hodyn_version": __version__, "joint_names": list(traj.joint_names), "kind": kind,
+    first = next(pieces)
+    columns = trajectory_datasets(first, compact)[1]
+    attrs = {"hodyn_version": __version__, "joint_names": list(first.joint_names), "kind": kind,
              "seed": seed, "urdf": str(robot), "urdf_sha256": model.source_sha256}
-    with open_sink(output, columns, attrs) as sink:
-        sink.write(data)
+    with open_sink(output, columns, attrs) as sink:  # piece by piece: memory bounded
+        for piece in itertools.chain([first], pieces):
+            if not allow_limit_violation:
+                generate.check_limits(model, piece)
+            sink.write(trajectory_datasets(piece, compact)[0])
 
 
 def _json_file(path: Path) -> dict:
