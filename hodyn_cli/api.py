@@ -340,6 +340,7 @@ def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GR
     from hodyn_cli.algorithms.validate import Tolerances, validate
     from hodyn_cli.modeling import mimic
 
+    motion: Trajectory | Iterable[Trajectory]
     if chunks is None:
         motion = _Motion(robot, derivatives, named, t=t, wrenches=wrenches).full
     else:

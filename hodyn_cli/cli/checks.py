@@ -62,7 +62,7 @@ def validate(
             methods=None if not method or ValidateMethod.all in method else [m.value for m in method],
             tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol),
             estimated=reader.estimated)
-    for note in reader.limit_warnings():
+    for note in reader.end_notes():
         s.notify(note)
     if report:
         with atomic_path(report) as tmp:

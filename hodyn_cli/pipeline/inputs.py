@@ -70,9 +70,9 @@ class Input:
         if self.base is not None:
             self.base.finish()
 
-    def limit_warnings(self) -> list[Diagnostic]:
-        """One warning per joint whose positions left its URDF limits; and, with estimated
-        derivatives, a notice of their expected error (known once every chunk was read)."""
+    def end_notes(self) -> list[Diagnostic]:
+        """What is known once every chunk was read: one warning per joint whose positions
+        left its URDF limits; with estimated derivatives, a notice of their expected error."""
         notes = [Diagnostic("warning", f"{self.source}: {text}")
                  for text in self.beyond_limits.values()]
         if self.estimate is not None and self.estimate.expected_error:
