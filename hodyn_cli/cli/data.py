@@ -145,23 +145,22 @@ def import_log(
     """Turn a robot log's JointState messages into a trajectory file (t, q, qd, effort)."""
     from hodyn_cli.cli import render
     from hodyn_cli.io import open_sink
-    from hodyn_cli.io.rosbag import read_joint_states
+    from hodyn_cli.io.rosbag import JointStateStream
     from hodyn_cli.modeling.urdf import load_model
 
-    # only its joint names are used: its inertias do not matter
-    model = load_model(urdf, repair_inertia=True) if urdf is not None else None
-    joint_log = read_joint_states(log, topic=topic, model=model)
+    model = load_model(urdf, repair_inertia=True) if urdf is not None else None  # only names
+    with JointStateStream(log, topic=topic, model=model) as joint_log:
+        names = joint_log.joint_names
+        keys = {"t": "t", "position": "q", "velocity": "qd", "effort": "effort"}
+        columns = {"t": ["t"], **{keys[f]: [f"{keys[f]}_{j}" for j in names]
+                                  for f in joint_log.fields}}
+        attrs = {"hodyn_version": __version__, "joint_names": list(names), "source": str(log),
+                 "topic": joint_log.topic,
+                 "about_t": "seconds from the first sample; its header stamp is t0_ns"}
+        with open_sink(output, columns, attrs) as sink:  # block by block: memory bounded
+            for block in joint_log:
+                sink.write({keys[k]: v for k, v in block.items()})
+            sink.attrs["t0_ns"] = joint_log.t0_ns
     if not s.quiet:
         for note in joint_log.notes:
             render.notice(f"{log}: {note}")
-    names = joint_log.joint_names
-    data = {"t": joint_log.t, "q": joint_log.position}
-    columns = {"t": ["t"], "q": [f"q_{j}" for j in names]}
-    for key, value in (("qd", joint_log.velocity), ("effort", joint_log.effort)):
-        if value is not None:
-            data[key], columns[key] = value, [f"{key}_{j}" for j in names]
-    attrs = {"hodyn_version": __version__, "joint_names": list(names), "source": str(log),
-             "topic": joint_log.topic, "t0_ns": joint_log.t0_ns,
-             "about_t": "seconds from the first message; its header stamp is t0_ns"}
-    with open_sink(output, columns, attrs) as sink:
-        sink.write(data)
