@@ -106,6 +106,23 @@ def plan(names: list[str], model: Model, need: int, source: str,
                   near_misses(ignored, model), tuple(mimicking))
 
 
+def series_orders(names: list[str], base: str, model: Model) -> int:
+    """How many derivative orders of the per-joint series ``base`` (``tau``: ``tau_<joint>``,
+    ``taud_<joint>``, ...) the columns ``names`` give for every independent joint.
+
+    >>> import numpy as np
+    >>> m = Model("r", "base", ("a", "b"), ("revolute",) * 2, ("l1", "l2"), np.array([-1, 0]),
+    ...           np.tile(np.eye(4), (2, 1, 1)), np.zeros((2, 6)), np.zeros((2, 6, 6)))
+    >>> series_orders(["tau_a", "tau_b", "taud_a", "taud_b", "taudd_a"], "tau", m)
+    2
+    """
+    have = set(names)
+    k = 0
+    while all(f"{derivative_name(base, k)}_{j}" in have for j in model.coordinate_names):
+        k += 1
+    return k
+
+
 def near_misses(ignored: list[str], model: Model) -> dict[str, str]:
     """Ignored columns that look like a mistyped hodyn column (``q_joint_1`` for
     ``q_joint1``, ``Qd_j2`` for ``qd_j2``): column -> the name it probably meant."""
