@@ -382,17 +382,12 @@ def forward_dynamics(robot: Model, *derivatives, tau=None, gravity=GRAVITY, t=No
 def _torque_rates(robot: Model, tau, named: dict) -> list[np.ndarray]:
     """``[tau, taud, ...]`` as (N, m) arrays, taken out of ``named``."""
     rates = [] if tau is None else [_joint_array(robot, "tau", tau)]
-    k = 1
-    while derivative_name("tau", k) in named:
-        if len(rates) < k:
-            raise HodynError(f"'{derivative_name('tau', k)}' given without "
-                             f"{derivative_name('tau', k - 1)}")
-        name = derivative_name("tau", k)
-        rates.append(_joint_array(robot, name, named.pop(name)))
-        k += 1
-    stray = [key for key in named if key.startswith("tau")]
-    if stray:
-        raise HodynError(f"unknown argument '{stray[0]}' (tau, taud, taudd, ...)")
+    for key in sorted((k for k in named if k.startswith("tau")), key=len):
+        if not set(key[3:]) <= {"d"}:
+            raise HodynError(f"unknown argument '{key}' (tau, taud, taudd, ...)")
+        if len(key) - 3 != len(rates):
+            raise HodynError(f"'{key}' given without {derivative_name('tau', len(rates))}")
+        rates.append(_joint_array(robot, key, named.pop(key)))
     return rates
 
 

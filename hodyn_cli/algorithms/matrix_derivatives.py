@@ -208,7 +208,7 @@ def parameter_derivatives(model: Model, trajectory: Trajectory, *, gravity=GRAVI
             G = np.einsum("pxy,njy->npjx", BASIS, b.Jd) - lie.coad(b.V[:, None, None], EJ)
             dC[ix] = np.einsum("nax,npbx->nabp", b.J, G)
             dCb[ix] = dC[ix] + np.einsum("nax,pxy,nby->nabp", b.J, BASIS, adVJ)
-            dg[(sl, b.path[:, None], cols)] = np.einsum("nax,pxy,ny->nap", b.J, BASIS, b.u)
+            dg[sl, b.path, cols] = np.einsum("nax,pxy,ny->nap", b.J, BASIS, b.u)
     return ParameterDerivatives(dM, dC, dCb, dg)
 
 
