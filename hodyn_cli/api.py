@@ -374,7 +374,8 @@ def forward_dynamics(robot: Model, *derivatives, tau=None, gravity=GRAVITY, t=No
     if any(r.shape[0] != N for r in rates):
         raise HodynError(f"tau and its derivatives need {N} samples, like q")
     res = solve(robot, m.full, np.stack(rates, axis=1), gravity=gravity,
-                coupling=mimic.coupling(robot)[0], derivatives=partials)
+                coupling=mimic.coupling(robot)[0] if mimic.active(robot) else None,
+                derivatives=partials)
     fields = {derivative_name("q", k + 2): res.qs[:, k] for k in range(res.qs.shape[1])}
     return m.result(fields | res.partials)
 
@@ -412,7 +413,8 @@ def simulate(robot: Model, t, q0, qd0, *, tau, gravity=GRAVITY, wrenches: Mappin
         raise HodynError("q0, qd0: one state (m,) or a dict by joint name")
     W = _wrenches(robot, wrenches, times.size)
     q, qd = integrate(robot, times, start.q, start.qd, np.stack(rates, axis=1), gravity=gravity,
-                      wrenches=None if W is None else W.W, coupling=mimic.coupling(robot))
+                      wrenches=None if W is None else W.W,
+                      coupling=mimic.coupling(robot) if mimic.active(robot) else None)
     return Result({"q": q, "qd": qd}, robot.coordinate_names)
 
 

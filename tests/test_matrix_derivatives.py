@@ -1,7 +1,8 @@
 """Derivatives of the EOM matrices by the state (Garofalo eqs. (24), (31), (32)) and by the
 dynamic parameters (eq. (13)): against 8th-order finite differences of the closed-form
 matrices, Pinocchio's RNEA derivatives, the complex-step sensitivities, the regressor, and
-through ``hodyn matrices``."""
+through ``hodyn matrices``; and the O(n^2) torque partials (``partials``) of the forward
+dynamics' derivatives."""
 
 import dataclasses
 
@@ -25,6 +26,7 @@ from conftest import (
 from hodyn_cli.algorithms import matrix_derivatives as md
 from hodyn_cli.algorithms import regressor
 from hodyn_cli.algorithms.methods.closed_form import matrices
+from hodyn_cli.algorithms.partials import torque_partials
 from hodyn_cli.algorithms.sensitivities import sensitivities
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
@@ -103,18 +105,27 @@ def test_contractions_match_pinocchio_rnea_derivatives(robot):
                 assert np.abs(ours - ref).max() <= 1e-11 * np.abs(ref).max(), (name, tensor)
 
 
-def test_torque_derivatives_match_the_complex_step_and_the_tensors(robot):
-    """The body-by-body contraction (no n^3 tensor) against the complex-step sensitivities of
-    the body-fixed recursion (an independent derivation), with an external wrench."""
+def test_torque_partials_match_the_complex_step_and_the_tensors(robot):
+    """d tau/dq, d tau/dqd in the spatial O(n^2) form (``partials``) against the complex-step
+    sensitivities of the body-fixed recursion and the contraction of the body-fixed tensors
+    (``dM_dq qdd + dC_dq qd + dg_dq + dQ_ext_dq``, ``C + dC_dqd qd``): three derivations,
+    an external wrench included."""
     name, _, model = robot
     t = np.linspace(0.1, 2.0, 5)
     traj = random_cosine(model, t, orders=3, seed=29)
     traj = Trajectory(traj.joint_names, traj.derivatives, t,
                       Wrenches({LINKS[name]: wrench_motion(t, 1)}))
-    dq, dqd = md.torque_derivatives(model, traj)
+    dq, dqd = torque_partials(model, traj)
     ref = sensitivities(model, traj, order=0)
+    S = md.state_derivatives(model, traj)
+    C = matrices(model, traj, order=0).C[:, 0]
+    tensors = {"dtau_dq": np.einsum("nabh,nb->nah", S.dM_dq, traj.qdd) + S.dg_dq + S.dQ_ext_dq
+               + np.einsum("nabh,nb->nah", S.dC_dq, traj.qd),
+               "dtau_dqd": C + np.einsum("nabh,nb->nah", S.dC_dqd, traj.qd)}
     for ours, key in ((dq, "dtau_dq"), (dqd, "dtau_dqd")):
-        assert np.abs(ours - ref[key]).max() <= 1e-12 * np.abs(ref[key]).max(), (name, key)
+        scale = np.abs(ref[key]).max()
+        assert np.abs(ours - ref[key]).max() <= 1e-12 * scale, (name, key)
+        assert np.abs(tensors[key] - ref[key]).max() <= 1e-12 * scale, (name, key)
 
 
 def test_parameter_derivatives_are_exact(robot):

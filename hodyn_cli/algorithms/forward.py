@@ -19,7 +19,7 @@ possible to recover the derivatives of the direct ... dynamic functions"): diffe
     d qdd / d tau = M^-1
 
 with the inverse dynamics' derivatives evaluated at the computed qdd
-(:func:`hodyn_cli.algorithms.matrix_derivatives.torque_derivatives`, eqs. (24) contracted).
+(:func:`hodyn_cli.algorithms.partials.torque_partials`: eqs. (24) contracted, O(n^2)).
 
 Mimic joints: with ``q_full = G q + o`` (:mod:`hodyn_cli.modeling.mimic`) the independent
 coordinates obey ``G^T M G qdd + G^T r = tau``: pass ``coupling=G``.
@@ -31,10 +31,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hodyn_cli.algorithms.matrix_derivatives import torque_derivatives
 from hodyn_cli.algorithms.methods import GRAVITY, body_fixed
 from hodyn_cli.algorithms.methods.closed_form import eom_matrices, generalized_forces
 from hodyn_cli.algorithms.methods.common import CHUNK, chunks
+from hodyn_cli.algorithms.partials import torque_partials
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import TrajectoryError
@@ -62,11 +62,12 @@ def forward_dynamics(model: Model, trajectory: Trajectory, tau: np.ndarray, *, g
     wrenches need W..W^(K)) and ``tau`` (N, K+1, m): tau and its first K derivatives in the
     coordinates ``coupling`` (n, m) maps to the joints (None: the joints themselves).
     ``derivatives``: also ``d qdd / d (q, qd, tau)``."""
-    N, n = trajectory.n_samples, model.n
-    G = np.eye(n) if coupling is None else np.asarray(coupling, dtype=float)
+    N = trajectory.n_samples
+    G = None if coupling is None else np.asarray(coupling, dtype=float)
+    m = model.n if G is None else G.shape[1]
     tau = np.asarray(tau, dtype=float)
-    if tau.ndim != 3 or tau.shape[0] != N or tau.shape[2] != G.shape[1]:
-        raise TrajectoryError(f"tau: expected shape ({N}, K+1, {G.shape[1]}), got {tau.shape}")
+    if tau.ndim != 3 or tau.shape[0] != N or tau.shape[2] != m:
+        raise TrajectoryError(f"tau: expected shape ({N}, K+1, {m}), got {tau.shape}")
     if trajectory.orders < 2:
         raise TrajectoryError("forward dynamics needs q and qd")
     K = tau.shape[1] - 1
@@ -74,7 +75,6 @@ def forward_dynamics(model: Model, trajectory: Trajectory, tau: np.ndarray, *, g
     if W is not None and W.W and W.orders < K + 1:
         missing = ", ".join(derivative_name("W", k) for k in range(W.orders, K + 1))
         raise TrajectoryError(f"{derivative_name('qdd', K)} needs wrench derivatives {missing}")
-    m = G.shape[1]
     qs = np.empty((N, K + 1, m))
     parts = {name: np.empty((N, m, m)) for name in ("dqdd_dq", "dqdd_dqd", "dqdd_dtau")} \
         if derivatives else {}
@@ -98,40 +98,30 @@ def _with(chunk: Trajectory, qs: np.ndarray) -> Trajectory:
     return Trajectory(chunk.joint_names, qs, None, chunk.wrenches)
 
 
-def _chunk(model: Model, chunk: Trajectory, tau: np.ndarray, G: np.ndarray, gravity,
+def _chunk(model: Model, chunk: Trajectory, tau: np.ndarray, G: np.ndarray | None, gravity,
            derivatives: bool) -> tuple[np.ndarray, dict]:
-    N, K = chunk.n_samples, tau.shape[1] - 1
+    N, (K, m) = chunk.n_samples, (tau.shape[1] - 1, tau.shape[2])
+
+    def coords(A: np.ndarray) -> np.ndarray:  # G^T A G (a matrix) or G^T a (a force)
+        return A if G is None else G.T @ A @ G if A.ndim == 3 else A @ G
+
     full = np.zeros((N, K + 3, model.n))        # q, qd, then the accelerations as they are found
     full[:, :2] = chunk.derivatives
     first = _with(chunk, full[:, :3])
     (_, qs, base, W), = chunks(model, first, 0, gravity, size=N)
     E = eom_matrices(model, qs, 0, base, W, with_cbar=False)
-    Mc = G.T @ E.M[:, 0] @ G
+    Mc = coords(E.M[:, 0])
     r = generalized_forces(E, qs[:, 1:])[:, 0]                    # C qd + g + Q_ext: qdd = 0
-    lu = _Factor(Mc)
-    out = np.empty((N, K + 1, G.shape[1]))
+    out = np.empty((N, K + 1, m))
     for k in range(K + 1):
         if k:
             r = body_fixed.inverse_dynamics(model, _with(chunk, full[:, : k + 3]), order=k,
                                             gravity=gravity)[:, k]          # q^(k+2) = 0
-        out[:, k] = lu.solve(tau[:, k] - r @ G)
-        full[:, k + 2] = out[:, k] @ G.T
+        out[:, k] = np.linalg.solve(Mc, (tau[:, k] - coords(r))[..., None])[..., 0]
+        full[:, k + 2] = out[:, k] if G is None else out[:, k] @ G.T
     if not derivatives:
         return out, {}
-    Minv = lu.inverse()
-    dq, dqd = torque_derivatives(model, _with(chunk, full[:, :3]), gravity=gravity)
-    return out, {"dqdd_dq": -Minv @ (G.T @ dq @ G), "dqdd_dqd": -Minv @ (G.T @ dqd @ G),
-                 "dqdd_dtau": Minv}
-
-
-class _Factor:
-    """A batch of symmetric positive definite matrices (N, m, m), factored once."""
-
-    def __init__(self, M: np.ndarray):
-        self.M = M
-
-    def solve(self, b: np.ndarray) -> np.ndarray:
-        return np.linalg.solve(self.M, b[..., None])[..., 0]
-
-    def inverse(self) -> np.ndarray:
-        return np.linalg.inv(self.M)
+    dq, dqd = (coords(d) for d in torque_partials(model, _with(chunk, full[:, :3]),
+                                                  gravity=gravity))
+    X = np.linalg.solve(Mc, np.concatenate([-dq, -dqd, np.broadcast_to(np.eye(m), dq.shape)], 2))
+    return out, {"dqdd_dq": X[..., :m], "dqdd_dqd": X[..., m : 2 * m], "dqdd_dtau": X[..., 2 * m :]}

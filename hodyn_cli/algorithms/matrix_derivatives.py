@@ -58,7 +58,7 @@ from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import TrajectoryError
 
 __all__ = ["StateDerivatives", "ParameterDerivatives", "state_derivatives",
-           "parameter_derivatives", "torque_derivatives"]
+           "parameter_derivatives"]
 
 #: the 10 unit inertias E_p of one body's parameters (regressor order), (10, 6, 6)
 BASIS = np.stack([inertia_from_parameters(e) for e in np.eye(10)])
@@ -95,8 +95,8 @@ class _Body:
     """One body's Jacobian columns on its path and their state derivatives, for a chunk.
 
     ``path``: the joints from the root to the body (a chain: joint ``path[j]`` is a strict
-    ancestor of ``path[h]`` iff j < h). Columns (N, m, 6) over the path: ``J``; ``Vless[:, h]
-    = V_{<h} = sum_{j < h} J_j qd_j``; ``W[:, j] = sum_{l > j} J_l qd_l = V - V_{<j} - J_j qd_j``;
+    ancestor of ``path[h]`` iff j < h). Columns (N, m, 6) over the path: ``J``; with ``V_{<h}
+    = sum_{j < h} J_j qd_j``, ``W[:, j] = sum_{l > j} J_l qd_l = V - V_{<j} - J_j qd_j``;
     ``Jd = J'`` (28); ``dV[:, h] = dV/dq_h = sum_j dJ_j/dq_h qd_j = [V_{<h}, J_h]`` (31);
     ``du[:, h] = du/dq_h``; ``V``, ``u`` (N, 6).
     """
@@ -108,11 +108,11 @@ class _Body:
         self.qd = qd = qd[:, path]
         self.later = np.triu(np.ones((m, m)), 1)                                  # [j, h]: j < h
         Jq = J * qd[..., None]
-        self.Vless = self.later.T @ Jq
+        Vless = np.cumsum(Jq, axis=1) - Jq                                           # V_{<h}
         self.V = Jq.sum(axis=1)
-        self.W = self.V[:, None] - self.Vless - Jq
+        self.W = self.V[:, None] - Vless - Jq
         self.Jd = lie.bracket(J, self.W)                                                  # (28)
-        self.dV = lie.bracket(self.Vless, J)                                              # (31)
+        self.dV = lie.bracket(Vless, J)                                                   # (31)
         self.u = u
         self.du = -lie.bracket(J, u[:, None])                                            # (18)
 
@@ -210,33 +210,3 @@ def parameter_derivatives(model: Model, trajectory: Trajectory, *, gravity=GRAVI
             dCb[ix] = dC[ix] + np.einsum("nax,pxy,nby->nabp", b.J, BASIS, adVJ)
             dg[sl, b.path, cols] = np.einsum("nax,pxy,ny->nap", b.J, BASIS, b.u)
     return ParameterDerivatives(dM, dC, dCb, dg)
-
-
-def torque_derivatives(model: Model, trajectory: Trajectory, *, gravity=GRAVITY
-                       ) -> tuple[np.ndarray, np.ndarray]:
-    """``d tau / d q`` and ``d tau / d qd`` (N, n, n) of ``tau = M qdd + C qd + g + Q_ext``:
-    the contractions ``dM/dq qdd + dC/dq qd + dg/dq + dQ_ext/dq`` and ``C + dC/dqd qd``
-    body by body (no n^3 tensor); needs q, qd, qdd."""
-    N, n = trajectory.n_samples, model.n
-    if trajectory.orders < 3:
-        raise TrajectoryError("torque derivatives need q, qd and qdd")
-    dq, dqd = np.zeros((N, n, n)), np.zeros((N, n, n))
-    qdd = trajectory.derivatives[:, 2]
-    for sl, bodies, wrenches in _chunks(model, trajectory, gravity):
-        for i, b in enumerate(bodies):
-            Mi, a = model.M[i], qdd[sl][:, b.path]
-            Vless, dV = b.Vless, b.dV
-            Aless = b.later.T @ (b.J * a[..., None] + dV * b.qd[..., None])
-            Vd = np.einsum("njx,nj->nx", b.J, a) + np.einsum("njx,nj->nx", b.Jd, b.qd)
-            MV = b.V @ Mi
-            F = (Vd + b.u) @ Mi - lie.coad(b.V, MV)
-            if i in wrenches:
-                F = F + wrenches[i]
-            dVd = lie.bracket(Aless, b.J) + lie.bracket(dV, b.V[:, None] - Vless)
-            dF = (dVd + b.du) @ Mi - lie.coad(dV, MV[:, None]) - lie.coad(b.V[:, None], dV @ Mi)
-            X = _cols(b.J, dF) - b.later * _cols(b.J, lie.coad(b.J, F[:, None]))
-            dFd = (b.Jd + dV) @ Mi - lie.coad(b.J, MV[:, None]) - lie.coad(b.V[:, None], b.J @ Mi)
-            ix2 = (sl, *np.ix_(b.path, b.path))
-            dq[ix2] += X
-            dqd[ix2] += _cols(b.J, dFd)
-    return dq, dqd

@@ -65,7 +65,8 @@ def simulate(model: Model, t: np.ndarray, q0: np.ndarray, qd0: np.ndarray, tau: 
         at = np.minimum(T0 + s, t[-1])
         W = Wrenches({link: f(at)[:, None] for link, f in loads.items()}) if loads else None
         qdd = forward_dynamics(model, Trajectory(model.joint_names, state, None, W),
-                               torque(at)[:, None], gravity=gravity, coupling=G).qs[:, 0]
+                               torque(at)[:, None], gravity=gravity,
+                               coupling=None if coupling is None else G).qs[:, 0]
         return np.concatenate([qd, qdd], axis=None)
 
     x0 = np.concatenate([np.reshape(q0, (K, m)), np.reshape(qd0, (K, m))], axis=None)

@@ -536,7 +536,8 @@ def simulation_checks(model: Model, trajectory: Trajectory, method: str, order: 
     W = trajectory.wrenches
     sim = simulate(model, t, q[starts], qd[starts], tau, gravity=gravity,
                    wrenches=None if W is None else {k: w[:, : order + 1] for k, w in W.W.items()},
-                   coupling=mimic.coupling(model), starts=starts, duration=span)
+                   coupling=mimic.coupling(model) if mimic.active(model) else None, starts=starts,
+                   duration=span)
     names = [model.joint_names[i] for i in coords]
     series["simulation"] = {"t": t, "starts": starts, "joint_names": names}
     checks = []
