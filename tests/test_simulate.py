@@ -106,3 +106,7 @@ def test_api_simulate_with_mimic_joints(tmp_path, case):
     sim = hodyn_cli.simulate(model, t, qs[0, 0], qs[0, 1], tau=tau.tau, taud=tau.taud,
                              taudd=tau.taudd)
     assert np.abs(sim.q - qs[:, 0]).max() <= 1e-9 * np.abs(qs[:, 0]).max()
+    report = hodyn_cli.validate_motion(model, *(qs[:, k] for k in range(5)), t=t,
+                                       methods=["body-fixed"], samples=10, simulate=True)
+    sim_checks = [c for c in report.checks if c.group == "simulation"]
+    assert [c.status for c in sim_checks] == ["pass", "pass"], sim_checks

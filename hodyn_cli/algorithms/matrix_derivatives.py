@@ -123,13 +123,17 @@ class _Body:
 
     def dJd(self) -> np.ndarray:
         """``d J_j' / d q_h`` (N, m, m, 6), eq. (32)."""
-        P = np.einsum("jl,nl,nlhx->njhx", self.later, self.qd, self.D)
+        Y = self.D * self.qd[:, :, None, None]
+        P = np.cumsum(Y[:, ::-1], axis=1)[:, ::-1] - Y                   # sum_{l > j} qd_l D_lh
         return lie.bracket(self.D, self.W[:, :, None]) + lie.bracket(self.J[:, :, None], P)
 
 
-def _cols(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``[s, j, k] = a_j . b_k`` for columns a (N, m, 6), b (N, m, 6) (J^T A B-type products)."""
-    return np.einsum("njx,nkx->njk", a, b)
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``[s, i.., j..] = a[s, i..] . b[s, j..]``: dot products of the screws a (N, ..., 6) with
+    the screws b (N, ..., 6) of the same sample (J^T A B-type products, one matrix product)."""
+    N = a.shape[0]
+    out = a.reshape(N, -1, 6) @ np.swapaxes(b.reshape(N, -1, 6), 1, 2)
+    return out.reshape(a.shape[:-1] + b.shape[1:-1])
 
 
 def _chunks(model: Model, trajectory: Trajectory, gravity, size: int = CHUNK):
@@ -163,8 +167,6 @@ def state_derivatives(model: Model, trajectory: Trajectory, *, gravity=GRAVITY
         for i, b in enumerate(bodies):
             Mi = model.M[i]
             LJ, LD = b.J @ Mi, b.D @ Mi                                 # rows (M_i J_j)^T, ...
-            X = np.einsum("nahx,nbx->nabh", b.D, LJ)
-            dM = X + np.swapaxes(X, 1, 2)                                                # (24a)
             G = b.Jd @ Mi - lie.coad(b.V[:, None], LJ)                                    # (22)
             dG = (b.dJd() @ Mi - lie.coad(b.dV[:, None], LJ[:, :, None])
                   - lie.coad(b.V[:, None, None], LD))                             # [s, b, h]
@@ -173,20 +175,19 @@ def state_derivatives(model: Model, trajectory: Trajectory, *, gravity=GRAVITY
             dH = dG + (lie.bracket(b.dV[:, None], b.J[:, :, None])
                        + lie.bracket(b.V[:, None, None], b.D)) @ Mi
             dHd = dGd + lie.bracket(b.J[:, None], b.J[:, :, None]) @ Mi
-            DT = np.einsum("nahx,nbx->nabh", b.D, G)
-            dC = DT + np.einsum("nax,nbhx->nabh", b.J, dG)                               # (24b)
-            dCd = np.einsum("nax,nbhx->nabh", b.J, dGd)                                  # (24c)
-            dCb = np.einsum("nahx,nbx->nabh", b.D, H) + np.einsum("nax,nbhx->nabh", b.J, dH)
-            dCbd = np.einsum("nax,nbhx->nabh", b.J, dHd)
-            dg = np.einsum("nahx,nx->nah", b.D, b.u @ Mi) + _cols(LJ, b.du)
+            # dJ_a/dq_h . (M J_b, G_b, H_b) and J_a . (dG_bh, dGd_bh, dH_bh, dHd_bh) at once
+            X, DG, DH = np.moveaxis(np.swapaxes(_dot(b.D, np.stack([LJ, G, H], 1)), 2, 4), 3, 0)
+            JG, JGd, JH, JHd = np.moveaxis(_dot(b.J, np.stack([dG, dGd, dH, dHd], 1)), 2, 0)
+            dg = _dot(b.D, (b.u @ Mi)[:, None])[..., 0] + _dot(LJ, b.du)
             ix = (sl, *np.ix_(b.path, b.path, b.path))
-            for name, value in (("dM_dq", dM), ("dC_dq", dC), ("dC_dqd", dCd),
-                                ("dCbar_dq", dCb), ("dCbar_dqd", dCbd)):
+            for name, value in (("dM_dq", X + np.swapaxes(X, 1, 2)),                   # (24a)
+                                ("dC_dq", DG + JG), ("dC_dqd", JGd),                 # (24b), (24c)
+                                ("dCbar_dq", DH + JH), ("dCbar_dqd", JHd)):
                 out[name][ix] += value
             ix2 = (sl, *np.ix_(b.path, b.path))
             out["dg_dq"][ix2] += dg                                                      # (24d)
             if i in wrenches:
-                out["dQ_ext_dq"][ix2] += np.einsum("nahx,nx->nah", b.D, wrenches[i])
+                out["dQ_ext_dq"][ix2] += _dot(b.D, wrenches[i][:, None])[..., 0]
     return StateDerivatives(**out)
 
 
@@ -201,12 +202,11 @@ def parameter_derivatives(model: Model, trajectory: Trajectory, *, gravity=GRAVI
     for sl, bodies, _ in _chunks(model, trajectory, gravity):
         for i, b in enumerate(bodies):
             cols = slice(10 * i, 10 * i + 10)
-            EJ = np.einsum("pxy,njy->npjx", BASIS, b.J)                             # E_p J_j
-            adVJ = lie.bracket(b.V[:, None], b.J)
+            EJ = b.J[:, None] @ BASIS[None]                             # [s, p, j]: (E_p J_j)^T
+            G = b.Jd[:, None] @ BASIS[None] - lie.coad(b.V[:, None, None], EJ)
+            EadVJ = lie.bracket(b.V[:, None], b.J)[:, None] @ BASIS[None]
             ix = (sl, *np.ix_(b.path, b.path), cols)
-            dM[ix] = np.einsum("nax,npbx->nabp", b.J, EJ)
-            G = np.einsum("pxy,njy->npjx", BASIS, b.Jd) - lie.coad(b.V[:, None, None], EJ)
-            dC[ix] = np.einsum("nax,npbx->nabp", b.J, G)
-            dCb[ix] = dC[ix] + np.einsum("nax,pxy,nby->nabp", b.J, BASIS, adVJ)
-            dg[sl, b.path, cols] = np.einsum("nax,pxy,ny->nap", b.J, BASIS, b.u)
+            JEJ, JG, JEadVJ = (np.moveaxis(_dot(b.J, x), 2, 3) for x in (EJ, G, EadVJ))
+            dM[ix], dC[ix], dCb[ix] = JEJ, JG, JG + JEadVJ
+            dg[sl, b.path, cols] = _dot(b.J, (b.u[:, None, None] @ BASIS)[:, :, 0])
     return ParameterDerivatives(dM, dC, dCb, dg)
