@@ -62,8 +62,11 @@ def pinocchio(robot: str, traj, tau, kind: str):
     data = pm.createData()
     model = load_model(ROOT / "urdf" / f"{robot}.urdf")
     order = [model.joint_index(pm.names[j]) for j in range(1, pm.njoints)]
-    assert all(pm.joints[j].nq == 1 for j in range(1, pm.njoints))
-    qs, vs, ts = (np.ascontiguousarray(x[:, order]) for x in (traj.q, traj.qd, tau[:, 0]))
+    angles = traj.q[:, order]
+    qs = np.concatenate([np.stack([np.cos(angles[:, c]), np.sin(angles[:, c])], 1)  # continuous
+                         if pm.joints[c + 1].nq == 2 else angles[:, c : c + 1]
+                         for c in range(len(order))], axis=1)
+    vs, ts = (np.ascontiguousarray(x[:, order]) for x in (traj.qd, tau[:, 0]))
     acc = np.ascontiguousarray(traj.qdd[:, order])
     if kind == "pin-aba":
         return lambda: [pin.aba(pm, data, q, v, t) for q, v, t in zip(qs, vs, ts, strict=True)]

@@ -183,9 +183,12 @@ class MatricesJob(_RigidJob):
     parameters: bool = False
 
     @property
-    def chunk_rows(self) -> int:  # type: ignore[override]
-        # d/dq: 5 tensors of n^3 per sample (~14 kB for the iiwa), d/dpi: 3 n^2 x 10 nb
-        return 1024 if self.state or self.parameters else CHUNK_ROWS
+    def chunk_rows(self) -> int:
+        # d/dq: 5 n^3 + 2 n^2 numbers per sample (15 kB for the iiwa), d/dpi: (3 n^2 + n) 10 nb
+        # (86 kB): chunks of ~8 MB of them (the working set is a few times that)
+        n = self.model.n
+        size = 8 * ((5 * n**3 + 2 * n**2) * self.state + (3 * n**2 + n) * 10 * n * self.parameters)
+        return max(16, min(CHUNK_ROWS, (8 << 20) // size)) if size else CHUNK_ROWS
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         r = api.matrices(self.model, chunk, order=self.order, gravity=self.gravity,
@@ -237,7 +240,7 @@ class ForwardJob(_Job):
     need = 2  # q, qd: the state
 
     @property
-    def chunk_rows(self) -> int:  # type: ignore[override]
+    def chunk_rows(self) -> int:
         return 4096 if self.partials else CHUNK_ROWS
 
     @property
@@ -245,7 +248,7 @@ class ForwardJob(_Job):
         return self.order + 1
 
     @property
-    def series(self) -> tuple[str, ...]:  # type: ignore[override]
+    def series(self) -> tuple[str, ...]:
         return tuple(derivative_name("tau", k) for k in range(self.order + 1))
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
