@@ -8,8 +8,8 @@ eq. (5)) solved for the acceleration::
 Time derivatives, order by order: ``tau^(k)`` is affine in the highest derivative of q it
 involves, ``tau^(k) = M q^(k+2) + r_k(q, ..., q^(k+1))``, and ``r_k`` is the inverse dynamics
 of order k with ``q^(k+2) = 0`` (any method: the body-fixed recursion here). With q, qd given
-and qdd, ..., q^(k+1) found before, ``q^(k+2) = M^-1 (tau^(k) - r_k)``: one factorization of M
-serves every order.
+and qdd, ..., q^(k+1) found before, ``q^(k+2) = M^-1 (tau^(k) - r_k)``: the same M serves
+every order.
 
 Partial derivatives (Garofalo sec. I: "from the derivatives of the single matrices it is
 possible to recover the derivatives of the direct ... dynamic functions"): differentiating
@@ -19,7 +19,7 @@ possible to recover the derivatives of the direct ... dynamic functions"): diffe
     d qdd / d tau = M^-1
 
 with the inverse dynamics' derivatives evaluated at the computed qdd
-(:func:`hodyn_cli.algorithms.partials.torque_partials`: eqs. (24) contracted, O(n^2)).
+(:func:`hodyn_cli.algorithms.partials.torque_partials`, O(n^2) per sample).
 
 Mimic joints: with ``q_full = G q + o`` (:mod:`hodyn_cli.modeling.mimic`) the independent
 coordinates obey ``G^T M G qdd + G^T r = tau``: pass ``coupling=G``.

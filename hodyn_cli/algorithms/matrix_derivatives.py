@@ -149,9 +149,8 @@ def _chunks(model: Model, trajectory: Trajectory, gravity, size: int = CHUNK):
     for s in range(0, trajectory.n_samples, size):
         sl = slice(s, s + size)
         J, D = jacobians(model, qs[sl], 0)
-        u = body_gravity(model, D, u_root)
-        bodies = [_Body(J[i][:, 0], np.broadcast_to(u[i], (J[i].shape[0], 6)), qs[sl, 1], paths[i])
-                  for i in range(model.n)]
+        u = body_gravity(model, D, u_root)                                      # (N, 6) each
+        bodies = [_Body(J[i][:, 0], u[i], qs[sl, 1], paths[i]) for i in range(model.n)]
         yield sl, bodies, {b: w[sl, 0] for b, w in W.items()}
 
 

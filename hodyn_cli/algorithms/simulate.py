@@ -27,6 +27,8 @@ __all__ = ["simulate", "window_starts", "RTOL", "ATOL"]
 
 #: DOP853's tolerances: relative, and absolute on q (rad or m) and qd
 RTOL, ATOL = 1e-12, 1e-12
+#: windows integrated side by side in one ODE (bounds the dense output's memory)
+WINDOWS = 64
 
 
 def simulate(model: Model, t: np.ndarray, q0: np.ndarray, qd0: np.ndarray, tau: np.ndarray, *,
@@ -40,24 +42,47 @@ def simulate(model: Model, t: np.ndarray, q0: np.ndarray, qd0: np.ndarray, tau: 
     ``tau``: (N, D, m) torques and their first D-1 derivatives at ``t``; ``wrenches``: link ->
     (N, Dw, 6) external wrenches W, Wd, ... at ``t`` (docs/conventions.md); ``coupling``:
     ``(G, o)`` with ``q_joints = G q + o`` (mimic joints; None: the joints themselves).
-    ``starts``: (K,) sample indices where the windows start (default: one, at sample 0; see
-    :func:`window_starts`), all integrated at once over ``duration`` seconds (default: to the
-    last sample); sample i belongs to the last window starting at or before it. Beyond the
-    last sample the torques hold their last value.
+    ``starts``: (K,) increasing sample indices where the windows start, the first 0 (default:
+    one window; see :func:`window_starts`); sample i belongs to the last window starting at or
+    before it, and every window is integrated over ``duration`` seconds (default: to the last
+    sample), ``WINDOWS`` of them at once. Beyond the last sample the torques hold their last
+    value.
     """
-    from scipy.integrate import solve_ivp
     from scipy.interpolate import BPoly
 
     t = np.asarray(t, dtype=float)
     if t.ndim != 1 or t.size < 2 or np.any(np.diff(t) <= 0):
         raise TrajectoryError("simulation needs at least 2 strictly increasing sample times t")
     starts = np.zeros(1, dtype=int) if starts is None else np.asarray(starts)
-    T0 = t[starts]
-    duration = t[-1] - T0[0] if duration is None else duration
+    if starts[0] != 0 or np.any(np.diff(starts) <= 0):
+        raise HodynError("simulation windows must start at sample 0 and increase")
+    ends = np.append(starts[1:], t.size)
+    duration = t[-1] - t[0] if duration is None else duration
+    if np.any(t[ends - 1] - t[starts] > duration * (1 + 1e-12)):
+        raise HodynError("a sample lies beyond its simulation window")
     G, o = coupling if coupling is not None else (np.eye(model.n), np.zeros(model.n))
-    K, m = len(starts), G.shape[1]
     torque = BPoly.from_derivatives(t, tau)
     loads = {link: BPoly.from_derivatives(t, w) for link, w in (wrenches or {}).items()}
+    q0, qd0 = (np.reshape(x, (len(starts), G.shape[1])) for x in (q0, qd0))
+    q, qd = np.empty((t.size, G.shape[1])), np.empty((t.size, G.shape[1]))
+    for g in range(0, len(starts), WINDOWS):
+        ks = slice(g, g + WINDOWS)
+        sol = _solve(model, t, torque, loads, t[starts[ks]], q0[ks], qd0[ks], G, o,
+                     coupling is None, gravity, duration, rtol, atol)
+        for k, (a, b) in enumerate(zip(starts[ks], ends[ks], strict=True)):
+            x = sol(np.clip(t[a:b] - t[a], 0.0, duration))                    # (2 K m, samples)
+            x = x.reshape(2, -1, G.shape[1], b - a)[:, k]
+            q[a:b], qd[a:b] = x[0].T, x[1].T
+    return q, qd
+
+
+def _solve(model, t, torque, loads, T0, q0, qd0, G, o, plain: bool, gravity, duration, rtol,
+           atol):
+    """The dense solution over ``[0, duration]`` of the windows starting at the times ``T0``
+    (K,) from ``q0, qd0`` (K, m), stacked ``(q, qd)`` (2 K m)."""
+    from scipy.integrate import solve_ivp
+
+    K, m = q0.shape
 
     def rhs(s: float, x: np.ndarray) -> np.ndarray:
         q, qd = x.reshape(2, K, m)
@@ -66,21 +91,14 @@ def simulate(model: Model, t: np.ndarray, q0: np.ndarray, qd0: np.ndarray, tau: 
         W = Wrenches({link: f(at)[:, None] for link, f in loads.items()}) if loads else None
         qdd = forward_dynamics(model, Trajectory(model.joint_names, state, None, W),
                                torque(at)[:, None], gravity=gravity,
-                               coupling=None if coupling is None else G).qs[:, 0]
+                               coupling=None if plain else G).qs[:, 0]
         return np.concatenate([qd, qdd], axis=None)
 
-    x0 = np.concatenate([np.reshape(q0, (K, m)), np.reshape(qd0, (K, m))], axis=None)
-    sol = solve_ivp(rhs, (0.0, duration), x0, method="DOP853", rtol=rtol, atol=atol,
-                    dense_output=True)
+    sol = solve_ivp(rhs, (0.0, duration), np.concatenate([q0, qd0], axis=None), method="DOP853",
+                    rtol=rtol, atol=atol, dense_output=True)
     if not sol.success:
         raise HodynError(f"the simulation stopped at {sol.t[-1]:.6g} s: {sol.message}")
-    window = np.searchsorted(starts, np.arange(t.size), side="right") - 1
-    local = t - T0[window]
-    if np.any(local > duration * (1 + 1e-12)):
-        raise HodynError("a sample lies beyond its simulation window")
-    x = sol.sol(np.clip(local, 0.0, duration)).reshape(2, K, m, -1)     # [.., window, joint, time]
-    at = np.arange(t.size)
-    return x[0, window, :, at], x[1, window, :, at]
+    return sol.sol
 
 
 def window_starts(t: np.ndarray, duration: float) -> np.ndarray:
