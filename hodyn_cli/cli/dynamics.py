@@ -370,8 +370,8 @@ def forward_command(
     if derivatives:
         attrs["about"] = ("d<out>_d<in>[s, i, j] = d out_i / d in_j at sample s (joint_names "
                           "order); dqdd_dtau = M^-1")
-    hint = (f"qdd to derivative {order} needs tau to derivative {order} "
-            "(columns tau_<joint>, taud_<joint>, ...)")
+    hint = (f"hodyn forward --order {order} reads q, qd and the torques to derivative {order} "
+            "(tau_<joint>, taud_<joint>, ...: hodyn compute writes them)")
     s.run_file(ForwardJob(model, order=order, gravity=g, partials=derivatives), traj, output,
                attrs, missing_hint=hint)
 
