@@ -249,3 +249,26 @@ def test_cli_stdin_gives_qdd(tmp_path):
     assert result.exit_code == 0, result.stderr
     header = result.stdout.splitlines()[0]
     assert header == "t,qdd_joint1,qdd_joint2"  # stdin: order 0 unless --order
+
+
+def test_cli_wrench_columns_limit_the_order(tmp_path):
+    """W without Wd: qddd would need Wd, so the default order is 0; the wrench counts."""
+    robot = hodyn_cli.load_robot(URDF / "planar_2r.urdf")
+    exact = read_trajectory(str(SAMPLES / "planar_2r_cosine.h5"), robot, need=5)
+    W = wrench_motion(exact.t, 1)
+    traj = Trajectory(exact.joint_names, exact.derivatives, exact.t, Wrenches({"link2": W}))
+    tau = inverse_dynamics(robot, traj, order=1)
+    columns = {"t": exact.t} | {f"{name}_{j}": x[:, c] for name, x in (
+        ("q", exact.q), ("qd", exact.qd), ("tau", tau[:, 0]), ("taud", tau[:, 1]))
+        for c, j in enumerate(robot.joint_names)}
+    columns |= {f"W_link2_{c}": W[:, 0, k] for k, c in enumerate(("mx", "my", "mz", "fx", "fy",
+                                                                   "fz"))}
+    path = tmp_path / "in.csv"
+    pcsv.write_csv(pa.table(columns), path)
+    result = runner.invoke(app, ["forward", str(URDF / "planar_2r.urdf"), str(path), "-o",
+                                 str(tmp_path / "out.csv")])
+    assert result.exit_code == 0, result.stderr
+    got = pcsv.read_csv(tmp_path / "out.csv")
+    assert got.column_names == ["t", "qdd_joint1", "qdd_joint2"]
+    qdd = np.stack([got.column(f"qdd_{j}").to_numpy() for j in robot.joint_names], 1)
+    assert np.abs(qdd - exact.qdd).max() <= 1e-11 * np.abs(exact.qdd).max()

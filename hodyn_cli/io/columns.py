@@ -35,6 +35,8 @@ def motion_suffixes(key: str) -> tuple[str, ...]:
     return ROTATION if key == "R" else TWIST if key.startswith("V") else XYZ
 Q_COLUMN = re.compile(r"^q(d*)_(.+)$")
 W_COLUMN = re.compile(r"^W(d*)_(.+)_(mx|my|mz|fx|fy|fz)$")
+#: torques and their derivatives (``hodyn compute``'s output, ``hodyn forward``'s input)
+TAU_COLUMN = re.compile(r"^tau(d*)_(.+)$")
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,9 @@ def plan(names: list[str], model: Model, need: int, source: str,
     ignored, mimicking = [], []
     for name in names:
         if name == "t" or W_COLUMN.match(name) or name in wanted or name.startswith("base_"):
+            continue
+        torque = TAU_COLUMN.match(name)
+        if torque and torque.group(2) in joints:  # hodyn's own torques, not needed here: quiet
             continue
         m = Q_COLUMN.match(name)
         if not m:
