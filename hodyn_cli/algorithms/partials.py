@@ -4,7 +4,9 @@ sample: what the forward dynamics' partial derivatives need.
 In the spatial (root) frame a joint screw ``S_j = Ad_{C_j} X_j`` belongs to one joint, not to
 a body, and moving joint k by ``dq_k`` moves every body beyond it rigidly by ``exp(S_k dq_k)``:
 the subtree's quantities change by the adjoint action of ``S_k`` plus the terms the velocity
-of that motion brings. With (all in the root frame; ``p`` = parent, the root at rest)::
+of that motion brings. With (all in the root frame; ``p`` = parent, the root at rest; S, c,
+V, A from the spatial method's forward pass, :func:`~hodyn_cli.algorithms.methods.spatial.
+forward_pass`, the inertias by its eq. (13))::
 
     V_i = V_p + S_i qd_i,   c_i = S_i' = [V_p, S_i],   A_i = A_p + S_i qdd_i + c_i qd_i,
     A_root = (0; -g)                         (gravity as the root's acceleration)
@@ -33,16 +35,17 @@ so that with ``P_j = ad_{S_j}^T H_j - (B_j + B_j^T) S_j`` and ``Q_j = I^c_j S_j`
 
 (``S_j . ad_{S_k}^T F = -[S_k, S_j] . F`` cancels the change of ``S_j`` itself.) Every pair
 (j, k) is two dot products of per-joint 6-vectors: four batched matrix products per chunk.
-Tested against Pinocchio's ``computeRNEADerivatives``, the complex-step sensitivities and
-the contraction of the matrices' state derivatives (:mod:`matrix_derivatives`).
+Tested against the complex-step sensitivities, the contraction of the matrices' state
+derivatives (:mod:`matrix_derivatives`) and, through the forward dynamics, Pinocchio's
+``computeABADerivatives``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from hodyn_cli.algorithms.methods import GRAVITY
-from hodyn_cli.algorithms.methods.common import CHUNK, body_wrenches, gravity_vector
+from hodyn_cli.algorithms.methods import GRAVITY, spatial
+from hodyn_cli.algorithms.methods.common import CHUNK, base_motion, body_wrenches
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
@@ -63,45 +66,35 @@ def torque_partials(model: Model, trajectory: Trajectory, *, gravity=GRAVITY
     N, n = trajectory.n_samples, model.n
     dq, dqd = np.empty((N, n, n)), np.empty((N, n, n))
     W = body_wrenches(model, trajectory, 0)
-    A_root = np.concatenate([np.zeros(3), -gravity_vector(gravity)])
-    before = (model.ancestry & ~np.eye(n, dtype=bool)).T     # [j, k]: k strictly before j
+    base = base_motion(gravity, 1)                  # the root: V = 0, A = (0; -g)
     for s in range(0, N, CHUNK):
         sl = slice(s, s + CHUNK)
-        dq[sl], dqd[sl] = _chunk(model, trajectory.derivatives[sl], A_root, before,
+        dq[sl], dqd[sl] = _chunk(model, trajectory.derivatives[sl, :3], base,
                                  {b: w[sl, 0] for b, w in W.items()})
     return dq, dqd
 
 
-def _chunk(model: Model, qs: np.ndarray, A_root: np.ndarray, before: np.ndarray,
-           wrenches: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def _chunk(model: Model, qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np.ndarray]
+           ) -> tuple[np.ndarray, np.ndarray]:
     N, n = qs.shape[0], model.n
-    # body-major (n, N, ...): each body's rows contiguous
-    S, c, a, V, A, F, H = (np.empty((n, N, 6)) for _ in range(7))
-    Ic, B = np.empty((n, N, 6, 6)), np.empty((n, N, 6, 6))
-    R, p = np.empty((n, N, 3, 3)), np.empty((n, N, 3))
-    for i, parent in enumerate(model.parent):                             # outward
-        Re, pe = lie.screw_exp(model.X[i], qs[:, 0, i])
-        RB, pB = model.B[i, :3, :3], model.B[i, :3, 3]
-        if parent < 0:
-            R[i], p[i] = RB @ Re, pB + pe @ RB.T
-            Vp, Ap = np.zeros((N, 6)), np.broadcast_to(A_root, (N, 6))
-        else:
-            R[i] = R[parent] @ (RB @ Re)
-            p[i] = p[parent] + _apply(R[parent], pB + pe @ RB.T)
-            Vp, Ap = V[parent], A[parent]
-        w_axis = R[i] @ model.X[i, :3]                                       # S_i = Ad_{C_i} X_i
-        S[i] = np.concatenate([w_axis, lie.cross(p[i], w_axis) + R[i] @ model.X[i, 3:]], -1)
-        c[i] = lie.bracket(Vp, S[i])
-        V[i] = Vp + S[i] * qs[:, 1, i, None]
-        A[i] = Ap + S[i] * qs[:, 2, i, None] + c[i] * qs[:, 1, i, None]
-        a[i] = lie.bracket(S[i], Ap) + lie.bracket(c[i], Vp)
-        AdT = np.swapaxes(lie.Ad_inv(R[i], p[i]), 1, 2)
-        Ic[i] = AdT @ (model.M[i] @ np.swapaxes(AdT, 1, 2))                   # I_i
-        H[i] = _apply(Ic[i], V[i])                                           # h_i
-        F[i] = _apply(Ic[i], A[i]) - lie.coad(V[i], H[i])                    # f_i
+    kin = spatial.forward_pass(model, qs, 1, base)     # poses; S_i, c_i; V_i, A_i (gravity in)
+    S, c = (np.stack([Y[:, k] for Y in kin.Y]) for k in (0, 1))               # (n, N, 6)
+    V, A = (np.stack([V[:, k] for V in kin.V]) for k in (0, 1))
+    root = np.broadcast_to(base[:, :2], (N, 2, 6))
+    Vp, Ap = (np.stack([root[:, k] if p < 0 else kin.V[p][:, k] for p in model.parent])
+              for k in (0, 1))
+    a = lie.bracket(S, Ap) + lie.bracket(c, Vp)
+    Ic, F, B = np.empty((n, N, 6, 6)), np.empty((n, N, 6)), np.empty((n, N, 6, 6))
+    for i in range(n):
+        Adi = lie.Ad_inv(kin.R[i], kin.p[i])
+        Ic[i] = spatial.spatial_inertia(model.M[i], Adi)                          # I_i
+        B[i] = np.swapaxes(lie.ad(V[i]), 1, 2) @ Ic[i]                            # B_i
         if i in wrenches:
-            F[i] += _apply(AdT, wrenches[i])
-        B[i] = np.swapaxes(lie.ad(V[i]), 1, 2) @ Ic[i]                       # B_i
+            F[i] = _apply(np.swapaxes(Adi, 1, 2), wrenches[i])
+        else:
+            F[i] = 0.0
+    H = _apply(Ic, V)                                                             # h_i
+    F += _apply(Ic, A) - lie.coad(V, H)                                           # f_i
     for i in reversed(range(n)):                                          # subtree sums
         parent = model.parent[i]
         if parent >= 0:
@@ -113,8 +106,11 @@ def _chunk(model: Model, qs: np.ndarray, A_root: np.ndarray, before: np.ndarray,
     Q, P = IS, SH - BS
     u = -lie.coad(S, F) - lie.coad(c, H) - Ia - Bc                           # dF_T(k)/dq_k
     w = 2 * Ic_c - BS - SH                                                  # dF_T(k)/dqd_k
-    rows = [np.moveaxis(x, 0, 1) for x in (np.concatenate([P, -Q], 2), np.concatenate([2 * Q, P], 2), S)]
-    cols = [np.moveaxis(x, 0, 2) for x in (np.concatenate([c, a], 2), np.concatenate([c, S], 2), u, w)]
+    rows = [np.moveaxis(x, 0, 1) for x in (np.concatenate([P, -Q], 2), np.concatenate([2 * Q, P], 2),
+                                            S)]
+    cols = [np.moveaxis(x, 0, 2) for x in (np.concatenate([c, a], 2), np.concatenate([c, S], 2), u,
+                                            w)]
+    before = (model.ancestry & ~np.eye(n, dtype=bool)).T                 # [j, k]: k before j
     after = model.ancestry                                                # [j, k]: j = k or before
     dq = np.where(before, rows[0] @ cols[0], np.where(after, rows[2] @ cols[2], 0.0))
     dqd = np.where(before, rows[1] @ cols[1], np.where(after, rows[2] @ cols[3], 0.0))
