@@ -28,7 +28,7 @@ from hodyn_cli.errors import HodynError
 
 __all__ = ["Result", "load_robot", "joint_trajectory", "inverse_dynamics", "forward_kinematics",
            "centre_of_mass", "inverse_kinematics", "matrices", "validate_motion", "elastic_dynamics",
-           "dynamic_regressor", "torque_sensitivities"]
+           "dynamic_regressor", "torque_sensitivities", "forward_dynamics", "simulate"]
 
 
 class Result(Mapping):
@@ -300,11 +300,20 @@ def _link_motion(fields: Mapping, t):
 
 
 def matrices(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,
-             wrenches: Mapping | None = None, **named) -> Result:
+             wrenches: Mapping | None = None, state_derivatives: bool = False,
+             parameter_derivatives: bool = False, **named) -> Result:
     """M, C, Cbar, g (and Q_ext when wrenches are given) with their first ``order``
     derivatives: fields ``M``, ``M_d``, ..., ``C``, ..., ``Cbar``, ..., ``g``, ...; ``tau = M
     qdd + C qd + g + Q_ext`` (docs/conventions.md says which C is which). A Trajectory with a
-    floating ``base``: size 6 + n, the root's body twist first (docs/floating.md)."""
+    floating ``base``: size 6 + n, the root's body twist first (docs/floating.md).
+
+    ``state_derivatives``: also ``dM_dq``, ``dC_dq``, ``dC_dqd``, ``dCbar_dq``, ``dCbar_dqd``
+    (N, m, m, m: ``[s, a, b, h] = d A_ab / d q_h``), ``dg_dq`` (N, m, m) and, with wrenches,
+    ``dQ_ext_dq``. ``parameter_derivatives``: ``dM_dpi``, ``dC_dpi``, ``dCbar_dpi`` (N, m, m,
+    10 nb) and ``dg_dpi`` (N, m, 10 nb), parameters in the regressor's order
+    (:mod:`hodyn_cli.algorithms.matrix_derivatives`, docs/sensitivity.md).
+    """
+    from hodyn_cli.algorithms import matrix_derivatives
     from hodyn_cli.algorithms.methods import closed_form, floating
     from hodyn_cli.modeling import mimic
 
@@ -313,6 +322,8 @@ def matrices(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,
         if mimic.active(robot):
             raise HodynError("matrices of a floating base with <mimic> joints are not "
                              "supported yet")
+        if state_derivatives or parameter_derivatives:
+            raise HodynError("matrix derivatives of a floating base are not supported yet")
         E = floating.matrices(robot, m.full, order=order, gravity=gravity)
         names = ("M", "C", "Cbar", "g") + (("Q_ext",) if m.full.wrenches is not None else ())
         return m.result({k: v for name in names for k, v in _rates(name, getattr(E, name)).items()},
@@ -324,19 +335,106 @@ def matrices(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,
         fields |= _rates(name, mimic.project_matrices(robot, getattr(E, name)))
     for name in ("g", "Q_ext") if m.full.wrenches is not None else ("g",):
         fields |= _rates(name, mimic.project(robot, getattr(E, name)))
+    if state_derivatives:
+        S = matrix_derivatives.state_derivatives(robot, m.full, gravity=gravity)
+        for name in ("dM_dq", "dC_dq", "dC_dqd", "dCbar_dq", "dCbar_dqd"):
+            fields[name] = mimic.project_tensor(robot, getattr(S, name))
+        for name in ("dg_dq", "dQ_ext_dq") if m.full.wrenches is not None else ("dg_dq",):
+            fields[name] = mimic.project_matrices(robot, getattr(S, name))
+    if parameter_derivatives:
+        P = matrix_derivatives.parameter_derivatives(robot, m.full, gravity=gravity)
+        for name in ("dM_dpi", "dC_dpi", "dCbar_dpi"):  # G^T A G on the joint axes
+            fields[name] = np.moveaxis(mimic.project_matrices(
+                robot, np.moveaxis(getattr(P, name), -1, 1)), 1, -1)
+        fields["dg_dpi"] = mimic.project(robot, P.dg_dpi, axis=1)
     return m.result(fields)
+
+
+def forward_dynamics(robot: Model, *derivatives, tau=None, gravity=GRAVITY, t=None,
+                     wrenches: Mapping | None = None, partials: bool = False, **named) -> Result:
+    """Forward dynamics: the joint accelerations ``qdd`` of the torques ``tau`` at the state q,
+    qd, and as many time derivatives (``qddd``, ...) as torque derivatives are given
+    (``taud=...``, ``taudd=...``: each needs the next). Fields ``qdd``, ``qddd``, ...; with
+    ``partials`` also ``dqdd_dq``, ``dqdd_dqd``, ``dqdd_dtau`` (= M^-1) (N, m, m: ``[s, i, j]
+    = d qdd_i / d x_j``). ``tau=None``: the Trajectory's ``series`` ``tau``, ``taud``, ... (a
+    file read with those columns). External wrenches need W to the same order as tau
+    (:mod:`hodyn_cli.algorithms.forward`, docs/sensitivity.md).
+    """
+    from hodyn_cli.algorithms.forward import forward_dynamics as solve
+    from hodyn_cli.modeling import mimic
+
+    rates = _torque_rates(robot, tau, named)
+    m = _Motion(robot, derivatives, named, t=t, wrenches=wrenches)
+    if not rates:
+        series = m.coordinates.series or {}
+        k = 0
+        while derivative_name("tau", k) in series:
+            rates.append(series[derivative_name("tau", k)])
+            k += 1
+        if not rates:
+            raise HodynError("no torques: give tau (and taud, ... for qddd, ...)")
+    if m.full.base is not None:
+        raise HodynError("forward dynamics of a floating base is not supported yet")
+    N = m.full.n_samples
+    if any(r.shape[0] != N for r in rates):
+        raise HodynError(f"tau and its derivatives need {N} samples, like q")
+    res = solve(robot, m.full, np.stack(rates, axis=1), gravity=gravity,
+                coupling=mimic.coupling(robot)[0] if mimic.active(robot) else None,
+                derivatives=partials)
+    fields = {derivative_name("q", k + 2): res.qs[:, k] for k in range(res.qs.shape[1])}
+    return m.result(fields | res.partials)
+
+
+def _torque_rates(robot: Model, tau, named: dict) -> list[np.ndarray]:
+    """``[tau, taud, ...]`` as (N, m) arrays, taken out of ``named``."""
+    rates = [] if tau is None else [_joint_array(robot, "tau", tau)]
+    for key in sorted((k for k in named if k.startswith("tau")), key=len):
+        if not set(key[3:]) <= {"d"}:
+            raise HodynError(f"unknown argument '{key}' (tau, taud, taudd, ...)")
+        if len(key) - 3 != len(rates):
+            raise HodynError(f"'{key}' given without {derivative_name('tau', len(rates))}")
+        rates.append(_joint_array(robot, key, named.pop(key)))
+    return rates
+
+
+def simulate(robot: Model, t, q0, qd0, *, tau, gravity=GRAVITY, wrenches: Mapping | None = None,
+             **named) -> Result:
+    """Integrate the forward dynamics from the state ``q0, qd0`` at ``t[0]`` driven by the
+    torques ``tau`` (N, m) given at the times ``t`` (N,), with their derivatives ``taud=...``,
+    ... if known (piecewise Hermite between the samples; DOP853 at tolerances 1e-12): fields
+    ``q``, ``qd`` at ``t`` (:mod:`hodyn_cli.algorithms.simulate`). ``wrenches``: ``{link: (N,
+    D, 6)}`` external wrenches at ``t``, as for :func:`inverse_dynamics`."""
+    from hodyn_cli.algorithms.simulate import simulate as integrate
+    from hodyn_cli.modeling import mimic
+
+    rates = _torque_rates(robot, tau, named)
+    if named:
+        raise HodynError(f"unknown argument '{next(iter(named))}'")
+    times = np.atleast_1d(np.asarray(t, dtype=float))
+    if any(r.shape[0] != times.size for r in rates):
+        raise HodynError(f"tau and its derivatives need one row per time ({times.size})")
+    start = joint_trajectory(robot, q0, qd0)
+    if start.n_samples != 1:
+        raise HodynError("q0, qd0: one state (m,) or a dict by joint name")
+    W = _wrenches(robot, wrenches, times.size)
+    q, qd = integrate(robot, times, start.q, start.qd, np.stack(rates, axis=1), gravity=gravity,
+                      wrenches=None if W is None else W.W,
+                      coupling=mimic.coupling(robot) if mimic.active(robot) else None)
+    return Result({"q": q, "qd": qd}, robot.coordinate_names)
 
 
 def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GRAVITY,
                     wrenches: Mapping | None = None, samples: int | None = 1000,
                     tolerances=None, source: str = "", estimated: tuple[str, ...] = (),
                     warnings: tuple[str, ...] = (), chunks: Iterable[Trajectory] | None = None,
-                    **named):
+                    simulate: bool = False, **named):
     """The checks of ``hodyn validate``: a :class:`hodyn_cli.algorithms.validate.Report`
     (``.passed``, ``.checks``). ``chunks``: the trajectory as consecutive chunks instead (one
     pass, memory bounded by a chunk and the ``samples`` checked). ``estimated``: derivative
     names that were estimated from the data (their consistency checks are reported as such);
-    ``warnings``: what reading the input warned about (counted as ``warn`` checks)."""
+    ``warnings``: what reading the input warned about (counted as ``warn`` checks).
+    ``simulate``: also integrate the forward dynamics driven by the computed torques and
+    compare with q, qd (needs ``t``)."""
     from hodyn_cli.algorithms.validate import Tolerances, validate
     from hodyn_cli.modeling import mimic
 
@@ -347,7 +445,7 @@ def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GR
         motion = (mimic.expand(robot, chunk) for chunk in chunks)
     return validate(robot, motion, methods=methods, gravity=gravity, samples=samples,
                     tolerances=tolerances or Tolerances(), source=source, estimated=estimated,
-                    warnings=tuple(warnings))
+                    warnings=tuple(warnings), simulate=simulate)
 
 
 def elastic_dynamics(robot: Model, drives, *derivatives, order: int = 0, model: str = "full",

@@ -35,6 +35,11 @@ def validate(
         min=0, help="Tolerance of the cross-method checks (relative).")] = 1e-10,
     data_rtol: Annotated[float, typer.Option(
         min=0, help="Tolerance of the input-consistency checks (relative).")] = 1e-3,
+    simulate: Annotated[bool, typer.Option(
+        "--simulate", help="Also integrate the forward dynamics driven by the computed torques "
+                           "and compare with q, qd (from the file's state every 0.2 s).")] = False,
+    sim_rtol: Annotated[float, typer.Option(
+        min=0, help="Tolerance of the simulation checks (relative).")] = 1e-8,
     s=None,
 ) -> None:
     """Check tau, taud, taudd against finite differences and across methods; check the input.
@@ -60,8 +65,9 @@ def validate(
             model, chunks=reader, gravity=g, samples=samples or None, source=traj,
             warnings=[n.message for n in reader.notes if n.level == "warning"],
             methods=None if not method or ValidateMethod.all in method else [m.value for m in method],
-            tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol),
-            estimated=reader.estimated)
+            tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol,
+                                  simulation=sim_rtol),
+            estimated=reader.estimated, simulate=simulate)
     for note in reader.end_notes():
         s.notify(note)
     if report:

@@ -1,5 +1,5 @@
 """Commands of the dynamics: ``compute``, ``matrices``, ``regressor``, ``sensitivities``,
-``elastic``."""
+``elastic``, ``forward``."""
 
 from __future__ import annotations
 
@@ -176,25 +176,46 @@ def matrices(
     order: Annotated[int, typer.Option(
         min=0, max=MAX_ORDER, help="Highest derivative of the matrices (needs q up to "
                                    "order+2 d's).")] = 2,
+    state_derivatives: Annotated[bool, typer.Option(
+        "--state-derivatives", help="Also dM_dq, dC_dq, dC_dqd, dCbar_dq, dCbar_dqd (N x n x n "
+                                    "x n, the coordinate last), dg_dq (and dQ_ext_dq).")] = False,
+    parameter_derivatives: Annotated[bool, typer.Option(
+        "--parameter-derivatives", help="Also dM_dpi, dC_dpi, dCbar_dpi, dg_dpi (the dynamic "
+                                        "parameters last, regressor order).")] = False,
     s=None,
 ) -> None:
     """Write the EOM matrices and their time derivatives per sample (HDF5).
 
-    M, C, Cbar, g (and Q_ext with wrenches), each with its first --order derivatives.
+    M, C, Cbar, g (and Q_ext with wrenches), each with its first --order derivatives; with
+    --state-derivatives / --parameter-derivatives their derivatives by q, qd / by pi.
     """
-    from hodyn_cli.io import MATRIX_NOTES
+    from hodyn_cli.io import DERIVATIVE_NOTES, MATRIX_NOTES
     from hodyn_cli.pipeline.jobs import MatricesJob
 
     g = s.g
     _hdf5_only(output, "matrices")
+    if s.floating_base and (state_derivatives or parameter_derivatives):
+        raise HodynError("--floating-base does not go with --state-derivatives or "
+                         "--parameter-derivatives yet")
     model = s.model(robot, traj)
     attrs = s.provenance(robot, traj, model, order=order, gravity=g, floating_base=s.floating_base)
     attrs |= {f"about_{name}": text for name, text in MATRIX_NOTES.items()}
+    if state_derivatives:
+        attrs |= {f"about_{name}": text for name, text in DERIVATIVE_NOTES.items()
+                  if name.endswith(("_dq", "_dqd"))}
+    if parameter_derivatives:
+        from hodyn_cli.algorithms import regressor
+
+        attrs |= {f"about_{name}": text for name, text in DERIVATIVE_NOTES.items()
+                  if name.endswith("_dpi")}
+        attrs |= {"parameter_names": regressor.parameter_names(model),
+                  "parameters": regressor.parameters(model)}
     if s.floating_base:
         attrs["coordinates"] = ("the root's body twist wx, wy, wz, vx, vy, vz (root link frame), "
                                 "then joint_names; the first 6 entries of M qdd + C qd + g + "
                                 "Q_ext are minus the base wrench")
-    s.run_file(MatricesJob(model, order=order, gravity=g), traj, output, attrs,
+    s.run_file(MatricesJob(model, order=order, gravity=g, state=state_derivatives,
+                           parameters=parameter_derivatives), traj, output, attrs,
                base_orders=order + 2)
 
 
@@ -311,3 +332,63 @@ def elastic_command(
     attrs = s.provenance(robot, traj, model, elastic_model=model_kind.value, order=order,
                          gravity=g, drives=str(drives), q_order=req.q_order)
     s.run_file(job, traj, output, attrs, missing_hint=hint)
+
+
+@command(app, "forward", short_help="Forward dynamics: qdd (and qddd, ...) from q, qd, tau.",
+         shared=("gravity", "wrench", "jobs", "quiet", "lock", "lock_missing", "strict",
+                 "xacro_arg", "debug"))
+def forward_command(
+    robot: Robot,
+    traj: Annotated[str, typer.Argument(
+        help="Trajectory with q, qd and the torques tau (taud, ... for qddd, ...): .csv, "
+             ".h5/.hdf5, or - for CSV on stdin.", show_default=False)],
+    output: Output = "-",
+    order: Annotated[int | None, typer.Option(
+        min=0, max=MAX_ORDER, help="Highest derivative of qdd (1: qdd, qddd; needs tau up to "
+                                   "order d's). Default: as many as the tau columns give (0 on "
+                                   "stdin).", show_default=False)] = None,
+    derivatives: Annotated[bool, typer.Option(
+        "--derivatives", help="Also dqdd_dq, dqdd_dqd, dqdd_dtau (= M^-1), n x n per sample "
+                              "(HDF5 output only).")] = False,
+    s=None,
+) -> None:
+    """Joint accelerations of given torques: qdd = M^-1 (tau - C qd - g - Q_ext).
+
+    Reads q, qd and tau (columns tau_<joint>; HDF5: dataset tau) per sample, and taud, taudd,
+    ... for the time derivatives qddd, qdddd, ...; external wrenches as for compute.
+    """
+    from hodyn_cli.io import file_format
+    from hodyn_cli.pipeline.jobs import ForwardJob
+
+    g = s.g
+    if derivatives and (output == "-" or file_format(output) != "hdf5"):
+        raise HodynError("--derivatives needs HDF5 output (.h5 or .hdf5)")
+    model = s.model(robot, traj)
+    if order is None:
+        order = 0 if traj == "-" else _torque_orders(traj, model, s.wrench)
+    attrs = s.provenance(robot, traj, model, order=order, gravity=g)
+    if derivatives:
+        attrs["about"] = ("d<out>_d<in>[s, i, j] = d out_i / d in_j at sample s (joint_names "
+                          "order); dqdd_dtau = M^-1")
+    hint = (f"hodyn forward --order {order} reads q, qd and the torques to derivative {order} "
+            "(tau_<joint>, taud_<joint>, ...: hodyn compute writes them)")
+    s.run_file(ForwardJob(model, order=order, gravity=g, partials=derivatives), traj, output,
+               attrs, missing_hint=hint)
+
+
+def _torque_orders(traj: str, model, wrench: str | None) -> int:
+    """The highest qdd derivative the files allow: one less than the number of complete tau
+    orders (and wrench orders, if there are wrenches)."""
+    from hodyn_cli.io.columns import plan_wrenches, series_orders
+    from hodyn_cli.io.tables import open_table
+
+    orders = []
+    for path in [traj] + ([wrench] if wrench else []):
+        table = open_table(path)
+        try:
+            if path == traj:
+                orders.append(series_orders(table.names, "tau", model))
+            orders += [len(rows) for rows in plan_wrenches(table.names, model, path).values()]
+        finally:
+            table.close()
+    return max(min(orders) - 1, 0)

@@ -23,12 +23,18 @@ from hodyn_cli.io.reader import (
     read_trajectory,
     split,
 )
-from hodyn_cli.io.results import MATRIX_NOTES, trajectory_datasets, write_trajectory
+from hodyn_cli.io.results import (
+    DERIVATIVE_NOTES,
+    MATRIX_NOTES,
+    trajectory_datasets,
+    write_trajectory,
+)
 from hodyn_cli.io.tables import COMPACT
 from hodyn_cli.io.writers import open_sink, write_datasets
 
 __all__ = [
-    "CHUNK_ROWS", "COMPACT", "MATRIX_NOTES", "WRENCH_COMPONENTS", "TrajectoryReader",
+    "CHUNK_ROWS", "COMPACT", "DERIVATIVE_NOTES", "MATRIX_NOTES", "WRENCH_COMPONENTS",
+    "TrajectoryReader",
     "atomic_path", "concatenate", "file_format", "open_sink", "read_trajectory", "split",
     "trajectory_datasets", "write_datasets", "write_trajectory",
 ]

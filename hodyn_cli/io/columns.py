@@ -35,6 +35,8 @@ def motion_suffixes(key: str) -> tuple[str, ...]:
     return ROTATION if key == "R" else TWIST if key.startswith("V") else XYZ
 Q_COLUMN = re.compile(r"^q(d*)_(.+)$")
 W_COLUMN = re.compile(r"^W(d*)_(.+)_(mx|my|mz|fx|fy|fz)$")
+#: torques and their derivatives (``hodyn compute``'s output, ``hodyn forward``'s input)
+TAU_COLUMN = re.compile(r"^tau(d*)_(.+)$")
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,9 @@ def plan(names: list[str], model: Model, need: int, source: str,
     for name in names:
         if name == "t" or W_COLUMN.match(name) or name in wanted or name.startswith("base_"):
             continue
+        torque = TAU_COLUMN.match(name)
+        if torque and torque.group(2) in joints:  # hodyn's own torques, not needed here: quiet
+            continue
         m = Q_COLUMN.match(name)
         if not m:
             ignored.append(name)
@@ -104,6 +109,23 @@ def plan(names: list[str], model: Model, need: int, source: str,
     extra = {base: tuple(f"{base}_{j}" for j in model.coordinate_names) for base in series}
     return Layout(q, plan_wrenches(names, model, source), "t" in names, extra, tuple(ignored),
                   near_misses(ignored, model), tuple(mimicking))
+
+
+def series_orders(names: list[str], base: str, model: Model) -> int:
+    """How many derivative orders of the per-joint series ``base`` (``tau``: ``tau_<joint>``,
+    ``taud_<joint>``, ...) the columns ``names`` give for every independent joint.
+
+    >>> import numpy as np
+    >>> m = Model("r", "base", ("a", "b"), ("revolute",) * 2, ("l1", "l2"), np.array([-1, 0]),
+    ...           np.tile(np.eye(4), (2, 1, 1)), np.zeros((2, 6)), np.zeros((2, 6, 6)))
+    >>> series_orders(["tau_a", "tau_b", "taud_a", "taud_b", "taudd_a"], "tau", m)
+    2
+    """
+    have = set(names)
+    k = 0
+    while all(f"{derivative_name(base, k)}_{j}" in have for j in model.coordinate_names):
+        k += 1
+    return k
 
 
 def near_misses(ignored: list[str], model: Model) -> dict[str, str]:

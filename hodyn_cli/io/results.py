@@ -14,8 +14,8 @@ from hodyn_cli.io.columns import MOMENTUM, WRENCH_COMPONENTS, XYZ, motion_suffix
 from hodyn_cli.io.tables import COMPACT
 from hodyn_cli.io.writers import open_sink
 
-__all__ = ["MATRIX_NOTES", "timed_columns", "with_t", "derivative_columns", "motion_columns",
-           "joint_wrench_datasets", "trajectory_datasets", "write_trajectory"]
+__all__ = ["MATRIX_NOTES", "DERIVATIVE_NOTES", "timed_columns", "with_t", "derivative_columns",
+           "motion_columns", "joint_wrench_datasets", "trajectory_datasets", "write_trajectory"]
 
 MATRIX_NOTES = {
     "M": "mass matrix M(q); M_d, M_dd, ...: its time derivatives",
@@ -25,6 +25,19 @@ MATRIX_NOTES = {
             "M_d = Cbar + Cbar^T (M_d - 2 Cbar skew-symmetric)",
     "g": "generalized gravity forces Q_grav(q)",
     "Q_ext": "generalized forces of the external wrenches, +J^T W (present if wrenches were given)",
+}
+
+
+DERIVATIVE_NOTES = {
+    **{f"d{m}_dq": f"d {m} / d q: [s, a, b, h] = d {m}_ab / d q_h (Garofalo eqs. (24), (31))"
+       for m in ("M", "C", "Cbar")},
+    **{f"d{m}_dqd": f"d {m} / d qd: [s, a, b, h] = d {m}_ab / d qd_h (eq. (24c))"
+       for m in ("C", "Cbar")},
+    "dg_dq": "d g / d q: [s, a, h] = d g_a / d q_h (eq. (24d))",
+    "dQ_ext_dq": "d Q_ext / d q: [s, a, h] = d Q_ext_a / d q_h, wrenches fixed in the link frames",
+    **{f"d{m}_dpi": f"d {m} / d pi: [s, a, b, p] = d {m}_ab / d pi_p, parameter_names order "
+                    "(eq. (13); exact: linear in pi)" for m in ("M", "C", "Cbar")},
+    "dg_dpi": "d g / d pi: [s, a, p] = d g_a / d pi_p, parameter_names order (eq. (13))",
 }
 
 

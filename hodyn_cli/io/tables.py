@@ -29,6 +29,9 @@ from hodyn_cli.io.columns import MOTION_DATASET, motion_suffixes
 
 #: HDF5 dataset holding q and all its derivatives, (N, D+1, n): [s, k, j] = d^k q_j / dt^k
 COMPACT = "q_derivatives"
+#: per-joint datasets (N x n, joint_names order): q and derivatives, the Slotine-Li references
+#: qr_d, qr_dd, torques tau, taud, ... (the input of forward dynamics)
+JOINT_DATASET = r"qd*|qr_d+|taud*"
 BLOCK_BYTES = 1 << 22
 BLOCK_ROWS = 1 << 16
 
@@ -234,7 +237,7 @@ class Hdf5Table:
         where: dict[str, tuple[str, tuple]] = {}
         self.ignored: list[str] = []
         names = f.attrs.get("joint_names")
-        q_sets = [k for k in f.keys() if re.fullmatch(r"qd*|qr_d+", k) or k == COMPACT]
+        q_sets = [k for k in f.keys() if re.fullmatch(JOINT_DATASET, k) or k == COMPACT]
         if q_sets and names is None:
             raise TrajectoryError("root attribute 'joint_names' is missing", path)
         if names is not None:
@@ -244,7 +247,7 @@ class Hdf5Table:
             if key == "t":
                 self._check(obj, key, 1)
                 where["t"] = ("t", ())
-            elif re.fullmatch(r"qd*|qr_d+", key):  # qr_d, qr_dd: Slotine-Li references
+            elif re.fullmatch(JOINT_DATASET, key):  # qr_d, qr_dd: Slotine-Li; tau..: forward
                 self._check(obj, key, 2)
                 if obj.shape[1] != len(names):
                     raise TrajectoryError(f"dataset '{key}' has {obj.shape[1]} columns, "

@@ -20,7 +20,7 @@ import numpy as np
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 
-__all__ = ["coupling", "expand", "project", "project_matrices", "active"]
+__all__ = ["coupling", "expand", "project", "project_matrices", "project_tensor", "active"]
 
 
 def active(model: Model) -> bool:
@@ -69,3 +69,13 @@ def project_matrices(model: Model, A: np.ndarray) -> np.ndarray:
         return A
     G, _ = coupling(model)
     return G.T @ A @ G
+
+
+def project_tensor(model: Model, A: np.ndarray) -> np.ndarray:
+    """(..., n, n, n) -> (..., m, m, m): a matrix's derivative by the joints (last axis)
+    over the independent coordinates, ``G^T (dA/dq_full G) G`` (chain rule on ``q_full = G q
+    + o``, then the matrix's own projection)."""
+    if not active(model):
+        return A
+    G, _ = coupling(model)
+    return np.moveaxis(project_matrices(model, np.moveaxis(A @ G, -1, -3)), -3, -1)

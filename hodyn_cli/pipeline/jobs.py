@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from hodyn_cli.modeling.drives import Drives
 
 __all__ = ["TorqueJob", "ElasticJob", "KinematicsJob", "MatricesJob", "RegressorJob",
-           "SensitivityJob", "IkJob"]
+           "SensitivityJob", "IkJob", "ForwardJob"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -176,10 +176,23 @@ class KinematicsJob(_Job):
 
 @dataclass(frozen=True, eq=False)
 class MatricesJob(_RigidJob):
-    """``hodyn matrices``: M, C, Cbar, g (and Q_ext) with derivatives (HDF5 only)."""
+    """``hodyn matrices``: M, C, Cbar, g (and Q_ext) with derivatives (HDF5 only); with
+    ``state`` / ``parameters`` their derivatives by q, qd / by the dynamic parameters."""
+
+    state: bool = False
+    parameters: bool = False
+
+    @property
+    def chunk_rows(self) -> int:
+        # d/dq: 5 n^3 + 2 n^2 numbers per sample (15 kB for the iiwa), d/dpi: (3 n^2 + n) 10 nb
+        # (86 kB): chunks of ~8 MB of them (the working set is a few times that)
+        n = self.model.n
+        size = 8 * ((5 * n**3 + 2 * n**2) * self.state + (3 * n**2 + n) * 10 * n * self.parameters)
+        return max(16, min(CHUNK_ROWS, (8 << 20) // size)) if size else CHUNK_ROWS
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        r = api.matrices(self.model, chunk, order=self.order, gravity=self.gravity)
+        r = api.matrices(self.model, chunk, order=self.order, gravity=self.gravity,
+                         state_derivatives=self.state, parameter_derivatives=self.parameters)
         return self._datasets(r, chunk)
 
 
@@ -212,6 +225,40 @@ class SensitivityJob(_RigidJob):
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         r = api.torque_sensitivities(self.model, chunk, order=self.order, gravity=self.gravity)
+        return self._datasets(r, chunk)
+
+
+@dataclass(frozen=True, eq=False)
+class ForwardJob(_Job):
+    """``hodyn forward``: qdd and its first ``order`` time derivatives from q, qd and the
+    torque columns tau, taud, ... (and with ``partials`` d qdd / d (q, qd, tau), HDF5 only)."""
+
+    order: int = 0
+    gravity: tuple = GRAVITY
+    partials: bool = False
+
+    need = 2  # q, qd: the state
+
+    @property
+    def chunk_rows(self) -> int:
+        return 4096 if self.partials else CHUNK_ROWS
+
+    @property
+    def wrench_need(self) -> int:
+        return self.order + 1
+
+    @property
+    def series(self) -> tuple[str, ...]:
+        return tuple(derivative_name("tau", k) for k in range(self.order + 1))
+
+    def columns(self, has_t: bool) -> dict[str, list[str]]:
+        names = self.model.coordinate_names
+        return timed_columns({derivative_name("q", k): [f"{derivative_name('q', k)}_{j}"
+                                                         for j in names]
+                              for k in range(2, self.order + 3)}, has_t)
+
+    def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
+        r = api.forward_dynamics(self.model, chunk, gravity=self.gravity, partials=self.partials)
         return self._datasets(r, chunk)
 
 

@@ -3,7 +3,7 @@
 The JSON follows ``hodyn_cli/schemas/report.schema.json`` (stable keys). The HTML page is
 self-contained: its plots (matplotlib, PNG embedded as data URIs) show, per joint, taud
 and taudd analytic against numerical differentiation and the error over time, as in the
-closed-form paper's Figs. 3-4.
+closed-form paper's Figs. 3-4, and with ``--simulate`` the error of the simulated q and qd.
 """
 
 from __future__ import annotations
@@ -131,7 +131,34 @@ def _figures(report: Report) -> list[tuple[str, str]]:
         fig.savefig(buf, format="png", dpi=90)
         plt.close(fig)
         out.append((f"{name} per joint ({method})", base64.b64encode(buf.getvalue()).decode()))
+    if "simulation" in report.series:
+        out.append(_simulation_figure(report.series["simulation"]))
     return out
+
+
+def _simulation_figure(sim: dict) -> tuple[str, str]:
+    """Per window, the largest |q simulated - q| and |qd simulated - qd| per joint, over the
+    time the window starts."""
+    import matplotlib.pyplot as plt
+
+    t, names = sim["starts"], sim["joint_names"]
+    fig, axes = plt.subplots(len(names), 2, figsize=(11, 1.9 * len(names) + 0.6), squeeze=False,
+                             sharex=True, layout="constrained")
+    for j, name in enumerate(names):
+        for ax, key in zip(axes[j], ("q", "qd"), strict=True):
+            err = sim[key][:, j]
+            ax.semilogy(t, np.where(err > 0, err, np.nan), ".-", lw=0.9, ms=2, color="C3")
+            if j == 0:
+                ax.set_title(f"largest |{key} simulated - {key} of the file| per window",
+                             fontsize=9)
+        axes[j][0].set_ylabel(name, fontsize=8)
+    axes[-1][0].set_xlabel("t [s] at which the window starts from the file's state")
+    axes[-1][1].set_xlabel("t [s]")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90)
+    plt.close(fig)
+    return "simulation: forward dynamics driven by the computed torques", \
+        base64.b64encode(buf.getvalue()).decode()
 
 
 def to_html(report: Report) -> str:
@@ -177,7 +204,7 @@ finite-difference step {report.step:.3g} s</li>
 <tbody>{''.join(rows)}</tbody></table>
 <p>Relative errors are against the largest magnitude of the checked quantity; "expected" is
 the estimated error of the numerical reference itself.</p>
-<h2>Analytic against numerical derivatives</h2>
+<h2>Analytic against numerical derivatives{', simulation' if 'simulation' in report.series else ''}</h2>
 {figures}
 <script>
 window.addEventListener("load", function () {{
