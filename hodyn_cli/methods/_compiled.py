@@ -14,11 +14,12 @@ from functools import cache
 
 import numpy as np
 
+from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.methods.common import joint_adjoint_constants
 from hodyn_cli.model import Model
 
 MAX_ORDER = 22  # MAXK - 2 in _kernel.c
-ABI = 2  # HODYN_KERNEL_ABI in _kernel.c: the argument lists below
+ABI = 3  # HODYN_KERNEL_ABI in _kernel.c: the argument lists below
 
 _dbl = np.ctypeslib.ndpointer(dtype=np.float64, flags="C_CONTIGUOUS")
 _int = np.ctypeslib.ndpointer(dtype=np.int32, flags="C_CONTIGUOUS")
@@ -39,12 +40,14 @@ def _library():
         return None
     model_args = [ctypes.c_int, _int, _int, _dbl, _dbl, _dbl, _dbl, _dbl]
     lib.hodyn_body_fixed.restype = ctypes.c_int
-    lib.hodyn_body_fixed.argtypes = model_args + [ctypes.c_long, ctypes.c_int, _dbl, ctypes.c_int,
-                                                  _dbl, ctypes.c_void_p, _dbl, ctypes.c_void_p]
+    lib.hodyn_body_fixed.argtypes = model_args + [ctypes.c_int64, ctypes.c_int, _dbl, ctypes.c_int,
+                                                  _dbl, ctypes.c_int64, ctypes.c_void_p, _dbl,
+                                                  ctypes.c_void_p]
     lib.hodyn_closed_form.restype = ctypes.c_int
-    lib.hodyn_closed_form.argtypes = model_args + [_u8, ctypes.c_long, ctypes.c_int, _dbl,
-                                                   ctypes.c_int, _dbl, ctypes.c_void_p, _dbl, _dbl,
-                                                   ctypes.c_void_p, _dbl, _dbl]
+    lib.hodyn_closed_form.argtypes = model_args + [_u8, ctypes.c_int64, ctypes.c_int, _dbl,
+                                                   ctypes.c_int, _dbl, ctypes.c_int64,
+                                                   ctypes.c_void_p, _dbl, _dbl, ctypes.c_void_p,
+                                                   _dbl, _dbl]
     return lib
 
 
@@ -73,7 +76,8 @@ def _constants(model: Model) -> tuple[np.ndarray, ...]:
 
 def inverse_dynamics_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
                            wrenches: dict[int, np.ndarray], *, order: int, twists: bool = False):
-    """tau and derivatives (N, order+1, n) for one chunk; same inputs as the numpy passes.
+    """tau and derivatives (N, order+1, n) for one chunk; same inputs as the numpy passes
+    (``base``: the root's twist jet, (1, >= order+2, 6) shared or (N, >= order+2, 6) per sample).
 
     ``twists``: also return the body-fixed twists and derivatives (N, n, order+2, 6) of
     the forward pass, ``(tau, V)``.
@@ -81,13 +85,20 @@ def inverse_dynamics_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
     fn = _library().hodyn_body_fixed
     N, D, n = qs.shape
     qs = np.ascontiguousarray(qs, dtype=np.float64)
-    base = np.ascontiguousarray(np.broadcast_to(base[0, : order + 2], (order + 2, 6)))
+    base = _rows(base[:, : order + 2], N)
     W = _dense_wrenches(wrenches, N, n, order)
     out = np.empty((N, order + 1, n))
     V = np.empty((N, n, order + 2, 6)) if twists else None
-    _check(fn(n, *_constants(model), N, D, qs, order, base, None if W is None else W.ctypes.data,
-              out, None if V is None else V.ctypes.data))
+    _check(fn(n, *_constants(model), N, D, qs, order, base, len(base),
+              None if W is None else W.ctypes.data, out, None if V is None else V.ctypes.data))
     return (out, V) if twists else out
+
+
+def _rows(a: np.ndarray, N: int) -> np.ndarray:
+    """``a`` as a contiguous float array of 1 row (shared by all samples) or N rows."""
+    if len(a) not in (1, N):
+        raise TrajectoryError(f"base motion has {len(a)} rows for {N} samples")
+    return np.ascontiguousarray(a, dtype=np.float64)
 
 
 def _dense_wrenches(wrenches: dict[int, np.ndarray], N: int, n: int, order: int):
@@ -120,12 +131,12 @@ def eom_matrices_chunk(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
     fn = _library().hodyn_closed_form
     N, D, n = qs.shape
     qs = np.ascontiguousarray(qs, dtype=np.float64)
-    u_root = np.ascontiguousarray(base[0, 1], dtype=np.float64)
+    u_root = _rows(base[:, 1], N)
     W = _dense_wrenches(wrenches or {}, N, n, r)
     M, C = np.empty((N, r + 1, n, n)), np.empty((N, r + 1, n, n))
     Cbar = np.zeros((N, r + 1, n, n))
     g, Q = np.empty((N, r + 1, n)), np.empty((N, r + 1, n))
-    _check(fn(n, *_constants(model), _ancestors(model), N, D, qs, r, u_root,
+    _check(fn(n, *_constants(model), _ancestors(model), N, D, qs, r, u_root, len(u_root),
               None if W is None else W.ctypes.data, M, C, Cbar.ctypes.data if with_cbar else None,
               g, Q))
     return EOMMatrices(M, C, Cbar, g, Q)

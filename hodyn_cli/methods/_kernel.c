@@ -18,6 +18,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +26,7 @@
 
 /* Bumped whenever an entry point's arguments or meaning change: _compiled.py refuses a
  * library built from other sources (a stale build) and falls back to numpy. */
-#define HODYN_KERNEL_ABI 2
+#define HODYN_KERNEL_ABI 3
 int hodyn_kernel_abi(void) { return HODYN_KERNEL_ABI; }
 
 static double BINOM[MAXK][MAXK]; /* BINOM[k][j] = C(k, j), filled when the library loads */
@@ -140,12 +141,13 @@ static inline void vjoint_coad(const double *X, int revolute, const vd *y, vd *o
 /* Returns 0 on success, -1 if out of memory or the order is too high.
  * n: bodies; parent[n]; revolute[n]; X[n][6] (revolute (axis; 0), prismatic (0; axis));
  * M[n][6][6] rigid-body inertias; A0, A1, A2: [n][6][6] adjoint-structured;
- * qs[N][D][n] (D >= order + 3); base[order + 2][6]; W[N][n][order + 1][6] or NULL;
+ * qs[N][D][n] (D >= order + 3); base[base_rows][order + 2][6], the root's twist and its
+ * derivatives, shared (base_rows = 1) or per sample (base_rows = N); W[N][n][order + 1][6] or NULL;
  * out[N][order + 1][n]; Vout[N][n][order + 2][6] (the body-fixed twists) or NULL. */
 int hodyn_body_fixed(int n, const int *parent, const int *revolute, const double *X,
                      const double *M, const double *A0, const double *A1, const double *A2,
-                     long N, int D, const double *qs, int order, const double *base,
-                     const double *W, double *out, double *Vout) {
+                     int64_t N, int D, const double *qs, int order, const double *base,
+                     int64_t base_rows, const double *W, double *out, double *Vout) {
     const int K1 = order + 2, r1 = order + 1;
     if (K1 > MAXK || D < order + 3) return -1;
     Adjoint *B = malloc(sizeof(Adjoint) * 3 * n); /* per body: Ad_{B^-1}, ad_X .., ad_X^2 .. */
@@ -173,9 +175,12 @@ int hodyn_body_fixed(int n, const int *parent, const int *revolute, const double
         for (int e = 0; e < 6; e++) base_v[k][e] = (vd){0} + base[6 * k + e];
     vd a[MAXK][MAXK][6], Na[MAXK][MAXK][6], h[MAXK][6], b[MAXK][MAXK][6], t[6];
 
-    for (long s0 = 0; s0 < N; s0 += LANES) {
-        long lane_s[LANES];
+    for (int64_t s0 = 0; s0 < N; s0 += LANES) {
+        int64_t lane_s[LANES];
         for (int l = 0; l < LANES; l++) lane_s[l] = s0 + l < N ? s0 + l : N - 1;
+        if (base_rows > 1)  /* a base moving per sample */
+            for (int l = 0; l < LANES; l++)
+                for (int e = 0; e < 6 * K1; e++) base_v[e / 6][e % 6][l] = base[lane_s[l] * 6 * K1 + e];
         for (int c = 0; c < D * n; c++)  /* q[k * n + i] = q_i^(k), one vd per entry */
             for (int l = 0; l < LANES; l++) Q[c][l] = qs[(size_t)lane_s[l] * D * n + c];
         memset(Fb, 0, sizeof(vd) * 6 * r1 * n);
@@ -278,6 +283,8 @@ int hodyn_body_fixed(int n, const int *parent, const int *revolute, const double
  *   H^(k) = G^(k) + sum_j C(k,j) M ad_{V^(j)} J^(k-j);  u^(k) = -sum C(k-1,j) ad_{V^(j)} u^(k-1-j)
  *   M^(k) += sum_j C(k,j) J^(j)T MJ^(k-j), C^(k) with G, Cbar^(k) with H, g^(k) with M u,
  *   Q^(k) with W.
+ * The root is at rest with acceleration u_root[u_rows][6], shared (u_rows = 1) or per
+ * sample (u_rows = N): gravity as base acceleration.
  * Outputs (zeroed here): Mo, Co, Cbo (or NULL) [N][r+1][n][n]; go, Qo [N][r+1][n]. */
 static inline void vmatvec(const vd *A, const vd *x, vd *out) {  /* vd 6x6 times vd */
     for (int r = 0; r < 6; r++) {
@@ -304,8 +311,8 @@ static inline void vad(const vd *V, const vd *y, vd *out) {
 
 int hodyn_closed_form(int n, const int *parent, const int *revolute, const double *X,
                       const double *M, const double *A0, const double *A1, const double *A2,
-                      const unsigned char *anc, long N, int D, const double *qs, int r,
-                      const double *u_root, const double *W, double *Mo, double *Co,
+                      const unsigned char *anc, int64_t N, int D, const double *qs, int r,
+                      const double *u_root, int64_t u_rows, const double *W, double *Mo, double *Co,
                       double *Cbo, double *go, double *Qo) {
     const int K1 = r + 2, r1 = r + 1;
     if (K1 > MAXK || D < r + 3) return -1;
@@ -327,9 +334,12 @@ int hodyn_closed_form(int n, const int *parent, const int *revolute, const doubl
     for (int e = 0; e < 6; e++) uroot[e] = (vd){0} + u_root[e];
     const int with_cbar = Cbo != NULL;
 
-    for (long s0 = 0; s0 < N; s0 += LANES) {
-        long lane_s[LANES];
+    for (int64_t s0 = 0; s0 < N; s0 += LANES) {
+        int64_t lane_s[LANES];
         for (int l = 0; l < LANES; l++) lane_s[l] = s0 + l < N ? s0 + l : N - 1;
+        if (u_rows > 1)
+            for (int e = 0; e < 6; e++)
+                for (int l = 0; l < LANES; l++) uroot[e][l] = u_root[lane_s[l] * 6 + e];
         for (int c = 0; c < D * n; c++)  /* Q[k * n + i] = q_i^(k) */
             for (int l = 0; l < LANES; l++) Q[c][l] = qs[(size_t)lane_s[l] * D * n + c];
         memset(Acc, 0, sizeof(vd) * acc_size);

@@ -50,6 +50,7 @@ from math import comb
 import numpy as np
 
 from hodyn_cli import lie
+from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.methods import _compiled
 from hodyn_cli.methods.common import GRAVITY, chunks, relative_adjoint, solve_in_chunks
 from hodyn_cli.model import Model
@@ -115,11 +116,15 @@ def eom_matrices(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
                  ) -> EOMMatrices:
     """M, C, Cbar, Q_grav, Q_ext and their first r derivatives for one chunk of samples.
 
-    ``qs``: (N, >= r+2, n); ``base``: (1, >= 2, 6) root motion standing for gravity
-    (only ``base[0, 1]`` = (0; -g) is used); ``wrenches``: body -> (N, r+1, 6).
+    ``qs``: (N, >= r+2, n); ``base``: (1 or N, >= 2, 6) root motion standing for gravity,
+    shared or per sample: the matrices take the root at rest with a constant acceleration, so
+    only ``base[:, 1]`` (= (0; -g)) may be non-zero; ``wrenches``: body -> (N, r+1, 6).
     ``with_cbar=False`` skips Cbar (left at zero), which tau does not need. Runs the
     compiled kernel when it is built (:mod:`hodyn_cli.methods._compiled`).
     """
+    if np.any(base[:, 0]) or np.any(base[:, 2:]):
+        raise TrajectoryError("closed-form matrices need a root at rest with constant "
+                              "acceleration: only base[:, 1] may be non-zero")
     if _compiled.available() and r <= _compiled.MAX_ORDER:
         return _compiled.eom_matrices_chunk(model, qs, r, base, wrenches, with_cbar)
     return eom_matrices_numpy(model, qs, r, base, wrenches, with_cbar)
