@@ -4,14 +4,18 @@ import ctypes
 import os
 import shutil
 import subprocess
+import sys
+import types
 
 import numpy as np
 import pytest
 
-from conftest import random_cosine, wrench_motion
-from hodyn_cli.methods import _compiled, body_fixed
+from conftest import URDF, random_cosine, wrench_motion
+from hodyn_cli.errors import HodynError
+from hodyn_cli.methods import _compiled, body_fixed, inverse_dynamics
 from hodyn_cli.methods.common import solve_in_chunks
 from hodyn_cli.trajectory import Trajectory, Wrenches
+from hodyn_cli.urdf import load_model
 
 
 def numpy_reference(model, traj, order):
@@ -34,20 +38,50 @@ def test_kernel_is_built_where_a_compiler_exists():
     assert _compiled.abi_of(lib) == _compiled.ABI
 
 
-def test_a_stale_kernel_is_refused(tmp_path):
-    """A library that reports another ABI (or none) is not used: numpy takes over."""
-    if not (shutil.which("cc") or shutil.which("gcc")):
+def build_library(tmp_path, name: str, source: str) -> str:
+    """A shared library compiled from ``source`` (skips without a C compiler)."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
         pytest.skip("no C compiler")
-    src = tmp_path / "old.c"
-    src.write_text("int hodyn_kernel_abi(void) { return 1; }\n")
-    lib_path = tmp_path / "old.so"
-    subprocess.run([shutil.which("cc") or shutil.which("gcc"), "-shared", "-fPIC", "-o",
-                    str(lib_path), str(src)], check=True)
-    assert _compiled.abi_of(ctypes.CDLL(str(lib_path))) == 1 != _compiled.ABI
-    src.write_text("int something_else(void) { return 0; }\n")
-    subprocess.run([shutil.which("cc") or shutil.which("gcc"), "-shared", "-fPIC", "-o",
-                    str(lib_path.with_name("older.so")), str(src)], check=True)
-    assert _compiled.abi_of(ctypes.CDLL(str(lib_path.with_name("older.so")))) is None
+    (tmp_path / f"{name}.c").write_text(source)
+    path = tmp_path / f"{name}.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(path), str(tmp_path / f"{name}.c")],
+                   check=True)
+    return str(path)
+
+
+@pytest.mark.parametrize("source, why", [
+    ("int hodyn_kernel_abi(void) { return 1; }\n", "stale"),  # another ABI
+    ("int something_else(void) { return 0; }\n", "stale"),   # too old to report one
+])
+def test_a_stale_kernel_is_refused_and_numpy_takes_over(tmp_path, monkeypatch, source, why):
+    """A library built from other sources (no entry points hodyn could call) in place of the
+    kernel: it is not used, the backend says so, and every method still computes."""
+    path = build_library(tmp_path, "stale", source)
+    fake = types.ModuleType("hodyn_cli.methods._stale")
+    fake.__file__ = path
+    monkeypatch.setitem(sys.modules, "hodyn_cli.methods._stale", fake)
+    monkeypatch.setattr(_compiled, "VARIANTS", {"portable": ("_stale", 0)})
+    monkeypatch.delenv("HODYN_NO_KERNEL", raising=False)
+    monkeypatch.delenv("HODYN_KERNEL", raising=False)
+    with _compiled.use(None):
+        assert not _compiled.available()
+        info = _compiled.backend()
+        assert info["backend"] == "numpy" and why in info["reason"], info
+        model = load_model(URDF / "iiwa14.urdf")
+        traj = random_cosine(model, np.linspace(0, 1, 5), orders=5, seed=1)
+        ref = numpy_reference(model, traj, 2)
+        for method in ("body-fixed", "closed-form"):
+            ours = inverse_dynamics(model, traj, method=method, order=2)
+            assert np.abs(ours - ref).max() <= 1e-10 * np.abs(ref).max(), method
+
+
+def test_environment_switch_selects_numpy(monkeypatch):
+    monkeypatch.setenv("HODYN_NO_KERNEL", "1")
+    with _compiled.use(None):
+        assert not _compiled.available()
+        assert _compiled.backend() == {"backend": "numpy", "variant": None, "isa": None,
+                                       "lanes": None, "reason": "HODYN_NO_KERNEL is set"}
 
 
 @pytest.mark.skipif(not _compiled.available(), reason="compiled kernel not built")
@@ -64,16 +98,6 @@ def test_kernel_matches_numpy_reference(robot, order):
         for k in range(order + 1):
             scale = np.abs(ref[:, k]).max()
             assert np.abs(ours[:, k] - ref[:, k]).max() <= 1e-12 * scale, f"{name} {k}"
-
-
-def test_environment_switch_selects_numpy(monkeypatch):
-    monkeypatch.setenv("HODYN_NO_KERNEL", "1")
-    _compiled._library.cache_clear()
-    try:
-        assert not _compiled.available()
-    finally:
-        monkeypatch.delenv("HODYN_NO_KERNEL")
-        _compiled._library.cache_clear()
 
 
 @pytest.mark.skipif(not _compiled.available(), reason="compiled kernel not built")
@@ -128,6 +152,6 @@ def test_kernel_refuses_orders_beyond_its_tables(robot):
     _, _, model = robot
     order = _compiled.MAX_ORDER + 1
     traj = random_cosine(model, np.linspace(0, 1, 3), orders=order + 3)
-    with pytest.raises(MemoryError, match="order too high"):
+    with pytest.raises(HodynError, match="orders up to"):
         _compiled.inverse_dynamics_chunk(model, traj.derivatives, np.zeros((1, order + 2, 6)),
                                          {}, order=order)
