@@ -84,3 +84,21 @@ def wrench_motion(t, orders):
     phi = np.arange(6.0)
     k = np.arange(orders + 1)[:, None]
     return w * nu ** k * np.sin(nu * t[:, None, None] + phi + k * np.pi / 2)
+
+
+def kernel_variants() -> list:
+    """Every compiled kernel variant (lane width) this machine runs; none where the kernel
+    is disabled or not built."""
+    from hodyn_cli.methods import _compiled
+
+    return _compiled.variants() if _compiled.available() else []
+
+
+@pytest.fixture(params=kernel_variants() or [
+    pytest.param(None, marks=pytest.mark.skip(reason="no compiled kernel"))])
+def lanes(request):
+    """Runs the test once per kernel variant; the value is its lane width."""
+    from hodyn_cli.methods import _compiled
+
+    with _compiled.use(request.param):
+        yield _compiled.backend()["lanes"]

@@ -24,7 +24,7 @@ from hodyn_cli.methods.model_data import model_data
 from hodyn_cli.model import Model
 
 __all__ = ["MAX_ORDER", "ABI", "VARIANTS", "available", "backend", "variants", "use",
-           "inverse_dynamics_chunk", "eom_matrices_chunk"]
+           "inverse_dynamics_chunk", "eom_matrices_chunk", "regressor_chunk"]
 
 MAX_ORDER = 22  # MAXK - 2 in kernel.h
 ABI = 4  # HODYN_KERNEL_ABI in kernel.h: the argument lists below
@@ -53,6 +53,7 @@ SIGNATURES = {
     "hodyn_body_fixed": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _dbl, _opt],
     "hodyn_closed_form": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _dbl, _dbl, _opt, _dbl,
                           _dbl],
+    "hodyn_regressor": [_i64, _int, _dbl, _int, _dbl, _i64, _dbl],
 }
 
 _forced: str | None = None  # set by use()
@@ -206,15 +207,31 @@ def inverse_dynamics_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
     """
     N, D, qs = _samples(model, qs, order + 3)
     n = model.n
-    base = _rows(base[:, : order + 2], N)
-    if base.shape[1:] != (order + 2, 6):
-        raise TrajectoryError(f"base motion of shape {base.shape}: need (N or 1, {order + 2}, 6)")
+    base = _base(base, N, order)
     W = _dense_wrenches(wrenches, N, n, order)
     out = np.empty((N, order + 1, n))
     V = np.empty((N, n, order + 2, 6)) if twists else None
     _check(_library().hodyn_body_fixed(_model_struct(model), N, D, qs, order, base, len(base),
                                        _ptr(W), out, _ptr(V)))
     return (out, V) if twists else out
+
+
+def _base(base: np.ndarray, N: int, order: int) -> np.ndarray:
+    """The root's twist jet for torque order ``order``: (1 or N, order + 2, 6), contiguous."""
+    base = _rows(base[:, : order + 2], N)
+    if base.shape[1:] != (order + 2, 6):
+        raise TrajectoryError(f"base motion of shape {base.shape}: need (N or 1, {order + 2}, 6)")
+    return base
+
+
+def regressor_chunk(model: Model, qs: np.ndarray, base: np.ndarray, order: int) -> np.ndarray:
+    """Y^(k) (N, order+1, n, 10 n) of one chunk:
+    :func:`hodyn_cli.regressor.regressor_numpy`."""
+    N, D, qs = _samples(model, qs, order + 3)
+    base = _base(base, N, order)
+    out = np.empty((N, order + 1, model.n, 10 * model.n))
+    _check(_library().hodyn_regressor(_model_struct(model), N, D, qs, order, base, len(base), out))
+    return out
 
 
 def _dense_wrenches(wrenches: dict[int, np.ndarray] | None, N: int, n: int, order: int):

@@ -73,17 +73,17 @@ static inline void hk_lanes(int64_t s0, int64_t N, int64_t *lane_s) {
 
 /* out[c] = rows[lane_s[l] * stride + c] for c < count, one vd per entry */
 static inline void hk_gather(const double *rows, int64_t stride, const int64_t *lane_s,
-                             int count, vd *out) {
-    for (int c = 0; c < count; c++)
+                             int64_t count, vd *out) {
+    for (int64_t c = 0; c < count; c++)
         for (int l = 0; l < LANES; l++) out[c][l] = rows[lane_s[l] * stride + c];
 }
 
 /* rows[(s0 + l) * stride + c] = in[c][l] for the group's real lanes */
-static inline void hk_scatter(const vd *in, int count, int64_t s0, int64_t N, int64_t stride,
-                              double *rows) {
+static inline void hk_scatter(const vd *in, int64_t count, int64_t s0, int64_t N,
+                              int64_t stride, double *rows) {
     for (int l = 0; l < LANES && s0 + l < N; l++) {
         double *row = rows + (s0 + l) * stride;
-        for (int c = 0; c < count; c++) row[c] = in[c][l];
+        for (int64_t c = 0; c < count; c++) row[c] = in[c][l];
     }
 }
 
