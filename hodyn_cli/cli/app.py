@@ -654,7 +654,7 @@ def sensitivities_command(
 ) -> None:
     """Write d tau^(k) / d q^(j) per sample (HDF5): dtau_dq, ..., dtaudd_dqdddd.
 
-    Entry [s, i, m] = d out_i / d in_m; exact (complex-step forward mode).
+    Entry [s, i, m] = d out_i / d in_m; exact (forward-mode derivatives).
     """
     with mapped_errors(debug):
         g = parse_gravity(gravity)

@@ -24,7 +24,7 @@ from hodyn_cli.methods.model_data import model_data
 from hodyn_cli.model import Model
 
 __all__ = ["MAX_ORDER", "ABI", "VARIANTS", "available", "backend", "variants", "use",
-           "inverse_dynamics_chunk", "eom_matrices_chunk", "regressor_chunk"]
+           "inverse_dynamics_chunk", "eom_matrices_chunk", "regressor_chunk", "sensitivities_chunk"]
 
 MAX_ORDER = 22  # MAXK - 2 in kernel.h
 ABI = 4  # HODYN_KERNEL_ABI in kernel.h: the argument lists below
@@ -54,6 +54,7 @@ SIGNATURES = {
     "hodyn_closed_form": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _dbl, _dbl, _opt, _dbl,
                           _dbl],
     "hodyn_regressor": [_i64, _int, _dbl, _int, _dbl, _i64, _dbl],
+    "hodyn_sensitivities": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _dbl],
 }
 
 _forced: str | None = None  # set by use()
@@ -231,6 +232,21 @@ def regressor_chunk(model: Model, qs: np.ndarray, base: np.ndarray, order: int) 
     base = _base(base, N, order)
     out = np.empty((N, order + 1, model.n, 10 * model.n))
     _check(_library().hodyn_regressor(_model_struct(model), N, D, qs, order, base, len(base), out))
+    return out
+
+
+def sensitivities_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
+                        wrenches: dict[int, np.ndarray], order: int) -> np.ndarray:
+    """``d tau^(k)/d q^(j)`` of one chunk, (S, N, n, n) with the S = (order+1)(order+6)/2 pairs
+    (k, j) in the order of :func:`hodyn_cli.sensitivities.dataset_names`:
+    :func:`hodyn_cli.sensitivities.complex_step`."""
+    N, D, qs = _samples(model, qs, order + 3)
+    n = model.n
+    base = _base(base, N, order)
+    W = _dense_wrenches(wrenches, N, n, order)
+    out = np.empty(((order + 1) * (order + 6) // 2, N, n, n))
+    _check(_library().hodyn_sensitivities(_model_struct(model), N, D, qs, order, base, len(base),
+                                          _ptr(W), out))
     return out
 
 

@@ -28,25 +28,44 @@ void hk_joint_adjoint(const Consts *c, int i, vd q, AdjointV *Ad) {
 }
 
 void hk_transport_down(const Consts *c, int i, const vd *Q, const AdjointV *Ad, const vd *in,
-                       int K1, vd *out) {
+                       int K1, int z, vd *out) {
     const int n = c->n, rev = c->m->revolute[i];
     const double *X = c->m->X + 6 * i;
-    vd a[K1][K1][6], Na[K1][K1][6];
-    for (int m = 0; m < K1; m++) {
+    vd a[K1][K1][6], Na[K1][K1][6];  /* a[k][m] = 0 where m + k < z: never read */
+    for (int m = z; m < K1; m++) {
         vad_apply(Ad, in + 6 * m, a[0][m]);
         if (K1 > 1) vjoint_ad(X, rev, a[0][m], Na[0][m]);
     }
     for (int k = 1; k < K1; k++)
-        for (int m = 0; m + k < K1; m++) {
+        for (int m = k < z ? z - k : 0; m + k < K1; m++) {
             for (int e = 0; e < 6; e++) a[k][m][e] = a[k - 1][m + 1][e];
-            for (int j = 0; j < k; j++) {
+            for (int j = 0; j < k && m + k - 1 - j >= z; j++) {
                 const vd w = BINOM[k - 1][j] * Q[(j + 1) * n + i];
                 for (int e = 0; e < 6; e++) a[k][m][e] -= w * Na[k - 1 - j][m][e];
             }
             if (k + 1 < K1) vjoint_ad(X, rev, a[k][m], Na[k][m]);
         }
     for (int k = 0; k < K1; k++)
-        for (int e = 0; e < 6; e++) out[6 * k + e] = a[k][0][e];
+        for (int e = 0; e < 6; e++) out[6 * k + e] = k < z ? (vd){0} : a[k][0][e];
+}
+
+void hk_jacobian_columns(const Consts *c, int r1, const vd *Q, const AdjointV *Ad, vd *J) {
+    const int n = c->n;
+    const size_t jet = (size_t)6 * r1;
+    for (int b = 0; b < n; b++) {
+        const int p = c->m->parent[b];
+        const uint8_t *anc = c->m->anc + (size_t)b * n;
+        for (int a = 0; a < n; a++) {
+            if (!anc[a]) continue;
+            vd *Ja = J + jet * ((size_t)n * b + a);
+            if (a == b) {
+                memset(Ja, 0, sizeof(vd) * jet);
+                for (int e = 0; e < 6; e++) Ja[e] = (vd){0} + c->m->X[6 * b + e];
+            } else {
+                hk_transport_down(c, b, Q, &Ad[b], J + jet * ((size_t)n * p + a), r1, 0, Ja);
+            }
+        }
+    }
 }
 
 void hk_transport_up(const Consts *c, int i, const vd *Q, const AdjointV *Ad, const vd *in,
@@ -79,7 +98,7 @@ void hk_forward(const Consts *c, int K1, const vd *Q, const vd *base, AdjointV *
         const double *X = c->m->X + 6 * i;
         hk_joint_adjoint(c, i, Q[i], &Ad[i]);
         vd *Vi = V + (size_t)6 * K1 * i;
-        hk_transport_down(c, i, Q, &Ad[i], p < 0 ? base : V + (size_t)6 * K1 * p, K1, Vi);
+        hk_transport_down(c, i, Q, &Ad[i], p < 0 ? base : V + (size_t)6 * K1 * p, K1, 0, Vi);
         for (int k = 0; k < K1; k++)
             for (int e = 0; e < 6; e++) Vi[6 * k + e] += X[e] * Q[(k + 1) * n + i];
     }

@@ -187,10 +187,15 @@ static inline vd cdot6(const double *a, const vd *b) {
 /* Ad_{C_{i,p}} of body i at its joint value q (lanes) */
 void hk_joint_adjoint(const Consts *c, int i, vd q, AdjointV *Ad);
 
-/* d^k/dt^k (Ad_{C_{i,p}} x(t)), k < K1, from x's derivatives in[K1][6]: the a-table of
- * body_fixed.py (Q[k * n + i] = q_i^(k)); out[K1][6] */
+/* d^k/dt^k (Ad_{C_{i,p}} x(t)), k < K1, from x's derivatives in[K1][6] whose orders below z
+ * are zero: the a-table of body_fixed.py (Q[k * n + i] = q_i^(k)); out[K1][6] */
 void hk_transport_down(const Consts *c, int i, const vd *Q, const AdjointV *Ad, const vd *in,
-                       int K1, vd *out);
+                       int K1, int z, vd *out);
+
+/* The body Jacobians' columns and their derivatives, J[b][a][r1][6] for a = b or an
+ * ancestor of b (other entries untouched): J_b[:, b] = X_b, J_b[:, a] = d^k(Ad_{C_{b,p}}
+ * J_p[:, a]), the columns' jets coming down the tree like the twists */
+void hk_jacobian_columns(const Consts *c, int r1, const vd *Q, const AdjointV *Ad, vd *J);
 
 /* d^k/dt^k (Ad_{C_{i,p}}^T y(t)), k < r1, from y's derivatives in[r1][6], added to out[r1][6]:
  * the b-table of body_fixed.py */

@@ -7,8 +7,7 @@
  * tau_c = sum_b J_b[:, c]^T F_b (J_b the body Jacobian of b in its own frame, columns c on the
  * path to the root), so
  *   Y^(k)[c][10 b + p] = sum_j C(k,j) J_b[:, c]^(j) . A_b^(k-j)[:, p]
- * The columns J_b[:, c] = Ad_{C_{b,c}} X_c and their derivatives come down the tree like the
- * twists: J_b[:, b] = X_b (constant), J_b[:, c] = d^k(Ad_{C_{b,p}} J_p[:, c]) (the a-table). */
+ * The columns J_b[:, c] = Ad_{C_{b,c}} X_c and their derivatives: hk_jacobian_columns. */
 #include "kernel.h"
 
 /* E_p x, p = (m, mcx, mcy, mcz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz), x = (w; v): the inertia of
@@ -67,20 +66,10 @@ int hodyn_regressor(const HModel *m, int64_t N, int D, const double *qs, int ord
         hk_gather(qs, (int64_t)D * n, lane_s, nq, Q);
         if (base_rows > 1) hk_gather(base, 6 * K1, lane_s, 6 * K1, bv);
         hk_forward(&c, K1, Q, bv, Ad, V);
+        hk_jacobian_columns(&c, r1, Q, Ad, J);
         for (int b = 0; b < n; b++) {
-            const int p = m->parent[b];
             const uint8_t *anc = m->anc + (size_t)b * n;
-            vd *Jb = J + jet * n * b;
-            for (int col = 0; col < n; col++) {
-                if (!anc[col]) continue;
-                vd *Jc = Jb + jet * col;
-                if (col == b) {
-                    memset(Jc, 0, sizeof(vd) * jet);
-                    for (int e = 0; e < 6; e++) Jc[e] = (vd){0} + m->X[6 * b + e];
-                } else {
-                    hk_transport_down(&c, b, Q, &Ad[b], J + jet * (n * p + col), r1, Jc);
-                }
-            }
+            const vd *Jb = J + jet * n * b;
             body_regressor(V + (size_t)6 * K1 * b, r1, A);
             for (int k = 0; k < r1; k++)
                 for (int col = 0; col < n; col++) {
