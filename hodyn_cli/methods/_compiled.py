@@ -269,9 +269,11 @@ def eom_matrices_chunk(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
     n = model.n
     u_root = _rows(base[:, 1], N)
     W = _dense_wrenches(wrenches, N, n, r)
-    M, C = np.empty((N, r + 1, n, n)), np.empty((N, r + 1, n, n))
-    Cbar = np.zeros((N, r + 1, n, n))
-    g, Q = np.empty((N, r + 1, n)), np.empty((N, r + 1, n))
+    # each derivative order in one block of all samples: [:, k] of the result is contiguous
+    M, C, Cbar = (np.empty((r + 1, N, n, n)) for _ in range(3))
+    if not with_cbar:
+        Cbar = np.zeros_like(Cbar)
+    g, Q = np.empty((r + 1, N, n)), np.empty((r + 1, N, n))
     _check(_library().hodyn_closed_form(_model_struct(model), N, D, qs, r, u_root, len(u_root),
                                         _ptr(W), M, C, _ptr(Cbar) if with_cbar else None, g, Q))
-    return EOMMatrices(M, C, Cbar, g, Q)
+    return EOMMatrices(*(np.swapaxes(a, 0, 1) for a in (M, C, Cbar, g, Q)))

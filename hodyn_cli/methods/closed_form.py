@@ -52,7 +52,7 @@ import numpy as np
 from hodyn_cli import lie
 from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.methods import _compiled
-from hodyn_cli.methods.common import GRAVITY, chunks, relative_adjoint, solve_in_chunks
+from hodyn_cli.methods.common import CHUNK, GRAVITY, chunks, relative_adjoint, solve_in_chunks
 from hodyn_cli.model import Model
 from hodyn_cli.trajectory import Trajectory
 
@@ -210,7 +210,11 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
 def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
              ) -> EOMMatrices:
     """The EOM matrices and their first ``order`` derivatives along a trajectory."""
+    # the kernel's memory is per lockstep group: one call, no chunks to concatenate
+    size = trajectory.n_samples if _compiled.available() else CHUNK
     parts = [eom_matrices(model, qs, order, base, wrenches)
-             for _, qs, base, wrenches in chunks(model, trajectory, order, gravity)]
+             for _, qs, base, wrenches in chunks(model, trajectory, order, gravity, max(size, 1))]
+    if len(parts) == 1:
+        return parts[0]
     return EOMMatrices(*(np.concatenate([getattr(e, f) for e in parts]) for f in
                          ("M", "C", "Cbar", "g", "Q_ext")))

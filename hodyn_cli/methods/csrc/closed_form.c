@@ -10,7 +10,8 @@
  *   Q^(k) with W.
  * The root is at rest with acceleration u_root[u_rows][6], shared (u_rows = 1) or per
  * sample (u_rows = N): gravity as base acceleration.
- * Outputs (zeroed here): Mo, Co, Cbo (or NULL) [N][r+1][n][n]; go, Qo [N][r+1][n]. */
+ * Outputs, each derivative order a block of all samples: Mo, Co, Cbo (or NULL)
+ * [r+1][N][n][n]; go, Qo [r+1][N][n]. */
 #include "kernel.h"
 
 static inline void vmatvec(const vd *A, const vd *x, vd *out) {  /* vd 6x6 times vd */
@@ -189,17 +190,16 @@ int hodyn_closed_form(const HModel *m, int64_t N, int D, const double *qs, int r
         for (int k = 0; k < r1; k++)                 /* mirror M's lower triangle */
             for (int a = 0; a < n; a++)
                 for (int b = 0; b < a; b++) Ms[((size_t)k * n + a) * n + b] = Ms[((size_t)k * n + b) * n + a];
-        for (int l = 0; l < LANES && s0 + l < N; l++) {  /* scatter the group's lanes */
-            const size_t s = (size_t)(s0 + l);
-            for (size_t e = 0; e < mat; e++) {
-                Mo[s * mat + e] = Ms[e][l];
-                Co[s * mat + e] = Cs[e][l];
-                if (with_cbar) Cbo[s * mat + e] = Cbs[e][l];
-            }
-            for (size_t e = 0; e < vec; e++) { go[s * vec + e] = gs[e][l]; Qo[s * vec + e] = Qs[e][l]; }
+        for (int k = 0; k < r1; k++) {  /* derivative order k of every sample in one block */
+            const size_t nn = (size_t)n * n;
+            hk_scatter(Ms + k * nn, (int64_t)nn, s0, N, (int64_t)nn, Mo + k * N * nn);
+            hk_scatter(Cs + k * nn, (int64_t)nn, s0, N, (int64_t)nn, Co + k * N * nn);
+            if (with_cbar) hk_scatter(Cbs + k * nn, (int64_t)nn, s0, N, (int64_t)nn, Cbo + k * N * nn);
+            hk_scatter(gs + k * n, n, s0, N, n, go + k * N * n);
+            hk_scatter(Qs + k * n, n, s0, N, n, Qo + k * N * n);
         }
     }
     free(J); free(MJ); free(G); free(H); free(U); free(Q); free(Acc);
-    return 0;
+    return HK_OK;
 }
 
