@@ -24,7 +24,8 @@ from hodyn_cli.methods.model_data import model_data
 from hodyn_cli.model import Model
 
 __all__ = ["MAX_ORDER", "ABI", "VARIANTS", "available", "backend", "variants", "use",
-           "inverse_dynamics_chunk", "eom_matrices_chunk", "regressor_chunk", "sensitivities_chunk"]
+           "inverse_dynamics_chunk", "eom_matrices_chunk", "regressor_chunk",
+           "sensitivities_chunk", "elastic_chunk"]
 
 MAX_ORDER = 22  # MAXK - 2 in kernel.h
 ABI = 4  # HODYN_KERNEL_ABI in kernel.h: the argument lists below
@@ -34,6 +35,8 @@ VARIANTS = {"avx512": ("_kernel_avx512", 2), "avx2": ("_kernel_avx2", 1),
             "portable": ("_kernel", 0)}
 
 _dbl = np.ctypeslib.ndpointer(dtype=np.float64, flags="C_CONTIGUOUS")
+_i32 = np.ctypeslib.ndpointer(dtype=np.int32, flags="C_CONTIGUOUS")
+_u8 = np.ctypeslib.ndpointer(dtype=np.uint8, flags="C_CONTIGUOUS")
 _opt = ctypes.c_void_p  # a float64 array or None
 _i64, _int = ctypes.c_int64, ctypes.c_int
 
@@ -55,6 +58,8 @@ SIGNATURES = {
                           _dbl],
     "hodyn_regressor": [_i64, _int, _dbl, _int, _dbl, _i64, _dbl],
     "hodyn_sensitivities": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _dbl],
+    "hodyn_elastic": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _u8, _dbl, _dbl, _dbl, _dbl,
+                      _i32, _int, _i32, _u8, _u8, _int, _dbl, _dbl, _dbl],
 }
 
 _forced: str | None = None  # set by use()
@@ -248,6 +253,31 @@ def sensitivities_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
     _check(_library().hodyn_sensitivities(_model_struct(model), N, D, qs, order, base, len(base),
                                           _ptr(W), out))
     return out
+
+
+def elastic_chunk(model: Model, drives, req, qs: np.ndarray, base: np.ndarray,
+                  wrenches: dict[int, np.ndarray], order: int):
+    """u, theta (N, order+3, n) and tau_m (N, order+1, n) of the full elastic model on one
+    chunk: :func:`hodyn_cli.elastic.solve_full` (``drives``: :class:`hodyn_cli.drives.Drives`,
+    ``req``: :class:`hodyn_cli.elastic.Requirements`)."""
+    R = int(req.u_orders.max())
+    N, D, qs = _samples(model, qs, R + 3)
+    n = model.n
+    base = _base(base, N, R)
+    W = _dense_wrenches(wrenches, N, n, R)
+    pairs = np.argwhere(req.accel | req.speed).astype(np.int32)  # (i, c), sorted by i
+    driven = drives.driven
+    u, theta = np.empty((N, order + 3, n)), np.empty((N, order + 3, n))
+    taum = np.empty((N, order + 1, n))
+    _check(_library().hodyn_elastic(
+        _model_struct(model), N, D, qs, R, base, len(base), _ptr(W), driven.astype(np.uint8),
+        np.where(driven, drives.gear_ratio, 1.0), np.where(driven, drives.stiffness, 1.0),
+        np.ascontiguousarray(drives.inertia, dtype=np.float64),
+        np.ascontiguousarray(drives.rotor_axis, dtype=np.float64),
+        np.ascontiguousarray(req.u_orders, dtype=np.int32), len(pairs), np.ascontiguousarray(pairs),
+        req.accel[tuple(pairs.T)].astype(np.uint8), req.speed[tuple(pairs.T)].astype(np.uint8),
+        order, u, theta, taum))
+    return u, theta, taum
 
 
 def _dense_wrenches(wrenches: dict[int, np.ndarray] | None, N: int, n: int, order: int):
