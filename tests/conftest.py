@@ -12,6 +12,11 @@ import pytest
 from hodyn_cli.trajectory import Trajectory, cosine
 from hodyn_cli.urdf import load_model
 
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: takes more than ~5 s")
+
+
 # the tests never touch the user's model cache (~/.cache/hodyn)
 os.environ["HODYN_CACHE_DIR"] = tempfile.mkdtemp(prefix="hodyn-test-cache-")
 

@@ -25,7 +25,6 @@
 typedef double vd __attribute__((vector_size(LANES * sizeof(double))));
 
 #define MAXK 24 /* twist derivative orders 0..MAXK-1: torque order <= MAXK - 2 */
-#define MAXN 1024 /* bodies */
 
 /* Bumped whenever an entry point's arguments or meaning change: _compiled.py refuses a
  * library built from other sources (a stale build) and falls back to numpy. */

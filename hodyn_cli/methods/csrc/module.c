@@ -58,7 +58,7 @@ int hodyn_cpu_level(void) {
  * first (so that no index leaves [0, n)), N >= 0 samples, D >= need_D derivative orders of
  * q, an order the tables hold, and 1 or N rows of a per-sample input (rows < 0: none). */
 int hk_check(const HModel *m, int64_t N, int D, int need_D, int order, int64_t rows) {
-    if (!m || m->n < 1 || m->n > MAXN) return HK_MODEL;
+    if (!m || m->n < 1) return HK_MODEL;
     for (int i = 0; i < m->n; i++) {
         if (m->parent[i] < -1 || m->parent[i] >= i) return HK_MODEL;
         if (m->revolute[i] != 0 && m->revolute[i] != 1) return HK_MODEL;
