@@ -32,11 +32,11 @@ CASES = [("compute", "rigid", 2), ("elastic", "reflected", 0), ("elastic", "refl
 
 def measure(command: str, kind: str, order: int, samples: int, repeat: int) -> dict:
     """Best time of ``repeat`` runs of one case, in this process."""
-    from hodyn_cli import elastic
-    from hodyn_cli.drives import read_drives
-    from hodyn_cli.methods import inverse_dynamics
-    from hodyn_cli.trajectory import cosine
-    from hodyn_cli.urdf import load_model
+    from hodyn_cli.algorithms import elastic
+    from hodyn_cli.algorithms.methods import inverse_dynamics
+    from hodyn_cli.core.trajectory import cosine
+    from hodyn_cli.modeling.drives import read_drives
+    from hodyn_cli.modeling.urdf import load_model
 
     model = load_model(ROOT / "urdf" / "iiwa14.urdf")
     drives = read_drives(ROOT / "urdf" / "iiwa14_drives.toml", model)

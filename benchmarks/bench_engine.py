@@ -53,7 +53,7 @@ def pinocchio_loop(peer: str, h5: str) -> None:
     import pinocchio as pin
 
     from hodyn_cli.io import read_trajectory
-    from hodyn_cli.urdf import load_model
+    from hodyn_cli.modeling.urdf import load_model
 
     traj = read_trajectory(h5, load_model(URDF), need=3)
     pm = pin.buildModelFromUrdf(str(URDF))
@@ -88,9 +88,9 @@ def run(args: list[str]) -> tuple[float, float, str]:
 
 def make_input(N: int, path: Path) -> None:
     """In a subprocess (this process stays small): the HDF5 input, q and 5 derivatives."""
+    from hodyn_cli.core.trajectory import cosine
     from hodyn_cli.io import write_trajectory
-    from hodyn_cli.trajectory import cosine
-    from hodyn_cli.urdf import load_model
+    from hodyn_cli.modeling.urdf import load_model
 
     model = load_model(URDF)
     write_trajectory(str(path), cosine(model.joint_names, np.linspace(0, N / 100, N),
@@ -110,7 +110,7 @@ def main() -> None:
         return make_input(args.samples, Path(args.make))
     if args.pinocchio:
         return pinocchio_loop(*args.pinocchio)
-    from hodyn_cli.methods import _compiled
+    from hodyn_cli.algorithms.methods import _compiled
 
     N = args.samples
     work = Path(tempfile.mkdtemp(prefix="hodyn-bench-"))

@@ -40,11 +40,11 @@ CASES = {
 
 
 def setup(dof: int, N: int):
-    from hodyn_cli.ik import LinkMotion
-    from hodyn_cli.kinematics import link_kinematics
-    from hodyn_cli.locking import lock
-    from hodyn_cli.trajectory import cosine
-    from hodyn_cli.urdf import load_model
+    from hodyn_cli.algorithms.ik import LinkMotion
+    from hodyn_cli.algorithms.kinematics import link_kinematics
+    from hodyn_cli.core.trajectory import cosine
+    from hodyn_cli.modeling.locking import lock
+    from hodyn_cli.modeling.urdf import load_model
 
     model = load_model(URDF)
     if dof == 6:
@@ -82,8 +82,8 @@ def pinocchio_peer(model, traj, lk):
 
 
 def run_case(name: str, N: int, repeat: int) -> dict:
-    from hodyn_cli.ik import inverse_kinematics
-    from hodyn_cli.kinematics import link_kinematics
+    from hodyn_cli.algorithms.ik import inverse_kinematics
+    from hodyn_cli.algorithms.kinematics import link_kinematics
 
     dof, kind, task = CASES[name]
     model, traj, lk, motion = setup(dof, N)

@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-from hodyn_cli.methods import GRAVITY, METHODS, body_fixed, inverse_dynamics
-from hodyn_cli.methods.common import solve_in_chunks
-from hodyn_cli.trajectory import cosine
-from hodyn_cli.urdf import load_model
+from hodyn_cli.algorithms.methods import GRAVITY, METHODS, body_fixed, inverse_dynamics
+from hodyn_cli.algorithms.methods.common import solve_in_chunks
+from hodyn_cli.core.trajectory import cosine
+from hodyn_cli.modeling.urdf import load_model
 
 ROOT = Path(__file__).resolve().parents[1]
 

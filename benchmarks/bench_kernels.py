@@ -23,11 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
-from hodyn_cli import elastic, regressor, sensitivities
-from hodyn_cli.drives import read_drives
-from hodyn_cli.methods import _compiled, closed_form, inverse_dynamics
-from hodyn_cli.trajectory import Trajectory, cosine
-from hodyn_cli.urdf import load_model
+from hodyn_cli.algorithms import elastic, regressor, sensitivities
+from hodyn_cli.algorithms.methods import _compiled, closed_form, inverse_dynamics
+from hodyn_cli.core.trajectory import Trajectory, cosine
+from hodyn_cli.modeling.drives import read_drives
+from hodyn_cli.modeling.urdf import load_model
 
 ROOT = Path(__file__).resolve().parents[1]
 URDF = ROOT / "urdf" / "iiwa14.urdf"

@@ -47,7 +47,7 @@ def pinocchio_case(h5: str) -> None:
     import pinocchio as pin
 
     from hodyn_cli.io import read_trajectory
-    from hodyn_cli.urdf import load_model
+    from hodyn_cli.modeling.urdf import load_model
 
     traj = read_trajectory(h5, load_model(URDF), need=3)
     pm = pin.buildModelFromUrdf(str(URDF))
@@ -70,9 +70,9 @@ def pinocchio_run(h5: Path) -> tuple[float, float]:
 
 def make_files(N: int, work: str) -> None:
     """In a subprocess: write the HDF5 and CSV inputs."""
+    from hodyn_cli.core.trajectory import cosine
     from hodyn_cli.io import write_trajectory
-    from hodyn_cli.trajectory import cosine
-    from hodyn_cli.urdf import load_model
+    from hodyn_cli.modeling.urdf import load_model
 
     model = load_model(URDF)
     traj = cosine(model.joint_names, np.linspace(0, N / 100, N), amplitude=0.5, omega=1.3,

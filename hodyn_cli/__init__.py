@@ -1,20 +1,21 @@
 """hodyn: joint torques of a prescribed motion and their time derivatives.
 
-The library is layered so that dependencies point one way::
+The package is layered; dependencies point one way (each subpackage's docstring says what it
+may import; ``tests/test_layers.py`` checks it)::
 
-    lie  <-  model  <-  {model_cache, urdf, drives, locking, mimic}
-    trajectory  <-  {io/, estimate}
-    {lie, model, trajectory}  <-  methods/  <-  {kinematics, elastic, validate  <-  report}
-    methods/  <-  ik  <-  io/motion
-    {io/, methods/, kinematics, elastic, regressor, sensitivities, ik}  <-  jobs  <-  api
-    stream  <-  batch;  everything  <-  cli/
+    core  <-  modeling  <-  algorithms  <-  api  <-  pipeline  <-  cli
+    core  <-  io  <-  pipeline
 
-The command line (``hodyn_cli.cli``) is a thin layer over this library; nothing
-here imports typer or rich. The Python API (:mod:`hodyn_cli.api`, docs/python.md) is
-available at the top: ``hodyn_cli.load_robot``, ``hodyn_cli.inverse_dynamics``, ``forward_kinematics``,
-``matrices``, ``validate_motion``, ``elastic_dynamics``, ``dynamic_regressor``,
-``torque_sensitivities``, ``inverse_kinematics``
-(imported on first use, so ``import hodyn_cli`` stays fast).
+:mod:`~hodyn_cli.core` (SE(3), the model, trajectories), :mod:`~hodyn_cli.modeling` (URDF,
+locks, mimic joints, drives), :mod:`~hodyn_cli.algorithms` (inverse dynamics of any order by
+three methods, kinematics, IK, elastic joints, regressor, sensitivities, ...), :mod:`~hodyn_cli.api`
+(the Python API), :mod:`~hodyn_cli.io` (files; knows no algorithm), :mod:`~hodyn_cli.pipeline`
+(jobs per chunk, streaming, many files, Dask), :mod:`~hodyn_cli.cli` (the ``hodyn`` command).
+Nothing but the command line imports typer or rich. The Python API (docs/python.md) is
+available at the top: ``hodyn_cli.load_robot``, ``hodyn_cli.inverse_dynamics``,
+``forward_kinematics``, ``matrices``, ``validate_motion``, ``elastic_dynamics``,
+``dynamic_regressor``, ``torque_sensitivities``, ``inverse_kinematics`` (imported on first use,
+so ``import hodyn_cli`` stays fast).
 """
 
 __version__ = "0.1.0"

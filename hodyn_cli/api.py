@@ -1,8 +1,17 @@
 """The Python API: the command line's capabilities on plain arrays (see docs/python.md).
 
-Joint values come as (N, n) or (n,) arrays in the model's joint order (``robot.joint_names``)
-or as dicts keyed by joint name; results are :class:`Result` objects whose fields (``tau``,
-``taud``, ...) are (N, n) arrays, or (n,) when the input was one sample.
+Every function takes the robot (:func:`load_robot`) and the motion, either as a
+:class:`~hodyn_cli.core.trajectory.Trajectory` or as q, qd, qdd, ... arrays: (N, m) or (m,) in
+the order of ``robot.coordinate_names`` (the independent joints: a ``<mimic>`` joint follows
+its leader and has no values of its own), or dicts keyed by joint name. Results are
+:class:`Result` objects whose fields (``tau``, ``taud``, ...) are (N, ...) arrays, or one
+sample's when the input was one sample; joint-indexed axes are in ``robot.coordinate_names``
+order (``result.joint_names``).
+
+This layer calls the algorithms (:mod:`hodyn_cli.algorithms`) and does what every caller
+needs around them: checking and shaping the inputs, imposing mimic joints (the recursions run
+on all joints; results are projected onto the independent ones) and naming the results. The
+command line's jobs (:mod:`hodyn_cli.pipeline.jobs`) are built on it.
 """
 
 from __future__ import annotations
@@ -12,18 +21,19 @@ from pathlib import Path
 
 import numpy as np
 
+from hodyn_cli.core.gravity import GRAVITY
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name, rate_name
 from hodyn_cli.errors import HodynError
-from hodyn_cli.methods import GRAVITY
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory, Wrenches, derivative_name
 
-__all__ = ["Result", "load_robot", "inverse_dynamics", "forward_kinematics", "matrices", "validate_motion",
-           "elastic_dynamics", "dynamic_regressor", "torque_sensitivities", "joint_trajectory",
-           "inverse_kinematics"]
+__all__ = ["Result", "load_robot", "joint_trajectory", "inverse_dynamics", "forward_kinematics",
+           "centre_of_mass", "inverse_kinematics", "matrices", "validate_motion", "elastic_dynamics",
+           "dynamic_regressor", "torque_sensitivities"]
 
 
 class Result(Mapping):
-    """Named arrays: ``result.tau`` or ``result["tau"]``; ``list(result)`` gives the names."""
+    """Named arrays: ``result.tau`` or ``result["tau"]``; ``list(result)`` gives the names.
+    ``joint_names``: the order of the joint axes of the arrays."""
 
     def __init__(self, fields: dict[str, np.ndarray], joint_names: tuple[str, ...]):
         self._fields, self.joint_names = dict(fields), joint_names
@@ -52,19 +62,22 @@ def load_robot(path: str | Path, *, strict: bool = False, xacro_args: dict | Non
                lock: dict[str, float] | None = None) -> Model:
     """The model of a URDF (or ``.xacro``) file, as the command line loads it: ``strict``
     (URDF warnings are errors), ``xacro_args`` (``{name: value}``), ``lock`` (``{joint:
-    value}``: held fixed, see :mod:`hodyn_cli.locking`)."""
-    from hodyn_cli.locking import lock as lock_joints
-    from hodyn_cli.urdf import load_model
+    value}``: held fixed, see :mod:`hodyn_cli.modeling.locking`)."""
+    from hodyn_cli.modeling.locking import lock as lock_joints
+    from hodyn_cli.modeling.urdf import load_model
 
     return lock_joints(load_model(path, strict=strict, xacro_args=xacro_args), lock or {})
 
 
+# -- inputs ------------------------------------------------------------------------------
+
+
 def _joint_array(robot: Model, name: str, value) -> np.ndarray:
-    """(N, n) from (N, n), (n,) or {joint: values}."""
-    names = robot.coordinate_names  # mimic joints follow their leaders: no values for them
+    """(N, m) from (N, m), (m,) or {joint: values} (mimic joints' keys are ignored)."""
+    names = robot.coordinate_names
     n = len(names)
     if isinstance(value, Mapping):
-        unknown = [k for k in value if k not in names]
+        unknown = [k for k in value if k not in robot.joint_names]
         if unknown:
             raise HodynError(f"{name}: the model has no joint '{unknown[0]}' (joints: "
                              f"{', '.join(names)})")
@@ -88,7 +101,7 @@ def _joint_array(robot: Model, name: str, value) -> np.ndarray:
 
 
 def joint_trajectory(robot: Model, *derivatives, t=None, wrenches: Mapping | None = None,
-               **named) -> Trajectory:
+                     **named) -> Trajectory:
     """A :class:`Trajectory` from q, qd, qdd, ... given in order, or by name (``qddd=...``).
 
     ``wrenches``: ``{link: (N, D, 6) array}`` of W, Wd, ... exerted by the link on its
@@ -114,146 +127,280 @@ def joint_trajectory(robot: Model, *derivatives, t=None, wrenches: Mapping | Non
     tt = None if t is None else np.atleast_1d(np.asarray(t, dtype=float))
     if tt is not None and tt.shape != (N,):
         raise HodynError(f"t: expected {N} times, got shape {tt.shape}")
-    W = None
-    if wrenches:
-        W = {}
-        for link, w in wrenches.items():
-            if link not in robot.links:
-                raise HodynError(f"wrenches: the model has no link '{link}'")
-            w = np.asarray(w, dtype=float)
-            w = w.reshape(1, *w.shape) if w.ndim == 2 and N == 1 else w
-            if w.ndim != 3 or w.shape[0] != N or w.shape[2] != 6:
-                raise HodynError(f"wrenches['{link}']: expected shape ({N}, D, 6) (W, Wd, ...), "
-                                 f"got {w.shape}")
-            W[link] = w
-        W = Wrenches(W)
-    return Trajectory(robot.coordinate_names, np.stack(arrays, axis=1), tt, W)
+    return Trajectory(robot.coordinate_names, np.stack(arrays, axis=1), tt,
+                      _wrenches(robot, wrenches, N))
 
 
-def _shaped(fields: dict, single: bool, robot: Model) -> Result:
-    return Result({k: (v[0] if single else v) for k, v in fields.items() if k != "t"},
-                  robot.coordinate_names)
+def _wrenches(robot: Model, wrenches: Mapping | None, N: int) -> Wrenches | None:
+    if not wrenches:
+        return None
+    W = {}
+    for link, w in wrenches.items():
+        if link not in robot.links:
+            raise HodynError(f"wrenches: the model has no link '{link}'")
+        w = np.asarray(w, dtype=float)
+        w = w.reshape(1, *w.shape) if w.ndim == 2 and N == 1 else w
+        if w.ndim != 3 or w.shape[0] != N or w.shape[2] != 6:
+            raise HodynError(f"wrenches['{link}']: expected shape ({N}, D, 6) (W, Wd, ...), "
+                             f"got {w.shape}")
+        W[link] = w
+    return Wrenches(W)
 
 
-def _single(derivatives, named) -> bool:
-    """True when q was one sample: (n,) or a dict of scalars."""
-    first = derivatives[0] if derivatives else named.get("q")
-    if isinstance(first, Mapping):
-        return np.ndim(next(iter(first.values()), 0.0)) == 0
-    return np.ndim(first) == 1
+class _Motion:
+    """The motion an API function was given, over the independent joints (``coordinates``)
+    and over all joints (``full``: mimic joints expanded), and whether it was one sample."""
+
+    def __init__(self, robot: Model, derivatives, named, *, t=None, wrenches=None):
+        from hodyn_cli.modeling import mimic
+
+        if derivatives and isinstance(derivatives[0], Trajectory):
+            if len(derivatives) > 1 or named or t is not None or wrenches:
+                raise HodynError("give a Trajectory alone, or q, qd, ... arrays")
+            self.coordinates, self.single = derivatives[0], False
+        else:
+            self.coordinates = joint_trajectory(robot, *derivatives, t=t, wrenches=wrenches,
+                                                **named)
+            first = derivatives[0] if derivatives else named.get("q")
+            if isinstance(first, Mapping):
+                self.single = np.ndim(next(iter(first.values()), 0.0)) == 0
+            else:
+                self.single = np.ndim(first) == 1
+        if self.coordinates.joint_names != robot.coordinate_names:
+            raise HodynError(f"the trajectory's joints {self.coordinates.joint_names} are not the "
+                             f"robot's {robot.coordinate_names}")
+        self.full = mimic.expand(robot, self.coordinates)
+        self.robot = robot
+
+    def result(self, fields: dict[str, np.ndarray], joint_names=None) -> Result:
+        return Result({k: (v[0] if self.single else v) for k, v in fields.items()},
+                      self.robot.coordinate_names if joint_names is None else joint_names)
 
 
-def _run(job, robot: Model, derivatives, named, **trajectory_options) -> Result:
-    """A job (the command line's, :mod:`hodyn_cli.jobs`) on the given joint values."""
-    traj = joint_trajectory(robot, *derivatives, **trajectory_options, **named)
-    return _shaped(job(traj), _single(derivatives, named), robot)
+def _series(base: str, value: np.ndarray) -> dict[str, np.ndarray]:
+    """(N, K+1, ...) -> ``{base: [:, 0], based: [:, 1], ...}``."""
+    return {derivative_name(base, k): value[:, k] for k in range(value.shape[1])}
+
+
+def _rates(base: str, value: np.ndarray) -> dict[str, np.ndarray]:
+    """(N, K+1, ...) -> ``{base: [:, 0], base_d: [:, 1], ...}`` (matrix-valued quantities)."""
+    return {rate_name(base, k): value[:, k] for k in range(value.shape[1])}
+
+
+# -- the capabilities ------------------------------------------------------------------------
 
 
 def inverse_dynamics(robot: Model, *derivatives, order: int = 2, method: str = "body-fixed",
                      gravity=GRAVITY, t=None, wrenches: Mapping | None = None,
-                     **named) -> Result:
+                     joint_wrenches: bool = False, base_wrench: bool = False, **named) -> Result:
     """tau and its first ``order`` time derivatives: fields ``tau, taud, ...``.
 
-    Give q and its derivatives up to order + 2 (positionally or by name).
+    Give q and its derivatives up to order + 2 (positionally or by name). With
+    ``joint_wrenches``, also ``F`` (N, order+1, nb, 6): per moving body (``robot.link_names``)
+    the wrench (moment; force) its parent exerts on it through its joint, in its frame, and
+    the derivatives. With ``base_wrench``, also ``W``, ``Wd``, ... (N, 6): the wrench the root
+    link exerts on its mount or supports, root link frame (docs/floating.md). A
+    :class:`Trajectory` with a ``base`` (:class:`~hodyn_cli.core.trajectory.BaseMotion`) makes
+    the root a free body moving so.
     """
-    from hodyn_cli.jobs import TorqueJob
+    from hodyn_cli.algorithms import methods
+    from hodyn_cli.algorithms.methods import floating
+    from hodyn_cli.modeling import mimic
 
-    return _run(TorqueJob(robot, method, order, tuple(gravity)), robot, derivatives, named,
-                t=t, wrenches=wrenches)
+    m = _Motion(robot, derivatives, named, t=t, wrenches=wrenches)
+    if base_wrench or m.full.base is not None:
+        if joint_wrenches and m.full.base is not None:
+            raise HodynError("joint wrenches of a floating base are not supported yet")
+        tau, W = floating.inverse_dynamics(robot, m.full, method=method, order=order,
+                                           gravity=gravity)
+    else:
+        tau = methods.inverse_dynamics(robot, m.full, method=method, order=order, gravity=gravity)
+    fields = _series("tau", mimic.project(robot, tau))
+    if base_wrench:
+        fields |= _series("W", W)
+    if joint_wrenches:
+        fields["F"] = methods.joint_wrenches(robot, m.full, method=method, order=order,
+                                             gravity=gravity)
+    return m.result(fields)
 
 
 def forward_kinematics(robot: Model, link: str, *derivatives, order: int = 3, **named
                        ) -> Result:
-    """One link's pose and motion: fields ``p, R, Vs, Vsd, ..., Vb, ..., pd, pdd, ...``."""
-    from hodyn_cli.jobs import KinematicsJob
+    """One link's pose and motion: fields ``p`` (N, 3), ``R`` (N, 3, 3), the spatial twist
+    ``Vs``, ``Vsd``, ... and the body-fixed ``Vb``, ... (N, 6) to ``order``, and the velocity,
+    acceleration, ... of the link origin ``pd``, ``pdd``, ... (N, 3)."""
+    from hodyn_cli.algorithms.kinematics import link_kinematics
 
-    return _run(KinematicsJob(robot, link, order), robot, derivatives, named)
+    m = _Motion(robot, derivatives, named)
+    lk = link_kinematics(robot, m.full, link, order=order)
+    fields = {"p": lk.p, "R": lk.R, **_series("Vs", lk.Vs), **_series("Vb", lk.Vb),
+              **{derivative_name("p", k + 1): lk.pd[:, k] for k in range(lk.pd.shape[1])}}
+    return m.result(fields)
 
 
-def inverse_kinematics(robot: Model, link: str, motion: Mapping, *, t=None, task: str = "pose",
+def centre_of_mass(robot: Model, *derivatives, order: int = 1, **named) -> Result:
+    """The whole robot's (root link included) ``mass`` (N,), centre of mass ``com``, ``comd``,
+    ... (N, 3) to ``order + 1`` and centroidal momentum ``h``, ``hd``, ... (N, 6: angular about
+    the centre of mass; linear) to ``order``: root frame, or the world's for a Trajectory with
+    a floating ``base`` (:mod:`hodyn_cli.algorithms.momentum`)."""
+    from hodyn_cli.algorithms.momentum import centroidal
+
+    m = _Motion(robot, derivatives, named)
+    c = centroidal(robot, m.full, order=order)
+    return m.result({"mass": np.full(m.full.n_samples, c.mass), **_series("com", c.com),
+                     **_series("h", c.h)})
+
+
+def inverse_kinematics(robot: Model, link: str, motion, *, t=None, task: str = "pose",
                        q0=None, max_condition: float | None = None, on_singular: str = "error"
                        ) -> Result:
     """Joint motion that moves ``link`` as ``motion`` prescribes (``hodyn ik``).
 
-    ``motion`` has the fields :func:`forward_kinematics` returns: ``p``, ``R``, the twist
-    ``Vs``, ``Vsd``, ... (or body-fixed ``Vb``, ...) for a pose task, ``pd``, ``pdd``, ... for
-    a position task. Fields: ``q``, ``qd``, ... (one more order than the twists given) and
-    ``condition`` (the task Jacobian's condition number per sample); see
-    :mod:`hodyn_cli.ik` for the scheme (spatial paper, Algorithm 2).
+    ``motion``: a :class:`~hodyn_cli.core.motion.LinkMotion`, or the fields
+    :func:`forward_kinematics` returns: ``p``, ``R``, the twist ``Vs``, ``Vsd``, ... (or
+    body-fixed ``Vb``, ...) for a pose task, ``pd``, ``pdd``, ... for a position task. Fields:
+    ``q``, ``qd``, ... (one more order than the twists given) and ``condition`` (the task
+    Jacobian's condition number per sample); see :mod:`hodyn_cli.algorithms.ik` for the scheme
+    (spatial paper, Algorithm 2).
     """
-    from hodyn_cli.ik import MAX_CONDITION, LinkMotion
-    from hodyn_cli.ik import inverse_kinematics as solve
-    from hodyn_cli.methods.spatial import spatial_twists
+    from hodyn_cli.algorithms.ik import MAX_CONDITION
+    from hodyn_cli.algorithms.ik import inverse_kinematics as solve
+    from hodyn_cli.core.motion import LinkMotion
+
+    if not isinstance(motion, LinkMotion):
+        motion = _link_motion(motion, t)
+    res = solve(robot, motion, link, task=task, q0=q0,
+                max_condition=MAX_CONDITION if max_condition is None else max_condition,
+                on_singular=on_singular)
+    return Result({**_series("q", res.trajectory.derivatives), "condition": res.condition},
+                  robot.joint_names)
+
+
+def _link_motion(fields: Mapping, t):
+    from hodyn_cli.core.motion import LinkMotion
 
     def stacked(base: str, first: int, width: int):
         rows, k = [], first
-        while derivative_name(base, k) in motion:
-            rows.append(np.asarray(motion[derivative_name(base, k)], dtype=float).reshape(-1, width))
+        while derivative_name(base, k) in fields:
+            rows.append(np.asarray(fields[derivative_name(base, k)], dtype=float).reshape(-1, width))
             k += 1
         return np.stack(rows, axis=1) if rows else None
 
-    if "p" not in motion:
+    if "p" not in fields:
         raise HodynError("motion: no field 'p' (the link origin, as forward_kinematics gives it)")
-    p = np.asarray(motion["p"], dtype=float).reshape(-1, 3)
-    R = np.asarray(motion["R"], dtype=float).reshape(-1, 3, 3) if "R" in motion else None
-    Vs = stacked("Vs", 0, 6)
-    if Vs is None and R is not None and "Vb" in motion:
-        Vs = spatial_twists(R, p, stacked("Vb", 0, 6))
+    p = np.asarray(fields["p"], dtype=float).reshape(-1, 3)
+    R = np.asarray(fields["R"], dtype=float).reshape(-1, 3, 3) if "R" in fields else None
     t = None if t is None else np.atleast_1d(np.asarray(t, dtype=float))
-    res = solve(robot, LinkMotion(p, R, Vs, stacked("p", 1, 3), t), link, task=task, q0=q0,
-                max_condition=MAX_CONDITION if max_condition is None else max_condition,
-                on_singular=on_singular)
-    qs = res.trajectory.derivatives
-    return Result({**{derivative_name("q", k): qs[:, k] for k in range(qs.shape[1])},
-                   "condition": res.condition}, robot.joint_names)
+    return LinkMotion(p, R, stacked("Vs", 0, 6), stacked("p", 1, 3), t, stacked("Vb", 0, 6))
 
 
 def matrices(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,
              wrenches: Mapping | None = None, **named) -> Result:
-    """M, C, Cbar, g (and Q_ext) with their first ``order`` derivatives: fields ``M``,
-    ``M_d``, ..."""
-    from hodyn_cli.jobs import MatricesJob
+    """M, C, Cbar, g (and Q_ext when wrenches are given) with their first ``order``
+    derivatives: fields ``M``, ``M_d``, ..., ``C``, ..., ``Cbar``, ..., ``g``, ...; ``tau = M
+    qdd + C qd + g + Q_ext`` (docs/conventions.md says which C is which). A Trajectory with a
+    floating ``base``: size 6 + n, the root's body twist first (docs/floating.md)."""
+    from hodyn_cli.algorithms.methods import closed_form, floating
+    from hodyn_cli.modeling import mimic
 
-    return _run(MatricesJob(robot, order, tuple(gravity)), robot, derivatives, named,
-                wrenches=wrenches)
+    m = _Motion(robot, derivatives, named, wrenches=wrenches)
+    if m.full.base is not None:  # 6 + n: the root's body twist, then the joints
+        if mimic.active(robot):
+            raise HodynError("matrices of a floating base with <mimic> joints are not "
+                             "supported yet")
+        E = floating.matrices(robot, m.full, order=order, gravity=gravity)
+        names = ("M", "C", "Cbar", "g") + (("Q_ext",) if m.full.wrenches is not None else ())
+        return m.result({k: v for name in names for k, v in _rates(name, getattr(E, name)).items()},
+                        ("base_wx", "base_wy", "base_wz", "base_vx", "base_vy", "base_vz")
+                        + robot.joint_names)
+    E = closed_form.matrices(robot, m.full, order=order, gravity=gravity)
+    fields: dict[str, np.ndarray] = {}
+    for name in ("M", "C", "Cbar"):  # G^T A G over the independent coordinates
+        fields |= _rates(name, mimic.project_matrices(robot, getattr(E, name)))
+    for name in ("g", "Q_ext") if m.full.wrenches is not None else ("g",):
+        fields |= _rates(name, mimic.project(robot, getattr(E, name)))
+    return m.result(fields)
 
 
-def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GRAVITY, **named):
-    """The checks of ``hodyn validate``: a :class:`hodyn_cli.validate.Report` (``.passed``)."""
-    from hodyn_cli import mimic
-    from hodyn_cli.validate import validate as run
+def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GRAVITY,
+                    wrenches: Mapping | None = None, samples: int | None = 1000,
+                    tolerances=None, source: str = "", estimated: tuple[str, ...] = (),
+                    warnings: tuple[str, ...] = (), **named):
+    """The checks of ``hodyn validate``: a :class:`hodyn_cli.algorithms.validate.Report`
+    (``.passed``, ``.checks``). ``estimated``: derivative names that were estimated from the
+    data (their consistency checks are reported as such); ``warnings``: what reading the
+    input warned about (counted as ``warn`` checks)."""
+    from hodyn_cli.algorithms.validate import Tolerances, validate
 
-    traj = joint_trajectory(robot, *derivatives, t=t, **named)
-    return run(robot, mimic.expand(robot, traj), methods=methods, gravity=gravity)
+    m = _Motion(robot, derivatives, named, t=t, wrenches=wrenches)
+    return validate(robot, m.full, methods=methods, gravity=gravity, samples=samples,
+                    tolerances=tolerances or Tolerances(), source=source, estimated=estimated,
+                    warnings=tuple(warnings))
 
 
 def elastic_dynamics(robot: Model, drives, *derivatives, order: int = 0, model: str = "full",
-                     gravity=GRAVITY, **named) -> Result:
+                     gravity=GRAVITY, wrenches: Mapping | None = None, known=None,
+                     **named) -> Result:
     """Elastic joints: fields ``u, ud, ...``, ``theta, ...`` (to order + 2), ``taum, ...``.
 
-    ``drives``: a drives file (TOML) or ``{joint: {"stiffness": ..., "gear_ratio": ...,
-    "rotor_inertia": ...}}``.
+    ``drives``: a :class:`~hodyn_cli.modeling.drives.Drives`, a drives file (TOML), or
+    ``{joint: {"stiffness": ..., "gear_ratio": ..., "rotor_inertia": ...}}``. ``known``: the
+    :func:`hodyn_cli.algorithms.elastic.requirements` of this robot, drives, order and model,
+    if already found (they probe the model).
     """
-    from hodyn_cli.drives import drives_from_table, read_drives
-    from hodyn_cli.jobs import ElasticJob
+    from hodyn_cli.algorithms import elastic
+    from hodyn_cli.modeling import mimic
+    from hodyn_cli.modeling.drives import Drives, drives_from_table, read_drives
 
-    d = drives_from_table(robot, drives) if isinstance(drives, Mapping) else read_drives(
-        drives, robot)
-    return _run(ElasticJob(robot, d, order, model, tuple(gravity)), robot, derivatives, named)
+    if mimic.active(robot):
+        raise HodynError("elastic joints with <mimic> joints are not supported yet")
+    if not isinstance(drives, Drives):
+        drives = (drives_from_table(robot, drives) if isinstance(drives, Mapping)
+                  else read_drives(drives, robot))
+    m = _Motion(robot, derivatives, named, wrenches=wrenches)
+    res = elastic.inverse_dynamics(robot, m.full, drives, order=order, kind=model,
+                                   gravity=gravity, known=known)
+    return m.result(_series("u", res.u) | _series("theta", res.theta) | _series("taum", res.taum))
 
 
-def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,
-                      **named) -> Result:
-    """Y, Y_d, ... (n x 10 nb per sample) with tau^(k) = Y^(k) pi; pi is
-    ``hodyn_cli.regressor.parameters(robot)``."""
-    from hodyn_cli.jobs import RegressorJob
+def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY, base=None,
+                      qr_d=None, qr_dd=None, **named) -> Result:
+    """The regressor: fields ``Y``, ``Y_d``, ... (n x 10 nb per sample) with
+    ``tau^(k) = Y^(k) pi`` (pi: :func:`hodyn_cli.algorithms.regressor.parameters`).
 
-    return _run(RegressorJob(robot, order, tuple(gravity)), robot, derivatives, named)
+    ``base``: a :class:`~hodyn_cli.algorithms.regressor.BaseParameters` (or True to find
+    them) adds ``Y_base``, ... (``Y pi = Y_base pi_base``). ``qr_d``, ``qr_dd``: reference
+    velocity and acceleration (N, m) add the Slotine-Li ``Y_r`` (``Y_r pi = M qr_dd + Cbar
+    qr_d + g``).
+    """
+    from hodyn_cli.algorithms import regressor
+    from hodyn_cli.modeling import mimic
+
+    m = _Motion(robot, derivatives, named)
+    Y = mimic.project(robot, regressor.regressor(robot, m.full, order=order, gravity=gravity),
+                      axis=2)
+    fields = _rates("Y", Y)
+    if base is True:
+        base = regressor.base_parameters(robot, gravity=gravity)
+    if base is not None:
+        fields |= _rates("Y_base", Y[..., base.independent])
+    if (qr_d is None) != (qr_dd is None):
+        raise HodynError("the Slotine-Li regressor needs both qr_d and qr_dd")
+    if qr_d is not None:
+        G, _ = mimic.coupling(robot)
+        ref = [_joint_array(robot, name, v) @ G.T for name, v in (("qr_d", qr_d), ("qr_dd", qr_dd))]
+        fields["Y_r"] = mimic.project(robot, regressor.slotine_li_regressor(
+            robot, m.full, *ref, gravity=gravity), axis=1)
+    return m.result(fields)
 
 
 def torque_sensitivities(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,
-                         **named) -> Result:
-    """d tau^(k) / d q^(j): fields ``dtau_dq``, ``dtau_dqd``, ... (n x n per sample)."""
-    from hodyn_cli.jobs import SensitivityJob
+                         wrenches: Mapping | None = None, **named) -> Result:
+    """d tau^(k) / d q^(j): fields ``dtau_dq``, ``dtau_dqd``, ..., ``dtaud_dq``, ... (m x m
+    per sample; entry ``[s, i, j]`` = d out_i / d in_j)."""
+    from hodyn_cli.algorithms import sensitivities
+    from hodyn_cli.modeling import mimic
 
-    return _run(SensitivityJob(robot, order, tuple(gravity)), robot, derivatives, named)
+    m = _Motion(robot, derivatives, named, wrenches=wrenches)
+    S = sensitivities.sensitivities(robot, m.full, order=order, gravity=gravity)
+    return m.result({k: mimic.project_matrices(robot, v) for k, v in S.items()})

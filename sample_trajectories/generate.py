@@ -4,15 +4,19 @@ Cosine motions (as in Mueller & Kumar, sec. 6.2) with exact derivatives, sampled
 for 5 s: ``<robot>_cosine.csv``/``.h5`` carry q..qdddddd (enough for torque order 4);
 ``<robot>_cosine_high.h5`` carries q and its first 16 derivatives in the compact HDF5 layout
 (one dataset ``q_derivatives``, N x 17 x n), enough for ``hodyn elastic`` on the bundled drives.
+``iiwa14_log/`` is a robot log as ROS 2 writes it (MCAP storage, written with rosbags): 10 s of
+JointState messages at 200 Hz, positions with 1e-4 rad of encoder noise, efforts (the true
+torques) with 0.5 N m of sensor noise; for ``hodyn import`` and docs/trajectories.md.
 """
 
+import shutil
 from pathlib import Path
 
 import numpy as np
 
+from hodyn_cli.core.trajectory import cosine
 from hodyn_cli.io import write_trajectory
-from hodyn_cli.trajectory import cosine
-from hodyn_cli.urdf import load_model
+from hodyn_cli.modeling.urdf import load_model
 
 HERE = Path(__file__).parent
 T = np.linspace(0.0, 5.0, 501)
@@ -30,6 +34,35 @@ MOTIONS = {
                         offset=[0.0, 0.2, 0.1, 0.0, 0.02, 0.02]),
 }
 
+def write_log(bag: Path) -> None:
+    """A ROS 2 bag of JointState messages at 200 Hz with noisy positions and efforts."""
+    from rosbags.rosbag2 import StoragePlugin, Writer
+    from rosbags.typesys import Stores, get_typestore
+
+    from hodyn_cli.algorithms.generate import generate
+    from hodyn_cli.algorithms.methods import inverse_dynamics
+
+    model = load_model(HERE.parent / "urdf" / "iiwa14.urdf")
+    motion = generate(model, "fourier", rate=200.0, duration=10.0, seed=4, derivatives=2)
+    tau = inverse_dynamics(model, motion, order=0)[:, 0]
+    rng = np.random.default_rng(1)
+    q = motion.q + rng.normal(scale=1e-4, size=motion.q.shape)
+    effort = tau + rng.normal(scale=0.5, size=tau.shape)
+    store = get_typestore(Stores.ROS2_HUMBLE)
+    T = store.types
+    JS, Header, Time = (T["sensor_msgs/msg/JointState"], T["std_msgs/msg/Header"],
+                        T["builtin_interfaces/msg/Time"])
+    typ = "sensor_msgs/msg/JointState"
+    with Writer(bag, version=9, storage_plugin=StoragePlugin.MCAP) as w:
+        conn = w.add_connection("/joint_states", typ, typestore=store)
+        for s, t in enumerate(motion.t):
+            ns = 1_700_000_000 * 10**9 + int(round(t * 1e9))
+            msg = JS(header=Header(stamp=Time(sec=ns // 10**9, nanosec=ns % 10**9), frame_id=""),
+                     name=list(model.joint_names), position=q[s], velocity=np.array([]),
+                     effort=effort[s])
+            w.write(conn, ns, store.serialize_cdr(msg, typ))
+
+
 if __name__ == "__main__":
     for robot, motion in MOTIONS.items():
         model = load_model(HERE.parent / "urdf" / f"{robot}.urdf")
@@ -40,3 +73,7 @@ if __name__ == "__main__":
         high = cosine(model.joint_names, T, orders=HIGH_ORDER, **motion)
         write_trajectory(str(HERE / f"{robot}_cosine_high.h5"), high, compact=True)
         print(f"wrote {robot}_cosine_high.h5")
+    log = HERE / "iiwa14_log"
+    shutil.rmtree(log, ignore_errors=True)
+    write_log(log)
+    print(f"wrote {log.name}/")

@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from hodyn_cli.trajectory import Trajectory, cosine
-from hodyn_cli.urdf import load_model
-
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: takes more than ~5 s")
-
-
-# the tests never touch the user's model cache (~/.cache/hodyn)
-os.environ["HODYN_CACHE_DIR"] = tempfile.mkdtemp(prefix="hodyn-test-cache-")
+from hodyn_cli.core.trajectory import Trajectory, cosine
+from hodyn_cli.modeling.urdf import load_model
 
 ROOT = Path(__file__).resolve().parents[1]
 URDF = ROOT / "urdf"
@@ -58,10 +48,11 @@ def pinocchio_model(path: Path, model):
     return pin, pm, pm.createData(), order
 
 
-def pin_configuration(pm, order, q_row: np.ndarray) -> np.ndarray:
-    """Pinocchio's q for hodyn joint values (continuous joints are (cos, sin) in pin)."""
+def pin_configuration(pm, order, q_row: np.ndarray, first: int = 1) -> np.ndarray:
+    """Pinocchio's q for hodyn joint values (continuous joints are (cos, sin) in pin);
+    ``first``: pin's first joint that is a hodyn joint (2 after a free-flyer root)."""
     q = []
-    for j, k in zip(range(1, pm.njoints), order, strict=True):
+    for j, k in zip(range(first, pm.njoints), order, strict=True):
         q += [np.cos(q_row[k]), np.sin(q_row[k])] if pm.joints[j].nq == 2 else [q_row[k]]
     return np.array(q)
 
@@ -91,10 +82,196 @@ def wrench_motion(t, orders):
     return w * nu ** k * np.sin(nu * t[:, None, None] + phi + k * np.pi / 2)
 
 
+#: 8th-order central differences on 9 points spaced h: first and second derivative (/h, /h^2)
+STENCIL = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0.0, 4 / 5, -1 / 5, 4 / 105, -1 / 280])
+STENCIL2 = np.array([-1 / 560, 8 / 315, -1 / 5, 8 / 5, -205 / 72, 8 / 5, -1 / 5, 8 / 315, -1 / 560])
+
+
+def stencil_times(t0, h: float) -> np.ndarray:
+    """The 9 stencil points around each of the times t0, flattened (len(t0) * 9,)."""
+    return (np.asarray(t0, dtype=float)[:, None] + np.arange(-4, 5) * h).ravel()
+
+
+def assert_rates(x: np.ndarray, h: float, rtol: float, label: str) -> None:
+    """Each derivative order of x (len(t0) * 9, K+1, ...), sampled at :func:`stencil_times`,
+    against the stencil of the order below, at every centre point."""
+    x = x.reshape(-1, 9, *x.shape[1:])
+    for k in range(1, x.shape[2]):
+        numeric = np.tensordot(STENCIL, x[:, :, k - 1], axes=(0, 1)) / h
+        scale = np.abs(x[:, 4, k]).max()
+        assert scale > 1e-6, f"{label} order {k} not excited"
+        err = np.abs(x[:, 4, k] - numeric).max()
+        assert err <= rtol * scale, f"{label} order {k}: {err:.3g} vs scale {scale:.3g}"
+
+
+TYPES = ["revolute", "continuous", "prismatic", "fixed"]
+
+
+def _vec(rng, scale):
+    return " ".join(f"{v:.6f}" for v in rng.uniform(-scale, scale, 3))
+
+
+def random_inertial(rng) -> str:
+    """An ``<inertial>`` of a box (principal moments obey the triangle inequality), with an
+    offset COM and rotated axes."""
+    m = rng.uniform(0.2, 3.0)
+    L = rng.uniform(0.05, 0.3, 3)
+    I = m / 12 * np.array([L[1]**2 + L[2]**2, L[0]**2 + L[2]**2, L[0]**2 + L[1]**2])
+    return (f'<inertial><origin xyz="{_vec(rng, 0.1)}" rpy="{_vec(rng, 3.0)}"/><mass value="{m:.6f}"/>'
+            f'<inertia ixx="{I[0]:.8f}" ixy="0" ixz="0" iyy="{I[1]:.8f}" iyz="0" '
+            f'izz="{I[2]:.8f}"/></inertial>')
+
+
+def random_urdf(seed: int, n_links: int = 14) -> str:
+    """A random tree of every joint type, fixed joints in chains and at branches, tilted
+    axes, offset inertias; the root link l0 has no mass."""
+    rng = np.random.default_rng(seed)
+    parts = ['<robot name="random">', '<link name="l0"/>']
+    for k in range(1, n_links):
+        parent = int(rng.integers(0, k))
+        kind = TYPES[int(rng.integers(0, 4))] if k > 1 else "revolute"
+        axis = rng.normal(size=3)
+        axis /= np.linalg.norm(axis)
+        limit = ('<limit lower="-0.3" upper="0.3" effort="1" velocity="1"/>' if kind == "prismatic"
+                 else '<limit lower="-3" upper="3" effort="1" velocity="1"/>')
+        parts.append(f'<link name="l{k}">{random_inertial(rng) if rng.uniform() < 0.9 else ""}</link>')
+        parts.append(f'<joint name="j{k}" type="{kind}"><parent link="l{parent}"/>'
+                     f'<child link="l{k}"/><origin xyz="{_vec(rng, 0.3)}" rpy="{_vec(rng, 3.0)}"/>'
+                     f'<axis xyz="{" ".join(f"{a:.6f}" for a in axis)}"/>{limit}</joint>')
+    parts.append("</robot>")
+    return "\n".join(parts)
+
+
+#: limbs of legged robots: (attachment on the parent, joint axes down the chain, sub-limbs)
+_LEG = "xyy"  # hip abduction, hip flexion, knee
+_HUMANOID_LEG, _ARM, _NECK = "zxyyyx", "yxzyzyx", "zy"
+LEGGED = {
+    "solo": [((sx * 0.2, sy * 0.1, 0.0), _LEG, []) for sx in (1, -1) for sy in (1, -1)],
+    "talos": [((0.0, 0.08, -0.1), _HUMANOID_LEG, []), ((0.0, -0.08, -0.1), _HUMANOID_LEG, []),
+              ((0.0, 0.0, 0.1), "zy", [((0.0, 0.2, 0.3), _ARM, []), ((0.0, -0.2, 0.3), _ARM, []),
+                                       ((0.0, 0.0, 0.4), _NECK, [])])],
+}
+
+
+def legged_urdf(kind: str, seed: int = 0) -> str:
+    """A Solo-like quadruped (4 legs of 3 joints) or Talos-like humanoid (legs of 6, a torso
+    of 2 carrying two arms of 7 and a neck of 2): a massive root ``base_link`` with a welded
+    IMU, limbs of revolute joints along tilted principal axes, random box inertias, a welded
+    foot or hand (link ``<limb>_end``) at the end of each chain."""
+    rng = np.random.default_rng(seed)
+    axes = {"x": np.array([1.0, 0, 0]), "y": np.array([0, 1.0, 0]), "z": np.array([0, 0, 1.0])}
+    parts = [f'<robot name="{kind}">', f'<link name="base_link">{random_inertial(rng)}</link>',
+             f'<link name="imu">{random_inertial(rng)}</link>',
+             '<joint name="imu_joint" type="fixed"><parent link="base_link"/><child link="imu"/>'
+             f'<origin xyz="{_vec(rng, 0.05)}" rpy="{_vec(rng, 0.5)}"/></joint>']
+    count = [0]
+
+    def limb(parent: str, at, chain: str, subs) -> None:
+        name = f"limb{count[0]}"
+        count[0] += 1
+        for k, a in enumerate(chain):
+            link = f"{name}_{k}"
+            xyz = at if k == 0 else (0.0, 0.0, -0.15)
+            axis = axes[a] + rng.uniform(-0.1, 0.1, 3)
+            axis /= np.linalg.norm(axis)
+            parts.append(f'<link name="{link}">{random_inertial(rng)}</link>')
+            parts.append(f'<joint name="{link}_joint" type="revolute"><parent link="{parent}"/>'
+                         f'<child link="{link}"/><origin xyz="{" ".join(f"{v:.6f}" for v in xyz)}" '
+                         f'rpy="{_vec(rng, 0.2)}"/><axis xyz="{" ".join(f"{v:.6f}" for v in axis)}"/>'
+                         '<limit lower="-3" upper="3" effort="1" velocity="1"/></joint>')
+            parent = link
+        parts.append(f'<link name="{name}_end">{random_inertial(rng)}</link>')
+        parts.append(f'<joint name="{name}_end_joint" type="fixed"><parent link="{parent}"/>'
+                     f'<child link="{name}_end"/><origin xyz="0 0 -0.1" rpy="{_vec(rng, 0.3)}"/></joint>')
+        for sub in subs:
+            limb(parent, *sub)
+
+    for spec in LEGGED[kind]:
+        limb("base_link", *spec)
+    parts.append("</robot>")
+    return "\n".join(parts)
+
+
+def with_virtual_base(text: str, root: str) -> str:
+    """The URDF with its root link carried by a massless 6-joint chain from a new root
+    ``fb_world``: prismatic x, y, z, then revolute z, y, x (joints ``fb_*``, first in joint
+    order). Driving that chain moves the root like a floating base, in a fixed-base model."""
+    links = ["fb_world", "fb_1", "fb_2", "fb_3", "fb_4", "fb_5", root]
+    chain = []
+    for k, (name, axis) in enumerate(zip(["fb_px", "fb_py", "fb_pz", "fb_rz", "fb_ry", "fb_rx"],
+                                         ["1 0 0", "0 1 0", "0 0 1", "0 0 1", "0 1 0", "1 0 0"],
+                                         strict=True)):
+        chain.append(f'<link name="{links[k]}"/>')
+        chain.append(f'<joint name="{name}" type="{"prismatic" if k < 3 else "continuous"}">'
+                     f'<parent link="{links[k]}"/><child link="{links[k + 1]}"/>'
+                     f'<axis xyz="{axis}"/><limit lower="-9" upper="9" effort="1" velocity="1"/></joint>')
+    return text.replace("</robot>", "\n".join(chain) + "\n</robot>")
+
+
+#: hodyn's (angular; linear) screw components in Pinocchio's (linear; angular) order
+LINEAR_FIRST = [3, 4, 5, 0, 1, 2]
+
+
+def pinocchio_free_flyer(path: Path, model):
+    """(pin, pin model with a free-flyer root, data, order): ``order[k]`` = hodyn index of
+    pin's joint k+2 (joint 1 is the free flyer)."""
+    pin = pytest.importorskip("pinocchio")
+    pm = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
+    order = [model.joint_index(pm.names[j]) for j in range(2, pm.njoints)]
+    return pin, pm, pm.createData(), order
+
+
+def free_flyer_q(pin, pm, order, R: np.ndarray, p: np.ndarray, q_row: np.ndarray) -> np.ndarray:
+    """Pinocchio's q: root position, quaternion (x, y, z, w) of R, joint values."""
+    return np.concatenate([p, pin.Quaternion(R).coeffs(), pin_configuration(pm, order, q_row, 2)])
+
+
+def free_flyer_rate(order, Vb_row: np.ndarray, qd_row: np.ndarray) -> np.ndarray:
+    """Pinocchio's v (or a, ...): the root's body twist (linear; angular), joint rates."""
+    return np.concatenate([Vb_row[LINEAR_FIRST], qd_row[order]])
+
+
+def floating_motion(text: str, model, t, base_orders: int, seed: int = 0):
+    """An analytic floating-base motion of the robot (URDF ``text``, built as ``model``):
+    cosines drive the joints of :func:`with_virtual_base`; returns ``(trajectory of the
+    robot's joints with its base, that BaseMotion of its root with Vb to order
+    base_orders - 1, the fixed-base model with the virtual chain, its trajectory)``. Joint
+    derivatives to base_orders + 2."""
+    from hodyn_cli.algorithms.kinematics import link_kinematics
+    from hodyn_cli.core.trajectory import BaseMotion
+    from hodyn_cli.modeling.urdf import parse_model
+
+    ext = parse_model(with_virtual_base(text, model.root_link).encode())
+    assert ext.joint_names[6:] == model.joint_names
+    ext_traj = random_cosine(ext, t, orders=base_orders + 2, seed=seed)
+    lk = link_kinematics(ext, ext_traj, model.root_link, order=base_orders - 1)
+    base = BaseMotion(lk.R, lk.p, lk.Vb)
+    return Trajectory(model.joint_names, ext_traj.derivatives[:, :, 6:], ext_traj.t, base=base), \
+        base, ext, ext_traj
+
+
+MIMIC_CASES = {  # robot, dependent joint, leader, multiplier, offset
+    "gripper fingers": ("gripper_arm", "finger_right_joint", "finger_left_joint", 1.0, 0.0),
+    "iiwa 3 follows 1": ("iiwa14", "iiwa_joint_3", "iiwa_joint_1", -0.5, 0.2),
+}
+
+
+def mimic_urdf(tmp_path, robot, dependent, leader, gain, offset):
+    text = (URDF / f"{robot}.urdf").read_text()
+    tag = f'<joint name="{dependent}"'
+    i = text.index(tag)
+    j = text.index("</joint>", i)
+    text = (text[:j] + f'<mimic joint="{leader}" multiplier="{gain}" offset="{offset}"/>'
+            + text[j:])
+    path = tmp_path / f"{robot}_mimic.urdf"
+    path.write_text(text)
+    return path
+
+
 def kernel_variants() -> list:
     """Every compiled kernel variant (lane width) this machine runs; none where the kernel
     is disabled or not built."""
-    from hodyn_cli.methods import _compiled
+    from hodyn_cli.algorithms.methods import _compiled
 
     return _compiled.variants() if _compiled.available() else []
 
@@ -103,7 +280,7 @@ def kernel_variants() -> list:
     pytest.param(None, marks=pytest.mark.skip(reason="no compiled kernel"))])
 def lanes(request):
     """Runs the test once per kernel variant; the value is its lane width."""
-    from hodyn_cli.methods import _compiled
+    from hodyn_cli.algorithms.methods import _compiled
 
     with _compiled.use(request.param):
         yield _compiled.backend()["lanes"]

@@ -5,8 +5,8 @@ import pytest
 
 import hodyn_cli
 from conftest import URDF, pinocchio_reference, random_cosine
+from hodyn_cli.algorithms.generate import generate
 from hodyn_cli.errors import HodynError
-from hodyn_cli.generate import generate
 
 ROBOT = hodyn_cli.load_robot(URDF / "gripper_arm.urdf")
 

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from conftest import random_cosine
+from hodyn_cli.algorithms.methods import _compiled, body_fixed, closed_form, spatial
+from hodyn_cli.algorithms.methods.common import base_motion
 from hodyn_cli.errors import TrajectoryError
-from hodyn_cli.methods import _compiled, body_fixed, closed_form, spatial
-from hodyn_cli.methods.common import base_motion
 
 
 def random_base(N: int, K: int, seed: int) -> np.ndarray:

@@ -11,10 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import SAMPLES, URDF
+from hodyn_cli.algorithms.methods import inverse_dynamics
 from hodyn_cli.cli.app import app
 from hodyn_cli.io import read_trajectory
-from hodyn_cli.methods import inverse_dynamics
-from hodyn_cli.urdf import load_model
+from hodyn_cli.modeling.urdf import load_model
 
 IIWA = str(URDF / "iiwa14.urdf")
 IIWA_CSV = str(SAMPLES / "iiwa14_cosine.csv")

@@ -21,13 +21,21 @@ def hodyn(*args, **kw):
     (["compute", IIWA, "x.csv", "--gravity", "1,2"], "--gravity: expected gx,gy,gz"),
     (["compute", IIWA, "x.csv", "--nope"], "No such option: --nope"),
     (["elastic", IIWA], "Missing option '--drives'"),
-    (["kinematics", IIWA, str(SAMPLES / "iiwa14_cosine.h5")], "Missing option '--link'"),
+    (["kinematics", IIWA, str(SAMPLES / "iiwa14_cosine.h5")], "give --link LINK, --com, or both"),
+    (["compute", str(SAMPLES / "iiwa14_cosine.csv"), IIWA], "the robot comes first"),
 ])
 def test_usage_errors_are_one_line_with_exit_2(args, message):
     result = hodyn(*args)
     assert result.returncode == 2 and result.stdout == ""
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("hodyn: error: ") and message in lines[0]
+
+
+def test_help_names_values_not_python_types():
+    for command in ("compute", "validate", "ik", "generate", "elastic", "regressor"):
+        text = hodyn(command, "--help").stdout
+        assert "ROBOT" in text and not any(t in text for t in ("<str>", "<int", "<float",
+                                                               "list[", "{robot}")), command
 
 
 def test_no_arguments_and_help_still_print_help():

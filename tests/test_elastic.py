@@ -12,13 +12,14 @@ import numpy as np
 import pytest
 
 from conftest import SAMPLES, URDF, random_cosine, wrench_motion
-from hodyn_cli import elastic, lie
-from hodyn_cli.drives import drives_from_table, read_drives
+from hodyn_cli.algorithms import elastic
+from hodyn_cli.algorithms.methods import inverse_dynamics
+from hodyn_cli.core import lie
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, cosine
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import read_trajectory
-from hodyn_cli.methods import inverse_dynamics
-from hodyn_cli.trajectory import Trajectory, Wrenches, cosine
-from hodyn_cli.urdf import load_model, parse_model
+from hodyn_cli.modeling.drives import drives_from_table, read_drives
+from hodyn_cli.modeling.urdf import load_model, parse_model
 
 pin = pytest.importorskip("pinocchio")
 
@@ -352,7 +353,7 @@ def test_compact_high_order_samples_match_the_cosine_files():
 def test_elastic_kernel_equals_numpy_reference(case, lanes):
     """The compiled full model against elastic.solve_full at every lane width, an odd sample
     count, with wrenches and a root moving per sample, torque orders 0 and 1."""
-    from hodyn_cli.methods import _compiled
+    from hodyn_cli.algorithms.methods import _compiled
 
     path, make_drives, _ = CASES[case]
     model = load_model(path)

@@ -9,12 +9,12 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import SAMPLES, URDF
-from hodyn_cli import elastic
+from hodyn_cli.algorithms import elastic
 from hodyn_cli.cli.app import app
-from hodyn_cli.drives import read_drives
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import read_trajectory
-from hodyn_cli.urdf import load_model, parse_model
+from hodyn_cli.modeling.drives import read_drives
+from hodyn_cli.modeling.urdf import load_model, parse_model
 
 runner = CliRunner()
 IIWA = URDF / "iiwa14.urdf"

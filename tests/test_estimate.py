@@ -5,12 +5,12 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import SAMPLES, URDF, wrench_motion
+from hodyn_cli.algorithms.estimate import estimate_derivatives
+from hodyn_cli.algorithms.methods import inverse_dynamics
 from hodyn_cli.cli.app import app
-from hodyn_cli.estimate import estimate_derivatives
+from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.io import read_trajectory, write_trajectory
-from hodyn_cli.methods import inverse_dynamics
-from hodyn_cli.trajectory import Trajectory, Wrenches
-from hodyn_cli.urdf import load_model
+from hodyn_cli.modeling.urdf import load_model
 
 IIWA = URDF / "iiwa14.urdf"
 

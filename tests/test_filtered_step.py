@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from hodyn_cli.trajectory import filtered_step
+from hodyn_cli.core.trajectory import filtered_step
 
 STENCIL = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0, 4 / 5, -1 / 5, 4 / 105, -1 / 280])
 

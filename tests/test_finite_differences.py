@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from conftest import random_cosine
-from hodyn_cli.methods import inverse_dynamics
+from hodyn_cli.algorithms.methods import inverse_dynamics
 
 STENCIL = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0.0, 4 / 5, -1 / 5, 4 / 105, -1 / 280])
 H = 0.01

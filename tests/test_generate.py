@@ -8,12 +8,12 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import URDF
+from hodyn_cli.algorithms.generate import KINDS, check_limits, generate, rest_to_rest
 from hodyn_cli.cli.app import app
+from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
-from hodyn_cli.generate import KINDS, check_limits, generate, rest_to_rest
 from hodyn_cli.io import read_trajectory
-from hodyn_cli.trajectory import Trajectory, filtered_step
-from hodyn_cli.urdf import load_model
+from hodyn_cli.modeling.urdf import load_model
 
 runner = CliRunner()
 STENCIL = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0, 4 / 5, -1 / 5, 4 / 105, -1 / 280])
@@ -48,12 +48,25 @@ def test_defaults_stay_inside_the_limits_for_many_seeds(robot):
             assert traj.n_samples > 100 and np.ptp(traj.q, axis=0).max() > 0.01
 
 
-def test_filtered_step_is_the_analytic_step_response():
+def test_filtered_step_is_the_step_response_of_the_filter():
+    """generate's filtered step against the filter itself: a chain of m first-order lags
+    x' = A x + b u driven by a unit step from rest, x(t) = A^-1 (expm(A t) - I) b, whose
+    output's derivatives are C A^j x for j < m (independent of the closed-form Erlang terms)."""
+    from scipy.linalg import expm
+
     model = load_model(URDF / "iiwa14.urdf")
-    traj = generate(model, "filtered-step", step=0.5, filter_order=16, derivatives=10)
-    ref = filtered_step(model.joint_names, traj.t, step=0.5, omega=2 * 16 / traj.t[-1],
-                        filter_order=16, offset=traj.q[0], orders=10)
-    assert np.allclose(traj.derivatives, ref.derivatives, rtol=0, atol=1e-12)
+    m, step, D = 16, 0.5, 10
+    traj = generate(model, "filtered-step", step=step, filter_order=m, derivatives=D)
+    omega = 2 * m / traj.t[-1]
+    A = omega * (np.eye(m, k=-1) - np.eye(m))
+    b = np.zeros(m)
+    b[0] = omega
+    ts = traj.t[::25]
+    x = np.array([np.linalg.solve(A, (expm(A * t) - np.eye(m)) @ b) for t in ts])  # (N, m)
+    for j in range(D + 1):
+        y = x @ np.linalg.matrix_power(A, j).T[:, -1] * step
+        got = traj.derivatives[::25, j] - (traj.q[0] if j == 0 else 0)
+        assert np.allclose(got, y[:, None], rtol=0, atol=1e-9 * max(1, np.abs(y).max())), j
 
 
 def test_rest_to_rest_polynomials():

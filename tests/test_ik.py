@@ -13,15 +13,18 @@ import h5py
 import numpy as np
 import pytest
 
+import hodyn_cli
 from conftest import URDF
+from hodyn_cli.algorithms.ik import InverseKinematics, inverse_kinematics
+from hodyn_cli.algorithms.kinematics import link_kinematics
+from hodyn_cli.core.motion import LinkMotion
+from hodyn_cli.core.trajectory import cosine
 from hodyn_cli.errors import HodynError
-from hodyn_cli.ik import InverseKinematics, LinkMotion, inverse_kinematics
 from hodyn_cli.io import read_trajectory, write_trajectory
 from hodyn_cli.io.motion import MotionReader
-from hodyn_cli.kinematics import link_kinematics
-from hodyn_cli.locking import lock
-from hodyn_cli.trajectory import cosine
-from hodyn_cli.urdf import load_model
+from hodyn_cli.io.results import motion_columns
+from hodyn_cli.modeling.locking import lock
+from hodyn_cli.modeling.urdf import load_model
 
 IIWA = URDF / "iiwa14.urdf"
 EE = "iiwa_link_ee"
@@ -92,8 +95,9 @@ def test_six_dof_round_trip_through_the_cli(tmp_path, iiwa6):
 def test_hdf5_and_body_twists_give_the_same_joint_motion(tmp_path, iiwa6):
     t = np.arange(0, 0.4, 0.002)
     traj = motion_of(iiwa6, OFFSET6, t, seed=1)
-    lk = link_kinematics(iiwa6, traj, EE, order=3)
-    data, suffixes = lk.datasets()
+    data = dict(hodyn_cli.forward_kinematics(iiwa6, EE, traj, order=3))
+    suffixes = {key: [c.split("_", 1)[1] for c in cols]
+                for key, cols in motion_columns(data).items()}
     with h5py.File(tmp_path / "ee.h5", "w") as f:
         f["t"] = t
         for key, value in data.items():

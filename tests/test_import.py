@@ -9,8 +9,8 @@ from conftest import URDF
 from hodyn_cli.cli.app import app
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import read_trajectory
-from hodyn_cli.logs import read_joint_states
-from hodyn_cli.urdf import load_model
+from hodyn_cli.io.rosbag import read_joint_states
+from hodyn_cli.modeling.urdf import load_model
 
 rosbags = pytest.importorskip("rosbags")
 from rosbags.rosbag1 import Writer as Writer1  # noqa: E402

@@ -6,15 +6,15 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import SAMPLES, URDF, random_cosine, wrench_motion
+from hodyn_cli.algorithms.methods import joint_wrenches
 from hodyn_cli.cli.app import app
-from hodyn_cli.methods import joint_wrenches
-from hodyn_cli.trajectory import Trajectory, Wrenches
+from hodyn_cli.core.trajectory import Trajectory, Wrenches
 
 STENCIL = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0.0, 4 / 5, -1 / 5, 4 / 105, -1 / 280])
 
 
 def test_spatial_and_body_fixed_agree_and_project_to_tau(robot):
-    from hodyn_cli.methods import inverse_dynamics
+    from hodyn_cli.algorithms.methods import inverse_dynamics
 
     name, _, model = robot
     t = np.linspace(0, 3, 30)
@@ -40,7 +40,7 @@ def test_derivatives_match_finite_differences(robot, method):
 
 
 def test_at_rest_the_first_joint_carries_the_whole_weight():
-    from hodyn_cli.urdf import load_model
+    from hodyn_cli.modeling.urdf import load_model
 
     model = load_model(URDF / "iiwa14.urdf")
     derivs = np.zeros((1, 4, model.n))

@@ -6,10 +6,10 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import SAMPLES, URDF, random_cosine
-from hodyn_cli import lie
+from hodyn_cli.algorithms.kinematics import link_kinematics
+from hodyn_cli.algorithms.methods import body_fixed
 from hodyn_cli.cli.app import app
-from hodyn_cli.kinematics import link_kinematics
-from hodyn_cli.methods import body_fixed
+from hodyn_cli.core import lie
 
 STENCIL = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0.0, 4 / 5, -1 / 5, 4 / 105, -1 / 280])
 H = 0.01
@@ -40,7 +40,7 @@ def pose_by_body_fixed_poe(model, q, link):
 
 @pytest.mark.parametrize("robot_name, link", ALL)
 def test_derivatives_match_finite_differences(robot_name, link):
-    from hodyn_cli.urdf import load_model
+    from hodyn_cli.modeling.urdf import load_model
 
     model = load_model(URDF / f"{robot_name}.urdf")
     t0 = np.linspace(0.3, 3.0, 4)
@@ -66,7 +66,7 @@ def test_derivatives_match_finite_differences(robot_name, link):
 
 @pytest.mark.parametrize("robot_name, link", ALL)
 def test_pose_and_body_twist_match_body_fixed_recursion(robot_name, link):
-    from hodyn_cli.urdf import load_model
+    from hodyn_cli.modeling.urdf import load_model
 
     model = load_model(URDF / f"{robot_name}.urdf")
     traj = random_cosine(model, np.linspace(0, 2, 30), orders=5, seed=9)
@@ -80,7 +80,7 @@ def test_pose_and_body_twist_match_body_fixed_recursion(robot_name, link):
 
 
 def test_link_on_the_root_is_at_rest():
-    from hodyn_cli.urdf import load_model
+    from hodyn_cli.modeling.urdf import load_model
 
     model = load_model(URDF / "planar_2r.urdf")
     traj = random_cosine(model, np.linspace(0, 1, 3), orders=5)

@@ -6,14 +6,14 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import URDF, random_cosine
+from hodyn_cli.algorithms.kinematics import link_kinematics
+from hodyn_cli.algorithms.methods import closed_form, inverse_dynamics
 from hodyn_cli.cli.app import app
+from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import ModelError
 from hodyn_cli.io import write_trajectory
-from hodyn_cli.kinematics import link_kinematics
-from hodyn_cli.locking import lock
-from hodyn_cli.methods import closed_form, inverse_dynamics
-from hodyn_cli.trajectory import Trajectory
-from hodyn_cli.urdf import load_model, parse_model
+from hodyn_cli.modeling.locking import lock
+from hodyn_cli.modeling.urdf import load_model, parse_model
 
 runner = CliRunner()
 

@@ -13,11 +13,11 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import URDF, random_cosine
-from hodyn_cli import batch
 from hodyn_cli.cli.app import app
 from hodyn_cli.io import write_trajectory
-from hodyn_cli.jobs import TorqueJob
-from hodyn_cli.urdf import load_model
+from hodyn_cli.modeling.urdf import load_model
+from hodyn_cli.pipeline import batch
+from hodyn_cli.pipeline.jobs import TorqueJob
 
 runner = CliRunner()
 ROBOT = URDF / "gripper_arm.urdf"
@@ -107,14 +107,24 @@ def test_from_list_with_hundreds_of_files(tmp_path):
     assert result.exit_code == 0 and len(list(out2.iterdir())) == 5
 
 
+def test_output_dir_is_created(tmp_path):
+    sources = make_inputs(tmp_path, count=2, bad=False)
+    out = tmp_path / "new" / "out"
+    result = runner.invoke(app, ["compute", str(ROBOT), *sources, "--output-dir", str(out)])
+    assert result.exit_code == 0, result.stderr
+    assert sorted(p.stem for p in out.iterdir()) == sorted(Path(s).stem for s in sources)
+
+
 @pytest.mark.parametrize("args, message", [
-    (["--output-dir", "nowhere"], "output directory 'nowhere' does not exist"),
+    (["--output-dir", "a_file/out"], "cannot create the output directory"),
     (["-o", "x.csv"], "several trajectories need --output-dir"),
     (["--output-dir", ".", "--validate"], "--validate works on one trajectory at a time"),
     (["--output-dir", ".", "--wrench", "w.csv"], "--wrench works on one trajectory at a time"),
 ])
-def test_many_file_usage_errors(tmp_path, args, message):
+def test_many_file_usage_errors(tmp_path, monkeypatch, args, message):
     sources = make_inputs(tmp_path, count=2, bad=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a_file").write_text("not a directory")
     result = runner.invoke(app, ["compute", str(ROBOT), *sources, *args])
     assert result.exit_code == 2 and message in result.stderr
 
@@ -133,6 +143,7 @@ def test_two_inputs_with_one_stem_are_refused(tmp_path):
     assert not list(out.iterdir())
 
 
+@pytest.mark.cluster
 def test_local_cluster_equals_the_local_run(tmp_path):
     distributed = pytest.importorskip("distributed")
     sources = make_inputs(tmp_path)
@@ -153,6 +164,7 @@ def test_local_cluster_equals_the_local_run(tmp_path):
         assert a.name == b.name and same(a, b)
 
 
+@pytest.mark.cluster
 def test_dask_command_line_cluster(tmp_path):
     pytest.importorskip("distributed")
     dask = Path(sys.executable).with_name("dask")
@@ -196,6 +208,7 @@ def test_dask_command_line_cluster(tmp_path):
                 p.kill()
 
 
+@pytest.mark.cluster
 def test_unreachable_scheduler_is_one_line(tmp_path):
     pytest.importorskip("distributed")
     import dask

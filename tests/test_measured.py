@@ -8,11 +8,11 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import ROOT, URDF
+from hodyn_cli.algorithms.estimate import estimate_derivatives, noise_estimate
 from hodyn_cli.cli.app import app
+from hodyn_cli.core.trajectory import Trajectory, cosine
 from hodyn_cli.errors import HodynError
-from hodyn_cli.estimate import estimate_derivatives, noise_estimate
 from hodyn_cli.io import write_trajectory
-from hodyn_cli.trajectory import Trajectory, cosine
 
 runner = CliRunner()
 
@@ -72,6 +72,7 @@ def test_cli_reports_the_expected_error_and_validate_names_the_fix(tmp_path):
     assert "--estimate-derivatives" in result.stderr and "--cutoff HZ" in result.stderr
 
 
+@pytest.mark.slow
 def test_documented_log_example(tmp_path):
     """docs/examples/measured_log.py as it is: a bag written by rosbags, hodyn import,
     hodyn compute --estimate-derivatives --cutoff, the figure."""

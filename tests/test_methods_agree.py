@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from conftest import METHODS, random_cosine, wrench_motion
-from hodyn_cli.methods import MAX_ORDER, inverse_dynamics
-from hodyn_cli.trajectory import Trajectory, Wrenches
+from hodyn_cli.algorithms.methods import MAX_ORDER, inverse_dynamics
+from hodyn_cli.core.trajectory import Trajectory, Wrenches
 
 OTHERS = [m for m in METHODS if m != "body-fixed"]
 
@@ -32,7 +32,7 @@ def test_methods_agree_with_body_fixed(robot, other, with_wrenches):
 def test_agreement_check_can_fail(other):
     """A different gravity changes every order: the comparison above would notice."""
     from conftest import URDF
-    from hodyn_cli.urdf import load_model
+    from hodyn_cli.modeling.urdf import load_model
 
     model = load_model(URDF / "iiwa14.urdf")
     traj = random_cosine(model, np.linspace(0, 1, 5), orders=4, seed=2)

@@ -7,33 +7,16 @@ import pytest
 from typer.testing import CliRunner
 
 import hodyn_cli
-from conftest import URDF, pin_configuration, pinocchio_model, random_cosine
+from conftest import MIMIC_CASES as CASES
+from conftest import URDF, mimic_urdf, pin_configuration, pinocchio_model, random_cosine
 from hodyn_cli.cli.app import app
+from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import ModelError
 from hodyn_cli.io import write_trajectory
-from hodyn_cli.trajectory import Trajectory
-from hodyn_cli.urdf import load_model, parse_model
+from hodyn_cli.modeling.urdf import load_model, parse_model
 
 pin = pytest.importorskip("pinocchio")
 runner = CliRunner()
-
-CASES = {  # robot, dependent joint, leader, multiplier, offset
-    "gripper fingers": ("gripper_arm", "finger_right_joint", "finger_left_joint", 1.0, 0.0),
-    "iiwa 3 follows 1": ("iiwa14", "iiwa_joint_3", "iiwa_joint_1", -0.5, 0.2),
-}
-
-
-def mimic_urdf(tmp_path, robot, dependent, leader, gain, offset):
-    text = (URDF / f"{robot}.urdf").read_text()
-    tag = f'<joint name="{dependent}"'
-    i = text.index(tag)
-    j = text.index("</joint>", i)
-    text = (text[:j] + f'<mimic joint="{leader}" multiplier="{gain}" offset="{offset}"/>'
-            + text[j:])
-    path = tmp_path / f"{robot}_mimic.urdf"
-    path.write_text(text)
-    return path
-
 
 @pytest.mark.parametrize("case", CASES)
 def test_against_pinocchio_with_the_mimic_joint_written_out(tmp_path, case, method):

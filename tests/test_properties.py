@@ -8,10 +8,10 @@ from typer.testing import CliRunner
 
 from conftest import URDF
 from hodyn_cli.cli.app import app
+from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError, ModelError
 from hodyn_cli.io import read_trajectory, write_trajectory
-from hodyn_cli.trajectory import Trajectory
-from hodyn_cli.urdf import load_model, parse_model
+from hodyn_cli.modeling.urdf import load_model, parse_model
 
 MODEL = load_model(URDF / "planar_2r.urdf")
 SETTINGS = settings(max_examples=40, deadline=None,

@@ -5,41 +5,9 @@ with Pinocchio; each order matches finite differences."""
 import numpy as np
 import pytest
 
-from conftest import pinocchio_reference, random_cosine
-from hodyn_cli.methods import inverse_dynamics
-from hodyn_cli.urdf import parse_model
-
-TYPES = ["revolute", "continuous", "prismatic", "fixed"]
-
-
-def random_urdf(seed: int, n_links: int = 14) -> str:
-    rng = np.random.default_rng(seed)
-
-    def vec(scale):
-        return " ".join(f"{v:.6f}" for v in rng.uniform(-scale, scale, 3))
-
-    def inertial():
-        m = rng.uniform(0.2, 3.0)
-        L = rng.uniform(0.05, 0.3, 3)  # a box: principal moments obey the triangle inequality
-        I = m / 12 * np.array([L[1]**2 + L[2]**2, L[0]**2 + L[2]**2, L[0]**2 + L[1]**2])
-        return (f'<inertial><origin xyz="{vec(0.1)}" rpy="{vec(3.0)}"/><mass value="{m:.6f}"/>'
-                f'<inertia ixx="{I[0]:.8f}" ixy="0" ixz="0" iyy="{I[1]:.8f}" iyz="0" '
-                f'izz="{I[2]:.8f}"/></inertial>')
-
-    parts = ['<robot name="random">', '<link name="l0"/>']
-    for k in range(1, n_links):
-        parent = int(rng.integers(0, k))
-        kind = TYPES[int(rng.integers(0, 4))] if k > 1 else "revolute"
-        axis = rng.normal(size=3)
-        axis /= np.linalg.norm(axis)
-        limit = ('<limit lower="-0.3" upper="0.3" effort="1" velocity="1"/>' if kind == "prismatic"
-                 else '<limit lower="-3" upper="3" effort="1" velocity="1"/>')
-        parts.append(f'<link name="l{k}">{inertial() if rng.uniform() < 0.9 else ""}</link>')
-        parts.append(f'<joint name="j{k}" type="{kind}"><parent link="l{parent}"/>'
-                     f'<child link="l{k}"/><origin xyz="{vec(0.3)}" rpy="{vec(3.0)}"/>'
-                     f'<axis xyz="{" ".join(f"{a:.6f}" for a in axis)}"/>{limit}</joint>')
-    parts.append("</robot>")
-    return "\n".join(parts)
+from conftest import pinocchio_reference, random_cosine, random_urdf
+from hodyn_cli.algorithms.methods import inverse_dynamics
+from hodyn_cli.modeling.urdf import parse_model
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

@@ -11,14 +11,14 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import ROOT, SAMPLES, URDF, pin_configuration, pinocchio_model, random_cosine
-from hodyn_cli import regressor as R
+from hodyn_cli.algorithms import regressor as R
+from hodyn_cli.algorithms.methods import _compiled, closed_form, inverse_dynamics
+from hodyn_cli.algorithms.methods.common import base_motion
+from hodyn_cli.algorithms.sensitivities import dataset_name, sensitivities
 from hodyn_cli.cli.app import app
+from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.io import read_trajectory, write_trajectory
-from hodyn_cli.methods import _compiled, closed_form, inverse_dynamics
-from hodyn_cli.methods.common import base_motion
-from hodyn_cli.sensitivities import dataset_name, sensitivities
-from hodyn_cli.trajectory import Trajectory
-from hodyn_cli.urdf import load_model
+from hodyn_cli.modeling.urdf import load_model
 
 pin = pytest.importorskip("pinocchio")
 runner = CliRunner()

@@ -12,16 +12,16 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import SAMPLES, URDF, random_cosine, wrench_motion
-from hodyn_cli import stream
+from hodyn_cli.algorithms.methods import inverse_dynamics
 from hodyn_cli.cli.app import app
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, cosine
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import TrajectoryReader, read_trajectory, trajectory_datasets, write_trajectory
 from hodyn_cli.io.reader import CHUNK_ROWS
 from hodyn_cli.io.writers import CsvSink
-from hodyn_cli.jobs import TorqueJob
-from hodyn_cli.methods import inverse_dynamics
-from hodyn_cli.trajectory import Trajectory, Wrenches, cosine
-from hodyn_cli.urdf import load_model
+from hodyn_cli.modeling.urdf import load_model
+from hodyn_cli.pipeline import stream
+from hodyn_cli.pipeline.jobs import TorqueJob
 
 runner = CliRunner()
 IIWA = URDF / "iiwa14.urdf"
@@ -170,6 +170,7 @@ def peak_rss_mib(args):
     return int(proc.stderr.split("PEAK ")[-1].split()[0]) / 1024
 
 
+@pytest.mark.slow
 def test_memory_is_bounded_by_the_chunk_not_the_file(tmp_path):
     """2M samples of the 7-DOF arm (HDF5, 0.5 GB of input) and of the 2R (CSV, 0.4 GB):
     peak RSS stays under the 300 MB bound (the whole input alone would exceed it)."""

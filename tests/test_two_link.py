@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from conftest import URDF
-from hodyn_cli.methods import inverse_dynamics
-from hodyn_cli.trajectory import Trajectory
-from hodyn_cli.urdf import load_model
+from hodyn_cli.algorithms.methods import inverse_dynamics
+from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.modeling.urdf import load_model
 
 sp = pytest.importorskip("sympy")
 

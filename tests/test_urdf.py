@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from conftest import URDF
-from hodyn_cli import lie
+from hodyn_cli.core import lie
 from hodyn_cli.errors import ModelError
-from hodyn_cli.urdf import TRIANGLE_RTOL, load_model, parse_model
+from hodyn_cli.modeling.urdf import TRIANGLE_RTOL, load_model, parse_model
 
 LINK = ('<link name="{name}"><inertial><origin xyz="0 0 0.1" rpy="0 0 0"/><mass value="{m}"/>'
         '<inertia ixx="{i[0]}" ixy="0" ixz="0" iyy="{i[1]}" iyz="0" izz="{i[2]}"/></inertial></link>')
@@ -127,7 +127,7 @@ def test_axis_is_normalized_and_bad_mimics_are_errors():
 
 def test_position_limits_are_read():
     from conftest import URDF
-    from hodyn_cli.urdf import load_model
+    from hodyn_cli.modeling.urdf import load_model
 
     iiwa = load_model(URDF / "iiwa14.urdf")
     assert iiwa.limits[0].tolist() == [-2.967, 2.967] and iiwa.limits.shape == (7, 2)
@@ -137,6 +137,7 @@ def test_position_limits_are_read():
     assert arm.limits[arm.joint_index("elbow_slide")].tolist() == [0.0, 0.2]
 
 
+@pytest.mark.slow
 def test_chains_of_thousands_of_links_have_no_recursion_limit(tmp_path):
     """Iterative traversals everywhere: a 2000-link chain parses, computes (two methods that
     agree) and renders."""
@@ -145,9 +146,9 @@ def test_chains_of_thousands_of_links_have_no_recursion_limit(tmp_path):
     from typer.testing import CliRunner
 
     from conftest import random_cosine
+    from hodyn_cli.algorithms.kinematics import link_kinematics
+    from hodyn_cli.algorithms.methods import inverse_dynamics
     from hodyn_cli.cli.app import app
-    from hodyn_cli.kinematics import link_kinematics
-    from hodyn_cli.methods import inverse_dynamics
 
     n = 2000
     parts = ['<robot name="long"><link name="l0"/>']

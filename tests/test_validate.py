@@ -10,13 +10,13 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import METHODS, ROBOTS, SAMPLES, URDF
+from hodyn_cli.algorithms.methods import METHODS as REGISTRY
+from hodyn_cli.algorithms.methods import Method
 from hodyn_cli.cli.app import app
+from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.io import read_trajectory, write_trajectory
-from hodyn_cli.methods import METHODS as REGISTRY
-from hodyn_cli.methods import Method
-from hodyn_cli.report import SCHEMA_PATH
-from hodyn_cli.trajectory import Trajectory
-from hodyn_cli.urdf import load_model
+from hodyn_cli.modeling.urdf import load_model
+from hodyn_cli.pipeline.report import SCHEMA_PATH
 
 IIWA = str(URDF / "iiwa14.urdf")
 IIWA_H5 = str(SAMPLES / "iiwa14_cosine.h5")
@@ -176,7 +176,7 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
 
 def test_wrenches_pass_and_inconsistent_wrench_rates_fail(tmp_path):
     from conftest import wrench_motion
-    from hodyn_cli.trajectory import Wrenches
+    from hodyn_cli.core.trajectory import Wrenches
 
     model = load_model(IIWA)
     traj = read_trajectory(IIWA_H5, model, need=5)
@@ -197,8 +197,8 @@ def test_wrenches_pass_and_inconsistent_wrench_rates_fail(tmp_path):
 
 
 def test_validate_estimates_like_compute_and_says_so(tmp_path):
-    from hodyn_cli.generate import generate
-    from hodyn_cli.urdf import load_model
+    from hodyn_cli.algorithms.generate import generate
+    from hodyn_cli.modeling.urdf import load_model
 
     robot = URDF / "iiwa14.urdf"
     src = tmp_path / "q.csv"
@@ -211,3 +211,15 @@ def test_validate_estimates_like_compute_and_says_so(tmp_path):
     estimated = [c for c in data["checks"] if c["status"] == "estimated"]
     assert [c["name"].split()[0] for c in estimated] == ["qd", "qdd", "qddd"]
     assert data["summary"]["estimated"] == 3 and data["passed"]
+
+
+def test_every_warning_printed_is_counted(tmp_path):
+    """A column that looks like a typo is warned about once and counted in the summary."""
+    src = tmp_path / "typo.csv"
+    lines = (SAMPLES / "iiwa14_cosine.csv").read_text().splitlines()
+    src.write_text("\n".join([lines[0] + ",Qd_iiwa_joint_1"] + [f"{x},0" for x in lines[1:]]))
+    result = run(IIWA, str(src), "--samples", "20")
+    assert result.exit_code == 0, result.stderr
+    printed = [line for line in result.stderr.splitlines() if line.startswith("hodyn: warning")]
+    assert len(printed) == 1 and "a typo of 'qd_iiwa_joint_1'" in printed[0]
+    assert "1 warnings" in result.stderr

@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 from conftest import SAMPLES, URDF, pinocchio_reference, random_cosine, wrench_motion
-from hodyn_cli import lie
+from hodyn_cli.algorithms.methods import inverse_dynamics
+from hodyn_cli.core import lie
+from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.io import read_trajectory, write_trajectory
-from hodyn_cli.methods import inverse_dynamics
-from hodyn_cli.trajectory import Trajectory, Wrenches
-from hodyn_cli.urdf import load_model
+from hodyn_cli.modeling.urdf import load_model
 
 CASES = [("iiwa14", "iiwa_link_ee"), ("iiwa14", "iiwa_link_4"), ("gripper_arm", "tool0"),
          ("gripper_arm", "finger_left")]
@@ -82,7 +82,7 @@ def test_wrench_columns_round_trip_and_cli(tmp_path):
 
 def test_readme_payload_example_equals_adding_the_mass():
     """W = (0; R^T (0, 0, m g)) at the flange is the same as a point mass m at the flange."""
-    from hodyn_cli.urdf import parse_model
+    from hodyn_cli.modeling.urdf import parse_model
 
     text = (URDF / "iiwa14.urdf").read_text()
     model = load_model(URDF / "iiwa14.urdf")

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
-from hodyn_cli import regressor as R
-from hodyn_cli.methods import inverse_dynamics
-from hodyn_cli.trajectory import Trajectory, cosine
-from hodyn_cli.urdf import load_model
+from hodyn_cli.algorithms import regressor as R
+from hodyn_cli.algorithms.methods import inverse_dynamics
+from hodyn_cli.core.trajectory import Trajectory, cosine
+from hodyn_cli.modeling.urdf import load_model
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -2,11 +2,12 @@
 compare with the measured efforts (docs/measured.md).
 
 Run: ``python docs/examples/measured_log.py [WORKDIR]``. A real log would come from the robot;
-here one is made first, with the same library ROS uses (rosbags, ROS 2 MCAP storage): the
-iiwa follows an identification-style motion, its encoders add 1e-4 rad of noise, its torque
-sensors 0.5 N m. Then the real commands:
+the bundled one, ``sample_trajectories/iiwa14_log`` (a ROS 2 bag, MCAP storage), was written by
+``sample_trajectories/generate.py`` with the same library ROS uses (rosbags): the iiwa follows
+an identification-style motion, its encoders add 1e-4 rad of noise, its torque sensors
+0.5 N m. Then the real commands:
 
-    hodyn import log_bag --urdf urdf/iiwa14.urdf -o log.csv
+    hodyn import sample_trajectories/iiwa14_log --urdf urdf/iiwa14.urdf -o log.csv
     hodyn compute urdf/iiwa14.urdf log.csv --estimate-derivatives --cutoff 4 --order 0 -o tau.csv
 
 and a plot of measured effort against computed tau: docs/figures/measured_vs_computed.png.
@@ -24,36 +25,6 @@ URDF = ROOT / "urdf" / "iiwa14.urdf"
 FIGURE = ROOT / "docs" / "figures" / "measured_vs_computed.png"
 
 
-def make_log(bag: Path) -> None:
-    """A ROS 2 bag of JointState messages at 200 Hz with noisy positions and efforts."""
-    from rosbags.rosbag2 import StoragePlugin, Writer
-    from rosbags.typesys import Stores, get_typestore
-
-    from hodyn_cli.generate import generate
-    from hodyn_cli.methods import inverse_dynamics
-    from hodyn_cli.urdf import load_model
-
-    model = load_model(URDF)
-    motion = generate(model, "fourier", rate=200.0, duration=10.0, seed=4, derivatives=2)
-    tau = inverse_dynamics(model, motion, order=0)[:, 0]
-    rng = np.random.default_rng(1)
-    q = motion.q + rng.normal(scale=1e-4, size=motion.q.shape)
-    effort = tau + rng.normal(scale=0.5, size=tau.shape)
-    store = get_typestore(Stores.ROS2_HUMBLE)
-    T = store.types
-    JS, Header, Time = (T["sensor_msgs/msg/JointState"], T["std_msgs/msg/Header"],
-                        T["builtin_interfaces/msg/Time"])
-    typ = "sensor_msgs/msg/JointState"
-    with Writer(bag, version=9, storage_plugin=StoragePlugin.MCAP) as w:
-        conn = w.add_connection("/joint_states", typ, typestore=store)
-        for s, t in enumerate(motion.t):
-            ns = 1_700_000_000 * 10**9 + int(round(t * 1e9))
-            msg = JS(header=Header(stamp=Time(sec=ns // 10**9, nanosec=ns % 10**9), frame_id=""),
-                     name=list(model.joint_names), position=q[s], velocity=np.array([]),
-                     effort=effort[s])
-            w.write(conn, ns, store.serialize_cdr(msg, typ))
-
-
 def hodyn(*args: str) -> str:
     out = subprocess.run([sys.executable, "-m", "hodyn_cli", *args], capture_output=True,
                          text=True, check=True)
@@ -67,8 +38,7 @@ def main(work: Path, figure: Path = FIGURE) -> float:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    bag = work / "log_bag"
-    make_log(bag)
+    bag = ROOT / "sample_trajectories" / "iiwa14_log"
     print(hodyn("import", str(bag), "--urdf", str(URDF), "-o", str(work / "log.csv")), end="")
     print(hodyn("compute", str(URDF), str(work / "log.csv"), "--estimate-derivatives",
                 "--cutoff", "4", "--order", "0", "-o", str(work / "tau.csv")), end="")

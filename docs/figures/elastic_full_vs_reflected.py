@@ -18,10 +18,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from hodyn_cli import elastic  # noqa: E402
-from hodyn_cli.drives import read_drives  # noqa: E402
-from hodyn_cli.trajectory import filtered_step  # noqa: E402
-from hodyn_cli.urdf import load_model  # noqa: E402
+from hodyn_cli.algorithms import elastic  # noqa: E402
+from hodyn_cli.core.trajectory import filtered_step  # noqa: E402
+from hodyn_cli.modeling.drives import read_drives  # noqa: E402
+from hodyn_cli.modeling.urdf import load_model  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).with_suffix(".png")

@@ -1,4 +1,5 @@
-"""The ``hodyn`` command line: a thin layer of typer commands over the library.
+"""The command line (typer): parse, call the library, render. Nothing else in the package
+imports it.
 
 hodyn runs its own threads over chunks of samples (``--jobs``); BLAS libraries' threads on
 top of them only contend for the same cores (on 2 cores OpenBLAS's spinning workers made the

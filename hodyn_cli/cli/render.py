@@ -7,14 +7,15 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-import numpy as np
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from hodyn_cli.model import Model
-from hodyn_cli.validate import Report
+if TYPE_CHECKING:
+    from hodyn_cli.algorithms.validate import Report
+    from hodyn_cli.core.model import Model
 
 stderr = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 160)
 # tables are wide: when stdout is not a terminal, do not squeeze them into 80 columns
@@ -46,11 +47,11 @@ def error(message: str) -> None:
 
 
 @contextmanager
-def progress(total: int | None, unit: str, quiet: bool) -> Iterator[Callable[[int], None]]:
+def progress(total: int | None, unit: str, quiet: bool) -> Iterator[Callable[..., None]]:
     """A progress bar on stderr (only when it is a terminal and not ``quiet``); yields the
-    callback ``update(done)``."""
+    callback ``update(done, total=None)`` (``total``, once known, sets the bar's end)."""
     if quiet or not sys.stderr.isatty():
-        yield lambda done: None
+        yield lambda done, total=None: None
         return
     from rich.progress import (
         BarColumn,
@@ -67,18 +68,23 @@ def progress(total: int | None, unit: str, quiet: bool) -> Iterator[Callable[[in
         task = bar.add_task(unit, total=total, rate="")
         start = time.perf_counter()
 
-        def update(done: int) -> None:
+        def update(done: int, total: int | None = None) -> None:
             rate = done / max(time.perf_counter() - start, 1e-9)
-            bar.update(task, completed=done, rate=f"{rate:,.0f} {unit}/s")
+            bar.update(task, completed=done, rate=f"{rate:,.0f} {unit}/s",
+                       **({"total": total} if total is not None else {}))
 
         yield update
 
 
 def _vec(v) -> str:
+    import numpy as np
+
     return " ".join(f"{x:.3g}" for x in np.asarray(v) + 0.0)
 
 
 def _limits(lim) -> str:
+    import numpy as np
+
     return "-" if not np.isfinite(lim).all() else f"{lim[0]:.4g}..{lim[1]:.4g}"
 
 
@@ -102,6 +108,8 @@ def model_table(model: Model) -> Table:
 
 def model_json(model: Model) -> str:
     """Everything ``hodyn info`` knows about a model, as stable-keyed JSON."""
+    import numpy as np
+
     A, Y = model.A, model.Y
     data = {
         "name": model.name,
@@ -133,7 +141,7 @@ def model_json(model: Model) -> str:
 
 def elastic_explanation(model: Model, rows: list[dict], req, kind: str, order: int) -> Table:
     """``hodyn elastic --explain``: per joint, the order of u needed and why."""
-    from hodyn_cli.trajectory import derivative_name
+    from hodyn_cli.core.trajectory import derivative_name
 
     table = Table(title=f"{model.name}, --model {kind} --order {order}: every joint needs q up to "
                         f"{derivative_name('q', req.q_order)} (derivative {req.q_order}; "
@@ -152,7 +160,7 @@ def elastic_explanation(model: Model, rows: list[dict], req, kind: str, order: i
 
 def parameters_table(model: Model) -> Table:
     """``hodyn info --parameters``: 10 dynamic parameters per moving body."""
-    from hodyn_cli.regressor import PARAMETERS, parameters
+    from hodyn_cli.algorithms.regressor import PARAMETERS, parameters
 
     table = Table(title=f"{model.name}: dynamic parameters (body frame, about its origin; "
                         "Pinocchio's order)")
@@ -166,7 +174,7 @@ def parameters_table(model: Model) -> Table:
 
 def parameters_json(model: Model) -> str:
     """The dynamic parameters as JSON: names (``<param>_<link>``) and values, body order."""
-    from hodyn_cli.regressor import PARAMETERS, parameter_names, parameters
+    from hodyn_cli.algorithms.regressor import PARAMETERS, parameter_names, parameters
 
     return json.dumps({"name": model.name, "parameters": list(PARAMETERS),
                        "bodies": list(model.link_names),

@@ -1,15 +1,17 @@
-"""Trajectory and result files, streamed (constant memory at any file size).
+"""Files in and out, streamed (constant memory at any file size). A leaf of the library: io
+imports the core data types (:mod:`hodyn_cli.core`) and nothing of the algorithms, the
+pipeline or the command line.
 
 Reading: :class:`TrajectoryReader` checks a file's columns once and yields
-:class:`~hodyn_cli.trajectory.Trajectory` chunks; :func:`read_trajectory` reads it whole.
-CSV: a header row; ``t`` (optional), ``q_J``, ``qd_J``, ... for every joint J, and
-optionally ``W_<link>_mx`` ... ``Wdd_<link>_fz``. HDF5: datasets ``t``, ``q``, ``qd``, ...
-(N x n) with root attribute ``joint_names``, and ``wrench/<link>/W``, ``Wd``, ``Wdd``; or,
-for high orders, the compact ``q_derivatives`` (N x (D+1) x n: q and its first D
-derivatives) instead of ``q``, ``qd``, ...
+:class:`~hodyn_cli.core.trajectory.Trajectory` chunks; :func:`read_trajectory` reads it whole;
+:class:`~hodyn_cli.io.motion.MotionReader` reads a link's motion. CSV: a header row; ``t``
+(optional), ``q_J``, ``qd_J``, ... for every joint J, and optionally ``W_<link>_mx`` ...
+``Wdd_<link>_fz``. HDF5: datasets ``t``, ``q``, ``qd``, ... (N x n) with root attribute
+``joint_names``, and ``wrench/<link>/W``, ``Wd``, ``Wdd``; or, for high orders, the compact
+``q_derivatives`` (N x (D+1) x n: q and its first D derivatives) instead of ``q``, ``qd``, ...
 
 Writing: :func:`open_sink` takes results chunk by chunk (CSV rows, HDF5 resizable
-datasets), atomically.
+datasets), atomically; :mod:`hodyn_cli.io.results` names the columns.
 """
 
 from hodyn_cli.io.columns import WRENCH_COMPONENTS
@@ -22,24 +24,12 @@ from hodyn_cli.io.reader import (
     read_trajectory,
     split,
 )
-from hodyn_cli.io.results import (
-    MATRIX_NOTES,
-    derivative_datasets,
-    elastic_datasets,
-    joint_wrench_datasets,
-    matrix_datasets,
-    timed_columns,
-    torque_datasets,
-    trajectory_datasets,
-    with_t,
-    write_trajectory,
-)
+from hodyn_cli.io.results import MATRIX_NOTES, trajectory_datasets, write_trajectory
 from hodyn_cli.io.tables import COMPACT
 from hodyn_cli.io.writers import open_sink, write_datasets
 
 __all__ = [
     "CHUNK_ROWS", "COMPACT", "MATRIX_NOTES", "WRENCH_COMPONENTS", "MemoryReader", "TrajectoryReader",
-    "atomic_path", "concatenate", "derivative_datasets", "elastic_datasets", "file_format",
-    "joint_wrench_datasets", "matrix_datasets", "open_sink", "read_trajectory", "split",
-    "timed_columns", "torque_datasets", "trajectory_datasets", "with_t", "write_datasets", "write_trajectory",
+    "atomic_path", "concatenate", "file_format", "open_sink", "read_trajectory", "split",
+    "trajectory_datasets", "write_datasets", "write_trajectory",
 ]

@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import derivative_name
 from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io.paths import listing
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import derivative_name
 
 WRENCH_COMPONENTS = ("mx", "my", "mz", "fx", "fy", "fz")
 #: suffixes of a link's motion columns (``hodyn kinematics``, read by ``hodyn ik``): ``p_x``,
@@ -20,7 +20,9 @@ WRENCH_COMPONENTS = ("mx", "my", "mz", "fx", "fy", "fz")
 XYZ = ("x", "y", "z")
 ROTATION = tuple(f"{r}{c}" for r in "123" for c in "123")
 TWIST = ("wx", "wy", "wz", "vx", "vy", "vz")
-MOTION_DATASET = re.compile(r"p|R|V[sb]d*|pd+")
+#: centroidal momentum: angular about the centre of mass, then linear (``hodyn kinematics --com``)
+MOMENTUM = ("ax", "ay", "az", "lx", "ly", "lz")
+MOTION_DATASET = re.compile(r"(base_)?(p|R|V[sb]d*|pd+)")  # base_: a floating root's, in a trajectory
 
 
 def motion_suffixes(key: str) -> tuple[str, ...]:
@@ -29,6 +31,7 @@ def motion_suffixes(key: str) -> tuple[str, ...]:
     >>> motion_suffixes("Vbd")[:2], motion_suffixes("R")[1]
     (('wx', 'wy'), '12')
     """
+    key = key.removeprefix("base_")
     return ROTATION if key == "R" else TWIST if key.startswith("V") else XYZ
 Q_COLUMN = re.compile(r"^q(d*)_(.+)$")
 W_COLUMN = re.compile(r"^W(d*)_(.+)_(mx|my|mz|fx|fy|fz)$")
@@ -45,6 +48,7 @@ class Layout:
     series: dict[str, tuple[str, ...]] = field(default_factory=dict)
     ignored: tuple[str, ...] = ()  # columns that are not hodyn's (sensor data, efforts, ...)
     typos: dict[str, str] = field(default_factory=dict)  # ignored column -> likely meant
+    mimic: tuple[str, ...] = ()  # columns of mimic joints: their motion follows their leaders
 
     @property
     def columns(self) -> list[str]:
@@ -65,16 +69,16 @@ def plan(names: list[str], model: Model, need: int, source: str,
     joints = set(coordinates)
     orders: dict[int, set[str]] = {}
     wanted = {f"{base}_{j}": base for base in series for j in model.coordinate_names}
-    ignored = []
+    ignored, mimicking = [], []
     for name in names:
-        if name == "t" or W_COLUMN.match(name) or name in wanted:
+        if name == "t" or W_COLUMN.match(name) or name in wanted or name.startswith("base_"):
             continue
         m = Q_COLUMN.match(name)
         if not m:
             ignored.append(name)
             continue
         if m.group(2) in model.joint_names and m.group(2) not in joints:
-            ignored.append(name)  # a mimic joint's column: its motion follows its leader
+            mimicking.append(name)  # a mimic joint's column: its motion follows its leader
             continue
         if m.group(2) not in joints:
             import difflib
@@ -99,7 +103,7 @@ def plan(names: list[str], model: Model, need: int, source: str,
                               f"{', '.join(series)})", source)
     extra = {base: tuple(f"{base}_{j}" for j in model.coordinate_names) for base in series}
     return Layout(q, plan_wrenches(names, model, source), "t" in names, extra, tuple(ignored),
-                  near_misses(ignored, model))
+                  near_misses(ignored, model), tuple(mimicking))
 
 
 def near_misses(ignored: list[str], model: Model) -> dict[str, str]:

@@ -4,7 +4,7 @@ Columns (CSV) or datasets (HDF5): ``t`` (optional); the pose ``p_x..p_z`` and ``
 (``p`` (N, 3), ``R`` (N, 3, 3)); the twist and its derivatives, spatial ``Vs_wx..Vs_vz``,
 ``Vsd_..``, ... or body-fixed ``Vb_..``, ``Vbd_..``, ... (``Vs``, ``Vsd``, ... (N, 6)); the
 velocity, acceleration, ... of the link origin ``pd_x``, ``pdd_x``, ... (``pd``, ... (N, 3)).
-Body-fixed twists are turned into spatial ones (the spatial set is used if both are there).
+The spatial set is used if both are there; body-fixed twists are passed on as such.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hodyn_cli.core.motion import LinkMotion
+from hodyn_cli.core.trajectory import derivative_name
 from hodyn_cli.errors import TrajectoryError
-from hodyn_cli.ik import LinkMotion
+from hodyn_cli.io.checks import check_increasing, check_values
 from hodyn_cli.io.columns import MOTION_DATASET, motion_suffixes
 from hodyn_cli.io.paths import listing
-from hodyn_cli.io.reader import CHUNK_ROWS, _check_increasing, _check_values
+from hodyn_cli.io.reader import CHUNK_ROWS
 from hodyn_cli.io.tables import open_table, rechunk
-from hodyn_cli.methods.spatial import spatial_twists
-from hodyn_cli.trajectory import derivative_name
 
 __all__ = ["MotionLayout", "MotionReader", "plan_motion"]
 
@@ -132,11 +132,11 @@ class MotionReader:
         columns, lay = self.layout.columns, self.layout
         start, last_t = 0, None
         for block in rechunk(self.table.blocks(columns), self.chunk, lambda: self.table.paused):
-            _check_values(block, columns, self.path, start)
+            check_values(block, columns, self.path, start)
             n, c = len(block), int(lay.has_t)
             t = np.ascontiguousarray(block[:, 0]) if lay.has_t else None
             if t is not None:
-                _check_increasing(t, last_t, start, self.path)
+                check_increasing(t, last_t, start, self.path)
                 last_t = t[-1]
             p = block[:, c : c + 3]
             c += 3
@@ -151,10 +151,9 @@ class MotionReader:
                                           f"(|R^T R - I| = {off[s]:.3g})", self.path)
             V = block[:, c : c + 6 * lay.K].reshape(n, lay.K, 6) if lay.K else None
             c += 6 * lay.K
-            if V is not None and lay.twist == "Vb":
-                V = spatial_twists(R, p, V) if R is not None else None
             pd = block[:, c : c + 3 * lay.P].reshape(n, lay.P, 3) if lay.P else None
-            yield LinkMotion(p, R, V, pd, t)
+            body = lay.twist == "Vb"
+            yield LinkMotion(p, R, None if body else V, pd, t, V if body else None)
             start += n
         if not start:
             raise TrajectoryError("no data rows after the header", self.path)

@@ -1,7 +1,7 @@
 """Trajectories read chunk by chunk: columns checked once, values checked as they stream.
 
 >>> from pathlib import Path
->>> from hodyn_cli.urdf import load_model
+>>> from hodyn_cli.modeling.urdf import load_model
 >>> root = Path(__file__).parents[2]
 >>> model = load_model(root / "urdf" / "planar_2r.urdf")
 >>> with TrajectoryReader(str(root / "sample_trajectories" / "planar_2r_cosine.h5"), model,
@@ -16,12 +16,12 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from hodyn_cli import mimic
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import TrajectoryError
+from hodyn_cli.io.checks import check_increasing, check_values
 from hodyn_cli.io.columns import W_COLUMN, Layout, plan, plan_wrenches
 from hodyn_cli.io.tables import Block, Rows, open_table, rechunk, row_count
-from hodyn_cli.model import Model
-from hodyn_cli.trajectory import Trajectory, Wrenches, derivative_name
 
 #: samples per chunk a command reads, computes and writes before the next (bounds memory)
 CHUNK_ROWS = 1 << 14
@@ -37,12 +37,8 @@ class TrajectoryReader:
     """
 
     def __init__(self, path: str, model: Model, need: int = 1, *, wrench: str | None = None,
-                 chunk: int = CHUNK_ROWS, stdin=None, series: tuple[str, ...] = (),
-                 strict_limits: bool = False):
+                 chunk: int = CHUNK_ROWS, stdin=None, series: tuple[str, ...] = ()):
         self.path, self.model, self.chunk = path, model, chunk
-        self.strict_limits = strict_limits
-        #: joint -> the first sample beyond its URDF position limits (see :func:`beyond_limits`)
-        self.beyond_limits: dict[str, str] = {}
         self.table = open_table(path, stdin)
         self.wtable = None
         try:
@@ -82,6 +78,11 @@ class TrajectoryReader:
     def ignored(self) -> list[str]:
         """Columns (CSV) or datasets (HDF5) of the file that are not hodyn's."""
         return list(getattr(self.table, "ignored", [])) + list(self.layout.ignored)
+
+    @property
+    def mimic_columns(self) -> list[str]:
+        """Columns of mimic joints (ignored: their motion follows their leaders)."""
+        return list(self.layout.mimic)
 
     @property
     def typos(self) -> dict[str, str]:
@@ -130,9 +131,9 @@ class TrajectoryReader:
 
     def _assemble(self, block: Block, wblock: Block | None, start: int, last_t) -> Trajectory:
         columns = self.layout.columns
-        _check_values(block, columns, self.path, start)
+        check_values(block, columns, self.path, start)
         if wblock is not None:
-            _check_values(wblock, self.wlayout.columns, self.wrench_path, start)
+            check_values(wblock, self.wlayout.columns, self.wrench_path, start)
             if self.wlayout.has_t and self.layout.has_t:  # the same instants, or an error
                 t, tw = block[:, 0], wblock[:, 0]
                 off = np.flatnonzero(np.abs(tw - t) > 1e-9 * np.maximum(1.0, np.abs(t)))
@@ -145,16 +146,10 @@ class TrajectoryReader:
         t = None
         if self.layout.has_t:
             t = np.ascontiguousarray(block[:, 0])
-            _check_increasing(t, last_t, start, self.path)
+            check_increasing(t, last_t, start, self.path)
         first = int(self.layout.has_t)  # columns: [t], q..., wrenches...
         D, nj = len(self.layout.q), len(self.model.coordinates)
         derivs = np.ascontiguousarray(block[:, first : first + D * nj]).reshape(n, D, nj)
-        G, o = mimic.coupling(self.model)
-        positions = derivs[:, 0] if nj == self.model.n else derivs[:, 0] @ G.T + o
-        for joint, text in beyond_limits(self.model, positions, t, start).items():
-            if self.strict_limits:
-                raise TrajectoryError(f"{text} (--strict)", self.path)
-            self.beyond_limits.setdefault(joint, text)
         index = {c: k for k, c in enumerate(columns)}
         series = {name: block[:, [index[c] for c in cols]]
                   for name, cols in self.layout.series.items()}
@@ -183,54 +178,14 @@ def _in_hdf5_words(names: list[str], model: Model, need: int, path: str
                            "order, or q_derivatives N x D x n)", path)
 
 
-def beyond_limits(model: Model, q: np.ndarray, t, start: int = 0) -> dict[str, str]:
-    """Joints whose q (N, n) leaves the URDF position limits by more than rounding:
-    joint -> one line naming the first such sample, its value and the limit."""
-    lo, hi = model.limits[:, 0], model.limits[:, 1]
-    slack = 1e-6 * np.where(np.isfinite(hi - lo), hi - lo, 0.0) + 1e-9
-    bad = (q < lo - slack) | (q > hi + slack)
-    out = {}
-    for j in np.flatnonzero(bad.any(axis=0)):
-        s = int(np.argmax(bad[:, j]))
-        when = f"t = {t[s]:.6g} s" if t is not None else f"sample {start + s}"
-        degrees = (model.joint_types[j] != "prismatic" and np.abs(q[:, j]).max() > 2 * np.pi
-                   and np.abs(np.radians(q[:, j])).max() <= max(np.abs(lo[j]), np.abs(hi[j])))
-        hint = "; the values look like degrees: hodyn reads radians" if degrees else ""
-        out[model.joint_names[j]] = (
-            f"q_{model.joint_names[j]} = {q[s, j]:.6g} at {when} is outside its URDF limits "
-            f"[{lo[j]:.6g}, {hi[j]:.6g}]{hint}")
-    return out
-
-
-def _check_values(block: Block, columns: list[str], path: str, start: int) -> None:
-    if np.isfinite(block.sum()):  # fast path: finite only if every value is (no overflow
-        return  # at the magnitudes of trajectories; if it overflows, the search below runs)
-    bad = ~np.isfinite(block)
-    if bad.any():
-        row, col = np.argwhere(bad)[0]
-        raise TrajectoryError(f"column '{columns[col]}', sample {start + row}: value "
-                              f"{block[row, col]} is not finite", path)
-
-
-def _check_increasing(t: np.ndarray, last_t, start: int, path: str) -> None:
-    prev = np.concatenate([[last_t], t[:-1]]) if last_t is not None else t[:-1]
-    cur = t if last_t is not None else t[1:]
-    bad = np.flatnonzero(cur - prev <= 0)
-    if bad.size:
-        s = start + bad[0] + (0 if last_t is not None else 1)
-        raise TrajectoryError(f"column 't' is not increasing at sample {s} "
-                              f"({prev[bad[0]]} then {cur[bad[0]]})", path)
-
-
 class MemoryReader:
     """An in-memory trajectory with the interface of :class:`TrajectoryReader`."""
 
-    def __init__(self, trajectory: Trajectory, chunk: int = CHUNK_ROWS,
-                 beyond: dict[str, str] | None = None):
+    def __init__(self, trajectory: Trajectory, chunk: int = CHUNK_ROWS):
         self.trajectory, self.chunk = trajectory, chunk
-        self.beyond_limits = dict(beyond or {})
         self.has_t = trajectory.t is not None
         self.ignored: list[str] = []
+        self.mimic_columns: list[str] = []
         self.typos: dict[str, str] = {}
         self.n_samples = trajectory.n_samples
         self.orders = trajectory.orders

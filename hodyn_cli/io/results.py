@@ -1,13 +1,21 @@
-"""What each command writes: named datasets (N, ...) and their CSV column names."""
+"""What the commands write: named datasets (N, ...) and the CSV column names of each.
+
+A result is a dict of named arrays over samples (the fields of a
+:class:`hodyn_cli.api.Result`, plus ``t``); these functions name the CSV columns of each
+dataset (its trailing axes flattened in C order) and the HDF5 datasets that have no CSV form.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from hodyn_cli.io.columns import WRENCH_COMPONENTS
+from hodyn_cli.core.trajectory import Trajectory, derivative_name
+from hodyn_cli.io.columns import MOMENTUM, WRENCH_COMPONENTS, XYZ, motion_suffixes
 from hodyn_cli.io.tables import COMPACT
 from hodyn_cli.io.writers import open_sink
-from hodyn_cli.trajectory import Trajectory, derivative_name
+
+__all__ = ["MATRIX_NOTES", "timed_columns", "with_t", "derivative_columns", "motion_columns",
+           "joint_wrench_datasets", "trajectory_datasets", "write_trajectory"]
 
 MATRIX_NOTES = {
     "M": "mass matrix M(q); M_d, M_dd, ...: its time derivatives",
@@ -31,30 +39,23 @@ def with_t(data: dict[str, np.ndarray], t) -> dict[str, np.ndarray]:
 
 
 def derivative_columns(base: str, top: int, joint_names) -> dict[str, list[str]]:
-    """CSV columns of ``base, based, ...`` up to ``top`` d's: ``{"taud": ["taud_<joint>", ...]}``."""
+    """CSV columns of ``base, based, ...`` up to ``top`` d's: ``{"taud": ["taud_<joint>", ...]}``.
+
+    >>> derivative_columns("tau", 1, ["a", "b"])
+    {'tau': ['tau_a', 'tau_b'], 'taud': ['taud_a', 'taud_b']}
+    """
     names = (derivative_name(base, k) for k in range(top + 1))
     return {name: [f"{name}_{j}" for j in joint_names] for name in names}
 
 
-def derivative_datasets(base: str, value: np.ndarray, joint_names) -> tuple[dict, dict]:
-    """(N, K+1, n) as datasets ``base, based, basedd, ...`` with columns ``base_<joint>``."""
-    data = {derivative_name(base, k): value[:, k, :] for k in range(value.shape[1])}
-    return data, derivative_columns(base, value.shape[1] - 1, joint_names)
+def motion_columns(keys) -> dict[str, list[str]]:
+    """CSV columns of a link's motion datasets (``p``, ``R``, ``Vs``.., ``Vb``.., ``pd``..):
+    ``R_12`` = row 1, column 2; ``Vs_wx`` = angular x, ``Vs_vx`` = linear x.
 
-
-def torque_datasets(result: np.ndarray, joint_names) -> tuple[dict, dict]:
-    """A torque result (N, K+1, n) as ``tau, taud, ...``."""
-    return derivative_datasets("tau", result, joint_names)
-
-
-def elastic_datasets(result, joint_names) -> tuple[dict, dict]:
-    """An :class:`~hodyn_cli.elastic.ElasticResult` as ``u, ud, ..., theta, ..., taum, ...``."""
-    data, columns = {}, {}
-    for base in ("u", "theta", "taum"):
-        d, c = derivative_datasets(base, getattr(result, base), joint_names)
-        data |= d
-        columns |= c
-    return data, columns
+    >>> motion_columns(["p", "Vsd"])["Vsd"][:2]
+    ['Vsd_wx', 'Vsd_wy']
+    """
+    return {key: [f"{key}_{s}" for s in motion_suffixes(key)] for key in keys}
 
 
 def joint_wrench_datasets(F: np.ndarray, link_names) -> dict[str, np.ndarray]:
@@ -67,42 +68,47 @@ def joint_wrench_datasets(F: np.ndarray, link_names) -> dict[str, np.ndarray]:
             for i, link in enumerate(link_names) for k in range(F.shape[1])}
 
 
-def rate_name(name: str, k: int) -> str:
-    """Dataset name of the k-th time derivative of a matrix-valued quantity: ``M``, ``M_d``,
-    ``M_dd``, ... (``_`` keeps ``C_d`` apart from a quantity called ``Cd``).
+def centroidal_columns(order: int) -> dict[str, list[str]]:
+    """CSV columns of ``mass``, the centre of mass ``com``, ``comd``, ... (to order + 1) and
+    the centroidal momentum ``h``, ``hd``, ... (to order; ``h_ax`` angular x about the centre
+    of mass, ``h_lx`` linear x).
 
-    >>> [rate_name("Y", k) for k in range(3)]
-    ['Y', 'Y_d', 'Y_dd']
+    >>> centroidal_columns(0)["h"][:4]
+    ['h_ax', 'h_ay', 'h_az', 'h_lx']
     """
-    return name + ("_" + "d" * k if k else "")
+    com = {derivative_name("com", k): [f"{derivative_name('com', k)}_{s}" for s in XYZ]
+           for k in range(order + 2)}
+    h = {derivative_name("h", k): [f"{derivative_name('h', k)}_{s}" for s in MOMENTUM]
+         for k in range(order + 1)}
+    return {"mass": ["mass"], **com, **h}
 
 
-def matrix_datasets(E, with_wrenches: bool) -> dict[str, np.ndarray]:
-    """EOM matrices as HDF5 datasets ``M, M_d, M_dd, C, ..., Cbar, ..., g, ..., Q_ext, ...``
-    (N x n x n or N x n); ``E`` is :class:`hodyn_cli.methods.closed_form.EOMMatrices`."""
-    data = {}
-    names = ("M", "C", "Cbar", "g") + (("Q_ext",) if with_wrenches else ())
-    for name in names:
-        value = getattr(E, name)
-        for k in range(value.shape[1]):
-            data[rate_name(name, k)] = value[:, k]
-    return data
+def wrench_datasets(link: str, W: np.ndarray) -> tuple[dict, dict]:
+    """A link's wrench and its derivatives (N, K+1, 6) as datasets ``wrench/<link>/W``,
+    ``Wd``, ... and their CSV columns ``W_<link>_mx``, ..."""
+    data, columns = {}, {}
+    for k in range(W.shape[1]):
+        key = f"wrench/{link}/{derivative_name('W', k)}"
+        data[key] = W[:, k]
+        columns[key] = [f"{derivative_name('W', k)}_{link}_{c}" for c in WRENCH_COMPONENTS]
+    return data, columns
 
 
 def trajectory_datasets(trajectory: Trajectory, compact: bool = False) -> tuple[dict, dict]:
     """A trajectory (and its wrenches) as datasets and CSV columns (``compact``: HDF5's
     ``q_derivatives`` instead of ``q``, ``qd``, ...)."""
     names = trajectory.joint_names
+    q = trajectory.derivatives
     if compact:
-        data, columns = {COMPACT: trajectory.derivatives}, {}
+        data, columns = {COMPACT: q}, {}
     else:
-        data, columns = derivative_datasets("q", trajectory.derivatives, names)
+        data = {derivative_name("q", k): q[:, k] for k in range(q.shape[1])}
+        columns = derivative_columns("q", q.shape[1] - 1, names)
     if trajectory.wrenches is not None:
         for link, W in trajectory.wrenches.W.items():
-            for k in range(W.shape[1]):
-                key = f"wrench/{link}/{derivative_name('W', k)}"
-                data[key] = W[:, k]
-                columns[key] = [f"{derivative_name('W', k)}_{link}_{c}" for c in WRENCH_COMPONENTS]
+            more, cols = wrench_datasets(link, W)
+            data |= more
+            columns |= cols
     return with_t(data, trajectory.t), timed_columns(columns, trajectory.t is not None)
 
 

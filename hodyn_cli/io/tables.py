@@ -240,14 +240,14 @@ class Hdf5Table:
                     for c, name in enumerate(names):
                         where[f"q{'d' * k}_{name}"] = (key, (k, c))
             elif MOTION_DATASET.fullmatch(key):  # a link's motion (hodyn kinematics)
-                suffixes = motion_suffixes(key)
-                self._check(obj, key, 3 if key == "R" else 2)
-                shape = (3, 3) if key == "R" else (len(suffixes),)
+                suffixes, rotation = motion_suffixes(key), key.removeprefix("base_") == "R"
+                self._check(obj, key, 3 if rotation else 2)
+                shape = (3, 3) if rotation else (len(suffixes),)
                 if obj.shape[1:] != shape:
                     raise TrajectoryError(f"dataset '{key}' must be N x {' x '.join(map(str, shape))}"
                                           f", is {' x '.join(map(str, obj.shape))}", path)
                 for c, sfx in enumerate(suffixes):
-                    where[f"{key}_{sfx}"] = (key, divmod(c, 3) if key == "R" else (c,))
+                    where[f"{key}_{sfx}"] = (key, divmod(c, 3) if rotation else (c,))
             elif key == "wrench" and isinstance(obj, h5py.Group):
                 for link in obj.keys():
                     for wkey in obj[link].keys():

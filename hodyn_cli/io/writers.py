@@ -106,9 +106,11 @@ class Hdf5Sink:
 
 
 def _chunk_shape(value: np.ndarray) -> tuple[int, ...]:
-    """HDF5 chunks of ~256 KiB along samples."""
+    """HDF5 chunks of ~256 KiB along samples, no longer than the first block written (a
+    small file is not padded to a whole chunk; a stream's first block is a full one)."""
     row = max(1, int(np.prod(value.shape[1:], dtype=np.int64)) * value.itemsize)
-    return (max(1, min(1 << 16, (1 << 18) // row)), *value.shape[1:])
+    rows = min(1 << 16, (1 << 18) // row, value.shape[0])
+    return (max(1, rows), *value.shape[1:])
 
 
 @contextmanager

@@ -1,0 +1,455 @@
+"""Higher-order inverse kinematics: q, q', ..., q^(D) of the joints from one link's motion.
+
+The spatial paper's sec. IV (Algorithm 2) combines the inverse kinematics of order k with the
+forward kinematics of order k-1 (:mod:`hodyn_cli.algorithms.methods.spatial`); its formulas were lost in
+the text conversion and are rebuilt here from the identities it names. The r joints on the
+path from the root to the link (the others stand still) move it with the spatial twist (8)::
+
+    V^s = J q',     J = [Y_1 ... Y_r]         (instantaneous joint screws (7), root frame)
+
+A *pose* task (m = 6) prescribes ``y' = V^s``; a *position* task (m = 3) the velocity of
+the link origin, ``y' = p' = v^s + omega x p = P(p) V^s`` with ``P(p) = [-skew(p), I]``.
+With ``J_t = P J`` (``J_t = J`` for a pose task), k derivatives of ``J_t q' = y'`` give::
+
+    y^(k+1) = sum_{j<=k} C(k, j) J_t^(j) q^(k+1-j)
+    J^(j) = [Y_1^(j) ...],   J_t^(j) = sum_l C(j, l) P^(l) J^(j-l),   P^(l) = [-skew(p^(l)), 0]
+
+Algorithm 2, all samples of a block at once:
+
+1. Positions: Newton on SE(3) (below); ``J_t`` is factorized once per sample (SVD), which
+   also gives its condition number (singularity check).
+2. For k = 0 .. D-1:
+
+   a. inverse kinematics of order k+1 (Remark 2)::
+
+        q^(k+1) = J_t^-1 (y^(k+1) - sum_{j=1..k} C(k, j) J_t^(j) q^(k+1-j))
+
+   b. forward kinematics of order k of the path bodies (6), (9)::
+
+        V_i^(k) = V_p^(k) + sum_{j<=k} C(k, j) Y_i^(j) q_i^(k+1-j)
+        Y_i^(k+1) = sum_{j<=k} C(k, j) [V_p^(j), Y_i^(k-j)]
+        p^(k+1) = v^(k) + sum_{j<=k} C(k, j) omega^(j) x p^(k-j)
+
+Fewer joints than task coordinates (r < m: e.g. a planar arm given a position): ``J_t^-1``
+is the least-squares inverse, and a motion the joints cannot follow is an error.
+
+Redundant arms (r > m) take the minimum-norm rates ``q' = J_t^T lam``, ``A lam = y'``,
+``A = J_t J_t^T``, and their *exact* derivatives (so q'' is the derivative of q', which
+``J_t^+ (y'' - J_t' q')`` is not)::
+
+    A lam^(k) = y^(k+1) - sum_{j=1..k} C(k, j) A^(j) lam^(k-j),  A^(j) = sum_l C(j, l) J_t^(l) J_t^(j-l)T
+    q^(k+1) = sum_{j<=k} C(k, j) J_t^(j)T lam^(k-j)
+
+computed as ``q^(k+1) = J_t^+ c + r`` with ``r = sum_{j>=1} C(k, j) J_t^(j)T lam^(k-j)``,
+``c = b - J_t r`` (b: the right-hand side above) and ``lam^(k) = A^-1 c``: the same numbers,
+but the task equation holds to rounding (``J_t^+`` has J_t's condition number, ``A^-1`` its
+square).
+
+Their positions are the integral of those rates (the self-motion is what the minimum-norm
+rates make it): between samples, two-point Hermite quadrature of q' with its D-1 known
+derivatives (:func:`hermite_weights`, error ``O(h^(2D+1))``), each sample then projected back
+onto the prescribed pose by minimum-norm Newton steps (the closed-loop correction that keeps
+rounding and quadrature errors from drifting). The quadrature uses the rates at the new
+sample, so a block of samples is iterated to its fixed point (Picard).
+
+Newton on SE(3). The error of the current pose ``C = (R, p)`` against the target
+``(R_d, p_d)`` is the spatial twist ``(omega; v)`` that would carry it there to first order,
+``omega = log(R_d R^T)``, ``v = p_d - p - omega x p`` (position task: ``p_d - p``), and
+``dq = J_t^+ e``. Each block of samples starts from the Taylor expansion of the last solved
+sample (q and its D derivatives over t); the first sample from ``q0`` by damped least
+squares (Levenberg-Marquardt), which picks the branch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from math import comb, factorial
+
+import numpy as np
+
+from hodyn_cli.algorithms.kinematics import frame_pose
+from hodyn_cli.algorithms.methods.spatial import forward_pass, spatial_twists
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.motion import LinkMotion
+from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.errors import HodynError
+from hodyn_cli.modeling.limits import beyond_limits
+from hodyn_cli.modeling.locking import default_lock_value
+
+__all__ = ["InverseKinematics", "spatial_motion", "inverse_kinematics", "hermite_weights",
+           "TASKS", "MAX_CONDITION"]
+
+TASKS = ("pose", "position")
+#: default largest condition number of J_t before a sample counts as singular
+MAX_CONDITION = 1e4
+#: pose error (m, rad) below which Newton has converged
+TOLERANCE = 1e-10
+#: largest change of a joint (rad or m) between a sample's prediction and its solution
+#: before the block is redone in smaller pieces (Newton may have jumped to another branch)
+JUMP = 0.2
+NEWTON_STEPS = 30
+PICARD_STEPS = 12
+MAX_BLOCK = 256
+
+
+@dataclass
+class IkResult:
+    """Joint motion from :func:`inverse_kinematics`.
+
+    Attributes:
+        trajectory: q and its D derivatives (the model's joints; those not moving the link
+            stand still at q0).
+        condition: (N,) condition number of the task Jacobian J_t per sample.
+        beyond_limits: joint -> one line naming where q first leaves its URDF limits.
+    """
+
+    trajectory: Trajectory
+    condition: np.ndarray
+    beyond_limits: dict[str, str] = field(default_factory=dict)
+
+
+def hermite_weights(m: int) -> np.ndarray:
+    """``c_j``, j < m, of two-point Hermite quadrature with m derivatives at each end::
+
+        int_0^h f = sum_j c_j h^(j+1) (f^(j)(0) + (-1)^j f^(j)(h)) + O(h^(2m+1))
+
+    ``c_j = m! (2m-j-1)! / ((2m)! (m-j-1)! (j+1)!)``: the trapezoid rule for m = 1.
+
+    >>> hermite_weights(2) * 12
+    array([6., 1.])
+    >>> c = hermite_weights(3)   # exact for polynomials of degree 2m - 1 = 5: int_0^1 t^5
+    >>> d = [[0, 0, 0], [1, 5, 20]]   # f, f', f'' of t^5 at 0 and 1
+    >>> float(sum(c[j] * (d[0][j] + (-1) ** j * d[1][j]) for j in range(3)))
+    0.16666666666666666
+    """
+    return np.array([factorial(m) * factorial(2 * m - j - 1)
+                     / (factorial(2 * m) * factorial(m - j - 1) * factorial(j + 1))
+                     for j in range(m)])
+
+
+class InverseKinematics:
+    """Inverse kinematics of one link, called on consecutive chunks of one motion.
+
+    Each call continues from the last sample of the previous one (the state), so a file
+    streams in chunks with the same result as whole. ``q0`` (n,): where the first sample's
+    search starts (default: 0, or the middle of a joint's range if 0 is outside);
+    ``on_singular``: ``"error"`` or ``"warn"`` (then :attr:`singular` lists the samples).
+    """
+
+    def __init__(self, model: Model, link: str, *, task: str = "pose", q0=None,
+                 max_condition: float = MAX_CONDITION, on_singular: str = "error"):
+        if task not in TASKS:
+            raise HodynError(f"unknown task '{task}' (tasks: {', '.join(TASKS)})")
+        if on_singular not in ("error", "warn"):
+            raise HodynError(f"on_singular must be 'error' or 'warn', got '{on_singular}'")
+        if np.any(model.mimic[:, 0] >= 0):
+            raise HodynError("hodyn ik does not support <mimic> joints yet")
+        if link not in model.links:
+            raise HodynError(f"the model has no link '{link}' (links: {', '.join(model.links)})")
+        frame = model.links[link]
+        if frame.body < 0:
+            raise HodynError(f"link '{link}' is welded to the root: no joint moves it")
+        self.model, self.link, self.task = model, link, task
+        self.max_condition, self.on_singular = max_condition, on_singular
+        self.frame = frame
+        self.path = np.flatnonzero(model.ancestry[:, frame.body])   # root -> link, in order
+        self.m = 6 if task == "pose" else 3
+        self.redundant = len(self.path) > self.m
+        if q0 is None:
+            q0 = [default_lock_value(model, i) for i in range(model.n)]
+        self.q0 = np.asarray(q0, dtype=float).reshape(-1)
+        if self.q0.shape != (model.n,):
+            raise HodynError(f"q0 has {self.q0.size} values, the model {model.n} joints "
+                             f"({', '.join(model.joint_names)})")
+        self.state: tuple[float | None, np.ndarray] | None = None   # (t, (D+1, n)) last sample
+        self.done = 0
+        self.block = 8
+        self.singular: list[tuple[int, float | None, float]] = []   # (sample, t, condition)
+        self.condition_max = (0.0, None, 0)                          # (value, t, sample)
+
+    # -- one chunk ----------------------------------------------------------------------
+    def __call__(self, motion: LinkMotion) -> tuple[np.ndarray, np.ndarray]:
+        """q and its derivatives (N, D+1, n) and the condition numbers (N,) of a chunk."""
+        if self.task == "pose" and motion.R is None:
+            raise HodynError("a pose task needs the orientation R (or use the position task)")
+        motion = spatial_motion(motion)
+        y = motion.rates(self.task)
+        N, D = motion.n_samples, y.shape[1]
+        if self.redundant and (motion.t is None or D == 0):
+            raise HodynError(f"'{self.link}' has {len(self.path)} joints for {self.m} task "
+                             "coordinates: a redundant arm's positions are integrated from "
+                             "its rates, which needs t and the twist (or point velocity) "
+                             "columns")
+        out = np.empty((N, D + 1, self.model.n))
+        cond = np.empty(N)
+        i = 0
+        if self.state is None:
+            q = self._first(motion)
+            out[:1], cond[:1] = self._rates(q, motion, slice(0, 1))
+            self._accept(out, cond, motion, 0, 1)
+            i = 1
+        while i < N:
+            B = min(self.block, N - i)
+            solved = self._block(motion, slice(i, i + B))
+            if isinstance(solved, str):
+                if B == 1:
+                    self._fail(motion, i, solved)
+                self.block = max(1, B // 2)
+                continue
+            out[i : i + B], cond[i : i + B] = solved
+            self._accept(out, cond, motion, i, i + B)
+            i += B
+            self.block = min(2 * self.block, MAX_BLOCK)
+        self.done += N
+        return out, cond
+
+    def _accept(self, out, cond, motion: LinkMotion, a: int, b: int) -> None:
+        t = motion.t
+        self.state = (None if t is None else float(t[b - 1]), out[b - 1].copy())
+        bad = np.flatnonzero(cond[a:b] > self.max_condition)
+        if bad.size:
+            s = a + int(bad[0])
+            if self.on_singular == "error":
+                raise HodynError(
+                    f"the Jacobian of '{self.link}' is near-singular at {self._when(motion, s)}: "
+                    f"condition number {cond[s]:.3g} > {self.max_condition:.3g} (joint rates "
+                    "grow without bound there; --on-singular warn goes on)")
+            self.singular += [(self.done + a + int(j), None if t is None else float(t[a + j]),
+                               float(cond[a + j])) for j in bad]
+        j = a + int(np.argmax(cond[a:b]))
+        if cond[j] > self.condition_max[0]:
+            self.condition_max = (float(cond[j]), None if t is None else float(t[j]), self.done + j)
+
+    def _when(self, motion: LinkMotion, s: int) -> str:
+        where = f"sample {self.done + s}"
+        return where if motion.t is None else f"t = {motion.t[s]:.6g} s ({where})"
+
+    def _fail(self, motion: LinkMotion, s: int, reason: str):
+        q = self._predict(motion, slice(s, s + 1))
+        sv = np.linalg.svd(self._pose_error(q, motion, slice(s, s + 1))[3], compute_uv=False)[0]
+        c = sv[0] / sv[-1] if sv[-1] > 0 else np.inf
+        hint = (f"; the Jacobian is near-singular there (condition number {c:.3g})"
+                if c > self.max_condition else
+                "; the pose may be out of reach, or the motion too fast for its sampling")
+        raise HodynError(f"inverse kinematics did not converge at {self._when(motion, s)}: "
+                         f"{reason}{hint}")
+
+    # -- positions ----------------------------------------------------------------------
+    def _pose_error(self, q: np.ndarray, motion: LinkMotion, rows: slice):
+        """Link pose, path Jacobian J (N, 6, r), task Jacobian and task error at q (N, n)."""
+        N = q.shape[0]
+        kin = forward_pass(self.model, np.stack([q, np.zeros_like(q)], axis=1), 0)
+        R, p = frame_pose(kin, self.frame)
+        J = np.stack([kin.Y[i][:, 0] for i in self.path], axis=-1).reshape(N, 6, -1)
+        dp = motion.p[rows] - p
+        if self.task == "position":
+            return R, p, J, _point_jacobian(J, p), dp
+        w = lie.rotation_log(motion.R[rows] @ np.swapaxes(R, 1, 2))
+        return R, p, J, J, np.concatenate([w, dp - lie.cross(w, p)], axis=-1)
+
+    def _newton(self, q: np.ndarray, motion: LinkMotion, rows: slice
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """Newton from q (N, n) (minimum-norm / least-squares steps); returns (q, error)."""
+        q = q.copy()
+        for _ in range(NEWTON_STEPS):
+            _, _, _, Jt, e = self._pose_error(q, motion, rows)
+            if Jt.shape[1] == Jt.shape[2]:   # square: LU, 3x cheaper than the SVD of pinv
+                try:
+                    dq = np.linalg.solve(Jt, e[..., None])[..., 0]
+                except np.linalg.LinAlgError:  # an exactly singular sample: least squares
+                    dq = (np.linalg.pinv(Jt) @ e[..., None])[..., 0]
+            else:
+                dq = (np.linalg.pinv(Jt) @ e[..., None])[..., 0]
+            q[:, self.path] += dq
+            if np.abs(dq).max() <= 1e-14 * (1.0 + np.abs(q).max()):
+                break
+        e = self._pose_error(q, motion, rows)[-1]
+        return q, np.abs(e).max(axis=1)
+
+    def _first(self, motion: LinkMotion) -> np.ndarray:
+        """The first sample, from q0 by damped least squares (Levenberg-Marquardt)."""
+        rows = slice(0, 1)
+        q = self.q0[None].copy()
+        e = self._pose_error(q, motion, rows)[-1]
+        cost, mu = float(np.sum(e**2)), 1e-2
+        for _ in range(500):
+            if cost < TOLERANCE**2:
+                break
+            Jt = self._pose_error(q, motion, rows)[3][0]
+            A = Jt @ Jt.T + mu**2 * np.eye(self.m)
+            trial = q.copy()
+            trial[0, self.path] += Jt.T @ np.linalg.solve(A, e[0])
+            e_new = self._pose_error(trial, motion, rows)[-1]
+            if float(np.sum(e_new**2)) < cost:
+                q, e, cost, mu = trial, e_new, float(np.sum(e_new**2)), max(mu / 3, 1e-12)
+            else:
+                mu *= 4
+                if mu > 1e8:
+                    break
+        q, err = self._newton(q, motion, rows)
+        if err[0] > TOLERANCE:
+            q0 = ",".join(f"{v:g}" for v in self.q0)
+            raise HodynError(f"no joint configuration reaches the pose of '{self.link}' at "
+                             f"{self._when(motion, 0)} from q0 = [{q0}] (remaining error "
+                             f"{err[0]:.3g}): the pose may be out of reach; try another --q0")
+        return q
+
+    def _predict(self, motion: LinkMotion, rows: slice) -> np.ndarray:
+        """Taylor expansion of the last solved sample to the samples ``rows``."""
+        t_last, qs = self.state
+        if motion.t is None or t_last is None:
+            return np.broadcast_to(qs[0], (rows.stop - rows.start, self.model.n)).copy()
+        h = motion.t[rows] - t_last
+        return sum(qs[k] * (h**k / factorial(k))[:, None] for k in range(qs.shape[0]))
+
+    def _block(self, motion: LinkMotion, rows: slice):
+        """Samples ``rows`` solved, or why the block must be made smaller."""
+        guess = self._predict(motion, rows)
+        q, err = self._newton(guess, motion, rows)
+        B = rows.stop - rows.start
+        if err.max() > TOLERANCE:
+            return f"pose error {err.max():.3g} after {NEWTON_STEPS} Newton steps"
+        if B > 1 and np.abs(q - guess).max() > JUMP:
+            return "jumped"
+        if not self.redundant:
+            return self._rates(q, motion, rows)
+        # Picard: integrate the rates over the block with Hermite quadrature, project, repeat
+        t_last, qs_last = self.state
+        h = np.diff(np.concatenate([[t_last], motion.t[rows]]))
+        D = qs_last.shape[0] - 1
+        c = hermite_weights(D)
+        for _ in range(PICARD_STEPS):
+            qs, cond = self._rates(q, motion, rows)
+            both = np.concatenate([qs_last[None], qs])            # (B+1, D+1, n)
+            step = sum(c[j] * h[:, None] ** (j + 1) * (both[:-1, j + 1] + (-1) ** j * both[1:, j + 1])
+                       for j in range(D))
+            q_new, err = self._newton(qs_last[0] + np.cumsum(step, axis=0), motion, rows)
+            change = np.abs(q_new - q).max()
+            q = q_new
+            if err.max() > TOLERANCE:
+                return f"pose error {err.max():.3g} after {NEWTON_STEPS} Newton steps"
+            if change <= 1e-12 * (1.0 + np.abs(q).max()):
+                return self._rates(q, motion, rows)
+        return (f"the integrated positions still change by {change:.3g} after {PICARD_STEPS} "
+                "passes")
+
+    # -- rates: Algorithm 2 -------------------------------------------------------------
+    def _rates(self, q: np.ndarray, motion: LinkMotion, rows: slice
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """q^(1..D) at positions q (N, n), Algorithm 2; returns ((N, D+1, n), condition)."""
+        y = motion.rates(self.task)[rows]
+        N, D = y.shape[:2]
+        model, path = self.model, self.path
+        kin = forward_pass(model, np.stack([q, np.zeros_like(q)], axis=1), 0)
+        body = self.frame.body
+        p = [frame_pose(kin, self.frame)[1]]                         # link origin, derivatives
+        Y = {i: [kin.Y[i][:, 0]] for i in path}                      # joint screws, derivatives
+        V = {i: [] for i in path}                                    # spatial twists
+        zero = [np.zeros((N, 6))] * (D + 1)
+        qs = np.zeros((N, D + 1, model.n))
+        qs[:, 0] = q
+        Jt: list[np.ndarray] = []
+        for k in range(D):
+            Jk = np.stack([Y[i][k] for i in path], axis=-1)          # (N, 6, r)
+            if self.task == "position":
+                Jk = _point_jacobian(Jk, p[0]) + sum(
+                    comb(k, j) * _moment(np.stack([Y[i][k - j] for i in path], axis=-1), p[j])
+                    for j in range(1, k + 1))
+            Jt.append(Jk)
+            if k == 0:
+                U, S, Vh = np.linalg.svd(Jk, full_matrices=False)   # once per sample
+                cond = S[:, 0] / np.where(S[:, -1] > 0, S[:, -1], np.nan)
+                cond = np.nan_to_num(cond, nan=np.inf)
+                with np.errstate(divide="ignore"):
+                    pinv = (np.swapaxes(Vh, 1, 2) / S[:, None, :]) @ np.swapaxes(U, 1, 2)
+                    if self.redundant:                               # A^-1 = U S^-2 U^T
+                        inverse_A = (U / S[:, None, :] ** 2) @ np.swapaxes(U, 1, 2)
+                        lam: list[np.ndarray] = []
+            # k.a) inverse kinematics of order k+1: J_t q^(k+1) = b
+            b = y[:, k] - sum(comb(k, j) * _mv(Jt[j], qs[:, k + 1 - j, path]) for j in range(1, k + 1))
+            if self.redundant:
+                # q^(k+1) = J_t^T lam^(k) + r with J_t q^(k+1) = b, i.e. A lam^(k) = b - J_t r:
+                # the lam recursion of the docstring, solved so that the task equation holds
+                # to rounding (J_t^T A^-1 = J_t^+ has J_t's condition, A^-1 its square)
+                r = sum(comb(k, j) * _mv(np.swapaxes(Jt[j], 1, 2), lam[k - j]) for j in range(1, k + 1))
+                c = b - _mv(Jt[0], r) if k else b
+                lam.append(_mv(inverse_A, c))
+                qk = _mv(pinv, c) + r
+            else:
+                qk = _mv(pinv, b)
+                if len(path) < self.m:
+                    self._check_reachable(Jt[0], qk, b, motion, rows, k)
+            qs[:, k + 1, path] = qk
+            # k.b) forward kinematics of order k along the path, (6), (9)
+            for i in path:
+                par = model.parent[i]
+                Vp = V[par] if par >= 0 else zero
+                V[i].append(Vp[k] + sum(comb(k, j) * qs[:, k + 1 - j, i, None] * Y[i][j]
+                                        for j in range(k + 1)))
+                Y[i].append(sum(comb(k, j) * lie.bracket(Vp[j], Y[i][k - j]) for j in range(k + 1)))
+            Ve = V[body]
+            p.append(Ve[k][:, 3:] + sum(comb(k, j) * lie.cross(Ve[j][:, :3], p[k - j])
+                                        for j in range(k + 1)))
+        if D == 0:
+            S = np.linalg.svd(self._pose_error(q, motion, rows)[3], compute_uv=False)
+            cond = np.nan_to_num(S[:, 0] / np.where(S[:, -1] > 0, S[:, -1], np.nan), nan=np.inf)
+        return qs, cond
+
+    def _check_reachable(self, Jt0, qk, rhs, motion, rows, k: int) -> None:
+        """r < m: the rates must reproduce the prescribed ones (least squares is exact)."""
+        miss = np.abs(_mv(Jt0, qk) - rhs).max(axis=1)
+        bad = np.flatnonzero(miss > 1e-8 * (1.0 + np.abs(rhs).max(axis=1)))
+        if bad.size:
+            s = rows.start + int(bad[0])
+            raise HodynError(f"the {len(self.path)} joints moving '{self.link}' cannot follow "
+                             f"its {'twist' if self.task == 'pose' else 'velocity'} derivative "
+                             f"{k} at {self._when(motion, s)} (misses by {miss[bad[0]]:.3g})")
+
+
+def spatial_motion(motion: LinkMotion) -> LinkMotion:
+    """The motion with spatial twists ``Vs`` (converted from the body-fixed ``Vb`` if those
+    are what it has)."""
+    if motion.Vs is not None or motion.Vb is None or motion.R is None:
+        return motion
+    return replace(motion, Vs=spatial_twists(motion.R, motion.p, motion.Vb), Vb=None)
+
+
+def _mv(A: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return (A @ x[..., None])[..., 0]
+
+
+def _point_jacobian(J: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """``P(p) J`` (N, 3, r): velocity of the point p for unit rates, ``v + omega x p``."""
+    return J[:, 3:] + _moment(J, p)
+
+
+def _moment(J: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """``omega x p`` for every column (N, 3, r) of J (N, 6, r)."""
+    return np.swapaxes(lie.cross(np.swapaxes(J[:, :3], 1, 2), p[:, None, :]), 1, 2)
+
+
+def inverse_kinematics(model: Model, motion: LinkMotion, link: str, *, task: str = "pose",
+                       q0=None, max_condition: float = MAX_CONDITION,
+                       on_singular: str = "error") -> IkResult:
+    """Joint motion q..q^(D) that moves ``link`` as ``motion`` prescribes (Algorithm 2).
+
+    D is the number of twist derivatives given (pose task: ``Vs`` ... ) or point
+    derivatives (position task: ``pd`` ...). See the module docstring for the scheme.
+
+    >>> from pathlib import Path
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> from hodyn_cli.core.trajectory import cosine
+    >>> from hodyn_cli.algorithms.kinematics import link_kinematics
+    >>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
+    >>> traj = cosine(model.joint_names, [0.0, 0.01], amplitude=0.5, omega=1, offset=0.3, orders=4)
+    >>> motion = LinkMotion.of(link_kinematics(model, traj, "tool0", order=2), traj.t)
+    >>> result = inverse_kinematics(model, motion, "tool0", task="position", q0=[0.5, 0.5])
+    >>> float(np.abs(result.trajectory.derivatives - traj.derivatives[:, :4]).max()) < 1e-12
+    True
+    """
+    solver = InverseKinematics(model, link, task=task, q0=q0, max_condition=max_condition,
+                               on_singular=on_singular)
+    qs, cond = solver(motion)
+    return IkResult(Trajectory(model.joint_names, qs, motion.t), cond,
+                    beyond_limits(model, qs[:, 0], motion.t))

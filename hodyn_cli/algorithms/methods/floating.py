@@ -1,0 +1,212 @@
+"""Floating-base inverse dynamics and the base wrench, for every method.
+
+A floating root link is a free body: its pose ``C_0 = (R, p)`` in the world and its body
+twist ``V_0 = (omega; v)`` (root frame) with derivatives are given (:class:`BaseMotion`);
+the joint torques and the wrench the root exerts on its supports follow, with their time
+derivatives. A fixed base is the special case of a root at rest at the world origin.
+
+Gravity as base motion (recursive methods). In the frame that falls freely with gravity
+and is at rest in the world at the instant t0 there is no gravity, and the root's position
+there is ``p(t) - g (t - t0)^2 / 2``: its body twist is ``V_0 - (0; R^T g) (t - t0)``. By
+Leibniz at t0, with ``u = (0; -R^T g)`` and ``u' = -ad_{V_0} u`` (``R' = R skew(omega)``)::
+
+    V_eff = V_0,   V_eff^(k) = V_0^(k) + k u^(k-1)   (k >= 1)
+
+(fixed base, ``V_0 = 0``, ``R = I``: ``V_eff' = (0; -g)``, :func:`common.base_motion`). The
+body-fixed recursion (40)-(42) runs unchanged with this root jet per sample; the spatial one
+(6)-(31) with its image in the gravity-free frame that coincides with the root at t0,
+``V^s(k) = d^k/dt^k (Ad_{C_0} V_eff)`` at ``C_0 = I`` (:func:`spatial.spatial_twists`). The root
+is one more Newton-Euler body, loaded by its children through their joints::
+
+    F_0 = M_0 V_eff' - ad_{V_eff}^T M_0 V_eff + sum_{c child of root} Ad_{C_{c,0}}^T F_c + W_0   (42)
+
+and its derivatives by the same Leibniz rules (25) (spatial: (16)-(30) on the root, then
+``f_m' = f_{m+1} + ad_{V_eff}^T f_m`` back to the root frame). ``F_0`` is the wrench the supports
+exert on the root (root frame, moment about its origin); the base wrench ``W_base = -F_0``
+is the wrench the root exerts on its supports: the sign of external wrenches
+(docs/conventions.md). It vanishes for a motion feasible without support (free flight).
+
+Closed form: generalized velocities ``nu = (V_0; qd)`` (6 + n), ``J_0 = [I 0]``, every body
+Jacobian gets the root's 6 columns (:func:`closed_form.jacobians` with ``base=6``), the root
+body joins the sums (20)-(27) with ``u_0 = (0; -R^T g)`` in the real (not falling) frame, and
+``M nu' + C nu + g + Q_ext`` gives ``(F_0; tau)``: its first 6 rows are ``F_0``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from hodyn_cli.algorithms.methods import body_fixed, closed_form, spatial
+from hodyn_cli.algorithms.methods.common import (
+    CHUNK,
+    GRAVITY,
+    base_motion,
+    body_wrenches,
+    check_inputs,
+    gravity_vector,
+    leibniz_rates,
+)
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name
+from hodyn_cli.errors import HodynError, TrajectoryError
+
+__all__ = ["BaseMotion", "base_from_spatial", "root_jet", "inverse_dynamics", "matrices"]
+
+def base_from_spatial(R: np.ndarray, p: np.ndarray, Vs: np.ndarray) -> BaseMotion:
+    """A base motion from the root's spatial twist ``V^s = Ad_{C_0} V_0`` (world frame) and its
+    derivatives, (N, D, 6) (:func:`spatial.body_fixed_twists`)."""
+    return BaseMotion(R, p, spatial.body_fixed_twists(R, p, Vs))
+
+
+def root_jet(base: BaseMotion | None, gravity, K: int) -> np.ndarray:
+    """``V_eff, ..., V_eff^(K)`` ((N or 1), K+1, 6): the root's body twist derivatives in the
+    free-falling frame, gravity included (module docstring). None: a fixed base."""
+    if base is None:
+        return base_motion(gravity, K)
+    Vb = base.Vb[:, : K + 1]
+    u = closed_form.gravity_accelerations(_gravity_in_root(base, gravity), Vb, K - 1)
+    jet = Vb.copy()
+    jet[:, 1:] += np.arange(1, K + 1)[:, None] * u[:, :K]
+    return jet
+
+
+def _gravity_in_root(base: BaseMotion | None, gravity) -> np.ndarray:
+    """``u_0 = Ad_{C_0}^-1 (0; -g) = (0; -R^T g)`` ((N or 1), 6)."""
+    g = gravity_vector(gravity)
+    R = np.eye(3)[None] if base is None else base.R
+    return np.concatenate([np.zeros(R.shape[:1] + (3,)), -np.einsum("nji,j->ni", R, g)], axis=-1)
+
+
+def _root_children(model: Model) -> np.ndarray:
+    return np.flatnonzero(model.parent < 0)
+
+
+def _body_fixed(model, qs, base, gravity, W, W0, r):
+    """(tau, F_0) of one chunk by the body-fixed recursion, eqs. (40)-(42)."""
+    jet = np.broadcast_to(root_jet(base, gravity, r + 1), (qs.shape[0], r + 2, 6))
+    kin = body_fixed.forward_pass(model, qs, r + 1, jet)
+    tau, F = body_fixed.backward_pass(model, qs, kin, r, W)
+    F0 = body_fixed.momentum_rates(jet, model.root_M, r)
+    for c in _root_children(model):
+        F0 += body_fixed.transport_to_parent(F[c], qs[:, 1:, c], model.X[c], kin.Ad[c])
+    if W0 is not None:
+        F0 += W0
+    return tau, F0
+
+
+def _spatial(model, qs, base, gravity, W, W0, r):
+    """(tau, F_0) of one chunk by the spatial recursion, in the frame of the root at t0."""
+    N = qs.shape[0]
+    jet = np.broadcast_to(root_jet(base, gravity, r + 1), (N, r + 2, 6))
+    Vs = spatial.spatial_twists(np.broadcast_to(np.eye(3), (N, 3, 3)), np.zeros((N, 3)), jet)
+    kin = spatial.forward_pass(model, qs, r + 1, Vs)
+    tau, Ws = spatial.backward_pass(model, kin, r, W)
+    Md = spatial.inertia_derivatives(np.broadcast_to(model.root_M, (N, 6, 6)), Vs, r)  # (14)
+    W0s = spatial.momentum_derivatives(Md, Vs, r)[:, 1:]                              # (16)-(19)
+    for c in _root_children(model):                                                 # (30)
+        W0s += Ws[c]
+    if W0 is not None:
+        W0s += spatial.external_wrench(np.eye(6), Vs, W0)                               # (22)
+    # to the root frame: f_m = Ad_{C_0}^T W^(m), f_m' = f_{m+1} + ad_{V_eff}^T f_m
+    return tau, leibniz_rates(W0s, lambda j, z, t: lie.coad(jet[:, j : j + 1], z))
+
+
+def _eom(model, qs, base, gravity, W, W0, r, with_cbar):
+    """Closed-form matrices (N, r+1, 6+n, 6+n) of one chunk and ``nu = (V_0; qd)`` (N, r+2, 6+n)."""
+    N, n = qs.shape[0], model.n
+    Vb = np.zeros((1, r + 2, 6)) if base is None else base.Vb[:, : r + 2]
+    nu = np.concatenate([np.broadcast_to(Vb, (N, r + 2, 6)), qs[:, 1 : r + 3]], axis=2)
+    J, D = closed_form.jacobians(model, qs, r + 1, base=6)
+    J0 = np.zeros((1, r + 2, 6, 6 + n))
+    J0[:, 0, :, :6] = np.eye(6)
+    u0 = _gravity_in_root(base, gravity)
+    wrenches = {b + 1: w for b, w in W.items()}
+    if W0 is not None:
+        wrenches[0] = W0
+    E = closed_form.assemble([J0, *J], [model.root_M, *model.M],
+                             [u0, *closed_form.body_gravity(model, D, u0)], nu, r, wrenches,
+                             with_cbar)
+    return E, nu
+
+
+def _closed_form(model, qs, base, gravity, W, W0, r):
+    """(tau, F_0) of one chunk: ``(F_0; tau) = M nu' + C nu + g + Q_ext``, eqs. (1), (28), (38)."""
+    E, nu = _eom(model, qs, base, gravity, W, W0, r, False)
+    out = closed_form.generalized_forces(E, nu)
+    return out[..., 6:], out[..., :6]
+
+
+_CHUNK_SOLVERS = {"body-fixed": _body_fixed, "spatial": _spatial, "closed-form": _closed_form}
+MAX_ORDER = 4
+
+
+def _chunks(model: Model, trajectory: Trajectory, order: int, size: int = CHUNK
+            ) -> Iterator[tuple[slice, np.ndarray, BaseMotion | None, dict, object]]:
+    """``(samples, qs, base, body wrenches, root wrench or None)`` per chunk, inputs checked."""
+    check_inputs(model, trajectory, order)
+    if not 0 <= order <= MAX_ORDER:
+        raise HodynError(f"the base wrench is computed for orders 0..{MAX_ORDER}, not {order}")
+    N, base = trajectory.n_samples, trajectory.base
+    if base is not None:
+        if base.n_samples != N:
+            raise TrajectoryError(f"the base motion has {base.n_samples} samples, the "
+                                  f"trajectory {N}")
+        if base.orders < order + 2:
+            missing = ", ".join(f"base_{derivative_name('Vb', k)}"
+                                for k in range(base.orders, order + 2))
+            raise TrajectoryError(f"order {order} needs {missing} (not in the base motion)")
+    W = body_wrenches(model, trajectory, order, root=True)
+    W0 = W.pop(-1, None)
+    qs = trajectory.derivatives
+    for s in range(0, N, max(size, 1)):
+        sl = slice(s, s + size)
+        yield (sl, qs[sl], None if base is None else base.rows(sl), {b: w[sl] for b, w in W.items()},
+               None if W0 is None else W0[sl])
+
+
+def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "body-fixed",
+                     order: int = 2, gravity=GRAVITY) -> tuple[np.ndarray, np.ndarray]:
+    """Joint torques (N, order+1, n) and the base wrench (N, order+1, 6), with derivatives.
+
+    The base wrench is the wrench (moment; force) the root link exerts on its supports, in
+    the root link frame, moment about its origin, gravity included (also the root link's
+    own weight). The root floats with ``trajectory.base``; without one it is welded to the
+    world (then tau is the fixed-base tau and the base wrench what the mount carries).
+    ``gravity`` is in the world frame.
+
+    >>> from pathlib import Path
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> from hodyn_cli.core.trajectory import cosine
+    >>> model = load_model(Path(__file__).parents[3] / "urdf" / "planar_2r.urdf")
+    >>> traj = cosine(model.joint_names, [0.0], amplitude=0, omega=1, offset=0, orders=4)
+    >>> tau, W = inverse_dynamics(model, traj, order=0)
+    >>> W[0, 0].round(4) + 0.0   # at rest: 2 kg pressing down, moment about the root origin
+    array([  0.    ,  10.2024,   0.    ,   0.    ,   0.    , -19.62  ])
+    """
+    if method not in _CHUNK_SOLVERS:
+        raise HodynError(f"unknown method '{method}' (choose from {', '.join(_CHUNK_SOLVERS)})")
+    solve = _CHUNK_SOLVERS[method]
+    N = trajectory.n_samples
+    tau, F0 = np.empty((N, order + 1, model.n)), np.empty((N, order + 1, 6))
+    for sl, qs, rows, W, W0 in _chunks(model, trajectory, order):
+        tau[sl], F0[sl] = solve(model, qs, rows, gravity, W, W0, order)
+    return tau, -F0
+
+
+def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
+             ) -> closed_form.EOMMatrices:
+    """Floating-base EOM matrices (6 + n) and their first ``order`` derivatives.
+
+    Generalized velocities ``nu = (V_0; qd)``: the root's body twist (wx, wy, wz, vx, vy, vz,
+    root frame), then the joint rates; ``(F_0; tau) = M nu' + C nu + g + Q_ext`` where
+    ``F_0 = -W_base`` is the wrench the supports exert on the root. M depends on q only;
+    C and Cbar on ``nu``; g on q and the root's orientation (gravity in the world frame).
+    Without ``trajectory.base`` the root is at rest at the world origin.
+    """
+    parts = [_eom(model, qs, rows, gravity, W, W0, order, True)[0]
+             for _, qs, rows, W, W0 in _chunks(model, trajectory, order)]
+    return closed_form.EOMMatrices(*(np.concatenate([getattr(e, f) for e in parts]) for f in
+                                     ("M", "C", "Cbar", "g", "Q_ext")))

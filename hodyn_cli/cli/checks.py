@@ -1,0 +1,103 @@
+"""Commands that look at a robot and prove the numbers: ``validate``, ``info``."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hodyn_cli.cli.app import app
+from hodyn_cli.cli.errors import EXIT_FAILED
+from hodyn_cli.cli.options import MethodChoice, Robot, Traj, command
+
+#: ``--method``: one of the methods, or all of them
+ValidateMethod = Enum("ValidateMethod", {"all": "all", **{m.name: m.value for m in MethodChoice}},
+                      type=str)
+
+
+@command(app, "validate", short_help="Prove the numbers: finite differences, methods, data.",
+         shared=("gravity", "wrench", "estimate", "cutoff", "quiet", "lock", "lock_missing",
+                 "strict", "xacro_arg", "debug"))
+def validate(
+    robot: Robot,
+    traj: Traj,
+    method: Annotated[list[ValidateMethod] | None, typer.Option(
+        help="The method(s) to check (repeatable; default: all).", show_default=False)] = None,
+    report: Annotated[str | None, typer.Option(
+        help="Write a report: .json (machine-readable), .md, or .html (with plots).")] = None,
+    samples: Annotated[int, typer.Option(
+        min=0, help="Check this many evenly spread samples (0: all).")] = 1000,
+    rtol: Annotated[float, typer.Option(
+        min=0, help="Tolerance of the finite-difference checks (relative).")] = 1e-8,
+    cross_rtol: Annotated[float, typer.Option(
+        min=0, help="Tolerance of the cross-method checks (relative).")] = 1e-10,
+    data_rtol: Annotated[float, typer.Option(
+        min=0, help="Tolerance of the input-consistency checks (relative).")] = 1e-3,
+    s=None,
+) -> None:
+    """Check tau, taud, taudd against finite differences and across methods; check the input.
+
+    Exit status 0: every check passed; 1: a check failed; 2: bad usage or input.
+    """
+    from hodyn_cli import api
+    from hodyn_cli.algorithms.validate import Tolerances
+    from hodyn_cli.cli import render
+    from hodyn_cli.io import atomic_path, concatenate
+    from hodyn_cli.pipeline.inputs import open_input
+    from hodyn_cli.pipeline.report import render as render_report
+    from hodyn_cli.pipeline.report import report_format
+
+    g = s.g
+    fmt = report_format(report) if report else None
+    model = s.model(robot, traj)
+    with open_input(traj, model, 4, wrench=s.wrench, wrench_need=3, cutoff=s.cutoff,
+                    estimate=s.estimate, strict=s.strict) as reader:
+        for note in reader.notes:
+            s.notify(note)
+        trajectory = concatenate(list(reader), model)
+    for note in reader.limit_warnings():
+        s.notify(note)
+    result = api.validate_motion(
+        model, trajectory, gravity=g,
+        warnings=[n.message for n in reader.notes if n.level == "warning"],
+        methods=None if not method or ValidateMethod.all in method else [m.value for m in method],
+        samples=samples or None, source=traj, estimated=reader.estimated,
+        tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol))
+    if report:
+        with atomic_path(report) as tmp:
+            Path(tmp).write_text(render_report(result, fmt))
+    render.validation(result)
+    if not result.passed:
+        raise typer.Exit(EXIT_FAILED)
+
+
+@command(app, "info", short_help="The parsed model (--parameters: dynamic parameters).",
+         shared=("strict", "xacro_arg", "debug"))
+def info(
+    robot: Robot,
+    json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    parameters: Annotated[bool, typer.Option(
+        "--parameters", help="The 10 dynamic parameters of every moving body instead.")] = False,
+    s=None,
+) -> None:
+    """Show the parsed model: joints, screws, reference poses, masses, topology."""
+    from hodyn_cli.cli import render
+    from hodyn_cli.cli.session import xacro_mappings
+    from hodyn_cli.modeling.urdf import load_model
+
+    model = load_model(robot, strict=s.strict, xacro_args=xacro_mappings(s.xacro_arg))
+    if parameters:
+        if json:
+            print(render.parameters_json(model))
+        else:
+            render.diagnostics(model)
+            render.stdout.print(render.parameters_table(model))
+        return
+    if json:
+        render.diagnostics(model)  # data on stdout, the warnings still on stderr
+        print(render.model_json(model))
+        return
+    render.diagnostics(model, show_info=True)
+    render.stdout.print(render.model_table(model))

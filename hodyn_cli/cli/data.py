@@ -1,0 +1,163 @@
+"""Commands that make trajectory files: ``generate`` (designed motions) and ``import`` (robot
+logs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hodyn_cli import __version__
+from hodyn_cli.cli.app import app
+from hodyn_cli.cli.options import Output, Robot, command
+from hodyn_cli.errors import HodynError
+
+
+def numbers(text: str | None, option: str, count: int | None = None, names=()):
+    """Comma-separated numbers of an option: one float, or a list (``count``: exactly that
+    many, one per name in ``names``)."""
+    if text is None:
+        return None
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise HodynError(f"{option}: expected numbers separated by commas, got '{text}'") from None
+    if count is not None:
+        if len(values) != count:
+            raise HodynError(f"{option} has {len(values)} values, the robot {count} joints "
+                             f"({', '.join(names)})")
+        return values
+    return values[0] if len(values) == 1 else values
+
+
+@command(app, "generate", short_help="Designed motions with exact derivatives.",
+         shared=("strict", "xacro_arg", "debug"))
+def generate_command(
+    robot: Robot,
+    kind: Annotated[str, typer.Option(
+        help="cosine, fourier (identification excitation), filtered-step, point-to-point.")],
+    output: Output = "-",
+    rate: Annotated[float, typer.Option(help="Samples per second.")] = 100.0,
+    duration: Annotated[float | None, typer.Option(
+        help="Seconds (default: 10, filtered-step 2.5, point-to-point: the segments).",
+        show_default=False)] = None,
+    derivatives: Annotated[int, typer.Option(
+        min=0, help="Highest derivative of q to write (4: what compute --order 2 needs).")] = 4,
+    seed: Annotated[int, typer.Option(help="Varies the default motion.")] = 0,
+    base_frequency: Annotated[float, typer.Option(help="fourier: base frequency (Hz).")] = 0.1,
+    harmonics: Annotated[int, typer.Option(min=1, help="fourier: number of harmonics.")] = 5,
+    coefficients: Annotated[Path | None, typer.Option(
+        help='fourier: JSON {"<joint>": {"a": [...], "b": [...]}} instead of random ones.',
+        show_default=False)] = None,
+    filter_order: Annotated[int, typer.Option(min=1, help="filtered-step: filter order m.")] = 16,
+    step: Annotated[str | None, typer.Option(
+        help="filtered-step: step size, one value or one per joint (comma-separated).",
+        show_default=False)] = None,
+    waypoints: Annotated[Path | None, typer.Option(
+        help="point-to-point: CSV with a header of joint names and one row per waypoint.",
+        show_default=False)] = None,
+    segment_duration: Annotated[str | None, typer.Option(
+        help="point-to-point: seconds per segment, one value or one per segment.",
+        show_default=False)] = None,
+    vanishing: Annotated[int | None, typer.Option(
+        min=1, help="point-to-point: derivatives that vanish at waypoints (default: "
+                    "--derivatives; degree 2k+1).", show_default=False)] = None,
+    allow_limit_violation: Annotated[bool, typer.Option(
+        "--allow-limit-violation", help="Write the motion even if it leaves a URDF limit.")
+    ] = False,
+    compact: Annotated[bool, typer.Option(
+        "--compact", help="HDF5: one dataset q_derivatives (N x D+1 x n).")] = False,
+    s=None,
+) -> None:
+    """Write a designed motion with exact derivatives, inside the URDF's limits."""
+    from hodyn_cli.algorithms import generate
+    from hodyn_cli.io import file_format, open_sink, trajectory_datasets
+
+    model = s.model(robot)
+    if compact and (output == "-" or file_format(output) != "hdf5"):
+        raise HodynError("--compact is an HDF5 layout: give --output FILE.h5")
+    traj = generate.generate(
+        model, kind, rate=rate, duration=duration, derivatives=derivatives, seed=seed,
+        base_frequency=base_frequency, harmonics=harmonics,
+        coefficients=_json_file(coefficients) if coefficients else None,
+        filter_order=filter_order, step=numbers(step, "--step"),
+        waypoints=_waypoints(waypoints, model) if waypoints else None,
+        segment_duration=numbers(segment_duration, "--segment-duration"), vanishing=vanishing)
+    if not allow_limit_violation:
+        generate.check_limits(model, traj)
+    data, columns = trajectory_datasets(traj, compact)
+    attrs = {"hodyn_version": __version__, "joint_names": list(traj.joint_names), "kind": kind,
+             "seed": seed, "urdf": str(robot), "urdf_sha256": model.source_sha256}
+    with open_sink(output, columns, attrs) as sink:
+        sink.write(data)
+
+
+def _json_file(path: Path) -> dict:
+    import json
+
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise HodynError(f"cannot read JSON: {getattr(e, 'strerror', None) or e}", str(path)
+                         ) from None
+    if not isinstance(data, dict):
+        raise HodynError("expected a JSON object keyed by joint name", str(path))
+    return data
+
+
+def _waypoints(path: Path, model):
+    """Rows of joint positions from a CSV whose header names the (independent) joints."""
+    import numpy as np
+
+    from hodyn_cli.io.tables import CsvTable
+
+    names = list(model.coordinate_names)
+    table = CsvTable(str(path))
+    try:
+        missing = [j for j in names if j not in table.names]
+        if missing:
+            raise HodynError(f"no column for joint(s) {', '.join(missing)}", str(path))
+        rows = list(table.blocks(names))
+    finally:
+        table.close()
+    return np.concatenate(rows) if rows else np.zeros((0, len(names)))
+
+
+@command(app, "import", short_help="Trajectories from ROS 1/2 bags and MCAP logs.",
+         shared=("quiet", "debug"))
+def import_log(
+    log: Annotated[Path, typer.Argument(
+        help="ROS 1 bag (.bag), ROS 2 bag (directory, .db3 or .mcap), or plain MCAP file.",
+        show_default=False)],
+    output: Output = "-",
+    topic: Annotated[str | None, typer.Option(
+        help="The sensor_msgs/JointState topic (needed when there are several).",
+        show_default=False)] = None,
+    urdf: Annotated[Path | None, typer.Option(
+        help="Map the log's joints to this robot's (others dropped, missing ones an error).",
+        show_default=False)] = None,
+    s=None,
+) -> None:
+    """Turn a robot log's JointState messages into a trajectory file (t, q, qd, effort)."""
+    from hodyn_cli.cli import render
+    from hodyn_cli.io import open_sink
+    from hodyn_cli.io.rosbag import read_joint_states
+    from hodyn_cli.modeling.urdf import load_model
+
+    model = load_model(urdf) if urdf is not None else None
+    joint_log = read_joint_states(log, topic=topic, model=model)
+    if not s.quiet:
+        for note in joint_log.notes:
+            render.notice(f"{log}: {note}")
+    names = joint_log.joint_names
+    data = {"t": joint_log.t, "q": joint_log.position}
+    columns = {"t": ["t"], "q": [f"q_{j}" for j in names]}
+    for key, value in (("qd", joint_log.velocity), ("effort", joint_log.effort)):
+        if value is not None:
+            data[key], columns[key] = value, [f"{key}_{j}" for j in names]
+    attrs = {"hodyn_version": __version__, "joint_names": list(names), "source": str(log),
+             "topic": joint_log.topic, "t0_ns": joint_log.t0_ns,
+             "about_t": "seconds from the first message; its header stamp is t0_ns"}
+    with open_sink(output, columns, attrs) as sink:
+        sink.write(data)

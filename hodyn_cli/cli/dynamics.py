@@ -1,0 +1,313 @@
+"""Commands of the dynamics: ``compute``, ``matrices``, ``regressor``, ``sensitivities``,
+``elastic``."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hodyn_cli.cli.app import app
+from hodyn_cli.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED
+from hodyn_cli.cli.options import (
+    FLOATING,
+    STREAMING,
+    Format,
+    HdfOutput,
+    MethodChoice,
+    Output,
+    Robot,
+    Traj,
+    command,
+)
+from hodyn_cli.errors import HodynError
+
+#: highest torque derivative the methods compute (hodyn_cli.algorithms.methods.MAX_ORDER)
+MAX_ORDER = 4
+#: samples of the first chunk that ``compute --validate`` checks
+VALIDATE_SAMPLES = 20
+
+
+def _hdf5_only(output: str, command_name: str) -> None:
+    from hodyn_cli.io import file_format
+
+    if output == "-" or file_format(output) != "hdf5":
+        raise HodynError(f"hodyn {command_name} writes HDF5: give --output FILE.h5")
+
+
+@command(app, "compute", short_help="tau and its time derivatives along trajectories.",
+         shared=STREAMING + FLOATING)
+def compute(
+    robot: Robot,
+    traj: Annotated[list[str] | None, typer.Argument(
+        help="Trajectory file(s): .csv, .h5/.hdf5, or - for CSV on stdin. Several need "
+             "--output-dir.", show_default=False)] = None,
+    method: Annotated[MethodChoice, typer.Option(help="Algorithm.")] = MethodChoice.body_fixed,
+    order: Annotated[int, typer.Option(
+        min=0, max=MAX_ORDER, help="Highest torque derivative (2: tau, taud, taudd; needs q "
+                                   "up to order+2 d's).")] = 2,
+    output: Output = "-",
+    output_dir: Annotated[str | None, typer.Option(
+        "--output-dir", help="Write DIR/<input stem>.<csv|h5> for every input (DIR is created "
+                             "if missing).")] = None,
+    fmt: Annotated[Format | None, typer.Option(
+        "--format", help="Output format with --output-dir (default: the input's).")] = None,
+    from_list: Annotated[str | None, typer.Option(
+        "--from-list", help="Also read input paths from this file, one per line (- : stdin).")
+    ] = None,
+    skip_existing: Annotated[bool, typer.Option(
+        "--skip-existing", help="With --output-dir: leave inputs whose output exists.")] = False,
+    scheduler: Annotated[str | None, typer.Option(
+        help="Run the files on this Dask scheduler (address or scheduler file); needs "
+             "hodyn[cluster] and a filesystem shared with the workers.")] = None,
+    joint_wrenches: Annotated[bool, typer.Option(
+        "--joint-wrenches", help="Also write joint reaction wrenches (HDF5 output only).")] = False,
+    base_wrench: Annotated[bool, typer.Option(
+        "--base-wrench", help="Also write the wrench the root link exerts on its mount or "
+                              "supports, W_<root>_.. with derivatives (root link frame).")] = False,
+    check: Annotated[bool, typer.Option(
+        "--validate", help=f"Also run the quick validation checks on {VALIDATE_SAMPLES} samples "
+                           "of the first chunk (exit 1 if one fails; HDF5 output records the "
+                           "summary).")] = False,
+    s=None,
+) -> None:
+    """Compute tau and its time derivatives along a trajectory (or many)."""
+    from hodyn_cli.cli import render
+    from hodyn_cli.io import file_format
+    from hodyn_cli.pipeline.jobs import TorqueJob
+
+    sources = list(traj or []) + (_read_list(from_list) if from_list else [])
+    if not sources:
+        raise HodynError("no trajectory given (TRAJ, or --from-list)")
+    many = output_dir is not None or len(sources) > 1 or from_list is not None
+    if joint_wrenches and (many and fmt != Format.hdf5 or not many and (
+            output == "-" or file_format(output) != "hdf5")):
+        raise HodynError("--joint-wrenches needs HDF5 output (.h5 or .hdf5, or --format hdf5)")
+    for flag, given in (("--output-dir or several files", many),
+                        ("--joint-wrenches", joint_wrenches), ("--validate", check)):
+        if s.floating_base and given:
+            raise HodynError(f"--floating-base does not go with {flag} yet")
+    g = s.g
+    model = s.model(robot, sources[0] if len(sources) == 1 else None)
+    job = TorqueJob(model, order=order, gravity=g, method=method.value,
+                    joint_wrenches=joint_wrenches, base_wrench=base_wrench)
+    attrs = s.provenance(robot, sources[0], model, method=method.value, order=order, gravity=g,
+                         floating_base=s.floating_base)
+    if many:
+        if _run_many(s, job, sources, output_dir, fmt, output, attrs, scheduler, skip_existing,
+                     check):
+            raise typer.Exit(EXIT_BAD_INPUT)
+        return
+    checked = []
+
+    def validate_first(chunk, sink) -> None:
+        from hodyn_cli import api
+        from hodyn_cli.pipeline.report import render as render_report
+
+        report = api.validate_motion(model, chunk, methods=[method.value], gravity=g,
+                                     samples=VALIDATE_SAMPLES, source=sources[0])
+        render.validation(report, brief=True)
+        sink.attrs |= {"validation_passed": report.passed,
+                       "validation_report": render_report(report, "json")}
+        checked.append(report)
+
+    s.run_file(job, sources[0], output, attrs, first=validate_first if check else None,
+               base_orders=order + 2)
+    if checked and not checked[0].passed:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _read_list(path: str) -> list[str]:
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise HodynError(f"cannot read the file list: {getattr(e, 'strerror', None) or e}",
+                         path) from None
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _run_many(s, job, sources, output_dir, fmt, output, attrs, scheduler, skip_existing,
+              check) -> bool:
+    """Many files; one error line per bad file; True if any failed."""
+    from hodyn_cli.cli import render
+    from hodyn_cli.pipeline import batch, stream
+
+    if output_dir is None:
+        raise HodynError("several trajectories need --output-dir DIR (one output per input)")
+    if output != "-":
+        raise HodynError("--output names one file: with --output-dir, outputs are named after "
+                         "the inputs")
+    for flag, given in (("--wrench", s.wrench), ("--validate", check),
+                        ("--estimate-derivatives", s.estimate or s.cutoff is not None)):
+        if given:
+            raise HodynError(f"{flag} works on one trajectory at a time, not with --output-dir")
+    outputs = batch.plan_outputs(sources, output_dir, fmt.value if fmt else None)
+    attrs = {k: v for k, v in attrs.items() if k != "trajectory"}
+    counts = {"ok": 0, "skipped": 0, "failed": 0}
+    with render.progress(len(sources), "files", s.quiet) as update:
+        def done(outcome: batch.FileOutcome) -> None:
+            counts[outcome.status] += 1
+            if outcome.status == "failed":
+                render.error(outcome.message)
+            update(sum(counts.values()))
+
+        if scheduler:
+            batch.run_on_cluster(scheduler, job, sources, outputs, attrs=attrs,
+                                 skip_existing=skip_existing, done=done)
+        else:
+            batch.run_local(job, sources, outputs, attrs=attrs,
+                            jobs=s.jobs or stream.default_jobs(), skip_existing=skip_existing,
+                            done=done)
+    if not s.quiet:
+        render.notice(f"{len(sources)} files: {counts['ok']} written, "
+                      f"{counts['skipped']} skipped, {counts['failed']} failed")
+    return counts["failed"] > 0
+
+
+@command(app, "matrices", short_help="EOM matrices M, C, Cbar, g and derivatives (HDF5).",
+         shared=STREAMING + FLOATING)
+def matrices(
+    robot: Robot,
+    traj: Traj,
+    output: HdfOutput,
+    order: Annotated[int, typer.Option(
+        min=0, max=MAX_ORDER, help="Highest derivative of the matrices (needs q up to "
+                                   "order+2 d's).")] = 2,
+    s=None,
+) -> None:
+    """Write the EOM matrices and their time derivatives per sample (HDF5).
+
+    M, C, Cbar, g (and Q_ext with wrenches), each with its first --order derivatives.
+    """
+    from hodyn_cli.io import MATRIX_NOTES
+    from hodyn_cli.pipeline.jobs import MatricesJob
+
+    g = s.g
+    _hdf5_only(output, "matrices")
+    model = s.model(robot, traj)
+    attrs = s.provenance(robot, traj, model, order=order, gravity=g, floating_base=s.floating_base)
+    attrs |= {f"about_{name}": text for name, text in MATRIX_NOTES.items()}
+    if s.floating_base:
+        attrs["coordinates"] = ("the root's body twist wx, wy, wz, vx, vy, vz (root link frame), "
+                                "then joint_names; the first 6 entries of M qdd + C qd + g + "
+                                "Q_ext are minus the base wrench")
+    s.run_file(MatricesJob(model, order=order, gravity=g), traj, output, attrs,
+               base_orders=order + 2)
+
+
+@command(app, "regressor", short_help="Regressor Y (tau = Y pi), base parameters (HDF5).")
+def regressor_command(
+    robot: Robot,
+    traj: Traj,
+    output: HdfOutput,
+    order: Annotated[int, typer.Option(
+        min=0, max=MAX_ORDER, help="Highest derivative: Y, Y_d, ... (tau^(k) = Y^(k) pi).")] = 2,
+    base: Annotated[bool, typer.Option(
+        "--base", help="Also the base-parameter columns Y_base.. and the map pi -> pi_base.")
+    ] = False,
+    slotine_li: Annotated[bool, typer.Option(
+        "--slotine-li", help="Also Y_r(q, qd, qr_d, qr_dd) from columns qr_d_<joint>, "
+                             "qr_dd_<joint>.")] = False,
+    s=None,
+) -> None:
+    """Write the regressor Y (tau = Y pi) and its time derivatives per sample (HDF5).
+
+    pi: 10 parameters per moving body (hodyn info --parameters).
+    """
+    from hodyn_cli.algorithms import regressor
+    from hodyn_cli.pipeline.jobs import RegressorJob
+
+    g = s.g
+    _hdf5_only(output, "regressor")
+    model = s.model(robot, traj)
+    basis = regressor.base_parameters(model, gravity=g) if base else None
+    attrs = s.provenance(robot, traj, model, order=order, gravity=g)
+    attrs |= {"parameter_names": regressor.parameter_names(model),
+              "parameters": regressor.parameters(model),
+              "about_Y": "tau^(k) = Y^(k) pi (+ J^T W: external wrenches are not in Y); "
+                         "rows: joint_names, columns: parameter_names"}
+    if basis is not None:
+        attrs |= {"base_parameter_names": basis.names, "base_map": basis.base_map,
+                  "about_Y_base": "Y pi = Y_base pi_base, pi_base = base_map @ pi"}
+    job = RegressorJob(model, order=order, gravity=g, base=basis, slotine_li=slotine_li)
+    s.run_file(job, traj, output, attrs)
+
+
+@command(app, "sensitivities", short_help="d tau^(k)/d q^(j), exact (HDF5).")
+def sensitivities_command(
+    robot: Robot,
+    traj: Traj,
+    output: HdfOutput,
+    order: Annotated[int, typer.Option(
+        min=0, max=MAX_ORDER, help="Highest torque derivative k (inputs to k+2).")] = 2,
+    s=None,
+) -> None:
+    """Write d tau^(k) / d q^(j) per sample (HDF5): dtau_dq, ..., dtaudd_dqdddd.
+
+    Entry [s, i, m] = d out_i / d in_m; exact (no finite differences).
+    """
+    from hodyn_cli.pipeline.jobs import SensitivityJob
+
+    g = s.g
+    _hdf5_only(output, "sensitivities")
+    model = s.model(robot, traj)
+    attrs = s.provenance(robot, traj, model, order=order, gravity=g)
+    attrs["about"] = "d<out>_d<in>[s, i, m] = d out_i / d in_m at sample s (joint_names order)"
+    s.run_file(SensitivityJob(model, order=order, gravity=g), traj, output, attrs)
+
+
+class ElasticModel(str, Enum):
+    full = "full"
+    reflected = "reflected"
+
+
+@command(app, "elastic", short_help="Motor angles and torques of elastic-joint robots.")
+def elastic_command(
+    robot: Robot,
+    traj: Annotated[str | None, typer.Argument(
+        help="Trajectory: .csv, .h5/.hdf5, or - for CSV on stdin (not needed with --explain).",
+        show_default=False)] = None,
+    drives: Annotated[Path, typer.Option(
+        help="Drives file (TOML): stiffness, gear_ratio, rotor_inertia, rotor_axis per joint.",
+        show_default=False)] = ...,
+    model_kind: Annotated[ElasticModel, typer.Option(
+        "--model", help="full: rotor gyroscopic coupling (Hoepler & Thuemmel); reflected: "
+                        "the common approximation without it.")] = ElasticModel.full,
+    order: Annotated[int, typer.Option(
+        min=0, help="Highest motor-torque derivative (u, theta go to order+2).")] = 0,
+    output: Output = "-",
+    explain: Annotated[bool, typer.Option(
+        "--explain", help="Print which derivative orders each joint needs and why; no "
+                          "trajectory needed.")] = False,
+    s=None,
+) -> None:
+    """Motor angles and motor torques of an elastic-joint robot (and their derivatives).
+
+    Writes u (spring torque), theta (motor angle) to order --order+2 and taum (motor
+    torque) to --order, per joint.
+    """
+    from hodyn_cli.algorithms import elastic
+    from hodyn_cli.cli import render
+    from hodyn_cli.modeling.drives import read_drives
+    from hodyn_cli.pipeline.jobs import ElasticJob
+
+    g = s.g
+    model = s.model(robot, traj)
+    d = read_drives(drives, model)
+    job = ElasticJob(model, d, order=order, kind=model_kind.value, gravity=g)
+    req = job.requirements
+    if explain:
+        render.stdout.print(render.elastic_explanation(
+            model, elastic.explain(model, d, req), req, model_kind.value, order))
+        return
+    if traj is None:
+        raise HodynError("missing trajectory (TRAJ), or give --explain")
+    hint = (f"--model {model_kind.value} --order {order} with these drives needs them for u, "
+            f"theta and taum (--explain says why; hodyn generate ROBOT --derivatives "
+            f"{req.q_order} writes such motions)")
+    attrs = s.provenance(robot, traj, model, elastic_model=model_kind.value, order=order,
+                         gravity=g, drives=str(drives), q_order=req.q_order)
+    s.run_file(job, traj, output, attrs, missing_hint=hint)

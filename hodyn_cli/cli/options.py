@@ -1,0 +1,142 @@
+"""The command line's options, each declared once, and the decorator that gives a command the
+shared ones and runs the shared preamble around it.
+
+A command names the shared options it takes (``@command(app, "compute", shared=(...))``); it
+receives them as one :class:`~hodyn_cli.cli.session.Session` argument ``s`` (``s.model(...)``
+loads the robot, ``s.run_file(...)`` streams a file), and its body runs inside the one place
+where errors become exit statuses (:func:`hodyn_cli.cli.errors.mapped_errors`).
+
+Nothing here imports numpy or the library: ``hodyn --help`` only needs typer.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import inspect
+import typing
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hodyn_cli.core.gravity import GRAVITY
+
+__all__ = ["command", "Robot", "Traj", "Output", "HdfOutput", "MethodChoice", "Format",
+           "SHARED"]
+
+
+class MethodChoice(str, Enum):
+    body_fixed = "body-fixed"
+    spatial = "spatial"
+    closed_form = "closed-form"
+
+
+class Format(str, Enum):
+    csv = "csv"
+    hdf5 = "hdf5"
+
+
+Robot = Annotated[Path, typer.Argument(help="Robot description (URDF, or .xacro).",
+                                       show_default=False)]
+Traj = Annotated[str, typer.Argument(
+    help="Trajectory: .csv, .h5/.hdf5, or - for CSV on stdin.", show_default=False)]
+Output = Annotated[str, typer.Option("--output", "-o",
+                                     help="Output .csv, .h5/.hdf5, or - for CSV on stdout.")]
+HdfOutput = Annotated[str, typer.Option("--output", "-o", help="Output HDF5 file (.h5/.hdf5).")]
+
+#: name -> (annotation, default) of every option several commands share
+SHARED = {
+    "gravity": (Annotated[str, typer.Option(help="Gravity gx,gy,gz in the root link frame.")],
+                ",".join(str(g) for g in GRAVITY)),
+    "wrench": (Annotated[str | None, typer.Option(
+        help="External wrenches file (CSV/HDF5).", show_default=False)], None),
+    "estimate": (Annotated[bool, typer.Option(
+        "--estimate-derivatives",
+        help="Estimate missing derivative columns from the highest given one over t (spline; "
+             "a warning says which and how accurate).")], False),
+    "cutoff": (Annotated[float | None, typer.Option(
+        "--cutoff", help="With --estimate-derivatives: low-pass the data at this frequency (Hz) "
+                         "first (zero-phase Butterworth), for measured, noisy data.",
+        show_default=False)], None),
+    "jobs": (Annotated[int | None, typer.Option(
+        "--jobs", "-j", min=1, help="Threads (default: all cores; 1 = serial). Same numbers "
+                                    "for any N.", show_default=False)], None),
+    "quiet": (Annotated[bool, typer.Option("--quiet", "-q",
+                                           help="No progress bar, no notices.")], False),
+    "lock": (Annotated[list[str] | None, typer.Option(
+        "--lock", metavar="JOINT=VALUE",
+        help="Hold a joint fixed (repeatable); it needs no columns.", show_default=False)],
+        None),
+    "lock_missing": (Annotated[bool, typer.Option(
+        "--lock-missing", help="Hold every joint the file has no q column for (at 0, or the "
+                               "middle of its range if 0 is outside).")], False),
+    "strict": (Annotated[bool, typer.Option(
+        "--strict", help="URDF warnings, and positions outside the URDF limits, are errors.")],
+        False),
+    "xacro_arg": (Annotated[list[str] | None, typer.Option(
+        "--xacro-arg", metavar="NAME:=VALUE",
+        help="Argument of a .xacro robot (repeatable).", show_default=False)], None),
+    "debug": (Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")],
+              False),
+    "floating_base": (Annotated[bool, typer.Option(
+        "--floating-base", help="The root link is a free body moving as the trajectory's base_ "
+                                "columns say (or --base-motion); gravity in the world frame.")],
+        False),
+    "base_motion": (Annotated[str | None, typer.Option(
+        "--base-motion", help="With --floating-base: the root's motion from this file (hodyn "
+                              "kinematics output of the root link, the same t).",
+        show_default=False)], None),
+}
+
+#: the options of a command that reads a trajectory and streams a result
+STREAMING = ("gravity", "wrench", "estimate", "cutoff", "jobs", "quiet", "lock", "lock_missing",
+             "strict", "xacro_arg", "debug")
+#: those of a command that also takes a floating root (docs/floating.md)
+FLOATING = ("floating_base", "base_motion")
+
+
+def _named(param: inspect.Parameter) -> inspect.Parameter:
+    """The parameter with a metavar that says what it is (``--output FILE``-style names from
+    the parameter's name, e.g. ``ROBOT``, ``ORDER``), not its Python type."""
+    base, *extra = typing.get_args(param.annotation) or (None,)
+    info = next((x for x in extra if isinstance(x, typer.models.ParameterInfo)), None)
+    kind = next((t for t in (typing.get_args(base) or (base,)) if t is not type(None)), base)
+    kind = typing.get_args(kind)[0] if typing.get_origin(kind) is list else kind
+    if info is None or info.metavar or kind is bool or isinstance(kind, type) and \
+            issubclass(kind, Enum):
+        return param
+    info = copy.copy(info)
+    info.metavar = param.name.upper()
+    return param.replace(annotation=Annotated[base, info])
+
+
+def command(app: typer.Typer, name: str, *, short_help: str, shared=STREAMING):
+    """Register ``fn(..., s)`` as command ``name`` with the ``shared`` options added to its own.
+
+    The options arrive as one :class:`~hodyn_cli.cli.session.Session` ``s``; the body runs
+    with errors mapped to exit statuses.
+    """
+    def register(fn):
+        own = [p for p in inspect.signature(fn, eval_str=True).parameters.values()
+               if p.name != "s"]
+        added = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, annotation=SHARED[n][0],
+                                   default=SHARED[n][1]) for n in shared]
+        own, added = [_named(p) for p in own], [_named(p) for p in added]
+
+        @functools.wraps(fn)
+        def run(**kwargs):
+            from hodyn_cli.cli.errors import mapped_errors
+            from hodyn_cli.cli.session import Session
+
+            session = Session(**{n: kwargs.pop(n) for n in shared})
+            with mapped_errors(session.debug):
+                return fn(**kwargs, s=session)
+
+        del run.__wrapped__  # typer must see the signature below, not fn's
+        run.__signature__ = inspect.Signature(own + added)
+        run.__annotations__ = {p.name: p.annotation for p in own + added}
+        return app.command(name, short_help=short_help)(run)
+
+    return register

@@ -1,0 +1,126 @@
+"""The preamble every command runs, once: parse the shared options, load the robot, show its
+diagnostics, hold the locked joints; then stream files with a progress bar and print what the
+pipeline has to say."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from hodyn_cli.cli import render
+from hodyn_cli.cli.options import SHARED
+from hodyn_cli.errors import HodynError
+
+__all__ = ["Session", "parse_gravity"]
+
+
+def parse_gravity(text: str) -> tuple[float, float, float]:
+    """``"gx,gy,gz"`` -> floats."""
+    try:
+        g = tuple(float(v) for v in text.split(","))
+    except ValueError:
+        g = ()
+    if len(g) != 3:
+        raise HodynError(f"--gravity: expected gx,gy,gz (e.g. 0,0,-9.81), got '{text}'")
+    return g
+
+
+def xacro_mappings(items: list[str] | None) -> dict[str, str]:
+    """``["name:=value", ...]`` -> ``{name: value}``."""
+    out = {}
+    for item in items or []:
+        name, sep, value = item.partition(":=")
+        if not sep or not name.strip():
+            raise HodynError(f"--xacro-arg: expected name:=value, got '{item}'")
+        out[name.strip()] = value
+    return out
+
+
+@dataclass
+class Session:
+    """The shared options of one command run (those it does not take keep their defaults)."""
+
+    gravity: str = SHARED["gravity"][1]
+    wrench: str | None = None
+    estimate: bool = False
+    cutoff: float | None = None
+    jobs: int | None = None
+    quiet: bool = False
+    lock: list[str] | None = None
+    lock_missing: bool = False
+    strict: bool = False
+    xacro_arg: list[str] | None = None
+    debug: bool = False
+    floating_base: bool = False
+    base_motion: str | None = None
+
+    @property
+    def g(self) -> tuple[float, float, float]:
+        return parse_gravity(self.gravity)
+
+    def model(self, robot: Path, traj: str | None = None):
+        """The robot, loaded, its diagnostics shown, ``--lock``/``--lock-missing`` applied
+        (``traj``: the one trajectory whose columns ``--lock-missing`` reads)."""
+        from hodyn_cli.modeling.urdf import load_model
+
+        model = load_model(robot, strict=self.strict, xacro_args=xacro_mappings(self.xacro_arg))
+        render.diagnostics(model)
+        return self._locked(model, traj)
+
+    def _locked(self, model, traj: str | None):
+        from hodyn_cli.modeling.locking import default_lock_value, lock
+
+        values = {}
+        for item in self.lock or []:
+            name, sep, value = item.partition("=")
+            try:
+                values[name.strip()] = float(value)
+            except ValueError:
+                sep = ""
+            if not sep or not name.strip():
+                raise HodynError(f"--lock: expected JOINT=VALUE, got '{item}'")
+        if self.lock_missing:
+            if traj is None or traj == "-":
+                raise HodynError("--lock-missing needs one trajectory file (it reads its columns)")
+            from hodyn_cli.io.tables import open_table
+
+            table = open_table(traj)
+            try:
+                present = set(table.names)
+            finally:
+                table.close()
+            held = {joint: default_lock_value(model, i) for i, joint in enumerate(model.joint_names)
+                    if f"q_{joint}" not in present and joint not in values}
+            if held:
+                render.notice(f"{traj}: holding joint(s) without q columns: " + ", ".join(
+                    f"{j}={v:g}" for j, v in held.items()))
+            values |= held
+        return lock(model, values)
+
+    def notify(self, note) -> None:
+        """Print a pipeline note (notices not with ``--quiet``; warnings always)."""
+        if note.level == "warning":
+            render.warning(note.message)
+        elif not self.quiet:
+            render.notice(note.message)
+
+    def run_file(self, job, traj: str, output: str, attrs: dict, **options) -> int:
+        """Stream ``traj`` through ``job`` into ``output`` with the session's input options,
+        a progress bar and its notes printed; returns the number of samples."""
+        from hodyn_cli.pipeline import stream
+        from hodyn_cli.pipeline.files import run_file
+
+        options = {"wrench": self.wrench, "estimate": self.estimate, "cutoff": self.cutoff,
+                   "strict": self.strict, "floating": self.floating_base,
+                   "base_motion": self.base_motion, **options}
+        with render.progress(None, "samples", self.quiet) as update:
+            return run_file(job, traj, output, attrs, jobs=self.jobs or stream.default_jobs(),
+                            notify=self.notify, progress=update, **options)
+
+    def provenance(self, robot: Path, traj: str, model, **settings) -> dict:
+        """HDF5 attributes that say where a result came from."""
+        from hodyn_cli import __version__
+
+        return {"hodyn_version": __version__, **settings, "urdf": str(robot),
+                "urdf_sha256": model.source_sha256, "trajectory": traj,
+                "joint_names": list(model.coordinate_names)}

@@ -1,0 +1,243 @@
+"""The read-only multibody model all methods share.
+
+A model is a fixed-base kinematic tree of n bodies, each moved by one 1-DOF joint,
+numbered depth-first from the root (``parent[i] < i``, ``-1`` is the root link)::
+
+    C_i(q) = C_parent(i)(q) B_i exp(X_i q_i)            (body-fixed POE, docs/conventions.md)
+    C_i(q) = exp(Y_1 q_1) ... exp(Y_i q_i) A_i,  A_i = C_i(0),  Y_i = Ad_{A_i} X_i
+
+Build it once (usually with :func:`hodyn_cli.modeling.urdf.load_model`) and pass it to the
+algorithms; nothing mutates it. It checks its invariants when built (parents before
+children, array shapes, finite values, unit joint screws, rigid transformations, symmetric
+rigid-body inertias): no hand-built model can make an algorithm, or the compiled kernel that
+reads its arrays without bounds checks, read out of bounds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from hodyn_cli.core import lie
+from hodyn_cli.errors import ModelError
+
+__all__ = ["Model", "Diagnostic", "LinkFrame", "JOINT_TYPES"]
+
+JOINT_TYPES = ("revolute", "continuous", "prismatic")
+
+#: relative tolerance of the model's invariants (unit screws, rotations, symmetric inertias)
+TOL = 1e-9
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """A message about the model found while building it (``level``: info, notice: shown by
+    every command, or warning: an error with ``--strict``)."""
+
+    level: str
+    message: str
+
+
+@dataclass(frozen=True)
+class LinkFrame:
+    """Where a URDF link sits: on ``body`` (-1: the root), at pose ``T`` (4x4) in its frame."""
+
+    body: int
+    T: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class Model:
+    """Kinematic tree with joint screws and body inertias.
+
+    Attributes (n = number of joints = number of moving bodies):
+        name: robot name.
+        root_link: name of the fixed root link (the world frame).
+        joint_names, joint_types, link_names: per body, the joint that moves it
+            (``revolute``, ``continuous`` or ``prismatic``) and its URDF link.
+        parent: (n,) int, parent body index, -1 for the root.
+        B: (n, 4, 4) pose of body i's frame in its parent's frame at q = 0.
+        X: (n, 6) joint screw of body i in its own frame (body-fixed).
+        M: (n, 6, 6) body inertia about the body frame origin (fixed links lumped).
+        root_M: (6, 6) inertia of the root link and the links welded to it, about the root
+            frame origin (moves only with a floating base; its weight is in the base wrench).
+        limits: (n, 2) position limits (lower, upper) from the URDF; +-inf if none.
+        velocity_limits: (n,) URDF ``<limit velocity>``; +inf if none.
+        parent_links: per joint, its URDF parent link (the link that carries its drive).
+        reductions: (n,) ``mechanicalReduction`` of the joint's URDF ``<transmission>``,
+            NaN where there is none.
+        mimic: (n, 3) URDF ``<mimic>``: ``[leader index, multiplier, offset]``, leader -1 for
+            an independent joint; ``q_j = multiplier q_leader + offset``.
+        links: every URDF link by name, with the body it is rigidly attached to.
+        diagnostics: info and warnings found while building the model.
+        source_sha256: hash of the URDF the model came from ('' if none).
+    """
+
+    name: str
+    root_link: str
+    joint_names: tuple[str, ...]
+    joint_types: tuple[str, ...]
+    link_names: tuple[str, ...]
+    parent: np.ndarray
+    B: np.ndarray
+    X: np.ndarray
+    M: np.ndarray
+    root_M: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
+    limits: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
+    velocity_limits: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
+    parent_links: tuple[str, ...] = ()
+    reductions: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
+    mimic: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
+    links: dict[str, LinkFrame] = field(default_factory=dict)
+    diagnostics: tuple[Diagnostic, ...] = ()
+    source_sha256: str = ""
+
+    def __post_init__(self):
+        if self.limits is None:
+            object.__setattr__(self, "limits", np.tile([-np.inf, np.inf], (len(self.joint_names), 1)))
+        if self.velocity_limits is None:
+            object.__setattr__(self, "velocity_limits", np.full(len(self.joint_names), np.inf))
+        if self.mimic is None:
+            object.__setattr__(self, "mimic", np.tile([-1.0, 1.0, 0.0], (len(self.joint_names), 1)))
+        if self.root_M is None:
+            object.__setattr__(self, "root_M", np.zeros((6, 6)))
+        if self.reductions is None:
+            object.__setattr__(self, "reductions", np.full(len(self.joint_names), np.nan))
+        self._validate()
+        for a in (self.parent, self.B, self.X, self.M, self.root_M, self.limits,
+                  self.velocity_limits, self.reductions, self.mimic):
+            a.setflags(write=False)
+
+    def _validate(self) -> None:
+        """The invariants every algorithm (and the compiled kernel, which reads the arrays
+        without bounds) relies on; a :class:`ModelError` naming the joint otherwise."""
+        n = len(self.joint_names)
+
+        def fail(what: str) -> None:
+            raise ModelError(f"model '{self.name}': {what}")
+
+        if n == 0:
+            fail("no joints")
+        for name, value in (("joint_types", self.joint_types), ("link_names", self.link_names)):
+            if len(value) != n:
+                fail(f"{name} has {len(value)} entries for {n} joints")
+        shapes = {"parent": (n,), "B": (n, 4, 4), "X": (n, 6), "M": (n, 6, 6), "root_M": (6, 6),
+                  "limits": (n, 2), "velocity_limits": (n,), "reductions": (n,), "mimic": (n, 3)}
+        for name, shape in shapes.items():
+            value = getattr(self, name)
+            if not isinstance(value, np.ndarray) or value.shape != shape:
+                fail(f"{name} must be an array of shape {shape}, got "
+                     f"{getattr(value, 'shape', type(value).__name__)}")
+        if not np.issubdtype(self.parent.dtype, np.integer):
+            fail(f"parent must hold integers, got {self.parent.dtype}")
+        for name in ("B", "X", "M"):
+            bad = ~np.isfinite(getattr(self, name)).reshape(n, -1).all(axis=1)
+            if bad.any():
+                fail(f"joint '{self.joint_names[np.argmax(bad)]}': {name} is not finite")
+        for i, (name, kind, p) in enumerate(zip(self.joint_names, self.joint_types, self.parent,
+                                                strict=True)):
+            what = f"joint '{name}'"
+            if not -1 <= p < i:
+                fail(f"{what}: parent {p} must be -1 (the root) or a joint before it "
+                     "(parents first)")
+            if kind not in JOINT_TYPES:
+                fail(f"{what}: type '{kind}' (choose from {', '.join(JOINT_TYPES)})")
+            axis, other = (self.X[i, 3:], self.X[i, :3]) if kind == "prismatic" else \
+                (self.X[i, :3], self.X[i, 3:])
+            if abs(np.linalg.norm(axis) - 1) > TOL or np.abs(other).max() > TOL:
+                fail(f"{what}: a {kind} joint's screw X must be "
+                     f"{'(0; unit axis)' if kind == 'prismatic' else '(unit axis; 0)'}, got "
+                     f"{self.X[i].tolist()}")
+            R, row = self.B[i, :3, :3], self.B[i, 3]
+            if np.abs(R.T @ R - np.eye(3)).max() > TOL or np.abs(row - (0, 0, 0, 1)).max() > 0:
+                fail(f"{what}: B is not a rigid transformation")
+            if not _rigid_body_inertia(self.M[i]):
+                fail(f"{what}: M is not a symmetric rigid-body inertia [[I, skew(h)], "
+                     "[-skew(h), m 1]]")
+        if not (np.isfinite(self.root_M).all() and _rigid_body_inertia(self.root_M)):
+            fail("root_M is not a finite symmetric rigid-body inertia")
+        leaders = self.mimic[:, 0]
+        bad = (leaders != np.round(leaders)) | (leaders < -1) | (leaders >= n) | \
+            (leaders == np.arange(n))
+        if bad.any():
+            fail(f"joint '{self.joint_names[np.argmax(bad)]}': mimic leader "
+                 f"{leaders[np.argmax(bad)]} is not another joint")
+        for link, frame in self.links.items():
+            if not -1 <= frame.body < n:
+                fail(f"link '{link}' sits on body {frame.body}, not one of -1..{n - 1}")
+
+    def __repr__(self) -> str:
+        mimic = len(self.joint_names) - len(self.coordinates)
+        return (f"Model({self.name!r}: {self.n} joints{f' ({mimic} mimic)' if mimic else ''}, "
+                f"root link {self.root_link!r}, {len(self.links)} links; coordinate_names="
+                f"{self.coordinate_names!r})")
+
+    @property
+    def n(self) -> int:
+        """Number of joints (degrees of freedom)."""
+        return len(self.joint_names)
+
+    @property
+    def children(self) -> tuple[tuple[int, ...], ...]:
+        """Child bodies of each body, in joint order."""
+        return tuple(tuple(np.flatnonzero(self.parent == i)) for i in range(self.n))
+
+    @property
+    def A(self) -> np.ndarray:
+        """(n, 4, 4) reference configurations ``A_i = C_i(0)`` in the root frame."""
+        A = np.empty_like(self.B)
+        for i, p in enumerate(self.parent):
+            A[i] = self.B[i] if p < 0 else A[p] @ self.B[i]
+        return A
+
+    @property
+    def Y(self) -> np.ndarray:
+        """(n, 6) spatial joint screws in the zero configuration, ``Y_i = Ad_{A_i} X_i``."""
+        A = self.A
+        return np.einsum("nij,nj->ni", lie.Ad(A[:, :3, :3], A[:, :3, 3]), self.X)
+
+    @property
+    def mass(self) -> np.ndarray:
+        """(n,) body masses (fixed links lumped)."""
+        return self.M[:, 3, 3].copy()
+
+    @property
+    def com(self) -> np.ndarray:
+        """(n, 3) centre of mass of each body in its frame (zero for massless bodies)."""
+        m = self.mass
+        mc = np.stack([self.M[:, 2, 4], self.M[:, 0, 5], self.M[:, 1, 3]], axis=-1)
+        return np.divide(mc, m[:, None], out=np.zeros_like(mc), where=m[:, None] > 0)
+
+    @property
+    def ancestry(self) -> np.ndarray:
+        """(n, n) bool, ``[i, b]``: body i is body b or one of its ancestors (joint i is on
+        the path from the root to body b)."""
+        anc = np.eye(self.n, dtype=bool)
+        for b, p in enumerate(self.parent):
+            if p >= 0:
+                anc[:, b] |= anc[:, p]
+        return anc
+
+    @property
+    def coordinates(self) -> tuple[int, ...]:
+        """Indices of the independent joints (not mimicking another): the trajectory's."""
+        return tuple(int(i) for i in np.flatnonzero(self.mimic[:, 0] < 0))
+
+    @property
+    def coordinate_names(self) -> tuple[str, ...]:
+        """Names of the independent joints: the columns trajectories and results carry."""
+        return tuple(self.joint_names[i] for i in self.coordinates)
+
+    def joint_index(self, name: str) -> int:
+        """Index of the joint called ``name`` (KeyError if there is none)."""
+        return self.joint_names.index(name)
+
+
+def _rigid_body_inertia(M: np.ndarray) -> bool:
+    """M (6, 6) is ``[[I, skew(h)], [-skew(h), m 1]]`` with I symmetric (to TOL)."""
+    scale = max(1.0, np.abs(M).max())
+    h = np.array([M[2, 4], M[0, 5], M[1, 3]])
+    return bool(np.abs(M - M.T).max() <= TOL * scale
+                and np.abs(M[3:, 3:] - M[3, 3] * np.eye(3)).max() <= TOL * scale
+                and np.abs(M[:3, 3:] - lie.skew(h)).max() <= TOL * scale)

@@ -1,0 +1,216 @@
+"""Joint trajectories: positions and their time derivatives at N samples.
+
+``Trajectory.derivatives`` is ``(N, D, n)``: sample, derivative order (0 = q, 1 = qd,
+...), joint. Names follow docs/conventions.md: derivative k of q is ``q`` followed by k ``d``.
+
+>>> traj = cosine(("a", "b"), np.linspace(0, 1, 5), amplitude=[1, 2], omega=[1, 3], orders=4)
+>>> traj.derivatives.shape, traj.q.shape, traj.qdddd.shape
+((5, 5, 2), (5, 2), (5, 2))
+>>> derivative_name("tau", 2)
+'taudd'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb, factorial
+
+import numpy as np
+
+from hodyn_cli.errors import TrajectoryError
+
+__all__ = ["Trajectory", "Wrenches", "BaseMotion", "check_base", "cosine", "filtered_step",
+           "derivative_name", "rate_name"]
+
+
+def derivative_name(base: str, k: int) -> str:
+    """Name of the k-th time derivative: ``q, qd, qdd, ...``, ``tau, taud, ...``."""
+    return base + "d" * k
+
+
+def rate_name(name: str, k: int) -> str:
+    """Name of the k-th time derivative of a matrix-valued quantity: ``M``, ``M_d``, ``M_dd``
+    (``_`` keeps ``C_d`` apart from a quantity called ``Cd``).
+
+    >>> [rate_name("Y", k) for k in range(3)]
+    ['Y', 'Y_d', 'Y_dd']
+    """
+    return name + ("_" + "d" * k if k else "")
+
+
+@dataclass(frozen=True, eq=False)
+class Wrenches:
+    """External wrenches exerted by links on their environment (docs/conventions.md).
+
+    ``W`` maps a link name to ``(N, D, 6)``: sample, derivative order (W, Wd, Wdd, ...),
+    (moment; force) in the link's frame, moment about the link frame origin.
+    """
+
+    W: dict[str, np.ndarray]
+
+    @property
+    def orders(self) -> int:
+        """Number of derivative orders present for every link (0 if there are none)."""
+        return min((w.shape[1] for w in self.W.values()), default=0)
+
+
+#: largest ``|R^T R - I|`` entry accepted for a base rotation
+ORTHONORMAL_TOL = 1e-6
+
+
+def check_base(R: np.ndarray, p: np.ndarray, Vb: np.ndarray, start: int = 0) -> None:
+    """Raise a one-line error unless R, p, Vb fit (N, 3, 3), (N, 3), (N, D, 6), are finite and
+    every R is a rotation (``|R^T R - I| <= ORTHONORMAL_TOL``, ``det R > 0``); samples are
+    numbered from ``start``."""
+    N = R.shape[0] if R.ndim == 3 else -1
+    if R.shape != (N, 3, 3) or p.shape != (N, 3) or Vb.ndim != 3 or Vb.shape[0] != N \
+            or Vb.shape[2] != 6 or Vb.shape[1] < 1:
+        raise TrajectoryError(f"base motion: R {R.shape}, p {p.shape}, Vb {Vb.shape} do not "
+                              "fit (N, 3, 3), (N, 3), (N, D, 6)")
+    for name, a in (("R", R), ("p", p), ("Vb", Vb)):
+        bad = np.flatnonzero(~np.isfinite(a).reshape(N, -1).all(axis=1))
+        if bad.size:
+            raise TrajectoryError(f"base_{name} is not finite at sample {start + bad[0]}")
+    err = np.abs(np.swapaxes(R, 1, 2) @ R - np.eye(3)).max(axis=(1, 2))
+    det = np.linalg.det(R)
+    bad = np.flatnonzero((err > ORTHONORMAL_TOL) | (det <= 0))
+    if bad.size:
+        s = bad[0]
+        raise TrajectoryError(f"base_R at sample {start + s} is not a rotation "
+                              f"(|R^T R - I| = {err[s]:.3g}, det {det[s]:.3g})")
+
+
+@dataclass(frozen=True, eq=False)
+class BaseMotion:
+    """Motion of a floating root link at N samples.
+
+    Attributes:
+        R: (N, 3, 3) orientation of the root link frame in the world.
+        p: (N, 3) position of its origin in the world.
+        Vb: (N, D, 6) body twist (omega; v) in the root frame and its first D-1 derivatives
+            (``Vb``, ``Vbd``, ... as :func:`hodyn_cli.algorithms.kinematics.link_kinematics` gives
+            them; :func:`hodyn_cli.algorithms.methods.floating.base_from_spatial` from spatial ones).
+    """
+
+    R: np.ndarray
+    p: np.ndarray
+    Vb: np.ndarray
+
+    def __post_init__(self):
+        check_base(self.R, self.p, self.Vb)
+
+    @property
+    def n_samples(self) -> int:
+        return self.R.shape[0]
+
+    @property
+    def orders(self) -> int:
+        """Number of twist derivative orders present (2 means Vb, Vbd)."""
+        return self.Vb.shape[1]
+
+    def rows(self, sl: slice) -> BaseMotion:
+        """The samples ``sl`` (a chunk)."""
+        return BaseMotion(self.R[sl], self.p[sl], self.Vb[sl])
+
+
+@dataclass(frozen=True, eq=False)
+class Trajectory:
+    """Joint positions and derivatives at N samples, for the model's joints, in its order.
+
+    Attributes:
+        joint_names: (n,) joint names, in model order.
+        derivatives: (N, D, n) ``q, qd, qdd, ...`` for D derivative orders.
+        t: (N,) sample times in seconds, or None if the source had none.
+        wrenches: external wrenches, or None.
+        series: other per-joint columns a command asked for, by name (e.g. ``qr_d``, the
+            reference velocity of the Slotine-Li regressor): (N, n) each.
+        base: the motion of a floating root link, or None: the root is welded to the world.
+    """
+
+    joint_names: tuple[str, ...]
+    derivatives: np.ndarray
+    t: np.ndarray | None = None
+    wrenches: Wrenches | None = None
+    series: dict[str, np.ndarray] | None = None
+    base: BaseMotion | None = None
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        # q, qd, qdd, ... as (N, n) views
+        if name.startswith("q") and set(name[1:]) <= {"d"} and len(name) - 1 < self.orders:
+            return self.derivatives[:, len(name) - 1, :]
+        raise AttributeError(name)
+
+    @property
+    def n_samples(self) -> int:
+        return self.derivatives.shape[0]
+
+    @property
+    def orders(self) -> int:
+        """Number of derivative orders present (3 means q, qd, qdd)."""
+        return self.derivatives.shape[1]
+
+
+def cosine(
+    joint_names: tuple[str, ...] | list[str],
+    t: np.ndarray,
+    *,
+    amplitude,
+    omega,
+    phase=0.0,
+    offset=0.0,
+    orders: int = 4,
+) -> Trajectory:
+    """``q_j(t) = offset_j + amplitude_j cos(omega_j t + phase_j)`` with exact derivatives
+    up to order ``orders`` (the cosine motion of Mueller & Kumar, sec. 6.2)."""
+    t = np.asarray(t, dtype=float)
+    n = len(joint_names)
+    a, w, ph, off = (np.broadcast_to(np.asarray(x, dtype=float), (n,)) for x in
+                     (amplitude, omega, phase, offset))
+    k = np.arange(orders + 1)[:, None]
+    arg = w * t[:, None, None] + ph + k * np.pi / 2  # (N, D, n)
+    d = a * w ** k * np.cos(arg)
+    d[:, 0, :] += off
+    return Trajectory(tuple(joint_names), d, t)
+
+
+def filtered_step(
+    joint_names: tuple[str, ...] | list[str],
+    t: np.ndarray,
+    *,
+    step,
+    omega,
+    filter_order: int = 16,
+    offset=0.0,
+    orders: int = 4,
+) -> Trajectory:
+    """A step of size ``step_j`` at t = 0 through an m-th order critically damped filter
+    ``(1 + s/omega)^-m`` (Hoepler & Thuemmel's Fig. 4 motion: m = 16), exact derivatives.
+
+    ``q(t) = offset + step P(m, omega t)`` with the Erlang distribution function
+    ``P(m, x) = 1 - exp(-x) sum_{k<m} x^k / k!``, so ``qd`` is ``step`` times the Erlang
+    density ``omega^m t^(m-1) exp(-omega t) / (m-1)!`` and every higher derivative follows by
+    Leibniz; q is smooth to order m - 1 at t = 0 (all those derivatives start at 0).
+
+    >>> tr = filtered_step(("a",), [0.0, 1.0, 50.0], step=2.0, omega=16.0, orders=3)
+    >>> tr.derivatives[0, :, 0].tolist(), round(float(tr.q[2, 0]), 12)
+    ([0.0, 0.0, 0.0, 0.0], 2.0)
+    """
+    t = np.asarray(t, dtype=float)
+    n, m = len(joint_names), int(filter_order)
+    if m < 1:
+        raise ValueError(f"filter_order must be >= 1, got {filter_order}")
+    a, w, off = (np.broadcast_to(np.asarray(x, dtype=float), (n,)) for x in (step, omega, offset))
+    x = np.clip(t, 0.0, None)[:, None] * w  # (N, n)
+    d = np.zeros((t.size, orders + 1, n))
+    decay = np.exp(-x)
+    d[:, 0] = 1.0 - decay * sum(x**k / factorial(k) for k in range(m))
+    for j in range(1, orders + 1):  # d^(j-1)/dt^(j-1) of t^(m-1) exp(-omega t) omega^m/(m-1)!
+        acc = np.zeros_like(x)
+        for i in range(min(j - 1, m - 1) + 1):
+            power = x ** (m - 1 - i) / factorial(m - 1 - i)  # (omega t)^(m-1-i) / (m-1-i)!
+            acc += comb(j - 1, i) * power * (-1.0) ** (j - 1 - i)
+        d[:, j] = acc * decay * w**j
+    d[t < 0] = 0.0
+    d *= a
+    d[:, 0] += off
+    return Trajectory(tuple(joint_names), d, t)

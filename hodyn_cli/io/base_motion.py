@@ -1,0 +1,102 @@
+"""The motion of a floating root link, read in lockstep with a trajectory.
+
+Columns as ``hodyn kinematics`` writes a link's motion, prefixed ``base_`` in a trajectory
+file (a ``--base-motion`` file may leave the prefix out): the pose ``base_p_x..z`` and
+``base_R_11..33`` (row-major: the root link frame in the world), the body twist
+``base_Vb_wx..vz`` and its derivatives ``base_Vbd_..``, ... or instead the spatial twist
+``base_Vs_..``, ``base_Vsd_..``, ... (world frame). HDF5: datasets ``base_p`` (N x 3),
+``base_R`` (N x 3 x 3), ``base_Vb``, ... (N x 6), or ``p``, ``R``, ``Vb``, ...
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hodyn_cli.core.motion import LinkMotion
+from hodyn_cli.core.trajectory import check_base, derivative_name
+from hodyn_cli.errors import TrajectoryError
+from hodyn_cli.io.checks import check_values
+from hodyn_cli.io.columns import ROTATION, TWIST, XYZ
+from hodyn_cli.io.paths import listing
+from hodyn_cli.io.tables import Rows, open_table, row_count
+
+__all__ = ["BaseMotionReader", "plan_base"]
+
+
+def plan_base(names: list[str], orders: int, source: str) -> tuple[list[str], str]:
+    """``(columns, twist)``: the columns of a base motion with ``orders`` twist derivative
+    orders (``t`` first if present) and ``"Vb"`` or ``"Vs"``; a one-line error names what
+    is missing."""
+    have = set(names)
+    prefix = "base_" if any(n.startswith("base_") for n in names) else ""
+    pose = [f"{prefix}p_{s}" for s in XYZ] + [f"{prefix}R_{s}" for s in ROTATION]
+    missing = [c for c in pose if c not in have]
+    if missing:
+        raise TrajectoryError(f"missing column(s) {listing(missing)}: the pose of the floating "
+                              "root (as hodyn kinematics writes it, prefixed base_)", source)
+    twist = "Vs" if f"{prefix}Vs_wx" in have and f"{prefix}Vb_wx" not in have else "Vb"
+    columns = pose
+    for k in range(orders):
+        cols = [f"{prefix}{derivative_name(twist, k)}_{s}" for s in TWIST]
+        missing = [c for c in cols if c not in have]
+        if missing:
+            raise TrajectoryError(
+                f"missing column(s) {listing(missing)}: the floating root's twist to "
+                f"{prefix}{derivative_name(twist, orders - 1)} (body-fixed {prefix}Vb.. or "
+                f"spatial {prefix}Vs..)", source)
+        columns += cols
+    return (["t"] if "t" in have else []) + columns, twist
+
+
+class BaseMotionReader:
+    """The base motion in ``path`` (a trajectory file with ``base_`` columns, or a
+    ``--base-motion`` file), taken in lockstep with a trajectory's chunks.
+
+    Checked as it streams: finite values, R a rotation, the same number of samples and
+    the same ``t`` as the trajectory.
+    """
+
+    def __init__(self, path: str, orders: int, stdin=None):
+        self.path, self.orders, self.start = path, orders, 0
+        self.table = open_table(path, stdin)
+        try:
+            self.columns, self.twist = plan_base(self.table.names, orders, path)
+        except BaseException:
+            self.table.close()
+            raise
+        self.rows = Rows(self.table.blocks(self.columns))
+
+    def close(self) -> None:
+        self.table.close()
+
+    def take(self, n: int, t: np.ndarray | None) -> LinkMotion:
+        """The next ``n`` samples (the trajectory's chunk at times ``t``): pose and the body
+        (``Vb``) or spatial (``Vs``) twist with its derivatives, (n, orders, 6)."""
+        block, start = self.rows.take(n), self.start
+        if row_count(block) != n:
+            raise TrajectoryError(f"has {start + row_count(block)} samples, the trajectory more",
+                                  self.path)
+        check_values(block, self.columns, self.path, start)
+        c = int(self.columns[0] == "t")
+        if c and t is not None:
+            off = np.flatnonzero(np.abs(block[:, 0] - t) > 1e-9 * np.maximum(1.0, np.abs(t)))
+            if off.size:
+                s = off[0]
+                raise TrajectoryError(f"t differs from the trajectory's at sample {start + s} "
+                                      f"({block[s, 0]} here, {t[s]} there)", self.path)
+        p = np.ascontiguousarray(block[:, c : c + 3])
+        R = np.ascontiguousarray(block[:, c + 3 : c + 12]).reshape(n, 3, 3)
+        V = np.ascontiguousarray(block[:, c + 12 :]).reshape(n, self.orders, 6)
+        try:
+            check_base(R, p, V, start)
+        except TrajectoryError as e:
+            raise TrajectoryError(e.message, self.path) from None
+        self.start += n
+        twists = {"Vb": V} if self.twist == "Vb" else {"Vs": V}
+        return LinkMotion(p, R, t=t, **twists)
+
+    def finish(self) -> None:
+        """Raise if the file has samples beyond the trajectory's."""
+        if left := self.rows.remaining():
+            raise TrajectoryError(f"has {self.start + left} samples, the trajectory {self.start}",
+                                  self.path)

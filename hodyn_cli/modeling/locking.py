@@ -1,0 +1,112 @@
+"""Locked joints: a joint held at a value becomes a fixed joint of the model.
+
+``lock(model, {joint: value})`` merges each locked joint's body into its parent exactly as
+the URDF reader merges fixed joints: the body's inertia is lumped into the nearest moving
+ancestor, its children hang from that ancestor with composed poses, and its links keep their
+names (so wrenches and kinematics on them still work). The result is an ordinary model with
+fewer joints, in the same depth-first order.
+
+>>> from pathlib import Path
+>>> from hodyn_cli.modeling.urdf import load_model
+>>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
+>>> arm = lock(model, {"joint2": 0.5})
+>>> arm.joint_names, float(arm.mass[0])   # link2's mass is on link1 now
+(('joint1',), 2.0)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Diagnostic, LinkFrame, Model
+from hodyn_cli.errors import ModelError
+
+__all__ = ["lock", "joint_transform", "default_lock_value"]
+
+
+def joint_transform(model: Model, i: int, value: float) -> np.ndarray:
+    """Pose (4, 4) of body i in its parent's frame at joint value ``value``: B_i exp(X_i q)."""
+    X = model.X[i]
+    E = np.eye(4)
+    if X[:3].any():
+        E[:3, :3] = lie.rotation_exp(X[:3], np.asarray(value, dtype=float))
+    else:
+        E[:3, 3] = X[3:] * value
+    return model.B[i] @ E
+
+
+def default_lock_value(model: Model, i: int) -> float:
+    """Where ``--lock-missing`` holds joint i: 0, or the middle of its range if 0 is outside."""
+    lo, hi = model.limits[i]
+    return 0.0 if lo <= 0.0 <= hi else float((lo + hi) / 2)
+
+
+def lock(model: Model, values: dict[str, float]) -> Model:
+    """The model with the named joints fixed at the given values (see the module docstring)."""
+    if not values:
+        return model
+    for name, v in values.items():
+        if name not in model.joint_names:
+            raise ModelError(f"--lock: the model has no joint '{name}' (joints: "
+                             f"{', '.join(model.joint_names)})")
+        i = model.joint_index(name)
+        lo, hi = model.limits[i]
+        if not np.isfinite(v) or not lo - 1e-12 <= v <= hi + 1e-12:
+            raise ModelError(f"--lock: joint '{name}' cannot be held at {v:g} (its limits: "
+                             f"[{lo:g}, {hi:g}])")
+    if len(values) == model.n:
+        raise ModelError("--lock: every joint would be locked; at least one must move")
+    for name in values:
+        i = model.joint_index(name)
+        if model.mimic[i, 0] >= 0 or (model.mimic[:, 0] == i).any():
+            raise ModelError(f"--lock: joint '{name}' is part of a <mimic> pair: lock neither "
+                             "or both is not supported yet")
+    n = model.n
+    locked = np.array([name in values for name in model.joint_names])
+    new_index = np.cumsum(~locked) - 1
+    host = np.full(n, -1)  # nearest kept ancestor-or-self of each body (-1: the root)
+    in_host = np.zeros((n, 4, 4))  # pose of each body's frame in its host's frame
+    M = np.zeros((int((~locked).sum()), 6, 6))
+    root_M = model.root_M.copy()
+    B, parent = [], []
+    for i, p in enumerate(model.parent):
+        G = joint_transform(model, i, values[model.joint_names[i]]) if locked[i] else model.B[i]
+        above = np.eye(4) if p < 0 or not locked[p] else in_host[p]
+        up = -1 if p < 0 else (new_index[p] if not locked[p] else host[p])
+        if locked[i]:
+            host[i], in_host[i] = up, above @ G
+            target = M[up] if up >= 0 else root_M
+            target += lie.transform_inertia(model.M[i], in_host[i])
+        else:
+            host[i], in_host[i] = new_index[i], np.eye(4)
+            parent.append(up)
+            B.append(above @ G)
+            M[new_index[i]] += model.M[i]
+    links = {}
+    for name, frame in model.links.items():
+        b = frame.body
+        links[name] = (frame if b < 0 else LinkFrame(int(host[b]), in_host[b] @ frame.T))
+    keep = ~locked
+    pick = [k for k in range(n) if keep[k]]
+    notes = model.diagnostics + tuple(Diagnostic("info", f"joint '{j}' locked at {v:g}")
+                                      for j, v in values.items())
+    return dataclasses.replace(
+        model, joint_names=tuple(model.joint_names[k] for k in pick),
+        joint_types=tuple(model.joint_types[k] for k in pick),
+        link_names=tuple(model.link_names[k] for k in pick),
+        parent=np.array(parent, dtype=int), B=np.array(B), X=model.X[keep].copy(), M=M,
+        root_M=root_M,
+        limits=model.limits[keep].copy(), velocity_limits=model.velocity_limits[keep].copy(),
+        parent_links=tuple(model.parent_links[k] for k in pick) if model.parent_links else (),
+        reductions=model.reductions[keep].copy(), links=links, diagnostics=notes,
+        mimic=_reindexed_mimic(model.mimic[keep], new_index))
+
+
+def _reindexed_mimic(rows: np.ndarray, new_index: np.ndarray) -> np.ndarray:
+    out = rows.copy()
+    leaders = out[:, 0] >= 0
+    out[leaders, 0] = new_index[out[leaders, 0].astype(int)]
+    return out

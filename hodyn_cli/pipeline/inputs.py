@@ -1,0 +1,174 @@
+"""A command's input: the trajectory file read in chunks, missing derivatives estimated if
+asked, positions checked against the URDF limits as they stream, and what the user should
+hear about it as :class:`~hodyn_cli.core.model.Diagnostic` notes (the command line prints
+them; nothing here prints).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+import numpy as np
+
+from hodyn_cli.core.model import Diagnostic, Model
+from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name
+from hodyn_cli.errors import HodynError, TrajectoryError
+from hodyn_cli.io import CHUNK_ROWS, MemoryReader, TrajectoryReader, concatenate
+from hodyn_cli.io.paths import listing
+from hodyn_cli.modeling import mimic
+from hodyn_cli.modeling.limits import beyond_limits
+
+__all__ = ["Input", "open_input", "ESTIMATE_HINT"]
+
+#: what the error for missing derivative columns suggests
+ESTIMATE_HINT = "--estimate-derivatives estimates them from the data"
+
+
+class Input:
+    """Trajectory chunks of a file (a :class:`~hodyn_cli.pipeline.protocols.Reader`) whose
+    positions are checked against the URDF limits as they pass.
+
+    ``notes``: what was found when the file was opened (ignored columns, likely typos,
+    estimated derivatives). ``beyond_limits``: joint -> where its positions first left their
+    URDF limits (after iterating; with ``strict`` that is an error instead). ``estimated``:
+    the derivative names that were estimated.
+    """
+
+    def __init__(self, reader, model: Model, source: str, *, strict: bool = False,
+                 notes: list[Diagnostic] | None = None, estimated: tuple[str, ...] = (),
+                 base=None):
+        self.reader, self.model, self.source, self.strict = reader, model, source, strict
+        self.base = base  # a BaseMotionReader: the floating root's motion, or None
+        self.notes = list(notes or [])
+        self.estimated = estimated
+        self.beyond_limits: dict[str, str] = {}
+        self.has_t, self.n_samples = reader.has_t, reader.n_samples
+
+    def __enter__(self) -> Input:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.reader.__exit__(*exc)
+        if self.base is not None:
+            self.base.close()
+
+    def __iter__(self) -> Iterator[Trajectory]:
+        start = 0
+        for chunk in self.reader:
+            if self.base is not None:
+                chunk = replace(chunk, base=_base_motion(self.base.take(chunk.n_samples, chunk.t)))
+            q = mimic.expand(self.model, chunk).derivatives[:, 0]
+            for joint, text in beyond_limits(self.model, q, chunk.t, start).items():
+                if self.strict:
+                    raise TrajectoryError(f"{text} (--strict)", self.source)
+                self.beyond_limits.setdefault(joint, text)
+            start += chunk.n_samples
+            yield chunk
+        if self.base is not None:
+            self.base.finish()
+
+    def limit_warnings(self) -> list[Diagnostic]:
+        """One warning per joint whose positions left its URDF limits."""
+        return [Diagnostic("warning", f"{self.source}: {text}")
+                for text in self.beyond_limits.values()]
+
+
+def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
+               wrench_need: int = 0, estimate: bool = False, cutoff: float | None = None,
+               series: tuple[str, ...] = (), chunk: int = CHUNK_ROWS, strict: bool = False,
+               missing_hint: str = ESTIMATE_HINT, stdin=None, floating: bool = False,
+               base_motion: str | None = None, base_orders: int = 0) -> Input:
+    """The trajectory at ``path`` (and the ``wrench`` file) as checked chunks.
+
+    ``need``: q derivative orders the command needs (5: q..qdddd). With ``estimate`` the file
+    is read whole and the missing derivatives (and wrench rates) are estimated from the
+    highest order it gives (``cutoff``: low-pass first, Hz). ``missing_hint`` ends the error
+    for missing derivative columns (what to do about them). ``floating``: the root is a free
+    body; its motion (``base_orders`` twist orders) comes with every chunk (``chunk.base``)
+    from the file's ``base_`` columns or the ``base_motion`` file (docs/floating.md).
+    """
+    if cutoff is not None and not estimate:
+        raise HodynError("--cutoff goes with --estimate-derivatives (it filters the data the "
+                         "derivatives are estimated from)")
+    base = _base_reader(path, floating, base_motion, base_orders)
+    try:
+        reader = TrajectoryReader(path, model, 1 if estimate else need, wrench=wrench,
+                                  series=series, chunk=chunk, stdin=stdin)
+    except TrajectoryError as e:
+        if estimate or not e.message.startswith("missing columns"):
+            raise
+        raise TrajectoryError(f"{e.message}; {missing_hint}", e.source) from None
+    notes = _column_notes(reader, path)
+    if not estimate:
+        return Input(reader, model, path, strict=strict, notes=notes, base=base)
+    with reader:
+        trajectory = concatenate(list(reader), model)
+    estimated, names, note = _estimated(trajectory, model, need, wrench_need, cutoff, path)
+    notes += [note] if note else []
+    return Input(MemoryReader(estimated, chunk), model, path, strict=strict, notes=notes,
+                 estimated=names, base=base)
+
+
+def _base_reader(path: str, floating: bool, base_motion: str | None, orders: int):
+    """The reader of the floating root's motion (None without ``floating``)."""
+    from hodyn_cli.io.base_motion import BaseMotionReader
+
+    if base_motion is not None and not floating:
+        raise HodynError("--base-motion goes with --floating-base")
+    if not floating:
+        return None
+    if base_motion is None and path == "-":
+        raise HodynError("--floating-base with a trajectory on stdin needs --base-motion FILE")
+    return BaseMotionReader(base_motion or path, orders)
+
+
+def _base_motion(motion) -> BaseMotion:
+    """A :class:`BaseMotion` from the pose and body (``Vb``) or spatial (``Vs``) twists read."""
+    from hodyn_cli.algorithms.methods.floating import base_from_spatial
+
+    if motion.Vb is not None:
+        return BaseMotion(motion.R, motion.p, motion.Vb)
+    return base_from_spatial(motion.R, motion.p, motion.Vs)
+
+
+def _column_notes(reader: TrajectoryReader, path: str) -> list[Diagnostic]:
+    notes = []
+    if reader.ignored:
+        notes.append(Diagnostic("notice", f"{path}: ignoring {len(reader.ignored)} column(s) "
+                                          f"that are not hodyn's: {listing(reader.ignored)}"))
+    if reader.mimic_columns:
+        notes.append(Diagnostic("notice", f"{path}: mimic joints, ignored (they follow their "
+                                          f"leaders): {listing(reader.mimic_columns)}"))
+    for column, meant in reader.typos.items():  # likely mistakes: warnings, shown even -q
+        notes.append(Diagnostic("warning", f"{path}: column '{column}' is ignored; a typo of "
+                                           f"'{meant}'?"))
+    return notes
+
+
+def _estimated(trajectory: Trajectory, model: Model, need: int, wrench_need: int,
+               cutoff: float | None, path: str):
+    """The trajectory with its missing derivatives estimated, their names, and the note that
+    says so (None if nothing was missing)."""
+    from hodyn_cli.algorithms.estimate import estimate_derivatives, noise_estimate
+
+    given = trajectory.orders
+    try:
+        wrapped = np.array([model.joint_types[i] == "continuous" for i in model.coordinates])
+        trajectory, names = estimate_derivatives(trajectory, need, wrench_need, cutoff, wrapped)
+        if names and cutoff is not None:
+            error = noise_estimate(trajectory.derivatives[:, given - 1], trajectory.t, cutoff,
+                                   need - given).max(axis=1)
+    except HodynError as e:  # name the file the data came from
+        raise HodynError(e.message, e.source or path) from None
+    if not names:
+        return trajectory, (), None
+    if cutoff is None:
+        text = (f"estimated {', '.join(names)} from the sampled data over t (interpolating "
+                "spline, no smoothing)")
+    else:
+        expected = ", ".join(f"{derivative_name('q', given - 1 + k)} {e:.2g}"
+                             for k, e in enumerate(error, start=1))
+        text = (f"estimated {', '.join(names)} from the data low-passed at {cutoff:g} Hz "
+                f"(zero-phase Butterworth) over t; expected RMS error, largest joint: {expected}")
+    return trajectory, tuple(names), Diagnostic("warning", text)

@@ -1,0 +1,249 @@
+"""What each command computes per trajectory chunk, as plain picklable objects built on the
+Python API (:mod:`hodyn_cli.api`).
+
+A job (:class:`~hodyn_cli.pipeline.protocols.Job`) knows how many q derivative orders it needs
+(``need``) and wrench orders (``wrench_need``), the CSV columns of its output (``columns``),
+and maps a chunk to named datasets (``__call__``): the API's result fields, plus ``t``.
+:func:`hodyn_cli.pipeline.stream.run` runs one over a file; a Dask worker gets the same object
+(:mod:`hodyn_cli.pipeline.batch`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+
+from hodyn_cli import api
+from hodyn_cli.algorithms.methods.common import required_orders
+from hodyn_cli.core.gravity import GRAVITY
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.motion import LinkMotion
+from hodyn_cli.core.trajectory import Trajectory, derivative_name
+from hodyn_cli.errors import HodynError
+from hodyn_cli.io.reader import CHUNK_ROWS
+from hodyn_cli.io.results import (
+    centroidal_columns,
+    derivative_columns,
+    joint_wrench_datasets,
+    motion_columns,
+    timed_columns,
+    with_t,
+    wrench_datasets,
+)
+from hodyn_cli.modeling.limits import beyond_limits
+
+if TYPE_CHECKING:
+    from hodyn_cli.algorithms.regressor import BaseParameters
+    from hodyn_cli.modeling.drives import Drives
+
+__all__ = ["TorqueJob", "ElasticJob", "KinematicsJob", "MatricesJob", "RegressorJob",
+           "SensitivityJob", "IkJob"]
+
+
+@dataclass(frozen=True, eq=False)
+class _Job:
+    """What every job shares: the model, the chunk size, no extra per-joint series."""
+
+    model: Model
+
+    #: samples per chunk: the reader's default; jobs with big outputs per sample use fewer
+    chunk_rows: ClassVar[int] = CHUNK_ROWS
+    #: other per-joint columns the job reads
+    series: ClassVar[tuple[str, ...]] = ()
+
+    def columns(self, has_t: bool) -> dict[str, list[str]]:
+        return {}  # HDF5 only, unless a job says otherwise
+
+    def _datasets(self, result: api.Result, chunk: Trajectory) -> dict[str, np.ndarray]:
+        return with_t(dict(result), chunk.t)
+
+
+@dataclass(frozen=True, eq=False)
+class _RigidJob(_Job):
+    """A rigid-body computation of derivative order ``order``."""
+
+    order: int = 2
+    gravity: tuple = GRAVITY
+
+    @property
+    def need(self) -> int:
+        return required_orders(self.order)
+
+    @property
+    def wrench_need(self) -> int:
+        return self.order + 1
+
+
+@dataclass(frozen=True, eq=False)
+class TorqueJob(_RigidJob):
+    """``hodyn compute``: tau and its derivatives (and joint wrenches, HDF5 only; the base
+    wrench ``W_<root>``, fixed or floating base (``chunk.base``))."""
+
+    method: str = "body-fixed"
+    joint_wrenches: bool = False
+    base_wrench: bool = False
+
+    def columns(self, has_t: bool) -> dict[str, list[str]]:
+        columns = derivative_columns("tau", self.order, self.model.coordinate_names)
+        if self.base_wrench:
+            columns |= wrench_datasets(self.model.root_link, np.zeros((0, self.order + 1, 6)))[1]
+        return timed_columns(columns, has_t)
+
+    def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
+        r = api.inverse_dynamics(self.model, chunk, order=self.order, method=self.method,
+                                 gravity=self.gravity, joint_wrenches=self.joint_wrenches,
+                                 base_wrench=self.base_wrench)
+        W = [derivative_name("W", k) for k in range(self.order + 1)] if self.base_wrench else []
+        data = {name: r[name] for name in r if name != "F" and name not in W}
+        if self.joint_wrenches:
+            data |= joint_wrench_datasets(r.F, self.model.link_names)
+        if W:
+            data |= wrench_datasets(self.model.root_link, np.stack([r[w] for w in W], axis=1))[0]
+        return with_t(data, chunk.t)
+
+
+@dataclass(frozen=True, eq=False)
+class ElasticJob(_Job):
+    """``hodyn elastic``: u, theta and tau_m of an elastic-joint robot."""
+
+    drives: Drives
+    order: int = 0
+    kind: str = "full"
+    gravity: tuple = GRAVITY
+
+    @cached_property  # probes the model: once per job, not per chunk
+    def requirements(self):
+        from hodyn_cli.algorithms import elastic
+
+        return elastic.requirements(self.model, self.drives, self.order, self.kind)
+
+    @property
+    def need(self) -> int:
+        return self.requirements.q_order + 1
+
+    @property
+    def wrench_need(self) -> int:
+        return self.requirements.q_order - 1
+
+    def columns(self, has_t: bool) -> dict[str, list[str]]:
+        names = self.model.joint_names
+        return timed_columns({**derivative_columns("u", self.order + 2, names),
+                              **derivative_columns("theta", self.order + 2, names),
+                              **derivative_columns("taum", self.order, names)}, has_t)
+
+    def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
+        r = api.elastic_dynamics(self.model, self.drives, chunk, order=self.order,
+                                 model=self.kind, gravity=self.gravity, known=self.requirements)
+        return self._datasets(r, chunk)
+
+
+@dataclass(frozen=True, eq=False)
+class KinematicsJob(_Job):
+    """``hodyn kinematics``: one link's pose, twists and point derivatives; with ``com`` the
+    total mass, centre of mass and centroidal momentum (``api.centre_of_mass``)."""
+
+    link: str | None
+    order: int = 3
+    com: bool = False
+
+    @property
+    def need(self) -> int:
+        return self.order + 2
+
+    wrench_need = 0
+
+    def columns(self, has_t: bool) -> dict[str, list[str]]:
+        columns = {}
+        if self.link is not None:
+            keys = ["p", "R"] + [derivative_name(b, k) for b in ("Vs", "Vb")
+                                 for k in range(self.order + 1)]
+            keys += [derivative_name("p", k + 1) for k in range(self.order + 1)]
+            columns = motion_columns(keys)
+        if self.com:
+            columns |= centroidal_columns(self.order)
+        return timed_columns(columns, has_t)
+
+    def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
+        data = {} if self.link is None else dict(
+            api.forward_kinematics(self.model, self.link, chunk, order=self.order))
+        if self.com:
+            data |= dict(api.centre_of_mass(self.model, chunk, order=self.order))
+        return with_t(data, chunk.t)
+
+
+@dataclass(frozen=True, eq=False)
+class MatricesJob(_RigidJob):
+    """``hodyn matrices``: M, C, Cbar, g (and Q_ext) with derivatives (HDF5 only)."""
+
+    def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
+        r = api.matrices(self.model, chunk, order=self.order, gravity=self.gravity)
+        return self._datasets(r, chunk)
+
+
+@dataclass(frozen=True, eq=False)
+class RegressorJob(_RigidJob):
+    """``hodyn regressor``: Y and its derivatives (``Y_d``, ...), the base-parameter columns
+    (``Y_base``, ...) and the Slotine-Li ``Y_r`` (HDF5 only)."""
+
+    base: BaseParameters | None = None
+    slotine_li: bool = False
+    chunk_rows = 1024  # Y is n x 10 nb per order and sample: ~12 kB for the iiwa
+
+    @property
+    def series(self) -> tuple[str, ...]:
+        return ("qr_d", "qr_dd") if self.slotine_li else ()
+
+    def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
+        ref = {"qr_d": chunk.series["qr_d"], "qr_dd": chunk.series["qr_dd"]} \
+            if self.slotine_li else {}
+        r = api.dynamic_regressor(self.model, chunk, order=self.order, gravity=self.gravity,
+                                  base=self.base, **ref)
+        return self._datasets(r, chunk)
+
+
+@dataclass(frozen=True, eq=False)
+class SensitivityJob(_RigidJob):
+    """``hodyn sensitivities``: d tau^(k) / d q^(j) (HDF5 only)."""
+
+    chunk_rows = 1024  # n (K+3) directions per sample in flight
+
+    def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
+        r = api.torque_sensitivities(self.model, chunk, order=self.order, gravity=self.gravity)
+        return self._datasets(r, chunk)
+
+
+class IkJob:
+    """``hodyn ik``: joint motion from a link's motion. Unlike the others this job has a
+    state (each chunk continues from the last sample of the one before), so it runs on
+    one thread, chunks in order, on the streaming solver of :mod:`hodyn_cli.algorithms.ik`."""
+
+    def __init__(self, model: Model, link: str, *, task: str = "pose", q0=None,
+                 max_condition: float | None = None, on_singular: str = "error",
+                 strict: bool = False, source: str | None = None):
+        from hodyn_cli.algorithms.ik import MAX_CONDITION, InverseKinematics
+
+        self.model, self.strict, self.source = model, strict, source
+        self.solver = InverseKinematics(
+            model, link, task=task, q0=q0, on_singular=on_singular,
+            max_condition=MAX_CONDITION if max_condition is None else max_condition)
+        #: joint -> where q first leaves its URDF limits (warnings; errors with ``strict``)
+        self.beyond_limits: dict[str, str] = {}
+
+    def columns(self, orders: int, has_t: bool) -> dict[str, list[str]]:
+        """Columns of q and its first ``orders`` derivatives."""
+        return timed_columns(derivative_columns("q", orders, self.model.joint_names), has_t)
+
+    def __call__(self, motion: LinkMotion) -> dict[str, np.ndarray]:
+        start = self.solver.done
+        try:
+            qs, _ = self.solver(motion)
+        except HodynError as e:
+            raise HodynError(e.message, e.source or self.source) from None
+        for joint, text in beyond_limits(self.model, qs[:, 0], motion.t, start).items():
+            if self.strict:
+                raise HodynError(f"{text} (--strict)", self.source)
+            self.beyond_limits.setdefault(joint, text)
+        return with_t({derivative_name("q", k): qs[:, k] for k in range(qs.shape[1])}, motion.t)

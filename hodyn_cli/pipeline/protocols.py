@@ -1,0 +1,50 @@
+"""What the pipeline's parts promise each other: a Reader of trajectory chunks, a Job that
+maps a chunk to named datasets, a Sink that writes them (:func:`hodyn_cli.pipeline.stream.run`
+connects the three)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+import numpy as np
+
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory
+
+__all__ = ["Reader", "Job", "Sink"]
+
+
+class Reader(Protocol):
+    """Trajectory chunks in order (a context manager that closes its files)."""
+
+    has_t: bool
+    n_samples: int | None  # None: not known before the end (CSV)
+
+    def __iter__(self) -> Iterator[Trajectory]: ...
+    def __enter__(self) -> Reader: ...
+    def __exit__(self, *exc) -> None: ...
+
+
+class Job(Protocol):
+    """One command's computation per chunk; picklable (it also runs on Dask workers)."""
+
+    model: Model
+    need: int  # q derivative orders it reads (5: q..qdddd)
+    wrench_need: int  # wrench derivative orders it reads
+    chunk_rows: int  # samples per chunk
+    series: tuple[str, ...]  # other per-joint columns it reads (e.g. qr_d)
+
+    def columns(self, has_t: bool) -> dict[str, list[str]]: ...
+    def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]: ...
+
+
+class Sink(Protocol):
+    """Named datasets written chunk by chunk; ``encode`` is thread-safe (workers call it)."""
+
+    attrs: dict
+
+    def encode(self, data: dict[str, np.ndarray]) -> Any: ...
+    def write_encoded(self, payload: Any) -> None: ...
+    def write(self, data: dict[str, np.ndarray]) -> None: ...
+    def close(self) -> None: ...

@@ -1,0 +1,195 @@
+"""Render a validation :class:`~hodyn_cli.algorithms.validate.Report` as JSON, Markdown or HTML.
+
+The JSON follows ``hodyn_cli/schemas/report.schema.json`` (stable keys). The HTML page is
+self-contained: its plots (matplotlib, PNG embedded as data URIs) show, per joint, taud
+and taudd analytic against numerical differentiation and the error over time, as in the
+closed-form paper's Figs. 3-4.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+
+from hodyn_cli.algorithms.validate import Check, Report
+from hodyn_cli.errors import HodynError
+
+__all__ = ["to_json", "to_markdown", "to_html", "report_format", "SCHEMA_PATH"]
+
+SCHEMA_PATH = Path(__file__).parents[1] / "schemas" / "report.schema.json"
+FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html",
+           ".htm": "html"}
+
+
+def report_format(path: str) -> str:
+    """'json', 'markdown' or 'html' from a file name (html: only where matplotlib, which draws
+    its plots, is installed)."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise HodynError(f"unknown report type '{suffix or path}' (use .json, .md or .html)", path)
+    if FORMATS[suffix] == "html":
+        _matplotlib(path)
+    return FORMATS[suffix]
+
+
+def _matplotlib(source: str | None = None):
+    """The matplotlib module (Agg backend), or the error that says how to get it."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise HodynError('the HTML report\'s plots need matplotlib: pip install "hodyn[plots]" '
+                         "(or write the report as .json or .md)", source) from None
+    matplotlib.use("Agg")
+    return matplotlib
+
+
+def _num(x: float | None, fmt: str = ".3g") -> str:
+    return "" if x is None else format(x, fmt)
+
+
+def _where(c: Check) -> str:
+    parts = []
+    if c.worst_joint:
+        parts.append(c.worst_joint)
+    if c.worst_sample is not None:
+        parts.append(f"sample {c.worst_sample}" + ("" if c.worst_time is None else
+                                                  f" (t = {c.worst_time:.4g} s)"))
+    return ", ".join(parts)
+
+
+def to_json(report: Report) -> str:
+    return json.dumps(report.to_dict(), indent=2, allow_nan=False)
+
+
+def _verdict_line(report: Report) -> str:
+    s = report.summary()
+    word = "PASSED" if report.passed else "FAILED"
+    return (f"{word}: {s['pass']} passed, {s['fail']} failed, {s['warn']} warnings, "
+            f"{s['skip']} skipped")
+
+
+def to_markdown(report: Report) -> str:
+    lines = [f"# hodyn validation: {report.robot}", "", f"**{_verdict_line(report)}**", "",
+             f"- trajectory: `{report.trajectory}` ({report.n_samples} samples, "
+             f"{len(report.checked_samples)} checked for torques)",
+             f"- methods: {', '.join(report.methods)}; torque orders 0..{report.order}",
+             f"- finite-difference step: {report.step:.3g} s; URDF sha256 `{report.urdf_sha256}`",
+             "", "| group | check | status | max abs | max rel | tolerance | expected | worst at |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for c in report.checks:
+        name = c.name + (f" [{c.method}]" if c.method and c.group == "finite differences" else "")
+        lines.append(f"| {c.group} | {name} | {c.status.upper()} | {_num(c.max_abs)} | "
+                     f"{_num(c.max_rel)} | {_num(c.tolerance)} | {_num(c.expected)} | {_where(c)} |")
+    details = [c for c in report.checks if c.detail and c.status in ("fail", "warn", "skip")]
+    if details:
+        lines += ["", "## Details", ""] + [f"- **{c.status}** {c.name}: {c.detail}" for c in details]
+    lines += ["", "Relative errors are taken against the largest magnitude of the checked quantity. "
+              "'expected' is the estimated error of the numerical reference itself (Richardson "
+              "estimate plus rounding for finite differences; trapezoid/central-difference "
+              "truncation for sampled data).", ""]
+    return "\n".join(lines)
+
+
+def _figures(report: Report) -> list[tuple[str, str]]:
+    """(caption, base64 PNG) per derivative order."""
+    _matplotlib()
+    import matplotlib.pyplot as plt
+
+    method = report.methods[0]
+    data = report.series.get(method, {})
+    sampled = report.series.get("sampled", {})
+    t = report.series.get("t")
+    out = []
+    for name, d in data.items():
+        a, num = d["analytic"], d["numeric"]
+        n = a.shape[1]
+        x = t if t is not None else np.asarray(report.checked_samples)
+        fig, axes = plt.subplots(n, 2, figsize=(11, 1.9 * n + 0.6), squeeze=False,
+                                 sharex=True, layout="constrained")
+        for j in range(n):
+            ax, ex = axes[j]
+            ax.plot(x, a[:, j], lw=1.4, label=f"{name} analytic ({method})")
+            ax.plot(x, num[:, j], ".", ms=3, label="finite differences (Taylor motion)")
+            if name in sampled:
+                ax.plot(sampled[name]["t"], sampled[name]["numeric"][:, j], lw=0.8, ls="--",
+                        label="time differences of the samples")
+            ax.set_ylabel(report.series["joint_names"][j], fontsize=8)
+            err = np.abs(a[:, j] - num[:, j])
+            ex.semilogy(x, np.where(err > 0, err, np.nan), lw=0.9, color="C3")  # exact: gap
+            if j == 0:
+                ax.legend(fontsize=7, loc="upper right")
+                ax.set_title(f"{name}: analytic vs numerical", fontsize=9)
+                ex.set_title(f"|{name} analytic - finite differences|", fontsize=9)
+        axes[-1][0].set_xlabel("t [s]" if t is not None else "sample")
+        axes[-1][1].set_xlabel("t [s]" if t is not None else "sample")
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=90)
+        plt.close(fig)
+        out.append((f"{name} per joint ({method})", base64.b64encode(buf.getvalue()).decode()))
+    return out
+
+
+def to_html(report: Report) -> str:
+    esc = html.escape
+    rows = []
+    for c in report.checks:
+        name = c.name + (f" [{c.method}]" if c.method and c.group == "finite differences" else "")
+        rows.append(
+            f"<tr class='{c.status}'><td>{esc(c.group)}</td><td>{esc(name)}</td>"
+            f"<td class='st'>{c.status.upper()}</td><td>{_num(c.max_abs)}</td><td>{_num(c.max_rel)}</td>"
+            f"<td>{_num(c.tolerance)}</td><td>{_num(c.expected)}</td><td>{esc(_where(c))}</td>"
+            f"<td>{esc(c.detail)}</td></tr>")
+    figures = "\n".join(
+        f"<figure><img alt='{esc(cap)}' src='data:image/png;base64,{png}'>"
+        f"<figcaption>{esc(cap)}</figcaption></figure>" for cap, png in _figures(report))
+    verdict = "pass" if report.passed else "fail"
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>hodyn validation: {esc(report.robot)}</title>
+<style>
+body {{ font: 14px/1.4 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }}
+h1 {{ font-size: 1.5em; }} .verdict {{ font-size: 1.2em; font-weight: bold; padding: .4em .8em; }}
+.verdict.pass {{ background: #e3f6e3; }} .verdict.fail {{ background: #fbe3e3; }}
+table {{ border-collapse: collapse; font-size: 12px; width: 100%; }}
+td, th {{ border: 1px solid #ccc; padding: 3px 6px; text-align: left; vertical-align: top; }}
+tr.fail .st {{ background: #f4b4b4; }} tr.warn .st {{ background: #f6e2a6; }}
+tr.pass .st {{ background: #c8eec8; }} tr.skip .st {{ background: #ddd; }}
+figure {{ margin: 1.5em 0; }} img {{ max-width: 100%; }}
+</style></head>
+<body data-plots="{figures.count('<img')}">
+<h1>hodyn validation: {esc(report.robot)}</h1>
+<p class="verdict {verdict}">{esc(_verdict_line(report))}</p>
+<ul>
+<li>trajectory: <code>{esc(report.trajectory)}</code>, {report.n_samples} samples
+({len(report.checked_samples)} checked for torques)</li>
+<li>methods: {esc(', '.join(report.methods))}; torque orders 0..{report.order};
+finite-difference step {report.step:.3g} s</li>
+<li>URDF sha256 <code>{esc(report.urdf_sha256)}</code></li>
+</ul>
+<h2>Checks</h2>
+<table><thead><tr><th>group</th><th>check</th><th>status</th><th>max abs</th><th>max rel</th>
+<th>tolerance</th><th>expected</th><th>worst at</th><th>detail</th></tr></thead>
+<tbody>{''.join(rows)}</tbody></table>
+<p>Relative errors are against the largest magnitude of the checked quantity; "expected" is
+the estimated error of the numerical reference itself.</p>
+<h2>Analytic against numerical derivatives</h2>
+{figures}
+<script>
+window.addEventListener("load", function () {{
+  var ok = Array.prototype.filter.call(document.images,
+    function (im) {{ return im.complete && im.naturalWidth > 0; }}).length;
+  document.body.setAttribute("data-plots-rendered", String(ok));
+}});
+</script>
+</body></html>
+"""
+
+
+def render(report: Report, fmt: str) -> str:
+    """The report as text in ``fmt`` ('json', 'markdown', 'html')."""
+    return {"json": to_json, "markdown": to_markdown, "html": to_html}[fmt](report)

@@ -1,0 +1,152 @@
+"""`--base-wrench`, `--floating-base`, `--base-motion`, `kinematics --com`: files in, files out."""
+
+import csv
+
+import h5py
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from conftest import URDF, floating_motion, legged_urdf
+from hodyn_cli import api
+from hodyn_cli.algorithms.kinematics import link_kinematics
+from hodyn_cli.algorithms.methods.floating import inverse_dynamics, matrices
+from hodyn_cli.algorithms.momentum import centroidal
+from hodyn_cli.cli.app import app
+from hodyn_cli.io import open_sink, read_trajectory, write_trajectory
+from hodyn_cli.io.results import motion_columns
+from hodyn_cli.modeling.urdf import load_model
+
+T = np.linspace(0, 1, 21)
+
+
+@pytest.fixture(scope="module")
+def solo(tmp_path_factory):
+    """(dir, urdf, model, trajectory with base, joints.csv, base.csv (kinematics output of the
+    root), all.csv (joints and base_ columns))."""
+    d = tmp_path_factory.mktemp("solo")
+    text = legged_urdf("solo", seed=1)
+    (d / "solo.urdf").write_text(text)
+    model = load_model(d / "solo.urdf")
+    traj, _, ext, ext_traj = floating_motion(text, model, T, 4, seed=2)
+    write_trajectory(str(d / "joints.csv"), traj)
+    data = dict(api.forward_kinematics(ext, model.root_link, ext_traj, order=3))
+    columns = {"t": ["t"]} | motion_columns(data)
+    with open_sink(str(d / "base.csv"), columns, {}) as sink:
+        sink.write({"t": T} | data)
+    joints, base = _rows(d / "joints.csv"), _rows(d / "base.csv")
+    _write(d / "all.csv", [a + (["base_" + c for c in b[1:]] if i == 0 else b[1:])
+                           for i, (a, b) in enumerate(zip(joints, base, strict=True))])
+    return d, d / "solo.urdf", model, traj
+
+
+def _rows(path):
+    with open(path, newline="") as f:
+        return list(csv.reader(f))
+
+
+def _write(path, rows):
+    with open(path, "w", newline="") as f:
+        csv.writer(f).writerows(rows)
+
+
+def _table(path):
+    rows = _rows(path)
+    return {name: np.array([float(r[i]) for r in rows[1:]]) for i, name in enumerate(rows[0])}
+
+
+def _run(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_compute_floating_base_from_either_file(solo):
+    d, urdf, model, traj = solo
+    one = _run("compute", urdf, d / "all.csv", "--floating-base", "--base-wrench", "--order", "1",
+               "-o", d / "one.csv")
+    two = _run("compute", urdf, d / "joints.csv", "--floating-base", "--base-motion", d / "base.csv",
+               "--base-wrench", "--order", "1", "-o", d / "two.csv")
+    assert one.exit_code == 0 and two.exit_code == 0, one.output + two.output
+    assert (d / "one.csv").read_text() == (d / "two.csv").read_text()
+    tau, W = inverse_dynamics(model, traj, order=1)
+    got = _table(d / "one.csv")
+    assert np.allclose(got["taud_limb2_1_joint"], tau[:, 1, model.joint_index("limb2_1_joint")],
+                       rtol=1e-12, atol=1e-12)
+    for c, name in enumerate(("mx", "my", "mz", "fx", "fy", "fz")):
+        assert np.allclose(got[f"Wd_base_link_{name}"], W[:, 1, c], rtol=1e-12, atol=1e-12)
+
+
+def test_base_wrench_of_a_fixed_base_in_hdf5(tmp_path):
+    out = tmp_path / "tau.h5"
+    result = _run("compute", URDF / "gripper_arm.urdf", URDF.parent / "sample_trajectories" /
+                  "gripper_arm_cosine.csv", "--base-wrench", "-o", out)
+    assert result.exit_code == 0, result.output
+    model = load_model(URDF / "gripper_arm.urdf")
+    traj = read_trajectory(str(URDF.parent / "sample_trajectories" / "gripper_arm_cosine.csv"), model)
+    W = inverse_dynamics(model, traj, order=2)[1]
+    with h5py.File(out) as f:
+        assert np.allclose(f["wrench/base_link/Wdd"][:], W[:, 2], rtol=1e-12, atol=1e-12)
+        assert not f.attrs["floating_base"]
+
+
+def test_kinematics_com_and_floating_link(solo):
+    d, urdf, model, traj = solo
+    result = _run("kinematics", urdf, d / "all.csv", "--com", "--link", "limb3_end", "--order", "2",
+                  "--floating-base", "-o", d / "kin.csv")
+    assert result.exit_code == 0, result.output
+    got = _table(d / "kin.csv")
+    c = centroidal(model, traj, order=2)
+    assert np.allclose(got["mass"], c.mass) and np.allclose(got["comddd_z"], c.com[:, 3, 2])
+    assert np.allclose(got["hdd_ay"], c.h[:, 2, 1], rtol=1e-12, atol=1e-12)
+    lk = link_kinematics(model, traj, "limb3_end", order=2)
+    assert np.allclose(got["p_x"], lk.p[:, 0]) and np.allclose(got["Vsdd_vz"], lk.Vs[:, 2, 5])
+
+
+def test_matrices_floating_base(solo):
+    d, urdf, model, traj = solo
+    out = d / "eom.h5"
+    result = _run("matrices", urdf, d / "all.csv", "--floating-base", "--order", "1", "-o", out)
+    assert result.exit_code == 0, result.output
+    E = matrices(model, traj, order=1)
+    with h5py.File(out) as f:
+        assert f["M_d"].shape == (T.size, 6 + model.n, 6 + model.n)
+        assert np.allclose(f["g_d"][:], E.g[:, 1], rtol=1e-12, atol=1e-12)
+        assert "body twist" in f.attrs["coordinates"]
+
+
+def _edited(d, name, change):
+    rows = _rows(d / "all.csv")
+    change(rows)
+    _write(d / name, rows)
+    return d / name
+
+
+@pytest.mark.parametrize("case, message", [
+    ("missing", "missing column(s) base_Vbdd_vz: the floating root's twist to base_Vbdd"),
+    ("bent", "base_R at sample 3 is not a rotation"),
+    ("t", "t differs from the trajectory's at sample 2"),
+    ("short", "has 20 samples, the trajectory more"),
+    ("alone", "--base-motion goes with --floating-base"),
+])
+def test_bad_base_input_is_one_line_and_writes_nothing(solo, case, message):
+    d, urdf, _, _ = solo
+    args = ["compute", urdf, d / "all.csv", "--floating-base", "--order", "1"]
+    if case == "missing":
+        col = _rows(d / "all.csv")[0].index("base_Vbdd_vz")
+        args[2] = _edited(d, "missing.csv", lambda rows: [r.pop(col) for r in rows])
+    elif case == "bent":
+        args[2] = _edited(d, "bent.csv", lambda rows: rows[4].__setitem__(
+            rows[0].index("base_R_12"), "0.5"))
+    elif case in ("t", "short"):
+        rows = _rows(d / "base.csv")
+        if case == "t":
+            rows[3][0] = "0.11"
+        _write(d / "b.csv", rows[:-1] if case == "short" else rows)
+        args = ["compute", urdf, d / "joints.csv", "--floating-base", "--base-motion", d / "b.csv"]
+    else:
+        args = ["compute", urdf, d / "joints.csv", "--base-motion", d / "base.csv"]
+    out = d / f"out_{case}.csv"
+    result = _run(*args, "-o", out)
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("hodyn: error:")]
+    assert len(errors) == 1 and message in errors[0], result.stderr
+    assert not out.exists()
