@@ -59,14 +59,16 @@ class Result(Mapping):
 
 
 def load_robot(path: str | Path, *, strict: bool = False, xacro_args: dict | None = None,
-               lock: dict[str, float] | None = None) -> Model:
+               lock: dict[str, float] | None = None, repair_inertia: bool = False) -> Model:
     """The model of a URDF (or ``.xacro``) file, as the command line loads it: ``strict``
     (URDF warnings are errors), ``xacro_args`` (``{name: value}``), ``lock`` (``{joint:
-    value}``: held fixed, see :mod:`hodyn_cli.modeling.locking`)."""
+    value}``: held fixed, see :mod:`hodyn_cli.modeling.locking`), ``repair_inertia``
+    (impossible link inertias replaced by the nearest consistent ones, with a warning each)."""
     from hodyn_cli.modeling.locking import lock as lock_joints
     from hodyn_cli.modeling.urdf import load_model
 
-    return lock_joints(load_model(path, strict=strict, xacro_args=xacro_args), lock or {})
+    model = load_model(path, strict=strict, xacro_args=xacro_args, repair_inertia=repair_inertia)
+    return lock_joints(model, lock or {})
 
 
 # -- inputs ------------------------------------------------------------------------------
@@ -252,7 +254,8 @@ def centre_of_mass(robot: Model, *derivatives, order: int = 1, **named) -> Resul
 
 
 def inverse_kinematics(robot: Model, link: str, motion, *, t=None, task: str = "pose",
-                       q0=None, max_condition: float | None = None, on_singular: str = "error"
+                       q0=None, max_condition: float | None = None, on_singular: str = "error",
+                       on_branch_jump: str = "error", posture_gain: float | None = None
                        ) -> Result:
     """Joint motion that moves ``link`` as ``motion`` prescribes (``hodyn ik``).
 
@@ -261,9 +264,10 @@ def inverse_kinematics(robot: Model, link: str, motion, *, t=None, task: str = "
     body-fixed ``Vb``, ...) for a pose task, ``pd``, ``pdd``, ... for a position task. Fields:
     ``q``, ``qd``, ... (one more order than the twists given) and ``condition`` (the task
     Jacobian's condition number per sample); see :mod:`hodyn_cli.algorithms.ik` for the scheme
-    (spatial paper, Algorithm 2).
+    (spatial paper, Algorithm 2) and the options (``posture_gain``: redundant arms' pull
+    towards the first sample's posture, 1/s).
     """
-    from hodyn_cli.algorithms.ik import MAX_CONDITION
+    from hodyn_cli.algorithms.ik import MAX_CONDITION, POSTURE_GAIN
     from hodyn_cli.algorithms.ik import inverse_kinematics as solve
     from hodyn_cli.core.motion import LinkMotion
 
@@ -271,7 +275,8 @@ def inverse_kinematics(robot: Model, link: str, motion, *, t=None, task: str = "
         motion = _link_motion(motion, t)
     res = solve(robot, motion, link, task=task, q0=q0,
                 max_condition=MAX_CONDITION if max_condition is None else max_condition,
-                on_singular=on_singular)
+                on_singular=on_singular, on_branch_jump=on_branch_jump,
+                posture_gain=POSTURE_GAIN if posture_gain is None else posture_gain)
     return Result({**_series("q", res.trajectory.derivatives), "condition": res.condition},
                   robot.joint_names)
 

@@ -161,18 +161,23 @@ def test_redundant_iiwa_reproduces_the_motion_and_validates(tmp_path, iiwa):
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-def test_redundant_rates_are_minimum_norm_and_exact_derivatives(iiwa):
-    """q' lies in the row space of J (minimum norm); q'' is the derivative of q', which
-    J^+ (V' - J' q') is not."""
+@pytest.mark.parametrize("gain", [0.0, 2.0])
+def test_redundant_rates_are_minimum_norm_and_exact_derivatives(iiwa, gain):
+    """q' - K (q(0) - q) lies in the row space of J (the rates nearest the posture term;
+    minimum norm for K = 0); q'' is the derivative of q', which J^+ (V' - J' q') is not."""
     t = np.arange(0, 0.2, 0.0005)
     traj = motion_of(iiwa, OFFSET7, t, seed=4)
     motion = LinkMotion.of(link_kinematics(iiwa, traj, EE, order=2), t)
-    qs = inverse_kinematics(iiwa, motion, EE, q0=traj.q[0]).trajectory.derivatives
+    qs = inverse_kinematics(iiwa, motion, EE, q0=traj.q[0],
+                            posture_gain=gain).trajectory.derivatives
     solver = InverseKinematics(iiwa, EE)
     J = solver._pose_error(qs[:, 0], motion, slice(None))[2]
     Jp = np.linalg.pinv(J)
     null = np.eye(7) - Jp @ J
-    assert np.abs((null @ qs[:, 1, :, None])[..., 0]).max() < 1e-12
+    posture = gain * (qs[0, 0] - qs[:, 0])
+    assert np.abs((null @ (qs[:, 1] - posture)[..., None])[..., 0]).max() < 1e-12
+    if gain:
+        assert np.abs((null @ qs[:, 1, :, None])[..., 0]).max() > 1e-4
     # central differences of q' (O(h^2) ~ 1e-8 here) against q''
     fd = (qs[2:, 1] - qs[:-2, 1]) / (2 * 0.0005)
     assert np.abs(fd - qs[1:-1, 2]).max() < 1e-6
@@ -271,6 +276,10 @@ def test_near_a_singular_pose_it_stops_or_warns(tmp_path, iiwa6):
     r = hodyn("ik", IIWA, tmp_path / "ee.csv", "--link", EE, *LOCK, "--q0", q0,
               "--max-condition", "1e9", "-o", tmp_path / "ik.csv")
     assert r.returncode == 0 and "warning" not in r.stderr
+    # through the singular pose on the motion's own branch (it once flipped the wrist there:
+    # q5 and q7 a turn and a half away, q6 mirrored, silently)
+    back = read_trajectory(str(tmp_path / "ik.csv"), iiwa6, need=1)
+    assert np.abs(back.q - traj.q).max() < 1e-6
 
 
 def test_joint_limits_are_warned_about(tmp_path, iiwa6):

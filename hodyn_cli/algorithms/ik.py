@@ -33,31 +33,47 @@ Algorithm 2, all samples of a block at once:
 Fewer joints than task coordinates (r < m: e.g. a planar arm given a position): ``J_t^-1``
 is the least-squares inverse, and a motion the joints cannot follow is an error.
 
-Redundant arms (r > m) take the minimum-norm rates ``q' = J_t^T lam``, ``A lam = y'``,
-``A = J_t J_t^T``, and their *exact* derivatives (so q'' is the derivative of q', which
-``J_t^+ (y'' - J_t' q')`` is not)::
+Redundant arms (r > m) take the rates nearest a posture term ``z = K (q_ref - q)``
+(``q_ref``: the first sample's solution; K = 0: the minimum-norm rates), ``q' = z + J_t^T lam``,
+``A lam = y' - J_t z``, ``A = J_t J_t^T`` -- i.e. ``q' = J_t^+ y' + (1 - J_t^+ J_t) z`` --
+and their *exact* derivatives (so q'' is the derivative of q', which
+``J_t^+ (y'' - J_t' q')`` is not), with ``z^(k) = -K q^(k)`` for k >= 1::
 
-    A lam^(k) = y^(k+1) - sum_{j=1..k} C(k, j) A^(j) lam^(k-j),  A^(j) = sum_l C(j, l) J_t^(l) J_t^(j-l)T
-    q^(k+1) = sum_{j<=k} C(k, j) J_t^(j)T lam^(k-j)
+    A lam^(k) = y^(k+1) - sum_{j<=k} C(k, j) J_t^(j) z^(k-j) - sum_{j=1..k} C(k, j) A^(j) lam^(k-j)
+    A^(j) = sum_l C(j, l) J_t^(l) J_t^(j-l)T
+    q^(k+1) = z^(k) + sum_{j<=k} C(k, j) J_t^(j)T lam^(k-j)
 
-computed as ``q^(k+1) = J_t^+ c + r`` with ``r = sum_{j>=1} C(k, j) J_t^(j)T lam^(k-j)``,
-``c = b - J_t r`` (b: the right-hand side above) and ``lam^(k) = A^-1 c``: the same numbers,
-but the task equation holds to rounding (``J_t^+`` has J_t's condition number, ``A^-1`` its
-square).
+computed as ``q^(k+1) = J_t^+ c + r`` with ``r = z^(k) + sum_{j>=1} C(k, j) J_t^(j)T
+lam^(k-j)``, ``c = b - J_t r`` (b: the right-hand side of step 2a) and ``lam^(k) = A^-1 c``:
+the same numbers, but the task equation holds to rounding (``J_t^+`` has J_t's condition
+number, ``A^-1`` its square). The minimum-norm rates alone let the self-motion drift (they
+are not cyclic): on the shipped iiwa sample it wandered a turn outside three joints' limits.
 
-Their positions are the integral of those rates (the self-motion is what the minimum-norm
-rates make it): between samples, two-point Hermite quadrature of q' with its D-1 known
-derivatives (:func:`hermite_weights`, error ``O(h^(2D+1))``), each sample then projected back
-onto the prescribed pose by minimum-norm Newton steps (the closed-loop correction that keeps
-rounding and quadrature errors from drifting). The quadrature uses the rates at the new
-sample, so a block of samples is iterated to its fixed point (Picard).
+Their positions are the integral of those rates: between samples, two-point Hermite
+quadrature of q' with its D-1 known derivatives (:func:`hermite_steps`, error
+``O(h^(2D+1))``, :func:`quadrature_error`), each sample then projected back onto the
+prescribed pose by minimum-norm Newton steps (the closed-loop correction that keeps rounding
+and quadrature errors from drifting). The quadrature uses the rates at the new sample, so a
+block of samples is iterated to its fixed point (Anderson-accelerated: near singular poses
+plain passes oscillate), to rounding x condition number or a tenth of the quadrature's own
+error, whichever is larger.
 
 Newton on SE(3). The error of the current pose ``C = (R, p)`` against the target
 ``(R_d, p_d)`` is the spatial twist ``(omega; v)`` that would carry it there to first order,
 ``omega = log(R_d R^T)``, ``v = p_d - p - omega x p`` (position task: ``p_d - p``), and
 ``dq = J_t^+ e``. Each block of samples starts from the Taylor expansion of the last solved
 sample (q and its D derivatives over t); the first sample from ``q0`` by damped least
-squares (Levenberg-Marquardt), which picks the branch.
+squares (Levenberg-Marquardt), which picks the branch, and is then turned by whole turns
+into the joint limits (the same pose; nearest q0).
+
+Continuity. Near a singular pose Newton can land on another branch of the inverse
+kinematics (a mirrored elbow, a flipped wrist) a few mrad from the prediction. Every step
+between samples is compared with the step its rates explain (Hermite quadrature with the
+derivatives still reliable at that condition number, :func:`reliable_orders`); a joint off
+by more than 10 % of ``h |q'|`` has jumped. The block is redone in smaller pieces, then a
+single sample from damped steps (from the prediction, and from its first-order part, which
+does not trust the higher derivatives of a near-singular sample); if it still jumps, an
+error naming the time (or, ``on_branch_jump="warn"``, :attr:`InverseKinematics.jumps`).
 """
 
 from __future__ import annotations
@@ -78,7 +94,7 @@ from hodyn_cli.modeling.limits import beyond_limits
 from hodyn_cli.modeling.locking import default_lock_value
 
 __all__ = ["InverseKinematics", "spatial_motion", "inverse_kinematics", "hermite_weights",
-           "TASKS", "MAX_CONDITION"]
+           "hermite_steps", "quadrature_error", "reliable_orders", "TASKS", "MAX_CONDITION"]
 
 TASKS = ("pose", "position")
 #: default largest condition number of J_t before a sample counts as singular
@@ -88,9 +104,18 @@ TOLERANCE = 1e-10
 #: largest change of a joint (rad or m) between a sample's prediction and its solution
 #: before the block is redone in smaller pieces (Newton may have jumped to another branch)
 JUMP = 0.2
+#: a joint whose step from the sample before differs from the step its rates explain
+#: (:func:`hermite_steps`) by more than this fraction of ``h |q'|`` (plus BRANCH_FLOOR, rad
+#: or m) has jumped to another branch of the inverse kinematics
+BRANCH_JUMP = 0.1
+BRANCH_FLOOR = 1e-6
+#: 1/s: how fast a redundant arm's self-motion returns to its first pose
+POSTURE_GAIN = 2.0
 NEWTON_STEPS = 30
-PICARD_STEPS = 12
+PICARD_STEPS = 40
+ANDERSON = 3      # earlier passes the fixed-point iteration combines
 MAX_BLOCK = 256
+EPS = np.finfo(float).eps
 
 
 @dataclass
@@ -107,6 +132,65 @@ class IkResult:
     trajectory: Trajectory
     condition: np.ndarray
     beyond_limits: dict[str, str] = field(default_factory=dict)
+
+
+def hermite_steps(qs: np.ndarray, h: np.ndarray, condition: np.ndarray | None = None
+                  ) -> np.ndarray:
+    """Position steps (B, n) between consecutive samples of ``qs`` (B+1, D+1, n) spaced
+    ``h`` (B, 1): two-point Hermite quadrature of q' with its D-1 derivatives at both ends.
+    With the Jacobian's ``condition`` (B+1,) at the samples, each step uses only the
+    derivatives reliable at both its ends (:func:`reliable_orders`; none: a zero step).
+
+    >>> t = np.array([0.0, 0.1]); qs = np.stack([np.sin(t), np.cos(t), -np.sin(t)], 1)[..., None]
+    >>> error = hermite_steps(qs, np.array([[0.1]]))[0, 0] - np.sin(0.1)   # ~ h^5 / 720
+    >>> bool(0.5 < abs(error) / (0.1**5 / 720) < 1)
+    True
+    """
+    D = qs.shape[1] - 1
+    if condition is not None:
+        orders = reliable_orders(np.maximum(condition[:-1], condition[1:]), D)
+        out = np.zeros_like(h * qs[1:, 0])
+        for d in np.unique(orders[orders > 0]):
+            out[orders == d] = hermite_steps(qs[:, : d + 1], h)[orders == d]
+        return out
+    c = hermite_weights(D)
+    return sum(c[j] * h ** (j + 1) * (qs[:-1, j + 1] + (-1) ** j * qs[1:, j + 1])
+               for j in range(D))
+
+
+def quadrature_error(qs: np.ndarray, h: np.ndarray, condition: np.ndarray | None = None
+                     ) -> float:
+    """Estimated error of :func:`hermite_steps` (same arguments) over all the steps: the sum
+    of ``C_d h^(2d+1) |q^(2d+1)|``, ``C_d = d!^2 / ((2d)! (2d+1)!)``, d the derivatives a step
+    uses, where the unknown ``|q^(2d+1)|`` is extrapolated geometrically from
+    ``|q^(d+1)| ~ |dq^(d)| / h`` with the growth per order ``(|q^(d+1)| / |q'|)^(1/d)`` (a
+    motion's frequency: exact for a cosine when d is even): the accuracy the sampling
+    allows, at the motion's scale.
+    """
+    D = qs.shape[1] - 1
+    d = (np.full(len(h), D) if condition is None
+         else reliable_orders(np.maximum(condition[:-1], condition[1:]), D))
+    steps = np.arange(len(h))
+    rate = np.abs(qs[:, 1]).max(axis=1)
+    first = np.maximum(rate[:-1], rate[1:])                                          # |q'|
+    nxt = np.abs(qs[steps + 1, d] - qs[steps, d]).max(axis=1) / h[:, 0]              # |q^(d+1)|
+    growth = (nxt / np.where(first > 0, first, np.inf)) ** (1 / np.maximum(d, 1))
+    C = np.array([factorial(k) ** 2 / (factorial(2 * k) * factorial(2 * k + 1))
+                  for k in range(D + 1)])[d]
+    return float(np.sum(np.where(d > 0, C * h[:, 0] ** (2 * d + 1) * nxt * growth**d, 0.0)))
+
+
+def reliable_orders(condition: np.ndarray, D: int) -> np.ndarray:
+    """How many of the derivatives q', ..., q^(D) computed at Jacobian condition numbers
+    ``condition`` are reliable: derivative k loses digits like ``cond^k`` (each order
+    solves with J_t^-1 once more), reliable while ``eps cond^k <= 1e-6``.
+
+    >>> reliable_orders(np.array([10.0, 1e4, 1e7, 1e11]), 4).tolist()
+    [4, 2, 1, 0]
+    """
+    with np.errstate(divide="ignore"):
+        k = np.floor(np.log(1e-6 / EPS) / np.log(np.maximum(condition, 1.0 + EPS)))
+    return np.clip(k, 0, D).astype(int)
 
 
 def hermite_weights(m: int) -> np.ndarray:
@@ -134,15 +218,19 @@ class InverseKinematics:
     Each call continues from the last sample of the previous one (the state), so a file
     streams in chunks with the same result as whole. ``q0`` (n,): where the first sample's
     search starts (default: 0, or the middle of a joint's range if 0 is outside);
-    ``on_singular``: ``"error"`` or ``"warn"`` (then :attr:`singular` lists the samples).
+    ``on_singular``: ``"error"`` or ``"warn"`` (then :attr:`singular` lists the samples);
+    ``on_branch_jump`` likewise for samples whose position step the rates do not explain
+    (then :attr:`jumps` lists them).
     """
 
     def __init__(self, model: Model, link: str, *, task: str = "pose", q0=None,
-                 max_condition: float = MAX_CONDITION, on_singular: str = "error"):
+                 max_condition: float = MAX_CONDITION, on_singular: str = "error",
+                 on_branch_jump: str = "error", posture_gain: float = POSTURE_GAIN):
         if task not in TASKS:
             raise HodynError(f"unknown task '{task}' (tasks: {', '.join(TASKS)})")
-        if on_singular not in ("error", "warn"):
-            raise HodynError(f"on_singular must be 'error' or 'warn', got '{on_singular}'")
+        for name, value in (("on_singular", on_singular), ("on_branch_jump", on_branch_jump)):
+            if value not in ("error", "warn"):
+                raise HodynError(f"{name} must be 'error' or 'warn', got '{value}'")
         if np.any(model.mimic[:, 0] >= 0):
             raise HodynError("hodyn ik does not support <mimic> joints yet")
         if link not in model.links:
@@ -152,6 +240,8 @@ class InverseKinematics:
             raise HodynError(f"link '{link}' is welded to the root: no joint moves it")
         self.model, self.link, self.task = model, link, task
         self.max_condition, self.on_singular = max_condition, on_singular
+        self.on_branch_jump, self.posture_gain = on_branch_jump, float(posture_gain)
+        self.q_ref: np.ndarray | None = None                      # the first sample's q
         self.frame = frame
         self.path = np.flatnonzero(model.ancestry[:, frame.body])   # root -> link, in order
         self.m = 6 if task == "pose" else 3
@@ -163,10 +253,13 @@ class InverseKinematics:
             raise HodynError(f"q0 has {self.q0.size} values, the model {model.n} joints "
                              f"({', '.join(model.joint_names)})")
         self.state: tuple[float | None, np.ndarray] | None = None   # (t, (D+1, n)) last sample
+        self.last_condition = 0.0                                    # ... and its condition
         self.done = 0
         self.block = 8
         self.singular: list[tuple[int, float | None, float]] = []   # (sample, t, condition)
         self.condition_max = (0.0, None, 0)                          # (value, t, sample)
+        #: (sample, t, joint, step - explained step) of each branch jump
+        self.jumps: list[tuple[int, float | None, str, float]] = []
 
     # -- one chunk ----------------------------------------------------------------------
     def __call__(self, motion: LinkMotion) -> tuple[np.ndarray, np.ndarray]:
@@ -185,8 +278,8 @@ class InverseKinematics:
         cond = np.empty(N)
         i = 0
         if self.state is None:
-            q = self._first(motion)
-            out[:1], cond[:1] = self._rates(q, motion, slice(0, 1))
+            q = self.q_ref = self._first(motion)[0]
+            out[:1], cond[:1] = self._rates(q[None], motion, slice(0, 1))
             self._accept(out, cond, motion, 0, 1)
             i = 1
         while i < N:
@@ -207,6 +300,7 @@ class InverseKinematics:
     def _accept(self, out, cond, motion: LinkMotion, a: int, b: int) -> None:
         t = motion.t
         self.state = (None if t is None else float(t[b - 1]), out[b - 1].copy())
+        self.last_condition = float(cond[b - 1])
         bad = np.flatnonzero(cond[a:b] > self.max_condition)
         if bad.size:
             s = a + int(bad[0])
@@ -267,10 +361,10 @@ class InverseKinematics:
         e = self._pose_error(q, motion, rows)[-1]
         return q, np.abs(e).max(axis=1)
 
-    def _first(self, motion: LinkMotion) -> np.ndarray:
-        """The first sample, from q0 by damped least squares (Levenberg-Marquardt)."""
-        rows = slice(0, 1)
-        q = self.q0[None].copy()
+    def _damped(self, q: np.ndarray, motion: LinkMotion, rows: slice) -> np.ndarray:
+        """Damped least squares (Levenberg-Marquardt) from q (1, n) for one sample: small
+        steps where the Jacobian is near-singular, so it stays near its start."""
+        q = q.copy()
         e = self._pose_error(q, motion, rows)[-1]
         cost, mu = float(np.sum(e**2)), 1e-2
         for _ in range(500):
@@ -287,52 +381,139 @@ class InverseKinematics:
                 mu *= 4
                 if mu > 1e8:
                     break
+        return q
+
+    def _first(self, motion: LinkMotion) -> np.ndarray:
+        """The first sample, from q0 by damped least squares, then Newton."""
+        rows = slice(0, 1)
+        q = self._damped(self.q0[None], motion, rows)
         q, err = self._newton(q, motion, rows)
         if err[0] > TOLERANCE:
             q0 = ",".join(f"{v:g}" for v in self.q0)
             raise HodynError(f"no joint configuration reaches the pose of '{self.link}' at "
                              f"{self._when(motion, 0)} from q0 = [{q0}] (remaining error "
                              f"{err[0]:.3g}): the pose may be out of reach; try another --q0")
+        return self._turned_into_limits(q)
+
+    def _turned_into_limits(self, q: np.ndarray) -> np.ndarray:
+        """q (1, n) with each revolute joint of the path turned by whole turns (the same
+        pose) into its limits, the nearest to q0 where several turns fit (limits wider than a
+        turn, continuous joints), else left nearest q0."""
+        q = q.copy()
+        for i in self.path:
+            if not self.model.X[i, :3].any():   # prismatic
+                continue
+            lo, hi = self.model.limits[i]
+            value = q[0, i] + 2 * np.pi * np.arange(-(abs(q[0, i]) // (2 * np.pi) + 2),
+                                                    abs(q[0, i]) // (2 * np.pi) + 3)
+            inside = value[(value >= lo - 1e-9) & (value <= hi + 1e-9)]
+            value = inside if inside.size else value
+            q[0, i] = value[np.argmin(np.abs(value - self.q0[i]))]
         return q
 
-    def _predict(self, motion: LinkMotion, rows: slice) -> np.ndarray:
-        """Taylor expansion of the last solved sample to the samples ``rows``."""
+    def _predict(self, motion: LinkMotion, rows: slice, order: int | None = None) -> np.ndarray:
+        """Taylor expansion of the last solved sample to the samples ``rows`` (to ``order``)."""
         t_last, qs = self.state
         if motion.t is None or t_last is None:
             return np.broadcast_to(qs[0], (rows.stop - rows.start, self.model.n)).copy()
         h = motion.t[rows] - t_last
-        return sum(qs[k] * (h**k / factorial(k))[:, None] for k in range(qs.shape[0]))
+        return sum(qs[k] * (h**k / factorial(k))[:, None] for k in range(qs.shape[0])[:order])
 
     def _block(self, motion: LinkMotion, rows: slice):
-        """Samples ``rows`` solved, or why the block must be made smaller."""
+        """Samples ``rows`` solved (q and derivatives, condition), or why the block must be
+        made smaller."""
         guess = self._predict(motion, rows)
+        solved = self._solve(guess, motion, rows)
+        if isinstance(solved, str):
+            return solved
+        jump = self._branch_jump(*solved, motion, rows)
+        if jump is None:
+            return solved
+        if rows.stop - rows.start > 1:
+            return "jumped"
+        # one sample: Newton may have overshot to another branch near a singular pose, or
+        # the higher derivatives of the sample before (near-singular) mislead the prediction:
+        # damped steps from a first-order prediction stay nearer
+        for start in (guess, self._predict(motion, rows, 2)):
+            retry = self._solve(self._damped(start, motion, rows), motion, rows)
+            if not isinstance(retry, str) and self._branch_jump(*retry, motion, rows) is None:
+                return retry
+        self._jumped(motion, rows.start, solved[1][0], *jump[1:])
+        return solved
+
+    def _solve(self, guess: np.ndarray, motion: LinkMotion, rows: slice):
+        """Newton from ``guess``, then the rates (redundant arms: the integration)."""
         q, err = self._newton(guess, motion, rows)
-        B = rows.stop - rows.start
         if err.max() > TOLERANCE:
             return f"pose error {err.max():.3g} after {NEWTON_STEPS} Newton steps"
-        if B > 1 and np.abs(q - guess).max() > JUMP:
+        if rows.stop - rows.start > 1 and np.abs(q - guess).max() > JUMP:
             return "jumped"
-        if not self.redundant:
-            return self._rates(q, motion, rows)
-        # Picard: integrate the rates over the block with Hermite quadrature, project, repeat
+        return self._integrate(q, motion, rows) if self.redundant else self._rates(q, motion, rows)
+
+    def _integrate(self, q: np.ndarray, motion: LinkMotion, rows: slice):
+        """Redundant arms: the positions of ``rows`` integrated from their rates (Hermite
+        quadrature from the last sample) and projected onto the pose: the fixed point of
+        ``q = G(q)``, found with Anderson acceleration (plain Picard passes oscillate where
+        the rates change fast), to rounding (scaled by the condition number) or a tenth of
+        the quadrature's own error (:func:`quadrature_error`), whichever is larger."""
         t_last, qs_last = self.state
-        h = np.diff(np.concatenate([[t_last], motion.t[rows]]))
-        D = qs_last.shape[0] - 1
-        c = hermite_weights(D)
+        h = np.diff(np.concatenate([[t_last], motion.t[rows]]))[:, None]
+        xs, gs = [], []
         for _ in range(PICARD_STEPS):
             qs, cond = self._rates(q, motion, rows)
             both = np.concatenate([qs_last[None], qs])            # (B+1, D+1, n)
-            step = sum(c[j] * h[:, None] ** (j + 1) * (both[:-1, j + 1] + (-1) ** j * both[1:, j + 1])
-                       for j in range(D))
-            q_new, err = self._newton(qs_last[0] + np.cumsum(step, axis=0), motion, rows)
-            change = np.abs(q_new - q).max()
-            q = q_new
+            c = np.concatenate([[self.last_condition], cond])
+            g, err = self._newton(qs_last[0] + np.cumsum(hermite_steps(both, h, c), axis=0),
+                                  motion, rows)
             if err.max() > TOLERANCE:
                 return f"pose error {err.max():.3g} after {NEWTON_STEPS} Newton steps"
-            if change <= 1e-12 * (1.0 + np.abs(q).max()):
-                return self._rates(q, motion, rows)
+            change = np.abs(g - q).max()
+            tol = ((1.0 + np.abs(g).max()) * max(1e-12, 100 * EPS * cond.max())
+                   + 0.1 * quadrature_error(both, h, c))
+            if change <= tol:
+                return self._rates(g, motion, rows)
+            xs, gs = [*xs[-ANDERSON:], q.ravel()], [*gs[-ANDERSON:], g.ravel()]
+            q = g
+            if len(xs) > 1:   # the combination of the last G(x) whose residuals cancel best
+                dG = np.diff(np.array(gs), axis=0).T
+                dF = dG - np.diff(np.array(xs), axis=0).T
+                gamma = np.linalg.lstsq(dF, gs[-1] - xs[-1], rcond=None)[0]
+                q = (gs[-1] - dG @ gamma).reshape(g.shape)
         return (f"the integrated positions still change by {change:.3g} after {PICARD_STEPS} "
                 "passes")
+
+    def _branch_jump(self, qs: np.ndarray, cond: np.ndarray, motion: LinkMotion, rows: slice):
+        """The first sample of ``rows`` (offset, joint, step, explained step) whose position
+        step from the sample before is not the one its reliable rates explain
+        (:func:`hermite_steps`; :data:`BRANCH_JUMP`), or None. Needs t and rates."""
+        t_last, qs_last = self.state
+        if motion.t is None or t_last is None or qs.shape[1] == 1:
+            return None
+        both = np.concatenate([qs_last[None], qs])
+        h = np.diff(np.concatenate([[t_last], motion.t[rows]]))[:, None]
+        c = np.concatenate([[self.last_condition], cond])
+        explained = hermite_steps(both, h, c)
+        step = np.diff(both[:, 0], axis=0)
+        rate = np.maximum(np.abs(both[:-1, 1]), np.abs(both[1:, 1]))
+        miss = np.abs(step - explained) - BRANCH_JUMP * h * rate - BRANCH_FLOOR
+        miss[reliable_orders(np.maximum(c[:-1], c[1:]), 1) == 0] = 0.0   # no rate to judge by
+        if miss.max() <= 0:
+            return None
+        s = int(np.argmax((miss > 0).any(axis=1)))
+        j = int(np.argmax(miss[s]))
+        return s, j, float(step[s, j]), float(explained[s, j])
+
+    def _jumped(self, motion: LinkMotion, s: int, cond: float, j: int, step: float,
+                explained: float) -> None:
+        joint = self.model.joint_names[j]
+        if self.on_branch_jump == "error":
+            raise HodynError(
+                f"the joint motion jumps to another branch at {self._when(motion, s)}: "
+                f"q_{joint} changes by {step:.3g} from the sample before, its rates explain "
+                f"{explained:.3g} (condition number {cond:.3g}: near a singular pose, or the "
+                "motion is not continuous there; --on-branch-jump warn goes on)")
+        t = None if motion.t is None else float(motion.t[s])
+        self.jumps.append((self.done + s, t, joint, step - explained))
 
     # -- rates: Algorithm 2 -------------------------------------------------------------
     def _rates(self, q: np.ndarray, motion: LinkMotion, rows: slice
@@ -372,8 +553,11 @@ class InverseKinematics:
                 # q^(k+1) = J_t^T lam^(k) + r with J_t q^(k+1) = b, i.e. A lam^(k) = b - J_t r:
                 # the lam recursion of the docstring, solved so that the task equation holds
                 # to rounding (J_t^T A^-1 = J_t^+ has J_t's condition, A^-1 its square)
-                r = sum(comb(k, j) * _mv(np.swapaxes(Jt[j], 1, 2), lam[k - j]) for j in range(1, k + 1))
-                c = b - _mv(Jt[0], r) if k else b
+                # q' = z + J_t^T lam: the posture term z = K (q_ref - q), z^(k) = -K q^(k)
+                z = (self.q_ref[path] - q[:, path] if k == 0 else -qs[:, k, path]) * self.posture_gain
+                r = z + sum(comb(k, j) * _mv(np.swapaxes(Jt[j], 1, 2), lam[k - j])
+                            for j in range(1, k + 1))
+                c = b - _mv(Jt[0], r)
                 lam.append(_mv(inverse_A, c))
                 qk = _mv(pinv, c) + r
             else:
@@ -431,7 +615,8 @@ def _moment(J: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 def inverse_kinematics(model: Model, motion: LinkMotion, link: str, *, task: str = "pose",
                        q0=None, max_condition: float = MAX_CONDITION,
-                       on_singular: str = "error") -> IkResult:
+                       on_singular: str = "error", on_branch_jump: str = "error",
+                       posture_gain: float = POSTURE_GAIN) -> IkResult:
     """Joint motion q..q^(D) that moves ``link`` as ``motion`` prescribes (Algorithm 2).
 
     D is the number of twist derivatives given (pose task: ``Vs`` ... ) or point
@@ -449,7 +634,8 @@ def inverse_kinematics(model: Model, motion: LinkMotion, link: str, *, task: str
     True
     """
     solver = InverseKinematics(model, link, task=task, q0=q0, max_condition=max_condition,
-                               on_singular=on_singular)
+                               on_singular=on_singular, on_branch_jump=on_branch_jump,
+                               posture_gain=posture_gain)
     qs, cond = solver(motion)
     return IkResult(Trajectory(model.joint_names, qs, motion.t), cond,
                     beyond_limits(model, qs[:, 0], motion.t))

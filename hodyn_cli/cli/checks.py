@@ -19,7 +19,7 @@ ValidateMethod = Enum("ValidateMethod", {"all": "all", **{m.name: m.value for m 
 
 @command(app, "validate", short_help="Prove the numbers: finite differences, methods, data.",
          shared=("gravity", "wrench", "estimate", "cutoff", "quiet", "lock", "lock_missing",
-                 "strict", "xacro_arg", "debug"))
+                 "strict", "repair_inertia", "xacro_arg", "debug"))
 def validate(
     robot: Robot,
     traj: Traj,
@@ -74,7 +74,7 @@ def validate(
 
 
 @command(app, "info", short_help="The parsed model (--parameters: dynamic parameters).",
-         shared=("strict", "xacro_arg", "debug"))
+         shared=("strict", "repair_inertia", "xacro_arg", "debug"))
 def info(
     robot: Robot,
     json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
@@ -87,7 +87,8 @@ def info(
     from hodyn_cli.cli.session import xacro_mappings
     from hodyn_cli.modeling.urdf import load_model
 
-    model = load_model(robot, strict=s.strict, xacro_args=xacro_mappings(s.xacro_arg))
+    model = load_model(robot, strict=s.strict, xacro_args=xacro_mappings(s.xacro_arg),
+                       repair_inertia=s.repair_inertia)
     if parameters:
         if json:
             print(render.parameters_json(model))

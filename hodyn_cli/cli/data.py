@@ -32,7 +32,7 @@ def numbers(text: str | None, option: str, count: int | None = None, names=()):
 
 
 @command(app, "generate", short_help="Designed motions with exact derivatives.",
-         shared=("strict", "xacro_arg", "debug"))
+         shared=("strict", "repair_inertia", "xacro_arg", "debug"))
 def generate_command(
     robot: Robot,
     kind: Annotated[str, typer.Option(
@@ -145,7 +145,8 @@ def import_log(
     from hodyn_cli.io.rosbag import read_joint_states
     from hodyn_cli.modeling.urdf import load_model
 
-    model = load_model(urdf) if urdf is not None else None
+    # only its joint names are used: its inertias do not matter
+    model = load_model(urdf, repair_inertia=True) if urdf is not None else None
     joint_log = read_joint_states(log, topic=topic, model=model)
     if not s.quiet:
         for note in joint_log.notes:

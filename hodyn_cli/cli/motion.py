@@ -11,13 +11,15 @@ from hodyn_cli.cli.app import app
 from hodyn_cli.cli.options import FLOATING, Output, Robot, Traj, command
 from hodyn_cli.errors import HodynError
 
-#: hodyn_cli.algorithms.ik.MAX_CONDITION (not imported: the command line starts without numpy)
+#: hodyn_cli.algorithms.ik.MAX_CONDITION and POSTURE_GAIN (not imported: the command line
+#: starts without numpy)
 MAX_CONDITION = 1e4
+POSTURE_GAIN = 2.0
 
 
 @command(app, "kinematics", short_help="Pose, twists and their derivatives of one link.",
          shared=("estimate", "cutoff", "jobs", "quiet", "lock", "lock_missing", "strict",
-                 "xacro_arg", "debug") + FLOATING)
+                 "repair_inertia", "xacro_arg", "debug") + FLOATING)
 def kinematics(
     robot: Robot,
     traj: Traj,
@@ -60,7 +62,7 @@ class OnSingular(str, Enum):
 
 
 @command(app, "ik", short_help="Joint motion from a link's motion (inverse kinematics).",
-         shared=("quiet", "lock", "strict", "xacro_arg", "debug"))
+         shared=("quiet", "lock", "strict", "repair_inertia", "xacro_arg", "debug"))
 def ik(
     robot: Robot,
     motion: Annotated[str, typer.Argument(
@@ -80,6 +82,12 @@ def ik(
     ] = MAX_CONDITION,
     on_singular: Annotated[OnSingular, typer.Option(
         help="error: stop at a singular sample; warn: go on and say where.")] = OnSingular.error,
+    on_branch_jump: Annotated[OnSingular, typer.Option(
+        help="error: stop where the solution jumps to another branch (a position step its "
+             "rates do not explain); warn: go on and say where.")] = OnSingular.error,
+    posture_gain: Annotated[float, typer.Option(
+        min=0.0, help="Redundant arms: 1/s, how fast the self-motion returns to the first "
+                      "sample's pose (0: minimum-norm rates).")] = POSTURE_GAIN,
     s=None,
 ) -> None:
     """Joint trajectory q, qd, ... whose link LINK moves as MOTION prescribes.
@@ -100,7 +108,8 @@ def ik(
     start = None if q0 is None else numbers(q0, "--q0", count=model.n,
                                             names=model.joint_names)
     job = IkJob(model, link, task=task.value, q0=start, max_condition=max_condition,
-                on_singular=on_singular.value, strict=s.strict, source=motion)
+                on_singular=on_singular.value, strict=s.strict, source=motion,
+                on_branch_jump=on_branch_jump.value, posture_gain=posture_gain)
     with MotionReader(motion, task.value) as reader:
         if reader.link is not None and reader.link != link:
             raise HodynError(f"the file describes link '{reader.link}', not '{link}'", motion)
@@ -122,6 +131,13 @@ def ik(
                        f"{len(solver.singular)} sample(s) (condition number > "
                        f"{max_condition:g}): first {_at(first[0], first[1])} ({first[2]:.3g}), "
                        f"largest {worst[2]:.3g} {_at(worst[0], worst[1])}")
+    if solver.jumps:
+        first, worst = solver.jumps[0], max(solver.jumps, key=lambda x: abs(x[3]))
+        render.warning(f"{motion}: the joint motion jumps to another branch at "
+                       f"{len(solver.jumps)} sample(s) (position steps the rates do not "
+                       f"explain): first {_at(first[0], first[1])} (q_{first[2]} off by "
+                       f"{first[3]:.3g}), largest {_at(worst[0], worst[1])} (q_{worst[2]} off "
+                       f"by {worst[3]:.3g})")
     if not s.quiet:
         c, t, sample = solver.condition_max
         render.notice(f"{motion}: {solver.done} samples; largest Jacobian condition number "

@@ -75,6 +75,11 @@ SHARED = {
     "strict": (Annotated[bool, typer.Option(
         "--strict", help="URDF warnings, and positions outside the URDF limits, are errors.")],
         False),
+    "repair_inertia": (Annotated[bool, typer.Option(
+        "--repair-inertia", help="Replace link inertias no rigid body has (negative mass or "
+                                 "principal moments, triangle inequality violated) by the "
+                                 "nearest consistent ones, with a warning per link, instead of "
+                                 "refusing.")], False),
     "xacro_arg": (Annotated[list[str] | None, typer.Option(
         "--xacro-arg", metavar="NAME:=VALUE",
         help="Argument of a .xacro robot (repeatable).", show_default=False)], None),
@@ -92,7 +97,7 @@ SHARED = {
 
 #: the options of a command that reads a trajectory and streams a result
 STREAMING = ("gravity", "wrench", "estimate", "cutoff", "jobs", "quiet", "lock", "lock_missing",
-             "strict", "xacro_arg", "debug")
+             "strict", "repair_inertia", "xacro_arg", "debug")
 #: those of a command that also takes a floating root (docs/floating.md)
 FLOATING = ("floating_base", "base_motion")
 

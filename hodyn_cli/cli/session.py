@@ -49,6 +49,7 @@ class Session:
     lock: list[str] | None = None
     lock_missing: bool = False
     strict: bool = False
+    repair_inertia: bool = False
     xacro_arg: list[str] | None = None
     debug: bool = False
     floating_base: bool = False
@@ -63,7 +64,8 @@ class Session:
         (``traj``: the one trajectory whose columns ``--lock-missing`` reads)."""
         from hodyn_cli.modeling.urdf import load_model
 
-        model = load_model(robot, strict=self.strict, xacro_args=xacro_mappings(self.xacro_arg))
+        model = load_model(robot, strict=self.strict, xacro_args=xacro_mappings(self.xacro_arg),
+                           repair_inertia=self.repair_inertia)
         render.diagnostics(model)
         return self._locked(model, traj)
 

@@ -31,7 +31,7 @@ from hodyn_cli.core.model import Diagnostic, LinkFrame, Model
 from hodyn_cli.errors import ModelError
 from hodyn_cli.modeling.urdf_xml import read_robot
 
-__all__ = ["load_model", "parse_model", "TRIANGLE_RTOL"]
+__all__ = ["load_model", "parse_model", "consistent_inertia", "TRIANGLE_RTOL"]
 
 MOVING = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
 
@@ -48,10 +48,20 @@ DATA_FILES = (".csv", ".h5", ".hdf5", ".bag", ".mcap", ".db3", ".json", ".toml")
 #: kg and kg m^2: larger values overflow float64 in the higher-order recursions
 MAX_INERTIA = 1e30
 
+#: A principal moment negative by at most this fraction of the link's inertia scale (the
+#: trace of its rotational inertia about the link frame, which counts ``m |c|^2``) is
+#: rounding: it is taken as zero, silently (iCub's ``ixz="1.35525e-20"`` on a point mass).
+ROUNDING = 1e-12
+
+REPAIR_HINT = "--repair-inertia projects it onto the nearest physically consistent inertia"
+
 
 def load_model(path: str | Path, *, strict: bool = False,
-               xacro_args: dict[str, str] | None = None) -> Model:
-    """Read a URDF file into a model. ``strict`` turns warnings into errors.
+               xacro_args: dict[str, str] | None = None, repair_inertia: bool = False) -> Model:
+    """Read a URDF file into a model. ``strict`` turns warnings into errors;
+    ``repair_inertia`` replaces physically impossible link inertias (negative mass, principal
+    moments negative or violating the triangle inequality) by the nearest consistent ones
+    (:func:`consistent_inertia`), with a warning per link, instead of refusing the file.
 
     A ``.xacro`` file is expanded first (PyPI ``xacro``; ``xacro_args`` are its
     ``name:=value`` arguments).
@@ -70,7 +80,7 @@ def load_model(path: str | Path, *, strict: bool = False,
             data = path.read_bytes()
         except OSError as e:
             raise ModelError(f"cannot read URDF: {e.strerror or e}", str(path)) from None
-    return parse_model(data, source=str(path), strict=strict)
+    return parse_model(data, source=str(path), strict=strict, repair_inertia=repair_inertia)
 
 
 def expand_xacro(path: Path, args: dict[str, str]) -> bytes:
@@ -93,20 +103,21 @@ def expand_xacro(path: Path, args: dict[str, str]) -> bytes:
     return doc.toxml().encode()
 
 
-def parse_model(data: bytes, *, source: str = "<urdf>", strict: bool = False) -> Model:
+def parse_model(data: bytes, *, source: str = "<urdf>", strict: bool = False,
+                repair_inertia: bool = False) -> Model:
     """Build a model from URDF text (bytes). See :func:`load_model`."""
-    model = _parse(data, source, hashlib.sha256(data).hexdigest())
+    model = _parse(data, source, hashlib.sha256(data).hexdigest(), repair_inertia)
     _check_strict(model, strict, source)
     return model
 
 
-def _parse(data: bytes, source: str, sha256: str) -> Model:
+def _parse(data: bytes, source: str, sha256: str, repair_inertia: bool = False) -> Model:
     root = _safe_xml(data, source)
     _check_document(root, source)
     robot = read_robot(root)
     notes: list[Diagnostic] = []
     reductions = _transmission_reductions(root, notes)
-    return _build(robot, source, sha256, reductions, notes)
+    return _build(robot, source, sha256, reductions, notes, repair_inertia)
 
 
 def _check_strict(model: Model, strict: bool, source: str) -> None:
@@ -246,10 +257,37 @@ def _transmission_reductions(root, notes: list[Diagnostic]) -> dict[str, float]:
 # -- model building ------------------------------------------------------------------------
 
 
-def _link_inertia(link, source: str, notes: list[Diagnostic], moving: bool = True
-                  ) -> np.ndarray:
+def consistent_inertia(theta: np.ndarray) -> np.ndarray:
+    """The rotational inertia about the COM nearest to ``theta`` (3, 3) that a body can have.
+
+    About its COM a body has ``Theta = tr(S) 1 - S`` with ``S = int r r^T dm`` its second
+    moment of mass, which must be positive semi-definite; in principal axes
+    ``s_i = (lam_j + lam_k - lam_i) / 2 >= 0`` states both the positivity and the triangle
+    inequality of the principal moments lam. Clipping the s_i at zero gives the nearest
+    consistent S in the Frobenius norm (mass, COM and principal axes unchanged).
+
+    >>> consistent_inertia(np.diag([0.1, 0.1, 0.3])).round(12).diagonal().tolist()
+    [0.15, 0.15, 0.3]
+    >>> bool(np.all(consistent_inertia(np.diag([1.0, 2.0, 2.5])) == np.diag([1.0, 2.0, 2.5])))
+    True
+    """
+    lam, axes = np.linalg.eigh(theta)
+    s = lam.sum() / 2 - lam
+    if s.min() >= 0:
+        return theta
+    s = np.maximum(s, 0.0)
+    return (axes * (s.sum() - s)) @ axes.T
+
+
+def _link_inertia(link, source: str, notes: list[Diagnostic], moving: bool = True,
+                  repair: bool = False) -> np.ndarray:
     """6x6 inertia of a URDF link about its link frame, checked (also on links welded to the
-    root, whose inertia does nothing: a bad one is still a bad file)."""
+    root, whose inertia does nothing: a bad one is still a bad file).
+
+    Principal moments off by rounding (:data:`ROUNDING`) are made consistent silently; beyond
+    that a negative one is an error and a triangle-inequality violation over
+    :data:`TRIANGLE_RTOL` a warning, unless ``repair`` (then :func:`consistent_inertia` and a
+    warning naming the change)."""
     inertial = link.inertial
     if inertial is None:
         if moving:
@@ -260,24 +298,41 @@ def _link_inertia(link, source: str, notes: list[Diagnostic], moving: bool = Tru
     theta = inertial.inertia
     T = inertial.origin
     if m < 0:
-        raise ModelError(f"link '{link.name}': negative mass {m:g}", source)
+        if not repair:
+            raise ModelError(f"link '{link.name}': negative mass {m:g}; --repair-inertia makes "
+                             "the link massless", source)
+        notes.append(Diagnostic("warning", f"link '{link.name}': negative mass {m:g} replaced "
+                                           "by a massless link (--repair-inertia)"))
+        return np.zeros((6, 6))
     # beyond this, products in the recursions overflow to inf: no real body is that heavy
     if m > MAX_INERTIA or np.abs(theta).max() > MAX_INERTIA or np.abs(T[:3, 3]).max() > 1e6:
         raise ModelError(f"link '{link.name}': mass {m:g}, inertia up to "
                          f"{np.abs(theta).max():g} or COM offset {np.abs(T[:3, 3]).max():g} m is "
                          "beyond what hodyn can compute with", source)
-    lam = np.linalg.eigvalsh(theta)
-    scale = max(abs(lam).max(), 1e-300)
-    if lam[0] < -1e-9 * scale:
-        raise ModelError(
-            f"link '{link.name}': rotational inertia is not positive semi-definite "
-            f"(principal moments {', '.join(f'{v:.6g}' for v in lam)})", source)
-    excess = lam[2] - lam[0] - lam[1]
-    if excess > TRIANGLE_RTOL * lam.sum() + 1e-12:
-        notes.append(Diagnostic(
-            "warning", f"link '{link.name}': principal moments {', '.join(f'{v:.6g}' for v in lam)}"
-            f" violate the triangle inequality by {excess:.3g} (no rigid body has them)"))
     R, c = T[:3, :3], T[:3, 3]
+    lam = np.linalg.eigvalsh(theta)
+    moments = ", ".join(f"{v:.6g}" for v in lam)
+    excess = lam[2] - lam[0] - lam[1]          # the triangle inequality's violation, -2 min(s)
+    rounding = ROUNDING * (lam.sum() + 2 * m * c @ c)
+    if excess > rounding:
+        if repair:
+            theta = consistent_inertia(theta)
+            fixed = ", ".join(f"{v:.6g}" for v in np.linalg.eigvalsh(theta))
+            notes.append(Diagnostic("warning", f"link '{link.name}': principal moments {moments}"
+                                               f" repaired to {fixed} (--repair-inertia)"))
+        elif lam[0] < -rounding:
+            how = (f"the smallest is negative by {-lam[0] / lam[2]:.1%} of the largest"
+                   if lam[2] > 0 else "none is positive")
+            raise ModelError(f"link '{link.name}': rotational inertia is not positive "
+                             f"semi-definite (principal moments {moments}: {how}); "
+                             f"{REPAIR_HINT}", source)
+        elif excess > TRIANGLE_RTOL * lam.sum() + 1e-12:
+            notes.append(Diagnostic(
+                "warning", f"link '{link.name}': principal moments {moments} violate the "
+                f"triangle inequality by {excess:.3g} ({excess / lam.sum():.1%} of their sum: no "
+                f"rigid body has them); {REPAIR_HINT}"))
+    else:
+        theta = consistent_inertia(theta)      # off by rounding at most: zero moments
     return lie.spatial_inertia(m, c, R @ theta @ R.T)
 
 
@@ -299,7 +354,7 @@ def _velocity_limit(joint) -> float:
 
 
 def _build(robot, source: str, sha256: str, reductions: dict[str, float],
-           notes: list[Diagnostic]) -> Model:
+           notes: list[Diagnostic], repair_inertia: bool = False) -> Model:
     link_by_name = {link.name: link for link in robot.links}
     joints_of: dict[str, list] = {name: [] for name in link_by_name}
     parent_joint: dict[str, str] = {}
@@ -326,7 +381,8 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
     def enter(link_name: str, body: int, T: np.ndarray) -> list:
         """Record a link on ``body`` at pose T; its joints, to visit next."""
         links[link_name] = LinkFrame(body, T)
-        inertia = _link_inertia(link_by_name[link_name], source, notes, body >= 0)
+        inertia = _link_inertia(link_by_name[link_name], source, notes, body >= 0,
+                                repair_inertia)
         if inertia.any():  # in place: into the body's inertia, or the root's
             target = Ms[body] if body >= 0 else root_M
             target += lie.transform_inertia(inertia, T)

@@ -222,13 +222,13 @@ class IkJob:
 
     def __init__(self, model: Model, link: str, *, task: str = "pose", q0=None,
                  max_condition: float | None = None, on_singular: str = "error",
-                 strict: bool = False, source: str | None = None):
+                 strict: bool = False, source: str | None = None, **options):
         from hodyn_cli.algorithms.ik import MAX_CONDITION, InverseKinematics
 
         self.model, self.strict, self.source = model, strict, source
         self.solver = InverseKinematics(
             model, link, task=task, q0=q0, on_singular=on_singular,
-            max_condition=MAX_CONDITION if max_condition is None else max_condition)
+            max_condition=MAX_CONDITION if max_condition is None else max_condition, **options)
         #: joint -> where q first leaves its URDF limits (warnings; errors with ``strict``)
         self.beyond_limits: dict[str, str] = {}
 
