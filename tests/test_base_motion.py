@@ -45,7 +45,7 @@ def test_a_per_sample_gravity_is_each_sample_run_with_its_gravity(robot):
         ref = numpy_tau(model, qs[s : s + 1], base_motion(g[s], order + 1), order)
         assert np.abs(ours[s] - ref[0]).max() <= 1e-12 * np.abs(ref).max(), name
     E = closed_form.eom_matrices_numpy(model, qs, order, base)
-    tau = closed_form.generalized_forces(E, qs)
+    tau = closed_form.generalized_forces(E, qs[:, 1:])
     assert np.abs(tau - ours).max() <= 1e-10 * np.abs(ours).max(), name
 
 
