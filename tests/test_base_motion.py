@@ -49,9 +49,9 @@ def test_a_per_sample_gravity_is_each_sample_run_with_its_gravity(robot):
     assert np.abs(tau - ours).max() <= 1e-10 * np.abs(ours).max(), name
 
 
-@pytest.mark.skipif(not _compiled.available(), reason="compiled kernel not built")
+@pytest.mark.kernel
 @pytest.mark.parametrize("order", [0, 1, 3])
-def test_kernel_with_a_per_sample_base_equals_numpy(robot, order):
+def test_kernel_with_a_per_sample_base_equals_numpy(robot, lanes, order):
     name, _, model = robot
     N = 11  # odd: the last lockstep group is partly filled
     qs = random_cosine(model, np.linspace(0, 2, N), orders=order + 3, seed=7).derivatives
@@ -67,7 +67,7 @@ def test_kernel_with_a_per_sample_base_equals_numpy(robot, order):
     ref = closed_form.eom_matrices_numpy(model, qs, order, accel)
     for field in ("M", "C", "Cbar", "g"):
         a, b = getattr(ours, field), getattr(ref, field)
-        assert np.abs(a - b).max() <= 1e-12 * np.abs(b).max(), (name, field)
+        assert np.abs(a - b).max() <= 1e-12 * np.abs(b).max(), (name, field, lanes)
 
 
 def test_closed_form_refuses_a_moving_root(robot):

@@ -349,6 +349,7 @@ def test_compact_high_order_samples_match_the_cosine_files():
     assert np.array_equal(high.t, low.t)
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("case", CASES)
 def test_elastic_kernel_equals_numpy_reference(case, lanes):
     """The compiled full model against elastic.solve_full at every lane width, an odd sample

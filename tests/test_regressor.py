@@ -53,6 +53,7 @@ def test_every_regressor_column_is_the_torque_of_its_parameters(robot):
         assert np.abs(Y @ pi - tau).max() <= 1e-10 * np.abs(tau).max(), name
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("order", [0, 1, 2, 4])
 def test_regressor_kernel_equals_numpy_reference(robot, lanes, order):
     """At every lane width, on an odd sample count, with a root moving per sample."""

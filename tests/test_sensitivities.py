@@ -10,6 +10,7 @@ from hodyn_cli.algorithms.methods import _compiled
 from hodyn_cli.algorithms.methods.common import base_motion
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("order", [0, 1, 2, 4])
 def test_sensitivities_kernel_equals_the_complex_step(robot, lanes, order):
     """At every lane width, odd sample counts, with wrenches and with a root moving per
@@ -28,6 +29,7 @@ def test_sensitivities_kernel_equals_the_complex_step(robot, lanes, order):
             assert np.abs(got - ref[key]).max() <= 1e-12 * scale, (name, lanes, key)
 
 
+@pytest.mark.kernel
 def test_sensitivities_with_and_without_the_kernel(robot, monkeypatch):
     """The public function on either backend gives the same datasets."""
     name, _, model = robot
