@@ -79,3 +79,31 @@ def test_releasing_a_model_frees_its_data():
     del model, traj
     gc.collect()
     assert gone_model() is None and gone_data() is None
+
+
+def test_threads_asking_at_once_share_one_model_data():
+    """Worker threads start a model's first chunks together: they must all get the one data
+    object that stays with the model (a second one, dropped, would free the arrays another
+    thread's kernel call reads)."""
+    import sys
+    import threading
+
+    for _ in range(3):
+        model = load_model(URDF / "gripper_arm.urdf")
+        barrier, got = threading.Barrier(8), []
+
+        def ask(model=model, barrier=barrier, got=got):
+            barrier.wait()
+            got.append(model_data(model))
+
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(1e-6)  # switch threads as often as possible
+        try:
+            threads = [threading.Thread(target=ask) for _ in range(8)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        finally:
+            sys.setswitchinterval(interval)
+        assert len(got) == 8 and all(d is model_data(model) for d in got)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -63,6 +64,7 @@ SIGNATURES = {
 }
 
 _forced: str | None = None  # set by use()
+_STRUCT_LOCK = threading.Lock()
 
 
 def abi_of(lib) -> int | None:
@@ -164,11 +166,16 @@ def use(variant: str | None) -> Iterator[None]:
 
 
 def _model_struct(model: Model) -> ModelStruct:
-    """The model as the kernels read it, built once per model and kept with its data."""
+    """The model as the kernels read it, built once per model and kept with its data; the
+    struct holds the arrays its pointers point into (a caller keeps them alive with it)."""
     data = model_data(model)
-    if data.kernel is None:
-        arrays = (data.parent, data.revolute, data.X, data.M, *data.adjoints, data.ancestors)
-        data.kernel = ModelStruct(model.n, *(a.ctypes.data for a in arrays))
+    with _STRUCT_LOCK:
+        if data.kernel is None:
+            arrays = (data.parent, data.revolute, data.X, data.M, *data.adjoints,
+                      data.ancestors)
+            struct = ModelStruct(model.n, *(a.ctypes.data for a in arrays))
+            struct.arrays = arrays
+            data.kernel = struct
     return data.kernel
 
 

@@ -55,8 +55,7 @@ class ModelData:
 
 
 def model_data(model: Model) -> ModelData:
-    """The model's :class:`ModelData`, built on first use."""
+    """The model's :class:`ModelData`, built on first use (threads that ask at once all get
+    the one that was stored: ``setdefault`` is atomic)."""
     data = _DATA.get(model)
-    if data is None:
-        data = _DATA[model] = ModelData(model)
-    return data
+    return data if data is not None else _DATA.setdefault(model, ModelData(model))
