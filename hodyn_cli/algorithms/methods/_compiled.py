@@ -242,9 +242,9 @@ def regressor_chunk(model: Model, qs: np.ndarray, base: np.ndarray, order: int) 
     :func:`hodyn_cli.algorithms.regressor.regressor_numpy`."""
     N, D, qs = _samples(model, qs, order + 3)
     base = _base(base, N, order)
-    out = np.empty((N, order + 1, model.n, 10 * model.n))
+    out = np.empty((order + 1, N, model.n, 10 * model.n))  # [:, k] of the result: contiguous
     _check(_library().hodyn_regressor(_model_struct(model), N, D, qs, order, base, len(base), out))
-    return out
+    return np.swapaxes(out, 0, 1)
 
 
 def sensitivities_chunk(model: Model, qs: np.ndarray, base: np.ndarray,

@@ -43,7 +43,8 @@ static void body_regressor(const vd *V, int r1, vd A[][10][6]) {
 }
 
 /* Y of N samples. qs[N][D][n] (D >= order + 3); base[base_rows][order + 2][6] as in
- * hodyn_body_fixed; out[N][order + 1][n][10 n]. */
+ * hodyn_body_fixed; out[order + 1][N][n][10 n], each derivative order one block of all
+ * samples. */
 int hodyn_regressor(const HModel *m, int64_t N, int D, const double *qs, int order,
                     const double *base, int64_t base_rows, double *out) {
     int status = hk_check(m, N, D, order + 3, order, base_rows);
@@ -83,7 +84,9 @@ int hodyn_regressor(const HModel *m, int64_t N, int D, const double *qs, int ord
                     }
                 }
         }
-        hk_scatter(Y, (int64_t)per_sample, s0, N, (int64_t)per_sample, out);
+        const int64_t block = (int64_t)n * cols;  /* one order of one sample */
+        for (int k = 0; k < r1; k++)
+            hk_scatter(Y + k * block, block, s0, N, block, out + k * N * block);
     }
 done:
     free(Q); free(V); free(bv); free(Y); free(J); free(A); free(Ad);
