@@ -141,7 +141,7 @@ def main() -> None:
     print(f"iiwa14 (7 DOF), compute --order {args.order}, kernel {info['variant']} "
           f"({info['isa']}, {lanes} lanes)")
     print(f"floating-point operations per sample: {per_sample:,.0f} (counted by callgrind on "
-          f"{SAMPLES} samples; FMA = 2)")
+          f"{SAMPLES} samples in {module}; FMA = 2)")
     print(f"per body and torque order: {per_sample / model.n / (args.order + 1):,.0f}")
     print(f"sin/cos calls per sample: {sincos / SAMPLES:.1f}")
     print(f"time per sample: {us:.3f} us (one core, best of 5, {N} samples)")
