@@ -16,7 +16,7 @@ command line's jobs (:mod:`hodyn_cli.pipeline.jobs`) are built on it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -330,15 +330,22 @@ def matrices(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,
 def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GRAVITY,
                     wrenches: Mapping | None = None, samples: int | None = 1000,
                     tolerances=None, source: str = "", estimated: tuple[str, ...] = (),
-                    warnings: tuple[str, ...] = (), **named):
+                    warnings: tuple[str, ...] = (), chunks: Iterable[Trajectory] | None = None,
+                    **named):
     """The checks of ``hodyn validate``: a :class:`hodyn_cli.algorithms.validate.Report`
-    (``.passed``, ``.checks``). ``estimated``: derivative names that were estimated from the
-    data (their consistency checks are reported as such); ``warnings``: what reading the
-    input warned about (counted as ``warn`` checks)."""
+    (``.passed``, ``.checks``). ``chunks``: the trajectory as consecutive chunks instead (one
+    pass, memory bounded by a chunk and the ``samples`` checked). ``estimated``: derivative
+    names that were estimated from the data (their consistency checks are reported as such);
+    ``warnings``: what reading the input warned about (counted as ``warn`` checks)."""
     from hodyn_cli.algorithms.validate import Tolerances, validate
+    from hodyn_cli.modeling import mimic
 
-    m = _Motion(robot, derivatives, named, t=t, wrenches=wrenches)
-    return validate(robot, m.full, methods=methods, gravity=gravity, samples=samples,
+    motion: Trajectory | Iterable[Trajectory]
+    if chunks is None:
+        motion = _Motion(robot, derivatives, named, t=t, wrenches=wrenches).full
+    else:
+        motion = (mimic.expand(robot, chunk) for chunk in chunks)
+    return validate(robot, motion, methods=methods, gravity=gravity, samples=samples,
                     tolerances=tolerances or Tolerances(), source=source, estimated=estimated,
                     warnings=tuple(warnings))
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -266,6 +268,25 @@ def mimic_urdf(tmp_path, robot, dependent, leader, gain, offset):
     path = tmp_path / f"{robot}_mimic.urdf"
     path.write_text(text)
     return path
+
+
+#: runs hodyn and prints its own peak RSS at exit: VmHWM of the process's memory after exec
+#: (``ru_maxrss`` of a child would include the pages of this big test process at fork)
+PEAK = ("import atexit, sys\n"
+        "def peak():\n"
+        "    hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0]\n"
+        "    sys.stderr.write('PEAK ' + hwm.split()[1] + '\\n')\n"
+        "atexit.register(peak)\n"
+        "from hodyn_cli.cli.app import main\n"
+        "sys.argv = ['hodyn'] + sys.argv[1:]\n"
+        "main()\n")
+
+
+def peak_rss_mib(args):
+    proc = subprocess.run([sys.executable, "-c", PEAK, *args], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return int(proc.stderr.split("PEAK ")[-1].split()[0]) / 1024
 
 
 def kernel_variants() -> list:

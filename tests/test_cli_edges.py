@@ -58,3 +58,18 @@ def test_a_closed_stdout_ends_quietly(args):
         proc.stdout.close()
         err = proc.stderr.read().decode()
         assert proc.wait(60) in (0, 141) and err == "", err
+
+
+def test_bad_values_name_the_sample_and_the_line(tmp_path):
+    """A value error in a CSV names both the sample (data row) and the line of the file
+    (blank lines and the header counted), as the line-by-line parse errors do."""
+    bad = tmp_path / "bad.csv"
+    bad.write_text("t,q_joint1,q_joint2\n0,0,0\n\n0.1,0,0\n0.2,nan,0\n")
+    r = hodyn("kinematics", str(URDF / "planar_2r.urdf"), str(bad), "--link", "tool0",
+              "--order", "0", "--estimate-derivatives")
+    assert r.returncode == 2 and "column 'q_joint1', sample 2 (line 5)" in r.stderr, r.stderr
+    bad.write_text("t,q_joint1,q_joint2,qd_joint1,qd_joint2\n0,0,0,0,0\n0.1,0,0,0,0\n"
+                   "0.05,0,0,0,0\n")
+    r = hodyn("kinematics", str(URDF / "planar_2r.urdf"), str(bad), "--link", "tool0",
+              "--order", "0")
+    assert r.returncode == 2 and "not increasing at sample 2 (line 4)" in r.stderr, r.stderr

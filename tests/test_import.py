@@ -144,3 +144,22 @@ def test_without_urdf_and_without_velocities(tmp_path):
     log = read_joint_states(log_path)
     assert log.joint_names == ("joint1", "joint2", "finger") and log.velocity is None
     assert log.position.shape == (50, 3) and np.allclose(log.position[:, 2], 0.01)
+
+
+def test_small_windows_and_blocks_give_the_same_log(tmp_path, monkeypatch):
+    """The log streams in blocks through a reorder window: a window of 4 messages and blocks
+    of 7 samples give what the defaults give; a message later than the window is an error."""
+    from hodyn_cli.io import rosbag
+
+    log_path = write_log("ros1", tmp_path)
+    whole = read_joint_states(log_path, model=MODEL)
+    monkeypatch.setattr(rosbag, "REORDER", 4)
+    with rosbag.JointStateStream(log_path, model=MODEL, rows=7) as log:
+        blocks = list(log)
+    assert max(len(b["t"]) for b in blocks) <= 8 and len(blocks) > 5
+    assert np.array_equal(np.concatenate([b["position"] for b in blocks]), whole.position)
+    assert np.array_equal(np.concatenate([b["t"] for b in blocks]), whole.t)
+    assert log.notes == whole.notes and log.t0_ns == whole.t0_ns
+    monkeypatch.setattr(rosbag, "REORDER", 0)  # message 10 after 11 is now too late
+    with pytest.raises(HodynError, match="too far out of time order"):
+        read_joint_states(log_path, model=MODEL)

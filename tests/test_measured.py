@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import ROOT, URDF
-from hodyn_cli.algorithms.estimate import estimate_derivatives, noise_estimate
+from hodyn_cli.algorithms.estimate import DerivativeStream, estimate_derivatives
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory, cosine
 from hodyn_cli.errors import HodynError
@@ -25,12 +25,15 @@ def test_estimated_derivatives_are_within_the_reported_error(seed, cutoff):
                    phase=[0.3, 1.0], orders=4)
     rng = np.random.default_rng(seed)
     noisy = exact.derivatives[:, :1] + rng.normal(scale=1e-3, size=(len(t), 1, 2))
-    est, names = estimate_derivatives(Trajectory(("a", "b"), noisy, t), 5, cutoff=cutoff)
-    assert names == ["qd", "qdd", "qddd", "qdddd"]
-    expected = noise_estimate(noisy[:, 0], t, cutoff, 3)
-    inner = slice(int(2 * 500 / cutoff), -int(2 * 500 / cutoff))  # 2/fc from the ends
-    for k in (1, 2, 3):
-        err = est.derivatives[inner, k] - exact.derivatives[inner, k]
+    stream = DerivativeStream([Trajectory(("a", "b"), noisy, t)], 5, cutoff=cutoff)
+    est = np.concatenate([c.derivatives for c in stream])
+    assert stream.names == ["qd", "qdd", "qddd", "qdddd"]
+    expected = stream.expected_error["q"]
+    ends = round(stream.end_seconds * 500)
+    assert ends == 40 + round(6 * 500 / cutoff)  # the spline's 8 p samples, 6 / fc
+    inner = slice(ends, -ends)
+    for k in (1, 2, 3, 4):
+        err = est[inner, k] - exact.derivatives[inner, k]
         ratio = np.sqrt((err**2).mean(axis=0)) / expected[k - 1]
         assert np.all((ratio > 0.5) & (ratio < 1.5)), (k, ratio)
     plain, _ = estimate_derivatives(Trajectory(("a", "b"), noisy, t), 3)  # no filter

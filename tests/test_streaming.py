@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from conftest import SAMPLES, URDF, random_cosine, wrench_motion
+from conftest import SAMPLES, URDF, peak_rss_mib, random_cosine, wrench_motion
 from hodyn_cli.algorithms.methods import inverse_dynamics
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, cosine
@@ -149,25 +149,6 @@ def test_wrench_file_in_lockstep_and_its_sample_count(tmp_path):
                                        Wrenches({"iiwa_link_ee": W[:149]})))
     with pytest.raises(HodynError, match="w.csv: has 149 samples, the trajectory 150"):
         list(TrajectoryReader(src, model, 5, wrench=wpath, chunk=64))
-
-
-#: runs hodyn and prints its own peak RSS at exit: VmHWM of the process's memory after exec
-#: (``ru_maxrss`` of a child would include the pages of this big test process at fork)
-PEAK = ("import atexit, sys\n"
-        "def peak():\n"
-        "    hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0]\n"
-        "    sys.stderr.write('PEAK ' + hwm.split()[1] + '\\n')\n"
-        "atexit.register(peak)\n"
-        "from hodyn_cli.cli.app import main\n"
-        "sys.argv = ['hodyn'] + sys.argv[1:]\n"
-        "main()\n")
-
-
-def peak_rss_mib(args):
-    proc = subprocess.run([sys.executable, "-c", PEAK, *args], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True)
-    assert proc.returncode == 0, proc.stderr
-    return int(proc.stderr.split("PEAK ")[-1].split()[0]) / 1024
 
 
 @pytest.mark.slow

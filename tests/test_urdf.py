@@ -24,7 +24,7 @@ def test_planar_2r_is_the_papers_model():
     assert np.allclose(model.X, [[0, 0, 1, 0, 0, 0]] * 2)
     assert np.allclose(model.B[1], lie.homogeneous(np.eye(3), np.array([0.4, 0, 0])))
     # the paper's M_1: point mass m1 at (L1, 0, 0)
-    assert np.allclose(model.M[0], lie.spatial_inertia(1.2, np.array([0.4, 0, 0]), np.zeros((3, 3))))
+    assert np.allclose(model.M[0], lie.body_inertia(1.2, np.array([0.4, 0, 0]), np.zeros((3, 3))))
 
 
 def test_iiwa_frames_and_inertias_follow_the_paper():

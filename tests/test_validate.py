@@ -223,3 +223,19 @@ def test_every_warning_printed_is_counted(tmp_path):
     printed = [line for line in result.stderr.splitlines() if line.startswith("hodyn: warning")]
     assert len(printed) == 1 and "a typo of 'qd_iiwa_joint_1'" in printed[0]
     assert "1 warnings" in result.stderr
+
+
+def test_chunks_give_the_report_of_the_whole_trajectory():
+    """validate reads a file in one pass over its chunks (memory bounded): any chunking gives
+    the same report, checked samples included, and the checked samples spread evenly."""
+    from hodyn_cli.algorithms.validate import validate
+    from hodyn_cli.io import read_trajectory, split
+
+    model = load_model(IIWA)
+    traj = read_trajectory(str(IIWA_H5), model, need=5)
+    whole = validate(model, traj, samples=40).to_dict()
+    for rows in (37, 100, 501):
+        assert validate(model, split(traj, rows), samples=40).to_dict() == whole, rows
+    picked = np.array(validate(model, traj, samples=40).checked_samples)
+    gaps = np.diff(picked)
+    assert len(picked) == 40 and picked[0] == 0 and gaps.max() <= 2 * gaps.min()

@@ -29,6 +29,7 @@ velocity limits where given) for any robot; ``seed`` varies them.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from math import comb, factorial
 
 import numpy as np
@@ -38,7 +39,7 @@ from hodyn_cli.core.trajectory import Trajectory, cosine, filtered_step
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling import mimic
 
-__all__ = ["KINDS", "generate", "rest_to_rest", "check_limits"]
+__all__ = ["KINDS", "generate", "chunks", "rest_to_rest", "check_limits"]
 
 KINDS = ("cosine", "fourier", "filtered-step", "point-to-point")
 DEFAULT_DURATION = {"cosine": 10.0, "fourier": 10.0, "filtered-step": 2.5,
@@ -57,10 +58,11 @@ def _ranges(model: Model) -> tuple[np.ndarray, np.ndarray]:
     return centre, half
 
 
-def _times(rate: float, duration: float) -> np.ndarray:
+def _times(rate: float, duration: float, rows: slice) -> np.ndarray:
+    """The sample times ``rows`` of a motion of ``duration`` s at ``rate`` Hz (both ends)."""
     if not rate > 0 or not duration > 0:
         raise HodynError(f"--rate and --duration must be positive, got {rate} and {duration}")
-    return np.arange(int(round(duration * rate)) + 1) / rate
+    return np.arange(*rows.indices(int(round(duration * rate)) + 1)) / rate
 
 
 def generate(model: Model, kind: str, **options) -> Trajectory:
@@ -70,20 +72,33 @@ def generate(model: Model, kind: str, **options) -> Trajectory:
     ``options``: ``rate``, ``duration``, ``derivatives``, ``seed``; fourier: ``base_frequency``,
     ``harmonics``, ``coefficients``; filtered-step: ``filter_order``, ``step``;
     point-to-point: ``waypoints`` (rows of the independent joints' positions),
-    ``segment_duration``, ``vanishing``.
+    ``segment_duration``, ``vanishing``. ``rows``: only these samples (a slice; the motion is
+    the same, so the chunks of :func:`chunks` are pieces of the whole).
     """
+    rows = options.pop("rows", slice(None))
     if options.get("waypoints") is not None and mimic.active(model):
         G, o = mimic.coupling(model)
         options["waypoints"] = np.atleast_2d(np.asarray(options["waypoints"], float)) @ G.T + o
-    full = _design(model, kind, **options)  # every joint its own motion; the mimics' dropped
+    full = _design(model, kind, rows, **options)  # every joint its own; the mimics' dropped
     return Trajectory(model.coordinate_names, full.derivatives[:, :, list(model.coordinates)],
                       full.t)
 
 
-def _design(model: Model, kind: str, *, rate: float = 100.0, duration: float | None = None,
-            derivatives: int = 4, seed: int = 0, base_frequency: float = 0.1,
-            harmonics: int = 5, coefficients: dict | None = None, filter_order: int = 16,
-            step=None, waypoints=None, segment_duration=None,
+def chunks(model: Model, kind: str, size: int, **options) -> Iterator[Trajectory]:
+    """:func:`generate`'s motion in pieces of ``size`` samples (memory bounded by a piece)."""
+    start = 0
+    while True:
+        piece = generate(model, kind, rows=slice(start, start + size), **options)
+        if not piece.n_samples:
+            return
+        yield piece
+        start += size
+
+
+def _design(model: Model, kind: str, rows: slice, *, rate: float = 100.0,
+            duration: float | None = None, derivatives: int = 4, seed: int = 0,
+            base_frequency: float = 0.1, harmonics: int = 5, coefficients: dict | None = None,
+            filter_order: int = 16, step=None, waypoints=None, segment_duration=None,
             vanishing: int | None = None) -> Trajectory:
     if kind not in KINDS:
         raise HodynError(f"unknown kind '{kind}' (choose from {', '.join(KINDS)})")
@@ -94,8 +109,10 @@ def _design(model: Model, kind: str, *, rate: float = 100.0, duration: float | N
     n = model.n
     if kind == "point-to-point":
         return _point_to_point(model, rng, centre, half, rate, derivatives, waypoints,
-                               segment_duration, derivatives if vanishing is None else vanishing)
-    t = _times(rate, duration or DEFAULT_DURATION[kind])
+                               segment_duration, derivatives if vanishing is None else vanishing,
+                               rows)
+    duration = duration or DEFAULT_DURATION[kind]
+    t = _times(rate, duration, rows)
     if kind == "cosine":
         omega = 2 * np.pi * rng.uniform(0.15, 0.4, n)
         amplitude = 0.5 * half
@@ -106,7 +123,7 @@ def _design(model: Model, kind: str, *, rate: float = 100.0, duration: float | N
     if kind == "fourier":
         return _fourier(model, t, rng, centre, half, derivatives, base_frequency, harmonics,
                         coefficients)
-    T = t[-1]
+    T = round(duration * rate) / rate  # the last sample's time
     omega = 2.0 * filter_order / T  # the step's mean time (m / omega) is half the duration
     if step is None:  # 60 % of the range, slow enough for the velocity limit
         m1 = filter_order - 1  # peak rate = size omega p*, p* = max of the Erlang density
@@ -187,7 +204,7 @@ def rest_to_rest(k: int) -> np.ndarray:
     return np.array(c, dtype=float)
 
 
-def _point_to_point(model, rng, centre, half, rate, D, waypoints, T, k) -> Trajectory:
+def _point_to_point(model, rng, centre, half, rate, D, waypoints, T, k, rows) -> Trajectory:
     n = model.n
     if waypoints is None:
         waypoints = centre + half * rng.uniform(-0.8, 0.8, size=(3, n))
@@ -207,7 +224,7 @@ def _point_to_point(model, rng, centre, half, rate, D, waypoints, T, k) -> Traje
     # above k jump (checks by time differences, as hodyn validate makes, stay exact)
     durations = np.ceil(durations * rate - 1e-9) / rate
     starts = np.concatenate([[0.0], np.cumsum(durations)])
-    t = _times(rate, starts[-1])
+    t = _times(rate, starts[-1], rows)
     seg = np.clip(np.searchsorted(starts, t, side="right") - 1, 0, len(durations) - 1)
     x = np.clip((t - starts[seg]) / durations[seg], 0.0, 1.0)
     out = np.zeros((len(t), D + 1, n))

@@ -30,6 +30,7 @@ relative, while the estimated numerical error stays orders of magnitude below th
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from math import factorial
@@ -142,15 +143,17 @@ class Report:
         }
 
 
-def validate(model: Model, trajectory: Trajectory, *, methods: list[str] | None = None,
-             samples: int | None = 1000, tolerances: Tolerances = Tolerances(),
-             gravity=GRAVITY, source: str = "", estimated: tuple[str, ...] = (),
-             warnings: tuple[str, ...] = ()) -> Report:
-    """Run all checks; ``samples``: how many evenly spread samples the torque checks use
-    (None or 0: all). ``estimated``: derivative names (``qdd``, ...) hodyn estimated from
-    the data: their consistency checks hold by construction and are reported as
-    ``estimated``, not as passed. ``warnings``: what reading the input warned about (e.g. a
-    column that looks like a typo), counted as ``warn`` checks of group ``input``.
+def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
+             methods: list[str] | None = None, samples: int | None = 1000,
+             tolerances: Tolerances = Tolerances(), gravity=GRAVITY, source: str = "",
+             estimated: tuple[str, ...] = (), warnings: tuple[str, ...] = ()) -> Report:
+    """Run all checks; ``trajectory``: one :class:`Trajectory` (all joints) or its chunks in
+    order (one pass over them: memory is bounded by a chunk and the checked samples).
+    ``samples``: how many evenly spread samples the torque checks use (None or 0: all, held
+    in memory). ``estimated``: derivative names (``qdd``, ...) hodyn estimated from the data:
+    their consistency checks hold by construction and are reported as ``estimated``, not as
+    passed. ``warnings``: what reading the input warned about (e.g. a column that looks like a
+    typo), counted as ``warn`` checks of group ``input``.
 
     >>> from pathlib import Path
     >>> from hodyn_cli.modeling.urdf import load_model
@@ -168,34 +171,39 @@ def validate(model: Model, trajectory: Trajectory, *, methods: list[str] | None 
     for m in methods:
         if m not in METHODS:
             raise HodynError(f"unknown method '{m}' (choose from {', '.join(METHODS)})")
-    D = trajectory.orders
-    if D < 4:
-        raise HodynError("validation needs at least q, qd, qdd, qddd (to check taud)", source)
-    order = min(D - 3, 2)
-    N = trajectory.n_samples
-    idx = _spread(N, samples)
-    h = _step(trajectory.derivatives[idx])
-    report = Report(model.name, model.source_sha256, source, N, idx.tolist(), order, list(methods),
-                    h, tolerances)
-    center = _subset(trajectory, idx)
-    report.series["t"] = None if trajectory.t is None else trajectory.t[idx]
+    scan = Scan(model, samples)
+    for chunk in [trajectory] if isinstance(trajectory, Trajectory) else trajectory:
+        if chunk.orders < 4:
+            raise HodynError("validation needs at least q, qd, qdd, qddd (to check taud)",
+                             source)
+        scan.add(chunk)
+    if not scan.N:
+        raise HodynError("no samples to validate", source)
+    order = min(scan.D - 3, 2)
+    picked = scan.picked()
+    center, idx = picked.at(picked.centres), picked.index[picked.centres]
+    h = _step(center.derivatives)
+    report = Report(model.name, model.source_sha256, source, scan.N, idx.tolist(), order,
+                    list(methods), h, tolerances)
+    report.series["t"] = center.t
     report.series["joint_names"] = list(model.joint_names)
     results = {m: inverse_dynamics(model, center, method=m, order=order, gravity=gravity)
                for m in methods}
     for m in methods:
         for _ in range(4):  # shrink the step while the estimated error is not well below tol
             fd = finite_difference_checks(model, center, m, order, h, results[m], gravity,
-                                          tolerances.fd, report.series, idx, trajectory.t)
+                                          tolerances.fd, report.series, idx, center.t)
             if all(c.expected <= tolerances.fd / 10 for c in fd) or h < 1e-6:
                 break
             h /= 4
         report.step = h
         report.checks += fd
-    report.checks += cross_method_checks(model, results, tolerances.cross, idx, trajectory.t)
-    if trajectory.t is not None:
-        report.checks += sampled_difference_checks(model, trajectory, methods[0], order, idx,
-                                                   gravity, tolerances.sampled, report.series)
-        for c in data_consistency_checks(model, trajectory, tolerances.data):
+    report.checks += cross_method_checks(model, results, tolerances.cross, idx, center.t)
+    if center.t is not None:
+        report.checks += sampled_difference_checks(model, picked, methods[0], order, gravity,
+                                                   tolerances.sampled, report.series,
+                                                   scan.q.frequency())
+        for c in scan.consistency_checks(tolerances.data):
             if c.name.split(" ")[0] in estimated and c.status == "pass":
                 c.status = "estimated"
                 c.detail = ("estimated by hodyn from the data (--estimate-derivatives): "
@@ -205,37 +213,131 @@ def validate(model: Model, trajectory: Trajectory, *, methods: list[str] | None 
         report.checks.append(Check("data consistency", "derivatives vs differences of q", "skip",
                                    detail="the trajectory has no t column"))
     report.checks += [Check("input", text, "warn") for text in warnings]
-    report.checks += limit_checks(model, trajectory)
-    report.checks += model_checks(model, center, tolerances.structure, gravity, idx, trajectory.t)
+    report.checks += scan.limits.checks()
+    report.checks += model_checks(model, center, tolerances.structure, gravity, idx, center.t)
     return report
+
+
+# -- one pass over the chunks ----------------------------------------------------------------
+
+
+class Picked:
+    """The rows a :class:`Sampler` kept: ``index`` (sample numbers, increasing), the rows
+    themselves (``derivatives``, ``t``, ``wrenches``), and which of them are the checked
+    samples (``centres``: positions in the kept rows; their neighbours are kept too)."""
+
+    def __init__(self, index, derivatives, t, wrenches, centres, joint_names):
+        self.index, self.derivatives, self.t, self.wrenches = index, derivatives, t, wrenches
+        self.centres, self.joint_names = centres, joint_names
+
+    def at(self, rows: np.ndarray) -> Trajectory:
+        W = None if self.wrenches is None else Wrenches({k: v[rows]
+                                                         for k, v in self.wrenches.items()})
+        return Trajectory(self.joint_names, self.derivatives[rows],
+                          None if self.t is None else self.t[rows], W)
+
+
+class Sampler:
+    """Evenly spread samples of a stream whose length is not known in advance, with their
+    neighbours: rows whose number is within 1 of a multiple of ``stride`` are kept; when more
+    than ``2 samples`` multiples are held, the stride doubles and half of them go. Memory:
+    about ``6 samples`` rows, whatever the length (``samples`` None: every row)."""
+
+    def __init__(self, samples: int | None):
+        self.samples, self.stride = samples, 1
+        self.parts: list[tuple] = []
+
+    def add(self, chunk: Trajectory, start: int) -> None:
+        index = np.arange(start, start + chunk.n_samples)
+        keep = self._near(index)
+        W = None if chunk.wrenches is None else {k: v[keep] for k, v in chunk.wrenches.W.items()}
+        self.parts.append((index[keep], chunk.derivatives[keep],
+                           None if chunk.t is None else chunk.t[keep], W))
+        while self.samples and self._count() > 2 * self.samples:
+            self.stride *= 2  # the same final stride however the stream is cut into chunks
+            self.parts = [self._filter(p) for p in self._merged()]
+
+    def _near(self, index: np.ndarray) -> np.ndarray:
+        return np.ones(index.shape, bool) if self.stride <= 2 else \
+            ((index + 1) % self.stride) <= 2
+
+    def _count(self) -> int:
+        return sum(int(np.count_nonzero(p[0] % self.stride == 0)) for p in self.parts)
+
+    def _merged(self) -> list[tuple]:
+        index = np.concatenate([p[0] for p in self.parts])
+        d = np.concatenate([p[1] for p in self.parts])
+        t = None if self.parts[0][2] is None else np.concatenate([p[2] for p in self.parts])
+        W = None if self.parts[0][3] is None else {
+            k: np.concatenate([p[3][k] for p in self.parts]) for k in self.parts[0][3]}
+        return [(index, d, t, W)]
+
+    def _filter(self, part: tuple) -> tuple:
+        index, d, t, W = part
+        keep = self._near(index)
+        return (index[keep], d[keep], None if t is None else t[keep],
+                None if W is None else {k: v[keep] for k, v in W.items()})
+
+    def picked(self, N: int, joint_names) -> Picked:
+        index, d, t, W = self._merged()[0]
+        multiples = np.flatnonzero(index % self.stride == 0)
+        if self.samples and self.samples < len(multiples):
+            multiples = np.unique(multiples[np.linspace(0, len(multiples) - 1,
+                                                        self.samples).round().astype(int)])
+        return Picked(index, d, t, W, multiples, joint_names)
+
+
+class Scan:
+    """Everything :func:`validate` needs from the whole trajectory, gathered chunk by chunk:
+    the checked samples (:class:`Sampler`), the data-consistency statistics of q and of the
+    wrenches (:class:`Consistency`), the joint-limit margins (:class:`Limits`)."""
+
+    def __init__(self, model: Model, samples: int | None):
+        self.model, self.N, self.D = model, 0, 0
+        self.sampler = Sampler(samples)
+        self.q = Consistency("q", [f"_{j}" for j in model.joint_names],
+                             np.array([t == "continuous" for t in model.joint_types]))
+        self.wrenches: dict[str, Consistency] = {}
+        self.limits = Limits(model)
+
+    def add(self, chunk: Trajectory) -> None:
+        self.D = chunk.orders if not self.N else min(self.D, chunk.orders)
+        self.sampler.add(chunk, self.N)
+        self.limits.add(chunk.derivatives[:, 0], chunk.t, self.N)
+        if chunk.t is not None:
+            self.q.add(chunk.derivatives, chunk.t, self.N)
+            for link, W in (chunk.wrenches.W.items() if chunk.wrenches is not None else ()):
+                self.wrenches.setdefault(link, Consistency(
+                    "W", [f"_{link}_{c}" for c in ("mx", "my", "mz", "fx", "fy", "fz")])
+                ).add(W, chunk.t, self.N)
+        self.N += chunk.n_samples
+
+    def picked(self) -> Picked:
+        return self.sampler.picked(self.N, self.model.joint_names)
+
+    def consistency_checks(self, rtol: float) -> list[Check]:
+        """q^(k) vs trapezoid-rule differences of q^(k-1) for every joint and order, and the
+        same for the derivatives of every external wrench."""
+        checks = self.q.checks(rtol)
+        for c in self.wrenches.values():
+            checks += c.checks(rtol)
+        return checks
 
 
 # -- helpers ---------------------------------------------------------------------------------
 
 
-def _spread(N: int, samples: int | None) -> np.ndarray:
-    if not samples or samples >= N:
-        return np.arange(N)
-    return np.unique(np.linspace(0, N - 1, samples).round().astype(int))
-
-
-def _subset(trajectory: Trajectory, idx: np.ndarray) -> Trajectory:
-    W = trajectory.wrenches
-    sub = None if W is None else Wrenches({k: v[idx] for k, v in W.W.items()})
-    return Trajectory(trajectory.joint_names, trajectory.derivatives[idx],
-                      None if trajectory.t is None else trajectory.t[idx], sub)
-
-
-def _frequency(x: np.ndarray) -> float:
-    """The data's fastest time scale: the largest ratio |x^(k+1)| / |x^(k)| (k >= 1), 1/s."""
-    mags = np.abs(x[:, 1:]).max(axis=0)  # (D-1, m): |xd|, |xdd|, ...
+def _frequency(mags: np.ndarray) -> float:
+    """The data's fastest time scale from the largest magnitudes (D, m) of x, xd, xdd, ...:
+    the largest ratio |x^(k+1)| / |x^(k)| (k >= 1), 1/s."""
+    mags = mags[1:]  # |xd|, |xdd|, ...
     ratios = mags[1:] / np.where(mags[:-1] > 0, mags[:-1], np.inf)
     return float(ratios.max()) if ratios.size else 0.0
 
 
 def _step(qs: np.ndarray) -> float:
     """Finite-difference step from the data's time scale: 0.01 / omega (clipped)."""
-    omega = _frequency(qs)
+    omega = _frequency(np.abs(qs).max(axis=0))
     return float(np.clip(STEP_FACTOR / omega, 1e-5, 1.0)) if omega > 0 else 0.01
 
 
@@ -251,11 +353,11 @@ def _taylor(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 def _worst(err: np.ndarray, model: Model, idx, t) -> dict:
-    """Joint, sample and time of the largest entry of err (M, n)."""
+    """Joint, sample and time of the largest entry of err (M, n); ``idx``, ``t``: the sample
+    numbers and times of err's rows."""
     s, j = np.unravel_index(int(np.argmax(err)), err.shape)
-    sample = int(idx[s])
-    return {"worst_joint": model.joint_names[j], "worst_sample": sample,
-            "worst_time": None if t is None else float(t[sample])}
+    return {"worst_joint": model.joint_names[j], "worst_sample": int(idx[s]),
+            "worst_time": None if t is None else float(t[s])}
 
 
 def _verdict(max_rel: float, tol: float) -> str:
@@ -304,19 +406,21 @@ def finite_difference_checks(model, center: Trajectory, method: str, order: int,
 # -- 2. sampled differences of the output ----------------------------------------------------
 
 
-def sampled_difference_checks(model, trajectory: Trajectory, method: str, order: int, idx,
-                              gravity, rtol: float, series: dict) -> list[Check]:
-    """tau^(k) vs central differences of tau^(k-1) over the file's samples (warn only)."""
-    N, t = trajectory.n_samples, trajectory.t
-    inner = idx[(idx > 0) & (idx < N - 1)]
+def sampled_difference_checks(model, picked: Picked, method: str, order: int, gravity,
+                              rtol: float, series: dict, omega: float) -> list[Check]:
+    """tau^(k) vs central differences of tau^(k-1) over the file's samples (warn only), at
+    the checked samples that have both neighbours; ``omega``: the data's fastest time scale."""
+    c = picked.centres
+    inner = c[(c > 0) & (c < len(picked.index) - 1)]
+    inner = inner[(picked.index[inner - 1] == picked.index[inner] - 1)
+                  & (picked.index[inner + 1] == picked.index[inner] + 1)]
     if inner.size == 0:
         return [Check("sampled differences", "output vs time differences", "skip",
                       detail="needs samples with neighbours on both sides")]
-    around = np.concatenate([inner - 1, inner, inner + 1])
-    res = inverse_dynamics(model, _subset(trajectory, around), method=method, order=order,
-                           gravity=gravity)
+    res = inverse_dynamics(model, picked.at(np.concatenate([inner - 1, inner, inner + 1])),
+                           method=method, order=order, gravity=gravity)
     prev, mid, nxt = np.split(res, 3)
-    tm, t0, tp = t[inner - 1], t[inner], t[inner + 1]
+    tm, t0, tp = picked.t[inner - 1], picked.t[inner], picked.t[inner + 1]
     checks = []
     for k in range(1, order + 1):
         # 3-point derivative on a non-uniform grid (second order)
@@ -329,7 +433,6 @@ def sampled_difference_checks(model, trajectory: Trajectory, method: str, order:
         dt = float(np.max(tp - tm) / 2)
         # truncation dt^2/6 |tau^(k+2)|, estimated as |tau^(k+1)| omega (|tau^(k)| omega^2
         # when tau^(k+1) was not computed), omega the data's fastest time scale
-        omega = _frequency(trajectory.derivatives)
         rate = np.abs(mid[:, k + 1]).max() if k + 1 <= order else scale * omega
         exp_rel = float(dt**2 / 6 * rate * omega / scale)
         tol = max(rtol, 10 * exp_rel)
@@ -337,7 +440,7 @@ def sampled_difference_checks(model, trajectory: Trajectory, method: str, order:
         c = Check("sampled differences", f"{name} vs time differences of {derivative_name('tau', k - 1)}",
                   "pass", float(err.max()), float(err.max() / scale), tol, exp_rel, method=method,
                   detail=f"limited by the sampling rate (dt = {dt:.3g} s); warns only",
-                  **_worst(err, model, inner, t))
+                  **_worst(err, model, picked.index[inner], t0))
         c.status = "pass" if c.max_rel <= tol else "warn"
         checks.append(c)
         series.setdefault("sampled", {})[name] = {"t": t0, "numeric": numeric, "analytic": analytic}
@@ -365,59 +468,85 @@ def cross_method_checks(model, results: dict[str, np.ndarray], rtol: float, idx,
 # -- 4. data consistency ---------------------------------------------------------------------
 
 
-def data_consistency_checks(model, trajectory: Trajectory, rtol: float) -> list[Check]:
-    """q^(k) vs trapezoid-rule differences of q^(k-1) for every joint and order, and the
-    same for the derivatives of every external wrench."""
-    checks = _consistency(unwrapped(model, trajectory.derivatives), trajectory.t, rtol, "q",
-                          [f"_{j}" for j in model.joint_names])
-    if trajectory.wrenches is not None:
-        for link, W in trajectory.wrenches.W.items():
-            checks += _consistency(W, trajectory.t, rtol, "W",
-                                   [f"_{link}_{c}" for c in ("mx", "my", "mz", "fx", "fy", "fz")])
-    return checks
+class Consistency:
+    """x (N, D, m) chunk by chunk: derivative k against the trapezoid rule on derivative k-1
+    between neighbouring samples (k = 1..D-1), the largest error per column and where, and
+    the sums the unit hint needs; the last row of a chunk pairs with the next chunk's first.
+    ``wrap``: columns whose x is an angle a file may wrap into (-pi, pi] (continuous joints):
+    made continuous in time first."""
 
+    def __init__(self, base: str, columns: list[str], wrap: np.ndarray | None = None):
+        self.base, self.columns, self.wrap = base, columns, wrap
+        self.last: tuple | None = None  # (x row, t) of the previous chunk's last sample
+        self.mags: np.ndarray | None = None  # largest |x^(k)| per order and column
+        self.dt = 0.0
+        self.err: np.ndarray | None = None  # (D-1, m) largest error, where, when
+        self.at: np.ndarray | None = None
+        self.when: np.ndarray | None = None
+        self.dots: np.ndarray | None = None  # (D-1, m, 2): sum numeric.analytic, analytic^2
 
-def unwrapped(model, derivatives: np.ndarray) -> np.ndarray:
-    """q of continuous joints made continuous in time (files often wrap them into (-pi, pi]);
-    the other joints and every derivative as they are."""
-    wrap = np.array([t == "continuous" for t in model.joint_types])
-    if not wrap.any():
-        return derivatives
-    out = derivatives.copy()
-    out[:, 0, wrap] = np.unwrap(out[:, 0, wrap], axis=0)
-    return out
+    def add(self, x: np.ndarray, t: np.ndarray, start: int) -> None:
+        if self.wrap is not None and self.wrap.any():
+            x = x.copy()
+            prev = x[:0, 0, self.wrap] if self.last is None else self.last[0][:, 0, self.wrap]
+            x[:, 0, self.wrap] = np.unwrap(np.concatenate([prev, x[:, 0, self.wrap]]),
+                                           axis=0)[len(prev):]
+        mags = np.abs(x).max(axis=0)
+        self.mags = mags if self.mags is None else np.maximum(self.mags, mags)
+        if self.last is not None:
+            x, t, start = np.concatenate([self.last[0], x]), np.concatenate([self.last[1], t]), \
+                start - 1
+        self.last = (x[-1:], t[-1:])
+        if len(t) < 2:
+            return
+        dt = np.diff(t)[:, None]
+        self.dt = max(self.dt, float(dt.max()))
+        D, m = x.shape[1], x.shape[2]
+        if self.err is None:
+            self.err, self.at = np.full((D - 1, m), -1.0), np.zeros((D - 1, m), int)
+            self.when, self.dots = np.zeros((D - 1, m)), np.zeros((D - 1, m, 2))
+        for k in range(1, min(D, self.err.shape[0] + 1)):
+            numeric = np.diff(x[:, k - 1], axis=0) / dt             # mean of x^(k) over each step
+            analytic = (x[:-1, k] + x[1:, k]) / 2
+            err = np.abs(numeric - analytic)                         # (steps, m)
+            s = err.argmax(axis=0)
+            top = err[s, np.arange(m)]
+            better = top > self.err[k - 1]
+            self.err[k - 1] = np.where(better, top, self.err[k - 1])
+            self.at[k - 1] = np.where(better, start + s, self.at[k - 1])
+            self.when[k - 1] = np.where(better, t[s], self.when[k - 1])
+            self.dots[k - 1] += np.stack([(numeric * analytic).sum(0), (analytic**2).sum(0)], -1)
 
+    def frequency(self) -> float:
+        return 0.0 if self.mags is None else _frequency(self.mags)
 
-def _consistency(x: np.ndarray, t: np.ndarray, rtol: float, base: str, columns: list[str]
-                 ) -> list[Check]:
-    """x (N, D, m): derivative k against the trapezoid rule on derivative k-1, k = 1..D-1."""
-    dt = np.diff(t)[:, None]
-    omega = _frequency(x)
-    checks = []
-    for k in range(1, x.shape[1]):
-        numeric = np.diff(x[:, k - 1], axis=0) / dt                # mean of x^(k) over each step
-        analytic = (x[:-1, k] + x[1:, k]) / 2
-        err = np.abs(numeric - analytic)                           # (N-1, m)
-        scale = np.abs(x[:, k]).max(axis=0)
-        scale = np.maximum(scale, 1e-9 * max(scale.max(), 1e-300) + 1e-300)
-        rel = err / scale
-        # trapezoid error dt^2/12 |x^(k+2)|: from the data when it has that order, else estimated
-        higher = np.abs(x[:, k + 2]).max(axis=0) if k + 2 < x.shape[1] else scale * omega**2
-        expected = float((dt.max() ** 2 / 12 * higher / scale).max())
-        tol = max(rtol, 10 * expected)
-        s, j = np.unravel_index(int(np.argmax(rel)), rel.shape)
-        name, prev = derivative_name(base, k), derivative_name(base, k - 1)
-        c = Check("data consistency", f"{name} vs time differences of {prev}", "pass",
-                  float(err.max()), float(rel.max()), tol, expected,
-                  worst_joint=columns[j][1:], worst_sample=int(s), worst_time=float(t[s]))
-        if c.max_rel > tol:
-            c.status = "fail"
-            hint = _unit_hint(numeric[:, j], analytic[:, j]) or FIX_HINT
-            c.detail = (f"{name}{columns[j]} does not match the time differences of "
-                        f"{prev}{columns[j]} (relative error {c.max_rel:.3g} near "
-                        f"t = {t[s]:.6g} s){hint}")
-        checks.append(c)
-    return checks
+    def checks(self, rtol: float) -> list[Check]:
+        if self.err is None:
+            return []
+        omega, out = self.frequency(), []
+        for k in range(1, self.err.shape[0] + 1):
+            scale = self.mags[k]
+            scale = np.maximum(scale, 1e-9 * max(scale.max(), 1e-300) + 1e-300)
+            rel = self.err[k - 1] / scale
+            # trapezoid error dt^2/12 |x^(k+2)|: from the data when it has that order, else
+            # estimated
+            higher = self.mags[k + 2] if k + 2 < len(self.mags) else scale * omega**2
+            expected = float((self.dt ** 2 / 12 * higher / scale).max())
+            tol = max(rtol, 10 * expected)
+            j = int(np.argmax(rel))
+            name, prev = derivative_name(self.base, k), derivative_name(self.base, k - 1)
+            c = Check("data consistency", f"{name} vs time differences of {prev}", "pass",
+                      float(self.err[k - 1].max()), float(rel[j]), tol, expected,
+                      worst_joint=self.columns[j][1:], worst_sample=int(self.at[k - 1, j]),
+                      worst_time=float(self.when[k - 1, j]))
+            if c.max_rel > tol:
+                c.status = "fail"
+                hint = _unit_hint(*self.dots[k - 1, j]) or FIX_HINT
+                c.detail = (f"{name}{self.columns[j]} does not match the time differences of "
+                            f"{prev}{self.columns[j]} (relative error {c.max_rel:.3g} near "
+                            f"t = {c.worst_time:.6g} s){hint}")
+            out.append(c)
+        return out
 
 
 #: what to do when a file's derivative columns do not follow from its positions
@@ -426,12 +555,12 @@ FIX_HINT = ("; to derive them from the positions instead, drop those columns and
             "for measured, noisy data")
 
 
-def _unit_hint(numeric: np.ndarray, analytic: np.ndarray) -> str:
-    """Name a degrees/radians mix-up when the two differ by that factor."""
-    denom = float(analytic @ analytic)
+def _unit_hint(cross: float, denom: float) -> str:
+    """Name a degrees/radians mix-up when numeric and analytic differ by that factor
+    (``cross`` = numeric . analytic, ``denom`` = analytic . analytic over the samples)."""
     if denom == 0:
         return ""
-    ratio = float(numeric @ analytic) / denom
+    ratio = cross / denom
     for factor, text in ((180 / np.pi, "values look like degrees, derivatives like radians"),
                          (np.pi / 180, "derivatives look like degrees, values like radians")):
         if abs(ratio / factor - 1) < 0.02:
@@ -439,30 +568,43 @@ def _unit_hint(numeric: np.ndarray, analytic: np.ndarray) -> str:
     return ""
 
 
-def limit_checks(model: Model, trajectory: Trajectory) -> list[Check]:
-    """Joint values within the URDF's position limits."""
-    q = trajectory.q
-    lo, hi = model.limits[:, 0], model.limits[:, 1]
-    over = np.maximum(q - hi, lo - q)                              # > 0 outside
-    if not np.isfinite(model.limits).any():
-        return [Check("data consistency", "q within URDF limits", "skip",
-                      detail="the URDF gives no position limits")]
-    s, j = np.unravel_index(int(np.argmax(over)), over.shape)
-    c = Check("data consistency", "q within URDF limits", "pass", float(max(over.max(), 0.0)),
-              worst_joint=model.joint_names[j], worst_sample=int(s),
-              worst_time=None if trajectory.t is None else float(trajectory.t[s]))
-    if over[s, j] <= 0:
-        c.max_abs = None
-        c.detail = (f"closest to a limit: q_{model.joint_names[j]} = {q[s, j]:.6g}, "
-                    f"{-over[s, j]:.3g} inside [{lo[j]:.6g}, {hi[j]:.6g}]")
-    else:
-        c.status = "fail"
-        hint = ""
-        if model.joint_types[j] != "prismatic" and lo[j] <= np.radians(q[s, j]) <= hi[j]:
-            hint = "; in radians it would be inside: degrees given instead of radians?"
-        c.detail = (f"q_{model.joint_names[j]} = {q[s, j]:.6g} is outside its limits "
-                    f"[{lo[j]:.6g}, {hi[j]:.6g}] at sample {s}{hint}")
-    return [c]
+class Limits:
+    """Joint values within the URDF's position limits, chunk by chunk: the sample farthest
+    beyond (or closest to) a limit."""
+
+    def __init__(self, model: Model):
+        self.model, self.over = model, -np.inf
+        self.where: tuple = (0, 0, 0.0, None)  # sample, joint, q, t
+
+    def add(self, q: np.ndarray, t, start: int) -> None:
+        lo, hi = self.model.limits[:, 0], self.model.limits[:, 1]
+        over = np.maximum(q - hi, lo - q)                              # > 0 outside
+        s, j = np.unravel_index(int(np.argmax(over)), over.shape)
+        if over[s, j] > self.over:
+            self.over = float(over[s, j])
+            self.where = (start + int(s), int(j), float(q[s, j]), None if t is None else float(t[s]))
+
+    def checks(self) -> list[Check]:
+        model = self.model
+        lo, hi = model.limits[:, 0], model.limits[:, 1]
+        if not np.isfinite(model.limits).any():
+            return [Check("data consistency", "q within URDF limits", "skip",
+                          detail="the URDF gives no position limits")]
+        s, j, q, t = self.where
+        c = Check("data consistency", "q within URDF limits", "pass", max(self.over, 0.0),
+                  worst_joint=model.joint_names[j], worst_sample=s, worst_time=t)
+        if self.over <= 0:
+            c.max_abs = None
+            c.detail = (f"closest to a limit: q_{model.joint_names[j]} = {q:.6g}, "
+                        f"{-self.over:.3g} inside [{lo[j]:.6g}, {hi[j]:.6g}]")
+        else:
+            c.status = "fail"
+            hint = ""
+            if model.joint_types[j] != "prismatic" and lo[j] <= np.radians(q) <= hi[j]:
+                hint = "; in radians it would be inside: degrees given instead of radians?"
+            c.detail = (f"q_{model.joint_names[j]} = {q:.6g} is outside its limits "
+                        f"[{lo[j]:.6g}, {hi[j]:.6g}] at sample {s}{hint}")
+        return [c]
 
 
 # -- 5. model sanity -------------------------------------------------------------------------
@@ -482,7 +624,7 @@ def model_checks(model: Model, center: Trajectory, rtol: float, gravity, idx, t)
     lam = np.linalg.eigvalsh((M + np.swapaxes(M, 1, 2)) / 2)
     s = int(np.argmin(lam[:, 0]))
     c = Check("model", "M positive definite", "pass", float(lam[:, 0].min()), worst_sample=int(idx[s]),
-              worst_time=None if t is None else float(t[idx[s]]),
+              worst_time=None if t is None else float(t[s]),
               detail=f"smallest eigenvalue {lam[:, 0].min():.4g}, largest condition number "
                      f"{(lam[:, -1] / np.maximum(lam[:, 0], 1e-300)).max():.4g}")
     c.status = "pass" if lam[:, 0].min() > 0 else "fail"

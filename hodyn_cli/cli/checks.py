@@ -44,7 +44,7 @@ def validate(
     from hodyn_cli import api
     from hodyn_cli.algorithms.validate import Tolerances
     from hodyn_cli.cli import render
-    from hodyn_cli.io import atomic_path, concatenate
+    from hodyn_cli.io import atomic_path
     from hodyn_cli.pipeline.inputs import open_input
     from hodyn_cli.pipeline.report import render as render_report
     from hodyn_cli.pipeline.report import report_format
@@ -56,15 +56,14 @@ def validate(
                     estimate=s.estimate, strict=s.strict) as reader:
         for note in reader.notes:
             s.notify(note)
-        trajectory = concatenate(list(reader), model)
-    for note in reader.limit_warnings():
+        result = api.validate_motion(  # one pass over the file's chunks
+            model, chunks=reader, gravity=g, samples=samples or None, source=traj,
+            warnings=[n.message for n in reader.notes if n.level == "warning"],
+            methods=None if not method or ValidateMethod.all in method else [m.value for m in method],
+            tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol),
+            estimated=reader.estimated)
+    for note in reader.end_notes():
         s.notify(note)
-    result = api.validate_motion(
-        model, trajectory, gravity=g,
-        warnings=[n.message for n in reader.notes if n.level == "warning"],
-        methods=None if not method or ValidateMethod.all in method else [m.value for m in method],
-        samples=samples or None, source=traj, estimated=reader.estimated,
-        tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol))
     if report:
         with atomic_path(report) as tmp:
             Path(tmp).write_text(render_report(result, fmt))

@@ -3,6 +3,7 @@ logs)."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Annotated
 
@@ -72,25 +73,27 @@ def generate_command(
 ) -> None:
     """Write a designed motion with exact derivatives, inside the URDF's limits."""
     from hodyn_cli.algorithms import generate
-    from hodyn_cli.io import file_format, open_sink, trajectory_datasets
+    from hodyn_cli.io import CHUNK_ROWS, file_format, open_sink, trajectory_datasets
 
     model = s.model(robot)
     if compact and (output == "-" or file_format(output) != "hdf5"):
         raise HodynError("--compact is an HDF5 layout: give --output FILE.h5")
-    traj = generate.generate(
-        model, kind, rate=rate, duration=duration, derivatives=derivatives, seed=seed,
-        base_frequency=base_frequency, harmonics=harmonics,
+    pieces = generate.chunks(
+        model, kind, CHUNK_ROWS, rate=rate, duration=duration, derivatives=derivatives,
+        seed=seed, base_frequency=base_frequency, harmonics=harmonics,
         coefficients=_json_file(coefficients) if coefficients else None,
         filter_order=filter_order, step=numbers(step, "--step"),
         waypoints=_waypoints(waypoints, model) if waypoints else None,
         segment_duration=numbers(segment_duration, "--segment-duration"), vanishing=vanishing)
-    if not allow_limit_violation:
-        generate.check_limits(model, traj)
-    data, columns = trajectory_datasets(traj, compact)
-    attrs = {"hodyn_version": __version__, "joint_names": list(traj.joint_names), "kind": kind,
+    first = next(pieces)
+    columns = trajectory_datasets(first, compact)[1]
+    attrs = {"hodyn_version": __version__, "joint_names": list(first.joint_names), "kind": kind,
              "seed": seed, "urdf": str(robot), "urdf_sha256": model.source_sha256}
-    with open_sink(output, columns, attrs) as sink:
-        sink.write(data)
+    with open_sink(output, columns, attrs) as sink:  # piece by piece: memory bounded
+        for piece in itertools.chain([first], pieces):
+            if not allow_limit_violation:
+                generate.check_limits(model, piece)
+            sink.write(trajectory_datasets(piece, compact)[0])
 
 
 def _json_file(path: Path) -> dict:
@@ -142,23 +145,22 @@ def import_log(
     """Turn a robot log's JointState messages into a trajectory file (t, q, qd, effort)."""
     from hodyn_cli.cli import render
     from hodyn_cli.io import open_sink
-    from hodyn_cli.io.rosbag import read_joint_states
+    from hodyn_cli.io.rosbag import JointStateStream
     from hodyn_cli.modeling.urdf import load_model
 
-    # only its joint names are used: its inertias do not matter
-    model = load_model(urdf, repair_inertia=True) if urdf is not None else None
-    joint_log = read_joint_states(log, topic=topic, model=model)
+    model = load_model(urdf, repair_inertia=True) if urdf is not None else None  # only names
+    with JointStateStream(log, topic=topic, model=model) as joint_log:
+        names = joint_log.joint_names
+        keys = {"t": "t", "position": "q", "velocity": "qd", "effort": "effort"}
+        columns = {"t": ["t"], **{keys[f]: [f"{keys[f]}_{j}" for j in names]
+                                  for f in joint_log.fields}}
+        attrs = {"hodyn_version": __version__, "joint_names": list(names), "source": str(log),
+                 "topic": joint_log.topic,
+                 "about_t": "seconds from the first sample; its header stamp is t0_ns"}
+        with open_sink(output, columns, attrs) as sink:  # block by block: memory bounded
+            for block in joint_log:
+                sink.write({keys[k]: v for k, v in block.items()})
+            sink.attrs["t0_ns"] = joint_log.t0_ns
     if not s.quiet:
         for note in joint_log.notes:
             render.notice(f"{log}: {note}")
-    names = joint_log.joint_names
-    data = {"t": joint_log.t, "q": joint_log.position}
-    columns = {"t": ["t"], "q": [f"q_{j}" for j in names]}
-    for key, value in (("qd", joint_log.velocity), ("effort", joint_log.effort)):
-        if value is not None:
-            data[key], columns[key] = value, [f"{key}_{j}" for j in names]
-    attrs = {"hodyn_version": __version__, "joint_names": list(names), "source": str(log),
-             "topic": joint_log.topic, "t0_ns": joint_log.t0_ns,
-             "about_t": "seconds from the first message; its header stamp is t0_ns"}
-    with open_sink(output, columns, attrs) as sink:
-        sink.write(data)

@@ -33,8 +33,7 @@ __all__ = [
     "coad",
     "cross",
     "homogeneous",
-    "inverse",
-    "spatial_inertia",
+    "body_inertia",
 ]
 
 
@@ -192,12 +191,6 @@ def homogeneous(R: np.ndarray, p: np.ndarray) -> np.ndarray:
     return T
 
 
-def inverse(T: np.ndarray) -> np.ndarray:
-    """Inverse of homogeneous matrices (..., 4, 4)."""
-    Rt = np.swapaxes(T[..., :3, :3], -1, -2)
-    return homogeneous(Rt, -(Rt @ T[..., :3, 3:4])[..., 0])
-
-
 def transform_inertia(M: np.ndarray, T: np.ndarray) -> np.ndarray:
     """Inertia M (6, 6) given in frame L, expressed in frame k where ``T`` = pose of L in k
     (``Ad_{T^-1}^T M Ad_{T^-1}``)."""
@@ -205,13 +198,16 @@ def transform_inertia(M: np.ndarray, T: np.ndarray) -> np.ndarray:
     return A.T @ M @ A
 
 
-def spatial_inertia(mass: float, com: np.ndarray, theta_com: np.ndarray) -> np.ndarray:
-    """Body inertia (6, 6) about the body frame origin, (angular; linear) ordering.
+def body_inertia(mass: float, com: np.ndarray, theta_com: np.ndarray) -> np.ndarray:
+    """Body inertia (6, 6) about the body frame origin, (angular; linear) ordering, from the
+    mass, the COM and the rotational inertia about the COM (not to be confused with
+    :func:`hodyn_cli.algorithms.methods.spatial.spatial_inertia`, a body inertia in the root
+    frame).
 
     ``theta_com`` is the rotational inertia about the COM in body-frame axes; Steiner
     gives ``Theta = theta_com - m skew(c)^2`` (Mueller & Kumar eq. (24)).
 
-    >>> M = spatial_inertia(2.0, np.array([1.0, 0, 0]), np.zeros((3, 3)))
+    >>> M = body_inertia(2.0, np.array([1.0, 0, 0]), np.zeros((3, 3)))
     >>> M[2, 2], M[2, 4], M[4, 2]   # a point mass at (1, 0, 0): m L^2 and +-m L
     (np.float64(2.0), np.float64(2.0), np.float64(2.0))
     """

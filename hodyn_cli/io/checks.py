@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from hodyn_cli.errors import TrajectoryError
@@ -9,19 +11,22 @@ from hodyn_cli.errors import TrajectoryError
 __all__ = ["check_values", "check_increasing"]
 
 
-def check_values(block: np.ndarray, columns: list[str], path: str, start: int) -> None:
+def check_values(block: np.ndarray, columns: list[str], path: str, start: int,
+                 where: Callable[[int], str] = "sample {}".format) -> None:
     """Raise naming the column and sample of the first value of ``block`` (rows, columns)
-    that is not finite (``start``: the sample number of its first row)."""
+    that is not finite (``start``: the sample number of its first row; ``where(sample)``
+    says where a sample is, e.g. with its line in a CSV file)."""
     if np.isfinite(block.sum()):  # fast path: finite only if every value is (no overflow
         return  # at the magnitudes of trajectories; if it overflows, the search below runs)
     bad = ~np.isfinite(block)
     if bad.any():
         row, col = np.argwhere(bad)[0]
-        raise TrajectoryError(f"column '{columns[col]}', sample {start + row}: value "
+        raise TrajectoryError(f"column '{columns[col]}', {where(start + row)}: value "
                               f"{block[row, col]} is not finite", path)
 
 
-def check_increasing(t: np.ndarray, last_t, start: int, path: str) -> None:
+def check_increasing(t: np.ndarray, last_t, start: int, path: str,
+                     where: Callable[[int], str] = "sample {}".format) -> None:
     """Raise naming the first sample where ``t`` does not increase (``last_t``: the time
     before this block's first sample, or None)."""
     prev = np.concatenate([[last_t], t[:-1]]) if last_t is not None else t[:-1]
@@ -29,5 +34,5 @@ def check_increasing(t: np.ndarray, last_t, start: int, path: str) -> None:
     bad = np.flatnonzero(cur - prev <= 0)
     if bad.size:
         s = start + bad[0] + (0 if last_t is not None else 1)
-        raise TrajectoryError(f"column 't' is not increasing at sample {s} "
+        raise TrajectoryError(f"column 't' is not increasing at {where(s)} "
                               f"({prev[bad[0]]} then {cur[bad[0]]})", path)

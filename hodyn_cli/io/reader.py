@@ -126,12 +126,17 @@ class TrajectoryReader:
         if side is not None and (left := side.remaining()):
             self._count_mismatch(start, start + left)
 
+    def _where(self, sample: int) -> str:
+        """``sample N``, and its line where the file is CSV."""
+        line = self.table.line_of(sample) if hasattr(self.table, "line_of") else None
+        return f"sample {sample}" + (f" (line {line})" if line is not None else "")
+
     def _count_mismatch(self, n: int, nw: int) -> None:
         raise TrajectoryError(f"has {nw} samples, the trajectory {n}", self.wrench_path)
 
     def _assemble(self, block: Block, wblock: Block | None, start: int, last_t) -> Trajectory:
         columns = self.layout.columns
-        check_values(block, columns, self.path, start)
+        check_values(block, columns, self.path, start, self._where)
         if wblock is not None:
             check_values(wblock, self.wlayout.columns, self.wrench_path, start)
             if self.wlayout.has_t and self.layout.has_t:  # the same instants, or an error
@@ -146,7 +151,7 @@ class TrajectoryReader:
         t = None
         if self.layout.has_t:
             t = np.ascontiguousarray(block[:, 0])
-            check_increasing(t, last_t, start, self.path)
+            check_increasing(t, last_t, start, self.path, self._where)
         first = int(self.layout.has_t)  # columns: [t], q..., wrenches...
         D, nj = len(self.layout.q), len(self.model.coordinates)
         derivs = np.ascontiguousarray(block[:, first : first + D * nj]).reshape(n, D, nj)
@@ -176,28 +181,6 @@ def _in_hdf5_words(names: list[str], model: Model, need: int, path: str
     return TrajectoryError(f"missing columns: dataset(s) {', '.join(missing)} (need q up to "
                            f"{derivative_name('q', need - 1)}: datasets N x n in joint_names "
                            "order, or q_derivatives N x D x n)", path)
-
-
-class MemoryReader:
-    """An in-memory trajectory with the interface of :class:`TrajectoryReader`."""
-
-    def __init__(self, trajectory: Trajectory, chunk: int = CHUNK_ROWS):
-        self.trajectory, self.chunk = trajectory, chunk
-        self.has_t = trajectory.t is not None
-        self.ignored: list[str] = []
-        self.mimic_columns: list[str] = []
-        self.typos: dict[str, str] = {}
-        self.n_samples = trajectory.n_samples
-        self.orders = trajectory.orders
-
-    def __enter__(self) -> MemoryReader:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        pass
-
-    def __iter__(self) -> Iterator[Trajectory]:
-        return split(self.trajectory, self.chunk)
 
 
 def read_trajectory(path: str, model: Model, *, need: int = 1, wrench: str | None = None,

@@ -2,14 +2,18 @@
 plain MCAP files, read with the ``rosbags`` library (no ROS installation needed).
 
 ``sensor_msgs/JointState`` messages become samples: header stamps -> ``t`` (seconds from the
-first message; the absolute start is kept as ``t0_ns``), positions -> q, velocities -> qd
-(when every message has them), efforts -> ``effort`` (kept for comparing measured with
-computed torques). Messages may list joints in any order. Stamps out of order are sorted and
-duplicate stamps keep the last message; both are counted in the report.
+first sample; the absolute start is kept as ``t0_ns``), positions -> q, velocities -> qd (when
+the first message has them), efforts -> ``effort`` (kept for comparing measured with computed
+torques). Messages may list joints in any order. The log streams through in blocks (memory
+bounded, whatever its length): stamps out of order are sorted within a window of
+:data:`REORDER` messages (a message later than that is an error naming it) and duplicate
+stamps keep the last message; both are counted in the notes.
 """
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,9 +22,12 @@ import numpy as np
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError
 
-__all__ = ["JointLog", "read_joint_states"]
+__all__ = ["JointLog", "JointStateStream", "read_joint_states", "REORDER"]
 
 JOINT_STATE = "sensor_msgs/msg/JointState"
+#: messages held to put header stamps in order (logs record in arrival order)
+REORDER = 4096
+FIELDS = ("position", "velocity", "effort")
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,104 +50,189 @@ class JointLog:
     notes: list[str] = field(default_factory=list)
 
 
-def read_joint_states(path: str | Path, *, topic: str | None = None,
-                      model: Model | None = None) -> JointLog:
-    """Read a JointState topic from a ROS 1/2 bag or MCAP file.
+class JointStateStream:
+    """A JointState topic of a log as blocks of samples in stamp order (a context manager).
 
-    With ``model`` the joints are the model's (names the log does not know are dropped with a
-    note; a model joint the log lacks is an error); without, the log's own.
+    Opening reads the first message: ``topic``, ``joint_names`` (the model's, or the first
+    message's), ``fields`` (position, and velocity/effort where the first message has them).
+    Iterating yields ``{"t": (b,), "position": (b, n), ...}`` blocks of up to ``rows``
+    samples; ``t0_ns`` is set with the first block and ``notes`` are complete at the end.
     """
-    try:
-        from rosbags.highlevel import AnyReader, AnyReaderError
-    except ImportError:
-        raise HodynError('reading robot logs needs rosbags: pip install "hodyn[ros]"') from None
-    source = str(path)
-    p = Path(path)
-    if not p.exists():
-        raise HodynError("no such file or directory", source)
-    try:
-        with AnyReader([p]) as reader:
-            states = [c for c in reader.connections if c.msgtype == JOINT_STATE]
-            if topic is not None:
-                chosen = [c for c in states if c.topic == topic]
-                if not chosen:
-                    have = sorted({c.topic for c in states}) or ["none"]
-                    raise HodynError(f"no JointState topic '{topic}' (JointState topics: "
-                                     f"{', '.join(have)})", source)
-            else:
-                names = sorted({c.topic for c in states})
-                if len(names) != 1:
-                    raise HodynError("no sensor_msgs/JointState topic in the log" if not names
-                                     else f"several JointState topics ({', '.join(names)}): "
-                                          "choose one with --topic", source)
-                chosen = states
-            records = []
-            for connection, _, raw in reader.messages(connections=chosen):
-                msg = reader.deserialize(raw, connection.msgtype)
+
+    def __init__(self, path: str | Path, *, topic: str | None = None, model: Model | None = None,
+                 rows: int = 1 << 14):
+        try:
+            from rosbags.highlevel import AnyReader, AnyReaderError
+        except ImportError:
+            raise HodynError('reading robot logs needs rosbags: pip install "hodyn[ros]"'
+                             ) from None
+        self.source, self.rows, self._errors = str(path), rows, (AnyReaderError, OSError,
+                                                                 ValueError, KeyError)
+        if not Path(path).exists():
+            raise HodynError("no such file or directory", self.source)
+        self.notes: list[str] = []
+        self.t0_ns: int | None = None
+        self._model_joints = model is not None
+        try:
+            self._reader = AnyReader([Path(path)])
+            self._reader.open()
+        except self._errors as e:
+            raise HodynError(f"cannot read as a ROS 1/2 bag or MCAP file: {e}", self.source
+                             ) from None
+        try:
+            self.topic, chosen = self._topic(topic)
+            self._messages = self._read(chosen)
+            first = next(self._messages, None)
+            if first is None:
+                raise HodynError(f"topic '{self.topic}' has no messages", self.source)
+            self._first = first
+            self.joint_names = self._joints(first[1], model)
+            self.fields = ("position",) + tuple(f for k, f in enumerate(FIELDS[1:], 3)
+                                                if len(first[k]))
+            if not len(first[2]):
+                raise HodynError("a JointState message has no positions", self.source)
+        except BaseException:
+            self.close()
+            raise
+
+    def _topic(self, topic: str | None) -> tuple[str, list]:
+        states = [c for c in self._reader.connections if c.msgtype == JOINT_STATE]
+        if topic is not None:
+            chosen = [c for c in states if c.topic == topic]
+            if not chosen:
+                have = sorted({c.topic for c in states}) or ["none"]
+                raise HodynError(f"no JointState topic '{topic}' (JointState topics: "
+                                 f"{', '.join(have)})", self.source)
+            return topic, chosen
+        names = sorted({c.topic for c in states})
+        if len(names) != 1:
+            raise HodynError("no sensor_msgs/JointState topic in the log" if not names
+                             else f"several JointState topics ({', '.join(names)}): "
+                                  "choose one with --topic", self.source)
+        return names[0], states
+
+    def _read(self, chosen) -> Iterator[tuple]:
+        """(stamp ns, names, position, velocity, effort) per message, in the log's order."""
+        try:
+            for connection, _, raw in self._reader.messages(connections=chosen):
+                msg = self._reader.deserialize(raw, connection.msgtype)
                 stamp = int(msg.header.stamp.sec) * 1_000_000_000 + int(msg.header.stamp.nanosec)
-                records.append((stamp, list(msg.name), np.asarray(msg.position, float),
-                                np.asarray(msg.velocity, float), np.asarray(msg.effort, float)))
-    except HodynError:
-        raise
-    except (AnyReaderError, OSError, ValueError, KeyError) as e:
-        raise HodynError(f"cannot read as a ROS 1/2 bag or MCAP file: {e}", source) from None
-    if not records:
-        raise HodynError(f"topic '{chosen[0].topic}' has no messages", source)
-    return _assemble(records, chosen[0].topic, model, source)
+                yield (stamp, list(msg.name), np.asarray(msg.position, float),
+                       np.asarray(msg.velocity, float), np.asarray(msg.effort, float))
+        except self._errors as e:
+            raise HodynError(f"cannot read as a ROS 1/2 bag or MCAP file: {e}", self.source
+                             ) from None
 
-
-def _assemble(records, topic: str, model: Model | None, source: str) -> JointLog:
-    notes: list[str] = []
-    seen = sorted({n for r in records for n in r[1]})
-    if model is None:
-        joints = tuple(records[0][1]) + tuple(n for n in seen if n not in records[0][1])
-    else:
-        joints = model.joint_names
-        missing = [j for j in joints if j not in seen]
+    def _joints(self, names: list[str], model: Model | None) -> tuple[str, ...]:
+        if model is None:
+            return tuple(names)
+        missing = [j for j in model.joint_names if j not in names]
         if missing:
             raise HodynError(f"the log has no joint(s) {', '.join(missing)} of the model "
-                             f"(it has {', '.join(seen)})", source)
-        unknown = [n for n in seen if n not in joints]
-        if unknown:
-            notes.append(f"dropped joint(s) the model does not have: {', '.join(unknown)}")
-    stamps = np.array([r[0] for r in records], dtype=np.int64)
-    order = np.argsort(stamps, kind="stable")
-    back = int((np.diff(stamps) < 0).sum())
-    if back:
-        notes.append(f"{back} message(s) out of time order: sorted by header stamp")
-    stamps, records = stamps[order], [records[i] for i in order]
-    keep = np.append(stamps[1:] != stamps[:-1], True)  # the last of equal stamps
-    if not keep.all():
-        notes.append(f"{int((~keep).sum())} message(s) with a repeated stamp: kept the last")
-    stamps, records = stamps[keep], [r for r, k in zip(records, keep, strict=True) if k]
-    n = len(joints)
-    arrays = {}
-    for field_index, label in ((2, "position"), (3, "velocity"), (4, "effort")):
-        out = np.full((len(records), n), np.nan)
-        complete = True
-        for s, r in enumerate(records):
-            values = r[field_index]
-            if len(values) == 0:
-                complete = False
-                break
-            if len(values) != len(r[1]):
-                raise HodynError(f"message at t = {(r[0] - stamps[0]) / 1e9:.6g} s has "
-                                 f"{len(r[1])} names but {len(values)} {label}s", source)
-            index = {name: k for k, name in enumerate(r[1])}
-            for j, name in enumerate(joints):
-                if name in index:
-                    out[s, j] = values[index[name]]
-        if not complete:
-            if label == "position":
-                raise HodynError("a JointState message has no positions", source)
-            arrays[label] = None
-            continue
-        gaps = np.argwhere(np.isnan(out))
-        if gaps.size:
-            s, j = gaps[0]
-            raise HodynError(f"joint '{joints[j]}' is missing from the message at t = "
-                             f"{(stamps[s] - stamps[0]) / 1e9:.6g} s", source)
-        arrays[label] = out
-    t = (stamps - stamps[0]) / 1e9
-    return JointLog(topic, tuple(joints), t, int(stamps[0]), arrays["position"],
-                    arrays["velocity"], arrays["effort"], notes)
+                             f"(it has {', '.join(names)})", self.source)
+        return model.joint_names
+
+    def __enter__(self) -> JointStateStream:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._reader.close()
+
+    def _row(self, message: tuple) -> np.ndarray:
+        """(fields, n) of one message in ``joint_names`` order; one-line errors."""
+        stamp, names, *values = message
+        index = {name: k for k, name in enumerate(names)}
+        when = (f"t = {(stamp - self.t0_ns) / 1e9:.6g} s" if self.t0_ns is not None
+                else f"stamp {stamp} ns")
+        row = np.empty((len(self.fields), len(self.joint_names)))
+        for f, label in enumerate(self.fields):
+            v = values[FIELDS.index(label)]
+            if len(v) != len(names):
+                raise HodynError(f"message at {when} has {len(names)} names but {len(v)} "
+                                 f"{label}s", self.source)
+            for j, name in enumerate(self.joint_names):
+                if name not in index:
+                    raise HodynError(f"joint '{name}' is missing from the message at {when}",
+                                     self.source)
+                row[f, j] = v[index[name]]
+        self._unknown.update(n for n in names if n not in self.joint_names)
+        return row
+
+    def __iter__(self) -> Iterator[dict[str, np.ndarray]]:
+        self._unknown: set[str] = set()
+        heap: list = []  # (stamp, arrival, row): the reorder window
+        arrival, back, repeated, last_stamp, emitted = 0, 0, 0, None, None
+        block: list = []
+
+        def emit(stamp: int, row: np.ndarray):
+            nonlocal emitted, repeated
+            if emitted is not None and stamp == emitted:  # a repeated stamp: keep the last
+                block[-1] = (stamp, row)
+                repeated += 1
+                return
+            if emitted is not None and stamp < emitted:
+                raise HodynError(f"the message stamped {(stamp - self.t0_ns) / 1e9:.6g} s "
+                                 f"arrives after {REORDER} later ones: too far out of time "
+                                 "order to sort while streaming", self.source)
+            if self.t0_ns is None:
+                self.t0_ns = stamp
+            emitted = stamp
+            block.append((stamp, row))
+
+        def flushed(final: bool):
+            cut = len(block) if final else len(block) - 1  # the last may still repeat
+            if cut <= 0:
+                return None
+            out, block[:] = block[:cut], block[cut:]
+            stamps = np.array([s for s, _ in out], dtype=np.int64)
+            rows = np.stack([r for _, r in out])
+            return {"t": (stamps - self.t0_ns) / 1e9,
+                    **{label: rows[:, f] for f, label in enumerate(self.fields)}}
+
+        for message in _chain(self._first, self._messages):
+            if last_stamp is not None and message[0] < last_stamp:
+                back += 1
+            last_stamp = message[0]
+            heapq.heappush(heap, (message[0], arrival, self._row(message)))
+            arrival += 1
+            if len(heap) > REORDER:
+                stamp, _, row = heapq.heappop(heap)
+                emit(stamp, row)
+                if len(block) > self.rows:
+                    yield flushed(False)
+        while heap:
+            stamp, _, row = heapq.heappop(heap)
+            emit(stamp, row)
+        last = flushed(True)
+        if last is not None:
+            yield last
+        if self._unknown:
+            whose = "the model does not have" if self._model_joints else "not in the first message"
+            self.notes.append(f"dropped joint(s) {whose}: {', '.join(sorted(self._unknown))}")
+        if back:
+            self.notes.append(f"{back} message(s) out of time order: sorted by header stamp")
+        if repeated:
+            self.notes.append(f"{repeated} message(s) with a repeated stamp: kept the last")
+
+
+def _chain(first, rest):
+    yield first
+    yield from rest
+
+
+def read_joint_states(path: str | Path, *, topic: str | None = None,
+                      model: Model | None = None) -> JointLog:
+    """Read a JointState topic from a ROS 1/2 bag or MCAP file, whole (see
+    :class:`JointStateStream` for the same in blocks).
+
+    With ``model`` the joints are the model's (names the log does not know are dropped with a
+    note; a model joint the log lacks is an error); without, the first message's.
+    """
+    with JointStateStream(path, topic=topic, model=model) as log:
+        blocks = list(log)
+    data = {k: np.concatenate([b[k] for b in blocks]) for k in blocks[0]}
+    return JointLog(log.topic, log.joint_names, data["t"], log.t0_ns, data["position"],
+                    data.get("velocity"), data.get("effort"), log.notes)

@@ -18,6 +18,7 @@ import re
 import select
 import stat
 import sys
+from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -56,6 +57,9 @@ class CsvTable:
         self.n_rows: int | None = None
         self.paused = False  # the input (a pipe) had nothing more when the last block was cut
         self._line = 0  # lines consumed so far
+        #: recent blocks as (first sample, the line of each of their rows), to name lines
+        self._recent: deque[tuple[int, np.ndarray]] = deque(maxlen=64)
+        self._samples = 0
         self.names = self._header()
 
     def _header(self) -> list[str]:
@@ -141,9 +145,28 @@ class CsvTable:
                 out = np.empty((table.num_rows, len(wanted)))
                 for c, n in enumerate(wanted):
                     out[:, c] = table.column(n).to_numpy()
-                yield out
             else:  # find the line (or a form pyarrow refused but Python reads, e.g. " 2")
-                yield self._slow_block(raw, first_line, wanted)
+                out = self._slow_block(raw, first_line, wanted)
+            self._remember(raw, first_line, len(out))
+            yield out
+
+    def _remember(self, raw: bytes, first_line: int, rows: int) -> None:
+        """Note the line of each row of a block (blank lines hold no row)."""
+        if raw.count(b"\n") + (not raw.endswith(b"\n")) == rows:  # no blank line: a range
+            lines = np.arange(first_line, first_line + rows)
+        else:
+            text = raw.split(b"\n")
+            lines = first_line + np.flatnonzero([bool(t.strip()) for t in text])[:rows]
+        self._recent.append((self._samples, lines))
+        self._samples += rows
+
+    def line_of(self, sample: int) -> int | None:
+        """The line of the file a sample (0-based data row) came from, if it was read
+        recently (None otherwise)."""
+        for first, lines in self._recent:
+            if first <= sample < first + len(lines):
+                return int(lines[sample - first])
+        return None
 
     def _slow_block(self, raw: bytes, first_line: int, wanted: list[str]) -> Block:
         """Parse a block line by line: the values, or an error naming the line."""

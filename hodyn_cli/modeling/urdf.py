@@ -333,7 +333,7 @@ def _link_inertia(link, source: str, notes: list[Diagnostic], moving: bool = Tru
                 f"rigid body has them); {REPAIR_HINT}"))
     else:
         theta = consistent_inertia(theta)      # off by rounding at most: zero moments
-    return lie.spatial_inertia(m, c, R @ theta @ R.T)
+    return lie.body_inertia(m, c, R @ theta @ R.T)
 
 
 def _position_limits(joint) -> tuple[float, float]:

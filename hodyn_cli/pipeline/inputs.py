@@ -11,10 +11,11 @@ from dataclasses import replace
 
 import numpy as np
 
+from hodyn_cli.algorithms.estimate import DerivativeStream, EstimatingReader
 from hodyn_cli.core.model import Diagnostic, Model
-from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name
+from hodyn_cli.core.trajectory import BaseMotion, Trajectory
 from hodyn_cli.errors import HodynError, TrajectoryError
-from hodyn_cli.io import CHUNK_ROWS, MemoryReader, TrajectoryReader, concatenate
+from hodyn_cli.io import CHUNK_ROWS, TrajectoryReader
 from hodyn_cli.io.paths import listing
 from hodyn_cli.modeling import mimic
 from hodyn_cli.modeling.limits import beyond_limits
@@ -37,8 +38,9 @@ class Input:
 
     def __init__(self, reader, model: Model, source: str, *, strict: bool = False,
                  notes: list[Diagnostic] | None = None, estimated: tuple[str, ...] = (),
-                 base=None):
+                 base=None, estimate: DerivativeStream | None = None):
         self.reader, self.model, self.source, self.strict = reader, model, source, strict
+        self.estimate = estimate  # the estimated derivatives' stream: their expected error
         self.base = base  # a BaseMotionReader: the floating root's motion, or None
         self.notes = list(notes or [])
         self.estimated = estimated
@@ -68,10 +70,19 @@ class Input:
         if self.base is not None:
             self.base.finish()
 
-    def limit_warnings(self) -> list[Diagnostic]:
-        """One warning per joint whose positions left its URDF limits."""
-        return [Diagnostic("warning", f"{self.source}: {text}")
-                for text in self.beyond_limits.values()]
+    def end_notes(self) -> list[Diagnostic]:
+        """What is known once every chunk was read: one warning per joint whose positions
+        left its URDF limits; with estimated derivatives, a notice of their expected error."""
+        notes = [Diagnostic("warning", f"{self.source}: {text}")
+                 for text in self.beyond_limits.values()]
+        if self.estimate is not None and self.estimate.expected_error:
+            expected = ", ".join(f"{name} {e:.2g}"
+                                 for name, e in self.estimate.largest_error().items())
+            notes.append(Diagnostic("notice", f"{self.source}: expected RMS error of the "
+                                    f"estimated derivatives away from the first and last "
+                                    f"{self.estimate.end_seconds:.2g} s, largest joint: "
+                                    f"{expected}"))
+        return notes
 
 
 def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
@@ -81,9 +92,10 @@ def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
                base_motion: str | None = None, base_orders: int = 0) -> Input:
     """The trajectory at ``path`` (and the ``wrench`` file) as checked chunks.
 
-    ``need``: q derivative orders the command needs (5: q..qdddd). With ``estimate`` the file
-    is read whole and the missing derivatives (and wrench rates) are estimated from the
-    highest order it gives (``cutoff``: low-pass first, Hz). ``missing_hint`` ends the error
+    ``need``: q derivative orders the command needs (5: q..qdddd). With ``estimate`` the
+    missing derivatives (and wrench rates) are estimated from the highest order the file
+    gives as the chunks stream (``cutoff``: low-pass first, Hz; memory bounded by a window,
+    :class:`~hodyn_cli.algorithms.estimate.DerivativeStream`). ``missing_hint`` ends the error
     for missing derivative columns (what to do about them). ``floating``: the root is a free
     body; its motion (``base_orders`` twist orders) comes with every chunk (``chunk.base``)
     from the file's ``base_`` columns or the ``base_motion`` file (docs/floating.md).
@@ -102,12 +114,15 @@ def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
     notes = _column_notes(reader, path)
     if not estimate:
         return Input(reader, model, path, strict=strict, notes=notes, base=base)
-    with reader:
-        trajectory = concatenate(list(reader), model)
-    estimated, names, note = _estimated(trajectory, model, need, wrench_need, cutoff, path)
-    notes += [note] if note else []
-    return Input(MemoryReader(estimated, chunk), model, path, strict=strict, notes=notes,
-                 estimated=names, base=base)
+    wrapped = np.array([model.joint_types[i] == "continuous" for i in model.coordinates])
+    estimating = EstimatingReader(reader, need, wrench_need, cutoff, wrapped, rows=chunk)
+    names = estimating.estimated
+    if names:
+        how = ("the sampled data over t (interpolating spline, no smoothing)" if cutoff is None
+               else f"the data low-passed at {cutoff:g} Hz (zero-phase Butterworth) over t")
+        notes.append(Diagnostic("warning", f"estimated {', '.join(names)} from {how}"))
+    return Input(estimating, model, path, strict=strict, notes=notes, estimated=names,
+                 base=base, estimate=estimating.stream)
 
 
 def _base_reader(path: str, floating: bool, base_motion: str | None, orders: int):
@@ -144,31 +159,3 @@ def _column_notes(reader: TrajectoryReader, path: str) -> list[Diagnostic]:
         notes.append(Diagnostic("warning", f"{path}: column '{column}' is ignored; a typo of "
                                            f"'{meant}'?"))
     return notes
-
-
-def _estimated(trajectory: Trajectory, model: Model, need: int, wrench_need: int,
-               cutoff: float | None, path: str):
-    """The trajectory with its missing derivatives estimated, their names, and the note that
-    says so (None if nothing was missing)."""
-    from hodyn_cli.algorithms.estimate import estimate_derivatives, noise_estimate
-
-    given = trajectory.orders
-    try:
-        wrapped = np.array([model.joint_types[i] == "continuous" for i in model.coordinates])
-        trajectory, names = estimate_derivatives(trajectory, need, wrench_need, cutoff, wrapped)
-        if names and cutoff is not None:
-            error = noise_estimate(trajectory.derivatives[:, given - 1], trajectory.t, cutoff,
-                                   need - given).max(axis=1)
-    except HodynError as e:  # name the file the data came from
-        raise HodynError(e.message, e.source or path) from None
-    if not names:
-        return trajectory, (), None
-    if cutoff is None:
-        text = (f"estimated {', '.join(names)} from the sampled data over t (interpolating "
-                "spline, no smoothing)")
-    else:
-        expected = ", ".join(f"{derivative_name('q', given - 1 + k)} {e:.2g}"
-                             for k, e in enumerate(error, start=1))
-        text = (f"estimated {', '.join(names)} from the data low-passed at {cutoff:g} Hz "
-                f"(zero-phase Butterworth) over t; expected RMS error, largest joint: {expected}")
-    return trajectory, tuple(names), Diagnostic("warning", text)
