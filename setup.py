@@ -1,10 +1,47 @@
-"""Build the optional compiled kernel of the body-fixed method (metadata: pyproject.toml).
+"""Build the optional compiled kernels (metadata: pyproject.toml).
 
-``optional=True``: where no C compiler is available the install still succeeds and hodyn
-uses its numpy implementation (slower, same numbers).
+The C sources in hodyn_cli/algorithms/methods/csrc are built once per instruction set, each
+as its own library with its own lane width (kernel.h): ``_kernel`` (2 lanes, the portable
+baseline every x86-64 and aarch64 CPU runs) and, on x86-64, ``_kernel_avx2`` (4 lanes, AVX2 +
+FMA) and ``_kernel_avx512`` (8 lanes, AVX-512F). hodyn_cli/algorithms/methods/_compiled.py
+loads the widest one the CPU runs. ``optional=True``: where no C compiler (or no support for
+an instruction set) is available the install still succeeds, with fewer variants or none
+(hodyn then uses its numpy implementation: slower, same numbers).
 """
 
-from setuptools import Extension, setup
+import os
+import platform
+from glob import glob
 
-setup(ext_modules=[Extension("hodyn_cli.algorithms.methods._kernel", ["hodyn_cli/algorithms/methods/_kernel.c"],
-                             optional=True, extra_compile_args=["-O3"])])
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+SOURCES = sorted(glob("hodyn_cli/algorithms/methods/csrc/*.c"))
+HEADERS = sorted(glob("hodyn_cli/algorithms/methods/csrc/*.h"))
+
+#: module name -> (lanes, compiler flags)
+VARIANTS = {"_kernel": (2, [])}
+if platform.machine().lower() in ("x86_64", "amd64"):
+    VARIANTS |= {"_kernel_avx2": (4, ["-mavx2", "-mfma"]),
+                 "_kernel_avx512": (8, ["-mavx512f"])}
+
+
+class BuildPerVariant(build_ext):
+    """Object files of each variant in their own directory (the same sources, other flags)."""
+
+    def build_extension(self, ext):
+        temp = self.build_temp
+        self.build_temp = os.path.join(temp, ext.name)
+        try:
+            super().build_extension(ext)
+        finally:
+            self.build_temp = temp
+
+
+setup(
+    ext_modules=[Extension(f"hodyn_cli.algorithms.methods.{name}", SOURCES, depends=HEADERS,
+                           optional=True, define_macros=[("LANES", str(lanes)), ("HODYN_MODULE", name)],
+                           extra_compile_args=["-O3", *flags])
+                 for name, (lanes, flags) in VARIANTS.items()],
+    cmdclass={"build_ext": BuildPerVariant},
+)

@@ -287,3 +287,21 @@ def peak_rss_mib(args):
                           stderr=subprocess.PIPE, text=True)
     assert proc.returncode == 0, proc.stderr
     return int(proc.stderr.split("PEAK ")[-1].split()[0]) / 1024
+
+
+def kernel_variants() -> list:
+    """Every compiled kernel variant (lane width) this machine runs; none where the kernel
+    is disabled or not built."""
+    from hodyn_cli.algorithms.methods import _compiled
+
+    return _compiled.variants() if _compiled.available() else []
+
+
+@pytest.fixture(params=kernel_variants() or [
+    pytest.param(None, marks=pytest.mark.skip(reason="no compiled kernel"))])
+def lanes(request):
+    """Runs the test once per kernel variant; the value is its lane width."""
+    from hodyn_cli.algorithms.methods import _compiled
+
+    with _compiled.use(request.param):
+        yield _compiled.backend()["lanes"]

@@ -347,3 +347,27 @@ def test_compact_high_order_samples_match_the_cosine_files():
     assert isinstance(high, Trajectory) and high.orders == 17
     assert np.allclose(high.derivatives[:, :7], low.derivatives, rtol=0, atol=1e-12)
     assert np.array_equal(high.t, low.t)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("case", CASES)
+def test_elastic_kernel_equals_numpy_reference(case, lanes):
+    """The compiled full model against elastic.solve_full at every lane width, an odd sample
+    count, with wrenches and a root moving per sample, torque orders 0 and 1."""
+    from hodyn_cli.algorithms.methods import _compiled
+
+    path, make_drives, _ = CASES[case]
+    model = load_model(path)
+    drives = make_drives(model)
+    t = np.linspace(0, 2, 9)
+    for order in (0, 1):
+        req = elastic.requirements(model, drives, order)
+        R = int(req.u_orders.max())
+        qs = random_cosine(model, t, orders=R + 2, seed=4).derivatives
+        W = {model.n - 1: wrench_motion(t, R)}
+        base = np.random.default_rng(5).normal(size=(len(t), R + 2, 6))
+        ours = _compiled.elastic_chunk(model, drives, req, qs, base, W, order)
+        ref = elastic.solve_full(model, drives, req, qs, base, W, order)
+        for a, b, what in zip(ours, ref, ("u", "theta", "taum"), strict=True):
+            assert a.shape == b.shape, what
+            assert np.abs(a - b).max() <= 1e-12 * np.abs(b).max(), (case, order, what, lanes)

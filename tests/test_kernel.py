@@ -1,17 +1,23 @@
-"""The compiled body-fixed kernel against the numpy passes it mirrors (the reference)."""
+"""The compiled kernels against the numpy passes they mirror (the references), at every lane
+width; how the backend is chosen, refused and reported."""
 
 import ctypes
 import os
 import shutil
 import subprocess
+import sys
+import types
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import random_cosine, wrench_motion
-from hodyn_cli.algorithms.methods import _compiled, body_fixed
+from conftest import URDF, random_cosine, wrench_motion
+from hodyn_cli.algorithms.methods import _compiled, body_fixed, inverse_dynamics
 from hodyn_cli.algorithms.methods.common import solve_in_chunks
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
+from hodyn_cli.errors import HodynError
+from hodyn_cli.modeling.urdf import load_model
 
 pytestmark = pytest.mark.kernel  # the compiled kernel itself: nothing to test without it
 
@@ -27,34 +33,77 @@ def numpy_reference(model, traj, order):
 def test_kernel_is_built_where_a_compiler_exists():
     if not (shutil.which("cc") or shutil.which("gcc")):
         pytest.skip("no C compiler: hodyn runs on its numpy implementation")
-    if os.environ.get("HODYN_NO_KERNEL"):
-        pytest.skip("HODYN_NO_KERNEL is set: this run tests the numpy implementation")
+    if os.environ.get("HODYN_NO_KERNEL") or os.environ.get("HODYN_KERNEL"):
+        pytest.skip("the backend is forced by the environment in this run")
     assert _compiled.available(), "the C kernel did not build or is stale (see pip's output)"
     from hodyn_cli.algorithms.methods import _kernel
 
     lib = ctypes.CDLL(_kernel.__file__)
     assert _compiled.abi_of(lib) == _compiled.ABI
+    # the widest variant this CPU runs is built and chosen
+    widest = next(v for v, (_, level) in _compiled.VARIANTS.items()
+                  if level <= _compiled._cpu_level())
+    info = _compiled.backend()
+    assert info["variant"] == widest and info["backend"] == "compiled", info
+    assert info["lanes"] == {"avx512": 8, "avx2": 4, "portable": 2}[widest]
 
 
-def test_a_stale_kernel_is_refused(tmp_path):
-    """A library that reports another ABI (or none) is not used: numpy takes over."""
-    if not (shutil.which("cc") or shutil.which("gcc")):
+def test_an_unknown_variant_is_reported(monkeypatch):
+    monkeypatch.delenv("HODYN_NO_KERNEL", raising=False)
+    monkeypatch.setenv("HODYN_KERNEL", "sse9")
+    with _compiled.use(None):
+        info = _compiled.backend()
+    assert info["backend"] == "numpy" and "HODYN_KERNEL=sse9 names no kernel" in info["reason"]
+
+
+def build_library(tmp_path, name: str, source: str) -> str:
+    """A shared library compiled from ``source`` (skips without a C compiler)."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
         pytest.skip("no C compiler")
-    src = tmp_path / "old.c"
-    src.write_text("int hodyn_kernel_abi(void) { return 1; }\n")
-    lib_path = tmp_path / "old.so"
-    subprocess.run([shutil.which("cc") or shutil.which("gcc"), "-shared", "-fPIC", "-o",
-                    str(lib_path), str(src)], check=True)
-    assert _compiled.abi_of(ctypes.CDLL(str(lib_path))) == 1 != _compiled.ABI
-    src.write_text("int something_else(void) { return 0; }\n")
-    subprocess.run([shutil.which("cc") or shutil.which("gcc"), "-shared", "-fPIC", "-o",
-                    str(lib_path.with_name("older.so")), str(src)], check=True)
-    assert _compiled.abi_of(ctypes.CDLL(str(lib_path.with_name("older.so")))) is None
+    (tmp_path / f"{name}.c").write_text(source)
+    path = tmp_path / f"{name}.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(path), str(tmp_path / f"{name}.c")],
+                   check=True)
+    return str(path)
 
 
-@pytest.mark.skipif(not _compiled.available(), reason="compiled kernel not built")
+@pytest.mark.parametrize("source, why", [
+    ("int hodyn_kernel_abi(void) { return 1; }\n", "stale"),  # another ABI
+    ("int something_else(void) { return 0; }\n", "stale"),   # too old to report one
+])
+def test_a_stale_kernel_is_refused_and_numpy_takes_over(tmp_path, monkeypatch, source, why):
+    """A library built from other sources (no entry points hodyn could call) in place of the
+    kernel: it is not used, the backend says so, and every method still computes."""
+    path = build_library(tmp_path, "stale", source)
+    fake = types.ModuleType("hodyn_cli.algorithms.methods._stale")
+    fake.__file__ = path
+    monkeypatch.setitem(sys.modules, "hodyn_cli.algorithms.methods._stale", fake)
+    monkeypatch.setattr(_compiled, "VARIANTS", {"portable": ("_stale", 0)})
+    monkeypatch.delenv("HODYN_NO_KERNEL", raising=False)
+    monkeypatch.delenv("HODYN_KERNEL", raising=False)
+    with _compiled.use(None):
+        assert not _compiled.available()
+        info = _compiled.backend()
+        assert info["backend"] == "numpy" and why in info["reason"], info
+        model = load_model(URDF / "iiwa14.urdf")
+        traj = random_cosine(model, np.linspace(0, 1, 5), orders=5, seed=1)
+        ref = numpy_reference(model, traj, 2)
+        for method in ("body-fixed", "closed-form"):
+            ours = inverse_dynamics(model, traj, method=method, order=2)
+            assert np.abs(ours - ref).max() <= 1e-10 * np.abs(ref).max(), method
+
+
+def test_environment_switch_selects_numpy(monkeypatch):
+    monkeypatch.setenv("HODYN_NO_KERNEL", "1")
+    with _compiled.use(None):
+        assert not _compiled.available()
+        assert _compiled.backend() == {"backend": "numpy", "variant": None, "isa": None,
+                                       "lanes": None, "reason": "HODYN_NO_KERNEL is set"}
+
+
 @pytest.mark.parametrize("order", [0, 1, 2, 3, 4, 9])  # 9: elastic-joint orders
-def test_kernel_matches_numpy_reference(robot, order):
+def test_kernel_matches_numpy_reference(robot, lanes, order):
     name, _, model = robot
     t = np.linspace(0, 4, 301)  # odd: the kernel's last lockstep group is partly filled
     traj = random_cosine(model, t, orders=order + 3, seed=31)
@@ -65,22 +114,11 @@ def test_kernel_matches_numpy_reference(robot, order):
         ref = numpy_reference(model, tr, order)
         for k in range(order + 1):
             scale = np.abs(ref[:, k]).max()
-            assert np.abs(ours[:, k] - ref[:, k]).max() <= 1e-12 * scale, f"{name} {k}"
+            assert np.abs(ours[:, k] - ref[:, k]).max() <= 1e-12 * scale, (name, k, lanes)
 
 
-def test_environment_switch_selects_numpy(monkeypatch):
-    monkeypatch.setenv("HODYN_NO_KERNEL", "1")
-    _compiled._library.cache_clear()
-    try:
-        assert not _compiled.available()
-    finally:
-        monkeypatch.delenv("HODYN_NO_KERNEL")
-        _compiled._library.cache_clear()
-
-
-@pytest.mark.skipif(not _compiled.available(), reason="compiled kernel not built")
 @pytest.mark.parametrize("order", [0, 1, 2, 4])
-def test_closed_form_kernel_matches_numpy_reference(robot, order):
+def test_closed_form_kernel_matches_numpy_reference(robot, lanes, order):
     from hodyn_cli.algorithms.methods import closed_form
     from hodyn_cli.algorithms.methods.common import base_motion
 
@@ -94,12 +132,11 @@ def test_closed_form_kernel_matches_numpy_reference(robot, order):
         ref = closed_form.eom_matrices_numpy(model, qs, order, base, wrenches, with_cbar)
         for field in ("M", "C", "Cbar", "g", "Q_ext"):
             a, b = getattr(ours, field), getattr(ref, field)
-            assert np.abs(a - b).max() <= 1e-12 * max(np.abs(b).max(), 1e-300), f"{name} {field}"
+            assert np.abs(a - b).max() <= 1e-12 * max(np.abs(b).max(), 1e-300), (name, field, lanes)
 
 
-@pytest.mark.skipif(not _compiled.available(), reason="compiled kernel not built")
-@pytest.mark.parametrize("n_samples", [1, 2, 3, 2049])
-def test_kernel_sample_counts(robot, n_samples):
+@pytest.mark.parametrize("n_samples", [1, 2, 3, 5, 2049])
+def test_kernel_sample_counts(robot, lanes, n_samples):
     """Single samples, partial lockstep groups and chunk boundaries give the same numbers."""
     from hodyn_cli.algorithms.methods import closed_form
 
@@ -108,11 +145,10 @@ def test_kernel_sample_counts(robot, n_samples):
     ref = numpy_reference(model, traj, 2)
     for ours in (body_fixed.inverse_dynamics(model, traj, order=2),
                  closed_form.inverse_dynamics(model, traj, order=2)):
-        assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max()
+        assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max(), lanes
 
 
-@pytest.mark.skipif(not _compiled.available(), reason="compiled kernel not built")
-def test_kernel_twists_match_the_numpy_forward_pass(robot):
+def test_kernel_twists_match_the_numpy_forward_pass(robot, lanes):
     name, _, model = robot
     order = 7
     traj = random_cosine(model, np.linspace(0, 2, 33), orders=order + 3, seed=5)
@@ -122,7 +158,7 @@ def test_kernel_twists_match_the_numpy_forward_pass(robot):
                                               twists=True)
     ref = np.stack(body_fixed.forward_pass(model, traj.derivatives, order + 1, base).V, axis=1)
     assert V.shape == ref.shape
-    assert np.abs(V - ref).max() <= 1e-12 * np.abs(ref).max(), name
+    assert np.abs(V - ref).max() <= 1e-12 * np.abs(ref).max(), (name, lanes)
 
 
 @pytest.mark.skipif(not _compiled.available(), reason="compiled kernel not built")
@@ -130,6 +166,89 @@ def test_kernel_refuses_orders_beyond_its_tables(robot):
     _, _, model = robot
     order = _compiled.MAX_ORDER + 1
     traj = random_cosine(model, np.linspace(0, 1, 3), orders=order + 3)
-    with pytest.raises(MemoryError, match="order too high"):
+    with pytest.raises(HodynError, match="orders up to"):
         _compiled.inverse_dynamics_chunk(model, traj.derivatives, np.zeros((1, order + 2, 6)),
                                          {}, order=order)
+
+
+@pytest.mark.slow
+def test_the_sources_at_a_lane_width_this_cpu_has_no_variant_for(tmp_path, monkeypatch):
+    """8 lanes built without AVX-512 (the compiler splits the vectors): every kernel still
+    equals its numpy reference, so the lane logic does not depend on the width."""
+    import sysconfig
+
+    from hodyn_cli.algorithms import elastic, regressor, sensitivities
+    from hodyn_cli.algorithms.methods import closed_form
+    from hodyn_cli.algorithms.methods.common import base_motion
+    from hodyn_cli.modeling.drives import read_drives
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        pytest.skip("no C compiler")
+    sources = sorted((Path(_compiled.__file__).parent / "csrc").glob("*.c"))
+    path = tmp_path / "wide.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-O1", "-DLANES=8", "-DHODYN_MODULE=_wide",
+                    f"-I{sysconfig.get_paths()['include']}", "-o", str(path), *map(str, sources)],
+                   check=True)
+    fake = types.ModuleType("hodyn_cli.algorithms.methods._wide")
+    fake.__file__ = str(path)
+    monkeypatch.setitem(sys.modules, "hodyn_cli.algorithms.methods._wide", fake)
+    monkeypatch.setattr(_compiled, "VARIANTS", {"wide": ("_wide", 0)})
+    monkeypatch.delenv("HODYN_NO_KERNEL", raising=False)
+    monkeypatch.delenv("HODYN_KERNEL", raising=False)
+    model = load_model(URDF / "gripper_arm.urdf")  # a tree with a prismatic joint
+    t = np.linspace(0, 2, 11)  # 11 = 8 + 3: a partial group
+    with _compiled.use(None):
+        assert _compiled.backend()["lanes"] == 8
+        for order in (0, 2):
+            qs = random_cosine(model, t, orders=order + 3, seed=3).derivatives
+            base = np.random.default_rng(4).normal(size=(len(t), order + 2, 6))
+            W = {model.n - 1: wrench_motion(t, order)}
+            pairs = [
+                (_compiled.inverse_dynamics_chunk(model, qs, base, W, order=order),
+                 body_fixed.backward_pass(model, qs, body_fixed.forward_pass(
+                     model, qs, order + 1, base), order, W)[0]),
+                (_compiled.regressor_chunk(model, qs, base, order),
+                 regressor.regressor_numpy(model, qs, base, order)),
+                (_compiled.sensitivities_chunk(model, qs, base, W, order),
+                 np.stack(list(sensitivities.complex_step(model, qs, base, W, order).values()))),
+            ]
+            accel = base_motion((0.1, 0.2, -9.81), order + 1)
+            E = closed_form.eom_matrices(model, qs, order, accel, W)
+            E_ref = closed_form.eom_matrices_numpy(model, qs, order, accel, W)
+            pairs += [(getattr(E, f), getattr(E_ref, f)) for f in ("M", "C", "Cbar", "g", "Q_ext")]
+            for ours, ref in pairs:
+                assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max(), order
+        drives = read_drives(URDF / "gripper_arm_drives.toml", model)
+        req = elastic.requirements(model, drives, 0)
+        R = int(req.u_orders.max())
+        qs = random_cosine(model, t, orders=R + 2, seed=5).derivatives
+        base = base_motion((0, 0, -9.81), R + 1)
+        for ours, ref in zip(_compiled.elastic_chunk(model, drives, req, qs, base, {}, 0),
+                             elastic.solve_full(model, drives, req, qs, base, {}, 0), strict=True):
+            assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max()
+
+
+def test_entry_points_check_the_model_and_sizes_they_are_given(lanes):
+    """Called past the Python wrappers, the kernels refuse what would read out of bounds:
+    a parent after its child, too few derivative orders, an order beyond the tables, a base
+    with neither 1 nor N rows; and N arrives as a 64-bit count."""
+    model = load_model(URDF / "iiwa14.urdf")
+    lib = _compiled._library()
+    good = _compiled._model_struct(model)
+    qs = np.ascontiguousarray(random_cosine(model, np.linspace(0, 1, 2), orders=5).derivatives)
+    base, out = np.zeros((1, 4, 6)), np.empty((2, 3, model.n))
+
+    def call(struct=good, N=2, D=5, order=2, base=base, rows=1):
+        return lib.hodyn_body_fixed(struct, N, D, qs, order, base, rows, None, out, None)
+
+    assert call() == 0
+    parent = np.array(model.parent, dtype=np.int32)
+    parent[3] = 5  # body 3's parent after it
+    bad = _compiled.ModelStruct(model.n, parent.ctypes.data, *(getattr(good, f) for f in
+                                ("revolute", "X", "M", "A0", "A1", "A2", "anc")))
+    assert call(struct=bad) == 3
+    assert call(D=4) == 4 and call(N=-1) == 4 and call(rows=3) == 4
+    assert call(order=_compiled.MAX_ORDER + 1) == 2 and call(order=-1) == 2
+    # rows = 2 matches N only if N were cut to 32 bits: 2**32 + 2 samples is refused
+    assert call(N=2**32 + 2, rows=2) == 4

@@ -1,6 +1,7 @@
 """Regressor, base parameters, Slotine-Li regressor and sensitivities, against Pinocchio,
 an independent method and finite differences."""
 
+import dataclasses
 import json
 import runpy
 
@@ -11,7 +12,8 @@ from typer.testing import CliRunner
 
 from conftest import ROOT, SAMPLES, URDF, pin_configuration, pinocchio_model, random_cosine
 from hodyn_cli.algorithms import regressor as R
-from hodyn_cli.algorithms.methods import closed_form, inverse_dynamics
+from hodyn_cli.algorithms.methods import _compiled, closed_form, inverse_dynamics
+from hodyn_cli.algorithms.methods.common import base_motion
 from hodyn_cli.algorithms.sensitivities import dataset_name, sensitivities
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory
@@ -30,6 +32,38 @@ def test_regressor_times_parameters_is_the_torque_of_an_independent_method(robot
     pi = R.parameters(model)
     for k in range(5):
         assert np.abs(Y[:, k] @ pi - tau[:, k]).max() <= 1e-10 * np.abs(tau[:, k]).max(), (name, k)
+
+
+def with_parameters(model, pi):
+    """The model with the inertias of the parameter vector pi (any values: tau is linear)."""
+    M = np.stack([R.inertia_from_parameters(pi[10 * b : 10 * b + 10]) for b in range(model.n)])
+    return dataclasses.replace(model, M=M)
+
+
+def test_every_regressor_column_is_the_torque_of_its_parameters(robot):
+    """Y^(k) pi' for random parameter vectors pi' (not the model's): the spatial method's
+    torques of a model with those inertias, orders 0..3."""
+    name, _, model = robot
+    traj = random_cosine(model, np.linspace(0, 3, 9), orders=6, seed=5)
+    Y = R.regressor(model, traj, order=3, gravity=(0.4, -0.3, -9.81))
+    for seed in range(2):
+        pi = np.random.default_rng(seed).normal(size=10 * model.n)
+        tau = inverse_dynamics(with_parameters(model, pi), traj, method="spatial", order=3,
+                               gravity=(0.4, -0.3, -9.81))
+        assert np.abs(Y @ pi - tau).max() <= 1e-10 * np.abs(tau).max(), name
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("order", [0, 1, 2, 4])
+def test_regressor_kernel_equals_numpy_reference(robot, lanes, order):
+    """At every lane width, on an odd sample count, with a root moving per sample."""
+    name, _, model = robot
+    qs = random_cosine(model, np.linspace(0, 3, 11), orders=order + 3, seed=6).derivatives
+    for base in (base_motion((0.3, -0.2, -9.81), order + 1),
+                 np.random.default_rng(7).normal(size=(len(qs), order + 2, 6))):
+        ours = _compiled.regressor_chunk(model, qs, base, order)
+        ref = R.regressor_numpy(model, qs, base, order)
+        assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max(), (name, lanes)
 
 
 def test_regressor_and_parameters_equal_pinocchio(robot):
@@ -117,6 +151,23 @@ def test_slotine_li_regressor():
     at = random_cosine(model, np.array([t0]), orders=4, seed=3)
     N = Md - 2 * closed_form.matrices(model, at, order=0).Cbar[0, 0]
     assert np.abs(N + N.T).max() < 1e-7 * np.abs(Md).max()
+
+
+def test_every_slotine_li_column_is_the_closed_form_of_its_parameters(robot):
+    """Y_r pi' = M' qr_dd + Cbar' qr_d + g' for random parameters pi', with M', Cbar', g' the
+    closed-form matrices of a model with those inertias."""
+    name, _, model = robot
+    traj = random_cosine(model, np.linspace(0, 2, 6), orders=4, seed=13)
+    rng = np.random.default_rng(14)
+    qr_d, qr_dd = rng.normal(size=traj.qd.shape), rng.normal(size=traj.qd.shape)
+    Yr = R.slotine_li_regressor(model, traj, qr_d, qr_dd, gravity=(0.2, 0.1, -9.81))
+    for seed in range(2):
+        pi = np.random.default_rng(seed).normal(size=10 * model.n)
+        E = closed_form.matrices(with_parameters(model, pi), traj, order=0,
+                                 gravity=(0.2, 0.1, -9.81))
+        ref = (np.einsum("nij,nj->ni", E.M[:, 0], qr_dd)
+               + np.einsum("nij,nj->ni", E.Cbar[:, 0], qr_d) + E.g[:, 0])
+        assert np.abs(Yr @ pi - ref).max() <= 1e-10 * np.abs(ref).max(), name
 
 
 def test_sensitivities_of_order_0_equal_pinocchio(robot):

@@ -54,7 +54,7 @@ from math import comb
 import numpy as np
 
 from hodyn_cli.algorithms.methods import _compiled, body_fixed
-from hodyn_cli.algorithms.methods.common import GRAVITY, chunks
+from hodyn_cli.algorithms.methods.common import CHUNK, GRAVITY, chunks
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
@@ -62,7 +62,7 @@ from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.drives import Drives
 
 __all__ = ["MODELS", "Requirements", "ElasticResult", "requirements", "coupling_structure",
-           "inverse_dynamics", "rotation_rates", "world_rotations", "explain"]
+           "inverse_dynamics", "solve_full", "rotation_rates", "world_rotations", "explain"]
 
 MODELS = ("full", "reflected")
 
@@ -261,17 +261,24 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, drives: Drives, *, or
     out_theta = np.empty((N, order + 3, n))
     out_taum = np.empty((N, order + 1, n))
     R = int(req.u_orders.max())
-    for sl, qs, base, wrenches in chunks(model, trajectory, R, gravity):
-        u, theta, taum = _solve_full(model, drives, req, qs, base, wrenches, order)
+    compiled = _compiled.available() and R <= _compiled.MAX_ORDER
+    solve = _compiled.elastic_chunk if compiled else solve_full
+    size = max(N, 1) if compiled else CHUNK  # the kernel's memory is per lockstep group
+    for sl, qs, base, wrenches in chunks(model, trajectory, R, gravity, size):
+        u, theta, taum = solve(model, drives, req, qs, base, wrenches, order)
         out_u[sl], out_theta[sl], out_taum[sl] = u, theta, taum
     return ElasticResult(out_u, out_theta, out_taum, req)
 
 
-def _solve_full(model: Model, drives: Drives, req: Requirements, qs: np.ndarray,
-                base: np.ndarray, wrenches: dict, order: int):
-    """One chunk of the full model: rigid passes, then the drives from the tips to the root."""
+def solve_full(model: Model, drives: Drives, req: Requirements, qs: np.ndarray,
+               base: np.ndarray, wrenches: dict, order: int):
+    """u, theta (N, order+3, n) and tau_m (N, order+1, n) of one chunk of the full model:
+    rigid passes, then the drives from the tips to the root. The numpy reference of the
+    compiled kernel (``csrc/elastic.c``)."""
     R = int(req.u_orders.max())
-    u, omega = _rigid_passes(model, qs, R, base, wrenches)
+    kin = body_fixed.forward_pass(model, qs, R + 1, base)
+    u = body_fixed.backward_pass(model, qs, kin, R, wrenches)[0]
+    omega = np.stack(kin.V, axis=1)[..., :3]
     pairs = np.argwhere(req.accel | req.speed)  # (i, c), sorted by i
     zeta, nu = axis_rates(model, drives, qs[:, 0], omega, R)
     S, G = coupling_coefficients(zeta, nu, pairs, R)
@@ -301,18 +308,6 @@ def _solve_full(model: Model, drives: Drives, req: Requirements, qs: np.ndarray,
     theta_out = theta[:, : order + 3]
     taum = _motor_torque(drives, u_out, theta_out, order, omegad)
     return u_out, theta_out, taum
-
-
-def _rigid_passes(model: Model, qs: np.ndarray, R: int, base: np.ndarray, wrenches: dict
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """Rigid torques (N, R+1, n) and body-fixed angular velocities (N, n, R+2, 3) of a chunk,
-    from the compiled kernel where it is built (the numpy passes otherwise)."""
-    if _compiled.available() and R <= _compiled.MAX_ORDER:
-        u, V = _compiled.inverse_dynamics_chunk(model, qs, base, wrenches, order=R, twists=True)
-        return u, V[..., :3]
-    kin = body_fixed.forward_pass(model, qs, R + 1, base)
-    u = body_fixed.backward_pass(model, qs, kin, R, wrenches)[0]
-    return u, np.stack(kin.V, axis=1)[..., :3]
 
 
 def _theta(drives: Drives, c: int, q: np.ndarray, u: np.ndarray) -> np.ndarray:

@@ -6,16 +6,27 @@ lumping), in the body (URDF link) frame about its origin, in Pinocchio's order::
     pi_b = (m, m c_x, m c_y, m c_z, I_xx, I_xy, I_yy, I_xz, I_yz, I_zz)
 
 with ``I`` the rotational inertia about the body frame origin. The body inertia is linear in
-them, ``M_b = sum_p pi_b,p E_p``, and the inverse dynamics (gravity included, as the base
-acceleration) is linear in the body inertias, so column ``(b, p)`` of the regressor is the
-torque of a model whose only inertia is ``E_p`` on body b::
+them, ``M_b = sum_p pi_b,p E_p``, and so is body b's Newton-Euler wrench (eq. (13)):
+``F_b = M_b V_b' - ad*_{V_b} M_b V_b = A_b pi_b`` with column p of ``A_b`` the wrench of
+``E_p`` alone. The torques are the wrenches' powers on the joint screws, ``tau = sum_b J_b^T
+F_b`` (``J_b`` the body Jacobian of b in its own frame), so one recursion gives the whole
+regressor and, by the Leibniz rule, its time derivatives::
 
-    tau^(k) = Y^(k) pi + J^T W (external wrenches do not depend on pi: Y excludes them)
+    A_b^(k)[:, p] = E_p V_b^(k+1) - sum_j C(k, j) ad*_{V_b^(j)} E_p V_b^(k-j)
+    Y^(k)[:, 10 b + p] = sum_j C(k, j) J_b^(j)T A_b^(k-j)[:, p]
+    tau^(k) = Y^(k) pi + J^T W   (external wrenches do not depend on pi: Y excludes them)
 
-and every time derivative ``Y^(k)`` comes from the same recursion (and the same compiled
-kernel) as ``tau^(k)``. The Slotine-Li regressor (Remark 4) is
-``Y_r pi = M(q) qdd_r + Cbar(q, qd) qd_r + g(q)`` with the closed-form ``Cbar`` of
-Mueller & Kumar's eq. (54) (``M_d - 2 Cbar`` is skew-symmetric, as adaptive control needs).
+Gravity enters as the base acceleration, as in the inverse dynamics. The compiled kernel
+(``csrc/regressor.c``) computes Y; :func:`regressor_numpy` is its readable reference. The
+Slotine-Li regressor (Remark 4, eqs. (15), (16)) is
+``Y_r pi = M(q) qdd_r + Cbar(q, qd) qd_r + g(q)`` with the closed-form ``Cbar`` of Mueller &
+Kumar's eq. (54) (``M_d - 2 Cbar`` is skew-symmetric, as adaptive control needs), by the same
+recursion with the reference twists ``V_r = J qd_r`` and ``beta = J qdd_r + J' qd_r + u``
+(``u`` the gravity acceleration)::
+
+    V_r,b = Ad V_r,p + X_b qd_r,b
+    beta_b = Ad beta_p + X_b qdd_r,b - qd_b [X_b, Ad V_r,p],   beta_root = (0; -g)
+    F_b = M_b (beta_b + [V_b, V_r,b]) - ad*_{V_b} M_b V_r,b
 
 >>> from pathlib import Path
 >>> from hodyn_cli.modeling.urdf import load_model
@@ -29,19 +40,20 @@ True
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from functools import cache
+from math import comb
 
 import numpy as np
 
-from hodyn_cli.algorithms.methods import GRAVITY, body_fixed, closed_form
+from hodyn_cli.algorithms.methods import GRAVITY, _compiled, body_fixed, closed_form
+from hodyn_cli.algorithms.methods.common import chunks, relative_adjoint, solve_in_chunks
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 
 __all__ = ["PARAMETERS", "parameters", "parameter_names", "inertia_from_parameters",
-           "regressor", "slotine_li_regressor", "BaseParameters", "base_parameters"]
+           "body_regressor", "regressor", "regressor_numpy", "slotine_li_regressor",
+           "BaseParameters", "base_parameters"]
 
 PARAMETERS = ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")
 
@@ -71,29 +83,56 @@ def inertia_from_parameters(pi) -> np.ndarray:
     return np.block([[theta, S], [-S, m * np.eye(3)]])
 
 
-@cache
-def unit_models(model: Model) -> tuple[Model, ...]:
-    """One model per regressor column: the only inertia is parameter p = 1 on body b."""
-    out = []
-    for b in range(model.n):
-        for p in range(10):
-            M = np.zeros_like(model.M)
-            M[b] = inertia_from_parameters(np.eye(10)[p])
-            out.append(dataclasses.replace(model, M=M))
-    return tuple(out)
+#: E_p (10, 6, 6): the body inertia of parameter p alone
+UNIT_INERTIAS = np.stack([inertia_from_parameters(e) for e in np.eye(10)])
+
+
+def body_regressor(V: np.ndarray, r: int) -> np.ndarray:
+    """``A^(k)``, k = 0..r, (N, r+1, 10, 6) (row p: column p of A) of one body, eq. (13):
+    ``M V' - ad*_V M V = A pi`` and its derivatives, from the twist jet V (N, >= r+2, 6)."""
+    y = np.einsum("nmj,pij->nmpi", V[:, : r + 2], UNIT_INERTIAS)  # E_p V^(m)
+    A = y[:, 1:].copy()
+    for k in range(r + 1):
+        for j in range(k + 1):
+            A[:, k] -= comb(k, j) * lie.coad(V[:, j, None], y[:, k - j])
+    return A
 
 
 def _without_wrenches(trajectory: Trajectory) -> Trajectory:
     return Trajectory(trajectory.joint_names, trajectory.derivatives, trajectory.t)
 
 
+def regressor_numpy(model: Model, qs: np.ndarray, base: np.ndarray, order: int) -> np.ndarray:
+    """Y^(k) of one chunk (N, order+1, n, 10 nb): the readable reference of the kernel.
+
+    ``qs``: (N, >= order+3, n); ``base``: the root's twist jet (1 or N, order+2, 6). The
+    body Jacobians' derivatives come from the closed-form recursion (16), (18)."""
+    r, N, n = order, qs.shape[0], model.n
+    V = body_fixed.forward_pass(model, qs, r + 1, base).V
+    J = closed_form.jacobians(model, qs, r)[0]  # per body (N, r+1, 6, n)
+    Y = np.zeros((N, r + 1, n, 10 * n))
+    for b in range(n):
+        A = np.swapaxes(body_regressor(V[b], r), 2, 3)  # (N, r+1, 6, 10)
+        JT = np.swapaxes(J[b], 2, 3)
+        for k in range(r + 1):
+            Y[:, k, :, 10 * b : 10 * b + 10] = sum(comb(k, j) * (JT[:, j] @ A[:, k - j])
+                                                   for j in range(k + 1))
+    return Y
+
+
 def regressor(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
               ) -> np.ndarray:
     """``Y^(k)``, k = 0..order: (N, order+1, n, 10 nb) with ``tau^(k) = Y^(k) pi`` (+ J^T W)."""
     traj = _without_wrenches(trajectory)
-    cols = [body_fixed.inverse_dynamics(unit, traj, order=order, gravity=gravity)
-            for unit in unit_models(model)]
-    return np.stack(cols, axis=-1)
+    if _compiled.available() and order <= _compiled.MAX_ORDER:
+        def per_chunk(qs, base, _):
+            return _compiled.regressor_chunk(model, qs, base, order)
+        size = max(traj.n_samples, 1)  # the kernel's memory is per lockstep group
+    else:
+        def per_chunk(qs, base, _):
+            return regressor_numpy(model, qs, base, order)
+        size = 256
+    return solve_in_chunks(model, traj, order, gravity, per_chunk, (model.n, 10 * model.n), size)
 
 
 def slotine_li_regressor(model: Model, trajectory: Trajectory, qr_d: np.ndarray,
@@ -101,12 +140,39 @@ def slotine_li_regressor(model: Model, trajectory: Trajectory, qr_d: np.ndarray,
     """``Y_r`` (N, n, 10 nb): ``Y_r pi = M qr_dd + Cbar qr_d + g`` (Remark 4); ``qr_d``,
     ``qr_dd`` (N, n) the reference velocity and acceleration."""
     traj = _without_wrenches(trajectory)
-    cols = []
-    for unit in unit_models(model):
-        E = closed_form.matrices(unit, traj, order=0, gravity=gravity)
-        cols.append(np.einsum("nij,nj->ni", E.M[:, 0], qr_dd)
-                    + np.einsum("nij,nj->ni", E.Cbar[:, 0], qr_d) + E.g[:, 0])
-    return np.stack(cols, axis=-1)
+    out = np.empty((traj.n_samples, model.n, 10 * model.n))
+    for sl, qs, base, _ in chunks(model, traj, 0, gravity):
+        out[sl] = _slotine_li_chunk(model, qs, base, qr_d[sl], qr_dd[sl])
+    return out
+
+
+def _slotine_li_chunk(model: Model, qs: np.ndarray, base: np.ndarray, qr_d: np.ndarray,
+                      qr_dd: np.ndarray) -> np.ndarray:
+    """Y_r of one chunk by the recursion in the module docstring."""
+    N, n = qs.shape[0], model.n
+    J = closed_form.jacobians(model, qs, 0)[0]
+    V, Vr, beta = [], [], []
+    Y = np.zeros((N, n, 10 * n))
+    for i, p in enumerate(model.parent):
+        Ad, X = relative_adjoint(model, i, qs[:, 0, i]), model.X[i]
+        if p < 0:
+            Vp, Vrp, bp = np.zeros((N, 6)), np.zeros((N, 6)), np.broadcast_to(base[:, 1], (N, 6))
+        else:
+            Vp, Vrp, bp = V[p], Vr[p], beta[p]
+        AVr = _apply(Ad, Vrp)
+        V.append(_apply(Ad, Vp) + qs[:, 1, i, None] * X)
+        Vr.append(AVr + qr_d[:, i, None] * X)
+        beta.append(_apply(Ad, bp) + qr_dd[:, i, None] * X
+                    - qs[:, 1, i, None] * lie.bracket(X, AVr))
+        alpha = beta[i] + lie.bracket(V[i], Vr[i])
+        A = (np.einsum("nj,pij->npi", alpha, UNIT_INERTIAS)
+             - lie.coad(V[i][:, None], np.einsum("nj,pij->npi", Vr[i], UNIT_INERTIAS)))
+        Y[:, :, 10 * i : 10 * i + 10] = np.swapaxes(J[i][:, 0], 1, 2) @ np.swapaxes(A, 1, 2)
+    return Y
+
+
+def _apply(A: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return (A @ x[..., None])[..., 0]
 
 
 @dataclass(frozen=True)

@@ -6,12 +6,18 @@ k = 0..K the Jacobians ``d tau^(k)/d q^(j)``, j = 0..k+2, are computed, each (N,
 entry ``[s, i, m] = d tau^(k)_i / d q^(j)_m`` at sample s. For k = 0 these are Pinocchio's
 ``dtau_dq``, ``dtau_dv`` and the mass matrix.
 
-Computed by forward-mode differentiation of the body-fixed recursion in complex arithmetic
-(the complex step): with ``q^(j)_m`` given the imaginary part ``h``, every operation of the
-recursion carries its first derivative in the imaginary part, and ``Im tau^(k) / h`` is the
-derivative with no subtraction, so no truncation or cancellation error for ``h = 1e-30``:
-exact to rounding, not a finite difference. All n (K+3) directions of a chunk run as one
-batch of samples.
+Computed by forward-mode differentiation of the body-fixed jet recursion: the tangents in
+the directions of q, qd and qdd of each joint, carried through the compiled passes
+(``csrc/sensitivities.c``), give ``d tau^(k)/d q^(j)`` for j <= 2 and every k; the others
+follow from the total time derivative D along the motion::
+
+    d (D g)/d q^(j) = D (d g/d q^(j)) + d g/d q^(j-1)
+    =>  d tau^(k)/d q^(j) = sum_a C(k, a) D^(k-a) (d tau/d q^(j-a))      (d tau/d q^(j) = 0, j > 2)
+
+so no finite difference and no truncation: exact to rounding. :func:`complex_step` is the
+independent reference (and the implementation without the kernel): the same recursion in
+complex arithmetic with ``q^(j)_m`` given the imaginary part ``h = 1e-30``, one batch of
+samples per direction, ``Im tau^(k) / h`` the derivative.
 
 >>> from pathlib import Path
 >>> from hodyn_cli.modeling.urdf import load_model
@@ -29,12 +35,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from hodyn_cli.algorithms.methods import GRAVITY, body_fixed
+from hodyn_cli.algorithms.methods import GRAVITY, _compiled, body_fixed
 from hodyn_cli.algorithms.methods.common import CHUNK, base_motion, body_wrenches, check_inputs
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 
-__all__ = ["sensitivities", "dataset_name", "STEP"]
+__all__ = ["sensitivities", "complex_step", "dataset_name", "dataset_names", "STEP"]
 
 STEP = 1e-30
 
@@ -44,25 +50,43 @@ def dataset_name(k: int, j: int) -> str:
     return f"d{derivative_name('tau', k)}_d{derivative_name('q', j)}"
 
 
+def dataset_names(order: int) -> list[str]:
+    """The datasets of torque orders 0..order: ``dataset_name(k, j)``, k first, j <= k + 2."""
+    return [dataset_name(k, j) for k in range(order + 1) for j in range(k + 3)]
+
+
 def sensitivities(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
                   ) -> dict[str, np.ndarray]:
     """``{dataset_name(k, j): (N, n, n)}`` for k = 0..order, j = 0..k+2."""
     check_inputs(model, trajectory, order)
-    N, n, J = trajectory.n_samples, model.n, order + 3
-    qs = trajectory.derivatives[:, :J]
+    qs = trajectory.derivatives[:, : order + 3]
     W = body_wrenches(model, trajectory, order)
     base = base_motion(gravity, order + 1)
+    if _compiled.available() and order <= _compiled.MAX_ORDER:
+        sets = _compiled.sensitivities_chunk(model, qs, base, W, order)
+        return dict(zip(dataset_names(order), sets, strict=True))
+    return complex_step(model, qs, base, W, order)
+
+
+def complex_step(model: Model, qs: np.ndarray, base: np.ndarray, W: dict[int, np.ndarray],
+                 order: int) -> dict[str, np.ndarray]:
+    """:func:`sensitivities` by the complex step (module docstring): ``qs`` (N, order+3, n),
+    ``base`` the root's twist jet (1 or N, order+2, 6), ``W`` body -> wrench derivatives
+    (N, order+1, 6)."""
+    N, n, J = qs.shape[0], model.n, order + 3
     # directions (j, m) as blocks of the sample axis: (J n N, J, n), complex
-    batch = np.repeat(qs[None].astype(complex), J * n, axis=0)  # (J n, N, J, n)
+    batch = np.repeat(qs[None, :, :J].astype(complex), J * n, axis=0)  # (J n, N, J, n)
     for d in range(J * n):
         j, m = divmod(d, n)
         batch[d, :, j, m] += 1j * STEP
     batch = batch.reshape(J * n * N, J, n)
     wrenches = {b: np.tile(w, (J * n, 1, 1)) for b, w in W.items()}
+    bases = base if len(base) == 1 else np.tile(base, (J * n, 1, 1))  # shared or per sample
     tau = np.empty((J * n * N, order + 1, n), dtype=complex)
     for s in range(0, len(batch), CHUNK):
         sl = slice(s, s + CHUNK)
-        kin = body_fixed.forward_pass(model, batch[sl], order + 1, base)
+        kin = body_fixed.forward_pass(model, batch[sl], order + 1,
+                                      bases if len(bases) == 1 else bases[sl])
         tau[sl] = body_fixed.backward_pass(model, batch[sl], kin, order,
                                            {b: w[sl] for b, w in wrenches.items()})[0]
     D = (tau.imag / STEP).reshape(J, n, N, order + 1, n)  # [j, m, s, k, i]

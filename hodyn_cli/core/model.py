@@ -7,7 +7,10 @@ numbered depth-first from the root (``parent[i] < i``, ``-1`` is the root link):
     C_i(q) = exp(Y_1 q_1) ... exp(Y_i q_i) A_i,  A_i = C_i(0),  Y_i = Ad_{A_i} X_i
 
 Build it once (usually with :func:`hodyn_cli.modeling.urdf.load_model`) and pass it to the
-algorithms; nothing mutates it.
+algorithms; nothing mutates it. It checks its invariants when built (parents before
+children, array shapes, finite values, unit joint screws, rigid transformations, symmetric
+rigid-body inertias): no hand-built model can make an algorithm, or the compiled kernel that
+reads its arrays without bounds checks, read out of bounds.
 """
 
 from __future__ import annotations
@@ -17,8 +20,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hodyn_cli.core import lie
+from hodyn_cli.errors import ModelError
 
-__all__ = ["Model", "Diagnostic", "LinkFrame"]
+__all__ = ["Model", "Diagnostic", "LinkFrame", "JOINT_TYPES"]
+
+JOINT_TYPES = ("revolute", "continuous", "prismatic")
+
+#: relative tolerance of the model's invariants (unit screws, rotations, symmetric inertias)
+TOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -95,9 +104,68 @@ class Model:
             object.__setattr__(self, "root_M", np.zeros((6, 6)))
         if self.reductions is None:
             object.__setattr__(self, "reductions", np.full(len(self.joint_names), np.nan))
-        for a in (self.parent, self.B, self.X, self.M, self.root_M, self.limits, self.velocity_limits,
-                  self.reductions, self.mimic):
+        self._validate()
+        for a in (self.parent, self.B, self.X, self.M, self.root_M, self.limits,
+                  self.velocity_limits, self.reductions, self.mimic):
             a.setflags(write=False)
+
+    def _validate(self) -> None:
+        """The invariants every algorithm (and the compiled kernel, which reads the arrays
+        without bounds) relies on; a :class:`ModelError` naming the joint otherwise."""
+        n = len(self.joint_names)
+
+        def fail(what: str) -> None:
+            raise ModelError(f"model '{self.name}': {what}")
+
+        if n == 0:
+            fail("no joints")
+        for name, value in (("joint_types", self.joint_types), ("link_names", self.link_names)):
+            if len(value) != n:
+                fail(f"{name} has {len(value)} entries for {n} joints")
+        shapes = {"parent": (n,), "B": (n, 4, 4), "X": (n, 6), "M": (n, 6, 6), "root_M": (6, 6),
+                  "limits": (n, 2), "velocity_limits": (n,), "reductions": (n,), "mimic": (n, 3)}
+        for name, shape in shapes.items():
+            value = getattr(self, name)
+            if not isinstance(value, np.ndarray) or value.shape != shape:
+                fail(f"{name} must be an array of shape {shape}, got "
+                     f"{getattr(value, 'shape', type(value).__name__)}")
+        if not np.issubdtype(self.parent.dtype, np.integer):
+            fail(f"parent must hold integers, got {self.parent.dtype}")
+        for name in ("B", "X", "M"):
+            bad = ~np.isfinite(getattr(self, name)).reshape(n, -1).all(axis=1)
+            if bad.any():
+                fail(f"joint '{self.joint_names[np.argmax(bad)]}': {name} is not finite")
+        for i, (name, kind, p) in enumerate(zip(self.joint_names, self.joint_types, self.parent,
+                                                strict=True)):
+            what = f"joint '{name}'"
+            if not -1 <= p < i:
+                fail(f"{what}: parent {p} must be -1 (the root) or a joint before it "
+                     "(parents first)")
+            if kind not in JOINT_TYPES:
+                fail(f"{what}: type '{kind}' (choose from {', '.join(JOINT_TYPES)})")
+            axis, other = (self.X[i, 3:], self.X[i, :3]) if kind == "prismatic" else \
+                (self.X[i, :3], self.X[i, 3:])
+            if abs(np.linalg.norm(axis) - 1) > TOL or np.abs(other).max() > TOL:
+                fail(f"{what}: a {kind} joint's screw X must be "
+                     f"{'(0; unit axis)' if kind == 'prismatic' else '(unit axis; 0)'}, got "
+                     f"{self.X[i].tolist()}")
+            R, row = self.B[i, :3, :3], self.B[i, 3]
+            if np.abs(R.T @ R - np.eye(3)).max() > TOL or np.abs(row - (0, 0, 0, 1)).max() > 0:
+                fail(f"{what}: B is not a rigid transformation")
+            if not _rigid_body_inertia(self.M[i]):
+                fail(f"{what}: M is not a symmetric rigid-body inertia [[I, skew(h)], "
+                     "[-skew(h), m 1]]")
+        if not (np.isfinite(self.root_M).all() and _rigid_body_inertia(self.root_M)):
+            fail("root_M is not a finite symmetric rigid-body inertia")
+        leaders = self.mimic[:, 0]
+        bad = (leaders != np.round(leaders)) | (leaders < -1) | (leaders >= n) | \
+            (leaders == np.arange(n))
+        if bad.any():
+            fail(f"joint '{self.joint_names[np.argmax(bad)]}': mimic leader "
+                 f"{leaders[np.argmax(bad)]} is not another joint")
+        for link, frame in self.links.items():
+            if not -1 <= frame.body < n:
+                fail(f"link '{link}' sits on body {frame.body}, not one of -1..{n - 1}")
 
     def __repr__(self) -> str:
         mimic = len(self.joint_names) - len(self.coordinates)
@@ -164,3 +232,12 @@ class Model:
     def joint_index(self, name: str) -> int:
         """Index of the joint called ``name`` (KeyError if there is none)."""
         return self.joint_names.index(name)
+
+
+def _rigid_body_inertia(M: np.ndarray) -> bool:
+    """M (6, 6) is ``[[I, skew(h)], [-skew(h), m 1]]`` with I symmetric (to TOL)."""
+    scale = max(1.0, np.abs(M).max())
+    h = np.array([M[2, 4], M[0, 5], M[1, 3]])
+    return bool(np.abs(M - M.T).max() <= TOL * scale
+                and np.abs(M[3:, 3:] - M[3, 3] * np.eye(3)).max() <= TOL * scale
+                and np.abs(M[:3, 3:] - lie.skew(h)).max() <= TOL * scale)

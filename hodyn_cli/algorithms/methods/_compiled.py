@@ -1,51 +1,70 @@
-"""The compiled kernels (``_kernel.c``: body-fixed passes, closed-form matrices) via ctypes.
+"""The compiled kernels (``csrc/*.c``) via ctypes, and the one place that chooses a backend.
 
-:func:`available` says whether they were built; :func:`inverse_dynamics_chunk` stands for
-the numpy passes of :mod:`hodyn_cli.algorithms.methods.body_fixed` on one chunk, and
-:func:`eom_matrices_chunk` for :func:`hodyn_cli.algorithms.methods.closed_form.eom_matrices_numpy`.
-Setting the environment variable ``HODYN_NO_KERNEL=1`` forces the numpy implementations.
+setup.py builds the C sources once per instruction set (``portable``: 2 lanes, SSE2/NEON;
+``avx2``: 4 lanes, AVX2 + FMA; ``avx512``: 8 lanes), each as its own library. The widest one
+this CPU runs is used; :func:`backend` says which (and why numpy runs instead when no kernel
+can). Setting ``HODYN_NO_KERNEL=1`` forces the numpy implementations, ``HODYN_KERNEL=<variant>``
+one variant. Every ``*_chunk`` function stands for a numpy reference on one chunk of
+samples (named in its docstring); tests hold the two to rounding at every lane width.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
+from importlib import import_module
 
 import numpy as np
 
-from hodyn_cli.algorithms.methods.common import joint_adjoint_constants
+from hodyn_cli.algorithms.methods.model_data import model_data
 from hodyn_cli.core.model import Model
+from hodyn_cli.errors import HodynError, ModelError, TrajectoryError
 
-MAX_ORDER = 22  # MAXK - 2 in _kernel.c
-ABI = 2  # HODYN_KERNEL_ABI in _kernel.c: the argument lists below
+__all__ = ["MAX_ORDER", "ABI", "VARIANTS", "available", "backend", "variants", "use",
+           "inverse_dynamics_chunk", "eom_matrices_chunk", "regressor_chunk",
+           "sensitivities_chunk", "elastic_chunk"]
+
+MAX_ORDER = 22  # MAXK - 2 in kernel.h
+ABI = 4  # HODYN_KERNEL_ABI in kernel.h: the argument lists below
+
+#: variant -> (module, CPU level it needs: 0 baseline, 1 AVX2 + FMA, 2 AVX-512F), widest first
+VARIANTS = {"avx512": ("_kernel_avx512", 2), "avx2": ("_kernel_avx2", 1),
+            "portable": ("_kernel", 0)}
 
 _dbl = np.ctypeslib.ndpointer(dtype=np.float64, flags="C_CONTIGUOUS")
-_int = np.ctypeslib.ndpointer(dtype=np.int32, flags="C_CONTIGUOUS")
+_i32 = np.ctypeslib.ndpointer(dtype=np.int32, flags="C_CONTIGUOUS")
 _u8 = np.ctypeslib.ndpointer(dtype=np.uint8, flags="C_CONTIGUOUS")
+_opt = ctypes.c_void_p  # a float64 array or None
+_i64, _int = ctypes.c_int64, ctypes.c_int
 
 
-@cache
-def _library():
-    """The loaded shared library with typed entry points, or None (not built / disabled)."""
-    if os.environ.get("HODYN_NO_KERNEL"):
-        return None
-    try:
-        from hodyn_cli.algorithms.methods import _kernel
-    except ImportError:
-        return None
-    lib = ctypes.CDLL(_kernel.__file__)
-    if abi_of(lib) != ABI:  # built from other sources: its entry points may not match
-        return None
-    model_args = [ctypes.c_int, _int, _int, _dbl, _dbl, _dbl, _dbl, _dbl]
-    lib.hodyn_body_fixed.restype = ctypes.c_int
-    lib.hodyn_body_fixed.argtypes = model_args + [ctypes.c_long, ctypes.c_int, _dbl, ctypes.c_int,
-                                                  _dbl, ctypes.c_void_p, _dbl, ctypes.c_void_p]
-    lib.hodyn_closed_form.restype = ctypes.c_int
-    lib.hodyn_closed_form.argtypes = model_args + [_u8, ctypes.c_long, ctypes.c_int, _dbl,
-                                                   ctypes.c_int, _dbl, ctypes.c_void_p, _dbl, _dbl,
-                                                   ctypes.c_void_p, _dbl, _dbl]
-    return lib
+class ModelStruct(ctypes.Structure):
+    """``HModel`` of kernel.h: the model's constant arrays (owned by its ModelData)."""
+
+    _fields_ = [("n", ctypes.c_int32)] + [
+        (name, ctypes.c_void_p) for name in ("parent", "revolute", "X", "M", "A0", "A1", "A2",
+                                             "anc")]
+
+
+_model = ctypes.POINTER(ModelStruct)
+
+#: entry point -> argument types after the model
+SIGNATURES = {
+    "hodyn_body_fixed": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _dbl, _opt],
+    "hodyn_closed_form": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _dbl, _dbl, _opt, _dbl,
+                          _dbl],
+    "hodyn_regressor": [_i64, _int, _dbl, _int, _dbl, _i64, _dbl],
+    "hodyn_sensitivities": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _dbl],
+    "hodyn_elastic": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _u8, _dbl, _dbl, _dbl, _dbl,
+                      _i32, _int, _i32, _u8, _u8, _int, _dbl, _dbl, _dbl],
+}
+
+_forced: str | None = None  # set by use()
+_STRUCT_LOCK = threading.Lock()
 
 
 def abi_of(lib) -> int | None:
@@ -58,39 +77,218 @@ def abi_of(lib) -> int | None:
     return fn()
 
 
-def available() -> bool:
-    """True when the compiled kernel is built and not disabled."""
-    return _library() is not None
+def _load(variant: str):
+    """The variant's library with typed entry points, or a string saying why not."""
+    module = VARIANTS[variant][0]
+    try:
+        path = import_module(f"hodyn_cli.algorithms.methods.{module}").__file__
+    except ImportError:
+        return f"the {variant} kernel is not built"
+    lib = ctypes.CDLL(path)
+    if abi_of(lib) != ABI:  # built from other sources: its entry points may not match
+        return f"the {variant} kernel is stale (built from other sources: reinstall hodyn)"
+    for name, args in SIGNATURES.items():
+        fn = getattr(lib, name)
+        fn.restype, fn.argtypes = ctypes.c_int, [_model, *args]
+    lib.hodyn_kernel_isa.restype = ctypes.c_char_p
+    return lib
 
 
 @cache
-def _constants(model: Model) -> tuple[np.ndarray, ...]:
-    """Per-joint constants: parent, revolute flag, X, M and the joint adjoint constants."""
-    revolute = model.X[:, :3].any(axis=1).astype(np.int32)
-    return (model.parent.astype(np.int32), revolute, np.ascontiguousarray(model.X),
-            np.ascontiguousarray(model.M), *joint_adjoint_constants(model))
+def _cpu_level() -> int:
+    """What this CPU runs (the portable library asks it; 0 without one)."""
+    lib = _load("portable")
+    if isinstance(lib, str):
+        return 0
+    return lib.hodyn_cpu_level()
+
+
+@cache
+def _choice() -> tuple[object | None, str, str]:
+    """(library or None, variant, why): the backend, chosen once."""
+    if os.environ.get("HODYN_NO_KERNEL"):
+        return None, "", "HODYN_NO_KERNEL is set"
+    wanted = _forced or os.environ.get("HODYN_KERNEL")
+    if wanted and wanted not in VARIANTS:
+        return None, "", f"HODYN_KERNEL={wanted} names no kernel (choose from {', '.join(VARIANTS)})"
+    reasons = []
+    for variant, (_, level) in VARIANTS.items():
+        if (wanted and variant != wanted) or level > _cpu_level():
+            continue
+        lib = _load(variant)
+        if not isinstance(lib, str):
+            return lib, variant, ""
+        reasons.append(lib)
+    return None, "", "; ".join(reasons) or f"this CPU does not run the {wanted} kernel"
+
+
+def _library():
+    return _choice()[0]
+
+
+def available() -> bool:
+    """True when a compiled kernel is built, runs on this CPU and is not disabled."""
+    return _library() is not None
+
+
+def backend() -> dict:
+    """Which backend runs: ``{"backend": "compiled" or "numpy", "variant", "isa", "lanes",
+    "reason"}`` (``reason``: why numpy runs, '' with a kernel).
+
+    >>> sorted(backend())
+    ['backend', 'isa', 'lanes', 'reason', 'variant']
+    """
+    lib, variant, why = _choice()
+    if lib is None:
+        return {"backend": "numpy", "variant": None, "isa": None, "lanes": None, "reason": why}
+    return {"backend": "compiled", "variant": variant, "isa": lib.hodyn_kernel_isa().decode(),
+            "lanes": lib.hodyn_kernel_lanes(), "reason": ""}
+
+
+def variants() -> list[str]:
+    """The kernel variants that are built and run on this CPU, widest first."""
+    return [v for v, (_, level) in VARIANTS.items()
+            if level <= _cpu_level() and not isinstance(_load(v), str)]
+
+
+@contextmanager
+def use(variant: str | None) -> Iterator[None]:
+    """Run one kernel variant (None: the default choice) inside the ``with`` block (tests,
+    benchmarks)."""
+    global _forced
+    previous, _forced = _forced, variant
+    _choice.cache_clear()
+    try:
+        yield
+    finally:
+        _forced = previous
+        _choice.cache_clear()
+
+
+def _model_struct(model: Model) -> ModelStruct:
+    """The model as the kernels read it, built once per model and kept with its data; the
+    struct holds the arrays its pointers point into (a caller keeps them alive with it)."""
+    data = model_data(model)
+    with _STRUCT_LOCK:
+        if data.kernel is None:
+            arrays = (data.parent, data.revolute, data.X, data.M, *data.adjoints,
+                      data.ancestors)
+            struct = ModelStruct(model.n, *(a.ctypes.data for a in arrays))
+            struct.arrays = arrays
+            data.kernel = struct
+    return data.kernel
+
+
+def _check(status: int) -> None:
+    if status == 1:
+        raise MemoryError("hodyn kernel: out of memory")
+    if status == 2:
+        raise HodynError(f"the compiled kernel computes orders up to {MAX_ORDER}")
+    if status == 3:
+        raise ModelError("the compiled kernel refused the model (parents must come first)")
+    if status != 0:
+        raise HodynError("the compiled kernel refused the array sizes it was given")
+
+
+def _samples(model: Model, qs: np.ndarray, need: int) -> tuple[int, int, np.ndarray]:
+    """(N, D, qs as contiguous float64) after checking ``qs`` is (N, D >= need, n)."""
+    if qs.ndim != 3 or qs.shape[2] != model.n or qs.shape[1] < need:
+        raise TrajectoryError(f"joint derivatives of shape {qs.shape}: need (N, >= {need}, "
+                              f"{model.n})")
+    return qs.shape[0], qs.shape[1], np.ascontiguousarray(qs, dtype=np.float64)
+
+
+def _rows(a: np.ndarray, N: int) -> np.ndarray:
+    """``a`` as a contiguous float array of 1 row (shared by all samples) or N rows."""
+    if len(a) not in (1, N):
+        raise TrajectoryError(f"base motion has {len(a)} rows for {N} samples")
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _ptr(a: np.ndarray | None):
+    return None if a is None else a.ctypes.data
 
 
 def inverse_dynamics_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
                            wrenches: dict[int, np.ndarray], *, order: int, twists: bool = False):
-    """tau and derivatives (N, order+1, n) for one chunk; same inputs as the numpy passes.
+    """tau and derivatives (N, order+1, n) for one chunk: the numpy passes of
+    :mod:`hodyn_cli.algorithms.methods.body_fixed` (``base``: the root's twist jet, (1, >= order+2, 6)
+    shared or (N, >= order+2, 6) per sample).
 
     ``twists``: also return the body-fixed twists and derivatives (N, n, order+2, 6) of
     the forward pass, ``(tau, V)``.
     """
-    fn = _library().hodyn_body_fixed
-    N, D, n = qs.shape
-    qs = np.ascontiguousarray(qs, dtype=np.float64)
-    base = np.ascontiguousarray(np.broadcast_to(base[0, : order + 2], (order + 2, 6)))
+    N, D, qs = _samples(model, qs, order + 3)
+    n = model.n
+    base = _base(base, N, order)
     W = _dense_wrenches(wrenches, N, n, order)
     out = np.empty((N, order + 1, n))
     V = np.empty((N, n, order + 2, 6)) if twists else None
-    _check(fn(n, *_constants(model), N, D, qs, order, base, None if W is None else W.ctypes.data,
-              out, None if V is None else V.ctypes.data))
+    _check(_library().hodyn_body_fixed(_model_struct(model), N, D, qs, order, base, len(base),
+                                       _ptr(W), out, _ptr(V)))
     return (out, V) if twists else out
 
 
-def _dense_wrenches(wrenches: dict[int, np.ndarray], N: int, n: int, order: int):
+def _base(base: np.ndarray, N: int, order: int) -> np.ndarray:
+    """The root's twist jet for torque order ``order``: (1 or N, order + 2, 6), contiguous."""
+    base = _rows(base[:, : order + 2], N)
+    if base.shape[1:] != (order + 2, 6):
+        raise TrajectoryError(f"base motion of shape {base.shape}: need (N or 1, {order + 2}, 6)")
+    return base
+
+
+def regressor_chunk(model: Model, qs: np.ndarray, base: np.ndarray, order: int) -> np.ndarray:
+    """Y^(k) (N, order+1, n, 10 n) of one chunk:
+    :func:`hodyn_cli.algorithms.regressor.regressor_numpy`."""
+    N, D, qs = _samples(model, qs, order + 3)
+    base = _base(base, N, order)
+    out = np.empty((order + 1, N, model.n, 10 * model.n))  # [:, k] of the result: contiguous
+    _check(_library().hodyn_regressor(_model_struct(model), N, D, qs, order, base, len(base), out))
+    return np.swapaxes(out, 0, 1)
+
+
+def sensitivities_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
+                        wrenches: dict[int, np.ndarray], order: int) -> np.ndarray:
+    """``d tau^(k)/d q^(j)`` of one chunk, (S, N, n, n) with the S = (order+1)(order+6)/2 pairs
+    (k, j) in the order of :func:`hodyn_cli.algorithms.sensitivities.dataset_names`:
+    :func:`hodyn_cli.algorithms.sensitivities.complex_step`."""
+    N, D, qs = _samples(model, qs, order + 3)
+    n = model.n
+    base = _base(base, N, order)
+    W = _dense_wrenches(wrenches, N, n, order)
+    out = np.empty(((order + 1) * (order + 6) // 2, N, n, n))
+    _check(_library().hodyn_sensitivities(_model_struct(model), N, D, qs, order, base, len(base),
+                                          _ptr(W), out))
+    return out
+
+
+def elastic_chunk(model: Model, drives, req, qs: np.ndarray, base: np.ndarray,
+                  wrenches: dict[int, np.ndarray], order: int):
+    """u, theta (N, order+3, n) and tau_m (N, order+1, n) of the full elastic model on one
+    chunk: :func:`hodyn_cli.algorithms.elastic.solve_full` (``drives``:
+    :class:`hodyn_cli.modeling.drives.Drives`, ``req``:
+    :class:`hodyn_cli.algorithms.elastic.Requirements`)."""
+    R = int(req.u_orders.max())
+    N, D, qs = _samples(model, qs, R + 3)
+    n = model.n
+    base = _base(base, N, R)
+    W = _dense_wrenches(wrenches, N, n, R)
+    pairs = np.argwhere(req.accel | req.speed).astype(np.int32)  # (i, c), sorted by i
+    driven = drives.driven
+    u, theta = np.empty((N, order + 3, n)), np.empty((N, order + 3, n))
+    taum = np.empty((N, order + 1, n))
+    _check(_library().hodyn_elastic(
+        _model_struct(model), N, D, qs, R, base, len(base), _ptr(W), driven.astype(np.uint8),
+        np.where(driven, drives.gear_ratio, 1.0), np.where(driven, drives.stiffness, 1.0),
+        np.ascontiguousarray(drives.inertia, dtype=np.float64),
+        np.ascontiguousarray(drives.rotor_axis, dtype=np.float64),
+        np.ascontiguousarray(req.u_orders, dtype=np.int32), len(pairs), np.ascontiguousarray(pairs),
+        req.accel[tuple(pairs.T)].astype(np.uint8), req.speed[tuple(pairs.T)].astype(np.uint8),
+        order, u, theta, taum))
+    return u, theta, taum
+
+
+def _dense_wrenches(wrenches: dict[int, np.ndarray] | None, N: int, n: int, order: int):
     if not wrenches:
         return None
     W = np.zeros((N, n, order + 1, 6))
@@ -99,33 +297,21 @@ def _dense_wrenches(wrenches: dict[int, np.ndarray], N: int, n: int, order: int)
     return W
 
 
-def _check(status: int) -> None:
-    if status != 0:
-        raise MemoryError("hodyn kernel: out of memory or order too high")
-
-
-@cache
-def _ancestors(model: Model) -> np.ndarray:
-    """(n, n) uint8: [i, c] = 1 if body c is body i or one of its ancestors (the kernel's
-    layout of :attr:`Model.ancestry`)."""
-    return np.ascontiguousarray(model.ancestry.T, dtype=np.uint8)
-
-
 def eom_matrices_chunk(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
                        wrenches: dict[int, np.ndarray] | None, with_cbar: bool):
-    """The closed-form matrices of one chunk; same inputs and result as
-    :func:`hodyn_cli.algorithms.methods.closed_form.eom_matrices`."""
+    """The closed-form matrices of one chunk: same inputs and result as
+    :func:`hodyn_cli.algorithms.methods.closed_form.eom_matrices_numpy`."""
     from hodyn_cli.algorithms.methods.closed_form import EOMMatrices
 
-    fn = _library().hodyn_closed_form
-    N, D, n = qs.shape
-    qs = np.ascontiguousarray(qs, dtype=np.float64)
-    u_root = np.ascontiguousarray(base[0, 1], dtype=np.float64)
-    W = _dense_wrenches(wrenches or {}, N, n, r)
-    M, C = np.empty((N, r + 1, n, n)), np.empty((N, r + 1, n, n))
-    Cbar = np.zeros((N, r + 1, n, n))
-    g, Q = np.empty((N, r + 1, n)), np.empty((N, r + 1, n))
-    _check(fn(n, *_constants(model), _ancestors(model), N, D, qs, r, u_root,
-              None if W is None else W.ctypes.data, M, C, Cbar.ctypes.data if with_cbar else None,
-              g, Q))
-    return EOMMatrices(M, C, Cbar, g, Q)
+    N, D, qs = _samples(model, qs, r + 3)
+    n = model.n
+    u_root = _rows(base[:, 1], N)
+    W = _dense_wrenches(wrenches, N, n, r)
+    # each derivative order in one block of all samples: [:, k] of the result is contiguous
+    M, C, Cbar = (np.empty((r + 1, N, n, n)) for _ in range(3))
+    if not with_cbar:
+        Cbar = np.zeros_like(Cbar)
+    g, Q = np.empty((r + 1, N, n)), np.empty((r + 1, N, n))
+    _check(_library().hodyn_closed_form(_model_struct(model), N, D, qs, r, u_root, len(u_root),
+                                        _ptr(W), M, C, _ptr(Cbar) if with_cbar else None, g, Q))
+    return EOMMatrices(*(np.swapaxes(a, 0, 1) for a in (M, C, Cbar, g, Q)))

@@ -180,8 +180,11 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
             _compiled.inverse_dynamics_chunk, model, order=order), size=KERNEL_CHUNK)
 
     def per_chunk(qs, base, wrenches):
-        return backward_pass(model, qs, forward_pass(model, qs, order + 1, base), order,
-                             wrenches)[0]
+        # overflow (huge inputs) ends as a non-finite result the caller reports, silently,
+        # as in the kernel
+        with np.errstate(over="ignore", invalid="ignore"):
+            return backward_pass(model, qs, forward_pass(model, qs, order + 1, base), order,
+                                 wrenches)[0]
 
     return solve_in_chunks(model, trajectory, order, gravity, per_chunk)
 

@@ -50,10 +50,17 @@ from math import comb
 import numpy as np
 
 from hodyn_cli.algorithms.methods import _compiled
-from hodyn_cli.algorithms.methods.common import GRAVITY, chunks, relative_adjoint, solve_in_chunks
+from hodyn_cli.algorithms.methods.common import (
+    CHUNK,
+    GRAVITY,
+    chunks,
+    relative_adjoint,
+    solve_in_chunks,
+)
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.errors import TrajectoryError
 
 __all__ = [
     "EOMMatrices",
@@ -123,11 +130,15 @@ def eom_matrices(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
                  ) -> EOMMatrices:
     """M, C, Cbar, Q_grav, Q_ext and their first r derivatives for one chunk of samples.
 
-    ``qs``: (N, >= r+2, n); ``base``: (1, >= 2, 6) root motion standing for gravity
-    (only ``base[0, 1]`` = (0; -g) is used); ``wrenches``: body -> (N, r+1, 6).
+    ``qs``: (N, >= r+2, n); ``base``: (1 or N, >= 2, 6) root motion standing for gravity,
+    shared or per sample: the matrices take the root at rest with a constant acceleration, so
+    only ``base[:, 1]`` (= (0; -g)) may be non-zero; ``wrenches``: body -> (N, r+1, 6).
     ``with_cbar=False`` skips Cbar (left at zero), which tau does not need. Runs the
     compiled kernel when it is built (:mod:`hodyn_cli.algorithms.methods._compiled`).
     """
+    if np.any(base[:, 0]) or np.any(base[:, 2:]):
+        raise TrajectoryError("closed-form matrices need a root at rest with constant "
+                              "acceleration: only base[:, 1] may be non-zero")
     if _compiled.available() and r <= _compiled.MAX_ORDER:
         return _compiled.eom_matrices_chunk(model, qs, r, base, wrenches, with_cbar)
     return eom_matrices_numpy(model, qs, r, base, wrenches, with_cbar)
@@ -233,7 +244,11 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
 def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
              ) -> EOMMatrices:
     """The EOM matrices and their first ``order`` derivatives along a trajectory."""
+    # the kernel's memory is per lockstep group: one call, no chunks to concatenate
+    size = trajectory.n_samples if _compiled.available() else CHUNK
     parts = [eom_matrices(model, qs, order, base, wrenches)
-             for _, qs, base, wrenches in chunks(model, trajectory, order, gravity)]
+             for _, qs, base, wrenches in chunks(model, trajectory, order, gravity, max(size, 1))]
+    if len(parts) == 1:
+        return parts[0]
     return EOMMatrices(*(np.concatenate([getattr(e, f) for e in parts]) for f in
                          ("M", "C", "Cbar", "g", "Q_ext")))

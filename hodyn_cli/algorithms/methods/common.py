@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from functools import cache
 from math import comb
 
 import numpy as np
 
+from hodyn_cli.algorithms.methods.model_data import model_data
 from hodyn_cli.core import lie
 from hodyn_cli.core.gravity import GRAVITY  # noqa: F401 - the methods' default gravity
 from hodyn_cli.core.model import Model
@@ -135,15 +135,6 @@ def leibniz_rates(y: np.ndarray, coupling: Callable[[int, np.ndarray, list], np.
     return np.stack([t[k][:, 0] for k in range(R)], axis=1)
 
 
-@cache
-def joint_adjoint_constants(model: Model) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``Ad_{B_i^-1}``, ``ad_{X_i} Ad_{B_i^-1}``, ``ad_{X_i}^2 Ad_{B_i^-1}``, each (n, 6, 6)."""
-    A0 = lie.Ad_inv(model.B[:, :3, :3], model.B[:, :3, 3])
-    N_X = lie.ad(model.X)
-    A1 = N_X @ A0
-    return A0, A1, N_X @ A1
-
-
 def relative_adjoint(model: Model, i: int, q: np.ndarray) -> np.ndarray:
     """``Ad_{C_{i,p}} = exp(-q_i ad_{X_i}) Ad_{B_i^-1}`` (N, 6, 6) for joint values q (N,).
 
@@ -151,7 +142,7 @@ def relative_adjoint(model: Model, i: int, q: np.ndarray) -> np.ndarray:
     unit revolute screw, ``ad_X^2 = 0`` for a prismatic one, so
     ``exp(-q ad_X) = I - sin(q) ad_X + (1 - cos q) ad_X^2`` resp. ``I - q ad_X``.
     """
-    A0, A1, A2 = (A[i] for A in joint_adjoint_constants(model))
+    A0, A1, A2 = (A[i] for A in model_data(model).adjoints)
     if model.X[i, :3].any():
         return A0 - np.sin(q)[:, None, None] * A1 + (1 - np.cos(q))[:, None, None] * A2
     return A0 - q[:, None, None] * A1

@@ -1,0 +1,122 @@
+"""Microseconds per sample of every compiled kernel, in this process, next to the Pinocchio
+call a user would loop over, per kernel variant (lane width).
+
+    python benchmarks/bench_kernels.py [--samples 20000] [--repeat 3]
+
+The iiwa along a cosine motion. hodyn runs batched over the samples (its library functions,
+no file I/O, no start-up); Pinocchio (C++) is called once per sample from Python over the
+same samples. ratio = hodyn us/sample / Pinocchio us/call, measured in the same run. Each
+variant of the kernel this CPU runs (``portable``: 2 lanes; ``avx2``: 4; ``avx512``: 8) is
+measured in turn; ``numpy`` is the implementation without the kernel (its reference).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse
+import resource
+import time
+from pathlib import Path
+
+import numpy as np
+
+from hodyn_cli.algorithms import elastic, regressor, sensitivities
+from hodyn_cli.algorithms.methods import _compiled, closed_form, inverse_dynamics
+from hodyn_cli.core.trajectory import Trajectory, cosine
+from hodyn_cli.modeling.drives import read_drives
+from hodyn_cli.modeling.urdf import load_model
+
+ROOT = Path(__file__).resolve().parents[1]
+URDF = ROOT / "urdf" / "iiwa14.urdf"
+
+
+def best(repeat: int, fn) -> float:
+    out = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t0)
+    return min(out)
+
+
+def pinocchio_peers(traj, repeat: int) -> dict[str, float]:
+    """us per call of the Pinocchio peers over the trajectory's samples."""
+    import pinocchio as pin
+
+    pm = pin.buildModelFromUrdf(str(URDF))
+    data = pm.createData()
+    q, v, a = (np.ascontiguousarray(traj.derivatives[:, k]) for k in range(3))
+    N = len(q)
+    calls = {
+        "rnea": lambda s: pin.rnea(pm, data, q[s], v[s], a[s]),
+        "computeJointTorqueRegressor": lambda s: pin.computeJointTorqueRegressor(
+            pm, data, q[s], v[s], a[s]),
+        "computeRNEADerivatives": lambda s: pin.computeRNEADerivatives(pm, data, q[s], v[s], a[s]),
+        "crba + Coriolis + gravity": lambda s: (pin.crba(pm, data, q[s]),
+                                                pin.computeCoriolisMatrix(pm, data, q[s], v[s]),
+                                                pin.computeGeneralizedGravity(pm, data, q[s])),
+    }
+
+    def loop(call):
+        for s in range(N):
+            call(s)
+
+    return {name: best(repeat, lambda c=call: loop(c)) / N * 1e6 for name, call in calls.items()}
+
+
+#: case -> (function of (model, trajectory, drives, reference rates), Pinocchio peer)
+CASES = {
+    "compute --order 2": (lambda m, t, d, qr: inverse_dynamics(m, t, order=2), "rnea"),
+    "regressor --order 0": (lambda m, t, d, qr: regressor.regressor(m, t, order=0),
+                            "computeJointTorqueRegressor"),
+    "regressor --order 2": (lambda m, t, d, qr: regressor.regressor(m, t, order=2),
+                            "computeJointTorqueRegressor"),
+    "sensitivities --order 0": (lambda m, t, d, qr: sensitivities.sensitivities(m, t, order=0),
+                                "computeRNEADerivatives"),
+    "sensitivities --order 2": (lambda m, t, d, qr: sensitivities.sensitivities(m, t, order=2),
+                                "computeRNEADerivatives"),
+    "matrices --order 0": (lambda m, t, d, qr: closed_form.matrices(m, t, order=0),
+                           "crba + Coriolis + gravity"),
+    "matrices --order 2": (lambda m, t, d, qr: closed_form.matrices(m, t, order=2),
+                           "crba + Coriolis + gravity"),
+    "elastic --model full --order 0": (
+        lambda m, t, d, qr: elastic.inverse_dynamics(m, t, d, order=0), "rnea"),
+    "regressor --slotine-li": (
+        lambda m, t, d, qr: regressor.slotine_li_regressor(m, t, qr, qr),
+        "computeJointTorqueRegressor"),
+}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--samples", type=int, default=20_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    model = load_model(URDF)
+    drives = read_drives(ROOT / "urdf" / "iiwa14_drives.toml", model)
+    N = args.samples
+    traj = cosine(model.joint_names, np.linspace(0, N / 100, N), amplitude=0.5, omega=1.3,
+                  phase=np.arange(model.n), orders=10)
+    qr = np.random.default_rng(0).normal(size=(N, model.n))
+    peers = pinocchio_peers(traj, args.repeat)
+    print(f"iiwa14, {N} samples ({N // 20} for numpy), best of {args.repeat}; ratio = hodyn "
+          "us/sample / Pinocchio us/call\n")
+    print(f"{'case':<32} {'variant':<9} {'us/sample':>9} {'ratio':>6}  peer (us/call)")
+    for variant in [*_compiled.variants(), "numpy"]:
+        n = N if variant != "numpy" else N // 20  # the reference is slow: fewer samples
+        head = Trajectory(traj.joint_names, traj.derivatives[:n], traj.t[:n])
+        if variant == "numpy":
+            os.environ["HODYN_NO_KERNEL"] = "1"
+        with _compiled.use(None if variant == "numpy" else variant):
+            for name, (fn, peer) in CASES.items():
+                us = best(args.repeat, lambda f=fn, h=head, r=qr[:n]: f(model, h, drives, r)) / n * 1e6
+                print(f"{name:<32} {variant:<9} {us:>9.2f} {us / peers[peer]:>6.2f}  "
+                      f"{peer} ({peers[peer]:.2f})")
+    print(f"\npeak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,164 @@
+/* The body-fixed passes (body_fixed.py is the readable reference; tests/test_kernel.py holds
+ * them to 1e-12), in the same equations and order. Per body i with parent p:
+ *   Ad_i = A0_i - sin(q) A1_i + (1 - cos q) A2_i      (revolute; prismatic: A0 - q A1)
+ *   a[0][m] = Ad_i V_p^(m),  a[k][m] = a[k-1][m+1] - sum_j C(k-1,j) q^(j+1) ad_X a[k-1-j][m]
+ *   V_i^(k) = a[k][0] + X_i q^(k+1)
+ *   F_i^(k) = h^(k+1) - sum_j C(k,j) ad*_{V^(j)} h^(k-j) + W_i^(k) + sum_c (transported F_c)
+ *   tau_i^(k) = X_i . F_i^(k)
+ *   b[0][m] = F^(m),  b[k][m] = b[k-1][m+1] - sum_j C(m,j) q^(j+1) ad_X^T b[k-1][m-j]
+ *   d^k(Ad^T F) = Ad^T b[k][0] */
+#include "kernel.h"
+
+void hk_joint_adjoint(const Consts *c, int i, vd q, AdjointV *Ad) {
+    const Adjoint *B0 = &c->B[3 * i], *B1 = B0 + 1, *B2 = B0 + 2;
+    vd sn, cs;
+    if (c->m->revolute[i]) {
+        for (int l = 0; l < LANES; l++) { /* one sincos call: the compiler pairs them */
+            sn[l] = sin(q[l]);
+            cs[l] = 1.0 - cos(q[l]);
+        }
+    } else {
+        sn = q;
+        cs = (vd){0};
+    }
+    for (int e = 0; e < 9; e++) {
+        Ad->R[e] = B0->R[e] - sn * B1->R[e] + cs * B2->R[e];
+        Ad->P[e] = B0->P[e] - sn * B1->P[e] + cs * B2->P[e];
+    }
+}
+
+void hk_transport_down(const Consts *c, int i, const vd *Q, const AdjointV *Ad, const vd *in,
+                       int K1, int z, vd *out) {
+    const int n = c->n, rev = c->m->revolute[i];
+    const double *X = c->m->X + 6 * i;
+    vd a[K1][K1][6], Na[K1][K1][6];  /* a[k][m] = 0 where m + k < z: never read */
+    for (int m = z; m < K1; m++) {
+        vad_apply(Ad, in + 6 * m, a[0][m]);
+        if (K1 > 1) vjoint_ad(X, rev, a[0][m], Na[0][m]);
+    }
+    for (int k = 1; k < K1; k++)
+        for (int m = k < z ? z - k : 0; m + k < K1; m++) {
+            for (int e = 0; e < 6; e++) a[k][m][e] = a[k - 1][m + 1][e];
+            for (int j = 0; j < k && m + k - 1 - j >= z; j++) {
+                const vd w = BINOM[k - 1][j] * Q[(j + 1) * n + i];
+                for (int e = 0; e < 6; e++) a[k][m][e] -= w * Na[k - 1 - j][m][e];
+            }
+            if (k + 1 < K1) vjoint_ad(X, rev, a[k][m], Na[k][m]);
+        }
+    for (int k = 0; k < K1; k++)
+        for (int e = 0; e < 6; e++) out[6 * k + e] = k < z ? (vd){0} : a[k][0][e];
+}
+
+void hk_jacobian_columns(const Consts *c, int r1, const vd *Q, const AdjointV *Ad, vd *J) {
+    const int n = c->n;
+    const size_t jet = (size_t)6 * r1;
+    for (int b = 0; b < n; b++) {
+        const int p = c->m->parent[b];
+        const uint8_t *anc = c->m->anc + (size_t)b * n;
+        for (int a = 0; a < n; a++) {
+            if (!anc[a]) continue;
+            vd *Ja = J + jet * ((size_t)n * b + a);
+            if (a == b) {
+                memset(Ja, 0, sizeof(vd) * jet);
+                for (int e = 0; e < 6; e++) Ja[e] = (vd){0} + c->m->X[6 * b + e];
+            } else {
+                hk_transport_down(c, b, Q, &Ad[b], J + jet * ((size_t)n * p + a), r1, 0, Ja);
+            }
+        }
+    }
+}
+
+void hk_transport_up(const Consts *c, int i, const vd *Q, const AdjointV *Ad, const vd *in,
+                     int r1, vd *out) {
+    const int n = c->n, rev = c->m->revolute[i];
+    const double *X = c->m->X + 6 * i;
+    vd b[r1][r1][6], Nb[r1][6], t[6];
+    for (int m = 0; m < r1; m++)
+        for (int e = 0; e < 6; e++) b[0][m][e] = in[6 * m + e];
+    vadT_apply(Ad, b[0][0], t);
+    for (int e = 0; e < 6; e++) out[e] += t[e];
+    for (int k = 1; k < r1; k++) {
+        for (int m = 0; m + k - 1 < r1; m++) vjoint_coad(X, rev, b[k - 1][m], Nb[m]);
+        for (int m = 0; m + k < r1; m++) {
+            for (int e = 0; e < 6; e++) b[k][m][e] = b[k - 1][m + 1][e];
+            for (int j = 0; j <= m; j++) {
+                const vd w = BINOM[m][j] * Q[(j + 1) * n + i];
+                for (int e = 0; e < 6; e++) b[k][m][e] -= w * Nb[m - j][e];
+            }
+        }
+        vadT_apply(Ad, b[k][0], t);
+        for (int e = 0; e < 6; e++) out[6 * k + e] += t[e];
+    }
+}
+
+void hk_forward(const Consts *c, int K1, const vd *Q, const vd *base, AdjointV *Ad, vd *V) {
+    const int n = c->n;
+    for (int i = 0; i < n; i++) {
+        const int p = c->m->parent[i];
+        const double *X = c->m->X + 6 * i;
+        hk_joint_adjoint(c, i, Q[i], &Ad[i]);
+        vd *Vi = V + (size_t)6 * K1 * i;
+        hk_transport_down(c, i, Q, &Ad[i], p < 0 ? base : V + (size_t)6 * K1 * p, K1, 0, Vi);
+        for (int k = 0; k < K1; k++)
+            for (int e = 0; e < 6; e++) Vi[6 * k + e] += X[e] * Q[(k + 1) * n + i];
+    }
+}
+
+void hk_backward(const Consts *c, int r1, const vd *Q, const vd *V, const AdjointV *Ad, vd *F,
+                 vd *h, vd *tau) {
+    const int n = c->n, K1 = r1 + 1;
+    vd hl[K1][6], t[6];
+    for (int i = n - 1; i >= 0; i--) {
+        const double *X = c->m->X + 6 * i;
+        const vd *Vi = V + (size_t)6 * K1 * i;
+        vd *Fi = F + (size_t)6 * r1 * i;
+        vd(*hi)[6] = h ? (vd(*)[6])(h + (size_t)6 * K1 * i) : hl;
+        for (int k = 0; k < K1; k++) vinertia_apply(&c->In[i], Vi + 6 * k, hi[k]);
+        for (int k = 0; k < r1; k++) {
+            for (int e = 0; e < 6; e++) Fi[6 * k + e] += hi[k + 1][e];
+            for (int j = 0; j <= k; j++) {
+                vcoad(Vi + 6 * j, hi[k - j], t);
+                for (int e = 0; e < 6; e++) Fi[6 * k + e] -= BINOM[k][j] * t[e];
+            }
+            tau[k * n + i] = cdot6(X, Fi + 6 * k);
+        }
+        const int p = c->m->parent[i];
+        if (p >= 0) hk_transport_up(c, i, Q, &Ad[i], Fi, r1, F + (size_t)6 * r1 * p);
+    }
+}
+
+/* tau and derivatives of N samples. qs[N][D][n] (D >= order + 3); base[base_rows][order + 2][6],
+ * the root's twist and its derivatives, shared (base_rows = 1) or per sample (N);
+ * W[N][n][order + 1][6] or NULL; out[N][order + 1][n]; Vout[N][n][order + 2][6] (the
+ * body-fixed twists) or NULL. */
+int hodyn_body_fixed(const HModel *m, int64_t N, int D, const double *qs, int order,
+                     const double *base, int64_t base_rows, const double *W, double *out,
+                     double *Vout) {
+    int status = hk_check(m, N, D, order + 3, order, base_rows);
+    if (status) return status;
+    const int n = m->n, K1 = order + 2, r1 = order + 1, nq = (order + 3) * n;
+    Consts c;
+    if (hk_consts(m, &c)) return HK_NOMEM;
+    vd *Q = hk_alloc(sizeof(vd) * nq), *V = hk_alloc(sizeof(vd) * 6 * K1 * n);
+    vd *F = hk_alloc(sizeof(vd) * 6 * r1 * n), *tau = hk_alloc(sizeof(vd) * r1 * n);
+    vd *bv = hk_alloc(sizeof(vd) * 6 * K1);
+    AdjointV *Ad = hk_alloc(sizeof(AdjointV) * n);
+    if (!Q || !V || !F || !tau || !bv || !Ad) { status = HK_NOMEM; goto done; }
+    int64_t lane_s[LANES] = {0};
+    hk_gather(base, 0, lane_s, 6 * K1, bv);
+    for (int64_t s0 = 0; s0 < N; s0 += LANES) {
+        hk_lanes(s0, N, lane_s);
+        hk_gather(qs, (int64_t)D * n, lane_s, nq, Q);
+        if (base_rows > 1) hk_gather(base, 6 * K1, lane_s, 6 * K1, bv);
+        hk_forward(&c, K1, Q, bv, Ad, V);
+        if (Vout) hk_scatter(V, 6 * K1 * n, s0, N, 6 * K1 * n, Vout);
+        if (W) hk_gather(W, 6 * r1 * n, lane_s, 6 * r1 * n, F);
+        else memset(F, 0, sizeof(vd) * 6 * r1 * n);
+        hk_backward(&c, r1, Q, V, Ad, F, NULL, tau);
+        hk_scatter(tau, r1 * n, s0, N, r1 * n, out);
+    }
+done:
+    free(Q); free(V); free(F); free(tau); free(bv); free(Ad);
+    hk_free_consts(&c);
+    return status;
+}

@@ -1,0 +1,213 @@
+/* The compiled kernels' shared parts: the lane type, the spatial algebra on it, the model
+ * as the entry points receive it, and the passes several kernels run (body_fixed.c).
+ *
+ * Samples run LANES at a time in lockstep: one `vd` holds the same quantity of LANES
+ * samples (GCC/Clang vector extensions), so that the recursion's chains of short dependent
+ * products turn into throughput. setup.py compiles the same sources once per instruction set
+ * (LANES 2: SSE2/NEON, the portable baseline; 4: AVX2+FMA; 8: AVX-512) and _compiled.py
+ * loads the widest one the CPU runs. A last partial group repeats its final sample in the
+ * unused lanes and does not store them.
+ *
+ * Conventions (docs/conventions.md): screws (angular; linear), wrenches (moment; force);
+ * Ad = [[R, 0], [P, R]] (P = skew(p) R); a rigid-body inertia [[Theta, skew(h)],
+ * [-skew(h), m I]] (h = m c); both are used by their blocks. */
+#ifndef HODYN_KERNEL_H
+#define HODYN_KERNEL_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef LANES
+#define LANES 2
+#endif
+typedef double vd __attribute__((vector_size(LANES * sizeof(double))));
+
+#define MAXK 24 /* twist derivative orders 0..MAXK-1: torque order <= MAXK - 2 */
+
+/* Bumped whenever an entry point's arguments or meaning change: _compiled.py refuses a
+ * library built from other sources (a stale build) and falls back to numpy. */
+#define HODYN_KERNEL_ABI 4
+
+/* status codes of every entry point (_compiled.py turns them into exceptions) */
+enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4 };
+
+extern double BINOM[MAXK][MAXK]; /* BINOM[k][j] = C(k, j) */
+
+/* The model as every entry point receives it (_compiled.py: ModelStruct). n bodies;
+ * parent[n] (< own index, -1: the root); revolute[n]; X[n][6] (revolute (axis; 0),
+ * prismatic (0; axis)); M[n][6][6] rigid-body inertias; A0, A1, A2 [n][6][6]:
+ * Ad_{B^-1}, ad_X Ad_{B^-1}, ad_X^2 Ad_{B^-1}; anc[n][n]: anc[b * n + c] != 0 iff body c
+ * is body b or one of its ancestors. */
+typedef struct {
+    int32_t n;
+    const int32_t *parent, *revolute;
+    const double *X, *M, *A0, *A1, *A2;
+    const uint8_t *anc;
+} HModel;
+
+typedef struct { double R[9], P[9]; } Adjoint;       /* constant blocks, scalar */
+typedef struct { vd R[9], P[9]; } AdjointV;           /* per-sample blocks */
+typedef struct { double Th[9], h[3], m; } Inertia;
+
+/* Per-call constants: the model and its joint adjoints and inertias by blocks. */
+typedef struct {
+    const HModel *m;
+    int n;
+    Adjoint *B;   /* [3 n]: Ad_{B^-1}, ad_X Ad_{B^-1}, ad_X^2 Ad_{B^-1} of each body */
+    Inertia *In;  /* [n] */
+} Consts;
+
+int hk_check(const HModel *m, int64_t N, int D, int need_D, int order, int64_t rows);
+int hk_consts(const HModel *m, Consts *c);
+void hk_free_consts(Consts *c);
+void *hk_alloc(size_t bytes); /* aligned for vd; NULL if out of memory */
+
+/* ---- loading and storing lane groups ---------------------------------------------------- */
+/* lane_s[l]: the sample of lane l in the group starting at s0 (the last one repeated) */
+static inline void hk_lanes(int64_t s0, int64_t N, int64_t *lane_s) {
+    for (int l = 0; l < LANES; l++) lane_s[l] = s0 + l < N ? s0 + l : N - 1;
+}
+
+/* out[c] = rows[lane_s[l] * stride + c] for c < count, one vd per entry */
+static inline void hk_gather(const double *rows, int64_t stride, const int64_t *lane_s,
+                             int64_t count, vd *out) {
+    for (int64_t c = 0; c < count; c++)
+        for (int l = 0; l < LANES; l++) out[c][l] = rows[lane_s[l] * stride + c];
+}
+
+/* rows[(s0 + l) * stride + c] = in[c][l] for the group's real lanes */
+static inline void hk_scatter(const vd *in, int64_t count, int64_t s0, int64_t N,
+                              int64_t stride, double *rows) {
+    for (int l = 0; l < LANES && s0 + l < N; l++) {
+        double *row = rows + (s0 + l) * stride;
+        for (int64_t c = 0; c < count; c++) row[c] = in[c][l];
+    }
+}
+
+/* ---- spatial algebra on lanes ----------------------------------------------------------- */
+static inline void vcross(const vd *a, const vd *b, vd *out) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* a x b for a constant a */
+static inline void ccross(const double *a, const vd *b, vd *out) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static inline void vm3v(const vd *A, const vd *x, vd *out) {
+    out[0] = A[0] * x[0] + A[1] * x[1] + A[2] * x[2];
+    out[1] = A[3] * x[0] + A[4] * x[1] + A[5] * x[2];
+    out[2] = A[6] * x[0] + A[7] * x[1] + A[8] * x[2];
+}
+
+static inline void vm3tv(const vd *A, const vd *x, vd *out) {
+    out[0] = A[0] * x[0] + A[3] * x[1] + A[6] * x[2];
+    out[1] = A[1] * x[0] + A[4] * x[1] + A[7] * x[2];
+    out[2] = A[2] * x[0] + A[5] * x[1] + A[8] * x[2];
+}
+
+/* Ad x = (R w; P w + R v) */
+static inline void vad_apply(const AdjointV *A, const vd *x, vd *out) {
+    vd t[3];
+    vm3v(A->R, x, out);
+    vm3v(A->P, x, out + 3);
+    vm3v(A->R, x + 3, t);
+    out[3] += t[0]; out[4] += t[1]; out[5] += t[2];
+}
+
+/* Ad^T y = (R^T m + P^T f; R^T f) */
+static inline void vadT_apply(const AdjointV *A, const vd *y, vd *out) {
+    vd t[3];
+    vm3tv(A->R, y, out);
+    vm3tv(A->P, y + 3, t);
+    out[0] += t[0]; out[1] += t[1]; out[2] += t[2];
+    vm3tv(A->R, y + 3, out + 3);
+}
+
+/* M x = (Theta w + h x v; m v - h x w) */
+static inline void vinertia_apply(const Inertia *I, const vd *x, vd *out) {
+    vd t[3];
+    const double *T = I->Th;
+    out[0] = T[0] * x[0] + T[1] * x[1] + T[2] * x[2];
+    out[1] = T[3] * x[0] + T[4] * x[1] + T[5] * x[2];
+    out[2] = T[6] * x[0] + T[7] * x[1] + T[8] * x[2];
+    ccross(I->h, x + 3, t);
+    out[0] += t[0]; out[1] += t[1]; out[2] += t[2];
+    ccross(I->h, x, t);
+    out[3] = I->m * x[3] - t[0]; out[4] = I->m * x[4] - t[1]; out[5] = I->m * x[5] - t[2];
+}
+
+/* ad_V^T h = -(w x m + v x f; w x f) */
+static inline void vcoad(const vd *V, const vd *h, vd *out) {
+    vd t[3];
+    vcross(V, h, out);
+    vcross(V + 3, h + 3, t);
+    out[0] = -(out[0] + t[0]); out[1] = -(out[1] + t[1]); out[2] = -(out[2] + t[2]);
+    vcross(V, h + 3, out + 3);
+    out[3] = -out[3]; out[4] = -out[4]; out[5] = -out[5];
+}
+
+/* ad_V y = (w x y_w; v x y_w + w x y_v) */
+static inline void vad(const vd *V, const vd *y, vd *out) {
+    vd t[3];
+    vcross(V, y, out);
+    vcross(V + 3, y, out + 3);
+    vcross(V, y + 3, t);
+    out[3] += t[0]; out[4] += t[1]; out[5] += t[2];
+}
+
+/* ad_X y and ad_X^T y for a joint screw: revolute X = (w; 0), prismatic X = (0; v) */
+static inline void vjoint_ad(const double *X, int revolute, const vd *y, vd *out) {
+    if (revolute) { ccross(X, y, out); ccross(X, y + 3, out + 3); }
+    else { out[0] = out[1] = out[2] = (vd){0}; ccross(X + 3, y, out + 3); }
+}
+
+static inline void vjoint_coad(const double *X, int revolute, const vd *y, vd *out) {
+    if (revolute) { ccross(X, y, out); ccross(X, y + 3, out + 3); }
+    else { ccross(X + 3, y + 3, out); out[3] = out[4] = out[5] = (vd){0}; }
+    for (int e = 0; e < 6; e++) out[e] = -out[e];
+}
+
+static inline vd vdot6(const vd *a, const vd *b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+static inline vd cdot6(const double *a, const vd *b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+/* ---- the body-fixed passes (body_fixed.c), one lane group ------------------------------- */
+/* Ad_{C_{i,p}} of body i at its joint value q (lanes) */
+void hk_joint_adjoint(const Consts *c, int i, vd q, AdjointV *Ad);
+
+/* d^k/dt^k (Ad_{C_{i,p}} x(t)), k < K1, from x's derivatives in[K1][6] whose orders below z
+ * are zero: the a-table of body_fixed.py (Q[k * n + i] = q_i^(k)); out[K1][6] */
+void hk_transport_down(const Consts *c, int i, const vd *Q, const AdjointV *Ad, const vd *in,
+                       int K1, int z, vd *out);
+
+/* The body Jacobians' columns and their derivatives, J[b][a][r1][6] for a = b or an
+ * ancestor of b (other entries untouched): J_b[:, b] = X_b, J_b[:, a] = d^k(Ad_{C_{b,p}}
+ * J_p[:, a]), the columns' jets coming down the tree like the twists */
+void hk_jacobian_columns(const Consts *c, int r1, const vd *Q, const AdjointV *Ad, vd *J);
+
+/* d^k/dt^k (Ad_{C_{i,p}}^T y(t)), k < r1, from y's derivatives in[r1][6], added to out[r1][6]:
+ * the b-table of body_fixed.py */
+void hk_transport_up(const Consts *c, int i, const vd *Q, const AdjointV *Ad, const vd *in,
+                     int r1, vd *out);
+
+/* Forward pass: Ad[n] and twists V[n][K1][6] from the root's twist jet base[K1][6] */
+void hk_forward(const Consts *c, int K1, const vd *Q, const vd *base, AdjointV *Ad, vd *V);
+
+/* Backward pass: F[n][r1][6] holds the external wrenches on entry (or zeros) and the joint
+ * wrenches on return; h[n][r1 + 1][6] the momenta M_i V_i^(k) (may be NULL: not kept);
+ * tau[r1][n] */
+void hk_backward(const Consts *c, int r1, const vd *Q, const vd *V, const AdjointV *Ad, vd *F,
+                 vd *h, vd *tau);
+
+#endif
