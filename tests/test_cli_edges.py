@@ -73,3 +73,22 @@ def test_bad_values_name_the_sample_and_the_line(tmp_path):
     r = hodyn("kinematics", str(URDF / "planar_2r.urdf"), str(bad), "--link", "tool0",
               "--order", "0")
     assert r.returncode == 2 and "not increasing at sample 2 (line 4)" in r.stderr, r.stderr
+
+
+def test_the_backend_is_named_and_a_fallback_is_a_notice(tmp_path):
+    """hodyn --version says which backend runs; where the kernel cannot run (here: a kernel
+    variant that does not exist) the numpy implementation runs with a notice, not silently;
+    HODYN_NO_KERNEL (an explicit choice) and --quiet print none."""
+    import os
+
+    version = hodyn("--version").stdout
+    assert version.startswith("hodyn ") and ("compiled kernel" in version or "numpy:" in version)
+    args = ["compute", IIWA, str(SAMPLES / "iiwa14_cosine.csv"), "-o", str(tmp_path / "t.csv")]
+    bad = hodyn(*args, env={**os.environ, "HODYN_KERNEL": "nope"})
+    assert bad.returncode == 0 and "notice: the compiled kernel does not run here" in bad.stderr
+    assert "HODYN_KERNEL=nope names no kernel" in bad.stderr
+    assert "--version" and "numpy: HODYN_KERNEL=nope" in hodyn(
+        "--version", env={**os.environ, "HODYN_KERNEL": "nope"}).stdout
+    quiet = hodyn(*args, "-q", env={**os.environ, "HODYN_KERNEL": "nope"})
+    chosen = hodyn(*args, env={**os.environ, "HODYN_NO_KERNEL": "1"})
+    assert "compiled kernel" not in quiet.stderr + chosen.stderr

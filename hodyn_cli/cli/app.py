@@ -20,7 +20,9 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
 
 def version_callback(value: bool) -> None:
     if value:
-        print(f"hodyn {__version__}")
+        from hodyn_cli.algorithms.methods import _compiled
+
+        print(f"hodyn {__version__} ({_compiled.describe()})")
         raise typer.Exit()
 
 

@@ -110,8 +110,13 @@ def model_json(model: Model) -> str:
     """Everything ``hodyn info`` knows about a model, as stable-keyed JSON."""
     import numpy as np
 
+    from hodyn_cli import __version__
+    from hodyn_cli.algorithms.methods import _compiled
+
     A, Y = model.A, model.Y
     data = {
+        "hodyn_version": __version__,
+        "backend": _compiled.backend(),
         "name": model.name,
         "root_link": model.root_link,
         "urdf_sha256": model.source_sha256,

@@ -64,10 +64,21 @@ class Session:
         (``traj``: the one trajectory whose columns ``--lock-missing`` reads)."""
         from hodyn_cli.modeling.urdf import load_model
 
+        self.kernel_notice()
         model = load_model(robot, strict=self.strict, xacro_args=xacro_mappings(self.xacro_arg),
                            repair_inertia=self.repair_inertia)
         render.diagnostics(model)
         return self._locked(model, traj)
+
+    def kernel_notice(self) -> None:
+        """Say so when the numpy implementation runs because the compiled kernel cannot (the
+        same numbers, several times slower); not with ``--quiet`` or ``HODYN_NO_KERNEL``."""
+        from hodyn_cli.algorithms.methods import _compiled
+
+        why = None if self.quiet else _compiled.fallback()
+        if why:
+            render.notice(f"the compiled kernel does not run here ({why}): the numpy "
+                          "implementation does, with the same numbers, several times slower")
 
     def _locked(self, model, traj: str | None):
         from hodyn_cli.modeling.locking import default_lock_value, lock

@@ -145,6 +145,27 @@ def backend() -> dict:
             "lanes": lib.hodyn_kernel_lanes(), "reason": ""}
 
 
+def describe() -> str:
+    """One line: the backend that runs (``hodyn --version``).
+
+    >>> describe().startswith(("compiled kernel", "numpy"))
+    True
+    """
+    b = backend()
+    if b["backend"] == "numpy":
+        return f"numpy: {b['reason']}"
+    return f"compiled kernel {b['variant']}, {b['isa']}, {b['lanes']} lanes"
+
+
+def fallback() -> str | None:
+    """Why numpy runs although nobody asked for it (the kernel is missing, stale or does not
+    run here), or None: the kernel runs, or ``HODYN_NO_KERNEL`` chose numpy."""
+    b = backend()
+    if b["backend"] == "numpy" and not os.environ.get("HODYN_NO_KERNEL"):
+        return b["reason"]
+    return None
+
+
 def variants() -> list[str]:
     """The kernel variants that are built and run on this CPU, widest first."""
     return [v for v, (_, level) in VARIANTS.items()
