@@ -1,0 +1,345 @@
+"""Uniform time scaling: how every limited quantity changes when a motion is played k times
+slower, and the largest speed-up at which it stays inside its limits.
+
+Playing ``q(t)`` k times slower, ``q_k(t') = q(t'/k)`` (``t' = k t``), scales every derivative
+exactly, ``q_k^(j) = x^j q^(j)`` with ``x = 1/k``. Every quantity hodyn limits is then, sample by
+sample, a polynomial in x, its *law* ``v(x) = x^m sum_p c_p x^(2p)`` (``v(1)`` is the motion's
+own value). **Rigid bodies**: ``tau = M(q) qdd + c(q, qd) + s(q)`` with ``c`` quadratic in qd and
+the static part ``s = g(q) + Q_ext``, so ``tau_k = x^2 (tau - s) + s`` and, as d/dt' = x d/dt,
+
+    tau_k^(j) = x^j s^(j) + x^(j+2) d^(j),      d = tau - s = M qdd + c      (m = j; c_0 = s^(j), c_1 = d^(j))
+
+(external wrenches are taken as attached to the path, ``W_k(t') = W(t'/k)``: a payload's
+weight, a process force along the path; they scale like gravity). ``s`` and ``d`` are two
+inverse-dynamics passes: with gravity and wrenches, and without them.
+
+**Elastic joints** (:mod:`hodyn_cli.algorithms.elastic`, the same model): call the *grade* of a
+product of derivatives the total number of time derivatives in it (``q^(j)``: j; ``R^(a)``,
+``S^(a)`` of the coupling: a; ``G^(a)`` (it holds qd): a + 1). A term of grade g scales as
+``x^g``. ``u^(j)``'s terms have grades ``j, j+2, j+4, ...``: the rigid part has j and j + 2, and
+each rotor coupling ``I_c (S^(a) theta_c^(k-a+2) + G^(a) theta_c^(k-a+1))`` (eqs. (2), (4), by
+Leibniz) lifts theta_c's grades by exactly 2, while ``theta_c = r_c (q_c + u_c / K_c)`` (eq. (3))
+keeps them. So with ``Q^(j) = sum_p x^(j+2p) Q_{j,p}``:
+
+    u_i,p^(k)     = rigid (p = 0: s^(k), p = 1: d^(k))
+                    + sum_c I_c sum_a C(k,a) (S^(a) theta_c,p-1^(k-a+2) + G^(a) theta_c,p-1^(k-a+1))
+    theta_c,p^(k) = r_c (q_c^(k) [p = 0] + u_c,p^(k) / K_c)
+    taum_c,p      = u_c,p / r_c + I_c (theta_c,p-1^(2) + n_c . omegad_carrier [p = 1])   (eq. (32))
+
+solved from the tips to the root exactly as the elastic model itself; the reflected model has
+no coupling (u = the rigid torque, taum = u / r + I thetadd). The laws' degree grows by 2 per
+coupled generation of drives (the iiwa's joint 1 motor torque: x^0 .. x^16).
+
+**The earliest crossing** (:func:`earliest`): the first x > 0 where ``|v(x) - centre|`` reaches
+the half-width of a limit band, per sample, exactly: the smallest positive real root of
+``v(x) = lower`` or ``v(x) = upper`` (eigenvalues of the companion matrix, polished by Newton).
+Only samples whose lower bound (the root of the majorant ``|c_0| + sum |a_i| x^i``, which no
+crossing can precede) falls below the best crossing found are solved.
+
+>>> import numpy as np
+>>> law = Law(0, np.array([[[1.0, 3.0]]]), ("j",))   # tau = 1 + 3 x^2 (gravity 1, inertia 3)
+>>> float(law.at(1.0)[0, 0]), float(law.at(0.5)[0, 0])
+(4.0, 1.75)
+>>> x, row = earliest(law, np.array([-4.0]), np.array([7.0]))   # 1 + 3 x^2 = 7: x = sqrt(2)
+>>> round(float(x[0]) ** 2, 12), int(row[0])
+(2.0, 0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from math import comb
+
+import numpy as np
+
+from hodyn_cli.algorithms import elastic
+from hodyn_cli.algorithms.methods import body_fixed
+from hodyn_cli.algorithms.methods.common import CHUNK, GRAVITY
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
+from hodyn_cli.errors import HodynError
+from hodyn_cli.modeling import mimic
+from hodyn_cli.modeling.drives import Drives
+
+__all__ = ["TOLERANCE", "Law", "rigid_laws", "elastic_laws", "earliest", "scaled"]
+
+#: relative slack within which a value counts as on its limit, not beyond it (rounding)
+TOLERANCE = 1e-9
+#: Newton steps on the majorant (from above) before its chord gives the lower bound
+NEWTON = 4
+#: samples per joint whose crossing is solved first (their best bounds the others)
+SEEDS = 4
+#: |imaginary part| / |root| below which a companion eigenvalue counts as real (a tangency
+#: splits into a complex pair of that size; counting it makes k conservative by ~1e-8)
+REAL = 1e-7
+NO_GRAVITY = (0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True, eq=False)
+class Law:
+    """A quantity of the motion played ``1/x`` times slower: ``x^power sum_p
+    coefficients[s, j, p] x^(2p)`` at sample s for joint ``joint_names[j]``."""
+
+    power: int
+    coefficients: np.ndarray  # (N, m, P+1)
+    joint_names: tuple[str, ...]
+
+    def at(self, x=1.0) -> np.ndarray:
+        """Values (N, m) at speed-up x: a number, or one per sample (N,)."""
+        x = np.asarray(x, dtype=float)
+        x = x[:, None] if x.ndim else x
+        c = self.coefficients
+        v = c[..., -1]
+        for p in range(c.shape[-1] - 2, -1, -1):  # Horner in x^2
+            v = v * (x * x) + c[..., p]
+        return v * x ** self.power
+
+    def polynomial(self) -> np.ndarray:
+        """Coefficients (N, m, D+1) in x, lowest first (D = power + 2P)."""
+        c = self.coefficients
+        out = np.zeros(c.shape[:2] + (self.power + 2 * c.shape[-1] - 1,))
+        out[..., self.power :: 2] = c
+        return out
+
+
+# -- the laws ------------------------------------------------------------------------------
+
+
+def _still(trajectory: Trajectory) -> Trajectory:
+    """The motion without its external wrenches (with no gravity: the dynamic part d)."""
+    return replace(trajectory, wrenches=None)
+
+
+def rigid_laws(model: Model, trajectory: Trajectory, order: int, gravity=GRAVITY
+               ) -> dict[str, Law]:
+    """Laws of ``q``, ``qd`` (every joint: ``trajectory`` over all joints, mimic joints
+    expanded) and ``tau`` .. ``tau^(order)`` (the independent joints; none for order -1)."""
+    q = trajectory.derivatives
+    laws = {name: Law(j, q[:, j, :, None], model.joint_names)
+            for j, name in enumerate(("q", "qd"))}
+    if order < 0:
+        return laws
+    tau = body_fixed.inverse_dynamics(model, trajectory, order=order, gravity=gravity)
+    d = body_fixed.inverse_dynamics(model, _still(trajectory), order=order, gravity=NO_GRAVITY)
+    graded = mimic.project(model, np.stack([tau - d, d], axis=-1), axis=2)  # (N, K+1, m, 2)
+    for j in range(order + 1):
+        laws[derivative_name("tau", j)] = Law(j, graded[:, j], model.coordinate_names)
+    return laws
+
+
+def _levels(n: int, pairs: np.ndarray) -> np.ndarray:
+    """(n,) highest p of each joint's u: 1 (rigid), one more than any drive coupled into it."""
+    level = np.ones(n, dtype=int)
+    for c in reversed(range(n)):  # drives coupled into u_i sit further out: c > i
+        for i in pairs[pairs[:, 1] == c, 0]:
+            level[i] = max(level[i], level[c] + 1)
+    return level
+
+
+def elastic_laws(model: Model, trajectory: Trajectory, drives: Drives, kind: str = "full",
+                 gravity=GRAVITY, known: elastic.Requirements | None = None) -> dict[str, Law]:
+    """Laws of ``q``, ``qd``, the spring torques ``u``, ``ud``, ``udd`` (every joint) and,
+    for the joints with a drive, the motor speed ``thetad`` and motor torque ``taum`` of the
+    elastic model ``kind`` (module docstring). ``known``: ``elastic.requirements(model,
+    drives, 0, kind)`` if already found."""
+    req = known if known is not None else elastic.requirements(model, drives, 0, kind)
+    if trajectory.orders <= req.q_order:
+        raise HodynError(f"elastic --model {kind} needs q up to "
+                         f"{derivative_name('q', req.q_order)}, the trajectory has up to "
+                         f"{derivative_name('q', trajectory.orders - 1)}")
+    R = int(req.u_orders.max())
+    tau = body_fixed.inverse_dynamics(model, trajectory, order=R, gravity=gravity)
+    d = body_fixed.inverse_dynamics(model, _still(trajectory), order=R, gravity=NO_GRAVITY)
+    pairs = np.argwhere(req.accel | req.speed)
+    P = int(_levels(model.n, pairs).max()) + 1  # taum: one grade above u
+    N, n = trajectory.n_samples, model.n
+    u = np.zeros((N, 3, n, P + 1))
+    thetad = np.zeros((N, n, P + 1))
+    taum = np.zeros((N, n, P + 1))
+    for s in range(0, N, CHUNK):
+        sl = slice(s, s + CHUNK)
+        graded = np.zeros(tau[sl].shape + (P + 1,))
+        graded[..., 0], graded[..., 1] = tau[sl] - d[sl], d[sl]
+        u[sl], thetad[sl], taum[sl] = _graded_solve(model, drives, req, pairs,
+                                                    trajectory.derivatives[sl], graded)
+    names, driven = model.joint_names, np.flatnonzero(drives.driven)
+    laws = {name: Law(j, trajectory.derivatives[:, j, :, None], names)
+            for j, name in enumerate(("q", "qd"))}
+    laws |= {derivative_name("u", j): Law(j, u[:, j], names) for j in range(3)}
+    laws["thetad"] = Law(1, thetad[:, driven], tuple(names[c] for c in driven))
+    laws["taum"] = Law(0, taum[:, driven], tuple(names[c] for c in driven))
+    return laws
+
+
+def _graded_solve(model: Model, drives: Drives, req: elastic.Requirements, pairs: np.ndarray,
+                  qs: np.ndarray, u: np.ndarray):
+    """One chunk: the graded rigid torques u (N, R+1, n, P+1) coupled from the tips to the
+    root; returns graded u (orders 0..2), thetad and taum (order 0)."""
+    N, R, n = qs.shape[0], u.shape[1] - 1, model.n
+    theta = np.zeros((N, R + 3, n, u.shape[-1]))
+    omegad = np.zeros((N, n))  # n_c . omega_carrier', body-fixed (0: reflected)
+    if pairs.size:
+        omega = np.stack(body_fixed.forward_pass(model, qs, R + 1).V, axis=1)[..., :3]
+        zeta, nu = elastic.axis_rates(model, drives, qs[:, 0], omega, R)
+        S, G = elastic.coupling_coefficients(zeta, nu, pairs, R)
+        S *= req.accel[tuple(pairs.T)]  # structural zeros exactly zero, as elastic does
+        G *= req.speed[tuple(pairs.T)]
+        for c in np.flatnonzero(drives.driven & (model.parent >= 0)):
+            omegad[:, c] = omega[:, model.parent[c], 1] @ drives.rotor_axis[c]
+    k, a = np.meshgrid(np.arange(R + 1), np.arange(R + 1), indexing="ij")
+    weight = np.where(a <= k, np.vectorize(comb)(k, np.minimum(a, k)), 0.0)[None, :, :, None]
+    for c in reversed(range(n)):  # descendants first: u_c is complete here
+        m = req.u_orders[c] + 1
+        if drives.driven[c]:  # theta = r (q + u / K), eq. (3)
+            theta[:, :m, c] = drives.gear_ratio[c] / drives.stiffness[c] * u[:, :m, c]
+            theta[:, :m, c, 0] += drives.gear_ratio[c] * qs[:, :m, c]
+        else:
+            theta[:, :m, c, 0] = qs[:, :m, c]
+        mine = np.flatnonzero(pairs[:, 1] == c)
+        if mine.size:  # sum_a C(k,a) (S^(a) theta^(k-a+2) + G^(a) theta^(k-a+1)), one grade up
+            th2 = weight * theta[:, np.clip(k - a + 2, 0, R + 2), c]  # (N, k, a, P+1)
+            th1 = weight * theta[:, np.clip(k - a + 1, 0, R + 2), c]
+            lift = (np.einsum("nkap,nai->nkip", th2, S[:, :, mine])
+                    + np.einsum("nkap,nai->nkip", th1, G[:, :, mine]))
+            u[:, :, pairs[mine, 0], 1:] += drives.rotor_inertia[c] * lift[..., :-1]
+    r = np.where(drives.driven, drives.gear_ratio, 1.0)
+    taum = u[:, 0] / r[:, None]
+    taum[..., 1:] += drives.inertia[:, None] * theta[:, 2, :, :-1]
+    taum[..., 1] += drives.inertia * omegad
+    return u[:, :3], theta[:, 1], taum
+
+
+# -- the earliest crossing -------------------------------------------------------------
+
+
+def earliest(law: Law, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per joint of ``law`` (bands ``lower``, ``upper`` (m,), +-inf: none): the largest
+    speed-up x such that every sample stays in its band for every speed-up up to x, and the
+    sample that binds it. x = 0: a sample is beyond its band at rest already (by more than
+    :data:`TOLERANCE`), no time scaling helps; inf: nothing binds."""
+    a = law.polynomial()
+    N, m = a.shape[:2]
+    x, row = np.full(m, np.inf), np.zeros(m, dtype=int)
+    cols = np.flatnonzero(np.isfinite(lower) & np.isfinite(upper))
+    if not cols.size or not N:
+        return x, row
+    a = a[:, cols]
+    a[..., 0] -= (lower[cols] + upper[cols]) / 2
+    at_rest = np.abs(a[..., 0])
+    half = (upper[cols] - lower[cols]) / 2
+    beyond = at_rest > half * (1 + TOLERANCE)
+    half = np.maximum(half, at_rest)  # on the limit within rounding: the band through it
+    bound = np.where(beyond, 0.0, _lower_bounds(a, half - at_rest))
+    exact = np.full(bound.shape, np.nan)
+
+    def solve(idx) -> None:
+        exact[idx] = np.where(beyond[idx], 0.0, _first_crossings(a[idx], half[idx]))
+
+    seeds = np.argpartition(bound, min(SEEDS, N) - 1, axis=0)[:SEEDS]  # (<= SEEDS, m)
+    solve((seeds.ravel(), np.broadcast_to(np.arange(len(cols)), seeds.shape).ravel()))
+    best = np.nanmin(exact, axis=0)
+    solve(np.nonzero(np.isnan(exact) & (bound < best)))
+    exact = np.where(np.isnan(exact), np.inf, exact)
+    first = np.argmin(exact, axis=0)
+    x[cols], row[cols] = exact[first, np.arange(len(cols))], first
+    return x, row
+
+
+def _majorant(A: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``sum_i A_i x^i`` (i >= 1) and its derivative, A (..., D)."""
+    v = np.zeros_like(x)
+    dv = np.zeros_like(x)
+    for i in range(A.shape[-1] - 1, -1, -1):
+        dv = dv * x + v
+        v = v * x + A[..., i]
+    return v * x, dv * x + v
+
+
+def _lower_bounds(a: np.ndarray, slack: np.ndarray) -> np.ndarray:
+    """A lower bound of the first x with ``|a(x)| = |a_0| + slack`` (a (..., D+1)): the root of
+    the convex majorant ``sum_i |a_i| x^i = slack``, by Newton from above and its chord."""
+    A = np.abs(a[..., 1:])
+    powers = 1.0 / np.arange(1, A.shape[-1] + 1)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        x = np.where(A > 0, (slack[..., None] / A) ** powers, np.inf)  # each term alone: above
+        x = x.min(axis=-1, initial=np.inf)
+        x = np.where(np.isfinite(x), x, 0.0)
+        for _ in range(NEWTON):  # stays above: the majorant is convex
+            v, dv = _majorant(A, x)
+            x = np.where(dv > 0, x - (v - slack) / dv, x)
+        v, _ = _majorant(A, x)
+        chord = np.where(v > 0, x * np.minimum(slack / v, 1.0), x)
+    return np.where(A.any(axis=-1), chord, np.inf)
+
+
+def _first_crossings(a: np.ndarray, half: np.ndarray) -> np.ndarray:
+    """First x > 0 with ``|a(x)| = half`` for each row of a (E, D+1) (``|a_0| <= half``)."""
+    out = np.full(a.shape[0], np.inf)
+    for sign in (1.0, -1.0):
+        p = a.copy()
+        p[:, 0] -= sign * half
+        out = np.minimum(out, _smallest_positive_root(p))
+    return out
+
+
+def _horner(p: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    v = np.zeros_like(x)
+    dv = np.zeros_like(x)
+    for i in range(p.shape[-1] - 1, -1, -1):
+        dv = dv * x + v
+        v = v * x + p[:, i]
+    return v, dv
+
+
+def _smallest_positive_root(p: np.ndarray) -> np.ndarray:
+    """Smallest real root x > 0 of each polynomial row of p (E, D+1), lowest coefficient
+    first; inf where there is none. Roots at 0 (low zero coefficients) are divided out."""
+    out = np.full(p.shape[0], np.inf)
+    nz = p != 0
+    lo = np.argmax(nz, axis=1)
+    hi = p.shape[1] - 1 - np.argmax(nz[:, ::-1], axis=1)
+    lo[~nz.any(axis=1)] = -1  # p = 0: no root to find
+    for l_, h_ in {(int(l_), int(h_)) for l_, h_ in zip(lo, hi, strict=True) if h_ > l_ >= 0}:
+        rows = np.flatnonzero((lo == l_) & (hi == h_))
+        c, d = p[rows, l_ : h_ + 1], h_ - l_
+        scale = (np.abs(c[:, 0]) / np.abs(c[:, -1])) ** (1.0 / d)  # x = scale z: |roots| ~ 1
+        c = c * scale[:, None] ** np.arange(d + 1)
+        companion = np.zeros((len(rows), d, d))
+        companion[:, np.arange(1, d), np.arange(d - 1)] = 1.0
+        companion[:, :, -1] = -c[:, :d] / c[:, -1:]
+        z = np.linalg.eigvals(companion)
+        real = (np.abs(z.imag) <= REAL * np.abs(z)) & (z.real > 0)
+        x = np.where(real, z.real, np.inf).min(axis=1) * scale
+        out[rows] = _polished(p[rows], x)
+    return out
+
+
+def _polished(p: np.ndarray, x: np.ndarray, steps: int = 2) -> np.ndarray:
+    """Newton steps on the roots x of p, each kept only where it makes |p| smaller."""
+    done = ~np.isfinite(x)
+    x = np.where(done, 1.0, x)
+    for _ in range(steps):
+        v, dv = _horner(p, x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = np.where(dv != 0, v / dv, 0.0)
+        better = np.abs(_horner(p, x - step)[0]) < np.abs(v)
+        x = np.where(better & (x - step > 0), x - step, x)
+    return np.where(done, np.inf, x)
+
+
+# -- the scaled motion -----------------------------------------------------------------
+
+
+def scaled(trajectory: Trajectory, x, t=None) -> Trajectory:
+    """The motion played ``1/x`` times slower (x a number or one per sample): every
+    derivative ``q^(j) x^j`` and wrench rate ``W^(j) x^j``, exact; ``t``: its new times."""
+    x = np.broadcast_to(np.asarray(x, dtype=float), (trajectory.n_samples,))[:, None]
+
+    def rates(values: np.ndarray) -> np.ndarray:  # (N, D, ...)
+        factor = x ** np.arange(values.shape[1])  # (N, D)
+        return values * factor.reshape(factor.shape + (1,) * (values.ndim - 2))
+
+    W = trajectory.wrenches
+    return Trajectory(trajectory.joint_names, rates(trajectory.derivatives), t,
+                      None if W is None else Wrenches({k: rates(w) for k, w in W.W.items()}),
+                      trajectory.series)
