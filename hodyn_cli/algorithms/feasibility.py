@@ -323,8 +323,10 @@ class ScaleSearch:
                 take = np.array([limited[self.model.joint_index(j)] for j in law.joint_names])
                 if not take.any():
                     break
-                part = Law(law.power, law.coefficients[rows][:, take],
-                           tuple(np.array(law.joint_names)[take]))
+                c = law.coefficients  # copied only where a part of it is taken
+                c = c if len(rows) == len(c) else c[rows]
+                c = c if take.all() else c[:, take]
+                part = Law(law.power, c, tuple(np.array(law.joint_names)[take]))
                 x, row = earliest(part, lower[take], upper[take])
                 lower, upper = lower[take], upper[take]
                 for c in np.flatnonzero(np.isfinite(x)):

@@ -33,8 +33,8 @@ coupled generation of drives (the iiwa's joint 1 motor torque: x^0 .. x^16).
 **The earliest crossing** (:func:`earliest`): the first x > 0 where ``|v(x) - centre|`` reaches
 the half-width of a limit band, per sample, exactly: the smallest positive real root of
 ``v(x) = lower`` or ``v(x) = upper`` (eigenvalues of the companion matrix, polished by Newton).
-Only samples whose lower bound (the root of the majorant ``|c_0| + sum |a_i| x^i``, which no
-crossing can precede) falls below the best crossing found are solved.
+Only samples whose majorant ``|a_0| + sum |a_i| x^i`` reaches the limit before the best
+crossing found so far are solved.
 
 >>> import numpy as np
 >>> law = Law(0, np.array([[[1.0, 3.0]]]), ("j",))   # tau = 1 + 3 x^2 (gravity 1, inertia 3)
@@ -54,7 +54,7 @@ import numpy as np
 
 from hodyn_cli.algorithms import elastic
 from hodyn_cli.algorithms.methods import body_fixed
-from hodyn_cli.algorithms.methods.common import CHUNK, GRAVITY
+from hodyn_cli.algorithms.methods.common import GRAVITY, base_motion, chunks
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import HodynError
@@ -65,10 +65,10 @@ __all__ = ["TOLERANCE", "Law", "rigid_laws", "elastic_laws", "earliest", "scaled
 
 #: relative slack within which a value counts as on its limit, not beyond it (rounding)
 TOLERANCE = 1e-9
-#: Newton steps on the majorant (from above) before its chord gives the lower bound
-NEWTON = 4
-#: samples per joint whose crossing is solved first (their best bounds the others)
+#: samples per joint whose crossing is solved first (their best bounds the others), and
+#: rounds of that (each ranks the samples at the best crossing found so far)
 SEEDS = 4
+ROUNDS = 3
 #: |imaginary part| / |root| below which a companion eigenvalue counts as real (a tangency
 #: splits into a complex pair of that size; counting it makes k conservative by ~1e-8)
 REAL = 1e-7
@@ -148,20 +148,20 @@ def elastic_laws(model: Model, trajectory: Trajectory, drives: Drives, kind: str
                          f"{derivative_name('q', req.q_order)}, the trajectory has up to "
                          f"{derivative_name('q', trajectory.orders - 1)}")
     R = int(req.u_orders.max())
-    tau = body_fixed.inverse_dynamics(model, trajectory, order=R, gravity=gravity)
-    d = body_fixed.inverse_dynamics(model, _still(trajectory), order=R, gravity=NO_GRAVITY)
     pairs = np.argwhere(req.accel | req.speed)
     P = int(_levels(model.n, pairs).max()) + 1  # taum: one grade above u
     N, n = trajectory.n_samples, model.n
     u = np.zeros((N, 3, n, P + 1))
     thetad = np.zeros((N, n, P + 1))
     taum = np.zeros((N, n, P + 1))
-    for s in range(0, N, CHUNK):
-        sl = slice(s, s + CHUNK)
-        graded = np.zeros(tau[sl].shape + (P + 1,))
-        graded[..., 0], graded[..., 1] = tau[sl] - d[sl], d[sl]
-        u[sl], thetad[sl], taum[sl] = _graded_solve(model, drives, req, pairs,
-                                                    trajectory.derivatives[sl], graded)
+    still = base_motion(NO_GRAVITY, R + 1)
+    for sl, qs, base, wrenches in chunks(model, trajectory, R, gravity):
+        tau, omega = elastic._rigid_passes(model, qs, R, base, wrenches)
+        d, _ = elastic._rigid_passes(model, qs, R, still, {})
+        graded = np.zeros(tau.shape + (P + 1,))
+        graded[..., 0], graded[..., 1] = tau - d, d
+        u[sl], thetad[sl], taum[sl] = _graded_solve(model, drives, req, pairs, qs, graded,
+                                                    omega)
     names, driven = model.joint_names, np.flatnonzero(drives.driven)
     laws = {name: Law(j, trajectory.derivatives[:, j, :, None], names)
             for j, name in enumerate(("q", "qd"))}
@@ -172,41 +172,43 @@ def elastic_laws(model: Model, trajectory: Trajectory, drives: Drives, kind: str
 
 
 def _graded_solve(model: Model, drives: Drives, req: elastic.Requirements, pairs: np.ndarray,
-                  qs: np.ndarray, u: np.ndarray):
+                  qs: np.ndarray, u: np.ndarray, omega: np.ndarray):
     """One chunk: the graded rigid torques u (N, R+1, n, P+1) coupled from the tips to the
-    root; returns graded u (orders 0..2), thetad and taum (order 0)."""
+    root (``omega``: the bodies' angular velocities and derivatives, (N, n, R+2, 3)); returns
+    graded u (orders 0..2), thetad and taum (order 0)."""
     N, R, n = qs.shape[0], u.shape[1] - 1, model.n
-    theta = np.zeros((N, R + 3, n, u.shape[-1]))
+    theta = np.zeros((N, n, u.shape[-1], R + 3))  # [s, c, p, order]: grades inner to orders
     omegad = np.zeros((N, n))  # n_c . omega_carrier', body-fixed (0: reflected)
     if pairs.size:
-        omega = np.stack(body_fixed.forward_pass(model, qs, R + 1).V, axis=1)[..., :3]
         zeta, nu = elastic.axis_rates(model, drives, qs[:, 0], omega, R)
         S, G = elastic.coupling_coefficients(zeta, nu, pairs, R)
         S *= req.accel[tuple(pairs.T)]  # structural zeros exactly zero, as elastic does
         G *= req.speed[tuple(pairs.T)]
+        SG = np.concatenate([S, G], axis=1)[:, None]  # (N, 1, 2 (R+1), pairs)
         for c in np.flatnonzero(drives.driven & (model.parent >= 0)):
             omegad[:, c] = omega[:, model.parent[c], 1] @ drives.rotor_axis[c]
     k, a = np.meshgrid(np.arange(R + 1), np.arange(R + 1), indexing="ij")
-    weight = np.where(a <= k, np.vectorize(comb)(k, np.minimum(a, k)), 0.0)[None, :, :, None]
+    weight = np.where(a <= k, np.vectorize(comb)(k, np.minimum(a, k)), 0.0)
+    orders = np.concatenate([np.clip(k - a + 2, 0, R + 2), np.clip(k - a + 1, 0, R + 2)], axis=1)
+    weight = np.concatenate([weight, weight], axis=1)  # (k, 2a): the S terms, the G terms
     for c in reversed(range(n)):  # descendants first: u_c is complete here
         m = req.u_orders[c] + 1
         if drives.driven[c]:  # theta = r (q + u / K), eq. (3)
-            theta[:, :m, c] = drives.gear_ratio[c] / drives.stiffness[c] * u[:, :m, c]
-            theta[:, :m, c, 0] += drives.gear_ratio[c] * qs[:, :m, c]
+            theta[:, c, :, :m] = drives.gear_ratio[c] / drives.stiffness[c] * np.swapaxes(
+                u[:, :m, c], 1, 2)
+            theta[:, c, 0, :m] += drives.gear_ratio[c] * qs[:, :m, c]
         else:
-            theta[:, :m, c, 0] = qs[:, :m, c]
+            theta[:, c, 0, :m] = qs[:, :m, c]
         mine = np.flatnonzero(pairs[:, 1] == c)
         if mine.size:  # sum_a C(k,a) (S^(a) theta^(k-a+2) + G^(a) theta^(k-a+1)), one grade up
-            th2 = weight * theta[:, np.clip(k - a + 2, 0, R + 2), c]  # (N, k, a, P+1)
-            th1 = weight * theta[:, np.clip(k - a + 1, 0, R + 2), c]
-            lift = (np.einsum("nkap,nai->nkip", th2, S[:, :, mine])
-                    + np.einsum("nkap,nai->nkip", th1, G[:, :, mine]))
-            u[:, :, pairs[mine, 0], 1:] += drives.rotor_inertia[c] * lift[..., :-1]
+            lift = (weight * theta[:, c][:, :, orders]) @ SG[..., mine]  # (N, P+1, k, pairs)
+            u[:, :, pairs[mine, 0], 1:] += drives.rotor_inertia[c] * np.moveaxis(
+                lift[:, :-1], 1, -1)
     r = np.where(drives.driven, drives.gear_ratio, 1.0)
     taum = u[:, 0] / r[:, None]
-    taum[..., 1:] += drives.inertia[:, None] * theta[:, 2, :, :-1]
+    taum[..., 1:] += drives.inertia[:, None] * theta[:, :, :-1, 2]
     taum[..., 1] += drives.inertia * omegad
-    return u[:, :3], theta[:, 1], taum
+    return u[:, :3], theta[..., 1], taum
 
 
 # -- the earliest crossing -------------------------------------------------------------
@@ -216,60 +218,62 @@ def earliest(law: Law, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray
     """Per joint of ``law`` (bands ``lower``, ``upper`` (m,), +-inf: none): the largest
     speed-up x such that every sample stays in its band for every speed-up up to x, and the
     sample that binds it. x = 0: a sample is beyond its band at rest already (by more than
-    :data:`TOLERANCE`), no time scaling helps; inf: nothing binds."""
-    a = law.polynomial()
-    N, m = a.shape[:2]
+    :data:`TOLERANCE`), no time scaling helps; inf: nothing binds.
+
+    An exact crossing costs an eigenvalue problem, so it is found only where the majorant
+    does not rule a sample out: first for the few samples per joint that use most of their
+    room at x = 1 (their earliest crossing ``b`` bounds the joint's), then for the samples
+    whose majorant ``M(b) = |a_0| + sum |a_i| b^i`` reaches the limit: no other can cross
+    before b.
+    """
+    c, power = law.coefficients, law.power
+    N, m = c.shape[:2]
     x, row = np.full(m, np.inf), np.zeros(m, dtype=int)
     cols = np.flatnonzero(np.isfinite(lower) & np.isfinite(upper))
     if not cols.size or not N:
         return x, row
-    a = a[:, cols]
-    a[..., 0] -= (lower[cols] + upper[cols]) / 2
-    at_rest = np.abs(a[..., 0])
-    half = (upper[cols] - lower[cols]) / 2
+    c = c if len(cols) == m else c[:, cols]
+    centre, half = (lower[cols] + upper[cols]) / 2, (upper[cols] - lower[cols]) / 2
+    at_rest = np.abs((c[..., 0] if power == 0 else np.zeros((N, len(cols)))) - centre)
     beyond = at_rest > half * (1 + TOLERANCE)
     half = np.maximum(half, at_rest)  # on the limit within rounding: the band through it
-    bound = np.where(beyond, 0.0, _lower_bounds(a, half - at_rest))
-    exact = np.full(bound.shape, np.nan)
+    slack = half - at_rest
+    terms = np.abs(c)  # the majorant's coefficients of x^(power + 2p), each >= 0
+    if power == 0:
+        terms[..., 0] = 0.0
+    exact = np.full(slack.shape, np.inf)
+    solved = np.zeros(slack.shape, dtype=bool)
+    every = np.arange(len(cols))
 
-    def solve(idx) -> None:
-        exact[idx] = np.where(beyond[idx], 0.0, _first_crossings(a[idx], half[idx]))
+    def solve(rows, joints) -> None:
+        a = np.zeros((len(rows), power + 2 * c.shape[-1] - 1))
+        a[:, power::2] = c[rows, joints]
+        a[:, 0] -= centre[joints]
+        exact[rows, joints] = np.where(beyond[rows, joints], 0.0,
+                                       _first_crossings(a, half[rows, joints]))
+        solved[rows, joints] = True
 
-    seeds = np.argpartition(bound, min(SEEDS, N) - 1, axis=0)[:SEEDS]  # (<= SEEDS, m)
-    solve((seeds.ravel(), np.broadcast_to(np.arange(len(cols)), seeds.shape).ravel()))
-    best = np.nanmin(exact, axis=0)
-    solve(np.nonzero(np.isnan(exact) & (bound < best)))
-    exact = np.where(np.isnan(exact), np.inf, exact)
+    best, at = np.full(len(cols), np.inf), np.ones(len(cols))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for _ in range(ROUNDS):  # the sample nearest to its limit at the best crossing so far
+            seed = np.argmax(np.where(solved, -np.inf, _majorant(terms, power, at) / slack),
+                             axis=0)
+            solve(seed, every)
+            best = np.minimum(best, exact[seed, every])
+            at = np.where(np.isfinite(best), best, 2 * at)
+        solve(*np.nonzero(~solved & (_majorant(terms, power, best) >= slack)))
     first = np.argmin(exact, axis=0)
-    x[cols], row[cols] = exact[first, np.arange(len(cols))], first
+    x[cols], row[cols] = exact[first, every], first
     return x, row
 
 
-def _majorant(A: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``sum_i A_i x^i`` (i >= 1) and its derivative, A (..., D)."""
-    v = np.zeros_like(x)
-    dv = np.zeros_like(x)
-    for i in range(A.shape[-1] - 1, -1, -1):
-        dv = dv * x + v
-        v = v * x + A[..., i]
-    return v * x, dv * x + v
-
-
-def _lower_bounds(a: np.ndarray, slack: np.ndarray) -> np.ndarray:
-    """A lower bound of the first x with ``|a(x)| = |a_0| + slack`` (a (..., D+1)): the root of
-    the convex majorant ``sum_i |a_i| x^i = slack``, by Newton from above and its chord."""
-    A = np.abs(a[..., 1:])
-    powers = 1.0 / np.arange(1, A.shape[-1] + 1)
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        x = np.where(A > 0, (slack[..., None] / A) ** powers, np.inf)  # each term alone: above
-        x = x.min(axis=-1, initial=np.inf)
-        x = np.where(np.isfinite(x), x, 0.0)
-        for _ in range(NEWTON):  # stays above: the majorant is convex
-            v, dv = _majorant(A, x)
-            x = np.where(dv > 0, x - (v - slack) / dv, x)
-        v, _ = _majorant(A, x)
-        chord = np.where(v > 0, x * np.minimum(slack / v, 1.0), x)
-    return np.where(A.any(axis=-1), chord, np.inf)
+def _majorant(terms: np.ndarray, power: int, x: np.ndarray) -> np.ndarray:
+    """``M(x) - |a_0| = x^power sum_p terms_p x^(2p)``, terms (..., P+1), x broadcasting."""
+    y = x * x
+    S = terms[..., -1]
+    for p in range(terms.shape[-1] - 2, -1, -1):  # Horner in y
+        S = S * y + terms[..., p]
+    return S * x**power
 
 
 def _first_crossings(a: np.ndarray, half: np.ndarray) -> np.ndarray:
