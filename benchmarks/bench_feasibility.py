@@ -8,8 +8,8 @@ model needs), one HDF5 file; the limits of urdf/iiwa14_limits.toml (torque rates
 accelerations: the torques to order 2), the drives of urdf/iiwa14_drives.toml. Every case
 runs in its own process and times the command's pipeline call (read, compute, write: what
 ``hodyn`` runs after its start-up), best of ``--repeat``; the peak RSS next to it is that
-process's. ratio = us/sample over ``compute --order 2`` (rigid) or ``elastic --model full``
-(elastic cases), measured in the same run.
+process's. ratio = us/sample over ``compute --order 2``, or ``elastic --model full``'s for the cases
+with the full elastic model, measured in the same run.
 """
 
 from __future__ import annotations
@@ -111,8 +111,8 @@ def main() -> None:
                         f"make_file({args.samples}, {h5!r})"], check=True, cwd=ROOT)
         print(f"iiwa14, {args.samples} samples (q to its {Q_ORDER}th derivative, HDF5 -> HDF5), "
               f"--jobs {args.jobs}, best of {args.repeat}; limits {LIMITS.name}, drives "
-              f"{DRIVES.name}\nratio = us/sample / compute --order 2's (rigid cases) or "
-              "elastic --model full's (elastic cases)\n")
+              f"{DRIVES.name}\nratio = us/sample / compute --order 2's, or elastic --model "
+              "full's for the full elastic cases\n")
         print(f"{'case':<38} {'us/sample':>10} {'ratio':>6} {'peak RSS MiB':>13}")
         base: dict[str, float] = {}
         for case in CASES:
@@ -121,7 +121,7 @@ def main() -> None:
                                  capture_output=True, text=True, check=True)
             r = json.loads(out.stdout)
             us = r["s"] / args.samples * 1e6
-            group = "elastic" if "drives" in case or "elastic" in case else "rigid"
+            group = "elastic" if "full" in case else "rigid"
             base.setdefault(group, us)
             print(f"{case:<38} {us:>10.2f} {us / base[group]:>6.2f} {r['rss_mib']:>13.0f}")
 

@@ -474,7 +474,8 @@ def retime(robot: Model, *derivatives, limits=None, drives=None, model: str = "f
     :func:`joint_limits` takes them) for that and any slower playing; ``segments`` (times)
     scale the pieces between them independently. ``retiming``: a
     :class:`~hodyn_cli.algorithms.feasibility.Retiming` (``.k`` per segment); ``bindings``:
-    per segment the :class:`~hodyn_cli.algorithms.feasibility.Binding` that set its k.
+    per segment the :class:`~hodyn_cli.algorithms.feasibility.Binding` that set its k (its
+    time in the retimed motion).
     """
     from hodyn_cli.algorithms.feasibility import Retiming, ScaleSearch, torque_order
     from hodyn_cli.algorithms.scaling import scaled
@@ -491,7 +492,8 @@ def retime(robot: Model, *derivatives, limits=None, drives=None, model: str = "f
         search = ScaleSearch(robot, lim, tuple(segments))
         search.add(scaling_laws(robot, traj, order=torque_order(lim), drives=drives, model=model,
                                 gravity=gravity), traj)
-        retiming, bindings = search.retiming(), list(search.best)
+        retiming = search.retiming()
+        bindings = [retiming.played(b) for b in search.best]
     if traj.t is None:
         return scaled(traj, 1.0 / retiming.k[0]), retiming, bindings
     return scaled(traj, retiming.speedups(traj.t), retiming.times(traj.t)), retiming, bindings

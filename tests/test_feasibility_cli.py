@@ -254,7 +254,7 @@ def test_retime_segments(tmp_path):
     result = run("retime", IIWA, src, "--to-limits", "--limits", limits, "--segments", 2,
                  "-o", out)
     assert result.exit_code == 0, result.output
-    ks = [float(k) for k in re.findall(r"played k = (\S+) times", result.output)]
+    ks = [float(k) for k in re.findall(r"k = ([0-9.e+-]+)", result.output)]
     assert len(ks) == 2 and ks[0] > 1.5 * ks[1] and "jump" not in result.output
     data = csv_columns(out)
     assert np.isclose(data["t"][200], 2 * ks[0], rtol=1e-14)  # the join
@@ -361,3 +361,34 @@ def test_urdf_effort_in_the_model():
     limits = read_limits(URDF / "iiwa14_limits.toml", MODEL)
     assert limits.bands["torque"][:, 1].tolist() == [320, 320, 176, 176, 110, 40, 40]
     assert limits.origin["torque_rate"] == ("file",) * 7 and limits.origin["current"] == ("",) * 7
+
+
+def test_mimic_joints_and_files_without_t(tmp_path):
+    """A mimic joint's position and velocity are checked (it moves as its leader makes it);
+    torques are the independent joints'. Without t: samples instead of times; retime scales
+    the derivatives (no t to write)."""
+    from conftest import mimic_urdf
+
+    urdf = mimic_urdf(tmp_path, "iiwa14", "iiwa_joint_7", "iiwa_joint_6", -2.0, 0.1)
+    model = load_model(urdf)
+    traj = read_trajectory(str(IIWA_CSV), model, need=5)
+    src = tmp_path / "no_t.csv"
+    write_trajectory(str(src), Trajectory(traj.joint_names, traj.derivatives[:200]))
+    result, data = report(tmp_path, urdf, src)
+    rows = {(r["quantity"], r["joint"]): r for r in data["rows"]}
+    assert rows[("velocity", "iiwa_joint_7")]["status"] != "unchecked"
+    assert rows[("torque", "iiwa_joint_7")]["status"] == "unchecked"
+    assert "mimic" in rows[("torque", "iiwa_joint_7")]["reason"]
+    qd6 = traj.qd[:200, 5]
+    assert rows[("velocity", "iiwa_joint_7")]["value"] == pytest.approx(
+        -2.0 * qd6[np.argmax(np.abs(qd6))], rel=1e-14)
+    assert rows[("velocity", "iiwa_joint_7")]["worst_time"] is None
+    assert rows[("velocity", "iiwa_joint_7")]["worst_sample"] == int(np.argmax(np.abs(qd6)))
+    out = tmp_path / "slow.csv"
+    assert run("retime", urdf, src, "--to-limits", "-o", out).exit_code == 0
+    new = csv_columns(out)
+    assert "t" not in new and run("check", urdf, out).exit_code == 0
+    result = run("retime", urdf, src, "--to-limits", "--segments", 1, "-o", out)
+    assert result.exit_code == 2 and "--segments needs a motion with times" in result.output
+    result = run("check", urdf, src, "--drives", DRIVES)
+    assert result.exit_code == 2 and "mimic" in result.output

@@ -18,7 +18,7 @@ name them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -186,9 +186,11 @@ class Check:
                 name = model.joint_names[j]
                 series = next((s for s in quantity.series if s in laws
                                and name in laws[s].joint_names), None)
+                reason = ("" if series else quantity.missing if model.mimic[j, 0] < 0 else
+                          "a mimic joint: its leader carries its torque")
                 row = Row(quantity.key, name, _unit(quantity, model, j), float(band[j, 0]),
                           float(band[j, 1]), self.limits.origin[quantity.key][j],
-                          checked=series is not None, reason="" if series else quantity.missing)
+                          checked=series is not None, reason=reason)
                 self.rows.append(row)
                 if series is not None:
                     cols, rows = rows_by_series.setdefault(series, ([], []))
@@ -276,6 +278,12 @@ class Retiming:
     def speedups(self, t: np.ndarray) -> np.ndarray:
         """(N,) x = 1/k at each input time."""
         return 1.0 / np.array(self.k)[self.segment(t)]
+
+    def played(self, binding: Binding | None) -> Binding | None:
+        """The binding with its time in the retimed motion."""
+        if binding is None or binding.time is None:
+            return binding
+        return replace(binding, time=float(self.times(np.array([binding.time]))[0]))
 
 
 class ScaleSearch:

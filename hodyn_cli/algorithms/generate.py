@@ -280,23 +280,23 @@ def within_limits(model: Model, kind: str, limits: Limits, *, gravity=GRAVITY,
     quantity (torques and their rates too, :mod:`hodyn_cli.algorithms.feasibility`) inside its
     limit at its samples; the slower motion is sampled at the same rate, at other instants of
     the design, so it is checked again (and slowed further if need be) until it fits.
-    ``binding``: what set the final slowing (None: nothing limits the speed).
+    ``binding``: the limit the slowed motion is on (None: it was not slowed).
     """
     order = torque_order(limits)
     req = None if drives is None else elastic.requirements(model, drives, 0, elastic_model)
     need = order + 2 if req is None else req.q_order
     asked = options.pop("derivatives", 4)
-    slow, best = 1.0, None
+    slow = 1.0
     for _ in range(ROUNDS):
         traj = generate(model, kind, derivatives=max(asked, need), slow=slow, **options)
         search = ScaleSearch(model, limits)
         search.add(series_laws(model, mimic.expand(model, traj), order=order, gravity=gravity,
                                drives=drives, kind=elastic_model, known=req), traj)
-        if search.best[0] is None or search.best[0].x >= 1:
-            return (Trajectory(traj.joint_names, traj.derivatives[:, : asked + 1], traj.t),
-                    slow, best)
-        search.retiming()  # the error when no slowing helps
         best = search.best[0]
+        if best is None or best.x >= 1:
+            return (Trajectory(traj.joint_names, traj.derivatives[:, : asked + 1], traj.t),
+                    slow, best if slow > 1 else None)
+        search.retiming()  # the error when no slowing helps
         slow /= best.x
     raise HodynError(f"--respect-limits: the motion still exceeds a limit after {ROUNDS} rounds "
                      f"of slowing ({slow:.6g} times slower): {best.describe()}")

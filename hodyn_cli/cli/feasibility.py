@@ -160,8 +160,8 @@ def retime(
             piece = (f"{retiming.bounds[i]:.6g} .. {retiming.bounds[i + 1]:.6g} s: "
                      if len(retiming.k) > 1 else "")
             why = f"; binding: {best[i].describe()}" if best[i] is not None else ""
-            render.notice(f"{traj}: {piece}played k = {k:.9g} times "
-                          f"{'slower' if k >= 1 else 'faster (1/k = ' + format(1 / k, '.6g') + ')'}"
-                          f"{why}")
+            how = (f"played k = {k:.9g} times slower" if k >= 1 else
+                   f"played {1 / k:.9g} times faster (k = {k:.9g})")
+            render.notice(f"{traj}: {piece}{how}{why}")
     for text in jumps:
         render.warning(f"{traj}: {text}")

@@ -110,8 +110,10 @@ def _figures(check: Check) -> list[tuple[str, str]]:
     out = []
     for quantity, rows, env in check.plotted():
         t, lo, hi = env.arrays()
-        fig, axes = plt.subplots(len(rows), 1, figsize=(10, 1.6 * len(rows) + 0.6),
-                                 squeeze=False, sharex=True, layout="constrained")
+        height = 1.6 * len(rows) + 0.7
+        fig, axes = plt.subplots(len(rows), 1, figsize=(10, height), squeeze=False, sharex=True)
+        fig.subplots_adjust(left=0.11, right=0.98, top=1 - 0.35 / height,
+                            bottom=0.45 / height, hspace=0.12)  # (constrained layout: 2x slower)
         for c, (ax, r) in enumerate(zip(axes[:, 0], rows, strict=True)):
             ax.fill_between(t, lo[:, c], hi[:, c], step="post", lw=0.8, color="C0", alpha=0.6,
                             label=quantity.label)

@@ -81,8 +81,8 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
                 **input_options) -> tuple[Retiming, list[Binding | None], list[str]]:
     """Write the trajectory at ``source`` played k times slower to ``output``: k = ``factor``,
     or per segment (``joins``: the times between them) the smallest that keeps every limited
-    quantity within ``limits``. Returns the retiming, the binding of each segment and where
-    the retimed derivatives jump (at joins)."""
+    quantity within ``limits``. Returns the retiming, the binding of each segment (its time
+    in the retimed motion) and where the retimed derivatives jump (at joins)."""
     memory = None
     if source == "-":  # read twice: hold stdin
         with _open(job, source, notify, **input_options) as reader:
@@ -109,14 +109,14 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
                     progress(search.n_samples, reader.n_samples)
             retiming = search.retiming()
     notify = None  # the notes were told once
+    best = [retiming.played(b) for b in search.best]
     attrs = {**attrs, "time_scale": list(retiming.k), "segment_bounds": list(retiming.bounds)}
-    bindings = [b.describe() for b in search.best if b is not None]
-    if bindings:
-        attrs["binding"] = bindings
+    if factor is None:
+        attrs["binding"] = [b.describe() for b in best if b is not None]
     writer = RetimeJob(job.model, retiming, template, compact)
     with opened() as reader, open_sink(output, writer.columns(reader.has_t),
                                        {"joint_names": list(job.model.coordinate_names),
                                         **attrs}) as sink:
         stream.run(reader, writer, sink, jobs=jobs, progress=None if progress is None else
                    lambda done: progress(done, reader.n_samples))
-    return retiming, list(search.best), search.jumps(retiming)
+    return retiming, best, search.jumps(retiming)

@@ -277,6 +277,11 @@ class LawsJob(_Job):
         return max(2, required_orders(self.order)) if req is None else req.q_order + 1
 
     @property
+    def chunk_rows(self) -> int:  # type: ignore[override]
+        # elastic laws: ~P+1 grades of u, theta, taum per sample (~2 kB for the iiwa)
+        return CHUNK_ROWS if self.drives is None else CHUNK_ROWS // 4
+
+    @property
     def wrench_need(self) -> int:
         req = self.requirements
         return self.order + 1 if req is None else req.q_order - 1
