@@ -126,6 +126,10 @@ def test_earliest_crossing_is_exact_and_binding():
 def test_earliest_crossing_edges():
     law = Law(0, np.array([[[5.0, 1.0]], [[0.0, 0.0]]]), ("a",))  # beyond at rest
     assert earliest(law, np.array([-4.0]), np.array([4.0]))[0][0] == 0.0
+    position = Law(0, np.array([[[0.0]], [[-5.0]], [[1.0]]]), ("a",))  # never moves
+    x, row = earliest(position, np.array([-4.0]), np.array([4.0]))
+    assert (x[0], row[0]) == (0.0, 1)
+    assert np.isinf(earliest(position, np.array([-6.0]), np.array([4.0]))[0][0])
     still = Law(1, np.zeros((3, 1, 2)), ("a",))  # never moves: nothing binds
     assert np.isinf(earliest(still, np.array([-1.0]), np.array([1.0]))[0][0])
     on_limit = Law(0, np.array([[[4.0 * (1 + TOLERANCE / 2), -1.0]]]), ("a",))  # moves inward

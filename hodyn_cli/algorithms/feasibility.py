@@ -165,7 +165,7 @@ def _bands(limits: Limits, model: Model, key: str, names) -> tuple[np.ndarray, n
 class Check:
     """Every limited quantity of a motion against its limit, fed chunk by chunk
     (:meth:`add`); ``rows`` and ``feasible`` at the end. ``envelopes``: keep a plot's worth of
-    every checked series (quantity key -> :class:`Envelope`)."""
+    every checked series (``"<quantity key>/<series>"`` -> :class:`Envelope`)."""
 
     def __init__(self, model: Model, limits: Limits, envelopes: bool = False):
         self.model, self.limits = model, limits

@@ -65,10 +65,12 @@ __all__ = ["TOLERANCE", "Law", "rigid_laws", "elastic_laws", "earliest", "scaled
 
 #: relative slack within which a value counts as on its limit, not beyond it (rounding)
 TOLERANCE = 1e-9
-#: samples per joint whose crossing is solved first (their best bounds the others), and
-#: rounds of that (each ranks the samples at the best crossing found so far)
-SEEDS = 4
-ROUNDS = 3
+#: at most this many rounds of solving, per joint, the sample nearest to its limit at the
+#: best crossing found so far (until it no longer improves), before every sample that may
+#: cross earlier is solved
+ROUNDS = 12
+#: steps of the grid on which samples the majorant does not rule out are looked at
+GRID = 16
 #: |imaginary part| / |root| below which a companion eigenvalue counts as real (a tangency
 #: splits into a complex pair of that size; counting it makes k conservative by ~1e-8)
 REAL = 1e-7
@@ -234,46 +236,76 @@ def earliest(law: Law, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray
         return x, row
     c = c if len(cols) == m else c[:, cols]
     centre, half = (lower[cols] + upper[cols]) / 2, (upper[cols] - lower[cols]) / 2
-    at_rest = np.abs((c[..., 0] if power == 0 else np.zeros((N, len(cols)))) - centre)
-    beyond = at_rest > half * (1 + TOLERANCE)
-    half = np.maximum(half, at_rest)  # on the limit within rounding: the band through it
-    slack = half - at_rest
-    terms = np.abs(c)  # the majorant's coefficients of x^(power + 2p), each >= 0
-    if power == 0:
-        terms[..., 0] = 0.0
-    exact = np.full(slack.shape, np.inf)
-    solved = np.zeros(slack.shape, dtype=bool)
+    a0 = (c[..., 0] if power == 0 else np.zeros((N, len(cols)))) - centre  # at rest
+    beyond = np.abs(a0) > half * (1 + TOLERANCE)
+    half = np.maximum(half, np.abs(a0))  # on the limit within rounding: the band through it
+    exact = np.where(beyond, 0.0, np.inf)
+    solved = beyond.copy()
     every = np.arange(len(cols))
 
-    def solve(rows, joints) -> None:
+    def dense(rows, joints) -> np.ndarray:  # the polynomials in x, centred
         a = np.zeros((len(rows), power + 2 * c.shape[-1] - 1))
         a[:, power::2] = c[rows, joints]
         a[:, 0] -= centre[joints]
-        exact[rows, joints] = np.where(beyond[rows, joints], 0.0,
-                                       _first_crossings(a, half[rows, joints]))
+        return a
+
+    def solve(rows, joints) -> None:
+        exact[rows, joints] = _first_crossings(dense(rows, joints), half[rows, joints])
         solved[rows, joints] = True
 
-    best, at = np.full(len(cols), np.inf), np.ones(len(cols))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for _ in range(ROUNDS):  # the sample nearest to its limit at the best crossing so far
-            seed = np.argmax(np.where(solved, -np.inf, _majorant(terms, power, at) / slack),
-                             axis=0)
-            solve(seed, every)
-            best = np.minimum(best, exact[seed, every])
-            at = np.where(np.isfinite(best), best, 2 * at)
-        solve(*np.nonzero(~solved & (_majorant(terms, power, best) >= slack)))
+    best, at = exact.min(axis=0), np.ones(len(cols))
+    moves = (c[..., int(power == 0):] != 0).any(axis=-1)  # (N, m): the sample has a law
+    active = moves.any(axis=0) & (best > 0)  # joints whose best may still improve
+    for _ in range(ROUNDS):  # the sample farthest out of its band at the best crossing so far
+        if not active.any():
+            break
+        out = np.abs(_bound(c, power, at) - centre) / half
+        seed = np.argmax(np.where(solved, -np.inf, out), axis=0)[active]
+        solve(seed, every[active])
+        before = best[active]
+        best[active] = found = np.minimum(before, exact[seed, every[active]])
+        active[active] = (found < before) | ~np.isfinite(found)
+        at = np.where(np.isfinite(best), best, 2 * at)
+    rising, falling = np.maximum(c, 0.0), np.minimum(c, 0.0)  # how far towards each side of
+    if power == 0:  # its band a sample can have got by x = best: the terms of one sign alone
+        rising[..., 0] = falling[..., 0] = 0.0
+    with np.errstate(invalid="ignore"):  # best = inf: every sample that moves may
+        may = ((a0 + _bound(rising, power, best) >= half)
+               | (a0 + _bound(falling, power, best) <= -half))
+    rows, joints = np.nonzero(~solved & moves & may)
+    if len(rows) > len(cols):  # terms that cancel: a finer test first
+        keep = _may_leave(dense(rows, joints), half[rows, joints], best[joints])
+        rows, joints = rows[keep], joints[keep]
+    solve(rows, joints)
     first = np.argmin(exact, axis=0)
     x[cols], row[cols] = exact[first, every], first
     return x, row
 
 
-def _majorant(terms: np.ndarray, power: int, x: np.ndarray) -> np.ndarray:
-    """``M(x) - |a_0| = x^power sum_p terms_p x^(2p)``, terms (..., P+1), x broadcasting."""
+def _bound(coefficients: np.ndarray, power: int, x: np.ndarray) -> np.ndarray:
+    """``x^power sum_p coefficients_p x^(2p)`` (..., P+1), x broadcasting: with the positive
+    (negative) coefficients alone, an upper (lower) bound of how far the law has moved from
+    its value at rest, increasing (decreasing) in x."""
     y = x * x
-    S = terms[..., -1]
-    for p in range(terms.shape[-1] - 2, -1, -1):  # Horner in y
-        S = S * y + terms[..., p]
-    return S * x**power
+    S = coefficients[..., -1]
+    for p in range(coefficients.shape[-1] - 2, -1, -1):  # Horner in y
+        S = S * y + coefficients[..., p]
+    return S * x**power  # x = inf: +-inf, or NaN (0 inf) where there is no such term
+
+
+def _may_leave(a: np.ndarray, half: np.ndarray, b: np.ndarray, points: int = GRID) -> np.ndarray:
+    """(E,) bool: whether ``|a(x)|`` (rows of a (E, D+1)) may reach ``half`` for some x in
+    [0, b]: on a grid of ``points`` steps h, ``|a(x)| <= |a(x_i)| + h M'(x_(i+1))`` between
+    grid points, with the increasing ``M'(x) = sum i |a_i| x^(i-1) >= |a'(x)|``."""
+    x = b[:, None] * np.linspace(0.0, 1.0, points + 1)  # (E, G+1)
+    v = np.zeros_like(x)
+    slope = np.zeros_like(x)
+    for i in range(a.shape[1] - 1, -1, -1):
+        v = v * x + a[:, i : i + 1]
+        if i:
+            slope = slope * x + i * np.abs(a[:, i : i + 1])
+    reach = np.abs(v[:, :-1]) + (b / points)[:, None] * slope[:, 1:]
+    return (reach >= half[:, None]).any(axis=1) | (np.abs(v[:, -1]) >= half)
 
 
 def _first_crossings(a: np.ndarray, half: np.ndarray) -> np.ndarray:
