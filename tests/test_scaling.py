@@ -80,7 +80,9 @@ def test_elastic_laws_equal_the_elastic_model_of_the_scaled_motion(kind):
 
 def dense_first_crossing(law: Law, lower, upper, xs):
     """Per joint the first scanned x where some sample leaves [lower, upper]."""
-    a = law.polynomial()
+    c = law.coefficients
+    a = np.zeros(c.shape[:2] + (law.power + 2 * c.shape[-1] - 1,))  # in x, lowest first
+    a[..., law.power :: 2] = c
     out = []
     for j in range(a.shape[1]):
         v = np.polynomial.polynomial.polyval(xs, a[:, j].T)  # (N, len(xs))

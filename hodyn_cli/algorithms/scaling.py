@@ -32,9 +32,8 @@ coupled generation of drives (the iiwa's joint 1 motor torque: x^0 .. x^16).
 
 **The earliest crossing** (:func:`earliest`): the first x > 0 where ``|v(x) - centre|`` reaches
 the half-width of a limit band, per sample, exactly: the smallest positive real root of
-``v(x) = lower`` or ``v(x) = upper`` (eigenvalues of the companion matrix, polished by Newton).
-Only samples whose majorant ``|a_0| + sum |a_i| x^i`` reaches the limit before the best
-crossing found so far are solved.
+``v(x) = lower`` or ``v(x) = upper`` (eigenvalues of the companion matrix, polished by Newton),
+solved only for the samples that bounds do not rule out.
 
 >>> import numpy as np
 >>> law = Law(0, np.array([[[1.0, 3.0]]]), ("j",))   # tau = 1 + 3 x^2 (gravity 1, inertia 3)
@@ -69,7 +68,8 @@ TOLERANCE = 1e-9
 #: best crossing found so far (until it no longer improves), before every sample that may
 #: cross earlier is solved
 ROUNDS = 12
-#: steps of the grid on which samples the majorant does not rule out are looked at
+#: steps of the grid on which the samples whose one-signed bounds do not rule them out are
+#: looked at (terms that cancel)
 GRID = 16
 #: |imaginary part| / |root| below which a companion eigenvalue counts as real (a tangency
 #: splits into a complex pair of that size; counting it makes k conservative by ~1e-8)
@@ -89,19 +89,7 @@ class Law:
     def at(self, x=1.0) -> np.ndarray:
         """Values (N, m) at speed-up x: a number, or one per sample (N,)."""
         x = np.asarray(x, dtype=float)
-        x = x[:, None] if x.ndim else x
-        c = self.coefficients
-        v = c[..., -1]
-        for p in range(c.shape[-1] - 2, -1, -1):  # Horner in x^2
-            v = v * (x * x) + c[..., p]
-        return v * x ** self.power
-
-    def polynomial(self) -> np.ndarray:
-        """Coefficients (N, m, D+1) in x, lowest first (D = power + 2P)."""
-        c = self.coefficients
-        out = np.zeros(c.shape[:2] + (self.power + 2 * c.shape[-1] - 1,))
-        out[..., self.power :: 2] = c
-        return out
+        return _graded(self.coefficients, self.power, x[:, None] if x.ndim else x)
 
 
 # -- the laws ------------------------------------------------------------------------------
@@ -222,11 +210,12 @@ def earliest(law: Law, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray
     sample that binds it. x = 0: a sample is beyond its band at rest already (by more than
     :data:`TOLERANCE`), no time scaling helps; inf: nothing binds.
 
-    An exact crossing costs an eigenvalue problem, so it is found only where the majorant
-    does not rule a sample out: first for the few samples per joint that use most of their
-    room at x = 1 (their earliest crossing ``b`` bounds the joint's), then for the samples
-    whose majorant ``M(b) = |a_0| + sum |a_i| b^i`` reaches the limit: no other can cross
-    before b.
+    An exact crossing costs an eigenvalue problem, so it is found only for the samples that
+    may cross first: per joint, the sample farthest out of its band at the best crossing b
+    found so far (at first at x = 1; until b stops improving), then every sample whose terms
+    of one sign alone reach the band by b (``a_0 + sum_{a_i > 0} a_i x^i`` is an increasing
+    upper bound of the law, the negative terms' a decreasing lower one; exact for the rigid
+    laws' two terms) and, where terms cancel, that still may on a grid of [0, b].
     """
     c, power = law.coefficients, law.power
     N, m = c.shape[:2]
@@ -259,19 +248,19 @@ def earliest(law: Law, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray
     for _ in range(ROUNDS):  # the sample farthest out of its band at the best crossing so far
         if not active.any():
             break
-        out = np.abs(_bound(c, power, at) - centre) / half
+        out = np.abs(_graded(c, power, at) - centre) / half
         seed = np.argmax(np.where(solved, -np.inf, out), axis=0)[active]
         solve(seed, every[active])
         before = best[active]
         best[active] = found = np.minimum(before, exact[seed, every[active]])
         active[active] = (found < before) | ~np.isfinite(found)
         at = np.where(np.isfinite(best), best, 2 * at)
-    rising, falling = np.maximum(c, 0.0), np.minimum(c, 0.0)  # how far towards each side of
-    if power == 0:  # its band a sample can have got by x = best: the terms of one sign alone
+    rising, falling = np.maximum(c, 0.0), np.minimum(c, 0.0)  # the terms of one sign
+    if power == 0:
         rising[..., 0] = falling[..., 0] = 0.0
     with np.errstate(invalid="ignore"):  # best = inf: every sample that moves may
-        may = ((a0 + _bound(rising, power, best) >= half)
-               | (a0 + _bound(falling, power, best) <= -half))
+        may = ((a0 + _graded(rising, power, best) >= half)
+               | (a0 + _graded(falling, power, best) <= -half))
     rows, joints = np.nonzero(~solved & moves & may)
     if len(rows) > len(cols):  # terms that cancel: a finer test first
         keep = _may_leave(dense(rows, joints), half[rows, joints], best[joints])
@@ -282,15 +271,14 @@ def earliest(law: Law, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray
     return x, row
 
 
-def _bound(coefficients: np.ndarray, power: int, x: np.ndarray) -> np.ndarray:
-    """``x^power sum_p coefficients_p x^(2p)`` (..., P+1), x broadcasting: with the positive
-    (negative) coefficients alone, an upper (lower) bound of how far the law has moved from
-    its value at rest, increasing (decreasing) in x."""
+def _graded(coefficients: np.ndarray, power: int, x) -> np.ndarray:
+    """``x^power sum_p coefficients_p x^(2p)``, coefficients (..., P+1), x broadcasting over
+    the rest (x = inf: +-inf, or NaN (0 inf) where there is no such term)."""
     y = x * x
     S = coefficients[..., -1]
-    for p in range(coefficients.shape[-1] - 2, -1, -1):  # Horner in y
+    for p in range(coefficients.shape[-1] - 2, -1, -1):  # Horner in x^2
         S = S * y + coefficients[..., p]
-    return S * x**power  # x = inf: +-inf, or NaN (0 inf) where there is no such term
+    return S * x**power
 
 
 def _may_leave(a: np.ndarray, half: np.ndarray, b: np.ndarray, points: int = GRID) -> np.ndarray:
