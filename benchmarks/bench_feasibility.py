@@ -3,13 +3,14 @@
 
     python benchmarks/bench_feasibility.py [--samples 100000] [--repeat 3] [--jobs 1]
 
-The iiwa along a cosine motion with exact derivatives (q to its 10th, what the full elastic
-model needs), one HDF5 file; the limits of urdf/iiwa14_limits.toml (torque rates and
-accelerations: the torques to order 2), the drives of urdf/iiwa14_drives.toml. Every case
-runs in its own process and times the command's pipeline call (read, compute, write: what
-``hodyn`` runs after its start-up), best of ``--repeat``; the peak RSS next to it is that
-process's. ratio = us/sample over ``compute --order 2``, or ``elastic --model full``'s for the cases
-with the full elastic model, measured in the same run.
+The iiwa along a cosine motion with exact derivatives, as HDF5: q to qdddd for the rigid cases
+(what compute --order 2 needs), q to its 10th derivative for the elastic ones; the limits of
+urdf/iiwa14_limits.toml (torque rates and accelerations: the torques to order 2), the drives
+of urdf/iiwa14_drives.toml. Every case runs in its own process and times the command's
+pipeline call (read, compute, write: what ``hodyn`` runs after its start-up), best of
+``--repeat``; the peak RSS next to it is that process's. ratio = us/sample over ``compute
+--order 2``'s, or ``elastic --model full``'s for the cases with the full elastic model,
+measured in the same run.
 """
 
 from __future__ import annotations
@@ -82,14 +83,14 @@ def _timed(fn) -> float:
     return time.perf_counter() - t0
 
 
-def make_file(N: int, path: str) -> None:
+def make_file(N: int, path: str, orders: int) -> None:
     from hodyn_cli.core.trajectory import cosine
     from hodyn_cli.io import write_trajectory
     from hodyn_cli.modeling.urdf import load_model
 
     model = load_model(URDF)
     traj = cosine(model.joint_names, np.linspace(0, N / 100, N), amplitude=0.5, omega=1.3,
-                  phase=np.arange(model.n), orders=Q_ORDER)
+                  phase=np.arange(model.n), orders=orders)
     write_trajectory(path, traj)
 
 
@@ -105,18 +106,24 @@ def main() -> None:
         print(json.dumps(measure(args.case, args.file, args.jobs, args.repeat)))
         return
     with tempfile.TemporaryDirectory() as work:
-        h5 = str(Path(work) / "traj.h5")
-        subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
-                        f"from benchmarks.bench_feasibility import make_file; "
-                        f"make_file({args.samples}, {h5!r})"], check=True, cwd=ROOT)
-        print(f"iiwa14, {args.samples} samples (q to its {Q_ORDER}th derivative, HDF5 -> HDF5), "
+        files = {}
+        for group, orders in (("rigid", 4), ("elastic", Q_ORDER)):
+            files[group] = str(Path(work) / f"{group}.h5")
+            subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, "
+                            f"{str(ROOT)!r}); from benchmarks.bench_feasibility import "
+                            f"make_file; make_file({args.samples}, {files[group]!r}, {orders})"],
+                           check=True, cwd=ROOT)
+        print(f"iiwa14, {args.samples} samples (HDF5 -> HDF5: q..qdddd, with drives q to its "
+              f"{Q_ORDER}th derivative), "
               f"--jobs {args.jobs}, best of {args.repeat}; limits {LIMITS.name}, drives "
               f"{DRIVES.name}\nratio = us/sample / compute --order 2's, or elastic --model "
               "full's for the full elastic cases\n")
         print(f"{'case':<38} {'us/sample':>10} {'ratio':>6} {'peak RSS MiB':>13}")
         base: dict[str, float] = {}
         for case in CASES:
-            out = subprocess.run([sys.executable, __file__, "--case", case, "--file", h5,
+            elastic = "drives" in case or "elastic" in case
+            out = subprocess.run([sys.executable, __file__, "--case", case, "--file",
+                                  files["elastic" if elastic else "rigid"],
                                   "--jobs", str(args.jobs), "--repeat", str(args.repeat)],
                                  capture_output=True, text=True, check=True)
             r = json.loads(out.stdout)
