@@ -28,7 +28,8 @@ from hodyn_cli.errors import HodynError
 
 __all__ = ["Result", "load_robot", "joint_trajectory", "inverse_dynamics", "forward_kinematics",
            "centre_of_mass", "inverse_kinematics", "matrices", "validate_motion", "elastic_dynamics",
-           "dynamic_regressor", "torque_sensitivities", "forward_dynamics", "simulate"]
+           "dynamic_regressor", "torque_sensitivities", "forward_dynamics", "simulate",
+           "joint_limits", "scaling_laws", "check_limits", "retime"]
 
 
 class Result(Mapping):
@@ -448,6 +449,19 @@ def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GR
                     warnings=tuple(warnings), simulate=simulate)
 
 
+def _drives(robot: Model, drives):
+    """A :class:`~hodyn_cli.modeling.drives.Drives` from one, a drives file or a table."""
+    from hodyn_cli.modeling import mimic
+    from hodyn_cli.modeling.drives import Drives, drives_from_table, read_drives
+
+    if mimic.active(robot):
+        raise HodynError("elastic joints with <mimic> joints are not supported yet")
+    if isinstance(drives, Drives):
+        return drives
+    return (drives_from_table(robot, drives) if isinstance(drives, Mapping)
+            else read_drives(drives, robot))
+
+
 def elastic_dynamics(robot: Model, drives, *derivatives, order: int = 0, model: str = "full",
                      gravity=GRAVITY, wrenches: Mapping | None = None, known=None,
                      **named) -> Result:
@@ -459,14 +473,8 @@ def elastic_dynamics(robot: Model, drives, *derivatives, order: int = 0, model: 
     if already found (they probe the model).
     """
     from hodyn_cli.algorithms import elastic
-    from hodyn_cli.modeling import mimic
-    from hodyn_cli.modeling.drives import Drives, drives_from_table, read_drives
 
-    if mimic.active(robot):
-        raise HodynError("elastic joints with <mimic> joints are not supported yet")
-    if not isinstance(drives, Drives):
-        drives = (drives_from_table(robot, drives) if isinstance(drives, Mapping)
-                  else read_drives(drives, robot))
+    drives = _drives(robot, drives)
     m = _Motion(robot, derivatives, named, wrenches=wrenches)
     res = elastic.inverse_dynamics(robot, m.full, drives, order=order, kind=model,
                                    gravity=gravity, known=known)
@@ -514,3 +522,88 @@ def torque_sensitivities(robot: Model, *derivatives, order: int = 0, gravity=GRA
     m = _Motion(robot, derivatives, named, wrenches=wrenches)
     S = sensitivities.sensitivities(robot, m.full, order=order, gravity=gravity)
     return m.result({k: mimic.project_matrices(robot, v) for k, v in S.items()})
+
+
+# -- limits and time scaling (docs/feasibility.md) ------------------------------------------
+
+
+def joint_limits(robot: Model, limits=None):
+    """The robot's limits: its URDF's (position, velocity, effort as torque), overridden by
+    ``limits``: a limits file (TOML), ``{joint: {key: value}}`` (keys:
+    :data:`hodyn_cli.modeling.limits.KEYS`), or a :class:`~hodyn_cli.modeling.limits.Limits`."""
+    from hodyn_cli.modeling.limits import Limits, read_limits
+    from hodyn_cli.modeling.limits import joint_limits as table_limits
+
+    if isinstance(limits, Limits):
+        return limits
+    if limits is None or isinstance(limits, Mapping):
+        return table_limits(robot, limits)
+    return read_limits(limits, robot)
+
+
+def scaling_laws(robot: Model, *derivatives, order: int = 2, drives=None, model: str = "full",
+                 gravity=GRAVITY, wrenches: Mapping | None = None, known=None, **named) -> dict:
+    """How every limited series changes when the motion is played k times slower: name ->
+    :class:`~hodyn_cli.algorithms.scaling.Law` (``law.at(1 / k)``: (N, m) values, joints
+    ``law.joint_names``). Rigid: ``q``, ``qd`` (every joint), ``tau`` .. ``tau^(order)`` (order
+    -1: none); with ``drives`` (as :func:`elastic_dynamics` takes them, ``model``, ``known``)
+    ``u``, ``ud``, ``udd``, and ``thetad``, ``taum`` of the joints with a drive."""
+    from hodyn_cli.algorithms.feasibility import series_laws
+
+    m = _Motion(robot, derivatives, named, wrenches=wrenches)
+    if m.full.base is not None:
+        raise HodynError("limits of a floating base's motion are not supported yet")
+    return series_laws(robot, m.full, order=order, gravity=gravity,
+                       drives=None if drives is None else _drives(robot, drives), kind=model,
+                       known=known)
+
+
+def check_limits(robot: Model, *derivatives, limits=None, drives=None, model: str = "full",
+                 gravity=GRAVITY, t=None, wrenches: Mapping | None = None, **named):
+    """``hodyn check``: every limited quantity against its limit at every sample, a
+    :class:`~hodyn_cli.algorithms.feasibility.Check` (``.feasible``, ``.rows``: per joint and
+    quantity the worst sample, its value, the margin and the number of violations).
+    ``limits``: as :func:`joint_limits` takes them."""
+    from hodyn_cli.algorithms.feasibility import Check, torque_order
+
+    lim = joint_limits(robot, limits)
+    m = _Motion(robot, derivatives, named, t=t, wrenches=wrenches)
+    check = Check(robot, lim)
+    check.add(scaling_laws(robot, m.coordinates, order=torque_order(lim), drives=drives,
+                           model=model, gravity=gravity), m.coordinates.t)
+    return check
+
+
+def retime(robot: Model, *derivatives, limits=None, drives=None, model: str = "full",
+           gravity=GRAVITY, factor: float | None = None, segments=(), t=None,
+           wrenches: Mapping | None = None, **named):
+    """``hodyn retime``: the motion played k times slower, ``t' = t0 + k (t - t0)``, with every
+    derivative (and wrench rate) scaled exactly: ``(trajectory, retiming, bindings)``.
+
+    k is ``factor``, or the smallest that keeps every limited quantity within ``limits`` (as
+    :func:`joint_limits` takes them) for that and any slower playing; ``segments`` (times)
+    scale the pieces between them independently. ``retiming``: a
+    :class:`~hodyn_cli.algorithms.feasibility.Retiming` (``.k`` per segment); ``bindings``:
+    per segment the :class:`~hodyn_cli.algorithms.feasibility.Binding` that set its k (its
+    time in the retimed motion).
+    """
+    from hodyn_cli.algorithms.feasibility import Retiming, ScaleSearch, torque_order
+    from hodyn_cli.algorithms.scaling import scaled
+
+    m = _Motion(robot, derivatives, named, t=t, wrenches=wrenches)
+    traj = m.coordinates
+    if factor is not None:
+        if not factor > 0 or segments:
+            raise HodynError(f"factor must be positive, without segments; got {factor}")
+        t0 = 0.0 if traj.t is None else float(traj.t[0])
+        retiming, bindings = Retiming((t0, t0), (float(factor),)), []
+    else:
+        lim = joint_limits(robot, limits)
+        search = ScaleSearch(robot, lim, tuple(segments))
+        search.add(scaling_laws(robot, traj, order=torque_order(lim), drives=drives, model=model,
+                                gravity=gravity), traj)
+        retiming = search.retiming()
+        bindings = [retiming.played(b) for b in search.best]
+    if traj.t is None:
+        return scaled(traj, 1.0 / retiming.k[0]), retiming, bindings
+    return scaled(traj, retiming.speedups(traj.t), retiming.times(traj.t)), retiming, bindings
