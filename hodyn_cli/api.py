@@ -28,7 +28,8 @@ from hodyn_cli.errors import HodynError
 
 __all__ = ["Result", "load_robot", "joint_trajectory", "inverse_dynamics", "forward_kinematics",
            "centre_of_mass", "inverse_kinematics", "matrices", "validate_motion", "elastic_dynamics",
-           "dynamic_regressor", "torque_sensitivities", "forward_dynamics", "simulate"]
+           "drive_dynamics", "dynamic_regressor", "torque_sensitivities", "forward_dynamics",
+           "simulate"]
 
 
 class Result(Mapping):
@@ -459,18 +460,47 @@ def elastic_dynamics(robot: Model, drives, *derivatives, order: int = 0, model: 
     if already found (they probe the model).
     """
     from hodyn_cli.algorithms import elastic
-    from hodyn_cli.modeling import mimic
-    from hodyn_cli.modeling.drives import Drives, drives_from_table, read_drives
 
-    if mimic.active(robot):
-        raise HodynError("elastic joints with <mimic> joints are not supported yet")
-    if not isinstance(drives, Drives):
-        drives = (drives_from_table(robot, drives) if isinstance(drives, Mapping)
-                  else read_drives(drives, robot))
+    drives = _drives(robot, drives, "elastic joints")
     m = _Motion(robot, derivatives, named, wrenches=wrenches)
     res = elastic.inverse_dynamics(robot, m.full, drives, order=order, kind=model,
                                    gravity=gravity, known=known)
     return m.result(_series("u", res.u) | _series("theta", res.theta) | _series("taum", res.taum))
+
+
+def drive_dynamics(robot: Model, drives, *derivatives, order: int = 2, model: str = "full",
+                   rigid: bool = False, gravity=GRAVITY, wrenches: Mapping | None = None,
+                   known=None, **named) -> Result:
+    """Rigid drives (docs/drives.md): fields ``tau, taud, ...`` (link-side joint torques, the
+    rotors' reactions included), ``taum, ...`` (motor torques, friction included) and
+    ``current, ...`` (NaN where a drive has no torque constant), to ``order``.
+
+    ``drives`` as for :func:`elastic_dynamics`; ``rigid``: take series-elastic drives as rigid
+    (else they are an error); ``model``: ``full`` (rotor gyroscopics) or ``reflected``
+    (Pinocchio's armature); ``known``: :func:`hodyn_cli.algorithms.actuators.requirements` of
+    this robot, drives, order and model, if already found.
+    """
+    from hodyn_cli.algorithms import actuators
+
+    drives = _drives(robot, drives, "drives")
+    m = _Motion(robot, derivatives, named, wrenches=wrenches)
+    res = actuators.inverse_dynamics(robot, m.full, drives.made_rigid() if rigid else drives,
+                                     order=order, kind=model, gravity=gravity, known=known)
+    return m.result(_series("tau", res.tau) | _series("taum", res.taum)
+                    | _series("current", res.current))
+
+
+def _drives(robot: Model, drives, what: str):
+    """A :class:`~hodyn_cli.modeling.drives.Drives` from one, a file, or a dict by joint."""
+    from hodyn_cli.modeling import mimic
+    from hodyn_cli.modeling.drives import Drives, drives_from_table, read_drives
+
+    if mimic.active(robot):
+        raise HodynError(f"{what} with <mimic> joints are not supported yet")
+    if isinstance(drives, Drives):
+        return drives
+    return (drives_from_table(robot, drives) if isinstance(drives, Mapping)
+            else read_drives(drives, robot))
 
 
 def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY, base=None,

@@ -66,7 +66,8 @@ from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.drives import Drives
 
 __all__ = ["MODELS", "Requirements", "ElasticResult", "requirements", "coupling_structure",
-           "inverse_dynamics", "solve_full", "rotation_rates", "world_rotations", "explain"]
+           "inverse_dynamics", "solve_full", "motor_torque", "rotation_rates", "world_rotations",
+           "explain"]
 
 MODELS = ("full", "reflected")
 
@@ -320,7 +321,7 @@ def solve_full(model: Model, drives: Drives, req: Requirements, qs: np.ndarray,
         p = model.parent[c]
         if p >= 0:
             omegad[:, :, c] = omega[:, p, 1 : order + 2] @ drives.rotor_axis[c]
-    return u, theta, _motor_torque(drives, u, theta, order, omegad)
+    return u, theta, motor_torque(drives, u, theta, order, omegad)
 
 
 def _motor_side(drives: Drives, qs: np.ndarray, u: np.ndarray, order: int):
@@ -328,10 +329,10 @@ def _motor_side(drives: Drives, qs: np.ndarray, u: np.ndarray, order: int):
     drive: u / inf = 0)."""
     theta = np.where(drives.driven, drives.gear_ratio * (qs + u / np.where(
         drives.driven, drives.stiffness, 1.0)), qs)
-    return theta, _motor_torque(drives, u, theta, order, 0.0)
+    return theta, motor_torque(drives, u, theta, order, 0.0)
 
 
-def _motor_torque(drives: Drives, u: np.ndarray, theta: np.ndarray, order: int, omegad
+def motor_torque(drives: Drives, u: np.ndarray, theta: np.ndarray, order: int, omegad
                   ) -> np.ndarray:
     """tau_m^(k) = u^(k) / (r eta) + I (theta^(k+2) + n . omega_p^(k+1)), k <= order
     (eq. (32)); u for joints without a drive."""

@@ -31,6 +31,44 @@ MAX_ORDER = 4
 VALIDATE_SAMPLES = 20
 
 
+class ElasticModel(str, Enum):
+    full = "full"
+    reflected = "reflected"
+
+
+#: the drives options of compute, regressor and validate (docs/drives.md)
+DrivesFile = Annotated[Path | None, typer.Option(
+    "--drives", help="Drives file (TOML, docs/drives.md): gear ratio, rotor inertia, "
+                     "efficiency, torque constant, friction per joint.", show_default=False)]
+DriveModel = Annotated[ElasticModel | None, typer.Option(
+    "--model", help="With --drives: full (rotor gyroscopic coupling, Hoepler & Thuemmel; the "
+                    "default) or reflected (the rotor inertia as armature I r^2 only).",
+    show_default=False)]
+RigidDrives = Annotated[bool, typer.Option(
+    "--rigid-drives", help="With --drives: take series-elastic drives (stiffness) as rigid.")]
+
+
+def _read_rigid_drives(s, path: Path | None, model, kind: ElasticModel | None, rigid: bool):
+    """The drives file for the rigid model (or None), with the options that need it checked."""
+    from hodyn_cli.modeling.drives import read_drives
+
+    if path is None:
+        for flag, given in (("--model", kind is not None), ("--rigid-drives", rigid)):
+            if given:
+                raise HodynError(f"{flag} goes with --drives FILE")
+        return None
+    if s.floating_base:
+        raise HodynError("--drives does not go with --floating-base yet")
+    drives = read_drives(path, model)
+    if rigid:
+        return drives.made_rigid()
+    if drives.elastic.any():
+        name = model.joint_names[int(drives.elastic.argmax())]
+        raise HodynError(f"joint '{name}': a series-elastic drive ('stiffness'): hodyn elastic "
+                         "computes it, or --rigid-drives takes it as rigid", str(path))
+    return drives
+
+
 def _hdf5_only(output: str, command_name: str) -> None:
     from hodyn_cli.io import file_format
 
@@ -72,9 +110,16 @@ def compute(
         "--validate", help=f"Also run the quick validation checks on {VALIDATE_SAMPLES} samples "
                            "of the first chunk (exit 1 if one fails; HDF5 output records the "
                            "summary).")] = False,
+    drives: DrivesFile = None,
+    model_kind: DriveModel = None,
+    rigid_drives: RigidDrives = False,
     s=None,
 ) -> None:
-    """Compute tau and its time derivatives along a trajectory (or many)."""
+    """Compute tau and its time derivatives along a trajectory (or many).
+
+    With --drives, also the motor torques taum (and currents where a drive has a
+    torque_constant), tau then including the rotors' reactions (docs/drives.md).
+    """
     from hodyn_cli.cli import render
     from hodyn_cli.io import file_format
     from hodyn_cli.pipeline.jobs import TorqueJob
@@ -92,10 +137,21 @@ def compute(
             raise HodynError(f"--floating-base does not go with {flag} yet")
     g = s.g
     model = s.model(robot, sources[0] if len(sources) == 1 else None)
+    d = _read_rigid_drives(s, drives, model, model_kind, rigid_drives)
+    kind = (model_kind or ElasticModel.full).value
+    if d is not None:
+        for flag, given in (("--joint-wrenches", joint_wrenches), ("--base-wrench", base_wrench)):
+            if given:
+                raise HodynError(f"--drives does not go with {flag} yet")
     job = TorqueJob(model, order=order, gravity=g, method=method.value,
-                    joint_wrenches=joint_wrenches, base_wrench=base_wrench)
+                    joint_wrenches=joint_wrenches, base_wrench=base_wrench, drives=d,
+                    drive_model=kind)
     attrs = s.provenance(robot, sources[0], model, method=method.value, order=order, gravity=g,
                          floating_base=s.floating_base)
+    if d is not None:
+        attrs |= {"drives": str(drives), "drive_model": kind, "rigid_drives": rigid_drives}
+        if job.current_joints:  # the columns of the datasets current, currentd, ...
+            attrs["current_joint_names"] = job.current_joints
     if many:
         if _run_many(s, job, sources, output_dir, fmt, output, attrs, scheduler, skip_existing,
                      check):
@@ -278,11 +334,6 @@ def sensitivities_command(
     attrs = s.provenance(robot, traj, model, order=order, gravity=g)
     attrs["about"] = "d<out>_d<in>[s, i, m] = d out_i / d in_m at sample s (joint_names order)"
     s.run_file(SensitivityJob(model, order=order, gravity=g), traj, output, attrs)
-
-
-class ElasticModel(str, Enum):
-    full = "full"
-    reflected = "reflected"
 
 
 @command(app, "elastic", short_help="Motor angles and torques of elastic-joint robots.")

@@ -80,19 +80,49 @@ class _RigidJob(_Job):
 @dataclass(frozen=True, eq=False)
 class TorqueJob(_RigidJob):
     """``hodyn compute``: tau and its derivatives (and joint wrenches, HDF5 only; the base
-    wrench ``W_<root>``, fixed or floating base (``chunk.base``))."""
+    wrench ``W_<root>``, fixed or floating base (``chunk.base``)); with rigid ``drives``
+    (model ``drive_model``) also the motor torques and, where a drive has a torque constant,
+    the currents (``api.drive_dynamics``)."""
 
     method: str = "body-fixed"
     joint_wrenches: bool = False
     base_wrench: bool = False
+    drives: Drives | None = None
+    drive_model: str = "full"
+
+    @cached_property  # probes the model: once per job, not per chunk
+    def drive_requirements(self):
+        from hodyn_cli.algorithms import actuators
+
+        return actuators.requirements(self.model, self.drives, self.order, self.drive_model)
+
+    @property
+    def current_joints(self) -> list[str]:
+        """The joints whose drive has a torque constant (they get current columns)."""
+        names = self.model.joint_names
+        return [] if self.drives is None else [names[j] for j in np.flatnonzero(
+            self.drives.current)]
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
         columns = derivative_columns("tau", self.order, self.model.coordinate_names)
         if self.base_wrench:
             columns |= wrench_datasets(self.model.root_link, np.zeros((0, self.order + 1, 6)))[1]
+        if self.drives is not None:
+            columns |= derivative_columns("taum", self.order, self.model.joint_names)
+            if self.current_joints:
+                columns |= derivative_columns("current", self.order, self.current_joints)
         return timed_columns(columns, has_t)
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
+        if self.drives is not None:
+            r = api.drive_dynamics(self.model, self.drives, chunk, order=self.order,
+                                   model=self.drive_model, gravity=self.gravity,
+                                   known=self.drive_requirements)
+            current = [derivative_name("current", k) for k in range(self.order + 1)]
+            data = {name: r[name] for name in r if name not in current}
+            if self.current_joints:
+                data |= {name: r[name][:, self.drives.current] for name in current}
+            return with_t(data, chunk.t)
         r = api.inverse_dynamics(self.model, chunk, order=self.order, method=self.method,
                                  gravity=self.gravity, joint_wrenches=self.joint_wrenches,
                                  base_wrench=self.base_wrench)
