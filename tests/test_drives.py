@@ -1,0 +1,396 @@
+"""Rigid drives (``hodyn compute --drives``), friction, gear efficiency and currents against
+physics built a second way.
+
+* ``reflected``: Pinocchio's ``rnea`` with ``model.armature = I r^2`` is ``r tau_m``.
+* ``full``: the rotors as bodies of a Pinocchio model (tests/test_elastic.py's
+  ``rotor_model``) with their spin constrained to ``theta = r q``; and the limit of the
+  elastic model as its stiffness grows (u and tau_m approach tau and tau_m at rate 1/K).
+* Friction: the tanh recursion against sympy's derivatives, the friction torque against its
+  formula written out, every output derivative against 8th-order finite differences.
+* Elastic drives with friction and rigid drives mixed in, against the rotors as bodies.
+"""
+
+from dataclasses import replace
+
+import h5py
+import numpy as np
+import pytest
+from test_elastic import CASES, pin_q, random_drives, rotor_model
+from typer.testing import CliRunner
+
+from conftest import SAMPLES, URDF, random_cosine, wrench_motion
+from hodyn_cli import api
+from hodyn_cli.algorithms import actuators, elastic, friction
+from hodyn_cli.cli.app import app
+from hodyn_cli.core import lie
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, cosine
+from hodyn_cli.io import read_trajectory
+from hodyn_cli.modeling.drives import drives_from_table, read_drives
+from hodyn_cli.modeling.urdf import load_model
+
+pin = pytest.importorskip("pinocchio")
+runner = CliRunner()
+
+
+def with_motors(model, drives, seed=0, *, velocity=0.5):
+    """The drives with friction on alternating sides, gear efficiencies and torque constants
+    (random, of realistic size); ``velocity``: the joint-side Coulomb velocity (the motor
+    side's is r times it)."""
+    rng = np.random.default_rng(seed)
+    table = {}
+    for j in np.flatnonzero(drives.driven):
+        motor = bool(j % 2)
+        scale = 1.0 / abs(drives.gear_ratio[j]) if motor else 1.0  # motor side: N m at the rotor
+        entry = {"gear_ratio": float(drives.gear_ratio[j]),
+                 "rotor_inertia": float(drives.rotor_inertia[j]),
+                 "gear_efficiency": float(rng.uniform(0.7, 1.0)),
+                 "torque_constant": float(rng.uniform(0.05, 0.5)),
+                 "viscous": float(rng.uniform(0.5, 3.0) * scale),
+                 "coulomb": float(rng.uniform(1.0, 5.0) * scale),
+                 "coulomb_velocity": velocity * (abs(drives.gear_ratio[j]) if motor else 1.0),
+                 "offset": float(rng.uniform(-0.5, 0.5) * scale),
+                 "friction_side": "motor" if motor else "joint"}
+        if np.isfinite(drives.stiffness[j]):
+            entry["stiffness"] = float(drives.stiffness[j])
+        table[model.joint_names[j]] = entry
+    # the rotor axes as they were (given in the carriers' body frames)
+    return replace(drives_from_table(model, table), rotor_axis=drives.rotor_axis)
+
+
+def friction_by_formula(drives, v, motor):
+    """viscous v + coulomb tanh(v / velocity) + offset, written out, for one side."""
+    f = drives.friction
+    on = drives.driven & (f.motor_side == motor)
+    return np.where(on, f.viscous * v + f.coulomb * np.tanh(v / f.velocity) + f.offset, 0.0)
+
+
+def rotor_torques(pm, data, order, drives, q, theta, fext=None):
+    """pin.rnea of the rotors-as-bodies model at one sample: the link joints' torques and
+    the rotor joints' (NaN for joints without a rotor), in hodyn's joint order. ``q``,
+    ``theta``: (3, n) values, rates and accelerations."""
+    nl, rotors = len(order), np.flatnonzero(drives.driven)
+    qs = [np.concatenate([q[k, order], theta[k, rotors]]) for k in range(3)]
+    args = (pm, data, pin_q(pm, qs[0]), qs[1], qs[2]) + (() if fext is None else (fext,))
+    tau = pin.rnea(*args)
+    link = np.empty(nl)
+    link[order] = tau[:nl]
+    motor = np.full(nl, np.nan)
+    motor[rotors] = tau[nl:]
+    return link, motor
+
+
+# -- reflected: Pinocchio's armature ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_reflected_equals_pinocchio_with_armature(case):
+    path, make_drives, gravity = CASES[case]
+    model = load_model(path)
+    drives = make_drives(model).made_rigid()
+    traj = random_cosine(model, np.linspace(0, 3, 9), orders=2, seed=3)
+    res = actuators.inverse_dynamics(model, traj, drives, order=0, kind="reflected",
+                                     gravity=gravity)
+    pm = pin.buildModelFromUrdf(str(path))
+    order = [model.joint_index(pm.names[j]) for j in range(1, pm.njoints)]
+    idx = [pm.joints[j].idx_v for j in range(1, pm.njoints)]
+    pm.gravity = pin.Motion(np.array(gravity, dtype=float), np.zeros(3))
+    r = np.where(drives.driven, drives.gear_ratio, 1.0)
+    armature = np.zeros(pm.nv)
+    armature[idx] = (drives.inertia * r**2)[order]
+    pm.armature = armature
+    data = pm.createData()
+    for s in range(traj.n_samples):
+        ref = np.empty(model.n)
+        ref[order] = pin.rnea(pm, data, pin_q(pm, traj.q[s, order]), traj.qd[s, order],
+                              traj.qdd[s, order])[idx]
+        ours = r * res.taum[s, 0]
+        assert np.allclose(ours, ref, rtol=0, atol=1e-10 * np.abs(ref).max()), (case, s)
+    plain = api.inverse_dynamics(model, traj, order=0, gravity=gravity).tau
+    assert np.array_equal(res.tau[:, 0], plain)  # the links' torque: no coupling
+    assert np.abs(res.taum[:, 0] * r - plain).max() > 1e-6 * np.abs(plain).max()
+
+
+# -- full: the rotors as bodies -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_full_equals_rotors_as_bodies_with_spin_r_q(case):
+    path, make_drives, gravity = CASES[case]
+    model = load_model(path)
+    drives = make_drives(model).made_rigid()
+    link = {"iiwa14": "iiwa_link_ee", "gripper_arm": "tool0", "planar_2r": None}[case]
+    t = np.linspace(0, 3, 9)
+    traj = random_cosine(model, t, orders=2, seed=6)
+    if link is not None:  # an external wrench on a link merged by a fixed joint
+        traj = Trajectory(traj.joint_names, traj.derivatives, t,
+                          Wrenches({link: wrench_motion(t, 0)}))
+    res = actuators.inverse_dynamics(model, traj, drives, order=0, gravity=gravity)
+    pm, data, order = rotor_model(model, drives, path.read_text())
+    pm.gravity = pin.Motion(np.array(gravity, dtype=float), np.zeros(3))
+    r = np.where(drives.driven, drives.gear_ratio, 1.0)
+    for s in range(len(t)):
+        fext = None
+        if link is not None:
+            frame = model.links[link]
+            Wb = traj.wrenches.W[link][s, 0] @ lie.Ad_inv(frame.T[:3, :3], frame.T[:3, 3])
+            fext = [pin.Force.Zero() for _ in range(pm.njoints)]
+            fext[pm.getJointId(model.joint_names[frame.body])] = pin.Force(-Wb[3:], -Wb[:3])
+        q = traj.derivatives[s, :3]
+        tau, rotor = rotor_torques(pm, data, order, drives, q, r * q, fext)
+        assert np.allclose(res.tau[s, 0], tau, rtol=0, atol=1e-10 * np.abs(tau).max()), (case, s)
+        d = drives.driven
+        ours = res.taum[s, 0, d] - res.tau[s, 0, d] / r[d]
+        assert np.allclose(ours, rotor[d], rtol=0, atol=1e-10 * np.abs(res.taum[:, 0]).max())
+    coupled = actuators.requirements(model, drives, 0).accel.any()
+    refl = actuators.inverse_dynamics(model, traj, drives, order=0, kind="reflected",
+                                      gravity=gravity)
+    if coupled:  # the gyroscopic model is not the armature model
+        assert np.abs(refl.tau - res.tau).max() > 1e-6 * np.abs(res.tau).max()
+
+
+def test_full_with_massless_rotors_is_the_rigid_torque():
+    model = load_model(URDF / "iiwa14.urdf")
+    drives = read_drives(URDF / "iiwa14_drives.toml", model)
+    massless = drives_from_table(model, {j: {"gear_ratio": 100.0}
+                                         for j in model.joint_names})
+    traj = random_cosine(model, np.linspace(0, 2, 7), orders=6, seed=1)
+    res = actuators.inverse_dynamics(model, traj, massless, order=4)
+    tau = api.inverse_dynamics(model, traj, order=4, method="spatial")
+    stacked = np.stack([tau[name] for name in tau], axis=1)
+    assert np.allclose(res.tau, stacked, rtol=0, atol=1e-10 * np.abs(stacked).max())
+    assert np.allclose(res.taum * 100.0, stacked, rtol=0, atol=1e-10 * np.abs(stacked).max())
+    with pytest.raises(Exception, match="iiwa_joint_1' has a series-elastic drive"):
+        actuators.inverse_dynamics(model, traj, drives, order=0)
+
+
+def test_full_is_the_stiff_limit_of_the_elastic_model():
+    """u -> tau and the elastic tau_m -> the rigid one with errors proportional to 1/K."""
+    model = load_model(URDF / "iiwa14.urdf")
+    base = read_drives(URDF / "iiwa14_drives.toml", model)
+    rigid = base.made_rigid()
+    req = elastic.requirements(model, base, 0)
+    traj = random_cosine(model, np.linspace(0, 2, 7), orders=req.q_order, seed=2)
+    res = actuators.inverse_dynamics(model, traj, rigid, order=0)
+    errors = []
+    for factor in (1e2, 1e3, 1e4):
+        stiff = drives_from_table(model, {
+            j: {"stiffness": float(base.stiffness[i] * factor),
+                "gear_ratio": float(base.gear_ratio[i]),
+                "rotor_inertia": float(base.rotor_inertia[i])}
+            for i, j in enumerate(model.joint_names)})
+        el = elastic.inverse_dynamics(model, traj, stiff, order=0)
+        errors.append([np.abs(el.u[:, 0] - res.tau[:, 0]).max() / np.abs(res.tau).max(),
+                       np.abs(el.taum[:, 0] - res.taum[:, 0]).max() / np.abs(res.taum).max()])
+    errors = np.array(errors)
+    assert errors[-1].max() < 1e-4, errors
+    ratios = errors[:-1] / errors[1:]  # 10x the stiffness: 10x closer
+    assert np.all((ratios > 9) & (ratios < 11)), ratios
+
+
+# -- friction ------------------------------------------------------------------------------
+
+
+def test_tanh_rates_equal_sympy():
+    sp = pytest.importorskip("sympy")
+    t = sp.symbols("t")
+    x = 1.7 * sp.sin(1.3 * t + 0.4) + 0.6 * t**2 - 0.2
+    K = 7
+    rates, y = [], sp.tanh(x)
+    for _ in range(K + 1):
+        rates.append(y)
+        y = y.diff(t)
+    exact = sp.lambdify(t, [rates, [x.diff(t, k) for k in range(K + 1)]])
+    for t0 in (-1.1, 0.2, 2.3):  # saturated (|x| ~ 3), near 0, in between
+        ref, xs = (np.array(v, dtype=float) for v in exact(t0))
+        ours = friction.tanh_rates(xs[None])[0]
+        assert np.allclose(ours, ref, rtol=1e-12, atol=1e-12 * np.abs(ref).max()), (t0, ours, ref)
+
+
+def test_motor_torque_holds_the_friction_as_documented():
+    """taum with friction minus without it = f_J / (r eta) + f_M(r qd), formulas written out."""
+    model = load_model(URDF / "iiwa14.urdf")
+    base = random_drives(model, 3).made_rigid()
+    drives = with_motors(model, base, 4)
+    plain = drives_from_table(model, {j: {"gear_ratio": float(drives.gear_ratio[i]),
+                                          "rotor_inertia": float(drives.rotor_inertia[i]),
+                                          "gear_efficiency": float(drives.gear_efficiency[i])}
+                                      for i, j in enumerate(model.joint_names)})
+    traj = random_cosine(model, np.linspace(0, 2, 11), orders=2, seed=5)
+    a = actuators.inverse_dynamics(model, traj, drives, order=0)
+    b = actuators.inverse_dynamics(model, traj, plain, order=0)
+    r, eta, qd = drives.gear_ratio, drives.gear_efficiency, traj.qd
+    expected = friction_by_formula(drives, qd, False) / (r * eta) + \
+        friction_by_formula(drives, r * qd, True)
+    assert np.allclose(a.taum[:, 0] - b.taum[:, 0], expected, rtol=1e-12, atol=1e-12)
+    assert np.array_equal(a.tau, b.tau)  # friction is the motor's business
+    assert np.allclose(a.current[:, 0], a.taum[:, 0] / drives.torque_constant, rtol=1e-15)
+    assert drives.friction.motor_side.any() and (~drives.friction.motor_side).any()
+
+
+def _stencil_derivative(f, h):
+    w = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0, 4 / 5, -1 / 5, 4 / 105, -1 / 280])
+    return np.tensordot(w, f, axes=(0, 0)) / h
+
+
+@pytest.mark.parametrize("case", ["iiwa14", "gripper_arm"])
+@pytest.mark.parametrize("kind", elastic.MODELS)
+def test_every_derivative_by_finite_differences(case, kind):
+    path, make_drives, gravity = CASES[case]
+    model = load_model(path)
+    drives = with_motors(model, make_drives(model).made_rigid(), 7)
+    K, h = 3, 2e-3
+    for t0 in (0.3, 1.7):
+        traj = random_cosine(model, t0 + h * np.arange(-4, 5), orders=K + 2, seed=7)
+        res = actuators.inverse_dynamics(model, traj, drives, order=K, kind=kind, gravity=gravity)
+        for name in ("tau", "taum", "current"):
+            value = getattr(res, name)[..., drives.current] if name == "current" else \
+                getattr(res, name)
+            for k in range(1, K + 1):
+                fd = _stencil_derivative(value[:, k - 1], h)
+                scale = np.abs(value[:, k]).max()
+                err = np.abs(fd - value[4, k]).max() / scale
+                assert err < 1e-7, f"{case} {kind} {name} order {k}: {err:.2e}"
+
+
+# -- the elastic model with friction, efficiency and rigid drives ---------------------------
+
+
+def test_elastic_model_with_friction_and_rigid_drives_against_rotors_as_bodies():
+    """Joint-side friction adds to u (the spring carries it), motor-side friction and the
+    gear efficiency enter tau_m; two of the drives are rigid (theta = r q)."""
+    model = load_model(URDF / "iiwa14.urdf")
+    base = random_drives(model, 1, oblique=(2,))
+    table = {j: {"gear_ratio": float(base.gear_ratio[i]),
+                 "rotor_inertia": float(base.rotor_inertia[i])}
+             | ({} if i in (1, 4) else {"stiffness": float(base.stiffness[i])})
+             for i, j in enumerate(model.joint_names)}
+    drives = with_motors(model, replace(drives_from_table(model, table),
+                                        rotor_axis=base.rotor_axis), 9)
+    assert drives.rigid.tolist() == [False, True, False, False, True, False, False]
+    req = elastic.requirements(model, drives, 0)
+    traj = random_cosine(model, np.linspace(0, 3, 7), orders=req.q_order, seed=4)
+    gravity = (1.0, -2.0, -9.0)
+    res = elastic.inverse_dynamics(model, traj, drives, order=0, gravity=gravity)
+    pm, data, order = rotor_model(model, drives, (URDF / "iiwa14.urdf").read_text())
+    pm.gravity = pin.Motion(np.array(gravity), np.zeros(3))
+    r, eta = drives.gear_ratio, drives.gear_efficiency
+    assert np.array_equal(res.theta[:, :, drives.rigid], (r * traj.derivatives[:, :3])[
+        :, :, drives.rigid])
+    for s in range(traj.n_samples):
+        tau, rotor = rotor_torques(pm, data, order, drives, traj.derivatives[s, :3],
+                                   res.theta[s])
+        u = tau + friction_by_formula(drives, traj.qd[s], False)
+        assert np.allclose(res.u[s, 0], u, rtol=0, atol=1e-10 * np.abs(u).max()), s
+        motor = rotor + res.u[s, 0] / (r * eta) + friction_by_formula(drives, res.theta[s, 1],
+                                                                       True)
+        assert np.allclose(res.taum[s, 0], motor, rtol=0,
+                           atol=1e-10 * np.abs(res.taum[:, 0]).max()), s
+
+
+@pytest.mark.kernel
+def test_rigid_drive_kernel_equals_numpy_reference(lanes):
+    """The compiled coupling with K = inf and joint torques added, against solve_full, at
+    every lane width, an odd sample count, wrenches and a root moving per sample."""
+    from hodyn_cli.algorithms.methods import _compiled
+
+    model = load_model(URDF / "gripper_arm.urdf")
+    drives = with_motors(model, read_drives(URDF / "gripper_arm_drives.toml", model), 2)
+    t = np.linspace(0, 2, 9)
+    for order in (0, 2):
+        for d in (drives.made_rigid(), drives):
+            req = (actuators.requirements(model, d, order) if d.rigid.all()
+                   else elastic.requirements(model, d, order))
+            R = int(req.u_orders.max())
+            qs = random_cosine(model, t, orders=R + 2, seed=4).derivatives
+            W = {model.n - 1: wrench_motion(t, R)}
+            base = np.random.default_rng(5).normal(size=(len(t), R + 2, 6))
+            extra = friction.at_side(d, qs[:, 1 : R + 2], motor=False)
+            assert extra is not None and np.abs(extra).max() > 0
+            ours = _compiled.elastic_chunk(model, d, req, qs, base, W, order, extra)
+            ref = elastic.solve_full(model, d, req, qs, base, W, order, extra)
+            for a, b, what in zip(ours, ref, ("u", "theta", "taum"), strict=True):
+                assert a.shape == b.shape, what
+                assert np.abs(a - b).max() <= 1e-12 * np.abs(b).max(), (order, what, lanes)
+
+
+# -- the command line ----------------------------------------------------------------------
+
+IIWA = URDF / "iiwa14.urdf"
+MOTORS = URDF / "iiwa14_motors.toml"
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def test_compute_with_drives_writes_tau_taum_current(tmp_path):
+    """Current columns for the joints whose drive has a torque constant, only."""
+    text = MOTORS.read_text()
+    drives_file = tmp_path / "drives.toml"
+    drives_file.write_text(text.replace("torque_constant = 0.2\n", ""))  # not joints 3, 4
+    out = tmp_path / "motor.csv"
+    result = run("compute", IIWA, SAMPLES / "iiwa14_cosine.csv", "--drives", drives_file,
+                 "--order", 1, "-o", out)
+    assert result.exit_code == 0, result.output
+    model = load_model(IIWA)
+    drives = read_drives(drives_file, model)
+    traj = read_trajectory(str(SAMPLES / "iiwa14_cosine.csv"), model, need=4)
+    ref = api.drive_dynamics(model, drives, traj, order=1)
+    header = out.read_text().splitlines()[0].split(",")
+    with_current = [j for j, c in zip(model.joint_names, drives.current, strict=True) if c]
+    assert len(with_current) == 5
+    assert header == ["t"] + [f"{b}_{j}" for b in ("tau", "taud", "taum", "taumd")
+                              for j in model.joint_names] + [
+        f"{b}_{j}" for b in ("current", "currentd") for j in with_current]
+    data = np.loadtxt(out, delimiter=",", skiprows=1)
+    assert np.array_equal(data[:, 22:29], ref.taumd)
+    assert np.array_equal(data[:, -len(with_current):], ref.currentd[:, drives.current])
+
+
+def test_compute_with_drives_hdf5_and_reflected(tmp_path):
+    out = tmp_path / "motor.h5"
+    result = run("compute", IIWA, SAMPLES / "iiwa14_cosine.h5", "--drives", MOTORS,
+                 "--model", "reflected", "-o", out)
+    assert result.exit_code == 0, result.output
+    model = load_model(IIWA)
+    drives = read_drives(MOTORS, model)
+    traj = read_trajectory(str(SAMPLES / "iiwa14_cosine.h5"), model, need=5)
+    ref = api.drive_dynamics(model, drives, traj, model="reflected")
+    with h5py.File(out) as f:
+        assert {"tau", "taum", "taumdd", "current", "currentdd"} <= set(f)
+        assert np.array_equal(f["taumdd"][()], ref.taumdd)
+        assert f["current"].shape == (traj.n_samples, int(drives.current.sum()))
+        assert list(f.attrs["current_joint_names"]) == [
+            j for j, c in zip(model.joint_names, drives.current, strict=True) if c]
+        assert f.attrs["drive_model"] == "reflected"
+
+
+def test_elastic_drives_need_rigid_drives_on_compute(tmp_path):
+    out = tmp_path / "x.csv"
+    drives = URDF / "iiwa14_drives.toml"
+    result = run("compute", IIWA, SAMPLES / "iiwa14_cosine.csv", "--drives", drives, "-o", out)
+    assert result.exit_code == 2 and not out.exists()
+    err = result.stderr.strip()
+    assert len(err.splitlines()) == 1 and err.startswith(f"hodyn: error: {drives}: joint "
+                                                         "'iiwa_joint_1': a series-elastic")
+    assert "--rigid-drives" in err
+    result = run("compute", IIWA, SAMPLES / "iiwa14_cosine.csv", "--drives", drives,
+                 "--rigid-drives", "-o", out)
+    assert result.exit_code == 0, result.output
+    result = run("compute", IIWA, SAMPLES / "iiwa14_cosine.csv", "--model", "reflected")
+    assert result.exit_code == 2 and "--model goes with --drives FILE" in result.stderr
+
+
+def test_shipped_motor_file_is_an_lbr_with_friction_on_both_sides():
+    model = load_model(IIWA)
+    drives = read_drives(MOTORS, model)
+    assert drives.rigid.all() and drives.friction.any.all() and drives.current.all()
+    assert drives.friction.motor_side.any() and (~drives.friction.motor_side).any()
+    assert (drives.gear_efficiency < 1).all()
+    traj = cosine(model.joint_names, np.linspace(0, 1, 5), amplitude=np.full(7, 0.5),
+                  omega=np.full(7, 1.0), orders=4)
+    partial = drives_from_table(model, {"iiwa_joint_2": {"gear_ratio": 100.0,
+                                                         "torque_constant": 0.3}})
+    res = api.drive_dynamics(model, partial, traj)
+    assert np.isfinite(res.current[:, 1]).all() and np.isnan(res.current[:, [0, 2]]).all()
+    assert np.array_equal(res.taum[:, [0, 2]], res.tau[:, [0, 2]])  # no drive: taum = tau
