@@ -28,8 +28,8 @@ from hodyn_cli.errors import HodynError
 
 __all__ = ["Result", "load_robot", "joint_trajectory", "inverse_dynamics", "forward_kinematics",
            "centre_of_mass", "inverse_kinematics", "matrices", "validate_motion", "elastic_dynamics",
-           "drive_dynamics", "dynamic_regressor", "torque_sensitivities", "forward_dynamics",
-           "simulate"]
+           "drive_dynamics", "dynamic_regressor", "regressor_parameters", "regressor_basis",
+           "torque_sensitivities", "forward_dynamics", "simulate"]
 
 
 class Result(Mapping):
@@ -504,14 +504,18 @@ def _drives(robot: Model, drives, what: str):
 
 
 def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY, base=None,
-                      qr_d=None, qr_dd=None, **named) -> Result:
+                      qr_d=None, qr_dd=None, drives=None, friction: bool = False,
+                      armature: bool = False, drive_model: str = "full", **named) -> Result:
     """The regressor: fields ``Y``, ``Y_d``, ... (n x 10 nb per sample) with
     ``tau^(k) = Y^(k) pi`` (pi: :func:`hodyn_cli.algorithms.regressor.parameters`).
 
     ``base``: a :class:`~hodyn_cli.algorithms.regressor.BaseParameters` (or True to find
     them) adds ``Y_base``, ... (``Y pi = Y_base pi_base``). ``qr_d``, ``qr_dd``: reference
     velocity and acceleration (N, m) add the Slotine-Li ``Y_r`` (``Y_r pi = M qr_dd + Cbar
-    qr_d + g``).
+    qr_d + g``). ``friction``, ``armature`` (with ``drives``, as for :func:`drive_dynamics`;
+    ``drive_model`` full or reflected): Y gains the columns of each drive's friction
+    parameters and rotor inertia (:func:`regressor_parameters`), and models the motor torque
+    referred to the joint, ``r eta tau_m`` (docs/drives.md).
     """
     from hodyn_cli.algorithms import regressor
     from hodyn_cli.modeling import mimic
@@ -519,10 +523,20 @@ def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVIT
     m = _Motion(robot, derivatives, named)
     Y = mimic.project(robot, regressor.regressor(robot, m.full, order=order, gravity=gravity),
                       axis=2)
+    extra = _drive_columns(robot, drives, friction, armature, drive_model)
+    if extra is not None:
+        if qr_d is not None:
+            raise HodynError("the Slotine-Li regressor does not take friction or armature "
+                             "columns yet")
+        Y = np.concatenate([Y, extra[0](m.full, order)], axis=3)
     fields = _rates("Y", Y)
     if base is True:
-        base = regressor.base_parameters(robot, gravity=gravity)
+        base = regressor_basis(robot, gravity=gravity, drives=drives, friction=friction,
+                               armature=armature, drive_model=drive_model)
     if base is not None:
+        if base.base_map.shape[1] != Y.shape[-1]:
+            raise HodynError(f"base parameters of {base.base_map.shape[1]} parameters for a "
+                             f"regressor of {Y.shape[-1]}")
         fields |= _rates("Y_base", Y[..., base.independent])
     if (qr_d is None) != (qr_dd is None):
         raise HodynError("the Slotine-Li regressor needs both qr_d and qr_dd")
@@ -532,6 +546,55 @@ def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVIT
         fields["Y_r"] = mimic.project(robot, regressor.slotine_li_regressor(
             robot, m.full, *ref, gravity=gravity), axis=1)
     return m.result(fields)
+
+
+def _drive_columns(robot: Model, drives, friction: bool, armature: bool, drive_model: str):
+    """``(columns(trajectory, order), names)`` of the drive parameters, or None."""
+    from hodyn_cli.algorithms import actuators
+
+    if not (friction or armature):
+        return None
+    if drives is None:
+        raise HodynError("friction and armature columns need the drives (--drives FILE)")
+    drives = _drives(robot, drives, "drives")
+    names, _ = actuators.regressor_parameters(robot, drives, with_armature=armature,
+                                              with_friction=friction)
+
+    def columns(trajectory: Trajectory, order: int) -> np.ndarray:
+        return actuators.regressor_columns(robot, trajectory, drives, order=order,
+                                           kind=drive_model, with_armature=armature,
+                                           with_friction=friction)
+
+    return columns, names
+
+
+def regressor_parameters(robot: Model, *, drives=None, friction: bool = False,
+                         armature: bool = False) -> tuple[list[str], np.ndarray]:
+    """Names and values of the parameters of :func:`dynamic_regressor`'s columns: the 10 per
+    body (``m_<link>``, ...), then with ``armature`` ``rotor_inertia_<joint>`` per drive and
+    with ``friction`` ``viscous_<joint>``, ``coulomb_<joint>``, ``offset_<joint>`` (the drives
+    file's values)."""
+    from hodyn_cli.algorithms import actuators, regressor
+
+    names, values = regressor.parameter_names(robot), regressor.parameters(robot)
+    if friction or armature:
+        if drives is None:
+            raise HodynError("friction and armature parameters need the drives (--drives FILE)")
+        more, extra = actuators.regressor_parameters(robot, _drives(robot, drives, "drives"),
+                                                     with_armature=armature, with_friction=friction)
+        names, values = names + more, np.concatenate([values, extra])
+    return names, values
+
+
+def regressor_basis(robot: Model, *, gravity=GRAVITY, drives=None, friction: bool = False,
+                    armature: bool = False, drive_model: str = "full"):
+    """The base parameters (:class:`~hodyn_cli.algorithms.regressor.BaseParameters`) of
+    :func:`dynamic_regressor`'s columns with these options."""
+    from hodyn_cli.algorithms import regressor
+
+    extra = _drive_columns(robot, drives, friction, armature, drive_model)
+    return regressor.base_parameters(robot, gravity=gravity, extra=None if extra is None else (
+        lambda trajectory: extra[0](trajectory, 0), extra[1]))
 
 
 def torque_sensitivities(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,

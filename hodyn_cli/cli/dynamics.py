@@ -288,28 +288,53 @@ def regressor_command(
     slotine_li: Annotated[bool, typer.Option(
         "--slotine-li", help="Also Y_r(q, qd, qr_d, qr_dd) from columns qr_d_<joint>, "
                              "qr_dd_<joint>.")] = False,
+    drives: DrivesFile = None,
+    friction: Annotated[bool, typer.Option(
+        "--friction", help="With --drives: also the columns of each drive's viscous, Coulomb "
+                           "and offset friction; Y then models r eta taum.")] = False,
+    armature: Annotated[bool, typer.Option(
+        "--armature", help="With --drives: also the columns of each drive's rotor inertia "
+                           "(--model full: with its gyroscopic coupling).")] = False,
+    model_kind: DriveModel = None,
+    rigid_drives: RigidDrives = False,
     s=None,
 ) -> None:
     """Write the regressor Y (tau = Y pi) and its time derivatives per sample (HDF5).
 
-    pi: 10 parameters per moving body (hodyn info --parameters).
+    pi: 10 parameters per moving body (hodyn info --parameters); with --friction and
+    --armature also the drives' (docs/drives.md).
     """
-    from hodyn_cli.algorithms import regressor
+    from hodyn_cli import api
     from hodyn_cli.pipeline.jobs import RegressorJob
 
     g = s.g
     _hdf5_only(output, "regressor")
     model = s.model(robot, traj)
-    basis = regressor.base_parameters(model, gravity=g) if base else None
+    d = _read_rigid_drives(s, drives, model, model_kind, rigid_drives)
+    if d is not None and not (friction or armature):
+        raise HodynError("--drives goes with --friction or --armature on hodyn regressor")
+    for flag, given in (("--friction", friction), ("--armature", armature)):
+        if given and d is None:
+            raise HodynError(f"{flag} needs --drives FILE (gear ratios, rotor axes, friction "
+                             "sides and Coulomb velocities)")
+    kind = (model_kind or ElasticModel.full).value
+    options = {"drives": d, "friction": friction, "armature": armature}
+    names, values = api.regressor_parameters(model, **options)
+    basis = api.regressor_basis(model, gravity=g, drive_model=kind, **options) if base else None
     attrs = s.provenance(robot, traj, model, order=order, gravity=g)
-    attrs |= {"parameter_names": regressor.parameter_names(model),
-              "parameters": regressor.parameters(model),
+    attrs |= {"parameter_names": names, "parameters": values,
               "about_Y": "tau^(k) = Y^(k) pi (+ J^T W: external wrenches are not in Y); "
                          "rows: joint_names, columns: parameter_names"}
+    if d is not None:
+        attrs |= {"drives": str(drives), "drive_model": kind,
+                  "about_Y": "r eta taum^(k) = Y^(k) pi (the motor torque referred to the joint; "
+                             "tau where a joint has no drive; + J^T W: external wrenches are not "
+                             "in Y); rows: joint_names, columns: parameter_names"}
     if basis is not None:
         attrs |= {"base_parameter_names": basis.names, "base_map": basis.base_map,
                   "about_Y_base": "Y pi = Y_base pi_base, pi_base = base_map @ pi"}
-    job = RegressorJob(model, order=order, gravity=g, base=basis, slotine_li=slotine_li)
+    job = RegressorJob(model, order=order, gravity=g, base=basis, slotine_li=slotine_li,
+                       drive_model=kind, **options)
     s.run_file(job, traj, output, attrs)
 
 

@@ -229,10 +229,15 @@ class MatricesJob(_RigidJob):
 @dataclass(frozen=True, eq=False)
 class RegressorJob(_RigidJob):
     """``hodyn regressor``: Y and its derivatives (``Y_d``, ...), the base-parameter columns
-    (``Y_base``, ...) and the Slotine-Li ``Y_r`` (HDF5 only)."""
+    (``Y_base``, ...) and the Slotine-Li ``Y_r`` (HDF5 only); with ``drives`` the columns of
+    their ``friction`` and rotor inertia (``armature``)."""
 
     base: BaseParameters | None = None
     slotine_li: bool = False
+    drives: Drives | None = None
+    friction: bool = False
+    armature: bool = False
+    drive_model: str = "full"
     chunk_rows = 1024  # Y is n x 10 nb per order and sample: ~12 kB for the iiwa
 
     @property
@@ -243,7 +248,8 @@ class RegressorJob(_RigidJob):
         ref = {"qr_d": chunk.series["qr_d"], "qr_dd": chunk.series["qr_dd"]} \
             if self.slotine_li else {}
         r = api.dynamic_regressor(self.model, chunk, order=self.order, gravity=self.gravity,
-                                  base=self.base, **ref)
+                                  base=self.base, drives=self.drives, friction=self.friction,
+                                  armature=self.armature, drive_model=self.drive_model, **ref)
         return self._datasets(r, chunk)
 
 
