@@ -428,14 +428,15 @@ def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GR
                     wrenches: Mapping | None = None, samples: int | None = 1000,
                     tolerances=None, source: str = "", estimated: tuple[str, ...] = (),
                     warnings: tuple[str, ...] = (), chunks: Iterable[Trajectory] | None = None,
-                    simulate: bool = False, **named):
+                    simulate: bool = False, drives=None, drive_model: str = "full", **named):
     """The checks of ``hodyn validate``: a :class:`hodyn_cli.algorithms.validate.Report`
     (``.passed``, ``.checks``). ``chunks``: the trajectory as consecutive chunks instead (one
     pass, memory bounded by a chunk and the ``samples`` checked). ``estimated``: derivative
     names that were estimated from the data (their consistency checks are reported as such);
     ``warnings``: what reading the input warned about (counted as ``warn`` checks).
     ``simulate``: also integrate the forward dynamics driven by the computed torques and
-    compare with q, qd (needs ``t``)."""
+    compare with q, qd (needs ``t``). ``drives`` (rigid, as for :func:`drive_dynamics`;
+    ``drive_model``): also check the drives' columns tau, taum, current."""
     from hodyn_cli.algorithms.validate import Tolerances, validate
     from hodyn_cli.modeling import mimic
 
@@ -446,7 +447,8 @@ def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GR
         motion = (mimic.expand(robot, chunk) for chunk in chunks)
     return validate(robot, motion, methods=methods, gravity=gravity, samples=samples,
                     tolerances=tolerances or Tolerances(), source=source, estimated=estimated,
-                    warnings=tuple(warnings), simulate=simulate)
+                    warnings=tuple(warnings), simulate=simulate, drive_model=drive_model,
+                    drives=None if drives is None else _drives(robot, drives, "drives"))
 
 
 def elastic_dynamics(robot: Model, drives, *derivatives, order: int = 0, model: str = "full",

@@ -438,3 +438,58 @@ def test_identification_recovers_friction():
     result = example.identify_drives()
     assert result.friction_error.max() < 0.01, result.friction_error
     assert result.prediction_error < 0.01
+
+
+# -- hodyn validate --drives ---------------------------------------------------------------
+
+
+def _drive_report(kind="full"):
+    model = load_model(IIWA)
+    traj = random_cosine(model, np.linspace(0, 2, 101), orders=5, seed=21)
+    return api.validate_motion(model, traj, drives=MOTORS, drive_model=kind, samples=12,
+                               methods=["body-fixed", "spatial"])
+
+
+@pytest.mark.parametrize("kind", elastic.MODELS)
+def test_validate_checks_the_drive_columns(kind):
+    report = _drive_report(kind)
+    drive = [c for c in report.checks if c.group == "drives"]
+    names = {c.name for c in drive}
+    assert {"taumdd vs d/dt taumd", "currentd vs d/dt current",
+            "taudd: zero rotor inertia vs rigid"} <= names
+    if kind == "full":
+        assert "taumdd - taudd/r: vs the rotors' joints (spatial, no friction)" in names
+    assert report.passed, [c for c in drive if c.status == "fail"]
+    assert all(c.status == "pass" for c in drive if c.name != "rotors as bodies")
+
+
+def test_validate_fails_on_a_wrong_friction_rate(monkeypatch):
+    real = friction.tanh_rates
+
+    def off(x):  # the second derivative off by 1e-6 relative
+        y = real(x)
+        y[:, 2:3] *= 1 + 1e-6
+        return y
+
+    monkeypatch.setattr(friction, "tanh_rates", off)
+    failed = {c.name for c in _drive_report().failures}
+    assert failed == {"taumdd vs d/dt taumd", "currentdd vs d/dt currentd"}, failed
+
+
+def test_validate_fails_without_the_gyroscopic_terms(monkeypatch):
+    real = elastic.coupling_structure
+    monkeypatch.setattr(elastic, "coupling_structure",
+                        lambda model, drives: (real(model, drives)[0], np.zeros((7, 7), bool)))
+    failed = {c.name.split(":")[1].strip() for c in _drive_report().failures}
+    assert failed == {"vs rotors as bodies (spatial)"}, failed
+
+
+def test_validate_command_with_drives(tmp_path):
+    report = tmp_path / "r.json"
+    result = run("validate", IIWA, SAMPLES / "iiwa14_cosine.h5", "--drives", MOTORS,
+                 "--samples", 10, "--method", "body-fixed", "--report", report)
+    assert result.exit_code == 0, result.output
+    import json
+
+    checks = json.loads(report.read_text())["checks"]
+    assert sum(c["group"] == "drives" for c in checks) == 6 + 3 + 6  # FD, zero inertia, bodies

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import sys
-from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
@@ -15,10 +14,14 @@ from hodyn_cli.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED
 from hodyn_cli.cli.options import (
     FLOATING,
     STREAMING,
+    DriveModel,
+    DrivesFile,
+    ElasticModel,
     Format,
     HdfOutput,
     MethodChoice,
     Output,
+    RigidDrives,
     Robot,
     Traj,
     command,
@@ -29,44 +32,6 @@ from hodyn_cli.errors import HodynError
 MAX_ORDER = 4
 #: samples of the first chunk that ``compute --validate`` checks
 VALIDATE_SAMPLES = 20
-
-
-class ElasticModel(str, Enum):
-    full = "full"
-    reflected = "reflected"
-
-
-#: the drives options of compute, regressor and validate (docs/drives.md)
-DrivesFile = Annotated[Path | None, typer.Option(
-    "--drives", help="Drives file (TOML, docs/drives.md): gear ratio, rotor inertia, "
-                     "efficiency, torque constant, friction per joint.", show_default=False)]
-DriveModel = Annotated[ElasticModel | None, typer.Option(
-    "--model", help="With --drives: full (rotor gyroscopic coupling, Hoepler & Thuemmel; the "
-                    "default) or reflected (the rotor inertia as armature I r^2 only).",
-    show_default=False)]
-RigidDrives = Annotated[bool, typer.Option(
-    "--rigid-drives", help="With --drives: take series-elastic drives (stiffness) as rigid.")]
-
-
-def _read_rigid_drives(s, path: Path | None, model, kind: ElasticModel | None, rigid: bool):
-    """The drives file for the rigid model (or None), with the options that need it checked."""
-    from hodyn_cli.modeling.drives import read_drives
-
-    if path is None:
-        for flag, given in (("--model", kind is not None), ("--rigid-drives", rigid)):
-            if given:
-                raise HodynError(f"{flag} goes with --drives FILE")
-        return None
-    if s.floating_base:
-        raise HodynError("--drives does not go with --floating-base yet")
-    drives = read_drives(path, model)
-    if rigid:
-        return drives.made_rigid()
-    if drives.elastic.any():
-        name = model.joint_names[int(drives.elastic.argmax())]
-        raise HodynError(f"joint '{name}': a series-elastic drive ('stiffness'): hodyn elastic "
-                         "computes it, or --rigid-drives takes it as rigid", str(path))
-    return drives
 
 
 def _hdf5_only(output: str, command_name: str) -> None:
@@ -121,6 +86,7 @@ def compute(
     torque_constant), tau then including the rotors' reactions (docs/drives.md).
     """
     from hodyn_cli.cli import render
+    from hodyn_cli.cli.session import read_rigid_drives
     from hodyn_cli.io import file_format
     from hodyn_cli.pipeline.jobs import TorqueJob
 
@@ -137,7 +103,7 @@ def compute(
             raise HodynError(f"--floating-base does not go with {flag} yet")
     g = s.g
     model = s.model(robot, sources[0] if len(sources) == 1 else None)
-    d = _read_rigid_drives(s, drives, model, model_kind, rigid_drives)
+    d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
     kind = (model_kind or ElasticModel.full).value
     if d is not None:
         for flag, given in (("--joint-wrenches", joint_wrenches), ("--base-wrench", base_wrench)):
@@ -305,12 +271,13 @@ def regressor_command(
     --armature also the drives' (docs/drives.md).
     """
     from hodyn_cli import api
+    from hodyn_cli.cli.session import read_rigid_drives
     from hodyn_cli.pipeline.jobs import RegressorJob
 
     g = s.g
     _hdf5_only(output, "regressor")
     model = s.model(robot, traj)
-    d = _read_rigid_drives(s, drives, model, model_kind, rigid_drives)
+    d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
     if d is not None and not (friction or armature):
         raise HodynError("--drives goes with --friction or --armature on hodyn regressor")
     for flag, given in (("--friction", friction), ("--armature", armature)):

@@ -58,7 +58,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["Drives", "Friction", "drives_from_table", "read_drives", "KEYS", "SIDES"]
+__all__ = ["Drives", "Friction", "drives_from_table", "read_drives", "rotors_as_bodies", "KEYS",
+           "SIDES"]
 
 KEYS = ("gear_ratio", "rotor_inertia", "rotor_axis", "stiffness", "gear_efficiency",
         "torque_constant", "viscous", "coulomb", "coulomb_velocity", "offset", "friction_side")
@@ -285,3 +286,41 @@ def read_drives(path: str | Path, model: Model) -> Drives:
     if not doc.get("joints"):
         raise HodynError("no drives: expected [joints.<name>] sections", source)
     return drives_from_table(model, doc["joints"], source=source, allow_zero_inertia=False)
+
+
+def rotors_as_bodies(model: Model, drives: Drives) -> Model:
+    """The model with every rotor as a body of its own, a second construction of the drives'
+    mechanics (``hodyn validate --drives``): the rotor of drive c is body ``n + k`` (the k-th
+    drive), joint ``rotor_<joint>``, turning about its axis n_c on a frame that coincides with
+    its carrier's, with the inertia ``I_c n_c n_c^T`` (no mass) taken off the carrier's. Its
+    coordinate is the rotor angle theta_c relative to the carrier; the inverse dynamics of this
+    model give the links' joint torques and, at the rotor joints, ``I_c (thetadd_c + n_c .
+    omegad_carrier)``.
+
+    >>> from pathlib import Path
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
+    >>> both = rotors_as_bodies(model, drives_from_table(model, {"joint2": {"gear_ratio": 50,
+    ...                                                           "rotor_inertia": 1e-5}}))
+    >>> both.joint_names, both.parent.tolist()
+    (('joint1', 'joint2', 'rotor_joint2'), [-1, 0, 0])
+    """
+    rotors = np.flatnonzero(drives.driven)
+    M = model.M.copy()
+    spin = np.zeros((len(rotors), 6, 6))
+    for k, c in enumerate(rotors):
+        spin[k, :3, :3] = drives.rotor_inertia[c] * np.outer(drives.rotor_axis[c],
+                                                            drives.rotor_axis[c])
+        if model.parent[c] >= 0:
+            M[model.parent[c]] -= spin[k]
+    X = np.zeros((len(rotors), 6))
+    X[:, :3] = drives.rotor_axis[rotors]
+    names = tuple(f"rotor_{model.joint_names[c]}" for c in rotors)
+    carriers = tuple(model.parent_links[c] for c in rotors) if model.parent_links else ()
+    return Model(
+        model.name, model.root_link, model.joint_names + names,
+        model.joint_types + ("continuous",) * len(rotors), model.link_names + names,
+        np.concatenate([model.parent, model.parent[rotors]]),
+        np.concatenate([model.B, np.broadcast_to(np.eye(4), (len(rotors), 4, 4))]),
+        np.concatenate([model.X, X]), np.concatenate([M, spin]), model.root_M,
+        parent_links=model.parent_links + carriers if carriers else (), links=model.links)
