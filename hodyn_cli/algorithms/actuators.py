@@ -91,12 +91,13 @@ def motor_friction(drives: Drives, qs: np.ndarray) -> np.ndarray:
     """``f_J / (r eta) + f_M`` (N, K+1, n), the friction a rigid drive's motor overcomes, from
     q's derivatives 1..K+1 ``qs`` (N, K+1, n) (0 where there is none)."""
     out = np.zeros(qs.shape)
-    joint = friction.at_side(drives, qs, motor=False)
-    if joint is not None:
-        out += joint / np.where(drives.driven, drives.gear_ratio * drives.gear_efficiency, 1.0)
-    motor = friction.at_side(drives, np.where(drives.driven, drives.gear_ratio, 1.0) * qs,
-                             motor=True)
-    return out if motor is None else out + motor
+    on = np.flatnonzero(drives.driven & drives.friction.any)
+    if on.size:
+        r, reta = _ratios(drives)
+        motor = drives.friction.motor_side[on]
+        f = friction.torque(drives.friction, np.where(motor, r[on], 1.0) * qs[..., on], on)
+        out[..., on] = np.where(motor, 1.0, 1.0 / reta[on]) * f
+    return out
 
 
 def inverse_dynamics(model: Model, trajectory: Trajectory, drives: Drives, *, order: int = 2,
