@@ -493,3 +493,41 @@ def test_validate_command_with_drives(tmp_path):
 
     checks = json.loads(report.read_text())["checks"]
     assert sum(c["group"] == "drives" for c in checks) == 6 + 3 + 6  # FD, zero inertia, bodies
+
+
+def test_regressor_command_with_drive_columns(tmp_path):
+    out = tmp_path / "Y.h5"
+    result = run("regressor", IIWA, SAMPLES / "iiwa14_cosine.h5", "-o", out, "--order", 0,
+                 "--drives", MOTORS, "--friction", "--model", "reflected")
+    assert result.exit_code == 0, result.output
+    model = load_model(IIWA)
+    names, values = api.regressor_parameters(model, drives=MOTORS, friction=True)
+    traj = read_trajectory(str(SAMPLES / "iiwa14_cosine.h5"), model, need=3)
+    reflected = api.drive_dynamics(model, MOTORS, traj, order=0, model="reflected")
+    drives = read_drives(MOTORS, model)
+    with h5py.File(out) as f:
+        assert list(f.attrs["parameter_names"]) == names and len(names) == 70 + 21
+        assert f["Y"].shape == (traj.n_samples, 7, 91)
+        assert "r eta taum" in f.attrs["about_Y"] and f.attrs["drive_model"] == "reflected"
+        # without --armature the rotors are neglected: Y phi = r eta taum minus the rotor terms
+        rotor = drives.gear_ratio**2 * drives.gear_efficiency * drives.rotor_inertia * traj.qdd
+        target = drives.gear_ratio * drives.gear_efficiency * reflected.taum - rotor
+        assert np.allclose(f["Y"][()] @ values, target, rtol=0, atol=1e-10 * np.abs(target).max())
+    for args, message in ((("--friction",), "--friction needs --drives FILE"),
+                          (("--drives", MOTORS), "--drives goes with --friction or --armature")):
+        result = run("regressor", IIWA, SAMPLES / "iiwa14_cosine.h5", "-o", out, *args)
+        assert result.exit_code == 2 and message in result.stderr, result.output
+
+
+def test_compute_validate_and_many_files_with_drives(tmp_path):
+    out = tmp_path / "m.h5"
+    result = run("compute", IIWA, SAMPLES / "iiwa14_cosine.h5", "--drives", MOTORS,
+                 "--validate", "-o", out)
+    assert result.exit_code == 0, result.output
+    with h5py.File(out) as f:
+        assert f.attrs["validation_passed"] and '"drives"' in f.attrs["validation_report"]
+    result = run("compute", IIWA, SAMPLES / "iiwa14_cosine.h5", SAMPLES / "iiwa14_cosine.csv",
+                 "--drives", MOTORS, "--output-dir", tmp_path / "out", "--jobs", 1)
+    assert result.exit_code == 0, result.output
+    with h5py.File(tmp_path / "out" / "iiwa14_cosine.h5") as f, h5py.File(out) as g:
+        assert np.array_equal(f["currentdd"][()], g["currentdd"][()])

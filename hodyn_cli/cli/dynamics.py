@@ -130,7 +130,8 @@ def compute(
         from hodyn_cli.pipeline.report import render as render_report
 
         report = api.validate_motion(model, chunk, methods=[method.value], gravity=g,
-                                     samples=VALIDATE_SAMPLES, source=sources[0])
+                                     samples=VALIDATE_SAMPLES, source=sources[0], drives=d,
+                                     drive_model=kind)
         render.validation(report, brief=True)
         sink.attrs |= {"validation_passed": report.passed,
                        "validation_report": render_report(report, "json")}
