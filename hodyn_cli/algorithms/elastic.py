@@ -342,7 +342,8 @@ def motor_torque(drives: Drives, u: np.ndarray, theta: np.ndarray, order: int, o
 
 
 def explain(model: Model, drives: Drives, req: Requirements) -> list[dict]:
-    """Per joint: its drive, the order of u the solve needs, and why (for ``--explain``)."""
+    """Per joint: its drive (elastic, rigid or none), the order of u the solve needs, and why
+    (for ``--explain``)."""
     rows = []
     for j in range(model.n):
         i = req.because[j]
@@ -357,7 +358,8 @@ def explain(model: Model, drives: Drives, req: Requirements) -> list[dict]:
                 and not req.accel[j, c]]
         rows.append({
             "joint": model.joint_names[j],
-            "drive": bool(drives.driven[j]),
+            "drive": ("elastic" if drives.elastic[j] else "rigid" if drives.rigid[j]
+                      else "none"),
             "u_order": int(req.u_orders[j]),
             "q_order": int(req.u_orders[j]) + 2,
             "because": reason,

@@ -336,7 +336,8 @@ def elastic_command(
         help="Trajectory: .csv, .h5/.hdf5, or - for CSV on stdin (not needed with --explain).",
         show_default=False)] = None,
     drives: Annotated[Path, typer.Option(
-        help="Drives file (TOML): stiffness, gear_ratio, rotor_inertia, rotor_axis per joint.",
+        help="Drives file (TOML, docs/drives.md): stiffness, gear_ratio, rotor_inertia, "
+             "rotor_axis, friction per joint.",
         show_default=False)] = ...,
     model_kind: Annotated[ElasticModel, typer.Option(
         "--model", help="full: rotor gyroscopic coupling (Hoepler & Thuemmel); reflected: "

@@ -157,7 +157,7 @@ def elastic_explanation(model: Model, rows: list[dict], req, kind: str, order: i
     for col in ("joint", "drive", "u to order", "because", "thetadd in u of", "thetad only"):
         table.add_column(col)
     for r in rows:
-        table.add_row(r["joint"], "yes" if r["drive"] else "rigid", str(r["u_order"]),
+        table.add_row(r["joint"], r["drive"], str(r["u_order"]),
                       escape(r["because"]), ", ".join(r["thetadd_in_u"]) or "-",
                       ", ".join(r["thetad_only_in_u"]) or "-")
     return table
