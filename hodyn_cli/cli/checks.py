@@ -117,11 +117,11 @@ def info(
             print(render.parameters_json(model))
         else:
             render.diagnostics(model)
-            render.stdout.print(render.parameters_table(model))
+            render.console().print(render.parameters_table(model))
         return
     if json:
         render.diagnostics(model)  # data on stdout, the warnings still on stderr
         print(render.model_json(model))
         return
     render.diagnostics(model, show_info=True)
-    render.stdout.print(render.model_table(model))
+    render.console().print(render.model_table(model))

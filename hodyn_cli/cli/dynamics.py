@@ -366,7 +366,7 @@ def elastic_command(
     job = ElasticJob(model, d, order=order, kind=model_kind.value, gravity=g)
     req = job.requirements
     if explain:
-        render.stdout.print(render.elastic_explanation(
+        render.console().print(render.elastic_explanation(
             model, elastic.explain(model, d, req), req, model_kind.value, order))
         return
     if traj is None:

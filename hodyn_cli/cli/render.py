@@ -1,4 +1,6 @@
-"""Rendering for humans (rich, on stderr or stdout) and machines (JSON)."""
+"""Rendering for humans (rich, on stderr or stdout) and machines (JSON). One-line messages
+are plain text (no rich needed); tables and the progress bar use rich, imported when one is
+drawn."""
 
 from __future__ import annotations
 
@@ -9,17 +11,35 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
 if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
     from hodyn_cli.algorithms.validate import Report
     from hodyn_cli.core.model import Model
 
-stderr = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 160)
-# tables are wide: when stdout is not a terminal, do not squeeze them into 80 columns
-stdout = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
+
+
+def console(err: bool = False) -> Console:
+    """A rich console on stdout (tables are wide: when it is not a terminal, 200 columns) or
+    on stderr."""
+    from rich.console import Console
+
+    stream = sys.stderr if err else sys.stdout
+    return Console(stderr=err, highlight=False,
+                   width=None if stream.isatty() else 160 if err else 200)
+
+
+def escape(text: str) -> str:
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
+def table(title: str, **options) -> Table:
+    from rich.table import Table
+
+    return Table(title=title, **options)
 
 
 def diagnostics(model: Model, *, show_info: bool = False) -> None:
@@ -31,7 +51,7 @@ def diagnostics(model: Model, *, show_info: bool = False) -> None:
 
 def _line(text: str) -> None:
     """One message, one line: never wrapped at the console width (scripts grep for them)."""
-    stderr.print(text, markup=False, soft_wrap=True)
+    print(text, file=sys.stderr, flush=True)
 
 
 def warning(message: str) -> None:
@@ -64,7 +84,7 @@ def progress(total: int | None, unit: str, quiet: bool) -> Iterator[Callable[...
 
     columns = [TextColumn(f"hodyn {unit}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn()]
-    with Progress(*columns, console=stderr, transient=True) as bar:
+    with Progress(*columns, console=console(err=True), transient=True) as bar:
         task = bar.add_task(unit, total=total, rate="")
         start = time.perf_counter()
 
@@ -90,20 +110,20 @@ def _limits(lim) -> str:
 
 def model_table(model: Model) -> Table:
     """The parsed model as a rich table: joints, screws, reference poses, masses, COMs."""
-    table = Table(title=f"{model.name}: {model.n} joints, root link '{model.root_link}'")
+    out = table(f"{model.name}: {model.n} joints, root link '{model.root_link}'")
     for col in ("#", "joint", "type", "parent", "link", "X (body)", "Y (spatial)",
                 "A position", "limits", "mass", "COM (body)"):
-        table.add_column(col, justify="right" if col in ("#", "mass") else "left",
+        out.add_column(col, justify="right" if col in ("#", "mass") else "left",
                          no_wrap=col in ("joint", "type", "parent", "link"))
     A, Y, mass, com = model.A, model.Y, model.mass, model.com
     for i in range(model.n):
         p = model.parent[i]
-        table.add_row(str(i), model.joint_names[i], model.joint_types[i],
+        out.add_row(str(i), model.joint_names[i], model.joint_types[i],
                       model.link_names[p] if p >= 0 else model.root_link, model.link_names[i],
                       _vec(model.X[i]), _vec(Y[i]), _vec(A[i, :3, 3]), _limits(model.limits[i]),
                       f"{mass[i]:.5g}",
                       _vec(com[i]))
-    return table
+    return out
 
 
 def model_json(model: Model) -> str:
@@ -148,33 +168,33 @@ def elastic_explanation(model: Model, rows: list[dict], req, kind: str, order: i
     """``hodyn elastic --explain``: per joint, the order of u needed and why."""
     from hodyn_cli.core.trajectory import derivative_name
 
-    table = Table(title=f"{model.name}, --model {kind} --order {order}: every joint needs q up to "
+    out = table(f"{model.name}, --model {kind} --order {order}: every joint needs q up to "
                         f"{derivative_name('q', req.q_order)} (derivative {req.q_order}; "
                         f"the reflected model: {order + 4})",
                   caption="u_J of order m needs q to order m+2; thetadd of a drive enters u_i "
                           "when its rotor axis is not perpendicular to joint i's axis in every "
                           "configuration, thetad alone through the gyroscopic term")
     for col in ("joint", "drive", "u to order", "because", "thetadd in u of", "thetad only"):
-        table.add_column(col)
+        out.add_column(col)
     for r in rows:
-        table.add_row(r["joint"], r["drive"], str(r["u_order"]),
+        out.add_row(r["joint"], r["drive"], str(r["u_order"]),
                       escape(r["because"]), ", ".join(r["thetadd_in_u"]) or "-",
                       ", ".join(r["thetad_only_in_u"]) or "-")
-    return table
+    return out
 
 
 def parameters_table(model: Model) -> Table:
     """``hodyn info --parameters``: 10 dynamic parameters per moving body."""
     from hodyn_cli.algorithms.regressor import PARAMETERS, parameters
 
-    table = Table(title=f"{model.name}: dynamic parameters (body frame, about its origin; "
+    out = table(f"{model.name}: dynamic parameters (body frame, about its origin; "
                         "Pinocchio's order)")
-    table.add_column("body (link)")
+    out.add_column("body (link)")
     for p in PARAMETERS:
-        table.add_column(p, justify="right")
+        out.add_column(p, justify="right")
     for b, row in enumerate(parameters(model).reshape(-1, 10)):
-        table.add_row(model.link_names[b], *(f"{v:.6g}" for v in row + 0.0))
-    return table
+        out.add_row(model.link_names[b], *(f"{v:.6g}" for v in row + 0.0))
+    return out
 
 
 def parameters_json(model: Model) -> str:
@@ -198,19 +218,19 @@ def _g(x) -> str:
 def validation_table(report: Report) -> Table:
     """One row per check: errors, tolerance, verdict, worst joint and sample."""
     s = report.summary()
-    table = Table(title=f"hodyn validate {report.robot}: {'PASSED' if report.passed else 'FAILED'} "
+    out = table(f"hodyn validate {report.robot}: {'PASSED' if report.passed else 'FAILED'} "
                         f"({s['pass']} passed, {s['fail']} failed, {s['warn']} warnings, "
                         f"{s['skip']} skipped, {s['estimated']} estimated)")
     for col in ("group", "check", "status", "max abs", "max rel", "tol", "expected", "worst at"):
-        table.add_column(col, justify="right" if col in ("max abs", "max rel", "tol", "expected")
+        out.add_column(col, justify="right" if col in ("max abs", "max rel", "tol", "expected")
                          else "left")
     for c in report.checks:
         name = c.name + (f" [{c.method}]" if c.method and c.group == "finite differences" else "")
         where = ", ".join(x for x in (c.worst_joint, None if c.worst_sample is None else
                                       f"sample {c.worst_sample}") if x)
-        table.add_row(escape(c.group), escape(name), f"[{STATUS_STYLE[c.status]}]{c.status.upper()}[/]",
+        out.add_row(escape(c.group), escape(name), f"[{STATUS_STYLE[c.status]}]{c.status.upper()}[/]",
                       _g(c.max_abs), _g(c.max_rel), _g(c.tolerance), _g(c.expected), escape(where))
-    return table
+    return out
 
 
 def validation(report: Report, *, brief: bool = False) -> None:
@@ -221,7 +241,7 @@ def validation(report: Report, *, brief: bool = False) -> None:
         _line(f"hodyn: validation {'passed' if report.passed else 'FAILED'}: {s['pass']} "
               f"passed, {s['fail']} failed, {s['warn']} warnings")
     else:
-        stderr.print(validation_table(report))
+        console(err=True).print(validation_table(report))
     for c in report.checks:
         if c.detail and c.status in ("fail", "warn"):
             method = f" [{c.method}]" if c.method else ""
