@@ -29,7 +29,8 @@ from hodyn_cli.errors import HodynError
 __all__ = ["Result", "load_robot", "joint_trajectory", "inverse_dynamics", "forward_kinematics",
            "centre_of_mass", "inverse_kinematics", "matrices", "validate_motion", "elastic_dynamics",
            "drive_dynamics", "dynamic_regressor", "regressor_parameters", "regressor_basis",
-           "torque_sensitivities", "forward_dynamics", "simulate"]
+           "torque_sensitivities", "forward_dynamics", "simulate", "joint_limits",
+           "scaling_laws", "check_limits", "retime"]
 
 
 class Result(Mapping):
@@ -448,7 +449,20 @@ def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GR
     return validate(robot, motion, methods=methods, gravity=gravity, samples=samples,
                     tolerances=tolerances or Tolerances(), source=source, estimated=estimated,
                     warnings=tuple(warnings), simulate=simulate, drive_model=drive_model,
-                    drives=None if drives is None else _drives(robot, drives, "drives"))
+                    drives=None if drives is None else _drives(robot, drives))
+
+
+def _drives(robot: Model, drives):
+    """A :class:`~hodyn_cli.modeling.drives.Drives` from one, a drives file or a table."""
+    from hodyn_cli.modeling import mimic
+    from hodyn_cli.modeling.drives import Drives, drives_from_table, read_drives
+
+    if mimic.active(robot):
+        raise HodynError("drives with <mimic> joints are not supported yet")
+    if isinstance(drives, Drives):
+        return drives
+    return (drives_from_table(robot, drives) if isinstance(drives, Mapping)
+            else read_drives(drives, robot))
 
 
 def elastic_dynamics(robot: Model, drives, *derivatives, order: int = 0, model: str = "full",
@@ -463,7 +477,7 @@ def elastic_dynamics(robot: Model, drives, *derivatives, order: int = 0, model: 
     """
     from hodyn_cli.algorithms import elastic
 
-    drives = _drives(robot, drives, "elastic joints")
+    drives = _drives(robot, drives)
     m = _Motion(robot, derivatives, named, wrenches=wrenches)
     res = elastic.inverse_dynamics(robot, m.full, drives, order=order, kind=model,
                                    gravity=gravity, known=known)
@@ -484,25 +498,12 @@ def drive_dynamics(robot: Model, drives, *derivatives, order: int = 2, model: st
     """
     from hodyn_cli.algorithms import actuators
 
-    drives = _drives(robot, drives, "drives")
+    drives = _drives(robot, drives)
     m = _Motion(robot, derivatives, named, wrenches=wrenches)
     res = actuators.inverse_dynamics(robot, m.full, drives.made_rigid() if rigid else drives,
                                      order=order, kind=model, gravity=gravity, known=known)
     return m.result(_series("tau", res.tau) | _series("taum", res.taum)
                     | _series("current", res.current))
-
-
-def _drives(robot: Model, drives, what: str):
-    """A :class:`~hodyn_cli.modeling.drives.Drives` from one, a file, or a dict by joint."""
-    from hodyn_cli.modeling import mimic
-    from hodyn_cli.modeling.drives import Drives, drives_from_table, read_drives
-
-    if mimic.active(robot):
-        raise HodynError(f"{what} with <mimic> joints are not supported yet")
-    if isinstance(drives, Drives):
-        return drives
-    return (drives_from_table(robot, drives) if isinstance(drives, Mapping)
-            else read_drives(drives, robot))
 
 
 def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY, base=None,
@@ -558,7 +559,7 @@ def _drive_columns(robot: Model, drives, friction: bool, armature: bool, drive_m
         return None
     if drives is None:
         raise HodynError("friction and armature columns need the drives (--drives FILE)")
-    drives = _drives(robot, drives, "drives")
+    drives = _drives(robot, drives)
     names, _ = actuators.regressor_parameters(robot, drives, with_armature=armature,
                                               with_friction=friction)
 
@@ -582,7 +583,7 @@ def regressor_parameters(robot: Model, *, drives=None, friction: bool = False,
     if friction or armature:
         if drives is None:
             raise HodynError("friction and armature parameters need the drives (--drives FILE)")
-        more, extra = actuators.regressor_parameters(robot, _drives(robot, drives, "drives"),
+        more, extra = actuators.regressor_parameters(robot, _drives(robot, drives),
                                                      with_armature=armature, with_friction=friction)
         names, values = names + more, np.concatenate([values, extra])
     return names, values
@@ -609,3 +610,88 @@ def torque_sensitivities(robot: Model, *derivatives, order: int = 0, gravity=GRA
     m = _Motion(robot, derivatives, named, wrenches=wrenches)
     S = sensitivities.sensitivities(robot, m.full, order=order, gravity=gravity)
     return m.result({k: mimic.project_matrices(robot, v) for k, v in S.items()})
+
+
+# -- limits and time scaling (docs/feasibility.md) ------------------------------------------
+
+
+def joint_limits(robot: Model, limits=None):
+    """The robot's limits: its URDF's (position, velocity, effort as torque), overridden by
+    ``limits``: a limits file (TOML), ``{joint: {key: value}}`` (keys:
+    :data:`hodyn_cli.modeling.limits.KEYS`), or a :class:`~hodyn_cli.modeling.limits.Limits`."""
+    from hodyn_cli.modeling.limits import Limits, read_limits
+    from hodyn_cli.modeling.limits import joint_limits as table_limits
+
+    if isinstance(limits, Limits):
+        return limits
+    if limits is None or isinstance(limits, Mapping):
+        return table_limits(robot, limits)
+    return read_limits(limits, robot)
+
+
+def scaling_laws(robot: Model, *derivatives, order: int = 2, drives=None, model: str = "full",
+                 gravity=GRAVITY, wrenches: Mapping | None = None, known=None, **named) -> dict:
+    """How every limited series changes when the motion is played k times slower: name ->
+    :class:`~hodyn_cli.algorithms.scaling.Law` (``law.at(1 / k)``: (N, m) values, joints
+    ``law.joint_names``). Rigid: ``q``, ``qd`` (every joint), ``tau`` .. ``tau^(order)`` (order
+    -1: none); with ``drives`` (as :func:`elastic_dynamics` takes them, ``model``, ``known``)
+    ``u``, ``ud``, ``udd``, and ``thetad``, ``taum`` of the joints with a drive."""
+    from hodyn_cli.algorithms.feasibility import series_laws
+
+    m = _Motion(robot, derivatives, named, wrenches=wrenches)
+    if m.full.base is not None:
+        raise HodynError("limits of a floating base's motion are not supported yet")
+    return series_laws(robot, m.full, order=order, gravity=gravity,
+                       drives=None if drives is None else _drives(robot, drives), kind=model,
+                       known=known)
+
+
+def check_limits(robot: Model, *derivatives, limits=None, drives=None, model: str = "full",
+                 gravity=GRAVITY, t=None, wrenches: Mapping | None = None, **named):
+    """``hodyn check``: every limited quantity against its limit at every sample, a
+    :class:`~hodyn_cli.algorithms.feasibility.Check` (``.feasible``, ``.rows``: per joint and
+    quantity the worst sample, its value, the margin and the number of violations).
+    ``limits``: as :func:`joint_limits` takes them."""
+    from hodyn_cli.algorithms.feasibility import Check, torque_order
+
+    lim = joint_limits(robot, limits)
+    m = _Motion(robot, derivatives, named, t=t, wrenches=wrenches)
+    check = Check(robot, lim)
+    check.add(scaling_laws(robot, m.coordinates, order=torque_order(lim), drives=drives,
+                           model=model, gravity=gravity), m.coordinates.t)
+    return check
+
+
+def retime(robot: Model, *derivatives, limits=None, drives=None, model: str = "full",
+           gravity=GRAVITY, factor: float | None = None, segments=(), t=None,
+           wrenches: Mapping | None = None, **named):
+    """``hodyn retime``: the motion played k times slower, ``t' = t0 + k (t - t0)``, with every
+    derivative (and wrench rate) scaled exactly: ``(trajectory, retiming, bindings)``.
+
+    k is ``factor``, or the smallest that keeps every limited quantity within ``limits`` (as
+    :func:`joint_limits` takes them) for that and any slower playing; ``segments`` (times)
+    scale the pieces between them independently. ``retiming``: a
+    :class:`~hodyn_cli.algorithms.feasibility.Retiming` (``.k`` per segment); ``bindings``:
+    per segment the :class:`~hodyn_cli.algorithms.feasibility.Binding` that set its k (its
+    time in the retimed motion).
+    """
+    from hodyn_cli.algorithms.feasibility import Retiming, ScaleSearch, torque_order
+    from hodyn_cli.algorithms.scaling import scaled
+
+    m = _Motion(robot, derivatives, named, t=t, wrenches=wrenches)
+    traj = m.coordinates
+    if factor is not None:
+        if not factor > 0 or segments:
+            raise HodynError(f"factor must be positive, without segments; got {factor}")
+        t0 = 0.0 if traj.t is None else float(traj.t[0])
+        retiming, bindings = Retiming((t0, t0), (float(factor),)), []
+    else:
+        lim = joint_limits(robot, limits)
+        search = ScaleSearch(robot, lim, tuple(segments))
+        search.add(scaling_laws(robot, traj, order=torque_order(lim), drives=drives, model=model,
+                                gravity=gravity), traj)
+        retiming = search.retiming()
+        bindings = [retiming.played(b) for b in search.best]
+    if traj.t is None:
+        return scaled(traj, 1.0 / retiming.k[0]), retiming, bindings
+    return scaled(traj, retiming.speedups(traj.t), retiming.times(traj.t)), retiming, bindings

@@ -324,6 +324,20 @@ def solve_full(model: Model, drives: Drives, req: Requirements, qs: np.ndarray,
     return u, theta, motor_torque(drives, u, theta, order, omegad)
 
 
+def rigid_passes(model: Model, qs: np.ndarray, R: int, base: np.ndarray, wrenches: dict
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Rigid torques (N, R+1, n) and body-fixed angular velocities (N, n, R+2, 3) of a chunk,
+    from the compiled kernel where it is built (the numpy passes otherwise): the rigid part
+    of the model, for what builds on it (the time-scaling laws of
+    :mod:`hodyn_cli.algorithms.scaling`)."""
+    if _compiled.available() and R <= _compiled.MAX_ORDER:
+        u, V = _compiled.inverse_dynamics_chunk(model, qs, base, wrenches, order=R, twists=True)
+        return u, V[..., :3]
+    kin = body_fixed.forward_pass(model, qs, R + 1, base)
+    u = body_fixed.backward_pass(model, qs, kin, R, wrenches)[0]
+    return u, np.stack(kin.V, axis=1)[..., :3]
+
+
 def _motor_side(drives: Drives, qs: np.ndarray, u: np.ndarray, order: int):
     """theta and tau_m of the reflected model from u (N, order+3, n) (theta = r q for a rigid
     drive: u / inf = 0)."""

@@ -34,12 +34,18 @@ from math import comb, factorial
 
 import numpy as np
 
+from hodyn_cli.algorithms import elastic
+from hodyn_cli.algorithms.feasibility import Binding, ScaleSearch, series_laws, torque_order
+from hodyn_cli.algorithms.methods.common import GRAVITY
+from hodyn_cli.algorithms.scaling import scaled
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, cosine, filtered_step
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling import mimic
+from hodyn_cli.modeling.drives import Drives
+from hodyn_cli.modeling.limits import Limits
 
-__all__ = ["KINDS", "generate", "chunks", "rest_to_rest", "check_limits"]
+__all__ = ["KINDS", "generate", "chunks", "rest_to_rest", "check_limits", "within_limits"]
 
 KINDS = ("cosine", "fourier", "filtered-step", "point-to-point")
 DEFAULT_DURATION = {"cosine": 10.0, "fourier": 10.0, "filtered-step": 2.5,
@@ -69,7 +75,8 @@ def generate(model: Model, kind: str, **options) -> Trajectory:
     """A motion of ``kind`` with q and its first ``derivatives`` derivatives, exact, of the
     independent joints (``model.coordinate_names``: a ``<mimic>`` joint follows its leader).
 
-    ``options``: ``rate``, ``duration``, ``derivatives``, ``seed``; fourier: ``base_frequency``,
+    ``options``: ``rate``, ``duration``, ``derivatives``, ``seed``, ``slow`` (the designed
+    motion played that many times slower, at the same rate); fourier: ``base_frequency``,
     ``harmonics``, ``coefficients``; filtered-step: ``filter_order``, ``step``;
     point-to-point: ``waypoints`` (rows of the independent joints' positions),
     ``segment_duration``, ``vanishing``. ``rows``: only these samples (a slice; the motion is
@@ -99,20 +106,33 @@ def _design(model: Model, kind: str, rows: slice, *, rate: float = 100.0,
             duration: float | None = None, derivatives: int = 4, seed: int = 0,
             base_frequency: float = 0.1, harmonics: int = 5, coefficients: dict | None = None,
             filter_order: int = 16, step=None, waypoints=None, segment_duration=None,
-            vanishing: int | None = None) -> Trajectory:
+            vanishing: int | None = None, slow: float = 1.0) -> Trajectory:
     if kind not in KINDS:
         raise HodynError(f"unknown kind '{kind}' (choose from {', '.join(KINDS)})")
     if derivatives < 0:
         raise HodynError(f"--derivatives must be >= 0, got {derivatives}")
     rng = np.random.default_rng(seed)
     centre, half = _ranges(model)
-    n = model.n
     if kind == "point-to-point":
         return _point_to_point(model, rng, centre, half, rate, derivatives, waypoints,
                                segment_duration, derivatives if vanishing is None else vanishing,
-                               rows)
-    duration = duration or DEFAULT_DURATION[kind]
-    t = _times(rate, duration, rows)
+                               rows, slow)
+    T = round((duration or DEFAULT_DURATION[kind]) * rate) / rate  # the design's last sample
+    played = _times(rate, slow * T, rows)  # the output's times
+    return _played(_timed(model, kind, T, played / slow, rng, centre, half, derivatives,
+                          base_frequency, harmonics, coefficients, filter_order, step),
+                   slow, played)
+
+
+def _played(traj: Trajectory, slow: float, t: np.ndarray) -> Trajectory:
+    """The motion sampled at ``t / slow`` played ``slow`` times slower: times ``t``."""
+    return traj if slow == 1 else scaled(traj, 1.0 / slow, t)
+
+
+def _timed(model, kind, T, t, rng, centre, half, derivatives, base_frequency, harmonics,
+           coefficients, filter_order, step) -> Trajectory:
+    """A motion of a kind defined over time, designed to last ``T`` s, at ``t``."""
+    n = model.n
     if kind == "cosine":
         omega = 2 * np.pi * rng.uniform(0.15, 0.4, n)
         amplitude = 0.5 * half
@@ -123,7 +143,6 @@ def _design(model: Model, kind: str, rows: slice, *, rate: float = 100.0,
     if kind == "fourier":
         return _fourier(model, t, rng, centre, half, derivatives, base_frequency, harmonics,
                         coefficients)
-    T = round(duration * rate) / rate  # the last sample's time
     omega = 2.0 * filter_order / T  # the step's mean time (m / omega) is half the duration
     if step is None:  # 60 % of the range, slow enough for the velocity limit
         m1 = filter_order - 1  # peak rate = size omega p*, p* = max of the Erlang density
@@ -204,7 +223,8 @@ def rest_to_rest(k: int) -> np.ndarray:
     return np.array(c, dtype=float)
 
 
-def _point_to_point(model, rng, centre, half, rate, D, waypoints, T, k, rows) -> Trajectory:
+def _point_to_point(model, rng, centre, half, rate, D, waypoints, T, k, rows, slow
+                    ) -> Trajectory:
     n = model.n
     if waypoints is None:
         waypoints = centre + half * rng.uniform(-0.8, 0.8, size=(3, n))
@@ -222,7 +242,7 @@ def _point_to_point(model, rng, centre, half, rate, D, waypoints, T, k, rows) ->
         raise HodynError("segment durations must be positive")
     # waypoints on samples: no sampling interval straddles a waypoint, where the derivatives
     # above k jump (checks by time differences, as hodyn validate makes, stay exact)
-    durations = np.ceil(durations * rate - 1e-9) / rate
+    durations = np.ceil(durations * slow * rate - 1e-9) / rate
     starts = np.concatenate([[0.0], np.cumsum(durations)])
     t = _times(rate, starts[-1], rows)
     seg = np.clip(np.searchsorted(starts, t, side="right") - 1, 0, len(durations) - 1)
@@ -260,3 +280,41 @@ def check_limits(model: Model, trajectory: Trajectory) -> None:
                              f"|qd| = {qd[s, j]:.6g} exceeds its velocity limit "
                              f"{model.velocity_limits[j]:.6g} (--allow-limit-violation to "
                              "write it anyway)")
+
+
+#: rounds of :func:`within_limits` before it gives up (each plays the motion slower)
+ROUNDS = 20
+
+
+def within_limits(model: Model, kind: str, limits: Limits, *, gravity=GRAVITY,
+                  drives: Drives | None = None, elastic_model: str = "full",
+                  size: int = 1 << 14, **options) -> tuple[float, Binding | None]:
+    """How much slower :func:`generate`'s motion must play so that every limit holds:
+    ``(slow, binding)``; ``generate(..., slow=slow)`` (or :func:`chunks`) is the motion.
+
+    The scaling laws of the generated motion give the slowing that brings every limited
+    quantity (torques and their rates too, :mod:`hodyn_cli.algorithms.feasibility`) inside its
+    limit at its samples; the slower motion is sampled at the same rate, at other instants of
+    the design, so it is checked again (and slowed further if need be) until it fits. Each
+    round reads the motion in pieces of ``size`` samples. ``binding``: the limit the slowed
+    motion is on (None: it was not slowed).
+    """
+    order = torque_order(limits)
+    req = None if drives is None else elastic.requirements(model, drives, 0, elastic_model)
+    need = order + 2 if req is None else req.q_order
+    asked = options.pop("derivatives", 4)
+    slow = 1.0
+    for _ in range(ROUNDS):
+        search = ScaleSearch(model, limits)
+        for piece in chunks(model, kind, size, derivatives=max(asked, need), slow=slow,
+                            **options):
+            search.add(series_laws(model, mimic.expand(model, piece), order=order,
+                                   gravity=gravity, drives=drives, kind=elastic_model, known=req),
+                       piece)
+        best = search.best[0]
+        if best is None or best.x >= 1:
+            return slow, best if slow > 1 else None
+        search.retiming()  # the error when no slowing helps
+        slow /= best.x
+    raise HodynError(f"--respect-limits: the motion still exceeds a limit after {ROUNDS} rounds "
+                     f"of slowing ({slow:.6g} times slower): {best.describe()}")

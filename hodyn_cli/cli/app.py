@@ -41,4 +41,4 @@ def main() -> None:
 
 
 # the commands register themselves on ``app``
-from hodyn_cli.cli import checks, data, dynamics, motion  # noqa: E402, F401
+from hodyn_cli.cli import checks, data, dynamics, feasibility, motion  # noqa: E402, F401

@@ -33,7 +33,7 @@ def numbers(text: str | None, option: str, count: int | None = None, names=()):
 
 
 @command(app, "generate", short_help="Designed motions with exact derivatives.",
-         shared=("strict", "repair_inertia", "xacro_arg", "debug"))
+         shared=("gravity", "quiet", "strict", "repair_inertia", "xacro_arg", "debug"))
 def generate_command(
     robot: Robot,
     kind: Annotated[str, typer.Option(
@@ -69,22 +69,46 @@ def generate_command(
     ] = False,
     compact: Annotated[bool, typer.Option(
         "--compact", help="HDF5: one dataset q_derivatives (N x D+1 x n).")] = False,
+    respect_limits: Annotated[Path | None, typer.Option(
+        "--respect-limits", help="Limits file (TOML, as hodyn check): play the motion slower "
+                                 "where torques, their rates, ... exceed a limit (and design "
+                                 "it inside its position and velocity limits).",
+        show_default=False)] = None,
+    drives: Annotated[Path | None, typer.Option(
+        help="With --respect-limits: elastic drives (TOML) whose motor speed and torque "
+             "limits count too.", show_default=False)] = None,
     s=None,
 ) -> None:
     """Write a designed motion with exact derivatives, inside the URDF's limits."""
     from hodyn_cli.algorithms import generate
+    from hodyn_cli.cli import render
     from hodyn_cli.io import CHUNK_ROWS, file_format, open_sink, trajectory_datasets
+    from hodyn_cli.modeling.drives import read_drives
+    from hodyn_cli.modeling.limits import read_limits, with_limits
 
     model = s.model(robot)
     if compact and (output == "-" or file_format(output) != "hdf5"):
         raise HodynError("--compact is an HDF5 layout: give --output FILE.h5")
-    pieces = generate.chunks(
-        model, kind, CHUNK_ROWS, rate=rate, duration=duration, derivatives=derivatives,
-        seed=seed, base_frequency=base_frequency, harmonics=harmonics,
+    if drives is not None and respect_limits is None:
+        raise HodynError("--drives goes with --respect-limits")
+    options = dict(
+        rate=rate, duration=duration, derivatives=derivatives, seed=seed,
+        base_frequency=base_frequency, harmonics=harmonics,
         coefficients=_json_file(coefficients) if coefficients else None,
         filter_order=filter_order, step=numbers(step, "--step"),
         waypoints=_waypoints(waypoints, model) if waypoints else None,
         segment_duration=numbers(segment_duration, "--segment-duration"), vanishing=vanishing)
+    if respect_limits is not None:
+        limits = read_limits(respect_limits, model)
+        model = with_limits(model, limits)
+        slow, binding = generate.within_limits(
+            model, kind, limits, gravity=s.g, drives=read_drives(drives, model) if drives
+            else None, **options)
+        options["slow"] = slow
+        if binding is not None and not s.quiet:
+            render.notice(f"played {slow:.6g} times slower to respect {respect_limits}: "
+                          f"{binding.describe()} set it")
+    pieces = generate.chunks(model, kind, CHUNK_ROWS, **options)
     first = next(pieces)
     columns = trajectory_datasets(first, compact)[1]
     attrs = {"hodyn_version": __version__, "joint_names": list(first.joint_names), "kind": kind,

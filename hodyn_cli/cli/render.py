@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
+    from hodyn_cli.algorithms.feasibility import Check
     from hodyn_cli.algorithms.validate import Report
     from hodyn_cli.core.model import Model
 
@@ -64,6 +65,10 @@ def notice(message: str) -> None:
 
 def error(message: str) -> None:
     _line(f"hodyn: error: {message}")
+
+
+def fail(message: str) -> None:
+    _line(f"hodyn: fail: {message}")
 
 
 @contextmanager
@@ -246,3 +251,32 @@ def validation(report: Report, *, brief: bool = False) -> None:
         if c.detail and c.status in ("fail", "warn"):
             method = f" [{c.method}]" if c.method else ""
             _line(f"hodyn: {c.status}: {c.name}{method}: {c.detail}")
+
+
+CHECK_STYLE = {"ok": "green", "violated": "bold red", "unchecked": "dim"}
+
+
+def feasibility(check: Check) -> None:
+    """``hodyn check``'s table on stderr, then one ``fail`` line per violated limit and one
+    warning per limit that could not be checked."""
+    from hodyn_cli.pipeline.check_report import HEADER, LABELS, cells, verdict
+
+    out = table(f"hodyn check: {verdict(check)}")
+    for col in HEADER:
+        out.add_column(col, justify="right" if col in ("peak", "limit", "margin %",
+                                                       "violations") else "left")
+    for r in check.rows:
+        row = [escape(c) for c in cells(r)]
+        row[2] = f"[{CHECK_STYLE[r.status]}]{row[2]}[/]"
+        out.add_row(*row)
+    console(err=True).print(out)
+    unchecked: dict[tuple[str, str], list[str]] = {}
+    for r in check.rows:
+        if r.status == "violated":
+            fail(f"{LABELS[r.quantity]} of {r.joint} beyond its limit at {r.violations} "
+                 f"sample(s); worst {r.value:.6g} {r.unit} (limit {r.limit:.6g}) at "
+                 + (f"t = {r.time:.6g} s" if r.time is not None else f"sample {r.sample}"))
+        elif r.status == "unchecked":
+            unchecked.setdefault((LABELS[r.quantity], r.reason), []).append(r.joint)
+    for (label, reason), joints in unchecked.items():
+        warning(f"{label} limits not checked ({', '.join(joints)}): {reason}")

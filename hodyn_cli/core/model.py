@@ -64,6 +64,8 @@ class Model:
             frame origin (moves only with a floating base; its weight is in the base wrench).
         limits: (n, 2) position limits (lower, upper) from the URDF; +-inf if none.
         velocity_limits: (n,) URDF ``<limit velocity>``; +inf if none.
+        effort_limits: (n,) URDF ``<limit effort>`` (N m, N for a prismatic joint); +inf if
+            none or not positive.
         parent_links: per joint, its URDF parent link (the link that carries its drive).
         reductions: (n,) ``mechanicalReduction`` of the joint's URDF ``<transmission>``,
             NaN where there is none.
@@ -86,6 +88,7 @@ class Model:
     root_M: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
     limits: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
     velocity_limits: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
+    effort_limits: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
     parent_links: tuple[str, ...] = ()
     reductions: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
     mimic: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
@@ -98,6 +101,8 @@ class Model:
             object.__setattr__(self, "limits", np.tile([-np.inf, np.inf], (len(self.joint_names), 1)))
         if self.velocity_limits is None:
             object.__setattr__(self, "velocity_limits", np.full(len(self.joint_names), np.inf))
+        if self.effort_limits is None:
+            object.__setattr__(self, "effort_limits", np.full(len(self.joint_names), np.inf))
         if self.mimic is None:
             object.__setattr__(self, "mimic", np.tile([-1.0, 1.0, 0.0], (len(self.joint_names), 1)))
         if self.root_M is None:
@@ -106,7 +111,7 @@ class Model:
             object.__setattr__(self, "reductions", np.full(len(self.joint_names), np.nan))
         self._validate()
         for a in (self.parent, self.B, self.X, self.M, self.root_M, self.limits,
-                  self.velocity_limits, self.reductions, self.mimic):
+                  self.velocity_limits, self.effort_limits, self.reductions, self.mimic):
             a.setflags(write=False)
 
     def _validate(self) -> None:

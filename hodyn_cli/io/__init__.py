@@ -18,6 +18,7 @@ from hodyn_cli.io.columns import WRENCH_COMPONENTS
 from hodyn_cli.io.paths import atomic_path, file_format
 from hodyn_cli.io.reader import (
     CHUNK_ROWS,
+    MemoryReader,
     TrajectoryReader,
     concatenate,
     read_trajectory,
@@ -34,7 +35,7 @@ from hodyn_cli.io.writers import open_sink, write_datasets
 
 __all__ = [
     "CHUNK_ROWS", "COMPACT", "DERIVATIVE_NOTES", "MATRIX_NOTES", "WRENCH_COMPONENTS",
-    "TrajectoryReader",
+    "MemoryReader", "TrajectoryReader",
     "atomic_path", "concatenate", "file_format", "open_sink", "read_trajectory", "split",
     "trajectory_datasets", "write_datasets", "write_trajectory",
 ]

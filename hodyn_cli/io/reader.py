@@ -183,6 +183,25 @@ def _in_hdf5_words(names: list[str], model: Model, need: int, path: str
                            "order, or q_derivatives N x D x n)", path)
 
 
+class MemoryReader:
+    """An in-memory trajectory with the interface of :class:`TrajectoryReader` (a file that
+    must be read twice but came from stdin)."""
+
+    def __init__(self, trajectory: Trajectory, chunk: int = CHUNK_ROWS):
+        self.trajectory, self.chunk = trajectory, chunk
+        self.has_t = trajectory.t is not None
+        self.n_samples = trajectory.n_samples
+
+    def __enter__(self) -> MemoryReader:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+    def __iter__(self) -> Iterator[Trajectory]:
+        return split(self.trajectory, self.chunk)
+
+
 def read_trajectory(path: str, model: Model, *, need: int = 1, wrench: str | None = None,
                     stdin=None, series: tuple[str, ...] = ()) -> Trajectory:
     """The whole trajectory at once (see :class:`TrajectoryReader`; ``need`` = number of q

@@ -1,12 +1,166 @@
-"""Joint values against the URDF's position limits (plausibility checks with one-line texts)."""
+"""Joint limits: the URDF's, a limits file's (``hodyn check --limits FILE.toml``), and the
+plausibility check of joint values against the URDF's position limits.
+
+A limits file has one table per joint; every key is optional and overrides the URDF::
+
+    [joints.iiwa_joint_2]
+    position = [-2.0, 2.0]        # rad (m): lower, upper; overrides the URDF's lower/upper
+    velocity = 1.4                # rad/s (m/s); overrides the URDF's velocity
+    torque = 300.0                # N m (N); overrides the URDF's effort
+    torque_rate = 3000.0          # N m/s
+    torque_acceleration = 1e5     # N m/s^2
+    motor_speed = 250.0           # rad/s, motor side (elastic drives: thetad)
+    motor_torque = 2.5            # N m, motor side (elastic drives: taum)
+    current = 8.0                 # A (needs a motor model: reported as not checked for now)
+
+Every limit but ``position`` is a bound on the magnitude, ``|value| <= limit``; ``inf``
+removes a URDF limit. Every mistake is one :class:`~hodyn_cli.errors.HodynError` line naming
+the file, the joint and the key.
+
+>>> from pathlib import Path
+>>> from hodyn_cli.modeling.urdf import load_model
+>>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
+>>> lim = joint_limits(model, {"joint2": {"torque_rate": 500, "position": [-1, 1]}})
+>>> lim.bands["torque"][:, 1].tolist(), lim.bands["torque_rate"][:, 1].tolist()
+([100.0, 100.0], [inf, 500.0])
+>>> lim.origin["position"]
+('URDF', 'file')
+>>> joint_limits(model, {"joint2": {"torque": -5.0}}, source="l.toml")
+Traceback (most recent call last):
+...
+hodyn_cli.errors.HodynError: l.toml: joint 'joint2': 'torque' must be a positive number (or inf), got -5.0
+"""
 
 from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
 from hodyn_cli.core.model import Model
+from hodyn_cli.errors import HodynError
 
-__all__ = ["beyond_limits"]
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+__all__ = ["KEYS", "Limits", "joint_limits", "read_limits", "with_limits", "urdf_efforts",
+           "beyond_limits"]
+
+#: the keys of a limits file's joint tables
+KEYS = ("position", "velocity", "torque", "torque_rate", "torque_acceleration", "motor_speed",
+        "motor_torque", "current")
+
+
+@dataclass(frozen=True, eq=False)
+class Limits:
+    """The limits of every joint, in model order.
+
+    Attributes:
+        bands: key (:data:`KEYS`) -> (n, 2) lower and upper bound (-inf, inf: no limit);
+            every key but ``position`` is symmetric, ``(-limit, limit)``.
+        origin: key -> (n,) where each limit comes from: ``'URDF'``, ``'file'`` or ``''``.
+        source: the limits file, if any.
+    """
+
+    bands: dict[str, np.ndarray]
+    origin: dict[str, tuple[str, ...]]
+    source: str | None = None
+
+    def limited(self, key: str) -> np.ndarray:
+        """(n,) bool: the joints that have a limit on ``key``."""
+        return np.isfinite(self.bands[key]).any(axis=1)
+
+
+def urdf_efforts(joints: Sequence, names: Sequence[str]) -> np.ndarray:
+    """(len(names),) URDF ``<limit effort>`` of the named joints (+inf if absent or not
+    positive: URDF's default 0 means none was given)."""
+    effort = {j.name: None if j.limit is None else j.limit.effort for j in joints}
+    return np.array([float(e) if e is not None and e > 0 else np.inf
+                     for e in (effort[name] for name in names)])
+
+
+def joint_limits(model: Model, table: Mapping | None = None, *, source: str | None = None
+                 ) -> Limits:
+    """The model's URDF limits (position, velocity, effort as ``torque``), overridden by
+    ``table`` = ``{joint: {key: value}}`` (the ``[joints]`` table of a limits file)."""
+    n = model.n
+    bands = {key: np.tile([-np.inf, np.inf], (n, 1)) for key in KEYS}
+    bands["position"] = np.array(model.limits, dtype=float)
+    bands["velocity"] = np.stack([-model.velocity_limits, model.velocity_limits], axis=1)
+    bands["torque"] = np.stack([-model.effort_limits, model.effort_limits], axis=1)
+    origin = {key: ["URDF" if np.isfinite(bands[key][j]).any() else "" for j in range(n)]
+              for key in KEYS}
+    if not isinstance(table if table is not None else {}, Mapping):
+        raise HodynError("'joints' must be a table of [joints.<name>] sections", source)
+    for name, entry in (table or {}).items():
+        if name not in model.joint_names:
+            raise HodynError(f"joint '{name}': the model has no such joint (joints: "
+                             f"{', '.join(model.joint_names)})", source)
+        what = f"joint '{name}'"
+        if not isinstance(entry, Mapping):
+            raise HodynError(f"{what}: expected a table of {', '.join(KEYS)}", source)
+        unknown = sorted(set(entry) - set(KEYS))
+        if unknown:
+            raise HodynError(f"{what}: unknown key '{unknown[0]}' (keys: {', '.join(KEYS)})",
+                             source)
+        j = model.joint_index(name)
+        for key, value in entry.items():
+            bands[key][j] = (_interval(value, f"{what}: '{key}'", source) if key == "position"
+                             else _bound(value, f"{what}: '{key}'", source))
+            origin[key][j] = "file" if np.isfinite(bands[key][j]).any() else ""
+    return Limits(bands, {k: tuple(v) for k, v in origin.items()}, source)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and not np.isnan(value)
+
+
+def _bound(value, what: str, source: str | None) -> tuple[float, float]:
+    if not (_is_number(value) and value > 0):
+        raise HodynError(f"{what} must be a positive number (or inf), got {value!r}", source)
+    return -float(value), float(value)
+
+
+def _interval(value, what: str, source: str | None) -> tuple[float, float]:
+    if not (isinstance(value, list) and len(value) == 2 and all(map(_is_number, value))
+            and np.isfinite(value).all() and value[0] < value[1]):
+        raise HodynError(f"{what} must be [lower, upper], finite, lower < upper, got "
+                         f"{value!r}", source)
+    return float(value[0]), float(value[1])
+
+
+def with_limits(model: Model, limits: Limits) -> Model:
+    """The model with ``limits``' position, velocity and torque limits as its URDF's (what
+    designs motions inside them: ``hodyn generate``)."""
+    return replace(model, limits=limits.bands["position"].copy(),
+                   velocity_limits=limits.bands["velocity"][:, 1].copy(),
+                   effort_limits=limits.bands["torque"][:, 1].copy())
+
+
+def read_limits(path: str | Path, model: Model) -> Limits:
+    """The URDF limits of ``model`` overridden by a limits file (module docstring)."""
+    source = str(path)
+    try:
+        text = Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise HodynError(f"cannot read limits file: {getattr(e, 'strerror', None) or e}",
+                         source) from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise HodynError(f"not valid TOML: {e}", source) from None
+    unknown = sorted(set(doc) - {"joints"})
+    if unknown:
+        raise HodynError(f"unknown top-level key '{unknown[0]}' (expected [joints.<name>] "
+                         "sections)", source)
+    if not doc.get("joints"):
+        raise HodynError("no limits: expected [joints.<name>] sections", source)
+    return joint_limits(model, doc["joints"], source=source)
 
 
 def beyond_limits(model: Model, q: np.ndarray, t, start: int = 0) -> dict[str, str]:

@@ -29,6 +29,7 @@ from lxml import etree
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Diagnostic, LinkFrame, Model
 from hodyn_cli.errors import ModelError
+from hodyn_cli.modeling.limits import urdf_efforts
 from hodyn_cli.modeling.urdf_xml import read_robot
 
 __all__ = ["load_model", "parse_model", "consistent_inertia", "TRIANGLE_RTOL"]
@@ -452,6 +453,7 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
         link_names=tuple(link_names), parent=np.array(parents, dtype=int), B=np.array(Bs),
         X=np.array(Xs), M=np.array(Ms), root_M=root_M, limits=np.array(limits), links=links,
         parent_links=tuple(parent_links), velocity_limits=np.array(velocities), mimic=mimic,
+        effort_limits=urdf_efforts(robot.joints, names),
         reductions=np.array([reductions.get(name, np.nan) for name in names]),
         diagnostics=tuple(notes),
         source_sha256=sha256,

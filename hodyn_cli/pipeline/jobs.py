@@ -30,17 +30,19 @@ from hodyn_cli.io.results import (
     joint_wrench_datasets,
     motion_columns,
     timed_columns,
+    trajectory_datasets,
     with_t,
     wrench_datasets,
 )
 from hodyn_cli.modeling.limits import beyond_limits
 
 if TYPE_CHECKING:
+    from hodyn_cli.algorithms.feasibility import Retiming
     from hodyn_cli.algorithms.regressor import BaseParameters
     from hodyn_cli.modeling.drives import Drives
 
 __all__ = ["TorqueJob", "ElasticJob", "KinematicsJob", "MatricesJob", "RegressorJob",
-           "SensitivityJob", "IkJob", "ForwardJob"]
+           "SensitivityJob", "IkJob", "ForwardJob", "LawsJob", "RetimeJob"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -330,3 +332,74 @@ class IkJob:
                 raise HodynError(f"{text} (--strict)", self.source)
             self.beyond_limits.setdefault(joint, text)
         return with_t({derivative_name("q", k): qs[:, k] for k in range(qs.shape[1])}, motion.t)
+
+
+@dataclass(frozen=True, eq=False)
+class LawsJob(_Job):
+    """``hodyn check`` and ``retime``: the time-scaling laws of every limited series of a chunk
+    (:func:`hodyn_cli.api.scaling_laws`): rigid to torque order ``order`` (-1: positions and
+    velocities only), or elastic with ``drives``. A reduction: its laws feed a
+    :class:`~hodyn_cli.algorithms.feasibility.Check` or ``ScaleSearch``, not a sink."""
+
+    order: int = 2
+    drives: Drives | None = None
+    kind: str = "full"
+    gravity: tuple = GRAVITY
+
+    @cached_property  # probes the model: once per job, not per chunk
+    def requirements(self):
+        from hodyn_cli.algorithms import elastic
+
+        if self.drives is None:
+            return None
+        return elastic.requirements(self.model, self.drives, 0, self.kind)
+
+    @property
+    def need(self) -> int:
+        req = self.requirements
+        return max(2, required_orders(self.order)) if req is None else req.q_order + 1
+
+    @property
+    def chunk_rows(self) -> int:  # type: ignore[override]
+        # elastic laws: ~P+1 grades of u, theta, taum per sample (~2 kB for the iiwa)
+        return CHUNK_ROWS if self.drives is None else CHUNK_ROWS // 4
+
+    @property
+    def wrench_need(self) -> int:
+        req = self.requirements
+        return self.order + 1 if req is None else req.q_order - 1
+
+    def __call__(self, chunk: Trajectory) -> dict:
+        return api.scaling_laws(self.model, chunk, order=self.order, drives=self.drives,
+                                model=self.kind, gravity=self.gravity, known=self.requirements)
+
+
+@dataclass(frozen=True, eq=False)
+class RetimeJob(_Job):
+    """``hodyn retime``: a chunk played as ``retiming`` says, every column of ``template`` (a
+    chunk of the input with no samples: its derivative orders, wrenches, t) scaled exactly;
+    ``compact``: HDF5's ``q_derivatives``."""
+
+    retiming: Retiming
+    template: Trajectory
+    compact: bool = False
+
+    @property
+    def need(self) -> int:
+        return self.template.orders
+
+    @property
+    def wrench_need(self) -> int:
+        W = self.template.wrenches
+        return 0 if W is None else W.orders
+
+    def columns(self, has_t: bool) -> dict[str, list[str]]:
+        return trajectory_datasets(self.template, self.compact)[1]
+
+    def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
+        from hodyn_cli.algorithms.scaling import scaled
+
+        t = chunk.t
+        x = 1.0 / self.retiming.k[0] if t is None else self.retiming.speedups(t)
+        played = scaled(chunk, x, None if t is None else self.retiming.times(t))
+        return trajectory_datasets(played, self.compact)[0]

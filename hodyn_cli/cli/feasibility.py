@@ -1,0 +1,167 @@
+"""Commands of a motion and the robot's limits: ``check`` (is it feasible?) and ``retime``
+(play it slower or faster, exactly: to the limits, or by a factor)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hodyn_cli.cli.app import app
+from hodyn_cli.cli.dynamics import ElasticModel
+from hodyn_cli.cli.errors import EXIT_FAILED
+from hodyn_cli.cli.options import Output, Robot, Traj, command
+from hodyn_cli.errors import HodynError
+
+SHARED = ("gravity", "wrench", "estimate", "cutoff", "jobs", "quiet", "lock", "lock_missing",
+          "strict", "xacro_arg", "debug")
+
+Limits = Annotated[Path | None, typer.Option(
+    help="Limits file (TOML): per joint position, velocity, torque (override the URDF's), "
+         "torque_rate, torque_acceleration, motor_speed, motor_torque, current.",
+    show_default=False)]
+Drives = Annotated[Path | None, typer.Option(
+    help="Elastic drives file (TOML, as hodyn elastic): torques are the spring torques u; "
+         "motor speed and motor torque are checked too.", show_default=False)]
+Kind = Annotated[ElasticModel, typer.Option(
+    "--model", help="With --drives: full (rotor gyroscopic coupling) or reflected.")]
+
+
+def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel):
+    """The limits and the job that gives a chunk's laws."""
+    from hodyn_cli.algorithms.feasibility import torque_order
+    from hodyn_cli.modeling.drives import read_drives
+    from hodyn_cli.modeling.limits import joint_limits, read_limits
+    from hodyn_cli.pipeline.jobs import LawsJob
+
+    lim = read_limits(limits, model) if limits else joint_limits(model)
+    d = read_drives(drives, model) if drives else None
+    return lim, LawsJob(model, order=torque_order(lim), drives=d, kind=kind.value, gravity=s.g)
+
+
+def _hint(job) -> str:
+    if job.requirements is None:
+        from hodyn_cli.pipeline.inputs import ESTIMATE_HINT
+
+        return ESTIMATE_HINT
+    return (f"the elastic model needs them (hodyn elastic --explain says why; hodyn generate "
+            f"ROBOT --derivatives {job.requirements.q_order} writes such motions)")
+
+
+@command(app, "check", short_help="Is a motion within the robot's limits (torque rates too)?",
+         shared=SHARED)
+def check(
+    robot: Robot,
+    traj: Traj,
+    limits: Limits = None,
+    drives: Drives = None,
+    model_kind: Kind = ElasticModel.full,
+    report: Annotated[str | None, typer.Option(
+        help="Write a report: .json (machine-readable), .md, or .html (with plots).",
+        show_default=False)] = None,
+    s=None,
+) -> None:
+    """Check a motion against the robot's limits, sample by sample: position, velocity,
+    torque (URDF), torque rate and acceleration (--limits), motor speed and torque (--drives).
+
+    Per joint and quantity: peak, limit, margin, worst sample, number of violations.
+    Exit status 0: feasible; 1: a limit is violated; 2: bad usage or input.
+    """
+    from hodyn_cli.cli import render
+    from hodyn_cli.io import atomic_path
+    from hodyn_cli.pipeline import stream
+    from hodyn_cli.pipeline.check_report import Meta
+    from hodyn_cli.pipeline.check_report import render as render_report
+    from hodyn_cli.pipeline.feasibility import check_file
+    from hodyn_cli.pipeline.report import report_format
+
+    fmt = report_format(report) if report else None
+    model = s.model(robot, traj)
+    lim, job = _job(s, model, limits, drives, model_kind)
+    with render.progress(None, "samples", s.quiet) as update:
+        result = check_file(job, traj, lim, envelopes=fmt == "html", notify=s.notify,
+                            jobs=s.jobs or stream.default_jobs(), progress=update,
+                            wrench=s.wrench, estimate=s.estimate, cutoff=s.cutoff,
+                            missing_hint=_hint(job))
+    if report:
+        meta = Meta(str(robot), model.source_sha256, traj,
+                    "rigid" if drives is None else f"elastic {model_kind.value}",
+                    None if limits is None else str(limits),
+                    None if drives is None else str(drives))
+        with atomic_path(report) as tmp:
+            Path(tmp).write_text(render_report(result, meta, fmt))
+    render.feasibility(result)
+    if not result.feasible:
+        raise typer.Exit(EXIT_FAILED)
+
+
+@command(app, "retime", short_help="Play a motion slower or faster, exactly: to the limits.",
+         shared=SHARED)
+def retime(
+    robot: Robot,
+    traj: Traj,
+    output: Output = "-",
+    to_limits: Annotated[bool, typer.Option(
+        "--to-limits", help="The shortest uniform time scaling within the limits.")] = False,
+    factor: Annotated[float | None, typer.Option(
+        help="Play the motion this many times slower instead (< 1: faster).",
+        show_default=False)] = None,
+    limits: Limits = None,
+    drives: Drives = None,
+    model_kind: Kind = ElasticModel.full,
+    segments: Annotated[str | None, typer.Option(
+        help="With --to-limits: times T1,T2,... that cut the motion into pieces scaled "
+             "independently.", show_default=False)] = None,
+    compact: Annotated[bool, typer.Option(
+        "--compact", help="HDF5: one dataset q_derivatives (N x D+1 x n).")] = False,
+    s=None,
+) -> None:
+    """Write the motion played k times slower, t' = t0 + k (t - t0), every derivative scaled
+    exactly (q^(j) / k^j; wrench rates too).
+
+    --to-limits: the smallest k (k < 1 speeds a slow motion up) that keeps every limited
+    quantity within its limit for that and any slower playing, from the exact scaling laws of
+    the torques and their rates. Exit status 1: no time scaling makes the motion feasible.
+    """
+    from hodyn_cli.algorithms.feasibility import Infeasible
+    from hodyn_cli.cli import render
+    from hodyn_cli.cli.data import numbers
+    from hodyn_cli.io import file_format
+    from hodyn_cli.pipeline import stream
+    from hodyn_cli.pipeline.feasibility import retime_file
+
+    if to_limits == (factor is not None):
+        raise HodynError("give --to-limits, or --factor K")
+    if factor is not None and not factor > 0:
+        raise HodynError(f"--factor must be positive, got {factor}")
+    if segments is not None and not to_limits:
+        raise HodynError("--segments goes with --to-limits")
+    if compact and (output == "-" or file_format(output) != "hdf5"):
+        raise HodynError("--compact is an HDF5 layout: give --output FILE.h5")
+    joins = numbers(segments, "--segments") if segments else []
+    joins = tuple(joins if isinstance(joins, list) else [joins])
+    model = s.model(robot, traj)
+    lim, job = _job(s, model, limits, drives, model_kind)
+    attrs = s.provenance(robot, traj, model, gravity=s.g, limits=str(limits or ""),
+                         drives=str(drives or ""))
+    try:
+        with render.progress(None, "samples", s.quiet) as update:
+            retiming, best, jumps = retime_file(
+                job, traj, output, attrs, lim, factor=factor, joins=joins, compact=compact,
+                jobs=s.jobs or stream.default_jobs(), notify=s.notify, progress=update,
+                wrench=s.wrench, estimate=s.estimate, cutoff=s.cutoff, strict=s.strict,
+                missing_hint=_hint(job))
+    except Infeasible as e:
+        render.fail(str(e))
+        raise typer.Exit(EXIT_FAILED) from None
+    if not s.quiet:
+        for i, k in enumerate(retiming.k):
+            piece = (f"{retiming.bounds[i]:.6g} .. {retiming.bounds[i + 1]:.6g} s: "
+                     if len(retiming.k) > 1 else "")
+            why = f"; binding: {best[i].describe()}" if best[i] is not None else ""
+            how = (f"played k = {k:.9g} times slower" if k >= 1 else
+                   f"played {1 / k:.9g} times faster (k = {k:.9g})")
+            render.notice(f"{traj}: {piece}{how}{why}")
+    for text in jumps:
+        render.warning(f"{traj}: {text}")

@@ -1,0 +1,122 @@
+"""A trajectory file against the robot's limits (``hodyn check``) and retimed to them (``hodyn
+retime``), streamed in chunks: memory stays bounded by the chunk size (the retimed file is
+read twice: first for the time scaling, then to write it; CSV from stdin is held in memory).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+from hodyn_cli.algorithms.feasibility import Binding, Check, Retiming, ScaleSearch
+from hodyn_cli.core.model import Diagnostic
+from hodyn_cli.core.trajectory import Trajectory, Wrenches
+from hodyn_cli.io import MemoryReader, concatenate, open_sink
+from hodyn_cli.modeling.limits import Limits
+from hodyn_cli.pipeline import stream
+from hodyn_cli.pipeline.inputs import Input, open_input
+from hodyn_cli.pipeline.jobs import LawsJob, RetimeJob
+
+__all__ = ["check_file", "retime_file"]
+
+
+def _mapped(chunks: Iterable[Trajectory], job: LawsJob, jobs: int
+            ) -> Iterator[tuple[Trajectory, dict]]:
+    """``(chunk, job(chunk))`` in order, computed on ``jobs`` threads (at most ``jobs + 1``
+    chunks in flight)."""
+    if jobs <= 1:
+        yield from ((chunk, job(chunk)) for chunk in chunks)
+        return
+    with ThreadPoolExecutor(jobs) as pool:
+        pending: deque = deque()
+        for chunk in chunks:
+            pending.append((chunk, pool.submit(job, chunk)))
+            if len(pending) > jobs:
+                head, future = pending.popleft()
+                yield head, future.result()
+        while pending:
+            head, future = pending.popleft()
+            yield head, future.result()
+
+
+def _open(job, source: str, notify, **input_options) -> Input:
+    reader = open_input(source, job.model, job.need, wrench_need=job.wrench_need,
+                        chunk=job.chunk_rows, **input_options)
+    for note in reader.notes if notify is not None else ():
+        notify(note)
+    return reader
+
+
+def check_file(job: LawsJob, source: str, limits: Limits, *, envelopes: bool = False,
+               jobs: int = 1, notify: Callable[[Diagnostic], None] | None = None,
+               progress: Callable[[int, int | None], None] | None = None,
+               **input_options) -> Check:
+    """Every limited quantity of the trajectory at ``source`` against ``limits``
+    (``envelopes``: keep a plot's worth of each series); ``input_options`` as
+    :func:`~hodyn_cli.pipeline.inputs.open_input` takes them (positions beyond the URDF
+    limits are the check's to report: no warnings about them)."""
+    check = Check(job.model, limits, envelopes=envelopes)
+    with _open(job, source, notify, **input_options) as reader:
+        for chunk, laws in _mapped(reader, job, jobs):
+            check.add(laws, chunk.t)
+            if progress is not None:
+                progress(check.n_samples, reader.n_samples)
+    return check
+
+
+def _empty(chunk: Trajectory) -> Trajectory:
+    """The chunk's layout without samples (what the retimed file's columns are)."""
+    W = chunk.wrenches
+    return Trajectory(chunk.joint_names, chunk.derivatives[:0],
+                      None if chunk.t is None else chunk.t[:0],
+                      None if W is None else Wrenches({k: w[:0] for k, w in W.W.items()}))
+
+
+def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Limits, *,
+                factor: float | None = None, joins: tuple[float, ...] = (),
+                compact: bool = False, jobs: int = 1,
+                notify: Callable[[Diagnostic], None] | None = None,
+                progress: Callable[[int, int | None], None] | None = None,
+                **input_options) -> tuple[Retiming, list[Binding | None], list[str]]:
+    """Write the trajectory at ``source`` played k times slower to ``output``: k = ``factor``,
+    or per segment (``joins``: the times between them) the smallest that keeps every limited
+    quantity within ``limits``. Returns the retiming, the binding of each segment (its time
+    in the retimed motion) and where the retimed derivatives jump (at joins)."""
+    memory = None
+    if source == "-":  # read twice: hold stdin
+        with _open(job, source, notify, **input_options) as reader:
+            memory = concatenate(list(reader), job.model)
+        notify = None
+
+    def opened() -> Input:
+        if memory is not None:
+            return Input(MemoryReader(memory, job.chunk_rows), job.model, source)
+        return _open(job, source, notify, **input_options)
+
+    search = ScaleSearch(job.model, limits, joins)
+    with opened() as reader:
+        if factor is not None:
+            first = next(iter(reader))
+            template, t0 = _empty(first), 0.0 if first.t is None else float(first.t[0])
+            retiming = Retiming((t0, t0), (factor,))
+        else:
+            template = None
+            for chunk, laws in _mapped(reader, job, jobs):
+                search.add(laws, chunk)
+                template = template or _empty(chunk)
+                if progress is not None:
+                    progress(search.n_samples, reader.n_samples)
+            retiming = search.retiming()
+    notify = None  # the notes were told once
+    best = [retiming.played(b) for b in search.best]
+    attrs = {**attrs, "time_scale": list(retiming.k), "segment_bounds": list(retiming.bounds)}
+    if factor is None:
+        attrs["binding"] = [b.describe() for b in best if b is not None]
+    writer = RetimeJob(job.model, retiming, template, compact)
+    with opened() as reader, open_sink(output, writer.columns(reader.has_t),
+                                       {"joint_names": list(job.model.coordinate_names),
+                                        **attrs}) as sink:
+        stream.run(reader, writer, sink, jobs=jobs, progress=None if progress is None else
+                   lambda done: progress(done, reader.n_samples))
+    return retiming, best, search.jumps(retiming)
