@@ -21,9 +21,10 @@ from typer.testing import CliRunner
 from conftest import SAMPLES, URDF, random_cosine, wrench_motion
 from hodyn_cli import api
 from hodyn_cli.algorithms import actuators, elastic, friction
+from hodyn_cli.algorithms.scaling import Law, earliest
 from hodyn_cli.cli.app import app
 from hodyn_cli.core import lie
-from hodyn_cli.core.trajectory import Trajectory, Wrenches, cosine
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, cosine, derivative_name
 from hodyn_cli.io import read_trajectory
 from hodyn_cli.modeling.drives import drives_from_table, read_drives
 from hodyn_cli.modeling.urdf import load_model
@@ -531,3 +532,136 @@ def test_compute_validate_and_many_files_with_drives(tmp_path):
     assert result.exit_code == 0, result.output
     with h5py.File(tmp_path / "out" / "iiwa14_cosine.h5") as f, h5py.File(out) as g:
         assert np.array_equal(f["currentdd"][()], g["currentdd"][()])
+
+
+# -- hodyn check and retime with rigid drives ----------------------------------------------
+
+
+@pytest.mark.parametrize("kind", elastic.MODELS)
+def test_drive_laws_equal_the_drive_model_of_the_scaled_motion(kind):
+    """tau..taudd, thetad, taum and current (friction on both sides, efficiencies, a wrench,
+    tilted gravity) as laws in x = 1/k against the drive model of the motion played k times
+    slower, for k on both sides of 1."""
+    from test_scaling import played
+
+    model = load_model(IIWA)
+    drives = with_motors(model, random_drives(model, 1, oblique=(2,)).made_rigid(), 31)
+    t = np.linspace(0, 2, 41)
+    base = random_cosine(model, t, orders=4, seed=32)
+    traj = Trajectory(base.joint_names, base.derivatives, t,
+                      Wrenches({"iiwa_link_ee": wrench_motion(t, 2)}))
+    gravity = (1.0, -2.0, -9.0)
+    laws = api.scaling_laws(model, traj, order=2, drives=drives, model=kind, gravity=gravity)
+    assert laws["taum"].friction is not None and laws["current"].friction is not None
+    for k in (0.3, 0.8, 1.6, 4.0):
+        ref = actuators.inverse_dynamics(model, played(traj, k), drives, order=2, kind=kind,
+                                         gravity=gravity)
+        pairs = [(derivative_name("tau", j), ref.tau[:, j]) for j in range(3)]
+        pairs += [("taum", ref.taum[:, 0]), ("current", ref.current[:, 0]),
+                  ("thetad", drives.gear_ratio * traj.qd / k)]
+        for name, value in pairs:
+            got = laws[name].at(1 / k)
+            assert np.abs(got - value).max() <= 1e-10 * np.abs(value).max(), (kind, k, name)
+
+
+def test_elastic_laws_with_rigid_drives_and_efficiency():
+    """The elastic laws with two rigid drives mixed in (theta = r q to every order) and gear
+    efficiencies, against the elastic model of the scaled motion; friction of an elastic
+    model is an error naming the joint."""
+    from test_scaling import played
+
+    model = load_model(IIWA)
+    base = random_drives(model, 1, oblique=(2,))
+    table = {j: {"gear_ratio": float(base.gear_ratio[i]),
+                 "rotor_inertia": float(base.rotor_inertia[i]), "gear_efficiency": 0.8}
+             | ({} if i in (1, 4) else {"stiffness": float(base.stiffness[i])})
+             for i, j in enumerate(model.joint_names)}
+    drives = replace(drives_from_table(model, table), rotor_axis=base.rotor_axis)
+    req = elastic.requirements(model, drives, 0)
+    traj = random_cosine(model, np.linspace(0, 2, 9), orders=req.q_order, seed=33)
+    laws = api.scaling_laws(model, traj, drives=drives)
+    for k in (0.5, 2.5):
+        ref = elastic.inverse_dynamics(model, played(traj, k), drives, order=0)
+        for name, value in (("u", ref.u[:, 0]), ("udd", ref.u[:, 2]),
+                            ("thetad", ref.theta[:, 1]), ("taum", ref.taum[:, 0])):
+            got = laws[name].at(1 / k)
+            assert np.abs(got - value).max() <= 1e-9 * np.abs(value).max(), (k, name)
+    table["iiwa_joint_3"] |= {"viscous": 1.0}
+    with pytest.raises(Exception, match="joint 'iiwa_joint_3': friction with series-elastic"):
+        api.scaling_laws(model, traj, drives=table)
+
+
+def _friction_law(seed: int, N: int = 30):
+    rng = np.random.default_rng(seed)
+    c = rng.normal(size=(N, 3, 2)) * [0.3, 1.0]
+    f = np.stack([rng.normal(size=(N, 3)), rng.uniform(0, 1, (N, 3)) * rng.choice([-1, 1], (N, 3)),
+                  rng.normal(scale=30, size=(N, 3))], axis=-1)  # a x + c tanh(b x)
+    return Law(0, c, ("a", "b", "c"), f), -rng.uniform(1, 3, 3), rng.uniform(1, 3, 3)
+
+
+def test_friction_crossing_against_a_dense_scan():
+    xs = np.linspace(0, 10, 100001)[1:]
+    for trial in range(10):
+        law, lower, upper = _friction_law(trial)
+        x, _ = earliest(law, lower, upper)
+        v = np.stack([law.at(xi) for xi in xs[::10]])  # coarse first: where to look closely
+        for j in range(3):
+            rest = law.at(0.0)[:, j]
+            if ((rest < lower[j]) | (rest > upper[j])).any():
+                assert x[j] == 0.0
+                continue
+            bad = ((v[:, :, j] < lower[j]) | (v[:, :, j] > upper[j])).any(axis=1)
+            if not bad.any():
+                assert x[j] > 9.99, (trial, j, x[j])
+                continue
+            near = xs[max(10 * int(np.argmax(bad)) - 10, 0): 10 * int(np.argmax(bad)) + 1]
+            fine = np.stack([law.at(xi)[:, j] for xi in near])
+            scan = near[np.argmax(((fine < lower[j]) | (fine > upper[j])).any(axis=1))]
+            assert abs(x[j] - scan) <= 1.1e-4, (trial, j, x[j], scan)
+
+
+def test_friction_crossing_is_exact_and_binding():
+    law, lower, upper = _friction_law(99, 200)
+    x, row = earliest(law, lower, upper)
+    for j in np.flatnonzero(np.isfinite(x) & (x > 0)):
+        centre, half = (lower[j] + upper[j]) / 2, (upper[j] - lower[j]) / 2
+        usage = np.abs(law.at(x[j])[:, j] - centre) / half
+        assert abs(usage.max() - 1) < 1e-12 and usage.argmax() == row[j], j
+        assert np.abs(law.at(x[j] * (1 + 1e-6))[row[j], j] - centre) / half > 1 + 1e-9
+
+
+@pytest.mark.parametrize("key, joint", [("current", "iiwa_joint_1"),
+                                        ("motor_torque", "iiwa_joint_4")])
+def test_retime_to_a_motor_limit_and_check_the_result(key, joint):
+    """Retimed to a current or motor-torque limit (friction in both): the result passes
+    check, the same motion 1e-6 faster fails it on the binding joint and quantity."""
+    model = load_model(IIWA)
+    traj = read_trajectory(str(SAMPLES / "iiwa14_cosine.h5"), model, need=5)
+    peak = np.abs(api.drive_dynamics(model, MOTORS, traj, order=0)[
+        "current" if key == "current" else "taum"][:, model.joint_index(joint)]).max()
+    limits = {j: {"velocity": 100.0} for j in model.joint_names} | {joint: {key: 0.8 * peak}}
+    retimed, retiming, bindings = api.retime(model, traj, limits=limits, drives=MOTORS)
+    k = retiming.k[0]
+    assert k > 1 and bindings[0].joint == joint
+    assert bindings[0].quantity == key.replace("_", " ")
+    assert api.check_limits(model, retimed, limits=limits, drives=MOTORS).feasible
+    faster, _, _ = api.retime(model, traj, factor=k * (1 - 1e-6))
+    check = api.check_limits(model, faster, limits=limits, drives=MOTORS)
+    assert not check.feasible
+    assert {(r.quantity, r.joint) for r in check.rows if r.violations} == {(key, joint)}
+
+
+def test_check_command_with_rigid_drives(tmp_path):
+    limits = tmp_path / "limits.toml"
+    limits.write_text('[joints.iiwa_joint_1]\ncurrent = 0.3\nmotor_speed = 1000\n'
+                      '[joints.iiwa_joint_2]\nmotor_torque = 5\n')
+    report = tmp_path / "r.json"
+    result = run("check", IIWA, SAMPLES / "iiwa14_cosine.h5", "--drives", MOTORS,
+                 "--limits", limits, "--report", report)
+    assert result.exit_code == 1, result.output
+    import json
+
+    rows = {(r["quantity"], r["joint"]): r for r in json.loads(report.read_text())["rows"]}
+    assert rows[("current", "iiwa_joint_1")]["violations"] > 0
+    assert rows[("motor_speed", "iiwa_joint_1")]["violations"] == 0
+    assert rows[("motor_torque", "iiwa_joint_2")]["violations"] == 0

@@ -338,7 +338,7 @@ class IkJob:
 class LawsJob(_Job):
     """``hodyn check`` and ``retime``: the time-scaling laws of every limited series of a chunk
     (:func:`hodyn_cli.api.scaling_laws`): rigid to torque order ``order`` (-1: positions and
-    velocities only), or elastic with ``drives``. A reduction: its laws feed a
+    velocities only), with ``drives`` elastic or rigid. A reduction: its laws feed a
     :class:`~hodyn_cli.algorithms.feasibility.Check` or ``ScaleSearch``, not a sink."""
 
     order: int = 2
@@ -348,11 +348,9 @@ class LawsJob(_Job):
 
     @cached_property  # probes the model: once per job, not per chunk
     def requirements(self):
-        from hodyn_cli.algorithms import elastic
+        from hodyn_cli.algorithms.feasibility import requirements
 
-        if self.drives is None:
-            return None
-        return elastic.requirements(self.model, self.drives, 0, self.kind)
+        return requirements(self.model, self.drives, self.order, self.kind)
 
     @property
     def need(self) -> int:
