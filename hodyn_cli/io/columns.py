@@ -115,10 +115,11 @@ def series_orders(names: list[str], base: str, model: Model) -> int:
     """How many derivative orders of the per-joint series ``base`` (``tau``: ``tau_<joint>``,
     ``taud_<joint>``, ...) the columns ``names`` give for every independent joint.
 
-    >>> import numpy as np
-    >>> m = Model("r", "base", ("a", "b"), ("revolute",) * 2, ("l1", "l2"), np.array([-1, 0]),
-    ...           np.tile(np.eye(4), (2, 1, 1)), np.zeros((2, 6)), np.zeros((2, 6, 6)))
-    >>> series_orders(["tau_a", "tau_b", "taud_a", "taud_b", "taudd_a"], "tau", m)
+    >>> from pathlib import Path
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> m = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
+    >>> series_orders(["tau_joint1", "tau_joint2", "taud_joint1", "taud_joint2",
+    ...                "taudd_joint1"], "tau", m)
     2
     """
     have = set(names)
