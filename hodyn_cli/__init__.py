@@ -14,18 +14,20 @@ three methods, kinematics, IK, elastic joints, regressor, sensitivities, ...), :
 Nothing but the command line imports typer or rich. The Python API (docs/python.md) is
 available at the top: ``hodyn_cli.load_robot``, ``hodyn_cli.inverse_dynamics``,
 ``forward_kinematics``, ``matrices``, ``validate_motion``, ``elastic_dynamics``,
-``dynamic_regressor``, ``torque_sensitivities``, ``inverse_kinematics``, ``forward_dynamics``,
-``simulate``, ``joint_limits``, ``check_limits``, ``retime``, ``scaling_laws`` (imported on
-first use, so ``import hodyn_cli`` stays fast).
+``drive_dynamics``, ``dynamic_regressor``, ``regressor_parameters``, ``regressor_basis``,
+``torque_sensitivities``, ``inverse_kinematics``, ``forward_dynamics``, ``simulate``,
+``joint_limits``, ``check_limits``, ``retime``, ``scaling_laws`` (imported on first use, so
+``import hodyn_cli`` stays fast).
 """
 
 __version__ = "0.1.0"
 
 # (named unlike the modules, so that ``from hodyn_cli import validate`` stays the module)
 _API = ("Result", "load_robot", "inverse_dynamics", "forward_kinematics", "matrices",
-        "validate_motion", "elastic_dynamics", "dynamic_regressor", "torque_sensitivities",
-        "joint_trajectory", "inverse_kinematics", "forward_dynamics", "simulate",
-        "joint_limits", "check_limits", "retime", "scaling_laws")
+        "validate_motion", "elastic_dynamics", "drive_dynamics", "dynamic_regressor",
+        "regressor_parameters", "regressor_basis", "torque_sensitivities", "joint_trajectory",
+        "inverse_kinematics", "forward_dynamics", "simulate", "joint_limits", "check_limits",
+        "retime", "scaling_laws")
 __all__ = ["__version__", *_API]
 
 

@@ -28,8 +28,9 @@ from hodyn_cli.errors import HodynError
 
 __all__ = ["Result", "load_robot", "joint_trajectory", "inverse_dynamics", "forward_kinematics",
            "centre_of_mass", "inverse_kinematics", "matrices", "validate_motion", "elastic_dynamics",
-           "dynamic_regressor", "torque_sensitivities", "forward_dynamics", "simulate",
-           "joint_limits", "scaling_laws", "check_limits", "retime"]
+           "drive_dynamics", "dynamic_regressor", "regressor_parameters", "regressor_basis",
+           "torque_sensitivities", "forward_dynamics", "simulate", "joint_limits",
+           "scaling_laws", "check_limits", "retime"]
 
 
 class Result(Mapping):
@@ -428,14 +429,15 @@ def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GR
                     wrenches: Mapping | None = None, samples: int | None = 1000,
                     tolerances=None, source: str = "", estimated: tuple[str, ...] = (),
                     warnings: tuple[str, ...] = (), chunks: Iterable[Trajectory] | None = None,
-                    simulate: bool = False, **named):
+                    simulate: bool = False, drives=None, drive_model: str = "full", **named):
     """The checks of ``hodyn validate``: a :class:`hodyn_cli.algorithms.validate.Report`
     (``.passed``, ``.checks``). ``chunks``: the trajectory as consecutive chunks instead (one
     pass, memory bounded by a chunk and the ``samples`` checked). ``estimated``: derivative
     names that were estimated from the data (their consistency checks are reported as such);
     ``warnings``: what reading the input warned about (counted as ``warn`` checks).
     ``simulate``: also integrate the forward dynamics driven by the computed torques and
-    compare with q, qd (needs ``t``)."""
+    compare with q, qd (needs ``t``). ``drives`` (rigid, as for :func:`drive_dynamics`;
+    ``drive_model``): also check the drives' columns tau, taum, current."""
     from hodyn_cli.algorithms.validate import Tolerances, validate
     from hodyn_cli.modeling import mimic
 
@@ -446,7 +448,8 @@ def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GR
         motion = (mimic.expand(robot, chunk) for chunk in chunks)
     return validate(robot, motion, methods=methods, gravity=gravity, samples=samples,
                     tolerances=tolerances or Tolerances(), source=source, estimated=estimated,
-                    warnings=tuple(warnings), simulate=simulate)
+                    warnings=tuple(warnings), simulate=simulate, drive_model=drive_model,
+                    drives=None if drives is None else _drives(robot, drives))
 
 
 def _drives(robot: Model, drives):
@@ -455,7 +458,7 @@ def _drives(robot: Model, drives):
     from hodyn_cli.modeling.drives import Drives, drives_from_table, read_drives
 
     if mimic.active(robot):
-        raise HodynError("elastic joints with <mimic> joints are not supported yet")
+        raise HodynError("drives with <mimic> joints are not supported yet")
     if isinstance(drives, Drives):
         return drives
     return (drives_from_table(robot, drives) if isinstance(drives, Mapping)
@@ -481,15 +484,41 @@ def elastic_dynamics(robot: Model, drives, *derivatives, order: int = 0, model: 
     return m.result(_series("u", res.u) | _series("theta", res.theta) | _series("taum", res.taum))
 
 
+def drive_dynamics(robot: Model, drives, *derivatives, order: int = 2, model: str = "full",
+                   rigid: bool = False, gravity=GRAVITY, wrenches: Mapping | None = None,
+                   known=None, **named) -> Result:
+    """Rigid drives (docs/drives.md): fields ``tau, taud, ...`` (link-side joint torques, the
+    rotors' reactions included), ``taum, ...`` (motor torques, friction included) and
+    ``current, ...`` (NaN where a drive has no torque constant), to ``order``.
+
+    ``drives`` as for :func:`elastic_dynamics`; ``rigid``: take series-elastic drives as rigid
+    (else they are an error); ``model``: ``full`` (rotor gyroscopics) or ``reflected``
+    (Pinocchio's armature); ``known``: :func:`hodyn_cli.algorithms.actuators.requirements` of
+    this robot, drives, order and model, if already found.
+    """
+    from hodyn_cli.algorithms import actuators
+
+    drives = _drives(robot, drives)
+    m = _Motion(robot, derivatives, named, wrenches=wrenches)
+    res = actuators.inverse_dynamics(robot, m.full, drives.made_rigid() if rigid else drives,
+                                     order=order, kind=model, gravity=gravity, known=known)
+    return m.result(_series("tau", res.tau) | _series("taum", res.taum)
+                    | _series("current", res.current))
+
+
 def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY, base=None,
-                      qr_d=None, qr_dd=None, **named) -> Result:
+                      qr_d=None, qr_dd=None, drives=None, friction: bool = False,
+                      armature: bool = False, drive_model: str = "full", **named) -> Result:
     """The regressor: fields ``Y``, ``Y_d``, ... (n x 10 nb per sample) with
     ``tau^(k) = Y^(k) pi`` (pi: :func:`hodyn_cli.algorithms.regressor.parameters`).
 
     ``base``: a :class:`~hodyn_cli.algorithms.regressor.BaseParameters` (or True to find
     them) adds ``Y_base``, ... (``Y pi = Y_base pi_base``). ``qr_d``, ``qr_dd``: reference
     velocity and acceleration (N, m) add the Slotine-Li ``Y_r`` (``Y_r pi = M qr_dd + Cbar
-    qr_d + g``).
+    qr_d + g``). ``friction``, ``armature`` (with ``drives``, as for :func:`drive_dynamics`;
+    ``drive_model`` full or reflected): Y gains the columns of each drive's friction
+    parameters and rotor inertia (:func:`regressor_parameters`), and models the motor torque
+    referred to the joint, ``r eta tau_m`` (docs/drives.md).
     """
     from hodyn_cli.algorithms import regressor
     from hodyn_cli.modeling import mimic
@@ -497,10 +526,20 @@ def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVIT
     m = _Motion(robot, derivatives, named)
     Y = mimic.project(robot, regressor.regressor(robot, m.full, order=order, gravity=gravity),
                       axis=2)
+    extra = _drive_columns(robot, drives, friction, armature, drive_model)
+    if extra is not None:
+        if qr_d is not None:
+            raise HodynError("the Slotine-Li regressor does not take friction or armature "
+                             "columns yet")
+        Y = np.concatenate([Y, extra[0](m.full, order)], axis=3)
     fields = _rates("Y", Y)
     if base is True:
-        base = regressor.base_parameters(robot, gravity=gravity)
+        base = regressor_basis(robot, gravity=gravity, drives=drives, friction=friction,
+                               armature=armature, drive_model=drive_model)
     if base is not None:
+        if base.base_map.shape[1] != Y.shape[-1]:
+            raise HodynError(f"base parameters of {base.base_map.shape[1]} parameters for a "
+                             f"regressor of {Y.shape[-1]}")
         fields |= _rates("Y_base", Y[..., base.independent])
     if (qr_d is None) != (qr_dd is None):
         raise HodynError("the Slotine-Li regressor needs both qr_d and qr_dd")
@@ -510,6 +549,55 @@ def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVIT
         fields["Y_r"] = mimic.project(robot, regressor.slotine_li_regressor(
             robot, m.full, *ref, gravity=gravity), axis=1)
     return m.result(fields)
+
+
+def _drive_columns(robot: Model, drives, friction: bool, armature: bool, drive_model: str):
+    """``(columns(trajectory, order), names)`` of the drive parameters, or None."""
+    from hodyn_cli.algorithms import actuators
+
+    if not (friction or armature):
+        return None
+    if drives is None:
+        raise HodynError("friction and armature columns need the drives (--drives FILE)")
+    drives = _drives(robot, drives)
+    names, _ = actuators.regressor_parameters(robot, drives, with_armature=armature,
+                                              with_friction=friction)
+
+    def columns(trajectory: Trajectory, order: int) -> np.ndarray:
+        return actuators.regressor_columns(robot, trajectory, drives, order=order,
+                                           kind=drive_model, with_armature=armature,
+                                           with_friction=friction)
+
+    return columns, names
+
+
+def regressor_parameters(robot: Model, *, drives=None, friction: bool = False,
+                         armature: bool = False) -> tuple[list[str], np.ndarray]:
+    """Names and values of the parameters of :func:`dynamic_regressor`'s columns: the 10 per
+    body (``m_<link>``, ...), then with ``armature`` ``rotor_inertia_<joint>`` per drive and
+    with ``friction`` ``viscous_<joint>``, ``coulomb_<joint>``, ``offset_<joint>`` (the drives
+    file's values)."""
+    from hodyn_cli.algorithms import actuators, regressor
+
+    names, values = regressor.parameter_names(robot), regressor.parameters(robot)
+    if friction or armature:
+        if drives is None:
+            raise HodynError("friction and armature parameters need the drives (--drives FILE)")
+        more, extra = actuators.regressor_parameters(robot, _drives(robot, drives),
+                                                     with_armature=armature, with_friction=friction)
+        names, values = names + more, np.concatenate([values, extra])
+    return names, values
+
+
+def regressor_basis(robot: Model, *, gravity=GRAVITY, drives=None, friction: bool = False,
+                    armature: bool = False, drive_model: str = "full"):
+    """The base parameters (:class:`~hodyn_cli.algorithms.regressor.BaseParameters`) of
+    :func:`dynamic_regressor`'s columns with these options."""
+    from hodyn_cli.algorithms import regressor
+
+    extra = _drive_columns(robot, drives, friction, armature, drive_model)
+    return regressor.base_parameters(robot, gravity=gravity, extra=None if extra is None else (
+        lambda trajectory: extra[0](trajectory, 0), extra[1]))
 
 
 def torque_sensitivities(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,

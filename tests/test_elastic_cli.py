@@ -105,8 +105,8 @@ def test_missing_derivative_names_column_and_reason(tmp_path):
 BAD_DRIVES = {
     "unknown joint": ('[joints.nope]\nstiffness = 1.0\nrotor_inertia = 1e-4\ngear_ratio = 10\n',
                       "joint 'nope': the model has no such joint"),
-    "missing stiffness": ('[joints.joint1]\ngear_ratio = 10\nrotor_inertia = 1e-4\n',
-                          "joint 'joint1': missing 'stiffness'"),
+    "elastic without rotor": ('[joints.joint1]\nstiffness = 10\ngear_ratio = 10\n',
+                              "joint 'joint1': missing 'rotor_inertia' (a drive with 'stiffness'"),
     "zero stiffness": ('[joints.joint1]\nstiffness = 0\ngear_ratio = 10\nrotor_inertia = 1e-4\n',
                        "joint 'joint1': 'stiffness' must be a positive number, got 0"),
     "negative inertia": ('[joints.joint2]\nstiffness = 10\ngear_ratio = 10\nrotor_inertia = -1\n',
@@ -130,6 +130,30 @@ BAD_DRIVES = {
     "top-level key": ('stiffness = 3\n', "unknown top-level key 'stiffness'"),
     "empty": ('', "no drives"),
     "not toml": ('[joints.joint1\n', "not valid TOML"),
+    # the keys of rigid drives, motors and friction (docs/drives.md)
+    "zero rigid inertia": ('[joints.joint1]\ngear_ratio = 10\nrotor_inertia = 0\n',
+                           "joint 'joint1': 'rotor_inertia' must be a positive number, got 0"),
+    "efficiency above 1": ('[joints.joint1]\ngear_ratio = 10\ngear_efficiency = 1.5\n',
+                           "joint 'joint1': 'gear_efficiency' must be a number in (0, 1], got 1.5"),
+    "zero efficiency": ('[joints.joint2]\ngear_ratio = 10\ngear_efficiency = 0\n',
+                        "joint 'joint2': 'gear_efficiency' must be a number in (0, 1], got 0"),
+    "zero torque constant": ('[joints.joint1]\ngear_ratio = 10\ntorque_constant = 0.0\n',
+                             "joint 'joint1': 'torque_constant' must be a positive number, got 0.0"),
+    "negative viscous": ('[joints.joint1]\ngear_ratio = 10\nviscous = -0.1\n',
+                         "joint 'joint1': 'viscous' must be a non-negative number, got -0.1"),
+    "negative coulomb": ('[joints.joint1]\ngear_ratio = 10\ncoulomb = -2\ncoulomb_velocity = 1\n',
+                         "joint 'joint1': 'coulomb' must be a non-negative number, got -2"),
+    "coulomb without velocity": ('[joints.joint2]\ngear_ratio = 10\ncoulomb = 2.0\n',
+                                 "joint 'joint2': 'coulomb' needs 'coulomb_velocity'"),
+    "zero coulomb velocity": ('[joints.joint2]\ngear_ratio = 10\ncoulomb = 2.0\n'
+                              'coulomb_velocity = 0\n',
+                              "joint 'joint2': 'coulomb_velocity' must be a positive number, got 0"),
+    "text offset": ('[joints.joint1]\ngear_ratio = 10\noffset = "a bit"\n',
+                    "joint 'joint1': 'offset' must be a number, got 'a bit'"),
+    "friction side": ('[joints.joint1]\ngear_ratio = 10\nviscous = 1\nfriction_side = "both"\n',
+                      "joint 'joint1': 'friction_side' must be \"joint\" or \"motor\", got 'both'"),
+    "misspelt friction key": ('[joints.joint1]\ngear_ratio = 10\nviscose = 1\n',
+                              "joint 'joint1': unknown key 'viscose'"),
 }
 
 

@@ -13,7 +13,7 @@ Lagrange's equations in (q, theta) give::
           S_ic = zeta_i . nu_c                 (eq. (29): the inertial coupling S(q))
           G_ic = zeta_i . d/dt nu_c            (eq. (30): C_rotor = G thetad)
     u_c = K_c (theta_c / r_c - q_c)                                                   (3)
-    tau_m,c = u_c / r_c + I_c (thetadd_c + n_c . omegad_p)                          (5), (32)
+    tau_m,c = u_c / (r_c eta_c) + I_c (thetadd_c + n_c . omegad_p) + f_M,c          (5), (32)
 
 where the sum runs over the rotors carried by link i or its descendants (i on the path
 from the root to c's carrier), ``tau_rigid`` is the rigid-body inverse dynamics of the
@@ -21,7 +21,10 @@ links (rotor masses included, gravity and external wrenches as in ``hodyn comput
 ``omegad_p`` is the carrier's body-fixed angular acceleration (``n_c . omegad_p`` is
 eq. (33)'s ``C_carrier + S^T qdd``). The coupling term is ``zeta_i . dh_c/dt`` (the rate of
 the rotor's absolute angular momentum, projected on joint i's axis), so the rotor wrench is
-a pure moment and its point of application does not matter.
+a pure moment and its point of application does not matter. ``eta_c`` is the gear's
+efficiency; friction (:mod:`hodyn_cli.algorithms.friction`) on the joint side ``f_J,c(qd_c)``
+adds to ``u_c`` (the spring carries it), on the motor side ``f_M,c(thetad_c)`` to ``tau_m,c``.
+A **rigid drive** (no stiffness, ``K_c = inf``) has ``theta_c = r_c q_c``: it needs no solve.
 
 **Solving** (Algorithm 1): ``u_i`` needs ``theta_c`` to order 2 (``S_ic != 0``) or 1
 (only ``G_ic != 0``) above its own order, and ``theta_c = r_c (q_c + u_c / K_c)``, so the
@@ -53,6 +56,7 @@ from math import comb
 
 import numpy as np
 
+from hodyn_cli.algorithms import friction
 from hodyn_cli.algorithms.methods import _compiled, body_fixed
 from hodyn_cli.algorithms.methods.common import CHUNK, GRAVITY, chunks
 from hodyn_cli.core import lie
@@ -62,7 +66,8 @@ from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.drives import Drives
 
 __all__ = ["MODELS", "Requirements", "ElasticResult", "requirements", "coupling_structure",
-           "inverse_dynamics", "solve_full", "rotation_rates", "world_rotations", "explain"]
+           "inverse_dynamics", "solve_full", "motor_torque", "rotation_rates", "world_rotations",
+           "explain"]
 
 MODELS = ("full", "reflected")
 
@@ -215,8 +220,8 @@ def requirements(model: Model, drives: Drives, order: int, kind: str = "full") -
     """Derivative orders of u per joint and of q overall for ``tau_m`` up to ``order``.
 
     Outputs carry u and theta to order K+2 and tau_m to K. Going from the root to the tips,
-    a coupled drive c needs u_c two orders (``S_ic != 0``) or one order (gyroscopic term
-    only) above u_i; u of order m needs q to m+2.
+    a coupled elastic drive c needs u_c two orders (``S_ic != 0``) or one order (gyroscopic
+    term only) above u_i (a rigid drive's theta = r q needs none); u of order m needs q to m+2.
     """
     if kind not in MODELS:
         raise HodynError(f"unknown elastic model '{kind}' (choose from {', '.join(MODELS)})")
@@ -227,7 +232,7 @@ def requirements(model: Model, drives: Drives, order: int, kind: str = "full") -
         accel, speed = coupling_structure(model, drives)
     else:
         accel = speed = np.zeros((n, n), dtype=bool)
-    for c in range(n):  # ancestors come first in the model's order
+    for c in np.flatnonzero(drives.elastic):  # ancestors come first in the model's order
         for i in np.flatnonzero(accel[:, c] | speed[:, c]):
             candidate = need[i] + (2 if accel[i, c] else 1)
             if candidate > need[c]:
@@ -252,32 +257,40 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, drives: Drives, *, or
         raise HodynError(f"elastic --model {kind} --order {order} needs q up to "
                          f"{derivative_name('q', req.q_order)}, the trajectory has up to "
                          f"{derivative_name('q', have)}")
-    if kind == "reflected":
-        u = body_fixed.inverse_dynamics(model, trajectory, order=order + 2, gravity=gravity)
-        theta, taum = _motor_side(drives, trajectory.derivatives[:, : order + 3], u, order)
-        return ElasticResult(u, theta, taum, req)
-    N, n = trajectory.n_samples, model.n
-    out_u = np.empty((N, order + 3, n))
-    out_theta = np.empty((N, order + 3, n))
-    out_taum = np.empty((N, order + 1, n))
     R = int(req.u_orders.max())
-    compiled = _compiled.available() and R <= _compiled.MAX_ORDER
-    solve = _compiled.elastic_chunk if compiled else solve_full
-    size = max(N, 1) if compiled else CHUNK  # the kernel's memory is per lockstep group
-    for sl, qs, base, wrenches in chunks(model, trajectory, R, gravity, size):
-        u, theta, taum = solve(model, drives, req, qs, base, wrenches, order)
-        out_u[sl], out_theta[sl], out_taum[sl] = u, theta, taum
-    return ElasticResult(out_u, out_theta, out_taum, req)
+    if kind == "reflected":
+        qs = trajectory.derivatives
+        u = body_fixed.inverse_dynamics(model, trajectory, order=R, gravity=gravity)
+        joint = friction.at_side(drives, qs[:, 1 : R + 2], motor=False)
+        u = u if joint is None else u + joint
+        theta, taum = _motor_side(drives, qs[:, : R + 1], u, order)
+    else:
+        N, n = trajectory.n_samples, model.n
+        u, theta = np.empty((N, order + 3, n)), np.empty((N, order + 3, n))
+        taum = np.empty((N, order + 1, n))
+        compiled = _compiled.available() and R <= _compiled.MAX_ORDER
+        solve = _compiled.elastic_chunk if compiled else solve_full
+        size = max(N, 1) if compiled else CHUNK  # the kernel's memory is per lockstep group
+        for sl, qs, base, wrenches in chunks(model, trajectory, R, gravity, size):
+            extra = friction.at_side(drives, qs[:, 1 : R + 2], motor=False)
+            uc, thc, taum[sl] = solve(model, drives, req, qs, base, wrenches, order, extra)
+            u[sl], theta[sl] = uc[:, : order + 3], thc[:, : order + 3]
+    motor = friction.at_side(drives, theta[:, 1 : order + 2], motor=True)
+    return ElasticResult(u, theta, taum if motor is None else taum + motor, req)
 
 
 def solve_full(model: Model, drives: Drives, req: Requirements, qs: np.ndarray,
-               base: np.ndarray, wrenches: dict, order: int):
-    """u, theta (N, order+3, n) and tau_m (N, order+1, n) of one chunk of the full model:
-    rigid passes, then the drives from the tips to the root. The numpy reference of the
-    compiled kernel (``csrc/elastic.c``)."""
+               base: np.ndarray, wrenches: dict, order: int, extra: np.ndarray | None = None):
+    """u (N, R+1, n), theta (N, R+3, n) and tau_m (N, order+1, n; order <= R) of one chunk of
+    the full model, R = ``max(req.u_orders)``: rigid passes (plus the joint torques ``extra``
+    (N, R+1, n): joint-side friction), then the drives from the tips to the root. The numpy
+    reference of the compiled kernel (``csrc/elastic.c``); theta above ``u_orders`` of an
+    elastic drive is 0 (never used), a rigid drive's theta = r q goes to R+2."""
     R = int(req.u_orders.max())
     kin = body_fixed.forward_pass(model, qs, R + 1, base)
     u = body_fixed.backward_pass(model, qs, kin, R, wrenches)[0]
+    if extra is not None:
+        u = u + extra
     omega = np.stack(kin.V, axis=1)[..., :3]
     pairs = np.argwhere(req.accel | req.speed)  # (i, c), sorted by i
     zeta, nu = axis_rates(model, drives, qs[:, 0], omega, R)
@@ -290,8 +303,12 @@ def solve_full(model: Model, drives: Drives, req: Requirements, qs: np.ndarray,
     k, a = np.meshgrid(np.arange(R + 1), np.arange(R + 1), indexing="ij")
     weight = np.where(a <= k, np.vectorize(comb)(k, np.minimum(a, k)), 0.0)
     for c in reversed(range(model.n)):  # descendants first: u_c is complete here
-        m = req.u_orders[c] + 1
-        theta[:, :m, c] = _theta(drives, c, qs[:, :m, c], u[:, :m, c])
+        if drives.elastic[c]:  # theta_c = r_c (q_c + u_c / K_c), eq. (3)
+            m = req.u_orders[c] + 1
+            theta[:, :m, c] = drives.gear_ratio[c] * (qs[:, :m, c] + u[:, :m, c]
+                                                      / drives.stiffness[c])
+        else:  # a rigid drive: theta = r q (K = inf); no drive: q
+            theta[:, :, c] = (drives.gear_ratio[c] if drives.driven[c] else 1.0) * qs[:, : R + 3, c]
         mine = np.flatnonzero(pairs[:, 1] == c)
         if mine.size:
             # d^k (S thetadd + G thetad) = sum_a C(k,a) (S^(a) theta^(k-a+2) + G^(a) theta^(k-a+1))
@@ -304,10 +321,7 @@ def solve_full(model: Model, drives: Drives, req: Requirements, qs: np.ndarray,
         p = model.parent[c]
         if p >= 0:
             omegad[:, :, c] = omega[:, p, 1 : order + 2] @ drives.rotor_axis[c]
-    u_out = u[:, : order + 3]
-    theta_out = theta[:, : order + 3]
-    taum = _motor_torque(drives, u_out, theta_out, order, omegad)
-    return u_out, theta_out, taum
+    return u, theta, motor_torque(drives, u, theta, order, omegad)
 
 
 def rigid_passes(model: Model, qs: np.ndarray, R: int, base: np.ndarray, wrenches: dict
@@ -324,31 +338,26 @@ def rigid_passes(model: Model, qs: np.ndarray, R: int, base: np.ndarray, wrenche
     return u, np.stack(kin.V, axis=1)[..., :3]
 
 
-def _theta(drives: Drives, c: int, q: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """theta_c = r_c (q_c + u_c / K_c) (eq. (3)) and its derivatives; q for a rigid joint."""
-    if not drives.driven[c]:
-        return q
-    return drives.gear_ratio[c] * (q + u / drives.stiffness[c])
-
-
 def _motor_side(drives: Drives, qs: np.ndarray, u: np.ndarray, order: int):
-    """theta and tau_m of the reflected model from u (N, order+3, n)."""
+    """theta and tau_m of the reflected model from u (N, order+3, n) (theta = r q for a rigid
+    drive: u / inf = 0)."""
     theta = np.where(drives.driven, drives.gear_ratio * (qs + u / np.where(
         drives.driven, drives.stiffness, 1.0)), qs)
-    return theta, _motor_torque(drives, u, theta, order, 0.0)
+    return theta, motor_torque(drives, u, theta, order, 0.0)
 
 
-def _motor_torque(drives: Drives, u: np.ndarray, theta: np.ndarray, order: int, omegad
+def motor_torque(drives: Drives, u: np.ndarray, theta: np.ndarray, order: int, omegad
                   ) -> np.ndarray:
-    """tau_m^(k) = u^(k) / r + I (theta^(k+2) + n . omega_p^(k+1)), k <= order (eq. (32));
-    u for joints without a drive."""
-    r = np.where(drives.driven, drives.gear_ratio, 1.0)
+    """tau_m^(k) = u^(k) / (r eta) + I (theta^(k+2) + n . omega_p^(k+1)), k <= order
+    (eq. (32)); u for joints without a drive."""
+    r = np.where(drives.driven, drives.gear_ratio * drives.gear_efficiency, 1.0)
     motor = u[:, : order + 1] / r + drives.inertia * (theta[:, 2 : order + 3] + omegad)
     return np.where(drives.driven, motor, u[:, : order + 1])
 
 
 def explain(model: Model, drives: Drives, req: Requirements) -> list[dict]:
-    """Per joint: its drive, the order of u the solve needs, and why (for ``--explain``)."""
+    """Per joint: its drive (elastic, rigid or none), the order of u the solve needs, and why
+    (for ``--explain``)."""
     rows = []
     for j in range(model.n):
         i = req.because[j]
@@ -363,7 +372,8 @@ def explain(model: Model, drives: Drives, req: Requirements) -> list[dict]:
                 and not req.accel[j, c]]
         rows.append({
             "joint": model.joint_names[j],
-            "drive": bool(drives.driven[j]),
+            "drive": ("elastic" if drives.elastic[j] else "rigid" if drives.rigid[j]
+                      else "none"),
             "u_order": int(req.u_orders[j]),
             "q_order": int(req.u_orders[j]) + 2,
             "because": reason,

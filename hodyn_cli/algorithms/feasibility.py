@@ -6,14 +6,13 @@ Every limited quantity is a row of :data:`QUANTITIES`: a limits-file key (see
 dynamics provide. The rigid model gives ``q, qd, tau, taud, taudd``; elastic drives
 (``--drives``, :mod:`hodyn_cli.algorithms.elastic`) give the spring torque ``u, ud, udd``
 (the link-side joint torque: it is what ``torque`` limits then), the motor speed ``thetad``
-and motor torque ``taum``. Each series comes as a :class:`~hodyn_cli.algorithms.scaling.Law`,
-so the same numbers serve the check (the law at x = 1) and the time scaling (its earliest
-crossing of the limit band). A limit whose series the dynamics do not provide (a motor limit
-on a joint without a drive, a current) is reported as not checked.
-
-**Rigid drives** (rotor inertia and gear without a spring, friction, motor currents) add their
-series in :func:`series_laws` (``taum``, ``thetad``, ``current``): the rows below already
-name them.
+and motor torque ``taum``; rigid drives (:mod:`hodyn_cli.algorithms.actuators`) ``tau, taud,
+taudd`` with the rotors' reactions, ``thetad = r qd``, ``taum`` (friction included) and the
+``current`` of the drives with a torque constant. Each series comes as a
+:class:`~hodyn_cli.algorithms.scaling.Law`, so the same numbers serve the check (the law at
+x = 1) and the time scaling (its earliest crossing of the limit band). A limit whose series
+the dynamics do not provide (a motor limit on a joint without a drive, a current without a
+torque constant) is reported as not checked.
 """
 
 from __future__ import annotations
@@ -22,17 +21,24 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from hodyn_cli.algorithms import elastic
+from hodyn_cli.algorithms import actuators, elastic
 from hodyn_cli.algorithms.methods.common import GRAVITY
-from hodyn_cli.algorithms.scaling import TOLERANCE, Law, earliest, elastic_laws, rigid_laws
+from hodyn_cli.algorithms.scaling import (
+    TOLERANCE,
+    Law,
+    drive_laws,
+    earliest,
+    elastic_laws,
+    rigid_laws,
+)
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
-__all__ = ["QUANTITIES", "Quantity", "torque_order", "series_laws", "Row", "Envelope", "Check",
-           "Binding", "Retiming", "ScaleSearch", "Infeasible"]
+__all__ = ["QUANTITIES", "Quantity", "torque_order", "requirements", "series_laws", "Row",
+           "Envelope", "Check", "Binding", "Retiming", "ScaleSearch", "Infeasible"]
 
 
 class Infeasible(HodynError):
@@ -59,13 +65,11 @@ QUANTITIES = (
     Quantity("torque_acceleration", "torque acceleration", ("udd", "taudd"),
              ("N m/s^2", "N/s^2"), ""),
     Quantity("motor_speed", "motor speed", ("thetad",), ("rad/s", "rad/s"),
-             "the joint has no drive (elastic drives: --drives; rigid drives are not modelled "
-             "yet)"),
+             "the joint has no drive (--drives)"),
     Quantity("motor_torque", "motor torque", ("taum",), ("N m", "N m"),
-             "the joint has no drive (elastic drives: --drives; rigid drives are not modelled "
-             "yet)"),
+             "the joint has no drive (--drives)"),
     Quantity("current", "current", ("current",), ("A", "A"),
-             "currents need a motor model (torque constant), not modelled yet"),
+             "the joint has no rigid drive with a torque_constant (--drives)"),
 )
 TORQUES = ("torque", "torque_rate", "torque_acceleration")
 
@@ -75,15 +79,31 @@ def torque_order(limits: Limits) -> int:
     return max((j for j, key in enumerate(TORQUES) if limits.limited(key).any()), default=-1)
 
 
+def requirements(model: Model, drives: Drives | None, order: int, kind: str = "full"
+                 ) -> elastic.Requirements | None:
+    """The derivative orders :func:`series_laws` needs for torque order ``order``: None
+    without drives (q to ``order + 2``), the elastic model's where a drive is series-elastic,
+    else the rigid drives' (q to ``max(order, 0) + 2``)."""
+    if drives is None:
+        return None
+    if drives.elastic.any():
+        return elastic.requirements(model, drives, 0, kind)
+    return actuators.requirements(model, drives, max(order, 0), kind)
+
+
 def series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity=GRAVITY,
                 drives: Drives | None = None, kind: str = "full",
                 known: elastic.Requirements | None = None) -> dict[str, Law]:
     """Every series the dynamics give for ``trajectory`` (all joints, mimic joints expanded):
-    rigid to torque order ``order``, or elastic with ``drives`` (``kind``, ``known``: see
-    :func:`~hodyn_cli.algorithms.scaling.elastic_laws`)."""
+    rigid to torque order ``order``; with ``drives``, elastic where one of them is, else rigid
+    drives (:func:`~hodyn_cli.algorithms.scaling.elastic_laws`,
+    :func:`~hodyn_cli.algorithms.scaling.drive_laws`; ``kind``; ``known``: :func:`requirements`
+    if already found)."""
     if drives is None:
         return rigid_laws(model, trajectory, order, gravity)
-    return elastic_laws(model, trajectory, drives, kind, gravity, known)
+    if drives.elastic.any():
+        return elastic_laws(model, trajectory, drives, kind, gravity, known)
+    return drive_laws(model, trajectory, drives, order, kind, gravity, known)
 
 
 def _unit(quantity: Quantity, model: Model, j: int) -> str:
@@ -331,17 +351,15 @@ class ScaleSearch:
                 take = np.array([limited[self.model.joint_index(j)] for j in law.joint_names])
                 if not take.any():
                     break
-                c = law.coefficients  # copied only where a part of it is taken
-                c = c if len(rows) == len(c) else c[rows]
-                c = c if take.all() else c[:, take]
-                part = Law(law.power, c, tuple(np.array(law.joint_names)[take]))
+                part = law if len(rows) == len(law.coefficients) and take.all() else \
+                    law.take(rows, np.flatnonzero(take))  # copied only where a part is taken
                 x, row = earliest(part, lower[take], upper[take])
                 lower, upper = lower[take], upper[take]
                 for c in np.flatnonzero(np.isfinite(x)):
                     best = self.best[s]
                     if best is None or x[c] < best.x:
                         r = rows[row[c]]
-                        one = Law(law.power, part.coefficients[row[c] : row[c] + 1, c : c + 1], ())
+                        one = part.take([row[c]], [c])
                         value = float(one.at(x[c])[0, 0])  # at rest (x = 0): the static value
                         self.best[s] = Binding(
                             float(x[c]), quantity.label, part.joint_names[c], start + int(r),

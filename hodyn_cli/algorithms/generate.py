@@ -34,8 +34,13 @@ from math import comb, factorial
 
 import numpy as np
 
-from hodyn_cli.algorithms import elastic
-from hodyn_cli.algorithms.feasibility import Binding, ScaleSearch, series_laws, torque_order
+from hodyn_cli.algorithms.feasibility import (
+    Binding,
+    ScaleSearch,
+    requirements,
+    series_laws,
+    torque_order,
+)
 from hodyn_cli.algorithms.methods.common import GRAVITY
 from hodyn_cli.algorithms.scaling import scaled
 from hodyn_cli.core.model import Model
@@ -300,7 +305,7 @@ def within_limits(model: Model, kind: str, limits: Limits, *, gravity=GRAVITY,
     motion is on (None: it was not slowed).
     """
     order = torque_order(limits)
-    req = None if drives is None else elastic.requirements(model, drives, 0, elastic_model)
+    req = requirements(model, drives, order, elastic_model)
     need = order + 2 if req is None else req.q_order
     asked = options.pop("derivatives", 4)
     slow = 1.0

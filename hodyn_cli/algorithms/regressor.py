@@ -40,6 +40,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from math import comb
 
@@ -189,10 +190,14 @@ class BaseParameters:
 
 
 def base_parameters(model: Model, *, samples: int = 200, seed: int = 0, gravity=GRAVITY,
-                    rtol: float = BASE_RTOL) -> BaseParameters:
+                    rtol: float = BASE_RTOL,
+                    extra: tuple[Callable[[Trajectory], np.ndarray], list[str]] | None = None
+                    ) -> BaseParameters:
     """The base parameters by QR with column pivoting of the regressor stacked over random
     configurations, velocities and accelerations (order 0 suffices: every derivative of
-    ``Y pi`` has the same null space)."""
+    ``Y pi`` has the same null space). ``extra``: more columns after Y's, ``(columns,
+    names)`` with ``columns(trajectory) -> (N, 1, n, p)`` (the drives' parameters,
+    :func:`hodyn_cli.algorithms.actuators.regressor_columns`)."""
     from scipy.linalg import qr
 
     from hodyn_cli.modeling import mimic
@@ -203,6 +208,8 @@ def base_parameters(model: Model, *, samples: int = 200, seed: int = 0, gravity=
     qs[:, 0] = rng.uniform(-np.pi, np.pi, size=(samples, m))
     full = mimic.expand(model, Trajectory(model.coordinate_names, qs))
     Y = mimic.project(model, regressor(model, full, order=0, gravity=gravity), axis=2)
+    if extra is not None:
+        Y = np.concatenate([Y, extra[0](full)], axis=3)
     W = Y[:, 0].reshape(-1, Y.shape[-1])
     scale = np.abs(W).max(axis=0)
     used = scale > 0
@@ -216,7 +223,7 @@ def base_parameters(model: Model, *, samples: int = 200, seed: int = 0, gravity=
     base_map = np.zeros((r, W.shape[1]))
     base_map[np.arange(r), independent] = 1.0
     base_map[:, dependent] = K
-    names = parameter_names(model)
+    names = parameter_names(model) + (list(extra[1]) if extra is not None else [])
     labels = []
     for row in base_map:
         terms = [f"{c:+.6g} {names[j]}" if abs(c - 1) > 1e-12 else f"+{names[j]}"

@@ -30,6 +30,16 @@ solved from the tips to the root exactly as the elastic model itself; the reflec
 no coupling (u = the rigid torque, taum = u / r + I thetadd). The laws' degree grows by 2 per
 coupled generation of drives (the iiwa's joint 1 motor torque: x^0 .. x^16).
 
+**Rigid drives** (:mod:`hodyn_cli.algorithms.actuators`, ``theta = r q``): the coupling
+``I_c r_c (S^(a) q_c^(k-a+2) + G^(a) q_c^(k-a+1))`` has grade k + 2, so tau's law keeps the rigid
+form with ``d`` the drive model's torque without gravity and wrenches, and so does the frictionless
+motor torque (``tau_m = tau / (r eta) + I (r qdd + n . omegad_p)``: ``s / (r eta)``, then grade 2).
+Friction is not a polynomial in x: at the speed ``x v`` of its side it adds ``viscous x v +
+coulomb tanh(x v / coulomb_velocity) + offset`` (divided by ``r eta`` on the joint side), a law's
+``friction`` terms ``a x + c tanh(b x)`` (the offset goes with the static part); the motor
+speed is ``x r qd``, the current ``tau_m / k_t``. Friction of series-elastic drives enters u and
+through theta the couplings: not a law of this kind (an error names the joint).
+
 **The earliest crossing** (:func:`earliest`): the first x > 0 where ``|v(x) - centre|`` reaches
 the half-width of a limit band, per sample, exactly: the smallest positive real root of
 ``v(x) = lower`` or ``v(x) = upper`` (eigenvalues of the companion matrix, polished by Newton),
@@ -51,16 +61,17 @@ from math import comb
 
 import numpy as np
 
-from hodyn_cli.algorithms import elastic
+from hodyn_cli.algorithms import actuators, elastic
 from hodyn_cli.algorithms.methods import body_fixed
 from hodyn_cli.algorithms.methods.common import GRAVITY, base_motion, chunks
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling import mimic
-from hodyn_cli.modeling.drives import Drives
+from hodyn_cli.modeling.drives import Drives, Friction
 
-__all__ = ["TOLERANCE", "Law", "rigid_laws", "elastic_laws", "earliest", "scaled"]
+__all__ = ["TOLERANCE", "Law", "rigid_laws", "elastic_laws", "drive_laws", "earliest",
+           "scaled"]
 
 #: relative slack within which a value counts as on its limit, not beyond it (rounding)
 TOLERANCE = 1e-9
@@ -85,11 +96,26 @@ class Law:
     power: int
     coefficients: np.ndarray  # (N, m, P+1)
     joint_names: tuple[str, ...]
+    #: (N, m, 3) ``(a, c, b)``: the law has ``+ a x + c tanh(b x)`` too (friction), or None
+    friction: np.ndarray | None = None
 
     def at(self, x=1.0) -> np.ndarray:
-        """Values (N, m) at speed-up x: a number, or one per sample (N,)."""
+        """Values (N, m) at speed-up x: a number, one per sample (N,), or an array that
+        broadcasts to (N, m) (e.g. (1, m): one per joint)."""
         x = np.asarray(x, dtype=float)
-        return _graded(self.coefficients, self.power, x[:, None] if x.ndim else x)
+        x = x[:, None] if x.ndim == 1 else x
+        v = _graded(self.coefficients, self.power, x)
+        if self.friction is not None:
+            a, c, b = np.moveaxis(self.friction, -1, 0)
+            v = v + a * x + c * np.tanh(b * x)
+        return v
+
+    def take(self, rows, cols) -> Law:
+        """The law of some samples (``rows``: indices or a slice) and joints (``cols``)."""
+        f = self.friction
+        return Law(self.power, self.coefficients[rows][:, cols],
+                   tuple(np.array(self.joint_names)[cols]),
+                   None if f is None else f[rows][:, cols])
 
 
 # -- the laws ------------------------------------------------------------------------------
@@ -132,6 +158,12 @@ def elastic_laws(model: Model, trajectory: Trajectory, drives: Drives, kind: str
     for the joints with a drive, the motor speed ``thetad`` and motor torque ``taum`` of the
     elastic model ``kind`` (module docstring). ``known``: ``elastic.requirements(model,
     drives, 0, kind)`` if already found."""
+    with_friction = drives.driven & drives.friction.any
+    if with_friction.any():
+        raise HodynError(f"joint '{model.joint_names[int(with_friction.argmax())]}': friction "
+                         "with series-elastic drives is not in the time-scaling laws yet (it "
+                         "enters u and, through theta, the couplings): hodyn elastic computes "
+                         "it; leave friction out of the drives file for check and retime")
     req = known if known is not None else elastic.requirements(model, drives, 0, kind)
     if trajectory.orders <= req.q_order:
         raise HodynError(f"elastic --model {kind} needs q up to "
@@ -161,6 +193,46 @@ def elastic_laws(model: Model, trajectory: Trajectory, drives: Drives, kind: str
     return laws
 
 
+def drive_laws(model: Model, trajectory: Trajectory, drives: Drives, order: int,
+               kind: str = "full", gravity=GRAVITY, known: elastic.Requirements | None = None
+               ) -> dict[str, Law]:
+    """Laws of ``q``, ``qd`` (every joint), ``tau`` .. ``tau^(order)`` (the rotors' reactions
+    included), and for the joints with a drive the motor speed ``thetad``, the motor torque
+    ``taum`` and, where the drive has a torque constant, the ``current`` of rigid drives
+    (module docstring; ``known``: ``actuators.requirements(model, drives, max(order, 0),
+    kind)`` if already found)."""
+    K = max(order, 0)
+    req = known if known is not None else actuators.requirements(model, drives, K, kind)
+    ideal = replace(drives, friction=Friction.none(model.n))
+    full = actuators.inverse_dynamics(model, trajectory, ideal, order=K, kind=kind,
+                                      gravity=gravity, known=req)
+    dyn = actuators.inverse_dynamics(model, _still(trajectory), ideal, order=K, kind=kind,
+                                     gravity=NO_GRAVITY, known=req)
+    q, names = trajectory.derivatives, model.joint_names
+    laws = {name: Law(j, q[:, j, :, None], names) for j, name in enumerate(("q", "qd"))}
+    for j in range(order + 1):
+        laws[derivative_name("tau", j)] = Law(
+            j, np.stack([full.tau[:, j] - dyn.tau[:, j], dyn.tau[:, j]], axis=-1), names)
+    f = drives.friction
+    r = np.where(drives.driven, drives.gear_ratio, 1.0)
+    share = np.where(f.motor_side, 1.0, 1.0 / (r * drives.gear_efficiency))  # into taum
+    v = np.where(f.motor_side, r, 1.0) * q[:, 1]  # the speed of the friction's side
+    taum = np.stack([full.taum[:, 0] - dyn.taum[:, 0] + share * f.offset, dyn.taum[:, 0]], -1)
+    fr = np.stack(np.broadcast_arrays(share * f.viscous * v, share * f.coulomb, v / f.velocity),
+                  axis=-1)  # a x + c tanh(b x)
+    with_friction = (drives.driven & f.any).any()
+    for name, cols, scale in (("taum", drives.driven, 1.0),
+                              ("current", drives.current, drives.torque_constant)):
+        cols = np.flatnonzero(cols)
+        per = np.broadcast_to(scale, (model.n,))[cols]
+        laws[name] = Law(0, taum[:, cols] / per[:, None], tuple(names[c] for c in cols),
+                         fr[:, cols] / np.stack([per, per, np.ones_like(per)], -1)
+                         if with_friction else None)
+    driven = np.flatnonzero(drives.driven)
+    laws["thetad"] = Law(1, (r * q[:, 1])[:, driven, None], tuple(names[c] for c in driven))
+    return laws
+
+
 def _graded_solve(model: Model, drives: Drives, req: elastic.Requirements, pairs: np.ndarray,
                   qs: np.ndarray, u: np.ndarray, omega: np.ndarray):
     """One chunk: the graded rigid torques u (N, R+1, n, P+1) coupled from the tips to the
@@ -183,18 +255,18 @@ def _graded_solve(model: Model, drives: Drives, req: elastic.Requirements, pairs
     weight = np.concatenate([weight, weight], axis=1)  # (k, 2a): the S terms, the G terms
     for c in reversed(range(n)):  # descendants first: u_c is complete here
         m = req.u_orders[c] + 1
-        if drives.driven[c]:  # theta = r (q + u / K), eq. (3)
+        if drives.elastic[c]:  # theta = r (q + u / K), eq. (3)
             theta[:, c, :, :m] = drives.gear_ratio[c] / drives.stiffness[c] * np.swapaxes(
                 u[:, :m, c], 1, 2)
             theta[:, c, 0, :m] += drives.gear_ratio[c] * qs[:, :m, c]
-        else:
-            theta[:, c, 0, :m] = qs[:, :m, c]
+        else:  # a rigid drive's theta = r q (K = inf), q without a drive: every order
+            theta[:, c, 0] = (drives.gear_ratio[c] if drives.driven[c] else 1.0) * qs[:, : R + 3, c]
         mine = np.flatnonzero(pairs[:, 1] == c)
         if mine.size:  # sum_a C(k,a) (S^(a) theta^(k-a+2) + G^(a) theta^(k-a+1)), one grade up
             lift = (weight * theta[:, c][:, :, orders]) @ SG[..., mine]  # (N, P+1, k, pairs)
             u[:, :, pairs[mine, 0], 1:] += drives.rotor_inertia[c] * np.moveaxis(
                 lift[:, :-1], 1, -1)
-    r = np.where(drives.driven, drives.gear_ratio, 1.0)
+    r = np.where(drives.driven, drives.gear_ratio * drives.gear_efficiency, 1.0)
     taum = u[:, 0] / r[:, None]
     taum[..., 1:] += drives.inertia[:, None] * theta[:, :, :-1, 2]
     taum[..., 1] += drives.inertia * omegad
@@ -223,6 +295,8 @@ def earliest(law: Law, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray
     cols = np.flatnonzero(np.isfinite(lower) & np.isfinite(upper))
     if not cols.size or not N:
         return x, row
+    if law.friction is not None:
+        return _earliest_with_friction(law, lower, upper)
     c = c if len(cols) == m else c[:, cols]
     centre, half = (lower[cols] + upper[cols]) / 2, (upper[cols] - lower[cols]) / 2
     a0 = (c[..., 0] if power == 0 else np.zeros((N, len(cols)))) - centre  # at rest
@@ -269,6 +343,109 @@ def earliest(law: Law, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray
     first = np.argmin(exact, axis=0)
     x[cols], row[cols] = exact[first, every], first
     return x, row
+
+
+def _earliest_with_friction(law: Law, lower: np.ndarray, upper: np.ndarray
+                            ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`earliest` of a law with friction terms, by :func:`_safe_crossings`: first, per
+    joint, for the sample farthest out of its band at the best crossing b found so far (at
+    first at x = 1; until b stops improving), then for every sample whose increasing majorant
+    ``|a_0| + sum |a_i| x^i + |a| x + |c| min(1, |b| x)`` reaches the band by b."""
+    c, power, m = law.coefficients, law.power, len(law.joint_names)
+    x, row = np.full(m, np.inf), np.zeros(m, dtype=int)
+    cols = np.flatnonzero(np.isfinite(lower) & np.isfinite(upper))
+    part = law.take(slice(None), cols)
+    centre, half = (lower[cols] + upper[cols]) / 2, (upper[cols] - lower[cols]) / 2
+    a0 = part.at(0.0) - centre  # at rest (friction: its offset only)
+    beyond = np.abs(a0) > half * (1 + TOLERANCE)
+    half = np.broadcast_to(np.maximum(half, np.abs(a0)), a0.shape)
+    exact = np.where(beyond, 0.0, np.inf)
+    solved = beyond.copy()
+    dense = np.zeros(a0.shape + (power + 2 * c.shape[-1] - 1,))
+    dense[..., power::2] = part.coefficients
+    dense[..., 0] -= centre
+    f = part.friction
+    every = np.arange(len(cols))
+
+    def solve(rows, joints) -> None:
+        exact[rows, joints] = _safe_crossings(dense[rows, joints], f[rows, joints],
+                                              half[rows, joints], joints, len(cols))
+        solved[rows, joints] = True
+
+    best, at = exact.min(axis=0), np.ones(len(cols))
+    active = best > 0
+    for _ in range(ROUNDS):  # the sample farthest out of its band at the best crossing so far
+        if not active.any():
+            break
+        out = np.abs(part.at(at[None]) - centre) / half
+        seed = np.argmax(np.where(solved, -np.inf, out), axis=0)[active]
+        solve(seed, every[active])
+        before = best[active]
+        best[active] = found = np.minimum(before, exact[seed, every[active]])
+        active[active] = found < before
+        at = np.where(np.isfinite(best), best, 2 * at)
+    terms = np.abs(dense)
+    terms[..., 0] = 0.0
+    reach = np.minimum(best, FAR)
+    with np.errstate(over="ignore", invalid="ignore"):
+        majorant = (np.abs(dense[..., 0])
+                    + (terms * reach[:, None] ** np.arange(terms.shape[-1])).sum(axis=-1)
+                    + np.abs(f[..., 0]) * reach
+                    + np.abs(f[..., 1]) * np.minimum(1.0, np.abs(f[..., 2]) * reach))
+    solve(*np.nonzero(~solved & (majorant >= half)))
+    first = np.argmin(exact, axis=0)
+    x[cols], row[cols] = exact[first, every], first
+    return x, row
+
+
+#: |tanh''| <= 4 / (3 sqrt(3)): the friction terms' curvature bound
+TANH2 = 4 / (3 * np.sqrt(3))
+#: safe steps per sample at most (then its crossing is taken where the steps got: a lower
+#: bound of it, so the speed-up found stays feasible)
+STEPS = 200
+#: beyond this speed-up nothing is taken to cross
+FAR = 1e8
+
+
+def _safe_crossings(p: np.ndarray, f: np.ndarray, half: np.ndarray, group: np.ndarray,
+                    groups: int) -> np.ndarray:
+    """First x > 0 with ``|v(x)| = half``, ``v = p(x) + a x + c tanh(b x)`` (p: rows of (E, D+1),
+    lowest coefficient first; f (E, 3) = (a, c, b); ``|v(0)| <= half``), by steps that cannot
+    pass it: from x, ``|v|`` grows by at most ``|v'(x)| s + K s^2 / 2`` within s <= H = max(x, 1)
+    (K >= |v''| on [x, x + H]: the polynomial's majorant ``sum i (i-1) |p_i| (x+H)^(i-2)`` plus
+    ``|c| b^2 |tanh''|``), so the step to where that bound reaches ``half`` is safe; near a
+    simple crossing it is a Newton step (quadratic convergence). Per ``group`` (joint) the
+    samples whose x passes the best crossing found so far stop there."""
+    a, c, b = f.T
+    out = np.full(len(p), np.inf)
+    x = np.zeros(len(p))
+    best = np.full(groups, np.inf)
+    live = np.flatnonzero(half > 0)
+    i = np.arange(p.shape[1])
+    for _ in range(STEPS):
+        if not live.size:
+            break
+        xl, pl, al, cl, bl = x[live], p[live], a[live], c[live], b[live]
+        powers = xl[:, None] ** np.maximum(i - 1, 0)
+        v = (pl * powers * np.where(i > 0, xl[:, None], 1.0)).sum(axis=1)
+        tb = np.tanh(bl * xl)
+        v += al * xl + cl * tb
+        dv = (pl[:, 1:] * i[1:] * powers[:, 1:]).sum(axis=1) + al + cl * bl * (1 - tb**2)
+        g = half[live] - np.abs(v)
+        hit = g <= 1e-13 * half[live]
+        out[live[hit]] = xl[hit]
+        np.minimum.at(best, group[live[hit]], xl[hit])
+        H = np.maximum(xl, 1.0)
+        y = (xl + H)[:, None]
+        K = (np.abs(pl[:, 2:]) * (i[2:] * (i[2:] - 1)) * y ** (i[2:] - 2)).sum(axis=1)
+        K += np.abs(cl) * bl**2 * TANH2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = 2 * g / (np.abs(dv) + np.sqrt(dv**2 + 2 * K * np.maximum(g, 0.0)))
+        x[live] = xl + np.minimum(np.where(np.isfinite(step), step, H), H)
+        gone = hit | (x[live] > np.minimum(best[group[live]], FAR))
+        live = live[~gone]
+    out[live] = x[live]  # not converged: where the safe steps got, a lower bound
+    return out
 
 
 def _graded(coefficients: np.ndarray, power: int, x) -> np.ndarray:

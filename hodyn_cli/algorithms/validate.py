@@ -29,6 +29,10 @@
    unstable (errors grow ~e^(7 t) on the iiwa), so the windows are short; in 0.2 s a torque
    off by 1e-5 relative moves q by ~1e-5 relative on the bundled robots, the exact torques by
    ~1e-11.
+7. **drives** (with rigid drives, :mod:`hodyn_cli.algorithms.validate_drives`): every
+   derivative of tau, tau_m and the currents by finite differences as in 1, the drive model
+   with zero rotor inertia against the rigid torques, and the full model against the rotors
+   built as bodies of their own.
 
 Default tolerances (relative to the largest magnitude of the checked quantity; the
 reasoning is in :class:`Tolerances`) make each check fail on an error well below 1e-6
@@ -49,6 +53,7 @@ from hodyn_cli.algorithms.methods.closed_form import matrices
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import HodynError
+from hodyn_cli.modeling.drives import Drives
 
 __all__ = ["Tolerances", "Check", "Report", "validate", "STENCIL"]
 
@@ -160,7 +165,8 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
              methods: list[str] | None = None, samples: int | None = 1000,
              tolerances: Tolerances = Tolerances(), gravity=GRAVITY, source: str = "",
              estimated: tuple[str, ...] = (), warnings: tuple[str, ...] = (),
-             simulate: bool = False) -> Report:
+             simulate: bool = False, drives: Drives | None = None, drive_model: str = "full"
+             ) -> Report:
     """Run all checks; ``trajectory``: one :class:`Trajectory` (all joints) or its chunks in
     order (one pass over them: memory is bounded by a chunk and the checked samples).
     ``samples``: how many evenly spread samples the torque checks use (None or 0: all, held
@@ -168,7 +174,8 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
     their consistency checks hold by construction and are reported as ``estimated``, not as
     passed. ``warnings``: what reading the input warned about (e.g. a column that looks like a
     typo), counted as ``warn`` checks of group ``input``. ``simulate``: also the simulation
-    checks (6), chunk by chunk.
+    checks (6), chunk by chunk. ``drives`` (rigid; ``drive_model`` full or reflected): also
+    the drives' columns (:mod:`hodyn_cli.algorithms.validate_drives`).
 
     >>> from pathlib import Path
     >>> from hodyn_cli.modeling.urdf import load_model
@@ -214,6 +221,12 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
         report.step = h
         report.checks += fd
     report.checks += cross_method_checks(model, results, tolerances.cross, idx, center.t)
+    if drives is not None:
+        from hodyn_cli.algorithms.validate_drives import drive_checks
+
+        report.checks += drive_checks(model, center, drives, drive_model, order, report.step,
+                                      gravity, results[methods[-1]], tolerances.fd,
+                                      tolerances.cross, idx, center.t, report.series)
     if center.t is not None:
         report.checks += sampled_difference_checks(model, picked, methods[0], order, gravity,
                                                    tolerances.sampled, report.series,
@@ -372,10 +385,11 @@ def _taylor(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return out
 
 
-def _worst(err: np.ndarray, model: Model, idx, t) -> dict:
-    """Joint, sample and time of the largest entry of err (M, n); ``idx``, ``t``: the sample
-    numbers and times of err's rows."""
+def _worst(err: np.ndarray, model: Model, idx, t, columns=None) -> dict:
+    """Joint, sample and time of the largest entry of err (M, m); ``idx``, ``t``: the sample
+    numbers and times of err's rows; ``columns``: the joint of each column (default: all)."""
     s, j = np.unravel_index(int(np.argmax(err)), err.shape)
+    j = j if columns is None else columns[j]
     return {"worst_joint": model.joint_names[j], "worst_sample": int(idx[s]),
             "worst_time": None if t is None else float(t[s])}
 
@@ -387,10 +401,9 @@ def _verdict(max_rel: float, tol: float) -> str:
 # -- 1. finite differences along the local Taylor motion -------------------------------------
 
 
-def finite_difference_checks(model, center: Trajectory, method: str, order: int, h: float,
-                             analytic: np.ndarray, gravity, rtol: float, series: dict, idx, t
-                             ) -> list[Check]:
-    """Analytic tau^(k) vs the 8th-order stencil of tau^(k-1) along the Taylor motion."""
+def local_motion(center: Trajectory, h: float) -> Trajectory:
+    """The Taylor motion of each checked sample at the 17 offsets ``-8 h .. 8 h``: one
+    trajectory of M * 17 samples (sample-major), wrenches likewise."""
     offsets = np.arange(-8, 9) * h
     qs = _taylor(center.derivatives, offsets)                      # (M, 17, D, n)
     M, S = qs.shape[:2]
@@ -398,28 +411,45 @@ def finite_difference_checks(model, center: Trajectory, method: str, order: int,
     if center.wrenches is not None:
         W = Wrenches({k: _taylor(v, offsets).reshape(M * S, *v.shape[1:])
                       for k, v in center.wrenches.W.items()})
-    local = Trajectory(center.joint_names, qs.reshape(M * S, *qs.shape[2:]), None, W)
+    return Trajectory(center.joint_names, qs.reshape(M * S, *qs.shape[2:]), None, W)
+
+
+def stencil_check(group: str, name: str, prev: str, f: np.ndarray, analytic: np.ndarray,
+                  h: float, rtol: float, model: Model, idx, t, method: str | None = None,
+                  columns=None) -> tuple[Check, np.ndarray]:
+    """``analytic`` (M, m) against the 8th-order central difference of f (M, 17, m), the
+    lower derivative along the local Taylor motion, and the difference itself. The expected
+    error: Richardson (stencil at h vs 2h) plus rounding. ``columns``: the joint index of
+    each of the m columns (default: all joints)."""
+    d_h = np.einsum("s,msj->mj", STENCIL, f[:, 4:13]) / h
+    d_2h = np.einsum("s,msj->mj", STENCIL, f[:, ::2]) / (2 * h)
+    err = np.abs(analytic - d_h)
+    scale = max(float(np.abs(analytic).max()), 1e-300)
+    expected = (np.abs(d_h - d_2h) / 255 + EPS * np.abs(STENCIL).sum() * np.abs(f).max(1) / h)
+    exp_rel = float(expected.max() / scale)
+    tol = max(rtol, 10 * exp_rel)
+    c = Check(group, f"{name} vs d/dt {prev}", "pass", float(err.max()), float(err.max() / scale),
+              tol, exp_rel, method=method,
+              detail=f"8th-order stencil along the local Taylor motion, h = {h:.3g} s",
+              **_worst(err, model, idx, t, columns))
+    c.status = _verdict(c.max_rel, tol)
+    return c, d_h
+
+
+def finite_difference_checks(model, center: Trajectory, method: str, order: int, h: float,
+                             analytic: np.ndarray, gravity, rtol: float, series: dict, idx, t
+                             ) -> list[Check]:
+    """Analytic tau^(k) vs the 8th-order stencil of tau^(k-1) along the Taylor motion."""
+    local = local_motion(center, h)
     tau = inverse_dynamics(model, local, method=method, order=order - 1, gravity=gravity)
-    tau = tau.reshape(M, S, order, model.n)
+    tau = tau.reshape(center.n_samples, 17, order, model.n)
     checks = []
     for k in range(1, order + 1):
-        f = tau[:, :, k - 1]                                        # (M, 17, n)
-        d_h = np.einsum("s,msj->mj", STENCIL, f[:, 4:13]) / h
-        d_2h = np.einsum("s,msj->mj", STENCIL, f[:, ::2]) / (2 * h)
-        a = analytic[:, k]
-        err = np.abs(a - d_h)
-        scale = max(float(np.abs(a).max()), 1e-300)
-        expected = (np.abs(d_h - d_2h) / 255 + EPS * np.abs(STENCIL).sum() * np.abs(f).max(1) / h)
-        exp_rel = float(expected.max() / scale)
-        tol = max(rtol, 10 * exp_rel)
         name = derivative_name("tau", k)
-        checks.append(Check(
-            "finite differences", f"{name} vs d/dt {derivative_name('tau', k - 1)}", "pass",
-            float(err.max()), float(err.max() / scale), tol, exp_rel, method=method,
-            detail=f"8th-order stencil along the local Taylor motion, h = {h:.3g} s",
-            **_worst(err, model, idx, t)))
-        checks[-1].status = _verdict(checks[-1].max_rel, tol)
-        series.setdefault(method, {})[name] = {"analytic": a, "numeric": d_h}
+        c, d_h = stencil_check("finite differences", name, derivative_name("tau", k - 1),
+                               tau[:, :, k - 1], analytic[:, k], h, rtol, model, idx, t, method)
+        checks.append(c)
+        series.setdefault(method, {})[name] = {"analytic": analytic[:, k], "numeric": d_h}
     return checks
 
 
@@ -471,18 +501,20 @@ def sampled_difference_checks(model, picked: Picked, method: str, order: int, gr
 
 
 def cross_method_checks(model, results: dict[str, np.ndarray], rtol: float, idx, t) -> list[Check]:
-    checks = []
-    for a, b in combinations(results, 2):
-        for k in range(results[a].shape[1]):
-            ra, rb = results[a][:, k], results[b][:, k]
-            err = np.abs(ra - rb)
-            scale = max(float(np.abs(ra).max()), 1e-300)
-            c = Check("cross-method", f"{derivative_name('tau', k)}: {a} vs {b}", "pass",
-                      float(err.max()), float(err.max() / scale), rtol, method=f"{a},{b}",
-                      **_worst(err, model, idx, t))
-            c.status = _verdict(c.max_rel, rtol)
-            checks.append(c)
-    return checks
+    return [agreement_check("cross-method", f"{derivative_name('tau', k)}: {a} vs {b}",
+                            results[a][:, k], results[b][:, k], rtol, model, idx, t, f"{a},{b}")
+            for a, b in combinations(results, 2) for k in range(results[a].shape[1])]
+
+
+def agreement_check(group: str, name: str, a: np.ndarray, b: np.ndarray, rtol: float,
+                    model: Model, idx, t, method: str | None = None, columns=None) -> Check:
+    """a against b (M, m), relative to the largest |a| (``columns``: as for :func:`_worst`)."""
+    err = np.abs(a - b)
+    scale = max(float(np.abs(a).max()), 1e-300)
+    c = Check(group, name, "pass", float(err.max()), float(err.max() / scale), rtol,
+              method=method, **_worst(err, model, idx, t, columns))
+    c.status = _verdict(c.max_rel, rtol)
+    return c
 
 
 # -- 4. data consistency ---------------------------------------------------------------------

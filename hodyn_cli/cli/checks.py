@@ -10,7 +10,16 @@ import typer
 
 from hodyn_cli.cli.app import app
 from hodyn_cli.cli.errors import EXIT_FAILED
-from hodyn_cli.cli.options import MethodChoice, Robot, Traj, command
+from hodyn_cli.cli.options import (
+    DriveModel,
+    DrivesFile,
+    ElasticModel,
+    MethodChoice,
+    RigidDrives,
+    Robot,
+    Traj,
+    command,
+)
 
 #: ``--method``: one of the methods, or all of them
 ValidateMethod = Enum("ValidateMethod", {"all": "all", **{m.name: m.value for m in MethodChoice}},
@@ -40,15 +49,22 @@ def validate(
                            "and compare with q, qd (from the file's state every 0.2 s).")] = False,
     sim_rtol: Annotated[float, typer.Option(
         min=0, help="Tolerance of the simulation checks (relative).")] = 1e-8,
+    drives: DrivesFile = None,
+    model_kind: DriveModel = None,
+    rigid_drives: RigidDrives = False,
     s=None,
 ) -> None:
     """Check tau, taud, taudd against finite differences and across methods; check the input.
+
+    With --drives, also the drives' tau, taum and currents (finite differences, zero rotor
+    inertia = rigid, the rotors built as bodies).
 
     Exit status 0: every check passed; 1: a check failed; 2: bad usage or input.
     """
     from hodyn_cli import api
     from hodyn_cli.algorithms.validate import Tolerances
     from hodyn_cli.cli import render
+    from hodyn_cli.cli.session import read_rigid_drives
     from hodyn_cli.io import atomic_path
     from hodyn_cli.pipeline.inputs import open_input
     from hodyn_cli.pipeline.report import render as render_report
@@ -57,6 +73,7 @@ def validate(
     g = s.g
     fmt = report_format(report) if report else None
     model = s.model(robot, traj)
+    d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
     with open_input(traj, model, 4, wrench=s.wrench, wrench_need=3, cutoff=s.cutoff,
                     estimate=s.estimate, strict=s.strict) as reader:
         for note in reader.notes:
@@ -67,7 +84,8 @@ def validate(
             methods=None if not method or ValidateMethod.all in method else [m.value for m in method],
             tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol,
                                   simulation=sim_rtol),
-            estimated=reader.estimated, simulate=simulate)
+            estimated=reader.estimated, simulate=simulate, drives=d,
+            drive_model=(model_kind or ElasticModel.full).value)
     for note in reader.end_notes():
         s.notify(note)
     if report:

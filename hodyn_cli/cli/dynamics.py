@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import sys
-from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
@@ -15,10 +14,14 @@ from hodyn_cli.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED
 from hodyn_cli.cli.options import (
     FLOATING,
     STREAMING,
+    DriveModel,
+    DrivesFile,
+    ElasticModel,
     Format,
     HdfOutput,
     MethodChoice,
     Output,
+    RigidDrives,
     Robot,
     Traj,
     command,
@@ -72,10 +75,18 @@ def compute(
         "--validate", help=f"Also run the quick validation checks on {VALIDATE_SAMPLES} samples "
                            "of the first chunk (exit 1 if one fails; HDF5 output records the "
                            "summary).")] = False,
+    drives: DrivesFile = None,
+    model_kind: DriveModel = None,
+    rigid_drives: RigidDrives = False,
     s=None,
 ) -> None:
-    """Compute tau and its time derivatives along a trajectory (or many)."""
+    """Compute tau and its time derivatives along a trajectory (or many).
+
+    With --drives, also the motor torques taum (and currents where a drive has a
+    torque_constant), tau then including the rotors' reactions (docs/drives.md).
+    """
     from hodyn_cli.cli import render
+    from hodyn_cli.cli.session import read_rigid_drives
     from hodyn_cli.io import file_format
     from hodyn_cli.pipeline.jobs import TorqueJob
 
@@ -92,10 +103,21 @@ def compute(
             raise HodynError(f"--floating-base does not go with {flag} yet")
     g = s.g
     model = s.model(robot, sources[0] if len(sources) == 1 else None)
+    d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
+    kind = (model_kind or ElasticModel.full).value
+    if d is not None:
+        for flag, given in (("--joint-wrenches", joint_wrenches), ("--base-wrench", base_wrench)):
+            if given:
+                raise HodynError(f"--drives does not go with {flag} yet")
     job = TorqueJob(model, order=order, gravity=g, method=method.value,
-                    joint_wrenches=joint_wrenches, base_wrench=base_wrench)
+                    joint_wrenches=joint_wrenches, base_wrench=base_wrench, drives=d,
+                    drive_model=kind)
     attrs = s.provenance(robot, sources[0], model, method=method.value, order=order, gravity=g,
                          floating_base=s.floating_base)
+    if d is not None:
+        attrs |= {"drives": str(drives), "drive_model": kind, "rigid_drives": rigid_drives}
+        if job.current_joints:  # the columns of the datasets current, currentd, ...
+            attrs["current_joint_names"] = job.current_joints
     if many:
         if _run_many(s, job, sources, output_dir, fmt, output, attrs, scheduler, skip_existing,
                      check):
@@ -108,7 +130,8 @@ def compute(
         from hodyn_cli.pipeline.report import render as render_report
 
         report = api.validate_motion(model, chunk, methods=[method.value], gravity=g,
-                                     samples=VALIDATE_SAMPLES, source=sources[0])
+                                     samples=VALIDATE_SAMPLES, source=sources[0], drives=d,
+                                     drive_model=kind)
         render.validation(report, brief=True)
         sink.attrs |= {"validation_passed": report.passed,
                        "validation_report": render_report(report, "json")}
@@ -232,28 +255,54 @@ def regressor_command(
     slotine_li: Annotated[bool, typer.Option(
         "--slotine-li", help="Also Y_r(q, qd, qr_d, qr_dd) from columns qr_d_<joint>, "
                              "qr_dd_<joint>.")] = False,
+    drives: DrivesFile = None,
+    friction: Annotated[bool, typer.Option(
+        "--friction", help="With --drives: also the columns of each drive's viscous, Coulomb "
+                           "and offset friction; Y then models r eta taum.")] = False,
+    armature: Annotated[bool, typer.Option(
+        "--armature", help="With --drives: also the columns of each drive's rotor inertia "
+                           "(--model full: with its gyroscopic coupling).")] = False,
+    model_kind: DriveModel = None,
+    rigid_drives: RigidDrives = False,
     s=None,
 ) -> None:
     """Write the regressor Y (tau = Y pi) and its time derivatives per sample (HDF5).
 
-    pi: 10 parameters per moving body (hodyn info --parameters).
+    pi: 10 parameters per moving body (hodyn info --parameters); with --friction and
+    --armature also the drives' (docs/drives.md).
     """
-    from hodyn_cli.algorithms import regressor
+    from hodyn_cli import api
+    from hodyn_cli.cli.session import read_rigid_drives
     from hodyn_cli.pipeline.jobs import RegressorJob
 
     g = s.g
     _hdf5_only(output, "regressor")
     model = s.model(robot, traj)
-    basis = regressor.base_parameters(model, gravity=g) if base else None
+    d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
+    if d is not None and not (friction or armature):
+        raise HodynError("--drives goes with --friction or --armature on hodyn regressor")
+    for flag, given in (("--friction", friction), ("--armature", armature)):
+        if given and d is None:
+            raise HodynError(f"{flag} needs --drives FILE (gear ratios, rotor axes, friction "
+                             "sides and Coulomb velocities)")
+    kind = (model_kind or ElasticModel.full).value
+    options = {"drives": d, "friction": friction, "armature": armature}
+    names, values = api.regressor_parameters(model, **options)
+    basis = api.regressor_basis(model, gravity=g, drive_model=kind, **options) if base else None
     attrs = s.provenance(robot, traj, model, order=order, gravity=g)
-    attrs |= {"parameter_names": regressor.parameter_names(model),
-              "parameters": regressor.parameters(model),
+    attrs |= {"parameter_names": names, "parameters": values,
               "about_Y": "tau^(k) = Y^(k) pi (+ J^T W: external wrenches are not in Y); "
                          "rows: joint_names, columns: parameter_names"}
+    if d is not None:
+        attrs |= {"drives": str(drives), "drive_model": kind,
+                  "about_Y": "r eta taum^(k) = Y^(k) pi (the motor torque referred to the joint; "
+                             "tau where a joint has no drive; + J^T W: external wrenches are not "
+                             "in Y); rows: joint_names, columns: parameter_names"}
     if basis is not None:
         attrs |= {"base_parameter_names": basis.names, "base_map": basis.base_map,
                   "about_Y_base": "Y pi = Y_base pi_base, pi_base = base_map @ pi"}
-    job = RegressorJob(model, order=order, gravity=g, base=basis, slotine_li=slotine_li)
+    job = RegressorJob(model, order=order, gravity=g, base=basis, slotine_li=slotine_li,
+                       drive_model=kind, **options)
     s.run_file(job, traj, output, attrs)
 
 
@@ -280,11 +329,6 @@ def sensitivities_command(
     s.run_file(SensitivityJob(model, order=order, gravity=g), traj, output, attrs)
 
 
-class ElasticModel(str, Enum):
-    full = "full"
-    reflected = "reflected"
-
-
 @command(app, "elastic", short_help="Motor angles and torques of elastic-joint robots.")
 def elastic_command(
     robot: Robot,
@@ -292,7 +336,8 @@ def elastic_command(
         help="Trajectory: .csv, .h5/.hdf5, or - for CSV on stdin (not needed with --explain).",
         show_default=False)] = None,
     drives: Annotated[Path, typer.Option(
-        help="Drives file (TOML): stiffness, gear_ratio, rotor_inertia, rotor_axis per joint.",
+        help="Drives file (TOML, docs/drives.md): stiffness, gear_ratio, rotor_inertia, "
+             "rotor_axis, friction per joint.",
         show_default=False)] = ...,
     model_kind: Annotated[ElasticModel, typer.Option(
         "--model", help="full: rotor gyroscopic coupling (Hoepler & Thuemmel); reflected: "

@@ -9,9 +9,8 @@ from typing import Annotated
 import typer
 
 from hodyn_cli.cli.app import app
-from hodyn_cli.cli.dynamics import ElasticModel
 from hodyn_cli.cli.errors import EXIT_FAILED
-from hodyn_cli.cli.options import Output, Robot, Traj, command
+from hodyn_cli.cli.options import ElasticModel, Output, Robot, Traj, command
 from hodyn_cli.errors import HodynError
 
 SHARED = ("gravity", "wrench", "estimate", "cutoff", "jobs", "quiet", "lock", "lock_missing",
@@ -22,8 +21,9 @@ Limits = Annotated[Path | None, typer.Option(
          "torque_rate, torque_acceleration, motor_speed, motor_torque, current.",
     show_default=False)]
 Drives = Annotated[Path | None, typer.Option(
-    help="Elastic drives file (TOML, as hodyn elastic): torques are the spring torques u; "
-         "motor speed and motor torque are checked too.", show_default=False)]
+    help="Drives file (TOML, docs/drives.md): motor speed, motor torque and current are "
+         "checked too; with series-elastic drives the torques are the spring torques u.",
+    show_default=False)]
 Kind = Annotated[ElasticModel, typer.Option(
     "--model", help="With --drives: full (rotor gyroscopic coupling) or reflected.")]
 
@@ -41,7 +41,7 @@ def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel)
 
 
 def _hint(job) -> str:
-    if job.requirements is None:
+    if job.requirements is None or not job.drives.elastic.any():
         from hodyn_cli.pipeline.inputs import ESTIMATE_HINT
 
         return ESTIMATE_HINT
@@ -63,7 +63,8 @@ def check(
     s=None,
 ) -> None:
     """Check a motion against the robot's limits, sample by sample: position, velocity,
-    torque (URDF), torque rate and acceleration (--limits), motor speed and torque (--drives).
+    torque (URDF), torque rate and acceleration (--limits), motor speed, torque and current
+    (--drives).
 
     Per joint and quantity: peak, limit, margin, worst sample, number of violations.
     Exit status 0: feasible; 1: a limit is violated; 2: bad usage or input.
@@ -86,7 +87,9 @@ def check(
                             missing_hint=_hint(job))
     if report:
         meta = Meta(str(robot), model.source_sha256, traj,
-                    "rigid" if drives is None else f"elastic {model_kind.value}",
+                    "rigid" if drives is None else
+                    f"{'elastic' if job.drives.elastic.any() else 'rigid drives'} "
+                    f"{model_kind.value}",
                     None if limits is None else str(limits),
                     None if drives is None else str(drives))
         with atomic_path(report) as tmp:

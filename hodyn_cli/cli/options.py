@@ -24,7 +24,7 @@ import typer
 from hodyn_cli.core.gravity import GRAVITY
 
 __all__ = ["command", "Robot", "Traj", "Output", "HdfOutput", "MethodChoice", "Format",
-           "SHARED"]
+           "ElasticModel", "DrivesFile", "DriveModel", "RigidDrives", "SHARED"]
 
 
 class MethodChoice(str, Enum):
@@ -38,6 +38,11 @@ class Format(str, Enum):
     hdf5 = "hdf5"
 
 
+class ElasticModel(str, Enum):
+    full = "full"
+    reflected = "reflected"
+
+
 Robot = Annotated[Path, typer.Argument(help="Robot description (URDF, or .xacro).",
                                        show_default=False)]
 Traj = Annotated[str, typer.Argument(
@@ -45,6 +50,17 @@ Traj = Annotated[str, typer.Argument(
 Output = Annotated[str, typer.Option("--output", "-o",
                                      help="Output .csv, .h5/.hdf5, or - for CSV on stdout.")]
 HdfOutput = Annotated[str, typer.Option("--output", "-o", help="Output HDF5 file (.h5/.hdf5).")]
+
+#: the drives options of compute, regressor and validate (docs/drives.md)
+DrivesFile = Annotated[Path | None, typer.Option(
+    "--drives", help="Drives file (TOML, docs/drives.md): gear ratio, rotor inertia, "
+                     "efficiency, torque constant, friction per joint.", show_default=False)]
+DriveModel = Annotated[ElasticModel | None, typer.Option(
+    "--model", help="With --drives: full (rotor gyroscopic coupling, Hoepler & Thuemmel; the "
+                    "default) or reflected (the rotor inertia as armature I r^2 only).",
+    show_default=False)]
+RigidDrives = Annotated[bool, typer.Option(
+    "--rigid-drives", help="With --drives: take series-elastic drives (stiffness) as rigid.")]
 
 #: name -> (annotation, default) of every option several commands share
 SHARED = {

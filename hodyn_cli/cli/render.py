@@ -182,7 +182,7 @@ def elastic_explanation(model: Model, rows: list[dict], req, kind: str, order: i
     for col in ("joint", "drive", "u to order", "because", "thetadd in u of", "thetad only"):
         out.add_column(col)
     for r in rows:
-        out.add_row(r["joint"], "yes" if r["drive"] else "rigid", str(r["u_order"]),
+        out.add_row(r["joint"], r["drive"], str(r["u_order"]),
                       escape(r["because"]), ", ".join(r["thetadd_in_u"]) or "-",
                       ", ".join(r["thetad_only_in_u"]) or "-")
     return out

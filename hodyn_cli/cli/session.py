@@ -137,3 +137,26 @@ class Session:
         return {"hodyn_version": __version__, **settings, "urdf": str(robot),
                 "urdf_sha256": model.source_sha256, "trajectory": traj,
                 "joint_names": list(model.coordinate_names)}
+
+
+def read_rigid_drives(s: Session, path: Path | None, model, kind, rigid: bool):
+    """The drives file of ``--drives`` for the rigid-drive model (None without one), checked
+    against the options that go with it: ``--model`` (``kind``) and ``--rigid-drives``
+    (``rigid``: series-elastic drives taken as rigid; else they are an error)."""
+    from hodyn_cli.modeling.drives import read_drives
+
+    if path is None:
+        for flag, given in (("--model", kind is not None), ("--rigid-drives", rigid)):
+            if given:
+                raise HodynError(f"{flag} goes with --drives FILE")
+        return None
+    if s.floating_base:
+        raise HodynError("--drives does not go with --floating-base yet")
+    drives = read_drives(path, model)
+    if rigid:
+        return drives.made_rigid()
+    if drives.elastic.any():
+        name = model.joint_names[int(drives.elastic.argmax())]
+        raise HodynError(f"joint '{name}': a series-elastic drive ('stiffness'): hodyn elastic "
+                         "computes it, or --rigid-drives takes it as rigid", str(path))
+    return drives

@@ -82,19 +82,49 @@ class _RigidJob(_Job):
 @dataclass(frozen=True, eq=False)
 class TorqueJob(_RigidJob):
     """``hodyn compute``: tau and its derivatives (and joint wrenches, HDF5 only; the base
-    wrench ``W_<root>``, fixed or floating base (``chunk.base``))."""
+    wrench ``W_<root>``, fixed or floating base (``chunk.base``)); with rigid ``drives``
+    (model ``drive_model``) also the motor torques and, where a drive has a torque constant,
+    the currents (``api.drive_dynamics``)."""
 
     method: str = "body-fixed"
     joint_wrenches: bool = False
     base_wrench: bool = False
+    drives: Drives | None = None
+    drive_model: str = "full"
+
+    @cached_property  # probes the model: once per job, not per chunk
+    def drive_requirements(self):
+        from hodyn_cli.algorithms import actuators
+
+        return actuators.requirements(self.model, self.drives, self.order, self.drive_model)
+
+    @property
+    def current_joints(self) -> list[str]:
+        """The joints whose drive has a torque constant (they get current columns)."""
+        names = self.model.joint_names
+        return [] if self.drives is None else [names[j] for j in np.flatnonzero(
+            self.drives.current)]
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
         columns = derivative_columns("tau", self.order, self.model.coordinate_names)
         if self.base_wrench:
             columns |= wrench_datasets(self.model.root_link, np.zeros((0, self.order + 1, 6)))[1]
+        if self.drives is not None:
+            columns |= derivative_columns("taum", self.order, self.model.joint_names)
+            if self.current_joints:
+                columns |= derivative_columns("current", self.order, self.current_joints)
         return timed_columns(columns, has_t)
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
+        if self.drives is not None:
+            r = api.drive_dynamics(self.model, self.drives, chunk, order=self.order,
+                                   model=self.drive_model, gravity=self.gravity,
+                                   known=self.drive_requirements)
+            current = [derivative_name("current", k) for k in range(self.order + 1)]
+            data = {name: r[name] for name in r if name not in current}
+            if self.current_joints:
+                data |= {name: r[name][:, self.drives.current] for name in current}
+            return with_t(data, chunk.t)
         r = api.inverse_dynamics(self.model, chunk, order=self.order, method=self.method,
                                  gravity=self.gravity, joint_wrenches=self.joint_wrenches,
                                  base_wrench=self.base_wrench)
@@ -201,10 +231,15 @@ class MatricesJob(_RigidJob):
 @dataclass(frozen=True, eq=False)
 class RegressorJob(_RigidJob):
     """``hodyn regressor``: Y and its derivatives (``Y_d``, ...), the base-parameter columns
-    (``Y_base``, ...) and the Slotine-Li ``Y_r`` (HDF5 only)."""
+    (``Y_base``, ...) and the Slotine-Li ``Y_r`` (HDF5 only); with ``drives`` the columns of
+    their ``friction`` and rotor inertia (``armature``)."""
 
     base: BaseParameters | None = None
     slotine_li: bool = False
+    drives: Drives | None = None
+    friction: bool = False
+    armature: bool = False
+    drive_model: str = "full"
     chunk_rows = 1024  # Y is n x 10 nb per order and sample: ~12 kB for the iiwa
 
     @property
@@ -215,7 +250,8 @@ class RegressorJob(_RigidJob):
         ref = {"qr_d": chunk.series["qr_d"], "qr_dd": chunk.series["qr_dd"]} \
             if self.slotine_li else {}
         r = api.dynamic_regressor(self.model, chunk, order=self.order, gravity=self.gravity,
-                                  base=self.base, **ref)
+                                  base=self.base, drives=self.drives, friction=self.friction,
+                                  armature=self.armature, drive_model=self.drive_model, **ref)
         return self._datasets(r, chunk)
 
 
@@ -302,7 +338,7 @@ class IkJob:
 class LawsJob(_Job):
     """``hodyn check`` and ``retime``: the time-scaling laws of every limited series of a chunk
     (:func:`hodyn_cli.api.scaling_laws`): rigid to torque order ``order`` (-1: positions and
-    velocities only), or elastic with ``drives``. A reduction: its laws feed a
+    velocities only), with ``drives`` elastic or rigid. A reduction: its laws feed a
     :class:`~hodyn_cli.algorithms.feasibility.Check` or ``ScaleSearch``, not a sink."""
 
     order: int = 2
@@ -312,11 +348,9 @@ class LawsJob(_Job):
 
     @cached_property  # probes the model: once per job, not per chunk
     def requirements(self):
-        from hodyn_cli.algorithms import elastic
+        from hodyn_cli.algorithms.feasibility import requirements
 
-        if self.drives is None:
-            return None
-        return elastic.requirements(self.model, self.drives, 0, self.kind)
+        return requirements(self.model, self.drives, self.order, self.kind)
 
     @property
     def need(self) -> int:

@@ -101,11 +101,12 @@ def _figures(report: Report) -> list[tuple[str, str]]:
     import matplotlib.pyplot as plt
 
     method = report.methods[0]
-    data = report.series.get(method, {})
+    data = [(method, name, d) for name, d in report.series.get(method, {}).items()]
+    data += [("drives", name, d) for name, d in report.series.get("drives", {}).items()]
     sampled = report.series.get("sampled", {})
     t = report.series.get("t")
     out = []
-    for name, d in data.items():
+    for source, name, d in data:
         a, num = d["analytic"], d["numeric"]
         n = a.shape[1]
         x = t if t is not None else np.asarray(report.checked_samples)
@@ -113,9 +114,9 @@ def _figures(report: Report) -> list[tuple[str, str]]:
                                  sharex=True, layout="constrained")
         for j in range(n):
             ax, ex = axes[j]
-            ax.plot(x, a[:, j], lw=1.4, label=f"{name} analytic ({method})")
+            ax.plot(x, a[:, j], lw=1.4, label=f"{name} analytic ({source})")
             ax.plot(x, num[:, j], ".", ms=3, label="finite differences (Taylor motion)")
-            if name in sampled:
+            if name in sampled and source == method:
                 ax.plot(sampled[name]["t"], sampled[name]["numeric"][:, j], lw=0.8, ls="--",
                         label="time differences of the samples")
             ax.set_ylabel(report.series["joint_names"][j], fontsize=8)
@@ -130,7 +131,7 @@ def _figures(report: Report) -> list[tuple[str, str]]:
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=90)
         plt.close(fig)
-        out.append((f"{name} per joint ({method})", base64.b64encode(buf.getvalue()).decode()))
+        out.append((f"{name} per joint ({source})", base64.b64encode(buf.getvalue()).decode()))
     if "simulation" in report.series:
         out.append(_simulation_figure(report.series["simulation"]))
     return out

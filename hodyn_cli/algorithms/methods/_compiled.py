@@ -29,7 +29,7 @@ __all__ = ["MAX_ORDER", "ABI", "VARIANTS", "available", "backend", "variants", "
            "sensitivities_chunk", "elastic_chunk"]
 
 MAX_ORDER = 22  # MAXK - 2 in kernel.h
-ABI = 4  # HODYN_KERNEL_ABI in kernel.h: the argument lists below
+ABI = 5  # HODYN_KERNEL_ABI in kernel.h: the argument lists below
 
 #: variant -> (module, CPU level it needs: 0 baseline, 1 AVX2 + FMA, 2 AVX-512F), widest first
 VARIANTS = {"avx512": ("_kernel_avx512", 2), "avx2": ("_kernel_avx2", 1),
@@ -59,8 +59,8 @@ SIGNATURES = {
                           _dbl],
     "hodyn_regressor": [_i64, _int, _dbl, _int, _dbl, _i64, _dbl],
     "hodyn_sensitivities": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _dbl],
-    "hodyn_elastic": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _u8, _dbl, _dbl, _dbl, _dbl,
-                      _i32, _int, _i32, _u8, _u8, _int, _dbl, _dbl, _dbl],
+    "hodyn_elastic": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _opt, _u8, _dbl, _dbl, _dbl,
+                      _dbl, _dbl, _i32, _int, _i32, _u8, _u8, _int, _dbl, _dbl, _dbl],
 }
 
 _forced: str | None = None  # set by use()
@@ -284,23 +284,29 @@ def sensitivities_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
 
 
 def elastic_chunk(model: Model, drives, req, qs: np.ndarray, base: np.ndarray,
-                  wrenches: dict[int, np.ndarray], order: int):
-    """u, theta (N, order+3, n) and tau_m (N, order+1, n) of the full elastic model on one
-    chunk: :func:`hodyn_cli.algorithms.elastic.solve_full` (``drives``:
-    :class:`hodyn_cli.modeling.drives.Drives`, ``req``:
-    :class:`hodyn_cli.algorithms.elastic.Requirements`)."""
+                  wrenches: dict[int, np.ndarray], order: int, extra: np.ndarray | None = None):
+    """u (N, R+1, n), theta (N, R+3, n) and tau_m (N, order+1, n) of the full elastic model on
+    one chunk (R = ``max(req.u_orders)``): :func:`hodyn_cli.algorithms.elastic.solve_full`
+    (``drives``: :class:`hodyn_cli.modeling.drives.Drives`, ``req``:
+    :class:`hodyn_cli.algorithms.elastic.Requirements`, ``extra``: joint torques (N, R+1, n)
+    added to the rigid ones, or None)."""
     R = int(req.u_orders.max())
     N, D, qs = _samples(model, qs, R + 3)
     n = model.n
     base = _base(base, N, R)
     W = _dense_wrenches(wrenches, N, n, R)
+    if extra is not None:
+        extra = np.ascontiguousarray(extra[:, : R + 1], dtype=np.float64)
+        if extra.shape != (N, R + 1, n):
+            raise TrajectoryError(f"joint torques of shape {extra.shape}: need ({N}, {R + 1}, {n})")
     pairs = np.argwhere(req.accel | req.speed).astype(np.int32)  # (i, c), sorted by i
     driven = drives.driven
-    u, theta = np.empty((N, order + 3, n)), np.empty((N, order + 3, n))
+    u, theta = np.empty((N, R + 1, n)), np.empty((N, R + 3, n))
     taum = np.empty((N, order + 1, n))
     _check(_library().hodyn_elastic(
-        _model_struct(model), N, D, qs, R, base, len(base), _ptr(W), driven.astype(np.uint8),
-        np.where(driven, drives.gear_ratio, 1.0), np.where(driven, drives.stiffness, 1.0),
+        _model_struct(model), N, D, qs, R, base, len(base), _ptr(W), _ptr(extra),
+        driven.astype(np.uint8), np.where(driven, drives.gear_ratio, 1.0),
+        np.where(driven, drives.gear_efficiency, 1.0), np.where(driven, drives.stiffness, 1.0),
         np.ascontiguousarray(drives.inertia, dtype=np.float64),
         np.ascontiguousarray(drives.rotor_axis, dtype=np.float64),
         np.ascontiguousarray(req.u_orders, dtype=np.int32), len(pairs), np.ascontiguousarray(pairs),

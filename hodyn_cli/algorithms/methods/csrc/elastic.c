@@ -1,13 +1,15 @@
-/* The full elastic-joint model (elastic.py, _solve_full, is the reference;
+/* The full elastic-joint model (elastic.py, solve_full, is the reference;
  * tests/test_elastic.py holds them to 1e-12), in the same equations and order, one lane
- * group at a time: the rigid passes (body_fixed.c) to order R, then per body
+ * group at a time: the rigid passes (body_fixed.c) to order R, plus the joint torques
+ * `extra` (joint-side friction), then per body
  *   R_i = R_p Ad_i.R^T,  R^(k) = sum_{a<k} C(k-1,a) R^(k-1-a) skew(omega^(a))   (body-fixed omega)
  *   zeta_i^(k) = R_i^(k) a_i (joint axis),  nu_c^(k) = R_p^(k) n_c (rotor axis, p carries c)
  *   S^(a) = sum_b C(a,b) zeta^(b) . nu^(a-b),  G^(a) = sum_b C(a,b) zeta^(b) . nu^(a-b+1)
  * for the coupled pairs (i, c), and the solve from the tips to the root:
  *   theta_c^(m) = r_c (q_c^(m) + u_c^(m) / K_c), m <= u_orders[c] (higher orders 0: unused)
+ *   theta_c^(m) = r_c q_c^(m), m <= R + 2, for a rigid drive (K_c = inf: no solve needed)
  *   u_i^(k) += I_c sum_a C(k,a) (S^(a) theta_c^(k-a+2) + G^(a) theta_c^(k-a+1)),  k <= R
- *   tau_m,c^(k) = u_c^(k) / r_c + I_c (theta_c^(k+2) + n_c . omega_p^(k+1)),  k <= order */
+ *   tau_m,c^(k) = u_c^(k) / (r_c eta_c) + I_c (theta_c^(k+2) + n_c . omega_p^(k+1)),  k <= order */
 #include "kernel.h"
 
 /* out = A skew(w): row r of A times skew(w) is (A_r x w)... written out */
@@ -23,21 +25,23 @@ static inline void vmat_skew(const vd *A, const vd *w, vd *out) {
 static inline vd cdot3(const double *a, const vd *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 static inline vd vdot3(const vd *a, const vd *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
-/* u, theta (orders 0..order+2) and tau_m (0..order) of N samples. qs[N][D][n] (D >= R + 3);
- * base, W as in hodyn_body_fixed with order R; per joint: driven, gear (r), stiffness (K),
- * inertia (I, 0 without a drive), axis[n][3] (rotor axis in the carrier's frame), u_orders
- * (<= R); pairs[P][2] (i, c) sorted by i with accel[P], speed[P] (S resp. G not identically
- * zero); outputs u[N][order+3][n], theta[N][order+3][n], taum[N][order+1][n]. */
+/* u (orders 0..R), theta (0..R+2) and tau_m (0..order) of N samples. qs[N][D][n] (D >= R + 3);
+ * base, W as in hodyn_body_fixed with order R; extra[N][R+1][n] (or NULL) joint torques added
+ * to the rigid ones; per joint: driven, gear (r), efficiency (eta), stiffness (K; inf: a rigid
+ * drive), inertia (I, 0 without a drive), axis[n][3] (rotor axis in the carrier's frame),
+ * u_orders (<= R); pairs[P][2] (i, c) sorted by i with accel[P], speed[P] (S resp. G not
+ * identically zero); outputs u[N][R+1][n], theta[N][R+3][n], taum[N][order+1][n] (order <= R).
+ * A joint without a drive has theta = q. */
 int hodyn_elastic(const HModel *m, int64_t N, int D, const double *qs, int R, const double *base,
-                  int64_t base_rows, const double *W, const uint8_t *driven, const double *gear,
-                  const double *stiffness, const double *inertia, const double *axis,
-                  const int32_t *u_orders, int P, const int32_t *pairs, const uint8_t *accel,
-                  const uint8_t *speed, int order, double *u_out, double *theta_out,
-                  double *taum_out) {
+                  int64_t base_rows, const double *W, const double *extra, const uint8_t *driven,
+                  const double *gear, const double *efficiency, const double *stiffness,
+                  const double *inertia, const double *axis, const int32_t *u_orders, int P,
+                  const int32_t *pairs, const uint8_t *accel, const uint8_t *speed, int order,
+                  double *u_out, double *theta_out, double *taum_out) {
     int status = hk_check(m, N, D, R + 3, R, base_rows);
     if (status) return status;
-    const int n = m->n, K1 = R + 2, r1 = R + 1, nq = (R + 3) * n, o3 = order + 3;
-    if (order < 0 || order + 2 > R || P < 0) return HK_SIZE;
+    const int n = m->n, K1 = R + 2, r1 = R + 1, nq = (R + 3) * n;
+    if (order < 0 || order > R || P < 0) return HK_SIZE;
     for (int i = 0; i < n; i++)
         if (u_orders[i] < 0 || u_orders[i] > R) return HK_SIZE;
     for (int e = 0; e < 2 * P; e++)
@@ -48,9 +52,11 @@ int hodyn_elastic(const HModel *m, int64_t N, int D, const double *qs, int R, co
     vd *F = hk_alloc(sizeof(vd) * 6 * r1 * n), *u = hk_alloc(sizeof(vd) * r1 * n);
     vd *bv = hk_alloc(sizeof(vd) * 6 * K1), *Rk = hk_alloc(sizeof(vd) * 9 * K1 * n);
     vd *zeta = hk_alloc(sizeof(vd) * 3 * r1 * n), *nu = hk_alloc(sizeof(vd) * 3 * K1 * n);
-    vd *theta = hk_alloc(sizeof(vd) * (R + 3) * n), *out = hk_alloc(sizeof(vd) * (3 * o3) * n);
+    vd *theta = hk_alloc(sizeof(vd) * nq), *taum = hk_alloc(sizeof(vd) * (order + 1) * n);
+    vd *ex = extra ? hk_alloc(sizeof(vd) * r1 * n) : NULL;
     AdjointV *Ad = hk_alloc(sizeof(AdjointV) * n);
-    if (!Q || !V || !F || !u || !bv || !Rk || !zeta || !nu || !theta || !out || !Ad) {
+    if (!Q || !V || !F || !u || !bv || !Rk || !zeta || !nu || !theta || !taum || !Ad
+        || (extra && !ex)) {
         status = HK_NOMEM;
         goto done;
     }
@@ -64,6 +70,10 @@ int hodyn_elastic(const HModel *m, int64_t N, int D, const double *qs, int R, co
         if (W) hk_gather(W, 6 * r1 * n, lane_s, 6 * r1 * n, F);
         else memset(F, 0, sizeof(vd) * 6 * r1 * n);
         hk_backward(&c, r1, Q, V, Ad, F, NULL, u);  /* u[k * n + i]: the rigid torques */
+        if (extra) {
+            hk_gather(extra, (int64_t)r1 * n, lane_s, (int64_t)r1 * n, ex);
+            for (int e = 0; e < r1 * n; e++) u[e] += ex[e];
+        }
         for (int i = 0; i < n; i++) {  /* world rotations and their rates, the axes */
             const int p = m->parent[i];
             vd *Ri = Rk + (size_t)9 * K1 * i, t[9];
@@ -97,13 +107,14 @@ int hodyn_elastic(const HModel *m, int64_t N, int D, const double *qs, int R, co
                     nui[3 * k + r] = p < 0 ? (vd){0} + axis[3 * i + r]
                                            : cdot3(axis + 3 * i, Rk + (size_t)9 * K1 * p + 9 * k + 3 * r);
         }
-        memset(theta, 0, sizeof(vd) * (R + 3) * n);
+        memset(theta, 0, sizeof(vd) * nq);
         for (int cc = n - 1; cc >= 0; cc--) {  /* descendants first: u_c is complete here */
-            for (int k = 0; k <= u_orders[cc]; k++) {
+            const int solved = driven[cc] && !isinf(stiffness[cc]);
+            for (int k = 0; k <= (solved ? u_orders[cc] : R + 2); k++) {  /* theta[k * n + c] */
                 const vd q = Q[k * n + cc];
-                theta[(size_t)cc * (R + 3) + k] = driven[cc] ? gear[cc] * (q + u[k * n + cc] / stiffness[cc]) : q;
+                theta[k * n + cc] = solved ? gear[cc] * (q + u[k * n + cc] / stiffness[cc])
+                               : driven[cc] ? gear[cc] * q : q;
             }
-            const vd *th = theta + (size_t)cc * (R + 3);
             for (int pr = 0; pr < P; pr++) {
                 if (pairs[2 * pr + 1] != cc) continue;
                 const int i = pairs[2 * pr];
@@ -121,33 +132,28 @@ int hodyn_elastic(const HModel *m, int64_t N, int D, const double *qs, int R, co
                 for (int k = 0; k < r1; k++) {
                     vd acc = {0};
                     for (int a = 0; a <= k; a++)
-                        acc += BINOM[k][a] * (S[a] * th[k - a + 2] + G[a] * th[k - a + 1]);
+                        acc += BINOM[k][a] * (S[a] * theta[(k - a + 2) * n + cc]
+                                              + G[a] * theta[(k - a + 1) * n + cc]);
                     u[k * n + i] += inertia[cc] * acc;
                 }
             }
         }
-        for (int k = 0; k < o3; k++)  /* out: u, theta [order + 3][n], taum [order + 1][n] */
-            for (int i = 0; i < n; i++) {
-                out[k * n + i] = u[k * n + i];
-                out[(o3 + k) * n + i] = theta[(size_t)i * (R + 3) + k];
-            }
-        vd *taum = out + 2 * o3 * n;
         for (int k = 0; k <= order; k++)
             for (int i = 0; i < n; i++) {
                 if (!driven[i]) { taum[k * n + i] = u[k * n + i]; continue; }
                 const int p = m->parent[i];
                 vd om = {0};  /* n_c . omega_p^(k+1), body-fixed */
                 if (p >= 0) om = cdot3(axis + 3 * i, V + ((size_t)K1 * p + k + 1) * 6);
-                taum[k * n + i] = u[k * n + i] / gear[i]
-                                  + inertia[i] * (theta[(size_t)i * (R + 3) + k + 2] + om);
+                taum[k * n + i] = u[k * n + i] / (gear[i] * efficiency[i])
+                                  + inertia[i] * (theta[(k + 2) * n + i] + om);
             }
-        hk_scatter(out, o3 * n, s0, N, o3 * n, u_out);
-        hk_scatter(out + o3 * n, o3 * n, s0, N, o3 * n, theta_out);
+        hk_scatter(u, (int64_t)r1 * n, s0, N, (int64_t)r1 * n, u_out);
+        hk_scatter(theta, nq, s0, N, nq, theta_out);
         hk_scatter(taum, (order + 1) * n, s0, N, (order + 1) * n, taum_out);
     }
 done:
     free(Q); free(V); free(F); free(u); free(bv); free(Rk); free(zeta); free(nu); free(theta);
-    free(out); free(Ad);
+    free(taum); free(ex); free(Ad);
     hk_free_consts(&c);
     return status;
 }
