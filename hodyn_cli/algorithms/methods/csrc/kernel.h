@@ -28,7 +28,7 @@ typedef double vd __attribute__((vector_size(LANES * sizeof(double))));
 
 /* Bumped whenever an entry point's arguments or meaning change: _compiled.py refuses a
  * library built from other sources (a stale build) and falls back to numpy. */
-#define HODYN_KERNEL_ABI 4
+#define HODYN_KERNEL_ABI 5
 
 /* status codes of every entry point (_compiled.py turns them into exceptions) */
 enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4 };
@@ -39,12 +39,14 @@ extern double BINOM[MAXK][MAXK]; /* BINOM[k][j] = C(k, j) */
  * parent[n] (< own index, -1: the root); revolute[n]; X[n][6] (revolute (axis; 0),
  * prismatic (0; axis)); M[n][6][6] rigid-body inertias; A0, A1, A2 [n][6][6]:
  * Ad_{B^-1}, ad_X Ad_{B^-1}, ad_X^2 Ad_{B^-1}; anc[n][n]: anc[b * n + c] != 0 iff body c
- * is body b or one of its ancestors. */
+ * is body b or one of its ancestors; M0[6][6]: the root link's inertia (and that of the
+ * links welded to it), about its origin. */
 typedef struct {
     int32_t n;
     const int32_t *parent, *revolute;
     const double *X, *M, *A0, *A1, *A2;
     const uint8_t *anc;
+    const double *M0;
 } HModel;
 
 typedef struct { double R[9], P[9]; } Adjoint;       /* constant blocks, scalar */
@@ -57,6 +59,7 @@ typedef struct {
     int n;
     Adjoint *B;   /* [3 n]: Ad_{B^-1}, ad_X Ad_{B^-1}, ad_X^2 Ad_{B^-1} of each body */
     Inertia *In;  /* [n] */
+    Inertia In0;  /* the root's */
 } Consts;
 
 int hk_check(const HModel *m, int64_t N, int D, int need_D, int order, int64_t rows);
@@ -204,10 +207,21 @@ void hk_transport_up(const Consts *c, int i, const vd *Q, const AdjointV *Ad, co
 /* Forward pass: Ad[n] and twists V[n][K1][6] from the root's twist jet base[K1][6] */
 void hk_forward(const Consts *c, int K1, const vd *Q, const vd *base, AdjointV *Ad, vd *V);
 
+/* The Newton-Euler wrench of one body and its derivatives, eqs. (42), (25), added to
+ * F[r1][6]: F^(k) += h^(k+1) - sum_j C(k,j) ad*_{V^(j)} h^(k-j), from its twist jet V[r1+1][6];
+ * h[r1+1][6] receives the momenta M V^(k) */
+void hk_momentum_rates(const Inertia *I, const vd *V, int r1, vd (*h)[6], vd *F);
+
 /* Backward pass: F[n][r1][6] holds the external wrenches on entry (or zeros) and the joint
  * wrenches on return; h[n][r1 + 1][6] the momenta M_i V_i^(k) (may be NULL: not kept);
  * tau[r1][n] */
 void hk_backward(const Consts *c, int r1, const vd *Q, const vd *V, const AdjointV *Ad, vd *F,
                  vd *h, vd *tau);
+
+/* The root's wrench F0[r1][6] (what its supports exert on it, root frame) and derivatives
+ * after hk_backward: its own momentum rates with the root jet base[r1+1][6] plus the
+ * joint wrenches F of its children transported to it (floating.py, eq. (42)) */
+void hk_root_wrench(const Consts *c, int r1, const vd *Q, const vd *base, const AdjointV *Ad,
+                    const vd *F, vd *F0);
 
 #endif
