@@ -180,6 +180,7 @@ def test_the_sources_at_a_lane_width_this_cpu_has_no_variant_for(tmp_path, monke
     from hodyn_cli.algorithms import elastic, regressor, sensitivities
     from hodyn_cli.algorithms.methods import closed_form, floating
     from hodyn_cli.algorithms.methods.common import base_motion
+    from hodyn_cli.algorithms.partials import partials_numpy
     from hodyn_cli.modeling.drives import read_drives
 
     cc = shutil.which("cc") or shutil.which("gcc")
@@ -224,6 +225,12 @@ def test_the_sources_at_a_lane_width_this_cpu_has_no_variant_for(tmp_path, monke
             E = floating._eom(model, qs, rows, g, W, None, order, True)[0]
             E_ref = floating.eom_numpy(model, qs, rows, g, W, None, order, True)
             pairs += [(getattr(E, f), getattr(E_ref, f)) for f in ("M", "C", "Cbar", "g")]
+            W0 = {b: w[:, 0] for b, w in W.items()}
+            pairs += list(zip(_compiled.partials_chunk(model, qs, base, W0),
+                              partials_numpy(model, qs, base, W0), strict=True))
+            Mq, rhs = E_ref.M[:, 0], base[:, :2].swapaxes(1, 2)      # (6 + n): the root's
+            rhs = np.concatenate([rhs, qs[:, :2].swapaxes(1, 2)], axis=1)   # rows first
+            pairs.append((_compiled.spd_solve(Mq, rhs), np.linalg.solve(Mq, rhs)))
             for ours, ref in pairs:
                 assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max(), order
         drives = read_drives(URDF / "gripper_arm_drives.toml", model)

@@ -26,7 +26,7 @@ from hodyn_cli.errors import HodynError, ModelError, TrajectoryError
 
 __all__ = ["MAX_ORDER", "ABI", "VARIANTS", "available", "backend", "variants", "use",
            "inverse_dynamics_chunk", "eom_matrices_chunk", "regressor_chunk",
-           "sensitivities_chunk", "elastic_chunk", "root_jet"]
+           "sensitivities_chunk", "elastic_chunk", "root_jet", "partials_chunk", "spd_solve"]
 
 MAX_ORDER = 22  # MAXK - 2 in kernel.h
 ABI = 5  # HODYN_KERNEL_ABI in kernel.h: the argument lists below
@@ -53,7 +53,8 @@ class ModelStruct(ctypes.Structure):
 _model = ctypes.POINTER(ModelStruct)
 
 #: entry points that take no model -> their argument types
-PLAIN = {"hodyn_root_jet": [_i64, _int, _int, _dbl, _dbl, _dbl, _dbl]}
+PLAIN = {"hodyn_root_jet": [_i64, _int, _int, _dbl, _dbl, _dbl, _dbl],
+         "hodyn_spd_solve": [_i64, _int, _dbl, _int, _dbl, _dbl]}
 
 #: entry point -> argument types after the model
 SIGNATURES = {
@@ -61,6 +62,7 @@ SIGNATURES = {
     "hodyn_closed_form": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _opt, _dbl, _dbl, _opt,
                           _dbl, _dbl],
     "hodyn_regressor": [_i64, _int, _dbl, _int, _dbl, _i64, _dbl],
+    "hodyn_partials": [_i64, _int, _dbl, _dbl, _i64, _opt, _opt, _opt, _opt, _opt],
     "hodyn_sensitivities": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _dbl],
     "hodyn_elastic": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _u8, _dbl, _dbl, _dbl, _dbl,
                       _i32, _int, _i32, _u8, _u8, _int, _dbl, _dbl, _dbl],
@@ -285,6 +287,46 @@ def root_jet(R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray
                                      np.ascontiguousarray(Vb, dtype=np.float64),
                                      np.ascontiguousarray(g, dtype=np.float64), out))
     return out
+
+
+def spd_solve(M: np.ndarray, B: np.ndarray) -> np.ndarray | None:
+    """``M^-1 B`` (N, n, k) for symmetric positive definite M (N, n, n) and B (N, n, k), by
+    Cholesky: what ``numpy.linalg.solve`` gives, ~10x faster on small matrices; None when a
+    matrix is not positive definite (the caller solves another way)."""
+    N, n = M.shape[:2]
+    k = B.shape[2]
+    if M.shape != (N, n, n) or B.shape[:2] != (N, n):
+        raise HodynError(f"spd_solve: M {M.shape} and B {B.shape} do not fit (N, n, n), (N, n, k)")
+    X = np.empty((N, n, k))
+    status = _library().hodyn_spd_solve(N, n, np.ascontiguousarray(M, dtype=np.float64), k,
+                                        np.ascontiguousarray(B, dtype=np.float64), X)
+    if status == 5:
+        return None
+    _check(status)
+    return X
+
+
+def partials_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
+                   wrenches: dict[int, np.ndarray], *, partials: bool = True,
+                   mass: bool = False) -> tuple[np.ndarray, ...]:
+    """``d tau / d q`` and ``d tau / d qd`` (N, n, n) of one chunk (``base``: the root's twist
+    and its rate, (1 or N, >= 2, 6); ``wrenches``: body -> (N, 6)):
+    :func:`hodyn_cli.algorithms.partials.partials_numpy`. ``mass``: also (or with
+    ``partials=False`` only) the mass matrix (N, n, n) and the torques tau (N, n) from the same
+    sums (the closed-form M, the inverse dynamics)."""
+    N, D, qs = _samples(model, qs, 3)
+    n = model.n
+    base = _rows(base[:, :2], N)
+    W = None
+    if wrenches:
+        W = np.zeros((N, n, 6))
+        for body, w in wrenches.items():
+            W[:, body] = w
+    dq, dqd = (np.empty((N, n, n)) for _ in range(2)) if partials else (None, None)
+    M, tau = (np.empty((N, n, n)), np.empty((N, n))) if mass else (None, None)
+    _check(_library().hodyn_partials(_model_struct(model), N, D, qs, base, len(base), _ptr(W),
+                                     _ptr(dq), _ptr(dqd), _ptr(M), _ptr(tau)))
+    return tuple(a for a in (dq, dqd, M, tau) if a is not None)
 
 
 def regressor_chunk(model: Model, qs: np.ndarray, base: np.ndarray, order: int) -> np.ndarray:

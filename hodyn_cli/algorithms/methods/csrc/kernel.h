@@ -31,7 +31,7 @@ typedef double vd __attribute__((vector_size(LANES * sizeof(double))));
 #define HODYN_KERNEL_ABI 5
 
 /* status codes of every entry point (_compiled.py turns them into exceptions) */
-enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4 };
+enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4, HK_SINGULAR = 5 };
 
 extern double BINOM[MAXK][MAXK]; /* BINOM[k][j] = C(k, j) */
 
