@@ -241,6 +241,17 @@ def test_the_sources_at_a_lane_width_this_cpu_has_no_variant_for(tmp_path, monke
         for ours, ref in zip(_compiled.elastic_chunk(model, drives, req, qs, base, {}, 0),
                              elastic.solve_full(model, drives, req, qs, base, {}, 0), strict=True):
             assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max()
+        # inverse kinematics: a redundant arm's rates and Newton (tests/test_ik_kernel.py)
+        from test_ik_kernel import setup
+
+        solver, motion, traj = setup("7 dof pose", len(t))
+        rows, start = slice(0, len(t)), traj.q + 0.01
+        ours = [*solver._rates(start, motion, rows), *solver._newton(start, motion, rows)]
+        monkeypatch.setattr(_compiled, "available", lambda: False)
+        refs = [*solver._rates(start, motion, rows), *solver._newton(start, motion, rows)]
+        for ours_, ref, tol in zip(ours[:3], refs[:3], (1e-11, 1e-11, 1e-10), strict=True):
+            assert np.abs(ours_ - ref).max() <= tol * np.abs(ref).max()
+        assert max(ours[3].max(), refs[3].max()) < 1e-12   # both on the pose
 
 
 def test_entry_points_check_the_model_and_sizes_they_are_given(lanes):

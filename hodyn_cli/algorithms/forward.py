@@ -130,8 +130,9 @@ def _mass_and_bias(model: Model, chunk: Trajectory, gravity) -> tuple[np.ndarray
     inertias of the compiled partials kernel when it is built, else the closed-form matrices."""
     (_, qs, base, W), = chunks(model, chunk, 0, gravity, size=chunk.n_samples)
     if _compiled.available():
-        return _compiled.partials_chunk(model, qs, base, {b: w[:, 0] for b, w in W.items()},
-                                        partials=False, mass=True)
+        M, bias = _compiled.partials_chunk(model, qs, base, {b: w[:, 0] for b, w in W.items()},
+                                           partials=False, mass=True)
+        return M, bias
     E = eom_matrices(model, qs, 0, base, W, with_cbar=False)
     return E.M[:, 0], generalized_forces(E, qs[:, 1:])[:, 0]
 

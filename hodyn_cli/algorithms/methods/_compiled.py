@@ -26,7 +26,8 @@ from hodyn_cli.errors import HodynError, ModelError, TrajectoryError
 
 __all__ = ["MAX_ORDER", "ABI", "VARIANTS", "available", "backend", "variants", "use",
            "inverse_dynamics_chunk", "eom_matrices_chunk", "regressor_chunk",
-           "sensitivities_chunk", "elastic_chunk", "root_jet", "partials_chunk", "spd_solve"]
+           "sensitivities_chunk", "elastic_chunk", "root_jet", "partials_chunk", "spd_solve",
+           "IkTask", "ik_newton", "ik_rates"]
 
 MAX_ORDER = 22  # MAXK - 2 in kernel.h
 ABI = 5  # HODYN_KERNEL_ABI in kernel.h: the argument lists below
@@ -63,6 +64,9 @@ SIGNATURES = {
                           _dbl, _dbl],
     "hodyn_regressor": [_i64, _int, _dbl, _int, _dbl, _i64, _dbl],
     "hodyn_partials": [_i64, _int, _dbl, _dbl, _i64, _opt, _opt, _opt, _opt, _opt],
+    "hodyn_ik_newton": [_i64, _dbl, _int, _i32, _dbl, _int, _opt, _dbl, _int, _dbl, _dbl],
+    "hodyn_ik_rates": [_i64, _dbl, _int, _i32, _dbl, _int, _int, _opt, _opt, ctypes.c_double,
+                       _dbl, _dbl],
     "hodyn_sensitivities": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _dbl],
     "hodyn_elastic": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _u8, _dbl, _dbl, _dbl, _dbl,
                       _i32, _int, _i32, _u8, _u8, _int, _dbl, _dbl, _dbl],
@@ -327,6 +331,64 @@ def partials_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
     _check(_library().hodyn_partials(_model_struct(model), N, D, qs, base, len(base), _ptr(W),
                                      _ptr(dq), _ptr(dqd), _ptr(M), _ptr(tau)))
     return tuple(a for a in (dq, dqd, M, tau) if a is not None)
+
+
+class IkTask:
+    """What the IK kernels need of one inverse-kinematics task, built once: the path (bodies
+    from the root to the link's, int32), the link frame T (4, 4) in its body, m = 6 (pose) or
+    3 (position)."""
+
+    def __init__(self, model: Model, path: np.ndarray, T: np.ndarray, m: int):
+        self.model, self.m = model, m
+        self.path = np.ascontiguousarray(path, dtype=np.int32)
+        self.T = np.ascontiguousarray(T, dtype=np.float64)
+
+
+def _positions(task: IkTask, q: np.ndarray) -> tuple[int, np.ndarray]:
+    if q.ndim != 2 or q.shape[1] != task.model.n:
+        raise TrajectoryError(f"joint positions of shape {q.shape}: need (N, {task.model.n})")
+    return q.shape[0], np.ascontiguousarray(q, dtype=np.float64)
+
+
+def ik_newton(task: IkTask, q: np.ndarray, R: np.ndarray | None, p: np.ndarray, steps: int
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Newton from positions q (N, n) towards the link targets R (N, 3, 3; pose task) and p
+    (N, 3), at most ``steps`` minimum-norm steps: the positions (N, n) and the largest pose
+    error (N,) there, as :meth:`hodyn_cli.algorithms.ik.InverseKinematics._newton` finds
+    them in numpy (which stops when the whole block's steps are small, the kernel when each
+    lockstep group's are)."""
+    N, q = _positions(task, q)
+    r, m = len(task.path), task.m
+    if (R is None) != (m == 3) or p.shape != (N, 3) or (R is not None and R.shape != (N, 3, 3)):
+        raise TrajectoryError(f"IK targets R {None if R is None else R.shape}, p {p.shape} for "
+                              f"{N} samples of a {'pose' if m == 6 else 'position'} task")
+    out, err = np.empty_like(q), np.empty(N)
+    Rc = None if R is None else np.ascontiguousarray(R, dtype=np.float64)  # alive in the call
+    _check(_library().hodyn_ik_newton(
+        _model_struct(task.model), N, q, r, task.path, task.T, m, _ptr(Rc),
+        np.ascontiguousarray(p, dtype=np.float64), steps, out, err))
+    return out, err
+
+
+def ik_rates(task: IkTask, q: np.ndarray, y: np.ndarray, q_ref: np.ndarray | None,
+             gain: float) -> tuple[np.ndarray, np.ndarray]:
+    """q and its rates (N, D+1, n) at positions q (N, n) for the task rates y (N, D, m), and
+    the condition numbers of J_t (N,): Algorithm 2 as
+    :meth:`hodyn_cli.algorithms.ik.InverseKinematics._rates` computes it (``q_ref``, ``gain``:
+    a redundant arm's posture term; the path must have at least m joints)."""
+    N, q = _positions(task, q)
+    r, m, n = len(task.path), task.m, task.model.n
+    D = y.shape[1]
+    if y.shape != (N, D, m) or r < m or (r > m and q_ref is None):
+        raise TrajectoryError(f"task rates of shape {y.shape} for {N} samples, {r} joints "
+                              f"and {m} task coordinates")
+    qs, cond = np.empty((N, D + 1, n)), np.empty(N)
+    ref = None if q_ref is None else np.ascontiguousarray(q_ref, dtype=np.float64)
+    rates = np.ascontiguousarray(y, dtype=np.float64) if D else None   # alive in the call
+    _check(_library().hodyn_ik_rates(
+        _model_struct(task.model), N, q, r, task.path, task.T, m, D, _ptr(rates), _ptr(ref),
+        float(gain), qs, cond))
+    return qs, cond
 
 
 def regressor_chunk(model: Model, qs: np.ndarray, base: np.ndarray, order: int) -> np.ndarray:

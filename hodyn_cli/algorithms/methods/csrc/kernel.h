@@ -177,6 +177,31 @@ static inline void vjoint_coad(const double *X, int revolute, const vd *y, vd *o
     for (int e = 0; e < 6; e++) out[e] = -out[e];
 }
 
+/* out = A B for adjoint blocks: [[Ra, 0], [Pa, Ra]] [[Rb, 0], [Pb, Rb]] */
+static inline void hk_compose(const AdjointV *A, const AdjointV *B, AdjointV *out) {
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            vd sr = (vd){0}, sp = (vd){0};
+            for (int k = 0; k < 3; k++) {
+                sr += A->R[3 * r + k] * B->R[3 * k + c];
+                sp += A->P[3 * r + k] * B->R[3 * k + c] + A->R[3 * r + k] * B->P[3 * k + c];
+            }
+            out->R[3 * r + c] = sr;
+            out->P[3 * r + c] = sp;
+        }
+}
+
+/* S = Ad_C X for a constant screw X, from Ai = Ad_C^-1 = [[R, 0], [P, R]]:
+ * Ad_C = [[R^T, 0], [-R^T P R^T, R^T]], so S = (R^T w; R^T (v - P R^T w)) */
+static inline void hk_spatial_screw(const AdjointV *Ai, const double *X, vd *S) {
+    vd x[3], t[3];
+    for (int e = 0; e < 3; e++) x[e] = (vd){0} + X[e];
+    vm3tv(Ai->R, x, S);
+    vm3v(Ai->P, S, t);
+    for (int e = 0; e < 3; e++) x[e] = X[3 + e] - t[e];
+    vm3tv(Ai->R, x, S + 3);
+}
+
 static inline vd vdot6(const vd *a, const vd *b) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }

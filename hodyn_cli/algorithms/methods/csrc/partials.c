@@ -15,20 +15,6 @@
  *   M_jk = M_kj = S_k . I^c_j S_j  (k = j or before j),   tau_j = S_j . F_j */
 #include "kernel.h"
 
-/* out = A B for adjoint blocks: [[Ra, 0], [Pa, Ra]] [[Rb, 0], [Pb, Rb]] */
-static void compose(const AdjointV *A, const AdjointV *B, AdjointV *out) {
-    for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++) {
-            vd sr = (vd){0}, sp = (vd){0};
-            for (int k = 0; k < 3; k++) {
-                sr += A->R[3 * r + k] * B->R[3 * k + c];
-                sp += A->P[3 * r + k] * B->R[3 * k + c] + A->R[3 * r + k] * B->P[3 * k + c];
-            }
-            out->R[3 * r + c] = sr;
-            out->P[3 * r + c] = sp;
-        }
-}
-
 /* y = S x for a symmetric 6x6 S (vd, row-major) */
 static inline void symv(const vd *S, const vd *x, vd *y) {
     for (int r = 0; r < 6; r++) {
@@ -82,14 +68,10 @@ int hodyn_partials(const HModel *m, int64_t N, int D, const double *qs, const do
             else {
                 AdjointV Ad;
                 hk_joint_adjoint(&c, i, Q[i], &Ad);
-                compose(&Ad, &Ai[p], Aii);
+                hk_compose(&Ad, &Ai[p], Aii);
             }
-            vd *Si = S + 6 * i, *ci = C + 6 * i, *Vi = V + 6 * i, *Ai_ = A + 6 * i, t[6], x[3];
-            for (int e = 0; e < 3; e++) x[e] = (vd){0} + X[e];           /* S = Ad_{C_i} X */
-            vm3tv(Aii->R, x, Si);
-            vm3v(Aii->P, Si, t);
-            for (int e = 0; e < 3; e++) x[e] = X[3 + e] - t[e];
-            vm3tv(Aii->R, x, Si + 3);
+            vd *Si = S + 6 * i, *ci = C + 6 * i, *Vi = V + 6 * i, *Ai_ = A + 6 * i, t[6];
+            hk_spatial_screw(Aii, X, Si);                                 /* S = Ad_{C_i} X */
             vad(Vp, Si, ci);
             const vd qd = Q[n + i], qdd = Q[2 * n + i];
             for (int e = 0; e < 6; e++) {
