@@ -1,16 +1,18 @@
 """A floating base next to the same robot on a fixed base: microseconds per sample.
 
-    python benchmarks/bench_floating.py [--samples 100000] [--repeat 3] [--robot quadruped]
+    python benchmarks/bench_floating.py [--samples 20000] [--e2e-samples 100000] [--repeat 3]
+                                        [--robot quadruped]
 
 The robot's joints move along a cosine motion (q..qdddd); as a floating base its root also
 turns about a fixed axis, translates and bobs (an analytic motion: its spatial twist and
 derivatives in closed form, turned into the body twist columns ``base_Vb..`` that
 ``--floating-base`` reads). In process: the library functions on the whole trajectory
 (``inverse_dynamics`` of the fixed base against ``floating.inverse_dynamics`` with its base
-wrench; the closed-form matrices, 6 + n square). End to end: the real commands in a
-subprocess on one HDF5 file (start-up, reading and writing included; the floating file has
-the base columns too), wall time and peak RSS, best of ``--repeat``. ratio = floating / fixed
-in the same run.
+wrench; the closed-form matrices, 6 + n square) on ``--samples`` samples, each case in its
+own process (peak RSS: its VmHWM). End to end: the real commands in a subprocess on one HDF5
+file of ``--e2e-samples`` samples (start-up, reading and writing included; the floating file
+has the base columns too), wall time and peak RSS (``wait4``), best of ``--repeat``. ratio =
+floating / fixed in the same run.
 """
 
 from __future__ import annotations
@@ -143,7 +145,8 @@ def run(args: list[str]) -> tuple[float, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--samples", type=int, default=100_000)
+    ap.add_argument("--samples", type=int, default=20_000)
+    ap.add_argument("--e2e-samples", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--robot", default="quadruped")
     ap.add_argument("--case", nargs=2, help=argparse.SUPPRESS)
@@ -159,8 +162,9 @@ def main() -> None:
 
     N, here = args.samples, [sys.executable, __file__, "--robot", args.robot]
     info = _compiled.backend()
-    print(f"{args.robot}, {N} samples, best of {args.repeat}; kernel: {info['variant']} "
-          f"({info['lanes']} lanes); ratio = floating / fixed in the same run\n")
+    print(f"{args.robot}, {N} samples in process, {args.e2e_samples} end to end, best of "
+          f"{args.repeat}; kernel: {info['variant']} ({info['lanes']} lanes); ratio = floating "
+          "/ fixed in the same run\n")
     print(f"{'in process':<42} {'fixed us':>9} {'RSS MiB':>8} {'floating us':>12} "
           f"{'RSS MiB':>8} {'ratio':>6}")
     for name in CASES:
@@ -174,17 +178,18 @@ def main() -> None:
               f"{r['floating']['us'] / r['fixed']['us']:>6.2f}")
     with tempfile.TemporaryDirectory(prefix="hodyn-bench-") as tmp:
         work = Path(tmp)
-        subprocess.run([*here, "--samples", str(N), "--make", tmp], check=True)
-        print(f"\n{'hodyn ... (end to end)':<42} {'fixed s':>9} {'RSS MiB':>8} "
-              f"{'floating s':>12} {'RSS MiB':>8} {'ratio':>6}")
+        subprocess.run([*here, "--samples", str(args.e2e_samples), "--make", tmp], check=True)
+        print(f"\n{'hodyn ... (end to end)':<42} {'fixed us':>9} {'RSS MiB':>8} "
+              f"{'floating us':>12} {'RSS MiB':>8} {'ratio':>6}")
         for name in CASES:
             r = {}
             for mode in ("fixed", "floating"):
                 runs = [run(command(args.robot, name, mode == "floating", work))
                         for _ in range(args.repeat)]
                 r[mode] = (min(w for w, _ in runs), max(m for _, m in runs))
-            print(f"{name:<42} {r['fixed'][0]:>9.2f} {r['fixed'][1]:>8.0f} "
-                  f"{r['floating'][0]:>12.2f} {r['floating'][1]:>8.0f} "
+            us = {mode: r[mode][0] / args.e2e_samples * 1e6 for mode in r}
+            print(f"{name:<42} {us['fixed']:>9.2f} {r['fixed'][1]:>8.0f} "
+                  f"{us['floating']:>12.2f} {r['floating'][1]:>8.0f} "
                   f"{r['floating'][0] / r['fixed'][0]:>6.2f}")
 
 

@@ -49,14 +49,17 @@ typedef struct {
  * columns cols[nc], inertia Mi, gravity acceleration u0, wrench jet Wv[r1][6] or NULL. */
 static void body_terms(Group *g, const vd *Ji, const int *cols, int nc, const double *Mi,
                        const vd *u0, const vd (*Wv)[6]) {
-    const int m = g->m, r1 = g->r1, K1 = r1 + 1;
+    const int m = g->m, r1 = g->r1, K1 = r1 + 1, with_cbar = g->with_cbar;
+    const vd *NU = g->NU;
+    vd *restrict MJ = g->MJ, *restrict G = g->G, *restrict H = g->H, *restrict Ms = g->Ms;
+    vd *restrict Cs = g->Cs, *restrict Cbs = g->Cbs, *restrict gs = g->gs, *restrict Qs = g->Qs;
     vd V[MAXK][6], u[MAXK][6], Mu[MAXK][6], t[6], t2[6];
     for (int k = 0; k < r1; k++) {             /* V^(k) */
         for (int e = 0; e < 6; e++) V[k][e] = (vd){0};
         for (int j = 0; j <= k; j++)
             for (int x = 0; x < nc; x++) {
                 const int c = cols[x];
-                const vd w = BINOM[k][j] * g->NU[(size_t)(k - j) * m + c];
+                const vd w = BINOM[k][j] * NU[(size_t)(k - j) * m + c];
                 const vd *Jc = Ji + ((size_t)j * m + c) * 6;
                 for (int e = 0; e < 6; e++) V[k][e] += w * Jc[e];
             }
@@ -64,18 +67,18 @@ static void body_terms(Group *g, const vd *Ji, const int *cols, int nc, const do
     for (int k = 0; k < K1; k++)
         for (int x = 0; x < nc; x++) {
             const size_t o = ((size_t)k * m + cols[x]) * 6;
-            cmatvec(Mi, Ji + o, g->MJ + o);
+            cmatvec(Mi, Ji + o, MJ + o);
         }
     for (int k = 0; k < r1; k++)               /* G (22), H (54) */
         for (int x = 0; x < nc; x++) {
             const int c = cols[x];
-            vd *Gk = g->G + ((size_t)k * m + c) * 6, *Hk = g->H + ((size_t)k * m + c) * 6;
-            memcpy(Gk, g->MJ + ((size_t)(k + 1) * m + c) * 6, sizeof(vd) * 6);
+            vd *Gk = G + ((size_t)k * m + c) * 6, *Hk = H + ((size_t)k * m + c) * 6;
+            memcpy(Gk, MJ + ((size_t)(k + 1) * m + c) * 6, sizeof(vd) * 6);
             for (int j = 0; j <= k; j++) {
-                vcoad(V[j], g->MJ + ((size_t)(k - j) * m + c) * 6, t);
+                vcoad(V[j], MJ + ((size_t)(k - j) * m + c) * 6, t);
                 for (int e = 0; e < 6; e++) Gk[e] -= BINOM[k][j] * t[e];
             }
-            if (!g->with_cbar) continue;
+            if (!with_cbar) continue;
             memcpy(Hk, Gk, sizeof(vd) * 6);
             for (int j = 0; j <= k; j++) {
                 vad(V[j], Ji + ((size_t)(k - j) * m + c) * 6, t);
@@ -98,18 +101,18 @@ static void body_terms(Group *g, const vd *Ji, const int *cols, int nc, const do
             for (int x = 0; x < nc; x++) {
                 const int a = cols[x];
                 const vd *Ja = Ji + ((size_t)j * m + a) * 6;
-                vd *Mrow = g->Ms + ((size_t)k * m + a) * m, *Crow = g->Cs + ((size_t)k * m + a) * m;
+                vd *Mrow = Ms + ((size_t)k * m + a) * m, *Crow = Cs + ((size_t)k * m + a) * m;
                 for (int y = 0; y < nc; y++) {
                     const int b = cols[y];
-                    Crow[b] += bc * dot6(Ja, g->G + ((size_t)(k - j) * m + b) * 6);
+                    Crow[b] += bc * dot6(Ja, G + ((size_t)(k - j) * m + b) * 6);
                     if (b >= a) /* M^(k) is symmetric: upper triangle, mirrored below */
-                        Mrow[b] += bc * dot6(Ja, g->MJ + ((size_t)(k - j) * m + b) * 6);
-                    if (g->with_cbar)
-                        g->Cbs[((size_t)k * m + a) * m + b] +=
-                            bc * dot6(Ja, g->H + ((size_t)(k - j) * m + b) * 6);
+                        Mrow[b] += bc * dot6(Ja, MJ + ((size_t)(k - j) * m + b) * 6);
+                    if (with_cbar)
+                        Cbs[((size_t)k * m + a) * m + b] +=
+                            bc * dot6(Ja, H + ((size_t)(k - j) * m + b) * 6);
                 }
-                g->gs[(size_t)k * m + a] += bc * dot6(Ja, Mu[k - j]);
-                if (Wv) g->Qs[(size_t)k * m + a] += bc * dot6(Ja, Wv[k - j]);
+                gs[(size_t)k * m + a] += bc * dot6(Ja, Mu[k - j]);
+                if (Wv) Qs[(size_t)k * m + a] += bc * dot6(Ja, Wv[k - j]);
             }
         }
 }
