@@ -243,10 +243,16 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "bod
         raise HodynError(f"unknown method '{method}' (choose from {', '.join(_CHUNK_SOLVERS)})")
     solve = _CHUNK_SOLVERS[method]
     N = trajectory.n_samples
+    # the body-fixed kernel's memory is per lockstep group: big calls, no copies
+    size = body_fixed.KERNEL_CHUNK if method == "body-fixed" and _compiled.available() else CHUNK
+    if N <= size:
+        for _, qs, rows, W, W0 in _chunks(model, trajectory, order, max(size, 1)):
+            tau, F0 = solve(model, qs, rows, gravity, W, W0, order)
+            return tau, np.negative(F0, out=F0)
     tau, F0 = np.empty((N, order + 1, model.n)), np.empty((N, order + 1, 6))
-    for sl, qs, rows, W, W0 in _chunks(model, trajectory, order):
+    for sl, qs, rows, W, W0 in _chunks(model, trajectory, order, size):
         tau[sl], F0[sl] = solve(model, qs, rows, gravity, W, W0, order)
-    return tau, -F0
+    return tau, np.negative(F0, out=F0)
 
 
 def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
