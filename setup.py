@@ -41,7 +41,7 @@ class BuildPerVariant(build_ext):
 setup(
     ext_modules=[Extension(f"hodyn_cli.algorithms.methods.{name}", SOURCES, depends=HEADERS,
                            optional=True, define_macros=[("LANES", str(lanes)), ("HODYN_MODULE", name)],
-                           extra_compile_args=["-O3", *flags])
+                           extra_compile_args=["-O3", "-fno-math-errno", *flags])
                  for name, (lanes, flags) in VARIANTS.items()],
     cmdclass={"build_ext": BuildPerVariant},
 )

@@ -1,7 +1,8 @@
 """Microseconds per sample of hodyn's forward dynamics (and its partials, the matrices'
 derivatives) next to Pinocchio's ``aba`` and ``computeABADerivatives`` called per sample.
 
-    python benchmarks/bench_forward.py [--samples 20000] [--repeat 3] [--robot iiwa14]
+    python benchmarks/bench_forward.py [--samples 20000] [--e2e-samples 100000] [--repeat 3]
+                                       [--robot iiwa14]
 
 hodyn runs batched over a trajectory (its intended use: ``forward_dynamics`` on q, qd, tau of
 N samples); Pinocchio's functions (C++) are called once per sample from Python, which is how a
@@ -9,7 +10,10 @@ Python user gets them. Each case runs in its own process; peak RSS is that proce
 (the trajectory and the results included). ratio = us/sample over the peer's us/call measured
 in the same run: ``aba`` for qdd (and qddd), ``computeABADerivatives`` for the partials;
 ``computeRNEADerivatives`` is printed for the matrices' state derivatives, which have no peer
-(their n^3 entries are what the contraction ``dtau/dq`` sums up).
+(their n^3 entries are what the contraction ``dtau/dq`` sums up). The ``hodyn forward`` cases
+run the command end to end (a subprocess: start-up, reading q, qd, tau from HDF5, writing
+qdd and, with ``--derivatives``, the three n x n partials per sample to HDF5) on
+``--e2e-samples`` samples; their peak RSS is the command's (``wait4``).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import argparse
 import json
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -35,6 +40,9 @@ CASES = {
     "forward: qdd, qddd (from taud)": ("qddd", "pinocchio aba (per call)"),
     "pinocchio computeABADerivatives": ("pin-daba", None),
     "forward --derivatives: qdd + partials": ("partials", "pinocchio computeABADerivatives"),
+    "hodyn forward (end to end)": ("cli-qdd", "pinocchio aba (per call)"),
+    "hodyn forward --derivatives (end to end)": ("cli-partials",
+                                                 "pinocchio computeABADerivatives"),
     "pinocchio computeRNEADerivatives": ("pin-drnea", None),
     "matrices --state-derivatives (n^3)": ("state", "pinocchio computeRNEADerivatives"),
 }
@@ -77,12 +85,38 @@ def pinocchio(robot: str, traj, tau, kind: str):
                     for q, v, a in zip(qs, vs, acc, strict=True)]
 
 
+def run_command(robot: str, N: int, repeat: int, derivatives: bool) -> dict:
+    """``hodyn forward`` as a process on an HDF5 file of q, qd, tau: best wall time, peak RSS."""
+    import h5py
+
+    model, traj, _, tau = setup(robot, N)
+    with tempfile.TemporaryDirectory(prefix="hodyn-bench-") as tmp:
+        source, out = Path(tmp) / "in.h5", Path(tmp) / "out.h5"
+        with h5py.File(source, "w") as f:
+            f.attrs["joint_names"] = list(model.joint_names)
+            f["t"], f["q"], f["qd"], f["tau"] = traj.t, traj.q, traj.qd, tau[:, 0]
+        args = [sys.executable, "-m", "hodyn_cli", "forward", str(ROOT / "urdf" / f"{robot}.urdf"),
+                str(source), "-o", str(out)] + (["--derivatives"] if derivatives else [])
+        walls, rss = [], 0.0
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            _, status, usage = os.wait4(proc.pid, 0)
+            walls.append(time.perf_counter() - t0)
+            if status != 0:
+                raise SystemExit(f"{' '.join(args)} failed: {proc.stderr.read().decode()}")
+            rss = max(rss, usage.ru_maxrss / 1024)
+    return {"us": min(walls) / N * 1e6, "rss_mb": rss}
+
+
 def run_case(name: str, robot: str, N: int, repeat: int) -> dict:
     from hodyn_cli.algorithms.forward import forward_dynamics
     from hodyn_cli.algorithms.matrix_derivatives import state_derivatives
     from hodyn_cli.core.trajectory import Trajectory
 
     kind, _ = CASES[name]
+    if kind.startswith("cli"):
+        return run_command(robot, N, repeat, kind == "cli-partials")
     model, traj, state, tau = setup(robot, N)
     if kind.startswith("pin"):
         fn = pinocchio(robot, traj, tau, kind)
@@ -107,6 +141,7 @@ def run_case(name: str, robot: str, N: int, repeat: int) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=20_000)
+    ap.add_argument("--e2e-samples", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--robot", default="iiwa14")
     ap.add_argument("--case", help=argparse.SUPPRESS)
@@ -116,12 +151,13 @@ def main() -> None:
         return
     rows = {}
     for name in CASES:
+        N = args.e2e_samples if CASES[name][0].startswith("cli") else args.samples
         out = subprocess.run([sys.executable, __file__, "--case", name, "--robot", args.robot,
-                              "--samples", str(args.samples), "--repeat", str(args.repeat)],
+                              "--samples", str(N), "--repeat", str(args.repeat)],
                              capture_output=True, text=True, check=True)
         rows[name] = json.loads(out.stdout)
-    print(f"{args.robot}, {args.samples} samples, best of {args.repeat}; ratio = us/sample / "
-          "the peer's us/call (same run)\n")
+    print(f"{args.robot}, {args.samples} samples ({args.e2e_samples} end to end), best of "
+          f"{args.repeat}; ratio = us/sample / the peer's us/call (same run)\n")
     print(f"{'case':<40} {'us/sample':>10} {'ratio':>7} {'peak RSS MiB':>13}")
     for name, r in rows.items():
         peer = CASES[name][1]

@@ -24,7 +24,9 @@ from pathlib import Path
 import numpy as np
 
 from hodyn_cli.algorithms import elastic, regressor, sensitivities
+from hodyn_cli.algorithms.forward import forward_dynamics
 from hodyn_cli.algorithms.methods import _compiled, closed_form, inverse_dynamics
+from hodyn_cli.algorithms.methods import floating as fb
 from hodyn_cli.core.trajectory import Trajectory, cosine
 from hodyn_cli.modeling.drives import read_drives
 from hodyn_cli.modeling.urdf import load_model
@@ -58,6 +60,7 @@ def pinocchio_peers(traj, repeat: int) -> dict[str, float]:
         "crba + Coriolis + gravity": lambda s: (pin.crba(pm, data, q[s]),
                                                 pin.computeCoriolisMatrix(pm, data, q[s], v[s]),
                                                 pin.computeGeneralizedGravity(pm, data, q[s])),
+        "computeABADerivatives": lambda s: pin.computeABADerivatives(pm, data, q[s], v[s], a[s]),
     }
 
     def loop(call):
@@ -67,26 +70,48 @@ def pinocchio_peers(traj, repeat: int) -> dict[str, float]:
     return {name: best(repeat, lambda c=call: loop(c)) / N * 1e6 for name, call in calls.items()}
 
 
-#: case -> (function of (model, trajectory, drives, reference rates), Pinocchio peer)
+def floating(model, traj):
+    """The trajectory with a floating root: turning about a fixed axis, moving, its body twist
+    and 3 derivatives in closed form (a constant-axis rotation: omega^(k) = axis theta^(k+1))."""
+    from dataclasses import replace
+
+    from hodyn_cli.algorithms.methods.floating import base_from_spatial
+    from hodyn_cli.core import lie
+
+    t, axis = traj.t, np.array([0.6, 0.0, 0.8])
+    k = np.arange(5)[:, None]
+    theta = 0.3 * 1.7**k * np.sin(1.7 * t + k * np.pi / 2)
+    Vs = np.zeros((len(t), 4, 6))
+    Vs[:, :, :3] = theta[1:].T[..., None] * axis     # the origin stays at the world's: v^s = 0
+    return replace(traj, base=base_from_spatial(lie.rotation_exp(axis, theta[0]),
+                                                np.zeros((len(t), 3)), Vs))
+
+
+#: case -> (function of (model, trajectory, drives, inputs made once: ``extras``), Pinocchio peer)
 CASES = {
-    "compute --order 2": (lambda m, t, d, qr: inverse_dynamics(m, t, order=2), "rnea"),
-    "regressor --order 0": (lambda m, t, d, qr: regressor.regressor(m, t, order=0),
+    "compute --order 2": (lambda m, t, d, x: inverse_dynamics(m, t, order=2), "rnea"),
+    "regressor --order 0": (lambda m, t, d, x: regressor.regressor(m, t, order=0),
                             "computeJointTorqueRegressor"),
-    "regressor --order 2": (lambda m, t, d, qr: regressor.regressor(m, t, order=2),
+    "regressor --order 2": (lambda m, t, d, x: regressor.regressor(m, t, order=2),
                             "computeJointTorqueRegressor"),
-    "sensitivities --order 0": (lambda m, t, d, qr: sensitivities.sensitivities(m, t, order=0),
+    "sensitivities --order 0": (lambda m, t, d, x: sensitivities.sensitivities(m, t, order=0),
                                 "computeRNEADerivatives"),
-    "sensitivities --order 2": (lambda m, t, d, qr: sensitivities.sensitivities(m, t, order=2),
+    "sensitivities --order 2": (lambda m, t, d, x: sensitivities.sensitivities(m, t, order=2),
                                 "computeRNEADerivatives"),
-    "matrices --order 0": (lambda m, t, d, qr: closed_form.matrices(m, t, order=0),
+    "matrices --order 0": (lambda m, t, d, x: closed_form.matrices(m, t, order=0),
                            "crba + Coriolis + gravity"),
-    "matrices --order 2": (lambda m, t, d, qr: closed_form.matrices(m, t, order=2),
+    "matrices --order 2": (lambda m, t, d, x: closed_form.matrices(m, t, order=2),
                            "crba + Coriolis + gravity"),
     "elastic --model full --order 0": (
-        lambda m, t, d, qr: elastic.inverse_dynamics(m, t, d, order=0), "rnea"),
+        lambda m, t, d, x: elastic.inverse_dynamics(m, t, d, order=0), "rnea"),
     "regressor --slotine-li": (
-        lambda m, t, d, qr: regressor.slotine_li_regressor(m, t, qr, qr),
+        lambda m, t, d, x: regressor.slotine_li_regressor(m, t, x["qr"], x["qr"]),
         "computeJointTorqueRegressor"),
+    "compute --floating-base --order 2": (
+        lambda m, t, d, x: fb.inverse_dynamics(m, x["floating"], order=2), "rnea"),
+    "forward --derivatives": (
+        lambda m, t, d, x: forward_dynamics(m, x["state"], x["tau"], derivatives=True),
+        "computeABADerivatives"),
 }
 
 
@@ -104,16 +129,19 @@ def main() -> None:
     peers = pinocchio_peers(traj, args.repeat)
     print(f"iiwa14, {N} samples ({N // 20} for numpy), best of {args.repeat}; ratio = hodyn "
           "us/sample / Pinocchio us/call\n")
-    print(f"{'case':<32} {'variant':<9} {'us/sample':>9} {'ratio':>6}  peer (us/call)")
+    print(f"{'case':<34} {'variant':<9} {'us/sample':>9} {'ratio':>6}  peer (us/call)")
     for variant in [*_compiled.variants(), "numpy"]:
         n = N if variant != "numpy" else N // 20  # the reference is slow: fewer samples
         head = Trajectory(traj.joint_names, traj.derivatives[:n], traj.t[:n])
+        extras = {"qr": qr[:n], "floating": floating(model, head),
+                  "state": Trajectory(traj.joint_names, head.derivatives[:, :2]),
+                  "tau": inverse_dynamics(model, head, order=0) + 0.5}   # not this motion's
         if variant == "numpy":
             os.environ["HODYN_NO_KERNEL"] = "1"
         with _compiled.use(None if variant == "numpy" else variant):
             for name, (fn, peer) in CASES.items():
-                us = best(args.repeat, lambda f=fn, h=head, r=qr[:n]: f(model, h, drives, r)) / n * 1e6
-                print(f"{name:<32} {variant:<9} {us:>9.2f} {us / peers[peer]:>6.2f}  "
+                us = best(args.repeat, lambda f=fn, h=head, x=extras: f(model, h, drives, x)) / n * 1e6
+                print(f"{name:<34} {variant:<9} {us:>9.2f} {us / peers[peer]:>6.2f}  "
                       f"{peer} ({peers[peer]:.2f})")
     print(f"\npeak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 

@@ -178,8 +178,9 @@ def test_the_sources_at_a_lane_width_this_cpu_has_no_variant_for(tmp_path, monke
     import sysconfig
 
     from hodyn_cli.algorithms import elastic, regressor, sensitivities
-    from hodyn_cli.algorithms.methods import closed_form
+    from hodyn_cli.algorithms.methods import closed_form, floating
     from hodyn_cli.algorithms.methods.common import base_motion
+    from hodyn_cli.algorithms.partials import partials_numpy
     from hodyn_cli.modeling.drives import read_drives
 
     cc = shutil.which("cc") or shutil.which("gcc")
@@ -217,6 +218,19 @@ def test_the_sources_at_a_lane_width_this_cpu_has_no_variant_for(tmp_path, monke
             E = closed_form.eom_matrices(model, qs, order, accel, W)
             E_ref = closed_form.eom_matrices_numpy(model, qs, order, accel, W)
             pairs += [(getattr(E, f), getattr(E_ref, f)) for f in ("M", "C", "Cbar", "g", "Q_ext")]
+            rows, g = random_base(len(t), order + 2, seed=6), (0.1, 0.2, -9.81)   # floating
+            pairs += list(zip(floating._body_fixed(model, qs, rows, g, W, None, order),
+                              floating.body_fixed_numpy(model, qs, floating.root_jet_numpy(
+                                  rows, g, order + 1), W, order), strict=True))
+            E = floating._eom(model, qs, rows, g, W, None, order, True)[0]
+            E_ref = floating.eom_numpy(model, qs, rows, g, W, None, order, True)
+            pairs += [(getattr(E, f), getattr(E_ref, f)) for f in ("M", "C", "Cbar", "g")]
+            W0 = {b: w[:, 0] for b, w in W.items()}
+            pairs += list(zip(_compiled.partials_chunk(model, qs, base, W0),
+                              partials_numpy(model, qs, base, W0), strict=True))
+            Mq, rhs = E_ref.M[:, 0], base[:, :2].swapaxes(1, 2)      # (6 + n): the root's
+            rhs = np.concatenate([rhs, qs[:, :2].swapaxes(1, 2)], axis=1)   # rows first
+            pairs.append((_compiled.spd_solve(Mq, rhs), np.linalg.solve(Mq, rhs)))
             for ours, ref in pairs:
                 assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max(), order
         drives = read_drives(URDF / "gripper_arm_drives.toml", model)
@@ -227,6 +241,17 @@ def test_the_sources_at_a_lane_width_this_cpu_has_no_variant_for(tmp_path, monke
         for ours, ref in zip(_compiled.elastic_chunk(model, drives, req, qs, base, {}, 0),
                              elastic.solve_full(model, drives, req, qs, base, {}, 0), strict=True):
             assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max()
+        # inverse kinematics: a redundant arm's rates and Newton (tests/test_ik_kernel.py)
+        from test_ik_kernel import setup
+
+        solver, motion, traj = setup("7 dof pose", len(t))
+        rows, start = slice(0, len(t)), traj.q + 0.01
+        ours = [*solver._rates(start, motion, rows), *solver._newton(start, motion, rows)]
+        monkeypatch.setattr(_compiled, "available", lambda: False)
+        refs = [*solver._rates(start, motion, rows), *solver._newton(start, motion, rows)]
+        for ours_, ref, tol in zip(ours[:3], refs[:3], (1e-11, 1e-11, 1e-10), strict=True):
+            assert np.abs(ours_ - ref).max() <= tol * np.abs(ref).max()
+        assert max(ours[3].max(), refs[3].max()) < 1e-12   # both on the pose
 
 
 def test_entry_points_check_the_model_and_sizes_they_are_given(lanes):
@@ -240,7 +265,7 @@ def test_entry_points_check_the_model_and_sizes_they_are_given(lanes):
     base, out = np.zeros((1, 4, 6)), np.empty((2, 3, model.n))
 
     def call(struct=good, N=2, D=5, order=2, base=base, rows=1):
-        return lib.hodyn_body_fixed(struct, N, D, qs, order, base, rows, None, out, None)
+        return lib.hodyn_body_fixed(struct, N, D, qs, order, base, rows, None, out, None, None)
 
     assert call() == 0
     parent = np.array(model.parent, dtype=np.int32)
@@ -252,3 +277,61 @@ def test_entry_points_check_the_model_and_sizes_they_are_given(lanes):
     assert call(order=_compiled.MAX_ORDER + 1) == 2 and call(order=-1) == 2
     # rows = 2 matches N only if N were cut to 32 bits: 2**32 + 2 samples is refused
     assert call(N=2**32 + 2, rows=2) == 4
+
+
+@pytest.fixture(scope="module", params=["solo", "random2"])
+def floating_tree(request, tmp_path_factory):
+    """A Solo-like legged robot (4 limbs on the root) and a random tree with a massive root."""
+    from conftest import legged_urdf, random_urdf
+
+    text = random_urdf(2) if request.param == "random2" else legged_urdf("solo", seed=1)
+    path = tmp_path_factory.mktemp("floating") / f"{request.param}.urdf"
+    path.write_text(text)
+    return request.param, load_model(path)
+
+
+def random_base(N: int, orders: int, seed: int):
+    """A floating root's rows: random rotations and body twist derivatives."""
+    from hodyn_cli.algorithms.methods.floating import Rows
+    from hodyn_cli.core import lie
+
+    rng = np.random.default_rng(seed)
+    axes = rng.normal(size=(N, 3))
+    R = np.stack([lie.rotation_exp(a / np.linalg.norm(a), np.linalg.norm(a)) for a in axes])
+    return Rows(R, rng.normal(size=(N, orders, 6)))
+
+
+@pytest.mark.parametrize("order", [0, 1, 2, 4])
+@pytest.mark.parametrize("n_samples", [1, 5, 201])  # partial lockstep groups at every width
+def test_floating_base_kernels_match_numpy_reference(floating_tree, lanes, order, n_samples):
+    """The root's jet, the body-fixed pass with the root's wrench and the (6 + n) closed-form
+    matrices of a floating base: compiled against numpy, with wrenches on a leaf, a root child
+    and the root."""
+    from hodyn_cli.algorithms.methods import floating
+
+    name, model = floating_tree
+    t = np.linspace(0, 4, n_samples)
+    qs = random_cosine(model, t, orders=order + 3, seed=43).derivatives
+    base = random_base(n_samples, order + 2, seed=order)
+    g = (0.4, -0.3, -9.81)
+    jet = floating.root_jet(base, g, order + 1)
+    ref_jet = floating.root_jet_numpy(base, g, order + 1)
+    assert np.abs(jet - ref_jet).max() <= 1e-12 * np.abs(ref_jet).max(), (name, lanes)
+    child = int(np.flatnonzero(model.parent < 0)[-1])
+    W = {model.n - 1: wrench_motion(t, order), child: wrench_motion(t + 1, order)}
+    W0 = wrench_motion(t + 2, order)
+    for wrenches in ({}, W):
+        tau, F0 = floating._body_fixed(model, qs, base, g, wrenches, W0, order)
+        ref_tau, ref_F0 = floating.body_fixed_numpy(model, qs, ref_jet, wrenches, order)
+        ref_F0 += W0
+        for ours, ref in ((tau, ref_tau), (F0, ref_F0)):
+            assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max(), (name, lanes)
+        for with_cbar in (True, False):
+            E, _ = floating._eom(model, qs, base, g, wrenches, W0, order, with_cbar)
+            E_ref = floating.eom_numpy(model, qs, base, g, wrenches, W0, order, with_cbar)
+            for field in ("M", "C", "Cbar", "g", "Q_ext"):
+                a, b = getattr(E, field), getattr(E_ref, field)
+                assert a.shape == b.shape == (n_samples, order + 1, model.n + 6, model.n + 6)[
+                    : b.ndim]
+                assert np.abs(a - b).max() <= 1e-12 * max(np.abs(b).max(), 1e-300), (
+                    name, field, lanes)

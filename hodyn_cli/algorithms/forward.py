@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hodyn_cli.algorithms.methods import GRAVITY, body_fixed
+from hodyn_cli.algorithms.methods import GRAVITY, _compiled, body_fixed
 from hodyn_cli.algorithms.methods.closed_form import eom_matrices, generalized_forces
 from hodyn_cli.algorithms.methods.common import CHUNK, chunks
 from hodyn_cli.algorithms.partials import torque_partials
@@ -108,20 +108,37 @@ def _chunk(model: Model, chunk: Trajectory, tau: np.ndarray, G: np.ndarray | Non
     full = np.zeros((N, K + 3, model.n))        # q, qd, then the accelerations as they are found
     full[:, :2] = chunk.derivatives
     first = _with(chunk, full[:, :3])
-    (_, qs, base, W), = chunks(model, first, 0, gravity, size=N)
-    E = eom_matrices(model, qs, 0, base, W, with_cbar=False)
-    Mc = coords(E.M[:, 0])
-    r = generalized_forces(E, qs[:, 1:])[:, 0]                    # C qd + g + Q_ext: qdd = 0
+    M, r = _mass_and_bias(model, first, gravity)
+    Mc = coords(M)
     out = np.empty((N, K + 1, m))
     for k in range(K + 1):
         if k:
             r = body_fixed.inverse_dynamics(model, _with(chunk, full[:, : k + 3]), order=k,
                                             gravity=gravity)[:, k]          # q^(k+2) = 0
-        out[:, k] = np.linalg.solve(Mc, (tau[:, k] - coords(r))[..., None])[..., 0]
+        out[:, k] = _solve(Mc, (tau[:, k] - coords(r))[..., None])[..., 0]
         full[:, k + 2] = out[:, k] if G is None else out[:, k] @ G.T
     if not derivatives:
         return out, {}
     dq, dqd = (coords(d) for d in torque_partials(model, _with(chunk, full[:, :3]),
                                                   gravity=gravity))
-    X = np.linalg.solve(Mc, np.concatenate([-dq, -dqd, np.broadcast_to(np.eye(m), dq.shape)], 2))
+    X = _solve(Mc, np.concatenate([-dq, -dqd, np.broadcast_to(np.eye(m), dq.shape)], 2))
     return out, {"dqdd_dq": X[..., :m], "dqdd_dqd": X[..., m : 2 * m], "dqdd_dtau": X[..., 2 * m :]}
+
+
+def _mass_and_bias(model: Model, chunk: Trajectory, gravity) -> tuple[np.ndarray, np.ndarray]:
+    """M (N, n, n) and ``C qd + g + Q_ext`` (N, n) of a chunk whose qdd is zero: the composite
+    inertias of the compiled partials kernel when it is built, else the closed-form matrices."""
+    (_, qs, base, W), = chunks(model, chunk, 0, gravity, size=chunk.n_samples)
+    if _compiled.available():
+        M, bias = _compiled.partials_chunk(model, qs, base, {b: w[:, 0] for b, w in W.items()},
+                                           partials=False, mass=True)
+        return M, bias
+    E = eom_matrices(model, qs, 0, base, W, with_cbar=False)
+    return E.M[:, 0], generalized_forces(E, qs[:, 1:])[:, 0]
+
+
+def _solve(M: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``M^-1 B`` for the mass matrices M (N, m, m) and B (N, m, k): Cholesky in the compiled
+    kernel when it is built (LU in numpy where M is not positive definite, or without it)."""
+    X = _compiled.spd_solve(M, B) if _compiled.available() else None
+    return np.linalg.solve(M, B) if X is None else X

@@ -79,11 +79,13 @@ error naming the time (or, ``on_branch_jump="warn"``, :attr:`InverseKinematics.j
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cache
 from math import comb, factorial
 
 import numpy as np
 
 from hodyn_cli.algorithms.kinematics import frame_pose
+from hodyn_cli.algorithms.methods import _compiled
 from hodyn_cli.algorithms.methods.spatial import forward_pass, spatial_twists
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
@@ -149,13 +151,19 @@ def hermite_steps(qs: np.ndarray, h: np.ndarray, condition: np.ndarray | None = 
     D = qs.shape[1] - 1
     if condition is not None:
         orders = reliable_orders(np.maximum(condition[:-1], condition[1:]), D)
+        if orders.min() == D:   # the usual case: every derivative reliable everywhere
+            return hermite_steps(qs, h)
         out = np.zeros_like(h * qs[1:, 0])
         for d in np.unique(orders[orders > 0]):
             out[orders == d] = hermite_steps(qs[:, : d + 1], h)[orders == d]
         return out
-    c = hermite_weights(D)
-    return sum(c[j] * h ** (j + 1) * (qs[:-1, j + 1] + (-1) ** j * qs[1:, j + 1])
-               for j in range(D))
+    # sum_j c_j h^(j+1) (q^(j+1) + (-1)^j q^(j+1) one step on), term by term in this order
+    w = hermite_weights(D) * h ** np.arange(1, D + 1)                               # (B, D)
+    ends = qs[:-1, 1:] + (-1.0) ** np.arange(D)[:, None] * qs[1:, 1:]                # (B, D, n)
+    out = w[:, :1] * ends[:, 0]
+    for j in range(1, D):
+        out += w[:, j : j + 1] * ends[:, j]
+    return out
 
 
 def quadrature_error(qs: np.ndarray, h: np.ndarray, condition: np.ndarray | None = None
@@ -175,8 +183,7 @@ def quadrature_error(qs: np.ndarray, h: np.ndarray, condition: np.ndarray | None
     first = np.maximum(rate[:-1], rate[1:])                                          # |q'|
     nxt = np.abs(qs[steps + 1, d] - qs[steps, d]).max(axis=1) / h[:, 0]              # |q^(d+1)|
     growth = (nxt / np.where(first > 0, first, np.inf)) ** (1 / np.maximum(d, 1))
-    C = np.array([factorial(k) ** 2 / (factorial(2 * k) * factorial(2 * k + 1))
-                  for k in range(D + 1)])[d]
+    C = _ERROR_CONSTANTS[d]
     return float(np.sum(np.where(d > 0, C * h[:, 0] ** (2 * d + 1) * nxt * growth**d, 0.0)))
 
 
@@ -193,6 +200,12 @@ def reliable_orders(condition: np.ndarray, D: int) -> np.ndarray:
     return np.clip(k, 0, D).astype(int)
 
 
+#: ``C_d = d!^2 / ((2d)! (2d+1)!)`` of :func:`quadrature_error`, d = 0 .. 22
+_ERROR_CONSTANTS = np.array([factorial(k) ** 2 / (factorial(2 * k) * factorial(2 * k + 1))
+                             for k in range(23)])
+
+
+@cache
 def hermite_weights(m: int) -> np.ndarray:
     """``c_j``, j < m, of two-point Hermite quadrature with m derivatives at each end::
 
@@ -207,9 +220,11 @@ def hermite_weights(m: int) -> np.ndarray:
     >>> float(sum(c[j] * (d[0][j] + (-1) ** j * d[1][j]) for j in range(3)))
     0.16666666666666666
     """
-    return np.array([factorial(m) * factorial(2 * m - j - 1)
-                     / (factorial(2 * m) * factorial(m - j - 1) * factorial(j + 1))
-                     for j in range(m)])
+    c = np.array([factorial(m) * factorial(2 * m - j - 1)
+                  / (factorial(2 * m) * factorial(m - j - 1) * factorial(j + 1))
+                  for j in range(m)])
+    c.flags.writeable = False   # cached: shared by every caller
+    return c
 
 
 class InverseKinematics:
@@ -243,6 +258,7 @@ class InverseKinematics:
         self.on_branch_jump, self.posture_gain = on_branch_jump, float(posture_gain)
         self.q_ref: np.ndarray | None = None                      # the first sample's q
         self.frame = frame
+        self.kernel: _compiled.IkTask | None = None   # the compiled kernels' view, on first use
         self.path = np.flatnonzero(model.ancestry[:, frame.body])   # root -> link, in order
         self.m = 6 if task == "pose" else 3
         self.redundant = len(self.path) > self.m
@@ -344,7 +360,13 @@ class InverseKinematics:
 
     def _newton(self, q: np.ndarray, motion: LinkMotion, rows: slice
                 ) -> tuple[np.ndarray, np.ndarray]:
-        """Newton from q (N, n) (minimum-norm / least-squares steps); returns (q, error)."""
+        """Newton from q (N, n) (minimum-norm / least-squares steps); returns (q, error).
+        The compiled kernel iterates each sample itself (its steps: the SVD's pseudo-inverse,
+        by the normal equations where J_t is well conditioned)."""
+        task = self._compiled_task()
+        if task is not None:
+            R = motion.R[rows] if self.task == "pose" and motion.R is not None else None
+            return _compiled.ik_newton(task, q, R, motion.p[rows], NEWTON_STEPS)
         q = q.copy()
         for _ in range(NEWTON_STEPS):
             _, _, _, Jt, e = self._pose_error(q, motion, rows)
@@ -360,6 +382,14 @@ class InverseKinematics:
                 break
         e = self._pose_error(q, motion, rows)[-1]
         return q, np.abs(e).max(axis=1)
+
+    def _compiled_task(self) -> _compiled.IkTask | None:
+        """The task as the compiled kernels take it, or None where numpy runs."""
+        if not _compiled.available():
+            return None
+        if self.kernel is None:
+            self.kernel = _compiled.IkTask(self.model, self.path, self.frame.T, self.m)
+        return self.kernel
 
     def _damped(self, q: np.ndarray, motion: LinkMotion, rows: slice) -> np.ndarray:
         """Damped least squares (Levenberg-Marquardt) from q (1, n) for one sample: small
@@ -518,8 +548,12 @@ class InverseKinematics:
     # -- rates: Algorithm 2 -------------------------------------------------------------
     def _rates(self, q: np.ndarray, motion: LinkMotion, rows: slice
                ) -> tuple[np.ndarray, np.ndarray]:
-        """q^(1..D) at positions q (N, n), Algorithm 2; returns ((N, D+1, n), condition)."""
+        """q^(1..D) at positions q (N, n), Algorithm 2; returns ((N, D+1, n), condition).
+        Compiled where the path has at least as many joints as the task coordinates."""
         y = motion.rates(self.task)[rows]
+        task = self._compiled_task()
+        if task is not None and len(self.path) >= self.m:
+            return _compiled.ik_rates(task, q, y, self.q_ref, self.posture_gain)
         N, D = y.shape[:2]
         model, path = self.model, self.path
         kin = forward_pass(model, np.stack([q, np.zeros_like(q)], axis=1), 0)

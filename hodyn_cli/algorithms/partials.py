@@ -44,40 +44,45 @@ from __future__ import annotations
 
 import numpy as np
 
-from hodyn_cli.algorithms.methods import GRAVITY, spatial
+from hodyn_cli.algorithms.methods import GRAVITY, _compiled, spatial
 from hodyn_cli.algorithms.methods.common import CHUNK, base_motion, body_wrenches
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import TrajectoryError
 
-__all__ = ["torque_partials"]
+__all__ = ["torque_partials", "partials_numpy"]
 
 
 def torque_partials(model: Model, trajectory: Trajectory, *, gravity=GRAVITY
                     ) -> tuple[np.ndarray, np.ndarray]:
     """``d tau / d q`` and ``d tau / d qd`` (N, n, n), ``[s, j, k] = d tau_j / d x_k``, of
     ``tau = M qdd + C qd + g + Q_ext`` at every sample (external wrenches held fixed in their
-    links' frames); needs q, qd, qdd."""
+    links' frames); needs q, qd, qdd. Runs the compiled kernel when it is built."""
     if tuple(trajectory.joint_names) != tuple(model.joint_names):
         raise TrajectoryError("trajectory joints do not match the model's joints")
     if trajectory.orders < 3:
         raise TrajectoryError("torque derivatives need q, qd and qdd")
     N, n = trajectory.n_samples, model.n
-    dq, dqd = np.empty((N, n, n)), np.empty((N, n, n))
-    W = body_wrenches(model, trajectory, 0)
+    W = {b: w[:, 0] for b, w in body_wrenches(model, trajectory, 0).items()}
     base = base_motion(gravity, 1)                  # the root: V = 0, A = (0; -g)
+    if _compiled.available():   # its memory is per lockstep group: one call
+        return _compiled.partials_chunk(model, trajectory.derivatives, base, W)
+    dq, dqd = np.empty((N, n, n)), np.empty((N, n, n))
     for s in range(0, N, CHUNK):
         sl = slice(s, s + CHUNK)
-        dq[sl], dqd[sl] = _chunk(model, trajectory.derivatives[sl, :3], base,
-                                 {b: w[sl, 0] for b, w in W.items()})
+        dq[sl], dqd[sl] = partials_numpy(model, trajectory.derivatives[sl, :3], base,
+                                         {b: w[sl] for b, w in W.items()})
     return dq, dqd
 
 
-def _chunk(model: Model, qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np.ndarray]
-           ) -> tuple[np.ndarray, np.ndarray]:
+def partials_numpy(model: Model, qs: np.ndarray, base: np.ndarray,
+                   wrenches: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """``d tau / d q``, ``d tau / d qd`` (N, n, n) of one chunk in numpy (the compiled kernel's
+    reference): ``qs`` (N, >= 3, n), ``base`` the root's twist and its rate ((1 or N), >= 2, 6),
+    ``wrenches`` body -> (N, 6)."""
     N, n = qs.shape[0], model.n
-    kin = spatial.forward_pass(model, qs, 1, base)     # poses; S_i, c_i; V_i, A_i (gravity in)
+    kin = spatial.forward_pass(model, qs, 1, base[:, :2])  # poses; S_i, c_i; V_i, A_i (gravity in)
     S, c = (np.stack([Y[:, k] for Y in kin.Y]) for k in (0, 1))               # (n, N, 6)
     V, A = (np.stack([V[:, k] for V in kin.V]) for k in (0, 1))
     root = np.broadcast_to(base[:, :2], (N, 2, 6))

@@ -26,7 +26,8 @@ from hodyn_cli.errors import HodynError, ModelError, TrajectoryError
 
 __all__ = ["MAX_ORDER", "ABI", "VARIANTS", "available", "backend", "variants", "use",
            "inverse_dynamics_chunk", "eom_matrices_chunk", "regressor_chunk",
-           "sensitivities_chunk", "elastic_chunk"]
+           "sensitivities_chunk", "elastic_chunk", "root_jet", "partials_chunk", "spd_solve",
+           "IkTask", "ik_newton", "ik_rates"]
 
 MAX_ORDER = 22  # MAXK - 2 in kernel.h
 ABI = 5  # HODYN_KERNEL_ABI in kernel.h: the argument lists below
@@ -47,17 +48,25 @@ class ModelStruct(ctypes.Structure):
 
     _fields_ = [("n", ctypes.c_int32)] + [
         (name, ctypes.c_void_p) for name in ("parent", "revolute", "X", "M", "A0", "A1", "A2",
-                                             "anc")]
+                                             "anc", "M0")]
 
 
 _model = ctypes.POINTER(ModelStruct)
 
+#: entry points that take no model -> their argument types
+PLAIN = {"hodyn_root_jet": [_i64, _int, _int, _dbl, _dbl, _dbl, _dbl],
+         "hodyn_spd_solve": [_i64, _int, _dbl, _int, _dbl, _dbl]}
+
 #: entry point -> argument types after the model
 SIGNATURES = {
-    "hodyn_body_fixed": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _dbl, _opt],
-    "hodyn_closed_form": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _dbl, _dbl, _opt, _dbl,
-                          _dbl],
+    "hodyn_body_fixed": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _dbl, _opt, _opt],
+    "hodyn_closed_form": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _opt, _dbl, _dbl, _opt,
+                          _dbl, _dbl],
     "hodyn_regressor": [_i64, _int, _dbl, _int, _dbl, _i64, _dbl],
+    "hodyn_partials": [_i64, _int, _dbl, _dbl, _i64, _opt, _opt, _opt, _opt, _opt],
+    "hodyn_ik_newton": [_i64, _dbl, _int, _i32, _dbl, _int, _opt, _dbl, _int, _dbl, _dbl],
+    "hodyn_ik_rates": [_i64, _dbl, _int, _i32, _dbl, _int, _int, _opt, _opt, ctypes.c_double,
+                       _dbl, _dbl],
     "hodyn_sensitivities": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _dbl],
     "hodyn_elastic": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _opt, _u8, _dbl, _dbl, _dbl,
                       _dbl, _dbl, _i32, _int, _i32, _u8, _u8, _int, _dbl, _dbl, _dbl],
@@ -90,6 +99,9 @@ def _load(variant: str):
     for name, args in SIGNATURES.items():
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = ctypes.c_int, [_model, *args]
+    for name, args in PLAIN.items():
+        fn = getattr(lib, name)
+        fn.restype, fn.argtypes = ctypes.c_int, args
     lib.hodyn_kernel_isa.restype = ctypes.c_char_p
     return lib
 
@@ -193,7 +205,7 @@ def _model_struct(model: Model) -> ModelStruct:
     with _STRUCT_LOCK:
         if data.kernel is None:
             arrays = (data.parent, data.revolute, data.X, data.M, *data.adjoints,
-                      data.ancestors)
+                      data.ancestors, data.root_M)
             struct = ModelStruct(model.n, *(a.ctypes.data for a in arrays))
             struct.arrays = arrays
             data.kernel = struct
@@ -231,13 +243,18 @@ def _ptr(a: np.ndarray | None):
 
 
 def inverse_dynamics_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
-                           wrenches: dict[int, np.ndarray], *, order: int, twists: bool = False):
+                           wrenches: dict[int, np.ndarray], *, order: int, twists: bool = False,
+                           root: bool = False):
     """tau and derivatives (N, order+1, n) for one chunk: the numpy passes of
     :mod:`hodyn_cli.algorithms.methods.body_fixed` (``base``: the root's twist jet, (1, >= order+2, 6)
     shared or (N, >= order+2, 6) per sample).
 
     ``twists``: also return the body-fixed twists and derivatives (N, n, order+2, 6) of
-    the forward pass, ``(tau, V)``.
+    the forward pass; ``root``: also the root's Newton-Euler wrench ``F_0`` and derivatives
+    (N, order+1, 6): the momentum rates of the root body (``model.root_M``) with the jet
+    ``base`` plus its children's joint wrenches transported to it, as
+    :mod:`hodyn_cli.algorithms.methods.floating` sums them in numpy. Returns tau, or the
+    tuple ``(tau, V)``, ``(tau, F_0)``, ``(tau, V, F_0)``.
     """
     N, D, qs = _samples(model, qs, order + 3)
     n = model.n
@@ -245,9 +262,11 @@ def inverse_dynamics_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
     W = _dense_wrenches(wrenches, N, n, order)
     out = np.empty((N, order + 1, n))
     V = np.empty((N, n, order + 2, 6)) if twists else None
+    F0 = np.empty((N, order + 1, 6)) if root else None
     _check(_library().hodyn_body_fixed(_model_struct(model), N, D, qs, order, base, len(base),
-                                       _ptr(W), out, _ptr(V)))
-    return (out, V) if twists else out
+                                       _ptr(W), out, _ptr(V), _ptr(F0)))
+    extras = tuple(a for a in (V, F0) if a is not None)
+    return (out, *extras) if extras else out
 
 
 def _base(base: np.ndarray, N: int, order: int) -> np.ndarray:
@@ -256,6 +275,120 @@ def _base(base: np.ndarray, N: int, order: int) -> np.ndarray:
     if base.shape[1:] != (order + 2, 6):
         raise TrajectoryError(f"base motion of shape {base.shape}: need (N or 1, {order + 2}, 6)")
     return base
+
+
+def root_jet(R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray:
+    """The root's twist jet (N, K+1, 6) in the free-falling frame from its orientation R
+    (N, 3, 3), body twist derivatives Vb (N, >= K+1, 6) and gravity g (3,) in the world:
+    :func:`hodyn_cli.algorithms.methods.floating.root_jet`."""
+    N = R.shape[0]
+    if R.shape != (N, 3, 3) or Vb.ndim != 3 or Vb.shape[0] != N or Vb.shape[2] != 6 \
+            or Vb.shape[1] < K + 1 or np.shape(g) != (3,):
+        raise TrajectoryError(f"base motion: R {R.shape}, Vb {Vb.shape}, gravity "
+                              f"{np.shape(g)}: need (N, 3, 3), (N, >= {K + 1}, 6), (3,)")
+    out = np.empty((N, K + 1, 6))
+    _check(_library().hodyn_root_jet(N, K + 1, Vb.shape[1], np.ascontiguousarray(R, dtype=np.float64),
+                                     np.ascontiguousarray(Vb, dtype=np.float64),
+                                     np.ascontiguousarray(g, dtype=np.float64), out))
+    return out
+
+
+def spd_solve(M: np.ndarray, B: np.ndarray) -> np.ndarray | None:
+    """``M^-1 B`` (N, n, k) for symmetric positive definite M (N, n, n) and B (N, n, k), by
+    Cholesky: what ``numpy.linalg.solve`` gives, ~10x faster on small matrices; None when a
+    matrix is not positive definite (the caller solves another way)."""
+    N, n = M.shape[:2]
+    k = B.shape[2]
+    if M.shape != (N, n, n) or B.shape[:2] != (N, n):
+        raise HodynError(f"spd_solve: M {M.shape} and B {B.shape} do not fit (N, n, n), (N, n, k)")
+    X = np.empty((N, n, k))
+    status = _library().hodyn_spd_solve(N, n, np.ascontiguousarray(M, dtype=np.float64), k,
+                                        np.ascontiguousarray(B, dtype=np.float64), X)
+    if status == 5:
+        return None
+    _check(status)
+    return X
+
+
+def partials_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
+                   wrenches: dict[int, np.ndarray], *, partials: bool = True,
+                   mass: bool = False) -> tuple[np.ndarray, ...]:
+    """``d tau / d q`` and ``d tau / d qd`` (N, n, n) of one chunk (``base``: the root's twist
+    and its rate, (1 or N, >= 2, 6); ``wrenches``: body -> (N, 6)):
+    :func:`hodyn_cli.algorithms.partials.partials_numpy`. ``mass``: also (or with
+    ``partials=False`` only) the mass matrix (N, n, n) and the torques tau (N, n) from the same
+    sums (the closed-form M, the inverse dynamics)."""
+    N, D, qs = _samples(model, qs, 3)
+    n = model.n
+    base = _rows(base[:, :2], N)
+    W = None
+    if wrenches:
+        W = np.zeros((N, n, 6))
+        for body, w in wrenches.items():
+            W[:, body] = w
+    dq, dqd = (np.empty((N, n, n)) for _ in range(2)) if partials else (None, None)
+    M, tau = (np.empty((N, n, n)), np.empty((N, n))) if mass else (None, None)
+    _check(_library().hodyn_partials(_model_struct(model), N, D, qs, base, len(base), _ptr(W),
+                                     _ptr(dq), _ptr(dqd), _ptr(M), _ptr(tau)))
+    return tuple(a for a in (dq, dqd, M, tau) if a is not None)
+
+
+class IkTask:
+    """What the IK kernels need of one inverse-kinematics task, built once: the path (bodies
+    from the root to the link's, int32), the link frame T (4, 4) in its body, m = 6 (pose) or
+    3 (position)."""
+
+    def __init__(self, model: Model, path: np.ndarray, T: np.ndarray, m: int):
+        self.model, self.m = model, m
+        self.path = np.ascontiguousarray(path, dtype=np.int32)
+        self.T = np.ascontiguousarray(T, dtype=np.float64)
+
+
+def _positions(task: IkTask, q: np.ndarray) -> tuple[int, np.ndarray]:
+    if q.ndim != 2 or q.shape[1] != task.model.n:
+        raise TrajectoryError(f"joint positions of shape {q.shape}: need (N, {task.model.n})")
+    return q.shape[0], np.ascontiguousarray(q, dtype=np.float64)
+
+
+def ik_newton(task: IkTask, q: np.ndarray, R: np.ndarray | None, p: np.ndarray, steps: int
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Newton from positions q (N, n) towards the link targets R (N, 3, 3; pose task) and p
+    (N, 3), at most ``steps`` minimum-norm steps: the positions (N, n) and the largest pose
+    error (N,) there, as :meth:`hodyn_cli.algorithms.ik.InverseKinematics._newton` finds
+    them in numpy (which stops when the whole block's steps are small, the kernel when each
+    lockstep group's are)."""
+    N, q = _positions(task, q)
+    r, m = len(task.path), task.m
+    if (R is None) != (m == 3) or p.shape != (N, 3) or (R is not None and R.shape != (N, 3, 3)):
+        raise TrajectoryError(f"IK targets R {None if R is None else R.shape}, p {p.shape} for "
+                              f"{N} samples of a {'pose' if m == 6 else 'position'} task")
+    out, err = np.empty_like(q), np.empty(N)
+    Rc = None if R is None else np.ascontiguousarray(R, dtype=np.float64)  # alive in the call
+    _check(_library().hodyn_ik_newton(
+        _model_struct(task.model), N, q, r, task.path, task.T, m, _ptr(Rc),
+        np.ascontiguousarray(p, dtype=np.float64), steps, out, err))
+    return out, err
+
+
+def ik_rates(task: IkTask, q: np.ndarray, y: np.ndarray, q_ref: np.ndarray | None,
+             gain: float) -> tuple[np.ndarray, np.ndarray]:
+    """q and its rates (N, D+1, n) at positions q (N, n) for the task rates y (N, D, m), and
+    the condition numbers of J_t (N,): Algorithm 2 as
+    :meth:`hodyn_cli.algorithms.ik.InverseKinematics._rates` computes it (``q_ref``, ``gain``:
+    a redundant arm's posture term; the path must have at least m joints)."""
+    N, q = _positions(task, q)
+    r, m, n = len(task.path), task.m, task.model.n
+    D = y.shape[1]
+    if y.shape != (N, D, m) or r < m or (r > m and q_ref is None):
+        raise TrajectoryError(f"task rates of shape {y.shape} for {N} samples, {r} joints "
+                              f"and {m} task coordinates")
+    qs, cond = np.empty((N, D + 1, n)), np.empty(N)
+    ref = None if q_ref is None else np.ascontiguousarray(q_ref, dtype=np.float64)
+    rates = np.ascontiguousarray(y, dtype=np.float64) if D else None   # alive in the call
+    _check(_library().hodyn_ik_rates(
+        _model_struct(task.model), N, q, r, task.path, task.T, m, D, _ptr(rates), _ptr(ref),
+        float(gain), qs, cond))
+    return qs, cond
 
 
 def regressor_chunk(model: Model, qs: np.ndarray, base: np.ndarray, order: int) -> np.ndarray:
@@ -325,20 +458,36 @@ def _dense_wrenches(wrenches: dict[int, np.ndarray] | None, N: int, n: int, orde
 
 
 def eom_matrices_chunk(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
-                       wrenches: dict[int, np.ndarray] | None, with_cbar: bool):
+                       wrenches: dict[int, np.ndarray] | None, with_cbar: bool,
+                       root_twist: np.ndarray | None = None):
     """The closed-form matrices of one chunk: same inputs and result as
-    :func:`hodyn_cli.algorithms.methods.closed_form.eom_matrices_numpy`."""
+    :func:`hodyn_cli.algorithms.methods.closed_form.eom_matrices_numpy`.
+
+    ``root_twist``: a floating root's body twist and derivatives (N, >= r+2, 6); then the
+    matrices are (6 + n) square, the root's twist first (``base[:, 1]``: its gravity
+    acceleration ``(0; -R^T g)``, 1 or N rows), as :mod:`hodyn_cli.algorithms.methods.floating`
+    assembles them in numpy (without the root's own external wrench: the caller adds it to
+    ``Q_ext[..., :6]``).
+    """
     from hodyn_cli.algorithms.methods.closed_form import EOMMatrices
 
     N, D, qs = _samples(model, qs, r + 3)
     n = model.n
     u_root = _rows(base[:, 1], N)
+    nu0 = None
+    if root_twist is not None:
+        if root_twist.ndim != 3 or root_twist.shape[0] != N or root_twist.shape[1] < r + 2 \
+                or root_twist.shape[2] != 6:
+            raise TrajectoryError(f"root twist of shape {root_twist.shape}: need ({N}, >= {r + 2}, 6)")
+        nu0 = np.ascontiguousarray(root_twist[:, : r + 2], dtype=np.float64)
+    m = n if nu0 is None else n + 6
     W = _dense_wrenches(wrenches, N, n, r)
     # each derivative order in one block of all samples: [:, k] of the result is contiguous
-    M, C, Cbar = (np.empty((r + 1, N, n, n)) for _ in range(3))
+    M, C, Cbar = (np.empty((r + 1, N, m, m)) for _ in range(3))
     if not with_cbar:
         Cbar = np.zeros_like(Cbar)
-    g, Q = np.empty((r + 1, N, n)), np.empty((r + 1, N, n))
+    g, Q = np.empty((r + 1, N, m)), np.empty((r + 1, N, m))
     _check(_library().hodyn_closed_form(_model_struct(model), N, D, qs, r, u_root, len(u_root),
-                                        _ptr(W), M, C, _ptr(Cbar) if with_cbar else None, g, Q))
+                                        _ptr(nu0), _ptr(W), M, C,
+                                        _ptr(Cbar) if with_cbar else None, g, Q))
     return EOMMatrices(*(np.swapaxes(a, 0, 1) for a in (M, C, Cbar, g, Q)))

@@ -35,10 +35,11 @@ body joins the sums (20)-(27) with ``u_0 = (0; -R^T g)`` in the real (not fallin
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import numpy as np
 
-from hodyn_cli.algorithms.methods import body_fixed, closed_form, spatial
+from hodyn_cli.algorithms.methods import _compiled, body_fixed, closed_form, spatial
 from hodyn_cli.algorithms.methods.common import (
     CHUNK,
     GRAVITY,
@@ -53,7 +54,8 @@ from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name
 from hodyn_cli.errors import HodynError, TrajectoryError
 
-__all__ = ["BaseMotion", "base_from_spatial", "root_jet", "inverse_dynamics", "matrices"]
+__all__ = ["BaseMotion", "Rows", "base_from_spatial", "root_jet", "root_jet_numpy",
+           "inverse_dynamics", "matrices", "body_fixed_numpy", "eom_numpy"]
 
 def base_from_spatial(R: np.ndarray, p: np.ndarray, Vs: np.ndarray) -> BaseMotion:
     """A base motion from the root's spatial twist ``V^s = Ad_{C_0} V_0`` (world frame) and its
@@ -61,11 +63,27 @@ def base_from_spatial(R: np.ndarray, p: np.ndarray, Vs: np.ndarray) -> BaseMotio
     return BaseMotion(R, p, spatial.body_fixed_twists(R, p, Vs))
 
 
-def root_jet(base: BaseMotion | None, gravity, K: int) -> np.ndarray:
+class Rows(NamedTuple):
+    """The rows of one chunk of a (checked) :class:`BaseMotion`: ``R`` (N, 3, 3), ``Vb``
+    (N, D, 6)."""
+
+    R: np.ndarray
+    Vb: np.ndarray
+
+
+def root_jet(base: BaseMotion | Rows | None, gravity, K: int) -> np.ndarray:
     """``V_eff, ..., V_eff^(K)`` ((N or 1), K+1, 6): the root's body twist derivatives in the
-    free-falling frame, gravity included (module docstring). None: a fixed base."""
+    free-falling frame, gravity included (module docstring). None: a fixed base. Runs the
+    compiled kernel when it is built."""
     if base is None:
         return base_motion(gravity, K)
+    if _compiled.available():
+        return _compiled.root_jet(base.R, base.Vb, gravity_vector(gravity), K)
+    return root_jet_numpy(base, gravity, K)
+
+
+def root_jet_numpy(base: BaseMotion | Rows, gravity, K: int) -> np.ndarray:
+    """:func:`root_jet` of a floating base in numpy: the reference of the compiled kernel."""
     Vb = base.Vb[:, : K + 1]
     u = closed_form.gravity_accelerations(_gravity_in_root(base, gravity), Vb, K - 1)
     jet = Vb.copy()
@@ -73,7 +91,7 @@ def root_jet(base: BaseMotion | None, gravity, K: int) -> np.ndarray:
     return jet
 
 
-def _gravity_in_root(base: BaseMotion | None, gravity) -> np.ndarray:
+def _gravity_in_root(base: BaseMotion | Rows | None, gravity) -> np.ndarray:
     """``u_0 = Ad_{C_0}^-1 (0; -g) = (0; -R^T g)`` ((N or 1), 6)."""
     g = gravity_vector(gravity)
     R = np.eye(3)[None] if base is None else base.R
@@ -85,15 +103,29 @@ def _root_children(model: Model) -> np.ndarray:
 
 
 def _body_fixed(model, qs, base, gravity, W, W0, r):
-    """(tau, F_0) of one chunk by the body-fixed recursion, eqs. (40)-(42)."""
-    jet = np.broadcast_to(root_jet(base, gravity, r + 1), (qs.shape[0], r + 2, 6))
+    """(tau, F_0) of one chunk by the body-fixed recursion, eqs. (40)-(42): the compiled
+    kernel when it is built, else :func:`body_fixed_numpy`."""
+    jet = root_jet(base, gravity, r + 1)
+    if _compiled.available() and r <= _compiled.MAX_ORDER:
+        tau, F0 = _compiled.inverse_dynamics_chunk(model, qs, jet, W, order=r, root=True)
+    else:
+        tau, F0 = body_fixed_numpy(model, qs, jet, W, r)
+    if W0 is not None:
+        F0 += W0
+    return tau, F0
+
+
+def body_fixed_numpy(model: Model, qs: np.ndarray, jet: np.ndarray, W: dict[int, np.ndarray],
+                     r: int) -> tuple[np.ndarray, np.ndarray]:
+    """tau (N, r+1, n) and the root's wrench ``F_0`` (N, r+1, 6) without its own external
+    wrench, for the root jet ``jet`` ((N or 1), r+2, 6), in numpy (the compiled kernel's
+    reference): the body-fixed passes, then (42) on the root."""
+    jet = np.broadcast_to(jet, (qs.shape[0], r + 2, 6))
     kin = body_fixed.forward_pass(model, qs, r + 1, jet)
     tau, F = body_fixed.backward_pass(model, qs, kin, r, W)
     F0 = body_fixed.momentum_rates(jet, model.root_M, r)
     for c in _root_children(model):
         F0 += body_fixed.transport_to_parent(F[c], qs[:, 1:, c], model.X[c], kin.Ad[c])
-    if W0 is not None:
-        F0 += W0
     return tau, F0
 
 
@@ -115,7 +147,28 @@ def _spatial(model, qs, base, gravity, W, W0, r):
 
 
 def _eom(model, qs, base, gravity, W, W0, r, with_cbar):
-    """Closed-form matrices (N, r+1, 6+n, 6+n) of one chunk and ``nu = (V_0; qd)`` (N, r+2, 6+n)."""
+    """Closed-form matrices (N, r+1, 6+n, 6+n) of one chunk and ``nu = (V_0; qd)`` (N, r+2, 6+n);
+    the compiled kernel when it is built, else :func:`eom_numpy`."""
+    N = qs.shape[0]
+    Vb = np.broadcast_to(np.zeros((1, r + 2, 6)) if base is None else base.Vb[:, : r + 2],
+                         (N, r + 2, 6))
+    nu = np.concatenate([Vb, qs[:, 1 : r + 3]], axis=2)
+    if not (_compiled.available() and r <= _compiled.MAX_ORDER):
+        return eom_numpy(model, qs, base, gravity, W, W0, r, with_cbar), nu
+    u0 = _gravity_in_root(base, gravity)
+    accel = np.zeros((len(u0), 2, 6))
+    accel[:, 1] = u0
+    E = _compiled.eom_matrices_chunk(model, qs, r, accel, W, with_cbar, root_twist=Vb)
+    if W0 is not None:
+        E.Q_ext[..., :6] += W0
+    return E, nu
+
+
+def eom_numpy(model: Model, qs: np.ndarray, base: BaseMotion | Rows | None, gravity,
+              W: dict[int, np.ndarray], W0: np.ndarray | None, r: int, with_cbar: bool
+              ) -> closed_form.EOMMatrices:
+    """Floating-base closed-form matrices of one chunk in numpy (the reference of the compiled
+    kernel): the root one more body with ``J_0 = [I 0]``, the sums (20)-(27)."""
     N, n = qs.shape[0], model.n
     Vb = np.zeros((1, r + 2, 6)) if base is None else base.Vb[:, : r + 2]
     nu = np.concatenate([np.broadcast_to(Vb, (N, r + 2, 6)), qs[:, 1 : r + 3]], axis=2)
@@ -126,10 +179,9 @@ def _eom(model, qs, base, gravity, W, W0, r, with_cbar):
     wrenches = {b + 1: w for b, w in W.items()}
     if W0 is not None:
         wrenches[0] = W0
-    E = closed_form.assemble([J0, *J], [model.root_M, *model.M],
-                             [u0, *closed_form.body_gravity(model, D, u0)], nu, r, wrenches,
-                             with_cbar)
-    return E, nu
+    return closed_form.assemble([J0, *J], [model.root_M, *model.M],
+                                [u0, *closed_form.body_gravity(model, D, u0)], nu, r, wrenches,
+                                with_cbar)
 
 
 def _closed_form(model, qs, base, gravity, W, W0, r):
@@ -144,7 +196,7 @@ MAX_ORDER = 4
 
 
 def _chunks(model: Model, trajectory: Trajectory, order: int, size: int = CHUNK
-            ) -> Iterator[tuple[slice, np.ndarray, BaseMotion | None, dict, object]]:
+            ) -> Iterator[tuple[slice, np.ndarray, Rows | None, dict, object]]:
     """``(samples, qs, base, body wrenches, root wrench or None)`` per chunk, inputs checked."""
     check_inputs(model, trajectory, order)
     if not 0 <= order <= MAX_ORDER:
@@ -163,7 +215,8 @@ def _chunks(model: Model, trajectory: Trajectory, order: int, size: int = CHUNK
     qs = trajectory.derivatives
     for s in range(0, N, max(size, 1)):
         sl = slice(s, s + size)
-        yield (sl, qs[sl], None if base is None else base.rows(sl), {b: w[sl] for b, w in W.items()},
+        yield (sl, qs[sl], None if base is None else Rows(base.R[sl], base.Vb[sl]),
+               {b: w[sl] for b, w in W.items()},
                None if W0 is None else W0[sl])
 
 
@@ -190,10 +243,16 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "bod
         raise HodynError(f"unknown method '{method}' (choose from {', '.join(_CHUNK_SOLVERS)})")
     solve = _CHUNK_SOLVERS[method]
     N = trajectory.n_samples
+    # the body-fixed kernel's memory is per lockstep group: big calls, no copies
+    size = body_fixed.KERNEL_CHUNK if method == "body-fixed" and _compiled.available() else CHUNK
+    if N <= size:
+        for _, qs, rows, W, W0 in _chunks(model, trajectory, order, max(size, 1)):
+            tau, F0 = solve(model, qs, rows, gravity, W, W0, order)
+            return tau, np.negative(F0, out=F0)
     tau, F0 = np.empty((N, order + 1, model.n)), np.empty((N, order + 1, 6))
-    for sl, qs, rows, W, W0 in _chunks(model, trajectory, order):
+    for sl, qs, rows, W, W0 in _chunks(model, trajectory, order, size):
         tau[sl], F0[sl] = solve(model, qs, rows, gravity, W, W0, order)
-    return tau, -F0
+    return tau, np.negative(F0, out=F0)
 
 
 def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
@@ -206,7 +265,11 @@ def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GR
     C and Cbar on ``nu``; g on q and the root's orientation (gravity in the world frame).
     Without ``trajectory.base`` the root is at rest at the world origin.
     """
+    # the kernel's memory is per lockstep group: one call, no chunks to concatenate
+    size = trajectory.n_samples if _compiled.available() else CHUNK
     parts = [_eom(model, qs, rows, gravity, W, W0, order, True)[0]
-             for _, qs, rows, W, W0 in _chunks(model, trajectory, order)]
+             for _, qs, rows, W, W0 in _chunks(model, trajectory, order, max(size, 1))]
+    if len(parts) == 1:
+        return parts[0]
     return closed_form.EOMMatrices(*(np.concatenate([getattr(e, f) for e in parts]) for f in
                                      ("M", "C", "Cbar", "g", "Q_ext")))

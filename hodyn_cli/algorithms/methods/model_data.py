@@ -36,7 +36,7 @@ class ModelData:
     Attributes (n bodies):
         adjoints: ``Ad_{B_i^-1}``, ``ad_{X_i} Ad_{B_i^-1}``, ``ad_{X_i}^2 Ad_{B_i^-1}``, each
             (n, 6, 6): the joint adjoint is ``A0 - sin(q) A1 + (1 - cos q) A2`` (revolute).
-        parent, revolute: (n,) int32; X (n, 6), M (n, 6, 6) contiguous float64.
+        parent, revolute: (n,) int32; X (n, 6), M (n, 6, 6), root_M (6, 6) contiguous float64.
         ancestors: (n, n) uint8, ``[b, c] = 1`` iff body c is body b or one of its ancestors.
         kernel: the compiled kernels' view of these arrays (set by ``_compiled``), or None.
     """
@@ -50,6 +50,7 @@ class ModelData:
         self.revolute = model.X[:, :3].any(axis=1).astype(np.int32)
         self.X = np.ascontiguousarray(model.X, dtype=np.float64)
         self.M = np.ascontiguousarray(model.M, dtype=np.float64)
+        self.root_M = np.ascontiguousarray(model.root_M, dtype=np.float64)
         self.ancestors = np.ascontiguousarray(model.ancestry.T, dtype=np.uint8)
         self.kernel: Any = None
 

@@ -104,36 +104,50 @@ void hk_forward(const Consts *c, int K1, const vd *Q, const vd *base, AdjointV *
     }
 }
 
+void hk_momentum_rates(const Inertia *I, const vd *V, int r1, vd (*h)[6], vd *F) {
+    vd t[6];
+    for (int k = 0; k <= r1; k++) vinertia_apply(I, V + 6 * k, h[k]);
+    for (int k = 0; k < r1; k++) {
+        for (int e = 0; e < 6; e++) F[6 * k + e] += h[k + 1][e];
+        for (int j = 0; j <= k; j++) {
+            vcoad(V + 6 * j, h[k - j], t);
+            for (int e = 0; e < 6; e++) F[6 * k + e] -= BINOM[k][j] * t[e];
+        }
+    }
+}
+
 void hk_backward(const Consts *c, int r1, const vd *Q, const vd *V, const AdjointV *Ad, vd *F,
                  vd *h, vd *tau) {
     const int n = c->n, K1 = r1 + 1;
-    vd hl[K1][6], t[6];
+    vd hl[K1][6];
     for (int i = n - 1; i >= 0; i--) {
         const double *X = c->m->X + 6 * i;
-        const vd *Vi = V + (size_t)6 * K1 * i;
         vd *Fi = F + (size_t)6 * r1 * i;
-        vd(*hi)[6] = h ? (vd(*)[6])(h + (size_t)6 * K1 * i) : hl;
-        for (int k = 0; k < K1; k++) vinertia_apply(&c->In[i], Vi + 6 * k, hi[k]);
-        for (int k = 0; k < r1; k++) {
-            for (int e = 0; e < 6; e++) Fi[6 * k + e] += hi[k + 1][e];
-            for (int j = 0; j <= k; j++) {
-                vcoad(Vi + 6 * j, hi[k - j], t);
-                for (int e = 0; e < 6; e++) Fi[6 * k + e] -= BINOM[k][j] * t[e];
-            }
-            tau[k * n + i] = cdot6(X, Fi + 6 * k);
-        }
+        hk_momentum_rates(&c->In[i], V + (size_t)6 * K1 * i, r1,
+                          h ? (vd(*)[6])(h + (size_t)6 * K1 * i) : hl, Fi);
+        for (int k = 0; k < r1; k++) tau[k * n + i] = cdot6(X, Fi + 6 * k);
         const int p = c->m->parent[i];
         if (p >= 0) hk_transport_up(c, i, Q, &Ad[i], Fi, r1, F + (size_t)6 * r1 * p);
     }
 }
 
+void hk_root_wrench(const Consts *c, int r1, const vd *Q, const vd *base, const AdjointV *Ad,
+                    const vd *F, vd *F0) {
+    vd h[r1 + 1][6];
+    memset(F0, 0, sizeof(vd) * 6 * r1);
+    hk_momentum_rates(&c->In0, base, r1, h, F0);
+    for (int i = 0; i < c->n; i++)
+        if (c->m->parent[i] < 0) hk_transport_up(c, i, Q, &Ad[i], F + (size_t)6 * r1 * i, r1, F0);
+}
+
 /* tau and derivatives of N samples. qs[N][D][n] (D >= order + 3); base[base_rows][order + 2][6],
  * the root's twist and its derivatives, shared (base_rows = 1) or per sample (N);
  * W[N][n][order + 1][6] or NULL; out[N][order + 1][n]; Vout[N][n][order + 2][6] (the
- * body-fixed twists) or NULL. */
+ * body-fixed twists) or NULL; F0out[N][order + 1][6] (the root's wrench, hk_root_wrench)
+ * or NULL. */
 int hodyn_body_fixed(const HModel *m, int64_t N, int D, const double *qs, int order,
                      const double *base, int64_t base_rows, const double *W, double *out,
-                     double *Vout) {
+                     double *Vout, double *F0out) {
     int status = hk_check(m, N, D, order + 3, order, base_rows);
     if (status) return status;
     const int n = m->n, K1 = order + 2, r1 = order + 1, nq = (order + 3) * n;
@@ -141,9 +155,9 @@ int hodyn_body_fixed(const HModel *m, int64_t N, int D, const double *qs, int or
     if (hk_consts(m, &c)) return HK_NOMEM;
     vd *Q = hk_alloc(sizeof(vd) * nq), *V = hk_alloc(sizeof(vd) * 6 * K1 * n);
     vd *F = hk_alloc(sizeof(vd) * 6 * r1 * n), *tau = hk_alloc(sizeof(vd) * r1 * n);
-    vd *bv = hk_alloc(sizeof(vd) * 6 * K1);
+    vd *bv = hk_alloc(sizeof(vd) * 6 * K1), *F0 = hk_alloc(sizeof(vd) * 6 * r1);
     AdjointV *Ad = hk_alloc(sizeof(AdjointV) * n);
-    if (!Q || !V || !F || !tau || !bv || !Ad) { status = HK_NOMEM; goto done; }
+    if (!Q || !V || !F || !tau || !bv || !F0 || !Ad) { status = HK_NOMEM; goto done; }
     int64_t lane_s[LANES] = {0};
     hk_gather(base, 0, lane_s, 6 * K1, bv);
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
@@ -156,9 +170,13 @@ int hodyn_body_fixed(const HModel *m, int64_t N, int D, const double *qs, int or
         else memset(F, 0, sizeof(vd) * 6 * r1 * n);
         hk_backward(&c, r1, Q, V, Ad, F, NULL, tau);
         hk_scatter(tau, r1 * n, s0, N, r1 * n, out);
+        if (F0out) {
+            hk_root_wrench(&c, r1, Q, bv, Ad, F, F0);
+            hk_scatter(F0, 6 * r1, s0, N, 6 * r1, F0out);
+        }
     }
 done:
-    free(Q); free(V); free(F); free(tau); free(bv); free(Ad);
+    free(Q); free(V); free(F); free(tau); free(bv); free(F0); free(Ad);
     hk_free_consts(&c);
     return status;
 }

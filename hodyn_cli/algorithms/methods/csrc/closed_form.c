@@ -1,17 +1,21 @@
-/* The closed-form EOM matrices (closed_form.py, eom_matrices_numpy, is the reference;
- * tests/test_kernel.py holds them to 1e-12), in the same equations and order.
- * Per sample, per body i with parent p (anc[i*n + c] != 0: column c belongs to an ancestor
- * of i or to i itself):
+/* The closed-form EOM matrices (closed_form.py, eom_matrices_numpy, and for a floating base
+ * floating.py's _eom are the references; tests/test_kernel.py holds them to 1e-12), in the
+ * same equations and order. Per sample, per body i with parent p; the columns of body i are
+ * those of its ancestors and its own (and, floating, the root's 6):
  *   D^(k) = -sum_{j<k} C(k-1,j) q_i^(j+1) ad_X D^(k-1-j),  D^(0) = Ad_{C_{i,p}}   (18)
  *   J_i^(k)[c] = sum_j C(k,j) D^(j) J_p^(k-j)[c],  J_i^(0)[i] = X_i                (16)
- *   V^(k) = sum_j C(k,j) J^(j) q^(k-j+1);  G^(k) = MJ^(k+1) - sum_j C(k,j) ad*_{V^(j)} MJ^(k-j)
+ *   V^(k) = sum_j C(k,j) J^(j) nu^(k-j);  G^(k) = MJ^(k+1) - sum_j C(k,j) ad*_{V^(j)} MJ^(k-j)
  *   H^(k) = G^(k) + sum_j C(k,j) M ad_{V^(j)} J^(k-j);  u^(k) = -sum C(k-1,j) ad_{V^(j)} u^(k-1-j)
  *   M^(k) += sum_j C(k,j) J^(j)T MJ^(k-j), C^(k) with G, Cbar^(k) with H, g^(k) with M u,
  *   Q^(k) with W.
- * The root is at rest with acceleration u_root[u_rows][6], shared (u_rows = 1) or per
- * sample (u_rows = N): gravity as base acceleration.
- * Outputs, each derivative order a block of all samples: Mo, Co, Cbo (or NULL)
- * [r+1][N][n][n]; go, Qo [r+1][N][n]. */
+ * nu are the generalized velocities: qd (fixed base), or (V_0; qd) with a floating root
+ * whose body twist jet nu0[N][r+2][6] is given: then the root is one more body with
+ * J_0 = [I 0] (constant), inertia M0 and no wrench (the caller adds W_0 to Q's first 6 rows),
+ * and a child of the root has J_i^(k)[c] = D^(k)[:, c] for the root's columns c < 6.
+ * u_root[u_rows][6], shared (u_rows = 1) or per sample (u_rows = N), is the root's gravity
+ * acceleration (0; -R^T g): at rest for a fixed base.
+ * Outputs (m = n, or 6 + n with nu0), each derivative order a block of all samples:
+ * Mo, Co, Cbo (or NULL) [r+1][N][m][m]; go, Qo [r+1][N][m]. */
 #include "kernel.h"
 
 static inline void vmatvec(const vd *A, const vd *x, vd *out) {  /* vd 6x6 times vd */
@@ -28,47 +32,146 @@ static inline void cmatvec(const double *A, const vd *x, vd *out) { /* constant 
     }
 }
 
-int hodyn_closed_form(const HModel *m, int64_t N, int D, const double *qs, int r,
-                      const double *u_root, int64_t u_rows, const double *W, double *Mo, double *Co,
-                      double *Cbo, double *go, double *Qo) {
-    int status = hk_check(m, N, D, r + 3, r, u_rows);
+static inline vd dot6(const vd *a, const vd *b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+/* One group's accumulators and scratch (m generalized velocities, orders r1 = r + 1). */
+typedef struct {
+    int m, r1, with_cbar;
+    vd *NU;                  /* [r1][m]: nu^(k) */
+    vd *MJ, *G, *H;          /* [K1][m][6] */
+    vd *Ms, *Cs, *Cbs;       /* [r1][m][m] */
+    vd *gs, *Qs;             /* [r1][m] */
+} Group;
+
+/* Body terms of the sums (20)-(27) and their rates: Jacobian rows Ji[K1][m][6] over the
+ * columns cols[nc], inertia Mi, gravity acceleration u0, wrench jet Wv[r1][6] or NULL. */
+static void body_terms(Group *g, const vd *Ji, const int *cols, int nc, const double *Mi,
+                       const vd *u0, const vd (*Wv)[6]) {
+    const int m = g->m, r1 = g->r1, K1 = r1 + 1, with_cbar = g->with_cbar;
+    const vd *NU = g->NU;
+    vd *restrict MJ = g->MJ, *restrict G = g->G, *restrict H = g->H, *restrict Ms = g->Ms;
+    vd *restrict Cs = g->Cs, *restrict Cbs = g->Cbs, *restrict gs = g->gs, *restrict Qs = g->Qs;
+    vd V[MAXK][6], u[MAXK][6], Mu[MAXK][6], t[6], t2[6];
+    for (int k = 0; k < r1; k++) {             /* V^(k) */
+        for (int e = 0; e < 6; e++) V[k][e] = (vd){0};
+        for (int j = 0; j <= k; j++)
+            for (int x = 0; x < nc; x++) {
+                const int c = cols[x];
+                const vd w = BINOM[k][j] * NU[(size_t)(k - j) * m + c];
+                const vd *Jc = Ji + ((size_t)j * m + c) * 6;
+                for (int e = 0; e < 6; e++) V[k][e] += w * Jc[e];
+            }
+    }
+    for (int k = 0; k < K1; k++)
+        for (int x = 0; x < nc; x++) {
+            const size_t o = ((size_t)k * m + cols[x]) * 6;
+            cmatvec(Mi, Ji + o, MJ + o);
+        }
+    for (int k = 0; k < r1; k++)               /* G (22), H (54) */
+        for (int x = 0; x < nc; x++) {
+            const int c = cols[x];
+            vd *Gk = G + ((size_t)k * m + c) * 6, *Hk = H + ((size_t)k * m + c) * 6;
+            memcpy(Gk, MJ + ((size_t)(k + 1) * m + c) * 6, sizeof(vd) * 6);
+            for (int j = 0; j <= k; j++) {
+                vcoad(V[j], MJ + ((size_t)(k - j) * m + c) * 6, t);
+                for (int e = 0; e < 6; e++) Gk[e] -= BINOM[k][j] * t[e];
+            }
+            if (!with_cbar) continue;
+            memcpy(Hk, Gk, sizeof(vd) * 6);
+            for (int j = 0; j <= k; j++) {
+                vad(V[j], Ji + ((size_t)(k - j) * m + c) * 6, t);
+                cmatvec(Mi, t, t2);
+                for (int e = 0; e < 6; e++) Hk[e] += BINOM[k][j] * t2[e];
+            }
+        }
+    memcpy(u[0], u0, sizeof(vd) * 6);          /* (26) */
+    for (int k = 1; k < r1; k++) {
+        for (int e = 0; e < 6; e++) u[k][e] = (vd){0};
+        for (int j = 0; j < k; j++) {
+            vad(V[j], u[k - 1 - j], t);
+            for (int e = 0; e < 6; e++) u[k][e] -= BINOM[k - 1][j] * t[e];
+        }
+    }
+    for (int k = 0; k < r1; k++) cmatvec(Mi, u[k], Mu[k]);
+    for (int k = 0; k < r1; k++)               /* (29), (31), (36), (37), (54) */
+        for (int j = 0; j <= k; j++) {
+            const double bc = BINOM[k][j];
+            for (int x = 0; x < nc; x++) {
+                const int a = cols[x];
+                const vd *Ja = Ji + ((size_t)j * m + a) * 6;
+                vd *Mrow = Ms + ((size_t)k * m + a) * m, *Crow = Cs + ((size_t)k * m + a) * m;
+                for (int y = 0; y < nc; y++) {
+                    const int b = cols[y];
+                    Crow[b] += bc * dot6(Ja, G + ((size_t)(k - j) * m + b) * 6);
+                    if (b >= a) /* M^(k) is symmetric: upper triangle, mirrored below */
+                        Mrow[b] += bc * dot6(Ja, MJ + ((size_t)(k - j) * m + b) * 6);
+                    if (with_cbar)
+                        Cbs[((size_t)k * m + a) * m + b] +=
+                            bc * dot6(Ja, H + ((size_t)(k - j) * m + b) * 6);
+                }
+                gs[(size_t)k * m + a] += bc * dot6(Ja, Mu[k - j]);
+                if (Wv) Qs[(size_t)k * m + a] += bc * dot6(Ja, Wv[k - j]);
+            }
+        }
+}
+
+int hodyn_closed_form(const HModel *md, int64_t N, int D, const double *qs, int r,
+                      const double *u_root, int64_t u_rows, const double *nu0, const double *W,
+                      double *Mo, double *Co, double *Cbo, double *go, double *Qo) {
+    int status = hk_check(md, N, D, r + 3, r, u_rows);
     if (status) return status;
-    const int n = m->n, K1 = r + 2, r1 = r + 1;
-    const int32_t *parent = m->parent, *revolute = m->revolute;
-    const double *X = m->X, *M = m->M, *A0 = m->A0, *A1 = m->A1, *A2 = m->A2;
-    const uint8_t *anc = m->anc;
-    const size_t jsz = (size_t)K1 * n * 6;          /* one body's J: [k][c][6] */
-    const size_t mat = (size_t)r1 * n * n, vec = (size_t)r1 * n;
-    vd *J = NULL, *MJ = NULL, *G = NULL, *H = NULL, *U = NULL, *Q = NULL, *Acc = NULL;
+    if (nu0 && !md->M0) return HK_MODEL;
+    const int n = md->n, K1 = r + 2, r1 = r + 1, base = nu0 ? 6 : 0, m = n + base;
+    const int32_t *parent = md->parent, *revolute = md->revolute;
+    const double *X = md->X, *M = md->M, *A0 = md->A0, *A1 = md->A1, *A2 = md->A2;
+    const size_t jsz = (size_t)K1 * m * 6;          /* one body's J: [k][c][6] */
+    const size_t mat = (size_t)r1 * m * m, vec = (size_t)r1 * m;
     const size_t acc_size = 3 * mat + 2 * vec;      /* M, C, Cbar, g, Q_ext of one group */
-    int fail = 0;
-    fail = fail || posix_memalign((void **)&J, sizeof(vd), sizeof(vd) * jsz * n);
-    fail = fail || posix_memalign((void **)&MJ, sizeof(vd), sizeof(vd) * jsz);
-    fail = fail || posix_memalign((void **)&G, sizeof(vd), sizeof(vd) * jsz);
-    fail = fail || posix_memalign((void **)&H, sizeof(vd), sizeof(vd) * jsz);
-    fail = fail || posix_memalign((void **)&U, sizeof(vd), sizeof(vd) * 6 * n);
-    fail = fail || posix_memalign((void **)&Q, sizeof(vd), sizeof(vd) * D * n);
-    fail = fail || posix_memalign((void **)&Acc, sizeof(vd), sizeof(vd) * acc_size);
-    if (fail) { free(J); free(MJ); free(G); free(H); free(U); free(Q); free(Acc); return HK_NOMEM; }
-    vd *Ms = Acc, *Cs = Acc + mat, *Cbs = Acc + 2 * mat, *gs = Acc + 3 * mat, *Qs = gs + vec;
-    vd Dk[MAXK][36], Ad[36], V[MAXK][6], u[MAXK][6], Mu[MAXK][6], t[6], t2[6], uroot[6];
-    for (int e = 0; e < 6; e++) uroot[e] = (vd){0} + u_root[e];
-    const int with_cbar = Cbo != NULL;
+    /* slot 0: the root (floating), slot i + 1: body i; cols[slot][..] ascending */
+    vd *J = hk_alloc(sizeof(vd) * jsz * (n + 1)), *Q = hk_alloc(sizeof(vd) * D * n);
+    vd *U = hk_alloc(sizeof(vd) * 6 * (n + 1)), *Acc = hk_alloc(sizeof(vd) * acc_size);
+    vd *NU = hk_alloc(sizeof(vd) * r1 * m), *MJ = hk_alloc(sizeof(vd) * jsz);
+    vd *G = hk_alloc(sizeof(vd) * jsz), *H = hk_alloc(sizeof(vd) * jsz);
+    int *cols = malloc(sizeof(int) * (size_t)(n + 1) * m), *ncols = malloc(sizeof(int) * (n + 1));
+    if (!J || !Q || !U || !Acc || !NU || !MJ || !G || !H || !cols || !ncols) {
+        status = HK_NOMEM;
+        goto done;
+    }
+    ncols[0] = base;
+    for (int c = 0; c < base; c++) cols[c] = c;
+    for (int i = 0; i < n; i++) {
+        const int ps = parent[i] + 1, s = i + 1;
+        memcpy(cols + (size_t)s * m, cols + (size_t)ps * m, sizeof(int) * ncols[ps]);
+        cols[(size_t)s * m + ncols[ps]] = base + i;
+        ncols[s] = ncols[ps] + 1;
+    }
+    Group grp = {m, r1, Cbo != NULL, NU, MJ, G, H, Acc, Acc + mat, Acc + 2 * mat,
+                 Acc + 3 * mat, Acc + 3 * mat + vec};
+    vd Dk[MAXK][36], Ad[36], t[6], Wv[MAXK][6];
+    vd *uroot = U;  /* slot 0 */
+    int64_t lane_s[LANES] = {0};
+    hk_gather(u_root, 0, lane_s, 6, uroot);
+    if (base) {  /* J_0 = [I 0], constant */
+        memset(J, 0, sizeof(vd) * jsz);
+        for (int c = 0; c < 6; c++) J[c * 6 + c] = (vd){0} + 1.0;
+    }
 
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
-        int64_t lane_s[LANES];
-        for (int l = 0; l < LANES; l++) lane_s[l] = s0 + l < N ? s0 + l : N - 1;
-        if (u_rows > 1)
-            for (int e = 0; e < 6; e++)
-                for (int l = 0; l < LANES; l++) uroot[e][l] = u_root[lane_s[l] * 6 + e];
-        for (int c = 0; c < D * n; c++)  /* Q[k * n + i] = q_i^(k) */
-            for (int l = 0; l < LANES; l++) Q[c][l] = qs[(size_t)lane_s[l] * D * n + c];
+        hk_lanes(s0, N, lane_s);
+        if (u_rows > 1) hk_gather(u_root, 6, lane_s, 6, uroot);
+        hk_gather(qs, (int64_t)D * n, lane_s, (int64_t)D * n, Q);  /* Q[k * n + i] = q_i^(k) */
+        for (int k = 0; k < r1; k++) {
+            if (base) hk_gather(nu0 + 6 * k, 6 * K1, lane_s, 6, NU + (size_t)k * m);
+            for (int i = 0; i < n; i++) NU[(size_t)k * m + base + i] = Q[(k + 1) * n + i];
+        }
         memset(Acc, 0, sizeof(vd) * acc_size);
+        if (base) body_terms(&grp, J, cols, ncols[0], md->M0, uroot, NULL);
         for (int i = 0; i < n; i++) {
-            const double *Xi = X + 6 * i, *Mi = M + 36 * i;
+            const double *Xi = X + 6 * i;
             const double *a0 = A0 + 36 * i, *a1 = A1 + 36 * i, *a2 = A2 + 36 * i;
-            const uint8_t *ai = anc + (size_t)i * n;
-            const int p = parent[i], rev = revolute[i];
+            const int p = parent[i], rev = revolute[i], s = i + 1, ps = p + 1;
             vd sn, cs;
             if (rev) {
                 for (int l = 0; l < LANES; l++) { sn[l] = sin(Q[i][l]); cs[l] = 1.0 - cos(Q[i][l]); }
@@ -89,117 +192,48 @@ int hodyn_closed_form(const HModel *m, int64_t N, int D, const double *qs, int r
                     }
                 }
             }
-            vd *Ji = J + jsz * i;                    /* (16) */
+            vd *Ji = J + jsz * s;                    /* (16) */
             memset(Ji, 0, sizeof(vd) * jsz);
-            if (p >= 0) {
-                const vd *Jp = J + jsz * p;
-                for (int k = 0; k < K1; k++)
-                    for (int c = 0; c < n; c++) {
-                        if (!ai[c] || c == i) continue;
-                        vd *out = Ji + ((size_t)k * n + c) * 6;
-                        for (int j = 0; j <= k; j++) {
-                            vmatvec(Dk[j], Jp + ((size_t)(k - j) * n + c) * 6, t);
-                            for (int e = 0; e < 6; e++) out[e] += BINOM[k][j] * t[e];
-                        }
+            const vd *Jp = J + jsz * ps;
+            for (int x = 0; x < ncols[ps]; x++) {
+                const int c = cols[(size_t)ps * m + x];
+                for (int k = 0; k < K1; k++) {
+                    vd *out = Ji + ((size_t)k * m + c) * 6;
+                    if (p < 0) {                     /* J_0 = [I 0]: column c of D^(k) */
+                        for (int e = 0; e < 6; e++) out[e] = Dk[k][6 * e + c];
+                        continue;
                     }
-            }
-            for (int e = 0; e < 6; e++) Ji[(size_t)i * 6 + e] = (vd){0} + Xi[e];
-            for (int k = 0; k < r1; k++) {           /* V^(k) */
-                for (int e = 0; e < 6; e++) V[k][e] = (vd){0};
-                for (int j = 0; j <= k; j++)
-                    for (int c = 0; c < n; c++) {
-                        if (!ai[c]) continue;
-                        const vd w = BINOM[k][j] * Q[(k - j + 1) * n + c];
-                        const vd *Jc = Ji + ((size_t)j * n + c) * 6;
-                        for (int e = 0; e < 6; e++) V[k][e] += w * Jc[e];
-                    }
-            }
-            for (int k = 0; k < K1; k++)
-                for (int c = 0; c < n; c++)
-                    if (ai[c]) cmatvec(Mi, Ji + ((size_t)k * n + c) * 6, MJ + ((size_t)k * n + c) * 6);
-            for (int k = 0; k < r1; k++)             /* G (22), H (54) */
-                for (int c = 0; c < n; c++) {
-                    if (!ai[c]) continue;
-                    vd *Gk = G + ((size_t)k * n + c) * 6, *Hk = H + ((size_t)k * n + c) * 6;
-                    memcpy(Gk, MJ + ((size_t)(k + 1) * n + c) * 6, sizeof(vd) * 6);
                     for (int j = 0; j <= k; j++) {
-                        vcoad(V[j], MJ + ((size_t)(k - j) * n + c) * 6, t);
-                        for (int e = 0; e < 6; e++) Gk[e] -= BINOM[k][j] * t[e];
-                    }
-                    if (!with_cbar) continue;
-                    memcpy(Hk, Gk, sizeof(vd) * 6);
-                    for (int j = 0; j <= k; j++) {
-                        vad(V[j], Ji + ((size_t)(k - j) * n + c) * 6, t);
-                        cmatvec(Mi, t, t2);
-                        for (int e = 0; e < 6; e++) Hk[e] += BINOM[k][j] * t2[e];
+                        vmatvec(Dk[j], Jp + ((size_t)(k - j) * m + c) * 6, t);
+                        for (int e = 0; e < 6; e++) out[e] += BINOM[k][j] * t[e];
                     }
                 }
-            vmatvec(Ad, p < 0 ? uroot : U + 6 * p, U + 6 * i);   /* (26) */
-            memcpy(u[0], U + 6 * i, sizeof(vd) * 6);
-            for (int k = 1; k < r1; k++) {
-                for (int e = 0; e < 6; e++) u[k][e] = (vd){0};
-                for (int j = 0; j < k; j++) {
-                    vad(V[j], u[k - 1 - j], t);
-                    for (int e = 0; e < 6; e++) u[k][e] -= BINOM[k - 1][j] * t[e];
-                }
             }
-            for (int k = 0; k < r1; k++) cmatvec(Mi, u[k], Mu[k]);
-            vd Wv[MAXK][6];
+            for (int e = 0; e < 6; e++) Ji[(size_t)(base + i) * 6 + e] = (vd){0} + Xi[e];
+            vmatvec(Ad, U + 6 * ps, U + 6 * s);      /* (26) */
             if (W)
                 for (int k = 0; k < r1; k++)
                     for (int e = 0; e < 6; e++)
                         for (int l = 0; l < LANES; l++)
                             Wv[k][e][l] = W[(((size_t)lane_s[l] * n + i) * r1 + k) * 6 + e];
-            for (int k = 0; k < r1; k++)             /* (29), (31), (36), (37), (54) */
-                for (int j = 0; j <= k; j++) {
-                    const double bc = BINOM[k][j];
-                    for (int a = 0; a < n; a++) {
-                        if (!ai[a]) continue;
-                        const vd *Ja = Ji + ((size_t)j * n + a) * 6;
-                        vd *Mrow = Ms + ((size_t)k * n + a) * n, *Crow = Cs + ((size_t)k * n + a) * n;
-                        for (int b = 0; b < n; b++) {
-                            if (!ai[b]) continue;
-                            const vd *gj = G + ((size_t)(k - j) * n + b) * 6;
-                            vd sc = Ja[0] * gj[0];
-                            for (int e = 1; e < 6; e++) sc += Ja[e] * gj[e];
-                            Crow[b] += bc * sc;
-                            if (b >= a) { /* M^(k) is symmetric: upper triangle, mirrored below */
-                                const vd *mj = MJ + ((size_t)(k - j) * n + b) * 6;
-                                vd sm = Ja[0] * mj[0];
-                                for (int e = 1; e < 6; e++) sm += Ja[e] * mj[e];
-                                Mrow[b] += bc * sm;
-                            }
-                            if (with_cbar) {
-                                const vd *hj = H + ((size_t)(k - j) * n + b) * 6;
-                                vd sh = Ja[0] * hj[0];
-                                for (int e = 1; e < 6; e++) sh += Ja[e] * hj[e];
-                                Cbs[((size_t)k * n + a) * n + b] += bc * sh;
-                            }
-                        }
-                        vd sg = Ja[0] * Mu[k - j][0];
-                        for (int e = 1; e < 6; e++) sg += Ja[e] * Mu[k - j][e];
-                        gs[(size_t)k * n + a] += bc * sg;
-                        if (W) {
-                            vd sq = Ja[0] * Wv[k - j][0];
-                            for (int e = 1; e < 6; e++) sq += Ja[e] * Wv[k - j][e];
-                            Qs[(size_t)k * n + a] += bc * sq;
-                        }
-                    }
-                }
+            body_terms(&grp, Ji, cols + (size_t)s * m, ncols[s], M + 36 * i, U + 6 * s,
+                       W ? (const vd(*)[6])Wv : NULL);
         }
+        vd *Ms = grp.Ms;
         for (int k = 0; k < r1; k++)                 /* mirror M's lower triangle */
-            for (int a = 0; a < n; a++)
-                for (int b = 0; b < a; b++) Ms[((size_t)k * n + a) * n + b] = Ms[((size_t)k * n + b) * n + a];
+            for (int a = 0; a < m; a++)
+                for (int b = 0; b < a; b++) Ms[((size_t)k * m + a) * m + b] = Ms[((size_t)k * m + b) * m + a];
         for (int k = 0; k < r1; k++) {  /* derivative order k of every sample in one block */
-            const size_t nn = (size_t)n * n;
-            hk_scatter(Ms + k * nn, (int64_t)nn, s0, N, (int64_t)nn, Mo + k * N * nn);
-            hk_scatter(Cs + k * nn, (int64_t)nn, s0, N, (int64_t)nn, Co + k * N * nn);
-            if (with_cbar) hk_scatter(Cbs + k * nn, (int64_t)nn, s0, N, (int64_t)nn, Cbo + k * N * nn);
-            hk_scatter(gs + k * n, n, s0, N, n, go + k * N * n);
-            hk_scatter(Qs + k * n, n, s0, N, n, Qo + k * N * n);
+            const size_t mm = (size_t)m * m;
+            hk_scatter(Ms + k * mm, (int64_t)mm, s0, N, (int64_t)mm, Mo + k * N * mm);
+            hk_scatter(grp.Cs + k * mm, (int64_t)mm, s0, N, (int64_t)mm, Co + k * N * mm);
+            if (Cbo) hk_scatter(grp.Cbs + k * mm, (int64_t)mm, s0, N, (int64_t)mm, Cbo + k * N * mm);
+            hk_scatter(grp.gs + k * m, m, s0, N, m, go + k * N * m);
+            hk_scatter(grp.Qs + k * m, m, s0, N, m, Qo + k * N * m);
         }
     }
-    free(J); free(MJ); free(G); free(H); free(U); free(Q); free(Acc);
-    return HK_OK;
+done:
+    free(J); free(Q); free(U); free(Acc); free(NU); free(MJ); free(G); free(H);
+    free(cols); free(ncols);
+    return status;
 }
-

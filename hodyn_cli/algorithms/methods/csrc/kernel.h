@@ -31,7 +31,7 @@ typedef double vd __attribute__((vector_size(LANES * sizeof(double))));
 #define HODYN_KERNEL_ABI 5
 
 /* status codes of every entry point (_compiled.py turns them into exceptions) */
-enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4 };
+enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4, HK_SINGULAR = 5 };
 
 extern double BINOM[MAXK][MAXK]; /* BINOM[k][j] = C(k, j) */
 
@@ -39,12 +39,14 @@ extern double BINOM[MAXK][MAXK]; /* BINOM[k][j] = C(k, j) */
  * parent[n] (< own index, -1: the root); revolute[n]; X[n][6] (revolute (axis; 0),
  * prismatic (0; axis)); M[n][6][6] rigid-body inertias; A0, A1, A2 [n][6][6]:
  * Ad_{B^-1}, ad_X Ad_{B^-1}, ad_X^2 Ad_{B^-1}; anc[n][n]: anc[b * n + c] != 0 iff body c
- * is body b or one of its ancestors. */
+ * is body b or one of its ancestors; M0[6][6]: the root link's inertia (and that of the
+ * links welded to it), about its origin. */
 typedef struct {
     int32_t n;
     const int32_t *parent, *revolute;
     const double *X, *M, *A0, *A1, *A2;
     const uint8_t *anc;
+    const double *M0;
 } HModel;
 
 typedef struct { double R[9], P[9]; } Adjoint;       /* constant blocks, scalar */
@@ -57,6 +59,7 @@ typedef struct {
     int n;
     Adjoint *B;   /* [3 n]: Ad_{B^-1}, ad_X Ad_{B^-1}, ad_X^2 Ad_{B^-1} of each body */
     Inertia *In;  /* [n] */
+    Inertia In0;  /* the root's */
 } Consts;
 
 int hk_check(const HModel *m, int64_t N, int D, int need_D, int order, int64_t rows);
@@ -174,6 +177,31 @@ static inline void vjoint_coad(const double *X, int revolute, const vd *y, vd *o
     for (int e = 0; e < 6; e++) out[e] = -out[e];
 }
 
+/* out = A B for adjoint blocks: [[Ra, 0], [Pa, Ra]] [[Rb, 0], [Pb, Rb]] */
+static inline void hk_compose(const AdjointV *A, const AdjointV *B, AdjointV *out) {
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            vd sr = (vd){0}, sp = (vd){0};
+            for (int k = 0; k < 3; k++) {
+                sr += A->R[3 * r + k] * B->R[3 * k + c];
+                sp += A->P[3 * r + k] * B->R[3 * k + c] + A->R[3 * r + k] * B->P[3 * k + c];
+            }
+            out->R[3 * r + c] = sr;
+            out->P[3 * r + c] = sp;
+        }
+}
+
+/* S = Ad_C X for a constant screw X, from Ai = Ad_C^-1 = [[R, 0], [P, R]]:
+ * Ad_C = [[R^T, 0], [-R^T P R^T, R^T]], so S = (R^T w; R^T (v - P R^T w)) */
+static inline void hk_spatial_screw(const AdjointV *Ai, const double *X, vd *S) {
+    vd x[3], t[3];
+    for (int e = 0; e < 3; e++) x[e] = (vd){0} + X[e];
+    vm3tv(Ai->R, x, S);
+    vm3v(Ai->P, S, t);
+    for (int e = 0; e < 3; e++) x[e] = X[3 + e] - t[e];
+    vm3tv(Ai->R, x, S + 3);
+}
+
 static inline vd vdot6(const vd *a, const vd *b) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
@@ -204,10 +232,21 @@ void hk_transport_up(const Consts *c, int i, const vd *Q, const AdjointV *Ad, co
 /* Forward pass: Ad[n] and twists V[n][K1][6] from the root's twist jet base[K1][6] */
 void hk_forward(const Consts *c, int K1, const vd *Q, const vd *base, AdjointV *Ad, vd *V);
 
+/* The Newton-Euler wrench of one body and its derivatives, eqs. (42), (25), added to
+ * F[r1][6]: F^(k) += h^(k+1) - sum_j C(k,j) ad*_{V^(j)} h^(k-j), from its twist jet V[r1+1][6];
+ * h[r1+1][6] receives the momenta M V^(k) */
+void hk_momentum_rates(const Inertia *I, const vd *V, int r1, vd (*h)[6], vd *F);
+
 /* Backward pass: F[n][r1][6] holds the external wrenches on entry (or zeros) and the joint
  * wrenches on return; h[n][r1 + 1][6] the momenta M_i V_i^(k) (may be NULL: not kept);
  * tau[r1][n] */
 void hk_backward(const Consts *c, int r1, const vd *Q, const vd *V, const AdjointV *Ad, vd *F,
                  vd *h, vd *tau);
+
+/* The root's wrench F0[r1][6] (what its supports exert on it, root frame) and derivatives
+ * after hk_backward: its own momentum rates with the root jet base[r1+1][6] plus the
+ * joint wrenches F of its children transported to it (floating.py, eq. (42)) */
+void hk_root_wrench(const Consts *c, int r1, const vd *Q, const vd *base, const AdjointV *Ad,
+                    const vd *F, vd *F0);
 
 #endif

@@ -75,6 +75,13 @@ void *hk_alloc(size_t bytes) {
     return posix_memalign(&p, sizeof(vd) < 16 ? 16 : sizeof(vd), bytes ? bytes : 1) ? NULL : p;
 }
 
+static void inertia_of(const double *Mi, Inertia *out) {
+    for (int r = 0; r < 3; r++)
+        for (int col = 0; col < 3; col++) out->Th[3 * r + col] = Mi[6 * r + col];
+    out->h[0] = Mi[2 * 6 + 4]; out->h[1] = Mi[0 * 6 + 5]; out->h[2] = Mi[1 * 6 + 3];
+    out->m = Mi[3 * 6 + 3];
+}
+
 static void blocks_of(const double *A, Adjoint *out) {
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++) {
@@ -94,12 +101,10 @@ int hk_consts(const HModel *m, Consts *c) {
         blocks_of(m->A0 + 36 * i, &c->B[3 * i]);
         blocks_of(m->A1 + 36 * i, &c->B[3 * i + 1]);
         blocks_of(m->A2 + 36 * i, &c->B[3 * i + 2]);
-        const double *Mi = m->M + 36 * i;
-        for (int r = 0; r < 3; r++)
-            for (int col = 0; col < 3; col++) c->In[i].Th[3 * r + col] = Mi[6 * r + col];
-        c->In[i].h[0] = Mi[2 * 6 + 4]; c->In[i].h[1] = Mi[0 * 6 + 5]; c->In[i].h[2] = Mi[1 * 6 + 3];
-        c->In[i].m = Mi[3 * 6 + 3];
+        inertia_of(m->M + 36 * i, &c->In[i]);
     }
+    if (m->M0) inertia_of(m->M0, &c->In0);
+    else memset(&c->In0, 0, sizeof(Inertia));
     return HK_OK;
 }
 

@@ -1,0 +1,483 @@
+/* Inverse kinematics per sample (ik.py is the reference: _pose_error, _newton and _rates in
+ * numpy; tests/test_ik_kernel.py holds them together), in the same equations and order.
+ *
+ * Along the path of r joints from the root to the link (bodies ascending, each the parent of
+ * the next): Ai_i = Ad_{C_i}^-1 = Ad_{C_{i,p}} Ai_p, the spatial screws S_i = Ad_{C_i} X_i
+ * (J = [S_1 ... S_r]), the link's pose C = C_b T. Task Jacobian J_t = J (pose, m = 6) or
+ * P(p) J = J_v + J_w x p (position, m = 3). Its thin SVD by one-sided Jacobi rotations on
+ * B = J_t^T (r >= m) or B = J_t (r < m): B V = W with orthogonal columns, s_j = |w_j|; so
+ * pinv(J_t) = W diag(s^-2) V^T (r >= m) or V diag(s^-2) W^T, (J_t J_t^T)^-1 = V diag(s^-2) V^T,
+ * and the condition number max s / min s.
+ *
+ * hodyn_ik_newton: Newton on the pose error e = (log(R_d R^T); p_d - p - w x p) (position:
+ * p_d - p) with steps dq = pinv(J_t) e: by Cholesky of the Gram matrix where J_t is well
+ * conditioned (gram_step), else from the SVD (singular values below 1e-15 of the largest
+ * dropped, numpy's pinv).
+ * hodyn_ik_rates: Algorithm 2 (ik.py's module docstring): for k < D
+ *   J_t^(k) = Y^(k) (pose), or Y_v^(k) + Y_w^(k) x p + sum_{j=1..k} C(k,j) Y_w^(k-j) x p^(j)
+ *   b = y^(k+1) - sum_{j=1..k} C(k,j) J_t^(j) q^(k+1-j)
+ *   q^(k+1) = pinv b, or (r > m) with z = K (q_ref - q) (k = 0), -K q^(k):
+ *     r_k = z + sum_{j=1..k} C(k,j) J_t^(j)T lam^(j'),  c = b - J_t r_k,
+ *     lam^(k) = (J_t J_t^T)^-1 c,  q^(k+1) = pinv c + r_k
+ *   V_i^(k) = V_p^(k) + sum_j C(k,j) q_i^(k+1-j) Y_i^(j),  Y_i^(k+1) = sum_j C(k,j) [V_p^(j), Y_i^(k-j)]
+ *   p^(k+1) = v^(k) + sum_j C(k,j) w^(j) x p^(k-j)   (the link body's V) */
+#include "kernel.h"
+
+typedef struct {
+    int r, m;              /* path joints, task rows */
+    const int32_t *path;   /* bodies from the root to the link's */
+    double TR[9], Tp[3];   /* the link frame in its body */
+} Task;
+
+static inline void vcross3(const vd *a, const vd *b, vd *out) { vcross(a, b, out); }
+
+/* Spatial screws S[r][6] of the path and the link pose R[9], p[3] at q (Q[i] = q_i) */
+static void path_kinematics(const Consts *c, const Task *t, const vd *Q, AdjointV *Ai, vd *S,
+                            vd *R, vd *p) {
+    for (int x = 0; x < t->r; x++) {
+        const int i = t->path[x];
+        if (x == 0) hk_joint_adjoint(c, i, Q[i], &Ai[0]);
+        else {
+            AdjointV Ad;
+            hk_joint_adjoint(c, i, Q[i], &Ad);
+            hk_compose(&Ad, &Ai[x - 1], &Ai[x]);
+        }
+        hk_spatial_screw(&Ai[x], c->m->X + 6 * i, S + 6 * x);
+    }
+    /* the body's pose from Ai = [[Rb^T, 0], [skew(a) Rb^T, Rb^T]], a = -Rb^T pb */
+    const AdjointV *A = &Ai[t->r - 1];
+    vd Rb[9], a[3], pb[3];
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++) Rb[3 * r + k] = A->R[3 * k + r];
+    a[0] = A->P[6] * A->R[3] + A->P[7] * A->R[4] + A->P[8] * A->R[5];   /* skew(a)[2][1] */
+    a[1] = A->P[0] * A->R[6] + A->P[1] * A->R[7] + A->P[2] * A->R[8];   /* skew(a)[0][2] */
+    a[2] = A->P[3] * A->R[0] + A->P[4] * A->R[1] + A->P[5] * A->R[2];   /* skew(a)[1][0] */
+    vm3v(Rb, a, pb);
+    for (int r = 0; r < 3; r++) {
+        for (int k = 0; k < 3; k++)
+            R[3 * r + k] = Rb[3 * r] * t->TR[k] + Rb[3 * r + 1] * t->TR[3 + k] + Rb[3 * r + 2] * t->TR[6 + k];
+        p[r] = Rb[3 * r] * t->Tp[0] + Rb[3 * r + 1] * t->Tp[1] + Rb[3 * r + 2] * t->Tp[2] - pb[r];
+    }
+}
+
+/* The task Jacobian's first part Jt[m][r] at order 0 */
+static void task_jacobian(const Task *t, const vd *S, const vd *p, vd *Jt) {
+    const int r = t->r;
+    for (int x = 0; x < r; x++) {
+        const vd *Sx = S + 6 * x;
+        if (t->m == 6) {
+            for (int e = 0; e < 6; e++) Jt[e * r + x] = Sx[e];
+        } else {
+            vd wp[3];
+            vcross3(Sx, p, wp);
+            for (int e = 0; e < 3; e++) Jt[e * r + x] = Sx[3 + e] + wp[e];
+        }
+    }
+}
+
+typedef long long vl __attribute__((vector_size(LANES * sizeof(double))));
+
+static inline vd vsqrt(vd x) {
+    vd y;
+    for (int l = 0; l < LANES; l++) y[l] = __builtin_sqrt(x[l]);
+    return y;
+}
+
+static inline vd vselect(vl mask, vd a, vd b) { return (vd)(((vl)a & mask) | ((vl)b & ~mask)); }
+
+/* One-sided Jacobi on B[rows][cols] (rows >= cols): B <- W = B V (orthogonal columns),
+ * V[cols][cols], s[cols] = |w_j|. Columns a, b rotate by the angle that makes them
+ * orthogonal, cyclically, until every pair is, to rounding (rows x eps of their norms). */
+static void jacobi_svd(vd *B, int rows, int cols, vd *V, vd *s) {
+    const double tol = rows * __DBL_EPSILON__;
+    for (int a = 0; a < cols; a++)
+        for (int b = 0; b < cols; b++) V[a * cols + b] = (vd){0} + (a == b ? 1.0 : 0.0);
+    for (int sweep = 0; sweep < 60; sweep++) {
+        vl rotated = (vl){0};
+        for (int a = 0; a < cols - 1; a++)
+            for (int b = a + 1; b < cols; b++) {
+                vd al = (vd){0}, be = (vd){0}, ga = (vd){0};
+                for (int k = 0; k < rows; k++) {
+                    const vd x = B[k * cols + a], y = B[k * cols + b];
+                    al += x * x;
+                    be += y * y;
+                    ga += x * y;
+                }
+                const vd bound = tol * vsqrt(al * be);
+                const vl skip = (ga < bound) & (-ga < bound);
+                const vd zeta = (be - al) / (2.0 * ga);
+                const vd az = vselect(zeta < 0, -zeta, zeta);
+                vd tn = 1.0 / (az + vsqrt(1.0 + zeta * zeta));
+                tn = vselect(zeta < 0, -tn, tn);
+                const vd c = 1.0 / vsqrt(1.0 + tn * tn);
+                const vd cs = vselect(skip, (vd){0} + 1.0, c), sn = vselect(skip, (vd){0}, c * tn);
+                rotated |= ~skip;
+                for (int k = 0; k < rows; k++) {
+                    const vd x = B[k * cols + a], y = B[k * cols + b];
+                    B[k * cols + a] = cs * x - sn * y;
+                    B[k * cols + b] = sn * x + cs * y;
+                }
+                for (int k = 0; k < cols; k++) {
+                    const vd x = V[k * cols + a], y = V[k * cols + b];
+                    V[k * cols + a] = cs * x - sn * y;
+                    V[k * cols + b] = sn * x + cs * y;
+                }
+            }
+        int any = 0;
+        for (int l = 0; l < LANES; l++) any |= rotated[l] != 0;
+        if (!any) break;
+    }
+    for (int a = 0; a < cols; a++) {
+        vd n2 = (vd){0};
+        for (int k = 0; k < rows; k++) n2 += B[k * cols + a] * B[k * cols + a];
+        s[a] = vsqrt(n2);
+    }
+}
+
+/* pinv(J_t) [r][m], (J_t J_t^T)^-1 [m][m] (r >= m; may be NULL) and the condition number of
+ * Jt[m][r]; cutoff > 0: singular values below cutoff x the largest count as zero */
+static vd factor(const Task *t, const vd *Jt, double cutoff, vd *pinv, vd *invA) {
+    const int r = t->r, m = t->m, wide = r >= m, rows = wide ? r : m, cols = wide ? m : r;
+    vd B[rows * cols], V[cols * cols], s[cols], w2[cols], smax = (vd){0}, smin, cond = (vd){0};
+    for (int e = 0; e < m; e++)
+        for (int x = 0; x < r; x++) {
+            if (wide) B[x * cols + e] = Jt[e * r + x];
+            else B[e * cols + x] = Jt[e * r + x];
+        }
+    jacobi_svd(B, rows, cols, V, s);
+    smin = s[0];
+    for (int j = 0; j < cols; j++)
+        for (int l = 0; l < LANES; l++) {
+            smax[l] = s[j][l] > smax[l] ? s[j][l] : smax[l];
+            smin[l] = s[j][l] < smin[l] ? s[j][l] : smin[l];
+        }
+    for (int l = 0; l < LANES; l++) cond[l] = smin[l] > 0 ? smax[l] / smin[l] : INFINITY;
+    for (int j = 0; j < cols; j++)
+        for (int l = 0; l < LANES; l++)
+            w2[j][l] = cutoff > 0 && !(s[j][l] > cutoff * smax[l]) ? 0.0 : 1.0 / (s[j][l] * s[j][l]);
+    /* wide: pinv = W diag(w2) V^T; else pinv = V diag(w2) W^T; W = B */
+    for (int x = 0; x < r; x++)
+        for (int e = 0; e < m; e++) {
+            vd acc = (vd){0};
+            for (int j = 0; j < cols; j++)
+                acc += wide ? B[x * cols + j] * w2[j] * V[e * cols + j]
+                            : V[x * cols + j] * w2[j] * B[e * cols + j];
+            pinv[x * m + e] = acc;
+        }
+    if (invA)
+        for (int a = 0; a < m; a++)
+            for (int b = 0; b < m; b++) {
+                vd acc = (vd){0};
+                for (int j = 0; j < cols; j++) acc += V[a * cols + j] * w2[j] * V[b * cols + j];
+                invA[a * m + b] = acc;
+            }
+    return cond;
+}
+
+/* The Newton step pinv(J_t) e by the normal equations of the smaller Gram matrix (r >= m:
+ * J_t^T (J_t J_t^T)^-1 e; r < m: (J_t^T J_t)^-1 J_t^T e) with Cholesky: what the SVD gives
+ * where J_t is well conditioned. Returns 0 (and leaves dq) where a pivot falls below 1e-12
+ * of the Gram matrix's largest diagonal entry (cond J_t > ~1e6) in any lane: the caller
+ * takes the SVD then. */
+static int gram_step(const Task *t, const vd *Jt, const vd *e, vd *dq) {
+    const int r = t->r, m = t->m, wide = r >= m, g = wide ? m : r;
+    vd G[g * g], y[g], dmax = (vd){0};
+    for (int a = 0; a < g; a++)
+        for (int b = 0; b <= a; b++) {
+            vd acc = (vd){0};
+            if (wide) for (int x = 0; x < r; x++) acc += Jt[a * r + x] * Jt[b * r + x];
+            else for (int k = 0; k < m; k++) acc += Jt[k * r + a] * Jt[k * r + b];
+            G[a * g + b] = acc;
+        }
+    for (int a = 0; a < g; a++) {
+        for (int l = 0; l < LANES; l++) dmax[l] = G[a * g + a][l] > dmax[l] ? G[a * g + a][l] : dmax[l];
+        vd acc = (vd){0};   /* the right-hand side: e, or J_t^T e */
+        if (wide) acc = e[a];
+        else for (int k = 0; k < m; k++) acc += Jt[k * r + a] * e[k];
+        y[a] = acc;
+    }
+    for (int j = 0; j < g; j++) {           /* G = L L^T in place (lower), L_jj stored inverted */
+        vd d = G[j * g + j];
+        for (int c = 0; c < j; c++) d -= G[j * g + c] * G[j * g + c];
+        for (int l = 0; l < LANES; l++)
+            if (!(d[l] > 1e-12 * dmax[l])) return 0;
+        const vd inv = 1.0 / vsqrt(d);
+        G[j * g + j] = inv;
+        for (int i = j + 1; i < g; i++) {
+            vd x = G[i * g + j];
+            for (int c = 0; c < j; c++) x -= G[i * g + c] * G[j * g + c];
+            G[i * g + j] = x * inv;
+        }
+    }
+    for (int i = 0; i < g; i++) {           /* L z = y, L^T w = z */
+        for (int j = 0; j < i; j++) y[i] -= G[i * g + j] * y[j];
+        y[i] *= G[i * g + i];
+    }
+    for (int i = g - 1; i >= 0; i--) {
+        for (int j = i + 1; j < g; j++) y[i] -= G[j * g + i] * y[j];
+        y[i] *= G[i * g + i];
+    }
+    for (int x = 0; x < r; x++) {
+        if (!wide) { dq[x] = y[x]; continue; }
+        vd acc = (vd){0};
+        for (int a = 0; a < m; a++) acc += Jt[a * r + x] * y[a];
+        dq[x] = acc;
+    }
+    return 1;
+}
+
+/* log(R) per lane (lie.rotation_log) */
+static void rotation_log(const vd *R, vd *w) {
+    for (int l = 0; l < LANES; l++) {
+        double M[9], s[3];
+        for (int e = 0; e < 9; e++) M[e] = R[e][l];
+        s[0] = 0.5 * (M[7] - M[5]);
+        s[1] = 0.5 * (M[2] - M[6]);
+        s[2] = 0.5 * (M[3] - M[1]);
+        double c = 0.5 * (M[0] + M[4] + M[8] - 1.0);
+        c = c < -1.0 ? -1.0 : c > 1.0 ? 1.0 : c;
+        const double sn = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+        const double theta = atan2(sn, c);
+        const double scale = theta < 1e-4 ? 1.0 + theta * theta / 6.0 : theta / sn;
+        for (int e = 0; e < 3; e++) w[e][l] = s[e] * scale;
+        if (theta > M_PI - 1e-3) {   /* the axis from the symmetric part */
+            double Bm[9];
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++)
+                    Bm[3 * a + b] = 0.5 * (M[3 * a + b] + M[3 * b + a]) - (a == b ? c : 0.0);
+            int col = 0;
+            for (int a = 1; a < 3; a++)
+                if (Bm[4 * a] > Bm[4 * col]) col = a;
+            double ax[3] = {Bm[col], Bm[3 + col], Bm[6 + col]};
+            double nrm = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
+            nrm = nrm > 1e-300 ? nrm : 1e-300;
+            const double sign = (ax[0] * s[0] + ax[1] * s[1] + ax[2] * s[2]) < 0 ? -1.0 : 1.0;
+            for (int e = 0; e < 3; e++) w[e][l] = theta * sign * ax[e] / nrm;
+        }
+    }
+}
+
+static int setup(const HModel *md, int64_t N, int r, const int32_t *path, const double *T,
+                 int m, Task *t) {
+    int status = hk_check(md, N, 1, 1, 0, -1);
+    if (status) return status;
+    if (r < 1 || r > md->n || (m != 3 && m != 6)) return HK_SIZE;
+    for (int x = 0; x < r; x++)
+        if (path[x] < 0 || path[x] >= md->n || md->parent[path[x]] != (x ? path[x - 1] : -1))
+            return HK_MODEL;
+    t->r = r;
+    t->m = m;
+    t->path = path;
+    for (int a = 0; a < 3; a++) {
+        for (int b = 0; b < 3; b++) t->TR[3 * a + b] = T[4 * a + b];
+        t->Tp[a] = T[4 * a + 3];
+    }
+    return HK_OK;
+}
+
+/* The task error e[m] of the link at Q against the targets Rt[9] (pose) and pt[3] */
+static void pose_error(const Consts *c, const Task *t, const vd *Q, const vd *Rt, const vd *pt,
+                       AdjointV *Ai, vd *S, vd *p, vd *err) {
+    vd R[9];
+    path_kinematics(c, t, Q, Ai, S, R, p);
+    const int m = t->m;
+    for (int a = 0; a < 3; a++) err[(m == 6 ? 3 : 0) + a] = pt[a] - p[a];
+    if (m == 6) {   /* w = log(R_d R^T), v = dp - w x p */
+        vd DR[9], w[3] = {0}, wp[3];
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                DR[3 * a + b] = Rt[3 * a] * R[3 * b] + Rt[3 * a + 1] * R[3 * b + 1] + Rt[3 * a + 2] * R[3 * b + 2];
+        rotation_log(DR, w);
+        vcross3(w, p, wp);
+        for (int a = 0; a < 3; a++) { err[a] = w[a]; err[3 + a] -= wp[a]; }
+    }
+}
+
+/* Newton from q[N][n] to the targets Rd[N][9] (pose, m = 6; NULL for m = 3) and pd[N][3]:
+ * at most `steps` steps, each lane group until its largest step is below 1e-14 (1 + its
+ * largest |q|); q_out[N][n] (the joints off the path unchanged) and err[N] = max |e| at
+ * q_out. */
+int hodyn_ik_newton(const HModel *md, int64_t N, const double *q, int r, const int32_t *path,
+                    const double *T, int m, const double *Rd, const double *pd, int steps,
+                    double *q_out, double *err) {
+    Task t;
+    int status = setup(md, N, r, path, T, m, &t);
+    if (status) return status;
+    if ((m == 6 && !Rd) || steps < 0) return HK_SIZE;
+    const int n = md->n;
+    Consts c;
+    if (hk_consts(md, &c)) return HK_NOMEM;
+    vd *Q = hk_alloc(sizeof(vd) * n), *S = hk_alloc(sizeof(vd) * 6 * r);
+    vd *Jt = hk_alloc(sizeof(vd) * m * r), *pinv = hk_alloc(sizeof(vd) * m * r);
+    vd *step = hk_alloc(sizeof(vd) * r);
+    AdjointV *Ai = hk_alloc(sizeof(AdjointV) * r);
+    if (!Q || !S || !Jt || !pinv || !step || !Ai) { status = HK_NOMEM; goto done; }
+    int64_t lane_s[LANES];
+    vd p[3], Rt[9] = {0}, pt[3] = {0}, e[6], emax;
+    for (int64_t s0 = 0; s0 < N; s0 += LANES) {
+        hk_lanes(s0, N, lane_s);
+        hk_gather(q, n, lane_s, n, Q);
+        hk_gather(pd, 3, lane_s, 3, pt);
+        if (m == 6) hk_gather(Rd, 9, lane_s, 9, Rt);
+        for (int it = 0;; it++) {
+            pose_error(&c, &t, Q, Rt, pt, Ai, S, p, e);
+            if (it == steps) break;
+            task_jacobian(&t, S, p, Jt);
+            if (!gram_step(&t, Jt, e, step)) {
+                factor(&t, Jt, 1e-15, pinv, NULL);
+                for (int x = 0; x < r; x++) {
+                    step[x] = (vd){0};
+                    for (int a = 0; a < m; a++) step[x] += pinv[x * m + a] * e[a];
+                }
+            }
+            double big = 0, qbig = 0;
+            for (int x = 0; x < r; x++) Q[t.path[x]] += step[x];
+            for (int l = 0; l < LANES; l++) {
+                for (int x = 0; x < r; x++) big = fmax(big, fabs(step[x][l]));
+                for (int i = 0; i < n; i++) qbig = fmax(qbig, fabs(Q[i][l]));
+            }
+            if (big <= 1e-14 * (1.0 + qbig)) {
+                pose_error(&c, &t, Q, Rt, pt, Ai, S, p, e);
+                break;
+            }
+        }
+        emax = (vd){0};
+        for (int a = 0; a < m; a++)
+            for (int l = 0; l < LANES; l++) emax[l] = fmax(emax[l], fabs(e[a][l]));
+        hk_scatter(Q, n, s0, N, n, q_out);
+        hk_scatter(&emax, 1, s0, N, 1, err);
+    }
+done:
+    free(Q); free(S); free(Jt); free(pinv); free(step); free(Ai);
+    hk_free_consts(&c);
+    return status;
+}
+
+/* q[N][n]; y[N][D][m]: the task rates y', ..., y^(D); qref[n] and gain (r > m: the posture
+ * term); outputs qs[N][D + 1][n] (q, then the path joints' rates; the others 0), cond[N] */
+int hodyn_ik_rates(const HModel *md, int64_t N, const double *q, int r, const int32_t *path,
+                   const double *T, int m, int D, const double *y, const double *qref,
+                   double gain, double *qs, double *cond) {
+    Task t;
+    int status = setup(md, N, r, path, T, m, &t);
+    if (status) return status;
+    if (D < 0 || D + 1 > MAXK || r < m || (r > m && !qref)) return HK_SIZE;
+    const int n = md->n, D1 = D + 1, redundant = r > m;
+    Consts c;
+    if (hk_consts(md, &c)) return HK_NOMEM;
+    vd *Q = hk_alloc(sizeof(vd) * n), *S = hk_alloc(sizeof(vd) * 6 * r);
+    vd *Y = hk_alloc(sizeof(vd) * 6 * r * (D1 + 1)), *V = hk_alloc(sizeof(vd) * 6 * r * D1);
+    vd *Jt = hk_alloc(sizeof(vd) * m * r * D1), *pinv = hk_alloc(sizeof(vd) * m * r);
+    vd *invA = hk_alloc(sizeof(vd) * m * m), *lam = hk_alloc(sizeof(vd) * m * D1);
+    vd *yv = hk_alloc(sizeof(vd) * m * D1), *out = hk_alloc(sizeof(vd) * n * D1);
+    vd *P = hk_alloc(sizeof(vd) * 3 * (D1 + 1));
+    AdjointV *Ai = hk_alloc(sizeof(AdjointV) * r);
+    if (!Q || !S || !Y || !V || !Jt || !pinv || !invA || !lam || !yv || !out || !P || !Ai) {
+        status = HK_NOMEM;
+        goto done;
+    }
+    int64_t lane_s[LANES];
+    vd R[9], cn, tmp[6];
+#define YX(x, k) (Y + 6 * ((size_t)(x) * (D1 + 1) + (k)))
+#define VX(x, k) (V + 6 * ((size_t)(x) * D1 + (k)))
+#define JT(k) (Jt + (size_t)(k) * m * r)
+#define QK(k, i) out[(size_t)(k) * n + (i)]
+    for (int64_t s0 = 0; s0 < N; s0 += LANES) {
+        hk_lanes(s0, N, lane_s);
+        hk_gather(q, n, lane_s, n, Q);
+        if (D) hk_gather(y, (int64_t)D * m, lane_s, (int64_t)D * m, yv);
+        path_kinematics(&c, &t, Q, Ai, S, R, P);
+        memset(out, 0, sizeof(vd) * n * D1);
+        for (int i = 0; i < n; i++) QK(0, i) = Q[i];
+        for (int x = 0; x < r; x++) memcpy(YX(x, 0), S + 6 * x, sizeof(vd) * 6);
+        task_jacobian(&t, S, P, JT(0));
+        cn = factor(&t, JT(0), 0.0, pinv, redundant ? invA : NULL);
+        for (int k = 0; k < D; k++) {
+            vd *Jk = JT(k), b[m], rr[r], cc[m], qk[r];
+            if (k) {                             /* J_t^(k) */
+                for (int x = 0; x < r; x++) {
+                    const vd *Yk = YX(x, k);
+                    if (m == 6) {
+                        for (int e = 0; e < 6; e++) Jk[e * r + x] = Yk[e];
+                        continue;
+                    }
+                    vcross3(Yk, P, tmp);
+                    for (int e = 0; e < 3; e++) Jk[e * r + x] = Yk[3 + e] + tmp[e];
+                    for (int j = 1; j <= k; j++) {
+                        vcross3(YX(x, k - j), P + 3 * j, tmp);
+                        for (int e = 0; e < 3; e++) Jk[e * r + x] += BINOM[k][j] * tmp[e];
+                    }
+                }
+            }
+            for (int a = 0; a < m; a++) {        /* b */
+                b[a] = yv[k * m + a];
+                for (int j = 1; j <= k; j++)
+                    for (int x = 0; x < r; x++)
+                        b[a] -= BINOM[k][j] * JT(j)[a * r + x] * QK(k + 1 - j, t.path[x]);
+            }
+            if (redundant) {
+                for (int x = 0; x < r; x++) {
+                    const int i = t.path[x];
+                    rr[x] = (k == 0 ? qref[i] - QK(0, i) : -QK(k, i)) * gain;
+                    for (int j = 1; j <= k; j++)
+                        for (int a = 0; a < m; a++)
+                            rr[x] += BINOM[k][j] * JT(j)[a * r + x] * lam[(k - j) * m + a];
+                }
+                for (int a = 0; a < m; a++) {
+                    cc[a] = b[a];
+                    for (int x = 0; x < r; x++) cc[a] -= JT(0)[a * r + x] * rr[x];
+                }
+                for (int a = 0; a < m; a++) {
+                    vd acc = (vd){0};
+                    for (int e = 0; e < m; e++) acc += invA[a * m + e] * cc[e];
+                    lam[k * m + a] = acc;
+                }
+                for (int x = 0; x < r; x++) {
+                    vd acc = (vd){0};
+                    for (int a = 0; a < m; a++) acc += pinv[x * m + a] * cc[a];
+                    qk[x] = acc + rr[x];
+                }
+            } else {
+                for (int x = 0; x < r; x++) {
+                    vd acc = (vd){0};
+                    for (int a = 0; a < m; a++) acc += pinv[x * m + a] * b[a];
+                    qk[x] = acc;
+                }
+            }
+            for (int x = 0; x < r; x++) QK(k + 1, t.path[x]) = qk[x];
+            for (int x = 0; x < r; x++) {        /* forward kinematics of order k, (6), (9) */
+                const int i = t.path[x];
+                vd *Vk = VX(x, k), *Yn = YX(x, k + 1);
+                for (int e = 0; e < 6; e++) {
+                    Vk[e] = x ? VX(x - 1, k)[e] : (vd){0};
+                    Yn[e] = (vd){0};
+                }
+                for (int j = 0; j <= k; j++) {
+                    const vd w = BINOM[k][j] * QK(k + 1 - j, i);
+                    for (int e = 0; e < 6; e++) Vk[e] += w * YX(x, j)[e];
+                    if (x) {
+                        vad(VX(x - 1, j), YX(x, k - j), tmp);
+                        for (int e = 0; e < 6; e++) Yn[e] += BINOM[k][j] * tmp[e];
+                    }
+                }
+            }
+            vd *Pn = P + 3 * (k + 1);            /* the link origin's p^(k+1) */
+            for (int e = 0; e < 3; e++) Pn[e] = VX(r - 1, k)[3 + e];
+            for (int j = 0; j <= k; j++) {
+                vcross3(VX(r - 1, j), P + 3 * (k - j), tmp);
+                for (int e = 0; e < 3; e++) Pn[e] += BINOM[k][j] * tmp[e];
+            }
+        }
+        hk_scatter(out, (int64_t)n * D1, s0, N, (int64_t)n * D1, qs);
+        hk_scatter(&cn, 1, s0, N, 1, cond);
+    }
+#undef YX
+#undef VX
+#undef JT
+#undef QK
+done:
+    free(Q); free(S); free(Y); free(V); free(Jt); free(pinv); free(invA); free(lam); free(yv);
+    free(out); free(P); free(Ai);
+    hk_free_consts(&c);
+    return status;
+}

@@ -1,0 +1,109 @@
+"""The compiled inverse-kinematics kernels (Newton on the pose, Algorithm 2's rates) against the
+numpy code of ik.py they stand for, at every lane width and odd sample counts: pose and
+position tasks, square (6 DOF) and redundant (7 DOF), well and badly conditioned. (The numpy
+code and the kernels together are held to the motion they came from in test_ik.py.)"""
+
+import numpy as np
+import pytest
+
+from conftest import URDF
+from hodyn_cli.algorithms.ik import NEWTON_STEPS, InverseKinematics, spatial_motion
+from hodyn_cli.algorithms.kinematics import link_kinematics
+from hodyn_cli.algorithms.methods import _compiled
+from hodyn_cli.core.motion import LinkMotion
+from hodyn_cli.core.trajectory import cosine
+from hodyn_cli.modeling.locking import lock
+from hodyn_cli.modeling.urdf import load_model
+
+pytestmark = pytest.mark.kernel
+EE = "iiwa_link_ee"
+CASES = {  # name -> (locked joints, offsets, task)
+    "6 dof pose": ({"iiwa_joint_3": 0.0}, [0.2, 0.6, -1.2, 0.3, 1.0, 0.1], "pose"),
+    "7 dof pose": ({}, [0.2, 0.6, 0.3, -1.2, 0.3, 1.0, 0.1], "pose"),
+    "7 dof position": ({}, [0.2, 0.6, 0.3, -1.2, 0.3, 1.0, 0.1], "position"),
+}
+
+
+def setup(case: str, n_samples: int, elbow: float | None = None):
+    """(solver, motion of the flange (spatial twists), the joint motion it came from)."""
+    locked, offset, task = CASES[case]
+    model = load_model(URDF / "iiwa14.urdf")
+    model = lock(model, locked) if locked else model
+    offset = np.array(offset)
+    if elbow is not None:   # iiwa_joint_4 near 0: the arm stretched out, near-singular
+        offset[model.joint_index("iiwa_joint_4")] = elbow
+    t = np.linspace(0, 0.4, n_samples)
+    traj = cosine(model.joint_names, t, amplitude=0.0 if elbow is not None else 0.3,
+                  omega=np.linspace(1.0, 2.0, model.n), phase=np.arange(model.n),
+                  offset=offset, orders=5)
+    motion = spatial_motion(LinkMotion.of(link_kinematics(model, traj, EE, order=3), t))
+    solver = InverseKinematics(model, EE, task=task)
+    solver.q_ref = traj.q[0] + 0.05
+    return solver, motion, traj
+
+
+def numpy_path(monkeypatch):
+    monkeypatch.setattr(_compiled, "available", lambda: False)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("n_samples", [1, 5, 33])
+def test_rates_kernel_matches_numpy(case, n_samples, lanes, monkeypatch):
+    solver, motion, traj = setup(case, n_samples)
+    rows = slice(0, n_samples)
+    q = traj.q + 1e-3 * np.sin(np.arange(traj.q.size)).reshape(traj.q.shape)  # off the motion
+    ours, cond = solver._rates(q, motion, rows)
+    numpy_path(monkeypatch)
+    ref, ref_cond = solver._rates(q, motion, rows)
+    assert ours.shape == ref.shape == (n_samples, 5, q.shape[1])
+    for k in range(5):
+        scale = np.abs(ref[:, k]).max()
+        assert np.abs(ours[:, k] - ref[:, k]).max() <= 1e-11 * scale, (case, k, lanes)
+    assert np.abs(cond / ref_cond - 1).max() <= 1e-11, (case, lanes)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("n_samples", [1, 7])
+def test_newton_kernel_matches_numpy(case, n_samples, lanes, monkeypatch):
+    """From positions 0.05 rad off, both converge (minimum-norm steps: the same point of a
+    redundant arm's self-motion)."""
+    solver, motion, traj = setup(case, n_samples)
+    rows = slice(0, n_samples)
+    start = traj.q + 0.05 * np.cos(np.arange(traj.q.size)).reshape(traj.q.shape)
+    q, err = solver._newton(start, motion, rows)
+    numpy_path(monkeypatch)
+    ref, ref_err = solver._newton(start, motion, rows)
+    assert err.max() < 1e-12 and ref_err.max() < 1e-12
+    assert np.abs(q - ref).max() < 1e-10, (case, lanes)
+    if case == "6 dof pose":   # a unique solution: the motion's
+        assert np.abs(q - traj.q).max() < 1e-10
+
+
+def test_newton_near_a_singular_pose_takes_the_svd(lanes, monkeypatch):
+    """Stretched out (condition number ~1e8, beyond the Cholesky of J_t J_t^T): one step
+    solves J_t dq = e to rounding, and equals the numpy step (LU) to the digits that the
+    conditioning leaves (cond x eps)."""
+    solver, motion, traj = setup("6 dof pose", 5, elbow=1e-8)
+    rows = slice(0, 5)
+    start = traj.q + 1e-6
+    task = solver._compiled_task()
+    q1, _ = _compiled.ik_newton(task, start, motion.R, motion.p, 1)
+    numpy_path(monkeypatch)
+    cond = solver._rates(start, motion, rows)[1]
+    assert cond.min() > 1e7
+    _, _, _, Jt, e = solver._pose_error(start, motion, rows)
+    ours = (q1 - start)[:, solver.path]
+    residual = (Jt @ ours[..., None])[..., 0] - e
+    assert np.abs(residual).max() <= 1e-9 * np.abs(e).max()
+    ref = np.linalg.solve(Jt, e[..., None])[..., 0]
+    assert np.abs(ours - ref).max() <= cond.max() * 1e-15 * (1 + np.abs(start).max())
+
+
+def test_kernel_iterates_at_most_the_steps_it_is_given(lanes):
+    solver, motion, traj = setup("7 dof pose", 3)
+    start = traj.q + 0.2
+    task = solver._compiled_task()
+    unchanged, err0 = _compiled.ik_newton(task, start, motion.R, motion.p, 0)
+    assert np.array_equal(unchanged, start) and err0.min() > 1e-3
+    q, err = _compiled.ik_newton(task, start, motion.R, motion.p, NEWTON_STEPS)
+    assert err.max() < 1e-12
