@@ -242,7 +242,8 @@ def matrices(
                base_orders=order + 2)
 
 
-@command(app, "regressor", short_help="Regressor Y (tau = Y pi), base parameters (HDF5).")
+@command(app, "regressor", short_help="Regressor Y (tau = Y pi), base parameters (HDF5).",
+         shared=STREAMING + FLOATING)
 def regressor_command(
     robot: Robot,
     traj: Traj,
@@ -269,14 +270,19 @@ def regressor_command(
     """Write the regressor Y (tau = Y pi) and its time derivatives per sample (HDF5).
 
     pi: 10 parameters per moving body (hodyn info --parameters); with --friction and
-    --armature also the drives' (docs/drives.md).
+    --armature also the drives' (docs/drives.md). With --floating-base: 6 + n rows, the
+    base wrench W_<root>_.. then the joints, and the root link's parameters first
+    (docs/floating.md).
     """
     from hodyn_cli import api
+    from hodyn_cli.algorithms.regressor import base_wrench_rows
     from hodyn_cli.cli.session import read_rigid_drives
     from hodyn_cli.pipeline.jobs import RegressorJob
 
     g = s.g
     _hdf5_only(output, "regressor")
+    if s.floating_base and slotine_li:
+        raise HodynError("--floating-base does not go with --slotine-li yet")
     model = s.model(robot, traj)
     d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
     if d is not None and not (friction or armature):
@@ -287,12 +293,20 @@ def regressor_command(
                              "sides and Coulomb velocities)")
     kind = (model_kind or ElasticModel.full).value
     options = {"drives": d, "friction": friction, "armature": armature}
-    names, values = api.regressor_parameters(model, **options)
-    basis = api.regressor_basis(model, gravity=g, drive_model=kind, **options) if base else None
-    attrs = s.provenance(robot, traj, model, order=order, gravity=g)
+    floating = s.floating_base
+    names, values = api.regressor_parameters(model, floating_base=floating, **options)
+    basis = api.regressor_basis(model, gravity=g, drive_model=kind, floating_base=floating,
+                                **options) if base else None
+    attrs = s.provenance(robot, traj, model, order=order, gravity=g, floating_base=floating)
     attrs |= {"parameter_names": names, "parameters": values,
               "about_Y": "tau^(k) = Y^(k) pi (+ J^T W: external wrenches are not in Y); "
                          "rows: joint_names, columns: parameter_names"}
+    if floating:
+        attrs |= {"row_names": list(base_wrench_rows(model) + model.coordinate_names),
+                  "about_Y": "(W_base^(k); tau^(k)) = Y^(k) pi (+ J^T W: external wrenches are "
+                             "not in Y); rows: row_names (the base wrench the root exerts on its "
+                             "supports, root link frame, then the joints), columns: "
+                             "parameter_names (the root link's first)"}
     if d is not None:
         attrs |= {"drives": str(drives), "drive_model": kind,
                   "about_Y": "r eta taum^(k) = Y^(k) pi (the motor torque referred to the joint; "
@@ -303,7 +317,7 @@ def regressor_command(
                   "about_Y_base": "Y pi = Y_base pi_base, pi_base = base_map @ pi"}
     job = RegressorJob(model, order=order, gravity=g, base=basis, slotine_li=slotine_li,
                        drive_model=kind, **options)
-    s.run_file(job, traj, output, attrs)
+    s.run_file(job, traj, output, attrs, base_orders=order + 2)
 
 
 @command(app, "sensitivities", short_help="d tau^(k)/d q^(j), exact (HDF5).")

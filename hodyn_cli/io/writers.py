@@ -73,7 +73,9 @@ class Hdf5Sink:
     def __init__(self, path: str):
         import h5py
 
-        self.file = h5py.File(path, "w")
+        # the HDF5 1.8 format: attributes over 64 kB (a big robot's base_map and base-parameter
+        # names) go to dense storage instead of failing
+        self.file = h5py.File(path, "w", libver=("v108", "latest"))
         self.attrs: dict = {}
 
     @staticmethod
