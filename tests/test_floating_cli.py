@@ -127,7 +127,8 @@ def _edited(d, name, change):
     ("short", "has 20 samples, the trajectory more"),
     ("alone", "--base-motion goes with --floating-base"),
 ])
-def test_bad_base_input_is_one_line_and_writes_nothing(solo, case, message):
+@pytest.mark.parametrize("command", ["compute", "regressor", "validate"])
+def test_bad_base_input_is_one_line_and_writes_nothing(solo, case, message, command):
     d, urdf, _, _ = solo
     args = ["compute", urdf, d / "all.csv", "--floating-base", "--order", "1"]
     if case == "missing":
@@ -144,9 +145,61 @@ def test_bad_base_input_is_one_line_and_writes_nothing(solo, case, message):
         args = ["compute", urdf, d / "joints.csv", "--floating-base", "--base-motion", d / "b.csv"]
     else:
         args = ["compute", urdf, d / "joints.csv", "--base-motion", d / "base.csv"]
-    out = d / f"out_{case}.csv"
-    result = _run(*args, "-o", out)
+    args[0] = command
+    out = d / f"out_{case}_{command}.{'h5' if command == 'regressor' else 'csv'}"
+    if command == "validate":  # no --order: taud and taudd where the columns allow
+        args = [a for a in args if a not in ("--order", "1")]
+        out = d / f"report_{case}.json"
+    result = _run(*args, "--report" if command == "validate" else "-o", out)
     assert result.exit_code == 2, result.output
     errors = [line for line in result.stderr.splitlines() if line.startswith("hodyn: error:")]
     assert len(errors) == 1 and message in errors[0], result.stderr
     assert not out.exists()
+
+
+def test_regressor_floating_base_reproduces_compute(solo):
+    """Y pi from the file equals compute's base wrench and torques, every order; the base
+    motion from either file gives the same Y."""
+    d, urdf, model, _ = solo
+    one = _run("regressor", urdf, d / "all.csv", "--floating-base", "--order", "1", "--base",
+               "-o", d / "Y.h5")
+    two = _run("regressor", urdf, d / "joints.csv", "--floating-base", "--base-motion",
+               d / "base.csv", "--order", "1", "-o", d / "Y2.h5")
+    tau = _run("compute", urdf, d / "all.csv", "--floating-base", "--base-wrench", "--order", "1",
+               "-o", d / "tau.csv")
+    assert one.exit_code == two.exit_code == tau.exit_code == 0, one.output + two.output
+    got = _table(d / "tau.csv")
+    with h5py.File(d / "Y.h5") as f, h5py.File(d / "Y2.h5") as g:
+        rows, pi = list(f.attrs["row_names"]), f.attrs["parameters"]
+        assert rows[:6] == [f"W_base_link_{c}" for c in ("mx", "my", "mz", "fx", "fy", "fz")]
+        assert list(f.attrs["parameter_names"][:2]) == ["m_base_link", "mcx_base_link"]
+        assert f.attrs["floating_base"]
+        for Y, pre in (("Y", ""), ("Y_d", "d")):
+            assert np.array_equal(f[Y][:], g[Y][:])
+            ours = f[Y][:] @ pi
+            ref = np.stack([got[f"W{pre}{r[1:]}" if r.startswith("W_") else f"tau{pre}_{r}"]
+                            for r in rows], axis=1)
+            assert np.abs(ours - ref).max() <= 1e-10 * np.abs(ref).max(), Y
+            base = f[Y.replace("Y", "Y_base")][:] @ (f.attrs["base_map"] @ pi)
+            assert np.abs(base - ref).max() <= 1e-9 * np.abs(ref).max(), Y
+
+
+def test_validate_floating_base_passes_and_compute_validate_records_it(solo):
+    d, urdf, _, _ = solo
+    one = _run("validate", urdf, d / "all.csv", "--floating-base", "--samples", "8",
+               "--report", d / "v.json")
+    two = _run("validate", urdf, d / "joints.csv", "--floating-base", "--base-motion",
+               d / "base.csv", "--samples", "8", "--method", "spatial")
+    assert one.exit_code == 0 and two.exit_code == 0, one.output + two.output
+    import json
+    checks = json.loads((d / "v.json").read_text())["checks"]
+    names = {c["name"] for c in checks}
+    assert {"base_Vbdd vs time differences of base_Vbd", "base_Rd vs time differences of base_R",
+            "base_pd vs time differences of base_p", "taudd vs d/dt taud"} <= names
+    result = _run("compute", urdf, d / "all.csv", "--floating-base", "--base-wrench", "--validate",
+                  "-o", d / "checked.h5")
+    assert result.exit_code == 0, result.output
+    with h5py.File(d / "checked.h5") as f:
+        assert f.attrs["validation_passed"]
+    refused = _run("validate", urdf, d / "all.csv", "--floating-base", "--simulate")
+    assert refused.exit_code == 2 and "--simulate" in refused.stderr

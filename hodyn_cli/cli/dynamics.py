@@ -98,7 +98,7 @@ def compute(
             output == "-" or file_format(output) != "hdf5")):
         raise HodynError("--joint-wrenches needs HDF5 output (.h5 or .hdf5, or --format hdf5)")
     for flag, given in (("--output-dir or several files", many),
-                        ("--joint-wrenches", joint_wrenches), ("--validate", check)):
+                        ("--joint-wrenches", joint_wrenches)):
         if s.floating_base and given:
             raise HodynError(f"--floating-base does not go with {flag} yet")
     g = s.g
