@@ -203,3 +203,33 @@ def test_validate_floating_base_passes_and_compute_validate_records_it(solo):
         assert f.attrs["validation_passed"]
     refused = _run("validate", urdf, d / "all.csv", "--floating-base", "--simulate")
     assert refused.exit_code == 2 and "--simulate" in refused.stderr
+
+
+@pytest.mark.parametrize("command, extra", [
+    ("elastic", ["--drives", URDF / "iiwa14_drives.toml", "-o"]),
+    ("sensitivities", ["-o"]),
+])
+def test_elastic_and_sensitivities_refuse_a_floating_base_in_one_line(solo, command, extra):
+    d, urdf, _, _ = solo
+    out = d / f"refused_{command}.h5"
+    result = _run(command, urdf, d / "all.csv", "--floating-base", *extra, out)
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("hodyn: error:")]
+    assert len(errors) == 1 and f"--floating-base does not go with hodyn {command}" in errors[0]
+    assert not out.exists()
+
+
+def test_info_says_which_robots_look_floating(tmp_path, solo):
+    """The bundled quadruped and a Talos-like humanoid get the notice, an arm does not; a
+    command given --floating-base does not suggest it."""
+    talos = tmp_path / "talos.urdf"
+    talos.write_text(legged_urdf("talos", seed=1))
+    for path, floating in ((URDF / "quadruped.urdf", True), (talos, True),
+                           (URDF / "iiwa14.urdf", False), (URDF / "gripper_arm.urdf", False)):
+        result = _run("info", path)
+        assert result.exit_code == 0, result.output
+        assert ("looks like a mobile base" in result.stderr) == floating, path
+    d, urdf, _, _ = solo
+    result = _run("compute", urdf, d / "all.csv", "--floating-base", "--order", "0", "-o",
+                  d / "quiet.csv")
+    assert result.exit_code == 0 and "looks like a mobile base" not in result.stderr
