@@ -23,7 +23,8 @@ root's own 10 parameters come first, and the same sum over bodies gives the 6 + 
 negated to give the base wrench ``W_base = -F_0`` (moment; force, root frame), so
 ``Y^(k) pi = (W_base^(k); tau^(k))`` as ``compute --floating-base --base-wrench`` writes them.
 The twists come from the root's jet in the free-falling frame (gravity included,
-:func:`hodyn_cli.algorithms.methods.floating.root_jet`); numpy only (no compiled kernel yet).
+:func:`hodyn_cli.algorithms.methods.floating.root_jet`). The joint rows are the fixed-base
+regressor's with that jet (the compiled kernel); the 6 base rows are numpy.
 
 Gravity enters as the base acceleration, as in the inverse dynamics. The compiled kernel
 (``csrc/regressor.c``) computes Y; :func:`regressor_numpy` is its readable reference. The
@@ -62,8 +63,8 @@ from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory
 
 __all__ = ["PARAMETERS", "parameters", "parameter_names", "inertia_from_parameters",
-           "body_regressor", "regressor", "regressor_numpy", "floating_regressor_numpy",
-           "base_wrench_rows", "project_rows", "slotine_li_regressor",
+           "body_regressor", "regressor", "regressor_numpy", "floating_regressor_chunk",
+           "root_jacobians", "base_wrench_rows", "project_rows", "slotine_li_regressor",
            "BaseParameters", "base_parameters"]
 
 PARAMETERS = ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")
@@ -99,16 +100,20 @@ def inertia_from_parameters(pi) -> np.ndarray:
 
 #: E_p (10, 6, 6): the body inertia of parameter p alone
 UNIT_INERTIAS = np.stack([inertia_from_parameters(e) for e in np.eye(10)])
+#: (6, 60), ``[j, 6 p + i] = E_p[i, j]``: ``V @ _UNIT_COLUMNS`` is every ``E_p V``, one gemm
+_UNIT_COLUMNS = UNIT_INERTIAS.transpose(2, 0, 1).reshape(6, 60)
 
 
 def body_regressor(V: np.ndarray, r: int) -> np.ndarray:
     """``A^(k)``, k = 0..r, (N, r+1, 10, 6) (row p: column p of A) of one body, eq. (13):
     ``M V' - ad*_V M V = A pi`` and its derivatives, from the twist jet V (N, >= r+2, 6)."""
-    y = np.einsum("nmj,pij->nmpi", V[:, : r + 2], UNIT_INERTIAS)  # E_p V^(m)
+    N = V.shape[0]
+    y = (V[:, : r + 2] @ _UNIT_COLUMNS).reshape(N, r + 2, 10, 6)  # E_p V^(m)
+    adV = lie.ad(V[:, : r + 1])  # ad_V^T y as the row vector y ad_V
     A = y[:, 1:].copy()
     for k in range(r + 1):
         for j in range(k + 1):
-            A[:, k] -= comb(k, j) * lie.coad(V[:, j, None], y[:, k - j])
+            A[:, k] -= comb(k, j) * (y[:, k - j] @ adV[:, j])
     return A
 
 
@@ -140,20 +145,42 @@ def regressor_numpy(model: Model, qs: np.ndarray, base: np.ndarray, order: int) 
     return _jacobian_sums(closed_form.jacobians(model, qs, order)[0], V, order)
 
 
-def floating_regressor_numpy(model: Model, qs: np.ndarray, jet: np.ndarray, order: int
+def floating_regressor_chunk(model: Model, qs: np.ndarray, jet: np.ndarray, order: int
                              ) -> np.ndarray:
     """Y^(k) of one chunk of a floating base, (N, order+1, 6+n, 10 (n+1)): rows the base
     wrench (moment; force) then the joints, columns the root's 10 parameters then the
     bodies'. ``jet``: the root's twist jet in the free-falling frame ((1 or N), order+2, 6),
-    :func:`hodyn_cli.algorithms.methods.floating.root_jet`."""
+    :func:`hodyn_cli.algorithms.methods.floating.root_jet`. The joint rows do not involve the
+    root's columns: the compiled kernel gives them when it is built (with the root's jet per
+    sample), else :func:`regressor_numpy`; the base rows are the sum of the module docstring
+    over the root's columns ``G_b`` of the body Jacobians (:func:`root_jacobians`) and the
+    root itself (``G_0 = I``), in numpy."""
     r, N, n = order, qs.shape[0], model.n
     jet = np.broadcast_to(jet, (N, r + 2, 6))
     V = body_fixed.forward_pass(model, qs, r + 1, jet).V
-    J0 = np.zeros((1, r + 1, 6, 6 + n))
-    J0[:, 0, :, :6] = np.eye(6)  # the root: J_0 = [I 0]
-    Y = _jacobian_sums([J0, *closed_form.jacobians(model, qs, r, base=6)[0]], [jet, *V], r)
+    Y = np.zeros((N, r + 1, 6 + n, 10 * (n + 1)))
+    if _compiled.available() and r <= _compiled.MAX_ORDER:
+        Y[:, :, 6:, 10:] = _compiled.regressor_chunk(model, qs, jet, r)
+    else:
+        Y[:, :, 6:, 10:] = _jacobian_sums(closed_form.jacobians(model, qs, r)[0], V, r)
+    G0 = np.zeros((1, r + 1, 6, 6))
+    G0[:, 0] = np.eye(6)
+    Y[:, :, :6] = _jacobian_sums([G0, *root_jacobians(model, qs, r)], [jet, *V], r)
     Y[:, :, :6] *= -1  # W_base = -F_0
     return Y
+
+
+def root_jacobians(model: Model, qs: np.ndarray, K: int) -> list[np.ndarray]:
+    """The root's 6 columns of every body Jacobian, ``G_i = D_{i,p} G_p`` (``G`` of a root
+    child: ``D_{i,0}``), and their first K derivatives by Leibniz, (16), (18): per body
+    (N, K+1, 6, 6)."""
+    G: list[np.ndarray] = []
+    for i, p in enumerate(model.parent):
+        D = closed_form.adjoint_derivatives(model, qs, i, K)
+        G.append(np.stack(D if p < 0 else [sum(comb(k, j) * (D[j] @ G[p][:, k - j])
+                                                for j in range(k + 1)) for k in range(K + 1)],
+                          axis=1))
+    return G
 
 
 def base_wrench_rows(model: Model) -> tuple[str, ...]:
@@ -197,8 +224,9 @@ def _floating_regressor(model: Model, trajectory: Trajectory, order: int, gravit
     """:func:`regressor` of a floating base, batched over chunks of samples (numpy)."""
     n = model.n
     out = np.empty((trajectory.n_samples, order + 1, 6 + n, 10 * (n + 1)))
-    for sl, qs, rows, _, _ in floating.floating_chunks(model, trajectory, order, 256):
-        out[sl] = floating_regressor_numpy(model, qs, floating.root_jet(rows, gravity, order + 1),
+    size = max(64, (16 << 20) // out[:1].nbytes)  # ~16 MB of Y per chunk
+    for sl, qs, rows, _, _ in floating.floating_chunks(model, trajectory, order, size):
+        out[sl] = floating_regressor_chunk(model, qs, floating.root_jet(rows, gravity, order + 1),
                                            order)
     return out
 
