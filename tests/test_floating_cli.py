@@ -205,17 +205,20 @@ def test_validate_floating_base_passes_and_compute_validate_records_it(solo):
     assert refused.exit_code == 2 and "--simulate" in refused.stderr
 
 
-@pytest.mark.parametrize("command, extra", [
-    ("elastic", ["--drives", URDF / "iiwa14_drives.toml", "-o"]),
-    ("sensitivities", ["-o"]),
+@pytest.mark.parametrize("command, extra, message", [
+    ("elastic", ["--drives", URDF / "iiwa14_drives.toml"], "with hodyn elastic yet"),
+    ("sensitivities", [], "with hodyn sensitivities yet"),
+    ("regressor", ["--slotine-li"], "with --slotine-li yet"),
+    ("regressor", ["--drives", URDF / "iiwa14_motors.toml", "--friction"],
+     "--drives does not go with --floating-base yet"),
 ])
-def test_elastic_and_sensitivities_refuse_a_floating_base_in_one_line(solo, command, extra):
+def test_what_takes_no_floating_base_yet_says_so_in_one_line(solo, command, extra, message):
     d, urdf, _, _ = solo
     out = d / f"refused_{command}.h5"
-    result = _run(command, urdf, d / "all.csv", "--floating-base", *extra, out)
+    result = _run(command, urdf, d / "all.csv", "--floating-base", *extra, "-o", out)
     assert result.exit_code == 2, result.output
     errors = [line for line in result.stderr.splitlines() if line.startswith("hodyn: error:")]
-    assert len(errors) == 1 and f"--floating-base does not go with hodyn {command}" in errors[0]
+    assert len(errors) == 1 and message in errors[0] and "floating-base" in errors[0], errors
     assert not out.exists()
 
 
