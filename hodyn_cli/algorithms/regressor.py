@@ -23,8 +23,8 @@ root's own 10 parameters come first, and the same sum over bodies gives the 6 + 
 negated to give the base wrench ``W_base = -F_0`` (moment; force, root frame), so
 ``Y^(k) pi = (W_base^(k); tau^(k))`` as ``compute --floating-base --base-wrench`` writes them.
 The twists come from the root's jet in the free-falling frame (gravity included,
-:func:`hodyn_cli.algorithms.methods.floating.root_jet`). The joint rows are the fixed-base
-regressor's with that jet (the compiled kernel); the 6 base rows are numpy.
+:func:`hodyn_cli.algorithms.methods.floating.root_jet`); the compiled kernel computes both
+(:func:`floating_regressor_numpy` is its reference).
 
 Gravity enters as the base acceleration, as in the inverse dynamics. The compiled kernel
 (``csrc/regressor.c``) computes Y; :func:`regressor_numpy` is its readable reference. The
@@ -63,7 +63,7 @@ from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory
 
 __all__ = ["PARAMETERS", "parameters", "parameter_names", "inertia_from_parameters",
-           "body_regressor", "regressor", "regressor_numpy", "floating_regressor_chunk",
+           "body_regressor", "regressor", "regressor_numpy", "floating_regressor_numpy",
            "root_jacobians", "base_wrench_rows", "project_rows", "slotine_li_regressor",
            "BaseParameters", "base_parameters"]
 
@@ -145,28 +145,24 @@ def regressor_numpy(model: Model, qs: np.ndarray, base: np.ndarray, order: int) 
     return _jacobian_sums(closed_form.jacobians(model, qs, order)[0], V, order)
 
 
-def floating_regressor_chunk(model: Model, qs: np.ndarray, jet: np.ndarray, order: int
+def floating_regressor_numpy(model: Model, qs: np.ndarray, jet: np.ndarray, order: int
                              ) -> np.ndarray:
-    """Y^(k) of one chunk of a floating base, (N, order+1, 6+n, 10 (n+1)): rows the base
-    wrench (moment; force) then the joints, columns the root's 10 parameters then the
-    bodies'. ``jet``: the root's twist jet in the free-falling frame ((1 or N), order+2, 6),
-    :func:`hodyn_cli.algorithms.methods.floating.root_jet`. The joint rows do not involve the
-    root's columns: the compiled kernel gives them when it is built (with the root's jet per
-    sample), else :func:`regressor_numpy`; the base rows are the sum of the module docstring
-    over the root's columns ``G_b`` of the body Jacobians (:func:`root_jacobians`) and the
-    root itself (``G_0 = I``), in numpy."""
+    """``(F_0; tau)``'s regressor of one chunk of a floating base, (N, order+1, 6+n, 10 (n+1)):
+    rows the root's generalized force ``F_0`` (moment; force) then the joints, columns the
+    root's 10 parameters then the bodies', the readable reference of the kernel. ``jet``: the
+    root's twist jet in the free-falling frame ((1 or N), order+2, 6),
+    :func:`hodyn_cli.algorithms.methods.floating.root_jet`. The joint rows are the fixed-base
+    regressor's with that jet; the root rows the sum of the module docstring over the root's
+    columns ``G_b`` of the body Jacobians (:func:`root_jacobians`) and the root itself
+    (``G_0 = I``)."""
     r, N, n = order, qs.shape[0], model.n
     jet = np.broadcast_to(jet, (N, r + 2, 6))
     V = body_fixed.forward_pass(model, qs, r + 1, jet).V
     Y = np.zeros((N, r + 1, 6 + n, 10 * (n + 1)))
-    if _compiled.available() and r <= _compiled.MAX_ORDER:
-        Y[:, :, 6:, 10:] = _compiled.regressor_chunk(model, qs, jet, r)
-    else:
-        Y[:, :, 6:, 10:] = _jacobian_sums(closed_form.jacobians(model, qs, r)[0], V, r)
+    Y[:, :, 6:, 10:] = _jacobian_sums(closed_form.jacobians(model, qs, r)[0], V, r)
     G0 = np.zeros((1, r + 1, 6, 6))
     G0[:, 0] = np.eye(6)
     Y[:, :, :6] = _jacobian_sums([G0, *root_jacobians(model, qs, r)], [jet, *V], r)
-    Y[:, :, :6] *= -1  # W_base = -F_0
     return Y
 
 
@@ -221,13 +217,26 @@ def regressor(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=G
 
 def _floating_regressor(model: Model, trajectory: Trajectory, order: int, gravity
                         ) -> np.ndarray:
-    """:func:`regressor` of a floating base, batched over chunks of samples (numpy)."""
-    n = model.n
-    out = np.empty((trajectory.n_samples, order + 1, 6 + n, 10 * (n + 1)))
-    size = max(64, (16 << 20) // out[:1].nbytes)  # ~16 MB of Y per chunk
+    """:func:`regressor` of a floating base: the compiled kernel when it is built (one call:
+    its memory is per lockstep group), else numpy in chunks of ~16 MB of Y."""
+    kernel = _compiled.available() and order <= _compiled.MAX_ORDER
+
+    def chunk(qs, rows):
+        jet = floating.root_jet(rows, gravity, order + 1)
+        Y = _compiled.regressor_chunk(model, qs, jet, order, root=True) if kernel else \
+            floating_regressor_numpy(model, qs, jet, order)
+        Y[:, :, :6] *= -1  # W_base = -F_0
+        return Y
+
+    N, n = trajectory.n_samples, model.n
+    shape = (order + 1, 6 + n, 10 * (n + 1))
+    size = N if kernel else max(64, (16 << 20) // (8 * int(np.prod(shape))))
+    if N <= size:
+        for _, qs, rows, _, _ in floating.floating_chunks(model, trajectory, order, max(size, 1)):
+            return chunk(qs, rows)
+    out = np.empty((N, *shape))
     for sl, qs, rows, _, _ in floating.floating_chunks(model, trajectory, order, size):
-        out[sl] = floating_regressor_chunk(model, qs, floating.root_jet(rows, gravity, order + 1),
-                                           order)
+        out[sl] = chunk(qs, rows)
     return out
 
 
