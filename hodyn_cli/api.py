@@ -622,7 +622,8 @@ def regressor_basis(robot: Model, *, gravity=GRAVITY, drives=None, friction: boo
 def torque_sensitivities(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,
                          wrenches: Mapping | None = None, **named) -> Result:
     """d tau^(k) / d q^(j): fields ``dtau_dq``, ``dtau_dqd``, ..., ``dtaud_dq``, ... (m x m
-    per sample; entry ``[s, i, j]`` = d out_i / d in_j)."""
+    per sample; entry ``[s, i, j]`` = d out_i / d in_j). A Trajectory with a floating
+    ``base``: the joint torques' with the root moving as given."""
     from hodyn_cli.algorithms import sensitivities
     from hodyn_cli.modeling import mimic
 

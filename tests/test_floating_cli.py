@@ -207,7 +207,6 @@ def test_validate_floating_base_passes_and_compute_validate_records_it(solo):
 
 @pytest.mark.parametrize("command, extra, message", [
     ("elastic", ["--drives", URDF / "iiwa14_drives.toml"], "with hodyn elastic yet"),
-    ("sensitivities", [], "with hodyn sensitivities yet"),
     ("regressor", ["--slotine-li"], "with --slotine-li yet"),
     ("regressor", ["--drives", URDF / "iiwa14_motors.toml", "--friction"],
      "--drives does not go with --floating-base yet"),
@@ -236,3 +235,15 @@ def test_info_says_which_robots_look_floating(tmp_path, solo):
     result = _run("compute", urdf, d / "all.csv", "--floating-base", "--order", "0", "-o",
                   d / "quiet.csv")
     assert result.exit_code == 0 and "looks like a mobile base" not in result.stderr
+
+
+def test_sensitivities_floating_base_hold_the_root(solo):
+    d, urdf, model, traj = solo
+    out = d / "S.h5"
+    result = _run("sensitivities", urdf, d / "joints.csv", "--floating-base", "--base-motion",
+                  d / "base.csv", "--order", "1", "-o", out)
+    assert result.exit_code == 0, result.output
+    ref = api.torque_sensitivities(model, traj, order=1)
+    with h5py.File(out) as f:
+        assert f.attrs["floating_base"] and "root's motion held" in f.attrs["about"]
+        assert np.allclose(f["dtaud_dqd"][:], ref.dtaud_dqd, rtol=1e-12, atol=1e-12)

@@ -338,18 +338,21 @@ def sensitivities_command(
 ) -> None:
     """Write d tau^(k) / d q^(j) per sample (HDF5): dtau_dq, ..., dtaudd_dqdddd.
 
-    Entry [s, i, m] = d out_i / d in_m; exact (no finite differences).
+    Entry [s, i, m] = d out_i / d in_m; exact (no finite differences). With --floating-base:
+    the root moving as given (held).
     """
     from hodyn_cli.pipeline.jobs import SensitivityJob
 
-    _no_floating_base(s, "sensitivities", "the torques' derivatives by the root's pose and "
-                                          "twist are not computed")
     g = s.g
     _hdf5_only(output, "sensitivities")
     model = s.model(robot, traj)
-    attrs = s.provenance(robot, traj, model, order=order, gravity=g)
+    attrs = s.provenance(robot, traj, model, order=order, gravity=g,
+                         floating_base=s.floating_base)
     attrs["about"] = "d<out>_d<in>[s, i, m] = d out_i / d in_m at sample s (joint_names order)"
-    s.run_file(SensitivityJob(model, order=order, gravity=g), traj, output, attrs)
+    if s.floating_base:
+        attrs["about"] += "; the root's motion held (the base wrench's are not computed)"
+    s.run_file(SensitivityJob(model, order=order, gravity=g), traj, output, attrs,
+               base_orders=order + 2)
 
 
 @command(app, "elastic", short_help="Motor angles and torques of elastic-joint robots.",
