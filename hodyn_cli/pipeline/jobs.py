@@ -45,6 +45,21 @@ __all__ = ["TorqueJob", "ElasticJob", "KinematicsJob", "MatricesJob", "Regressor
            "SensitivityJob", "IkJob", "ForwardJob", "LawsJob", "RetimeJob"]
 
 
+#: bytes of output per chunk for the jobs with big outputs per sample: big enough that the
+#: per-chunk costs (h5py calls, thread hand-offs) are small against the work, small enough
+#: that the ``jobs + 3`` chunks in flight stay far below the memory budget
+CHUNK_BYTES = 8 << 20
+
+
+def rows_for(numbers_per_sample: int, budget: int = CHUNK_BYTES) -> int:
+    """Samples per chunk when each sample yields ``numbers_per_sample`` float64 numbers.
+
+    >>> rows_for(490), rows_for(10**6)
+    (2139, 16)
+    """
+    return max(16, min(CHUNK_ROWS, budget // (8 * max(1, numbers_per_sample))))
+
+
 @dataclass(frozen=True, eq=False)
 class _Job:
     """What every job shares: the model, the chunk size, no extra per-joint series."""
@@ -219,8 +234,8 @@ class MatricesJob(_RigidJob):
         # d/dq: 5 n^3 + 2 n^2 numbers per sample (15 kB for the iiwa), d/dpi: (3 n^2 + n) 10 nb
         # (86 kB): chunks of ~8 MB of them (the working set is a few times that)
         n = self.model.n
-        size = 8 * ((5 * n**3 + 2 * n**2) * self.state + (3 * n**2 + n) * 10 * n * self.parameters)
-        return max(16, min(CHUNK_ROWS, (8 << 20) // size)) if size else CHUNK_ROWS
+        size = (5 * n**3 + 2 * n**2) * self.state + (3 * n**2 + n) * 10 * n * self.parameters
+        return rows_for(size, budget=8 << 20) if size else CHUNK_ROWS
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         r = api.matrices(self.model, chunk, order=self.order, gravity=self.gravity,
@@ -240,7 +255,11 @@ class RegressorJob(_RigidJob):
     friction: bool = False
     armature: bool = False
     drive_model: str = "full"
-    chunk_rows = 1024  # Y is n x 10 nb per order and sample: ~12 kB for the iiwa
+
+    @property
+    def chunk_rows(self) -> int:  # type: ignore[override]
+        # Y is n x 10 nb per order and sample: 3.9 kB for the iiwa at order 0
+        return rows_for(self.model.n * 10 * self.model.n * (self.order + 1))
 
     @property
     def series(self) -> tuple[str, ...]:
@@ -259,7 +278,10 @@ class RegressorJob(_RigidJob):
 class SensitivityJob(_RigidJob):
     """``hodyn sensitivities``: d tau^(k) / d q^(j) (HDF5 only)."""
 
-    chunk_rows = 1024  # n (K+3) directions per sample in flight
+    @property
+    def chunk_rows(self) -> int:  # type: ignore[override]
+        # d tau^(k) / d q^(j), j <= k + 2: n^2 (k + 3) numbers per order k and sample
+        return rows_for(self.model.n**2 * sum(k + 3 for k in range(self.order + 1)))
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         r = api.torque_sensitivities(self.model, chunk, order=self.order, gravity=self.gravity)
