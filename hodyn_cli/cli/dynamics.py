@@ -316,7 +316,7 @@ def regressor_command(
         attrs |= {"base_parameter_names": basis.names, "base_map": basis.base_map,
                   "about_Y_base": "Y pi = Y_base pi_base, pi_base = base_map @ pi"}
     job = RegressorJob(model, order=order, gravity=g, base=basis, slotine_li=slotine_li,
-                       drive_model=kind, **options)
+                       drive_model=kind, floating_base=floating, **options)
     s.run_file(job, traj, output, attrs, base_orders=order + 2)
 
 
