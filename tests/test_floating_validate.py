@@ -69,6 +69,7 @@ def test_a_wrong_base_wrench_rate_fails_finite_differences_and_cross_method(talo
     ("twist rate", "base_Vbd vs time differences of base_Vb"),
     ("rotation", "base_Rd vs time differences of base_R"),
     ("position", "base_pd vs time differences of base_p"),
+    ("spatial", "base_Rd vs time differences of base_R"),
 ])
 def test_an_inconsistent_base_motion_fails_its_data_check(talos, wrong, check):
     model, traj, base = talos
@@ -77,6 +78,8 @@ def test_an_inconsistent_base_motion_fails_its_data_check(talos, wrong, check):
         Vb[:, 1] *= 1.05
     elif wrong == "rotation":  # the orientation of another instant
         R = np.roll(R, 20, axis=0)
+    elif wrong == "spatial":  # the angular velocity in the world frame, not the root's
+        Vb[:, :, :3] = np.einsum("nij,nkj->nki", R, Vb[:, :, :3])
     else:
         p = p * 1.1
     report = validate(model, replace(traj, base=BaseMotion(R, p, Vb)), samples=6,
