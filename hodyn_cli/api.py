@@ -519,13 +519,21 @@ def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVIT
     ``drive_model`` full or reflected): Y gains the columns of each drive's friction
     parameters and rotor inertia (:func:`regressor_parameters`), and models the motor torque
     referred to the joint, ``r eta tau_m`` (docs/drives.md).
+
+    A Trajectory with a floating ``base``: 6 + m rows, the base wrench ``W_<root>_mx, ...,
+    _fz`` (as ``inverse_dynamics(..., base_wrench=True)`` gives it) then the joints
+    (``result.joint_names``), and the root link's 10 parameters first
+    (``regressor_parameters(robot, floating_base=True)``; docs/floating.md).
     """
     from hodyn_cli.algorithms import regressor
-    from hodyn_cli.modeling import mimic
 
     m = _Motion(robot, derivatives, named)
-    Y = mimic.project(robot, regressor.regressor(robot, m.full, order=order, gravity=gravity),
-                      axis=2)
+    floating = m.full.base is not None
+    if floating and (qr_d is not None or friction or armature):
+        raise HodynError("the regressor of a floating base does not take the Slotine-Li "
+                         "reference or drive columns yet")
+    Y = regressor.project_rows(robot, regressor.regressor(robot, m.full, order=order,
+                                                          gravity=gravity))
     extra = _drive_columns(robot, drives, friction, armature, drive_model)
     if extra is not None:
         if qr_d is not None:
@@ -535,7 +543,8 @@ def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVIT
     fields = _rates("Y", Y)
     if base is True:
         base = regressor_basis(robot, gravity=gravity, drives=drives, friction=friction,
-                               armature=armature, drive_model=drive_model)
+                               armature=armature, drive_model=drive_model,
+                               floating_base=floating)
     if base is not None:
         if base.base_map.shape[1] != Y.shape[-1]:
             raise HodynError(f"base parameters of {base.base_map.shape[1]} parameters for a "
@@ -544,10 +553,14 @@ def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVIT
     if (qr_d is None) != (qr_dd is None):
         raise HodynError("the Slotine-Li regressor needs both qr_d and qr_dd")
     if qr_d is not None:
+        from hodyn_cli.modeling import mimic
+
         G, _ = mimic.coupling(robot)
         ref = [_joint_array(robot, name, v) @ G.T for name, v in (("qr_d", qr_d), ("qr_dd", qr_dd))]
         fields["Y_r"] = mimic.project(robot, regressor.slotine_li_regressor(
             robot, m.full, *ref, gravity=gravity), axis=1)
+    if floating:
+        return m.result(fields, regressor.base_wrench_rows(robot) + robot.coordinate_names)
     return m.result(fields)
 
 
@@ -572,14 +585,16 @@ def _drive_columns(robot: Model, drives, friction: bool, armature: bool, drive_m
 
 
 def regressor_parameters(robot: Model, *, drives=None, friction: bool = False,
-                         armature: bool = False) -> tuple[list[str], np.ndarray]:
+                         armature: bool = False, floating_base: bool = False
+                         ) -> tuple[list[str], np.ndarray]:
     """Names and values of the parameters of :func:`dynamic_regressor`'s columns: the 10 per
-    body (``m_<link>``, ...), then with ``armature`` ``rotor_inertia_<joint>`` per drive and
-    with ``friction`` ``viscous_<joint>``, ``coulomb_<joint>``, ``offset_<joint>`` (the drives
-    file's values)."""
+    body (``m_<link>``, ...; ``floating_base``: the root link's first), then with ``armature``
+    ``rotor_inertia_<joint>`` per drive and with ``friction`` ``viscous_<joint>``,
+    ``coulomb_<joint>``, ``offset_<joint>`` (the drives file's values)."""
     from hodyn_cli.algorithms import actuators, regressor
 
-    names, values = regressor.parameter_names(robot), regressor.parameters(robot)
+    names = regressor.parameter_names(robot, floating_base)
+    values = regressor.parameters(robot, floating_base)
     if friction or armature:
         if drives is None:
             raise HodynError("friction and armature parameters need the drives (--drives FILE)")
@@ -590,20 +605,25 @@ def regressor_parameters(robot: Model, *, drives=None, friction: bool = False,
 
 
 def regressor_basis(robot: Model, *, gravity=GRAVITY, drives=None, friction: bool = False,
-                    armature: bool = False, drive_model: str = "full"):
+                    armature: bool = False, drive_model: str = "full",
+                    floating_base: bool = False):
     """The base parameters (:class:`~hodyn_cli.algorithms.regressor.BaseParameters`) of
-    :func:`dynamic_regressor`'s columns with these options."""
+    :func:`dynamic_regressor`'s columns with these options (``floating_base``: of a floating
+    base's regressor)."""
     from hodyn_cli.algorithms import regressor
 
     extra = _drive_columns(robot, drives, friction, armature, drive_model)
+    if floating_base and extra is not None:
+        raise HodynError("the regressor of a floating base does not take drive columns yet")
     return regressor.base_parameters(robot, gravity=gravity, extra=None if extra is None else (
-        lambda trajectory: extra[0](trajectory, 0), extra[1]))
+        lambda trajectory: extra[0](trajectory, 0), extra[1]), floating_base=floating_base)
 
 
 def torque_sensitivities(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,
                          wrenches: Mapping | None = None, **named) -> Result:
     """d tau^(k) / d q^(j): fields ``dtau_dq``, ``dtau_dqd``, ..., ``dtaud_dq``, ... (m x m
-    per sample; entry ``[s, i, j]`` = d out_i / d in_j)."""
+    per sample; entry ``[s, i, j]`` = d out_i / d in_j). A Trajectory with a floating
+    ``base``: the joint torques' with the root moving as given."""
     from hodyn_cli.algorithms import sensitivities
     from hodyn_cli.modeling import mimic
 

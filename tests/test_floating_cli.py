@@ -127,7 +127,8 @@ def _edited(d, name, change):
     ("short", "has 20 samples, the trajectory more"),
     ("alone", "--base-motion goes with --floating-base"),
 ])
-def test_bad_base_input_is_one_line_and_writes_nothing(solo, case, message):
+@pytest.mark.parametrize("command", ["compute", "regressor", "validate"])
+def test_bad_base_input_is_one_line_and_writes_nothing(solo, case, message, command):
     d, urdf, _, _ = solo
     args = ["compute", urdf, d / "all.csv", "--floating-base", "--order", "1"]
     if case == "missing":
@@ -144,9 +145,105 @@ def test_bad_base_input_is_one_line_and_writes_nothing(solo, case, message):
         args = ["compute", urdf, d / "joints.csv", "--floating-base", "--base-motion", d / "b.csv"]
     else:
         args = ["compute", urdf, d / "joints.csv", "--base-motion", d / "base.csv"]
-    out = d / f"out_{case}.csv"
-    result = _run(*args, "-o", out)
+    args[0] = command
+    out = d / f"out_{case}_{command}.{'h5' if command == 'regressor' else 'csv'}"
+    if command == "validate":  # no --order: taud and taudd where the columns allow
+        args = [a for a in args if a not in ("--order", "1")]
+        out = d / f"report_{case}.json"
+    result = _run(*args, "--report" if command == "validate" else "-o", out)
     assert result.exit_code == 2, result.output
     errors = [line for line in result.stderr.splitlines() if line.startswith("hodyn: error:")]
     assert len(errors) == 1 and message in errors[0], result.stderr
     assert not out.exists()
+
+
+def test_regressor_floating_base_reproduces_compute(solo):
+    """Y pi from the file equals compute's base wrench and torques, every order; the base
+    motion from either file gives the same Y."""
+    d, urdf, model, _ = solo
+    one = _run("regressor", urdf, d / "all.csv", "--floating-base", "--order", "1", "--base",
+               "-o", d / "Y.h5")
+    two = _run("regressor", urdf, d / "joints.csv", "--floating-base", "--base-motion",
+               d / "base.csv", "--order", "1", "-o", d / "Y2.h5")
+    tau = _run("compute", urdf, d / "all.csv", "--floating-base", "--base-wrench", "--order", "1",
+               "-o", d / "tau.csv")
+    assert one.exit_code == two.exit_code == tau.exit_code == 0, one.output + two.output
+    got = _table(d / "tau.csv")
+    with h5py.File(d / "Y.h5") as f, h5py.File(d / "Y2.h5") as g:
+        rows, pi = list(f.attrs["row_names"]), f.attrs["parameters"]
+        assert rows[:6] == [f"W_base_link_{c}" for c in ("mx", "my", "mz", "fx", "fy", "fz")]
+        assert list(f.attrs["parameter_names"][:2]) == ["m_base_link", "mcx_base_link"]
+        assert f.attrs["floating_base"]
+        for Y, pre in (("Y", ""), ("Y_d", "d")):
+            assert np.array_equal(f[Y][:], g[Y][:])
+            ours = f[Y][:] @ pi
+            ref = np.stack([got[f"W{pre}{r[1:]}" if r.startswith("W_") else f"tau{pre}_{r}"]
+                            for r in rows], axis=1)
+            assert np.abs(ours - ref).max() <= 1e-10 * np.abs(ref).max(), Y
+            base = f[Y.replace("Y", "Y_base")][:] @ (f.attrs["base_map"] @ pi)
+            assert np.abs(base - ref).max() <= 1e-9 * np.abs(ref).max(), Y
+
+
+def test_validate_floating_base_passes_and_compute_validate_records_it(solo):
+    d, urdf, _, _ = solo
+    one = _run("validate", urdf, d / "all.csv", "--floating-base", "--samples", "8",
+               "--report", d / "v.json")
+    two = _run("validate", urdf, d / "joints.csv", "--floating-base", "--base-motion",
+               d / "base.csv", "--samples", "8", "--method", "spatial")
+    assert one.exit_code == 0 and two.exit_code == 0, one.output + two.output
+    import json
+    checks = json.loads((d / "v.json").read_text())["checks"]
+    names = {c["name"] for c in checks}
+    assert {"base_Vbdd vs time differences of base_Vbd", "base_Rd vs time differences of base_R",
+            "base_pd vs time differences of base_p", "taudd vs d/dt taud"} <= names
+    result = _run("compute", urdf, d / "all.csv", "--floating-base", "--base-wrench", "--validate",
+                  "-o", d / "checked.h5")
+    assert result.exit_code == 0, result.output
+    with h5py.File(d / "checked.h5") as f:
+        assert f.attrs["validation_passed"]
+    refused = _run("validate", urdf, d / "all.csv", "--floating-base", "--simulate")
+    assert refused.exit_code == 2 and "--simulate" in refused.stderr
+
+
+@pytest.mark.parametrize("command, extra, message", [
+    ("elastic", ["--drives", URDF / "iiwa14_drives.toml"], "with hodyn elastic yet"),
+    ("regressor", ["--slotine-li"], "with --slotine-li yet"),
+    ("regressor", ["--drives", URDF / "iiwa14_motors.toml", "--friction"],
+     "--drives does not go with --floating-base yet"),
+])
+def test_what_takes_no_floating_base_yet_says_so_in_one_line(solo, command, extra, message):
+    d, urdf, _, _ = solo
+    out = d / f"refused_{command}.h5"
+    result = _run(command, urdf, d / "all.csv", "--floating-base", *extra, "-o", out)
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("hodyn: error:")]
+    assert len(errors) == 1 and message in errors[0] and "floating-base" in errors[0], errors
+    assert not out.exists()
+
+
+def test_info_says_which_robots_look_floating(tmp_path, solo):
+    """The bundled quadruped and a Talos-like humanoid get the notice, an arm does not; a
+    command given --floating-base does not suggest it."""
+    talos = tmp_path / "talos.urdf"
+    talos.write_text(legged_urdf("talos", seed=1))
+    for path, floating in ((URDF / "quadruped.urdf", True), (talos, True),
+                           (URDF / "iiwa14.urdf", False), (URDF / "gripper_arm.urdf", False)):
+        result = _run("info", path)
+        assert result.exit_code == 0, result.output
+        assert ("looks like a mobile base" in result.stderr) == floating, path
+    d, urdf, _, _ = solo
+    result = _run("compute", urdf, d / "all.csv", "--floating-base", "--order", "0", "-o",
+                  d / "quiet.csv")
+    assert result.exit_code == 0 and "looks like a mobile base" not in result.stderr
+
+
+def test_sensitivities_floating_base_hold_the_root(solo):
+    d, urdf, model, traj = solo
+    out = d / "S.h5"
+    result = _run("sensitivities", urdf, d / "joints.csv", "--floating-base", "--base-motion",
+                  d / "base.csv", "--order", "1", "-o", out)
+    assert result.exit_code == 0, result.output
+    ref = api.torque_sensitivities(model, traj, order=1)
+    with h5py.File(out) as f:
+        assert f.attrs["floating_base"] and "root's motion held" in f.attrs["about"]
+        assert np.allclose(f["dtaud_dqd"][:], ref.dtaud_dqd, rtol=1e-12, atol=1e-12)

@@ -225,6 +225,9 @@ def test_the_sources_at_a_lane_width_this_cpu_has_no_variant_for(tmp_path, monke
             E = floating._eom(model, qs, rows, g, W, None, order, True)[0]
             E_ref = floating.eom_numpy(model, qs, rows, g, W, None, order, True)
             pairs += [(getattr(E, f), getattr(E_ref, f)) for f in ("M", "C", "Cbar", "g")]
+            jet = floating.root_jet_numpy(rows, g, order + 1)
+            pairs.append((_compiled.regressor_chunk(model, qs, jet, order, root=True),
+                          regressor.floating_regressor_numpy(model, qs, jet, order)))
             W0 = {b: w[:, 0] for b, w in W.items()}
             pairs += list(zip(_compiled.partials_chunk(model, qs, base, W0),
                               partials_numpy(model, qs, base, W0), strict=True))

@@ -16,6 +16,16 @@ regressor and, by the Leibniz rule, its time derivatives::
     Y^(k)[:, 10 b + p] = sum_j C(k, j) J_b^(j)T A_b^(k-j)[:, p]
     tau^(k) = Y^(k) pi + J^T W   (external wrenches do not depend on pi: Y excludes them)
 
+A floating root (``trajectory.base``) is one more moving body with ``J_0 = [I 0]``: every
+body Jacobian gets the root's 6 columns (:func:`closed_form.jacobians` with ``base=6``), the
+root's own 10 parameters come first, and the same sum over bodies gives the 6 + n rows
+``(F_0; tau)`` (``F_0`` the supports' wrench on the root, eq. (42)); the first 6 rows are
+negated to give the base wrench ``W_base = -F_0`` (moment; force, root frame), so
+``Y^(k) pi = (W_base^(k); tau^(k))`` as ``compute --floating-base --base-wrench`` writes them.
+The twists come from the root's jet in the free-falling frame (gravity included,
+:func:`hodyn_cli.algorithms.methods.floating.root_jet`); the compiled kernel computes both
+(:func:`floating_regressor_numpy` is its reference).
+
 Gravity enters as the base acceleration, as in the inverse dynamics. The compiled kernel
 (``csrc/regressor.c``) computes Y; :func:`regressor_numpy` is its readable reference. The
 Slotine-Li regressor (Remark 4, eqs. (15), (16)) is
@@ -41,19 +51,20 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import comb
 
 import numpy as np
 
-from hodyn_cli.algorithms.methods import GRAVITY, _compiled, body_fixed, closed_form
+from hodyn_cli.algorithms.methods import GRAVITY, _compiled, body_fixed, closed_form, floating
 from hodyn_cli.algorithms.methods.common import chunks, relative_adjoint, solve_in_chunks
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.core.trajectory import BaseMotion, Trajectory
 
 __all__ = ["PARAMETERS", "parameters", "parameter_names", "inertia_from_parameters",
-           "body_regressor", "regressor", "regressor_numpy", "slotine_li_regressor",
+           "body_regressor", "regressor", "regressor_numpy", "floating_regressor_numpy",
+           "root_jacobians", "base_wrench_rows", "project_rows", "slotine_li_regressor",
            "BaseParameters", "base_parameters"]
 
 PARAMETERS = ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")
@@ -62,18 +73,21 @@ PARAMETERS = ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz"
 BASE_RTOL = 1e-8
 
 
-def parameters(model: Model) -> np.ndarray:
-    """(10 nb,) dynamic parameters of every moving body, in body order."""
-    M = model.M
+def parameters(model: Model, root: bool = False) -> np.ndarray:
+    """(10 nb,) dynamic parameters of every moving body, in body order (``root``: the root
+    link's 10 first, for a floating base)."""
+    M = np.concatenate([model.root_M[None], model.M]) if root else model.M
     theta = M[:, :3, :3]
     return np.stack([M[:, 3, 3], M[:, 2, 4], M[:, 0, 5], M[:, 1, 3],
                      theta[:, 0, 0], theta[:, 0, 1], theta[:, 1, 1],
                      theta[:, 0, 2], theta[:, 1, 2], theta[:, 2, 2]], axis=1).reshape(-1)
 
 
-def parameter_names(model: Model) -> list[str]:
-    """``<parameter>_<link>`` for every column of the regressor."""
-    return [f"{p}_{link}" for link in model.link_names for p in PARAMETERS]
+def parameter_names(model: Model, root: bool = False) -> list[str]:
+    """``<parameter>_<link>`` for every column of the regressor (``root``: the root link's
+    first, for a floating base)."""
+    links = ((model.root_link,) if root else ()) + model.link_names
+    return [f"{p}_{link}" for link in links for p in PARAMETERS]
 
 
 def inertia_from_parameters(pi) -> np.ndarray:
@@ -86,21 +100,40 @@ def inertia_from_parameters(pi) -> np.ndarray:
 
 #: E_p (10, 6, 6): the body inertia of parameter p alone
 UNIT_INERTIAS = np.stack([inertia_from_parameters(e) for e in np.eye(10)])
+#: (6, 60), ``[j, 6 p + i] = E_p[i, j]``: ``V @ _UNIT_COLUMNS`` is every ``E_p V``, one gemm
+_UNIT_COLUMNS = UNIT_INERTIAS.transpose(2, 0, 1).reshape(6, 60)
 
 
 def body_regressor(V: np.ndarray, r: int) -> np.ndarray:
     """``A^(k)``, k = 0..r, (N, r+1, 10, 6) (row p: column p of A) of one body, eq. (13):
     ``M V' - ad*_V M V = A pi`` and its derivatives, from the twist jet V (N, >= r+2, 6)."""
-    y = np.einsum("nmj,pij->nmpi", V[:, : r + 2], UNIT_INERTIAS)  # E_p V^(m)
+    N = V.shape[0]
+    y = (V[:, : r + 2] @ _UNIT_COLUMNS).reshape(N, r + 2, 10, 6)  # E_p V^(m)
+    adV = lie.ad(V[:, : r + 1])  # ad_V^T y as the row vector y ad_V
     A = y[:, 1:].copy()
     for k in range(r + 1):
         for j in range(k + 1):
-            A[:, k] -= comb(k, j) * lie.coad(V[:, j, None], y[:, k - j])
+            A[:, k] -= comb(k, j) * (y[:, k - j] @ adV[:, j])
     return A
 
 
 def _without_wrenches(trajectory: Trajectory) -> Trajectory:
-    return Trajectory(trajectory.joint_names, trajectory.derivatives, trajectory.t)
+    return replace(trajectory, wrenches=None, series=None)
+
+
+def _jacobian_sums(J: list[np.ndarray], V: list[np.ndarray], r: int) -> np.ndarray:
+    """``Y^(k)[:, :, 10 b + p] = sum_j C(k, j) J_b^(j)T A_b^(k-j)[:, p]`` (module docstring),
+    (N, r+1, rows, 10 nb), for body Jacobians J_b ((N or 1), r+1, 6, rows) and twist jets V_b
+    (N, r+2, 6)."""
+    N, rows = V[0].shape[0], J[0].shape[-1]
+    Y = np.zeros((N, r + 1, rows, 10 * len(J)))
+    for b, (Jb, Vb) in enumerate(zip(J, V, strict=True)):
+        A = np.swapaxes(body_regressor(Vb, r), 2, 3)  # (N, r+1, 6, 10)
+        JT = np.swapaxes(Jb, 2, 3)
+        for k in range(r + 1):
+            Y[:, k, :, 10 * b : 10 * b + 10] = sum(comb(k, j) * (JT[:, j] @ A[:, k - j])
+                                                   for j in range(k + 1))
+    return Y
 
 
 def regressor_numpy(model: Model, qs: np.ndarray, base: np.ndarray, order: int) -> np.ndarray:
@@ -108,23 +141,69 @@ def regressor_numpy(model: Model, qs: np.ndarray, base: np.ndarray, order: int) 
 
     ``qs``: (N, >= order+3, n); ``base``: the root's twist jet (1 or N, order+2, 6). The
     body Jacobians' derivatives come from the closed-form recursion (16), (18)."""
+    V = body_fixed.forward_pass(model, qs, order + 1, base).V
+    return _jacobian_sums(closed_form.jacobians(model, qs, order)[0], V, order)
+
+
+def floating_regressor_numpy(model: Model, qs: np.ndarray, jet: np.ndarray, order: int
+                             ) -> np.ndarray:
+    """``(F_0; tau)``'s regressor of one chunk of a floating base, (N, order+1, 6+n, 10 (n+1)):
+    rows the root's generalized force ``F_0`` (moment; force) then the joints, columns the
+    root's 10 parameters then the bodies', the readable reference of the kernel. ``jet``: the
+    root's twist jet in the free-falling frame ((1 or N), order+2, 6),
+    :func:`hodyn_cli.algorithms.methods.floating.root_jet`. The joint rows are the fixed-base
+    regressor's with that jet; the root rows the sum of the module docstring over the root's
+    columns ``G_b`` of the body Jacobians (:func:`root_jacobians`) and the root itself
+    (``G_0 = I``)."""
     r, N, n = order, qs.shape[0], model.n
-    V = body_fixed.forward_pass(model, qs, r + 1, base).V
-    J = closed_form.jacobians(model, qs, r)[0]  # per body (N, r+1, 6, n)
-    Y = np.zeros((N, r + 1, n, 10 * n))
-    for b in range(n):
-        A = np.swapaxes(body_regressor(V[b], r), 2, 3)  # (N, r+1, 6, 10)
-        JT = np.swapaxes(J[b], 2, 3)
-        for k in range(r + 1):
-            Y[:, k, :, 10 * b : 10 * b + 10] = sum(comb(k, j) * (JT[:, j] @ A[:, k - j])
-                                                   for j in range(k + 1))
+    jet = np.broadcast_to(jet, (N, r + 2, 6))
+    V = body_fixed.forward_pass(model, qs, r + 1, jet).V
+    Y = np.zeros((N, r + 1, 6 + n, 10 * (n + 1)))
+    Y[:, :, 6:, 10:] = _jacobian_sums(closed_form.jacobians(model, qs, r)[0], V, r)
+    G0 = np.zeros((1, r + 1, 6, 6))
+    G0[:, 0] = np.eye(6)
+    Y[:, :, :6] = _jacobian_sums([G0, *root_jacobians(model, qs, r)], [jet, *V], r)
     return Y
+
+
+def root_jacobians(model: Model, qs: np.ndarray, K: int) -> list[np.ndarray]:
+    """The root's 6 columns of every body Jacobian, ``G_i = D_{i,p} G_p`` (``G`` of a root
+    child: ``D_{i,0}``), and their first K derivatives by Leibniz, (16), (18): per body
+    (N, K+1, 6, 6)."""
+    G: list[np.ndarray] = []
+    for i, p in enumerate(model.parent):
+        D = closed_form.adjoint_derivatives(model, qs, i, K)
+        G.append(np.stack(D if p < 0 else [sum(comb(k, j) * (D[j] @ G[p][:, k - j])
+                                                for j in range(k + 1)) for k in range(K + 1)],
+                          axis=1))
+    return G
+
+
+def base_wrench_rows(model: Model) -> tuple[str, ...]:
+    """Names of a floating base's first 6 regressor rows: ``compute --base-wrench``'s columns
+    ``W_<root>_mx, ..., W_<root>_fz``."""
+    return tuple(f"W_{model.root_link}_{c}" for c in ("mx", "my", "mz", "fx", "fy", "fz"))
+
+
+def project_rows(model: Model, Y: np.ndarray) -> np.ndarray:
+    """The regressor's joint rows (axis 2) over the independent joints (mimic joints imposed:
+    :func:`hodyn_cli.modeling.mimic.project`); a floating base's 6 base rows stay."""
+    from hodyn_cli.modeling import mimic
+
+    first = Y.shape[2] - model.n  # 6 base-wrench rows of a floating base, else 0
+    return np.concatenate([Y[:, :, :first], mimic.project(model, Y[:, :, first:], axis=2)],
+                          axis=2)
 
 
 def regressor(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
               ) -> np.ndarray:
-    """``Y^(k)``, k = 0..order: (N, order+1, n, 10 nb) with ``tau^(k) = Y^(k) pi`` (+ J^T W)."""
+    """``Y^(k)``, k = 0..order: (N, order+1, n, 10 nb) with ``tau^(k) = Y^(k) pi`` (+ J^T W).
+
+    A floating base (``trajectory.base``; gravity in the world frame): (N, order+1, 6+n,
+    10 (nb+1)) with ``Y^(k) pi = (W_base^(k); tau^(k))``, pi ``parameters(model, root=True)``."""
     traj = _without_wrenches(trajectory)
+    if traj.base is not None:
+        return _floating_regressor(model, traj, order, gravity)
     if _compiled.available() and order <= _compiled.MAX_ORDER:
         def per_chunk(qs, base, _):
             return _compiled.regressor_chunk(model, qs, base, order)
@@ -134,6 +213,31 @@ def regressor(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=G
             return regressor_numpy(model, qs, base, order)
         size = 256
     return solve_in_chunks(model, traj, order, gravity, per_chunk, (model.n, 10 * model.n), size)
+
+
+def _floating_regressor(model: Model, trajectory: Trajectory, order: int, gravity
+                        ) -> np.ndarray:
+    """:func:`regressor` of a floating base: the compiled kernel when it is built (one call:
+    its memory is per lockstep group), else numpy in chunks of ~16 MB of Y."""
+    kernel = _compiled.available() and order <= _compiled.MAX_ORDER
+
+    def chunk(qs, rows):
+        jet = floating.root_jet(rows, gravity, order + 1)
+        Y = _compiled.regressor_chunk(model, qs, jet, order, root=True) if kernel else \
+            floating_regressor_numpy(model, qs, jet, order)
+        Y[:, :, :6] *= -1  # W_base = -F_0
+        return Y
+
+    N, n = trajectory.n_samples, model.n
+    shape = (order + 1, 6 + n, 10 * (n + 1))
+    size = N if kernel else max(64, (16 << 20) // (8 * int(np.prod(shape))))
+    if N <= size:
+        for _, qs, rows, _, _ in floating.floating_chunks(model, trajectory, order, max(size, 1)):
+            return chunk(qs, rows)
+    out = np.empty((N, *shape))
+    for sl, qs, rows, _, _ in floating.floating_chunks(model, trajectory, order, size):
+        out[sl] = chunk(qs, rows)
+    return out
 
 
 def slotine_li_regressor(model: Model, trajectory: Trajectory, qr_d: np.ndarray,
@@ -191,13 +295,15 @@ class BaseParameters:
 
 def base_parameters(model: Model, *, samples: int = 200, seed: int = 0, gravity=GRAVITY,
                     rtol: float = BASE_RTOL,
-                    extra: tuple[Callable[[Trajectory], np.ndarray], list[str]] | None = None
-                    ) -> BaseParameters:
+                    extra: tuple[Callable[[Trajectory], np.ndarray], list[str]] | None = None,
+                    floating_base: bool = False) -> BaseParameters:
     """The base parameters by QR with column pivoting of the regressor stacked over random
     configurations, velocities and accelerations (order 0 suffices: every derivative of
     ``Y pi`` has the same null space). ``extra``: more columns after Y's, ``(columns,
     names)`` with ``columns(trajectory) -> (N, 1, n, p)`` (the drives' parameters,
-    :func:`hodyn_cli.algorithms.actuators.regressor_columns`)."""
+    :func:`hodyn_cli.algorithms.actuators.regressor_columns`). ``floating_base``: of the
+    floating-base regressor (root parameters first), over random root orientations, twists
+    and twist rates too."""
     from scipy.linalg import qr
 
     from hodyn_cli.modeling import mimic
@@ -206,8 +312,13 @@ def base_parameters(model: Model, *, samples: int = 200, seed: int = 0, gravity=
     m = len(model.coordinates)  # random states of the independent joints (mimics follow)
     qs = rng.normal(size=(samples, 3, m))
     qs[:, 0] = rng.uniform(-np.pi, np.pi, size=(samples, m))
-    full = mimic.expand(model, Trajectory(model.coordinate_names, qs))
-    Y = mimic.project(model, regressor(model, full, order=0, gravity=gravity), axis=2)
+    base = None
+    if floating_base:
+        R = np.linalg.qr(rng.normal(size=(samples, 3, 3)))[0]
+        R[:, :, 0] *= np.sign(np.linalg.det(R))[:, None]  # proper rotations
+        base = BaseMotion(R, np.zeros((samples, 3)), rng.normal(size=(samples, 2, 6)))
+    full = mimic.expand(model, Trajectory(model.coordinate_names, qs, base=base))
+    Y = project_rows(model, regressor(model, full, order=0, gravity=gravity))
     if extra is not None:
         Y = np.concatenate([Y, extra[0](full)], axis=3)
     W = Y[:, 0].reshape(-1, Y.shape[-1])
@@ -223,7 +334,7 @@ def base_parameters(model: Model, *, samples: int = 200, seed: int = 0, gravity=
     base_map = np.zeros((r, W.shape[1]))
     base_map[np.arange(r), independent] = 1.0
     base_map[:, dependent] = K
-    names = parameter_names(model) + (list(extra[1]) if extra is not None else [])
+    names = parameter_names(model, floating_base) + (list(extra[1]) if extra is not None else [])
     labels = []
     for row in base_map:
         terms = [f"{c:+.6g} {names[j]}" if abs(c - 1) > 1e-12 else f"+{names[j]}"

@@ -14,7 +14,11 @@ follow from the total time derivative D along the motion::
     d (D g)/d q^(j) = D (d g/d q^(j)) + d g/d q^(j-1)
     =>  d tau^(k)/d q^(j) = sum_a C(k, a) D^(k-a) (d tau/d q^(j-a))      (d tau/d q^(j) = 0, j > 2)
 
-so no finite difference and no truncation: exact to rounding. :func:`complex_step` is the
+so no finite difference and no truncation: exact to rounding. A floating root
+(``trajectory.base``) enters as its twist jet, gravity included
+(:func:`hodyn_cli.algorithms.methods.floating.root_jet`), held fixed: the joint torques'
+sensitivities to the joint motion with the root moving as given (the base wrench's are not
+computed). :func:`complex_step` is the
 independent reference (and the implementation without the kernel): the same recursion in
 complex arithmetic with ``q^(j)_m`` given the imaginary part ``h = 1e-30``, one batch of
 samples per direction, ``Im tau^(k) / h`` the derivative.
@@ -35,8 +39,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hodyn_cli.algorithms.methods import GRAVITY, _compiled, body_fixed
-from hodyn_cli.algorithms.methods.common import CHUNK, base_motion, body_wrenches, check_inputs
+from hodyn_cli.algorithms.methods import GRAVITY, _compiled, body_fixed, floating
+from hodyn_cli.algorithms.methods.common import CHUNK, body_wrenches, check_inputs
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 
@@ -57,11 +61,13 @@ def dataset_names(order: int) -> list[str]:
 
 def sensitivities(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
                   ) -> dict[str, np.ndarray]:
-    """``{dataset_name(k, j): (N, n, n)}`` for k = 0..order, j = 0..k+2."""
+    """``{dataset_name(k, j): (N, n, n)}`` for k = 0..order, j = 0..k+2 (a floating base:
+    its motion held, module docstring)."""
     check_inputs(model, trajectory, order)
     qs = trajectory.derivatives[:, : order + 3]
     W = body_wrenches(model, trajectory, order)
-    base = base_motion(gravity, order + 1)
+    floating.check_base_motion(trajectory, order)
+    base = floating.root_jet(trajectory.base, gravity, order + 1)
     if _compiled.available() and order <= _compiled.MAX_ORDER:
         sets = _compiled.sensitivities_chunk(model, qs, base, W, order)
         return dict(zip(dataset_names(order), sets, strict=True))

@@ -34,6 +34,13 @@
    with zero rotor inertia against the rigid torques, and the full model against the rotors
    built as bodies of their own.
 
+A floating base (chunks with a ``base``, docs/floating.md): the torque checks 1-3 cover the
+base wrench too (6 more columns ``W_<root>_mx .. _fz`` next to the joints'); the local Taylor
+motion of 1 moves the root with the Taylor polynomial of its body twist and the rotation that
+twist turns, ``R' = R skew(omega)``, as its Taylor series (exact to rounding: ``|omega| h`` is
+~0.01); check 4 adds the root's twist derivatives against time differences, ``R' = R
+skew(omega)`` and ``p' = R v``; check 5 takes the 6 + n matrices. No simulation (6) yet.
+
 Default tolerances (relative to the largest magnitude of the checked quantity; the
 reasoning is in :class:`Tolerances`) make each check fail on an error well below 1e-6
 relative, while the estimated numerical error stays orders of magnitude below them.
@@ -44,14 +51,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
-from math import factorial
+from math import comb, factorial
 
 import numpy as np
 
-from hodyn_cli.algorithms.methods import GRAVITY, METHODS, inverse_dynamics
+from hodyn_cli.algorithms.methods import GRAVITY, METHODS, floating
+from hodyn_cli.algorithms.methods import inverse_dynamics as fixed_base_dynamics
 from hodyn_cli.algorithms.methods.closed_form import matrices
+from hodyn_cli.algorithms.regressor import base_wrench_rows
+from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
+from hodyn_cli.core.trajectory import BaseMotion, Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.drives import Drives
 
@@ -202,13 +212,21 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
     if not scan.N:
         raise HodynError("no samples to validate", source)
     order = min(scan.D - 3, 2)
+    if scan.base is not None:  # the root's twist to order + 2 d's, and at least taud
+        if scan.base.B < 3:
+            raise HodynError("validation of a floating base needs base_Vb, base_Vbd, base_Vbdd "
+                             "(to check taud)", source)
+        order = min(order, scan.base.B - 2)
     picked = scan.picked()
     center, idx = picked.at(picked.centres), picked.index[picked.centres]
-    h = _step(center.derivatives)
+    h = _step(center.derivatives if center.base is None else
+              np.concatenate([center.derivatives[:, : order + 2], center.base.Vb[:, : order + 2]],
+                             axis=2))
     report = Report(model.name, model.source_sha256, source, scan.N, idx.tolist(), order,
                     list(methods), h, tolerances)
     report.series["t"] = center.t
-    report.series["joint_names"] = list(model.joint_names)
+    report.series["joint_names"] = list(model.joint_names) + (
+        [] if center.base is None else list(base_wrench_rows(model)))
     results = {m: inverse_dynamics(model, center, method=m, order=order, gravity=gravity)
                for m in methods}
     for m in methods:
@@ -256,15 +274,16 @@ class Picked:
     themselves (``derivatives``, ``t``, ``wrenches``), and which of them are the checked
     samples (``centres``: positions in the kept rows; their neighbours are kept too)."""
 
-    def __init__(self, index, derivatives, t, wrenches, centres, joint_names):
+    def __init__(self, index, derivatives, t, wrenches, centres, joint_names, base=None):
         self.index, self.derivatives, self.t, self.wrenches = index, derivatives, t, wrenches
-        self.centres, self.joint_names = centres, joint_names
+        self.centres, self.joint_names, self.base = centres, joint_names, base
 
     def at(self, rows: np.ndarray) -> Trajectory:
         W = None if self.wrenches is None else Wrenches({k: v[rows]
                                                          for k, v in self.wrenches.items()})
+        base = None if self.base is None else BaseMotion(*(a[rows] for a in self.base))
         return Trajectory(self.joint_names, self.derivatives[rows],
-                          None if self.t is None else self.t[rows], W)
+                          None if self.t is None else self.t[rows], W, base=base)
 
 
 class Sampler:
@@ -281,8 +300,10 @@ class Sampler:
         index = np.arange(start, start + chunk.n_samples)
         keep = self._near(index)
         W = None if chunk.wrenches is None else {k: v[keep] for k, v in chunk.wrenches.W.items()}
+        b = chunk.base
         self.parts.append((index[keep], chunk.derivatives[keep],
-                           None if chunk.t is None else chunk.t[keep], W))
+                           None if chunk.t is None else chunk.t[keep], W,
+                           None if b is None else (b.R[keep], b.p[keep], b.Vb[keep])))
         while self.samples and self._count() > 2 * self.samples:
             self.stride *= 2  # the same final stride however the stream is cut into chunks
             self.parts = [self._filter(p) for p in self._merged()]
@@ -300,21 +321,24 @@ class Sampler:
         t = None if self.parts[0][2] is None else np.concatenate([p[2] for p in self.parts])
         W = None if self.parts[0][3] is None else {
             k: np.concatenate([p[3][k] for p in self.parts]) for k in self.parts[0][3]}
-        return [(index, d, t, W)]
+        base = None if self.parts[0][4] is None else tuple(
+            np.concatenate([p[4][a] for p in self.parts]) for a in range(3))
+        return [(index, d, t, W, base)]
 
     def _filter(self, part: tuple) -> tuple:
-        index, d, t, W = part
+        index, d, t, W, base = part
         keep = self._near(index)
         return (index[keep], d[keep], None if t is None else t[keep],
-                None if W is None else {k: v[keep] for k, v in W.items()})
+                None if W is None else {k: v[keep] for k, v in W.items()},
+                None if base is None else tuple(a[keep] for a in base))
 
     def picked(self, N: int, joint_names) -> Picked:
-        index, d, t, W = self._merged()[0]
+        index, d, t, W, base = self._merged()[0]
         multiples = np.flatnonzero(index % self.stride == 0)
         if self.samples and self.samples < len(multiples):
             multiples = np.unique(multiples[np.linspace(0, len(multiples) - 1,
                                                         self.samples).round().astype(int)])
-        return Picked(index, d, t, W, multiples, joint_names)
+        return Picked(index, d, t, W, multiples, joint_names, base)
 
 
 class Scan:
@@ -330,9 +354,17 @@ class Scan:
                              np.array([t == "continuous" for t in model.joint_types]))
         self.wrenches: dict[str, Consistency] = {}
         self.limits = Limits(model)
+        self.base: BaseConsistency | None = None
 
     def add(self, chunk: Trajectory) -> None:
         self.D = chunk.orders if not self.N else min(self.D, chunk.orders)
+        if chunk.base is not None:
+            if self.base is None:
+                if self.simulation is not None:
+                    raise HodynError("the simulation check of a floating base is not supported "
+                                     "yet")
+                self.base = BaseConsistency()
+            self.base.add(chunk.base, chunk.t, self.N)
         self.sampler.add(chunk, self.N)
         self.limits.add(chunk.derivatives[:, 0], chunk.t, self.N)
         if self.simulation is not None:
@@ -354,7 +386,40 @@ class Scan:
         checks = self.q.checks(rtol)
         for c in self.wrenches.values():
             checks += c.checks(rtol)
+        if self.base is not None:
+            checks += self.base.checks(rtol)
         return checks
+
+
+class BaseConsistency:
+    """A floating root's motion chunk by chunk (check 4): its twist derivatives against time
+    differences of the order below, and the pose against the twist, ``R' = R skew(omega)``,
+    ``p' = R v`` (each a :class:`Consistency` of the pair (x, x'))."""
+
+    def __init__(self):
+        self.B = 0  # twist derivative orders present in every chunk
+        self.twist = Consistency("base_Vb", [f"_{c}" for c in ("wx", "wy", "wz", "vx", "vy", "vz")])
+        self.R = Consistency("base_R", [f"_{i}{j}" for i in "123" for j in "123"])
+        self.p = Consistency("base_p", ["_x", "_y", "_z"])
+
+    def add(self, base: BaseMotion, t: np.ndarray | None, start: int) -> None:
+        self.B = base.orders if not self.B else min(self.B, base.orders)
+        if t is None:
+            return
+        Vb, N = base.Vb, base.n_samples
+        self.twist.add(Vb, t, start)
+        Rd = base.R @ lie.skew(Vb[:, 0, :3])
+        self.R.add(np.stack([base.R.reshape(N, 9), Rd.reshape(N, 9)], axis=1), t, start)
+        pd = np.einsum("nij,nj->ni", base.R, Vb[:, 0, 3:])
+        self.p.add(np.stack([base.p, pd], axis=1), t, start)
+
+    def checks(self, rtol: float) -> list[Check]:
+        """The pose's error estimates take the twist's time scale: its fastest rate ratio or
+        the largest angular speed (``|R''| <= |omega|^2 + |omega'|``)."""
+        mags = self.twist.mags
+        omega = 0.0 if mags is None else max(self.twist.frequency(), float(mags[0, :3].max()))
+        return (self.twist.checks(rtol) + self.R.checks(rtol, omega)
+                + self.p.checks(rtol, omega))
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -390,8 +455,19 @@ def _worst(err: np.ndarray, model: Model, idx, t, columns=None) -> dict:
     numbers and times of err's rows; ``columns``: the joint of each column (default: all)."""
     s, j = np.unravel_index(int(np.argmax(err)), err.shape)
     j = j if columns is None else columns[j]
-    return {"worst_joint": model.joint_names[j], "worst_sample": int(idx[s]),
+    names = model.joint_names + base_wrench_rows(model)  # a floating base's 6 columns last
+    return {"worst_joint": names[j], "worst_sample": int(idx[s]),
             "worst_time": None if t is None else float(t[s])}
+
+
+def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str, order: int,
+                     gravity) -> np.ndarray:
+    """tau^(k) (N, order+1, n), and for a floating base the base wrench's 6 columns after the
+    joints' (N, order+1, n+6): what the torque checks compare."""
+    if trajectory.base is None:
+        return fixed_base_dynamics(model, trajectory, method=method, order=order, gravity=gravity)
+    return np.concatenate(floating.inverse_dynamics(model, trajectory, method=method,
+                                                    order=order, gravity=gravity), axis=2)
 
 
 def _verdict(max_rel: float, tol: float) -> str:
@@ -403,7 +479,8 @@ def _verdict(max_rel: float, tol: float) -> str:
 
 def local_motion(center: Trajectory, h: float) -> Trajectory:
     """The Taylor motion of each checked sample at the 17 offsets ``-8 h .. 8 h``: one
-    trajectory of M * 17 samples (sample-major), wrenches likewise."""
+    trajectory of M * 17 samples (sample-major), wrenches and a floating base likewise
+    (:func:`local_base_motion`)."""
     offsets = np.arange(-8, 9) * h
     qs = _taylor(center.derivatives, offsets)                      # (M, 17, D, n)
     M, S = qs.shape[:2]
@@ -411,7 +488,32 @@ def local_motion(center: Trajectory, h: float) -> Trajectory:
     if center.wrenches is not None:
         W = Wrenches({k: _taylor(v, offsets).reshape(M * S, *v.shape[1:])
                       for k, v in center.wrenches.W.items()})
-    return Trajectory(center.joint_names, qs.reshape(M * S, *qs.shape[2:]), None, W)
+    base = None if center.base is None else local_base_motion(center.base, offsets)
+    return Trajectory(center.joint_names, qs.reshape(M * S, *qs.shape[2:]), None, W, base=base)
+
+
+#: terms of the rotation's Taylor series along the local motion: |omega| |offset| <= ~0.1
+#: there (the step is 0.01 / omega), so the remainder is below 0.1^25 / 25!
+ROTATION_TERMS = 25
+
+
+def local_base_motion(base: BaseMotion, offsets: np.ndarray) -> BaseMotion:
+    """A floating root's local Taylor motion (M * S samples, sample-major): its body twist
+    the Taylor polynomial of the sample's ``Vb..`` (its derivatives there too), its
+    orientation the rotation that twist turns, ``R' = R skew(omega)``, as the Taylor series
+    ``R^(k+1) = sum_j C(k, j) R^(k-j) skew(omega^(j))`` (omega's derivatives beyond the
+    given ones are 0: its Taylor polynomial's); the position, which no torque depends on,
+    likewise with ``p' = R v`` to first order only (it is not checked along the motion)."""
+    M, S = base.n_samples, len(offsets)
+    Vb = _taylor(base.Vb, offsets).reshape(M * S, *base.Vb.shape[1:])
+    W = [lie.skew(base.Vb[:, j, :3]) for j in range(base.orders)]
+    Rk = [base.R]                                   # R^(k) at the sample, (M, 3, 3)
+    for k in range(ROTATION_TERMS - 1):
+        Rk.append(sum(comb(k, j) * (Rk[k - j] @ W[j]) for j in range(min(k + 1, len(W)))))
+    R = _taylor(np.stack(Rk, axis=1), offsets)[:, :, 0].reshape(M * S, 3, 3)
+    pd = np.einsum("nij,nj->ni", base.R, base.Vb[:, 0, 3:])
+    p = (base.p[:, None] + offsets[None, :, None] * pd[:, None]).reshape(M * S, 3)
+    return BaseMotion(R, p, Vb)
 
 
 def stencil_check(group: str, name: str, prev: str, f: np.ndarray, analytic: np.ndarray,
@@ -442,7 +544,7 @@ def finite_difference_checks(model, center: Trajectory, method: str, order: int,
     """Analytic tau^(k) vs the 8th-order stencil of tau^(k-1) along the Taylor motion."""
     local = local_motion(center, h)
     tau = inverse_dynamics(model, local, method=method, order=order - 1, gravity=gravity)
-    tau = tau.reshape(center.n_samples, 17, order, model.n)
+    tau = tau.reshape(center.n_samples, 17, order, -1)
     checks = []
     for k in range(1, order + 1):
         name = derivative_name("tau", k)
@@ -572,10 +674,12 @@ class Consistency:
     def frequency(self) -> float:
         return 0.0 if self.mags is None else _frequency(self.mags)
 
-    def checks(self, rtol: float) -> list[Check]:
+    def checks(self, rtol: float, omega: float | None = None) -> list[Check]:
+        """``omega``: the time scale of the error estimates (default: x's own,
+        :meth:`frequency`)."""
         if self.err is None:
             return []
-        omega, out = self.frequency(), []
+        omega, out = (self.frequency() if omega is None else omega), []
         for k in range(1, self.err.shape[0] + 1):
             scale = self.mags[k]
             scale = np.maximum(scale, 1e-9 * max(scale.max(), 1e-300) + 1e-300)
@@ -665,12 +769,17 @@ class Limits:
 def model_checks(model: Model, center: Trajectory, rtol: float, gravity, idx, t) -> list[Check]:
     checks = [Check("model", f"URDF: {d.message}", "warn") for d in model.diagnostics
               if d.level == "warning"]
-    E = matrices(model, center, order=1, gravity=gravity)
+    columns = None
+    if center.base is None:
+        E = matrices(model, center, order=1, gravity=gravity)
+    else:  # 6 + n, the root's twist first: its rows are named as the base wrench's columns
+        E = floating.matrices(model, center, order=1, gravity=gravity)
+        columns = list(range(model.n, model.n + 6)) + list(range(model.n))
     M, Md, Cb = E.M[:, 0], E.M[:, 1], E.Cbar[:, 0]
     scale = max(float(np.abs(M).max()), 1e-300)
     asym = np.abs(M - np.swapaxes(M, 1, 2)).max(axis=2)
     c = Check("model", "M symmetric", "pass", float(asym.max()), float(asym.max() / scale), rtol,
-              **_worst(asym, model, idx, t))
+              **_worst(asym, model, idx, t, columns))
     c.status = _verdict(c.max_rel, rtol)
     checks.append(c)
     lam = np.linalg.eigvalsh((M + np.swapaxes(M, 1, 2)) / 2)
@@ -684,7 +793,7 @@ def model_checks(model: Model, center: Trajectory, rtol: float, gravity, idx, t)
     skew = np.abs(Md - Cb - np.swapaxes(Cb, 1, 2)).max(axis=2)
     dscale = max(float(np.abs(Md).max()), 1e-300)
     c = Check("model", "M' = Cbar + Cbar^T (M' - 2 Cbar skew)", "pass", float(skew.max()),
-              float(skew.max() / dscale), rtol, **_worst(skew, model, idx, t))
+              float(skew.max() / dscale), rtol, **_worst(skew, model, idx, t, columns))
     c.status = _verdict(c.max_rel, rtol)
     checks.append(c)
     return checks

@@ -20,6 +20,7 @@ from hodyn_cli.cli.options import (
     Traj,
     command,
 )
+from hodyn_cli.errors import HodynError
 
 #: ``--method``: one of the methods, or all of them
 ValidateMethod = Enum("ValidateMethod", {"all": "all", **{m.name: m.value for m in MethodChoice}},
@@ -28,7 +29,7 @@ ValidateMethod = Enum("ValidateMethod", {"all": "all", **{m.name: m.value for m 
 
 @command(app, "validate", short_help="Prove the numbers: finite differences, methods, data.",
          shared=("gravity", "wrench", "estimate", "cutoff", "quiet", "lock", "lock_missing",
-                 "strict", "repair_inertia", "xacro_arg", "debug"))
+                 "strict", "repair_inertia", "xacro_arg", "debug", "floating_base", "base_motion"))
 def validate(
     robot: Robot,
     traj: Traj,
@@ -57,7 +58,8 @@ def validate(
     """Check tau, taud, taudd against finite differences and across methods; check the input.
 
     With --drives, also the drives' tau, taum and currents (finite differences, zero rotor
-    inertia = rigid, the rotors built as bodies).
+    inertia = rigid, the rotors built as bodies). With --floating-base, also the base wrench
+    and the root's motion (docs/floating.md).
 
     Exit status 0: every check passed; 1: a check failed; 2: bad usage or input.
     """
@@ -72,10 +74,19 @@ def validate(
 
     g = s.g
     fmt = report_format(report) if report else None
+    if s.floating_base and simulate:
+        raise HodynError("--floating-base does not go with --simulate yet")
     model = s.model(robot, traj)
     d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
+    base_orders = 0
+    if s.floating_base and (s.base_motion or traj != "-"):
+        from hodyn_cli.io.base_motion import twist_orders
+
+        # the root's twist to Vbddd when the file has it (taudd), at least to Vbdd (taud)
+        base_orders = max(twist_orders(s.base_motion or traj, 4), 3)
     with open_input(traj, model, 4, wrench=s.wrench, wrench_need=3, cutoff=s.cutoff,
-                    estimate=s.estimate, strict=s.strict) as reader:
+                    estimate=s.estimate, strict=s.strict, floating=s.floating_base,
+                    base_motion=s.base_motion, base_orders=base_orders) as reader:
         for note in reader.notes:
             s.notify(note)
         result = api.validate_motion(  # one pass over the file's chunks

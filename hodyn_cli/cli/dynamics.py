@@ -98,7 +98,7 @@ def compute(
             output == "-" or file_format(output) != "hdf5")):
         raise HodynError("--joint-wrenches needs HDF5 output (.h5 or .hdf5, or --format hdf5)")
     for flag, given in (("--output-dir or several files", many),
-                        ("--joint-wrenches", joint_wrenches), ("--validate", check)):
+                        ("--joint-wrenches", joint_wrenches)):
         if s.floating_base and given:
             raise HodynError(f"--floating-base does not go with {flag} yet")
     g = s.g
@@ -242,7 +242,8 @@ def matrices(
                base_orders=order + 2)
 
 
-@command(app, "regressor", short_help="Regressor Y (tau = Y pi), base parameters (HDF5).")
+@command(app, "regressor", short_help="Regressor Y (tau = Y pi), base parameters (HDF5).",
+         shared=STREAMING + FLOATING)
 def regressor_command(
     robot: Robot,
     traj: Traj,
@@ -269,14 +270,19 @@ def regressor_command(
     """Write the regressor Y (tau = Y pi) and its time derivatives per sample (HDF5).
 
     pi: 10 parameters per moving body (hodyn info --parameters); with --friction and
-    --armature also the drives' (docs/drives.md).
+    --armature also the drives' (docs/drives.md). With --floating-base: 6 + n rows, the
+    base wrench W_<root>_.. then the joints, and the root link's parameters first
+    (docs/floating.md).
     """
     from hodyn_cli import api
+    from hodyn_cli.algorithms.regressor import base_wrench_rows
     from hodyn_cli.cli.session import read_rigid_drives
     from hodyn_cli.pipeline.jobs import RegressorJob
 
     g = s.g
     _hdf5_only(output, "regressor")
+    if s.floating_base and slotine_li:
+        raise HodynError("--floating-base does not go with --slotine-li yet")
     model = s.model(robot, traj)
     d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
     if d is not None and not (friction or armature):
@@ -287,12 +293,20 @@ def regressor_command(
                              "sides and Coulomb velocities)")
     kind = (model_kind or ElasticModel.full).value
     options = {"drives": d, "friction": friction, "armature": armature}
-    names, values = api.regressor_parameters(model, **options)
-    basis = api.regressor_basis(model, gravity=g, drive_model=kind, **options) if base else None
-    attrs = s.provenance(robot, traj, model, order=order, gravity=g)
+    floating = s.floating_base
+    names, values = api.regressor_parameters(model, floating_base=floating, **options)
+    basis = api.regressor_basis(model, gravity=g, drive_model=kind, floating_base=floating,
+                                **options) if base else None
+    attrs = s.provenance(robot, traj, model, order=order, gravity=g, floating_base=floating)
     attrs |= {"parameter_names": names, "parameters": values,
               "about_Y": "tau^(k) = Y^(k) pi (+ J^T W: external wrenches are not in Y); "
                          "rows: joint_names, columns: parameter_names"}
+    if floating:
+        attrs |= {"row_names": list(base_wrench_rows(model) + model.coordinate_names),
+                  "about_Y": "(W_base^(k); tau^(k)) = Y^(k) pi (+ J^T W: external wrenches are "
+                             "not in Y); rows: row_names (the base wrench the root exerts on its "
+                             "supports, root link frame, then the joints), columns: "
+                             "parameter_names (the root link's first)"}
     if d is not None:
         attrs |= {"drives": str(drives), "drive_model": kind,
                   "about_Y": "r eta taum^(k) = Y^(k) pi (the motor torque referred to the joint; "
@@ -302,11 +316,18 @@ def regressor_command(
         attrs |= {"base_parameter_names": basis.names, "base_map": basis.base_map,
                   "about_Y_base": "Y pi = Y_base pi_base, pi_base = base_map @ pi"}
     job = RegressorJob(model, order=order, gravity=g, base=basis, slotine_li=slotine_li,
-                       drive_model=kind, **options)
-    s.run_file(job, traj, output, attrs)
+                       drive_model=kind, floating_base=floating, **options)
+    s.run_file(job, traj, output, attrs, base_orders=order + 2)
 
 
-@command(app, "sensitivities", short_help="d tau^(k)/d q^(j), exact (HDF5).")
+def _no_floating_base(s, command_name: str, why: str) -> None:
+    """The one-line error of a command that takes no floating base yet (docs/floating.md)."""
+    if s.floating_base or s.base_motion:
+        raise HodynError(f"--floating-base does not go with hodyn {command_name} yet: {why}")
+
+
+@command(app, "sensitivities", short_help="d tau^(k)/d q^(j), exact (HDF5).",
+         shared=STREAMING + FLOATING)
 def sensitivities_command(
     robot: Robot,
     traj: Traj,
@@ -317,19 +338,25 @@ def sensitivities_command(
 ) -> None:
     """Write d tau^(k) / d q^(j) per sample (HDF5): dtau_dq, ..., dtaudd_dqdddd.
 
-    Entry [s, i, m] = d out_i / d in_m; exact (no finite differences).
+    Entry [s, i, m] = d out_i / d in_m; exact (no finite differences). With --floating-base:
+    the root moving as given (held).
     """
     from hodyn_cli.pipeline.jobs import SensitivityJob
 
     g = s.g
     _hdf5_only(output, "sensitivities")
     model = s.model(robot, traj)
-    attrs = s.provenance(robot, traj, model, order=order, gravity=g)
+    attrs = s.provenance(robot, traj, model, order=order, gravity=g,
+                         floating_base=s.floating_base)
     attrs["about"] = "d<out>_d<in>[s, i, m] = d out_i / d in_m at sample s (joint_names order)"
-    s.run_file(SensitivityJob(model, order=order, gravity=g), traj, output, attrs)
+    if s.floating_base:
+        attrs["about"] += "; the root's motion held (the base wrench's are not computed)"
+    s.run_file(SensitivityJob(model, order=order, gravity=g), traj, output, attrs,
+               base_orders=order + 2)
 
 
-@command(app, "elastic", short_help="Motor angles and torques of elastic-joint robots.")
+@command(app, "elastic", short_help="Motor angles and torques of elastic-joint robots.",
+         shared=STREAMING + FLOATING)
 def elastic_command(
     robot: Robot,
     traj: Annotated[str | None, typer.Argument(
@@ -360,6 +387,8 @@ def elastic_command(
     from hodyn_cli.modeling.drives import read_drives
     from hodyn_cli.pipeline.jobs import ElasticJob
 
+    _no_floating_base(s, "elastic", "the rotors' recursion runs on a fixed base (hodyn compute "
+                                    "--floating-base gives the rigid torques)")
     g = s.g
     model = s.model(robot, traj)
     d = read_drives(drives, model)

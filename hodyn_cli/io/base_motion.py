@@ -20,7 +20,7 @@ from hodyn_cli.io.columns import ROTATION, TWIST, XYZ
 from hodyn_cli.io.paths import listing
 from hodyn_cli.io.tables import Rows, open_table, row_count
 
-__all__ = ["BaseMotionReader", "plan_base"]
+__all__ = ["BaseMotionReader", "plan_base", "twist_orders"]
 
 
 def plan_base(names: list[str], orders: int, source: str) -> tuple[list[str], str]:
@@ -28,13 +28,12 @@ def plan_base(names: list[str], orders: int, source: str) -> tuple[list[str], st
     orders (``t`` first if present) and ``"Vb"`` or ``"Vs"``; a one-line error names what
     is missing."""
     have = set(names)
-    prefix = "base_" if any(n.startswith("base_") for n in names) else ""
+    prefix, twist = _naming(names)
     pose = [f"{prefix}p_{s}" for s in XYZ] + [f"{prefix}R_{s}" for s in ROTATION]
     missing = [c for c in pose if c not in have]
     if missing:
         raise TrajectoryError(f"missing column(s) {listing(missing)}: the pose of the floating "
                               "root (as hodyn kinematics writes it, prefixed base_)", source)
-    twist = "Vs" if f"{prefix}Vs_wx" in have and f"{prefix}Vb_wx" not in have else "Vb"
     columns = pose
     for k in range(orders):
         cols = [f"{prefix}{derivative_name(twist, k)}_{s}" for s in TWIST]
@@ -46,6 +45,29 @@ def plan_base(names: list[str], orders: int, source: str) -> tuple[list[str], st
                 f"spatial {prefix}Vs..)", source)
         columns += cols
     return (["t"] if "t" in have else []) + columns, twist
+
+
+def _naming(names: list[str]) -> tuple[str, str]:
+    """``(prefix, twist)``: ``base_`` in a trajectory file ('' in a kinematics output), and
+    ``Vb`` (body twists) or ``Vs`` (spatial ones, when only they are there)."""
+    have = set(names)
+    prefix = "base_" if any(n.startswith("base_") for n in names) else ""
+    return prefix, "Vs" if f"{prefix}Vs_wx" in have and f"{prefix}Vb_wx" not in have else "Vb"
+
+
+def twist_orders(path: str, most: int) -> int:
+    """How many twist derivative orders (``Vb``, ``Vbd``, ...; at most ``most``) the base
+    motion in ``path`` has complete columns for."""
+    table = open_table(path)
+    try:
+        names = list(table.names)
+    finally:
+        table.close()
+    prefix, twist = _naming(names)
+    k = 0
+    while k < most and all(f"{prefix}{derivative_name(twist, k)}_{s}" in names for s in TWIST):
+        k += 1
+    return k
 
 
 class BaseMotionReader:

@@ -74,8 +74,10 @@ class Hdf5Sink:
         import h5py
 
         # no chunk cache: every chunk is written once and never read back; with the default
-        # one (per open dataset) the HDF5 library held ~80 MB more for a 470 MB output
-        self.file = h5py.File(path, "w", rdcc_nbytes=0)
+        # one (per open dataset) the HDF5 library held ~80 MB more for a 470 MB output. The
+        # HDF5 1.8 format: attributes over 64 kB (a big robot's base_map and base-parameter
+        # names) go to dense storage instead of failing
+        self.file = h5py.File(path, "w", rdcc_nbytes=0, libver=("v108", "latest"))
         self.attrs: dict = {}
         self._grown: dict[str, tuple] = {}  # name -> (dataset, rows written)
 

@@ -247,7 +247,8 @@ class MatricesJob(_RigidJob):
 class RegressorJob(_RigidJob):
     """``hodyn regressor``: Y and its derivatives (``Y_d``, ...), the base-parameter columns
     (``Y_base``, ...) and the Slotine-Li ``Y_r`` (HDF5 only); with ``drives`` the columns of
-    their ``friction`` and rotor inertia (``armature``)."""
+    their ``friction`` and rotor inertia (``armature``); a floating base's with the base
+    wrench rows (``chunk.base``)."""
 
     base: BaseParameters | None = None
     slotine_li: bool = False
@@ -255,11 +256,14 @@ class RegressorJob(_RigidJob):
     friction: bool = False
     armature: bool = False
     drive_model: str = "full"
+    #: the chunks carry a floating root's motion: Y is (6 + n) x 10 (nb + 1)
+    floating_base: bool = False
 
     @property
     def chunk_rows(self) -> int:  # type: ignore[override]
         # Y is n x 10 nb per order and sample: 3.9 kB for the iiwa at order 0
-        return rows_for(self.model.n * 10 * self.model.n * (self.order + 1))
+        n, f = self.model.n, int(self.floating_base)
+        return rows_for((n + 6 * f) * 10 * (n + f) * (self.order + 1))
 
     @property
     def series(self) -> tuple[str, ...]:

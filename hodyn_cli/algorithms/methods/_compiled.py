@@ -62,7 +62,7 @@ SIGNATURES = {
     "hodyn_body_fixed": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _dbl, _opt, _opt],
     "hodyn_closed_form": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _opt, _dbl, _dbl, _opt,
                           _dbl, _dbl],
-    "hodyn_regressor": [_i64, _int, _dbl, _int, _dbl, _i64, _dbl],
+    "hodyn_regressor": [_i64, _int, _dbl, _int, _dbl, _i64, _int, _dbl],
     "hodyn_partials": [_i64, _int, _dbl, _dbl, _i64, _opt, _opt, _opt, _opt, _opt],
     "hodyn_ik_newton": [_i64, _dbl, _int, _i32, _dbl, _int, _opt, _dbl, _int, _dbl, _dbl],
     "hodyn_ik_rates": [_i64, _dbl, _int, _i32, _dbl, _int, _int, _opt, _opt, ctypes.c_double,
@@ -391,13 +391,18 @@ def ik_rates(task: IkTask, q: np.ndarray, y: np.ndarray, q_ref: np.ndarray | Non
     return qs, cond
 
 
-def regressor_chunk(model: Model, qs: np.ndarray, base: np.ndarray, order: int) -> np.ndarray:
+def regressor_chunk(model: Model, qs: np.ndarray, base: np.ndarray, order: int,
+                    root: bool = False) -> np.ndarray:
     """Y^(k) (N, order+1, n, 10 n) of one chunk:
-    :func:`hodyn_cli.algorithms.regressor.regressor_numpy`."""
+    :func:`hodyn_cli.algorithms.regressor.regressor_numpy`; ``root``: of a floating root whose
+    jet ``base`` is, (N, order+1, 6+n, 10 (n+1)), the root's generalized force ``F_0`` first
+    (:func:`hodyn_cli.algorithms.regressor.floating_regressor_numpy` without the sign)."""
     N, D, qs = _samples(model, qs, order + 3)
     base = _base(base, N, order)
-    out = np.empty((order + 1, N, model.n, 10 * model.n))  # [:, k] of the result: contiguous
-    _check(_library().hodyn_regressor(_model_struct(model), N, D, qs, order, base, len(base), out))
+    extra = 1 if root else 0
+    out = np.empty((order + 1, N, 6 * extra + model.n, 10 * (model.n + extra)))
+    _check(_library().hodyn_regressor(_model_struct(model), N, D, qs, order, base, len(base),
+                                      extra, out))
     return np.swapaxes(out, 0, 1)
 
 

@@ -65,6 +65,7 @@ from hodyn_cli.errors import TrajectoryError
 __all__ = [
     "EOMMatrices",
     "jacobians",
+    "adjoint_derivatives",
     "eom_matrices",
     "eom_matrices_numpy",
     "body_gravity",
@@ -108,11 +109,7 @@ def jacobians(model: Model, qs: np.ndarray, K: int, base: int = 0
     J: list[np.ndarray] = []
     Ds: list[np.ndarray] = []
     for i, p in enumerate(model.parent):
-        D = [relative_adjoint(model, i, qs[:, 0, i])]                             # (17)
-        adX = lie.ad(model.X[i])
-        for k in range(1, K + 1):                                                 # (18)
-            D.append(-sum(comb(k - 1, j) * qs[:, j + 1, i, None, None] * (adX @ D[k - 1 - j])
-                          for j in range(k)))
+        D = adjoint_derivatives(model, qs, i, K)
         Ji = np.zeros((N, K + 1, 6, base + n))
         if p >= 0:
             for k in range(K + 1):                                                # (16)
@@ -123,6 +120,16 @@ def jacobians(model: Model, qs: np.ndarray, K: int, base: int = 0
         J.append(Ji)
         Ds.append(D[0])
     return J, Ds
+
+
+def adjoint_derivatives(model: Model, qs: np.ndarray, i: int, K: int) -> list[np.ndarray]:
+    """``D_{i,p} = Ad_{C_{i,p}}`` (17) and its first K derivatives (18), each (N, 6, 6)."""
+    D = [relative_adjoint(model, i, qs[:, 0, i])]                                 # (17)
+    adX = lie.ad(model.X[i])
+    for k in range(1, K + 1):                                                     # (18)
+        D.append(-sum(comb(k - 1, j) * qs[:, j + 1, i, None, None] * (adX @ D[k - 1 - j])
+                      for j in range(k)))
+    return D
 
 
 def eom_matrices(model: Model, qs: np.ndarray, r: int, base: np.ndarray,

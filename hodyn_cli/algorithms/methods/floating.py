@@ -55,7 +55,8 @@ from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name
 from hodyn_cli.errors import HodynError, TrajectoryError
 
 __all__ = ["BaseMotion", "Rows", "base_from_spatial", "root_jet", "root_jet_numpy",
-           "inverse_dynamics", "matrices", "body_fixed_numpy", "eom_numpy"]
+           "inverse_dynamics", "matrices", "body_fixed_numpy", "eom_numpy",
+           "floating_chunks", "check_base_motion"]
 
 def base_from_spatial(R: np.ndarray, p: np.ndarray, Vs: np.ndarray) -> BaseMotion:
     """A base motion from the root's spatial twist ``V^s = Ad_{C_0} V_0`` (world frame) and its
@@ -195,21 +196,29 @@ _CHUNK_SOLVERS = {"body-fixed": _body_fixed, "spatial": _spatial, "closed-form":
 MAX_ORDER = 4
 
 
-def _chunks(model: Model, trajectory: Trajectory, order: int, size: int = CHUNK
-            ) -> Iterator[tuple[slice, np.ndarray, Rows | None, dict, object]]:
+def check_base_motion(trajectory: Trajectory, order: int) -> None:
+    """A one-line error unless ``trajectory.base`` (if any) has the trajectory's samples and
+    the twist derivatives torque order ``order`` needs (``base_Vb`` to order + 1 d's)."""
+    base = trajectory.base
+    if base is None:
+        return
+    if base.n_samples != trajectory.n_samples:
+        raise TrajectoryError(f"the base motion has {base.n_samples} samples, the "
+                              f"trajectory {trajectory.n_samples}")
+    if base.orders < order + 2:
+        missing = ", ".join(f"base_{derivative_name('Vb', k)}"
+                            for k in range(base.orders, order + 2))
+        raise TrajectoryError(f"order {order} needs {missing} (not in the base motion)")
+
+
+def floating_chunks(model: Model, trajectory: Trajectory, order: int, size: int = CHUNK
+                    ) -> Iterator[tuple[slice, np.ndarray, Rows | None, dict, object]]:
     """``(samples, qs, base, body wrenches, root wrench or None)`` per chunk, inputs checked."""
     check_inputs(model, trajectory, order)
     if not 0 <= order <= MAX_ORDER:
         raise HodynError(f"the base wrench is computed for orders 0..{MAX_ORDER}, not {order}")
+    check_base_motion(trajectory, order)
     N, base = trajectory.n_samples, trajectory.base
-    if base is not None:
-        if base.n_samples != N:
-            raise TrajectoryError(f"the base motion has {base.n_samples} samples, the "
-                                  f"trajectory {N}")
-        if base.orders < order + 2:
-            missing = ", ".join(f"base_{derivative_name('Vb', k)}"
-                                for k in range(base.orders, order + 2))
-            raise TrajectoryError(f"order {order} needs {missing} (not in the base motion)")
     W = body_wrenches(model, trajectory, order, root=True)
     W0 = W.pop(-1, None)
     qs = trajectory.derivatives
@@ -246,11 +255,11 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "bod
     # the body-fixed kernel's memory is per lockstep group: big calls, no copies
     size = body_fixed.KERNEL_CHUNK if method == "body-fixed" and _compiled.available() else CHUNK
     if N <= size:
-        for _, qs, rows, W, W0 in _chunks(model, trajectory, order, max(size, 1)):
+        for _, qs, rows, W, W0 in floating_chunks(model, trajectory, order, max(size, 1)):
             tau, F0 = solve(model, qs, rows, gravity, W, W0, order)
             return tau, np.negative(F0, out=F0)
     tau, F0 = np.empty((N, order + 1, model.n)), np.empty((N, order + 1, 6))
-    for sl, qs, rows, W, W0 in _chunks(model, trajectory, order, size):
+    for sl, qs, rows, W, W0 in floating_chunks(model, trajectory, order, size):
         tau[sl], F0[sl] = solve(model, qs, rows, gravity, W, W0, order)
     return tau, np.negative(F0, out=F0)
 
@@ -268,7 +277,7 @@ def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GR
     # the kernel's memory is per lockstep group: one call, no chunks to concatenate
     size = trajectory.n_samples if _compiled.available() else CHUNK
     parts = [_eom(model, qs, rows, gravity, W, W0, order, True)[0]
-             for _, qs, rows, W, W0 in _chunks(model, trajectory, order, max(size, 1))]
+             for _, qs, rows, W, W0 in floating_chunks(model, trajectory, order, max(size, 1))]
     if len(parts) == 1:
         return parts[0]
     return closed_form.EOMMatrices(*(np.concatenate([getattr(e, f) for e in parts]) for f in
