@@ -40,7 +40,7 @@ def marks(path: Path):
 @pytest.mark.parametrize("doc", [pytest.param(p, id=p.name, marks=marks(p)) for p in DOCS
                                  if shell_blocks(p)])
 def test_every_documented_command_runs(tmp_path, doc):
-    for name in ("urdf", "sample_trajectories"):  # as a fresh clone has them
+    for name in ("urdf", "sample_trajectories", "docs"):  # as a fresh clone has them
         shutil.copytree(ROOT / name, tmp_path / name)
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     text = script(shell_blocks(doc))

@@ -56,7 +56,7 @@ def warnings(model):
 def test_moments_negative_by_rounding_are_zero_without_a_word():
     model = parse_model(robot(**ICUB), strict=True)
     assert warnings(model) == []
-    m, c, theta = com_inertia(model.M[0])
+    m, c, theta = com_inertia(model.inertias[0])
     assert m == pytest.approx(0.2675) and np.allclose(c, [0.008, 0, 0.0553])
     assert np.abs(theta).max() < 1e-15 * m * c @ c          # the point mass it was meant to be
 
@@ -73,7 +73,7 @@ def test_impossible_inertia_is_refused_with_how_far_and_repaired_on_request():
     [warning] = warnings(model)
     assert warning.startswith("link 'l1': principal moments -3.53486e-08, 3.50085e-08, "
                               "9.08701e-08 repaired to ")
-    m, c, theta = com_inertia(model.M[0])
+    m, c, theta = com_inertia(model.inertias[0])
     assert m == pytest.approx(1e-6) and np.allclose(c, 0)
     assert np.linalg.eigvalsh(second_moment(theta)).min() > -1e-22
     with pytest.raises(ModelError, match=r"repaired to .* \(--repair-inertia\) \(--strict\)"):
@@ -86,14 +86,14 @@ def test_negative_mass_and_triangle_violations_offer_the_repair():
                                          "link massless"):
         parse_model(bad)
     model = parse_model(bad, repair_inertia=True)
-    assert not model.M.any() and "massless" in warnings(model)[0]
+    assert not model.inertias.any() and "massless" in warnings(model)[0]
     rod = robot(com="0 0 0.1", mass=1.0, i=(0, 0, 0, 0, 0, 3e-6))   # anymal's 'base'
     [warning] = warnings(parse_model(rod))
     assert "violate the triangle inequality by 3e-06 (100.0% of their sum" in warning
     assert warning.endswith("--repair-inertia projects it onto the nearest physically "
                             "consistent inertia")
     model = parse_model(rod, repair_inertia=True)
-    assert np.allclose(np.linalg.eigvalsh(com_inertia(model.M[0])[2]), [1.5e-6, 1.5e-6, 3e-6])
+    assert np.allclose(np.linalg.eigvalsh(com_inertia(model.inertias[0])[2]), [1.5e-6, 1.5e-6, 3e-6])
 
 
 def test_the_projection_is_the_nearest_consistent_inertia():
@@ -179,7 +179,7 @@ def test_every_robot_of_example_robot_data_that_pinocchio_loads(name):
         assert any(REPAIRED[name] in w and "repaired to" in w for w in warnings(model))
     else:
         model = load_model(path)
-    for M in model.M:   # every body (links lumped) is one a rigid body can be
+    for M in model.inertias:   # every body (links lumped) is one a rigid body can be
         m, _, theta = com_inertia(M)
         assert m >= 0
         if not [w for w in warnings(model) if "triangle" in w]:

@@ -51,7 +51,7 @@ def test_locked_at_zero_equals_the_urdf_with_a_fixed_joint():
     a = lock(load_model(URDF / "iiwa14.urdf"), {"iiwa_joint_4": 0.0})
     b = parse_model(fixed.encode())
     assert a.joint_names == b.joint_names
-    for field in ("parent", "B", "X", "M"):
+    for field in ("parent", "B", "X", "inertias"):
         assert np.allclose(getattr(a, field), getattr(b, field), atol=1e-12), field
     for name, frame in b.links.items():
         assert a.links[name].body == frame.body and np.allclose(a.links[name].T, frame.T)

@@ -89,7 +89,7 @@ def robot_text(link):
 def test_valid_links_parse_to_their_mass_and_com(mass, dims, xyz, rpy):
     model = parse_model(robot_text(link_xml(mass, dims, xyz, rpy)).encode())
     assert np.isclose(model.mass[0], mass) and np.allclose(model.com[0], xyz, atol=1e-9)
-    assert np.linalg.eigvalsh(model.M[0]).min() >= -1e-9 * np.abs(model.M[0]).max()
+    assert np.linalg.eigvalsh(model.inertias[0]).min() >= -1e-9 * np.abs(model.inertias[0]).max()
 
 
 @SETTINGS

@@ -37,7 +37,7 @@ def test_regressor_times_parameters_is_the_torque_of_an_independent_method(robot
 def with_parameters(model, pi):
     """The model with the inertias of the parameter vector pi (any values: tau is linear)."""
     M = np.stack([R.inertia_from_parameters(pi[10 * b : 10 * b + 10]) for b in range(model.n)])
-    return dataclasses.replace(model, M=M)
+    return dataclasses.replace(model, inertias=M)
 
 
 def test_every_regressor_column_is_the_torque_of_its_parameters(robot):

@@ -24,7 +24,7 @@ def test_planar_2r_is_the_papers_model():
     assert np.allclose(model.X, [[0, 0, 1, 0, 0, 0]] * 2)
     assert np.allclose(model.B[1], lie.homogeneous(np.eye(3), np.array([0.4, 0, 0])))
     # the paper's M_1: point mass m1 at (L1, 0, 0)
-    assert np.allclose(model.M[0], lie.body_inertia(1.2, np.array([0.4, 0, 0]), np.zeros((3, 3))))
+    assert np.allclose(model.inertias[0], lie.body_inertia(1.2, np.array([0.4, 0, 0]), np.zeros((3, 3))))
 
 
 def test_iiwa_frames_and_inertias_follow_the_paper():
@@ -46,7 +46,7 @@ def test_tree_topology_and_lumping():
     # forearm (0.8 kg) + rigidly mounted wrist housing (0.4 kg) are one body
     assert model.mass[2] == pytest.approx(1.2)
     assert model.links["wrist_housing"].body == 2 and model.links["tool0"].body == 3
-    M = model.M[2]
+    M = model.inertias[2]
     assert np.allclose(M, M.T) and np.linalg.eigvalsh(M).min() > 0
 
 
@@ -234,7 +234,7 @@ def test_xacro_robots_are_expanded(tmp_path):
     path.write_text(XACRO)
     model = load_model(path)
     plain = load_model(URDF / "planar_2r.urdf")
-    for field in ("B", "X", "M", "parent"):
+    for field in ("B", "X", "inertias", "parent"):
         assert np.allclose(getattr(model, field), getattr(plain, field)), field
     longer = load_model(path, xacro_args={"l1": "0.5"})
     assert np.allclose(longer.B[1, :3, 3], [0.5, 0, 0])

@@ -164,7 +164,7 @@ def state_derivatives(model: Model, trajectory: Trajectory, *, gravity=GRAVITY
     out |= {name: np.zeros((N, n, n)) for name in ("dg_dq", "dQ_ext_dq")}
     for sl, bodies, wrenches in _chunks(model, trajectory, gravity):
         for i, b in enumerate(bodies):
-            Mi = model.M[i]
+            Mi = model.inertias[i]
             LJ, LD = b.J @ Mi, b.D @ Mi                                 # rows (M_i J_j)^T, ...
             G = b.Jd @ Mi - lie.coad(b.V[:, None], LJ)                                    # (22)
             dG = (b.dJd() @ Mi - lie.coad(b.dV[:, None], LJ[:, :, None])

@@ -90,7 +90,7 @@ def centroidal(model: Model, trajectory: Trajectory, *, order: int = 1) -> Centr
     if base is not None and base.n_samples != trajectory.n_samples:
         raise TrajectoryError(f"the base motion has {base.n_samples} samples, the trajectory "
                               f"{trajectory.n_samples}")
-    mass = float(model.root_M[3, 3] + model.mass.sum())
+    mass = float(model.root_inertia[3, 3] + model.mass.sum())
     if mass <= 0:
         raise HodynError(f"robot '{model.name}' has no mass: no centre of mass")
     N, K = trajectory.n_samples, order
@@ -107,12 +107,12 @@ def _chunk(model: Model, qs: np.ndarray, K: int, mass: float, base: BaseMotion |
     V0 = np.zeros((1, K + 1, 6)) if base is None else spatial_twists(
         np.broadcast_to(np.eye(3), (N, 3, 3)), np.zeros((N, 3)), base.Vb[:, : K + 1])
     kin = forward_pass(model, qs, K, V0)
-    root = np.broadcast_to(model.root_M, (N, 6, 6))
+    root = np.broadcast_to(model.root_inertia, (N, 6, 6))
     Pi = momentum_derivatives(inertia_derivatives(root, np.broadcast_to(V0, (N, K + 1, 6)), K - 1),
                               np.broadcast_to(V0, (N, K + 1, 6)), K - 1)         # (12), (16)-(19)
-    first_moment = np.broadcast_to(model.root_M[[2, 0, 1], [4, 5, 3]], (N, 3)).copy()  # m c
+    first_moment = np.broadcast_to(model.root_inertia[[2, 0, 1], [4, 5, 3]], (N, 3)).copy()  # m c
     for i in range(model.n):
-        Ms = spatial_inertia(model.M[i], lie.Ad_inv(kin.R[i], kin.p[i]))              # (13)
+        Ms = spatial_inertia(model.inertias[i], lie.Ad_inv(kin.R[i], kin.p[i]))              # (13)
         Pi += momentum_derivatives(inertia_derivatives(Ms, kin.V[i], K - 1), kin.V[i], K - 1)
         first_moment += model.mass[i] * (kin.R[i] @ model.com[i] + kin.p[i])
     c = np.concatenate([first_moment[:, None] / mass, Pi[:, :, 3:] / mass], axis=1)

@@ -92,7 +92,7 @@ def partials_numpy(model: Model, qs: np.ndarray, base: np.ndarray,
     Ic, F, B = np.empty((n, N, 6, 6)), np.empty((n, N, 6)), np.empty((n, N, 6, 6))
     for i in range(n):
         Adi = lie.Ad_inv(kin.R[i], kin.p[i])
-        Ic[i] = spatial.spatial_inertia(model.M[i], Adi)                          # I_i
+        Ic[i] = spatial.spatial_inertia(model.inertias[i], Adi)                          # I_i
         B[i] = np.swapaxes(lie.ad(V[i]), 1, 2) @ Ic[i]                            # B_i
         if i in wrenches:
             F[i] = _apply(np.swapaxes(Adi, 1, 2), wrenches[i])

@@ -44,7 +44,7 @@ recursion with the reference twists ``V_r = J qd_r`` and ``beta = J qdd_r + J' q
 >>> pi = parameters(model)
 >>> pi.shape, float(pi[0]), parameter_names(model)[:2]
 ((20,), 1.2, ['m_link1', 'mcx_link1'])
->>> bool(np.allclose(inertia_from_parameters(pi[:10]), model.M[0]))
+>>> bool(np.allclose(inertia_from_parameters(pi[:10]), model.inertias[0]))
 True
 """
 
@@ -76,7 +76,7 @@ BASE_RTOL = 1e-8
 def parameters(model: Model, root: bool = False) -> np.ndarray:
     """(10 nb,) dynamic parameters of every moving body, in body order (``root``: the root
     link's 10 first, for a floating base)."""
-    M = np.concatenate([model.root_M[None], model.M]) if root else model.M
+    M = np.concatenate([model.root_inertia[None], model.inertias]) if root else model.inertias
     theta = M[:, :3, :3]
     return np.stack([M[:, 3, 3], M[:, 2, 4], M[:, 0, 5], M[:, 1, 3],
                      theta[:, 0, 0], theta[:, 0, 1], theta[:, 1, 1],

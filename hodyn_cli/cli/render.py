@@ -123,7 +123,7 @@ def model_table(model: Model) -> Table:
                 "A position", "limits", "mass", "COM (body)"):
         out.add_column(col, justify="right" if col in ("#", "mass") else "left",
                          no_wrap=col in ("joint", "type", "parent", "link"))
-    A, Y, mass, com = model.A, model.Y, model.mass, model.com
+    A, Y, mass, com = model.A, model.spatial_screws, model.mass, model.com
     for i in range(model.n):
         p = model.parent[i]
         out.add_row(str(i), model.joint_names[i], model.joint_types[i],
@@ -141,7 +141,7 @@ def model_json(model: Model) -> str:
     from hodyn_cli import __version__
     from hodyn_cli.algorithms.methods import _compiled
 
-    A, Y = model.A, model.Y
+    A, Y = model.A, model.spatial_screws
     data = {
         "hodyn_version": __version__,
         "backend": _compiled.backend(),
@@ -161,7 +161,7 @@ def model_json(model: Model) -> str:
                 "Y": Y[i].tolist(),
                 "mass": float(model.mass[i]),
                 "com": model.com[i].tolist(),
-                "inertia": model.M[i].tolist(),
+                "inertia": model.inertias[i].tolist(),
                 "limits": [None if not np.isfinite(v) else float(v) for v in model.limits[i]],
             }
             for i in range(model.n)

@@ -59,8 +59,8 @@ class Model:
         parent: (n,) int, parent body index, -1 for the root.
         B: (n, 4, 4) pose of body i's frame in its parent's frame at q = 0.
         X: (n, 6) joint screw of body i in its own frame (body-fixed).
-        M: (n, 6, 6) body inertia about the body frame origin (fixed links lumped).
-        root_M: (6, 6) inertia of the root link and the links welded to it, about the root
+        inertias: (n, 6, 6) body inertia about the body frame origin (fixed links lumped).
+        root_inertia: (6, 6) inertia of the root link and the links welded to it, about the root
             frame origin (moves only with a floating base; its weight is in the base wrench).
         limits: (n, 2) position limits (lower, upper) from the URDF; +-inf if none.
         velocity_limits: (n,) URDF ``<limit velocity>``; +inf if none.
@@ -84,8 +84,8 @@ class Model:
     parent: np.ndarray
     B: np.ndarray
     X: np.ndarray
-    M: np.ndarray
-    root_M: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
+    inertias: np.ndarray
+    root_inertia: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
     limits: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
     velocity_limits: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
     effort_limits: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
@@ -105,12 +105,12 @@ class Model:
             object.__setattr__(self, "effort_limits", np.full(len(self.joint_names), np.inf))
         if self.mimic is None:
             object.__setattr__(self, "mimic", np.tile([-1.0, 1.0, 0.0], (len(self.joint_names), 1)))
-        if self.root_M is None:
-            object.__setattr__(self, "root_M", np.zeros((6, 6)))
+        if self.root_inertia is None:
+            object.__setattr__(self, "root_inertia", np.zeros((6, 6)))
         if self.reductions is None:
             object.__setattr__(self, "reductions", np.full(len(self.joint_names), np.nan))
         self._validate()
-        for a in (self.parent, self.B, self.X, self.M, self.root_M, self.limits,
+        for a in (self.parent, self.B, self.X, self.inertias, self.root_inertia, self.limits,
                   self.velocity_limits, self.effort_limits, self.reductions, self.mimic):
             a.setflags(write=False)
 
@@ -127,7 +127,7 @@ class Model:
         for name, value in (("joint_types", self.joint_types), ("link_names", self.link_names)):
             if len(value) != n:
                 fail(f"{name} has {len(value)} entries for {n} joints")
-        shapes = {"parent": (n,), "B": (n, 4, 4), "X": (n, 6), "M": (n, 6, 6), "root_M": (6, 6),
+        shapes = {"parent": (n,), "B": (n, 4, 4), "X": (n, 6), "inertias": (n, 6, 6), "root_inertia": (6, 6),
                   "limits": (n, 2), "velocity_limits": (n,), "reductions": (n,), "mimic": (n, 3)}
         for name, shape in shapes.items():
             value = getattr(self, name)
@@ -136,7 +136,7 @@ class Model:
                      f"{getattr(value, 'shape', type(value).__name__)}")
         if not np.issubdtype(self.parent.dtype, np.integer):
             fail(f"parent must hold integers, got {self.parent.dtype}")
-        for name in ("B", "X", "M"):
+        for name in ("B", "X", "inertias"):
             bad = ~np.isfinite(getattr(self, name)).reshape(n, -1).all(axis=1)
             if bad.any():
                 fail(f"joint '{self.joint_names[np.argmax(bad)]}': {name} is not finite")
@@ -157,11 +157,11 @@ class Model:
             R, row = self.B[i, :3, :3], self.B[i, 3]
             if np.abs(R.T @ R - np.eye(3)).max() > TOL or np.abs(row - (0, 0, 0, 1)).max() > 0:
                 fail(f"{what}: B is not a rigid transformation")
-            if not _rigid_body_inertia(self.M[i]):
+            if not _rigid_body_inertia(self.inertias[i]):
                 fail(f"{what}: M is not a symmetric rigid-body inertia [[I, skew(h)], "
                      "[-skew(h), m 1]]")
-        if not (np.isfinite(self.root_M).all() and _rigid_body_inertia(self.root_M)):
-            fail("root_M is not a finite symmetric rigid-body inertia")
+        if not (np.isfinite(self.root_inertia).all() and _rigid_body_inertia(self.root_inertia)):
+            fail("root_inertia is not a finite symmetric rigid-body inertia")
         leaders = self.mimic[:, 0]
         bad = (leaders != np.round(leaders)) | (leaders < -1) | (leaders >= n) | \
             (leaders == np.arange(n))
@@ -197,7 +197,7 @@ class Model:
         return A
 
     @property
-    def Y(self) -> np.ndarray:
+    def spatial_screws(self) -> np.ndarray:
         """(n, 6) spatial joint screws in the zero configuration, ``Y_i = Ad_{A_i} X_i``."""
         A = self.A
         return np.einsum("nij,nj->ni", lie.Ad(A[:, :3, :3], A[:, :3, 3]), self.X)
@@ -205,13 +205,13 @@ class Model:
     @property
     def mass(self) -> np.ndarray:
         """(n,) body masses (fixed links lumped)."""
-        return self.M[:, 3, 3].copy()
+        return self.inertias[:, 3, 3].copy()
 
     @property
     def com(self) -> np.ndarray:
         """(n, 3) centre of mass of each body in its frame (zero for massless bodies)."""
         m = self.mass
-        mc = np.stack([self.M[:, 2, 4], self.M[:, 0, 5], self.M[:, 1, 3]], axis=-1)
+        mc = np.stack([self.inertias[:, 2, 4], self.inertias[:, 0, 5], self.inertias[:, 1, 3]], axis=-1)
         return np.divide(mc, m[:, None], out=np.zeros_like(mc), where=m[:, None] > 0)
 
     @property

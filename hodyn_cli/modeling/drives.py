@@ -306,7 +306,7 @@ def rotors_as_bodies(model: Model, drives: Drives) -> Model:
     (('joint1', 'joint2', 'rotor_joint2'), [-1, 0, 0])
     """
     rotors = np.flatnonzero(drives.driven)
-    M = model.M.copy()
+    M = model.inertias.copy()
     spin = np.zeros((len(rotors), 6, 6))
     for k, c in enumerate(rotors):
         spin[k, :3, :3] = drives.rotor_inertia[c] * np.outer(drives.rotor_axis[c],
@@ -322,5 +322,5 @@ def rotors_as_bodies(model: Model, drives: Drives) -> Model:
         model.joint_types + ("continuous",) * len(rotors), model.link_names + names,
         np.concatenate([model.parent, model.parent[rotors]]),
         np.concatenate([model.B, np.broadcast_to(np.eye(4), (len(rotors), 4, 4))]),
-        np.concatenate([model.X, X]), np.concatenate([M, spin]), model.root_M,
+        np.concatenate([model.X, X]), np.concatenate([M, spin]), model.root_inertia,
         parent_links=model.parent_links + carriers if carriers else (), links=model.links)

@@ -70,7 +70,7 @@ def lock(model: Model, values: dict[str, float]) -> Model:
     host = np.full(n, -1)  # nearest kept ancestor-or-self of each body (-1: the root)
     in_host = np.zeros((n, 4, 4))  # pose of each body's frame in its host's frame
     M = np.zeros((int((~locked).sum()), 6, 6))
-    root_M = model.root_M.copy()
+    root_M = model.root_inertia.copy()
     B, parent = [], []
     for i, p in enumerate(model.parent):
         G = joint_transform(model, i, values[model.joint_names[i]]) if locked[i] else model.B[i]
@@ -79,12 +79,12 @@ def lock(model: Model, values: dict[str, float]) -> Model:
         if locked[i]:
             host[i], in_host[i] = up, above @ G
             target = M[up] if up >= 0 else root_M
-            target += lie.transform_inertia(model.M[i], in_host[i])
+            target += lie.transform_inertia(model.inertias[i], in_host[i])
         else:
             host[i], in_host[i] = new_index[i], np.eye(4)
             parent.append(up)
             B.append(above @ G)
-            M[new_index[i]] += model.M[i]
+            M[new_index[i]] += model.inertias[i]
     links = {}
     for name, frame in model.links.items():
         b = frame.body
@@ -97,8 +97,8 @@ def lock(model: Model, values: dict[str, float]) -> Model:
         model, joint_names=tuple(model.joint_names[k] for k in pick),
         joint_types=tuple(model.joint_types[k] for k in pick),
         link_names=tuple(model.link_names[k] for k in pick),
-        parent=np.array(parent, dtype=int), B=np.array(B), X=model.X[keep].copy(), M=M,
-        root_M=root_M,
+        parent=np.array(parent, dtype=int), B=np.array(B), X=model.X[keep].copy(), inertias=M,
+        root_inertia=root_M,
         limits=model.limits[keep].copy(), velocity_limits=model.velocity_limits[keep].copy(),
         effort_limits=model.effort_limits[keep].copy(),
         parent_links=tuple(model.parent_links[k] for k in pick) if model.parent_links else (),

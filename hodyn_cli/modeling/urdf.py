@@ -451,7 +451,7 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
     return Model(
         name=robot.name, root_link=roots[0], joint_names=tuple(names), joint_types=tuple(types),
         link_names=tuple(link_names), parent=np.array(parents, dtype=int), B=np.array(Bs),
-        X=np.array(Xs), M=np.array(Ms), root_M=root_M, limits=np.array(limits), links=links,
+        X=np.array(Xs), inertias=np.array(Ms), root_inertia=root_M, limits=np.array(limits), links=links,
         parent_links=tuple(parent_links), velocity_limits=np.array(velocities), mimic=mimic,
         effort_limits=urdf_efforts(robot.joints, names),
         reductions=np.array([reductions.get(name, np.nan) for name in names]),

@@ -251,7 +251,7 @@ def inverse_dynamics_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
 
     ``twists``: also return the body-fixed twists and derivatives (N, n, order+2, 6) of
     the forward pass; ``root``: also the root's Newton-Euler wrench ``F_0`` and derivatives
-    (N, order+1, 6): the momentum rates of the root body (``model.root_M``) with the jet
+    (N, order+1, 6): the momentum rates of the root body (``model.root_inertia``) with the jet
     ``base`` plus its children's joint wrenches transported to it, as
     :mod:`hodyn_cli.algorithms.methods.floating` sums them in numpy. Returns tau, or the
     tuple ``(tau, V)``, ``(tau, F_0)``, ``(tau, V, F_0)``.

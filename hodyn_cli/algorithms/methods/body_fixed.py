@@ -127,7 +127,7 @@ def backward_pass(model: Model, qs: np.ndarray, kin: Kinematics, order: int,
     tau = np.empty((N, r + 1, model.n), dtype)
     for i in reversed(range(model.n)):
         Fi = F[i]
-        Fi += momentum_rates(kin.V[i], model.M[i], r)
+        Fi += momentum_rates(kin.V[i], model.inertias[i], r)
         if wrenches and i in wrenches:
             Fi += wrenches[i]
         tau[:, :, i] = Fi @ model.X[i]

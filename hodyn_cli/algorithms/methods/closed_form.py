@@ -156,7 +156,7 @@ def eom_matrices_numpy(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
                        ) -> EOMMatrices:
     """:func:`eom_matrices` in numpy: the readable reference of the compiled kernel."""
     J, D = jacobians(model, qs, r + 1)
-    return assemble(J, model.M, body_gravity(model, D, base[:, 1]), qs[:, 1:], r, wrenches,
+    return assemble(J, model.inertias, body_gravity(model, D, base[:, 1]), qs[:, 1:], r, wrenches,
                     with_cbar)
 
 

@@ -124,7 +124,7 @@ def body_fixed_numpy(model: Model, qs: np.ndarray, jet: np.ndarray, W: dict[int,
     jet = np.broadcast_to(jet, (qs.shape[0], r + 2, 6))
     kin = body_fixed.forward_pass(model, qs, r + 1, jet)
     tau, F = body_fixed.backward_pass(model, qs, kin, r, W)
-    F0 = body_fixed.momentum_rates(jet, model.root_M, r)
+    F0 = body_fixed.momentum_rates(jet, model.root_inertia, r)
     for c in _root_children(model):
         F0 += body_fixed.transport_to_parent(F[c], qs[:, 1:, c], model.X[c], kin.Ad[c])
     return tau, F0
@@ -137,7 +137,7 @@ def _spatial(model, qs, base, gravity, W, W0, r):
     Vs = spatial.spatial_twists(np.broadcast_to(np.eye(3), (N, 3, 3)), np.zeros((N, 3)), jet)
     kin = spatial.forward_pass(model, qs, r + 1, Vs)
     tau, Ws = spatial.backward_pass(model, kin, r, W)
-    Md = spatial.inertia_derivatives(np.broadcast_to(model.root_M, (N, 6, 6)), Vs, r)  # (14)
+    Md = spatial.inertia_derivatives(np.broadcast_to(model.root_inertia, (N, 6, 6)), Vs, r)  # (14)
     W0s = spatial.momentum_derivatives(Md, Vs, r)[:, 1:]                              # (16)-(19)
     for c in _root_children(model):                                                 # (30)
         W0s += Ws[c]
@@ -180,7 +180,7 @@ def eom_numpy(model: Model, qs: np.ndarray, base: BaseMotion | Rows | None, grav
     wrenches = {b + 1: w for b, w in W.items()}
     if W0 is not None:
         wrenches[0] = W0
-    return closed_form.assemble([J0, *J], [model.root_M, *model.M],
+    return closed_form.assemble([J0, *J], [model.root_inertia, *model.inertias],
                                 [u0, *closed_form.body_gravity(model, D, u0)], nu, r, wrenches,
                                 with_cbar)
 

@@ -49,8 +49,8 @@ class ModelData:
         self.parent = model.parent.astype(np.int32)
         self.revolute = model.X[:, :3].any(axis=1).astype(np.int32)
         self.X = np.ascontiguousarray(model.X, dtype=np.float64)
-        self.M = np.ascontiguousarray(model.M, dtype=np.float64)
-        self.root_M = np.ascontiguousarray(model.root_M, dtype=np.float64)
+        self.M = np.ascontiguousarray(model.inertias, dtype=np.float64)
+        self.root_M = np.ascontiguousarray(model.root_inertia, dtype=np.float64)
         self.ancestors = np.ascontiguousarray(model.ancestry.T, dtype=np.uint8)
         self.kernel: Any = None
 

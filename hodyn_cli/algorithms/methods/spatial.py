@@ -99,7 +99,7 @@ def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None =
     """
     N = qs.shape[0]
     V0 = np.zeros((N, K + 1, 6)) if base is None else np.broadcast_to(base, (N, K + 1, 6))
-    A, Y0 = model.A, model.Y
+    A, Y0 = model.A, model.spatial_screws
     ER, Ep, Rs, ps, Ys, Vs = [], [], [], [], [], []
     for i, par in enumerate(model.parent):
         Rp, pp, Vp = ((np.eye(3), np.zeros(3), V0) if par < 0 else (ER[par], Ep[par], Vs[par]))
@@ -181,7 +181,7 @@ def backward_pass(model: Model, kin: SpatialKinematics, order: int,
     for i in reversed(range(model.n)):
         V, Y = kin.V[i], kin.Y[i]
         Ad_inv = lie.Ad_inv(kin.R[i], kin.p[i])
-        Md = inertia_derivatives(spatial_inertia(model.M[i], Ad_inv), V, r)       # (13), (14)
+        Md = inertia_derivatives(spatial_inertia(model.inertias[i], Ad_inv), V, r)       # (13), (14)
         W[i] += momentum_derivatives(Md, V, r)[:, 1:]                             # (16)-(19), (26)
         if wrenches and i in wrenches:
             W[i] += external_wrench(Ad_inv, V, wrenches[i])                       # (22)
