@@ -51,13 +51,13 @@ __all__ = ["TorqueJob", "ElasticJob", "KinematicsJob", "MatricesJob", "Regressor
 CHUNK_BYTES = 8 << 20
 
 
-def rows_for(numbers_per_sample: int, budget: int = CHUNK_BYTES) -> int:
+def rows_for(numbers_per_sample: int) -> int:
     """Samples per chunk when each sample yields ``numbers_per_sample`` float64 numbers.
 
     >>> rows_for(490), rows_for(10**6)
     (2139, 16)
     """
-    return max(16, min(CHUNK_ROWS, budget // (8 * max(1, numbers_per_sample))))
+    return max(16, min(CHUNK_ROWS, CHUNK_BYTES // (8 * max(1, numbers_per_sample))))
 
 
 @dataclass(frozen=True, eq=False)
@@ -231,11 +231,11 @@ class MatricesJob(_RigidJob):
 
     @property
     def chunk_rows(self) -> int:
-        # d/dq: 5 n^3 + 2 n^2 numbers per sample (15 kB for the iiwa), d/dpi: (3 n^2 + n) 10 nb
-        # (86 kB): chunks of ~8 MB of them (the working set is a few times that)
+        # M, C, Cbar, g: (3 n^2 + n) numbers per order and sample (3.7 kB at order 2 for the
+        # iiwa); d/dq: 5 n^3 + 2 n^2 (15 kB), d/dpi: (3 n^2 + n) 10 nb (86 kB)
         n = self.model.n
-        size = (5 * n**3 + 2 * n**2) * self.state + (3 * n**2 + n) * 10 * n * self.parameters
-        return rows_for(size, budget=8 << 20) if size else CHUNK_ROWS
+        return rows_for((3 * n**2 + n) * (self.order + 1) + (5 * n**3 + 2 * n**2) * self.state
+                        + (3 * n**2 + n) * 10 * n * self.parameters)
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         r = api.matrices(self.model, chunk, order=self.order, gravity=self.gravity,
