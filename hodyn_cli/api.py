@@ -573,6 +573,13 @@ def _drive_columns(robot: Model, drives, friction: bool, armature: bool, drive_m
     if drives is None:
         raise HodynError("friction and armature columns need the drives (--drives FILE)")
     drives = _drives(robot, drives)
+    unsmoothed = drives.driven & ~drives.friction.velocity_given
+    if friction and unsmoothed.any():  # its Coulomb column would be tanh(v / (1 rad/s))
+        names = [robot.joint_names[j] for j in np.flatnonzero(unsmoothed)]
+        raise HodynError(f"joint '{names[0]}': the friction columns need its 'coulomb_velocity' "
+                         "in the drives file (the speed that smooths its Coulomb column)"
+                         + (f"; so do {', '.join(names[1:])}" if len(names) > 1 else ""),
+                         drives.source)
     names, _ = actuators.regressor_parameters(robot, drives, with_armature=armature,
                                               with_friction=friction)
 

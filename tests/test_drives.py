@@ -346,6 +346,11 @@ def test_compute_with_drives_writes_tau_taum_current(tmp_path):
     data = np.loadtxt(out, delimiter=",", skiprows=1)
     assert np.array_equal(data[:, 22:29], ref.taumd)
     assert np.array_equal(data[:, -len(with_current):], ref.currentd[:, drives.current])
+    # the rotors' terms are in the body-fixed recursion only: another method is refused
+    spatial = run("compute", IIWA, SAMPLES / "iiwa14_cosine.csv", "--drives", drives_file,
+                  "--method", "spatial", "-o", tmp_path / "spatial.csv")
+    assert spatial.exit_code == 2 and "--drives does not go with --method spatial" in \
+        spatial.output and not (tmp_path / "spatial.csv").exists()
 
 
 def test_compute_with_drives_hdf5_and_reflected(tmp_path):
@@ -458,9 +463,10 @@ def test_validate_checks_the_drive_columns(kind):
     drive = [c for c in report.checks if c.group == "drives"]
     names = {c.name for c in drive}
     assert {"taumdd vs d/dt taumd", "currentd vs d/dt current",
-            "taudd: zero rotor inertia vs rigid"} <= names
-    if kind == "full":
-        assert "taumdd - taudd/r: vs the rotors' joints (spatial, no friction)" in names
+            "taum: zero rotor inertia vs (tau + f_J) / (r eta) + f_M"} <= names
+    if kind == "full":  # (the reflected model's tau is the rigid one by construction)
+        assert {"taudd: zero rotor inertia vs rigid",
+                "taumdd - taudd/r: vs the rotors' joints (spatial, no friction)"} <= names
     assert report.passed, [c for c in drive if c.status == "fail"]
     assert all(c.status == "pass" for c in drive if c.name != "rotors as bodies")
 
@@ -476,6 +482,18 @@ def test_validate_fails_on_a_wrong_friction_rate(monkeypatch):
     monkeypatch.setattr(friction, "tanh_rates", off)
     failed = {c.name for c in _drive_report().failures}
     assert failed == {"taumdd vs d/dt taumd", "currentdd vs d/dt currentd"}, failed
+
+
+@pytest.mark.parametrize("kind", ["full", "reflected"])
+def test_validate_fails_on_motor_friction_without_the_gear_efficiency(monkeypatch, kind):
+    real = actuators.motor_friction
+
+    def lossless(drives, qs):  # joint-side friction not divided by eta
+        return real(replace(drives, gear_efficiency=np.ones(drives.driven.size)), qs)
+
+    monkeypatch.setattr(actuators, "motor_friction", lossless)
+    failed = {c.name for c in _drive_report(kind).failures}
+    assert "taum: zero rotor inertia vs (tau + f_J) / (r eta) + f_M" in failed, failed
 
 
 def test_validate_fails_without_the_gyroscopic_terms(monkeypatch):
@@ -494,7 +512,8 @@ def test_validate_command_with_drives(tmp_path):
     import json
 
     checks = json.loads(report.read_text())["checks"]
-    assert sum(c["group"] == "drives" for c in checks) == 6 + 3 + 6  # FD, zero inertia, bodies
+    # FD, zero inertia (tau, taum), rotors as bodies
+    assert sum(c["group"] == "drives" for c in checks) == 6 + 3 + 1 + 6
 
 
 def test_regressor_command_with_drive_columns(tmp_path):
@@ -515,10 +534,18 @@ def test_regressor_command_with_drive_columns(tmp_path):
         rotor = drives.gear_ratio**2 * drives.gear_efficiency * drives.rotor_inertia * traj.qdd
         target = drives.gear_ratio * drives.gear_efficiency * reflected.taum - rotor
         assert np.allclose(f["Y"][()] @ values, target, rtol=0, atol=1e-10 * np.abs(target).max())
+    # a drive without coulomb_velocity has no Coulomb column to identify (not tanh(v / 1))
+    unsmoothed = tmp_path / "viscous.toml"
+    unsmoothed.write_text("[joints.iiwa_joint_2]\ngear_ratio = 160\nviscous = 3\n")
     for args, message in ((("--friction",), "--friction needs --drives FILE"),
-                          (("--drives", MOTORS), "--drives goes with --friction or --armature")):
+                          (("--drives", MOTORS), "--drives goes with --friction or --armature"),
+                          (("--drives", unsmoothed, "--friction"),
+                           "viscous.toml: joint 'iiwa_joint_2': the friction columns need its "
+                           "'coulomb_velocity'")):
+        out.unlink(missing_ok=True)
         result = run("regressor", IIWA, SAMPLES / "iiwa14_cosine.h5", "-o", out, *args)
         assert result.exit_code == 2 and message in result.stderr, result.output
+        assert not out.exists()
 
 
 def test_compute_validate_and_many_files_with_drives(tmp_path):

@@ -84,7 +84,9 @@ def test_an_inconsistent_base_motion_fails_its_data_check(talos, wrong, check):
         p = p * 1.1
     report = validate(model, replace(traj, base=BaseMotion(R, p, Vb)), samples=6,
                       methods=["body-fixed"])
-    assert _by_name(report)[(check, None)].status == "fail", check
+    failed = _by_name(report)[(check, None)]
+    assert failed.status == "fail", check
+    assert failed.worst_joint.startswith(check.split(" ")[-1] + "_"), failed.worst_joint
 
 
 def test_chunks_give_the_report_of_the_whole_trajectory(talos):

@@ -7,7 +7,7 @@ in phase; the trunk moves forward at 0.3 m/s, bobs 1 cm at 4 Hz and pitches 3 de
 wrench W is what the trunk exerts on its supports, i.e. minus the total ground reaction
 moved to the trunk frame: top its vertical force (the weight of 2.98 kg, 29.2 N, plus the
 bobbing) and pitch moment, bottom their rates. With ``OUT.csv`` the script also writes the trajectory for
-``hodyn compute urdf/quadruped.urdf OUT.csv --floating-base --base-wrench --order 1``.
+``hodyn compute urdf/quadruped.urdf OUT.csv --floating-base --base-wrench`` (any order up to 2).
 Run: ``python docs/figures/quadruped_base_wrench.py [OUT.png] [OUT.csv]``.
 """
 
@@ -30,7 +30,9 @@ from hodyn_cli.modeling.urdf import load_model  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).with_suffix(".png")
-F, ORDER = 2.0, 1  # gait frequency (Hz), highest derivative
+F, ORDER = 2.0, 1  # gait frequency (Hz), highest derivative plotted
+#: the written trajectory's order: enough for every command's default (--order 2)
+FILE_ORDER = 2
 
 
 def trot(model, t):
@@ -43,7 +45,7 @@ def trot(model, t):
     legs = [name.split("_") for name in model.joint_names]
     return cosine(model.joint_names, t, amplitude=[amp[j] for _, j in legs], omega=w,
                   phase=[phase[leg] + extra[j] for leg, j in legs],
-                  offset=[offset[j] for _, j in legs], orders=ORDER + 3)
+                  offset=[offset[j] for _, j in legs], orders=FILE_ORDER + 2)
 
 
 def trunk(t, K):
@@ -68,14 +70,14 @@ def trunk(t, K):
 def main() -> None:
     model = load_model(ROOT / "urdf" / "quadruped.urdf")
     t = np.linspace(0, 1.0, 401)
-    R, p, Vs = trunk(t, ORDER + 1)
+    R, p, Vs = trunk(t, FILE_ORDER + 1)
     base = base_from_spatial(R, p, Vs)
     traj = trot(model, t)
     traj = type(traj)(traj.joint_names, traj.derivatives, t, base=base)
     _, W = inverse_dynamics(model, traj, order=ORDER)
     if len(sys.argv) > 2:
         data, columns = trajectory_datasets(traj)
-        for k in range(ORDER + 2):
+        for k in range(FILE_ORDER + 2):
             key = "base_V" + "b" + "d" * k
             data[key], columns[key] = base.Vb[:, k], [f"{key}_{s}" for s in motion_suffixes(key)]
         for key, value in (("base_p", p), ("base_R", R)):

@@ -674,6 +674,11 @@ class Consistency:
     def frequency(self) -> float:
         return 0.0 if self.mags is None else _frequency(self.mags)
 
+    def label(self, j: int) -> str:
+        """Where the worst error is: a joint by its name, other columns by their own
+        (``base_Vb_vx``, ``W_tool0_fz``)."""
+        return self.columns[j][1:] if self.base == "q" else self.base + self.columns[j]
+
     def checks(self, rtol: float, omega: float | None = None) -> list[Check]:
         """``omega``: the time scale of the error estimates (default: x's own,
         :meth:`frequency`)."""
@@ -693,7 +698,7 @@ class Consistency:
             name, prev = derivative_name(self.base, k), derivative_name(self.base, k - 1)
             c = Check("data consistency", f"{name} vs time differences of {prev}", "pass",
                       float(self.err[k - 1].max()), float(rel[j]), tol, expected,
-                      worst_joint=self.columns[j][1:], worst_sample=int(self.at[k - 1, j]),
+                      worst_joint=self.label(j), worst_sample=int(self.at[k - 1, j]),
                       worst_time=float(self.when[k - 1, j]))
             if c.max_rel > tol:
                 c.status = "fail"

@@ -106,7 +106,9 @@ def compute(
     d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
     kind = (model_kind or ElasticModel.full).value
     if d is not None:
-        for flag, given in (("--joint-wrenches", joint_wrenches), ("--base-wrench", base_wrench)):
+        # the rotors' reactions are terms of the body-fixed recursion (the elastic kernel's)
+        for flag, given in (("--joint-wrenches", joint_wrenches), ("--base-wrench", base_wrench),
+                            (f"--method {method.value}", method.value != "body-fixed")):
             if given:
                 raise HodynError(f"--drives does not go with {flag} yet")
     job = TorqueJob(model, order=order, gravity=g, method=method.value,

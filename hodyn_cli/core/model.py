@@ -158,7 +158,7 @@ class Model:
             if np.abs(R.T @ R - np.eye(3)).max() > TOL or np.abs(row - (0, 0, 0, 1)).max() > 0:
                 fail(f"{what}: B is not a rigid transformation")
             if not _rigid_body_inertia(self.inertias[i]):
-                fail(f"{what}: M is not a symmetric rigid-body inertia [[I, skew(h)], "
+                fail(f"{what}: its inertia is not a symmetric rigid-body inertia [[I, skew(h)], "
                      "[-skew(h), m 1]]")
         if not (np.isfinite(self.root_inertia).all() and _rigid_body_inertia(self.root_inertia)):
             fail("root_inertia is not a finite symmetric rigid-body inertia")

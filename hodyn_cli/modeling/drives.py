@@ -71,21 +71,25 @@ SIDES = ("joint", "motor")
 class Friction:
     """Friction per joint, ``viscous v + coulomb tanh(v / velocity) + offset`` at the joint's
     speed v = qd or, where ``motor_side``, at the motor's v = thetad (all (n,); 0 where none,
-    ``velocity`` 1 where there is no Coulomb friction)."""
+    ``velocity`` 1 where there is no Coulomb friction). ``velocity_given``: the file gave
+    ``coulomb_velocity`` (a Coulomb column to identify needs it)."""
 
     viscous: np.ndarray
     coulomb: np.ndarray
     velocity: np.ndarray
     offset: np.ndarray
     motor_side: np.ndarray
+    velocity_given: np.ndarray
 
     def __post_init__(self):
-        for a in (self.viscous, self.coulomb, self.velocity, self.offset, self.motor_side):
+        for a in (self.viscous, self.coulomb, self.velocity, self.offset, self.motor_side,
+                  self.velocity_given):
             a.setflags(write=False)
 
     @classmethod
     def none(cls, n: int) -> Friction:
-        return cls(np.zeros(n), np.zeros(n), np.ones(n), np.zeros(n), np.zeros(n, dtype=bool))
+        return cls(np.zeros(n), np.zeros(n), np.ones(n), np.zeros(n), np.zeros(n, dtype=bool),
+                   np.zeros(n, dtype=bool))
 
     @property
     def any(self) -> np.ndarray:
@@ -107,6 +111,7 @@ class Drives:
         gear_efficiency: (n,) eta_j in (0, 1] (1 where not driven).
         torque_constant: (n,) k_t > 0, N m/A (NaN where not given).
         friction: :class:`Friction` per joint.
+        source: the drives file it was read from ("" if none), for error messages.
     """
 
     driven: np.ndarray
@@ -117,6 +122,7 @@ class Drives:
     gear_efficiency: np.ndarray = None  # type: ignore[assignment]  # default: __post_init__
     torque_constant: np.ndarray = None  # type: ignore[assignment]  # default: __post_init__
     friction: Friction = None  # type: ignore[assignment]  # default: __post_init__
+    source: str = ""
 
     def __post_init__(self):
         n = len(self.driven)
@@ -199,7 +205,7 @@ def drives_from_table(model: Model, table: Mapping, *, source: str | None = None
     values["gear_efficiency"][:] = 1.0
     values["coulomb_velocity"][:] = 1.0
     values["torque_constant"][:] = np.nan
-    motor_side = np.zeros(n, dtype=bool)
+    motor_side, velocity_given = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
     if not isinstance(table, dict):
         raise HodynError("'joints' must be a table of [joints.<name>] sections", source)
     for name, entry in table.items():
@@ -247,11 +253,12 @@ def drives_from_table(model: Model, table: Mapping, *, source: str | None = None
             raise HodynError(f"{what}: 'friction_side' must be \"joint\" or \"motor\", got "
                              f"{side!r}", source)
         motor_side[j] = side == "motor"
+        velocity_given[j] = "coulomb_velocity" in entry
         driven[j] = True
     friction = Friction(values["viscous"], values["coulomb"], values["coulomb_velocity"],
-                        values["offset"], motor_side)
+                        values["offset"], motor_side, velocity_given)
     return Drives(driven, K, r, inertia, axes, values["gear_efficiency"],
-                  values["torque_constant"], friction)
+                  values["torque_constant"], friction, source or "")
 
 
 def _axis(model: Model, j: int, value, what: str, source: str | None) -> np.ndarray:

@@ -261,9 +261,13 @@ class RegressorJob(_RigidJob):
 
     @property
     def chunk_rows(self) -> int:  # type: ignore[override]
-        # Y is n x 10 nb per order and sample: 3.9 kB for the iiwa at order 0
+        # Y is n x 10 nb per order and sample (3.9 kB for the iiwa at order 0), 6 more rows
+        # and 10 more columns with a floating root, up to 4 per drive (rotor inertia,
+        # friction); Y_base (--base) and Y_r (--slotine-li) at most as much again
         n, f = self.model.n, int(self.floating_base)
-        return rows_for((n + 6 * f) * 10 * (n + f) * (self.order + 1))
+        drives = 0 if self.drives is None else 4 * int(self.drives.driven.sum())
+        copies = 1 + (self.base is not None) + self.slotine_li
+        return rows_for((n + 6 * f) * (10 * (n + f) + drives) * (self.order + 1) * copies)
 
     @property
     def series(self) -> tuple[str, ...]:

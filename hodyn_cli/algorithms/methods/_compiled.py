@@ -30,7 +30,7 @@ __all__ = ["MAX_ORDER", "ABI", "VARIANTS", "available", "backend", "variants", "
            "IkTask", "ik_newton", "ik_rates"]
 
 MAX_ORDER = 22  # MAXK - 2 in kernel.h
-ABI = 5  # HODYN_KERNEL_ABI in kernel.h: the argument lists below
+ABI = 6  # HODYN_KERNEL_ABI in kernel.h: the argument lists below
 
 #: variant -> (module, CPU level it needs: 0 baseline, 1 AVX2 + FMA, 2 AVX-512F), widest first
 VARIANTS = {"avx512": ("_kernel_avx512", 2), "avx2": ("_kernel_avx2", 1),
