@@ -15,6 +15,9 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# time hodyn as installed: its bytecode cached (with PYTHONDONTWRITEBYTECODE set, every run
+# compiles the modules it imports again, ~80 ms)
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 import argparse
 import json
