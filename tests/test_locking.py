@@ -92,3 +92,30 @@ def test_cli_lock_and_lock_missing(tmp_path):
         np.loadtxt(out, delimiter=",", skiprows=1)[:, 1:1 + len(arm)], ref[:, 0])
     result = runner.invoke(app, ["compute", robot, str(src), "--lock", "finger_left_joint"])
     assert result.exit_code == 2 and "expected JOINT=VALUE" in result.stderr
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".h5"])
+def test_a_locked_joint_in_the_file_is_ignored_with_one_notice(tmp_path, suffix):
+    """--lock holds a joint the file has columns for: its columns are ignored (one notice),
+    the torques are those of the locked model, whatever the file says about that joint."""
+    full = load_model(URDF / "gripper_arm.urdf")
+    traj = random_cosine(full, np.linspace(0, 1, 11), orders=4, seed=3)
+    src, out = tmp_path / f"all{suffix}", tmp_path / "tau.csv"
+    write_trajectory(str(src), traj)
+    robot = str(URDF / "gripper_arm.urdf")
+    result = runner.invoke(app, ["compute", robot, str(src), "--lock", "finger_left_joint=0.01",
+                                 "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    notices = [line for line in result.stderr.splitlines() if "locked joints, ignored" in line]
+    assert len(notices) == 1 and "q_finger_left_joint" in notices[0], result.stderr
+    small = lock(full, {"finger_left_joint": 0.01})
+    keep = [full.joint_index(j) for j in small.joint_names]
+    ref = inverse_dynamics(small, Trajectory(small.joint_names, traj.derivatives[..., keep]),
+                           order=2)
+    data = np.loadtxt(out, delimiter=",", skiprows=1)
+    assert np.allclose(data[:, 1:1 + small.n], ref[:, 0], rtol=0, atol=1e-12)
+    drives = tmp_path / "drives.toml"
+    drives.write_text("[joints.finger_left_joint]\ngear_ratio = 10\n")
+    result = runner.invoke(app, ["compute", robot, str(src), "--lock", "finger_left_joint=0",
+                                 "--drives", str(drives), "-o", str(out)])
+    assert result.exit_code == 2 and "joint 'finger_left_joint': it is locked" in result.stderr

@@ -83,7 +83,8 @@ SHARED = {
                                            help="No progress bar, no notices.")], False),
     "lock": (Annotated[list[str] | None, typer.Option(
         "--lock", metavar="JOINT=VALUE",
-        help="Hold a joint fixed (repeatable); it needs no columns.", show_default=False)],
+        help="Hold a joint fixed (repeatable); it needs no columns (its own are ignored).",
+        show_default=False)],
         None),
     "lock_missing": (Annotated[bool, typer.Option(
         "--lock-missing", help="Hold every joint the file has no q column for (at 0, or the "

@@ -72,6 +72,8 @@ class Model:
         mimic: (n, 3) URDF ``<mimic>``: ``[leader index, multiplier, offset]``, leader -1 for
             an independent joint; ``q_j = multiplier q_leader + offset``.
         links: every URDF link by name, with the body it is rigidly attached to.
+        locked: joints of the URDF held fixed (``--lock``: welded into their parents, so
+            not among ``joint_names``): a file's columns for them are ignored, not unknown.
         diagnostics: info and warnings found while building the model.
         source_sha256: hash of the URDF the model came from ('' if none).
     """
@@ -93,6 +95,7 @@ class Model:
     reductions: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
     mimic: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
     links: dict[str, LinkFrame] = field(default_factory=dict)
+    locked: tuple[str, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
     source_sha256: str = ""
 

@@ -51,6 +51,7 @@ class Layout:
     ignored: tuple[str, ...] = ()  # columns that are not hodyn's (sensor data, efforts, ...)
     typos: dict[str, str] = field(default_factory=dict)  # ignored column -> likely meant
     mimic: tuple[str, ...] = ()  # columns of mimic joints: their motion follows their leaders
+    locked: tuple[str, ...] = ()  # columns of locked joints (--lock): held, not read
 
     @property
     def columns(self) -> list[str]:
@@ -71,7 +72,7 @@ def plan(names: list[str], model: Model, need: int, source: str,
     joints = set(coordinates)
     orders: dict[int, set[str]] = {}
     wanted = {f"{base}_{j}": base for base in series for j in model.coordinate_names}
-    ignored, mimicking = [], []
+    ignored, mimicking, held = [], [], []
     for name in names:
         if name == "t" or W_COLUMN.match(name) or name in wanted or name.startswith("base_"):
             continue
@@ -84,6 +85,9 @@ def plan(names: list[str], model: Model, need: int, source: str,
             continue
         if m.group(2) in model.joint_names and m.group(2) not in joints:
             mimicking.append(name)  # a mimic joint's column: its motion follows its leader
+            continue
+        if m.group(2) in model.locked:
+            held.append(name)
             continue
         if m.group(2) not in joints:
             import difflib
@@ -108,7 +112,7 @@ def plan(names: list[str], model: Model, need: int, source: str,
                               f"{', '.join(series)})", source)
     extra = {base: tuple(f"{base}_{j}" for j in model.coordinate_names) for base in series}
     return Layout(q, plan_wrenches(names, model, source), "t" in names, extra, tuple(ignored),
-                  near_misses(ignored, model), tuple(mimicking))
+                  near_misses(ignored, model), tuple(mimicking), tuple(held))
 
 
 def series_orders(names: list[str], base: str, model: Model) -> int:

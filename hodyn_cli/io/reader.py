@@ -85,6 +85,11 @@ class TrajectoryReader:
         return list(self.layout.mimic)
 
     @property
+    def locked_columns(self) -> list[str]:
+        """Columns of locked joints (ignored: ``--lock`` holds them)."""
+        return list(self.layout.locked)
+
+    @property
     def typos(self) -> dict[str, str]:
         """Ignored columns that look like mistyped hodyn columns -> what they probably meant."""
         return dict(self.layout.typos)

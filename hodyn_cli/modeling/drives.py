@@ -209,6 +209,9 @@ def drives_from_table(model: Model, table: Mapping, *, source: str | None = None
     if not isinstance(table, dict):
         raise HodynError("'joints' must be a table of [joints.<name>] sections", source)
     for name, entry in table.items():
+        if name in model.locked:
+            raise HodynError(f"joint '{name}': it is locked (--lock), so its drive does "
+                             "nothing: leave the joint free or its drive out", source)
         if name not in model.joint_names:
             raise HodynError(f"joint '{name}': the model has no such joint (joints: "
                              f"{', '.join(model.joint_names)})", source)

@@ -103,6 +103,7 @@ def lock(model: Model, values: dict[str, float]) -> Model:
         effort_limits=model.effort_limits[keep].copy(),
         parent_links=tuple(model.parent_links[k] for k in pick) if model.parent_links else (),
         reductions=model.reductions[keep].copy(), links=links, diagnostics=notes,
+        locked=model.locked + tuple(values),
         mimic=_reindexed_mimic(model.mimic[keep], new_index))
 
 

@@ -155,6 +155,9 @@ def _column_notes(reader: TrajectoryReader, path: str) -> list[Diagnostic]:
     if reader.mimic_columns:
         notes.append(Diagnostic("notice", f"{path}: mimic joints, ignored (they follow their "
                                           f"leaders): {listing(reader.mimic_columns)}"))
+    if reader.locked_columns:
+        notes.append(Diagnostic("notice", f"{path}: locked joints, ignored (held where --lock "
+                                          f"says): {listing(reader.locked_columns)}"))
     for column, meant in reader.typos.items():  # likely mistakes: warnings, shown even -q
         notes.append(Diagnostic("warning", f"{path}: column '{column}' is ignored; a typo of "
                                            f"'{meant}'?"))
