@@ -305,3 +305,9 @@ def lanes(request):
 
     with _compiled.use(request.param):
         yield _compiled.backend()["lanes"]
+
+
+def pytest_collection_modifyitems(items):
+    """The slow tests first: on several workers (pytest -n) they then run beside the many
+    short ones instead of after them, which would leave one worker busy alone at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: else as found

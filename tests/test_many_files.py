@@ -153,8 +153,9 @@ def test_local_cluster_equals_the_local_run(tmp_path):
     local_dir.mkdir()
     cluster_dir.mkdir()
     local = batch.run_local(job, sources, batch.plan_outputs(sources, str(local_dir), None))
+    # dashboard on a free port: docs/scale.md's `dask scheduler` may hold 8787 meanwhile
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:
         remote = batch.run_on_cluster(cluster.scheduler_address, job, sources,
                                       batch.plan_outputs(sources, str(cluster_dir), None))
     assert [o.status for o in remote] == [o.status for o in local] == [
