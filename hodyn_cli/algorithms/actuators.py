@@ -90,13 +90,14 @@ def requirements(model: Model, drives: Drives, order: int, kind: str = "full"
 def motor_friction(drives: Drives, qs: np.ndarray) -> np.ndarray:
     """``f_J / (r eta) + f_M`` (N, K+1, n), the friction a rigid drive's motor overcomes, from
     q's derivatives 1..K+1 ``qs`` (N, K+1, n) (0 where there is none)."""
+    r, reta = _ratios(drives)
     out = np.zeros(qs.shape)
-    on = np.flatnonzero(drives.driven & drives.friction.any)
-    if on.size:
-        r, reta = _ratios(drives)
-        motor = drives.friction.motor_side[on]
-        f = friction.torque(drives.friction, np.where(motor, r[on], 1.0) * qs[..., on], on)
-        out[..., on] = np.where(motor, 1.0, 1.0 / reta[on]) * f
+    joint = friction.at_side(drives, qs, motor=False)           # at the joint's speed qd
+    motor = friction.at_side(drives, r * qs, motor=True)        # at the motor's r qd
+    if joint is not None:
+        out += joint / reta
+    if motor is not None:
+        out += motor
     return out
 
 
