@@ -43,7 +43,6 @@ hodyn_cli.errors.HodynError: joint 'joint1': 'coulomb' needs 'coulomb_velocity' 
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -52,11 +51,7 @@ import numpy as np
 
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+from hodyn_cli.modeling.joint_files import joint_sections
 
 __all__ = ["Drives", "Friction", "drives_from_table", "read_drives", "rotors_as_bodies", "KEYS",
            "SIDES"]
@@ -279,23 +274,8 @@ def _axis(model: Model, j: int, value, what: str, source: str | None) -> np.ndar
 
 def read_drives(path: str | Path, model: Model) -> Drives:
     """Read a drives file (TOML, see the module docstring) for ``model``."""
-    source = str(path)
-    try:
-        text = Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as e:
-        raise HodynError(f"cannot read drives file: {getattr(e, 'strerror', None) or e}",
-                         source) from None
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise HodynError(f"not valid TOML: {e}", source) from None
-    unknown = sorted(set(doc) - {"joints"})
-    if unknown:
-        raise HodynError(f"unknown top-level key '{unknown[0]}' (expected [joints.<name>] "
-                         "sections)", source)
-    if not doc.get("joints"):
-        raise HodynError("no drives: expected [joints.<name>] sections", source)
-    return drives_from_table(model, doc["joints"], source=source, allow_zero_inertia=False)
+    return drives_from_table(model, joint_sections(path, "drives"), source=str(path),
+                             allow_zero_inertia=False)
 
 
 def rotors_as_bodies(model: Model, drives: Drives) -> Model:

@@ -33,7 +33,6 @@ hodyn_cli.errors.HodynError: l.toml: joint 'joint2': 'torque' must be a positive
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -42,11 +41,7 @@ import numpy as np
 
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+from hodyn_cli.modeling.joint_files import joint_sections
 
 __all__ = ["KEYS", "Limits", "joint_limits", "read_limits", "with_limits", "urdf_efforts",
            "beyond_limits"]
@@ -144,23 +139,7 @@ def with_limits(model: Model, limits: Limits) -> Model:
 
 def read_limits(path: str | Path, model: Model) -> Limits:
     """The URDF limits of ``model`` overridden by a limits file (module docstring)."""
-    source = str(path)
-    try:
-        text = Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as e:
-        raise HodynError(f"cannot read limits file: {getattr(e, 'strerror', None) or e}",
-                         source) from None
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise HodynError(f"not valid TOML: {e}", source) from None
-    unknown = sorted(set(doc) - {"joints"})
-    if unknown:
-        raise HodynError(f"unknown top-level key '{unknown[0]}' (expected [joints.<name>] "
-                         "sections)", source)
-    if not doc.get("joints"):
-        raise HodynError("no limits: expected [joints.<name>] sections", source)
-    return joint_limits(model, doc["joints"], source=source)
+    return joint_limits(model, joint_sections(path, "limits"), source=str(path))
 
 
 def beyond_limits(model: Model, q: np.ndarray, t, start: int = 0) -> dict[str, str]:
