@@ -51,7 +51,7 @@ import numpy as np
 
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError
-from hodyn_cli.modeling.joint_files import joint_sections
+from hodyn_cli.modeling.joint_files import joint_entries, joint_sections
 
 __all__ = ["Drives", "Friction", "drives_from_table", "read_drives", "rotors_as_bodies", "KEYS",
            "SIDES"]
@@ -201,23 +201,7 @@ def drives_from_table(model: Model, table: Mapping, *, source: str | None = None
     values["coulomb_velocity"][:] = 1.0
     values["torque_constant"][:] = np.nan
     motor_side, velocity_given = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
-    if not isinstance(table, dict):
-        raise HodynError("'joints' must be a table of [joints.<name>] sections", source)
-    for name, entry in table.items():
-        if name in model.locked:
-            raise HodynError(f"joint '{name}': it is locked (--lock), so its drive does "
-                             "nothing: leave the joint free or its drive out", source)
-        if name not in model.joint_names:
-            raise HodynError(f"joint '{name}': the model has no such joint (joints: "
-                             f"{', '.join(model.joint_names)})", source)
-        what = f"joint '{name}'"
-        if not isinstance(entry, dict):
-            raise HodynError(f"{what}: expected a table of {', '.join(KEYS)}", source)
-        unknown = sorted(set(entry) - set(KEYS))
-        if unknown:
-            raise HodynError(f"{what}: unknown key '{unknown[0]}' (keys: {', '.join(KEYS)})",
-                             source)
-        j = model.joint_index(name)
+    for j, what, entry in joint_entries(model, table, KEYS, "drive", source):
         elastic = "stiffness" in entry
         if elastic and "rotor_inertia" not in entry:
             raise HodynError(f"{what}: missing 'rotor_inertia' (a drive with 'stiffness' is "

@@ -15,8 +15,10 @@ hodyn_cli.errors.HodynError: ...: unknown top-level key 'joint' (expected [joint
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError
 
 if sys.version_info >= (3, 11):
@@ -24,7 +26,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["joint_sections"]
+__all__ = ["joint_sections", "joint_entries"]
 
 
 def joint_sections(path: str | Path, what: str) -> dict:
@@ -47,3 +49,27 @@ def joint_sections(path: str | Path, what: str) -> dict:
     if not doc.get("joints"):
         raise HodynError(f"no {what}: expected [joints.<name>] sections", source)
     return doc["joints"]
+
+
+def joint_entries(model: Model, table, keys: Sequence[str], what: str, source: str | None
+                  ) -> Iterator[tuple[int, str, Mapping]]:
+    """``(joint index, "joint '<name>'", entry)`` of every section of ``table`` (``{joint:
+    {key: value}}``), each checked: a joint of the model (a locked one is named as such), a
+    table of ``keys`` only."""
+    if not isinstance(table if table is not None else {}, Mapping):
+        raise HodynError("'joints' must be a table of [joints.<name>] sections", source)
+    for name, entry in (table or {}).items():
+        if name in model.locked:
+            raise HodynError(f"joint '{name}': it is locked (--lock), so its {what} does "
+                             "nothing: leave the joint free or its section out", source)
+        if name not in model.joint_names:
+            raise HodynError(f"joint '{name}': the model has no such joint (joints: "
+                             f"{', '.join(model.joint_names)})", source)
+        label = f"joint '{name}'"
+        if not isinstance(entry, Mapping):
+            raise HodynError(f"{label}: expected a table of {', '.join(keys)}", source)
+        unknown = sorted(set(entry) - set(keys))
+        if unknown:
+            raise HodynError(f"{label}: unknown key '{unknown[0]}' (keys: {', '.join(keys)})",
+                             source)
+        yield model.joint_index(name), label, entry

@@ -41,7 +41,7 @@ import numpy as np
 
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError
-from hodyn_cli.modeling.joint_files import joint_sections
+from hodyn_cli.modeling.joint_files import joint_entries, joint_sections
 
 __all__ = ["KEYS", "Limits", "joint_limits", "read_limits", "with_limits", "urdf_efforts",
            "beyond_limits"]
@@ -90,20 +90,7 @@ def joint_limits(model: Model, table: Mapping | None = None, *, source: str | No
     bands["torque"] = np.stack([-model.effort_limits, model.effort_limits], axis=1)
     origin = {key: ["URDF" if np.isfinite(bands[key][j]).any() else "" for j in range(n)]
               for key in KEYS}
-    if not isinstance(table if table is not None else {}, Mapping):
-        raise HodynError("'joints' must be a table of [joints.<name>] sections", source)
-    for name, entry in (table or {}).items():
-        if name not in model.joint_names:
-            raise HodynError(f"joint '{name}': the model has no such joint (joints: "
-                             f"{', '.join(model.joint_names)})", source)
-        what = f"joint '{name}'"
-        if not isinstance(entry, Mapping):
-            raise HodynError(f"{what}: expected a table of {', '.join(KEYS)}", source)
-        unknown = sorted(set(entry) - set(KEYS))
-        if unknown:
-            raise HodynError(f"{what}: unknown key '{unknown[0]}' (keys: {', '.join(KEYS)})",
-                             source)
-        j = model.joint_index(name)
+    for j, what, entry in joint_entries(model, table, KEYS, "limits", source):
         for key, value in entry.items():
             bands[key][j] = (_interval(value, f"{what}: '{key}'", source) if key == "position"
                              else _bound(value, f"{what}: '{key}'", source))
