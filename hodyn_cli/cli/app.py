@@ -6,6 +6,7 @@ renders (commands in :mod:`hodyn_cli.cli.dynamics`, :mod:`~hodyn_cli.cli.motion`
 
 from __future__ import annotations
 
+import copy
 import sys
 from typing import Annotated
 
@@ -37,7 +38,23 @@ def main_callback(
 def main() -> None:
     from hodyn_cli.cli.errors import run
 
-    sys.exit(run(app))
+    sys.exit(run(only(sys.argv[1:2])))
+
+
+def only(first: list[str]) -> typer.Typer:
+    """The app with just the command ``first`` names: typer turns the signature of every
+    command it holds into click parameters on each start (~30 ms for all of them), and one
+    command runs. Anything else (``--help``, ``--version``, a mistyped name): the whole app.
+
+    >>> [c.name for c in only(["ik"]).registered_commands], only(["--help"]) is app
+    (['ik'], True)
+    """
+    chosen = [c for c in app.registered_commands if first and c.name == first[0]]
+    if not chosen:
+        return app
+    one = copy.copy(app)  # its callback (--version) too: still a group, `hodyn ik ...` parses
+    one.registered_commands = chosen
+    return one
 
 
 # the commands register themselves on ``app``
