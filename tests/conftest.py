@@ -308,6 +308,11 @@ def lanes(request):
 
 
 def pytest_collection_modifyitems(items):
-    """The slow tests first: on several workers (pytest -n) they then run beside the many
-    short ones instead of after them, which would leave one worker busy alone at the end."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: else as found
+    """The long tests first (slow ones, the documented commands' scripts): on several workers
+    (pytest -n) they then run beside the many short ones instead of after them, which would
+    leave one worker busy alone at the end."""
+    def short(item) -> tuple[bool, bool]:
+        return (item.get_closest_marker("slow") is None,
+                item.path.name != "test_documented_commands.py")
+
+    items.sort(key=short)  # stable: otherwise as collected
