@@ -206,7 +206,6 @@ def test_validate_floating_base_passes_and_compute_validate_records_it(solo):
 
 
 @pytest.mark.parametrize("command, extra, message", [
-    ("elastic", ["--drives", URDF / "iiwa14_drives.toml"], "with hodyn elastic yet"),
     ("regressor", ["--slotine-li"], "with --slotine-li yet"),
     ("regressor", ["--drives", URDF / "iiwa14_motors.toml", "--friction"],
      "--drives does not go with --floating-base yet"),
@@ -219,6 +218,22 @@ def test_what_takes_no_floating_base_yet_says_so_in_one_line(solo, command, extr
     errors = [line for line in result.stderr.splitlines() if line.startswith("hodyn: error:")]
     assert len(errors) == 1 and message in errors[0] and "floating-base" in errors[0], errors
     assert not out.exists()
+
+
+def test_elastic_has_no_floating_base_option(solo):
+    """Its rotors' recursion runs on a fixed base: the option is not offered (not in its
+    help), and giving it is the command line's one-line usage error."""
+    import subprocess
+    import sys
+
+    d, urdf, _, _ = solo
+    out = d / "refused_elastic.h5"
+    result = subprocess.run([sys.executable, "-m", "hodyn_cli", "elastic", str(urdf),
+                             str(d / "all.csv"), "--drives", str(URDF / "iiwa14_drives.toml"),
+                             "--floating-base", "-o", str(out)], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert result.stderr.strip() == "hodyn: error: No such option: --floating-base"
+    assert not out.exists() and "--floating-base" not in _run("elastic", "--help").output
 
 
 def test_info_says_which_robots_look_floating(tmp_path, solo):

@@ -322,12 +322,6 @@ def regressor_command(
     s.run_file(job, traj, output, attrs, base_orders=order + 2)
 
 
-def _no_floating_base(s, command_name: str, why: str) -> None:
-    """The one-line error of a command that takes no floating base yet (docs/floating.md)."""
-    if s.floating_base or s.base_motion:
-        raise HodynError(f"--floating-base does not go with hodyn {command_name} yet: {why}")
-
-
 @command(app, "sensitivities", short_help="d tau^(k)/d q^(j), exact (HDF5).",
          shared=STREAMING + FLOATING)
 def sensitivities_command(
@@ -357,8 +351,9 @@ def sensitivities_command(
                base_orders=order + 2)
 
 
+# no --floating-base: the rotors' recursion runs on a fixed base (docs/floating.md)
 @command(app, "elastic", short_help="Motor angles and torques of elastic-joint robots.",
-         shared=STREAMING + FLOATING)
+         shared=STREAMING)
 def elastic_command(
     robot: Robot,
     traj: Annotated[str | None, typer.Argument(
@@ -389,8 +384,6 @@ def elastic_command(
     from hodyn_cli.modeling.drives import read_drives
     from hodyn_cli.pipeline.jobs import ElasticJob
 
-    _no_floating_base(s, "elastic", "the rotors' recursion runs on a fixed base (hodyn compute "
-                                    "--floating-base gives the rigid torques)")
     g = s.g
     model = s.model(robot, traj)
     d = read_drives(drives, model)
