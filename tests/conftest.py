@@ -89,6 +89,11 @@ STENCIL = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0.0, 4 / 5, -1 / 5, 4 / 10
 STENCIL2 = np.array([-1 / 560, 8 / 315, -1 / 5, 8 / 5, -205 / 72, 8 / 5, -1 / 5, 8 / 315, -1 / 560])
 
 
+def stencil_derivative(f: np.ndarray, h: float) -> np.ndarray:
+    """8th-order central difference at the middle of 9 samples spaced h (axis 0 of f)."""
+    return np.tensordot(STENCIL, f, axes=(0, 0)) / h
+
+
 def stencil_times(t0, h: float) -> np.ndarray:
     """The 9 stencil points around each of the times t0, flattened (len(t0) * 9,)."""
     return (np.asarray(t0, dtype=float)[:, None] + np.arange(-4, 5) * h).ravel()
@@ -282,11 +287,13 @@ PEAK = ("import atexit, sys\n"
         "main()\n")
 
 
-def peak_rss_mib(args):
+def peak_rss_mib(args, *, with_stderr: bool = False):
+    """hodyn ``args`` in a child process: its peak RSS (MiB), and its stderr if asked."""
     proc = subprocess.run([sys.executable, "-c", PEAK, *args], stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True)
     assert proc.returncode == 0, proc.stderr
-    return int(proc.stderr.split("PEAK ")[-1].split()[0]) / 1024
+    rss = int(proc.stderr.split("PEAK ")[-1].split()[0]) / 1024
+    return (rss, proc.stderr) if with_stderr else rss
 
 
 def kernel_variants() -> list:

@@ -18,7 +18,7 @@ import pytest
 from test_elastic import CASES, pin_q, random_drives, rotor_model
 from typer.testing import CliRunner
 
-from conftest import SAMPLES, URDF, random_cosine, wrench_motion
+from conftest import SAMPLES, URDF, random_cosine, stencil_derivative, wrench_motion
 from hodyn_cli import api
 from hodyn_cli.algorithms import actuators, elastic, friction
 from hodyn_cli.algorithms.scaling import Law, earliest
@@ -228,10 +228,6 @@ def test_motor_torque_holds_the_friction_as_documented():
     assert drives.friction.motor_side.any() and (~drives.friction.motor_side).any()
 
 
-def _stencil_derivative(f, h):
-    w = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0, 4 / 5, -1 / 5, 4 / 105, -1 / 280])
-    return np.tensordot(w, f, axes=(0, 0)) / h
-
 
 @pytest.mark.parametrize("case", ["iiwa14", "gripper_arm"])
 @pytest.mark.parametrize("kind", elastic.MODELS)
@@ -247,7 +243,7 @@ def test_every_derivative_by_finite_differences(case, kind):
             value = getattr(res, name)[..., drives.current] if name == "current" else \
                 getattr(res, name)
             for k in range(1, K + 1):
-                fd = _stencil_derivative(value[:, k - 1], h)
+                fd = stencil_derivative(value[:, k - 1], h)
                 scale = np.abs(value[:, k]).max()
                 err = np.abs(fd - value[4, k]).max() / scale
                 assert err < 1e-7, f"{case} {kind} {name} order {k}: {err:.2e}"

@@ -11,7 +11,7 @@
 import numpy as np
 import pytest
 
-from conftest import SAMPLES, URDF, random_cosine, wrench_motion
+from conftest import SAMPLES, URDF, random_cosine, stencil_derivative, wrench_motion
 from hodyn_cli.algorithms import elastic
 from hodyn_cli.algorithms.methods import inverse_dynamics
 from hodyn_cli.core import lie
@@ -163,11 +163,6 @@ def test_external_wrench_in_the_rotor_model(case, link):
     assert np.abs(plain.taum - res.taum).max() > 1e-3  # the wrench did something
 
 
-def _stencil_derivative(f, h):
-    """8th-order central difference at the middle of 9 samples spaced h (axis 0)."""
-    w = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0, 4 / 5, -1 / 5, 4 / 105, -1 / 280])
-    return np.tensordot(w, f, axes=(0, 0)) / h
-
 
 @pytest.mark.parametrize("case", ["iiwa14", "gripper_arm"])
 @pytest.mark.parametrize("kind", elastic.MODELS)
@@ -185,7 +180,7 @@ def test_every_derivative_by_finite_differences(case, kind):
         for name in ("u", "theta", "taum"):
             value = getattr(res, name)
             for k in range(1, value.shape[1]):
-                fd = _stencil_derivative(value[:, k - 1], h)
+                fd = stencil_derivative(value[:, k - 1], h)
                 exact = value[4, k]
                 scale = np.abs(value[:, k]).max() + 1e-300
                 err = np.abs(fd - exact).max() / scale

@@ -9,8 +9,6 @@ multi-sines and filtered steps at 100 Hz, 250 Hz and 1 kHz, exact or with white 
 and without a low-pass (well above the motion, and at twice its highest frequency).
 """
 
-import subprocess
-import sys
 
 import h5py
 import numpy as np
@@ -18,7 +16,7 @@ import pytest
 from scipy.interpolate import make_interp_spline
 from typer.testing import CliRunner
 
-from conftest import URDF
+from conftest import URDF, peak_rss_mib
 from hodyn_cli.algorithms.estimate import DerivativeStream, Lowpass, estimate_derivatives
 from hodyn_cli.algorithms.estimate_error import noise_gain, noise_std, truncation
 from hodyn_cli.algorithms.methods import inverse_dynamics
@@ -212,17 +210,6 @@ def test_cli_reports_the_expected_error_with_and_without_cutoff(tmp_path):
         assert np.all((reported / measured > 1 / 3) & (reported / measured < 3))
 
 
-#: prints the process's own peak RSS at exit (see tests/test_streaming.py)
-PEAK = ("import atexit, sys\n"
-        "def peak():\n"
-        "    hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0]\n"
-        "    sys.stderr.write('PEAK ' + hwm.split()[1] + '\\n')\n"
-        "atexit.register(peak)\n"
-        "from hodyn_cli.cli.app import main\n"
-        "sys.argv = ['hodyn'] + sys.argv[1:]\n"
-        "main()\n")
-
-
 @pytest.mark.slow
 def test_estimating_memory_is_bounded_by_the_window(tmp_path):
     """2.2M samples of the 7-DOF arm's q (HDF5): compute --estimate-derivatives --cutoff
@@ -239,12 +226,10 @@ def test_estimating_memory_is_bounded_by_the_window(tmp_path):
             ds[s:s + len(t)] = cosine(iiwa.joint_names, t, amplitude=0.5, omega=1.3,
                                       phase=np.arange(iiwa.n), orders=0).q
     out = tmp_path / "tau.h5"
-    proc = subprocess.run([sys.executable, "-c", PEAK, "compute", str(URDF / "iiwa14.urdf"),
-                           str(h5), "--estimate-derivatives", "--cutoff", "20", "-o", str(out)],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    assert proc.returncode == 0, proc.stderr
-    assert "expected RMS error" in proc.stderr
-    rss = int(proc.stderr.split("PEAK ")[-1].split()[0]) / 1024
+    rss, stderr = peak_rss_mib(["compute", str(URDF / "iiwa14.urdf"), str(h5),
+                                "--estimate-derivatives", "--cutoff", "20", "-o", str(out)],
+                               with_stderr=True)
+    assert "expected RMS error" in stderr
     assert rss < 300, f"{rss:.0f} MiB"
     with h5py.File(out) as f:
         assert f["taudd"].shape == (N, 7)

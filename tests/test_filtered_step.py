@@ -4,9 +4,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from conftest import STENCIL
 from hodyn_cli.core.trajectory import filtered_step
-
-STENCIL = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0, 4 / 5, -1 / 5, 4 / 105, -1 / 280])
 
 
 @pytest.mark.parametrize("t0", [0.6, 1.1, 1.8])  # while the joints move

@@ -11,10 +11,9 @@ recursion changes the result at the 1e-2..1 level.
 import numpy as np
 import pytest
 
-from conftest import random_cosine
+from conftest import STENCIL, random_cosine
 from hodyn_cli.algorithms.methods import inverse_dynamics
 
-STENCIL = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0.0, 4 / 5, -1 / 5, 4 / 105, -1 / 280])
 H = 0.01
 
 

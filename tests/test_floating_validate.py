@@ -6,7 +6,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from conftest import floating_motion, legged_urdf
+from conftest import STENCIL, floating_motion, legged_urdf
 from hodyn_cli.algorithms.methods import floating
 from hodyn_cli.algorithms.validate import local_base_motion, validate
 from hodyn_cli.core.trajectory import BaseMotion
@@ -109,9 +109,8 @@ def test_the_local_rotation_is_turned_by_the_local_twist(talos):
     local = local_base_motion(base.rows(slice(0, 401, 50)), offsets)
     R = local.R.reshape(-1, 17, 3, 3)
     w = local.Vb[:, 0, :3].reshape(-1, 17, 3)
-    stencil = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0, 4 / 5, -1 / 5, 4 / 105, -1 / 280])
     for s in range(4, 13):
-        numeric = np.einsum("k,nkij->nij", stencil, R[:, s - 4 : s + 5]) / h
+        numeric = np.einsum("k,nkij->nij", STENCIL, R[:, s - 4 : s + 5]) / h
         skew = np.zeros((len(R), 3, 3))
         skew[:, [2, 0, 1], [1, 2, 0]] = w[:, s]
         skew -= np.swapaxes(skew, 1, 2)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from conftest import URDF
+from conftest import STENCIL, URDF
 from hodyn_cli.algorithms.generate import KINDS, check_limits, generate, rest_to_rest
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory
@@ -16,7 +16,6 @@ from hodyn_cli.io import read_trajectory
 from hodyn_cli.modeling.urdf import load_model
 
 runner = CliRunner()
-STENCIL = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0, 4 / 5, -1 / 5, 4 / 105, -1 / 280])
 
 
 @pytest.mark.parametrize("kind", KINDS)
