@@ -16,7 +16,7 @@ import numpy as np
 
 from hodyn_cli.algorithms.feasibility import QUANTITIES, Check, Row
 from hodyn_cli.algorithms.scaling import TOLERANCE
-from hodyn_cli.pipeline.report import _matplotlib
+from hodyn_cli.pipeline.report import _matplotlib, html_page
 
 __all__ = ["Meta", "SCHEMA_PATH", "to_dict", "render"]
 
@@ -147,26 +147,8 @@ def _html(check: Check, meta: Meta) -> str:
         + "</tr>" for r in check.rows)
     notes = "".join(f"<li>{esc(LABELS[r.quantity])} of {esc(r.joint)}: {esc(r.reason)}</li>"
                     for r in check.rows if not r.checked)
-    figures = "\n".join(
-        f"<figure><img alt='{esc(cap)}' src='data:image/png;base64,{png}'>"
-        f"<figcaption>{esc(cap)}</figcaption></figure>" for cap, png in _figures(check))
     files = esc(f"the URDF's and {meta.limits_file}" if meta.limits_file else "the URDF's")
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<title>hodyn check: {esc(meta.robot)}</title>
-<style>
-body {{ font: 14px/1.4 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }}
-h1 {{ font-size: 1.5em; }} .verdict {{ font-size: 1.2em; font-weight: bold; padding: .4em .8em; }}
-.verdict.pass {{ background: #e3f6e3; }} .verdict.fail {{ background: #fbe3e3; }}
-table {{ border-collapse: collapse; font-size: 12px; width: 100%; }}
-td, th {{ border: 1px solid #ccc; padding: 3px 6px; text-align: left; vertical-align: top; }}
-tr.violated .st {{ background: #f4b4b4; }} tr.ok .st {{ background: #c8eec8; }}
-tr.unchecked .st {{ background: #ddd; }}
-figure {{ margin: 1.5em 0; }} img {{ max-width: 100%; }}
-</style></head>
-<body data-plots="{figures.count('<img')}">
-<h1>hodyn check: {esc(meta.robot)}</h1>
-<p class="verdict {'pass' if check.feasible else 'fail'}">{esc(verdict(check))}</p>
+    body = f"""<p class="verdict {'pass' if check.feasible else 'fail'}">{esc(verdict(check))}</p>
 <ul>
 <li>trajectory: <code>{esc(meta.trajectory)}</code>, {check.n_samples} samples; dynamics:
 {esc(meta.dynamics)}</li>
@@ -178,17 +160,10 @@ figure {{ margin: 1.5em 0; }} img {{ max-width: 100%; }}
 relative to its half-width); margin: the room left there, % of the half-width (negative:
 beyond).</p>
 {f"<p>Not checked:</p><ul>{notes}</ul>" if notes else ""}
-<h2>Each quantity against its limits</h2>
-{figures}
-<script>
-window.addEventListener("load", function () {{
-  var ok = Array.prototype.filter.call(document.images,
-    function (im) {{ return im.complete && im.naturalWidth > 0; }}).length;
-  document.body.setAttribute("data-plots-rendered", String(ok));
-}});
-</script>
-</body></html>
-"""
+<h2>Each quantity against its limits</h2>"""
+    status = """tr.violated .st { background: #f4b4b4; } tr.ok .st { background: #c8eec8; }
+tr.unchecked .st { background: #ddd; }"""
+    return html_page(f"hodyn check: {meta.robot}", status, body, _figures(check))
 
 
 def render(check: Check, meta: Meta, fmt: str) -> str:

@@ -172,26 +172,8 @@ def to_html(report: Report) -> str:
             f"<td class='st'>{c.status.upper()}</td><td>{_num(c.max_abs)}</td><td>{_num(c.max_rel)}</td>"
             f"<td>{_num(c.tolerance)}</td><td>{_num(c.expected)}</td><td>{esc(_where(c))}</td>"
             f"<td>{esc(c.detail)}</td></tr>")
-    figures = "\n".join(
-        f"<figure><img alt='{esc(cap)}' src='data:image/png;base64,{png}'>"
-        f"<figcaption>{esc(cap)}</figcaption></figure>" for cap, png in _figures(report))
     verdict = "pass" if report.passed else "fail"
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<title>hodyn validation: {esc(report.robot)}</title>
-<style>
-body {{ font: 14px/1.4 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }}
-h1 {{ font-size: 1.5em; }} .verdict {{ font-size: 1.2em; font-weight: bold; padding: .4em .8em; }}
-.verdict.pass {{ background: #e3f6e3; }} .verdict.fail {{ background: #fbe3e3; }}
-table {{ border-collapse: collapse; font-size: 12px; width: 100%; }}
-td, th {{ border: 1px solid #ccc; padding: 3px 6px; text-align: left; vertical-align: top; }}
-tr.fail .st {{ background: #f4b4b4; }} tr.warn .st {{ background: #f6e2a6; }}
-tr.pass .st {{ background: #c8eec8; }} tr.skip .st {{ background: #ddd; }}
-figure {{ margin: 1.5em 0; }} img {{ max-width: 100%; }}
-</style></head>
-<body data-plots="{figures.count('<img')}">
-<h1>hodyn validation: {esc(report.robot)}</h1>
-<p class="verdict {verdict}">{esc(_verdict_line(report))}</p>
+    body = f"""<p class="verdict {verdict}">{esc(_verdict_line(report))}</p>
 <ul>
 <li>trajectory: <code>{esc(report.trajectory)}</code>, {report.n_samples} samples
 ({len(report.checked_samples)} checked for torques)</li>
@@ -205,8 +187,37 @@ finite-difference step {report.step:.3g} s</li>
 <tbody>{''.join(rows)}</tbody></table>
 <p>Relative errors are against the largest magnitude of the checked quantity; "expected" is
 the estimated error of the numerical reference itself.</p>
-<h2>Analytic against numerical derivatives{', simulation' if 'simulation' in report.series else ''}</h2>
-{figures}
+<h2>Analytic against numerical derivatives{', simulation' if 'simulation' in report.series else ''}</h2>"""
+    status = """tr.fail .st { background: #f4b4b4; } tr.warn .st { background: #f6e2a6; }
+tr.pass .st { background: #c8eec8; } tr.skip .st { background: #ddd; }"""
+    return html_page(f"hodyn validation: {report.robot}", status, body, _figures(report))
+
+
+def html_page(title: str, status_css: str, body: str, figures: list[tuple[str, str]]) -> str:
+    """A self-contained HTML report (validate's, check's): ``title``, the rows' status
+    colours, ``body`` (HTML), then the ``(caption, base64 PNG)`` figures; ``data-plots`` and,
+    once loaded, ``data-plots-rendered`` count them (tests/test_validate.py opens the page in
+    headless Chromium)."""
+    esc = html.escape
+    images = "\n".join(
+        f"<figure><img alt='{esc(cap)}' src='data:image/png;base64,{png}'>"
+        f"<figcaption>{esc(cap)}</figcaption></figure>" for cap, png in figures)
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>{esc(title)}</title>
+<style>
+body {{ font: 14px/1.4 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }}
+h1 {{ font-size: 1.5em; }} .verdict {{ font-size: 1.2em; font-weight: bold; padding: .4em .8em; }}
+.verdict.pass {{ background: #e3f6e3; }} .verdict.fail {{ background: #fbe3e3; }}
+table {{ border-collapse: collapse; font-size: 12px; width: 100%; }}
+td, th {{ border: 1px solid #ccc; padding: 3px 6px; text-align: left; vertical-align: top; }}
+{status_css}
+figure {{ margin: 1.5em 0; }} img {{ max-width: 100%; }}
+</style></head>
+<body data-plots="{len(figures)}">
+<h1>{esc(title)}</h1>
+{body}
+{images}
 <script>
 window.addEventListener("load", function () {{
   var ok = Array.prototype.filter.call(document.images,
