@@ -34,6 +34,7 @@ from math import comb
 from pathlib import Path
 
 import numpy as np
+from _measure import best_per_sample
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -113,14 +114,7 @@ def in_process(robot: str, name: str, floating: bool, N: int, repeat: int) -> di
         method = "closed-form" if kind == "tau-cf" else "body-fixed"
         fn = (lambda: fb.inverse_dynamics(model, ftraj, method=method, order=order)) if floating \
             else (lambda: inverse_dynamics(model, traj, method=method, order=order))
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    hwm = next(int(line.split()[1]) for line in open("/proc/self/status")
-               if line.startswith("VmHWM"))
-    return {"us": min(times) / N * 1e6, "rss": hwm / 1024}
+    return best_per_sample(fn, repeat, N)[0]
 
 
 def command(robot: str, name: str, floating: bool, work: Path) -> list[str]:

@@ -24,8 +24,8 @@ import argparse
 import json
 import subprocess
 import sys
-import time
 
+from _measure import best_per_sample
 from bench_floating import ROOT, trajectories
 
 CASES = ("floating order 0", "floating order 2", "pinocchio free flyer", "fixed order 0",
@@ -60,14 +60,7 @@ def in_process(robot: str, case: str, N: int, repeat: int) -> dict:
 
         def fn():
             regressor.regressor(model, which, order=k)
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    hwm = next(int(line.split()[1]) for line in open("/proc/self/status")
-               if line.startswith("VmHWM"))
-    return {"us": min(times) / N * 1e6, "rss": hwm / 1024}
+    return best_per_sample(fn, repeat, N)[0]
 
 
 def main() -> None:

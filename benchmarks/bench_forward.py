@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _measure import best_per_sample
 
 ROOT = Path(__file__).resolve().parents[1]
 #: case -> (kind, peer case)
@@ -109,7 +110,7 @@ def run_command(robot: str, N: int, repeat: int, derivatives: bool) -> dict:
             if status != 0:
                 raise SystemExit(f"{' '.join(args)} failed: {proc.stderr.read().decode()}")
             rss = max(rss, usage.ru_maxrss / 1024)
-    return {"us": min(walls) / N * 1e6, "rss_mb": rss}
+    return {"us": min(walls) / N * 1e6, "rss": rss}
 
 
 def run_case(name: str, robot: str, N: int, repeat: int) -> dict:
@@ -131,14 +132,7 @@ def run_case(name: str, robot: str, N: int, repeat: int) -> dict:
         torques = tau[:, :2] if kind == "qddd" else tau[:, :1]
         fn = lambda: forward_dynamics(model, state, torques,  # noqa: E731
                                       derivatives=kind == "partials")
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    hwm = next(int(line.split()[1]) for line in open("/proc/self/status")
-               if line.startswith("VmHWM"))
-    return {"us": min(times) / N * 1e6, "rss_mb": hwm / 1024}
+    return best_per_sample(fn, repeat, N)[0]
 
 
 def main() -> None:
@@ -165,7 +159,7 @@ def main() -> None:
     for name, r in rows.items():
         peer = CASES[name][1]
         ratio = f"{r['us'] / rows[peer]['us']:>7.2f}" if peer else f"{'':>7}"
-        print(f"{name:<40} {r['us']:>10.2f} {ratio} {r['rss_mb']:>13.0f}")
+        print(f"{name:<40} {r['us']:>10.2f} {ratio} {r['rss']:>13.0f}")
 
 
 if __name__ == "__main__":

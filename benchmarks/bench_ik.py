@@ -23,10 +23,10 @@ import argparse
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
+from _measure import best_per_sample
 
 ROOT = Path(__file__).resolve().parents[1]
 URDF = ROOT / "urdf" / "iiwa14.urdf"
@@ -98,17 +98,11 @@ def run_case(name: str, N: int, repeat: int) -> dict:
         if kind == "ik-q":
             motion = type(motion)(motion.p, motion.R, None, None, motion.t)
         fn = lambda: inverse_kinematics(model, motion, EE, task=task, q0=traj.q[0])  # noqa: E731
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
+    stats, result = best_per_sample(fn, repeat, N)
     if kind == "ik" and dof == 6:   # the round trip is exact: say so next to the time
         err = np.abs(result.trajectory.derivatives - traj.derivatives[:, :5]).max()
         assert err < 1e-8 * np.abs(traj.derivatives).max(), err
-    hwm = next(int(line.split()[1]) for line in open("/proc/self/status")
-               if line.startswith("VmHWM"))
-    return {"us": min(times) / N * 1e6, "rss_mb": hwm / 1024}
+    return stats
 
 
 def main() -> None:
@@ -131,7 +125,7 @@ def main() -> None:
           "ratio = us/sample / peer's\n")
     print(f"{'case':<36} {'us/sample':>10} {'ratio':>7} {'peak RSS MB':>12}")
     for name, r in rows.items():
-        print(f"{name:<36} {r['us']:>10.1f} {r['us'] / peer:>7.2f} {r['rss_mb']:>12.0f}")
+        print(f"{name:<36} {r['us']:>10.1f} {r['us'] / peer:>7.2f} {r['rss']:>12.0f}")
 
 
 if __name__ == "__main__":
