@@ -64,11 +64,8 @@ int hodyn_elastic(const HModel *m, int64_t N, int D, const double *qs, int R, co
     hk_gather(base, 0, lane_s, 6 * K1, bv);
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
         hk_lanes(s0, N, lane_s);
-        hk_gather(qs, (int64_t)D * n, lane_s, nq, Q);
-        if (base_rows > 1) hk_gather(base, 6 * K1, lane_s, 6 * K1, bv);
-        hk_forward(&c, K1, Q, bv, Ad, V);
-        if (W) hk_gather(W, 6 * r1 * n, lane_s, 6 * r1 * n, F);
-        else memset(F, 0, sizeof(vd) * 6 * r1 * n);
+        hk_lane_motion(&c, K1, qs, D, nq, base, base_rows, lane_s, Q, bv, Ad, V);
+        hk_lane_wrenches(W, n, r1, lane_s, F);
         hk_backward(&c, r1, Q, V, Ad, F, NULL, u);  /* u[k * n + i]: the rigid torques */
         if (extra) {
             hk_gather(extra, (int64_t)r1 * n, lane_s, (int64_t)r1 * n, ex);

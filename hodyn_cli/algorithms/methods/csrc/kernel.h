@@ -232,6 +232,25 @@ void hk_transport_up(const Consts *c, int i, const vd *Q, const AdjointV *Ad, co
 /* Forward pass: Ad[n] and twists V[n][K1][6] from the root's twist jet base[K1][6] */
 void hk_forward(const Consts *c, int K1, const vd *Q, const vd *base, AdjointV *Ad, vd *V);
 
+/* One lane group's motion, as every kernel starts it: the joints' jets Q from qs[N][D][n]
+ * (nq = the first orders' values), the root's jet bv from base[base_rows][K1][6] where it
+ * moves per sample (base_rows > 1; a shared one is gathered once, before the loop), then the
+ * forward pass: Ad[n] and V[n][K1][6] */
+static inline void hk_lane_motion(const Consts *c, int K1, const double *qs, int D, int nq,
+                                  const double *base, int64_t base_rows,
+                                  const int64_t *lane_s, vd *Q, vd *bv, AdjointV *Ad, vd *V) {
+    hk_gather(qs, (int64_t)D * c->m->n, lane_s, nq, Q);
+    if (base_rows > 1) hk_gather(base, 6 * K1, lane_s, 6 * K1, bv);
+    hk_forward(c, K1, Q, bv, Ad, V);
+}
+
+/* One lane group's external wrenches F[n][r1][6] from W[N][n][r1][6], or zeros (W NULL) */
+static inline void hk_lane_wrenches(const double *W, int n, int r1, const int64_t *lane_s,
+                                    vd *F) {
+    if (W) hk_gather(W, 6 * r1 * n, lane_s, 6 * r1 * n, F);
+    else memset(F, 0, sizeof(vd) * 6 * r1 * n);
+}
+
 /* The Newton-Euler wrench of one body and its derivatives, eqs. (42), (25), added to
  * F[r1][6]: F^(k) += h^(k+1) - sum_j C(k,j) ad*_{V^(j)} h^(k-j), from its twist jet V[r1+1][6];
  * h[r1+1][6] receives the momenta M V^(k) */

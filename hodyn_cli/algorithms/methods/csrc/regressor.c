@@ -99,9 +99,7 @@ int hodyn_regressor(const HModel *m, int64_t N, int D, const double *qs, int ord
     hk_gather(base, 0, lane_s, 6 * K1, bv);
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
         hk_lanes(s0, N, lane_s);
-        hk_gather(qs, (int64_t)D * n, lane_s, nq, Q);
-        if (base_rows > 1) hk_gather(base, 6 * K1, lane_s, 6 * K1, bv);
-        hk_forward(&c, K1, Q, bv, Ad, V);
+        hk_lane_motion(&c, K1, qs, D, nq, base, base_rows, lane_s, Q, bv, Ad, V);
         hk_jacobian_columns(&c, r1, Q, Ad, J);
         if (root) {
             root_columns(&c, r1, Q, Ad, G);
