@@ -1,10 +1,15 @@
-"""What an in-process benchmark case reports: the best of repeated calls per sample, and the
-peak RSS of the process it runs in (each case runs in a process of its own)."""
+"""What a benchmark case reports: in process, the best of repeated calls per sample and the
+peak RSS of the process it runs in (each case runs in a process of its own); a command as a
+process, its wall time and peak RSS."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 
 def best_per_sample(fn: Callable, repeat: int, samples: int) -> tuple[dict, object]:
@@ -21,3 +26,27 @@ def peak_rss_mib() -> float:
     """This process's peak resident set (VmHWM), MiB."""
     with open("/proc/self/status") as status:
         return next(int(line.split()[1]) for line in status if line.startswith("VmHWM")) / 1024
+
+
+def process(args: list, output: Path | None = None) -> tuple[float, float, str]:
+    """(wall seconds, peak RSS MiB, stdout) of one subprocess run to its end.
+
+    ``output``, the file the command writes, is removed first: every run writes a new file,
+    as a first run does (replacing an existing file makes ext4 write the new one to disk
+    before the rename returns, its safeguard for replace-by-rename: 0.6-2 s per GB, which
+    hodyn keeps). The page cache is then synced (not timed): a run's output is not still
+    being flushed while the next one writes, which made back-to-back runs of commands that
+    write a gigabyte vary by 3x."""
+    if output is not None:
+        output.unlink(missing_ok=True)
+    os.sync()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(args, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        out.seek(0)
+        err.seek(0)
+        if status != 0:
+            raise SystemExit(f"{' '.join(map(str, args))} failed: {err.read().decode()}")
+        return wall, usage.ru_maxrss / 1024, out.read().decode()

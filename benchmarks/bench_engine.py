@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _measure import process
 
 ROOT = Path(__file__).resolve().parents[1]
 URDF = ROOT / "urdf" / "iiwa14.urdf"
@@ -77,18 +78,6 @@ def pinocchio_loop(peer: str, h5: str) -> None:
     print(time.perf_counter() - t0)
 
 
-def run(args: list[str]) -> tuple[float, float, str]:
-    """(wall seconds, peak RSS MiB, stdout) of one subprocess."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    out = proc.stdout.read().decode()
-    if status != 0:
-        raise SystemExit(f"{' '.join(args)} failed: {proc.stderr.read().decode()}")
-    return wall, usage.ru_maxrss / 1024, out
-
-
 def make_input(N: int, path: Path) -> None:
     """In a subprocess (this process stays small): the HDF5 input, q and 5 derivatives."""
     from hodyn_cli.core.trajectory import cosine
@@ -128,12 +117,12 @@ def main() -> None:
     for name in args.case or CASES:
         command, peer = CASES[name]
         if peer not in peers:
-            runs = [run([sys.executable, __file__, "--pinocchio", peer, str(h5)])
+            runs = [process([sys.executable, __file__, "--pinocchio", peer, str(h5)])
                     for _ in range(args.repeat)]
             peers[peer] = (min(float(r[2]) for r in runs), max(r[1] for r in runs))
         out = work / "out.h5"
-        runs = [run([sys.executable, "-m", "hodyn_cli", command[0], str(URDF), str(h5), "-o",
-                     str(out), *command[1:]]) for _ in range(args.repeat)]
+        runs = [process([sys.executable, "-m", "hodyn_cli", command[0], str(URDF), str(h5), "-o",
+                         str(out), *command[1:]], output=out) for _ in range(args.repeat)]
         out.unlink()
         wall, rss = min(r[0] for r in runs), max(r[1] for r in runs)
         pin_s, pin_rss = peers[peer]

@@ -29,12 +29,11 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
 from math import comb
 from pathlib import Path
 
 import numpy as np
-from _measure import best_per_sample
+from _measure import best_per_sample, process
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -129,17 +128,6 @@ def command(robot: str, name: str, floating: bool, work: Path) -> list[str]:
                    if floating else [])
 
 
-def run(args: list[str]) -> tuple[float, float]:
-    """(wall seconds, peak RSS MiB) of one subprocess."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    if status != 0:
-        raise SystemExit(f"{' '.join(args)} failed: {proc.stderr.read().decode()}")
-    return wall, usage.ru_maxrss / 1024
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=20_000)
@@ -181,9 +169,10 @@ def main() -> None:
         for name in CASES:
             r = {}
             for mode in ("fixed", "floating"):
-                runs = [run(command(args.robot, name, mode == "floating", work))
+                runs = [process(command(args.robot, name, mode == "floating", work),
+                                work / "out.h5")
                         for _ in range(args.repeat)]
-                r[mode] = (min(w for w, _ in runs), max(m for _, m in runs))
+                r[mode] = (min(run[0] for run in runs), max(run[1] for run in runs))
             us = {mode: r[mode][0] / args.e2e_samples * 1e6 for mode in r}
             print(f"{name:<42} {us['fixed']:>9.2f} {r['fixed'][1]:>8.0f} "
                   f"{us['floating']:>12.2f} {r['floating'][1]:>8.0f} "

@@ -30,11 +30,10 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
-from _measure import best_per_sample
+from _measure import best_per_sample, process
 
 ROOT = Path(__file__).resolve().parents[1]
 #: case -> (kind, peer case)
@@ -101,16 +100,8 @@ def run_command(robot: str, N: int, repeat: int, derivatives: bool) -> dict:
             f["t"], f["q"], f["qd"], f["tau"] = traj.t, traj.q, traj.qd, tau[:, 0]
         args = [sys.executable, "-m", "hodyn_cli", "forward", str(ROOT / "urdf" / f"{robot}.urdf"),
                 str(source), "-o", str(out)] + (["--derivatives"] if derivatives else [])
-        walls, rss = [], 0.0
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            _, status, usage = os.wait4(proc.pid, 0)
-            walls.append(time.perf_counter() - t0)
-            if status != 0:
-                raise SystemExit(f"{' '.join(args)} failed: {proc.stderr.read().decode()}")
-            rss = max(rss, usage.ru_maxrss / 1024)
-    return {"us": min(walls) / N * 1e6, "rss": rss}
+        runs = [process(args, output=out) for _ in range(repeat)]
+    return {"us": min(r[0] for r in runs) / N * 1e6, "rss": max(r[1] for r in runs)}
 
 
 def run_case(name: str, robot: str, N: int, repeat: int) -> dict:

@@ -28,21 +28,15 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _measure import process
 
 ROOT = Path(__file__).resolve().parents[1]
 URDF = ROOT / "urdf" / "iiwa14.urdf"
 
 
-def hodyn_run(args: list[str]) -> tuple[float, float]:
-    """(wall seconds, peak RSS MiB) of one ``hodyn`` process."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "hodyn_cli", *args],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    if status != 0:
-        raise SystemExit(f"hodyn {' '.join(args)} failed: {proc.stderr.read().decode()}")
-    return wall, usage.ru_maxrss / 1024
+def hodyn_run(args: list[str], output: Path) -> tuple[float, float]:
+    """(wall seconds, peak RSS MiB) of one ``hodyn`` process writing ``output``."""
+    return process([sys.executable, "-m", "hodyn_cli", *args, "-o", str(output)], output)[:2]
 
 
 def pinocchio_case(h5: str) -> None:
@@ -63,12 +57,8 @@ def pinocchio_case(h5: str) -> None:
 
 
 def pinocchio_run(h5: Path) -> tuple[float, float]:
-    proc = subprocess.Popen([sys.executable, __file__, "--pinocchio", str(h5)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    if status != 0:
-        return float("inf"), 0.0
-    return float(proc.stdout.read().decode()), usage.ru_maxrss / 1024
+    _, rss, out = process([sys.executable, __file__, "--pinocchio", str(h5)])
+    return float(out), rss
 
 
 def make_files(N: int, work: str) -> None:
@@ -116,7 +106,7 @@ def main() -> None:
              ("CSV -> CSV, --jobs 1", str(csv), "out.csv", ["--jobs", "1"])]
     results = {}
     for label, src, out, extra in cases:
-        runs = [hodyn_run(["compute", str(URDF), src, "-o", str(work / out), *extra])
+        runs = [hodyn_run(["compute", str(URDF), src, *extra], work / out)
                 for _ in range(args.repeat)]
         wall, rss = min(r[0] for r in runs), max(r[1] for r in runs)
         results[label] = wall

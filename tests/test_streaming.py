@@ -259,3 +259,31 @@ def test_wrench_file_times_must_be_the_trajectorys(tmp_path):
     with pytest.raises(HodynError, match=rf"w.h5: t differs from the trajectory's at sample 100 "
                                          rf"\({t[100]} here, {traj.t[100]} there\)"):
         list(TrajectoryReader(src, model, 5, wrench=wpath, chunk=64))
+
+
+def test_hdf5_output_of_known_length_is_allocated_whole_and_checked(tmp_path):
+    """An announced sample count gives contiguous datasets (one write per block), the same
+    numbers as grown chunked ones; a count that does not match is an error and no file."""
+    from hodyn_cli.io.writers import open_sink
+
+    blocks = [np.arange(10 * k, 10 * k + 10, dtype=float).reshape(5, 2) for k in range(3)]
+    layouts = {}
+    for rows in (None, 15):
+        path = tmp_path / f"{rows}.h5"
+        with open_sink(str(path), {"x": ["a", "b"]}, rows=rows) as sink:
+            for b in blocks:
+                sink.write({"x": b})
+        with h5py.File(path) as f:
+            assert np.array_equal(f["x"][()], np.concatenate(blocks))
+            layouts[rows] = f["x"].chunks
+    assert layouts[None] is not None and layouts[15] is None  # chunked vs contiguous
+    for rows, message in ((14, "more than the 14"), (16, "got 15 of the 16")):
+        path = tmp_path / f"bad{rows}.h5"
+        path.write_bytes(b"kept")
+        with pytest.raises(RuntimeError, match=message), \
+                open_sink(str(path), {"x": ["a", "b"]}, rows=rows) as sink:
+            for b in blocks:
+                sink.write({"x": b})
+        assert path.read_bytes() == b"kept"
+        assert [p.name for p in tmp_path.iterdir() if p.name.startswith(f"bad{rows}")] == \
+            [path.name]

@@ -190,6 +190,8 @@ def project_rows(model: Model, Y: np.ndarray) -> np.ndarray:
     :func:`hodyn_cli.modeling.mimic.project`); a floating base's 6 base rows stay."""
     from hodyn_cli.modeling import mimic
 
+    if not mimic.active(model):
+        return Y  # nothing to project: no copy of a chunk that may be hundreds of MB
     first = Y.shape[2] - model.n  # 6 base-wrench rows of a floating base, else 0
     return np.concatenate([Y[:, :, :first], mimic.project(model, Y[:, :, first:], axis=2)],
                           axis=2)

@@ -29,15 +29,21 @@ def listing(names: list[str], limit: int = 6) -> str:
 
 @contextmanager
 def atomic_path(path: str) -> Iterator[str]:
-    """Yield a temporary path next to ``path``; on success rename it over ``path``.
+    """Yield a temporary path next to ``path``, not yet created; on success rename it over
+    ``path``.
 
-    On any error the temporary file is removed and an existing ``path`` is untouched.
+    On any error the temporary file is removed and an existing ``path`` is untouched. The
+    caller creates the file (exclusively: ``"x"``): a file truncated when opened (``"w"``)
+    is written to disk when it is closed by ext4 (its replace-via-truncate safeguard,
+    ``auto_da_alloc``), which made closing a 1.2 GB output take 0.45 s and its writing twice
+    as slow.
     """
     target = Path(path)
     if not target.parent.is_dir():
         raise HodynError(f"directory '{target.parent}' does not exist", path)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     os.close(fd)
+    os.unlink(tmp)  # only the random name is kept: the writer creates the file ("x")
     try:
         yield tmp
         umask = os.umask(0)

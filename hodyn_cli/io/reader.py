@@ -21,7 +21,7 @@ from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io.checks import check_increasing, check_values
 from hodyn_cli.io.columns import W_COLUMN, Layout, plan, plan_wrenches
-from hodyn_cli.io.tables import Block, Rows, open_table, rechunk, row_count
+from hodyn_cli.io.tables import Block, Hdf5Table, Rows, open_table, rechunk, row_count
 
 #: samples per chunk a command reads, computes and writes before the next (bounds memory)
 CHUNK_ROWS = 1 << 14
@@ -40,6 +40,8 @@ class TrajectoryReader:
                  chunk: int = CHUNK_ROWS, stdin=None, series: tuple[str, ...] = ()):
         self.path, self.model, self.chunk = path, model, chunk
         self.table = open_table(path, stdin)
+        if isinstance(self.table, Hdf5Table):  # read by chunk: no re-chunking copies
+            self.table.block_rows = chunk
         self.wtable = None
         try:
             try:
@@ -159,7 +161,9 @@ class TrajectoryReader:
             check_increasing(t, last_t, start, self.path, self._where)
         first = int(self.layout.has_t)  # columns: [t], q..., wrenches...
         D, nj = len(self.layout.q), len(self.model.coordinates)
-        derivs = np.ascontiguousarray(block[:, first : first + D * nj]).reshape(n, D, nj)
+        # a view: the consumers copy it if they need it contiguous (the compiled kernels, on
+        # the compute threads: this one, reading ahead, is the stream's critical path)
+        derivs = block[:, first : first + D * nj].reshape(n, D, nj)
         index = {c: k for k, c in enumerate(columns)}
         series = {name: block[:, [index[c] for c in cols]]
                   for name, cols in self.layout.series.items()}

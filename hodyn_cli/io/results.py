@@ -131,5 +131,6 @@ def write_trajectory(path: str, trajectory: Trajectory, *, compact: bool = False
     ``compact``: HDF5 with one dataset ``q_derivatives`` (N, D+1, n) instead of ``q``, ``qd``, ...
     """
     data, columns = trajectory_datasets(trajectory, compact)
-    with open_sink(path, columns, {"joint_names": list(trajectory.joint_names)}) as sink:
+    with open_sink(path, columns, {"joint_names": list(trajectory.joint_names)},
+                   rows=trajectory.n_samples) as sink:
         sink.write(data)

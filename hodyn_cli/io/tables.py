@@ -314,11 +314,17 @@ class Hdf5Table:
             cols.append(c)
             shape = self._file[key].shape[1:]
             pos.append(int(np.ravel_multi_index(index, shape)) if shape else 0)
+        # each dataset read into a buffer of its own, reused block after block (fresh arrays
+        # cost a page fault per 4 kB), then copied into the block's columns
+        size = max(1, min(self.block_rows, self.n_rows))
+        sets = [(ds, cols, pos, np.empty((size, *ds.shape[1:]), ds.dtype))
+                for ds, (cols, pos) in ((self._file[key], v) for key, v in by_set.items())]
         for s in range(0, self.n_rows, self.block_rows):
             rows = min(self.block_rows, self.n_rows - s)
             out = np.empty((rows, len(wanted)))
-            for key, (cols, pos) in by_set.items():
-                flat = self._file[key][s : s + rows].reshape(rows, -1)
+            for ds, cols, pos, buffer in sets:
+                ds.read_direct(buffer, np.s_[s : s + rows], np.s_[:rows])
+                flat = buffer[:rows].reshape(rows, -1)
                 if pos == list(range(pos[0], pos[0] + len(pos))) and \
                         cols == list(range(cols[0], cols[0] + len(cols))):  # one slab
                     out[:, cols[0] : cols[0] + len(cols)] = flat[:, pos[0] : pos[0] + len(pos)]

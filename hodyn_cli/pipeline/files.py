@@ -37,7 +37,8 @@ def run_file(job: Job, source: str, output: str, attrs: dict | None = None, *, j
     with open_input(source, job.model, job.need, wrench_need=job.wrench_need,
                     series=job.series, chunk=job.chunk_rows, **input_options) as reader:
         tell(reader.notes)
-        with open_sink(output, job.columns(reader.has_t), attrs, stdout) as sink:
+        with open_sink(output, job.columns(reader.has_t), attrs, stdout,
+                       rows=reader.n_samples) as sink:
             chunks = iter(reader)
             if first is not None:
                 head = next(chunks)
