@@ -3,6 +3,8 @@ numpy code of ik.py they stand for, at every lane width and odd sample counts: p
 position tasks, square (6 DOF) and redundant (7 DOF), well and badly conditioned. (The numpy
 code and the kernels together are held to the motion they came from in test_ik.py.)"""
 
+from dataclasses import fields
+
 import numpy as np
 import pytest
 
@@ -107,3 +109,68 @@ def test_kernel_iterates_at_most_the_steps_it_is_given(lanes):
     assert np.array_equal(unchanged, start) and err0.min() > 1e-3
     q, err = _compiled.ik_newton(task, start, motion.R, motion.p, NEWTON_STEPS)
     assert err.max() < 1e-12
+
+
+def whole_motion(case: str, t: np.ndarray):
+    """(model, flange motion, joint motion) of a cosine over the times t."""
+    locked, offset, task = CASES[case]
+    model = load_model(URDF / "iiwa14.urdf")
+    traj = cosine(model.joint_names, t, amplitude=0.3, omega=np.linspace(1.0, 2.0, model.n),
+                  phase=np.arange(model.n), offset=offset, orders=5)
+    return model, LinkMotion.of(link_kinematics(model, traj, EE, order=3), t), traj
+
+
+def solve(model, motion, task, q0, python_only=False):
+    """q..q'''' of the whole motion, and how many samples the compiled integration took."""
+    solver = InverseKinematics(model, EE, task=task, q0=q0)
+    taken = []
+    compiled = solver._integrate_compiled
+    solver._integrate_compiled = (lambda *a: 0) if python_only else \
+        (lambda *a: taken.append(compiled(*a)) or taken[-1])
+    q, _ = solver(motion)
+    return q, sum(taken)
+
+
+@pytest.mark.parametrize("case", ["7 dof pose", "7 dof position"])
+@pytest.mark.parametrize("rate, n_samples", [(1000.0, 301), (100.0, 67)])
+def test_redundant_integration_kernel_matches_the_python_blocks(case, rate, n_samples, lanes):
+    """A redundant arm's positions integrated lane group by lane group in the kernel equal
+    the Python blocks' fixed point (ik.py's reference) to the convergence tolerance, at every
+    lane width, on odd sample counts, at 1 kHz and 100 Hz, and the kernel solves all but the
+    first sample (the Python path solves nothing of it)."""
+    model, motion, traj = whole_motion(case, np.arange(n_samples) / rate)
+    ours, taken = solve(model, motion, CASES[case][2], traj.q[0])
+    ref, none = solve(model, motion, CASES[case][2], traj.q[0], python_only=True)
+    assert taken == n_samples - 1 and none == 0
+    for k in range(5):
+        scale = np.abs(ref[:, k]).max()
+        assert np.abs(ours[:, k] - ref[:, k]).max() <= 1e-9 * scale, (case, rate, k, lanes)
+    if case == "7 dof pose":   # the Python blocks and the kernel both integrate the rates
+        h = 1 / rate
+        step = np.diff(ours[:, 0], axis=0)
+        mid = (ours[1:, 1] + ours[:-1, 1]) / 2 + h / 12 * (ours[:-1, 2] - ours[1:, 2])
+        assert np.abs(step - h * mid).max() <= 1e-6 * h * np.abs(ours[:, 1]).max()
+
+
+def part(motion: LinkMotion, rows: slice, **changed) -> LinkMotion:
+    """The samples ``rows`` of a motion (fields given in ``changed`` replaced)."""
+    sliced = {f.name: None if getattr(motion, f.name) is None else getattr(motion, f.name)[rows]
+              for f in fields(motion)}
+    return LinkMotion(**(sliced | changed))
+
+
+def test_redundant_integration_kernel_stops_where_it_cannot_go_on(lanes):
+    """Samples the kernel cannot solve (here: the target 0.3 m off from sample 20 on, which
+    its rates do not say) are left to the Python blocks: the kernel returns the samples
+    before them, solved, not a wrong answer."""
+    model, motion, traj = whole_motion("7 dof pose", np.arange(40) / 1000.0)
+    motion = spatial_motion(motion)
+    solver = InverseKinematics(model, EE, q0=traj.q[0])
+    solver(part(motion, slice(0, 1)))
+    far = motion.p[1:].copy()
+    far[19:] += 0.3
+    out, cond = np.empty((39, 5, model.n)), np.empty(39)
+    k = solver._integrate_compiled(out, cond, part(motion, slice(1, 40), p=far), 0)
+    assert 0 < k <= 19 and solver.done == 1
+    error = solver._pose_error(out[:k, 0], part(motion, slice(1, 40), p=far), slice(0, k))[-1]
+    assert np.abs(error).max() < 1e-10

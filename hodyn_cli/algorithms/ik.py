@@ -56,7 +56,10 @@ prescribed pose by minimum-norm Newton steps (the closed-loop correction that ke
 and quadrature errors from drifting). The quadrature uses the rates at the new sample, so a
 block of samples is iterated to its fixed point (Anderson-accelerated: near singular poses
 plain passes oscillate), to rounding x condition number or a tenth of the quadrature's own
-error, whichever is larger.
+error, whichever is larger. The compiled kernel runs the same fixed point on the lane groups
+of consecutive samples, one group after the other, from a guess accurate to ``O(h^(D+2))``
+(the Taylor expansion of the last sample, its q^(D+1) from the last two): one pass usually
+converges, and the samples it cannot solve go to the blocks above.
 
 Newton on SE(3). The error of the current pose ``C = (R, p)`` against the target
 ``(R_d, p_d)`` is the spatial twist ``(omega; v)`` that would carry it there to first order,
@@ -206,6 +209,15 @@ _ERROR_CONSTANTS = np.array([factorial(k) ** 2 / (factorial(2 * k) * factorial(2
 
 
 @cache
+def _weight_table(D: int) -> np.ndarray:
+    """(D+1, D): row d the :func:`hermite_weights` of d derivatives (then zeros)."""
+    table = np.zeros((D + 1, D))
+    for d in range(1, D + 1):
+        table[d, :d] = hermite_weights(d)
+    return table
+
+
+@cache
 def hermite_weights(m: int) -> np.ndarray:
     """``c_j``, j < m, of two-point Hermite quadrature with m derivatives at each end::
 
@@ -269,6 +281,7 @@ class InverseKinematics:
             raise HodynError(f"q0 has {self.q0.size} values, the model {model.n} joints "
                              f"({', '.join(model.joint_names)})")
         self.state: tuple[float | None, np.ndarray] | None = None   # (t, (D+1, n)) last sample
+        self.before: tuple[float | None, np.ndarray] | None = None  # ... and the one before
         self.last_condition = 0.0                                    # ... and its condition
         self.done = 0
         self.block = 8
@@ -299,6 +312,9 @@ class InverseKinematics:
             self._accept(out, cond, motion, 0, 1)
             i = 1
         while i < N:
+            i += self._integrate_compiled(out, cond, motion, i)
+            if i == N:
+                break
             B = min(self.block, N - i)
             solved = self._block(motion, slice(i, i + B))
             if isinstance(solved, str):
@@ -315,6 +331,8 @@ class InverseKinematics:
 
     def _accept(self, out, cond, motion: LinkMotion, a: int, b: int) -> None:
         t = motion.t
+        self.before = self.state if b - a == 1 else \
+            (None if t is None else float(t[b - 2]), out[b - 2].copy())
         self.state = (None if t is None else float(t[b - 1]), out[b - 1].copy())
         self.last_condition = float(cond[b - 1])
         bad = np.flatnonzero(cond[a:b] > self.max_condition)
@@ -479,6 +497,34 @@ class InverseKinematics:
         if rows.stop - rows.start > 1 and np.abs(q - guess).max() > JUMP:
             return "jumped"
         return self._integrate(q, motion, rows) if self.redundant else self._rates(q, motion, rows)
+
+    def _integrate_compiled(self, out, cond, motion: LinkMotion, i: int) -> int:
+        """A redundant arm's samples from ``i`` on by the compiled integration (the fixed
+        point of :meth:`_integrate` on groups of consecutive samples, the guess a Taylor
+        expansion with q^(D+1) from the last two samples), as far as it gets and as long as
+        no sample jumps branch (:meth:`_branch_jump`): how many samples it solved and
+        accepted (0 where the kernel does not run)."""
+        task = self._compiled_task()
+        if task is None or not self.redundant or self.state[0] is None:
+            return 0
+        D = out.shape[1] - 1
+        rows = slice(i, out.shape[0])
+        R = motion.R[rows] if self.task == "pose" else None
+        before = self.before if self.before is not None and self.before[0] is not None \
+            else None
+        qs, c = _compiled.ik_integrate(
+            task, motion.rates(self.task)[rows], R, motion.p[rows], motion.t[rows], self.q_ref,
+            self.posture_gain, (*self.state, self.last_condition), before, _weight_table(D),
+            _ERROR_CONSTANTS, newton_steps=NEWTON_STEPS, passes=PICARD_STEPS // 4,
+            tolerance=TOLERANCE, jump=JUMP)
+        k = len(c)
+        if k:
+            jump = self._branch_jump(qs, c, motion, slice(i, i + k))
+            k = k if jump is None else jump[0]   # the Python blocks redo the jumped sample
+        if k:
+            out[i : i + k], cond[i : i + k] = qs[:k], c[:k]
+            self._accept(out, cond, motion, i, i + k)
+        return k
 
     def _integrate(self, q: np.ndarray, motion: LinkMotion, rows: slice):
         """Redundant arms: the positions of ``rows`` integrated from their rates (Hermite

@@ -15,7 +15,7 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import cache
+from functools import cache, partial
 from importlib import import_module
 
 import numpy as np
@@ -27,10 +27,10 @@ from hodyn_cli.errors import HodynError, ModelError, TrajectoryError
 __all__ = ["MAX_ORDER", "ABI", "VARIANTS", "available", "backend", "variants", "use",
            "inverse_dynamics_chunk", "eom_matrices_chunk", "regressor_chunk",
            "sensitivities_chunk", "elastic_chunk", "root_jet", "partials_chunk", "spd_solve",
-           "IkTask", "ik_newton", "ik_rates"]
+           "IkTask", "ik_newton", "ik_rates", "ik_integrate"]
 
 MAX_ORDER = 22  # MAXK - 2 in kernel.h
-ABI = 6  # HODYN_KERNEL_ABI in kernel.h: the argument lists below
+ABI = 7  # HODYN_KERNEL_ABI in kernel.h: the argument lists below
 
 #: variant -> (module, CPU level it needs: 0 baseline, 1 AVX2 + FMA, 2 AVX-512F), widest first
 VARIANTS = {"avx512": ("_kernel_avx512", 2), "avx2": ("_kernel_avx2", 1),
@@ -67,6 +67,10 @@ SIGNATURES = {
     "hodyn_ik_newton": [_i64, _dbl, _int, _i32, _dbl, _int, _opt, _dbl, _int, _dbl, _dbl],
     "hodyn_ik_rates": [_i64, _dbl, _int, _i32, _dbl, _int, _int, _opt, _opt, ctypes.c_double,
                        _dbl, _dbl],
+    "hodyn_ik_integrate": [_i64, _int, _i32, _dbl, _int, _int, _dbl, _opt, _dbl, _dbl, _dbl,
+                           ctypes.c_double, _dbl, ctypes.c_double, ctypes.c_double, _opt,
+                           ctypes.c_double, _dbl, _dbl, _int, _int, ctypes.c_double,
+                           ctypes.c_double, _dbl, _dbl, ctypes.POINTER(ctypes.c_int64)],
     "hodyn_sensitivities": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _dbl],
     "hodyn_elastic": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _opt, _u8, _dbl, _dbl, _dbl,
                       _dbl, _dbl, _i32, _int, _i32, _u8, _u8, _int, _dbl, _dbl, _dbl],
@@ -389,6 +393,39 @@ def ik_rates(task: IkTask, q: np.ndarray, y: np.ndarray, q_ref: np.ndarray | Non
         _model_struct(task.model), N, q, r, task.path, task.T, m, D, _ptr(rates), _ptr(ref),
         float(gain), qs, cond))
     return qs, cond
+
+
+def ik_integrate(task: IkTask, y: np.ndarray, R: np.ndarray | None, p: np.ndarray,
+                 t: np.ndarray, q_ref: np.ndarray, gain: float, last: tuple[float, np.ndarray, float],
+                 before: tuple[float, np.ndarray] | None, weights: np.ndarray,
+                 err_const: np.ndarray, *, newton_steps: int, passes: int, tolerance: float,
+                 jump: float) -> tuple[np.ndarray, np.ndarray]:
+    """A redundant arm's samples integrated from their rates, lane group by lane group, as
+    far as the kernel gets: q and rates (k, D+1, n) and condition numbers (k,) of the first
+    k <= N samples (:meth:`hodyn_cli.algorithms.ik.InverseKinematics._integrate` is the
+    reference; it goes on where the kernel stops). ``y`` (N, D, m) task rates, ``R``
+    (N, 3, 3) or None and ``p`` (N, 3) the targets, ``t`` (N,); ``last`` = (t, q and rates
+    (D+1, n), condition) of the sample solved before, ``before`` the one before it (or
+    None); ``weights`` (D+1, D): row d the Hermite weights of d derivatives; ``err_const``
+    (D+1,) the quadrature error constants."""
+    N, m, n = len(t), task.m, task.model.n
+    D = y.shape[1]
+    if y.shape != (N, D, m) or p.shape != (N, 3) or (R is None) != (m == 3) or \
+            last[1].shape != (D + 1, n) or weights.shape != (D + 1, D) or \
+            err_const.shape[0] < D + 1 or len(task.path) <= m:
+        raise TrajectoryError(f"IK integration of {N} samples: task rates {y.shape}, last "
+                              f"sample {last[1].shape}, weights {weights.shape}")
+    qs, cond, done = np.empty((N, D + 1, n)), np.empty(N), ctypes.c_int64(0)
+    f64 = partial(np.ascontiguousarray, dtype=np.float64)
+    Rc = None if R is None else f64(R)                          # alive in the call
+    prev = None if before is None else f64(before[1])
+    _check(_library().hodyn_ik_integrate(
+        _model_struct(task.model), N, len(task.path), task.path, task.T, m, D, f64(y),
+        _ptr(Rc), f64(p), f64(t), f64(q_ref), float(gain), f64(last[1]), float(last[0]),
+        float(last[2]), _ptr(prev), float(before[0]) if before is not None else 0.0,
+        f64(weights), f64(err_const), newton_steps, passes, tolerance, jump, qs, cond,
+        ctypes.byref(done)))
+    return qs[: done.value], cond[: done.value]
 
 
 def regressor_chunk(model: Model, qs: np.ndarray, base: np.ndarray, order: int,

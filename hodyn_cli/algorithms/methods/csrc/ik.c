@@ -293,6 +293,70 @@ static void pose_error(const Consts *c, const Task *t, const vd *Q, const vd *Rt
     }
 }
 
+/* Per-call work space of the lane-group steps below */
+typedef struct {
+    vd *Q, *S, *Jt, *pinv, *step, *Y, *V, *invA, *lam, *yv, *out, *P;
+    AdjointV *Ai;
+} Work;
+
+static void work_free(Work *w) {
+    free(w->Q); free(w->S); free(w->Jt); free(w->pinv); free(w->step); free(w->Y); free(w->V);
+    free(w->invA); free(w->lam); free(w->yv); free(w->out); free(w->P); free(w->Ai);
+}
+
+/* for n joints, r on the path, m task rows and D1 - 1 rates */
+static int work_alloc(Work *w, int n, int r, int m, int D1) {
+    w->Q = hk_alloc(sizeof(vd) * n);
+    w->S = hk_alloc(sizeof(vd) * 6 * r);
+    w->Jt = hk_alloc(sizeof(vd) * m * r * D1);
+    w->pinv = hk_alloc(sizeof(vd) * m * r);
+    w->step = hk_alloc(sizeof(vd) * r);
+    w->Y = hk_alloc(sizeof(vd) * 6 * r * (D1 + 1));
+    w->V = hk_alloc(sizeof(vd) * 6 * r * D1);
+    w->invA = hk_alloc(sizeof(vd) * m * m);
+    w->lam = hk_alloc(sizeof(vd) * m * D1);
+    w->yv = hk_alloc(sizeof(vd) * m * D1);
+    w->out = hk_alloc(sizeof(vd) * n * D1);
+    w->P = hk_alloc(sizeof(vd) * 3 * (D1 + 1));
+    w->Ai = hk_alloc(sizeof(AdjointV) * r);
+    return w->Q && w->S && w->Jt && w->pinv && w->step && w->Y && w->V && w->invA && w->lam
+           && w->yv && w->out && w->P && w->Ai ? HK_OK : HK_NOMEM;
+}
+
+/* Newton of one lane group from w->Q (in place) to the targets Rt[9] (pose) and pt[3]: at
+ * most `steps` steps, until the group's largest step is below 1e-14 (1 + its largest |q|);
+ * emax = max |e| at the result. */
+static void newton_group(const Consts *c, const Task *t, Work *w, const vd *Rt, const vd *pt,
+                         int steps, vd *emax) {
+    const int n = c->n, r = t->r, m = t->m;
+    vd p[3], e[6];
+    for (int it = 0;; it++) {
+        pose_error(c, t, w->Q, Rt, pt, w->Ai, w->S, p, e);
+        if (it == steps) break;
+        task_jacobian(t, w->S, p, w->Jt);
+        if (!gram_step(t, w->Jt, e, w->step)) {
+            factor(t, w->Jt, 1e-15, w->pinv, NULL);
+            for (int x = 0; x < r; x++) {
+                w->step[x] = (vd){0};
+                for (int a = 0; a < m; a++) w->step[x] += w->pinv[x * m + a] * e[a];
+            }
+        }
+        double big = 0, qbig = 0;
+        for (int x = 0; x < r; x++) w->Q[t->path[x]] += w->step[x];
+        for (int l = 0; l < LANES; l++) {
+            for (int x = 0; x < r; x++) big = fmax(big, fabs(w->step[x][l]));
+            for (int i = 0; i < n; i++) qbig = fmax(qbig, fabs(w->Q[i][l]));
+        }
+        if (big <= 1e-14 * (1.0 + qbig)) {
+            pose_error(c, t, w->Q, Rt, pt, w->Ai, w->S, p, e);
+            break;
+        }
+    }
+    *emax = (vd){0};
+    for (int a = 0; a < m; a++)
+        for (int l = 0; l < LANES; l++) (*emax)[l] = fmax((*emax)[l], fabs(e[a][l]));
+}
+
 /* Newton from q[N][n] to the targets Rd[N][9] (pose, m = 6; NULL for m = 3) and pd[N][3]:
  * at most `steps` steps, each lane group until its largest step is below 1e-14 (1 + its
  * largest |q|); q_out[N][n] (the joints off the path unchanged) and err[N] = max |e| at
@@ -307,50 +371,122 @@ int hodyn_ik_newton(const HModel *md, int64_t N, const double *q, int r, const i
     const int n = md->n;
     Consts c;
     if (hk_consts(md, &c)) return HK_NOMEM;
-    vd *Q = hk_alloc(sizeof(vd) * n), *S = hk_alloc(sizeof(vd) * 6 * r);
-    vd *Jt = hk_alloc(sizeof(vd) * m * r), *pinv = hk_alloc(sizeof(vd) * m * r);
-    vd *step = hk_alloc(sizeof(vd) * r);
-    AdjointV *Ai = hk_alloc(sizeof(AdjointV) * r);
-    if (!Q || !S || !Jt || !pinv || !step || !Ai) { status = HK_NOMEM; goto done; }
+    Work w;
+    if ((status = work_alloc(&w, n, r, m, 1))) goto done;
     int64_t lane_s[LANES];
-    vd p[3], Rt[9] = {0}, pt[3] = {0}, e[6], emax;
+    vd Rt[9] = {0}, pt[3] = {0}, emax;
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
         hk_lanes(s0, N, lane_s);
-        hk_gather(q, n, lane_s, n, Q);
+        hk_gather(q, n, lane_s, n, w.Q);
         hk_gather(pd, 3, lane_s, 3, pt);
         if (m == 6) hk_gather(Rd, 9, lane_s, 9, Rt);
-        for (int it = 0;; it++) {
-            pose_error(&c, &t, Q, Rt, pt, Ai, S, p, e);
-            if (it == steps) break;
-            task_jacobian(&t, S, p, Jt);
-            if (!gram_step(&t, Jt, e, step)) {
-                factor(&t, Jt, 1e-15, pinv, NULL);
-                for (int x = 0; x < r; x++) {
-                    step[x] = (vd){0};
-                    for (int a = 0; a < m; a++) step[x] += pinv[x * m + a] * e[a];
-                }
-            }
-            double big = 0, qbig = 0;
-            for (int x = 0; x < r; x++) Q[t.path[x]] += step[x];
-            for (int l = 0; l < LANES; l++) {
-                for (int x = 0; x < r; x++) big = fmax(big, fabs(step[x][l]));
-                for (int i = 0; i < n; i++) qbig = fmax(qbig, fabs(Q[i][l]));
-            }
-            if (big <= 1e-14 * (1.0 + qbig)) {
-                pose_error(&c, &t, Q, Rt, pt, Ai, S, p, e);
-                break;
-            }
-        }
-        emax = (vd){0};
-        for (int a = 0; a < m; a++)
-            for (int l = 0; l < LANES; l++) emax[l] = fmax(emax[l], fabs(e[a][l]));
-        hk_scatter(Q, n, s0, N, n, q_out);
+        newton_group(&c, &t, &w, Rt, pt, steps, &emax);
+        hk_scatter(w.Q, n, s0, N, n, q_out);
         hk_scatter(&emax, 1, s0, N, 1, err);
     }
 done:
-    free(Q); free(S); free(Jt); free(pinv); free(step); free(Ai);
+    work_free(&w);
     hk_free_consts(&c);
     return status;
+}
+
+/* Algorithm 2 on one lane group at w->Q for the task rates w->yv[D][m]: w->out[D + 1][n]
+ * (q, then the path joints' rates; the others 0) and the condition numbers cn */
+static void rates_group(const Consts *c, const Task *t, Work *w, int D, const double *qref,
+                        double gain, vd *cn) {
+    const int n = c->n, r = t->r, m = t->m, D1 = D + 1, redundant = r > m;
+    vd *Y = w->Y, *V = w->V, *Jt = w->Jt, *lam = w->lam, *out = w->out, *P = w->P;
+    vd R[9], tmp[6];
+#define YX(x, k) (Y + 6 * ((size_t)(x) * (D1 + 1) + (k)))
+#define VX(x, k) (V + 6 * ((size_t)(x) * D1 + (k)))
+#define JT(k) (Jt + (size_t)(k) * m * r)
+#define QK(k, i) out[(size_t)(k) * n + (i)]
+    path_kinematics(c, t, w->Q, w->Ai, w->S, R, P);
+    memset(out, 0, sizeof(vd) * n * D1);
+    for (int i = 0; i < n; i++) QK(0, i) = w->Q[i];
+    for (int x = 0; x < r; x++) memcpy(YX(x, 0), w->S + 6 * x, sizeof(vd) * 6);
+    task_jacobian(t, w->S, P, JT(0));
+    *cn = factor(t, JT(0), 0.0, w->pinv, redundant ? w->invA : NULL);
+    for (int k = 0; k < D; k++) {
+        vd *Jk = JT(k), b[m], rr[r], cc[m], qk[r];
+        if (k) {                             /* J_t^(k) */
+            for (int x = 0; x < r; x++) {
+                const vd *Yk = YX(x, k);
+                if (m == 6) {
+                    for (int e = 0; e < 6; e++) Jk[e * r + x] = Yk[e];
+                    continue;
+                }
+                vcross3(Yk, P, tmp);
+                for (int e = 0; e < 3; e++) Jk[e * r + x] = Yk[3 + e] + tmp[e];
+                for (int j = 1; j <= k; j++) {
+                    vcross3(YX(x, k - j), P + 3 * j, tmp);
+                    for (int e = 0; e < 3; e++) Jk[e * r + x] += BINOM[k][j] * tmp[e];
+                }
+            }
+        }
+        for (int a = 0; a < m; a++) {        /* b */
+            b[a] = w->yv[k * m + a];
+            for (int j = 1; j <= k; j++)
+                for (int x = 0; x < r; x++)
+                    b[a] -= BINOM[k][j] * JT(j)[a * r + x] * QK(k + 1 - j, t->path[x]);
+        }
+        if (redundant) {
+            for (int x = 0; x < r; x++) {
+                const int i = t->path[x];
+                rr[x] = (k == 0 ? qref[i] - QK(0, i) : -QK(k, i)) * gain;
+                for (int j = 1; j <= k; j++)
+                    for (int a = 0; a < m; a++)
+                        rr[x] += BINOM[k][j] * JT(j)[a * r + x] * lam[(k - j) * m + a];
+            }
+            for (int a = 0; a < m; a++) {
+                cc[a] = b[a];
+                for (int x = 0; x < r; x++) cc[a] -= JT(0)[a * r + x] * rr[x];
+            }
+            for (int a = 0; a < m; a++) {
+                vd acc = (vd){0};
+                for (int e = 0; e < m; e++) acc += w->invA[a * m + e] * cc[e];
+                lam[k * m + a] = acc;
+            }
+            for (int x = 0; x < r; x++) {
+                vd acc = (vd){0};
+                for (int a = 0; a < m; a++) acc += w->pinv[x * m + a] * cc[a];
+                qk[x] = acc + rr[x];
+            }
+        } else {
+            for (int x = 0; x < r; x++) {
+                vd acc = (vd){0};
+                for (int a = 0; a < m; a++) acc += w->pinv[x * m + a] * b[a];
+                qk[x] = acc;
+            }
+        }
+        for (int x = 0; x < r; x++) QK(k + 1, t->path[x]) = qk[x];
+        for (int x = 0; x < r; x++) {        /* forward kinematics of order k, (6), (9) */
+            const int i = t->path[x];
+            vd *Vk = VX(x, k), *Yn = YX(x, k + 1);
+            for (int e = 0; e < 6; e++) {
+                Vk[e] = x ? VX(x - 1, k)[e] : (vd){0};
+                Yn[e] = (vd){0};
+            }
+            for (int j = 0; j <= k; j++) {
+                const vd wk = BINOM[k][j] * QK(k + 1 - j, i);
+                for (int e = 0; e < 6; e++) Vk[e] += wk * YX(x, j)[e];
+                if (x) {
+                    vad(VX(x - 1, j), YX(x, k - j), tmp);
+                    for (int e = 0; e < 6; e++) Yn[e] += BINOM[k][j] * tmp[e];
+                }
+            }
+        }
+        vd *Pn = P + 3 * (k + 1);            /* the link origin's p^(k+1) */
+        for (int e = 0; e < 3; e++) Pn[e] = VX(r - 1, k)[3 + e];
+        for (int j = 0; j <= k; j++) {
+            vcross3(VX(r - 1, j), P + 3 * (k - j), tmp);
+            for (int e = 0; e < 3; e++) Pn[e] += BINOM[k][j] * tmp[e];
+        }
+    }
+#undef YX
+#undef VX
+#undef JT
+#undef QK
 }
 
 /* q[N][n]; y[N][D][m]: the task rates y', ..., y^(D); qref[n] and gain (r > m: the posture
@@ -362,122 +498,172 @@ int hodyn_ik_rates(const HModel *md, int64_t N, const double *q, int r, const in
     int status = setup(md, N, r, path, T, m, &t);
     if (status) return status;
     if (D < 0 || D + 1 > MAXK || r < m || (r > m && !qref)) return HK_SIZE;
-    const int n = md->n, D1 = D + 1, redundant = r > m;
+    const int n = md->n, D1 = D + 1;
     Consts c;
     if (hk_consts(md, &c)) return HK_NOMEM;
-    vd *Q = hk_alloc(sizeof(vd) * n), *S = hk_alloc(sizeof(vd) * 6 * r);
-    vd *Y = hk_alloc(sizeof(vd) * 6 * r * (D1 + 1)), *V = hk_alloc(sizeof(vd) * 6 * r * D1);
-    vd *Jt = hk_alloc(sizeof(vd) * m * r * D1), *pinv = hk_alloc(sizeof(vd) * m * r);
-    vd *invA = hk_alloc(sizeof(vd) * m * m), *lam = hk_alloc(sizeof(vd) * m * D1);
-    vd *yv = hk_alloc(sizeof(vd) * m * D1), *out = hk_alloc(sizeof(vd) * n * D1);
-    vd *P = hk_alloc(sizeof(vd) * 3 * (D1 + 1));
-    AdjointV *Ai = hk_alloc(sizeof(AdjointV) * r);
-    if (!Q || !S || !Y || !V || !Jt || !pinv || !invA || !lam || !yv || !out || !P || !Ai) {
-        status = HK_NOMEM;
-        goto done;
-    }
+    Work w;
+    if ((status = work_alloc(&w, n, r, m, D1))) goto done;
     int64_t lane_s[LANES];
-    vd R[9], cn, tmp[6];
-#define YX(x, k) (Y + 6 * ((size_t)(x) * (D1 + 1) + (k)))
-#define VX(x, k) (V + 6 * ((size_t)(x) * D1 + (k)))
-#define JT(k) (Jt + (size_t)(k) * m * r)
-#define QK(k, i) out[(size_t)(k) * n + (i)]
+    vd cn;
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
         hk_lanes(s0, N, lane_s);
-        hk_gather(q, n, lane_s, n, Q);
-        if (D) hk_gather(y, (int64_t)D * m, lane_s, (int64_t)D * m, yv);
-        path_kinematics(&c, &t, Q, Ai, S, R, P);
-        memset(out, 0, sizeof(vd) * n * D1);
-        for (int i = 0; i < n; i++) QK(0, i) = Q[i];
-        for (int x = 0; x < r; x++) memcpy(YX(x, 0), S + 6 * x, sizeof(vd) * 6);
-        task_jacobian(&t, S, P, JT(0));
-        cn = factor(&t, JT(0), 0.0, pinv, redundant ? invA : NULL);
-        for (int k = 0; k < D; k++) {
-            vd *Jk = JT(k), b[m], rr[r], cc[m], qk[r];
-            if (k) {                             /* J_t^(k) */
-                for (int x = 0; x < r; x++) {
-                    const vd *Yk = YX(x, k);
-                    if (m == 6) {
-                        for (int e = 0; e < 6; e++) Jk[e * r + x] = Yk[e];
-                        continue;
-                    }
-                    vcross3(Yk, P, tmp);
-                    for (int e = 0; e < 3; e++) Jk[e * r + x] = Yk[3 + e] + tmp[e];
-                    for (int j = 1; j <= k; j++) {
-                        vcross3(YX(x, k - j), P + 3 * j, tmp);
-                        for (int e = 0; e < 3; e++) Jk[e * r + x] += BINOM[k][j] * tmp[e];
-                    }
-                }
-            }
-            for (int a = 0; a < m; a++) {        /* b */
-                b[a] = yv[k * m + a];
-                for (int j = 1; j <= k; j++)
-                    for (int x = 0; x < r; x++)
-                        b[a] -= BINOM[k][j] * JT(j)[a * r + x] * QK(k + 1 - j, t.path[x]);
-            }
-            if (redundant) {
-                for (int x = 0; x < r; x++) {
-                    const int i = t.path[x];
-                    rr[x] = (k == 0 ? qref[i] - QK(0, i) : -QK(k, i)) * gain;
-                    for (int j = 1; j <= k; j++)
-                        for (int a = 0; a < m; a++)
-                            rr[x] += BINOM[k][j] * JT(j)[a * r + x] * lam[(k - j) * m + a];
-                }
-                for (int a = 0; a < m; a++) {
-                    cc[a] = b[a];
-                    for (int x = 0; x < r; x++) cc[a] -= JT(0)[a * r + x] * rr[x];
-                }
-                for (int a = 0; a < m; a++) {
-                    vd acc = (vd){0};
-                    for (int e = 0; e < m; e++) acc += invA[a * m + e] * cc[e];
-                    lam[k * m + a] = acc;
-                }
-                for (int x = 0; x < r; x++) {
-                    vd acc = (vd){0};
-                    for (int a = 0; a < m; a++) acc += pinv[x * m + a] * cc[a];
-                    qk[x] = acc + rr[x];
-                }
-            } else {
-                for (int x = 0; x < r; x++) {
-                    vd acc = (vd){0};
-                    for (int a = 0; a < m; a++) acc += pinv[x * m + a] * b[a];
-                    qk[x] = acc;
-                }
-            }
-            for (int x = 0; x < r; x++) QK(k + 1, t.path[x]) = qk[x];
-            for (int x = 0; x < r; x++) {        /* forward kinematics of order k, (6), (9) */
-                const int i = t.path[x];
-                vd *Vk = VX(x, k), *Yn = YX(x, k + 1);
-                for (int e = 0; e < 6; e++) {
-                    Vk[e] = x ? VX(x - 1, k)[e] : (vd){0};
-                    Yn[e] = (vd){0};
-                }
-                for (int j = 0; j <= k; j++) {
-                    const vd w = BINOM[k][j] * QK(k + 1 - j, i);
-                    for (int e = 0; e < 6; e++) Vk[e] += w * YX(x, j)[e];
-                    if (x) {
-                        vad(VX(x - 1, j), YX(x, k - j), tmp);
-                        for (int e = 0; e < 6; e++) Yn[e] += BINOM[k][j] * tmp[e];
-                    }
-                }
-            }
-            vd *Pn = P + 3 * (k + 1);            /* the link origin's p^(k+1) */
-            for (int e = 0; e < 3; e++) Pn[e] = VX(r - 1, k)[3 + e];
-            for (int j = 0; j <= k; j++) {
-                vcross3(VX(r - 1, j), P + 3 * (k - j), tmp);
-                for (int e = 0; e < 3; e++) Pn[e] += BINOM[k][j] * tmp[e];
-            }
-        }
-        hk_scatter(out, (int64_t)n * D1, s0, N, (int64_t)n * D1, qs);
+        hk_gather(q, n, lane_s, n, w.Q);
+        if (D) hk_gather(y, (int64_t)D * m, lane_s, (int64_t)D * m, w.yv);
+        rates_group(&c, &t, &w, D, qref, gain, &cn);
+        hk_scatter(w.out, (int64_t)n * D1, s0, N, (int64_t)n * D1, qs);
         hk_scatter(&cn, 1, s0, N, 1, cond);
     }
-#undef YX
-#undef VX
-#undef JT
-#undef QK
 done:
-    free(Q); free(S); free(Y); free(V); free(Jt); free(pinv); free(invA); free(lam); free(yv);
-    free(out); free(P); free(Ai);
+    work_free(&w);
+    hk_free_consts(&c);
+    return status;
+}
+
+/* How many of the rates q', ..., q^(D) at condition number c are reliable (ik.py:
+ * reliable_orders): derivative k loses digits like c^k, reliable while eps c^k <= 1e-6 */
+static int reliable(double c, int D) {
+    const double eps = 2.220446049250313e-16;
+    double k = floor(log(1e-6 / eps) / log(fmax(c, 1.0 + eps)));
+    return k < 0 || k != k ? 0 : (k > D ? D : (int)k);
+}
+
+/* A redundant arm's positions (r > m) integrated from their rates, lane group after lane
+ * group of consecutive samples (ik.py: InverseKinematics._integrate, the reference; this is
+ * its fixed point on groups of LANES samples, in plain passes):
+ *
+ *   guess: the Taylor expansion of the last solved sample (`last` [D + 1][n] at t_last, its
+ *     condition number cond_last), with q^(D+1) ~ (q^(D) - q^(D)_before) / (t_last - t_before)
+ *     when the sample before it is given (`before`, NULL: none);
+ *   a pass: the rates at the group's q (Algorithm 2), the steps between consecutive samples
+ *     by two-point Hermite quadrature of q' with the derivatives reliable at both ends
+ *     (weights[d][j]: hermite_weights(d), row d of D), summed from the last sample, then
+ *     projected onto the task targets by Newton (newton_steps);
+ *   until the largest change of q is at most (1 + max |q|) max(1e-12, 100 eps cond) plus a
+ *     tenth of the quadrature's estimated error (err_const[d]: quadrature_error's C_d);
+ *     the rates are then taken at the projected q.
+ *
+ * Stops at the first group it cannot finish (a pose error above `tolerance` after Newton, a
+ * joint moved more than `jump` from the guess, or no convergence in `passes` passes):
+ * *done = the samples solved (qs[*done][D + 1][n], cond[*done]); ik.py goes on from there. */
+int hodyn_ik_integrate(const HModel *md, int64_t N, int r, const int32_t *path,
+                       const double *T, int m, int D, const double *y, const double *Rd,
+                       const double *pd, const double *ts, const double *qref, double gain,
+                       const double *last, double t_last, double cond_last,
+                       const double *before, double t_before, const double *weights,
+                       const double *err_const, int newton_steps, int passes,
+                       double tolerance, double jump, double *qs, double *cond,
+                       int64_t *done) {
+    Task t;
+    int status = setup(md, N, r, path, T, m, &t);
+    *done = 0;
+    if (status) return status;
+    if (D < 1 || D + 2 > MAXK || r <= m || (m == 6 && !Rd) || passes < 1) return HK_SIZE;
+    const int n = md->n, D1 = D + 1;
+    const double eps = 2.220446049250313e-16;
+    Consts c;
+    if (hk_consts(md, &c)) return HK_NOMEM;
+    Work w;
+    vd *guess = hk_alloc(sizeof(vd) * n), *G = hk_alloc(sizeof(vd) * n);
+    double *prev = malloc(sizeof(double) * 2 * D1 * n);   /* last, then before */
+    if ((status = work_alloc(&w, n, r, m, D1)) || !guess || !G || !prev) {
+        status = status ? status : HK_NOMEM;
+        goto done;
+    }
+    double *lst = prev, *bef = prev + (size_t)D1 * n, tl = t_last, tb = t_before, cl = cond_last;
+    int have_before = before != NULL;
+    memcpy(lst, last, sizeof(double) * D1 * n);
+    if (have_before) memcpy(bef, before, sizeof(double) * D1 * n);
+    double fact[MAXK];
+    fact[0] = 1;
+    for (int k = 1; k < MAXK; k++) fact[k] = fact[k - 1] * k;
+    int64_t lane_s[LANES];
+    vd Rt[9] = {0}, pt[3] = {0}, emax, cn;
+    for (int64_t s0 = 0; s0 < N; s0 += LANES) {
+        const int L = N - s0 < LANES ? (int)(N - s0) : LANES;
+        hk_lanes(s0, N, lane_s);
+        hk_gather(y, (int64_t)D * m, lane_s, (int64_t)D * m, w.yv);
+        hk_gather(pd, 3, lane_s, 3, pt);
+        if (m == 6) hk_gather(Rd, 9, lane_s, 9, Rt);
+        for (int l = 0; l < LANES; l++) {    /* the guess */
+            const double h = ts[lane_s[l]] - tl;
+            for (int i = 0; i < n; i++) {
+                double q = 0, hk = 1;
+                for (int k = 0; k <= D; k++, hk *= h) q += lst[k * n + i] * hk / fact[k];
+                if (have_before)
+                    q += (lst[D * n + i] - bef[D * n + i]) / (tl - tb) * hk / fact[D1];
+                w.Q[i][l] = guess[i][l] = q;
+            }
+        }
+        int ok = 0;
+        for (int pass = 0; pass < passes && !ok; pass++) {
+            rates_group(&c, &t, &w, D, qref, gain, &cn);
+            double err = 0, cmax = 0;
+            for (int l = 0; l < L; l++) {    /* steps from the sample before, summed */
+                const double h = ts[s0 + l] - (l ? ts[s0 + l - 1] : tl);
+                const double ca = l ? cn[l - 1] : cl, cb = cn[l];
+                const int d = reliable(fmax(ca, cb), D);
+                double rate = 0, nxt = 0;
+                cmax = fmax(cmax, cb);
+                for (int i = 0; i < n; i++) {
+                    double step = 0, hj = h;
+                    for (int j = 0; j < d; j++, hj *= h) {
+                        const double qa = l ? w.out[(j + 1) * n + i][l - 1] : lst[(j + 1) * n + i];
+                        const double qb = w.out[(j + 1) * n + i][l];
+                        step += weights[d * D + j] * hj * (qa + (j % 2 ? -qb : qb));
+                    }
+                    G[i][l] = (l ? G[i][l - 1] : lst[i]) + step;
+                    const double va = l ? w.out[n + i][l - 1] : lst[n + i];
+                    const double da = l ? w.out[d * n + i][l - 1] : lst[d * n + i];
+                    rate = fmax(rate, fmax(fabs(va), fabs(w.out[n + i][l])));
+                    nxt = fmax(nxt, fabs(w.out[d * n + i][l] - da));
+                }
+                if (d > 0) {                 /* quadrature_error's term of this step */
+                    nxt /= h;
+                    const double growth = rate > 0 ? pow(nxt / rate, 1.0 / d) : 0.0;
+                    err += err_const[d] * pow(h, 2 * d + 1) * nxt * pow(growth, d);
+                }
+            }
+            for (int l = L; l < LANES; l++)
+                for (int i = 0; i < n; i++) G[i][l] = G[i][L - 1];
+            vd *Qin = guess;                  /* keep this pass's input for the change */
+            for (int i = 0; i < n; i++) { Qin[i] = w.Q[i]; w.Q[i] = G[i]; }
+            newton_group(&c, &t, &w, Rt, pt, newton_steps, &emax);
+            double change = 0, qbig = 0, moved = 0;
+            for (int l = 0; l < L; l++) {
+                if (!(emax[l] <= tolerance)) goto stop;
+                for (int i = 0; i < n; i++) {
+                    change = fmax(change, fabs(w.Q[i][l] - Qin[i][l]));
+                    qbig = fmax(qbig, fabs(w.Q[i][l]));
+                    if (pass == 0) moved = fmax(moved, change);
+                }
+            }
+            if (pass == 0 && L > 1 && moved > jump) goto stop;
+            ok = change <= (1.0 + qbig) * fmax(1e-12, 100 * eps * cmax) + 0.1 * err;
+        }
+        if (!ok) goto stop;
+        rates_group(&c, &t, &w, D, qref, gain, &cn);
+        hk_scatter(w.out, (int64_t)n * D1, s0, N, (int64_t)n * D1, qs);
+        hk_scatter(&cn, 1, s0, N, 1, cond);
+        /* the new last two samples */
+        if (L > 1) {
+            for (int k = 0; k < D1; k++)
+                for (int i = 0; i < n; i++) bef[k * n + i] = w.out[k * n + i][L - 2];
+            tb = ts[s0 + L - 2];
+        } else {
+            memcpy(bef, lst, sizeof(double) * D1 * n);
+            tb = tl;
+        }
+        have_before = 1;
+        for (int k = 0; k < D1; k++)
+            for (int i = 0; i < n; i++) lst[k * n + i] = w.out[k * n + i][L - 1];
+        tl = ts[s0 + L - 1];
+        cl = cn[L - 1];
+        *done = s0 + L;
+    }
+stop:
+done:
+    work_free(&w);
+    free(guess); free(G); free(prev);
     hk_free_consts(&c);
     return status;
 }
