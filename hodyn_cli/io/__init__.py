@@ -10,8 +10,9 @@ Reading: :class:`TrajectoryReader` checks a file's columns once and yields
 ``joint_names``, and ``wrench/<link>/W``, ``Wd``, ``Wdd``; or, for high orders, the compact
 ``q_derivatives`` (N x (D+1) x n: q and its first D derivatives) instead of ``q``, ``qd``, ...
 
-Writing: :func:`open_sink` takes results chunk by chunk (CSV rows, HDF5 resizable
-datasets), atomically; :mod:`hodyn_cli.io.results` names the columns.
+Writing: :func:`open_sink` takes results chunk by chunk (CSV rows, HDF5 datasets allocated
+whole when the sample count is known, else resizable), atomically;
+:mod:`hodyn_cli.io.results` names the columns.
 """
 
 from hodyn_cli.io.columns import WRENCH_COMPONENTS

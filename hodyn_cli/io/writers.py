@@ -1,4 +1,4 @@
-"""Results written chunk by chunk, atomically: CSV rows or HDF5 resizable datasets.
+"""Results written chunk by chunk, atomically: CSV rows or HDF5 datasets.
 
 A result is a set of named datasets, each (N, ...) over samples. ``columns`` maps every
 dataset that goes to CSV to its column names (its trailing axes flattened in C order); HDF5

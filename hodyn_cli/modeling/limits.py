@@ -147,8 +147,11 @@ def beyond_limits(model: Model, q: np.ndarray, t, start: int = 0) -> dict[str, s
     """
     lo, hi = model.limits[:, 0], model.limits[:, 1]
     slack = 1e-6 * np.where(np.isfinite(hi - lo), hi - lo, 0.0) + 1e-9
-    if len(q) and not ((q.min(axis=0) < lo - slack) | (q.max(axis=0) > hi + slack)).any():
-        return {}  # the common case, 5x faster than the per-sample test below
+    if len(q):  # the common case, all inside: each column's extremes (one 1-D reduction per
+        # column: q is often a strided view, which numpy reduces along axis 0 4x slower)
+        ends = np.array([(column.min(), column.max()) for column in q.T])
+        if not ((ends[:, 0] < lo - slack) | (ends[:, 1] > hi + slack)).any():
+            return {}
     bad = (q < lo - slack) | (q > hi + slack)
     out = {}
     for j in np.flatnonzero(bad.any(axis=0)):
