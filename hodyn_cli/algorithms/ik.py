@@ -120,6 +120,8 @@ NEWTON_STEPS = 30
 PICARD_STEPS = 40
 ANDERSON = 3      # earlier passes the fixed-point iteration combines
 MAX_BLOCK = 256
+#: samples the compiled integration is given at once (its inputs are copied per call)
+KERNEL_WINDOW = 4096
 EPS = np.finfo(float).eps
 
 
@@ -214,6 +216,7 @@ def _weight_table(D: int) -> np.ndarray:
     table = np.zeros((D + 1, D))
     for d in range(1, D + 1):
         table[d, :d] = hermite_weights(d)
+    table.flags.writeable = False   # cached: shared by every caller
     return table
 
 
@@ -312,9 +315,10 @@ class InverseKinematics:
             self._accept(out, cond, motion, 0, 1)
             i = 1
         while i < N:
-            i += self._integrate_compiled(out, cond, motion, i)
-            if i == N:
-                break
+            solved = self._integrate_compiled(out, cond, motion, i)
+            if solved:   # on to the next window, or back where it stopped (then 0: a block)
+                i += solved
+                continue
             B = min(self.block, N - i)
             solved = self._block(motion, slice(i, i + B))
             if isinstance(solved, str):
@@ -503,12 +507,13 @@ class InverseKinematics:
         point of :meth:`_integrate` on groups of consecutive samples, the guess a Taylor
         expansion with q^(D+1) from the last two samples), as far as it gets and as long as
         no sample jumps branch (:meth:`_branch_jump`): how many samples it solved and
-        accepted (0 where the kernel does not run)."""
+        accepted (0 where the kernel does not run or cannot start), at most
+        :data:`KERNEL_WINDOW`."""
         task = self._compiled_task()
         if task is None or not self.redundant or self.state[0] is None:
             return 0
         D = out.shape[1] - 1
-        rows = slice(i, out.shape[0])
+        rows = slice(i, min(out.shape[0], i + KERNEL_WINDOW))
         R = motion.R[rows] if self.task == "pose" else None
         before = self.before if self.before is not None and self.before[0] is not None \
             else None

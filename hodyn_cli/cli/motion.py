@@ -119,7 +119,7 @@ def ik(
         lay = reader.layout
         attrs = s.provenance(robot, motion, model, link=link, task=task.value)
         columns = job.columns(lay.K if task == Task.pose else lay.P, reader.has_t)
-        with open_sink(output, columns, attrs) as sink, \
+        with open_sink(output, columns, attrs, rows=reader.n_samples) as sink, \
                 render.progress(reader.n_samples, "samples", s.quiet) as update:
             stream.run(reader, job, sink, jobs=1, progress=update)
     for text in job.beyond_limits.values():

@@ -411,10 +411,13 @@ def ik_integrate(task: IkTask, y: np.ndarray, R: np.ndarray | None, p: np.ndarra
     N, m, n = len(t), task.m, task.model.n
     D = y.shape[1]
     if y.shape != (N, D, m) or p.shape != (N, 3) or (R is None) != (m == 3) or \
-            last[1].shape != (D + 1, n) or weights.shape != (D + 1, D) or \
-            err_const.shape[0] < D + 1 or len(task.path) <= m:
-        raise TrajectoryError(f"IK integration of {N} samples: task rates {y.shape}, last "
-                              f"sample {last[1].shape}, weights {weights.shape}")
+            (R is not None and R.shape != (N, 3, 3)) or t.shape != (N,) or \
+            q_ref.shape != (n,) or last[1].shape != (D + 1, n) or \
+            (before is not None and before[1].shape != (D + 1, n)) or \
+            weights.shape != (D + 1, D) or err_const.shape[0] < D + 1 or len(task.path) <= m:
+        raise TrajectoryError(f"IK integration of {N} samples: task rates {y.shape}, targets "
+                              f"R {None if R is None else R.shape}, p {p.shape}, t {t.shape}, "
+                              f"last sample {last[1].shape}, weights {weights.shape}")
     qs, cond, done = np.empty((N, D + 1, n)), np.empty(N), ctypes.c_int64(0)
     f64 = partial(np.ascontiguousarray, dtype=np.float64)
     Rc = None if R is None else f64(R)                          # alive in the call

@@ -543,7 +543,8 @@ static int reliable(double c, int D) {
  *     the rates are then taken at the projected q.
  *
  * Stops at the first group it cannot finish (a pose error above `tolerance` after Newton, a
- * joint moved more than `jump` from the guess, or no convergence in `passes` passes):
+ * joint of a group of several samples moved more than `jump` from the guess in the first
+ * pass, or no convergence in `passes` passes):
  * *done = the samples solved (qs[*done][D + 1][n], cond[*done]); ik.py goes on from there. */
 int hodyn_ik_integrate(const HModel *md, int64_t N, int r, const int32_t *path,
                        const double *T, int m, int D, const double *y, const double *Rd,
