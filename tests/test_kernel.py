@@ -259,18 +259,21 @@ def test_the_sources_at_a_lane_width_this_cpu_has_no_variant_for(tmp_path, monke
 
 def test_entry_points_check_the_model_and_sizes_they_are_given(lanes):
     """Called past the Python wrappers, the kernels refuse what would read out of bounds:
-    a parent after its child, too few derivative orders, an order beyond the tables, a base
-    with neither 1 nor N rows; and N arrives as a 64-bit count."""
+    a parent after its child, too few derivative orders, samples closer than their values,
+    an order beyond the tables, a base with neither 1 nor N rows; and N arrives as a 64-bit
+    count."""
     model = load_model(URDF / "iiwa14.urdf")
     lib = _compiled._library()
     good = _compiled._model_struct(model)
     qs = np.ascontiguousarray(random_cosine(model, np.linspace(0, 1, 2), orders=5).derivatives)
     base, out = np.zeros((1, 4, 6)), np.empty((2, 3, model.n))
 
-    def call(struct=good, N=2, D=5, order=2, base=base, rows=1):
-        return lib.hodyn_body_fixed(struct, N, D, qs, order, base, rows, None, out, None, None)
+    def call(struct=good, N=2, D=5, order=2, base=base, rows=1, stride=5 * model.n):
+        return lib.hodyn_body_fixed(struct, N, D, qs.ctypes.data, stride, order, base, rows,
+                                    None, out, None, None)
 
-    assert call() == 0
+    assert call() == 0 and call(stride=6 * model.n) == 0  # samples further apart: fine
+    assert call(stride=5 * model.n - 1) == 4   # samples overlapping: refused
     parent = np.array(model.parent, dtype=np.int32)
     parent[3] = 5  # body 3's parent after it
     bad = _compiled.ModelStruct(model.n, parent.ctypes.data, *(getattr(good, f) for f in
@@ -338,3 +341,28 @@ def test_floating_base_kernels_match_numpy_reference(floating_tree, lanes, order
                     : b.ndim]
                 assert np.abs(a - b).max() <= 1e-12 * max(np.abs(b).max(), 1e-300), (
                     name, field, lanes)
+
+
+def test_kernels_read_the_samples_of_a_readers_chunk_in_place(lanes):
+    """A reader's chunk holds t before each sample's derivatives: the kernels read the view
+    (no copy: the wrapper passes its address and row stride) and give bit for bit what they
+    give on a contiguous copy, on an odd sample count."""
+    model = load_model(URDF / "iiwa14.urdf")
+    traj = random_cosine(model, np.linspace(0, 1, 13), orders=5)
+    N, D, n = traj.derivatives.shape
+    block = np.empty((N, 1 + D * n))
+    block[:, 0] = traj.t
+    block[:, 1:] = traj.derivatives.reshape(N, -1)
+    view = block[:, 1:].reshape(N, D, n)
+    assert not view.flags.c_contiguous and np.shares_memory(view, block)
+    base = np.zeros((1, 5, 6))
+    base[0, 1, 5] = 9.81
+    calls = [
+        lambda qs: _compiled.inverse_dynamics_chunk(model, qs, base, {}, order=2),
+        lambda qs: _compiled.regressor_chunk(model, qs, base, 1),
+        lambda qs: _compiled.sensitivities_chunk(model, qs, base, {}, 1),
+        lambda qs: _compiled.partials_chunk(model, qs, base, {}, mass=True)[0],
+        lambda qs: _compiled.eom_matrices_chunk(model, qs, 1, base, {}, True).M,
+    ]
+    for call in calls:
+        assert np.array_equal(call(view), call(np.ascontiguousarray(view)))

@@ -30,7 +30,7 @@ __all__ = ["MAX_ORDER", "ABI", "VARIANTS", "available", "backend", "variants", "
            "IkTask", "ik_newton", "ik_rates", "ik_integrate"]
 
 MAX_ORDER = 22  # MAXK - 2 in kernel.h
-ABI = 7  # HODYN_KERNEL_ABI in kernel.h: the argument lists below
+ABI = 8  # HODYN_KERNEL_ABI in kernel.h: the argument lists below
 
 #: variant -> (module, CPU level it needs: 0 baseline, 1 AVX2 + FMA, 2 AVX-512F), widest first
 VARIANTS = {"avx512": ("_kernel_avx512", 2), "avx2": ("_kernel_avx2", 1),
@@ -41,6 +41,8 @@ _i32 = np.ctypeslib.ndpointer(dtype=np.int32, flags="C_CONTIGUOUS")
 _u8 = np.ctypeslib.ndpointer(dtype=np.uint8, flags="C_CONTIGUOUS")
 _opt = ctypes.c_void_p  # a float64 array or None
 _i64, _int = ctypes.c_int64, ctypes.c_int
+#: the joints' jets: where sample 0's (D, n) values start, and the doubles between samples
+_JETS = (ctypes.c_void_p, _i64)
 
 
 class ModelStruct(ctypes.Structure):
@@ -59,11 +61,11 @@ PLAIN = {"hodyn_root_jet": [_i64, _int, _int, _dbl, _dbl, _dbl, _dbl],
 
 #: entry point -> argument types after the model
 SIGNATURES = {
-    "hodyn_body_fixed": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _dbl, _opt, _opt],
-    "hodyn_closed_form": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _opt, _dbl, _dbl, _opt,
+    "hodyn_body_fixed": [_i64, _int, *_JETS, _int, _dbl, _i64, _opt, _dbl, _opt, _opt],
+    "hodyn_closed_form": [_i64, _int, *_JETS, _int, _dbl, _i64, _opt, _opt, _dbl, _dbl, _opt,
                           _dbl, _dbl],
-    "hodyn_regressor": [_i64, _int, _dbl, _int, _dbl, _i64, _int, _dbl],
-    "hodyn_partials": [_i64, _int, _dbl, _dbl, _i64, _opt, _opt, _opt, _opt, _opt],
+    "hodyn_regressor": [_i64, _int, *_JETS, _int, _dbl, _i64, _int, _dbl],
+    "hodyn_partials": [_i64, _int, *_JETS, _dbl, _i64, _opt, _opt, _opt, _opt, _opt],
     "hodyn_ik_newton": [_i64, _dbl, _int, _i32, _dbl, _int, _opt, _dbl, _int, _dbl, _dbl],
     "hodyn_ik_rates": [_i64, _dbl, _int, _i32, _dbl, _int, _int, _opt, _opt, ctypes.c_double,
                        _dbl, _dbl],
@@ -71,8 +73,8 @@ SIGNATURES = {
                            ctypes.c_double, _dbl, ctypes.c_double, ctypes.c_double, _opt,
                            ctypes.c_double, _dbl, _dbl, _int, _int, ctypes.c_double,
                            ctypes.c_double, _dbl, _dbl, ctypes.POINTER(ctypes.c_int64)],
-    "hodyn_sensitivities": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _dbl],
-    "hodyn_elastic": [_i64, _int, _dbl, _int, _dbl, _i64, _opt, _opt, _u8, _dbl, _dbl, _dbl,
+    "hodyn_sensitivities": [_i64, _int, *_JETS, _int, _dbl, _i64, _opt, _dbl],
+    "hodyn_elastic": [_i64, _int, *_JETS, _int, _dbl, _i64, _opt, _opt, _u8, _dbl, _dbl, _dbl,
                       _dbl, _dbl, _i32, _int, _i32, _u8, _u8, _int, _dbl, _dbl, _dbl],
 }
 
@@ -227,12 +229,21 @@ def _check(status: int) -> None:
         raise HodynError("the compiled kernel refused the array sizes it was given")
 
 
-def _samples(model: Model, qs: np.ndarray, need: int) -> tuple[int, int, np.ndarray]:
-    """(N, D, qs as contiguous float64) after checking ``qs`` is (N, D >= need, n)."""
-    if qs.ndim != 3 or qs.shape[2] != model.n or qs.shape[1] < need:
+def _samples(model: Model, qs: np.ndarray, need: int) -> tuple[int, int, tuple]:
+    """(N, D, the kernels' jet arguments) after checking ``qs`` is (N, D >= need, n): the
+    kernels read sample s's (D, n) values at the address plus s times the stride (doubles),
+    of ``qs`` itself where each sample's values are contiguous (a view of a reader's chunk,
+    whose rows hold t too), else of a contiguous float64 copy. The address is the array's
+    ``ctypes`` object, which keeps the array alive as long as the arguments are."""
+    N, D, n = qs.shape[0], qs.shape[1] if qs.ndim == 3 else 0, model.n
+    if qs.ndim != 3 or qs.shape[2] != n or D < need:
         raise TrajectoryError(f"joint derivatives of shape {qs.shape}: need (N, >= {need}, "
                               f"{model.n})")
-    return qs.shape[0], qs.shape[1], np.ascontiguousarray(qs, dtype=np.float64)
+    if qs.dtype != np.float64 or not qs.flags.aligned or qs.strides[1:] != (8 * n, 8) or \
+            (N > 1 and (qs.strides[0] < 8 * D * n or qs.strides[0] % 8)):
+        qs = np.ascontiguousarray(qs, dtype=np.float64)
+    stride = qs.strides[0] // 8 if N > 1 else D * n
+    return N, D, (qs.ctypes, stride)
 
 
 def _rows(a: np.ndarray, N: int) -> np.ndarray:
@@ -260,14 +271,14 @@ def inverse_dynamics_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
     :mod:`hodyn_cli.algorithms.methods.floating` sums them in numpy. Returns tau, or the
     tuple ``(tau, V)``, ``(tau, F_0)``, ``(tau, V, F_0)``.
     """
-    N, D, qs = _samples(model, qs, order + 3)
+    N, D, jets = _samples(model, qs, order + 3)
     n = model.n
     base = _base(base, N, order)
     W = _dense_wrenches(wrenches, N, n, order)
     out = np.empty((N, order + 1, n))
     V = np.empty((N, n, order + 2, 6)) if twists else None
     F0 = np.empty((N, order + 1, 6)) if root else None
-    _check(_library().hodyn_body_fixed(_model_struct(model), N, D, qs, order, base, len(base),
+    _check(_library().hodyn_body_fixed(_model_struct(model), N, D, *jets, order, base, len(base),
                                        _ptr(W), out, _ptr(V), _ptr(F0)))
     extras = tuple(a for a in (V, F0) if a is not None)
     return (out, *extras) if extras else out
@@ -322,7 +333,7 @@ def partials_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
     :func:`hodyn_cli.algorithms.partials.partials_numpy`. ``mass``: also (or with
     ``partials=False`` only) the mass matrix (N, n, n) and the torques tau (N, n) from the same
     sums (the closed-form M, the inverse dynamics)."""
-    N, D, qs = _samples(model, qs, 3)
+    N, D, jets = _samples(model, qs, 3)
     n = model.n
     base = _rows(base[:, :2], N)
     W = None
@@ -332,7 +343,7 @@ def partials_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
             W[:, body] = w
     dq, dqd = (np.empty((N, n, n)) for _ in range(2)) if partials else (None, None)
     M, tau = (np.empty((N, n, n)), np.empty((N, n))) if mass else (None, None)
-    _check(_library().hodyn_partials(_model_struct(model), N, D, qs, base, len(base), _ptr(W),
+    _check(_library().hodyn_partials(_model_struct(model), N, D, *jets, base, len(base), _ptr(W),
                                      _ptr(dq), _ptr(dqd), _ptr(M), _ptr(tau)))
     return tuple(a for a in (dq, dqd, M, tau) if a is not None)
 
@@ -437,11 +448,11 @@ def regressor_chunk(model: Model, qs: np.ndarray, base: np.ndarray, order: int,
     :func:`hodyn_cli.algorithms.regressor.regressor_numpy`; ``root``: of a floating root whose
     jet ``base`` is, (N, order+1, 6+n, 10 (n+1)), the root's generalized force ``F_0`` first
     (:func:`hodyn_cli.algorithms.regressor.floating_regressor_numpy` without the sign)."""
-    N, D, qs = _samples(model, qs, order + 3)
+    N, D, jets = _samples(model, qs, order + 3)
     base = _base(base, N, order)
     extra = 1 if root else 0
     out = np.empty((order + 1, N, 6 * extra + model.n, 10 * (model.n + extra)))
-    _check(_library().hodyn_regressor(_model_struct(model), N, D, qs, order, base, len(base),
+    _check(_library().hodyn_regressor(_model_struct(model), N, D, *jets, order, base, len(base),
                                       extra, out))
     return np.swapaxes(out, 0, 1)
 
@@ -451,12 +462,12 @@ def sensitivities_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
     """``d tau^(k)/d q^(j)`` of one chunk, (S, N, n, n) with the S = (order+1)(order+6)/2 pairs
     (k, j) in the order of :func:`hodyn_cli.algorithms.sensitivities.dataset_names`:
     :func:`hodyn_cli.algorithms.sensitivities.complex_step`."""
-    N, D, qs = _samples(model, qs, order + 3)
+    N, D, jets = _samples(model, qs, order + 3)
     n = model.n
     base = _base(base, N, order)
     W = _dense_wrenches(wrenches, N, n, order)
     out = np.empty(((order + 1) * (order + 6) // 2, N, n, n))
-    _check(_library().hodyn_sensitivities(_model_struct(model), N, D, qs, order, base, len(base),
+    _check(_library().hodyn_sensitivities(_model_struct(model), N, D, *jets, order, base, len(base),
                                           _ptr(W), out))
     return out
 
@@ -469,7 +480,7 @@ def elastic_chunk(model: Model, drives, req, qs: np.ndarray, base: np.ndarray,
     :class:`hodyn_cli.algorithms.elastic.Requirements`, ``extra``: joint torques (N, R+1, n)
     added to the rigid ones, or None)."""
     R = int(req.u_orders.max())
-    N, D, qs = _samples(model, qs, R + 3)
+    N, D, jets = _samples(model, qs, R + 3)
     n = model.n
     base = _base(base, N, R)
     W = _dense_wrenches(wrenches, N, n, R)
@@ -482,7 +493,7 @@ def elastic_chunk(model: Model, drives, req, qs: np.ndarray, base: np.ndarray,
     u, theta = np.empty((N, R + 1, n)), np.empty((N, R + 3, n))
     taum = np.empty((N, order + 1, n))
     _check(_library().hodyn_elastic(
-        _model_struct(model), N, D, qs, R, base, len(base), _ptr(W), _ptr(extra),
+        _model_struct(model), N, D, *jets, R, base, len(base), _ptr(W), _ptr(extra),
         driven.astype(np.uint8), np.where(driven, drives.gear_ratio, 1.0),
         np.where(driven, drives.gear_efficiency, 1.0), np.where(driven, drives.stiffness, 1.0),
         np.ascontiguousarray(drives.inertia, dtype=np.float64),
@@ -516,7 +527,7 @@ def eom_matrices_chunk(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
     """
     from hodyn_cli.algorithms.methods.closed_form import EOMMatrices
 
-    N, D, qs = _samples(model, qs, r + 3)
+    N, D, jets = _samples(model, qs, r + 3)
     n = model.n
     u_root = _rows(base[:, 1], N)
     nu0 = None
@@ -532,7 +543,7 @@ def eom_matrices_chunk(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
     if not with_cbar:
         Cbar = np.zeros_like(Cbar)
     g, Q = np.empty((r + 1, N, m)), np.empty((r + 1, N, m))
-    _check(_library().hodyn_closed_form(_model_struct(model), N, D, qs, r, u_root, len(u_root),
+    _check(_library().hodyn_closed_form(_model_struct(model), N, D, *jets, r, u_root, len(u_root),
                                         _ptr(nu0), _ptr(W), M, C,
                                         _ptr(Cbar) if with_cbar else None, g, Q))
     return EOMMatrices(*(np.swapaxes(a, 0, 1) for a in (M, C, Cbar, g, Q)))

@@ -140,15 +140,15 @@ void hk_root_wrench(const Consts *c, int r1, const vd *Q, const vd *base, const 
         if (c->m->parent[i] < 0) hk_transport_up(c, i, Q, &Ad[i], F + (size_t)6 * r1 * i, r1, F0);
 }
 
-/* tau and derivatives of N samples. qs[N][D][n] (D >= order + 3); base[base_rows][order + 2][6],
- * the root's twist and its derivatives, shared (base_rows = 1) or per sample (N);
+/* tau and derivatives of N samples. qs: sample s's [D][n] at qs + s qstride (D >= order +
+ * 3); base[base_rows][order + 2][6], the root's twist and its derivatives, shared (base_rows = 1) or per sample (N);
  * W[N][n][order + 1][6] or NULL; out[N][order + 1][n]; Vout[N][n][order + 2][6] (the
  * body-fixed twists) or NULL; F0out[N][order + 1][6] (the root's wrench, hk_root_wrench)
  * or NULL. */
-int hodyn_body_fixed(const HModel *m, int64_t N, int D, const double *qs, int order,
-                     const double *base, int64_t base_rows, const double *W, double *out,
+int hodyn_body_fixed(const HModel *m, int64_t N, int D, const double *qs, int64_t qstride,
+                     int order, const double *base, int64_t base_rows, const double *W, double *out,
                      double *Vout, double *F0out) {
-    int status = hk_check(m, N, D, order + 3, order, base_rows);
+    int status = hk_check(m, N, D, order + 3, order, base_rows, qstride);
     if (status) return status;
     const int n = m->n, K1 = order + 2, r1 = order + 1, nq = (order + 3) * n;
     Consts c;
@@ -162,7 +162,7 @@ int hodyn_body_fixed(const HModel *m, int64_t N, int D, const double *qs, int or
     hk_gather(base, 0, lane_s, 6 * K1, bv);
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
         hk_lanes(s0, N, lane_s);
-        hk_lane_motion(&c, K1, qs, D, nq, base, base_rows, lane_s, Q, bv, Ad, V);
+        hk_lane_motion(&c, K1, qs, qstride, nq, base, base_rows, lane_s, Q, bv, Ad, V);
         if (Vout) hk_scatter(V, 6 * K1 * n, s0, N, 6 * K1 * n, Vout);
         hk_lane_wrenches(W, n, r1, lane_s, F);
         hk_backward(&c, r1, Q, V, Ad, F, NULL, tau);

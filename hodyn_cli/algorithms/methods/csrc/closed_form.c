@@ -117,10 +117,10 @@ static void body_terms(Group *g, const vd *Ji, const int *cols, int nc, const do
         }
 }
 
-int hodyn_closed_form(const HModel *md, int64_t N, int D, const double *qs, int r,
-                      const double *u_root, int64_t u_rows, const double *nu0, const double *W,
+int hodyn_closed_form(const HModel *md, int64_t N, int D, const double *qs, int64_t qstride,
+                      int r, const double *u_root, int64_t u_rows, const double *nu0, const double *W,
                       double *Mo, double *Co, double *Cbo, double *go, double *Qo) {
-    int status = hk_check(md, N, D, r + 3, r, u_rows);
+    int status = hk_check(md, N, D, r + 3, r, u_rows, qstride);
     if (status) return status;
     if (nu0 && !md->M0) return HK_MODEL;
     const int n = md->n, K1 = r + 2, r1 = r + 1, base = nu0 ? 6 : 0, m = n + base;
@@ -161,7 +161,7 @@ int hodyn_closed_form(const HModel *md, int64_t N, int D, const double *qs, int 
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
         hk_lanes(s0, N, lane_s);
         if (u_rows > 1) hk_gather(u_root, 6, lane_s, 6, uroot);
-        hk_gather(qs, (int64_t)D * n, lane_s, (int64_t)D * n, Q);  /* Q[k * n + i] = q_i^(k) */
+        hk_gather(qs, qstride, lane_s, (int64_t)D * n, Q);  /* Q[k * n + i] = q_i^(k) */
         for (int k = 0; k < r1; k++) {
             if (base) hk_gather(nu0 + 6 * k, 6 * K1, lane_s, 6, NU + (size_t)k * m);
             for (int i = 0; i < n; i++) NU[(size_t)k * m + base + i] = Q[(k + 1) * n + i];

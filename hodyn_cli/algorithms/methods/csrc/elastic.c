@@ -25,20 +25,20 @@ static inline void vmat_skew(const vd *A, const vd *w, vd *out) {
 static inline vd cdot3(const double *a, const vd *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 static inline vd vdot3(const vd *a, const vd *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
-/* u (orders 0..R), theta (0..R+2) and tau_m (0..order) of N samples. qs[N][D][n] (D >= R + 3);
- * base, W as in hodyn_body_fixed with order R; extra[N][R+1][n] (or NULL) joint torques added
+/* u (orders 0..R), theta (0..R+2) and tau_m (0..order) of N samples. qs: sample s's [D][n]
+ * at qs + s qstride (D >= R + 3); base, W as in hodyn_body_fixed with order R; extra[N][R+1][n] (or NULL) joint torques added
  * to the rigid ones; per joint: driven, gear (r), efficiency (eta), stiffness (K; inf: a rigid
  * drive), inertia (I, 0 without a drive), axis[n][3] (rotor axis in the carrier's frame),
  * u_orders (<= R); pairs[P][2] (i, c) sorted by i with accel[P], speed[P] (S resp. G not
  * identically zero); outputs u[N][R+1][n], theta[N][R+3][n], taum[N][order+1][n] (order <= R).
  * A joint without a drive has theta = q. */
-int hodyn_elastic(const HModel *m, int64_t N, int D, const double *qs, int R, const double *base,
-                  int64_t base_rows, const double *W, const double *extra, const uint8_t *driven,
+int hodyn_elastic(const HModel *m, int64_t N, int D, const double *qs, int64_t qstride, int R,
+                  const double *base, int64_t base_rows, const double *W, const double *extra, const uint8_t *driven,
                   const double *gear, const double *efficiency, const double *stiffness,
                   const double *inertia, const double *axis, const int32_t *u_orders, int P,
                   const int32_t *pairs, const uint8_t *accel, const uint8_t *speed, int order,
                   double *u_out, double *theta_out, double *taum_out) {
-    int status = hk_check(m, N, D, R + 3, R, base_rows);
+    int status = hk_check(m, N, D, R + 3, R, base_rows, qstride);
     if (status) return status;
     const int n = m->n, K1 = R + 2, r1 = R + 1, nq = (R + 3) * n;
     if (order < 0 || order > R || P < 0) return HK_SIZE;
@@ -64,7 +64,7 @@ int hodyn_elastic(const HModel *m, int64_t N, int D, const double *qs, int R, co
     hk_gather(base, 0, lane_s, 6 * K1, bv);
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
         hk_lanes(s0, N, lane_s);
-        hk_lane_motion(&c, K1, qs, D, nq, base, base_rows, lane_s, Q, bv, Ad, V);
+        hk_lane_motion(&c, K1, qs, qstride, nq, base, base_rows, lane_s, Q, bv, Ad, V);
         hk_lane_wrenches(W, n, r1, lane_s, F);
         hk_backward(&c, r1, Q, V, Ad, F, NULL, u);  /* u[k * n + i]: the rigid torques */
         if (extra) {

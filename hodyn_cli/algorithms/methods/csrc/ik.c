@@ -259,7 +259,7 @@ static void rotation_log(const vd *R, vd *w) {
 
 static int setup(const HModel *md, int64_t N, int r, const int32_t *path, const double *T,
                  int m, Task *t) {
-    int status = hk_check(md, N, 1, 1, 0, -1);
+    int status = hk_check(md, N, 1, 1, 0, -1, -1);
     if (status) return status;
     if (r < 1 || r > md->n || (m != 3 && m != 6)) return HK_SIZE;
     for (int x = 0; x < r; x++)

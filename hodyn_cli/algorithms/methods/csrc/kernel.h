@@ -28,7 +28,7 @@ typedef double vd __attribute__((vector_size(LANES * sizeof(double))));
 
 /* Bumped whenever an entry point's arguments or meaning change: _compiled.py refuses a
  * library built from other sources (a stale build) and falls back to numpy. */
-#define HODYN_KERNEL_ABI 7
+#define HODYN_KERNEL_ABI 8
 
 /* status codes of every entry point (_compiled.py turns them into exceptions) */
 enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4, HK_SINGULAR = 5 };
@@ -62,7 +62,8 @@ typedef struct {
     Inertia In0;  /* the root's */
 } Consts;
 
-int hk_check(const HModel *m, int64_t N, int D, int need_D, int order, int64_t rows);
+int hk_check(const HModel *m, int64_t N, int D, int need_D, int order, int64_t rows,
+             int64_t qstride);
 int hk_consts(const HModel *m, Consts *c);
 void hk_free_consts(Consts *c);
 void *hk_alloc(size_t bytes); /* aligned for vd; NULL if out of memory */
@@ -232,14 +233,15 @@ void hk_transport_up(const Consts *c, int i, const vd *Q, const AdjointV *Ad, co
 /* Forward pass: Ad[n] and twists V[n][K1][6] from the root's twist jet base[K1][6] */
 void hk_forward(const Consts *c, int K1, const vd *Q, const vd *base, AdjointV *Ad, vd *V);
 
-/* One lane group's motion, as every kernel starts it: the joints' jets Q from qs[N][D][n]
- * (nq = the first orders' values), the root's jet bv from base[base_rows][K1][6] where it
+/* One lane group's motion, as every kernel starts it: the joints' jets Q from qs (sample s's
+ * [D][n] at qs + s qstride; nq = the first orders' values), the root's jet bv from base[base_rows][K1][6] where it
  * moves per sample (base_rows > 1; a shared one is gathered once, before the loop), then the
  * forward pass: Ad[n] and V[n][K1][6] */
-static inline void hk_lane_motion(const Consts *c, int K1, const double *qs, int D, int nq,
+static inline void hk_lane_motion(const Consts *c, int K1, const double *qs, int64_t qstride,
+                                  int nq,
                                   const double *base, int64_t base_rows,
                                   const int64_t *lane_s, vd *Q, vd *bv, AdjointV *Ad, vd *V) {
-    hk_gather(qs, (int64_t)D * c->m->n, lane_s, nq, Q);
+    hk_gather(qs, qstride, lane_s, nq, Q);
     if (base_rows > 1) hk_gather(base, 6 * K1, lane_s, 6 * K1, bv);
     hk_forward(c, K1, Q, bv, Ad, V);
 }

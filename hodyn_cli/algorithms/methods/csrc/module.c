@@ -56,8 +56,10 @@ int hodyn_cpu_level(void) {
 
 /* The sizes every entry point checks before it reads anything: a tree numbered parents
  * first (so that no index leaves [0, n)), N >= 0 samples, D >= need_D derivative orders of
- * q, an order the tables hold, and 1 or N rows of a per-sample input (rows < 0: none). */
-int hk_check(const HModel *m, int64_t N, int D, int need_D, int order, int64_t rows) {
+ * q, samples at least D n values apart (qstride; < 0: no q), an order the tables hold, and
+ * 1 or N rows of a per-sample input (rows < 0: none). */
+int hk_check(const HModel *m, int64_t N, int D, int need_D, int order, int64_t rows,
+             int64_t qstride) {
     if (!m || m->n < 1) return HK_MODEL;
     for (int i = 0; i < m->n; i++) {
         if (m->parent[i] < -1 || m->parent[i] >= i) return HK_MODEL;
@@ -66,6 +68,7 @@ int hk_check(const HModel *m, int64_t N, int D, int need_D, int order, int64_t r
     }
     if (order < 0 || order + 2 > MAXK) return HK_ORDER;
     if (N < 0 || D < need_D) return HK_SIZE;
+    if (qstride >= 0 && qstride < (int64_t)D * m->n) return HK_SIZE;
     if (rows >= 0 && rows != 1 && rows != N) return HK_SIZE;
     return HK_OK;
 }

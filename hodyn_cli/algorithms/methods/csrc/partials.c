@@ -23,14 +23,15 @@ static inline void symv(const vd *S, const vd *x, vd *y) {
     }
 }
 
-/* qs[N][D][n] (D >= 3: q, qd, qdd); base[base_rows][2][6]: the root's twist and its rate;
- * W[N][n][6] (or NULL): the wrench each body exerts on its environment, body frame.
+/* qs: sample s's [D][n] at qs + s qstride (D >= 3: q, qd, qdd); base[base_rows][2][6]: the
+ * root's twist and its rate; W[N][n][6] (or NULL): the wrench each body exerts on its environment, body frame.
  * Outputs, each NULL or [N][n][n] ([s][j][k] = d tau_j / d x_k), [N][n][n], [N][n]:
  * dq and dqd (both or neither), Mo the mass matrix, tau the joint torques. */
-int hodyn_partials(const HModel *m, int64_t N, int D, const double *qs, const double *base,
-                   int64_t base_rows, const double *W, double *dq, double *dqd, double *Mo,
+int hodyn_partials(const HModel *m, int64_t N, int D, const double *qs, int64_t qstride,
+                   const double *base, int64_t base_rows, const double *W, double *dq,
+                   double *dqd, double *Mo,
                    double *tau) {
-    int status = hk_check(m, N, D, 3, 0, base_rows);
+    int status = hk_check(m, N, D, 3, 0, base_rows, qstride);
     if (status) return status;
     if (!dq != !dqd) return HK_SIZE;
     const int n = m->n, nq = 3 * n, partials = dq != NULL;
@@ -56,7 +57,7 @@ int hodyn_partials(const HModel *m, int64_t N, int D, const double *qs, const do
     hk_gather(base, 0, lane_s, 12, bv);
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
         hk_lanes(s0, N, lane_s);
-        hk_gather(qs, (int64_t)D * n, lane_s, nq, Q);
+        hk_gather(qs, qstride, lane_s, nq, Q);
         if (base_rows > 1) hk_gather(base, 12, lane_s, 12, bv);
         if (W) hk_gather(W, 6 * n, lane_s, 6 * n, Wv);
         for (int i = 0; i < n; i++) {             /* forward: poses, screws, twists */

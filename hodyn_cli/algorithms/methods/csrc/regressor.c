@@ -74,13 +74,13 @@ static inline void jacobian_row(const vd *col, vd A[][10][6], int k, vd *row) {
     }
 }
 
-/* Y of N samples. qs[N][D][n] (D >= order + 3); base[base_rows][order + 2][6] as in
- * hodyn_body_fixed; out[order + 1][N][n][10 n], each derivative order one block of all
+/* Y of N samples. qs: sample s's [D][n] at qs + s qstride (D >= order + 3);
+ * base[base_rows][order + 2][6] as in hodyn_body_fixed; out[order + 1][N][n][10 n], each derivative order one block of all
  * samples; root = 1 (a floating root, base its jet): out[order + 1][N][6 + n][10 (n + 1)],
  * the root's generalized force F_0 first (not negated) and the root's parameters first. */
-int hodyn_regressor(const HModel *m, int64_t N, int D, const double *qs, int order,
-                    const double *base, int64_t base_rows, int root, double *out) {
-    int status = hk_check(m, N, D, order + 3, order, base_rows);
+int hodyn_regressor(const HModel *m, int64_t N, int D, const double *qs, int64_t qstride,
+                    int order, const double *base, int64_t base_rows, int root, double *out) {
+    int status = hk_check(m, N, D, order + 3, order, base_rows, qstride);
     if (status) return status;
     const int n = m->n, K1 = order + 2, r1 = order + 1, nq = (order + 3) * n;
     const int R0 = root ? 6 : 0, P0 = root ? 10 : 0, rows = R0 + n, cols = P0 + 10 * n;
@@ -99,7 +99,7 @@ int hodyn_regressor(const HModel *m, int64_t N, int D, const double *qs, int ord
     hk_gather(base, 0, lane_s, 6 * K1, bv);
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
         hk_lanes(s0, N, lane_s);
-        hk_lane_motion(&c, K1, qs, D, nq, base, base_rows, lane_s, Q, bv, Ad, V);
+        hk_lane_motion(&c, K1, qs, qstride, nq, base, base_rows, lane_s, Q, bv, Ad, V);
         hk_jacobian_columns(&c, r1, Q, Ad, J);
         if (root) {
             root_columns(&c, r1, Q, Ad, G);

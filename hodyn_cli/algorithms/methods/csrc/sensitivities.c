@@ -169,12 +169,13 @@ static void direction(const Consts *cs, int r1, const vd *Q, const vd *base, con
 /* Number of (k, j) pairs, k <= order, j <= k + 2: the datasets in order (k, then j) */
 static int n_sets(int order) { return (order + 1) * (order + 6) / 2; }
 
-/* d tau^(k)/d q^(j) of N samples. qs[N][D][n] (D >= order + 3); base[base_rows][order + 2][6]
- * as in hodyn_body_fixed; W[N][n][order + 1][6] or NULL; out[n_sets][N][n][n], the sets in
+/* d tau^(k)/d q^(j) of N samples. qs: sample s's [D][n] at qs + s qstride (D >= order + 3);
+ * base[base_rows][order + 2][6] as in hodyn_body_fixed; W[N][n][order + 1][6] or NULL; out[n_sets][N][n][n], the sets in
  * order (k, j), entry [i][c] = d tau_i^(k) / d q_c^(j). */
-int hodyn_sensitivities(const HModel *m, int64_t N, int D, const double *qs, int order,
-                        const double *base, int64_t base_rows, const double *W, double *out) {
-    int status = hk_check(m, N, D, order + 3, order, base_rows);
+int hodyn_sensitivities(const HModel *m, int64_t N, int D, const double *qs, int64_t qstride,
+                        int order, const double *base, int64_t base_rows, const double *W,
+                        double *out) {
+    int status = hk_check(m, N, D, order + 3, order, base_rows, qstride);
     if (status) return status;
     const int n = m->n, K1 = order + 2, r1 = order + 1, nq = (order + 3) * n, S = n_sets(order);
     const size_t nn = (size_t)n * n;
@@ -197,7 +198,7 @@ int hodyn_sensitivities(const HModel *m, int64_t N, int D, const double *qs, int
     hk_gather(base, 0, lane_s, 6 * K1, bv);
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
         hk_lanes(s0, N, lane_s);
-        hk_lane_motion(&c, K1, qs, D, nq, base, base_rows, lane_s, Q, bv, Ad, V);
+        hk_lane_motion(&c, K1, qs, qstride, nq, base, base_rows, lane_s, Q, bv, Ad, V);
         hk_lane_wrenches(W, n, r1, lane_s, F);
         hk_backward(&c, r1, Q, V, Ad, F, h, tau);
         hk_jacobian_columns(&c, r1, Q, Ad, J);
