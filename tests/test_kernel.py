@@ -366,3 +366,5 @@ def test_kernels_read_the_samples_of_a_readers_chunk_in_place(lanes):
     ]
     for call in calls:
         assert np.array_equal(call(view), call(np.ascontiguousarray(view)))
+    # and each torque order comes back in one block (written as it is, without a copy)
+    assert all(calls[0](view)[:, k].flags.c_contiguous for k in range(3))

@@ -30,7 +30,7 @@ __all__ = ["MAX_ORDER", "ABI", "VARIANTS", "available", "backend", "variants", "
            "IkTask", "ik_newton", "ik_rates", "ik_integrate"]
 
 MAX_ORDER = 22  # MAXK - 2 in kernel.h
-ABI = 8  # HODYN_KERNEL_ABI in kernel.h: the argument lists below
+ABI = 9  # HODYN_KERNEL_ABI in kernel.h: the argument lists below
 
 #: variant -> (module, CPU level it needs: 0 baseline, 1 AVX2 + FMA, 2 AVX-512F), widest first
 VARIANTS = {"avx512": ("_kernel_avx512", 2), "avx2": ("_kernel_avx2", 1),
@@ -275,13 +275,14 @@ def inverse_dynamics_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
     n = model.n
     base = _base(base, N, order)
     W = _dense_wrenches(wrenches, N, n, order)
-    out = np.empty((N, order + 1, n))
+    out = np.empty((order + 1, N, n))   # each order one block: tau[:, k] contiguous
     V = np.empty((N, n, order + 2, 6)) if twists else None
     F0 = np.empty((N, order + 1, 6)) if root else None
     _check(_library().hodyn_body_fixed(_model_struct(model), N, D, *jets, order, base, len(base),
                                        _ptr(W), out, _ptr(V), _ptr(F0)))
+    tau = out.transpose(1, 0, 2)
     extras = tuple(a for a in (V, F0) if a is not None)
-    return (out, *extras) if extras else out
+    return (tau, *extras) if extras else tau
 
 
 def _base(base: np.ndarray, N: int, order: int) -> np.ndarray:

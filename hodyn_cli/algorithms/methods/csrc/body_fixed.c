@@ -141,8 +141,9 @@ void hk_root_wrench(const Consts *c, int r1, const vd *Q, const vd *base, const 
 }
 
 /* tau and derivatives of N samples. qs: sample s's [D][n] at qs + s qstride (D >= order +
- * 3); base[base_rows][order + 2][6], the root's twist and its derivatives, shared (base_rows = 1) or per sample (N);
- * W[N][n][order + 1][6] or NULL; out[N][order + 1][n]; Vout[N][n][order + 2][6] (the
+ * 3); base[base_rows][order + 2][6], the root's twist and its derivatives, shared
+ * (base_rows = 1) or per sample (N); W[N][n][order + 1][6] or NULL; out[order + 1][N][n]
+ * (each derivative order one block of all samples); Vout[N][n][order + 2][6] (the
  * body-fixed twists) or NULL; F0out[N][order + 1][6] (the root's wrench, hk_root_wrench)
  * or NULL. */
 int hodyn_body_fixed(const HModel *m, int64_t N, int D, const double *qs, int64_t qstride,
@@ -166,7 +167,8 @@ int hodyn_body_fixed(const HModel *m, int64_t N, int D, const double *qs, int64_
         if (Vout) hk_scatter(V, 6 * K1 * n, s0, N, 6 * K1 * n, Vout);
         hk_lane_wrenches(W, n, r1, lane_s, F);
         hk_backward(&c, r1, Q, V, Ad, F, NULL, tau);
-        hk_scatter(tau, r1 * n, s0, N, r1 * n, out);
+        for (int k = 0; k < r1; k++)   /* each order one block: tau^(k) contiguous */
+            hk_scatter(tau + k * n, n, s0, N, n, out + (size_t)k * N * n);
         if (F0out) {
             hk_root_wrench(&c, r1, Q, bv, Ad, F, F0);
             hk_scatter(F0, 6 * r1, s0, N, 6 * r1, F0out);

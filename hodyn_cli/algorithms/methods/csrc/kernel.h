@@ -28,7 +28,7 @@ typedef double vd __attribute__((vector_size(LANES * sizeof(double))));
 
 /* Bumped whenever an entry point's arguments or meaning change: _compiled.py refuses a
  * library built from other sources (a stale build) and falls back to numpy. */
-#define HODYN_KERNEL_ABI 8
+#define HODYN_KERNEL_ABI 9
 
 /* status codes of every entry point (_compiled.py turns them into exceptions) */
 enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4, HK_SINGULAR = 5 };
