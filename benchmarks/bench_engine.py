@@ -5,10 +5,11 @@
 The iiwa (7 DOF) along a cosine motion with exact derivatives, written once as HDF5. Each
 hodyn run is the real command in a subprocess (``python -m hodyn_cli``, start-up, reading and
 writing HDF5 included, default ``--jobs``); its wall time and peak RSS (``wait4``) are
-reported, best of ``--repeat``. The peer is a Pinocchio (C++) Python loop over the same
-samples in a subprocess of its own, timed around the loop only (the file read and
-``import pinocchio`` are not counted), its results left in Pinocchio's data (not stored).
-ratio = hodyn wall / Pinocchio loop, both measured in this run.
+reported, best of ``--repeat``; each run writes a new output file (``_measure.process``).
+The peer is a Pinocchio (C++) Python loop over the same samples in a subprocess of its own,
+timed around the loop only (the file read and ``import pinocchio`` are not counted), its
+results left in Pinocchio's data (not stored). ratio = hodyn wall / Pinocchio loop, both
+measured in this run.
 """
 
 from __future__ import annotations

@@ -355,6 +355,7 @@ def test_kernels_read_the_samples_of_a_readers_chunk_in_place(lanes):
     block[:, 1:] = traj.derivatives.reshape(N, -1)
     view = block[:, 1:].reshape(N, D, n)
     assert not view.flags.c_contiguous and np.shares_memory(view, block)
+    assert _compiled._samples(model, view, 5)[2][1] == 1 + D * n  # the chunk's own rows
     base = np.zeros((1, 5, 6))
     base[0, 1, 5] = 9.81
     calls = [

@@ -21,7 +21,7 @@ from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io.checks import check_increasing, check_values
 from hodyn_cli.io.columns import W_COLUMN, Layout, plan, plan_wrenches
-from hodyn_cli.io.tables import Block, Hdf5Table, Rows, open_table, rechunk, row_count
+from hodyn_cli.io.tables import Block, Rows, open_table, rechunk, row_count
 
 #: samples per chunk a command reads, computes and writes before the next (bounds memory)
 CHUNK_ROWS = 1 << 14
@@ -39,9 +39,7 @@ class TrajectoryReader:
     def __init__(self, path: str, model: Model, need: int = 1, *, wrench: str | None = None,
                  chunk: int = CHUNK_ROWS, stdin=None, series: tuple[str, ...] = ()):
         self.path, self.model, self.chunk = path, model, chunk
-        self.table = open_table(path, stdin)
-        if isinstance(self.table, Hdf5Table):  # read by chunk: no re-chunking copies
-            self.table.block_rows = chunk
+        self.table = open_table(path, stdin, chunk)  # HDF5 read by chunk: no re-chunking
         self.wtable = None
         try:
             try:
@@ -51,7 +49,7 @@ class TrajectoryReader:
                     raise
                 raise _in_hdf5_words(self.table.names, model, need, path) or e from None
             if wrench is not None:
-                self.wtable = open_table(wrench, stdin)
+                self.wtable = open_table(wrench, stdin, chunk)
                 extra = [c for c in self.wtable.names if c != "t" and not W_COLUMN.match(c)]
                 if extra:
                     raise TrajectoryError(f"column '{extra[0]}' does not belong in a wrench file",
@@ -161,8 +159,8 @@ class TrajectoryReader:
             check_increasing(t, last_t, start, self.path, self._where)
         first = int(self.layout.has_t)  # columns: [t], q..., wrenches...
         D, nj = len(self.layout.q), len(self.model.coordinates)
-        # a view: the consumers copy it if they need it contiguous (the compiled kernels, on
-        # the compute threads: this one, reading ahead, is the stream's critical path)
+        # a view, not a copy: this thread, reading ahead, is the stream's longest chain; the
+        # compiled kernels read the view in place (its row stride), numpy works on it as is
         derivs = block[:, first : first + D * nj].reshape(n, D, nj)
         index = {c: k for k, c in enumerate(columns)}
         series = {name: block[:, [index[c] for c in cols]]

@@ -336,14 +336,16 @@ class Hdf5Table:
         self._file.close()
 
 
-def open_table(path: str, stdin=None) -> CsvTable | Hdf5Table:
-    """The table of a trajectory or wrench file (by its extension; ``-`` is CSV on stdin)."""
+def open_table(path: str, stdin=None, rows: int = BLOCK_ROWS) -> CsvTable | Hdf5Table:
+    """The table of a trajectory or wrench file (by its extension; ``-`` is CSV on stdin);
+    an HDF5 file is read in blocks of ``rows`` samples (a CSV file in blocks of about
+    ``BLOCK_BYTES``, cut at line ends)."""
     from hodyn_cli.io.paths import file_format
 
     if file_format(path) == "hdf5":
         if not Path(path).is_file():
             raise TrajectoryError("cannot open as HDF5: no such file", path)
-        return Hdf5Table(path)
+        return Hdf5Table(path, rows)
     return CsvTable(path, stdin)
 
 
