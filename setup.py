@@ -1,9 +1,9 @@
 """Build the optional compiled kernels (metadata: pyproject.toml).
 
-The C sources in hodyn_cli/algorithms/methods/csrc are built once per instruction set, each
+The C sources in hodyn_cli/algorithms/backends/csrc are built once per instruction set, each
 as its own library with its own lane width (kernel.h): ``_kernel`` (2 lanes, the portable
 baseline every x86-64 and aarch64 CPU runs) and, on x86-64, ``_kernel_avx2`` (4 lanes, AVX2 +
-FMA) and ``_kernel_avx512`` (8 lanes, AVX-512F). hodyn_cli/algorithms/methods/_compiled.py
+FMA) and ``_kernel_avx512`` (8 lanes, AVX-512F). hodyn_cli/algorithms/backends/compiled.py
 loads the widest one the CPU runs. ``optional=True``: where no C compiler (or no support for
 an instruction set) is available the install still succeeds, with fewer variants or none
 (hodyn then uses its numpy implementation: slower, same numbers).
@@ -16,8 +16,8 @@ from glob import glob
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-SOURCES = sorted(glob("hodyn_cli/algorithms/methods/csrc/*.c"))
-HEADERS = sorted(glob("hodyn_cli/algorithms/methods/csrc/*.h"))
+SOURCES = sorted(glob("hodyn_cli/algorithms/backends/csrc/*.c"))
+HEADERS = sorted(glob("hodyn_cli/algorithms/backends/csrc/*.h"))
 
 #: module name -> (lanes, compiler flags)
 VARIANTS = {"_kernel": (2, [])}
@@ -39,7 +39,7 @@ class BuildPerVariant(build_ext):
 
 
 setup(
-    ext_modules=[Extension(f"hodyn_cli.algorithms.methods.{name}", SOURCES, depends=HEADERS,
+    ext_modules=[Extension(f"hodyn_cli.algorithms.backends.{name}", SOURCES, depends=HEADERS,
                            optional=True, define_macros=[("LANES", str(lanes)), ("HODYN_MODULE", name)],
                            extra_compile_args=["-O3", "-fno-math-errno", *flags])
                  for name, (lanes, flags) in VARIANTS.items()],

@@ -52,8 +52,8 @@ def motion(samples: int):
 
 def measure(kind: str | None, order: int, samples: int, repeat: int) -> dict:
     """Best time of ``repeat`` runs of one case, in this process."""
-    from hodyn_cli.algorithms import actuators
-    from hodyn_cli.algorithms.methods import inverse_dynamics
+    from hodyn_cli.algorithms.actuation import actuators
+    from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
     from hodyn_cli.modeling.drives import read_drives
 
     model, traj = motion(samples)

@@ -35,8 +35,8 @@ CASES = [("compute", "rigid", 2), ("elastic", "reflected", 0), ("elastic", "refl
 
 def measure(command: str, kind: str, order: int, samples: int, repeat: int) -> dict:
     """Best time of ``repeat`` runs of one case, in this process."""
-    from hodyn_cli.algorithms import elastic
-    from hodyn_cli.algorithms.methods import inverse_dynamics
+    from hodyn_cli.algorithms.actuation import elastic
+    from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
     from hodyn_cli.core.trajectory import cosine
     from hodyn_cli.modeling.drives import read_drives
     from hodyn_cli.modeling.urdf import load_model

@@ -103,7 +103,7 @@ def main() -> None:
         return make_input(args.samples, Path(args.make))
     if args.pinocchio:
         return pinocchio_loop(*args.pinocchio)
-    from hodyn_cli.algorithms.methods import _compiled
+    from hodyn_cli.algorithms.backends import compiled as _compiled
 
     N = args.samples
     work = Path(tempfile.mkdtemp(prefix="hodyn-bench-"))

@@ -70,7 +70,7 @@ def trajectories(robot: str, N: int):
     """(model, fixed-base trajectory, the same joints with the floating base)."""
     from dataclasses import replace
 
-    from hodyn_cli.algorithms.methods.floating import base_from_spatial
+    from hodyn_cli.algorithms.dynamics.floating import base_from_spatial
     from hodyn_cli.core.trajectory import cosine
     from hodyn_cli.modeling.urdf import load_model
 
@@ -101,8 +101,9 @@ def make_input(robot: str, N: int, work: Path) -> None:
 
 
 def in_process(robot: str, name: str, floating: bool, N: int, repeat: int) -> dict:
-    from hodyn_cli.algorithms.methods import closed_form, inverse_dynamics
-    from hodyn_cli.algorithms.methods import floating as fb
+    from hodyn_cli.algorithms.dynamics import closed_form
+    from hodyn_cli.algorithms.dynamics import floating as fb
+    from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 
     kind, order = CASES[name]
     model, traj, ftraj = trajectories(robot, N)
@@ -143,7 +144,7 @@ def main() -> None:
         name, floating = args.case[0], args.case[1] == "floating"
         print(json.dumps(in_process(args.robot, name, floating, args.samples, args.repeat)))
         return
-    from hodyn_cli.algorithms.methods import _compiled
+    from hodyn_cli.algorithms.backends import compiled as _compiled
 
     N, here = args.samples, [sys.executable, __file__, "--robot", args.robot]
     info = _compiled.backend()

@@ -35,7 +35,7 @@ CASES = ("floating order 0", "floating order 2", "pinocchio free flyer", "fixed 
 def in_process(robot: str, case: str, N: int, repeat: int) -> dict:
     import numpy as np
 
-    from hodyn_cli.algorithms import regressor
+    from hodyn_cli.algorithms.dynamics import regressor
 
     model, traj, ftraj = trajectories(robot, N)
     if case == "pinocchio free flyer":

@@ -30,8 +30,8 @@ SAMPLES = 400
 
 WORKLOAD = """
 import numpy as np
-from hodyn_cli.algorithms.methods import _compiled
-from hodyn_cli.algorithms.methods.common import base_motion
+from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms.dynamics.common import base_motion
 from hodyn_cli.core.trajectory import cosine
 from hodyn_cli.modeling.urdf import load_model
 model = load_model({urdf!r})
@@ -105,7 +105,7 @@ def main() -> None:
         module = run.stdout.split()[-1]
         from importlib import import_module
 
-        library = import_module(f"hodyn_cli.algorithms.methods.{module}").__file__
+        library = import_module(f"hodyn_cli.algorithms.backends.{module}").__file__
         counts, calls = executed(str(out), Path(library).name)
     disassembly = subprocess.run(["objdump", "-d", "--no-show-raw-insn", library],
                                  capture_output=True, text=True, check=True).stdout
@@ -116,8 +116,8 @@ def main() -> None:
     sincos = sum(c for name, c in calls.items() if "sin" in name or "cos" in name)
     per_sample = flops / SAMPLES
 
-    from hodyn_cli.algorithms.methods import _compiled
-    from hodyn_cli.algorithms.methods.common import base_motion
+    from hodyn_cli.algorithms.backends import compiled as _compiled
+    from hodyn_cli.algorithms.dynamics.common import base_motion
     from hodyn_cli.core.trajectory import cosine
     from hodyn_cli.modeling.urdf import load_model
 

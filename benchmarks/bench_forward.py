@@ -52,7 +52,7 @@ CASES = {
 
 
 def setup(robot: str, N: int):
-    from hodyn_cli.algorithms.methods import inverse_dynamics
+    from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
     from hodyn_cli.core.trajectory import Trajectory, cosine
     from hodyn_cli.modeling.urdf import load_model
 
@@ -105,8 +105,8 @@ def run_command(robot: str, N: int, repeat: int, derivatives: bool) -> dict:
 
 
 def run_case(name: str, robot: str, N: int, repeat: int) -> dict:
-    from hodyn_cli.algorithms.forward import forward_dynamics
-    from hodyn_cli.algorithms.matrix_derivatives import state_derivatives
+    from hodyn_cli.algorithms.dynamics.forward import forward_dynamics
+    from hodyn_cli.algorithms.dynamics.matrix_derivatives import state_derivatives
     from hodyn_cli.core.trajectory import Trajectory
 
     kind, _ = CASES[name]

@@ -43,8 +43,8 @@ CASES = {
 
 
 def setup(dof: int, N: int):
-    from hodyn_cli.algorithms.ik import LinkMotion
-    from hodyn_cli.algorithms.kinematics import link_kinematics
+    from hodyn_cli.algorithms.motion.ik import LinkMotion
+    from hodyn_cli.algorithms.motion.kinematics import link_kinematics
     from hodyn_cli.core.trajectory import cosine
     from hodyn_cli.modeling.locking import lock
     from hodyn_cli.modeling.urdf import load_model
@@ -85,8 +85,8 @@ def pinocchio_peer(model, traj, lk):
 
 
 def run_case(name: str, N: int, repeat: int) -> dict:
-    from hodyn_cli.algorithms.ik import inverse_kinematics
-    from hodyn_cli.algorithms.kinematics import link_kinematics
+    from hodyn_cli.algorithms.motion.ik import inverse_kinematics
+    from hodyn_cli.algorithms.motion.kinematics import link_kinematics
 
     dof, kind, task = CASES[name]
     model, traj, lk, motion = setup(dof, N)

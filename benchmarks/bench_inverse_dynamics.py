@@ -23,8 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from hodyn_cli.algorithms.methods import GRAVITY, METHODS, body_fixed, inverse_dynamics
-from hodyn_cli.algorithms.methods.common import solve_in_chunks
+from hodyn_cli.algorithms.dynamics import body_fixed
+from hodyn_cli.algorithms.dynamics.common import solve_in_chunks
+from hodyn_cli.algorithms.dynamics.methods import GRAVITY, METHODS, inverse_dynamics
 from hodyn_cli.core.trajectory import cosine
 from hodyn_cli.modeling.urdf import load_model
 

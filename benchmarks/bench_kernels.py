@@ -23,10 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
-from hodyn_cli.algorithms import elastic, regressor, sensitivities
-from hodyn_cli.algorithms.forward import forward_dynamics
-from hodyn_cli.algorithms.methods import _compiled, closed_form, inverse_dynamics
-from hodyn_cli.algorithms.methods import floating as fb
+from hodyn_cli.algorithms.actuation import elastic
+from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms.dynamics import closed_form, regressor, sensitivities
+from hodyn_cli.algorithms.dynamics import floating as fb
+from hodyn_cli.algorithms.dynamics.forward import forward_dynamics
+from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 from hodyn_cli.core.trajectory import Trajectory, cosine
 from hodyn_cli.modeling.drives import read_drives
 from hodyn_cli.modeling.urdf import load_model
@@ -75,7 +77,7 @@ def floating(model, traj):
     and 3 derivatives in closed form (a constant-axis rotation: omega^(k) = axis theta^(k+1))."""
     from dataclasses import replace
 
-    from hodyn_cli.algorithms.methods.floating import base_from_spatial
+    from hodyn_cli.algorithms.dynamics.floating import base_from_spatial
     from hodyn_cli.core import lie
 
     t, axis = traj.t, np.array([0.6, 0.0, 0.8])

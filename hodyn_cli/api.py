@@ -207,8 +207,7 @@ def inverse_dynamics(robot: Model, *derivatives, order: int = 2, method: str = "
     :class:`Trajectory` with a ``base`` (:class:`~hodyn_cli.core.trajectory.BaseMotion`) makes
     the root a free body moving so.
     """
-    from hodyn_cli.algorithms import methods
-    from hodyn_cli.algorithms.methods import floating
+    from hodyn_cli.algorithms.dynamics import floating, methods
     from hodyn_cli.modeling import mimic
 
     m = _Motion(robot, derivatives, named, t=t, wrenches=wrenches)
@@ -233,7 +232,7 @@ def forward_kinematics(robot: Model, link: str, *derivatives, order: int = 3, **
     """One link's pose and motion: fields ``p`` (N, 3), ``R`` (N, 3, 3), the spatial twist
     ``Vs``, ``Vsd``, ... and the body-fixed ``Vb``, ... (N, 6) to ``order``, and the velocity,
     acceleration, ... of the link origin ``pd``, ``pdd``, ... (N, 3)."""
-    from hodyn_cli.algorithms.kinematics import link_kinematics
+    from hodyn_cli.algorithms.motion.kinematics import link_kinematics
 
     m = _Motion(robot, derivatives, named)
     lk = link_kinematics(robot, m.full, link, order=order)
@@ -246,8 +245,8 @@ def centre_of_mass(robot: Model, *derivatives, order: int = 1, **named) -> Resul
     """The whole robot's (root link included) ``mass`` (N,), centre of mass ``com``, ``comd``,
     ... (N, 3) to ``order + 1`` and centroidal momentum ``h``, ``hd``, ... (N, 6: angular about
     the centre of mass; linear) to ``order``: root frame, or the world's for a Trajectory with
-    a floating ``base`` (:mod:`hodyn_cli.algorithms.momentum`)."""
-    from hodyn_cli.algorithms.momentum import centroidal
+    a floating ``base`` (:mod:`hodyn_cli.algorithms.motion.momentum`)."""
+    from hodyn_cli.algorithms.motion.momentum import centroidal
 
     m = _Motion(robot, derivatives, named)
     c = centroidal(robot, m.full, order=order)
@@ -265,12 +264,12 @@ def inverse_kinematics(robot: Model, link: str, motion, *, t=None, task: str = "
     :func:`forward_kinematics` returns: ``p``, ``R``, the twist ``Vs``, ``Vsd``, ... (or
     body-fixed ``Vb``, ...) for a pose task, ``pd``, ``pdd``, ... for a position task. Fields:
     ``q``, ``qd``, ... (one more order than the twists given) and ``condition`` (the task
-    Jacobian's condition number per sample); see :mod:`hodyn_cli.algorithms.ik` for the scheme
+    Jacobian's condition number per sample); see :mod:`hodyn_cli.algorithms.motion.ik` for the scheme
     (spatial paper, Algorithm 2) and the options (``posture_gain``: redundant arms' pull
     towards the first sample's posture, 1/s).
     """
-    from hodyn_cli.algorithms.ik import MAX_CONDITION, POSTURE_GAIN
-    from hodyn_cli.algorithms.ik import inverse_kinematics as solve
+    from hodyn_cli.algorithms.motion.ik import MAX_CONDITION, POSTURE_GAIN
+    from hodyn_cli.algorithms.motion.ik import inverse_kinematics as solve
     from hodyn_cli.core.motion import LinkMotion
 
     if not isinstance(motion, LinkMotion):
@@ -313,10 +312,9 @@ def matrices(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,
     (N, m, m, m: ``[s, a, b, h] = d A_ab / d q_h``), ``dg_dq`` (N, m, m) and, with wrenches,
     ``dQ_ext_dq``. ``parameter_derivatives``: ``dM_dpi``, ``dC_dpi``, ``dCbar_dpi`` (N, m, m,
     10 nb) and ``dg_dpi`` (N, m, 10 nb), parameters in the regressor's order
-    (:mod:`hodyn_cli.algorithms.matrix_derivatives`, docs/sensitivity.md).
+    (:mod:`hodyn_cli.algorithms.dynamics.matrix_derivatives`, docs/sensitivity.md).
     """
-    from hodyn_cli.algorithms import matrix_derivatives
-    from hodyn_cli.algorithms.methods import closed_form, floating
+    from hodyn_cli.algorithms.dynamics import closed_form, floating, matrix_derivatives
     from hodyn_cli.modeling import mimic
 
     m = _Motion(robot, derivatives, named, wrenches=wrenches)
@@ -360,9 +358,9 @@ def forward_dynamics(robot: Model, *derivatives, tau=None, gravity=GRAVITY, t=No
     ``partials`` also ``dqdd_dq``, ``dqdd_dqd``, ``dqdd_dtau`` (= M^-1) (N, m, m: ``[s, i, j]
     = d qdd_i / d x_j``). ``tau=None``: the Trajectory's ``series`` ``tau``, ``taud``, ... (a
     file read with those columns). External wrenches need W to the same order as tau
-    (:mod:`hodyn_cli.algorithms.forward`, docs/sensitivity.md).
+    (:mod:`hodyn_cli.algorithms.dynamics.forward`, docs/sensitivity.md).
     """
-    from hodyn_cli.algorithms.forward import forward_dynamics as solve
+    from hodyn_cli.algorithms.dynamics.forward import forward_dynamics as solve
     from hodyn_cli.modeling import mimic
 
     rates = _torque_rates(robot, tau, named)
@@ -404,9 +402,9 @@ def simulate(robot: Model, t, q0, qd0, *, tau, gravity=GRAVITY, wrenches: Mappin
     """Integrate the forward dynamics from the state ``q0, qd0`` at ``t[0]`` driven by the
     torques ``tau`` (N, m) given at the times ``t`` (N,), with their derivatives ``taud=...``,
     ... if known (piecewise Hermite between the samples; DOP853 at tolerances 1e-12): fields
-    ``q``, ``qd`` at ``t`` (:mod:`hodyn_cli.algorithms.simulate`). ``wrenches``: ``{link: (N,
+    ``q``, ``qd`` at ``t`` (:mod:`hodyn_cli.algorithms.verification.simulate`). ``wrenches``: ``{link: (N,
     D, 6)}`` external wrenches at ``t``, as for :func:`inverse_dynamics`."""
-    from hodyn_cli.algorithms.simulate import simulate as integrate
+    from hodyn_cli.algorithms.verification.simulate import simulate as integrate
     from hodyn_cli.modeling import mimic
 
     rates = _torque_rates(robot, tau, named)
@@ -430,7 +428,7 @@ def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GR
                     tolerances=None, source: str = "", estimated: tuple[str, ...] = (),
                     warnings: tuple[str, ...] = (), chunks: Iterable[Trajectory] | None = None,
                     simulate: bool = False, drives=None, drive_model: str = "full", **named):
-    """The checks of ``hodyn validate``: a :class:`hodyn_cli.algorithms.validate.Report`
+    """The checks of ``hodyn validate``: a :class:`hodyn_cli.algorithms.verification.validate.Report`
     (``.passed``, ``.checks``). ``chunks``: the trajectory as consecutive chunks instead (one
     pass, memory bounded by a chunk and the ``samples`` checked). ``estimated``: derivative
     names that were estimated from the data (their consistency checks are reported as such);
@@ -438,7 +436,7 @@ def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GR
     ``simulate``: also integrate the forward dynamics driven by the computed torques and
     compare with q, qd (needs ``t``). ``drives`` (rigid, as for :func:`drive_dynamics`;
     ``drive_model``): also check the drives' columns tau, taum, current."""
-    from hodyn_cli.algorithms.validate import Tolerances, validate
+    from hodyn_cli.algorithms.verification.validate import Tolerances, validate
     from hodyn_cli.modeling import mimic
 
     motion: Trajectory | Iterable[Trajectory]
@@ -472,10 +470,10 @@ def elastic_dynamics(robot: Model, drives, *derivatives, order: int = 0, model: 
 
     ``drives``: a :class:`~hodyn_cli.modeling.drives.Drives`, a drives file (TOML), or
     ``{joint: {"stiffness": ..., "gear_ratio": ..., "rotor_inertia": ...}}``. ``known``: the
-    :func:`hodyn_cli.algorithms.elastic.requirements` of this robot, drives, order and model,
+    :func:`hodyn_cli.algorithms.actuation.elastic.requirements` of this robot, drives, order and model,
     if already found (they probe the model).
     """
-    from hodyn_cli.algorithms import elastic
+    from hodyn_cli.algorithms.actuation import elastic
 
     drives = _drives(robot, drives)
     m = _Motion(robot, derivatives, named, wrenches=wrenches)
@@ -493,10 +491,10 @@ def drive_dynamics(robot: Model, drives, *derivatives, order: int = 2, model: st
 
     ``drives`` as for :func:`elastic_dynamics`; ``rigid``: take series-elastic drives as rigid
     (else they are an error); ``model``: ``full`` (rotor gyroscopics) or ``reflected``
-    (Pinocchio's armature); ``known``: :func:`hodyn_cli.algorithms.actuators.requirements` of
+    (Pinocchio's armature); ``known``: :func:`hodyn_cli.algorithms.actuation.actuators.requirements` of
     this robot, drives, order and model, if already found.
     """
-    from hodyn_cli.algorithms import actuators
+    from hodyn_cli.algorithms.actuation import actuators
 
     drives = _drives(robot, drives)
     m = _Motion(robot, derivatives, named, wrenches=wrenches)
@@ -510,9 +508,9 @@ def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVIT
                       qr_d=None, qr_dd=None, drives=None, friction: bool = False,
                       armature: bool = False, drive_model: str = "full", **named) -> Result:
     """The regressor: fields ``Y``, ``Y_d``, ... (n x 10 nb per sample) with
-    ``tau^(k) = Y^(k) pi`` (pi: :func:`hodyn_cli.algorithms.regressor.parameters`).
+    ``tau^(k) = Y^(k) pi`` (pi: :func:`hodyn_cli.algorithms.dynamics.regressor.parameters`).
 
-    ``base``: a :class:`~hodyn_cli.algorithms.regressor.BaseParameters` (or True to find
+    ``base``: a :class:`~hodyn_cli.algorithms.dynamics.regressor.BaseParameters` (or True to find
     them) adds ``Y_base``, ... (``Y pi = Y_base pi_base``). ``qr_d``, ``qr_dd``: reference
     velocity and acceleration (N, m) add the Slotine-Li ``Y_r`` (``Y_r pi = M qr_dd + Cbar
     qr_d + g``). ``friction``, ``armature`` (with ``drives``, as for :func:`drive_dynamics`;
@@ -525,7 +523,7 @@ def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVIT
     (``result.joint_names``), and the root link's 10 parameters first
     (``regressor_parameters(robot, floating_base=True)``; docs/floating.md).
     """
-    from hodyn_cli.algorithms import regressor
+    from hodyn_cli.algorithms.dynamics import regressor
 
     m = _Motion(robot, derivatives, named)
     floating = m.full.base is not None
@@ -566,7 +564,7 @@ def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVIT
 
 def _drive_columns(robot: Model, drives, friction: bool, armature: bool, drive_model: str):
     """``(columns(trajectory, order), names)`` of the drive parameters, or None."""
-    from hodyn_cli.algorithms import actuators
+    from hodyn_cli.algorithms.actuation import actuators
 
     if not (friction or armature):
         return None
@@ -598,7 +596,8 @@ def regressor_parameters(robot: Model, *, drives=None, friction: bool = False,
     body (``m_<link>``, ...; ``floating_base``: the root link's first), then with ``armature``
     ``rotor_inertia_<joint>`` per drive and with ``friction`` ``viscous_<joint>``,
     ``coulomb_<joint>``, ``offset_<joint>`` (the drives file's values)."""
-    from hodyn_cli.algorithms import actuators, regressor
+    from hodyn_cli.algorithms.actuation import actuators
+    from hodyn_cli.algorithms.dynamics import regressor
 
     names = regressor.parameter_names(robot, floating_base)
     values = regressor.parameters(robot, floating_base)
@@ -614,10 +613,10 @@ def regressor_parameters(robot: Model, *, drives=None, friction: bool = False,
 def regressor_basis(robot: Model, *, gravity=GRAVITY, drives=None, friction: bool = False,
                     armature: bool = False, drive_model: str = "full",
                     floating_base: bool = False):
-    """The base parameters (:class:`~hodyn_cli.algorithms.regressor.BaseParameters`) of
+    """The base parameters (:class:`~hodyn_cli.algorithms.dynamics.regressor.BaseParameters`) of
     :func:`dynamic_regressor`'s columns with these options (``floating_base``: of a floating
     base's regressor)."""
-    from hodyn_cli.algorithms import regressor
+    from hodyn_cli.algorithms.dynamics import regressor
 
     extra = _drive_columns(robot, drives, friction, armature, drive_model)
     if floating_base and extra is not None:
@@ -631,7 +630,7 @@ def torque_sensitivities(robot: Model, *derivatives, order: int = 0, gravity=GRA
     """d tau^(k) / d q^(j): fields ``dtau_dq``, ``dtau_dqd``, ..., ``dtaud_dq``, ... (m x m
     per sample; entry ``[s, i, j]`` = d out_i / d in_j). A Trajectory with a floating
     ``base``: the joint torques' with the root moving as given."""
-    from hodyn_cli.algorithms import sensitivities
+    from hodyn_cli.algorithms.dynamics import sensitivities
     from hodyn_cli.modeling import mimic
 
     m = _Motion(robot, derivatives, named, wrenches=wrenches)
@@ -659,11 +658,11 @@ def joint_limits(robot: Model, limits=None):
 def scaling_laws(robot: Model, *derivatives, order: int = 2, drives=None, model: str = "full",
                  gravity=GRAVITY, wrenches: Mapping | None = None, known=None, **named) -> dict:
     """How every limited series changes when the motion is played k times slower: name ->
-    :class:`~hodyn_cli.algorithms.scaling.Law` (``law.at(1 / k)``: (N, m) values, joints
+    :class:`~hodyn_cli.algorithms.limits.scaling.Law` (``law.at(1 / k)``: (N, m) values, joints
     ``law.joint_names``). Rigid: ``q``, ``qd`` (every joint), ``tau`` .. ``tau^(order)`` (order
     -1: none); with ``drives`` (as :func:`elastic_dynamics` takes them, ``model``, ``known``)
     ``u``, ``ud``, ``udd``, and ``thetad``, ``taum`` of the joints with a drive."""
-    from hodyn_cli.algorithms.feasibility import series_laws
+    from hodyn_cli.algorithms.limits.feasibility import series_laws
 
     m = _Motion(robot, derivatives, named, wrenches=wrenches)
     if m.full.base is not None:
@@ -676,10 +675,10 @@ def scaling_laws(robot: Model, *derivatives, order: int = 2, drives=None, model:
 def check_limits(robot: Model, *derivatives, limits=None, drives=None, model: str = "full",
                  gravity=GRAVITY, t=None, wrenches: Mapping | None = None, **named):
     """``hodyn check``: every limited quantity against its limit at every sample, a
-    :class:`~hodyn_cli.algorithms.feasibility.Check` (``.feasible``, ``.rows``: per joint and
+    :class:`~hodyn_cli.algorithms.limits.feasibility.Check` (``.feasible``, ``.rows``: per joint and
     quantity the worst sample, its value, the margin and the number of violations).
     ``limits``: as :func:`joint_limits` takes them."""
-    from hodyn_cli.algorithms.feasibility import Check, torque_order
+    from hodyn_cli.algorithms.limits.feasibility import Check, torque_order
 
     lim = joint_limits(robot, limits)
     m = _Motion(robot, derivatives, named, t=t, wrenches=wrenches)
@@ -698,12 +697,12 @@ def retime(robot: Model, *derivatives, limits=None, drives=None, model: str = "f
     k is ``factor``, or the smallest that keeps every limited quantity within ``limits`` (as
     :func:`joint_limits` takes them) for that and any slower playing; ``segments`` (times)
     scale the pieces between them independently. ``retiming``: a
-    :class:`~hodyn_cli.algorithms.feasibility.Retiming` (``.k`` per segment); ``bindings``:
-    per segment the :class:`~hodyn_cli.algorithms.feasibility.Binding` that set its k (its
+    :class:`~hodyn_cli.algorithms.limits.feasibility.Retiming` (``.k`` per segment); ``bindings``:
+    per segment the :class:`~hodyn_cli.algorithms.limits.feasibility.Binding` that set its k (its
     time in the retimed motion).
     """
-    from hodyn_cli.algorithms.feasibility import Retiming, ScaleSearch, torque_order
-    from hodyn_cli.algorithms.scaling import scaled
+    from hodyn_cli.algorithms.limits.feasibility import Retiming, ScaleSearch, torque_order
+    from hodyn_cli.algorithms.limits.scaling import scaled
 
     m = _Motion(robot, derivatives, named, t=t, wrenches=wrenches)
     traj = m.coordinates

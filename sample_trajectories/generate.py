@@ -39,8 +39,8 @@ def write_log(bag: Path) -> None:
     from rosbags.rosbag2 import StoragePlugin, Writer
     from rosbags.typesys import Stores, get_typestore
 
-    from hodyn_cli.algorithms.generate import generate
-    from hodyn_cli.algorithms.methods import inverse_dynamics
+    from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
+    from hodyn_cli.algorithms.planning.generate import generate
 
     model = load_model(HERE.parent / "urdf" / "iiwa14.urdf")
     motion = generate(model, "fourier", rate=200.0, duration=10.0, seed=4, derivatives=2)

@@ -244,7 +244,7 @@ def floating_motion(text: str, model, t, base_orders: int, seed: int = 0):
     robot's joints with its base, that BaseMotion of its root with Vb to order
     base_orders - 1, the fixed-base model with the virtual chain, its trajectory)``. Joint
     derivatives to base_orders + 2."""
-    from hodyn_cli.algorithms.kinematics import link_kinematics
+    from hodyn_cli.algorithms.motion.kinematics import link_kinematics
     from hodyn_cli.core.trajectory import BaseMotion
     from hodyn_cli.modeling.urdf import parse_model
 
@@ -299,7 +299,7 @@ def peak_rss_mib(args, *, with_stderr: bool = False):
 def kernel_variants() -> list:
     """Every compiled kernel variant (lane width) this machine runs; none where the kernel
     is disabled or not built."""
-    from hodyn_cli.algorithms.methods import _compiled
+    from hodyn_cli.algorithms.backends import compiled as _compiled
 
     return _compiled.variants() if _compiled.available() else []
 
@@ -308,7 +308,7 @@ def kernel_variants() -> list:
     pytest.param(None, marks=pytest.mark.skip(reason="no compiled kernel"))])
 def lanes(request):
     """Runs the test once per kernel variant; the value is its lane width."""
-    from hodyn_cli.algorithms.methods import _compiled
+    from hodyn_cli.algorithms.backends import compiled as _compiled
 
     with _compiled.use(request.param):
         yield _compiled.backend()["lanes"]

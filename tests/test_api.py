@@ -5,7 +5,7 @@ import pytest
 
 import hodyn_cli
 from conftest import URDF, pinocchio_reference, random_cosine
-from hodyn_cli.algorithms.generate import generate
+from hodyn_cli.algorithms.planning.generate import generate
 from hodyn_cli.errors import HodynError
 
 ROBOT = hodyn_cli.load_robot(URDF / "gripper_arm.urdf")

@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 from conftest import random_cosine
-from hodyn_cli.algorithms.methods import _compiled, body_fixed, closed_form, spatial
-from hodyn_cli.algorithms.methods.common import base_motion
+from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms.dynamics import body_fixed, closed_form, spatial
+from hodyn_cli.algorithms.dynamics.common import base_motion
 from hodyn_cli.errors import TrajectoryError
 
 

@@ -21,8 +21,8 @@ from conftest import (
     random_cosine,
     stencil_times,
 )
-from hodyn_cli.algorithms.methods import inverse_dynamics as fixed_base_tau
-from hodyn_cli.algorithms.methods.floating import inverse_dynamics
+from hodyn_cli.algorithms.dynamics.floating import inverse_dynamics
+from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics as fixed_base_tau
 
 G = np.array([0.0, 0.0, -9.81])
 H = 0.01

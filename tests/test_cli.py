@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import SAMPLES, URDF
-from hodyn_cli.algorithms.methods import inverse_dynamics
+from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 from hodyn_cli.cli.app import app
 from hodyn_cli.io import read_trajectory
 from hodyn_cli.modeling.urdf import load_model

@@ -20,8 +20,8 @@ from typer.testing import CliRunner
 
 from conftest import SAMPLES, URDF, random_cosine, stencil_derivative, wrench_motion
 from hodyn_cli import api
-from hodyn_cli.algorithms import actuators, elastic, friction
-from hodyn_cli.algorithms.scaling import Law, earliest
+from hodyn_cli.algorithms.actuation import actuators, elastic, friction
+from hodyn_cli.algorithms.limits.scaling import Law, earliest
 from hodyn_cli.cli.app import app
 from hodyn_cli.core import lie
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, cosine, derivative_name
@@ -288,7 +288,7 @@ def test_elastic_model_with_friction_and_rigid_drives_against_rotors_as_bodies()
 def test_rigid_drive_kernel_equals_numpy_reference(lanes):
     """The compiled coupling with K = inf and joint torques added, against solve_full, at
     every lane width, an odd sample count, wrenches and a root moving per sample."""
-    from hodyn_cli.algorithms.methods import _compiled
+    from hodyn_cli.algorithms.backends import compiled as _compiled
 
     model = load_model(URDF / "gripper_arm.urdf")
     drives = with_motors(model, read_drives(URDF / "gripper_arm_drives.toml", model), 2)

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from conftest import SAMPLES, URDF, random_cosine, stencil_derivative, wrench_motion
-from hodyn_cli.algorithms import elastic
-from hodyn_cli.algorithms.methods import inverse_dynamics
+from hodyn_cli.algorithms.actuation import elastic
+from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 from hodyn_cli.core import lie
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, cosine
 from hodyn_cli.errors import HodynError
@@ -349,7 +349,7 @@ def test_compact_high_order_samples_match_the_cosine_files():
 def test_elastic_kernel_equals_numpy_reference(case, lanes):
     """The compiled full model against elastic.solve_full at every lane width, an odd sample
     count, with wrenches and a root moving per sample, torque orders 0 and 1."""
-    from hodyn_cli.algorithms.methods import _compiled
+    from hodyn_cli.algorithms.backends import compiled as _compiled
 
     path, make_drives, _ = CASES[case]
     model = load_model(path)

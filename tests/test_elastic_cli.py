@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import SAMPLES, URDF
-from hodyn_cli.algorithms import elastic
+from hodyn_cli.algorithms.actuation import elastic
 from hodyn_cli.cli.app import app
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import read_trajectory

@@ -5,8 +5,8 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import SAMPLES, URDF, wrench_motion
-from hodyn_cli.algorithms.estimate import estimate_derivatives
-from hodyn_cli.algorithms.methods import inverse_dynamics
+from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
+from hodyn_cli.algorithms.motion.estimate import estimate_derivatives
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.io import read_trajectory, write_trajectory

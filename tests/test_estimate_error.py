@@ -17,9 +17,9 @@ from scipy.interpolate import make_interp_spline
 from typer.testing import CliRunner
 
 from conftest import URDF, peak_rss_mib
-from hodyn_cli.algorithms.estimate import DerivativeStream, Lowpass, estimate_derivatives
-from hodyn_cli.algorithms.estimate_error import noise_gain, noise_std, truncation
-from hodyn_cli.algorithms.methods import inverse_dynamics
+from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
+from hodyn_cli.algorithms.motion.estimate import DerivativeStream, Lowpass, estimate_derivatives
+from hodyn_cli.algorithms.motion.estimate_error import noise_gain, noise_std, truncation
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, cosine, filtered_step
 from hodyn_cli.io import write_trajectory

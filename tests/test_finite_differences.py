@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from conftest import STENCIL, random_cosine
-from hodyn_cli.algorithms.methods import inverse_dynamics
+from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 
 H = 0.01
 

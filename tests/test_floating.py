@@ -28,9 +28,9 @@ from conftest import (
     stencil_times,
     wrench_motion,
 )
-from hodyn_cli.algorithms.methods import inverse_dynamics as fixed_base_tau
-from hodyn_cli.algorithms.methods import joint_wrenches
-from hodyn_cli.algorithms.methods.floating import BaseMotion, base_from_spatial, inverse_dynamics
+from hodyn_cli.algorithms.dynamics.floating import BaseMotion, base_from_spatial, inverse_dynamics
+from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics as fixed_base_tau
+from hodyn_cli.algorithms.dynamics.methods import joint_wrenches
 from hodyn_cli.core import lie
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.errors import TrajectoryError
@@ -180,7 +180,7 @@ def test_bad_base_motion_is_a_one_line_error():
 
 def test_a_base_motion_from_spatial_twists():
     """``base_from_spatial`` inverts :func:`spatial.spatial_twists` (``V^s = Ad_C V^b``, rates)."""
-    from hodyn_cli.algorithms.methods.spatial import spatial_twists
+    from hodyn_cli.algorithms.dynamics.spatial import spatial_twists
 
     rng = np.random.default_rng(3)
     R = np.stack([lie.rotation_exp(a / np.linalg.norm(a), np.linalg.norm(a))
@@ -194,7 +194,7 @@ def test_a_base_motion_from_spatial_twists():
 def test_link_kinematics_in_the_world(tmp_path, link):
     """A link's pose, twists and point rates with a floating root are those of the robot
     on the driven chain (world frame), also for links on the root."""
-    from hodyn_cli.algorithms.kinematics import link_kinematics
+    from hodyn_cli.algorithms.motion.kinematics import link_kinematics
 
     text, _, model = tree(tmp_path, "solo")
     traj, _, ext, ext_traj = floating_motion(text, model, np.linspace(0, 2, 6), 4, seed=5)

@@ -9,9 +9,9 @@ from typer.testing import CliRunner
 
 from conftest import URDF, floating_motion, legged_urdf
 from hodyn_cli import api
-from hodyn_cli.algorithms.kinematics import link_kinematics
-from hodyn_cli.algorithms.methods.floating import inverse_dynamics, matrices
-from hodyn_cli.algorithms.momentum import centroidal
+from hodyn_cli.algorithms.dynamics.floating import inverse_dynamics, matrices
+from hodyn_cli.algorithms.motion.kinematics import link_kinematics
+from hodyn_cli.algorithms.motion.momentum import centroidal
 from hodyn_cli.cli.app import app
 from hodyn_cli.io import open_sink, read_trajectory, write_trajectory
 from hodyn_cli.io.results import motion_columns

@@ -14,7 +14,7 @@ from conftest import (
     stencil_times,
     wrench_motion,
 )
-from hodyn_cli.algorithms.methods.floating import matrices
+from hodyn_cli.algorithms.dynamics.floating import matrices
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.modeling.urdf import load_model
 

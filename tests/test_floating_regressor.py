@@ -29,9 +29,9 @@ from conftest import (
     stencil_times,
 )
 from hodyn_cli import api
-from hodyn_cli.algorithms import regressor as R
-from hodyn_cli.algorithms.methods import _compiled
-from hodyn_cli.algorithms.methods.floating import BaseMotion, inverse_dynamics, root_jet_numpy
+from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms.dynamics import regressor as R
+from hodyn_cli.algorithms.dynamics.floating import BaseMotion, inverse_dynamics, root_jet_numpy
 from hodyn_cli.core import lie
 from hodyn_cli.modeling.urdf import load_model
 

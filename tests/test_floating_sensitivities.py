@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from conftest import floating_motion, legged_urdf
-from hodyn_cli.algorithms import sensitivities as S
-from hodyn_cli.algorithms.methods.floating import inverse_dynamics, matrices, root_jet_numpy
+from hodyn_cli.algorithms.dynamics import sensitivities as S
+from hodyn_cli.algorithms.dynamics.floating import inverse_dynamics, matrices, root_jet_numpy
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.modeling.urdf import parse_model

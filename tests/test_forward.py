@@ -22,8 +22,8 @@ from conftest import (
     random_cosine,
     wrench_motion,
 )
-from hodyn_cli.algorithms.forward import forward_dynamics
-from hodyn_cli.algorithms.methods import inverse_dynamics
+from hodyn_cli.algorithms.dynamics.forward import forward_dynamics
+from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 from hodyn_cli.cli.app import app
 from hodyn_cli.core import lie
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, cosine

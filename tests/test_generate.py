@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import STENCIL, URDF
-from hodyn_cli.algorithms.generate import KINDS, check_limits, generate, rest_to_rest
+from hodyn_cli.algorithms.planning.generate import KINDS, check_limits, generate, rest_to_rest
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
@@ -155,7 +155,7 @@ def test_outputs_waypoints_and_compact(tmp_path):
 @pytest.mark.parametrize("kind", KINDS)
 def test_pieces_are_the_whole_motion(robot, kind):
     """hodyn generate writes the motion piece by piece: the pieces are the whole, bit for bit."""
-    from hodyn_cli.algorithms.generate import chunks
+    from hodyn_cli.algorithms.planning.generate import chunks
 
     _, _, model = robot
     whole = generate(model, kind, seed=3, rate=50.0)

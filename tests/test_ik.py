@@ -15,8 +15,8 @@ import pytest
 
 import hodyn_cli
 from conftest import URDF
-from hodyn_cli.algorithms.ik import InverseKinematics, inverse_kinematics
-from hodyn_cli.algorithms.kinematics import link_kinematics
+from hodyn_cli.algorithms.motion.ik import InverseKinematics, inverse_kinematics
+from hodyn_cli.algorithms.motion.kinematics import link_kinematics
 from hodyn_cli.core.motion import LinkMotion
 from hodyn_cli.core.trajectory import cosine
 from hodyn_cli.errors import HodynError

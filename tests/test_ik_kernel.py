@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from conftest import URDF
-from hodyn_cli.algorithms.ik import NEWTON_STEPS, InverseKinematics, spatial_motion
-from hodyn_cli.algorithms.kinematics import link_kinematics
-from hodyn_cli.algorithms.methods import _compiled
+from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms.motion.ik import NEWTON_STEPS, InverseKinematics, spatial_motion
+from hodyn_cli.algorithms.motion.kinematics import link_kinematics
 from hodyn_cli.core.motion import LinkMotion
 from hodyn_cli.core.trajectory import cosine
 from hodyn_cli.modeling.locking import lock

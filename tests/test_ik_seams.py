@@ -16,14 +16,14 @@ import numpy as np
 import pytest
 
 from conftest import SAMPLES, URDF
-from hodyn_cli.algorithms.ik import (
+from hodyn_cli.algorithms.motion.ik import (
     InverseKinematics,
     hermite_steps,
     inverse_kinematics,
     quadrature_error,
     reliable_orders,
 )
-from hodyn_cli.algorithms.kinematics import link_kinematics
+from hodyn_cli.algorithms.motion.kinematics import link_kinematics
 from hodyn_cli.core.motion import LinkMotion
 from hodyn_cli.core.trajectory import cosine
 from hodyn_cli.io import read_trajectory, write_trajectory
@@ -237,7 +237,7 @@ def _read(path):
 
 def test_the_command_line_defaults_are_the_solvers():
     """cli/motion.py repeats them (the command line starts without numpy)."""
-    from hodyn_cli.algorithms import ik
+    from hodyn_cli.algorithms.motion import ik
     from hodyn_cli.cli import motion
 
     assert (motion.MAX_CONDITION, motion.POSTURE_GAIN) == (ik.MAX_CONDITION, ik.POSTURE_GAIN)

@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import SAMPLES, URDF, random_cosine, wrench_motion
-from hodyn_cli.algorithms.methods import joint_wrenches
+from hodyn_cli.algorithms.dynamics.methods import joint_wrenches
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
 
@@ -14,7 +14,7 @@ STENCIL = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0.0, 4 / 5, -1 / 5, 4 / 10
 
 
 def test_spatial_and_body_fixed_agree_and_project_to_tau(robot):
-    from hodyn_cli.algorithms.methods import inverse_dynamics
+    from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 
     name, _, model = robot
     t = np.linspace(0, 3, 30)

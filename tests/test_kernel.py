@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 
 from conftest import URDF, random_cosine, wrench_motion
-from hodyn_cli.algorithms.methods import _compiled, body_fixed, inverse_dynamics
-from hodyn_cli.algorithms.methods.common import solve_in_chunks
+from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms.dynamics import body_fixed
+from hodyn_cli.algorithms.dynamics.common import solve_in_chunks
+from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.urdf import load_model
@@ -36,7 +38,7 @@ def test_kernel_is_built_where_a_compiler_exists():
     if os.environ.get("HODYN_NO_KERNEL") or os.environ.get("HODYN_KERNEL"):
         pytest.skip("the backend is forced by the environment in this run")
     assert _compiled.available(), "the C kernel did not build or is stale (see pip's output)"
-    from hodyn_cli.algorithms.methods import _kernel
+    from hodyn_cli.algorithms.backends import _kernel
 
     lib = ctypes.CDLL(_kernel.__file__)
     assert _compiled.abi_of(lib) == _compiled.ABI
@@ -76,9 +78,9 @@ def test_a_stale_kernel_is_refused_and_numpy_takes_over(tmp_path, monkeypatch, s
     """A library built from other sources (no entry points hodyn could call) in place of the
     kernel: it is not used, the backend says so, and every method still computes."""
     path = build_library(tmp_path, "stale", source)
-    fake = types.ModuleType("hodyn_cli.algorithms.methods._stale")
+    fake = types.ModuleType("hodyn_cli.algorithms.backends._stale")
     fake.__file__ = path
-    monkeypatch.setitem(sys.modules, "hodyn_cli.algorithms.methods._stale", fake)
+    monkeypatch.setitem(sys.modules, "hodyn_cli.algorithms.backends._stale", fake)
     monkeypatch.setattr(_compiled, "VARIANTS", {"portable": ("_stale", 0)})
     monkeypatch.delenv("HODYN_NO_KERNEL", raising=False)
     monkeypatch.delenv("HODYN_KERNEL", raising=False)
@@ -119,8 +121,8 @@ def test_kernel_matches_numpy_reference(robot, lanes, order):
 
 @pytest.mark.parametrize("order", [0, 1, 2, 4])
 def test_closed_form_kernel_matches_numpy_reference(robot, lanes, order):
-    from hodyn_cli.algorithms.methods import closed_form
-    from hodyn_cli.algorithms.methods.common import base_motion
+    from hodyn_cli.algorithms.dynamics import closed_form
+    from hodyn_cli.algorithms.dynamics.common import base_motion
 
     name, _, model = robot
     t = np.linspace(0, 4, 201)  # odd: the kernel's last lockstep group is partly filled
@@ -138,7 +140,7 @@ def test_closed_form_kernel_matches_numpy_reference(robot, lanes, order):
 @pytest.mark.parametrize("n_samples", [1, 2, 3, 5, 2049])
 def test_kernel_sample_counts(robot, lanes, n_samples):
     """Single samples, partial lockstep groups and chunk boundaries give the same numbers."""
-    from hodyn_cli.algorithms.methods import closed_form
+    from hodyn_cli.algorithms.dynamics import closed_form
 
     _, _, model = robot
     traj = random_cosine(model, np.linspace(0, 4, n_samples), orders=5, seed=41)
@@ -177,10 +179,10 @@ def test_the_sources_at_a_lane_width_this_cpu_has_no_variant_for(tmp_path, monke
     equals its numpy reference, so the lane logic does not depend on the width."""
     import sysconfig
 
-    from hodyn_cli.algorithms import elastic, regressor, sensitivities
-    from hodyn_cli.algorithms.methods import closed_form, floating
-    from hodyn_cli.algorithms.methods.common import base_motion
-    from hodyn_cli.algorithms.partials import partials_numpy
+    from hodyn_cli.algorithms.actuation import elastic
+    from hodyn_cli.algorithms.dynamics import closed_form, floating, regressor, sensitivities
+    from hodyn_cli.algorithms.dynamics.common import base_motion
+    from hodyn_cli.algorithms.dynamics.partials import partials_numpy
     from hodyn_cli.modeling.drives import read_drives
 
     cc = shutil.which("cc") or shutil.which("gcc")
@@ -191,9 +193,9 @@ def test_the_sources_at_a_lane_width_this_cpu_has_no_variant_for(tmp_path, monke
     subprocess.run([cc, "-shared", "-fPIC", "-O1", "-DLANES=8", "-DHODYN_MODULE=_wide",
                     f"-I{sysconfig.get_paths()['include']}", "-o", str(path), *map(str, sources)],
                    check=True)
-    fake = types.ModuleType("hodyn_cli.algorithms.methods._wide")
+    fake = types.ModuleType("hodyn_cli.algorithms.backends._wide")
     fake.__file__ = str(path)
-    monkeypatch.setitem(sys.modules, "hodyn_cli.algorithms.methods._wide", fake)
+    monkeypatch.setitem(sys.modules, "hodyn_cli.algorithms.backends._wide", fake)
     monkeypatch.setattr(_compiled, "VARIANTS", {"wide": ("_wide", 0)})
     monkeypatch.delenv("HODYN_NO_KERNEL", raising=False)
     monkeypatch.delenv("HODYN_KERNEL", raising=False)
@@ -298,7 +300,7 @@ def floating_tree(request, tmp_path_factory):
 
 def random_base(N: int, orders: int, seed: int):
     """A floating root's rows: random rotations and body twist derivatives."""
-    from hodyn_cli.algorithms.methods.floating import Rows
+    from hodyn_cli.algorithms.dynamics.floating import Rows
     from hodyn_cli.core import lie
 
     rng = np.random.default_rng(seed)
@@ -313,7 +315,7 @@ def test_floating_base_kernels_match_numpy_reference(floating_tree, lanes, order
     """The root's jet, the body-fixed pass with the root's wrench and the (6 + n) closed-form
     matrices of a floating base: compiled against numpy, with wrenches on a leaf, a root child
     and the root."""
-    from hodyn_cli.algorithms.methods import floating
+    from hodyn_cli.algorithms.dynamics import floating
 
     name, model = floating_tree
     t = np.linspace(0, 4, n_samples)

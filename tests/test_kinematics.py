@@ -6,8 +6,8 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import SAMPLES, URDF, random_cosine
-from hodyn_cli.algorithms.kinematics import link_kinematics
-from hodyn_cli.algorithms.methods import body_fixed
+from hodyn_cli.algorithms.dynamics import body_fixed
+from hodyn_cli.algorithms.motion.kinematics import link_kinematics
 from hodyn_cli.cli.app import app
 from hodyn_cli.core import lie
 

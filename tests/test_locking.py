@@ -6,8 +6,9 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import URDF, random_cosine
-from hodyn_cli.algorithms.kinematics import link_kinematics
-from hodyn_cli.algorithms.methods import closed_form, inverse_dynamics
+from hodyn_cli.algorithms.dynamics import closed_form
+from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
+from hodyn_cli.algorithms.motion.kinematics import link_kinematics
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import ModelError

@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import SAMPLES, URDF, pin_configuration, pinocchio_model, random_cosine, wrench_motion
-from hodyn_cli.algorithms.methods.closed_form import matrices
+from hodyn_cli.algorithms.dynamics.closed_form import matrices
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
 
@@ -20,8 +20,8 @@ def test_structural_properties(robot):
     E = matrices(model, random_cosine(model, np.linspace(0, 5, 40), orders=5, seed=13), order=3)
     # symmetry of the numpy reference's full M (the kernel mirrors its upper triangle, so its
     # M is symmetric by construction: it is held to this M entry by entry in test_kernel.py)
-    from hodyn_cli.algorithms.methods import closed_form
-    from hodyn_cli.algorithms.methods.common import base_motion
+    from hodyn_cli.algorithms.dynamics import closed_form
+    from hodyn_cli.algorithms.dynamics.common import base_motion
 
     qs = random_cosine(model, np.linspace(0, 5, 40), orders=5, seed=13).derivatives
     full = closed_form.eom_matrices_numpy(model, qs, 3, base_motion((0, 0, -9.81), 4), {}, True)

@@ -23,11 +23,11 @@ from conftest import (
     random_cosine,
     wrench_motion,
 )
-from hodyn_cli.algorithms import matrix_derivatives as md
-from hodyn_cli.algorithms import regressor
-from hodyn_cli.algorithms.methods.closed_form import matrices
-from hodyn_cli.algorithms.partials import torque_partials
-from hodyn_cli.algorithms.sensitivities import sensitivities
+from hodyn_cli.algorithms.dynamics import matrix_derivatives as md
+from hodyn_cli.algorithms.dynamics import regressor
+from hodyn_cli.algorithms.dynamics.closed_form import matrices
+from hodyn_cli.algorithms.dynamics.partials import torque_partials
+from hodyn_cli.algorithms.dynamics.sensitivities import sensitivities
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.io import read_trajectory

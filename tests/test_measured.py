@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import ROOT, URDF
-from hodyn_cli.algorithms.estimate import DerivativeStream, estimate_derivatives
+from hodyn_cli.algorithms.motion.estimate import DerivativeStream, estimate_derivatives
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory, cosine
 from hodyn_cli.errors import HodynError

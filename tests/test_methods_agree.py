@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from conftest import METHODS, random_cosine, wrench_motion
-from hodyn_cli.algorithms.methods import MAX_ORDER, inverse_dynamics
+from hodyn_cli.algorithms.dynamics.methods import MAX_ORDER, inverse_dynamics
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
 
 OTHERS = [m for m in METHODS if m != "body-fixed"]

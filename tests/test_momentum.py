@@ -17,7 +17,7 @@ from conftest import (
     random_cosine,
     stencil_times,
 )
-from hodyn_cli.algorithms.momentum import centroidal
+from hodyn_cli.algorithms.motion.momentum import centroidal
 from hodyn_cli.core import lie
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory
 from hodyn_cli.errors import HodynError, TrajectoryError

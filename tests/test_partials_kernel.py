@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from conftest import URDF, random_cosine, random_urdf, wrench_motion
-from hodyn_cli.algorithms.forward import forward_dynamics
-from hodyn_cli.algorithms.methods import _compiled
-from hodyn_cli.algorithms.methods.common import base_motion, body_wrenches
-from hodyn_cli.algorithms.partials import partials_numpy, torque_partials
+from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms.dynamics.common import base_motion, body_wrenches
+from hodyn_cli.algorithms.dynamics.forward import forward_dynamics
+from hodyn_cli.algorithms.dynamics.partials import partials_numpy, torque_partials
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.modeling.urdf import load_model
 
@@ -93,8 +93,8 @@ def test_forward_dynamics_partials_equal_the_numpy_path(monkeypatch, lanes):
 @pytest.mark.parametrize("n_samples", [1, 5, 201])
 def test_mass_matrix_and_torques_of_the_partials_kernel(model, lanes, n_samples):
     """Its composite-inertia sums give the closed-form M and the body-fixed torques."""
-    from hodyn_cli.algorithms.methods import body_fixed
-    from hodyn_cli.algorithms.methods.closed_form import eom_matrices_numpy
+    from hodyn_cli.algorithms.dynamics import body_fixed
+    from hodyn_cli.algorithms.dynamics.closed_form import eom_matrices_numpy
 
     t = np.linspace(0, 3, n_samples)
     qs = random_cosine(model, t, orders=3, seed=11).derivatives

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from conftest import pinocchio_reference, random_cosine
-from hodyn_cli.algorithms.methods import inverse_dynamics
+from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 
 pytest.importorskip("pinocchio")
 

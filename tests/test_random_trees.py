@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from conftest import pinocchio_reference, random_cosine, random_urdf
-from hodyn_cli.algorithms.methods import inverse_dynamics
+from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 from hodyn_cli.modeling.urdf import parse_model
 
 

@@ -11,10 +11,12 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import ROOT, SAMPLES, URDF, pin_configuration, pinocchio_model, random_cosine
-from hodyn_cli.algorithms import regressor as R
-from hodyn_cli.algorithms.methods import _compiled, closed_form, inverse_dynamics
-from hodyn_cli.algorithms.methods.common import base_motion
-from hodyn_cli.algorithms.sensitivities import dataset_name, sensitivities
+from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms.dynamics import closed_form
+from hodyn_cli.algorithms.dynamics import regressor as R
+from hodyn_cli.algorithms.dynamics.common import base_motion
+from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
+from hodyn_cli.algorithms.dynamics.sensitivities import dataset_name, sensitivities
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.io import read_trajectory, write_trajectory

@@ -1,4 +1,4 @@
-"""The time-scaling laws (hodyn_cli.algorithms.scaling) against the dynamics of the scaled
+"""The time-scaling laws (hodyn_cli.algorithms.limits.scaling) against the dynamics of the scaled
 motion computed afresh, their earliest crossing against a dense scan, and the retiming they
 give against the check of its result."""
 
@@ -8,8 +8,8 @@ import pytest
 import hodyn_cli
 from conftest import SAMPLES, URDF, random_cosine, wrench_motion
 from hodyn_cli import api
-from hodyn_cli.algorithms import elastic
-from hodyn_cli.algorithms.scaling import TOLERANCE, Law, earliest
+from hodyn_cli.algorithms.actuation import elastic
+from hodyn_cli.algorithms.limits.scaling import TOLERANCE, Law, earliest
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.io import read_trajectory
 from hodyn_cli.modeling.drives import read_drives

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from conftest import random_cosine, wrench_motion
-from hodyn_cli.algorithms import sensitivities as S
-from hodyn_cli.algorithms.methods import _compiled
-from hodyn_cli.algorithms.methods.common import base_motion
+from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms.dynamics import sensitivities as S
+from hodyn_cli.algorithms.dynamics.common import base_motion
 
 
 @pytest.mark.kernel

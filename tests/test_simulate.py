@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 import hodyn_cli
 from conftest import MIMIC_CASES, ROBOTS, SAMPLES, URDF, mimic_urdf, random_cosine, wrench_motion
-from hodyn_cli.algorithms import validate as validate_module
+from hodyn_cli.algorithms.verification import validate as validate_module
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.io import read_trajectory, write_trajectory

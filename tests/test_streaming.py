@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import SAMPLES, URDF, peak_rss_mib, random_cosine, wrench_motion
-from hodyn_cli.algorithms.methods import inverse_dynamics
+from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, cosine
 from hodyn_cli.errors import HodynError

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from conftest import URDF
-from hodyn_cli.algorithms.methods import inverse_dynamics
+from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.modeling.urdf import load_model
 

@@ -146,8 +146,8 @@ def test_chains_of_thousands_of_links_have_no_recursion_limit(tmp_path):
     from typer.testing import CliRunner
 
     from conftest import random_cosine
-    from hodyn_cli.algorithms.kinematics import link_kinematics
-    from hodyn_cli.algorithms.methods import inverse_dynamics
+    from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
+    from hodyn_cli.algorithms.motion.kinematics import link_kinematics
     from hodyn_cli.cli.app import app
 
     n = 2000

@@ -109,7 +109,7 @@ def test_continuous_joints_wrapping_at_pi(tmp_path):
     derivatives estimated from q are those of the motion, not of the jumps."""
     robot = URDF / "gripper_arm.urdf"
     model = load_model(robot)
-    from hodyn_cli.algorithms.generate import generate
+    from hodyn_cli.algorithms.planning.generate import generate
 
     traj = generate(model, "cosine", duration=5.0)
     j = model.joint_index("wrist_roll")
@@ -130,7 +130,7 @@ def test_continuous_joints_wrapping_at_pi(tmp_path):
     assert result.exit_code == 0, result.output
     import h5py
 
-    from hodyn_cli.algorithms.methods import inverse_dynamics
+    from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 
     ref = inverse_dynamics(model, traj.__class__(model.joint_names, exact, traj.t), order=0)
     with h5py.File(out) as f:
@@ -151,7 +151,7 @@ def test_every_hint_names_an_option_of_that_command(tmp_path):
     failed consistency check (it names compute's options)."""
     import re
 
-    from hodyn_cli.algorithms.validate import FIX_HINT
+    from hodyn_cli.algorithms.verification.validate import FIX_HINT
 
     model = load_model(URDF / "iiwa14.urdf")
     traj = cosine(model.joint_names, np.linspace(0, 2, 201), amplitude=0.3, omega=1.0, orders=0)

@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import METHODS, ROBOTS, SAMPLES, URDF
-from hodyn_cli.algorithms.methods import METHODS as REGISTRY
-from hodyn_cli.algorithms.methods import Method
+from hodyn_cli.algorithms.dynamics.methods import METHODS as REGISTRY
+from hodyn_cli.algorithms.dynamics.methods import Method
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.io import read_trajectory, write_trajectory
@@ -197,7 +197,7 @@ def test_wrenches_pass_and_inconsistent_wrench_rates_fail(tmp_path):
 
 
 def test_validate_estimates_like_compute_and_says_so(tmp_path):
-    from hodyn_cli.algorithms.generate import generate
+    from hodyn_cli.algorithms.planning.generate import generate
     from hodyn_cli.modeling.urdf import load_model
 
     robot = URDF / "iiwa14.urdf"
@@ -228,7 +228,7 @@ def test_every_warning_printed_is_counted(tmp_path):
 def test_chunks_give_the_report_of_the_whole_trajectory():
     """validate reads a file in one pass over its chunks (memory bounded): any chunking gives
     the same report, checked samples included, and the checked samples spread evenly."""
-    from hodyn_cli.algorithms.validate import validate
+    from hodyn_cli.algorithms.verification.validate import validate
     from hodyn_cli.io import read_trajectory, split
 
     model = load_model(IIWA)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from conftest import SAMPLES, URDF, pinocchio_reference, random_cosine, wrench_motion
-from hodyn_cli.algorithms.methods import inverse_dynamics
+from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 from hodyn_cli.core import lie
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.io import read_trajectory, write_trajectory

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from hodyn_cli import api
-from hodyn_cli.algorithms import regressor as R
-from hodyn_cli.algorithms.methods import inverse_dynamics
+from hodyn_cli.algorithms.dynamics import regressor as R
+from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 from hodyn_cli.core.trajectory import Trajectory, cosine
 from hodyn_cli.modeling.drives import read_drives
 from hodyn_cli.modeling.urdf import load_model

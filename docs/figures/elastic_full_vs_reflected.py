@@ -18,7 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from hodyn_cli.algorithms import elastic  # noqa: E402
+from hodyn_cli.algorithms.actuation import elastic  # noqa: E402
 from hodyn_cli.core.trajectory import filtered_step  # noqa: E402
 from hodyn_cli.modeling.drives import read_drives  # noqa: E402
 from hodyn_cli.modeling.urdf import load_model  # noqa: E402

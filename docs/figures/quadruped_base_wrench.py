@@ -21,7 +21,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from hodyn_cli.algorithms.methods.floating import base_from_spatial, inverse_dynamics  # noqa: E402
+from hodyn_cli.algorithms.dynamics.floating import base_from_spatial, inverse_dynamics  # noqa: E402
 from hodyn_cli.core import lie  # noqa: E402
 from hodyn_cli.core.trajectory import cosine  # noqa: E402
 from hodyn_cli.io import open_sink, trajectory_datasets  # noqa: E402

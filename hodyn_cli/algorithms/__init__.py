@@ -1,8 +1,17 @@
-"""The algorithms: pure functions of (model, trajectory). Inverse dynamics of any order by
-three methods (:mod:`~hodyn_cli.algorithms.methods`), link kinematics, inverse kinematics,
-elastic joints, regressor and sensitivities, derivative estimation, designed motions,
-validation.
+"""The algorithms: pure functions of (model, trajectory), in subpackages that import one way
+(each may import those above it in this list, and :mod:`hodyn_cli.core`,
+:mod:`hodyn_cli.modeling`, :mod:`hodyn_cli.errors`; never io, the pipeline, the API or the
+command line; ``tests/test_layers.py`` checks it):
 
-Imports: :mod:`hodyn_cli.core`, :mod:`hodyn_cli.modeling`, :mod:`hodyn_cli.errors` (never io,
-the pipeline, the API or the command line).
+- :mod:`~hodyn_cli.algorithms.backends`: who computes the per-chunk operations (the numpy
+  reference or the compiled kernel), chosen once;
+- :mod:`~hodyn_cli.algorithms.dynamics`: inverse dynamics of any order by three methods, a
+  floating root, the equations of motion and their derivatives, regressor, sensitivities,
+  partials, forward dynamics;
+- :mod:`~hodyn_cli.algorithms.motion`: link kinematics, momentum, inverse kinematics,
+  derivative estimation;
+- :mod:`~hodyn_cli.algorithms.actuation`: drives: elastic joints, rigid drives, friction;
+- :mod:`~hodyn_cli.algorithms.limits`: how limited series scale with time, checks, retiming;
+- :mod:`~hodyn_cli.algorithms.planning`: designed motions;
+- :mod:`~hodyn_cli.algorithms.verification`: validation of torques and data, simulation.
 """

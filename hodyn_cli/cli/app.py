@@ -21,7 +21,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
 
 def version_callback(value: bool) -> None:
     if value:
-        from hodyn_cli.algorithms.methods import _compiled
+        from hodyn_cli.algorithms.backends import compiled as _compiled
 
         print(f"hodyn {__version__} ({_compiled.describe()})")
         raise typer.Exit()

@@ -64,7 +64,7 @@ def validate(
     Exit status 0: every check passed; 1: a check failed; 2: bad usage or input.
     """
     from hodyn_cli import api
-    from hodyn_cli.algorithms.validate import Tolerances
+    from hodyn_cli.algorithms.verification.validate import Tolerances
     from hodyn_cli.cli import render
     from hodyn_cli.cli.session import read_rigid_drives
     from hodyn_cli.io import atomic_path

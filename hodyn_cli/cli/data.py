@@ -80,7 +80,7 @@ def generate_command(
     s=None,
 ) -> None:
     """Write a designed motion with exact derivatives, inside the URDF's limits."""
-    from hodyn_cli.algorithms import generate
+    from hodyn_cli.algorithms.planning import generate
     from hodyn_cli.cli import render
     from hodyn_cli.io import CHUNK_ROWS, file_format, open_sink, trajectory_datasets
     from hodyn_cli.modeling.drives import read_drives

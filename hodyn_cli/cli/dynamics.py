@@ -28,7 +28,7 @@ from hodyn_cli.cli.options import (
 )
 from hodyn_cli.errors import HodynError
 
-#: highest torque derivative the methods compute (hodyn_cli.algorithms.methods.MAX_ORDER)
+#: highest torque derivative the methods compute (hodyn_cli.algorithms.dynamics.methods.MAX_ORDER)
 MAX_ORDER = 4
 #: samples of the first chunk that ``compute --validate`` checks
 VALIDATE_SAMPLES = 20
@@ -229,7 +229,7 @@ def matrices(
         attrs |= {f"about_{name}": text for name, text in DERIVATIVE_NOTES.items()
                   if name.endswith(("_dq", "_dqd"))}
     if parameter_derivatives:
-        from hodyn_cli.algorithms import regressor
+        from hodyn_cli.algorithms.dynamics import regressor
 
         attrs |= {f"about_{name}": text for name, text in DERIVATIVE_NOTES.items()
                   if name.endswith("_dpi")}
@@ -277,7 +277,7 @@ def regressor_command(
     (docs/floating.md).
     """
     from hodyn_cli import api
-    from hodyn_cli.algorithms.regressor import base_wrench_rows
+    from hodyn_cli.algorithms.dynamics.regressor import base_wrench_rows
     from hodyn_cli.cli.session import read_rigid_drives
     from hodyn_cli.pipeline.jobs import RegressorJob
 
@@ -379,7 +379,7 @@ def elastic_command(
     Writes u (spring torque), theta (motor angle) to order --order+2 and taum (motor
     torque) to --order, per joint.
     """
-    from hodyn_cli.algorithms import elastic
+    from hodyn_cli.algorithms.actuation import elastic
     from hodyn_cli.cli import render
     from hodyn_cli.modeling.drives import read_drives
     from hodyn_cli.pipeline.jobs import ElasticJob

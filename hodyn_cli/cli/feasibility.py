@@ -30,7 +30,7 @@ Kind = Annotated[ElasticModel, typer.Option(
 
 def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel):
     """The limits and the job that gives a chunk's laws."""
-    from hodyn_cli.algorithms.feasibility import torque_order
+    from hodyn_cli.algorithms.limits.feasibility import torque_order
     from hodyn_cli.modeling.drives import read_drives
     from hodyn_cli.modeling.limits import joint_limits, read_limits
     from hodyn_cli.pipeline.jobs import LawsJob
@@ -127,7 +127,7 @@ def retime(
     quantity within its limit for that and any slower playing, from the exact scaling laws of
     the torques and their rates. Exit status 1: no time scaling makes the motion feasible.
     """
-    from hodyn_cli.algorithms.feasibility import Infeasible
+    from hodyn_cli.algorithms.limits.feasibility import Infeasible
     from hodyn_cli.cli import render
     from hodyn_cli.cli.data import numbers
     from hodyn_cli.io import file_format

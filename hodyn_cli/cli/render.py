@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-    from hodyn_cli.algorithms.feasibility import Check
-    from hodyn_cli.algorithms.validate import Report
+    from hodyn_cli.algorithms.limits.feasibility import Check
+    from hodyn_cli.algorithms.verification.validate import Report
     from hodyn_cli.core.model import Model
 
 
@@ -139,7 +139,7 @@ def model_json(model: Model) -> str:
     import numpy as np
 
     from hodyn_cli import __version__
-    from hodyn_cli.algorithms.methods import _compiled
+    from hodyn_cli.algorithms.backends import compiled as _compiled
 
     A, Y = model.A, model.spatial_screws
     data = {
@@ -193,7 +193,7 @@ def elastic_explanation(model: Model, rows: list[dict], req, kind: str, order: i
 
 def parameters_table(model: Model) -> Table:
     """``hodyn info --parameters``: 10 dynamic parameters per moving body."""
-    from hodyn_cli.algorithms.regressor import PARAMETERS, parameters
+    from hodyn_cli.algorithms.dynamics.regressor import PARAMETERS, parameters
 
     out = table(f"{model.name}: dynamic parameters (body frame, about its origin; "
                         "Pinocchio's order)")
@@ -207,7 +207,7 @@ def parameters_table(model: Model) -> Table:
 
 def parameters_json(model: Model) -> str:
     """The dynamic parameters as JSON: names (``<param>_<link>``) and values, body order."""
-    from hodyn_cli.algorithms.regressor import PARAMETERS, parameter_names, parameters
+    from hodyn_cli.algorithms.dynamics.regressor import PARAMETERS, parameter_names, parameters
 
     return json.dumps({"name": model.name, "parameters": list(PARAMETERS),
                        "bodies": list(model.link_names),

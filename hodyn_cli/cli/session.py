@@ -73,7 +73,7 @@ class Session:
     def kernel_notice(self) -> None:
         """Say so when the numpy implementation runs because the compiled kernel cannot (the
         same numbers, several times slower); not with ``--quiet`` or ``HODYN_NO_KERNEL``."""
-        from hodyn_cli.algorithms.methods import _compiled
+        from hodyn_cli.algorithms.backends import compiled as _compiled
 
         why = None if self.quiet else _compiled.fallback()
         if why:

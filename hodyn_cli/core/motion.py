@@ -18,7 +18,7 @@ class LinkMotion:
         R: (N, 3, 3) link orientation, or None (position task).
         Vs: (N, K, 6) spatial twist (omega; v^s) and its first K-1 derivatives, or None.
         Vb: (N, K, 6) body-fixed twist (link frame) and derivatives, or None; used where ``Vs``
-            is not given (:func:`hodyn_cli.algorithms.ik.spatial_motion` converts it).
+            is not given (:func:`hodyn_cli.algorithms.motion.ik.spatial_motion` converts it).
         pd: (N, P, 3) velocity, acceleration, ... of the link origin (P may be 0), or None.
         t: (N,) times, or None.
     """
@@ -36,7 +36,7 @@ class LinkMotion:
 
     @classmethod
     def of(cls, kinematics, t=None) -> LinkMotion:
-        """From a :class:`hodyn_cli.algorithms.kinematics.LinkKinematics` (``hodyn
+        """From a :class:`hodyn_cli.algorithms.motion.kinematics.LinkKinematics` (``hodyn
         kinematics``' result)."""
         return cls(kinematics.p, kinematics.R, kinematics.Vs, kinematics.pd, t)
 

@@ -88,8 +88,8 @@ class BaseMotion:
         R: (N, 3, 3) orientation of the root link frame in the world.
         p: (N, 3) position of its origin in the world.
         Vb: (N, D, 6) body twist (omega; v) in the root frame and its first D-1 derivatives
-            (``Vb``, ``Vbd``, ... as :func:`hodyn_cli.algorithms.kinematics.link_kinematics` gives
-            them; :func:`hodyn_cli.algorithms.methods.floating.base_from_spatial` from spatial ones).
+            (``Vb``, ``Vbd``, ... as :func:`hodyn_cli.algorithms.motion.kinematics.link_kinematics` gives
+            them; :func:`hodyn_cli.algorithms.dynamics.floating.base_from_spatial` from spatial ones).
     """
 
     R: np.ndarray

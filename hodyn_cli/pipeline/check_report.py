@@ -1,4 +1,4 @@
-"""Render a :class:`~hodyn_cli.algorithms.feasibility.Check` (``hodyn check --report``) as JSON
+"""Render a :class:`~hodyn_cli.algorithms.limits.feasibility.Check` (``hodyn check --report``) as JSON
 (``hodyn_cli/schemas/check.schema.json``), Markdown or a self-contained HTML page whose plots
 show each quantity against its limit band (matplotlib, PNG embedded as data URIs).
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from hodyn_cli.algorithms.feasibility import QUANTITIES, Check, Row
-from hodyn_cli.algorithms.scaling import TOLERANCE
+from hodyn_cli.algorithms.limits.feasibility import QUANTITIES, Check, Row
+from hodyn_cli.algorithms.limits.scaling import TOLERANCE
 from hodyn_cli.pipeline.report import _matplotlib, html_page
 
 __all__ = ["Meta", "SCHEMA_PATH", "to_dict", "render"]

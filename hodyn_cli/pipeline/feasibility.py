@@ -9,7 +9,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
-from hodyn_cli.algorithms.feasibility import Binding, Check, Retiming, ScaleSearch
+from hodyn_cli.algorithms.limits.feasibility import Binding, Check, Retiming, ScaleSearch
 from hodyn_cli.core.model import Diagnostic
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.io import MemoryReader, concatenate, open_sink

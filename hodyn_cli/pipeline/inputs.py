@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from hodyn_cli.algorithms.estimate import DerivativeStream, EstimatingReader
+from hodyn_cli.algorithms.motion.estimate import DerivativeStream, EstimatingReader
 from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory
 from hodyn_cli.errors import HodynError, TrajectoryError
@@ -95,7 +95,7 @@ def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
     ``need``: q derivative orders the command needs (5: q..qdddd). With ``estimate`` the
     missing derivatives (and wrench rates) are estimated from the highest order the file
     gives as the chunks stream (``cutoff``: low-pass first, Hz; memory bounded by a window,
-    :class:`~hodyn_cli.algorithms.estimate.DerivativeStream`). ``missing_hint`` ends the error
+    :class:`~hodyn_cli.algorithms.motion.estimate.DerivativeStream`). ``missing_hint`` ends the error
     for missing derivative columns (what to do about them). ``floating``: the root is a free
     body; its motion (``base_orders`` twist orders) comes with every chunk (``chunk.base``)
     from the file's ``base_`` columns or the ``base_motion`` file (docs/floating.md).
@@ -140,7 +140,7 @@ def _base_reader(path: str, floating: bool, base_motion: str | None, orders: int
 
 def _base_motion(motion) -> BaseMotion:
     """A :class:`BaseMotion` from the pose and body (``Vb``) or spatial (``Vs``) twists read."""
-    from hodyn_cli.algorithms.methods.floating import base_from_spatial
+    from hodyn_cli.algorithms.dynamics.floating import base_from_spatial
 
     if motion.Vb is not None:
         return BaseMotion(motion.R, motion.p, motion.Vb)

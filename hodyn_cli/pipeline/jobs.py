@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from hodyn_cli import api
-from hodyn_cli.algorithms.methods.common import required_orders
+from hodyn_cli.algorithms.dynamics.common import required_orders
 from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.motion import LinkMotion
@@ -37,8 +37,8 @@ from hodyn_cli.io.results import (
 from hodyn_cli.modeling.limits import beyond_limits
 
 if TYPE_CHECKING:
-    from hodyn_cli.algorithms.feasibility import Retiming
-    from hodyn_cli.algorithms.regressor import BaseParameters
+    from hodyn_cli.algorithms.dynamics.regressor import BaseParameters
+    from hodyn_cli.algorithms.limits.feasibility import Retiming
     from hodyn_cli.modeling.drives import Drives
 
 __all__ = ["TorqueJob", "ElasticJob", "KinematicsJob", "MatricesJob", "RegressorJob",
@@ -109,7 +109,7 @@ class TorqueJob(_RigidJob):
 
     @cached_property  # probes the model: once per job, not per chunk
     def drive_requirements(self):
-        from hodyn_cli.algorithms import actuators
+        from hodyn_cli.algorithms.actuation import actuators
 
         return actuators.requirements(self.model, self.drives, self.order, self.drive_model)
 
@@ -163,7 +163,7 @@ class ElasticJob(_Job):
 
     @cached_property  # probes the model: once per job, not per chunk
     def requirements(self):
-        from hodyn_cli.algorithms import elastic
+        from hodyn_cli.algorithms.actuation import elastic
 
         return elastic.requirements(self.model, self.drives, self.order, self.kind)
 
@@ -333,12 +333,12 @@ class ForwardJob(_Job):
 class IkJob:
     """``hodyn ik``: joint motion from a link's motion. Unlike the others this job has a
     state (each chunk continues from the last sample of the one before), so it runs on
-    one thread, chunks in order, on the streaming solver of :mod:`hodyn_cli.algorithms.ik`."""
+    one thread, chunks in order, on the streaming solver of :mod:`hodyn_cli.algorithms.motion.ik`."""
 
     def __init__(self, model: Model, link: str, *, task: str = "pose", q0=None,
                  max_condition: float | None = None, on_singular: str = "error",
                  strict: bool = False, source: str | None = None, **options):
-        from hodyn_cli.algorithms.ik import MAX_CONDITION, InverseKinematics
+        from hodyn_cli.algorithms.motion.ik import MAX_CONDITION, InverseKinematics
 
         self.model, self.strict, self.source = model, strict, source
         self.solver = InverseKinematics(
@@ -369,7 +369,7 @@ class LawsJob(_Job):
     """``hodyn check`` and ``retime``: the time-scaling laws of every limited series of a chunk
     (:func:`hodyn_cli.api.scaling_laws`): rigid to torque order ``order`` (-1: positions and
     velocities only), with ``drives`` elastic or rigid. A reduction: its laws feed a
-    :class:`~hodyn_cli.algorithms.feasibility.Check` or ``ScaleSearch``, not a sink."""
+    :class:`~hodyn_cli.algorithms.limits.feasibility.Check` or ``ScaleSearch``, not a sink."""
 
     order: int = 2
     drives: Drives | None = None
@@ -378,7 +378,7 @@ class LawsJob(_Job):
 
     @cached_property  # probes the model: once per job, not per chunk
     def requirements(self):
-        from hodyn_cli.algorithms.feasibility import requirements
+        from hodyn_cli.algorithms.limits.feasibility import requirements
 
         return requirements(self.model, self.drives, self.order, self.kind)
 
@@ -425,7 +425,7 @@ class RetimeJob(_Job):
         return trajectory_datasets(self.template, self.compact)[1]
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        from hodyn_cli.algorithms.scaling import scaled
+        from hodyn_cli.algorithms.limits.scaling import scaled
 
         t = chunk.t
         x = 1.0 / self.retiming.k[0] if t is None else self.retiming.speedups(t)

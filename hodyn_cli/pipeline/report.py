@@ -1,4 +1,4 @@
-"""Render a validation :class:`~hodyn_cli.algorithms.validate.Report` as JSON, Markdown or HTML.
+"""Render a validation :class:`~hodyn_cli.algorithms.verification.validate.Report` as JSON, Markdown or HTML.
 
 The JSON follows ``hodyn_cli/schemas/report.schema.json`` (stable keys). The HTML page is
 self-contained: its plots (matplotlib, PNG embedded as data URIs) show, per joint, taud
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hodyn_cli.algorithms.validate import Check, Report
+from hodyn_cli.algorithms.verification.validate import Check, Report
 from hodyn_cli.errors import HodynError
 
 __all__ = ["to_json", "to_markdown", "to_html", "report_format", "SCHEMA_PATH"]

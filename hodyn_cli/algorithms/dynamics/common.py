@@ -1,0 +1,148 @@
+"""What all methods share: defaults and the check that the inputs suffice."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from math import comb
+
+import numpy as np
+
+from hodyn_cli.algorithms.dynamics.model_data import model_data
+from hodyn_cli.core import lie
+from hodyn_cli.core.gravity import GRAVITY  # noqa: F401 - the methods' default gravity
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory, derivative_name
+from hodyn_cli.errors import TrajectoryError
+
+#: samples per batch: big enough to amortize numpy's per-call cost, small enough that
+#: a batch's working set stays in cache
+CHUNK = 2048
+
+
+def required_orders(order: int) -> int:
+    """Number of q derivative orders torque order ``order`` needs (order 2: q..qdddd)."""
+    return order + 3
+
+
+def check_inputs(model: Model, trajectory: Trajectory, order: int) -> None:
+    """Raise a one-line error if the trajectory lacks what torque order ``order`` needs."""
+    if tuple(trajectory.joint_names) != tuple(model.joint_names):
+        raise TrajectoryError("trajectory joints do not match the model's joints")
+    need = required_orders(order)
+    if trajectory.orders < need:
+        missing = ", ".join(derivative_name("q", k) for k in range(trajectory.orders, need))
+        raise TrajectoryError(f"order {order} needs {missing} (not in the trajectory)")
+    w = trajectory.wrenches
+    if w is not None and w.W and w.orders < order + 1:
+        missing = ", ".join(derivative_name("W", k) for k in range(w.orders, order + 1))
+        raise TrajectoryError(f"order {order} needs wrench derivatives {missing}")
+
+
+def body_wrenches(model: Model, trajectory: Trajectory, order: int, root: bool = False
+                  ) -> dict[int, np.ndarray]:
+    """External wrenches moved to the frames of the bodies they act on.
+
+    Returns body index -> (N, order+1, 6). A wrench on a link merged into a body by a
+    fixed joint is transformed with the link's constant pose ``T`` in the body frame
+    (``W_b = Ad_{T^-1}^T W_link``); wrenches on links fixed to the root do nothing to the
+    joints: they are left out, or with ``root=True`` summed in the root frame under key -1.
+    """
+    out: dict[int, np.ndarray] = {}
+    if trajectory.wrenches is None:
+        return out
+    for link, W in trajectory.wrenches.W.items():
+        frame = model.links[link]
+        if frame.body < 0 and not root:
+            continue
+        A = lie.Ad_inv(frame.T[:3, :3], frame.T[:3, 3])
+        Wb = W[:, : order + 1] @ A
+        out[frame.body] = out[frame.body] + Wb if frame.body in out else Wb
+    return out
+
+
+def gravity_vector(gravity) -> np.ndarray:
+    g = np.asarray(gravity, dtype=float)
+    if g.shape != (3,) or not np.all(np.isfinite(g)):
+        raise TrajectoryError(f"gravity must be 3 finite numbers, got {gravity!r}")
+    return g
+
+
+def base_motion(gravity, K: int) -> np.ndarray:
+    """Twist derivatives (1, K+1, 6) of a root that stands for gravity.
+
+    A root translating with constant acceleration ``-g`` from rest is exactly
+    equivalent to gravity ``g`` acting on every body (joint torques do not depend on
+    the base's velocity), so: ``V_0 = 0``, ``V_0' = (0; -g)``, higher derivatives 0.
+    At that instant body-fixed and spatial representations of the root coincide.
+    """
+    base = np.zeros((1, K + 1, 6))
+    if K >= 1:
+        base[0, 1, 3:] = -gravity_vector(gravity)
+    return base
+
+
+def chunks(model: Model, trajectory: Trajectory, order: int, gravity, size: int = CHUNK
+           ) -> Iterator[tuple[slice, np.ndarray, np.ndarray, dict[int, np.ndarray]]]:
+    """``(samples, qs, base, wrenches)`` for each chunk of ``size`` samples.
+
+    Checks the inputs, builds the gravity base motion (K = order + 1) and the body
+    wrenches once; ``qs`` and the wrenches are the chunk's rows.
+    """
+    check_inputs(model, trajectory, order)
+    base = base_motion(gravity, order + 1)
+    qs = trajectory.derivatives
+    W = body_wrenches(model, trajectory, order)
+    for s in range(0, qs.shape[0], max(size, 1)):
+        sl = slice(s, s + size)
+        yield sl, qs[sl], base, {b: w[sl] for b, w in W.items()}
+
+
+def solve_in_chunks(model: Model, trajectory: Trajectory, order: int, gravity,
+                    per_chunk: Callable[..., np.ndarray], shape: tuple[int, ...] | None = None,
+                    size: int = CHUNK) -> np.ndarray:
+    """Run ``per_chunk(qs, base, wrenches) -> (N_chunk, order+1, *shape)`` over :func:`chunks`
+    of ``size`` samples (``shape`` defaults to ``(n,)``, joint torques)."""
+    if trajectory.n_samples <= size:  # one chunk: no copy into a second array
+        for _, qs, base, wrenches in chunks(model, trajectory, order, gravity, size):
+            return per_chunk(qs, base, wrenches)
+    out = np.empty((trajectory.n_samples, order + 1) + (shape or (model.n,)))
+    for sl, qs, base, wrenches in chunks(model, trajectory, order, gravity, size):
+        out[sl] = per_chunk(qs, base, wrenches)
+    return out
+
+
+def leibniz_rates(y: np.ndarray, coupling: Callable[[int, np.ndarray, list], np.ndarray]
+                  ) -> np.ndarray:
+    """``d^k y_0`` (N, R, 6), k < R, for a sequence ``y_m = y[:, m]`` with ``y_m' = y_{m+1} + B y_m``.
+
+    This is the derivative rule of every frame-transported quantity (``y_m = Ad y^(m)`` and
+    ``d/dt Ad = B Ad``). With ``t[k][:, m] = d^k y_m`` the Leibniz rule gives the table
+    ``t[k][m] = t[k-1][m+1] + sum_j C(k-1, j) B^(j) t[k-1-j][m]``. ``coupling(j, z, t)``
+    applies ``B^(j)``, the j-th derivative of B, to z (N, rows, 6); ``t[j][:, :1]`` is
+    ``d^j y_0``, for an operator built from the result itself (``B = -ad_{y_0}``).
+
+    >>> y = np.zeros((1, 3, 6)); y[0, :, 0] = [1.0, 2.0, 3.0]   # y_m' = y_{m+1}: plain rates
+    >>> leibniz_rates(y, lambda j, z, t: 0 * z)[0, :, 0]
+    array([1., 2., 3.])
+    """
+    R = y.shape[1]
+    t = [y]
+    for k in range(1, R):
+        col = t[k - 1][:, 1:].copy()
+        for j in range(k):
+            col += comb(k - 1, j) * coupling(j, t[k - 1 - j][:, : R - k], t)
+        t.append(col)
+    return np.stack([t[k][:, 0] for k in range(R)], axis=1)
+
+
+def relative_adjoint(model: Model, i: int, q: np.ndarray) -> np.ndarray:
+    """``Ad_{C_{i,p}} = exp(-q_i ad_{X_i}) Ad_{B_i^-1}`` (N, 6, 6) for joint values q (N,).
+
+    The exponential in closed form (Rodrigues on the adjoint): ``ad_X^3 = -ad_X`` for a
+    unit revolute screw, ``ad_X^2 = 0`` for a prismatic one, so
+    ``exp(-q ad_X) = I - sin(q) ad_X + (1 - cos q) ad_X^2`` resp. ``I - q ad_X``.
+    """
+    A0, A1, A2 = (A[i] for A in model_data(model).adjoints)
+    if model.X[i, :3].any():
+        return A0 - np.sin(q)[:, None, None] * A1 + (1 - np.cos(q))[:, None, None] * A2
+    return A0 - q[:, None, None] * A1

@@ -1,0 +1,285 @@
+"""Floating-base inverse dynamics and the base wrench, for every method.
+
+A floating root link is a free body: its pose ``C_0 = (R, p)`` in the world and its body
+twist ``V_0 = (omega; v)`` (root frame) with derivatives are given (:class:`BaseMotion`);
+the joint torques and the wrench the root exerts on its supports follow, with their time
+derivatives. A fixed base is the special case of a root at rest at the world origin.
+
+Gravity as base motion (recursive methods). In the frame that falls freely with gravity
+and is at rest in the world at the instant t0 there is no gravity, and the root's position
+there is ``p(t) - g (t - t0)^2 / 2``: its body twist is ``V_0 - (0; R^T g) (t - t0)``. By
+Leibniz at t0, with ``u = (0; -R^T g)`` and ``u' = -ad_{V_0} u`` (``R' = R skew(omega)``)::
+
+    V_eff = V_0,   V_eff^(k) = V_0^(k) + k u^(k-1)   (k >= 1)
+
+(fixed base, ``V_0 = 0``, ``R = I``: ``V_eff' = (0; -g)``, :func:`common.base_motion`). The
+body-fixed recursion (40)-(42) runs unchanged with this root jet per sample; the spatial one
+(6)-(31) with its image in the gravity-free frame that coincides with the root at t0,
+``V^s(k) = d^k/dt^k (Ad_{C_0} V_eff)`` at ``C_0 = I`` (:func:`spatial.spatial_twists`). The root
+is one more Newton-Euler body, loaded by its children through their joints::
+
+    F_0 = M_0 V_eff' - ad_{V_eff}^T M_0 V_eff + sum_{c child of root} Ad_{C_{c,0}}^T F_c + W_0   (42)
+
+and its derivatives by the same Leibniz rules (25) (spatial: (16)-(30) on the root, then
+``f_m' = f_{m+1} + ad_{V_eff}^T f_m`` back to the root frame). ``F_0`` is the wrench the supports
+exert on the root (root frame, moment about its origin); the base wrench ``W_base = -F_0``
+is the wrench the root exerts on its supports: the sign of external wrenches
+(docs/conventions.md). It vanishes for a motion feasible without support (free flight).
+
+Closed form: generalized velocities ``nu = (V_0; qd)`` (6 + n), ``J_0 = [I 0]``, every body
+Jacobian gets the root's 6 columns (:func:`closed_form.jacobians` with ``base=6``), the root
+body joins the sums (20)-(27) with ``u_0 = (0; -R^T g)`` in the real (not falling) frame, and
+``M nu' + C nu + g + Q_ext`` gives ``(F_0; tau)``: its first 6 rows are ``F_0``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import NamedTuple
+
+import numpy as np
+
+from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms.dynamics import body_fixed, closed_form, spatial
+from hodyn_cli.algorithms.dynamics.common import (
+    CHUNK,
+    GRAVITY,
+    base_motion,
+    body_wrenches,
+    check_inputs,
+    gravity_vector,
+    leibniz_rates,
+)
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name
+from hodyn_cli.errors import HodynError, TrajectoryError
+
+__all__ = ["BaseMotion", "Rows", "base_from_spatial", "root_jet", "root_jet_numpy",
+           "inverse_dynamics", "matrices", "body_fixed_numpy", "eom_numpy",
+           "floating_chunks", "check_base_motion"]
+
+def base_from_spatial(R: np.ndarray, p: np.ndarray, Vs: np.ndarray) -> BaseMotion:
+    """A base motion from the root's spatial twist ``V^s = Ad_{C_0} V_0`` (world frame) and its
+    derivatives, (N, D, 6) (:func:`spatial.body_fixed_twists`)."""
+    return BaseMotion(R, p, spatial.body_fixed_twists(R, p, Vs))
+
+
+class Rows(NamedTuple):
+    """The rows of one chunk of a (checked) :class:`BaseMotion`: ``R`` (N, 3, 3), ``Vb``
+    (N, D, 6)."""
+
+    R: np.ndarray
+    Vb: np.ndarray
+
+
+def root_jet(base: BaseMotion | Rows | None, gravity, K: int) -> np.ndarray:
+    """``V_eff, ..., V_eff^(K)`` ((N or 1), K+1, 6): the root's body twist derivatives in the
+    free-falling frame, gravity included (module docstring). None: a fixed base. Runs the
+    compiled kernel when it is built."""
+    if base is None:
+        return base_motion(gravity, K)
+    if _compiled.available():
+        return _compiled.root_jet(base.R, base.Vb, gravity_vector(gravity), K)
+    return root_jet_numpy(base, gravity, K)
+
+
+def root_jet_numpy(base: BaseMotion | Rows, gravity, K: int) -> np.ndarray:
+    """:func:`root_jet` of a floating base in numpy: the reference of the compiled kernel."""
+    Vb = base.Vb[:, : K + 1]
+    u = closed_form.gravity_accelerations(_gravity_in_root(base, gravity), Vb, K - 1)
+    jet = Vb.copy()
+    jet[:, 1:] += np.arange(1, K + 1)[:, None] * u[:, :K]
+    return jet
+
+
+def _gravity_in_root(base: BaseMotion | Rows | None, gravity) -> np.ndarray:
+    """``u_0 = Ad_{C_0}^-1 (0; -g) = (0; -R^T g)`` ((N or 1), 6)."""
+    g = gravity_vector(gravity)
+    R = np.eye(3)[None] if base is None else base.R
+    return np.concatenate([np.zeros(R.shape[:1] + (3,)), -np.einsum("nji,j->ni", R, g)], axis=-1)
+
+
+def _root_children(model: Model) -> np.ndarray:
+    return np.flatnonzero(model.parent < 0)
+
+
+def _body_fixed(model, qs, base, gravity, W, W0, r):
+    """(tau, F_0) of one chunk by the body-fixed recursion, eqs. (40)-(42): the compiled
+    kernel when it is built, else :func:`body_fixed_numpy`."""
+    jet = root_jet(base, gravity, r + 1)
+    if _compiled.available() and r <= _compiled.MAX_ORDER:
+        tau, F0 = _compiled.inverse_dynamics_chunk(model, qs, jet, W, order=r, root=True)
+    else:
+        tau, F0 = body_fixed_numpy(model, qs, jet, W, r)
+    if W0 is not None:
+        F0 += W0
+    return tau, F0
+
+
+def body_fixed_numpy(model: Model, qs: np.ndarray, jet: np.ndarray, W: dict[int, np.ndarray],
+                     r: int) -> tuple[np.ndarray, np.ndarray]:
+    """tau (N, r+1, n) and the root's wrench ``F_0`` (N, r+1, 6) without its own external
+    wrench, for the root jet ``jet`` ((N or 1), r+2, 6), in numpy (the compiled kernel's
+    reference): the body-fixed passes, then (42) on the root."""
+    jet = np.broadcast_to(jet, (qs.shape[0], r + 2, 6))
+    kin = body_fixed.forward_pass(model, qs, r + 1, jet)
+    tau, F = body_fixed.backward_pass(model, qs, kin, r, W)
+    F0 = body_fixed.momentum_rates(jet, model.root_inertia, r)
+    for c in _root_children(model):
+        F0 += body_fixed.transport_to_parent(F[c], qs[:, 1:, c], model.X[c], kin.Ad[c])
+    return tau, F0
+
+
+def _spatial(model, qs, base, gravity, W, W0, r):
+    """(tau, F_0) of one chunk by the spatial recursion, in the frame of the root at t0."""
+    N = qs.shape[0]
+    jet = np.broadcast_to(root_jet(base, gravity, r + 1), (N, r + 2, 6))
+    Vs = spatial.spatial_twists(np.broadcast_to(np.eye(3), (N, 3, 3)), np.zeros((N, 3)), jet)
+    kin = spatial.forward_pass(model, qs, r + 1, Vs)
+    tau, Ws = spatial.backward_pass(model, kin, r, W)
+    Md = spatial.inertia_derivatives(np.broadcast_to(model.root_inertia, (N, 6, 6)), Vs, r)  # (14)
+    W0s = spatial.momentum_derivatives(Md, Vs, r)[:, 1:]                              # (16)-(19)
+    for c in _root_children(model):                                                 # (30)
+        W0s += Ws[c]
+    if W0 is not None:
+        W0s += spatial.external_wrench(np.eye(6), Vs, W0)                               # (22)
+    # to the root frame: f_m = Ad_{C_0}^T W^(m), f_m' = f_{m+1} + ad_{V_eff}^T f_m
+    return tau, leibniz_rates(W0s, lambda j, z, t: lie.coad(jet[:, j : j + 1], z))
+
+
+def _eom(model, qs, base, gravity, W, W0, r, with_cbar):
+    """Closed-form matrices (N, r+1, 6+n, 6+n) of one chunk and ``nu = (V_0; qd)`` (N, r+2, 6+n);
+    the compiled kernel when it is built, else :func:`eom_numpy`."""
+    N = qs.shape[0]
+    Vb = np.broadcast_to(np.zeros((1, r + 2, 6)) if base is None else base.Vb[:, : r + 2],
+                         (N, r + 2, 6))
+    nu = np.concatenate([Vb, qs[:, 1 : r + 3]], axis=2)
+    if not (_compiled.available() and r <= _compiled.MAX_ORDER):
+        return eom_numpy(model, qs, base, gravity, W, W0, r, with_cbar), nu
+    u0 = _gravity_in_root(base, gravity)
+    accel = np.zeros((len(u0), 2, 6))
+    accel[:, 1] = u0
+    E = _compiled.eom_matrices_chunk(model, qs, r, accel, W, with_cbar, root_twist=Vb)
+    if W0 is not None:
+        E.Q_ext[..., :6] += W0
+    return E, nu
+
+
+def eom_numpy(model: Model, qs: np.ndarray, base: BaseMotion | Rows | None, gravity,
+              W: dict[int, np.ndarray], W0: np.ndarray | None, r: int, with_cbar: bool
+              ) -> closed_form.EOMMatrices:
+    """Floating-base closed-form matrices of one chunk in numpy (the reference of the compiled
+    kernel): the root one more body with ``J_0 = [I 0]``, the sums (20)-(27)."""
+    N, n = qs.shape[0], model.n
+    Vb = np.zeros((1, r + 2, 6)) if base is None else base.Vb[:, : r + 2]
+    nu = np.concatenate([np.broadcast_to(Vb, (N, r + 2, 6)), qs[:, 1 : r + 3]], axis=2)
+    J, D = closed_form.jacobians(model, qs, r + 1, base=6)
+    J0 = np.zeros((1, r + 2, 6, 6 + n))
+    J0[:, 0, :, :6] = np.eye(6)
+    u0 = _gravity_in_root(base, gravity)
+    wrenches = {b + 1: w for b, w in W.items()}
+    if W0 is not None:
+        wrenches[0] = W0
+    return closed_form.assemble([J0, *J], [model.root_inertia, *model.inertias],
+                                [u0, *closed_form.body_gravity(model, D, u0)], nu, r, wrenches,
+                                with_cbar)
+
+
+def _closed_form(model, qs, base, gravity, W, W0, r):
+    """(tau, F_0) of one chunk: ``(F_0; tau) = M nu' + C nu + g + Q_ext``, eqs. (1), (28), (38)."""
+    E, nu = _eom(model, qs, base, gravity, W, W0, r, False)
+    out = closed_form.generalized_forces(E, nu)
+    return out[..., 6:], out[..., :6]
+
+
+_CHUNK_SOLVERS = {"body-fixed": _body_fixed, "spatial": _spatial, "closed-form": _closed_form}
+MAX_ORDER = 4
+
+
+def check_base_motion(trajectory: Trajectory, order: int) -> None:
+    """A one-line error unless ``trajectory.base`` (if any) has the trajectory's samples and
+    the twist derivatives torque order ``order`` needs (``base_Vb`` to order + 1 d's)."""
+    base = trajectory.base
+    if base is None:
+        return
+    if base.n_samples != trajectory.n_samples:
+        raise TrajectoryError(f"the base motion has {base.n_samples} samples, the "
+                              f"trajectory {trajectory.n_samples}")
+    if base.orders < order + 2:
+        missing = ", ".join(f"base_{derivative_name('Vb', k)}"
+                            for k in range(base.orders, order + 2))
+        raise TrajectoryError(f"order {order} needs {missing} (not in the base motion)")
+
+
+def floating_chunks(model: Model, trajectory: Trajectory, order: int, size: int = CHUNK
+                    ) -> Iterator[tuple[slice, np.ndarray, Rows | None, dict, object]]:
+    """``(samples, qs, base, body wrenches, root wrench or None)`` per chunk, inputs checked."""
+    check_inputs(model, trajectory, order)
+    if not 0 <= order <= MAX_ORDER:
+        raise HodynError(f"the base wrench is computed for orders 0..{MAX_ORDER}, not {order}")
+    check_base_motion(trajectory, order)
+    N, base = trajectory.n_samples, trajectory.base
+    W = body_wrenches(model, trajectory, order, root=True)
+    W0 = W.pop(-1, None)
+    qs = trajectory.derivatives
+    for s in range(0, N, max(size, 1)):
+        sl = slice(s, s + size)
+        yield (sl, qs[sl], None if base is None else Rows(base.R[sl], base.Vb[sl]),
+               {b: w[sl] for b, w in W.items()},
+               None if W0 is None else W0[sl])
+
+
+def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "body-fixed",
+                     order: int = 2, gravity=GRAVITY) -> tuple[np.ndarray, np.ndarray]:
+    """Joint torques (N, order+1, n) and the base wrench (N, order+1, 6), with derivatives.
+
+    The base wrench is the wrench (moment; force) the root link exerts on its supports, in
+    the root link frame, moment about its origin, gravity included (also the root link's
+    own weight). The root floats with ``trajectory.base``; without one it is welded to the
+    world (then tau is the fixed-base tau and the base wrench what the mount carries).
+    ``gravity`` is in the world frame.
+
+    >>> from pathlib import Path
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> from hodyn_cli.core.trajectory import cosine
+    >>> model = load_model(Path(__file__).parents[3] / "urdf" / "planar_2r.urdf")
+    >>> traj = cosine(model.joint_names, [0.0], amplitude=0, omega=1, offset=0, orders=4)
+    >>> tau, W = inverse_dynamics(model, traj, order=0)
+    >>> W[0, 0].round(4) + 0.0   # at rest: 2 kg pressing down, moment about the root origin
+    array([  0.    ,  10.2024,   0.    ,   0.    ,   0.    , -19.62  ])
+    """
+    if method not in _CHUNK_SOLVERS:
+        raise HodynError(f"unknown method '{method}' (choose from {', '.join(_CHUNK_SOLVERS)})")
+    solve = _CHUNK_SOLVERS[method]
+    N = trajectory.n_samples
+    # the body-fixed kernel's memory is per lockstep group: big calls, no copies
+    size = body_fixed.KERNEL_CHUNK if method == "body-fixed" and _compiled.available() else CHUNK
+    if N <= size:
+        for _, qs, rows, W, W0 in floating_chunks(model, trajectory, order, max(size, 1)):
+            tau, F0 = solve(model, qs, rows, gravity, W, W0, order)
+            return tau, np.negative(F0, out=F0)
+    tau, F0 = np.empty((N, order + 1, model.n)), np.empty((N, order + 1, 6))
+    for sl, qs, rows, W, W0 in floating_chunks(model, trajectory, order, size):
+        tau[sl], F0[sl] = solve(model, qs, rows, gravity, W, W0, order)
+    return tau, np.negative(F0, out=F0)
+
+
+def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
+             ) -> closed_form.EOMMatrices:
+    """Floating-base EOM matrices (6 + n) and their first ``order`` derivatives.
+
+    Generalized velocities ``nu = (V_0; qd)``: the root's body twist (wx, wy, wz, vx, vy, vz,
+    root frame), then the joint rates; ``(F_0; tau) = M nu' + C nu + g + Q_ext`` where
+    ``F_0 = -W_base`` is the wrench the supports exert on the root. M depends on q only;
+    C and Cbar on ``nu``; g on q and the root's orientation (gravity in the world frame).
+    Without ``trajectory.base`` the root is at rest at the world origin.
+    """
+    # the kernel's memory is per lockstep group: one call, no chunks to concatenate
+    size = trajectory.n_samples if _compiled.available() else CHUNK
+    parts = [_eom(model, qs, rows, gravity, W, W0, order, True)[0]
+             for _, qs, rows, W, W0 in floating_chunks(model, trajectory, order, max(size, 1))]
+    if len(parts) == 1:
+        return parts[0]
+    return closed_form.EOMMatrices(*(np.concatenate([getattr(e, f) for e in parts]) for f in
+                                     ("M", "C", "Cbar", "g", "Q_ext")))

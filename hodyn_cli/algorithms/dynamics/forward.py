@@ -1,0 +1,145 @@
+"""Forward (direct) dynamics and its derivatives: qdd from q, qd and tau, and its time rates.
+
+The EOM ``tau = M(q) qdd + C(q, qd) qd + g(q) + Q_ext`` (Mueller & Kumar eq. (1); Garofalo
+eq. (5)) solved for the acceleration::
+
+    qdd = M^-1 (tau - C qd - g - Q_ext)
+
+Time derivatives, order by order: ``tau^(k)`` is affine in the highest derivative of q it
+involves, ``tau^(k) = M q^(k+2) + r_k(q, ..., q^(k+1))``, and ``r_k`` is the inverse dynamics
+of order k with ``q^(k+2) = 0`` (any method: the body-fixed recursion here). With q, qd given
+and qdd, ..., q^(k+1) found before, ``q^(k+2) = M^-1 (tau^(k) - r_k)``: the same M serves
+every order.
+
+Partial derivatives (Garofalo sec. I: "from the derivatives of the single matrices it is
+possible to recover the derivatives of the direct ... dynamic functions"): differentiating
+``M qdd + C qd + g + Q_ext = tau`` at fixed tau::
+
+    d qdd / d q = -M^-1 d tau_ID / d q,   d qdd / d qd = -M^-1 d tau_ID / d qd,
+    d qdd / d tau = M^-1
+
+with the inverse dynamics' derivatives evaluated at the computed qdd
+(:func:`hodyn_cli.algorithms.dynamics.partials.torque_partials`, O(n^2) per sample).
+
+Mimic joints: with ``q_full = G q + o`` (:mod:`hodyn_cli.modeling.mimic`) the independent
+coordinates obey ``G^T M G qdd + G^T r = tau``: pass ``coupling=G``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms.dynamics import body_fixed
+from hodyn_cli.algorithms.dynamics.closed_form import eom_matrices, generalized_forces
+from hodyn_cli.algorithms.dynamics.common import CHUNK, GRAVITY, chunks
+from hodyn_cli.algorithms.dynamics.partials import torque_partials
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
+from hodyn_cli.errors import TrajectoryError
+
+__all__ = ["Forward", "forward_dynamics"]
+
+
+@dataclass(frozen=True)
+class Forward:
+    """The result of :func:`forward_dynamics` over the independent coordinates (m of them).
+
+    Attributes:
+        qs: (N, K+1, m) ``qdd, qddd, ..., q^(K+2)``.
+        partials: ``dqdd_dq``, ``dqdd_dqd``, ``dqdd_dtau`` (N, m, m), ``[s, i, j] = d qdd_i /
+            d x_j``, when asked for (else empty).
+    """
+
+    qs: np.ndarray
+    partials: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def forward_dynamics(model: Model, trajectory: Trajectory, tau: np.ndarray, *, gravity=GRAVITY,
+                     coupling: np.ndarray | None = None, derivatives: bool = False) -> Forward:
+    """``qdd`` and its first K time derivatives from q, qd (``trajectory``, all joints; its
+    wrenches need W..W^(K)) and ``tau`` (N, K+1, m): tau and its first K derivatives in the
+    coordinates ``coupling`` (n, m) maps to the joints (None: the joints themselves).
+    ``derivatives``: also ``d qdd / d (q, qd, tau)``."""
+    N = trajectory.n_samples
+    G = None if coupling is None else np.asarray(coupling, dtype=float)
+    m = model.n if G is None else G.shape[1]
+    tau = np.asarray(tau, dtype=float)
+    if tau.ndim != 3 or tau.shape[0] != N or tau.shape[2] != m:
+        raise TrajectoryError(f"tau: expected shape ({N}, K+1, {m}), got {tau.shape}")
+    if trajectory.orders < 2:
+        raise TrajectoryError("forward dynamics needs q and qd")
+    K = tau.shape[1] - 1
+    W = trajectory.wrenches
+    if W is not None and W.W and W.orders < K + 1:
+        missing = ", ".join(derivative_name("W", k) for k in range(W.orders, K + 1))
+        raise TrajectoryError(f"{derivative_name('qdd', K)} needs wrench derivatives {missing}")
+    qs = np.empty((N, K + 1, m))
+    parts = {name: np.empty((N, m, m)) for name in ("dqdd_dq", "dqdd_dqd", "dqdd_dtau")} \
+        if derivatives else {}
+    for s in range(0, N, CHUNK):
+        sl = slice(s, s + CHUNK)
+        chunk = _rows(trajectory, sl, K)
+        qs[sl], more = _chunk(model, chunk, tau[sl], G, gravity, derivatives)
+        for name, value in more.items():
+            parts[name][sl] = value
+    return Forward(qs, parts)
+
+
+def _rows(trajectory: Trajectory, sl: slice, K: int) -> Trajectory:
+    """Samples ``sl``: q, qd and the wrenches to order K."""
+    W = trajectory.wrenches
+    return Trajectory(trajectory.joint_names, trajectory.derivatives[sl, :2], None,
+                      None if W is None else Wrenches({k: w[sl, : K + 1] for k, w in W.W.items()}))
+
+
+def _with(chunk: Trajectory, qs: np.ndarray) -> Trajectory:
+    return Trajectory(chunk.joint_names, qs, None, chunk.wrenches)
+
+
+def _chunk(model: Model, chunk: Trajectory, tau: np.ndarray, G: np.ndarray | None, gravity,
+           derivatives: bool) -> tuple[np.ndarray, dict]:
+    N, (K, m) = chunk.n_samples, (tau.shape[1] - 1, tau.shape[2])
+
+    def coords(A: np.ndarray) -> np.ndarray:  # G^T A G (a matrix) or G^T a (a force)
+        return A if G is None else G.T @ A @ G if A.ndim == 3 else A @ G
+
+    full = np.zeros((N, K + 3, model.n))        # q, qd, then the accelerations as they are found
+    full[:, :2] = chunk.derivatives
+    first = _with(chunk, full[:, :3])
+    M, r = _mass_and_bias(model, first, gravity)
+    Mc = coords(M)
+    out = np.empty((N, K + 1, m))
+    for k in range(K + 1):
+        if k:
+            r = body_fixed.inverse_dynamics(model, _with(chunk, full[:, : k + 3]), order=k,
+                                            gravity=gravity)[:, k]          # q^(k+2) = 0
+        out[:, k] = _solve(Mc, (tau[:, k] - coords(r))[..., None])[..., 0]
+        full[:, k + 2] = out[:, k] if G is None else out[:, k] @ G.T
+    if not derivatives:
+        return out, {}
+    dq, dqd = (coords(d) for d in torque_partials(model, _with(chunk, full[:, :3]),
+                                                  gravity=gravity))
+    X = _solve(Mc, np.concatenate([-dq, -dqd, np.broadcast_to(np.eye(m), dq.shape)], 2))
+    return out, {"dqdd_dq": X[..., :m], "dqdd_dqd": X[..., m : 2 * m], "dqdd_dtau": X[..., 2 * m :]}
+
+
+def _mass_and_bias(model: Model, chunk: Trajectory, gravity) -> tuple[np.ndarray, np.ndarray]:
+    """M (N, n, n) and ``C qd + g + Q_ext`` (N, n) of a chunk whose qdd is zero: the composite
+    inertias of the compiled partials kernel when it is built, else the closed-form matrices."""
+    (_, qs, base, W), = chunks(model, chunk, 0, gravity, size=chunk.n_samples)
+    if _compiled.available():
+        M, bias = _compiled.partials_chunk(model, qs, base, {b: w[:, 0] for b, w in W.items()},
+                                           partials=False, mass=True)
+        return M, bias
+    E = eom_matrices(model, qs, 0, base, W, with_cbar=False)
+    return E.M[:, 0], generalized_forces(E, qs[:, 1:])[:, 0]
+
+
+def _solve(M: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``M^-1 B`` for the mass matrices M (N, m, m) and B (N, m, k): Cholesky in the compiled
+    kernel when it is built (LU in numpy where M is not positive definite, or without it)."""
+    X = _compiled.spd_solve(M, B) if _compiled.available() else None
+    return np.linalg.solve(M, B) if X is None else X

@@ -1,0 +1,347 @@
+"""Dynamic parameters, the regressor and its time derivatives, base parameters.
+
+Parameters (Garofalo, Ott & Albu-Schaeffer, eq. (13)): 10 per moving body (after fixed-joint
+lumping), in the body (URDF link) frame about its origin, in Pinocchio's order::
+
+    pi_b = (m, m c_x, m c_y, m c_z, I_xx, I_xy, I_yy, I_xz, I_yz, I_zz)
+
+with ``I`` the rotational inertia about the body frame origin. The body inertia is linear in
+them, ``M_b = sum_p pi_b,p E_p``, and so is body b's Newton-Euler wrench (eq. (13)):
+``F_b = M_b V_b' - ad*_{V_b} M_b V_b = A_b pi_b`` with column p of ``A_b`` the wrench of
+``E_p`` alone. The torques are the wrenches' powers on the joint screws, ``tau = sum_b J_b^T
+F_b`` (``J_b`` the body Jacobian of b in its own frame), so one recursion gives the whole
+regressor and, by the Leibniz rule, its time derivatives::
+
+    A_b^(k)[:, p] = E_p V_b^(k+1) - sum_j C(k, j) ad*_{V_b^(j)} E_p V_b^(k-j)
+    Y^(k)[:, 10 b + p] = sum_j C(k, j) J_b^(j)T A_b^(k-j)[:, p]
+    tau^(k) = Y^(k) pi + J^T W   (external wrenches do not depend on pi: Y excludes them)
+
+A floating root (``trajectory.base``) is one more moving body with ``J_0 = [I 0]``: every
+body Jacobian gets the root's 6 columns (:func:`closed_form.jacobians` with ``base=6``), the
+root's own 10 parameters come first, and the same sum over bodies gives the 6 + n rows
+``(F_0; tau)`` (``F_0`` the supports' wrench on the root, eq. (42)); the first 6 rows are
+negated to give the base wrench ``W_base = -F_0`` (moment; force, root frame), so
+``Y^(k) pi = (W_base^(k); tau^(k))`` as ``compute --floating-base --base-wrench`` writes them.
+The twists come from the root's jet in the free-falling frame (gravity included,
+:func:`hodyn_cli.algorithms.dynamics.floating.root_jet`); the compiled kernel computes both
+(:func:`floating_regressor_numpy` is its reference).
+
+Gravity enters as the base acceleration, as in the inverse dynamics. The compiled kernel
+(``csrc/regressor.c``) computes Y; :func:`regressor_numpy` is its readable reference. The
+Slotine-Li regressor (Remark 4, eqs. (15), (16)) is
+``Y_r pi = M(q) qdd_r + Cbar(q, qd) qd_r + g(q)`` with the closed-form ``Cbar`` of Mueller &
+Kumar's eq. (54) (``M_d - 2 Cbar`` is skew-symmetric, as adaptive control needs), by the same
+recursion with the reference twists ``V_r = J qd_r`` and ``beta = J qdd_r + J' qd_r + u``
+(``u`` the gravity acceleration)::
+
+    V_r,b = Ad V_r,p + X_b qd_r,b
+    beta_b = Ad beta_p + X_b qdd_r,b - qd_b [X_b, Ad V_r,p],   beta_root = (0; -g)
+    F_b = M_b (beta_b + [V_b, V_r,b]) - ad*_{V_b} M_b V_r,b
+
+>>> from pathlib import Path
+>>> from hodyn_cli.modeling.urdf import load_model
+>>> model = load_model(Path(__file__).parents[3] / "urdf" / "planar_2r.urdf")
+>>> pi = parameters(model)
+>>> pi.shape, float(pi[0]), parameter_names(model)[:2]
+((20,), 1.2, ['m_link1', 'mcx_link1'])
+>>> bool(np.allclose(inertia_from_parameters(pi[:10]), model.inertias[0]))
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from math import comb
+
+import numpy as np
+
+from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms.dynamics import body_fixed, closed_form, floating
+from hodyn_cli.algorithms.dynamics.common import GRAVITY, chunks, relative_adjoint, solve_in_chunks
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import BaseMotion, Trajectory
+
+__all__ = ["PARAMETERS", "parameters", "parameter_names", "inertia_from_parameters",
+           "body_regressor", "regressor", "regressor_numpy", "floating_regressor_numpy",
+           "root_jacobians", "base_wrench_rows", "project_rows", "slotine_li_regressor",
+           "BaseParameters", "base_parameters"]
+
+PARAMETERS = ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")
+
+#: |R_jj| of the pivoted QR below this fraction of |R_00|: column j is not identifiable
+BASE_RTOL = 1e-8
+
+
+def parameters(model: Model, root: bool = False) -> np.ndarray:
+    """(10 nb,) dynamic parameters of every moving body, in body order (``root``: the root
+    link's 10 first, for a floating base)."""
+    M = np.concatenate([model.root_inertia[None], model.inertias]) if root else model.inertias
+    theta = M[:, :3, :3]
+    return np.stack([M[:, 3, 3], M[:, 2, 4], M[:, 0, 5], M[:, 1, 3],
+                     theta[:, 0, 0], theta[:, 0, 1], theta[:, 1, 1],
+                     theta[:, 0, 2], theta[:, 1, 2], theta[:, 2, 2]], axis=1).reshape(-1)
+
+
+def parameter_names(model: Model, root: bool = False) -> list[str]:
+    """``<parameter>_<link>`` for every column of the regressor (``root``: the root link's
+    first, for a floating base)."""
+    links = ((model.root_link,) if root else ()) + model.link_names
+    return [f"{p}_{link}" for link in links for p in PARAMETERS]
+
+
+def inertia_from_parameters(pi) -> np.ndarray:
+    """The 6x6 body inertia (angular; linear) of one body's 10 parameters."""
+    m, hx, hy, hz, ixx, ixy, iyy, ixz, iyz, izz = np.asarray(pi, dtype=float)
+    theta = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    S = lie.skew(np.array([hx, hy, hz]))
+    return np.block([[theta, S], [-S, m * np.eye(3)]])
+
+
+#: E_p (10, 6, 6): the body inertia of parameter p alone
+UNIT_INERTIAS = np.stack([inertia_from_parameters(e) for e in np.eye(10)])
+#: (6, 60), ``[j, 6 p + i] = E_p[i, j]``: ``V @ _UNIT_COLUMNS`` is every ``E_p V``, one gemm
+_UNIT_COLUMNS = UNIT_INERTIAS.transpose(2, 0, 1).reshape(6, 60)
+
+
+def body_regressor(V: np.ndarray, r: int) -> np.ndarray:
+    """``A^(k)``, k = 0..r, (N, r+1, 10, 6) (row p: column p of A) of one body, eq. (13):
+    ``M V' - ad*_V M V = A pi`` and its derivatives, from the twist jet V (N, >= r+2, 6)."""
+    N = V.shape[0]
+    y = (V[:, : r + 2] @ _UNIT_COLUMNS).reshape(N, r + 2, 10, 6)  # E_p V^(m)
+    adV = lie.ad(V[:, : r + 1])  # ad_V^T y as the row vector y ad_V
+    A = y[:, 1:].copy()
+    for k in range(r + 1):
+        for j in range(k + 1):
+            A[:, k] -= comb(k, j) * (y[:, k - j] @ adV[:, j])
+    return A
+
+
+def _without_wrenches(trajectory: Trajectory) -> Trajectory:
+    return replace(trajectory, wrenches=None, series=None)
+
+
+def _jacobian_sums(J: list[np.ndarray], V: list[np.ndarray], r: int) -> np.ndarray:
+    """``Y^(k)[:, :, 10 b + p] = sum_j C(k, j) J_b^(j)T A_b^(k-j)[:, p]`` (module docstring),
+    (N, r+1, rows, 10 nb), for body Jacobians J_b ((N or 1), r+1, 6, rows) and twist jets V_b
+    (N, r+2, 6)."""
+    N, rows = V[0].shape[0], J[0].shape[-1]
+    Y = np.zeros((N, r + 1, rows, 10 * len(J)))
+    for b, (Jb, Vb) in enumerate(zip(J, V, strict=True)):
+        A = np.swapaxes(body_regressor(Vb, r), 2, 3)  # (N, r+1, 6, 10)
+        JT = np.swapaxes(Jb, 2, 3)
+        for k in range(r + 1):
+            Y[:, k, :, 10 * b : 10 * b + 10] = sum(comb(k, j) * (JT[:, j] @ A[:, k - j])
+                                                   for j in range(k + 1))
+    return Y
+
+
+def regressor_numpy(model: Model, qs: np.ndarray, base: np.ndarray, order: int) -> np.ndarray:
+    """Y^(k) of one chunk (N, order+1, n, 10 nb): the readable reference of the kernel.
+
+    ``qs``: (N, >= order+3, n); ``base``: the root's twist jet (1 or N, order+2, 6). The
+    body Jacobians' derivatives come from the closed-form recursion (16), (18)."""
+    V = body_fixed.forward_pass(model, qs, order + 1, base).V
+    return _jacobian_sums(closed_form.jacobians(model, qs, order)[0], V, order)
+
+
+def floating_regressor_numpy(model: Model, qs: np.ndarray, jet: np.ndarray, order: int
+                             ) -> np.ndarray:
+    """``(F_0; tau)``'s regressor of one chunk of a floating base, (N, order+1, 6+n, 10 (n+1)):
+    rows the root's generalized force ``F_0`` (moment; force) then the joints, columns the
+    root's 10 parameters then the bodies', the readable reference of the kernel. ``jet``: the
+    root's twist jet in the free-falling frame ((1 or N), order+2, 6),
+    :func:`hodyn_cli.algorithms.dynamics.floating.root_jet`. The joint rows are the fixed-base
+    regressor's with that jet; the root rows the sum of the module docstring over the root's
+    columns ``G_b`` of the body Jacobians (:func:`root_jacobians`) and the root itself
+    (``G_0 = I``)."""
+    r, N, n = order, qs.shape[0], model.n
+    jet = np.broadcast_to(jet, (N, r + 2, 6))
+    V = body_fixed.forward_pass(model, qs, r + 1, jet).V
+    Y = np.zeros((N, r + 1, 6 + n, 10 * (n + 1)))
+    Y[:, :, 6:, 10:] = _jacobian_sums(closed_form.jacobians(model, qs, r)[0], V, r)
+    G0 = np.zeros((1, r + 1, 6, 6))
+    G0[:, 0] = np.eye(6)
+    Y[:, :, :6] = _jacobian_sums([G0, *root_jacobians(model, qs, r)], [jet, *V], r)
+    return Y
+
+
+def root_jacobians(model: Model, qs: np.ndarray, K: int) -> list[np.ndarray]:
+    """The root's 6 columns of every body Jacobian, ``G_i = D_{i,p} G_p`` (``G`` of a root
+    child: ``D_{i,0}``), and their first K derivatives by Leibniz, (16), (18): per body
+    (N, K+1, 6, 6)."""
+    G: list[np.ndarray] = []
+    for i, p in enumerate(model.parent):
+        D = closed_form.adjoint_derivatives(model, qs, i, K)
+        G.append(np.stack(D if p < 0 else [sum(comb(k, j) * (D[j] @ G[p][:, k - j])
+                                                for j in range(k + 1)) for k in range(K + 1)],
+                          axis=1))
+    return G
+
+
+def base_wrench_rows(model: Model) -> tuple[str, ...]:
+    """Names of a floating base's first 6 regressor rows: ``compute --base-wrench``'s columns
+    ``W_<root>_mx, ..., W_<root>_fz``."""
+    return tuple(f"W_{model.root_link}_{c}" for c in ("mx", "my", "mz", "fx", "fy", "fz"))
+
+
+def project_rows(model: Model, Y: np.ndarray) -> np.ndarray:
+    """The regressor's joint rows (axis 2) over the independent joints (mimic joints imposed:
+    :func:`hodyn_cli.modeling.mimic.project`); a floating base's 6 base rows stay."""
+    from hodyn_cli.modeling import mimic
+
+    if not mimic.active(model):
+        return Y  # nothing to project: no copy of a chunk that may be hundreds of MB
+    first = Y.shape[2] - model.n  # 6 base-wrench rows of a floating base, else 0
+    return np.concatenate([Y[:, :, :first], mimic.project(model, Y[:, :, first:], axis=2)],
+                          axis=2)
+
+
+def regressor(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
+              ) -> np.ndarray:
+    """``Y^(k)``, k = 0..order: (N, order+1, n, 10 nb) with ``tau^(k) = Y^(k) pi`` (+ J^T W).
+
+    A floating base (``trajectory.base``; gravity in the world frame): (N, order+1, 6+n,
+    10 (nb+1)) with ``Y^(k) pi = (W_base^(k); tau^(k))``, pi ``parameters(model, root=True)``."""
+    traj = _without_wrenches(trajectory)
+    if traj.base is not None:
+        return _floating_regressor(model, traj, order, gravity)
+    if _compiled.available() and order <= _compiled.MAX_ORDER:
+        def per_chunk(qs, base, _):
+            return _compiled.regressor_chunk(model, qs, base, order)
+        size = max(traj.n_samples, 1)  # the kernel's memory is per lockstep group
+    else:
+        def per_chunk(qs, base, _):
+            return regressor_numpy(model, qs, base, order)
+        size = 256
+    return solve_in_chunks(model, traj, order, gravity, per_chunk, (model.n, 10 * model.n), size)
+
+
+def _floating_regressor(model: Model, trajectory: Trajectory, order: int, gravity
+                        ) -> np.ndarray:
+    """:func:`regressor` of a floating base: the compiled kernel when it is built (one call:
+    its memory is per lockstep group), else numpy in chunks of ~16 MB of Y."""
+    kernel = _compiled.available() and order <= _compiled.MAX_ORDER
+
+    def chunk(qs, rows):
+        jet = floating.root_jet(rows, gravity, order + 1)
+        Y = _compiled.regressor_chunk(model, qs, jet, order, root=True) if kernel else \
+            floating_regressor_numpy(model, qs, jet, order)
+        Y[:, :, :6] *= -1  # W_base = -F_0
+        return Y
+
+    N, n = trajectory.n_samples, model.n
+    shape = (order + 1, 6 + n, 10 * (n + 1))
+    size = N if kernel else max(64, (16 << 20) // (8 * int(np.prod(shape))))
+    if N <= size:
+        for _, qs, rows, _, _ in floating.floating_chunks(model, trajectory, order, max(size, 1)):
+            return chunk(qs, rows)
+    out = np.empty((N, *shape))
+    for sl, qs, rows, _, _ in floating.floating_chunks(model, trajectory, order, size):
+        out[sl] = chunk(qs, rows)
+    return out
+
+
+def slotine_li_regressor(model: Model, trajectory: Trajectory, qr_d: np.ndarray,
+                         qr_dd: np.ndarray, *, gravity=GRAVITY) -> np.ndarray:
+    """``Y_r`` (N, n, 10 nb): ``Y_r pi = M qr_dd + Cbar qr_d + g`` (Remark 4); ``qr_d``,
+    ``qr_dd`` (N, n) the reference velocity and acceleration."""
+    traj = _without_wrenches(trajectory)
+    out = np.empty((traj.n_samples, model.n, 10 * model.n))
+    for sl, qs, base, _ in chunks(model, traj, 0, gravity):
+        out[sl] = _slotine_li_chunk(model, qs, base, qr_d[sl], qr_dd[sl])
+    return out
+
+
+def _slotine_li_chunk(model: Model, qs: np.ndarray, base: np.ndarray, qr_d: np.ndarray,
+                      qr_dd: np.ndarray) -> np.ndarray:
+    """Y_r of one chunk by the recursion in the module docstring."""
+    N, n = qs.shape[0], model.n
+    J = closed_form.jacobians(model, qs, 0)[0]
+    V, Vr, beta = [], [], []
+    Y = np.zeros((N, n, 10 * n))
+    for i, p in enumerate(model.parent):
+        Ad, X = relative_adjoint(model, i, qs[:, 0, i]), model.X[i]
+        if p < 0:
+            Vp, Vrp, bp = np.zeros((N, 6)), np.zeros((N, 6)), np.broadcast_to(base[:, 1], (N, 6))
+        else:
+            Vp, Vrp, bp = V[p], Vr[p], beta[p]
+        AVr = _apply(Ad, Vrp)
+        V.append(_apply(Ad, Vp) + qs[:, 1, i, None] * X)
+        Vr.append(AVr + qr_d[:, i, None] * X)
+        beta.append(_apply(Ad, bp) + qr_dd[:, i, None] * X
+                    - qs[:, 1, i, None] * lie.bracket(X, AVr))
+        alpha = beta[i] + lie.bracket(V[i], Vr[i])
+        A = (np.einsum("nj,pij->npi", alpha, UNIT_INERTIAS)
+             - lie.coad(V[i][:, None], np.einsum("nj,pij->npi", Vr[i], UNIT_INERTIAS)))
+        Y[:, :, 10 * i : 10 * i + 10] = np.swapaxes(J[i][:, 0], 1, 2) @ np.swapaxes(A, 1, 2)
+    return Y
+
+
+def _apply(A: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return (A @ x[..., None])[..., 0]
+
+
+@dataclass(frozen=True)
+class BaseParameters:
+    """A minimal set of identifiable parameter combinations.
+
+    ``pi_base = base_map @ pi``; ``Y_base = Y[..., independent]`` satisfies
+    ``Y pi = Y_base pi_base`` for every motion. ``names`` says what each one is.
+    """
+
+    independent: np.ndarray
+    base_map: np.ndarray
+    names: list[str]
+
+
+def base_parameters(model: Model, *, samples: int = 200, seed: int = 0, gravity=GRAVITY,
+                    rtol: float = BASE_RTOL,
+                    extra: tuple[Callable[[Trajectory], np.ndarray], list[str]] | None = None,
+                    floating_base: bool = False) -> BaseParameters:
+    """The base parameters by QR with column pivoting of the regressor stacked over random
+    configurations, velocities and accelerations (order 0 suffices: every derivative of
+    ``Y pi`` has the same null space). ``extra``: more columns after Y's, ``(columns,
+    names)`` with ``columns(trajectory) -> (N, 1, n, p)`` (the drives' parameters,
+    :func:`hodyn_cli.algorithms.actuation.actuators.regressor_columns`). ``floating_base``: of the
+    floating-base regressor (root parameters first), over random root orientations, twists
+    and twist rates too."""
+    from scipy.linalg import qr
+
+    from hodyn_cli.modeling import mimic
+
+    rng = np.random.default_rng(seed)
+    m = len(model.coordinates)  # random states of the independent joints (mimics follow)
+    qs = rng.normal(size=(samples, 3, m))
+    qs[:, 0] = rng.uniform(-np.pi, np.pi, size=(samples, m))
+    base = None
+    if floating_base:
+        R = np.linalg.qr(rng.normal(size=(samples, 3, 3)))[0]
+        R[:, :, 0] *= np.sign(np.linalg.det(R))[:, None]  # proper rotations
+        base = BaseMotion(R, np.zeros((samples, 3)), rng.normal(size=(samples, 2, 6)))
+    full = mimic.expand(model, Trajectory(model.coordinate_names, qs, base=base))
+    Y = project_rows(model, regressor(model, full, order=0, gravity=gravity))
+    if extra is not None:
+        Y = np.concatenate([Y, extra[0](full)], axis=3)
+    W = Y[:, 0].reshape(-1, Y.shape[-1])
+    scale = np.abs(W).max(axis=0)
+    used = scale > 0
+    _, R, perm = qr(W[:, used] / scale[used], mode="economic", pivoting=True)
+    diag = np.abs(np.diag(R))
+    r = int((diag > rtol * diag[0]).sum())
+    cols = np.flatnonzero(used)[perm]
+    independent, dependent = cols[:r], cols[r:]
+    # W_dep = W_ind K (exact on the random samples); pi_base = pi_ind + K pi_dep
+    K = np.linalg.lstsq(W[:, independent], W[:, dependent], rcond=None)[0]
+    base_map = np.zeros((r, W.shape[1]))
+    base_map[np.arange(r), independent] = 1.0
+    base_map[:, dependent] = K
+    names = parameter_names(model, floating_base) + (list(extra[1]) if extra is not None else [])
+    labels = []
+    for row in base_map:
+        terms = [f"{c:+.6g} {names[j]}" if abs(c - 1) > 1e-12 else f"+{names[j]}"
+                 for j, c in enumerate(row) if abs(c) > 1e-10]
+        labels.append(" ".join(terms).lstrip("+"))
+    order = np.argsort(independent)
+    return BaseParameters(independent[order], base_map[order], [labels[i] for i in order])

@@ -1,0 +1,101 @@
+"""Sensitivities of tau and its time derivatives to the trajectory: d tau^(k) / d q^(j).
+
+For trajectory optimization with limits on torque rates: how tau, taud, taudd, ... change
+when q and its derivatives change. ``tau^(k)`` depends on ``q^(j)`` for j <= k + 2, so for
+k = 0..K the Jacobians ``d tau^(k)/d q^(j)``, j = 0..k+2, are computed, each (N, n, n) with
+entry ``[s, i, m] = d tau^(k)_i / d q^(j)_m`` at sample s. For k = 0 these are Pinocchio's
+``dtau_dq``, ``dtau_dv`` and the mass matrix.
+
+Computed by forward-mode differentiation of the body-fixed jet recursion: the tangents in
+the directions of q, qd and qdd of each joint, carried through the compiled passes
+(``csrc/sensitivities.c``), give ``d tau^(k)/d q^(j)`` for j <= 2 and every k; the others
+follow from the total time derivative D along the motion::
+
+    d (D g)/d q^(j) = D (d g/d q^(j)) + d g/d q^(j-1)
+    =>  d tau^(k)/d q^(j) = sum_a C(k, a) D^(k-a) (d tau/d q^(j-a))      (d tau/d q^(j) = 0, j > 2)
+
+so no finite difference and no truncation: exact to rounding. A floating root
+(``trajectory.base``) enters as its twist jet, gravity included
+(:func:`hodyn_cli.algorithms.dynamics.floating.root_jet`), held fixed: the joint torques'
+sensitivities to the joint motion with the root moving as given (the base wrench's are not
+computed). :func:`complex_step` is the
+independent reference (and the implementation without the kernel): the same recursion in
+complex arithmetic with ``q^(j)_m`` given the imaginary part ``h = 1e-30``, one batch of
+samples per direction, ``Im tau^(k) / h`` the derivative.
+
+>>> from pathlib import Path
+>>> from hodyn_cli.modeling.urdf import load_model
+>>> from hodyn_cli.core.trajectory import cosine
+>>> model = load_model(Path(__file__).parents[3] / "urdf" / "planar_2r.urdf")
+>>> traj = cosine(model.joint_names, [0.3], amplitude=0.5, omega=1.0, orders=2)
+>>> S = sensitivities(model, traj, order=0)
+>>> sorted(S)
+['dtau_dq', 'dtau_dqd', 'dtau_dqdd']
+>>> S["dtau_dqdd"].shape       # the mass matrix
+(1, 2, 2)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms.dynamics import body_fixed, floating
+from hodyn_cli.algorithms.dynamics.common import CHUNK, GRAVITY, body_wrenches, check_inputs
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory, derivative_name
+
+__all__ = ["sensitivities", "complex_step", "dataset_name", "dataset_names", "STEP"]
+
+STEP = 1e-30
+
+
+def dataset_name(k: int, j: int) -> str:
+    """``d<out>_d<in>``: ``dtaud_dqdd`` is d taud / d qdd."""
+    return f"d{derivative_name('tau', k)}_d{derivative_name('q', j)}"
+
+
+def dataset_names(order: int) -> list[str]:
+    """The datasets of torque orders 0..order: ``dataset_name(k, j)``, k first, j <= k + 2."""
+    return [dataset_name(k, j) for k in range(order + 1) for j in range(k + 3)]
+
+
+def sensitivities(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
+                  ) -> dict[str, np.ndarray]:
+    """``{dataset_name(k, j): (N, n, n)}`` for k = 0..order, j = 0..k+2 (a floating base:
+    its motion held, module docstring)."""
+    check_inputs(model, trajectory, order)
+    qs = trajectory.derivatives[:, : order + 3]
+    W = body_wrenches(model, trajectory, order)
+    floating.check_base_motion(trajectory, order)
+    base = floating.root_jet(trajectory.base, gravity, order + 1)
+    if _compiled.available() and order <= _compiled.MAX_ORDER:
+        sets = _compiled.sensitivities_chunk(model, qs, base, W, order)
+        return dict(zip(dataset_names(order), sets, strict=True))
+    return complex_step(model, qs, base, W, order)
+
+
+def complex_step(model: Model, qs: np.ndarray, base: np.ndarray, W: dict[int, np.ndarray],
+                 order: int) -> dict[str, np.ndarray]:
+    """:func:`sensitivities` by the complex step (module docstring): ``qs`` (N, order+3, n),
+    ``base`` the root's twist jet (1 or N, order+2, 6), ``W`` body -> wrench derivatives
+    (N, order+1, 6)."""
+    N, n, J = qs.shape[0], model.n, order + 3
+    # directions (j, m) as blocks of the sample axis: (J n N, J, n), complex
+    batch = np.repeat(qs[None, :, :J].astype(complex), J * n, axis=0)  # (J n, N, J, n)
+    for d in range(J * n):
+        j, m = divmod(d, n)
+        batch[d, :, j, m] += 1j * STEP
+    batch = batch.reshape(J * n * N, J, n)
+    wrenches = {b: np.tile(w, (J * n, 1, 1)) for b, w in W.items()}
+    bases = base if len(base) == 1 else np.tile(base, (J * n, 1, 1))  # shared or per sample
+    tau = np.empty((J * n * N, order + 1, n), dtype=complex)
+    for s in range(0, len(batch), CHUNK):
+        sl = slice(s, s + CHUNK)
+        kin = body_fixed.forward_pass(model, batch[sl], order + 1,
+                                      bases if len(bases) == 1 else bases[sl])
+        tau[sl] = body_fixed.backward_pass(model, batch[sl], kin, order,
+                                           {b: w[sl] for b, w in wrenches.items()})[0]
+    D = (tau.imag / STEP).reshape(J, n, N, order + 1, n)  # [j, m, s, k, i]
+    return {dataset_name(k, j): np.ascontiguousarray(D[j, :, :, k, :].transpose(1, 2, 0))
+            for k in range(order + 1) for j in range(k + 3)}

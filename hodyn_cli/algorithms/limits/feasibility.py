@@ -1,0 +1,411 @@
+"""A motion against the robot's limits (``hodyn check``) and the uniform time scaling that makes
+it feasible in the shortest time (``hodyn retime --to-limits``), chunk by chunk.
+
+Every limited quantity is a row of :data:`QUANTITIES`: a limits-file key (see
+:mod:`hodyn_cli.modeling.limits`) and the *series* it is checked on, the first of them that the
+dynamics provide. The rigid model gives ``q, qd, tau, taud, taudd``; elastic drives
+(``--drives``, :mod:`hodyn_cli.algorithms.actuation.elastic`) give the spring torque ``u, ud, udd``
+(the link-side joint torque: it is what ``torque`` limits then), the motor speed ``thetad``
+and motor torque ``taum``; rigid drives (:mod:`hodyn_cli.algorithms.actuation.actuators`) ``tau, taud,
+taudd`` with the rotors' reactions, ``thetad = r qd``, ``taum`` (friction included) and the
+``current`` of the drives with a torque constant. Each series comes as a
+:class:`~hodyn_cli.algorithms.limits.scaling.Law`, so the same numbers serve the check (the law at
+x = 1) and the time scaling (its earliest crossing of the limit band). A limit whose series
+the dynamics do not provide (a motor limit on a joint without a drive, a current without a
+torque constant) is reported as not checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from hodyn_cli.algorithms.actuation import actuators, elastic
+from hodyn_cli.algorithms.dynamics.common import GRAVITY
+from hodyn_cli.algorithms.limits.scaling import (
+    TOLERANCE,
+    Law,
+    drive_laws,
+    earliest,
+    elastic_laws,
+    rigid_laws,
+)
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.errors import HodynError
+from hodyn_cli.modeling.drives import Drives
+from hodyn_cli.modeling.limits import Limits
+
+__all__ = ["QUANTITIES", "Quantity", "torque_order", "requirements", "series_laws", "Row",
+           "Envelope", "Check", "Binding", "Retiming", "ScaleSearch", "Infeasible"]
+
+
+class Infeasible(HodynError):
+    """No time scaling makes the motion feasible (a limit it exceeds at any speed)."""
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A limited quantity: its limits-file key, name, the series it is checked on (the first
+    one the dynamics provide) and its units (revolute joint, prismatic joint)."""
+
+    key: str
+    label: str
+    series: tuple[str, ...]
+    units: tuple[str, str]
+    missing: str  # why a limit goes unchecked when no series is there
+
+
+QUANTITIES = (
+    Quantity("position", "position", ("q",), ("rad", "m"), ""),
+    Quantity("velocity", "velocity", ("qd",), ("rad/s", "m/s"), ""),
+    Quantity("torque", "torque", ("u", "tau"), ("N m", "N"), ""),
+    Quantity("torque_rate", "torque rate", ("ud", "taud"), ("N m/s", "N/s"), ""),
+    Quantity("torque_acceleration", "torque acceleration", ("udd", "taudd"),
+             ("N m/s^2", "N/s^2"), ""),
+    Quantity("motor_speed", "motor speed", ("thetad",), ("rad/s", "rad/s"),
+             "the joint has no drive (--drives)"),
+    Quantity("motor_torque", "motor torque", ("taum",), ("N m", "N m"),
+             "the joint has no drive (--drives)"),
+    Quantity("current", "current", ("current",), ("A", "A"),
+             "the joint has no rigid drive with a torque_constant (--drives)"),
+)
+TORQUES = ("torque", "torque_rate", "torque_acceleration")
+
+
+def torque_order(limits: Limits) -> int:
+    """The highest torque derivative with a limit (-1: none)."""
+    return max((j for j, key in enumerate(TORQUES) if limits.limited(key).any()), default=-1)
+
+
+def requirements(model: Model, drives: Drives | None, order: int, kind: str = "full"
+                 ) -> elastic.Requirements | None:
+    """The derivative orders :func:`series_laws` needs for torque order ``order``: None
+    without drives (q to ``order + 2``), the elastic model's where a drive is series-elastic,
+    else the rigid drives' (q to ``max(order, 0) + 2``)."""
+    if drives is None:
+        return None
+    if drives.elastic.any():
+        return elastic.requirements(model, drives, 0, kind)
+    return actuators.requirements(model, drives, max(order, 0), kind)
+
+
+def series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity=GRAVITY,
+                drives: Drives | None = None, kind: str = "full",
+                known: elastic.Requirements | None = None) -> dict[str, Law]:
+    """Every series the dynamics give for ``trajectory`` (all joints, mimic joints expanded):
+    rigid to torque order ``order``; with ``drives``, elastic where one of them is, else rigid
+    drives (:func:`~hodyn_cli.algorithms.limits.scaling.elastic_laws`,
+    :func:`~hodyn_cli.algorithms.limits.scaling.drive_laws`; ``kind``; ``known``: :func:`requirements`
+    if already found)."""
+    if drives is None:
+        return rigid_laws(model, trajectory, order, gravity)
+    if drives.elastic.any():
+        return elastic_laws(model, trajectory, drives, kind, gravity, known)
+    return drive_laws(model, trajectory, drives, order, kind, gravity, known)
+
+
+def _unit(quantity: Quantity, model: Model, j: int) -> str:
+    return quantity.units[model.joint_types[j] == "prismatic"]
+
+
+@dataclass
+class Row:
+    """One joint's quantity against its limit: the worst sample (largest
+    ``|value - centre| / half-width``), its value, and how many samples are beyond it."""
+
+    quantity: str
+    joint: str
+    unit: str
+    lower: float
+    upper: float
+    origin: str
+    checked: bool = True
+    reason: str = ""
+    usage: float = -np.inf  # |value - centre| / half-width at the worst sample
+    value: float | None = None
+    sample: int | None = None
+    time: float | None = None
+    violations: int = 0
+
+    @property
+    def status(self) -> str:
+        return "unchecked" if not self.checked else "violated" if self.violations else "ok"
+
+    @property
+    def margin(self) -> float | None:
+        """Room left at the worst sample, % of the half-width (negative: beyond the limit)."""
+        return None if self.value is None else 100.0 * (1.0 - self.usage)
+
+    @property
+    def limit(self) -> float:
+        """The bound the worst sample is nearest to (upper where not known yet)."""
+        if self.value is not None and self.value < (self.lower + self.upper) / 2:
+            return self.lower
+        return self.upper
+
+
+@dataclass
+class Envelope:
+    """A long series, per joint, reduced to at most ``2 * bins`` (min, max) bins for plots:
+    memory stays bounded however long the file."""
+
+    bins: int = 1000
+    width: int = 1  # samples per bin
+    t: list = field(default_factory=list)
+    lo: list = field(default_factory=list)
+    hi: list = field(default_factory=list)
+
+    def add(self, t: np.ndarray, values: np.ndarray) -> None:
+        starts = np.arange(0, len(t), self.width)
+        self.t.append(t[starts])
+        self.lo.append(np.minimum.reduceat(values, starts, axis=0))
+        self.hi.append(np.maximum.reduceat(values, starts, axis=0))
+        if sum(len(x) for x in self.t) > 2 * self.bins:
+            t_, lo, hi = self.arrays()
+            odd = len(t_) % 2
+            lo, hi = (np.concatenate([a, a[-1:]]) if odd else a for a in (lo, hi))
+            self.t = [t_[::2]]
+            self.lo = [np.minimum(lo[::2], lo[1::2])]
+            self.hi = [np.maximum(hi[::2], hi[1::2])]
+            self.width *= 2
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(bin start times (B,), minima (B, m), maxima (B, m))."""
+        return np.concatenate(self.t), np.concatenate(self.lo), np.concatenate(self.hi)
+
+
+def _bands(limits: Limits, model: Model, key: str, names) -> tuple[np.ndarray, np.ndarray]:
+    idx = [model.joint_index(j) for j in names]
+    band = limits.bands[key][idx]
+    return band[:, 0], band[:, 1]
+
+
+class Check:
+    """Every limited quantity of a motion against its limit, fed chunk by chunk
+    (:meth:`add`); ``rows`` and ``feasible`` at the end. ``envelopes``: keep a plot's worth of
+    every checked series (``"<quantity key>/<series>"`` -> :class:`Envelope`)."""
+
+    def __init__(self, model: Model, limits: Limits, envelopes: bool = False):
+        self.model, self.limits = model, limits
+        self.rows: list[Row] = []
+        self.envelopes: dict[str, Envelope] | None = {} if envelopes else None
+        self._plan: list[tuple[Quantity, str, list[int], list[Row]]] | None = None
+        self.n_samples = 0
+        self.has_t = False
+
+    def _start(self, laws: dict[str, Law]) -> None:
+        """Rows for every (quantity, joint) with a limit, checked where a series has it."""
+        model, self._plan = self.model, []
+        for quantity in QUANTITIES:
+            band = self.limits.bands[quantity.key]
+            limited = np.flatnonzero(self.limits.limited(quantity.key))
+            rows_by_series: dict[str, tuple[list[int], list[Row]]] = {}
+            for j in limited:
+                name = model.joint_names[j]
+                series = next((s for s in quantity.series if s in laws
+                               and name in laws[s].joint_names), None)
+                reason = ("" if series else quantity.missing if model.mimic[j, 0] < 0 else
+                          "a mimic joint: its leader carries its torque")
+                row = Row(quantity.key, name, _unit(quantity, model, j), float(band[j, 0]),
+                          float(band[j, 1]), self.limits.origin[quantity.key][j],
+                          checked=series is not None, reason=reason)
+                self.rows.append(row)
+                if series is not None:
+                    cols, rows = rows_by_series.setdefault(series, ([], []))
+                    cols.append(laws[series].joint_names.index(name))
+                    rows.append(row)
+            self._plan += [(quantity, s, cols, rows) for s, (cols, rows) in rows_by_series.items()]
+
+    def add(self, laws: dict[str, Law], t: np.ndarray | None) -> None:
+        """The next chunk's laws (and times, if the motion has them)."""
+        if self._plan is None:
+            self._start(laws)
+            self.has_t = t is not None
+        start, N = self.n_samples, len(next(iter(laws.values())).coefficients)
+        when = t if t is not None else np.arange(start, start + N, dtype=float)
+        for quantity, series, cols, rows in self._plan or ():
+            values = laws[series].at(1.0)[:, cols]
+            lower = np.array([r.lower for r in rows])
+            upper = np.array([r.upper for r in rows])
+            usage = np.abs(values - (lower + upper) / 2) / ((upper - lower) / 2)
+            worst = np.argmax(usage, axis=0)
+            beyond = (usage > 1 + TOLERANCE).sum(axis=0)
+            for c, row in enumerate(rows):
+                row.violations += int(beyond[c])
+                if usage[worst[c], c] > row.usage:
+                    row.usage, row.value = float(usage[worst[c], c]), float(values[worst[c], c])
+                    row.sample = start + int(worst[c])
+                    row.time = None if t is None else float(t[worst[c]])
+            if self.envelopes is not None:
+                self.envelopes.setdefault(f"{quantity.key}/{series}", Envelope()).add(
+                    when, values)
+        self.n_samples += N
+
+    @property
+    def feasible(self) -> bool:
+        return all(r.status != "violated" for r in self.rows)
+
+    def plotted(self) -> list[tuple[Quantity, list[Row], Envelope]]:
+        """Per checked series: the quantity, its rows (one per plotted column) and envelope."""
+        return [(q, rows, self.envelopes[f"{q.key}/{s}"]) for q, s, _, rows in self._plan or ()
+                if self.envelopes]
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What limits a time scaling: the speed-up ``x = 1/k`` at which the quantity of a joint
+    reaches its limit at a sample (time ``time``, value there ``value`` at that speed-up)."""
+
+    x: float
+    quantity: str
+    joint: str
+    sample: int
+    time: float | None
+    value: float
+    limit: float
+
+    @property
+    def k(self) -> float:
+        return 1.0 / self.x if self.x > 0 else np.inf
+
+    def describe(self) -> str:
+        when = f"t = {self.time:.6g} s" if self.time is not None else f"sample {self.sample}"
+        return f"{self.quantity} of {self.joint} at {when} (limit {self.limit:.6g})"
+
+
+@dataclass(frozen=True)
+class Retiming:
+    """A piecewise uniform time scaling: the segment ``s`` between ``bounds[s]`` and
+    ``bounds[s+1]`` (times of the input) is played ``k[s]`` times slower; the motion still
+    starts at ``bounds[0]``."""
+
+    bounds: tuple[float, ...]
+    k: tuple[float, ...]
+
+    def segment(self, t: np.ndarray) -> np.ndarray:
+        """(N,) the segment each time plays in (a join belongs to the segment after it)."""
+        return np.clip(np.searchsorted(self.bounds[1:-1], t, side="right"), 0, len(self.k) - 1)
+
+    def times(self, t: np.ndarray) -> np.ndarray:
+        """The new times of input times t."""
+        k, b = np.array(self.k), np.array(self.bounds)
+        start = b[0] + np.concatenate([[0.0], np.cumsum(k * np.diff(b))])
+        s = self.segment(t)
+        return start[s] + k[s] * (t - b[s])
+
+    def speedups(self, t: np.ndarray) -> np.ndarray:
+        """(N,) x = 1/k at each input time."""
+        return 1.0 / np.array(self.k)[self.segment(t)]
+
+    def played(self, binding: Binding | None) -> Binding | None:
+        """The binding with its time in the retimed motion."""
+        if binding is None or binding.time is None:
+            return binding
+        return replace(binding, time=float(self.times(np.array([binding.time]))[0]))
+
+
+class ScaleSearch:
+    """The smallest uniform time scaling k per segment (``joins``: the times between segments)
+    that keeps every limited quantity within its limit at every sample, for every slower
+    playing too: fed chunk by chunk (:meth:`add`), its per-segment :class:`Binding` in
+    ``best``. A join's sample counts in both segments it ends and starts."""
+
+    def __init__(self, model: Model, limits: Limits, joins: tuple[float, ...] = ()):
+        if list(joins) != sorted(set(joins)):
+            raise HodynError(f"--segments: the times must increase, got {list(joins)}")
+        self.model, self.limits, self.joins = model, limits, tuple(joins)
+        self.best: list[Binding | None] = [None] * (len(joins) + 1)
+        self.n_samples = 0
+        self.first_t: float | None = None
+        self.last_t: float | None = None
+        #: per join: (|t - join|, derivatives (D, m)) of the sample nearest to it
+        self.at_joins: list[tuple[float, np.ndarray] | None] = [None] * len(joins)
+
+    def add(self, laws: dict[str, Law], trajectory: Trajectory) -> None:
+        t, start = trajectory.t, self.n_samples
+        N = trajectory.n_samples
+        if self.joins and t is None:
+            raise HodynError("--segments needs a motion with times (a t column)")
+        if t is not None:
+            self.first_t = t[0] if self.first_t is None else self.first_t
+            self.last_t = t[-1]
+            self._near_joins(trajectory)
+        edges = (-np.inf,) + self.joins + (np.inf,)
+        for s in range(len(self.best)):
+            rows = (np.arange(N) if t is None
+                    else np.flatnonzero((t >= edges[s]) & (t <= edges[s + 1])))
+            if rows.size:
+                self._segment(s, laws, rows, t, start)
+        self.n_samples += N
+
+    def _segment(self, s: int, laws: dict[str, Law], rows: np.ndarray, t, start: int) -> None:
+        for quantity in QUANTITIES:
+            limited = self.limits.limited(quantity.key)
+            for series in quantity.series:
+                law = laws.get(series)
+                if law is None:
+                    continue
+                lower, upper = _bands(self.limits, self.model, quantity.key, law.joint_names)
+                take = np.array([limited[self.model.joint_index(j)] for j in law.joint_names])
+                if not take.any():
+                    break
+                part = law if len(rows) == len(law.coefficients) and take.all() else \
+                    law.take(rows, np.flatnonzero(take))  # copied only where a part is taken
+                x, row = earliest(part, lower[take], upper[take])
+                lower, upper = lower[take], upper[take]
+                for c in np.flatnonzero(np.isfinite(x)):
+                    best = self.best[s]
+                    if best is None or x[c] < best.x:
+                        r = rows[row[c]]
+                        one = part.take([row[c]], [c])
+                        value = float(one.at(x[c])[0, 0])  # at rest (x = 0): the static value
+                        self.best[s] = Binding(
+                            float(x[c]), quantity.label, part.joint_names[c], start + int(r),
+                            None if t is None else float(t[r]), value,
+                            float(upper[c] if value >= (lower[c] + upper[c]) / 2 else lower[c]))
+                break  # the first series that exists is the quantity's
+
+    def _near_joins(self, trajectory: Trajectory) -> None:
+        t = trajectory.t
+        for i, join in enumerate(self.joins):
+            s = int(np.argmin(np.abs(t - join)))
+            gap = abs(t[s] - join)
+            if self.at_joins[i] is None or gap < self.at_joins[i][0]:
+                self.at_joins[i] = (gap, trajectory.derivatives[s].copy())
+
+    def retiming(self) -> Retiming:
+        """The per-segment scalings (an error where no time scaling makes the motion feasible,
+        or where nothing limits its speed)."""
+        for s, best in enumerate(self.best):
+            where = f" in segment {s + 1}" if len(self.best) > 1 else ""
+            if best is None:
+                raise HodynError(f"nothing limits the speed{where}: no limit depends on it "
+                                 "(give torque, velocity or rate limits)")
+            if best.x == 0:
+                raise Infeasible(f"no time scaling makes the motion feasible{where}: the "
+                                 f"{best.describe()} is beyond its limit at any speed "
+                                 f"({best.value:.6g})")
+        first = self.first_t if self.first_t is not None else 0.0
+        last = self.last_t if self.last_t is not None else 0.0
+        if self.joins and not first < self.joins[0] <= self.joins[-1] < last:
+            raise HodynError(f"--segments: the times must lie inside the motion ({first:.6g} .. "
+                             f"{last:.6g} s)")
+        return Retiming((first, *self.joins, last), tuple(b.k for b in self.best))
+
+    def jumps(self, retiming: Retiming, rtol: float = 1e-9) -> list[str]:
+        """Where the retimed motion's derivatives jump: at a join between segments of
+        different k, every derivative the input does not have at rest there."""
+        out = []
+        for i, near in enumerate(self.at_joins):
+            kl, kr = retiming.k[i], retiming.k[i + 1]
+            if near is None or kl == kr:
+                continue
+            values = np.abs(near[1][1:]).max(axis=1)  # per derivative order >= 1
+            moving = np.flatnonzero(values > rtol * max(1.0, values.max()))
+            if moving.size:
+                out.append(f"at t = {self.joins[i]:.6g} s (k {kl:.6g} -> {kr:.6g}) the "
+                           f"derivatives of order {', '.join(str(j + 1) for j in moving)} jump "
+                           "(the input is not at rest there)")
+        return out

@@ -1,0 +1,726 @@
+"""Higher-order inverse kinematics: q, q', ..., q^(D) of the joints from one link's motion.
+
+The spatial paper's sec. IV (Algorithm 2) combines the inverse kinematics of order k with the
+forward kinematics of order k-1 (:mod:`hodyn_cli.algorithms.dynamics.spatial`); its formulas were lost in
+the text conversion and are rebuilt here from the identities it names. The r joints on the
+path from the root to the link (the others stand still) move it with the spatial twist (8)::
+
+    V^s = J q',     J = [Y_1 ... Y_r]         (instantaneous joint screws (7), root frame)
+
+A *pose* task (m = 6) prescribes ``y' = V^s``; a *position* task (m = 3) the velocity of
+the link origin, ``y' = p' = v^s + omega x p = P(p) V^s`` with ``P(p) = [-skew(p), I]``.
+With ``J_t = P J`` (``J_t = J`` for a pose task), k derivatives of ``J_t q' = y'`` give::
+
+    y^(k+1) = sum_{j<=k} C(k, j) J_t^(j) q^(k+1-j)
+    J^(j) = [Y_1^(j) ...],   J_t^(j) = sum_l C(j, l) P^(l) J^(j-l),   P^(l) = [-skew(p^(l)), 0]
+
+Algorithm 2, all samples of a block at once:
+
+1. Positions: Newton on SE(3) (below); ``J_t`` is factorized once per sample (SVD), which
+   also gives its condition number (singularity check).
+2. For k = 0 .. D-1:
+
+   a. inverse kinematics of order k+1 (Remark 2)::
+
+        q^(k+1) = J_t^-1 (y^(k+1) - sum_{j=1..k} C(k, j) J_t^(j) q^(k+1-j))
+
+   b. forward kinematics of order k of the path bodies (6), (9)::
+
+        V_i^(k) = V_p^(k) + sum_{j<=k} C(k, j) Y_i^(j) q_i^(k+1-j)
+        Y_i^(k+1) = sum_{j<=k} C(k, j) [V_p^(j), Y_i^(k-j)]
+        p^(k+1) = v^(k) + sum_{j<=k} C(k, j) omega^(j) x p^(k-j)
+
+Fewer joints than task coordinates (r < m: e.g. a planar arm given a position): ``J_t^-1``
+is the least-squares inverse, and a motion the joints cannot follow is an error.
+
+Redundant arms (r > m) take the rates nearest a posture term ``z = K (q_ref - q)``
+(``q_ref``: the first sample's solution; K = 0: the minimum-norm rates), ``q' = z + J_t^T lam``,
+``A lam = y' - J_t z``, ``A = J_t J_t^T`` -- i.e. ``q' = J_t^+ y' + (1 - J_t^+ J_t) z`` --
+and their *exact* derivatives (so q'' is the derivative of q', which
+``J_t^+ (y'' - J_t' q')`` is not), with ``z^(k) = -K q^(k)`` for k >= 1::
+
+    A lam^(k) = y^(k+1) - sum_{j<=k} C(k, j) J_t^(j) z^(k-j) - sum_{j=1..k} C(k, j) A^(j) lam^(k-j)
+    A^(j) = sum_l C(j, l) J_t^(l) J_t^(j-l)T
+    q^(k+1) = z^(k) + sum_{j<=k} C(k, j) J_t^(j)T lam^(k-j)
+
+computed as ``q^(k+1) = J_t^+ c + r`` with ``r = z^(k) + sum_{j>=1} C(k, j) J_t^(j)T
+lam^(k-j)``, ``c = b - J_t r`` (b: the right-hand side of step 2a) and ``lam^(k) = A^-1 c``:
+the same numbers, but the task equation holds to rounding (``J_t^+`` has J_t's condition
+number, ``A^-1`` its square). The minimum-norm rates alone let the self-motion drift (they
+are not cyclic): on the shipped iiwa sample it wandered a turn outside three joints' limits.
+
+Their positions are the integral of those rates: between samples, two-point Hermite
+quadrature of q' with its D-1 known derivatives (:func:`hermite_steps`, error
+``O(h^(2D+1))``, :func:`quadrature_error`), each sample then projected back onto the
+prescribed pose by minimum-norm Newton steps (the closed-loop correction that keeps rounding
+and quadrature errors from drifting). The quadrature uses the rates at the new sample, so a
+block of samples is iterated to its fixed point (Anderson-accelerated: near singular poses
+plain passes oscillate), to rounding x condition number or a tenth of the quadrature's own
+error, whichever is larger. The compiled kernel runs the same fixed point on the lane groups
+of consecutive samples, one group after the other, from a guess accurate to ``O(h^(D+2))``
+(the Taylor expansion of the last sample, its q^(D+1) from the last two): one pass usually
+converges, and the samples it cannot solve go to the blocks above.
+
+Newton on SE(3). The error of the current pose ``C = (R, p)`` against the target
+``(R_d, p_d)`` is the spatial twist ``(omega; v)`` that would carry it there to first order,
+``omega = log(R_d R^T)``, ``v = p_d - p - omega x p`` (position task: ``p_d - p``), and
+``dq = J_t^+ e``. Each block of samples starts from the Taylor expansion of the last solved
+sample (q and its D derivatives over t); the first sample from ``q0`` by damped least
+squares (Levenberg-Marquardt), which picks the branch, and is then turned by whole turns
+into the joint limits (the same pose; nearest q0).
+
+Continuity. Near a singular pose Newton can land on another branch of the inverse
+kinematics (a mirrored elbow, a flipped wrist) a few mrad from the prediction. Every step
+between samples is compared with the step its rates explain (Hermite quadrature with the
+derivatives still reliable at that condition number, :func:`reliable_orders`); a joint off
+by more than 10 % of ``h |q'|`` has jumped. The block is redone in smaller pieces, then a
+single sample from damped steps (from the prediction, and from its first-order part, which
+does not trust the higher derivatives of a near-singular sample); if it still jumps, an
+error naming the time (or, ``on_branch_jump="warn"``, :attr:`InverseKinematics.jumps`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cache
+from math import comb, factorial
+
+import numpy as np
+
+from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms.dynamics.spatial import forward_pass, spatial_twists
+from hodyn_cli.algorithms.motion.kinematics import frame_pose
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.motion import LinkMotion
+from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.errors import HodynError
+from hodyn_cli.modeling.limits import beyond_limits
+from hodyn_cli.modeling.locking import default_lock_value
+
+__all__ = ["InverseKinematics", "spatial_motion", "inverse_kinematics", "hermite_weights",
+           "hermite_steps", "quadrature_error", "reliable_orders", "TASKS", "MAX_CONDITION"]
+
+TASKS = ("pose", "position")
+#: default largest condition number of J_t before a sample counts as singular
+MAX_CONDITION = 1e4
+#: pose error (m, rad) below which Newton has converged
+TOLERANCE = 1e-10
+#: largest change of a joint (rad or m) between a sample's prediction and its solution
+#: before the block is redone in smaller pieces (Newton may have jumped to another branch)
+JUMP = 0.2
+#: a joint whose step from the sample before differs from the step its rates explain
+#: (:func:`hermite_steps`) by more than this fraction of ``h |q'|`` (plus BRANCH_FLOOR, rad
+#: or m) has jumped to another branch of the inverse kinematics
+BRANCH_JUMP = 0.1
+BRANCH_FLOOR = 1e-6
+#: 1/s: how fast a redundant arm's self-motion returns to its first pose
+POSTURE_GAIN = 2.0
+NEWTON_STEPS = 30
+PICARD_STEPS = 40
+ANDERSON = 3      # earlier passes the fixed-point iteration combines
+MAX_BLOCK = 256
+#: samples the compiled integration is given at once (its inputs are copied per call)
+KERNEL_WINDOW = 4096
+EPS = np.finfo(float).eps
+
+
+@dataclass
+class IkResult:
+    """Joint motion from :func:`inverse_kinematics`.
+
+    Attributes:
+        trajectory: q and its D derivatives (the model's joints; those not moving the link
+            stand still at q0).
+        condition: (N,) condition number of the task Jacobian J_t per sample.
+        beyond_limits: joint -> one line naming where q first leaves its URDF limits.
+    """
+
+    trajectory: Trajectory
+    condition: np.ndarray
+    beyond_limits: dict[str, str] = field(default_factory=dict)
+
+
+def hermite_steps(qs: np.ndarray, h: np.ndarray, condition: np.ndarray | None = None
+                  ) -> np.ndarray:
+    """Position steps (B, n) between consecutive samples of ``qs`` (B+1, D+1, n) spaced
+    ``h`` (B, 1): two-point Hermite quadrature of q' with its D-1 derivatives at both ends.
+    With the Jacobian's ``condition`` (B+1,) at the samples, each step uses only the
+    derivatives reliable at both its ends (:func:`reliable_orders`; none: a zero step).
+
+    >>> t = np.array([0.0, 0.1]); qs = np.stack([np.sin(t), np.cos(t), -np.sin(t)], 1)[..., None]
+    >>> error = hermite_steps(qs, np.array([[0.1]]))[0, 0] - np.sin(0.1)   # ~ h^5 / 720
+    >>> bool(0.5 < abs(error) / (0.1**5 / 720) < 1)
+    True
+    """
+    D = qs.shape[1] - 1
+    if condition is not None:
+        orders = reliable_orders(np.maximum(condition[:-1], condition[1:]), D)
+        if orders.min() == D:   # the usual case: every derivative reliable everywhere
+            return hermite_steps(qs, h)
+        out = np.zeros_like(h * qs[1:, 0])
+        for d in np.unique(orders[orders > 0]):
+            out[orders == d] = hermite_steps(qs[:, : d + 1], h)[orders == d]
+        return out
+    # sum_j c_j h^(j+1) (q^(j+1) + (-1)^j q^(j+1) one step on), term by term in this order
+    w = hermite_weights(D) * h ** np.arange(1, D + 1)                               # (B, D)
+    ends = qs[:-1, 1:] + (-1.0) ** np.arange(D)[:, None] * qs[1:, 1:]                # (B, D, n)
+    out = w[:, :1] * ends[:, 0]
+    for j in range(1, D):
+        out += w[:, j : j + 1] * ends[:, j]
+    return out
+
+
+def quadrature_error(qs: np.ndarray, h: np.ndarray, condition: np.ndarray | None = None
+                     ) -> float:
+    """Estimated error of :func:`hermite_steps` (same arguments) over all the steps: the sum
+    of ``C_d h^(2d+1) |q^(2d+1)|``, ``C_d = d!^2 / ((2d)! (2d+1)!)``, d the derivatives a step
+    uses, where the unknown ``|q^(2d+1)|`` is extrapolated geometrically from
+    ``|q^(d+1)| ~ |dq^(d)| / h`` with the growth per order ``(|q^(d+1)| / |q'|)^(1/d)`` (a
+    motion's frequency: exact for a cosine when d is even): the accuracy the sampling
+    allows, at the motion's scale.
+    """
+    D = qs.shape[1] - 1
+    d = (np.full(len(h), D) if condition is None
+         else reliable_orders(np.maximum(condition[:-1], condition[1:]), D))
+    steps = np.arange(len(h))
+    rate = np.abs(qs[:, 1]).max(axis=1)
+    first = np.maximum(rate[:-1], rate[1:])                                          # |q'|
+    nxt = np.abs(qs[steps + 1, d] - qs[steps, d]).max(axis=1) / h[:, 0]              # |q^(d+1)|
+    growth = (nxt / np.where(first > 0, first, np.inf)) ** (1 / np.maximum(d, 1))
+    C = _ERROR_CONSTANTS[d]
+    return float(np.sum(np.where(d > 0, C * h[:, 0] ** (2 * d + 1) * nxt * growth**d, 0.0)))
+
+
+def reliable_orders(condition: np.ndarray, D: int) -> np.ndarray:
+    """How many of the derivatives q', ..., q^(D) computed at Jacobian condition numbers
+    ``condition`` are reliable: derivative k loses digits like ``cond^k`` (each order
+    solves with J_t^-1 once more), reliable while ``eps cond^k <= 1e-6``.
+
+    >>> reliable_orders(np.array([10.0, 1e4, 1e7, 1e11]), 4).tolist()
+    [4, 2, 1, 0]
+    """
+    with np.errstate(divide="ignore"):
+        k = np.floor(np.log(1e-6 / EPS) / np.log(np.maximum(condition, 1.0 + EPS)))
+    return np.clip(k, 0, D).astype(int)
+
+
+#: ``C_d = d!^2 / ((2d)! (2d+1)!)`` of :func:`quadrature_error`, d = 0 .. 22
+_ERROR_CONSTANTS = np.array([factorial(k) ** 2 / (factorial(2 * k) * factorial(2 * k + 1))
+                             for k in range(23)])
+
+
+@cache
+def _weight_table(D: int) -> np.ndarray:
+    """(D+1, D): row d the :func:`hermite_weights` of d derivatives (then zeros)."""
+    table = np.zeros((D + 1, D))
+    for d in range(1, D + 1):
+        table[d, :d] = hermite_weights(d)
+    table.flags.writeable = False   # cached: shared by every caller
+    return table
+
+
+@cache
+def hermite_weights(m: int) -> np.ndarray:
+    """``c_j``, j < m, of two-point Hermite quadrature with m derivatives at each end::
+
+        int_0^h f = sum_j c_j h^(j+1) (f^(j)(0) + (-1)^j f^(j)(h)) + O(h^(2m+1))
+
+    ``c_j = m! (2m-j-1)! / ((2m)! (m-j-1)! (j+1)!)``: the trapezoid rule for m = 1.
+
+    >>> hermite_weights(2) * 12
+    array([6., 1.])
+    >>> c = hermite_weights(3)   # exact for polynomials of degree 2m - 1 = 5: int_0^1 t^5
+    >>> d = [[0, 0, 0], [1, 5, 20]]   # f, f', f'' of t^5 at 0 and 1
+    >>> float(sum(c[j] * (d[0][j] + (-1) ** j * d[1][j]) for j in range(3)))
+    0.16666666666666666
+    """
+    c = np.array([factorial(m) * factorial(2 * m - j - 1)
+                  / (factorial(2 * m) * factorial(m - j - 1) * factorial(j + 1))
+                  for j in range(m)])
+    c.flags.writeable = False   # cached: shared by every caller
+    return c
+
+
+class InverseKinematics:
+    """Inverse kinematics of one link, called on consecutive chunks of one motion.
+
+    Each call continues from the last sample of the previous one (the state), so a file
+    streams in chunks with the same result as whole. ``q0`` (n,): where the first sample's
+    search starts (default: 0, or the middle of a joint's range if 0 is outside);
+    ``on_singular``: ``"error"`` or ``"warn"`` (then :attr:`singular` lists the samples);
+    ``on_branch_jump`` likewise for samples whose position step the rates do not explain
+    (then :attr:`jumps` lists them).
+    """
+
+    def __init__(self, model: Model, link: str, *, task: str = "pose", q0=None,
+                 max_condition: float = MAX_CONDITION, on_singular: str = "error",
+                 on_branch_jump: str = "error", posture_gain: float = POSTURE_GAIN):
+        if task not in TASKS:
+            raise HodynError(f"unknown task '{task}' (tasks: {', '.join(TASKS)})")
+        for name, value in (("on_singular", on_singular), ("on_branch_jump", on_branch_jump)):
+            if value not in ("error", "warn"):
+                raise HodynError(f"{name} must be 'error' or 'warn', got '{value}'")
+        if np.any(model.mimic[:, 0] >= 0):
+            raise HodynError("hodyn ik does not support <mimic> joints yet")
+        if link not in model.links:
+            raise HodynError(f"the model has no link '{link}' (links: {', '.join(model.links)})")
+        frame = model.links[link]
+        if frame.body < 0:
+            raise HodynError(f"link '{link}' is welded to the root: no joint moves it")
+        self.model, self.link, self.task = model, link, task
+        self.max_condition, self.on_singular = max_condition, on_singular
+        self.on_branch_jump, self.posture_gain = on_branch_jump, float(posture_gain)
+        self.q_ref: np.ndarray | None = None                      # the first sample's q
+        self.frame = frame
+        self.kernel: _compiled.IkTask | None = None   # the compiled kernels' view, on first use
+        self.path = np.flatnonzero(model.ancestry[:, frame.body])   # root -> link, in order
+        self.m = 6 if task == "pose" else 3
+        self.redundant = len(self.path) > self.m
+        if q0 is None:
+            q0 = [default_lock_value(model, i) for i in range(model.n)]
+        self.q0 = np.asarray(q0, dtype=float).reshape(-1)
+        if self.q0.shape != (model.n,):
+            raise HodynError(f"q0 has {self.q0.size} values, the model {model.n} joints "
+                             f"({', '.join(model.joint_names)})")
+        self.state: tuple[float | None, np.ndarray] | None = None   # (t, (D+1, n)) last sample
+        self.before: tuple[float | None, np.ndarray] | None = None  # ... and the one before
+        self.last_condition = 0.0                                    # ... and its condition
+        self.done = 0
+        self.block = 8
+        self.singular: list[tuple[int, float | None, float]] = []   # (sample, t, condition)
+        self.condition_max = (0.0, None, 0)                          # (value, t, sample)
+        #: (sample, t, joint, step - explained step) of each branch jump
+        self.jumps: list[tuple[int, float | None, str, float]] = []
+
+    # -- one chunk ----------------------------------------------------------------------
+    def __call__(self, motion: LinkMotion) -> tuple[np.ndarray, np.ndarray]:
+        """q and its derivatives (N, D+1, n) and the condition numbers (N,) of a chunk."""
+        if self.task == "pose" and motion.R is None:
+            raise HodynError("a pose task needs the orientation R (or use the position task)")
+        motion = spatial_motion(motion)
+        y = motion.rates(self.task)
+        N, D = motion.n_samples, y.shape[1]
+        if self.redundant and (motion.t is None or D == 0):
+            raise HodynError(f"'{self.link}' has {len(self.path)} joints for {self.m} task "
+                             "coordinates: a redundant arm's positions are integrated from "
+                             "its rates, which needs t and the twist (or point velocity) "
+                             "columns")
+        out = np.empty((N, D + 1, self.model.n))
+        cond = np.empty(N)
+        i = 0
+        if self.state is None:
+            q = self.q_ref = self._first(motion)[0]
+            out[:1], cond[:1] = self._rates(q[None], motion, slice(0, 1))
+            self._accept(out, cond, motion, 0, 1)
+            i = 1
+        while i < N:
+            solved = self._integrate_compiled(out, cond, motion, i)
+            if solved:   # on to the next window, or back where it stopped (then 0: a block)
+                i += solved
+                continue
+            B = min(self.block, N - i)
+            solved = self._block(motion, slice(i, i + B))
+            if isinstance(solved, str):
+                if B == 1:
+                    self._fail(motion, i, solved)
+                self.block = max(1, B // 2)
+                continue
+            out[i : i + B], cond[i : i + B] = solved
+            self._accept(out, cond, motion, i, i + B)
+            i += B
+            self.block = min(2 * self.block, MAX_BLOCK)
+        self.done += N
+        return out, cond
+
+    def _accept(self, out, cond, motion: LinkMotion, a: int, b: int) -> None:
+        t = motion.t
+        self.before = self.state if b - a == 1 else \
+            (None if t is None else float(t[b - 2]), out[b - 2].copy())
+        self.state = (None if t is None else float(t[b - 1]), out[b - 1].copy())
+        self.last_condition = float(cond[b - 1])
+        bad = np.flatnonzero(cond[a:b] > self.max_condition)
+        if bad.size:
+            s = a + int(bad[0])
+            if self.on_singular == "error":
+                raise HodynError(
+                    f"the Jacobian of '{self.link}' is near-singular at {self._when(motion, s)}: "
+                    f"condition number {cond[s]:.3g} > {self.max_condition:.3g} (joint rates "
+                    "grow without bound there; --on-singular warn goes on)")
+            self.singular += [(self.done + a + int(j), None if t is None else float(t[a + j]),
+                               float(cond[a + j])) for j in bad]
+        j = a + int(np.argmax(cond[a:b]))
+        if cond[j] > self.condition_max[0]:
+            self.condition_max = (float(cond[j]), None if t is None else float(t[j]), self.done + j)
+
+    def _when(self, motion: LinkMotion, s: int) -> str:
+        where = f"sample {self.done + s}"
+        return where if motion.t is None else f"t = {motion.t[s]:.6g} s ({where})"
+
+    def _fail(self, motion: LinkMotion, s: int, reason: str):
+        q = self._predict(motion, slice(s, s + 1))
+        sv = np.linalg.svd(self._pose_error(q, motion, slice(s, s + 1))[3], compute_uv=False)[0]
+        c = sv[0] / sv[-1] if sv[-1] > 0 else np.inf
+        hint = (f"; the Jacobian is near-singular there (condition number {c:.3g})"
+                if c > self.max_condition else
+                "; the pose may be out of reach, or the motion too fast for its sampling")
+        raise HodynError(f"inverse kinematics did not converge at {self._when(motion, s)}: "
+                         f"{reason}{hint}")
+
+    # -- positions ----------------------------------------------------------------------
+    def _pose_error(self, q: np.ndarray, motion: LinkMotion, rows: slice):
+        """Link pose, path Jacobian J (N, 6, r), task Jacobian and task error at q (N, n)."""
+        N = q.shape[0]
+        kin = forward_pass(self.model, np.stack([q, np.zeros_like(q)], axis=1), 0)
+        R, p = frame_pose(kin, self.frame)
+        J = np.stack([kin.Y[i][:, 0] for i in self.path], axis=-1).reshape(N, 6, -1)
+        dp = motion.p[rows] - p
+        if self.task == "position":
+            return R, p, J, _point_jacobian(J, p), dp
+        w = lie.rotation_log(motion.R[rows] @ np.swapaxes(R, 1, 2))
+        return R, p, J, J, np.concatenate([w, dp - lie.cross(w, p)], axis=-1)
+
+    def _newton(self, q: np.ndarray, motion: LinkMotion, rows: slice
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """Newton from q (N, n) (minimum-norm / least-squares steps); returns (q, error).
+        The compiled kernel iterates each sample itself (its steps: the SVD's pseudo-inverse,
+        by the normal equations where J_t is well conditioned)."""
+        task = self._compiled_task()
+        if task is not None:
+            R = motion.R[rows] if self.task == "pose" and motion.R is not None else None
+            return _compiled.ik_newton(task, q, R, motion.p[rows], NEWTON_STEPS)
+        q = q.copy()
+        for _ in range(NEWTON_STEPS):
+            _, _, _, Jt, e = self._pose_error(q, motion, rows)
+            if Jt.shape[1] == Jt.shape[2]:   # square: LU, 3x cheaper than the SVD of pinv
+                try:
+                    dq = np.linalg.solve(Jt, e[..., None])[..., 0]
+                except np.linalg.LinAlgError:  # an exactly singular sample: least squares
+                    dq = (np.linalg.pinv(Jt) @ e[..., None])[..., 0]
+            else:
+                dq = (np.linalg.pinv(Jt) @ e[..., None])[..., 0]
+            q[:, self.path] += dq
+            if np.abs(dq).max() <= 1e-14 * (1.0 + np.abs(q).max()):
+                break
+        e = self._pose_error(q, motion, rows)[-1]
+        return q, np.abs(e).max(axis=1)
+
+    def _compiled_task(self) -> _compiled.IkTask | None:
+        """The task as the compiled kernels take it, or None where numpy runs."""
+        if not _compiled.available():
+            return None
+        if self.kernel is None:
+            self.kernel = _compiled.IkTask(self.model, self.path, self.frame.T, self.m)
+        return self.kernel
+
+    def _damped(self, q: np.ndarray, motion: LinkMotion, rows: slice) -> np.ndarray:
+        """Damped least squares (Levenberg-Marquardt) from q (1, n) for one sample: small
+        steps where the Jacobian is near-singular, so it stays near its start."""
+        q = q.copy()
+        e = self._pose_error(q, motion, rows)[-1]
+        cost, mu = float(np.sum(e**2)), 1e-2
+        for _ in range(500):
+            if cost < TOLERANCE**2:
+                break
+            Jt = self._pose_error(q, motion, rows)[3][0]
+            A = Jt @ Jt.T + mu**2 * np.eye(self.m)
+            trial = q.copy()
+            trial[0, self.path] += Jt.T @ np.linalg.solve(A, e[0])
+            e_new = self._pose_error(trial, motion, rows)[-1]
+            if float(np.sum(e_new**2)) < cost:
+                q, e, cost, mu = trial, e_new, float(np.sum(e_new**2)), max(mu / 3, 1e-12)
+            else:
+                mu *= 4
+                if mu > 1e8:
+                    break
+        return q
+
+    def _first(self, motion: LinkMotion) -> np.ndarray:
+        """The first sample, from q0 by damped least squares, then Newton."""
+        rows = slice(0, 1)
+        q = self._damped(self.q0[None], motion, rows)
+        q, err = self._newton(q, motion, rows)
+        if err[0] > TOLERANCE:
+            q0 = ",".join(f"{v:g}" for v in self.q0)
+            raise HodynError(f"no joint configuration reaches the pose of '{self.link}' at "
+                             f"{self._when(motion, 0)} from q0 = [{q0}] (remaining error "
+                             f"{err[0]:.3g}): the pose may be out of reach; try another --q0")
+        return self._turned_into_limits(q)
+
+    def _turned_into_limits(self, q: np.ndarray) -> np.ndarray:
+        """q (1, n) with each revolute joint of the path turned by whole turns (the same
+        pose) into its limits, the nearest to q0 where several turns fit (limits wider than a
+        turn, continuous joints), else left nearest q0."""
+        q = q.copy()
+        for i in self.path:
+            if not self.model.X[i, :3].any():   # prismatic
+                continue
+            lo, hi = self.model.limits[i]
+            value = q[0, i] + 2 * np.pi * np.arange(-(abs(q[0, i]) // (2 * np.pi) + 2),
+                                                    abs(q[0, i]) // (2 * np.pi) + 3)
+            inside = value[(value >= lo - 1e-9) & (value <= hi + 1e-9)]
+            value = inside if inside.size else value
+            q[0, i] = value[np.argmin(np.abs(value - self.q0[i]))]
+        return q
+
+    def _predict(self, motion: LinkMotion, rows: slice, order: int | None = None) -> np.ndarray:
+        """Taylor expansion of the last solved sample to the samples ``rows`` (to ``order``)."""
+        t_last, qs = self.state
+        if motion.t is None or t_last is None:
+            return np.broadcast_to(qs[0], (rows.stop - rows.start, self.model.n)).copy()
+        h = motion.t[rows] - t_last
+        return sum(qs[k] * (h**k / factorial(k))[:, None] for k in range(qs.shape[0])[:order])
+
+    def _block(self, motion: LinkMotion, rows: slice):
+        """Samples ``rows`` solved (q and derivatives, condition), or why the block must be
+        made smaller."""
+        guess = self._predict(motion, rows)
+        solved = self._solve(guess, motion, rows)
+        if isinstance(solved, str):
+            return solved
+        jump = self._branch_jump(*solved, motion, rows)
+        if jump is None:
+            return solved
+        if rows.stop - rows.start > 1:
+            return "jumped"
+        # one sample: Newton may have overshot to another branch near a singular pose, or
+        # the higher derivatives of the sample before (near-singular) mislead the prediction:
+        # damped steps from a first-order prediction stay nearer
+        for start in (guess, self._predict(motion, rows, 2)):
+            retry = self._solve(self._damped(start, motion, rows), motion, rows)
+            if not isinstance(retry, str) and self._branch_jump(*retry, motion, rows) is None:
+                return retry
+        self._jumped(motion, rows.start, solved[1][0], *jump[1:])
+        return solved
+
+    def _solve(self, guess: np.ndarray, motion: LinkMotion, rows: slice):
+        """Newton from ``guess``, then the rates (redundant arms: the integration)."""
+        q, err = self._newton(guess, motion, rows)
+        if err.max() > TOLERANCE:
+            return f"pose error {err.max():.3g} after {NEWTON_STEPS} Newton steps"
+        if rows.stop - rows.start > 1 and np.abs(q - guess).max() > JUMP:
+            return "jumped"
+        return self._integrate(q, motion, rows) if self.redundant else self._rates(q, motion, rows)
+
+    def _integrate_compiled(self, out, cond, motion: LinkMotion, i: int) -> int:
+        """A redundant arm's samples from ``i`` on by the compiled integration (the fixed
+        point of :meth:`_integrate` on groups of consecutive samples, the guess a Taylor
+        expansion with q^(D+1) from the last two samples), as far as it gets and as long as
+        no sample jumps branch (:meth:`_branch_jump`): how many samples it solved and
+        accepted (0 where the kernel does not run or cannot start), at most
+        :data:`KERNEL_WINDOW`."""
+        task = self._compiled_task()
+        if task is None or not self.redundant or self.state[0] is None:
+            return 0
+        D = out.shape[1] - 1
+        rows = slice(i, min(out.shape[0], i + KERNEL_WINDOW))
+        R = motion.R[rows] if self.task == "pose" else None
+        before = self.before if self.before is not None and self.before[0] is not None \
+            else None
+        qs, c = _compiled.ik_integrate(
+            task, motion.rates(self.task)[rows], R, motion.p[rows], motion.t[rows], self.q_ref,
+            self.posture_gain, (*self.state, self.last_condition), before, _weight_table(D),
+            _ERROR_CONSTANTS, newton_steps=NEWTON_STEPS, passes=PICARD_STEPS // 4,
+            tolerance=TOLERANCE, jump=JUMP)
+        k = len(c)
+        if k:
+            jump = self._branch_jump(qs, c, motion, slice(i, i + k))
+            k = k if jump is None else jump[0]   # the Python blocks redo the jumped sample
+        if k:
+            out[i : i + k], cond[i : i + k] = qs[:k], c[:k]
+            self._accept(out, cond, motion, i, i + k)
+        return k
+
+    def _integrate(self, q: np.ndarray, motion: LinkMotion, rows: slice):
+        """Redundant arms: the positions of ``rows`` integrated from their rates (Hermite
+        quadrature from the last sample) and projected onto the pose: the fixed point of
+        ``q = G(q)``, found with Anderson acceleration (plain Picard passes oscillate where
+        the rates change fast), to rounding (scaled by the condition number) or a tenth of
+        the quadrature's own error (:func:`quadrature_error`), whichever is larger."""
+        t_last, qs_last = self.state
+        h = np.diff(np.concatenate([[t_last], motion.t[rows]]))[:, None]
+        xs, gs = [], []
+        for _ in range(PICARD_STEPS):
+            qs, cond = self._rates(q, motion, rows)
+            both = np.concatenate([qs_last[None], qs])            # (B+1, D+1, n)
+            c = np.concatenate([[self.last_condition], cond])
+            g, err = self._newton(qs_last[0] + np.cumsum(hermite_steps(both, h, c), axis=0),
+                                  motion, rows)
+            if err.max() > TOLERANCE:
+                return f"pose error {err.max():.3g} after {NEWTON_STEPS} Newton steps"
+            change = np.abs(g - q).max()
+            tol = ((1.0 + np.abs(g).max()) * max(1e-12, 100 * EPS * cond.max())
+                   + 0.1 * quadrature_error(both, h, c))
+            if change <= tol:
+                return self._rates(g, motion, rows)
+            xs, gs = [*xs[-ANDERSON:], q.ravel()], [*gs[-ANDERSON:], g.ravel()]
+            q = g
+            if len(xs) > 1:   # the combination of the last G(x) whose residuals cancel best
+                dG = np.diff(np.array(gs), axis=0).T
+                dF = dG - np.diff(np.array(xs), axis=0).T
+                gamma = np.linalg.lstsq(dF, gs[-1] - xs[-1], rcond=None)[0]
+                q = (gs[-1] - dG @ gamma).reshape(g.shape)
+        return (f"the integrated positions still change by {change:.3g} after {PICARD_STEPS} "
+                "passes")
+
+    def _branch_jump(self, qs: np.ndarray, cond: np.ndarray, motion: LinkMotion, rows: slice):
+        """The first sample of ``rows`` (offset, joint, step, explained step) whose position
+        step from the sample before is not the one its reliable rates explain
+        (:func:`hermite_steps`; :data:`BRANCH_JUMP`), or None. Needs t and rates."""
+        t_last, qs_last = self.state
+        if motion.t is None or t_last is None or qs.shape[1] == 1:
+            return None
+        both = np.concatenate([qs_last[None], qs])
+        h = np.diff(np.concatenate([[t_last], motion.t[rows]]))[:, None]
+        c = np.concatenate([[self.last_condition], cond])
+        explained = hermite_steps(both, h, c)
+        step = np.diff(both[:, 0], axis=0)
+        rate = np.maximum(np.abs(both[:-1, 1]), np.abs(both[1:, 1]))
+        miss = np.abs(step - explained) - BRANCH_JUMP * h * rate - BRANCH_FLOOR
+        miss[reliable_orders(np.maximum(c[:-1], c[1:]), 1) == 0] = 0.0   # no rate to judge by
+        if miss.max() <= 0:
+            return None
+        s = int(np.argmax((miss > 0).any(axis=1)))
+        j = int(np.argmax(miss[s]))
+        return s, j, float(step[s, j]), float(explained[s, j])
+
+    def _jumped(self, motion: LinkMotion, s: int, cond: float, j: int, step: float,
+                explained: float) -> None:
+        joint = self.model.joint_names[j]
+        if self.on_branch_jump == "error":
+            raise HodynError(
+                f"the joint motion jumps to another branch at {self._when(motion, s)}: "
+                f"q_{joint} changes by {step:.3g} from the sample before, its rates explain "
+                f"{explained:.3g} (condition number {cond:.3g}: near a singular pose, or the "
+                "motion is not continuous there; --on-branch-jump warn goes on)")
+        t = None if motion.t is None else float(motion.t[s])
+        self.jumps.append((self.done + s, t, joint, step - explained))
+
+    # -- rates: Algorithm 2 -------------------------------------------------------------
+    def _rates(self, q: np.ndarray, motion: LinkMotion, rows: slice
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """q^(1..D) at positions q (N, n), Algorithm 2; returns ((N, D+1, n), condition).
+        Compiled where the path has at least as many joints as the task coordinates."""
+        y = motion.rates(self.task)[rows]
+        task = self._compiled_task()
+        if task is not None and len(self.path) >= self.m:
+            return _compiled.ik_rates(task, q, y, self.q_ref, self.posture_gain)
+        N, D = y.shape[:2]
+        model, path = self.model, self.path
+        kin = forward_pass(model, np.stack([q, np.zeros_like(q)], axis=1), 0)
+        body = self.frame.body
+        p = [frame_pose(kin, self.frame)[1]]                         # link origin, derivatives
+        Y = {i: [kin.Y[i][:, 0]] for i in path}                      # joint screws, derivatives
+        V = {i: [] for i in path}                                    # spatial twists
+        zero = [np.zeros((N, 6))] * (D + 1)
+        qs = np.zeros((N, D + 1, model.n))
+        qs[:, 0] = q
+        Jt: list[np.ndarray] = []
+        for k in range(D):
+            Jk = np.stack([Y[i][k] for i in path], axis=-1)          # (N, 6, r)
+            if self.task == "position":
+                Jk = _point_jacobian(Jk, p[0]) + sum(
+                    comb(k, j) * _moment(np.stack([Y[i][k - j] for i in path], axis=-1), p[j])
+                    for j in range(1, k + 1))
+            Jt.append(Jk)
+            if k == 0:
+                U, S, Vh = np.linalg.svd(Jk, full_matrices=False)   # once per sample
+                cond = S[:, 0] / np.where(S[:, -1] > 0, S[:, -1], np.nan)
+                cond = np.nan_to_num(cond, nan=np.inf)
+                with np.errstate(divide="ignore"):
+                    pinv = (np.swapaxes(Vh, 1, 2) / S[:, None, :]) @ np.swapaxes(U, 1, 2)
+                    if self.redundant:                               # A^-1 = U S^-2 U^T
+                        inverse_A = (U / S[:, None, :] ** 2) @ np.swapaxes(U, 1, 2)
+                        lam: list[np.ndarray] = []
+            # k.a) inverse kinematics of order k+1: J_t q^(k+1) = b
+            b = y[:, k] - sum(comb(k, j) * _mv(Jt[j], qs[:, k + 1 - j, path]) for j in range(1, k + 1))
+            if self.redundant:
+                # q^(k+1) = J_t^T lam^(k) + r with J_t q^(k+1) = b, i.e. A lam^(k) = b - J_t r:
+                # the lam recursion of the docstring, solved so that the task equation holds
+                # to rounding (J_t^T A^-1 = J_t^+ has J_t's condition, A^-1 its square)
+                # q' = z + J_t^T lam: the posture term z = K (q_ref - q), z^(k) = -K q^(k)
+                z = (self.q_ref[path] - q[:, path] if k == 0 else -qs[:, k, path]) * self.posture_gain
+                r = z + sum(comb(k, j) * _mv(np.swapaxes(Jt[j], 1, 2), lam[k - j])
+                            for j in range(1, k + 1))
+                c = b - _mv(Jt[0], r)
+                lam.append(_mv(inverse_A, c))
+                qk = _mv(pinv, c) + r
+            else:
+                qk = _mv(pinv, b)
+                if len(path) < self.m:
+                    self._check_reachable(Jt[0], qk, b, motion, rows, k)
+            qs[:, k + 1, path] = qk
+            # k.b) forward kinematics of order k along the path, (6), (9)
+            for i in path:
+                par = model.parent[i]
+                Vp = V[par] if par >= 0 else zero
+                V[i].append(Vp[k] + sum(comb(k, j) * qs[:, k + 1 - j, i, None] * Y[i][j]
+                                        for j in range(k + 1)))
+                Y[i].append(sum(comb(k, j) * lie.bracket(Vp[j], Y[i][k - j]) for j in range(k + 1)))
+            Ve = V[body]
+            p.append(Ve[k][:, 3:] + sum(comb(k, j) * lie.cross(Ve[j][:, :3], p[k - j])
+                                        for j in range(k + 1)))
+        if D == 0:
+            S = np.linalg.svd(self._pose_error(q, motion, rows)[3], compute_uv=False)
+            cond = np.nan_to_num(S[:, 0] / np.where(S[:, -1] > 0, S[:, -1], np.nan), nan=np.inf)
+        return qs, cond
+
+    def _check_reachable(self, Jt0, qk, rhs, motion, rows, k: int) -> None:
+        """r < m: the rates must reproduce the prescribed ones (least squares is exact)."""
+        miss = np.abs(_mv(Jt0, qk) - rhs).max(axis=1)
+        bad = np.flatnonzero(miss > 1e-8 * (1.0 + np.abs(rhs).max(axis=1)))
+        if bad.size:
+            s = rows.start + int(bad[0])
+            raise HodynError(f"the {len(self.path)} joints moving '{self.link}' cannot follow "
+                             f"its {'twist' if self.task == 'pose' else 'velocity'} derivative "
+                             f"{k} at {self._when(motion, s)} (misses by {miss[bad[0]]:.3g})")
+
+
+def spatial_motion(motion: LinkMotion) -> LinkMotion:
+    """The motion with spatial twists ``Vs`` (converted from the body-fixed ``Vb`` if those
+    are what it has)."""
+    if motion.Vs is not None or motion.Vb is None or motion.R is None:
+        return motion
+    return replace(motion, Vs=spatial_twists(motion.R, motion.p, motion.Vb), Vb=None)
+
+
+def _mv(A: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return (A @ x[..., None])[..., 0]
+
+
+def _point_jacobian(J: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """``P(p) J`` (N, 3, r): velocity of the point p for unit rates, ``v + omega x p``."""
+    return J[:, 3:] + _moment(J, p)
+
+
+def _moment(J: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """``omega x p`` for every column (N, 3, r) of J (N, 6, r)."""
+    return np.swapaxes(lie.cross(np.swapaxes(J[:, :3], 1, 2), p[:, None, :]), 1, 2)
+
+
+def inverse_kinematics(model: Model, motion: LinkMotion, link: str, *, task: str = "pose",
+                       q0=None, max_condition: float = MAX_CONDITION,
+                       on_singular: str = "error", on_branch_jump: str = "error",
+                       posture_gain: float = POSTURE_GAIN) -> IkResult:
+    """Joint motion q..q^(D) that moves ``link`` as ``motion`` prescribes (Algorithm 2).
+
+    D is the number of twist derivatives given (pose task: ``Vs`` ... ) or point
+    derivatives (position task: ``pd`` ...). See the module docstring for the scheme.
+
+    >>> from pathlib import Path
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> from hodyn_cli.core.trajectory import cosine
+    >>> from hodyn_cli.algorithms.motion.kinematics import link_kinematics
+    >>> model = load_model(Path(__file__).parents[3] / "urdf" / "planar_2r.urdf")
+    >>> traj = cosine(model.joint_names, [0.0, 0.01], amplitude=0.5, omega=1, offset=0.3, orders=4)
+    >>> motion = LinkMotion.of(link_kinematics(model, traj, "tool0", order=2), traj.t)
+    >>> result = inverse_kinematics(model, motion, "tool0", task="position", q0=[0.5, 0.5])
+    >>> float(np.abs(result.trajectory.derivatives - traj.derivatives[:, :4]).max()) < 1e-12
+    True
+    """
+    solver = InverseKinematics(model, link, task=task, q0=q0, max_condition=max_condition,
+                               on_singular=on_singular, on_branch_jump=on_branch_jump,
+                               posture_gain=posture_gain)
+    qs, cond = solver(motion)
+    return IkResult(Trajectory(model.joint_names, qs, motion.t), cond,
+                    beyond_limits(model, qs[:, 0], motion.t))

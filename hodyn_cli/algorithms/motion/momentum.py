@@ -1,0 +1,127 @@
+"""Total mass, centre of mass and centroidal momentum, with their time derivatives.
+
+The spatial forward pass (:mod:`hodyn_cli.algorithms.dynamics.spatial`) gives every body's spatial twist
+``V_i`` and its derivatives in a frame fixed in the world (the root frame; for a floating
+base the frame that coincides with the root at the instant). The spatial momentum about
+that frame's origin is the sum over bodies, the root link included (spatial paper (12),
+(16)-(19): ``Pi_i' = M_i^s V_i' - ad_{V_i}^T Pi_i``)::
+
+    Pi = sum_i M_i^s V_i = (sum_i c_i x m_i c_i' + Theta_i omega_i; m c')
+
+Its linear part is ``m c'`` for the total mass m and the centre of mass c, so
+``c^(k+1) = Pi_lin^(k) / m``; the angular momentum about the centre of mass is, with its
+Leibniz rates::
+
+    k_G = Pi_ang - c x Pi_lin,    k_G^(k) = Pi_ang^(k) - sum_j C(k, j) c^(j) x Pi_lin^(k-j)
+
+``h = (k_G; m c')`` is the centroidal momentum (Pinocchio's ``hg``, in hodyn's
+(angular; linear) order). For a floating base, with the root's pose ``(R, p)`` in the world:
+``c_world = R c + p``, and every rate and ``h`` turn with R (the frame is inertial).
+Its rate is the sum of the external wrenches about the centre of mass (gravity, supports,
+contacts): ``h' = (n_G; f)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb
+
+import numpy as np
+
+from hodyn_cli.algorithms.dynamics.common import CHUNK
+from hodyn_cli.algorithms.dynamics.spatial import (
+    forward_pass,
+    inertia_derivatives,
+    momentum_derivatives,
+    spatial_inertia,
+    spatial_twists,
+)
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name
+from hodyn_cli.errors import HodynError, TrajectoryError
+
+__all__ = ["Centroidal", "centroidal"]
+
+
+@dataclass(frozen=True)
+class Centroidal:
+    """Mass distribution and momentum of the whole robot (root link included) at N samples.
+
+    Attributes:
+        mass: total mass (kg).
+        com: (N, K+2, 3) centre of mass and its first K+1 derivatives, world (root) frame.
+        h: (N, K+1, 6) centroidal momentum ``(k_G; m c')`` and its first K derivatives:
+            angular momentum about the centre of mass (world axes), linear momentum.
+    """
+
+    mass: float
+    com: np.ndarray
+    h: np.ndarray
+
+    @property
+    def order(self) -> int:
+        return self.h.shape[1] - 1
+
+
+def centroidal(model: Model, trajectory: Trajectory, *, order: int = 1) -> Centroidal:
+    """Total mass, centre of mass and centroidal momentum with their first ``order``
+    derivatives (the centre of mass to ``order + 1``; needs q^(order+1) and, for a floating
+    root (``trajectory.base``), its Vb to order ``order``). No base: the root is welded.
+
+    >>> from pathlib import Path
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> from hodyn_cli.core.trajectory import cosine
+    >>> model = load_model(Path(__file__).parents[3] / "urdf" / "planar_2r.urdf")
+    >>> traj = cosine(model.joint_names, [0.0], amplitude=0, omega=1, offset=0, orders=3)
+    >>> c = centroidal(model, traj, order=1)
+    >>> c.mass, c.com[0, 0].round(4) + 0.0, float(np.abs(c.h).max())   # stretched, at rest
+    (2.0, array([0.52, 0.  , 0.  ]), 0.0)
+    """
+    base = trajectory.base
+    if order < 0:
+        raise HodynError(f"order must be >= 0, got {order}")
+    if trajectory.orders < order + 2:
+        missing = ", ".join(derivative_name("q", k) for k in range(trajectory.orders, order + 2))
+        raise TrajectoryError(f"momentum of order {order} needs {missing} (not in the trajectory)")
+    if base is not None and base.orders < order + 1:
+        missing = ", ".join(f"base_{derivative_name('Vb', k)}" for k in range(base.orders, order + 1))
+        raise TrajectoryError(f"momentum of order {order} needs {missing} (not in the base motion)")
+    if base is not None and base.n_samples != trajectory.n_samples:
+        raise TrajectoryError(f"the base motion has {base.n_samples} samples, the trajectory "
+                              f"{trajectory.n_samples}")
+    mass = float(model.root_inertia[3, 3] + model.mass.sum())
+    if mass <= 0:
+        raise HodynError(f"robot '{model.name}' has no mass: no centre of mass")
+    N, K = trajectory.n_samples, order
+    com, h = np.empty((N, K + 2, 3)), np.empty((N, K + 1, 6))
+    for s in range(0, N, CHUNK):
+        sl = slice(s, s + CHUNK)
+        com[sl], h[sl] = _chunk(model, trajectory.derivatives[sl], K, mass,
+                                None if base is None else base.rows(sl))
+    return Centroidal(mass, com, h)
+
+
+def _chunk(model: Model, qs: np.ndarray, K: int, mass: float, base: BaseMotion | None):
+    N = qs.shape[0]
+    V0 = np.zeros((1, K + 1, 6)) if base is None else spatial_twists(
+        np.broadcast_to(np.eye(3), (N, 3, 3)), np.zeros((N, 3)), base.Vb[:, : K + 1])
+    kin = forward_pass(model, qs, K, V0)
+    root = np.broadcast_to(model.root_inertia, (N, 6, 6))
+    Pi = momentum_derivatives(inertia_derivatives(root, np.broadcast_to(V0, (N, K + 1, 6)), K - 1),
+                              np.broadcast_to(V0, (N, K + 1, 6)), K - 1)         # (12), (16)-(19)
+    first_moment = np.broadcast_to(model.root_inertia[[2, 0, 1], [4, 5, 3]], (N, 3)).copy()  # m c
+    for i in range(model.n):
+        Ms = spatial_inertia(model.inertias[i], lie.Ad_inv(kin.R[i], kin.p[i]))              # (13)
+        Pi += momentum_derivatives(inertia_derivatives(Ms, kin.V[i], K - 1), kin.V[i], K - 1)
+        first_moment += model.mass[i] * (kin.R[i] @ model.com[i] + kin.p[i])
+    c = np.concatenate([first_moment[:, None] / mass, Pi[:, :, 3:] / mass], axis=1)
+    h = Pi.copy()
+    for k in range(K + 1):
+        h[:, k, :3] -= sum(comb(k, j) * lie.cross(c[:, j], Pi[:, k - j, 3:]) for j in range(k + 1))
+    if base is not None:  # from the frame of the root at the instant to the world
+        Rt = np.swapaxes(base.R, 1, 2)  # rows x^T R^T = (R x)^T
+        c = c @ Rt
+        c[:, 0] += base.p
+        h = (h.reshape(N, 2 * (K + 1), 3) @ Rt).reshape(h.shape)
+    return c, h

@@ -1,0 +1,325 @@
+"""Designed motions with exact derivatives of any order (``hodyn generate``).
+
+Every kind is analytic, so q and its first D derivatives are exact (no differences), and
+every kind has defaults that give a sensible motion inside the URDF's position limits (and
+velocity limits where given) for any robot; ``seed`` varies them.
+
+* ``cosine``: ``q0 + a cos(omega t + phi)`` per joint (the papers' test motions).
+* ``fourier``: finite Fourier series, the excitation trajectories of parameter
+  identification (Swevers et al.)::
+
+      q(t) = q0 + sum_l [a_l / (l w_f) sin(l w_f t) - b_l / (l w_f) cos(l w_f t)]
+
+  base frequency ``w_f = 2 pi f``, L harmonics; coefficients from ``seed`` (or given),
+  then scaled per joint to use 80 % of its position range and to respect its velocity limit.
+* ``filtered-step``: a step through an m-th order critically damped filter
+  (:func:`hodyn_cli.core.trajectory.filtered_step`; the elastic-joint paper's Fig. 4, m = 16).
+* ``point-to-point``: rest to rest through waypoints: on each segment
+  ``q = q_a + (q_b - q_a) s(t / T)`` with the polynomial ``s`` of degree 2k+1 that has
+  ``s(0) = 0, s(1) = 1`` and its first k derivatives 0 at both ends (quintic for k = 2,
+  septic for k = 3, ...): the first k derivatives vanish at every waypoint; k defaults to D.
+
+>>> from pathlib import Path
+>>> from hodyn_cli.modeling.urdf import load_model
+>>> model = load_model(Path(__file__).parents[3] / "urdf" / "planar_2r.urdf")
+>>> traj = generate(model, "point-to-point", derivatives=4)
+>>> traj.derivatives.shape[1], bool(np.all(traj.derivatives[0, 1:] == 0))
+(5, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from math import comb, factorial
+
+import numpy as np
+
+from hodyn_cli.algorithms.dynamics.common import GRAVITY
+from hodyn_cli.algorithms.limits.feasibility import (
+    Binding,
+    ScaleSearch,
+    requirements,
+    series_laws,
+    torque_order,
+)
+from hodyn_cli.algorithms.limits.scaling import scaled
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory, cosine, filtered_step
+from hodyn_cli.errors import HodynError
+from hodyn_cli.modeling import mimic
+from hodyn_cli.modeling.drives import Drives
+from hodyn_cli.modeling.limits import Limits
+
+__all__ = ["KINDS", "generate", "chunks", "rest_to_rest", "check_limits", "within_limits"]
+
+KINDS = ("cosine", "fourier", "filtered-step", "point-to-point")
+DEFAULT_DURATION = {"cosine": 10.0, "fourier": 10.0, "filtered-step": 2.5,
+                    "point-to-point": None}
+#: half-range used where a joint has no position limits (rad, or m for prismatic joints)
+FREE_HALF_RANGE = {"revolute": 1.0, "continuous": 1.0, "prismatic": 0.1}
+
+
+def _ranges(model: Model) -> tuple[np.ndarray, np.ndarray]:
+    """(centre, half range) of every joint's position limits (a default where unlimited)."""
+    lo, hi = model.limits[:, 0], model.limits[:, 1]
+    free = ~(np.isfinite(lo) & np.isfinite(hi))
+    lo, hi = np.where(free, 0.0, lo), np.where(free, 0.0, hi)
+    centre = (lo + hi) / 2
+    half = np.where(free, [FREE_HALF_RANGE[t] for t in model.joint_types], (hi - lo) / 2)
+    return centre, half
+
+
+def _times(rate: float, duration: float, rows: slice) -> np.ndarray:
+    """The sample times ``rows`` of a motion of ``duration`` s at ``rate`` Hz (both ends)."""
+    if not rate > 0 or not duration > 0:
+        raise HodynError(f"--rate and --duration must be positive, got {rate} and {duration}")
+    return np.arange(*rows.indices(int(round(duration * rate)) + 1)) / rate
+
+
+def generate(model: Model, kind: str, **options) -> Trajectory:
+    """A motion of ``kind`` with q and its first ``derivatives`` derivatives, exact, of the
+    independent joints (``model.coordinate_names``: a ``<mimic>`` joint follows its leader).
+
+    ``options``: ``rate``, ``duration``, ``derivatives``, ``seed``, ``slow`` (the designed
+    motion played that many times slower, at the same rate); fourier: ``base_frequency``,
+    ``harmonics``, ``coefficients``; filtered-step: ``filter_order``, ``step``;
+    point-to-point: ``waypoints`` (rows of the independent joints' positions),
+    ``segment_duration``, ``vanishing``. ``rows``: only these samples (a slice; the motion is
+    the same, so the chunks of :func:`chunks` are pieces of the whole).
+    """
+    rows = options.pop("rows", slice(None))
+    if options.get("waypoints") is not None and mimic.active(model):
+        G, o = mimic.coupling(model)
+        options["waypoints"] = np.atleast_2d(np.asarray(options["waypoints"], float)) @ G.T + o
+    full = _design(model, kind, rows, **options)  # every joint its own; the mimics' dropped
+    return Trajectory(model.coordinate_names, full.derivatives[:, :, list(model.coordinates)],
+                      full.t)
+
+
+def chunks(model: Model, kind: str, size: int, **options) -> Iterator[Trajectory]:
+    """:func:`generate`'s motion in pieces of ``size`` samples (memory bounded by a piece)."""
+    start = 0
+    while True:
+        piece = generate(model, kind, rows=slice(start, start + size), **options)
+        if not piece.n_samples:
+            return
+        yield piece
+        start += size
+
+
+def _design(model: Model, kind: str, rows: slice, *, rate: float = 100.0,
+            duration: float | None = None, derivatives: int = 4, seed: int = 0,
+            base_frequency: float = 0.1, harmonics: int = 5, coefficients: dict | None = None,
+            filter_order: int = 16, step=None, waypoints=None, segment_duration=None,
+            vanishing: int | None = None, slow: float = 1.0) -> Trajectory:
+    if kind not in KINDS:
+        raise HodynError(f"unknown kind '{kind}' (choose from {', '.join(KINDS)})")
+    if derivatives < 0:
+        raise HodynError(f"--derivatives must be >= 0, got {derivatives}")
+    rng = np.random.default_rng(seed)
+    centre, half = _ranges(model)
+    if kind == "point-to-point":
+        return _point_to_point(model, rng, centre, half, rate, derivatives, waypoints,
+                               segment_duration, derivatives if vanishing is None else vanishing,
+                               rows, slow)
+    T = round((duration or DEFAULT_DURATION[kind]) * rate) / rate  # the design's last sample
+    played = _times(rate, slow * T, rows)  # the output's times
+    return _played(_timed(model, kind, T, played / slow, rng, centre, half, derivatives,
+                          base_frequency, harmonics, coefficients, filter_order, step),
+                   slow, played)
+
+
+def _played(traj: Trajectory, slow: float, t: np.ndarray) -> Trajectory:
+    """The motion sampled at ``t / slow`` played ``slow`` times slower: times ``t``."""
+    return traj if slow == 1 else scaled(traj, 1.0 / slow, t)
+
+
+def _timed(model, kind, T, t, rng, centre, half, derivatives, base_frequency, harmonics,
+           coefficients, filter_order, step) -> Trajectory:
+    """A motion of a kind defined over time, designed to last ``T`` s, at ``t``."""
+    n = model.n
+    if kind == "cosine":
+        omega = 2 * np.pi * rng.uniform(0.15, 0.4, n)
+        amplitude = 0.5 * half
+        vmax = np.where(np.isfinite(model.velocity_limits), model.velocity_limits, np.inf)
+        amplitude = np.minimum(amplitude, 0.8 * vmax / omega)
+        return cosine(model.joint_names, t, amplitude=amplitude, omega=omega,
+                      phase=rng.uniform(0, 2 * np.pi, n), offset=centre, orders=derivatives)
+    if kind == "fourier":
+        return _fourier(model, t, rng, centre, half, derivatives, base_frequency, harmonics,
+                        coefficients)
+    omega = 2.0 * filter_order / T  # the step's mean time (m / omega) is half the duration
+    if step is None:  # 60 % of the range, slow enough for the velocity limit
+        m1 = filter_order - 1  # peak rate = size omega p*, p* = max of the Erlang density
+        peak = np.exp(m1 * np.log(m1) - m1 - np.sum(np.log(np.arange(1, m1 + 1)))) if m1 else 1.0
+        size = np.minimum(0.6 * half, 0.8 * model.velocity_limits / (omega * peak))
+    else:
+        size = np.broadcast_to(np.asarray(step, float), (n,))
+    return filtered_step(model.joint_names, t, step=size, omega=omega,
+                         filter_order=filter_order, offset=centre - size / 2, orders=derivatives)
+
+
+def _fourier(model, t, rng, centre, half, D, f, L, coefficients) -> Trajectory:
+    """Swevers' finite Fourier series, scaled into the position and velocity limits."""
+    n = model.n
+    if f <= 0 or L < 1:
+        raise HodynError(f"--base-frequency must be > 0 and --harmonics >= 1, got {f}, {L}")
+    wf = 2 * np.pi * f
+    if coefficients is None:
+        a, b = rng.normal(size=(2, n, L))
+        scale_free = True
+    else:
+        a, b = _coefficient_arrays(model, coefficients, L)
+        scale_free = False
+    lw = wf * np.arange(1, L + 1)  # l w_f
+    out = np.zeros((len(t), D + 1, n))
+    for k in range(D + 1):
+        # d^k/dt^k [a/(lw) sin(lw t) - b/(lw) cos(lw t)] = lw^(k-1) [a sin(.) - b cos(.)](+k pi/2)
+        arg = np.outer(t, lw)[:, None, :] + k * np.pi / 2  # (N, 1, L)
+        out[:, k] = (lw ** (k - 1) * (a[None] * np.sin(arg) - b[None] * np.cos(arg))).sum(-1)
+    if scale_free:  # use 80 % of the range, then respect the velocity limit
+        period = np.linspace(0, 1 / f, 2001)
+        probe = np.zeros((len(period), 2, n))
+        for k in range(2):
+            arg = np.outer(period, lw)[:, None, :] + k * np.pi / 2
+            probe[:, k] = (lw ** (k - 1) * (a[None] * np.sin(arg) - b[None] * np.cos(arg))
+                           ).sum(-1)
+        s = 0.8 * half / np.abs(probe[:, 0]).max(axis=0)
+        vmax = model.velocity_limits
+        s = np.minimum(s, np.where(np.isfinite(vmax), 0.8 * vmax, np.inf)
+                       / (np.abs(probe[:, 1]).max(axis=0) + 1e-300))
+        out *= s  # (pure harmonics: the motion is centred on q0 already)
+    out[:, 0] += centre
+    return Trajectory(model.joint_names, out, t)
+
+
+def _coefficient_arrays(model, coefficients: dict, L: int) -> tuple[np.ndarray, np.ndarray]:
+    """``{joint: {"a": [...L], "b": [...L]}}`` -> arrays (n, L); missing joints stay at rest."""
+    a, b = np.zeros((model.n, L)), np.zeros((model.n, L))
+    for name, entry in coefficients.items():
+        if name not in model.joint_names:
+            raise HodynError(f"coefficients: the model has no joint '{name}'")
+        j = model.joint_index(name)
+        for key, arr in (("a", a), ("b", b)):
+            values = np.asarray(entry.get(key, [0.0] * L), dtype=float)
+            if values.shape != (L,):
+                raise HodynError(f"coefficients of '{name}': '{key}' needs {L} numbers "
+                                 f"(--harmonics), got {values.size}")
+            arr[j] = values
+    return a, b
+
+
+def rest_to_rest(k: int) -> np.ndarray:
+    """Coefficients (low to high) of the degree 2k+1 polynomial s with s(0) = 0, s(1) = 1 and
+    s', ..., s^(k) zero at 0 and 1: ``s(x) = sum_j c_j x^j``.
+
+    It is the regularized incomplete beta function ``I_x(k+1, k+1) =
+    sum_{j=k+1}^{n} C(n,j) x^j (1-x)^(n-j)``, n = 2k+1, whose coefficients are integers
+    (computed exactly; a linear solve in the monomial basis loses digits for large k).
+
+    >>> rest_to_rest(2).tolist()   # the quintic 10 x^3 - 15 x^4 + 6 x^5
+    [0.0, 0.0, 0.0, 10.0, -15.0, 6.0]
+    """
+    n = 2 * k + 1
+    c = [0] * (n + 1)
+    for j in range(k + 1, n + 1):
+        for i in range(n - j + 1):  # C(n,j) x^j * C(n-j,i) (-x)^i
+            c[j + i] += comb(n, j) * comb(n - j, i) * (-1) ** i
+    return np.array(c, dtype=float)
+
+
+def _point_to_point(model, rng, centre, half, rate, D, waypoints, T, k, rows, slow
+                    ) -> Trajectory:
+    n = model.n
+    if waypoints is None:
+        waypoints = centre + half * rng.uniform(-0.8, 0.8, size=(3, n))
+    waypoints = np.atleast_2d(np.asarray(waypoints, dtype=float))
+    if waypoints.shape[1] != n or len(waypoints) < 2:
+        raise HodynError(f"waypoints: need at least 2 rows of {n} joint positions, got "
+                         f"{waypoints.shape[0]} x {waypoints.shape[1]}")
+    c = rest_to_rest(k)
+    if T is None:  # 2 s, or longer where the peak rate |dq| max s' / T needs it
+        peak = sum(j * cj * 0.5 ** (j - 1) for j, cj in enumerate(c) if j)  # s'(1/2) = max s'
+        need = np.abs(np.diff(waypoints, axis=0)) * peak / (0.8 * model.velocity_limits)
+        T = np.maximum(2.0, need.max(axis=1))
+    durations = np.broadcast_to(np.asarray(T, dtype=float), (len(waypoints) - 1,))
+    if np.any(durations <= 0):
+        raise HodynError("segment durations must be positive")
+    # waypoints on samples: no sampling interval straddles a waypoint, where the derivatives
+    # above k jump (checks by time differences, as hodyn validate makes, stay exact)
+    durations = np.ceil(durations * slow * rate - 1e-9) / rate
+    starts = np.concatenate([[0.0], np.cumsum(durations)])
+    t = _times(rate, starts[-1], rows)
+    seg = np.clip(np.searchsorted(starts, t, side="right") - 1, 0, len(durations) - 1)
+    x = np.clip((t - starts[seg]) / durations[seg], 0.0, 1.0)
+    out = np.zeros((len(t), D + 1, n))
+    delta = waypoints[seg + 1] - waypoints[seg]  # (N, n)
+    for d in range(D + 1):
+        sd = sum(c[j] * factorial(j) / factorial(j - d) * x ** (j - d)
+                 for j in range(d, len(c)))  # s^(d)(x)
+        out[:, d] = delta * (sd / durations[seg] ** d)[:, None]
+    out[:, 0] += waypoints[seg]
+    return Trajectory(model.joint_names, out, t)
+
+
+def check_limits(model: Model, trajectory: Trajectory) -> None:
+    """One-line error for the first sample outside a position or velocity limit (mimic
+    joints included: they move as their leaders make them)."""
+    trajectory = mimic.expand(model, trajectory)
+    lo, hi = model.limits[:, 0], model.limits[:, 1]
+    q = trajectory.derivatives[:, 0]
+    tol = 1e-9 * (1 + np.abs(model.limits).clip(max=1e9))
+    for bad, what in ((q < lo - tol[:, 0], "lower"), (q > hi + tol[:, 1], "upper")):
+        if bad.any():
+            s, j = np.argwhere(bad)[0]
+            limit = lo[j] if what == "lower" else hi[j]
+            raise HodynError(f"joint '{model.joint_names[j]}' at t = {trajectory.t[s]:.6g} s: "
+                             f"q = {q[s, j]:.6g} is beyond its {what} limit {limit:.6g} "
+                             "(--allow-limit-violation to write it anyway)")
+    if trajectory.orders > 1:
+        qd = np.abs(trajectory.derivatives[:, 1])
+        bad = qd > model.velocity_limits * (1 + 1e-9)
+        if bad.any():
+            s, j = np.argwhere(bad)[0]
+            raise HodynError(f"joint '{model.joint_names[j]}' at t = {trajectory.t[s]:.6g} s: "
+                             f"|qd| = {qd[s, j]:.6g} exceeds its velocity limit "
+                             f"{model.velocity_limits[j]:.6g} (--allow-limit-violation to "
+                             "write it anyway)")
+
+
+#: rounds of :func:`within_limits` before it gives up (each plays the motion slower)
+ROUNDS = 20
+
+
+def within_limits(model: Model, kind: str, limits: Limits, *, gravity=GRAVITY,
+                  drives: Drives | None = None, elastic_model: str = "full",
+                  size: int = 1 << 14, **options) -> tuple[float, Binding | None]:
+    """How much slower :func:`generate`'s motion must play so that every limit holds:
+    ``(slow, binding)``; ``generate(..., slow=slow)`` (or :func:`chunks`) is the motion.
+
+    The scaling laws of the generated motion give the slowing that brings every limited
+    quantity (torques and their rates too, :mod:`hodyn_cli.algorithms.limits.feasibility`) inside its
+    limit at its samples; the slower motion is sampled at the same rate, at other instants of
+    the design, so it is checked again (and slowed further if need be) until it fits. Each
+    round reads the motion in pieces of ``size`` samples. ``binding``: the limit the slowed
+    motion is on (None: it was not slowed).
+    """
+    order = torque_order(limits)
+    req = requirements(model, drives, order, elastic_model)
+    need = order + 2 if req is None else req.q_order
+    asked = options.pop("derivatives", 4)
+    slow = 1.0
+    for _ in range(ROUNDS):
+        search = ScaleSearch(model, limits)
+        for piece in chunks(model, kind, size, derivatives=max(asked, need), slow=slow,
+                            **options):
+            search.add(series_laws(model, mimic.expand(model, piece), order=order,
+                                   gravity=gravity, drives=drives, kind=elastic_model, known=req),
+                       piece)
+        best = search.best[0]
+        if best is None or best.x >= 1:
+            return slow, best if slow > 1 else None
+        search.retiming()  # the error when no slowing helps
+        slow /= best.x
+    raise HodynError(f"--respect-limits: the motion still exceeds a limit after {ROUNDS} rounds "
+                     f"of slowing ({slow:.6g} times slower): {best.describe()}")
