@@ -7,6 +7,7 @@ renders (commands in :mod:`hodyn_cli.cli.dynamics`, :mod:`~hodyn_cli.cli.motion`
 from __future__ import annotations
 
 import copy
+import os
 import sys
 from typing import Annotated
 
@@ -38,7 +39,13 @@ def main_callback(
 def main() -> None:
     from hodyn_cli.cli.errors import run
 
-    sys.exit(run(only(sys.argv[1:2])))
+    code = run(only(sys.argv[1:2]))
+    if "hodyn_cli.io.writers" in sys.modules and sys.modules["hodyn_cli.io.writers"].ABANDONED:
+        # an HDF5 file whose write failed: the HDF5 library crashes freeing it at exit
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
 
 
 def only(first: list[str]) -> typer.Typer:

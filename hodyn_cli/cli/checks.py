@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from enum import Enum
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -67,7 +66,7 @@ def validate(
     from hodyn_cli.algorithms.verification.validate import Tolerances
     from hodyn_cli.cli import render
     from hodyn_cli.cli.session import read_rigid_drives
-    from hodyn_cli.io import atomic_path
+    from hodyn_cli.io.paths import write_text
     from hodyn_cli.pipeline.inputs import open_input
     from hodyn_cli.pipeline.report import render as render_report
     from hodyn_cli.pipeline.report import report_format
@@ -100,8 +99,7 @@ def validate(
     for note in reader.end_notes():
         s.notify(note)
     if report:
-        with atomic_path(report) as tmp:
-            Path(tmp).write_text(render_report(result, fmt))
+        write_text(report, render_report(result, fmt))
     render.validation(result)
     if not result.passed:
         raise typer.Exit(EXIT_FAILED)

@@ -3,19 +3,24 @@
 0 success; 1 a validation that ran and failed; 2 bad usage or bad input (one line on
 stderr, no traceback unless ``--debug``); 3 an internal error (a bug in hodyn); 141 the
 reader of our output went away (``| head``): quiet, the status a shell gives a command
-ended by SIGPIPE.
+ended by SIGPIPE; 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP: stopped, after the same clean-up as
+an error (threads ended, no partial output file).
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import signal
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import typer
 
 from hodyn_cli.errors import HodynError
+from hodyn_cli.pipeline import stop
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_PIPE = 0, 1, 2, 3, 141
 
@@ -27,17 +32,54 @@ def closed_pipe() -> int:
     return EXIT_PIPE
 
 
+class Terminated(BaseException):
+    """A termination signal arrived (not an Exception: no ``except Exception`` in the library
+    swallows it; every ``finally`` on the way out runs)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum: int, frame) -> None:
+    stop.interrupt(Terminated(signum))
+
+
+#: signals that end a run the way an error does, with the same clean-up (Python's default
+#: would end the process at once: a temporary output file left behind, threads killed
+#: mid-write; its KeyboardInterrupt could land inside a thread pool's lock)
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 def run(app, args=None) -> int:
     """Run the typer app; usage errors (bad option values, unknown options) become the same
-    one line as every other error, a closed stdout a quiet exit."""
+    one line as every other error, a closed stdout a quiet exit, a termination signal an
+    orderly stop."""
+    main = threading.current_thread() is threading.main_thread()  # (signals go only there)
+    previous = {sig: signal.signal(sig, _terminate) for sig in STOP_SIGNALS} if main else {}
+    try:
+        return _run(app, args)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _run(app, args) -> int:
     try:
         code = app(args=args, prog_name="hodyn", standalone_mode=False)
         sys.stdout.flush()  # inside the guard: the reader may go away during the last flush
     except BrokenPipeError:
         return closed_pipe()
+    except OSError as e:  # the last flush of stdout failed (a full disk, /dev/full)
+        closed_pipe()
+        print(f"hodyn: error: standard output: cannot write: {e.strerror or e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except typer.Abort:
         print("hodyn: aborted", file=sys.stderr)
         return 130
+    except Terminated as e:
+        print(f"hodyn: stopped by {signal.Signals(e.signum).name}", file=sys.stderr)
+        return 128 + e.signum
     except Exception as e:
         # click's usage errors (typer may vendor its own click: known by behaviour, not class)
         if type(e).__name__ == "NoArgsIsHelpError" and getattr(e, "ctx", None) is not None:
@@ -50,6 +92,12 @@ def run(app, args=None) -> int:
     return code if isinstance(code, int) else EXIT_OK
 
 
+#: what the system refuses because of the user's environment, never because of a bug:
+#: permissions, a read-only or full file system, a quota, a file-size limit, open files
+ENVIRONMENT = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EFBIG,
+               errno.EMFILE, errno.ENFILE}
+
+
 @contextmanager
 def mapped_errors(debug: bool) -> Iterator[None]:
     """Turn library exceptions into one stderr line and an exit status."""
@@ -58,6 +106,8 @@ def mapped_errors(debug: bool) -> Iterator[None]:
     except HodynError as e:
         if debug:
             raise
+        if e.source == "standard output":  # what is still buffered cannot go out either
+            closed_pipe()
         print(f"hodyn: error: {e}", file=sys.stderr)
         raise typer.Exit(EXIT_BAD_INPUT) from None
     except BrokenPipeError:
@@ -67,6 +117,10 @@ def mapped_errors(debug: bool) -> Iterator[None]:
     except Exception as e:  # noqa: BLE001 - the last line of defence against tracebacks
         if debug:
             raise
+        if isinstance(e, OSError) and e.errno in ENVIRONMENT:
+            where = f"{e.filename}: " if e.filename else ""
+            print(f"hodyn: error: {where}{e.strerror}", file=sys.stderr)
+            raise typer.Exit(EXIT_BAD_INPUT) from None
         print(f"hodyn: internal error: {type(e).__name__}: {e} (run with --debug for the "
               "traceback)", file=sys.stderr)
         raise typer.Exit(EXIT_INTERNAL) from None

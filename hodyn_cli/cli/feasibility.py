@@ -70,7 +70,7 @@ def check(
     Exit status 0: feasible; 1: a limit is violated; 2: bad usage or input.
     """
     from hodyn_cli.cli import render
-    from hodyn_cli.io import atomic_path
+    from hodyn_cli.io.paths import write_text
     from hodyn_cli.pipeline import stream
     from hodyn_cli.pipeline.check_report import Meta
     from hodyn_cli.pipeline.check_report import render as render_report
@@ -92,8 +92,7 @@ def check(
                     f"{model_kind.value}",
                     None if limits is None else str(limits),
                     None if drives is None else str(drives))
-        with atomic_path(report) as tmp:
-            Path(tmp).write_text(render_report(result, meta, fmt))
+        write_text(report, render_report(result, meta, fmt))
     render.feasibility(result)
     if not result.feasible:
         raise typer.Exit(EXIT_FAILED)

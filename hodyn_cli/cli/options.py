@@ -134,6 +134,27 @@ def _named(param: inspect.Parameter) -> inspect.Parameter:
     return param.replace(annotation=Annotated[base, info])
 
 
+#: parameters naming files a command writes; every other argument that names an existing
+#: file is one it reads
+OUTPUTS = ("output", "report")
+
+
+def _files(value) -> list[str]:
+    values = value if isinstance(value, list | tuple) else [value]
+    return [str(v) for v in values if isinstance(v, str | Path)]
+
+
+def refuse_overwriting(arguments: dict) -> None:
+    """An error before anything runs if an output is one of the files the command reads
+    (also through a symbolic or hard link): nothing is lost."""
+    from hodyn_cli.io.paths import refuse_inputs
+
+    inputs = [f for k, v in arguments.items() if k not in OUTPUTS for f in _files(v)]
+    for key in OUTPUTS:
+        if arguments.get(key) is not None:
+            refuse_inputs(str(arguments[key]), inputs)
+
+
 def command(app: typer.Typer, name: str, *, short_help: str, shared=STREAMING):
     """Register ``fn(..., s)`` as command ``name`` with the ``shared`` options added to its own.
 
@@ -152,8 +173,9 @@ def command(app: typer.Typer, name: str, *, short_help: str, shared=STREAMING):
             from hodyn_cli.cli.errors import mapped_errors
             from hodyn_cli.cli.session import Session
 
-            session = Session(**{n: kwargs.pop(n) for n in shared})
-            with mapped_errors(session.debug):
+            with mapped_errors(kwargs.get("debug", False)):
+                refuse_overwriting(kwargs)
+                session = Session(**{n: kwargs.pop(n) for n in shared})
                 return fn(**kwargs, s=session)
 
         del run.__wrapped__  # typer must see the signature below, not fn's

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import re
+import resource
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,13 +21,74 @@ def file_format(path: str) -> str:
         return "csv"
     if suffix in (".h5", ".hdf5"):
         return "hdf5"
+    if Path(path).is_dir():
+        raise HodynError("is a directory: name a file (.csv, .h5, .hdf5) or -", path)
     raise HodynError(f"unknown file type '{suffix or path}' (use .csv, .h5, .hdf5 or -)", path)
+
+
+def os_reason(e: OSError) -> str:
+    """What the system said, in its words: ``strerror``, or the errno named in an HDF5
+    library message (h5py raises OSError with the whole HDF5 error stack as text).
+
+    >>> os_reason(OSError(errno.ENOSPC, "No space left on device"))
+    'No space left on device'
+    >>> os_reason(OSError("Can't write data (file write failed: errno = 27, error message = ...)"))
+    'File too large'
+    """
+    if e.strerror:
+        return e.strerror
+    found = re.search(r"errno = (\d+)", str(e))
+    if found:
+        return os.strerror(int(found.group(1)))
+    return str(e).split("\n")[0]
+
+
+def check_room(path: str, end: int, more: int, name: str | None = None) -> None:
+    """Refuse, before writing, what the system would refuse while writing: a file ``path``
+    reaching ``end`` bytes over the file-size limit (``ulimit -f``), or ``more`` bytes over
+    the free space of its file system (what a caller about to write must know: an HDF5 file
+    whose write failed cannot be closed; ``name``: the output's name in the error)."""
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    if limit != resource.RLIM_INFINITY and end > limit:
+        raise cannot_write(name or path, OSError(errno.EFBIG, os.strerror(errno.EFBIG)))
+    fs = os.statvfs(os.path.dirname(os.path.abspath(path)))
+    if more > fs.f_bavail * fs.f_frsize:
+        raise cannot_write(name or path, OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)))
+
+
+def cannot_write(path: str, e: OSError) -> HodynError:
+    """The one line for an output the system refused (permissions, a full disk, a file-size
+    limit, a read-only file system): the user's environment, not a bug."""
+    return HodynError(f"cannot write: {os_reason(e)}", "standard output" if path == "-" else path)
 
 
 def listing(names: list[str], limit: int = 6) -> str:
     """``a, b, c and 4 more``."""
     more = f" and {len(names) - limit} more" if len(names) > limit else ""
     return ", ".join(names[:limit]) + more
+
+
+def same_file(a: str, b: str) -> bool:
+    """True when the paths name one existing file: also through a symbolic or a hard link.
+
+    >>> same_file(__file__, __file__), same_file(__file__, "no such file")
+    (True, False)
+    """
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
+def refuse_inputs(output: str, inputs) -> None:
+    """An error if ``output`` (``-``: stdout, never a file) is one of the files in ``inputs``:
+    writing it would destroy what the run reads."""
+    for source in inputs:
+        if output != "-" and source != "-" and same_file(output, source):
+            also = "" if os.path.abspath(output) == os.path.abspath(source) else \
+                f" ({source}, the same file)"
+            raise HodynError(f"the output is an input{also}: refusing to write over it; "
+                             "choose another output", output)
 
 
 @contextmanager
@@ -41,15 +105,33 @@ def atomic_path(path: str) -> Iterator[str]:
     target = Path(path)
     if not target.parent.is_dir():
         raise HodynError(f"directory '{target.parent}' does not exist", path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    os.close(fd)
-    os.unlink(tmp)  # only the random name is kept: the writer creates the file ("x")
+    if target.is_dir():
+        raise HodynError("is a directory: name a file", path)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        os.close(fd)
+        os.unlink(tmp)  # only the random name is kept: the writer creates the file ("x")
+    except OSError as e:
+        raise cannot_write(path, e) from None
     try:
         yield tmp
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file normal permissions
-        os.replace(tmp, target)
+        try:
+            os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600: give it normal permissions
+            os.replace(tmp, target)
+        except OSError as e:
+            raise cannot_write(path, e) from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def write_text(path: str, text: str) -> None:
+    """A whole text file (a report), atomically (:func:`atomic_path`)."""
+    with atomic_path(path) as tmp:
+        try:
+            with open(tmp, "x") as fh:
+                fh.write(text)
+        except OSError as e:
+            raise cannot_write(path, e) from None

@@ -110,6 +110,12 @@ class TrajectoryReader:
             if table is not None:
                 table.close()
 
+    def cancel(self) -> None:
+        """End the chunks early (thread-safe: a read waiting on a pipe returns)."""
+        for table in (self.table, self.wtable):
+            if table is not None:
+                table.cancel()
+
     def __iter__(self) -> Iterator[Trajectory]:
         main = rechunk(self.table.blocks(self.layout.columns), self.chunk,
                        lambda: self.table.paused)
@@ -204,6 +210,9 @@ class MemoryReader:
 
     def __exit__(self, *exc) -> None:
         pass
+
+    def cancel(self) -> None:
+        """Nothing to do: the chunks are in memory."""
 
     def __iter__(self) -> Iterator[Trajectory]:
         return split(self.trajectory, self.chunk)

@@ -18,6 +18,7 @@ import re
 import select
 import stat
 import sys
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -34,6 +35,8 @@ COMPACT = "q_derivatives"
 JOINT_DATASET = r"qd*|qr_d+|taud*"
 BLOCK_BYTES = 1 << 22
 BLOCK_ROWS = 1 << 16
+#: how often (s) a read waiting on a pipe looks whether it was cancelled
+POLL = 0.1
 
 Block = np.ndarray  # (rows, wanted columns)
 
@@ -57,6 +60,11 @@ class CsvTable:
                 self._owned = True
         except OSError as e:
             raise TrajectoryError(f"cannot read: {e.strerror or e}", path) from None
+        #: a pipe or terminal is read by its descriptor, waiting in ``select`` (cancellable);
+        #: a regular file (or an in-memory stream) through its buffered stream
+        self._pipe = _waiting_fd(self._stream)
+        self._left = b""  # bytes read past the header
+        self._cancelled = threading.Event()
         self.n_rows: int | None = None
         self.paused = False  # the input (a pipe) had nothing more when the last block was cut
         self._line = 0  # lines consumed so far
@@ -65,9 +73,39 @@ class CsvTable:
         self._samples = 0
         self.names = self._header()
 
+    def cancel(self) -> None:
+        """End the blocks early, also from another thread while a read waits on a pipe: a
+        stream stopped by an error must not wait for a producer that may never write."""
+        self._cancelled.set()
+
+    def _read(self, n: int) -> bytes:
+        """Up to ``n`` bytes as they arrive; b"" at the end of the input or once cancelled."""
+        if self._left:
+            data, self._left = self._left[:n], self._left[n:]
+            return data
+        try:
+            if self._pipe is None:
+                return getattr(self._stream, "read1", self._stream.read)(n)
+            while not select.select([self._pipe], [], [], POLL)[0]:
+                if self._cancelled.is_set():
+                    return b""
+            return os.read(self._pipe, n)
+        except OSError as e:
+            raise TrajectoryError(f"cannot read: {e.strerror or e}", self.path) from None
+
+    def _readline(self) -> bytes:
+        line = b""
+        while not line.endswith(b"\n"):
+            data = self._read(1 << 16)
+            if not data:
+                break
+            cut = data.find(b"\n") + 1 or len(data)
+            line, self._left = line + data[:cut], data[cut:] + self._left
+        return line
+
     def _header(self) -> list[str]:
         while True:
-            raw = self._stream.readline()
+            raw = self._readline()
             self._line += 1
             if not raw:
                 raise TrajectoryError("empty file (expected a header row)", self.path)
@@ -94,13 +132,9 @@ class CsvTable:
 
     def _raw_blocks(self) -> Iterator[tuple[int, bytes]]:
         """``(first line number, bytes)`` of whole lines."""
-        read = getattr(self._stream, "read1", self._stream.read)
         pending = b""
-        while True:
-            try:
-                data = read(self.block_bytes)
-            except OSError as e:
-                raise TrajectoryError(f"cannot read: {e.strerror or e}", self.path) from None
+        while not self._cancelled.is_set():
+            data = self._read(self.block_bytes)
             if not data:
                 break
             pending += data
@@ -113,25 +147,22 @@ class CsvTable:
                 block, pending = pending[:cut], pending[cut:]
                 yield self._line + 1, block
                 self._line += block.count(b"\n")
-        if pending.strip():
+        if pending.strip() and not self._cancelled.is_set():
             yield self._line + 1, pending
 
     def _more_waiting(self) -> bool:
         """True unless the input is a pipe or terminal with nothing to read right now."""
-        try:
-            fd = self._stream.fileno()
-        except (AttributeError, OSError, io.UnsupportedOperation):
-            return True
-        if stat.S_ISREG(os.fstat(fd).st_mode):
-            return True
-        return bool(select.select([fd], [], [], 0)[0])
+        return self._pipe is None or bool(select.select([self._pipe], [], [], 0)[0])
 
     def blocks(self, wanted: list[str] | None = None) -> Iterator[Block]:
         import pyarrow as pa
         import pyarrow.csv as pcsv
 
         wanted = list(self.names) if wanted is None else wanted
-        read_opts = pcsv.ReadOptions(column_names=self.names, use_threads=True)
+        # one thread per block: hodyn parses blocks on its own threads, which it joins on
+        # every exit; pyarrow's thread pool, still parsing the rest of a block when a bad
+        # line ended the run, aborted the process at exit (std::terminate, 4 % of runs)
+        read_opts = pcsv.ReadOptions(column_names=self.names, use_threads=False)
         parse_opts = pcsv.ParseOptions(delimiter=self.delimiter)
         convert = pcsv.ConvertOptions(column_types={n: pa.float64() for n in wanted},
                                       include_columns=wanted)
@@ -332,8 +363,21 @@ class Hdf5Table:
                     out[:, cols] = flat[:, pos]
             yield out
 
+    def cancel(self) -> None:
+        """Nothing to do: reading a file never waits for a producer."""
+
     def close(self) -> None:
         self._file.close()
+
+
+def _waiting_fd(stream) -> int | None:
+    """The descriptor of a pipe or terminal (reads may wait), None for a regular file or an
+    in-memory stream."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        return None
+    return None if stat.S_ISREG(os.fstat(fd).st_mode) else fd
 
 
 def open_table(path: str, stdin=None, rows: int = BLOCK_ROWS) -> CsvTable | Hdf5Table:

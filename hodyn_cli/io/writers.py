@@ -20,14 +20,16 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from hodyn_cli.io.paths import atomic_path, file_format
+from hodyn_cli.io.paths import atomic_path, cannot_write, check_room, file_format
 
 
 class CsvSink:
-    """CSV rows to a binary stream: the header before the first chunk, then each chunk."""
+    """CSV rows to a binary stream: the header before the first chunk, then each chunk
+    (``name``: the file's, for errors; ``-`` is standard output)."""
 
-    def __init__(self, stream, columns: dict[str, list[str]], flush: bool = False):
-        self.stream, self.columns, self.flush = stream, columns, flush
+    def __init__(self, stream, columns: dict[str, list[str]], flush: bool = False,
+                 name: str = "-"):
+        self.stream, self.columns, self.flush, self.name = stream, columns, flush, name
         self.names = [c for cols in columns.values() for c in cols]
         self._started = False
         self.attrs: dict = {}
@@ -51,19 +53,36 @@ class CsvSink:
 
     def write_encoded(self, text: memoryview) -> None:
         if not self._started:
-            self.stream.write((",".join(self.names) + "\n").encode())
+            self._put((",".join(self.names) + "\n").encode())
             self._started = True
-        self.stream.write(text)
-        if self.flush:
-            self.stream.flush()
+        self._put(text, flush=self.flush)
 
     def write(self, data: dict[str, np.ndarray]) -> None:
         self.write_encoded(self.encode(data))
 
     def close(self) -> None:
         if not self._started:  # no chunk at all: still a header
-            self.stream.write((",".join(self.names) + "\n").encode())
-        self.stream.flush()
+            self._put((",".join(self.names) + "\n").encode())
+        self._put(b"", flush=True)
+
+    def _put(self, data, flush: bool = False) -> None:
+        try:
+            self.stream.write(data)
+            if flush:
+                self.stream.flush()
+        except BrokenPipeError:  # the reader of stdout went away: the CLI ends quietly
+            raise
+        except OSError as e:  # a full disk, a file-size limit, ...
+            raise cannot_write(self.name, e) from None
+
+
+#: sinks of HDF5 files whose write failed: the HDF5 library (2.0, h5py 3.16) crashes when
+#: such a file is closed or its datasets are freed, so they are kept here, open; a process
+#: that has any must end without its interpreter's clean-up (the command line does)
+ABANDONED: list = []
+#: room an HDF5 file needs beyond its data: the superblock and root group, and each
+#: dataset's header (a resizable dataset's last chunk is allocated whole: its size more)
+HDF5_FILE, HDF5_DATASET = 1 << 16, 1 << 12
 
 
 class Hdf5Sink:
@@ -74,19 +93,28 @@ class Hdf5Sink:
     input): each dataset is allocated whole at its first block, in HDF5's contiguous layout,
     and every block is one write at its offset (a quarter less time than growing chunked
     datasets: no chunk index, no resize, no partly covered chunk written twice). Unknown
-    (a CSV stream): resizable chunked datasets grown by each block."""
+    (a CSV stream): resizable chunked datasets grown by each block.
 
-    def __init__(self, path: str, rows: int | None = None):
+    Before each allocation or block the file-size limit and the free space are checked
+    (:func:`~hodyn_cli.io.paths.check_room`): what the system would refuse is refused
+    before HDF5 writes it, because a failed HDF5 write leaves a file that cannot be closed
+    (:data:`ABANDONED`)."""
+
+    def __init__(self, path: str, rows: int | None = None, name: str | None = None):
         import h5py
 
+        self.name = name or path  # the output's name in errors (``path`` may be temporary)
         # no chunk cache: every chunk is written once and never read back; with the default
         # one (per open dataset) the HDF5 library held ~80 MB more for a 470 MB output. The
         # HDF5 1.8 format: attributes over 64 kB (a big robot's base_map and base-parameter
         # names) go to dense storage instead of failing
-        self.file = h5py.File(path, "x", rdcc_nbytes=0, libver=("v108", "latest"))
-        self.attrs: dict = {}
-        self.rows = rows
+        try:
+            self.file = h5py.File(path, "x", rdcc_nbytes=0, libver=("v108", "latest"))
+        except OSError as e:
+            raise cannot_write(self.name, e) from None
+        self.path, self.attrs, self.rows = path, {}, rows
         self._grown: dict[str, tuple] = {}  # name -> (dataset, rows written)
+        self._end = HDF5_FILE  # the bytes the file will hold after the writes so far
 
     @staticmethod
     def encode(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -98,15 +126,36 @@ class Hdf5Sink:
         self.write(data)
 
     def write(self, data: dict[str, np.ndarray]) -> None:
+        if self in ABANDONED:
+            raise cannot_write(self.name, OSError("an earlier write failed"))
+        try:
+            self._write(data)
+        except (OSError, RuntimeError) as e:  # HDF5's errors come as either
+            if isinstance(e, RuntimeError) and "announced" in str(e):
+                raise
+            ABANDONED.append(self)
+            raise cannot_write(self.name, e if isinstance(e, OSError) else OSError(str(e))
+                               ) from None
+
+    def _reserve(self, nbytes: int) -> None:
+        """Room for ``nbytes`` more bytes, or an error before HDF5 writes them."""
+        self._end += nbytes
+        check_room(self.path, self._end, nbytes, self.name)
+
+    def _write(self, data: dict[str, np.ndarray]) -> None:
         for key, value in data.items():
             value = np.asarray(value)
             m = value.shape[0]
             if key not in self._grown:
                 if self.rows is None:
-                    ds = self.file.create_dataset(key, data=value, chunks=_chunk_shape(value),
+                    chunks = _chunk_shape(value)
+                    self._reserve(value.nbytes + HDF5_DATASET
+                                  + int(np.prod(chunks)) * value.itemsize)
+                    ds = self.file.create_dataset(key, data=value, chunks=chunks,
                                                   maxshape=(None, *value.shape[1:]))
                     self._grown[key] = (ds, m)
                     continue
+                self._reserve(self.rows * value[:1].nbytes + HDF5_DATASET)  # whole
                 ds = self.file.create_dataset(key, shape=(self.rows, *value.shape[1:]),
                                               dtype=value.dtype)
                 self._grown[key] = (ds, 0)
@@ -114,6 +163,7 @@ class Hdf5Sink:
             # cost as much per call as writing a megabyte
             ds, n = self._grown[key]
             if self.rows is None:
+                self._reserve(value.nbytes)
                 ds.resize(n + m, axis=0)
             elif n + m > self.rows:
                 raise RuntimeError(f"'{key}' got more than the {self.rows} samples "
@@ -126,16 +176,23 @@ class Hdf5Sink:
         of announced ``rows`` must then hold them all)."""
         import h5py
 
+        if self in ABANDONED:
+            return
         short = [k for k, (_, n) in self._grown.items() if n != self.rows]
         if complete and self.rows is not None and short:
             self.file.close()
             raise RuntimeError(f"'{short[0]}' got {self._grown[short[0]][1]} of the "
                              f"{self.rows} samples announced")
-        for key, value in self.attrs.items():
-            names = isinstance(value, list | tuple) and value and isinstance(value[0], str)
-            self.file.attrs[key] = np.array(list(value), dtype=h5py.string_dtype()) if names \
-                else value
-        self.file.close()
+        try:
+            for key, value in self.attrs.items():
+                names = isinstance(value, list | tuple) and value and isinstance(value[0], str)
+                self.file.attrs[key] = np.array(list(value), dtype=h5py.string_dtype()) \
+                    if names else value
+            self.file.close()
+        except (OSError, RuntimeError) as e:
+            ABANDONED.append(self)
+            raise cannot_write(self.name, e if isinstance(e, OSError) else OSError(str(e))
+                               ) from None
 
 
 def _chunk_shape(value: np.ndarray) -> tuple[int, ...]:
@@ -157,19 +214,23 @@ def open_sink(path: str, columns: dict[str, list[str]], attrs: dict | None = Non
     """
     if path == "-":
         stream = stdout if stdout is not None else sys.stdout
-        sink = CsvSink(getattr(stream, "buffer", stream), columns, flush=True)
+        sink = CsvSink(getattr(stream, "buffer", stream), columns, flush=True, name="-")
         yield sink
         sink.close()
         return
     fmt = file_format(path)
     with atomic_path(path) as tmp:
         if fmt == "csv":
-            with open(tmp, "xb") as fh:
-                sink = CsvSink(fh, columns)
+            try:
+                fh = open(tmp, "xb")  # noqa: SIM115 - closed below
+            except OSError as e:
+                raise cannot_write(path, e) from None
+            with fh:
+                sink = CsvSink(fh, columns, name=path)
                 yield sink
                 sink.close()
         else:
-            sink = Hdf5Sink(tmp, rows)
+            sink = Hdf5Sink(tmp, rows, name=path)
             sink.attrs.update(attrs or {})
             complete = False
             try:

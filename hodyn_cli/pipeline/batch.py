@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import file_format
+from hodyn_cli.io.paths import refuse_inputs
+from hodyn_cli.pipeline import stop, stream
 from hodyn_cli.pipeline.files import run_file
 
 __all__ = ["FileOutcome", "output_path", "plan_outputs", "process_file", "run_local",
@@ -42,9 +44,10 @@ def output_path(source: str, out_dir: str, fmt: str | None) -> str:
     return str(Path(out_dir) / (Path(source).stem + EXTENSIONS[kind]))
 
 
-def plan_outputs(sources: list[str], out_dir: str, fmt: str | None) -> list[str]:
+def plan_outputs(sources: list[str], out_dir: str, fmt: str | None, inputs=()) -> list[str]:
     """Output paths for every input (``out_dir`` is created if missing); two inputs that would
-    write the same file are an error."""
+    write the same file, or an output that is one of the inputs (``sources`` or the other
+    files the run reads, ``inputs``), are an error before anything is written."""
     outputs, seen = [], {}
     for src in sources:
         if src == "-":
@@ -54,6 +57,8 @@ def plan_outputs(sources: list[str], out_dir: str, fmt: str | None) -> list[str]
             raise HodynError(f"'{seen[out]}' and '{src}' would both write '{out}'")
         seen[out] = src
         outputs.append(out)
+    for out in outputs:
+        refuse_inputs(out, [*sources, *inputs])
     try:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -80,10 +85,24 @@ def run_local(job, sources: list[str], outputs: list[str], *, attrs: dict | None
               jobs: int = 1, skip_existing: bool = False,
               done: Callable[[FileOutcome], None] | None = None) -> list[FileOutcome]:
     """Every file on ``jobs`` threads; ``done(outcome)`` as each one finishes."""
-    with ThreadPoolExecutor(max(1, jobs)) as pool:
+    with stop.deferred(), ThreadPoolExecutor(max(1, jobs)) as pool:
         futures = [pool.submit(process_file, job, s, o, attrs=attrs, skip_existing=skip_existing)
                    for s, o in zip(sources, outputs, strict=True)]
-        return _collect(futures, as_completed(futures), done)
+        try:
+            return _collect(futures, _finished(futures), done)
+        except BaseException:  # Ctrl-C, a signal: the files not started are not started
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+
+
+def _finished(futures: list) -> Iterator:
+    """The futures as they finish, looking for a signal (:mod:`~hodyn_cli.pipeline.stop`)
+    while waiting."""
+    left = set(futures)
+    while left:
+        stop.check()
+        ready, left = wait(left, timeout=stream.POLL, return_when=FIRST_COMPLETED)
+        yield from ready
 
 
 def scheduler_address(text: str, wait: float = 0.0) -> str:

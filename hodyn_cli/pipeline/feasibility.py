@@ -14,7 +14,7 @@ from hodyn_cli.core.model import Diagnostic
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.io import MemoryReader, concatenate, open_sink
 from hodyn_cli.modeling.limits import Limits
-from hodyn_cli.pipeline import stream
+from hodyn_cli.pipeline import stop, stream
 from hodyn_cli.pipeline.inputs import Input, open_input
 from hodyn_cli.pipeline.jobs import LawsJob, RetimeJob
 
@@ -28,16 +28,22 @@ def _mapped(chunks: Iterable[Trajectory], job: LawsJob, jobs: int
     if jobs <= 1:
         yield from ((chunk, job(chunk)) for chunk in chunks)
         return
-    with ThreadPoolExecutor(jobs) as pool:
-        pending: deque = deque()
-        for chunk in chunks:
-            pending.append((chunk, pool.submit(job, chunk)))
-            if len(pending) > jobs:
+    with stop.deferred():  # a signal is raised here between chunks, not inside a lock
+        pool = ThreadPoolExecutor(jobs)
+        try:
+            pending: deque = deque()
+            for chunk in chunks:
+                stop.check()
+                pending.append((chunk, pool.submit(job, chunk)))
+                if len(pending) > jobs:
+                    head, future = pending.popleft()
+                    yield head, future.result()
+            while pending:
+                stop.check()
                 head, future = pending.popleft()
                 yield head, future.result()
-        while pending:
-            head, future = pending.popleft()
-            yield head, future.result()
+        finally:  # also when the consumer stops early: the chunks not started are dropped
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _open(job, source: str, notify, **input_options) -> Input:

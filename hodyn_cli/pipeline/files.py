@@ -45,7 +45,7 @@ def run_file(job: Job, source: str, output: str, attrs: dict | None = None, *, j
                 first(head, sink)
                 chunks = _chain(head, chunks)
             n = stream.run(chunks, job, sink, jobs=jobs, progress=None if progress is None else
-                           lambda done: progress(done, reader.n_samples))
+                           lambda done: progress(done, reader.n_samples), cancel=reader.cancel)
     tell(reader.end_notes())
     return n
 

@@ -55,6 +55,10 @@ class Input:
         if self.base is not None:
             self.base.close()
 
+    def cancel(self) -> None:
+        """End the chunks early; thread-safe (a read waiting on a pipe returns)."""
+        self.reader.cancel()
+
     def __iter__(self) -> Iterator[Trajectory]:
         start = 0
         for chunk in self.reader:

@@ -21,6 +21,7 @@ import numpy as np
 
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
+from hodyn_cli.pipeline import stop
 
 __all__ = ["run", "default_jobs"]
 
@@ -37,12 +38,15 @@ def default_jobs() -> int:
 
 
 def run(chunks: Iterable[Trajectory], compute: Callable[[Trajectory], dict[str, np.ndarray]],
-        sink, *, jobs: int = 1, progress: Callable[[int], None] | None = None) -> int:
+        sink, *, jobs: int = 1, progress: Callable[[int], None] | None = None,
+        cancel: Callable[[], None] | None = None) -> int:
     """Compute every chunk and write it to ``sink`` in order; returns the number of samples.
 
     With ``jobs > 1`` the chunks are read ahead on a thread of their own and computed and
     encoded (``sink.encode``: e.g. CSV formatting) on ``jobs`` threads; this thread only
-    writes. ``progress(samples_done)`` is called after each chunk is written.
+    writes. ``progress(samples_done)`` is called after each chunk is written. Every thread
+    started here has ended when this returns or raises (an error, Ctrl-C, a signal):
+    ``cancel()`` (the reader's) wakes a read-ahead that waits for input.
     """
     done = 0
 
@@ -60,23 +64,26 @@ def run(chunks: Iterable[Trajectory], compute: Callable[[Trajectory], dict[str, 
         for chunk in chunks:
             written(work(chunk), chunk.n_samples)
         return done
-    pool = ThreadPoolExecutor(jobs)
-    ahead = ReadAhead(chunks, depth=1)
-    try:
-        pending: deque = deque()
-        for chunk in ahead.poll(POLL):  # None: nothing new for a while (a slow pipe)
-            if chunk is not None:
-                pending.append((pool.submit(work, chunk), chunk.n_samples))
-            # finished chunks go out at once (a pipeline's consumer waits for them)
-            while pending and (len(pending) > jobs or pending[0][0].done()):
+    with stop.deferred():  # a signal is raised here between chunks, not inside a lock
+        pool = ThreadPoolExecutor(jobs)
+        ahead = ReadAhead(chunks, depth=1, cancel=cancel)
+        try:
+            pending: deque = deque()
+            for chunk in ahead.poll(POLL):  # None: nothing new for a while (a slow pipe)
+                stop.check()
+                if chunk is not None:
+                    pending.append((pool.submit(work, chunk), chunk.n_samples))
+                # finished chunks go out at once (a pipeline's consumer waits for them)
+                while pending and (len(pending) > jobs or pending[0][0].done()):
+                    future, n = pending.popleft()
+                    written(future.result(), n)
+            while pending:
+                stop.check()
                 future, n = pending.popleft()
                 written(future.result(), n)
-        while pending:
-            future, n = pending.popleft()
-            written(future.result(), n)
-    finally:
-        ahead.stop()
-        pool.shutdown(wait=True, cancel_futures=True)
+        finally:
+            ahead.stop()
+            pool.shutdown(wait=True, cancel_futures=True)
     return done
 
 
@@ -98,9 +105,10 @@ class ReadAhead:
 
     _END = object()
 
-    def __init__(self, items: Iterable, depth: int = 2):
+    def __init__(self, items: Iterable, depth: int = 2, cancel: Callable[[], None] | None = None):
         self._queue: queue.Queue = queue.Queue(maxsize=depth)
         self._stopped = threading.Event()
+        self._cancel = cancel
         self._thread = threading.Thread(target=self._fill, args=(iter(items),), daemon=True)
         self._thread.start()
 
@@ -137,5 +145,8 @@ class ReadAhead:
             yield item
 
     def stop(self) -> None:
+        """End the thread and wait for it (``cancel``: wake it where it waits for input)."""
         self._stopped.set()
+        if self._cancel is not None and self._thread.is_alive():
+            self._cancel()
         self._thread.join()
