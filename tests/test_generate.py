@@ -106,8 +106,9 @@ def test_limit_violations_are_named_unless_allowed(tmp_path):
     assert result.exit_code == 2 and not out.exists()
     err = result.stderr.strip()
     # the step starts at -2.5 rad: below joint 2's lower limit (-2.094) at t = 0
-    assert err == ("hodyn: error: joint 'iiwa_joint_2' at t = 0 s: q = -2.5 is beyond its lower "
-                   "limit -2.094 (--allow-limit-violation to write it anyway)")
+    assert err == (f"hodyn: error: {URDF / 'iiwa14.urdf'}: joint 'iiwa_joint_2' at t = 0 s: "
+                   "q = -2.5 is beyond its lower limit -2.094 (--allow-limit-violation to write "
+                   "it anyway)")
     result = runner.invoke(app, [*args, "--allow-limit-violation"])
     assert result.exit_code == 0 and out.exists()
     model = load_model(URDF / "iiwa14.urdf")
@@ -163,3 +164,135 @@ def test_pieces_are_the_whole_motion(robot, kind):
     assert len(pieces) == -(-whole.n_samples // 37)
     assert np.array_equal(np.concatenate([p.derivatives for p in pieces]), whole.derivatives)
     assert np.array_equal(np.concatenate([p.t for p in pieces]), whole.t)
+
+
+def chain_urdf(path, joints) -> str:
+    """A serial chain of 0.3 m links, one per joint: (name, type, ``<limit>`` attributes or
+    None, ``<mimic>`` attributes or None); written to ``path``, which is returned as str."""
+    links = ['<link name="base"/>']
+    parent = "base"
+    for i, (name, kind, limit, mimic) in enumerate(joints):
+        links.append(f'''<link name="l{i}"><inertial><origin xyz="0.15 0 0"/><mass value="1"/>
+  <inertia ixx="0.01" iyy="0.02" izz="0.02" ixy="0" ixz="0" iyz="0"/></inertial></link>
+<joint name="{name}" type="{kind}"><parent link="{parent}"/><child link="l{i}"/>
+  <origin xyz="0.3 0 0"/><axis xyz="0 {'1 0' if i % 2 else '0 1'}"/>
+  {f"<limit {limit}/>" if limit else ""}{f"<mimic {mimic}/>" if mimic else ""}</joint>''')
+        parent = f"l{i}"
+    path.write_text(f'<robot name="chain">{"".join(links)}</robot>')
+    return str(path)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_placeholder_limits_are_taken_as_absent(tmp_path, kind):
+    """Issue 28.5 (iris.urdf: rotors limited to +-1e16 with velocity 0 gave q ~ 1.9e15 rad):
+    limits no joint can have are absent, with one notice naming the joints, and the motion
+    keeps its default amplitude (1 rad half range, as for a joint without limits)."""
+    urdf = chain_urdf(tmp_path / "rotor.urdf", [
+        ("arm", "revolute", 'lower="-1" upper="1" velocity="2" effort="10"', None),
+        ("rotor", "revolute", 'lower="-1e+16" upper="1e+16" velocity="0" effort="0"', None),
+        ("slide", "prismatic", 'lower="-1e9" upper="1e9" velocity="1" effort="10"', None)])
+    model = load_model(urdf)
+    assert np.isinf(model.limits[1:]).all() and np.isinf(model.velocity_limits[1])
+    out = tmp_path / "m.h5"
+    result = runner.invoke(app, ["generate", urdf, "--kind", kind, "-o", str(out)])
+    assert result.exit_code == 0, result.stderr
+    notices = [line for line in result.stderr.splitlines() if "cannot be physical" in line]
+    assert notices == ["hodyn: notice: limits that cannot be physical are taken as absent: "
+                       "position range wider than 4 turns of 'rotor'; position range wider "
+                       "than 1 km of 'slide'; velocity 0 of 'rotor'"]
+    q = read_trajectory(str(out), model, need=1).q
+    assert np.abs(q[:, 0]).max() <= 1 and 0.05 < np.abs(q[:, 1]).max() <= 1.0
+    assert 0.005 < np.abs(q[:, 2]).max() <= 0.1   # a prismatic joint's default: 0.1 m
+
+
+MIMIC_CHAIN = [  # the follower's -2 q_leader + 0.2 in [-0.6, 0.6] leaves the leader [-0.2, 0.4]
+    ("leader", "revolute", 'lower="-1" upper="1" velocity="2" effort="10"', None),
+    ("follower", "revolute", 'lower="-0.6" upper="0.6" velocity="0.5" effort="10"',
+     'joint="leader" multiplier="-2" offset="0.2"'),
+    ("other", "revolute", 'lower="-1" upper="1" velocity="2" effort="10"', None)]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_leader_keeps_its_mimic_followers_inside_their_limits(tmp_path, kind, seed):
+    """Issue 28.6 (pr2: 'r_gripper_r_parallel_root_joint ... beyond its lower limit 0'): the
+    leader moves within its range intersected with its follower's mapped back through the
+    mimic map, positions and velocities, and uses that range as a joint uses its own."""
+    urdf = chain_urdf(tmp_path / "mimic.urdf", MIMIC_CHAIN)
+    model = load_model(urdf)
+    out = tmp_path / "m.h5"
+    result = runner.invoke(app, ["generate", urdf, "--kind", kind, "--seed", str(seed),
+                                 "-o", str(out)])
+    assert result.exit_code == 0, result.stderr
+    traj = read_trajectory(str(out), model, need=2)
+    leader = traj.q[:, 0]
+    assert -0.2 - 1e-12 <= leader.min() and leader.max() <= 0.4 + 1e-12
+    assert np.abs(traj.qd[:, 0]).max() <= 0.25 * (1 + 1e-9)
+    assert np.ptp(leader) > 0.1   # it moves: the range is used, not abandoned
+    follower = -2 * leader + 0.2
+    assert np.abs(follower).max() <= 0.6 + 1e-12
+
+
+def test_mimic_limits_that_leave_the_leader_no_room_are_named(tmp_path):
+    """A follower whose limits no position of its leader meets: one line naming the file,
+    both joints and the limits; a motion (waypoints) that takes a follower out of its
+    limits: one line naming the file, the follower, the time and the limit."""
+    chain = [MIMIC_CHAIN[0], ("follower", "revolute", 'lower="3" upper="4" velocity="1"',
+                              'joint="leader" multiplier="1" offset="0"')]
+    urdf = chain_urdf(tmp_path / "bad.urdf", chain)
+    result = runner.invoke(app, ["generate", urdf, "--kind", "cosine", "-o",
+                                 str(tmp_path / "m.csv")])
+    assert result.exit_code == 2 and not (tmp_path / "m.csv").exists()
+    assert result.stderr.strip() == (
+        f"hodyn: error: {urdf}: joint 'follower' (q = 1.0 q_leader + 0.0) within its limits "
+        "[3.0, 4.0] leaves its leader 'leader' no position within [-1.0, 1.0] and the other "
+        "followers' limits")
+    urdf = chain_urdf(tmp_path / "mimic.urdf", MIMIC_CHAIN)
+    wp = tmp_path / "wp.csv"
+    wp.write_text("leader,other\n0,0\n0.45,0\n")
+    result = runner.invoke(app, ["generate", urdf, "--kind", "point-to-point", "--waypoints",
+                                 str(wp), "-o", str(tmp_path / "m.csv")])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"hodyn: error: {urdf}: joint 'follower' at t = ")
+    assert "beyond its lower limit -0.6" in result.stderr
+
+
+def example_robot(relative: str):
+    """A URDF of the example-robot-data package, or a skip when it is not installed."""
+    import importlib.metadata
+    from pathlib import Path
+
+    try:
+        dist = importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("example-robot-data is not installed")
+    return Path(dist.locate_file("cmeel.prefix/share/example-robot-data/robots")) / relative
+
+
+@pytest.mark.parametrize("kind", ["cosine", "fourier"])
+def test_pr2_and_iris_get_their_motions(tmp_path, kind):
+    """The robots of the issue: pr2 (mimic fingers whose followers' limits leave their
+    leaders a single position) and iris (placeholder limits) generate and validate."""
+    for relative in ("pr2_description/urdf/pr2.urdf", "iris_description/robots/iris.urdf"):
+        urdf = example_robot(relative)
+        out = tmp_path / "m.h5"
+        result = runner.invoke(app, ["generate", str(urdf), "--kind", kind, "--duration", "2",
+                                     "-o", str(out)])
+        assert result.exit_code == 0, result.stderr
+        result = runner.invoke(app, ["validate", str(urdf), str(out), "--samples", "10",
+                                     "--method", "body-fixed"])
+        assert result.exit_code == 0, result.stderr
+
+
+@pytest.mark.parametrize("duration, message", [
+    ("0", "--duration must be positive, got 0.0"),
+    ("-2", "--duration must be positive, got -2.0"),
+    ("0.001", "--duration 0.001 s is shorter than one sample interval at --rate 100.0 Hz "
+              "(0.01 s)")])
+def test_durations_too_short_are_refused_with_the_value_given(tmp_path, duration, message):
+    """Issue 28.7: --duration 0 wrote the default 10 s; 0.001 was refused as 'got ... 0.0'."""
+    out = tmp_path / "m.csv"
+    result = runner.invoke(app, ["generate", str(URDF / "planar_2r.urdf"), "--kind", "cosine",
+                                 "--duration", duration, "-o", str(out)])
+    assert result.exit_code == 2 and not out.exists()
+    assert result.stderr.strip() == f"hodyn: error: {message}"

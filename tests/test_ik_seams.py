@@ -9,6 +9,7 @@ discontinuity is refused naming its time; the issue's UR5 case (elbow mirrored a
 t = 7.53 s, a start pose a turn outside the limits) reproduced on a UR5-like URDF.
 """
 
+import re
 import subprocess
 import sys
 
@@ -25,7 +26,7 @@ from hodyn_cli.algorithms.motion.ik import (
 )
 from hodyn_cli.algorithms.motion.kinematics import link_kinematics
 from hodyn_cli.core.motion import LinkMotion
-from hodyn_cli.core.trajectory import cosine
+from hodyn_cli.core.trajectory import Trajectory, cosine
 from hodyn_cli.io import read_trajectory, write_trajectory
 from hodyn_cli.modeling.locking import lock
 from hodyn_cli.modeling.urdf import load_model, parse_model
@@ -241,3 +242,65 @@ def test_the_command_line_defaults_are_the_solvers():
     from hodyn_cli.cli import motion
 
     assert (motion.MAX_CONDITION, motion.POSTURE_GAIN) == (ik.MAX_CONDITION, ik.POSTURE_GAIN)
+
+
+def test_every_branch_of_a_ur5_pose_is_found_and_the_start_is_the_nearest_q0():
+    """Issue 28.8: a 6-joint arm's first pose has finitely many joint solutions. Every one
+    the search finds reaches the pose, they are distinct, the motion's own is among them (8
+    at this pose: shoulder, elbow and wrist each two ways), and the start is the one whose
+    largest joint difference from --q0 is smallest: q0 near the motion's first sample
+    gives the motion back; q0 near another branch gives that branch, to rounding."""
+    model = parse_model(ur5_like())
+    t = np.arange(0, 0.05, 0.01)
+    traj = cosine(model.joint_names, t, amplitude=0.1, omega=1.0,
+                  offset=[0.3, -1.2, 1.0, -1.0, 1.2, 0.2], orders=4)
+    motion = LinkMotion.of(link_kinematics(model, traj, "tool0", order=2), t)
+    solver = InverseKinematics(model, "tool0")
+    found = solver._solutions(motion, 0, solver.q0)
+    assert found.shape == (8, 6)
+    assert min(np.abs(found[i] - found[j]).max() for i in range(8) for j in range(i)) > 0.1
+    assert np.abs(found - traj.q[0]).max(axis=1).min() < 1e-9
+    at_rest = np.stack([found, np.zeros_like(found)], axis=1)
+    pose = link_kinematics(model, Trajectory(model.joint_names, at_rest), "tool0", order=0)
+    assert np.abs(pose.p - motion.p[0]).max() < 1e-10
+    assert np.abs(pose.R - motion.R[0]).max() < 1e-10
+    near = [solver.distance(q) for q in found]
+    assert near[0] == min(near)
+    qs, _ = solver(motion)          # the default q0: the start is the nearest of them all
+    assert np.array_equal(solver.branches, found) and np.abs(qs[0, 0] - found[0]).max() < 1e-12
+    for start in (traj.q[0], found[3]):
+        back = inverse_kinematics(model, motion, "tool0", q0=start + 0.2)
+        assert np.abs(back.trajectory.q[0] - start).max() < 1e-9
+    back = inverse_kinematics(model, motion, "tool0", q0=traj.q[0] + 0.2).trajectory
+    assert np.abs(back.derivatives - traj.derivatives[:, :4]).max() < 1e-9
+
+
+def test_the_start_branch_is_named_and_a_branch_that_ends_is_told(tmp_path):
+    """The issue's UR5 motions (generate --kind cosine --rate 1000 --seed 1): the notice
+    names the first pose's solutions and the one the motion starts on; started on a branch
+    that does not reach the pose at t = 0.529 s, the error says that the pose has joint
+    solutions, none near the branch followed, and that --q0 picks the motion's own, not
+    'out of reach, or too fast'."""
+    robot = tmp_path / "ur5.urdf"
+    robot.write_bytes(ur5_like())
+    q, ee, out = tmp_path / "q.h5", tmp_path / "ee.h5", tmp_path / "ik.h5"
+    assert hodyn("generate", robot, "--kind", "cosine", "--rate", 1000, "--duration", 0.6,
+                 "--seed", 1, "-o", q).returncode == 0
+    assert hodyn("kinematics", robot, q, "--link", "tool0", "-o", ee).returncode == 0
+    r = hodyn("ik", robot, ee, "--link", "tool0", "-o", out)
+    assert r.returncode == 0, r.stderr
+    notice = [line for line in r.stderr.splitlines() if "joint solutions" in line]
+    assert len(notice) == 1 and "the first pose has 8 joint solutions (branches); the motion " \
+        "starts on the one nearest --q0" in notice[0], r.stderr
+    model = load_model(robot)
+    started = notice[0].split("): ")[1].split(";")[0]
+    back = read_trajectory(str(out), model, need=1)
+    assert np.abs(back.q[0] - [float(v) for v in started.split(",")]).max() < 1e-3
+    r = hodyn("ik", robot, ee, "--link", "tool0", "--on-singular", "warn", "--q0",
+              "0.677,-2,1.557,2.255,-0.039,1.595", "-o", out)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "inverse kinematics did not converge at t = 0.529 s (sample 529)" in r.stderr
+    assert re.search(r"the pose has 6 joint solution\(s\), the nearest [0-9.]+ from where the "
+                     "motion was heading: the branch followed since the first sample does not "
+                     "reach it", r.stderr), r.stderr
+    assert "start on it with --q0" in r.stderr and "out of reach" not in r.stderr

@@ -97,7 +97,8 @@ def generate_command(
         coefficients=_json_file(coefficients) if coefficients else None,
         filter_order=filter_order, step=numbers(step, "--step"),
         waypoints=_waypoints(waypoints, model) if waypoints else None,
-        segment_duration=numbers(segment_duration, "--segment-duration"), vanishing=vanishing)
+        segment_duration=numbers(segment_duration, "--segment-duration"), vanishing=vanishing,
+        source=str(robot if respect_limits is None else respect_limits))  # where limits are
     if respect_limits is not None:
         limits = read_limits(respect_limits, model)
         model = with_limits(model, limits)
@@ -116,7 +117,7 @@ def generate_command(
     with open_sink(output, columns, attrs) as sink:  # piece by piece: memory bounded
         for piece in itertools.chain([first], pieces):
             if not allow_limit_violation:
-                generate.check_limits(model, piece)
+                generate.check_limits(model, piece, options["source"])
             sink.write(trajectory_datasets(piece, compact)[0])
 
 

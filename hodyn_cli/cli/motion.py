@@ -138,10 +138,25 @@ def ik(
                        f"explain): first {_at(first[0], first[1])} (q_{first[2]} off by "
                        f"{first[3]:.3g}), largest {_at(worst[0], worst[1])} (q_{worst[2]} off "
                        f"by {worst[3]:.3g})")
+    if not s.quiet and solver.branches is not None and len(solver.branches) > 1:
+        render.notice(f"{motion}: {_branches(solver)}")
     if not s.quiet:
         c, t, sample = solver.condition_max
         render.notice(f"{motion}: {solver.done} samples; largest Jacobian condition number "
                       f"{c:.3g} {_at(sample, t)}")
+
+
+def _branches(solver) -> str:
+    """The first pose's joint solutions: which one the motion starts on, and the next."""
+    def joints(q) -> str:
+        return ",".join(f"{v:.4g}" for v in q)
+
+    found = solver.branches
+    far = [solver.distance(q) for q in found[:2]]
+    return (f"the first pose has {len(found)} joint solutions (branches); the motion starts "
+            f"on the one nearest --q0 (largest joint difference, modulo turns, "
+            f"{far[0]:.3g}): {joints(found[0])}; the next nearest ({far[1]:.3g}): "
+            f"{joints(found[1])}; --q0 near another starts there")
 
 
 def _at(sample: int, t: float | None) -> str:

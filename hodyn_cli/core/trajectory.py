@@ -20,7 +20,7 @@ import numpy as np
 from hodyn_cli.errors import TrajectoryError
 
 __all__ = ["Trajectory", "Wrenches", "BaseMotion", "check_base", "cosine", "filtered_step",
-           "derivative_name", "rate_name"]
+           "derivative_name", "rate_name", "taylor"]
 
 
 def derivative_name(base: str, k: int) -> str:
@@ -36,6 +36,22 @@ def rate_name(name: str, k: int) -> str:
     ['Y', 'Y_d', 'Y_dd']
     """
     return name + ("_" + "d" * k if k else "")
+
+
+def taylor(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The Taylor polynomials of samples x (N, D, ...) (value and D-1 derivatives each) and
+    their derivatives at ``offsets`` (S,) from the sample: (N, S, D, ...).
+
+    >>> taylor(np.array([[1.0, 2.0, 6.0]]), np.array([0.0, 1.0]))[0].tolist()   # 1 + 2s + 3s^2
+    [[1.0, 2.0, 6.0], [6.0, 8.0, 6.0]]
+    """
+    D = x.shape[1]
+    out = np.zeros((x.shape[0], len(offsets)) + x.shape[1:])
+    for m in range(D):
+        for j in range(m, D):
+            c = (offsets ** (j - m) / factorial(j - m)).reshape((1, -1) + (1,) * (x.ndim - 2))
+            out[:, :, m] += c * x[:, None, j]
+    return out
 
 
 @dataclass(frozen=True, eq=False)

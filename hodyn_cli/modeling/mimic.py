@@ -19,8 +19,10 @@ import numpy as np
 
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.errors import HodynError
 
-__all__ = ["coupling", "expand", "project", "project_matrices", "project_tensor", "active"]
+__all__ = ["coupling", "expand", "project", "project_matrices", "project_tensor", "active",
+           "leader_limits"]
 
 
 def active(model: Model) -> bool:
@@ -79,3 +81,45 @@ def project_tensor(model: Model, A: np.ndarray) -> np.ndarray:
         return A
     G, _ = coupling(model)
     return np.moveaxis(project_matrices(model, np.moveaxis(A @ G, -1, -3)), -3, -1)
+
+
+def leader_limits(model: Model, source: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Position limits (n, 2) and velocity limits (n,) of the joints such that a motion of
+    the independent ones inside them keeps every follower inside its own: a leader's limits
+    intersected with each follower's mapped back through ``q_f = g q_l + o``, i.e.
+    ``q_l`` within ``(lower_f - o) / g .. (upper_f - o) / g`` (the ends swapped for g < 0) and
+    ``|qd_l| <= velocity_f / |g|``; a follower keeps its own. An empty range is an error
+    (``source``: the robot's file, named in it).
+
+    >>> from pathlib import Path
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> from dataclasses import replace
+    >>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
+    >>> model = replace(model, limits=np.array([[-1.0, 2.0], [0.0, 1.0]]),
+    ...                 velocity_limits=np.array([3.0, 1.0]),
+    ...                 mimic=np.array([[-1, 1, 0], [0, -2.0, 0.5]]))   # q2 = 0.5 - 2 q1
+    >>> position, velocity = leader_limits(model)
+    >>> position.tolist(), velocity.tolist()
+    ([[-0.25, 0.25], [0.0, 1.0]], [0.5, 1.0])
+    """
+    position = np.array(model.limits, dtype=float)
+    velocity = np.array(model.velocity_limits, dtype=float)
+    for f in np.flatnonzero(model.mimic[:, 0] >= 0):
+        leader, gain, offset = int(model.mimic[f, 0]), *map(float, model.mimic[f, 1:])
+        lo, hi = map(float, model.limits[f])
+        if gain == 0:
+            if not lo <= offset <= hi:
+                raise HodynError(f"joint '{model.joint_names[f]}' mimics with multiplier 0 at "
+                                 f"{offset!r}, outside its limits [{lo!r}, {hi!r}]", source)
+            continue
+        ends = sorted(((lo - offset) / gain, (hi - offset) / gain))
+        position[leader] = max(position[leader, 0], ends[0]), min(position[leader, 1], ends[1])
+        velocity[leader] = min(velocity[leader], model.velocity_limits[f] / abs(gain))
+        if position[leader, 0] > position[leader, 1]:
+            a, b = map(float, model.limits[leader])
+            raise HodynError(
+                f"joint '{model.joint_names[f]}' (q = {gain!r} q_{model.joint_names[leader]} + "
+                f"{offset!r}) within its limits [{lo!r}, {hi!r}] leaves its leader "
+                f"'{model.joint_names[leader]}' no position within [{a!r}, {b!r}] and the other "
+                "followers' limits", source)
+    return position, velocity

@@ -338,20 +338,50 @@ def _link_inertia(link, source: str, notes: list[Diagnostic], moving: bool = Tru
 
 
 def _position_limits(joint) -> tuple[float, float]:
-    """(lower, upper) of a revolute/prismatic joint; (-inf, inf) if continuous or unset."""
+    """(lower, upper) of a revolute/prismatic joint; (-inf, inf) if continuous, unset, or
+    wider than a joint can physically be (:func:`_placeholder_range`)."""
     lim = joint.limit
     if joint.type == "continuous" or lim is None or lim.lower is None or lim.upper is None:
         return (-np.inf, np.inf)
     if lim.lower == 0 and lim.upper == 0:  # URDF's default when the attributes are omitted
         return (-np.inf, np.inf)
+    if _placeholder_range(joint):
+        return (-np.inf, np.inf)
     return (float(lim.lower), float(lim.upper))
 
 
+#: widest position range a joint can physically have (wider is a placeholder, e.g. +-1e16 on
+#: a propeller): 4 turns of a revolute joint (cable-driven joints reach 2), a kilometre of a
+#: prismatic one
+PHYSICAL_RANGE = {"revolute": 8 * np.pi, "prismatic": 1e3}
+
+
+def _placeholder_range(joint) -> bool:
+    """True when a joint's ``<limit lower upper>`` span more than :data:`PHYSICAL_RANGE`."""
+    lim = joint.limit
+    return (joint.type in PHYSICAL_RANGE and lim is not None and lim.lower is not None
+            and lim.upper is not None and lim.upper - lim.lower > PHYSICAL_RANGE[joint.type])
+
+
 def _velocity_limit(joint) -> float:
-    """URDF ``<limit velocity>`` (+inf if absent or not positive)."""
+    """URDF ``<limit velocity>`` (+inf if absent or not positive: 0 is a placeholder)."""
     lim = joint.limit
     v = None if lim is None else lim.velocity
     return float(v) if v is not None and v > 0 else np.inf
+
+
+def _placeholder_notice(joints) -> Diagnostic | None:
+    """One notice naming the moving joints whose limits cannot be physical (taken as absent
+    by :func:`_position_limits` and :func:`_velocity_limit`), or None."""
+    wide = {kind: [j.name for j in joints if j.type == kind and _placeholder_range(j)]
+            for kind in PHYSICAL_RANGE}
+    still = [j.name for j in joints if j.limit is not None and j.limit.velocity is not None
+             and j.limit.velocity <= 0]
+    parts = [f"{what} of {', '.join(map(repr, names))}" for what, names in (
+        ("position range wider than 4 turns", wide["revolute"]),
+        ("position range wider than 1 km", wide["prismatic"]), ("velocity 0", still)) if names]
+    return Diagnostic("notice", "limits that cannot be physical are taken as absent: "
+                      + "; ".join(parts)) if parts else None
 
 
 def _build(robot, source: str, sha256: str, reductions: dict[str, float],
@@ -435,6 +465,9 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
         mimic[names.index(name)] = (names.index(leader), gain, offset)
         notes.append(Diagnostic("info", f"joint '{name}' mimics '{leader}': q = {gain:g} "
                                         f"q_{leader} + {offset:g}"))
+    placeholders = _placeholder_notice([j for j in robot.joints if j.name in names])
+    if placeholders is not None:
+        notes.append(placeholders)
     notes.append(Diagnostic("info", f"root link '{roots[0]}' is welded to the world (fixed-base "
                                     "dynamics)"))
     limbs = sum(p < 0 for p in parents)

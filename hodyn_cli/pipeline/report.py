@@ -138,8 +138,8 @@ def _figures(report: Report) -> list[tuple[str, str]]:
 
 
 def _simulation_figure(sim: dict) -> tuple[str, str]:
-    """Per window, the largest |q simulated - q| and |qd simulated - qd| per joint, over the
-    time the window starts."""
+    """Per window, the largest |q simulated - q| and |qd simulated - qd| per joint (q, qd of
+    the local Taylor motion of the window's first sample), over the time the window starts."""
     import matplotlib.pyplot as plt
 
     t, names = sim["starts"], sim["joint_names"]
@@ -150,7 +150,8 @@ def _simulation_figure(sim: dict) -> tuple[str, str]:
             err = sim[key][:, j]
             ax.semilogy(t, np.where(err > 0, err, np.nan), ".-", lw=0.9, ms=2, color="C3")
             if j == 0:
-                ax.set_title(f"largest |{key} simulated - {key} of the file| per window",
+                ax.set_title(f"largest |{key} simulated - {key} of the sample's Taylor motion| "
+                             "per window",
                              fontsize=9)
         axes[j][0].set_ylabel(name, fontsize=8)
     axes[-1][0].set_xlabel("t [s] at which the window starts from the file's state")

@@ -117,6 +117,12 @@ BRANCH_FLOOR = 1e-6
 #: 1/s: how fast a redundant arm's self-motion returns to its first pose
 POSTURE_GAIN = 2.0
 NEWTON_STEPS = 30
+#: random starts (besides q0) of the search for every joint solution of one pose, where the
+#: joints on the path are as many as the task coordinates (finitely many solutions: a 6R
+#: arm's elbow, shoulder and wrist branches, up to 16)
+SOLUTION_SEEDS = 64
+#: joint solutions closer than this (rad or m, after turning into the limits) are one
+SAME_SOLUTION = 1e-6
 PICARD_STEPS = 40
 ANDERSON = 3      # earlier passes the fixed-point iteration combines
 MAX_BLOCK = 256
@@ -292,6 +298,9 @@ class InverseKinematics:
         self.condition_max = (0.0, None, 0)                          # (value, t, sample)
         #: (sample, t, joint, step - explained step) of each branch jump
         self.jumps: list[tuple[int, float | None, str, float]] = []
+        #: every joint solution of the first sample's pose found, nearest q0 first (the
+        #: start), where the path has as many joints as task coordinates; else None
+        self.branches: np.ndarray | None = None
 
     # -- one chunk ----------------------------------------------------------------------
     def __call__(self, motion: LinkMotion) -> tuple[np.ndarray, np.ndarray]:
@@ -346,26 +355,55 @@ class InverseKinematics:
                 raise HodynError(
                     f"the Jacobian of '{self.link}' is near-singular at {self._when(motion, s)}: "
                     f"condition number {cond[s]:.3g} > {self.max_condition:.3g} (joint rates "
-                    "grow without bound there; --on-singular warn goes on)")
+                    f"grow without bound there{self._branch_note()}; --on-singular warn goes "
+                    "on)")
             self.singular += [(self.done + a + int(j), None if t is None else float(t[a + j]),
                                float(cond[a + j])) for j in bad]
         j = a + int(np.argmax(cond[a:b]))
         if cond[j] > self.condition_max[0]:
             self.condition_max = (float(cond[j]), None if t is None else float(t[j]), self.done + j)
 
+    def _branch_note(self) -> str:
+        """Which branch the motion follows, where the first pose has several."""
+        if self.branches is None or len(self.branches) < 2:
+            return ""
+        return (f", on the branch nearest --q0 of the {len(self.branches)} joint solutions of "
+                "the first pose")
+
     def _when(self, motion: LinkMotion, s: int) -> str:
         where = f"sample {self.done + s}"
         return where if motion.t is None else f"t = {motion.t[s]:.6g} s ({where})"
 
     def _fail(self, motion: LinkMotion, s: int, reason: str):
-        q = self._predict(motion, slice(s, s + 1))
-        sv = np.linalg.svd(self._pose_error(q, motion, slice(s, s + 1))[3], compute_uv=False)[0]
-        c = sv[0] / sv[-1] if sv[-1] > 0 else np.inf
-        hint = (f"; the Jacobian is near-singular there (condition number {c:.3g})"
-                if c > self.max_condition else
-                "; the pose may be out of reach, or the motion too fast for its sampling")
-        raise HodynError(f"inverse kinematics did not converge at {self._when(motion, s)}: "
-                         f"{reason}{hint}")
+        """Raise the error of a sample no block could solve, saying why: the closest pose
+        damped steps reach from the prediction, its condition number, and (finitely many
+        solutions) whether the pose has joint solutions at all and how far the nearest is."""
+        rows = slice(s, s + 1)
+        q = self._predict(motion, rows)
+        closest, err = self._newton(self._damped(q, motion, rows), motion, rows)
+        c = _condition(self._pose_error(closest, motion, rows)[3])[0]
+        where = f"{self._when(motion, s)}: {reason}"
+        if len(self.path) == self.m:
+            found = self._solutions(motion, s, q[0])
+            if not found.size:
+                hint = ("; no joint configuration reaches this pose (searched from the "
+                        f"prediction and {SOLUTION_SEEDS} other starts): it is out of reach")
+            else:
+                d = self.distance(found[0], q[0])
+                hint = (f"; the pose has {len(found)} joint solution(s), the nearest "
+                        f"{d:.3g} from where the motion was heading: "
+                        + ("the branch followed since the first sample does not reach it "
+                           f"(the closest pose damped steps find from there is {err[0]:.3g} "
+                           f"away, condition number {c:.3g}), so the motion is on another "
+                           "branch; start on it with --q0 near its first joint values"
+                           if d > JUMP else
+                           "Newton did not reach it from there: the motion changes too fast "
+                           "for its sampling"))
+        else:
+            hint = (f"; the Jacobian is near-singular there (condition number {c:.3g})"
+                    if c > self.max_condition else
+                    "; the pose may be out of reach, or the motion too fast for its sampling")
+        raise HodynError(f"inverse kinematics did not converge at {where}{hint}")
 
     # -- positions ----------------------------------------------------------------------
     def _pose_error(self, q: np.ndarray, motion: LinkMotion, rows: slice):
@@ -414,38 +452,84 @@ class InverseKinematics:
         return self.kernel
 
     def _damped(self, q: np.ndarray, motion: LinkMotion, rows: slice) -> np.ndarray:
-        """Damped least squares (Levenberg-Marquardt) from q (1, n) for one sample: small
-        steps where the Jacobian is near-singular, so it stays near its start."""
+        """Damped least squares (Levenberg-Marquardt) from q (N, n), each sample on its own
+        damping: small steps where the Jacobian is near-singular, so it stays near its
+        start."""
         q = q.copy()
         e = self._pose_error(q, motion, rows)[-1]
-        cost, mu = float(np.sum(e**2)), 1e-2
+        cost, mu = np.sum(e**2, axis=1), np.full(len(q), 1e-2)
         for _ in range(500):
-            if cost < TOLERANCE**2:
+            going = (cost >= TOLERANCE**2) & (mu <= 1e8)
+            if not going.any():
                 break
-            Jt = self._pose_error(q, motion, rows)[3][0]
-            A = Jt @ Jt.T + mu**2 * np.eye(self.m)
+            Jt = self._pose_error(q, motion, rows)[3]
+            A = Jt @ np.swapaxes(Jt, 1, 2) + mu[:, None, None] ** 2 * np.eye(self.m)
             trial = q.copy()
-            trial[0, self.path] += Jt.T @ np.linalg.solve(A, e[0])
+            trial[:, self.path] += _mv(np.swapaxes(Jt, 1, 2), np.linalg.solve(A, e[..., None])[..., 0])
             e_new = self._pose_error(trial, motion, rows)[-1]
-            if float(np.sum(e_new**2)) < cost:
-                q, e, cost, mu = trial, e_new, float(np.sum(e_new**2)), max(mu / 3, 1e-12)
-            else:
-                mu *= 4
-                if mu > 1e8:
-                    break
+            better = going & (np.sum(e_new**2, axis=1) < cost)
+            q[better], e[better] = trial[better], e_new[better]
+            cost[better] = np.sum(e_new[better] ** 2, axis=1)
+            mu = np.where(better, np.maximum(mu / 3, 1e-12), np.where(going, mu * 4, mu))
         return q
 
+    def _solutions(self, motion: LinkMotion, s: int, near: np.ndarray) -> np.ndarray:
+        """Every distinct joint solution (B, n) found for the pose of sample ``s``: damped
+        least squares, then Newton, from ``near`` (n,) and from :data:`SOLUTION_SEEDS` random
+        starts (the same every run) in the path joints' limits (a turn of a revolute joint
+        where they span more, which covers every pose; +-1 m of an unlimited prismatic one);
+        each turned into the limits nearest q0, nearest ``near`` first (:meth:`distance`).
+        Joints off the path stay at ``near``."""
+        lo, hi = self.model.limits[self.path].T
+        revolute = self.model.X[self.path, :3].any(axis=1)
+        wide = ~np.isfinite(hi - lo) | (revolute & (hi - lo >= 2 * np.pi))
+        span = np.where(revolute, np.pi, 1.0)       # a turn covers every pose; or +-1 m
+        lo, hi = np.where(wide, -span, lo), np.where(wide, span, hi)
+        starts = np.tile(near, (SOLUTION_SEEDS + 1, 1))
+        starts[1:, self.path] = np.random.default_rng(0).uniform(lo, hi, (SOLUTION_SEEDS, len(lo)))
+        pose = LinkMotion(np.repeat(motion.p[s : s + 1], len(starts), axis=0),
+                          None if motion.R is None else np.repeat(motion.R[s : s + 1], len(starts), axis=0))
+        rows = slice(0, len(starts))
+        q, err = self._newton(self._damped(starts, pose, rows), pose, rows)
+        found: list[np.ndarray] = []
+        for x in q[err <= TOLERANCE]:
+            x = self._turned_into_limits(x[None])[0]
+            if all(np.abs(x - y).max() > SAME_SOLUTION for y in found):
+                found.append(x)
+        found.sort(key=lambda x: self.distance(x, near))
+        return np.array(found).reshape(-1, self.model.n)
+
+    def distance(self, q: np.ndarray, near: np.ndarray | None = None) -> float:
+        """How far joint solution q (n,) is from ``near`` (default q0): the largest
+        difference of the path joints, a revolute joint's modulo whole turns (the same
+        pose: the turn is settled by the limits, :meth:`_turned_into_limits`)."""
+        d = q[self.path] - (self.q0 if near is None else near)[self.path]
+        turns = self.model.X[self.path, :3].any(axis=1)
+        d = np.where(turns, (d + np.pi) % (2 * np.pi) - np.pi, d)
+        return float(np.abs(d).max())
+
     def _first(self, motion: LinkMotion) -> np.ndarray:
-        """The first sample, from q0 by damped least squares, then Newton."""
+        """The first sample. Finitely many solutions (as many path joints as task
+        coordinates): every one found (:meth:`_solutions`, kept in :attr:`branches`), the
+        nearest q0 the start; else from q0 by damped least squares, then Newton, turned into
+        the limits."""
         rows = slice(0, 1)
-        q = self._damped(self.q0[None], motion, rows)
-        q, err = self._newton(q, motion, rows)
-        if err[0] > TOLERANCE:
-            q0 = ",".join(f"{v:g}" for v in self.q0)
-            raise HodynError(f"no joint configuration reaches the pose of '{self.link}' at "
-                             f"{self._when(motion, 0)} from q0 = [{q0}] (remaining error "
-                             f"{err[0]:.3g}): the pose may be out of reach; try another --q0")
-        return self._turned_into_limits(q)
+        if len(self.path) == self.m:
+            self.branches = self._solutions(motion, 0, self.q0)
+            if self.branches.size:
+                return self.branches[:1].copy()
+            err = np.array([np.inf])
+        else:
+            q, err = self._newton(self._damped(self.q0[None], motion, rows), motion, rows)
+            if err[0] <= TOLERANCE:
+                return self._turned_into_limits(q)
+        q0 = ",".join(f"{v:g}" for v in self.q0)
+        searched = (f"from q0 = [{q0}] and {SOLUTION_SEEDS} other starts" if
+                    self.branches is not None else
+                    f"from q0 = [{q0}] (remaining error {err[0]:.3g})")
+        raise HodynError(f"no joint configuration reaches the pose of '{self.link}' at "
+                         f"{self._when(motion, 0)} {searched}: the pose may be out of reach"
+                         + ("" if self.branches is not None else "; try another --q0"))
 
     def _turned_into_limits(self, q: np.ndarray) -> np.ndarray:
         """q (1, n) with each revolute joint of the path turned by whole turns (the same
@@ -682,6 +766,12 @@ def spatial_motion(motion: LinkMotion) -> LinkMotion:
     if motion.Vs is not None or motion.Vb is None or motion.R is None:
         return motion
     return replace(motion, Vs=spatial_twists(motion.R, motion.p, motion.Vb), Vb=None)
+
+
+def _condition(Jt: np.ndarray) -> np.ndarray:
+    """Condition numbers (N,) of the task Jacobians (N, m, r) (inf where singular)."""
+    S = np.linalg.svd(Jt, compute_uv=False)
+    return np.nan_to_num(S[:, 0] / np.where(S[:, -1] > 0, S[:, -1], np.nan), nan=np.inf)
 
 
 def _mv(A: np.ndarray, x: np.ndarray) -> np.ndarray:

@@ -30,6 +30,7 @@ velocity limits where given) for any robot; ``seed`` varies them.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from math import comb, factorial
 
 import numpy as np
@@ -71,9 +72,21 @@ def _ranges(model: Model) -> tuple[np.ndarray, np.ndarray]:
 
 def _times(rate: float, duration: float, rows: slice) -> np.ndarray:
     """The sample times ``rows`` of a motion of ``duration`` s at ``rate`` Hz (both ends)."""
-    if not rate > 0 or not duration > 0:
-        raise HodynError(f"--rate and --duration must be positive, got {rate} and {duration}")
     return np.arange(*rows.indices(int(round(duration * rate)) + 1)) / rate
+
+
+def _last_sample(rate: float, duration: float | None, kind: str) -> float:
+    """The time of a motion's last sample: ``duration`` (default: the kind's) on the grid of
+    ``rate``; an error (the values as given) where either is not positive or the duration
+    is shorter than one sample interval."""
+    for option, value in (("--rate", rate), ("--duration", duration)):
+        if value is not None and not value > 0:
+            raise HodynError(f"{option} must be positive, got {float(value)!r}")
+    T = round((DEFAULT_DURATION[kind] if duration is None else duration) * rate) / rate
+    if T == 0:
+        raise HodynError(f"--duration {float(duration)!r} s is shorter than one sample "
+                         f"interval at --rate {float(rate)!r} Hz ({1 / rate:.6g} s)")
+    return T
 
 
 def generate(model: Model, kind: str, **options) -> Trajectory:
@@ -85,7 +98,12 @@ def generate(model: Model, kind: str, **options) -> Trajectory:
     ``harmonics``, ``coefficients``; filtered-step: ``filter_order``, ``step``;
     point-to-point: ``waypoints`` (rows of the independent joints' positions),
     ``segment_duration``, ``vanishing``. ``rows``: only these samples (a slice; the motion is
-    the same, so the chunks of :func:`chunks` are pieces of the whole).
+    the same, so the chunks of :func:`chunks` are pieces of the whole). ``source``: the
+    robot's file, named in errors about its limits.
+
+    The motion stays inside every joint's position limits and velocity limit, a mimic
+    follower's too: its leader moves within its own limits intersected with the follower's
+    mapped back through the mimic map (:func:`hodyn_cli.modeling.mimic.leader_limits`).
     """
     rows = options.pop("rows", slice(None))
     if options.get("waypoints") is not None and mimic.active(model):
@@ -111,18 +129,24 @@ def _design(model: Model, kind: str, rows: slice, *, rate: float = 100.0,
             duration: float | None = None, derivatives: int = 4, seed: int = 0,
             base_frequency: float = 0.1, harmonics: int = 5, coefficients: dict | None = None,
             filter_order: int = 16, step=None, waypoints=None, segment_duration=None,
-            vanishing: int | None = None, slow: float = 1.0) -> Trajectory:
+            vanishing: int | None = None, slow: float = 1.0, source: str | None = None
+            ) -> Trajectory:
     if kind not in KINDS:
         raise HodynError(f"unknown kind '{kind}' (choose from {', '.join(KINDS)})")
     if derivatives < 0:
         raise HodynError(f"--derivatives must be >= 0, got {derivatives}")
+    if mimic.active(model):  # the leaders' limits keep every follower inside its own
+        position, velocity = mimic.leader_limits(model, source)
+        model = replace(model, limits=position, velocity_limits=velocity)
     rng = np.random.default_rng(seed)
     centre, half = _ranges(model)
     if kind == "point-to-point":
+        if not rate > 0:
+            raise HodynError(f"--rate must be positive, got {float(rate)!r}")
         return _point_to_point(model, rng, centre, half, rate, derivatives, waypoints,
                                segment_duration, derivatives if vanishing is None else vanishing,
                                rows, slow)
-    T = round((duration or DEFAULT_DURATION[kind]) * rate) / rate  # the design's last sample
+    T = _last_sample(rate, duration, kind)  # the design's last sample
     played = _times(rate, slow * T, rows)  # the output's times
     return _played(_timed(model, kind, T, played / slow, rng, centre, half, derivatives,
                           base_frequency, harmonics, coefficients, filter_order, step),
@@ -262,9 +286,10 @@ def _point_to_point(model, rng, centre, half, rate, D, waypoints, T, k, rows, sl
     return Trajectory(model.joint_names, out, t)
 
 
-def check_limits(model: Model, trajectory: Trajectory) -> None:
+def check_limits(model: Model, trajectory: Trajectory, source: str | None = None) -> None:
     """One-line error for the first sample outside a position or velocity limit (mimic
-    joints included: they move as their leaders make them)."""
+    joints included: they move as their leaders make them); ``source``: the file the limits
+    come from, named in it."""
     trajectory = mimic.expand(model, trajectory)
     lo, hi = model.limits[:, 0], model.limits[:, 1]
     q = trajectory.derivatives[:, 0]
@@ -275,7 +300,7 @@ def check_limits(model: Model, trajectory: Trajectory) -> None:
             limit = lo[j] if what == "lower" else hi[j]
             raise HodynError(f"joint '{model.joint_names[j]}' at t = {trajectory.t[s]:.6g} s: "
                              f"q = {q[s, j]:.6g} is beyond its {what} limit {limit:.6g} "
-                             "(--allow-limit-violation to write it anyway)")
+                             "(--allow-limit-violation to write it anyway)", source)
     if trajectory.orders > 1:
         qd = np.abs(trajectory.derivatives[:, 1])
         bad = qd > model.velocity_limits * (1 + 1e-9)
@@ -284,7 +309,7 @@ def check_limits(model: Model, trajectory: Trajectory) -> None:
             raise HodynError(f"joint '{model.joint_names[j]}' at t = {trajectory.t[s]:.6g} s: "
                              f"|qd| = {qd[s, j]:.6g} exceeds its velocity limit "
                              f"{model.velocity_limits[j]:.6g} (--allow-limit-violation to "
-                             "write it anyway)")
+                             "write it anyway)", source)
 
 
 #: rounds of :func:`within_limits` before it gives up (each plays the motion slower)
