@@ -94,3 +94,19 @@ def test_the_backend_is_named_and_a_fallback_is_a_notice(tmp_path):
     quiet = hodyn(*args, "-q", env={**env, "HODYN_KERNEL": "nope"})
     chosen = hodyn(*args, env={**env, "HODYN_NO_KERNEL": "1"})
     assert "compiled kernel" not in quiet.stderr + chosen.stderr
+
+
+def test_every_command_takes_the_options_every_command_has():
+    """docs/conventions.md: --strict, --debug, --xacro-arg, --repair-inertia (and --quiet) are
+    on every command, declared once (cli/options.py EVERY)."""
+    import typer
+
+    from hodyn_cli.cli.app import app
+    from hodyn_cli.cli.options import EVERY
+
+    expected = {"--" + name.replace("_", "-") for name in EVERY}
+    group = typer.main.get_command(app)
+    assert len(group.commands) >= 14
+    for name, command in group.commands.items():
+        flags = {opt for param in command.params for opt in param.opts}
+        assert expected <= flags, f"hodyn {name} lacks {sorted(expected - flags)}"

@@ -10,6 +10,7 @@ import typer
 from hodyn_cli.cli.app import app
 from hodyn_cli.cli.errors import EXIT_FAILED
 from hodyn_cli.cli.options import (
+    FLOATING,
     DriveModel,
     DrivesFile,
     ElasticModel,
@@ -27,8 +28,7 @@ ValidateMethod = Enum("ValidateMethod", {"all": "all", **{m.name: m.value for m 
 
 
 @command(app, "validate", short_help="Prove the numbers: finite differences, methods, data.",
-         shared=("gravity", "wrench", "estimate", "cutoff", "quiet", "lock", "lock_missing",
-                 "strict", "repair_inertia", "xacro_arg", "debug", "floating_base", "base_motion"))
+         shared=("gravity", "wrench", "estimate", "cutoff", "lock", "lock_missing") + FLOATING)
 def validate(
     robot: Robot,
     traj: Traj,
@@ -105,8 +105,7 @@ def validate(
         raise typer.Exit(EXIT_FAILED)
 
 
-@command(app, "info", short_help="The parsed model (--parameters: dynamic parameters).",
-         shared=("strict", "repair_inertia", "xacro_arg", "debug"))
+@command(app, "info", short_help="The parsed model (--parameters: dynamic parameters).")
 def info(
     robot: Robot,
     json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,

@@ -33,7 +33,7 @@ def numbers(text: str | None, option: str, count: int | None = None, names=()):
 
 
 @command(app, "generate", short_help="Designed motions with exact derivatives.",
-         shared=("gravity", "quiet", "strict", "repair_inertia", "xacro_arg", "debug"))
+         shared=("gravity",))
 def generate_command(
     robot: Robot,
     kind: Annotated[str, typer.Option(
@@ -152,8 +152,7 @@ def _waypoints(path: Path, model):
     return np.concatenate(rows) if rows else np.zeros((0, len(names)))
 
 
-@command(app, "import", short_help="Trajectories from ROS 1/2 bags and MCAP logs.",
-         shared=("quiet", "debug"))
+@command(app, "import", short_help="Trajectories from ROS 1/2 bags and MCAP logs.")
 def import_log(
     log: Annotated[Path, typer.Argument(
         help="ROS 1 bag (.bag), ROS 2 bag (directory, .db3 or .mcap), or plain MCAP file.",
@@ -169,11 +168,14 @@ def import_log(
 ) -> None:
     """Turn a robot log's JointState messages into a trajectory file (t, q, qd, effort)."""
     from hodyn_cli.cli import render
+    from hodyn_cli.cli.session import xacro_mappings
     from hodyn_cli.io import open_sink
     from hodyn_cli.io.rosbag import JointStateStream
     from hodyn_cli.modeling.urdf import load_model
 
-    model = load_model(urdf, repair_inertia=True) if urdf is not None else None  # only names
+    # only the joints' names are used: impossible inertias do not matter here
+    model = None if urdf is None else load_model(
+        urdf, strict=s.strict, xacro_args=xacro_mappings(s.xacro_arg), repair_inertia=True)
     with JointStateStream(log, topic=topic, model=model) as joint_log:
         names = joint_log.joint_names
         keys = {"t": "t", "position": "q", "velocity": "qd", "effort": "effort"}

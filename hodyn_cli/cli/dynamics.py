@@ -404,8 +404,7 @@ def elastic_command(
 
 
 @command(app, "forward", short_help="Forward dynamics: qdd (and qddd, ...) from q, qd, tau.",
-         shared=("gravity", "wrench", "jobs", "quiet", "lock", "lock_missing", "strict",
-                 "xacro_arg", "debug"))
+         shared=("gravity", "wrench", "jobs", "lock", "lock_missing"))
 def forward_command(
     robot: Robot,
     traj: Annotated[str, typer.Argument(

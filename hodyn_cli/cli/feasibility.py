@@ -10,11 +10,8 @@ import typer
 
 from hodyn_cli.cli.app import app
 from hodyn_cli.cli.errors import EXIT_FAILED
-from hodyn_cli.cli.options import ElasticModel, Output, Robot, Traj, command
+from hodyn_cli.cli.options import STREAMING, ElasticModel, Output, Robot, Traj, command
 from hodyn_cli.errors import HodynError
-
-SHARED = ("gravity", "wrench", "estimate", "cutoff", "jobs", "quiet", "lock", "lock_missing",
-          "strict", "xacro_arg", "debug")
 
 Limits = Annotated[Path | None, typer.Option(
     help="Limits file (TOML): per joint position, velocity, torque (override the URDF's), "
@@ -50,7 +47,7 @@ def _hint(job) -> str:
 
 
 @command(app, "check", short_help="Is a motion within the robot's limits (torque rates too)?",
-         shared=SHARED)
+         shared=STREAMING)
 def check(
     robot: Robot,
     traj: Traj,
@@ -99,7 +96,7 @@ def check(
 
 
 @command(app, "retime", short_help="Play a motion slower or faster, exactly: to the limits.",
-         shared=SHARED)
+         shared=STREAMING)
 def retime(
     robot: Robot,
     traj: Traj,

@@ -18,8 +18,7 @@ POSTURE_GAIN = 2.0
 
 
 @command(app, "kinematics", short_help="Pose, twists and their derivatives of one link.",
-         shared=("estimate", "cutoff", "jobs", "quiet", "lock", "lock_missing", "strict",
-                 "repair_inertia", "xacro_arg", "debug") + FLOATING)
+         shared=("estimate", "cutoff", "jobs", "lock", "lock_missing") + FLOATING)
 def kinematics(
     robot: Robot,
     traj: Traj,
@@ -62,7 +61,7 @@ class OnSingular(str, Enum):
 
 
 @command(app, "ik", short_help="Joint motion from a link's motion (inverse kinematics).",
-         shared=("quiet", "lock", "strict", "repair_inertia", "xacro_arg", "debug"))
+         shared=("lock",))
 def ik(
     robot: Robot,
     motion: Annotated[str, typer.Argument(

@@ -24,7 +24,8 @@ import typer
 from hodyn_cli.core.gravity import GRAVITY
 
 __all__ = ["command", "Robot", "Traj", "Output", "HdfOutput", "MethodChoice", "Format",
-           "ElasticModel", "DrivesFile", "DriveModel", "RigidDrives", "SHARED"]
+           "ElasticModel", "DrivesFile", "DriveModel", "RigidDrives", "SHARED", "EVERY",
+           "STREAMING", "FLOATING"]
 
 
 class MethodChoice(str, Enum):
@@ -112,9 +113,11 @@ SHARED = {
         show_default=False)], None),
 }
 
-#: the options of a command that reads a trajectory and streams a result
-STREAMING = ("gravity", "wrench", "estimate", "cutoff", "jobs", "quiet", "lock", "lock_missing",
-             "strict", "repair_inertia", "xacro_arg", "debug")
+#: the options of every command: how the robot is loaded (every command loads one, or may),
+#: how much it says
+EVERY = ("quiet", "strict", "repair_inertia", "xacro_arg", "debug")
+#: those of a command that reads a trajectory and streams a result
+STREAMING = ("gravity", "wrench", "estimate", "cutoff", "jobs", "lock", "lock_missing")
 #: those of a command that also takes a floating root (docs/floating.md)
 FLOATING = ("floating_base", "base_motion")
 
@@ -155,12 +158,15 @@ def refuse_overwriting(arguments: dict) -> None:
             refuse_inputs(str(arguments[key]), inputs)
 
 
-def command(app: typer.Typer, name: str, *, short_help: str, shared=STREAMING):
-    """Register ``fn(..., s)`` as command ``name`` with the ``shared`` options added to its own.
+def command(app: typer.Typer, name: str, *, short_help: str, shared: tuple[str, ...] = ()):
+    """Register ``fn(..., s)`` as command ``name`` with the options of :data:`EVERY` command
+    and the ``shared`` ones added to its own.
 
     The options arrive as one :class:`~hodyn_cli.cli.session.Session` ``s``; the body runs
     with errors mapped to exit statuses.
     """
+    shared = EVERY + tuple(n for n in shared if n not in EVERY)
+
     def register(fn):
         own = [p for p in inspect.signature(fn, eval_str=True).parameters.values()
                if p.name != "s"]
