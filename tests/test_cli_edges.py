@@ -110,3 +110,23 @@ def test_every_command_takes_the_options_every_command_has():
     for name, command in group.commands.items():
         flags = {opt for param in command.params for opt in param.opts}
         assert expected <= flags, f"hodyn {name} lacks {sorted(expected - flags)}"
+
+
+def test_every_option_of_every_command_parses():
+    """Each option, as --help lists it, is accepted by its command (typer 0.27.0-0.27.2 turned
+    options with a metavar into unknown ones: `kinematics --link X`: "No such option")."""
+    import click
+    import typer
+
+    from hodyn_cli.cli.app import app
+
+    group = typer.main.get_command(app)
+    for name, command in group.commands.items():
+        for param in command.params:
+            if not isinstance(param, click.Option):
+                continue
+            args = [param.opts[0]] if param.is_flag or param.count else [param.opts[0], "1"]
+            with pytest.raises(click.exceptions.Exit) as done:  # --help: parsed, then help
+                command.make_context(name, [*args, "--help"], resilient_parsing=False)
+            assert done.value.exit_code == 0, (name, args)
+            assert param.opts[0].startswith("--") and param.opts[0] == param.opts[0].lower()
