@@ -30,7 +30,8 @@ __all__ = ["Result", "load_robot", "joint_trajectory", "inverse_dynamics", "forw
            "centre_of_mass", "inverse_kinematics", "matrices", "validate_motion", "elastic_dynamics",
            "drive_dynamics", "dynamic_regressor", "regressor_parameters", "regressor_basis",
            "torque_sensitivities", "forward_dynamics", "simulate", "joint_limits",
-           "scaling_laws", "check_limits", "retime"]
+           "scaling_laws", "check_limits", "retime", "contact_dynamics", "link_jacobian",
+           "read_contacts", "contact_matrices"]
 
 
 class Result(Mapping):
@@ -721,3 +722,98 @@ def retime(robot: Model, *derivatives, limits=None, drives=None, model: str = "f
     if traj.t is None:
         return scaled(traj, 1.0 / retiming.k[0]), retiming, bindings
     return scaled(traj, retiming.speedups(traj.t), retiming.times(traj.t)), retiming, bindings
+
+
+# -- contacts and Jacobians (docs/contacts.md) ------------------------------------------------
+
+
+def read_contacts(robot: Model, contacts):
+    """The contacts (:class:`~hodyn_cli.modeling.contacts.Contact` tuple) of ``contacts``: a
+    contacts file (TOML), ``{name: {key: value}}`` (its ``[contacts]`` table), or contacts."""
+    from hodyn_cli.modeling.contacts import Contact, contacts_from_table
+    from hodyn_cli.modeling.contacts import read_contacts as read_file
+
+    if isinstance(contacts, tuple | list) and all(isinstance(c, Contact) for c in contacts):
+        return tuple(contacts)
+    if isinstance(contacts, Mapping):
+        return contacts_from_table(robot, contacts)
+    return read_file(contacts, robot)
+
+
+def contact_dynamics(robot: Model, contacts, trajectory: Trajectory, *, order: int = 2,
+                     method: str = "body-fixed", gravity=GRAVITY, active=None,
+                     base_wrench: bool = False) -> Result:
+    """A floating-base robot on its contacts (docs/contacts.md): fields ``tau, taud, ...``
+    (the joint torques with the contact wrenches applied), per contact ``Fc_<name>``,
+    ``Fcd_<name>``, ... (N, 3: a point's force, world axes) or ``Wc_<name>``, ... (N, 6: a
+    surface's wrench, moment; force, its contact frame), ground reactions, and ``active``
+    (N, m); with ``base_wrench`` ``W``, ``Wd``, ...: the base wrench left over (zero where
+    the active contacts carry it all).
+
+    ``contacts`` as :func:`read_contacts` takes them; ``trajectory`` a Trajectory with a
+    floating ``base`` (and the flags ``contact_<name>`` in its ``series``, else ``active``
+    (N, m) bool; a contact without either is always active).
+    """
+    from hodyn_cli.algorithms.contacts.dynamics import on_contacts
+    from hodyn_cli.modeling import mimic
+
+    contacts = read_contacts(robot, contacts)
+    m = _Motion(robot, (trajectory,), {})
+    r = on_contacts(robot, m.full, contacts, active=active, method=method, order=order,
+                    gravity=gravity)
+    fields = _series("tau", mimic.project(robot, r.tau))
+    for c in contacts:
+        fields |= {f"{derivative_name(c.prefix, k)}_{c.name}": r.wrenches[c.name][:, k]
+                   for k in range(order + 1)}
+    fields["active"] = r.active
+    if base_wrench:
+        fields |= _series("W", r.W)
+    return m.result(fields)
+
+
+def contact_matrices(robot: Model, contacts, trajectory: Trajectory, *, order: int = 0,
+                     gravity=GRAVITY, active=None) -> Result:
+    """The floating-base matrices of :func:`matrices` on contacts (docs/contacts.md): ``Q_ext``
+    with the contact wrenches (``M nu' + C nu + g + Q_ext = (-W; tau)``, W the base wrench
+    left over and tau the torques of :func:`contact_dynamics`), the contact Jacobian ``Jc``,
+    ``Jc_d``, ... (N, k, 6 + n: each contact's rows in order, a point's velocity in world
+    axes, a sole's body twist: ``Q_ext = Q_user - Jc^T Fc``) and the stacked ground reactions
+    ``Fc``, ``Fc_d``, ... (N, k); ``result.joint_names`` names the columns."""
+    from hodyn_cli.algorithms.contacts.dynamics import on_contacts, with_contacts
+    from hodyn_cli.algorithms.contacts.jacobians import contact_jacobian
+    from hodyn_cli.algorithms.dynamics import floating
+    from hodyn_cli.algorithms.motion.jacobians import ROOT_COLUMNS
+    from hodyn_cli.modeling import mimic
+
+    contacts = read_contacts(robot, contacts)
+    m = _Motion(robot, (trajectory,), {})
+    if mimic.active(robot):
+        raise HodynError("matrices of a floating base with <mimic> joints are not supported yet")
+    r = on_contacts(robot, m.full, contacts, active=active, order=order, gravity=gravity)
+    E = floating.matrices(robot, with_contacts(robot, m.full, contacts, r.wrenches, order),
+                          order=order, gravity=gravity)
+    fields = {k: v for name in ("M", "C", "Cbar", "g", "Q_ext")
+              for k, v in _rates(name, getattr(E, name)).items()}
+    Jc = np.concatenate([contact_jacobian(robot, m.full, c, order) for c in contacts], axis=2)
+    Fc = np.concatenate([r.wrenches[c.name] for c in contacts], axis=2)
+    return m.result(fields | _rates("Jc", Jc) | _rates("Fc", Fc), ROOT_COLUMNS + robot.joint_names)
+
+
+def link_jacobian(robot: Model, link: str, *derivatives, order: int = 2, **named) -> Result:
+    """A link's Jacobians and their derivatives (docs/contacts.md): fields ``Js``, ``Js_d``,
+    ... (N, 6, m: ``V^s = Js nu``, root frame, world with a floating base) and ``Jb``, ...
+    (``V^b = Jb nu``, link frame); ``result.joint_names`` names the columns (a floating
+    root's body twist ``base_Vb_..`` first)."""
+    from hodyn_cli.algorithms.motion.jacobians import ROOT_COLUMNS
+    from hodyn_cli.algorithms.motion.jacobians import link_jacobian as jacobian
+    from hodyn_cli.modeling import mimic
+
+    m = _Motion(robot, derivatives, named)
+    J = jacobian(robot, m.full, link, order=order)
+    f = 6 if m.full.base is not None else 0
+
+    def columns(A: np.ndarray) -> np.ndarray:
+        return np.concatenate([A[..., :f], mimic.project(robot, A[..., f:])], axis=-1)
+
+    names = (ROOT_COLUMNS if f else ()) + robot.coordinate_names
+    return m.result(_rates("Js", columns(J.Js)) | _rates("Jb", columns(J.Jb)), names)

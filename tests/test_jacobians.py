@@ -68,8 +68,8 @@ def test_free_flyer_matches_pinocchio(tmp_path):
     pin, pm, data, order = pinocchio_free_flyer(path, model)
     for link in ("limb0_end", "limb3_end", "imu", "base_link"):
         J = link_jacobian(model, traj, link, order=1)
-        assert J.columns[:6] == ("base_Vb_wx", "base_Vb_wy", "base_Vb_wz", "base_Vb_vx",
-                                 "base_Vb_vy", "base_Vb_vz")
+        assert J.columns[:6] == ("base_wx", "base_wy", "base_wz", "base_vx", "base_vy",
+                                 "base_vz")
         cols = list(LINEAR_FIRST) + [6 + j for j in order]   # pin's v: (v; w) of the root, joints
         fid = pm.getFrameId(link)
         for s in range(traj.n_samples):

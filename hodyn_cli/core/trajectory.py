@@ -122,8 +122,9 @@ class Trajectory:
         derivatives: (N, D, n) ``q, qd, qdd, ...`` for D derivative orders.
         t: (N,) sample times in seconds, or None if the source had none.
         wrenches: external wrenches, or None.
-        series: other per-joint columns a command asked for, by name (e.g. ``qr_d``, the
-            reference velocity of the Slotine-Li regressor): (N, n) each.
+        series: other columns a command asked for, by name: per joint (N, n) (e.g. ``qr_d``,
+            the reference velocity of the Slotine-Li regressor), or single (N,) (a contact's
+            flag ``contact_<name>``, 1 or 0).
         base: the motion of a floating root link, or None: the root is welded to the world.
     """
 

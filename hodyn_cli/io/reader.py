@@ -37,13 +37,14 @@ class TrajectoryReader:
     """
 
     def __init__(self, path: str, model: Model, need: int = 1, *, wrench: str | None = None,
-                 chunk: int = CHUNK_ROWS, stdin=None, series: tuple[str, ...] = ()):
+                 chunk: int = CHUNK_ROWS, stdin=None, series: tuple[str, ...] = (),
+                 flags: tuple[str, ...] | None = None):
         self.path, self.model, self.chunk = path, model, chunk
         self.table = open_table(path, stdin, chunk)  # HDF5 read by chunk: no re-chunking
         self.wtable = None
         try:
             try:
-                self.layout = plan(self.table.names, model, need, path, series)
+                self.layout = plan(self.table.names, model, need, path, series, flags)
             except TrajectoryError as e:
                 if self.table.n_rows is None or not e.message.startswith("missing columns"):
                     raise
@@ -165,6 +166,7 @@ class TrajectoryReader:
         index = {c: k for k, c in enumerate(columns)}
         series = {name: block[:, [index[c] for c in cols]]
                   for name, cols in self.layout.series.items()}
+        series |= {name: block[:, index[name]] for name in self.layout.flags}
         W = {}
         for layout, data in ((self.layout, block), (getattr(self, "wlayout", None), wblock)):
             if layout is None or data is None:

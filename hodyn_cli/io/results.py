@@ -15,7 +15,8 @@ from hodyn_cli.io.tables import COMPACT
 from hodyn_cli.io.writers import open_sink
 
 __all__ = ["MATRIX_NOTES", "DERIVATIVE_NOTES", "timed_columns", "with_t", "derivative_columns",
-           "motion_columns", "joint_wrench_datasets", "trajectory_datasets", "write_trajectory"]
+           "motion_columns", "joint_wrench_datasets", "trajectory_datasets", "write_trajectory",
+           "contact_datasets"]
 
 MATRIX_NOTES = {
     "M": "mass matrix M(q); M_d, M_dd, ...: its time derivatives",
@@ -104,6 +105,18 @@ def wrench_datasets(link: str, W: np.ndarray) -> tuple[dict, dict]:
         key = f"wrench/{link}/{derivative_name('W', k)}"
         data[key] = W[:, k]
         columns[key] = [f"{derivative_name('W', k)}_{link}_{c}" for c in WRENCH_COMPONENTS]
+    return data, columns
+
+
+def contact_datasets(name: str, prefix: str, components, F: np.ndarray) -> tuple[dict, dict]:
+    """A contact's wrench and its derivatives (N, K+1, len(components)) as datasets
+    ``contact/<name>/<prefix>``, ``<prefix>d``, ... and their CSV columns
+    ``<prefix>_<name>_<component>``, ... (``Fc_left_foot_fx``: a point's force)."""
+    data, columns = {}, {}
+    for k in range(F.shape[1]):
+        key = f"contact/{name}/{derivative_name(prefix, k)}"
+        data[key] = F[:, k]
+        columns[key] = [f"{derivative_name(prefix, k)}_{name}_{c}" for c in components]
     return data, columns
 
 

@@ -49,8 +49,8 @@ from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.errors import HodynError, TrajectoryError
 from hodyn_cli.modeling.contacts import Contact, flag_column
 
-__all__ = ["OnContacts", "on_contacts", "active_flags", "contact_wrenches", "switches",
-           "COLLINEAR"]
+__all__ = ["OnContacts", "on_contacts", "active_flags", "contact_wrenches", "with_contacts",
+           "switches", "COLLINEAR"]
 
 #: three or more points count as on one line (no moment about it) below this ratio of their
 #: spread across to along it
@@ -121,13 +121,21 @@ def on_contacts(model: Model, trajectory: Trajectory, contacts: tuple[Contact, .
     _, W = floating.inverse_dynamics(model, trajectory, method=method, order=order,
                                      gravity=gravity)
     F = contact_wrenches(model, trajectory, contacts, active, -W)
+    tau, left = floating.inverse_dynamics(model, with_contacts(model, trajectory, contacts, F,
+                                                               order),
+                                          method=method, order=order, gravity=gravity)
+    return OnContacts(tau, left, F, active)
+
+
+def with_contacts(model: Model, trajectory: Trajectory, contacts: tuple[Contact, ...],
+                  F: dict[str, np.ndarray], order: int) -> Trajectory:
+    """The trajectory with the contact wrenches F (contact name -> jets) among its external
+    wrenches (module docstring, 3.), to derivative ``order``."""
     W_links = {} if trajectory.wrenches is None else {
         link: w[:, : order + 1] for link, w in trajectory.wrenches.W.items()}
     for link, w in _link_wrenches(model, trajectory, contacts, F, order).items():
         W_links[link] = W_links[link] + w if link in W_links else w
-    tau, left = floating.inverse_dynamics(model, replace(trajectory, wrenches=Wrenches(W_links)),
-                                          method=method, order=order, gravity=gravity)
-    return OnContacts(tau, left, F, active)
+    return replace(trajectory, wrenches=Wrenches(W_links))
 
 
 def contact_wrenches(model: Model, trajectory: Trajectory, contacts: tuple[Contact, ...],

@@ -52,8 +52,9 @@ from hodyn_cli.errors import HodynError, TrajectoryError
 
 __all__ = ["LinkJacobian", "link_jacobian", "root_columns", "ROOT_COLUMNS"]
 
-#: the floating root's generalized velocities: its body twist, root frame
-ROOT_COLUMNS = ("base_Vb_wx", "base_Vb_wy", "base_Vb_wz", "base_Vb_vx", "base_Vb_vy", "base_Vb_vz")
+#: the floating root's generalized velocities: its body twist, root frame (as ``hodyn
+#: matrices --floating-base`` names them)
+ROOT_COLUMNS = ("base_wx", "base_wy", "base_wz", "base_vx", "base_vy", "base_vz")
 
 
 @dataclass(frozen=True)
