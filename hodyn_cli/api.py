@@ -657,41 +657,45 @@ def joint_limits(robot: Model, limits=None):
 
 
 def scaling_laws(robot: Model, *derivatives, order: int = 2, drives=None, model: str = "full",
-                 gravity=GRAVITY, wrenches: Mapping | None = None, known=None, **named) -> dict:
+                 gravity=GRAVITY, wrenches: Mapping | None = None, known=None, contacts=(),
+                 **named) -> dict:
     """How every limited series changes when the motion is played k times slower: name ->
     :class:`~hodyn_cli.algorithms.limits.scaling.Law` (``law.at(1 / k)``: (N, m) values, joints
     ``law.joint_names``). Rigid: ``q``, ``qd`` (every joint), ``tau`` .. ``tau^(order)`` (order
     -1: none); with ``drives`` (as :func:`elastic_dynamics` takes them, ``model``, ``known``)
-    ``u``, ``ud``, ``udd``, and ``thetad``, ``taum`` of the joints with a drive."""
+    ``u``, ``ud``, ``udd``, and ``thetad``, ``taum`` of the joints with a drive. A Trajectory
+    with a floating ``base``: its torques, on ``contacts`` if given (as :func:`read_contacts`
+    takes them; then also each contact's wrench, ``contact/<name>``; docs/contacts.md)."""
     from hodyn_cli.algorithms.limits.feasibility import series_laws
 
     m = _Motion(robot, derivatives, named, wrenches=wrenches)
-    if m.full.base is not None:
-        raise HodynError("limits of a floating base's motion are not supported yet")
     return series_laws(robot, m.full, order=order, gravity=gravity,
                        drives=None if drives is None else _drives(robot, drives), kind=model,
-                       known=known)
+                       known=known, contacts=read_contacts(robot, contacts) if contacts else ())
 
 
 def check_limits(robot: Model, *derivatives, limits=None, drives=None, model: str = "full",
-                 gravity=GRAVITY, t=None, wrenches: Mapping | None = None, **named):
+                 gravity=GRAVITY, t=None, wrenches: Mapping | None = None, contacts=(),
+                 **named):
     """``hodyn check``: every limited quantity against its limit at every sample, a
     :class:`~hodyn_cli.algorithms.limits.feasibility.Check` (``.feasible``, ``.rows``: per joint and
     quantity the worst sample, its value, the margin and the number of violations).
-    ``limits``: as :func:`joint_limits` takes them."""
+    ``limits``: as :func:`joint_limits` takes them; ``contacts`` (a floating base on them):
+    also each contact's friction cone and sole."""
     from hodyn_cli.algorithms.limits.feasibility import Check, torque_order
 
     lim = joint_limits(robot, limits)
     m = _Motion(robot, derivatives, named, t=t, wrenches=wrenches)
-    check = Check(robot, lim)
+    contacts = read_contacts(robot, contacts) if contacts else ()
+    check = Check(robot, lim, contacts=contacts)
     check.add(scaling_laws(robot, m.coordinates, order=torque_order(lim), drives=drives,
-                           model=model, gravity=gravity), m.coordinates.t)
+                           model=model, gravity=gravity, contacts=contacts), m.coordinates.t)
     return check
 
 
 def retime(robot: Model, *derivatives, limits=None, drives=None, model: str = "full",
            gravity=GRAVITY, factor: float | None = None, segments=(), t=None,
-           wrenches: Mapping | None = None, **named):
+           wrenches: Mapping | None = None, contacts=(), **named):
     """``hodyn retime``: the motion played k times slower, ``t' = t0 + k (t - t0)``, with every
     derivative (and wrench rate) scaled exactly: ``(trajectory, retiming, bindings)``.
 
@@ -700,7 +704,8 @@ def retime(robot: Model, *derivatives, limits=None, drives=None, model: str = "f
     scale the pieces between them independently. ``retiming``: a
     :class:`~hodyn_cli.algorithms.limits.feasibility.Retiming` (``.k`` per segment); ``bindings``:
     per segment the :class:`~hodyn_cli.algorithms.limits.feasibility.Binding` that set its k (its
-    time in the retimed motion).
+    time in the retimed motion). ``contacts`` (a floating base on them): the torques on them,
+    and each stays in its friction cone and on its sole.
     """
     from hodyn_cli.algorithms.limits.feasibility import Retiming, ScaleSearch, torque_order
     from hodyn_cli.algorithms.limits.scaling import scaled
@@ -714,9 +719,10 @@ def retime(robot: Model, *derivatives, limits=None, drives=None, model: str = "f
         retiming, bindings = Retiming((t0, t0), (float(factor),)), []
     else:
         lim = joint_limits(robot, limits)
-        search = ScaleSearch(robot, lim, tuple(segments))
+        contacts = read_contacts(robot, contacts) if contacts else ()
+        search = ScaleSearch(robot, lim, tuple(segments), contacts)
         search.add(scaling_laws(robot, traj, order=torque_order(lim), drives=drives, model=model,
-                                gravity=gravity), traj)
+                                gravity=gravity, contacts=contacts), traj)
         retiming = search.retiming()
         bindings = [retiming.played(b) for b in search.best]
     if traj.t is None:

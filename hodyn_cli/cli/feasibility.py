@@ -10,11 +10,11 @@ import typer
 
 from hodyn_cli.cli.app import app
 from hodyn_cli.cli.errors import EXIT_FAILED
-from hodyn_cli.cli.options import ElasticModel, Output, Robot, Traj, command
+from hodyn_cli.cli.options import CONTACTS, FLOATING, ElasticModel, Output, Robot, Traj, command
 from hodyn_cli.errors import HodynError
 
 SHARED = ("gravity", "wrench", "estimate", "cutoff", "jobs", "quiet", "lock", "lock_missing",
-          "strict", "xacro_arg", "debug")
+          "strict", "xacro_arg", "debug") + FLOATING + CONTACTS
 
 Limits = Annotated[Path | None, typer.Option(
     help="Limits file (TOML): per joint position, velocity, torque (override the URDF's), "
@@ -37,7 +37,17 @@ def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel)
 
     lim = read_limits(limits, model) if limits else joint_limits(model)
     d = read_drives(drives, model) if drives else None
-    return lim, LawsJob(model, order=torque_order(lim), drives=d, kind=kind.value, gravity=s.g)
+    if d is not None and s.floating_base:
+        raise HodynError("--drives does not go with --floating-base yet")
+    return lim, LawsJob(model, order=torque_order(lim), drives=d, kind=kind.value, gravity=s.g,
+                        contacts=s.read_contacts(model))
+
+
+def _floating(s, job) -> dict:
+    """The input options of a floating root (docs/floating.md): its twist to the order the
+    torque laws need."""
+    return {"floating": s.floating_base, "base_motion": s.base_motion,
+            "base_orders": max(job.order, 0) + 2 if s.floating_base else 0}
 
 
 def _hint(job) -> str:
@@ -64,7 +74,7 @@ def check(
 ) -> None:
     """Check a motion against the robot's limits, sample by sample: position, velocity,
     torque (URDF), torque rate and acceleration (--limits), motor speed, torque and current
-    (--drives).
+    (--drives); with --contacts each contact's friction cone and sole (docs/contacts.md).
 
     Per joint and quantity: peak, limit, margin, worst sample, number of violations.
     Exit status 0: feasible; 1: a limit is violated; 2: bad usage or input.
@@ -84,7 +94,7 @@ def check(
         result = check_file(job, traj, lim, envelopes=fmt == "html", notify=s.notify,
                             jobs=s.jobs or stream.default_jobs(), progress=update,
                             wrench=s.wrench, estimate=s.estimate, cutoff=s.cutoff,
-                            missing_hint=_hint(job))
+                            missing_hint=_hint(job), **_floating(s, job))
     if report:
         meta = Meta(str(robot), model.source_sha256, traj,
                     "rigid" if drives is None else
@@ -125,7 +135,8 @@ def retime(
 
     --to-limits: the smallest k (k < 1 speeds a slow motion up) that keeps every limited
     quantity within its limit for that and any slower playing, from the exact scaling laws of
-    the torques and their rates. Exit status 1: no time scaling makes the motion feasible.
+    the torques and their rates (with --contacts: the torques on them, each contact in its
+    friction cone and on its sole). Exit status 1: no time scaling makes the motion feasible.
     """
     from hodyn_cli.algorithms.limits.feasibility import Infeasible
     from hodyn_cli.cli import render
@@ -154,7 +165,7 @@ def retime(
                 job, traj, output, attrs, lim, factor=factor, joins=joins, compact=compact,
                 jobs=s.jobs or stream.default_jobs(), notify=s.notify, progress=update,
                 wrench=s.wrench, estimate=s.estimate, cutoff=s.cutoff, strict=s.strict,
-                missing_hint=_hint(job))
+                missing_hint=_hint(job), **_floating(s, job))
     except Infeasible as e:
         render.fail(str(e))
         raise typer.Exit(EXIT_FAILED) from None

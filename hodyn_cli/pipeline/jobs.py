@@ -25,6 +25,7 @@ from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io.reader import CHUNK_ROWS
 from hodyn_cli.io.results import (
+    base_datasets,
     centroidal_columns,
     contact_datasets,
     derivative_columns,
@@ -435,6 +436,12 @@ class LawsJob(_Job):
     drives: Drives | None = None
     kind: str = "full"
     gravity: tuple = GRAVITY
+    #: a floating base on these contacts: the torques on them, their wrenches' laws
+    contacts: tuple[Contact, ...] = ()
+
+    @property
+    def flags(self) -> tuple[str, ...] | None:  # type: ignore[override]
+        return contact_flags(self.contacts)
 
     @cached_property  # probes the model: once per job, not per chunk
     def requirements(self):
@@ -445,7 +452,10 @@ class LawsJob(_Job):
     @property
     def need(self) -> int:
         req = self.requirements
-        return max(2, required_orders(self.order)) if req is None else req.q_order + 1
+        if req is not None:
+            return req.q_order + 1
+        # contacts: their wrenches need the dynamics (order 0) even without torque limits
+        return max(2, required_orders(self.order if not self.contacts else max(self.order, 0)))
 
     @property
     def chunk_rows(self) -> int:  # type: ignore[override]
@@ -459,14 +469,15 @@ class LawsJob(_Job):
 
     def __call__(self, chunk: Trajectory) -> dict:
         return api.scaling_laws(self.model, chunk, order=self.order, drives=self.drives,
-                                model=self.kind, gravity=self.gravity, known=self.requirements)
+                                model=self.kind, gravity=self.gravity, known=self.requirements,
+                                contacts=self.contacts)
 
 
 @dataclass(frozen=True, eq=False)
 class RetimeJob(_Job):
     """``hodyn retime``: a chunk played as ``retiming`` says, every column of ``template`` (a
-    chunk of the input with no samples: its derivative orders, wrenches, t) scaled exactly;
-    ``compact``: HDF5's ``q_derivatives``."""
+    chunk of the input with no samples: its derivative orders, wrenches, t, a floating root's
+    motion, contact flags) scaled exactly; ``compact``: HDF5's ``q_derivatives``."""
 
     retiming: Retiming
     template: Trajectory
@@ -482,7 +493,8 @@ class RetimeJob(_Job):
         return 0 if W is None else W.orders
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
-        return trajectory_datasets(self.template, self.compact)[1]
+        return trajectory_datasets(self.template, self.compact)[1] | \
+            base_datasets(self.template)[1]
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         from hodyn_cli.algorithms.limits.scaling import scaled
@@ -490,4 +502,4 @@ class RetimeJob(_Job):
         t = chunk.t
         x = 1.0 / self.retiming.k[0] if t is None else self.retiming.speedups(t)
         played = scaled(chunk, x, None if t is None else self.retiming.times(t))
-        return trajectory_datasets(played, self.compact)[0]
+        return trajectory_datasets(played, self.compact)[0] | base_datasets(played)[0]
