@@ -428,7 +428,8 @@ def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GR
                     wrenches: Mapping | None = None, samples: int | None = 1000,
                     tolerances=None, source: str = "", estimated: tuple[str, ...] = (),
                     warnings: tuple[str, ...] = (), chunks: Iterable[Trajectory] | None = None,
-                    simulate: bool = False, drives=None, drive_model: str = "full", **named):
+                    simulate: bool = False, drives=None, drive_model: str = "full", contacts=(),
+                    **named):
     """The checks of ``hodyn validate``: a :class:`hodyn_cli.algorithms.verification.validate.Report`
     (``.passed``, ``.checks``). ``chunks``: the trajectory as consecutive chunks instead (one
     pass, memory bounded by a chunk and the ``samples`` checked). ``estimated``: derivative
@@ -436,7 +437,9 @@ def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GR
     ``warnings``: what reading the input warned about (counted as ``warn`` checks).
     ``simulate``: also integrate the forward dynamics driven by the computed torques and
     compare with q, qd (needs ``t``). ``drives`` (rigid, as for :func:`drive_dynamics`;
-    ``drive_model``): also check the drives' columns tau, taum, current."""
+    ``drive_model``): also check the drives' columns tau, taum, current. ``contacts`` (as
+    :func:`read_contacts` takes them; a floating base on them): the torques and contact
+    wrenches of :func:`contact_dynamics`, and the contacts' own checks."""
     from hodyn_cli.algorithms.verification.validate import Tolerances, validate
     from hodyn_cli.modeling import mimic
 
@@ -448,7 +451,8 @@ def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GR
     return validate(robot, motion, methods=methods, gravity=gravity, samples=samples,
                     tolerances=tolerances or Tolerances(), source=source, estimated=estimated,
                     warnings=tuple(warnings), simulate=simulate, drive_model=drive_model,
-                    drives=None if drives is None else _drives(robot, drives))
+                    drives=None if drives is None else _drives(robot, drives),
+                    contacts=read_contacts(robot, contacts) if contacts else ())
 
 
 def _drives(robot: Model, drives):
