@@ -47,7 +47,7 @@ class Input:
         self.estimated = estimated
         self.beyond_limits: dict[str, str] = {}
         self.has_t, self.n_samples = reader.has_t, reader.n_samples
-        self.switches = ContactSwitches(flags or ())
+        self.switches = ContactSwitches(flags or (), source)
 
     def __enter__(self) -> Input:
         return self
@@ -135,13 +135,14 @@ def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
 
 class ContactSwitches:
     """Where the contact flags (``contact_<name>`` columns) change, found as the chunks pass:
-    the contact wrenches and joint torques jump there (their derivatives are each phase's)."""
+    the contact wrenches and joint torques jump there (their derivatives are each phase's).
+    A flag that is neither 1 nor 0 is an error naming the file, column and time."""
 
     #: switches named one by one in the notice
     SHOWN = 6
 
-    def __init__(self, flags: tuple[str, ...]):
-        self.flags = flags
+    def __init__(self, flags: tuple[str, ...], source: str = ""):
+        self.flags, self.source = flags, source
         self.last: dict[str, float] = {}
         self.count = 0
         self.first: list[str] = []
@@ -156,6 +157,12 @@ class ContactSwitches:
         if not present or not chunk.n_samples:
             return
         values = np.stack([np.asarray(series[f]).reshape(-1) for f in present], axis=1)
+        bad = np.argwhere((values != 0) & (values != 1))
+        if bad.size:
+            s, c = bad[0]
+            when = f"t = {chunk.t[s]:.6g} s" if chunk.t is not None else f"sample {start + s}"
+            raise TrajectoryError(f"column '{present[c]}' at {when}: {values[s, c]:g} is not 1 "
+                                  "(in contact) or 0", self.source)
         before = np.array([self.last.get(f, v) for f, v in zip(present, values[0], strict=True)])
         rows = np.concatenate([before[None], values])
         changed = np.flatnonzero((rows[1:] != rows[:-1]).any(axis=1))

@@ -894,7 +894,8 @@ def model_checks(model: Model, center: Trajectory, rtol: float, gravity, idx, t)
     c.status = "pass" if lam[:, 0].min() > 0 else "fail"
     checks.append(c)
     skew = np.abs(Md - Cb - np.swapaxes(Cb, 1, 2)).max(axis=2)
-    dscale = max(float(np.abs(Md).max()), 1e-300)
+    # relative to the terms compared (M' is 0 where only a floating root moves)
+    dscale = max(float(np.abs(Md).max()), float(np.abs(Cb).max()), 1e-300)
     c = Check("model", "M' = Cbar + Cbar^T (M' - 2 Cbar skew)", "pass", float(skew.max()),
               float(skew.max() / dscale), rtol, **_worst(skew, model, idx, t, columns))
     c.status = _verdict(c.max_rel, rtol)
