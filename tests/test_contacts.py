@@ -284,3 +284,23 @@ def test_the_quadruped_standing_shares_its_weight():
     for F in r.wrenches.values():
         assert np.allclose(F[0, 0], [0, 0, weight / 4], rtol=0, atol=1e-6)
         assert np.abs(F[0, 1]).max() < 1e-9
+
+
+def test_a_heavier_weight_takes_more_of_the_load(tmp_path):
+    """Standing still on two soles placed symmetrically about the centre of mass: equal
+    weights share the vertical load equally, a weight of 3 on one of them gives it more (a
+    little: the moments about the centre of mass decide most of the share)."""
+    model = load_model(URDF / "quadruped.urdf")
+    from hodyn_cli.core.trajectory import BaseMotion
+
+    traj = Trajectory(model.joint_names, np.zeros((1, 4, 12)),
+                      base=BaseMotion(np.eye(3)[None], np.zeros((1, 3)), np.zeros((1, 3, 6))))
+    table = {side: {"link": f"{leg}_foot", "type": "surface", "sole": [0.1, 0.05],
+                     "friction": 1.0} for side, leg in (("a", "FL"), ("b", "HR"))}
+    even = on_contacts(model, traj, contacts_from_table(model, table), order=0)
+    fz = {k: F[0, 0, 5] for k, F in even.wrenches.items()}
+    assert np.isclose(fz["a"], fz["b"], rtol=1e-9) and np.isclose(fz["a"] + fz["b"], 2.98 * 9.81)
+    table["a"]["weight"] = 3.0
+    uneven = on_contacts(model, traj, contacts_from_table(model, table), order=0)
+    assert uneven.wrenches["a"][0, 0, 5] > fz["a"] + 0.1
+    assert uneven.wrenches["b"][0, 0, 5] < fz["b"] - 0.1

@@ -90,6 +90,32 @@ def test_compute_writes_the_contact_wrenches_and_torques(walk):
         assert list(f.attrs["contact_names"]) == ["FL", "FR", "HL", "HR"]
 
 
+def test_flags_and_base_from_hdf5(walk, tmp_path):
+    """The same numbers from an HDF5 trajectory (datasets base_p, base_R, base_Vb.., and
+    contact_FL, N); check and retime take --floating-base without contacts too."""
+    d, model, traj = walk
+    data, columns = trajectory_datasets(traj)
+    more, cols = base_datasets(traj)
+    h5 = tmp_path / "walk.h5"
+    with open_sink(str(h5), columns | cols, {"joint_names": list(model.joint_names)}) as sink:
+        sink.write(data | more)
+    for src, out in ((d / "walk.csv", tmp_path / "a.csv"), (h5, tmp_path / "b.csv")):
+        r = run("compute", URDF / "quadruped.urdf", src, "--floating-base", "--contacts", FEET,
+                "-o", out, "-q")
+        assert r.exit_code == 0, r.output
+    assert (tmp_path / "a.csv").read_text() == (tmp_path / "b.csv").read_text()
+    r = run("check", URDF / "quadruped.urdf", d / "down.csv", "--floating-base", "-q")
+    assert r.exit_code == 0 and "friction" not in r.output and "torque" in r.output, r.output
+    out = tmp_path / "slow.csv"
+    r = run("retime", URDF / "quadruped.urdf", d / "walk.csv", "--floating-base", "--contacts",
+            FEET, "--factor", "2", "-o", out, "-q")
+    assert r.exit_code == 0, r.output
+    got = table(out)
+    assert np.array_equal(got["contact_FL"], traj.series["contact_FL"])
+    assert np.allclose(got["base_Vbdd_vz"], traj.base.Vb[:, 2, 5] / 8, rtol=1e-12, atol=1e-15)
+    assert np.allclose(got["t"], 2 * traj.t)
+
+
 def test_two_feet_leave_a_couple_on_the_base(walk, tmp_path):
     d, model, traj = walk
     two = tmp_path / "two.toml"
@@ -99,6 +125,10 @@ def test_two_feet_leave_a_couple_on_the_base(walk, tmp_path):
     assert r.exit_code == 0, r.output
     assert "the active contacts cannot carry the whole base wrench at" in r.output
     assert "one or two point contacts take no moment about them" in r.output
+    r = run("validate", URDF / "quadruped.urdf", d / "walk.csv", "--floating-base",
+            "--contacts", two, "--samples", "10")
+    assert r.exit_code == 0, r.output
+    assert "warn: the couple one or two points leave on the base" in r.output
 
 
 @pytest.mark.parametrize("case, message", [

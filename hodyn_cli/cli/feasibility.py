@@ -43,11 +43,17 @@ def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel)
                         contacts=s.read_contacts(model))
 
 
-def _floating(s, job) -> dict:
+def _floating(s, job, traj: str) -> dict:
     """The input options of a floating root (docs/floating.md): its twist to the order the
-    torque laws need."""
-    return {"floating": s.floating_base, "base_motion": s.base_motion,
-            "base_orders": max(job.order, 0) + 2 if s.floating_base else 0}
+    torque laws need, or every order the file has (a retimed file keeps them)."""
+    if not s.floating_base:
+        return {}
+    need = max(job.order, 0) + 2
+    if s.base_motion or traj != "-":
+        from hodyn_cli.io.base_motion import twist_orders
+
+        need = max(need, twist_orders(s.base_motion or traj, 16))
+    return {"floating": True, "base_motion": s.base_motion, "base_orders": need}
 
 
 def _hint(job) -> str:
@@ -94,7 +100,7 @@ def check(
         result = check_file(job, traj, lim, envelopes=fmt == "html", notify=s.notify,
                             jobs=s.jobs or stream.default_jobs(), progress=update,
                             wrench=s.wrench, estimate=s.estimate, cutoff=s.cutoff,
-                            missing_hint=_hint(job), **_floating(s, job))
+                            missing_hint=_hint(job), **_floating(s, job, traj))
     if report:
         meta = Meta(str(robot), model.source_sha256, traj,
                     "rigid" if drives is None else
@@ -165,7 +171,7 @@ def retime(
                 job, traj, output, attrs, lim, factor=factor, joins=joins, compact=compact,
                 jobs=s.jobs or stream.default_jobs(), notify=s.notify, progress=update,
                 wrench=s.wrench, estimate=s.estimate, cutoff=s.cutoff, strict=s.strict,
-                missing_hint=_hint(job), **_floating(s, job))
+                missing_hint=_hint(job), **_floating(s, job, traj))
     except Infeasible as e:
         render.fail(str(e))
         raise typer.Exit(EXIT_FAILED) from None
