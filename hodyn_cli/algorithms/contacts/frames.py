@@ -33,15 +33,35 @@ class FrameJets:
     p: np.ndarray
 
 
+def _paths(model: Model, bodies: list[int]) -> tuple[Model, np.ndarray]:
+    """The model cut to the joints on the paths from the root to ``bodies`` (a humanoid's
+    feet: its legs, 12 of 32 joints), and those joints' indices: the forward pass need not
+    move the arms and head."""
+    keep = np.flatnonzero(model.ancestry[:, [b for b in bodies if b >= 0]].any(axis=1))
+    if len(keep) == model.n:
+        return model, keep
+    new = np.full(model.n, -1)
+    new[keep] = np.arange(len(keep))
+    parent = np.array([new[p] if p >= 0 else -1 for p in model.parent[keep]])
+    names = tuple(model.joint_names[i] for i in keep)
+    cut = Model(model.name, model.root_link, names, tuple(model.joint_types[i] for i in keep),
+                tuple(model.link_names[i] for i in keep), parent, model.B[keep], model.X[keep],
+                model.inertias[keep])
+    return cut, keep
+
+
 def contact_frames(model: Model, qs: np.ndarray, contacts: tuple[Contact, ...], K: int
                    ) -> list[FrameJets]:
     """The jets of every contact frame relative to the root; ``qs`` (N, >= K+1, n)."""
     N = qs.shape[0]
-    kin = forward_pass(model, qs, max(K - 1, 0))   # twists to K-1 give poses to K
+    cut, keep = _paths(model, [model.links[c.link].body for c in contacts])
+    new = np.full(model.n, -1)
+    new[keep] = np.arange(len(keep))
+    kin = forward_pass(cut, qs[..., keep], max(K - 1, 0))   # twists to K-1 give poses to K
     out = []
     for c in contacts:
         link = model.links[c.link]
-        frame = LinkFrame(link.body, link.T @ c.T)
+        frame = LinkFrame(int(new[link.body]) if link.body >= 0 else -1, link.T @ c.T)
         if frame.body < 0:  # on the root: at rest relative to it
             R = np.zeros((N, K + 1, 3, 3))
             p = np.zeros((N, K + 1, 3))
