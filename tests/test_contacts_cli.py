@@ -198,9 +198,20 @@ def test_check_fails_where_the_feet_must_pull(walk):
     d, model, traj = walk
     args = ["check", URDF / "quadruped.urdf", d / "down.csv", "--floating-base", "--contacts",
             FEET]
-    r = run(*args)
+    report = d / "check.json"
+    r = run(*args, "--report", report)
     assert r.exit_code == 0, r.output
     assert "friction cone" in r.output
+    import json
+
+    import jsonschema
+
+    from hodyn_cli.pipeline.check_report import SCHEMA_PATH
+
+    data = json.loads(report.read_text())
+    jsonschema.validate(data, json.loads(SCHEMA_PATH.read_text()))
+    assert {row["joint"] for row in data["rows"] if row["quantity"] == "friction"} == \
+        {"FL", "FR", "HL", "HR"}
     r = run(*args, "--gravity", "0,0,9.81")   # upside down: the feet must hold it to the floor
     assert r.exit_code == 1, r.output
     assert "fail: friction cone of FL beyond its limit" in r.output
