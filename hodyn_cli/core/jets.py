@@ -25,7 +25,7 @@ import numpy as np
 
 from hodyn_cli.core import lie
 
-__all__ = ["product", "inverse", "reciprocal", "rotation", "transpose", "skew"]
+__all__ = ["product", "inverse", "reciprocal", "rotation", "transpose"]
 
 
 def product(a: np.ndarray, b: np.ndarray,
@@ -73,10 +73,7 @@ def rotation(R: np.ndarray, omega: np.ndarray, K: int, body: bool = False) -> np
 
 
 def transpose(A: np.ndarray) -> np.ndarray:
-    """The jet of ``A^T`` (the last two axes swapped)."""
+    """The jet of ``A^T`` (the last two axes swapped; linear maps such as ``skew`` act on a
+    jet derivative by derivative)."""
     return np.swapaxes(A, -1, -2)
 
-
-def skew(p: np.ndarray) -> np.ndarray:
-    """The jet of ``skew(p)`` (linear: each derivative's skew)."""
-    return lie.skew(p)

@@ -167,7 +167,7 @@ def contact_wrenches(model: Model, trajectory: Trajectory, contacts: tuple[Conta
 
 def _map(c: Contact, frame, R0: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """The jet of ``A_c`` (rows, K+1, 6, size): contact c's wrench moved to the root."""
-    R, S = frame.R[rows], jets.skew(frame.p[rows])
+    R, S = frame.R[rows], lie.skew(frame.p[rows])   # skew is linear: derivative by derivative
     if c.kind == "point":
         Rt = jets.transpose(R0[rows])
         return np.concatenate([jets.product(S, Rt), Rt], axis=-2)

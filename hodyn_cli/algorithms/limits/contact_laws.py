@@ -37,11 +37,10 @@ from hodyn_cli.modeling.contacts import Contact
 
 __all__ = ["floating_laws", "contact_conditions", "CONDITIONS", "wrench_key"]
 
-#: the conditions of :func:`contact_conditions`: key -> (label, for points, for soles)
-CONDITIONS = {"pressing": ("contact force", True, True),
-              "cone": ("friction cone", True, True),
-              "cop_x": ("centre of pressure x", False, True),
-              "cop_y": ("centre of pressure y", False, True)}
+#: the conditions of :func:`contact_conditions` (a sole's centre of pressure: soles only):
+#: key -> label
+CONDITIONS = {"pressing": "contact force", "cone": "friction cone",
+              "cop_x": "centre of pressure x", "cop_y": "centre of pressure y"}
 
 
 def wrench_key(contact: Contact) -> str:

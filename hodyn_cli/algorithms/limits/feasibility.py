@@ -452,8 +452,7 @@ class ScaleSearch:
                 r = int(row[c])
                 F = law.take([r], slice(None)).at(x[c])
                 if key == "pressing":  # the normal force, 0 there
-                    value, limit = float(contact_conditions(contact, law.take(
-                        [r], slice(None)))["pressing"].at(x[c])[0, 0]), 0.0
+                    value, limit = float(condition.take([r], [c]).at(x[c])[0, 0]), 0.0
                 elif key == "cone":
                     value, limit = float(friction_angle(contact, F)[0]), cone_angle(contact)
                 else:
@@ -461,7 +460,7 @@ class ScaleSearch:
                     cop = pressure_centre(contact, F)[0, int(axis)]
                     value = float(cop) if np.isfinite(cop) else 0.0
                     limit = (1 if c else -1) * contact.sole[int(axis)] / 2
-                self.best[s] = Binding(float(x[c]), CONDITIONS[key][0], contact.name,
+                self.best[s] = Binding(float(x[c]), CONDITIONS[key], contact.name,
                                        start + int(rows[r]),
                                        None if t is None else float(t[rows[r]]), value, limit)
 
