@@ -30,7 +30,8 @@ __all__ = ["Result", "load_robot", "joint_trajectory", "inverse_dynamics", "forw
            "centre_of_mass", "inverse_kinematics", "matrices", "validate_motion", "elastic_dynamics",
            "drive_dynamics", "dynamic_regressor", "regressor_parameters", "regressor_basis",
            "torque_sensitivities", "forward_dynamics", "simulate", "joint_limits",
-           "scaling_laws", "check_limits", "retime"]
+           "scaling_laws", "check_limits", "retime", "contact_dynamics", "link_jacobian",
+           "read_contacts", "contact_matrices"]
 
 
 class Result(Mapping):
@@ -427,7 +428,8 @@ def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GR
                     wrenches: Mapping | None = None, samples: int | None = 1000,
                     tolerances=None, source: str = "", estimated: tuple[str, ...] = (),
                     warnings: tuple[str, ...] = (), chunks: Iterable[Trajectory] | None = None,
-                    simulate: bool = False, drives=None, drive_model: str = "full", **named):
+                    simulate: bool = False, drives=None, drive_model: str = "full", contacts=(),
+                    **named):
     """The checks of ``hodyn validate``: a :class:`hodyn_cli.algorithms.verification.validate.Report`
     (``.passed``, ``.checks``). ``chunks``: the trajectory as consecutive chunks instead (one
     pass, memory bounded by a chunk and the ``samples`` checked). ``estimated``: derivative
@@ -435,7 +437,9 @@ def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GR
     ``warnings``: what reading the input warned about (counted as ``warn`` checks).
     ``simulate``: also integrate the forward dynamics driven by the computed torques and
     compare with q, qd (needs ``t``). ``drives`` (rigid, as for :func:`drive_dynamics`;
-    ``drive_model``): also check the drives' columns tau, taum, current."""
+    ``drive_model``): also check the drives' columns tau, taum, current. ``contacts`` (as
+    :func:`read_contacts` takes them; a floating base on them): the torques and contact
+    wrenches of :func:`contact_dynamics`, and the contacts' own checks."""
     from hodyn_cli.algorithms.verification.validate import Tolerances, validate
     from hodyn_cli.modeling import mimic
 
@@ -447,7 +451,8 @@ def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GR
     return validate(robot, motion, methods=methods, gravity=gravity, samples=samples,
                     tolerances=tolerances or Tolerances(), source=source, estimated=estimated,
                     warnings=tuple(warnings), simulate=simulate, drive_model=drive_model,
-                    drives=None if drives is None else _drives(robot, drives))
+                    drives=None if drives is None else _drives(robot, drives),
+                    contacts=read_contacts(robot, contacts) if contacts else ())
 
 
 def _drives(robot: Model, drives):
@@ -656,41 +661,45 @@ def joint_limits(robot: Model, limits=None):
 
 
 def scaling_laws(robot: Model, *derivatives, order: int = 2, drives=None, model: str = "full",
-                 gravity=GRAVITY, wrenches: Mapping | None = None, known=None, **named) -> dict:
+                 gravity=GRAVITY, wrenches: Mapping | None = None, known=None, contacts=(),
+                 **named) -> dict:
     """How every limited series changes when the motion is played k times slower: name ->
     :class:`~hodyn_cli.algorithms.limits.scaling.Law` (``law.at(1 / k)``: (N, m) values, joints
     ``law.joint_names``). Rigid: ``q``, ``qd`` (every joint), ``tau`` .. ``tau^(order)`` (order
     -1: none); with ``drives`` (as :func:`elastic_dynamics` takes them, ``model``, ``known``)
-    ``u``, ``ud``, ``udd``, and ``thetad``, ``taum`` of the joints with a drive."""
+    ``u``, ``ud``, ``udd``, and ``thetad``, ``taum`` of the joints with a drive. A Trajectory
+    with a floating ``base``: its torques, on ``contacts`` if given (as :func:`read_contacts`
+    takes them; then also each contact's wrench, ``contact/<name>``; docs/contacts.md)."""
     from hodyn_cli.algorithms.limits.feasibility import series_laws
 
     m = _Motion(robot, derivatives, named, wrenches=wrenches)
-    if m.full.base is not None:
-        raise HodynError("limits of a floating base's motion are not supported yet")
     return series_laws(robot, m.full, order=order, gravity=gravity,
                        drives=None if drives is None else _drives(robot, drives), kind=model,
-                       known=known)
+                       known=known, contacts=read_contacts(robot, contacts) if contacts else ())
 
 
 def check_limits(robot: Model, *derivatives, limits=None, drives=None, model: str = "full",
-                 gravity=GRAVITY, t=None, wrenches: Mapping | None = None, **named):
+                 gravity=GRAVITY, t=None, wrenches: Mapping | None = None, contacts=(),
+                 **named):
     """``hodyn check``: every limited quantity against its limit at every sample, a
     :class:`~hodyn_cli.algorithms.limits.feasibility.Check` (``.feasible``, ``.rows``: per joint and
     quantity the worst sample, its value, the margin and the number of violations).
-    ``limits``: as :func:`joint_limits` takes them."""
+    ``limits``: as :func:`joint_limits` takes them; ``contacts`` (a floating base on them):
+    also each contact's friction cone and sole."""
     from hodyn_cli.algorithms.limits.feasibility import Check, torque_order
 
     lim = joint_limits(robot, limits)
     m = _Motion(robot, derivatives, named, t=t, wrenches=wrenches)
-    check = Check(robot, lim)
+    contacts = read_contacts(robot, contacts) if contacts else ()
+    check = Check(robot, lim, contacts=contacts)
     check.add(scaling_laws(robot, m.coordinates, order=torque_order(lim), drives=drives,
-                           model=model, gravity=gravity), m.coordinates.t)
+                           model=model, gravity=gravity, contacts=contacts), m.coordinates.t)
     return check
 
 
 def retime(robot: Model, *derivatives, limits=None, drives=None, model: str = "full",
            gravity=GRAVITY, factor: float | None = None, segments=(), t=None,
-           wrenches: Mapping | None = None, **named):
+           wrenches: Mapping | None = None, contacts=(), **named):
     """``hodyn retime``: the motion played k times slower, ``t' = t0 + k (t - t0)``, with every
     derivative (and wrench rate) scaled exactly: ``(trajectory, retiming, bindings)``.
 
@@ -699,7 +708,8 @@ def retime(robot: Model, *derivatives, limits=None, drives=None, model: str = "f
     scale the pieces between them independently. ``retiming``: a
     :class:`~hodyn_cli.algorithms.limits.feasibility.Retiming` (``.k`` per segment); ``bindings``:
     per segment the :class:`~hodyn_cli.algorithms.limits.feasibility.Binding` that set its k (its
-    time in the retimed motion).
+    time in the retimed motion). ``contacts`` (a floating base on them): the torques on them,
+    and each stays in its friction cone and on its sole.
     """
     from hodyn_cli.algorithms.limits.feasibility import Retiming, ScaleSearch, torque_order
     from hodyn_cli.algorithms.limits.scaling import scaled
@@ -713,11 +723,107 @@ def retime(robot: Model, *derivatives, limits=None, drives=None, model: str = "f
         retiming, bindings = Retiming((t0, t0), (float(factor),)), []
     else:
         lim = joint_limits(robot, limits)
-        search = ScaleSearch(robot, lim, tuple(segments))
+        contacts = read_contacts(robot, contacts) if contacts else ()
+        search = ScaleSearch(robot, lim, tuple(segments), contacts)
         search.add(scaling_laws(robot, traj, order=torque_order(lim), drives=drives, model=model,
-                                gravity=gravity), traj)
+                                gravity=gravity, contacts=contacts), traj)
         retiming = search.retiming()
         bindings = [retiming.played(b) for b in search.best]
     if traj.t is None:
         return scaled(traj, 1.0 / retiming.k[0]), retiming, bindings
     return scaled(traj, retiming.speedups(traj.t), retiming.times(traj.t)), retiming, bindings
+
+
+# -- contacts and Jacobians (docs/contacts.md) ------------------------------------------------
+
+
+def read_contacts(robot: Model, contacts):
+    """The contacts (:class:`~hodyn_cli.modeling.contacts.Contact` tuple) of ``contacts``: a
+    contacts file (TOML), ``{name: {key: value}}`` (its ``[contacts]`` table), or contacts."""
+    from hodyn_cli.modeling.contacts import Contact, contacts_from_table
+    from hodyn_cli.modeling.contacts import read_contacts as read_file
+
+    if isinstance(contacts, tuple | list) and all(isinstance(c, Contact) for c in contacts):
+        return tuple(contacts)
+    if isinstance(contacts, Mapping):
+        return contacts_from_table(robot, contacts)
+    return read_file(contacts, robot)
+
+
+def contact_dynamics(robot: Model, contacts, trajectory: Trajectory, *, order: int = 2,
+                     method: str = "body-fixed", gravity=GRAVITY, active=None,
+                     base_wrench: bool = False) -> Result:
+    """A floating-base robot on its contacts (docs/contacts.md): fields ``tau, taud, ...``
+    (the joint torques with the contact wrenches applied), per contact ``Fc_<name>``,
+    ``Fcd_<name>``, ... (N, 3: a point's force, world axes) or ``Wc_<name>``, ... (N, 6: a
+    surface's wrench, moment; force, its contact frame), ground reactions, and ``active``
+    (N, m); with ``base_wrench`` ``W``, ``Wd``, ...: the base wrench left over (zero where
+    the active contacts carry it all).
+
+    ``contacts`` as :func:`read_contacts` takes them; ``trajectory`` a Trajectory with a
+    floating ``base`` (and the flags ``contact_<name>`` in its ``series``, else ``active``
+    (N, m) bool; a contact without either is always active).
+    """
+    from hodyn_cli.algorithms.contacts.dynamics import on_contacts
+    from hodyn_cli.modeling import mimic
+
+    contacts = read_contacts(robot, contacts)
+    m = _Motion(robot, (trajectory,), {})
+    r = on_contacts(robot, m.full, contacts, active=active, method=method, order=order,
+                    gravity=gravity)
+    fields = _series("tau", mimic.project(robot, r.tau))
+    for c in contacts:
+        fields |= {f"{derivative_name(c.prefix, k)}_{c.name}": r.wrenches[c.name][:, k]
+                   for k in range(order + 1)}
+    fields["active"] = r.active
+    if base_wrench:
+        fields |= _series("W", r.W)
+    return m.result(fields)
+
+
+def contact_matrices(robot: Model, contacts, trajectory: Trajectory, *, order: int = 0,
+                     gravity=GRAVITY, active=None) -> Result:
+    """The floating-base matrices of :func:`matrices` on contacts (docs/contacts.md): ``Q_ext``
+    with the contact wrenches (``M nu' + C nu + g + Q_ext = (-W; tau)``, W the base wrench
+    left over and tau the torques of :func:`contact_dynamics`), the contact Jacobian ``Jc``,
+    ``Jc_d``, ... (N, k, 6 + n: each contact's rows in order, a point's velocity in world
+    axes, a sole's body twist: ``Q_ext = Q_user - Jc^T Fc``) and the stacked ground reactions
+    ``Fc``, ``Fc_d``, ... (N, k); ``result.joint_names`` names the columns."""
+    from hodyn_cli.algorithms.contacts.dynamics import on_contacts, with_contacts
+    from hodyn_cli.algorithms.contacts.jacobians import contact_jacobian
+    from hodyn_cli.algorithms.dynamics import floating
+    from hodyn_cli.algorithms.motion.jacobians import ROOT_COLUMNS
+    from hodyn_cli.modeling import mimic
+
+    contacts = read_contacts(robot, contacts)
+    m = _Motion(robot, (trajectory,), {})
+    if mimic.active(robot):
+        raise HodynError("matrices of a floating base with <mimic> joints are not supported yet")
+    r = on_contacts(robot, m.full, contacts, active=active, order=order, gravity=gravity)
+    E = floating.matrices(robot, with_contacts(robot, m.full, contacts, r.wrenches, order),
+                          order=order, gravity=gravity)
+    fields = {k: v for name in ("M", "C", "Cbar", "g", "Q_ext")
+              for k, v in _rates(name, getattr(E, name)).items()}
+    Jc = np.concatenate([contact_jacobian(robot, m.full, c, order) for c in contacts], axis=2)
+    Fc = np.concatenate([r.wrenches[c.name] for c in contacts], axis=2)
+    return m.result(fields | _rates("Jc", Jc) | _rates("Fc", Fc), ROOT_COLUMNS + robot.joint_names)
+
+
+def link_jacobian(robot: Model, link: str, *derivatives, order: int = 2, **named) -> Result:
+    """A link's Jacobians and their derivatives (docs/contacts.md): fields ``Js``, ``Js_d``,
+    ... (N, 6, m: ``V^s = Js nu``, root frame, world with a floating base) and ``Jb``, ...
+    (``V^b = Jb nu``, link frame); ``result.joint_names`` names the columns (a floating
+    root's body twist ``base_Vb_..`` first)."""
+    from hodyn_cli.algorithms.motion.jacobians import ROOT_COLUMNS
+    from hodyn_cli.algorithms.motion.jacobians import link_jacobian as jacobian
+    from hodyn_cli.modeling import mimic
+
+    m = _Motion(robot, derivatives, named)
+    J = jacobian(robot, m.full, link, order=order)
+    f = 6 if m.full.base is not None else 0
+
+    def columns(A: np.ndarray) -> np.ndarray:
+        return np.concatenate([A[..., :f], mimic.project(robot, A[..., f:])], axis=-1)
+
+    names = (ROOT_COLUMNS if f else ()) + robot.coordinate_names
+    return m.result(_rates("Js", columns(J.Js)) | _rates("Jb", columns(J.Jb)), names)

@@ -8,8 +8,10 @@ command line; ``tests/test_layers.py`` checks it):
 - :mod:`~hodyn_cli.algorithms.dynamics`: inverse dynamics of any order by three methods, a
   floating root, the equations of motion and their derivatives, regressor, sensitivities,
   partials, forward dynamics;
-- :mod:`~hodyn_cli.algorithms.motion`: link kinematics, momentum, inverse kinematics,
-  derivative estimation;
+- :mod:`~hodyn_cli.algorithms.motion`: link kinematics and Jacobians, momentum, inverse
+  kinematics, derivative estimation;
+- :mod:`~hodyn_cli.algorithms.contacts`: a floating base on its contacts: the contact
+  wrenches, the torques with them, their margins;
 - :mod:`~hodyn_cli.algorithms.actuation`: drives: elastic joints, rigid drives, friction;
 - :mod:`~hodyn_cli.algorithms.limits`: how limited series scale with time, checks, retiming;
 - :mod:`~hodyn_cli.algorithms.planning`: designed motions;

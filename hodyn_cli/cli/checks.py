@@ -10,6 +10,7 @@ import typer
 from hodyn_cli.cli.app import app
 from hodyn_cli.cli.errors import EXIT_FAILED
 from hodyn_cli.cli.options import (
+    CONTACTS,
     FLOATING,
     DriveModel,
     DrivesFile,
@@ -28,7 +29,8 @@ ValidateMethod = Enum("ValidateMethod", {"all": "all", **{m.name: m.value for m 
 
 
 @command(app, "validate", short_help="Prove the numbers: finite differences, methods, data.",
-         shared=("gravity", "wrench", "estimate", "cutoff", "lock", "lock_missing") + FLOATING)
+         shared=("gravity", "wrench", "estimate", "cutoff", "lock", "lock_missing") + FLOATING
+                + CONTACTS)
 def validate(
     robot: Robot,
     traj: Traj,
@@ -58,7 +60,8 @@ def validate(
 
     With --drives, also the drives' tau, taum and currents (finite differences, zero rotor
     inertia = rigid, the rotors built as bodies). With --floating-base, also the base wrench
-    and the root's motion (docs/floating.md).
+    and the root's motion (docs/floating.md); with --contacts, the torques and contact
+    wrenches on them and the contacts' own checks (docs/contacts.md).
 
     Exit status 0: every check passed; 1: a check failed; 2: bad usage or input.
     """
@@ -68,6 +71,7 @@ def validate(
     from hodyn_cli.cli.session import read_rigid_drives
     from hodyn_cli.io.paths import write_text
     from hodyn_cli.pipeline.inputs import open_input
+    from hodyn_cli.pipeline.jobs import contact_flags
     from hodyn_cli.pipeline.report import render as render_report
     from hodyn_cli.pipeline.report import report_format
 
@@ -76,6 +80,7 @@ def validate(
     if s.floating_base and simulate:
         raise HodynError("--floating-base does not go with --simulate yet")
     model = s.model(robot, traj)
+    contacts = s.read_contacts(model)
     d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
     base_orders = 0
     if s.floating_base and (s.base_motion or traj != "-"):
@@ -85,7 +90,8 @@ def validate(
         base_orders = max(twist_orders(s.base_motion or traj, 4), 3)
     with open_input(traj, model, 4, wrench=s.wrench, wrench_need=3, cutoff=s.cutoff,
                     estimate=s.estimate, strict=s.strict, floating=s.floating_base,
-                    base_motion=s.base_motion, base_orders=base_orders) as reader:
+                    base_motion=s.base_motion, base_orders=base_orders,
+                    flags=contact_flags(contacts)) as reader:
         for note in reader.notes:
             s.notify(note)
         result = api.validate_motion(  # one pass over the file's chunks
@@ -95,7 +101,7 @@ def validate(
             tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol,
                                   simulation=sim_rtol),
             estimated=reader.estimated, simulate=simulate, drives=d,
-            drive_model=(model_kind or ElasticModel.full).value)
+            drive_model=(model_kind or ElasticModel.full).value, contacts=contacts)
     for note in reader.end_notes():
         s.notify(note)
     if report:

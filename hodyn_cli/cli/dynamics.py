@@ -12,6 +12,7 @@ import typer
 from hodyn_cli.cli.app import app
 from hodyn_cli.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED
 from hodyn_cli.cli.options import (
+    CONTACTS,
     FLOATING,
     STREAMING,
     DriveModel,
@@ -42,7 +43,7 @@ def _hdf5_only(output: str, command_name: str) -> None:
 
 
 @command(app, "compute", short_help="tau and its time derivatives along trajectories.",
-         shared=STREAMING + FLOATING)
+         shared=STREAMING + FLOATING + CONTACTS)
 def compute(
     robot: Robot,
     traj: Annotated[list[str] | None, typer.Argument(
@@ -83,11 +84,13 @@ def compute(
     """Compute tau and its time derivatives along a trajectory (or many).
 
     With --drives, also the motor torques taum (and currents where a drive has a
-    torque_constant), tau then including the rotors' reactions (docs/drives.md).
+    torque_constant), tau then including the rotors' reactions (docs/drives.md). With
+    --contacts, the contact wrenches Fc_/Wc_ and the torques with them (docs/contacts.md).
     """
     from hodyn_cli.cli import render
     from hodyn_cli.cli.session import read_rigid_drives
     from hodyn_cli.io import file_format
+    from hodyn_cli.pipeline.contacts import ContactTally
     from hodyn_cli.pipeline.jobs import TorqueJob
 
     sources = list(traj or []) + (_read_list(from_list) if from_list else [])
@@ -103,6 +106,10 @@ def compute(
             raise HodynError(f"--floating-base does not go with {flag} yet")
     g = s.g
     model = s.model(robot, sources[0] if len(sources) == 1 else None)
+    contacts = s.read_contacts(model)
+    if contacts and check:
+        raise HodynError("--validate does not go with --contacts yet: hodyn validate "
+                         "--contacts checks them")
     d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
     kind = (model_kind or ElasticModel.full).value
     if d is not None:
@@ -111,11 +118,14 @@ def compute(
                             (f"--method {method.value}", method.value != "body-fixed")):
             if given:
                 raise HodynError(f"--drives does not go with {flag} yet")
+    tally = ContactTally(contacts, sources[0]) if contacts else None
     job = TorqueJob(model, order=order, gravity=g, method=method.value,
                     joint_wrenches=joint_wrenches, base_wrench=base_wrench, drives=d,
-                    drive_model=kind)
+                    drive_model=kind, contacts=contacts, tally=tally)
     attrs = s.provenance(robot, sources[0], model, method=method.value, order=order, gravity=g,
                          floating_base=s.floating_base)
+    if contacts:
+        attrs |= contact_attributes(s.contacts, contacts)
     if d is not None:
         attrs |= {"drives": str(drives), "drive_model": kind, "rigid_drives": rigid_drives}
         if job.current_joints:  # the columns of the datasets current, currentd, ...
@@ -141,8 +151,20 @@ def compute(
 
     s.run_file(job, sources[0], output, attrs, first=validate_first if check else None,
                base_orders=order + 2)
+    for note in tally.notes() if tally is not None else ():
+        s.notify(note)
     if checked and not checked[0].passed:
         raise typer.Exit(EXIT_FAILED)
+
+
+def contact_attributes(path, contacts) -> dict:
+    """HDF5 attributes of an output on contacts: the file, the contacts, what they hold."""
+    return {"contacts": str(path), "contact_names": [c.name for c in contacts],
+            "about_contacts": "contact/<name>/Fc (a point's force, world axes) or Wc (a "
+                              "surface's wrench, moment; force, its contact frame, about its "
+                              "origin) and their derivatives: ground reactions, what the "
+                              "ground exerts on the robot; zero where the contact is not "
+                              "active (docs/contacts.md)"}
 
 
 def _read_list(path: str) -> list[str]:
@@ -193,7 +215,7 @@ def _run_many(s, job, sources, output_dir, fmt, output, attrs, scheduler, skip_e
 
 
 @command(app, "matrices", short_help="EOM matrices M, C, Cbar, g and derivatives (HDF5).",
-         shared=STREAMING + FLOATING)
+         shared=STREAMING + FLOATING + CONTACTS)
 def matrices(
     robot: Robot,
     traj: Traj,
@@ -212,7 +234,9 @@ def matrices(
     """Write the EOM matrices and their time derivatives per sample (HDF5).
 
     M, C, Cbar, g (and Q_ext with wrenches), each with its first --order derivatives; with
-    --state-derivatives / --parameter-derivatives their derivatives by q, qd / by pi.
+    --state-derivatives / --parameter-derivatives their derivatives by q, qd / by pi. With
+    --contacts, Q_ext holds the contact wrenches, and the contact Jacobian Jc and the stacked
+    contact wrenches Fc come too (docs/contacts.md).
     """
     from hodyn_cli.io import DERIVATIVE_NOTES, MATRIX_NOTES
     from hodyn_cli.pipeline.jobs import MatricesJob
@@ -223,8 +247,19 @@ def matrices(
         raise HodynError("--floating-base does not go with --state-derivatives or "
                          "--parameter-derivatives yet")
     model = s.model(robot, traj)
+    contacts = s.read_contacts(model)
     attrs = s.provenance(robot, traj, model, order=order, gravity=g, floating_base=s.floating_base)
     attrs |= {f"about_{name}": text for name, text in MATRIX_NOTES.items()}
+    if contacts:
+        attrs |= {"contacts": str(s.contacts), "contact_rows": [
+            f"{c.name}_{x}" for c in contacts for x in c.components],
+            "about_Q_ext": "generalized forces of the external wrenches, the contact wrenches "
+                           "included: Q_ext = Q_wrench - Jc^T Fc",
+            "about_Jc": "contact Jacobian: rows contact_rows (a point's velocity in world "
+                        "axes, a sole's body twist), columns the coordinates; Jc_d, ...: its "
+                        "time derivatives",
+            "about_Fc": "the contact wrenches (ground reactions) stacked as contact_rows; "
+                        "Fc_d, ...: their time derivatives"}
     if state_derivatives:
         attrs |= {f"about_{name}": text for name, text in DERIVATIVE_NOTES.items()
                   if name.endswith(("_dq", "_dqd"))}
@@ -240,8 +275,8 @@ def matrices(
                                 "then joint_names; the first 6 entries of M qdd + C qd + g + "
                                 "Q_ext are minus the base wrench")
     s.run_file(MatricesJob(model, order=order, gravity=g, state=state_derivatives,
-                           parameters=parameter_derivatives), traj, output, attrs,
-               base_orders=order + 2)
+                           parameters=parameter_derivatives, contacts=contacts), traj, output,
+               attrs, base_orders=order + 2)
 
 
 @command(app, "regressor", short_help="Regressor Y (tau = Y pi), base parameters (HDF5).",

@@ -10,7 +10,16 @@ import typer
 
 from hodyn_cli.cli.app import app
 from hodyn_cli.cli.errors import EXIT_FAILED
-from hodyn_cli.cli.options import STREAMING, ElasticModel, Output, Robot, Traj, command
+from hodyn_cli.cli.options import (
+    CONTACTS,
+    FLOATING,
+    STREAMING,
+    ElasticModel,
+    Output,
+    Robot,
+    Traj,
+    command,
+)
 from hodyn_cli.errors import HodynError
 
 Limits = Annotated[Path | None, typer.Option(
@@ -34,7 +43,23 @@ def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel)
 
     lim = read_limits(limits, model) if limits else joint_limits(model)
     d = read_drives(drives, model) if drives else None
-    return lim, LawsJob(model, order=torque_order(lim), drives=d, kind=kind.value, gravity=s.g)
+    if d is not None and s.floating_base:
+        raise HodynError("--drives does not go with --floating-base yet")
+    return lim, LawsJob(model, order=torque_order(lim), drives=d, kind=kind.value, gravity=s.g,
+                        contacts=s.read_contacts(model))
+
+
+def _floating(s, job, traj: str) -> dict:
+    """The input options of a floating root (docs/floating.md): its twist to the order the
+    torque laws need, or every order the file has (a retimed file keeps them)."""
+    if not s.floating_base:
+        return {}
+    need = max(job.order, 0) + 2
+    if s.base_motion or traj != "-":
+        from hodyn_cli.io.base_motion import twist_orders
+
+        need = max(need, twist_orders(s.base_motion or traj, 16))
+    return {"floating": True, "base_motion": s.base_motion, "base_orders": need}
 
 
 def _hint(job) -> str:
@@ -47,7 +72,7 @@ def _hint(job) -> str:
 
 
 @command(app, "check", short_help="Is a motion within the robot's limits (torque rates too)?",
-         shared=STREAMING)
+         shared=STREAMING + FLOATING + CONTACTS)
 def check(
     robot: Robot,
     traj: Traj,
@@ -61,7 +86,7 @@ def check(
 ) -> None:
     """Check a motion against the robot's limits, sample by sample: position, velocity,
     torque (URDF), torque rate and acceleration (--limits), motor speed, torque and current
-    (--drives).
+    (--drives); with --contacts each contact's friction cone and sole (docs/contacts.md).
 
     Per joint and quantity: peak, limit, margin, worst sample, number of violations.
     Exit status 0: feasible; 1: a limit is violated; 2: bad usage or input.
@@ -81,7 +106,7 @@ def check(
         result = check_file(job, traj, lim, envelopes=fmt == "html", notify=s.notify,
                             jobs=s.jobs or stream.default_jobs(), progress=update,
                             wrench=s.wrench, estimate=s.estimate, cutoff=s.cutoff,
-                            missing_hint=_hint(job))
+                            missing_hint=_hint(job), **_floating(s, job, traj))
     if report:
         meta = Meta(str(robot), model.source_sha256, traj,
                     "rigid" if drives is None else
@@ -96,7 +121,7 @@ def check(
 
 
 @command(app, "retime", short_help="Play a motion slower or faster, exactly: to the limits.",
-         shared=STREAMING)
+         shared=STREAMING + FLOATING + CONTACTS)
 def retime(
     robot: Robot,
     traj: Traj,
@@ -121,7 +146,8 @@ def retime(
 
     --to-limits: the smallest k (k < 1 speeds a slow motion up) that keeps every limited
     quantity within its limit for that and any slower playing, from the exact scaling laws of
-    the torques and their rates. Exit status 1: no time scaling makes the motion feasible.
+    the torques and their rates (with --contacts: the torques on them, each contact in its
+    friction cone and on its sole). Exit status 1: no time scaling makes the motion feasible.
     """
     from hodyn_cli.algorithms.limits.feasibility import Infeasible
     from hodyn_cli.cli import render
@@ -150,7 +176,7 @@ def retime(
                 job, traj, output, attrs, lim, factor=factor, joins=joins, compact=compact,
                 jobs=s.jobs or stream.default_jobs(), notify=s.notify, progress=update,
                 wrench=s.wrench, estimate=s.estimate, cutoff=s.cutoff, strict=s.strict,
-                missing_hint=_hint(job))
+                missing_hint=_hint(job), **_floating(s, job, traj))
     except Infeasible as e:
         render.fail(str(e))
         raise typer.Exit(EXIT_FAILED) from None

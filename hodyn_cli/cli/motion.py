@@ -29,25 +29,45 @@ def kinematics(
     com: Annotated[bool, typer.Option(
         "--com", help="Write the total mass, centre of mass (com, comd, ..., to order + 1) and "
                       "centroidal momentum (h, hd, ...: angular about the COM; linear).")] = False,
+    jacobian: Annotated[bool, typer.Option(
+        "--jacobian", help="With --link: also its Jacobians Js (spatial), Jb (body) and their "
+                           "derivatives Js_d, ... to --order, N x 6 x n (HDF5 output).")] = False,
     output: Output = "-",
     s=None,
 ) -> None:
     """Pose, twists and point derivatives of one link (e.g. the flange), per sample.
 
     Writes the pose, the spatial and body-fixed twist with their derivatives, and the
-    velocity, acceleration, jerk, ... of the link origin.
+    velocity, acceleration, jerk, ... of the link origin; with --jacobian the link's
+    Jacobians and their time derivatives (docs/contacts.md).
     """
+    from hodyn_cli.io import file_format
     from hodyn_cli.pipeline.jobs import KinematicsJob
 
     if link is None and not com:
         raise HodynError("give --link LINK, --com, or both")
+    if jacobian and link is None:
+        raise HodynError("--jacobian goes with --link LINK (whose Jacobian)")
+    if jacobian and (output == "-" or file_format(output) != "hdf5"):
+        raise HodynError("--jacobian needs HDF5 output (.h5 or .hdf5): N x 6 x n per sample")
     model = s.model(robot, traj)
     frame = "world" if s.floating_base else "root"
     attrs = s.provenance(robot, traj, model, link=link or "", order=order, com=com,
                          floating_base=s.floating_base,
                          frames=f"p, R, Vs*, pd*, com*, h*: {frame} frame; Vb*: link frame; "
                                 "twists (angular; linear); h (angular about the COM; linear)")
-    s.run_file(KinematicsJob(model, link, order, com), traj, output, attrs, base_orders=order + 1)
+    if jacobian:
+        from hodyn_cli.algorithms.motion.jacobians import ROOT_COLUMNS
+
+        attrs |= {"jacobian_columns": list((ROOT_COLUMNS if s.floating_base else ())
+                                           + model.coordinate_names),
+                  "about_Js": f"spatial Jacobian: Vs = Js nu ({frame} frame, twist (angular; "
+                              "linear velocity of the point at the origin)); nu: "
+                              "jacobian_columns; Js_d, Js_dd, ...: its time derivatives",
+                  "about_Jb": "body Jacobian: Vb = Jb nu (link frame); Jb_d, ...: its time "
+                              "derivatives"}
+    s.run_file(KinematicsJob(model, link, order, com, jacobian), traj, output, attrs,
+               base_orders=order + 1)
 
 
 class Task(str, Enum):

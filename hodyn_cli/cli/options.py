@@ -25,7 +25,7 @@ from hodyn_cli.core.gravity import GRAVITY
 
 __all__ = ["command", "Robot", "Traj", "Output", "HdfOutput", "MethodChoice", "Format",
            "ElasticModel", "DrivesFile", "DriveModel", "RigidDrives", "SHARED", "EVERY",
-           "STREAMING", "FLOATING"]
+           "STREAMING", "FLOATING", "CONTACTS"]
 
 
 class MethodChoice(str, Enum):
@@ -111,6 +111,11 @@ SHARED = {
         "--base-motion", help="With --floating-base: the root's motion from this file (hodyn "
                               "kinematics output of the root link, the same t).",
         show_default=False)], None),
+    "contacts": (Annotated[Path | None, typer.Option(
+        "--contacts", help="With --floating-base: the robot stands on these contacts (TOML, "
+                           "docs/contacts.md), active where the trajectory's contact_<name> "
+                           "columns say; their wrenches carry the base wrench.",
+        show_default=False)], None),
 }
 
 #: the options of every command: how the robot is loaded (every command loads one, or may),
@@ -120,6 +125,8 @@ EVERY = ("quiet", "strict", "repair_inertia", "xacro_arg", "debug")
 STREAMING = ("gravity", "wrench", "estimate", "cutoff", "jobs", "lock", "lock_missing")
 #: those of a command that also takes a floating root (docs/floating.md)
 FLOATING = ("floating_base", "base_motion")
+#: a floating root on its contacts (docs/contacts.md)
+CONTACTS = ("contacts",)
 
 
 def _named(param: inspect.Parameter) -> inspect.Parameter:

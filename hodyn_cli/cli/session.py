@@ -54,10 +54,23 @@ class Session:
     debug: bool = False
     floating_base: bool = False
     base_motion: str | None = None
+    contacts: Path | None = None
 
     @property
     def g(self) -> tuple[float, float, float]:
         return parse_gravity(self.gravity)
+
+    def read_contacts(self, model) -> tuple:
+        """The contacts of ``--contacts`` (docs/contacts.md), () without it; they carry a
+        floating base, so they need ``--floating-base``."""
+        if self.contacts is None:
+            return ()
+        if not self.floating_base:
+            raise HodynError("--contacts goes with --floating-base (the contacts carry a "
+                             "floating root)")
+        from hodyn_cli.modeling.contacts import read_contacts
+
+        return read_contacts(self.contacts, model)
 
     def model(self, robot: Path, traj: str | None = None):
         """The robot, loaded, its diagnostics shown, ``--lock``/``--lock-missing`` applied

@@ -84,7 +84,7 @@ def check_base(R: np.ndarray, p: np.ndarray, Vb: np.ndarray, start: int = 0) -> 
         raise TrajectoryError(f"base motion: R {R.shape}, p {p.shape}, Vb {Vb.shape} do not "
                               "fit (N, 3, 3), (N, 3), (N, D, 6)")
     for name, a in (("R", R), ("p", p), ("Vb", Vb)):
-        bad = np.flatnonzero(~np.isfinite(a).reshape(N, -1).all(axis=1))
+        bad = np.flatnonzero(~np.isfinite(a).all(axis=tuple(range(1, a.ndim))))
         if bad.size:
             raise TrajectoryError(f"base_{name} is not finite at sample {start + bad[0]}")
     err = np.abs(np.swapaxes(R, 1, 2) @ R - np.eye(3)).max(axis=(1, 2))
@@ -138,8 +138,9 @@ class Trajectory:
         derivatives: (N, D, n) ``q, qd, qdd, ...`` for D derivative orders.
         t: (N,) sample times in seconds, or None if the source had none.
         wrenches: external wrenches, or None.
-        series: other per-joint columns a command asked for, by name (e.g. ``qr_d``, the
-            reference velocity of the Slotine-Li regressor): (N, n) each.
+        series: other columns a command asked for, by name: per joint (N, n) (e.g. ``qr_d``,
+            the reference velocity of the Slotine-Li regressor), or single (N,) (a contact's
+            flag ``contact_<name>``, 1 or 0).
         base: the motion of a floating root link, or None: the root is welded to the world.
     """
 

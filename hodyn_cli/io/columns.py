@@ -37,6 +37,8 @@ Q_COLUMN = re.compile(r"^q(d*)_(.+)$")
 W_COLUMN = re.compile(r"^W(d*)_(.+)_(mx|my|mz|fx|fy|fz)$")
 #: torques and their derivatives (``hodyn compute``'s output, ``hodyn forward``'s input)
 TAU_COLUMN = re.compile(r"^tau(d*)_(.+)$")
+#: which contacts carry a floating base, per sample (1 or 0): ``contact_<name>``
+FLAG_PREFIX = "contact_"
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class Layout:
     typos: dict[str, str] = field(default_factory=dict)  # ignored column -> likely meant
     mimic: tuple[str, ...] = ()  # columns of mimic joints: their motion follows their leaders
     locked: tuple[str, ...] = ()  # columns of locked joints (--lock): held, not read
+    flags: tuple[str, ...] = ()  # single columns read where present (contact_<name>: 1 or 0)
 
     @property
     def columns(self) -> list[str]:
@@ -60,21 +63,33 @@ class Layout:
         out += [c for row in self.q for c in row]
         out += [c for rows in self.wrenches.values() for row in rows for c in row]
         out += [c for row in self.series.values() for c in row]
+        out += list(self.flags)
         return out
 
 
 def plan(names: list[str], model: Model, need: int, source: str,
-         series: tuple[str, ...] = ()) -> Layout:
+         series: tuple[str, ...] = (), flags: tuple[str, ...] | None = None) -> Layout:
     """The layout of a trajectory table with columns ``names``; ``need`` = number of q
     derivative orders required (q..qdddd is 5); ``series``: other per-joint columns
-    required, ``<series>_<joint>``. One-line errors name the column."""
+    required, ``<series>_<joint>``; ``flags``: the contact columns ``contact_<name>`` wanted,
+    read where present (None: ``contact_`` columns are passed over, as a gait planner's
+    data; else one that is not wanted is an error). One-line errors name the column."""
     coordinates = model.coordinate_names  # mimic joints follow their leaders: no columns
     joints = set(coordinates)
     orders: dict[int, set[str]] = {}
     wanted = {f"{base}_{j}": base for base in series for j in model.coordinate_names}
-    ignored, mimicking, held = [], [], []
+    ignored, mimicking, held, flagged = [], [], [], []
     for name in names:
-        if name == "t" or W_COLUMN.match(name) or name in wanted or name.startswith("base_"):
+        if name.startswith(FLAG_PREFIX) and flags is not None:
+            if name not in flags:
+                known = ", ".join(f.removeprefix(FLAG_PREFIX) for f in flags)
+                raise TrajectoryError(f"column '{name}': the contacts file has no contact "
+                                      f"'{name.removeprefix(FLAG_PREFIX)}' (contacts: {known})",
+                                      source)
+            flagged.append(name)
+            continue
+        if name == "t" or W_COLUMN.match(name) or name in wanted or name.startswith("base_") \
+                or name.startswith(FLAG_PREFIX):
             continue
         torque = TAU_COLUMN.match(name)
         if torque and torque.group(2) in joints:  # hodyn's own torques, not needed here: quiet
@@ -112,7 +127,7 @@ def plan(names: list[str], model: Model, need: int, source: str,
                               f"{', '.join(series)})", source)
     extra = {base: tuple(f"{base}_{j}" for j in model.coordinate_names) for base in series}
     return Layout(q, plan_wrenches(names, model, source), "t" in names, extra, tuple(ignored),
-                  near_misses(ignored, model), tuple(mimicking), tuple(held))
+                  near_misses(ignored, model), tuple(mimicking), tuple(held), tuple(flagged))
 
 
 def series_orders(names: list[str], base: str, model: Model) -> int:

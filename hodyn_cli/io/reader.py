@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
+from hodyn_cli.core.trajectory import BaseMotion, Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io.checks import check_increasing, check_values
 from hodyn_cli.io.columns import W_COLUMN, Layout, plan, plan_wrenches
@@ -37,13 +37,14 @@ class TrajectoryReader:
     """
 
     def __init__(self, path: str, model: Model, need: int = 1, *, wrench: str | None = None,
-                 chunk: int = CHUNK_ROWS, stdin=None, series: tuple[str, ...] = ()):
+                 chunk: int = CHUNK_ROWS, stdin=None, series: tuple[str, ...] = (),
+                 flags: tuple[str, ...] | None = None):
         self.path, self.model, self.chunk = path, model, chunk
         self.table = open_table(path, stdin, chunk)  # HDF5 read by chunk: no re-chunking
         self.wtable = None
         try:
             try:
-                self.layout = plan(self.table.names, model, need, path, series)
+                self.layout = plan(self.table.names, model, need, path, series, flags)
             except TrajectoryError as e:
                 if self.table.n_rows is None or not e.message.startswith("missing columns"):
                     raise
@@ -171,6 +172,7 @@ class TrajectoryReader:
         index = {c: k for k, c in enumerate(columns)}
         series = {name: block[:, [index[c] for c in cols]]
                   for name, cols in self.layout.series.items()}
+        series |= {name: block[:, index[name]] for name in self.layout.flags}
         W = {}
         for layout, data in ((self.layout, block), (getattr(self, "wlayout", None), wblock)):
             if layout is None or data is None:
@@ -241,16 +243,21 @@ def concatenate(chunks: list[Trajectory], model: Model) -> Trajectory:
     series = None
     if chunks[0].series:
         series = {k: np.concatenate([c.series[k] for c in chunks]) for k in chunks[0].series}
+    base = None
+    if chunks[0].base is not None:
+        base = BaseMotion(*(np.concatenate([getattr(c.base, a) for c in chunks])
+                            for a in ("R", "p", "Vb")))
     return Trajectory(chunks[0].joint_names, np.concatenate([c.derivatives for c in chunks]), t,
-                      W, series)
+                      W, series, base)
 
 
 def split(trajectory: Trajectory, rows: int) -> Iterator[Trajectory]:
     """An in-memory trajectory as chunks of ``rows`` samples."""
     for s in range(0, trajectory.n_samples, rows):
         sl = slice(s, s + rows)
-        W, series = trajectory.wrenches, trajectory.series
+        W, series, base = trajectory.wrenches, trajectory.series, trajectory.base
         yield Trajectory(trajectory.joint_names, trajectory.derivatives[sl],
                          None if trajectory.t is None else trajectory.t[sl],
                          None if W is None else Wrenches({k: w[sl] for k, w in W.W.items()}),
-                         None if series is None else {k: v[sl] for k, v in series.items()})
+                         None if series is None else {k: v[sl] for k, v in series.items()},
+                         None if base is None else base.rows(sl))

@@ -10,12 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
-from hodyn_cli.io.columns import MOMENTUM, WRENCH_COMPONENTS, XYZ, motion_suffixes
+from hodyn_cli.io.columns import FLAG_PREFIX, MOMENTUM, WRENCH_COMPONENTS, XYZ, motion_suffixes
 from hodyn_cli.io.tables import COMPACT
 from hodyn_cli.io.writers import open_sink
 
 __all__ = ["MATRIX_NOTES", "DERIVATIVE_NOTES", "timed_columns", "with_t", "derivative_columns",
-           "motion_columns", "joint_wrench_datasets", "trajectory_datasets", "write_trajectory"]
+           "motion_columns", "joint_wrench_datasets", "trajectory_datasets", "write_trajectory",
+           "contact_datasets", "base_datasets"]
 
 MATRIX_NOTES = {
     "M": "mass matrix M(q); M_d, M_dd, ...: its time derivatives",
@@ -107,6 +108,18 @@ def wrench_datasets(link: str, W: np.ndarray) -> tuple[dict, dict]:
     return data, columns
 
 
+def contact_datasets(name: str, prefix: str, components, F: np.ndarray) -> tuple[dict, dict]:
+    """A contact's wrench and its derivatives (N, K+1, len(components)) as datasets
+    ``contact/<name>/<prefix>``, ``<prefix>d``, ... and their CSV columns
+    ``<prefix>_<name>_<component>``, ... (``Fc_left_foot_fx``: a point's force)."""
+    data, columns = {}, {}
+    for k in range(F.shape[1]):
+        key = f"contact/{name}/{derivative_name(prefix, k)}"
+        data[key] = F[:, k]
+        columns[key] = [f"{derivative_name(prefix, k)}_{name}_{c}" for c in components]
+    return data, columns
+
+
 def trajectory_datasets(trajectory: Trajectory, compact: bool = False) -> tuple[dict, dict]:
     """A trajectory (and its wrenches) as datasets and CSV columns (``compact``: HDF5's
     ``q_derivatives`` instead of ``q``, ``qd``, ...)."""
@@ -123,6 +136,23 @@ def trajectory_datasets(trajectory: Trajectory, compact: bool = False) -> tuple[
             data |= more
             columns |= cols
     return with_t(data, trajectory.t), timed_columns(columns, trajectory.t is not None)
+
+
+def base_datasets(trajectory: Trajectory) -> tuple[dict, dict]:
+    """A floating root's motion (``base_p``, ``base_R``, ``base_Vb``, ...) and the contact
+    flags ``contact_<name>`` of a trajectory as datasets and CSV columns (none if it has
+    neither)."""
+    data: dict = {}
+    columns: dict = {}
+    base = trajectory.base
+    if base is not None:
+        keys = ["base_p", "base_R"] + [f"base_{derivative_name('Vb', k)}" for k in range(base.orders)]
+        data |= dict(zip(keys, [base.p, base.R, *np.moveaxis(base.Vb, 1, 0)], strict=True))
+        columns |= motion_columns(keys)
+    for name, flag in (trajectory.series or {}).items():
+        if name.startswith(FLAG_PREFIX) and flag.ndim == 1:
+            data[name], columns[name] = flag, [name]
+    return data, columns
 
 
 def write_trajectory(path: str, trajectory: Trajectory, *, compact: bool = False) -> None:

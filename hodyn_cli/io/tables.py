@@ -305,6 +305,9 @@ class Hdf5Table:
                                           f", is {' x '.join(map(str, obj.shape))}", path)
                 for c, sfx in enumerate(suffixes):
                     where[f"{key}_{sfx}"] = (key, divmod(c, 3) if rotation else (c,))
+            elif key.startswith("contact_"):  # a contact's flag per sample (1 or 0)
+                self._check(obj, key, 1)
+                where[key] = (key, ())
             elif key == "wrench" and isinstance(obj, h5py.Group):
                 for link in obj.keys():
                     for wkey in obj[link].keys():

@@ -26,12 +26,18 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["joint_sections", "joint_entries"]
+__all__ = ["joint_sections", "joint_entries", "sections"]
 
 
 def joint_sections(path: str | Path, what: str) -> dict:
     """The ``[joints.<name>]`` sections of the ``what`` file at ``path`` (``drives``,
     ``limits``): its only top-level table, not empty."""
+    return sections(path, what, "joints")
+
+
+def sections(path: str | Path, what: str, key: str) -> dict:
+    """The ``[<key>.<name>]`` sections of the ``what`` file at ``path``: its only top-level
+    table, not empty (``[joints.<name>]`` of drives and limits files, ``[contacts.<name>]``)."""
     source = str(path)
     try:
         text = Path(path).read_text()
@@ -42,13 +48,13 @@ def joint_sections(path: str | Path, what: str) -> dict:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise HodynError(f"not valid TOML: {e}", source) from None
-    unknown = sorted(set(doc) - {"joints"})
+    unknown = sorted(set(doc) - {key})
     if unknown:
-        raise HodynError(f"unknown top-level key '{unknown[0]}' (expected [joints.<name>] "
+        raise HodynError(f"unknown top-level key '{unknown[0]}' (expected [{key}.<name>] "
                          "sections)", source)
-    if not doc.get("joints"):
-        raise HodynError(f"no {what}: expected [joints.<name>] sections", source)
-    return doc["joints"]
+    if not doc.get(key):
+        raise HodynError(f"no {what}: expected [{key}.<name>] sections", source)
+    return doc[key]
 
 
 def joint_entries(model: Model, table, keys: Sequence[str], what: str, source: str | None

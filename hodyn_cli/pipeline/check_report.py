@@ -14,14 +14,14 @@ from pathlib import Path
 
 import numpy as np
 
-from hodyn_cli.algorithms.limits.feasibility import QUANTITIES, Check, Row
+from hodyn_cli.algorithms.limits.feasibility import CONTACT_QUANTITIES, QUANTITIES, Check, Row
 from hodyn_cli.algorithms.limits.scaling import TOLERANCE
 from hodyn_cli.pipeline.report import _matplotlib, html_page
 
 __all__ = ["Meta", "SCHEMA_PATH", "to_dict", "render"]
 
 SCHEMA_PATH = Path(__file__).parents[1] / "schemas" / "check.schema.json"
-LABELS = {q.key: q.label for q in QUANTITIES}
+LABELS = {q.key: q.label for q in QUANTITIES + CONTACT_QUANTITIES}
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ def _mapped(chunks: Iterable[Trajectory], job: LawsJob, jobs: int
 
 def _open(job, source: str, notify, **input_options) -> Input:
     reader = open_input(source, job.model, job.need, wrench_need=job.wrench_need,
-                        chunk=job.chunk_rows, **input_options)
+                        chunk=job.chunk_rows, flags=job.flags, **input_options)
     for note in reader.notes if notify is not None else ():
         notify(note)
     return reader
@@ -62,7 +62,7 @@ def check_file(job: LawsJob, source: str, limits: Limits, *, envelopes: bool = F
     (``envelopes``: keep a plot's worth of each series); ``input_options`` as
     :func:`~hodyn_cli.pipeline.inputs.open_input` takes them (positions beyond the URDF
     limits are the check's to report: no warnings about them)."""
-    check = Check(job.model, limits, envelopes=envelopes)
+    check = Check(job.model, limits, envelopes=envelopes, contacts=job.contacts)
     with _open(job, source, notify, **input_options) as reader:
         for chunk, laws in _mapped(reader, job, jobs):
             check.add(laws, chunk.t)
@@ -72,11 +72,14 @@ def check_file(job: LawsJob, source: str, limits: Limits, *, envelopes: bool = F
 
 
 def _empty(chunk: Trajectory) -> Trajectory:
-    """The chunk's layout without samples (what the retimed file's columns are)."""
-    W = chunk.wrenches
+    """The chunk's layout without samples (what the retimed file's columns are: a floating
+    root's and the contact flags too)."""
+    W, flags = chunk.wrenches, {k: v[:0] for k, v in (chunk.series or {}).items()
+                                if k.startswith("contact_")}
     return Trajectory(chunk.joint_names, chunk.derivatives[:0],
                       None if chunk.t is None else chunk.t[:0],
-                      None if W is None else Wrenches({k: w[:0] for k, w in W.W.items()}))
+                      None if W is None else Wrenches({k: w[:0] for k, w in W.W.items()}),
+                      flags or None, None if chunk.base is None else chunk.base.rows(slice(0, 0)))
 
 
 def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Limits, *,
@@ -100,7 +103,7 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
             return Input(MemoryReader(memory, job.chunk_rows), job.model, source)
         return _open(job, source, notify, **input_options)
 
-    search = ScaleSearch(job.model, limits, joins)
+    search = ScaleSearch(job.model, limits, joins, job.contacts)
     with opened() as reader:
         if factor is not None:
             first = next(iter(reader))

@@ -35,7 +35,8 @@ def run_file(job: Job, source: str, output: str, attrs: dict | None = None, *, j
 
     attrs = {"joint_names": list(job.model.coordinate_names), **(attrs or {})}
     with open_input(source, job.model, job.need, wrench_need=job.wrench_need,
-                    series=job.series, chunk=job.chunk_rows, **input_options) as reader:
+                    series=job.series, chunk=job.chunk_rows, flags=job.flags,
+                    **input_options) as reader:
         tell(reader.notes)
         with open_sink(output, job.columns(reader.has_t), attrs, stdout,
                        rows=reader.n_samples) as sink:

@@ -38,7 +38,8 @@ class Input:
 
     def __init__(self, reader, model: Model, source: str, *, strict: bool = False,
                  notes: list[Diagnostic] | None = None, estimated: tuple[str, ...] = (),
-                 base=None, estimate: DerivativeStream | None = None):
+                 base=None, estimate: DerivativeStream | None = None,
+                 flags: tuple[str, ...] | None = None):
         self.reader, self.model, self.source, self.strict = reader, model, source, strict
         self.estimate = estimate  # the estimated derivatives' stream: their expected error
         self.base = base  # a BaseMotionReader: the floating root's motion, or None
@@ -46,6 +47,7 @@ class Input:
         self.estimated = estimated
         self.beyond_limits: dict[str, str] = {}
         self.has_t, self.n_samples = reader.has_t, reader.n_samples
+        self.switches = ContactSwitches(flags or (), source)
 
     def __enter__(self) -> Input:
         return self
@@ -69,6 +71,7 @@ class Input:
                 if self.strict:
                     raise TrajectoryError(f"{text} (--strict)", self.source)
                 self.beyond_limits.setdefault(joint, text)
+            self.switches.add(chunk, start)
             start += chunk.n_samples
             yield chunk
         if self.base is not None:
@@ -79,6 +82,8 @@ class Input:
         left its URDF limits; with estimated derivatives, a notice of their expected error."""
         notes = [Diagnostic("warning", f"{self.source}: {text}")
                  for text in self.beyond_limits.values()]
+        if self.switches.found:
+            notes.append(Diagnostic("notice", f"{self.source}: {self.switches.describe()}"))
         if self.estimate is not None and self.estimate.expected_error:
             expected = ", ".join(f"{name} {e:.2g}"
                                  for name, e in self.estimate.largest_error().items())
@@ -93,7 +98,8 @@ def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
                wrench_need: int = 0, estimate: bool = False, cutoff: float | None = None,
                series: tuple[str, ...] = (), chunk: int = CHUNK_ROWS, strict: bool = False,
                missing_hint: str = ESTIMATE_HINT, stdin=None, floating: bool = False,
-               base_motion: str | None = None, base_orders: int = 0) -> Input:
+               base_motion: str | None = None, base_orders: int = 0,
+               flags: tuple[str, ...] | None = None) -> Input:
     """The trajectory at ``path`` (and the ``wrench`` file) as checked chunks.
 
     ``need``: q derivative orders the command needs (5: q..qdddd). With ``estimate`` the
@@ -103,6 +109,8 @@ def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
     for missing derivative columns (what to do about them). ``floating``: the root is a free
     body; its motion (``base_orders`` twist orders) comes with every chunk (``chunk.base``)
     from the file's ``base_`` columns or the ``base_motion`` file (docs/floating.md).
+    ``flags``: the contact columns ``contact_<name>`` to read where present (into
+    ``chunk.series``; docs/contacts.md); where they switch is a notice at the end.
     """
     if cutoff is not None and not estimate:
         raise HodynError("--cutoff goes with --estimate-derivatives (it filters the data the "
@@ -110,14 +118,14 @@ def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
     base = _base_reader(path, floating, base_motion, base_orders)
     try:
         reader = TrajectoryReader(path, model, 1 if estimate else need, wrench=wrench,
-                                  series=series, chunk=chunk, stdin=stdin)
+                                  series=series, chunk=chunk, stdin=stdin, flags=flags)
     except TrajectoryError as e:
         if estimate or not e.message.startswith("missing columns"):
             raise
         raise TrajectoryError(f"{e.message}; {missing_hint}", e.source) from None
     notes = _column_notes(reader, path)
     if not estimate:
-        return Input(reader, model, path, strict=strict, notes=notes, base=base)
+        return Input(reader, model, path, strict=strict, notes=notes, base=base, flags=flags)
     wrapped = np.array([model.joint_types[i] == "continuous" for i in model.coordinates])
     estimating = EstimatingReader(reader, need, wrench_need, cutoff, wrapped, rows=chunk)
     names = estimating.estimated
@@ -126,7 +134,54 @@ def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
                else f"the data low-passed at {cutoff:g} Hz (zero-phase Butterworth) over t")
         notes.append(Diagnostic("warning", f"estimated {', '.join(names)} from {how}"))
     return Input(estimating, model, path, strict=strict, notes=notes, estimated=names,
-                 base=base, estimate=estimating.stream)
+                 base=base, estimate=estimating.stream, flags=flags)
+
+
+class ContactSwitches:
+    """Where the contact flags (``contact_<name>`` columns) change, found as the chunks pass:
+    the contact wrenches and joint torques jump there (their derivatives are each phase's).
+    A flag that is neither 1 nor 0 is an error naming the file, column and time."""
+
+    #: switches named one by one in the notice
+    SHOWN = 6
+
+    def __init__(self, flags: tuple[str, ...], source: str = ""):
+        self.flags, self.source = flags, source
+        self.last: dict[str, float] = {}
+        self.count = 0
+        self.first: list[str] = []
+
+    @property
+    def found(self) -> bool:
+        return self.count > 0
+
+    def add(self, chunk: Trajectory, start: int) -> None:
+        series = chunk.series or {}
+        present = [f for f in self.flags if f in series]
+        if not present or not chunk.n_samples:
+            return
+        values = np.stack([np.asarray(series[f]).reshape(-1) for f in present], axis=1)
+        bad = np.argwhere((values != 0) & (values != 1))
+        if bad.size:
+            s, c = bad[0]
+            when = f"t = {chunk.t[s]:.6g} s" if chunk.t is not None else f"sample {start + s}"
+            raise TrajectoryError(f"column '{present[c]}' at {when}: {values[s, c]:g} is not 1 "
+                                  "(in contact) or 0", self.source)
+        before = np.array([self.last.get(f, v) for f, v in zip(present, values[0], strict=True)])
+        rows = np.concatenate([before[None], values])
+        changed = np.flatnonzero((rows[1:] != rows[:-1]).any(axis=1))
+        self.count += len(changed)
+        for s in changed[: max(self.SHOWN - len(self.first), 0)]:
+            what = [f"{f.removeprefix('contact_')} {'lands' if rows[s + 1, c] else 'lifts'}"
+                    for c, f in enumerate(present) if rows[s + 1, c] != rows[s, c]]
+            when = f"t = {chunk.t[s]:.6g} s" if chunk.t is not None else f"sample {start + s}"
+            self.first.append(f"{when} ({', '.join(what)})")
+        self.last = dict(zip(present, values[-1], strict=True))
+
+    def describe(self) -> str:
+        more = f", ... ({self.count} switches)" if self.count > len(self.first) else ""
+        return (f"the contacts switch at {', '.join(self.first)}{more}: the contact wrenches "
+                "and the joint torques jump there, their derivatives are each phase's")
 
 
 def _base_reader(path: str, floating: bool, base_motion: str | None, orders: int):

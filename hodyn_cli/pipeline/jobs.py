@@ -25,7 +25,9 @@ from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io.reader import CHUNK_ROWS
 from hodyn_cli.io.results import (
+    base_datasets,
     centroidal_columns,
+    contact_datasets,
     derivative_columns,
     joint_wrench_datasets,
     motion_columns,
@@ -34,7 +36,9 @@ from hodyn_cli.io.results import (
     with_t,
     wrench_datasets,
 )
+from hodyn_cli.modeling.contacts import Contact, flag_column
 from hodyn_cli.modeling.limits import beyond_limits
+from hodyn_cli.pipeline.contacts import ContactTally
 
 if TYPE_CHECKING:
     from hodyn_cli.algorithms.dynamics.regressor import BaseParameters
@@ -49,6 +53,11 @@ __all__ = ["TorqueJob", "ElasticJob", "KinematicsJob", "MatricesJob", "Regressor
 #: per-chunk costs (h5py calls, thread hand-offs) are small against the work, small enough
 #: that the ``jobs + 3`` chunks in flight stay far below the memory budget
 CHUNK_BYTES = 8 << 20
+
+
+def contact_flags(contacts: tuple[Contact, ...]) -> tuple[str, ...] | None:
+    """The trajectory columns that say which of ``contacts`` are active (None: no contacts)."""
+    return tuple(flag_column(c.name) for c in contacts) if contacts else None
 
 
 def rows_for(numbers_per_sample: int) -> int:
@@ -70,6 +79,8 @@ class _Job:
     chunk_rows: ClassVar[int] = CHUNK_ROWS
     #: other per-joint columns the job reads
     series: ClassVar[tuple[str, ...]] = ()
+    #: the contact columns ``contact_<name>`` it reads where present (None: none)
+    flags: ClassVar[tuple[str, ...] | None] = None
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
         return {}  # HDF5 only, unless a job says otherwise
@@ -106,6 +117,20 @@ class TorqueJob(_RigidJob):
     base_wrench: bool = False
     drives: Drives | None = None
     drive_model: str = "full"
+    #: a floating base on these contacts (docs/contacts.md): the contact wrenches too, and
+    #: the torques with them; ``tally`` gathers what to tell at the end
+    contacts: tuple[Contact, ...] = ()
+    tally: ContactTally | None = None
+
+    @property
+    def flags(self) -> tuple[str, ...] | None:  # type: ignore[override]
+        return contact_flags(self.contacts)
+
+    @property
+    def chunk_rows(self) -> int:  # type: ignore[override]
+        # on contacts: the frames' forward pass and the distribution's jets hold ~25 kB per
+        # sample for a humanoid at order 2 (peak RSS ~440 MB at the reader's chunk, ~250 MB here)
+        return CHUNK_ROWS // 4 if self.contacts else CHUNK_ROWS
 
     @cached_property  # probes the model: once per job, not per chunk
     def drive_requirements(self):
@@ -122,6 +147,9 @@ class TorqueJob(_RigidJob):
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
         columns = derivative_columns("tau", self.order, self.model.coordinate_names)
+        for c in self.contacts:
+            columns |= contact_datasets(c.name, c.prefix, c.components,
+                                        np.zeros((0, self.order + 1, c.size)))[1]
         if self.base_wrench:
             columns |= wrench_datasets(self.model.root_link, np.zeros((0, self.order + 1, 6)))[1]
         if self.drives is not None:
@@ -140,6 +168,8 @@ class TorqueJob(_RigidJob):
             if self.current_joints:
                 data |= {name: r[name][:, self.drives.current] for name in current}
             return with_t(data, chunk.t)
+        if self.contacts:
+            return self._on_contacts(chunk)
         r = api.inverse_dynamics(self.model, chunk, order=self.order, method=self.method,
                                  gravity=self.gravity, joint_wrenches=self.joint_wrenches,
                                  base_wrench=self.base_wrench)
@@ -149,6 +179,23 @@ class TorqueJob(_RigidJob):
             data |= joint_wrench_datasets(r.F, self.model.link_names)
         if W:
             data |= wrench_datasets(self.model.root_link, np.stack([r[w] for w in W], axis=1))[0]
+        return with_t(data, chunk.t)
+
+    def _on_contacts(self, chunk: Trajectory) -> dict[str, np.ndarray]:
+        r = api.contact_dynamics(self.model, self.contacts, chunk, order=self.order,
+                                 method=self.method, gravity=self.gravity, base_wrench=True)
+        K = range(self.order + 1)
+        data = {derivative_name("tau", k): r[derivative_name("tau", k)] for k in K}
+        wrenches = {}
+        for c in self.contacts:
+            F = np.stack([r[f"{derivative_name(c.prefix, k)}_{c.name}"] for k in K], axis=1)
+            data |= contact_datasets(c.name, c.prefix, c.components, F)[0]
+            wrenches[c.name] = F[:, 0]
+        W = np.stack([r[derivative_name("W", k)] for k in K], axis=1)
+        if self.base_wrench:
+            data |= wrench_datasets(self.model.root_link, W)[0]
+        if self.tally is not None:
+            self.tally.add(W[:, 0], wrenches, chunk.t)
         return with_t(data, chunk.t)
 
 
@@ -190,11 +237,19 @@ class ElasticJob(_Job):
 @dataclass(frozen=True, eq=False)
 class KinematicsJob(_Job):
     """``hodyn kinematics``: one link's pose, twists and point derivatives; with ``com`` the
-    total mass, centre of mass and centroidal momentum (``api.centre_of_mass``)."""
+    total mass, centre of mass and centroidal momentum (``api.centre_of_mass``); with
+    ``jacobian`` its Jacobians and their derivatives (``api.link_jacobian``, HDF5 only)."""
 
     link: str | None
     order: int = 3
     com: bool = False
+    jacobian: bool = False
+
+    @property
+    def chunk_rows(self) -> int:  # type: ignore[override]
+        # Js and Jb: 2 x 6 x (6 + n) numbers per order and sample (6 kB for a quadruped at
+        # order 3)
+        return rows_for(12 * (6 + self.model.n) * (self.order + 1)) if self.jacobian else CHUNK_ROWS
 
     @property
     def need(self) -> int:
@@ -218,6 +273,8 @@ class KinematicsJob(_Job):
             api.forward_kinematics(self.model, self.link, chunk, order=self.order))
         if self.com:
             data |= dict(api.centre_of_mass(self.model, chunk, order=self.order))
+        if self.jacobian:
+            data |= dict(api.link_jacobian(self.model, self.link, chunk, order=self.order))
         return with_t(data, chunk.t)
 
 
@@ -228,6 +285,12 @@ class MatricesJob(_RigidJob):
 
     state: bool = False
     parameters: bool = False
+    #: a floating base on these contacts: Q_ext with them, Jc, Fc (``api.contact_matrices``)
+    contacts: tuple[Contact, ...] = ()
+
+    @property
+    def flags(self) -> tuple[str, ...] | None:  # type: ignore[override]
+        return contact_flags(self.contacts)
 
     @property
     def chunk_rows(self) -> int:
@@ -238,8 +301,12 @@ class MatricesJob(_RigidJob):
                         + (3 * n**2 + n) * 10 * n * self.parameters)
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        r = api.matrices(self.model, chunk, order=self.order, gravity=self.gravity,
-                         state_derivatives=self.state, parameter_derivatives=self.parameters)
+        if self.contacts:
+            r = api.contact_matrices(self.model, self.contacts, chunk, order=self.order,
+                                     gravity=self.gravity)
+        else:
+            r = api.matrices(self.model, chunk, order=self.order, gravity=self.gravity,
+                             state_derivatives=self.state, parameter_derivatives=self.parameters)
         return self._datasets(r, chunk)
 
 
@@ -375,6 +442,12 @@ class LawsJob(_Job):
     drives: Drives | None = None
     kind: str = "full"
     gravity: tuple = GRAVITY
+    #: a floating base on these contacts: the torques on them, their wrenches' laws
+    contacts: tuple[Contact, ...] = ()
+
+    @property
+    def flags(self) -> tuple[str, ...] | None:  # type: ignore[override]
+        return contact_flags(self.contacts)
 
     @cached_property  # probes the model: once per job, not per chunk
     def requirements(self):
@@ -385,7 +458,10 @@ class LawsJob(_Job):
     @property
     def need(self) -> int:
         req = self.requirements
-        return max(2, required_orders(self.order)) if req is None else req.q_order + 1
+        if req is not None:
+            return req.q_order + 1
+        # contacts: their wrenches need the dynamics (order 0) even without torque limits
+        return max(2, required_orders(self.order if not self.contacts else max(self.order, 0)))
 
     @property
     def chunk_rows(self) -> int:  # type: ignore[override]
@@ -399,14 +475,15 @@ class LawsJob(_Job):
 
     def __call__(self, chunk: Trajectory) -> dict:
         return api.scaling_laws(self.model, chunk, order=self.order, drives=self.drives,
-                                model=self.kind, gravity=self.gravity, known=self.requirements)
+                                model=self.kind, gravity=self.gravity, known=self.requirements,
+                                contacts=self.contacts)
 
 
 @dataclass(frozen=True, eq=False)
 class RetimeJob(_Job):
     """``hodyn retime``: a chunk played as ``retiming`` says, every column of ``template`` (a
-    chunk of the input with no samples: its derivative orders, wrenches, t) scaled exactly;
-    ``compact``: HDF5's ``q_derivatives``."""
+    chunk of the input with no samples: its derivative orders, wrenches, t, a floating root's
+    motion, contact flags) scaled exactly; ``compact``: HDF5's ``q_derivatives``."""
 
     retiming: Retiming
     template: Trajectory
@@ -422,7 +499,8 @@ class RetimeJob(_Job):
         return 0 if W is None else W.orders
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
-        return trajectory_datasets(self.template, self.compact)[1]
+        return trajectory_datasets(self.template, self.compact)[1] | \
+            base_datasets(self.template)[1]
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         from hodyn_cli.algorithms.limits.scaling import scaled
@@ -430,4 +508,4 @@ class RetimeJob(_Job):
         t = chunk.t
         x = 1.0 / self.retiming.k[0] if t is None else self.retiming.speedups(t)
         played = scaled(chunk, x, None if t is None else self.retiming.times(t))
-        return trajectory_datasets(played, self.compact)[0]
+        return trajectory_datasets(played, self.compact)[0] | base_datasets(played)[0]

@@ -35,6 +35,7 @@ class Job(Protocol):
     wrench_need: int  # wrench derivative orders it reads
     chunk_rows: int  # samples per chunk
     series: tuple[str, ...]  # other per-joint columns it reads (e.g. qr_d)
+    flags: tuple[str, ...] | None  # contact columns it reads where present (None: none)
 
     def columns(self, has_t: bool) -> dict[str, list[str]]: ...
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]: ...

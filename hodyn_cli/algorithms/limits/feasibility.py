@@ -22,23 +22,33 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from hodyn_cli.algorithms.actuation import actuators, elastic
+from hodyn_cli.algorithms.contacts.margins import cone_angle, friction_angle, pressure_centre
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
+from hodyn_cli.algorithms.limits.contact_laws import (
+    CONDITIONS,
+    contact_conditions,
+    floating_laws,
+    wrench_key,
+)
 from hodyn_cli.algorithms.limits.scaling import (
     TOLERANCE,
     Law,
     drive_laws,
     earliest,
+    earliest_negative,
     elastic_laws,
     rigid_laws,
 )
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
+from hodyn_cli.modeling.contacts import Contact
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
-__all__ = ["QUANTITIES", "Quantity", "torque_order", "requirements", "series_laws", "Row",
-           "Envelope", "Check", "Binding", "Retiming", "ScaleSearch", "Infeasible"]
+__all__ = ["QUANTITIES", "CONTACT_QUANTITIES", "Quantity", "torque_order", "requirements",
+           "series_laws", "Row", "Envelope", "Check", "Binding", "Retiming", "ScaleSearch",
+           "Infeasible"]
 
 
 class Infeasible(HodynError):
@@ -72,6 +82,13 @@ QUANTITIES = (
              "the joint has no rigid drive with a torque_constant (--drives)"),
 )
 TORQUES = ("torque", "torque_rate", "torque_acceleration")
+#: the quantities of a contact (``--contacts``): its friction angle against the cone's (a
+#: contact that pulls is beyond 90 degrees), a sole's centre of pressure against its edges
+CONTACT_QUANTITIES = (
+    Quantity("friction", "friction cone", ("contact",), ("deg", "deg"), ""),
+    Quantity("cop_x", "centre of pressure x", ("contact",), ("m", "m"), ""),
+    Quantity("cop_y", "centre of pressure y", ("contact",), ("m", "m"), ""),
+)
 
 
 def torque_order(limits: Limits) -> int:
@@ -93,12 +110,21 @@ def requirements(model: Model, drives: Drives | None, order: int, kind: str = "f
 
 def series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity=GRAVITY,
                 drives: Drives | None = None, kind: str = "full",
-                known: elastic.Requirements | None = None) -> dict[str, Law]:
+                known: elastic.Requirements | None = None,
+                contacts: tuple[Contact, ...] = ()) -> dict[str, Law]:
     """Every series the dynamics give for ``trajectory`` (all joints, mimic joints expanded):
     rigid to torque order ``order``; with ``drives``, elastic where one of them is, else rigid
     drives (:func:`~hodyn_cli.algorithms.limits.scaling.elastic_laws`,
     :func:`~hodyn_cli.algorithms.limits.scaling.drive_laws`; ``kind``; ``known``: :func:`requirements`
-    if already found)."""
+    if already found); a floating base (``trajectory.base``) rigid, on its ``contacts`` if
+    given (:func:`~hodyn_cli.algorithms.limits.contact_laws.floating_laws`)."""
+    if trajectory.base is not None:
+        if drives is not None:
+            raise HodynError("limits of a floating base with drives are not supported yet")
+        return floating_laws(model, trajectory, order, gravity, contacts)
+    if contacts:
+        raise HodynError("contacts carry a floating base: give the root's motion "
+                         "(--floating-base)")
     if drives is None:
         return rigid_laws(model, trajectory, order, gravity)
     if drives.elastic.any():
@@ -185,13 +211,17 @@ def _bands(limits: Limits, model: Model, key: str, names) -> tuple[np.ndarray, n
 class Check:
     """Every limited quantity of a motion against its limit, fed chunk by chunk
     (:meth:`add`); ``rows`` and ``feasible`` at the end. ``envelopes``: keep a plot's worth of
-    every checked series (``"<quantity key>/<series>"`` -> :class:`Envelope`)."""
+    every checked series (``"<quantity key>/<series>"`` -> :class:`Envelope`). ``contacts``:
+    each one's friction cone and sole (:data:`CONTACT_QUANTITIES`) from the laws of its
+    wrench (a row each, ``joint`` the contact's name)."""
 
-    def __init__(self, model: Model, limits: Limits, envelopes: bool = False):
-        self.model, self.limits = model, limits
+    def __init__(self, model: Model, limits: Limits, envelopes: bool = False,
+                 contacts: tuple[Contact, ...] = ()):
+        self.model, self.limits, self.contacts = model, limits, contacts
         self.rows: list[Row] = []
         self.envelopes: dict[str, Envelope] | None = {} if envelopes else None
         self._plan: list[tuple[Quantity, str, list[int], list[Row]]] | None = None
+        self._contact_rows: list[tuple[Contact, list[Row]]] = []
         self.n_samples = 0
         self.has_t = False
 
@@ -217,6 +247,14 @@ class Check:
                     cols.append(laws[series].joint_names.index(name))
                     rows.append(row)
             self._plan += [(quantity, s, cols, rows) for s, (cols, rows) in rows_by_series.items()]
+        for c in self.contacts:
+            cone = cone_angle(c)
+            rows = [Row("friction", c.name, "deg", -cone, cone, "file")]
+            if c.kind == "surface":
+                rows += [Row(key, c.name, "m", -size / 2, size / 2, "file")
+                         for key, size in zip(("cop_x", "cop_y"), c.sole, strict=True)]
+            self.rows += rows
+            self._contact_rows.append((c, rows))
 
     def add(self, laws: dict[str, Law], t: np.ndarray | None) -> None:
         """The next chunk's laws (and times, if the motion has them)."""
@@ -225,6 +263,8 @@ class Check:
             self.has_t = t is not None
         start, N = self.n_samples, len(next(iter(laws.values())).coefficients)
         when = t if t is not None else np.arange(start, start + N, dtype=float)
+        for contact, rows in self._contact_rows:
+            self._add_contact(contact, rows, laws[wrench_key(contact)].at(1.0), t, when, start)
         for quantity, series, cols, rows in self._plan or ():
             values = laws[series].at(1.0)[:, cols]
             lower = np.array([r.lower for r in rows])
@@ -243,14 +283,41 @@ class Check:
                     when, values)
         self.n_samples += N
 
+    def _add_contact(self, contact: Contact, rows: list[Row], F: np.ndarray, t, when,
+                     start: int) -> None:
+        """A contact's rows from its wrenches F (N, size) at this speed: the friction angle,
+        a sole's centre of pressure (only where it presses: elsewhere the cone fails)."""
+        values = [friction_angle(contact, F)]
+        if contact.kind == "surface":
+            values += list(pressure_centre(contact, F).T)
+        for row, v in zip(rows, values, strict=True):
+            usage = np.abs(v) / row.upper
+            defined = ~np.isnan(usage)
+            row.violations += int((usage[defined] > 1 + TOLERANCE).sum())
+            if defined.any():
+                worst = int(np.argmax(np.where(defined, usage, -np.inf)))
+                if usage[worst] > row.usage:
+                    row.usage, row.value = float(usage[worst]), float(v[worst])
+                    row.sample = start + worst
+                    row.time = None if t is None else float(t[worst])
+            if self.envelopes is not None:
+                self.envelopes.setdefault(f"{row.quantity}/contact/{contact.name}",
+                                          Envelope()).add(when, v[:, None])
+
     @property
     def feasible(self) -> bool:
         return all(r.status != "violated" for r in self.rows)
 
     def plotted(self) -> list[tuple[Quantity, list[Row], Envelope]]:
         """Per checked series: the quantity, its rows (one per plotted column) and envelope."""
-        return [(q, rows, self.envelopes[f"{q.key}/{s}"]) for q, s, _, rows in self._plan or ()
-                if self.envelopes]
+        if not self.envelopes:
+            return []
+        out = [(q, rows, self.envelopes[f"{q.key}/{s}"]) for q, s, _, rows in self._plan or ()]
+        labels = {q.key: q for q in CONTACT_QUANTITIES}
+        for contact, rows in self._contact_rows:
+            out += [(labels[r.quantity], [r], self.envelopes[f"{r.quantity}/contact/{contact.name}"])
+                    for r in rows]
+        return out
 
 
 @dataclass(frozen=True)
@@ -312,10 +379,12 @@ class ScaleSearch:
     playing too: fed chunk by chunk (:meth:`add`), its per-segment :class:`Binding` in
     ``best``. A join's sample counts in both segments it ends and starts."""
 
-    def __init__(self, model: Model, limits: Limits, joins: tuple[float, ...] = ()):
+    def __init__(self, model: Model, limits: Limits, joins: tuple[float, ...] = (),
+                 contacts: tuple[Contact, ...] = ()):
         if list(joins) != sorted(set(joins)):
             raise HodynError(f"--segments: the times must increase, got {list(joins)}")
         self.model, self.limits, self.joins = model, limits, tuple(joins)
+        self.contacts = contacts  # each stays in its cone and on its sole, as it is played
         self.best: list[Binding | None] = [None] * (len(joins) + 1)
         self.n_samples = 0
         self.first_t: float | None = None
@@ -366,6 +435,34 @@ class ScaleSearch:
                             None if t is None else float(t[r]), value,
                             float(upper[c] if value >= (lower[c] + upper[c]) / 2 else lower[c]))
                 break  # the first series that exists is the quantity's
+        for contact in self.contacts:
+            self._contact(s, contact, laws[wrench_key(contact)].take(rows, slice(None)), rows,
+                          t, start)
+
+    def _contact(self, s: int, contact: Contact, law: Law, rows: np.ndarray, t, start: int
+                 ) -> None:
+        """Where the contact would leave its cone or sole (or pull), as the motion speeds up:
+        the first sign change of each of its conditions."""
+        for key, condition in contact_conditions(contact, law).items():
+            x, row = earliest_negative(condition)
+            for c in np.flatnonzero(np.isfinite(x)):
+                best = self.best[s]
+                if best is not None and x[c] >= best.x:
+                    continue
+                r = int(row[c])
+                F = law.take([r], slice(None)).at(x[c])
+                if key == "pressing":  # the normal force, 0 there
+                    value, limit = float(condition.take([r], [c]).at(x[c])[0, 0]), 0.0
+                elif key == "cone":
+                    value, limit = float(friction_angle(contact, F)[0]), cone_angle(contact)
+                else:
+                    axis = key == "cop_y"
+                    cop = pressure_centre(contact, F)[0, int(axis)]
+                    value = float(cop) if np.isfinite(cop) else 0.0
+                    limit = (1 if c else -1) * contact.sole[int(axis)] / 2
+                self.best[s] = Binding(float(x[c]), CONDITIONS[key], contact.name,
+                                       start + int(rows[r]),
+                                       None if t is None else float(t[rows[r]]), value, limit)
 
     def _near_joins(self, trajectory: Trajectory) -> None:
         t = trajectory.t

@@ -65,13 +65,13 @@ from hodyn_cli.algorithms.actuation import actuators, elastic
 from hodyn_cli.algorithms.dynamics import body_fixed
 from hodyn_cli.algorithms.dynamics.common import GRAVITY, base_motion, chunks
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
+from hodyn_cli.core.trajectory import BaseMotion, Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling import mimic
 from hodyn_cli.modeling.drives import Drives, Friction
 
 __all__ = ["TOLERANCE", "Law", "rigid_laws", "elastic_laws", "drive_laws", "earliest",
-           "scaled"]
+           "earliest_negative", "scaled"]
 
 #: relative slack within which a value counts as on its limit, not beyond it (rounding)
 TOLERANCE = 1e-9
@@ -345,6 +345,34 @@ def earliest(law: Law, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray
     return x, row
 
 
+def earliest_negative(law: Law) -> tuple[np.ndarray, np.ndarray]:
+    """Per column of a law that must stay >= 0 (a contact's conditions,
+    :mod:`hodyn_cli.algorithms.limits.contact_laws`): the largest speed-up x such that every
+    sample stays >= 0 for every speed-up up to x, and the sample that binds it. x = 0: a
+    sample is negative at rest already (by more than :data:`TOLERANCE` of its terms), or zero
+    there and falling; inf: nothing binds. Exact: the smallest positive root of each sample's
+    polynomial (eigenvalues of its companion matrix, polished by Newton).
+
+    >>> law = Law(0, np.array([[[4.0, -1.0]], [[1.0, 2.0]]]), ("c",))   # 4 - x^2 and 1 + 2 x^2
+    >>> x, row = earliest_negative(law)
+    >>> float(x[0]), int(row[0])
+    (2.0, 0)
+    """
+    c, power = law.coefficients, law.power
+    N, m = c.shape[:2]
+    a = np.zeros((N, m, power + 2 * c.shape[-1] - 1))
+    a[..., power::2] = c
+    size = np.abs(a).sum(axis=-1)
+    lead = np.take_along_axis(a, np.argmax(a != 0, axis=-1)[..., None], axis=-1)[..., 0]
+    flat = np.abs(a[..., 0]) <= TOLERANCE * size
+    exact = np.where((a[..., 0] < -TOLERANCE * size) | (flat & (lead < 0)), 0.0, np.inf)
+    rows, cols = np.nonzero(np.isinf(exact) & (a[..., 1:] != 0).any(axis=-1))
+    exact[rows, cols] = _smallest_positive_root(a[rows, cols])
+    first = np.argmin(exact, axis=0) if N else np.zeros(m, dtype=int)
+    x = exact[first, np.arange(m)] if N else np.full(m, np.inf)
+    return x, first
+
+
 def _earliest_with_friction(law: Law, lower: np.ndarray, upper: np.ndarray
                             ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`earliest` of a law with friction terms, by :func:`_safe_crossings`: first, per
@@ -533,14 +561,17 @@ def _polished(p: np.ndarray, x: np.ndarray, steps: int = 2) -> np.ndarray:
 
 def scaled(trajectory: Trajectory, x, t=None) -> Trajectory:
     """The motion played ``1/x`` times slower (x a number or one per sample): every
-    derivative ``q^(j) x^j`` and wrench rate ``W^(j) x^j``, exact; ``t``: its new times."""
+    derivative ``q^(j) x^j`` and wrench rate ``W^(j) x^j``, a floating root's twist
+    ``V^(j) x^(j+1)``, exact; ``t``: its new times."""
     x = np.broadcast_to(np.asarray(x, dtype=float), (trajectory.n_samples,))[:, None]
 
     def rates(values: np.ndarray) -> np.ndarray:  # (N, D, ...)
         factor = x ** np.arange(values.shape[1])  # (N, D)
         return values * factor.reshape(factor.shape + (1,) * (values.ndim - 2))
 
-    W = trajectory.wrenches
+    W, base = trajectory.wrenches, trajectory.base
+    if base is not None:  # the root's twist is a rate already: x^(j+1) V^(j)
+        base = BaseMotion(base.R, base.p, rates(base.Vb) * x[:, :, None])
     return Trajectory(trajectory.joint_names, rates(trajectory.derivatives), t,
                       None if W is None else Wrenches({k: rates(w) for k, w in W.W.items()}),
-                      trajectory.series)
+                      trajectory.series, base)

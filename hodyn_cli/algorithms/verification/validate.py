@@ -44,6 +44,15 @@ twist turns, ``R' = R skew(omega)``, as its Taylor series (exact to rounding: ``
 ~0.01); check 4 adds the root's twist derivatives against time differences, ``R' = R
 skew(omega)`` and ``p' = R v``; check 5 takes the 6 + n matrices. No simulation (6) yet.
 
+A floating base on contacts (``contacts``, docs/contacts.md; the chunks' ``series`` carry the
+flags ``contact_<name>``): the torque checks 1-3 are on the torques with the contacts, the base
+wrench left over and the contact wrenches (their columns ``Fc_<name>_fx``, ... after the
+base wrench's), each checked sample's local motion keeping its active contacts; and
+**contacts** checks: where the active contacts can take any wrench (a sole, three points off a
+line) nothing is left on the base (fails otherwise); where one or two points cannot, the couple
+left over warns (the motion does not fit its contacts there); an active contact that moves
+warns (it slides or lifts: the flags or the motion are off).
+
 Default tolerances (relative to the largest magnitude of the checked quantity; the
 reasoning is in :class:`Tolerances`) make each check fail on an error well below 1e-6
 relative, while the estimated numerical error stays orders of magnitude below them.
@@ -58,6 +67,7 @@ from math import comb
 
 import numpy as np
 
+from hodyn_cli.algorithms.contacts.dynamics import on_contacts
 from hodyn_cli.algorithms.dynamics import floating
 from hodyn_cli.algorithms.dynamics.closed_form import matrices
 from hodyn_cli.algorithms.dynamics.methods import GRAVITY, METHODS
@@ -67,6 +77,7 @@ from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory, Wrenches, derivative_name, taylor
 from hodyn_cli.errors import HodynError
+from hodyn_cli.modeling.contacts import Contact
 from hodyn_cli.modeling.drives import Drives
 
 __all__ = ["Tolerances", "Check", "Report", "validate", "STENCIL"]
@@ -181,8 +192,8 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
              methods: list[str] | None = None, samples: int | None = 1000,
              tolerances: Tolerances = Tolerances(), gravity=GRAVITY, source: str = "",
              estimated: tuple[str, ...] = (), warnings: tuple[str, ...] = (),
-             simulate: bool = False, drives: Drives | None = None, drive_model: str = "full"
-             ) -> Report:
+             simulate: bool = False, drives: Drives | None = None, drive_model: str = "full",
+             contacts: tuple[Contact, ...] = ()) -> Report:
     """Run all checks; ``trajectory``: one :class:`Trajectory` (all joints) or its chunks in
     order (one pass over them: memory is bounded by a chunk and the checked samples).
     ``samples``: how many evenly spread samples the torque checks use (None or 0: all, held
@@ -192,6 +203,7 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
     typo), counted as ``warn`` checks of group ``input``. ``simulate``: also the simulation
     checks (6), chunk by chunk. ``drives`` (rigid; ``drive_model`` full or reflected): also
     the drives' columns (:mod:`hodyn_cli.algorithms.verification.validate_drives`).
+    ``contacts``: a floating base on them (module docstring).
 
     >>> from pathlib import Path
     >>> from hodyn_cli.modeling.urdf import load_model
@@ -223,8 +235,12 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
             raise HodynError("validation of a floating base needs base_Vb, base_Vbd, base_Vbdd "
                              "(to check taud)", source)
         order = min(order, scan.base.B - 2)
+    if contacts and scan.base is None:
+        raise HodynError("contacts carry a floating base: give the root's motion "
+                         "(--floating-base)", source)
     picked = scan.picked()
     center, idx = picked.at(picked.centres), picked.index[picked.centres]
+    names = column_names(model, contacts) if contacts else None
     h = _step(center.derivatives if center.base is None else
               np.concatenate([center.derivatives[:, : order + 2], center.base.Vb[:, : order + 2]],
                              axis=2))
@@ -232,19 +248,22 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
                     list(methods), h, tolerances)
     report.series["t"] = center.t
     report.series["joint_names"] = list(model.joint_names) + (
-        [] if center.base is None else list(base_wrench_rows(model)))
-    results = {m: inverse_dynamics(model, center, method=m, order=order, gravity=gravity)
-               for m in methods}
+        [] if center.base is None else list(base_wrench_rows(model))) if names is None else names
+    results = {m: inverse_dynamics(model, center, method=m, order=order, gravity=gravity,
+                                   contacts=contacts) for m in methods}
     for m in methods:
         for _ in range(4):  # shrink the step while the estimated error is not well below tol
             fd = finite_difference_checks(model, center, m, order, h, results[m], gravity,
-                                          tolerances.fd, report.series, idx, center.t)
+                                          tolerances.fd, report.series, idx, center.t,
+                                          contacts, names)
             if all(c.expected <= tolerances.fd / 10 for c in fd) or h < 1e-6:
                 break
             h /= 4
         report.step = h
         report.checks += fd
-    report.checks += cross_method_checks(model, results, tolerances.cross, idx, center.t)
+    report.checks += cross_method_checks(model, results, tolerances.cross, idx, center.t, names)
+    if contacts:
+        report.checks += contact_checks(model, center, contacts, gravity, tolerances.cross, idx)
     if drives is not None:
         from hodyn_cli.algorithms.verification.validate_drives import drive_checks
 
@@ -254,7 +273,7 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
     if center.t is not None:
         report.checks += sampled_difference_checks(model, picked, methods[0], order, gravity,
                                                    tolerances.sampled, report.series,
-                                                   scan.q.frequency())
+                                                   scan.q.frequency(), contacts, names)
         for c in scan.consistency_checks(tolerances.data):
             if c.name.split(" ")[0] in estimated and c.status == "pass":
                 c.status = "estimated"
@@ -280,16 +299,19 @@ class Picked:
     themselves (``derivatives``, ``t``, ``wrenches``), and which of them are the checked
     samples (``centres``: positions in the kept rows; their neighbours are kept too)."""
 
-    def __init__(self, index, derivatives, t, wrenches, centres, joint_names, base=None):
+    def __init__(self, index, derivatives, t, wrenches, centres, joint_names, base=None,
+                 flags=None):
         self.index, self.derivatives, self.t, self.wrenches = index, derivatives, t, wrenches
         self.centres, self.joint_names, self.base = centres, joint_names, base
+        self.flags = flags  # contact_<name> -> (rows,), or None
 
     def at(self, rows: np.ndarray) -> Trajectory:
         W = None if self.wrenches is None else Wrenches({k: v[rows]
                                                          for k, v in self.wrenches.items()})
         base = None if self.base is None else BaseMotion(*(a[rows] for a in self.base))
+        flags = None if self.flags is None else {k: v[rows] for k, v in self.flags.items()}
         return Trajectory(self.joint_names, self.derivatives[rows],
-                          None if self.t is None else self.t[rows], W, base=base)
+                          None if self.t is None else self.t[rows], W, flags, base=base)
 
 
 class Sampler:
@@ -307,9 +329,11 @@ class Sampler:
         keep = self._near(index)
         W = None if chunk.wrenches is None else {k: v[keep] for k, v in chunk.wrenches.W.items()}
         b = chunk.base
+        flags = {k: v[keep] for k, v in (chunk.series or {}).items() if v.ndim == 1}
         self.parts.append((index[keep], chunk.derivatives[keep],
                            None if chunk.t is None else chunk.t[keep], W,
-                           None if b is None else (b.R[keep], b.p[keep], b.Vb[keep])))
+                           None if b is None else (b.R[keep], b.p[keep], b.Vb[keep]),
+                           flags or None))
         while self.samples and self._count() > 2 * self.samples:
             self.stride *= 2  # the same final stride however the stream is cut into chunks
             self.parts = [self._filter(p) for p in self._merged()]
@@ -329,22 +353,25 @@ class Sampler:
             k: np.concatenate([p[3][k] for p in self.parts]) for k in self.parts[0][3]}
         base = None if self.parts[0][4] is None else tuple(
             np.concatenate([p[4][a] for p in self.parts]) for a in range(3))
-        return [(index, d, t, W, base)]
+        flags = None if self.parts[0][5] is None else {
+            k: np.concatenate([p[5][k] for p in self.parts]) for k in self.parts[0][5]}
+        return [(index, d, t, W, base, flags)]
 
     def _filter(self, part: tuple) -> tuple:
-        index, d, t, W, base = part
+        index, d, t, W, base, flags = part
         keep = self._near(index)
         return (index[keep], d[keep], None if t is None else t[keep],
                 None if W is None else {k: v[keep] for k, v in W.items()},
-                None if base is None else tuple(a[keep] for a in base))
+                None if base is None else tuple(a[keep] for a in base),
+                None if flags is None else {k: v[keep] for k, v in flags.items()})
 
     def picked(self, N: int, joint_names) -> Picked:
-        index, d, t, W, base = self._merged()[0]
+        index, d, t, W, base, flags = self._merged()[0]
         multiples = np.flatnonzero(index % self.stride == 0)
         if self.samples and self.samples < len(multiples):
             multiples = np.unique(multiples[np.linspace(0, len(multiples) - 1,
                                                         self.samples).round().astype(int)])
-        return Picked(index, d, t, W, multiples, joint_names, base)
+        return Picked(index, d, t, W, multiples, joint_names, base, flags)
 
 
 class Scan:
@@ -445,20 +472,33 @@ def _step(qs: np.ndarray) -> float:
     return float(np.clip(STEP_FACTOR / omega, 1e-5, 1.0)) if omega > 0 else 0.01
 
 
-def _worst(err: np.ndarray, model: Model, idx, t, columns=None) -> dict:
+def _worst(err: np.ndarray, model: Model, idx, t, columns=None, names=None) -> dict:
     """Joint, sample and time of the largest entry of err (M, m); ``idx``, ``t``: the sample
-    numbers and times of err's rows; ``columns``: the joint of each column (default: all)."""
+    numbers and times of err's rows; ``columns``: the joint of each column (default: all);
+    ``names``: the columns' names (default: the joints, then a floating base's 6)."""
     s, j = np.unravel_index(int(np.argmax(err)), err.shape)
     j = j if columns is None else columns[j]
-    names = model.joint_names + base_wrench_rows(model)  # a floating base's 6 columns last
+    names = names or model.joint_names + base_wrench_rows(model)
     return {"worst_joint": names[j], "worst_sample": int(idx[s]),
             "worst_time": None if t is None else float(t[s])}
 
 
+def column_names(model: Model, contacts: tuple[Contact, ...]) -> list[str]:
+    """The columns of :func:`inverse_dynamics` on contacts: the joints, the base wrench left
+    over, each contact's wrench components."""
+    return (list(model.joint_names) + list(base_wrench_rows(model))
+            + [f"{c.prefix}_{c.name}_{x}" for c in contacts for x in c.components])
+
+
 def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str, order: int,
-                     gravity) -> np.ndarray:
+                     gravity, contacts: tuple[Contact, ...] = ()) -> np.ndarray:
     """tau^(k) (N, order+1, n), and for a floating base the base wrench's 6 columns after the
-    joints' (N, order+1, n+6): what the torque checks compare."""
+    joints' (N, order+1, n+6): what the torque checks compare. On ``contacts``: the torques
+    with them, the base wrench left over, the contact wrenches (:func:`column_names`)."""
+    if contacts:
+        r = on_contacts(model, trajectory, contacts, method=method, order=order,
+                        gravity=gravity)
+        return np.concatenate([r.tau, r.W, *(r.wrenches[c.name] for c in contacts)], axis=2)
     if trajectory.base is None:
         return fixed_base_dynamics(model, trajectory, method=method, order=order, gravity=gravity)
     return np.concatenate(floating.inverse_dynamics(model, trajectory, method=method,
@@ -484,7 +524,10 @@ def local_motion(center: Trajectory, h: float) -> Trajectory:
         W = Wrenches({k: taylor(v, offsets).reshape(M * S, *v.shape[1:])
                       for k, v in center.wrenches.W.items()})
     base = None if center.base is None else local_base_motion(center.base, offsets)
-    return Trajectory(center.joint_names, qs.reshape(M * S, *qs.shape[2:]), None, W, base=base)
+    flags = None if center.series is None else {  # each sample's active contacts held
+        k: np.repeat(v, S) for k, v in center.series.items() if v.ndim == 1}
+    return Trajectory(center.joint_names, qs.reshape(M * S, *qs.shape[2:]), None, W, flags or None,
+                      base=base)
 
 
 #: terms of the rotation's Taylor series along the local motion: |omega| |offset| <= ~0.1
@@ -513,7 +556,7 @@ def local_base_motion(base: BaseMotion, offsets: np.ndarray) -> BaseMotion:
 
 def stencil_check(group: str, name: str, prev: str, f: np.ndarray, analytic: np.ndarray,
                   h: float, rtol: float, model: Model, idx, t, method: str | None = None,
-                  columns=None) -> tuple[Check, np.ndarray]:
+                  columns=None, names=None) -> tuple[Check, np.ndarray]:
     """``analytic`` (M, m) against the 8th-order central difference of f (M, 17, m), the
     lower derivative along the local Taylor motion, and the difference itself. The expected
     error: Richardson (stencil at h vs 2h) plus rounding. ``columns``: the joint index of
@@ -528,23 +571,25 @@ def stencil_check(group: str, name: str, prev: str, f: np.ndarray, analytic: np.
     c = Check(group, f"{name} vs d/dt {prev}", "pass", float(err.max()), float(err.max() / scale),
               tol, exp_rel, method=method,
               detail=f"8th-order stencil along the local Taylor motion, h = {h:.3g} s",
-              **_worst(err, model, idx, t, columns))
+              **_worst(err, model, idx, t, columns, names))
     c.status = _verdict(c.max_rel, tol)
     return c, d_h
 
 
 def finite_difference_checks(model, center: Trajectory, method: str, order: int, h: float,
-                             analytic: np.ndarray, gravity, rtol: float, series: dict, idx, t
-                             ) -> list[Check]:
+                             analytic: np.ndarray, gravity, rtol: float, series: dict, idx, t,
+                             contacts: tuple[Contact, ...] = (), names=None) -> list[Check]:
     """Analytic tau^(k) vs the 8th-order stencil of tau^(k-1) along the Taylor motion."""
     local = local_motion(center, h)
-    tau = inverse_dynamics(model, local, method=method, order=order - 1, gravity=gravity)
+    tau = inverse_dynamics(model, local, method=method, order=order - 1, gravity=gravity,
+                           contacts=contacts)
     tau = tau.reshape(center.n_samples, 17, order, -1)
     checks = []
     for k in range(1, order + 1):
         name = derivative_name("tau", k)
         c, d_h = stencil_check("finite differences", name, derivative_name("tau", k - 1),
-                               tau[:, :, k - 1], analytic[:, k], h, rtol, model, idx, t, method)
+                               tau[:, :, k - 1], analytic[:, k], h, rtol, model, idx, t, method,
+                               names=names)
         checks.append(c)
         series.setdefault(method, {})[name] = {"analytic": analytic[:, k], "numeric": d_h}
     return checks
@@ -554,7 +599,8 @@ def finite_difference_checks(model, center: Trajectory, method: str, order: int,
 
 
 def sampled_difference_checks(model, picked: Picked, method: str, order: int, gravity,
-                              rtol: float, series: dict, omega: float) -> list[Check]:
+                              rtol: float, series: dict, omega: float,
+                              contacts: tuple[Contact, ...] = (), names=None) -> list[Check]:
     """tau^(k) vs central differences of tau^(k-1) over the file's samples (warn only), at
     the checked samples that have both neighbours; ``omega``: the data's fastest time scale."""
     c = picked.centres
@@ -565,7 +611,7 @@ def sampled_difference_checks(model, picked: Picked, method: str, order: int, gr
         return [Check("sampled differences", "output vs time differences", "skip",
                       detail="needs samples with neighbours on both sides")]
     res = inverse_dynamics(model, picked.at(np.concatenate([inner - 1, inner, inner + 1])),
-                           method=method, order=order, gravity=gravity)
+                           method=method, order=order, gravity=gravity, contacts=contacts)
     prev, mid, nxt = np.split(res, 3)
     tm, t0, tp = picked.t[inner - 1], picked.t[inner], picked.t[inner + 1]
     checks = []
@@ -587,7 +633,7 @@ def sampled_difference_checks(model, picked: Picked, method: str, order: int, gr
         c = Check("sampled differences", f"{name} vs time differences of {derivative_name('tau', k - 1)}",
                   "pass", float(err.max()), float(err.max() / scale), tol, exp_rel, method=method,
                   detail=f"limited by the sampling rate (dt = {dt:.3g} s); warns only",
-                  **_worst(err, model, picked.index[inner], t0))
+                  **_worst(err, model, picked.index[inner], t0, names=names))
         c.status = "pass" if c.max_rel <= tol else "warn"
         checks.append(c)
         series.setdefault("sampled", {})[name] = {"t": t0, "numeric": numeric, "analytic": analytic}
@@ -597,21 +643,72 @@ def sampled_difference_checks(model, picked: Picked, method: str, order: int, gr
 # -- 3. cross-method agreement ---------------------------------------------------------------
 
 
-def cross_method_checks(model, results: dict[str, np.ndarray], rtol: float, idx, t) -> list[Check]:
+def cross_method_checks(model, results: dict[str, np.ndarray], rtol: float, idx, t,
+                        names=None) -> list[Check]:
     return [agreement_check("cross-method", f"{derivative_name('tau', k)}: {a} vs {b}",
-                            results[a][:, k], results[b][:, k], rtol, model, idx, t, f"{a},{b}")
+                            results[a][:, k], results[b][:, k], rtol, model, idx, t, f"{a},{b}",
+                            names=names)
             for a, b in combinations(results, 2) for k in range(results[a].shape[1])]
 
 
 def agreement_check(group: str, name: str, a: np.ndarray, b: np.ndarray, rtol: float,
-                    model: Model, idx, t, method: str | None = None, columns=None) -> Check:
-    """a against b (M, m), relative to the largest |a| (``columns``: as for :func:`_worst`)."""
+                    model: Model, idx, t, method: str | None = None, columns=None,
+                    names=None) -> Check:
+    """a against b (M, m), relative to the largest |a| (``columns``, ``names``: as for
+    :func:`_worst`)."""
     err = np.abs(a - b)
     scale = max(float(np.abs(a).max()), 1e-300)
     c = Check(group, name, "pass", float(err.max()), float(err.max() / scale), rtol,
-              method=method, **_worst(err, model, idx, t, columns))
+              method=method, **_worst(err, model, idx, t, columns, names))
     c.status = _verdict(c.max_rel, rtol)
     return c
+
+
+# -- contacts --------------------------------------------------------------------------------
+
+
+def contact_checks(model: Model, center: Trajectory, contacts: tuple[Contact, ...], gravity,
+                   rtol: float, idx) -> list[Check]:
+    """On contacts (module docstring): nothing left on the base where the active contacts can
+    take any wrench, the couple left where they cannot, the active contacts at rest."""
+    from hodyn_cli.algorithms.contacts.jacobians import contact_jacobian
+
+    r = on_contacts(model, center, contacts, order=0, gravity=gravity)
+    _, W0 = floating.inverse_dynamics(model, center, order=0, gravity=gravity)
+    left = np.abs(r.W[:, 0]).max(axis=1)
+    scale = max(float(np.abs(W0[:, 0]).max()), 1e-300)
+    points = [c.kind == "point" for c in contacts]
+    some_points = r.active & np.array(points)
+    full = (r.active & ~np.array(points)).any(axis=1) | (some_points.sum(axis=1) >= 3)
+    t = center.t
+    checks = []
+    for what, rows, status in (("nothing left on the base where they take any wrench", full,
+                                "fail"), ("the couple one or two points leave on the base",
+                                          ~full & r.active.any(axis=1), "warn")):
+        if not rows.any():
+            continue
+        err = np.where(rows, left, 0.0)[:, None]
+        c = Check("contacts", what, "pass", float(err.max()), float(err.max() / scale), rtol,
+                  detail="the base wrench left over, relative to the base wrench",
+                  **_worst(err, model, idx, t, names=["base wrench"]))
+        c.status = "pass" if c.max_rel <= rtol else status
+        if status == "warn" and c.status == "warn":
+            c.detail = "the motion does not fit its contacts there (a moment they cannot take)"
+        checks.append(c)
+    nu = np.concatenate([center.base.Vb[:, 0], center.derivatives[:, 1]], axis=1)
+    speed = np.zeros((center.n_samples, len(contacts)))
+    for i, c in enumerate(contacts):
+        J = contact_jacobian(model, center, c, 0)[:, 0]
+        v = np.einsum("nij,nj->ni", J, nu)
+        speed[:, i] = np.where(r.active[:, i], np.linalg.norm(v[:, -3:], axis=1), 0.0)
+    motion = max(float(np.abs(nu).max()), 1e-300)
+    c = Check("contacts", "active contacts at rest (point velocity, m/s)", "pass",
+              float(speed.max()), float(speed.max() / motion), rtol,
+              detail="an active contact that moves slides or lifts: the flags or the motion "
+                     "are off", **_worst(speed, model, idx, t, names=[c.name for c in contacts]))
+    c.status = "pass" if c.max_rel <= rtol else "warn"
+    checks.append(c)
+    return checks
 
 
 # -- 4. data consistency ---------------------------------------------------------------------
@@ -791,7 +888,8 @@ def model_checks(model: Model, center: Trajectory, rtol: float, gravity, idx, t)
     c.status = "pass" if lam[:, 0].min() > 0 else "fail"
     checks.append(c)
     skew = np.abs(Md - Cb - np.swapaxes(Cb, 1, 2)).max(axis=2)
-    dscale = max(float(np.abs(Md).max()), 1e-300)
+    # relative to the terms compared (M' is 0 where only a floating root moves)
+    dscale = max(float(np.abs(Md).max()), float(np.abs(Cb).max()), 1e-300)
     c = Check("model", "M' = Cbar + Cbar^T (M' - 2 Cbar skew)", "pass", float(skew.max()),
               float(skew.max() / dscale), rtol, **_worst(skew, model, idx, t, columns))
     c.status = _verdict(c.max_rel, rtol)

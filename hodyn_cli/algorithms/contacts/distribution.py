@@ -1,0 +1,82 @@
+"""The base wrench distributed over the active contacts: minimum weighted norm, closed form,
+with every time derivative.
+
+Unknowns: the stacked contact wrenches F (a point's force f in world axes, 3; a surface's
+wrench (m; f) in its contact frame about its origin, 6), ground reactions: what the ground
+exerts on the robot. ``A F`` is their sum moved to the root (root frame, moment about its
+origin)::
+
+    point:    A_c = [skew(p_c) R_0^T; R_0^T]              (p_c: the point, root frame;
+    surface:  A_c = [[R_c, skew(p_c) R_c]; [0, R_c]]       R_c: the contact frame's orientation)
+
+(``Ad_{X^-1}^T`` of the contact frame's pose X in the root frame), and they must carry what
+the root needs from its supports, ``b = -W`` (W: the base wrench, what the root exerts on its
+supports). Among all F with ``A F = b`` the distribution takes the one of least ``F^T H F``
+(H: :meth:`~hodyn_cli.modeling.contacts.Contact.inverse_weights`); its optimality conditions
+``H F = A^T y``, ``A F = b`` give ``F = H^-1 A^T y`` with ``G y = b``, ``G = A H^-1 A^T``.
+
+G is invertible when the contacts can carry any wrench (a sole, or three points not on a
+line). One or two points cannot take every moment, so the rule is stated so that it holds for
+every contact set: the contacts carry the whole force, and of the moment what they can, in
+the least-squares sense; the rest, a pure couple, stays on the root (the motion does not
+fit its contacts there). Block elimination of ``G y = b`` on (moment; force)::
+
+    y_m = S^+ (b_m - G_mf G_ff^-1 b_f),    y_f = G_ff^-1 (b_f - G_fm y_m),
+    S = G_mm - G_mf G_ff^-1 G_fm
+
+(G_ff, the forces' block, is always invertible). S, the moments the contacts can take for a
+given force, has rank 3, 2 (points on a line u, ``S u = 0``: no moment about it) or 0 (one
+point); ``S^+`` stands for a generalized inverse, smooth within each case: ``S^-1``;
+``(S + u u^T)^-1`` with ``u u^T = D D^T / (D^T D)``, D the line's direction; 0. In each,
+``S S^+`` is the orthogonal projector on the moments the contacts can take, so the couple
+left over, ``(1 - S S^+)(b_m - G_mf G_ff^-1 b_f)``, is the least moment residual, and F is
+the least ``F^T H F`` that achieves the rest (it lies in the range of ``H^-1 A^T``; a part of
+``y_m`` along u would change neither: ``G z = 0`` implies ``H^-1 A^T z = 0``).
+
+Derivatives: every step is a product or an inverse of jets (:mod:`hodyn_cli.core.jets`), so
+``F^(k)`` follows exactly from the derivatives of A (the contact frames' motion) and of b (the
+base wrench's).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hodyn_cli.core import jets
+
+__all__ = ["distribute", "RANKS"]
+
+#: the moments a contact set can take: every one, all but those about a line, none
+RANKS = ("full", "line", "none")
+
+
+def _vector(M: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """The jet of ``M v`` from jets of a matrix (N, K+1, a, b) and a vector (N, K+1, b)."""
+    return jets.product(M, v[..., None])[..., 0]
+
+
+def distribute(A: np.ndarray, Hinv: np.ndarray, b: np.ndarray, rank: str = "full",
+               line: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The contact wrenches F (N, K+1, k) and the couple left over ``b - A F`` (N, K+1, 6),
+    jets, from the jets of A (N, K+1, 6, k) and b (N, K+1, 6); ``Hinv`` (k, k) the inverse
+    weights; ``rank`` one of :data:`RANKS` (``line``: with the jet of the line's direction
+    (N, K+1, 3))."""
+    B = A @ Hinv
+    G = jets.product(B, jets.transpose(A))
+    Gff_inv = jets.inverse(G[..., 3:, 3:])
+    L = jets.product(G[..., :3, 3:], Gff_inv)
+    S = G[..., :3, :3] - jets.product(L, G[..., 3:, :3])
+    if rank == "full":
+        S_plus = jets.inverse(S)
+    elif rank == "line":
+        outer = jets.product(line, line, lambda u, v: u[..., :, None] * v[..., None, :])
+        size = jets.product(line, line, lambda u, v: np.einsum("...i,...i->...", u, v))
+        P = jets.product(outer, jets.reciprocal(size)[..., None, None], np.multiply)
+        S_plus = jets.inverse(S + P)
+    else:
+        S_plus = np.zeros_like(S)
+    bm, bf = b[..., :3], b[..., 3:]
+    ym = _vector(S_plus, bm - _vector(L, bf))
+    yf = _vector(Gff_inv, bf - _vector(G[..., 3:, :3], ym))
+    F = _vector(jets.transpose(B), np.concatenate([ym, yf], axis=-1))
+    return F, b - _vector(A, F)

@@ -1,0 +1,139 @@
+"""A link's Jacobians and their time derivatives of any order.
+
+The spatial forward pass (:mod:`hodyn_cli.algorithms.dynamics.spatial`) already carries the
+columns: the spatial twist of a link on body b is ``V^s = sum_{j <= b} Y_j qd_j`` (6), so its
+spatial Jacobian is ``J^s = [Y_j]`` over the joints on the path from the root (zero elsewhere),
+and its derivatives are the screws' derivatives (9)::
+
+    J^s(k) = [Y_j^(k)],    Y_j^(k) = sum_{i<k} C(k-1, i) [V_p^(i), Y_j^(k-1-i)]
+
+A floating root adds 6 columns for its body twist ``V_0`` (generalized velocities ``nu = (V_0;
+qd)``, as ``hodyn matrices --floating-base`` orders them). Everything is computed in the
+inertial frame that coincides with the root at the instant (as
+:func:`~hodyn_cli.algorithms.motion.kinematics.link_kinematics` does): there the root's twist
+enters as ``Ad_{C(t)} V_0`` with ``C(t0) = I``, and ``d/dt Ad_C = ad_{V_0^s} Ad_C`` gives its
+columns ``Z^(0) = I``, ``Z^(k) = sum_{i<k} C(k-1, i) ad_{V_0^s(i)} Z^(k-1-i)``; the constant
+``Ad_{C_0}`` of the root's pose then moves them to the world.
+
+The body Jacobian ``J^b = Ad_{C_L}^-1 J^s`` (link frame L) maps ``nu`` to the link's body twist;
+column by column its derivatives follow the rule of body-fixed twists
+(:func:`~hodyn_cli.algorithms.dynamics.spatial.body_fixed_twists`): with ``u_m = Ad_{C_L}^-1
+J^s(m)``, ``u_m' = u_{m+1} - [V^b, u_m]``, V^b the link's body twist.
+
+>>> from pathlib import Path
+>>> from hodyn_cli.modeling.urdf import load_model
+>>> from hodyn_cli.core.trajectory import cosine
+>>> model = load_model(Path(__file__).parents[3] / "urdf" / "planar_2r.urdf")
+>>> traj = cosine(model.joint_names, [0.0], amplitude=0, omega=1, offset=0, orders=3)
+>>> J = link_jacobian(model, traj, "tool0", order=1)
+>>> J.Jb[0, 0].round(12) + 0.0   # stretched along x: each joint turns the tool about z
+array([[0. , 0. ],
+       [0. , 0. ],
+       [1. , 1. ],
+       [0. , 0. ],
+       [0.7, 0.3],
+       [0. , 0. ]])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb
+
+import numpy as np
+
+from hodyn_cli.algorithms.dynamics.common import leibniz_rates
+from hodyn_cli.algorithms.dynamics.spatial import body_fixed_twists, forward_pass, spatial_twists
+from hodyn_cli.algorithms.motion.kinematics import frame_pose
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory, derivative_name
+from hodyn_cli.errors import HodynError, TrajectoryError
+
+__all__ = ["LinkJacobian", "link_jacobian", "root_columns", "ROOT_COLUMNS"]
+
+#: the floating root's generalized velocities: its body twist, root frame (as ``hodyn
+#: matrices --floating-base`` names them)
+ROOT_COLUMNS = ("base_wx", "base_wy", "base_wz", "base_vx", "base_vy", "base_vz")
+
+
+@dataclass(frozen=True)
+class LinkJacobian:
+    """A link's Jacobians and their first K derivatives at N samples.
+
+    Attributes:
+        link: the URDF link.
+        Js: (N, K+1, 6, m) spatial Jacobian and derivatives: ``V^s = Js nu`` (root frame;
+            world frame with a floating root).
+        Jb: (N, K+1, 6, m) body Jacobian and derivatives: ``V^b = Jb nu`` (link frame).
+        columns: the m generalized velocities (joints; a floating root's 6 first).
+    """
+
+    link: str
+    Js: np.ndarray
+    Jb: np.ndarray
+    columns: tuple[str, ...]
+
+
+def root_columns(V0: np.ndarray, K: int) -> np.ndarray:
+    """``Z, Z', ..., Z^(K)`` (N, K+1, 6, 6): the columns of a root moving with spatial twist
+    derivatives V0 (N, >= K, 6) in the frame it coincides with now (module docstring)."""
+    N = V0.shape[0]
+    Z = np.zeros((N, K + 1, 6, 6))
+    Z[:, 0] = np.eye(6)
+    ad = lie.ad(V0[:, :K])
+    for k in range(1, K + 1):
+        Z[:, k] = sum(comb(k - 1, i) * (ad[:, i] @ Z[:, k - 1 - i]) for i in range(k))
+    return Z
+
+
+def link_jacobian(model: Model, trajectory: Trajectory, link: str, order: int = 2
+                  ) -> LinkJacobian:
+    """Spatial and body Jacobian of ``link`` and their first ``order`` derivatives (needs
+    q^(order+1); a floating root, ``trajectory.base``, its Vb to ``order``)."""
+    if link not in model.links:
+        raise HodynError(f"the model has no link '{link}' (links: {', '.join(model.links)})")
+    if order < 0:
+        raise HodynError(f"order must be >= 0, got {order}")
+    K, base = order, trajectory.base
+    if trajectory.orders < K + 2:
+        missing = ", ".join(derivative_name("q", k) for k in range(trajectory.orders, K + 2))
+        raise TrajectoryError(f"Jacobian derivatives of order {order} need {missing} (not in "
+                              "the trajectory)")
+    if base is not None and base.orders < K + 1:
+        missing = ", ".join(f"base_{derivative_name('Vb', k)}" for k in range(base.orders, K + 1))
+        raise TrajectoryError(f"Jacobian derivatives of order {order} need {missing} (not in "
+                              "the base motion)")
+    N, n, frame = trajectory.n_samples, model.n, model.links[link]
+    V0 = None if base is None else spatial_twists(np.broadcast_to(np.eye(3), (N, 3, 3)),
+                                                  np.zeros((N, 3)), base.Vb[:, : K + 1])
+    f = 0 if base is None else 6
+    Js = np.zeros((N, K + 1, 6, f + n))
+    if V0 is not None:
+        Js[..., :6] = root_columns(V0, K)
+    if frame.body < 0:
+        R = np.broadcast_to(frame.T[:3, :3], (N, 3, 3))
+        p = np.broadcast_to(frame.T[:3, 3], (N, 3))
+        Vs = np.zeros((N, K + 1, 6)) if V0 is None else V0
+    else:
+        kin = forward_pass(model, trajectory.derivatives, K, V0)
+        for j in np.flatnonzero(model.ancestry[:, frame.body]):
+            Js[..., f + j] = kin.Y[j]
+        R, p = frame_pose(kin, frame)
+        Vs = kin.V[frame.body]
+    Vb = body_fixed_twists(R, p, Vs)
+    Jb = _body_columns(Js, R, p, Vb)
+    if base is not None:  # to the world: a constant transform at this instant
+        Js = lie.Ad(base.R, base.p)[:, None] @ Js
+    names = model.joint_names if base is None else ROOT_COLUMNS + model.joint_names
+    return LinkJacobian(link, Js, Jb, names)
+
+
+def _body_columns(Js: np.ndarray, R: np.ndarray, p: np.ndarray, Vb: np.ndarray) -> np.ndarray:
+    """``d^k/dt^k (Ad_C^-1 J^s)`` column by column (module docstring)."""
+    N, K1, _, m = Js.shape
+    cols = np.moveaxis(Js, 3, 1).reshape(N * m, K1, 6)       # columns as samples
+    A = np.repeat(np.swapaxes(lie.Ad_inv(R, p), 1, 2), m, axis=0)
+    V = np.repeat(Vb, m, axis=0)
+    u = leibniz_rates(cols @ A, lambda j, z, t: -lie.bracket(V[:, j : j + 1], z))
+    return np.moveaxis(u.reshape(N, m, K1, 6), 1, 3)
