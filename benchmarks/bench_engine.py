@@ -103,13 +103,13 @@ def main() -> None:
         return make_input(args.samples, Path(args.make))
     if args.pinocchio:
         return pinocchio_loop(*args.pinocchio)
-    from hodyn_cli.algorithms.backends import compiled as _compiled
+    from hodyn_cli import api
 
     N = args.samples
     work = Path(tempfile.mkdtemp(prefix="hodyn-bench-"))
     h5 = work / "traj.h5"
     subprocess.run([sys.executable, __file__, "--samples", str(N), "--make", str(h5)], check=True)
-    info = _compiled.backend()
+    info = api.backend_info()
     print(f"iiwa14, {N} samples, best of {args.repeat}, {os.cpu_count()} cores; kernel: "
           f"{info['variant']} ({info['isa']}, {info['lanes']} lanes)\n")
     print(f"{'case':<24} {'hodyn s':>8} {'us/sample':>9} {'RSS MiB':>8} {'peer s':>7} "

@@ -144,10 +144,10 @@ def main() -> None:
         name, floating = args.case[0], args.case[1] == "floating"
         print(json.dumps(in_process(args.robot, name, floating, args.samples, args.repeat)))
         return
-    from hodyn_cli.algorithms.backends import compiled as _compiled
+    from hodyn_cli import api
 
     N, here = args.samples, [sys.executable, __file__, "--robot", args.robot]
-    info = _compiled.backend()
+    info = api.backend_info()
     print(f"{args.robot}, {N} samples in process, {args.e2e_samples} end to end, best of "
           f"{args.repeat}; kernel: {info['variant']} ({info['lanes']} lanes); ratio = floating "
           "/ fixed in the same run\n")

@@ -30,16 +30,18 @@ SAMPLES = 400
 
 WORKLOAD = """
 import numpy as np
-from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.backends import compiled
 from hodyn_cli.algorithms.dynamics.common import base_motion
 from hodyn_cli.core.trajectory import cosine
 from hodyn_cli.modeling.urdf import load_model
 model = load_model({urdf!r})
 traj = cosine(model.joint_names, np.linspace(0, 4, {N}), amplitude=0.5, omega=1.3,
               phase=np.arange(model.n), orders={order} + 3)
-_compiled.inverse_dynamics_chunk(model, traj.derivatives, base_motion((0, 0, -9.81), {order} + 1),
-                                 {{}}, order={order})
-print(_compiled.VARIANTS[_compiled.backend()["variant"]][0])
+kernel = backends.load("compiled")
+kernel.inverse_dynamics(model, traj.derivatives, base_motion((0, 0, -9.81), {order} + 1), {{}},
+                        order={order})
+print(compiled.VARIANTS[kernel.variant][0])
 """
 
 
@@ -116,7 +118,7 @@ def main() -> None:
     sincos = sum(c for name, c in calls.items() if "sin" in name or "cos" in name)
     per_sample = flops / SAMPLES
 
-    from hodyn_cli.algorithms.backends import compiled as _compiled
+    from hodyn_cli.algorithms import backends
     from hodyn_cli.algorithms.dynamics.common import base_motion
     from hodyn_cli.core.trajectory import cosine
     from hodyn_cli.modeling.urdf import load_model
@@ -126,15 +128,16 @@ def main() -> None:
     traj = cosine(model.joint_names, np.linspace(0, N / 100, N), amplitude=0.5, omega=1.3,
                   phase=np.arange(model.n), orders=args.order + 3)
     base = base_motion((0, 0, -9.81), args.order + 1)
+    kernel = backends.load("compiled")
     times = []
     for _ in range(5):
         t0 = time.perf_counter()
-        _compiled.inverse_dynamics_chunk(model, traj.derivatives, base, {}, order=args.order)
+        kernel.inverse_dynamics(model, traj.derivatives, base, {}, order=args.order)
         times.append(time.perf_counter() - t0)
     us = min(times) / N * 1e6
     mhz = max(float(m) for m in re.findall(r"cpu MHz\s*:\s*([\d.]+)",
                                            Path("/proc/cpuinfo").read_text()))
-    info = _compiled.backend()
+    info = kernel.details
     lanes = info["lanes"]
     peak = mhz * 1e6 * 2 * lanes * 2  # one core: two FMA pipes of `lanes` doubles
     achieved = per_sample / (us * 1e-6)

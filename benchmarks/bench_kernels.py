@@ -23,8 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.actuation import elastic
-from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms.backends import compiled
 from hodyn_cli.algorithms.dynamics import closed_form, regressor, sensitivities
 from hodyn_cli.algorithms.dynamics import floating as fb
 from hodyn_cli.algorithms.dynamics.forward import forward_dynamics
@@ -132,15 +133,14 @@ def main() -> None:
     print(f"iiwa14, {N} samples ({N // 20} for numpy), best of {args.repeat}; ratio = hodyn "
           "us/sample / Pinocchio us/call\n")
     print(f"{'case':<34} {'variant':<9} {'us/sample':>9} {'ratio':>6}  peer (us/call)")
-    for variant in [*_compiled.variants(), "numpy"]:
+    for variant in [*compiled.variants(), "numpy"]:
         n = N if variant != "numpy" else N // 20  # the reference is slow: fewer samples
         head = Trajectory(traj.joint_names, traj.derivatives[:n], traj.t[:n])
         extras = {"qr": qr[:n], "floating": floating(model, head),
                   "state": Trajectory(traj.joint_names, head.derivatives[:, :2]),
                   "tau": inverse_dynamics(model, head, order=0) + 0.5}   # not this motion's
-        if variant == "numpy":
-            os.environ["HODYN_NO_KERNEL"] = "1"
-        with _compiled.use(None if variant == "numpy" else variant):
+        with (backends.use("numpy") if variant == "numpy" else
+              backends.use("compiled", variant=variant)):
             for name, (fn, peer) in CASES.items():
                 us = best(args.repeat, lambda f=fn, h=head, x=extras: f(model, h, drives, x)) / n * 1e6
                 print(f"{name:<34} {variant:<9} {us:>9.2f} {us / peers[peer]:>6.2f}  "

@@ -26,7 +26,8 @@ from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name, rate_name
 from hodyn_cli.errors import HodynError
 
-__all__ = ["Result", "load_robot", "joint_trajectory", "inverse_dynamics", "forward_kinematics",
+__all__ = ["Result", "use_backend", "backend", "backend_info", "load_robot", "joint_trajectory",
+           "inverse_dynamics", "forward_kinematics",
            "centre_of_mass", "inverse_kinematics", "matrices", "validate_motion", "elastic_dynamics",
            "drive_dynamics", "dynamic_regressor", "regressor_parameters", "regressor_basis",
            "torque_sensitivities", "forward_dynamics", "simulate", "joint_limits",
@@ -59,6 +60,38 @@ class Result(Mapping):
     def __repr__(self) -> str:
         shapes = ", ".join(f"{k}{tuple(v.shape)}" for k, v in self._fields.items())
         return f"Result({shapes})"
+
+
+def use_backend(name: str | None = None) -> str:
+    """Choose who computes, for the rest of the process: ``numpy`` (the reference),
+    ``compiled`` (the C kernels) or another registered backend (``None``: the default, the
+    compiled kernel where it runs); returns the one line :func:`backend` gives. A backend that
+    cannot run here is a one-line :class:`~hodyn_cli.errors.HodynError`."""
+    from hodyn_cli.algorithms import backends
+
+    backends.select(name)
+    return backend()
+
+
+def backend() -> str:
+    """The backend that runs, in one line (e.g. ``compiled kernel avx512, AVX-512, 8 lanes``;
+    numpy with why, where the compiled kernel does not run).
+
+    >>> backend().startswith(("compiled kernel", "numpy"))
+    True
+    """
+    from hodyn_cli.algorithms import backends
+
+    return backends.describe()
+
+
+def backend_info() -> dict:
+    """The backend that runs, for reports: ``backend``, ``variant``, ``isa``, ``lanes`` and
+    ``reason`` (why numpy runs, where nobody chose it; '' otherwise), and ``fallback``: that
+    reason only where nobody asked for numpy (None otherwise)."""
+    from hodyn_cli.algorithms import backends
+
+    return backends.info() | {"fallback": backends.fallback()}
 
 
 def load_robot(path: str | Path, *, strict: bool = False, xacro_args: dict | None = None,

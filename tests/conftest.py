@@ -298,20 +298,74 @@ def peak_rss_mib(args, *, with_stderr: bool = False):
 
 def kernel_variants() -> list:
     """Every compiled kernel variant (lane width) this machine runs; none where the kernel
-    is disabled or not built."""
-    from hodyn_cli.algorithms.backends import compiled as _compiled
+    is disabled (``HODYN_NO_KERNEL``) or not built."""
+    import os
 
-    return _compiled.variants() if _compiled.available() else []
+    from hodyn_cli.algorithms.backends import compiled
+
+    return [] if os.environ.get("HODYN_NO_KERNEL") else compiled.variants()
+
+
+#: backends other than numpy and compiled the parity tests run where they load, with the
+#: options that make them run here (e.g. a GPU backend on the CPU)
+TEST_BACKENDS: list[tuple[str, dict]] = []
+
+
+def backend_params() -> list:
+    """Every backend this machine runs besides the numpy reference: each compiled kernel
+    variant (lane width), and the other registered backends that load here."""
+    import os
+
+    from hodyn_cli.algorithms import backends
+
+    params = [pytest.param(("compiled", {"variant": v}), id=f"compiled-{v}")
+              for v in kernel_variants()]
+    for name, options in [] if os.environ.get("HODYN_NO_KERNEL") else TEST_BACKENDS:
+        try:
+            backends.load(name, **options)
+        except (backends.Unavailable, ImportError):
+            continue
+        params.append(pytest.param((name, options), id=name))
+    return params
+
+
+@pytest.fixture(params=backend_params() or [
+    pytest.param(None, marks=pytest.mark.skip(reason="no backend besides numpy"))])
+def backend(request):
+    """Runs the test once per backend besides numpy's reference (current inside)."""
+    from hodyn_cli.algorithms import backends
+
+    name, options = request.param
+    with backends.use(name, **options) as b:
+        yield b
 
 
 @pytest.fixture(params=kernel_variants() or [
     pytest.param(None, marks=pytest.mark.skip(reason="no compiled kernel"))])
 def lanes(request):
-    """Runs the test once per kernel variant; the value is its lane width."""
-    from hodyn_cli.algorithms.backends import compiled as _compiled
+    """Runs the test once per kernel variant (current inside); the value is its lane width."""
+    from hodyn_cli.algorithms import backends
 
-    with _compiled.use(request.param):
-        yield _compiled.backend()["lanes"]
+    with backends.use("compiled", variant=request.param) as b:
+        yield b.details["lanes"]
+
+
+def reference(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` computed by the numpy backend (the reference)."""
+    from hodyn_cli.algorithms import backends
+
+    with backends.use("numpy"):
+        return fn(*args, **kwargs)
+
+
+@pytest.fixture
+def fresh_backends():
+    """The backend chosen afresh from the environment inside the test, and again after it."""
+    from hodyn_cli.algorithms import backends
+
+    backends.reset()
+    yield backends
+    backends.reset()
 
 
 def pytest_collection_modifyitems(items):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from conftest import random_cosine
-from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics import body_fixed, closed_form, spatial
 from hodyn_cli.algorithms.dynamics.common import base_motion
 from hodyn_cli.errors import TrajectoryError
@@ -57,7 +57,7 @@ def test_kernel_with_a_per_sample_base_equals_numpy(robot, lanes, order):
     N = 11  # odd: the last lockstep group is partly filled
     qs = random_cosine(model, np.linspace(0, 2, N), orders=order + 3, seed=7).derivatives
     base = random_base(N, order, seed=8)
-    tau, V = _compiled.inverse_dynamics_chunk(model, qs, base, {}, order=order, twists=True)
+    tau, V = backends.current().inverse_dynamics(model, qs, base, {}, order=order, twists=True)
     kin = body_fixed.forward_pass(model, qs, order + 1, base)
     ref = body_fixed.backward_pass(model, qs, kin, order)[0]
     assert np.abs(tau - ref).max() <= 1e-12 * np.abs(ref).max(), name

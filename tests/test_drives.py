@@ -288,7 +288,7 @@ def test_elastic_model_with_friction_and_rigid_drives_against_rotors_as_bodies()
 def test_rigid_drive_kernel_equals_numpy_reference(lanes):
     """The compiled coupling with K = inf and joint torques added, against solve_full, at
     every lane width, an odd sample count, wrenches and a root moving per sample."""
-    from hodyn_cli.algorithms.backends import compiled as _compiled
+    from hodyn_cli.algorithms import backends
 
     model = load_model(URDF / "gripper_arm.urdf")
     drives = with_motors(model, read_drives(URDF / "gripper_arm_drives.toml", model), 2)
@@ -303,7 +303,7 @@ def test_rigid_drive_kernel_equals_numpy_reference(lanes):
             base = np.random.default_rng(5).normal(size=(len(t), R + 2, 6))
             extra = friction.at_side(d, qs[:, 1 : R + 2], motor=False)
             assert extra is not None and np.abs(extra).max() > 0
-            ours = _compiled.elastic_chunk(model, d, req, qs, base, W, order, extra)
+            ours = backends.current().elastic(model, d, req, qs, base, W, order, extra)
             ref = elastic.solve_full(model, d, req, qs, base, W, order, extra)
             for a, b, what in zip(ours, ref, ("u", "theta", "taum"), strict=True):
                 assert a.shape == b.shape, what

@@ -8,8 +8,8 @@ from dataclasses import fields
 import numpy as np
 import pytest
 
-from conftest import URDF
-from hodyn_cli.algorithms.backends import compiled as _compiled
+from conftest import URDF, reference
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.motion.ik import NEWTON_STEPS, InverseKinematics, spatial_motion
 from hodyn_cli.algorithms.motion.kinematics import link_kinematics
 from hodyn_cli.core.motion import LinkMotion
@@ -44,19 +44,14 @@ def setup(case: str, n_samples: int, elbow: float | None = None):
     return solver, motion, traj
 
 
-def numpy_path(monkeypatch):
-    monkeypatch.setattr(_compiled, "available", lambda: False)
-
-
 @pytest.mark.parametrize("case", list(CASES))
 @pytest.mark.parametrize("n_samples", [1, 5, 33])
-def test_rates_kernel_matches_numpy(case, n_samples, lanes, monkeypatch):
+def test_rates_kernel_matches_numpy(case, n_samples, lanes):
     solver, motion, traj = setup(case, n_samples)
     rows = slice(0, n_samples)
     q = traj.q + 1e-3 * np.sin(np.arange(traj.q.size)).reshape(traj.q.shape)  # off the motion
     ours, cond = solver._rates(q, motion, rows)
-    numpy_path(monkeypatch)
-    ref, ref_cond = solver._rates(q, motion, rows)
+    ref, ref_cond = reference(solver._rates, q, motion, rows)
     assert ours.shape == ref.shape == (n_samples, 5, q.shape[1])
     for k in range(5):
         scale = np.abs(ref[:, k]).max()
@@ -66,32 +61,30 @@ def test_rates_kernel_matches_numpy(case, n_samples, lanes, monkeypatch):
 
 @pytest.mark.parametrize("case", list(CASES))
 @pytest.mark.parametrize("n_samples", [1, 7])
-def test_newton_kernel_matches_numpy(case, n_samples, lanes, monkeypatch):
+def test_newton_kernel_matches_numpy(case, n_samples, lanes):
     """From positions 0.05 rad off, both converge (minimum-norm steps: the same point of a
     redundant arm's self-motion)."""
     solver, motion, traj = setup(case, n_samples)
     rows = slice(0, n_samples)
     start = traj.q + 0.05 * np.cos(np.arange(traj.q.size)).reshape(traj.q.shape)
     q, err = solver._newton(start, motion, rows)
-    numpy_path(monkeypatch)
-    ref, ref_err = solver._newton(start, motion, rows)
+    ref, ref_err = reference(solver._newton, start, motion, rows)
     assert err.max() < 1e-12 and ref_err.max() < 1e-12
     assert np.abs(q - ref).max() < 1e-10, (case, lanes)
     if case == "6 dof pose":   # a unique solution: the motion's
         assert np.abs(q - traj.q).max() < 1e-10
 
 
-def test_newton_near_a_singular_pose_takes_the_svd(lanes, monkeypatch):
+def test_newton_near_a_singular_pose_takes_the_svd(lanes):
     """Stretched out (condition number ~1e8, beyond the Cholesky of J_t J_t^T): one step
     solves J_t dq = e to rounding, and equals the numpy step (LU) to the digits that the
     conditioning leaves (cond x eps)."""
     solver, motion, traj = setup("6 dof pose", 5, elbow=1e-8)
     rows = slice(0, 5)
     start = traj.q + 1e-6
-    task = solver._compiled_task()
-    q1, _ = _compiled.ik_newton(task, start, motion.R, motion.p, 1)
-    numpy_path(monkeypatch)
-    cond = solver._rates(start, motion, rows)[1]
+    task = solver.spec
+    q1, _ = backends.current().ik_newton(task, start, motion.R, motion.p, 1)
+    cond = reference(solver._rates, start, motion, rows)[1]
     assert cond.min() > 1e7
     _, _, _, Jt, e = solver._pose_error(start, motion, rows)
     ours = (q1 - start)[:, solver.path]
@@ -104,10 +97,10 @@ def test_newton_near_a_singular_pose_takes_the_svd(lanes, monkeypatch):
 def test_kernel_iterates_at_most_the_steps_it_is_given(lanes):
     solver, motion, traj = setup("7 dof pose", 3)
     start = traj.q + 0.2
-    task = solver._compiled_task()
-    unchanged, err0 = _compiled.ik_newton(task, start, motion.R, motion.p, 0)
+    task = solver.spec
+    unchanged, err0 = backends.current().ik_newton(task, start, motion.R, motion.p, 0)
     assert np.array_equal(unchanged, start) and err0.min() > 1e-3
-    q, err = _compiled.ik_newton(task, start, motion.R, motion.p, NEWTON_STEPS)
+    q, err = backends.current().ik_newton(task, start, motion.R, motion.p, NEWTON_STEPS)
     assert err.max() < 1e-12
 
 
@@ -124,8 +117,8 @@ def solve(model, motion, task, q0, python_only=False):
     """q..q'''' of the whole motion, and how many samples the compiled integration took."""
     solver = InverseKinematics(model, EE, task=task, q0=q0)
     taken = []
-    compiled = solver._integrate_compiled
-    solver._integrate_compiled = (lambda *a: 0) if python_only else \
+    compiled = solver._integrate_ahead
+    solver._integrate_ahead = (lambda *a: 0) if python_only else \
         (lambda *a: taken.append(compiled(*a)) or taken[-1])
     q, _ = solver(motion)
     return q, sum(taken)
@@ -170,7 +163,7 @@ def test_redundant_integration_kernel_stops_where_it_cannot_go_on(lanes):
     far = motion.p[1:].copy()
     far[19:] += 0.3
     out, cond = np.empty((39, 5, model.n)), np.empty(39)
-    k = solver._integrate_compiled(out, cond, part(motion, slice(1, 40), p=far), 0)
+    k = solver._integrate_ahead(out, cond, part(motion, slice(1, 40), p=far), 0)
     assert 0 < k <= 19 and solver.done == 1
     error = solver._pose_error(out[:k, 0], part(motion, slice(1, 40), p=far), slice(0, k))[-1]
     assert np.abs(error).max() < 1e-10
@@ -202,9 +195,9 @@ def test_a_branch_jump_in_the_kernels_samples_is_left_to_the_python_blocks(lanes
             return 5, 0, 0.0, 0.0
         return check(qs, cond, motion, rows)
 
-    compiled = solver._integrate_compiled
+    compiled = solver._integrate_ahead
     solver._branch_jump = once
-    solver._integrate_compiled = lambda *a: taken.append(compiled(*a)) or taken[-1]
+    solver._integrate_ahead = lambda *a: taken.append(compiled(*a)) or taken[-1]
     ours, _ = solver(motion)
     ref, _ = solve(model, motion, "pose", traj.q[0], python_only=True)
     assert alarms == [1] and taken[:2] == [5, 54]

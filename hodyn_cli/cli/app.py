@@ -22,9 +22,9 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
 
 def version_callback(value: bool) -> None:
     if value:
-        from hodyn_cli.algorithms.backends import compiled as _compiled
+        from hodyn_cli import api
 
-        print(f"hodyn {__version__} ({_compiled.describe()})")
+        print(f"hodyn {__version__} ({api.backend()})")
         raise typer.Exit()
 
 

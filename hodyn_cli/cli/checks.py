@@ -29,7 +29,7 @@ ValidateMethod = Enum("ValidateMethod", {"all": "all", **{m.name: m.value for m 
 
 
 @command(app, "validate", short_help="Prove the numbers: finite differences, methods, data.",
-         shared=("gravity", "wrench", "estimate", "cutoff", "lock", "lock_missing") + FLOATING
+         shared=("gravity", "wrench", "estimate", "cutoff", "lock", "lock_missing", "backend") + FLOATING
                 + CONTACTS)
 def validate(
     robot: Robot,

@@ -33,7 +33,7 @@ def numbers(text: str | None, option: str, count: int | None = None, names=()):
 
 
 @command(app, "generate", short_help="Designed motions with exact derivatives.",
-         shared=("gravity",))
+         shared=("gravity", "backend"))
 def generate_command(
     robot: Robot,
     kind: Annotated[str, typer.Option(

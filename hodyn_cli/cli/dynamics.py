@@ -439,7 +439,7 @@ def elastic_command(
 
 
 @command(app, "forward", short_help="Forward dynamics: qdd (and qddd, ...) from q, qd, tau.",
-         shared=("gravity", "wrench", "jobs", "lock", "lock_missing"))
+         shared=("gravity", "wrench", "jobs", "lock", "lock_missing", "backend"))
 def forward_command(
     robot: Robot,
     traj: Annotated[str, typer.Argument(

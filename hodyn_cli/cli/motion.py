@@ -18,7 +18,7 @@ POSTURE_GAIN = 2.0
 
 
 @command(app, "kinematics", short_help="Pose, twists and their derivatives of one link.",
-         shared=("estimate", "cutoff", "jobs", "lock", "lock_missing") + FLOATING)
+         shared=("estimate", "cutoff", "jobs", "lock", "lock_missing", "backend") + FLOATING)
 def kinematics(
     robot: Robot,
     traj: Traj,
@@ -81,7 +81,7 @@ class OnSingular(str, Enum):
 
 
 @command(app, "ik", short_help="Joint motion from a link's motion (inverse kinematics).",
-         shared=("lock",))
+         shared=("lock", "backend"))
 def ik(
     robot: Robot,
     motion: Annotated[str, typer.Argument(

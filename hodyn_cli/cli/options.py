@@ -111,6 +111,10 @@ SHARED = {
         "--base-motion", help="With --floating-base: the root's motion from this file (hodyn "
                               "kinematics output of the root link, the same t).",
         show_default=False)], None),
+    "backend": (Annotated[str | None, typer.Option(
+        "--backend", help="Who computes: compiled (the C kernels; the default where they are "
+                          "built), numpy (the reference), or another installed backend.",
+        show_default=False)], None),
     "contacts": (Annotated[Path | None, typer.Option(
         "--contacts", help="With --floating-base: the robot stands on these contacts (TOML, "
                            "docs/contacts.md), active where the trajectory's contact_<name> "
@@ -122,7 +126,7 @@ SHARED = {
 #: how much it says
 EVERY = ("quiet", "strict", "repair_inertia", "xacro_arg", "debug")
 #: those of a command that reads a trajectory and streams a result
-STREAMING = ("gravity", "wrench", "estimate", "cutoff", "jobs", "lock", "lock_missing")
+STREAMING = ("gravity", "wrench", "estimate", "cutoff", "jobs", "lock", "lock_missing", "backend")
 #: those of a command that also takes a floating root (docs/floating.md)
 FLOATING = ("floating_base", "base_motion")
 #: a floating root on its contacts (docs/contacts.md)

@@ -138,13 +138,12 @@ def model_json(model: Model) -> str:
     """Everything ``hodyn info`` knows about a model, as stable-keyed JSON."""
     import numpy as np
 
-    from hodyn_cli import __version__
-    from hodyn_cli.algorithms.backends import compiled as _compiled
+    from hodyn_cli import __version__, api
 
     A, Y = model.A, model.spatial_screws
     data = {
         "hodyn_version": __version__,
-        "backend": _compiled.backend(),
+        "backend": {k: v for k, v in api.backend_info().items() if k != "fallback"},
         "name": model.name,
         "root_link": model.root_link,
         "urdf_sha256": model.source_sha256,

@@ -54,6 +54,7 @@ class Session:
     debug: bool = False
     floating_base: bool = False
     base_motion: str | None = None
+    backend: str | None = None
     contacts: Path | None = None
 
     @property
@@ -84,11 +85,14 @@ class Session:
         return self._locked(model, traj)
 
     def kernel_notice(self) -> None:
-        """Say so when the numpy implementation runs because the compiled kernel cannot (the
-        same numbers, several times slower); not with ``--quiet`` or ``HODYN_NO_KERNEL``."""
-        from hodyn_cli.algorithms.backends import compiled as _compiled
+        """Choose the backend (``--backend``); say so when the numpy implementation runs
+        because the compiled kernel cannot (the same numbers, several times slower): not with
+        ``--quiet``, ``HODYN_NO_KERNEL`` or a backend asked for."""
+        from hodyn_cli import api
 
-        why = None if self.quiet else _compiled.fallback()
+        if self.backend is not None:
+            api.use_backend(self.backend)
+        why = None if self.quiet else api.backend_info()["fallback"]
         if why:
             render.notice(f"the compiled kernel does not run here ({why}): the numpy "
                           "implementation does, with the same numbers, several times slower")

@@ -45,8 +45,8 @@ from math import comb
 
 import numpy as np
 
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.actuation import elastic, friction
-from hodyn_cli.algorithms.backends import compiled as _compiled
 from hodyn_cli.algorithms.dynamics import body_fixed
 from hodyn_cli.algorithms.dynamics.common import CHUNK, GRAVITY, chunks
 from hodyn_cli.core.model import Model
@@ -120,11 +120,10 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, drives: Drives, *, or
     else:
         N, n = trajectory.n_samples, model.n
         tau, taum = np.empty((N, order + 1, n)), np.empty((N, order + 1, n))
-        compiled = _compiled.available() and order <= _compiled.MAX_ORDER
-        solve = _compiled.elastic_chunk if compiled else elastic.solve_full
-        size = max(N, 1) if compiled else CHUNK  # the kernel's memory is per lockstep group
-        for sl, qs, base, wrenches in chunks(model, trajectory, order, gravity, size):
-            u, _, taum[sl] = solve(model, drives, req, qs, base, wrenches, order)
+        backend = backends.current()
+        for sl, qs, base, wrenches in chunks(model, trajectory, order, gravity,
+                                             backend.rows(CHUNK)):
+            u, _, taum[sl] = backend.elastic(model, drives, req, qs, base, wrenches, order)
             tau[sl] = u
     taum += motor_friction(drives, trajectory.derivatives[:, 1 : order + 2])
     return DriveResult(tau, taum, taum / np.where(drives.current, drives.torque_constant, np.nan))

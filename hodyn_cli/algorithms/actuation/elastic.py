@@ -56,8 +56,8 @@ from math import comb
 
 import numpy as np
 
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.actuation import friction
-from hodyn_cli.algorithms.backends import compiled as _compiled
 from hodyn_cli.algorithms.dynamics import body_fixed
 from hodyn_cli.algorithms.dynamics.common import CHUNK, GRAVITY, chunks
 from hodyn_cli.core import lie
@@ -269,12 +269,11 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, drives: Drives, *, or
         N, n = trajectory.n_samples, model.n
         u, theta = np.empty((N, order + 3, n)), np.empty((N, order + 3, n))
         taum = np.empty((N, order + 1, n))
-        compiled = _compiled.available() and R <= _compiled.MAX_ORDER
-        solve = _compiled.elastic_chunk if compiled else solve_full
-        size = max(N, 1) if compiled else CHUNK  # the kernel's memory is per lockstep group
-        for sl, qs, base, wrenches in chunks(model, trajectory, R, gravity, size):
+        backend = backends.current()
+        for sl, qs, base, wrenches in chunks(model, trajectory, R, gravity, backend.rows(CHUNK)):
             extra = friction.at_side(drives, qs[:, 1 : R + 2], motor=False)
-            uc, thc, taum[sl] = solve(model, drives, req, qs, base, wrenches, order, extra)
+            uc, thc, taum[sl] = backend.elastic(model, drives, req, qs, base, wrenches, order,
+                                                extra)
             u[sl], theta[sl] = uc[:, : order + 3], thc[:, : order + 3]
     motor = friction.at_side(drives, theta[:, 1 : order + 2], motor=True)
     return ElasticResult(u, theta, taum if motor is None else taum + motor, req)
@@ -328,15 +327,10 @@ def solve_full(model: Model, drives: Drives, req: Requirements, qs: np.ndarray,
 def rigid_passes(model: Model, qs: np.ndarray, R: int, base: np.ndarray, wrenches: dict
                  ) -> tuple[np.ndarray, np.ndarray]:
     """Rigid torques (N, R+1, n) and body-fixed angular velocities (N, n, R+2, 3) of a chunk,
-    from the compiled kernel where it is built (the numpy passes otherwise): the rigid part
-    of the model, for what builds on it (the time-scaling laws of
-    :mod:`hodyn_cli.algorithms.limits.scaling`)."""
-    if _compiled.available() and R <= _compiled.MAX_ORDER:
-        u, V = _compiled.inverse_dynamics_chunk(model, qs, base, wrenches, order=R, twists=True)
-        return u, V[..., :3]
-    kin = body_fixed.forward_pass(model, qs, R + 1, base)
-    u = body_fixed.backward_pass(model, qs, kin, R, wrenches)[0]
-    return u, np.stack(kin.V, axis=1)[..., :3]
+    by the backend that runs: the rigid part of the model, for what builds on it (the
+    time-scaling laws of :mod:`hodyn_cli.algorithms.limits.scaling`)."""
+    u, V = backends.current().inverse_dynamics(model, qs, base, wrenches, order=R, twists=True)
+    return u, V[..., :3]
 
 
 def _motor_side(drives: Drives, qs: np.ndarray, u: np.ndarray, order: int):

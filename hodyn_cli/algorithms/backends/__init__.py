@@ -1,3 +1,207 @@
-"""Who computes the per-chunk operations: the compiled kernels (``csrc/``) or the numpy
-reference. Imports: core, modeling, errors (and the reference passes of
-:mod:`hodyn_cli.algorithms.dynamics` it stands for)."""
+"""Who computes the per-chunk operations: a backend, an object chosen once.
+
+A :class:`Backend` has one method per operation the algorithms run on a chunk of samples
+(inverse dynamics of any order, the closed-form matrices, the regressor, the sensitivities,
+the partials, dense solves, the elastic joints, the floating root's jet, the inverse
+kinematics' Newton steps, rates and integration) and owns each model's data
+(:meth:`Backend.data`). The algorithms call :func:`current` and never ask which backend it
+is. Implementations, each a module of this package and a line of :data:`REGISTRY`:
+
+- ``numpy`` (:mod:`.numpy`): the readable reference of every operation;
+- ``compiled`` (:mod:`.compiled`): the C kernels of ``csrc/`` (declared in ``csrc/hodyn.h``),
+  built by ``pip install`` once per instruction set; what they do not cover runs as numpy's.
+
+Chosen once per process (:func:`current`): ``HODYN_BACKEND`` names one (``HODYN_NO_KERNEL=1``
+means numpy), else the compiled kernel where it is built and runs on this CPU, else numpy
+(:func:`fallback` says why). :func:`select` chooses for the rest of the process (``hodyn
+--backend``), :func:`use` inside a ``with`` block (tests, benchmarks).
+
+Imports: core, modeling, errors; the implementations also the reference passes of
+:mod:`hodyn_cli.algorithms.dynamics`, :mod:`~hodyn_cli.algorithms.motion` and
+:mod:`~hodyn_cli.algorithms.actuation` (found by name here, so nothing imports back).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import import_module
+from typing import Any, Protocol
+
+import numpy as np
+
+from hodyn_cli.core.model import Model
+from hodyn_cli.errors import HodynError
+
+__all__ = ["Backend", "Unavailable", "REGISTRY", "current", "select", "use", "load",
+           "describe", "fallback", "info", "names", "reset"]
+
+#: backend name -> "module:class" (imported when first chosen)
+REGISTRY = {"numpy": "hodyn_cli.algorithms.backends.numpy:NumpyBackend",
+            "compiled": "hodyn_cli.algorithms.backends.compiled:CompiledBackend"}
+#: what runs when nobody chose, in order of preference
+DEFAULTS = ("compiled", "numpy")
+
+
+class Unavailable(Exception):
+    """A backend that cannot run here; the message says why (one line)."""
+
+
+class Backend(Protocol):
+    """The operations on a chunk of samples every backend computes (the numpy backend's
+    methods document their arguments and results: it is the reference)."""
+
+    name: str
+
+    def describe(self) -> str: ...
+    def data(self, model: Model) -> Any: ...
+    def rows(self, numpy_rows: int) -> int: ...
+    def inverse_dynamics(self, model: Model, qs: np.ndarray, base: np.ndarray,
+                         wrenches: dict[int, np.ndarray], *, order: int, twists: bool = False,
+                         root: bool = False): ...
+    def root_jet(self, R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray: ...
+    def eom_matrices(self, model: Model, qs: np.ndarray, r: int, base: np.ndarray,
+                     wrenches: dict[int, np.ndarray] | None, with_cbar: bool = True,
+                     root_twist: np.ndarray | None = None): ...
+    def regressor(self, model: Model, qs: np.ndarray, base: np.ndarray, order: int,
+                  root: bool = False) -> np.ndarray: ...
+    def sensitivities(self, model: Model, qs: np.ndarray, base: np.ndarray,
+                      wrenches: dict[int, np.ndarray], order: int) -> np.ndarray: ...
+    def partials(self, model: Model, qs: np.ndarray, base: np.ndarray,
+                 wrenches: dict[int, np.ndarray], *, partials: bool = True,
+                 mass: bool = False) -> tuple[np.ndarray, ...]: ...
+    def spd_solve(self, M: np.ndarray, B: np.ndarray) -> np.ndarray: ...
+    def elastic(self, model: Model, drives, req, qs: np.ndarray, base: np.ndarray,
+                wrenches: dict[int, np.ndarray], order: int,
+                extra: np.ndarray | None = None): ...
+    def ik_newton(self, task, q: np.ndarray, R: np.ndarray | None, p: np.ndarray,
+                  steps: int) -> tuple[np.ndarray, np.ndarray]: ...
+    def ik_rates(self, task, q: np.ndarray, y: np.ndarray, q_ref: np.ndarray | None,
+                 gain: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+    def ik_integrate(self, task, *args, **kwargs) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+_LOCK, _CHOOSING = threading.Lock(), threading.Lock()
+_LOADED: dict[tuple, Backend] = {}
+_selected: list = []  # [(backend, why the preferred one does not run)] once chosen
+_used: list[Backend] = []  # the innermost use() block's
+
+
+def load(name: str, **options) -> Backend:
+    """The backend ``name`` (one instance per name and options), or :class:`Unavailable`
+    saying why it cannot run here; an unknown name is a one-line :class:`HodynError`."""
+    if name not in REGISTRY:
+        raise HodynError(f"unknown backend '{name}' (choose from {', '.join(names())})")
+    key = (name, tuple(sorted(options.items())))
+    with _LOCK:
+        if key not in _LOADED:
+            module, cls = REGISTRY[name].split(":")
+            _LOADED[key] = getattr(import_module(module), cls)(**options)
+        return _LOADED[key]
+
+
+def names() -> list[str]:
+    """Every registered backend's name."""
+    return list(REGISTRY)
+
+
+def _default() -> tuple[Backend, str]:
+    """The environment's choice, else the first of :data:`DEFAULTS` that runs (and why the
+    ones before it do not)."""
+    wanted = os.environ.get("HODYN_BACKEND") or ("numpy" if os.environ.get("HODYN_NO_KERNEL")
+                                                 else None)
+    if wanted:
+        try:
+            return load(wanted), ("HODYN_NO_KERNEL is set" if os.environ.get("HODYN_NO_KERNEL")
+                                  else f"HODYN_BACKEND={wanted}")
+        except Unavailable as e:
+            raise HodynError(f"HODYN_BACKEND={wanted}: {e}") from None
+    reasons = []
+    for name in DEFAULTS:
+        try:
+            return load(name), "; ".join(reasons)
+        except Unavailable as e:
+            reasons.append(str(e))
+    raise AssertionError("the numpy backend always runs")  # pragma: no cover
+
+
+def current() -> Backend:
+    """The backend that runs: the innermost :func:`use` block's, else the one chosen for the
+    process (:func:`select`, or the default on first use)."""
+    if _used:
+        return _used[-1]
+    if not _selected:
+        with _CHOOSING:  # threads that ask at once get one choice
+            if not _selected:
+                _selected.append(_default())
+    return _selected[0][0]
+
+
+def select(name: str | None) -> Backend:
+    """Choose the backend for the rest of the process (None: the default); a backend that
+    cannot run here is a one-line error."""
+    if name is None:
+        _selected[:] = [_default()]
+    else:
+        try:
+            _selected[:] = [(load(name), "")]
+        except Unavailable as e:
+            raise HodynError(f"--backend {name}: {e}") from None
+    return _selected[0][0]
+
+
+@contextmanager
+def use(name: str, **options) -> Iterator[Backend]:
+    """Run backend ``name`` inside the ``with`` block (``options``: e.g. the compiled
+    kernel's ``variant``); :class:`Unavailable` if it cannot run here."""
+    backend = load(name, **options)
+    _used.append(backend)
+    try:
+        yield backend
+    finally:
+        _used.pop()
+
+
+def reset() -> None:
+    """Forget the choice and the backends loaded: the next use reads the environment
+    (``HODYN_BACKEND``, ``HODYN_KERNEL``) and loads them again."""
+    with _LOCK:
+        _LOADED.clear()
+        _selected.clear()
+
+
+def describe() -> str:
+    """One line: the backend that runs (``hodyn --version``).
+
+    >>> describe().startswith(("compiled kernel", "numpy"))
+    True
+    """
+    backend = current()
+    why = "" if _used else _selected[0][1]
+    return backend.describe() + (f": {why}" if backend.name == "numpy" and why else "")
+
+
+def fallback() -> str | None:
+    """Why numpy runs although nobody asked for it (the compiled kernel is missing, stale or
+    does not run here), or None."""
+    current()
+    backend, why = _selected[0]
+    if backend.name == "numpy" and why and not os.environ.get("HODYN_NO_KERNEL") \
+            and not os.environ.get("HODYN_BACKEND"):
+        return why
+    return None
+
+
+def info() -> dict:
+    """The backend that runs, for reports: ``{"backend", "variant", "isa", "lanes",
+    "reason"}`` (``reason``: why numpy runs; '' otherwise).
+
+    >>> sorted(info())
+    ['backend', 'isa', 'lanes', 'reason', 'variant']
+    """
+    backend = current()
+    details = {"variant": None, "isa": None, "lanes": None} | getattr(backend, "details", {})
+    reason = "" if _used or backend.name != "numpy" else _selected[0][1]
+    return {"backend": backend.name, **details, "reason": reason}

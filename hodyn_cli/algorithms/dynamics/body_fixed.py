@@ -44,17 +44,20 @@ from math import comb
 
 import numpy as np
 
-from hodyn_cli.algorithms.backends import compiled as _compiled
-from hodyn_cli.algorithms.dynamics.common import GRAVITY, relative_adjoint, solve_in_chunks
+from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.dynamics.common import (
+    CHUNK,
+    GRAVITY,
+    relative_adjoint,
+    solve_in_chunks,
+)
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 
-#: samples per kernel call (the kernel's memory is per sample; bigger calls only save overhead)
-KERNEL_CHUNK = 1 << 16
-
 __all__ = [
     "inverse_dynamics",
+    "chunk",
     "joint_wrenches",
     "forward_pass",
     "backward_pass",
@@ -171,22 +174,42 @@ def transport_to_parent(F: np.ndarray, qd: np.ndarray, X: np.ndarray, Ad: np.nda
     return out @ Ad
 
 
+def chunk(model: Model, qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np.ndarray],
+          order: int, *, twists: bool = False, root: bool = False):
+    """tau and derivatives (N, order+1, n) of one chunk by the two passes (the numpy backend's
+    inverse dynamics, the compiled kernel's reference): ``qs`` (N, >= order+3, n), ``base``
+    the root's twist jet ((1 or N), >= order+2, 6), ``wrenches`` body -> (N, >= order+1, 6).
+
+    ``twists``: also the body-fixed twists and derivatives (N, n, order+2, 6) of the forward
+    pass; ``root``: also the root's Newton-Euler wrench ``F_0`` (N, order+1, 6), (42) on the
+    root: its momentum rates (``model.root_inertia``) with the jet ``base`` plus its
+    children's joint wrenches transported to it. Returns tau, or the tuple ``(tau, V)``,
+    ``(tau, F_0)``, ``(tau, V, F_0)``.
+    """
+    base = np.broadcast_to(base[:, : order + 2], (qs.shape[0], order + 2, 6)) if root else base
+    # overflow (huge inputs) ends as a non-finite result the caller reports, silently, as in
+    # the kernel
+    with np.errstate(over="ignore", invalid="ignore"):
+        kin = forward_pass(model, qs, order + 1, base)
+        tau, F = backward_pass(model, qs, kin, order, wrenches)
+        extras = []
+        if twists:
+            extras.append(np.stack(kin.V, axis=1))
+        if root:
+            F0 = momentum_rates(base, model.root_inertia, order)
+            for c in np.flatnonzero(model.parent < 0):
+                F0 += transport_to_parent(F[c], qs[:, 1:, c], model.X[c], kin.Ad[c])
+            extras.append(F0)
+    return (tau, *extras) if extras else tau
+
+
 def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
                      gravity=GRAVITY) -> np.ndarray:
-    """tau and its first ``order`` time derivatives, (N, order+1, n)."""
-    if _compiled.available() and order <= _compiled.MAX_ORDER:
-        # the kernel works sample by sample: no need to cut the work into cache-sized chunks
-        return solve_in_chunks(model, trajectory, order, gravity, partial(
-            _compiled.inverse_dynamics_chunk, model, order=order), size=KERNEL_CHUNK)
-
-    def per_chunk(qs, base, wrenches):
-        # overflow (huge inputs) ends as a non-finite result the caller reports, silently,
-        # as in the kernel
-        with np.errstate(over="ignore", invalid="ignore"):
-            return backward_pass(model, qs, forward_pass(model, qs, order + 1, base), order,
-                                 wrenches)[0]
-
-    return solve_in_chunks(model, trajectory, order, gravity, per_chunk)
+    """tau and its first ``order`` time derivatives, (N, order+1, n): :func:`chunk` by the
+    backend that runs, chunk by chunk."""
+    backend = backends.current()
+    return solve_in_chunks(model, trajectory, order, gravity, partial(
+        backend.inverse_dynamics, model, order=order), size=backend.rows(CHUNK))
 
 
 def joint_wrenches(model: Model, trajectory: Trajectory, *, order: int = 2,

@@ -49,7 +49,7 @@ from math import comb
 
 import numpy as np
 
-from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics.common import (
     CHUNK,
     GRAVITY,
@@ -140,15 +140,13 @@ def eom_matrices(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
     ``qs``: (N, >= r+2, n); ``base``: (1 or N, >= 2, 6) root motion standing for gravity,
     shared or per sample: the matrices take the root at rest with a constant acceleration, so
     only ``base[:, 1]`` (= (0; -g)) may be non-zero; ``wrenches``: body -> (N, r+1, 6).
-    ``with_cbar=False`` skips Cbar (left at zero), which tau does not need. Runs the
-    compiled kernel when it is built (:mod:`hodyn_cli.algorithms.backends.compiled`).
+    ``with_cbar=False`` skips Cbar (left at zero), which tau does not need. By the backend
+    that runs (:func:`eom_matrices_numpy` is the reference).
     """
     if np.any(base[:, 0]) or np.any(base[:, 2:]):
         raise TrajectoryError("closed-form matrices need a root at rest with constant "
                               "acceleration: only base[:, 1] may be non-zero")
-    if _compiled.available() and r <= _compiled.MAX_ORDER:
-        return _compiled.eom_matrices_chunk(model, qs, r, base, wrenches, with_cbar)
-    return eom_matrices_numpy(model, qs, r, base, wrenches, with_cbar)
+    return backends.current().eom_matrices(model, qs, r, base, wrenches, with_cbar)
 
 
 def eom_matrices_numpy(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
@@ -245,14 +243,14 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
     def per_chunk(qs, base, wrenches):
         return generalized_forces(eom_matrices(model, qs, order, base, wrenches, False), qs[:, 1:])
 
-    return solve_in_chunks(model, trajectory, order, gravity, per_chunk)
+    return solve_in_chunks(model, trajectory, order, gravity, per_chunk,
+                           size=backends.current().rows(CHUNK))
 
 
 def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
              ) -> EOMMatrices:
     """The EOM matrices and their first ``order`` derivatives along a trajectory."""
-    # the kernel's memory is per lockstep group: one call, no chunks to concatenate
-    size = trajectory.n_samples if _compiled.available() else CHUNK
+    size = backends.current().rows(CHUNK)
     parts = [eom_matrices(model, qs, order, base, wrenches)
              for _, qs, base, wrenches in chunks(model, trajectory, order, gravity, max(size, 1))]
     if len(parts) == 1:

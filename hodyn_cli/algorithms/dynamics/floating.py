@@ -39,8 +39,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from hodyn_cli.algorithms.backends import compiled as _compiled
-from hodyn_cli.algorithms.dynamics import body_fixed, closed_form, spatial
+from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.dynamics import closed_form, spatial
 from hodyn_cli.algorithms.dynamics.common import (
     CHUNK,
     GRAVITY,
@@ -56,8 +56,7 @@ from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name
 from hodyn_cli.errors import HodynError, TrajectoryError
 
 __all__ = ["BaseMotion", "Rows", "base_from_spatial", "root_jet", "root_jet_numpy",
-           "inverse_dynamics", "matrices", "body_fixed_numpy", "eom_numpy",
-           "floating_chunks", "check_base_motion"]
+           "inverse_dynamics", "matrices", "eom_numpy", "floating_chunks", "check_base_motion"]
 
 def base_from_spatial(R: np.ndarray, p: np.ndarray, Vs: np.ndarray) -> BaseMotion:
     """A base motion from the root's spatial twist ``V^s = Ad_{C_0} V_0`` (world frame) and its
@@ -75,28 +74,28 @@ class Rows(NamedTuple):
 
 def root_jet(base: BaseMotion | Rows | None, gravity, K: int) -> np.ndarray:
     """``V_eff, ..., V_eff^(K)`` ((N or 1), K+1, 6): the root's body twist derivatives in the
-    free-falling frame, gravity included (module docstring). None: a fixed base. Runs the
-    compiled kernel when it is built."""
+    free-falling frame, gravity included (module docstring), by the backend that runs. None:
+    a fixed base."""
     if base is None:
         return base_motion(gravity, K)
-    if _compiled.available():
-        return _compiled.root_jet(base.R, base.Vb, gravity_vector(gravity), K)
-    return root_jet_numpy(base, gravity, K)
+    return backends.current().root_jet(base.R, base.Vb, gravity_vector(gravity), K)
 
 
-def root_jet_numpy(base: BaseMotion | Rows, gravity, K: int) -> np.ndarray:
-    """:func:`root_jet` of a floating base in numpy: the reference of the compiled kernel."""
-    Vb = base.Vb[:, : K + 1]
-    u = closed_form.gravity_accelerations(_gravity_in_root(base, gravity), Vb, K - 1)
+def root_jet_numpy(R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray:
+    """:func:`root_jet` of a floating base in numpy, from its orientation R (N, 3, 3), body
+    twist derivatives Vb (N, >= K+1, 6) and gravity g (3,) in the world: the reference of
+    the compiled kernel."""
+    Vb = Vb[:, : K + 1]
+    u = closed_form.gravity_accelerations(_gravity_in_root(R, g), Vb, K - 1)
     jet = Vb.copy()
     jet[:, 1:] += np.arange(1, K + 1)[:, None] * u[:, :K]
     return jet
 
 
-def _gravity_in_root(base: BaseMotion | Rows | None, gravity) -> np.ndarray:
-    """``u_0 = Ad_{C_0}^-1 (0; -g) = (0; -R^T g)`` ((N or 1), 6)."""
+def _gravity_in_root(R: np.ndarray | None, gravity) -> np.ndarray:
+    """``u_0 = Ad_{C_0}^-1 (0; -g) = (0; -R^T g)`` ((N or 1), 6); R None: a fixed base."""
     g = gravity_vector(gravity)
-    R = np.eye(3)[None] if base is None else base.R
+    R = np.eye(3)[None] if R is None else R
     return np.concatenate([np.zeros(R.shape[:1] + (3,)), -np.einsum("nji,j->ni", R, g)], axis=-1)
 
 
@@ -105,29 +104,11 @@ def _root_children(model: Model) -> np.ndarray:
 
 
 def _body_fixed(model, qs, base, gravity, W, W0, r):
-    """(tau, F_0) of one chunk by the body-fixed recursion, eqs. (40)-(42): the compiled
-    kernel when it is built, else :func:`body_fixed_numpy`."""
+    """(tau, F_0) of one chunk by the body-fixed recursion, eqs. (40)-(42)."""
     jet = root_jet(base, gravity, r + 1)
-    if _compiled.available() and r <= _compiled.MAX_ORDER:
-        tau, F0 = _compiled.inverse_dynamics_chunk(model, qs, jet, W, order=r, root=True)
-    else:
-        tau, F0 = body_fixed_numpy(model, qs, jet, W, r)
+    tau, F0 = backends.current().inverse_dynamics(model, qs, jet, W, order=r, root=True)
     if W0 is not None:
         F0 += W0
-    return tau, F0
-
-
-def body_fixed_numpy(model: Model, qs: np.ndarray, jet: np.ndarray, W: dict[int, np.ndarray],
-                     r: int) -> tuple[np.ndarray, np.ndarray]:
-    """tau (N, r+1, n) and the root's wrench ``F_0`` (N, r+1, 6) without its own external
-    wrench, for the root jet ``jet`` ((N or 1), r+2, 6), in numpy (the compiled kernel's
-    reference): the body-fixed passes, then (42) on the root."""
-    jet = np.broadcast_to(jet, (qs.shape[0], r + 2, 6))
-    kin = body_fixed.forward_pass(model, qs, r + 1, jet)
-    tau, F = body_fixed.backward_pass(model, qs, kin, r, W)
-    F0 = body_fixed.momentum_rates(jet, model.root_inertia, r)
-    for c in _root_children(model):
-        F0 += body_fixed.transport_to_parent(F[c], qs[:, 1:, c], model.X[c], kin.Ad[c])
     return tau, F0
 
 
@@ -149,38 +130,37 @@ def _spatial(model, qs, base, gravity, W, W0, r):
 
 
 def _eom(model, qs, base, gravity, W, W0, r, with_cbar):
-    """Closed-form matrices (N, r+1, 6+n, 6+n) of one chunk and ``nu = (V_0; qd)`` (N, r+2, 6+n);
-    the compiled kernel when it is built, else :func:`eom_numpy`."""
+    """Closed-form matrices (N, r+1, 6+n, 6+n) of one chunk and ``nu = (V_0; qd)``
+    (N, r+2, 6+n), by the backend that runs."""
     N = qs.shape[0]
     Vb = np.broadcast_to(np.zeros((1, r + 2, 6)) if base is None else base.Vb[:, : r + 2],
                          (N, r + 2, 6))
     nu = np.concatenate([Vb, qs[:, 1 : r + 3]], axis=2)
-    if not (_compiled.available() and r <= _compiled.MAX_ORDER):
-        return eom_numpy(model, qs, base, gravity, W, W0, r, with_cbar), nu
-    u0 = _gravity_in_root(base, gravity)
+    u0 = _gravity_in_root(None if base is None else base.R, gravity)
     accel = np.zeros((len(u0), 2, 6))
     accel[:, 1] = u0
-    E = _compiled.eom_matrices_chunk(model, qs, r, accel, W, with_cbar, root_twist=Vb)
+    E = backends.current().eom_matrices(model, qs, r, accel, W, with_cbar, root_twist=Vb)
     if W0 is not None:
         E.Q_ext[..., :6] += W0
     return E, nu
 
 
-def eom_numpy(model: Model, qs: np.ndarray, base: BaseMotion | Rows | None, gravity,
-              W: dict[int, np.ndarray], W0: np.ndarray | None, r: int, with_cbar: bool
+def eom_numpy(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
+              W: dict[int, np.ndarray] | None, with_cbar: bool, root_twist: np.ndarray
               ) -> closed_form.EOMMatrices:
     """Floating-base closed-form matrices of one chunk in numpy (the reference of the compiled
-    kernel): the root one more body with ``J_0 = [I 0]``, the sums (20)-(27)."""
+    kernel): the root one more body with ``J_0 = [I 0]``, the sums (20)-(27). ``base[:, 1]``
+    ((1 or N) rows): the root's gravity acceleration ``u_0 = (0; -R^T g)``; ``root_twist``
+    (N, >= r+2, 6) its body twist and derivatives (without the root's own external wrench:
+    the caller adds it to ``Q_ext[..., :6]``)."""
     N, n = qs.shape[0], model.n
-    Vb = np.zeros((1, r + 2, 6)) if base is None else base.Vb[:, : r + 2]
-    nu = np.concatenate([np.broadcast_to(Vb, (N, r + 2, 6)), qs[:, 1 : r + 3]], axis=2)
+    nu = np.concatenate([np.broadcast_to(root_twist[:, : r + 2], (N, r + 2, 6)),
+                         qs[:, 1 : r + 3]], axis=2)
     J, D = closed_form.jacobians(model, qs, r + 1, base=6)
     J0 = np.zeros((1, r + 2, 6, 6 + n))
     J0[:, 0, :, :6] = np.eye(6)
-    u0 = _gravity_in_root(base, gravity)
-    wrenches = {b + 1: w for b, w in W.items()}
-    if W0 is not None:
-        wrenches[0] = W0
+    u0 = base[:, 1]
+    wrenches = {b + 1: w for b, w in (W or {}).items()}
     return closed_form.assemble([J0, *J], [model.root_inertia, *model.inertias],
                                 [u0, *closed_form.body_gravity(model, D, u0)], nu, r, wrenches,
                                 with_cbar)
@@ -253,8 +233,7 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "bod
         raise HodynError(f"unknown method '{method}' (choose from {', '.join(_CHUNK_SOLVERS)})")
     solve = _CHUNK_SOLVERS[method]
     N = trajectory.n_samples
-    # the body-fixed kernel's memory is per lockstep group: big calls, no copies
-    size = body_fixed.KERNEL_CHUNK if method == "body-fixed" and _compiled.available() else CHUNK
+    size = backends.current().rows(CHUNK) if method != "spatial" else CHUNK
     if N <= size:
         for _, qs, rows, W, W0 in floating_chunks(model, trajectory, order, max(size, 1)):
             tau, F0 = solve(model, qs, rows, gravity, W, W0, order)
@@ -275,8 +254,7 @@ def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GR
     C and Cbar on ``nu``; g on q and the root's orientation (gravity in the world frame).
     Without ``trajectory.base`` the root is at rest at the world origin.
     """
-    # the kernel's memory is per lockstep group: one call, no chunks to concatenate
-    size = trajectory.n_samples if _compiled.available() else CHUNK
+    size = backends.current().rows(CHUNK)
     parts = [_eom(model, qs, rows, gravity, W, W0, order, True)[0]
              for _, qs, rows, W, W0 in floating_chunks(model, trajectory, order, max(size, 1))]
     if len(parts) == 1:

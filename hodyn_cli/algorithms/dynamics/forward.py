@@ -31,9 +31,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics import body_fixed
-from hodyn_cli.algorithms.dynamics.closed_form import eom_matrices, generalized_forces
 from hodyn_cli.algorithms.dynamics.common import CHUNK, GRAVITY, chunks
 from hodyn_cli.algorithms.dynamics.partials import torque_partials
 from hodyn_cli.core.model import Model
@@ -127,19 +126,15 @@ def _chunk(model: Model, chunk: Trajectory, tau: np.ndarray, G: np.ndarray | Non
 
 
 def _mass_and_bias(model: Model, chunk: Trajectory, gravity) -> tuple[np.ndarray, np.ndarray]:
-    """M (N, n, n) and ``C qd + g + Q_ext`` (N, n) of a chunk whose qdd is zero: the composite
-    inertias of the compiled partials kernel when it is built, else the closed-form matrices."""
+    """M (N, n, n) and ``C qd + g + Q_ext`` (N, n) of a chunk whose qdd is zero (the
+    backend's partials operation: the closed-form M and the inverse dynamics in numpy, the
+    composite inertias in the compiled kernel)."""
     (_, qs, base, W), = chunks(model, chunk, 0, gravity, size=chunk.n_samples)
-    if _compiled.available():
-        M, bias = _compiled.partials_chunk(model, qs, base, {b: w[:, 0] for b, w in W.items()},
-                                           partials=False, mass=True)
-        return M, bias
-    E = eom_matrices(model, qs, 0, base, W, with_cbar=False)
-    return E.M[:, 0], generalized_forces(E, qs[:, 1:])[:, 0]
+    M, bias = backends.current().partials(model, qs, base, {b: w[:, 0] for b, w in W.items()},
+                                          partials=False, mass=True)
+    return M, bias
 
 
 def _solve(M: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """``M^-1 B`` for the mass matrices M (N, m, m) and B (N, m, k): Cholesky in the compiled
-    kernel when it is built (LU in numpy where M is not positive definite, or without it)."""
-    X = _compiled.spd_solve(M, B) if _compiled.available() else None
-    return np.linalg.solve(M, B) if X is None else X
+    """``M^-1 B`` for the mass matrices M (N, m, m) and B (N, m, k), by the backend that runs."""
+    return backends.current().spd_solve(M, B)

@@ -18,7 +18,6 @@ True
 from __future__ import annotations
 
 import weakref
-from typing import Any
 
 import numpy as np
 
@@ -38,7 +37,6 @@ class ModelData:
             (n, 6, 6): the joint adjoint is ``A0 - sin(q) A1 + (1 - cos q) A2`` (revolute).
         parent, revolute: (n,) int32; X (n, 6), M (n, 6, 6), root_M (6, 6) contiguous float64.
         ancestors: (n, n) uint8, ``[b, c] = 1`` iff body c is body b or one of its ancestors.
-        kernel: the compiled kernels' view of these arrays (set by ``_compiled``), or None.
     """
 
     def __init__(self, model: Model):
@@ -52,7 +50,6 @@ class ModelData:
         self.M = np.ascontiguousarray(model.inertias, dtype=np.float64)
         self.root_M = np.ascontiguousarray(model.root_inertia, dtype=np.float64)
         self.ancestors = np.ascontiguousarray(model.ancestry.T, dtype=np.uint8)
-        self.kernel: Any = None
 
 
 def model_data(model: Model) -> ModelData:

@@ -44,9 +44,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics import spatial
-from hodyn_cli.algorithms.dynamics.common import CHUNK, GRAVITY, base_motion, body_wrenches
+from hodyn_cli.algorithms.dynamics.common import GRAVITY, base_motion, body_wrenches
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
@@ -59,21 +59,15 @@ def torque_partials(model: Model, trajectory: Trajectory, *, gravity=GRAVITY
                     ) -> tuple[np.ndarray, np.ndarray]:
     """``d tau / d q`` and ``d tau / d qd`` (N, n, n), ``[s, j, k] = d tau_j / d x_k``, of
     ``tau = M qdd + C qd + g + Q_ext`` at every sample (external wrenches held fixed in their
-    links' frames); needs q, qd, qdd. Runs the compiled kernel when it is built."""
+    links' frames); needs q, qd, qdd. By the backend that runs (:func:`partials_numpy` is
+    the reference)."""
     if tuple(trajectory.joint_names) != tuple(model.joint_names):
         raise TrajectoryError("trajectory joints do not match the model's joints")
     if trajectory.orders < 3:
         raise TrajectoryError("torque derivatives need q, qd and qdd")
-    N, n = trajectory.n_samples, model.n
     W = {b: w[:, 0] for b, w in body_wrenches(model, trajectory, 0).items()}
     base = base_motion(gravity, 1)                  # the root: V = 0, A = (0; -g)
-    if _compiled.available():   # its memory is per lockstep group: one call
-        return _compiled.partials_chunk(model, trajectory.derivatives, base, W)
-    dq, dqd = np.empty((N, n, n)), np.empty((N, n, n))
-    for s in range(0, N, CHUNK):
-        sl = slice(s, s + CHUNK)
-        dq[sl], dqd[sl] = partials_numpy(model, trajectory.derivatives[sl, :3], base,
-                                         {b: w[sl] for b, w in W.items()})
+    dq, dqd = backends.current().partials(model, trajectory.derivatives, base, W)
     return dq, dqd
 
 

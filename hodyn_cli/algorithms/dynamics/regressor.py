@@ -56,7 +56,7 @@ from math import comb
 
 import numpy as np
 
-from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics import body_fixed, closed_form, floating
 from hodyn_cli.algorithms.dynamics.common import GRAVITY, chunks, relative_adjoint, solve_in_chunks
 from hodyn_cli.core import lie
@@ -207,33 +207,30 @@ def regressor(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=G
     traj = _without_wrenches(trajectory)
     if traj.base is not None:
         return _floating_regressor(model, traj, order, gravity)
-    if _compiled.available() and order <= _compiled.MAX_ORDER:
-        def per_chunk(qs, base, _):
-            return _compiled.regressor_chunk(model, qs, base, order)
-        size = max(traj.n_samples, 1)  # the kernel's memory is per lockstep group
-    else:
-        def per_chunk(qs, base, _):
-            return regressor_numpy(model, qs, base, order)
-        size = 256
-    return solve_in_chunks(model, traj, order, gravity, per_chunk, (model.n, 10 * model.n), size)
+    backend = backends.current()
+
+    def per_chunk(qs, base, _):
+        return backend.regressor(model, qs, base, order)
+
+    return solve_in_chunks(model, traj, order, gravity, per_chunk, (model.n, 10 * model.n),
+                           backend.rows(256))
 
 
 def _floating_regressor(model: Model, trajectory: Trajectory, order: int, gravity
                         ) -> np.ndarray:
-    """:func:`regressor` of a floating base: the compiled kernel when it is built (one call:
-    its memory is per lockstep group), else numpy in chunks of ~16 MB of Y."""
-    kernel = _compiled.available() and order <= _compiled.MAX_ORDER
+    """:func:`regressor` of a floating base, by the backend that runs (numpy's in chunks of
+    ~16 MB of Y)."""
+    backend = backends.current()
 
     def chunk(qs, rows):
         jet = floating.root_jet(rows, gravity, order + 1)
-        Y = _compiled.regressor_chunk(model, qs, jet, order, root=True) if kernel else \
-            floating_regressor_numpy(model, qs, jet, order)
+        Y = backend.regressor(model, qs, jet, order, root=True)
         Y[:, :, :6] *= -1  # W_base = -F_0
         return Y
 
     N, n = trajectory.n_samples, model.n
     shape = (order + 1, 6 + n, 10 * (n + 1))
-    size = N if kernel else max(64, (16 << 20) // (8 * int(np.prod(shape))))
+    size = backend.rows(max(64, (16 << 20) // (8 * int(np.prod(shape)))))
     if N <= size:
         for _, qs, rows, _, _ in floating.floating_chunks(model, trajectory, order, max(size, 1)):
             return chunk(qs, rows)

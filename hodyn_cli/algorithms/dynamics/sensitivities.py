@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics import body_fixed, floating
 from hodyn_cli.algorithms.dynamics.common import CHUNK, GRAVITY, body_wrenches, check_inputs
 from hodyn_cli.core.model import Model
@@ -69,17 +69,15 @@ def sensitivities(model: Model, trajectory: Trajectory, *, order: int = 2, gravi
     W = body_wrenches(model, trajectory, order)
     floating.check_base_motion(trajectory, order)
     base = floating.root_jet(trajectory.base, gravity, order + 1)
-    if _compiled.available() and order <= _compiled.MAX_ORDER:
-        sets = _compiled.sensitivities_chunk(model, qs, base, W, order)
-        return dict(zip(dataset_names(order), sets, strict=True))
-    return complex_step(model, qs, base, W, order)
+    sets = backends.current().sensitivities(model, qs, base, W, order)
+    return dict(zip(dataset_names(order), sets, strict=True))
 
 
 def complex_step(model: Model, qs: np.ndarray, base: np.ndarray, W: dict[int, np.ndarray],
-                 order: int) -> dict[str, np.ndarray]:
-    """:func:`sensitivities` by the complex step (module docstring): ``qs`` (N, order+3, n),
-    ``base`` the root's twist jet (1 or N, order+2, 6), ``W`` body -> wrench derivatives
-    (N, order+1, 6)."""
+                 order: int) -> np.ndarray:
+    """:func:`sensitivities` by the complex step (module docstring), the numpy backend's:
+    ``qs`` (N, order+3, n), ``base`` the root's twist jet (1 or N, order+2, 6), ``W`` body ->
+    wrench derivatives (N, order+1, 6); (S, N, n, n) in the order of :func:`dataset_names`."""
     N, n, J = qs.shape[0], model.n, order + 3
     # directions (j, m) as blocks of the sample axis: (J n N, J, n), complex
     batch = np.repeat(qs[None, :, :J].astype(complex), J * n, axis=0)  # (J n, N, J, n)
@@ -97,5 +95,5 @@ def complex_step(model: Model, qs: np.ndarray, base: np.ndarray, W: dict[int, np
         tau[sl] = body_fixed.backward_pass(model, batch[sl], kin, order,
                                            {b: w[sl] for b, w in wrenches.items()})[0]
     D = (tau.imag / STEP).reshape(J, n, N, order + 1, n)  # [j, m, s, k, i]
-    return {dataset_name(k, j): np.ascontiguousarray(D[j, :, :, k, :].transpose(1, 2, 0))
-            for k in range(order + 1) for j in range(k + 3)}
+    return np.stack([D[j, :, :, k, :].transpose(1, 2, 0)
+                     for k in range(order + 1) for j in range(k + 3)])

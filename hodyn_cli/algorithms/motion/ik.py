@@ -87,19 +87,20 @@ from math import comb, factorial
 
 import numpy as np
 
-from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics.spatial import forward_pass, spatial_twists
 from hodyn_cli.algorithms.motion.kinematics import frame_pose
 from hodyn_cli.core import lie
-from hodyn_cli.core.model import Model
+from hodyn_cli.core.model import LinkFrame, Model
 from hodyn_cli.core.motion import LinkMotion
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.limits import beyond_limits
 from hodyn_cli.modeling.locking import default_lock_value
 
-__all__ = ["InverseKinematics", "spatial_motion", "inverse_kinematics", "hermite_weights",
-           "hermite_steps", "quadrature_error", "reliable_orders", "TASKS", "MAX_CONDITION"]
+__all__ = ["InverseKinematics", "Task", "spatial_motion", "inverse_kinematics", "jacobians",
+           "pose_error", "newton", "rates", "hermite_weights", "hermite_steps",
+           "quadrature_error", "reliable_orders", "TASKS", "MAX_CONDITION"]
 
 TASKS = ("pose", "position")
 #: default largest condition number of J_t before a sample counts as singular
@@ -248,6 +249,138 @@ def hermite_weights(m: int) -> np.ndarray:
     return c
 
 
+@dataclass(frozen=True, eq=False)
+class Task:
+    """One inverse-kinematics task as the backends' operations take it: the model, the link's
+    frame (its body and pose T in it), the path of bodies from the root to that body, and
+    the kind (``pose``: m = 6 task coordinates; ``position``: 3)."""
+
+    model: Model
+    frame: LinkFrame
+    path: np.ndarray
+    kind: str
+
+    @property
+    def m(self) -> int:
+        return 6 if self.kind == "pose" else 3
+
+    @property
+    def redundant(self) -> bool:
+        return len(self.path) > self.m
+
+
+def jacobians(task: Task, q: np.ndarray):
+    """The link pose R (N, 3, 3), p (N, 3), the path's Jacobian J (N, 6, r) (spatial joint
+    screws) and the task Jacobian J_t (N, m, r) at joint positions q (N, n)."""
+    N = q.shape[0]
+    kin = forward_pass(task.model, np.stack([q, np.zeros_like(q)], axis=1), 0)
+    R, p = frame_pose(kin, task.frame)
+    J = np.stack([kin.Y[i][:, 0] for i in task.path], axis=-1).reshape(N, 6, -1)
+    return R, p, J, _point_jacobian(J, p) if task.kind == "position" else J
+
+
+def pose_error(task: Task, q: np.ndarray, R_target: np.ndarray | None, p_target: np.ndarray):
+    """:func:`jacobians` and the task error (N, m) at q towards the targets (R_target: pose
+    task only): the rotation log and the translation, as a spatial twist."""
+    R, p, J, Jt = jacobians(task, q)
+    dp = p_target - p
+    if task.kind == "position":
+        return R, p, J, Jt, dp
+    w = lie.rotation_log(R_target @ np.swapaxes(R, 1, 2))
+    return R, p, J, Jt, np.concatenate([w, dp - lie.cross(w, p)], axis=-1)
+
+
+def newton(task: Task, q: np.ndarray, R: np.ndarray | None, p: np.ndarray, steps: int
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Newton from positions q (N, n) towards the link targets R (N, 3, 3; pose task) and p
+    (N, 3), at most ``steps`` minimum-norm / least-squares steps (the whole block stops when
+    its steps are small): the positions and the largest pose error (N,) there. The numpy
+    backend's (the compiled kernel iterates each lane group on its own)."""
+    q = q.copy()
+    for _ in range(steps):
+        Jt, e = pose_error(task, q, R, p)[3:]
+        if Jt.shape[1] == Jt.shape[2]:   # square: LU, 3x cheaper than the SVD of pinv
+            try:
+                dq = np.linalg.solve(Jt, e[..., None])[..., 0]
+            except np.linalg.LinAlgError:  # an exactly singular sample: least squares
+                dq = (np.linalg.pinv(Jt) @ e[..., None])[..., 0]
+        else:
+            dq = (np.linalg.pinv(Jt) @ e[..., None])[..., 0]
+        q[:, task.path] += dq
+        if np.abs(dq).max() <= 1e-14 * (1.0 + np.abs(q).max()):
+            break
+    e = pose_error(task, q, R, p)[-1]
+    return q, np.abs(e).max(axis=1)
+
+
+def rates(task: Task, q: np.ndarray, y: np.ndarray, q_ref: np.ndarray | None, gain: float
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """q and its rates (N, D+1, n) at positions q (N, n) for the task rates y (N, D, m),
+    Algorithm 2 (module docstring), the numpy backend's; the condition numbers of J_t (N,);
+    and how far (N, D) the rates miss the prescribed ones, relative, where the path has fewer
+    joints than task coordinates (least squares; zero otherwise). ``q_ref``, ``gain``: a
+    redundant arm's posture term."""
+    N, D = y.shape[:2]
+    model, path, body = task.model, task.path, task.frame.body
+    kin = forward_pass(model, np.stack([q, np.zeros_like(q)], axis=1), 0)
+    p = [frame_pose(kin, task.frame)[1]]                         # link origin, derivatives
+    Y = {i: [kin.Y[i][:, 0]] for i in path}                      # joint screws, derivatives
+    V: dict[int, list[np.ndarray]] = {i: [] for i in path}       # spatial twists
+    zero = [np.zeros((N, 6))] * (D + 1)
+    qs = np.zeros((N, D + 1, model.n))
+    qs[:, 0] = q
+    miss = np.zeros((N, D))
+    Jt: list[np.ndarray] = []
+    for k in range(D):
+        Jk = np.stack([Y[i][k] for i in path], axis=-1)          # (N, 6, r)
+        if task.kind == "position":
+            Jk = _point_jacobian(Jk, p[0]) + sum(
+                comb(k, j) * _moment(np.stack([Y[i][k - j] for i in path], axis=-1), p[j])
+                for j in range(1, k + 1))
+        Jt.append(Jk)
+        if k == 0:
+            U, S, Vh = np.linalg.svd(Jk, full_matrices=False)   # once per sample
+            cond = S[:, 0] / np.where(S[:, -1] > 0, S[:, -1], np.nan)
+            cond = np.nan_to_num(cond, nan=np.inf)
+            with np.errstate(divide="ignore"):
+                pinv = (np.swapaxes(Vh, 1, 2) / S[:, None, :]) @ np.swapaxes(U, 1, 2)
+                if task.redundant:                               # A^-1 = U S^-2 U^T
+                    inverse_A = (U / S[:, None, :] ** 2) @ np.swapaxes(U, 1, 2)
+                    lam: list[np.ndarray] = []
+        # k.a) inverse kinematics of order k+1: J_t q^(k+1) = b
+        b = y[:, k] - sum(comb(k, j) * _mv(Jt[j], qs[:, k + 1 - j, path]) for j in range(1, k + 1))
+        if task.redundant:
+            # q^(k+1) = J_t^T lam^(k) + r with J_t q^(k+1) = b, i.e. A lam^(k) = b - J_t r:
+            # the lam recursion of the docstring, solved so that the task equation holds
+            # to rounding (J_t^T A^-1 = J_t^+ has J_t's condition, A^-1 its square)
+            # q' = z + J_t^T lam: the posture term z = K (q_ref - q), z^(k) = -K q^(k)
+            z = (q_ref[path] - q[:, path] if k == 0 else -qs[:, k, path]) * gain
+            r = z + sum(comb(k, j) * _mv(np.swapaxes(Jt[j], 1, 2), lam[k - j])
+                        for j in range(1, k + 1))
+            c = b - _mv(Jt[0], r)
+            lam.append(_mv(inverse_A, c))
+            qk = _mv(pinv, c) + r
+        else:
+            qk = _mv(pinv, b)
+            if len(path) < task.m:   # least squares: exact only if the task can be followed
+                miss[:, k] = np.abs(_mv(Jt[0], qk) - b).max(axis=1) / (
+                    1.0 + np.abs(b).max(axis=1))
+        qs[:, k + 1, path] = qk
+        # k.b) forward kinematics of order k along the path, (6), (9)
+        for i in path:
+            par = model.parent[i]
+            Vp = V[par] if par >= 0 else zero
+            V[i].append(Vp[k] + sum(comb(k, j) * qs[:, k + 1 - j, i, None] * Y[i][j]
+                                    for j in range(k + 1)))
+            Y[i].append(sum(comb(k, j) * lie.bracket(Vp[j], Y[i][k - j]) for j in range(k + 1)))
+        Ve = V[body]
+        p.append(Ve[k][:, 3:] + sum(comb(k, j) * lie.cross(Ve[j][:, :3], p[k - j])
+                                    for j in range(k + 1)))
+    if D == 0:
+        cond = _condition(jacobians(task, q)[3])
+    return qs, cond, miss
+
+
 class InverseKinematics:
     """Inverse kinematics of one link, called on consecutive chunks of one motion.
 
@@ -279,10 +412,9 @@ class InverseKinematics:
         self.on_branch_jump, self.posture_gain = on_branch_jump, float(posture_gain)
         self.q_ref: np.ndarray | None = None                      # the first sample's q
         self.frame = frame
-        self.kernel: _compiled.IkTask | None = None   # the compiled kernels' view, on first use
-        self.path = np.flatnonzero(model.ancestry[:, frame.body])   # root -> link, in order
-        self.m = 6 if task == "pose" else 3
-        self.redundant = len(self.path) > self.m
+        #: what the backends' operations take of the task
+        self.spec = Task(model, frame, np.flatnonzero(model.ancestry[:, frame.body]), task)
+        self.path, self.m, self.redundant = self.spec.path, self.spec.m, self.spec.redundant
         if q0 is None:
             q0 = [default_lock_value(model, i) for i in range(model.n)]
         self.q0 = np.asarray(q0, dtype=float).reshape(-1)
@@ -324,7 +456,7 @@ class InverseKinematics:
             self._accept(out, cond, motion, 0, 1)
             i = 1
         while i < N:
-            solved = self._integrate_compiled(out, cond, motion, i)
+            solved = self._integrate_ahead(out, cond, motion, i)
             if solved:   # on to the next window, or back where it stopped (then 0: a block)
                 i += solved
                 continue
@@ -406,50 +538,21 @@ class InverseKinematics:
         raise HodynError(f"inverse kinematics did not converge at {where}{hint}")
 
     # -- positions ----------------------------------------------------------------------
+    def _targets(self, motion: LinkMotion, rows: slice):
+        """The link's target orientation (pose task; else None) and position of ``rows``."""
+        R = motion.R[rows] if self.task == "pose" and motion.R is not None else None
+        return R, motion.p[rows]
+
     def _pose_error(self, q: np.ndarray, motion: LinkMotion, rows: slice):
-        """Link pose, path Jacobian J (N, 6, r), task Jacobian and task error at q (N, n)."""
-        N = q.shape[0]
-        kin = forward_pass(self.model, np.stack([q, np.zeros_like(q)], axis=1), 0)
-        R, p = frame_pose(kin, self.frame)
-        J = np.stack([kin.Y[i][:, 0] for i in self.path], axis=-1).reshape(N, 6, -1)
-        dp = motion.p[rows] - p
-        if self.task == "position":
-            return R, p, J, _point_jacobian(J, p), dp
-        w = lie.rotation_log(motion.R[rows] @ np.swapaxes(R, 1, 2))
-        return R, p, J, J, np.concatenate([w, dp - lie.cross(w, p)], axis=-1)
+        """:func:`pose_error` at q (N, n) towards the targets of ``rows``."""
+        return pose_error(self.spec, q, *self._targets(motion, rows))
 
     def _newton(self, q: np.ndarray, motion: LinkMotion, rows: slice
                 ) -> tuple[np.ndarray, np.ndarray]:
-        """Newton from q (N, n) (minimum-norm / least-squares steps); returns (q, error).
-        The compiled kernel iterates each sample itself (its steps: the SVD's pseudo-inverse,
-        by the normal equations where J_t is well conditioned)."""
-        task = self._compiled_task()
-        if task is not None:
-            R = motion.R[rows] if self.task == "pose" and motion.R is not None else None
-            return _compiled.ik_newton(task, q, R, motion.p[rows], NEWTON_STEPS)
-        q = q.copy()
-        for _ in range(NEWTON_STEPS):
-            _, _, _, Jt, e = self._pose_error(q, motion, rows)
-            if Jt.shape[1] == Jt.shape[2]:   # square: LU, 3x cheaper than the SVD of pinv
-                try:
-                    dq = np.linalg.solve(Jt, e[..., None])[..., 0]
-                except np.linalg.LinAlgError:  # an exactly singular sample: least squares
-                    dq = (np.linalg.pinv(Jt) @ e[..., None])[..., 0]
-            else:
-                dq = (np.linalg.pinv(Jt) @ e[..., None])[..., 0]
-            q[:, self.path] += dq
-            if np.abs(dq).max() <= 1e-14 * (1.0 + np.abs(q).max()):
-                break
-        e = self._pose_error(q, motion, rows)[-1]
-        return q, np.abs(e).max(axis=1)
-
-    def _compiled_task(self) -> _compiled.IkTask | None:
-        """The task as the compiled kernels take it, or None where numpy runs."""
-        if not _compiled.available():
-            return None
-        if self.kernel is None:
-            self.kernel = _compiled.IkTask(self.model, self.path, self.frame.T, self.m)
-        return self.kernel
+        """Newton from q (N, n) towards the targets of ``rows``: (q, error), by the backend
+        that runs (:func:`newton` is the reference)."""
+        return backends.current().ik_newton(self.spec, q, *self._targets(motion, rows),
+                                            NEWTON_STEPS)
 
     def _damped(self, q: np.ndarray, motion: LinkMotion, rows: slice) -> np.ndarray:
         """Damped least squares (Levenberg-Marquardt) from q (N, n), each sample on its own
@@ -586,23 +689,22 @@ class InverseKinematics:
             return "jumped"
         return self._integrate(q, motion, rows) if self.redundant else self._rates(q, motion, rows)
 
-    def _integrate_compiled(self, out, cond, motion: LinkMotion, i: int) -> int:
-        """A redundant arm's samples from ``i`` on by the compiled integration (the fixed
+    def _integrate_ahead(self, out, cond, motion: LinkMotion, i: int) -> int:
+        """A redundant arm's samples from ``i`` on by the backend's integration (the fixed
         point of :meth:`_integrate` on groups of consecutive samples, the guess a Taylor
         expansion with q^(D+1) from the last two samples), as far as it gets and as long as
         no sample jumps branch (:meth:`_branch_jump`): how many samples it solved and
-        accepted (0 where the kernel does not run or cannot start), at most
-        :data:`KERNEL_WINDOW`."""
-        task = self._compiled_task()
-        if task is None or not self.redundant or self.state[0] is None:
+        accepted (0 where the backend leaves it to the blocks, e.g. numpy's, or cannot
+        start), at most :data:`KERNEL_WINDOW`."""
+        if not self.redundant or self.state[0] is None:
             return 0
         D = out.shape[1] - 1
         rows = slice(i, min(out.shape[0], i + KERNEL_WINDOW))
         R = motion.R[rows] if self.task == "pose" else None
         before = self.before if self.before is not None and self.before[0] is not None \
             else None
-        qs, c = _compiled.ik_integrate(
-            task, motion.rates(self.task)[rows], R, motion.p[rows], motion.t[rows], self.q_ref,
+        qs, c = backends.current().ik_integrate(
+            self.spec, motion.rates(self.task)[rows], R, motion.p[rows], motion.t[rows], self.q_ref,
             self.posture_gain, (*self.state, self.last_condition), before, _weight_table(D),
             _ERROR_CONSTANTS, newton_steps=NEWTON_STEPS, passes=PICARD_STEPS // 4,
             tolerance=TOLERANCE, jump=JUMP)
@@ -683,81 +785,19 @@ class InverseKinematics:
     # -- rates: Algorithm 2 -------------------------------------------------------------
     def _rates(self, q: np.ndarray, motion: LinkMotion, rows: slice
                ) -> tuple[np.ndarray, np.ndarray]:
-        """q^(1..D) at positions q (N, n), Algorithm 2; returns ((N, D+1, n), condition).
-        Compiled where the path has at least as many joints as the task coordinates."""
-        y = motion.rates(self.task)[rows]
-        task = self._compiled_task()
-        if task is not None and len(self.path) >= self.m:
-            return _compiled.ik_rates(task, q, y, self.q_ref, self.posture_gain)
-        N, D = y.shape[:2]
-        model, path = self.model, self.path
-        kin = forward_pass(model, np.stack([q, np.zeros_like(q)], axis=1), 0)
-        body = self.frame.body
-        p = [frame_pose(kin, self.frame)[1]]                         # link origin, derivatives
-        Y = {i: [kin.Y[i][:, 0]] for i in path}                      # joint screws, derivatives
-        V = {i: [] for i in path}                                    # spatial twists
-        zero = [np.zeros((N, 6))] * (D + 1)
-        qs = np.zeros((N, D + 1, model.n))
-        qs[:, 0] = q
-        Jt: list[np.ndarray] = []
-        for k in range(D):
-            Jk = np.stack([Y[i][k] for i in path], axis=-1)          # (N, 6, r)
-            if self.task == "position":
-                Jk = _point_jacobian(Jk, p[0]) + sum(
-                    comb(k, j) * _moment(np.stack([Y[i][k - j] for i in path], axis=-1), p[j])
-                    for j in range(1, k + 1))
-            Jt.append(Jk)
-            if k == 0:
-                U, S, Vh = np.linalg.svd(Jk, full_matrices=False)   # once per sample
-                cond = S[:, 0] / np.where(S[:, -1] > 0, S[:, -1], np.nan)
-                cond = np.nan_to_num(cond, nan=np.inf)
-                with np.errstate(divide="ignore"):
-                    pinv = (np.swapaxes(Vh, 1, 2) / S[:, None, :]) @ np.swapaxes(U, 1, 2)
-                    if self.redundant:                               # A^-1 = U S^-2 U^T
-                        inverse_A = (U / S[:, None, :] ** 2) @ np.swapaxes(U, 1, 2)
-                        lam: list[np.ndarray] = []
-            # k.a) inverse kinematics of order k+1: J_t q^(k+1) = b
-            b = y[:, k] - sum(comb(k, j) * _mv(Jt[j], qs[:, k + 1 - j, path]) for j in range(1, k + 1))
-            if self.redundant:
-                # q^(k+1) = J_t^T lam^(k) + r with J_t q^(k+1) = b, i.e. A lam^(k) = b - J_t r:
-                # the lam recursion of the docstring, solved so that the task equation holds
-                # to rounding (J_t^T A^-1 = J_t^+ has J_t's condition, A^-1 its square)
-                # q' = z + J_t^T lam: the posture term z = K (q_ref - q), z^(k) = -K q^(k)
-                z = (self.q_ref[path] - q[:, path] if k == 0 else -qs[:, k, path]) * self.posture_gain
-                r = z + sum(comb(k, j) * _mv(np.swapaxes(Jt[j], 1, 2), lam[k - j])
-                            for j in range(1, k + 1))
-                c = b - _mv(Jt[0], r)
-                lam.append(_mv(inverse_A, c))
-                qk = _mv(pinv, c) + r
-            else:
-                qk = _mv(pinv, b)
-                if len(path) < self.m:
-                    self._check_reachable(Jt[0], qk, b, motion, rows, k)
-            qs[:, k + 1, path] = qk
-            # k.b) forward kinematics of order k along the path, (6), (9)
-            for i in path:
-                par = model.parent[i]
-                Vp = V[par] if par >= 0 else zero
-                V[i].append(Vp[k] + sum(comb(k, j) * qs[:, k + 1 - j, i, None] * Y[i][j]
-                                        for j in range(k + 1)))
-                Y[i].append(sum(comb(k, j) * lie.bracket(Vp[j], Y[i][k - j]) for j in range(k + 1)))
-            Ve = V[body]
-            p.append(Ve[k][:, 3:] + sum(comb(k, j) * lie.cross(Ve[j][:, :3], p[k - j])
-                                        for j in range(k + 1)))
-        if D == 0:
-            S = np.linalg.svd(self._pose_error(q, motion, rows)[3], compute_uv=False)
-            cond = np.nan_to_num(S[:, 0] / np.where(S[:, -1] > 0, S[:, -1], np.nan), nan=np.inf)
-        return qs, cond
-
-    def _check_reachable(self, Jt0, qk, rhs, motion, rows, k: int) -> None:
-        """r < m: the rates must reproduce the prescribed ones (least squares is exact)."""
-        miss = np.abs(_mv(Jt0, qk) - rhs).max(axis=1)
-        bad = np.flatnonzero(miss > 1e-8 * (1.0 + np.abs(rhs).max(axis=1)))
+        """q^(1..D) at positions q (N, n), Algorithm 2 by the backend that runs
+        (:func:`rates` is the reference); returns ((N, D+1, n), condition). A path with
+        fewer joints than task coordinates must reproduce the prescribed rates."""
+        qs, cond, miss = backends.current().ik_rates(self.spec, q, motion.rates(self.task)[rows],
+                                                     self.q_ref, self.posture_gain)
+        bad = np.argwhere(miss > 1e-8)
         if bad.size:
-            s = rows.start + int(bad[0])
+            s, k = (int(x) for x in bad[0])
             raise HodynError(f"the {len(self.path)} joints moving '{self.link}' cannot follow "
                              f"its {'twist' if self.task == 'pose' else 'velocity'} derivative "
-                             f"{k} at {self._when(motion, s)} (misses by {miss[bad[0]]:.3g})")
+                             f"{k} at {self._when(motion, rows.start + s)} (misses by "
+                             f"{miss[s, k]:.3g})")
+        return qs, cond
 
 
 def spatial_motion(motion: LinkMotion) -> LinkMotion:

@@ -1,6 +1,6 @@
 /* The full elastic-joint model (elastic.py, solve_full, is the reference;
  * tests/test_elastic.py holds them to 1e-12), in the same equations and order, one lane
- * group at a time: the rigid passes (body_fixed.c) to order R, plus the joint torques
+ * group at a time: the rigid passes (passes.c) to order R, plus the joint torques
  * `extra` (joint-side friction), then per body
  *   R_i = R_p Ad_i.R^T,  R^(k) = sum_{a<k} C(k-1,a) R^(k-1-a) skew(omega^(a))   (body-fixed omega)
  *   zeta_i^(k) = R_i^(k) a_i (joint axis),  nu_c^(k) = R_p^(k) n_c (rotor axis, p carries c)

@@ -1,11 +1,11 @@
-/* The compiled kernels' shared parts: the lane type, the spatial algebra on it, the model
- * as the entry points receive it, and the passes several kernels run (body_fixed.c).
+/* The compiled kernels' shared parts: the lane type, the spatial algebra on it, and the
+ * passes every kernel runs (passes.c). What Python calls is declared in hodyn.h.
  *
  * Samples run LANES at a time in lockstep: one `vd` holds the same quantity of LANES
  * samples (GCC/Clang vector extensions), so that the recursion's chains of short dependent
  * products turn into throughput. setup.py compiles the same sources once per instruction set
- * (LANES 2: SSE2/NEON, the portable baseline; 4: AVX2+FMA; 8: AVX-512) and _compiled.py
- * loads the widest one the CPU runs. A last partial group repeats its final sample in the
+ * (LANES 2: SSE2/NEON, the portable baseline; 4: AVX2+FMA; 8: AVX-512) and
+ * backends/compiled.py loads the widest one the CPU runs. A last partial group repeats its final sample in the
  * unused lanes and does not store them.
  *
  * Conventions (docs/conventions.md): screws (angular; linear), wrenches (moment; force);
@@ -24,30 +24,9 @@
 #endif
 typedef double vd __attribute__((vector_size(LANES * sizeof(double))));
 
-#define MAXK 24 /* twist derivative orders 0..MAXK-1: torque order <= MAXK - 2 */
-
-/* Bumped whenever an entry point's arguments or meaning change: _compiled.py refuses a
- * library built from other sources (a stale build) and falls back to numpy. */
-#define HODYN_KERNEL_ABI 9
-
-/* status codes of every entry point (_compiled.py turns them into exceptions) */
-enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4, HK_SINGULAR = 5 };
+#include "hodyn.h" /* MAXK, the ABI number, the status codes, HModel */
 
 extern double BINOM[MAXK][MAXK]; /* BINOM[k][j] = C(k, j) */
-
-/* The model as every entry point receives it (_compiled.py: ModelStruct). n bodies;
- * parent[n] (< own index, -1: the root); revolute[n]; X[n][6] (revolute (axis; 0),
- * prismatic (0; axis)); M[n][6][6] rigid-body inertias; A0, A1, A2 [n][6][6]:
- * Ad_{B^-1}, ad_X Ad_{B^-1}, ad_X^2 Ad_{B^-1}; anc[n][n]: anc[b * n + c] != 0 iff body c
- * is body b or one of its ancestors; M0[6][6]: the root link's inertia (and that of the
- * links welded to it), about its origin. */
-typedef struct {
-    int32_t n;
-    const int32_t *parent, *revolute;
-    const double *X, *M, *A0, *A1, *A2;
-    const uint8_t *anc;
-    const double *M0;
-} HModel;
 
 typedef struct { double R[9], P[9]; } Adjoint;       /* constant blocks, scalar */
 typedef struct { vd R[9], P[9]; } AdjointV;           /* per-sample blocks */
@@ -211,7 +190,7 @@ static inline vd cdot6(const double *a, const vd *b) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
 
-/* ---- the body-fixed passes (body_fixed.c), one lane group ------------------------------- */
+/* ---- the body-fixed passes (passes.c), one lane group ----------------------------------- */
 /* Ad_{C_{i,p}} of body i at its joint value q (lanes) */
 void hk_joint_adjoint(const Consts *c, int i, vd q, AdjointV *Ad);
 

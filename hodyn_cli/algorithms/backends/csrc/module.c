@@ -1,7 +1,7 @@
 /* The compiled kernels of hodyn as one shared library per instruction set (see kernel.h):
  * what the library reports about itself, the checks every entry point runs, and the module
  * init that only makes the file importable (setuptools builds and finds it like any
- * extension; _compiled.py loads it with ctypes). */
+ * extension; backends/compiled.py loads it with ctypes). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 

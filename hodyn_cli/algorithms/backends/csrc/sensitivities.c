@@ -4,7 +4,7 @@
  *
  * The recursion maps the jet (q, qd, ..., q^(K+2)) to (tau, ..., tau^(K)); its tangent in
  * the direction of one input q^(j)_c (j = 0, 1, 2) gives column c of d tau^(k)/d q^(j) for
- * every k. The tangents of the passes (body_fixed.c) are linear in the tangent of the input
+ * every k. The tangents of the passes (passes.c) are linear in the tangent of the input
  * jet, and the inputs enter in three places only:
  *   q_c (j = 0) through Ad_{C_{c,p}} = exp(-q_c ad_X) Ad_B: d Ad = -ad_X Ad, which commutes
  *     with the a- and b-tables, so  dV_c^(k) = -ad_X V_c^(k)  and body c sends

@@ -1,5 +1,6 @@
-"""The compiled kernels against the numpy passes they mirror (the references), at every lane
-width; how the backend is chosen, refused and reported."""
+"""Every backend against the numpy reference, one parametrization (the ``backend`` fixture:
+each compiled kernel variant, and any other backend that runs here); how the backend is
+chosen, refused and reported; the compiled kernels' own checks."""
 
 import ctypes
 import os
@@ -12,8 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import URDF, random_cosine, wrench_motion
-from hodyn_cli.algorithms.backends import compiled as _compiled
+from conftest import URDF, random_cosine, reference, wrench_motion
+from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.backends import compiled
 from hodyn_cli.algorithms.dynamics import body_fixed
 from hodyn_cli.algorithms.dynamics.common import solve_in_chunks
 from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
@@ -21,7 +23,7 @@ from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.urdf import load_model
 
-pytestmark = pytest.mark.kernel  # the compiled kernel itself: nothing to test without it
+pytestmark = pytest.mark.kernel  # the backends besides numpy: nothing to test without them
 
 
 def numpy_reference(model, traj, order):
@@ -32,30 +34,38 @@ def numpy_reference(model, traj, order):
     return solve_in_chunks(model, traj, order, (0.0, 0.0, -9.81), per_chunk)
 
 
+def close(ours, ref, rtol=1e-12):
+    """Equal to rounding, relative to the reference's largest entry."""
+    ours, ref = np.asarray(ours), np.asarray(ref)
+    return ours.shape == ref.shape and np.abs(ours - ref).max(initial=0.0) <= \
+        rtol * max(np.abs(ref).max(initial=0.0), 1e-300)
+
+
 def test_kernel_is_built_where_a_compiler_exists():
     if not (shutil.which("cc") or shutil.which("gcc")):
         pytest.skip("no C compiler: hodyn runs on its numpy implementation")
     if os.environ.get("HODYN_NO_KERNEL") or os.environ.get("HODYN_KERNEL"):
         pytest.skip("the backend is forced by the environment in this run")
-    assert _compiled.available(), "the C kernel did not build or is stale (see pip's output)"
     from hodyn_cli.algorithms.backends import _kernel
 
     lib = ctypes.CDLL(_kernel.__file__)
-    assert _compiled.abi_of(lib) == _compiled.ABI
+    assert compiled.abi_of(lib) == compiled.ABI.version
     # the widest variant this CPU runs is built and chosen
-    widest = next(v for v, (_, level) in _compiled.VARIANTS.items()
-                  if level <= _compiled._cpu_level())
-    info = _compiled.backend()
-    assert info["variant"] == widest and info["backend"] == "compiled", info
+    widest = next(v for v, (_, level) in compiled.VARIANTS.items()
+                  if level <= compiled._cpu_level())
+    backends.reset()
+    info = backends.info()
+    assert info["backend"] == "compiled", "the C kernel did not build or is stale (pip's output)"
+    assert info["variant"] == widest, info
     assert info["lanes"] == {"avx512": 8, "avx2": 4, "portable": 2}[widest]
 
 
-def test_an_unknown_variant_is_reported(monkeypatch):
+def test_an_unknown_variant_is_reported(monkeypatch, fresh_backends):
     monkeypatch.delenv("HODYN_NO_KERNEL", raising=False)
     monkeypatch.setenv("HODYN_KERNEL", "sse9")
-    with _compiled.use(None):
-        info = _compiled.backend()
+    info = backends.info()
     assert info["backend"] == "numpy" and "HODYN_KERNEL=sse9 names no kernel" in info["reason"]
+    assert backends.fallback() == info["reason"]
 
 
 def build_library(tmp_path, name: str, source: str) -> str:
@@ -74,38 +84,48 @@ def build_library(tmp_path, name: str, source: str) -> str:
     ("int hodyn_kernel_abi(void) { return 1; }\n", "stale"),  # another ABI
     ("int something_else(void) { return 0; }\n", "stale"),   # too old to report one
 ])
-def test_a_stale_kernel_is_refused_and_numpy_takes_over(tmp_path, monkeypatch, source, why):
+def test_a_stale_kernel_is_refused_and_numpy_takes_over(tmp_path, monkeypatch, source, why,
+                                                        fresh_backends):
     """A library built from other sources (no entry points hodyn could call) in place of the
     kernel: it is not used, the backend says so, and every method still computes."""
     path = build_library(tmp_path, "stale", source)
     fake = types.ModuleType("hodyn_cli.algorithms.backends._stale")
     fake.__file__ = path
     monkeypatch.setitem(sys.modules, "hodyn_cli.algorithms.backends._stale", fake)
-    monkeypatch.setattr(_compiled, "VARIANTS", {"portable": ("_stale", 0)})
+    monkeypatch.setattr(compiled, "VARIANTS", {"portable": ("_stale", 0)})
+    monkeypatch.setattr(compiled, "_cpu_level", lambda: 0)
     monkeypatch.delenv("HODYN_NO_KERNEL", raising=False)
     monkeypatch.delenv("HODYN_KERNEL", raising=False)
-    with _compiled.use(None):
-        assert not _compiled.available()
-        info = _compiled.backend()
-        assert info["backend"] == "numpy" and why in info["reason"], info
-        model = load_model(URDF / "iiwa14.urdf")
-        traj = random_cosine(model, np.linspace(0, 1, 5), orders=5, seed=1)
-        ref = numpy_reference(model, traj, 2)
-        for method in ("body-fixed", "closed-form"):
-            ours = inverse_dynamics(model, traj, method=method, order=2)
-            assert np.abs(ours - ref).max() <= 1e-10 * np.abs(ref).max(), method
+    info = backends.info()
+    assert info["backend"] == "numpy" and why in info["reason"], info
+    model = load_model(URDF / "iiwa14.urdf")
+    traj = random_cosine(model, np.linspace(0, 1, 5), orders=5, seed=1)
+    ref = numpy_reference(model, traj, 2)
+    for method in ("body-fixed", "closed-form"):
+        ours = inverse_dynamics(model, traj, method=method, order=2)
+        assert np.abs(ours - ref).max() <= 1e-10 * np.abs(ref).max(), method
 
 
-def test_environment_switch_selects_numpy(monkeypatch):
+def test_environment_switch_selects_numpy(monkeypatch, fresh_backends):
     monkeypatch.setenv("HODYN_NO_KERNEL", "1")
-    with _compiled.use(None):
-        assert not _compiled.available()
-        assert _compiled.backend() == {"backend": "numpy", "variant": None, "isa": None,
-                                       "lanes": None, "reason": "HODYN_NO_KERNEL is set"}
+    assert backends.info() == {"backend": "numpy", "variant": None, "isa": None,
+                               "lanes": None, "reason": "HODYN_NO_KERNEL is set"}
+    assert backends.fallback() is None  # asked for: no notice
+    monkeypatch.delenv("HODYN_NO_KERNEL")
+    monkeypatch.setenv("HODYN_BACKEND", "numpy")
+    backends.reset()
+    assert backends.current().name == "numpy" and backends.fallback() is None
+
+
+def test_an_unknown_or_unavailable_backend_is_one_line(fresh_backends):
+    with pytest.raises(HodynError, match="unknown backend 'gpx' \\(choose from numpy, compiled"):
+        backends.select("gpx")
+    backends.select("numpy")
+    assert backends.describe() == "numpy" and backends.current().name == "numpy"
 
 
 @pytest.mark.parametrize("order", [0, 1, 2, 3, 4, 9])  # 9: elastic-joint orders
-def test_kernel_matches_numpy_reference(robot, lanes, order):
+def test_inverse_dynamics_matches_numpy_reference(robot, backend, order):
     name, _, model = robot
     t = np.linspace(0, 4, 301)  # odd: the kernel's last lockstep group is partly filled
     traj = random_cosine(model, t, orders=order + 3, seed=31)
@@ -116,11 +136,11 @@ def test_kernel_matches_numpy_reference(robot, lanes, order):
         ref = numpy_reference(model, tr, order)
         for k in range(order + 1):
             scale = np.abs(ref[:, k]).max()
-            assert np.abs(ours[:, k] - ref[:, k]).max() <= 1e-12 * scale, (name, k, lanes)
+            assert np.abs(ours[:, k] - ref[:, k]).max() <= 1e-12 * scale, (name, k, backend)
 
 
 @pytest.mark.parametrize("order", [0, 1, 2, 4])
-def test_closed_form_kernel_matches_numpy_reference(robot, lanes, order):
+def test_closed_form_matches_numpy_reference(robot, backend, order):
     from hodyn_cli.algorithms.dynamics import closed_form
     from hodyn_cli.algorithms.dynamics.common import base_motion
 
@@ -133,12 +153,11 @@ def test_closed_form_kernel_matches_numpy_reference(robot, lanes, order):
         ours = closed_form.eom_matrices(model, qs, order, base, wrenches, with_cbar)
         ref = closed_form.eom_matrices_numpy(model, qs, order, base, wrenches, with_cbar)
         for field in ("M", "C", "Cbar", "g", "Q_ext"):
-            a, b = getattr(ours, field), getattr(ref, field)
-            assert np.abs(a - b).max() <= 1e-12 * max(np.abs(b).max(), 1e-300), (name, field, lanes)
+            assert close(getattr(ours, field), getattr(ref, field)), (name, field, backend)
 
 
 @pytest.mark.parametrize("n_samples", [1, 2, 3, 5, 2049])
-def test_kernel_sample_counts(robot, lanes, n_samples):
+def test_sample_counts(robot, backend, n_samples):
     """Single samples, partial lockstep groups and chunk boundaries give the same numbers."""
     from hodyn_cli.algorithms.dynamics import closed_form
 
@@ -147,30 +166,32 @@ def test_kernel_sample_counts(robot, lanes, n_samples):
     ref = numpy_reference(model, traj, 2)
     for ours in (body_fixed.inverse_dynamics(model, traj, order=2),
                  closed_form.inverse_dynamics(model, traj, order=2)):
-        assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max(), lanes
+        assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max(), backend
 
 
-def test_kernel_twists_match_the_numpy_forward_pass(robot, lanes):
+def test_twists_match_the_numpy_forward_pass(robot, backend):
     name, _, model = robot
     order = 7
     traj = random_cosine(model, np.linspace(0, 2, 33), orders=order + 3, seed=5)
     base = np.zeros((1, order + 2, 6))
     base[0, 1, 3:] = (0.5, -1.0, 9.81)
-    tau, V = _compiled.inverse_dynamics_chunk(model, traj.derivatives, base, {}, order=order,
+    tau, V = backends.current().inverse_dynamics(model, traj.derivatives, base, {}, order=order,
                                               twists=True)
     ref = np.stack(body_fixed.forward_pass(model, traj.derivatives, order + 1, base).V, axis=1)
     assert V.shape == ref.shape
-    assert np.abs(V - ref).max() <= 1e-12 * np.abs(ref).max(), (name, lanes)
+    assert np.abs(V - ref).max() <= 1e-12 * np.abs(ref).max(), (name, backend)
 
 
-@pytest.mark.skipif(not _compiled.available(), reason="compiled kernel not built")
-def test_kernel_refuses_orders_beyond_its_tables(robot):
-    _, _, model = robot
-    order = _compiled.MAX_ORDER + 1
+def test_orders_beyond_the_kernels_tables_run_as_numpys(lanes):
+    """Above MAXK - 2 the compiled backend computes what numpy does (its tables end)."""
+    model = load_model(URDF / "planar_2r.urdf")
+    order = compiled.ABI.max_order + 1
     traj = random_cosine(model, np.linspace(0, 1, 3), orders=order + 3)
-    with pytest.raises(HodynError, match="orders up to"):
-        _compiled.inverse_dynamics_chunk(model, traj.derivatives, np.zeros((1, order + 2, 6)),
-                                         {}, order=order)
+    base = np.zeros((1, order + 2, 6))
+    base[0, 1, 5] = 9.81
+    ours = backends.current().inverse_dynamics(model, traj.derivatives, base, {}, order=order)
+    assert close(ours, reference(lambda: backends.current().inverse_dynamics(
+        model, traj.derivatives, base, {}, order=order)))
 
 
 @pytest.mark.slow
@@ -179,16 +200,10 @@ def test_the_sources_at_a_lane_width_this_cpu_has_no_variant_for(tmp_path, monke
     equals its numpy reference, so the lane logic does not depend on the width."""
     import sysconfig
 
-    from hodyn_cli.algorithms.actuation import elastic
-    from hodyn_cli.algorithms.dynamics import closed_form, floating, regressor, sensitivities
-    from hodyn_cli.algorithms.dynamics.common import base_motion
-    from hodyn_cli.algorithms.dynamics.partials import partials_numpy
-    from hodyn_cli.modeling.drives import read_drives
-
     cc = shutil.which("cc") or shutil.which("gcc")
     if not cc:
         pytest.skip("no C compiler")
-    sources = sorted((Path(_compiled.__file__).parent / "csrc").glob("*.c"))
+    sources = sorted((Path(compiled.__file__).parent / "csrc").glob("*.c"))
     path = tmp_path / "wide.so"
     subprocess.run([cc, "-shared", "-fPIC", "-O1", "-DLANES=8", "-DHODYN_MODULE=_wide",
                     f"-I{sysconfig.get_paths()['include']}", "-o", str(path), *map(str, sources)],
@@ -196,67 +211,75 @@ def test_the_sources_at_a_lane_width_this_cpu_has_no_variant_for(tmp_path, monke
     fake = types.ModuleType("hodyn_cli.algorithms.backends._wide")
     fake.__file__ = str(path)
     monkeypatch.setitem(sys.modules, "hodyn_cli.algorithms.backends._wide", fake)
-    monkeypatch.setattr(_compiled, "VARIANTS", {"wide": ("_wide", 0)})
-    monkeypatch.delenv("HODYN_NO_KERNEL", raising=False)
-    monkeypatch.delenv("HODYN_KERNEL", raising=False)
+    monkeypatch.setattr(compiled, "VARIANTS", {"wide": ("_wide", 0)})
+    monkeypatch.setattr(compiled, "_cpu_level", lambda: 0)
     model = load_model(URDF / "gripper_arm.urdf")  # a tree with a prismatic joint
     t = np.linspace(0, 2, 11)  # 11 = 8 + 3: a partial group
-    with _compiled.use(None):
-        assert _compiled.backend()["lanes"] == 8
-        for order in (0, 2):
-            qs = random_cosine(model, t, orders=order + 3, seed=3).derivatives
-            base = np.random.default_rng(4).normal(size=(len(t), order + 2, 6))
-            W = {model.n - 1: wrench_motion(t, order)}
-            pairs = [
-                (_compiled.inverse_dynamics_chunk(model, qs, base, W, order=order),
-                 body_fixed.backward_pass(model, qs, body_fixed.forward_pass(
-                     model, qs, order + 1, base), order, W)[0]),
-                (_compiled.regressor_chunk(model, qs, base, order),
-                 regressor.regressor_numpy(model, qs, base, order)),
-                (_compiled.sensitivities_chunk(model, qs, base, W, order),
-                 np.stack(list(sensitivities.complex_step(model, qs, base, W, order).values()))),
-            ]
-            accel = base_motion((0.1, 0.2, -9.81), order + 1)
-            E = closed_form.eom_matrices(model, qs, order, accel, W)
-            E_ref = closed_form.eom_matrices_numpy(model, qs, order, accel, W)
-            pairs += [(getattr(E, f), getattr(E_ref, f)) for f in ("M", "C", "Cbar", "g", "Q_ext")]
-            rows, g = random_base(len(t), order + 2, seed=6), (0.1, 0.2, -9.81)   # floating
-            pairs += list(zip(floating._body_fixed(model, qs, rows, g, W, None, order),
-                              floating.body_fixed_numpy(model, qs, floating.root_jet_numpy(
-                                  rows, g, order + 1), W, order), strict=True))
-            E = floating._eom(model, qs, rows, g, W, None, order, True)[0]
-            E_ref = floating.eom_numpy(model, qs, rows, g, W, None, order, True)
-            pairs += [(getattr(E, f), getattr(E_ref, f)) for f in ("M", "C", "Cbar", "g")]
-            jet = floating.root_jet_numpy(rows, g, order + 1)
-            pairs.append((_compiled.regressor_chunk(model, qs, jet, order, root=True),
-                          regressor.floating_regressor_numpy(model, qs, jet, order)))
-            W0 = {b: w[:, 0] for b, w in W.items()}
-            pairs += list(zip(_compiled.partials_chunk(model, qs, base, W0),
-                              partials_numpy(model, qs, base, W0), strict=True))
-            Mq, rhs = E_ref.M[:, 0], base[:, :2].swapaxes(1, 2)      # (6 + n): the root's
-            rhs = np.concatenate([rhs, qs[:, :2].swapaxes(1, 2)], axis=1)   # rows first
-            pairs.append((_compiled.spd_solve(Mq, rhs), np.linalg.solve(Mq, rhs)))
-            for ours, ref in pairs:
-                assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max(), order
-        drives = read_drives(URDF / "gripper_arm_drives.toml", model)
-        req = elastic.requirements(model, drives, 0)
-        R = int(req.u_orders.max())
-        qs = random_cosine(model, t, orders=R + 2, seed=5).derivatives
-        base = base_motion((0, 0, -9.81), R + 1)
-        for ours, ref in zip(_compiled.elastic_chunk(model, drives, req, qs, base, {}, 0),
-                             elastic.solve_full(model, drives, req, qs, base, {}, 0), strict=True):
-            assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max()
-        # inverse kinematics: a redundant arm's rates and Newton (tests/test_ik_kernel.py)
-        from test_ik_kernel import setup
+    with backends.use("compiled", variant="wide") as wide:
+        assert wide.details["lanes"] == 8
+        check_every_operation(model, t)
 
-        solver, motion, traj = setup("7 dof pose", len(t))
-        rows, start = slice(0, len(t)), traj.q + 0.01
-        ours = [*solver._rates(start, motion, rows), *solver._newton(start, motion, rows)]
-        monkeypatch.setattr(_compiled, "available", lambda: False)
+
+def check_every_operation(model, t) -> None:
+    """Every operation of the current backend against the numpy reference on ``model`` at
+    the times ``t`` (orders 0 and 2, wrenches, a floating root, elastic drives, IK)."""
+    from hodyn_cli.algorithms.actuation import elastic
+    from hodyn_cli.algorithms.dynamics import floating
+    from hodyn_cli.algorithms.dynamics.common import base_motion
+    from hodyn_cli.modeling.drives import read_drives
+
+    ours, ref = backends.current(), backends.load("numpy")
+    for order in (0, 2):
+        qs = random_cosine(model, t, orders=order + 3, seed=3).derivatives
+        base = np.random.default_rng(4).normal(size=(len(t), order + 2, 6))
+        W = {model.n - 1: wrench_motion(t, order)}
+        W0 = {b: w[:, 0] for b, w in W.items()}
+        accel = base_motion((0.1, 0.2, -9.81), order + 1)
+        rows, g = random_base(len(t), order + 2, seed=6), np.array([0.1, 0.2, -9.81])
+        jet = floating.root_jet_numpy(rows.R, rows.Vb, g, order + 1)
+
+        def results(b, qs=qs, base=base, W=W, W0=W0, accel=accel, rows=rows, g=g, jet=jet,
+                    order=order):
+            return [b.inverse_dynamics(model, qs, base, W, order=order),
+                    *b.inverse_dynamics(model, qs, jet, W, order=order, twists=True, root=True),
+                    b.root_jet(rows.R, rows.Vb, g, order + 1),
+                    b.regressor(model, qs, base, order),
+                    b.regressor(model, qs, jet, order, root=True),
+                    b.sensitivities(model, qs, base, W, order),
+                    *b.partials(model, qs, base, W0, mass=True),
+                    *vars(b.eom_matrices(model, qs, order, accel, W)).values(),
+                    *vars(b.eom_matrices(model, qs, order, accel, W, True,
+                                         root_twist=rows.Vb)).values()]
+
+        for x, y in zip(results(ours), results(ref), strict=True):
+            assert close(x, y), order
+        M = ref.eom_matrices(model, qs, order, accel, W, True, root_twist=rows.Vb).M[:, 0]
+        rhs = np.concatenate([base[:, :2].swapaxes(1, 2), qs[:, :2].swapaxes(1, 2)], axis=1)
+        assert close(ours.spd_solve(M, rhs), ref.spd_solve(M, rhs))
+    drives = read_drives(URDF / "gripper_arm_drives.toml", model)
+    req = elastic.requirements(model, drives, 0)
+    R = int(req.u_orders.max())
+    qs = random_cosine(model, t, orders=R + 2, seed=5).derivatives
+    base = base_motion((0, 0, -9.81), R + 1)
+    for x, y in zip(ours.elastic(model, drives, req, qs, base, {}, 0),
+                    ref.elastic(model, drives, req, qs, base, {}, 0), strict=True):
+        assert close(x, y)
+    # inverse kinematics: a redundant arm's rates and Newton (tests/test_ik_kernel.py)
+    from test_ik_kernel import setup
+
+    solver, motion, traj = setup("7 dof pose", len(t))
+    rows, start = slice(0, len(t)), traj.q + 0.01
+    mine = [*solver._rates(start, motion, rows), *solver._newton(start, motion, rows)]
+    with backends.use("numpy"):
         refs = [*solver._rates(start, motion, rows), *solver._newton(start, motion, rows)]
-        for ours_, ref, tol in zip(ours[:3], refs[:3], (1e-11, 1e-11, 1e-10), strict=True):
-            assert np.abs(ours_ - ref).max() <= tol * np.abs(ref).max()
-        assert max(ours[3].max(), refs[3].max()) < 1e-12   # both on the pose
+    for x, y, tol in zip(mine[:3], refs[:3], (1e-11, 1e-11, 1e-10), strict=True):
+        assert close(x, y, tol)
+    assert max(mine[3].max(), refs[3].max()) < 1e-12   # both on the pose
+
+
+def test_every_operation_of_every_backend(backend):
+    model = load_model(URDF / "gripper_arm.urdf")
+    check_every_operation(model, np.linspace(0, 2, 11))
 
 
 def test_entry_points_check_the_model_and_sizes_they_are_given(lanes):
@@ -265,8 +288,8 @@ def test_entry_points_check_the_model_and_sizes_they_are_given(lanes):
     an order beyond the tables, a base with neither 1 nor N rows; and N arrives as a 64-bit
     count."""
     model = load_model(URDF / "iiwa14.urdf")
-    lib = _compiled._library()
-    good = _compiled._model_struct(model)
+    lib = backends.current().lib
+    good = backends.current().data(model)
     qs = np.ascontiguousarray(random_cosine(model, np.linspace(0, 1, 2), orders=5).derivatives)
     base, out = np.zeros((1, 4, 6)), np.empty((2, 3, model.n))
 
@@ -278,11 +301,11 @@ def test_entry_points_check_the_model_and_sizes_they_are_given(lanes):
     assert call(stride=5 * model.n - 1) == 4   # samples overlapping: refused
     parent = np.array(model.parent, dtype=np.int32)
     parent[3] = 5  # body 3's parent after it
-    bad = _compiled.ModelStruct(model.n, parent.ctypes.data, *(getattr(good, f) for f in
+    bad = compiled.ABI.model(model.n, parent.ctypes.data, *(getattr(good, f) for f in
                                 ("revolute", "X", "M", "A0", "A1", "A2", "anc")))
     assert call(struct=bad) == 3
     assert call(D=4) == 4 and call(N=-1) == 4 and call(rows=3) == 4
-    assert call(order=_compiled.MAX_ORDER + 1) == 2 and call(order=-1) == 2
+    assert call(order=compiled.ABI.max_order + 1) == 2 and call(order=-1) == 2
     # rows = 2 matches N only if N were cut to 32 bits: 2**32 + 2 samples is refused
     assert call(N=2**32 + 2, rows=2) == 4
 
@@ -311,10 +334,10 @@ def random_base(N: int, orders: int, seed: int):
 
 @pytest.mark.parametrize("order", [0, 1, 2, 4])
 @pytest.mark.parametrize("n_samples", [1, 5, 201])  # partial lockstep groups at every width
-def test_floating_base_kernels_match_numpy_reference(floating_tree, lanes, order, n_samples):
+def test_floating_base_matches_numpy_reference(floating_tree, backend, order, n_samples):
     """The root's jet, the body-fixed pass with the root's wrench and the (6 + n) closed-form
-    matrices of a floating base: compiled against numpy, with wrenches on a leaf, a root child
-    and the root."""
+    matrices of a floating base against numpy, with wrenches on a leaf, a root child and the
+    root."""
     from hodyn_cli.algorithms.dynamics import floating
 
     name, model = floating_tree
@@ -323,26 +346,24 @@ def test_floating_base_kernels_match_numpy_reference(floating_tree, lanes, order
     base = random_base(n_samples, order + 2, seed=order)
     g = (0.4, -0.3, -9.81)
     jet = floating.root_jet(base, g, order + 1)
-    ref_jet = floating.root_jet_numpy(base, g, order + 1)
-    assert np.abs(jet - ref_jet).max() <= 1e-12 * np.abs(ref_jet).max(), (name, lanes)
+    assert close(jet, reference(floating.root_jet, base, g, order + 1)), (name, backend)
     child = int(np.flatnonzero(model.parent < 0)[-1])
     W = {model.n - 1: wrench_motion(t, order), child: wrench_motion(t + 1, order)}
     W0 = wrench_motion(t + 2, order)
     for wrenches in ({}, W):
-        tau, F0 = floating._body_fixed(model, qs, base, g, wrenches, W0, order)
-        ref_tau, ref_F0 = floating.body_fixed_numpy(model, qs, ref_jet, wrenches, order)
-        ref_F0 += W0
-        for ours, ref in ((tau, ref_tau), (F0, ref_F0)):
-            assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max(), (name, lanes)
+        ours = floating._body_fixed(model, qs, base, g, wrenches, W0, order)
+        ref = reference(floating._body_fixed, model, qs, base, g, wrenches, W0, order)
+        for x, y in zip(ours, ref, strict=True):
+            assert close(x, y), (name, backend)
         for with_cbar in (True, False):
             E, _ = floating._eom(model, qs, base, g, wrenches, W0, order, with_cbar)
-            E_ref = floating.eom_numpy(model, qs, base, g, wrenches, W0, order, with_cbar)
+            E_ref, _ = reference(floating._eom, model, qs, base, g, wrenches, W0, order,
+                                 with_cbar)
             for field in ("M", "C", "Cbar", "g", "Q_ext"):
                 a, b = getattr(E, field), getattr(E_ref, field)
                 assert a.shape == b.shape == (n_samples, order + 1, model.n + 6, model.n + 6)[
                     : b.ndim]
-                assert np.abs(a - b).max() <= 1e-12 * max(np.abs(b).max(), 1e-300), (
-                    name, field, lanes)
+                assert close(a, b), (name, field, backend)
 
 
 def test_kernels_read_the_samples_of_a_readers_chunk_in_place(lanes):
@@ -357,17 +378,31 @@ def test_kernels_read_the_samples_of_a_readers_chunk_in_place(lanes):
     block[:, 1:] = traj.derivatives.reshape(N, -1)
     view = block[:, 1:].reshape(N, D, n)
     assert not view.flags.c_contiguous and np.shares_memory(view, block)
-    assert _compiled._samples(model, view, 5)[2][1] == 1 + D * n  # the chunk's own rows
+    assert compiled._samples(model, view, 5)[2][1] == 1 + D * n  # the chunk's own rows
     base = np.zeros((1, 5, 6))
     base[0, 1, 5] = 9.81
+    b = backends.current()
     calls = [
-        lambda qs: _compiled.inverse_dynamics_chunk(model, qs, base, {}, order=2),
-        lambda qs: _compiled.regressor_chunk(model, qs, base, 1),
-        lambda qs: _compiled.sensitivities_chunk(model, qs, base, {}, 1),
-        lambda qs: _compiled.partials_chunk(model, qs, base, {}, mass=True)[0],
-        lambda qs: _compiled.eom_matrices_chunk(model, qs, 1, base, {}, True).M,
+        lambda qs: b.inverse_dynamics(model, qs, base, {}, order=2),
+        lambda qs: b.regressor(model, qs, base, 1),
+        lambda qs: b.sensitivities(model, qs, base, {}, 1),
+        lambda qs: b.partials(model, qs, base, {}, mass=True)[0],
+        lambda qs: b.eom_matrices(model, qs, 1, base, {}, True).M,
     ]
     for call in calls:
         assert np.array_equal(call(view), call(np.ascontiguousarray(view)))
     # and each torque order comes back in one block (written as it is, without a copy)
     assert all(calls[0](view)[:, k].flags.c_contiguous for k in range(3))
+
+
+def test_the_header_declares_every_entry_point_the_sources_define():
+    """csrc/hodyn.h is the one declaration Python reads (backends/abi.py): every exported
+    hodyn_* function the C sources define is declared there, and nothing else is."""
+    import re
+
+    csrc = Path(compiled.__file__).parent / "csrc"
+    defined = {name for f in csrc.glob("*.c")
+               for name in re.findall(r"^(?:int|const char \*)\s*(hodyn_\w+)\(", f.read_text(),
+                                      re.M)}
+    assert defined == set(compiled.ABI.entry_points), defined ^ set(compiled.ABI.entry_points)
+    assert compiled.ABI.status[0] == "HK_OK" and compiled.ABI.max_order >= 4

@@ -1,0 +1,97 @@
+/* What Python calls in hodyn's compiled kernels: the one declaration of the entry points,
+ * their constants and status codes. The C sources include it (the compiler holds every
+ * definition to its declaration) and backends/abi.py reads it (the ctypes argument types,
+ * MAXK, the ABI number and the status codes come from here, not from a copy).
+ *
+ * Argument types as ctypes sees them: a `const double *` or `double *` is a C-contiguous
+ * float64 array; one marked HK_NULLABLE may also be NULL (None); HK_STRIDED marks the
+ * address of sample 0's values of a strided view (the next sample `qstride` doubles on);
+ * `const int32_t *`, `const uint8_t *`: int32 and uint8 arrays; `int64_t *`: one int64 the
+ * entry point sets. Arrays are described where they are defined (the .c files). */
+#ifndef HODYN_H
+#define HODYN_H
+
+#include <stdint.h>
+
+#define HK_NULLABLE
+#define HK_STRIDED
+
+#define MAXK 24 /* twist derivative orders 0..MAXK-1: torque order <= MAXK - 2 */
+
+/* Bumped whenever an entry point's arguments or meaning change: backends/compiled.py refuses
+ * a library built from other sources (a stale build) and falls back to numpy. */
+#define HODYN_KERNEL_ABI 10
+
+/* status codes of every entry point (backends/compiled.py turns them into exceptions) */
+enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4, HK_SINGULAR = 5 };
+
+/* The model as every entry point receives it. n bodies; parent[n] (< own index, -1: the
+ * root); revolute[n]; X[n][6] (revolute (axis; 0), prismatic (0; axis)); M[n][6][6]
+ * rigid-body inertias; A0, A1, A2 [n][6][6]: Ad_{B^-1}, ad_X Ad_{B^-1}, ad_X^2 Ad_{B^-1};
+ * anc[n][n]: anc[b * n + c] != 0 iff body c is body b or one of its ancestors; M0[6][6]: the
+ * root link's inertia (and that of the links welded to it), about its origin. */
+typedef struct {
+    int32_t n;
+    const int32_t *parent, *revolute;
+    const double *X, *M, *A0, *A1, *A2;
+    const uint8_t *anc;
+    const double *M0;
+} HModel;
+
+/* what the library is */
+int hodyn_kernel_abi(void);
+int hodyn_kernel_lanes(void);
+const char *hodyn_kernel_isa(void);
+int hodyn_cpu_level(void);
+
+/* the dynamics (body_fixed.c, closed_form.c, regressor.c, sensitivities.c, partials.c,
+ * elastic.c) */
+int hodyn_body_fixed(const HModel *m, int64_t N, int D, const double *HK_STRIDED qs,
+                     int64_t qstride, int order, const double *base, int64_t base_rows,
+                     const double *HK_NULLABLE W, double *out, double *HK_NULLABLE Vout,
+                     double *HK_NULLABLE F0out);
+int hodyn_closed_form(const HModel *md, int64_t N, int D, const double *HK_STRIDED qs,
+                      int64_t qstride, int r, const double *u_root, int64_t u_rows,
+                      const double *HK_NULLABLE nu0, const double *HK_NULLABLE W, double *Mo,
+                      double *Co, double *HK_NULLABLE Cbo, double *go, double *Qo);
+int hodyn_regressor(const HModel *m, int64_t N, int D, const double *HK_STRIDED qs,
+                    int64_t qstride, int order, const double *base, int64_t base_rows, int root,
+                    double *out);
+int hodyn_sensitivities(const HModel *m, int64_t N, int D, const double *HK_STRIDED qs,
+                        int64_t qstride, int order, const double *base, int64_t base_rows,
+                        const double *HK_NULLABLE W, double *out);
+int hodyn_partials(const HModel *m, int64_t N, int D, const double *HK_STRIDED qs,
+                   int64_t qstride, const double *base, int64_t base_rows,
+                   const double *HK_NULLABLE W, double *HK_NULLABLE dq,
+                   double *HK_NULLABLE dqd, double *HK_NULLABLE Mo, double *HK_NULLABLE tau);
+int hodyn_elastic(const HModel *m, int64_t N, int D, const double *HK_STRIDED qs,
+                  int64_t qstride, int R, const double *base, int64_t base_rows,
+                  const double *HK_NULLABLE W, const double *HK_NULLABLE extra,
+                  const uint8_t *driven, const double *gear, const double *efficiency,
+                  const double *stiffness, const double *inertia, const double *axis,
+                  const int32_t *u_orders, int P, const int32_t *pairs, const uint8_t *accel,
+                  const uint8_t *speed, int order, double *u_out, double *theta_out,
+                  double *taum_out);
+
+/* a floating root's jet and small dense solves (floating.c, solve.c) */
+int hodyn_root_jet(int64_t N, int K1, int D, const double *R, const double *Vb,
+                   const double *g, double *out);
+int hodyn_spd_solve(int64_t N, int n, const double *M, int k, const double *B, double *X);
+
+/* inverse kinematics (ik.c) */
+int hodyn_ik_newton(const HModel *md, int64_t N, const double *q, int r, const int32_t *path,
+                    const double *T, int m, const double *HK_NULLABLE Rd, const double *pd,
+                    int steps, double *q_out, double *err);
+int hodyn_ik_rates(const HModel *md, int64_t N, const double *q, int r, const int32_t *path,
+                   const double *T, int m, int D, const double *HK_NULLABLE y,
+                   const double *HK_NULLABLE qref, double gain, double *qs, double *cond);
+int hodyn_ik_integrate(const HModel *md, int64_t N, int r, const int32_t *path,
+                       const double *T, int m, int D, const double *y,
+                       const double *HK_NULLABLE Rd, const double *pd, const double *ts,
+                       const double *qref, double gain, const double *last, double t_last,
+                       double cond_last, const double *HK_NULLABLE before, double t_before,
+                       const double *weights, const double *err_const, int newton_steps,
+                       int passes, double tolerance, double jump, double *qs, double *cond,
+                       int64_t *done);
+
+#endif

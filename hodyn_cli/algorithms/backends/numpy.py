@@ -1,0 +1,148 @@
+"""The numpy backend: every per-chunk operation by its readable reference, the numpy passes of
+the algorithm modules (each method names the function it runs). The other backends compute
+the same numbers (tests hold them to rounding) and take what they do not cover from here.
+
+Arrays: ``qs`` (N, D, n) are q and its derivatives of N samples (D at least what the order
+needs); ``base`` the root's twist jet ((1 or N), >= order + 2, 6), which carries gravity
+and, for a floating root, its motion; ``wrenches`` body index -> (N, >= order + 1, 6).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hodyn_cli.algorithms.actuation import elastic
+from hodyn_cli.algorithms.dynamics import (
+    body_fixed,
+    closed_form,
+    floating,
+    model_data,
+    partials,
+    regressor,
+    sensitivities,
+)
+from hodyn_cli.algorithms.dynamics.common import CHUNK
+from hodyn_cli.algorithms.motion import ik
+from hodyn_cli.core.model import Model
+
+__all__ = ["NumpyBackend"]
+
+
+class NumpyBackend:
+    """The reference: numpy, every operation, every order."""
+
+    name = "numpy"
+
+    def describe(self) -> str:
+        return "numpy"
+
+    def data(self, model: Model) -> model_data.ModelData:
+        """The model's constant arrays (built once per model)."""
+        return model_data.model_data(model)
+
+    def rows(self, numpy_rows: int) -> int:
+        """Samples per call of an operation whose numpy reference works best on
+        ``numpy_rows`` (cache-sized chunks)."""
+        return numpy_rows
+
+    # -- dynamics ----------------------------------------------------------------------
+    def inverse_dynamics(self, model: Model, qs: np.ndarray, base: np.ndarray,
+                         wrenches: dict[int, np.ndarray], *, order: int, twists: bool = False,
+                         root: bool = False):
+        """tau (N, order+1, n), and with ``twists`` the body-fixed twists (N, n, order+2, 6),
+        with ``root`` the root's Newton-Euler wrench ``F_0`` (N, order+1, 6):
+        :func:`~hodyn_cli.algorithms.dynamics.body_fixed.chunk`."""
+        return body_fixed.chunk(model, qs, base, wrenches, order, twists=twists, root=root)
+
+    def root_jet(self, R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray:
+        """A floating root's twist jet (N, K+1, 6) in the free-falling frame:
+        :func:`~hodyn_cli.algorithms.dynamics.floating.root_jet_numpy`."""
+        return floating.root_jet_numpy(R, Vb, g, K)
+
+    def eom_matrices(self, model: Model, qs: np.ndarray, r: int, base: np.ndarray,
+                     wrenches: dict[int, np.ndarray] | None, with_cbar: bool = True,
+                     root_twist: np.ndarray | None = None) -> closed_form.EOMMatrices:
+        """M, C, Cbar, g, Q_ext and their first r derivatives: ``base`` ((1 or N), >= 2, 6)
+        holds the root's gravity acceleration in ``base[:, 1]``;
+        :func:`~hodyn_cli.algorithms.dynamics.closed_form.eom_matrices_numpy`, or with a
+        floating root's twist jet ``root_twist`` (N, >= r+2, 6) the (6 + n)-square ones of
+        :func:`~hodyn_cli.algorithms.dynamics.floating.eom_numpy`."""
+        if root_twist is None:
+            return closed_form.eom_matrices_numpy(model, qs, r, base, wrenches, with_cbar)
+        return floating.eom_numpy(model, qs, r, base, wrenches, with_cbar, root_twist)
+
+    def regressor(self, model: Model, qs: np.ndarray, base: np.ndarray, order: int,
+                  root: bool = False) -> np.ndarray:
+        """Y^(k) (N, order+1, n, 10 n), or with ``root`` a floating root's (N, order+1, 6+n,
+        10 (n+1)) with its generalized force F_0 first:
+        :func:`~hodyn_cli.algorithms.dynamics.regressor.regressor_numpy`,
+        :func:`~hodyn_cli.algorithms.dynamics.regressor.floating_regressor_numpy`."""
+        if root:
+            return regressor.floating_regressor_numpy(model, qs, base, order)
+        return regressor.regressor_numpy(model, qs, base, order)
+
+    def sensitivities(self, model: Model, qs: np.ndarray, base: np.ndarray,
+                      wrenches: dict[int, np.ndarray], order: int) -> np.ndarray:
+        """``d tau^(k) / d q^(j)`` (S, N, n, n) for the pairs (k, j) in the order of
+        :func:`~hodyn_cli.algorithms.dynamics.sensitivities.dataset_names`:
+        :func:`~hodyn_cli.algorithms.dynamics.sensitivities.complex_step`."""
+        return sensitivities.complex_step(model, qs, base, wrenches, order)
+
+    def partials(self, model: Model, qs: np.ndarray, base: np.ndarray,
+                 wrenches: dict[int, np.ndarray], *, partials: bool = True,
+                 mass: bool = False) -> tuple[np.ndarray, ...]:
+        """``d tau / d q``, ``d tau / d qd`` (N, n, n) (``base``: the root's twist and rate,
+        ``wrenches`` body -> (N, 6)), and with ``mass`` the mass matrix (N, n, n) and tau
+        (N, n): :func:`~hodyn_cli.algorithms.dynamics.partials.partials_numpy`, the
+        closed-form M (it depends on q only), the body-fixed passes."""
+        out: tuple[np.ndarray, ...] = ()
+        if partials:
+            out = _partials_in_chunks(model, qs, base, wrenches)
+        if mass:
+            W = {b: w[:, None] for b, w in wrenches.items()}
+            at_rest = np.zeros((1, 2, 6))
+            M = closed_form.eom_matrices_numpy(model, qs, 0, at_rest, None, with_cbar=False).M
+            out += (M[:, 0], body_fixed.chunk(model, qs[:, :3], base[:, :2], W, 0)[:, 0])
+        return out
+
+    def spd_solve(self, M: np.ndarray, B: np.ndarray) -> np.ndarray:
+        """``M^-1 B`` (N, n, k) for mass matrices M (N, n, n) and B (N, n, k) (LU)."""
+        return np.linalg.solve(M, B)
+
+    def elastic(self, model: Model, drives, req, qs: np.ndarray, base: np.ndarray,
+                wrenches: dict[int, np.ndarray], order: int, extra: np.ndarray | None = None):
+        """u, theta, tau_m of the full elastic model:
+        :func:`~hodyn_cli.algorithms.actuation.elastic.solve_full`."""
+        return elastic.solve_full(model, drives, req, qs, base, wrenches, order, extra)
+
+    # -- inverse kinematics --------------------------------------------------------------
+    def ik_newton(self, task: ik.Task, q: np.ndarray, R: np.ndarray | None, p: np.ndarray,
+                  steps: int) -> tuple[np.ndarray, np.ndarray]:
+        """Newton towards the link targets: :func:`~hodyn_cli.algorithms.motion.ik.newton`."""
+        return ik.newton(task, q, R, p, steps)
+
+    def ik_rates(self, task: ik.Task, q: np.ndarray, y: np.ndarray, q_ref: np.ndarray | None,
+                 gain: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """q and its rates for the task rates y, Algorithm 2, the condition numbers and the
+        relative miss of a path shorter than its task:
+        :func:`~hodyn_cli.algorithms.motion.ik.rates`."""
+        return ik.rates(task, q, y, q_ref, gain)
+
+    def ik_integrate(self, task: ik.Task, y: np.ndarray, *args, **kwargs
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """A redundant arm's samples integrated lane group by lane group, as far as the
+        backend gets: here none (the solver's own blocks, the reference, integrate them)."""
+        n = task.model.n
+        return np.empty((0, y.shape[1] + 1, n)), np.empty(0)
+
+
+def _partials_in_chunks(model: Model, qs: np.ndarray, base: np.ndarray,
+                        wrenches: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    N, n = qs.shape[0], model.n
+    dq, dqd = np.empty((N, n, n)), np.empty((N, n, n))
+    for s in range(0, N, CHUNK):
+        sl = slice(s, s + CHUNK)
+        dq[sl], dqd[sl] = partials.partials_numpy(
+            model, qs[sl, :3], base if len(base) == 1 else base[sl],
+            {b: w[sl] for b, w in wrenches.items()})
+    return dq, dqd
