@@ -74,7 +74,8 @@ def big(name: str, order: int):
                         order > 2 else [])
 
 
-@pytest.mark.parametrize("name, order", [big(name, k) for name in ALL_ROBOTS for k in range(5)])
+@pytest.mark.parametrize("name, order", [big(name, k) for name in ALL_ROBOTS for k in range(5)]
+                         + [("planar_2r", 6)])
 def test_inverse_dynamics_with_a_floating_root_and_wrenches(name, order):
     """tau and the root's wrench F_0 for a moving root (a jet per sample) with wrenches on a
     leaf and a root child: :func:`floating.body_fixed_numpy`, the compiled kernel's reference."""
@@ -87,8 +88,8 @@ def test_inverse_dynamics_with_a_floating_root_and_wrenches(name, order):
     assert_close(F0, ref_F0, (name, "F_0"))
 
 
-@pytest.mark.parametrize("order", [0, 1, 2, 3, 4])
-@pytest.mark.parametrize("name", ALL_ROBOTS)
+@pytest.mark.parametrize("name, order", [(name, k) for name in ALL_ROBOTS for k in range(5)]
+                         + [("planar_2r", 6)])
 def test_floating_regressor(name, order):
     """Y^(k) of a floating root (its 6 rows and 10 parameters first):
     :func:`regressor.floating_regressor_numpy`."""
