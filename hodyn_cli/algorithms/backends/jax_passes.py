@@ -25,10 +25,10 @@ parameter p::
     Y^(k)[c, 10 b + p] = sum_j C(k,j) J_b[:, c]^(j) . A_b^(k-j)[:, p]
     J_b = Ad_{C_{b,p}} J_p (the table a above) + X_b in column b
 
-(``J_b`` every column at once: a column c that is not on b's path to the root stays 0, and
-so does its row). A floating root adds the root's 6 unit twists as the first 6 columns
-(``J_0 = [I 0]``, the rows of ``F_0``) and its own 10 parameters (``A_0`` from the root's
-jet) as the first 10 columns.
+(``J_b`` every column at once: a column c that is not on b's path to the root is carried
+down as zeros and stays 0, and so does its row). A floating root adds the root's 6 unit
+twists as the first 6 columns (``J_0 = [I 0]``, the rows of ``F_0``) and its own 10
+parameters (``A_0`` from the root's jet) as the first 10 columns.
 
 Two ways to visit the bodies, one set of equations (:class:`_Joint`):
 
@@ -59,11 +59,10 @@ __all__ = ["constants", "mat", "coad", "inverse_dynamics", "regressor"]
 
 def constants(data: ModelData) -> dict[str, np.ndarray]:
     """The model's arrays the programs take (the caller keeps them on the device): per body
-    ``A0 = Ad_{B^-1}``, ``N = ad_X``, ``M``, ``X``, ``revolute``, ``parent``, ``ancestors``
-    ((n, n), ``[b, c]``: c is b or above it), and the root's ``M0``."""
+    ``A0 = Ad_{B^-1}``, ``N = ad_X``, ``M``, ``X``, ``revolute``, ``parent``, and the root's
+    ``M0``."""
     return {"A0": data.adjoints[0], "N": lie.ad(data.X), "M": data.M, "X": data.X,
-            "revolute": data.revolute.astype(bool), "parent": data.parent,
-            "ancestors": data.ancestors.astype(bool), "M0": data.root_M}
+            "revolute": data.revolute.astype(bool), "parent": data.parent, "M0": data.root_M}
 
 
 def mat(A, x):
@@ -111,11 +110,10 @@ class _Joint:
     def __init__(self, c: dict, qs, i):
         self.A0, self.N, self.X, self.q = c["A0"][i], c["N"][i], c["X"][i], _row(qs, i, axis=1)
         q0, revolute = self.q[0], c["revolute"][i]
-        if isinstance(revolute, np.bool_):   # ad_X^2 = 0 for a prismatic joint: c = 0
+        if isinstance(revolute, np.bool_):   # ad_X^2 = 0 for a prismatic joint: no c term
             self.s, self.c = (jnp.sin(q0), 1.0 - jnp.cos(q0)) if revolute else (q0, None)
-        else:
-            self.s = jnp.where(revolute, jnp.sin(q0), q0)
-            self.c = jnp.where(revolute, 1.0 - jnp.cos(q0), 0.0)
+        else:                                # (there c multiplies ad_X^2 y = 0)
+            self.s, self.c = jnp.where(revolute, jnp.sin(q0), q0), 1.0 - jnp.cos(q0)
 
     def adjoint(self, x):
         """``Ad_{C_{i,p}} x`` (17): ``exp(-q ad_X) Ad_{B^-1} x`` by Rodrigues."""
@@ -217,9 +215,6 @@ def regressor(c: dict, qs, base, r: int, root: bool):
     n, S = qs.shape[1], qs.shape[2]
     R0, P0 = (6, 10) if root else (0, 0)
     V = jnp.zeros((n + 1, 6, r + 2, S)).at[0].set(jnp.broadcast_to(base, (6, r + 2, S)))
-    on_path = c["ancestors"]                                      # [b, c]: c on b's path
-    if root:
-        on_path = jnp.concatenate([jnp.ones((n, 6), bool), on_path], axis=1)
     cols = jnp.zeros((n + 1, 6, r + 1, R0 + n, S))                # row b+1: J_b, row 0: J_0
     if root:
         cols = cols.at[0, :, 0, :6].set(jnp.broadcast_to(jnp.eye(6)[..., None], (6, 6, S)))
@@ -232,7 +227,6 @@ def regressor(c: dict, qs, base, r: int, root: bool):
         own = J.X[:, None, None] * (jnp.arange(R0 + n) == R0 + b)[:, None]     # X_b, column b
         Jb = J.transport_down(_row(cols, p), r + 1).at[:, 0].add(own)
         block = _jacobian_sums(Jb, _body_regressor(Vb, r), r)
-        block = jnp.where(_row(on_path, b)[:, None, None], block, 0.0)    # exact zeros off it
         return (lax.dynamic_update_index_in_dim(V, Vb, b + 1, 0),
                 lax.dynamic_update_index_in_dim(cols, Jb, b + 1, 0),
                 lax.dynamic_update_slice(Y, block, (0, 0, P0 + 10 * b, 0)))
