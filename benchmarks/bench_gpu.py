@@ -119,6 +119,30 @@ def rel(ours, ref) -> float:
     return float(np.abs(np.asarray(ours) - ref).max() / np.abs(ref).max())
 
 
+def measure(N: int, device: str = "gpu", repeat: int = 3, block: int | None = None
+            ) -> list[tuple[str, float, float | None]]:
+    """(case, microseconds per sample, largest relative difference to the compiled kernel or
+    None) of every row on N samples (``benchmarks/bench_scale.py`` prints them too). Without
+    the device: :class:`hodyn_cli.errors.HodynError`."""
+    model = load_model(URDF)
+    base = base_motion((0.0, 0.0, -9.81), ORDER + 1)
+    dm = gpu.device_model(model, device)
+    traj = cosine(model.joint_names, np.linspace(0, N * 1e-3, N), amplitude=0.5, omega=1.3,
+                  phase=np.arange(model.n), orders=ORDER + 3)
+    qs = np.ascontiguousarray(traj.derivatives)
+    t, ref = best(repeat, lambda: compiled_all_cores(model, qs, base))
+    rows = [("compiled kernel, every core", t, ref)]
+    gpu.inverse_dynamics_chunk(model, qs[:8], base, {}, order=ORDER, device=device,
+                               block=block)   # compiles
+    t, tau = best(repeat, lambda: gpu.inverse_dynamics_chunk(
+        model, qs, base, {}, order=ORDER, device=device, block=block))
+    rows.append(("gpu backend, with transfers", t, tau))
+    rows.append(("gpu backend, device only", device_only(dm, qs, base, repeat), None))
+    rows += anchor_rows(anchor(model), qs, dm.device, repeat)
+    return [(name, seconds / N * 1e6, None if out is None else rel(out, ref))
+            for name, seconds, out in rows]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default="gpu", choices=["gpu", "cpu"])
@@ -128,31 +152,16 @@ def main() -> None:
     args = ap.parse_args()
     import jax
 
-    model = load_model(URDF)
-    base = base_motion((0.0, 0.0, -9.81), ORDER + 1)
-    dm = gpu.device_model(model, args.device)
+    device = gpu.device_of(args.device)
     kind = "CPU numbers (JAX's CPU backend), not a GPU's" if args.device == "cpu" else "GPU"
     print(f"iiwa14, tau/taud/taudd (order {ORDER}), us per sample, best of {args.repeat}; "
-          f"JAX {jax.__version__} on {dm.device.device_kind} ({kind}); compiled kernel: "
+          f"JAX {jax.__version__} on {device.device_kind} ({kind}); compiled kernel: "
           f"{_compiled.describe()}, {os.cpu_count()} cores")
     print(f"{'samples':>9} {'case':<40} {'us/sample':>10}  max rel. diff to the kernel")
-    fa = anchor(model)
     for N in args.samples:
-        traj = cosine(model.joint_names, np.linspace(0, N * 1e-3, N), amplitude=0.5, omega=1.3,
-                      phase=np.arange(model.n), orders=ORDER + 3)
-        qs = np.ascontiguousarray(traj.derivatives)
-        t, ref = best(args.repeat, lambda qs=qs: compiled_all_cores(model, qs, base))
-        rows = [("compiled kernel, every core", t, ref)]
-        gpu.inverse_dynamics_chunk(model, qs[:8], base, {}, order=ORDER, device=args.device,
-                                   block=args.block)   # compiles
-        t, tau = best(args.repeat, lambda qs=qs: gpu.inverse_dynamics_chunk(
-            model, qs, base, {}, order=ORDER, device=args.device, block=args.block))
-        rows.append(("gpu backend, with transfers", t, tau))
-        rows.append(("gpu backend, device only", device_only(dm, qs, base, args.repeat), None))
-        rows += anchor_rows(fa, qs, dm.device, args.repeat)
-        for name, seconds, result in rows:
-            diff = "" if result is None else f"{rel(result, ref):.1e}"
-            print(f"{N:>9} {name:<40} {seconds / N * 1e6:>10.4f}  {diff}")
+        for name, us, diff in measure(N, args.device, args.repeat, args.block):
+            print(f"{N:>9} {name:<40} {us:>10.4f}  {'' if diff is None else f'{diff:.1e}'}",
+                  flush=True)
 
 
 def anchor_rows(fa, qs, device, repeat: int) -> list:

@@ -222,7 +222,7 @@ def test_without_jax_one_line_says_so(monkeypatch):
     (lambda m, qs, b: gpu.regressor_chunk(m, qs, b, -1, device="cpu"),
      HodynError, r"torque order -1: must be 0 or more"),
     (lambda m, qs, b: gpu.regressor_chunk(m, qs, b, 1, device="cpu", block=0),
-     HodynError, r"--backend gpu: a block of 0 samples"),
+     HodynError, r"--backend gpu: a block holds 1 sample or more, not 0"),
 ])
 def test_bad_input_is_one_line(call, error, message):
     model, qs, base = planar(5)

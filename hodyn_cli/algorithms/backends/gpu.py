@@ -88,7 +88,7 @@ class DeviceModel:
         from hodyn_cli.algorithms.backends import jax_passes
 
         jax = _jax()
-        self.n, self.device = model.n, device_of(device)
+        self.device = device_of(device)
         self.literals = jax_passes.constants(model_data(model))   # unrolled programs' constants
         with jax.enable_x64(True):                                 # and the loops' arrays
             self.constants = jax.device_put(self.literals, self.device)
@@ -107,7 +107,7 @@ class DeviceModel:
         ``doubles_per_sample`` fit :data:`BLOCK_BYTES`, at most :data:`MAX_BLOCK`."""
         if block is not None:
             if block < 1:
-                raise HodynError(f"--backend gpu: a block of {block} samples")
+                raise HodynError(f"--backend gpu: a block holds 1 sample or more, not {block}")
             return int(block)
         kind = "cpu" if self.device.platform == "cpu" else "gpu"
         fit = max(BLOCK_BYTES[kind] // (8 * doubles_per_sample), 1)
@@ -262,6 +262,7 @@ def _block(a: np.ndarray, s0: int, m: int, size: int) -> np.ndarray:
 
 
 def _fetch(s0: int, m: int, results, outs: list[tuple[np.ndarray, int]]) -> None:
+    """A block's results (waiting for them) into the chunk's arrays, without the padding."""
     for (out, axis), res in zip(outs, results, strict=True):
         host = np.asarray(res)
         index = (slice(None),) * axis
