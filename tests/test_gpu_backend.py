@@ -157,6 +157,22 @@ def test_one_compiled_program_serves_every_chunk():
     assert len(new) == 1 and new[0]._cache_size() == 1
 
 
+def test_block_sizes_follow_the_chunk_between_a_floor_and_a_ceiling():
+    """Without ``block``: the power of two that holds the chunk, at least MIN_BLOCK samples
+    and at most MAX_BLOCK (on the CPU device); a chunk beyond it runs in several blocks."""
+    model = MODELS["planar_2r"]
+    dm = gpu.device_model(model, "cpu")
+    low, high = gpu.MIN_BLOCK["cpu"], gpu.MAX_BLOCK["cpu"]
+    sizes = {N: dm.block(N, 20, None) for N in (1, 5, low + 1, high - 1, 3 * high)}
+    assert sizes == {1: low, 5: low, low + 1: 2 * low, high - 1: high, 3 * high: high}
+    assert dm.block(5, gpu.BLOCK_BYTES["cpu"] // 8 // 3, None) == 2   # 3 samples would not fit
+    model, qs, base = planar(low + 3, order=0)
+    tau = gpu.inverse_dynamics_chunk(model, qs, base, {}, order=0, device="cpu")
+    ref = body_fixed.backward_pass(model, qs, body_fixed.forward_pass(model, qs, 1, base), 0)[0]
+    assert_close(tau, ref, "default block")
+    assert ("tau", 0, False, False, (), 2 * low) in dm._programs
+
+
 def test_results_come_back_in_the_compiled_kernels_layout():
     """Each torque order one contiguous block (writers take tau[:, k] as it is), float64; a
     reader's chunk (t before each sample's values: a strided view) gives the numbers of a

@@ -8,13 +8,14 @@ The passes are the body-fixed recursion (40)-(42) and the regressor's Jacobian s
 as JAX programs with the samples on the last axis (:mod:`.jax_passes` has the equations).
 
 How a chunk runs (:func:`_stream`): its samples go through the device in **blocks** of a
-fixed size (the last one padded), so one program per (model, operation, order, options)
-serves every chunk and the device holds at most two blocks' inputs, intermediates and
-results, whatever the chunk's size; the block's size comes from a byte budget
-(:data:`BLOCK_BYTES`). JAX dispatches asynchronously: block b+1 is copied to the device
-while block b computes, and b's results come back (``copy_to_host_async``) into arrays
-allocated once per chunk, in the compiled kernel's layout. Everything is float64 (JAX's
-x64 mode, switched on for these calls only).
+fixed size (the last one padded): the power of two that holds the chunk, between a floor
+and a ceiling that fits a byte budget (:data:`BLOCK_BYTES`), so a pipeline's chunks share
+one program per (model, operation, order, options) and a few sizes, and the device holds
+at most two blocks' inputs, intermediates and results, whatever the chunk's size. JAX
+dispatches asynchronously: block b+1 is copied to the device while block b computes, and
+b's results come back (``copy_to_host_async``) into arrays allocated once per chunk, in the
+compiled kernel's layout. Everything is float64 (JAX's x64 mode, switched on for these
+calls only).
 
 Device: ``device="gpu"`` (the default) takes JAX's first GPU; without JAX or without a GPU
 one line says so (:class:`HodynError`). ``device="cpu"`` runs the very same programs on
@@ -43,13 +44,14 @@ from hodyn_cli.algorithms.dynamics.model_data import model_data
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError, TrajectoryError
 
-__all__ = ["BLOCK_BYTES", "MAX_BLOCK", "device_of", "DeviceModel", "device_model",
+__all__ = ["BLOCK_BYTES", "MIN_BLOCK", "MAX_BLOCK", "device_of", "DeviceModel", "device_model",
            "inverse_dynamics_chunk", "regressor_chunk"]
 
 #: device bytes one block may take (its inputs, results and the passes' arrays; two blocks
-#: are in flight), and the most samples in a block, per kind of device (a GPU is busy long
-#: before 2**18 samples; on a CPU a block stays near the caches)
+#: are in flight), and the fewest and most samples in a block, per kind of device (a GPU is
+#: busy long before 2**18 samples; on a CPU a block stays near the caches)
 BLOCK_BYTES = {"gpu": 1 << 30, "cpu": 64 << 20}
+MIN_BLOCK = {"gpu": 1 << 12, "cpu": 1 << 8}
 MAX_BLOCK = {"gpu": 1 << 18, "cpu": 1 << 12}
 
 _MODELS: weakref.WeakKeyDictionary[Model, dict] = weakref.WeakKeyDictionary()
@@ -102,16 +104,18 @@ class DeviceModel:
                 self._programs[key] = _jax().jit(build())
             return self._programs[key]
 
-    def block(self, doubles_per_sample: int, block: int | None) -> int:
-        """Samples per block: ``block`` if given, else the largest power of two whose
-        ``doubles_per_sample`` fit :data:`BLOCK_BYTES`, at most :data:`MAX_BLOCK`."""
+    def block(self, N: int, doubles_per_sample: int, block: int | None) -> int:
+        """Samples per block for a chunk of N: ``block`` if given, else the power of two
+        that holds N (at least :data:`MIN_BLOCK`: chunks of any size share a few programs),
+        at most :data:`MAX_BLOCK` and what fits :data:`BLOCK_BYTES`."""
         if block is not None:
             if block < 1:
                 raise HodynError(f"--backend gpu: a block holds 1 sample or more, not {block}")
             return int(block)
         kind = "cpu" if self.device.platform == "cpu" else "gpu"
         fit = max(BLOCK_BYTES[kind] // (8 * doubles_per_sample), 1)
-        return min(MAX_BLOCK[kind], 1 << (fit.bit_length() - 1))
+        top = min(MAX_BLOCK[kind], 1 << (fit.bit_length() - 1))
+        return min(top, max(MIN_BLOCK[kind], 1 << max(N - 1, 0).bit_length()))
 
 
 def device_model(model: Model, device: str = "gpu") -> DeviceModel:
@@ -140,7 +144,7 @@ def inverse_dynamics_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
     W = np.stack([_wrench(wrenches[b], N, r1, b) for b in bodies], axis=1) if bodies else None
     inputs = _inputs(qs, base, W)
     # results, and the passes' twists and wrenches of every body
-    size = dm.block(_doubles(inputs) + r1 * (n + 6) + 6 * (n + 1) * (2 * r1 + 1), block)
+    size = dm.block(N, _doubles(inputs) + r1 * (n + 6) + 6 * (n + 1) * (2 * r1 + 1), block)
 
     def build():
         def run(q, jet, Wb=None):
@@ -173,8 +177,8 @@ def regressor_chunk(model: Model, qs: np.ndarray, base: np.ndarray, order: int,
     rows, cols = 6 * extra + model.n, 10 * (model.n + extra)
     inputs = _inputs(qs, base)
     # Y twice (the result, in the program and in the host's layout), every body's columns
-    size = dm.block(_doubles(inputs) + 2 * r1 * rows * cols + 6 * (model.n + 1) * r1 * rows,
-                    block)
+    size = dm.block(N, _doubles(inputs) + 2 * r1 * rows * cols
+                    + 6 * (model.n + 1) * r1 * rows, block)
 
     def build():
         def run(q, jet):
