@@ -32,8 +32,9 @@ def compilation_cache(request):
     """Compiled programs kept in pytest's cache directory: a second run (CI's second pass,
     a developer's rerun) loads them instead of compiling ~50 programs again."""
     before = jax.config.jax_compilation_cache_dir
-    jax.config.update("jax_compilation_cache_dir", str(request.config.cache.mkdir("jax")))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+    if getattr(request.config, "cache", None) is not None:   # not with -p no:cacheprovider
+        jax.config.update("jax_compilation_cache_dir", str(request.config.cache.mkdir("jax")))
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
     yield
     jax.config.update("jax_compilation_cache_dir", before)
     gpu._MODELS.clear()   # the programs go now, not while the test worker exits
