@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -207,6 +208,33 @@ def test_threads_share_a_model_and_its_programs():
         t.join()
     for k in range(4):
         assert np.array_equal(out[k], ref[k:])
+
+
+def test_at_most_streams_chunks_use_a_device_at_once(monkeypatch):
+    """Eight threads with a chunk each: at most STREAMS of them stream blocks through the
+    device at a time (its memory holds STREAMS x 2 blocks), and every chunk is done."""
+    model, qs, base = planar(24, order=1)
+    gpu.inverse_dynamics_chunk(model, qs, base, {}, order=1, device="cpu", block=8)  # compiles
+    busy, most, lock, block = [0], [0], threading.Lock(), gpu._block
+
+    def slow_block(*args):   # inside the stream: count the threads there at once
+        with lock:
+            busy[0] += 1
+            most[0] = max(most[0], busy[0])
+        time.sleep(0.01)
+        with lock:
+            busy[0] -= 1
+        return block(*args)
+
+    monkeypatch.setattr(gpu, "_block", slow_block)
+    threads = [threading.Thread(target=gpu.inverse_dynamics_chunk, args=(model, qs, base, {}),
+                                kwargs={"order": 1, "device": "cpu", "block": 8})
+               for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert most[0] == gpu.STREAMS
 
 
 def test_without_a_gpu_one_line_says_so():

@@ -44,7 +44,7 @@ from hodyn_cli.algorithms.dynamics.model_data import model_data
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError, TrajectoryError
 
-__all__ = ["BLOCK_BYTES", "MIN_BLOCK", "MAX_BLOCK", "device_of", "DeviceModel", "device_model",
+__all__ = ["BLOCK_BYTES", "MIN_BLOCK", "MAX_BLOCK", "STREAMS", "device_of", "DeviceModel", "device_model",
            "inverse_dynamics_chunk", "regressor_chunk"]
 
 #: device bytes one block may take (its inputs, results and the passes' arrays; two blocks
@@ -53,9 +53,13 @@ __all__ = ["BLOCK_BYTES", "MIN_BLOCK", "MAX_BLOCK", "device_of", "DeviceModel", 
 BLOCK_BYTES = {"gpu": 1 << 30, "cpu": 64 << 20}
 MIN_BLOCK = {"gpu": 1 << 12, "cpu": 1 << 8}
 MAX_BLOCK = {"gpu": 1 << 18, "cpu": 1 << 12}
+#: chunks streamed through one device at once (the pipeline's other threads wait): two keep
+#: a GPU busy, and its memory holds at most that many times two blocks
+STREAMS = 2
 
 _MODELS: weakref.WeakKeyDictionary[Model, dict] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
+_SLOTS: dict = {}   # device -> a semaphore of STREAMS
 
 
 def _jax():
@@ -234,10 +238,12 @@ def _stream(dm: DeviceModel, program: Callable, size: int, inputs: list,
     sample?) per sample is cut into blocks (the last one padded with zeros), a shared one is
     put on the device once; result j of block b goes into ``outs[j][0]`` at b's rows along
     axis ``outs[j][1]``. Block b+1 is sent while b computes; b's results are fetched while
-    b+1 computes."""
+    b+1 computes. At most :data:`STREAMS` chunks stream through a device at once."""
     jax = _jax()
     N = len(inputs[0][0])
-    with jax.enable_x64(True):
+    with _LOCK:
+        slots = _SLOTS.setdefault(dm.device, threading.Semaphore(STREAMS))
+    with slots, jax.enable_x64(True):
         shared = {k: jax.device_put(np.asarray(a, dtype=np.float64), dm.device)
                   for k, (a, per_sample) in enumerate(inputs) if not per_sample}
         pending: deque = deque()
