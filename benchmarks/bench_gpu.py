@@ -3,6 +3,7 @@ and 4M samples, on the device alone and with the host<->device transfers, next t
 compiled kernel and a plain JAX RNEA with nested jvp (the issue's anchor).
 
     python benchmarks/bench_gpu.py [--device gpu|cpu] [--samples 1000000 4000000] [--repeat 3]
+                                   [--block SAMPLES] [--no-anchor]
 
 ``--device cpu`` runs the very same programs on JAX's CPU backend (what a machine without a
 GPU can measure: CPU numbers, not GPU ones). Rows:
@@ -119,8 +120,8 @@ def rel(ours, ref) -> float:
     return float(np.abs(np.asarray(ours) - ref).max() / np.abs(ref).max())
 
 
-def measure(N: int, device: str = "gpu", repeat: int = 3, block: int | None = None
-            ) -> list[tuple[str, float, float | None]]:
+def measure(N: int, device: str = "gpu", repeat: int = 3, block: int | None = None,
+            with_anchor: bool = True) -> list[tuple[str, float, float | None]]:
     """(case, microseconds per sample, largest relative difference to the compiled kernel or
     None) of every row on N samples (``benchmarks/bench_scale.py`` prints them too). Without
     the device: :class:`hodyn_cli.errors.HodynError`."""
@@ -138,7 +139,8 @@ def measure(N: int, device: str = "gpu", repeat: int = 3, block: int | None = No
         model, qs, base, {}, order=ORDER, device=device, block=block))
     rows.append(("gpu backend, with transfers", t, tau))
     rows.append(("gpu backend, device only", device_only(dm, qs, base, repeat), None))
-    rows += anchor_rows(anchor(model), qs, dm.device, repeat)
+    if with_anchor:
+        rows += anchor_rows(anchor(model), qs, dm.device, repeat)
     return [(name, seconds / N * 1e6, None if out is None else rel(out, ref))
             for name, seconds, out in rows]
 
@@ -149,6 +151,8 @@ def main() -> None:
     ap.add_argument("--samples", type=int, nargs="+", default=[1_000_000, 4_000_000])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--block", type=int, default=None, help="samples per device block")
+    ap.add_argument("--no-anchor", action="store_true",
+                    help="leave out the JAX anchor (on a CPU it holds GBs per 2**20 samples)")
     args = ap.parse_args()
     import jax
 
@@ -159,7 +163,8 @@ def main() -> None:
           f"{_compiled.describe()}, {os.cpu_count()} cores")
     print(f"{'samples':>9} {'case':<40} {'us/sample':>10}  max rel. diff to the kernel")
     for N in args.samples:
-        for name, us, diff in measure(N, args.device, args.repeat, args.block):
+        for name, us, diff in measure(N, args.device, args.repeat, args.block,
+                                      not args.no_anchor):
             print(f"{N:>9} {name:<40} {us:>10.4f}  {'' if diff is None else f'{diff:.1e}'}",
                   flush=True)
 
