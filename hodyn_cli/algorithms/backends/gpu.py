@@ -1,0 +1,279 @@
+"""The GPU backend: the compiled kernel's per-chunk operations on a device, with JAX.
+
+``pip install "hodyn[gpu]"`` brings JAX with CUDA 12. Two operations, with the semantics
+of their namesakes in :mod:`.compiled` (the numpy references they name are the truth):
+:func:`inverse_dynamics_chunk` (tau and derivatives, external wrenches, a floating root's
+jet and its wrench ``F_0``) and :func:`regressor_chunk` (``Y^(k)``, fixed or floating root).
+The passes are the body-fixed recursion (40)-(42) and the regressor's Jacobian sums (13),
+as JAX programs with the samples on the last axis (:mod:`.jax_passes` has the equations).
+
+How a chunk runs (:func:`_stream`): its samples go through the device in **blocks** of a
+fixed size (the last one padded): the power of two that holds the chunk, between a floor
+and a ceiling that fits a byte budget (:data:`BLOCK_BYTES`), so a pipeline's chunks share
+one program per (model, operation, order, options) and a few sizes, and the device holds
+at most two blocks' inputs, intermediates and results, whatever the chunk's size. JAX
+dispatches asynchronously: block b+1 is copied to the device while block b computes, and
+b's results come back (``copy_to_host_async``) into arrays allocated once per chunk, in the
+compiled kernel's layout. Everything is float64 (JAX's x64 mode, switched on for these
+calls only).
+
+Device: ``device="gpu"`` (the default) takes JAX's first GPU; without JAX or without a GPU
+one line says so (:class:`HodynError`). ``device="cpu"`` runs the very same programs on
+JAX's CPU backend: that is how the tests run them (CI has no GPU), and it works on any
+machine (slower than the compiled kernel there).
+
+>>> from pathlib import Path
+>>> from hodyn_cli.modeling.urdf import load_model
+>>> model = load_model(Path(__file__).parents[3] / "urdf" / "planar_2r.urdf")
+>>> qs = np.zeros((3, 5, 2)); base = np.zeros((1, 4, 6)); base[0, 1, 5] = 9.81
+>>> tau = inverse_dynamics_chunk(model, qs, base, {}, order=2, device="cpu", block=2)
+>>> tau.shape, bool(np.all(tau[:, 1:] == 0))   # at rest: constant torques
+((3, 3, 2), True)
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import deque
+from collections.abc import Callable
+
+import numpy as np
+
+from hodyn_cli.algorithms.dynamics.model_data import model_data
+from hodyn_cli.core.model import Model
+from hodyn_cli.errors import HodynError, TrajectoryError
+
+__all__ = ["BLOCK_BYTES", "MIN_BLOCK", "MAX_BLOCK", "STREAMS", "device_of", "DeviceModel", "device_model",
+           "inverse_dynamics_chunk", "regressor_chunk"]
+
+#: device bytes one block may take (its inputs, results and the passes' arrays; two blocks
+#: are in flight), and the fewest and most samples in a block, per kind of device (a GPU is
+#: busy long before 2**18 samples; on a CPU a block stays near the caches)
+BLOCK_BYTES = {"gpu": 1 << 30, "cpu": 64 << 20}
+MIN_BLOCK = {"gpu": 1 << 12, "cpu": 1 << 8}
+MAX_BLOCK = {"gpu": 1 << 18, "cpu": 1 << 12}
+#: chunks streamed through one device at once (the pipeline's other threads wait): two keep
+#: a GPU busy, and its memory holds at most that many times two blocks
+STREAMS = 2
+
+_MODELS: weakref.WeakKeyDictionary[Model, dict] = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+_SLOTS: dict = {}   # device -> a semaphore of STREAMS
+
+
+def _jax():
+    try:
+        import jax
+    except ImportError:
+        raise HodynError("--backend gpu needs JAX: pip install 'hodyn[gpu]'") from None
+    return jax
+
+
+def device_of(device: str = "gpu"):
+    """JAX's first device of kind ``device`` ("gpu" or "cpu"), or a one-line HodynError."""
+    jax = _jax()
+    try:
+        return jax.devices(device)[0]
+    except RuntimeError:
+        kinds = ", ".join(sorted({d.platform for d in jax.devices()}))
+        if device == "gpu":
+            raise HodynError(f"--backend gpu: no GPU found by JAX (jax.devices() lists only "
+                             f"{kinds}); install hodyn[gpu] on a machine with an NVIDIA GPU"
+                             ) from None
+        raise HodynError(f"--backend gpu: JAX has no '{device}' device (it lists {kinds})"
+                         ) from None
+
+
+class DeviceModel:
+    """One model on one device: its constant arrays (as numbers for the programs that unroll
+    the bodies, put on the device once for those that loop over them) and the programs
+    compiled for it, one per (operation, order, options, block size), built on first use."""
+
+    def __init__(self, model: Model, device: str = "gpu"):
+        from hodyn_cli.algorithms.backends import jax_passes
+
+        jax = _jax()
+        self.device = device_of(device)
+        self.literals = jax_passes.constants(model_data(model))   # unrolled programs' constants
+        with jax.enable_x64(True):                                 # and the loops' arrays
+            self.constants = jax.device_put(self.literals, self.device)
+        self._programs: dict[tuple, Callable] = {}
+        self._lock = threading.Lock()
+
+    def program(self, key: tuple, build: Callable[[], Callable]) -> Callable:
+        """The jitted program for ``key``, built by ``build()`` once."""
+        with self._lock:
+            if key not in self._programs:
+                self._programs[key] = _jax().jit(build())
+            return self._programs[key]
+
+    def block(self, N: int, doubles_per_sample: int, block: int | None) -> int:
+        """Samples per block for a chunk of N: ``block`` if given, else the power of two
+        that holds N (at least :data:`MIN_BLOCK`: chunks of any size share a few programs),
+        at most :data:`MAX_BLOCK` and what fits :data:`BLOCK_BYTES`."""
+        if block is not None:
+            if block < 1:
+                raise HodynError(f"--backend gpu: a block holds 1 sample or more, not {block}")
+            return int(block)
+        kind = "cpu" if self.device.platform == "cpu" else "gpu"
+        fit = max(BLOCK_BYTES[kind] // (8 * doubles_per_sample), 1)
+        top = min(MAX_BLOCK[kind], 1 << (fit.bit_length() - 1))
+        return min(top, max(MIN_BLOCK[kind], 1 << max(N - 1, 0).bit_length()))
+
+
+def device_model(model: Model, device: str = "gpu") -> DeviceModel:
+    """The model's :class:`DeviceModel` on ``device``, kept as long as the model lives."""
+    with _LOCK:
+        per_device = _MODELS.setdefault(model, {})
+        if device not in per_device:
+            per_device[device] = DeviceModel(model, device)
+        return per_device[device]
+
+
+def inverse_dynamics_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
+                           wrenches: dict[int, np.ndarray], *, order: int, root: bool = False,
+                           device: str = "gpu", block: int | None = None):
+    """tau and derivatives (N, order+1, n) of one chunk on the device:
+    :func:`hodyn_cli.algorithms.backends.compiled.inverse_dynamics_chunk` (``qs`` (N, >= order+3,
+    n); ``base`` the root's twist jet (1 or N, >= order+2, 6); ``wrenches`` body -> (N,
+    >= order+1, 6)); ``root``: also the root's wrench ``F_0`` (N, order+1, 6), returned as
+    ``(tau, F_0)``. ``device``: "gpu", or "cpu" (tests, machines without a GPU); ``block``:
+    samples per device block (default: :meth:`DeviceModel.block`)."""
+    from hodyn_cli.algorithms.backends import jax_passes
+
+    dm, qs, base, r1 = _prepare(model, qs, base, order, device)
+    N, n = len(qs), model.n
+    bodies = tuple(sorted(wrenches))
+    W = np.stack([_wrench(wrenches[b], N, r1, b) for b in bodies], axis=1) if bodies else None
+    inputs = _inputs(qs, base, W)
+    # results, and the passes' twists and wrenches of every body
+    size = dm.block(N, _doubles(inputs) + r1 * (n + 6) + 6 * (n + 1) * (2 * r1 + 1), block)
+
+    def build():
+        def run(q, jet, Wb=None):
+            w = {b: Wb[:, k].transpose(2, 1, 0) for k, b in enumerate(bodies)}
+            out = jax_passes.inverse_dynamics(dm.literals, q.transpose(1, 2, 0),
+                                              jet.transpose(2, 1, 0), w, order, root)
+            if root:   # to the host's layouts: (order+1, S, n) and (S, order+1, 6)
+                return out[0].transpose(0, 2, 1), out[1].transpose(2, 1, 0)
+            return (out.transpose(0, 2, 1),)
+        return run
+
+    program = dm.program(("tau", order, root, inputs[1][1], bodies, size), build)
+    tau = np.empty((r1, N, n))   # each order one block, as the compiled kernel returns it
+    F0 = np.empty((N, r1, 6)) if root else None
+    _stream(dm, program, size, inputs, [(tau, 1)] + ([(F0, 0)] if root else []))
+    return (tau.transpose(1, 0, 2), F0) if root else tau.transpose(1, 0, 2)
+
+
+def regressor_chunk(model: Model, qs: np.ndarray, base: np.ndarray, order: int,
+                    root: bool = False, *, device: str = "gpu", block: int | None = None
+                    ) -> np.ndarray:
+    """Y^(k) (N, order+1, n, 10 n) of one chunk on the device:
+    :func:`hodyn_cli.algorithms.backends.compiled.regressor_chunk`; ``root``: of a floating root
+    whose jet ``base`` is, (N, order+1, 6+n, 10 (n+1)), the rows of ``F_0`` and the root's
+    parameters first. ``device``, ``block``: as in :func:`inverse_dynamics_chunk`."""
+    from hodyn_cli.algorithms.backends import jax_passes
+
+    dm, qs, base, r1 = _prepare(model, qs, base, order, device)
+    N, extra = len(qs), 1 if root else 0
+    rows, cols = 6 * extra + model.n, 10 * (model.n + extra)
+    inputs = _inputs(qs, base)
+    # Y twice (the result, in the program and in the host's layout), every body's columns
+    size = dm.block(N, _doubles(inputs) + 2 * r1 * rows * cols
+                    + 6 * (model.n + 1) * r1 * rows, block)
+
+    def build():
+        def run(q, jet):
+            Y = jax_passes.regressor(dm.constants, q.transpose(1, 2, 0), jet.transpose(2, 1, 0),
+                                     order, root)
+            return (Y.transpose(0, 3, 1, 2),)     # (order+1, S, rows, cols)
+        return run
+
+    program = dm.program(("regressor", order, root, inputs[1][1], size), build)
+    Y = np.empty((r1, N, rows, cols))
+    _stream(dm, program, size, inputs, [(Y, 1)])
+    return np.swapaxes(Y, 0, 1)
+
+
+def _prepare(model: Model, qs: np.ndarray, base: np.ndarray, order: int, device: str):
+    """(the model on the device, ``qs[:, :order+3]``, ``base[:, :order+2]``, order + 1) after
+    checking the shapes: qs (N, >= order+3, n), base (1 or N, >= order+2, 6)."""
+    if order < 0:
+        raise HodynError(f"torque order {order}: must be 0 or more")
+    need = order + 3
+    if qs.ndim != 3 or qs.shape[2] != model.n or qs.shape[1] < need:
+        raise TrajectoryError(f"joint derivatives of shape {qs.shape}: need (N, >= {need}, "
+                              f"{model.n})")
+    N = qs.shape[0]
+    if base.ndim != 3 or len(base) not in (1, N) or base.shape[1] < order + 2 \
+            or base.shape[2] != 6:
+        raise TrajectoryError(f"base motion of shape {base.shape}: need (1 or {N}, >= "
+                              f"{order + 2}, 6)")
+    return device_model(model, device), qs[:, :need], base[:, : order + 2], order + 1
+
+
+def _wrench(w: np.ndarray, N: int, r1: int, body: int) -> np.ndarray:
+    if w.ndim != 3 or w.shape[0] != N or w.shape[1] < r1 or w.shape[2] != 6:
+        raise TrajectoryError(f"wrench on body {body} of shape {w.shape}: need ({N}, >= {r1}, 6)")
+    return w[:, :r1]
+
+
+def _inputs(qs: np.ndarray, base: np.ndarray, W: np.ndarray | None = None) -> list:
+    """The program's inputs as (array, per sample?): qs and W per sample, the base's jet per
+    sample when it has a row per sample (N > 1), else shared."""
+    per_sample_base = len(base) == len(qs) > 1
+    return [(qs, True), (base, per_sample_base)] + ([(W, True)] if W is not None else [])
+
+
+def _doubles(inputs: list) -> int:
+    """Doubles per sample of the inputs that come in blocks."""
+    return sum(int(np.prod(a.shape[1:])) for a, per_sample in inputs if per_sample)
+
+
+def _stream(dm: DeviceModel, program: Callable, size: int, inputs: list,
+            outs: list[tuple[np.ndarray, int]]) -> None:
+    """Run ``program`` over the samples in blocks of ``size``: each input (array, per
+    sample?) per sample is cut into blocks (the last one padded with zeros), a shared one is
+    put on the device once; result j of block b goes into ``outs[j][0]`` at b's rows along
+    axis ``outs[j][1]``. Block b+1 is sent while b computes; b's results are fetched while
+    b+1 computes. At most :data:`STREAMS` chunks stream through a device at once."""
+    jax = _jax()
+    N = len(inputs[0][0])
+    with _LOCK:
+        slots = _SLOTS.setdefault(dm.device, threading.Semaphore(STREAMS))
+    with slots, jax.enable_x64(True):
+        shared = {k: jax.device_put(np.asarray(a, dtype=np.float64), dm.device)
+                  for k, (a, per_sample) in enumerate(inputs) if not per_sample}
+        pending: deque = deque()
+        for s0 in range(0, N, size):
+            m = min(size, N - s0)
+            args = [shared[k] if k in shared else
+                    jax.device_put(_block(a, s0, m, size), dm.device)
+                    for k, (a, _) in enumerate(inputs)]
+            results = program(*args)
+            for res in results:
+                res.copy_to_host_async()
+            pending.append((s0, m, results))
+            if len(pending) > 1:
+                _fetch(*pending.popleft(), outs)
+        while pending:
+            _fetch(*pending.popleft(), outs)
+
+
+def _block(a: np.ndarray, s0: int, m: int, size: int) -> np.ndarray:
+    """Rows s0 .. s0+m of ``a`` as a contiguous float64 array of ``size`` rows (zeros after m)."""
+    if m == size:
+        return np.ascontiguousarray(a[s0 : s0 + m], dtype=np.float64)
+    out = np.zeros((size,) + a.shape[1:])
+    out[:m] = a[s0 : s0 + m]
+    return out
+
+
+def _fetch(s0: int, m: int, results, outs: list[tuple[np.ndarray, int]]) -> None:
+    """A block's results (waiting for them) into the chunk's arrays, without the padding."""
+    for (out, axis), res in zip(outs, results, strict=True):
+        host = np.asarray(res)
+        index = (slice(None),) * axis
+        out[index + (slice(s0, s0 + m),)] = host[index + (slice(0, m),)]

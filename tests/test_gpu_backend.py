@@ -1,0 +1,282 @@
+"""The GPU backend (JAX) against the numpy references of the compiled kernel's operations, on
+JAX's CPU device (the same programs a GPU runs; CI has no GPU): every bundled robot (chains,
+trees, prismatic joints, a floating root), orders 0..4, external wrenches; its streaming in
+blocks, and its one-line errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from conftest import URDF, pinocchio_reference, random_cosine, wrench_motion
+from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms.backends import gpu
+from hodyn_cli.algorithms.dynamics import body_fixed, floating, regressor
+from hodyn_cli.algorithms.dynamics.common import base_motion
+from hodyn_cli.errors import HodynError, TrajectoryError
+from hodyn_cli.modeling.urdf import load_model
+
+jax = pytest.importorskip("jax")  # in the test extra; hodyn itself runs without it
+
+ALL_ROBOTS = sorted(p.stem for p in URDF.glob("*.urdf"))  # chains, a tree, prismatic joints
+GRAVITY = (0.3, -0.2, -9.81)
+BLOCK = 16  # samples per device block in these tests: several blocks, the last one padded
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compilation_cache(request):
+    """Compiled programs kept in pytest's cache directory: a second run (CI's second pass,
+    a developer's rerun) loads them instead of compiling ~50 programs again."""
+    before = jax.config.jax_compilation_cache_dir
+    if getattr(request.config, "cache", None) is not None:   # not with -p no:cacheprovider
+        jax.config.update("jax_compilation_cache_dir", str(request.config.cache.mkdir("jax")))
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+    yield
+    jax.config.update("jax_compilation_cache_dir", before)
+    gpu._MODELS.clear()   # the programs go now, not while the test worker exits
+    jax.clear_caches()
+
+
+def models():
+    return {name: load_model(URDF / f"{name}.urdf") for name in ALL_ROBOTS}
+
+
+MODELS = models()
+
+
+def motion(model, N: int, order: int, seed: int):
+    """qs (N, order+3, n), a floating root's random twist jet (N, order+2, 6) and wrenches
+    on a leaf and on a child of the root (N, order+1, 6)."""
+    t = np.linspace(0, 4, N)
+    qs = random_cosine(model, t, orders=order + 3, seed=seed).derivatives
+    jet = np.random.default_rng(seed).normal(size=(N, order + 2, 6))
+    child = int(np.flatnonzero(model.parent < 0)[-1])
+    W = {model.n - 1: wrench_motion(t, order), child: wrench_motion(t + 1, order)}
+    return qs, jet, W
+
+
+def assert_close(ours: np.ndarray, ref: np.ndarray, label, rtol: float = 1e-12) -> None:
+    """Equal to rounding, per derivative order (axis 1), relative to that order's largest."""
+    assert ours.shape == ref.shape, (label, ours.shape, ref.shape)
+    for k in range(ref.shape[1]):
+        scale = max(np.abs(ref[:, k]).max(), 1e-300)
+        err = np.abs(ours[:, k] - ref[:, k]).max()
+        assert err <= rtol * scale, f"{label} order {k}: {err:.3g} vs {scale:.3g}"
+
+
+def big(name: str, order: int):
+    """The parameters (name, order), marked slow where the unrolled program takes long to
+    compile (orders 3 and 4 of the robots beyond the 2R)."""
+    return pytest.param(name, order, marks=[pytest.mark.slow] if name != "planar_2r" and
+                        order > 2 else [])
+
+
+@pytest.mark.parametrize("name, order", [big(name, k) for name in ALL_ROBOTS for k in range(5)]
+                         + [("planar_2r", 6)])
+def test_inverse_dynamics_with_a_floating_root_and_wrenches(name, order):
+    """tau and the root's wrench F_0 for a moving root (a jet per sample) with wrenches on a
+    leaf and a root child: :func:`floating.body_fixed_numpy`, the compiled kernel's reference."""
+    model = MODELS[name]
+    qs, jet, W = motion(model, 37, order, seed=order)
+    tau, F0 = gpu.inverse_dynamics_chunk(model, qs, jet, W, order=order, root=True,
+                                         device="cpu", block=BLOCK)
+    ref_tau, ref_F0 = floating.body_fixed_numpy(model, qs, jet, W, order)
+    assert_close(tau, ref_tau, (name, "tau"))
+    assert_close(F0, ref_F0, (name, "F_0"))
+
+
+@pytest.mark.parametrize("name, order", [(name, k) for name in ALL_ROBOTS for k in range(5)]
+                         + [("planar_2r", 6)])
+def test_floating_regressor(name, order):
+    """Y^(k) of a floating root (its 6 rows and 10 parameters first):
+    :func:`regressor.floating_regressor_numpy`."""
+    model = MODELS[name]
+    qs, jet, _ = motion(model, 21, order, seed=10 + order)
+    Y = gpu.regressor_chunk(model, qs, jet, order, root=True, device="cpu", block=BLOCK)
+    assert_close(Y, regressor.floating_regressor_numpy(model, qs, jet, order), name)
+
+
+@pytest.mark.parametrize("name", ALL_ROBOTS)
+def test_fixed_base_with_gravity(name):
+    """A fixed base (the gravity jet, one row shared by every sample), no wrenches: tau as
+    the numpy passes, the compiled kernel and, for taud, Pinocchio compute it; the
+    fixed-base regressor as :func:`regressor.regressor_numpy`, and Y pi = tau."""
+    model, order = MODELS[name], 1
+    traj = random_cosine(model, np.linspace(0, 3, 23), orders=order + 3, seed=5)
+    qs, base = traj.derivatives, base_motion(GRAVITY, order + 1)
+    tau = gpu.inverse_dynamics_chunk(model, qs, base, {}, order=order, device="cpu", block=BLOCK)
+    ref = body_fixed.backward_pass(model, qs, body_fixed.forward_pass(model, qs, order + 1, base),
+                                   order)[0]
+    assert_close(tau, ref, name)
+    if _compiled.available():
+        assert_close(tau, _compiled.inverse_dynamics_chunk(model, qs, base, {}, order=order), name)
+    Y = gpu.regressor_chunk(model, qs, base, order, device="cpu", block=BLOCK)
+    assert_close(Y, regressor.regressor_numpy(model, qs, base, order), name)
+    assert_close(Y @ regressor.parameters(model), tau, (name, "Y pi"), rtol=1e-11)
+    if name == "iiwa14":  # an independent library (Pinocchio's gravity is -z: 9.81 down)
+        base = base_motion((0.0, 0.0, -9.81), order + 1)
+        tau = gpu.inverse_dynamics_chunk(model, qs, base, {}, order=order, device="cpu",
+                                         block=BLOCK)
+        pin_tau, pin_taud = pinocchio_reference(URDF / f"{name}.urdf", model, traj)
+        assert_close(tau[:, :2], np.stack([pin_tau, pin_taud], axis=1), "pinocchio", 1e-10)
+
+
+def planar(N: int, order: int = 1, seed: int = 3):
+    model = MODELS["planar_2r"]
+    traj = random_cosine(model, np.linspace(0, 2, N), orders=order + 3, seed=seed)
+    return model, traj.derivatives, base_motion(GRAVITY, order + 1)
+
+
+@pytest.mark.parametrize("N", [0, 1, 3, 4, 8, 9, 30])
+def test_blocks_partial_full_and_many(N):
+    """Any number of samples in blocks of 4 (none, one, fewer than a block, a block, whole
+    blocks, a padded last one): the numbers of one pass over all samples, and one program."""
+    model, qs, base = planar(N)
+    tau = gpu.inverse_dynamics_chunk(model, qs, base, {}, order=1, device="cpu", block=4)
+    assert tau.shape == (N, 2, 2)
+    if N:
+        ref = body_fixed.backward_pass(model, qs, body_fixed.forward_pass(model, qs, 2, base), 1)[0]
+        assert_close(tau, ref, N)
+        # block by block or all at once in one block: bit for bit the same
+        one = gpu.inverse_dynamics_chunk(model, qs, base, {}, order=1, device="cpu", block=N)
+        assert np.array_equal(tau, one)
+
+
+def test_one_compiled_program_serves_every_chunk():
+    """Chunks of any size reuse the program of their (model, operation, order, options,
+    block): no recompilation per chunk."""
+    model, qs, base = planar(50, order=3)
+    dm = gpu.device_model(model, "cpu")
+    before = set(dm._programs)
+    for N in (5, 50, 13):
+        gpu.inverse_dynamics_chunk(model, qs[:N], base, {}, order=3, device="cpu", block=8)
+    new = [p for key, p in dm._programs.items() if key not in before]
+    assert len(new) == 1 and new[0]._cache_size() == 1
+
+
+def test_block_sizes_follow_the_chunk_between_a_floor_and_a_ceiling():
+    """Without ``block``: the power of two that holds the chunk, at least MIN_BLOCK samples
+    and at most MAX_BLOCK (on the CPU device); a chunk beyond it runs in several blocks."""
+    model = MODELS["planar_2r"]
+    dm = gpu.device_model(model, "cpu")
+    low, high = gpu.MIN_BLOCK["cpu"], gpu.MAX_BLOCK["cpu"]
+    sizes = {N: dm.block(N, 20, None) for N in (1, 5, low + 1, high - 1, 3 * high)}
+    assert sizes == {1: low, 5: low, low + 1: 2 * low, high - 1: high, 3 * high: high}
+    assert dm.block(5, gpu.BLOCK_BYTES["cpu"] // 8 // 3, None) == 2   # 3 samples would not fit
+    model, qs, base = planar(low + 3, order=0)
+    tau = gpu.inverse_dynamics_chunk(model, qs, base, {}, order=0, device="cpu")
+    ref = body_fixed.backward_pass(model, qs, body_fixed.forward_pass(model, qs, 1, base), 0)[0]
+    assert_close(tau, ref, "default block")
+    assert ("tau", 0, False, False, (), 2 * low) in dm._programs
+
+
+def test_results_come_back_in_the_compiled_kernels_layout():
+    """Each torque order one contiguous block (writers take tau[:, k] as it is), float64; a
+    reader's chunk (t before each sample's values: a strided view) gives the numbers of a
+    contiguous copy."""
+    model, qs, base = planar(13, order=2)
+    tau = gpu.inverse_dynamics_chunk(model, qs, base, {}, order=2, device="cpu", block=4)
+    assert tau.dtype == np.float64 and all(tau[:, k].flags.c_contiguous for k in range(3))
+    N, D, n = qs.shape
+    rows = np.empty((N, 1 + D * n))
+    rows[:, 0], rows[:, 1:] = np.arange(N), qs.reshape(N, -1)
+    view = rows[:, 1:].reshape(N, D, n)
+    assert not view.flags.c_contiguous
+    again = gpu.inverse_dynamics_chunk(model, view, base, {}, order=2, device="cpu", block=4)
+    assert np.array_equal(tau, again)
+
+
+def test_threads_share_a_model_and_its_programs():
+    """The pipeline's worker threads call at once: each gets its own chunk's numbers."""
+    model, qs, base = planar(40, order=1)
+    ref = gpu.inverse_dynamics_chunk(model, qs, base, {}, order=1, device="cpu", block=8)
+    out: dict[int, np.ndarray] = {}
+
+    def work(k: int) -> None:
+        out[k] = gpu.inverse_dynamics_chunk(model, qs[k:], base, {}, order=1, device="cpu",
+                                            block=8)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(4):
+        assert np.array_equal(out[k], ref[k:])
+
+
+def test_at_most_streams_chunks_use_a_device_at_once(monkeypatch):
+    """Eight threads with a chunk each: at most STREAMS of them stream blocks through the
+    device at a time (its memory holds STREAMS x 2 blocks), and every chunk is done."""
+    model, qs, base = planar(24, order=1)
+    gpu.inverse_dynamics_chunk(model, qs, base, {}, order=1, device="cpu", block=8)  # compiles
+    busy, most, lock, block = [0], [0], threading.Lock(), gpu._block
+
+    def slow_block(*args):   # inside the stream: count the threads there at once
+        with lock:
+            busy[0] += 1
+            most[0] = max(most[0], busy[0])
+        time.sleep(0.01)
+        with lock:
+            busy[0] -= 1
+        return block(*args)
+
+    monkeypatch.setattr(gpu, "_block", slow_block)
+    threads = [threading.Thread(target=gpu.inverse_dynamics_chunk, args=(model, qs, base, {}),
+                                kwargs={"order": 1, "device": "cpu", "block": 8})
+               for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert most[0] == gpu.STREAMS
+
+
+def test_without_a_gpu_one_line_says_so():
+    if any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip("this machine has a GPU")
+    model, qs, base = planar(3)
+    with pytest.raises(HodynError) as err:
+        gpu.inverse_dynamics_chunk(model, qs, base, {}, order=1)
+    assert str(err.value) == ("--backend gpu: no GPU found by JAX (jax.devices() lists only "
+                              "cpu); install hodyn[gpu] on a machine with an NVIDIA GPU")
+
+
+def test_without_jax_one_line_says_so(monkeypatch):
+    monkeypatch.setitem(sys.modules, "jax", None)   # import jax raises ImportError
+    monkeypatch.setattr(gpu, "_MODELS", type(gpu._MODELS)())
+    model, qs, base = planar(3)
+    with pytest.raises(HodynError, match=r"^--backend gpu needs JAX: pip install 'hodyn\[gpu\]'$"):
+        gpu.regressor_chunk(model, qs, base, 1, device="cpu")
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda m, qs, b: gpu.inverse_dynamics_chunk(m, qs[:, :3], b, {}, order=1, device="cpu"),
+     TrajectoryError, r"joint derivatives of shape \(5, 3, 2\): need \(N, >= 4, 2\)"),
+    (lambda m, qs, b: gpu.inverse_dynamics_chunk(m, qs, np.zeros((2, 3, 6)), {}, order=1,
+                                                 device="cpu"),
+     TrajectoryError, r"base motion of shape \(2, 3, 6\): need \(1 or 5, >= 3, 6\)"),
+    (lambda m, qs, b: gpu.inverse_dynamics_chunk(m, qs, b, {1: np.zeros((5, 1, 6))}, order=1,
+                                                 device="cpu"),
+     TrajectoryError, r"wrench on body 1 of shape \(5, 1, 6\): need \(5, >= 2, 6\)"),
+    (lambda m, qs, b: gpu.regressor_chunk(m, qs, b, -1, device="cpu"),
+     HodynError, r"torque order -1: must be 0 or more"),
+    (lambda m, qs, b: gpu.regressor_chunk(m, qs, b, 1, device="cpu", block=0),
+     HodynError, r"--backend gpu: a block holds 1 sample or more, not 0"),
+])
+def test_bad_input_is_one_line(call, error, message):
+    model, qs, base = planar(5)
+    with pytest.raises(error, match=f"^{message}$"):
+        call(model, qs, base)
+
+
+def test_importing_the_backend_does_not_import_jax():
+    """``hodyn --help`` and every command that does not run on the GPU never load JAX."""
+    code = ("import sys; import hodyn_cli.algorithms.backends.gpu; "
+            "from hodyn_cli.cli.app import app; assert 'jax' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
