@@ -316,7 +316,7 @@ def kernel_variants() -> list:
 
 #: backends other than numpy and compiled the parity tests run where they load, with the
 #: options that make them run here (e.g. a GPU backend on the CPU)
-TEST_BACKENDS: list[tuple[str, dict]] = []
+TEST_BACKENDS: list[tuple[str, dict]] = [("gpu", {"device": "cpu"})]
 
 
 def backend_params() -> list:
@@ -345,6 +345,17 @@ def backend(request):
 
     name, options = request.param
     with backends.use(name, **options) as b:
+        yield b
+
+
+@pytest.fixture(params=kernel_variants() or [
+    pytest.param(None, marks=pytest.mark.skip(reason="no compiled kernel"))])
+def kernel(request):
+    """Runs the test once per compiled kernel variant (current inside), for the wide
+    sweeps (the GPU backend's own tests sweep it: tests/test_gpu_backend.py)."""
+    from hodyn_cli.algorithms import backends
+
+    with backends.use("compiled", variant=request.param) as b:
         yield b
 
 

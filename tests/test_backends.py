@@ -125,7 +125,7 @@ def test_an_unknown_or_unavailable_backend_is_one_line(fresh_backends):
 
 
 @pytest.mark.parametrize("order", [0, 1, 2, 3, 4, 9])  # 9: elastic-joint orders
-def test_inverse_dynamics_matches_numpy_reference(robot, backend, order):
+def test_inverse_dynamics_matches_numpy_reference(robot, kernel, order):
     name, _, model = robot
     t = np.linspace(0, 4, 301)  # odd: the kernel's last lockstep group is partly filled
     traj = random_cosine(model, t, orders=order + 3, seed=31)
@@ -136,11 +136,11 @@ def test_inverse_dynamics_matches_numpy_reference(robot, backend, order):
         ref = numpy_reference(model, tr, order)
         for k in range(order + 1):
             scale = np.abs(ref[:, k]).max()
-            assert np.abs(ours[:, k] - ref[:, k]).max() <= 1e-12 * scale, (name, k, backend)
+            assert np.abs(ours[:, k] - ref[:, k]).max() <= 1e-12 * scale, (name, k, kernel)
 
 
 @pytest.mark.parametrize("order", [0, 1, 2, 4])
-def test_closed_form_matches_numpy_reference(robot, backend, order):
+def test_closed_form_matches_numpy_reference(robot, kernel, order):
     from hodyn_cli.algorithms.dynamics import closed_form
     from hodyn_cli.algorithms.dynamics.common import base_motion
 
@@ -153,11 +153,11 @@ def test_closed_form_matches_numpy_reference(robot, backend, order):
         ours = closed_form.eom_matrices(model, qs, order, base, wrenches, with_cbar)
         ref = closed_form.eom_matrices_numpy(model, qs, order, base, wrenches, with_cbar)
         for field in ("M", "C", "Cbar", "g", "Q_ext"):
-            assert close(getattr(ours, field), getattr(ref, field)), (name, field, backend)
+            assert close(getattr(ours, field), getattr(ref, field)), (name, field, kernel)
 
 
 @pytest.mark.parametrize("n_samples", [1, 2, 3, 5, 2049])
-def test_sample_counts(robot, backend, n_samples):
+def test_sample_counts(robot, kernel, n_samples):
     """Single samples, partial lockstep groups and chunk boundaries give the same numbers."""
     from hodyn_cli.algorithms.dynamics import closed_form
 
@@ -166,10 +166,10 @@ def test_sample_counts(robot, backend, n_samples):
     ref = numpy_reference(model, traj, 2)
     for ours in (body_fixed.inverse_dynamics(model, traj, order=2),
                  closed_form.inverse_dynamics(model, traj, order=2)):
-        assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max(), backend
+        assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max(), kernel
 
 
-def test_twists_match_the_numpy_forward_pass(robot, backend):
+def test_twists_match_the_numpy_forward_pass(robot, kernel):
     name, _, model = robot
     order = 7
     traj = random_cosine(model, np.linspace(0, 2, 33), orders=order + 3, seed=5)
@@ -179,7 +179,7 @@ def test_twists_match_the_numpy_forward_pass(robot, backend):
                                               twists=True)
     ref = np.stack(body_fixed.forward_pass(model, traj.derivatives, order + 1, base).V, axis=1)
     assert V.shape == ref.shape
-    assert np.abs(V - ref).max() <= 1e-12 * np.abs(ref).max(), (name, backend)
+    assert np.abs(V - ref).max() <= 1e-12 * np.abs(ref).max(), (name, kernel)
 
 
 def test_orders_beyond_the_kernels_tables_run_as_numpys(lanes):
@@ -334,7 +334,7 @@ def random_base(N: int, orders: int, seed: int):
 
 @pytest.mark.parametrize("order", [0, 1, 2, 4])
 @pytest.mark.parametrize("n_samples", [1, 5, 201])  # partial lockstep groups at every width
-def test_floating_base_matches_numpy_reference(floating_tree, backend, order, n_samples):
+def test_floating_base_matches_numpy_reference(floating_tree, kernel, order, n_samples):
     """The root's jet, the body-fixed pass with the root's wrench and the (6 + n) closed-form
     matrices of a floating base against numpy, with wrenches on a leaf, a root child and the
     root."""
@@ -346,7 +346,7 @@ def test_floating_base_matches_numpy_reference(floating_tree, backend, order, n_
     base = random_base(n_samples, order + 2, seed=order)
     g = (0.4, -0.3, -9.81)
     jet = floating.root_jet(base, g, order + 1)
-    assert close(jet, reference(floating.root_jet, base, g, order + 1)), (name, backend)
+    assert close(jet, reference(floating.root_jet, base, g, order + 1)), (name, kernel)
     child = int(np.flatnonzero(model.parent < 0)[-1])
     W = {model.n - 1: wrench_motion(t, order), child: wrench_motion(t + 1, order)}
     W0 = wrench_motion(t + 2, order)
@@ -354,7 +354,7 @@ def test_floating_base_matches_numpy_reference(floating_tree, backend, order, n_
         ours = floating._body_fixed(model, qs, base, g, wrenches, W0, order)
         ref = reference(floating._body_fixed, model, qs, base, g, wrenches, W0, order)
         for x, y in zip(ours, ref, strict=True):
-            assert close(x, y), (name, backend)
+            assert close(x, y), (name, kernel)
         for with_cbar in (True, False):
             E, _ = floating._eom(model, qs, base, g, wrenches, W0, order, with_cbar)
             E_ref, _ = reference(floating._eom, model, qs, base, g, wrenches, W0, order,
@@ -363,7 +363,7 @@ def test_floating_base_matches_numpy_reference(floating_tree, backend, order, n_
                 a, b = getattr(E, field), getattr(E_ref, field)
                 assert a.shape == b.shape == (n_samples, order + 1, model.n + 6, model.n + 6)[
                     : b.ndim]
-                assert close(a, b), (name, field, backend)
+                assert close(a, b), (name, field, kernel)
 
 
 def test_kernels_read_the_samples_of_a_readers_chunk_in_place(lanes):

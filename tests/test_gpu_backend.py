@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from conftest import URDF, pinocchio_reference, random_cosine, wrench_motion
-from hodyn_cli.algorithms.backends import compiled as _compiled
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends import gpu
-from hodyn_cli.algorithms.dynamics import body_fixed, floating, regressor
+from hodyn_cli.algorithms.dynamics import body_fixed, regressor
 from hodyn_cli.algorithms.dynamics.common import base_motion
 from hodyn_cli.errors import HodynError, TrajectoryError
 from hodyn_cli.modeling.urdf import load_model
@@ -80,12 +80,12 @@ def big(name: str, order: int):
                          + [("planar_2r", 6)])
 def test_inverse_dynamics_with_a_floating_root_and_wrenches(name, order):
     """tau and the root's wrench F_0 for a moving root (a jet per sample) with wrenches on a
-    leaf and a root child: :func:`floating.body_fixed_numpy`, the compiled kernel's reference."""
+    leaf and a root child: :func:`body_fixed.chunk` with ``root``, the reference."""
     model = MODELS[name]
     qs, jet, W = motion(model, 37, order, seed=order)
     tau, F0 = gpu.inverse_dynamics_chunk(model, qs, jet, W, order=order, root=True,
                                          device="cpu", block=BLOCK)
-    ref_tau, ref_F0 = floating.body_fixed_numpy(model, qs, jet, W, order)
+    ref_tau, ref_F0 = body_fixed.chunk(model, qs, jet, W, order, root=True)
     assert_close(tau, ref_tau, (name, "tau"))
     assert_close(F0, ref_F0, (name, "F_0"))
 
@@ -113,8 +113,9 @@ def test_fixed_base_with_gravity(name):
     ref = body_fixed.backward_pass(model, qs, body_fixed.forward_pass(model, qs, order + 1, base),
                                    order)[0]
     assert_close(tau, ref, name)
-    if _compiled.available():
-        assert_close(tau, _compiled.inverse_dynamics_chunk(model, qs, base, {}, order=order), name)
+    if "compiled" in backends.current().describe():
+        assert_close(tau, backends.current().inverse_dynamics(model, qs, base, {}, order=order),
+                     name)
     Y = gpu.regressor_chunk(model, qs, base, order, device="cpu", block=BLOCK)
     assert_close(Y, regressor.regressor_numpy(model, qs, base, order), name)
     assert_close(Y @ regressor.parameters(model), tau, (name, "Y pi"), rtol=1e-11)

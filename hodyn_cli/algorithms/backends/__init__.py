@@ -9,7 +9,9 @@ is. Implementations, each a module of this package and a line of :data:`REGISTRY
 
 - ``numpy`` (:mod:`.numpy`): the readable reference of every operation;
 - ``compiled`` (:mod:`.compiled`): the C kernels of ``csrc/`` (declared in ``csrc/hodyn.h``),
-  built by ``pip install`` once per instruction set; what they do not cover runs as numpy's.
+  built by ``pip install`` once per instruction set; what they do not cover runs as numpy's;
+- ``gpu`` (:mod:`.gpu`, ``pip install "hodyn[gpu]"``): inverse dynamics and the regressor
+  on a GPU with JAX, the rest on the CPU; chosen only when asked for.
 
 Chosen once per process (:func:`current`): ``HODYN_BACKEND`` names one (``HODYN_NO_KERNEL=1``
 means numpy), else the compiled kernel where it is built and runs on this CPU, else numpy
@@ -40,7 +42,8 @@ __all__ = ["Backend", "Unavailable", "REGISTRY", "current", "select", "use", "lo
 
 #: backend name -> "module:class" (imported when first chosen)
 REGISTRY = {"numpy": "hodyn_cli.algorithms.backends.numpy:NumpyBackend",
-            "compiled": "hodyn_cli.algorithms.backends.compiled:CompiledBackend"}
+            "compiled": "hodyn_cli.algorithms.backends.compiled:CompiledBackend",
+            "gpu": "hodyn_cli.algorithms.backends.gpu:GpuBackend"}
 #: what runs when nobody chose, in order of preference
 DEFAULTS = ("compiled", "numpy")
 
@@ -83,7 +86,7 @@ class Backend(Protocol):
     def ik_integrate(self, task, *args, **kwargs) -> tuple[np.ndarray, np.ndarray]: ...
 
 
-_LOCK, _CHOOSING = threading.Lock(), threading.Lock()
+_LOCK, _CHOOSING = threading.RLock(), threading.Lock()  # (a backend may load another)
 _LOADED: dict[tuple, Backend] = {}
 _selected: list = []  # [(backend, why the preferred one does not run)] once chosen
 _used: list[Backend] = []  # the innermost use() block's

@@ -1,7 +1,8 @@
-"""The GPU backend: the compiled kernel's per-chunk operations on a device, with JAX.
+"""The GPU backend (``--backend gpu``): inverse dynamics and the regressor on a device, with
+JAX; every other operation on the CPU (the compiled kernel where it runs, else numpy).
 
-``pip install "hodyn[gpu]"`` brings JAX with CUDA 12. Two operations, with the semantics
-of their namesakes in :mod:`.compiled` (the numpy references they name are the truth):
+``pip install "hodyn[gpu]"`` brings JAX with CUDA 12. :class:`GpuBackend` runs two
+operations on the device, with the semantics of the numpy backend's of the same name:
 :func:`inverse_dynamics_chunk` (tau and derivatives, external wrenches, a floating root's
 jet and its wrench ``F_0``) and :func:`regressor_chunk` (``Y^(k)``, fixed or floating root).
 The passes are the body-fixed recursion (40)-(42) and the regressor's Jacobian sums (13),
@@ -44,8 +45,8 @@ from hodyn_cli.algorithms.dynamics.model_data import model_data
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError, TrajectoryError
 
-__all__ = ["BLOCK_BYTES", "MIN_BLOCK", "MAX_BLOCK", "STREAMS", "device_of", "DeviceModel", "device_model",
-           "inverse_dynamics_chunk", "regressor_chunk"]
+__all__ = ["GpuBackend", "BLOCK_BYTES", "MIN_BLOCK", "MAX_BLOCK", "STREAMS", "device_of",
+           "DeviceModel", "device_model", "inverse_dynamics_chunk", "regressor_chunk"]
 
 #: device bytes one block may take (its inputs, results and the passes' arrays; two blocks
 #: are in flight), and the fewest and most samples in a block, per kind of device (a GPU is
@@ -83,6 +84,53 @@ def device_of(device: str = "gpu"):
                              ) from None
         raise HodynError(f"--backend gpu: JAX has no '{device}' device (it lists {kinds})"
                          ) from None
+
+
+class GpuBackend:
+    """Inverse dynamics (without the forward pass's twists) and the regressor on ``device``
+    ("gpu"; "cpu" runs the same programs on JAX's CPU: tests, machines without a GPU);
+    every other operation the CPU backend's (:attr:`cpu`: compiled where it runs, else
+    numpy). :class:`~hodyn_cli.algorithms.backends.Unavailable` without JAX or the device."""
+
+    name = "gpu"
+
+    def __init__(self, device: str = "gpu"):
+        from hodyn_cli.algorithms import backends
+
+        try:
+            self.jax_device = device_of(device)
+        except HodynError as e:
+            raise backends.Unavailable(e.message.removeprefix("--backend gpu: ")) from None
+        self.device = device
+        try:
+            self.cpu = backends.load("compiled")
+        except backends.Unavailable:
+            self.cpu = backends.load("numpy")
+        self.details = {"variant": self.jax_device.platform,
+                        "isa": str(getattr(self.jax_device, "device_kind", self.jax_device)),
+                        "lanes": None}
+
+    def __getattr__(self, operation: str):
+        """The operations not on the device: the CPU backend's."""
+        return getattr(self.__dict__["cpu"], operation)
+
+    def describe(self) -> str:
+        return (f"gpu: JAX on {self.details['isa']} ({self.details['variant']}); other "
+                f"operations: {self.cpu.describe()}")
+
+    def rows(self, numpy_rows: int) -> int:
+        """A chunk streams through the device in blocks of its own: one call per chunk."""
+        return 1 << 40
+
+    def inverse_dynamics(self, model, qs, base, wrenches, *, order, twists=False, root=False):
+        if twists:  # the forward pass's twists stay on the host
+            return self.cpu.inverse_dynamics(model, qs, base, wrenches, order=order,
+                                             twists=twists, root=root)
+        return inverse_dynamics_chunk(model, qs, base, wrenches, order=order, root=root,
+                                      device=self.device)
+
+    def regressor(self, model, qs, base, order, root=False):
+        return regressor_chunk(model, qs, base, order, root, device=self.device)
 
 
 class DeviceModel:
