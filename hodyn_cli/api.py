@@ -30,7 +30,7 @@ __all__ = ["Result", "load_robot", "joint_trajectory", "inverse_dynamics", "forw
            "centre_of_mass", "inverse_kinematics", "matrices", "validate_motion", "elastic_dynamics",
            "drive_dynamics", "dynamic_regressor", "regressor_parameters", "regressor_basis",
            "torque_sensitivities", "forward_dynamics", "simulate", "joint_limits",
-           "scaling_laws", "check_limits", "retime"]
+           "scaling_laws", "check_limits", "retime", "retime_optimal"]
 
 
 class Result(Mapping):
@@ -721,3 +721,33 @@ def retime(robot: Model, *derivatives, limits=None, drives=None, model: str = "f
     if traj.t is None:
         return scaled(traj, 1.0 / retiming.k[0]), retiming, bindings
     return scaled(traj, retiming.speedups(traj.t), retiming.times(traj.t)), retiming, bindings
+
+
+def retime_optimal(robot: Model, *derivatives, limits=None, drives=None, model: str = "full",
+                   gravity=GRAVITY, rate: float | None = None, grid: int | None = None, t=None,
+                   **named):
+    """``hodyn retime --optimal``: the motion along its own path with the fastest time law
+    within every limit of ``limits`` (as :func:`joint_limits` takes them; torque rates and
+    accelerations too) and, with rigid ``drives``, the motor limits: ``(trajectory,
+    optimal)``.
+
+    The input's times are the path parameter (``t`` is required); the output has every
+    derivative the input has, exact by the chain rule, at ``rate`` Hz (default: the input's
+    mean rate), and every limit holds at every sample, one on its limit. ``optimal``: an
+    :class:`~hodyn_cli.algorithms.limits.optimal.Optimal` (``.duration``,
+    ``.uniform_duration``: that of :func:`retime`'s uniform scaling, ``.bound.describe()``:
+    where the limits bind); ``grid``: its grid's size (docs/feasibility.md).
+    """
+    from hodyn_cli.algorithms.limits.feasibility import torque_order
+    from hodyn_cli.algorithms.limits.optimal import GRID, Optimal
+
+    m = _Motion(robot, derivatives, named, t=t)
+    lim = joint_limits(robot, limits)
+    optimal = Optimal(robot, lim, torque_order(lim), rate=rate, grid=grid or GRID,
+                      gravity=gravity, drives=None if drives is None else _drives(robot, drives),
+                      kind=model)
+    optimal.plan([m.coordinates])
+    optimal.fit([m.coordinates])
+    pieces = list(optimal.retimed([m.coordinates]))
+    return Trajectory(robot.coordinate_names, np.concatenate([p.derivatives for p in pieces]),
+                      np.concatenate([p.t for p in pieces])), optimal

@@ -56,7 +56,7 @@ ScaleSearch`): every limit holds at every output sample, and one is on its limit
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from itertools import combinations_with_replacement
 
@@ -83,18 +83,21 @@ from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
 __all__ = ["GRID", "CAP", "PROBES", "PathGrid", "PathLimit", "path_limits", "TimeLaw", "solve",
-           "Plan", "plan", "Bound", "optimal_retiming", "retimed"]
+           "Plan", "Bound", "Optimal"]
 
 #: the grid keeps between GRID and 2 GRID samples of the input (every 2^i-th, and the last)
-GRID = 2000
+GRID = 1000
 #: the path speed sdot stays within CAP times the uniform scaling's
 CAP = 100.0
 #: relative overshoot at grid points of a linearised limit (torque acceleration, friction)
-#: that a step may have (the final check removes it)
-SLACK = 1e-3
+#: that a step may have, in turn (the final check removes what is left)
+SLACKS = (1e-2, 1e-3, 1e-4)
 #: a knot of the spline at every KNOTS-th grid point (the limits are imposed at every one: more
 #: conditions than coefficients keep the spline from bulging between grid points)
-KNOTS = 2
+KNOTS = 4
+#: relative overshoot at grid points of an exact linear limit that a step may have (the
+#: solver's feasibility tolerance, relative to the band)
+FEASIBLE = 1e-5
 #: linear programmes at most
 ITERATIONS = 60
 #: relative decrease of T below which the iteration stops
@@ -339,50 +342,76 @@ def _duration(law: TimeLaw) -> float:
 def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int) -> TimeLaw:
     """The time law of least duration on the grid s within ``limits`` at the grid points,
     from the feasible constant ``x0`` (module docstring: linear programmes, inner tangents of
-    the rate limits, a trust region, T decreasing)."""
-    M = len(s)
+    the rate limits, a trust region, T decreasing). Linearised limits may overshoot by each
+    of :data:`SLACKS` in turn: a step from beyond the next one back within it is taken even
+    where T grows."""
     breaks = np.append(s[:-1:KNOTS], s[-1])
     law = TimeLaw(breaks, np.full(len(breaks) + degree - 1, x0), degree)
     D = [_design(law.knots, degree, s, nu) for nu in range(4)]
-    weights = np.gradient(s) if M > 1 else np.ones(1)  # trapezoid weights of int ds
+    weights = np.gradient(s) if len(s) > 1 else np.ones(1)  # trapezoid weights of int ds
     floor, cap = x0 * 1e-8, x0 * CAP**2
-    T, rho = _duration(law), 1.0
+    exact = [lim for lim in limits if lim.kind != "linear"]
+    linear = [lim for lim in limits if lim.kind == "linear"]
 
     def grid(c):
         return np.stack([Dn @ c for Dn in D], axis=1)
 
-    def fits(c) -> bool:
+    def excess(c) -> float:
+        """How far the linearised limits are beyond their bands (inf: an exact one is)."""
         X = grid(c)
-        return bool(X[:, 0].min() > 0) and all(
-            lim.usage(X) <= 1 + (SLACK if lim.kind == "linear" else 1e-7) for lim in limits)
+        if X[:, 0].min() <= 0 or any(lim.usage(X) > 1 + FEASIBLE for lim in exact):
+            return np.inf
+        return max([lim.usage(X) - 1 for lim in linear], default=0.0)
 
-    for _ in range(ITERATIONS):
-        c = law.coefficients
-        X = grid(c)
-        A, lb, ub = _programme(limits, X, D)
-        objective = -(D[0].T @ (weights / (2 * X[:, 0] ** 1.5)))
-        bounds = Bounds(np.maximum(floor, c / (1 + rho)), np.minimum(cap, c * (1 + rho)))
-        res = milp(objective / np.abs(objective).max(), bounds=bounds,
-                   constraints=LinearConstraint(A, lb, ub))
-        if res.x is None:
-            rho /= 4
-            if rho < 1e-4:
+    T, rho = _duration(law), 1.0
+    for slack in SLACKS if linear else SLACKS[-1:]:
+        beyond = excess(law.coefficients) > slack
+        for _ in range(ITERATIONS):
+            c = law.coefficients
+            X = grid(c)
+            A, lb, ub = _programme(limits, X, D)
+            objective = -(D[0].T @ (weights / (2 * X[:, 0] ** 1.5)))
+            bounds = Bounds(np.maximum(floor, c / (1 + rho)), np.minimum(cap, c * (1 + rho)))
+            x = _linear_programme(objective / np.abs(objective).max(), bounds, A, lb, ub,
+                                  A @ c)
+            for alpha in (1.0, 0.5, 0.25, 0.125) if x is not None else ():
+                trial = replace(law, coefficients=c + alpha * (x - c))
+                if excess(trial.coefficients) <= slack and (
+                        beyond or (Tn := _duration(trial)) < T):
+                    break
+            else:
+                rho /= 4
+                if rho < 1e-4:
+                    break
+                continue
+            Tn = _duration(trial)
+            law, gain, T, beyond = trial, T - Tn, Tn, False
+            rho = min(2 * rho, 8.0) if alpha == 1 else rho
+            if 0 <= gain < CONVERGED * T:
                 break
-            continue
-        for alpha in (1.0, 0.5, 0.25, 0.125):
-            trial = replace(law, coefficients=c + alpha * (res.x - c))
-            if fits(trial.coefficients) and (Tn := _duration(trial)) < T:
-                break
-        else:
-            rho /= 4
-            if rho < 1e-4:
-                break
-            continue
-        law, gain, T = trial, T - Tn, Tn
-        rho = min(2 * rho, 8.0) if alpha == 1 else rho / 2
-        if gain < CONVERGED * T:
-            break
     return law
+
+
+#: rows of the programme first imposed: those within this (of their band's half-width) of a
+#: bound at the current x; the rows the solution violates are added until it violates none
+NEAR = 0.5
+
+
+def _linear_programme(objective, bounds, A, lb, ub, now) -> np.ndarray | None:
+    """``min objective . c`` with ``lb <= A c <= ub`` within ``bounds`` (HiGHS), by row
+    generation: most rows are far from their bounds (``now``: A c at the current c)."""
+    rows = (now - lb < NEAR) | (ub - now < NEAR)
+    for _ in range(8):
+        res = milp(objective, bounds=bounds,
+                   constraints=LinearConstraint(A[rows], lb[rows], ub[rows]))
+        if res.x is None:
+            return None
+        v = A @ res.x
+        broken = ~rows & ((v < lb - 1e-9) | (v > ub + 1e-9))
+        if not broken.any():
+            return res.x
+        rows |= broken
+    return None
 
 
 def _programme(limits: list[PathLimit], X: np.ndarray, D: list) -> tuple:
@@ -476,48 +505,8 @@ def _joined(a: Trajectory, b: Trajectory) -> Trajectory:
                       np.concatenate([a.t, b.t]))
 
 
-def _laws(model: Model, chunk: Trajectory, order: int, gravity, drives, kind) -> dict[str, Law]:
-    return series_laws(model, mimic.expand(model, chunk), order=order, gravity=gravity,
-                       drives=drives, kind=kind)
-
-
-def plan(model: Model, chunks: Iterable[Trajectory], limits: Limits, order: int, *,
-         rate: float | None = None, grid: int = GRID, gravity=GRAVITY,
-         drives: Drives | None = None, kind: str = "full") -> Plan:
-    """The fastest time law along the path of ``chunks`` (the motion, once through, over the
-    independent joints, with times) within ``limits`` at the grid points, sampled at ``rate``
-    (Hz; default: the input's mean rate): the uniform scaling first (its k, and where the
-    grid's samples are), then :func:`solve`."""
-    if drives is not None and drives.elastic.any():
-        raise HodynError("--optimal does not take series-elastic drives yet (their torques "
-                         "depend on many derivatives of the time law): use --to-limits")
-    search, collected = ScaleSearch(model, limits), PathGrid(grid)
-    for chunk in chunks:
-        if chunk.t is None:
-            raise HodynError("--optimal needs a motion with times (a t column): they are the "
-                             "path parameter")
-        if chunk.wrenches is not None:
-            raise HodynError("--optimal does not take external wrenches yet: use --to-limits")
-        search.add(_laws(model, chunk, order, gravity, drives, kind), chunk)
-        collected.add(chunk)
-    search.retiming()  # the errors: infeasible at any speed, nothing limits the speed
-    uniform = search.best[0]
-    assert uniform is not None
-    path = collected.path()
-    if path.orders < order + 3:
-        raise HodynError(f"--optimal needs q up to {'q' + 'd' * (order + 2)} for these limits")
-    span = float(path.t[-1] - path.t[0])
-    rate = (collected.count - 1) / span if rate is None else rate
-    if not rate > 0:
-        raise HodynError(f"--rate must be positive, got {rate}")
-    limited = path_limits(model, path, limits, order, gravity=gravity, drives=drives, kind=kind)
-    law = solve(path.t, limited, uniform.x**2, max(4, path.orders - 2))
-    samples = max(1, int(np.ceil(_duration(law) * rate - 1e-9)))
-    return Plan(law, float(path.t[0]), samples, uniform, span, path.n_samples)
-
-
 #: a sample counts as on its limit within this fraction of the band's half-width
-ON_LIMIT = 1e-3
+ON_LIMIT = 1e-2
 
 
 class Bound:
@@ -540,11 +529,12 @@ class Bound:
             for c, on in zip(cols, (usage >= 1 - ON_LIMIT).T, strict=True):
                 key = (quantity.label, law.joint_names[c])
                 spans = self.intervals.setdefault(key, [])
-                for i in np.flatnonzero(on):
-                    if self._open.get(key) and i == 0 or spans and i and on[i - 1]:
-                        spans[-1][1] = float(t[i])
-                    else:
-                        spans.append([float(t[i]), float(t[i])])
+                before = np.concatenate([[self._open.get(key, False)], on[:-1]])
+                starts = np.flatnonzero(on & ~before)
+                ends = np.flatnonzero(on & ~np.append(on[1:], False))
+                if on[0] and before[0]:  # a run that goes on from the previous chunk
+                    spans[-1][1], ends = float(t[ends[0]]), ends[1:]
+                spans += [[float(t[a]), float(t[b])] for a, b in zip(starts, ends, strict=True)]
                 self._open[key] = bool(on[-1])
         self.t_last = float(t[-1])
 
@@ -563,25 +553,97 @@ class Bound:
         return out
 
 
-def optimal_retiming(model: Model, chunks: Callable[[], Iterable[Trajectory]], limits: Limits,
-                     order: int, *, rate: float | None = None, grid: int = GRID,
-                     gravity=GRAVITY, drives: Drives | None = None, kind: str = "full"
-                     ) -> tuple[Plan, Binding]:
-    """The plan and the exact uniform scaling of its played motion onto its limits (at every
-    output sample, from the played motion's own dynamics): ``retimed(plan, binding,
-    chunks())`` is the retimed motion. ``chunks()`` gives the input afresh on each call."""
-    p = plan(model, chunks(), limits, order, rate=rate, grid=grid, gravity=gravity,
-             drives=drives, kind=kind)
-    search = ScaleSearch(model, limits)
-    for piece in p.played(chunks()):
-        search.add(_laws(model, piece, order, gravity, drives, kind), piece)
-    search.retiming()
-    final = search.best[0]
-    assert final is not None
-    return p, final
+class Optimal:
+    """The time-optimal retiming of a motion's path within ``limits`` (torque order
+    ``order``; rigid, or with rigid ``drives``), in three passes over the motion (each an
+    iterable of chunks over the independent joints, with times): :meth:`plan` (the uniform
+    scaling, the grid, the time law), :meth:`fit` (the played motion's own dynamics at every
+    output sample, and the exact uniform scaling onto its limits), :meth:`retimed` (the
+    motion, chunk by chunk, and where it is on its limits: :attr:`bound`)."""
 
+    def __init__(self, model: Model, limits: Limits, order: int, *, rate: float | None = None,
+                 grid: int = GRID, gravity=GRAVITY, drives: Drives | None = None,
+                 kind: str = "full"):
+        if drives is not None and drives.elastic.any():
+            raise HodynError("--optimal does not take series-elastic drives yet (their torques "
+                             "depend on many derivatives of the time law): use --to-limits")
+        self.model, self.limits, self.order, self.rate, self.grid = model, limits, order, rate, grid
+        self.dynamics = dict(order=order, gravity=gravity, drives=drives, kind=kind)
+        self.path: Plan | None = None
+        self.final: Binding | None = None
+        self.bound = Bound(model, limits)
+        self.orders = 0
 
-def retimed(p: Plan, final: Binding, chunks: Iterable[Trajectory]) -> Iterator[Trajectory]:
-    """The retimed motion: the plan's played motion scaled by ``final.k`` (exactly)."""
-    for piece in p.played(chunks):
-        yield scaled(piece, final.x, p.t0 + final.k * (piece.t - p.t0))
+    def _laws(self, chunk: Trajectory) -> dict[str, Law]:
+        return series_laws(self.model, mimic.expand(self.model, chunk), **self.dynamics)
+
+    def plan(self, chunks: Iterable[Trajectory]) -> Plan:
+        """The fastest time law along the path within the limits at the grid points: the
+        uniform scaling first (its k, and the grid's samples), then :func:`solve`."""
+        search, collected = ScaleSearch(self.model, self.limits), PathGrid(self.grid)
+        for chunk in chunks:
+            if chunk.t is None:
+                raise HodynError("--optimal needs a motion with times (a t column): they are "
+                                 "the path parameter")
+            if chunk.wrenches is not None:
+                raise HodynError("--optimal does not take external wrenches yet: use "
+                                 "--to-limits")
+            search.add(self._laws(chunk), chunk)
+            collected.add(chunk)
+        search.retiming()  # the errors: infeasible at any speed, nothing limits the speed
+        uniform = search.best[0]
+        assert uniform is not None
+        path = collected.path()
+        self.orders = path.orders
+        span = float(path.t[-1] - path.t[0])
+        rate = (collected.count - 1) / span if self.rate is None else self.rate
+        if not rate > 0:
+            raise HodynError(f"--rate must be positive, got {rate}")
+        limited = path_limits(self.model, path, self.limits, **self.dynamics)
+        law = solve(path.t, limited, uniform.x**2, max(4, path.orders - 2))
+        samples = max(1, int(np.ceil(_duration(law) * rate - 1e-9)))
+        self.path = Plan(law, float(path.t[0]), samples, uniform, span, path.n_samples)
+        return self.path
+
+    def fit(self, chunks: Iterable[Trajectory]) -> Binding:
+        """The played motion's dynamics at every output sample, and its uniform scaling onto
+        its limits (exact: every limit holds at every sample, one is on its limit)."""
+        assert self.path is not None, "plan first"
+        search = ScaleSearch(self.model, self.limits)
+        for piece in self.path.played(chunks):
+            search.add(self._laws(piece), piece)
+        search.retiming()
+        self.final = search.best[0]
+        assert self.final is not None
+        return self.final
+
+    def retimed(self, chunks: Iterable[Trajectory]) -> Iterator[Trajectory]:
+        """The retimed motion, chunk by chunk: the plan's played motion scaled by the fit's k
+        (exactly); :attr:`bound`: where the played motion, before that scaling, is on its
+        limits (the time law's binding limits: the scaling lowers them all a little)."""
+        p, final = self.path, self.final
+        assert p is not None and final is not None, "plan and fit first"
+        self.bound = Bound(self.model, self.limits)
+        for piece in p.played(chunks):
+            out = scaled(piece, final.x, p.t0 + final.k * (piece.t - p.t0))
+            self.bound.add(self._laws(piece), out.t)  # the time law's own limits
+            yield out
+
+    @property
+    def duration(self) -> float:
+        assert self.path is not None and self.final is not None
+        return self.path.duration * self.final.k
+
+    @property
+    def uniform_duration(self) -> float:
+        """The duration of the fastest uniform scaling (``retime --to-limits``)."""
+        assert self.path is not None
+        return self.path.uniform.k * self.path.span
+
+    @property
+    def attributes(self) -> dict:
+        """What an output file records: durations, the grid, and where the limits bind."""
+        assert self.path is not None and self.final is not None
+        return {"duration": self.duration, "uniform_duration": self.uniform_duration,
+                "grid_points": self.path.grid, "final_scale": self.final.k,
+                "binding": self.bound.describe()}
