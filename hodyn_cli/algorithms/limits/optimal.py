@@ -88,7 +88,10 @@ __all__ = ["GRID", "CAP", "PROBES", "PathGrid", "PathLimit", "path_limits", "Tim
 #: the grid keeps between GRID and 2 GRID samples of the input (every 2^i-th, and the last)
 GRID = 1000
 #: the path speed sdot stays within CAP times the uniform scaling's
-CAP = 100.0
+CAP = 3.0
+#: the time law's curvature ``|x''| <= 2 (SMOOTH rate)^2``: within one output sample x changes
+#: by at most ~SMOOTH^2 of itself through it (no spike of speed between two samples)
+SMOOTH = 0.1
 #: relative overshoot at grid points of a linearised limit (torque acceleration, friction)
 #: that a step may have, in turn (the final check removes what is left)
 SLACKS = (1e-2, 1e-3, 1e-4)
@@ -339,12 +342,14 @@ def _duration(law: TimeLaw) -> float:
     return float(law.times[-1])
 
 
-def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int) -> TimeLaw:
+def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: float
+          ) -> TimeLaw:
     """The time law of least duration on the grid s within ``limits`` at the grid points,
     from the feasible constant ``x0`` (module docstring: linear programmes, inner tangents of
     the rate limits, a trust region, T decreasing). Linearised limits may overshoot by each
     of :data:`SLACKS` in turn: a step from beyond the next one back within it is taken even
-    where T grows."""
+    where T grows. ``|x''| <= 2 (SMOOTH rate)^2``: x changes by at most ~SMOOTH^2 of itself
+    through its curvature within one output sample (``rate``: samples per second)."""
     breaks = np.append(s[:-1:KNOTS], s[-1])
     law = TimeLaw(breaks, np.full(len(breaks) + degree - 1, x0), degree)
     D = [_design(law.knots, degree, s, nu) for nu in range(4)]
@@ -363,6 +368,7 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int) -> Tim
             return np.inf
         return max([lim.usage(X) - 1 for lim in linear], default=0.0)
 
+    bend = np.full(len(s), 2 * (SMOOTH * rate) ** 2)
     T, rho = _duration(law), 1.0
     for slack in SLACKS if linear else SLACKS[-1:]:
         beyond = excess(law.coefficients) > slack
@@ -370,6 +376,7 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int) -> Tim
             c = law.coefficients
             X = grid(c)
             A, lb, ub = _programme(limits, X, D)
+            A, lb, ub = sparse.vstack([A, D[2]]).tocsr(), np.append(lb, -bend), np.append(ub, bend)
             objective = -(D[0].T @ (weights / (2 * X[:, 0] ** 1.5)))
             bounds = Bounds(np.maximum(floor, c / (1 + rho)), np.minimum(cap, c * (1 + rho)))
             x = _linear_programme(objective / np.abs(objective).max(), bounds, A, lb, ub,
@@ -600,7 +607,7 @@ class Optimal:
         if not rate > 0:
             raise HodynError(f"--rate must be positive, got {rate}")
         limited = path_limits(self.model, path, self.limits, **self.dynamics)
-        law = solve(path.t, limited, uniform.x**2, max(4, path.orders - 2))
+        law = solve(path.t, limited, uniform.x**2, max(5, path.orders - 1), rate)
         samples = max(1, int(np.ceil(_duration(law) * rate - 1e-9)))
         self.path = Plan(law, float(path.t[0]), samples, uniform, span, path.n_samples)
         return self.path
