@@ -746,8 +746,7 @@ def retime_optimal(robot: Model, *derivatives, limits=None, drives=None, model: 
     optimal = Optimal(robot, lim, torque_order(lim), rate=rate, grid=grid or GRID,
                       gravity=gravity, drives=None if drives is None else _drives(robot, drives),
                       kind=model)
-    optimal.plan([m.coordinates])
-    optimal.fit([m.coordinates])
+    optimal.fit(lambda: [m.coordinates])
     pieces = list(optimal.retimed([m.coordinates]))
     return Trajectory(robot.coordinate_names, np.concatenate([p.derivatives for p in pieces]),
                       np.concatenate([p.t for p in pieces])), optimal

@@ -148,11 +148,13 @@ def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, lim
 
     optimal = Optimal(job.model, limits, job.order, rate=rate, grid=grid, gravity=job.gravity,
                       drives=job.drives, kind=job.kind)
-    with opened() as reader:
-        optimal.plan(reader)
-    notify = None  # the notes were told once
-    with opened() as reader:
-        optimal.fit(reader)
+    def again() -> Iterator[Trajectory]:
+        nonlocal notify
+        with opened() as reader:
+            notify = None  # the notes are told once
+            yield from reader
+
+    optimal.fit(again)
     names = job.model.coordinate_names
     template = Trajectory(names, np.zeros((0, optimal.orders, len(names))), np.zeros(0))
     with opened() as reader, open_sink(output, trajectory_datasets(template, compact)[1],

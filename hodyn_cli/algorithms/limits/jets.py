@@ -76,31 +76,43 @@ def compose(path: np.ndarray, rates: np.ndarray) -> np.ndarray:
     return out * np.array([factorial(j) for j in range(K + 1)]).reshape((1, K + 1) + extra)
 
 
+def _taylor(left: np.ndarray, dt: np.ndarray) -> np.ndarray:
+    """Derivatives (E, D, ...) at s0 + dt of the Taylor polynomial of ``left`` (E, D, ...)."""
+    D, out = left.shape[1], np.zeros_like(left)
+    dt = dt.reshape((-1,) + (1,) * (left.ndim - 2))
+    for r in range(D):
+        for k in range(r, D):
+            out[:, r] += left[:, k] * dt ** (k - r) / factorial(k - r)
+    return out
+
+
 def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Derivatives (E, D, ...) at ``s0 + u h`` (0 <= u <= 1) of the polynomial of degree 2D - 1
     that has the derivatives ``left`` (E, D, ...) at s0 and ``right`` at s0 + h: the path
     between two samples, matching every derivative they give (so q(s) is C^(D-1)).
 
-    In Bernstein form, which stays well conditioned for many derivatives: with
-    ``n = 2D - 1``, the k-th derivative at 0 is ``n!/(n-k)! Delta^k b_0`` (forward differences
-    of the control points), at 1 ``n!/(n-k)! nabla^k b_n``."""
+    It is the Taylor polynomial at s0 plus the part that vanishes to order D at s0 and takes
+    up what the Taylor polynomial misses at s0 + h (so no digit of q is lost to the small
+    differences that carry the high derivatives); that part in Bernstein form, which stays
+    well conditioned for many derivatives: with ``n = 2D - 1`` its k-th derivative at 1 is
+    ``n!/(n-k)! nabla^k b_n`` (backward differences of its control points; the first D are
+    zero)."""
     D = left.shape[1]
     n = 2 * D - 1
     extra = (1,) * (left.ndim - 2)
     hk = h.reshape((-1, 1) + extra) ** np.arange(D).reshape((1, D) + extra)
     scale = np.array([factorial(n - k) / factorial(n) for k in range(D)]).reshape((1, D) + extra)
-    fwd, bwd = left * hk * scale, right * hk * scale  # Delta^k b_0, nabla^k b_n
+    bwd = (right - _taylor(left, h)) * hk * scale  # nabla^k b_n of the rest
     b = np.zeros((left.shape[0], n + 1) + left.shape[2:])
     for j in range(D):
-        b[:, j] = sum(comb(j, k) * fwd[:, k] for k in range(j + 1))
         b[:, n - j] = sum(comb(j, k) * (-1) ** k * bwd[:, k] for k in range(j + 1))
     u = u.reshape((-1, 1) + extra)
-    out = np.empty_like(left)
+    out = _taylor(left, u.reshape(-1) * h)
     for r in range(D):
         m = n - r
         i = np.arange(m + 1).reshape((1, m + 1) + extra)
         basis = np.array([comb(m, k) for k in range(m + 1)]).reshape(i.shape) \
             * u ** i * (1 - u) ** (m - i)
-        out[:, r] = factorial(n) / factorial(m) * (b * basis).sum(axis=1) / hk[:, r]
+        out[:, r] += factorial(n) / factorial(m) * (b * basis).sum(axis=1) / hk[:, r]
         b = b[:, 1:] - b[:, :-1]
     return out

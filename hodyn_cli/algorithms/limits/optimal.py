@@ -56,7 +56,7 @@ ScaleSearch`): every limit holds at every output sample, and one is on its limit
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from itertools import combinations_with_replacement
 
@@ -74,7 +74,7 @@ from hodyn_cli.algorithms.limits.feasibility import (
     series_laws,
 )
 from hodyn_cli.algorithms.limits.jets import compose, hermite, time_rates
-from hodyn_cli.algorithms.limits.scaling import Law, scaled
+from hodyn_cli.algorithms.limits.scaling import TOLERANCE, Law, scaled
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
@@ -101,6 +101,15 @@ KNOTS = 4
 #: relative overshoot at grid points of an exact linear limit that a step may have (the
 #: solver's feasibility tolerance, relative to the band)
 FEASIBLE = 1e-5
+#: the final uniform scaling is looked for among the speed-ups 1 +- FIT
+FIT = 0.05
+#: plans at most: where no uniform speed-up within FIT of 1 fits the played motion, the limits
+#: the plan is made for are tightened by twice the excess (at least MARGIN) and it is planned
+#: again
+ATTEMPTS = 3
+MARGIN = 1e-3
+#: the path's derivative r between samples comes from the orders r - BELOW .. D-1 there
+BELOW = 2
 #: linear programmes at most
 ITERATIONS = 60
 #: relative decrease of T below which the iteration stops
@@ -368,7 +377,12 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
             return np.inf
         return max([lim.usage(X) - 1 for lim in linear], default=0.0)
 
-    bend = np.full(len(s), 2 * (SMOOTH * rate) ** 2)
+    # |x^(k)| <= 2 x0 (SMOOTH rate / sqrt(x0))^k, k = 2..4: a time law smooth on the output's
+    # sampling (the LP's solutions chatter in the highest derivative the limits hold)
+    smooth = [_design(law.knots, degree, s, nu) for nu in (2, 3, 4)]
+    bend = np.concatenate([np.full(len(s), 2 * x0 * (SMOOTH * rate / np.sqrt(x0)) ** k)
+                           for k in (2, 3, 4)])
+    smooth_rows = sparse.vstack(smooth).tocsr()
     T, rho = _duration(law), 1.0
     for slack in SLACKS if linear else SLACKS[-1:]:
         beyond = excess(law.coefficients) > slack
@@ -376,7 +390,8 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
             c = law.coefficients
             X = grid(c)
             A, lb, ub = _programme(limits, X, D)
-            A, lb, ub = sparse.vstack([A, D[2]]).tocsr(), np.append(lb, -bend), np.append(ub, bend)
+            A = sparse.vstack([A, smooth_rows]).tocsr()
+            lb, ub = np.append(lb, -bend), np.append(ub, bend)
             objective = -(D[0].T @ (weights / (2 * X[:, 0] ** 1.5)))
             bounds = Bounds(np.maximum(floor, c / (1 + rho)), np.minimum(cap, c * (1 + rho)))
             x = _linear_programme(objective / np.abs(objective).max(), bounds, A, lb, ub,
@@ -494,12 +509,26 @@ class Plan:
             done, chunk = end, after
 
     def _piece(self, path: Trajectory, s: np.ndarray, t: np.ndarray) -> Trajectory:
-        i = np.clip(np.searchsorted(path.t, s, side="right") - 1, 0, path.n_samples - 2)
-        h = path.t[i + 1] - path.t[i]
-        q = hermite(path.derivatives[i], path.derivatives[i + 1], h, (s - path.t[i]) / h)
+        """The played motion at times t (path parameters s); ``series["s"]``: s (N, 1)."""
+        q = _between(path, s)
         K = path.orders - 1
         return Trajectory(path.joint_names,
-                          compose(q, self.law.rates(s, K)) if K else q, t)
+                          compose(q, self.law.rates(s, K)) if K else q, t, series={"s": s[:, None]})
+
+
+def _between(path: Trajectory, s: np.ndarray) -> np.ndarray:
+    """(E, D, m) ``q^[r](s)`` between the samples of ``path`` (its times: s): each order r as
+    the derivative of the Hermite interpolant of the orders from r - :data:`BELOW` to D-1 the
+    samples give. (The interpolant of all of them has the same derivatives up to its error,
+    but takes q^[r] from differences of the positions over h^r: 1e-14 of rounding in q
+    becomes ~1e-2 in q^[4] at h = 10 ms; from BELOW orders down, it stays ~1e-10.)"""
+    i = np.clip(np.searchsorted(path.t, s, side="right") - 1, 0, path.n_samples - 2)
+    h = path.t[i + 1] - path.t[i]
+    u = (s - path.t[i]) / h
+    left, right = path.derivatives[i], path.derivatives[i + 1]
+    low = [max(0, r - BELOW) for r in range(path.orders)]
+    return np.stack([hermite(left[:, a:], right[:, a:], h, u)[:, r - a]
+                     for r, a in enumerate(low)], axis=1)
 
 
 def _row(chunk: Trajectory, i: int) -> Trajectory:
@@ -560,6 +589,76 @@ class Bound:
         return out
 
 
+class Fit:
+    """The largest uniform speed-up x within ``1 +- FIT`` at which every sample of a motion fed
+    chunk by chunk (:meth:`add`: its laws) is inside its band: only the samples whose
+    majorant ``|a_0 - centre| + sum_i |a_i| X^i + |a| X + |c|`` (X = 1 + FIT) reaches the
+    band are kept; the others are inside at every such x. :meth:`solve`: scan x down from
+    1 + FIT, then bisect the last step to the boundary (every sample inside there, one on
+    its limit to rounding)."""
+
+    def __init__(self):
+        self.kept: list[tuple] = []
+
+    def add(self, laws: dict[str, Law], limited: list, t: np.ndarray, start: int) -> None:
+        top = 1 + FIT
+        for quantity, series, cols, lower, upper in limited:
+            law = laws[series].take(slice(None), cols)
+            c = law.coefficients
+            dense = np.zeros(c.shape[:2] + (law.power + 2 * c.shape[-1] - 1,))
+            dense[..., law.power::2] = c
+            f = law.friction if law.friction is not None else np.zeros(c.shape[:2] + (3,))
+            centre, half = (lower + upper) / 2, (upper - lower) / 2
+            reach = np.abs(dense[..., 0] - centre) + np.abs(f[..., 0]) * top + np.abs(f[..., 1])
+            reach += (np.abs(dense[..., 1:]) * top ** np.arange(1, dense.shape[-1])).sum(axis=-1)
+            rows, j = np.nonzero(reach >= half)
+            if rows.size:
+                self.kept.append((dense[rows, j], f[rows, j], centre[j], half[j], lower[j],
+                                  upper[j], quantity.label,
+                                  np.array(law.joint_names)[j], start + rows, t[rows]))
+
+    def _usage(self, x: np.ndarray) -> tuple[np.ndarray, tuple[int, int]]:
+        """(G,) the largest usage at each speed-up x (G,), and (group, row) of the largest at
+        the first x."""
+        worst, where = np.full(len(x), -np.inf), (0, 0)
+        for g, (dense, f, centre, half, *_rest) in enumerate(self.kept):
+            v = dense @ (x[None] ** np.arange(dense.shape[1])[:, None])
+            v += f[:, :1] * x + f[:, 1:2] * np.tanh(f[:, 2:3] * x)
+            usage = np.abs(v - centre[:, None]) / half[:, None]
+            best = usage.max(axis=0)
+            if best[0] > worst[0]:
+                where = (g, int(np.argmax(usage[:, 0])))
+            worst = np.maximum(worst, best)
+        return worst, where
+
+    def excess(self) -> float:
+        """How far the worst sample is beyond its band at x = 1 (of the half-width)."""
+        return float(self._usage(np.ones(1))[0][0] - 1) if self.kept else 0.0
+
+    def solve(self) -> Binding | None:
+        """The binding at the largest x that fits, or None (none does within 1 +- FIT)."""
+        if not self.kept:
+            return None
+        xs = np.linspace(1 + FIT, 1 - FIT, 401)
+        fits = self._usage(xs)[0] <= 1 + TOLERANCE / 10
+        if not fits.any():
+            return None
+        g = int(np.argmax(fits))
+        lo, hi = xs[g], xs[max(g - 1, 0)]
+        for _ in range(60 if g else 0):  # lo fits, hi does not
+            mid = (lo + hi) / 2
+            if self._usage(np.array([mid]))[0][0] <= 1 + TOLERANCE / 10:
+                lo = mid
+            else:
+                hi = mid
+        usage, (k, r) = self._usage(np.array([lo]))
+        dense, f, centre, half, lower, upper, label, joints, samples, times = self.kept[k]
+        value = float(np.polyval(dense[r, ::-1], lo) + f[r, 0] * lo + f[r, 1] * np.tanh(
+            f[r, 2] * lo))
+        return Binding(float(lo), label, str(joints[r]), int(samples[r]), float(times[r]),
+                       value, float(upper[r] if value >= centre[r] else lower[r]))
+
+
 class Optimal:
     """The time-optimal retiming of a motion's path within ``limits`` (torque order
     ``order``; rigid, or with rigid ``drives``), in three passes over the motion (each an
@@ -580,14 +679,17 @@ class Optimal:
         self.final: Binding | None = None
         self.bound = Bound(model, limits)
         self.orders = 0
+        self.samples_per_second = 0.0
 
     def _laws(self, chunk: Trajectory) -> dict[str, Law]:
         return series_laws(self.model, mimic.expand(self.model, chunk), **self.dynamics)
 
-    def plan(self, chunks: Iterable[Trajectory]) -> Plan:
-        """The fastest time law along the path within the limits at the grid points: the
-        uniform scaling first (its k, and the grid's samples), then :func:`solve`."""
-        search, collected = ScaleSearch(self.model, self.limits), PathGrid(self.grid)
+    def plan(self, chunks: Iterable[Trajectory], limits: Limits | None = None) -> Plan:
+        """The fastest time law along the path within the limits (or ``limits``) at the grid
+        points: the uniform scaling first (its k, and the grid's samples), then
+        :func:`solve`."""
+        limits = self.limits if limits is None else limits
+        search, collected = ScaleSearch(self.model, limits), PathGrid(self.grid)
         for chunk in chunks:
             if chunk.t is None:
                 raise HodynError("--optimal needs a motion with times (a t column): they are "
@@ -606,23 +708,48 @@ class Optimal:
         rate = (collected.count - 1) / span if self.rate is None else self.rate
         if not rate > 0:
             raise HodynError(f"--rate must be positive, got {rate}")
-        limited = path_limits(self.model, path, self.limits, **self.dynamics)
+        limited = path_limits(self.model, path, limits, **self.dynamics)
         law = solve(path.t, limited, uniform.x**2, max(5, path.orders - 1), rate)
+        self.samples_per_second = rate
         samples = max(1, int(np.ceil(_duration(law) * rate - 1e-9)))
         self.path = Plan(law, float(path.t[0]), samples, uniform, span, path.n_samples)
         return self.path
 
-    def fit(self, chunks: Iterable[Trajectory]) -> Binding:
-        """The played motion's dynamics at every output sample, and its uniform scaling onto
-        its limits (exact: every limit holds at every sample, one is on its limit)."""
-        assert self.path is not None, "plan first"
-        search = ScaleSearch(self.model, self.limits)
-        for piece in self.path.played(chunks):
-            search.add(self._laws(piece), piece)
-        search.retiming()
+    def fit(self, chunks: Callable[[], Iterable[Trajectory]]) -> Binding:
+        """Plan (with ``chunks()``: the motion afresh), then play it and fit it onto its limits
+        at every output sample (:class:`Fit`: the largest uniform speed-up within :data:`FIT`
+        of 1 at which every sample is inside). Where none is (a sample between grid points
+        beyond a limit, and another that a slower playing pushes out: a static term of the
+        other sign), plan again for limits tightened by twice the excess; failing
+        :data:`ATTEMPTS`, the scaling of ``retime --to-limits`` (from rest: safe at any
+        slower playing)."""
+        margin, uniform = 0.0, None
+        for _ in range(ATTEMPTS):
+            self.plan(chunks(), self._tightened(margin))
+            assert self.path is not None
+            uniform = uniform or self.path.uniform  # for the limits as given
+            self.path = replace(self.path, uniform=uniform)
+            search, fit, count = ScaleSearch(self.model, self.limits), Fit(), 0
+            for piece in self.path.played(chunks()):
+                laws = self._laws(piece)
+                search.add(laws, piece)
+                fit.add(laws, limited_series(self.model, self.limits, laws), piece.t, count)
+                count += piece.n_samples
+            search.retiming()
+            self.final = fit.solve()
+            if self.final is not None:
+                return self.final
+            margin = max(2 * fit.excess(), 2 * margin, MARGIN)
         self.final = search.best[0]
         assert self.final is not None
         return self.final
+
+    def _tightened(self, margin: float) -> Limits:
+        """The limits with every band but position's ``1 - margin`` as wide."""
+        if not margin:
+            return self.limits
+        return replace(self.limits, bands={k: b if k == "position" else b * (1 - margin)
+                                           for k, b in self.limits.bands.items()})
 
     def retimed(self, chunks: Iterable[Trajectory]) -> Iterator[Trajectory]:
         """The retimed motion, chunk by chunk: the plan's played motion scaled by the fit's k
