@@ -322,16 +322,17 @@ def test_velocity_and_torque_limits_match_toppra():
 
 
 def test_toppra_ignores_torque_rates(rate_limited):
-    """toppra's solution on the same path within velocity and torque limits (all it takes)
-    exceeds the torque rate limit that hodyn's holds."""
+    """toppra's solution on the same path within velocity and torque limits (all it takes),
+    sampled at 100 Hz as a controller would: its torques' differences exceed the torque
+    rate limit that hodyn's holds (its sddot is piecewise constant: the torques jump)."""
     model, traj, _, _, out, opt = rate_limited
     vel, eff = model.velocity_limits, model.effort_limits
-    inst, result = toppra_duration(model, traj, np.column_stack([-vel, vel]),
-                                   np.column_stack([-eff, eff]), 0.0, 0.0, grid=1000)
-    t = np.linspace(0, result.duration, 2001)
-    q, qd, qdd = result(t), result(t, 1), result(t, 2)
-    taud = np.gradient(hodyn_cli.inverse_dynamics(model, q, qd, qdd, order=0).tau, t, axis=0)
-    assert np.abs(taud).max() > 2 * 60.0
+    _, result = toppra_duration(model, traj, np.column_stack([-vel, vel]),
+                                np.column_stack([-eff, eff]), 0.0, 0.0, grid=1000)
+    t = np.arange(0, result.duration, 0.01)
+    tau = hodyn_cli.inverse_dynamics(model, result(t), result(t, 1), result(t, 2), order=0).tau
+    assert np.abs(np.diff(tau, axis=0) / 0.01).max() > 1.5 * 60.0
+    assert result.duration < opt.duration
 
 
 # -- the command line ---------------------------------------------------------------------
@@ -420,3 +421,14 @@ def test_api_reports_json_friendly_attributes(rate_limited):
     attrs = opt.attributes
     json.dumps(attrs)
     assert attrs["duration"] == opt.duration and attrs["grid_points"] > 0
+
+
+def test_never_slower_than_the_uniform_scaling():
+    """On a grid far too coarse for the path, the result falls back to the uniform scaling
+    (played at the output's rate, fitted onto its limits): within every limit, and no slower
+    than retime --to-limits (to the fit's bisection)."""
+    model, traj, _ = iiwa_path(T=3.0)
+    limits = {j: {"torque_rate": 60.0} for j in model.joint_names}
+    out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=8)
+    assert hodyn_cli.check_limits(model, out, limits=limits).feasible
+    assert opt.duration <= opt.uniform_duration * (1 + 1e-9)

@@ -101,8 +101,11 @@ KNOTS = 4
 #: relative overshoot at grid points of an exact linear limit that a step may have (the
 #: solver's feasibility tolerance, relative to the band)
 FEASIBLE = 1e-5
-#: the final uniform scaling is looked for among the speed-ups 1 +- FIT
-FIT = 0.05
+#: the final uniform scaling is looked for among the speed-ups 1 +- FIT: first on SPEEDUPS,
+#: then by bisection on the samples within NEAR of their band at one of them
+FIT = 0.02
+SPEEDUPS = np.linspace(1 + FIT, 1 - FIT, 201)
+NEAR = 1e-3
 #: plans at most: where no uniform speed-up within FIT of 1 fits the played motion, the limits
 #: the plan is made for are tightened by twice the excess (at least MARGIN) and it is planned
 #: again
@@ -591,17 +594,20 @@ class Bound:
 
 class Fit:
     """The largest uniform speed-up x within ``1 +- FIT`` at which every sample of a motion fed
-    chunk by chunk (:meth:`add`: its laws) is inside its band: only the samples whose
-    majorant ``|a_0 - centre| + sum_i |a_i| X^i + |a| X + |c|`` (X = 1 + FIT) reaches the
-    band are kept; the others are inside at every such x. :meth:`solve`: scan x down from
-    1 + FIT, then bisect the last step to the boundary (every sample inside there, one on
-    its limit to rounding)."""
+    chunk by chunk (:meth:`add`: its laws) is inside its band. Per chunk, the largest usage
+    at each of :data:`SPEEDUPS` (of the samples whose majorant ``|a_0 - centre| + sum_i |a_i|
+    X^i + |a| X + |c|``, X = 1 + FIT, reaches the band: the others are inside at every such
+    x), and the laws of the samples within :data:`NEAR` of their band at one of them (a usage
+    moves by less between two of them). :meth:`solve`: the largest of them that fits, then
+    bisection to the boundary on the kept samples (every sample inside there, one on its
+    limit to rounding). Memory: the kept samples' few coefficients."""
 
     def __init__(self):
+        self.curve = np.full(len(SPEEDUPS), -np.inf)
         self.kept: list[tuple] = []
 
     def add(self, laws: dict[str, Law], limited: list, t: np.ndarray, start: int) -> None:
-        top = 1 + FIT
+        top = SPEEDUPS[0]
         for quantity, series, cols, lower, upper in limited:
             law = laws[series].take(slice(None), cols)
             c = law.coefficients
@@ -612,51 +618,62 @@ class Fit:
             reach = np.abs(dense[..., 0] - centre) + np.abs(f[..., 0]) * top + np.abs(f[..., 1])
             reach += (np.abs(dense[..., 1:]) * top ** np.arange(1, dense.shape[-1])).sum(axis=-1)
             rows, j = np.nonzero(reach >= half)
-            if rows.size:
-                self.kept.append((dense[rows, j], f[rows, j], centre[j], half[j], lower[j],
-                                  upper[j], quantity.label,
-                                  np.array(law.joint_names)[j], start + rows, t[rows]))
+            if not rows.size:
+                continue
+            group = (dense[rows, j], f[rows, j], centre[j], half[j], lower[j], upper[j])
+            usage = _usage(group, SPEEDUPS)
+            self.curve = np.maximum(self.curve, usage.max(axis=0))
+            near = usage.max(axis=1) >= 1 - NEAR
+            if near.any():
+                self.kept.append(tuple(a[near] for a in group) + (
+                    quantity.label, np.array(law.joint_names)[j[near]], start + rows[near],
+                    t[rows[near]]))
 
-    def _usage(self, x: np.ndarray) -> tuple[np.ndarray, tuple[int, int]]:
-        """(G,) the largest usage at each speed-up x (G,), and (group, row) of the largest at
-        the first x."""
-        worst, where = np.full(len(x), -np.inf), (0, 0)
-        for g, (dense, f, centre, half, *_rest) in enumerate(self.kept):
-            v = dense @ (x[None] ** np.arange(dense.shape[1])[:, None])
-            v += f[:, :1] * x + f[:, 1:2] * np.tanh(f[:, 2:3] * x)
-            usage = np.abs(v - centre[:, None]) / half[:, None]
-            best = usage.max(axis=0)
-            if best[0] > worst[0]:
-                where = (g, int(np.argmax(usage[:, 0])))
-            worst = np.maximum(worst, best)
+    def _worst(self, x: float) -> tuple[float, tuple[int, int]]:
+        """The largest usage of the kept samples at x, and (group, row) of it."""
+        worst, where = -np.inf, (0, 0)
+        for g, group in enumerate(self.kept):
+            usage = _usage(group[:6], np.array([x]))[:, 0]
+            if usage.max() > worst:
+                worst, where = float(usage.max()), (g, int(np.argmax(usage)))
         return worst, where
 
     def excess(self) -> float:
         """How far the worst sample is beyond its band at x = 1 (of the half-width)."""
-        return float(self._usage(np.ones(1))[0][0] - 1) if self.kept else 0.0
+        return max(self._worst(1.0)[0] - 1, 0.0)
 
     def solve(self) -> Binding | None:
         """The binding at the largest x that fits, or None (none does within 1 +- FIT)."""
-        if not self.kept:
-            return None
-        xs = np.linspace(1 + FIT, 1 - FIT, 401)
-        fits = self._usage(xs)[0] <= 1 + TOLERANCE / 10
-        if not fits.any():
+        fits = self.curve <= 1 + TOLERANCE / 10
+        if not self.kept or not fits.any():
             return None
         g = int(np.argmax(fits))
-        lo, hi = xs[g], xs[max(g - 1, 0)]
+        lo, hi = SPEEDUPS[g], SPEEDUPS[max(g - 1, 0)]
         for _ in range(60 if g else 0):  # lo fits, hi does not
             mid = (lo + hi) / 2
-            if self._usage(np.array([mid]))[0][0] <= 1 + TOLERANCE / 10:
+            if self._worst(mid)[0] <= 1 + TOLERANCE / 10:
                 lo = mid
             else:
                 hi = mid
-        usage, (k, r) = self._usage(np.array([lo]))
+        _, (k, r) = self._worst(lo)
         dense, f, centre, half, lower, upper, label, joints, samples, times = self.kept[k]
         value = float(np.polyval(dense[r, ::-1], lo) + f[r, 0] * lo + f[r, 1] * np.tanh(
             f[r, 2] * lo))
         return Binding(float(lo), label, str(joints[r]), int(samples[r]), float(times[r]),
                        value, float(upper[r] if value >= centre[r] else lower[r]))
+
+
+def _usage(group: tuple, x: np.ndarray) -> np.ndarray:
+    """(K, G) ``|v(x) - centre| / half`` of K samples' laws (dense polynomials, friction
+    terms, centres, half-widths) at G speed-ups, in blocks (memory: a block's)."""
+    dense, f, centre, half = group[:4]
+    out = np.empty((len(dense), len(x)))
+    powers = x[None] ** np.arange(dense.shape[1])[:, None]
+    for a in range(0, len(dense), 4096):
+        b = slice(a, a + 4096)
+        v = dense[b] @ powers + f[b, :1] * x + f[b, 1:2] * np.tanh(f[b, 2:3] * x)
+        out[b] = np.abs(v - centre[b, None]) / half[b, None]
+    return out
 
 
 class Optimal:
@@ -720,29 +737,45 @@ class Optimal:
         at every output sample (:class:`Fit`: the largest uniform speed-up within :data:`FIT`
         of 1 at which every sample is inside). Where none is (a sample between grid points
         beyond a limit, and another that a slower playing pushes out: a static term of the
-        other sign), plan again for limits tightened by twice the excess; failing
-        :data:`ATTEMPTS`, the scaling of ``retime --to-limits`` (from rest: safe at any
-        slower playing)."""
+        other sign), plan again for limits tightened by twice the excess. Where that fails
+        :data:`ATTEMPTS` times, or the result is slower than the uniform scaling (a grid too
+        coarse for the path), the uniform scaling itself (x constant), fitted likewise or,
+        failing that, from rest as ``retime --to-limits`` scales."""
         margin, uniform = 0.0, None
         for _ in range(ATTEMPTS):
             self.plan(chunks(), self._tightened(margin))
             assert self.path is not None
             uniform = uniform or self.path.uniform  # for the limits as given
             self.path = replace(self.path, uniform=uniform)
-            search, fit, count = ScaleSearch(self.model, self.limits), Fit(), 0
-            for piece in self.path.played(chunks()):
-                laws = self._laws(piece)
-                search.add(laws, piece)
-                fit.add(laws, limited_series(self.model, self.limits, laws), piece.t, count)
-                count += piece.n_samples
-            search.retiming()
+            fit, search = self._fitted(chunks())
             self.final = fit.solve()
             if self.final is not None:
-                return self.final
+                if self.duration <= self.uniform_duration:
+                    return self.final
+                break
             margin = max(2 * fit.excess(), 2 * margin, MARGIN)
-        self.final = search.best[0]
+        assert self.path is not None and uniform is not None
+        law = replace(self.path.law, coefficients=np.full_like(self.path.law.coefficients,
+                                                               uniform.x**2))
+        self.path = replace(self.path, law=law, samples=max(1, int(np.ceil(
+            _duration(law) * self.samples_per_second - 1e-9))))
+        fit, search = self._fitted(chunks())
+        self.final = fit.solve() or search.best[0]
         assert self.final is not None
         return self.final
+
+    def _fitted(self, chunks: Iterable[Trajectory]) -> tuple[Fit, ScaleSearch]:
+        """The played motion's laws at every output sample, fed to a :class:`Fit` and to a
+        :class:`~hodyn_cli.algorithms.limits.feasibility.ScaleSearch` (from rest)."""
+        assert self.path is not None
+        search, fit, count = ScaleSearch(self.model, self.limits), Fit(), 0
+        for piece in self.path.played(chunks):
+            laws = self._laws(piece)
+            search.add(laws, piece)
+            fit.add(laws, limited_series(self.model, self.limits, laws), piece.t, count)
+            count += piece.n_samples
+        search.retiming()
+        return fit, search
 
     def _tightened(self, margin: float) -> Limits:
         """The limits with every band but position's ``1 - margin`` as wide."""
