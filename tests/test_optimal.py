@@ -426,9 +426,9 @@ def test_api_reports_json_friendly_attributes(rate_limited):
 def test_never_slower_than_the_uniform_scaling():
     """On a grid far too coarse for the path, the result falls back to the uniform scaling
     (played at the output's rate, fitted onto its limits): within every limit, and no slower
-    than retime --to-limits (to the fit's bisection)."""
+    than retime --to-limits (but for its samples falling elsewhere on the path: 1e-4)."""
     model, traj, _ = iiwa_path(T=3.0)
     limits = {j: {"torque_rate": 60.0} for j in model.joint_names}
     out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=8)
     assert hodyn_cli.check_limits(model, out, limits=limits).feasible
-    assert opt.duration <= opt.uniform_duration * (1 + 1e-9)
+    assert opt.duration <= opt.uniform_duration * (1 + 1e-4)
