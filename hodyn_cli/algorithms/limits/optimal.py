@@ -3,18 +3,19 @@ along the geometric path of a motion within every limit ``check`` knows, torque 
 torque accelerations included.
 
 **The path.** The input's time is the path parameter s; its derivative columns are then
-``q^[m] = d^m q / ds^m``, and between samples q(s) is their two-point Hermite interpolant
-(:func:`~hodyn_cli.algorithms.limits.jets.hermite`). A time law is ``x(s) = sdot^2 > 0``;
-played along it the motion has, by the chain rule, ``qd = q' sqrt(x)``, ``qdd = q'' x +
-q' x'/2``, ... (:mod:`~hodyn_cli.algorithms.limits.jets`); x = 1 is the input itself.
+``q^[m] = d^m q / ds^m``, and between samples q(s) follows their two-point Hermite
+interpolants (:func:`~hodyn_cli.algorithms.limits.jets.hermite`, :func:`_between`). A time
+law is ``x(s) = sdot^2 > 0``; played along it the motion has, by the chain rule, ``qd = q'
+sqrt(x)``, ``qdd = q'' x + q' x'/2``, ... (:mod:`~hodyn_cli.algorithms.limits.jets`); x = 1
+is the input itself.
 
 **Every limited quantity along the path.** With the time law's derivatives ``sigma_k =
 s^(k)`` (``sigma_1 = sqrt(x)``, ``sigma_2 = x'/2``, ``sigma_3 = sqrt(x) x''/2``, ``sigma_4 = (x
 x''' + x' x''/2)/2``) a quantity of time order j (the power of its scaling law,
 :mod:`~hodyn_cli.algorithms.limits.scaling`: tau^(j), taum, current: j; qd, motor speed: 1) is,
 at each point of the path, a polynomial in the sigmas whose monomials have the grades of its
-law, ``j + 2p`` (sigma_k has grade k): the static part (gravity, wrenches, friction's offset)
-grade j, the inertial and Coriolis part grade j + 2. So, with ``tau = M qdd + C qd + g``::
+law, ``j + 2p`` (sigma_k has grade k): the static part (gravity, friction's offset) grade j,
+the inertial and Coriolis part grade j + 2. So, with ``tau = M qdd + C qd + g``::
 
     tau  = c + b x + a x'/2                                    (a = M q', b = M q'' + C q', c = g)
     taud = sqrt(x) (c' + b' x + (b + a'/2) x' + a x''/2)
@@ -26,32 +27,32 @@ that leave the point with the time-law derivatives of :data:`PROBES`, and the mo
 coefficients are the (exact) solution of that linear system (:func:`path_limits`); friction
 ``a sigma_1 + c tanh(b sigma_1)`` comes from the law directly.
 
-**The programme.** x is a B-spline of degree ``max(4, D - 1)`` on the grid (so every output
-derivative ``q^(D-1)`` exists: x^(D-2) is continuous), and the time ``T = int ds / sqrt(x)``
-is minimised by a sequence of linear programmes (HiGHS) over its coefficients, the limits
-imposed at the grid points:
+**The programme** (:func:`solve`). x is a B-spline of degree ``max(5, D - 1)`` with a knot at
+every :data:`KNOTS`-th grid point (every output derivative ``q^(D-1)`` exists: x^(D-2) is
+continuous), and the time ``T = int ds / sqrt(x)`` is minimised by a sequence of linear
+programmes (HiGHS) over its coefficients, the limits imposed at the grid points:
 
 * velocity, torque, motor torque and current without friction (order 0, and qd): linear in
   x, x' as they stand;
 * torque rate, motor speed (order 1): ``|L(x, x', x'')| <= R / sqrt(x)`` with L linear; the
   convex ``R / sqrt(x)`` is replaced by its tangent at the current x, which lies below it, so
-  every programme's solution is feasible (an inner approximation: the iterates never leave
-  the feasible set);
-* torque acceleration and friction: linearised at the current x (a step that overshoots by
-  more than :data:`SLACK` is shortened);
+  every programme's solution is feasible (an inner approximation);
+* torque acceleration and friction: linearised at the current x; a step may leave them by
+  each of :data:`SLACKS` in turn;
 * the objective is T linearised at the current x (``-int (x - x_k) / (2 x_k^(3/2)) ds``), in
   a trust region ``x_k / (1 + rho) <= x <= x_k (1 + rho)``, and each step is shortened until
   T decreases (T is convex: a descent method).
 
-It starts from the uniform scaling (``retime --to-limits``: x constant, feasible), so the
-result is never slower. The path speed is capped at :data:`CAP` times the uniform one: where
-the path is at rest (``q' = 0``, e.g. the waypoints of a point-to-point motion) no limit
-bounds it.
+It starts from the uniform scaling (``retime --to-limits``: x constant, feasible). The path
+speed stays within :data:`CAP` times the uniform one (where the path is at rest, ``q' = 0``,
+e.g. the waypoints of a point-to-point motion, no limit bounds it), and the time law's
+derivatives within :data:`SMOOTH`'s bounds (smooth on the output's sampling).
 
-**The final check.** Between grid points the limits are not imposed, so the played motion's
-dynamics are computed afresh at every output sample and the motion is then scaled uniformly by
-the exact scaling laws onto its limits (:class:`~hodyn_cli.algorithms.limits.feasibility.
-ScaleSearch`): every limit holds at every output sample, and one is on its limit.
+**The final check** (:meth:`Optimal.fit`). Between grid points the limits are not imposed, so
+the played motion's dynamics are computed afresh at every output sample and the motion is
+then scaled uniformly, exactly by its scaling laws, onto its limits (:class:`Fit`): every limit
+holds at every output sample, and one is on its limit; where no scaling near 1 fits, it is
+planned again for tighter limits, and it is never slower than the uniform scaling.
 """
 
 from __future__ import annotations
@@ -89,8 +90,9 @@ __all__ = ["GRID", "CAP", "PROBES", "PathGrid", "PathLimit", "path_limits", "Tim
 GRID = 1000
 #: the path speed sdot stays within CAP times the uniform scaling's
 CAP = 3.0
-#: the time law's curvature ``|x''| <= 2 (SMOOTH rate)^2``: within one output sample x changes
-#: by at most ~SMOOTH^2 of itself through it (no spike of speed between two samples)
+#: the time law's derivatives ``|x^(k)| <= 2 x0 (SMOOTH rate / sqrt(x0))^k``, k = 2..4 (x0: the
+#: uniform scaling's x; rate: the output's): x changes by ~SMOOTH^k of itself through its k-th
+#: derivative within one output sample (no spike of speed between two samples)
 SMOOTH = 0.1
 #: relative overshoot at grid points of a linearised limit (torque acceleration, friction)
 #: that a step may have, in turn (the final check removes what is left)
@@ -360,8 +362,8 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     from the feasible constant ``x0`` (module docstring: linear programmes, inner tangents of
     the rate limits, a trust region, T decreasing). Linearised limits may overshoot by each
     of :data:`SLACKS` in turn: a step from beyond the next one back within it is taken even
-    where T grows. ``|x''| <= 2 (SMOOTH rate)^2``: x changes by at most ~SMOOTH^2 of itself
-    through its curvature within one output sample (``rate``: samples per second)."""
+    where T grows. The time law's derivatives stay within :data:`SMOOTH`'s bounds (``rate``:
+    the output's samples per second)."""
     breaks = np.append(s[:-1:KNOTS], s[-1])
     law = TimeLaw(breaks, np.full(len(breaks) + degree - 1, x0), degree)
     D = [_design(law.knots, degree, s, nu) for nu in range(4)]
