@@ -78,18 +78,21 @@ def compose(path: np.ndarray, rates: np.ndarray) -> np.ndarray:
 
 def _taylor(left: np.ndarray, dt: np.ndarray) -> np.ndarray:
     """Derivatives (E, D, ...) at s0 + dt of the Taylor polynomial of ``left`` (E, D, ...)."""
-    D, out = left.shape[1], np.zeros_like(left)
-    dt = dt.reshape((-1,) + (1,) * (left.ndim - 2))
-    for r in range(D):
-        for k in range(r, D):
-            out[:, r] += left[:, k] * dt ** (k - r) / factorial(k - r)
-    return out
+    D = left.shape[1]
+    k = np.arange(D)
+    power = np.clip(k[None] - k[:, None], 0, None)  # [r, k]: k - r
+    weight = np.where(k[None] >= k[:, None], 1.0 / np.array([factorial(p) for p in range(D)])[
+        power], 0.0)
+    T = weight * dt.reshape(-1, 1, 1) ** power  # (E, r, k): dt^(k-r) / (k-r)!
+    return np.einsum("erk,ek...->er...", T, left)
 
 
-def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray) -> np.ndarray:
+def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
+            order: int | None = None) -> np.ndarray:
     """Derivatives (E, D, ...) at ``s0 + u h`` (0 <= u <= 1) of the polynomial of degree 2D - 1
     that has the derivatives ``left`` (E, D, ...) at s0 and ``right`` at s0 + h: the path
-    between two samples, matching every derivative they give (so q(s) is C^(D-1)).
+    between two samples, matching every derivative they give (so q(s) is C^(D-1)); ``order``:
+    that derivative only, (E, ...).
 
     It is the Taylor polynomial at s0 plus the part that vanishes to order D at s0 and takes
     up what the Taylor polynomial misses at s0 + h (so no digit of q is lost to the small
@@ -108,11 +111,12 @@ def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray) -
         b[:, n - j] = sum(comb(j, k) * (-1) ** k * bwd[:, k] for k in range(j + 1))
     u = u.reshape((-1, 1) + extra)
     out = _taylor(left, u.reshape(-1) * h)
-    for r in range(D):
-        m = n - r
-        i = np.arange(m + 1).reshape((1, m + 1) + extra)
-        basis = np.array([comb(m, k) for k in range(m + 1)]).reshape(i.shape) \
-            * u ** i * (1 - u) ** (m - i)
-        out[:, r] += factorial(n) / factorial(m) * (b * basis).sum(axis=1) / hk[:, r]
+    for r in range(D if order is None else order + 1):
+        if order is None or r == order:
+            m = n - r
+            i = np.arange(m + 1).reshape((1, m + 1) + extra)
+            basis = np.array([comb(m, k) for k in range(m + 1)]).reshape(i.shape) \
+                * u ** i * (1 - u) ** (m - i)
+            out[:, r] += factorial(n) / factorial(m) * (b * basis).sum(axis=1) / hk[:, r]
         b = b[:, 1:] - b[:, :-1]
-    return out
+    return out if order is None else out[:, order]

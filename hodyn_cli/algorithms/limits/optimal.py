@@ -119,8 +119,9 @@ BELOW = 2
 ITERATIONS = 60
 #: relative decrease of T below which the iteration stops
 CONVERGED = 1e-7
-#: Gauss-Legendre nodes per grid interval for T = int ds / sqrt(x)
+#: Gauss-Legendre nodes per grid interval for T = int ds / sqrt(x), and Newton steps for s(t)
 NODES, WEIGHTS = np.polynomial.legendre.leggauss(12)
+NEWTON = 5
 #: time-law derivatives (sigma_1 .. sigma_4) at which the dynamics are probed; the first has
 #: sigma_1 = 1 (friction's terms are read there); together they determine every monomial of
 #: grade 0 .. 4 (their matrix has full rank, tests/test_optimal.py)
@@ -341,7 +342,7 @@ class TimeLaw:
         i = np.clip(np.searchsorted(times, t, side="right") - 1, 0, len(b) - 2)
         lo, hi = b[i], b[i + 1]
         s = np.clip(lo + (t - times[i]) * np.sqrt(self.spline(lo)), lo, hi)
-        for _ in range(8):
+        for _ in range(NEWTON):
             s = np.clip(s - (times[i] + self._elapsed(lo, s) - t) * np.sqrt(self.spline(s)),
                         lo, hi)
         return s
@@ -532,7 +533,7 @@ def _between(path: Trajectory, s: np.ndarray) -> np.ndarray:
     u = (s - path.t[i]) / h
     left, right = path.derivatives[i], path.derivatives[i + 1]
     low = [max(0, r - BELOW) for r in range(path.orders)]
-    return np.stack([hermite(left[:, a:], right[:, a:], h, u)[:, r - a]
+    return np.stack([hermite(left[:, a:], right[:, a:], h, u, r - a)
                      for r, a in enumerate(low)], axis=1)
 
 
