@@ -432,3 +432,21 @@ def test_never_slower_than_the_uniform_scaling():
     out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=8)
     assert hodyn_cli.check_limits(model, out, limits=limits).feasible
     assert opt.duration <= opt.uniform_duration * (1 + 1e-4)
+
+
+def test_mimic_joints(tmp_path):
+    """A <mimic> joint follows its leader: the path is over the independent joints, the
+    limits over all of them; the retimed motion passes check."""
+    from conftest import MIMIC_CASES, mimic_urdf
+
+    model = hodyn_cli.load_robot(mimic_urdf(tmp_path, *MIMIC_CASES["iiwa 3 follows 1"]))
+    names = model.coordinate_names
+    t = np.arange(301) / 100
+    traj = cosine(names, t, amplitude=np.full(len(names), 0.5),
+                  omega=np.linspace(1, 2, len(names)), phase=np.zeros(len(names)),
+                  offset=np.zeros(len(names)), orders=5)
+    limits = {j: {"torque_rate": 40.0} for j in model.joint_names}
+    out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=300)
+    assert out.joint_names == names
+    assert hodyn_cli.check_limits(model, out, limits=limits).feasible
+    assert opt.duration < 0.9 * opt.uniform_duration
