@@ -39,9 +39,10 @@ programmes (HiGHS) over its coefficients, the limits imposed at the grid points:
   every programme's solution is feasible (an inner approximation);
 * torque acceleration and friction: linearised at the current x; a step may leave them by
   each of :data:`SLACKS` in turn;
-* the objective is T linearised at the current x (``-int (x - x_k) / (2 x_k^(3/2)) ds``), in
-  a trust region ``x_k / (1 + rho) <= x <= x_k (1 + rho)``, and each step is shortened until
-  T decreases (T is convex: a descent method).
+* the objective is T linearised at the current x (``-int (x - x_k) / (2 x_k^(3/2)) ds``)
+  plus :data:`ROUGH` times the spline's roughness, in a trust region ``x_k / (1 + rho) <= x <=
+  x_k (1 + rho)``, and each step is shortened until T decreases (T is convex: a descent
+  method).
 
 It starts from the uniform scaling (``retime --to-limits``: x constant, feasible). The path
 speed stays within :data:`CAP` times the uniform one (where the path is at rest, ``q' = 0``,
@@ -115,6 +116,9 @@ ATTEMPTS = 3
 MARGIN = 1e-3
 #: the path's derivative r between samples comes from the orders r - BELOW .. D-1 there
 BELOW = 2
+#: weight (times the uniform scaling's x) of the spline's roughness in each programme's
+#: objective, against T's (normalised to 1 per coefficient)
+ROUGH = 0.1
 #: linear programmes at most
 ITERATIONS = 60
 #: relative decrease of T below which the iteration stops
@@ -400,8 +404,8 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
             lb, ub = np.append(lb, -bend), np.append(ub, bend)
             objective = -(D[0].T @ (weights / (2 * X[:, 0] ** 1.5)))
             bounds = Bounds(np.maximum(floor, c / (1 + rho)), np.minimum(cap, c * (1 + rho)))
-            x = _linear_programme(objective / np.abs(objective).max(), bounds, A, lb, ub,
-                                  A @ c)
+            x = _smooth_programme(objective / np.abs(objective).max(), bounds, A, lb, ub, c,
+                                  ROUGH / x0)
             for alpha in (1.0, 0.5, 0.25, 0.125) if x is not None else ():
                 trial = replace(law, coefficients=c + alpha * (x - c))
                 if excess(trial.coefficients) <= slack and (
@@ -423,6 +427,25 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
 #: rows of the programme first imposed: those within this (of their band's half-width) of a
 #: bound at the current x; the rows the solution violates are added until it violates none
 NEAR = 0.5
+
+
+def _smooth_programme(objective, bounds, A, lb, ub, c, weight) -> np.ndarray | None:
+    """:func:`_linear_programme` with ``weight sum_j |third difference of c|_j`` added to the
+    objective (auxiliary ``e_j >= |(Delta^3 c)_j|``): the vertex solutions of a programme
+    chatter where nothing else decides, this keeps the spline calm there."""
+    n = len(c)
+    diff = sparse.diags([-1.0, 3.0, -3.0, 1.0], [0, 1, 2, 3], shape=(n - 3, n))
+    eye = sparse.identity(n - 3)
+    A = sparse.vstack([sparse.hstack([A, sparse.csr_matrix((A.shape[0], n - 3))]),
+                       sparse.hstack([diff, -eye]), sparse.hstack([-diff, -eye])]).tocsr()
+    lb = np.concatenate([lb, np.full(2 * (n - 3), -np.inf)])
+    ub = np.concatenate([ub, np.zeros(2 * (n - 3))])
+    z = np.concatenate([c, np.abs(diff @ c)])
+    bounds = Bounds(np.concatenate([bounds.lb, np.zeros(n - 3)]),
+                    np.concatenate([bounds.ub, np.full(n - 3, np.inf)]))
+    x = _linear_programme(np.concatenate([objective, np.full(n - 3, weight)]), bounds, A, lb,
+                          ub, A @ z)
+    return None if x is None else x[:n]
 
 
 def _linear_programme(objective, bounds, A, lb, ub, now) -> np.ndarray | None:
