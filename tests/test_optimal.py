@@ -1,8 +1,9 @@
-"""Time-optimal retiming along the path (hodyn_cli.algorithms.limits.optimal, jets): the chain
-rule and the path against sympy and exact polynomials, the limits as polynomials in the time
-law against the dynamics computed afresh (another method; rigid drives with friction), the
-retimed motion against finite differences along an analytic path, its limits recomputed by
-Pinocchio, toppra's durations where toppra applies, and the command line."""
+"""Time-optimal retiming along the path (hodyn_cli.algorithms.limits: optimal, programme,
+jets): the chain rule and the path against sympy and exact polynomials, the limits as
+polynomials in the time law against the dynamics computed afresh (another method; rigid
+drives with friction), the retimed motion against finite differences along an analytic path,
+its limits recomputed by Pinocchio, toppra's durations where toppra applies, and the command
+line."""
 
 import json
 from math import factorial
@@ -21,7 +22,7 @@ from conftest import (
     pinocchio_model,
     stencil_times,
 )
-from hodyn_cli.algorithms.limits import optimal
+from hodyn_cli.algorithms.limits import optimal, programme
 from hodyn_cli.algorithms.limits.feasibility import torque_order
 from hodyn_cli.algorithms.limits.jets import compose, hermite, time_rates
 from hodyn_cli.cli.app import app
@@ -91,8 +92,8 @@ def test_hermite_reproduces_polynomials_of_its_degree(D):
 def test_probes_determine_every_monomial():
     """The probes' monomial matrix for grades 0..4 (sigma_1..sigma_4) has full rank, well
     conditioned: the fitted coefficients are exact to rounding."""
-    monomials = [m for g in range(5) for m in optimal._partitions(g)]
-    A = optimal._monomials(optimal.PROBES, monomials)
+    monomials = [m for g in range(5) for m in programme._partitions(g)]
+    A = programme._monomials(programme.PROBES, monomials)
     assert len(monomials) == 12 and np.linalg.matrix_rank(A) == 12
     assert np.linalg.cond(A) < 1e3
 
@@ -101,7 +102,7 @@ def test_path_grid_keeps_a_bounded_number_of_samples():
     """However long the path, the grid keeps between target and 2 target samples, evenly
     spaced, and the last one."""
     model, traj, _ = iiwa_path(T=40.0)
-    grid = optimal.PathGrid(target=100)
+    grid = programme.PathGrid(target=100)
     for start in range(0, traj.n_samples, 333):
         grid.add(Trajectory(traj.joint_names, traj.derivatives[start:start + 333],
                             traj.t[start:start + 333]))
@@ -125,7 +126,7 @@ def test_path_limits_equal_the_dynamics_of_the_played_motion():
     model, traj, _ = iiwa_path(T=1.0, rate=20.0)
     lim = hodyn_cli.joint_limits(model, {j: {"torque_rate": 100.0, "torque_acceleration": 1e3}
                                          for j in model.joint_names})
-    limits = optimal.path_limits(model, traj, lim, torque_order(lim))
+    limits = programme.path_limits(model, traj, lim, torque_order(lim))
     X = np.column_stack([RNG.uniform(0.2, 3.0, traj.n_samples),
                          RNG.normal(size=(traj.n_samples, 3)) * [2.0, 10.0, 50.0]])
     jet = Trajectory(model.joint_names, _played_at(traj.derivatives, X))
@@ -147,7 +148,7 @@ def test_path_limits_of_rigid_drives_with_friction():
     drives = hodyn_cli.api._drives(model, URDF / "iiwa14_motors.toml")
     lim = hodyn_cli.joint_limits(model, {"iiwa_joint_1": {"current": 5.0, "motor_torque": 3.0,
                                                           "motor_speed": 300.0}})
-    limits = optimal.path_limits(model, traj, lim, 0, drives=drives)
+    limits = programme.path_limits(model, traj, lim, 0, drives=drives)
     X = np.column_stack([RNG.uniform(0.2, 3.0, traj.n_samples),
                          RNG.normal(size=(traj.n_samples, 3)) * [2.0, 10.0, 50.0]])
     jet = Trajectory(model.joint_names, _played_at(traj.derivatives, X)[:, :3])
