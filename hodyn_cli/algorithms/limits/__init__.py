@@ -1,3 +1,4 @@
 """Limits: how every limited series (velocities, torques and their rates, motor quantities)
 changes when a motion is played slower or faster, the check of a motion against its limits,
-and the uniform retiming onto them. Imports: dynamics, actuation."""
+the uniform retiming onto them, and the time-optimal time law along the path within them.
+Imports: dynamics, actuation."""
