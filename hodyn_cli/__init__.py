@@ -16,8 +16,8 @@ available at the top: ``hodyn_cli.load_robot``, ``hodyn_cli.inverse_dynamics``,
 ``forward_kinematics``, ``matrices``, ``validate_motion``, ``elastic_dynamics``,
 ``drive_dynamics``, ``dynamic_regressor``, ``regressor_parameters``, ``regressor_basis``,
 ``torque_sensitivities``, ``inverse_kinematics``, ``forward_dynamics``, ``simulate``,
-``joint_limits``, ``check_limits``, ``retime``, ``scaling_laws`` (imported on first use, so
-``import hodyn_cli`` stays fast).
+``joint_limits``, ``check_limits``, ``retime``, ``retime_optimal``, ``scaling_laws``
+(imported on first use, so ``import hodyn_cli`` stays fast).
 """
 
 __version__ = "0.1.0"
@@ -27,7 +27,7 @@ _API = ("Result", "load_robot", "inverse_dynamics", "forward_kinematics", "matri
         "validate_motion", "elastic_dynamics", "drive_dynamics", "dynamic_regressor",
         "regressor_parameters", "regressor_basis", "torque_sensitivities", "joint_trajectory",
         "inverse_kinematics", "forward_dynamics", "simulate", "joint_limits", "check_limits",
-        "retime", "scaling_laws")
+        "retime", "retime_optimal", "scaling_laws")
 __all__ = ["__version__", *_API]
 
 

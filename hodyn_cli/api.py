@@ -31,8 +31,8 @@ __all__ = ["Result", "use_backend", "backend", "backend_info", "load_robot", "jo
            "centre_of_mass", "inverse_kinematics", "matrices", "validate_motion", "elastic_dynamics",
            "drive_dynamics", "dynamic_regressor", "regressor_parameters", "regressor_basis",
            "torque_sensitivities", "forward_dynamics", "simulate", "joint_limits",
-           "scaling_laws", "check_limits", "retime", "contact_dynamics", "link_jacobian",
-           "read_contacts", "contact_matrices"]
+           "scaling_laws", "check_limits", "retime", "retime_optimal", "contact_dynamics",
+           "link_jacobian", "read_contacts", "contact_matrices"]
 
 
 class Result(Mapping):
@@ -860,3 +860,32 @@ def link_jacobian(robot: Model, link: str, *derivatives, order: int = 2, **named
 
     names = (ROOT_COLUMNS if f else ()) + robot.coordinate_names
     return m.result(_rates("Js", columns(J.Js)) | _rates("Jb", columns(J.Jb)), names)
+
+
+def retime_optimal(robot: Model, *derivatives, limits=None, drives=None, model: str = "full",
+                   gravity=GRAVITY, rate: float | None = None, grid: int | None = None, t=None,
+                   **named):
+    """``hodyn retime --optimal``: the motion along its own path with the fastest time law
+    within every limit of ``limits`` (as :func:`joint_limits` takes them; torque rates and
+    accelerations too) and, with rigid ``drives``, the motor limits: ``(trajectory,
+    optimal)``.
+
+    The input's times are the path parameter (``t`` is required); the output has every
+    derivative the input has, exact by the chain rule, at ``rate`` Hz (default: the input's
+    mean rate), and every limit holds at every sample, one on its limit. ``optimal``: an
+    :class:`~hodyn_cli.algorithms.limits.optimal.Optimal` (``.duration``,
+    ``.uniform_duration``: that of :func:`retime`'s uniform scaling, ``.bound.describe()``:
+    where the limits bind); ``grid``: its grid's size (docs/feasibility.md).
+    """
+    from hodyn_cli.algorithms.limits.feasibility import torque_order
+    from hodyn_cli.algorithms.limits.optimal import GRID, Optimal
+
+    m = _Motion(robot, derivatives, named, t=t)
+    lim = joint_limits(robot, limits)
+    optimal = Optimal(robot, lim, torque_order(lim), rate=rate, grid=grid or GRID,
+                      gravity=gravity, drives=None if drives is None else _drives(robot, drives),
+                      kind=model)
+    optimal.fit(lambda: [m.coordinates])
+    pieces = list(optimal.retimed([m.coordinates]))
+    return Trajectory(robot.coordinate_names, np.concatenate([p.derivatives for p in pieces]),
+                      np.concatenate([p.t for p in pieces])), optimal

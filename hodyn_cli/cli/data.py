@@ -77,6 +77,10 @@ def generate_command(
     drives: Annotated[Path | None, typer.Option(
         help="With --respect-limits: elastic drives (TOML) whose motor speed and torque "
              "limits count too.", show_default=False)] = None,
+    optimal: Annotated[bool, typer.Option(
+        "--optimal", help="With --respect-limits: play the designed path with the fastest "
+                          "time law within the limits (as retime --optimal), not uniformly "
+                          "slower.")] = False,
     s=None,
 ) -> None:
     """Write a designed motion with exact derivatives, inside the URDF's limits."""
@@ -99,7 +103,14 @@ def generate_command(
         waypoints=_waypoints(waypoints, model) if waypoints else None,
         segment_duration=numbers(segment_duration, "--segment-duration"), vanishing=vanishing,
         source=str(robot if respect_limits is None else respect_limits))  # where limits are
-    if respect_limits is not None:
+    if optimal and respect_limits is None:
+        raise HodynError("--optimal goes with --respect-limits FILE (the limits it plays to)")
+    if optimal:
+        limits = read_limits(respect_limits, model)
+        model = with_limits(model, limits)
+        plan, pieces = generate.optimal(model, kind, limits, gravity=s.g, drives=read_drives(
+            drives, model) if drives else None, size=CHUNK_ROWS, **options)
+    elif respect_limits is not None:
         limits = read_limits(respect_limits, model)
         model = with_limits(model, limits)
         slow, binding = generate.within_limits(
@@ -109,7 +120,8 @@ def generate_command(
         if binding is not None and not s.quiet:
             render.notice(f"played {slow:.6g} times slower to respect {respect_limits}: "
                           f"{binding.describe()} set it")
-    pieces = generate.chunks(model, kind, CHUNK_ROWS, **options)
+    if not optimal:
+        pieces = generate.chunks(model, kind, CHUNK_ROWS, **options)
     first = next(pieces)
     columns = trajectory_datasets(first, compact)[1]
     attrs = {"hodyn_version": __version__, "joint_names": list(first.joint_names), "kind": kind,
@@ -119,6 +131,12 @@ def generate_command(
             if not allow_limit_violation:
                 generate.check_limits(model, piece, options["source"])
             sink.write(trajectory_datasets(piece, compact)[0])
+        if optimal:
+            sink.attrs.update(plan.attributes)
+    if optimal and not s.quiet:
+        render.notice(f"{plan.duration:.6g} s along the designed path within {respect_limits} "
+                      f"(the fastest uniform scaling: {plan.uniform_duration:.6g} s); on its "
+                      "limits: " + "; ".join(plan.bound.describe()))
 
 
 def _json_file(path: Path) -> dict:

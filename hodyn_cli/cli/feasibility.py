@@ -137,6 +137,17 @@ def retime(
     segments: Annotated[str | None, typer.Option(
         help="With --to-limits: times T1,T2,... that cut the motion into pieces scaled "
              "independently.", show_default=False)] = None,
+    optimal: Annotated[bool, typer.Option(
+        "--optimal", help="The fastest time law along the motion's path (not uniform): "
+                          "within every limit, torque rates too (docs/feasibility.md).")
+    ] = False,
+    rate: Annotated[float | None, typer.Option(
+        help="With --optimal: samples per second of the output (default: the input's).",
+        show_default=False)] = None,
+    grid: Annotated[int | None, typer.Option(
+        min=8, help="With --optimal: grid points of the time law (default 1000; the input's "
+                    "samples, and points of its path between them, up to twice that).",
+        show_default=False)] = None,
     compact: Annotated[bool, typer.Option(
         "--compact", help="HDF5: one dataset q_derivatives (N x D+1 x n).")] = False,
     s=None,
@@ -147,7 +158,9 @@ def retime(
     --to-limits: the smallest k (k < 1 speeds a slow motion up) that keeps every limited
     quantity within its limit for that and any slower playing, from the exact scaling laws of
     the torques and their rates (with --contacts: the torques on them, each contact in its
-    friction cone and on its sole). Exit status 1: no time scaling makes the motion feasible.
+    friction cone and on its sole). --optimal: the fastest time law along the same path
+    (faster here, slower there), every limit held at every output sample. Exit status 1: no
+    time scaling makes the motion feasible.
     """
     from hodyn_cli.algorithms.limits.feasibility import Infeasible
     from hodyn_cli.cli import render
@@ -156,8 +169,14 @@ def retime(
     from hodyn_cli.pipeline import stream
     from hodyn_cli.pipeline.feasibility import retime_file
 
-    if to_limits == (factor is not None):
-        raise HodynError("give --to-limits, or --factor K")
+    if optimal:
+        if to_limits or factor is not None or segments is not None:
+            raise HodynError("--optimal finds its own time law: it goes without --to-limits, "
+                             "--factor and --segments")
+    elif rate is not None or grid is not None:
+        raise HodynError("--rate and --grid go with --optimal")
+    elif to_limits == (factor is not None):
+        raise HodynError("give --to-limits, --optimal, or --factor K")
     if factor is not None and not factor > 0:
         raise HodynError(f"--factor must be positive, got {factor}")
     if segments is not None and not to_limits:
@@ -170,6 +189,9 @@ def retime(
     lim, job = _job(s, model, limits, drives, model_kind)
     attrs = s.provenance(robot, traj, model, gravity=s.g, limits=str(limits or ""),
                          drives=str(drives or ""))
+    if optimal:
+        _retime_optimal(s, traj, output, attrs, lim, job, rate, grid, compact)
+        return
     try:
         with render.progress(None, "samples", s.quiet) as update:
             retiming, best, jumps = retime_file(
@@ -190,3 +212,24 @@ def retime(
             render.notice(f"{traj}: {piece}{how}{why}")
     for text in jumps:
         render.warning(f"{traj}: {text}")
+
+
+def _retime_optimal(s, traj: str, output: str, attrs: dict, lim, job, rate, grid,
+                    compact: bool) -> None:
+    from hodyn_cli.algorithms.limits.feasibility import Infeasible
+    from hodyn_cli.algorithms.limits.optimal import GRID
+    from hodyn_cli.cli import render
+    from hodyn_cli.pipeline.feasibility import retime_optimal_file
+
+    try:
+        optimal = retime_optimal_file(job, traj, output, attrs, lim, rate=rate,
+                                      grid=grid or GRID, compact=compact, notify=s.notify,
+                                      wrench=s.wrench, estimate=s.estimate, cutoff=s.cutoff,
+                                      strict=s.strict, missing_hint=_hint(job))
+    except Infeasible as e:
+        render.fail(str(e))
+        raise typer.Exit(EXIT_FAILED) from None
+    if not s.quiet:
+        render.notice(f"{traj}: {optimal.duration:.6g} s along its path (the fastest uniform "
+                      f"scaling: {optimal.uniform_duration:.6g} s); on its limits: "
+                      + "; ".join(optimal.bound.describe()))

@@ -9,16 +9,19 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
+
 from hodyn_cli.algorithms.limits.feasibility import Binding, Check, Retiming, ScaleSearch
+from hodyn_cli.algorithms.limits.optimal import GRID, Optimal
 from hodyn_cli.core.model import Diagnostic
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
-from hodyn_cli.io import MemoryReader, concatenate, open_sink
+from hodyn_cli.io import MemoryReader, concatenate, open_sink, trajectory_datasets
 from hodyn_cli.modeling.limits import Limits
 from hodyn_cli.pipeline import stop, stream
 from hodyn_cli.pipeline.inputs import Input, open_input
 from hodyn_cli.pipeline.jobs import LawsJob, RetimeJob
 
-__all__ = ["check_file", "retime_file"]
+__all__ = ["check_file", "retime_file", "retime_optimal_file"]
 
 
 def _mapped(chunks: Iterable[Trajectory], job: LawsJob, jobs: int
@@ -129,3 +132,43 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
         stream.run(reader, writer, sink, jobs=jobs, progress=None if progress is None else
                    lambda done: progress(done, reader.n_samples))
     return retiming, best, search.jumps(retiming)
+
+
+def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Limits, *,
+                        rate: float | None = None, grid: int = GRID, compact: bool = False,
+                        notify: Callable[[Diagnostic], None] | None = None,
+                        **input_options) -> Optimal:
+    """Write the trajectory at ``source`` along its own path with the fastest time law within
+    ``limits`` (:class:`~hodyn_cli.algorithms.limits.optimal.Optimal`) to ``output``, at
+    ``rate`` Hz (default: the input's), every derivative column the input has. The input is
+    read three times (the time law; the played motion's dynamics; the output), chunk by
+    chunk; CSV from stdin is held in memory. HDF5 attributes: ``duration``,
+    ``uniform_duration``, ``final_scale``, ``grid_points`` and ``binding``."""
+    memory = None
+    if source == "-":  # read three times: hold stdin
+        with _open(job, source, notify, **input_options) as reader:
+            memory = concatenate(list(reader), job.model)
+        notify = None
+
+    def opened() -> Input:
+        if memory is not None:
+            return Input(MemoryReader(memory, job.chunk_rows), job.model, source)
+        return _open(job, source, notify, **input_options)
+
+    optimal = Optimal(job.model, limits, job.order, rate=rate, grid=grid, gravity=job.gravity,
+                      drives=job.drives, kind=job.kind)
+    def again() -> Iterator[Trajectory]:
+        nonlocal notify
+        with opened() as reader:
+            notify = None  # the notes are told once
+            yield from reader
+
+    optimal.fit(again)
+    names = job.model.coordinate_names
+    template = Trajectory(names, np.zeros((0, optimal.orders, len(names))), np.zeros(0))
+    with opened() as reader, open_sink(output, trajectory_datasets(template, compact)[1],
+                                       {"joint_names": list(names), **attrs}) as sink:
+        for piece in optimal.retimed(reader):
+            sink.write(trajectory_datasets(piece, compact)[0])
+        sink.attrs.update(optimal.attributes)
+    return optimal

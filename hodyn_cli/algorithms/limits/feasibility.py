@@ -47,8 +47,8 @@ from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
 __all__ = ["QUANTITIES", "CONTACT_QUANTITIES", "Quantity", "torque_order", "requirements",
-           "series_laws", "Row", "Envelope", "Check", "Binding", "Retiming", "ScaleSearch",
-           "Infeasible"]
+           "series_laws", "limited_series", "Row", "Envelope", "Check", "Binding", "Retiming",
+           "ScaleSearch", "Infeasible"]
 
 
 class Infeasible(HodynError):
@@ -130,6 +130,25 @@ def series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity=GRA
     if drives.elastic.any():
         return elastic_laws(model, trajectory, drives, kind, gravity, known)
     return drive_laws(model, trajectory, drives, order, kind, gravity, known)
+
+
+def limited_series(model: Model, limits: Limits, laws: dict[str, Law]
+                   ) -> list[tuple[Quantity, str, np.ndarray, np.ndarray, np.ndarray]]:
+    """Per quantity that has a limit on a joint of the series the dynamics give for it (the
+    first of ``quantity.series`` in ``laws``): ``(quantity, series, columns, lower, upper)``
+    with the columns of the law's limited joints and their bands."""
+    out = []
+    for quantity in QUANTITIES:
+        series = next((s for s in quantity.series if s in laws), None)
+        if series is None:
+            continue
+        names = laws[series].joint_names
+        limited = limits.limited(quantity.key)
+        cols = np.flatnonzero([limited[model.joint_index(j)] for j in names])
+        if cols.size:
+            lower, upper = _bands(limits, model, quantity.key, names)
+            out.append((quantity, series, cols, lower[cols], upper[cols]))
+    return out
 
 
 def _unit(quantity: Quantity, model: Model, j: int) -> str:

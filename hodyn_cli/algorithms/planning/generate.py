@@ -43,6 +43,7 @@ from hodyn_cli.algorithms.limits.feasibility import (
     series_laws,
     torque_order,
 )
+from hodyn_cli.algorithms.limits.optimal import Optimal
 from hodyn_cli.algorithms.limits.scaling import scaled
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, cosine, filtered_step
@@ -51,7 +52,8 @@ from hodyn_cli.modeling import mimic
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
-__all__ = ["KINDS", "generate", "chunks", "rest_to_rest", "check_limits", "within_limits"]
+__all__ = ["KINDS", "generate", "chunks", "rest_to_rest", "check_limits", "within_limits",
+           "optimal"]
 
 KINDS = ("cosine", "fourier", "filtered-step", "point-to-point")
 DEFAULT_DURATION = {"cosine": 10.0, "fourier": 10.0, "filtered-step": 2.5,
@@ -348,3 +350,26 @@ def within_limits(model: Model, kind: str, limits: Limits, *, gravity=GRAVITY,
         slow /= best.x
     raise HodynError(f"--respect-limits: the motion still exceeds a limit after {ROUNDS} rounds "
                      f"of slowing ({slow:.6g} times slower): {best.describe()}")
+
+
+def optimal(model: Model, kind: str, limits: Limits, *, gravity=GRAVITY,
+            drives: Drives | None = None, elastic_model: str = "full", size: int = 1 << 14,
+            **options) -> tuple[Optimal, Iterator[Trajectory]]:
+    """:func:`generate`'s motion played along its path with the fastest time law within
+    every limit (:class:`~hodyn_cli.algorithms.limits.optimal.Optimal`; torque rates and
+    accelerations, and with rigid ``drives`` the motor limits): ``(optimal, chunks)``, the
+    chunks of the retimed motion at the design's ``rate`` with ``derivatives`` derivatives
+    (the design is read in pieces of ``size`` samples, three times)."""
+    order = torque_order(limits)
+    asked = options.pop("derivatives", 4)
+    if options.get("vanishing") is None and kind == "point-to-point":
+        options["vanishing"] = asked  # rest at the waypoints to the orders written
+
+    def design() -> Iterator[Trajectory]:
+        return chunks(model, kind, size, derivatives=max(asked, order + 2), **options)
+
+    plan = Optimal(model, limits, order, rate=options.get("rate", 100.0), gravity=gravity,
+                   drives=drives, kind=elastic_model)
+    plan.fit(design)
+    return plan, (Trajectory(p.joint_names, p.derivatives[:, : asked + 1], p.t)
+                  for p in plan.retimed(design()))

@@ -1,0 +1,181 @@
+"""``hodyn retime --optimal`` against its peer and against the uniform scaling, and how its
+cost grows with the path.
+
+    python benchmarks/bench_optimal.py [--long] [--grid 1000]
+
+1. **Peer** (velocity and torque limits only, what toppra takes): the duration on the same
+   path (toppra is handed hodyn's path between the samples, the same limits and end speeds)
+   next to toppra's on grids of 1000 and 4000 points, and the run times (hodyn: plan, fit and
+   retimed motion; toppra: its parametrisation).
+2. **Torque rates** (limited to half the input's peak |taud| per joint, so they bind; the
+   URDF's velocity and torque limits too) on the bundled motions and on point-to-point
+   motions (``generate --kind point-to-point``): the duration next to the fastest uniform
+   scaling's (``--to-limits``), and how far toppra's solution on the same path with the
+   velocity and torque limits (all it takes) exceeds the torque-rate limit, as a controller
+   sampling it at 100 Hz sees it (differences of its torques: they jump at its switches).
+3. **Scaling**: ``hodyn retime --optimal`` file to file (HDF5, q..qdddd, the iiwa along a
+   cosine motion, limits urdf/iiwa14_limits.toml) for 10^4 and 10^5 samples (``--long``: and
+   10^6), as a process: wall time and peak RSS.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _measure import process  # noqa: E402
+
+import hodyn_cli  # noqa: E402
+from hodyn_cli.algorithms.limits import optimal  # noqa: E402
+from hodyn_cli.algorithms.planning.generate import generate  # noqa: E402
+from hodyn_cli.io import read_trajectory  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_trajectories"
+
+
+def toppra_run(model, traj, velocity, torque, ends, grid, gravity=(0.0, 0.0, -9.81)):
+    """toppra (TOPPRA, interpolation discretisation) on hodyn's path: (duration, seconds,
+    the result's trajectory)."""
+    import toppra as ta
+    import toppra.algorithm as algo
+    import toppra.constraint as constraint
+
+    ta.setup_logging("CRITICAL")
+
+    class Path_(ta.interpolator.AbstractGeometricPath):
+        def __call__(self, s, order=0):
+            return optimal._between(traj, np.atleast_1d(np.asarray(s, dtype=float)))[:, order]
+
+        @property
+        def dof(self):
+            return model.n
+
+        @property
+        def path_interval(self):
+            return np.array([traj.t[0], traj.t[-1]])
+
+    def inverse_dynamics(q, qd, qdd):
+        return hodyn_cli.inverse_dynamics(model, q, qd, qdd, order=0, gravity=gravity).tau
+
+    cs = [constraint.JointVelocityConstraint(np.column_stack([-velocity, velocity])),
+          constraint.JointTorqueConstraint(inverse_dynamics, np.column_stack([-torque, torque]),
+                                           np.zeros(model.n),
+                                           constraint.DiscretizationType.Interpolation)]
+    t0 = time.perf_counter()
+    inst = algo.TOPPRA(cs, Path_(), gridpoints=np.linspace(traj.t[0], traj.t[-1], grid + 1),
+                       parametrizer="ParametrizeConstAccel")
+    result = inst.compute_trajectory(*ends)
+    return (np.nan if result is None else result.duration), time.perf_counter() - t0, inst
+
+
+def toppra_torque_rates(model, inst, rate: float = 100.0) -> np.ndarray:
+    """(n,) the peak torque rate of toppra's solution as a controller sampling it at ``rate``
+    sees it: the torques' differences over the sampling interval (toppra's time law has
+    piecewise constant sddot: its torques jump, their rate itself is unbounded)."""
+    result = inst.compute_trajectory(*inst.problem_data.sd_vec[[0, -1]])
+    t = np.arange(0, result.duration, 1 / rate)
+    tau = hodyn_cli.inverse_dynamics(model, result(t), result(t, 1), result(t, 2), order=0).tau
+    return np.abs(np.diff(tau, axis=0) * rate).max(axis=0)
+
+
+def hodyn_run(model, traj, limits, grid, gravity=(0.0, 0.0, -9.81)):
+    t0 = time.perf_counter()
+    out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=grid, gravity=gravity)
+    ends = np.sqrt(opt.path.law.spline(opt.path.law.breaks[[0, -1]])) / opt.final.k
+    return opt, out, time.perf_counter() - t0, ends
+
+
+def peer(grid: int) -> None:
+    print("1. velocity and torque limits: hodyn --optimal against toppra on the same path")
+    print(f"{'case':46s} {'hodyn s':>9s} {'toppra 1000':>12s} {'toppra 4000':>12s} "
+          f"{'diff %':>7s} {'hodyn run s':>11s} {'toppra run s':>12s}")
+    model = hodyn_cli.load_robot(ROOT / "urdf" / "iiwa14.urdf")
+    traj = read_trajectory(str(SAMPLES / "iiwa14_cosine.h5"), model, need=5)
+    zero = (0.0, 0.0, 0.0)
+    tau = hodyn_cli.inverse_dynamics(model, traj, order=0, gravity=zero).tau
+    half = 0.5 * np.abs(tau).max(axis=0)
+    for label, limits, torque, gravity in (
+            ("iiwa14_cosine, URDF limits", None, model.effort_limits, (0.0, 0.0, -9.81)),
+            ("iiwa14_cosine, no gravity, torque 1/2 peak", {
+                j: {"torque": float(half[i])} for i, j in enumerate(model.joint_names)},
+             half, zero)):
+        opt, _, run_h, ends = hodyn_run(model, traj, limits, grid, gravity)
+        t1, _, _ = toppra_run(model, traj, model.velocity_limits, torque, ends, 1000, gravity)
+        t4, run_t, _ = toppra_run(model, traj, model.velocity_limits, torque, ends, 4000,
+                                  gravity)
+        print(f"{label:46s} {opt.duration:9.4f} {t1:12.4f} {t4:12.4f} "
+              f"{100 * (opt.duration / t4 - 1):7.3f} {run_h:11.2f} {run_t:12.2f}")
+
+
+def motions():
+    for name in ("iiwa14", "planar_2r", "gripper_arm"):
+        model = hodyn_cli.load_robot(ROOT / "urdf" / f"{name}.urdf")
+        yield f"{name}_cosine.h5", model, read_trajectory(
+            str(SAMPLES / f"{name}_cosine.h5"), model, need=5)
+    for name in ("iiwa14", "planar_2r"):
+        model = hodyn_cli.load_robot(ROOT / "urdf" / f"{name}.urdf")
+        yield f"{name} point-to-point", model, generate(model, "point-to-point",
+                                                        derivatives=4)
+
+
+def rates(grid: int) -> None:
+    print("\n2. torque rates limited to half the input's peak |taud| (and the URDF's limits)")
+    print(f"{'motion':24s} {'optimal s':>9s} {'uniform s':>9s} {'shorter %':>9s} "
+          f"{'binds':>28s} {'toppra rate/limit':>18s} {'run s':>6s}")
+    for label, model, traj in motions():
+        taud = hodyn_cli.inverse_dynamics(model, traj, order=1).taud
+        rate = 0.5 * np.abs(taud).max(axis=0)
+        limits = {j: {"torque_rate": float(rate[i])} for i, j in enumerate(model.joint_names)}
+        opt, out, run_h, ends = hodyn_run(model, traj, limits, grid)
+        assert hodyn_cli.check_limits(model, out, limits=limits).feasible
+        duration, _, inst = toppra_run(model, traj, model.velocity_limits,
+                                       model.effort_limits, ends, 2000)
+        over = (toppra_torque_rates(model, inst) / rate).max() if duration > 0 \
+            else np.nan  # (nan: toppra fails on this path)
+        binds = opt.bound.describe(most=1)[0].split(":")[0] if opt.bound.describe() else ""
+        print(f"{label:24s} {opt.duration:9.3f} {opt.uniform_duration:9.3f} "
+              f"{100 * (1 - opt.duration / opt.uniform_duration):9.1f} {binds[:28]:>28s} "
+              f"{over:18.2f} {run_h:6.1f}")
+
+
+def scaling(long: bool) -> None:
+    print("\n3. retime --optimal file to file (iiwa14, cosine, q..qdddd, iiwa14_limits.toml), "
+          "a process each")
+    print(f"{'samples':>9s} {'wall s':>8s} {'us/sample':>10s} {'peak RSS MiB':>13s}")
+    hodyn = [sys.executable, "-m", "hodyn_cli"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in (10_000, 100_000) + ((1_000_000,) if long else ()):
+            src = Path(tmp) / f"in{n}.h5"
+            process(hodyn + ["generate", str(ROOT / "urdf" / "iiwa14.urdf"), "--kind", "cosine",
+                             "--duration", str(n / 100), "-o", str(src), "-q"], src)
+            out = Path(tmp) / "out.h5"
+            wall, rss, _ = process(hodyn + ["retime", str(ROOT / "urdf" / "iiwa14.urdf"), str(src),
+                                            "--optimal", "--limits",
+                                            str(ROOT / "urdf" / "iiwa14_limits.toml"), "-q",
+                                            "-o", str(out)], out)
+            print(f"{n:9d} {wall:8.1f} {wall / n * 1e6:10.1f} {rss:13.0f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--long", action="store_true", help="also a path of 10^6 samples")
+    parser.add_argument("--grid", type=int, default=optimal.GRID)
+    args = parser.parse_args()
+    peer(args.grid)
+    rates(args.grid)
+    scaling(args.long)
+
+
+if __name__ == "__main__":
+    main()

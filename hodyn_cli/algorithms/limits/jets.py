@@ -1,0 +1,122 @@
+"""Derivatives along a retimed path, exact: the path q(s) between its samples, the time law's
+derivatives from the squared path speed x(s) = sdot^2, and the chain rule from both to the
+time derivatives of q(s(t)).
+
+A motion played along its own path with a new time law s(t) has, by the chain rule (Faà di
+Bruno), ``q^(k)(t) = sum_m q^[m](s) B_(k,m)(sdot, sddot, ...)`` (``q^[m]``: the m-th
+derivative by s). Here every such composition is done on truncated Taylor series: a function's
+coefficients ``c_j = f^(j) / j!`` about the point, so that products are convolutions and
+composing series is a sum of powers (the Bell polynomials without writing them out).
+
+With ``x(s) = sdot^2`` and ``d/dt = sqrt(x) d/ds``: ``sdot = sqrt(x)``, ``sddot = x'/2``,
+``s''' = sqrt(x) x''/2``, ``s'''' = (x x''' + x' x''/2)/2``, ...: :func:`time_rates`.
+
+>>> import numpy as np
+>>> x = np.array([[4.0, 2.0, 6.0, 0.0]])      # x, x', x'', x''' at one point
+>>> time_rates(x).round(12).tolist()           # sdot, sddot, s''', s''''
+[[2.0, 1.0, 6.0, 3.0]]
+>>> q = np.array([[[1.0], [3.0], [0.0], [0.0], [0.0]]])   # q(s) = 1 + 3 s (a line)
+>>> compose(q, time_rates(x))[0, :, 0].tolist()            # q(t), qd = 3 sdot, ...
+[1.0, 6.0, 3.0, 18.0, 9.0]
+"""
+
+from __future__ import annotations
+
+from math import comb, factorial
+
+import numpy as np
+
+__all__ = ["hermite", "time_rates", "compose"]
+
+
+def _product(a: np.ndarray, b: np.ndarray, order: int) -> np.ndarray:
+    """Taylor coefficients of a b to ``order`` (axis 1 of each; trailing axes broadcast)."""
+    shape = np.broadcast_shapes(a[:, :1].shape, b[:, :1].shape)
+    out = np.zeros(shape[:1] + (order + 1,) + shape[2:], dtype=np.result_type(a, b))
+    for j in range(order + 1):
+        for i in range(max(0, j - b.shape[1] + 1), min(j, a.shape[1] - 1) + 1):
+            out[:, j] += a[:, i] * b[:, j - i]
+    return out
+
+
+def time_rates(x: np.ndarray) -> np.ndarray:
+    """(E, K) ``sdot, sddot, ..., s^(K)`` from (E, K) ``x, x', ..., x^(K-1)`` (derivatives by s
+    of ``x = sdot^2``, x > 0): ``s^(k+1) = (f d/ds)^k f`` with ``f = sqrt(x)``, on series in s."""
+    E, K = x.shape
+    X = x / np.array([factorial(j) for j in range(K)])
+    F = np.zeros_like(X)  # sqrt(x) as a series: F_0^2 = X_0, 2 F_0 F_j + sum F_l F_(j-l) = X_j
+    F[:, 0] = np.sqrt(X[:, 0])
+    for j in range(1, K):
+        F[:, j] = (X[:, j] - (F[:, 1:j] * F[:, j - 1:0:-1]).sum(axis=1)) / (2 * F[:, 0])
+    out = np.empty_like(X)
+    g = F  # the series of s^(k) as a function of s
+    for k in range(K):
+        out[:, k] = g[:, 0]
+        if k + 1 < K:  # s^(k+2) = f d/ds s^(k+1)
+            dg = g[:, 1:] * np.arange(1, g.shape[1])
+            g = _product(F, dg, K - k - 2)
+    return out
+
+
+def compose(path: np.ndarray, rates: np.ndarray) -> np.ndarray:
+    """Time derivatives (E, K+1, ...) of q(s(t)) from its s-derivatives ``path`` (E, K+1, ...)
+    (``q, q', ..., q^[K]``) and the time law's (E, K) ``sdot, ..., s^(K)``: the series of q
+    about s composed with ``s(t + tau) - s(t)`` (Faà di Bruno)."""
+    K = path.shape[1] - 1
+    extra = (1,) * (path.ndim - 2)
+    delta = np.zeros((len(rates), K + 1), dtype=np.result_type(rates, float))
+    delta[:, 1:] = rates[:, :K] / np.array([factorial(k) for k in range(1, K + 1)])
+    power = np.zeros_like(delta)
+    power[:, 0] = 1.0
+    out = np.zeros(path.shape, dtype=np.result_type(path, delta))
+    for m in range(K + 1):
+        if m:
+            power = _product(power, delta, K)
+        out += path[:, m:m + 1] / factorial(m) * power.reshape(power.shape + extra)
+    return out * np.array([factorial(j) for j in range(K + 1)]).reshape((1, K + 1) + extra)
+
+
+def _taylor(left: np.ndarray, dt: np.ndarray) -> np.ndarray:
+    """Derivatives (E, D, ...) at s0 + dt of the Taylor polynomial of ``left`` (E, D, ...)."""
+    D = left.shape[1]
+    k = np.arange(D)
+    power = np.clip(k[None] - k[:, None], 0, None)  # [r, k]: k - r
+    weight = np.where(k[None] >= k[:, None], 1.0 / np.array([factorial(p) for p in range(D)])[
+        power], 0.0)
+    T = weight * dt.reshape(-1, 1, 1) ** power  # (E, r, k): dt^(k-r) / (k-r)!
+    return np.einsum("erk,ek...->er...", T, left)
+
+
+def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
+            order: int | None = None) -> np.ndarray:
+    """Derivatives (E, D, ...) at ``s0 + u h`` (0 <= u <= 1) of the polynomial of degree 2D - 1
+    that has the derivatives ``left`` (E, D, ...) at s0 and ``right`` at s0 + h: the path
+    between two samples, matching every derivative they give (so q(s) is C^(D-1)); ``order``:
+    that derivative only, (E, ...).
+
+    It is the Taylor polynomial at s0 plus the part that vanishes to order D at s0 and takes
+    up what the Taylor polynomial misses at s0 + h (so no digit of q is lost to the small
+    differences that carry the high derivatives); that part in Bernstein form, which stays
+    well conditioned for many derivatives: with ``n = 2D - 1`` its k-th derivative at 1 is
+    ``n!/(n-k)! nabla^k b_n`` (backward differences of its control points; the first D are
+    zero)."""
+    D = left.shape[1]
+    n = 2 * D - 1
+    extra = (1,) * (left.ndim - 2)
+    hk = h.reshape((-1, 1) + extra) ** np.arange(D).reshape((1, D) + extra)
+    scale = np.array([factorial(n - k) / factorial(n) for k in range(D)]).reshape((1, D) + extra)
+    bwd = (right - _taylor(left, h)) * hk * scale  # nabla^k b_n of the rest
+    b = np.zeros((left.shape[0], n + 1) + left.shape[2:])
+    for j in range(D):
+        b[:, n - j] = sum(comb(j, k) * (-1) ** k * bwd[:, k] for k in range(j + 1))
+    u = u.reshape((-1, 1) + extra)
+    out = _taylor(left, u.reshape(-1) * h)
+    for r in range(D if order is None else order + 1):
+        if order is None or r == order:
+            m = n - r
+            i = np.arange(m + 1).reshape((1, m + 1) + extra)
+            basis = np.array([comb(m, k) for k in range(m + 1)]).reshape(i.shape) \
+                * u ** i * (1 - u) ** (m - i)
+            out[:, r] += factorial(n) / factorial(m) * (b * basis).sum(axis=1) / hk[:, r]
+        b = b[:, 1:] - b[:, :-1]
+    return out if order is None else out[:, order]

@@ -1,0 +1,403 @@
+"""Time-optimal retiming along the path (``hodyn retime --optimal``): the fastest time law s(t)
+along the geometric path of a motion within every limit ``check`` knows, torque rates and
+torque accelerations included.
+
+The path, the limits along it as polynomials in the time law, and the programmes that
+find the fastest law: :mod:`~hodyn_cli.algorithms.limits.programme`.
+
+**The final check** (:meth:`Optimal.fit`). Between grid points the limits are not imposed, so
+the played motion's dynamics are computed afresh at every output sample and the motion is
+then scaled uniformly, exactly by its scaling laws, onto its limits (:class:`Fit`): every limit
+holds at every output sample, and one is on its limit; where no scaling near 1 fits, it is
+planned again for tighter limits, and it is never slower than the uniform scaling.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from hodyn_cli.algorithms.dynamics.common import GRAVITY
+from hodyn_cli.algorithms.limits.feasibility import (
+    Binding,
+    ScaleSearch,
+    limited_series,
+    series_laws,
+)
+from hodyn_cli.algorithms.limits.jets import compose, hermite
+from hodyn_cli.algorithms.limits.programme import GRID, PathGrid, TimeLaw, path_limits, solve
+from hodyn_cli.algorithms.limits.scaling import TOLERANCE, Law, scaled
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.errors import HodynError
+from hodyn_cli.modeling import mimic
+from hodyn_cli.modeling.drives import Drives
+from hodyn_cli.modeling.limits import Limits
+
+__all__ = ["GRID", "Plan", "Bound", "Fit", "Optimal"]
+
+#: the final uniform scaling is looked for among the speed-ups 1 +- FIT: first on SPEEDUPS,
+#: then by bisection on the samples within NEAR of their band at one of them
+FIT = 0.02
+SPEEDUPS = np.linspace(1 + FIT, 1 - FIT, 201)
+NEAR = 1e-3
+#: plans at most: where no uniform speed-up within FIT of 1 fits the played motion, the limits
+#: the plan is made for are tightened by twice the excess (at least MARGIN) and it is planned
+#: again
+ATTEMPTS = 3
+MARGIN = 1e-3
+#: the path's derivative r between samples comes from the orders r - BELOW .. D-1 there
+BELOW = 2
+
+
+# -- the retimed motion ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """A time law along a path: the motion played along it starts at ``t0`` and is sampled at
+    ``samples + 1`` equally spaced times over its ``duration``; ``uniform``: the uniform
+    scaling's binding (its k: ``retime --to-limits``); ``span``: the input's duration."""
+
+    law: TimeLaw
+    t0: float
+    samples: int
+    uniform: Binding
+    span: float
+    grid: int
+
+    @property
+    def duration(self) -> float:
+        return self.law.duration
+
+    def played(self, chunks: Iterable[Trajectory]) -> Iterator[Trajectory]:
+        """The motion along the law, chunk by chunk of the path (``chunks``: the input once
+        more): at each output time s(t), q(s) and its s-derivatives by Hermite interpolation
+        between the input samples around it, then the chain rule."""
+        law, times = self.law, self.law.times
+        dt = self.duration / self.samples
+        done, carry = 0, None
+        chunks = iter(chunks)
+        chunk = next(chunks, None)
+        while chunk is not None:
+            after = next(chunks, None)
+            path = chunk if carry is None else _joined(carry, chunk)
+            carry = _row(chunk, -1)
+            if path.n_samples < 2:
+                chunk = after
+                continue
+            if after is None:
+                end = self.samples + 1
+            else:
+                end = int(np.ceil(law.time_at(path.t[-1:], times)[0] / dt - 1e-9))
+                end = min(max(end, done), self.samples + 1)
+            t = np.arange(done, end) * dt
+            if t.size:
+                yield self._piece(path, np.clip(law.s_at(t, times), path.t[0], path.t[-1]),
+                                  self.t0 + t)
+            done, chunk = end, after
+
+    def _piece(self, path: Trajectory, s: np.ndarray, t: np.ndarray) -> Trajectory:
+        """The played motion at times t (path parameters s); ``series["s"]``: s (N, 1)."""
+        q = _between(path, s)
+        K = path.orders - 1
+        return Trajectory(path.joint_names,
+                          compose(q, self.law.rates(s, K)) if K else q, t, series={"s": s[:, None]})
+
+
+def _between(path: Trajectory, s: np.ndarray) -> np.ndarray:
+    """(E, D, m) ``q^[r](s)`` between the samples of ``path`` (its times: s): each order r as
+    the derivative of the Hermite interpolant of the orders from r - :data:`BELOW` to D-1 the
+    samples give. (The interpolant of all of them has the same derivatives up to its error,
+    but takes q^[r] from differences of the positions over h^r: 1e-14 of rounding in q
+    becomes ~1e-2 in q^[4] at h = 10 ms; from BELOW orders down, it stays ~1e-10.)"""
+    i = np.clip(np.searchsorted(path.t, s, side="right") - 1, 0, path.n_samples - 2)
+    h = path.t[i + 1] - path.t[i]
+    u = (s - path.t[i]) / h
+    left, right = path.derivatives[i], path.derivatives[i + 1]
+    low = [max(0, r - BELOW) for r in range(path.orders)]
+    return np.stack([hermite(left[:, a:], right[:, a:], h, u, r - a)
+                     for r, a in enumerate(low)], axis=1)
+
+
+def _row(chunk: Trajectory, i: int) -> Trajectory:
+    return Trajectory(chunk.joint_names, chunk.derivatives[i : i + 1 or None],
+                      chunk.t[i : i + 1 or None])
+
+
+def _joined(a: Trajectory, b: Trajectory) -> Trajectory:
+    return Trajectory(b.joint_names, np.concatenate([a.derivatives, b.derivatives]),
+                      np.concatenate([a.t, b.t]))
+
+
+#: a sample counts as on its limit within this fraction of the band's half-width
+ON_LIMIT = 1e-2
+
+
+class Bound:
+    """Where a motion is on its limits (within :data:`ON_LIMIT`), fed chunk by chunk: per
+    (quantity label, joint) the time intervals, and their share of the duration."""
+
+    def __init__(self, model: Model, limits: Limits):
+        self.model, self.limits = model, limits
+        self.intervals: dict[tuple[str, str], list[list[float]]] = {}
+        self.t_first: float | None = None
+        self.t_last = 0.0
+        self._open: dict[tuple[str, str], bool] = {}
+
+    def add(self, laws: dict[str, Law], t: np.ndarray) -> None:
+        self.t_first = float(t[0]) if self.t_first is None else self.t_first
+        for quantity, series, cols, lower, upper in limited_series(self.model, self.limits,
+                                                                     laws):
+            law = laws[series]
+            usage = np.abs(law.at(1.0)[:, cols] - (lower + upper) / 2) / ((upper - lower) / 2)
+            for c, on in zip(cols, (usage >= 1 - ON_LIMIT).T, strict=True):
+                key = (quantity.label, law.joint_names[c])
+                spans = self.intervals.setdefault(key, [])
+                before = np.concatenate([[self._open.get(key, False)], on[:-1]])
+                starts = np.flatnonzero(on & ~before)
+                ends = np.flatnonzero(on & ~np.append(on[1:], False))
+                if on[0] and before[0]:  # a run that goes on from the previous chunk
+                    spans[-1][1], ends = float(t[ends[0]]), ends[1:]
+                spans += [[float(t[a]), float(t[b])] for a, b in zip(starts, ends, strict=True)]
+                self._open[key] = bool(on[-1])
+        self.t_last = float(t[-1])
+
+    def describe(self, most: int = 4) -> list[str]:
+        """``"<quantity> of <joint>: a-b s, ... (x % of the time)"`` per bound limit, those
+        bound longest first."""
+        total = max(self.t_last - (self.t_first or 0.0), 1e-300)
+        bound = [(sum(b - a for a, b in v), k, v) for k, v in self.intervals.items() if v]
+        out = []
+        for share, (label, joint), spans in sorted(bound, key=lambda e: -e[0]):
+            where = ", ".join(f"{a:.4g}-{b:.4g} s" if b > a else f"{a:.4g} s"
+                              for a, b in spans[:most])
+            more = f" and {len(spans) - most} more" if len(spans) > most else ""
+            out.append(f"{label} of {joint}: {where}{more} ({100 * share / total:.3g} % of "
+                       "the time)")
+        return out
+
+
+class Fit:
+    """The largest uniform speed-up x within ``1 +- FIT`` at which every sample of a motion fed
+    chunk by chunk (:meth:`add`: its laws) is inside its band. Per chunk, the largest usage
+    at each of :data:`SPEEDUPS` (of the samples whose majorant ``|a_0 - centre| + sum_i |a_i|
+    X^i + |a| X + |c|``, X = 1 + FIT, reaches the band: the others are inside at every such
+    x), and the laws of the samples within :data:`NEAR` of their band at one of them (a usage
+    moves by less between two of them). :meth:`solve`: the largest of them that fits, then
+    bisection to the boundary on the kept samples (every sample inside there, one on its
+    limit to rounding). Memory: the kept samples' few coefficients."""
+
+    def __init__(self):
+        self.curve = np.full(len(SPEEDUPS), -np.inf)
+        self.kept: list[tuple] = []
+
+    def add(self, laws: dict[str, Law], limited: list, t: np.ndarray, start: int) -> None:
+        top = SPEEDUPS[0]
+        for quantity, series, cols, lower, upper in limited:
+            law = laws[series].take(slice(None), cols)
+            c = law.coefficients
+            dense = np.zeros(c.shape[:2] + (law.power + 2 * c.shape[-1] - 1,))
+            dense[..., law.power::2] = c
+            f = law.friction if law.friction is not None else np.zeros(c.shape[:2] + (3,))
+            centre, half = (lower + upper) / 2, (upper - lower) / 2
+            reach = np.abs(dense[..., 0] - centre) + np.abs(f[..., 0]) * top + np.abs(f[..., 1])
+            reach += (np.abs(dense[..., 1:]) * top ** np.arange(1, dense.shape[-1])).sum(axis=-1)
+            rows, j = np.nonzero(reach >= half)
+            if not rows.size:
+                continue
+            group = (dense[rows, j], f[rows, j], centre[j], half[j], lower[j], upper[j])
+            usage = _usage(group, SPEEDUPS)
+            self.curve = np.maximum(self.curve, usage.max(axis=0))
+            near = usage.max(axis=1) >= 1 - NEAR
+            if near.any():
+                self.kept.append(tuple(a[near] for a in group) + (
+                    quantity.label, np.array(law.joint_names)[j[near]], start + rows[near],
+                    t[rows[near]]))
+
+    def _worst(self, x: float) -> tuple[float, tuple[int, int]]:
+        """The largest usage of the kept samples at x, and (group, row) of it."""
+        worst, where = -np.inf, (0, 0)
+        for g, group in enumerate(self.kept):
+            usage = _usage(group[:6], np.array([x]))[:, 0]
+            if usage.max() > worst:
+                worst, where = float(usage.max()), (g, int(np.argmax(usage)))
+        return worst, where
+
+    def excess(self) -> float:
+        """How far the worst sample is beyond its band at x = 1 (of the half-width)."""
+        return max(self._worst(1.0)[0] - 1, 0.0)
+
+    def solve(self) -> Binding | None:
+        """The binding at the largest x that fits, or None (none does within 1 +- FIT)."""
+        fits = self.curve <= 1 + TOLERANCE / 10
+        if not self.kept or not fits.any():
+            return None
+        g = int(np.argmax(fits))
+        lo, hi = SPEEDUPS[g], SPEEDUPS[max(g - 1, 0)]
+        for _ in range(60 if g else 0):  # lo fits, hi does not
+            mid = (lo + hi) / 2
+            if self._worst(mid)[0] <= 1 + TOLERANCE / 10:
+                lo = mid
+            else:
+                hi = mid
+        _, (k, r) = self._worst(lo)
+        dense, f, centre, half, lower, upper, label, joints, samples, times = self.kept[k]
+        value = float(np.polyval(dense[r, ::-1], lo) + f[r, 0] * lo + f[r, 1] * np.tanh(
+            f[r, 2] * lo))
+        return Binding(float(lo), label, str(joints[r]), int(samples[r]), float(times[r]),
+                       value, float(upper[r] if value >= centre[r] else lower[r]))
+
+
+def _usage(group: tuple, x: np.ndarray) -> np.ndarray:
+    """(K, G) ``|v(x) - centre| / half`` of K samples' laws (dense polynomials, friction
+    terms, centres, half-widths) at G speed-ups, in blocks (memory: a block's)."""
+    dense, f, centre, half = group[:4]
+    out = np.empty((len(dense), len(x)))
+    powers = x[None] ** np.arange(dense.shape[1])[:, None]
+    for a in range(0, len(dense), 4096):
+        b = slice(a, a + 4096)
+        v = dense[b] @ powers + f[b, :1] * x + f[b, 1:2] * np.tanh(f[b, 2:3] * x)
+        out[b] = np.abs(v - centre[b, None]) / half[b, None]
+    return out
+
+
+class Optimal:
+    """The time-optimal retiming of a motion's path within ``limits`` (torque order
+    ``order``; rigid, or with rigid ``drives``), in three passes over the motion (each an
+    iterable of chunks over the independent joints, with times): :meth:`plan` (the uniform
+    scaling, the grid, the time law), :meth:`fit` (the played motion's own dynamics at every
+    output sample, and the exact uniform scaling onto its limits), :meth:`retimed` (the
+    motion, chunk by chunk, and where it is on its limits: :attr:`bound`)."""
+
+    def __init__(self, model: Model, limits: Limits, order: int, *, rate: float | None = None,
+                 grid: int = GRID, gravity=GRAVITY, drives: Drives | None = None,
+                 kind: str = "full"):
+        if drives is not None and drives.elastic.any():
+            raise HodynError("--optimal does not take series-elastic drives yet (their torques "
+                             "depend on many derivatives of the time law): use --to-limits")
+        self.model, self.limits, self.order, self.rate, self.grid = model, limits, order, rate, grid
+        self.dynamics = dict(order=order, gravity=gravity, drives=drives, kind=kind)
+        self.path: Plan | None = None
+        self.final: Binding | None = None
+        self.bound = Bound(model, limits)
+        self.orders = 0
+        self.samples_per_second = 0.0
+
+    def _laws(self, chunk: Trajectory) -> dict[str, Law]:
+        return series_laws(self.model, mimic.expand(self.model, chunk), **self.dynamics)
+
+    def plan(self, chunks: Iterable[Trajectory], limits: Limits | None = None) -> Plan:
+        """The fastest time law along the path within the limits (or ``limits``) at the grid
+        points: the uniform scaling first (its k, and the grid's samples), then
+        :func:`solve`."""
+        limits = self.limits if limits is None else limits
+        search, collected = ScaleSearch(self.model, limits), PathGrid(self.grid)
+        for chunk in chunks:
+            if chunk.t is None:
+                raise HodynError("--optimal needs a motion with times (a t column): they are "
+                                 "the path parameter")
+            if chunk.wrenches is not None:
+                raise HodynError("--optimal does not take external wrenches yet: use "
+                                 "--to-limits")
+            search.add(self._laws(chunk), chunk)
+            collected.add(chunk)
+        search.retiming()  # the errors: infeasible at any speed, nothing limits the speed
+        uniform = search.best[0]
+        assert uniform is not None
+        path = collected.path()
+        self.orders = path.orders
+        span = float(path.t[-1] - path.t[0])
+        rate = (collected.count - 1) / span if self.rate is None else self.rate
+        if not rate > 0:
+            raise HodynError(f"--rate must be positive, got {rate}")
+        limited = path_limits(self.model, path, limits, **self.dynamics)
+        law = solve(path.t, limited, uniform.x**2, max(5, path.orders - 1), rate)
+        self.samples_per_second = rate
+        samples = max(1, int(np.ceil(law.duration * rate - 1e-9)))
+        self.path = Plan(law, float(path.t[0]), samples, uniform, span, path.n_samples)
+        return self.path
+
+    def fit(self, chunks: Callable[[], Iterable[Trajectory]]) -> Binding:
+        """Plan (with ``chunks()``: the motion afresh), then play it and fit it onto its limits
+        at every output sample (:class:`Fit`: the largest uniform speed-up within :data:`FIT`
+        of 1 at which every sample is inside). Where none is (a sample between grid points
+        beyond a limit, and another that a slower playing pushes out: a static term of the
+        other sign), plan again for limits tightened by twice the excess. Where that fails
+        :data:`ATTEMPTS` times, or the result is slower than the uniform scaling (a grid too
+        coarse for the path), the uniform scaling itself (x constant), fitted likewise or,
+        failing that, from rest as ``retime --to-limits`` scales."""
+        margin, uniform = 0.0, None
+        for _ in range(ATTEMPTS):
+            self.plan(chunks(), self._tightened(margin))
+            assert self.path is not None
+            uniform = uniform or self.path.uniform  # for the limits as given
+            self.path = replace(self.path, uniform=uniform)
+            fit, search = self._fitted(chunks())
+            self.final = fit.solve()
+            if self.final is not None:
+                if self.duration <= self.uniform_duration:
+                    return self.final
+                break
+            margin = max(2 * fit.excess(), 2 * margin, MARGIN)
+        assert self.path is not None and uniform is not None
+        law = replace(self.path.law, coefficients=np.full_like(self.path.law.coefficients,
+                                                               uniform.x**2))
+        self.path = replace(self.path, law=law, samples=max(1, int(np.ceil(
+            law.duration * self.samples_per_second - 1e-9))))
+        fit, search = self._fitted(chunks())
+        self.final = fit.solve() or search.best[0]
+        assert self.final is not None
+        return self.final
+
+    def _fitted(self, chunks: Iterable[Trajectory]) -> tuple[Fit, ScaleSearch]:
+        """The played motion's laws at every output sample, fed to a :class:`Fit` and to a
+        :class:`~hodyn_cli.algorithms.limits.feasibility.ScaleSearch` (from rest)."""
+        assert self.path is not None
+        search, fit, count = ScaleSearch(self.model, self.limits), Fit(), 0
+        for piece in self.path.played(chunks):
+            laws = self._laws(piece)
+            search.add(laws, piece)
+            fit.add(laws, limited_series(self.model, self.limits, laws), piece.t, count)
+            count += piece.n_samples
+        search.retiming()
+        return fit, search
+
+    def _tightened(self, margin: float) -> Limits:
+        """The limits with every band but position's ``1 - margin`` as wide."""
+        if not margin:
+            return self.limits
+        return replace(self.limits, bands={k: b if k == "position" else b * (1 - margin)
+                                           for k, b in self.limits.bands.items()})
+
+    def retimed(self, chunks: Iterable[Trajectory]) -> Iterator[Trajectory]:
+        """The retimed motion, chunk by chunk: the plan's played motion scaled by the fit's k
+        (exactly); :attr:`bound`: where the played motion, before that scaling, is on its
+        limits (the time law's binding limits: the scaling lowers them all a little)."""
+        p, final = self.path, self.final
+        assert p is not None and final is not None, "plan and fit first"
+        self.bound = Bound(self.model, self.limits)
+        for piece in p.played(chunks):
+            out = scaled(piece, final.x, p.t0 + final.k * (piece.t - p.t0))
+            self.bound.add(self._laws(piece), out.t)  # the time law's own limits
+            yield out
+
+    @property
+    def duration(self) -> float:
+        assert self.path is not None and self.final is not None
+        return self.path.duration * self.final.k
+
+    @property
+    def uniform_duration(self) -> float:
+        """The duration of the fastest uniform scaling (``retime --to-limits``)."""
+        assert self.path is not None
+        return self.path.uniform.k * self.path.span
+
+    @property
+    def attributes(self) -> dict:
+        """What an output file records: durations, the grid, and where the limits bind."""
+        assert self.path is not None and self.final is not None
+        return {"duration": self.duration, "uniform_duration": self.uniform_duration,
+                "grid_points": self.path.grid, "final_scale": self.final.k,
+                "binding": self.bound.describe()}

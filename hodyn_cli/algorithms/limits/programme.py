@@ -1,0 +1,465 @@
+"""The time law along a motion's path and the linear programmes that make it fastest
+within the limits at a grid of the path (:mod:`~hodyn_cli.algorithms.limits.optimal`
+plays it, checks it and fits it onto the limits).
+
+**The path.** The input's time is the path parameter s; its derivative columns are then
+``q^[m] = d^m q / ds^m``, and between samples q(s) follows their two-point Hermite
+interpolants (:func:`~hodyn_cli.algorithms.limits.jets.hermite`, :func:`_between`). A time
+law is ``x(s) = sdot^2 > 0``; played along it the motion has, by the chain rule, ``qd = q'
+sqrt(x)``, ``qdd = q'' x + q' x'/2``, ... (:mod:`~hodyn_cli.algorithms.limits.jets`); x = 1
+is the input itself.
+
+**Every limited quantity along the path.** With the time law's derivatives ``sigma_k =
+s^(k)`` (``sigma_1 = sqrt(x)``, ``sigma_2 = x'/2``, ``sigma_3 = sqrt(x) x''/2``, ``sigma_4 = (x
+x''' + x' x''/2)/2``) a quantity of time order j (the power of its scaling law,
+:mod:`~hodyn_cli.algorithms.limits.scaling`: tau^(j), taum, current: j; qd, motor speed: 1) is,
+at each point of the path, a polynomial in the sigmas whose monomials have the grades of its
+law, ``j + 2p`` (sigma_k has grade k): the static part (gravity, friction's offset) grade j,
+the inertial and Coriolis part grade j + 2. So, with ``tau = M qdd + C qd + g``::
+
+    tau  = c + b x + a x'/2                                    (a = M q', b = M q'' + C q', c = g)
+    taud = sqrt(x) (c' + b' x + (b + a'/2) x' + a x''/2)
+    taudd = x'/2 (...) + x (...)'                              (quadratic in x, x', x'', x''')
+
+The coefficients are not derived by hand: at every grid point the dynamics are evaluated
+(exactly, by hodyn's inverse dynamics and drive models, :func:`series_laws`) on the motions
+that leave the point with the time-law derivatives of :data:`PROBES`, and the monomials'
+coefficients are the (exact) solution of that linear system (:func:`path_limits`); friction
+``a sigma_1 + c tanh(b sigma_1)`` comes from the law directly.
+
+**The programme** (:func:`solve`). x is a B-spline of degree ``max(5, D - 1)`` with a knot at
+every :data:`KNOTS`-th grid point (every output derivative ``q^(D-1)`` exists: x^(D-2) is
+continuous), and the time ``T = int ds / sqrt(x)`` is minimised by a sequence of linear
+programmes (HiGHS) over its coefficients, the limits imposed at the grid points:
+
+* velocity, torque, motor torque and current without friction (order 0, and qd): linear in
+  x, x' as they stand;
+* torque rate, motor speed (order 1): ``|L(x, x', x'')| <= R / sqrt(x)`` with L linear; the
+  convex ``R / sqrt(x)`` is replaced by its tangent at the current x, which lies below it, so
+  every programme's solution is feasible (an inner approximation);
+* torque acceleration and friction: linearised at the current x; a step may leave them by
+  each of :data:`SLACKS` in turn;
+* the objective is T linearised at the current x (``-int (x - x_k) / (2 x_k^(3/2)) ds``)
+  plus :data:`ROUGH` times the spline's roughness, in a trust region ``x_k / (1 + rho) <= x <=
+  x_k (1 + rho)``, and each step is shortened until T decreases (T is convex: a descent
+  method).
+
+It starts from the uniform scaling (``retime --to-limits``: x constant, feasible). The path
+speed stays within :data:`CAP` times the uniform one (where the path is at rest, ``q' = 0``,
+e.g. the waypoints of a point-to-point motion, no limit bounds it), and the time law's
+derivatives within :data:`SMOOTH`'s bounds (smooth on the output's sampling).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from itertools import combinations_with_replacement
+
+import numpy as np
+from scipy import sparse
+from scipy.interpolate import BSpline
+from scipy.optimize import Bounds, LinearConstraint, milp
+
+from hodyn_cli.algorithms.dynamics.common import GRAVITY
+from hodyn_cli.algorithms.limits.feasibility import Quantity, limited_series, series_laws
+from hodyn_cli.algorithms.limits.jets import compose, hermite, time_rates
+from hodyn_cli.algorithms.limits.scaling import Law
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.errors import HodynError
+from hodyn_cli.modeling import mimic
+from hodyn_cli.modeling.drives import Drives
+from hodyn_cli.modeling.limits import Limits
+
+__all__ = ["GRID", "CAP", "PROBES", "PathGrid", "PathLimit", "path_limits", "TimeLaw", "solve"]
+
+#: the grid keeps between GRID and 2 GRID samples of the input (every 2^i-th, and the last)
+GRID = 1000
+#: the path speed sdot stays within CAP times the uniform scaling's
+CAP = 3.0
+#: the time law's derivatives ``|x^(k)| <= 2 x0 (SMOOTH rate / sqrt(x0))^k``, k = 2..4 (x0: the
+#: uniform scaling's x; rate: the output's): x changes by ~SMOOTH^k of itself through its k-th
+#: derivative within one output sample (no spike of speed between two samples)
+SMOOTH = 0.1
+#: relative overshoot at grid points of a linearised limit (torque acceleration, friction)
+#: that a step may have, in turn (the final check removes what is left)
+SLACKS = (1e-2, 1e-3, 1e-4)
+#: a knot of the spline at every KNOTS-th grid point (the limits are imposed at every one: more
+#: conditions than coefficients keep the spline from bulging between grid points)
+KNOTS = 4
+#: relative overshoot at grid points of an exact linear limit that a step may have (the
+#: solver's feasibility tolerance, relative to the band)
+FEASIBLE = 1e-5
+#: weight (times the uniform scaling's x) of the spline's roughness in each programme's
+#: objective, against T's (normalised to 1 per coefficient)
+ROUGH = 0.1
+#: linear programmes at most
+ITERATIONS = 60
+#: relative decrease of T below which the iteration stops
+CONVERGED = 1e-7
+#: Gauss-Legendre nodes per grid interval for T = int ds / sqrt(x), and Newton steps for s(t)
+NODES, WEIGHTS = np.polynomial.legendre.leggauss(12)
+NEWTON = 5
+#: time-law derivatives (sigma_1 .. sigma_4) at which the dynamics are probed; the first has
+#: sigma_1 = 1 (friction's terms are read there); together they determine every monomial of
+#: grade 0 .. 4 (their matrix has full rank, tests/test_optimal.py)
+PROBES = np.vstack([[1.0, 0.0, 0.0, 0.0],
+                    np.random.default_rng(31).uniform(-1.5, 1.5, (15, 4))])
+
+
+# -- the path and its limits -------------------------------------------------------------
+
+
+class PathGrid:
+    """Every stride-th sample of a path fed in chunks (:meth:`add`), and its last; the stride
+    doubles whenever more than ``2 target`` samples are kept: between ``target`` and ``2
+    target`` samples however long the path."""
+
+    def __init__(self, target: int = GRID):
+        self.target, self.stride, self.count = target, 1, 0
+        self.index = np.zeros(0, dtype=np.int64)
+        self.t = np.zeros(0)
+        self.rows: np.ndarray | None = None
+        self.last: tuple[int, float, np.ndarray] | None = None
+        self.names: tuple[str, ...] = ()
+
+    def add(self, chunk: Trajectory) -> None:
+        idx = np.arange(self.count, self.count + chunk.n_samples)
+        keep = idx % self.stride == 0
+        rows = chunk.derivatives[keep]
+        self.rows = rows if self.rows is None else np.concatenate([self.rows, rows])
+        self.index = np.concatenate([self.index, idx[keep]])
+        self.t = np.concatenate([self.t, chunk.t[keep]])
+        self.last = (int(idx[-1]), float(chunk.t[-1]), chunk.derivatives[-1])
+        self.names = chunk.joint_names
+        self.count += chunk.n_samples
+        while len(self.index) > 2 * self.target:
+            self.stride *= 2
+            keep = self.index % self.stride == 0
+            self.index, self.t, self.rows = self.index[keep], self.t[keep], self.rows[keep]
+
+    def path(self) -> Trajectory:
+        """The kept samples (times t: the path parameter s), the last one included; where every
+        sample is kept and there is room, with points of the path halfway between them (by
+        :func:`~hodyn_cli.algorithms.limits.jets.hermite`) until ``target`` or more."""
+        if self.last is None:
+            raise HodynError("the motion has no samples")
+        t, rows = self.t, self.rows
+        if self.index[-1] != self.last[0]:
+            t, rows = np.append(t, self.last[1]), np.concatenate([rows, self.last[2][None]])
+        while self.stride == 1 and 1 < len(t) < self.target:
+            h = np.diff(t)
+            mid = hermite(rows[:-1], rows[1:], h, np.full(len(h), 0.5))
+            t = np.insert(t, np.arange(1, len(t)), t[:-1] + h / 2)
+            rows = np.insert(rows, np.arange(1, len(rows)), mid, axis=0)
+        return Trajectory(self.names, rows, t)
+
+
+def _partitions(grade: int, largest: int = 4) -> list[tuple[int, ...]]:
+    """The monomials ``prod sigma_k`` of a grade: its partitions into parts <= ``largest``."""
+    if grade == 0:
+        return [()]
+    return [p for n in range(1, grade + 1)
+            for p in combinations_with_replacement(range(1, largest + 1), n) if sum(p) == grade]
+
+
+def _sigmas(X: np.ndarray) -> np.ndarray:
+    """(E, 4) ``sdot .. s''''`` from (E, 4) ``x, x', x'', x'''`` (complex steps pass through)."""
+    x, x1, x2, x3 = X.T
+    r = np.sqrt(x)
+    return np.stack([r, x1 / 2, r * x2 / 2, (x * x3 + x1 * x2 / 2) / 2], axis=1)
+
+
+def _monomials(sigma: np.ndarray, monomials) -> np.ndarray:
+    """(E, n) the monomials at each row of sigma (E, 4)."""
+    out = np.ones((len(sigma), len(monomials)), dtype=sigma.dtype)
+    for i, parts in enumerate(monomials):
+        for k in parts:
+            out[:, i] = out[:, i] * sigma[:, k - 1]
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class PathLimit:
+    """One limited series along the path, its joints' values at the grid points as polynomials
+    in the time law's derivatives: ``sum_i coefficients[g, j, i] monomials[i](sigma) + a sigma_1
+    + c tanh(b sigma_1)`` (``friction`` (a, c, b), or None) within ``lower .. upper``."""
+
+    quantity: Quantity
+    series: str
+    joints: tuple[str, ...]
+    lower: np.ndarray
+    upper: np.ndarray
+    power: int
+    monomials: tuple[tuple[int, ...], ...]
+    coefficients: np.ndarray  # (M, m, monomials)
+    friction: np.ndarray | None = None  # (M, m, 3)
+
+    @property
+    def kind(self) -> str:
+        """``affine`` (exactly linear in x, x'), ``rate`` (sqrt(x) times linear: the inner
+        tangent) or ``linear`` (linearised)."""
+        if self.friction is None and self.power == 0:
+            return "affine"
+        if self.friction is None and self.power == 1 and np.all(self.lower == -self.upper):
+            return "rate"
+        return "linear"
+
+    def values(self, X: np.ndarray) -> np.ndarray:
+        """(M, m) the values at the grid points for ``x, x', x'', x'''`` there (M, 4)."""
+        sigma = _sigmas(X)
+        v = np.einsum("gi,gji->gj", _monomials(sigma, self.monomials), self.coefficients)
+        if self.friction is not None:
+            a, c, b = np.moveaxis(self.friction, -1, 0)
+            r = sigma[:, :1]
+            v = v + a * r + c * np.tanh(b * r)
+        return v
+
+    def usage(self, X: np.ndarray) -> float:
+        """The largest ``|value - centre| / half-width`` at the grid points."""
+        centre, half = (self.lower + self.upper) / 2, (self.upper - self.lower) / 2
+        return float((np.abs(self.values(X) - centre) / half).max())
+
+    def linear(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(F, G)``: F (M, m) the values (divided by sqrt(x) for a ``rate``) and G (M, m, 4)
+        their gradient in ``x, x', x'', x'''`` (complex steps: exact)."""
+        def f(Y):
+            v = self.values(Y)
+            return v / np.sqrt(Y[:, :1]) if self.kind == "rate" else v
+
+        step = 1e-30
+        G = np.stack([f(X + 1j * step * np.eye(4)[d]).imag / step for d in range(4)], axis=-1)
+        return f(X.astype(complex)).real, G
+
+
+def path_limits(model: Model, grid: Trajectory, limits: Limits, order: int, *,
+                gravity=GRAVITY, drives: Drives | None = None, kind: str = "full"
+                ) -> list[PathLimit]:
+    """Every speed-dependent limited series at the samples of ``grid`` (the path: its times
+    are s, its derivatives by s) as polynomials in the time law's derivatives: the dynamics
+    of the motions that leave each sample with the time-law derivatives of :data:`PROBES`
+    (rigid to torque order ``order``, or with rigid ``drives``), fitted monomial by monomial."""
+    full = mimic.expand(model, grid)
+    q = full.derivatives[:, : order + 3]
+    probes = []
+    for sigma in PROBES:
+        jet = compose(q, np.broadcast_to(sigma[: order + 2], (len(q), order + 2)))
+        probes.append(series_laws(model, Trajectory(full.joint_names, jet), order=order,
+                                  gravity=gravity, drives=drives, kind=kind))
+    out = []
+    for quantity, series, cols, lower, upper in limited_series(model, limits, probes[0]):
+        law: Law = probes[0][series]
+        if quantity.key == "position":
+            continue
+        monomials = tuple(m for p in range(law.coefficients.shape[-1])
+                          for m in _partitions(law.power + 2 * p))
+        A = _monomials(PROBES, monomials)
+        V = np.stack([replace(p[series], friction=None).at(1.0)[:, cols] for p in probes])
+        coef = np.linalg.lstsq(A, V.reshape(len(PROBES), -1), rcond=None)[0]
+        out.append(PathLimit(quantity, series, tuple(law.joint_names[c] for c in cols), lower,
+                             upper, law.power, monomials,
+                             np.moveaxis(coef.reshape((len(monomials),) + V.shape[1:]), 0, -1),
+                             None if law.friction is None else law.friction[:, cols]))
+    return out
+
+
+# -- the time law ------------------------------------------------------------------------
+
+
+def _design(knots: np.ndarray, degree: int, s: np.ndarray, nu: int) -> sparse.csr_matrix:
+    """(len(s), coefficients) sparse: the nu-th derivative of the B-spline at s, linear in its
+    coefficients (a derivative is the spline of degree - 1 on the inner knots whose
+    coefficients are the scaled differences ``p (c_(i+1) - c_i) / (t_(i+p+1) - t_(i+1))``)."""
+    if nu == 0:
+        return BSpline.design_matrix(s, knots, degree).tocsr()
+    n = len(knots) - degree - 1
+    span = knots[degree + 1 : degree + n] - knots[1:n]
+    diff = sparse.diags([-degree / span, degree / span], [0, 1], shape=(n - 1, n))
+    return (_design(knots[1:-1], degree - 1, s, nu - 1) @ diff).tocsr()
+
+
+@dataclass(frozen=True, eq=False)
+class TimeLaw:
+    """``x(s) = sdot^2``, a B-spline on the grid ``breaks``; ``times``: t at each break."""
+
+    breaks: np.ndarray
+    coefficients: np.ndarray
+    degree: int
+
+    @property
+    def knots(self) -> np.ndarray:
+        b, p = self.breaks, self.degree
+        return np.concatenate([np.full(p, b[0]), b, np.full(p, b[-1])])
+
+    @property
+    def spline(self) -> BSpline:
+        return BSpline(self.knots, self.coefficients, self.degree, extrapolate=False)
+
+    def _elapsed(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``int_a^b ds / sqrt(x)`` for a <= b inside one grid interval each (Gauss-Legendre)."""
+        mid, half = (a + b) / 2, (b - a) / 2
+        x = self.spline(mid[:, None] + half[:, None] * NODES)
+        return half * (WEIGHTS / np.sqrt(x)).sum(axis=1)
+
+    @property
+    def duration(self) -> float:
+        """T = int ds / sqrt(x) over the whole path."""
+        return float(self.times[-1])
+
+    @property
+    def times(self) -> np.ndarray:
+        b = self.breaks
+        return np.concatenate([[0.0], np.cumsum(self._elapsed(b[:-1], b[1:]))])
+
+    def time_at(self, s: np.ndarray, times: np.ndarray | None = None) -> np.ndarray:
+        """t(s) (``times``: :attr:`times`, if already known)."""
+        times = self.times if times is None else times
+        i = np.clip(np.searchsorted(self.breaks, s, side="right") - 1, 0, len(self.breaks) - 2)
+        return times[i] + self._elapsed(self.breaks[i], s)
+
+    def s_at(self, t: np.ndarray, times: np.ndarray | None = None) -> np.ndarray:
+        """s(t): Newton's method on t(s) inside each sample's grid interval (dt/ds =
+        1/sqrt(x)), safeguarded to the interval."""
+        times = self.times if times is None else times
+        b = self.breaks
+        i = np.clip(np.searchsorted(times, t, side="right") - 1, 0, len(b) - 2)
+        lo, hi = b[i], b[i + 1]
+        s = np.clip(lo + (t - times[i]) * np.sqrt(self.spline(lo)), lo, hi)
+        for _ in range(NEWTON):
+            s = np.clip(s - (times[i] + self._elapsed(lo, s) - t) * np.sqrt(self.spline(s)),
+                        lo, hi)
+        return s
+
+    def rates(self, s: np.ndarray, K: int) -> np.ndarray:
+        """(E, K) ``sdot .. s^(K)`` at s."""
+        spline = self.spline
+        return time_rates(np.stack([spline(s, nu) for nu in range(K)], axis=1))
+
+
+def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: float
+          ) -> TimeLaw:
+    """The time law of least duration on the grid s within ``limits`` at the grid points,
+    from the feasible constant ``x0`` (module docstring: linear programmes, inner tangents of
+    the rate limits, a trust region, T decreasing). Linearised limits may overshoot by each
+    of :data:`SLACKS` in turn: a step from beyond the next one back within it is taken even
+    where T grows. The time law's derivatives stay within :data:`SMOOTH`'s bounds (``rate``:
+    the output's samples per second)."""
+    breaks = np.append(s[:-1:KNOTS], s[-1])
+    law = TimeLaw(breaks, np.full(len(breaks) + degree - 1, x0), degree)
+    D = [_design(law.knots, degree, s, nu) for nu in range(4)]
+    weights = np.gradient(s) if len(s) > 1 else np.ones(1)  # trapezoid weights of int ds
+    floor, cap = x0 * 1e-8, x0 * CAP**2
+    exact = [lim for lim in limits if lim.kind != "linear"]
+    linear = [lim for lim in limits if lim.kind == "linear"]
+
+    def grid(c):
+        return np.stack([Dn @ c for Dn in D], axis=1)
+
+    def excess(c) -> float:
+        """How far the linearised limits are beyond their bands (inf: an exact one is)."""
+        X = grid(c)
+        if X[:, 0].min() <= 0 or any(lim.usage(X) > 1 + FEASIBLE for lim in exact):
+            return np.inf
+        return max([lim.usage(X) - 1 for lim in linear], default=0.0)
+
+    # |x^(k)| <= 2 x0 (SMOOTH rate / sqrt(x0))^k, k = 2..4: a time law smooth on the output's
+    # sampling (the LP's solutions chatter in the highest derivative the limits hold)
+    smooth = [_design(law.knots, degree, s, nu) for nu in (2, 3, 4)]
+    bend = np.concatenate([np.full(len(s), 2 * x0 * (SMOOTH * rate / np.sqrt(x0)) ** k)
+                           for k in (2, 3, 4)])
+    smooth_rows = sparse.vstack(smooth).tocsr()
+    T, rho = law.duration, 1.0
+    for slack in SLACKS if linear else SLACKS[-1:]:
+        beyond = excess(law.coefficients) > slack
+        for _ in range(ITERATIONS):
+            c = law.coefficients
+            X = grid(c)
+            A, lb, ub = _programme(limits, X, D)
+            A = sparse.vstack([A, smooth_rows]).tocsr()
+            lb, ub = np.append(lb, -bend), np.append(ub, bend)
+            objective = -(D[0].T @ (weights / (2 * X[:, 0] ** 1.5)))
+            bounds = Bounds(np.maximum(floor, c / (1 + rho)), np.minimum(cap, c * (1 + rho)))
+            x = _smooth_programme(objective / np.abs(objective).max(), bounds, A, lb, ub, c,
+                                  ROUGH / x0)
+            for alpha in (1.0, 0.5, 0.25, 0.125) if x is not None else ():
+                trial = replace(law, coefficients=c + alpha * (x - c))
+                if excess(trial.coefficients) <= slack and (
+                        beyond or (Tn := trial.duration) < T):
+                    break
+            else:
+                rho /= 4
+                if rho < 1e-4:
+                    break
+                continue
+            Tn = trial.duration
+            law, gain, T, beyond = trial, T - Tn, Tn, False
+            rho = min(2 * rho, 8.0) if alpha == 1 else rho
+            if 0 <= gain < CONVERGED * T:
+                break
+    return law
+
+
+#: rows of the programme first imposed: those within this (of their band's half-width) of a
+#: bound at the current x; the rows the solution violates are added until it violates none
+ROWS = 0.5
+
+
+def _smooth_programme(objective, bounds, A, lb, ub, c, weight) -> np.ndarray | None:
+    """:func:`_linear_programme` with ``weight sum_j |third difference of c|_j`` added to the
+    objective (auxiliary ``e_j >= |(Delta^3 c)_j|``): the vertex solutions of a programme
+    chatter where nothing else decides, this keeps the spline calm there."""
+    n = len(c)
+    diff = sparse.diags([-1.0, 3.0, -3.0, 1.0], [0, 1, 2, 3], shape=(n - 3, n))
+    eye = sparse.identity(n - 3)
+    A = sparse.vstack([sparse.hstack([A, sparse.csr_matrix((A.shape[0], n - 3))]),
+                       sparse.hstack([diff, -eye]), sparse.hstack([-diff, -eye])]).tocsr()
+    lb = np.concatenate([lb, np.full(2 * (n - 3), -np.inf)])
+    ub = np.concatenate([ub, np.zeros(2 * (n - 3))])
+    z = np.concatenate([c, np.abs(diff @ c)])
+    bounds = Bounds(np.concatenate([bounds.lb, np.zeros(n - 3)]),
+                    np.concatenate([bounds.ub, np.full(n - 3, np.inf)]))
+    x = _linear_programme(np.concatenate([objective, np.full(n - 3, weight)]), bounds, A, lb,
+                          ub, A @ z)
+    return None if x is None else x[:n]
+
+
+def _linear_programme(objective, bounds, A, lb, ub, now) -> np.ndarray | None:
+    """``min objective . c`` with ``lb <= A c <= ub`` within ``bounds`` (HiGHS), by row
+    generation: most rows are far from their bounds (``now``: A c at the current c)."""
+    rows = (now - lb < ROWS) | (ub - now < ROWS)
+    for _ in range(8):
+        res = milp(objective, bounds=bounds,
+                   constraints=LinearConstraint(A[rows], lb[rows], ub[rows]))
+        if res.x is None:
+            return None
+        v = A @ res.x
+        broken = ~rows & ((v < lb - 1e-9) | (v > ub + 1e-9))
+        if not broken.any():
+            return res.x
+        rows |= broken
+    return None
+
+
+def _programme(limits: list[PathLimit], X: np.ndarray, D: list) -> tuple:
+    """The linear constraints ``lb <= A c <= ub`` on the spline coefficients, each row scaled
+    by its limit's half-width."""
+    rows, lbs, ubs = [], [], []
+    x = X[:, 0]
+    for lim in limits:
+        F, G = lim.linear(X)
+        const = F - np.einsum("gjd,gd->gj", G, X)
+        half = (lim.upper - lim.lower) / 2
+        for j in range(len(lim.joints)):
+            A = sum(sparse.diags(G[:, j, d]) @ D[d] for d in range(4) if np.any(G[:, j, d]))
+            if lim.kind == "rate":  # |L| <= R (1.5 x_k^-1/2 - 0.5 x_k^-3/2 x): the tangent
+                R = lim.upper[j]
+                slope = sparse.diags(0.5 * R * x**-1.5) @ D[0]
+                top = 1.5 * R * x**-0.5
+                rows += [(A + slope) / R, (A - slope) / R]
+                lbs += [np.full(len(x), -np.inf), (-top - const[:, j]) / R]
+                ubs += [(top - const[:, j]) / R, np.full(len(x), np.inf)]
+            else:
+                rows.append(A / half[j])
+                lbs.append((lim.lower[j] - const[:, j]) / half[j])
+                ubs.append((lim.upper[j] - const[:, j]) / half[j])
+    return sparse.vstack(rows).tocsr(), np.concatenate(lbs), np.concatenate(ubs)

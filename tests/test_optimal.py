@@ -1,0 +1,453 @@
+"""Time-optimal retiming along the path (hodyn_cli.algorithms.limits: optimal, programme,
+jets): the chain rule and the path against sympy and exact polynomials, the limits as
+polynomials in the time law against the dynamics computed afresh (another method; rigid
+drives with friction), the retimed motion against finite differences along an analytic path,
+its limits recomputed by Pinocchio, toppra's durations where toppra applies, and the command
+line."""
+
+import json
+from math import factorial
+
+import h5py
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import hodyn_cli
+from conftest import (
+    SAMPLES,
+    URDF,
+    assert_rates,
+    pin_configuration,
+    pinocchio_model,
+    stencil_times,
+)
+from hodyn_cli.algorithms.limits import optimal, programme
+from hodyn_cli.algorithms.limits.feasibility import torque_order
+from hodyn_cli.algorithms.limits.jets import compose, hermite, time_rates
+from hodyn_cli.cli.app import app
+from hodyn_cli.core.trajectory import Trajectory, cosine
+from hodyn_cli.io import read_trajectory
+
+RNG = np.random.default_rng(31)
+IIWA = URDF / "iiwa14.urdf"
+
+
+def iiwa_path(T: float = 3.0, rate: float = 100.0, orders: int = 7):
+    """The iiwa on a cosine path with exact derivatives: (model, trajectory, the path q(s))."""
+    model = hodyn_cli.load_robot(IIWA)
+    amp = np.array([0.8, 0.6, 0.7, 0.9, 1.0, 0.8, 1.2])
+    omega = np.array([1.1, 1.7, 1.3, 2.0, 1.5, 2.3, 1.9])
+    phase = np.linspace(0.2, 2.0, 7)
+
+    def path(s, k_max=orders - 1):
+        return cosine(model.joint_names, np.atleast_1d(s), amplitude=amp, omega=omega,
+                      phase=phase, offset=np.zeros(7), orders=k_max).derivatives
+
+    t = np.arange(round(T * rate) + 1) / rate
+    return model, Trajectory(model.joint_names, path(t), t), path
+
+
+# -- the chain rule and the path ----------------------------------------------------------
+
+
+def test_time_rates_and_compose_against_sympy():
+    """s^(k) from x(s) = sdot^2, and q(s(t))^(k) by the chain rule, against sympy's
+    derivatives of closed forms (orders 0..6)."""
+    sp = pytest.importorskip("sympy")
+    s, t = sp.symbols("s t")
+    x = 1 + s**2 + sp.sin(s) / 2
+    f, g, want = sp.sqrt(x), sp.sqrt(x), []
+    for _ in range(6):  # d/dt = f d/ds
+        want.append(float(g.subs(s, 0.3)))
+        g = f * sp.diff(g, s)
+    xs = np.array([[float(sp.diff(x, s, j).subs(s, 0.3)) for j in range(6)]])
+    assert np.allclose(time_rates(xs)[0], want, rtol=1e-13, atol=0)
+    law = 0.2 + t + t**2 / 3 + sp.sin(t) / 5
+    rates = [float(sp.diff(law, t, k).subs(t, 0.5)) for k in range(1, 7)]
+    q = [float(sp.diff(sp.sin(s), s, m).subs(s, law.subs(t, 0.5))) for m in range(7)]
+    ref = [float(sp.diff(sp.sin(law), t, k).subs(t, 0.5)) for k in range(7)]
+    got = compose(np.array(q)[None, :, None], np.array(rates)[None])[0, :, 0]
+    assert np.allclose(got, ref, rtol=0, atol=1e-13 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("D", [3, 5, 7, 12])
+def test_hermite_reproduces_polynomials_of_its_degree(D):
+    """The path between two samples is the polynomial of degree 2D-1 with their D
+    derivatives: one of that degree comes back exactly (every derivative, inside too)."""
+    n = 2 * D - 1
+    c = RNG.normal(size=(n + 1, 2))
+
+    def der(s, k):
+        return sum(c[j] * factorial(j) / factorial(j - k) * s ** (j - k) for j in range(k, n + 1))
+
+    s0, h, u = 0.3, 0.45, np.array([0.0, 0.21, 0.5, 0.93, 1.0])
+    left = np.array([[der(s0, k) for k in range(D)]] * 5)
+    right = np.array([[der(s0 + h, k) for k in range(D)]] * 5)
+    got = hermite(left, right, np.full(5, h), u)
+    ref = np.array([[der(s0 + v * h, k) for k in range(D)] for v in u])
+    assert np.abs(got - ref).max() <= 1e-9 * np.abs(ref).max()
+
+
+def test_probes_determine_every_monomial():
+    """The probes' monomial matrix for grades 0..4 (sigma_1..sigma_4) has full rank, well
+    conditioned: the fitted coefficients are exact to rounding."""
+    monomials = [m for g in range(5) for m in programme._partitions(g)]
+    A = programme._monomials(programme.PROBES, monomials)
+    assert len(monomials) == 12 and np.linalg.matrix_rank(A) == 12
+    assert np.linalg.cond(A) < 1e3
+
+
+def test_path_grid_keeps_a_bounded_number_of_samples():
+    """However long the path, the grid keeps between target and 2 target samples, evenly
+    spaced, and the last one."""
+    model, traj, _ = iiwa_path(T=40.0)
+    grid = programme.PathGrid(target=100)
+    for start in range(0, traj.n_samples, 333):
+        grid.add(Trajectory(traj.joint_names, traj.derivatives[start:start + 333],
+                            traj.t[start:start + 333]))
+    path = grid.path()
+    assert 100 <= path.n_samples <= 201 and path.t[-1] == traj.t[-1]
+    assert np.unique(np.round(np.diff(path.t[:-1]), 9)).size == 1
+
+
+# -- the limits along the path ------------------------------------------------------------
+
+
+def _played_at(path_rows: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """The jets of the motions that leave path samples with x, x', x'', x''' = X."""
+    return compose(path_rows[:, :5], time_rates(X))
+
+
+def test_path_limits_equal_the_dynamics_of_the_played_motion():
+    """tau, taud, taudd and qd as polynomials in the time law (fitted from probes by the
+    body-fixed method) equal the spatial method run on the motion played with random x, x',
+    x'', x''' (1e-9)."""
+    model, traj, _ = iiwa_path(T=1.0, rate=20.0)
+    lim = hodyn_cli.joint_limits(model, {j: {"torque_rate": 100.0, "torque_acceleration": 1e3}
+                                         for j in model.joint_names})
+    limits = programme.path_limits(model, traj, lim, torque_order(lim))
+    X = np.column_stack([RNG.uniform(0.2, 3.0, traj.n_samples),
+                         RNG.normal(size=(traj.n_samples, 3)) * [2.0, 10.0, 50.0]])
+    jet = Trajectory(model.joint_names, _played_at(traj.derivatives, X))
+    ref = hodyn_cli.inverse_dynamics(model, jet, order=2, method="spatial")
+    ref = dict(ref) | {"qd": jet.qd}
+    assert {lim.series for lim in limits} == {"qd", "tau", "taud", "taudd"}
+    for lim in limits:
+        got = lim.values(X)
+        want = ref[lim.series]
+        assert np.abs(got - want).max() <= 1e-9 * np.abs(want).max(), lim.series
+    kinds = {lim.series: lim.kind for lim in limits}
+    assert kinds == {"qd": "rate", "tau": "affine", "taud": "rate", "taudd": "linear"}
+
+
+def test_path_limits_of_rigid_drives_with_friction():
+    """Motor torque and current with friction (tanh) along the path equal the drive model of
+    the played motion (1e-9)."""
+    model, traj, _ = iiwa_path(T=1.0, rate=20.0)
+    drives = hodyn_cli.api._drives(model, URDF / "iiwa14_motors.toml")
+    lim = hodyn_cli.joint_limits(model, {"iiwa_joint_1": {"current": 5.0, "motor_torque": 3.0,
+                                                          "motor_speed": 300.0}})
+    limits = programme.path_limits(model, traj, lim, 0, drives=drives)
+    X = np.column_stack([RNG.uniform(0.2, 3.0, traj.n_samples),
+                         RNG.normal(size=(traj.n_samples, 3)) * [2.0, 10.0, 50.0]])
+    jet = Trajectory(model.joint_names, _played_at(traj.derivatives, X)[:, :3])
+    ref = hodyn_cli.drive_dynamics(model, drives, jet, order=0)
+    checked = set()
+    for lim in limits:
+        if lim.series in ("taum", "current"):
+            j = model.joint_index(lim.joints[0])
+            want = ref[lim.series][:, j]
+            assert lim.friction is not None and lim.kind == "linear"
+            assert np.abs(lim.values(X)[:, 0] - want).max() <= 1e-9 * np.abs(want).max()
+            checked.add(lim.series)
+    assert checked == {"taum", "current"}
+
+
+# -- the retimed motion -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def rate_limited():
+    """The iiwa path retimed within the URDF's limits and a torque rate of 60 N m/s."""
+    model, traj, path = iiwa_path()
+    limits = {j: {"torque_rate": 60.0} for j in model.joint_names}
+    out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=400)
+    return model, traj, path, limits, out, opt
+
+
+def test_retimed_motion_is_within_every_limit_and_on_one(rate_limited):
+    """check passes; with every limit 1e-3 tighter it fails; shorter than the uniform
+    scaling; where the limits bind is named."""
+    model, traj, _, limits, out, opt = rate_limited
+    assert hodyn_cli.check_limits(model, out, limits=limits).feasible
+    tighter = {j: {"torque_rate": 60.0 * (1 - 1e-3), "velocity": 1.5 * (1 - 1e-3),
+                   "torque": float(model.effort_limits[model.joint_index(j)]) * (1 - 1e-3)}
+               for j in model.joint_names}
+    assert not hodyn_cli.check_limits(model, out, limits=tighter).feasible
+    _, retiming, _ = hodyn_cli.retime(model, traj, limits=limits)
+    assert opt.duration < 0.95 * retiming.k[0] * traj.t[-1]
+    assert abs(opt.uniform_duration - retiming.k[0] * traj.t[-1]) < 1e-9
+    assert out.t[0] == 0 and abs(out.t[-1] - opt.duration) < 1e-9
+    assert any("torque rate" in b for b in opt.bound.describe())
+
+
+def test_retimed_motion_keeps_the_path_and_its_derivatives_are_exact(rate_limited):
+    """Every output q lies on the path at its s (1e-9), and the output's derivatives match
+    8th-order differences of the retimed motion between its samples (orders 1..5 to 1e-6;
+    the highest, q^(6), to 1e-3: the derivative above it, which no file carries, jumps at
+    the time law's knots)."""
+    model, traj, path, _, out, opt = rate_limited
+    law, k = opt.path.law, opt.final.k
+    times = law.times
+    s = law.s_at((out.t - out.t[0]) / k, times)
+    assert np.abs(out.q - path(s)[:, 0]).max() < 1e-9
+    t0 = out.t[::97][1:-1]
+    h = 2e-3
+    jets = _output_at(opt, traj, stencil_times(t0, h))
+    assert_rates(jets[:, :-1], h, 1e-6, "retimed motion")  # q .. q^(5)
+    assert_rates(jets[:, -2:], h, 1e-3, "retimed motion, top order")  # q^(7) jumps at knots
+    rows = np.searchsorted(out.t, t0)
+    assert np.allclose(out.derivatives[rows], jets.reshape(-1, 9, *jets.shape[1:])[:, 4],
+                       rtol=0, atol=1e-9 * np.abs(out.derivatives).max())
+
+
+def _output_at(opt, traj, t):
+    """The retimed motion at any times t (the plan's pieces there, scaled as the output)."""
+    from hodyn_cli.algorithms.limits.scaling import scaled
+
+    p, final = opt.path, opt.final
+    s = p.law.s_at((t - p.t0) / final.k)
+    piece = p._piece(traj, s, (t - p.t0) / final.k)
+    return scaled(piece, final.x).derivatives
+
+
+def test_limits_hold_on_torques_recomputed_by_pinocchio(rate_limited):
+    """tau (pin.rnea) and taud (Pinocchio's RNEA derivatives) of the retimed motion are
+    within the limits to 1e-6 relative, and one of them is on its limit."""
+    model, _, _, _, out, _ = rate_limited
+    pin, pm, data, order = pinocchio_model(IIWA, model)
+    tau, taud = [], []
+    for i in range(0, out.n_samples, 3):
+        q = pin_configuration(pm, order, out.q[i])
+        v, a, j = out.qd[i, order], out.qdd[i, order], out.qddd[i, order]
+        tau.append(pin.rnea(pm, data, q, v, a)[np.argsort(order)])
+        pin.computeRNEADerivatives(pm, data, q, v, a)
+        M = np.triu(data.M) + np.triu(data.M, 1).T
+        taud.append((data.dtau_dq @ v + data.dtau_dv @ a + M @ j)[np.argsort(order)])
+    assert np.abs(taud).max() <= 60.0 * (1 + 1e-6)
+    assert np.abs(taud).max() >= 60.0 * (1 - 1e-2)
+    assert (np.abs(tau) <= model.effort_limits * (1 + 1e-6)).all()
+    assert np.abs(out.qd).max() <= 1.5 * (1 + 1e-9)
+
+
+def test_retimed_motion_validates(rate_limited):
+    model, _, _, _, out, _ = rate_limited
+    report = hodyn_cli.validate_motion(model, out, samples=200)
+    assert report.passed, [c for c in report.checks if c.status == "fail"]
+
+
+def test_torque_acceleration_limits_hold():
+    """With torque accelerations limited too (linearised in the programme), every limit
+    holds at every output sample and one is on its limit."""
+    model, traj, _ = iiwa_path(T=2.0)
+    limits = {j: {"torque_rate": 80.0, "torque_acceleration": 300.0} for j in model.joint_names}
+    out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=300)
+    check = hodyn_cli.check_limits(model, out, limits=limits)
+    assert check.feasible
+    assert max(r.usage for r in check.rows) > 1 - 1e-6
+    _, retiming, _ = hodyn_cli.retime(model, traj, limits=limits)
+    assert opt.duration < retiming.k[0] * traj.t[-1]
+
+
+# -- the peer: toppra ---------------------------------------------------------------------
+
+
+class _Path:
+    """The same path for toppra: the input's samples, joined as hodyn joins them."""
+
+    def __init__(self, traj):
+        self.traj = traj
+
+    def __call__(self, s, order=0):
+        s = np.atleast_1d(np.asarray(s, dtype=float))
+        return optimal._between(self.traj, s)[:, order]
+
+    @property
+    def dof(self):
+        return self.traj.derivatives.shape[2]
+
+    @property
+    def path_interval(self):
+        return np.array([self.traj.t[0], self.traj.t[-1]])
+
+
+def toppra_duration(model, traj, velocity, torque, sd_start, sd_end, grid=2000, gravity=None):
+    """toppra's duration on the same path within velocity and torque bands (n, 2)."""
+    ta = pytest.importorskip("toppra")
+    import toppra.algorithm as algo
+    import toppra.constraint as constraint
+
+    ta.setup_logging("WARNING")
+    path = type("Path", (ta.interpolator.AbstractGeometricPath,), dict(vars(_Path)))(traj)
+    kw = {} if gravity is None else {"gravity": gravity}
+
+    def inverse_dynamics(q, qd, qdd):
+        return hodyn_cli.inverse_dynamics(model, q, qd, qdd, order=0, **kw).tau
+
+    cs = [constraint.JointVelocityConstraint(velocity),
+          constraint.JointTorqueConstraint(inverse_dynamics, torque, np.zeros(len(torque)),
+                                           constraint.DiscretizationType.Interpolation)]
+    inst = algo.TOPPRA(cs, path, gridpoints=np.linspace(traj.t[0], traj.t[-1], grid + 1),
+                       parametrizer="ParametrizeConstAccel")
+    return inst, inst.compute_trajectory(sd_start, sd_end)
+
+
+def test_velocity_and_torque_limits_match_toppra():
+    """With velocity and torque limits only, the duration is within 1 % of toppra's on the
+    same path, limits and end speeds (a 2000-point grid)."""
+    model, traj, _ = iiwa_path(T=3.0)
+    gravity = (0.0, 0.0, 0.0)
+    tau = hodyn_cli.inverse_dynamics(model, traj, order=0, gravity=gravity).tau
+    torque = 0.5 * np.abs(tau).max(axis=0)
+    limits = {j: {"torque": float(torque[i])} for i, j in enumerate(model.joint_names)}
+    out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, gravity=gravity, grid=600)
+    assert hodyn_cli.check_limits(model, out, limits=limits, gravity=gravity).feasible
+    sdot = np.sqrt(opt.path.law.spline(opt.path.law.breaks[[0, -1]])) / opt.final.k
+    band = np.column_stack([-torque, torque])
+    vel = model.velocity_limits
+    _, result = toppra_duration(model, traj, np.column_stack([-vel, vel]), band, *sdot,
+                                gravity=gravity)
+    assert abs(opt.duration - result.duration) <= 0.01 * result.duration, (
+        opt.duration, result.duration)
+
+
+def test_toppra_ignores_torque_rates(rate_limited):
+    """toppra's solution on the same path within velocity and torque limits (all it takes),
+    sampled at 100 Hz as a controller would: its torques' differences exceed the torque
+    rate limit that hodyn's holds (its sddot is piecewise constant: the torques jump)."""
+    model, traj, _, _, out, opt = rate_limited
+    vel, eff = model.velocity_limits, model.effort_limits
+    _, result = toppra_duration(model, traj, np.column_stack([-vel, vel]),
+                                np.column_stack([-eff, eff]), 0.0, 0.0, grid=1000)
+    t = np.arange(0, result.duration, 0.01)
+    tau = hodyn_cli.inverse_dynamics(model, result(t), result(t, 1), result(t, 2), order=0).tau
+    assert np.abs(np.diff(tau, axis=0) / 0.01).max() > 1.5 * 60.0
+    assert result.duration < opt.duration
+
+
+# -- the command line ---------------------------------------------------------------------
+
+
+def run(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_cli_retime_optimal_then_check(tmp_path):
+    out = tmp_path / "fast.h5"
+    limits = tmp_path / "rates.toml"
+    limits.write_text("".join(f"[joints.iiwa_joint_{i}]\ntorque_rate = 60.0\n"
+                              for i in range(1, 8)))
+    res = run("retime", IIWA, SAMPLES / "iiwa14_cosine.h5", "--optimal", "--limits", limits,
+              "--grid", 300, "-o", out)
+    assert res.exit_code == 0, res.output
+    assert "along its path" in res.output and "torque rate of" in res.output
+    with h5py.File(out) as f:
+        assert f.attrs["duration"] < f.attrs["uniform_duration"]
+        assert f["q"].shape[0] == f["t"].shape[0] and f["qdddddd"].shape[1] == 7
+        assert any("torque rate" in b for b in f.attrs["binding"])
+    assert run("check", IIWA, out, "--limits", limits).exit_code == 0
+    tight = tmp_path / "tight.toml"
+    tight.write_text("".join(f"[joints.iiwa_joint_{i}]\ntorque_rate = {60 * (1 - 1e-3)}\n"
+                             f"velocity = {1.5 * (1 - 1e-3)}\n" for i in range(1, 8)))
+    assert run("check", IIWA, out, "--limits", tight).exit_code == 1
+
+
+def test_cli_retime_optimal_with_drives(tmp_path):
+    """Rigid drives with friction: a current limit binds; check with the drives passes."""
+    out = tmp_path / "fast.csv"
+    limits = tmp_path / "current.toml"
+    limits.write_text("[joints.iiwa_joint_1]\ncurrent = 0.4\n")
+    drives = URDF / "iiwa14_motors.toml"
+    res = run("retime", IIWA, SAMPLES / "iiwa14_cosine.h5", "--optimal", "--limits", limits,
+              "--drives", drives, "--grid", 300, "--rate", 50, "-o", out)
+    assert res.exit_code == 0, res.output
+    assert run("check", IIWA, out, "--limits", limits, "--drives", drives).exit_code == 0
+    model = hodyn_cli.load_robot(IIWA)
+    back = read_trajectory(str(out), model, need=7)
+    assert np.allclose(np.diff(back.t), np.diff(back.t)[0], rtol=1e-9)
+    assert 1 / np.diff(back.t)[0] == pytest.approx(50.0, rel=0.06)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--optimal", "--factor", "2"], "--optimal finds its own time law"),
+    (["--optimal", "--to-limits"], "--optimal finds its own time law"),
+    (["--to-limits", "--rate", "50"], "--rate and --grid go with --optimal"),
+    (["--optimal", "--drives", URDF / "iiwa14_drives.toml"], "series-elastic drives"),
+])
+def test_cli_refusals_are_one_line(tmp_path, args, words):
+    out = tmp_path / "x.h5"
+    res = run("retime", IIWA, SAMPLES / "iiwa14_cosine.h5", *args, "-o", out)
+    assert res.exit_code == 2 and words in res.output, res.output
+    assert "Traceback" not in res.output and not out.exists()
+
+
+def test_cli_refuses_a_motion_without_times(tmp_path):
+    src = tmp_path / "no_t.csv"
+    lines = (SAMPLES / "iiwa14_cosine.csv").read_text().splitlines()
+    src.write_text("\n".join(",".join(row.split(",")[1:]) for row in lines[:60]) + "\n")
+    res = run("retime", IIWA, src, "--optimal", "-o", tmp_path / "x.csv")
+    assert res.exit_code == 2 and "needs a motion with times" in res.output, res.output
+
+
+def test_cli_generate_optimal(tmp_path):
+    """generate --respect-limits --optimal: the designed path played within the limits,
+    faster than uniformly slower, at rest at its ends; check passes."""
+    limits = tmp_path / "tight.toml"
+    limits.write_text("[joints.iiwa_joint_2]\ntorque_rate = 25.0\n")
+    out = tmp_path / "p2p.h5"
+    res = run("generate", IIWA, "--kind", "point-to-point", "--segment-duration", "3",
+              "--respect-limits", limits, "--optimal", "-o", out)
+    assert res.exit_code == 0, res.output
+    with h5py.File(out) as f:
+        assert f.attrs["duration"] < f.attrs["uniform_duration"]
+        assert np.abs(f["qd"][0]).max() == 0 and np.abs(f["qd"][-1]).max() < 1e-12
+    assert run("check", IIWA, out, "--limits", limits).exit_code == 0
+    res = run("generate", IIWA, "--kind", "cosine", "--optimal", "-o", tmp_path / "y.h5")
+    assert res.exit_code == 2 and "--optimal goes with --respect-limits" in res.output
+
+
+def test_api_reports_json_friendly_attributes(rate_limited):
+    *_, opt = rate_limited
+    attrs = opt.attributes
+    json.dumps(attrs)
+    assert attrs["duration"] == opt.duration and attrs["grid_points"] > 0
+
+
+def test_never_slower_than_the_uniform_scaling():
+    """On a grid far too coarse for the path, the result falls back to the uniform scaling
+    (played at the output's rate, fitted onto its limits): within every limit, and no slower
+    than retime --to-limits (but for its samples falling elsewhere on the path: 1e-4)."""
+    model, traj, _ = iiwa_path(T=3.0)
+    limits = {j: {"torque_rate": 60.0} for j in model.joint_names}
+    out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=8)
+    assert hodyn_cli.check_limits(model, out, limits=limits).feasible
+    assert opt.duration <= opt.uniform_duration * (1 + 1e-4)
+
+
+def test_mimic_joints(tmp_path):
+    """A <mimic> joint follows its leader: the path is over the independent joints, the
+    limits over all of them; the retimed motion passes check."""
+    from conftest import MIMIC_CASES, mimic_urdf
+
+    model = hodyn_cli.load_robot(mimic_urdf(tmp_path, *MIMIC_CASES["iiwa 3 follows 1"]))
+    names = model.coordinate_names
+    t = np.arange(301) / 100
+    traj = cosine(names, t, amplitude=np.full(len(names), 0.5),
+                  omega=np.linspace(1, 2, len(names)), phase=np.zeros(len(names)),
+                  offset=np.zeros(len(names)), orders=5)
+    limits = {j: {"torque_rate": 40.0} for j in model.joint_names}
+    out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=300)
+    assert out.joint_names == names
+    assert hodyn_cli.check_limits(model, out, limits=limits).feasible
+    assert opt.duration < 0.9 * opt.uniform_duration
