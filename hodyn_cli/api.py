@@ -110,9 +110,16 @@ def load_robot(path: str | Path, *, strict: bool = False, xacro_args: dict | Non
 # -- inputs ------------------------------------------------------------------------------
 
 
+def _coordinates(robot: Model) -> tuple[str, ...]:
+    """The names of the robot's independent coordinates (its coupling's)."""
+    from hodyn_cli.modeling import coupling
+
+    return tuple(coupling.of(robot).coordinate_names)
+
+
 def _joint_array(robot: Model, name: str, value) -> np.ndarray:
     """(N, m) from (N, m), (m,) or {joint: values} (mimic joints' keys are ignored)."""
-    names = robot.coordinate_names
+    names = _coordinates(robot)
     n = len(names)
     if isinstance(value, Mapping):
         unknown = [k for k in value if k not in robot.joint_names]
@@ -165,7 +172,7 @@ def joint_trajectory(robot: Model, *derivatives, t=None, wrenches: Mapping | Non
     tt = None if t is None else np.atleast_1d(np.asarray(t, dtype=float))
     if tt is not None and tt.shape != (N,):
         raise HodynError(f"t: expected {N} times, got shape {tt.shape}")
-    return Trajectory(robot.coordinate_names, np.stack(arrays, axis=1), tt,
+    return Trajectory(_coordinates(robot), np.stack(arrays, axis=1), tt,
                       _wrenches(robot, wrenches, N))
 
 
@@ -187,10 +194,12 @@ def _wrenches(robot: Model, wrenches: Mapping | None, N: int) -> Wrenches | None
 
 class _Motion:
     """The motion an API function was given, over the independent joints (``coordinates``)
-    and over all joints (``full``: mimic joints expanded), and whether it was one sample."""
+    and over all joints (``full``), and whether it was one sample: the one place the joints'
+    coupling (:mod:`hodyn_cli.modeling.coupling`: mimic joints) is applied, on the way in
+    (:attr:`full`) and out (:meth:`forces`, :meth:`matrices`, :meth:`tensor`)."""
 
     def __init__(self, robot: Model, derivatives, named, *, t=None, wrenches=None):
-        from hodyn_cli.modeling import mimic
+        from hodyn_cli.modeling import coupling
 
         if derivatives and isinstance(derivatives[0], Trajectory):
             if len(derivatives) > 1 or named or t is not None or wrenches:
@@ -204,15 +213,29 @@ class _Motion:
                 self.single = np.ndim(next(iter(first.values()), 0.0)) == 0
             else:
                 self.single = np.ndim(first) == 1
-        if self.coordinates.joint_names != robot.coordinate_names:
+        self.coupling = coupling.of(robot)
+        if self.coordinates.joint_names != self.coupling.coordinate_names:
             raise HodynError(f"the trajectory's joints {self.coordinates.joint_names} are not the "
-                             f"robot's {robot.coordinate_names}")
-        self.full = mimic.expand(robot, self.coordinates)
+                             f"robot's {self.coupling.coordinate_names}")
+        self.full = self.coupling.expand(self.coordinates)
         self.robot = robot
+
+    def forces(self, f: np.ndarray, axis: int = -1) -> np.ndarray:
+        """Generalized forces over the joints (``axis``; their time derivatives on axis 1)
+        over the coordinates."""
+        return self.coupling.forces(f, self.full, axis)
+
+    def matrices(self, A: np.ndarray) -> np.ndarray:
+        """(..., n, n) over the joints -> (..., m, m) over the coordinates."""
+        return self.coupling.matrices(A, self.full)
+
+    def tensor(self, A: np.ndarray) -> np.ndarray:
+        """A matrix's derivatives by the joints (..., n, n, n) -> by the coordinates."""
+        return self.coupling.tensor(A, self.full)
 
     def result(self, fields: dict[str, np.ndarray], joint_names=None) -> Result:
         return Result({k: (v[0] if self.single else v) for k, v in fields.items()},
-                      self.robot.coordinate_names if joint_names is None else joint_names)
+                      self.coupling.coordinate_names if joint_names is None else joint_names)
 
 
 def _series(base: str, value: np.ndarray) -> dict[str, np.ndarray]:
@@ -223,6 +246,18 @@ def _series(base: str, value: np.ndarray) -> dict[str, np.ndarray]:
 def _rates(base: str, value: np.ndarray) -> dict[str, np.ndarray]:
     """(N, K+1, ...) -> ``{base: [:, 0], base_d: [:, 1], ...}`` (matrix-valued quantities)."""
     return {rate_name(base, k): value[:, k] for k in range(value.shape[1])}
+
+
+def _capable(command: str, robot: Model, **on) -> None:
+    """The one-line refusal of :mod:`hodyn_cli.capabilities` unless ``command`` takes the
+    features ``on`` (``floating_base=True``, ...) together with the robot's."""
+    from hodyn_cli import capabilities
+    from hodyn_cli.modeling import coupling
+
+    features = {name for name, given in on.items() if given}
+    if coupling.of(robot).active:
+        features.add("mimic")
+    capabilities.check(command, features & capabilities.COMMANDS[command])
 
 
 # -- the capabilities ------------------------------------------------------------------------
@@ -242,17 +277,16 @@ def inverse_dynamics(robot: Model, *derivatives, order: int = 2, method: str = "
     the root a free body moving so.
     """
     from hodyn_cli.algorithms.dynamics import floating, methods
-    from hodyn_cli.modeling import mimic
 
     m = _Motion(robot, derivatives, named, t=t, wrenches=wrenches)
+    _capable("compute", robot, floating_base=m.full.base is not None,
+             joint_wrenches=joint_wrenches, method=method != "body-fixed")
     if base_wrench or m.full.base is not None:
-        if joint_wrenches and m.full.base is not None:
-            raise HodynError("joint wrenches of a floating base are not supported yet")
         tau, W = floating.inverse_dynamics(robot, m.full, method=method, order=order,
                                            gravity=gravity)
     else:
         tau = methods.inverse_dynamics(robot, m.full, method=method, order=order, gravity=gravity)
-    fields = _series("tau", mimic.project(robot, tau))
+    fields = _series("tau", m.forces(tau))
     if base_wrench:
         fields |= _series("W", W)
     if joint_wrenches:
@@ -349,15 +383,11 @@ def matrices(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,
     (:mod:`hodyn_cli.algorithms.dynamics.matrix_derivatives`, docs/sensitivity.md).
     """
     from hodyn_cli.algorithms.dynamics import closed_form, floating, matrix_derivatives
-    from hodyn_cli.modeling import mimic
 
     m = _Motion(robot, derivatives, named, wrenches=wrenches)
+    _capable("matrices", robot, floating_base=m.full.base is not None,
+             state_derivatives=state_derivatives, parameter_derivatives=parameter_derivatives)
     if m.full.base is not None:  # 6 + n: the root's body twist, then the joints
-        if mimic.active(robot):
-            raise HodynError("matrices of a floating base with <mimic> joints are not "
-                             "supported yet")
-        if state_derivatives or parameter_derivatives:
-            raise HodynError("matrix derivatives of a floating base are not supported yet")
         E = floating.matrices(robot, m.full, order=order, gravity=gravity)
         names = ("M", "C", "Cbar", "g") + (("Q_ext",) if m.full.wrenches is not None else ())
         return m.result({k: v for name in names for k, v in _rates(name, getattr(E, name)).items()},
@@ -366,21 +396,20 @@ def matrices(robot: Model, *derivatives, order: int = 0, gravity=GRAVITY,
     E = closed_form.matrices(robot, m.full, order=order, gravity=gravity)
     fields: dict[str, np.ndarray] = {}
     for name in ("M", "C", "Cbar"):  # G^T A G over the independent coordinates
-        fields |= _rates(name, mimic.project_matrices(robot, getattr(E, name)))
+        fields |= _rates(name, m.matrices(getattr(E, name)))
     for name in ("g", "Q_ext") if m.full.wrenches is not None else ("g",):
-        fields |= _rates(name, mimic.project(robot, getattr(E, name)))
+        fields |= _rates(name, m.forces(getattr(E, name)))
     if state_derivatives:
         S = matrix_derivatives.state_derivatives(robot, m.full, gravity=gravity)
         for name in ("dM_dq", "dC_dq", "dC_dqd", "dCbar_dq", "dCbar_dqd"):
-            fields[name] = mimic.project_tensor(robot, getattr(S, name))
+            fields[name] = m.tensor(getattr(S, name))
         for name in ("dg_dq", "dQ_ext_dq") if m.full.wrenches is not None else ("dg_dq",):
-            fields[name] = mimic.project_matrices(robot, getattr(S, name))
+            fields[name] = m.matrices(getattr(S, name))
     if parameter_derivatives:
         P = matrix_derivatives.parameter_derivatives(robot, m.full, gravity=gravity)
         for name in ("dM_dpi", "dC_dpi", "dCbar_dpi"):  # G^T A G on the joint axes
-            fields[name] = np.moveaxis(mimic.project_matrices(
-                robot, np.moveaxis(getattr(P, name), -1, 1)), 1, -1)
-        fields["dg_dpi"] = mimic.project(robot, P.dg_dpi, axis=1)
+            fields[name] = np.moveaxis(m.matrices(np.moveaxis(getattr(P, name), -1, 1)), 1, -1)
+        fields["dg_dpi"] = m.forces(P.dg_dpi, axis=1)
     return m.result(fields)
 
 
@@ -395,7 +424,6 @@ def forward_dynamics(robot: Model, *derivatives, tau=None, gravity=GRAVITY, t=No
     (:mod:`hodyn_cli.algorithms.dynamics.forward`, docs/sensitivity.md).
     """
     from hodyn_cli.algorithms.dynamics.forward import forward_dynamics as solve
-    from hodyn_cli.modeling import mimic
 
     rates = _torque_rates(robot, tau, named)
     m = _Motion(robot, derivatives, named, t=t, wrenches=wrenches)
@@ -407,13 +435,12 @@ def forward_dynamics(robot: Model, *derivatives, tau=None, gravity=GRAVITY, t=No
             k += 1
         if not rates:
             raise HodynError("no torques: give tau (and taud, ... for qddd, ...)")
-    if m.full.base is not None:
-        raise HodynError("forward dynamics of a floating base is not supported yet")
+    _capable("forward", robot, floating_base=m.full.base is not None)
     N = m.full.n_samples
     if any(r.shape[0] != N for r in rates):
         raise HodynError(f"tau and its derivatives need {N} samples, like q")
     res = solve(robot, m.full, np.stack(rates, axis=1), gravity=gravity,
-                coupling=mimic.coupling(robot)[0] if mimic.active(robot) else None,
+                coupling=m.coupling,
                 derivatives=partials)
     fields = {derivative_name("q", k + 2): res.qs[:, k] for k in range(res.qs.shape[1])}
     return m.result(fields | res.partials)
@@ -439,7 +466,7 @@ def simulate(robot: Model, t, q0, qd0, *, tau, gravity=GRAVITY, wrenches: Mappin
     ``q``, ``qd`` at ``t`` (:mod:`hodyn_cli.algorithms.verification.simulate`). ``wrenches``: ``{link: (N,
     D, 6)}`` external wrenches at ``t``, as for :func:`inverse_dynamics`."""
     from hodyn_cli.algorithms.verification.simulate import simulate as integrate
-    from hodyn_cli.modeling import mimic
+    from hodyn_cli.modeling import coupling
 
     rates = _torque_rates(robot, tau, named)
     if named:
@@ -453,8 +480,8 @@ def simulate(robot: Model, t, q0, qd0, *, tau, gravity=GRAVITY, wrenches: Mappin
     W = _wrenches(robot, wrenches, times.size)
     q, qd = integrate(robot, times, start.q, start.qd, np.stack(rates, axis=1), gravity=gravity,
                       wrenches=None if W is None else W.W,
-                      coupling=mimic.coupling(robot) if mimic.active(robot) else None)
-    return Result({"q": q, "qd": qd}, robot.coordinate_names)
+                      coupling=coupling.of(robot))
+    return Result({"q": q, "qd": qd}, _coordinates(robot))
 
 
 def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GRAVITY,
@@ -474,27 +501,27 @@ def validate_motion(robot: Model, *derivatives, t=None, methods=None, gravity=GR
     :func:`read_contacts` takes them; a floating base on them): the torques and contact
     wrenches of :func:`contact_dynamics`, and the contacts' own checks."""
     from hodyn_cli.algorithms.verification.validate import Tolerances, validate
-    from hodyn_cli.modeling import mimic
+    from hodyn_cli.modeling import coupling
 
     motion: Trajectory | Iterable[Trajectory]
     if chunks is None:
         motion = _Motion(robot, derivatives, named, t=t, wrenches=wrenches).full
     else:
-        motion = (mimic.expand(robot, chunk) for chunk in chunks)
+        motion = (coupling.of(robot).expand(chunk) for chunk in chunks)
     return validate(robot, motion, methods=methods, gravity=gravity, samples=samples,
                     tolerances=tolerances or Tolerances(), source=source, estimated=estimated,
                     warnings=tuple(warnings), simulate=simulate, drive_model=drive_model,
-                    drives=None if drives is None else _drives(robot, drives),
+                    drives=None if drives is None else _drives(robot, drives, "validate"),
                     contacts=read_contacts(robot, contacts) if contacts else ())
 
 
-def _drives(robot: Model, drives):
-    """A :class:`~hodyn_cli.modeling.drives.Drives` from one, a drives file or a table."""
-    from hodyn_cli.modeling import mimic
+def _drives(robot: Model, drives, command: str = "compute"):
+    """A :class:`~hodyn_cli.modeling.drives.Drives` from one, a drives file or a table, for
+    ``command`` (its capabilities: drives of a robot with mimic joints are refused; the
+    regressor reads them for their friction and armature columns)."""
     from hodyn_cli.modeling.drives import Drives, drives_from_table, read_drives
 
-    if mimic.active(robot):
-        raise HodynError("drives with <mimic> joints are not supported yet")
+    _capable(command, robot, drives=True, friction=command == "regressor")
     if isinstance(drives, Drives):
         return drives
     return (drives_from_table(robot, drives) if isinstance(drives, Mapping)
@@ -513,7 +540,7 @@ def elastic_dynamics(robot: Model, drives, *derivatives, order: int = 0, model: 
     """
     from hodyn_cli.algorithms.actuation import elastic
 
-    drives = _drives(robot, drives)
+    drives = _drives(robot, drives, "elastic")
     m = _Motion(robot, derivatives, named, wrenches=wrenches)
     res = elastic.inverse_dynamics(robot, m.full, drives, order=order, kind=model,
                                    gravity=gravity, known=known)
@@ -565,16 +592,12 @@ def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVIT
 
     m = _Motion(robot, derivatives, named)
     floating = m.full.base is not None
-    if floating and (qr_d is not None or friction or armature):
-        raise HodynError("the regressor of a floating base does not take the Slotine-Li "
-                         "reference or drive columns yet")
+    _capable("regressor", robot, floating_base=floating, slotine_li=qr_d is not None,
+             friction=friction or armature, drives=friction or armature)
     Y = regressor.project_rows(robot, regressor.regressor(robot, m.full, order=order,
                                                           gravity=gravity))
     extra = _drive_columns(robot, drives, friction, armature, drive_model)
     if extra is not None:
-        if qr_d is not None:
-            raise HodynError("the Slotine-Li regressor does not take friction or armature "
-                             "columns yet")
         Y = np.concatenate([Y, extra[0](m.full, order)], axis=3)
     fields = _rates("Y", Y)
     if base is True:
@@ -589,14 +612,12 @@ def dynamic_regressor(robot: Model, *derivatives, order: int = 0, gravity=GRAVIT
     if (qr_d is None) != (qr_dd is None):
         raise HodynError("the Slotine-Li regressor needs both qr_d and qr_dd")
     if qr_d is not None:
-        from hodyn_cli.modeling import mimic
-
-        G, _ = mimic.coupling(robot)
-        ref = [_joint_array(robot, name, v) @ G.T for name, v in (("qr_d", qr_d), ("qr_dd", qr_dd))]
-        fields["Y_r"] = mimic.project(robot, regressor.slotine_li_regressor(
-            robot, m.full, *ref, gravity=gravity), axis=1)
+        ref = [m.coupling.tangent(_joint_array(robot, name, v), m.coordinates.q)
+               for name, v in (("qr_d", qr_d), ("qr_dd", qr_dd))]
+        fields["Y_r"] = m.forces(regressor.slotine_li_regressor(robot, m.full, *ref,
+                                                                gravity=gravity), axis=1)
     if floating:
-        return m.result(fields, regressor.base_wrench_rows(robot) + robot.coordinate_names)
+        return m.result(fields, regressor.base_wrench_rows(robot) + m.coupling.coordinate_names)
     return m.result(fields)
 
 
@@ -608,7 +629,7 @@ def _drive_columns(robot: Model, drives, friction: bool, armature: bool, drive_m
         return None
     if drives is None:
         raise HodynError("friction and armature columns need the drives (--drives FILE)")
-    drives = _drives(robot, drives)
+    drives = _drives(robot, drives, "regressor")
     unsmoothed = drives.driven & ~drives.friction.velocity_given
     if friction and unsmoothed.any():  # its Coulomb column would be tanh(v / (1 rad/s))
         names = [robot.joint_names[j] for j in np.flatnonzero(unsmoothed)]
@@ -642,7 +663,7 @@ def regressor_parameters(robot: Model, *, drives=None, friction: bool = False,
     if friction or armature:
         if drives is None:
             raise HodynError("friction and armature parameters need the drives (--drives FILE)")
-        more, extra = actuators.regressor_parameters(robot, _drives(robot, drives),
+        more, extra = actuators.regressor_parameters(robot, _drives(robot, drives, "regressor"),
                                                      with_armature=armature, with_friction=friction)
         names, values = names + more, np.concatenate([values, extra])
     return names, values
@@ -656,9 +677,9 @@ def regressor_basis(robot: Model, *, gravity=GRAVITY, drives=None, friction: boo
     base's regressor)."""
     from hodyn_cli.algorithms.dynamics import regressor
 
+    _capable("regressor", robot, floating_base=floating_base, friction=friction or armature,
+             drives=friction or armature)
     extra = _drive_columns(robot, drives, friction, armature, drive_model)
-    if floating_base and extra is not None:
-        raise HodynError("the regressor of a floating base does not take drive columns yet")
     return regressor.base_parameters(robot, gravity=gravity, extra=None if extra is None else (
         lambda trajectory: extra[0](trajectory, 0), extra[1]), floating_base=floating_base)
 
@@ -669,11 +690,10 @@ def torque_sensitivities(robot: Model, *derivatives, order: int = 0, gravity=GRA
     per sample; entry ``[s, i, j]`` = d out_i / d in_j). A Trajectory with a floating
     ``base``: the joint torques' with the root moving as given."""
     from hodyn_cli.algorithms.dynamics import sensitivities
-    from hodyn_cli.modeling import mimic
 
     m = _Motion(robot, derivatives, named, wrenches=wrenches)
     S = sensitivities.sensitivities(robot, m.full, order=order, gravity=gravity)
-    return m.result({k: mimic.project_matrices(robot, v) for k, v in S.items()})
+    return m.result({k: m.matrices(v) for k, v in S.items()})
 
 
 # -- limits and time scaling (docs/feasibility.md) ------------------------------------------
@@ -707,7 +727,7 @@ def scaling_laws(robot: Model, *derivatives, order: int = 2, drives=None, model:
 
     m = _Motion(robot, derivatives, named, wrenches=wrenches)
     return series_laws(robot, m.full, order=order, gravity=gravity,
-                       drives=None if drives is None else _drives(robot, drives), kind=model,
+                       drives=None if drives is None else _drives(robot, drives, "check"), kind=model,
                        known=known, contacts=read_contacts(robot, contacts) if contacts else ())
 
 
@@ -798,13 +818,12 @@ def contact_dynamics(robot: Model, contacts, trajectory: Trajectory, *, order: i
     (N, m) bool; a contact without either is always active).
     """
     from hodyn_cli.algorithms.contacts.dynamics import on_contacts
-    from hodyn_cli.modeling import mimic
 
     contacts = read_contacts(robot, contacts)
     m = _Motion(robot, (trajectory,), {})
     r = on_contacts(robot, m.full, contacts, active=active, method=method, order=order,
                     gravity=gravity)
-    fields = _series("tau", mimic.project(robot, r.tau))
+    fields = _series("tau", m.forces(r.tau))
     for c in contacts:
         fields |= {f"{derivative_name(c.prefix, k)}_{c.name}": r.wrenches[c.name][:, k]
                    for k in range(order + 1)}
@@ -826,12 +845,10 @@ def contact_matrices(robot: Model, contacts, trajectory: Trajectory, *, order: i
     from hodyn_cli.algorithms.contacts.jacobians import contact_jacobian
     from hodyn_cli.algorithms.dynamics import floating
     from hodyn_cli.algorithms.motion.jacobians import ROOT_COLUMNS
-    from hodyn_cli.modeling import mimic
 
     contacts = read_contacts(robot, contacts)
     m = _Motion(robot, (trajectory,), {})
-    if mimic.active(robot):
-        raise HodynError("matrices of a floating base with <mimic> joints are not supported yet")
+    _capable("matrices", robot, floating_base=True, contacts=True)
     r = on_contacts(robot, m.full, contacts, active=active, order=order, gravity=gravity)
     E = floating.matrices(robot, with_contacts(robot, m.full, contacts, r.wrenches, order),
                           order=order, gravity=gravity)
@@ -849,16 +866,15 @@ def link_jacobian(robot: Model, link: str, *derivatives, order: int = 2, **named
     root's body twist ``base_Vb_..`` first)."""
     from hodyn_cli.algorithms.motion.jacobians import ROOT_COLUMNS
     from hodyn_cli.algorithms.motion.jacobians import link_jacobian as jacobian
-    from hodyn_cli.modeling import mimic
 
     m = _Motion(robot, derivatives, named)
     J = jacobian(robot, m.full, link, order=order)
     f = 6 if m.full.base is not None else 0
 
     def columns(A: np.ndarray) -> np.ndarray:
-        return np.concatenate([A[..., :f], mimic.project(robot, A[..., f:])], axis=-1)
+        return np.concatenate([A[..., :f], m.forces(A[..., f:])], axis=-1)
 
-    names = (ROOT_COLUMNS if f else ()) + robot.coordinate_names
+    names = (ROOT_COLUMNS if f else ()) + m.coupling.coordinate_names
     return m.result(_rates("Js", columns(J.Js)) | _rates("Jb", columns(J.Jb)), names)
 
 
@@ -883,7 +899,7 @@ def retime_optimal(robot: Model, *derivatives, limits=None, drives=None, model: 
     m = _Motion(robot, derivatives, named, t=t)
     lim = joint_limits(robot, limits)
     optimal = Optimal(robot, lim, torque_order(lim), rate=rate, grid=grid or GRID,
-                      gravity=gravity, drives=None if drives is None else _drives(robot, drives),
+                      gravity=gravity, drives=None if drives is None else _drives(robot, drives, "retime"),
                       kind=model)
     optimal.fit(lambda: [m.coordinates])
     pieces = list(optimal.retimed([m.coordinates]))

@@ -533,8 +533,8 @@ def test_regressor_command_with_drive_columns(tmp_path):
     # a drive without coulomb_velocity has no Coulomb column to identify (not tanh(v / 1))
     unsmoothed = tmp_path / "viscous.toml"
     unsmoothed.write_text("[joints.iiwa_joint_2]\ngear_ratio = 160\nviscous = 3\n")
-    for args, message in ((("--friction",), "--friction needs --drives FILE"),
-                          (("--drives", MOTORS), "--drives goes with --friction or --armature"),
+    for args, message in ((("--friction",), "--friction / --armature goes with --drives"),
+                          (("--drives", MOTORS), "--drives goes with --friction / --armature"),
                           (("--drives", unsmoothed, "--friction"),
                            "viscous.toml: joint 'iiwa_joint_2': the friction columns need its "
                            "'coulomb_velocity'")):

@@ -208,7 +208,7 @@ def test_validate_floating_base_passes_and_compute_validate_records_it(solo):
 @pytest.mark.parametrize("command, extra, message", [
     ("regressor", ["--slotine-li"], "with --slotine-li yet"),
     ("regressor", ["--drives", URDF / "iiwa14_motors.toml", "--friction"],
-     "--drives does not go with --floating-base yet"),
+     "--floating-base does not go with --drives yet"),
 ])
 def test_what_takes_no_floating_base_yet_says_so_in_one_line(solo, command, extra, message):
     d, urdf, _, _ = solo

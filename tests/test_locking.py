@@ -120,3 +120,28 @@ def test_a_locked_joint_in_the_file_is_ignored_with_one_notice(tmp_path, suffix)
     result = runner.invoke(app, ["compute", robot, str(src), "--lock", "finger_left_joint=0",
                                  "--drives", str(drives), "-o", str(out)])
     assert result.exit_code == 2 and "joint 'finger_left_joint': it is locked" in result.stderr
+
+
+def test_locking_one_joint_of_a_mimic_pair_holds_its_partner(tmp_path):
+    """A held leader holds its follower (and a held follower its leader): the pair is locked
+    together, each at the value the <mimic> relation gives; inconsistent values are one line."""
+    import dataclasses
+
+    from hodyn_cli.errors import ModelError
+    from hodyn_cli.modeling.locking import lock
+
+    base = load_model(URDF / "gripper_arm.urdf")
+    follower = len(base.joint_names) - 1
+    leader = follower - 1
+    mimic = np.tile([-1.0, 1.0, 0.0], (base.n, 1))
+    mimic[follower] = [leader, -1.0, 0.01]
+    model = dataclasses.replace(base, mimic=mimic)
+    names = model.joint_names
+    for held in ({names[leader]: 0.01}, {names[follower]: 0.0}):
+        locked = lock(model, held)
+        assert names[leader] not in locked.joint_names and names[follower] not in locked.joint_names
+        assert set(locked.locked) == {names[leader], names[follower]}
+    both = lock(model, {names[leader]: 0.01, names[follower]: 0.0})
+    assert both.n == model.n - 2
+    with pytest.raises(ModelError, match=f"'{names[follower]}' cannot be held at 0.5 and 0"):
+        lock(model, {names[leader]: 0.01, names[follower]: 0.5})

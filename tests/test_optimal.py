@@ -380,10 +380,10 @@ def test_cli_retime_optimal_with_drives(tmp_path):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--optimal", "--factor", "2"], "--optimal finds its own time law"),
-    (["--optimal", "--to-limits"], "--optimal finds its own time law"),
+    (["--optimal", "--factor", "2"], "--optimal does not go with --factor (it finds its own time law)"),
+    (["--optimal", "--to-limits"], "--optimal does not go with --to-limits (it finds its own time law)"),
     (["--to-limits", "--rate", "50"], "--rate and --grid go with --optimal"),
-    (["--optimal", "--drives", URDF / "iiwa14_drives.toml"], "series-elastic drives"),
+    (["--optimal", "--drives", URDF / "iiwa14_drives.toml"], "--optimal does not go with series-elastic --drives yet"),
 ])
 def test_cli_refusals_are_one_line(tmp_path, args, words):
     out = tmp_path / "x.h5"

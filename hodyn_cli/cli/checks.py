@@ -21,7 +21,6 @@ from hodyn_cli.cli.options import (
     Traj,
     command,
 )
-from hodyn_cli.errors import HodynError
 
 #: ``--method``: one of the methods, or all of them
 ValidateMethod = Enum("ValidateMethod", {"all": "all", **{m.name: m.value for m in MethodChoice}},
@@ -77,9 +76,9 @@ def validate(
 
     g = s.g
     fmt = report_format(report) if report else None
-    if s.floating_base and simulate:
-        raise HodynError("--floating-base does not go with --simulate yet")
     model = s.model(robot, traj)
+    s.capable("validate", model, simulate=simulate, drives=drives is not None,
+              method=bool(method) and any(m.value in ("spatial", "closed-form") for m in method))
     contacts = s.read_contacts(model)
     d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
     base_orders = 0

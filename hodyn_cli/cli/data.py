@@ -91,10 +91,11 @@ def generate_command(
     from hodyn_cli.modeling.limits import read_limits, with_limits
 
     model = s.model(robot)
+    s.capable("generate", model, drives=drives is not None, optimal=optimal,
+              respect_limits=respect_limits is not None,
+              elastic=drives is not None and bool(read_drives(drives, model).elastic.any()))
     if compact and (output == "-" or file_format(output) != "hdf5"):
         raise HodynError("--compact is an HDF5 layout: give --output FILE.h5")
-    if drives is not None and respect_limits is None:
-        raise HodynError("--drives goes with --respect-limits")
     options = dict(
         rate=rate, duration=duration, derivatives=derivatives, seed=seed,
         base_frequency=base_frequency, harmonics=harmonics,
@@ -103,8 +104,6 @@ def generate_command(
         waypoints=_waypoints(waypoints, model) if waypoints else None,
         segment_duration=numbers(segment_duration, "--segment-duration"), vanishing=vanishing,
         source=str(robot if respect_limits is None else respect_limits))  # where limits are
-    if optimal and respect_limits is None:
-        raise HodynError("--optimal goes with --respect-limits FILE (the limits it plays to)")
     if optimal:
         limits = read_limits(respect_limits, model)
         model = with_limits(model, limits)

@@ -100,24 +100,14 @@ def compute(
     if joint_wrenches and (many and fmt != Format.hdf5 or not many and (
             output == "-" or file_format(output) != "hdf5")):
         raise HodynError("--joint-wrenches needs HDF5 output (.h5 or .hdf5, or --format hdf5)")
-    for flag, given in (("--output-dir or several files", many),
-                        ("--joint-wrenches", joint_wrenches)):
-        if s.floating_base and given:
-            raise HodynError(f"--floating-base does not go with {flag} yet")
     g = s.g
     model = s.model(robot, sources[0] if len(sources) == 1 else None)
+    s.capable("compute", model, many=many, joint_wrenches=joint_wrenches,
+              base_wrench=base_wrench, method=method.value != "body-fixed", validate=check,
+              drives=drives is not None)
     contacts = s.read_contacts(model)
-    if contacts and check:
-        raise HodynError("--validate does not go with --contacts yet: hodyn validate "
-                         "--contacts checks them")
     d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
     kind = (model_kind or ElasticModel.full).value
-    if d is not None:
-        # the rotors' reactions are terms of the body-fixed recursion (the elastic kernel's)
-        for flag, given in (("--joint-wrenches", joint_wrenches), ("--base-wrench", base_wrench),
-                            (f"--method {method.value}", method.value != "body-fixed")):
-            if given:
-                raise HodynError(f"--drives does not go with {flag} yet")
     tally = ContactTally(contacts, sources[0]) if contacts else None
     job = TorqueJob(model, order=order, gravity=g, method=method.value,
                     joint_wrenches=joint_wrenches, base_wrench=base_wrench, drives=d,
@@ -187,10 +177,6 @@ def _run_many(s, job, sources, output_dir, fmt, output, attrs, scheduler, skip_e
     if output != "-":
         raise HodynError("--output names one file: with --output-dir, outputs are named after "
                          "the inputs")
-    for flag, given in (("--wrench", s.wrench), ("--validate", check),
-                        ("--estimate-derivatives", s.estimate or s.cutoff is not None)):
-        if given:
-            raise HodynError(f"{flag} works on one trajectory at a time, not with --output-dir")
     outputs = batch.plan_outputs(sources, output_dir, fmt.value if fmt else None)
     attrs = {k: v for k, v in attrs.items() if k != "trajectory"}
     counts = {"ok": 0, "skipped": 0, "failed": 0}
@@ -243,10 +229,9 @@ def matrices(
 
     g = s.g
     _hdf5_only(output, "matrices")
-    if s.floating_base and (state_derivatives or parameter_derivatives):
-        raise HodynError("--floating-base does not go with --state-derivatives or "
-                         "--parameter-derivatives yet")
     model = s.model(robot, traj)
+    s.capable("matrices", model, state_derivatives=state_derivatives,
+              parameter_derivatives=parameter_derivatives)
     contacts = s.read_contacts(model)
     attrs = s.provenance(robot, traj, model, order=order, gravity=g, floating_base=s.floating_base)
     attrs |= {f"about_{name}": text for name, text in MATRIX_NOTES.items()}
@@ -318,16 +303,10 @@ def regressor_command(
 
     g = s.g
     _hdf5_only(output, "regressor")
-    if s.floating_base and slotine_li:
-        raise HodynError("--floating-base does not go with --slotine-li yet")
     model = s.model(robot, traj)
+    s.capable("regressor", model, slotine_li=slotine_li, drives=drives is not None,
+              friction=friction or armature)
     d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
-    if d is not None and not (friction or armature):
-        raise HodynError("--drives goes with --friction or --armature on hodyn regressor")
-    for flag, given in (("--friction", friction), ("--armature", armature)):
-        if given and d is None:
-            raise HodynError(f"{flag} needs --drives FILE (gear ratios, rotor axes, friction "
-                             "sides and Coulomb velocities)")
     kind = (model_kind or ElasticModel.full).value
     options = {"drives": d, "friction": friction, "armature": armature}
     floating = s.floating_base
@@ -377,6 +356,7 @@ def sensitivities_command(
     g = s.g
     _hdf5_only(output, "sensitivities")
     model = s.model(robot, traj)
+    s.capable("sensitivities", model)
     attrs = s.provenance(robot, traj, model, order=order, gravity=g,
                          floating_base=s.floating_base)
     attrs["about"] = "d<out>_d<in>[s, i, m] = d out_i / d in_m at sample s (joint_names order)"
@@ -422,6 +402,7 @@ def elastic_command(
     g = s.g
     model = s.model(robot, traj)
     d = read_drives(drives, model)
+    s.capable("elastic", model, drives=True, elastic=bool(d.elastic.any()))
     job = ElasticJob(model, d, order=order, kind=model_kind.value, gravity=g)
     req = job.requirements
     if explain:
@@ -467,6 +448,7 @@ def forward_command(
     if derivatives and (output == "-" or file_format(output) != "hdf5"):
         raise HodynError("--derivatives needs HDF5 output (.h5 or .hdf5)")
     model = s.model(robot, traj)
+    s.capable("forward", model)
     if order is None:
         order = 0 if traj == "-" else _torque_orders(traj, model, s.wrench)
     attrs = s.provenance(robot, traj, model, order=order, gravity=g)

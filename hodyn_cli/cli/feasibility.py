@@ -34,8 +34,10 @@ Kind = Annotated[ElasticModel, typer.Option(
     "--model", help="With --drives: full (rotor gyroscopic coupling) or reflected.")]
 
 
-def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel):
-    """The limits and the job that gives a chunk's laws."""
+def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel,
+         command: str = "check", **on):
+    """The limits and the job that gives a chunk's laws, after the capability check of
+    ``command`` with the features ``on``."""
     from hodyn_cli.algorithms.limits.feasibility import torque_order
     from hodyn_cli.modeling.drives import read_drives
     from hodyn_cli.modeling.limits import joint_limits, read_limits
@@ -43,8 +45,8 @@ def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel)
 
     lim = read_limits(limits, model) if limits else joint_limits(model)
     d = read_drives(drives, model) if drives else None
-    if d is not None and s.floating_base:
-        raise HodynError("--drives does not go with --floating-base yet")
+    s.capable(command, model, drives=d is not None, elastic=d is not None and
+              bool(d.elastic.any()), **on)
     return lim, LawsJob(model, order=torque_order(lim), drives=d, kind=kind.value, gravity=s.g,
                         contacts=s.read_contacts(model))
 
@@ -169,24 +171,20 @@ def retime(
     from hodyn_cli.pipeline import stream
     from hodyn_cli.pipeline.feasibility import retime_file
 
-    if optimal:
-        if to_limits or factor is not None or segments is not None:
-            raise HodynError("--optimal finds its own time law: it goes without --to-limits, "
-                             "--factor and --segments")
-    elif rate is not None or grid is not None:
+    if not optimal and (rate is not None or grid is not None):
         raise HodynError("--rate and --grid go with --optimal")
-    elif to_limits == (factor is not None):
+    if not optimal and to_limits == (factor is not None):
         raise HodynError("give --to-limits, --optimal, or --factor K")
     if factor is not None and not factor > 0:
         raise HodynError(f"--factor must be positive, got {factor}")
-    if segments is not None and not to_limits:
-        raise HodynError("--segments goes with --to-limits")
     if compact and (output == "-" or file_format(output) != "hdf5"):
         raise HodynError("--compact is an HDF5 layout: give --output FILE.h5")
     joins = numbers(segments, "--segments") if segments else []
     joins = tuple(joins if isinstance(joins, list) else [joins])
     model = s.model(robot, traj)
-    lim, job = _job(s, model, limits, drives, model_kind)
+    lim, job = _job(s, model, limits, drives, model_kind, "retime", optimal=optimal,
+                    to_limits=to_limits, factor=factor is not None,
+                    segments=segments is not None)
     attrs = s.provenance(robot, traj, model, gravity=s.g, limits=str(limits or ""),
                          drives=str(drives or ""))
     if optimal:

@@ -46,11 +46,10 @@ def kinematics(
 
     if link is None and not com:
         raise HodynError("give --link LINK, --com, or both")
-    if jacobian and link is None:
-        raise HodynError("--jacobian goes with --link LINK (whose Jacobian)")
     if jacobian and (output == "-" or file_format(output) != "hdf5"):
         raise HodynError("--jacobian needs HDF5 output (.h5 or .hdf5): N x 6 x n per sample")
     model = s.model(robot, traj)
+    s.capable("kinematics", model, jacobian=jacobian, link=link is not None)
     frame = "world" if s.floating_base else "root"
     attrs = s.provenance(robot, traj, model, link=link or "", order=order, com=com,
                          floating_base=s.floating_base,
@@ -124,6 +123,7 @@ def ik(
     from hodyn_cli.pipeline.jobs import IkJob
 
     model = s.model(robot)
+    s.capable("ik", model)
     start = None if q0 is None else numbers(q0, "--q0", count=model.n,
                                             names=model.joint_names)
     job = IkJob(model, link, task=task.value, q0=start, max_condition=max_condition,

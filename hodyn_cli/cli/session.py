@@ -61,14 +61,25 @@ class Session:
     def g(self) -> tuple[float, float, float]:
         return parse_gravity(self.gravity)
 
+    def capable(self, command: str, model, **on) -> None:
+        """The one-line refusal of :mod:`hodyn_cli.capabilities` (the one place a
+        combination is refused) unless ``command`` takes this run's features together: the
+        ``on`` ones (``drives=True``, ...), those of the shared options, the robot's."""
+        from hodyn_cli import capabilities
+
+        features = {name for name, given in on.items() if given}
+        features |= {name for name, given in (
+            ("floating_base", self.floating_base), ("base_motion", self.base_motion),
+            ("wrench", self.wrench), ("estimate", self.estimate),
+            ("cutoff", self.cutoff is not None), ("contacts", self.contacts),
+            ("gpu", self.backend == "gpu"),
+            ("mimic", model is not None and len(model.coordinate_names) < model.n)) if given}
+        capabilities.check(command, features & capabilities.COMMANDS[command])
+
     def read_contacts(self, model) -> tuple:
-        """The contacts of ``--contacts`` (docs/contacts.md), () without it; they carry a
-        floating base, so they need ``--floating-base``."""
+        """The contacts of ``--contacts`` (docs/contacts.md), () without it."""
         if self.contacts is None:
             return ()
-        if not self.floating_base:
-            raise HodynError("--contacts goes with --floating-base (the contacts carry a "
-                             "floating root)")
         from hodyn_cli.modeling.contacts import read_contacts
 
         return read_contacts(self.contacts, model)
@@ -167,8 +178,6 @@ def read_rigid_drives(s: Session, path: Path | None, model, kind, rigid: bool):
             if given:
                 raise HodynError(f"{flag} goes with --drives FILE")
         return None
-    if s.floating_base:
-        raise HodynError("--drives does not go with --floating-base yet")
     drives = read_drives(path, model)
     if rigid:
         return drives.made_rigid()

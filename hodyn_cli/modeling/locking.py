@@ -48,10 +48,12 @@ def lock(model: Model, values: dict[str, float]) -> Model:
     """The model with the named joints fixed at the given values (see the module docstring)."""
     if not values:
         return model
-    for name, v in values.items():
+    for name in values:
         if name not in model.joint_names:
             raise ModelError(f"--lock: the model has no joint '{name}' (joints: "
                              f"{', '.join(model.joint_names)})")
+    values = _with_mimic_partners(model, values)
+    for name, v in values.items():
         i = model.joint_index(name)
         lo, hi = model.limits[i]
         if not np.isfinite(v) or not lo - 1e-12 <= v <= hi + 1e-12:
@@ -59,11 +61,6 @@ def lock(model: Model, values: dict[str, float]) -> Model:
                              f"[{lo:g}, {hi:g}])")
     if len(values) == model.n:
         raise ModelError("--lock: every joint would be locked; at least one must move")
-    for name in values:
-        i = model.joint_index(name)
-        if model.mimic[i, 0] >= 0 or (model.mimic[:, 0] == i).any():
-            raise ModelError(f"--lock: joint '{name}' is part of a <mimic> pair: lock neither "
-                             "or both is not supported yet")
     n = model.n
     locked = np.array([name in values for name in model.joint_names])
     new_index = np.cumsum(~locked) - 1
@@ -105,6 +102,43 @@ def lock(model: Model, values: dict[str, float]) -> Model:
         reductions=model.reductions[keep].copy(), links=links, diagnostics=notes,
         locked=model.locked + tuple(values),
         mimic=_reindexed_mimic(model.mimic[keep], new_index))
+
+
+def _with_mimic_partners(model: Model, values: dict[str, float]) -> dict[str, float]:
+    """``values`` and the values the <mimic> pairs impose: a held leader holds its followers
+    at ``multiplier q + offset``, a held follower its leader (and so the other followers);
+    two held values a pair does not allow are an error naming both.
+
+    >>> from pathlib import Path
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
+    >>> model = dataclasses.replace(model, mimic=np.array([[-1, 1, 0], [0, 2.0, 0.1]]))
+    >>> _with_mimic_partners(model, {"joint2": 0.5})
+    {'joint2': 0.5, 'joint1': 0.2}
+    """
+    out = dict(values)
+    names = model.joint_names
+    changed = True
+    while changed:
+        changed = False
+        for f in np.flatnonzero(model.mimic[:, 0] >= 0):
+            leader, gain, offset = int(model.mimic[f, 0]), *map(float, model.mimic[f, 1:])
+            pair = {names[f]: None, names[leader]: None}
+            if names[leader] in out:
+                pair[names[f]] = gain * out[names[leader]] + offset
+            elif names[f] in out and gain != 0:
+                pair[names[leader]] = (out[names[f]] - offset) / gain
+            for name, value in pair.items():
+                if value is None:
+                    continue
+                if name not in out:
+                    out[name], changed = float(value), True
+                elif not np.isclose(out[name], value, rtol=1e-12, atol=1e-12):
+                    raise ModelError(f"--lock: joint '{names[f]}' follows '{names[leader]}' "
+                                     f"(<mimic> multiplier {gain:g}, offset {offset:g}): "
+                                     f"'{name}' cannot be held at {out[name]:g} and "
+                                     f"{value:g}")
+    return out
 
 
 def _reindexed_mimic(rows: np.ndarray, new_index: np.ndarray) -> np.ndarray:

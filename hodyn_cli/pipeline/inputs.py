@@ -11,13 +11,14 @@ from dataclasses import replace
 
 import numpy as np
 
+from hodyn_cli import capabilities
 from hodyn_cli.algorithms.motion.estimate import DerivativeStream, EstimatingReader
 from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory
 from hodyn_cli.errors import HodynError, TrajectoryError
 from hodyn_cli.io import CHUNK_ROWS, TrajectoryReader
 from hodyn_cli.io.paths import listing
-from hodyn_cli.modeling import mimic
+from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.limits import beyond_limits
 
 __all__ = ["Input", "open_input", "ESTIMATE_HINT"]
@@ -66,7 +67,7 @@ class Input:
         for chunk in self.reader:
             if self.base is not None:
                 chunk = replace(chunk, base=_base_motion(self.base.take(chunk.n_samples, chunk.t)))
-            q = mimic.expand(self.model, chunk).derivatives[:, 0]
+            q = coupling.of(self.model).expand(chunk).derivatives[:, 0]
             for joint, text in beyond_limits(self.model, q, chunk.t, start).items():
                 if self.strict:
                     raise TrajectoryError(f"{text} (--strict)", self.source)
@@ -112,9 +113,10 @@ def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
     ``flags``: the contact columns ``contact_<name>`` to read where present (into
     ``chunk.series``; docs/contacts.md); where they switch is a notice at the end.
     """
-    if cutoff is not None and not estimate:
-        raise HodynError("--cutoff goes with --estimate-derivatives (it filters the data the "
-                         "derivatives are estimated from)")
+    # what goes with what (the rules of every streaming command: compute's)
+    capabilities.check("compute", {name for name, given in (
+        ("cutoff", cutoff is not None), ("estimate", estimate), ("floating_base", floating),
+        ("base_motion", base_motion is not None)) if given})
     base = _base_reader(path, floating, base_motion, base_orders)
     try:
         reader = TrajectoryReader(path, model, 1 if estimate else need, wrench=wrench,
@@ -188,8 +190,6 @@ def _base_reader(path: str, floating: bool, base_motion: str | None, orders: int
     """The reader of the floating root's motion (None without ``floating``)."""
     from hodyn_cli.io.base_motion import BaseMotionReader
 
-    if base_motion is not None and not floating:
-        raise HodynError("--base-motion goes with --floating-base")
     if not floating:
         return None
     if base_motion is None and path == "-":

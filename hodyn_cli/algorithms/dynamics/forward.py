@@ -21,8 +21,8 @@ possible to recover the derivatives of the direct ... dynamic functions"): diffe
 with the inverse dynamics' derivatives evaluated at the computed qdd
 (:func:`hodyn_cli.algorithms.dynamics.partials.torque_partials`, O(n^2) per sample).
 
-Mimic joints: with ``q_full = G q + o`` (:mod:`hodyn_cli.modeling.mimic`) the independent
-coordinates obey ``G^T M G qdd + G^T r = tau``: pass ``coupling=G``.
+Coupled joints (mimic): with ``q_full = G q + o`` (:mod:`hodyn_cli.modeling.coupling`) the
+independent coordinates obey ``G^T M G qdd + G^T r = tau``: pass the model's ``coupling``.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from hodyn_cli.algorithms.dynamics.partials import torque_partials
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import TrajectoryError
+from hodyn_cli.modeling.coupling import Coupling
 
 __all__ = ["Forward", "forward_dynamics"]
 
@@ -57,14 +58,14 @@ class Forward:
 
 
 def forward_dynamics(model: Model, trajectory: Trajectory, tau: np.ndarray, *, gravity=GRAVITY,
-                     coupling: np.ndarray | None = None, derivatives: bool = False) -> Forward:
+                     coupling: Coupling | None = None, derivatives: bool = False) -> Forward:
     """``qdd`` and its first K time derivatives from q, qd (``trajectory``, all joints; its
     wrenches need W..W^(K)) and ``tau`` (N, K+1, m): tau and its first K derivatives in the
-    coordinates ``coupling`` (n, m) maps to the joints (None: the joints themselves).
-    ``derivatives``: also ``d qdd / d (q, qd, tau)``."""
+    coordinates of ``coupling`` (a :class:`~hodyn_cli.modeling.coupling.Coupling` with a
+    constant G; None: the joints themselves). ``derivatives``: also ``d qdd / d (q, qd,
+    tau)``."""
     N = trajectory.n_samples
-    G = None if coupling is None else np.asarray(coupling, dtype=float)
-    m = model.n if G is None else G.shape[1]
+    m = model.n if coupling is None else coupling.m
     tau = np.asarray(tau, dtype=float)
     if tau.ndim != 3 or tau.shape[0] != N or tau.shape[2] != m:
         raise TrajectoryError(f"tau: expected shape ({N}, K+1, {m}), got {tau.shape}")
@@ -81,7 +82,7 @@ def forward_dynamics(model: Model, trajectory: Trajectory, tau: np.ndarray, *, g
     for s in range(0, N, CHUNK):
         sl = slice(s, s + CHUNK)
         chunk = _rows(trajectory, sl, K)
-        qs[sl], more = _chunk(model, chunk, tau[sl], G, gravity, derivatives)
+        qs[sl], more = _chunk(model, chunk, tau[sl], coupling, gravity, derivatives)
         for name, value in more.items():
             parts[name][sl] = value
     return Forward(qs, parts)
@@ -98,12 +99,13 @@ def _with(chunk: Trajectory, qs: np.ndarray) -> Trajectory:
     return Trajectory(chunk.joint_names, qs, None, chunk.wrenches)
 
 
-def _chunk(model: Model, chunk: Trajectory, tau: np.ndarray, G: np.ndarray | None, gravity,
-           derivatives: bool) -> tuple[np.ndarray, dict]:
+def _chunk(model: Model, chunk: Trajectory, tau: np.ndarray, coupling: Coupling | None,
+           gravity, derivatives: bool) -> tuple[np.ndarray, dict]:
     N, (K, m) = chunk.n_samples, (tau.shape[1] - 1, tau.shape[2])
+    c = coupling or Coupling(model)
 
     def coords(A: np.ndarray) -> np.ndarray:  # G^T A G (a matrix) or G^T a (a force)
-        return A if G is None else G.T @ A @ G if A.ndim == 3 else A @ G
+        return c.matrices(A) if A.ndim == 3 else c.forces(A)
 
     full = np.zeros((N, K + 3, model.n))        # q, qd, then the accelerations as they are found
     full[:, :2] = chunk.derivatives
@@ -116,7 +118,7 @@ def _chunk(model: Model, chunk: Trajectory, tau: np.ndarray, G: np.ndarray | Non
             r = body_fixed.inverse_dynamics(model, _with(chunk, full[:, : k + 3]), order=k,
                                             gravity=gravity)[:, k]          # q^(k+2) = 0
         out[:, k] = _solve(Mc, (tau[:, k] - coords(r))[..., None])[..., 0]
-        full[:, k + 2] = out[:, k] if G is None else out[:, k] @ G.T
+        full[:, k + 2] = c.tangent(out[:, k])   # G constant: q_full^(k+2) = G q^(k+2)
     if not derivatives:
         return out, {}
     dq, dqd = (coords(d) for d in torque_partials(model, _with(chunk, full[:, :3]),

@@ -188,13 +188,14 @@ def base_wrench_rows(model: Model) -> tuple[str, ...]:
 
 def project_rows(model: Model, Y: np.ndarray) -> np.ndarray:
     """The regressor's joint rows (axis 2) over the independent joints (mimic joints imposed:
-    :func:`hodyn_cli.modeling.mimic.project`); a floating base's 6 base rows stay."""
-    from hodyn_cli.modeling import mimic
+    :meth:`hodyn_cli.modeling.coupling.Coupling.forces`); a floating base's 6 base rows stay."""
+    from hodyn_cli.modeling import coupling
 
-    if not mimic.active(model):
+    c = coupling.of(model)
+    if not c.active:
         return Y  # nothing to project: no copy of a chunk that may be hundreds of MB
     first = Y.shape[2] - model.n  # 6 base-wrench rows of a floating base, else 0
-    return np.concatenate([Y[:, :, :first], mimic.project(model, Y[:, :, first:], axis=2)],
+    return np.concatenate([Y[:, :, :first], c.forces(Y[:, :, first:], axis=2)],
                           axis=2)
 
 
@@ -306,7 +307,7 @@ def base_parameters(model: Model, *, samples: int = 200, seed: int = 0, gravity=
     and twist rates too."""
     from scipy.linalg import qr
 
-    from hodyn_cli.modeling import mimic
+    from hodyn_cli.modeling import coupling
 
     rng = np.random.default_rng(seed)
     m = len(model.coordinates)  # random states of the independent joints (mimics follow)
@@ -317,7 +318,7 @@ def base_parameters(model: Model, *, samples: int = 200, seed: int = 0, gravity=
         R = np.linalg.qr(rng.normal(size=(samples, 3, 3)))[0]
         R[:, :, 0] *= np.sign(np.linalg.det(R))[:, None]  # proper rotations
         base = BaseMotion(R, np.zeros((samples, 3)), rng.normal(size=(samples, 2, 6)))
-    full = mimic.expand(model, Trajectory(model.coordinate_names, qs, base=base))
+    full = coupling.of(model).expand(Trajectory(model.coordinate_names, qs, base=base))
     Y = project_rows(model, regressor(model, full, order=0, gravity=gravity))
     if extra is not None:
         Y = np.concatenate([Y, extra[0](full)], axis=3)

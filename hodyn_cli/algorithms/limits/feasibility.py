@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from hodyn_cli import capabilities
 from hodyn_cli.algorithms.actuation import actuators, elastic
 from hodyn_cli.algorithms.contacts.margins import cone_angle, friction_angle, pressure_centre
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
@@ -120,7 +121,7 @@ def series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity=GRA
     given (:func:`~hodyn_cli.algorithms.limits.contact_laws.floating_laws`)."""
     if trajectory.base is not None:
         if drives is not None:
-            raise HodynError("limits of a floating base with drives are not supported yet")
+            capabilities.check("check", {"floating_base", "drives"})
         return floating_laws(model, trajectory, order, gravity, contacts)
     if contacts:
         raise HodynError("contacts carry a floating base: give the root's motion "

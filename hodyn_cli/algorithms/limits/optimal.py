@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from hodyn_cli import capabilities
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.limits.feasibility import (
     Binding,
@@ -31,7 +32,7 @@ from hodyn_cli.algorithms.limits.scaling import TOLERANCE, Law, scaled
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
-from hodyn_cli.modeling import mimic
+from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
@@ -275,8 +276,7 @@ class Optimal:
                  grid: int = GRID, gravity=GRAVITY, drives: Drives | None = None,
                  kind: str = "full"):
         if drives is not None and drives.elastic.any():
-            raise HodynError("--optimal does not take series-elastic drives yet (their torques "
-                             "depend on many derivatives of the time law): use --to-limits")
+            capabilities.check("retime", {"optimal", "elastic"})
         self.model, self.limits, self.order, self.rate, self.grid = model, limits, order, rate, grid
         self.dynamics = dict(order=order, gravity=gravity, drives=drives, kind=kind)
         self.path: Plan | None = None
@@ -286,7 +286,7 @@ class Optimal:
         self.samples_per_second = 0.0
 
     def _laws(self, chunk: Trajectory) -> dict[str, Law]:
-        return series_laws(self.model, mimic.expand(self.model, chunk), **self.dynamics)
+        return series_laws(self.model, coupling.of(self.model).expand(chunk), **self.dynamics)
 
     def plan(self, chunks: Iterable[Trajectory], limits: Limits | None = None) -> Plan:
         """The fastest time law along the path within the limits (or ``limits``) at the grid
@@ -299,8 +299,7 @@ class Optimal:
                 raise HodynError("--optimal needs a motion with times (a t column): they are "
                                  "the path parameter")
             if chunk.wrenches is not None:
-                raise HodynError("--optimal does not take external wrenches yet: use "
-                                 "--to-limits")
+                capabilities.check("retime", {"optimal", "wrench"})
             search.add(self._laws(chunk), chunk)
             collected.add(chunk)
         search.retiming()  # the errors: infeasible at any speed, nothing limits the speed

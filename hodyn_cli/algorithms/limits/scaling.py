@@ -67,7 +67,7 @@ from hodyn_cli.algorithms.dynamics.common import GRAVITY, base_motion, chunks
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import HodynError
-from hodyn_cli.modeling import mimic
+from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.drives import Drives, Friction
 
 __all__ = ["TOLERANCE", "Law", "rigid_laws", "elastic_laws", "drive_laws", "earliest",
@@ -137,7 +137,8 @@ def rigid_laws(model: Model, trajectory: Trajectory, order: int, gravity=GRAVITY
         return laws
     tau = body_fixed.inverse_dynamics(model, trajectory, order=order, gravity=gravity)
     d = body_fixed.inverse_dynamics(model, _still(trajectory), order=order, gravity=NO_GRAVITY)
-    graded = mimic.project(model, np.stack([tau - d, d], axis=-1), axis=2)  # (N, K+1, m, 2)
+    graded = coupling.of(model).forces(np.stack([tau - d, d], axis=-1), trajectory,
+                                      axis=2)  # (N, K+1, m, 2)
     for j in range(order + 1):
         laws[derivative_name("tau", j)] = Law(j, graded[:, j], model.coordinate_names)
     return laws

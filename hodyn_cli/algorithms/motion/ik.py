@@ -87,6 +87,7 @@ from math import comb, factorial
 
 import numpy as np
 
+from hodyn_cli import capabilities
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics.spatial import forward_pass, spatial_twists
 from hodyn_cli.algorithms.motion.kinematics import frame_pose
@@ -401,7 +402,7 @@ class InverseKinematics:
             if value not in ("error", "warn"):
                 raise HodynError(f"{name} must be 'error' or 'warn', got '{value}'")
         if np.any(model.mimic[:, 0] >= 0):
-            raise HodynError("hodyn ik does not support <mimic> joints yet")
+            capabilities.check("ik", {"mimic"})
         if link not in model.links:
             raise HodynError(f"the model has no link '{link}' (links: {', '.join(model.links)})")
         frame = model.links[link]

@@ -48,7 +48,7 @@ from hodyn_cli.algorithms.limits.scaling import scaled
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, cosine, filtered_step
 from hodyn_cli.errors import HodynError
-from hodyn_cli.modeling import mimic
+from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
@@ -105,12 +105,12 @@ def generate(model: Model, kind: str, **options) -> Trajectory:
 
     The motion stays inside every joint's position limits and velocity limit, a mimic
     follower's too: its leader moves within its own limits intersected with the follower's
-    mapped back through the mimic map (:func:`hodyn_cli.modeling.mimic.leader_limits`).
+    mapped back through the mimic map (:meth:`hodyn_cli.modeling.coupling.Coupling.limits`).
     """
     rows = options.pop("rows", slice(None))
-    if options.get("waypoints") is not None and mimic.active(model):
-        G, o = mimic.coupling(model)
-        options["waypoints"] = np.atleast_2d(np.asarray(options["waypoints"], float)) @ G.T + o
+    if options.get("waypoints") is not None and coupling.of(model).active:
+        options["waypoints"] = coupling.of(model).phi(
+            np.atleast_2d(np.asarray(options["waypoints"], float)))
     full = _design(model, kind, rows, **options)  # every joint its own; the mimics' dropped
     return Trajectory(model.coordinate_names, full.derivatives[:, :, list(model.coordinates)],
                       full.t)
@@ -137,8 +137,8 @@ def _design(model: Model, kind: str, rows: slice, *, rate: float = 100.0,
         raise HodynError(f"unknown kind '{kind}' (choose from {', '.join(KINDS)})")
     if derivatives < 0:
         raise HodynError(f"--derivatives must be >= 0, got {derivatives}")
-    if mimic.active(model):  # the leaders' limits keep every follower inside its own
-        position, velocity = mimic.leader_limits(model, source)
+    if coupling.of(model).active:  # the leaders' limits keep every follower inside its own
+        position, velocity = coupling.of(model).limits(model, source)
         model = replace(model, limits=position, velocity_limits=velocity)
     rng = np.random.default_rng(seed)
     centre, half = _ranges(model)
@@ -292,7 +292,7 @@ def check_limits(model: Model, trajectory: Trajectory, source: str | None = None
     """One-line error for the first sample outside a position or velocity limit (mimic
     joints included: they move as their leaders make them); ``source``: the file the limits
     come from, named in it."""
-    trajectory = mimic.expand(model, trajectory)
+    trajectory = coupling.of(model).expand(trajectory)
     lo, hi = model.limits[:, 0], model.limits[:, 1]
     q = trajectory.derivatives[:, 0]
     tol = 1e-9 * (1 + np.abs(model.limits).clip(max=1e9))
@@ -340,7 +340,7 @@ def within_limits(model: Model, kind: str, limits: Limits, *, gravity=GRAVITY,
         search = ScaleSearch(model, limits)
         for piece in chunks(model, kind, size, derivatives=max(asked, need), slow=slow,
                             **options):
-            search.add(series_laws(model, mimic.expand(model, piece), order=order,
+            search.add(series_laws(model, coupling.of(model).expand(piece), order=order,
                                    gravity=gravity, drives=drives, kind=elastic_model, known=req),
                        piece)
         best = search.best[0]

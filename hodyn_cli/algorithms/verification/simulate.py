@@ -32,6 +32,7 @@ from hodyn_cli.algorithms.dynamics.forward import forward_dynamics
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, taylor
 from hodyn_cli.errors import HodynError, TrajectoryError
+from hodyn_cli.modeling.coupling import Coupling
 
 __all__ = ["simulate", "simulate_local", "RTOL", "ATOL", "LOOSER"]
 
@@ -50,21 +51,20 @@ Torques = Callable[[Trajectory], np.ndarray]
 
 def simulate(model: Model, t: np.ndarray, q0: np.ndarray, qd0: np.ndarray, tau: np.ndarray, *,
              wrenches: dict[str, np.ndarray] | None = None, gravity=GRAVITY,
-             coupling: tuple[np.ndarray, np.ndarray] | None = None, rtol: float = RTOL,
+             coupling: Coupling | None = None, rtol: float = RTOL,
              atol: float = ATOL) -> tuple[np.ndarray, np.ndarray]:
     """q and qd (N, m) at the times ``t`` (N,) from the state ``q0, qd0`` (m,) at ``t[0]``.
 
     ``tau``: (N, D, m) torques and their first D-1 derivatives at ``t`` (piecewise Hermite
     between them); ``wrenches``: link -> (N, Dw, 6) external wrenches W, Wd, ... at ``t``
-    (docs/conventions.md); ``coupling``: ``(G, o)`` with ``q_joints = G q + o`` (mimic
-    joints; None: the joints themselves).
+    (docs/conventions.md); ``coupling``: the model's
+    (:func:`hodyn_cli.modeling.coupling.of`; None: the joints themselves).
     """
     from scipy.interpolate import BPoly
 
     t = np.asarray(t, dtype=float)
     if t.ndim != 1 or t.size < 2 or np.any(np.diff(t) <= 0):
         raise TrajectoryError("simulation needs at least 2 strictly increasing sample times t")
-    G, o = coupling if coupling is not None else (np.eye(model.n), np.zeros(model.n))
     torque = BPoly.from_derivatives(t, tau)
     loads = {link: BPoly.from_derivatives(t, w) for link, w in (wrenches or {}).items()}
 
@@ -73,13 +73,13 @@ def simulate(model: Model, t: np.ndarray, q0: np.ndarray, qd0: np.ndarray, tau: 
         W = Wrenches({link: f(at)[:, None] for link, f in loads.items()}) if loads else None
         return torque(at), W
 
-    x = _solve(model, drive, np.reshape(q0, (1, -1)), np.reshape(qd0, (1, -1)), G, o,
-               coupling is None, gravity, t - t[0], rtol, atol)
+    x = _solve(model, drive, np.reshape(q0, (1, -1)), np.reshape(qd0, (1, -1)),
+               coupling or Coupling(model), gravity, t - t[0], rtol, atol)
     return x[0, 0].T, x[1, 0].T
 
 
 def simulate_local(model: Model, start: Trajectory, torques: Torques, offsets: np.ndarray, *,
-                   gravity=GRAVITY, coupling: tuple[np.ndarray, np.ndarray] | None = None,
+                   gravity=GRAVITY, coupling: Coupling | None = None,
                    rtol: float = RTOL, atol: float = ATOL
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each of the K samples of ``start`` (all joints: q, qd, qdd, ... and the wrenches W,
@@ -107,9 +107,9 @@ def simulate_local(model: Model, start: Trajectory, torques: Torques, offsets: n
     if start.orders < 3:
         raise TrajectoryError("the local Taylor motion needs q, qd and qdd")
     offsets = np.asarray(offsets, dtype=float)
-    G, o = coupling if coupling is not None else (np.eye(model.n), np.zeros(model.n))
+    coupling = coupling or Coupling(model)
     coords = list(model.coordinates)                # the independent joints' columns
-    K, m = start.n_samples, G.shape[1]
+    K, m = start.n_samples, coupling.m
     x, bound = np.empty((2, K, offsets.size, m)), np.empty((2, K, offsets.size, m))
     for a in range(0, K, WINDOWS):
         rows = slice(a, a + WINDOWS)
@@ -124,15 +124,15 @@ def simulate_local(model: Model, start: Trajectory, torques: Torques, offsets: n
             return torques(Trajectory(part.joint_names, local, None, W)), W
 
         q0, qd0 = part.derivatives[:, 0, coords], part.derivatives[:, 1, coords]
-        solve = [_solve(model, drive, q0, qd0, G, o, coupling is None, gravity, offsets,
-                        rtol * f, atol * f) for f in (1.0, LOOSER)]
+        solve = [_solve(model, drive, q0, qd0, coupling, gravity, offsets, rtol * f, atol * f)
+                 for f in (1.0, LOOSER)]
         x[:, rows] = np.moveaxis(solve[0], -1, 2)
         bound[:, rows] = np.moveaxis(np.abs(solve[1] - solve[0]), -1, 2)
     ref = taylor(start.derivatives[:, :, coords], offsets)[:, :, :2]      # (K, S, 2, m)
     return x, np.moveaxis(ref, 2, 0), bound
 
 
-def _solve(model, drive, q0, qd0, G, o, plain: bool, gravity, times, rtol, atol) -> np.ndarray:
+def _solve(model, drive, q0, qd0, coupling: Coupling, gravity, times, rtol, atol) -> np.ndarray:
     """q, qd (2, K, m, S) at ``times`` (S,) seconds from 0 of the K states ``q0, qd0`` (K,
     m) driven by ``drive(s) -> (tau (K, m), wrenches or None)``."""
     from scipy.integrate import solve_ivp
@@ -142,10 +142,9 @@ def _solve(model, drive, q0, qd0, G, o, plain: bool, gravity, times, rtol, atol)
     def rhs(s: float, x: np.ndarray) -> np.ndarray:
         q, qd = x.reshape(2, K, m)
         tau, W = drive(s)
-        state = np.stack([q @ G.T + o, qd @ G.T], axis=1)
+        state = np.stack([coupling.phi(q), coupling.tangent(qd, q)], axis=1)
         qdd = forward_dynamics(model, Trajectory(model.joint_names, state, None, W),
-                               tau[:, None], gravity=gravity,
-                               coupling=None if plain else G).qs[:, 0]
+                               tau[:, None], gravity=gravity, coupling=coupling).qs[:, 0]
         return np.concatenate([qd, qdd], axis=None)
 
     sol = solve_ivp(rhs, (0.0, float(times[-1])), np.concatenate([q0, qd0], axis=None),

@@ -67,6 +67,7 @@ from math import comb
 
 import numpy as np
 
+from hodyn_cli import capabilities
 from hodyn_cli.algorithms.contacts.dynamics import on_contacts
 from hodyn_cli.algorithms.dynamics import floating
 from hodyn_cli.algorithms.dynamics.closed_form import matrices
@@ -394,8 +395,7 @@ class Scan:
         if chunk.base is not None:
             if self.base is None:
                 if self.simulation is not None:
-                    raise HodynError("the simulation check of a floating base is not supported "
-                                     "yet")
+                    capabilities.check("validate", {"floating_base", "simulate"})
                 self.base = BaseConsistency()
             self.base.add(chunk.base, chunk.t, self.N)
         self.sampler.add(chunk, self.N)
@@ -911,10 +911,10 @@ class Simulation:
     report's plot); memory: ``WINDOWS`` states waiting to be simulated."""
 
     def __init__(self, model: Model, method: str, gravity, window: float = SIM_WINDOW):
-        from hodyn_cli.modeling import mimic
+        from hodyn_cli.modeling import coupling
 
         self.model, self.method, self.gravity, self.window = model, method, gravity, window
-        self.coupling = mimic.coupling(model) if mimic.active(model) else None
+        self.coupling = coupling.of(model)
         self.worst = {k: (-1.0, 0, 0, 0.0) for k in ("q", "qd")}  # err, sample, joint, t
         self.scale = {k: 0.0 for k in ("q", "qd")}
         self.bound = {k: 0.0 for k in ("q", "qd")}  # the integrator's error bound
@@ -939,9 +939,7 @@ class Simulation:
 
     def _torques(self, motion: Trajectory) -> np.ndarray:
         """tau of the checked method along K samples of a motion, (K, m) coordinates."""
-        from hodyn_cli.modeling import mimic
-
-        return mimic.project(self.model, inverse_dynamics(
+        return self.coupling.forces(inverse_dynamics(
             self.model, motion, method=self.method, order=0, gravity=self.gravity))[:, 0]
 
     def _simulate(self) -> None:

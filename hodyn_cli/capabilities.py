@@ -1,0 +1,234 @@
+"""What combines with what: the one table of the options each command takes together, and the
+one place a combination is refused (a one-line :class:`~hodyn_cli.errors.HodynError`, exit 2).
+
+Features are what a user turns on (an option, or a property of the robot such as mimic
+joints); :data:`RULES` says which combinations a command refuses (:class:`Excludes`: these
+features together are not supported, with why) and which options need another
+(:class:`Requires`). The command line and the Python API both ask :func:`check` with the
+features a call has on; ``docs/capabilities.md`` is :func:`markdown` of this table (a test
+holds the two equal, another runs every cell on a small robot).
+
+>>> check("compute", {"floating_base", "base_wrench"})     # fine: nothing is returned
+>>> allowed("compute", {"floating_base", "joint_wrenches"})
+False
+>>> Excludes(("drives", "method"), ("compute",)).message()
+'--drives does not go with --method spatial|closed-form yet'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from hodyn_cli.errors import HodynError
+
+__all__ = ["FEATURES", "COMMANDS", "Excludes", "Requires", "RULES", "check", "allowed",
+           "markdown"]
+
+#: feature -> how a user turns it on (the words of the refusals and of the docs)
+FEATURES = {
+    "floating_base": "--floating-base",
+    "contacts": "--contacts",
+    "drives": "--drives",
+    "elastic": "series-elastic --drives",
+    "mimic": "<mimic> joints",
+    "wrench": "--wrench",
+    "joint_wrenches": "--joint-wrenches",
+    "base_wrench": "--base-wrench",
+    "method": "--method spatial|closed-form",
+    "many": "--output-dir (several files)",
+    "estimate": "--estimate-derivatives",
+    "validate": "--validate",
+    "state_derivatives": "--state-derivatives",
+    "parameter_derivatives": "--parameter-derivatives",
+    "slotine_li": "--slotine-li",
+    "friction": "--friction / --armature",
+    "simulate": "--simulate",
+    "optimal": "--optimal",
+    "to_limits": "--to-limits",
+    "factor": "--factor",
+    "segments": "--segments",
+    "respect_limits": "--respect-limits",
+    "cutoff": "--cutoff",
+    "base_motion": "--base-motion",
+    "jacobian": "--jacobian",
+    "link": "--link",
+    "gpu": "--backend gpu",
+}
+
+#: command -> the features it has at all (an option it takes, or a robot property it meets)
+_STREAMING = {"wrench", "estimate", "cutoff", "gpu", "mimic"}
+COMMANDS = {
+    "compute": _STREAMING | {"floating_base", "base_motion", "contacts", "drives",
+                             "joint_wrenches", "base_wrench", "method", "many", "validate"},
+    "matrices": _STREAMING | {"floating_base", "base_motion", "contacts", "state_derivatives",
+                              "parameter_derivatives"},
+    "regressor": _STREAMING | {"floating_base", "base_motion", "drives", "friction",
+                               "slotine_li"},
+    "sensitivities": _STREAMING | {"floating_base", "base_motion"},
+    "elastic": _STREAMING | {"elastic", "drives"},
+    "forward": {"wrench", "gpu", "mimic"},
+    "kinematics": {"estimate", "cutoff", "gpu", "mimic", "floating_base", "base_motion",
+                   "jacobian", "link"},
+    "ik": {"gpu", "mimic"},
+    "validate": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "method",
+                              "simulate"},
+    "check": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "elastic"},
+    "retime": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "elastic",
+                            "optimal", "to_limits", "factor", "segments"},
+    "generate": {"gpu", "mimic", "drives", "elastic", "optimal", "respect_limits"},
+}
+
+EVERY = tuple(COMMANDS)
+
+
+@dataclass(frozen=True)
+class Excludes:
+    """``features`` together are refused by ``commands``; ``why`` is said after the refusal
+    (``yet`` rules are what has not been built, the others what does not make sense)."""
+
+    features: tuple[str, ...]
+    commands: tuple[str, ...]
+    why: str = ""
+    yet: bool = True
+
+    def message(self) -> str:
+        first, *rest = (FEATURES[f] for f in self.features)
+        text = (f"{first} does not go with {' and '.join(rest)}" if rest
+                else f"{first} is not supported")
+        return text + (" yet" if self.yet else "") + (f" ({self.why})" if self.why else "")
+
+
+@dataclass(frozen=True)
+class Requires:
+    """``feature`` needs ``needs`` on ``commands``."""
+
+    feature: str
+    needs: str
+    commands: tuple[str, ...]
+    why: str = ""
+
+    def message(self) -> str:
+        return (f"{FEATURES[self.feature]} goes with {FEATURES[self.needs]}"
+                + (f" ({self.why})" if self.why else ""))
+
+
+#: every combination a command refuses, and what an option needs
+RULES: tuple[Excludes | Requires, ...] = (
+    Excludes(("floating_base", "joint_wrenches"), ("compute",),
+             "the joint wrenches of a floating root are not computed"),
+    Excludes(("floating_base", "many"), ("compute",)),
+    Excludes(("floating_base", "drives"), ("compute", "regressor", "validate", "check", "retime"),
+             "the drives' model has a fixed root"),
+    Excludes(("floating_base", "mimic"), ("matrices",)),
+    Excludes(("floating_base", "state_derivatives"), ("matrices",)),
+    Excludes(("floating_base", "parameter_derivatives"), ("matrices",)),
+    Excludes(("floating_base", "slotine_li"), ("regressor",)),
+    Excludes(("floating_base", "friction"), ("regressor",)),
+    Excludes(("floating_base",), ("forward",), "forward dynamics of a fixed root only"),
+    Excludes(("floating_base", "simulate"), ("validate",)),
+    Excludes(("contacts", "validate"), ("compute",),
+             "hodyn validate --contacts checks the contacts"),
+    Excludes(("drives", "joint_wrenches"), ("compute",)),
+    Excludes(("drives", "base_wrench"), ("compute",)),
+    Excludes(("drives", "method"), ("compute",),
+             "the rotors' reactions are terms of the body-fixed recursion"),
+    Excludes(("drives", "mimic"), ("compute", "regressor", "elastic", "validate", "check",
+                                   "retime", "generate")),
+    Excludes(("slotine_li", "friction"), ("regressor",)),
+    Excludes(("many", "wrench"), ("compute",), "one wrench file goes with one trajectory",
+             yet=False),
+    Excludes(("many", "validate"), ("compute",), "it checks one trajectory", yet=False),
+    Excludes(("many", "estimate"), ("compute",), "each file is estimated on its own: run "
+             "them one at a time", yet=False),
+    Excludes(("optimal", "elastic"), ("retime", "generate"),
+             "their motor angles need more derivatives of the time law"),
+    Excludes(("optimal", "wrench"), ("retime",)),
+    Excludes(("optimal", "to_limits"), ("retime",), "it finds its own time law", yet=False),
+    Excludes(("optimal", "factor"), ("retime",), "it finds its own time law", yet=False),
+    Excludes(("optimal", "segments"), ("retime",), "it finds its own time law", yet=False),
+    Excludes(("mimic",), ("ik",)),
+    Requires("contacts", "floating_base", ("compute", "matrices", "validate", "check", "retime"),
+             "the contacts carry a floating base's wrench"),
+    Requires("base_motion", "floating_base", tuple(c for c in COMMANDS
+                                                   if "base_motion" in COMMANDS[c])),
+    Requires("cutoff", "estimate", tuple(c for c in COMMANDS if "cutoff" in COMMANDS[c]),
+             "it filters the data the derivatives are estimated from"),
+    Requires("friction", "drives", ("regressor",), "the drives file gives their parameters"),
+    Requires("drives", "friction", ("regressor",), "the columns it adds"),
+    Requires("segments", "to_limits", ("retime",), "each segment to its limits"),
+    Requires("drives", "respect_limits", ("generate",), "the motor limits it respects"),
+    Requires("optimal", "respect_limits", ("generate",), "the limits it plays to"),
+    Requires("jacobian", "link", ("kinematics",), "whose Jacobian"),
+)
+
+
+def check(command: str, on: Iterable[str]) -> None:
+    """Nothing if ``command`` takes the features ``on`` together; else the one-line refusal
+    of the first rule they meet."""
+    on = set(on)
+    unknown = on - set(FEATURES)
+    if unknown:
+        raise ValueError(f"unknown features {sorted(unknown)}")
+    for rule in RULES:
+        if command not in rule.commands:
+            continue
+        if isinstance(rule, Excludes) and set(rule.features) <= on:
+            raise HodynError(rule.message())
+        if isinstance(rule, Requires) and rule.feature in on and rule.needs not in on:
+            raise HodynError(rule.message())
+
+
+def allowed(command: str, on: Iterable[str]) -> bool:
+    """True when :func:`check` would let ``on`` through on ``command``."""
+    try:
+        check(command, on)
+    except HodynError:
+        return False
+    return True
+
+
+def markdown() -> str:
+    """The table as docs/capabilities.md shows it: per feature and command, ``yes`` (taken,
+    alone and with every feature not named in a rule), ``-`` (not an option of the command),
+    and the refused combinations and requirements below it."""
+    lines = ["# What combines with what", "",
+             "Generated from `hodyn_cli/capabilities.py` (the one place a combination is "
+             "refused: `python -m hodyn_cli.capabilities > docs/capabilities.md`). A feature "
+             "is an option (or a property of the robot: mimic joints); `yes`: the command "
+             "takes it, `-`: it has no such option. Any two features a command takes combine, "
+             "except as the rules below the table say; a refused combination is one line on "
+             "stderr and exit status 2.", ""]
+    lines.append("| feature | " + " | ".join(f"`{c}`" for c in COMMANDS) + " |")
+    lines.append("| --- |" + " --- |" * len(COMMANDS))
+    for key, text in FEATURES.items():
+        cells = []
+        for c in COMMANDS:
+            if key not in COMMANDS[c]:
+                cells.append("-")
+            else:
+                cells.append("yes" if allowed(c, _with_needs(c, {key})) else "no")
+        lines.append(f"| {text.replace('|', '/')} | " + " | ".join(cells) + " |")
+    lines += ["", "## Combinations refused", "", "| commands | refusal |", "| --- | --- |"]
+    for rule in RULES:
+        if isinstance(rule, Excludes):
+            lines.append(f"| {', '.join(rule.commands)} | {rule.message().replace('|', '/')} |")
+    lines += ["", "## Options that need another", "", "| commands | rule |", "| --- | --- |"]
+    for rule in RULES:
+        if isinstance(rule, Requires):
+            lines.append(f"| {', '.join(rule.commands)} | {rule.message().replace('|', '/')} |")
+    return "\n".join(lines) + "\n"
+
+
+def _with_needs(command: str, on: set[str]) -> set[str]:
+    """``on`` with what its features require on ``command`` (a feature is taken when it is,
+    with what it needs)."""
+    out = set(on)
+    for rule in RULES:
+        if isinstance(rule, Requires) and command in rule.commands and rule.feature in out:
+            out.add(rule.needs)
+    return out
+
+
+if __name__ == "__main__":  # pragma: no cover - the docs page
+    print(markdown(), end="")

@@ -1,0 +1,203 @@
+"""How a robot's joints are coupled: one object per model, :func:`of`, that the algorithms and
+the API go through on the way in and out.
+
+The motion is given in the independent coordinates q (``model.coordinate_names``); the
+joints follow, ``q_full = phi(q)`` with the Jacobian ``G = d phi / d q`` (n x m). The
+recursions run on all joints; what they give goes back by virtual work::
+
+    tau = G^T tau_full                     generalized forces (and their time derivatives)
+    M = G^T M_full G, g = G^T g_full       the matrices
+    dA/dq = G^T (dA_full/dq_full G) G      a matrix's derivative by the joints
+
+Kinds (a new kind is one class here; nothing above the API changes):
+
+- :class:`Coupling`, the identity: no coupled joints;
+- :class:`Linear`, URDF ``<mimic>``: ``q_f = multiplier q_leader + offset``, a constant G (every
+  derivative ``q_full^(k) = G q^(k)``, the dependent joint's torque carried by its leader).
+
+The methods take the trajectory they map (or the joint positions) so that a
+configuration-dependent phi (closed loops: four-bar knees and ankles) can compute G(q) and its
+time derivatives from it; ``tests/test_coupling.py`` builds such a kind and holds the API's
+inverse dynamics to virtual power with it.
+
+>>> from pathlib import Path
+>>> from hodyn_cli.modeling.urdf import load_model
+>>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
+>>> of(model).active, of(model).G.tolist()       # no mimic joints: the identity
+(False, [[1.0, 0.0], [0.0, 1.0]])
+"""
+
+from __future__ import annotations
+
+import weakref
+from math import comb
+
+import numpy as np
+
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.errors import HodynError
+
+__all__ = ["Coupling", "Linear", "of"]
+
+_OF: weakref.WeakKeyDictionary[Model, Coupling] = weakref.WeakKeyDictionary()
+
+
+def of(model: Model) -> Coupling:
+    """The model's coupling (built once per model): :class:`Linear` where it has mimic
+    joints, else the identity."""
+    found = _OF.get(model)
+    if found is None:
+        found = _OF.setdefault(model, Linear(model) if (model.mimic[:, 0] >= 0).any()
+                               else Coupling(model))
+    return found
+
+
+class Coupling:
+    """The identity: every joint is a coordinate. Subclasses override :meth:`phi` (and
+    :meth:`jacobian`, :meth:`expand`, :meth:`forces` where G depends on q); the rest follows."""
+
+    #: True when some joint follows others
+    active = False
+
+    def __init__(self, model: Model):
+        self.n, self.m = model.n, len(model.coordinates)
+        self.joint_names, self.coordinate_names = model.joint_names, model.coordinate_names
+        #: the Jacobian at q = 0, which is G everywhere for a linear coupling (n, m)
+        self.G = np.eye(self.n, self.m)
+
+    # -- the way in: coordinates -> joints --------------------------------------------------
+    def phi(self, q: np.ndarray) -> np.ndarray:
+        """Joint positions (..., n) of the coordinates q (..., m)."""
+        return q
+
+    def jacobian(self, q: np.ndarray) -> np.ndarray:
+        """``G(q) = d phi / d q`` (..., n, m) at the coordinates q (..., m)."""
+        return np.broadcast_to(self.G, q.shape[:-1] + self.G.shape)
+
+    def expand(self, trajectory: Trajectory) -> Trajectory:
+        """The trajectory over all joints: q_full and its derivatives from the coordinates'."""
+        if not self.active or trajectory.joint_names == self.joint_names:
+            return trajectory
+        if trajectory.joint_names != self.coordinate_names:
+            raise HodynError(f"the trajectory's joints {trajectory.joint_names} are not the "
+                             f"coordinates {self.coordinate_names}")
+        return Trajectory(self.joint_names, self._rates(trajectory.derivatives), trajectory.t,
+                          trajectory.wrenches, trajectory.series, trajectory.base)
+
+    def _rates(self, qs: np.ndarray) -> np.ndarray:
+        """q_full and derivatives (N, D, n) of q and derivatives (N, D, m)."""
+        return qs
+
+    def tangent(self, v: np.ndarray, q: np.ndarray | None = None) -> np.ndarray:
+        """Joint rates (N, n) of coordinate rates v (N, m) at the coordinates q (N, m): G v
+        (q may be left out where G is constant)."""
+        if q is None:
+            return v @ self.G.T
+        return (self.jacobian(q) @ v[..., None])[..., 0]
+
+    # -- the way out: joints -> coordinates -------------------------------------------------
+    def forces(self, f: np.ndarray, trajectory: Trajectory | None = None, axis: int = -1
+               ) -> np.ndarray:
+        """Generalized forces over the joints (``axis`` of length n) over the coordinates,
+        ``G^T f``; ``f`` (N, K+1, ...) are the forces and their first K time derivatives
+        along ``trajectory`` (the coordinates' or the joints'), where G varies with q."""
+        if not self.active:
+            return f
+        return np.moveaxis(np.moveaxis(f, axis, -1) @ self.G, -1, axis)
+
+    def matrices(self, A: np.ndarray, trajectory: Trajectory | None = None) -> np.ndarray:
+        """(..., n, n) -> (..., m, m): ``G^T A G``."""
+        if not self.active:
+            return A
+        return self.G.T @ A @ self.G
+
+    def tensor(self, A: np.ndarray, trajectory: Trajectory | None = None) -> np.ndarray:
+        """(..., n, n, n) -> (..., m, m, m): a matrix's derivative by the joints (last axis)
+        over the coordinates, ``G^T (dA/dq_full G) G`` (the chain rule, then the matrix's
+        own projection)."""
+        if not self.active:
+            return A
+        return np.moveaxis(self.matrices(np.moveaxis(A @ self.G, -1, -3)), -3, -1)
+
+    def limits(self, model: Model, source: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Position limits (n, 2) and velocity limits (n,) of the joints such that a motion
+        of the coordinates inside them keeps every joint inside its own."""
+        return (np.array(model.limits, dtype=float), np.array(model.velocity_limits, dtype=float))
+
+
+class Linear(Coupling):
+    """URDF ``<mimic>``: ``q_full = G q + o`` with a constant G (a follower's row: its
+    multiplier in its leader's column) and o (the followers' offsets)."""
+
+    active = True
+
+    def __init__(self, model: Model):
+        super().__init__(model)
+        column = {j: c for c, j in enumerate(model.coordinates)}
+        self.G = np.zeros((self.n, self.m))
+        self.o = np.zeros(self.n)
+        for i in range(self.n):
+            leader, gain, offset = model.mimic[i]
+            if leader < 0:
+                self.G[i, column[i]] = 1.0
+            else:
+                self.G[i, column[int(leader)]] = gain
+                self.o[i] = offset
+        self._mimic = np.array(model.mimic)
+
+    def phi(self, q: np.ndarray) -> np.ndarray:
+        return q @ self.G.T + self.o
+
+    def _rates(self, qs: np.ndarray) -> np.ndarray:
+        d = qs @ self.G.T       # every derivative: G q^(k) (G constant)
+        d[:, 0] += self.o
+        return d
+
+    def limits(self, model: Model, source: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """A leader's limits intersected with each follower's mapped back through ``q_f = g
+        q_l + o``, i.e. ``q_l`` within ``(lower_f - o) / g .. (upper_f - o) / g`` (the ends
+        swapped for g < 0) and ``|qd_l| <= velocity_f / |g|``; a follower keeps its own. An
+        empty range is an error (``source``: the robot's file, named in it).
+
+        >>> from pathlib import Path
+        >>> from dataclasses import replace
+        >>> from hodyn_cli.modeling.urdf import load_model
+        >>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
+        >>> model = replace(model, limits=np.array([[-1.0, 2.0], [0.0, 1.0]]),
+        ...                 velocity_limits=np.array([3.0, 1.0]),
+        ...                 mimic=np.array([[-1, 1, 0], [0, -2.0, 0.5]]))   # q2 = 0.5 - 2 q1
+        >>> position, velocity = Linear(model).limits(model)
+        >>> position.tolist(), velocity.tolist()
+        ([[-0.25, 0.25], [0.0, 1.0]], [0.5, 1.0])
+        """
+        position, velocity = super().limits(model)
+        for f in np.flatnonzero(self._mimic[:, 0] >= 0):
+            leader, gain, offset = int(self._mimic[f, 0]), *map(float, self._mimic[f, 1:])
+            lo, hi = map(float, model.limits[f])
+            if gain == 0:
+                if not lo <= offset <= hi:
+                    raise HodynError(f"joint '{model.joint_names[f]}' mimics with multiplier 0 "
+                                     f"at {offset!r}, outside its limits [{lo!r}, {hi!r}]", source)
+                continue
+            ends = sorted(((lo - offset) / gain, (hi - offset) / gain))
+            position[leader] = (max(position[leader, 0], ends[0]),
+                                min(position[leader, 1], ends[1]))
+            velocity[leader] = min(velocity[leader], model.velocity_limits[f] / abs(gain))
+            if position[leader, 0] > position[leader, 1]:
+                a, b = map(float, model.limits[leader])
+                raise HodynError(
+                    f"joint '{model.joint_names[f]}' (q = {gain!r} q_{model.joint_names[leader]}"
+                    f" + {offset!r}) within its limits [{lo!r}, {hi!r}] leaves its leader "
+                    f"'{model.joint_names[leader]}' no position within [{a!r}, {b!r}] and the "
+                    "other followers' limits", source)
+        return position, velocity
+
+
+def leibniz(G: list[np.ndarray], f: np.ndarray) -> np.ndarray:
+    """``d^k (G^T f)`` for k = 0..K from the time derivatives of G, ``G[j]`` (N, n, m), and of
+    f (N, K+1, n): ``sum_j C(k, j) G^(j)T f^(k-j)`` (N, K+1, m), what a configuration-dependent
+    coupling's :meth:`Coupling.forces` computes."""
+    K = f.shape[1] - 1
+    return np.stack([sum(comb(k, j) * np.einsum("snm,sn->sm", G[j], f[:, k - j])
+                         for j in range(k + 1)) for k in range(K + 1)], axis=1)
