@@ -206,11 +206,14 @@ class CsvTable:
         """Parse a block line by line: the values, or an error naming the line."""
         index = [self.names.index(n) for n in wanted]
         rows = []
-        lines = raw.decode("utf-8", errors="replace").split("\n")
-        for offset, text in enumerate(lines):
-            if not text.strip():
+        for offset, data in enumerate(raw.split(b"\n")):
+            if not data.strip():
                 continue
             line = first_line + offset
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                raise TrajectoryError(f"line {line} is not UTF-8 text", self.path) from None
             fields = next(csv.reader([text.rstrip("\r")], delimiter=self.delimiter))
             if len(fields) != len(self.names):
                 raise TrajectoryError(f"line {line} has {len(fields)} fields, the header "
@@ -273,6 +276,10 @@ class Hdf5Table:
             raise TrajectoryError("root attribute 'joint_names' is missing", path)
         if names is not None:
             names = [n.decode() if isinstance(n, bytes) else str(n) for n in np.atleast_1d(names)]
+            twice = next((n for k, n in enumerate(names) if n in names[:k]), None)
+            if twice is not None:  # its columns would be two joints' data under one name
+                raise TrajectoryError(f"root attribute 'joint_names' names joint '{twice}' "
+                                      "twice", path)
         for key in f.keys():
             obj = f[key]
             if key == "t":
