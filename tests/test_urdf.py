@@ -121,7 +121,17 @@ def test_axis_is_normalized_and_bad_mimics_are_errors():
     assert np.allclose(model.X[0], [0, 0, 1, 0, 0, 0])
     assert any("normalized" in d.message for d in model.diagnostics)
     xml = robot_xml().replace(b"</joint>", b'<mimic joint="j0"/></joint>')
-    with pytest.raises(ModelError, match="joint 'j1': <mimic joint='j0'> is not a moving joint"):
+    with pytest.raises(ModelError, match="joint 'j1': <mimic joint='j0'> names a joint that "
+                                         "does not exist$"):
+        parse_model(xml)
+    xml = robot_xml().replace(b"</joint>", b'<mimic joint="j_1"/></joint>')  # (mistyped)
+    with pytest.raises(ModelError, match=r"<mimic joint='j_1'> names a joint that does not exist "
+                                         r"\(a typo of 'j1'\?\)"):
+        parse_model(xml)
+    xml = robot_xml().replace(b"</robot>", b'<link name="l2"/><joint name="weld" type="fixed">'
+                              b'<parent link="l1"/><child link="l2"/></joint></robot>')
+    xml = xml.replace(b"<axis", b'<mimic joint="weld"/><axis', 1)
+    with pytest.raises(ModelError, match="<mimic joint='weld'> is a fixed joint, not a moving one"):
         parse_model(xml)
 
 

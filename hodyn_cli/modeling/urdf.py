@@ -112,6 +112,23 @@ def _parse(data: bytes, source: str, sha256: str, repair_inertia: bool = False) 
     return _build(robot, source, sha256, reductions, notes, repair_inertia)
 
 
+def _not_moving(name: str, joints) -> str:
+    """Why joint ``name`` cannot lead a mimic joint: it does not exist (the nearest name
+    suggested), or it does not move.
+
+    >>> from types import SimpleNamespace as J
+    >>> _not_moving("index_q1", [J(name="Left_index_q1", type="revolute")])
+    "names a joint that does not exist (a typo of 'Left_index_q1'?)"
+    """
+    import difflib
+
+    kinds = {j.name: j.type for j in joints}
+    if name in kinds:
+        return f"is a {kinds[name]} joint, not a moving one"
+    close = difflib.get_close_matches(name, list(kinds), n=1, cutoff=0.6)
+    return "names a joint that does not exist" + (f" (a typo of '{close[0]}'?)" if close else "")
+
+
 def _check_strict(model: Model, strict: bool, source: str) -> None:
     if strict:
         for d in model.diagnostics:
@@ -448,8 +465,8 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
     mimic = np.tile([-1.0, 1.0, 0.0], (len(names), 1))
     for name, (leader, gain, offset) in mimics.items():
         if leader not in names:
-            raise ModelError(f"joint '{name}': <mimic joint='{leader}'> is not a moving joint",
-                             source)
+            raise ModelError(f"joint '{name}': <mimic joint='{leader}'> "
+                             f"{_not_moving(leader, robot.joints)}", source)
         if leader in mimics:
             raise ModelError(f"joint '{name}' mimics '{leader}', which mimics another joint "
                              "(chains of mimic joints are not supported)", source)
