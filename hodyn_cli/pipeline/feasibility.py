@@ -86,7 +86,7 @@ def check_file(job: LawsJob, source: str, limits: Limits, *, envelopes: bool = F
         for chunk, laws in _mapped(reader, job, jobs):
             check.add(laws, chunk.t)
             if progress is not None:
-                progress(check.n_samples, reader.n_samples)
+                progress(check.n_samples, reader.expected_samples)
     return check
 
 
@@ -146,7 +146,7 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
                 search.add(laws, chunk)
                 template = template or _empty(chunk)
                 if progress is not None:
-                    progress(search.n_samples, reader.n_samples)
+                    progress(search.n_samples, reader.expected_samples)
             retiming = search.retiming()
     notify = None  # the notes were told once
     best = [retiming.played(b) for b in search.best]
@@ -158,5 +158,5 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
                                        {"joint_names": list(job.model.coordinate_names),
                                         **attrs}) as sink:
         stream.run(reader, writer, sink, jobs=jobs, progress=None if progress is None else
-                   lambda done: progress(done, reader.n_samples))
+                   lambda done: progress(done, reader.expected_samples))
     return retiming, best, search.jumps(retiming)

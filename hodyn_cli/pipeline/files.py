@@ -25,7 +25,8 @@ def run_file(job: Job, source: str, output: str, attrs: dict | None = None, *, j
     number of samples.
 
     ``notify`` hears the input's notes when it opens and its limit warnings at the end;
-    ``progress(samples_done, total)`` after each chunk (total None if not known);
+    ``progress(samples_done, total)`` after each chunk (total: estimated while a CSV file
+    streams, None from a pipe);
     ``first(chunk, sink)`` sees the first chunk before it is computed (``compute
     --validate``). ``input_options`` go to
     :func:`~hodyn_cli.pipeline.inputs.open_input` (wrench, estimate, cutoff, strict, ...).
@@ -48,7 +49,7 @@ def run_file(job: Job, source: str, output: str, attrs: dict | None = None, *, j
                 chunks = _chain(head, chunks)
             try:
                 n = stream.run(chunks, job, sink, jobs=jobs, progress=None if progress is None
-                               else lambda done: progress(done, reader.n_samples),
+                               else lambda done: progress(done, reader.expected_samples),
                                cancel=reader.cancel)
             except TrajectoryError as e:  # about the values of this file (an overflow)
                 raise TrajectoryError(e.message, e.source or source) from None
