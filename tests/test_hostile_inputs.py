@@ -494,6 +494,23 @@ CASES = [
          "--factor"),
     case("retime subnormal factor", f"retime {P2R} {P2R_H5} -o {{O}}/out.h5 --factor 1e-308",
          "--factor"),
+    case("gravity not a number", f"compute {P2R} {P2R_H5} {OUT} --gravity nan,0,0",
+         "--gravity", "nan"),
+    case("gravity huge", f"compute {P2R} {P2R_H5} {OUT} --gravity 0,0,1e308", "--gravity",
+         "1e308"),
+    case("generate infinite rate", f"generate {P2R} --kind cosine {OUT} --rate inf", "--rate"),
+    case("generate huge duration", f"generate {P2R} --kind cosine {OUT} --duration 1e308",
+         "--duration"),
+    case("generate infinite step", f"generate {P2R} --kind filtered-step {OUT} --step inf",
+         "--step"),
+    case("generate infinite frequency", f"generate {P2R} --kind fourier {OUT} "
+         "--base-frequency inf", "--base-frequency"),
+    case("generate derivatives overflow", f"generate {P2R} --kind fourier {OUT} "
+         "--base-frequency 1e20 --derivatives 16 --allow-limit-violation",
+         "qdddddddddddddddd_joint1", "overflows"),
+    case("validate tolerance not a number", f"validate {P2R} {P2R_H5} --rtol nan "
+         "--report {O}/report.json", "--rtol", "nan"),
+    case("output a folder", f"compute {P2R} {P2R_H5} -o {{O}}", "is a directory"),
     case("retime a still motion", f"retime {P2R} {{W}}/still.h5 -o {{O}}/out.h5 --to-limits",
          "still.h5", "never moves"),
     # contacts files

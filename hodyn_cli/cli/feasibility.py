@@ -153,7 +153,6 @@ def retime(
     from hodyn_cli.cli import render
     from hodyn_cli.cli.data import numbers
     from hodyn_cli.io import file_format
-    from hodyn_cli.modeling.joint_files import in_range, out_of_range
     from hodyn_cli.pipeline import stream
     from hodyn_cli.pipeline.feasibility import retime_file
 
@@ -161,8 +160,6 @@ def retime(
         raise HodynError("give --to-limits, or --factor K")
     if factor is not None and not factor > 0:
         raise HodynError(f"--factor must be positive, got {factor}")
-    if factor is not None and not in_range(factor):
-        raise out_of_range("--factor", factor, None)
     if segments is not None and not to_limits:
         raise HodynError("--segments goes with --to-limits")
     if compact and (output == "-" or file_format(output) != "hdf5"):

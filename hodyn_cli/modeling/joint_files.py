@@ -95,8 +95,11 @@ def in_range(value: float) -> bool:
 def out_of_range(what: str, value: float, source: str | None) -> HodynError:
     """The error for a number outside :func:`in_range` (``what``: where it is, e.g. "joint
     'j1': 'gear_ratio'")."""
+    if value != value:  # NaN
+        return HodynError(f"{what} = nan is not a number", source)
     return HodynError(f"{what} = {value!r} is beyond the magnitudes hodyn computes with, "
-                      f"{SMALLEST:g} .. {LARGEST:g} (or 0): float64 would overflow", source)
+                      f"{SMALLEST:g} .. {LARGEST:g} (or 0): float64 would overflow"
+                      .replace("e+", "e"), source)
 
 
 def joint_entries(model: Model, table, keys: Sequence[str], what: str, source: str | None
