@@ -647,6 +647,10 @@ CASES = [
     case("csv infinity", TRAJ.replace("@", "inf.csv"), "inf.csv", "qd_joint2", "line 4"),
     case("csv huge velocity", TRAJ.replace("@", "huge.csv"), "huge.csv", "t = 0.02 s",
          "qd_joint2 = 1e+300"),
+    case("csv huge velocity, spatial method", TRAJ.replace("@", "huge.csv") + " --method "
+         "spatial", "huge.csv", "t = 0.02 s", "qd_joint2 = 1e+300"),
+    case("matrices huge velocity", f"matrices {P2R} {{W}}/huge.csv -o {{O}}/out.h5",
+         "huge.csv", "t = 0.02 s", "qd_joint2 = 1e+300"),
     case("check huge velocity", f"check {P2R} {{W}}/huge.csv", "huge.csv", "t = 0.02 s",
          "qd_joint2 = 1e+300"),
     case("retime huge velocity", f"retime {P2R} {{W}}/huge.csv --to-limits {OUT}", "huge.csv",
