@@ -420,7 +420,7 @@ class Case:
     """``args`` of a hodyn command ({W}: the folder of the files above, {O}: a folder for
     outputs holding out.csv and out.h5 from an earlier run); the error line must contain
     every one of ``says``; ``bounds``: the xacro bounds set lower for the case (the time
-    bound at 2 s, not 20: the case ends sooner)."""
+    bound at 1 s, not 20: the case ends sooner)."""
 
     name: str
     args: str
@@ -533,9 +533,9 @@ CASES = [
          f"{OUT} --order 1 --contacts {FEET}", "half_flag.csv", "contact_FL"),
     # xacro robots
     case("xacro exponential", f"compute {{W}}/exponential.xacro {P2R_H5} {OUT}",
-         "exponential.xacro", "stopped after 2 s", SECONDS=2.0),
+         "exponential.xacro", "stopped after 1 s", SECONDS=1.0),
     case("xacro endless expression", f"compute {{W}}/forever.xacro {P2R_H5} {OUT}",
-         "forever.xacro", "stopped after 2 s", SECONDS=2.0),
+         "forever.xacro", "stopped after 1 s", SECONDS=1.0),
     case("xacro too large", f"compute {{W}}/large.xacro {P2R_H5} {OUT}", "large.xacro",
          "more than the bound of 1,000", LARGEST=1000),
     case("xacro out of memory", f"compute {{W}}/memory.xacro {P2R_H5} {OUT}", "memory.xacro",
