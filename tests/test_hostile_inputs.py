@@ -651,6 +651,8 @@ CASES = [
          "spatial", "huge.csv", "t = 0.02 s", "qd_joint2 = 1e+300"),
     case("matrices huge velocity", f"matrices {P2R} {{W}}/huge.csv -o {{O}}/out.h5",
          "huge.csv", "t = 0.02 s", "qd_joint2 = 1e+300"),
+    case("validate huge velocity", f"validate {P2R} {{W}}/huge.csv --method all "
+         "--report {O}/report.json", "huge.csv", "qd_joint2 = 1e+300"),
     case("check huge velocity", f"check {P2R} {{W}}/huge.csv", "huge.csv", "t = 0.02 s",
          "qd_joint2 = 1e+300"),
     case("retime huge velocity", f"retime {P2R} {{W}}/huge.csv --to-limits {OUT}", "huge.csv",

@@ -20,7 +20,7 @@ from hodyn_cli.algorithms.limits.feasibility import (
     ScaleSearch,
 )
 from hodyn_cli.core.model import Diagnostic
-from hodyn_cli.core.trajectory import Trajectory, Wrenches
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, check_results
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import MemoryReader, concatenate, open_sink
 from hodyn_cli.modeling.limits import Limits
@@ -36,7 +36,7 @@ def _laws(job: LawsJob, chunk: Trajectory) -> dict:
     :func:`~hodyn_cli.pipeline.stream.run` does for results)."""
     with np.errstate(over="ignore", invalid="ignore"):
         laws = job(chunk)
-    stream.finite({name: law.coefficients for name, law in laws.items()}, chunk)
+    check_results({name: law.coefficients for name, law in laws.items()}, chunk)
     return laws
 
 

@@ -19,8 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from hodyn_cli.core.trajectory import Trajectory, derivative_name
-from hodyn_cli.errors import TrajectoryError
+from hodyn_cli.core.trajectory import Trajectory, check_results
 from hodyn_cli.pipeline import stop
 
 __all__ = ["run", "default_jobs"]
@@ -51,9 +50,10 @@ def run(chunks: Iterable[Trajectory], compute: Callable[[Trajectory], dict[str, 
     done = 0
 
     def work(chunk: Trajectory):
-        with np.errstate(over="ignore", invalid="ignore"):  # overflow: finite() says where
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named below
             results = compute(chunk)
-        return sink.encode(finite(results, chunk))
+        check_results(results, chunk)  # NaN or inf never reach an output silently
+        return sink.encode(results)
 
     def written(payload, n: int) -> None:
         nonlocal done
@@ -87,34 +87,6 @@ def run(chunks: Iterable[Trajectory], compute: Callable[[Trajectory], dict[str, 
             ahead.stop()
             pool.shutdown(wait=True, cancel_futures=True)
     return done
-
-
-def finite(data: dict[str, np.ndarray], chunk: Trajectory) -> dict[str, np.ndarray]:
-    """The results of ``chunk``, or an error if one is not finite (the inputs' values are too
-    large for float64): NaN or inf never reach an output silently. The error names the
-    sample and the input's largest value there (the reader checked that every input is
-    finite)."""
-    for name, value in data.items():
-        with np.errstate(over="ignore", invalid="ignore"):
-            if np.isfinite(value.sum()):  # fast path: finite only if every value is
-                continue
-        bad = np.argwhere(~np.isfinite(value))
-        if bad.size:
-            s = int(bad[0][0])
-            t = getattr(chunk, "t", None)
-            raise TrajectoryError(f"result '{name}' overflows float64 at "
-                                  f"{'a sample' if t is None else f't = {t[s]:.6g} s'}: the "
-                                  f"inputs there are too large{_largest(chunk, s)}")
-    return data
-
-
-def _largest(chunk, s: int) -> str:
-    """`` (the largest, qd_j2 = 1e+300)``: a joint trajectory's largest value at sample s."""
-    if not isinstance(chunk, Trajectory):  # a link's motion (ik)
-        return ""
-    q = chunk.derivatives[s]
-    k, j = np.unravel_index(np.argmax(np.abs(q)), q.shape)
-    return f" (the largest, {derivative_name('q', int(k))}_{chunk.joint_names[j]} = {q[k, j]:.6g})"
 
 
 class ReadAhead:
