@@ -130,3 +130,19 @@ def test_every_option_of_every_command_parses():
                 command.make_context(name, [*args, "--help"], resilient_parsing=False)
             assert done.value.exit_code == 0, (name, args)
             assert param.opts[0].startswith("--") and param.opts[0] == param.opts[0].lower()
+
+
+def test_help_imports_nothing_heavy():
+    """`hodyn --help` (and a command's --help) starts without numpy, rich, h5py or the
+    library: what README.md's start-up figure rests on."""
+    import subprocess
+    import sys
+
+    for args in (["--help"], ["compute", "--help"]):
+        code = ("import sys; from hodyn_cli.cli.app import main; sys.argv = ['hodyn', "
+                f"*{args!r}]\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+                "heavy = [m for m in ('numpy', 'rich', 'h5py', 'scipy', 'pyarrow', "
+                "'hodyn_cli.api', 'hodyn_cli.io') if m in sys.modules]\n"
+                "print('HEAVY', heavy)")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert out.stdout.strip().endswith("HEAVY []"), out.stdout[-300:] + out.stderr

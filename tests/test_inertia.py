@@ -143,7 +143,8 @@ ROBOTS = collection()
 #: refused for reasons other than inertias, rightly: what hodyn says
 REFUSED = {
     # its <mimic> tags name joints the file does not have (Pinocchio ignores <mimic>)
-    "alex_description/urdf/alex_psyonic_hands.urdf": "<mimic joint='index_q1'> is not a moving",
+    "alex_description/urdf/alex_psyonic_hands.urdf":
+        "<mimic joint='index_q1'> names a joint that does not exist",
     # a rigid body without joints: nothing to compute
     "hector_description/robots/quadrotor_base.urdf": "no revolute, continuous or prismatic",
     "iris_description/robots/iris_simple.urdf": "no revolute, continuous or prismatic",

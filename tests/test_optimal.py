@@ -383,7 +383,8 @@ def test_cli_retime_optimal_with_drives(tmp_path):
     (["--optimal", "--factor", "2"], "--optimal does not go with --factor (it finds its own time law)"),
     (["--optimal", "--to-limits"], "--optimal does not go with --to-limits (it finds its own time law)"),
     (["--to-limits", "--rate", "50"], "--rate and --grid go with --optimal"),
-    (["--optimal", "--drives", URDF / "iiwa14_drives.toml"], "--optimal does not go with series-elastic --drives yet"),
+    (["--optimal", "--drives", URDF / "iiwa14_drives.toml"],
+     "--optimal does not go with series-elastic --drives yet"),
 ])
 def test_cli_refusals_are_one_line(tmp_path, args, words):
     out = tmp_path / "x.h5"

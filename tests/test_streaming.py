@@ -212,10 +212,12 @@ def test_pipeline_filter_emits_rows_before_the_input_ends():
     assert (got + rest).decode().count("\n") == len(lines)
 
 
-def test_progress_bar_only_on_a_terminal(tmp_path):
+@pytest.mark.parametrize("ext", [".h5", ".csv"])
+def test_progress_bar_only_on_a_terminal(tmp_path, ext):
+    """Samples done of the total (a CSV file's estimated from its size), only on a terminal."""
     import pty
 
-    src = str(SAMPLES / "iiwa14_cosine.h5")
+    src = str(SAMPLES / f"iiwa14_cosine{ext}")
     out = str(tmp_path / "tau.h5")
     result = runner.invoke(app, ["compute", str(IIWA), src, "-o", out])
     assert result.exit_code == 0 and result.stderr == ""  # not a terminal: no bar
@@ -239,7 +241,37 @@ def test_progress_bar_only_on_a_terminal(tmp_path):
             seen += data
         os.close(master)
         assert (b"samples" in seen) == expect, seen[:300]
+        assert (b"501/501" in seen) == expect, seen[-300:]  # the total is known
         assert stdout.startswith(b"t,tau_iiwa_joint_1") and b"samples" not in stdout
+
+
+def test_a_csv_files_length_is_estimated_from_its_size(tmp_path):
+    """The progress bar's total for a CSV file: the rows parsed so far scaled by the file's
+    size, close after the first block, exact at the end; unknown from a pipe."""
+    from hodyn_cli.io.tables import CsvTable
+    from hodyn_cli.pipeline.files import run_file
+
+    src = SAMPLES / "iiwa14_cosine.csv"
+    rows = len(src.read_text().splitlines()) - 1
+    table = CsvTable(str(src), block_bytes=1 << 14)
+    assert table.expected_rows is None  # nothing read yet
+    blocks = table.blocks()
+    next(blocks)
+    assert 0 < table._samples < rows and abs(table.expected_rows - rows) < 0.05 * rows
+    list(blocks)
+    assert table.expected_rows == rows
+    table.close()
+    r, w = os.pipe()
+    with os.fdopen(r, "r") as pipe:
+        os.write(w, "".join(src.read_text().splitlines(keepends=True)[:5]).encode())
+        os.close(w)
+        table = CsvTable("-", stdin=pipe)
+        list(table.blocks())
+        assert table.expected_rows is None
+    seen = []
+    job = TorqueJob(load_model(IIWA), order=1)
+    run_file(job, str(src), str(tmp_path / "tau.h5"), progress=lambda *a: seen.append(a))
+    assert seen == [(rows, rows)]  # (done, total) after the one chunk
 
 
 def test_wrench_file_times_must_be_the_trajectorys(tmp_path):

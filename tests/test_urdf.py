@@ -121,7 +121,17 @@ def test_axis_is_normalized_and_bad_mimics_are_errors():
     assert np.allclose(model.X[0], [0, 0, 1, 0, 0, 0])
     assert any("normalized" in d.message for d in model.diagnostics)
     xml = robot_xml().replace(b"</joint>", b'<mimic joint="j0"/></joint>')
-    with pytest.raises(ModelError, match="joint 'j1': <mimic joint='j0'> is not a moving joint"):
+    with pytest.raises(ModelError, match="joint 'j1': <mimic joint='j0'> names a joint that "
+                                         "does not exist$"):
+        parse_model(xml)
+    xml = robot_xml().replace(b"</joint>", b'<mimic joint="j_1"/></joint>')  # (mistyped)
+    with pytest.raises(ModelError, match=r"<mimic joint='j_1'> names a joint that does not exist "
+                                         r"\(a typo of 'j1'\?\)"):
+        parse_model(xml)
+    xml = robot_xml().replace(b"</robot>", b'<link name="l2"/><joint name="weld" type="fixed">'
+                              b'<parent link="l1"/><child link="l2"/></joint></robot>')
+    xml = xml.replace(b"<axis", b'<mimic joint="weld"/><axis', 1)
+    with pytest.raises(ModelError, match="<mimic joint='weld'> is a fixed joint, not a moving one"):
         parse_model(xml)
 
 
@@ -250,3 +260,29 @@ def test_xacro_robots_are_expanded(tmp_path):
     assert "broken.xacro: xacro expansion failed:" in result.stderr
     with pytest.raises(ModelError, match="not a .xacro file"):
         load_model(URDF / "planar_2r.urdf", xacro_args={"a": "1"})
+
+
+def test_xacro_warnings_are_the_models_and_includes_are_found(tmp_path, monkeypatch):
+    """xacro's warnings come back from its child process as the model's, one line each
+    (--strict: an error); an include next to the file is found from any directory."""
+    from typer.testing import CliRunner
+
+    from hodyn_cli.cli.app import app
+
+    folder = tmp_path / "robot"
+    folder.mkdir()
+    (folder / "arm.xacro").write_text(XACRO.replace(
+        "<xacro:arg", '<xacro:property name="len" value="2"/><xacro:include '
+        'filename="parts.xacro"/><xacro:arg', 1))
+    (folder / "parts.xacro").write_text('<robot xmlns:xacro="http://www.ros.org/wiki/xacro"/>')
+    monkeypatch.chdir(tmp_path)
+    model = load_model(folder / "arm.xacro")
+    assert [d.message for d in model.diagnostics if d.level == "warning"] == [
+        "xacro: redefining global symbol: len (when processing file: "
+        f"{folder / 'arm.xacro'})"]
+    result = CliRunner().invoke(app, ["info", str(folder / "arm.xacro")])
+    assert result.exit_code == 0
+    assert result.stderr.count("hodyn: warning: xacro: redefining global symbol: len") == 1
+    result = CliRunner().invoke(app, ["info", str(folder / "arm.xacro"), "--strict"])
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1
+    assert "redefining global symbol: len" in result.stderr and "(--strict)" in result.stderr

@@ -64,6 +64,8 @@ def validate(
 
     Exit status 0: every check passed; 1: a check failed; 2: bad usage or input.
     """
+    import numpy as np
+
     from hodyn_cli import api
     from hodyn_cli.algorithms.verification.validate import Tolerances
     from hodyn_cli.cli import render
@@ -93,14 +95,16 @@ def validate(
                     flags=contact_flags(contacts)) as reader:
         for note in reader.notes:
             s.notify(note)
-        result = api.validate_motion(  # one pass over the file's chunks
-            model, chunks=reader, gravity=g, samples=samples or None, source=traj,
-            warnings=[n.message for n in reader.notes if n.level == "warning"],
-            methods=None if not method or ValidateMethod.all in method else [m.value for m in method],
-            tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol,
-                                  simulation=sim_rtol),
-            estimated=reader.estimated, simulate=simulate, drives=d,
-            drive_model=(model_kind or ElasticModel.full).value, contacts=contacts)
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is an error (the
+            result = api.validate_motion(  # torques) or fails its check (NaN): no warnings
+                model, chunks=reader, gravity=g, samples=samples or None, source=traj,
+                warnings=[n.message for n in reader.notes if n.level == "warning"],
+                methods=None if not method or ValidateMethod.all in method
+                else [m.value for m in method],
+                tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol,
+                                      simulation=sim_rtol),
+                estimated=reader.estimated, simulate=simulate, drives=d,
+                drive_model=(model_kind or ElasticModel.full).value, contacts=contacts)
     for note in reader.end_notes():
         s.notify(note)
     if report:

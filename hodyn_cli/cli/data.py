@@ -20,10 +20,15 @@ def numbers(text: str | None, option: str, count: int | None = None, names=()):
     many, one per name in ``names``)."""
     if text is None:
         return None
+    from hodyn_cli.modeling.joint_files import in_range, out_of_range
+
     try:
         values = [float(v) for v in text.split(",")]
     except ValueError:
         raise HodynError(f"{option}: expected numbers separated by commas, got '{text}'") from None
+    for value in values:
+        if not in_range(value):
+            raise out_of_range(option, value, None)
     if count is not None:
         if len(values) != count:
             raise HodynError(f"{option} has {len(values)} values, the robot {count} joints "

@@ -159,11 +159,18 @@ def contact_attributes(path, contacts) -> dict:
 
 def _read_list(path: str) -> list[str]:
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as e:
-        raise HodynError(f"cannot read the file list: {getattr(e, 'strerror', None) or e}",
-                         path) from None
-    return [line.strip() for line in text.splitlines() if line.strip()]
+        raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as e:
+        raise HodynError(f"cannot read the file list: {e.strerror or e}", path) from None
+    try:
+        text = raw.decode()
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise HodynError(f"line {line} is not UTF-8 text", path) from None
+    names = [line.strip() for line in text.splitlines() if line.strip()]
+    if not names:
+        raise HodynError("the file list names no trajectory", path)
+    return names
 
 
 def _run_many(s, job, sources, output_dir, fmt, output, attrs, scheduler, skip_existing,

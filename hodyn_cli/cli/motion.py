@@ -140,7 +140,8 @@ def ik(
         columns = job.columns(lay.K if task == Task.pose else lay.P, reader.has_t)
         with open_sink(output, columns, attrs, rows=reader.n_samples) as sink, \
                 render.progress(reader.n_samples, "samples", s.quiet) as update:
-            stream.run(reader, job, sink, jobs=1, progress=update)
+            stream.run(reader, job, sink, jobs=1,
+                       progress=lambda done: update(done, reader.expected_samples))
     for text in job.beyond_limits.values():
         render.warning(f"{motion}: {text}")
     solver = job.solver

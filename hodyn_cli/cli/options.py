@@ -169,6 +169,17 @@ def refuse_overwriting(arguments: dict) -> None:
             refuse_inputs(str(arguments[key]), inputs)
 
 
+def refuse_out_of_range(arguments: dict) -> None:
+    """An error before anything runs if a number option is not finite or its magnitude not
+    0 or in 1e-30 .. 1e30 (:func:`~hodyn_cli.modeling.joint_files.in_range`: beyond, float64
+    overflows somewhere in what it scales)."""
+    from hodyn_cli.modeling.joint_files import in_range, out_of_range
+
+    for key, value in arguments.items():
+        if isinstance(value, float) and not in_range(value):
+            raise out_of_range(f"--{key.replace('_', '-')}", value, None)
+
+
 def command(app: typer.Typer, name: str, *, short_help: str, shared: tuple[str, ...] = ()):
     """Register ``fn(..., s)`` as command ``name`` with the options of :data:`EVERY` command
     and the ``shared`` ones added to its own.
@@ -192,6 +203,7 @@ def command(app: typer.Typer, name: str, *, short_help: str, shared: tuple[str, 
 
             with mapped_errors(kwargs.get("debug", False)):
                 refuse_overwriting(kwargs)
+                refuse_out_of_range(kwargs)
                 session = Session(**{n: kwargs.pop(n) for n in shared})
                 return fn(**kwargs, s=session)
 

@@ -22,6 +22,11 @@ def parse_gravity(text: str) -> tuple[float, float, float]:
         g = ()
     if len(g) != 3:
         raise HodynError(f"--gravity: expected gx,gy,gz (e.g. 0,0,-9.81), got '{text}'")
+    from hodyn_cli.modeling.joint_files import in_range, out_of_range
+
+    for value in g:
+        if not in_range(value):
+            raise out_of_range("--gravity", value, None)
     return g
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from hodyn_cli.errors import TrajectoryError
 
 __all__ = ["Trajectory", "Wrenches", "BaseMotion", "check_base", "cosine", "filtered_step",
-           "derivative_name", "rate_name", "taylor"]
+           "derivative_name", "rate_name", "taylor", "check_results"]
 
 
 def derivative_name(base: str, k: int) -> str:
@@ -165,6 +165,37 @@ class Trajectory:
     def orders(self) -> int:
         """Number of derivative orders present (3 means q, qd, qdd)."""
         return self.derivatives.shape[1]
+
+
+def check_results(results, motion) -> None:
+    """Raise if a result computed from ``motion`` (``results``: name -> (N, ...) arrays, row s
+    of sample s) is not finite: the motion's values are too large for float64 there (its
+    values were checked finite where they were read). The one line names the result, the
+    sample's time and the motion's largest value there.
+
+    >>> traj = Trajectory(("j1",), np.array([[[0.0], [1e300]]]), np.array([0.5]))
+    >>> check_results({"tau": np.full((1, 1), np.inf)}, traj)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    hodyn_cli.errors.TrajectoryError: result 'tau' overflows float64 at t = 0.5 s: ... qd_j1 = 1e+300)
+    """
+    for name, value in results.items():
+        with np.errstate(over="ignore", invalid="ignore"):
+            if np.isfinite(value.sum()):  # fast path: finite only if every value is
+                continue
+        bad = np.argwhere(~np.isfinite(value))
+        if not bad.size:
+            continue
+        s = int(bad[0][0])
+        t = getattr(motion, "t", None)
+        largest = ""
+        if isinstance(motion, Trajectory):  # (a link's motion, for ik: no joint values)
+            q = motion.derivatives[s]
+            k, j = np.unravel_index(np.argmax(np.abs(q)), q.shape)
+            largest = (f" (the largest, {derivative_name('q', int(k))}_{motion.joint_names[j]}"
+                       f" = {q[k, j]:.6g})")
+        raise TrajectoryError(f"result '{name}' overflows float64 at "
+                              f"{'a sample' if t is None else f't = {t[s]:.6g} s'}: the inputs "
+                              f"there are too large{largest}")
 
 
 def cosine(

@@ -119,6 +119,12 @@ class MotionReader:
         return self.table.n_rows
 
     @property
+    def expected_samples(self) -> int | None:
+        """:attr:`n_samples`, or an estimate while a CSV file is read (a progress bar's total;
+        None from a pipe)."""
+        return self.table.expected_rows
+
+    @property
     def ignored(self) -> list[str]:
         return list(getattr(self.table, "ignored", [])) + list(self.layout.ignored)
 

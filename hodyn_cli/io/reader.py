@@ -100,6 +100,13 @@ class TrajectoryReader:
         """Number of samples if the format says so up front (HDF5), else None."""
         return self.table.n_rows
 
+    @property
+    def expected_samples(self) -> int | None:
+        """The number of samples if the format says so up front (HDF5), else an estimate
+        that improves as the file is read (CSV files; None from a pipe): a progress bar's
+        total."""
+        return self.table.expected_rows
+
     def __enter__(self) -> TrajectoryReader:
         return self
 

@@ -125,6 +125,7 @@ class JointStateStream:
 
     def _joints(self, names: list[str], model: Model | None) -> tuple[str, ...]:
         if model is None:
+            _twice(names, names, "the first message", self.source)
             return tuple(names)
         missing = [j for j in model.joint_names if j not in names]
         if missing:
@@ -147,6 +148,8 @@ class JointStateStream:
         index = {name: k for k, name in enumerate(names)}
         when = (f"t = {(stamp - self.t0_ns) / 1e9:.6g} s" if self.t0_ns is not None
                 else f"stamp {stamp} ns")
+        if len(index) < len(names):
+            _twice(names, self.joint_names, f"the message at {when}", self.source)
         row = np.empty((len(self.fields), len(self.joint_names)))
         for f, label in enumerate(self.fields):
             v = values[FIELDS.index(label)]
@@ -158,6 +161,12 @@ class JointStateStream:
                     raise HodynError(f"joint '{name}' is missing from the message at {when}",
                                      self.source)
                 row[f, j] = v[index[name]]
+        motion = row[: 1 + ("velocity" in self.fields)]  # q and qd: effort is only kept
+        if not np.isfinite(motion).all():
+            f, j = np.argwhere(~np.isfinite(motion))[0]
+            raise HodynError(f"joint '{self.joint_names[j]}': {self.fields[f]} {motion[f, j]} "
+                             f"in the message at {when} (it becomes "
+                             f"{'q' if f == 0 else 'qd'}: a number is needed)", self.source)
         self._unknown.update(n for n in names if n not in self.joint_names)
         return row
 
@@ -216,6 +225,16 @@ class JointStateStream:
             self.notes.append(f"{back} message(s) out of time order: sorted by header stamp")
         if repeated:
             self.notes.append(f"{repeated} message(s) with a repeated stamp: kept the last")
+
+
+def _twice(names: list[str], taken, where: str, source: str) -> None:
+    """An error if a joint of ``taken`` appears twice in a message's ``names`` (which of the
+    two values is its?); others are dropped anyway."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen and name in taken:
+            raise HodynError(f"joint '{name}' appears twice in {where}", source)
+        seen.add(name)
 
 
 def _chain(first, rest):

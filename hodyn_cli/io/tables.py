@@ -72,6 +72,10 @@ class CsvTable:
         self._recent: deque[tuple[int, np.ndarray]] = deque(maxlen=64)
         self._samples = 0
         self.names = self._header()
+        #: a regular file's data bytes (after the header) and those parsed so far: what
+        #: :attr:`expected_rows` scales by
+        self._data_bytes = _data_bytes(self._stream, self._pipe, len(self._left))
+        self._parsed = 0
 
     def cancel(self) -> None:
         """End the blocks early, also from another thread while a read waits on a pipe: a
@@ -184,8 +188,18 @@ class CsvTable:
             self._remember(raw, first_line, len(out))
             yield out
 
+    @property
+    def expected_rows(self) -> int | None:
+        """An estimate of the data rows of a regular file while it is read: the rows parsed
+        so far scaled by its size (exact once it is read through; rows have about the same
+        length in a trajectory file); None from a pipe or before the first block."""
+        if self._data_bytes is None or not self._parsed:
+            return None
+        return max(self._samples, round(self._samples * self._data_bytes / self._parsed))
+
     def _remember(self, raw: bytes, first_line: int, rows: int) -> None:
         """Note the line of each row of a block (blank lines hold no row)."""
+        self._parsed += len(raw)
         if raw.count(b"\n") + (not raw.endswith(b"\n")) == rows:  # no blank line: a range
             lines = np.arange(first_line, first_line + rows)
         else:
@@ -206,11 +220,14 @@ class CsvTable:
         """Parse a block line by line: the values, or an error naming the line."""
         index = [self.names.index(n) for n in wanted]
         rows = []
-        lines = raw.decode("utf-8", errors="replace").split("\n")
-        for offset, text in enumerate(lines):
-            if not text.strip():
+        for offset, data in enumerate(raw.split(b"\n")):
+            if not data.strip():
                 continue
             line = first_line + offset
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                raise TrajectoryError(f"line {line} is not UTF-8 text", self.path) from None
             fields = next(csv.reader([text.rstrip("\r")], delimiter=self.delimiter))
             if len(fields) != len(self.names):
                 raise TrajectoryError(f"line {line} has {len(fields)} fields, the header "
@@ -273,6 +290,10 @@ class Hdf5Table:
             raise TrajectoryError("root attribute 'joint_names' is missing", path)
         if names is not None:
             names = [n.decode() if isinstance(n, bytes) else str(n) for n in np.atleast_1d(names)]
+            twice = next((n for k, n in enumerate(names) if n in names[:k]), None)
+            if twice is not None:  # its columns would be two joints' data under one name
+                raise TrajectoryError(f"root attribute 'joint_names' names joint '{twice}' "
+                                      "twice", path)
         for key in f.keys():
             obj = f[key]
             if key == "t":
@@ -366,11 +387,27 @@ class Hdf5Table:
                     out[:, cols] = flat[:, pos]
             yield out
 
+    @property
+    def expected_rows(self) -> int:
+        """The number of rows (known up front; :attr:`CsvTable.expected_rows` estimates)."""
+        return self.n_rows
+
     def cancel(self) -> None:
         """Nothing to do: reading a file never waits for a producer."""
 
     def close(self) -> None:
         self._file.close()
+
+
+def _data_bytes(stream, pipe: int | None, unread: int) -> int | None:
+    """The bytes of a regular file after its header (``unread``: read ahead of the header's
+    end); None for a pipe or an in-memory stream."""
+    if pipe is not None:
+        return None
+    try:
+        return os.fstat(stream.fileno()).st_size - (stream.tell() - unread)
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        return None
 
 
 def _waiting_fd(stream) -> int | None:

@@ -48,7 +48,7 @@ import numpy as np
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError
-from hodyn_cli.modeling.joint_files import sections
+from hodyn_cli.modeling.joint_files import in_range, out_of_range, sections
 
 __all__ = ["Contact", "KEYS", "KINDS", "contacts_from_table", "read_contacts", "flag_column"]
 
@@ -191,6 +191,9 @@ def _numbers(value, count: int, what: str, source: str | None) -> np.ndarray:
         isinstance(v, int | float) and not isinstance(v, bool) for v in value)
     if not ok or not np.isfinite(value).all():
         raise HodynError(f"{what} must be {count} finite numbers, got {value!r}", source)
+    for v in value:
+        if not in_range(v):
+            raise out_of_range(what, v, source)
     return np.array(value, dtype=float)
 
 
@@ -198,4 +201,6 @@ def _positive(value, what: str, source: str | None) -> float:
     if not (isinstance(value, int | float) and not isinstance(value, bool)
             and np.isfinite(value) and value > 0):
         raise HodynError(f"{what} must be a positive number, got {value!r}", source)
+    if not in_range(value):
+        raise out_of_range(what, value, source)
     return float(value)

@@ -51,7 +51,7 @@ import numpy as np
 
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError
-from hodyn_cli.modeling.joint_files import joint_entries, joint_sections
+from hodyn_cli.modeling.joint_files import in_range, joint_entries, joint_sections, out_of_range
 
 __all__ = ["Drives", "Friction", "drives_from_table", "read_drives", "rotors_as_bodies", "KEYS",
            "SIDES"]
@@ -175,6 +175,8 @@ def _number(value, what: str, source: str | None, *, positive: bool = False,
                 else "a non-zero number" if nonzero else "a number in (0, 1]" if fraction
                 else "a number")
         raise HodynError(f"{what} must be {kind}, got {value!r}", source)
+    if not in_range(value):
+        raise out_of_range(what, value, source)
     return value
 
 

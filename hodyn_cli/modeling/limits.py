@@ -41,7 +41,7 @@ import numpy as np
 
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError
-from hodyn_cli.modeling.joint_files import joint_entries, joint_sections
+from hodyn_cli.modeling.joint_files import in_range, joint_entries, joint_sections, out_of_range
 
 __all__ = ["KEYS", "Limits", "joint_limits", "read_limits", "with_limits", "urdf_efforts",
            "beyond_limits"]
@@ -105,6 +105,8 @@ def _is_number(value) -> bool:
 def _bound(value, what: str, source: str | None) -> tuple[float, float]:
     if not (_is_number(value) and value > 0):
         raise HodynError(f"{what} must be a positive number (or inf), got {value!r}", source)
+    if value != np.inf and not in_range(value):
+        raise out_of_range(what, value, source)
     return -float(value), float(value)
 
 
@@ -113,6 +115,9 @@ def _interval(value, what: str, source: str | None) -> tuple[float, float]:
             and np.isfinite(value).all() and value[0] < value[1]):
         raise HodynError(f"{what} must be [lower, upper], finite, lower < upper, got "
                          f"{value!r}", source)
+    for end in value:
+        if not in_range(end):
+            raise out_of_range(what, end, source)
     return float(value[0]), float(value[1])
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import io
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +30,8 @@ from lxml import etree
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Diagnostic, LinkFrame, Model
 from hodyn_cli.errors import ModelError
+from hodyn_cli.modeling import xacro_expand
+from hodyn_cli.modeling.joint_files import LARGEST
 from hodyn_cli.modeling.limits import urdf_efforts
 from hodyn_cli.modeling.urdf_xml import read_robot
 
@@ -46,8 +49,9 @@ TRIANGLE_RTOL = 1e-2
 #: suffixes of trajectory, result and log files (given where the robot was meant)
 DATA_FILES = (".csv", ".h5", ".hdf5", ".bag", ".mcap", ".db3", ".json", ".toml")
 
-#: kg and kg m^2: larger values overflow float64 in the higher-order recursions
-MAX_INERTIA = 1e30
+#: kg and kg m^2: larger values overflow float64 in the higher-order recursions (the bound of
+#: every number hodyn reads, :data:`~hodyn_cli.modeling.joint_files.LARGEST`)
+MAX_INERTIA = LARGEST
 
 #: A principal moment negative by at most this fraction of the link's inertia scale (the
 #: trace of its rotational inertia about the link frame, which counts ``m |c|^2``) is
@@ -64,15 +68,18 @@ def load_model(path: str | Path, *, strict: bool = False,
     moments negative or violating the triangle inequality) by the nearest consistent ones
     (:func:`consistent_inertia`), with a warning per link, instead of refusing the file.
 
-    A ``.xacro`` file is expanded first (PyPI ``xacro``; ``xacro_args`` are its
-    ``name:=value`` arguments).
+    A ``.xacro`` file is expanded first (PyPI ``xacro``, bounded:
+    :mod:`~hodyn_cli.modeling.xacro_expand`; ``xacro_args`` are its ``name:=value``
+    arguments; xacro's warnings are the model's).
     """
     path = Path(path)
     if path.suffix.lower() in DATA_FILES:
         raise ModelError("this is a data file, not a robot description (URDF or .xacro): the "
                          "robot comes first, e.g. hodyn compute robot.urdf traj.csv", str(path))
+    notes: list[Diagnostic] = []
     if path.suffix == ".xacro":
-        data = expand_xacro(path, xacro_args or {})
+        data, printed = xacro_expand.expand(path, xacro_args or {})
+        notes = [Diagnostic("warning", f"xacro: {text}") for text in printed]
     else:
         if xacro_args:
             raise ModelError("xacro arguments given, but the robot is not a .xacro file",
@@ -81,27 +88,11 @@ def load_model(path: str | Path, *, strict: bool = False,
             data = path.read_bytes()
         except OSError as e:
             raise ModelError(f"cannot read URDF: {e.strerror or e}", str(path)) from None
-    return parse_model(data, source=str(path), strict=strict, repair_inertia=repair_inertia)
-
-
-def expand_xacro(path: Path, args: dict[str, str]) -> bytes:
-    """The URDF text of a xacro file (macros, properties, includes, ``$(arg ...)``).
-
-    Files that need a ROS workspace (``$(find pkg)``) cannot be expanded here: the error
-    says what xacro reported. The expanded text then goes through the same safe parse.
-    """
-    try:
-        import xacro
-    except ImportError:  # pragma: no cover - a core dependency
-        raise ModelError("expanding .xacro files needs the 'xacro' package", str(path)) from None
-    if not path.is_file():
-        raise ModelError("cannot read xacro: no such file", str(path))
-    try:
-        doc = xacro.process_file(str(path), mappings=dict(args))
-    except Exception as e:  # noqa: BLE001 - xacro raises many kinds; all mean a bad file
-        text = " ".join(str(e).split()) or type(e).__name__
-        raise ModelError(f"xacro expansion failed: {text}", str(path)) from None
-    return doc.toxml().encode()
+    model = _parse(data, str(path), hashlib.sha256(data).hexdigest(), repair_inertia)
+    if notes:
+        model = replace(model, diagnostics=(*notes, *model.diagnostics))
+    _check_strict(model, strict, str(path))
+    return model
 
 
 def parse_model(data: bytes, *, source: str = "<urdf>", strict: bool = False,
@@ -119,6 +110,23 @@ def _parse(data: bytes, source: str, sha256: str, repair_inertia: bool = False) 
     notes: list[Diagnostic] = []
     reductions = _transmission_reductions(root, notes)
     return _build(robot, source, sha256, reductions, notes, repair_inertia)
+
+
+def _not_moving(name: str, joints) -> str:
+    """Why joint ``name`` cannot lead a mimic joint: it does not exist (the nearest name
+    suggested), or it does not move.
+
+    >>> from types import SimpleNamespace as J
+    >>> _not_moving("index_q1", [J(name="Left_index_q1", type="revolute")])
+    "names a joint that does not exist (a typo of 'Left_index_q1'?)"
+    """
+    import difflib
+
+    kinds = {j.name: j.type for j in joints}
+    if name in kinds:
+        return f"is a {kinds[name]} joint, not a moving one"
+    close = difflib.get_close_matches(name, list(kinds), n=1, cutoff=0.6)
+    return "names a joint that does not exist" + (f" (a typo of '{close[0]}'?)" if close else "")
 
 
 def _check_strict(model: Model, strict: bool, source: str) -> None:
@@ -457,8 +465,8 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
     mimic = np.tile([-1.0, 1.0, 0.0], (len(names), 1))
     for name, (leader, gain, offset) in mimics.items():
         if leader not in names:
-            raise ModelError(f"joint '{name}': <mimic joint='{leader}'> is not a moving joint",
-                             source)
+            raise ModelError(f"joint '{name}': <mimic joint='{leader}'> "
+                             f"{_not_moving(leader, robot.joints)}", source)
         if leader in mimics:
             raise ModelError(f"joint '{name}' mimics '{leader}', which mimics another joint "
                              "(chains of mimic joints are not supported)", source)

@@ -8,13 +8,21 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
 
-from hodyn_cli.algorithms.limits.feasibility import Binding, Check, Retiming, ScaleSearch
+from hodyn_cli.algorithms.limits.feasibility import (
+    Binding,
+    Check,
+    Infeasible,
+    Retiming,
+    ScaleSearch,
+)
 from hodyn_cli.algorithms.limits.optimal import GRID, Optimal
 from hodyn_cli.core.model import Diagnostic
-from hodyn_cli.core.trajectory import Trajectory, Wrenches
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, check_results
+from hodyn_cli.errors import HodynError
 from hodyn_cli.io import MemoryReader, concatenate, open_sink, trajectory_datasets
 from hodyn_cli.modeling.limits import Limits
 from hodyn_cli.pipeline import stop, stream
@@ -24,12 +32,21 @@ from hodyn_cli.pipeline.jobs import LawsJob, RetimeJob
 __all__ = ["check_file", "retime_file", "retime_optimal_file"]
 
 
+def _laws(job: LawsJob, chunk: Trajectory) -> dict:
+    """The scaling laws of a chunk, or an error naming where they overflow float64 (as
+    :func:`~hodyn_cli.pipeline.stream.run` does for results)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        laws = job(chunk)
+    check_results({name: law.coefficients for name, law in laws.items()}, chunk)
+    return laws
+
+
 def _mapped(chunks: Iterable[Trajectory], job: LawsJob, jobs: int
             ) -> Iterator[tuple[Trajectory, dict]]:
-    """``(chunk, job(chunk))`` in order, computed on ``jobs`` threads (at most ``jobs + 1``
-    chunks in flight)."""
+    """``(chunk, laws)`` in order, computed on ``jobs`` threads (at most ``jobs + 1`` chunks
+    in flight)."""
     if jobs <= 1:
-        yield from ((chunk, job(chunk)) for chunk in chunks)
+        yield from ((chunk, _laws(job, chunk)) for chunk in chunks)
         return
     with stop.deferred():  # a signal is raised here between chunks, not inside a lock
         pool = ThreadPoolExecutor(jobs)
@@ -37,7 +54,7 @@ def _mapped(chunks: Iterable[Trajectory], job: LawsJob, jobs: int
             pending: deque = deque()
             for chunk in chunks:
                 stop.check()
-                pending.append((chunk, pool.submit(job, chunk)))
+                pending.append((chunk, pool.submit(_laws, job, chunk)))
                 if len(pending) > jobs:
                     head, future = pending.popleft()
                     yield head, future.result()
@@ -66,12 +83,24 @@ def check_file(job: LawsJob, source: str, limits: Limits, *, envelopes: bool = F
     :func:`~hodyn_cli.pipeline.inputs.open_input` takes them (positions beyond the URDF
     limits are the check's to report: no warnings about them)."""
     check = Check(job.model, limits, envelopes=envelopes, contacts=job.contacts)
-    with _open(job, source, notify, **input_options) as reader:
+    with _open(job, source, notify, **input_options) as reader, _named(source):
         for chunk, laws in _mapped(reader, job, jobs):
             check.add(laws, chunk.t)
             if progress is not None:
-                progress(check.n_samples, reader.n_samples)
+                progress(check.n_samples, reader.expected_samples)
     return check
+
+
+@contextmanager
+def _named(source: str) -> Iterator[None]:
+    """Errors about the motion (its laws overflow, no time scaling changes it) name its
+    file (a verdict, :class:`Infeasible`, is a ``fail`` line as the check's are)."""
+    try:
+        yield
+    except HodynError as e:
+        if e.source is not None or isinstance(e, Infeasible):
+            raise
+        raise type(e)(e.message, source) from None
 
 
 def _empty(chunk: Trajectory) -> Trajectory:
@@ -107,7 +136,7 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
         return _open(job, source, notify, **input_options)
 
     search = ScaleSearch(job.model, limits, joins, job.contacts)
-    with opened() as reader:
+    with opened() as reader, _named(source):
         if factor is not None:
             first = next(iter(reader))
             template, t0 = _empty(first), 0.0 if first.t is None else float(first.t[0])
@@ -118,7 +147,7 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
                 search.add(laws, chunk)
                 template = template or _empty(chunk)
                 if progress is not None:
-                    progress(search.n_samples, reader.n_samples)
+                    progress(search.n_samples, reader.expected_samples)
             retiming = search.retiming()
     notify = None  # the notes were told once
     best = [retiming.played(b) for b in search.best]
@@ -130,7 +159,7 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
                                        {"joint_names": list(job.model.coordinate_names),
                                         **attrs}) as sink:
         stream.run(reader, writer, sink, jobs=jobs, progress=None if progress is None else
-                   lambda done: progress(done, reader.n_samples))
+                   lambda done: progress(done, reader.expected_samples))
     return retiming, best, search.jumps(retiming)
 
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from hodyn_cli.core.model import Diagnostic
 from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io import open_sink
 from hodyn_cli.pipeline import stream
 from hodyn_cli.pipeline.inputs import open_input
@@ -24,7 +25,8 @@ def run_file(job: Job, source: str, output: str, attrs: dict | None = None, *, j
     number of samples.
 
     ``notify`` hears the input's notes when it opens and its limit warnings at the end;
-    ``progress(samples_done, total)`` after each chunk (total None if not known);
+    ``progress(samples_done, total)`` after each chunk (total: estimated while a CSV file
+    streams, None from a pipe);
     ``first(chunk, sink)`` sees the first chunk before it is computed (``compute
     --validate``). ``input_options`` go to
     :func:`~hodyn_cli.pipeline.inputs.open_input` (wrench, estimate, cutoff, strict, ...).
@@ -45,8 +47,12 @@ def run_file(job: Job, source: str, output: str, attrs: dict | None = None, *, j
                 head = next(chunks)
                 first(head, sink)
                 chunks = _chain(head, chunks)
-            n = stream.run(chunks, job, sink, jobs=jobs, progress=None if progress is None else
-                           lambda done: progress(done, reader.n_samples), cancel=reader.cancel)
+            try:
+                n = stream.run(chunks, job, sink, jobs=jobs, progress=None if progress is None
+                               else lambda done: progress(done, reader.expected_samples),
+                               cancel=reader.cancel)
+            except TrajectoryError as e:  # about the values of this file (an overflow)
+                raise TrajectoryError(e.message, e.source or source) from None
     tell(reader.end_notes())
     return n
 

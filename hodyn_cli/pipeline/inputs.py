@@ -62,6 +62,14 @@ class Input:
         """End the chunks early; thread-safe (a read waiting on a pipe returns)."""
         self.reader.cancel()
 
+    @property
+    def expected_samples(self) -> int | None:
+        """:attr:`n_samples`, or while a CSV file streams an estimate from its size (the
+        progress bar's total); None from a pipe."""
+        if self.n_samples is not None:
+            return self.n_samples
+        return getattr(self.reader, "expected_samples", None)
+
     def __iter__(self) -> Iterator[Trajectory]:
         start = 0
         for chunk in self.reader:

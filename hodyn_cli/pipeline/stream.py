@@ -19,8 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from hodyn_cli.core.trajectory import Trajectory
-from hodyn_cli.errors import HodynError
+from hodyn_cli.core.trajectory import Trajectory, check_results
 from hodyn_cli.pipeline import stop
 
 __all__ = ["run", "default_jobs"]
@@ -51,7 +50,10 @@ def run(chunks: Iterable[Trajectory], compute: Callable[[Trajectory], dict[str, 
     done = 0
 
     def work(chunk: Trajectory):
-        return sink.encode(finite(compute(chunk)))
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named below
+            results = compute(chunk)
+        check_results(results, chunk)  # NaN or inf never reach an output silently
+        return sink.encode(results)
 
     def written(payload, n: int) -> None:
         nonlocal done
@@ -85,18 +87,6 @@ def run(chunks: Iterable[Trajectory], compute: Callable[[Trajectory], dict[str, 
             ahead.stop()
             pool.shutdown(wait=True, cancel_futures=True)
     return done
-
-
-def finite(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """The results, or an error if one is not finite (overflowing inputs): NaN or inf never
-    reach an output silently."""
-    for name, value in data.items():
-        if not np.isfinite(value.sum()):  # fast path: finite only if every value is
-            bad = np.argwhere(~np.isfinite(value))
-            if bad.size:
-                raise HodynError(f"result '{name}' is not finite at sample {bad[0][0]} of a "
-                                 "chunk: the inputs are too large for float64")
-    return data
 
 
 class ReadAhead:

@@ -393,6 +393,13 @@ class Retiming:
         return replace(binding, time=float(self.times(np.array([binding.time]))[0]))
 
 
+def _moves(trajectory: Trajectory, rows: np.ndarray) -> bool:
+    """Some derivative of the motion at ``rows`` is not 0: q's or the floating base's."""
+    base = trajectory.base
+    return bool(trajectory.derivatives[rows, 1:].any()
+                or base is not None and base.Vb[rows].any())
+
+
 class ScaleSearch:
     """The smallest uniform time scaling k per segment (``joins``: the times between segments)
     that keeps every limited quantity within its limit at every sample, for every slower
@@ -406,6 +413,8 @@ class ScaleSearch:
         self.model, self.limits, self.joins = model, limits, tuple(joins)
         self.contacts = contacts  # each stays in its cone and on its sole, as it is played
         self.best: list[Binding | None] = [None] * (len(joins) + 1)
+        #: per segment: some derivative of the motion (q's, the base's twist) is not 0
+        self.moving = [False] * (len(joins) + 1)
         self.n_samples = 0
         self.first_t: float | None = None
         self.last_t: float | None = None
@@ -427,6 +436,7 @@ class ScaleSearch:
                     else np.flatnonzero((t >= edges[s]) & (t <= edges[s + 1])))
             if rows.size:
                 self._segment(s, laws, rows, t, start)
+                self.moving[s] = self.moving[s] or _moves(trajectory, rows)
         self.n_samples += N
 
     def _segment(self, s: int, laws: dict[str, Law], rows: np.ndarray, t, start: int) -> None:
@@ -497,6 +507,9 @@ class ScaleSearch:
         or where nothing limits its speed)."""
         for s, best in enumerate(self.best):
             where = f" in segment {s + 1}" if len(self.best) > 1 else ""
+            if best is None and not self.moving[s]:
+                raise HodynError(f"the motion never moves{where}: every derivative of q (and "
+                                 "of the floating base) is 0, so no time scaling changes it")
             if best is None:
                 raise HodynError(f"nothing limits the speed{where}: no limit depends on it "
                                  "(give torque, velocity or rate limits)")

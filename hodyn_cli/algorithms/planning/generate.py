@@ -46,7 +46,7 @@ from hodyn_cli.algorithms.limits.feasibility import (
 from hodyn_cli.algorithms.limits.optimal import Optimal
 from hodyn_cli.algorithms.limits.scaling import scaled
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import Trajectory, cosine, filtered_step
+from hodyn_cli.core.trajectory import Trajectory, cosine, derivative_name, filtered_step
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.drives import Drives
@@ -111,9 +111,23 @@ def generate(model: Model, kind: str, **options) -> Trajectory:
     if options.get("waypoints") is not None and coupling.of(model).active:
         options["waypoints"] = coupling.of(model).phi(
             np.atleast_2d(np.asarray(options["waypoints"], float)))
-    full = _design(model, kind, rows, **options)  # every joint its own; the mimics' dropped
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named below
+        full = _design(model, kind, rows, **options)  # every joint its own; mimics' dropped
+    _finite(full)
     return Trajectory(model.coordinate_names, full.derivatives[:, :, list(model.coordinates)],
                       full.t)
+
+
+def _finite(traj: Trajectory) -> None:
+    """An error if a derivative of the designed motion overflows float64 (a motion so fast
+    that its high derivatives, ~omega^k, pass 1.8e308), naming the first."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(traj.derivatives.sum()):
+            return
+    s, k, j = np.argwhere(~np.isfinite(traj.derivatives))[0]
+    raise HodynError(f"{derivative_name('q', int(k))}_{traj.joint_names[j]} overflows float64 "
+                     f"at t = {traj.t[s]:.6g} s: the motion is too fast for {k} derivatives "
+                     "(fewer --derivatives, or a slower motion)")
 
 
 def chunks(model: Model, kind: str, size: int, **options) -> Iterator[Trajectory]:

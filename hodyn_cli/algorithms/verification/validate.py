@@ -76,8 +76,15 @@ from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics as fixed_base
 from hodyn_cli.algorithms.dynamics.regressor import base_wrench_rows
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import BaseMotion, Trajectory, Wrenches, derivative_name, taylor
-from hodyn_cli.errors import HodynError
+from hodyn_cli.core.trajectory import (
+    BaseMotion,
+    Trajectory,
+    Wrenches,
+    check_results,
+    derivative_name,
+    taylor,
+)
+from hodyn_cli.errors import HodynError, TrajectoryError
 from hodyn_cli.modeling.contacts import Contact
 from hodyn_cli.modeling.drives import Drives
 
@@ -252,6 +259,10 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
         [] if center.base is None else list(base_wrench_rows(model))) if names is None else names
     results = {m: inverse_dynamics(model, center, method=m, order=order, gravity=gravity,
                                    contacts=contacts) for m in methods}
+    try:  # torques that overflow are the input's fault, as for hodyn compute: an error
+        check_results(results, center)
+    except TrajectoryError as e:
+        raise TrajectoryError(e.message, source or None) from None
     for m in methods:
         for _ in range(4):  # shrink the step while the estimated error is not well below tol
             fd = finite_difference_checks(model, center, m, order, h, results[m], gravity,
