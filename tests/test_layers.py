@@ -13,13 +13,15 @@ PACKAGE = Path(__file__).resolve().parents[1] / "hodyn_cli"
 #: layer -> the layers it may import (besides itself)
 ALLOWED = {
     "errors": set(),
+    "capabilities": {"errors"},  # the table of what combines: asked by every layer above
     "core": {"errors"},
     "io": {"core", "errors"},
     "modeling": {"core", "errors"},
-    "algorithms": {"core", "modeling", "errors"},
-    "api": {"core", "modeling", "algorithms", "errors"},
-    "pipeline": {"core", "modeling", "algorithms", "api", "io", "errors"},
-    "cli": {"core", "modeling", "algorithms", "api", "io", "pipeline", "errors", "package"},
+    "algorithms": {"core", "modeling", "errors", "capabilities"},
+    "api": {"core", "modeling", "algorithms", "errors", "capabilities"},
+    "pipeline": {"core", "modeling", "algorithms", "api", "io", "errors", "capabilities"},
+    "cli": {"core", "modeling", "algorithms", "api", "io", "pipeline", "errors", "package",
+            "capabilities"},
     "package": {"api"},  # hodyn_cli/__init__.py: the API at the top, imported on first use
     "main": {"cli"},
 }

@@ -118,8 +118,11 @@ def test_output_dir_is_created(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--output-dir", "a_file/out"], "cannot create the output directory"),
     (["-o", "x.csv"], "several trajectories need --output-dir"),
-    (["--output-dir", ".", "--validate"], "--validate works on one trajectory at a time"),
-    (["--output-dir", ".", "--wrench", "w.csv"], "--wrench works on one trajectory at a time"),
+    (["--output-dir", ".", "--validate"], "--output-dir (several files) does not go with "
+                                          "--validate (it checks one trajectory)"),
+    (["--output-dir", ".", "--wrench", "w.csv"], "--output-dir (several files) does not go "
+                                                 "with --wrench (one wrench file goes with one "
+                                                 "trajectory)"),
 ])
 def test_many_file_usage_errors(tmp_path, monkeypatch, args, message):
     sources = make_inputs(tmp_path, count=2, bad=False)
