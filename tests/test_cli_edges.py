@@ -1,5 +1,6 @@
 """The command line at its edges: option values typer rejects, closed pipes."""
 
+import re
 import subprocess
 import sys
 
@@ -19,7 +20,8 @@ def hodyn(*args, **kw):
     (["compute", IIWA, "x.csv", "--order", "9"], "Invalid value for '--order'"),
     (["compute", IIWA, "x.csv", "--method", "foo"], "'foo' is not one of 'body-fixed'"),
     (["compute", IIWA, "x.csv", "--gravity", "1,2"], "--gravity: expected gx,gy,gz"),
-    (["compute", IIWA, "x.csv", "--nope"], "No such option: --nope"),
+    # click 8.1 (and typer's own copy of it): "No such option: --nope"; click >= 8.2 quotes it
+    (["compute", IIWA, "x.csv", "--nope"], "No such option:? '?--nope"),
     (["elastic", IIWA], "Missing option '--drives'"),
     (["kinematics", IIWA, str(SAMPLES / "iiwa14_cosine.h5")], "give --link LINK, --com, or both"),
     (["compute", str(SAMPLES / "iiwa14_cosine.csv"), IIWA], "the robot comes first"),
@@ -28,7 +30,7 @@ def test_usage_errors_are_one_line_with_exit_2(args, message):
     result = hodyn(*args)
     assert result.returncode == 2 and result.stdout == ""
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("hodyn: error: ") and message in lines[0]
+    assert len(lines) == 1 and lines[0].startswith("hodyn: error: ") and re.search(message, lines[0])
 
 
 def test_help_names_values_not_python_types():
@@ -113,23 +115,25 @@ def test_every_command_takes_the_options_every_command_has():
 
 
 def test_every_option_of_every_command_parses():
-    """Each option, as --help lists it, is accepted by its command (typer 0.27.0-0.27.2 turned
-    options with a metavar into unknown ones: `kinematics --link X`: "No such option")."""
-    import click
+    """Each option, as --help lists it, is accepted by its command (typer 0.27.0-0.27.3 turned
+    options with a metavar into unknown ones: `kinematics --link X`: "No such option").
+    Typer's own objects only: typer >= 0.26 carries its own copy of click, whose classes are
+    not those of an installed click."""
     import typer
 
     from hodyn_cli.cli.app import app
 
     group = typer.main.get_command(app)
-    for name, command in group.commands.items():
-        for param in command.params:
-            if not isinstance(param, click.Option):
-                continue
-            args = [param.opts[0]] if param.is_flag or param.count else [param.opts[0], "1"]
-            with pytest.raises(click.exceptions.Exit) as done:  # --help: parsed, then help
-                command.make_context(name, [*args, "--help"], resilient_parsing=False)
-            assert done.value.exit_code == 0, (name, args)
-            assert param.opts[0].startswith("--") and param.opts[0] == param.opts[0].lower()
+    options = [(name, command, param) for name, command in group.commands.items()
+               for param in command.params if param.param_type_name == "option"]
+    assert {name for name, _, _ in options} == set(group.commands)  # none walked past
+    for name, command, param in options:
+        flag = getattr(param, "is_flag", False) or getattr(param, "count", False)
+        args = [param.opts[0]] if flag else [param.opts[0], "1"]
+        with pytest.raises(typer.Exit) as done:  # --help: parsed, then help
+            command.make_context(name, [*args, "--help"], resilient_parsing=False)
+        assert done.value.exit_code == 0, (name, args)
+        assert param.opts[0].startswith("--") and param.opts[0] == param.opts[0].lower()
 
 
 def test_help_imports_nothing_heavy():

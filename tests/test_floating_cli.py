@@ -232,7 +232,9 @@ def test_elastic_has_no_floating_base_option(solo):
                              str(d / "all.csv"), "--drives", str(URDF / "iiwa14_drives.toml"),
                              "--floating-base", "-o", str(out)], capture_output=True, text=True)
     assert result.returncode == 2
-    assert result.stderr.strip() == "hodyn: error: No such option: --floating-base"
+    # click 8.1 (and typer's own copy of it): "No such option: --x"; click >= 8.2 quotes it
+    assert result.stderr.strip() in ("hodyn: error: No such option: --floating-base",
+                                     "hodyn: error: No such option '--floating-base'.")
     assert not out.exists() and "--floating-base" not in _run("elastic", "--help").output
 
 

@@ -208,8 +208,8 @@ def body_inertia(mass: float, com: np.ndarray, theta_com: np.ndarray) -> np.ndar
     gives ``Theta = theta_com - m skew(c)^2`` (Mueller & Kumar eq. (24)).
 
     >>> M = body_inertia(2.0, np.array([1.0, 0, 0]), np.zeros((3, 3)))
-    >>> M[2, 2], M[2, 4], M[4, 2]   # a point mass at (1, 0, 0): m L^2 and +-m L
-    (np.float64(2.0), np.float64(2.0), np.float64(2.0))
+    >>> M[[2, 2, 4], [2, 4, 2]].tolist()   # a point mass at (1, 0, 0): m L^2 and +-m L
+    [2.0, 2.0, 2.0]
     """
     C = skew(com)
     M = np.zeros((6, 6))

@@ -10,7 +10,7 @@ fewer joints, in the same depth-first order.
 >>> from hodyn_cli.modeling.urdf import load_model
 >>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
 >>> arm = lock(model, {"joint2": 0.5})
->>> arm.joint_names, float(arm.mass[0])   # link2's mass is on link1 now
+>>> arm.joint_names, round(float(arm.mass[0]), 12)   # link2's mass is on link1 now
 (('joint1',), 2.0)
 """
 

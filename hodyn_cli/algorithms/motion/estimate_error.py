@@ -116,13 +116,14 @@ def noise_gain(p: int, ks, sos=None, period: float | None = None) -> np.ndarray:
     estimated derivative k for white noise of std 1. ``sos``: the low-pass (run forwards and
     backwards: F = |B|^2), ``period`` its cutoff's period in samples (the integrand is
     negligible beyond 16 times the cutoff)."""
+    from scipy.integrate import trapezoid  # numpy's trapezoid is numpy >= 2 only
     from scipy.signal import sosfreqz
 
     ks = np.atleast_1d(ks)
     top = np.pi if sos is None else min(np.pi, 32 * np.pi / period)
     theta = np.linspace(0, top, 8193)
     F = 1.0 if sos is None else np.abs(sosfreqz(sos, worN=theta)[1]) ** 2
-    return np.array([np.sqrt(np.trapezoid(np.abs(F * spline_response(p, k, theta)) ** 2, theta)
+    return np.array([np.sqrt(trapezoid(np.abs(F * spline_response(p, k, theta)) ** 2, theta)
                              / np.pi) for k in ks])
 
 
