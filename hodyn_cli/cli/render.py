@@ -43,13 +43,14 @@ def table(title: str, **options) -> Table:
     return Table(title=title, **options)
 
 
-def diagnostics(model: Model, *, show_info: bool = False, floating_base: bool = False) -> None:
+def diagnostics(model: Model, *, show_info: bool = False, floating_base: bool = False,
+                quiet: bool = False) -> None:
     """Print the model's warnings and notices (and infos if asked) on stderr; with
-    ``floating_base`` (given), not the notice that suggests it."""
+    ``floating_base`` (given), not the notice that suggests it; ``quiet``: warnings only."""
     for d in model.diagnostics:
         if floating_base and "--floating-base" in d.message:
             continue
-        if d.level in ("warning", "notice") or show_info:
+        if d.level == "warning" or (d.level == "notice" and not quiet) or show_info:
             _line(f"hodyn: {d.level}: {d.message}")
 
 

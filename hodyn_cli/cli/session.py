@@ -97,7 +97,7 @@ class Session:
         self.kernel_notice()
         model = load_model(robot, strict=self.strict, xacro_args=xacro_mappings(self.xacro_arg),
                            repair_inertia=self.repair_inertia)
-        render.diagnostics(model, floating_base=self.floating_base)
+        render.diagnostics(model, floating_base=self.floating_base, quiet=self.quiet)
         return self._locked(model, traj)
 
     def kernel_notice(self) -> None:

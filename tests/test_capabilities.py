@@ -1,0 +1,256 @@
+"""The table of what combines (hodyn_cli/capabilities.py) walked on the command line: every
+cell it says a command takes runs on a small robot, every refusal and requirement it
+declares is the one line it declares (exit 2, nothing written), its options are the
+commands' options, and docs/capabilities.md is the table."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from conftest import ROOT, SAMPLES, URDF, mimic_urdf
+from hodyn_cli import api, capabilities
+from hodyn_cli.capabilities import COMMANDS, FEATURES, RULES, Excludes, Requires
+from hodyn_cli.cli.app import app
+from hodyn_cli.core.trajectory import BaseMotion, Trajectory
+from hodyn_cli.io import open_sink, read_trajectory, trajectory_datasets, write_trajectory
+from hodyn_cli.io.results import base_datasets
+from hodyn_cli.modeling.urdf import load_model
+
+#: feature -> the command-line option that turns it on (robot properties have none)
+OPTION = {"floating_base": "--floating-base", "contacts": "--contacts", "drives": "--drives",
+          "wrench": "--wrench", "joint_wrenches": "--joint-wrenches",
+          "base_wrench": "--base-wrench", "method": "--method", "many": "--output-dir",
+          "estimate": "--estimate-derivatives", "validate": "--validate",
+          "state_derivatives": "--state-derivatives",
+          "parameter_derivatives": "--parameter-derivatives", "slotine_li": "--slotine-li",
+          "friction": "--friction", "simulate": "--simulate", "optimal": "--optimal",
+          "to_limits": "--to-limits", "factor": "--factor", "segments": "--segments",
+          "respect_limits": "--respect-limits", "cutoff": "--cutoff",
+          "base_motion": "--base-motion", "jacobian": "--jacobian", "link": "--link",
+          "gpu": "--backend"}
+EE = "iiwa_link_ee"
+
+
+def run(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_the_docs_page_is_the_table():
+    assert (ROOT / "docs" / "capabilities.md").read_text() == capabilities.markdown()
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_the_tables_options_are_the_commands(command):
+    """A feature with an option is in the table's row of a command iff the command has it
+    (elastic's --drives and ik's --link are required)."""
+    import typer
+
+    group = typer.main.get_command(app)
+    flags = {opt for param in group.commands[command].params for opt in param.opts}
+    for feature, option in OPTION.items():
+        if feature == "elastic" or (command, feature) in (("elastic", "drives"), ("ik", "link")):
+            continue  # (required options, not features to turn on)
+        assert (option in flags) == (feature in COMMANDS[command]), (command, feature)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """Small inputs for every feature: the iiwa (20 samples, q to its 6th derivative, the
+    Slotine-Li references, torques for forward), a mimic arm, the quadruped on its feet
+    (base columns, and the base motion in a file of its own), drives, limits, a wrench."""
+    d = tmp_path_factory.mktemp("capabilities")
+    iiwa = load_model(URDF / "iiwa14.urdf")
+    traj = read_trajectory(str(SAMPLES / "iiwa14_cosine.h5"), iiwa, need=7)
+    short = Trajectory(traj.joint_names, traj.derivatives[:20], traj.t[:20])
+    high = read_trajectory(str(SAMPLES / "iiwa14_cosine_high.h5"), iiwa, need=12)
+    write_trajectory(str(d / "high.h5"), Trajectory(high.joint_names, high.derivatives[:20],
+                                                     high.t[:20]), compact=True)
+    data, columns = trajectory_datasets(short)
+    N = short.n_samples
+    refs = {"qr_d": short.qd, "qr_dd": short.qdd}
+    tau = api.inverse_dynamics(iiwa, short, order=1)
+    with open_sink(str(d / "iiwa.h5"), {}, {"joint_names": list(iiwa.joint_names)},
+                   rows=N) as sink:
+        sink.write(data | refs)
+    with open_sink(str(d / "iiwa2.h5"), {}, {"joint_names": list(iiwa.joint_names)},
+                   rows=N) as sink:
+        sink.write(data)
+    with open_sink(str(d / "tau.h5"), {}, {"joint_names": list(iiwa.joint_names)},
+                   rows=N) as sink:
+        sink.write({"t": short.t, "q": short.q, "qd": short.qd, "tau": tau.tau,
+                    "taud": tau.taud})
+    with open(d / "w.csv", "w", newline="") as f:
+        names = [f"W{'d' * k}_{EE}_{c}" for k in range(11)
+                 for c in ("mx", "my", "mz", "fx", "fy", "fz")]
+        writer = csv.writer(f)
+        writer.writerow(["t", *names])
+        for t in short.t:
+            writer.writerow([t, *np.r_[0.0, 0.0, 0.1, 0.0, 0.0, 2.0, np.zeros(60)]])
+    kin = api.forward_kinematics(iiwa, EE, short, order=3)
+    with open_sink(str(d / "ee.h5"), {}, {}, rows=N) as sink:
+        sink.write({"t": short.t} | dict(kin))
+    mimic = mimic_urdf(d, "gripper_arm", "finger_right_joint", "finger_left_joint", 1, 0)
+    arm = load_model(mimic)
+    t = np.linspace(0, 0.2, 21)
+    qs = np.zeros((t.size, 7, len(arm.coordinate_names)))
+    qs[:, 0] = 0.01
+    qs[:, 0, 0] += 0.1 * np.sin(3 * t)
+    motion = Trajectory(arm.coordinate_names, qs, t)
+    data, columns = trajectory_datasets(motion)
+    with open_sink(str(d / "mimic.h5"), {}, {"joint_names": list(arm.coordinate_names)},
+                   rows=t.size) as sink:
+        sink.write(data)
+    tau = api.inverse_dynamics(arm, motion, order=1)
+    with open_sink(str(d / "mimic_tau.h5"), {}, {"joint_names": list(arm.coordinate_names)},
+                   rows=t.size) as sink:
+        sink.write({"t": t, "q": qs[:, 0], "qd": qs[:, 1], "tau": tau.tau, "taud": tau.taud})
+    quad = load_model(URDF / "quadruped.urdf")
+    n = 21
+    t = np.linspace(0, 0.2, n)
+    q = np.zeros((n, 7, quad.n))
+    q[:, 0] = np.tile([0.0, 0.8, -1.6], 4)
+    Vb = np.zeros((n, 6, 6))
+    p = np.tile([0.0, 0.0, 0.3], (n, 1))
+    walk = Trajectory(quad.joint_names, q, t,
+                      base=BaseMotion(np.broadcast_to(np.eye(3), (n, 3, 3)).copy(), p, Vb))
+    data, columns = trajectory_datasets(walk)
+    more, cols = base_datasets(walk)
+    with open_sink(str(d / "walk.csv"), columns | cols, {}) as sink:
+        sink.write(data | more)
+    with open_sink(str(d / "joints.csv"), columns, {}) as sink:
+        sink.write(data)
+    base = dict(api.forward_kinematics(quad, quad.root_link, walk, order=4))
+    with open_sink(str(d / "base.h5"), {}, {}, rows=n) as sink:
+        sink.write({"t": t, "p": p, "R": walk.base.R} | {k: v for k, v in base.items()
+                                                         if k.startswith("Vb")})
+    (d / "quad_drives.toml").write_text("[joints.FL_HAA]\ngear_ratio = 50\n"
+                                        "rotor_inertia = 1e-5\n")
+    shutil.copy(ROOT / "docs" / "examples" / "quadruped_feet.toml", d / "feet.toml")
+    return d
+
+
+def invocation(files, command: str, on: set[str]) -> list:
+    """The command line of ``command`` with the features ``on``."""
+    d = files
+    robot, traj = URDF / "iiwa14.urdf", d / "iiwa.h5"
+    if command == "elastic" or "elastic" in on:
+        traj = d / "high.h5"   # the elastic model's derivatives
+    if on & {"floating_base", "contacts"}:
+        robot, traj = URDF / "quadruped.urdf", d / "walk.csv"
+    if "base_motion" in on:
+        robot, traj = URDF / "quadruped.urdf", d / "joints.csv"
+    if "mimic" in on:
+        robot, traj = d / "gripper_arm_mimic.urdf", d / "mimic.h5"
+    out = d / f"out_{command}_{'_'.join(sorted(on))}.h5"
+    out.unlink(missing_ok=True)
+    args = {
+        "compute": [robot, traj, "-o", out],
+        "matrices": [robot, traj, "-o", out, "--order", "0"],
+        "regressor": [robot, traj, "-o", out, "--order", "0"],
+        "sensitivities": [robot, traj, "-o", out, "--order", "0"],
+        "elastic": [robot, traj, "-o", out],
+        "forward": [robot, d / ("mimic_tau.h5" if "mimic" in on else "tau.h5"), "-o", out],
+        "kinematics": [robot, traj, "-o", out, "--order", "1"] + (
+            [] if "link" in on else ["--com"]),
+        "ik": [robot, d / "ee.h5", "--link", EE, "-o", out, "--on-singular", "warn"],
+        "validate": [robot, traj, "--samples", "3"],
+        "check": [robot, traj],
+        "retime": [robot, traj, "-o", out] + ([] if on & {"optimal", "to_limits", "factor"}
+                                              else ["--factor", "2"]),
+        "generate": [robot, "--kind", "fourier", "--duration", "0.2", "-o", out],
+    }[command]
+    args = [command, *args, "--quiet"]
+    drives = {URDF / "quadruped.urdf": d / "quad_drives.toml",
+              d / "gripper_arm_mimic.urdf": URDF / "gripper_arm_drives.toml"}.get(
+        robot, URDF / "iiwa14_motors.toml")
+    extra = {
+        "floating_base": ["--floating-base"], "contacts": ["--contacts", d / "feet.toml"],
+        "base_motion": ["--base-motion", d / "base.h5"],
+        "drives": ["--drives", drives], "elastic": ["--drives", URDF / "iiwa14_drives.toml"],
+        "wrench": ["--wrench", d / "w.csv"], "joint_wrenches": ["--joint-wrenches"],
+        "base_wrench": ["--base-wrench"], "method": ["--method", "spatial"],
+        "many": ["--output-dir", d / f"many_{'_'.join(sorted(on))}", d / "iiwa2.h5"],
+        "estimate": ["--estimate-derivatives"], "validate": ["--validate"],
+        "state_derivatives": ["--state-derivatives"],
+        "parameter_derivatives": ["--parameter-derivatives"], "slotine_li": ["--slotine-li"],
+        "friction": ["--friction"], "simulate": ["--simulate"], "optimal": ["--optimal"],
+        "to_limits": ["--to-limits"], "factor": ["--factor", "2"],
+        "segments": ["--segments", "0.05"],
+        "respect_limits": ["--respect-limits", URDF / "iiwa14_limits.toml"],
+        "cutoff": ["--cutoff", "20"], "jacobian": ["--jacobian"], "link": ["--link", EE],
+        "gpu": ["--backend", "gpu"]}
+    if "many" in on:
+        args = [a for a in args if a not in ("-o", out)]
+    if command == "elastic" and not on & {"drives", "elastic"}:
+        args += extra["elastic"]
+    for feature in sorted(on - {"mimic"}):
+        if not (feature == "drives" and "elastic" in on):
+            args += extra[feature]
+    return args
+
+
+def cells() -> list:
+    out = []
+    for command, features in COMMANDS.items():
+        for feature in sorted(features):
+            # elastic's --drives is required; series-elastic drives are drives
+            drives = {"drives"} if command == "elastic" or feature == "elastic" else set()
+            on = capabilities._with_needs(command, {feature} | drives)
+            if feature == "gpu" or not capabilities.allowed(command, on):
+                continue
+            out.append(pytest.param(command, frozenset(on), id=f"{command}-{feature}"))
+    return out
+
+
+@pytest.mark.parametrize("command, on", cells())
+def test_every_feature_a_command_takes_runs(files, command, on):
+    result = run(*invocation(files, command, set(on)))
+    ok = (0, 1) if command in ("check", "validate") else (0,)
+    assert result.exit_code in ok, result.output
+
+
+def refusals() -> list:
+    out = []
+    for rule in RULES:
+        for command in rule.commands:
+            if isinstance(rule, Excludes):
+                on = set(rule.features)
+            else:
+                on = {rule.feature}
+            on = {f for f in on}
+            if not on <= COMMANDS[command] | {"mimic"} or "floating_base" in on and \
+                    "floating_base" not in COMMANDS[command]:
+                continue   # refused where no option reaches it: the API's (tested there)
+            out.append(pytest.param(command, frozenset(on), rule.message(),
+                                    id=f"{command}-{'-'.join(sorted(on))}"))
+    return out
+
+
+@pytest.mark.parametrize("command, on, message", refusals())
+def test_every_refusal_is_its_one_line(files, command, on, message):
+    args = invocation(files, command, set(on))
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"hodyn: error: {message}\n", result.stderr
+
+
+def test_the_gpu_backend_where_there_is_none_is_one_line(files):
+    result = run(*invocation(files, "compute", {"gpu"}))
+    if result.exit_code == 0:
+        pytest.skip("this machine has a GPU JAX sees")
+    assert result.exit_code == 2 and result.stderr.startswith("hodyn: error: --backend gpu: ")
+    assert result.stderr.count("\n") == 1
+
+
+def test_a_rule_needs_its_features_and_names_them():
+    with pytest.raises(ValueError, match="unknown features"):
+        capabilities.check("compute", {"teleport"})
+    for rule in RULES:
+        names = rule.features if isinstance(rule, Excludes) else (rule.feature, rule.needs)
+        assert set(names) <= set(FEATURES) and set(rule.commands) <= set(COMMANDS)
+        assert isinstance(rule, Excludes | Requires)
