@@ -1,5 +1,5 @@
 """The lowest versions CI installs (.ci/lowest.txt) are exactly the lower bounds pyproject.toml
-declares, for every direct dependency and the extras plots, ros and cluster (and the two test
+declares, for every direct dependency and the extras "all" names (plots, ros, cluster) (and the two test
 tools the lowest run uses): the two files cannot drift apart."""
 
 from __future__ import annotations
@@ -26,12 +26,14 @@ def declared(pyproject: str) -> dict[str, Requirement]:
     """name -> requirement, of the requirements the lowest run installs."""
     project = tomllib.loads(pyproject)["project"]
     extras = project["optional-dependencies"]
-    texts = project["dependencies"] + [r for name, group in extras.items() if name != "test"
-                                       for r in group]
+    # the extras "all" names (hodyn[plots,ros,cluster]): what the lowest run installs; gpu and
+    # test are not among them
+    (everything,) = (Requirement(r) for r in extras["all"])
+    texts = project["dependencies"] + [r for name in sorted(everything.extras)
+                                       for r in extras[name]]
     texts += [r for r in extras["test"] if canonicalize_name(Requirement(r).name) in TEST_TOOLS]
     requirements = [Requirement(t) for t in texts]
-    return {canonicalize_name(r.name): r for r in requirements
-            if canonicalize_name(r.name) != "hodyn"}  # all: the three extras again
+    return {canonicalize_name(r.name): r for r in requirements}
 
 
 def pinned(constraints: str) -> dict[str, Requirement]:
