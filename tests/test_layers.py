@@ -6,7 +6,9 @@ shows it catches a violation:
    algorithms only through the API, the command line only the API, the pipeline, the errors
    and the table of capabilities (and the package's ``__version__``);
 2. no module imports a private module (``_name``) of another package;
-3. the imports between the package's modules have no cycle.
+3. the imports between the package's modules have no cycle;
+4. inside the algorithms, a subpackage imports only the others its docstring names
+   (:data:`ALGORITHMS`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,19 @@ ALLOWED = {
 }
 #: what the command line takes from the package itself (hodyn_cli/__init__.py)
 PACKAGE_NAMES = {"cli": {"__version__"}}
+
+#: algorithms' subpackage -> the other subpackages it may import, as its docstring says
+ALGORITHMS = {
+    "backends": {"dynamics", "motion", "actuation"},  # the reference passes, found by name
+    "dynamics": {"backends"},
+    "motion": {"backends", "dynamics"},
+    "actuation": {"backends", "dynamics"},
+    "contacts": {"dynamics", "motion"},
+    "limits": {"dynamics", "actuation", "contacts"},
+    "planning": {"dynamics", "motion", "actuation", "limits"},
+    "verification": {"backends", "dynamics", "motion", "actuation", "contacts", "limits",
+                     "planning"},  # "every other subpackage"
+}
 
 
 def layer_of(module: str) -> str:
@@ -172,6 +187,34 @@ def test_the_rules_cover_every_layer():
     assert {layer_of(m) for m, _ in modules()} <= set(ALLOWED)
 
 
+def part_of(module: str) -> str | None:
+    """The subpackage of the algorithms ``module`` is in (None: outside them)."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "algorithms" else None
+
+
+def parts_imported(path: Path, module: str) -> set[str]:
+    """The other subpackages of the algorithms that ``module`` imports."""
+    own = part_of(module)
+    return {p for p in map(part_of, imports(path, module)) if p is not None and p != own}
+
+
+@pytest.mark.parametrize("module, path", [(m, p) for m, p in modules() if part_of(m)], ids=str)
+def test_the_algorithms_parts_import_as_their_docstrings_say(module, path):
+    wrong = parts_imported(path, module) - ALGORITHMS[part_of(module)]
+    assert not wrong, f"{module} imports algorithms.{', algorithms.'.join(sorted(wrong))}"
+
+
+@pytest.mark.parametrize("part", sorted(ALGORITHMS))
+def test_each_part_says_what_it_may_import(part):
+    doc = ast.get_docstring(ast.parse((PACKAGE / "algorithms" / part / "__init__.py").read_text()))
+    says = doc.split("Imports:", 1)[1]
+    every = "every other subpackage" in says
+    assert every or all(other in says for other in ALGORITHMS[part]), (part, says)
+    assert {p.name for p in (PACKAGE / "algorithms").iterdir()
+            if (p / "__init__.py").exists()} == set(ALGORITHMS)
+
+
 # -- each rule catches a violation -----------------------------------------------------------
 
 
@@ -212,6 +255,14 @@ def test_a_private_module_of_another_package_is_found(tmp_path):
         "hodyn_cli.pipeline.report._matplotlib"]
     assert private_imports(bad, "hodyn_cli.pipeline.check_report") == [
         "hodyn_cli.algorithms.backends._table", "hodyn_cli.algorithms.backends._abi"]
+
+
+def test_a_part_of_the_algorithms_reaching_above_its_docstring_is_found(tmp_path):
+    bad = tmp_path / "methods.py"
+    bad.write_text("from hodyn_cli.algorithms.backends import numpy\n"
+                   "def f():\n    from hodyn_cli.algorithms.limits import scaling\n")
+    found = parts_imported(bad, "hodyn_cli.algorithms.dynamics.methods")
+    assert found - ALGORITHMS["dynamics"] == {"limits"}
 
 
 def test_a_cycle_is_found(tmp_path):
