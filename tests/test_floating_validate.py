@@ -8,7 +8,8 @@ import pytest
 
 from conftest import STENCIL, floating_motion, legged_urdf
 from hodyn_cli.algorithms.dynamics import floating
-from hodyn_cli.algorithms.verification.validate import local_base_motion, validate
+from hodyn_cli.algorithms.verification.checks import local_base_motion
+from hodyn_cli.algorithms.verification.validate import validate
 from hodyn_cli.core.trajectory import BaseMotion
 from hodyn_cli.modeling.urdf import parse_model
 

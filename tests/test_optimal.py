@@ -145,7 +145,7 @@ def test_path_limits_of_rigid_drives_with_friction():
     """Motor torque and current with friction (tanh) along the path equal the drive model of
     the played motion (1e-9)."""
     model, traj, _ = iiwa_path(T=1.0, rate=20.0)
-    drives = hodyn_cli.api._drives(model, URDF / "iiwa14_motors.toml")
+    drives = hodyn_cli.api.read_drives(model, URDF / "iiwa14_motors.toml")
     lim = hodyn_cli.joint_limits(model, {"iiwa_joint_1": {"current": 5.0, "motor_torque": 3.0,
                                                           "motor_speed": 300.0}})
     limits = programme.path_limits(model, traj, lim, 0, drives=drives)

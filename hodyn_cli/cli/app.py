@@ -1,7 +1,8 @@
-"""``hodyn``: the typer application. Each command parses its arguments, calls the library,
-renders (commands in :mod:`hodyn_cli.cli.dynamics`, :mod:`~hodyn_cli.cli.motion`,
-:mod:`~hodyn_cli.cli.data`, :mod:`~hodyn_cli.cli.checks`; shared options and the preamble in
-:mod:`~hodyn_cli.cli.options` and :mod:`~hodyn_cli.cli.session`; exit codes in
+"""``hodyn``: the typer application, the root group of :mod:`hodyn_cli.cli.root` with every
+command registered. Each command parses its arguments, calls the library, renders (commands in
+:mod:`hodyn_cli.cli.dynamics`, :mod:`~hodyn_cli.cli.motion`, :mod:`~hodyn_cli.cli.data`,
+:mod:`~hodyn_cli.cli.checks`, :mod:`~hodyn_cli.cli.feasibility`; shared options and the
+preamble in :mod:`~hodyn_cli.cli.options` and :mod:`~hodyn_cli.cli.session`; exit codes in
 :mod:`~hodyn_cli.cli.errors`). Importing it imports no numpy: ``hodyn --help`` stays fast."""
 
 from __future__ import annotations
@@ -9,31 +10,14 @@ from __future__ import annotations
 import copy
 import os
 import sys
-from typing import Annotated
 
 import typer
 
-from hodyn_cli import __version__
+# the commands register themselves on the root group
+from hodyn_cli.cli import checks, data, dynamics, feasibility, motion  # noqa: F401
+from hodyn_cli.cli.root import app
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
-                  pretty_exceptions_enable=False,
-                  help="Joint torques of a prescribed motion and their time derivatives.")
-
-
-def version_callback(value: bool) -> None:
-    if value:
-        from hodyn_cli import api
-
-        print(f"hodyn {__version__} ({api.backend()})")
-        raise typer.Exit()
-
-
-@app.callback()
-def main_callback(
-    version: Annotated[bool, typer.Option("--version", callback=version_callback,
-                                          is_eager=True, help="Print the version.")] = False,
-) -> None:
-    """hodyn: higher-order inverse dynamics (tau, taud, taudd, ...) from URDF + trajectory."""
+__all__ = ["app", "main", "only"]
 
 
 def main() -> None:
@@ -63,6 +47,3 @@ def only(first: list[str]) -> typer.Typer:
     one.registered_commands = chosen
     return one
 
-
-# the commands register themselves on ``app``
-from hodyn_cli.cli import checks, data, dynamics, feasibility, motion  # noqa: E402, F401

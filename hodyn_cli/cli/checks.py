@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from hodyn_cli.cli.app import app
 from hodyn_cli.cli.errors import EXIT_FAILED
 from hodyn_cli.cli.options import (
     CONTACTS,
@@ -21,10 +20,11 @@ from hodyn_cli.cli.options import (
     Traj,
     command,
 )
+from hodyn_cli.cli.root import app
 
 #: ``--method``: one of the methods, or all of them
-ValidateMethod = Enum("ValidateMethod", {"all": "all", **{m.name: m.value for m in MethodChoice}},
-                      type=str)
+ValidateMethod = Enum("ValidateMethod",  # type: ignore[misc]  # built from MethodChoice
+                      {"all": "all", **{m.name: m.value for m in MethodChoice}}, type=str)
 
 
 @command(app, "validate", short_help="Prove the numbers: finite differences, methods, data.",
@@ -64,50 +64,31 @@ def validate(
 
     Exit status 0: every check passed; 1: a check failed; 2: bad usage or input.
     """
-    import numpy as np
-
-    from hodyn_cli import api
-    from hodyn_cli.algorithms.verification.validate import Tolerances
+    from hodyn_cli.api.streaming import Tolerances
     from hodyn_cli.cli import render
     from hodyn_cli.cli.session import read_rigid_drives
-    from hodyn_cli.io.paths import write_text
-    from hodyn_cli.pipeline.inputs import open_input
-    from hodyn_cli.pipeline.jobs import contact_flags
+    from hodyn_cli.pipeline.files import write_text
     from hodyn_cli.pipeline.report import render as render_report
     from hodyn_cli.pipeline.report import report_format
+    from hodyn_cli.pipeline.validation import validate_file
 
     g = s.g
     fmt = report_format(report) if report else None
     model = s.model(robot, traj)
     s.capable("validate", model, simulate=simulate, drives=drives is not None,
-              method=bool(method) and any(m.value in ("spatial", "closed-form") for m in method))
+              method=method is not None
+              and any(m.value in ("spatial", "closed-form") for m in method))
     contacts = s.read_contacts(model)
     d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
-    base_orders = 0
-    if s.floating_base and (s.base_motion or traj != "-"):
-        from hodyn_cli.io.base_motion import twist_orders
-
-        # the root's twist to Vbddd when the file has it (taudd), at least to Vbdd (taud)
-        base_orders = max(twist_orders(s.base_motion or traj, 4), 3)
-    with open_input(traj, model, 4, wrench=s.wrench, wrench_need=3, cutoff=s.cutoff,
-                    estimate=s.estimate, strict=s.strict, floating=s.floating_base,
-                    base_motion=s.base_motion, base_orders=base_orders,
-                    flags=contact_flags(contacts)) as reader:
-        for note in reader.notes:
-            s.notify(note)
-        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is an error (the
-            result = api.validate_motion(  # torques) or fails its check (NaN): no warnings
-                model, chunks=reader, gravity=g, samples=samples or None, source=traj,
-                warnings=[n.message for n in reader.notes if n.level == "warning"],
-                methods=None if not method or ValidateMethod.all in method
-                else [m.value for m in method],
-                tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol,
-                                      simulation=sim_rtol),
-                estimated=reader.estimated, simulate=simulate, drives=d,
-                drive_model=(model_kind or ElasticModel.full).value, contacts=contacts)
-    for note in reader.end_notes():
-        s.notify(note)
-    if report:
+    result = validate_file(
+        model, traj, notify=s.notify, wrench=s.wrench, estimate=s.estimate, cutoff=s.cutoff,
+        strict=s.strict, floating=s.floating_base, base_motion=s.base_motion,
+        contacts=contacts, gravity=g, samples=samples or None,
+        methods=None if not method or ValidateMethod("all") in method
+        else [m.value for m in method],
+        tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol, simulation=sim_rtol),
+        simulate=simulate, drives=d, drive_model=(model_kind or ElasticModel.full).value)
+    if report is not None and fmt is not None:
         write_text(report, render_report(result, fmt))
     render.validation(result)
     if not result.passed:
@@ -123,12 +104,12 @@ def info(
     s=None,
 ) -> None:
     """Show the parsed model: joints, screws, reference poses, masses, topology."""
+    from hodyn_cli import api
     from hodyn_cli.cli import render
     from hodyn_cli.cli.session import xacro_mappings
-    from hodyn_cli.modeling.urdf import load_model
 
-    model = load_model(robot, strict=s.strict, xacro_args=xacro_mappings(s.xacro_arg),
-                       repair_inertia=s.repair_inertia)
+    model = api.load_robot(robot, strict=s.strict, xacro_args=xacro_mappings(s.xacro_arg),
+                           repair_inertia=s.repair_inertia)
     if parameters:
         if json:
             print(render.parameters_json(model))

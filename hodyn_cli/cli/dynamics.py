@@ -9,7 +9,6 @@ from typing import Annotated
 
 import typer
 
-from hodyn_cli.cli.app import app
 from hodyn_cli.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED
 from hodyn_cli.cli.options import (
     CONTACTS,
@@ -27,6 +26,7 @@ from hodyn_cli.cli.options import (
     Traj,
     command,
 )
+from hodyn_cli.cli.root import app
 from hodyn_cli.errors import HodynError
 
 #: highest torque derivative the methods compute (hodyn_cli.algorithms.dynamics.methods.MAX_ORDER)
@@ -36,7 +36,7 @@ VALIDATE_SAMPLES = 20
 
 
 def _hdf5_only(output: str, command_name: str) -> None:
-    from hodyn_cli.io import file_format
+    from hodyn_cli.pipeline.files import file_format
 
     if output == "-" or file_format(output) != "hdf5":
         raise HodynError(f"hodyn {command_name} writes HDF5: give --output FILE.h5")
@@ -89,8 +89,8 @@ def compute(
     """
     from hodyn_cli.cli import render
     from hodyn_cli.cli.session import read_rigid_drives
-    from hodyn_cli.io import file_format
     from hodyn_cli.pipeline.contacts import ContactTally
+    from hodyn_cli.pipeline.files import file_format
     from hodyn_cli.pipeline.jobs import TorqueJob
 
     sources = list(traj or []) + (_read_list(from_list) if from_list else [])
@@ -139,8 +139,7 @@ def compute(
                        "validation_report": render_report(report, "json")}
         checked.append(report)
 
-    s.run_file(job, sources[0], output, attrs, first=validate_first if check else None,
-               base_orders=order + 2)
+    s.run_file(job, sources[0], output, attrs, first=validate_first if check else None)
     for note in tally.notes() if tally is not None else ():
         s.notify(note)
     if checked and not checked[0].passed:
@@ -231,7 +230,7 @@ def matrices(
     --contacts, Q_ext holds the contact wrenches, and the contact Jacobian Jc and the stacked
     contact wrenches Fc come too (docs/contacts.md).
     """
-    from hodyn_cli.io import DERIVATIVE_NOTES, MATRIX_NOTES
+    from hodyn_cli import api
     from hodyn_cli.pipeline.jobs import MatricesJob
 
     g = s.g
@@ -240,8 +239,10 @@ def matrices(
     s.capable("matrices", model, state_derivatives=state_derivatives,
               parameter_derivatives=parameter_derivatives)
     contacts = s.read_contacts(model)
+    job = MatricesJob(model, order=order, gravity=g, state=state_derivatives,
+                      parameters=parameter_derivatives, contacts=contacts)
     attrs = s.provenance(robot, traj, model, order=order, gravity=g, floating_base=s.floating_base)
-    attrs |= {f"about_{name}": text for name, text in MATRIX_NOTES.items()}
+    attrs |= job.notes()
     if contacts:
         attrs |= {"contacts": str(s.contacts), "contact_rows": [
             f"{c.name}_{x}" for c in contacts for x in c.components],
@@ -252,23 +253,14 @@ def matrices(
                         "time derivatives",
             "about_Fc": "the contact wrenches (ground reactions) stacked as contact_rows; "
                         "Fc_d, ...: their time derivatives"}
-    if state_derivatives:
-        attrs |= {f"about_{name}": text for name, text in DERIVATIVE_NOTES.items()
-                  if name.endswith(("_dq", "_dqd"))}
     if parameter_derivatives:
-        from hodyn_cli.algorithms.dynamics import regressor
-
-        attrs |= {f"about_{name}": text for name, text in DERIVATIVE_NOTES.items()
-                  if name.endswith("_dpi")}
-        attrs |= {"parameter_names": regressor.parameter_names(model),
-                  "parameters": regressor.parameters(model)}
+        names, values = api.regressor_parameters(model)
+        attrs |= {"parameter_names": names, "parameters": values}
     if s.floating_base:
         attrs["coordinates"] = ("the root's body twist wx, wy, wz, vx, vy, vz (root link frame), "
                                 "then joint_names; the first 6 entries of M qdd + C qd + g + "
                                 "Q_ext are minus the base wrench")
-    s.run_file(MatricesJob(model, order=order, gravity=g, state=state_derivatives,
-                           parameters=parameter_derivatives, contacts=contacts), traj, output,
-               attrs, base_orders=order + 2)
+    s.run_file(job, traj, output, attrs)
 
 
 @command(app, "regressor", short_help="Regressor Y (tau = Y pi), base parameters (HDF5).",
@@ -304,7 +296,6 @@ def regressor_command(
     (docs/floating.md).
     """
     from hodyn_cli import api
-    from hodyn_cli.algorithms.dynamics.regressor import base_wrench_rows
     from hodyn_cli.cli.session import read_rigid_drives
     from hodyn_cli.pipeline.jobs import RegressorJob
 
@@ -325,7 +316,7 @@ def regressor_command(
               "about_Y": "tau^(k) = Y^(k) pi (+ J^T W: external wrenches are not in Y); "
                          "rows: joint_names, columns: parameter_names"}
     if floating:
-        attrs |= {"row_names": list(base_wrench_rows(model) + model.coordinate_names),
+        attrs |= {"row_names": list(api.regressor_rows(model, floating_base=True)),
                   "about_Y": "(W_base^(k); tau^(k)) = Y^(k) pi (+ J^T W: external wrenches are "
                              "not in Y); rows: row_names (the base wrench the root exerts on its "
                              "supports, root link frame, then the joints), columns: "
@@ -340,7 +331,7 @@ def regressor_command(
                   "about_Y_base": "Y pi = Y_base pi_base, pi_base = base_map @ pi"}
     job = RegressorJob(model, order=order, gravity=g, base=basis, slotine_li=slotine_li,
                        drive_model=kind, floating_base=floating, **options)
-    s.run_file(job, traj, output, attrs, base_orders=order + 2)
+    s.run_file(job, traj, output, attrs)
 
 
 @command(app, "sensitivities", short_help="d tau^(k)/d q^(j), exact (HDF5).",
@@ -369,8 +360,7 @@ def sensitivities_command(
     attrs["about"] = "d<out>_d<in>[s, i, m] = d out_i / d in_m at sample s (joint_names order)"
     if s.floating_base:
         attrs["about"] += "; the root's motion held (the base wrench's are not computed)"
-    s.run_file(SensitivityJob(model, order=order, gravity=g), traj, output, attrs,
-               base_orders=order + 2)
+    s.run_file(SensitivityJob(model, order=order, gravity=g), traj, output, attrs)
 
 
 # no --floating-base: the rotors' recursion runs on a fixed base (docs/floating.md)
@@ -384,7 +374,7 @@ def elastic_command(
     drives: Annotated[Path, typer.Option(
         help="Drives file (TOML, docs/drives.md): stiffness, gear_ratio, rotor_inertia, "
              "rotor_axis, friction per joint.",
-        show_default=False)] = ...,
+        show_default=False)] = ...,  # type: ignore[assignment]  # typer: a required option
     model_kind: Annotated[ElasticModel, typer.Option(
         "--model", help="full: rotor gyroscopic coupling (Hoepler & Thuemmel); reflected: "
                         "the common approximation without it.")] = ElasticModel.full,
@@ -401,20 +391,19 @@ def elastic_command(
     Writes u (spring torque), theta (motor angle) to order --order+2 and taum (motor
     torque) to --order, per joint.
     """
-    from hodyn_cli.algorithms.actuation import elastic
+    from hodyn_cli import api
     from hodyn_cli.cli import render
-    from hodyn_cli.modeling.drives import read_drives
     from hodyn_cli.pipeline.jobs import ElasticJob
 
     g = s.g
     model = s.model(robot, traj)
-    d = read_drives(drives, model)
+    d = api.read_drives(model, drives)
     s.capable("elastic", model, drives=True, elastic=bool(d.elastic.any()))
     job = ElasticJob(model, d, order=order, kind=model_kind.value, gravity=g)
     req = job.requirements
     if explain:
         render.console().print(render.elastic_explanation(
-            model, elastic.explain(model, d, req), req, model_kind.value, order))
+            model, api.explain_elastic(model, d, req), req, model_kind.value, order))
         return
     if traj is None:
         raise HodynError("missing trajectory (TRAJ), or give --explain")
@@ -448,7 +437,7 @@ def forward_command(
     Reads q, qd and tau (columns tau_<joint>; HDF5: dataset tau) per sample, and taud, taudd,
     ... for the time derivatives qddd, qdddd, ...; external wrenches as for compute.
     """
-    from hodyn_cli.io import file_format
+    from hodyn_cli.pipeline.files import file_format, torque_orders
     from hodyn_cli.pipeline.jobs import ForwardJob
 
     g = s.g
@@ -457,7 +446,7 @@ def forward_command(
     model = s.model(robot, traj)
     s.capable("forward", model)
     if order is None:
-        order = 0 if traj == "-" else _torque_orders(traj, model, s.wrench)
+        order = 0 if traj == "-" else torque_orders(traj, model, s.wrench)
     attrs = s.provenance(robot, traj, model, order=order, gravity=g)
     if derivatives:
         attrs["about"] = ("d<out>_d<in>[s, i, j] = d out_i / d in_j at sample s (joint_names "
@@ -467,20 +456,3 @@ def forward_command(
     s.run_file(ForwardJob(model, order=order, gravity=g, partials=derivatives), traj, output,
                attrs, missing_hint=hint)
 
-
-def _torque_orders(traj: str, model, wrench: str | None) -> int:
-    """The highest qdd derivative the files allow: one less than the number of complete tau
-    orders (and wrench orders, if there are wrenches)."""
-    from hodyn_cli.io.columns import plan_wrenches, series_orders
-    from hodyn_cli.io.tables import open_table
-
-    orders = []
-    for path in [traj] + ([wrench] if wrench else []):
-        table = open_table(path)
-        try:
-            if path == traj:
-                orders.append(series_orders(table.names, "tau", model))
-            orders += [len(rows) for rows in plan_wrenches(table.names, model, path).values()]
-        finally:
-            table.close()
-    return max(min(orders) - 1, 0)

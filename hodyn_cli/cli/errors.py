@@ -83,7 +83,7 @@ def _run(app, args) -> int:
     except Exception as e:
         # click's usage errors (typer may vendor its own click: known by behaviour, not class)
         if type(e).__name__ == "NoArgsIsHelpError" and getattr(e, "ctx", None) is not None:
-            print(e.ctx.get_help())
+            print(e.ctx.get_help())  # type: ignore[attr-defined]  # checked just above
             return EXIT_OK
         if getattr(e, "exit_code", None) == EXIT_BAD_INPUT and hasattr(e, "format_message"):
             print(f"hodyn: error: {e.format_message()}", file=sys.stderr)

@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from hodyn_cli.cli.app import app
 from hodyn_cli.cli.errors import EXIT_FAILED
 from hodyn_cli.cli.options import (
     CONTACTS,
@@ -20,6 +19,7 @@ from hodyn_cli.cli.options import (
     Traj,
     command,
 )
+from hodyn_cli.cli.root import app
 from hodyn_cli.errors import HodynError
 
 Limits = Annotated[Path | None, typer.Option(
@@ -38,30 +38,16 @@ def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel,
          command: str = "check", **on):
     """The limits and the job that gives a chunk's laws, after the capability check of
     ``command`` with the features ``on``."""
-    from hodyn_cli.algorithms.limits.feasibility import torque_order
-    from hodyn_cli.modeling.drives import read_drives
-    from hodyn_cli.modeling.limits import joint_limits, read_limits
+    from hodyn_cli import api
+    from hodyn_cli.api.streaming import torque_order
     from hodyn_cli.pipeline.jobs import LawsJob
 
-    lim = read_limits(limits, model) if limits else joint_limits(model)
-    d = read_drives(drives, model) if drives else None
+    lim = api.joint_limits(model, limits)
+    d = api.read_drives(model, drives) if drives else None
     s.capable(command, model, drives=d is not None, elastic=d is not None and
               bool(d.elastic.any()), **on)
     return lim, LawsJob(model, order=torque_order(lim), drives=d, kind=kind.value, gravity=s.g,
                         contacts=s.read_contacts(model))
-
-
-def _floating(s, job, traj: str) -> dict:
-    """The input options of a floating root (docs/floating.md): its twist to the order the
-    torque laws need, or every order the file has (a retimed file keeps them)."""
-    if not s.floating_base:
-        return {}
-    need = max(job.order, 0) + 2
-    if s.base_motion or traj != "-":
-        from hodyn_cli.io.base_motion import twist_orders
-
-        need = max(need, twist_orders(s.base_motion or traj, 16))
-    return {"floating": True, "base_motion": s.base_motion, "base_orders": need}
 
 
 def _hint(job) -> str:
@@ -94,11 +80,11 @@ def check(
     Exit status 0: feasible; 1: a limit is violated; 2: bad usage or input.
     """
     from hodyn_cli.cli import render
-    from hodyn_cli.io.paths import write_text
     from hodyn_cli.pipeline import stream
     from hodyn_cli.pipeline.check_report import Meta
     from hodyn_cli.pipeline.check_report import render as render_report
     from hodyn_cli.pipeline.feasibility import check_file
+    from hodyn_cli.pipeline.files import write_text
     from hodyn_cli.pipeline.report import report_format
 
     fmt = report_format(report) if report else None
@@ -108,8 +94,9 @@ def check(
         result = check_file(job, traj, lim, envelopes=fmt == "html", notify=s.notify,
                             jobs=s.jobs or stream.default_jobs(), progress=update,
                             wrench=s.wrench, estimate=s.estimate, cutoff=s.cutoff,
-                            missing_hint=_hint(job), **_floating(s, job, traj))
-    if report:
+                            missing_hint=_hint(job), floating=s.floating_base,
+                            base_motion=s.base_motion)
+    if report and fmt is not None:
         meta = Meta(str(robot), model.source_sha256, traj,
                     "rigid" if drives is None else
                     f"{'elastic' if job.drives.elastic.any() else 'rigid drives'} "
@@ -164,12 +151,12 @@ def retime(
     (faster here, slower there), every limit held at every output sample. Exit status 1: no
     time scaling makes the motion feasible.
     """
-    from hodyn_cli.algorithms.limits.feasibility import Infeasible
+    from hodyn_cli.api.streaming import Infeasible
     from hodyn_cli.cli import render
     from hodyn_cli.cli.data import numbers
-    from hodyn_cli.io import file_format
     from hodyn_cli.pipeline import stream
     from hodyn_cli.pipeline.feasibility import retime_file
+    from hodyn_cli.pipeline.files import file_format
 
     if not optimal and (rate is not None or grid is not None):
         raise HodynError("--rate and --grid go with --optimal")
@@ -196,7 +183,7 @@ def retime(
                 job, traj, output, attrs, lim, factor=factor, joins=joins, compact=compact,
                 jobs=s.jobs or stream.default_jobs(), notify=s.notify, progress=update,
                 wrench=s.wrench, estimate=s.estimate, cutoff=s.cutoff, strict=s.strict,
-                missing_hint=_hint(job), **_floating(s, job, traj))
+                missing_hint=_hint(job), floating=s.floating_base, base_motion=s.base_motion)
     except Infeasible as e:
         render.fail(str(e))
         raise typer.Exit(EXIT_FAILED) from None
@@ -204,7 +191,8 @@ def retime(
         for i, k in enumerate(retiming.k):
             piece = (f"{retiming.bounds[i]:.6g} .. {retiming.bounds[i + 1]:.6g} s: "
                      if len(retiming.k) > 1 else "")
-            why = f"; binding: {best[i].describe()}" if best[i] is not None else ""
+            binding = best[i]
+            why = f"; binding: {binding.describe()}" if binding is not None else ""
             how = (f"played k = {k:.9g} times slower" if k >= 1 else
                    f"played {1 / k:.9g} times faster (k = {k:.9g})")
             render.notice(f"{traj}: {piece}{how}{why}")
@@ -214,14 +202,13 @@ def retime(
 
 def _retime_optimal(s, traj: str, output: str, attrs: dict, lim, job, rate, grid,
                     compact: bool) -> None:
-    from hodyn_cli.algorithms.limits.feasibility import Infeasible
-    from hodyn_cli.algorithms.limits.optimal import GRID
+    from hodyn_cli.api.streaming import Infeasible
     from hodyn_cli.cli import render
     from hodyn_cli.pipeline.feasibility import retime_optimal_file
 
     try:
         optimal = retime_optimal_file(job, traj, output, attrs, lim, rate=rate,
-                                      grid=grid or GRID, compact=compact, notify=s.notify,
+                                      grid=grid, compact=compact, notify=s.notify,
                                       wrench=s.wrench, estimate=s.estimate, cutoff=s.cutoff,
                                       strict=s.strict, missing_hint=_hint(job))
     except Infeasible as e:

@@ -7,12 +7,12 @@ from typing import Annotated
 
 import typer
 
-from hodyn_cli.cli.app import app
 from hodyn_cli.cli.options import FLOATING, Output, Robot, Traj, command
+from hodyn_cli.cli.root import app
 from hodyn_cli.errors import HodynError
 
-#: hodyn_cli.algorithms.motion.ik.MAX_CONDITION and POSTURE_GAIN (not imported: the command line
-#: starts without numpy)
+#: hodyn_cli.api.streaming.MAX_CONDITION and POSTURE_GAIN (not imported: the command line
+#: starts without numpy; tests/test_ik_seams.py holds them equal)
 MAX_CONDITION = 1e4
 POSTURE_GAIN = 2.0
 
@@ -41,7 +41,8 @@ def kinematics(
     velocity, acceleration, jerk, ... of the link origin; with --jacobian the link's
     Jacobians and their time derivatives (docs/contacts.md).
     """
-    from hodyn_cli.io import file_format
+    from hodyn_cli import api
+    from hodyn_cli.pipeline.files import file_format
     from hodyn_cli.pipeline.jobs import KinematicsJob
 
     if link is None and not com:
@@ -56,17 +57,13 @@ def kinematics(
                          frames=f"p, R, Vs*, pd*, com*, h*: {frame} frame; Vb*: link frame; "
                                 "twists (angular; linear); h (angular about the COM; linear)")
     if jacobian:
-        from hodyn_cli.algorithms.motion.jacobians import ROOT_COLUMNS
-
-        attrs |= {"jacobian_columns": list((ROOT_COLUMNS if s.floating_base else ())
-                                           + model.coordinate_names),
+        attrs |= {"jacobian_columns": list(api.jacobian_columns(model, s.floating_base)),
                   "about_Js": f"spatial Jacobian: Vs = Js nu ({frame} frame, twist (angular; "
                               "linear velocity of the point at the origin)); nu: "
                               "jacobian_columns; Js_d, Js_dd, ...: its time derivatives",
                   "about_Jb": "body Jacobian: Vb = Jb nu (link frame); Jb_d, ...: its time "
                               "derivatives"}
-    s.run_file(KinematicsJob(model, link, order, com, jacobian), traj, output, attrs,
-               base_orders=order + 1)
+    s.run_file(KinematicsJob(model, link, order, com, jacobian), traj, output, attrs)
 
 
 class Task(str, Enum):
@@ -116,11 +113,8 @@ def ik(
     """
     from hodyn_cli.cli import render
     from hodyn_cli.cli.data import numbers
-    from hodyn_cli.io import open_sink
-    from hodyn_cli.io.motion import MotionReader
-    from hodyn_cli.io.paths import listing
-    from hodyn_cli.pipeline import stream
     from hodyn_cli.pipeline.jobs import IkJob
+    from hodyn_cli.pipeline.trajectories import ik_file
 
     model = s.model(robot)
     s.capable("ik", model)
@@ -129,55 +123,6 @@ def ik(
     job = IkJob(model, link, task=task.value, q0=start, max_condition=max_condition,
                 on_singular=on_singular.value, strict=s.strict, source=motion,
                 on_branch_jump=on_branch_jump.value, posture_gain=posture_gain)
-    with MotionReader(motion, task.value) as reader:
-        if reader.link is not None and reader.link != link:
-            raise HodynError(f"the file describes link '{reader.link}', not '{link}'", motion)
-        if reader.ignored and not s.quiet:
-            render.notice(f"{motion}: ignoring {len(reader.ignored)} column(s) that are not "
-                          f"a link's motion: {listing(reader.ignored)}")
-        lay = reader.layout
-        attrs = s.provenance(robot, motion, model, link=link, task=task.value)
-        columns = job.columns(lay.K if task == Task.pose else lay.P, reader.has_t)
-        with open_sink(output, columns, attrs, rows=reader.n_samples) as sink, \
-                render.progress(reader.n_samples, "samples", s.quiet) as update:
-            stream.run(reader, job, sink, jobs=1,
-                       progress=lambda done: update(done, reader.expected_samples))
-    for text in job.beyond_limits.values():
-        render.warning(f"{motion}: {text}")
-    solver = job.solver
-    if solver.singular:
-        first, worst = solver.singular[0], max(solver.singular, key=lambda x: x[2])
-        render.warning(f"{motion}: the Jacobian of '{link}' is near-singular at "
-                       f"{len(solver.singular)} sample(s) (condition number > "
-                       f"{max_condition:g}): first {_at(first[0], first[1])} ({first[2]:.3g}), "
-                       f"largest {worst[2]:.3g} {_at(worst[0], worst[1])}")
-    if solver.jumps:
-        first, worst = solver.jumps[0], max(solver.jumps, key=lambda x: abs(x[3]))
-        render.warning(f"{motion}: the joint motion jumps to another branch at "
-                       f"{len(solver.jumps)} sample(s) (position steps the rates do not "
-                       f"explain): first {_at(first[0], first[1])} (q_{first[2]} off by "
-                       f"{first[3]:.3g}), largest {_at(worst[0], worst[1])} (q_{worst[2]} off "
-                       f"by {worst[3]:.3g})")
-    if not s.quiet and solver.branches is not None and len(solver.branches) > 1:
-        render.notice(f"{motion}: {_branches(solver)}")
-    if not s.quiet:
-        c, t, sample = solver.condition_max
-        render.notice(f"{motion}: {solver.done} samples; largest Jacobian condition number "
-                      f"{c:.3g} {_at(sample, t)}")
-
-
-def _branches(solver) -> str:
-    """The first pose's joint solutions: which one the motion starts on, and the next."""
-    def joints(q) -> str:
-        return ",".join(f"{v:.4g}" for v in q)
-
-    found = solver.branches
-    far = [solver.distance(q) for q in found[:2]]
-    return (f"the first pose has {len(found)} joint solutions (branches); the motion starts "
-            f"on the one nearest --q0 (largest joint difference, modulo turns, "
-            f"{far[0]:.3g}): {joints(found[0])}; the next nearest ({far[1]:.3g}): "
-            f"{joints(found[1])}; --q0 near another starts there")
-
-
-def _at(sample: int, t: float | None) -> str:
-    return f"at sample {sample}" if t is None else f"at t = {t:.6g} s"
+    attrs = s.provenance(robot, motion, model, link=link, task=task.value)
+    with render.progress(None, "samples", s.quiet) as update:
+        ik_file(job, motion, output, attrs, notify=s.notify, progress=update)

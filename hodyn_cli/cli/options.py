@@ -21,8 +21,6 @@ from typing import Annotated
 
 import typer
 
-from hodyn_cli.core.gravity import GRAVITY
-
 __all__ = ["command", "Robot", "Traj", "Output", "HdfOutput", "MethodChoice", "Format",
            "ElasticModel", "DrivesFile", "DriveModel", "RigidDrives", "SHARED", "EVERY",
            "STREAMING", "FLOATING", "CONTACTS"]
@@ -63,10 +61,14 @@ DriveModel = Annotated[ElasticModel | None, typer.Option(
 RigidDrives = Annotated[bool, typer.Option(
     "--rigid-drives", help="With --drives: take series-elastic drives (stiffness) as rigid.")]
 
+#: ``--gravity``'s default: hodyn_cli.api.GRAVITY (not imported: ``--help`` starts without
+#: numpy; tests/test_cli_edges.py holds the two equal)
+GRAVITY = "0.0,0.0,-9.81"
+
 #: name -> (annotation, default) of every option several commands share
 SHARED = {
     "gravity": (Annotated[str, typer.Option(help="Gravity gx,gy,gz in the root link frame.")],
-                ",".join(str(g) for g in GRAVITY)),
+                GRAVITY),
     "wrench": (Annotated[str | None, typer.Option(
         help="External wrenches file (CSV/HDF5).", show_default=False)], None),
     "estimate": (Annotated[bool, typer.Option(
@@ -161,7 +163,7 @@ def _files(value) -> list[str]:
 def refuse_overwriting(arguments: dict) -> None:
     """An error before anything runs if an output is one of the files the command reads
     (also through a symbolic or hard link): nothing is lost."""
-    from hodyn_cli.io.paths import refuse_inputs
+    from hodyn_cli.pipeline.files import refuse_inputs
 
     inputs = [f for k, v in arguments.items() if k not in OUTPUTS for f in _files(v)]
     for key in OUTPUTS:
@@ -171,13 +173,13 @@ def refuse_overwriting(arguments: dict) -> None:
 
 def refuse_out_of_range(arguments: dict) -> None:
     """An error before anything runs if a number option is not finite or its magnitude not
-    0 or in 1e-30 .. 1e30 (:func:`~hodyn_cli.modeling.joint_files.in_range`: beyond, float64
-    overflows somewhere in what it scales)."""
-    from hodyn_cli.modeling.joint_files import in_range, out_of_range
+    0 or in 1e-30 .. 1e30 (:func:`hodyn_cli.api.check_number`: beyond, float64 overflows
+    somewhere in what it scales)."""
+    from hodyn_cli import api
 
     for key, value in arguments.items():
-        if isinstance(value, float) and not in_range(value):
-            raise out_of_range(f"--{key.replace('_', '-')}", value, None)
+        if isinstance(value, float):
+            api.check_number(f"--{key.replace('_', '-')}", value)
 
 
 def command(app: typer.Typer, name: str, *, short_help: str, shared: tuple[str, ...] = ()):

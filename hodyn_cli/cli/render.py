@@ -15,10 +15,8 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-    from hodyn_cli.algorithms.limits.feasibility import Check
-    from hodyn_cli.algorithms.verification.validate import Report
-    from hodyn_cli.core.model import Model
-
+    from hodyn_cli.api import Model
+    from hodyn_cli.api.streaming import Check, Report
 
 
 def console(err: bool = False) -> Console:
@@ -99,8 +97,8 @@ def progress(total: int | None, unit: str, quiet: bool) -> Iterator[Callable[...
 
         def update(done: int, total: int | None = None) -> None:
             rate = done / max(time.perf_counter() - start, 1e-9)
-            bar.update(task, completed=done, rate=f"{rate:,.0f} {unit}/s",
-                       **({"total": total} if total is not None else {}))
+            bar.update(task, completed=done, total=total,  # None: the total stays
+                       rate=f"{rate:,.0f} {unit}/s")
 
         yield update
 
@@ -174,7 +172,7 @@ def model_json(model: Model) -> str:
 
 def elastic_explanation(model: Model, rows: list[dict], req, kind: str, order: int) -> Table:
     """``hodyn elastic --explain``: per joint, the order of u needed and why."""
-    from hodyn_cli.core.trajectory import derivative_name
+    from hodyn_cli.api import derivative_name
 
     out = table(f"{model.name}, --model {kind} --order {order}: every joint needs q up to "
                         f"{derivative_name('q', req.q_order)} (derivative {req.q_order}; "
@@ -193,26 +191,27 @@ def elastic_explanation(model: Model, rows: list[dict], req, kind: str, order: i
 
 def parameters_table(model: Model) -> Table:
     """``hodyn info --parameters``: 10 dynamic parameters per moving body."""
-    from hodyn_cli.algorithms.dynamics.regressor import PARAMETERS, parameters
+    from hodyn_cli import api
 
+    names, values = api.body_parameters(model)
     out = table(f"{model.name}: dynamic parameters (body frame, about its origin; "
                         "Pinocchio's order)")
     out.add_column("body (link)")
-    for p in PARAMETERS:
+    for p in names:
         out.add_column(p, justify="right")
-    for b, row in enumerate(parameters(model).reshape(-1, 10)):
+    for b, row in enumerate(values):
         out.add_row(model.link_names[b], *(f"{v:.6g}" for v in row + 0.0))
     return out
 
 
 def parameters_json(model: Model) -> str:
     """The dynamic parameters as JSON: names (``<param>_<link>``) and values, body order."""
-    from hodyn_cli.algorithms.dynamics.regressor import PARAMETERS, parameter_names, parameters
+    from hodyn_cli import api
 
-    return json.dumps({"name": model.name, "parameters": list(PARAMETERS),
-                       "bodies": list(model.link_names),
-                       "names": parameter_names(model),
-                       "values": parameters(model).tolist()}, indent=2)
+    names, values = api.regressor_parameters(model)
+    return json.dumps({"name": model.name, "parameters": list(api.body_parameters(model)[0]),
+                       "bodies": list(model.link_names), "names": names,
+                       "values": values.tolist()}, indent=2)
 
 
 STATUS_STYLE = {"pass": "green", "fail": "bold red", "warn": "yellow", "skip": "dim",

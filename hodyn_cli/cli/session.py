@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hodyn_cli.cli import render
-from hodyn_cli.cli.options import SHARED
 from hodyn_cli.errors import HodynError
 
 __all__ = ["Session", "parse_gravity"]
@@ -22,11 +21,10 @@ def parse_gravity(text: str) -> tuple[float, float, float]:
         g = ()
     if len(g) != 3:
         raise HodynError(f"--gravity: expected gx,gy,gz (e.g. 0,0,-9.81), got '{text}'")
-    from hodyn_cli.modeling.joint_files import in_range, out_of_range
+    from hodyn_cli import api
 
     for value in g:
-        if not in_range(value):
-            raise out_of_range("--gravity", value, None)
+        api.check_number("--gravity", value)
     return g
 
 
@@ -45,7 +43,7 @@ def xacro_mappings(items: list[str] | None) -> dict[str, str]:
 class Session:
     """The shared options of one command run (those it does not take keep their defaults)."""
 
-    gravity: str = SHARED["gravity"][1]
+    gravity: str | None = None  # None: the library's (hodyn_cli.api.GRAVITY)
     wrench: str | None = None
     estimate: bool = False
     cutoff: float | None = None
@@ -64,6 +62,10 @@ class Session:
 
     @property
     def g(self) -> tuple[float, float, float]:
+        if self.gravity is None:
+            from hodyn_cli import api
+
+            return api.GRAVITY
         return parse_gravity(self.gravity)
 
     def capable(self, command: str, model, **on) -> None:
@@ -85,18 +87,19 @@ class Session:
         """The contacts of ``--contacts`` (docs/contacts.md), () without it."""
         if self.contacts is None:
             return ()
-        from hodyn_cli.modeling.contacts import read_contacts
+        from hodyn_cli import api
 
-        return read_contacts(self.contacts, model)
+        return api.read_contacts(model, self.contacts)
 
     def model(self, robot: Path, traj: str | None = None):
         """The robot, loaded, its diagnostics shown, ``--lock``/``--lock-missing`` applied
         (``traj``: the one trajectory whose columns ``--lock-missing`` reads)."""
-        from hodyn_cli.modeling.urdf import load_model
+        from hodyn_cli import api
 
         self.kernel_notice()
-        model = load_model(robot, strict=self.strict, xacro_args=xacro_mappings(self.xacro_arg),
-                           repair_inertia=self.repair_inertia)
+        model = api.load_robot(robot, strict=self.strict,
+                               xacro_args=xacro_mappings(self.xacro_arg),
+                               repair_inertia=self.repair_inertia)
         render.diagnostics(model, floating_base=self.floating_base, quiet=self.quiet)
         return self._locked(model, traj)
 
@@ -114,7 +117,7 @@ class Session:
                           "implementation does, with the same numbers, several times slower")
 
     def _locked(self, model, traj: str | None):
-        from hodyn_cli.modeling.locking import default_lock_value, lock
+        from hodyn_cli import api
 
         values = {}
         for item in self.lock or []:
@@ -128,20 +131,16 @@ class Session:
         if self.lock_missing:
             if traj is None or traj == "-":
                 raise HodynError("--lock-missing needs one trajectory file (it reads its columns)")
-            from hodyn_cli.io.tables import open_table
+            from hodyn_cli.pipeline.files import column_names
 
-            table = open_table(traj)
-            try:
-                present = set(table.names)
-            finally:
-                table.close()
-            held = {joint: default_lock_value(model, i) for i, joint in enumerate(model.joint_names)
+            present = set(column_names(traj))
+            held = {joint: api.lock_value(model, joint) for joint in model.joint_names
                     if f"q_{joint}" not in present and joint not in values}
             if held:
                 render.notice(f"{traj}: holding joint(s) without q columns: " + ", ".join(
                     f"{j}={v:g}" for j, v in held.items()))
             values |= held
-        return lock(model, values)
+        return api.lock_joints(model, values)
 
     def notify(self, note) -> None:
         """Print a pipeline note (notices not with ``--quiet``; warnings always)."""
@@ -176,14 +175,14 @@ def read_rigid_drives(s: Session, path: Path | None, model, kind, rigid: bool):
     """The drives file of ``--drives`` for the rigid-drive model (None without one), checked
     against the options that go with it: ``--model`` (``kind``) and ``--rigid-drives``
     (``rigid``: series-elastic drives taken as rigid; else they are an error)."""
-    from hodyn_cli.modeling.drives import read_drives
+    from hodyn_cli import api
 
     if path is None:
         for flag, given in (("--model", kind is not None), ("--rigid-drives", rigid)):
             if given:
                 raise HodynError(f"{flag} goes with --drives FILE")
         return None
-    drives = read_drives(path, model)
+    drives = api.read_drives(model, path)
     if rigid:
         return drives.made_rigid()
     if drives.elastic.any():

@@ -53,7 +53,7 @@ def skew(v: np.ndarray) -> np.ndarray:
     return S
 
 
-def rpy_matrix(rpy) -> np.ndarray:
+def rpy_matrix(rpy: np.ndarray | list[float] | tuple[float, ...]) -> np.ndarray:
     """URDF roll-pitch-yaw (fixed axes x, y, z): ``R = Rz(yaw) Ry(pitch) Rx(roll)``.
 
     >>> np.round(rpy_matrix([np.pi / 2, 0, 0]), 12) + 0.0

@@ -99,7 +99,7 @@ class Model:
     diagnostics: tuple[Diagnostic, ...] = ()
     source_sha256: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.limits is None:
             object.__setattr__(self, "limits", np.tile([-np.inf, np.inf], (len(self.joint_names), 1)))
         if self.velocity_limits is None:

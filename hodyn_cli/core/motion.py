@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -35,9 +36,9 @@ class LinkMotion:
         return self.p.shape[0]
 
     @classmethod
-    def of(cls, kinematics, t=None) -> LinkMotion:
+    def of(cls, kinematics: Any, t: np.ndarray | None = None) -> LinkMotion:
         """From a :class:`hodyn_cli.algorithms.motion.kinematics.LinkKinematics` (``hodyn
-        kinematics``' result)."""
+        kinematics``' result; Any: the core knows no algorithm)."""
         return cls(kinematics.p, kinematics.R, kinematics.Vs, kinematics.pd, t)
 
     def rates(self, task: str) -> np.ndarray:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from math import comb, factorial
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from hodyn_cli.errors import TrajectoryError
 
@@ -116,7 +117,7 @@ class BaseMotion:
     p: np.ndarray
     Vb: np.ndarray
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_base(self.R, self.p, self.Vb)
 
     @property
@@ -171,7 +172,7 @@ class Trajectory:
         return self.derivatives.shape[1]
 
 
-def check_results(results, motion) -> None:
+def check_results(results: dict[str, np.ndarray], motion: Trajectory) -> None:
     """Raise if a result computed from ``motion`` (``results``: name -> (N, ...) arrays, row s
     of sample s) is not finite: the motion's values are too large for float64 there (its
     values were checked finite where they were read). The one line names the result, the
@@ -206,10 +207,10 @@ def cosine(
     joint_names: tuple[str, ...] | list[str],
     t: np.ndarray,
     *,
-    amplitude,
-    omega,
-    phase=0.0,
-    offset=0.0,
+    amplitude: ArrayLike,
+    omega: ArrayLike,
+    phase: ArrayLike = 0.0,
+    offset: ArrayLike = 0.0,
     orders: int = 4,
 ) -> Trajectory:
     """``q_j(t) = offset_j + amplitude_j cos(omega_j t + phase_j)`` with exact derivatives
@@ -229,10 +230,10 @@ def filtered_step(
     joint_names: tuple[str, ...] | list[str],
     t: np.ndarray,
     *,
-    step,
-    omega,
+    step: ArrayLike,
+    omega: ArrayLike,
     filter_order: int = 16,
-    offset=0.0,
+    offset: ArrayLike = 0.0,
     orders: int = 4,
 ) -> Trajectory:
     """A step of size ``step_j`` at t = 0 through an m-th order critically damped filter

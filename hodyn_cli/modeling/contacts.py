@@ -183,7 +183,8 @@ def _contact(model: Model, name: str, entry: Mapping, what: str, source: str | N
         if size == 0:
             raise HodynError(f"{what}: 'normal' must not be zero", source)
         normal = normal / size
-    return Contact(name, link, kind, T, friction, sole, normal, weight)
+    return Contact(name, link, kind, T, friction, sole,
+                   normal, weight)  # type: ignore[arg-type]  # None: the default (__post_init__)
 
 
 def _numbers(value, count: int, what: str, source: str | None) -> np.ndarray:

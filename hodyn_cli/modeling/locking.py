@@ -123,7 +123,7 @@ def _with_mimic_partners(model: Model, values: dict[str, float]) -> dict[str, fl
         changed = False
         for f in np.flatnonzero(model.mimic[:, 0] >= 0):
             leader, gain, offset = int(model.mimic[f, 0]), *map(float, model.mimic[f, 1:])
-            pair = {names[f]: None, names[leader]: None}
+            pair: dict[str, float | None] = {names[f]: None, names[leader]: None}
             if names[leader] in out:
                 pair[names[f]] = gain * out[names[leader]] + offset
             elif names[f] in out and gain != 0:

@@ -411,7 +411,8 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
         raise ModelError(f"the robot is not connected: links {', '.join(roots)} have no parent "
                          "joint", source)
 
-    names, types, link_names, parents, Bs, Xs, Ms, limits = [], [], [], [], [], [], [], []
+    names, types, link_names, parents, Bs, Xs, limits = [], [], [], [], [], [], []
+    Ms: list[np.ndarray] = []
     parent_links, velocities = [], []
     mimics: dict[str, tuple[str, float, float]] = {}
     links: dict[str, LinkFrame] = {}

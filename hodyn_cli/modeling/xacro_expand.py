@@ -73,14 +73,15 @@ def message(e: BaseException) -> str:
     ...                              suffix="\\nwhen evaluating expression 'x'"))
     "name 'x' is not defined when evaluating expression 'x'"
     """
-    parts, suffixes = [], []
+    parts: list[str] = []
+    suffixes: list[str] = []
     for x in _chain(e):
         text = " ".join(str(x.args[0] if x.args else "").split()) if _wraps(x) else \
             " ".join(str(x).split())
         if text and text != "None":
             parts.append(text)
         if getattr(x, "suffix", None):
-            suffixes.insert(0, " ".join(str(x.suffix).split()))
+            suffixes.insert(0, " ".join(str(getattr(x, "suffix", "")).split()))
     # a wrapper that repeats what it wraps ("<class ...>: text" around "text") adds nothing,
     # nor does a part said before (an OSError's "[Errno 2] No such file or directory: 'f'"
     # inside "No such file or directory: f")
@@ -100,7 +101,7 @@ def _chain(e: BaseException | None) -> Iterator[BaseException]:
     """``e`` and what it wraps, outermost first."""
     while e is not None:
         yield e
-        e = e.exc if _wraps(e) else None
+        e = getattr(e, "exc", None) if _wraps(e) else None
 
 
 def warnings(printed: str) -> list[str]:

@@ -48,7 +48,8 @@ def plan_outputs(sources: list[str], out_dir: str, fmt: str | None, inputs=()) -
     """Output paths for every input (``out_dir`` is created if missing); two inputs that would
     write the same file, or an output that is one of the inputs (``sources`` or the other
     files the run reads, ``inputs``), are an error before anything is written."""
-    outputs, seen = [], {}
+    outputs: list[str] = []
+    seen: dict[str, str] = {}  # output -> the input that writes it
     for src in sources:
         if src == "-":
             raise HodynError("'-' (stdin) cannot be one of many inputs")

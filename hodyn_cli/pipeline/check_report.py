@@ -14,8 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hodyn_cli.algorithms.limits.feasibility import CONTACT_QUANTITIES, QUANTITIES, Check, Row
-from hodyn_cli.algorithms.limits.scaling import TOLERANCE
+from hodyn_cli.api.streaming import CONTACT_QUANTITIES, QUANTITIES, TOLERANCE, Check, Row
 from hodyn_cli.pipeline.report import _matplotlib, html_page
 
 __all__ = ["Meta", "SCHEMA_PATH", "to_dict", "render"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hodyn_cli.algorithms.contacts.margins import cone_angle, friction_angle, pressure_centre
+from hodyn_cli import api
 from hodyn_cli.core.model import Diagnostic
 from hodyn_cli.modeling.contacts import Contact
 
@@ -32,14 +32,8 @@ class ContactTally:
         left = np.abs(W).max(axis=1)
         over = left > RESIDUAL * max(scale, 1.0)
         worst = int(np.argmax(left))
-        outside = {}
-        for c in self.contacts:
-            F = wrenches[c.name]
-            bad = friction_angle(c, F) > cone_angle(c) * (1 + 1e-9)
-            if c.kind == "surface":
-                cop = np.abs(pressure_centre(c, F)) > np.array(c.sole) / 2 * (1 + 1e-9)
-                bad |= cop.any(axis=1)
-            outside[c.name] = int(bad.sum())
+        outside = {c.name: int(api.beyond_margins(c, wrenches[c.name]).sum())
+                   for c in self.contacts}
         when = None if t is None else float(t[worst])
         self.records.append((int(over.sum()), float(left[worst]), when, outside))
 

@@ -9,17 +9,12 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hodyn_cli.algorithms.limits.feasibility import (
-    Binding,
-    Check,
-    Infeasible,
-    Retiming,
-    ScaleSearch,
-)
-from hodyn_cli.algorithms.limits.optimal import GRID, Optimal
+from hodyn_cli import api
+from hodyn_cli.api.streaming import Binding, Check, Infeasible, Retiming, ScaleSearch
 from hodyn_cli.core.model import Diagnostic
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, check_results
 from hodyn_cli.errors import HodynError
@@ -28,6 +23,9 @@ from hodyn_cli.modeling.limits import Limits
 from hodyn_cli.pipeline import stop, stream
 from hodyn_cli.pipeline.inputs import Input, open_input
 from hodyn_cli.pipeline.jobs import LawsJob, RetimeJob
+
+if TYPE_CHECKING:
+    from hodyn_cli.api.limits import Optimal
 
 __all__ = ["check_file", "retime_file", "retime_optimal_file"]
 
@@ -68,7 +66,8 @@ def _mapped(chunks: Iterable[Trajectory], job: LawsJob, jobs: int
 
 def _open(job, source: str, notify, **input_options) -> Input:
     reader = open_input(source, job.model, job.need, wrench_need=job.wrench_need,
-                        chunk=job.chunk_rows, flags=job.flags, **input_options)
+                        chunk=job.chunk_rows, flags=job.flags, base_orders=job.base_need,
+                        base_most=job.base_most, **input_options)
     for note in reader.notes if notify is not None else ():
         notify(note)
     return reader
@@ -154,6 +153,7 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
     attrs = {**attrs, "time_scale": list(retiming.k), "segment_bounds": list(retiming.bounds)}
     if factor is None:
         attrs["binding"] = [b.describe() for b in best if b is not None]
+    assert template is not None  # search.retiming() refused a motion without samples
     writer = RetimeJob(job.model, retiming, template, compact)
     with opened() as reader, open_sink(output, writer.columns(reader.has_t),
                                        {"joint_names": list(job.model.coordinate_names),
@@ -164,11 +164,12 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
 
 
 def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Limits, *,
-                        rate: float | None = None, grid: int = GRID, compact: bool = False,
+                        rate: float | None = None, grid: int | None = None,
+                        compact: bool = False,
                         notify: Callable[[Diagnostic], None] | None = None,
                         **input_options) -> Optimal:
     """Write the trajectory at ``source`` along its own path with the fastest time law within
-    ``limits`` (:class:`~hodyn_cli.algorithms.limits.optimal.Optimal`) to ``output``, at
+    ``limits`` (:func:`hodyn_cli.api.time_optimal`; ``grid``: its size) to ``output``, at
     ``rate`` Hz (default: the input's), every derivative column the input has. The input is
     read three times (the time law; the played motion's dynamics; the output), chunk by
     chunk; CSV from stdin is held in memory. HDF5 attributes: ``duration``,
@@ -184,8 +185,8 @@ def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, lim
             return Input(MemoryReader(memory, job.chunk_rows), job.model, source)
         return _open(job, source, notify, **input_options)
 
-    optimal = Optimal(job.model, limits, job.order, rate=rate, grid=grid, gravity=job.gravity,
-                      drives=job.drives, kind=job.kind)
+    optimal = api.time_optimal(job.model, limits, rate=rate, grid=grid, gravity=job.gravity,
+                               drives=job.drives, model=job.kind)
     def again() -> Iterator[Trajectory]:
         nonlocal notify
         with opened() as reader:

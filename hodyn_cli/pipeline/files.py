@@ -1,23 +1,27 @@
 """One trajectory file through a job into one output file: open the input (checked,
-estimated if asked), open the atomic output, stream the chunks."""
+estimated if asked), open the atomic output, stream the chunks; and what the command line
+asks of files (their format, their columns, a report written whole), from :mod:`hodyn_cli.io`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from hodyn_cli.core.model import Diagnostic
+from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import TrajectoryError
-from hodyn_cli.io import open_sink
+from hodyn_cli.io import file_format, open_sink
+from hodyn_cli.io.paths import refuse_inputs, write_text
 from hodyn_cli.pipeline import stream
 from hodyn_cli.pipeline.inputs import open_input
-from hodyn_cli.pipeline.protocols import Job, Sink
+from hodyn_cli.pipeline.protocols import Job, Notify, Sink, tell
 
-__all__ = ["run_file"]
+__all__ = ["run_file", "file_format", "refuse_inputs", "write_text", "column_names",
+           "torque_orders"]
 
 
 def run_file(job: Job, source: str, output: str, attrs: dict | None = None, *, jobs: int = 1,
-             notify: Callable[[Diagnostic], None] | None = None,
+             notify: Notify = None,
              progress: Callable[[int, int | None], None] | None = None,
              first: Callable[[Trajectory, Sink], None] | None = None,
              stdout=None, **input_options) -> int:
@@ -31,15 +35,12 @@ def run_file(job: Job, source: str, output: str, attrs: dict | None = None, *, j
     --validate``). ``input_options`` go to
     :func:`~hodyn_cli.pipeline.inputs.open_input` (wrench, estimate, cutoff, strict, ...).
     """
-    def tell(notes) -> None:
-        for note in notes if notify is not None else ():
-            notify(note)
-
     attrs = {"joint_names": list(job.model.coordinate_names), **(attrs or {})}
     with open_input(source, job.model, job.need, wrench_need=job.wrench_need,
                     series=job.series, chunk=job.chunk_rows, flags=job.flags,
+                    base_orders=job.base_need, base_most=job.base_most,
                     **input_options) as reader:
-        tell(reader.notes)
+        tell(notify, reader.notes)
         with open_sink(output, job.columns(reader.has_t), attrs, stdout,
                        rows=reader.n_samples) as sink:
             chunks = iter(reader)
@@ -53,10 +54,36 @@ def run_file(job: Job, source: str, output: str, attrs: dict | None = None, *, j
                                cancel=reader.cancel)
             except TrajectoryError as e:  # about the values of this file (an overflow)
                 raise TrajectoryError(e.message, e.source or source) from None
-    tell(reader.end_notes())
+    tell(notify, reader.end_notes())
     return n
 
 
 def _chain(head, rest):
     yield head
     yield from rest
+
+
+def column_names(path: str) -> list[str]:
+    """The column (dataset) names of a trajectory file (``--lock-missing`` holds the joints
+    it has no ``q_`` column for)."""
+    from hodyn_cli.io.tables import open_table
+
+    table = open_table(path)
+    try:
+        return list(table.names)
+    finally:
+        table.close()
+
+
+def torque_orders(traj: str, model: Model, wrench: str | None = None) -> int:
+    """The highest qdd derivative the files allow (``hodyn forward``'s default order): one
+    less than the number of complete tau orders (and wrench orders, if there are wrenches)."""
+    from hodyn_cli.io.columns import plan_wrenches, series_orders
+
+    orders = []
+    for path in [traj] + ([wrench] if wrench else []):
+        names = column_names(path)
+        if path == traj:
+            orders.append(series_orders(names, "tau", model))
+        orders += [len(rows) for rows in plan_wrenches(names, model, path).values()]
+    return max(min(orders) - 1, 0)

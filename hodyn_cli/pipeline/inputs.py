@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hodyn_cli import capabilities
-from hodyn_cli.algorithms.motion.estimate import DerivativeStream, EstimatingReader
+from hodyn_cli import api, capabilities
 from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory
 from hodyn_cli.errors import HodynError, TrajectoryError
@@ -20,6 +20,9 @@ from hodyn_cli.io import CHUNK_ROWS, TrajectoryReader
 from hodyn_cli.io.paths import listing
 from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.limits import beyond_limits
+
+if TYPE_CHECKING:
+    from hodyn_cli.api.streaming import DerivativeStream
 
 __all__ = ["Input", "open_input", "ESTIMATE_HINT"]
 
@@ -108,7 +111,7 @@ def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
                series: tuple[str, ...] = (), chunk: int = CHUNK_ROWS, strict: bool = False,
                missing_hint: str = ESTIMATE_HINT, stdin=None, floating: bool = False,
                base_motion: str | None = None, base_orders: int = 0,
-               flags: tuple[str, ...] | None = None) -> Input:
+               base_most: int = 0, flags: tuple[str, ...] | None = None) -> Input:
     """The trajectory at ``path`` (and the ``wrench`` file) as checked chunks.
 
     ``need``: q derivative orders the command needs (5: q..qdddd). With ``estimate`` the
@@ -116,8 +119,9 @@ def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
     gives as the chunks stream (``cutoff``: low-pass first, Hz; memory bounded by a window,
     :class:`~hodyn_cli.algorithms.motion.estimate.DerivativeStream`). ``missing_hint`` ends the error
     for missing derivative columns (what to do about them). ``floating``: the root is a free
-    body; its motion (``base_orders`` twist orders) comes with every chunk (``chunk.base``)
-    from the file's ``base_`` columns or the ``base_motion`` file (docs/floating.md).
+    body; its motion (``base_orders`` twist orders, up to ``base_most`` where the file has
+    them) comes with every chunk (``chunk.base``) from the file's ``base_`` columns or the
+    ``base_motion`` file (docs/floating.md).
     ``flags``: the contact columns ``contact_<name>`` to read where present (into
     ``chunk.series``; docs/contacts.md); where they switch is a notice at the end.
     """
@@ -125,7 +129,7 @@ def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
     capabilities.check("compute", {name for name, given in (
         ("cutoff", cutoff is not None), ("estimate", estimate), ("floating_base", floating),
         ("base_motion", base_motion is not None)) if given})
-    base = _base_reader(path, floating, base_motion, base_orders)
+    base = _base_reader(path, floating, base_motion, base_orders, base_most)
     try:
         reader = TrajectoryReader(path, model, 1 if estimate else need, wrench=wrench,
                                   series=series, chunk=chunk, stdin=stdin, flags=flags)
@@ -136,6 +140,8 @@ def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
     notes = _column_notes(reader, path)
     if not estimate:
         return Input(reader, model, path, strict=strict, notes=notes, base=base, flags=flags)
+    from hodyn_cli.api.streaming import EstimatingReader
+
     wrapped = np.array([model.joint_types[i] == "continuous" for i in model.coordinates])
     estimating = EstimatingReader(reader, need, wrench_need, cutoff, wrapped, rows=chunk)
     names = estimating.estimated
@@ -194,24 +200,24 @@ class ContactSwitches:
                 "and the joint torques jump there, their derivatives are each phase's")
 
 
-def _base_reader(path: str, floating: bool, base_motion: str | None, orders: int):
-    """The reader of the floating root's motion (None without ``floating``)."""
-    from hodyn_cli.io.base_motion import BaseMotionReader
+def _base_reader(path: str, floating: bool, base_motion: str | None, orders: int, most: int):
+    """The reader of the floating root's motion (None without ``floating``): ``orders``
+    twist orders, or up to ``most`` where the file has them."""
+    from hodyn_cli.io.base_motion import BaseMotionReader, twist_orders
 
     if not floating:
         return None
     if base_motion is None and path == "-":
         raise HodynError("--floating-base with a trajectory on stdin needs --base-motion FILE")
-    return BaseMotionReader(base_motion or path, orders)
+    source = base_motion or path
+    if most > orders:
+        orders = max(orders, twist_orders(source, most))
+    return BaseMotionReader(source, orders)
 
 
 def _base_motion(motion) -> BaseMotion:
     """A :class:`BaseMotion` from the pose and body (``Vb``) or spatial (``Vs``) twists read."""
-    from hodyn_cli.algorithms.dynamics.floating import base_from_spatial
-
-    if motion.Vb is not None:
-        return BaseMotion(motion.R, motion.p, motion.Vb)
-    return base_from_spatial(motion.R, motion.p, motion.Vs)
+    return api.base_motion(motion.R, motion.p, Vb=motion.Vb, Vs=motion.Vs)
 
 
 def _column_notes(reader: TrajectoryReader, path: str) -> list[Diagnostic]:

@@ -17,14 +17,15 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from hodyn_cli import api
-from hodyn_cli.algorithms.dynamics.common import required_orders
 from hodyn_cli.core.gravity import GRAVITY
-from hodyn_cli.core.model import Model
+from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.core.motion import LinkMotion
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io.reader import CHUNK_ROWS
 from hodyn_cli.io.results import (
+    DERIVATIVE_NOTES,
+    MATRIX_NOTES,
     base_datasets,
     centroidal_columns,
     contact_datasets,
@@ -41,8 +42,7 @@ from hodyn_cli.modeling.limits import beyond_limits
 from hodyn_cli.pipeline.contacts import ContactTally
 
 if TYPE_CHECKING:
-    from hodyn_cli.algorithms.dynamics.regressor import BaseParameters
-    from hodyn_cli.algorithms.limits.feasibility import Retiming
+    from hodyn_cli.api.streaming import BaseParameters, Retiming
     from hodyn_cli.modeling.drives import Drives
 
 __all__ = ["TorqueJob", "ElasticJob", "KinematicsJob", "MatricesJob", "RegressorJob",
@@ -81,6 +81,13 @@ class _Job:
     series: ClassVar[tuple[str, ...]] = ()
     #: the contact columns ``contact_<name>`` it reads where present (None: none)
     flags: ClassVar[tuple[str, ...] | None] = None
+    #: twist derivative orders of a floating root it reads (none: it takes no floating root)
+    base_need: ClassVar[int] = 0
+
+    @property
+    def base_most(self) -> int:
+        """The twist orders it reads where the file has them: what it needs."""
+        return self.base_need
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
         return {}  # HDF5 only, unless a job says otherwise
@@ -98,11 +105,15 @@ class _RigidJob(_Job):
 
     @property
     def need(self) -> int:
-        return required_orders(self.order)
+        return api.required_orders(self.order)
 
     @property
     def wrench_need(self) -> int:
         return self.order + 1
+
+    @property
+    def base_need(self) -> int:  # type: ignore[override]
+        return self.order + 2  # the root's twist to V^(order+1), like q to q^(order+2)
 
 
 @dataclass(frozen=True, eq=False)
@@ -134,9 +145,8 @@ class TorqueJob(_RigidJob):
 
     @cached_property  # probes the model: once per job, not per chunk
     def drive_requirements(self):
-        from hodyn_cli.algorithms.actuation import actuators
-
-        return actuators.requirements(self.model, self.drives, self.order, self.drive_model)
+        return None if self.drives is None else api.drive_requirements(
+            self.model, self.drives, self.order, self.drive_model)
 
     @property
     def current_joints(self) -> list[str]:
@@ -210,9 +220,7 @@ class ElasticJob(_Job):
 
     @cached_property  # probes the model: once per job, not per chunk
     def requirements(self):
-        from hodyn_cli.algorithms.actuation import elastic
-
-        return elastic.requirements(self.model, self.drives, self.order, self.kind)
+        return api.elastic_requirements(self.model, self.drives, self.order, self.kind)
 
     @property
     def need(self) -> int:
@@ -255,6 +263,10 @@ class KinematicsJob(_Job):
     def need(self) -> int:
         return self.order + 2
 
+    @property
+    def base_need(self) -> int:  # type: ignore[override]
+        return self.order + 1
+
     wrench_need = 0
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
@@ -274,6 +286,7 @@ class KinematicsJob(_Job):
         if self.com:
             data |= dict(api.centre_of_mass(self.model, chunk, order=self.order))
         if self.jacobian:
+            assert self.link is not None  # --jacobian takes --link (capabilities)
             data |= dict(api.link_jacobian(self.model, self.link, chunk, order=self.order))
         return with_t(data, chunk.t)
 
@@ -293,12 +306,19 @@ class MatricesJob(_RigidJob):
         return contact_flags(self.contacts)
 
     @property
-    def chunk_rows(self) -> int:
+    def chunk_rows(self) -> int:  # type: ignore[override]
         # M, C, Cbar, g: (3 n^2 + n) numbers per order and sample (3.7 kB at order 2 for the
         # iiwa); d/dq: 5 n^3 + 2 n^2 (15 kB), d/dpi: (3 n^2 + n) 10 nb (86 kB)
         n = self.model.n
         return rows_for((3 * n**2 + n) * (self.order + 1) + (5 * n**3 + 2 * n**2) * self.state
                         + (3 * n**2 + n) * 10 * n * self.parameters)
+
+    def notes(self) -> dict[str, str]:
+        """HDF5 attributes ``about_<dataset>``: what each of its datasets is."""
+        notes = {f"about_{name}": text for name, text in MATRIX_NOTES.items()}
+        ends = (("_dq", "_dqd") if self.state else ()) + (("_dpi",) if self.parameters else ())
+        return notes | {f"about_{name}": text for name, text in DERIVATIVE_NOTES.items()
+                        if ends and name.endswith(ends)}
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         if self.contacts:
@@ -337,12 +357,12 @@ class RegressorJob(_RigidJob):
         return rows_for((n + 6 * f) * (10 * (n + f) + drives) * (self.order + 1) * copies)
 
     @property
-    def series(self) -> tuple[str, ...]:
+    def series(self) -> tuple[str, ...]:  # type: ignore[override]
         return ("qr_d", "qr_dd") if self.slotine_li else ()
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        ref = {"qr_d": chunk.series["qr_d"], "qr_dd": chunk.series["qr_dd"]} \
-            if self.slotine_li else {}
+        series = chunk.series or {}  # the reader gives what :attr:`series` names
+        ref = {k: series[k] for k in self.series}
         r = api.dynamic_regressor(self.model, chunk, order=self.order, gravity=self.gravity,
                                   base=self.base, drives=self.drives, friction=self.friction,
                                   armature=self.armature, drive_model=self.drive_model, **ref)
@@ -375,7 +395,7 @@ class ForwardJob(_Job):
     need = 2  # q, qd: the state
 
     @property
-    def chunk_rows(self) -> int:
+    def chunk_rows(self) -> int:  # type: ignore[override]
         return 4096 if self.partials else CHUNK_ROWS
 
     @property
@@ -383,7 +403,7 @@ class ForwardJob(_Job):
         return self.order + 1
 
     @property
-    def series(self) -> tuple[str, ...]:
+    def series(self) -> tuple[str, ...]:  # type: ignore[override]
         return tuple(derivative_name("tau", k) for k in range(self.order + 1))
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
@@ -400,17 +420,19 @@ class ForwardJob(_Job):
 class IkJob:
     """``hodyn ik``: joint motion from a link's motion. Unlike the others this job has a
     state (each chunk continues from the last sample of the one before), so it runs on
-    one thread, chunks in order, on the streaming solver of :mod:`hodyn_cli.algorithms.motion.ik`."""
+    one thread, chunks in order, on the streaming solver of :mod:`hodyn_cli.api.streaming`
+    (:class:`~hodyn_cli.algorithms.motion.ik.InverseKinematics`)."""
 
     def __init__(self, model: Model, link: str, *, task: str = "pose", q0=None,
                  max_condition: float | None = None, on_singular: str = "error",
                  strict: bool = False, source: str | None = None, **options):
-        from hodyn_cli.algorithms.motion.ik import MAX_CONDITION, InverseKinematics
+        from hodyn_cli.api.streaming import MAX_CONDITION, InverseKinematics
 
         self.model, self.strict, self.source = model, strict, source
-        self.solver = InverseKinematics(
-            model, link, task=task, q0=q0, on_singular=on_singular,
-            max_condition=MAX_CONDITION if max_condition is None else max_condition, **options)
+        self.link, self.task = link, task
+        self.max_condition = MAX_CONDITION if max_condition is None else max_condition
+        self.solver = InverseKinematics(model, link, task=task, q0=q0, on_singular=on_singular,
+                                        max_condition=self.max_condition, **options)
         #: joint -> where q first leaves its URDF limits (warnings; errors with ``strict``)
         self.beyond_limits: dict[str, str] = {}
 
@@ -429,6 +451,51 @@ class IkJob:
                 raise HodynError(f"{text} (--strict)", self.source)
             self.beyond_limits.setdefault(joint, text)
         return with_t({derivative_name("q", k): qs[:, k] for k in range(qs.shape[1])}, motion.t)
+
+    def end_notes(self) -> list[Diagnostic]:
+        """What is known once every chunk was solved: a warning per joint whose positions
+        left its URDF limits, where the Jacobian was near-singular and where the solution
+        jumped to another branch; notices of the first pose's branches and of the largest
+        condition number."""
+        source, solver = self.source, self.solver
+        notes = [Diagnostic("warning", f"{source}: {text}") for text in self.beyond_limits.values()]
+        if solver.singular:
+            first, worst = solver.singular[0], max(solver.singular, key=lambda x: x[2])
+            notes.append(Diagnostic("warning", (
+                f"{source}: the Jacobian of '{self.link}' is near-singular at "
+                f"{len(solver.singular)} sample(s) (condition number > {self.max_condition:g}): "
+                f"first {_at(first[0], first[1])} ({first[2]:.3g}), largest {worst[2]:.3g} "
+                f"{_at(worst[0], worst[1])}")))
+        if solver.jumps:
+            jump, largest = solver.jumps[0], max(solver.jumps, key=lambda x: abs(x[3]))
+            notes.append(Diagnostic("warning", (
+                f"{source}: the joint motion jumps to another branch at {len(solver.jumps)} "
+                f"sample(s) (position steps the rates do not explain): first "
+                f"{_at(jump[0], jump[1])} (q_{jump[2]} off by {jump[3]:.3g}), largest "
+                f"{_at(largest[0], largest[1])} (q_{largest[2]} off by {largest[3]:.3g})")))
+        if solver.branches is not None and len(solver.branches) > 1:
+            notes.append(Diagnostic("notice", f"{source}: {self._branches(solver.branches)}"))
+        c, t, sample = solver.condition_max
+        notes.append(Diagnostic("notice", f"{source}: {solver.done} samples; largest Jacobian "
+                                          f"condition number {c:.3g} {_at(sample, t)}"))
+        return notes
+
+    def _branches(self, found: np.ndarray) -> str:
+        """The first pose's joint solutions (``found``): which one the motion starts on, and
+        the next."""
+        def joints(q) -> str:
+            return ",".join(f"{v:.4g}" for v in q)
+
+        solver = self.solver
+        far = [solver.distance(q) for q in found[:2]]
+        return (f"the first pose has {len(found)} joint solutions (branches); the motion starts "
+                f"on the one nearest --q0 (largest joint difference, modulo turns, "
+                f"{far[0]:.3g}): {joints(found[0])}; the next nearest ({far[1]:.3g}): "
+                f"{joints(found[1])}; --q0 near another starts there")
+
+
+def _at(sample: int, t: float | None) -> str:
+    return f"at sample {sample}" if t is None else f"at t = {t:.6g} s"
 
 
 @dataclass(frozen=True, eq=False)
@@ -451,9 +518,9 @@ class LawsJob(_Job):
 
     @cached_property  # probes the model: once per job, not per chunk
     def requirements(self):
-        from hodyn_cli.algorithms.limits.feasibility import requirements
+        from hodyn_cli.api.streaming import scaling_requirements
 
-        return requirements(self.model, self.drives, self.order, self.kind)
+        return scaling_requirements(self.model, self.drives, self.order, self.kind)
 
     @property
     def need(self) -> int:
@@ -461,7 +528,7 @@ class LawsJob(_Job):
         if req is not None:
             return req.q_order + 1
         # contacts: their wrenches need the dynamics (order 0) even without torque limits
-        return max(2, required_orders(self.order if not self.contacts else max(self.order, 0)))
+        return max(2, api.required_orders(self.order if not self.contacts else max(self.order, 0)))
 
     @property
     def chunk_rows(self) -> int:  # type: ignore[override]
@@ -472,6 +539,14 @@ class LawsJob(_Job):
     def wrench_need(self) -> int:
         req = self.requirements
         return self.order + 1 if req is None else req.q_order - 1
+
+    @property
+    def base_need(self) -> int:  # type: ignore[override]
+        return max(self.order, 0) + 2
+
+    @property
+    def base_most(self) -> int:
+        return 16  # every order the file has: a retimed file keeps them
 
     def __call__(self, chunk: Trajectory) -> dict:
         return api.scaling_laws(self.model, chunk, order=self.order, drives=self.drives,
@@ -503,7 +578,7 @@ class RetimeJob(_Job):
             base_datasets(self.template)[1]
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        from hodyn_cli.algorithms.limits.scaling import scaled
+        from hodyn_cli.api.streaming import scaled
 
         t = chunk.t
         x = 1.0 / self.retiming.k[0] if t is None else self.retiming.speedups(t)

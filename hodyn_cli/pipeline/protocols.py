@@ -4,15 +4,25 @@ connects the three)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
 import numpy as np
 
-from hodyn_cli.core.model import Model
+from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.core.trajectory import Trajectory
 
-__all__ = ["Reader", "Job", "Sink"]
+__all__ = ["Reader", "Job", "Sink", "Notify", "tell"]
+
+#: who hears a run's notes and warnings (the command line prints them), or None: nobody
+Notify = Callable[[Diagnostic], None] | None
+
+
+def tell(notify: Notify, notes: Iterable[Diagnostic]) -> None:
+    """Pass each of ``notes`` to ``notify`` (if someone listens)."""
+    if notify is not None:
+        for note in notes:
+            notify(note)
 
 
 class Reader(Protocol):
@@ -36,6 +46,8 @@ class Job(Protocol):
     chunk_rows: int  # samples per chunk
     series: tuple[str, ...]  # other per-joint columns it reads (e.g. qr_d)
     flags: tuple[str, ...] | None  # contact columns it reads where present (None: none)
+    base_need: int  # a floating root's twist derivative orders it reads (Vb, Vbd, ...)
+    base_most: int  # ... and reads up to where the file has them (a retimed file keeps them)
 
     def columns(self, has_t: bool) -> dict[str, list[str]]: ...
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]: ...

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hodyn_cli.algorithms.verification.validate import Check, Report
+from hodyn_cli.api.streaming import Report, ValidationCheck
 from hodyn_cli.errors import HodynError
 
 __all__ = ["to_json", "to_markdown", "to_html", "report_format", "SCHEMA_PATH"]
@@ -52,7 +52,7 @@ def _num(x: float | None, fmt: str = ".3g") -> str:
     return "" if x is None else format(x, fmt)
 
 
-def _where(c: Check) -> str:
+def _where(c: ValidationCheck) -> str:
     parts = []
     if c.worst_joint:
         parts.append(c.worst_joint)

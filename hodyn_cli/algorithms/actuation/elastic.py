@@ -317,7 +317,7 @@ def solve_full(model: Model, drives: Drives, req: Requirements, qs: np.ndarray,
             u[:, :, pairs[mine, 0]] += drives.rotor_inertia[c] * (
                 th2 @ S[:, :, mine] + th1 @ G[:, :, mine])
     omegad = np.zeros((N, order + 1, model.n))  # n_c . omega_p^(k+1), body-fixed
-    for c in np.flatnonzero(drives.driven):
+    for c in np.flatnonzero(drives.driven).tolist():
         p = model.parent[c]
         if p >= 0:
             omegad[:, :, c] = omega[:, p, 1 : order + 2] @ drives.rotor_axis[c]

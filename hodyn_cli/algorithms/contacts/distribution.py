@@ -69,6 +69,7 @@ def distribute(A: np.ndarray, Hinv: np.ndarray, b: np.ndarray, rank: str = "full
     if rank == "full":
         S_plus = jets.inverse(S)
     elif rank == "line":
+        assert line is not None, "rank 'line' takes the line's jet"
         outer = jets.product(line, line, lambda u, v: u[..., :, None] * v[..., None, :])
         size = jets.product(line, line, lambda u, v: np.einsum("...i,...i->...", u, v))
         P = jets.product(outer, jets.reciprocal(size)[..., None, None], np.multiply)

@@ -144,6 +144,7 @@ def contact_wrenches(model: Model, trajectory: Trajectory, contacts: tuple[Conta
     frame), over the active contacts, per phase (module docstring)."""
     N, K = b.shape[0], b.shape[1] - 1
     frames = contact_frames(model, trajectory.derivatives, contacts, K)
+    assert trajectory.base is not None  # contacts hold a floating base (capabilities)
     R0 = root_rotation(trajectory.base.R, trajectory.base.Vb, K)
     out = {c.name: np.zeros((N, K + 1, c.size)) for c in contacts}
     patterns, phase = np.unique(active, axis=0, return_inverse=True)
@@ -214,6 +215,7 @@ def _link_wrenches(model: Model, trajectory: Trajectory, contacts: tuple[Contact
     points = [c for c in contacts if c.kind == "point"]
     if points:
         frames = contact_frames(model, trajectory.derivatives, tuple(points), K)
+        assert trajectory.base is not None  # contacts hold a floating base (capabilities)
         R0t = jets.transpose(root_rotation(trajectory.base.R, trajectory.base.Vb, K))
     for c in contacts:
         G = F[c.name]

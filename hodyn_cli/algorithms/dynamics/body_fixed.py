@@ -91,7 +91,8 @@ def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None =
     """
     N = qs.shape[0]
     V0 = np.zeros((N, K + 1, 6)) if base is None else np.broadcast_to(base, (N, K + 1, 6))
-    Ads, Vs = [], []
+    Ads: list[np.ndarray] = []
+    Vs: list[np.ndarray] = []
     for i, p in enumerate(model.parent):
         Adi = relative_adjoint(model, i, qs[:, 0, i])
         N_X = lie.ad(model.X[i])

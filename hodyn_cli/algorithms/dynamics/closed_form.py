@@ -214,7 +214,8 @@ def gravity_accelerations(u0: np.ndarray, V: np.ndarray, r: int) -> np.ndarray:
     """
     u = [u0]
     for k in range(1, r + 1):
-        u.append(-sum(comb(k - 1, j) * lie.bracket(V[:, j], u[k - 1 - j]) for j in range(k)))
+        u.append(-sum(comb(k - 1, j) * lie.bracket(V[:, j], u[k - 1 - j])  # type: ignore[arg-type]
+                      for j in range(k)))  # k >= 1 terms: an array, never sum()'s 0
     return np.stack(u, axis=1)
 
 

@@ -257,7 +257,9 @@ def _slotine_li_chunk(model: Model, qs: np.ndarray, base: np.ndarray, qr_d: np.n
     """Y_r of one chunk by the recursion in the module docstring."""
     N, n = qs.shape[0], model.n
     J = closed_form.jacobians(model, qs, 0)[0]
-    V, Vr, beta = [], [], []
+    V: list[np.ndarray] = []
+    Vr: list[np.ndarray] = []
+    beta: list[np.ndarray] = []
     Y = np.zeros((N, n, 10 * n))
     for i, p in enumerate(model.parent):
         Ad, X = relative_adjoint(model, i, qs[:, 0, i]), model.X[i]

@@ -100,7 +100,10 @@ def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None =
     N = qs.shape[0]
     V0 = np.zeros((N, K + 1, 6)) if base is None else np.broadcast_to(base, (N, K + 1, 6))
     A, Y0 = model.A, model.spatial_screws
-    ER, Ep, Rs, ps, Ys, Vs = [], [], [], [], [], []
+    ER: list[np.ndarray] = []
+    Ep: list[np.ndarray] = []
+    Vs: list[np.ndarray] = []
+    Rs, ps, Ys = [], [], []
     for i, par in enumerate(model.parent):
         Rp, pp, Vp = ((np.eye(3), np.zeros(3), V0) if par < 0 else (ER[par], Ep[par], Vs[par]))
         Y = np.empty((N, K + 1, 6))

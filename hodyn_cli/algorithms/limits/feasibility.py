@@ -250,7 +250,7 @@ class Check:
         model, self._plan = self.model, []
         for quantity in QUANTITIES:
             band = self.limits.bands[quantity.key]
-            limited = np.flatnonzero(self.limits.limited(quantity.key))
+            limited = np.flatnonzero(self.limits.limited(quantity.key)).tolist()
             rows_by_series: dict[str, tuple[list[int], list[Row]]] = {}
             for j in limited:
                 name = model.joint_names[j]
@@ -270,7 +270,7 @@ class Check:
         for c in self.contacts:
             cone = cone_angle(c)
             rows = [Row("friction", c.name, "deg", -cone, cone, "file")]
-            if c.kind == "surface":
+            if c.kind == "surface" and c.sole is not None:  # a surface has its sole
                 rows += [Row(key, c.name, "m", -size / 2, size / 2, "file")
                          for key, size in zip(("cop_x", "cop_y"), c.sole, strict=True)]
             self.rows += rows
@@ -429,7 +429,7 @@ class ScaleSearch:
         if t is not None:
             self.first_t = t[0] if self.first_t is None else self.first_t
             self.last_t = t[-1]
-            self._near_joins(trajectory)
+            self._near_joins(t, trajectory.derivatives)
         edges = (-np.inf,) + self.joins + (np.inf,)
         for s in range(len(self.best)):
             rows = (np.arange(N) if t is None
@@ -487,6 +487,7 @@ class ScaleSearch:
                     value, limit = float(friction_angle(contact, F)[0]), cone_angle(contact)
                 else:
                     axis = key == "cop_y"
+                    assert contact.sole is not None  # a centre of pressure: a surface's
                     cop = pressure_centre(contact, F)[0, int(axis)]
                     value = float(cop) if np.isfinite(cop) else 0.0
                     limit = (1 if c else -1) * contact.sole[int(axis)] / 2
@@ -494,13 +495,13 @@ class ScaleSearch:
                                        start + int(rows[r]),
                                        None if t is None else float(t[rows[r]]), value, limit)
 
-    def _near_joins(self, trajectory: Trajectory) -> None:
-        t = trajectory.t
+    def _near_joins(self, t: np.ndarray, derivatives: np.ndarray) -> None:
         for i, join in enumerate(self.joins):
             s = int(np.argmin(np.abs(t - join)))
             gap = abs(t[s] - join)
-            if self.at_joins[i] is None or gap < self.at_joins[i][0]:
-                self.at_joins[i] = (gap, trajectory.derivatives[s].copy())
+            near = self.at_joins[i]
+            if near is None or gap < near[0]:
+                self.at_joins[i] = (gap, derivatives[s].copy())
 
     def retiming(self) -> Retiming:
         """The per-segment scalings (an error where no time scaling makes the motion feasible,
@@ -522,7 +523,8 @@ class ScaleSearch:
         if self.joins and not first < self.joins[0] <= self.joins[-1] < last:
             raise HodynError(f"--segments: the times must lie inside the motion ({first:.6g} .. "
                              f"{last:.6g} s)")
-        return Retiming((first, *self.joins, last), tuple(b.k for b in self.best))
+        return Retiming((first, *self.joins, last),
+                        tuple(b.k for b in self.best if b is not None))  # none is: see above
 
     def jumps(self, retiming: Retiming, rtol: float = 1e-9) -> list[str]:
         """Where the retimed motion's derivatives jump: at a join between segments of

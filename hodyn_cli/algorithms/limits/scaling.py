@@ -248,7 +248,7 @@ def _graded_solve(model: Model, drives: Drives, req: elastic.Requirements, pairs
         S *= req.accel[tuple(pairs.T)]  # structural zeros exactly zero, as elastic does
         G *= req.speed[tuple(pairs.T)]
         SG = np.concatenate([S, G], axis=1)[:, None]  # (N, 1, 2 (R+1), pairs)
-        for c in np.flatnonzero(drives.driven & (model.parent >= 0)):
+        for c in np.flatnonzero(drives.driven & (model.parent >= 0)).tolist():
             omegad[:, c] = omega[:, model.parent[c], 1] @ drives.rotor_axis[c]
     k, a = np.meshgrid(np.arange(R + 1), np.arange(R + 1), indexing="ij")
     weight = np.where(a <= k, np.vectorize(comb)(k, np.minimum(a, k)), 0.0)
@@ -394,6 +394,7 @@ def _earliest_with_friction(law: Law, lower: np.ndarray, upper: np.ndarray
     dense[..., power::2] = part.coefficients
     dense[..., 0] -= centre
     f = part.friction
+    assert f is not None  # called for a law with friction terms only
     every = np.arange(len(cols))
 
     def solve(rows, joints) -> None:

@@ -112,6 +112,12 @@ def _extension(x: np.ndarray, fit: int, pad: int) -> np.ndarray:
     return (poly(-n) + 2 * (x[0] - poly(np.zeros(1))) - (x[n] - poly(n)))[::-1]
 
 
+def _times(chunk: Trajectory) -> np.ndarray:
+    """A chunk's t: estimating needs one (:meth:`DerivativeStream._plan` checks the first)."""
+    assert chunk.t is not None
+    return chunk.t
+
+
 def _rate(t: np.ndarray) -> float:
     """Samples per second: 1 / the median step of the first 1024 samples of t (a filter
     needs one rate)."""
@@ -168,7 +174,9 @@ class DerivativeStream:
         self.cutoff, self.wrapped, self.window, self.rows = cutoff, wrapped, window, rows
         self.names: list[str] = []
         self.signals: list[_Signal] = []
-        self._chunks = self._first = self._windows = None
+        self._chunks: Iterator[Trajectory] | None = None
+        self._first: Trajectory | None = None
+        self._windows: _Windows | None = None
         self.expected_error: dict[str, np.ndarray] = {}
         self.end_seconds = 0.0
 
@@ -180,12 +188,13 @@ class DerivativeStream:
             self._first = next(self._chunks, None)
             if self._first is not None:
                 self.signals = self._plan(self._first)
-                self._windows = self.signals and _Windows(self, self.signals, self._first)
+                self._windows = _Windows(self, self.signals, self._first) if self.signals \
+                    else None
         return self
 
     def __iter__(self) -> Iterator[Trajectory]:
         self.start()
-        if self._first is None:
+        if self._first is None or self._chunks is None:
             return
         chunks = itertools.chain([self._first], self._chunks)
         self._first = None
@@ -229,7 +238,7 @@ class _Windows:
         # the filter's rate from the record's first samples, once the first window has them
         # (the same numbers for any chunking); the first chunk's checks the cutoff meanwhile
         self.filter: Lowpass | None = None
-        probe = None if stream.cutoff is None else Lowpass(stream.cutoff, _rate(first.t))
+        probe = None if stream.cutoff is None else Lowpass(stream.cutoff, _rate(_times(first)))
         self.rate = None if probe is None else probe.rate
         self.margin = max(16 * sig.p for sig in signals) + (
             0 if probe is None else probe.samples(12) + 1)
@@ -239,14 +248,16 @@ class _Windows:
         wrapped = stream.wrapped
         self.wrapped = (wrapped if q is not None and q.given == 1 and wrapped is not None
                         and np.any(wrapped) else None)
-        self.last = self.turns = None  # unwrapping across chunks: last raw q, turns added
+        # unwrapping across chunks: the last raw q, the turns added (None: no chunk yet)
+        self.last: np.ndarray | None = None
+        self.turns = np.zeros(0)
 
     def run(self, chunks: Iterator[Trajectory]) -> Iterator[Trajectory]:
         step = None if self.s.window is None else max(self.s.window, 4 * self.margin)
         buf, done = _Buffer(), 0  # samples estimated and yielded so far
         for chunk in chunks:
             if self.rate is not None:
-                _check_uniform(np.concatenate([buf.last_t, chunk.t]), self.rate,
+                _check_uniform(np.concatenate([buf.last_t, _times(chunk)]), self.rate,
                                buf.end - len(buf.last_t))
             buf.append(chunk, self._unwrapped(chunk))
             while step is not None and buf.end - done >= step + self.margin:
@@ -278,32 +289,34 @@ class _Windows:
         record's length when this is the last window."""
         lo, hi = max(0, a - self.margin), min(buf.end, b + self.margin)
         chunk, smooth = buf.take(lo, hi)
+        t = _times(chunk)
         if not self.ends:  # the first window: the record's start
-            self._start(chunk.t)
+            self._start(t)
         rest = slice(a - lo, b - lo)
-        derivs, W = chunk.derivatives, chunk.wrenches
-        wrenches = None if W is None else dict(W.W)
+        derivs = chunk.derivatives
+        wrenches = {} if chunk.wrenches is None else dict(chunk.wrenches.W)
         for sig in self.signals:
             if sig.key == "q":
                 x = derivs[:, sig.given - 1] if smooth is None else smooth
-            else:
-                x = W.W[sig.key][:, sig.given - 1]
-            d, refiltered = self._estimate(x, chunk.t, sig)
-            self.tallies[sig.key].add(x, chunk.t, d, rest, self._inner(sig, a, b, lo, total),
+            else:  # a wrench's signal: the chunk has that wrench (_plan)
+                x = wrenches[sig.key][:, sig.given - 1]
+            d, refiltered = self._estimate(x, t, sig)
+            self.tallies[sig.key].add(x, t, d, rest, self._inner(sig, a, b, lo, total),
                                       refiltered)
             if sig.key == "q":
                 derivs = np.concatenate([derivs, d[:, :sig.m]], axis=1)
             else:
-                wrenches[sig.key] = np.concatenate([W.W[sig.key], d[:, :sig.m]], axis=1)
-        out = _sliced(Trajectory(chunk.joint_names, derivs, chunk.t,
-                                 None if W is None else Wrenches(wrenches), chunk.series), rest)
+                wrenches[sig.key] = np.concatenate([wrenches[sig.key], d[:, :sig.m]], axis=1)
+        out = _sliced(Trajectory(chunk.joint_names, derivs, t,
+                                 None if chunk.wrenches is None else Wrenches(wrenches),
+                                 chunk.series), rest)
         rows = self.s.rows or max(out.n_samples, 1)
         for start in range(0, out.n_samples, rows):
             yield _sliced(out, slice(start, start + rows))
 
     def _start(self, t: np.ndarray) -> None:
         """The filter (its rate from the first samples t) and the end zones."""
-        if self.rate is not None:
+        if self.s.cutoff is not None:  # so is self.rate
             self.filter = Lowpass(self.s.cutoff, _rate(t))
         period = None if self.filter is None else self.filter.rate / self.filter.cutoff
         self.ends = {sig.key: end_samples(sig.p, period) for sig in self.signals}
@@ -359,7 +372,7 @@ class _Buffer:
 
     @property
     def last_t(self) -> np.ndarray:
-        return self.parts[-1][0].t[-1:] if self.parts else np.zeros(0)
+        return _times(self.parts[-1][0])[-1:] if self.parts else np.zeros(0)
 
     def append(self, chunk: Trajectory, smooth: np.ndarray | None) -> None:
         self.parts.append((chunk, smooth))
@@ -383,14 +396,18 @@ class _Buffer:
             return pieces[0], smooth[0]
         first = pieces[0]
         W = first.wrenches
+        # the chunks of one record have the same columns: the first's wrenches and series
         joined = Trajectory(
             first.joint_names, np.concatenate([p.derivatives for p in pieces]),
-            np.concatenate([p.t for p in pieces]),
-            None if W is None else Wrenches({k: np.concatenate([p.wrenches.W[k] for p in pieces])
-                                             for k in W.W}),
-            None if first.series is None else
-            {k: np.concatenate([p.series[k] for p in pieces]) for k in first.series})
-        return joined, None if smooth[0] is None else np.concatenate(smooth)
+            np.concatenate([_times(p) for p in pieces]),
+            None if W is None else Wrenches({k: np.concatenate(
+                [p.wrenches.W[k] for p in pieces])  # type: ignore[union-attr]
+                for k in W.W}),
+            None if first.series is None else {k: np.concatenate(
+                [p.series[k] for p in pieces])  # type: ignore[index]
+                for k in first.series})
+        smooths = [s for s in smooth if s is not None]  # all or none of them
+        return joined, np.concatenate(smooths) if smooths else None
 
 
 class EstimatingReader:

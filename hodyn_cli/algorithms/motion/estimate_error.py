@@ -94,7 +94,7 @@ def truncation(p: int, k: int) -> tuple[int, float]:
                 / factorial(first + 2 * l) for l in range(terms)]
 
     num, den = series(bk, k), series(b0, 0)
-    ratio = []  # num / den; times (-i)^k / i^k = (-1)^k
+    ratio: list[Fraction] = []  # num / den; times (-i)^k / i^k = (-1)^k
     for l in range(terms):
         ratio.append((num[l] - sum(ratio[j] * den[l - j] for j in range(l))) / den[0])
     ratio = [(-1) ** k * r for r in ratio]
@@ -120,7 +120,7 @@ def noise_gain(p: int, ks, sos=None, period: float | None = None) -> np.ndarray:
     from scipy.signal import sosfreqz
 
     ks = np.atleast_1d(ks)
-    top = np.pi if sos is None else min(np.pi, 32 * np.pi / period)
+    top = np.pi if sos is None or period is None else min(np.pi, 32 * np.pi / period)
     theta = np.linspace(0, top, 8193)
     F = 1.0 if sos is None else np.abs(sosfreqz(sos, worN=theta)[1]) ** 2
     return np.array([np.sqrt(trapezoid(np.abs(F * spline_response(p, k, theta)) ** 2, theta)
@@ -214,7 +214,7 @@ class ErrorTally:
     @property
     def step(self) -> float:
         """The mean sampling step (s)."""
-        if self.samples < 2:
+        if self.samples < 2 or self.first_t is None or self.last_t is None:
             return 1.0
         return (self.last_t - self.first_t) / (self.samples - 1)
 

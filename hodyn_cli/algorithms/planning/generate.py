@@ -84,7 +84,9 @@ def _last_sample(rate: float, duration: float | None, kind: str) -> float:
     for option, value in (("--rate", rate), ("--duration", duration)):
         if value is not None and not value > 0:
             raise HodynError(f"{option} must be positive, got {float(value)!r}")
-    T = round((DEFAULT_DURATION[kind] if duration is None else duration) * rate) / rate
+    duration = DEFAULT_DURATION[kind] if duration is None else duration
+    assert duration is not None  # only point-to-point has none: it is timed by its segments
+    T = round(duration * rate) / rate
     if T == 0:
         raise HodynError(f"--duration {float(duration)!r} s is shorter than one sample "
                          f"interval at --rate {float(rate)!r} Hz ({1 / rate:.6g} s)")
@@ -126,7 +128,7 @@ def _finite(traj: Trajectory) -> None:
             return
     s, k, j = np.argwhere(~np.isfinite(traj.derivatives))[0]
     raise HodynError(f"{derivative_name('q', int(k))}_{traj.joint_names[j]} overflows float64 "
-                     f"at t = {traj.t[s]:.6g} s: the motion is too fast for {k} derivatives "
+                     f"at {_time(traj, s)}: the motion is too fast for {k} derivatives "
                      "(fewer --derivatives, or a slower motion)")
 
 
@@ -302,6 +304,11 @@ def _point_to_point(model, rng, centre, half, rate, D, waypoints, T, k, rows, sl
     return Trajectory(model.joint_names, out, t)
 
 
+def _time(trajectory: Trajectory, s: int) -> str:
+    """Where sample s is, for a message: its time, or its number if the motion has none."""
+    return f"sample {s}" if trajectory.t is None else f"t = {trajectory.t[s]:.6g} s"
+
+
 def check_limits(model: Model, trajectory: Trajectory, source: str | None = None) -> None:
     """One-line error for the first sample outside a position or velocity limit (mimic
     joints included: they move as their leaders make them); ``source``: the file the limits
@@ -314,7 +321,7 @@ def check_limits(model: Model, trajectory: Trajectory, source: str | None = None
         if bad.any():
             s, j = np.argwhere(bad)[0]
             limit = lo[j] if what == "lower" else hi[j]
-            raise HodynError(f"joint '{model.joint_names[j]}' at t = {trajectory.t[s]:.6g} s: "
+            raise HodynError(f"joint '{model.joint_names[j]}' at {_time(trajectory, s)}: "
                              f"q = {q[s, j]:.6g} is beyond its {what} limit {limit:.6g} "
                              "(--allow-limit-violation to write it anyway)", source)
     if trajectory.orders > 1:
@@ -322,7 +329,7 @@ def check_limits(model: Model, trajectory: Trajectory, source: str | None = None
         bad = qd > model.velocity_limits * (1 + 1e-9)
         if bad.any():
             s, j = np.argwhere(bad)[0]
-            raise HodynError(f"joint '{model.joint_names[j]}' at t = {trajectory.t[s]:.6g} s: "
+            raise HodynError(f"joint '{model.joint_names[j]}' at {_time(trajectory, s)}: "
                              f"|qd| = {qd[s, j]:.6g} exceeds its velocity limit "
                              f"{model.velocity_limits[j]:.6g} (--allow-limit-violation to "
                              "write it anyway)", source)
@@ -362,6 +369,7 @@ def within_limits(model: Model, kind: str, limits: Limits, *, gravity=GRAVITY,
             return slow, best if slow > 1 else None
         search.retiming()  # the error when no slowing helps
         slow /= best.x
+    assert best is not None  # ROUNDS > 0, and a round without a binding limit returned
     raise HodynError(f"--respect-limits: the motion still exceeds a limit after {ROUNDS} rounds "
                      f"of slowing ({slow:.6g} times slower): {best.describe()}")
 

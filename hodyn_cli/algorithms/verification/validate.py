@@ -63,7 +63,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
-from math import comb
 
 import numpy as np
 
@@ -74,6 +73,15 @@ from hodyn_cli.algorithms.dynamics.closed_form import matrices
 from hodyn_cli.algorithms.dynamics.methods import GRAVITY, METHODS
 from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics as fixed_base_dynamics
 from hodyn_cli.algorithms.dynamics.regressor import base_wrench_rows
+from hodyn_cli.algorithms.verification.checks import (
+    STEP_FACTOR,
+    Check,
+    agreement_check,
+    local_motion,
+    stencil_check,
+    verdict,
+    worst,
+)
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import (
@@ -82,18 +90,13 @@ from hodyn_cli.core.trajectory import (
     Wrenches,
     check_results,
     derivative_name,
-    taylor,
 )
 from hodyn_cli.errors import HodynError, TrajectoryError
 from hodyn_cli.modeling.contacts import Contact
 from hodyn_cli.modeling.drives import Drives
 
-__all__ = ["Tolerances", "Check", "Report", "validate", "STENCIL"]
+__all__ = ["Tolerances", "Check", "Report", "validate"]
 
-#: 8th-order central first-derivative stencil at offsets -4..4
-STENCIL = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0.0, 4 / 5, -1 / 5, 4 / 105, -1 / 280])
-EPS = np.finfo(float).eps
-STEP_FACTOR = 0.01  # h * omega
 #: seconds simulated from each of the file's states (check 6), the instants compared in each,
 #: and the windows simulated side by side
 SIM_WINDOW, SIM_POINTS, WINDOWS = 0.2, 8, 64
@@ -126,24 +129,6 @@ class Tolerances:
     sampled: float = 1e-2
     structure: float = 1e-10
     simulation: float = 1e-8
-
-
-@dataclass
-class Check:
-    """One check's outcome. ``status``: pass, fail, warn (does not fail the run) or skip."""
-
-    group: str
-    name: str
-    status: str
-    max_abs: float | None = None
-    max_rel: float | None = None
-    tolerance: float | None = None
-    expected: float | None = None
-    worst_joint: str | None = None
-    worst_sample: int | None = None
-    worst_time: float | None = None
-    method: str | None = None
-    detail: str = ""
 
 
 @dataclass
@@ -268,7 +253,7 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
             fd = finite_difference_checks(model, center, m, order, h, results[m], gravity,
                                           tolerances.fd, report.series, idx, center.t,
                                           contacts, names)
-            if all(c.expected <= tolerances.fd / 10 for c in fd) or h < 1e-6:
+            if all((c.expected or 0.0) <= tolerances.fd / 10 for c in fd) or h < 1e-6:
                 break
             h /= 4
         report.step = h
@@ -483,17 +468,6 @@ def _step(qs: np.ndarray) -> float:
     return float(np.clip(STEP_FACTOR / omega, 1e-5, 1.0)) if omega > 0 else 0.01
 
 
-def _worst(err: np.ndarray, model: Model, idx, t, columns=None, names=None) -> dict:
-    """Joint, sample and time of the largest entry of err (M, m); ``idx``, ``t``: the sample
-    numbers and times of err's rows; ``columns``: the joint of each column (default: all);
-    ``names``: the columns' names (default: the joints, then a floating base's 6)."""
-    s, j = np.unravel_index(int(np.argmax(err)), err.shape)
-    j = j if columns is None else columns[j]
-    names = names or model.joint_names + base_wrench_rows(model)
-    return {"worst_joint": names[j], "worst_sample": int(idx[s]),
-            "worst_time": None if t is None else float(t[s])}
-
-
 def column_names(model: Model, contacts: tuple[Contact, ...]) -> list[str]:
     """The columns of :func:`inverse_dynamics` on contacts: the joints, the base wrench left
     over, each contact's wrench components."""
@@ -516,75 +490,7 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str, order
                                                     order=order, gravity=gravity), axis=2)
 
 
-def _verdict(max_rel: float, tol: float) -> str:
-    return "pass" if max_rel <= tol else "fail"
-
-
 # -- 1. finite differences along the local Taylor motion -------------------------------------
-
-
-def local_motion(center: Trajectory, h: float) -> Trajectory:
-    """The Taylor motion of each checked sample at the 17 offsets ``-8 h .. 8 h``: one
-    trajectory of M * 17 samples (sample-major), wrenches and a floating base likewise
-    (:func:`local_base_motion`)."""
-    offsets = np.arange(-8, 9) * h
-    qs = taylor(center.derivatives, offsets)                      # (M, 17, D, n)
-    M, S = qs.shape[:2]
-    W = None
-    if center.wrenches is not None:
-        W = Wrenches({k: taylor(v, offsets).reshape(M * S, *v.shape[1:])
-                      for k, v in center.wrenches.W.items()})
-    base = None if center.base is None else local_base_motion(center.base, offsets)
-    flags = None if center.series is None else {  # each sample's active contacts held
-        k: np.repeat(v, S) for k, v in center.series.items() if v.ndim == 1}
-    return Trajectory(center.joint_names, qs.reshape(M * S, *qs.shape[2:]), None, W, flags or None,
-                      base=base)
-
-
-#: terms of the rotation's Taylor series along the local motion: |omega| |offset| <= ~0.1
-#: there (the step is 0.01 / omega), so the remainder is below 0.1^25 / 25!
-ROTATION_TERMS = 25
-
-
-def local_base_motion(base: BaseMotion, offsets: np.ndarray) -> BaseMotion:
-    """A floating root's local Taylor motion (M * S samples, sample-major): its body twist
-    the Taylor polynomial of the sample's ``Vb..`` (its derivatives there too), its
-    orientation the rotation that twist turns, ``R' = R skew(omega)``, as the Taylor series
-    ``R^(k+1) = sum_j C(k, j) R^(k-j) skew(omega^(j))`` (omega's derivatives beyond the
-    given ones are 0: its Taylor polynomial's); the position, which no torque depends on,
-    likewise with ``p' = R v`` to first order only (it is not checked along the motion)."""
-    M, S = base.n_samples, len(offsets)
-    Vb = taylor(base.Vb, offsets).reshape(M * S, *base.Vb.shape[1:])
-    W = [lie.skew(base.Vb[:, j, :3]) for j in range(base.orders)]
-    Rk = [base.R]                                   # R^(k) at the sample, (M, 3, 3)
-    for k in range(ROTATION_TERMS - 1):
-        Rk.append(sum(comb(k, j) * (Rk[k - j] @ W[j]) for j in range(min(k + 1, len(W)))))
-    R = taylor(np.stack(Rk, axis=1), offsets)[:, :, 0].reshape(M * S, 3, 3)
-    pd = np.einsum("nij,nj->ni", base.R, base.Vb[:, 0, 3:])
-    p = (base.p[:, None] + offsets[None, :, None] * pd[:, None]).reshape(M * S, 3)
-    return BaseMotion(R, p, Vb)
-
-
-def stencil_check(group: str, name: str, prev: str, f: np.ndarray, analytic: np.ndarray,
-                  h: float, rtol: float, model: Model, idx, t, method: str | None = None,
-                  columns=None, names=None) -> tuple[Check, np.ndarray]:
-    """``analytic`` (M, m) against the 8th-order central difference of f (M, 17, m), the
-    lower derivative along the local Taylor motion, and the difference itself. The expected
-    error: Richardson (stencil at h vs 2h) plus rounding. ``columns``: the joint index of
-    each of the m columns (default: all joints)."""
-    d_h = np.einsum("s,msj->mj", STENCIL, f[:, 4:13]) / h
-    d_2h = np.einsum("s,msj->mj", STENCIL, f[:, ::2]) / (2 * h)
-    err = np.abs(analytic - d_h)
-    scale = max(float(np.abs(analytic).max()), 1e-300)
-    expected = (np.abs(d_h - d_2h) / 255 + EPS * np.abs(STENCIL).sum() * np.abs(f).max(1) / h)
-    exp_rel = float(expected.max() / scale)
-    tol = max(rtol, 10 * exp_rel)
-    c = Check(group, f"{name} vs d/dt {prev}", "pass", float(err.max()), float(err.max() / scale),
-              tol, exp_rel, method=method,
-              detail=f"8th-order stencil along the local Taylor motion, h = {h:.3g} s",
-              **_worst(err, model, idx, t, columns, names))
-    c.status = _verdict(c.max_rel, tol)
-    return c, d_h
 
 
 def finite_difference_checks(model, center: Trajectory, method: str, order: int, h: float,
@@ -641,11 +547,11 @@ def sampled_difference_checks(model, picked: Picked, method: str, order: int, gr
         exp_rel = float(dt**2 / 6 * rate * omega / scale)
         tol = max(rtol, 10 * exp_rel)
         name = derivative_name("tau", k)
+        rel = float(err.max() / scale)
         c = Check("sampled differences", f"{name} vs time differences of {derivative_name('tau', k - 1)}",
-                  "pass", float(err.max()), float(err.max() / scale), tol, exp_rel, method=method,
-                  detail=f"limited by the sampling rate (dt = {dt:.3g} s); warns only",
-                  **_worst(err, model, picked.index[inner], t0, names=names))
-        c.status = "pass" if c.max_rel <= tol else "warn"
+                  "pass" if rel <= tol else "warn", float(err.max()), rel, tol, exp_rel,
+                  method=method, detail=f"limited by the sampling rate (dt = {dt:.3g} s); warns only",
+                  **worst(err, model, picked.index[inner], t0, names=names))
         checks.append(c)
         series.setdefault("sampled", {})[name] = {"t": t0, "numeric": numeric, "analytic": analytic}
     return checks
@@ -660,19 +566,6 @@ def cross_method_checks(model, results: dict[str, np.ndarray], rtol: float, idx,
                             results[a][:, k], results[b][:, k], rtol, model, idx, t, f"{a},{b}",
                             names=names)
             for a, b in combinations(results, 2) for k in range(results[a].shape[1])]
-
-
-def agreement_check(group: str, name: str, a: np.ndarray, b: np.ndarray, rtol: float,
-                    model: Model, idx, t, method: str | None = None, columns=None,
-                    names=None) -> Check:
-    """a against b (M, m), relative to the largest |a| (``columns``, ``names``: as for
-    :func:`_worst`)."""
-    err = np.abs(a - b)
-    scale = max(float(np.abs(a).max()), 1e-300)
-    c = Check(group, name, "pass", float(err.max()), float(err.max() / scale), rtol,
-              method=method, **_worst(err, model, idx, t, columns, names))
-    c.status = _verdict(c.max_rel, rtol)
-    return c
 
 
 # -- contacts --------------------------------------------------------------------------------
@@ -699,25 +592,26 @@ def contact_checks(model: Model, center: Trajectory, contacts: tuple[Contact, ..
         if not rows.any():
             continue
         err = np.where(rows, left, 0.0)[:, None]
-        c = Check("contacts", what, "pass", float(err.max()), float(err.max() / scale), rtol,
+        rel = float(err.max() / scale)
+        c = Check("contacts", what, "pass" if rel <= rtol else status, float(err.max()), rel, rtol,
                   detail="the base wrench left over, relative to the base wrench",
-                  **_worst(err, model, idx, t, names=["base wrench"]))
-        c.status = "pass" if c.max_rel <= rtol else status
+                  **worst(err, model, idx, t, names=["base wrench"]))
         if status == "warn" and c.status == "warn":
             c.detail = "the motion does not fit its contacts there (a moment they cannot take)"
         checks.append(c)
+    assert center.base is not None  # contacts hold a floating base (capabilities)
     nu = np.concatenate([center.base.Vb[:, 0], center.derivatives[:, 1]], axis=1)
     speed = np.zeros((center.n_samples, len(contacts)))
-    for i, c in enumerate(contacts):
-        J = contact_jacobian(model, center, c, 0)[:, 0]
+    for i, contact in enumerate(contacts):
+        J = contact_jacobian(model, center, contact, 0)[:, 0]
         v = np.einsum("nij,nj->ni", J, nu)
         speed[:, i] = np.where(r.active[:, i], np.linalg.norm(v[:, -3:], axis=1), 0.0)
     motion = max(float(np.abs(nu).max()), 1e-300)
-    c = Check("contacts", "active contacts at rest (point velocity, m/s)", "pass",
-              float(speed.max()), float(speed.max() / motion), rtol,
+    rel = float(speed.max() / motion)
+    c = Check("contacts", "active contacts at rest (point velocity, m/s)",
+              "pass" if rel <= rtol else "warn", float(speed.max()), rel, rtol,
               detail="an active contact that moves slides or lifts: the flags or the motion "
-                     "are off", **_worst(speed, model, idx, t, names=[c.name for c in contacts]))
-    c.status = "pass" if c.max_rel <= rtol else "warn"
+                     "are off", **worst(speed, model, idx, t, names=[c.name for c in contacts]))
     checks.append(c)
     return checks
 
@@ -737,10 +631,10 @@ class Consistency:
         self.last: tuple | None = None  # (x row, t) of the previous chunk's last sample
         self.mags: np.ndarray | None = None  # largest |x^(k)| per order and column
         self.dt = 0.0
-        self.err: np.ndarray | None = None  # (D-1, m) largest error, where, when
-        self.at: np.ndarray | None = None
-        self.when: np.ndarray | None = None
-        self.dots: np.ndarray | None = None  # (D-1, m, 2): sum numeric.analytic, analytic^2
+        self.err: np.ndarray | None = None  # (D-1, m) largest error (None: no step yet), where,
+        self.at = np.zeros((0, 0), int)     # when (sized with err)
+        self.when = np.zeros((0, 0))
+        self.dots = np.zeros((0, 0, 2))  # (D-1, m, 2): sum numeric.analytic, analytic^2
 
     def add(self, x: np.ndarray, t: np.ndarray, start: int) -> None:
         if self.wrap is not None and self.wrap.any():
@@ -785,7 +679,7 @@ class Consistency:
     def checks(self, rtol: float, omega: float | None = None) -> list[Check]:
         """``omega``: the time scale of the error estimates (default: x's own,
         :meth:`frequency`)."""
-        if self.err is None:
+        if self.err is None or self.mags is None:
             return []
         omega, out = (self.frequency() if omega is None else omega), []
         for k in range(1, self.err.shape[0] + 1):
@@ -803,7 +697,7 @@ class Consistency:
                       float(self.err[k - 1].max()), float(rel[j]), tol, expected,
                       worst_joint=self.label(j), worst_sample=int(self.at[k - 1, j]),
                       worst_time=float(self.when[k - 1, j]))
-            if c.max_rel > tol:
+            if rel[j] > tol:
                 c.status = "fail"
                 hint = _unit_hint(*self.dots[k - 1, j]) or FIX_HINT
                 c.detail = (f"{name}{self.columns[j]} does not match the time differences of "
@@ -887,8 +781,8 @@ def model_checks(model: Model, center: Trajectory, rtol: float, gravity, idx, t)
     scale = max(float(np.abs(M).max()), 1e-300)
     asym = np.abs(M - np.swapaxes(M, 1, 2)).max(axis=2)
     c = Check("model", "M symmetric", "pass", float(asym.max()), float(asym.max() / scale), rtol,
-              **_worst(asym, model, idx, t, columns))
-    c.status = _verdict(c.max_rel, rtol)
+              **worst(asym, model, idx, t, columns))
+    c.status = verdict(c.max_rel, rtol)
     checks.append(c)
     lam = np.linalg.eigvalsh((M + np.swapaxes(M, 1, 2)) / 2)
     s = int(np.argmin(lam[:, 0]))
@@ -902,8 +796,8 @@ def model_checks(model: Model, center: Trajectory, rtol: float, gravity, idx, t)
     # relative to the terms compared (M' is 0 where only a floating root moves)
     dscale = max(float(np.abs(Md).max()), float(np.abs(Cb).max()), 1e-300)
     c = Check("model", "M' = Cbar + Cbar^T (M' - 2 Cbar skew)", "pass", float(skew.max()),
-              float(skew.max() / dscale), rtol, **_worst(skew, model, idx, t, columns))
-    c.status = _verdict(c.max_rel, rtol)
+              float(skew.max() / dscale), rtol, **worst(skew, model, idx, t, columns))
+    c.status = verdict(c.max_rel, rtol)
     checks.append(c)
     return checks
 
@@ -1000,7 +894,7 @@ class Simulation:
                              f"of the file's sample every {self.window:.3g} s ({self.windows} "
                              f"windows; nothing interpolated: any sampling rate), DOP853 at "
                              f"{RTOL:g}; expected: the same at {RTOL * LOOSER:g} against it")
-            c.status = _verdict(c.max_rel, tol)
+            c.status = verdict(c.max_rel, tol)
             checks.append(c)
             series["simulation"][key] = np.concatenate(self.peaks[key])
         return checks

@@ -22,7 +22,7 @@ import numpy as np
 
 from hodyn_cli.algorithms.actuation import actuators
 from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
-from hodyn_cli.algorithms.verification.validate import (
+from hodyn_cli.algorithms.verification.checks import (
     STEP_FACTOR,
     Check,
     agreement_check,
@@ -51,7 +51,7 @@ def drive_checks(model: Model, center: Trajectory, drives: Drives, kind: str, or
     for _ in range(4):  # shrink the step while the estimated error is not well below tol
         checks = _finite_differences(model, center, drives, kind, order, h, gravity, res,
                                      fd_rtol, idx, t, series)
-        if all(c.expected <= fd_rtol / 10 for c in checks) or h < 1e-7:
+        if all((c.expected or 0.0) <= fd_rtol / 10 for c in checks) or h < 1e-7:
             break
         h /= 4
     massless = replace(drives, rotor_inertia=np.zeros(model.n))

@@ -1,0 +1,129 @@
+"""The pieces every check of :mod:`hodyn_cli.algorithms.verification.validate` and
+:mod:`hodyn_cli.algorithms.verification.validate_drives` is made of: a :class:`Check`'s
+outcome, the 8th-order stencil along a sample's local Taylor motion, the agreement of two
+results. Their own module so that both checkers import it and neither the other."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb
+
+import numpy as np
+
+from hodyn_cli.algorithms.dynamics.regressor import base_wrench_rows
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import BaseMotion, Trajectory, Wrenches, taylor
+
+__all__ = ["STENCIL", "STEP_FACTOR", "Check", "worst", "verdict", "local_motion",
+           "local_base_motion", "stencil_check", "agreement_check"]
+
+#: 8th-order central first-derivative stencil at offsets -4..4
+STENCIL = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0.0, 4 / 5, -1 / 5, 4 / 105, -1 / 280])
+EPS = np.finfo(float).eps
+STEP_FACTOR = 0.01  # h * omega
+
+@dataclass
+class Check:
+    """One check's outcome. ``status``: pass, fail, warn (does not fail the run) or skip."""
+
+    group: str
+    name: str
+    status: str
+    max_abs: float | None = None
+    max_rel: float | None = None
+    tolerance: float | None = None
+    expected: float | None = None
+    worst_joint: str | None = None
+    worst_sample: int | None = None
+    worst_time: float | None = None
+    method: str | None = None
+    detail: str = ""
+
+def worst(err: np.ndarray, model: Model, idx, t, columns=None, names=None) -> dict:
+    """Joint, sample and time of the largest entry of err (M, m); ``idx``, ``t``: the sample
+    numbers and times of err's rows; ``columns``: the joint of each column (default: all);
+    ``names``: the columns' names (default: the joints, then a floating base's 6)."""
+    s, j = np.unravel_index(int(np.argmax(err)), err.shape)
+    j = j if columns is None else columns[j]
+    names = names or model.joint_names + base_wrench_rows(model)
+    return {"worst_joint": names[j], "worst_sample": int(idx[s]),
+            "worst_time": None if t is None else float(t[s])}
+
+def verdict(max_rel: float | None, tol: float) -> str:
+    """pass within the tolerance, else fail (also without a measure)."""
+    return "pass" if max_rel is not None and max_rel <= tol else "fail"
+
+def local_motion(center: Trajectory, h: float) -> Trajectory:
+    """The Taylor motion of each checked sample at the 17 offsets ``-8 h .. 8 h``: one
+    trajectory of M * 17 samples (sample-major), wrenches and a floating base likewise
+    (:func:`local_base_motion`)."""
+    offsets = np.arange(-8, 9) * h
+    qs = taylor(center.derivatives, offsets)                      # (M, 17, D, n)
+    M, S = qs.shape[:2]
+    W = None
+    if center.wrenches is not None:
+        W = Wrenches({k: taylor(v, offsets).reshape(M * S, *v.shape[1:])
+                      for k, v in center.wrenches.W.items()})
+    base = None if center.base is None else local_base_motion(center.base, offsets)
+    flags = None if center.series is None else {  # each sample's active contacts held
+        k: np.repeat(v, S) for k, v in center.series.items() if v.ndim == 1}
+    return Trajectory(center.joint_names, qs.reshape(M * S, *qs.shape[2:]), None, W, flags or None,
+                      base=base)
+
+
+#: terms of the rotation's Taylor series along the local motion: |omega| |offset| <= ~0.1
+#: there (the step is 0.01 / omega), so the remainder is below 0.1^25 / 25!
+ROTATION_TERMS = 25
+
+
+def local_base_motion(base: BaseMotion, offsets: np.ndarray) -> BaseMotion:
+    """A floating root's local Taylor motion (M * S samples, sample-major): its body twist
+    the Taylor polynomial of the sample's ``Vb..`` (its derivatives there too), its
+    orientation the rotation that twist turns, ``R' = R skew(omega)``, as the Taylor series
+    ``R^(k+1) = sum_j C(k, j) R^(k-j) skew(omega^(j))`` (omega's derivatives beyond the
+    given ones are 0: its Taylor polynomial's); the position, which no torque depends on,
+    likewise with ``p' = R v`` to first order only (it is not checked along the motion)."""
+    M, S = base.n_samples, len(offsets)
+    Vb = taylor(base.Vb, offsets).reshape(M * S, *base.Vb.shape[1:])
+    W = [lie.skew(base.Vb[:, j, :3]) for j in range(base.orders)]
+    Rk = [base.R]                                   # R^(k) at the sample, (M, 3, 3)
+    for k in range(ROTATION_TERMS - 1):
+        Rk.append(sum(comb(k, j) * (Rk[k - j] @ W[j]) for j in range(min(k + 1, len(W)))))
+    R = taylor(np.stack(Rk, axis=1), offsets)[:, :, 0].reshape(M * S, 3, 3)
+    pd = np.einsum("nij,nj->ni", base.R, base.Vb[:, 0, 3:])
+    p = (base.p[:, None] + offsets[None, :, None] * pd[:, None]).reshape(M * S, 3)
+    return BaseMotion(R, p, Vb)
+
+def stencil_check(group: str, name: str, prev: str, f: np.ndarray, analytic: np.ndarray,
+                  h: float, rtol: float, model: Model, idx, t, method: str | None = None,
+                  columns=None, names=None) -> tuple[Check, np.ndarray]:
+    """``analytic`` (M, m) against the 8th-order central difference of f (M, 17, m), the
+    lower derivative along the local Taylor motion, and the difference itself. The expected
+    error: Richardson (stencil at h vs 2h) plus rounding. ``columns``: the joint index of
+    each of the m columns (default: all joints)."""
+    d_h = np.einsum("s,msj->mj", STENCIL, f[:, 4:13]) / h
+    d_2h = np.einsum("s,msj->mj", STENCIL, f[:, ::2]) / (2 * h)
+    err = np.abs(analytic - d_h)
+    scale = max(float(np.abs(analytic).max()), 1e-300)
+    expected = (np.abs(d_h - d_2h) / 255 + EPS * np.abs(STENCIL).sum() * np.abs(f).max(1) / h)
+    exp_rel = float(expected.max() / scale)
+    tol = max(rtol, 10 * exp_rel)
+    c = Check(group, f"{name} vs d/dt {prev}", "pass", float(err.max()), float(err.max() / scale),
+              tol, exp_rel, method=method,
+              detail=f"8th-order stencil along the local Taylor motion, h = {h:.3g} s",
+              **worst(err, model, idx, t, columns, names))
+    c.status = verdict(c.max_rel, tol)
+    return c, d_h
+
+def agreement_check(group: str, name: str, a: np.ndarray, b: np.ndarray, rtol: float,
+                    model: Model, idx, t, method: str | None = None, columns=None,
+                    names=None) -> Check:
+    """a against b (M, m), relative to the largest |a| (``columns``, ``names``: as for
+    :func:`worst`)."""
+    err = np.abs(a - b)
+    scale = max(float(np.abs(a).max()), 1e-300)
+    c = Check(group, name, "pass", float(err.max()), float(err.max() / scale), rtol,
+              method=method, **worst(err, model, idx, t, columns, names))
+    c.status = verdict(c.max_rel, rtol)
+    return c

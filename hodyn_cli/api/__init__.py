@@ -1,0 +1,109 @@
+"""The Python API: the command line's capabilities on plain arrays (see docs/python.md).
+
+Every function takes the robot (:func:`load_robot`) and the motion, either as a
+:class:`~hodyn_cli.core.trajectory.Trajectory` or as q, qd, qdd, ... arrays: (N, m) or (m,) in
+the order of ``robot.coordinate_names`` (the independent joints: a ``<mimic>`` joint follows
+its leader and has no values of its own), or dicts keyed by joint name. Results are
+:class:`Result` objects whose fields (``tau``, ``taud``, ...) are (N, ...) arrays, or one
+sample's when the input was one sample; joint-indexed axes are in ``robot.coordinate_names``
+order (``result.joint_names``).
+
+This layer calls the algorithms (:mod:`hodyn_cli.algorithms`) and does what every caller
+needs around them (:mod:`.results`): checking and shaping the inputs, imposing the joints'
+coupling (mimic joints: the recursions run on all joints; results are projected onto the
+independent ones), refusing what does not combine (:mod:`hodyn_cli.capabilities`) and naming
+the results. One module per topic: :mod:`.robots` (robots and trajectories),
+:mod:`.backends`, :mod:`.dynamics`, :mod:`.regressor`, :mod:`.motion`, :mod:`.drives`,
+:mod:`.contacts`, :mod:`.limits`, :mod:`.planning`, :mod:`.validation`; every function is
+also here, at the top. The pipeline (:mod:`hodyn_cli.pipeline`) is built on it, and composes
+the streaming forms of :mod:`.streaming` over a file's chunks; neither it nor the command line
+reaches the algorithms but through this package.
+
+Imports: core, modeling, algorithms, errors, capabilities.
+"""
+
+from hodyn_cli.api.backends import backend, backend_info, use_backend
+from hodyn_cli.api.contacts import beyond_margins, contact_dynamics, contact_matrices, read_contacts
+from hodyn_cli.api.drives import (
+    drive_dynamics,
+    drive_requirements,
+    elastic_dynamics,
+    elastic_requirements,
+    explain_elastic,
+    read_drives,
+)
+from hodyn_cli.api.dynamics import (
+    forward_dynamics,
+    inverse_dynamics,
+    matrices,
+    required_orders,
+    simulate,
+    torque_sensitivities,
+)
+from hodyn_cli.api.limits import (
+    check_limits,
+    joint_limits,
+    retime,
+    retime_optimal,
+    scaling_laws,
+    time_optimal,
+)
+from hodyn_cli.api.motion import (
+    centre_of_mass,
+    forward_kinematics,
+    inverse_kinematics,
+    jacobian_columns,
+    link_jacobian,
+)
+from hodyn_cli.api.planning import Design, design_motion
+from hodyn_cli.api.regressor import (
+    body_parameters,
+    dynamic_regressor,
+    regressor_basis,
+    regressor_parameters,
+    regressor_rows,
+)
+from hodyn_cli.api.results import Result
+from hodyn_cli.api.robots import (
+    base_motion,
+    check_number,
+    derivative_name,
+    joint_trajectory,
+    load_robot,
+    lock_joints,
+    lock_value,
+)
+from hodyn_cli.api.validation import validate_motion
+from hodyn_cli.core.gravity import GRAVITY
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import BaseMotion, Trajectory
+
+__all__ = [
+    # the types it takes and hands out, the default gravity
+    "Model", "Trajectory", "BaseMotion", "Result", "GRAVITY",
+    # robots and trajectories
+    "load_robot", "lock_joints", "lock_value", "joint_trajectory", "base_motion",
+    "derivative_name", "check_number",
+    # who computes
+    "use_backend", "backend", "backend_info",
+    # dynamics
+    "inverse_dynamics", "matrices", "forward_dynamics", "simulate", "torque_sensitivities",
+    "required_orders",
+    # identification
+    "dynamic_regressor", "regressor_parameters", "regressor_basis", "regressor_rows",
+    "body_parameters",
+    # a link's motion
+    "forward_kinematics", "centre_of_mass", "inverse_kinematics", "link_jacobian",
+    "jacobian_columns",
+    # drives
+    "read_drives", "elastic_dynamics", "drive_dynamics", "elastic_requirements",
+    "drive_requirements", "explain_elastic",
+    # contacts
+    "read_contacts", "contact_dynamics", "contact_matrices", "beyond_margins",
+    # limits and time scaling
+    "joint_limits", "scaling_laws", "check_limits", "retime", "time_optimal", "retime_optimal",
+    # designed motions
+    "Design", "design_motion",
+    # validation
+    "validate_motion",
+]

@@ -1,0 +1,164 @@
+"""Limits and time scaling (docs/feasibility.md): the robot's limits, how every limited series
+changes when the motion is played slower or faster, the check of a motion against its
+limits, the uniform retiming onto them and the time-optimal one along the path."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from hodyn_cli.api.contacts import read_contacts
+from hodyn_cli.api.drives import drives_for
+from hodyn_cli.api.results import Motion
+from hodyn_cli.core.gravity import GRAVITY
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.errors import HodynError
+
+if TYPE_CHECKING:
+    from hodyn_cli.algorithms.limits.feasibility import Binding, Check, Retiming
+    from hodyn_cli.algorithms.limits.optimal import Optimal
+    from hodyn_cli.algorithms.limits.scaling import Law
+    from hodyn_cli.modeling.limits import Limits
+
+__all__ = ["joint_limits", "scaling_laws", "check_limits", "retime", "time_optimal",
+           "retime_optimal"]
+
+
+def joint_limits(robot: Model, limits: Any = None) -> Limits:
+    """The robot's limits: its URDF's (position, velocity, effort as torque), overridden by
+    ``limits``: a limits file (TOML), ``{joint: {key: value}}`` (keys:
+    :data:`hodyn_cli.modeling.limits.KEYS`), or a :class:`~hodyn_cli.modeling.limits.Limits`."""
+    from hodyn_cli.modeling.limits import Limits, read_limits
+    from hodyn_cli.modeling.limits import joint_limits as table_limits
+
+    if isinstance(limits, Limits):
+        return limits
+    if limits is None or isinstance(limits, Mapping):
+        return table_limits(robot, limits)
+    return read_limits(limits, robot)
+
+
+def scaling_laws(robot: Model, *derivatives: Any, order: int = 2, drives: Any = None,
+                 model: str = "full", gravity: Any = GRAVITY, wrenches: Mapping | None = None,
+                 known: Any = None, contacts: Any = (), **named: Any) -> dict[str, Law]:
+    """How every limited series changes when the motion is played k times slower: name ->
+    :class:`~hodyn_cli.algorithms.limits.scaling.Law` (``law.at(1 / k)``: (N, m) values, joints
+    ``law.joint_names``). Rigid: ``q``, ``qd`` (every joint), ``tau`` .. ``tau^(order)`` (order
+    -1: none); with ``drives`` (as :func:`~hodyn_cli.api.drives.elastic_dynamics` takes them,
+    ``model``, ``known``) ``u``, ``ud``, ``udd``, and ``thetad``, ``taum`` of the joints with a
+    drive. A Trajectory with a floating ``base``: its torques, on ``contacts`` if given (as
+    :func:`~hodyn_cli.api.contacts.read_contacts` takes them; then also each contact's wrench,
+    ``contact/<name>``; docs/contacts.md)."""
+    from hodyn_cli.algorithms.limits.feasibility import series_laws
+
+    m = Motion(robot, derivatives, named, wrenches=wrenches)
+    return series_laws(robot, m.full, order=order, gravity=gravity,
+                       drives=None if drives is None else drives_for(robot, drives, "check"),
+                       kind=model, known=known,
+                       contacts=read_contacts(robot, contacts) if contacts else ())
+
+
+def check_limits(robot: Model, *derivatives: Any, limits: Any = None, drives: Any = None,
+                 model: str = "full", gravity: Any = GRAVITY, t: Any = None,
+                 wrenches: Mapping | None = None, contacts: Any = (), **named: Any) -> Check:
+    """``hodyn check``: every limited quantity against its limit at every sample, a
+    :class:`~hodyn_cli.algorithms.limits.feasibility.Check` (``.feasible``, ``.rows``: per joint
+    and quantity the worst sample, its value, the margin and the number of violations).
+    ``limits``: as :func:`joint_limits` takes them; ``contacts`` (a floating base on them):
+    also each contact's friction cone and sole."""
+    from hodyn_cli.algorithms.limits.feasibility import Check, torque_order
+
+    lim = joint_limits(robot, limits)
+    m = Motion(robot, derivatives, named, t=t, wrenches=wrenches)
+    contacts = read_contacts(robot, contacts) if contacts else ()
+    check = Check(robot, lim, contacts=contacts)
+    check.add(scaling_laws(robot, m.coordinates, order=torque_order(lim), drives=drives,
+                           model=model, gravity=gravity, contacts=contacts), m.coordinates.t)
+    return check
+
+
+def retime(robot: Model, *derivatives: Any, limits: Any = None, drives: Any = None,
+           model: str = "full", gravity: Any = GRAVITY, factor: float | None = None,
+           segments: Any = (), t: Any = None, wrenches: Mapping | None = None,
+           contacts: Any = (), **named: Any
+           ) -> tuple[Trajectory, Retiming, list[Binding | None]]:
+    """``hodyn retime``: the motion played k times slower, ``t' = t0 + k (t - t0)``, with every
+    derivative (and wrench rate) scaled exactly: ``(trajectory, retiming, bindings)``.
+
+    k is ``factor``, or the smallest that keeps every limited quantity within ``limits`` (as
+    :func:`joint_limits` takes them) for that and any slower playing; ``segments`` (times)
+    scale the pieces between them independently. ``retiming``: a
+    :class:`~hodyn_cli.algorithms.limits.feasibility.Retiming` (``.k`` per segment); ``bindings``:
+    per segment the :class:`~hodyn_cli.algorithms.limits.feasibility.Binding` that set its k (its
+    time in the retimed motion). ``contacts`` (a floating base on them): the torques on them,
+    and each stays in its friction cone and on its sole.
+    """
+    from hodyn_cli.algorithms.limits.feasibility import Retiming, ScaleSearch, torque_order
+    from hodyn_cli.algorithms.limits.scaling import scaled
+
+    m = Motion(robot, derivatives, named, t=t, wrenches=wrenches)
+    traj = m.coordinates
+    bindings: list[Binding | None]
+    if factor is not None:
+        if not factor > 0 or segments:
+            raise HodynError(f"factor must be positive, without segments; got {factor}")
+        t0 = 0.0 if traj.t is None else float(traj.t[0])
+        retiming, bindings = Retiming((t0, t0), (float(factor),)), []
+    else:
+        lim = joint_limits(robot, limits)
+        contacts = read_contacts(robot, contacts) if contacts else ()
+        search = ScaleSearch(robot, lim, tuple(segments), contacts)
+        search.add(scaling_laws(robot, traj, order=torque_order(lim), drives=drives, model=model,
+                                gravity=gravity, contacts=contacts), traj)
+        retiming = search.retiming()
+        bindings = [retiming.played(b) for b in search.best]
+    if traj.t is None:
+        return scaled(traj, 1.0 / retiming.k[0]), retiming, bindings
+    return scaled(traj, retiming.speedups(traj.t), retiming.times(traj.t)), retiming, bindings
+
+
+def time_optimal(robot: Model, limits: Any = None, *, drives: Any = None, model: str = "full",
+                 gravity: Any = GRAVITY, rate: float | None = None, grid: int | None = None
+                 ) -> Optimal:
+    """The time-optimal retiming within ``limits`` (as :func:`joint_limits` takes them; torque
+    rates and accelerations too) and, with rigid ``drives``, the motor limits, before it has
+    seen the motion: an :class:`~hodyn_cli.algorithms.limits.optimal.Optimal` whose
+    ``fit(chunks)`` (a function that gives the motion's chunks afresh: it reads them twice)
+    finds the time law and whose ``retimed(chunks)`` plays the motion along it, chunk by chunk
+    (what :func:`retime_optimal` does on a whole motion). ``rate``: the output's samples per
+    second (default: the input's mean rate); ``grid``: the time law's grid size."""
+    from hodyn_cli.algorithms.limits.feasibility import torque_order
+    from hodyn_cli.algorithms.limits.optimal import GRID, Optimal
+
+    lim = joint_limits(robot, limits)
+    return Optimal(robot, lim, torque_order(lim), rate=rate, grid=grid or GRID, gravity=gravity,
+                   drives=None if drives is None else drives_for(robot, drives, "retime"),
+                   kind=model)
+
+
+def retime_optimal(robot: Model, *derivatives: Any, limits: Any = None, drives: Any = None,
+                   model: str = "full", gravity: Any = GRAVITY, rate: float | None = None,
+                   grid: int | None = None, t: Any = None, **named: Any
+                   ) -> tuple[Trajectory, Optimal]:
+    """``hodyn retime --optimal``: the motion along its own path with the fastest time law
+    within every limit of ``limits`` (as :func:`joint_limits` takes them; torque rates and
+    accelerations too) and, with rigid ``drives``, the motor limits: ``(trajectory,
+    optimal)``.
+
+    The input's times are the path parameter (``t`` is required); the output has every
+    derivative the input has, exact by the chain rule, at ``rate`` Hz (default: the input's
+    mean rate), and every limit holds at every sample, one on its limit. ``optimal``: an
+    :class:`~hodyn_cli.algorithms.limits.optimal.Optimal` (``.duration``,
+    ``.uniform_duration``: that of :func:`retime`'s uniform scaling, ``.bound.describe()``:
+    where the limits bind); ``grid``: its grid's size (docs/feasibility.md).
+    """
+    m = Motion(robot, derivatives, named, t=t)
+    optimal = time_optimal(robot, limits, drives=drives, model=model, gravity=gravity,
+                           rate=rate, grid=grid)
+    optimal.fit(lambda: [m.coordinates])
+    pieces = list(optimal.retimed([m.coordinates]))
+    return Trajectory(robot.coordinate_names, np.concatenate([p.derivatives for p in pieces]),
+                      np.concatenate([p.t for p in pieces])), optimal

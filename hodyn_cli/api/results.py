@@ -1,0 +1,128 @@
+"""What every API function does around the algorithms: take the motion it was given over the
+independent joints (:class:`Motion`: the joints' coupling applied on the way in and out, in
+this one place), refuse what does not combine (:func:`capable`), and name the results
+(:class:`Result`, :func:`series`, :func:`rates`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from hodyn_cli.api.robots import joint_trajectory
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory, derivative_name, rate_name
+from hodyn_cli.errors import HodynError
+
+__all__ = ["Result", "Motion", "series", "rates", "capable"]
+
+
+class Result(Mapping):
+    """Named arrays: ``result.tau`` or ``result["tau"]``; ``list(result)`` gives the names.
+    ``joint_names``: the order of the joint axes of the arrays.
+
+    >>> r = Result({"tau": np.zeros((3, 2))}, ("j1", "j2"))
+    >>> r.tau.shape, list(r), r
+    ((3, 2), ['tau'], Result(tau(3, 2)))
+    """
+
+    def __init__(self, fields: dict[str, np.ndarray], joint_names: tuple[str, ...]):
+        self._fields, self.joint_names = dict(fields), joint_names
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        try:
+            return self.__dict__["_fields"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._fields[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._fields)
+
+    def __len__(self) -> int:
+        return len(self._fields)
+
+    def __repr__(self) -> str:
+        shapes = ", ".join(f"{k}{tuple(v.shape)}" for k, v in self._fields.items())
+        return f"Result({shapes})"
+
+
+class Motion:
+    """The motion an API function was given, over the independent joints (``coordinates``)
+    and over all joints (``full``), and whether it was one sample: the one place the joints'
+    coupling (:mod:`hodyn_cli.modeling.coupling`: mimic joints) is applied, on the way in
+    (:attr:`full`) and out (:meth:`forces`, :meth:`matrices`, :meth:`tensor`)."""
+
+    def __init__(self, robot: Model, derivatives: Sequence[Any], named: dict[str, Any], *,
+                 t: Any = None, wrenches: Mapping | None = None):
+        from hodyn_cli.modeling import coupling
+
+        if derivatives and isinstance(derivatives[0], Trajectory):
+            if len(derivatives) > 1 or named or t is not None or wrenches:
+                raise HodynError("give a Trajectory alone, or q, qd, ... arrays")
+            self.coordinates, self.single = derivatives[0], False
+        else:
+            self.coordinates = joint_trajectory(robot, *derivatives, t=t, wrenches=wrenches,
+                                                **named)
+            first = derivatives[0] if derivatives else named.get("q")
+            if isinstance(first, Mapping):
+                self.single = np.ndim(next(iter(first.values()), 0.0)) == 0
+            else:
+                self.single = first is not None and np.ndim(first) == 1
+        self.coupling = coupling.of(robot)
+        if self.coordinates.joint_names != self.coupling.coordinate_names:
+            raise HodynError(f"the trajectory's joints {self.coordinates.joint_names} are not the "
+                             f"robot's {self.coupling.coordinate_names}")
+        self.full = self.coupling.expand(self.coordinates)
+        self.robot = robot
+
+    def forces(self, f: np.ndarray, axis: int = -1) -> np.ndarray:
+        """Generalized forces over the joints (``axis``; their time derivatives on axis 1)
+        over the coordinates."""
+        return self.coupling.forces(f, self.full, axis)
+
+    def matrices(self, A: np.ndarray) -> np.ndarray:
+        """(..., n, n) over the joints -> (..., m, m) over the coordinates."""
+        return self.coupling.matrices(A, self.full)
+
+    def tensor(self, A: np.ndarray) -> np.ndarray:
+        """A matrix's derivatives by the joints (..., n, n, n) -> by the coordinates."""
+        return self.coupling.tensor(A, self.full)
+
+    def result(self, fields: dict[str, np.ndarray],
+               joint_names: tuple[str, ...] | None = None) -> Result:
+        return Result({k: (v[0] if self.single else v) for k, v in fields.items()},
+                      self.coupling.coordinate_names if joint_names is None else joint_names)
+
+
+def series(base: str, value: np.ndarray) -> dict[str, np.ndarray]:
+    """(N, K+1, ...) -> ``{base: [:, 0], based: [:, 1], ...}``.
+
+    >>> sorted(series("tau", np.zeros((4, 3, 2))))
+    ['tau', 'taud', 'taudd']
+    """
+    return {derivative_name(base, k): value[:, k] for k in range(value.shape[1])}
+
+
+def rates(base: str, value: np.ndarray) -> dict[str, np.ndarray]:
+    """(N, K+1, ...) -> ``{base: [:, 0], base_d: [:, 1], ...}`` (matrix-valued quantities).
+
+    >>> sorted(rates("M", np.zeros((4, 2, 3, 3))))
+    ['M', 'M_d']
+    """
+    return {rate_name(base, k): value[:, k] for k in range(value.shape[1])}
+
+
+def capable(command: str, robot: Model, **on: object) -> None:
+    """The one-line refusal of :mod:`hodyn_cli.capabilities` unless ``command`` takes the
+    features ``on`` (``floating_base=True``, ...) together with the robot's."""
+    from hodyn_cli import capabilities
+    from hodyn_cli.modeling import coupling
+
+    features = {name for name, given in on.items() if given}
+    if coupling.of(robot).active:
+        features.add("mimic")
+    capabilities.check(command, features & capabilities.COMMANDS[command])

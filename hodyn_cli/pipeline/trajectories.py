@@ -1,0 +1,122 @@
+"""Trajectory files made otherwise than by a job over a trajectory: the joint motion of a
+link's motion (``hodyn ik``: its solver carries its state from chunk to chunk, so one thread),
+designed motions (``hodyn generate``) and robot logs (``hodyn import``), each streamed piece
+by piece into its output (memory bounded); what the user should hear about it comes as
+:class:`~hodyn_cli.core.model.Diagnostic` notes (nothing here prints)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hodyn_cli import api
+from hodyn_cli.core.gravity import GRAVITY
+from hodyn_cli.core.model import Diagnostic, Model
+from hodyn_cli.errors import HodynError
+from hodyn_cli.io import CHUNK_ROWS, open_sink, trajectory_datasets
+from hodyn_cli.io.paths import listing
+from hodyn_cli.pipeline import stream
+from hodyn_cli.pipeline.jobs import IkJob
+from hodyn_cli.pipeline.protocols import Notify, tell
+
+__all__ = ["ik_file", "generate_file", "import_file", "read_waypoints"]
+
+def ik_file(job: IkJob, source: str, output: str, attrs: dict, *, notify: Notify = None,
+            progress: Callable[[int, int | None], None] | None = None) -> int:
+    """The joint motion that moves the job's link as the file ``source`` says (``hodyn
+    kinematics``' columns) into ``output``: q to one order more than the twists (a pose task)
+    or point derivatives (a position task) given; returns the number of samples. ``notify``
+    hears the columns ignored when the file opens, and at the end
+    :meth:`~hodyn_cli.pipeline.jobs.IkJob.end_notes`."""
+    from hodyn_cli.io.motion import MotionReader
+
+    with MotionReader(source, job.task) as reader:
+        if reader.link is not None and reader.link != job.link:
+            raise HodynError(f"the file describes link '{reader.link}', not '{job.link}'", source)
+        if reader.ignored:
+            tell(notify, [Diagnostic("notice", f"{source}: ignoring {len(reader.ignored)} "
+                                                f"column(s) that are not a link's motion: "
+                                                f"{listing(reader.ignored)}")])
+        lay = reader.layout
+        columns = job.columns(lay.K if job.task == "pose" else lay.P, reader.has_t)
+        with open_sink(output, columns, attrs, rows=reader.n_samples) as sink:
+            # stream.run is typed for joint trajectories; it only iterates and calls
+            n = stream.run(reader, job, sink, jobs=1,  # type: ignore[arg-type]
+                           progress=None if progress is None else
+                           lambda done: progress(done, reader.expected_samples))
+    tell(notify, job.end_notes())
+    return n
+
+
+def generate_file(model: Model, kind: str, output: str, attrs: dict, *, compact: bool = False,
+                  limits: str | Path | None = None, drives: str | Path | None = None,
+                  optimal: bool = False, gravity: Any = GRAVITY, check: bool = True,
+                  notify: Notify = None, **options: Any) -> api.Design:
+    """A designed motion (:func:`hodyn_cli.api.design_motion`: ``kind``, ``limits``,
+    ``drives``, ``optimal``, ``options``) into ``output``, piece by piece (``compact``: HDF5's
+    ``q_derivatives``), each checked against the position and velocity limits unless not
+    ``check``; the time-optimal law's attributes go with it. ``notify`` hears how the motion
+    was fitted to the limits."""
+    design = api.design_motion(model, kind, limits=limits, drives=drives, optimal=optimal,
+                               gravity=gravity, chunk=CHUNK_ROWS, **options)
+    if design.binding is not None:
+        tell(notify, [Diagnostic("notice", f"played {design.slow:.6g} times slower to respect "
+                                            f"{limits}: {design.binding.describe()} set it")])
+    first = next(design.chunks)
+    attrs = {"joint_names": list(first.joint_names), **attrs}
+    with open_sink(output, trajectory_datasets(first, compact)[1], attrs) as sink:
+        for piece in itertools.chain([first], design.chunks):
+            if check:
+                design.check(piece)
+            sink.write(trajectory_datasets(piece, compact)[0])
+        if design.optimal is not None:
+            sink.attrs.update(design.optimal.attributes)
+    plan = design.optimal
+    if plan is not None:
+        tell(notify, [Diagnostic("notice", (
+            f"{plan.duration:.6g} s along the designed path within {limits} (the fastest "
+            f"uniform scaling: {plan.uniform_duration:.6g} s); on its limits: "
+            + "; ".join(plan.bound.describe())))])
+    return design
+
+
+def read_waypoints(path: str | Path, model: Model) -> np.ndarray:
+    """Rows of joint positions from a CSV whose header names the (independent) joints."""
+    from hodyn_cli.io.tables import CsvTable
+
+    names = list(model.coordinate_names)
+    table = CsvTable(str(path))
+    try:
+        missing = [j for j in names if j not in table.names]
+        if missing:
+            raise HodynError(f"no column for joint(s) {', '.join(missing)}", str(path))
+        rows = list(table.blocks(names))
+    finally:
+        table.close()
+    return np.concatenate(rows) if rows else np.zeros((0, len(names)))
+
+
+def import_file(log: str | Path, output: str, attrs: dict, *, topic: str | None = None,
+                model: Model | None = None, notify: Notify = None) -> None:
+    """A robot log's ``sensor_msgs/JointState`` messages (ROS 1/2 bags, MCAP) as a trajectory
+    file: ``t, q, qd, effort`` (``model``: its joints only, in its order), block by block.
+    ``notify`` hears what reading the log found."""
+    from hodyn_cli.io.rosbag import JointStateStream
+
+    with JointStateStream(log, topic=topic, model=model) as joint_log:
+        names = joint_log.joint_names
+        keys = {"t": "t", "position": "q", "velocity": "qd", "effort": "effort"}
+        columns = {"t": ["t"], **{keys[f]: [f"{keys[f]}_{j}" for j in names]
+                                  for f in joint_log.fields}}
+        attrs = {**attrs, "joint_names": list(names), "source": str(log),
+                 "topic": joint_log.topic,
+                 "about_t": "seconds from the first sample; its header stamp is t0_ns"}
+        with open_sink(output, columns, attrs) as sink:
+            for block in joint_log:
+                sink.write({keys[k]: v for k, v in block.items()})
+            sink.attrs["t0_ns"] = joint_log.t0_ns
+    tell(notify, [Diagnostic("notice", f"{log}: {note}") for note in joint_log.notes])
