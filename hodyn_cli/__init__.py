@@ -22,7 +22,7 @@ available at the top: ``hodyn_cli.load_robot``, ``hodyn_cli.inverse_dynamics``,
 
 __version__ = "0.1.0"
 
-# (named unlike the modules, so that ``from hodyn_cli import validate`` stays the module)
+# the API's names at the top of the package, imported from hodyn_cli.api on first use
 _API = ("Result", "load_robot", "inverse_dynamics", "forward_kinematics", "matrices",
         "validate_motion", "elastic_dynamics", "drive_dynamics", "dynamic_regressor",
         "regressor_parameters", "regressor_basis", "torque_sensitivities", "joint_trajectory",
