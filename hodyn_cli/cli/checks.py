@@ -29,7 +29,8 @@ ValidateMethod = Enum("ValidateMethod", {"all": "all", **{m.name: m.value for m 
 
 
 @command(app, "validate", short_help="Prove the numbers: finite differences, methods, data.",
-         shared=("gravity", "wrench", "estimate", "cutoff", "lock", "lock_missing", "backend") + FLOATING
+         shared=("gravity", "wrench", "estimate", "cutoff", "jobs", "lock", "lock_missing",
+                 "backend") + FLOATING
                 + CONTACTS)
 def validate(
     robot: Robot,
@@ -65,6 +66,8 @@ def validate(
 
     Exit status 0: every check passed; 1: a check failed; 2: bad usage or input.
     """
+    from contextlib import closing
+
     from hodyn_cli import api
     from hodyn_cli.algorithms.verification.validate import Tolerances
     from hodyn_cli.cli import render
@@ -72,8 +75,10 @@ def validate(
     from hodyn_cli.io.paths import write_text
     from hodyn_cli.pipeline.inputs import open_input
     from hodyn_cli.pipeline.jobs import contact_flags
+    from hodyn_cli.pipeline.parallel import prefetched
     from hodyn_cli.pipeline.report import render as render_report
     from hodyn_cli.pipeline.report import report_format
+    from hodyn_cli.pipeline.stream import default_jobs
 
     g = s.g
     fmt = report_format(report) if report else None
@@ -94,14 +99,17 @@ def validate(
                     flags=contact_flags(contacts)) as reader:
         for note in reader.notes:
             s.notify(note)
-        result = api.validate_motion(  # one pass over the file's chunks
-            model, chunks=reader, gravity=g, samples=samples or None, source=traj,
-            warnings=[n.message for n in reader.notes if n.level == "warning"],
-            methods=None if not method or ValidateMethod.all in method else [m.value for m in method],
-            tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol,
-                                  simulation=sim_rtol),
-            estimated=reader.estimated, simulate=simulate, drives=d,
-            drive_model=(model_kind or ElasticModel.full).value, contacts=contacts)
+        # read ahead on the threads; closed (its threads ended) however the pass ends
+        with closing(prefetched(reader, s.jobs or default_jobs(), reader.cancel)) as chunks:
+            result = api.validate_motion(  # one pass over the file's chunks
+                model, chunks=chunks, gravity=g, samples=samples or None, source=traj,
+                warnings=[n.message for n in reader.notes if n.level == "warning"],
+                methods=None if not method or ValidateMethod.all in method
+                else [m.value for m in method],
+                tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol,
+                                      simulation=sim_rtol),
+                estimated=reader.estimated, simulate=simulate, drives=d,
+                drive_model=(model_kind or ElasticModel.full).value, contacts=contacts)
     for note in reader.end_notes():
         s.notify(note)
     if report:

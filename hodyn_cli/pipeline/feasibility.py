@@ -5,9 +5,7 @@ read twice: first for the time scaling, then to write it; CSV from stdin is held
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -17,7 +15,7 @@ from hodyn_cli.core.model import Diagnostic
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.io import MemoryReader, concatenate, open_sink, trajectory_datasets
 from hodyn_cli.modeling.limits import Limits
-from hodyn_cli.pipeline import stop, stream
+from hodyn_cli.pipeline import parallel, stream
 from hodyn_cli.pipeline.inputs import Input, open_input
 from hodyn_cli.pipeline.jobs import LawsJob, RetimeJob
 
@@ -26,27 +24,12 @@ __all__ = ["check_file", "retime_file", "retime_optimal_file"]
 
 def _mapped(chunks: Iterable[Trajectory], job: LawsJob, jobs: int
             ) -> Iterator[tuple[Trajectory, dict]]:
-    """``(chunk, job(chunk))`` in order, computed on ``jobs`` threads (at most ``jobs + 1``
-    chunks in flight)."""
+    """``(chunk, job(chunk))`` in order, each chunk read and its laws computed on one of
+    ``jobs`` threads (:func:`hodyn_cli.pipeline.parallel.ordered`)."""
     if jobs <= 1:
         yield from ((chunk, job(chunk)) for chunk in chunks)
         return
-    with stop.deferred():  # a signal is raised here between chunks, not inside a lock
-        pool = ThreadPoolExecutor(jobs)
-        try:
-            pending: deque = deque()
-            for chunk in chunks:
-                stop.check()
-                pending.append((chunk, pool.submit(job, chunk)))
-                if len(pending) > jobs:
-                    head, future = pending.popleft()
-                    yield head, future.result()
-            while pending:
-                stop.check()
-                head, future = pending.popleft()
-                yield head, future.result()
-        finally:  # also when the consumer stops early: the chunks not started are dropped
-            pool.shutdown(wait=True, cancel_futures=True)
+    yield from parallel.ordered(chunks, lambda chunk, start: job(chunk), jobs)
 
 
 def _open(job, source: str, notify, **input_options) -> Input:
