@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -56,7 +57,7 @@ class RawRows:
         offset = file_offset(ds)
         return None if offset is None else cls(offset, tuple(ds.shape[1:]), ds.dtype)
 
-    @property
+    @cached_property  # read per block: worked out once
     def row_bytes(self) -> int:
         return int(np.prod(self.row_shape, dtype=np.int64)) * self.dtype.itemsize
 
