@@ -65,7 +65,7 @@ class RawRows:
         """Rows ``[start, start + rows)`` into ``out`` (or a new array); thread-safe."""
         if out is None:
             out = np.empty((rows, *self.row_shape), self.dtype)
-        view = memoryview(out[:rows].reshape(-1).view(np.uint8))
+        view = out[:rows].reshape(-1).view(np.uint8).data
         at, got = self.offset + start * self.row_bytes, 0
         while got < len(view):  # a regular file gives all at once but at its end
             n = os.preadv(fd, [view[got:]], at + got)
@@ -78,7 +78,7 @@ class RawRows:
         """``values`` (rows, *row_shape), converted to the dataset's type, at row ``start``;
         thread-safe (the rows of different calls do not overlap)."""
         data = np.ascontiguousarray(values, dtype=self.dtype)
-        view = memoryview(data.reshape(-1).view(np.uint8))
+        view = data.reshape(-1).view(np.uint8).data
         at, put = self.offset + start * self.row_bytes, 0
         while put < len(view):
             put += os.pwritev(fd, [view[put:]], at + put)

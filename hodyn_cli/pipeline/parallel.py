@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.io.tasks import ChunkTask, Loaded
@@ -36,7 +36,7 @@ def tasks_of(source: Iterable[Trajectory], executor: Executor, ahead: int
     """The tasks of ``source``'s chunks: its own (``source.tasks``) where it has them, else
     each chunk read here, in order, as a task with nothing left to do."""
     if hasattr(type(source), "tasks"):  # the class's: a wrapper may pass attributes on
-        return source.tasks(executor, ahead)
+        return cast(Any, source).tasks(executor, ahead)
     return _loaded(source)
 
 
