@@ -352,7 +352,7 @@ def test_memory_stays_bounded_with_many_threads(tmp_path):
     with h5py.File(h5, "w") as f:
         f.attrs["joint_names"] = list(model.joint_names)
         f.create_dataset("t", data=t)
-        sets = [f.create_dataset("q" + "d" * k, shape=(N, 7)) for k in range(5)]
+        sets = [f.create_dataset("q" + "d" * k, shape=(N, 7), dtype=float) for k in range(5)]
         for s in range(0, N, 200_000):
             piece = random_cosine(model, t[s : s + 200_000], orders=4, seed=1)
             for k, ds in enumerate(sets):
