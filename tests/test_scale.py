@@ -255,13 +255,19 @@ def _contents(path) -> object:
     return path.read_bytes()
 
 
+def _assert_contiguous(key: str, item, command: str) -> None:
+    if isinstance(item, h5py.Dataset):
+        assert file_offset(item) is not None, f"{command}: '{key}' written through h5py"
+
+
 @pytest.mark.parametrize("ext", ["h5", "csv"])
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_streaming_command_is_the_same_on_any_number_of_threads(
         inputs, tmp_path, monkeypatch, command, ext):
     """Chunks of 128 rows (fewer for big outputs) and CSV spans of 20 kB, so that a run has
     many chunks in flight: 1, 2 and 3 threads write the same bytes (CSV) or datasets (HDF5),
-    the same reports and the same exit status."""
+    the same reports and the same exit status; an HDF5 output of an HDF5 input is contiguous
+    (written at its offsets in the file, on the threads)."""
     monkeypatch.setattr(jobs_module, "CHUNK_ROWS", 128)
     monkeypatch.setattr(jobs_module, "CHUNK_BYTES", 1 << 18)
     monkeypatch.setattr(jobs_module._Job, "chunk_rows", 128)
@@ -282,6 +288,10 @@ def test_every_streaming_command_is_the_same_on_any_number_of_threads(
         assert result.exit_code in (0, 1), result.output
         written = sorted(tmp_path.glob(f"out{jobs}.*"))
         assert written, result.output
+        for path in written:  # an HDF5 input's count announced: written at the offsets
+            if path.suffix == ".h5" and (ext == "h5" or hdf5_only):
+                with h5py.File(path) as f:
+                    f.visititems(lambda k, v: _assert_contiguous(k, v, command))
         results.append((result.exit_code, result.stdout, [_contents(p) for p in written]))
     for code, text, contents in results[1:]:
         assert code == results[0][0] and text == results[0][1]

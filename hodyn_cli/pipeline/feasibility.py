@@ -109,9 +109,11 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
     if factor is None:
         attrs["binding"] = [b.describe() for b in best if b is not None]
     writer = RetimeJob(job.model, retiming, template, compact)
+    # a sample out per sample in: an HDF5 input's count announced, so each chunk is written
+    # at its place by the thread that retimed it
     with opened() as reader, open_sink(output, writer.columns(reader.has_t),
                                        {"joint_names": list(job.model.coordinate_names),
-                                        **attrs}) as sink:
+                                        **attrs}, rows=reader.n_samples) as sink:
         stream.run(reader, writer, sink, jobs=jobs, progress=None if progress is None else
                    lambda done: progress(done, reader.n_samples))
     return retiming, best, search.jumps(retiming)
