@@ -6,6 +6,9 @@ where JAX is.
                                      [--repeat 3] [--jobs 1 2 4 ...] [--commands compute ...]
                                      [--keep DIR] [--no-gpu]
 
+On a machine others are using, ``chrt -f 10 python benchmarks/bench_scale.py ...`` (root)
+runs hodyn's threads before every ordinary process, as a quiet machine would.
+
 The iiwa (7 DOF), a cosine motion with exact derivatives q..qdddd, written once as HDF5
 (contiguous, as hodyn writes files) and as CSV. Every row is the real ``hodyn`` command in a
 subprocess (start-up included), a new output file each run, the page cache synced before
