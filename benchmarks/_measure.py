@@ -28,8 +28,10 @@ def peak_rss_mib() -> float:
         return next(int(line.split()[1]) for line in status if line.startswith("VmHWM")) / 1024
 
 
-def process(args: list, output: Path | None = None) -> tuple[float, float, str]:
-    """(wall seconds, peak RSS MiB, stdout) of one subprocess run to its end.
+def process(args: list, output: Path | None = None, ok: tuple[int, ...] = (0,)
+            ) -> tuple[float, float, str]:
+    """(wall seconds, peak RSS MiB, stdout) of one subprocess run to its end (an exit status
+    not in ``ok`` stops the benchmark).
 
     ``output``, the file the command writes, is removed first: every run writes a new file,
     as a first run does (replacing an existing file makes ext4 write the new one to disk
@@ -47,6 +49,6 @@ def process(args: list, output: Path | None = None) -> tuple[float, float, str]:
         wall = time.perf_counter() - t0
         out.seek(0)
         err.seek(0)
-        if status != 0:
+        if os.waitstatus_to_exitcode(status) not in ok:
             raise SystemExit(f"{' '.join(map(str, args))} failed: {err.read().decode()}")
         return wall, usage.ru_maxrss / 1024, out.read().decode()

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from hodyn_cli.algorithms.backends import compiled as _compiled
 from hodyn_cli.algorithms.backends import gpu
+from hodyn_cli.algorithms.backends.compiled import CompiledBackend
 from hodyn_cli.algorithms.dynamics.common import base_motion
 from hodyn_cli.algorithms.dynamics.model_data import model_data
 from hodyn_cli.core.trajectory import cosine
@@ -110,8 +110,9 @@ def best(repeat: int, fn) -> tuple[float, object]:
 def compiled_all_cores(model, qs, base):
     """The C kernel on every core: one thread per core on its share (ctypes releases the GIL)."""
     parts = np.array_split(np.arange(len(qs)), os.cpu_count() or 1)
+    kernel = CompiledBackend()
     with ThreadPoolExecutor(len(parts)) as pool:
-        out = pool.map(lambda rows: _compiled.inverse_dynamics_chunk(
+        out = pool.map(lambda rows: kernel.inverse_dynamics(
             model, qs[rows[0] : rows[-1] + 1], base, {}, order=ORDER), parts)
     return np.concatenate(list(out))
 
@@ -160,7 +161,7 @@ def main() -> None:
     kind = "CPU numbers (JAX's CPU backend), not a GPU's" if args.device == "cpu" else "GPU"
     print(f"iiwa14, tau/taud/taudd (order {ORDER}), us per sample, best of {args.repeat}; "
           f"JAX {jax.__version__} on {device.device_kind} ({kind}); compiled kernel: "
-          f"{_compiled.describe()}, {os.cpu_count()} cores")
+          f"{CompiledBackend().describe()}, {os.cpu_count()} cores")
     print(f"{'samples':>9} {'case':<40} {'us/sample':>10}  max rel. diff to the kernel")
     for N in args.samples:
         for name, us, diff in measure(N, args.device, args.repeat, args.block,

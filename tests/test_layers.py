@@ -6,7 +6,8 @@ shows it catches a violation:
    algorithms only through the API, the command line only the API, the pipeline, the errors
    and the table of capabilities (and the package's ``__version__``);
 2. no module imports a private module (``_name``) of another package;
-3. the imports between the package's modules have no cycle;
+3. the imports between the package's modules have no cycle (those for type checkers only,
+   under ``if TYPE_CHECKING:``, never run and may name each other);
 4. inside the algorithms, a subpackage imports only the others its docstring names
    (:data:`ALGORITHMS`).
 """
@@ -71,13 +72,21 @@ def modules(root: Path = PACKAGE) -> Iterator[tuple[str, Path]]:
         yield (name[: -len(".__init__")] if name.endswith(".__init__") else name), path
 
 
-def imported(path: Path, module: str, root: Path = PACKAGE) -> Iterator[tuple[str, str | None]]:
+def imported(path: Path, module: str, root: Path = PACKAGE, typing: bool = True
+             ) -> Iterator[tuple[str, str | None]]:
     """``(module, name)`` for every import of the package's modules in ``path`` (absolute or
     relative, anywhere in the file): ``from a.b import c`` gives ``("a.b.c", None)`` if c is
-    a module, else ``("a.b", "c")``."""
+    a module, else ``("a.b", "c")``. ``typing=False`` leaves out the imports made for type
+    checkers only (under ``if TYPE_CHECKING:``)."""
     package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
     top = root.name
-    for node in ast.walk(ast.parse(path.read_text())):
+    tree = ast.parse(path.read_text())
+    for_typing = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+                  and ast.unparse(block.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+                  for stmt in block.body for n in ast.walk(stmt)}
+    for node in ast.walk(tree):
+        if not typing and id(node) in for_typing:
+            continue
         if isinstance(node, ast.Import):
             yield from ((a.name, None) for a in node.names if a.name.split(".")[0] == top)
         elif isinstance(node, ast.ImportFrom):
@@ -95,9 +104,10 @@ def imported(path: Path, module: str, root: Path = PACKAGE) -> Iterator[tuple[st
                     yield base, a.name
 
 
-def imports(path: Path, module: str, root: Path = PACKAGE) -> Iterator[str]:
-    """Every module of the package ``path`` imports."""
-    yield from (target for target, _ in imported(path, module, root))
+def imports(path: Path, module: str, root: Path = PACKAGE, typing: bool = True
+            ) -> Iterator[str]:
+    """Every module of the package ``path`` imports (``typing``: see :func:`imported`)."""
+    yield from (target for target, _ in imported(path, module, root, typing))
 
 
 @pytest.mark.parametrize("module, path", list(modules()), ids=lambda x: str(x))
@@ -147,9 +157,10 @@ def test_no_private_module_of_another_package(module, path):
 
 
 def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
-    """module -> the modules of the package it imports (the static graph, also the imports
-    inside functions)."""
-    return {m: set(imports(p, m, root)) - {m} for m, p in modules(root)}
+    """module -> the modules of the package it imports when it runs (the static graph, also
+    the imports inside functions; not those for type checkers only, which never run: a
+    reader and the tasks that read its chunks name each other's types)."""
+    return {m: set(imports(p, m, root, typing=False)) - {m} for m, p in modules(root)}
 
 
 def cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -274,3 +285,18 @@ def test_a_cycle_is_found(tmp_path):
     (root / "core" / "b.py").write_text("from . import a\n")
     assert cycle(import_graph(root)) == ["hodyn_cli.core.a", "hodyn_cli.core.b",
                                          "hodyn_cli.core.a"]
+
+
+def test_imports_for_type_checkers_only_make_no_cycle(tmp_path):
+    """b names a's type for mypy alone: no cycle at run time; the same import made when b
+    runs is one."""
+    root = tmp_path / "hodyn_cli"
+    (root / "io").mkdir(parents=True)
+    (root / "__init__.py").write_text("")
+    (root / "io" / "__init__.py").write_text("")
+    (root / "io" / "a.py").write_text("from hodyn_cli.io import b\n")
+    (root / "io" / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                      "    from hodyn_cli.io.a import A\n")
+    assert cycle(import_graph(root)) is None
+    (root / "io" / "b.py").write_text("from hodyn_cli.io.a import A\n")
+    assert cycle(import_graph(root)) == ["hodyn_cli.io.a", "hodyn_cli.io.b", "hodyn_cli.io.a"]

@@ -272,6 +272,10 @@ def test_a_csv_files_length_is_estimated_from_its_size(tmp_path):
     job = TorqueJob(load_model(IIWA), order=1)
     run_file(job, str(src), str(tmp_path / "tau.h5"), progress=lambda *a: seen.append(a))
     assert seen == [(rows, rows)]  # (done, total) after the one chunk
+    seen.clear()  # the file's byte ranges parsed on two threads: counted where they settle
+    run_file(job, str(src), str(tmp_path / "tau2.h5"), jobs=2,
+             progress=lambda *a: seen.append(a))
+    assert seen == [(rows, rows)]
 
 
 def test_wrench_file_times_must_be_the_trajectorys(tmp_path):

@@ -28,7 +28,8 @@ ValidateMethod = Enum("ValidateMethod",  # type: ignore[misc]  # built from Meth
 
 
 @command(app, "validate", short_help="Prove the numbers: finite differences, methods, data.",
-         shared=("gravity", "wrench", "estimate", "cutoff", "lock", "lock_missing", "backend") + FLOATING
+         shared=("gravity", "wrench", "estimate", "cutoff", "jobs", "lock", "lock_missing",
+                 "backend") + FLOATING
                 + CONTACTS)
 def validate(
     robot: Robot,
@@ -83,7 +84,7 @@ def validate(
     result = validate_file(
         model, traj, notify=s.notify, wrench=s.wrench, estimate=s.estimate, cutoff=s.cutoff,
         strict=s.strict, floating=s.floating_base, base_motion=s.base_motion,
-        contacts=contacts, gravity=g, samples=samples or None,
+        contacts=contacts, jobs=s.jobs, gravity=g, samples=samples or None,
         methods=None if not method or ValidateMethod("all") in method
         else [m.value for m in method],
         tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol, simulation=sim_rtol),

@@ -10,6 +10,10 @@ Reading: :class:`TrajectoryReader` checks a file's columns once and yields
 ``joint_names``, and ``wrench/<link>/W``, ``Wd``, ``Wdd``; or, for high orders, the compact
 ``q_derivatives`` (N x (D+1) x n: q and its first D derivatives) instead of ``q``, ``qd``, ...
 
+Reading on many threads: :meth:`TrajectoryReader.tasks` gives the chunks as tasks read on any
+thread and settled in order (:mod:`hodyn_cli.io.tasks`); contiguous HDF5 datasets are read
+and written at their offsets in the file, off h5py's lock (:mod:`hodyn_cli.io.offsets`).
+
 Writing: :func:`open_sink` takes results chunk by chunk (CSV rows, HDF5 datasets allocated
 whole when the sample count is known, else resizable), atomically;
 :mod:`hodyn_cli.io.results` names the columns.

@@ -12,7 +12,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io.checks import check_increasing, check_values
 from hodyn_cli.io.columns import W_COLUMN, Layout, plan, plan_wrenches
 from hodyn_cli.io.tables import Block, Rows, open_table, rechunk, row_count
+from hodyn_cli.io.tasks import ChunkTask, at_line, chunk_tasks
 
 #: samples per chunk a command reads, computes and writes before the next (bounds memory)
 CHUNK_ROWS = 1 << 14
@@ -145,17 +147,28 @@ class TrajectoryReader:
         if side is not None and (left := side.remaining()):
             self._count_mismatch(start, start + left)
 
+    def tasks(self, executor: Executor, ahead: int) -> Iterator[ChunkTask]:
+        """The chunks of :meth:`__iter__` as tasks: each read and checked by its ``load``,
+        on any thread, then ``settle``d in order (the checks across chunks). Parsing CSV
+        runs on ``executor``, up to ``ahead`` pieces ahead. A file read in lockstep with a
+        wrench file of another kind or length is read here, chunk by chunk."""
+        return chunk_tasks(self, executor, ahead)
+
     def _where(self, sample: int) -> str:
         """``sample N``, and its line where the file is CSV."""
         line = self.table.line_of(sample) if hasattr(self.table, "line_of") else None
-        return f"sample {sample}" + (f" (line {line})" if line is not None else "")
+        return at_line(sample, line)
 
     def _count_mismatch(self, n: int, nw: int) -> None:
         raise TrajectoryError(f"has {nw} samples, the trajectory {n}", self.wrench_path)
 
-    def _assemble(self, block: Block, wblock: Block | None, start: int, last_t) -> Trajectory:
+    def _assemble(self, block: Block, wblock: Block | None, start: int, last_t,
+                  where: Callable[[int], str] | None = None, check_t: bool = True) -> Trajectory:
+        """The chunk of ``block`` (and ``wblock``, the wrench file's rows), its values checked
+        (``check_t``: also that t increases, from ``last_t`` on)."""
         columns = self.layout.columns
-        check_values(block, columns, self.path, start, self._where)
+        where = where or self._where
+        check_values(block, columns, self.path, start, where)
         if wblock is not None:
             check_values(wblock, self.wlayout.columns, self.wrench_path, start)
             if self.wlayout.has_t and self.layout.has_t:  # the same instants, or an error
@@ -170,7 +183,8 @@ class TrajectoryReader:
         t = None
         if self.layout.has_t:
             t = np.ascontiguousarray(block[:, 0])
-            check_increasing(t, last_t, start, self.path, self._where)
+            if check_t:
+                check_increasing(t, last_t, start, self.path, where)
         first = int(self.layout.has_t)  # columns: [t], q..., wrenches...
         D, nj = len(self.layout.q), len(self.model.coordinates)
         # a view, not a copy: this thread, reading ahead, is the stream's longest chain; the

@@ -5,9 +5,7 @@ read twice: first for the time scaling, then to write it; CSV from stdin is held
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -20,7 +18,7 @@ from hodyn_cli.core.trajectory import Trajectory, Wrenches, check_results
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import MemoryReader, concatenate, open_sink, trajectory_datasets
 from hodyn_cli.modeling.limits import Limits
-from hodyn_cli.pipeline import stop, stream
+from hodyn_cli.pipeline import parallel, stream
 from hodyn_cli.pipeline.inputs import Input, open_input
 from hodyn_cli.pipeline.jobs import LawsJob, RetimeJob
 
@@ -41,27 +39,12 @@ def _laws(job: LawsJob, chunk: Trajectory) -> dict:
 
 def _mapped(chunks: Iterable[Trajectory], job: LawsJob, jobs: int
             ) -> Iterator[tuple[Trajectory, dict]]:
-    """``(chunk, laws)`` in order, computed on ``jobs`` threads (at most ``jobs + 1`` chunks
-    in flight)."""
+    """``(chunk, job(chunk))`` in order, each chunk read and its laws computed on one of
+    ``jobs`` threads (:func:`hodyn_cli.pipeline.parallel.ordered`)."""
     if jobs <= 1:
         yield from ((chunk, _laws(job, chunk)) for chunk in chunks)
         return
-    with stop.deferred():  # a signal is raised here between chunks, not inside a lock
-        pool = ThreadPoolExecutor(jobs)
-        try:
-            pending: deque = deque()
-            for chunk in chunks:
-                stop.check()
-                pending.append((chunk, pool.submit(_laws, job, chunk)))
-                if len(pending) > jobs:
-                    head, future = pending.popleft()
-                    yield head, future.result()
-            while pending:
-                stop.check()
-                head, future = pending.popleft()
-                yield head, future.result()
-        finally:  # also when the consumer stops early: the chunks not started are dropped
-            pool.shutdown(wait=True, cancel_futures=True)
+    yield from parallel.ordered(chunks, lambda chunk, start: _laws(job, chunk), jobs)
 
 
 def _open(job, source: str, notify, **input_options) -> Input:
@@ -155,9 +138,11 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
         attrs["binding"] = [b.describe() for b in best if b is not None]
     assert template is not None  # search.retiming() refused a motion without samples
     writer = RetimeJob(job.model, retiming, template, compact)
+    # a sample out per sample in: an HDF5 input's count announced, so each chunk is written
+    # at its place by the thread that retimed it
     with opened() as reader, open_sink(output, writer.columns(reader.has_t),
                                        {"joint_names": list(job.model.coordinate_names),
-                                        **attrs}) as sink:
+                                        **attrs}, rows=reader.n_samples) as sink:
         stream.run(reader, writer, sink, jobs=jobs, progress=None if progress is None else
                    lambda done: progress(done, reader.expected_samples))
     return retiming, best, search.jumps(retiming)

@@ -43,11 +43,12 @@ def run_file(job: Job, source: str, output: str, attrs: dict | None = None, *, j
         tell(notify, reader.notes)
         with open_sink(output, job.columns(reader.has_t), attrs, stdout,
                        rows=reader.n_samples) as sink:
-            chunks = iter(reader)
+            chunks = reader  # its tasks: read on the threads that compute
             if first is not None:
-                head = next(chunks)
+                rest = iter(reader)
+                head = next(rest)
                 first(head, sink)
-                chunks = _chain(head, chunks)
+                chunks = _chain(head, rest)
             try:
                 n = stream.run(chunks, job, sink, jobs=jobs, progress=None if progress is None
                                else lambda done: progress(done, reader.expected_samples),

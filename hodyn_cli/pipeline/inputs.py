@@ -7,6 +7,7 @@ them; nothing here prints).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import Executor
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -18,6 +19,7 @@ from hodyn_cli.core.trajectory import BaseMotion, Trajectory
 from hodyn_cli.errors import HodynError, TrajectoryError
 from hodyn_cli.io import CHUNK_ROWS, TrajectoryReader
 from hodyn_cli.io.paths import listing
+from hodyn_cli.io.tasks import ChunkTask, Loaded
 from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.limits import beyond_limits
 
@@ -78,16 +80,39 @@ class Input:
         for chunk in self.reader:
             if self.base is not None:
                 chunk = replace(chunk, base=_base_motion(self.base.take(chunk.n_samples, chunk.t)))
-            q = coupling.of(self.model).expand(chunk).derivatives[:, 0]
-            for joint, text in beyond_limits(self.model, q, chunk.t, start).items():
-                if self.strict:
-                    raise TrajectoryError(f"{text} (--strict)", self.source)
-                self.beyond_limits.setdefault(joint, text)
-            self.switches.add(chunk, start)
+            self._settle(chunk, start, self._findings(chunk, start))
             start += chunk.n_samples
             yield chunk
         if self.base is not None:
             self.base.finish()
+
+    def tasks(self, executor: Executor, ahead: int) -> Iterator[ChunkTask]:
+        """The chunks of :meth:`__iter__` as tasks (:mod:`hodyn_cli.io.tasks`): each read, and
+        its positions held against the URDF limits, on any thread; the limits' findings
+        taken, and the contact flags followed, in order. Where the chunks must be made one
+        after the other (derivatives estimated over windows, a floating root's motion read
+        alongside) they are, where the tasks are taken."""
+        # (the class's: an estimating reader passes other attributes on to the file's reader)
+        if self.base is not None or not hasattr(type(self.reader), "tasks"):
+            start = 0
+            for chunk in self:
+                yield Loaded(chunk, start)
+                start += chunk.n_samples
+            return
+        for task in self.reader.tasks(executor, ahead):
+            yield _Limited(task, self)
+
+    def _findings(self, chunk: Trajectory, start: int) -> dict[str, str]:
+        """joint -> where the chunk's positions first leave their URDF limits."""
+        return beyond_limits(self.model, coupling.of(self.model).expand(chunk).derivatives[:, 0],
+                             chunk.t, start)
+
+    def _settle(self, chunk: Trajectory, start: int, findings: dict[str, str]) -> None:
+        for joint, text in findings.items():
+            if self.strict:
+                raise TrajectoryError(f"{text} (--strict)", self.source)
+            self.beyond_limits.setdefault(joint, text)
+        self.switches.add(chunk, start)
 
     def end_notes(self) -> list[Diagnostic]:
         """What is known once every chunk was read: one warning per joint whose positions
@@ -151,6 +176,23 @@ def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
         notes.append(Diagnostic("warning", f"estimated {', '.join(names)} from {how}"))
     return Input(estimating, model, path, strict=strict, notes=notes, estimated=names,
                  base=base, estimate=estimating.stream, flags=flags)
+
+
+class _Limited(ChunkTask):
+    """A reader's task whose chunk is also held against the URDF limits (:class:`Input`)."""
+
+    def __init__(self, task: ChunkTask, source: Input):
+        self.task, self.source, self.start, self.rows = task, source, task.start, task.rows
+        self._findings: dict[str, str] = {}
+
+    def load(self) -> Trajectory:
+        chunk = self.task.load()
+        self._findings = self.source._findings(chunk, self.start)
+        return chunk
+
+    def settle(self, chunk: Trajectory) -> None:
+        self.task.settle(chunk)
+        self.source._settle(chunk, self.start, self._findings)
 
 
 class ContactSwitches:
