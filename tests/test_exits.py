@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -212,13 +211,13 @@ def test_a_full_stdout_is_exit_2(order):
 @pytest.mark.parametrize("suffix", [".csv", ".h5"])
 def test_a_file_size_limit_is_exit_2_and_leaves_nothing(tmp_path, suffix):
     out = tmp_path / f"tau{suffix}"
-
-    def limit():
-        resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
-
-    p = subprocess.run([sys.executable, "-m", "hodyn_cli", "compute", IIWA,
+    # the limit set by the child itself (a preexec_fn would fork this multithreaded process)
+    limited = ("import resource, runpy, sys; "
+               "resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000)); "
+               "sys.argv[0] = 'hodyn'; runpy.run_module('hodyn_cli', run_name='__main__')")
+    p = subprocess.run([sys.executable, "-c", limited, "compute", IIWA,
                         str(SAMPLES / "iiwa14_cosine.h5"), "-o", str(out)],
-                       capture_output=True, text=True, preexec_fn=limit)
+                       capture_output=True, text=True)
     assert p.returncode == 2, p.stderr
     assert p.stderr == f"hodyn: error: {out}: cannot write: File too large\n"
     assert not out.exists() and not temporaries(tmp_path)
