@@ -71,16 +71,22 @@ from hodyn_cli.modeling import mimic
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
-__all__ = ["GRID", "CAP", "PROBES", "PathGrid", "PathLimit", "path_limits", "TimeLaw", "solve"]
+__all__ = ["GRID", "CAP", "PROBES", "PathGrid", "PathLimit", "path_limits", "time_scale", "TimeLaw",
+           "solve"]
 
 #: the grid keeps between GRID and 2 GRID samples of the input (every 2^i-th, and the last)
 GRID = 1000
 #: the path speed sdot stays within CAP times the uniform scaling's
 CAP = 3.0
-#: the time law's derivatives ``|x^(k)| <= 2 x0 (SMOOTH rate / sqrt(x0))^k``, k = 2..4 (x0: the
-#: uniform scaling's x; rate: the output's): x changes by ~SMOOTH^k of itself through its k-th
-#: derivative within one output sample (no spike of speed between two samples)
+#: the time law's derivatives ``|x^(k)| <= 2 x0 nu^k``, k = 2 .. its degree (x0: the uniform
+#: scaling's x), with nu (per unit of s) the smaller of ``SMOOTH rate / sqrt(x0)`` (rate: the
+#: output's; x changes by ~SMOOTH^k of itself through its k-th derivative within one output
+#: sample) and ``PACE`` times the path's own time scale (:func:`time_scale`): the time law
+#: varies no faster than the path does, so the played motion's derivatives grow order by
+#: order as the path's do (the highest one included, whose consistency with the one below
+#: ``hodyn validate`` checks by the trapezoid rule: its error is the order two above)
 SMOOTH = 0.1
+PACE = 4.0
 #: relative overshoot at grid points of a linearised limit (torque acceleration, friction)
 #: that a step may have, in turn (the final check removes what is left)
 SLACKS = (1e-2, 1e-3, 1e-4)
@@ -153,6 +159,20 @@ class PathGrid:
             t = np.insert(t, np.arange(1, len(t)), t[:-1] + h / 2)
             rows = np.insert(rows, np.arange(1, len(rows)), mid, axis=0)
         return Trajectory(self.names, rows, t)
+
+
+def time_scale(path: Trajectory) -> float:
+    """The path's fastest time scale (per unit of s): the largest ratio ``max |q^[k+1]| / max
+    |q^[k]|`` of a joint, k >= 1 (as ``hodyn validate`` estimates a motion's; 0: no motion).
+
+    >>> s = np.linspace(0, 1, 5)
+    >>> q = np.stack([np.sin(3 * s), 3 * np.cos(3 * s), -9 * np.sin(3 * s)], axis=1)[..., None]
+    >>> round(time_scale(Trajectory(("j",), q, s)), 4)   # q = sin 3s: 3 sin 1.5 on these samples
+    2.9925
+    """
+    mags = np.abs(path.derivatives[:, 1:]).max(axis=0)
+    ratios = mags[1:] / np.where(mags[:-1] > 0, mags[:-1], np.inf)
+    return float(ratios.max()) if ratios.size else 0.0
 
 
 def _partitions(grade: int, largest: int = 4) -> list[tuple[int, ...]]:
@@ -336,14 +356,14 @@ class TimeLaw:
         return time_rates(np.stack([spline(s, nu) for nu in range(K)], axis=1))
 
 
-def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: float
-          ) -> TimeLaw:
+def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: float,
+          scale: float = 0.0) -> TimeLaw:
     """The time law of least duration on the grid s within ``limits`` at the grid points,
     from the feasible constant ``x0`` (module docstring: linear programmes, inner tangents of
     the rate limits, a trust region, T decreasing). Linearised limits may overshoot by each
     of :data:`SLACKS` in turn: a step from beyond the next one back within it is taken even
     where T grows. The time law's derivatives stay within :data:`SMOOTH`'s bounds (``rate``:
-    the output's samples per second)."""
+    the output's samples per second; ``scale``: the path's :func:`time_scale`, 0: none)."""
     breaks = np.append(s[:-1:KNOTS], s[-1])
     law = TimeLaw(breaks, np.full(len(breaks) + degree - 1, x0), degree)
     D = [_design(law.knots, degree, s, nu) for nu in range(4)]
@@ -362,12 +382,14 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
             return np.inf
         return max([lim.usage(X) - 1 for lim in linear], default=0.0)
 
-    # |x^(k)| <= 2 x0 (SMOOTH rate / sqrt(x0))^k, k = 2..4: a time law smooth on the output's
-    # sampling (the LP's solutions chatter in the highest derivative the limits hold)
-    smooth = [_design(law.knots, degree, s, nu) for nu in (2, 3, 4)]
-    bend = np.concatenate([np.full(len(s), 2 * x0 * (SMOOTH * rate / np.sqrt(x0)) ** k)
-                           for k in (2, 3, 4)])
-    smooth_rows = sparse.vstack(smooth).tocsr()
+    # |x^(k)| <= 2 x0 nu^k, k = 2 .. degree: a time law smooth on the output's sampling and
+    # on the path's time scale (the LP's solutions chatter in the highest derivatives, which
+    # the limits leave free: the top one, x^(degree), is in the output's q^(degree + 1))
+    nu = SMOOTH * rate / np.sqrt(x0)
+    nu = min(nu, PACE * scale) if scale > 0 else nu
+    smooth_rows = sparse.vstack([_design(law.knots, degree, s, k) / (2 * x0 * nu**k)
+                                 for k in range(2, degree + 1)]).tocsr()  # rows scaled to 1
+    bend = np.ones(smooth_rows.shape[0])
     T, rho = law.duration, 1.0
     for slack in SLACKS if linear else SLACKS[-1:]:
         beyond = excess(law.coefficients) > slack
