@@ -438,15 +438,16 @@ def test_cli_generate_optimal_validates(tmp_path):
 
 def test_time_law_varies_no_faster_than_the_path():
     """Every derivative of x(s) up to the spline's degree within 2 x0 nu^k, nu at most
-    PACE times the path's time scale."""
+    PACE times the path's time scale times sqrt(x0 / x) (imposed at the previous programme's
+    x: within its trust region of it, checked here at the final x with 10 % on nu)."""
     model, traj, _ = iiwa_path(T=3.0)
     limits = {j: {"torque_rate": 60.0} for j in model.joint_names}
     _, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=300)
     law, x0 = opt.path.law, opt.path.uniform.x ** 2
-    nu = programme.PACE * programme.time_scale(traj)
     s = np.linspace(law.breaks[0], law.breaks[-1], 20001)
+    nu = 1.1 * programme.PACE * programme.time_scale(traj) * np.sqrt(x0 / law.spline(s))
     for k in range(2, law.degree + 1):
-        assert np.abs(law.spline(s, k)).max() <= 2 * x0 * nu**k * (1 + 1e-3), k
+        assert (np.abs(law.spline(s, k)) <= 2 * x0 * nu**k).all(), k
     assert opt.duration < 0.9 * opt.uniform_duration
 
 

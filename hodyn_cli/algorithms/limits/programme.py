@@ -81,12 +81,14 @@ CAP = 3.0
 #: the time law's derivatives ``|x^(k)| <= 2 x0 nu^k``, k = 2 .. its degree (x0: the uniform
 #: scaling's x), with nu (per unit of s) the smaller of ``SMOOTH rate / sqrt(x0)`` (rate: the
 #: output's; x changes by ~SMOOTH^k of itself through its k-th derivative within one output
-#: sample) and ``PACE`` times the path's own time scale (:func:`time_scale`): the time law
-#: varies no faster than the path does, so the played motion's derivatives grow order by
-#: order as the path's do (the highest one included, whose consistency with the one below
-#: ``hodyn validate`` checks by the trapezoid rule: its error is the order two above)
+#: sample) and ``PACE scale sqrt(x0 / x)`` (scale: the path's :func:`time_scale`; in time,
+#: d/dt = sqrt(x) d/ds, the law's pace nu sqrt(x) is then within PACE times the path's own
+#: played at the uniform speed): the played motion's derivatives grow order by order as the
+#: path's do, the highest one included (whose consistency with the one below ``hodyn
+#: validate`` checks by the trapezoid rule: its error is the order two above, which holds
+#: x^(degree)); imposed at the current x in each programme
 SMOOTH = 0.1
-PACE = 4.0
+PACE = 12.0
 #: relative overshoot at grid points of a linearised limit (torque acceleration, friction)
 #: that a step may have, in turn (the final check removes what is left)
 SLACKS = (1e-2, 1e-3, 1e-4)
@@ -385,11 +387,17 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     # |x^(k)| <= 2 x0 nu^k, k = 2 .. degree: a time law smooth on the output's sampling and
     # on the path's time scale (the LP's solutions chatter in the highest derivatives, which
     # the limits leave free: the top one, x^(degree), is in the output's q^(degree + 1))
-    nu = SMOOTH * rate / np.sqrt(x0)
-    nu = min(nu, PACE * scale) if scale > 0 else nu
-    smooth_rows = sparse.vstack([_design(law.knots, degree, s, k) / (2 * x0 * nu**k)
-                                 for k in range(2, degree + 1)]).tocsr()  # rows scaled to 1
-    bend = np.ones(smooth_rows.shape[0])
+    orders = range(2, degree + 1)
+    bends = [_design(law.knots, degree, s, k) for k in orders]
+
+    def smooth_rows(x: np.ndarray) -> sparse.csr_matrix:
+        """The rows ``x^(k) / (2 x0 nu^k)`` (within -1 .. 1) at the current x."""
+        nu = np.full(len(x), SMOOTH * rate / np.sqrt(x0))
+        if scale > 0:  # nu sqrt(x): the law's pace in time, the path's at the uniform speed
+            nu = np.minimum(nu, PACE * scale * np.sqrt(x0 / x))
+        return sparse.vstack([sparse.diags(1 / (2 * x0 * nu**k)) @ Dk
+                              for k, Dk in zip(orders, bends, strict=True)]).tocsr()
+
     T, rho = law.duration, 1.0
     for slack in SLACKS if linear else SLACKS[-1:]:
         beyond = excess(law.coefficients) > slack
@@ -397,8 +405,9 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
             c = law.coefficients
             X = grid(c)
             A, lb, ub = _programme(limits, X, D)
-            A = sparse.vstack([A, smooth_rows]).tocsr()
-            lb, ub = np.append(lb, -bend), np.append(ub, bend)
+            A = sparse.vstack([A, smooth_rows(X[:, 0])]).tocsr()
+            lb, ub = np.append(lb, np.full(len(s) * len(orders), -1.0)), np.append(
+                ub, np.ones(len(s) * len(orders)))
             objective = -(D[0].T @ (weights / (2 * X[:, 0] ** 1.5)))
             bounds = Bounds(np.maximum(floor, c / (1 + rho)), np.minimum(cap, c * (1 + rho)))
             x = _smooth_programme(objective / np.abs(objective).max(), bounds, A, lb, ub, c,
