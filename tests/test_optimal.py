@@ -418,6 +418,40 @@ def test_cli_generate_optimal(tmp_path):
     assert res.exit_code == 2 and "--optimal goes with --respect-limits" in res.output
 
 
+def test_cli_generate_optimal_validates(tmp_path):
+    """A rest-to-rest design with every torque rate limited (the time law passes its rest
+    points several times faster than elsewhere): the output's top derivative is consistent
+    with the one below it (hodyn validate: the trapezoid rule, whose error is the order two
+    above, which holds the time law's top derivative), as the law's derivatives are bounded
+    to the path's time scale up to the spline's degree."""
+    limits = tmp_path / "tight.toml"
+    limits.write_text("".join(f"[joints.iiwa_joint_{i}]\ntorque_rate = 25.0\n"
+                              for i in range(1, 8)))
+    out = tmp_path / "p2p.h5"
+    res = run("generate", IIWA, "--kind", "point-to-point", "--respect-limits", limits,
+              "--optimal", "-o", out)
+    assert res.exit_code == 0, res.output
+    with h5py.File(out) as f:
+        assert f.attrs["duration"] < 0.5 * f.attrs["uniform_duration"]
+    res = run("validate", IIWA, out)
+    assert res.exit_code == 0, res.output
+
+
+def test_time_law_varies_no_faster_than_the_path():
+    """Every derivative of x(s) up to the spline's degree within 2 x0 nu^k, nu at most
+    PACE times the path's time scale times sqrt(x0 / x) (imposed at the previous programme's
+    x: within its trust region of it, checked here at the final x with 10 % on nu)."""
+    model, traj, _ = iiwa_path(T=3.0)
+    limits = {j: {"torque_rate": 60.0} for j in model.joint_names}
+    _, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=300)
+    law, x0 = opt.path.law, opt.path.uniform.x ** 2
+    s = np.linspace(law.breaks[0], law.breaks[-1], 20001)
+    nu = 1.1 * programme.PACE * programme.time_scale(traj) * np.sqrt(x0 / law.spline(s))
+    for k in range(2, law.degree + 1):
+        assert (np.abs(law.spline(s, k)) <= 2 * x0 * nu**k).all(), k
+    assert opt.duration < 0.9 * opt.uniform_duration
+
+
 def test_api_reports_json_friendly_attributes(rate_limited):
     *_, opt = rate_limited
     attrs = opt.attributes

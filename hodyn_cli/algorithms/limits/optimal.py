@@ -27,7 +27,14 @@ from hodyn_cli.algorithms.limits.feasibility import (
     series_laws,
 )
 from hodyn_cli.algorithms.limits.jets import compose, hermite
-from hodyn_cli.algorithms.limits.programme import GRID, PathGrid, TimeLaw, path_limits, solve
+from hodyn_cli.algorithms.limits.programme import (
+    GRID,
+    PathGrid,
+    TimeLaw,
+    path_limits,
+    solve,
+    time_scale,
+)
 from hodyn_cli.algorithms.limits.scaling import TOLERANCE, Law, scaled
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
@@ -312,7 +319,8 @@ class Optimal:
         if not rate > 0:
             raise HodynError(f"--rate must be positive, got {rate}")
         limited = path_limits(self.model, path, limits, **self.dynamics)
-        law = solve(path.t, limited, uniform.x**2, max(5, path.orders - 1), rate)
+        law = solve(path.t, limited, uniform.x**2, max(5, path.orders - 1), rate,
+                    time_scale(path))
         self.samples_per_second = rate
         samples = max(1, int(np.ceil(law.duration * rate - 1e-9)))
         self.path = Plan(law, float(path.t[0]), samples, uniform, span, path.n_samples)

@@ -71,16 +71,24 @@ from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
-__all__ = ["GRID", "CAP", "PROBES", "PathGrid", "PathLimit", "path_limits", "TimeLaw", "solve"]
+__all__ = ["GRID", "CAP", "PROBES", "PathGrid", "PathLimit", "path_limits", "time_scale", "TimeLaw",
+           "solve"]
 
 #: the grid keeps between GRID and 2 GRID samples of the input (every 2^i-th, and the last)
 GRID = 1000
 #: the path speed sdot stays within CAP times the uniform scaling's
 CAP = 3.0
-#: the time law's derivatives ``|x^(k)| <= 2 x0 (SMOOTH rate / sqrt(x0))^k``, k = 2..4 (x0: the
-#: uniform scaling's x; rate: the output's): x changes by ~SMOOTH^k of itself through its k-th
-#: derivative within one output sample (no spike of speed between two samples)
+#: the time law's derivatives ``|x^(k)| <= 2 x0 nu^k``, k = 2 .. its degree (x0: the uniform
+#: scaling's x), with nu (per unit of s) the smaller of ``SMOOTH rate / sqrt(x0)`` (rate: the
+#: output's; x changes by ~SMOOTH^k of itself through its k-th derivative within one output
+#: sample) and ``PACE scale sqrt(x0 / x)`` (scale: the path's :func:`time_scale`; in time,
+#: d/dt = sqrt(x) d/ds, the law's pace nu sqrt(x) is then within PACE times the path's own
+#: played at the uniform speed): the played motion's derivatives grow order by order as the
+#: path's do, the highest one included (whose consistency with the one below ``hodyn
+#: validate`` checks by the trapezoid rule: its error is the order two above, which holds
+#: x^(degree)); imposed at the current x in each programme
 SMOOTH = 0.1
+PACE = 12.0
 #: relative overshoot at grid points of a linearised limit (torque acceleration, friction)
 #: that a step may have, in turn (the final check removes what is left)
 SLACKS = (1e-2, 1e-3, 1e-4)
@@ -153,6 +161,20 @@ class PathGrid:
             t = np.insert(t, np.arange(1, len(t)), t[:-1] + h / 2)
             rows = np.insert(rows, np.arange(1, len(rows)), mid, axis=0)
         return Trajectory(self.names, rows, t)
+
+
+def time_scale(path: Trajectory) -> float:
+    """The path's fastest time scale (per unit of s): the largest ratio ``max |q^[k+1]| / max
+    |q^[k]|`` of a joint, k >= 1 (as ``hodyn validate`` estimates a motion's; 0: no motion).
+
+    >>> s = np.linspace(0, 1, 5)
+    >>> q = np.stack([np.sin(3 * s), 3 * np.cos(3 * s), -9 * np.sin(3 * s)], axis=1)[..., None]
+    >>> round(time_scale(Trajectory(("j",), q, s)), 4)   # q = sin 3s: 3 sin 1.5 on these samples
+    2.9925
+    """
+    mags = np.abs(path.derivatives[:, 1:]).max(axis=0)
+    ratios = mags[1:] / np.where(mags[:-1] > 0, mags[:-1], np.inf)
+    return float(ratios.max()) if ratios.size else 0.0
 
 
 def _partitions(grade: int, largest: int = 4) -> list[tuple[int, ...]]:
@@ -336,14 +358,14 @@ class TimeLaw:
         return time_rates(np.stack([spline(s, nu) for nu in range(K)], axis=1))
 
 
-def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: float
-          ) -> TimeLaw:
+def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: float,
+          scale: float = 0.0) -> TimeLaw:
     """The time law of least duration on the grid s within ``limits`` at the grid points,
     from the feasible constant ``x0`` (module docstring: linear programmes, inner tangents of
     the rate limits, a trust region, T decreasing). Linearised limits may overshoot by each
     of :data:`SLACKS` in turn: a step from beyond the next one back within it is taken even
     where T grows. The time law's derivatives stay within :data:`SMOOTH`'s bounds (``rate``:
-    the output's samples per second)."""
+    the output's samples per second; ``scale``: the path's :func:`time_scale`, 0: none)."""
     breaks = np.append(s[:-1:KNOTS], s[-1])
     law = TimeLaw(breaks, np.full(len(breaks) + degree - 1, x0), degree)
     D = [_design(law.knots, degree, s, nu) for nu in range(4)]
@@ -362,12 +384,20 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
             return np.inf
         return max([lim.usage(X) - 1 for lim in linear], default=0.0)
 
-    # |x^(k)| <= 2 x0 (SMOOTH rate / sqrt(x0))^k, k = 2..4: a time law smooth on the output's
-    # sampling (the LP's solutions chatter in the highest derivative the limits hold)
-    smooth = [_design(law.knots, degree, s, nu) for nu in (2, 3, 4)]
-    bend = np.concatenate([np.full(len(s), 2 * x0 * (SMOOTH * rate / np.sqrt(x0)) ** k)
-                           for k in (2, 3, 4)])
-    smooth_rows = sparse.vstack(smooth).tocsr()
+    # |x^(k)| <= 2 x0 nu^k, k = 2 .. degree: a time law smooth on the output's sampling and
+    # on the path's time scale (the LP's solutions chatter in the highest derivatives, which
+    # the limits leave free: the top one, x^(degree), is in the output's q^(degree + 1))
+    orders = range(2, degree + 1)
+    bends = [_design(law.knots, degree, s, k) for k in orders]
+
+    def smooth_rows(x: np.ndarray) -> sparse.csr_matrix:
+        """The rows ``x^(k) / (2 x0 nu^k)`` (within -1 .. 1) at the current x."""
+        nu = np.full(len(x), SMOOTH * rate / np.sqrt(x0))
+        if scale > 0:  # nu sqrt(x): the law's pace in time, the path's at the uniform speed
+            nu = np.minimum(nu, PACE * scale * np.sqrt(x0 / x))
+        return sparse.vstack([sparse.diags(1 / (2 * x0 * nu**k)) @ Dk
+                              for k, Dk in zip(orders, bends, strict=True)]).tocsr()
+
     T, rho = law.duration, 1.0
     for slack in SLACKS if linear else SLACKS[-1:]:
         beyond = excess(law.coefficients) > slack
@@ -375,8 +405,9 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
             c = law.coefficients
             X = grid(c)
             A, lb, ub = _programme(limits, X, D)
-            A = sparse.vstack([A, smooth_rows]).tocsr()
-            lb, ub = np.append(lb, -bend), np.append(ub, bend)
+            A = sparse.vstack([A, smooth_rows(X[:, 0])]).tocsr()
+            lb, ub = np.append(lb, np.full(len(s) * len(orders), -1.0)), np.append(
+                ub, np.ones(len(s) * len(orders)))
             objective = -(D[0].T @ (weights / (2 * X[:, 0] ** 1.5)))
             bounds = Bounds(np.maximum(floor, c / (1 + rho)), np.minimum(cap, c * (1 + rho)))
             x = _smooth_programme(objective / np.abs(objective).max(), bounds, A, lb, ub, c,
