@@ -410,8 +410,11 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
                 ub, np.ones(len(s) * len(orders)))
             objective = -(D[0].T @ (weights / (2 * X[:, 0] ** 1.5)))
             bounds = Bounds(np.maximum(floor, c / (1 + rho)), np.minimum(cap, c * (1 + rho)))
-            x = _smooth_programme(objective / np.abs(objective).max(), bounds, A, lb, ub, c,
-                                  ROUGH / x0)
+            try:
+                x = _smooth_programme(objective / np.abs(objective).max(), bounds, A, lb, ub,
+                                      c, ROUGH / x0)
+            except _Stalled:  # a step is not found in time: the law so far is the answer
+                return law
             for alpha in (1.0, 0.5, 0.25, 0.125) if x is not None else ():
                 trial = replace(law, coefficients=c + alpha * (x - c))
                 if excess(trial.coefficients) <= slack and (
@@ -429,6 +432,15 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
                 break
     return law
 
+
+#: seconds one linear programme may take: HiGHS's simplex can stall on a degenerate
+#: programme (a 0.2 s fourier path of the iiwa did, for ever and deaf to signals, in C);
+#: the law found so far is then the result (never slower than the uniform scaling)
+LP_SECONDS = 5.0
+
+
+class _Stalled(Exception):  # noqa: N818 - not an error: ends the iterations
+    """HiGHS did not finish one programme within :data:`LP_SECONDS`."""
 
 #: rows of the programme first imposed: those within this (of their band's half-width) of a
 #: bound at the current x; the rows the solution violates are added until it violates none
@@ -460,8 +472,11 @@ def _linear_programme(objective, bounds, A, lb, ub, now) -> np.ndarray | None:
     rows = (now - lb < ROWS) | (ub - now < ROWS)
     for _ in range(8):
         res = milp(objective, bounds=bounds,
-                   constraints=LinearConstraint(A[rows], lb[rows], ub[rows]))
-        if res.x is None:
+                   constraints=LinearConstraint(A[rows], lb[rows], ub[rows]),
+                   options={"time_limit": LP_SECONDS})
+        if res.status == 1:  # the time limit
+            raise _Stalled
+        if res.status != 0 or res.x is None:
             return None
         v = A @ res.x
         broken = ~rows & ((v < lb - 1e-9) | (v > ub + 1e-9))
