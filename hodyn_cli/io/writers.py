@@ -163,13 +163,13 @@ class Hdf5Sink:
         The datasets are allocated whole at the first call, contiguous, and each block goes
         to its place in the file by ``pwrite`` (:mod:`~hodyn_cli.io.offsets`: no h5py call,
         so writes on many threads run at once)."""
+        assert self.rows is not None  # announced rows only (positional)
         if self in ABANDONED:
             raise cannot_write(self.name, OSError("an earlier write failed"))
         with self._lock:
             for key, value in data.items():
                 if key not in self._places:
                     self._allocate(key, np.asarray(value))
-        assert self.rows is not None  # write_at: announced rows only
         for key, value in data.items():
             m = len(value)
             if start + m > self.rows:
@@ -194,7 +194,7 @@ class Hdf5Sink:
     def _allocate(self, key: str, value: np.ndarray) -> None:
         """Dataset ``key`` of ``rows`` samples, its storage in the file at once (under the
         lock)."""
-        assert self.rows is not None  # write_at: announced rows only
+        assert self.rows is not None  # announced rows only (write_at)
         self._reserve(self.rows * value[:1].nbytes + HDF5_DATASET)  # whole
         try:
             ds = self.file.create_dataset(key, shape=(self.rows, *value.shape[1:]),
