@@ -98,6 +98,7 @@ class BaseMotionReader:
         if row_count(block) != n:
             raise TrajectoryError(f"has {start + row_count(block)} samples, the trajectory more",
                                   self.path)
+        assert block is not None  # n rows of a chunk: n > 0
         check_values(block, self.columns, self.path, start)
         c = int(self.columns[0] == "t")
         if c and t is not None:

@@ -83,8 +83,10 @@ def plan_motion(names: list[str], task: str, source: str) -> MotionLayout:
     K = orders(twist, 0) if twist else 0
     P = orders("p", 1)
     for base, top in ((twist, K - 1), ("p", P)):   # the highest complete order
+        if base is None:  # no twist columns
+            continue
         pattern = re.compile(rf"{base}(d*)_.+")
-        beyond = [n for n in names if base and (m := pattern.fullmatch(n)) and len(m[1]) > top]
+        beyond = [n for n in names if (m := pattern.fullmatch(n)) and len(m[1]) > top]
         if beyond:
             raise TrajectoryError(f"column '{beyond[0]}' has no lower derivative "
                                   f"'{derivative_name(base, top + 1)}_..'", source)

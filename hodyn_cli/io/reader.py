@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
+from typing import TypeVar
 
 import numpy as np
 
@@ -27,6 +28,8 @@ from hodyn_cli.io.tasks import ChunkTask, at_line, chunk_tasks
 
 #: samples per chunk a command reads, computes and writes before the next (bounds memory)
 CHUNK_ROWS = 1 << 14
+
+_T = TypeVar("_T")
 
 
 class TrajectoryReader:
@@ -170,14 +173,15 @@ class TrajectoryReader:
         where = where or self._where
         check_values(block, columns, self.path, start, where)
         if wblock is not None:
+            assert self.wrench_path is not None  # wblock: the wrench file's rows
             check_values(wblock, self.wlayout.columns, self.wrench_path, start)
             if self.wlayout.has_t and self.layout.has_t:  # the same instants, or an error
-                t, tw = block[:, 0], wblock[:, 0]
-                off = np.flatnonzero(np.abs(tw - t) > 1e-9 * np.maximum(1.0, np.abs(t)))
+                there, here = block[:, 0], wblock[:, 0]
+                off = np.flatnonzero(np.abs(here - there) > 1e-9 * np.maximum(1.0, np.abs(there)))
                 if off.size:
                     s = off[0]
                     raise TrajectoryError(f"t differs from the trajectory's at sample "
-                                          f"{start + s} ({tw[s]} here, {t[s]} there)",
+                                          f"{start + s} ({here[s]} here, {there[s]} there)",
                                           self.wrench_path)
         n = row_count(block)
         t = None
@@ -259,17 +263,25 @@ def concatenate(chunks: list[Trajectory], model: Model) -> Trajectory:
     t = None if chunks[0].t is None else np.concatenate([c.t for c in chunks])
     W = None
     if chunks[0].wrenches is not None:
-        W = Wrenches({link: np.concatenate([c.wrenches.W[link] for c in chunks])
+        W = Wrenches({link: np.concatenate([_present(c.wrenches).W[link] for c in chunks])
                       for link in chunks[0].wrenches.W})
     series = None
     if chunks[0].series:
-        series = {k: np.concatenate([c.series[k] for c in chunks]) for k in chunks[0].series}
+        series = {k: np.concatenate([_present(c.series)[k] for c in chunks])
+                  for k in chunks[0].series}
     base = None
     if chunks[0].base is not None:
         base = BaseMotion(*(np.concatenate([getattr(c.base, a) for c in chunks])
                             for a in ("R", "p", "Vb")))
     return Trajectory(chunks[0].joint_names, np.concatenate([c.derivatives for c in chunks]), t,
                       W, series, base)
+
+
+def _present(value: _T | None) -> _T:
+    """A chunk's ``value`` where the first chunk has one: the chunks of one trajectory have
+    the same columns."""
+    assert value is not None, "the chunks of one trajectory have the same columns"
+    return value
 
 
 def split(trajectory: Trajectory, rows: int) -> Iterator[Trajectory]:

@@ -16,11 +16,15 @@ import heapq
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError
+
+if TYPE_CHECKING:  # rosbags is optional ("hodyn[ros]"): imported where a log is opened
+    from rosbags.typesys.stores.latest import sensor_msgs__msg__JointState as JointState
 
 __all__ = ["JointLog", "JointStateStream", "read_joint_states", "REORDER"]
 
@@ -115,7 +119,8 @@ class JointStateStream:
         """(stamp ns, names, position, velocity, effort) per message, in the log's order."""
         try:
             for connection, _, raw in self._reader.messages(connections=chosen):
-                msg = self._reader.deserialize(raw, connection.msgtype)
+                # a JointState (_topic keeps those), of a class the log's type store makes
+                msg = cast("JointState", self._reader.deserialize(raw, connection.msgtype))
                 stamp = int(msg.header.stamp.sec) * 1_000_000_000 + int(msg.header.stamp.nanosec)
                 yield (stamp, list(msg.name), np.asarray(msg.position, float),
                        np.asarray(msg.velocity, float), np.asarray(msg.effort, float))
@@ -196,6 +201,7 @@ class JointStateStream:
             if cut <= 0:
                 return None
             out, block[:] = block[:cut], block[cut:]
+            assert self.t0_ns is not None  # set by the first emit
             stamps = np.array([s for s, _ in out], dtype=np.int64)
             rows = np.stack([r for _, r in out])
             return {"t": (stamps - self.t0_ns) / 1e9,
@@ -253,5 +259,6 @@ def read_joint_states(path: str | Path, *, topic: str | None = None,
     with JointStateStream(path, topic=topic, model=model) as log:
         blocks = list(log)
     data = {k: np.concatenate([b[k] for b in blocks]) for k in blocks[0]}
+    assert log.t0_ns is not None  # set with the first block
     return JointLog(log.topic, log.joint_names, data["t"], log.t0_ns, data["position"],
                     data.get("velocity"), data.get("effort"), log.notes)

@@ -418,6 +418,7 @@ class Hdf5Table:
         for key, cols, pos, raw in self._plan(tuple(wanted)):
             buffer = self._buffer(key, rows)
             if raw is not None:
+                assert self._fd is not None  # opened as there are raw rows (closed: no reads)
                 raw.read(self._fd, start, rows, buffer)
             else:
                 self._file[key].read_direct(buffer, np.s_[start : start + rows], np.s_[:rows])
@@ -605,11 +606,13 @@ class Rows:
     """Rows taken from a stream of blocks by exact counts (a second file in lockstep)."""
 
     def __init__(self, blocks: Iterator[Block]):
-        self._blocks, self._pending = blocks, None
+        self._blocks = blocks
+        self._pending: Block | None = None
 
     def take(self, n: int) -> Block | None:
         """The next ``n`` rows (fewer at the end of the data; None when it is exhausted)."""
-        parts, have = [], 0
+        parts: list[Block] = []
+        have = 0
         while have < n:
             block = self._pending if self._pending is not None else next(self._blocks, None)
             self._pending = None

@@ -117,7 +117,8 @@ class Hdf5Sink:
             self.file = h5py.File(path, "x", rdcc_nbytes=0, libver=("v108", "latest"))
         except OSError as e:
             raise cannot_write(self.name, e) from None
-        self.path, self.attrs, self.rows = path, {}, rows
+        self.path, self.rows = path, rows
+        self.attrs: dict[str, object] = {}  # root attributes, set at close
         self._grown: dict[str, tuple] = {}  # name -> (dataset, rows written)
         self._end = HDF5_FILE  # the bytes the file will hold after the writes so far
         #: announced rows: each dataset's place in the file (None: written through h5py),
@@ -162,6 +163,7 @@ class Hdf5Sink:
         The datasets are allocated whole at the first call, contiguous, and each block goes
         to its place in the file by ``pwrite`` (:mod:`~hodyn_cli.io.offsets`: no h5py call,
         so writes on many threads run at once)."""
+        assert self.rows is not None  # announced rows only (positional)
         if self in ABANDONED:
             raise cannot_write(self.name, OSError("an earlier write failed"))
         with self._lock:
@@ -175,6 +177,7 @@ class Hdf5Sink:
             raw = self._places[key]
             try:
                 if raw is not None:
+                    assert self._fd is not None  # opened with the first place (_allocate)
                     raw.write(self._fd, start, value)
                 else:  # a type HDF5 converts: through h5py
                     with self._lock:
@@ -191,6 +194,7 @@ class Hdf5Sink:
     def _allocate(self, key: str, value: np.ndarray) -> None:
         """Dataset ``key`` of ``rows`` samples, its storage in the file at once (under the
         lock)."""
+        assert self.rows is not None  # announced rows only (write_at)
         self._reserve(self.rows * value[:1].nbytes + HDF5_DATASET)  # whole
         try:
             ds = self.file.create_dataset(key, shape=(self.rows, *value.shape[1:]),
@@ -245,9 +249,9 @@ class Hdf5Sink:
                              f"{self.rows} samples announced")
         try:
             for key, value in self.attrs.items():
-                names = isinstance(value, list | tuple) and value and isinstance(value[0], str)
-                self.file.attrs[key] = np.array(list(value), dtype=h5py.string_dtype()) \
-                    if names else value
+                if isinstance(value, list | tuple) and value and isinstance(value[0], str):
+                    value = np.array(list(value), dtype=h5py.string_dtype())  # names
+                self.file.attrs[key] = value
             self.file.close()
         except (OSError, RuntimeError) as e:
             ABANDONED.append(self)
@@ -272,6 +276,7 @@ def open_sink(path: str, columns: dict[str, list[str]], attrs: dict | None = Non
     number of samples every dataset will hold, when known (HDF5 datasets are then
     allocated whole, :class:`Hdf5Sink`).
     """
+    sink: CsvSink | Hdf5Sink
     if path == "-":
         stream = stdout if stdout is not None else sys.stdout
         sink = CsvSink(getattr(stream, "buffer", stream), columns, flush=True, name="-")

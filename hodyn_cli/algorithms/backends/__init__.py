@@ -121,7 +121,7 @@ def _default() -> tuple[Backend, str]:
                                   else f"HODYN_BACKEND={wanted}")
         except Unavailable as e:
             raise HodynError(f"HODYN_BACKEND={wanted}: {e}") from None
-    reasons = []
+    reasons: list[str] = []
     for name in DEFAULTS:
         try:
             return load(name), "; ".join(reasons)

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -24,8 +25,13 @@ __all__ = ["Abi", "read", "HEADER"]
 
 HEADER = Path(__file__).parent / "csrc" / "hodyn.h"
 
-_SCALARS = {"int64_t": ctypes.c_int64, "int32_t": ctypes.c_int32, "int": ctypes.c_int,
-            "double": ctypes.c_double}
+# ctypes' types of a C value and of a C pointer (what a restype, an argtype, a field is); a
+# string, as ctypes' classes are generic only in their stubs
+_Value: TypeAlias = "type[ctypes._SimpleCData[Any]]"
+_Arg: TypeAlias = "type[ctypes._SimpleCData[Any] | ctypes._Pointer[Any]]"
+
+_SCALARS: dict[str, _Value] = {"int64_t": ctypes.c_int64, "int32_t": ctypes.c_int32,
+                               "int": ctypes.c_int, "double": ctypes.c_double}
 _ARRAYS = {"double": np.float64, "int32_t": np.int32, "uint8_t": np.uint8}
 
 
@@ -39,10 +45,10 @@ class Abi:
     max_order: int
     status: dict[int, str]
     model: type[ctypes.Structure]
-    entry_points: dict[str, tuple[object, list]]
+    entry_points: dict[str, tuple[_Value, list[_Arg]]]
 
 
-def _argtype(declaration: str, model_pointer):
+def _argtype(declaration: str, model_pointer: type[ctypes._Pointer[Any]]) -> _Arg | None:
     """The ctypes type of one C parameter declaration (``const double *HK_NULLABLE W``)."""
     words = declaration.replace("*", " * ").split()
     words = [w for w in words if w != "const"]
@@ -61,13 +67,16 @@ def _argtype(declaration: str, model_pointer):
 
 
 def _model_struct(text: str) -> type[ctypes.Structure]:
-    body = re.search(r"typedef struct \{(.*?)\} HModel;", text, re.S).group(1)
-    fields = []
-    for line in body.split(";"):
+    struct = re.search(r"typedef struct \{(.*?)\} HModel;", text, re.S)
+    assert struct is not None, "hodyn.h, shipped with the package, declares HModel"
+    fields: list[tuple[str, _Value]] = []
+    for line in struct.group(1).split(";"):
         line = line.strip()
         if not line:
             continue
-        kind, names = re.match(r"(?:const )?(\w+)\s*(.*)", line).groups()
+        member = re.match(r"(?:const )?(\w+)\s*(.*)", line)
+        assert member is not None, "every HModel member reads `[const] type name[, name...]`"
+        kind, names = member.groups()
         for name in names.split(","):
             name = name.strip()
             if name.startswith("*"):
@@ -85,7 +94,7 @@ def read(header: Path = HEADER) -> Abi:
     status = {int(v): k for k, v in re.findall(r"(HK_\w+) = (\d+)", text)}
     model = _model_struct(text)
     pointer = ctypes.POINTER(model)
-    entry_points = {}
+    entry_points: dict[str, tuple[_Value, list[_Arg]]] = {}
     for result, name, params in re.findall(r"(int|const char \*)\s*(hodyn_\w+)\(([^)]*)\);",
                                            text):
         restype = ctypes.c_int if result == "int" else ctypes.c_char_p

@@ -123,8 +123,9 @@ class CompiledBackend(NumpyBackend):
                 struct = self._structs.get(model)
                 if struct is None:
                     data = model_data(model)
-                    arrays = (data.parent, data.revolute, data.X, data.M, *data.adjoints,
-                              data.ancestors, data.root_M)
+                    arrays: tuple[np.ndarray, ...] = (
+                        data.parent, data.revolute, data.X, data.M, *data.adjoints,
+                        data.ancestors, data.root_M)
                     struct = ABI.model(model.n, *(a.ctypes.data for a in arrays))
                     struct.arrays = arrays  # alive as long as the struct
                     self._structs[model] = struct

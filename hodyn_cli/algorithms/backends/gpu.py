@@ -38,12 +38,16 @@ import threading
 import weakref
 from collections import deque
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from hodyn_cli.algorithms.dynamics.model_data import model_data
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError, TrajectoryError
+
+if TYPE_CHECKING:  # JAX is optional: imported where a program runs (_jax)
+    from jax import Array
 
 __all__ = ["GpuBackend", "BLOCK_BYTES", "MIN_BLOCK", "MAX_BLOCK", "STREAMS", "device_of",
            "DeviceModel", "device_model", "inverse_dynamics_chunk", "regressor_chunk"]
@@ -211,7 +215,7 @@ def inverse_dynamics_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
     program = dm.program(("tau", order, root, inputs[1][1], bodies, size), build)
     tau = np.empty((r1, N, n))   # each order one block, as the compiled kernel returns it
     F0 = np.empty((N, r1, 6)) if root else None
-    _stream(dm, program, size, inputs, [(tau, 1)] + ([(F0, 0)] if root else []))
+    _stream(dm, program, size, inputs, [(tau, 1)] + ([(F0, 0)] if F0 is not None else []))
     return (tau.transpose(1, 0, 2), F0) if root else tau.transpose(1, 0, 2)
 
 
@@ -294,7 +298,7 @@ def _stream(dm: DeviceModel, program: Callable, size: int, inputs: list,
     with slots, jax.enable_x64(True):
         shared = {k: jax.device_put(np.asarray(a, dtype=np.float64), dm.device)
                   for k, (a, per_sample) in enumerate(inputs) if not per_sample}
-        pending: deque = deque()
+        pending: deque[tuple[int, int, tuple[Array, ...]]] = deque()
         for s0 in range(0, N, size):
             m = min(size, N - s0)
             args = [shared[k] if k in shared else
@@ -319,7 +323,7 @@ def _block(a: np.ndarray, s0: int, m: int, size: int) -> np.ndarray:
     return out
 
 
-def _fetch(s0: int, m: int, results, outs: list[tuple[np.ndarray, int]]) -> None:
+def _fetch(s0: int, m: int, results: tuple[Array, ...], outs: list[tuple[np.ndarray, int]]) -> None:
     """A block's results (waiting for them) into the chunk's arrays, without the padding."""
     for (out, axis), res in zip(outs, results, strict=True):
         host = np.asarray(res)

@@ -48,7 +48,7 @@ from math import comb
 
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
+from jax import Array, lax
 
 from hodyn_cli.algorithms.dynamics.model_data import ModelData
 from hodyn_cli.algorithms.dynamics.regressor import UNIT_INERTIAS
@@ -110,6 +110,8 @@ class _Joint:
     def __init__(self, c: dict, qs, i):
         self.A0, self.N, self.X, self.q = c["A0"][i], c["N"][i], c["X"][i], _row(qs, i, axis=1)
         q0, revolute = self.q[0], c["revolute"][i]
+        self.s: Array
+        self.c: Array | None  # None: no c term
         if isinstance(revolute, np.bool_):   # ad_X^2 = 0 for a prismatic joint: no c term
             self.s, self.c = (jnp.sin(q0), 1.0 - jnp.cos(q0)) if revolute else (q0, None)
         else:                                # (there c multiplies ad_X^2 y = 0)

@@ -45,7 +45,7 @@ class ModelData:
         A1 = N_X @ A0
         self.adjoints = tuple(np.ascontiguousarray(A) for A in (A0, A1, N_X @ A1))
         self.parent = model.parent.astype(np.int32)
-        self.revolute = model.X[:, :3].any(axis=1).astype(np.int32)
+        self.revolute = np.asarray(model.X[:, :3].any(axis=1), dtype=np.int32)  # an array (n,)
         self.X = np.ascontiguousarray(model.X, dtype=np.float64)
         self.M = np.ascontiguousarray(model.inertias, dtype=np.float64)
         self.root_M = np.ascontiguousarray(model.root_inertia, dtype=np.float64)

@@ -355,6 +355,7 @@ def rates(task: Task, q: np.ndarray, y: np.ndarray, q_ref: np.ndarray | None, ga
             # the lam recursion of the docstring, solved so that the task equation holds
             # to rounding (J_t^T A^-1 = J_t^+ has J_t's condition, A^-1 its square)
             # q' = z + J_t^T lam: the posture term z = K (q_ref - q), z^(k) = -K q^(k)
+            assert q_ref is not None  # a redundant arm's posture (the docstring)
             z = (q_ref[path] - q[:, path] if k == 0 else -qs[:, k, path]) * gain
             r = z + sum(comb(k, j) * _mv(np.swapaxes(Jt[j], 1, 2), lam[k - j])
                         for j in range(1, k + 1))
@@ -428,7 +429,7 @@ class InverseKinematics:
         self.done = 0
         self.block = 8
         self.singular: list[tuple[int, float | None, float]] = []   # (sample, t, condition)
-        self.condition_max = (0.0, None, 0)                          # (value, t, sample)
+        self.condition_max: tuple[float, float | None, int] = (0.0, None, 0)  # (value, t, sample)
         #: (sample, t, joint, step - explained step) of each branch jump
         self.jumps: list[tuple[int, float | None, str, float]] = []
         #: every joint solution of the first sample's pose found, nearest q0 first (the
@@ -457,9 +458,9 @@ class InverseKinematics:
             self._accept(out, cond, motion, 0, 1)
             i = 1
         while i < N:
-            solved = self._integrate_ahead(out, cond, motion, i)
-            if solved:   # on to the next window, or back where it stopped (then 0: a block)
-                i += solved
+            ahead = self._integrate_ahead(out, cond, motion, i)
+            if ahead:   # on to the next window, or back where it stopped (then 0: a block)
+                i += ahead
                 continue
             B = min(self.block, N - i)
             solved = self._block(motion, slice(i, i + B))
@@ -539,7 +540,7 @@ class InverseKinematics:
         raise HodynError(f"inverse kinematics did not converge at {where}{hint}")
 
     # -- positions ----------------------------------------------------------------------
-    def _targets(self, motion: LinkMotion, rows: slice):
+    def _targets(self, motion: LinkMotion, rows: slice) -> tuple[np.ndarray | None, np.ndarray]:
         """The link's target orientation (pose task; else None) and position of ``rows``."""
         R = motion.R[rows] if self.task == "pose" and motion.R is not None else None
         return R, motion.p[rows]
@@ -651,15 +652,22 @@ class InverseKinematics:
             q[0, i] = value[np.argmin(np.abs(value - self.q0[i]))]
         return q
 
+    @property
+    def _last(self) -> tuple[float | None, np.ndarray]:
+        """:attr:`state`, which is set from the first sample on (:meth:`__call__` solves it
+        before any other)."""
+        assert self.state is not None, "the first sample is solved first"
+        return self.state
+
     def _predict(self, motion: LinkMotion, rows: slice, order: int | None = None) -> np.ndarray:
         """Taylor expansion of the last solved sample to the samples ``rows`` (to ``order``)."""
-        t_last, qs = self.state
+        t_last, qs = self._last
         if motion.t is None or t_last is None:
             return np.broadcast_to(qs[0], (rows.stop - rows.start, self.model.n)).copy()
         h = motion.t[rows] - t_last
         return sum(qs[k] * (h**k / factorial(k))[:, None] for k in range(qs.shape[0])[:order])
 
-    def _block(self, motion: LinkMotion, rows: slice):
+    def _block(self, motion: LinkMotion, rows: slice) -> str | tuple[np.ndarray, np.ndarray]:
         """Samples ``rows`` solved (q and derivatives, condition), or why the block must be
         made smaller."""
         guess = self._predict(motion, rows)
@@ -681,7 +689,8 @@ class InverseKinematics:
         self._jumped(motion, rows.start, solved[1][0], *jump[1:])
         return solved
 
-    def _solve(self, guess: np.ndarray, motion: LinkMotion, rows: slice):
+    def _solve(self, guess: np.ndarray, motion: LinkMotion, rows: slice
+               ) -> str | tuple[np.ndarray, np.ndarray]:
         """Newton from ``guess``, then the rates (redundant arms: the integration)."""
         q, err = self._newton(guess, motion, rows)
         if err.max() > TOLERANCE:
@@ -697,16 +706,16 @@ class InverseKinematics:
         no sample jumps branch (:meth:`_branch_jump`): how many samples it solved and
         accepted (0 where the backend leaves it to the blocks, e.g. numpy's, or cannot
         start), at most :data:`KERNEL_WINDOW`."""
-        if not self.redundant or self.state[0] is None:
+        if not self.redundant or self._last[0] is None:
             return 0
+        assert motion.t is not None  # a redundant arm's motion has t (__call__)
         D = out.shape[1] - 1
         rows = slice(i, min(out.shape[0], i + KERNEL_WINDOW))
-        R = motion.R[rows] if self.task == "pose" else None
         before = self.before if self.before is not None and self.before[0] is not None \
             else None
         qs, c = backends.current().ik_integrate(
-            self.spec, motion.rates(self.task)[rows], R, motion.p[rows], motion.t[rows], self.q_ref,
-            self.posture_gain, (*self.state, self.last_condition), before, _weight_table(D),
+            self.spec, motion.rates(self.task)[rows], *self._targets(motion, rows), motion.t[rows],
+            self.q_ref, self.posture_gain, (*self._last, self.last_condition), before, _weight_table(D),
             _ERROR_CONSTANTS, newton_steps=NEWTON_STEPS, passes=PICARD_STEPS // 4,
             tolerance=TOLERANCE, jump=JUMP)
         k = len(c)
@@ -718,15 +727,18 @@ class InverseKinematics:
             self._accept(out, cond, motion, i, i + k)
         return k
 
-    def _integrate(self, q: np.ndarray, motion: LinkMotion, rows: slice):
+    def _integrate(self, q: np.ndarray, motion: LinkMotion, rows: slice
+                   ) -> str | tuple[np.ndarray, np.ndarray]:
         """Redundant arms: the positions of ``rows`` integrated from their rates (Hermite
         quadrature from the last sample) and projected onto the pose: the fixed point of
         ``q = G(q)``, found with Anderson acceleration (plain Picard passes oscillate where
         the rates change fast), to rounding (scaled by the condition number) or a tenth of
         the quadrature's own error (:func:`quadrature_error`), whichever is larger."""
-        t_last, qs_last = self.state
+        t_last, qs_last = self._last
+        assert motion.t is not None  # a redundant arm's motion has t (__call__)
         h = np.diff(np.concatenate([[t_last], motion.t[rows]]))[:, None]
-        xs, gs = [], []
+        xs: list[np.ndarray] = []   # the last passes' x and G(x), flat
+        gs: list[np.ndarray] = []
         for _ in range(PICARD_STEPS):
             qs, cond = self._rates(q, motion, rows)
             both = np.concatenate([qs_last[None], qs])            # (B+1, D+1, n)
@@ -750,11 +762,12 @@ class InverseKinematics:
         return (f"the integrated positions still change by {change:.3g} after {PICARD_STEPS} "
                 "passes")
 
-    def _branch_jump(self, qs: np.ndarray, cond: np.ndarray, motion: LinkMotion, rows: slice):
+    def _branch_jump(self, qs: np.ndarray, cond: np.ndarray, motion: LinkMotion, rows: slice
+                     ) -> tuple[int, int, float, float] | None:
         """The first sample of ``rows`` (offset, joint, step, explained step) whose position
         step from the sample before is not the one its reliable rates explain
         (:func:`hermite_steps`; :data:`BRANCH_JUMP`), or None. Needs t and rates."""
-        t_last, qs_last = self.state
+        t_last, qs_last = self._last
         if motion.t is None or t_last is None or qs.shape[1] == 1:
             return None
         both = np.concatenate([qs_last[None], qs])
