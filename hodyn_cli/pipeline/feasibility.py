@@ -85,6 +85,22 @@ def _named(source: str) -> Iterator[None]:
         raise type(e)(e.message, source) from None
 
 
+def _reopener(job, source: str, notify, input_options: dict) -> Callable[[], Input]:
+    """Opens ``source`` for one more pass each time it is called, its notes told on the
+    first: a file afresh, stdin (which can be read once) from memory, read here."""
+    if source == "-":
+        with _open(job, source, notify, **input_options) as reader:
+            memory = concatenate(list(reader), job.model)
+        return lambda: Input(MemoryReader(memory, job.chunk_rows), job.model, source)
+    passes = 0
+
+    def opened() -> Input:
+        nonlocal passes
+        passes += 1
+        return _open(job, source, notify if passes == 1 else None, **input_options)
+    return opened
+
+
 def _empty(chunk: Trajectory) -> Trajectory:
     """The chunk's layout without samples (what the retimed file's columns are: a floating
     root's and the contact flags too)."""
@@ -106,16 +122,7 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
     or per segment (``joins``: the times between them) the smallest that keeps every limited
     quantity within ``limits``. Returns the retiming, the binding of each segment (its time
     in the retimed motion) and where the retimed derivatives jump (at joins)."""
-    memory = None
-    if source == "-":  # read twice: hold stdin
-        with _open(job, source, notify, **input_options) as reader:
-            memory = concatenate(list(reader), job.model)
-        notify = None
-
-    def opened() -> Input:
-        if memory is not None:
-            return Input(MemoryReader(memory, job.chunk_rows), job.model, source)
-        return _open(job, source, notify, **input_options)
+    opened = _reopener(job, source, notify, input_options)
 
     search = ScaleSearch(job.model, limits, joins, job.contacts)
     with opened() as reader, _named(source):
@@ -131,7 +138,6 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
                 if progress is not None:
                     progress(search.n_samples, reader.expected_samples)
             retiming = search.retiming()
-    notify = None  # the notes were told once
     best = [retiming.played(b) for b in search.best]
     attrs = {**attrs, "time_scale": list(retiming.k), "segment_bounds": list(retiming.bounds)}
     if factor is None:
@@ -159,23 +165,12 @@ def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, lim
     read three times (the time law; the played motion's dynamics; the output), chunk by
     chunk; CSV from stdin is held in memory. HDF5 attributes: ``duration``,
     ``uniform_duration``, ``final_scale``, ``grid_points`` and ``binding``."""
-    memory = None
-    if source == "-":  # read three times: hold stdin
-        with _open(job, source, notify, **input_options) as reader:
-            memory = concatenate(list(reader), job.model)
-        notify = None
-
-    def opened() -> Input:
-        if memory is not None:
-            return Input(MemoryReader(memory, job.chunk_rows), job.model, source)
-        return _open(job, source, notify, **input_options)
+    opened = _reopener(job, source, notify, input_options)
 
     optimal = api.time_optimal(job.model, limits, rate=rate, grid=grid, gravity=job.gravity,
                                drives=job.drives, model=job.kind)
     def again() -> Iterator[Trajectory]:
-        nonlocal notify
         with opened() as reader:
-            notify = None  # the notes are told once
             yield from reader
 
     optimal.fit(again)
