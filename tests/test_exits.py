@@ -40,17 +40,6 @@ def temporaries(folder: Path) -> list[Path]:
     return sorted(folder.glob(".*.tmp"))
 
 
-def bad_csv(tmp_path: Path, line: int = 5) -> Path:
-    """The iiwa's cosine motion with an empty cell on ``line`` (1 = the header)."""
-    rows = COSINE_CSV.read_text().splitlines()
-    cells = rows[line - 1].split(",")
-    cells[3] = ""
-    rows[line - 1] = ",".join(cells)
-    path = tmp_path / "bad.csv"
-    path.write_text("\n".join(rows) + "\n")
-    return path
-
-
 # -- threads -----------------------------------------------------------------------------
 
 
