@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _measure import process  # noqa: E402
 
 import hodyn_cli  # noqa: E402
-from hodyn_cli.algorithms.limits import optimal  # noqa: E402
+from hodyn_cli.algorithms.limits import optimal, programme  # noqa: E402
 from hodyn_cli.algorithms.planning.generate import generate  # noqa: E402
 from hodyn_cli.io import read_trajectory  # noqa: E402
 
@@ -55,7 +55,7 @@ def toppra_run(model, traj, velocity, torque, ends, grid, gravity=(0.0, 0.0, -9.
 
     class Path_(ta.interpolator.AbstractGeometricPath):
         def __call__(self, s, order=0):
-            return optimal._between(traj, np.atleast_1d(np.asarray(s, dtype=float)))[:, order]
+            return programme.between(traj, np.atleast_1d(np.asarray(s, dtype=float)))[:, order]
 
         @property
         def dof(self):

@@ -48,7 +48,7 @@ ALGORITHMS = {
     "motion": {"backends", "dynamics"},
     "actuation": {"backends", "dynamics"},
     "contacts": {"dynamics", "motion"},
-    "limits": {"dynamics", "actuation", "contacts"},
+    "limits": {"dynamics", "motion", "actuation", "contacts"},
     "planning": {"dynamics", "motion", "actuation", "limits"},
     "verification": {"backends", "dynamics", "motion", "actuation", "contacts", "limits",
                      "planning"},  # "every other subpackage"

@@ -92,7 +92,8 @@ def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
     """Derivatives (E, D, ...) at ``s0 + u h`` (0 <= u <= 1) of the polynomial of degree 2D - 1
     that has the derivatives ``left`` (E, D, ...) at s0 and ``right`` at s0 + h: the path
     between two samples, matching every derivative they give (so q(s) is C^(D-1)); ``order``:
-    that derivative only, (E, ...).
+    that derivative only, (E, ...), up to 2D - 1 (those from D on jump at the samples: they
+    are the interpolant's own, not the path's).
 
     It is the Taylor polynomial at s0 plus the part that vanishes to order D at s0 and takes
     up what the Taylor polynomial misses at s0 + h (so no digit of q is lost to the small
@@ -102,16 +103,18 @@ def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
     zero)."""
     D = left.shape[1]
     n = 2 * D - 1
+    top = D if order is None else max(D, order + 1)
     extra = (1,) * (left.ndim - 2)
-    hk = h.reshape((-1, 1) + extra) ** np.arange(D).reshape((1, D) + extra)
+    hk = h.reshape((-1, 1) + extra) ** np.arange(top).reshape((1, top) + extra)
     scale = np.array([factorial(n - k) / factorial(n) for k in range(D)]).reshape((1, D) + extra)
-    bwd = (right - _taylor(left, h)) * hk * scale  # nabla^k b_n of the rest
+    bwd = (right - _taylor(left, h)) * hk[:, :D] * scale  # nabla^k b_n of the rest
     b = np.zeros((left.shape[0], n + 1) + left.shape[2:])
     for j in range(D):
         b[:, n - j] = sum(comb(j, k) * (-1) ** k * bwd[:, k] for k in range(j + 1))
     u = u.reshape((-1, 1) + extra)
-    out = _taylor(left, u.reshape(-1) * h)
-    for r in range(D if order is None else order + 1):
+    out = np.zeros((left.shape[0], top) + left.shape[2:])
+    out[:, :D] = _taylor(left, u.reshape(-1) * h)  # the Taylor part has degree D - 1
+    for r in range(top):
         if order is None or r == order:
             m = n - r
             i = np.arange(m + 1).reshape((1, m + 1) + extra)

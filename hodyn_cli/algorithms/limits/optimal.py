@@ -26,16 +26,21 @@ from hodyn_cli.algorithms.limits.feasibility import (
     limited_series,
     series_laws,
 )
-from hodyn_cli.algorithms.limits.jets import compose, hermite
+from hodyn_cli.algorithms.limits.jets import compose
 from hodyn_cli.algorithms.limits.programme import (
+    CONSISTENT,
     GRID,
+    PACE,
     PathGrid,
     TimeLaw,
+    between,
+    kink_ceiling,
     path_limits,
     solve,
     time_scale,
 )
 from hodyn_cli.algorithms.limits.scaling import TOLERANCE, Law, scaled
+from hodyn_cli.algorithms.motion.differences import Differences
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
@@ -55,8 +60,11 @@ NEAR = 1e-3
 #: again
 ATTEMPTS = 3
 MARGIN = 1e-3
-#: the path's derivative r between samples comes from the orders r - BELOW .. D-1 there
-BELOW = 2
+#: the played motion's derivatives stay within CALM of ``hodyn validate``'s tolerance of their
+#: consistency on its samples; beyond it the law is planned again at half the pace, at most
+#: CALMER times
+CALM = 0.8
+CALMER = 2
 
 
 # -- the retimed motion ------------------------------------------------------------------
@@ -108,25 +116,10 @@ class Plan:
 
     def _piece(self, path: Trajectory, s: np.ndarray, t: np.ndarray) -> Trajectory:
         """The played motion at times t (path parameters s); ``series["s"]``: s (N, 1)."""
-        q = _between(path, s)
+        q = between(path, s)
         K = path.orders - 1
         return Trajectory(path.joint_names,
                           compose(q, self.law.rates(s, K)) if K else q, t, series={"s": s[:, None]})
-
-
-def _between(path: Trajectory, s: np.ndarray) -> np.ndarray:
-    """(E, D, m) ``q^[r](s)`` between the samples of ``path`` (its times: s): each order r as
-    the derivative of the Hermite interpolant of the orders from r - :data:`BELOW` to D-1 the
-    samples give. (The interpolant of all of them has the same derivatives up to its error,
-    but takes q^[r] from differences of the positions over h^r: 1e-14 of rounding in q
-    becomes ~1e-2 in q^[4] at h = 10 ms; from BELOW orders down, it stays ~1e-10.)"""
-    i = np.clip(np.searchsorted(path.t, s, side="right") - 1, 0, path.n_samples - 2)
-    h = path.t[i + 1] - path.t[i]
-    u = (s - path.t[i]) / h
-    left, right = path.derivatives[i], path.derivatives[i + 1]
-    low = [max(0, r - BELOW) for r in range(path.orders)]
-    return np.stack([hermite(left[:, a:], right[:, a:], h, u, r - a)
-                     for r, a in enumerate(low)], axis=1)
 
 
 def _row(chunk: Trajectory, i: int) -> Trajectory:
@@ -295,10 +288,11 @@ class Optimal:
     def _laws(self, chunk: Trajectory) -> dict[str, Law]:
         return series_laws(self.model, coupling.of(self.model).expand(chunk), **self.dynamics)
 
-    def plan(self, chunks: Iterable[Trajectory], limits: Limits | None = None) -> Plan:
+    def plan(self, chunks: Iterable[Trajectory], limits: Limits | None = None,
+             pace: float = PACE) -> Plan:
         """The fastest time law along the path within the limits (or ``limits``) at the grid
-        points: the uniform scaling first (its k, and the grid's samples), then
-        :func:`solve`."""
+        points (the law's ``pace``: :data:`~hodyn_cli.algorithms.limits.programme.PACE`'s):
+        the uniform scaling first (its k, and the grid's samples), then :func:`solve`."""
         limits = self.limits if limits is None else limits
         search, collected = ScaleSearch(self.model, limits), PathGrid(self.grid)
         for chunk in chunks:
@@ -319,8 +313,11 @@ class Optimal:
         if not rate > 0:
             raise HodynError(f"--rate must be positive, got {rate}")
         limited = path_limits(self.model, path, limits, **self.dynamics)
-        law = solve(path.t, limited, uniform.x**2, max(5, path.orders - 1), rate,
-                    time_scale(path))
+        x0 = uniform.x**2
+        assert collected.peak is not None
+        ceiling = kink_ceiling(collected.kinks(), collected.peak, path.orders, x0, rate)
+        law = solve(path.t, limited, x0, max(5, path.orders), rate, time_scale(path), ceiling,
+                    pace)
         self.samples_per_second = rate
         samples = max(1, int(np.ceil(law.duration * rate - 1e-9)))
         self.path = Plan(law, float(path.t[0]), samples, uniform, span, path.n_samples)
@@ -334,42 +331,56 @@ class Optimal:
         other sign), plan again for limits tightened by twice the excess. Where that fails
         :data:`ATTEMPTS` times, or the result is slower than the uniform scaling (a grid too
         coarse for the path), the uniform scaling itself (x constant), fitted likewise or,
-        failing that, from rest as ``retime --to-limits`` scales."""
-        margin, uniform = 0.0, None
-        for _ in range(ATTEMPTS):
-            self.plan(chunks(), self._tightened(margin))
+        failing that, from rest as ``retime --to-limits`` scales. Where the played motion's
+        derivatives are less consistent with each other on its samples than :data:`CALM` of
+        ``hodyn validate``'s tolerance (a law that turns faster than the samples follow, as
+        near rest points), it is planned again at half the pace, at most :data:`CALMER`
+        times."""
+        margin, uniform, pace, attempts = 0.0, None, PACE, 0
+        while attempts < ATTEMPTS:
+            self.plan(chunks(), self._tightened(margin), pace)
             assert self.path is not None
             uniform = uniform or self.path.uniform  # for the limits as given
             self.path = replace(self.path, uniform=uniform)
-            fit, search = self._fitted(chunks())
+            fit, search, lag = self._fitted(chunks())
             self.final = fit.solve()
+            if self.final is not None and lag > CALM and pace > PACE / 2**CALMER:
+                pace /= 2
+                continue
             if self.final is not None:
                 if self.duration <= self.uniform_duration:
                     return self.final
                 break
             margin = max(2 * fit.excess(), 2 * margin, MARGIN)
+            attempts += 1
         assert self.path is not None and uniform is not None
         law = replace(self.path.law, coefficients=np.full_like(self.path.law.coefficients,
                                                                uniform.x**2))
         self.path = replace(self.path, law=law, samples=max(1, int(np.ceil(
             law.duration * self.samples_per_second - 1e-9))))
-        fit, search = self._fitted(chunks())
+        fit, search, _ = self._fitted(chunks())
         self.final = fit.solve() or search.best[0]
         assert self.final is not None
         return self.final
 
-    def _fitted(self, chunks: Iterable[Trajectory]) -> tuple[Fit, ScaleSearch]:
+    def _fitted(self, chunks: Iterable[Trajectory]) -> tuple[Fit, ScaleSearch, float]:
         """The played motion's laws at every output sample, fed to a :class:`Fit` and to a
-        :class:`~hodyn_cli.algorithms.limits.feasibility.ScaleSearch` (from rest)."""
+        :class:`~hodyn_cli.algorithms.limits.feasibility.ScaleSearch` (from rest), and how
+        consistent its derivatives are on its samples: the largest error of one against the
+        time differences of the one below, as a share of ``hodyn validate``'s tolerance."""
         assert self.path is not None
         search, fit, count = ScaleSearch(self.model, self.limits), Fit(), 0
+        differences = Differences()
         for piece in self.path.played(chunks):
             laws = self._laws(piece)
             search.add(laws, piece)
             fit.add(laws, limited_series(self.model, self.limits, laws), piece.t, count)
+            differences.add(piece.derivatives, piece.t, count)
             count += piece.n_samples
         search.retiming()
-        return fit, search
+        lag = max((float(rel.max()) / tol for rel, tol, _ in differences.judged(CONSISTENT)),
+                  default=0.0)
+        return fit, search, lag
 
     def _tightened(self, margin: float) -> Limits:
         """The limits with every band but position's ``1 - margin`` as wide."""

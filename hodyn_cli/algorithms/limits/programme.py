@@ -4,7 +4,7 @@ plays it, checks it and fits it onto the limits).
 
 **The path.** The input's time is the path parameter s; its derivative columns are then
 ``q^[m] = d^m q / ds^m``, and between samples q(s) follows their two-point Hermite
-interpolants (:func:`~hodyn_cli.algorithms.limits.jets.hermite`, :func:`_between`). A time
+interpolants (:func:`~hodyn_cli.algorithms.limits.jets.hermite`, :func:`between`). A time
 law is ``x(s) = sdot^2 > 0``; played along it the motion has, by the chain rule, ``qd = q'
 sqrt(x)``, ``qdd = q'' x + q' x'/2``, ... (:mod:`~hodyn_cli.algorithms.limits.jets`); x = 1
 is the input itself.
@@ -27,9 +27,10 @@ that leave the point with the time-law derivatives of :data:`PROBES`, and the mo
 coefficients are the (exact) solution of that linear system (:func:`path_limits`); friction
 ``a sigma_1 + c tanh(b sigma_1)`` comes from the law directly.
 
-**The programme** (:func:`solve`). x is a B-spline of degree ``max(5, D - 1)`` with a knot at
-every :data:`KNOTS`-th grid point (every output derivative ``q^(D-1)`` exists: x^(D-2) is
-continuous), and the time ``T = int ds / sqrt(x)`` is minimised by a sequence of linear
+**The programme** (:func:`solve`). x is a B-spline of degree ``max(5, D)`` with a knot at
+every :data:`KNOTS`-th grid point (x^(D-1) is continuous: every output derivative ``q^(D-1)``
+exists and so does ``q^(D)``, which ``hodyn validate``'s check of the highest one sees), and
+the time ``T = int ds / sqrt(x)`` is minimised by a sequence of linear
 programmes (HiGHS) over its coefficients, the limits imposed at the grid points:
 
 * velocity, torque, motor torque and current without friction (order 0, and qd): linear in
@@ -46,8 +47,9 @@ programmes (HiGHS) over its coefficients, the limits imposed at the grid points:
 
 It starts from the uniform scaling (``retime --to-limits``: x constant, feasible). The path
 speed stays within :data:`CAP` times the uniform one (where the path is at rest, ``q' = 0``,
-e.g. the waypoints of a point-to-point motion, no limit bounds it), and the time law's
-derivatives within :data:`SMOOTH`'s bounds (smooth on the output's sampling).
+e.g. the waypoints of a point-to-point motion, no limit bounds it), the time law's
+derivatives within :data:`SMOOTH`'s bounds (smooth on the output's sampling), and x next to
+the path's kinks within :func:`kink_ceiling`.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.limits.feasibility import Quantity, limited_series, series_laws
 from hodyn_cli.algorithms.limits.jets import compose, hermite, time_rates
 from hodyn_cli.algorithms.limits.scaling import Law
+from hodyn_cli.algorithms.motion.differences import frequency
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
@@ -71,8 +74,8 @@ from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
-__all__ = ["GRID", "CAP", "PROBES", "PathGrid", "PathLimit", "path_limits", "time_scale", "TimeLaw",
-           "solve"]
+__all__ = ["GRID", "CAP", "PROBES", "PathGrid", "PathLimit", "between", "path_limits",
+           "time_scale", "kink_ceiling", "TimeLaw", "solve"]
 
 #: the grid keeps between GRID and 2 GRID samples of the input (every 2^i-th, and the last)
 GRID = 1000
@@ -86,7 +89,9 @@ CAP = 3.0
 #: played at the uniform speed): the played motion's derivatives grow order by order as the
 #: path's do, the highest one included (whose consistency with the one below ``hodyn
 #: validate`` checks by the trapezoid rule: its error is the order two above, which holds
-#: x^(degree)); imposed at the current x in each programme
+#: x^(degree)); imposed at the current x in each programme. Where the played motion's own
+#: check finds it inconsistent all the same, the law is planned again at half the pace
+#: (:class:`~hodyn_cli.algorithms.limits.optimal.Optimal`)
 SMOOTH = 0.1
 PACE = 12.0
 #: relative overshoot at grid points of a linearised limit (torque acceleration, friction)
@@ -117,18 +122,56 @@ PROBES = np.vstack([[1.0, 0.0, 0.0, 0.0],
 
 # -- the path and its limits -------------------------------------------------------------
 
+#: the path's derivative r between samples comes from the orders r - BELOW .. D-1 there
+BELOW = 2
+
+
+def between(path: Trajectory, s: np.ndarray) -> np.ndarray:
+    """(E, D, m) ``q^[r](s)`` between the samples of ``path`` (its times: s): each order r as
+    the derivative of the Hermite interpolant of the orders from r - :data:`BELOW` to D-1 the
+    samples give. (The interpolant of all of them has the same derivatives up to its error,
+    but takes q^[r] from differences of the positions over h^r: 1e-14 of rounding in q
+    becomes ~1e-2 in q^[4] at h = 10 ms; from BELOW orders down, it stays ~1e-10.)"""
+    i = np.clip(np.searchsorted(path.t, s, side="right") - 1, 0, path.n_samples - 2)
+    h = path.t[i + 1] - path.t[i]
+    u = (s - path.t[i]) / h
+    left, right = path.derivatives[i], path.derivatives[i + 1]
+    return np.stack([hermite(left[:, a:], right[:, a:], h, u, r - a)
+                     for r, a in enumerate(_low(path.orders))], axis=1)
+
+
+def _low(D: int) -> list[int]:
+    """The lowest order of the interpolant each order r = 0 .. D-1 comes from."""
+    return [max(0, r - BELOW) for r in range(D)]
+
+
+def _ends(rows: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(intervals, m) ``q^[D]`` at the start and at the end of each interval between the
+    samples (rows (N, D, m)): the derivative of the top order's interpolant, which jumps at
+    the samples (the path is C^(D-1) there)."""
+    D = rows.shape[1]
+    a = _low(D)[-1]
+    h = np.diff(t)
+    return tuple(hermite(rows[:-1, a:], rows[1:, a:], h, np.full(len(h), u), D - a)
+                 for u in (0.0, 1.0))
+
 
 class PathGrid:
     """Every stride-th sample of a path fed in chunks (:meth:`add`), and its last; the stride
     doubles whenever more than ``2 target`` samples are kept: between ``target`` and ``2
-    target`` samples however long the path."""
+    target`` samples however long the path. Of every sample, the path's kink there: how far
+    its ``q^[D]`` jumps (:func:`_ends`), the largest per joint in each interval the kept
+    samples start (:meth:`kinks`); and the largest ``|q^[D-1]|`` per joint (:attr:`peak`)."""
 
     def __init__(self, target: int = GRID):
         self.target, self.stride, self.count = target, 1, 0
         self.index = np.zeros(0, dtype=np.int64)
         self.t = np.zeros(0)
         self.rows: np.ndarray | None = None
+        self.jumps: np.ndarray | None = None
+        self.peak: np.ndarray | None = None
         self.last: tuple[int, float, np.ndarray] | None = None
+        self.end: np.ndarray | None = None  # q^[D] at the end of the last interval
         self.names: tuple[str, ...] = ()
 
     def add(self, chunk: Trajectory) -> None:
@@ -136,31 +179,65 @@ class PathGrid:
         keep = idx % self.stride == 0
         rows = chunk.derivatives[keep]
         self.rows = rows if self.rows is None else np.concatenate([self.rows, rows])
+        zeros = np.zeros((int(keep.sum()), chunk.derivatives.shape[2]))
+        self.jumps = zeros if self.jumps is None else np.concatenate([self.jumps, zeros])
         self.index = np.concatenate([self.index, idx[keep]])
         self.t = np.concatenate([self.t, chunk.t[keep]])
+        self._kinks(chunk)
         self.last = (int(idx[-1]), float(chunk.t[-1]), chunk.derivatives[-1])
         self.names = chunk.joint_names
         self.count += chunk.n_samples
         while len(self.index) > 2 * self.target:
             self.stride *= 2
             keep = self.index % self.stride == 0
+            pairs = np.maximum.reduceat(self.jumps, np.flatnonzero(keep))
             self.index, self.t, self.rows = self.index[keep], self.t[keep], self.rows[keep]
+            self.jumps = pairs
+
+    def _kinks(self, chunk: Trajectory) -> None:
+        """The jumps of q^[D] at the chunk's samples (the first one's: with the previous
+        chunk's last interval) into :attr:`jumps`, and :attr:`peak`."""
+        assert self.jumps is not None
+        top = np.abs(chunk.derivatives[:, -1]).max(axis=0)
+        self.peak = top if self.peak is None else np.maximum(self.peak, top)
+        rows, t, first = chunk.derivatives, chunk.t, self.count
+        if self.last is not None:
+            rows = np.concatenate([self.last[2][None], rows])
+            t, first = np.concatenate([[self.last[1]], t]), first - 1
+        if len(t) < 2:
+            return
+        start, end = _ends(rows, t)
+        before = end[:-1] if self.end is None else np.concatenate([self.end[None], end[:-1]])
+        at = np.arange(first + 1 - (self.end is not None), first + len(t) - 1)
+        np.maximum.at(self.jumps, at // self.stride, np.abs(start[-len(before):] - before))
+        self.end = end[-1]
 
     def path(self) -> Trajectory:
         """The kept samples (times t: the path parameter s), the last one included; where every
         sample is kept and there is room, with points of the path halfway between them (by
         :func:`~hodyn_cli.algorithms.limits.jets.hermite`) until ``target`` or more."""
+        return self._grid()[0]
+
+    def kinks(self) -> np.ndarray:
+        """(len(path()), m): the largest jump of q^[D] per joint in the interval from each
+        point of :meth:`path` to the next (the last: 0)."""
+        return self._grid()[1]
+
+    def _grid(self) -> tuple[Trajectory, np.ndarray]:
         if self.last is None:
             raise HodynError("the motion has no samples")
-        t, rows = self.t, self.rows
+        assert self.rows is not None and self.jumps is not None
+        t, rows, jumps = self.t, self.rows, self.jumps
         if self.index[-1] != self.last[0]:
             t, rows = np.append(t, self.last[1]), np.concatenate([rows, self.last[2][None]])
+            jumps = np.concatenate([jumps, np.zeros_like(jumps[:1])])
         while self.stride == 1 and 1 < len(t) < self.target:
             h = np.diff(t)
             mid = hermite(rows[:-1], rows[1:], h, np.full(len(h), 0.5))
             t = np.insert(t, np.arange(1, len(t)), t[:-1] + h / 2)
             rows = np.insert(rows, np.arange(1, len(rows)), mid, axis=0)
-        return Trajectory(self.names, rows, t)
+            jumps = np.insert(jumps, np.arange(1, len(jumps)), 0.0, axis=0)  # kinks at samples
+        return Trajectory(self.names, rows, t), jumps
 
 
 def time_scale(path: Trajectory) -> float:
@@ -172,9 +249,39 @@ def time_scale(path: Trajectory) -> float:
     >>> round(time_scale(Trajectory(("j",), q, s)), 4)   # q = sin 3s: 3 sin 1.5 on these samples
     2.9925
     """
-    mags = np.abs(path.derivatives[:, 1:]).max(axis=0)
-    ratios = mags[1:] / np.where(mags[:-1] > 0, mags[:-1], np.inf)
-    return float(ratios.max()) if ratios.size else 0.0
+    return frequency(np.abs(path.derivatives).max(axis=0))
+
+
+#: ``hodyn validate``'s tolerance of a column against the time differences of the one below
+#: (relative to its largest value: ``--data-rtol``'s default), and the share of it that the
+#: path's kinks may take in the played motion's top derivative
+CONSISTENT = 1e-3
+KINK_SHARE = 0.5
+
+
+def kink_ceiling(kinks: np.ndarray, peak: np.ndarray, D: int, x0: float, rate: float
+                 ) -> np.ndarray:
+    """(M,) the largest x at each point of the grid next to a kink of the path (``kinks``
+    (M, m): :meth:`PathGrid.kinks`; ``peak`` (m,): the path's largest ``|q^[D-1]|``; ``D``:
+    its orders): played along x, the motion's ``q^(D)`` jumps by ``Delta q^[D] x^(D/2)``
+    there (the time law's terms are continuous, :func:`solve`), which the trapezoid rule
+    between samples ``1/rate`` apart misses by up to ``|jump| / (8 rate)``; that stays within
+    KINK_SHARE CONSISTENT of the uniform scaling's largest ``|q^(D-1)|``, ``x0^((D-1)/2)
+    peak``, for every joint. Never below x0 (the uniform scaling is as consistent as the
+    input); inf: no kink.
+
+    >>> kinks = np.array([[0.0], [2.0], [0.0], [0.0]])   # q'' jumps by 2 in the 2nd interval
+    >>> kink_ceiling(kinks, np.array([1.0]), 2, 0.01, 100.0).round(4).tolist()
+    [inf, 0.02, 0.02, inf]
+    >>> kink_ceiling(kinks, np.array([1.0]), 2, 0.05, 100.0).round(4).tolist()
+    [inf, 0.05, 0.05, inf]
+    """
+    near = np.maximum(kinks, np.concatenate([kinks[:1] * 0, kinks[:-1]]))  # either side
+    allowed = 8 * KINK_SHARE * CONSISTENT * rate * peak
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = x0 ** ((D - 1) / D) * (allowed / near) ** (2 / D)
+    x = np.where(near > 0, x, np.inf).min(axis=1)
+    return np.maximum(x, x0)
 
 
 def _partitions(grade: int, largest: int = 4) -> list[tuple[int, ...]]:
@@ -359,13 +466,16 @@ class TimeLaw:
 
 
 def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: float,
-          scale: float = 0.0) -> TimeLaw:
+          scale: float = 0.0, ceiling: np.ndarray | None = None, pace: float = PACE
+          ) -> TimeLaw:
     """The time law of least duration on the grid s within ``limits`` at the grid points,
     from the feasible constant ``x0`` (module docstring: linear programmes, inner tangents of
     the rate limits, a trust region, T decreasing). Linearised limits may overshoot by each
     of :data:`SLACKS` in turn: a step from beyond the next one back within it is taken even
     where T grows. The time law's derivatives stay within :data:`SMOOTH`'s bounds (``rate``:
-    the output's samples per second; ``scale``: the path's :func:`time_scale`, 0: none)."""
+    the output's samples per second; ``scale``: the path's :func:`time_scale`, 0: none;
+    ``pace``: :data:`PACE`'s), and x within ``ceiling`` at the grid points
+    (:func:`kink_ceiling`; None: none)."""
     breaks = np.append(s[:-1:KNOTS], s[-1])
     law = TimeLaw(breaks, np.full(len(breaks) + degree - 1, x0), degree)
     D = [_design(law.knots, degree, s, nu) for nu in range(4)]
@@ -394,9 +504,12 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
         """The rows ``x^(k) / (2 x0 nu^k)`` (within -1 .. 1) at the current x."""
         nu = np.full(len(x), SMOOTH * rate / np.sqrt(x0))
         if scale > 0:  # nu sqrt(x): the law's pace in time, the path's at the uniform speed
-            nu = np.minimum(nu, PACE * scale * np.sqrt(x0 / x))
+            nu = np.minimum(nu, pace * scale * np.sqrt(x0 / x))
         return sparse.vstack([sparse.diags(1 / (2 * x0 * nu**k)) @ Dk
                               for k, Dk in zip(orders, bends, strict=True)]).tocsr()
+
+    kinked = np.flatnonzero(ceiling < cap) if ceiling is not None else np.zeros(0, int)
+    kink_rows = sparse.diags(1 / ceiling[kinked]) @ D[0][kinked] if kinked.size else None
 
     T, rho = law.duration, 1.0
     for slack in SLACKS if linear else SLACKS[-1:]:
@@ -408,6 +521,10 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
             A = sparse.vstack([A, smooth_rows(X[:, 0])]).tocsr()
             lb, ub = np.append(lb, np.full(len(s) * len(orders), -1.0)), np.append(
                 ub, np.ones(len(s) * len(orders)))
+            if kink_rows is not None:  # x <= ceiling: below 1 after scaling
+                A = sparse.vstack([A, kink_rows]).tocsr()
+                lb, ub = np.append(lb, np.full(kinked.size, -np.inf)), np.append(
+                    ub, np.ones(kinked.size))
             objective = -(D[0].T @ (weights / (2 * X[:, 0] ** 1.5)))
             bounds = Bounds(np.maximum(floor, c / (1 + rho)), np.minimum(cap, c * (1 + rho)))
             try:

@@ -73,6 +73,7 @@ from hodyn_cli.algorithms.dynamics.closed_form import matrices
 from hodyn_cli.algorithms.dynamics.methods import GRAVITY, METHODS
 from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics as fixed_base_dynamics
 from hodyn_cli.algorithms.dynamics.regressor import base_wrench_rows
+from hodyn_cli.algorithms.motion.differences import Differences, frequency
 from hodyn_cli.algorithms.verification.checks import (
     STEP_FACTOR,
     Check,
@@ -454,17 +455,9 @@ class BaseConsistency:
 # -- helpers ---------------------------------------------------------------------------------
 
 
-def _frequency(mags: np.ndarray) -> float:
-    """The data's fastest time scale from the largest magnitudes (D, m) of x, xd, xdd, ...:
-    the largest ratio |x^(k+1)| / |x^(k)| (k >= 1), 1/s."""
-    mags = mags[1:]  # |xd|, |xdd|, ...
-    ratios = mags[1:] / np.where(mags[:-1] > 0, mags[:-1], np.inf)
-    return float(ratios.max()) if ratios.size else 0.0
-
-
 def _step(qs: np.ndarray) -> float:
     """Finite-difference step from the data's time scale: 0.01 / omega (clipped)."""
-    omega = _frequency(np.abs(qs).max(axis=0))
+    omega = frequency(np.abs(qs).max(axis=0))
     return float(np.clip(STEP_FACTOR / omega, 1e-5, 1.0)) if omega > 0 else 0.01
 
 
@@ -619,57 +612,13 @@ def contact_checks(model: Model, center: Trajectory, contacts: tuple[Contact, ..
 # -- 4. data consistency ---------------------------------------------------------------------
 
 
-class Consistency:
-    """x (N, D, m) chunk by chunk: derivative k against the trapezoid rule on derivative k-1
-    between neighbouring samples (k = 1..D-1), the largest error per column and where, and
-    the sums the unit hint needs; the last row of a chunk pairs with the next chunk's first.
-    ``wrap``: columns whose x is an angle a file may wrap into (-pi, pi] (continuous joints):
-    made continuous in time first."""
+class Consistency(Differences):
+    """:class:`~hodyn_cli.algorithms.motion.differences.Differences` of the columns of a
+    file (``base``: their series, ``columns``: their suffixes), as checks."""
 
     def __init__(self, base: str, columns: list[str], wrap: np.ndarray | None = None):
-        self.base, self.columns, self.wrap = base, columns, wrap
-        self.last: tuple | None = None  # (x row, t) of the previous chunk's last sample
-        self.mags: np.ndarray | None = None  # largest |x^(k)| per order and column
-        self.dt = 0.0
-        self.err: np.ndarray | None = None  # (D-1, m) largest error (None: no step yet), where,
-        self.at = np.zeros((0, 0), int)     # when (sized with err)
-        self.when = np.zeros((0, 0))
-        self.dots = np.zeros((0, 0, 2))  # (D-1, m, 2): sum numeric.analytic, analytic^2
-
-    def add(self, x: np.ndarray, t: np.ndarray, start: int) -> None:
-        if self.wrap is not None and self.wrap.any():
-            x = x.copy()
-            prev = x[:0, 0, self.wrap] if self.last is None else self.last[0][:, 0, self.wrap]
-            x[:, 0, self.wrap] = np.unwrap(np.concatenate([prev, x[:, 0, self.wrap]]),
-                                           axis=0)[len(prev):]
-        mags = np.abs(x).max(axis=0)
-        self.mags = mags if self.mags is None else np.maximum(self.mags, mags)
-        if self.last is not None:
-            x, t, start = np.concatenate([self.last[0], x]), np.concatenate([self.last[1], t]), \
-                start - 1
-        self.last = (x[-1:], t[-1:])
-        if len(t) < 2:
-            return
-        dt = np.diff(t)[:, None]
-        self.dt = max(self.dt, float(dt.max()))
-        D, m = x.shape[1], x.shape[2]
-        if self.err is None:
-            self.err, self.at = np.full((D - 1, m), -1.0), np.zeros((D - 1, m), int)
-            self.when, self.dots = np.zeros((D - 1, m)), np.zeros((D - 1, m, 2))
-        for k in range(1, min(D, self.err.shape[0] + 1)):
-            numeric = np.diff(x[:, k - 1], axis=0) / dt             # mean of x^(k) over each step
-            analytic = (x[:-1, k] + x[1:, k]) / 2
-            err = np.abs(numeric - analytic)                         # (steps, m)
-            s = err.argmax(axis=0)
-            top = err[s, np.arange(m)]
-            better = top > self.err[k - 1]
-            self.err[k - 1] = np.where(better, top, self.err[k - 1])
-            self.at[k - 1] = np.where(better, start + s, self.at[k - 1])
-            self.when[k - 1] = np.where(better, t[s], self.when[k - 1])
-            self.dots[k - 1] += np.stack([(numeric * analytic).sum(0), (analytic**2).sum(0)], -1)
-
-    def frequency(self) -> float:
-        return 0.0 if self.mags is None else _frequency(self.mags)
+        super().__init__(wrap)
+        self.base, self.columns = base, columns
 
     def label(self, j: int) -> str:
         """Where the worst error is: a joint by its name, other columns by their own
@@ -679,18 +628,9 @@ class Consistency:
     def checks(self, rtol: float, omega: float | None = None) -> list[Check]:
         """``omega``: the time scale of the error estimates (default: x's own,
         :meth:`frequency`)."""
-        if self.err is None or self.mags is None:
-            return []
-        omega, out = (self.frequency() if omega is None else omega), []
-        for k in range(1, self.err.shape[0] + 1):
-            scale = self.mags[k]
-            scale = np.maximum(scale, 1e-9 * max(scale.max(), 1e-300) + 1e-300)
-            rel = self.err[k - 1] / scale
-            # trapezoid error dt^2/12 |x^(k+2)|: from the data when it has that order, else
-            # estimated
-            higher = self.mags[k + 2] if k + 2 < len(self.mags) else scale * omega**2
-            expected = float((self.dt ** 2 / 12 * higher / scale).max())
-            tol = max(rtol, 10 * expected)
+        out = []
+        for k, (rel, tol, expected) in enumerate(self.judged(rtol, omega), start=1):
+            assert self.err is not None
             j = int(np.argmax(rel))
             name, prev = derivative_name(self.base, k), derivative_name(self.base, k - 1)
             c = Check("data consistency", f"{name} vs time differences of {prev}", "pass",

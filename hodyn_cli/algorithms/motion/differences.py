@@ -1,0 +1,93 @@
+"""A motion's derivative columns against the time differences of the ones below them: the
+largest error of the trapezoid rule per order and column, and what error the sampling lets
+one expect (``hodyn validate``'s data-consistency checks, and the time-optimal retiming's
+check of the motion it plays, use it)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["frequency", "Differences"]
+
+
+def frequency(mags: np.ndarray) -> float:
+    """The data's fastest time scale from the largest magnitudes (D, m) of x, xd, xdd, ...:
+    the largest ratio |x^(k+1)| / |x^(k)| (k >= 1), 1/s.
+
+    >>> frequency(np.array([[1.0], [2.0], [8.0]]))   # |xdd| / |xd|
+    4.0
+    """
+    mags = mags[1:]  # |xd|, |xdd|, ...
+    ratios = mags[1:] / np.where(mags[:-1] > 0, mags[:-1], np.inf)
+    return float(ratios.max()) if ratios.size else 0.0
+
+
+class Differences:
+    """x (N, D, m) chunk by chunk: derivative k against the trapezoid rule on derivative k-1
+    between neighbouring samples (k = 1..D-1), the largest error per column and where, and
+    the sums the unit hint needs; the last row of a chunk pairs with the next chunk's first.
+    ``wrap``: columns whose x is an angle a file may wrap into (-pi, pi] (continuous joints):
+    made continuous in time first."""
+
+    def __init__(self, wrap: np.ndarray | None = None):
+        self.wrap = wrap
+        self.last: tuple | None = None  # (x row, t) of the previous chunk's last sample
+        self.mags: np.ndarray | None = None  # largest |x^(k)| per order and column
+        self.dt = 0.0
+        self.err: np.ndarray | None = None  # (D-1, m) largest error (None: no step yet), where,
+        self.at = np.zeros((0, 0), int)     # when (sized with err)
+        self.when = np.zeros((0, 0))
+        self.dots = np.zeros((0, 0, 2))  # (D-1, m, 2): sum numeric.analytic, analytic^2
+
+    def add(self, x: np.ndarray, t: np.ndarray, start: int) -> None:
+        if self.wrap is not None and self.wrap.any():
+            x = x.copy()
+            prev = x[:0, 0, self.wrap] if self.last is None else self.last[0][:, 0, self.wrap]
+            x[:, 0, self.wrap] = np.unwrap(np.concatenate([prev, x[:, 0, self.wrap]]),
+                                           axis=0)[len(prev):]
+        mags = np.abs(x).max(axis=0)
+        self.mags = mags if self.mags is None else np.maximum(self.mags, mags)
+        if self.last is not None:
+            x, t, start = np.concatenate([self.last[0], x]), np.concatenate([self.last[1], t]), \
+                start - 1
+        self.last = (x[-1:], t[-1:])
+        if len(t) < 2:
+            return
+        dt = np.diff(t)[:, None]
+        self.dt = max(self.dt, float(dt.max()))
+        D, m = x.shape[1], x.shape[2]
+        if self.err is None:
+            self.err, self.at = np.full((D - 1, m), -1.0), np.zeros((D - 1, m), int)
+            self.when, self.dots = np.zeros((D - 1, m)), np.zeros((D - 1, m, 2))
+        for k in range(1, min(D, self.err.shape[0] + 1)):
+            numeric = np.diff(x[:, k - 1], axis=0) / dt             # mean of x^(k) over each step
+            analytic = (x[:-1, k] + x[1:, k]) / 2
+            err = np.abs(numeric - analytic)                         # (steps, m)
+            s = err.argmax(axis=0)
+            top = err[s, np.arange(m)]
+            better = top > self.err[k - 1]
+            self.err[k - 1] = np.where(better, top, self.err[k - 1])
+            self.at[k - 1] = np.where(better, start + s, self.at[k - 1])
+            self.when[k - 1] = np.where(better, t[s], self.when[k - 1])
+            self.dots[k - 1] += np.stack([(numeric * analytic).sum(0), (analytic**2).sum(0)], -1)
+
+    def frequency(self) -> float:
+        return 0.0 if self.mags is None else frequency(self.mags)
+
+    def judged(self, rtol: float, omega: float | None = None
+               ) -> list[tuple[np.ndarray, float, float]]:
+        """Per order k = 1 .. D-1: the largest error per column relative to the column's
+        largest |x^(k)|, the tolerance, and the error the sampling lets one expect: the
+        trapezoid rule's ``dt^2 / 12 |x^(k+2)|``, from the data where it has that order, else
+        with ``omega`` (default: :meth:`frequency`) as ``|x^(k)| omega^2``; the tolerance is
+        the larger of ``rtol`` and 10 times that."""
+        if self.err is None or self.mags is None:
+            return []
+        omega, out = (self.frequency() if omega is None else omega), []
+        for k in range(1, self.err.shape[0] + 1):
+            scale = self.mags[k]
+            scale = np.maximum(scale, 1e-9 * max(scale.max(), 1e-300) + 1e-300)
+            higher = self.mags[k + 2] if k + 2 < len(self.mags) else scale * omega**2
+            expected = float((self.dt ** 2 / 12 * higher / scale).max())
+            out.append((self.err[k - 1] / scale, max(rtol, 10 * expected), expected))
+        return out
