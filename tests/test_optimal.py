@@ -22,7 +22,7 @@ from conftest import (
     pinocchio_model,
     stencil_times,
 )
-from hodyn_cli.algorithms.limits import programme
+from hodyn_cli.algorithms.limits import feasibility, optimal, programme
 from hodyn_cli.algorithms.limits.feasibility import torque_order
 from hodyn_cli.algorithms.limits.jets import compose, hermite, time_rates
 from hodyn_cli.cli.app import app
@@ -240,6 +240,48 @@ def test_retimed_motion_is_within_every_limit_and_on_one(rate_limited):
     assert abs(opt.uniform_duration - retiming.k[0] * traj.t[-1]) < 1e-9
     assert out.t[0] == 0 and abs(out.t[-1] - opt.duration) < 1e-9
     assert any("torque rate" in b for b in opt.bound.describe())
+
+
+def test_the_final_fit_keeps_a_bounded_number_of_samples(rate_limited, monkeypatch):
+    """The final fit in chunks of 7 samples with at most 3 kept per bracket finds the same
+    speed-up as all samples by bisection: the played motion's usage over every sample, at
+    the speed-up found, is within its band and one sample is on it."""
+    model, traj, _, limits, _, opt = rate_limited
+    monkeypatch.setattr(optimal, "KEEP", 3)
+    chunks = [Trajectory(traj.joint_names, traj.derivatives[a:a + 7], traj.t[a:a + 7])
+              for a in range(0, traj.n_samples, 7)]
+    fit, _, _ = opt._fitted(chunks)
+    assert max(len(k[0]) for k in fit.kept if k is not None) <= 3
+    found = fit.solve()
+    worst = []
+    for piece in opt.path.played(chunks):
+        laws = opt._laws(piece)
+        for _, series, cols, lower, upper in feasibility.limited_series(model, opt.limits,
+                                                                         laws):
+            value = laws[series].at(found.x)[:, cols]
+            worst.append((np.abs(value - (lower + upper) / 2) / ((upper - lower) / 2)).max())
+    assert 1 - 1e-6 <= max(worst) <= 1 + 1e-6
+
+
+def test_bound_keeps_the_first_intervals_and_counts_the_rest(rate_limited, monkeypatch):
+    """Where a limit binds, fed in chunks of 7 samples keeping 2 intervals per limit: the
+    same description (the first intervals, how many more, the share of the time of all)
+    as from the motion in one piece with every interval kept."""
+    model, traj, _, _, _, opt = rate_limited
+    chunks = [Trajectory(traj.joint_names, traj.derivatives[a:a + 7], traj.t[a:a + 7])
+              for a in range(0, traj.n_samples, 7)]
+    pieces = list(opt.path.played(chunks))
+    whole = Trajectory(traj.joint_names, np.concatenate([p.derivatives for p in pieces]),
+                       np.concatenate([p.t for p in pieces]))
+    every = optimal.Bound(model, opt.limits)
+    every.add(opt._laws(whole), whole.t)
+    monkeypatch.setattr(optimal, "SPANS", 2)
+    kept = optimal.Bound(model, opt.limits)
+    for piece in pieces:
+        kept.add(opt._laws(piece), piece.t)
+    assert kept.describe(most=2) == every.describe(most=2)
+    assert any(" more (" in line for line in kept.describe(most=2))
+    assert max(len(v) for v in kept.first.values()) == 2
 
 
 def test_retimed_motion_keeps_the_path_and_its_derivatives_are_exact(rate_limited):

@@ -51,10 +51,9 @@ from hodyn_cli.modeling.limits import Limits
 __all__ = ["GRID", "Plan", "Bound", "Fit", "Optimal"]
 
 #: the final uniform scaling is looked for among the speed-ups 1 +- FIT: first on SPEEDUPS,
-#: then by bisection on the samples within NEAR of their band at one of them
+#: then by bisection between two of them
 FIT = 0.02
 SPEEDUPS = np.linspace(1 + FIT, 1 - FIT, 201)
-NEAR = 1e-3
 #: plans at most: where no uniform speed-up within FIT of 1 fits the played motion, the limits
 #: the plan is made for are tightened by twice the excess (at least MARGIN) and it is planned
 #: again
@@ -138,11 +137,15 @@ ON_LIMIT = 1e-2
 
 class Bound:
     """Where a motion is on its limits (within :data:`ON_LIMIT`), fed chunk by chunk: per
-    (quantity label, joint) the time intervals, and their share of the duration."""
+    (quantity label, joint) the first :data:`SPANS` time intervals, how many there are, and
+    their share of the duration (memory: that much per limit, however long the motion)."""
 
     def __init__(self, model: Model, limits: Limits):
         self.model, self.limits = model, limits
-        self.intervals: dict[tuple[str, str], list[list[float]]] = {}
+        self.first: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        self.last: dict[tuple[str, str], list[float]] = {}  # the latest interval, open or not
+        self.count: dict[tuple[str, str], int] = {}
+        self.total: dict[tuple[str, str], float] = {}
         self.t_first: float | None = None
         self.t_last = 0.0
         self._open: dict[tuple[str, str], bool] = {}
@@ -155,29 +158,54 @@ class Bound:
             usage = np.abs(law.at(1.0)[:, cols] - (lower + upper) / 2) / ((upper - lower) / 2)
             for c, on in zip(cols, (usage >= 1 - ON_LIMIT).T, strict=True):
                 key = (quantity.label, law.joint_names[c])
-                spans = self.intervals.setdefault(key, [])
                 before = np.concatenate([[self._open.get(key, False)], on[:-1]])
                 starts = np.flatnonzero(on & ~before)
                 ends = np.flatnonzero(on & ~np.append(on[1:], False))
                 if on[0] and before[0]:  # a run that goes on from the previous chunk
-                    spans[-1][1], ends = float(t[ends[0]]), ends[1:]
-                spans += [[float(t[a]), float(t[b])] for a, b in zip(starts, ends, strict=True)]
+                    self.last[key][1], ends = float(t[ends[0]]), ends[1:]
+                for a, b in zip(starts, ends, strict=True):
+                    self._finish(key)
+                    self.last[key] = [float(t[a]), float(t[b])]
                 self._open[key] = bool(on[-1])
         self.t_last = float(t[-1])
 
+    def _finish(self, key: tuple[str, str]) -> None:
+        """The latest interval of ``key`` is over: counted, and kept if among the first."""
+        span = self.last.pop(key, None)
+        if span is not None:
+            first = self.first.setdefault(key, [])
+            if len(first) < SPANS:
+                first.append((span[0], span[1]))
+            self.count[key] = self.count.get(key, 0) + 1
+            self.total[key] = self.total.get(key, 0.0) + span[1] - span[0]
+
     def describe(self, most: int = 4) -> list[str]:
         """``"<quantity> of <joint>: a-b s, ... (x % of the time)"`` per bound limit, those
-        bound longest first."""
-        total = max(self.t_last - (self.t_first or 0.0), 1e-300)
-        bound = [(sum(b - a for a, b in v), k, v) for k, v in self.intervals.items() if v]
+        bound longest first (``most`` <= :data:`SPANS` intervals each)."""
+        duration = max(self.t_last - (self.t_first or 0.0), 1e-300)
+        bound = []
+        for key in set(self.first) | set(self.last):
+            spans = self.first.get(key, []) + [tuple(v) for v in [self.last.get(key)] if v]
+            count = self.count.get(key, 0) + (key in self.last)
+            share = self.total.get(key, 0.0) + sum(b - a for a, b in spans[len(
+                self.first.get(key, [])):])
+            bound.append((share, key, spans[:min(most, SPANS)], count))
         out = []
-        for share, (label, joint), spans in sorted(bound, key=lambda e: -e[0]):
-            where = ", ".join(f"{a:.4g}-{b:.4g} s" if b > a else f"{a:.4g} s"
-                              for a, b in spans[:most])
-            more = f" and {len(spans) - most} more" if len(spans) > most else ""
-            out.append(f"{label} of {joint}: {where}{more} ({100 * share / total:.3g} % of "
+        for share, (label, joint), spans, count in sorted(bound, key=lambda e: (-e[0], e[1])):
+            where = ", ".join(f"{a:.4g}-{b:.4g} s" if b > a else f"{a:.4g} s" for a, b in spans)
+            more = f" and {count - len(spans)} more" if count > len(spans) else ""
+            out.append(f"{label} of {joint}: {where}{more} ({100 * share / duration:.3g} % of "
                        "the time)")
         return out
+
+
+#: intervals on its limit kept per limit (:class:`Bound`); the rest are counted
+SPANS = 8
+
+
+#: samples kept per bracket of :data:`SPEEDUPS` for the final bisection (those that leave
+#: their band first within it): memory does not grow with the motion
+KEEP = 64
 
 
 class Fit:
@@ -185,14 +213,15 @@ class Fit:
     chunk by chunk (:meth:`add`: its laws) is inside its band. Per chunk, the largest usage
     at each of :data:`SPEEDUPS` (of the samples whose majorant ``|a_0 - centre| + sum_i |a_i|
     X^i + |a| X + |c|``, X = 1 + FIT, reaches the band: the others are inside at every such
-    x), and the laws of the samples within :data:`NEAR` of their band at one of them (a usage
-    moves by less between two of them). :meth:`solve`: the largest of them that fits, then
-    bisection to the boundary on the kept samples (every sample inside there, one on its
-    limit to rounding). Memory: the kept samples' few coefficients."""
+    x); and per bracket between two neighbouring speed-ups the :data:`KEEP` samples that
+    leave their band first within it (by the usages at its ends; at the top speed-up: the
+    fullest). :meth:`solve`: the largest speed-up that fits, then bisection to the boundary
+    in the bracket above it on its kept samples (every sample inside there, one on its limit
+    to rounding). Memory: the kept samples' few coefficients, ``KEEP`` per bracket."""
 
     def __init__(self):
         self.curve = np.full(len(SPEEDUPS), -np.inf)
-        self.kept: list[tuple] = []
+        self.kept: list[tuple | None] = [None] * len(SPEEDUPS)  # (keys, rows)
 
     def add(self, laws: dict[str, Law], limited: list, t: np.ndarray, start: int) -> None:
         top = SPEEDUPS[0]
@@ -208,60 +237,105 @@ class Fit:
             rows, j = np.nonzero(reach >= half)
             if not rows.size:
                 continue
-            group = (dense[rows, j], f[rows, j], centre[j], half[j], lower[j], upper[j])
-            usage = _usage(group, SPEEDUPS)
-            self.curve = np.maximum(self.curve, usage.max(axis=0))
-            near = usage.max(axis=1) >= 1 - NEAR
-            if near.any():
-                self.kept.append(tuple(a[near] for a in group) + (
-                    quantity.label, np.array(law.joint_names)[j[near]], start + rows[near],
-                    t[rows[near]]))
+            group = (dense[rows, j], f[rows, j], centre[j], half[j], lower[j], upper[j],
+                     np.full(rows.size, quantity.label, dtype=object),
+                     np.array(law.joint_names, dtype=object)[j], start + rows, t[rows])
+            for a in range(0, rows.size, BLOCK):  # memory: a block's usages
+                block = tuple(v[a : a + BLOCK] for v in group)
+                usage = _usage(block, SPEEDUPS)
+                self.curve = np.maximum(self.curve, usage.max(axis=0))
+                self._keep(0, block, -usage[:, 0])  # the top speed-up: the fullest
+                out = np.flatnonzero(usage[:, :-1].max(axis=1) > 1 + TOLERANCE / 10)
+                if out.size:  # those beyond their band at some speed-up but the slowest
+                    keys = _firsts(usage[out])
+                    block = tuple(v[out] for v in block)
+                    for g in np.flatnonzero(np.isfinite(keys).any(axis=0)):
+                        self._keep(g + 1, block, keys[:, g])
 
-    def _worst(self, x: float) -> tuple[float, tuple[int, int]]:
-        """The largest usage of the kept samples at x, and (group, row) of it."""
-        worst, where = -np.inf, (0, 0)
-        for g, group in enumerate(self.kept):
-            usage = _usage(group[:6], np.array([x]))[:, 0]
-            if usage.max() > worst:
-                worst, where = float(usage.max()), (g, int(np.argmax(usage)))
-        return worst, where
+    def _keep(self, g: int, group: tuple, keys: np.ndarray) -> None:
+        """Into bracket g's kept samples, the group's (keys: smaller leaves first, inf: does
+        not leave), the KEEP smallest keys."""
+        new = np.flatnonzero(np.isfinite(keys))
+        if new.size:
+            here = (keys[new],) + tuple(a[new] for a in group)
+            if self.kept[g] is not None:
+                here = tuple(_joined_rows(a, b) for a, b in zip(self.kept[g], here,
+                                                                 strict=True))
+            if len(here[0]) > KEEP:
+                best = np.argpartition(here[0], KEEP)[:KEEP]
+                here = tuple(a[best] for a in here)
+            self.kept[g] = here
+
+    def _fits(self) -> np.ndarray:
+        return self.curve <= 1 + TOLERANCE / 10
+
+    def _worst(self, g: int, x: float) -> tuple[float, int]:
+        """The largest usage at x of bracket g's kept samples, and which."""
+        kept = self.kept[g]
+        assert kept is not None
+        usage = _usage(kept[1:5], np.array([x]))[:, 0]
+        return float(usage.max()), int(np.argmax(usage))
 
     def excess(self) -> float:
         """How far the worst sample is beyond its band at x = 1 (of the half-width)."""
-        return max(self._worst(1.0)[0] - 1, 0.0)
+        return max(float(self.curve[np.argmin(np.abs(SPEEDUPS - 1))]) - 1, 0.0)
 
     def solve(self) -> Binding | None:
         """The binding at the largest x that fits, or None (none does within 1 +- FIT)."""
-        fits = self.curve <= 1 + TOLERANCE / 10
-        if not self.kept or not fits.any():
+        fits = self._fits()
+        if not fits.any():
             return None
         g = int(np.argmax(fits))
+        if self.kept[g] is None:
+            return None
         lo, hi = SPEEDUPS[g], SPEEDUPS[max(g - 1, 0)]
         for _ in range(60 if g else 0):  # lo fits, hi does not
             mid = (lo + hi) / 2
-            if self._worst(mid)[0] <= 1 + TOLERANCE / 10:
+            if self._worst(g, mid)[0] <= 1 + TOLERANCE / 10:
                 lo = mid
             else:
                 hi = mid
-        _, (k, r) = self._worst(lo)
-        dense, f, centre, half, lower, upper, label, joints, samples, times = self.kept[k]
+        kept = self.kept[g]
+        assert kept is not None
+        _, r = self._worst(g, lo)
+        _, dense, f, centre, half, lower, upper, label, joints, samples, times = kept
         value = float(np.polyval(dense[r, ::-1], lo) + f[r, 0] * lo + f[r, 1] * np.tanh(
             f[r, 2] * lo))
-        return Binding(float(lo), label, str(joints[r]), int(samples[r]), float(times[r]),
-                       value, float(upper[r] if value >= centre[r] else lower[r]))
+        return Binding(float(lo), str(label[r]), str(joints[r]), int(samples[r]),
+                       float(times[r]), value,
+                       float(upper[r] if value >= centre[r] else lower[r]))
+
+
+def _firsts(usage: np.ndarray) -> np.ndarray:
+    """(K, G - 1) how soon each sample leaves its band in each bracket between neighbouring
+    :data:`SPEEDUPS` (the speed-up where the straight line between its usages at the
+    bracket's ends crosses 1; inf: inside at its faster end)."""
+    lo, hi = usage[:, 1:], usage[:, :-1]  # SPEEDUPS decrease: hi is the faster end
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cross = SPEEDUPS[1:] + (1 - lo) / (hi - lo) * (SPEEDUPS[:-1] - SPEEDUPS[1:])
+    cross = np.clip(np.nan_to_num(cross, nan=-np.inf), SPEEDUPS[1:] - 1, SPEEDUPS[:-1])
+    return np.where(hi > 1 + TOLERANCE / 10, cross, np.inf)
+
+
+def _joined_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a and b stacked by rows, the shorter coefficient rows padded with zeros."""
+    if a.ndim == 2 and a.shape[1] != b.shape[1]:
+        width = max(a.shape[1], b.shape[1])
+        a, b = (np.pad(v, ((0, 0), (0, width - v.shape[1]))) for v in (a, b))
+    return np.concatenate([a, b])
 
 
 def _usage(group: tuple, x: np.ndarray) -> np.ndarray:
     """(K, G) ``|v(x) - centre| / half`` of K samples' laws (dense polynomials, friction
-    terms, centres, half-widths) at G speed-ups, in blocks (memory: a block's)."""
+    terms, centres, half-widths) at G speed-ups."""
     dense, f, centre, half = group[:4]
-    out = np.empty((len(dense), len(x)))
     powers = x[None] ** np.arange(dense.shape[1])[:, None]
-    for a in range(0, len(dense), 4096):
-        b = slice(a, a + 4096)
-        v = dense[b] @ powers + f[b, :1] * x + f[b, 1:2] * np.tanh(f[b, 2:3] * x)
-        out[b] = np.abs(v - centre[b, None]) / half[b, None]
-    return out
+    v = dense @ powers + f[:, :1] * x + f[:, 1:2] * np.tanh(f[:, 2:3] * x)
+    return np.abs(v - centre[:, None]) / half[:, None]
+
+
+#: samples whose usages :class:`Fit` evaluates at once
+BLOCK = 4096
 
 
 class Optimal:
