@@ -36,7 +36,7 @@ from hodyn_cli.algorithms.limits.programme import (
     between,
     kink_ceiling,
     path_limits,
-    solve,
+    solve_windows,
     time_scale,
 )
 from hodyn_cli.algorithms.limits.scaling import TOLERANCE, Law, scaled
@@ -386,12 +386,16 @@ class Optimal:
         rate = (collected.count - 1) / span if self.rate is None else self.rate
         if not rate > 0:
             raise HodynError(f"--rate must be positive, got {rate}")
-        limited = path_limits(self.model, path, limits, **self.dynamics)
         x0 = uniform.x**2
         assert collected.peak is not None
         ceiling = kink_ceiling(collected.kinks(), collected.peak, path.orders, x0, rate)
-        law = solve(path.t, limited, x0, max(5, path.orders), rate, time_scale(path), ceiling,
-                    pace)
+
+        def limited(a: int, b: int) -> list:
+            window = Trajectory(path.joint_names, path.derivatives[a:b], path.t[a:b])
+            return path_limits(self.model, window, limits, **self.dynamics)
+
+        law = solve_windows(path.t, limited, x0, max(5, path.orders), rate, time_scale(path),
+                            ceiling, pace)
         self.samples_per_second = rate
         samples = max(1, int(np.ceil(law.duration * rate - 1e-9)))
         self.path = Plan(law, float(path.t[0]), samples, uniform, span, path.n_samples)

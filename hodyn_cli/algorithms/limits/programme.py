@@ -60,7 +60,7 @@ from itertools import combinations_with_replacement
 import numpy as np
 from scipy import sparse
 from scipy.interpolate import BSpline
-from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.limits.feasibility import Quantity, limited_series, series_laws
@@ -75,10 +75,12 @@ from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
 __all__ = ["GRID", "CAP", "PROBES", "PathGrid", "PathLimit", "between", "path_limits",
-           "time_scale", "kink_ceiling", "TimeLaw", "solve"]
+           "time_scale", "kink_ceiling", "TimeLaw", "solve", "solve_windows"]
 
-#: the grid keeps between GRID and 2 GRID samples of the input (every 2^i-th, and the last)
+#: the grid keeps between GRID and 2 GRID samples of the input (every 2^i-th, and the last);
+#: a short input's is filled between its samples up to FILL points per unit of its time scale
 GRID = 1000
+FILL = 100.0
 #: the path speed sdot stays within CAP times the uniform scaling's
 CAP = 3.0
 #: the time law's derivatives ``|x^(k)| <= 2 x0 nu^k``, k = 2 .. its degree (x0: the uniform
@@ -215,7 +217,9 @@ class PathGrid:
     def path(self) -> Trajectory:
         """The kept samples (times t: the path parameter s), the last one included; where every
         sample is kept and there is room, with points of the path halfway between them (by
-        :func:`~hodyn_cli.algorithms.limits.jets.hermite`) until ``target`` or more."""
+        :func:`~hodyn_cli.algorithms.limits.jets.hermite`) until ``target`` or more, or
+        until :data:`FILL` points per unit of the path's :func:`time_scale` (finer, the
+        programmes' rows at neighbouring points are so alike that HiGHS stalls)."""
         return self._grid()[0]
 
     def kinks(self) -> np.ndarray:
@@ -231,7 +235,8 @@ class PathGrid:
         if self.index[-1] != self.last[0]:
             t, rows = np.append(t, self.last[1]), np.concatenate([rows, self.last[2][None]])
             jumps = np.concatenate([jumps, np.zeros_like(jumps[:1])])
-        while self.stride == 1 and 1 < len(t) < self.target:
+        finest = 1 / (FILL * frequency(np.abs(rows).max(axis=0)) + 1e-300)
+        while self.stride == 1 and 1 < len(t) < self.target and np.diff(t).max() >= 2 * finest:
             h = np.diff(t)
             mid = hermite(rows[:-1], rows[1:], h, np.full(len(h), 0.5))
             t = np.insert(t, np.arange(1, len(t)), t[:-1] + h / 2)
@@ -435,6 +440,17 @@ class TimeLaw:
         """T = int ds / sqrt(x) over the whole path."""
         return float(self.times[-1])
 
+    def across(self, a: float, b: float) -> float:
+        """``int_a^b ds / sqrt(x)`` for a and b on breaks."""
+        inside = self.breaks[(self.breaks >= a) & (self.breaks <= b)]
+        return float(self._elapsed(inside[:-1], inside[1:]).sum())
+
+    def inside(self, a: float, b: float) -> np.ndarray:
+        """The coefficients whose B-splines lie within a .. b (the others are held)."""
+        t, p = self.knots, self.degree
+        j = np.arange(len(self.coefficients))
+        return j[(t[j] >= a) & (t[j + p + 1] <= b)]
+
     @property
     def times(self) -> np.ndarray:
         b = self.breaks
@@ -460,14 +476,18 @@ class TimeLaw:
         return s
 
     def rates(self, s: np.ndarray, K: int) -> np.ndarray:
-        """(E, K) ``sdot .. s^(K)`` at s."""
+        """(E, K) ``sdot .. s^(K)`` at s. (x's derivatives from the splines of its
+        coefficients' differences: summing the basis functions' own derivatives instead
+        leaves ``1e-16 x / h^k`` of rounding in the k-th, h the knots' spacing, which on a
+        fine grid is beyond the played motion's top derivatives' consistency.)"""
         spline = self.spline
-        return time_rates(np.stack([spline(s, nu) for nu in range(K)], axis=1))
+        return time_rates(np.stack([spline.derivative(nu)(s) if nu else spline(s)
+                                    for nu in range(K)], axis=1))
 
 
 def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: float,
-          scale: float = 0.0, ceiling: np.ndarray | None = None, pace: float = PACE
-          ) -> TimeLaw:
+          scale: float = 0.0, ceiling: np.ndarray | None = None, pace: float = PACE,
+          law: TimeLaw | None = None) -> TimeLaw:
     """The time law of least duration on the grid s within ``limits`` at the grid points,
     from the feasible constant ``x0`` (module docstring: linear programmes, inner tangents of
     the rate limits, a trust region, T decreasing). Linearised limits may overshoot by each
@@ -475,9 +495,14 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     where T grows. The time law's derivatives stay within :data:`SMOOTH`'s bounds (``rate``:
     the output's samples per second; ``scale``: the path's :func:`time_scale`, 0: none;
     ``pace``: :data:`PACE`'s), and x within ``ceiling`` at the grid points
-    (:func:`kink_ceiling`; None: none)."""
-    breaks = np.append(s[:-1:KNOTS], s[-1])
-    law = TimeLaw(breaks, np.full(len(breaks) + degree - 1, x0), degree)
+    (:func:`kink_ceiling`; None: none).
+
+    ``law``: a feasible law on a longer grid of which s is a window (:func:`solve_windows`):
+    only its coefficients whose B-splines lie within s change, T is the time across s."""
+    if law is None:
+        law = TimeLaw(np.append(s[:-1:KNOTS], s[-1]), np.full(
+            len(s[:-1:KNOTS]) + degree, x0), degree)
+    free = law.inside(s[0], s[-1])
     D = [_design(law.knots, degree, s, nu) for nu in range(4)]
     weights = np.gradient(s) if len(s) > 1 else np.ones(1)  # trapezoid weights of int ds
     floor, cap = x0 * 1e-8, x0 * CAP**2
@@ -511,7 +536,7 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     kinked = np.flatnonzero(ceiling < cap) if ceiling is not None else np.zeros(0, int)
     kink_rows = sparse.diags(1 / ceiling[kinked]) @ D[0][kinked] if kinked.size else None
 
-    T, rho = law.duration, 1.0
+    T, rho = law.across(s[0], s[-1]), 1.0
     for slack in SLACKS if linear else SLACKS[-1:]:
         beyond = excess(law.coefficients) > slack
         for _ in range(ITERATIONS):
@@ -525,24 +550,31 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
                 A = sparse.vstack([A, kink_rows]).tocsr()
                 lb, ub = np.append(lb, np.full(kinked.size, -np.inf)), np.append(
                     ub, np.ones(kinked.size))
-            objective = -(D[0].T @ (weights / (2 * X[:, 0] ** 1.5)))
-            bounds = Bounds(np.maximum(floor, c / (1 + rho)), np.minimum(cap, c * (1 + rho)))
+            fixed = c.copy()
+            fixed[free] = 0.0
+            held = A @ fixed  # the part of each row the coefficients outside s hold
+            A, lb, ub = A[:, free], lb - held, ub - held
+            objective = -(D[0].T @ (weights / (2 * X[:, 0] ** 1.5)))[free]
+            now = c[free]
+            bounds = Bounds(np.maximum(floor, now / (1 + rho)), np.minimum(cap, now * (1 + rho)))
             try:
                 x = _smooth_programme(objective / np.abs(objective).max(), bounds, A, lb, ub,
-                                      c, ROUGH / x0)
+                                      now, ROUGH / x0)
             except _Stalled:  # a step is not found in time: the law so far is the answer
                 return law
             for alpha in (1.0, 0.5, 0.25, 0.125) if x is not None else ():
-                trial = replace(law, coefficients=c + alpha * (x - c))
+                step = c.copy()
+                step[free] = now + alpha * (x - now)
+                trial = replace(law, coefficients=step)
                 if excess(trial.coefficients) <= slack and (
-                        beyond or (Tn := trial.duration) < T):
+                        beyond or (Tn := trial.across(s[0], s[-1])) < T):
                     break
             else:
                 rho /= 4
                 if rho < 1e-4:
                     break
                 continue
-            Tn = trial.duration
+            Tn = trial.across(s[0], s[-1])
             law, gain, T, beyond = trial, T - Tn, Tn, False
             rho = min(2 * rho, 8.0) if alpha == 1 else rho
             if 0 <= gain < CONVERGED * T:
@@ -550,14 +582,65 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     return law
 
 
-#: seconds one linear programme may take: HiGHS's simplex can stall on a degenerate
-#: programme (a 0.2 s fourier path of the iiwa did, for ever and deaf to signals, in C);
-#: the law found so far is then the result (never slower than the uniform scaling)
+#: grid points per programme of :func:`solve_windows`, and how many of them the next one
+#: takes again
+WINDOW = 2000
+OVERLAP = 500
+
+
+def solve_windows(s: np.ndarray, limits, x0: float, degree: int, rate: float,
+                  scale: float = 0.0, ceiling: np.ndarray | None = None, pace: float = PACE
+                  ) -> TimeLaw:
+    """:func:`solve` on a grid of any length, a window of :data:`WINDOW` grid points at a
+    time (``limits(a, b)``: the limits at the grid points a .. b-1): each programme
+    changes the coefficients within its window, those before it held as the windows before
+    left them and those after it at x0. The law stays feasible throughout (the uniform x0
+    is), each window's programme sees :data:`OVERLAP` points of the one before again, and
+    the cost is linear in the grid's length."""
+    law = TimeLaw(np.append(s[:-1:KNOTS], s[-1]), np.full(len(s[:-1:KNOTS]) + degree, x0),
+                  degree)
+    if len(s) <= WINDOW:
+        return solve(s, limits(0, len(s)), x0, degree, rate, scale, ceiling, pace, law)
+    a = 0
+    while True:
+        b = min(a + WINDOW, len(s))
+        if len(s) - b < OVERLAP:  # no short window at the end: this one takes the rest
+            b = len(s)
+        law = solve(s[a:b], limits(a, b), x0, degree, rate, scale,
+                    None if ceiling is None else ceiling[a:b], pace, law)
+        if b == len(s):
+            return law
+        a = b - OVERLAP
+
+
+#: seconds one linear programme may take by HiGHS's simplex (with presolve), then by its
+#: interior-point method: the simplex can stall on a degenerate programme (rows at close
+#: grid points nearly parallel: a 0.2 s fourier path of the iiwa took it over 20 s, where
+#: the interior point took 1.9 s; a simplex 4 times faster elsewhere); where both run out,
+#: the law found so far is the result (never slower than the uniform scaling)
+SIMPLEX_SECONDS = 1.0
 LP_SECONDS = 5.0
 
 
 class _Stalled(Exception):  # noqa: N818 - not an error: ends the iterations
     """HiGHS did not finish one programme within :data:`LP_SECONDS`."""
+
+
+def _highs(objective, bounds: Bounds, A, lb: np.ndarray, ub: np.ndarray) -> np.ndarray | None:
+    """``min objective . c`` with ``lb <= A c <= ub`` within ``bounds``: HiGHS's simplex for
+    :data:`SIMPLEX_SECONDS`, then its interior-point method for :data:`LP_SECONDS` (None:
+    infeasible; :class:`_Stalled`: out of time)."""
+    res = milp(objective, bounds=bounds, constraints=LinearConstraint(A, lb, ub),
+               options={"time_limit": min(SIMPLEX_SECONDS, LP_SECONDS)})
+    if res.status == 1:  # the time limit
+        upper, lower = np.isfinite(ub), np.isfinite(lb)
+        res = linprog(objective, A_ub=sparse.vstack([A[upper], -A[lower]]).tocsr(),
+                      b_ub=np.concatenate([ub[upper], -lb[lower]]),
+                      bounds=np.stack([bounds.lb, bounds.ub], axis=1), method="highs-ipm",
+                      options={"time_limit": LP_SECONDS})
+        if res.status == 1:
+            raise _Stalled
+    return res.x if res.status == 0 else None
 
 #: rows of the programme first imposed: those within this (of their band's half-width) of a
 #: bound at the current x; the rows the solution violates are added until it violates none
@@ -588,17 +671,13 @@ def _linear_programme(objective, bounds, A, lb, ub, now) -> np.ndarray | None:
     generation: most rows are far from their bounds (``now``: A c at the current c)."""
     rows = (now - lb < ROWS) | (ub - now < ROWS)
     for _ in range(8):
-        res = milp(objective, bounds=bounds,
-                   constraints=LinearConstraint(A[rows], lb[rows], ub[rows]),
-                   options={"time_limit": LP_SECONDS})
-        if res.status == 1:  # the time limit
-            raise _Stalled
-        if res.status != 0 or res.x is None:
+        x = _highs(objective, bounds, A[rows], lb[rows], ub[rows])
+        if x is None:
             return None
-        v = A @ res.x
+        v = A @ x
         broken = ~rows & ((v < lb - 1e-9) | (v > ub + 1e-9))
         if not broken.any():
-            return res.x
+            return x
         rows |= broken
     return None
 
