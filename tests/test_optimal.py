@@ -25,6 +25,7 @@ from conftest import (
 from hodyn_cli.algorithms.limits import feasibility, optimal, programme
 from hodyn_cli.algorithms.limits.feasibility import torque_order
 from hodyn_cli.algorithms.limits.jets import compose, hermite, time_rates
+from hodyn_cli.algorithms.planning.generate import generate
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory, cosine
 from hodyn_cli.io import read_trajectory
@@ -545,6 +546,89 @@ def test_cli_optimal_outputs_validate(tmp_path, args, limits, shorter):
     res = run("validate", IIWA, out)
     assert res.exit_code == 0, res.output
 
+
+def test_a_long_grid_is_solved_window_by_window(monkeypatch):
+    """A grid longer than a window: each programme changes the coefficients within its
+    window only (the others held), the law stays within every limit at every grid point,
+    and it comes within 3 % of the one programme over the whole grid (windows of 150
+    points: each one's law returns to x0 at its end, which the next one's 50 points of
+    overlap take up again)."""
+    model, traj, _ = iiwa_path(T=3.0)
+    limits = hodyn_cli.joint_limits(model, {j: {"torque_rate": 60.0} for j in model.joint_names})
+    _, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=300)
+    path, x0 = traj, opt.path.uniform.x ** 2
+    limited = programme.path_limits(model, path, limits, order=1)
+    whole = programme.solve_windows(path.t, lambda a, b: programme.path_limits(
+        model, Trajectory(path.joint_names, path.derivatives[a:b], path.t[a:b]), limits,
+        order=1), x0, 5, 100.0, programme.time_scale(path))
+    monkeypatch.setattr(programme, "WINDOW", 150)
+    monkeypatch.setattr(programme, "OVERLAP", 50)
+    seen = []
+
+    def window(a, b):
+        seen.append((a, b))
+        return programme.path_limits(model, Trajectory(path.joint_names, path.derivatives[a:b],
+                                                       path.t[a:b]), limits, order=1)
+
+    law = programme.solve_windows(path.t, window, x0, 5, 100.0, programme.time_scale(path))
+    assert len(seen) >= 3 and all(b - a <= 150 + 50 for a, b in seen)
+    assert all(b1 - a2 == 50 for (_, b1), (a2, _) in zip(seen[:-1], seen[1:], strict=True))
+    D = [programme._design(law.knots, 5, path.t, nu) for nu in range(4)]
+    X = np.stack([Dn @ law.coefficients for Dn in D], axis=1)
+    assert all(lim.usage(X) <= 1 + programme.FEASIBLE for lim in limited if lim.kind != "linear")
+    assert law.duration < 0.9 * traj.t[-1] / np.sqrt(x0)
+    assert whole.duration <= law.duration < 1.03 * whole.duration, (law.duration,
+                                                                    whole.duration)
+
+
+def test_a_window_changes_only_the_coefficients_within_it():
+    """TimeLaw.inside: the B-splines whose support lies within a .. b."""
+    law = programme.TimeLaw(np.linspace(0.0, 10.0, 11), np.ones(15), 5)
+    free = law.inside(2.0, 7.0)
+    t = law.knots
+    assert free.tolist() == [j for j in range(15) if t[j] >= 2.0 and t[j + 6] <= 7.0]
+    assert law.inside(0.0, 10.0).tolist() == list(range(15))
+
+
+def test_the_time_law_rates_are_exact_on_a_fine_grid():
+    """A constant law on 40 001 breaks: every derivative of x is 0 to rounding (the
+    derivative splines of its coefficients' differences; the basis functions' own
+    derivatives summed leave 1e-16 x / h^k, beyond 1e-3 in x^(5) here)."""
+    law = programme.TimeLaw(np.linspace(0.0, 10.0, 40001), np.full(40001 + 6, 0.16), 7)
+    rates = law.rates(np.linspace(0.0, 10.0, 1001), 7)
+    assert np.all(rates[:, 0] == pytest.approx(0.4)) and np.abs(rates[:, 1:]).max() < 1e-12
+
+
+def test_a_stalled_simplex_hands_over_to_the_interior_point(monkeypatch):
+    """HiGHS's simplex out of time on every programme: its interior-point method solves them,
+    and the law is as short as the simplex's."""
+    model, traj, _ = iiwa_path(T=3.0)
+    limits = {j: {"torque_rate": 60.0} for j in model.joint_names}
+    _, simplex = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=300)
+    monkeypatch.setattr(programme, "SIMPLEX_SECONDS", 1e-9)
+    out, interior = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=300)
+    assert hodyn_cli.check_limits(model, out, limits=limits).feasible
+    assert interior.duration == pytest.approx(simplex.duration, rel=2e-3)
+    assert interior.duration < 0.9 * interior.uniform_duration
+
+
+def test_a_short_grid_is_filled_no_finer_than_the_path_needs():
+    """A path of 21 samples is filled with points between them up to FILL per unit of its
+    time scale (a 0.2 s fourier motion of the iiwa: its programmes stalled HiGHS on 1281
+    points), or up to the target."""
+    model = hodyn_cli.load_robot(IIWA)
+    fast = generate(model, "fourier", duration=0.2, derivatives=4)
+    grid = programme.PathGrid()
+    grid.add(fast)
+    h = np.diff(grid.path().t).max()
+    finest = 1 / (programme.FILL * programme.time_scale(fast))
+    assert finest <= h < 2 * finest and grid.path().n_samples < 400
+    _, slow, _ = iiwa_path(T=3.0)
+    grid = programme.PathGrid()
+    grid.add(slow)
+    filled = grid.path()
+    finest = 1 / (programme.FILL * programme.time_scale(slow))
+    assert filled.n_samples == 2 * slow.n_samples - 1 and np.diff(filled.t).max() < 2 * finest
 
 def test_time_law_varies_no_faster_than_the_path():
     """Every derivative of x(s) up to the spline's degree within 2 x0 nu^k, nu at most
