@@ -219,7 +219,7 @@ class Fit:
     in the bracket above it on its kept samples (every sample inside there, one on its limit
     to rounding). Memory: the kept samples' few coefficients, ``KEEP`` per bracket."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.curve = np.full(len(SPEEDUPS), -np.inf)
         self.kept: list[tuple | None] = [None] * len(SPEEDUPS)  # (keys, rows)
 

@@ -154,8 +154,9 @@ def _ends(rows: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     D = rows.shape[1]
     a = _low(D)[-1]
     h = np.diff(t)
-    return tuple(hermite(rows[:-1, a:], rows[1:, a:], h, np.full(len(h), u), D - a)
-                 for u in (0.0, 1.0))
+    start, end = (hermite(rows[:-1, a:], rows[1:, a:], h, np.full(len(h), u), D - a)
+                  for u in (0.0, 1.0))
+    return start, end
 
 
 class PathGrid:
