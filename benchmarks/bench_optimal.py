@@ -14,8 +14,9 @@ cost grows with the path.
    velocity and torque limits (all it takes) exceeds the torque-rate limit, as a controller
    sampling it at 100 Hz sees it (differences of its torques: they jump at its switches).
 3. **Scaling**: ``hodyn retime --optimal`` file to file (HDF5, q..qdddd, the iiwa along a
-   cosine motion, limits urdf/iiwa14_limits.toml) for 10^4 and 10^5 samples (``--long``: and
-   10^6), as a process: wall time and peak RSS.
+   cosine motion, limits urdf/iiwa14_limits.toml) for 10^4 and 10^5 samples, the latter also
+   on a grid of 50 000 points (``--long``: 10^6 samples, also on 100 000 points), as a
+   process: the duration next to the uniform scaling's, wall time and peak RSS.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import h5py
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -152,19 +154,29 @@ def rates(grid: int) -> None:
 def scaling(long: bool) -> None:
     print("\n3. retime --optimal file to file (iiwa14, cosine, q..qdddd, iiwa14_limits.toml), "
           "a process each")
-    print(f"{'samples':>9s} {'wall s':>8s} {'us/sample':>10s} {'peak RSS MiB':>13s}")
+    print(f"{'samples':>9s} {'--grid':>7s} {'optimal s':>10s} {'uniform s':>10s} "
+          f"{'wall s':>8s} {'us/sample':>10s} {'peak RSS MiB':>13s}")
     hodyn = [sys.executable, "-m", "hodyn_cli"]
+    cases = [(10_000, None), (100_000, None), (100_000, 50_000)]
+    if long:
+        cases += [(1_000_000, None), (1_000_000, 100_000)]
     with tempfile.TemporaryDirectory() as tmp:
-        for n in (10_000, 100_000) + ((1_000_000,) if long else ()):
+        for n, grid in cases:
             src = Path(tmp) / f"in{n}.h5"
-            process(hodyn + ["generate", str(ROOT / "urdf" / "iiwa14.urdf"), "--kind", "cosine",
-                             "--duration", str(n / 100), "-o", str(src), "-q"], src)
+            if not src.exists():
+                process(hodyn + ["generate", str(ROOT / "urdf" / "iiwa14.urdf"), "--kind",
+                                 "cosine", "--duration", str(n / 100), "-o", str(src), "-q"],
+                        src)
             out = Path(tmp) / "out.h5"
             wall, rss, _ = process(hodyn + ["retime", str(ROOT / "urdf" / "iiwa14.urdf"), str(src),
                                             "--optimal", "--limits",
                                             str(ROOT / "urdf" / "iiwa14_limits.toml"), "-q",
-                                            "-o", str(out)], out)
-            print(f"{n:9d} {wall:8.1f} {wall / n * 1e6:10.1f} {rss:13.0f}")
+                                            "-o", str(out)]
+                                   + ([] if grid is None else ["--grid", str(grid)]), out)
+            with h5py.File(out) as f:
+                optimal_s, uniform_s = f.attrs["duration"], f.attrs["uniform_duration"]
+            print(f"{n:9d} {grid or optimal.GRID:7d} {optimal_s:10.2f} {uniform_s:10.2f} "
+                  f"{wall:8.1f} {wall / n * 1e6:10.1f} {rss:13.0f}")
 
 
 def main() -> None:

@@ -135,7 +135,8 @@ def retime(
         show_default=False)] = None,
     grid: Annotated[int | None, typer.Option(
         min=8, help="With --optimal: grid points of the time law (default 1000; the input's "
-                    "samples, and points of its path between them, up to twice that).",
+                    "samples, and points of its path between them, up to twice that; "
+                    "solved 2000 at a time: the cost grows linearly with it).",
         show_default=False)] = None,
     compact: Annotated[bool, typer.Option(
         "--compact", help="HDF5: one dataset q_derivatives (N x D+1 x n).")] = False,

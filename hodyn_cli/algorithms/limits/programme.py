@@ -45,6 +45,10 @@ programmes (HiGHS) over its coefficients, the limits imposed at the grid points:
   x_k (1 + rho)``, and each step is shortened until T decreases (T is convex: a descent
   method).
 
+Each programme is HiGHS's simplex, or where that stalls its interior-point method
+(:func:`_highs`); a grid longer than :data:`WINDOW` is solved a window at a time
+(:func:`solve_windows`).
+
 It starts from the uniform scaling (``retime --to-limits``: x constant, feasible). The path
 speed stays within :data:`CAP` times the uniform one (where the path is at rest, ``q' = 0``,
 e.g. the waypoints of a point-to-point motion, no limit bounds it), the time law's
