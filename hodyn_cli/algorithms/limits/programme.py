@@ -70,7 +70,7 @@ from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.limits.feasibility import Quantity, limited_series, series_laws
 from hodyn_cli.algorithms.limits.jets import compose, hermite, time_rates
 from hodyn_cli.algorithms.limits.scaling import Law
-from hodyn_cli.algorithms.motion.differences import frequency
+from hodyn_cli.algorithms.motion.differences import RTOL, frequency
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
@@ -265,7 +265,7 @@ def time_scale(path: Trajectory) -> float:
 #: ``hodyn validate``'s tolerance of a column against the time differences of the one below
 #: (relative to its largest value: ``--data-rtol``'s default), and the share of it that the
 #: path's kinks may take in the played motion's top derivative
-CONSISTENT = 1e-3
+CONSISTENT = RTOL
 KINK_SHARE = 0.5
 
 

@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["frequency", "Differences"]
+__all__ = ["RTOL", "frequency", "Differences"]
+
+#: the tolerance of a column against the time differences of the one below, relative to its
+#: largest value (``hodyn validate --data-rtol``'s default; :meth:`Differences.judged` also
+#: allows 10 times the error the sampling lets one expect)
+RTOL = 1e-3
 
 
 def frequency(mags: np.ndarray) -> float:

@@ -73,7 +73,7 @@ from hodyn_cli.algorithms.dynamics.closed_form import matrices
 from hodyn_cli.algorithms.dynamics.methods import GRAVITY, METHODS
 from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics as fixed_base_dynamics
 from hodyn_cli.algorithms.dynamics.regressor import base_wrench_rows
-from hodyn_cli.algorithms.motion.differences import Differences, frequency
+from hodyn_cli.algorithms.motion.differences import RTOL, Differences, frequency
 from hodyn_cli.algorithms.verification.checks import (
     STEP_FACTOR,
     Check,
@@ -126,7 +126,7 @@ class Tolerances:
 
     fd: float = 1e-8
     cross: float = 1e-10
-    data: float = 1e-3
+    data: float = RTOL
     sampled: float = 1e-2
     structure: float = 1e-10
     simulation: float = 1e-8
