@@ -494,6 +494,42 @@ def test_cli_refuses_a_motion_without_times(tmp_path):
     assert res.exit_code == 2 and "needs a motion with times" in res.output, res.output
 
 
+def _disagreeing(tmp_path):
+    """The iiwa path with 1 mrad of noise on its positions only (as raw positions with
+    filtered derivatives are), in an HDF5 file."""
+    model, traj, _ = iiwa_path(T=3.0)
+    d = traj.derivatives.copy()
+    d[:, 0] += 1e-3 * np.random.default_rng(3).standard_normal(d[:, 0].shape)
+    src = tmp_path / "noisy.h5"
+    with h5py.File(src, "w") as f:
+        f["t"] = traj.t
+        for k, name in enumerate(("q", "qd", "qdd", "qddd", "qdddd")):
+            f[name] = d[:, k]
+        f.attrs["joint_names"] = list(model.joint_names)
+    return model, Trajectory(traj.joint_names, d[:, :5], traj.t), src
+
+
+def test_cli_refuses_a_path_whose_derivatives_disagree(tmp_path):
+    """Played between its samples, such a path is beyond its limits everywhere: exit 2, one
+    line naming the file and the column, nothing written."""
+    _, _, src = _disagreeing(tmp_path)
+    out = tmp_path / "fast.h5"
+    res = run("retime", IIWA, src, "--optimal", "-o", out)
+    assert res.exit_code == 2, res.output
+    assert res.output.count("\n") == 1 and "noisy.h5: qd_iiwa_joint_" in res.output
+    assert "does not follow from q_iiwa_joint_" in res.output and not out.exists()
+
+
+def test_a_path_far_off_its_grid_falls_back_to_the_uniform_scaling(tmp_path, monkeypatch):
+    """Were it not refused: limits that would have to be tightened by half or more are not
+    planned for (they turned inside out: 'beyond its limit at any speed'); the uniform
+    scaling, fitted from rest, is the result, within every limit."""
+    monkeypatch.setattr(optimal, "APART", np.inf)
+    model, traj, _ = _disagreeing(tmp_path)
+    out, opt = hodyn_cli.retime_optimal(model, traj, grid=300)
+    assert hodyn_cli.check_limits(model, out).feasible
+    assert np.ptp(opt.path.law.coefficients) == 0
+
 def test_cli_generate_optimal(tmp_path):
     """generate --respect-limits --optimal: the designed path played within the limits,
     faster than uniformly slower, at rest at its ends; check passes."""

@@ -15,7 +15,7 @@ from hodyn_cli import api
 from hodyn_cli.api.streaming import Binding, Check, Infeasible, Retiming, ScaleSearch
 from hodyn_cli.core.model import Diagnostic
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, check_results
-from hodyn_cli.errors import HodynError
+from hodyn_cli.errors import HodynError, TrajectoryError
 from hodyn_cli.io import MemoryReader, concatenate, open_sink, trajectory_datasets
 from hodyn_cli.modeling.limits import Limits
 from hodyn_cli.pipeline import parallel, stream
@@ -173,7 +173,10 @@ def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, lim
         with opened() as reader:
             yield from reader
 
-    optimal.fit(again)
+    try:
+        optimal.fit(again)
+    except TrajectoryError as error:  # the path itself refused: name its file
+        raise TrajectoryError(f"{source}: {error}") from None
     names = job.model.coordinate_names
     template = Trajectory(names, np.zeros((0, optimal.orders, len(names))), np.zeros(0))
     with opened() as reader, open_sink(output, trajectory_datasets(template, compact)[1],

@@ -42,8 +42,8 @@ from hodyn_cli.algorithms.limits.programme import (
 from hodyn_cli.algorithms.limits.scaling import TOLERANCE, Law, scaled
 from hodyn_cli.algorithms.motion.differences import Differences
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import Trajectory
-from hodyn_cli.errors import HodynError
+from hodyn_cli.core.trajectory import Trajectory, derivative_name
+from hodyn_cli.errors import HodynError, TrajectoryError
 from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
@@ -59,6 +59,10 @@ SPEEDUPS = np.linspace(1 + FIT, 1 - FIT, 201)
 #: again
 ATTEMPTS = 3
 MARGIN = 1e-3
+#: a margin of this much or more (limits at half their width or less) is not planned for: the
+#: played motion is far beyond the limits between the grid points (a path whose positions and
+#: derivatives disagree: estimated derivatives of raw positions), the uniform scaling is used
+MARGINS = 0.5
 #: the played motion's derivatives stay within CALM of ``hodyn validate``'s tolerance of their
 #: consistency on its samples; beyond it the law is planned again at half the pace, at most
 #: CALMER times
@@ -119,6 +123,27 @@ class Plan:
         K = path.orders - 1
         return Trajectory(path.joint_names,
                           compose(q, self.law.rates(s, K)) if K else q, t, series={"s": s[:, None]})
+
+
+def _follows(differences: Differences, joints: tuple[str, ...]) -> None:
+    """Refuse a path whose derivatives do not follow from its positions (beyond
+    :data:`APART` times ``hodyn validate``'s tolerance): it is played between its samples,
+    where they would disagree."""
+    for k, (rel, tol, _) in enumerate(differences.judged(CONSISTENT), start=1):
+        j = int(np.argmax(rel))
+        if rel[j] > APART * tol:
+            raise TrajectoryError(
+                f"{derivative_name('q', k)}_{joints[j]} does not follow from "
+                f"{derivative_name('q', k - 1)}_{joints[j]} (relative error {rel[j]:.3g} "
+                f"against its time differences near t = {differences.when[k - 1, j]:.6g} s, "
+                f"{rel[j] / tol:.3g} times what hodyn validate accepts): --optimal plays the "
+                "path between the samples, where they disagree (with --estimate-derivatives "
+                "--cutoff the positions stay unfiltered); --to-limits scales at the samples")
+
+
+#: how far (in ``hodyn validate``'s tolerances) a path's derivatives may be from following
+#: from its positions before --optimal refuses it
+APART = 10.0
 
 
 def _row(chunk: Trajectory, i: int) -> Trajectory:
@@ -369,6 +394,7 @@ class Optimal:
         the uniform scaling first (its k, and the grid's samples), then :func:`solve`."""
         limits = self.limits if limits is None else limits
         search, collected = ScaleSearch(self.model, limits), PathGrid(self.grid)
+        differences = Differences()
         for chunk in chunks:
             if chunk.t is None:
                 raise HodynError("--optimal needs a motion with times (a t column): they are "
@@ -376,7 +402,9 @@ class Optimal:
             if chunk.wrenches is not None:
                 capabilities.check("retime", {"optimal", "wrench"})
             search.add(self._laws(chunk), chunk)
+            differences.add(chunk.derivatives, chunk.t, collected.count)
             collected.add(chunk)
+        _follows(differences, collected.names)
         search.retiming()  # the errors: infeasible at any speed, nothing limits the speed
         uniform = search.best[0]
         assert uniform is not None
@@ -407,9 +435,10 @@ class Optimal:
         of 1 at which every sample is inside). Where none is (a sample between grid points
         beyond a limit, and another that a slower playing pushes out: a static term of the
         other sign), plan again for limits tightened by twice the excess. Where that fails
-        :data:`ATTEMPTS` times, or the result is slower than the uniform scaling (a grid too
-        coarse for the path), the uniform scaling itself (x constant), fitted likewise or,
-        failing that, from rest as ``retime --to-limits`` scales. Where the played motion's
+        :data:`ATTEMPTS` times or would tighten them by :data:`MARGINS` or more, or the result
+        is slower than the uniform scaling (a grid too coarse for the path), the uniform
+        scaling itself (x constant), fitted likewise or, failing that, from rest as ``retime
+        --to-limits`` scales. Where the played motion's
         derivatives are less consistent with each other on its samples than :data:`CALM` of
         ``hodyn validate``'s tolerance (a law that turns faster than the samples follow, as
         near rest points), it is planned again at half the pace, at most :data:`CALMER`
@@ -430,6 +459,8 @@ class Optimal:
                     return self.final
                 break
             margin = max(2 * fit.excess(), 2 * margin, MARGIN)
+            if margin >= MARGINS:  # the path between grid points is not what they show
+                break
             attempts += 1
         assert self.path is not None and uniform is not None
         law = replace(self.path.law, coefficients=np.full_like(self.path.law.coefficients,
