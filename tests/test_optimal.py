@@ -138,7 +138,8 @@ def test_path_grid_finds_the_kinks_of_the_path(target, sizes):
     for n in sizes:
         grid.add(Trajectory(("j",), path.derivatives[start:start + n], path.t[start:start + n]))
         start += n
-    kinks, t = grid.kinks()[:, 0], grid.path().t
+    on, kinks = grid.grid()
+    kinks, t = kinks[:, 0], on.t
     g = np.searchsorted(t, 0.5, side="right") - 1  # the grid interval that holds s = 1/2
     assert kinks[g] == pytest.approx(J, rel=1e-3)
     assert np.delete(kinks, g).max() < 1e-3 * J
@@ -153,13 +154,14 @@ def test_kinks_bound_the_path_speed_next_to_them():
     grid = programme.PathGrid(100)
     grid.add(path)
     D, x0, rate = 3, 0.01, 1000.0
-    ceiling = programme.kink_ceiling(grid.kinks(), grid.peak, D, x0, rate)
-    g = np.searchsorted(grid.path().t, 0.5, side="right") - 1
+    on, kinks = grid.grid()
+    ceiling = programme.kink_ceiling(kinks, grid.peak, D, x0, rate)
+    g = np.searchsorted(on.t, 0.5, side="right") - 1
     near = np.isin(np.arange(len(ceiling)), [g, g + 1])  # the ends of the kink's interval
     assert ceiling[near].min() >= x0 and ceiling[~near].min() > 100 * ceiling[near].max()
     miss = J * ceiling[near] ** (D / 2) / (8 * rate)
     top = x0 ** ((D - 1) / 2) * grid.peak[0]
-    assert miss == pytest.approx(programme.KINK_SHARE * programme.CONSISTENT * top, rel=1e-2)
+    assert miss == pytest.approx(programme.KINK_SHARE * programme.RTOL * top, rel=1e-2)
 
 
 # -- the limits along the path ------------------------------------------------------------

@@ -28,7 +28,6 @@ from hodyn_cli.algorithms.limits.feasibility import (
 )
 from hodyn_cli.algorithms.limits.jets import compose
 from hodyn_cli.algorithms.limits.programme import (
-    CONSISTENT,
     GRID,
     PACE,
     PathGrid,
@@ -40,7 +39,7 @@ from hodyn_cli.algorithms.limits.programme import (
     time_scale,
 )
 from hodyn_cli.algorithms.limits.scaling import TOLERANCE, Law, scaled
-from hodyn_cli.algorithms.motion.differences import Differences
+from hodyn_cli.algorithms.motion.differences import RTOL, Differences
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import HodynError, TrajectoryError
@@ -129,7 +128,7 @@ def _follows(differences: Differences, joints: tuple[str, ...]) -> None:
     """Refuse a path whose derivatives do not follow from its positions (beyond
     :data:`APART` times ``hodyn validate``'s tolerance): it is played between its samples,
     where they would disagree."""
-    for k, (rel, tol, _) in enumerate(differences.judged(CONSISTENT), start=1):
+    for k, (rel, tol, _) in enumerate(differences.judged(RTOL), start=1):
         j = int(np.argmax(rel))
         if rel[j] > APART * tol:
             raise TrajectoryError(
@@ -408,7 +407,7 @@ class Optimal:
         search.retiming()  # the errors: infeasible at any speed, nothing limits the speed
         uniform = search.best[0]
         assert uniform is not None
-        path = collected.path()
+        path, kinks = collected.grid()
         self.orders = path.orders
         span = float(path.t[-1] - path.t[0])
         rate = (collected.count - 1) / span if self.rate is None else self.rate
@@ -416,7 +415,7 @@ class Optimal:
             raise HodynError(f"--rate must be positive, got {rate}")
         x0 = uniform.x**2
         assert collected.peak is not None
-        ceiling = kink_ceiling(collected.kinks(), collected.peak, path.orders, x0, rate)
+        ceiling = kink_ceiling(kinks, collected.peak, path.orders, x0, rate)
 
         def limited(a: int, b: int) -> list:
             window = Trajectory(path.joint_names, path.derivatives[a:b], path.t[a:b])
@@ -487,7 +486,7 @@ class Optimal:
             differences.add(piece.derivatives, piece.t, count)
             count += piece.n_samples
         search.retiming()
-        lag = max((float(rel.max()) / tol for rel, tol, _ in differences.judged(CONSISTENT)),
+        lag = max((float(rel.max()) / tol for rel, tol, _ in differences.judged(RTOL)),
                   default=0.0)
         return fit, search, lag
 

@@ -168,7 +168,7 @@ class PathGrid:
     doubles whenever more than ``2 target`` samples are kept: between ``target`` and ``2
     target`` samples however long the path. Of every sample, the path's kink there: how far
     its ``q^[D]`` jumps (:func:`_ends`), the largest per joint in each interval the kept
-    samples start (:meth:`kinks`); and the largest ``|q^[D-1]|`` per joint (:attr:`peak`)."""
+    samples start (:meth:`grid`); and the largest ``|q^[D-1]|`` per joint (:attr:`peak`)."""
 
     def __init__(self, target: int = GRID):
         self.target, self.stride, self.count = target, 1, 0
@@ -220,19 +220,17 @@ class PathGrid:
         self.end = end[-1]
 
     def path(self) -> Trajectory:
+        """The grid's path: :meth:`grid`'s first."""
+        return self.grid()[0]
+
+    def grid(self) -> tuple[Trajectory, np.ndarray]:
         """The kept samples (times t: the path parameter s), the last one included; where every
         sample is kept and there is room, with points of the path halfway between them (by
         :func:`~hodyn_cli.algorithms.limits.jets.hermite`) until ``target`` or more, or
         until :data:`FILL` points per unit of the path's :func:`time_scale` (finer, the
-        programmes' rows at neighbouring points are so alike that HiGHS stalls)."""
-        return self._grid()[0]
-
-    def kinks(self) -> np.ndarray:
-        """(len(path()), m): the largest jump of q^[D] per joint in the interval from each
-        point of :meth:`path` to the next (the last: 0)."""
-        return self._grid()[1]
-
-    def _grid(self) -> tuple[Trajectory, np.ndarray]:
+        programmes' rows at neighbouring points are so alike that HiGHS stalls); and (points,
+        m) the largest jump of q^[D] per joint in the interval from each point to the next
+        (the last: 0)."""
         if self.last is None:
             raise HodynError("the motion has no samples")
         assert self.rows is not None and self.jumps is not None
@@ -262,21 +260,20 @@ def time_scale(path: Trajectory) -> float:
     return frequency(np.abs(path.derivatives).max(axis=0))
 
 
-#: ``hodyn validate``'s tolerance of a column against the time differences of the one below
-#: (relative to its largest value: ``--data-rtol``'s default), and the share of it that the
-#: path's kinks may take in the played motion's top derivative
-CONSISTENT = RTOL
+#: the share of ``hodyn validate``'s tolerance of a column against the time differences of
+#: the one below (:data:`~hodyn_cli.algorithms.motion.differences.RTOL`) that the path's kinks
+#: may take in the played motion's top derivative
 KINK_SHARE = 0.5
 
 
 def kink_ceiling(kinks: np.ndarray, peak: np.ndarray, D: int, x0: float, rate: float
                  ) -> np.ndarray:
     """(M,) the largest x at each point of the grid next to a kink of the path (``kinks``
-    (M, m): :meth:`PathGrid.kinks`; ``peak`` (m,): the path's largest ``|q^[D-1]|``; ``D``:
+    (M, m): :meth:`PathGrid.grid`'s; ``peak`` (m,): the path's largest ``|q^[D-1]|``; ``D``:
     its orders): played along x, the motion's ``q^(D)`` jumps by ``Delta q^[D] x^(D/2)``
     there (the time law's terms are continuous, :func:`solve`), which the trapezoid rule
     between samples ``1/rate`` apart misses by up to ``|jump| / (8 rate)``; that stays within
-    KINK_SHARE CONSISTENT of the uniform scaling's largest ``|q^(D-1)|``, ``x0^((D-1)/2)
+    KINK_SHARE RTOL of the uniform scaling's largest ``|q^(D-1)|``, ``x0^((D-1)/2)
     peak``, for every joint. Never below x0 (the uniform scaling is as consistent as the
     input); inf: no kink.
 
@@ -287,7 +284,7 @@ def kink_ceiling(kinks: np.ndarray, peak: np.ndarray, D: int, x0: float, rate: f
     [inf, 0.05, 0.05, inf]
     """
     near = np.maximum(kinks, np.concatenate([kinks[:1] * 0, kinks[:-1]]))  # either side
-    allowed = 8 * KINK_SHARE * CONSISTENT * rate * peak
+    allowed = 8 * KINK_SHARE * RTOL * rate * peak
     with np.errstate(divide="ignore", invalid="ignore"):
         x = x0 ** ((D - 1) / D) * (allowed / near) ** (2 / D)
     x = np.where(near > 0, x, np.inf).min(axis=1)
