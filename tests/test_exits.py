@@ -280,3 +280,20 @@ def test_an_environmental_os_error_is_exit_2_a_bug_exit_3():
         with pytest.raises(typer.Exit) as e, mapped_errors(debug=False):
             raise error
         assert e.value.exit_code == status
+
+    for error, status in ((HodynError("bad input"), EXIT_BAD_INPUT), (ValueError("a bug"),
+                                                                       EXIT_INTERNAL)):
+        with pytest.raises(typer.Exit) as e, mapped_errors(debug=True):
+            raise error
+        assert e.value.exit_code == status  # --debug adds the traceback, not another status
+
+
+def test_debug_keeps_the_exit_status(tmp_path):
+    """``check`` exits 1 for a violated limit: an input error under --debug must stay 2 (it
+    was 1, Python's status for an uncaught exception), with the traceback above its line."""
+    missing = tmp_path / "missing.csv"
+    plain = hodyn("check", IIWA, missing)
+    debug = hodyn("check", IIWA, missing, "--debug")
+    assert plain.returncode == debug.returncode == 2, debug.stderr
+    assert "Traceback" not in plain.stderr and "Traceback" in debug.stderr
+    assert debug.stderr.splitlines()[-1] == plain.stderr.strip()

@@ -1,7 +1,8 @@
 """The one place where failures become exit statuses.
 
 0 success; 1 a validation that ran and failed; 2 bad usage or bad input (one line on
-stderr, no traceback unless ``--debug``); 3 an internal error (a bug in hodyn); 141 the
+stderr, no traceback unless ``--debug``, which prints it above that line and keeps the
+status: a script's test of the status must not depend on ``--debug``); 3 an internal error (a bug in hodyn); 141 the
 reader of our output went away (``| head``): quiet, the status a shell gives a command
 ended by SIGPIPE; 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP: stopped, after the same clean-up as
 an error (threads ended, no partial output file).
@@ -14,6 +15,7 @@ import os
 import signal
 import sys
 import threading
+import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -104,8 +106,7 @@ def mapped_errors(debug: bool) -> Iterator[None]:
     try:
         yield
     except HodynError as e:
-        if debug:
-            raise
+        _traceback(debug)
         if e.source == "standard output":  # what is still buffered cannot go out either
             closed_pipe()
         print(f"hodyn: error: {e}", file=sys.stderr)
@@ -115,12 +116,18 @@ def mapped_errors(debug: bool) -> Iterator[None]:
     except (typer.Exit, typer.Abort, KeyboardInterrupt):
         raise
     except Exception as e:  # noqa: BLE001 - the last line of defence against tracebacks
-        if debug:
-            raise
+        _traceback(debug)
         if isinstance(e, OSError) and e.errno in ENVIRONMENT:
             where = f"{e.filename}: " if e.filename else ""
             print(f"hodyn: error: {where}{e.strerror}", file=sys.stderr)
             raise typer.Exit(EXIT_BAD_INPUT) from None
-        print(f"hodyn: internal error: {type(e).__name__}: {e} (run with --debug for the "
-              "traceback)", file=sys.stderr)
+        hint = "" if debug else " (run with --debug for the traceback)"
+        print(f"hodyn: internal error: {type(e).__name__}: {e}{hint}", file=sys.stderr)
         raise typer.Exit(EXIT_INTERNAL) from None
+
+
+def _traceback(debug: bool) -> None:
+    """``--debug``: the traceback of the exception being handled, on stderr, before its line."""
+    if debug:
+        traceback.print_exc(file=sys.stderr)
+        sys.stderr.flush()
