@@ -287,6 +287,9 @@ def build(folder: Path) -> None:
         "unknown_joint.csv": csv_text(P2R_CSV, rename("qd_joint1", "q_joint9")),
         "empty.csv": "",
         "quoted.csv": csv_text(P2R_CSV, cell(3, "q_joint1", '"1\n2"')),
+        # a 10 MB header name and a 10 MB value: over Python's CSV field limit (was exit 3)
+        "long_name.csv": csv_text(P2R_CSV, rename("qd_joint1", "q" * 10_000_000)),
+        "long_field.csv": csv_text(P2R_CSV, cell(3, "qd_joint2", "1" * 10_000_000)),
         # wrench files
         "wrench_link.csv": "t,W_nolink_mx,W_nolink_my,W_nolink_mz,W_nolink_fx,W_nolink_fy,"
                            "W_nolink_fz\n0,0,0,0,0,0,0\n",
@@ -664,6 +667,10 @@ CASES = [
     case("csv empty", TRAJ.replace("@", "empty.csv"), "empty.csv", "empty"),
     case("csv NUL bytes", TRAJ.replace("@", "nul.csv"), "nul.csv", "q_joint1"),
     case("csv quoted newline", TRAJ.replace("@", "quoted.csv"), "quoted.csv", "line 4"),
+    case("csv 10 MB header name", TRAJ.replace("@", "long_name.csv"), "long_name.csv", "line 1",
+         "header", "131072 characters"),
+    case("csv 10 MB field", TRAJ.replace("@", "long_field.csv"), "long_field.csv", "line 4",
+         "131072 characters"),
 ]
 
 

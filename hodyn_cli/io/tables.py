@@ -125,7 +125,10 @@ class CsvTable:
                 break
         # spreadsheets in many locales write ';' between fields and ',' as the decimal mark
         self.delimiter = ";" if text.count(";") > text.count(",") else ","
-        header = [h.strip() for h in next(csv.reader([text], delimiter=self.delimiter))]
+        try:
+            header = [h.strip() for h in _fields(text, self.delimiter)]
+        except ValueError as e:
+            raise TrajectoryError(f"line {self._line} (the header): {e}", self.path) from None
         seen = set()
         for h in header:
             if not h:
@@ -268,7 +271,10 @@ class CsvTable:
                 text = data.decode("utf-8")
             except UnicodeDecodeError:
                 raise BadLine(offset, "line {} is not UTF-8 text") from None
-            fields = next(csv.reader([text.rstrip("\r")], delimiter=self.delimiter))
+            try:
+                fields = _fields(text.rstrip("\r"), self.delimiter)
+            except ValueError as e:
+                raise BadLine(offset, f"line {{}}: {e}") from None
             if len(fields) != len(self.names):
                 raise BadLine(offset, f"line {{}} has {len(fields)} fields, the header "
                                       f"{len(self.names)}")
@@ -527,6 +533,25 @@ class BadLine(Exception):  # noqa: N818 - not an error of its own: turned into o
 
     def error(self, first_line: int, path: str) -> TrajectoryError:
         return TrajectoryError(self.text.format(first_line + self.offset), path)
+
+
+def _fields(line: str, delimiter: str) -> list[str]:
+    """The fields of one CSV line; ValueError saying why where Python's reader refuses it
+    (a field over its size limit: a column name or number of 128 KiB is no trajectory's, and
+    raising the limit would change it for the whole process).
+
+    >>> _fields('q_a,"x,y"', ",")
+    ['q_a', 'x,y']
+    >>> _fields("1," + "9" * 200000, ",")
+    Traceback (most recent call last):
+    ValueError: a field of more than 131072 characters
+    """
+    try:
+        return next(csv.reader([line], delimiter=delimiter))
+    except csv.Error as e:
+        if "field limit" in str(e):
+            raise ValueError(f"a field of more than {csv.field_size_limit()} characters") from None
+        raise ValueError(f"not CSV ({e})") from None
 
 
 def _row_lines(raw: bytes, rows: int) -> np.ndarray:
