@@ -165,7 +165,8 @@ def test_bad_base_motion_is_a_one_line_error():
     nan = np.zeros((4, 3))
     nan[3, 1] = np.nan
     for change, message in ((dict(R=bent), "base_R at sample 2 is not a rotation"),
-                            (dict(R=mirrored), "base_R at sample 1 is not a rotation .*det -1"),
+                            (dict(R=mirrored), "base_R at sample 1 is a reflection, not a "
+                                               "rotation .*det base_R = -1"),
                             (dict(p=nan), "base_p is not finite at sample 3"),
                             (dict(Vb=np.zeros((4, 3, 3))), "do not fit")):
         with pytest.raises(TrajectoryError, match=message):

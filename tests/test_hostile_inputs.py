@@ -282,6 +282,10 @@ def build(folder: Path) -> None:
         "nan.csv": csv_text(P2R_CSV, cell(3, "qd_joint2", "nan")),
         "inf.csv": csv_text(P2R_CSV, cell(3, "qd_joint2", "-inf")),
         "huge.csv": csv_text(P2R_CSV, cell(3, "qd_joint2", "1e300")),
+        # two values of 1e308 in a row: their sum overflows (a RuntimeWarning was printed)
+        "huge_pair.csv": csv_text(P2R_CSV, lambda k, c: (cell(3, "q_joint1", "1e308")(k, c),
+                                                         cell(3, "qd_joint2", "1e308")(k, c))),
+        "speed.toml": limits(velocity=2, torque=50),
         "backwards.csv": csv_text(P2R_CSV, cell(3, "t", "0")),
         "header_only.csv": Path(P2R_CSV).read_text().split("\n", 1)[0] + "\n",
         "unknown_joint.csv": csv_text(P2R_CSV, rename("qd_joint1", "q_joint9")),
@@ -667,6 +671,12 @@ CASES = [
     case("csv empty", TRAJ.replace("@", "empty.csv"), "empty.csv", "empty"),
     case("csv NUL bytes", TRAJ.replace("@", "nul.csv"), "nul.csv", "q_joint1"),
     case("csv quoted newline", TRAJ.replace("@", "quoted.csv"), "quoted.csv", "line 4"),
+    case("csv 1e308 twice", TRAJ.replace("@", "huge_pair.csv"), "huge_pair.csv", "overflows",
+         "= 1e+308"),
+    case("check 1e308 twice", f"check {P2R} {{W}}/huge_pair.csv --limits {{W}}/speed.toml",
+         "huge_pair.csv", "overflows", "t = "),
+    case("optimal 1e308 twice", f"retime {P2R} {{W}}/huge_pair.csv --optimal --limits "
+         "{W}/speed.toml -o {O}/out.h5", "huge_pair.csv", "overflows", "t = "),
     case("csv 10 MB header name", TRAJ.replace("@", "long_name.csv"), "long_name.csv", "line 1",
          "header", "131072 characters"),
     case("csv 10 MB field", TRAJ.replace("@", "long_field.csv"), "long_field.csv", "line 4",

@@ -300,8 +300,24 @@ def test_joint_limits_are_warned_about(tmp_path, iiwa6):
     assert r.returncode == 2 and not (tmp_path / "strict.csv").exists()
 
 
+def _cells(header: str, row: str, change) -> tuple[str, str]:
+    """``row`` with ``change(name, value)`` applied to each of its cells."""
+    names, cells = header.split(","), row.split(",")
+    return header, ",".join(change(n, c) for n, c in zip(names, cells, strict=True))
+
+
+def _mirrored(h, r):  # the pose's third axis flipped: orthonormal, det -1
+    return _cells(h, r, lambda n, c: repr(-float(c)) if n in ("R_13", "R_23", "R_33") else c)
+
+
+def _huge(h, r):  # finite, but |R^T R - I| overflows
+    return _cells(h, r, lambda n, c: "1e308" if n in ("R_11", "R_12") else c)
+
+
 @pytest.mark.parametrize("edit, args, message", [
     (lambda h, r: (h.replace("R_11,", "R_1l,"), r), (), "missing column(s) R_11: the link pose"),
+    (_mirrored, (), "R at sample 0 is a reflection, not a rotation (det R = -1: a left-handed"),
+    (_huge, (), "R at sample 0 is not a rotation (|R^T R - I| = inf)"),
     (lambda h, r: (h, r), ("--link", "nope"), "the model has no link 'nope'"),
     (lambda h, r: (h, r), ("--q0", "1,2"), "--q0 has 2 values, the robot 6 joints"),
     (lambda h, r: (h, r), ("--q0", "1,a,2"), "--q0: expected numbers"),

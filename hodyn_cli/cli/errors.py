@@ -2,10 +2,10 @@
 
 0 success; 1 a validation that ran and failed; 2 bad usage or bad input (one line on
 stderr, no traceback unless ``--debug``, which prints it above that line and keeps the
-status: a script's test of the status must not depend on ``--debug``); 3 an internal error (a bug in hodyn); 141 the
-reader of our output went away (``| head``): quiet, the status a shell gives a command
-ended by SIGPIPE; 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP: stopped, after the same clean-up as
-an error (threads ended, no partial output file).
+status: a script's test of the status must not depend on ``--debug``); 3 an internal error
+(a bug in hodyn); 141 the reader of our output went away (``| head``): quiet, the status a
+shell gives a command ended by SIGPIPE; 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP: stopped, after
+the same clean-up as an error (threads ended, no partial output file).
 """
 
 from __future__ import annotations

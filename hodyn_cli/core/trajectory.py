@@ -75,8 +75,32 @@ class Wrenches:
         return min((w.shape[1] for w in self.W.values()), default=0)
 
 
-#: largest ``|R^T R - I|`` entry accepted for a base rotation
+#: largest ``|R^T R - I|`` entry accepted for a rotation (a base's, a link's target)
 ORTHONORMAL_TOL = 1e-6
+
+
+def check_rotations(R: np.ndarray, name: str, start: int = 0) -> None:
+    """Raise a one-line error at the first of the finite (N, 3, 3) ``R`` that is not a
+    rotation: not orthonormal (``|R^T R - I| > ORTHONORMAL_TOL``), or a reflection
+    (orthonormal with det R = -1: a left-handed frame, e.g. one axis flipped); samples are
+    numbered from ``start``.
+
+    >>> check_rotations(np.diag([1.0, 1.0, -1.0])[None], "R", 7)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    hodyn_cli.errors.TrajectoryError: R at sample 7 is a reflection, not a rotation (det R = -1: ...)
+    """
+    with np.errstate(over="ignore", invalid="ignore"):  # huge entries: err = inf, named
+        err = np.abs(np.swapaxes(R, 1, 2) @ R - np.eye(3)).max(axis=(1, 2))
+        det = np.linalg.det(R) if len(R) else np.zeros(0)
+    bad = np.flatnonzero(~(err <= ORTHONORMAL_TOL) | ~(det > 0))
+    if not bad.size:
+        return
+    s = int(bad[0])
+    if err[s] <= ORTHONORMAL_TOL:
+        raise TrajectoryError(f"{name} at sample {start + s} is a reflection, not a rotation "
+                              f"(det {name} = {det[s]:.3g}: a left-handed frame)")
+    raise TrajectoryError(f"{name} at sample {start + s} is not a rotation "
+                          f"(|{name}^T {name} - I| = {err[s]:.3g})")
 
 
 def check_base(R: np.ndarray, p: np.ndarray, Vb: np.ndarray, start: int = 0) -> None:
@@ -92,13 +116,7 @@ def check_base(R: np.ndarray, p: np.ndarray, Vb: np.ndarray, start: int = 0) -> 
         bad = np.flatnonzero(~np.isfinite(a).all(axis=tuple(range(1, a.ndim))))
         if bad.size:
             raise TrajectoryError(f"base_{name} is not finite at sample {start + bad[0]}")
-    err = np.abs(np.swapaxes(R, 1, 2) @ R - np.eye(3)).max(axis=(1, 2))
-    det = np.linalg.det(R)
-    bad = np.flatnonzero((err > ORTHONORMAL_TOL) | (det <= 0))
-    if bad.size:
-        s = bad[0]
-        raise TrajectoryError(f"base_R at sample {start + s} is not a rotation "
-                              f"(|R^T R - I| = {err[s]:.3g}, det {det[s]:.3g})")
+    check_rotations(R, "base_R", start)
 
 
 @dataclass(frozen=True, eq=False)

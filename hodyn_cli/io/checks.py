@@ -16,8 +16,9 @@ def check_values(block: np.ndarray, columns: list[str], path: str, start: int,
     """Raise naming the column and sample of the first value of ``block`` (rows, columns)
     that is not finite (``start``: the sample number of its first row; ``where(sample)``
     says where a sample is, e.g. with its line in a CSV file)."""
-    if np.isfinite(block.sum()):  # fast path: finite only if every value is (no overflow
-        return  # at the magnitudes of trajectories; if it overflows, the search below runs)
+    with np.errstate(over="ignore", invalid="ignore"):  # a sum of finite values overflows:
+        if np.isfinite(block.sum()):  # the search below runs (fast path: finite only if
+            return  # every value is)
     bad = ~np.isfinite(block)
     if bad.any():
         row, col = np.argwhere(bad)[0]
@@ -31,7 +32,7 @@ def check_increasing(t: np.ndarray, last_t, start: int, path: str,
     before this block's first sample, or None)."""
     prev = np.concatenate([[last_t], t[:-1]]) if last_t is not None else t[:-1]
     cur = t if last_t is not None else t[1:]
-    bad = np.flatnonzero(cur - prev <= 0)
+    bad = np.flatnonzero(~(cur > prev))  # (cur - prev overflows between +-1e308)
     if bad.size:
         s = start + bad[0] + (0 if last_t is not None else 1)
         raise TrajectoryError(f"column 't' is not increasing at {where(s)} "

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hodyn_cli.core.motion import LinkMotion
-from hodyn_cli.core.trajectory import derivative_name
+from hodyn_cli.core.trajectory import check_rotations, derivative_name
 from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io.checks import check_increasing, check_values
 from hodyn_cli.io.columns import MOTION_DATASET, motion_suffixes
@@ -25,9 +25,6 @@ from hodyn_cli.io.reader import CHUNK_ROWS
 from hodyn_cli.io.tables import open_table, rechunk
 
 __all__ = ["MotionLayout", "MotionReader", "plan_motion"]
-
-#: largest |R^T R - I| accepted (files from other tools carry rounded rotations)
-ORTHONORMAL = 1e-6
 
 
 @dataclass(frozen=True)
@@ -152,11 +149,10 @@ class MotionReader:
             if lay.rotation:
                 R = block[:, c : c + 9].reshape(n, 3, 3)
                 c += 9
-                off = np.abs(np.swapaxes(R, 1, 2) @ R - np.eye(3)).max(axis=(1, 2))
-                if (off > ORTHONORMAL).any():
-                    s = int(np.argmax(off > ORTHONORMAL))
-                    raise TrajectoryError(f"R at sample {start + s} is not a rotation "
-                                          f"(|R^T R - I| = {off[s]:.3g})", self.path)
+                try:
+                    check_rotations(R, "R", start)
+                except TrajectoryError as e:
+                    raise TrajectoryError(e.message, self.path) from None
             V = block[:, c : c + 6 * lay.K].reshape(n, lay.K, 6) if lay.K else None
             c += 6 * lay.K
             pd = block[:, c : c + 3 * lay.P].reshape(n, lay.P, 3) if lay.P else None

@@ -14,7 +14,7 @@ import numpy as np
 from hodyn_cli import api
 from hodyn_cli.api.streaming import Binding, Check, Infeasible, Retiming, ScaleSearch
 from hodyn_cli.core.model import Diagnostic
-from hodyn_cli.core.trajectory import Trajectory, Wrenches, check_results
+from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.errors import HodynError, TrajectoryError
 from hodyn_cli.io import MemoryReader, concatenate, open_sink, trajectory_datasets
 from hodyn_cli.modeling.limits import Limits
@@ -28,23 +28,14 @@ if TYPE_CHECKING:
 __all__ = ["check_file", "retime_file", "retime_optimal_file"]
 
 
-def _laws(job: LawsJob, chunk: Trajectory) -> dict:
-    """The scaling laws of a chunk, or an error naming where they overflow float64 (as
-    :func:`~hodyn_cli.pipeline.stream.run` does for results)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        laws = job(chunk)
-    check_results({name: law.coefficients for name, law in laws.items()}, chunk)
-    return laws
-
-
 def _mapped(chunks: Iterable[Trajectory], job: LawsJob, jobs: int
             ) -> Iterator[tuple[Trajectory, dict]]:
     """``(chunk, job(chunk))`` in order, each chunk read and its laws computed on one of
     ``jobs`` threads (:func:`hodyn_cli.pipeline.parallel.ordered`)."""
     if jobs <= 1:
-        yield from ((chunk, _laws(job, chunk)) for chunk in chunks)
+        yield from ((chunk, job(chunk)) for chunk in chunks)
         return
-    yield from parallel.ordered(chunks, lambda chunk, start: _laws(job, chunk), jobs)
+    yield from parallel.ordered(chunks, lambda chunk, start: job(chunk), jobs)
 
 
 def _open(job, source: str, notify, **input_options) -> Input:

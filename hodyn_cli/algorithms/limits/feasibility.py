@@ -41,7 +41,7 @@ from hodyn_cli.algorithms.limits.scaling import (
     rigid_laws,
 )
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.core.trajectory import Trajectory, check_results
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.contacts import Contact
 from hodyn_cli.modeling.drives import Drives
@@ -118,7 +118,17 @@ def series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity=GRA
     drives (:func:`~hodyn_cli.algorithms.limits.scaling.elastic_laws`,
     :func:`~hodyn_cli.algorithms.limits.scaling.drive_laws`; ``kind``; ``known``: :func:`requirements`
     if already found); a floating base (``trajectory.base``) rigid, on its ``contacts`` if
-    given (:func:`~hodyn_cli.algorithms.limits.contact_laws.floating_laws`)."""
+    given (:func:`~hodyn_cli.algorithms.limits.contact_laws.floating_laws`). A law that
+    overflows float64 (inputs too large there) is an error naming it and the sample."""
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named below
+        laws = _series_laws(model, trajectory, order=order, gravity=gravity, drives=drives,
+                            kind=kind, known=known, contacts=contacts)
+    check_results({name: law.coefficients for name, law in laws.items()}, trajectory)
+    return laws
+
+
+def _series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity, drives, kind,
+                 known, contacts) -> dict[str, Law]:
     if trajectory.base is not None:
         if drives is not None:
             capabilities.check("check", {"floating_base", "drives"})
