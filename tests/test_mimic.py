@@ -87,3 +87,34 @@ def test_mimic_chains_are_refused(tmp_path):
                         'joint="wrist_roll"/>')
     with pytest.raises(ModelError, match="chains of mimic joints are not supported"):
         parse_model(text.encode())
+
+
+def test_a_mimic_of_a_missing_joint_is_refused_or_ignored_when_asked(tmp_path):
+    """alex_psyonic_hands (example-robot-data) names leaders that the file renamed: refused,
+    naming the option; with --ignore-broken-mimic the joint moves on its own, with a
+    warning, and the robot is the one with that joint written out independent."""
+    path = mimic_urdf(tmp_path, "gripper_arm", "finger_right_joint", "finger_left", 1.0, 0.0)
+    with pytest.raises(ModelError, match="'finger_left'> names a joint that does not exist "
+                                         r"\(a typo of 'finger_left_joint'\?\); "
+                                         "--ignore-broken-mimic"):
+        load_model(path)
+    model = load_model(path, ignore_broken_mimic=True)
+    full = load_model(URDF / "gripper_arm.urdf")
+    assert model.coordinate_names == full.joint_names
+    warnings = [d.message for d in model.diagnostics if d.level == "warning"]
+    assert warnings == ["joint 'finger_right_joint': <mimic joint='finger_left'> names a joint "
+                        "that does not exist (a typo of 'finger_left_joint'?): the mimic is "
+                        "ignored, 'finger_right_joint' moves on its own (--ignore-broken-mimic)"]
+    with pytest.raises(ModelError, match=r"--ignore-broken-mimic\)"):
+        load_model(path, ignore_broken_mimic=True, strict=True)  # a warning, as any other
+    traj = random_cosine(full, np.linspace(0, 1, 5), orders=5, seed=2)
+    ours, ref = (hodyn_cli.inverse_dynamics(m, *(traj.derivatives[:, k] for k in range(5)))
+                 for m in (model, full))
+    assert np.array_equal(ours.taud, ref.taud)
+    src, out = tmp_path / "q.csv", tmp_path / "tau.csv"
+    write_trajectory(str(src), traj)
+    result = runner.invoke(app, ["compute", str(path), str(src), "-o", str(out),
+                                 "--ignore-broken-mimic"])
+    assert result.exit_code == 0, result.output
+    assert "tau_finger_right_joint" in out.read_text().splitlines()[0].split(",")
+    assert "the mimic is ignored" in result.stderr

@@ -19,14 +19,18 @@ __all__ = ["load_robot", "lock_joints", "lock_value", "joint_trajectory", "joint
 
 
 def load_robot(path: str | Path, *, strict: bool = False, xacro_args: dict | None = None,
-               lock: dict[str, float] | None = None, repair_inertia: bool = False) -> Model:
+               lock: dict[str, float] | None = None, repair_inertia: bool = False,
+               ignore_broken_mimic: bool = False) -> Model:
     """The model of a URDF (or ``.xacro``) file, as the command line loads it: ``strict``
     (URDF warnings are errors), ``xacro_args`` (``{name: value}``), ``lock`` (``{joint:
     value}``: held fixed, see :mod:`hodyn_cli.modeling.locking`), ``repair_inertia``
-    (impossible link inertias replaced by the nearest consistent ones, with a warning each)."""
+    (impossible link inertias replaced by the nearest consistent ones, with a warning each),
+    ``ignore_broken_mimic`` (a ``<mimic>`` naming no moving joint of the robot ignored, with a
+    warning)."""
     from hodyn_cli.modeling.urdf import load_model
 
-    model = load_model(path, strict=strict, xacro_args=xacro_args, repair_inertia=repair_inertia)
+    model = load_model(path, strict=strict, xacro_args=xacro_args, repair_inertia=repair_inertia,
+                       ignore_broken_mimic=ignore_broken_mimic)
     return lock_joints(model, lock or {})
 
 

@@ -110,7 +110,8 @@ def info(
     from hodyn_cli.cli.session import xacro_mappings
 
     model = api.load_robot(robot, strict=s.strict, xacro_args=xacro_mappings(s.xacro_arg),
-                           repair_inertia=s.repair_inertia)
+                           repair_inertia=s.repair_inertia,
+                           ignore_broken_mimic=s.ignore_broken_mimic)
     if parameters:
         if json:
             print(render.parameters_json(model))

@@ -146,6 +146,7 @@ def import_log(
 
     # only the joints' names are used: impossible inertias do not matter here
     model = None if urdf is None else api.load_robot(
-        urdf, strict=s.strict, xacro_args=xacro_mappings(s.xacro_arg), repair_inertia=True)
+        urdf, strict=s.strict, xacro_args=xacro_mappings(s.xacro_arg), repair_inertia=True,
+        ignore_broken_mimic=s.ignore_broken_mimic)
     import_file(log, output, {"hodyn_version": __version__}, topic=topic, model=model,
                 notify=s.notify)

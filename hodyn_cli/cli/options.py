@@ -100,6 +100,10 @@ SHARED = {
                                  "principal moments, triangle inequality violated) by the "
                                  "nearest consistent ones, with a warning per link, instead of "
                                  "refusing.")], False),
+    "ignore_broken_mimic": (Annotated[bool, typer.Option(
+        "--ignore-broken-mimic", help="A URDF <mimic> that names no moving joint of the robot "
+                                      "is ignored, with a warning (its joint moves on its own), "
+                                      "instead of refusing the robot.")], False),
     "xacro_arg": (Annotated[list[str] | None, typer.Option(
         "--xacro-arg", metavar="NAME:=VALUE",
         help="Argument of a .xacro robot (repeatable).", show_default=False)], None),
@@ -126,7 +130,7 @@ SHARED = {
 
 #: the options of every command: how the robot is loaded (every command loads one, or may),
 #: how much it says
-EVERY = ("quiet", "strict", "repair_inertia", "xacro_arg", "debug")
+EVERY = ("quiet", "strict", "repair_inertia", "ignore_broken_mimic", "xacro_arg", "debug")
 #: those of a command that reads a trajectory and streams a result
 STREAMING = ("gravity", "wrench", "estimate", "cutoff", "jobs", "lock", "lock_missing", "backend")
 #: those of a command that also takes a floating root (docs/floating.md)

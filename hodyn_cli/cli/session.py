@@ -53,6 +53,7 @@ class Session:
     lock_missing: bool = False
     strict: bool = False
     repair_inertia: bool = False
+    ignore_broken_mimic: bool = False
     xacro_arg: list[str] | None = None
     debug: bool = False
     floating_base: bool = False
@@ -99,7 +100,8 @@ class Session:
         self.kernel_notice()
         model = api.load_robot(robot, strict=self.strict,
                                xacro_args=xacro_mappings(self.xacro_arg),
-                               repair_inertia=self.repair_inertia)
+                               repair_inertia=self.repair_inertia,
+                               ignore_broken_mimic=self.ignore_broken_mimic)
         render.diagnostics(model, floating_base=self.floating_base, quiet=self.quiet)
         return self._locked(model, traj)
 

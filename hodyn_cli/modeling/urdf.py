@@ -62,11 +62,15 @@ REPAIR_HINT = "--repair-inertia projects it onto the nearest physically consiste
 
 
 def load_model(path: str | Path, *, strict: bool = False,
-               xacro_args: dict[str, str] | None = None, repair_inertia: bool = False) -> Model:
+               xacro_args: dict[str, str] | None = None, repair_inertia: bool = False,
+               ignore_broken_mimic: bool = False) -> Model:
     """Read a URDF file into a model. ``strict`` turns warnings into errors;
     ``repair_inertia`` replaces physically impossible link inertias (negative mass, principal
     moments negative or violating the triangle inequality) by the nearest consistent ones
-    (:func:`consistent_inertia`), with a warning per link, instead of refusing the file.
+    (:func:`consistent_inertia`), with a warning per link, instead of refusing the file;
+    ``ignore_broken_mimic``: a ``<mimic>`` whose leader is not a moving joint of the robot
+    (a missing one, as in published URDFs with a renamed hand) is ignored, with a warning
+    (its joint then moves on its own, with columns of its own), instead of refusing the file.
 
     A ``.xacro`` file is expanded first (PyPI ``xacro``, bounded:
     :mod:`~hodyn_cli.modeling.xacro_expand`; ``xacro_args`` are its ``name:=value``
@@ -88,7 +92,8 @@ def load_model(path: str | Path, *, strict: bool = False,
             data = path.read_bytes()
         except OSError as e:
             raise ModelError(f"cannot read URDF: {e.strerror or e}", str(path)) from None
-    model = _parse(data, str(path), hashlib.sha256(data).hexdigest(), repair_inertia)
+    model = _parse(data, str(path), hashlib.sha256(data).hexdigest(), repair_inertia,
+                   ignore_broken_mimic)
     if notes:
         model = replace(model, diagnostics=(*notes, *model.diagnostics))
     _check_strict(model, strict, str(path))
@@ -96,20 +101,22 @@ def load_model(path: str | Path, *, strict: bool = False,
 
 
 def parse_model(data: bytes, *, source: str = "<urdf>", strict: bool = False,
-                repair_inertia: bool = False) -> Model:
+                repair_inertia: bool = False, ignore_broken_mimic: bool = False) -> Model:
     """Build a model from URDF text (bytes). See :func:`load_model`."""
-    model = _parse(data, source, hashlib.sha256(data).hexdigest(), repair_inertia)
+    model = _parse(data, source, hashlib.sha256(data).hexdigest(), repair_inertia,
+                   ignore_broken_mimic)
     _check_strict(model, strict, source)
     return model
 
 
-def _parse(data: bytes, source: str, sha256: str, repair_inertia: bool = False) -> Model:
+def _parse(data: bytes, source: str, sha256: str, repair_inertia: bool = False,
+           ignore_broken_mimic: bool = False) -> Model:
     root = _safe_xml(data, source)
     _check_document(root, source)
     robot = read_robot(root)
     notes: list[Diagnostic] = []
     reductions = _transmission_reductions(root, notes)
-    return _build(robot, source, sha256, reductions, notes, repair_inertia)
+    return _build(robot, source, sha256, reductions, notes, repair_inertia, ignore_broken_mimic)
 
 
 def _not_moving(name: str, joints) -> str:
@@ -393,7 +400,8 @@ def _placeholder_notice(joints) -> Diagnostic | None:
 
 
 def _build(robot, source: str, sha256: str, reductions: dict[str, float],
-           notes: list[Diagnostic], repair_inertia: bool = False) -> Model:
+           notes: list[Diagnostic], repair_inertia: bool = False,
+           ignore_broken_mimic: bool = False) -> Model:
     link_by_name = {link.name: link for link in robot.links}
     joints_of: dict[str, list] = {name: [] for name in link_by_name}
     parent_joint: dict[str, str] = {}
@@ -463,11 +471,16 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
         velocities.append(_velocity_limit(j))
         stack += enter(j.child, len(names) - 1, np.eye(4))[::-1]
 
+    for name in [name for name, (leader, _, _) in mimics.items() if leader not in names]:
+        leader = mimics.pop(name)[0]
+        why = f"joint '{name}': <mimic joint='{leader}'> {_not_moving(leader, robot.joints)}"
+        if not ignore_broken_mimic:
+            raise ModelError(f"{why}; --ignore-broken-mimic loads the robot with this mimic "
+                             "ignored", source)
+        notes.append(Diagnostic("warning", f"{why}: the mimic is ignored, '{name}' moves on "
+                                           "its own (--ignore-broken-mimic)"))
     mimic = np.tile([-1.0, 1.0, 0.0], (len(names), 1))
     for name, (leader, gain, offset) in mimics.items():
-        if leader not in names:
-            raise ModelError(f"joint '{name}': <mimic joint='{leader}'> "
-                             f"{_not_moving(leader, robot.joints)}", source)
         if leader in mimics:
             raise ModelError(f"joint '{name}' mimics '{leader}', which mimics another joint "
                              "(chains of mimic joints are not supported)", source)
