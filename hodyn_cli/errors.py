@@ -13,6 +13,16 @@ class HodynError(Exception):
         super().__init__(f"{source}: {message}" if source else message)
 
 
+def install_hint(extra: str) -> str:
+    """How to install one of hodyn's extras: from its checkout (hodyn is not on PyPI, so
+    ``pip install "hodyn[extra]"`` finds nothing).
+
+    >>> print(install_hint("ros"))
+    pip install -e ".[ros]" in hodyn's checkout
+    """
+    return f'pip install -e ".[{extra}]" in hodyn\'s checkout'
+
+
 class ModelError(HodynError):
     """The robot description (URDF) cannot be turned into a model."""
 

@@ -239,6 +239,24 @@ def test_retime_wrenches_hdf5_and_stdin(tmp_path):
     assert np.allclose(csv_columns(piped)["t"][-1], k * 5.0, rtol=1e-15)
 
 
+@pytest.mark.parametrize("mode", [("--factor", "2"), ("--optimal", "--limits",
+                                                     str(URDF / "iiwa14_limits.toml"))])
+def test_retime_drops_foreign_columns_and_names_them(tmp_path, mode):
+    """docs/feasibility.md: a log's effort_<joint> and other columns that are not hodyn's
+    are not scaled (hodyn cannot know how): they are dropped, and a notice names them."""
+    lines = IIWA_CSV.read_text().splitlines()
+    src = tmp_path / "log.csv"
+    src.write_text("\n".join([lines[0] + ",effort_iiwa_joint_1,temperature"]
+                             + [line + ",1.5,30" for line in lines[1:]]) + "\n")
+    out = tmp_path / "re.csv"
+    result = run("retime", IIWA, src, *mode, "-o", out)
+    assert result.exit_code == 0, result.output
+    assert "not hodyn's: effort_iiwa_joint_1, temperature" in result.stderr
+    header = out.read_text().split("\n", 1)[0].split(",")
+    assert "effort_iiwa_joint_1" not in header and "temperature" not in header
+    assert "q_iiwa_joint_1" in header
+
+
 def test_retime_segments(tmp_path):
     """Pieces between waypoints (rest to rest) scaled independently: each binds on its own
     limit, the derivatives stay continuous (zero at the joins), the result passes check. A

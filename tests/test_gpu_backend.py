@@ -243,14 +243,16 @@ def test_without_a_gpu_one_line_says_so():
     with pytest.raises(HodynError) as err:
         gpu.inverse_dynamics_chunk(model, qs, base, {}, order=1)
     assert str(err.value) == ("--backend gpu: no GPU found by JAX (jax.devices() lists only "
-                              "cpu); install hodyn[gpu] on a machine with an NVIDIA GPU")
+                              "cpu); pip install -e \".[gpu]\" in hodyn's checkout, on a "
+                              "machine with an NVIDIA GPU")
 
 
 def test_without_jax_one_line_says_so(monkeypatch):
     monkeypatch.setitem(sys.modules, "jax", None)   # import jax raises ImportError
     monkeypatch.setattr(gpu, "_MODELS", type(gpu._MODELS)())
     model, qs, base = planar(3)
-    with pytest.raises(HodynError, match=r"^--backend gpu needs JAX: pip install 'hodyn\[gpu\]'$"):
+    with pytest.raises(HodynError, match=r"^--backend gpu needs JAX: pip install -e "
+                                         r"\"\.\[gpu\]\" in hodyn's checkout$"):
         gpu.regressor_chunk(model, qs, base, 1, device="cpu")
 
 

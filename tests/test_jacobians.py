@@ -59,6 +59,25 @@ def test_fixed_base_matches_pinocchio(robot):
                 assert np.abs(mine - r).max() <= 1e-10 * max(np.abs(r).max(), 1.0), (name, frame, k)
 
 
+def test_local_world_aligned_from_the_body_jacobian(robot):
+    """docs/contacts.md: Pinocchio's LOCAL_WORLD_ALIGNED Jacobian (the link origin's velocity
+    and the angular velocity, both in root axes) is ``diag(R, R) Jb`` with R the link's
+    orientation (``kinematics``' R), its rows swapped to Pinocchio's (linear; angular)."""
+    name, path, model = robot
+    link = LINKS[name]
+    traj = random_cosine(model, np.linspace(0, 2, 4), orders=3, seed=5)
+    J = link_jacobian(model, traj, link, order=0)
+    R = link_kinematics(model, traj, link, order=0).R
+    pin, pm, data, order = pinocchio_model(path, model)
+    fid = pm.getFrameId(link)
+    for s in range(traj.n_samples):
+        pin.computeJointJacobians(pm, data, pin_configuration(pm, order, traj.q[s]))
+        pin.updateFramePlacements(pm, data)
+        ref = _pin_rows(pin.getFrameJacobian(pm, data, fid, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED))
+        aligned = np.kron(np.eye(2), R[s]) @ J.Jb[s, 0][:, order]
+        assert np.abs(aligned - ref).max() <= 1e-10 * max(np.abs(ref).max(), 1.0), name
+
+
 def test_free_flyer_matches_pinocchio(tmp_path):
     text = legged_urdf("talos", seed=3)
     path = tmp_path / "talos.urdf"

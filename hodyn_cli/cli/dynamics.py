@@ -66,7 +66,7 @@ def compute(
         "--skip-existing", help="With --output-dir: leave inputs whose output exists.")] = False,
     scheduler: Annotated[str | None, typer.Option(
         help="Run the files on this Dask scheduler (address or scheduler file); needs "
-             "hodyn[cluster] and a filesystem shared with the workers.")] = None,
+             "the cluster extra and a filesystem shared with the workers.")] = None,
     joint_wrenches: Annotated[bool, typer.Option(
         "--joint-wrenches", help="Also write joint reaction wrenches (HDF5 output only).")] = False,
     base_wrench: Annotated[bool, typer.Option(

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from hodyn_cli.core.model import Model
-from hodyn_cli.errors import HodynError
+from hodyn_cli.errors import HodynError, install_hint
 
-if TYPE_CHECKING:  # rosbags is optional ("hodyn[ros]"): imported where a log is opened
+if TYPE_CHECKING:  # rosbags is optional (the ros extra): imported where a log is opened
     from rosbags.typesys.stores.latest import sensor_msgs__msg__JointState as JointState
 
 __all__ = ["JointLog", "JointStateStream", "read_joint_states", "REORDER"]
@@ -68,7 +68,7 @@ class JointStateStream:
         try:
             from rosbags.highlevel import AnyReader, AnyReaderError
         except ImportError:
-            raise HodynError('reading robot logs needs rosbags: pip install "hodyn[ros]"'
+            raise HodynError(f"reading robot logs needs rosbags: {install_hint('ros')}"
                              ) from None
         self.source, self.rows, self._errors = str(path), rows, (AnyReaderError, OSError,
                                                                  ValueError, KeyError)

@@ -1,7 +1,7 @@
 """Many trajectory files: one output per input, on local threads or a Dask cluster.
 
 Each file is streamed on its own (:func:`process_file`); a bad file is reported and the
-others go on. On a cluster (``pip install "hodyn[cluster]"``) every task reads its input
+others go on. On a cluster (the ``cluster`` extra) every task reads its input
 and writes its output itself, so inputs and the output directory must be on a filesystem
 all workers see under the same paths; the job (model included) is sent to the workers once.
 """
@@ -15,7 +15,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
-from hodyn_cli.errors import HodynError
+from hodyn_cli.errors import HodynError, install_hint
 from hodyn_cli.io import file_format
 from hodyn_cli.io.paths import refuse_inputs
 from hodyn_cli.pipeline import stop, stream
@@ -137,7 +137,7 @@ def run_on_cluster(address: str, job, sources: list[str], outputs: list[str], *,
         from distributed import Client
         from distributed import as_completed as dask_completed
     except ImportError:
-        raise HodynError('--scheduler needs Dask: pip install "hodyn[cluster]"') from None
+        raise HodynError(f"--scheduler needs Dask: {install_hint('cluster')}") from None
     import dask
 
     timeout = dask.utils.parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"))

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from hodyn_cli.api.streaming import Report, ValidationCheck
-from hodyn_cli.errors import HodynError
+from hodyn_cli.errors import HodynError, install_hint
 
 __all__ = ["to_json", "to_markdown", "to_html", "report_format", "SCHEMA_PATH"]
 
@@ -42,7 +42,7 @@ def _matplotlib(source: str | None = None):
     try:
         import matplotlib
     except ImportError:
-        raise HodynError('the HTML report\'s plots need matplotlib: pip install "hodyn[plots]" '
+        raise HodynError(f"the HTML report's plots need matplotlib: {install_hint('plots')} "
                          "(or write the report as .json or .md)", source) from None
     matplotlib.use("Agg")
     return matplotlib

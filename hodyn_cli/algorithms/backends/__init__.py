@@ -10,7 +10,7 @@ is. Implementations, each a module of this package and a line of :data:`REGISTRY
 - ``numpy`` (:mod:`.numpy`): the readable reference of every operation;
 - ``compiled`` (:mod:`.compiled`): the C kernels of ``csrc/`` (declared in ``csrc/hodyn.h``),
   built by ``pip install`` once per instruction set; what they do not cover runs as numpy's;
-- ``gpu`` (:mod:`.gpu`, ``pip install "hodyn[gpu]"``): inverse dynamics and the regressor
+- ``gpu`` (:mod:`.gpu`, ``pip install -e ".[gpu]"``): inverse dynamics and the regressor
   on a GPU with JAX, the rest on the CPU; chosen only when asked for.
 
 Chosen once per process (:func:`current`): ``HODYN_BACKEND`` names one (``HODYN_NO_KERNEL=1``

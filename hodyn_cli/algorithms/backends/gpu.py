@@ -1,7 +1,7 @@
 """The GPU backend (``--backend gpu``): inverse dynamics and the regressor on a device, with
 JAX; every other operation on the CPU (the compiled kernel where it runs, else numpy).
 
-``pip install "hodyn[gpu]"`` brings JAX with CUDA 12. :class:`GpuBackend` runs two
+``pip install -e ".[gpu]"`` (in hodyn's checkout) brings JAX with CUDA 12. :class:`GpuBackend` runs two
 operations on the device, with the semantics of the numpy backend's of the same name:
 :func:`inverse_dynamics_chunk` (tau and derivatives, external wrenches, a floating root's
 jet and its wrench ``F_0``) and :func:`regressor_chunk` (``Y^(k)``, fixed or floating root).
@@ -44,7 +44,7 @@ import numpy as np
 
 from hodyn_cli.algorithms.dynamics.model_data import model_data
 from hodyn_cli.core.model import Model
-from hodyn_cli.errors import HodynError, TrajectoryError
+from hodyn_cli.errors import HodynError, TrajectoryError, install_hint
 
 if TYPE_CHECKING:  # JAX is optional: imported where a program runs (_jax)
     from jax import Array
@@ -71,7 +71,7 @@ def _jax():
     try:
         import jax
     except ImportError:
-        raise HodynError("--backend gpu needs JAX: pip install 'hodyn[gpu]'") from None
+        raise HodynError(f"--backend gpu needs JAX: {install_hint('gpu')}") from None
     return jax
 
 
@@ -84,8 +84,8 @@ def device_of(device: str = "gpu"):
         kinds = ", ".join(sorted({d.platform for d in jax.devices()}))
         if device == "gpu":
             raise HodynError(f"--backend gpu: no GPU found by JAX (jax.devices() lists only "
-                             f"{kinds}); install hodyn[gpu] on a machine with an NVIDIA GPU"
-                             ) from None
+                             f"{kinds}); {install_hint('gpu')}, on a machine with an NVIDIA "
+                             "GPU") from None
         raise HodynError(f"--backend gpu: JAX has no '{device}' device (it lists {kinds})"
                          ) from None
 
