@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -120,6 +121,35 @@ def test_a_signal_stops_the_run_and_leaves_nothing(tmp_path, long_input, sig, st
     assert "Traceback" not in err and err.count("\n") == 1
     assert out.read_text() == "the previous output\n"
     assert not temporaries(tmp_path)
+
+
+@pytest.mark.parametrize("listed", [False, True], ids=["arguments", "from-list"])
+def test_a_signal_stops_a_batch_and_keeps_only_finished_outputs(tmp_path, long_input, listed):
+    """docs/scale.md: the outputs finished before the signal are kept and named in its one
+    line; the file being written is discarded (it was finished after the signal, and left
+    behind while the exit said the run had stopped), the rest are not started."""
+    short = tmp_path / "short.csv"
+    short.write_bytes(COSINE_CSV.read_bytes())
+    out = tmp_path / "out"
+    files = [str(short), str(long_input), str(short.with_name("later.csv"))]
+    shutil.copy(short, files[2])
+    (tmp_path / "list.txt").write_text("\n".join(files) + "\n")
+    inputs = ["--from-list", str(tmp_path / "list.txt")] if listed else files
+    proc = subprocess.Popen([sys.executable, "-m", "hodyn_cli", "compute", IIWA, *inputs,
+                             "--output-dir", str(out), "--format", "csv", "--jobs", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not ((out / "short.csv").exists() and temporaries(out)) and proc.poll() is None \
+            and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert (out / "short.csv").exists() and temporaries(out), "the long file never started"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert err.strip() == (f"hodyn: stopped by SIGTERM: 1 of 3 outputs finished before it, "
+                           f"kept: {out / 'short.csv'} (the others not written; "
+                           "--skip-existing resumes)")
+    assert sorted(p.name for p in out.iterdir()) == ["short.csv"]
 
 
 # -- an output that is an input ---------------------------------------------------------------

@@ -156,6 +156,22 @@ def contact_attributes(path, contacts) -> dict:
                               "active (docs/contacts.md)"}
 
 
+def _kept(written: list[str], total: int, shown: int = 3) -> str:
+    """What a stopped batch leaves: its finished outputs, named (the first ``shown``).
+
+    >>> print(_kept(["out/a.csv"], 3))  # doctest: +ELLIPSIS
+    1 of 3 outputs finished before it, kept: out/a.csv (the others not written; ...)
+    >>> _kept([], 2)
+    'no output written'
+    """
+    if not written:
+        return "no output written"
+    more = f" and {len(written) - shown} more" if len(written) > shown else ""
+    return (f"{len(written)} of {total} outputs finished before it, kept: "
+            f"{', '.join(written[:shown])}{more} (the others not written; --skip-existing "
+            "resumes)")
+
+
 def _read_list(path: str) -> list[str]:
     try:
         raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
@@ -174,8 +190,11 @@ def _read_list(path: str) -> list[str]:
 
 def _run_many(s, job, sources, output_dir, fmt, output, attrs, scheduler, skip_existing,
               check) -> bool:
-    """Many files; one error line per bad file; True if any failed."""
+    """Many files; one error line per bad file; True if any failed. Stopped by a signal:
+    the outputs finished before it are kept, and named in the one line; the files being
+    written are discarded, as after an error, and the rest not started."""
     from hodyn_cli.cli import render
+    from hodyn_cli.cli.errors import Terminated
     from hodyn_cli.pipeline import batch, stream
 
     if output_dir is None:
@@ -186,20 +205,27 @@ def _run_many(s, job, sources, output_dir, fmt, output, attrs, scheduler, skip_e
     outputs = batch.plan_outputs(sources, output_dir, fmt.value if fmt else None)
     attrs = {k: v for k, v in attrs.items() if k != "trajectory"}
     counts = {"ok": 0, "skipped": 0, "failed": 0}
+    written: list[str] = []
     with render.progress(len(sources), "files", s.quiet) as update:
         def done(outcome: batch.FileOutcome) -> None:
             counts[outcome.status] += 1
             if outcome.status == "failed":
                 render.error(outcome.message)
+            if outcome.status == "ok":
+                written.append(outcome.output)
             update(sum(counts.values()))
 
-        if scheduler:
-            batch.run_on_cluster(scheduler, job, sources, outputs, attrs=attrs,
-                                 skip_existing=skip_existing, done=done)
-        else:
-            batch.run_local(job, sources, outputs, attrs=attrs,
-                            jobs=s.jobs or stream.default_jobs(), skip_existing=skip_existing,
-                            done=done)
+        try:
+            if scheduler:
+                batch.run_on_cluster(scheduler, job, sources, outputs, attrs=attrs,
+                                     skip_existing=skip_existing, done=done)
+            else:
+                batch.run_local(job, sources, outputs, attrs=attrs,
+                                jobs=s.jobs or stream.default_jobs(),
+                                skip_existing=skip_existing, done=done)
+        except Terminated as e:
+            e.left = _kept(written, len(sources))
+            raise
     if not s.quiet:
         render.notice(f"{len(sources)} files: {counts['ok']} written, "
                       f"{counts['skipped']} skipped, {counts['failed']} failed")

@@ -36,11 +36,13 @@ def closed_pipe() -> int:
 
 class Terminated(BaseException):
     """A termination signal arrived (not an Exception: no ``except Exception`` in the library
-    swallows it; every ``finally`` on the way out runs)."""
+    swallows it; every ``finally`` on the way out runs). ``left``: what the stopped run
+    leaves behind, where it leaves something (a batch's finished outputs)."""
 
     def __init__(self, signum: int):
         super().__init__(signum)
         self.signum = signum
+        self.left = ""
 
 
 def _terminate(signum: int, frame) -> None:
@@ -64,6 +66,7 @@ def run(app, args=None) -> int:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        stop.reset()
 
 
 def _run(app, args) -> int:
@@ -80,7 +83,8 @@ def _run(app, args) -> int:
         print("hodyn: aborted", file=sys.stderr)
         return 130
     except Terminated as e:
-        print(f"hodyn: stopped by {signal.Signals(e.signum).name}", file=sys.stderr)
+        left = f": {e.left}" if e.left else ""
+        print(f"hodyn: stopped by {signal.Signals(e.signum).name}{left}", file=sys.stderr)
         return 128 + e.signum
     except Exception as e:
         # click's usage errors (typer may vendor its own click: known by behaviour, not class)

@@ -101,9 +101,9 @@ def _finished(futures: list) -> Iterator:
     while waiting."""
     left = set(futures)
     while left:
-        stop.check()
         ready, left = wait(left, timeout=stream.POLL, return_when=FIRST_COMPLETED)
-        yield from ready
+        stop.check()  # also after the wait: a file the signal made its thread give up is
+        yield from ready  # not a result (the signal is raised, not its Abandoned)
 
 
 def scheduler_address(text: str, wait: float = 0.0) -> str:

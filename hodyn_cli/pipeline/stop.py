@@ -6,7 +6,9 @@ and leave it held: the clean-up that follows (ending the reading and computing t
 then waits forever. So while the main thread coordinates threads (:func:`deferred`), a
 signal's exception is kept and raised at the next :func:`check`, which the loop calls
 between chunks (every few tens of milliseconds); elsewhere it is raised at once, as Python
-raises KeyboardInterrupt.
+raises KeyboardInterrupt. Other threads that stream a file of their own (a batch's files)
+see the signal at their next :func:`check` too: it raises :class:`Abandoned` there, so that
+their output is discarded as after an error, not finished after the run was stopped.
 
 >>> with deferred():
 ...     interrupt(KeyboardInterrupt())   # what a handler calls: kept for now
@@ -23,15 +25,23 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["interrupt", "deferred", "check"]
+__all__ = ["interrupt", "deferred", "check", "reset", "Abandoned"]
 
 _pending: list[BaseException] = []  # at most one: the first signal's
 _depth = 0  # nesting of deferred() on the main thread
+_stopping = threading.Event()  # a signal arrived: every thread's check() sees it
+
+
+class Abandoned(BaseException):
+    """The run is stopping (a signal arrived): the work of this thread, not the main one, is
+    given up (not an Exception: no ``except Exception`` on the way takes it for a failure
+    of its own, every ``finally`` runs)."""
 
 
 def interrupt(exc: BaseException) -> None:
     """What a signal handler calls: raise ``exc`` now, or inside :func:`deferred` at the
     next :func:`check` (a second signal before that changes nothing)."""
+    _stopping.set()
     if not _depth:
         raise exc
     if not _pending:
@@ -61,7 +71,17 @@ def deferred() -> Iterator[None]:
 
 
 def check() -> None:
-    """Raise the exception of a signal that arrived during :func:`deferred`, if any (main
-    thread only)."""
-    if _pending and threading.current_thread() is threading.main_thread():
+    """Raise the exception of a signal that arrived during :func:`deferred`, if any, on the
+    main thread; on another thread, :class:`Abandoned` once a signal arrived."""
+    if threading.current_thread() is not threading.main_thread():
+        if _stopping.is_set():
+            raise Abandoned()
+    elif _pending:
         raise _pending.pop()
+
+
+def reset() -> None:
+    """Forget a signal (the run it stopped has ended: the next one, in the same process,
+    starts afresh)."""
+    _pending.clear()
+    _stopping.clear()

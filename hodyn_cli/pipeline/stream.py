@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 import numpy as np
 
 from hodyn_cli.core.trajectory import Trajectory, check_results
-from hodyn_cli.pipeline import parallel
+from hodyn_cli.pipeline import parallel, stop
 
 __all__ = ["run", "default_jobs"]
 
@@ -67,6 +67,7 @@ def run(chunks: Iterable[Trajectory], compute: Callable[[Trajectory], dict[str, 
 
     if jobs <= 1:
         for chunk in chunks:
+            stop.check()  # a batch's file, on its own thread: given up when the run stops
             written(work(chunk), chunk.n_samples)
         return done
     positional = getattr(sink, "positional", False)
