@@ -70,7 +70,9 @@ __all__ = ["PARAMETERS", "parameters", "parameter_names", "inertia_from_paramete
 
 PARAMETERS = ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")
 
-#: |R_jj| of the pivoted QR below this fraction of |R_00|: column j is not identifiable
+#: what is left of a regressor column after the base columns before it, below this fraction
+#: of its size: it depends on them (on the robots of tests/test_base_parameters.py, 0.06 or
+#: more, else 2e-9 or less)
 BASE_RTOL = 1e-8
 
 
@@ -306,9 +308,7 @@ def base_parameters(model: Model, *, samples: int = 200, seed: int = 0, gravity=
     names)`` with ``columns(trajectory) -> (N, 1, n, p)`` (the drives' parameters,
     :func:`hodyn_cli.algorithms.actuation.actuators.regressor_columns`). ``floating_base``: of the
     floating-base regressor (root parameters first), over random root orientations, twists
-    and twist rates too."""
-    from scipy.linalg import qr
-
+    and twist rates too. The rank: :func:`_independent_columns`."""
     from hodyn_cli.modeling import coupling
 
     rng = np.random.default_rng(seed)
@@ -325,13 +325,8 @@ def base_parameters(model: Model, *, samples: int = 200, seed: int = 0, gravity=
     if extra is not None:
         Y = np.concatenate([Y, extra[0](full)], axis=3)
     W = Y[:, 0].reshape(-1, Y.shape[-1])
-    scale = np.abs(W).max(axis=0)
-    used = scale > 0
-    _, R, perm = qr(W[:, used] / scale[used], mode="economic", pivoting=True)
-    diag = np.abs(np.diag(R))
-    r = int((diag > rtol * diag[0]).sum())
-    cols = np.flatnonzero(used)[perm]
-    independent, dependent = cols[:r], cols[r:]
+    independent, dependent = _independent_columns(W, rtol)
+    r = independent.size
     # W_dep = W_ind K (exact on the random samples); pi_base = pi_ind + K pi_dep
     K = np.linalg.lstsq(W[:, independent], W[:, dependent], rcond=None)[0]
     base_map = np.zeros((r, W.shape[1]))
@@ -345,3 +340,28 @@ def base_parameters(model: Model, *, samples: int = 200, seed: int = 0, gravity=
         labels.append(" ".join(terms).lstrip("+"))
     order = np.argsort(independent)
     return BaseParameters(independent[order], base_map[order], [labels[i] for i in order])
+
+
+def _independent_columns(W: np.ndarray, rtol: float) -> tuple[np.ndarray, np.ndarray]:
+    """(independent, dependent) column indices of ``W`` (rows, p): QR with column pivoting of
+    the columns scaled to a largest entry of 1, independent while ``|R_jj| > rtol |R_00|``.
+
+    The scaling makes the test relative, what is left of a column after the ones chosen
+    before it against its own size, so that units do not matter (a mass column is gravity
+    times a length, an inertia column an acceleration). But it would blow a column of
+    rounding noise up into a random vector independent of all the others (the iiwa's ``mcz``
+    of link 2, zero in exact arithmetic, is ~2e-17 of the largest column here). So no column
+    is scaled up beyond ``rtol / t`` times the largest's scaling, ``t = max(rows, p) eps``
+    (numpy's ``matrix_rank`` tolerance; ~3e-13 at 200 samples of 7 joints): one of a
+    largest entry under ``t / rtol`` of W's counts only if what is left of it is more than
+    ~``t`` times the largest column's norm, above rounding. Real columns are far above that
+    (they scale with lengths: an iiwa of micrometres keeps all its base parameters).
+    """
+    from scipy.linalg import qr
+
+    size = np.abs(W).max(axis=0)
+    floor = size.max() * max(W.shape) * np.finfo(float).eps / rtol
+    _, R, perm = qr(W / np.maximum(size, floor), mode="economic", pivoting=True)
+    diag = np.abs(np.diag(R))
+    r = int((diag > rtol * diag[0]).sum())  # |R_jj| decreases: the first r pass
+    return perm[:r], perm[r:]
