@@ -2,6 +2,13 @@
 in order, in a scratch directory that has the repository's robots and sample trajectories
 (files a command needs are shipped, or made by an earlier command of the same file).
 
+A file's commands are split into runs, each its own test (so that ``pytest -n`` spreads one
+long file over its workers): a run ends in a command whose output no later command reads,
+after the earlier commands that made the files it reads, and theirs (:func:`runs`). Those
+set-ups run once per worker, in a scratch directory that each run using them copies before
+its last command; a file whose commands share the shell itself (background jobs, ``cd``) is
+one run (:func:`cases`). Every command runs, after every command whose files it reads.
+
 Skipped lines, and why: the install and the test run themselves (``python3 -m venv``, ``pip
 install``, ``.venv/bin/pytest``: this is that test run) and ``source .venv/bin/activate``
 (the scratch shell has the installed ``hodyn`` on its PATH already)."""
@@ -20,6 +27,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SKIP = re.compile(r"^\s*(python3 -m venv|\.venv/bin/pytest|(\.venv/bin/)?pip install|source )")
+#: what a fresh clone has: files there are inputs of every group alike
+SHIPPED = ("urdf/", "sample_trajectories/", "docs/")
+#: a file or folder a command names: a word with an extension or a trailing slash
+FILE = re.compile(r"^[\w*][\w./*-]*(\.[A-Za-z]\w*|/)$")
+#: options whose value a command writes (and the shell's redirections)
+WRITES = ("-o", "--output", "--report", ">", ">>")
+#: what makes a file's commands one shell session: jobs, a working directory, variables
+SESSION = re.compile(r"(&\s*(#.*)?$|\bkill\b|\bwait\b|(^|\s)cd\s|\bexport\b)", re.M)
 
 
 def shell_blocks(path: Path) -> list[str]:
@@ -33,25 +48,137 @@ def script(blocks: list[str]) -> str:
     return "\n".join(line.replace(".venv/bin/hodyn", "hodyn") for line in lines)
 
 
+def commands(text: str) -> list[str]:
+    """The script's commands: lines joined where they end in a backslash, a here-document
+    with its body.
+
+    >>> commands("a \\\\\\n  b\\ncat > x.toml <<'EOF'\\n[j]\\nEOF\\nc")
+    ['a \\\\\\n  b', "cat > x.toml <<'EOF'\\n[j]\\nEOF", 'c']
+    """
+    out: list[str] = []
+    lines = iter(text.splitlines())
+    for line in lines:
+        command = [line]
+        while command[-1].rstrip().endswith("\\"):
+            command.append(next(lines))
+        heredoc = re.search(r"<<-?\s*['\"]?(\w+)", command[-1])
+        if heredoc:
+            for body in lines:
+                command.append(body)
+                if body.strip() == heredoc.group(1):
+                    break
+        if re.sub(r"(^|\s)#[^\n]*", "", "\n".join(command)).strip():  # not a comment alone
+            out.append("\n".join(command))
+    return out
+
+
+def files(command: str) -> tuple[set[str], set[str]]:
+    """(read, written): the scratch files a command names (not the shipped ones), those it
+    writes (an option's value, a redirection) apart. Comments and a here-document's body
+    are not read."""
+    head = command.split("<<")[0]
+    words = re.split(r"[\s|;()'\"]+|(?=>)|(?<=>)", re.sub(r"(^|\s)#[^\n]*", " ", head))
+    words = [w for w in words if w]
+    written = {w for flag, w in zip(words, words[1:], strict=False) if flag in WRITES}
+    named = {w for w in words if FILE.match(w) and not w.startswith(SHIPPED)}
+    # an --output-dir is read too: a later command resumes into it (--skip-existing)
+    return named - written, written & named
+
+
+def runs(text: str) -> list[list[str]]:
+    """The commands of a script as runs that need no other: per command that no later one
+    depends on, the commands it depends on (the last earlier writer of each file it reads,
+    or where none wrote it with an option, the first that named it: a script that writes
+    its positional arguments), theirs, and itself, in script order.
+
+    >>> [len(r) for r in runs("hodyn a -o x.csv\\nhodyn b x.csv -o z.csv\\nhodyn c x.csv")]
+    [2, 2]
+    """
+    cmds = commands(text)
+    needs: list[set[int]] = []
+    writer: dict[str, int] = {}  # file -> the last command that wrote it
+    named: dict[str, int] = {}  # file -> the first command that named it
+    for j, command in enumerate(cmds):
+        read, written = files(command)
+        needs.append({writer.get(f, named.get(f)) for f in read if f in named})
+        writer |= dict.fromkeys(written, j)
+        named = dict.fromkeys(read | written, j) | named
+    ends = set(range(len(cmds))) - set().union(*needs)
+
+    def closure(j: int) -> set[int]:
+        return {j}.union(*(closure(i) for i in needs[j]))
+
+    return [[cmds[i] for i in sorted(closure(j))] for j in sorted(ends)]
+
+
 def marks(path: Path):
     return [pytest.mark.cluster] if path.name == "scale.md" else []
 
 
-@pytest.mark.parametrize("doc", [pytest.param(p, id=p.name, marks=marks(p)) for p in DOCS
-                                 if shell_blocks(p)])
-def test_every_documented_command_runs(tmp_path, doc):
-    for name in ("urdf", "sample_trajectories", "docs"):  # as a fresh clone has them
-        shutil.copytree(ROOT / name, tmp_path / name)
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+def cases(doc: Path) -> list[tuple[tuple[str, ...], str]]:
+    """``(set_up, command)`` per run of the file (a shell session's file: all in one)."""
     text = script(shell_blocks(doc))
-    result = subprocess.run(["bash", "-euo", "pipefail", "-c", text], cwd=tmp_path, env=env,
+    if SESSION.search(text):
+        return [((), "\n".join(commands(text)))] if text.strip() else []
+    return [(tuple(run[:-1]), run[-1]) for run in runs(text)]
+
+
+CASES = [pytest.param(doc, set_up, command, id=f"{doc.name}-{k}", marks=marks(doc))
+         for doc in DOCS for k, (set_up, command) in enumerate(cases(doc))]
+
+
+def bash(text: str, folder: Path, doc: Path) -> None:
+    """Run ``text`` in ``folder`` as the documentation's reader would: every line must
+    succeed, and every documented check or retime (of the iiwa with urdf/iiwa14_limits.toml,
+    whose motor limits need the drives it was written for) checks every limit of its file."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    result = subprocess.run(["bash", "-euo", "pipefail", "-c", text], cwd=folder, env=env,
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, f"{doc.name}:\n{text}\n--- stderr:\n{result.stderr[-3000:]}"
-    # the shipped files and the examples agree: every documented check or retime (of the
-    # iiwa with urdf/iiwa14_limits.toml, whose motor limits need the drives it was written
-    # for) checks every limit of its file
     unchecked = [line for line in result.stderr.splitlines() if "limits not checked" in line]
     assert not unchecked, f"{doc.name}: {unchecked}"
+
+
+@pytest.fixture(scope="session")
+def prepared(tmp_path_factory):
+    """``prepare(doc, set_up)``: a scratch directory as a fresh clone has it (robots, sample
+    trajectories, docs) after the commands ``set_up``, made once per worker."""
+    made: dict[tuple, Path] = {}
+
+    def prepare(doc: Path, set_up: tuple[str, ...]) -> Path:
+        if (doc, set_up) not in made:
+            folder = tmp_path_factory.mktemp("clone")
+            for name in ("urdf", "sample_trajectories", "docs"):
+                shutil.copytree(ROOT / name, folder / name)
+            if set_up:
+                bash("\n".join(set_up), folder, doc)
+            made[doc, set_up] = folder
+        return made[doc, set_up]
+
+    return prepare
+
+
+@pytest.mark.parametrize("doc, set_up, command", CASES)
+def test_every_documented_command_runs(tmp_path, prepared, doc, set_up, command):
+    shutil.copytree(prepared(doc, set_up), tmp_path, dirs_exist_ok=True)
+    bash(command, tmp_path, doc)
+
+
+def test_every_command_runs_after_what_it_reads():
+    """Every command of a file is in a run, in the file's order within it; a command that
+    reads a file runs after the one that wrote it (README: compute, then cut | paste, then
+    forward on what they made)."""
+    for doc in DOCS:
+        text = script(shell_blocks(doc))
+        cmds, parts = commands(text), runs(text)
+        assert {c for r in parts for c in r} == set(cmds), doc.name
+        for r in parts:
+            assert [cmds.index(c) for c in r] == sorted(cmds.index(c) for c in r), doc.name
+    readme = runs(script(shell_blocks(ROOT / "README.md")))
+    chain = next(r for r in readme if any("hodyn forward" in c for c in r))
+    assert [c.split()[0:2] for c in chain] == [["hodyn", "compute"], ["cut", "-d,"],
+                                               ["hodyn", "forward"]]
+    assert len(readme) > 20  # spread over the workers
 
 
 def test_the_readme_main_job_is_among_them():

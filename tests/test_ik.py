@@ -300,6 +300,17 @@ def test_joint_limits_are_warned_about(tmp_path, iiwa6):
     assert r.returncode == 2 and not (tmp_path / "strict.csv").exists()
 
 
+@pytest.fixture(scope="module")
+def flange_csv(tmp_path_factory, iiwa6) -> str:
+    """The flange's motion as ``hodyn kinematics`` writes it (made once for the cases)."""
+    folder = tmp_path_factory.mktemp("flange")
+    traj = motion_of(iiwa6, OFFSET6, np.arange(0, 0.05, 0.005), orders=3)
+    write_trajectory(str(folder / "q.csv"), traj)
+    assert hodyn("kinematics", IIWA, folder / "q.csv", "--link", EE, "--order", 1, *LOCK,
+                 "-o", folder / "ee.csv").returncode == 0
+    return (folder / "ee.csv").read_text()
+
+
 def _cells(header: str, row: str, change) -> tuple[str, str]:
     """``row`` with ``change(name, value)`` applied to each of its cells."""
     names, cells = header.split(","), row.split(",")
@@ -328,13 +339,8 @@ def _huge(h, r):  # finite, but |R^T R - I| overflows
      "no joint configuration reaches the pose of 'iiwa_link_ee' at t = 0 s"),
     (lambda h, r: (h, r), ("--task", "joint"), "'joint' is not one of"),
 ])
-def test_bad_input_one_line_exit_2_output_untouched(tmp_path, iiwa6, edit, args, message):
-    t = np.arange(0, 0.05, 0.005)
-    traj = motion_of(iiwa6, OFFSET6, t, orders=3)
-    write_trajectory(str(tmp_path / "q.csv"), traj)
-    assert hodyn("kinematics", IIWA, tmp_path / "q.csv", "--link", EE, "--order", 1, *LOCK,
-                 "-o", tmp_path / "ee.csv").returncode == 0
-    header, first, *rest = (tmp_path / "ee.csv").read_text().splitlines()
+def test_bad_input_one_line_exit_2_output_untouched(tmp_path, flange_csv, edit, args, message):
+    header, first, *rest = flange_csv.splitlines()
     header, first = edit(header, first)
     (tmp_path / "bad.csv").write_text("\n".join([header, first, *rest]) + "\n")
     (tmp_path / "out.csv").write_text("precious")
