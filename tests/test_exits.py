@@ -123,6 +123,38 @@ def test_a_signal_stops_the_run_and_leaves_nothing(tmp_path, long_input, sig, st
     assert not temporaries(tmp_path)
 
 
+def test_a_signal_is_forgotten_when_its_region_ends():
+    """Inside stop.deferred() a signal makes every other thread's check() give up (a batch's
+    files); once the region has ended, by the signal or not, threads stream again (a run in
+    the same process after it: a test worker's next test)."""
+    from hodyn_cli.pipeline import stop
+
+    def other_thread_gives_up() -> bool:
+        seen = []
+
+        def look():
+            try:
+                stop.check()
+            except stop.Abandoned:
+                seen.append(True)
+
+        thread = threading.Thread(target=look)
+        thread.start()
+        thread.join()
+        return bool(seen)
+
+    with stop.deferred():
+        stop.interrupt(KeyboardInterrupt())
+        assert other_thread_gives_up()
+        with pytest.raises(KeyboardInterrupt):
+            stop.check()
+    assert not other_thread_gives_up()
+    with pytest.raises(KeyboardInterrupt), stop.deferred():
+        stop.interrupt(KeyboardInterrupt())
+        stop.check()
+    assert not other_thread_gives_up()
+
+
 @pytest.mark.parametrize("listed", [False, True], ids=["arguments", "from-list"])
 def test_a_signal_stops_a_batch_and_keeps_only_finished_outputs(tmp_path, long_input, listed):
     """docs/scale.md: the outputs finished before the signal are kept and named in its one

@@ -63,10 +63,11 @@ def deferred() -> Iterator[None]:
     except BaseException:
         _depth -= 1
         if not _depth:
-            _pending.clear()
+            reset()  # the threads it coordinated have ended
         raise
     _depth -= 1
     if not _depth:
+        _stopping.clear()
         check()
 
 
