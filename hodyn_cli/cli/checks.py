@@ -55,12 +55,15 @@ def validate(
     sim_rtol: Annotated[float, typer.Option(
         min=0, help="Tolerance of the simulation checks (relative).")] = 1e-8,
     torques: Annotated[str | None, typer.Option(
+        metavar="TAU",
         help="Torques from elsewhere to judge, at TRAJ's samples: t, tau_<joint> (taud_, "
              "taudd_ optional) as hodyn compute writes them (HDF5: datasets t, tau, ..., "
              "attribute joint_names); compared with the computed ones (a torques check per "
-             "joint) and, with --simulate, simulated.", show_default=False)] = None,
+             "joint and order) and, with --simulate, driving the simulation.",
+        show_default=False)] = None,
     torque_rtol: Annotated[float, typer.Option(
-        min=0, help="Tolerance of the --torques checks (relative).")] = 1e-8,
+        min=0, help="Tolerance of the --torques checks (relative to the largest computed "
+                    "torque).")] = 1e-8,
     drives: DrivesFile = None,
     model_kind: DriveModel = None,
     rigid_drives: RigidDrives = False,

@@ -85,6 +85,6 @@ def torque_notes(given: TorqueReader) -> list[Diagnostic]:
     notes = [Diagnostic("notice", f"{given.path}: judging the given {orders}")]
     if given.ignored:
         notes.append(Diagnostic("notice", f"{given.path}: ignoring {len(given.ignored)} "
-                                          f"column(s) that are not torques: "
-                                          f"{listing(given.ignored)}"))
+                                          "column(s), not tau, taud or taudd of an "
+                                          f"independent joint: {listing(given.ignored)}"))
     return notes
