@@ -39,9 +39,18 @@ __all__ = ["SIM_WINDOW", "Windows", "Replay", "given_torques"]
 
 #: seconds simulated from each of the file's states
 SIM_WINDOW = 0.2
-#: the interpolation of D given orders, in words
-INTERPOLATION = {1: "cubic spline of tau", 2: "cubic Hermite of tau, taud",
-                 3: "quintic Hermite of tau, taud, taudd"}
+
+
+def interpolation(D: int) -> str:
+    """The interpolation of D given torque orders, in words.
+
+    >>> interpolation(1), interpolation(3)
+    ('cubic spline of tau', 'Hermite polynomial of degree 5 of tau, taud, taudd')
+    """
+    if D == 1:
+        return "cubic spline of tau"
+    names = ", ".join(derivative_name("tau", k) for k in range(D))
+    return f"Hermite polynomial of degree {2 * D - 1} of {names}"
 
 
 def given_torques(motion: Trajectory) -> np.ndarray:
@@ -219,7 +228,7 @@ class Replay(Windows):
 
     def _detail(self, key: str, scale: float) -> str:
         p = convergence_order(self.orders)
-        return (f"forward dynamics driven by the given torques ({INTERPOLATION[self.orders]} "
+        return (f"forward dynamics driven by the given torques ({interpolation(self.orders)} "
                 f"between the samples) from the file's state every {self.window:.3g} s "
                 f"({self.windows} windows), against the file's q, qd at every sample; DOP853 "
                 f"at {RTOL:g}; expected: the integrator's bound "
