@@ -1,18 +1,23 @@
 """Proof of the numbers (``hodyn validate``): the computed torques against finite differences,
-the methods against each other, the data's own consistency, the model, and a forward
-simulation."""
+the methods against each other, the data's own consistency, the model, a forward
+simulation, and torques from elsewhere against all of them."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from hodyn_cli.api.contacts import read_contacts
 from hodyn_cli.api.drives import drives_for
-from hodyn_cli.api.results import Motion
+from hodyn_cli.api.dynamics import torque_rates
+from hodyn_cli.api.results import Motion, capable
 from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.core.trajectory import Trajectory, derivative_name
+from hodyn_cli.errors import HodynError
 
 if TYPE_CHECKING:
     from hodyn_cli.algorithms.verification.validate import Report, Tolerances
@@ -26,15 +31,21 @@ def validate_motion(robot: Model, *derivatives: Any, t: Any = None, methods: Any
                     source: str = "", estimated: tuple[str, ...] = (),
                     warnings: Iterable[str] = (), chunks: Iterable[Trajectory] | None = None,
                     simulate: bool = False, drives: Any = None, drive_model: str = "full",
-                    contacts: Any = (), **named: Any) -> Report:
+                    contacts: Any = (), tau: Any = None, torques: bool = False,
+                    **named: Any) -> Report:
     """The checks of ``hodyn validate``: a :class:`hodyn_cli.algorithms.verification.validate.Report`
     (``.passed``, ``.checks``). ``chunks``: the trajectory as consecutive chunks instead (one
     pass, memory bounded by a chunk and the ``samples`` checked). ``estimated``: derivative
     names that were estimated from the data (their consistency checks are reported as such);
     ``warnings``: what reading the input warned about (counted as ``warn`` checks).
     ``tolerances``: a :class:`~hodyn_cli.algorithms.verification.validate.Tolerances`.
-    ``simulate``: also integrate the forward dynamics driven by the computed torques and
-    compare with q, qd (needs ``t``). ``drives`` (rigid, as for
+    ``simulate``: also integrate the forward dynamics from the state every 0.2 s (needs
+    ``t``): driven by the computed torques along each sample's local Taylor motion, against
+    that motion; with given torques, by them, against the samples' q, qd. ``tau``: torques
+    from elsewhere to judge (N x m, the independent joints'; ``taud=``, ``taudd=``: their
+    derivatives), against the computed ones and, with ``simulate``, interpolated between
+    the samples; with ``chunks``, ``torques=True`` says each chunk's ``series`` carries them
+    (``tau``, ``taud``, ...). ``drives`` (rigid, as for
     :func:`~hodyn_cli.api.drives.drive_dynamics`; ``drive_model``): also check the drives'
     columns tau, taum, current. ``contacts`` (as :func:`~hodyn_cli.api.contacts.read_contacts`
     takes them; a floating base on them): the torques and contact wrenches of
@@ -42,13 +53,29 @@ def validate_motion(robot: Model, *derivatives: Any, t: Any = None, methods: Any
     from hodyn_cli.algorithms.verification.validate import Tolerances, validate
     from hodyn_cli.modeling import coupling
 
+    given = torque_rates(robot, tau, named)
+    torques = torques or bool(given)
+    capable("validate", robot, torques=torques, drives=drives is not None)
     motion: Trajectory | Iterable[Trajectory]
     if chunks is None:
         motion = Motion(robot, derivatives, named, t=t, wrenches=wrenches).full
+        if given:
+            motion = _carrying(motion, given)
+    elif given:
+        raise HodynError("with chunks, the given torques come in their series (torques=True)")
     else:
         motion = (coupling.of(robot).expand(chunk) for chunk in chunks)
     return validate(robot, motion, methods=methods, gravity=gravity, samples=samples,
                     tolerances=tolerances or Tolerances(), source=source, estimated=estimated,
                     warnings=tuple(warnings), simulate=simulate, drive_model=drive_model,
                     drives=None if drives is None else drives_for(robot, drives, "validate"),
-                    contacts=read_contacts(robot, contacts) if contacts else ())
+                    contacts=read_contacts(robot, contacts) if contacts else (),
+                    torques=torques)
+
+
+def _carrying(motion: Trajectory, given: list[np.ndarray]) -> Trajectory:
+    """``motion`` with the given torques ``[tau, taud, ...]`` (N, m) in its series."""
+    if any(g.shape[0] != motion.n_samples for g in given):
+        raise HodynError(f"tau and its derivatives need {motion.n_samples} samples, like q")
+    return replace(motion, series={**(motion.series or {}),
+                                   **{derivative_name("tau", k): g for k, g in enumerate(given)}})

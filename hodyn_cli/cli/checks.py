@@ -47,10 +47,23 @@ def validate(
     data_rtol: Annotated[float, typer.Option(
         min=0, help="Tolerance of the input-consistency checks (relative).")] = 1e-3,
     simulate: Annotated[bool, typer.Option(
-        "--simulate", help="Also integrate the forward dynamics driven by the computed torques "
-                           "and compare with q, qd (from the file's state every 0.2 s).")] = False,
+        "--simulate", help="Also integrate the forward dynamics for 0.2 s from the file's q, "
+                           "qd every 0.2 s: driven by the computed torques along each such "
+                           "sample's local Taylor motion, compared with that motion; with "
+                           "--torques, driven by the given torques (interpolated between the "
+                           "samples), compared with the file's q, qd samples.")] = False,
     sim_rtol: Annotated[float, typer.Option(
         min=0, help="Tolerance of the simulation checks (relative).")] = 1e-8,
+    torques: Annotated[str | None, typer.Option(
+        metavar="TAU",
+        help="Torques from elsewhere to judge, at TRAJ's samples: t, tau_<joint> (taud_, "
+             "taudd_ optional) as hodyn compute writes them (HDF5: datasets t, tau, ..., "
+             "attribute joint_names); compared with the computed ones (a torques check per "
+             "joint and order) and, with --simulate, driving the simulation.",
+        show_default=False)] = None,
+    torque_rtol: Annotated[float, typer.Option(
+        min=0, help="Tolerance of the --torques checks (relative to the largest computed "
+                    "torque).")] = 1e-8,
     drives: DrivesFile = None,
     model_kind: DriveModel = None,
     rigid_drives: RigidDrives = False,
@@ -58,10 +71,12 @@ def validate(
 ) -> None:
     """Check tau, taud, taudd against finite differences and across methods; check the input.
 
-    With --drives, also the drives' tau, taum and currents (finite differences, zero rotor
-    inertia = rigid, the rotors built as bodies). With --floating-base, also the base wrench
-    and the root's motion (docs/floating.md); with --contacts, the torques and contact
-    wrenches on them and the contacts' own checks (docs/contacts.md).
+    With --torques, also judge torques from elsewhere (a controller's log, another library)
+    against the computed ones and, with --simulate, by the motion they drive. With --drives,
+    also the drives' tau, taum and currents (finite differences, zero rotor inertia = rigid,
+    the rotors built as bodies). With --floating-base, also the base wrench and the root's
+    motion (docs/floating.md); with --contacts, the torques and contact wrenches on them and
+    the contacts' own checks (docs/contacts.md).
 
     Exit status 0: every check passed; 1: a check failed; 2: bad usage or input.
     """
@@ -77,7 +92,7 @@ def validate(
     fmt = report_format(report) if report else None
     model = s.model(robot, traj)
     s.capable("validate", model, simulate=simulate, drives=drives is not None,
-              method=method is not None
+              torques=torques is not None, method=method is not None
               and any(m.value in ("spatial", "closed-form") for m in method))
     contacts = s.read_contacts(model)
     d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
@@ -87,8 +102,10 @@ def validate(
         contacts=contacts, jobs=s.jobs, gravity=g, samples=samples or None,
         methods=None if not method or ValidateMethod("all") in method
         else [m.value for m in method],
-        tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol, simulation=sim_rtol),
-        simulate=simulate, drives=d, drive_model=(model_kind or ElasticModel.full).value)
+        tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol, simulation=sim_rtol,
+                              torques=torque_rtol),
+        simulate=simulate, drives=d, drive_model=(model_kind or ElasticModel.full).value,
+        torques=torques)
     if report is not None and fmt is not None:
         write_text(report, render_report(result, fmt))
     render.validation(result)

@@ -139,7 +139,8 @@ def _figures(report: Report) -> list[tuple[str, str]]:
 
 def _simulation_figure(sim: dict) -> tuple[str, str]:
     """Per window, the largest |q simulated - q| and |qd simulated - qd| per joint (q, qd of
-    the local Taylor motion of the window's first sample), over the time the window starts."""
+    what the simulation is compared with: the local Taylor motion of the window's first
+    sample, or with given torques the file's samples), over the time the window starts."""
     import matplotlib.pyplot as plt
 
     t, names = sim["starts"], sim["joint_names"]
@@ -150,16 +151,15 @@ def _simulation_figure(sim: dict) -> tuple[str, str]:
             err = sim[key][:, j]
             ax.semilogy(t, np.where(err > 0, err, np.nan), ".-", lw=0.9, ms=2, color="C3")
             if j == 0:
-                ax.set_title(f"largest |{key} simulated - {key} of the sample's Taylor motion| "
-                             "per window",
-                             fontsize=9)
+                ax.set_title(f"largest |{key} simulated - {key}| per window ({key} of "
+                             f"{sim['against']})", fontsize=9)
         axes[j][0].set_ylabel(name, fontsize=8)
     axes[-1][0].set_xlabel("t [s] at which the window starts from the file's state")
     axes[-1][1].set_xlabel("t [s]")
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90)
     plt.close(fig)
-    return "simulation: forward dynamics driven by the computed torques", \
+    return f"simulation: forward dynamics driven by {sim['driven']}", \
         base64.b64encode(buf.getvalue()).decode()
 
 

@@ -1,15 +1,22 @@
 """A trajectory file proven (``hodyn validate``): its chunks read once through the checks of
-:func:`hodyn_cli.api.validate_motion` (memory bounded by a chunk and the samples checked)."""
+:func:`hodyn_cli.api.validate_motion` (memory bounded by a chunk and the samples checked),
+with the torques of another file to judge read in lockstep (``--torques``)."""
 
 from __future__ import annotations
 
-from contextlib import closing
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, closing
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from hodyn_cli import api
-from hodyn_cli.core.model import Model
+from hodyn_cli.core.model import Diagnostic, Model
+from hodyn_cli.core.trajectory import Trajectory, derivative_name
+from hodyn_cli.errors import HodynError
+from hodyn_cli.io.paths import listing
+from hodyn_cli.io.torques import TorqueReader
 from hodyn_cli.modeling.contacts import Contact
 from hodyn_cli.pipeline.inputs import open_input
 from hodyn_cli.pipeline.jobs import contact_flags
@@ -30,25 +37,54 @@ def validate_file(model: Model, source: str, *, notify: Notify = None,
                   wrench: str | None = None, estimate: bool = False, cutoff: float | None = None,
                   strict: bool = False, floating: bool = False, base_motion: str | None = None,
                   contacts: tuple[Contact, ...] = (), jobs: int | None = None,
-                  **checks: Any) -> Report:
+                  torques: str | None = None, **checks: Any) -> Report:
     """The checks of :func:`hodyn_cli.api.validate_motion` (``checks``: its options) on the
     trajectory at ``source``, read chunk by chunk as :func:`~hodyn_cli.pipeline.inputs.open_input`
     reads it (``wrench``, ``estimate``, ``cutoff``, ``strict``; a floating root's twist to
     Vbdd, Vbddd where the file has it; the flags of ``contacts``), its chunks read ahead on
 ``jobs`` threads (default: every core). What reading it warned about
     counts as ``warn`` checks; ``notify`` hears the input's notes. An overflow is an error
-    (the torques) or fails its check (NaN): no numpy warnings."""
-    with open_input(source, model, NEED, wrench=wrench, wrench_need=NEED - 1, cutoff=cutoff,
-                    estimate=estimate, strict=strict, floating=floating,
-                    base_motion=base_motion, base_orders=NEED - 1, base_most=NEED,
-                    flags=contact_flags(contacts)) as reader:
-        tell(notify, reader.notes)
+    (the torques) or fails its check (NaN): no numpy warnings. ``torques``: a file of torques
+    to judge (:class:`~hodyn_cli.io.torques.TorqueReader`: the columns hodyn compute writes,
+    the trajectory's samples row for row), carried in each chunk's ``series``."""
+    if torques == "-" and source == "-":
+        raise HodynError("the trajectory and --torques cannot both come on stdin")
+    with ExitStack() as stack:
+        reader = stack.enter_context(open_input(
+            source, model, NEED, wrench=wrench, wrench_need=NEED - 1, cutoff=cutoff,
+            estimate=estimate, strict=strict, floating=floating, base_motion=base_motion,
+            base_orders=NEED - 1, base_most=NEED, flags=contact_flags(contacts)))
+        given = None if torques is None else stack.enter_context(TorqueReader(torques, model))
+        tell(notify, reader.notes + ([] if given is None else torque_notes(given)))
         # read ahead on the threads; closed (its threads ended) however the pass ends
-        with closing(prefetched(reader, jobs or default_jobs(), reader.cancel)) as chunks, \
-                np.errstate(over="ignore", invalid="ignore"):
-            report = api.validate_motion(
-                model, chunks=chunks, source=source, estimated=reader.estimated,
-                warnings=[n.message for n in reader.notes if n.level == "warning"],
-                contacts=contacts, **checks)
+        chunks: Iterable[Trajectory] = stack.enter_context(
+            closing(prefetched(reader, jobs or default_jobs(), reader.cancel)))
+        stack.enter_context(np.errstate(over="ignore", invalid="ignore"))
+        report = api.validate_motion(
+            model, chunks=chunks if given is None else carrying(chunks, given), source=source,
+            estimated=reader.estimated, torques=given is not None,
+            warnings=[n.message for n in reader.notes if n.level == "warning"],
+            contacts=contacts, **checks)
     tell(notify, reader.end_notes())
     return report
+
+
+def carrying(chunks: Iterable[Trajectory], given: TorqueReader) -> Iterator[Trajectory]:
+    """The chunks with the given torques of their samples in their ``series`` (``tau``,
+    ``taud``, ...: N x m); an error where the files' samples differ."""
+    for chunk in chunks:
+        tau = given.take(chunk.n_samples, chunk.t)
+        yield replace(chunk, series={**(chunk.series or {}), **{
+            derivative_name("tau", k): tau[:, k] for k in range(given.orders)}})
+    given.finish()
+
+
+def torque_notes(given: TorqueReader) -> list[Diagnostic]:
+    """What reading the torques says: which orders it judges, the columns it passes over."""
+    orders = ", ".join(derivative_name("tau", k) for k in range(given.orders))
+    notes = [Diagnostic("notice", f"{given.path}: judging the given {orders}")]
+    if given.ignored:
+        notes.append(Diagnostic("notice", f"{given.path}: ignoring {len(given.ignored)} "
+                                          "column(s), not tau, taud or taudd of an "
+                                          f"independent joint: {listing(given.ignored)}"))
+    return notes

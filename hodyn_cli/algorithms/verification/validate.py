@@ -31,11 +31,19 @@
    expected error is the integrator's, bounded by the same integration at 100x its
    tolerances. Open-loop motion of an arm is unstable (errors grow ~e^(7 t) on the iiwa),
    so the windows are short; in 0.2 s a torque off by 1e-5 relative moves q by ~1e-5
-   relative on the bundled robots, the exact torques by 1e-13 to 1e-12.
+   relative on the bundled robots, the exact torques by 1e-13 to 1e-12. With given torques
+   (``torques=True``) the simulation is theirs instead
+   (:class:`~hodyn_cli.algorithms.verification.simulation.Replay`): interpolated between the
+   file's samples, against the file's q, qd at every sample of each window; the expected
+   error adds the interpolation's (Richardson: every other sample).
 7. **drives** (with rigid drives, :mod:`hodyn_cli.algorithms.verification.validate_drives`): every
    derivative of tau, tau_m and the currents by finite differences as in 1, the drive model
    with zero rotor inertia against the rigid torques, and the full model against the rotors
    built as bodies of their own.
+8. **torques** (``torques=True``: the chunks' ``series`` carry given torques ``tau``,
+   ``taud``, ... in the independent joints, from elsewhere): at the checked samples, per
+   joint and order, ``max |given - computed|`` (the first method's) relative to the largest
+   computed magnitude of that order over the joints.
 
 A floating base (chunks with a ``base``, docs/floating.md): the torque checks 1-3 cover the
 base wrench too (6 more columns ``W_<root>_mx .. _fz`` next to the joints'); the local Taylor
@@ -83,6 +91,8 @@ from hodyn_cli.algorithms.verification.checks import (
     verdict,
     worst,
 )
+from hodyn_cli.algorithms.verification.simulate import WINDOWS
+from hodyn_cli.algorithms.verification.simulation import SIM_WINDOW, Replay, Windows, given_torques
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import (
@@ -98,9 +108,8 @@ from hodyn_cli.modeling.drives import Drives
 
 __all__ = ["Tolerances", "Check", "Report", "validate"]
 
-#: seconds simulated from each of the file's states (check 6), the instants compared in each,
-#: and the windows simulated side by side
-SIM_WINDOW, SIM_POINTS, WINDOWS = 0.2, 8, 64
+#: instants compared in each window of check 6 driven along the local Taylor motion
+SIM_POINTS = 8
 
 
 @dataclass(frozen=True)
@@ -121,7 +130,12 @@ class Tolerances:
     - ``simulation`` 1e-8: q, qd simulated from the computed torques agree with the local
       Taylor motion they were computed along to ~1e-12 relative (integration at 1e-12; its
       error bound, printed as "expected", 1e-12 to 1e-10); a torque off by 1e-5 relative errs by
-      ~1e-6 to 1e-4.
+      ~1e-6 to 1e-4. Given torques interpolated between samples add the interpolation's
+      error (its estimate is part of "expected"; each check allows 10x that).
+    - ``torques`` 1e-8: given torques from float64 arithmetic (hodyn compute's own file,
+      another library) agree with hodyn's to ~1e-13; a trajectory whose qdd is off by 1e-5
+      relative moves the torques by ~1e-6 relative. Torques stored as float32 (rounding
+      6e-8) need a looser tolerance.
     """
 
     fd: float = 1e-8
@@ -130,6 +144,7 @@ class Tolerances:
     sampled: float = 1e-2
     structure: float = 1e-10
     simulation: float = 1e-8
+    torques: float = 1e-8
 
 
 @dataclass
@@ -187,7 +202,7 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
              tolerances: Tolerances = Tolerances(), gravity=GRAVITY, source: str = "",
              estimated: tuple[str, ...] = (), warnings: tuple[str, ...] = (),
              simulate: bool = False, drives: Drives | None = None, drive_model: str = "full",
-             contacts: tuple[Contact, ...] = ()) -> Report:
+             contacts: tuple[Contact, ...] = (), torques: bool = False) -> Report:
     """Run all checks; ``trajectory``: one :class:`Trajectory` (all joints) or its chunks in
     order (one pass over them: memory is bounded by a chunk and the checked samples).
     ``samples``: how many evenly spread samples the torque checks use (None or 0: all, held
@@ -197,7 +212,9 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
     typo), counted as ``warn`` checks of group ``input``. ``simulate``: also the simulation
     checks (6), chunk by chunk. ``drives`` (rigid; ``drive_model`` full or reflected): also
     the drives' columns (:mod:`hodyn_cli.algorithms.verification.validate_drives`).
-    ``contacts``: a floating base on them (module docstring).
+    ``contacts``: a floating base on them (module docstring). ``torques``: every chunk's
+    ``series`` carries given torques ``tau``, ``taud``, ... (N x m, the independent joints'):
+    the torques checks (8), and the simulation is driven by them.
 
     >>> from pathlib import Path
     >>> from hodyn_cli.modeling.urdf import load_model
@@ -215,7 +232,9 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
     for m in methods:
         if m not in METHODS:
             raise HodynError(f"unknown method '{m}' (choose from {', '.join(METHODS)})")
-    scan = Scan(model, samples, Simulation(model, methods[0], gravity) if simulate else None)
+    simulation = None if not simulate else Replay(model, gravity) if torques else \
+        Simulation(model, methods[0], gravity)
+    scan = Scan(model, samples, simulation, torques)
     for chunk in [trajectory] if isinstance(trajectory, Trajectory) else trajectory:
         if chunk.orders < 4:
             raise HodynError("validation needs at least q, qd, qdd, qddd (to check taud)",
@@ -260,6 +279,9 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
         report.step = h
         report.checks += fd
     report.checks += cross_method_checks(model, results, tolerances.cross, idx, center.t, names)
+    if torques:
+        report.checks += torque_checks(model, center, results[methods[0]], tolerances.torques,
+                                       idx, methods[0])
     if contacts:
         report.checks += contact_checks(model, center, contacts, gravity, tolerances.cross, idx)
     if drives is not None:
@@ -294,22 +316,23 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
 
 class Picked:
     """The rows a :class:`Sampler` kept: ``index`` (sample numbers, increasing), the rows
-    themselves (``derivatives``, ``t``, ``wrenches``), and which of them are the checked
-    samples (``centres``: positions in the kept rows; their neighbours are kept too)."""
+    themselves (``derivatives``, ``t``, ``wrenches``, ``series``), and which of them are the
+    checked samples (``centres``: positions in the kept rows; their neighbours are kept
+    too)."""
 
     def __init__(self, index, derivatives, t, wrenches, centres, joint_names, base=None,
-                 flags=None):
+                 series=None):
         self.index, self.derivatives, self.t, self.wrenches = index, derivatives, t, wrenches
         self.centres, self.joint_names, self.base = centres, joint_names, base
-        self.flags = flags  # contact_<name> -> (rows,), or None
+        self.series = series  # contact_<name> -> (rows,), tau.. -> (rows, m); or None
 
     def at(self, rows: np.ndarray) -> Trajectory:
         W = None if self.wrenches is None else Wrenches({k: v[rows]
                                                          for k, v in self.wrenches.items()})
         base = None if self.base is None else BaseMotion(*(a[rows] for a in self.base))
-        flags = None if self.flags is None else {k: v[rows] for k, v in self.flags.items()}
+        series = None if self.series is None else {k: v[rows] for k, v in self.series.items()}
         return Trajectory(self.joint_names, self.derivatives[rows],
-                          None if self.t is None else self.t[rows], W, flags, base=base)
+                          None if self.t is None else self.t[rows], W, series, base=base)
 
 
 class Sampler:
@@ -327,11 +350,11 @@ class Sampler:
         keep = self._near(index)
         W = None if chunk.wrenches is None else {k: v[keep] for k, v in chunk.wrenches.W.items()}
         b = chunk.base
-        flags = {k: v[keep] for k, v in (chunk.series or {}).items() if v.ndim == 1}
+        series = {k: v[keep] for k, v in (chunk.series or {}).items()}
         self.parts.append((index[keep], chunk.derivatives[keep],
                            None if chunk.t is None else chunk.t[keep], W,
                            None if b is None else (b.R[keep], b.p[keep], b.Vb[keep]),
-                           flags or None))
+                           series or None))
         while self.samples and self._count() > 2 * self.samples:
             self.stride *= 2  # the same final stride however the stream is cut into chunks
             self.parts = [self._filter(p) for p in self._merged()]
@@ -351,35 +374,38 @@ class Sampler:
             k: np.concatenate([p[3][k] for p in self.parts]) for k in self.parts[0][3]}
         base = None if self.parts[0][4] is None else tuple(
             np.concatenate([p[4][a] for p in self.parts]) for a in range(3))
-        flags = None if self.parts[0][5] is None else {
+        series = None if self.parts[0][5] is None else {
             k: np.concatenate([p[5][k] for p in self.parts]) for k in self.parts[0][5]}
-        return [(index, d, t, W, base, flags)]
+        return [(index, d, t, W, base, series)]
 
     def _filter(self, part: tuple) -> tuple:
-        index, d, t, W, base, flags = part
+        index, d, t, W, base, series = part
         keep = self._near(index)
         return (index[keep], d[keep], None if t is None else t[keep],
                 None if W is None else {k: v[keep] for k, v in W.items()},
                 None if base is None else tuple(a[keep] for a in base),
-                None if flags is None else {k: v[keep] for k, v in flags.items()})
+                None if series is None else {k: v[keep] for k, v in series.items()})
 
     def picked(self, N: int, joint_names) -> Picked:
-        index, d, t, W, base, flags = self._merged()[0]
+        index, d, t, W, base, series = self._merged()[0]
         multiples = np.flatnonzero(index % self.stride == 0)
         if self.samples and self.samples < len(multiples):
             multiples = np.unique(multiples[np.linspace(0, len(multiples) - 1,
                                                         self.samples).round().astype(int)])
-        return Picked(index, d, t, W, multiples, joint_names, base, flags)
+        return Picked(index, d, t, W, multiples, joint_names, base, series)
 
 
 class Scan:
     """Everything :func:`validate` needs from the whole trajectory, gathered chunk by chunk:
     the checked samples (:class:`Sampler`), the data-consistency statistics of q and of the
-    wrenches (:class:`Consistency`), the joint-limit margins (:class:`Limits`)."""
+    wrenches (:class:`Consistency`), the joint-limit margins (:class:`Limits`), the windows
+    of the simulation (check 6, ``simulation``). ``torques``: the chunks carry given
+    torques."""
 
-    def __init__(self, model: Model, samples: int | None, simulation: Simulation | None = None):
+    def __init__(self, model: Model, samples: int | None, simulation: Windows | None = None,
+                 torques: bool = False):
         self.model, self.N, self.D = model, 0, 0
-        self.simulation = simulation
+        self.simulation, self.torques = simulation, torques
         self.sampler = Sampler(samples)
         self.q = Consistency("q", [f"_{j}" for j in model.joint_names],
                              np.array([t == "continuous" for t in model.joint_types]))
@@ -389,10 +415,13 @@ class Scan:
 
     def add(self, chunk: Trajectory) -> None:
         self.D = chunk.orders if not self.N else min(self.D, chunk.orders)
+        if self.torques and "tau" not in (chunk.series or {}):
+            raise HodynError("a chunk without the given torques (series 'tau')")
         if chunk.base is not None:
             if self.base is None:
-                if self.simulation is not None:
-                    capabilities.check("validate", {"floating_base", "simulate"})
+                capabilities.check("validate", {name for name, on in (
+                    ("floating_base", True), ("simulate", self.simulation is not None),
+                    ("torques", self.torques)) if on})
                 self.base = BaseConsistency()
             self.base.add(chunk.base, chunk.t, self.N)
         self.sampler.add(chunk, self.N)
@@ -559,6 +588,58 @@ def cross_method_checks(model, results: dict[str, np.ndarray], rtol: float, idx,
                             results[a][:, k], results[b][:, k], rtol, model, idx, t, f"{a},{b}",
                             names=names)
             for a, b in combinations(results, 2) for k in range(results[a].shape[1])]
+
+
+# -- 8. given torques ------------------------------------------------------------------------
+
+
+def torque_checks(model: Model, center: Trajectory, computed: np.ndarray, rtol: float, idx,
+                  method: str) -> list[Check]:
+    """The given torques ``center`` carries (:func:`given_torques`) against ``method``'s
+    (``computed``: (M, order+1, n), all joints) at the checked samples, per order and joint:
+    the largest ``|given - computed|`` relative to the largest computed magnitude of that
+    order over the joints (as every torque check, so that a joint with little torque is
+    not judged by its rounding). An order the trajectory's derivatives do not reach is
+    skipped."""
+    from hodyn_cli.modeling import coupling
+
+    given = given_torques(center)
+    ours = coupling.of(model).forces(computed, center)              # (M, order+1, m)
+    names = model.coordinate_names
+    checks = []
+    for k in range(given.shape[1]):
+        name = derivative_name("tau", k)
+        if k >= ours.shape[1]:
+            last = derivative_name("tau", ours.shape[1] - 1)
+            checks.append(Check("torques", f"{name}: given vs computed", "skip", method=method,
+                                detail=f"the computed torques go to {last} (validate computes "
+                                       "them to taudd where q goes to qdddd)"))
+            continue
+        err = np.abs(given[:, k] - ours[:, k])
+        scale = max(float(np.abs(ours[:, k]).max()), 1e-300)
+        for j, joint in enumerate(names):
+            s = int(np.argmax(err[:, j]))
+            c = Check("torques", f"{name}_{joint}: given vs computed", "pass",
+                      float(err[s, j]), float(err[s, j] / scale), rtol, method=method,
+                      worst_joint=joint, worst_sample=int(idx[s]),
+                      worst_time=None if center.t is None else float(center.t[s]))
+            c.status = verdict(c.max_rel, rtol)
+            if c.status == "fail":
+                c.detail = (f"the given {name}_{joint} differs from the computed one by "
+                            f"{c.max_rel:.3g} of the largest {name} near "
+                            + (f"t = {c.worst_time:.6g} s" if c.worst_time is not None
+                               else f"sample {c.worst_sample}")
+                            + _sign_hint(given[:, k, j], ours[:, k, j]))
+            checks.append(c)
+    return checks
+
+
+def _sign_hint(given: np.ndarray, ours: np.ndarray) -> str:
+    """Name a flipped sign when the given values are the computed ones negated (within 2 %)."""
+    denom = float(ours @ ours)
+    if denom > 0 and abs(float(given @ ours) / denom + 1) < 0.02:
+        return "; the given values look like the computed ones negated (a sign convention?)"
+    return ""
 
 
 # -- contacts --------------------------------------------------------------------------------
@@ -745,28 +826,23 @@ def model_checks(model: Model, center: Trajectory, rtol: float, gravity, idx, t)
 # -- 6. simulation ---------------------------------------------------------------------------
 
 
-class Simulation:
-    """Check 6, chunk by chunk: from the file's state at a sample every ``window`` seconds
-    (the first at or after the last one's time + ``window``, across chunks), the forward
-    dynamics driven by the method's tau along that sample's local Taylor motion
-    (:func:`hodyn_cli.algorithms.verification.simulate.simulate_local`), against the Taylor
-    motion at ``SIM_POINTS`` instants of the window. Nothing is interpolated between the
-    file's samples, so exact torques pass at any sampling rate. Kept: the largest errors
-    and where, the integrator's error bound, and per window its largest error per joint (the
-    report's plot); memory: ``WINDOWS`` states waiting to be simulated."""
+class Simulation(Windows):
+    """Check 6 driven by the computed torques, chunk by chunk: from the file's state at a
+    sample every ``window`` seconds (the first at or after the last one's time + ``window``,
+    across chunks), the forward dynamics driven by the method's tau along that sample's local
+    Taylor motion (:func:`hodyn_cli.algorithms.verification.simulate.simulate_local`), against
+    the Taylor motion at ``SIM_POINTS`` instants of the window. Nothing is interpolated
+    between the file's samples, so exact torques pass at any sampling rate. Memory:
+    ``WINDOWS`` states waiting to be simulated."""
+
+    driven, against = "the computed torques", "the sample's Taylor motion"
+    method: str
 
     def __init__(self, model: Model, method: str, gravity, window: float = SIM_WINDOW):
-        from hodyn_cli.modeling import coupling
-
-        self.model, self.method, self.gravity, self.window = model, method, gravity, window
-        self.coupling = coupling.of(model)
-        self.worst = {k: (-1.0, 0, 0, 0.0) for k in ("q", "qd")}  # err, sample, joint, t
-        self.scale = {k: 0.0 for k in ("q", "qd")}
-        self.bound = {k: 0.0 for k in ("q", "qd")}  # the integrator's error bound
-        self.starts: list[np.ndarray] = []  # window start times
-        self.peaks: dict[str, list] = {"q": [], "qd": []}  # per window, largest error per joint
+        super().__init__(model, window)
+        self.method, self.gravity = method, gravity
         self.waiting: list[tuple] = []  # (sample, t, derivatives (D, n), wrenches) to simulate
-        self.skipped, self.windows, self.next = False, 0, -np.inf
+        self.next = -np.inf
 
     def add(self, chunk: Trajectory, start: int) -> None:
         t = chunk.t
@@ -780,14 +856,14 @@ class Simulation:
             self.next = t[i] + self.window * (1 - 1e-9)
             i = int(np.searchsorted(t, self.next))
         if len(self.waiting) >= WINDOWS:
-            self._simulate()
+            self._flush()
 
     def _torques(self, motion: Trajectory) -> np.ndarray:
         """tau of the checked method along K samples of a motion, (K, m) coordinates."""
         return self.coupling.forces(inverse_dynamics(
             self.model, motion, method=self.method, order=0, gravity=self.gravity))[:, 0]
 
-    def _simulate(self) -> None:
+    def _flush(self) -> None:
         from hodyn_cli.algorithms.verification.simulate import simulate_local
 
         if not self.waiting:
@@ -800,41 +876,14 @@ class Simulation:
         x, ref, bound = simulate_local(
             self.model, Trajectory(self.model.joint_names, np.stack(d), None, wrenches),
             self._torques, offsets, gravity=self.gravity, coupling=self.coupling)
-        self.windows += len(sample)
-        self.starts.append(np.array(t0))
-        for k, key in enumerate(("q", "qd")):
-            err = np.abs(x[k] - ref[k])                                        # (K, S, m)
-            self.scale[key] = max(self.scale[key], float(np.abs(ref[k]).max()))
-            self.bound[key] = max(self.bound[key], float(bound[k].max()))
-            w, s, j = np.unravel_index(int(np.argmax(err)), err.shape)
-            if err[w, s, j] > self.worst[key][0]:
-                self.worst[key] = (float(err[w, s, j]), sample[w], int(j), t0[w] + offsets[s])
-            self.peaks[key].append(err.max(axis=1))
+        for w in range(len(sample)):
+            self._record(t0[w], x[:, w], ref[:, w], bound[:, w], None,
+                         np.full(offsets.size, sample[w]), t0[w] + offsets)
 
-    def checks(self, rtol: float, series: dict) -> list[Check]:
+    def _detail(self, key: str, scale: float) -> str:
         from hodyn_cli.algorithms.verification.simulate import LOOSER, RTOL
 
-        self._simulate()
-        if self.skipped or not self.windows:
-            return [Check("simulation", "q, qd reproduced by simulation", "skip",
-                          detail="needs a t column (a window every "
-                                 f"{self.window:.3g} s)")]
-        names = [self.model.joint_names[i] for i in self.model.coordinates]
-        series["simulation"] = {"starts": np.concatenate(self.starts), "joint_names": names}
-        checks = []
-        for key in ("q", "qd"):
-            err, s, j, t = self.worst[key]
-            scale = max(self.scale[key], 1e-300)
-            expected = self.bound[key] / scale
-            tol = max(rtol, 10 * expected)
-            c = Check("simulation", f"{key} reproduced by simulation", "pass", err, err / scale,
-                      tol, expected, method=self.method, worst_joint=names[j], worst_sample=s,
-                      worst_time=t,
-                      detail=f"forward dynamics driven by tau along the local Taylor motion "
-                             f"of the file's sample every {self.window:.3g} s ({self.windows} "
-                             f"windows; nothing interpolated: any sampling rate), DOP853 at "
-                             f"{RTOL:g}; expected: the same at {RTOL * LOOSER:g} against it")
-            c.status = verdict(c.max_rel, tol)
-            checks.append(c)
-            series["simulation"][key] = np.concatenate(self.peaks[key])
-        return checks
+        return (f"forward dynamics driven by tau along the local Taylor motion of the file's "
+                f"sample every {self.window:.3g} s ({self.windows} windows; nothing "
+                f"interpolated: any sampling rate), DOP853 at {RTOL:g}; expected: the same at "
+                f"{RTOL * LOOSER:g} against it")
