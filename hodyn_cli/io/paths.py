@@ -6,7 +6,6 @@ import errno
 import os
 import re
 import resource
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -107,12 +106,14 @@ def atomic_path(path: str) -> Iterator[str]:
         raise HodynError(f"directory '{target.parent}' does not exist", path)
     if target.is_dir():
         raise HodynError("is a directory: name a file", path)
-    try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        os.close(fd)
-        os.unlink(tmp)  # only the random name is kept: the writer creates the file ("x")
-    except OSError as e:
-        raise cannot_write(path, e) from None
+    if not os.access(target.parent, os.W_OK | os.X_OK):  # refused before any work is done
+        read_only = os.statvfs(target.parent).f_flag & os.ST_RDONLY
+        code = errno.EROFS if read_only else errno.EACCES
+        raise cannot_write(path, OSError(code, os.strerror(code)))
+    # a random name, no file yet: the writer creates it exclusively ("x"), inside the guard
+    # below (a file made here to reserve the name, removed at once, was left behind by a
+    # signal landing between the two)
+    tmp = str(target.parent / f".{target.name}.{os.urandom(6).hex()}.tmp")
     try:
         yield tmp
         umask = os.umask(0)
