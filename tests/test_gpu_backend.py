@@ -69,14 +69,25 @@ def assert_close(ours: np.ndarray, ref: np.ndarray, label, rtol: float = 1e-12) 
         assert err <= rtol * scale, f"{label} order {k}: {err:.3g} vs {scale:.3g}"
 
 
-def cases(order: int, planar: tuple[int, ...]):
+#: the programs that take longest to compile (seconds each on JAX's CPU), in the slow run
+#: (``-m slow``, also in CI): the default run keeps a tree with prismatic joints (the gripper
+#: arm), a 3D chain (the iiwa) and the 2R's ladder of orders for every kind of program
+SLOW = {("test_inverse_dynamics", "iiwa14", 2), ("test_inverse_dynamics", "quadruped", 2),
+        ("test_floating_regressor", "planar_2r", 6), ("test_floating_regressor", "iiwa14", 4),
+        ("test_fixed_base", "quadruped", 1), ("test_fixed_base", "gripper_arm", 1)}
+
+
+def cases(test: str, order: int, planar: tuple[int, ...], more=()):
     """(name, order) pairs: every robot at ``order`` (a program per robot and order takes
     seconds to compile), and the 2R, whose programs compile fast, at the orders ``planar``.
-    Order k's output holds orders 0..k: every robot is checked to ``order``, the 2R beyond."""
-    return [(name, order) for name in ALL_ROBOTS] + [("planar_2r", k) for k in planar]
+    Order k's output holds orders 0..k: every robot is checked to ``order``, the 2R beyond.
+    The pairs of :data:`SLOW` are marked slow."""
+    pairs = [(name, order) for name in ALL_ROBOTS] + [("planar_2r", k) for k in planar]
+    return [pytest.param(*pair, marks=[pytest.mark.slow] if (test, *pair) in SLOW else [])
+            for pair in [*pairs, *more]]
 
 
-@pytest.mark.parametrize("name, order", cases(2, planar=(0, 1, 3, 4)))
+@pytest.mark.parametrize("name, order", cases("test_inverse_dynamics", 2, planar=(0, 1, 3, 4)))
 def test_inverse_dynamics_with_a_floating_root_and_wrenches(name, order):
     """tau and the root's wrench F_0 for a moving root (a jet per sample) with wrenches on a
     leaf and a root child: :func:`body_fixed.chunk` with ``root``, the reference."""
@@ -89,7 +100,8 @@ def test_inverse_dynamics_with_a_floating_root_and_wrenches(name, order):
     assert_close(F0, ref_F0, (name, "F_0"))
 
 
-@pytest.mark.parametrize("name, order", cases(1, planar=(0, 2, 3, 4, 6)) + [("iiwa14", 4)])
+@pytest.mark.parametrize("name, order", cases("test_floating_regressor", 1,
+                                                planar=(0, 2, 3, 4, 6), more=[("iiwa14", 4)]))
 def test_floating_regressor(name, order):
     """Y^(k) of a floating root (its 6 rows and 10 parameters first):
     :func:`regressor.floating_regressor_numpy`."""
@@ -99,12 +111,12 @@ def test_floating_regressor(name, order):
     assert_close(Y, regressor.floating_regressor_numpy(model, qs, jet, order), name)
 
 
-@pytest.mark.parametrize("name", ALL_ROBOTS)
-def test_fixed_base_with_gravity(name):
+@pytest.mark.parametrize("name, order", cases("test_fixed_base", 1, planar=()))
+def test_fixed_base_with_gravity(name, order):
     """A fixed base (the gravity jet, one row shared by every sample), no wrenches: tau as
     the numpy passes, the compiled kernel and, for taud, Pinocchio compute it; the
     fixed-base regressor as :func:`regressor.regressor_numpy`, and Y pi = tau."""
-    model, order = MODELS[name], 1
+    model = MODELS[name]
     traj = random_cosine(model, np.linspace(0, 3, 23), orders=order + 3, seed=5)
     qs, base = traj.derivatives, base_motion(GRAVITY, order + 1)
     tau = gpu.inverse_dynamics_chunk(model, qs, base, {}, order=order, device="cpu", block=BLOCK)

@@ -187,7 +187,7 @@ def test_dask_command_line_cluster(tmp_path):
         assert scheduler_file.exists(), "the scheduler did not start"
         assert json.loads(scheduler_file.read_text())["address"].startswith("tcp://127.0.0.1")
         procs.append(subprocess.Popen([str(dask), "worker", "--scheduler-file",
-                                       str(scheduler_file), "--nworkers", "2", "--nthreads", "1",
+                                       str(scheduler_file), "--nworkers", "1", "--nthreads", "2",
                                        "--no-dashboard", "--host", "127.0.0.1"],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                       env=env))
@@ -202,10 +202,9 @@ def test_dask_command_line_cluster(tmp_path):
         for src in sources:
             made = out / (Path(src).stem + Path(src).suffix)
             assert same(made, single(tmp_path, src, Path(src).suffix[1:]))
-    finally:
-        for p in procs:
+    finally:  # the workers first: a worker whose scheduler went first waits ~8 s for it
+        for p in reversed(procs):
             p.terminate()
-        for p in procs:
             try:
                 p.wait(20)
             except subprocess.TimeoutExpired:
