@@ -301,7 +301,7 @@ def bad_files(d) -> dict:
     out["short.csv"] = "has 200 samples, the trajectory more"
     write("later.csv", [rows[0], rows[1]] + [
         ",".join([repr(float(r.split(",")[0]) + 1e-3)] + r.split(",")[1:]) for r in rows[2:]])
-    out["later.csv"] = "column 't' differs from the trajectory's at sample 1 (0.003 here, 0.002 there)"
+    out["later.csv"] = "t differs from the trajectory's at sample 1 (0.003 here, 0.002 there)"
     nan = rows[5].split(",")
     nan[3] = "nan"
     write("nan.csv", rows[:5] + [",".join(nan)] + rows[6:])

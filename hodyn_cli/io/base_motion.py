@@ -15,10 +15,10 @@ import numpy as np
 from hodyn_cli.core.motion import LinkMotion
 from hodyn_cli.core.trajectory import check_base, derivative_name
 from hodyn_cli.errors import TrajectoryError
-from hodyn_cli.io.checks import check_values
 from hodyn_cli.io.columns import ROTATION, TWIST, XYZ
+from hodyn_cli.io.lockstep import Lockstep
 from hodyn_cli.io.paths import listing
-from hodyn_cli.io.tables import Rows, open_table, row_count
+from hodyn_cli.io.tables import open_table
 
 __all__ = ["BaseMotionReader", "plan_base", "twist_orders"]
 
@@ -70,7 +70,7 @@ def twist_orders(path: str, most: int) -> int:
     return k
 
 
-class BaseMotionReader:
+class BaseMotionReader(Lockstep):
     """The base motion in ``path`` (a trajectory file with ``base_`` columns, or a
     ``--base-motion`` file), taken in lockstep with a trajectory's chunks.
 
@@ -79,47 +79,26 @@ class BaseMotionReader:
     """
 
     def __init__(self, path: str, orders: int, stdin=None):
-        self.path, self.orders, self.start = path, orders, 0
-        self.table = open_table(path, stdin)
+        self.orders = orders
+        table = open_table(path, stdin)
         try:
-            self.columns, self.twist = plan_base(self.table.names, orders, path)
+            columns, self.twist = plan_base(table.names, orders, path)
         except BaseException:
-            self.table.close()
+            table.close()
             raise
-        self.rows = Rows(self.table.blocks(self.columns))
+        super().__init__(path, table, columns)
 
-    def close(self) -> None:
-        self.table.close()
-
-    def take(self, n: int, t: np.ndarray | None) -> LinkMotion:
+    def take(self, n: int, t: np.ndarray | None) -> LinkMotion:  # type: ignore[override]
         """The next ``n`` samples (the trajectory's chunk at times ``t``): pose and the body
         (``Vb``) or spatial (``Vs``) twist with its derivatives, (n, orders, 6)."""
-        block, start = self.rows.take(n), self.start
-        if row_count(block) != n:
-            raise TrajectoryError(f"has {start + row_count(block)} samples, the trajectory more",
-                                  self.path)
-        assert block is not None  # n rows of a chunk: n > 0
-        check_values(block, self.columns, self.path, start)
-        c = int(self.columns[0] == "t")
-        if c and t is not None:
-            off = np.flatnonzero(np.abs(block[:, 0] - t) > 1e-9 * np.maximum(1.0, np.abs(t)))
-            if off.size:
-                s = off[0]
-                raise TrajectoryError(f"t differs from the trajectory's at sample {start + s} "
-                                      f"({block[s, 0]} here, {t[s]} there)", self.path)
-        p = np.ascontiguousarray(block[:, c : c + 3])
-        R = np.ascontiguousarray(block[:, c + 3 : c + 12]).reshape(n, 3, 3)
-        V = np.ascontiguousarray(block[:, c + 12 :]).reshape(n, self.orders, 6)
+        start = self.start
+        block = super().take(n, t)
+        p = np.ascontiguousarray(block[:, :3])
+        R = np.ascontiguousarray(block[:, 3:12]).reshape(n, 3, 3)
+        V = np.ascontiguousarray(block[:, 12:]).reshape(n, self.orders, 6)
         try:
             check_base(R, p, V, start)
         except TrajectoryError as e:
             raise TrajectoryError(e.message, self.path) from None
-        self.start += n
         twists = {"Vb": V} if self.twist == "Vb" else {"Vs": V}
         return LinkMotion(p, R, t=t, **twists)
-
-    def finish(self) -> None:
-        """Raise if the file has samples beyond the trajectory's."""
-        if left := self.rows.remaining():
-            raise TrajectoryError(f"has {self.start + left} samples, the trajectory {self.start}",
-                                  self.path)

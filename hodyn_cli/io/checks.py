@@ -8,7 +8,7 @@ import numpy as np
 
 from hodyn_cli.errors import TrajectoryError
 
-__all__ = ["check_values", "check_increasing"]
+__all__ = ["check_values", "check_increasing", "check_same_times"]
 
 
 def check_values(block: np.ndarray, columns: list[str], path: str, start: int,
@@ -37,3 +37,19 @@ def check_increasing(t: np.ndarray, last_t, start: int, path: str,
         s = start + bad[0] + (0 if last_t is not None else 1)
         raise TrajectoryError(f"column 't' is not increasing at {where(s)} "
                               f"({prev[bad[0]]} then {cur[bad[0]]})", path)
+
+
+def check_same_times(here: np.ndarray, there: np.ndarray, start: int, path: str) -> None:
+    """Raise naming the first sample where a second file's times ``here`` (a wrench or base
+    motion file, torques) are not the trajectory's ``there`` (1e-9 relative, 1e-9 s near 0).
+
+    >>> check_same_times(np.array([0.0, 0.002]), np.array([0.0, 0.003]), 10, "w.csv")
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    hodyn_cli.errors.TrajectoryError: w.csv: t differs ... at sample 11 (0.002 here, 0.003 there)
+    """
+    off = np.flatnonzero(~(np.abs(here - there) <= 1e-9 * np.maximum(1.0, np.abs(there))))
+    if off.size:
+        s = off[0]
+        raise TrajectoryError(f"t differs from the trajectory's at sample {start + s} "
+                              f"({float(here[s])!r} here, {float(there[s])!r} there)", path)

@@ -21,7 +21,7 @@ import numpy as np
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import TrajectoryError
-from hodyn_cli.io.checks import check_increasing, check_values
+from hodyn_cli.io.checks import check_increasing, check_same_times, check_values
 from hodyn_cli.io.columns import W_COLUMN, Layout, plan, plan_wrenches
 from hodyn_cli.io.tables import Block, Rows, open_table, rechunk, row_count
 from hodyn_cli.io.tasks import ChunkTask, at_line, chunk_tasks
@@ -176,13 +176,7 @@ class TrajectoryReader:
             assert self.wrench_path is not None  # wblock: the wrench file's rows
             check_values(wblock, self.wlayout.columns, self.wrench_path, start)
             if self.wlayout.has_t and self.layout.has_t:  # the same instants, or an error
-                there, here = block[:, 0], wblock[:, 0]
-                off = np.flatnonzero(np.abs(here - there) > 1e-9 * np.maximum(1.0, np.abs(there)))
-                if off.size:
-                    s = off[0]
-                    raise TrajectoryError(f"t differs from the trajectory's at sample "
-                                          f"{start + s} ({here[s]} here, {there[s]} there)",
-                                          self.wrench_path)
+                check_same_times(wblock[:, 0], block[:, 0], start, self.wrench_path)
         n = row_count(block)
         t = None
         if self.layout.has_t:

@@ -30,11 +30,10 @@ import numpy as np
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import derivative_name
 from hodyn_cli.errors import TrajectoryError
-from hodyn_cli.io.checks import check_values
 from hodyn_cli.io.columns import TAU_COLUMN
+from hodyn_cli.io.lockstep import Lockstep
 from hodyn_cli.io.paths import listing
-from hodyn_cli.io.tables import Rows, open_table, row_count
-from hodyn_cli.io.tasks import at_line
+from hodyn_cli.io.tables import open_table
 
 __all__ = ["TorqueReader", "plan_torques", "MOST"]
 
@@ -92,55 +91,24 @@ def plan_torques(names: list[str], model: Model, most: int, source: str, hdf5: b
     return columns, orders, ignored
 
 
-class TorqueReader:
+class TorqueReader(Lockstep):
     """The torques in ``path`` (a CSV or HDF5 file as :func:`plan_torques` reads it), taken
     in lockstep with a trajectory's chunks (:meth:`take`); checked as they stream: finite
     values, the trajectory's number of samples and its ``t``. ``orders``: tau, taud, ...
     read; ``ignored``: the columns passed over."""
 
     def __init__(self, path: str, model: Model, most: int = MOST):
-        self.path, self.m, self.start = path, len(model.coordinates), 0
-        self.table = open_table(path)
+        self.m = len(model.coordinates)
+        table = open_table(path)
         try:
-            self.columns, self.orders, self.ignored = plan_torques(
-                list(self.table.names), model, most, path, self.table.n_rows is not None)
+            columns, self.orders, self.ignored = plan_torques(
+                list(table.names), model, most, path, table.n_rows is not None)
         except BaseException:
-            self.table.close()
+            table.close()
             raise
-        self.rows = Rows(self.table.blocks(self.columns))
-
-    def __enter__(self) -> TorqueReader:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self.table.close()
+        super().__init__(path, table, columns)
 
     def take(self, n: int, t: np.ndarray | None) -> np.ndarray:
         """The torques and their derivatives at the next ``n`` samples (the trajectory's
         chunk at times ``t``): (n, orders, m), the independent joints in model order."""
-        block, start = self.rows.take(n), self.start
-        if row_count(block) != n:
-            raise TrajectoryError(f"has {start + row_count(block)} samples, the trajectory "
-                                  "more", self.path)
-        assert block is not None  # n rows of a chunk: n > 0
-        line = getattr(self.table, "line_of", lambda s: None)
-        check_values(block, self.columns, self.path, start, lambda s: at_line(s, line(s)))
-        c = int(self.columns[0] == "t")
-        if c and t is not None:
-            off = np.flatnonzero(np.abs(block[:, 0] - t) > 1e-9 * np.maximum(1.0, np.abs(t)))
-            if off.size:
-                s = off[0]
-                raise TrajectoryError(f"column 't' differs from the trajectory's at sample "
-                                      f"{start + s} ({float(block[s, 0])!r} here, "
-                                      f"{float(t[s])!r} there)", self.path)
-        self.start += n
-        return np.ascontiguousarray(block[:, c:]).reshape(n, self.orders, self.m)
-
-    def finish(self) -> None:
-        """Raise if the file has samples beyond the trajectory's."""
-        if left := self.rows.remaining():
-            raise TrajectoryError(f"has {self.start + left} samples, the trajectory {self.start}",
-                                  self.path)
+        return np.ascontiguousarray(super().take(n, t)).reshape(n, self.orders, self.m)
