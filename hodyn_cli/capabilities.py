@@ -147,6 +147,8 @@ RULES: tuple[Excludes | Requires, ...] = (
     Excludes(("optimal", "elastic"), ("retime", "generate"),
              "their motor angles need more derivatives of the time law"),
     Excludes(("optimal", "wrench"), ("retime",)),
+    Excludes(("optimal", "floating_base"), ("retime",),
+             "the base and contact columns, cones and soles are not limits of its time law"),
     Excludes(("optimal", "to_limits"), ("retime",), "it finds its own time law", yet=False),
     Excludes(("optimal", "factor"), ("retime",), "it finds its own time law", yet=False),
     Excludes(("optimal", "segments"), ("retime",), "it finds its own time law", yet=False),

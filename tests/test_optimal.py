@@ -488,6 +488,21 @@ def test_cli_refusals_are_one_line(tmp_path, args, words):
     assert "Traceback" not in res.output and not out.exists()
 
 
+def test_a_floating_base_is_refused_not_dropped():
+    """The API as the command line: a motion with a floating root was retimed as its joints
+    alone, the base's motion dropped and its contacts' cones ignored; now refused."""
+    from conftest import floating_motion, legged_urdf
+    from hodyn_cli.errors import HodynError
+    from hodyn_cli.modeling.urdf import parse_model
+
+    text = legged_urdf("solo", seed=2)
+    model = parse_model(text.encode())
+    traj = floating_motion(text, model, np.linspace(0, 1, 21), 3, seed=3)[0]
+    with pytest.raises(HodynError, match="--optimal does not go with --floating-base yet"):
+        hodyn_cli.retime_optimal(model, traj, limits={j: {"velocity": 1.0}
+                                                      for j in model.joint_names})
+
+
 def test_cli_refuses_a_motion_without_times(tmp_path):
     src = tmp_path / "no_t.csv"
     lines = (SAMPLES / "iiwa14_cosine.csv").read_text().splitlines()

@@ -400,6 +400,8 @@ class Optimal:
                                  "the path parameter")
             if chunk.wrenches is not None:
                 capabilities.check("retime", {"optimal", "wrench"})
+            if chunk.base is not None:  # (it was ignored: the joints retimed, the base dropped)
+                capabilities.check("retime", {"optimal", "floating_base"})
             search.add(self._laws(chunk), chunk)
             differences.add(chunk.derivatives, chunk.t, collected.count)
             collected.add(chunk)
