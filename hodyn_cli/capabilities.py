@@ -2,11 +2,12 @@
 one place a combination is refused (a one-line :class:`~hodyn_cli.errors.HodynError`, exit 2).
 
 Features are what a user turns on (an option, or a property of the robot such as mimic
-joints); :data:`RULES` says which combinations a command refuses (:class:`Excludes`: these
-features together are not supported, with why) and which options need another
-(:class:`Requires`). The command line and the Python API both ask :func:`check` with the
-features a call has on; ``docs/capabilities.md`` is :func:`markdown` of this table (a test
-holds the two equal, another runs every cell on a small robot).
+joints, or no joint at all); :data:`RULES` says which combinations a command refuses
+(:class:`Excludes`: these features together are not supported, with why) and which options
+need another (:class:`Requires`). The command line and the Python API both ask :func:`check`
+with the features a call has on; a refusal that a property of the robot in :data:`ROBOT`
+makes names the robot's file. ``docs/capabilities.md`` is :func:`markdown` of this table (a
+test holds the two equal, another runs every cell on a small robot).
 
 >>> check("compute", {"floating_base", "base_wrench"})     # fine: nothing is returned
 >>> allowed("compute", {"floating_base", "joint_wrenches"})
@@ -22,8 +23,8 @@ from dataclasses import dataclass
 
 from hodyn_cli.errors import HodynError
 
-__all__ = ["FEATURES", "COMMANDS", "Excludes", "Requires", "RULES", "check", "allowed",
-           "markdown"]
+__all__ = ["FEATURES", "COMMANDS", "ROBOT", "Excludes", "Requires", "RULES", "check",
+           "allowed", "markdown"]
 
 #: feature -> how a user turns it on (the words of the refusals and of the docs)
 FEATURES = {
@@ -32,6 +33,7 @@ FEATURES = {
     "drives": "--drives",
     "elastic": "series-elastic --drives",
     "mimic": "<mimic> joints",
+    "no_joints": "a robot with no joint",
     "wrench": "--wrench",
     "joint_wrenches": "--joint-wrenches",
     "base_wrench": "--base-wrench",
@@ -57,8 +59,11 @@ FEATURES = {
     "gpu": "--backend gpu",
 }
 
+#: properties of the robot whose refusals name its file (the robot, not an option, is refused)
+ROBOT = {"no_joints"}
+
 #: command -> the features it has at all (an option it takes, or a robot property it meets)
-_STREAMING = {"wrench", "estimate", "cutoff", "gpu", "mimic"}
+_STREAMING = {"wrench", "estimate", "cutoff", "gpu", "mimic", "no_joints"}
 COMMANDS = {
     "compute": _STREAMING | {"floating_base", "base_motion", "contacts", "drives",
                              "joint_wrenches", "base_wrench", "method", "many", "validate"},
@@ -68,16 +73,16 @@ COMMANDS = {
                                "slotine_li"},
     "sensitivities": _STREAMING | {"floating_base", "base_motion"},
     "elastic": _STREAMING | {"elastic", "drives"},
-    "forward": {"wrench", "gpu", "mimic"},
-    "kinematics": {"estimate", "cutoff", "gpu", "mimic", "floating_base", "base_motion",
-                   "jacobian", "link"},
-    "ik": {"gpu", "mimic"},
+    "forward": {"wrench", "gpu", "mimic", "no_joints"},
+    "kinematics": {"estimate", "cutoff", "gpu", "mimic", "no_joints", "floating_base",
+                   "base_motion", "jacobian", "link"},
+    "ik": {"gpu", "mimic", "no_joints"},
     "validate": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "method",
                               "simulate", "torques"},
     "check": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "elastic"},
     "retime": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "elastic",
                             "optimal", "to_limits", "factor", "segments"},
-    "generate": {"gpu", "mimic", "drives", "elastic", "optimal", "respect_limits"},
+    "generate": {"gpu", "mimic", "no_joints", "drives", "elastic", "optimal", "respect_limits"},
 }
 
 EVERY = tuple(COMMANDS)
@@ -153,6 +158,25 @@ RULES: tuple[Excludes | Requires, ...] = (
     Excludes(("optimal", "factor"), ("retime",), "it finds its own time law", yet=False),
     Excludes(("optimal", "segments"), ("retime",), "it finds its own time law", yet=False),
     Excludes(("mimic",), ("ik",)),
+    Excludes(("no_joints",), ("sensitivities",), "a single rigid body has no joint torques to "
+             "differentiate", yet=False),
+    Excludes(("no_joints",), ("elastic",), "a single rigid body has no joint to drive",
+             yet=False),
+    Excludes(("no_joints",), ("forward",), "forward dynamics of joints on a fixed root only"),
+    Excludes(("no_joints",), ("ik", "generate"), "a single rigid body has no joint motion to "
+             "find", yet=False),
+    Excludes(("no_joints", "estimate"), ("compute", "matrices", "regressor", "kinematics",
+                                         "validate", "check", "retime"),
+             "it estimates joint derivatives; the root's come from its base_ columns",
+             yet=False),
+    Excludes(("no_joints", "optimal"), ("retime",), "its time law is planned along the joints' "
+             "path"),
+    Requires("no_joints", "floating_base", ("compute", "matrices", "regressor", "kinematics",
+                                            "validate", "check", "retime"),
+             "a single rigid body has no joint torques: it moves only as a free body"),
+    Requires("no_joints", "contacts", ("check",),
+             "a single rigid body has no joint limits: its contacts' cones and soles are what "
+             "there is to check"),
     Requires("contacts", "floating_base", ("compute", "matrices", "validate", "check", "retime"),
              "the contacts carry a floating base's wrench"),
     Requires("base_motion", "floating_base", tuple(c for c in COMMANDS
@@ -168,9 +192,15 @@ RULES: tuple[Excludes | Requires, ...] = (
 )
 
 
-def check(command: str, on: Iterable[str]) -> None:
+def check(command: str, on: Iterable[str], robot: str | None = None) -> None:
     """Nothing if ``command`` takes the features ``on`` together; else the one-line refusal
-    of the first rule they meet."""
+    of the first rule they meet, naming ``robot`` (its file) where a property of the robot
+    (:data:`ROBOT`) is refused.
+
+    >>> check("compute", {"no_joints"}, "quadrotor.urdf")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    hodyn_cli.errors.HodynError: quadrotor.urdf: a robot with no joint goes with --floating-base (...)
+    """
     on = set(on)
     unknown = on - set(FEATURES)
     if unknown:
@@ -178,10 +208,12 @@ def check(command: str, on: Iterable[str]) -> None:
     for rule in RULES:
         if command not in rule.commands:
             continue
+        named = rule.features if isinstance(rule, Excludes) else (rule.feature,)
+        source = robot if ROBOT & set(named) else None
         if isinstance(rule, Excludes) and set(rule.features) <= on:
-            raise HodynError(rule.message())
+            raise HodynError(rule.message(), source)
         if isinstance(rule, Requires) and rule.feature in on and rule.needs not in on:
-            raise HodynError(rule.message())
+            raise HodynError(rule.message(), source)
 
 
 def allowed(command: str, on: Iterable[str]) -> bool:
@@ -200,10 +232,11 @@ def markdown() -> str:
     lines = ["# What combines with what", "",
              "Generated from `hodyn_cli/capabilities.py` (the one place a combination is "
              "refused: `python -m hodyn_cli.capabilities > docs/capabilities.md`). A feature "
-             "is an option (or a property of the robot: mimic joints); `yes`: the command "
-             "takes it, `-`: it has no such option. Any two features a command takes combine, "
-             "except as the rules below the table say; a refused combination is one line on "
-             "stderr and exit status 2.", ""]
+             "is an option (or a property of the robot: mimic joints, no joint at all); `yes`: "
+             "the command takes it, `-`: it has no such option. Any two features a command "
+             "takes combine, except as the rules below the table say; a refused combination is "
+             "one line on stderr and exit status 2 (naming the robot's file where the robot "
+             "having no joint is what is refused).", ""]
     lines.append("| feature | " + " | ".join(f"`{c}`" for c in COMMANDS) + " |")
     lines.append("| --- |" + " --- |" * len(COMMANDS))
     for key, text in FEATURES.items():

@@ -131,6 +131,11 @@ def files(tmp_path_factory):
                                                          if k.startswith("Vb")})
     (d / "quad_drives.toml").write_text("[joints.FL_HAA]\ngear_ratio = 50\n"
                                         "rotor_inertia = 1e-5\n")
+    # a robot with no joint: a single rigid body at rest on a table, its sole the contact
+    write_trajectory(str(d / "free.csv"), Trajectory((), np.zeros((n, 1, 0)), t, base=walk.base))
+    (d / "box.toml").write_text('[contacts.bottom]\nlink = "hull"\ntype = "surface"\n'
+                                'position = [0.0, 0.0, -0.05]\nsole = [0.2, 0.2]\n'
+                                'friction = 0.8\n')
     shutil.copy(ROOT / "docs" / "examples" / "quadruped_feet.toml", d / "feet.toml")
     return d
 
@@ -147,6 +152,8 @@ def invocation(files, command: str, on: set[str]) -> list:
         robot, traj = URDF / "quadruped.urdf", d / "joints.csv"
     if "mimic" in on:
         robot, traj = d / "gripper_arm_mimic.urdf", d / "mimic.h5"
+    if "no_joints" in on:
+        robot, traj = URDF / "free_body.urdf", d / "free.csv"
     out = d / f"out_{command}_{'_'.join(sorted(on))}.h5"
     out.unlink(missing_ok=True)
     args = {
@@ -173,7 +180,8 @@ def invocation(files, command: str, on: set[str]) -> list:
               d / "gripper_arm_mimic.urdf": URDF / "gripper_arm_drives.toml"}.get(
         robot, URDF / "iiwa14_motors.toml")
     extra = {
-        "floating_base": ["--floating-base"], "contacts": ["--contacts", d / "feet.toml"],
+        "floating_base": ["--floating-base"],
+        "contacts": ["--contacts", d / ("box.toml" if "no_joints" in on else "feet.toml")],
         "base_motion": ["--base-motion", d / "base.h5"],
         "drives": ["--drives", drives], "elastic": ["--drives", URDF / "iiwa14_drives.toml"],
         "wrench": ["--wrench", d / "w.csv"], "joint_wrenches": ["--joint-wrenches"],
@@ -193,7 +201,7 @@ def invocation(files, command: str, on: set[str]) -> list:
         args = [a for a in args if a not in ("-o", out)]
     if command == "elastic" and not on & {"drives", "elastic"}:
         args += extra["elastic"]
-    for feature in sorted(on - {"mimic"}):
+    for feature in sorted(on - {"mimic", "no_joints"}):
         if not (feature == "drives" and "elastic" in on):
             args += extra[feature]
     return args
@@ -223,15 +231,18 @@ def refusals() -> list:
     out = []
     for rule in RULES:
         for command in rule.commands:
-            if isinstance(rule, Excludes):
+            if isinstance(rule, Excludes):   # (a robot's property with what it needs)
                 on = set(rule.features)
-            else:
-                on = {rule.feature}
-            on = {f for f in on}
+                if capabilities.ROBOT & on:
+                    on = capabilities._with_needs(command, on)
+            else:   # with what the feature needs by other rules
+                on = capabilities._with_needs(command, {rule.feature}) - {rule.needs}
             if not on <= COMMANDS[command] | {"mimic"} or "floating_base" in on and \
                     "floating_base" not in COMMANDS[command]:
                 continue   # refused where no option reaches it: the API's (tested there)
-            out.append(pytest.param(command, frozenset(on), rule.message(),
+            # a refusal of the robot names its file
+            robot = f"{URDF / 'free_body.urdf'}: " if capabilities.ROBOT & on else ""
+            out.append(pytest.param(command, frozenset(on), robot + rule.message(),
                                     id=f"{command}-{'-'.join(sorted(on))}"))
     return out
 

@@ -145,9 +145,6 @@ REFUSED = {
     # its <mimic> tags name joints the file does not have (Pinocchio ignores <mimic>)
     "alex_description/urdf/alex_psyonic_hands.urdf":
         "<mimic joint='index_q1'> names a joint that does not exist",
-    # a rigid body without joints: nothing to compute
-    "hector_description/robots/quadrotor_base.urdf": "no revolute, continuous or prismatic",
-    "iris_description/robots/iris_simple.urdf": "no revolute, continuous or prismatic",
 }
 #: genuinely impossible inertias: loaded with --repair-inertia only
 REPAIRED = {"romeo_description/urdf/romeo_laas_small.urdf": "link 'body'",
@@ -180,7 +177,9 @@ def test_every_robot_of_example_robot_data_that_pinocchio_loads(name):
         assert any(REPAIRED[name] in w and "repaired to" in w for w in warnings(model))
     else:
         model = load_model(path)
-    for M in model.inertias:   # every body (links lumped) is one a rigid body can be
+    # every body (links lumped) is one a rigid body can be; a robot without joints (hector's
+    # quadrotor_base, iris_simple) is one body, its root
+    for M in model.inertias if model.n else model.root_inertia[None]:
         m, _, theta = com_inertia(M)
         assert m >= 0
         if not [w for w in warnings(model) if "triangle" in w]:

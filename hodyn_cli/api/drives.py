@@ -45,6 +45,7 @@ def elastic_requirements(robot: Model, drives: Any, order: int = 0, model: str =
     probing the robot (pass them on as ``known``)."""
     from hodyn_cli.algorithms.actuation import elastic
 
+    capable("elastic", robot)
     return elastic.requirements(robot, read_drives(robot, drives), order, model)
 
 

@@ -188,5 +188,6 @@ def torque_sensitivities(robot: Model, *derivatives: Any, order: int = 0, gravit
     from hodyn_cli.algorithms.dynamics import sensitivities
 
     m = Motion(robot, derivatives, named, wrenches=wrenches)
+    capable("sensitivities", robot, floating_base=m.full.base is not None)
     S = sensitivities.sensitivities(robot, m.full, order=order, gravity=gravity)
     return m.result({k: m.matrices(v) for k, v in S.items()})

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from hodyn_cli.api.drives import read_drives
 from hodyn_cli.api.limits import joint_limits
+from hodyn_cli.api.results import capable
 from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
@@ -69,6 +70,7 @@ def design_motion(robot: Model, kind: str, *, limits: Any = None, drives: Any = 
     from hodyn_cli.algorithms.planning import generate
     from hodyn_cli.modeling.limits import with_limits
 
+    capable("generate", robot)
     source = options.get("source")
     if limits is None and not optimal:
         return Design(robot, generate.chunks(robot, kind, chunk, **options), source=source)

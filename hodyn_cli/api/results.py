@@ -12,7 +12,7 @@ import numpy as np
 
 from hodyn_cli.api.robots import joint_trajectory
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import Trajectory, derivative_name, rate_name
+from hodyn_cli.core.trajectory import Trajectory, derivative_name, free_body, rate_name
 from hodyn_cli.errors import HodynError
 
 __all__ = ["Result", "Motion", "series", "rates", "capable"]
@@ -76,7 +76,8 @@ class Motion:
         if self.coordinates.joint_names != self.coupling.coordinate_names:
             raise HodynError(f"the trajectory's joints {self.coordinates.joint_names} are not the "
                              f"robot's {self.coupling.coordinate_names}")
-        self.full = self.coupling.expand(self.coordinates)
+        # (a robot without joints: as many empty joint derivatives as its root's motion allows)
+        self.full = free_body(self.coupling.expand(self.coordinates))
         self.robot = robot
 
     def forces(self, f: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -125,4 +126,6 @@ def capable(command: str, robot: Model, **on: object) -> None:
     features = {name for name, given in on.items() if given}
     if coupling.of(robot).active:
         features.add("mimic")
+    if robot.n == 0:
+        features.add("no_joints")
     capabilities.check(command, features & capabilities.COMMANDS[command])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -55,16 +56,22 @@ def validate_motion(robot: Model, *derivatives: Any, t: Any = None, methods: Any
 
     given = torque_rates(robot, tau, named)
     torques = torques or bool(given)
-    capable("validate", robot, torques=torques, drives=drives is not None)
     motion: Trajectory | Iterable[Trajectory]
     if chunks is None:
         motion = Motion(robot, derivatives, named, t=t, wrenches=wrenches).full
+        floating = motion.base is not None
         if given:
             motion = _carrying(motion, given)
     elif given:
         raise HodynError("with chunks, the given torques come in their series (torques=True)")
     else:
-        motion = (coupling.of(robot).expand(chunk) for chunk in chunks)
+        chunks = iter(chunks)  # the first one says whether the root floats
+        first = next(chunks, None)
+        floating = first is not None and first.base is not None
+        motion = (coupling.of(robot).expand(chunk)
+                  for chunk in ([] if first is None else chain([first], chunks)))
+    capable("validate", robot, floating_base=floating, torques=torques,
+            drives=drives is not None)
     return validate(robot, motion, methods=methods, gravity=gravity, samples=samples,
                     tolerances=tolerances or Tolerances(), source=source, estimated=estimated,
                     warnings=tuple(warnings), simulate=simulate, drive_model=drive_model,

@@ -210,7 +210,7 @@ def command(app: typer.Typer, name: str, *, short_help: str, shared: tuple[str, 
             with mapped_errors(kwargs.get("debug", False)):
                 refuse_overwriting(kwargs)
                 refuse_out_of_range(kwargs)
-                session = Session(**{n: kwargs.pop(n) for n in shared})
+                session = Session(**{n: kwargs.pop(n) for n in shared}, command=name)
                 return fn(**kwargs, s=session)
 
         del run.__wrapped__  # typer must see the signature below, not fn's

@@ -115,8 +115,23 @@ def _limits(lim) -> str:
     return "-" if not np.isfinite(lim).all() else f"{lim[0]:.4g}..{lim[1]:.4g}"
 
 
+def root_body(model: Model) -> tuple[float, list[float], list[list[float]]]:
+    """The root link and the links welded to it as one body: mass, centre of mass and
+    rotational inertia about it, in the root link frame."""
+    import numpy as np
+
+    M = model.root_inertia
+    m = float(M[3, 3])
+    c = np.array([M[2, 4], M[0, 5], M[1, 3]]) / m if m > 0 else np.zeros(3)
+    C = np.array([[0.0, -c[2], c[1]], [c[2], 0.0, -c[0]], [-c[1], c[0], 0.0]])
+    return m, c.tolist(), (M[:3, :3] + m * C @ C).tolist()
+
+
 def model_table(model: Model) -> Table:
-    """The parsed model as a rich table: joints, screws, reference poses, masses, COMs."""
+    """The parsed model as a rich table: joints, screws, reference poses, masses, COMs (a
+    robot without joints: its one rigid body)."""
+    if model.n == 0:
+        return _single_body_table(model)
     out = table(f"{model.name}: {model.n} joints, root link '{model.root_link}'")
     for col in ("#", "joint", "type", "parent", "link", "X (body)", "Y (spatial)",
                 "A position", "limits", "mass", "COM (body)"):
@@ -130,6 +145,21 @@ def model_table(model: Model) -> Table:
                       _vec(model.X[i]), _vec(Y[i]), _vec(A[i, :3, 3]), _limits(model.limits[i]),
                       f"{mass[i]:.5g}",
                       _vec(com[i]))
+    return out
+
+
+def _single_body_table(model: Model) -> Table:
+    """A robot without joints: a single rigid body, moving only as a free body."""
+    m, c, theta = root_body(model)
+    out = table(f"{model.name}: no joint: a single rigid body, root link '{model.root_link}'",
+                caption="it moves only as a free body: --floating-base, with the trajectory's "
+                        "base_ columns (docs/floating.md)")
+    for col in ("links", "mass", "COM (root frame)", "inertia about the COM: xx yy zz xy xz yz"):
+        out.add_column(col, justify="right" if col == "mass" else "left")
+    welded = [name for name, frame in model.links.items() if frame.body < 0]
+    out.add_row(", ".join(welded), f"{m:.6g}", _vec(c),
+                _vec([theta[0][0], theta[1][1], theta[2][2], theta[0][1], theta[0][2],
+                      theta[1][2]]))
     return out
 
 
@@ -164,6 +194,8 @@ def model_json(model: Model) -> str:
             }
             for i in range(model.n)
         ],
+        "root": dict(zip(("mass", "com", "inertia_about_com"), root_body(model), strict=True),
+                     inertia=model.root_inertia.tolist()),
         "links": {name: {"body": f.body, "T": f.T.tolist()} for name, f in model.links.items()},
         "diagnostics": [{"level": d.level, "message": d.message} for d in model.diagnostics],
     }
@@ -199,8 +231,12 @@ def parameters_table(model: Model) -> Table:
     out.add_column("body (link)")
     for p in names:
         out.add_column(p, justify="right")
+    links = model.link_names
+    if model.n == 0:  # a single rigid body: the root, which moves as a free body
+        links, values = (model.root_link,), api.regressor_parameters(
+            model, floating_base=True)[1].reshape(1, -1)
     for b, row in enumerate(values):
-        out.add_row(model.link_names[b], *(f"{v:.6g}" for v in row + 0.0))
+        out.add_row(links[b], *(f"{v:.6g}" for v in row + 0.0))
     return out
 
 
@@ -208,10 +244,11 @@ def parameters_json(model: Model) -> str:
     """The dynamic parameters as JSON: names (``<param>_<link>``) and values, body order."""
     from hodyn_cli import api
 
-    names, values = api.regressor_parameters(model)
+    floating = model.n == 0  # a single rigid body: the root, which moves as a free body
+    names, values = api.regressor_parameters(model, floating_base=floating)
+    bodies = [model.root_link] if floating else list(model.link_names)
     return json.dumps({"name": model.name, "parameters": list(api.body_parameters(model)[0]),
-                       "bodies": list(model.link_names), "names": names,
-                       "values": values.tolist()}, indent=2)
+                       "bodies": bodies, "names": names, "values": values.tolist()}, indent=2)
 
 
 STATUS_STYLE = {"pass": "green", "fail": "bold red", "warn": "yellow", "skip": "dim",

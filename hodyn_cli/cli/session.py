@@ -60,6 +60,8 @@ class Session:
     base_motion: str | None = None
     backend: str | None = None
     contacts: Path | None = None
+    command: str = ""  # the command that runs (set by cli.options.command)
+    robot_file: str | None = None  # the robot's file, once loaded (named by its refusals)
 
     @property
     def g(self) -> tuple[float, float, float]:
@@ -81,8 +83,9 @@ class Session:
             ("wrench", self.wrench), ("estimate", self.estimate),
             ("cutoff", self.cutoff is not None), ("contacts", self.contacts),
             ("gpu", self.backend == "gpu"),
-            ("mimic", model is not None and len(model.coordinate_names) < model.n)) if given}
-        capabilities.check(command, features & capabilities.COMMANDS[command])
+            ("mimic", model is not None and len(model.coordinate_names) < model.n),
+            ("no_joints", model is not None and model.n == 0)) if given}
+        capabilities.check(command, features & capabilities.COMMANDS[command], self.robot_file)
 
     def read_contacts(self, model) -> tuple:
         """The contacts of ``--contacts`` (docs/contacts.md), () without it."""
@@ -102,6 +105,9 @@ class Session:
                                xacro_args=xacro_mappings(self.xacro_arg),
                                repair_inertia=self.repair_inertia,
                                ignore_broken_mimic=self.ignore_broken_mimic)
+        self.robot_file = str(robot)
+        if model.n == 0 and self.command:  # a single rigid body: what it cannot do refused in
+            self.capable(self.command, model)  # one line, before any other line or file read
         render.diagnostics(model, floating_base=self.floating_base, quiet=self.quiet)
         return self._locked(model, traj)
 

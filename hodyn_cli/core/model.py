@@ -1,7 +1,9 @@
 """The read-only multibody model all methods share.
 
 A model is a fixed-base kinematic tree of n bodies, each moved by one 1-DOF joint,
-numbered depth-first from the root (``parent[i] < i``, ``-1`` is the root link)::
+numbered depth-first from the root (``parent[i] < i``, ``-1`` is the root link); n = 0 is a
+robot without moving joints, a single rigid body (its root), which moves only as a free body
+(a trajectory's floating ``base``)::
 
     C_i(q) = C_parent(i)(q) B_i exp(X_i q_i)            (body-fixed POE, docs/conventions.md)
     C_i(q) = exp(Y_1 q_1) ... exp(Y_i q_i) A_i,  A_i = C_i(0),  Y_i = Ad_{A_i} X_i
@@ -125,8 +127,6 @@ class Model:
         def fail(what: str) -> None:
             raise ModelError(f"model '{self.name}': {what}")
 
-        if n == 0:
-            fail("no joints")
         for name, value in (("joint_types", self.joint_types), ("link_names", self.link_names)):
             if len(value) != n:
                 fail(f"{name} has {len(value)} entries for {n} joints")
@@ -140,7 +140,8 @@ class Model:
         if not np.issubdtype(self.parent.dtype, np.integer):
             fail(f"parent must hold integers, got {self.parent.dtype}")
         for name in ("B", "X", "inertias"):
-            bad = ~np.isfinite(getattr(self, name)).reshape(n, -1).all(axis=1)
+            value = getattr(self, name)
+            bad = ~np.isfinite(value).all(axis=tuple(range(1, value.ndim)))
             if bad.any():
                 fail(f"joint '{self.joint_names[np.argmax(bad)]}': {name} is not finite")
         for i, (name, kind, p) in enumerate(zip(self.joint_names, self.joint_types, self.parent,

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import comb, factorial
 
 import numpy as np
@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 from hodyn_cli.errors import TrajectoryError
 
 __all__ = ["Trajectory", "Wrenches", "BaseMotion", "check_base", "cosine", "filtered_step",
-           "derivative_name", "rate_name", "taylor", "check_results"]
+           "derivative_name", "rate_name", "taylor", "check_results", "free_body"]
 
 
 def derivative_name(base: str, k: int) -> str:
@@ -188,6 +188,22 @@ class Trajectory:
     def orders(self) -> int:
         """Number of derivative orders present (3 means q, qd, qdd)."""
         return self.derivatives.shape[1]
+
+
+def free_body(trajectory: Trajectory) -> Trajectory:
+    """The motion of a robot without joints (a single free body) with as many empty joint
+    derivative orders as its root's motion allows, at least ``base.orders + 1`` (the root's
+    twist to its K-th derivative goes with the pose's to the (K+1)-th): no joint derivative
+    bounds the orders computed. Any other trajectory, unchanged.
+
+    >>> base = BaseMotion(np.eye(3)[None], np.zeros((1, 3)), np.zeros((1, 4, 6)))
+    >>> free_body(Trajectory((), np.zeros((1, 1, 0)), base=base)).orders
+    5
+    """
+    base = trajectory.base
+    if trajectory.derivatives.shape[2] or base is None or trajectory.orders > base.orders:
+        return trajectory
+    return replace(trajectory, derivatives=np.zeros((trajectory.n_samples, base.orders + 1, 0)))
 
 
 def check_results(results: dict[str, np.ndarray], motion: Trajectory) -> None:

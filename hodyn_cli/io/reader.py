@@ -240,12 +240,41 @@ class MemoryReader:
 
 
 def read_trajectory(path: str, model: Model, *, need: int = 1, wrench: str | None = None,
-                    stdin=None, series: tuple[str, ...] = ()) -> Trajectory:
+                    stdin=None, series: tuple[str, ...] = (), floating: bool = False
+                    ) -> Trajectory:
     """The whole trajectory at once (see :class:`TrajectoryReader`; ``need`` = number of q
-    derivative orders required, q..qdddd is 5)."""
+    derivative orders required, q..qdddd is 5). ``floating``: with the floating root's
+    motion (``trajectory.base``) from the file's ``base_`` columns, the body twist and
+    every derivative of it the file has (``base_Vb``, ``base_Vbd``, ...: as
+    :func:`~hodyn_cli.io.results.write_trajectory` writes them; a file of spatial twists
+    ``base_Vs`` only is an error: ``hodyn_cli.api.base_motion`` turns them into body ones).
+    """
     with TrajectoryReader(path, model, need, wrench=wrench, stdin=stdin,
                           series=series) as reader:
-        return concatenate(list(reader), model)
+        trajectory = concatenate(list(reader), model)
+    if not floating:
+        return trajectory
+    from dataclasses import replace
+
+    from hodyn_cli.io.base_motion import BaseMotionReader, twist_orders
+
+    if path == "-":
+        raise TrajectoryError("the floating root's motion is read from a file, not stdin")
+    base = BaseMotionReader(path, twist_orders(path, MAX_TWIST_ORDERS))
+    try:
+        if base.twist != "Vb":
+            raise TrajectoryError("has the floating root's spatial twists (Vs) only: "
+                                  "read_trajectory reads body twists base_Vb, ...", path)
+        motion = base.take(trajectory.n_samples, trajectory.t)
+        base.finish()
+    finally:
+        base.close()
+    assert motion.Vb is not None and motion.R is not None  # a pose and body twists (above)
+    return replace(trajectory, base=BaseMotion(motion.R, motion.p, motion.Vb))
+
+
+#: the most twist derivative orders :func:`read_trajectory` looks for
+MAX_TWIST_ORDERS = 64
 
 
 def concatenate(chunks: list[Trajectory], model: Model) -> Trajectory:

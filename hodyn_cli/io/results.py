@@ -156,11 +156,16 @@ def base_datasets(trajectory: Trajectory) -> tuple[dict, dict]:
 
 
 def write_trajectory(path: str, trajectory: Trajectory, *, compact: bool = False) -> None:
-    """Write a trajectory (and its wrenches) as CSV or HDF5, atomically.
+    """Write a trajectory (its wrenches, a floating root's motion ``base_p``, ``base_R``,
+    ``base_Vb``, ... and contact flags: :func:`base_datasets`) as CSV or HDF5, atomically;
+    :func:`~hodyn_cli.io.reader.read_trajectory` (``floating=True`` for the root's motion)
+    reads it back. A robot without joints has no q columns: its trajectory is ``t`` and the
+    root's motion.
 
     ``compact``: HDF5 with one dataset ``q_derivatives`` (N, D+1, n) instead of ``q``, ``qd``, ...
     """
     data, columns = trajectory_datasets(trajectory, compact)
-    with open_sink(path, columns, {"joint_names": list(trajectory.joint_names)},
+    more, cols = base_datasets(trajectory)
+    with open_sink(path, columns | cols, {"joint_names": list(trajectory.joint_names)},
                    rows=trajectory.n_samples) as sink:
-        sink.write(data)
+        sink.write(data | more)

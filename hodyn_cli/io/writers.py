@@ -220,8 +220,10 @@ class Hdf5Sink:
             if key not in self._grown:
                 chunks = _chunk_shape(value)
                 self._reserve(value.nbytes + HDF5_DATASET + int(np.prod(chunks)) * value.itemsize)
+                # (a trailing axis of length 0, e.g. the torques of a robot without joints,
+                # is resizable: HDF5 chunks no axis to 0 and no chunk beyond a fixed axis)
                 ds = self.file.create_dataset(key, data=value, chunks=chunks,
-                                              maxshape=(None, *value.shape[1:]))
+                                              maxshape=(None, *(d or None for d in value.shape[1:])))
                 self._grown[key] = (ds, m)
                 continue
             # the datasets and their lengths kept here: h5py's lookups by name and of shapes
@@ -249,8 +251,9 @@ class Hdf5Sink:
                              f"{self.rows} samples announced")
         try:
             for key, value in self.attrs.items():
-                if isinstance(value, list | tuple) and value and isinstance(value[0], str):
-                    value = np.array(list(value), dtype=h5py.string_dtype())  # names
+                if isinstance(value, list | tuple) and (not value or isinstance(value[0], str)):
+                    # names (an empty list too: the joint names of a robot without joints)
+                    value = np.array(list(value), dtype=h5py.string_dtype())
                 self.file.attrs[key] = value
             self.file.close()
         except (OSError, RuntimeError) as e:
@@ -264,7 +267,7 @@ def _chunk_shape(value: np.ndarray) -> tuple[int, ...]:
     small file is not padded to a whole chunk; a stream's first block is a full one)."""
     row = max(1, int(np.prod(value.shape[1:], dtype=np.int64)) * value.itemsize)
     rows = min(1 << 16, (1 << 18) // row, value.shape[0])
-    return (max(1, rows), *value.shape[1:])
+    return (max(1, rows), *(max(1, d) for d in value.shape[1:]))
 
 
 @contextmanager

@@ -154,7 +154,7 @@ def beyond_limits(model: Model, q: np.ndarray, t, start: int = 0) -> dict[str, s
     slack = 1e-6 * np.where(np.isfinite(hi - lo), hi - lo, 0.0) + 1e-9
     if len(q):  # the common case, all inside: each column's extremes (one 1-D reduction per
         # column: q is often a strided view, which numpy reduces along axis 0 4x slower)
-        ends = np.array([(column.min(), column.max()) for column in q.T])
+        ends = np.array([(column.min(), column.max()) for column in q.T]).reshape(-1, 2)
         if not ((ends[:, 0] < lo - slack) | (ends[:, 1] > hi + slack)).any():
             return {}
     bad = (q < lo - slack) | (q > hi + slack)

@@ -490,8 +490,14 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
     placeholders = _placeholder_notice([j for j in robot.joints if j.name in names])
     if placeholders is not None:
         notes.append(placeholders)
-    notes.append(Diagnostic("info", f"root link '{roots[0]}' is welded to the world (fixed-base "
-                                    "dynamics)"))
+    if names:
+        notes.append(Diagnostic("info", f"root link '{roots[0]}' is welded to the world "
+                                        "(fixed-base dynamics)"))
+    else:
+        notes.append(Diagnostic("notice", f"the robot has no moving joint: root link "
+                                          f"'{roots[0]}' and the links welded to it are a "
+                                          f"single rigid body of {root_M[3, 3]:.6g} kg, which "
+                                          "moves only as a free body (--floating-base)"))
     limbs = sum(p < 0 for p in parents)
     if limbs >= 2 and re.search(r"trunk|pelvis|torso|base|body|chassis", roots[0], re.I):
         notes.append(Diagnostic("notice", f"root link '{roots[0]}' with {limbs} limbs looks like "
@@ -501,12 +507,12 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
     unreachable = sorted(set(link_by_name) - set(links))
     if unreachable:  # a cycle detached from the root
         raise ModelError(f"links {', '.join(unreachable)} form a kinematic loop", source)
-    if not names:
-        raise ModelError("the robot has no revolute, continuous or prismatic joint", source)
     return Model(
         name=robot.name, root_link=roots[0], joint_names=tuple(names), joint_types=tuple(types),
-        link_names=tuple(link_names), parent=np.array(parents, dtype=int), B=np.array(Bs),
-        X=np.array(Xs), inertias=np.array(Ms), root_inertia=root_M, limits=np.array(limits), links=links,
+        link_names=tuple(link_names), parent=np.array(parents, dtype=int),
+        B=np.array(Bs).reshape(-1, 4, 4), X=np.array(Xs).reshape(-1, 6),
+        inertias=np.array(Ms).reshape(-1, 6, 6), root_inertia=root_M,
+        limits=np.array(limits).reshape(-1, 2), links=links,
         parent_links=tuple(parent_links), velocity_limits=np.array(velocities), mimic=mimic,
         effort_limits=urdf_efforts(robot.joints, names),
         reductions=np.array([reductions.get(name, np.nan) for name in names]),

@@ -16,7 +16,7 @@ import ctypes
 import os
 import threading
 import weakref
-from functools import cache, partial
+from functools import cache, partial, wraps
 from importlib import import_module
 
 import numpy as np
@@ -78,6 +78,22 @@ def variants() -> list[str]:
             if level <= _cpu_level() and not isinstance(_load(v), str)]
 
 
+def _numpy_without_joints(operation):
+    """``operation`` as the numpy backend's for a model with no joint (a single free body,
+    ``model.n == 0``): the one place the compiled backend sends such models to numpy. The
+    kernels number bodies 1..n and allocate per body (``hk_check`` refuses n < 1); a single
+    body is only the root's Newton-Euler equation, a few dozen operations per sample that
+    numpy's passes do over the whole chunk at once, so a kernel would gain nothing."""
+
+    @wraps(operation)
+    def run(self, model, *args, **kwargs):
+        if model.n == 0:
+            return getattr(NumpyBackend, operation.__name__)(self, model, *args, **kwargs)
+        return operation(self, model, *args, **kwargs)
+
+    return run
+
+
 class CompiledBackend(NumpyBackend):
     """The C kernels, ``variant`` (default: ``HODYN_KERNEL``, else the widest this CPU runs);
     :class:`~hodyn_cli.algorithms.backends.Unavailable` where none is built or runs."""
@@ -132,6 +148,7 @@ class CompiledBackend(NumpyBackend):
         return struct
 
     # -- dynamics ----------------------------------------------------------------------
+    @_numpy_without_joints
     def inverse_dynamics(self, model, qs, base, wrenches, *, order, twists=False, root=False):
         if order > self.max_order:
             return super().inverse_dynamics(model, qs, base, wrenches, order=order,
@@ -160,6 +177,7 @@ class CompiledBackend(NumpyBackend):
         _check(self.lib.hodyn_root_jet(N, K + 1, Vb.shape[1], f64(R), f64(Vb), f64(g), out))
         return out
 
+    @_numpy_without_joints
     def eom_matrices(self, model, qs, r, base, wrenches, with_cbar=True, root_twist=None):
         if r > self.max_order:
             return super().eom_matrices(model, qs, r, base, wrenches, with_cbar, root_twist)
@@ -185,6 +203,7 @@ class CompiledBackend(NumpyBackend):
                                           _ptr(Cbar) if with_cbar else None, g, Q))
         return EOMMatrices(*(np.swapaxes(a, 0, 1) for a in (M, C, Cbar, g, Q)))
 
+    @_numpy_without_joints
     def regressor(self, model, qs, base, order, root=False):
         if order > self.max_order:
             return super().regressor(model, qs, base, order, root)
@@ -196,6 +215,7 @@ class CompiledBackend(NumpyBackend):
                                         extra, out))
         return np.swapaxes(out, 0, 1)
 
+    @_numpy_without_joints
     def sensitivities(self, model, qs, base, wrenches, order):
         if order > self.max_order:
             return super().sensitivities(model, qs, base, wrenches, order)
@@ -208,6 +228,7 @@ class CompiledBackend(NumpyBackend):
                                             len(base), _ptr(W), out))
         return out
 
+    @_numpy_without_joints
     def partials(self, model, qs, base, wrenches, *, partials=True, mass=False):
         N, D, jets = _samples(model, qs, 3)
         n = model.n
@@ -239,6 +260,7 @@ class CompiledBackend(NumpyBackend):
         _check(status)
         return X
 
+    @_numpy_without_joints
     def elastic(self, model, drives, req, qs, base, wrenches, order, extra=None):
         R = int(req.u_orders.max())
         if R > self.max_order:

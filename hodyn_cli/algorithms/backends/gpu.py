@@ -127,13 +127,17 @@ class GpuBackend:
         return 1 << 40
 
     def inverse_dynamics(self, model, qs, base, wrenches, *, order, twists=False, root=False):
-        if twists:  # the forward pass's twists stay on the host
+        # the forward pass's twists stay on the host, and so does a model without joints (a
+        # single free body: its root's Newton-Euler equation, nothing for the device)
+        if twists or model.n == 0:
             return self.cpu.inverse_dynamics(model, qs, base, wrenches, order=order,
                                              twists=twists, root=root)
         return inverse_dynamics_chunk(model, qs, base, wrenches, order=order, root=root,
                                       device=self.device)
 
     def regressor(self, model, qs, base, order, root=False):
+        if model.n == 0:  # a single free body: on the host, as its inverse dynamics
+            return self.cpu.regressor(model, qs, base, order, root)
         return regressor_chunk(model, qs, base, order, root, device=self.device)
 
 

@@ -126,7 +126,7 @@ def backward_pass(model: Model, qs: np.ndarray, kin: Kinematics, order: int,
     ``wrenches``: body index -> (N, order+1, 6) wrench the body exerts on its environment.
     """
     N, r = qs.shape[0], order
-    dtype = np.result_type(qs, kin.V[0])  # complex for complex-step derivatives
+    dtype = np.result_type(qs, *kin.V[:1])  # complex for complex-step derivatives
     F = [np.zeros((N, r + 1, 6), dtype) for _ in range(model.n)]
     tau = np.empty((N, r + 1, model.n), dtype)
     for i in reversed(range(model.n)):
@@ -195,7 +195,8 @@ def chunk(model: Model, qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np
         tau, F = backward_pass(model, qs, kin, order, wrenches)
         extras = []
         if twists:
-            extras.append(np.stack(kin.V, axis=1))
+            extras.append(np.stack(kin.V, axis=1) if kin.V else
+                          np.zeros((qs.shape[0], 0, order + 2, 6), np.result_type(qs, base)))
         if root:
             F0 = momentum_rates(base, model.root_inertia, order)
             for c in np.flatnonzero(model.parent < 0):

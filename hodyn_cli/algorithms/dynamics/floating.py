@@ -52,7 +52,7 @@ from hodyn_cli.algorithms.dynamics.common import (
 )
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name
+from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name, free_body
 from hodyn_cli.errors import HodynError, TrajectoryError
 
 __all__ = ["BaseMotion", "Rows", "base_from_spatial", "root_jet", "root_jet_numpy",
@@ -194,7 +194,10 @@ def check_base_motion(trajectory: Trajectory, order: int) -> None:
 
 def floating_chunks(model: Model, trajectory: Trajectory, order: int, size: int = CHUNK
                     ) -> Iterator[tuple[slice, np.ndarray, Rows | None, dict, object]]:
-    """``(samples, qs, base, body wrenches, root wrench or None)`` per chunk, inputs checked."""
+    """``(samples, qs, base, body wrenches, root wrench or None)`` per chunk, inputs checked
+    (a model without joints, a single free body, needs no joint derivative:
+    :func:`~hodyn_cli.core.trajectory.free_body`)."""
+    trajectory = free_body(trajectory)
     check_inputs(model, trajectory, order)
     if not 0 <= order <= MAX_ORDER:
         raise HodynError(f"the base wrench is computed for orders 0..{MAX_ORDER}, not {order}")

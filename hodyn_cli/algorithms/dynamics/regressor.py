@@ -162,7 +162,8 @@ def floating_regressor_numpy(model: Model, qs: np.ndarray, jet: np.ndarray, orde
     jet = np.broadcast_to(jet, (N, r + 2, 6))
     V = body_fixed.forward_pass(model, qs, r + 1, jet).V
     Y = np.zeros((N, r + 1, 6 + n, 10 * (n + 1)))
-    Y[:, :, 6:, 10:] = _jacobian_sums(closed_form.jacobians(model, qs, r)[0], V, r)
+    if n:  # the joint rows (none: a single free body)
+        Y[:, :, 6:, 10:] = _jacobian_sums(closed_form.jacobians(model, qs, r)[0], V, r)
     G0 = np.zeros((1, r + 1, 6, 6))
     G0[:, 0] = np.eye(6)
     Y[:, :, :6] = _jacobian_sums([G0, *root_jacobians(model, qs, r)], [jet, *V], r)

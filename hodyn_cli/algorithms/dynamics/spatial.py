@@ -80,12 +80,14 @@ class SpatialKinematics:
         R, p: per body, (N, 3, 3) and (N, 3): pose ``C_i = (R, p)`` of the body frame.
         Y: per body, (N, K+1, 6) instantaneous joint screw and its first K derivatives.
         V: per body, (N, K+1, 6) spatial twist and its first K derivatives.
+        N: the number of samples (also of a model without joints, whose lists are empty).
     """
 
     R: list[np.ndarray]
     p: list[np.ndarray]
     Y: list[np.ndarray]
     V: list[np.ndarray]
+    N: int
 
 
 def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None = None
@@ -122,7 +124,7 @@ def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None =
         ps.append(Ei_R @ A[i, :3, 3] + Ei_p)
         Ys.append(Y)
         Vs.append(V)
-    return SpatialKinematics(Rs, ps, Ys, Vs)
+    return SpatialKinematics(Rs, ps, Ys, Vs, N)
 
 
 def _moved(R: np.ndarray, p: np.ndarray, X: np.ndarray, N: int) -> np.ndarray:
@@ -178,7 +180,7 @@ def backward_pass(model: Model, kin: SpatialKinematics, order: int,
     wrench the body exerts on its environment, in its own frame.
     """
     r = order
-    N = kin.V[0].shape[0]
+    N = kin.N
     W = [np.zeros((N, r + 1, 6)) for _ in range(model.n)]
     tau = np.empty((N, r + 1, model.n))
     for i in reversed(range(model.n)):

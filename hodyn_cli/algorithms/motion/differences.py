@@ -86,8 +86,8 @@ class Differences:
         trapezoid rule's ``dt^2 / 12 |x^(k+2)|``, from the data where it has that order, else
         with ``omega`` (default: :meth:`frequency`) as ``|x^(k)| omega^2``; the tolerance is
         the larger of ``rtol`` and 10 times that."""
-        if self.err is None or self.mags is None:
-            return []
+        if self.err is None or self.mags is None or not self.err.shape[1]:
+            return []  # (no columns: the joints of a single free body)
         omega, out = (self.frequency() if omega is None else omega), []
         for k in range(1, self.err.shape[0] + 1):
             scale = self.mags[k]

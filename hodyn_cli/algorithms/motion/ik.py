@@ -404,6 +404,8 @@ class InverseKinematics:
                 raise HodynError(f"{name} must be 'error' or 'warn', got '{value}'")
         if np.any(model.mimic[:, 0] >= 0):
             capabilities.check("ik", {"mimic"})
+        if not model.n:
+            capabilities.check("ik", {"no_joints"})
         if link not in model.links:
             raise HodynError(f"the model has no link '{link}' (links: {', '.join(model.links)})")
         frame = model.links[link]

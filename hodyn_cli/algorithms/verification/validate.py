@@ -101,6 +101,7 @@ from hodyn_cli.core.trajectory import (
     Wrenches,
     check_results,
     derivative_name,
+    free_body,
 )
 from hodyn_cli.errors import HodynError, TrajectoryError
 from hodyn_cli.modeling.contacts import Contact
@@ -236,6 +237,7 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
         Simulation(model, methods[0], gravity)
     scan = Scan(model, samples, simulation, torques)
     for chunk in [trajectory] if isinstance(trajectory, Trajectory) else trajectory:
+        chunk = free_body(chunk)  # no joint (a single free body): the root bounds the orders
         if chunk.orders < 4:
             raise HodynError("validation needs at least q, qd, qdd, qddd (to check taud)",
                              source)
@@ -758,6 +760,8 @@ class Limits:
     def add(self, q: np.ndarray, t, start: int) -> None:
         lo, hi = self.model.limits[:, 0], self.model.limits[:, 1]
         over = np.maximum(q - hi, lo - q)                              # > 0 outside
+        if not over.size:  # no joint (a single free body) or no sample
+            return
         s, j = np.unravel_index(int(np.argmax(over)), over.shape)
         if over[s, j] > self.over:
             self.over = float(over[s, j])
@@ -768,7 +772,8 @@ class Limits:
         lo, hi = model.limits[:, 0], model.limits[:, 1]
         if not np.isfinite(model.limits).any():
             return [Check("data consistency", "q within URDF limits", "skip",
-                          detail="the URDF gives no position limits")]
+                          detail="the URDF gives no position limits" if model.n else
+                          "the robot has no joint")]
         s, j, q, t = self.where
         c = Check("data consistency", "q within URDF limits", "pass", max(self.over, 0.0),
                   worst_joint=model.joint_names[j], worst_sample=s, worst_time=t)
