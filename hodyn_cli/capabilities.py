@@ -169,8 +169,6 @@ RULES: tuple[Excludes | Requires, ...] = (
                                          "validate", "check", "retime"),
              "it estimates joint derivatives; the root's come from its base_ columns",
              yet=False),
-    Excludes(("no_joints", "optimal"), ("retime",), "its time law is planned along the joints' "
-             "path"),
     Requires("no_joints", "floating_base", ("compute", "matrices", "regressor", "kinematics",
                                             "validate", "check", "retime"),
              "a single rigid body has no joint torques: it moves only as a free body"),

@@ -321,7 +321,7 @@ def test_what_a_single_body_cannot_do_is_one_line(tumble):
             (["retime", "--floating-base", "--to-limits", "-o", d / "x.csv"],
              "nothing limits the speed"),
             (["retime", "--floating-base", "--optimal", "-o", d / "x.csv"],
-             "does not go with --optimal yet")):
+             "--optimal does not go with --floating-base yet")):
         result = run(args[0], FREE, d / "tumble.csv", *args[1:])
         assert result.exit_code == 2 and result.stderr.count("\n") == 1, (args, result.output)
         assert says in result.stderr, (args, result.stderr)
