@@ -198,6 +198,24 @@ def test_a_signal_stops_a_batch_and_keeps_only_finished_outputs(tmp_path, long_i
     assert sorted(p.name for p in out.iterdir()) == ["short.csv"]
 
 
+def test_a_file_finished_just_before_a_signal_is_counted_as_kept():
+    """The race made deterministic: a batch file finishes, then a signal arrives before the
+    batch loop looks (its output is kept: it must be named, not "no output written")."""
+    from concurrent.futures import Future
+
+    from hodyn_cli.pipeline import batch, stop
+
+    finished, given_up = Future(), Future()
+    finished.set_result(batch.FileOutcome("a.csv", "out/a.csv", "ok"))
+    given_up.set_exception(stop.Abandoned())
+    seen = []
+    with pytest.raises(KeyboardInterrupt), stop.deferred():
+        stop.interrupt(KeyboardInterrupt())
+        batch._collect([finished, given_up], batch._finished([finished, given_up]),
+                       lambda outcome: seen.append(outcome.output))
+    assert seen == ["out/a.csv"]
+
+
 # -- an output that is an input ---------------------------------------------------------------
 
 

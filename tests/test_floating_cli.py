@@ -125,7 +125,7 @@ def _edited(d, name, change):
     ("missing", "missing column(s) base_Vbdd_vz: the floating root's twist to base_Vbdd"),
     ("bent", "base_R at sample 3 is not a rotation"),
     ("t", "t differs from the trajectory's at sample 2"),
-    ("short", "has 20 samples, the trajectory more"),
+    ("short", "has 20 samples, fewer than the trajectory"),
     ("alone", "--base-motion goes with --floating-base"),
 ])
 @pytest.mark.parametrize("command", ["compute", "regressor", "validate"])

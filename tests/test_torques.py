@@ -298,7 +298,7 @@ def bad_files(d) -> dict:
         (d / name).write_text("\n".join(lines) + "\n")
 
     write("short.csv", rows[:-1])
-    out["short.csv"] = "has 200 samples, the trajectory more"
+    out["short.csv"] = "has 200 samples, fewer than the trajectory"
     write("later.csv", [rows[0], rows[1]] + [
         ",".join([repr(float(r.split(",")[0]) + 1e-3)] + r.split(",")[1:]) for r in rows[2:]])
     out["later.csv"] = "t differs from the trajectory's at sample 1 (0.003 here, 0.002 there)"

@@ -40,8 +40,8 @@ class Lockstep:
         their ``t`` column."""
         block, start = self.rows.take(n), self.start
         if row_count(block) != n:
-            raise TrajectoryError(f"has {start + row_count(block)} samples, the trajectory more",
-                                  self.path)
+            raise TrajectoryError(f"has {start + row_count(block)} samples, fewer than the "
+                                  "trajectory", self.path)
         assert block is not None  # n rows of a chunk: n > 0
         line = getattr(self.table, "line_of", lambda s: None)
         check_values(block, self.columns, self.path, start, lambda s: at_line(s, line(s)))

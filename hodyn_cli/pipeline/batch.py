@@ -102,8 +102,11 @@ def _finished(futures: list) -> Iterator:
     left = set(futures)
     while left:
         ready, left = wait(left, timeout=stream.POLL, return_when=FIRST_COMPLETED)
-        stop.check()  # also after the wait: a file the signal made its thread give up is
-        yield from ready  # not a result (the signal is raised, not its Abandoned)
+        # the files finished before a signal count (their outputs are kept and named), those
+        # it made their threads give up do not: the signal is raised, not their Abandoned
+        yield from (f for f in ready if not f.cancelled() and f.exception() is None)
+        stop.check()
+        yield from (f for f in ready if f.cancelled() or f.exception() is not None)
 
 
 def scheduler_address(text: str, wait: float = 0.0) -> str:

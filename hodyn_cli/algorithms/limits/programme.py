@@ -213,10 +213,13 @@ class PathGrid:
             t, first = np.concatenate([[self.last[1]], t]), first - 1
         if len(t) < 2:
             return
-        start, end = _ends(rows, t)
-        before = end[:-1] if self.end is None else np.concatenate([self.end[None], end[:-1]])
-        at = np.arange(first + 1 - (self.end is not None), first + len(t) - 1)
-        np.maximum.at(self.jumps, at // self.stride, np.abs(start[-len(before):] - before))
+        # values near 1e308: inf or nan jumps, no warning (the path is refused for its
+        # derivatives when it has been read: optimal._follows)
+        with np.errstate(over="ignore", invalid="ignore"):
+            start, end = _ends(rows, t)
+            before = end[:-1] if self.end is None else np.concatenate([self.end[None], end[:-1]])
+            at = np.arange(first + 1 - (self.end is not None), first + len(t) - 1)
+            np.maximum.at(self.jumps, at // self.stride, np.abs(start[-len(before):] - before))
         self.end = end[-1]
 
     def path(self) -> Trajectory:

@@ -45,6 +45,12 @@ class Differences:
         self.dots = np.zeros((0, 0, 2))  # (D-1, m, 2): sum numeric.analytic, analytic^2
 
     def add(self, x: np.ndarray, t: np.ndarray, start: int) -> None:
+        # values near float64's largest (1e308) make differences and errors overflow to
+        # inf: no warning, the error is inf and the column fails the check, named
+        with np.errstate(over="ignore", invalid="ignore"):
+            self._add(x, t, start)
+
+    def _add(self, x: np.ndarray, t: np.ndarray, start: int) -> None:
         if self.wrap is not None and self.wrap.any():
             x = x.copy()
             prev = x[:0, 0, self.wrap] if self.last is None else self.last[0][:, 0, self.wrap]
@@ -88,11 +94,15 @@ class Differences:
         the larger of ``rtol`` and 10 times that."""
         if self.err is None or self.mags is None or not self.err.shape[1]:
             return []  # (no columns: the joints of a single free body)
-        omega, out = (self.frequency() if omega is None else omega), []
-        for k in range(1, self.err.shape[0] + 1):
-            scale = self.mags[k]
-            scale = np.maximum(scale, 1e-9 * max(scale.max(), 1e-300) + 1e-300)
-            higher = self.mags[k + 2] if k + 2 < len(self.mags) else scale * omega**2
-            expected = float((self.dt ** 2 / 12 * higher / scale).max())
-            out.append((self.err[k - 1] / scale, max(rtol, 10 * expected), expected))
+        omega = np.float64(self.frequency() if omega is None else omega)  # (inf, not an
+        out = []  # OverflowError, where the data's values are near float64's largest)
+        with np.errstate(over="ignore", invalid="ignore"):
+            for k in range(1, self.err.shape[0] + 1):
+                scale = self.mags[k]
+                scale = np.maximum(scale, 1e-9 * max(scale.max(), 1e-300) + 1e-300)
+                higher = self.mags[k + 2] if k + 2 < len(self.mags) else scale * omega**2
+                expected = float((self.dt ** 2 / 12 * higher / scale).max())
+                if not np.isfinite(expected):  # no estimate: the plain tolerance judges
+                    expected = 0.0
+                out.append((self.err[k - 1] / scale, max(rtol, 10 * expected), expected))
         return out
