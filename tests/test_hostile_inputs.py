@@ -31,6 +31,7 @@ from hodyn_cli.modeling import xacro_expand
 from hodyn_cli.modeling.urdf import load_model
 
 P2R, IIWA, QUAD = (str(URDF / f"{n}.urdf") for n in ("planar_2r", "iiwa14", "quadruped"))
+IIWA_LIMITS = str(URDF / "iiwa14_limits.toml")  # torque accelerations among them
 P2R_H5, P2R_CSV = str(SAMPLES / "planar_2r_cosine.h5"), str(SAMPLES / "planar_2r_cosine.csv")
 P2R_HIGH = str(SAMPLES / "planar_2r_cosine_high.h5")
 FEET = str(URDF.parent / "docs" / "examples" / "quadruped_feet.toml")
@@ -388,6 +389,12 @@ def build(folder: Path) -> None:
             f[key] = np.full((50, 2), 0.3 if k == 0 else 0.0)
         f.attrs["joint_names"] = ["joint1", "joint2"]
 
+    with h5py.File(w / "still_iiwa.h5", "w") as f:
+        f["t"] = np.arange(50) * 0.01
+        for k, key in enumerate(("q", "qd", "qdd", "qddd", "qdddd")):
+            f[key] = np.full((50, 7), 0.4 if k == 0 else 0.0)
+        f.attrs["joint_names"] = [f"iiwa_joint_{j}" for j in range(1, 8)]
+
     # logs
     nan = ["joint1", "joint2"], [np.nan, 0.2], [1.0, 0.0]
     bag(w / "nan_position", with_message(5, nan))
@@ -520,6 +527,10 @@ CASES = [
     case("output a folder", f"compute {P2R} {P2R_H5} -o {{O}}", "is a directory"),
     case("retime a still motion", f"retime {P2R} {{W}}/still.h5 -o {{O}}/out.h5 --to-limits",
          "still.h5", "never moves"),
+    # (a torque acceleration limit: rounding in the still motion's laws played it 5e8 times
+    # faster, exit 0)
+    case("retime a still motion, torque acceleration", f"retime {IIWA} {{W}}/still_iiwa.h5 -o "
+         f"{{O}}/out.h5 --to-limits --limits {IIWA_LIMITS}", "still_iiwa.h5", "never moves"),
     # contacts files
     case("contacts no link", CONTACTS + "no_link.toml", "no_link.toml", "FL", "link"),
     case("contacts unknown link", CONTACTS + "bad_link.toml", "bad_link.toml", "FL_toe"),

@@ -518,16 +518,18 @@ class ScaleSearch:
         or where nothing limits its speed)."""
         for s, best in enumerate(self.best):
             where = f" in segment {s + 1}" if len(self.best) > 1 else ""
-            if best is None and not self.moving[s]:
+            if best is not None and best.x == 0:
+                raise Infeasible(f"no time scaling makes the motion feasible{where}: the "
+                                 f"{best.describe()} is beyond its limit at any speed "
+                                 f"({best.value:.6g})")
+            # (whatever limit seems to bind: a law of a still motion is rounding, e.g. a
+            # torque acceleration of 4e-14 that played a rest 5e8 times faster)
+            if not self.moving[s]:
                 raise HodynError(f"the motion never moves{where}: every derivative of q (and "
                                  "of the floating base) is 0, so no time scaling changes it")
             if best is None:
                 raise HodynError(f"nothing limits the speed{where}: no limit depends on it "
                                  "(give torque, velocity or rate limits)")
-            if best.x == 0:
-                raise Infeasible(f"no time scaling makes the motion feasible{where}: the "
-                                 f"{best.describe()} is beyond its limit at any speed "
-                                 f"({best.value:.6g})")
         first = self.first_t if self.first_t is not None else 0.0
         last = self.last_t if self.last_t is not None else 0.0
         if self.joins and not first < self.joins[0] <= self.joins[-1] < last:
