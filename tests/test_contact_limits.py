@@ -86,6 +86,22 @@ def test_each_contact_condition_is_its_definition(tmp_path):
             assert np.allclose(cond["pressing"][:, 0], fn, rtol=1e-12, atol=1e-12 * np.abs(fn).max())
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_forces_near_floats_largest_give_no_warning():
+    """A base acceleration of 1e300 (finite) in a file: contact forces of ~1e300 whose squares
+    overflow. The friction angle is still computed (hypot), the cone of those samples is not
+    judged (nan) and no RuntimeWarning reaches the user before the limits' verdict."""
+    from hodyn_cli.algorithms.limits.scaling import Law
+
+    foot = contacts_from_table(load_model(URDF / "quadruped.urdf"), {"FL": {
+        "link": "FL_foot", "type": "point", "friction": 0.5}})[0]
+    F = np.array([[3e300, 0.0, 4e300], [0.3, 0.0, 1.0]])
+    assert friction_angle(foot, F) == pytest.approx(np.degrees(np.arctan2([3, 0.3], [4, 1])))
+    law = Law(0, np.stack([F, F], axis=-1), foot.components)
+    cone = contact_conditions(foot, law)["cone"].coefficients
+    assert np.isnan(cone[0]).any() and np.isfinite(cone[1]).all()
+
+
 def quadruped(gravity_sign=-1.0):
     """The bundled quadruped standing on its four feet, its trunk bobbing (2 Hz, 2 cm)."""
     model = load_model(URDF / "quadruped.urdf")

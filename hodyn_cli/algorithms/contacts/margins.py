@@ -40,7 +40,9 @@ def friction_angle(contact: Contact, F: np.ndarray) -> np.ndarray:
     there is no force)."""
     if contact.kind == "point":
         normal = F @ contact.normal
-        tangential = np.linalg.norm(F - normal[:, None] * contact.normal, axis=1)
+        side = F - normal[:, None] * contact.normal
+        # (hypot, not the root of a sum of squares: forces of 1e300 are finite, their squares not)
+        tangential = np.hypot(np.hypot(side[:, 0], side[:, 1]), side[:, 2])
     else:
         normal, tangential = F[:, 5], np.hypot(F[:, 3], F[:, 4])
     return np.degrees(np.arctan2(tangential, normal))

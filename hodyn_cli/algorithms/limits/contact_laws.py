@@ -89,9 +89,11 @@ def contact_conditions(contact: Contact, law: Law) -> dict[str, Law]:
     else:
         fn, ft = c[:, 5], c[:, 3:5]
     mu2 = contact.friction**2
-    cone = np.stack([mu2 * fn[:, 0] ** 2 - (ft[..., 0] ** 2).sum(1),
-                     2 * (mu2 * fn[:, 0] * fn[:, 1] - (ft[..., 0] * ft[..., 1]).sum(1)),
-                     mu2 * fn[:, 1] ** 2 - (ft[..., 1] ** 2).sum(1)], axis=-1)
+    with np.errstate(over="ignore", invalid="ignore"):  # forces of 1e155 or more (finite)
+        # have no finite square: that sample's cone is not judged (nan), its torques are
+        cone = np.stack([mu2 * fn[:, 0] ** 2 - (ft[..., 0] ** 2).sum(1),
+                         2 * (mu2 * fn[:, 0] * fn[:, 1] - (ft[..., 0] * ft[..., 1]).sum(1)),
+                         mu2 * fn[:, 1] ** 2 - (ft[..., 1] ** 2).sum(1)], axis=-1)
     out = {"pressing": fn[:, None], "cone": cone[:, None]}
     if contact.kind == "surface":
         half_length, half_width = np.array(contact.sole) / 2
