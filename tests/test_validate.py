@@ -79,6 +79,19 @@ def test_fails_when_qddd_belongs_to_another_trajectory(tmp_path):
     assert f"qddd_{failed[0]['worst_joint']}" in failed[0]["detail"]
 
 
+def test_values_near_floats_largest_fail_their_checks(tmp_path):
+    """qdddd of 1e308 (finite) at two samples: the consistency check named it; it was an
+    OverflowError of the expected error's estimate (exit 3)."""
+    def huge(d):
+        d[5:7, 4, 4] = 1e308
+        return d
+
+    result = run(IIWA, _rewrite(tmp_path, huge), "--samples", "0")
+    assert result.exit_code == 1, result.output
+    assert "qdddd_iiwa_joint_5 does not match the time differences of qddd_iiwa_joint_5" \
+        in result.stderr
+
+
 @pytest.mark.parametrize("which", ["all columns", "positions only"])
 def test_fails_on_degrees_instead_of_radians(tmp_path, which):
     def degrees(d):
