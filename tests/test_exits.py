@@ -123,7 +123,6 @@ def test_a_signal_stops_the_run_and_leaves_nothing(tmp_path, long_input, sig, st
     assert not temporaries(tmp_path)
 
 
-<<<<<<< Updated upstream
 def test_an_output_is_reserved_without_a_file(tmp_path):
     """The temporary output is created by its writer, inside atomic_path's guard: a file made
     beforehand to reserve the name (and removed at once) was left behind by a signal that
@@ -138,8 +137,6 @@ def test_an_output_is_reserved_without_a_file(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-=======
->>>>>>> Stashed changes
 def test_a_signal_is_forgotten_when_its_region_ends():
     """Inside stop.deferred() a signal makes every other thread's check() give up (a batch's
     files); once the region has ended, by the signal or not, threads stream again (a run in
