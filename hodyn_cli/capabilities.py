@@ -163,8 +163,10 @@ RULES: tuple[Excludes | Requires, ...] = (
     Excludes(("no_joints",), ("elastic",), "a single rigid body has no joint to drive",
              yet=False),
     Excludes(("no_joints",), ("forward",), "forward dynamics of joints on a fixed root only"),
-    Excludes(("no_joints",), ("ik", "generate"), "a single rigid body has no joint motion to "
-             "find", yet=False),
+    Excludes(("no_joints",), ("ik",), "a single rigid body has no joint motion to find",
+             yet=False),
+    Excludes(("no_joints",), ("generate",), "a single rigid body has no joint motion to design",
+             yet=False),
     Excludes(("no_joints", "estimate"), ("compute", "matrices", "regressor", "kinematics",
                                          "validate", "check", "retime"),
              "it estimates joint derivatives; the root's come from its base_ columns",

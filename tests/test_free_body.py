@@ -293,6 +293,11 @@ def test_the_commands_on_a_flight(tumble):
     table = np.loadtxt(d / "W.csv", delimiter=",", skiprows=1)
     _, W = inverse_dynamics(model, traj, order=2)
     assert np.allclose(table[:, 1:].reshape(-1, 3, 6), W, rtol=1e-12, atol=1e-12)
+    # without --base-wrench (and without contacts) it is implied: a file of times alone was
+    # written, silently
+    implied = run("compute", FREE, d / "tumble.csv", "--floating-base", "-o", d / "W2.csv")
+    assert implied.exit_code == 0 and "writing its base wrench" in implied.stderr
+    assert (d / "W2.csv").read_text() == (d / "W.csv").read_text()
     assert run("kinematics", FREE, d / "tumble.csv", "--floating-base", "--com", "--link",
                "battery", "-o", d / "com.h5").exit_code == 0
     with h5py.File(d / "com.h5") as f:

@@ -106,6 +106,14 @@ def compute(
               base_wrench=base_wrench, method=method.value != "body-fixed", validate=check,
               drives=drives is not None)
     contacts = s.read_contacts(model)
+    if not model.n and not (base_wrench or contacts):
+        # a single free body has no joint torques: its base wrench (the wrench it needs) is
+        # what there is to write, rather than a file of times alone
+        base_wrench = True
+        if not s.quiet:
+            from hodyn_cli.cli import render
+
+            render.notice("a robot with no joint: writing its base wrench (--base-wrench)")
     d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
     kind = (model_kind or ElasticModel.full).value
     tally = ContactTally(contacts, sources[0]) if contacts else None

@@ -162,7 +162,8 @@ def retime(
     if not optimal and (rate is not None or grid is not None):
         raise HodynError("--rate and --grid go with --optimal")
     if not optimal and to_limits == (factor is not None):
-        raise HodynError("give --to-limits, --optimal, or --factor K")
+        raise HodynError("give one of --to-limits, --optimal and --factor K" + (
+            " (--to-limits finds k, --factor takes it)" if to_limits else ""))
     if factor is not None and not factor > 0:
         raise HodynError(f"--factor must be positive, got {factor}")
     if compact and (output == "-" or file_format(output) != "hdf5"):
