@@ -295,6 +295,8 @@ def build(folder: Path) -> None:
         # a 10 MB header name and a 10 MB value: over Python's CSV field limit (was exit 3)
         "long_name.csv": csv_text(P2R_CSV, rename("qd_joint1", "q" * 10_000_000)),
         "long_field.csv": csv_text(P2R_CSV, cell(3, "qd_joint2", "1" * 10_000_000)),
+        # a 100 kB column name under the field limit: named, shortened (it made a 200 kB line)
+        "long_joint.csv": csv_text(P2R_CSV, rename("qd_joint1", "q_joint" + "z" * 100_000)),
         # wrench files
         "wrench_link.csv": "t,W_nolink_mx,W_nolink_my,W_nolink_mz,W_nolink_fx,W_nolink_fy,"
                            "W_nolink_fz\n0,0,0,0,0,0,0\n",
@@ -692,6 +694,8 @@ CASES = [
          "header", "131072 characters"),
     case("csv 10 MB field", TRAJ.replace("@", "long_field.csv"), "long_field.csv", "line 4",
          "131072 characters"),
+    case("csv 100 kB joint name", TRAJ.replace("@", "long_joint.csv"), "long_joint.csv",
+         "(100007 characters)': the model has no joint"),
 ]
 
 
@@ -722,6 +726,7 @@ def test_hostile_input(c: Case, workshop: Path, tmp_path: Path, capsys, monkeypa
     assert code == 2, captured.err
     assert len(lines) == 1 and lines[0].startswith("hodyn: error: "), captured.err
     assert all(word in lines[0] for word in c.says), lines[0]
+    assert len(lines[0]) < 1000  # names from the files are shown shortened
     assert captured.out == ""
     assert snapshot(workshop, out) == before  # nothing written, nothing left, nothing changed
 

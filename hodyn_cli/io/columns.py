@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import derivative_name
 from hodyn_cli.errors import TrajectoryError
-from hodyn_cli.io.paths import listing
+from hodyn_cli.io.paths import listing, shown
 
 WRENCH_COMPONENTS = ("mx", "my", "mz", "fx", "fy", "fz")
 #: suffixes of a link's motion columns (``hodyn kinematics``, read by ``hodyn ik``): ``p_x``,
@@ -109,8 +109,8 @@ def plan(names: list[str], model: Model, need: int, source: str,
 
             close = difflib.get_close_matches(m.group(2), model.joint_names, n=1, cutoff=0.75)
             hint = f" (a typo of '{close[0]}'?)" if close else ""
-            raise TrajectoryError(f"column '{name}': the model has no joint '{m.group(2)}'"
-                                  f"{hint}", source)
+            raise TrajectoryError(f"column '{shown(name)}': the model has no joint "
+                                  f"'{shown(m.group(2))}'{hint}", source)
         orders.setdefault(len(m.group(1)), set()).add(m.group(2))
     missing = [derivative_name("q", k) + "_" + j for k in range(need) for j in coordinates
                if j not in orders.get(k, ())]

@@ -62,9 +62,19 @@ def cannot_write(path: str, e: OSError) -> HodynError:
 
 
 def listing(names: list[str], limit: int = 6) -> str:
-    """``a, b, c and 4 more``."""
+    """``a, b, c and 4 more`` (each name :func:`shown`)."""
     more = f" and {len(names) - limit} more" if len(names) > limit else ""
-    return ", ".join(names[:limit]) + more
+    return ", ".join(shown(n) for n in names[:limit]) + more
+
+
+def shown(name: str, most: int = 80) -> str:
+    """A name from a file as a message shows it: whole up to ``most`` characters, else its
+    start and its length (a 100 kB column name made a 100 kB line).
+
+    >>> shown("q_" + "x" * 200)
+    'q_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (202 characters)'
+    """
+    return name if len(name) <= most else f"{name[:most - 16]}... ({len(name)} characters)"
 
 
 def same_file(a: str, b: str) -> bool:
