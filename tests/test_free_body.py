@@ -275,6 +275,12 @@ def test_info_shows_the_body(tumble):
     data = json.loads(run("info", FREE, "--json").stdout)
     assert data["joints"] == [] and data["root"]["mass"] == pytest.approx(2.5)
     assert np.allclose(data["root"]["inertia"], load_model(FREE).root_inertia)
+    _, pm, _, _ = pinocchio_free_flyer(FREE, load_model(FREE))
+    body = pm.inertias[1]
+    about = np.array(data["root"]["inertia_about_com"])
+    assert np.array_equal(about, about.T)
+    assert np.allclose(about, body.inertia, rtol=0, atol=1e-14)
+    assert np.allclose(data["root"]["com"], body.lever, rtol=0, atol=1e-14)
     params = json.loads(run("info", FREE, "--parameters", "--json").stdout)
     assert params["bodies"] == ["hull"] and params["values"][0] == pytest.approx(2.5)
 

@@ -124,7 +124,8 @@ def root_body(model: Model) -> tuple[float, list[float], list[list[float]]]:
     m = float(M[3, 3])
     c = np.array([M[2, 4], M[0, 5], M[1, 3]]) / m if m > 0 else np.zeros(3)
     C = np.array([[0.0, -c[2], c[1]], [c[2], 0.0, -c[0]], [-c[1], c[0], 0.0]])
-    return m, c.tolist(), (M[:3, :3] + m * C @ C).tolist()
+    about = M[:3, :3] + m * C @ C
+    return m, c.tolist(), ((about + about.T) / 2).tolist()  # (symmetric: the product rounds)
 
 
 def model_table(model: Model) -> Table:
