@@ -67,8 +67,9 @@ GRAVITY = "0.0,0.0,-9.81"
 
 #: name -> (annotation, default) of every option several commands share
 SHARED = {
-    "gravity": (Annotated[str, typer.Option(help="Gravity gx,gy,gz in the root link frame.")],
-                GRAVITY),
+    "gravity": (Annotated[str | None, typer.Option(
+        help=f"Gravity gx,gy,gz in the root link frame [default: {GRAVITY}, or an MJCF model's "
+             "<option gravity>].", show_default=False)], None),
     "wrench": (Annotated[str | None, typer.Option(
         help="External wrenches file (CSV/HDF5).", show_default=False)], None),
     "estimate": (Annotated[bool, typer.Option(

@@ -38,8 +38,7 @@ from hodyn_cli.core import lie
 from hodyn_cli.core.model import Diagnostic, LinkFrame, Model
 from hodyn_cli.errors import ModelError
 from hodyn_cli.modeling.mjcf_inertia import BodyInertia, body_inertia, scale_to_total
-from hodyn_cli.modeling.mjcf_xml import Body, Document, Joint, parse_xml, quat_matrix, \
-    read_document
+from hodyn_cli.modeling.mjcf_xml import Body, Document, Joint, parse_xml, quat_matrix, read_document
 
 __all__ = ["load_mjcf", "is_mjcf", "body_inertias", "MJCF_ROOT"]
 
@@ -56,7 +55,7 @@ def is_mjcf(data: bytes) -> bool:
 
     head = re.sub(rb"<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>", b"", data[:65536], flags=re.S)
     match = re.search(rb"<\s*([A-Za-z_][\w.-]*)", head)
-    return bool(match) and match.group(1) == MJCF_ROOT.encode()
+    return match is not None and match.group(1) == MJCF_ROOT.encode()
 
 
 def load_mjcf(path: str | Path, data: bytes | None = None) -> Model:
@@ -128,11 +127,13 @@ def _inertias(doc: Document, bodies: list[Body], source: str) -> dict[int, BodyI
 
 
 def _welded_to_world(world: Body) -> list[Body]:
-    out, stack = [], [b for b in world.children if not b.joints]
+    """The static bodies (no joints, not mocap) welded to the world: those ``fusestatic``
+    removes with their masses (``mjCModel::FuseStatic``)."""
+    out, stack = [], [b for b in world.children if not (b.joints or b.mocap)]
     while stack:
         body = stack.pop()
         out.append(body)
-        stack += [c for c in body.children if not c.joints]
+        stack += [c for c in body.children if not (c.joints or c.mocap)]
     return out
 
 
@@ -280,7 +281,8 @@ def _build(doc: Document, source: str, sha256: str) -> Model:
     notes.append(Diagnostic("info", "MJCF: the kinematic tree and its inertias are read; "
                                     "armature, damping, springs, friction"
                                     + "".join(f", <{t}>" for t in ignored) + " are not"))
-    gravity = None if doc.gravity is None else tuple(float(v) for v in doc.gravity)
+    gravity = None if doc.gravity is None else \
+        (float(doc.gravity[0]), float(doc.gravity[1]), float(doc.gravity[2]))
     if gravity is not None and gravity != DEFAULT_GRAVITY:
         notes.append(Diagnostic("notice", f"gravity {' '.join(f'{v:g}' for v in gravity)} from "
                                           "<option gravity> (--gravity overrides it)"))

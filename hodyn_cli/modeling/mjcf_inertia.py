@@ -209,7 +209,7 @@ def body_inertia(body: Body, compiler: Compiler, source: str) -> BodyInertia:
             pos, axes, origin = g.pos, quat_matrix(g.quat), "1 geom"
         elif chosen:
             mass = sum(m for _, m, _ in chosen)
-            pos = sum(m * g.pos for g, m, _ in chosen) / mass
+            pos = np.sum([m * g.pos for g, m, _ in chosen], axis=0) / mass
             theta = sum(_rotate(moments, g.quat) + _steiner(m, g.pos - pos)
                         for g, m, moments in chosen)
             lam, axes = np.linalg.eigh(theta)

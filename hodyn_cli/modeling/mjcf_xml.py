@@ -384,10 +384,10 @@ class _Reader:
             return z_to_quat(z)
         angles = self._numbers(None, "euler", 3, what, attrs) * scale
         q = np.array([1.0, 0, 0, 0])
-        for axis, angle in zip(self.compiler.eulerseq, angles, strict=True):
+        for letter, angle in zip(self.compiler.eulerseq, angles, strict=True):
             r = np.zeros(4)
-            r[0], r["xyz".index(axis.lower()) + 1] = np.cos(angle / 2), np.sin(angle / 2)
-            q = quat_mul(q, r) if axis.islower() else quat_mul(r, q)
+            r[0], r["xyz".index(letter.lower()) + 1] = np.cos(angle / 2), np.sin(angle / 2)
+            q = quat_mul(q, r) if letter.islower() else quat_mul(r, q)
         return q
 
     # -- bodies
