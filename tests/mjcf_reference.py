@@ -135,3 +135,24 @@ def pinocchio_error(path: Path, model, samples: int = 3, seed: int = 0) -> float
                                     gravity=GRAVITY).tau[0]
         worst = max(worst, float(np.abs(ours - ref).max() / np.abs(ref).max()))
     return worst
+
+
+def rate_errors(path: Path, model, seed: int = 0) -> tuple[float, float]:
+    """(taud, taudd) of hodyn along an analytic cosine motion against the 8th-order central
+    differences of MuJoCo's tau at the stencil's times, relative to each one's scale (fixed
+    bases)."""
+    from conftest import STENCIL, STENCIL2, random_cosine
+
+    m = rigid_body_only(path)
+    t0, h = np.array([0.4, 1.3]), 1e-3
+    t = (t0[:, None] + np.arange(-4, 5) * h).ravel()
+    traj = random_cosine(model, t, orders=5, seed=seed)
+    ours = api.inverse_dynamics(model, traj, order=2, gravity=GRAVITY)
+    ref = np.array([mj_inverse(m, *traj.derivatives[s, :3]) for s in range(len(t))])
+    ref = ref.reshape(len(t0), 9, -1)
+    errors = []
+    for field, stencil, power in (("taud", STENCIL, 1), ("taudd", STENCIL2, 2)):
+        numeric = np.tensordot(stencil, ref, axes=(0, 1)) / h ** power
+        got = getattr(ours, field)[4::9]
+        errors.append(float(np.abs(got - numeric).max() / np.abs(got).max()))
+    return errors[0], errors[1]

@@ -42,7 +42,7 @@ class ElasticModel(str, Enum):
     reflected = "reflected"
 
 
-Robot = Annotated[Path, typer.Argument(help="Robot description (URDF, or .xacro).",
+Robot = Annotated[Path, typer.Argument(help="Robot description (URDF, .xacro, or MJCF .xml).",
                                        show_default=False)]
 Traj = Annotated[str, typer.Argument(
     help="Trajectory: .csv, .h5/.hdf5, or - for CSV on stdin.", show_default=False)]
