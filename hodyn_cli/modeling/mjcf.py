@@ -18,8 +18,8 @@ inertia as MuJoCo's compiler does; here the screw model is built:
 * bodies and named sites are the model's links (frames for ``kinematics --link``).
 
 Refused in one line naming the element: ``ball`` joints, a free joint below the top level
-or with other joints, several free bodies, ``<equality>`` constraints, bodies whose inertia
-would come from a mesh.
+or with other joints, several free bodies, ``<equality>`` constraints, inertias that need
+MuJoCo's convex hull (:mod:`~hodyn_cli.modeling.mjcf_mesh`).
 
 >>> from pathlib import Path
 >>> model = load_mjcf(Path(__file__).parents[2] / "mjcf" / "acrobot.xml")
@@ -38,7 +38,9 @@ from hodyn_cli.core import lie
 from hodyn_cli.core.model import Diagnostic, LinkFrame, Model
 from hodyn_cli.errors import ModelError
 from hodyn_cli.modeling.mjcf_inertia import BodyInertia, body_inertia, scale_to_total
-from hodyn_cli.modeling.mjcf_xml import Body, Document, Joint, parse_xml, quat_matrix, read_document
+from hodyn_cli.modeling.mjcf_mesh import MeshLibrary
+from hodyn_cli.modeling.mjcf_quat import quat_matrix
+from hodyn_cli.modeling.mjcf_xml import Body, Document, Joint, parse_xml, read_document
 
 __all__ = ["load_mjcf", "is_mjcf", "body_inertias", "MJCF_ROOT"]
 
@@ -112,7 +114,8 @@ def _has_mass(body: Body, inertia: dict[int, BodyInertia]) -> bool:
 
 def _inertias(doc: Document, bodies: list[Body], source: str) -> dict[int, BodyInertia]:
     """Every body's inertia as MuJoCo compiles it, ``settotalmass`` applied."""
-    inertia = {id(b): body_inertia(b, doc.compiler, source) for b in bodies}
+    meshes = MeshLibrary(doc.meshes, source)
+    inertia = {id(b): body_inertia(b, doc.compiler, source, meshes) for b in bodies}
     for b in bodies:
         if b.joints and not _has_mass(b, inertia):
             raise ModelError(f"body '{b.name}' moves (joint '{b.joints[0].name}') but has no mass: "

@@ -15,8 +15,9 @@ From ``src/user/user_objects.cc`` (``mjCGeom::GetVolume``, ``SetInertia``, ``Com
   bounds, ``balanceinertia`` replaces principal moments violating the triangle inequality by
   their mean, and ``settotalmass`` scales every mass and inertia by one factor.
 
-Meshes (their volume integrals), height fields and signed distance fields are not computed:
-a body whose inertia would come from one is refused, naming the geom (give it an
+A mesh geom takes its mesh's volume and inertia (:mod:`~hodyn_cli.modeling.mjcf_mesh`);
+height fields, signed distance fields and primitives fitted to a mesh are not computed: a
+body whose inertia would come from one is refused, naming the geom (give it an
 ``<inertial>``).
 """
 
@@ -28,9 +29,11 @@ from typing import TypeVar
 import numpy as np
 
 from hodyn_cli.errors import ModelError
-from hodyn_cli.modeling.mjcf_xml import Body, Compiler, Geom, quat_matrix
+from hodyn_cli.modeling.mjcf_mesh import MeshLibrary
+from hodyn_cli.modeling.mjcf_quat import principal_axes, quat_matrix, quat_mul, unit
+from hodyn_cli.modeling.mjcf_xml import Body, Compiler, Geom
 
-__all__ = ["BodyInertia", "body_inertia", "geom_mass", "scale_to_total"]
+__all__ = ["BodyInertia", "GeomMass", "body_inertia", "geom_mass", "scale_to_total"]
 
 K = TypeVar("K")
 
@@ -135,20 +138,48 @@ def _moments(kind: str, m: float, s: np.ndarray, shell: bool) -> np.ndarray:
     return np.zeros(3)  # plane
 
 
-def geom_mass(geom: Geom, body: str, source: str) -> tuple[float, np.ndarray]:
-    """A geom's mass and principal moments (about its centre, geom frame), as
-    ``mjCGeom::Compile`` sets them when the body's inertia comes from its geoms."""
+@dataclass(frozen=True)
+class GeomMass:
+    """A geom's mass, COM ``com`` and principal moments ``lam`` along the axes of ``quat``,
+    in the body frame (for a mesh: its geom frame moved to the mesh's principal frame, as
+    MuJoCo's compiler moves it); ``mesh``: from a mesh."""
+
+    mass: float
+    com: np.ndarray
+    lam: np.ndarray
+    quat: np.ndarray
+    mesh: bool = False
+
+
+def geom_mass(geom: Geom, body: str, source: str, meshes: MeshLibrary) -> GeomMass:
+    """A geom's mass and inertia as ``mjCGeom::Compile`` sets them when the body's inertia
+    comes from its geoms."""
     what = f"body '{body}': geom {f'{geom.name!r} ' if geom.name else ''}({geom.type})"
+    none = GeomMass(0.0, geom.pos, np.zeros(3), geom.quat)
+    if geom.type == "mesh":
+        if geom.mesh is None:
+            raise ModelError(f"{what} names no mesh", source)
+        if geom.shell:
+            raise ModelError(f"{what}: shellinertia of a mesh geom goes on its mesh asset "
+                             "(inertia='shell')", source)
+        if geom.mass == 0 or (geom.mass is None and geom.density == 0):
+            return none
+        mesh = meshes.inertia(geom.mesh, what)
+        if geom.mass is not None and mesh.volume <= EPS:
+            return none
+        m = geom.mass if geom.mass is not None else geom.density * mesh.volume
+        b = mesh.box() ** 2
+        lam = m * np.array([b[1] + b[2], b[0] + b[2], b[0] + b[1]]) / 3
+        return GeomMass(m, geom.pos + quat_matrix(geom.quat) @ mesh.com, lam,
+                        unit(quat_mul(geom.quat, mesh.quat))[0], mesh=True)
     if geom.type not in SIZES:
         if geom.mass == 0 or (geom.mass is None and geom.density == 0):
-            return 0.0, np.zeros(3)
-        why = f"mesh '{geom.mesh}'" if geom.type == "mesh" or geom.mesh else f"a {geom.type}"
-        raise ModelError(f"{what}: its inertia would come from {why}, which hodyn does not "
-                         "compute (MuJoCo's mesh inertia is not implemented): give the body an "
-                         "<inertial>, or the geom mass='0' or a group outside "
-                         "inertiagrouprange", source)
+            return none
+        raise ModelError(f"{what}: its inertia would come from a {geom.type}, which hodyn does "
+                         "not compute: give the body an <inertial>, or the geom mass='0' or a "
+                         "group outside inertiagrouprange", source)
     if geom.mesh:
-        raise ModelError(f"{what} is fitted to mesh '{geom.mesh}', which hodyn does not read: "
+        raise ModelError(f"{what} is fitted to mesh '{geom.mesh}', which hodyn does not do: "
                          "give the body an <inertial>", source)
     if geom.type == "plane":
         if geom.size[2] <= 0:
@@ -159,16 +190,16 @@ def geom_mass(geom: Geom, body: str, source: str) -> tuple[float, np.ndarray]:
     volume = _volume(geom.type, geom.size, geom.shell)
     if geom.mass is not None:
         if geom.mass == 0 or volume <= EPS:
-            return 0.0, np.zeros(3)
+            return none
         m = geom.mass
     else:
         if geom.density == 0:
-            return 0.0, np.zeros(3)
+            return none
         m = geom.density * volume
     moments = _moments(geom.type, m, geom.size, geom.shell)
     if m < 0 or (moments < 0).any() or geom.density < 0:
         raise ModelError(f"{what}: mass, inertia or density are negative", source)
-    return m, moments
+    return GeomMass(m, geom.pos, moments, geom.quat)
 
 
 def _rotate(moments: np.ndarray, quat: np.ndarray) -> np.ndarray:
@@ -181,39 +212,42 @@ def _steiner(m: float, d: np.ndarray) -> np.ndarray:
     return m * (d @ d * np.eye(3) - np.outer(d, d))
 
 
-def body_inertia(body: Body, compiler: Compiler, source: str) -> BodyInertia:
+def body_inertia(body: Body, compiler: Compiler, source: str,
+                 meshes: MeshLibrary) -> BodyInertia:
     """A body's mass, COM and inertia before ``settotalmass`` (``mjCBody::Compile``)."""
     lo, hi = compiler.inertiagrouprange
     ifg = compiler.inertiafromgeom
     inertial = body.inertial
-    # principal moments lam along the columns of axes: exact where MuJoCo copies them (a
-    # diaginertia, a single geom), from an eigen-decomposition where it computes them
+    # principal moments lam along the axes of quat, as MuJoCo keeps them: copied (a
+    # diaginertia, a single geom) or from its eigen-decomposition (mjuu_eig3)
     mass, pos, origin = 0.0, None, "none: massless"
-    lam, axes, exact = np.zeros(3), np.eye(3), True
+    lam, quat = np.zeros(3), np.array([1.0, 0, 0, 0])
     if inertial is not None:
         mass, pos, origin = inertial.mass, inertial.pos, "<inertial>"
         if inertial.full is not None:
             xx, yy, zz, xy, xz, yz = inertial.full
-            lam, axes = np.linalg.eigh(np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]))
-            exact = False
-            if lam[0] < EPS:
+            lam, quat = principal_axes(np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]))
+            if lam.min() < EPS:
                 raise ModelError(f"body '{body.name}': <inertial fullinertia> must have positive "
                                  "eigenvalues", source)
         else:
-            lam, axes = inertial.diag, quat_matrix(inertial.quat)
+            lam, quat = inertial.diag, inertial.quat
     if ifg == "true" or (ifg == "auto" and inertial is None):
-        chosen = [(g, *geom_mass(g, body.name, source)) for g in body.geoms if lo <= g.group <= hi]
-        chosen = [(g, m, moments) for g, m, moments in chosen if m > EPS]
+        chosen = [geom_mass(g, body.name, source, meshes) for g in body.geoms
+                  if lo <= g.group <= hi]
+        chosen = [g for g in chosen if g.mass > EPS]
         if len(chosen) == 1:
-            (g, mass, lam), = chosen
-            pos, axes, origin = g.pos, quat_matrix(g.quat), "1 geom"
+            (g,) = chosen
+            mass, pos, lam, quat, origin = g.mass, g.com, g.lam, g.quat, "1 geom"
         elif chosen:
-            mass = sum(m for _, m, _ in chosen)
-            pos = np.sum([m * g.pos for g, m, _ in chosen], axis=0) / mass
-            theta = sum(_rotate(moments, g.quat) + _steiner(m, g.pos - pos)
-                        for g, m, moments in chosen)
-            lam, axes = np.linalg.eigh(theta)
-            exact, origin = False, f"{len(chosen)} geoms"
+            mass = sum(g.mass for g in chosen)
+            pos = np.sum([g.mass * g.com for g in chosen], axis=0) / mass
+            lam, quat = principal_axes(sum(_rotate(g.lam, g.quat) + _steiner(g.mass, g.com - pos)
+                                           for g in chosen))
+            origin = f"{len(chosen)} geoms"
+        meshes_used = sum(g.mesh for g in chosen)
+        if meshes_used:
+            origin += f" ({meshes_used} mesh{'es' if meshes_used > 1 else ''})"
     if pos is None:  # no inertial frame: MuJoCo copies the body's own pos into it
         pos = body.own_pos
     bounded = np.maximum(lam, compiler.boundinertia)
@@ -223,15 +257,14 @@ def body_inertia(body: Body, compiler: Compiler, source: str) -> BodyInertia:
     if mass < 0 or (bounded < 0).any():
         raise ModelError(f"body '{body.name}': mass and inertia cannot be negative", source)
     a, b, c = bounded
-    slack = 0.0 if exact else 1e-12 * (a + b + c)  # eigenvalues are only as exact as this
-    if a + b < c - slack or a + c < b - slack or b + c < a - slack:
+    if a + b < c or a + c < b or b + c < a:
         if not compiler.balanceinertia:
             raise ModelError(f"body '{body.name}': principal moments {a:.6g} {b:.6g} {c:.6g} "
                              "violate A + B >= C (MuJoCo refuses it too; <compiler "
                              "balanceinertia='true'> replaces them by their mean)", source)
-        bounded = np.full(3, bounded.mean())
+        bounded = np.full(3, (a + b + c) / 3.0)
         origin += " (balanceinertia)"
-    theta = (axes * bounded) @ axes.T
+    theta = _rotate(bounded, quat)
     return BodyInertia(float(mass), np.asarray(pos, dtype=float), (theta + theta.T) / 2, origin)
 
 

@@ -32,9 +32,11 @@ import numpy as np
 from lxml import etree
 
 from hodyn_cli.errors import ModelError
+from hodyn_cli.modeling.mjcf_mesh import MeshAsset
+from hodyn_cli.modeling.mjcf_quat import frame_quat, quat_matrix, quat_mul, unit, z_to_quat
 
 __all__ = ["Compiler", "Document", "Body", "Joint", "Geom", "Inertial", "Site", "read_document",
-           "quat_mul", "quat_matrix", "parse_xml"]
+           "parse_xml"]
 
 #: nested includes deeper than this are a loop MuJoCo would also refuse
 MAX_INCLUDE_DEPTH = 32
@@ -129,73 +131,10 @@ class Document:
     compiler: Compiler
     world: Body                     # the world body: its geoms, sites and children
     gravity: np.ndarray | None      # <option gravity> (None: not given)
-    meshes: dict[str, Path]         # mesh asset name -> its file (resolved)
+    meshes: dict[str, MeshAsset]    # the mesh assets by name
     equalities: tuple[str, ...]     # "<equality> kind 'name'" of each active element
     sections: tuple[str, ...]       # the tags of <mujoco>'s children
     base: Path                      # the main file's folder
-
-
-# -- quaternions (w, x, y, z), as MuJoCo's user_util.cc ----------------------------------
-
-
-def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The product a b (the rotation b, then a)."""
-    w1, x1, y1, z1 = a
-    w2, x2, y2, z2 = b
-    return np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-                     w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
-
-
-def quat_matrix(q: np.ndarray) -> np.ndarray:
-    """The rotation matrix of a unit quaternion.
-
-    >>> quat_matrix(np.array([np.cos(np.pi / 4), 0, 0, np.sin(np.pi / 4)])).round(12) + 0.0
-    array([[ 0., -1.,  0.],
-           [ 1.,  0.,  0.],
-           [ 0.,  0.,  1.]])
-    """
-    w, x, y, z = q
-    return np.array([
-        [w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z]])
-
-
-def _unit(v: np.ndarray) -> tuple[np.ndarray, float]:
-    """v normalized as ``mjuu_normvec``: unchanged within 1e-14 of unit length; its norm (0
-    below 1e-14: too small)."""
-    n2 = float(v @ v)
-    if n2 < 1e-14:
-        return v, 0.0
-    n = float(np.sqrt(n2))
-    return (v / n if abs(n - 1) > 1e-14 else v), n
-
-
-def z_to_quat(vec: np.ndarray) -> np.ndarray:
-    """The rotation taking z onto ``vec`` (``mjuu_z2quat``)."""
-    axis, s = _unit(np.cross([0.0, 0.0, 1.0], vec))
-    if s < 1e-10:
-        axis = np.array([1.0, 0.0, 0.0])
-    angle = np.arctan2(s, vec[2])
-    return np.concatenate([[np.cos(angle / 2)], axis * np.sin(angle / 2)])
-
-
-def _frame_quat(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
-    """Quaternion of the rotation with columns x, y, z (``mjuu_frame2quat``)."""
-    R = np.column_stack([x, y, z])
-    w = np.sqrt(max(0.0, 1 + np.trace(R))) / 2
-    if w > 1e-8:
-        q = np.array([w, (R[2, 1] - R[1, 2]) / (4 * w), (R[0, 2] - R[2, 0]) / (4 * w),
-                      (R[1, 0] - R[0, 1]) / (4 * w)])
-    else:  # a half turn: the axis from the largest diagonal term
-        i = int(np.argmax(np.diagonal(R)))
-        j, k = (i + 1) % 3, (i + 2) % 3
-        v = np.zeros(3)
-        v[i] = np.sqrt(max(0.0, 1 + R[i, i] - R[j, j] - R[k, k])) / 2
-        v[j] = (R[j, i] + R[i, j]) / (4 * v[i])
-        v[k] = (R[k, i] + R[i, k]) / (4 * v[i])
-        q = np.array([(R[k, j] - R[j, k]) / (4 * v[i]), *v])
-    return q / np.linalg.norm(q)
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -358,27 +297,27 @@ class _Reader:
         kind = given[0] if given else "quat"
         scale = np.pi / 180 if self.compiler.degree else 1.0
         if kind == "quat":
-            q, n = _unit(self._numbers(None, "quat", 4, what, attrs, "1 0 0 0"))
+            q, n = unit(self._numbers(None, "quat", 4, what, attrs, "1 0 0 0"))
             if n == 0:
                 raise self.fail(f"{what}: quat is zero")
             return q
         if kind == "axisangle":
             v = self._numbers(None, "axisangle", 4, what, attrs)
-            axis, n = _unit(v[:3])
+            axis, n = unit(v[:3])
             if n == 0:
                 raise self.fail(f"{what}: axisangle's axis is zero")
             half = v[3] * scale / 2
             return np.concatenate([[np.cos(half)], np.sin(half) * axis])
         if kind == "xyaxes":
             v = self._numbers(None, "xyaxes", 6, what, attrs)
-            x, nx = _unit(v[:3])
-            y, ny = _unit(v[3:] - x * (x @ v[3:]))
-            z, nz = _unit(np.cross(x, y))
+            x, nx = unit(v[:3])
+            y, ny = unit(v[3:] - x * (x @ v[3:]))
+            z, nz = unit(np.cross(x, y))
             if min(nx, ny, nz) == 0:
                 raise self.fail(f"{what}: xyaxes are parallel or zero")
-            return _frame_quat(x, y, z)
+            return frame_quat(x, y, z)
         if kind == "zaxis":
-            z, n = _unit(self._numbers(None, "zaxis", 3, what, attrs))
+            z, n = unit(self._numbers(None, "zaxis", 3, what, attrs))
             if n == 0:
                 raise self.fail(f"{what}: zaxis is zero")
             return z_to_quat(z)
@@ -451,7 +390,7 @@ class _Reader:
     @staticmethod
     def _compose(fpos, fquat, pos, quat) -> tuple[np.ndarray, np.ndarray]:
         """The pose (pos, quat) given in a frame at (fpos, fquat), in the frame's parent."""
-        return fpos + quat_matrix(fquat) @ pos, _unit(quat_mul(fquat, quat))[0]
+        return fpos + quat_matrix(fquat) @ pos, unit(quat_mul(fquat, quat))[0]
 
     def _body(self, el, cls: str, fpos, fquat, counters) -> Body:
         a = dict(el.attrib)
@@ -511,7 +450,7 @@ class _Reader:
                 raise self.fail(f"{what}: fromto needs a capsule, cylinder, ellipsoid or box")
             if pos.any():
                 raise self.fail(f"{what}: both pos and fromto given")
-            vec, length = _unit(fromto[:3] - fromto[3:])
+            vec, length = unit(fromto[:3] - fromto[3:])
             if length / 2 < 1e-14:
                 raise self.fail(f"{what}: fromto's points coincide")
             size[1] = length / 2
@@ -544,7 +483,9 @@ class _Reader:
                     g = np.zeros(3)
         return g
 
-    def meshes(self) -> dict[str, Path]:
+    def meshes(self) -> dict[str, MeshAsset]:
+        """The ``<mesh>`` assets by name, their files found (``meshdir``, else
+        ``assetdir``, relative to the main file's folder)."""
         c = self.compiler
         folder = self.base / (c.meshdir or c.assetdir)
         out = {}
@@ -553,11 +494,19 @@ class _Reader:
                 a = self.attrs(el, "main")
                 file = a.get("file")
                 name = a.get("name") or (Path(file).stem if file else "")
+                what = f"mesh '{name}'"
+                path = None
                 if file:
                     path = Path(file) if Path(file).is_absolute() else folder / file
                     if not path.is_file():
-                        raise self.fail(f"mesh '{name}': file '{file}' not found (in {folder})")
-                    out[name] = path
+                        raise self.fail(f"{what}: file '{file}' not found (in {folder})")
+                out[name] = MeshAsset(
+                    name, path, self._numbers(None, "scale", 3, what, a, "1 1 1"),
+                    self._numbers(None, "refpos", 3, what, a, "0 0 0"),
+                    self._numbers(None, "refquat", 4, what, a, "1 0 0 0"),
+                    a.get("inertia", "legacy"),
+                    self._numbers(None, "vertex", None, what, a) if "vertex" in a else None,
+                    self._numbers(None, "face", None, what, a) if "face" in a else None)
         return out
 
     def equalities(self) -> tuple[str, ...]:
