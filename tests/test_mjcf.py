@@ -252,6 +252,8 @@ BAD = {
     "two free": ('<body name="a"><freejoint/><geom size="0.1"/></body><body name="b"><freejoint/>'
                  '<geom size="0.1"/></body>', "several free bodies ('a', 'b')"),
     "xml": ('<body name="b">', "not well-formed XML"),
+    "twice": ('<body name="b"><joint name="j"/><geom size="0.1"/><body name="c"><joint name="j"/>'
+              '<geom size="0.1"/></body></body>', "joint name 'j' is used twice"),
     "class": ('<body name="b"><joint class="nope"/><geom size="0.1"/></body>',
               "unknown default class 'nope'"),
 }

@@ -191,6 +191,7 @@ class _Builder:
         self.links: dict[str, LinkFrame] = {}
         self.root_M = np.zeros((6, 6))
         self.notes: list[Diagnostic] = []
+        self.shadowed: list[str] = []  # sites named as a body: not links
         self.body_names = {b.name for b in _bodies(doc.world)}
 
     def place(self, body: Body, on: int, T: np.ndarray) -> None:
@@ -204,8 +205,7 @@ class _Builder:
                 target += lie.transform_inertia(lie.body_inertia(i.mass, i.pos, i.theta), T)
         for site in body.sites:
             if site.name in self.body_names or site.name in self.links:
-                self.notes.append(Diagnostic("info", f"site '{site.name}' has a body's name: "
-                                                     "not a link"))
+                self.shadowed.append(site.name)
             else:
                 self.links[site.name] = LinkFrame(on, T @ _pose(site.pos, site.quat))
         for child in body.children:
@@ -261,8 +261,20 @@ class _Builder:
         return (lo * scale, hi * scale)
 
 
+def _unique(bodies: list[Body], source: str) -> None:
+    """Body and joint names are unique (MuJoCo refuses repeated names too)."""
+    for kind, names in (("body", [b.name for b in bodies]),
+                        ("joint", [j.name for b in bodies for j in b.joints])):
+        seen: set[str] = set()
+        for name in names:
+            if name in seen:
+                raise ModelError(f"{kind} name '{name}' is used twice", source)
+            seen.add(name)
+
+
 def _build(doc: Document, source: str, sha256: str) -> Model:
     bodies = _bodies(doc.world)
+    _unique(bodies, source)
     free = _check_joints(doc, bodies, source)
     inertia = _inertias(doc, bodies, source)
     build = _Builder(doc, inertia, source)
@@ -280,6 +292,9 @@ def _build(doc: Document, source: str, sha256: str) -> Model:
     else:
         root = "world"
         build.place(doc.world, -1, np.eye(4))
+    if build.shadowed:
+        notes.append(Diagnostic("info", "sites with a body's name, not links (the body's name is "
+                                        f"the body's frame): {', '.join(build.shadowed)}"))
     ignored = [tag for tag in ("actuator", "tendon", "contact", "sensor") if tag in doc.sections]
     notes.append(Diagnostic("info", "MJCF: the kinematic tree and its inertias are read; "
                                     "armature, damping, springs, friction"
