@@ -197,6 +197,51 @@ def test_dm_control_models(name):
     assert mjr.torque_error(path, load_model(path)) < 1e-9
 
 
+def test_cli_floating_base_is_mujocos_free_joint(tmp_path):
+    """compute --floating-base --base-wrench on fish.xml (a free root, two joints in a body)
+    from a file of MuJoCo's states converted as docs/mjcf.md says: the torques and the base
+    wrench equal mj_inverse's generalized forces."""
+    suite = pytest.importorskip("dm_control.suite")
+    path = Path(suite.__file__).parent / "fish.xml"
+    model = load_model(path)
+    m = mjr.rigid_body_only(path)
+    rng = np.random.default_rng(4)
+    header, rows, refs = None, [], []
+    for k in range(3):
+        (qpos, qvel, qacc), traj = mjr.random_state(model, rng)
+        refs.append(mjr.mj_inverse(m, qpos, qvel, qacc))
+        base = traj.base
+        cols = {"t": [0.01 * k]}
+        for d, prefix in enumerate(("q", "qd", "qdd")):
+            cols |= {f"{prefix}_{j}": [traj.derivatives[0, d, i]]
+                     for i, j in enumerate(model.joint_names)}
+        cols |= {f"base_p_{a}": [base.p[0, i]] for i, a in enumerate("xyz")}
+        cols |= {f"base_R_{r + 1}{c + 1}": [base.R[0, r, c]] for r in range(3) for c in range(3)}
+        for d, name in enumerate(("Vb", "Vbd")):
+            cols |= {f"base_{name}_{a}": [base.Vb[0, d, i]]
+                     for i, a in enumerate(("wx", "wy", "wz", "vx", "vy", "vz"))}
+        header = list(cols)
+        rows.append([repr(float(v[0])) for v in cols.values()])
+    (tmp_path / "states.csv").write_text(",".join(header) + "\n"
+                                         + "".join(",".join(r) + "\n" for r in rows))
+    g = ",".join(repr(float(v)) for v in mjr.GRAVITY)
+    result = CliRunner().invoke(app, ["compute", str(path), str(tmp_path / "states.csv"),
+                                      "--floating-base", "--base-wrench", "--order", "0",
+                                      "--gravity", g, "-o", str(tmp_path / "out.csv")])
+    assert result.exit_code == 0, result.output
+    lines = (tmp_path / "out.csv").read_text().splitlines()
+    names = lines[0].split(",")
+    out = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
+    for k, ref in enumerate(refs):
+        R = np.array(rows[k][header.index("base_R_11"):header.index("base_R_33") + 1],
+                     dtype=float).reshape(3, 3)
+        W = np.array([out[k, names.index(f"W_torso_{a}")]
+                      for a in ("mx", "my", "mz", "fx", "fy", "fz")])
+        tau = np.array([out[k, names.index(f"tau_{j}")] for j in model.joint_names])
+        ours = np.concatenate([-R @ W[3:], -W[:3], tau])
+        assert np.abs(ours - ref).max() < 1e-9 * np.abs(ref).max()
+
+
 def test_rates_are_mujocos_time_differences():
     """taud, taudd of hodyn along an analytic motion equal the 8th-order central differences
     of MuJoCo's tau (mj_inverse at the stencil's times)."""
