@@ -296,6 +296,8 @@ BAD = {
                  "<equality> joint 'e': equality constraints"),
     "two free": ('<body name="a"><freejoint/><geom size="0.1"/></body><body name="b"><freejoint/>'
                  '<geom size="0.1"/></body>', "several free bodies ('a', 'b')"),
+    "aligned": ('<body name="b"><freejoint name="f" align="true"/><geom size="0.1"/></body>',
+                "joint 'f': a free body aligned to its inertial frame"),
     "xml": ('<body name="b">', "not well-formed XML"),
     "twice": ('<body name="b"><joint name="j"/><geom size="0.1"/><body name="c"><joint name="j"/>'
               '<geom size="0.1"/></body></body>', "joint name 'j' is used twice"),

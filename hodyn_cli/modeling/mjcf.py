@@ -156,6 +156,11 @@ def _check_joints(doc: Document, bodies: list[Body], source: str) -> Body | None
                 if len(b.joints) > 1:
                     raise ModelError(f"joint '{j.name}': a free joint with other joints in body "
                                      f"'{b.name}'", source)
+                if not b.children and (j.align == "true" or (
+                        j.align == "auto" and doc.compiler.alignfree)):
+                    raise ModelError(f"joint '{j.name}': a free body aligned to its inertial "
+                                     "frame (align, alignfree) is not supported: its frame would "
+                                     "be MuJoCo's principal axes", source)
                 free.append(b)
     if len(free) > 1:
         raise ModelError(f"several free bodies ({', '.join(repr(b.name) for b in free)}): "

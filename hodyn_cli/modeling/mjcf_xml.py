@@ -87,6 +87,7 @@ class Joint:
     ref: float                      # as written (degrees for a hinge with angle="degree")
     range: tuple[float, float]      # as written
     limited: str                    # true, false, auto
+    align: str = "auto"             # a free joint's: its body's frame moved to the inertial one
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,6 @@ class Document:
     meshes: dict[str, MeshAsset]    # the mesh assets by name
     equalities: tuple[str, ...]     # "<equality> kind 'name'" of each active element
     sections: tuple[str, ...]       # the tags of <mujoco>'s children
-    base: Path                      # the main file's folder
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -355,7 +355,7 @@ class _Reader:
                 if child_cls not in self.defaults:
                     raise self.fail(f"<frame> (line {el.sourceline}): unknown default class "
                                     f"'{child_cls}'")
-                a = self.attrs_plain(el)
+                a = dict(el.attrib)
                 pos, quat = self._compose(fpos, fquat, self._numbers(
                     None, "pos", 3, f"<frame> (line {el.sourceline})", a, "0 0 0"),
                     self.orientation(a, f"<frame> (line {el.sourceline})"))
@@ -384,10 +384,6 @@ class _Reader:
                 body.inertial = self._inertial(el, body)
 
     @staticmethod
-    def attrs_plain(el) -> dict[str, str]:
-        return dict(el.attrib)
-
-    @staticmethod
     def _compose(fpos, fquat, pos, quat) -> tuple[np.ndarray, np.ndarray]:
         """The pose (pos, quat) given in a frame at (fpos, fquat), in the frame's parent."""
         return fpos + quat_matrix(fquat) @ pos, unit(quat_mul(fquat, quat))[0]
@@ -411,7 +407,8 @@ class _Reader:
         counters["joint"] += 1
         if el.tag == "freejoint":
             return Joint(el.get("name") or f"joint{counters['joint'] - 1}", "free", np.zeros(3),
-                         np.array([0.0, 0, 1]), 0.0, (0.0, 0.0), "false")
+                         np.array([0.0, 0, 1]), 0.0, (0.0, 0.0), "false",
+                         el.get("align", "auto"))
         a = self.attrs(el, cls)
         name = a.get("name") or f"joint{counters['joint'] - 1}"
         what = f"joint '{name}' of body '{body.name}'"
@@ -428,7 +425,7 @@ class _Reader:
             raise self.fail(f"{what}: axis is zero")
         return Joint(name, kind, fpos + quat_matrix(fquat) @ pos, quat_matrix(fquat) @ axis,
                      float(self._numbers(None, "ref", 1, what, a, "0")[0]), (float(lo), float(hi)),
-                     limited)
+                     limited, a.get("align", "auto"))
 
     def _geom(self, el, cls: str, fpos, fquat, body: Body) -> Geom:
         a = self.attrs(el, cls)
@@ -538,4 +535,4 @@ def read_document(root: etree._Element, path: Path) -> Document:
     world = reader.read_world()
     return Document(root.get("model", path.stem), reader.compiler, world, reader.gravity(),
                     reader.meshes(), reader.equalities(),
-                    tuple(el.tag for el in root if isinstance(el.tag, str)), reader.base)
+                    tuple(el.tag for el in root if isinstance(el.tag, str)))
