@@ -14,6 +14,9 @@ from hodyn_cli.core.trajectory import BaseMotion, Trajectory
 from hodyn_cli.modeling.mjcf import body_inertias
 
 mujoco = pytest.importorskip("mujoco")
+# MuJoCo's own warnings (settotalmass is deprecated, ...) would go to stderr and to a file
+# MUJOCO_LOG.TXT in the working directory (the repository's); they say nothing to the tests
+mujoco.set_mju_user_warning(lambda message: None)
 
 #: the gravity both sides use: oblique, so that no axis hides a wrong frame
 GRAVITY = np.array([0.3, -0.2, -9.81])
