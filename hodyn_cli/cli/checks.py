@@ -89,9 +89,9 @@ def validate(
     from hodyn_cli.pipeline.report import report_format
     from hodyn_cli.pipeline.validation import validate_file
 
-    g = s.g
     fmt = report_format(report) if report else None
     model = s.model(robot, traj)
+    g = s.g  # after the model: an MJCF model brings its own default
     s.capable("validate", model, simulate=simulate, drives=drives is not None,
               torques=torques is not None, sim_rtol=sim_rtol is not None,
               torque_rtol=torque_rtol is not None, method=method is not None
