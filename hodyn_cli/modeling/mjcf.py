@@ -39,7 +39,6 @@ from hodyn_cli.core.model import Diagnostic, LinkFrame, Model
 from hodyn_cli.errors import ModelError
 from hodyn_cli.modeling.mjcf_inertia import BodyInertia, body_inertia, scale_to_total
 from hodyn_cli.modeling.mjcf_mesh import MeshLibrary
-from hodyn_cli.modeling.mjcf_quat import quat_matrix
 from hodyn_cli.modeling.mjcf_xml import Body, Document, Joint, parse_xml, read_document
 
 __all__ = ["load_mjcf", "is_mjcf", "body_inertias", "MJCF_ROOT"]
@@ -86,7 +85,7 @@ def body_inertias(path: str | Path) -> dict[str, BodyInertia]:
 
 
 def _pose(pos: np.ndarray, quat: np.ndarray) -> np.ndarray:
-    return lie.homogeneous(quat_matrix(quat), pos)
+    return lie.homogeneous(lie.quaternion_matrix(quat), pos)
 
 
 def _translation(p: np.ndarray) -> np.ndarray:

@@ -28,9 +28,10 @@ from typing import TypeVar
 
 import numpy as np
 
+from hodyn_cli.core.lie import quaternion_matrix
 from hodyn_cli.errors import ModelError
 from hodyn_cli.modeling.mjcf_mesh import MeshLibrary
-from hodyn_cli.modeling.mjcf_quat import principal_axes, quat_matrix, quat_mul, unit
+from hodyn_cli.modeling.mjcf_quat import principal_axes, quat_mul, unit
 from hodyn_cli.modeling.mjcf_xml import Body, Compiler, Geom
 
 __all__ = ["BodyInertia", "GeomMass", "body_inertia", "geom_mass", "scale_to_total"]
@@ -170,7 +171,7 @@ def geom_mass(geom: Geom, body: str, source: str, meshes: MeshLibrary) -> GeomMa
         m = geom.mass if geom.mass is not None else geom.density * mesh.volume
         b = mesh.box() ** 2
         lam = m * np.array([b[1] + b[2], b[0] + b[2], b[0] + b[1]]) / 3
-        return GeomMass(m, geom.pos + quat_matrix(geom.quat) @ mesh.com, lam,
+        return GeomMass(m, geom.pos + quaternion_matrix(geom.quat) @ mesh.com, lam,
                         unit(quat_mul(geom.quat, mesh.quat))[0], mesh=True)
     if geom.type not in SIZES:
         if geom.mass == 0 or (geom.mass is None and geom.density == 0):
@@ -203,7 +204,7 @@ def geom_mass(geom: Geom, body: str, source: str, meshes: MeshLibrary) -> GeomMa
 
 
 def _rotate(moments: np.ndarray, quat: np.ndarray) -> np.ndarray:
-    R = quat_matrix(quat)
+    R = quaternion_matrix(quat)
     return (R * moments) @ R.T
 
 

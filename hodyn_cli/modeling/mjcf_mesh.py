@@ -24,8 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
+from hodyn_cli.core.lie import quaternion_matrix
 from hodyn_cli.errors import ModelError
-from hodyn_cli.modeling.mjcf_quat import principal_axes, quat_matrix, unit
+from hodyn_cli.modeling.mjcf_quat import principal_axes, unit
 
 __all__ = ["MeshAsset", "MeshInertia", "MeshLibrary", "read_mesh_file", "mesh_inertia"]
 
@@ -148,7 +149,7 @@ def _transformed(asset: MeshAsset, vert: np.ndarray) -> np.ndarray:
     if asset.refpos.any():
         v = v - asset.refpos
     if not np.array_equal(asset.refquat, [1.0, 0, 0, 0]):
-        R = quat_matrix(unit(asset.refquat)[0])  # R^T v, by columns of R
+        R = quaternion_matrix(unit(asset.refquat)[0])  # R^T v, by columns of R
         v = np.stack([v[:, 0] * R[0, k] + v[:, 1] * R[1, k] + v[:, 2] * R[2, k]
                       for k in range(3)], axis=1)
     if (asset.scale != 1).any():

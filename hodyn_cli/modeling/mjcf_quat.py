@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["quat_mul", "quat_matrix", "unit", "z_to_quat", "frame_quat", "principal_axes"]
+__all__ = ["quat_mul", "unit", "z_to_quat", "frame_quat", "principal_axes"]
 
 
 def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -14,21 +14,6 @@ def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     w2, x2, y2, z2 = b
     return np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
                      w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
-
-
-def quat_matrix(q: np.ndarray) -> np.ndarray:
-    """The rotation matrix of a unit quaternion.
-
-    >>> quat_matrix(np.array([np.cos(np.pi / 4), 0, 0, np.sin(np.pi / 4)])).round(12) + 0.0
-    array([[ 0., -1.,  0.],
-           [ 1.,  0.,  0.],
-           [ 0.,  0.,  1.]])
-    """
-    w, x, y, z = q
-    return np.array([
-        [w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z]])
 
 
 def unit(v: np.ndarray) -> tuple[np.ndarray, float]:
@@ -79,7 +64,9 @@ def principal_axes(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     their axes (a right-handed frame), ``R(quat) diag(moments) R(quat)^T = theta``.
 
     >>> lam, q = principal_axes(np.diag([1.0, 3.0, 2.0]))
-    >>> lam.tolist(), (quat_matrix(q) @ np.diag(lam) @ quat_matrix(q).T).round(12).diagonal().tolist()
+    >>> from hodyn_cli.core.lie import quaternion_matrix
+    >>> R = quaternion_matrix(q)
+    >>> lam.tolist(), (R @ np.diag(lam) @ R.T).round(12).diagonal().tolist()
     ([1.0, 2.0, 3.0], [1.0, 3.0, 2.0])
     """
     lam, axes = np.linalg.eigh(theta)

@@ -31,9 +31,10 @@ from pathlib import Path
 import numpy as np
 from lxml import etree
 
+from hodyn_cli.core.lie import quaternion_matrix
 from hodyn_cli.errors import ModelError
 from hodyn_cli.modeling.mjcf_mesh import MeshAsset
-from hodyn_cli.modeling.mjcf_quat import frame_quat, quat_matrix, quat_mul, unit, z_to_quat
+from hodyn_cli.modeling.mjcf_quat import frame_quat, quat_mul, unit, z_to_quat
 
 __all__ = ["Compiler", "Document", "Body", "Joint", "Geom", "Inertial", "Site", "read_document",
            "parse_xml"]
@@ -386,7 +387,7 @@ class _Reader:
     @staticmethod
     def _compose(fpos, fquat, pos, quat) -> tuple[np.ndarray, np.ndarray]:
         """The pose (pos, quat) given in a frame at (fpos, fquat), in the frame's parent."""
-        return fpos + quat_matrix(fquat) @ pos, unit(quat_mul(fquat, quat))[0]
+        return fpos + quaternion_matrix(fquat) @ pos, unit(quat_mul(fquat, quat))[0]
 
     def _body(self, el, cls: str, fpos, fquat, counters) -> Body:
         a = dict(el.attrib)
@@ -423,7 +424,7 @@ class _Reader:
         axis = self._numbers(None, "axis", 3, what, a, "0 0 1")
         if kind in ("hinge", "slide") and float(axis @ axis) < 1e-14:
             raise self.fail(f"{what}: axis is zero")
-        return Joint(name, kind, fpos + quat_matrix(fquat) @ pos, quat_matrix(fquat) @ axis,
+        return Joint(name, kind, fpos + quaternion_matrix(fquat) @ pos, quaternion_matrix(fquat) @ axis,
                      float(self._numbers(None, "ref", 1, what, a, "0")[0]), (float(lo), float(hi)),
                      limited, a.get("align", "auto"))
 

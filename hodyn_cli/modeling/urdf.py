@@ -189,10 +189,21 @@ def _floats(el, attr: str, count: int, what: str, source: str, default: str | No
 
 
 def _check_origin(parent, what: str, source: str) -> None:
+    """An ``<origin>``'s numbers: ``xyz``, and ``rpy`` or URDF 1.1's ``quat_xyzw`` (a unit
+    quaternion to 1e-3, normalized as urdfdom does; not both)."""
     origin = parent.find("origin")
-    if origin is not None:
-        _floats(origin, "xyz", 3, f"{what} <origin>", source, "0 0 0")
+    if origin is None:
+        return
+    _floats(origin, "xyz", 3, f"{what} <origin>", source, "0 0 0")
+    if origin.get("quat_xyzw") is None:
         _floats(origin, "rpy", 3, f"{what} <origin>", source, "0 0 0")
+        return
+    if origin.get("rpy") is not None:
+        raise ModelError(f"{what} <origin>: both 'rpy' and 'quat_xyzw': give one", source)
+    norm = float(np.linalg.norm(_floats(origin, "quat_xyzw", 4, f"{what} <origin>", source)))
+    if abs(norm - 1) > 1e-3:
+        raise ModelError(f"{what} <origin>: 'quat_xyzw' has norm {norm:.6g}, not a unit "
+                         "quaternion (x y z w)", source)
 
 
 def _check_document(root, source: str) -> None:
