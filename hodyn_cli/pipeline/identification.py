@@ -269,8 +269,8 @@ def identify_files(model: Model, robot: str, logs: list[str], output: str, *,
                                             "converging: the identified parameters are its last")])
     welded = {name: None for name, frame in model.links.items()
               if frame.body >= 0 and name != model.link_names[frame.body]}
-    text = with_inertials(robot_text, {**welded, **dict(zip(model.link_names,
-                                                             result.body_parameters))}, robot)
+    bodies = dict(zip(model.link_names, result.body_parameters, strict=True))
+    text = with_inertials(robot_text, {**welded, **bodies}, robot)
     outputs = {output: text.decode()}
     if (friction or armature) and drives_file is not None:
         from hodyn_cli.modeling.joint_files import joint_sections

@@ -55,6 +55,8 @@ __all__ = ["pseudo_inertia", "parameters_of", "log_cholesky", "from_log_cholesky
 
 #: a singular URDF pseudo-inertia J0 is regularized to J0 + SINGULAR_PRIOR lambda_max(J0) 1
 SINGULAR_PRIOR = 1e-3
+#: bound of the log-Cholesky exponents alpha, d_i (:func:`from_log_cholesky`)
+LOG_BOUND = 60.0
 #: indices of the 3x3 symmetric I in the 10 parameters (rows then columns)
 _I = np.array([[4, 5, 7], [5, 6, 8], [7, 8, 9]])
 #: the strictly upper entries of U in theta's order (s12, s23, s13, t1, t2, t3)
@@ -86,11 +88,14 @@ def parameters_of(J: np.ndarray) -> np.ndarray:
 def from_log_cholesky(theta: np.ndarray) -> np.ndarray:
     """J = U U^T (nb, 4, 4) of theta (nb, 10) (module docstring)."""
     U = np.zeros((len(theta), 4, 4))
-    U[:, [0, 1, 2], [0, 1, 2]] = np.exp(theta[:, 1:4])
+    # the exponents clipped where a trial step of the solver goes far out (e^60: 1e26, far
+    # beyond any body, and U U^T stays finite): no overflow, and such steps are rejected
+    logs = np.clip(theta[:, :4], -LOG_BOUND, LOG_BOUND)
+    U[:, [0, 1, 2], [0, 1, 2]] = np.exp(logs[:, 1:4])
     U[:, 3, 3] = 1.0
     for k, (i, j) in enumerate(_OFF):
         U[:, i, j] = theta[:, 4 + k]
-    U *= np.exp(theta[:, 0])[:, None, None]
+    U *= np.exp(logs[:, 0])[:, None, None]
     return U @ U.transpose(0, 2, 1)
 
 
@@ -135,7 +140,8 @@ def _spd_log_residuals(M: np.ndarray) -> np.ndarray:
     """(nb, 10) entries of log(M) (M symmetric positive definite) whose squares sum to
     ``||log M||_F^2``: the diagonal, and sqrt(2) times the upper entries."""
     lam, V = np.linalg.eigh(M)
-    logM = (V * np.log(lam)[:, None, :]) @ V.transpose(0, 2, 1)
+    # (M = U U^T is positive definite; a trial step far out can round an eigenvalue to <= 0)
+    logM = (V * np.log(np.maximum(lam, 1e-300))[:, None, :]) @ V.transpose(0, 2, 1)
     rows, cols = np.triu_indices(4, 1)
     return np.concatenate([logM[:, range(4), range(4)], np.sqrt(2) * logM[:, rows, cols]],
                           axis=1)
@@ -153,7 +159,8 @@ def consistent_parameters(S: np.ndarray, z: np.ndarray, base_map: np.ndarray,
 
     nb10 = 10 * bodies
     G = S @ base_map
-    Q, R = np.linalg.qr(np.column_stack([G, z]))  # the same sum of squares, fewer rows
+    # the same sum of squares, fewer rows
+    R = np.asarray(np.linalg.qr(np.column_stack([G, z]), mode="r"))
     G, z = R[:, :-1], R[:, -1]
     centre = _prior_centre(pseudo_inertia(prior[:nb10].reshape(bodies, 10)))
     Linv = np.linalg.inv(np.linalg.cholesky(centre))
@@ -161,20 +168,45 @@ def consistent_parameters(S: np.ndarray, z: np.ndarray, base_map: np.ndarray,
     scale = np.maximum(np.abs(drives0), 1.0)
     root = np.sqrt(prior_weight)
 
-    def unpack(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        J = from_log_cholesky(x[:nb10].reshape(bodies, 10))
-        return J, np.concatenate([parameters_of(J).ravel(), x[nb10:]])
+    def bodies_of(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(pi (nb, 10), prior residuals (nb, 10)) of the bodies' theta (nb, 10)."""
+        J = from_log_cholesky(theta)
+        return parameters_of(J), _spd_log_residuals(Linv @ J @ Linv.transpose(0, 2, 1))
 
     def residuals(x: np.ndarray) -> np.ndarray:
-        J, pi = unpack(x)
-        parts = [G @ pi - z]
+        pi, prior_part = bodies_of(x[:nb10].reshape(bodies, 10))
+        parts = [G @ np.concatenate([pi.ravel(), x[nb10:]]) - z]
         if prior_weight > 0:
-            M = Linv @ J @ Linv.transpose(0, 2, 1)
-            parts += [root * _spd_log_residuals(M).ravel(), root * (x[nb10:] - drives0) / scale]
+            parts += [root * prior_part.ravel(), root * (x[nb10:] - drives0) / scale]
         return np.concatenate(parts)
+
+    def jacobian(x: np.ndarray) -> np.ndarray:
+        """Bodies are independent: each theta component moved in every body at once, central
+        differences (20 evaluations, not 20 per body), then the chain rule through G."""
+        theta = x[:nb10].reshape(bodies, 10)
+        d_pi, d_prior = np.zeros((2, bodies, 10, 10))
+        for k in range(10):
+            step = 1e-6 * np.maximum(1.0, np.abs(theta[:, k]))
+            up, down = theta.copy(), theta.copy()
+            up[:, k] += step
+            down[:, k] -= step
+            (pu, ru), (pd, rd) = bodies_of(up), bodies_of(down)
+            d_pi[:, :, k] = (pu - pd) / (2 * step[:, None])
+            d_prior[:, :, k] = (ru - rd) / (2 * step[:, None])
+        rows = [np.concatenate([np.einsum("rbi,bik->rbk", G[:, :nb10].reshape(-1, bodies, 10),
+                                          d_pi).reshape(len(G), nb10), G[:, nb10:]], axis=1)]
+        if prior_weight > 0:
+            block = np.zeros((nb10, x.size))
+            for b in range(bodies):
+                block[10 * b:10 * b + 10, 10 * b:10 * b + 10] = root * d_prior[b]
+            drive = np.zeros((x.size - nb10, x.size))
+            drive[:, nb10:] = np.diag(root / scale)
+            rows += [block, drive]
+        return np.concatenate(rows)
 
     lower = np.concatenate([np.full(nb10, -np.inf), np.where(nonnegative, 0.0, -np.inf)])
     x0 = np.concatenate([log_cholesky(centre).ravel(), np.maximum(drives0, lower[nb10:])])
-    found = least_squares(residuals, x0, bounds=(lower, np.inf), method="trf",
+    found = least_squares(residuals, x0, jac=jacobian, bounds=(lower, np.inf), method="trf",
                           x_scale="jac", xtol=1e-12, ftol=1e-12, gtol=1e-10, max_nfev=500)
-    return unpack(found.x)[1], bool(found.success)
+    pi = bodies_of(found.x[:nb10].reshape(bodies, 10))[0]
+    return np.concatenate([pi.ravel(), found.x[nb10:]]), bool(found.success)

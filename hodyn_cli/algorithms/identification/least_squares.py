@@ -56,7 +56,7 @@ class Stack:
         """Rows ``A`` (N, m, p) (the base regressor of N samples) and measurements ``y``
         (N, m)."""
         X = np.concatenate([A, y[..., None]], axis=2).transpose(1, 0, 2)  # (m, N, p+1)
-        self.R = np.linalg.qr(np.concatenate([self.R, X], axis=1), mode="r")
+        self.R = np.asarray(np.linalg.qr(np.concatenate([self.R, X], axis=1), mode="r"))
         self.samples += A.shape[0]
 
     def residual_squares(self, beta: np.ndarray) -> np.ndarray:

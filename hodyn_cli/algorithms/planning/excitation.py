@@ -26,6 +26,7 @@ import numpy as np
 from hodyn_cli.algorithms.dynamics import regressor
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.identification.least_squares import condition
+from hodyn_cli.algorithms.planning.generate import _ranges
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.modeling import coupling
@@ -61,10 +62,8 @@ class Excitation:
         self.model, self.L, self.wf = model, harmonics, 2 * np.pi * base_frequency
         self.c = coupling.of(model)
         idx = list(model.coordinates)
-        lo, hi = model.limits[idx, 0], model.limits[idx, 1]
-        free = ~(np.isfinite(lo) & np.isfinite(hi))
-        self.centre = np.where(free, 0.0, (lo + hi) / 2)
-        self.half = np.where(free, 1.0, (hi - lo) / 2)
+        centre, half = _ranges(model)  # fourier's: a default range where a joint has none
+        self.centre, self.half = centre[idx], half[idx]
         self.vmax = model.velocity_limits[idx]
         self.torque = limits.bands["torque"][idx, 1]
         self.rate = limits.bands["torque_rate"][idx, 1]
