@@ -120,7 +120,7 @@ def test_base_parameters_within_their_standard_errors(iiwa):
     assert result.converged and result.consistent_bodies(result.parameters).all()
     # the statistic catches a wrong noise estimate (three times too large, or too small)
     for wrong in (3.0, 1 / 3):
-        bad = api.identify(robot, [(fit, tau)], noise=wrong * sigma)
+        bad = api.identify(robot, [(fit, tau)], noise=wrong * sigma, constrained=False)
         assert not 0.4 < coverage(bad, truth_parameters(truth, robot))[1] < 1.8
 
 
@@ -189,19 +189,21 @@ def test_estimated_derivatives_with_the_torques_filtered_alike(iiwa, tmp_path):
 
 def test_friction_and_rotor_inertias_written_to_a_drives_file(tmp_path):
     """Motor torques referred to the joints (the drives' model, docs/drives.md) of the
-    iiwa with its motors' friction, no noise: the identified drives file loads, its viscous friction near the
+    iiwa with its motors' friction, 0.5 % noise: the identified drives file loads, its viscous friction near the
     true one."""
     robot = api.load_robot(URDF / "iiwa14.urdf")
     drives = api.read_drives(robot, URDF / "iiwa14_motors.toml")
-    motion = fourier(robot, 5, 2000, 20.0)
+    motion = fourier(robot, 5, 600, 20.0)
     tau = drives.gear_ratio * drives.gear_efficiency * api.drive_dynamics(
         robot, drives, motion, order=0).taum
+    tau += np.random.default_rng(0).normal(size=tau.shape) * 0.005 * np.abs(tau).max(axis=0)
     write_log(tmp_path / "log.csv", robot, motion, tau)
     result = run("identify", IIWA, tmp_path / "log.csv", "--drives", URDF / "iiwa14_motors.toml",
                  "--friction", "--armature", "-o", tmp_path / "id.urdf", "-q")
     assert result.exit_code == 0, result.output
     identified = api.read_drives(robot, tmp_path / "id_drives.toml")
-    assert np.allclose(identified.friction.viscous, drives.friction.viscous, rtol=1e-3, atol=1e-6)
+    assert np.allclose(identified.friction.viscous, drives.friction.viscous, rtol=0.02)
+    assert np.all(identified.gear_ratio == drives.gear_ratio)  # the file's other keys kept
 
 
 def test_errors_are_one_line(iiwa, tmp_path):

@@ -98,7 +98,8 @@ def identify(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], *,
              holdout: Sequence[tuple[Trajectory, np.ndarray]] = (), drives: Any = None,
              friction: bool = False, armature: bool = False, drive_model: str = "full",
              gravity: Any = GRAVITY, prior_weight: float = 1.0,
-             noise: np.ndarray | None = None, chunk: int = CHUNK) -> Identification:
+             noise: np.ndarray | None = None, constrained: bool = True, chunk: int = CHUNK
+             ) -> Identification:
     """The robot's parameters from ``logs``: pairs of a motion (q, qd, qdd of the independent
     joints, ``robot.coordinate_names``) and the torques measured along it (N, m) (with
     ``friction`` / ``armature`` and ``drives``: the motor torques referred to the joints,
@@ -109,7 +110,8 @@ def identify(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], *,
     squares gives the base parameters with their standard errors (``noise``: the joints'
     sigma_j if known, else estimated from the residuals), then
     :func:`~hodyn_cli.algorithms.identification.consistent.consistent_parameters` the
-    physically consistent full parameters, held towards the URDF's by ``prior_weight``
+    physically consistent full parameters (``constrained=False``: not; ``parameters`` are
+    then least squares' alone, ``unconstrained``), held towards the URDF's by ``prior_weight``
     (the weight of the squared Riemannian distance of each body's pseudo-inertia from the
     URDF's, against a sum of squares of one per weighted measurement). ``holdout``: logs
     the estimate is judged on (RMS of the predicted torques' errors per joint). Too few
@@ -142,10 +144,11 @@ def identify(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], *,
                          "excitation)")
     S, z = stack.weighted(fit.noise)
     driven = names[10 * robot.n:]
+    unconstrained = consistent.closest_parameters(fit.estimate, base.base_map, prior)
     parameters, converged = consistent.consistent_parameters(
         S, z, base.base_map, prior, robot.n, np.array([n.startswith(NONNEGATIVE)
                                                        for n in driven], dtype=bool),
-        prior_weight)
+        prior_weight) if constrained else (unconstrained, True)
     holdout_rms = holdout_base = None
     if holdout:
         holdout_rms = _rms(robot, holdout, base, parameters, gravity, drive_model, options,
@@ -154,8 +157,7 @@ def identify(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], *,
                             chunk, base_only=True)
     return Identification(names, prior, base, fit.estimate, fit.standard_errors, fit.noise,
                           fit.residual_rms, fit.condition, samples, parameters, converged,
-                          consistent.closest_parameters(fit.estimate, base.base_map, prior),
-                          robot.n, robot.coordinate_names, holdout_rms, holdout_base)
+                          unconstrained, robot.n, robot.coordinate_names, holdout_rms, holdout_base)
 
 
 def _base_rows(robot: Model, piece: Trajectory, base: Any, gravity: Any, drive_model: str,

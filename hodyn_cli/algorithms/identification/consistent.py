@@ -21,8 +21,9 @@ with ``U`` upper triangular with a positive diagonal,
 so that every ``theta = (alpha, d1, d2, d3, s12, s23, s13, t1, t2, t3)`` in R^10 is a
 consistent body and every positive definite J has exactly one theta (``m = e^(2 alpha)``).
 The problem becomes unconstrained and is solved by ``scipy.optimize.least_squares``
-(trust-region reflective; drive parameters that must not be negative, rotor inertias,
-viscous and Coulomb friction, by its bounds)::
+(``dogbox``: a trust region with the bounds as a box, which here converges in tens of
+steps where trust-region reflective takes hundreds; drive parameters that must not be
+negative, rotor inertias, viscous and Coulomb friction, by its bounds)::
 
     min_theta  ||S (K pi(theta)) - z||^2  +  w sum_b ||log(L_b^-1 J_b(theta) L_b^-T)||_F^2
                                           +  w sum_d ((p_d - p0_d) / max(|p0_d|, 1))^2
@@ -206,7 +207,7 @@ def consistent_parameters(S: np.ndarray, z: np.ndarray, base_map: np.ndarray,
 
     lower = np.concatenate([np.full(nb10, -np.inf), np.where(nonnegative, 0.0, -np.inf)])
     x0 = np.concatenate([log_cholesky(centre).ravel(), np.maximum(drives0, lower[nb10:])])
-    found = least_squares(residuals, x0, jac=jacobian, bounds=(lower, np.inf), method="trf",
-                          x_scale="jac", xtol=1e-12, ftol=1e-12, gtol=1e-10, max_nfev=500)
+    found = least_squares(residuals, x0, jac=jacobian, bounds=(lower, np.inf), method="dogbox",
+                          xtol=1e-10, ftol=1e-10, gtol=1e-10, max_nfev=1000)
     pi = bodies_of(found.x[:nb10].reshape(bodies, 10))[0]
     return np.concatenate([pi.ravel(), found.x[nb10:]]), bool(found.success)

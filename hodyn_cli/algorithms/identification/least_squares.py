@@ -36,6 +36,8 @@ import numpy as np
 
 __all__ = ["Stack", "Fit", "weighted_least_squares", "condition", "ITERATIONS"]
 
+#: the smallest noise estimate, relative to the joint's RMS measurement
+NOISE_FLOOR = 1e-9
 #: weighted solves after the ordinary one (each with sigma_j from the last residuals)
 ITERATIONS = 2
 
@@ -95,12 +97,13 @@ def _solve(stack: Stack, noise: np.ndarray) -> np.ndarray:
 
 def _noise(stack: Stack, beta: np.ndarray) -> np.ndarray:
     """sigma_j from the residuals, ``RSS_j / (N - p / m)`` (the p parameters' degrees of
-    freedom shared by the m joints); a floor of 1e-12 of the largest keeps a joint whose
-    torques are fitted exactly (a joint the parameters explain without noise) weighted
-    finitely."""
+    freedom shared by the m joints); at least :data:`NOISE_FLOOR` times the joint's RMS
+    measurement (``||y_j||^2``: the last column of ``R_j``), so that torques fitted to
+    rounding (simulated without noise) do not weigh their joint by 1e13."""
     m, p = stack.R.shape[0], stack.parameters
     sigma = np.sqrt(stack.residual_squares(beta) / (stack.samples - p / m))
-    return np.maximum(sigma, 1e-12 * max(sigma.max(), 1e-300))
+    rms = np.linalg.norm(stack.R[:, :, p], axis=1) / np.sqrt(stack.samples)
+    return np.maximum(sigma, NOISE_FLOOR * np.maximum(rms, 1e-300))
 
 
 def weighted_least_squares(stack: Stack, noise: np.ndarray | None = None) -> Fit:
