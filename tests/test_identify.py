@@ -188,9 +188,9 @@ def test_estimated_derivatives_with_the_torques_filtered_alike(iiwa, tmp_path):
 
 
 def test_friction_and_rotor_inertias_written_to_a_drives_file(tmp_path):
-    """Motor torques referred to the joints (the drives' model, docs/drives.md) of the
-    iiwa with its motors' friction, 0.5 % noise: the identified drives file loads, its viscous friction near the
-    true one."""
+    """Motor torques referred to the joints (the drives' model, docs/drives.md) of the iiwa
+    with its motors' friction, 0.5 % noise: the identified drives file loads, its viscous
+    friction near the true one, its other keys as they were."""
     robot = api.load_robot(URDF / "iiwa14.urdf")
     drives = api.read_drives(robot, URDF / "iiwa14_motors.toml")
     motion = fourier(robot, 5, 600, 20.0)
