@@ -55,10 +55,13 @@ from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
-__all__ = ["KINDS", "generate", "chunks", "rest_to_rest", "check_limits", "within_limits",
+__all__ = ["KINDS", "DESIGNED", "generate", "chunks", "rest_to_rest", "check_limits", "within_limits",
            "optimal"]
 
-KINDS = ("cosine", "fourier", "excitation", "filtered-step", "point-to-point")
+KINDS = ("cosine", "fourier", "filtered-step", "point-to-point")
+#: kinds designed before they are generated (:func:`hodyn_cli.api.design_motion` turns an
+#: excitation into the fourier series of its optimized coefficients)
+DESIGNED = ("excitation",)
 DEFAULT_DURATION = {"cosine": 10.0, "fourier": 10.0, "filtered-step": 2.5,
                     "point-to-point": None}
 #: half-range used where a joint has no position limits (rad, or m for prismatic joints)
@@ -152,11 +155,11 @@ def _design(model: Model, kind: str, rows: slice, *, rate: float = 100.0,
             filter_order: int = 16, step=None, waypoints=None, segment_duration=None,
             vanishing: int | None = None, slow: float = 1.0, source: str | None = None
             ) -> Trajectory:
+    if kind in DESIGNED:
+        raise HodynError(f"a motion of kind '{kind}' is designed first: "
+                         "hodyn_cli.api.design_motion makes it")
     if kind not in KINDS:
-        raise HodynError(f"unknown kind '{kind}' (choose from {', '.join(KINDS)})")
-    if kind == "excitation":  # its coefficients come first (hodyn_cli.api.design_motion)
-        raise HodynError("an excitation motion is a fourier series of optimized coefficients: "
-                         "hodyn_cli.api.design_motion designs it")
+        raise HodynError(f"unknown kind '{kind}' (choose from {', '.join(KINDS + DESIGNED)})")
     if derivatives < 0:
         raise HodynError(f"--derivatives must be >= 0, got {derivatives}")
     if coupling.of(model).active:  # the leaders' limits keep every follower inside its own
