@@ -199,8 +199,11 @@ def test_friction_and_rotor_inertias_written_to_a_drives_file(tmp_path):
     tau += np.random.default_rng(0).normal(size=tau.shape) * 0.005 * np.abs(tau).max(axis=0)
     write_log(tmp_path / "log.csv", robot, motion, tau)
     result = run("identify", IIWA, tmp_path / "log.csv", "--drives", URDF / "iiwa14_motors.toml",
-                 "--friction", "--armature", "-o", tmp_path / "id.urdf", "-q")
+                 "--friction", "--armature", "-o", tmp_path / "id.urdf", "--report",
+                 tmp_path / "r.html", "-q")
     assert result.exit_code == 0, result.output
+    page = (tmp_path / "r.html").read_text()
+    assert "<h2>Base parameters</h2>" in page and "viscous_iiwa_joint_1" in page
     identified = api.read_drives(robot, tmp_path / "id_drives.toml")
     assert np.allclose(identified.friction.viscous, drives.friction.viscous, rtol=0.02)
     assert np.all(identified.gear_ratio == drives.gear_ratio)  # the file's other keys kept
