@@ -104,24 +104,43 @@ def iiwa():
     return robot, truth, fit, tau, hold, tau_hold, sigma
 
 
-def coverage(result, truth):
-    z = (result.base_estimate - result.base.base_map @ truth) / result.standard_errors
-    return np.mean(np.abs(z) < 2), np.mean(z**2)
+def errors(result, truth):
+    """(z = (estimate - truth) / standard error per base parameter, the Mahalanobis
+    chi^2 = e^T Cov^-1 e: chi^2-distributed with r degrees of freedom when the covariance is
+    right)."""
+    e = result.base_estimate - result.base.base_map @ truth
+    return e / result.standard_errors, float(e @ np.linalg.solve(result.covariance, e))
 
 
 def test_base_parameters_within_their_standard_errors(iiwa):
+    from scipy.stats import chi2
+
     robot, truth, fit, tau, hold, tau_hold, sigma = iiwa
     result = api.identify(robot, [(fit, tau)], holdout=[(hold, tau_hold)])
-    inside, mean_square = coverage(result, truth_parameters(truth, robot))
-    assert len(result.base_estimate) == 43 and inside >= 0.85, inside
-    assert 0.4 < mean_square < 1.8, mean_square  # E z^2 = 1 when the errors are right
+    assert len(result.base_estimate) == 43 and result.condition < 30
     assert np.allclose(result.noise / sigma, 1, atol=0.1)
     assert np.all(np.abs(result.holdout_rms / sigma - 1) < 0.15), result.holdout_rms / sigma
     assert result.converged and result.consistent_bodies(result.parameters).all()
-    # the statistic catches a wrong noise estimate (three times too large, or too small)
+    # four noise draws: ~95 % of the base parameters within 2 standard errors, and chi^2
+    # where its distribution puts it; the same statistic fails with the noise estimate
+    # three times too large or too small
+    pi = truth_parameters(truth, robot)
+    exact = rnea(truth, robot.joint_names, fit)
+    draws = [exact + np.random.default_rng(seed).normal(size=exact.shape) * sigma
+             for seed in range(20, 24)]
+    z, total = [], 0.0
+    least_squares = {"constrained": False, "base": result.base}
+    for measured_tau in draws:
+        zi, c = errors(api.identify(robot, [(fit, measured_tau)], **least_squares), pi)
+        z.append(zi)
+        total += c
+    dof = 4 * 43
+    inside = chi2.ppf(0.001, dof) < total < chi2.ppf(0.999, dof)
+    assert np.mean(np.abs(np.concatenate(z)) < 2) >= 0.88 and inside, (z, total)
     for wrong in (3.0, 1 / 3):
-        bad = api.identify(robot, [(fit, tau)], noise=wrong * sigma, constrained=False)
-        assert not 0.4 < coverage(bad, truth_parameters(truth, robot))[1] < 1.8
+        total = sum(errors(api.identify(robot, [(fit, m)], noise=wrong * sigma,
+                                        **least_squares), pi)[1] for m in draws)
+        assert not chi2.ppf(0.001, dof) < total < chi2.ppf(0.999, dof), (wrong, total)
 
 
 def test_short_log_least_squares_impossible_constrained_valid(iiwa):

@@ -23,6 +23,9 @@ __all__ = ["Identification", "identify", "predict_torques", "NONNEGATIVE", "CHUN
 CHUNK = 4096
 #: drive parameters that cannot be negative (their names' prefixes)
 NONNEGATIVE = ("rotor_inertia_", "viscous_", "coulomb_")
+#: a parameter whose coefficients in every base parameter are at most this is in none (the
+#: base parameters' names leave out such terms too)
+UNSEEN = 1e-10
 #: a base parameter whose standard error exceeds this fraction of its size is poorly excited
 POORLY_EXCITED = 0.1
 
@@ -34,7 +37,8 @@ class Identification:
     ``names``, ``prior`` (P,): the parameters (10 per moving body, then with the drives'
     ``rotor_inertia_<joint>``, ``viscous_<joint>``, ...) and their URDF / drives file
     values; ``base``: the base parameters (``base.names``, ``base.base_map``);
-    ``base_estimate``, ``standard_errors`` (r,): weighted least squares on them; ``noise``,
+    ``base_estimate``, ``standard_errors`` (r,), ``covariance`` (r, r): weighted least
+    squares on them; ``noise``,
     ``residual_rms`` (m,): each joint's noise estimate sigma_j and the RMS of its residual;
     ``condition``: of the column-scaled weighted base regressor; ``samples``: used;
     ``parameters`` (P,): the physically consistent full estimate (every body's pseudo-inertia
@@ -49,6 +53,7 @@ class Identification:
     base: Any
     base_estimate: np.ndarray
     standard_errors: np.ndarray
+    covariance: np.ndarray
     noise: np.ndarray
     residual_rms: np.ndarray
     condition: float
@@ -71,7 +76,7 @@ class Identification:
         """The parameters in no base parameter: the data cannot see them (they keep the
         prior's values)."""
         return [n for n, col in zip(self.names, self.base.base_map.T, strict=True)
-                if not np.any(col)]
+                if np.abs(col).max() <= UNSEEN]
 
     @property
     def poorly_excited(self) -> list[str]:
@@ -98,8 +103,8 @@ def identify(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], *,
              holdout: Sequence[tuple[Trajectory, np.ndarray]] = (), drives: Any = None,
              friction: bool = False, armature: bool = False, drive_model: str = "full",
              gravity: Any = GRAVITY, prior_weight: float = 1.0,
-             noise: np.ndarray | None = None, constrained: bool = True, chunk: int = CHUNK
-             ) -> Identification:
+             noise: np.ndarray | None = None, constrained: bool = True, base: Any = None,
+             chunk: int = CHUNK) -> Identification:
     """The robot's parameters from ``logs``: pairs of a motion (q, qd, qdd of the independent
     joints, ``robot.coordinate_names``) and the torques measured along it (N, m) (with
     ``friction`` / ``armature`` and ``drives``: the motor torques referred to the joints,
@@ -114,7 +119,9 @@ def identify(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], *,
     then least squares' alone, ``unconstrained``), held towards the URDF's by ``prior_weight``
     (the weight of the squared Riemannian distance of each body's pseudo-inertia from the
     URDF's, against a sum of squares of one per weighted measurement). ``holdout``: logs
-    the estimate is judged on (RMS of the predicted torques' errors per joint). Too few
+    the estimate is judged on (RMS of the predicted torques' errors per joint). ``base``:
+    the base parameters (:func:`~hodyn_cli.api.regressor.regressor_basis` with the same
+    options) where already found, for many identifications of one robot. Too few
     samples, or logs that leave a base parameter unexcited, are a
     :class:`~hodyn_cli.errors.TrajectoryError`."""
     from hodyn_cli.algorithms.identification import consistent, least_squares
@@ -124,10 +131,11 @@ def identify(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], *,
         raise HodynError(f"--prior-weight must be >= 0, got {prior_weight:g}")
     options = {"drives": drives, "friction": friction, "armature": armature}
     names, prior = regressor_parameters(robot, **options)
-    base = regressor_basis(robot, gravity=gravity, drive_model=drive_model, **options)
+    if base is None:
+        base = regressor_basis(robot, gravity=gravity, drive_model=drive_model, **options)
     r, m = len(base.names), len(robot.coordinate_names)
     samples = sum(motion.n_samples for motion, _ in logs)
-    if samples * m < r or samples <= r / m:
+    if samples <= r / m:  # (the noise estimate divides by N - r/m)
         raise TrajectoryError(f"{samples} samples of {m} joints' torques for {r} base parameters: "
                          f"too few (more than {int(r / m)} samples are needed, many more "
                          "to average the noise)")
@@ -155,7 +163,8 @@ def identify(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], *,
                            chunk)
         holdout_base = _rms(robot, holdout, base, fit.estimate, gravity, drive_model, options,
                             chunk, base_only=True)
-    return Identification(names, prior, base, fit.estimate, fit.standard_errors, fit.noise,
+    return Identification(names, prior, base, fit.estimate, fit.standard_errors,
+                          fit.covariance, fit.noise,
                           fit.residual_rms, fit.condition, samples, parameters, converged,
                           unconstrained, robot.n, robot.coordinate_names, holdout_rms, holdout_base)
 
