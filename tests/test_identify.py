@@ -228,6 +228,23 @@ def test_friction_and_rotor_inertias_written_to_a_drives_file(tmp_path):
     assert np.all(identified.gear_ratio == drives.gear_ratio)  # the file's other keys kept
 
 
+def test_the_efforts_hodyn_import_writes_are_torques(iiwa, tmp_path):
+    """A log as hodyn import writes it (t, q, qd, effort; here with qdd too): effort_<joint>
+    read as the measured torques, the same estimate as from tau_<joint>."""
+    robot, truth, fit, tau, *_ = iiwa
+    rows = slice(0, 300)
+    short = Trajectory(fit.joint_names, fit.derivatives[rows], fit.t[rows])
+    write_log(tmp_path / "tau.csv", robot, short, tau[rows])
+    lines = (tmp_path / "tau.csv").read_text().splitlines()
+    (tmp_path / "effort.csv").write_text("\n".join([lines[0].replace("tau_", "effort_"),
+                                                    *lines[1:]]) + "\n")
+    for name in ("tau", "effort"):
+        result = run("identify", IIWA, tmp_path / f"{name}.csv", "-o", tmp_path / f"{name}.urdf",
+                     "-q")
+        assert result.exit_code == 0, result.output
+    assert (tmp_path / "tau.urdf").read_text() == (tmp_path / "effort.urdf").read_text()
+
+
 def test_errors_are_one_line(iiwa, tmp_path):
     robot, truth, fit, tau, *_ = iiwa
     write_trajectory_only = tmp_path / "no_tau.csv"

@@ -7,7 +7,8 @@ as it was.
 
 A log is a trajectory file (CSV or HDF5: ``t``, ``q_<joint>`` and, where present,
 ``qd_<joint>``, ``qdd_<joint>``) with the torques measured at its samples in the columns
-``validate --torques`` reads (``tau_<joint>``; HDF5: dataset ``tau``). It is held in memory
+``validate --torques`` reads (``tau_<joint>``; HDF5: dataset ``tau``) or, in a CSV file
+``hodyn import`` wrote, its ``effort_<joint>`` columns. It is held in memory
 (N x 4 m numbers); the regressor is built in chunks. With ``estimate`` the missing
 derivatives are estimated (:class:`~hodyn_cli.api.streaming.DerivativeStream`) and the
 torques go through the same zero-phase low-pass as the positions (``cutoff``), so that the
@@ -67,9 +68,7 @@ def read_log(path: str, model: Model, *, estimate: bool = False, cutoff: float |
         if estimate or not e.message.startswith("missing columns"):
             raise
         raise TrajectoryError(f"{e.message}; {ESTIMATE_HINT}", e.source) from None
-    with TorqueReader(path, model, most=1) as reader:
-        torques = reader.take(motion.n_samples, motion.t)[:, 0]
-        reader.finish()
+    torques = _measured(path, model, motion)
     if motion.orders >= NEED:
         return Log(path, Trajectory(motion.joint_names, motion.derivatives[:, :NEED], motion.t),
                    torques)
@@ -99,6 +98,36 @@ def robot_text(path: str | Path, xacro_args: dict[str, str] | None = None) -> by
         return path.read_bytes()
     except OSError as e:
         raise ModelError(f"cannot read URDF: {e.strerror or e}", str(path)) from None
+
+
+def _measured(path: str, model: Model, motion: Trajectory) -> np.ndarray:
+    """The torques of a log (N, m), checked against its samples: its ``tau_<joint>``
+    columns (:class:`~hodyn_cli.io.torques.TorqueReader`), or where it has none, the
+    ``effort_<joint>`` columns ``hodyn import`` writes (a JointState's efforts)."""
+    from hodyn_cli.io.columns import TAU_COLUMN
+    from hodyn_cli.io.lockstep import Lockstep
+    from hodyn_cli.io.tables import open_table
+
+    table = open_table(path)
+    names = list(table.names)
+    if any(TAU_COLUMN.match(n) for n in names) or not any(n.startswith("effort_")
+                                                          for n in names):
+        table.close()
+        with TorqueReader(path, model, most=1) as reader:
+            torques = reader.take(motion.n_samples, motion.t)[:, 0]
+            reader.finish()
+        return torques
+    efforts = [f"effort_{j}" for j in model.coordinate_names]
+    missing = [c for c in efforts if c not in names]
+    if missing:
+        table.close()
+        raise TrajectoryError(f"missing columns {listing(missing)} (the measured torque of "
+                              "every independent joint: tau_<joint>, or effort_<joint> as "
+                              "hodyn import writes)", path)
+    with Lockstep(path, table, (["t"] if "t" in names else []) + efforts) as reader:
+        torques = reader.take(motion.n_samples, motion.t)
+        reader.finish()
+    return torques
 
 
 def drives_table(table: dict, result: api.Identification) -> dict:
