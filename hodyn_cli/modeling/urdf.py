@@ -30,7 +30,7 @@ from lxml import etree
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Diagnostic, LinkFrame, Model
 from hodyn_cli.errors import ModelError
-from hodyn_cli.modeling import xacro_expand
+from hodyn_cli.modeling import mjcf, xacro_expand
 from hodyn_cli.modeling.joint_files import LARGEST
 from hodyn_cli.modeling.limits import urdf_efforts
 from hodyn_cli.modeling.urdf_xml import read_robot
@@ -64,7 +64,8 @@ REPAIR_HINT = "--repair-inertia projects it onto the nearest physically consiste
 def load_model(path: str | Path, *, strict: bool = False,
                xacro_args: dict[str, str] | None = None, repair_inertia: bool = False,
                ignore_broken_mimic: bool = False) -> Model:
-    """Read a URDF file into a model. ``strict`` turns warnings into errors;
+    """Read a URDF file (or an MJCF one, whose root is ``<mujoco>``:
+    :func:`hodyn_cli.modeling.mjcf.load_mjcf`) into a model. ``strict`` turns warnings into errors;
     ``repair_inertia`` replaces physically impossible link inertias (negative mass, principal
     moments negative or violating the triangle inequality) by the nearest consistent ones
     (:func:`consistent_inertia`), with a warning per link, instead of refusing the file;
@@ -78,7 +79,7 @@ def load_model(path: str | Path, *, strict: bool = False,
     """
     path = Path(path)
     if path.suffix.lower() in DATA_FILES:
-        raise ModelError("this is a data file, not a robot description (URDF or .xacro): the "
+        raise ModelError("this is a data file, not a robot description (URDF, .xacro or MJCF): the "
                          "robot comes first, e.g. hodyn compute robot.urdf traj.csv", str(path))
     notes: list[Diagnostic] = []
     if path.suffix == ".xacro":
@@ -92,6 +93,14 @@ def load_model(path: str | Path, *, strict: bool = False,
             data = path.read_bytes()
         except OSError as e:
             raise ModelError(f"cannot read URDF: {e.strerror or e}", str(path)) from None
+        if mjcf.is_mjcf(data):  # a MuJoCo model (docs/mjcf.md)
+            for flag, given in (("--repair-inertia", repair_inertia),
+                                ("--ignore-broken-mimic", ignore_broken_mimic)):
+                if given:
+                    raise ModelError(f"{flag} is for URDF robots, not MJCF", str(path))
+            model = mjcf.load_mjcf(path, data)
+            _check_strict(model, strict, str(path))
+            return model
     model = _parse(data, str(path), hashlib.sha256(data).hexdigest(), repair_inertia,
                    ignore_broken_mimic)
     if notes:
