@@ -18,7 +18,7 @@ import pinocchio as pin
 import pytest
 from typer.testing import CliRunner
 
-from conftest import URDF
+from conftest import ROOT, URDF
 from hodyn_cli import api
 from hodyn_cli.algorithms.identification import consistent as C
 from hodyn_cli.cli.app import app
@@ -257,8 +257,10 @@ def test_errors_are_one_line(iiwa, tmp_path):
     for args, words in (
             ((write_trajectory_only,), ("no_tau.csv", "tau_iiwa_joint_1")),
             ((tmp_path / "short.csv",), ("short.csv", "5 samples", "43 base parameters")),
-            ((tmp_path / "short.csv", "--floating-base"), ("--floating-base",))):
-        result = run("identify", IIWA, *args, "-o", out)
+            ((tmp_path / "short.csv", "--floating-base"), ("--floating-base",)),
+            ((tmp_path / "short.csv",), ("acrobot.xml", "MJCF"))):
+        robot = ROOT / "mjcf" / "acrobot.xml" if "MJCF" in words else IIWA
+        result = run("identify", robot, *args, "-o", out)
         assert result.exit_code == 2, result.output
         assert result.stderr.count("\n") == 1 and all(w in result.stderr for w in words), \
             result.stderr
