@@ -143,7 +143,7 @@ def test_base_parameters_within_their_standard_errors(iiwa):
         assert not chi2.ppf(0.001, dof) < total < chi2.ppf(0.999, dof), (wrong, total)
 
 
-def test_short_log_least_squares_impossible_constrained_valid(iiwa):
+def test_short_log_least_squares_impossible_constrained_valid(iiwa, tmp_path):
     robot, truth, fit, tau, *_ = iiwa
     short = Trajectory(fit.joint_names, fit.derivatives[:60:2], fit.t[:60:2])
     result = api.identify(robot, [(short, tau[:60:2])])
@@ -158,6 +158,13 @@ def test_short_log_least_squares_impossible_constrained_valid(iiwa):
     rss = [((Y @ (result.base.base_map @ p) - tau[:60:2]) ** 2).sum()
            for p in (result.parameters, result.unconstrained)]
     assert rss[0] < 2 * rss[1]
+    # the written robot: hodyn's strict inertia checks and Pinocchio's
+    write_log(tmp_path / "short.csv", robot, short, tau[:60:2])
+    result = run("identify", IIWA, tmp_path / "short.csv", "-o", tmp_path / "short.urdf", "-q")
+    assert result.exit_code == 0, result.output
+    api.load_robot(tmp_path / "short.urdf", strict=True)
+    model = pin.buildModelFromUrdf(str(tmp_path / "short.urdf"))
+    assert all(pinocchio_valid(model.inertias[i]) for i in range(1, model.njoints))
 
 
 def test_identify_writes_a_valid_robot_that_predicts_as_reported(iiwa, tmp_path):
