@@ -260,6 +260,7 @@ def test_errors_are_one_line(iiwa, tmp_path):
         sink.write(data)
     write_log(tmp_path / "short.csv", robot, Trajectory(fit.joint_names, fit.derivatives[:5],
                                                         fit.t[:5]), tau[:5])
+    write_log(tmp_path / "log.csv", robot, fit, tau)
     out = tmp_path / "out.urdf"
     for args, words in (
             ((write_trajectory_only,), ("no_tau.csv", "tau_iiwa_joint_1")),
@@ -272,6 +273,10 @@ def test_errors_are_one_line(iiwa, tmp_path):
         assert result.stderr.count("\n") == 1 and all(w in result.stderr for w in words), \
             result.stderr
         assert not out.exists()
+    # a report that cannot be written: no robot written either
+    result = run("identify", IIWA, tmp_path / "log.csv", "-o", out, "--report",
+                 tmp_path / "nowhere" / "r.json")
+    assert result.exit_code == 2 and "nowhere" in result.stderr and not out.exists()
 
 
 def test_log_cholesky_is_pinocchios_and_covers_every_consistent_body():

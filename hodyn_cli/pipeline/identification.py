@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from hodyn_cli import api
+from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError, ModelError, TrajectoryError
@@ -264,7 +265,7 @@ def _html(data: dict) -> str:
 def identify_files(model: Model, robot: str, logs: list[str], output: str, *,
                    robot_text: bytes, drives: Any = None, drives_file: str | None = None,
                    drives_output: str | None = None, friction: bool = False,
-                   armature: bool = False, drive_model: str = "full", gravity: Any = None,
+                   armature: bool = False, drive_model: str = "full", gravity: Any = GRAVITY,
                    prior_weight: float = 1.0, holdout: list[str] | None = None,
                    estimate: bool = False, cutoff: float | None = None,
                    report: str | None = None, notify: Notify = None) -> api.Identification:
@@ -293,7 +294,7 @@ def identify_files(model: Model, robot: str, logs: list[str], output: str, *,
                               holdout=[(log.motion, log.torques) for log in held],
                               drives=drives, friction=friction, armature=armature,
                               drive_model=drive_model, prior_weight=prior_weight,
-                              **({} if gravity is None else {"gravity": gravity}))
+                              gravity=gravity)
     except TrajectoryError as e:
         raise TrajectoryError(e.message, e.source or listing(logs)) from None
     if not result.converged:
@@ -315,6 +316,9 @@ def identify_files(model: Model, robot: str, logs: list[str], output: str, *,
         data = report_data(result, robot=robot, logs=read, holdout=held,
                            prior_weight=prior_weight, model=model)
         outputs[report] = json.dumps(data, indent=1) + "\n" if fmt == "json" else _html(data)
+    for path in outputs:  # each written atomically; none at all if one cannot be
+        if not Path(path).parent.is_dir():
+            raise HodynError(f"directory '{Path(path).parent}' does not exist", path)
     for path, content in outputs.items():
         write_text(path, content)
     return result
