@@ -85,6 +85,8 @@ COMMANDS = {
     "retime": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "elastic",
                             "optimal", "to_limits", "factor", "segments"},
     "generate": {"gpu", "mimic", "no_joints", "drives", "elastic", "optimal", "respect_limits"},
+    "identify": {"estimate", "cutoff", "mimic", "no_joints", "floating_base", "drives",
+                 "friction"},
 }
 
 EVERY = tuple(COMMANDS)
@@ -144,7 +146,9 @@ RULES: tuple[Excludes | Requires, ...] = (
     Excludes(("drives", "method"), ("compute",),
              "the rotors' reactions are terms of the body-fixed recursion"),
     Excludes(("drives", "mimic"), ("compute", "regressor", "elastic", "validate", "check",
-                                   "retime", "generate")),
+                                   "retime", "generate", "identify")),
+    Excludes(("floating_base",), ("identify",), "identification from the base wrench or "
+             "contact forces is not built: a fixed root's joint torques only"),
     Excludes(("slotine_li", "friction"), ("regressor",)),
     Excludes(("many", "wrench"), ("compute",), "one wrench file goes with one trajectory",
              yet=False),
@@ -169,6 +173,8 @@ RULES: tuple[Excludes | Requires, ...] = (
              yet=False),
     Excludes(("no_joints",), ("generate",), "a single rigid body has no joint motion to design",
              yet=False),
+    Excludes(("no_joints",), ("identify",), "a single rigid body has no joint torques to "
+             "identify it from", yet=False),
     Excludes(("no_joints", "estimate"), ("compute", "matrices", "regressor", "kinematics",
                                          "validate", "check", "retime"),
              "it estimates joint derivatives; the root's come from its base_ columns",
@@ -187,8 +193,9 @@ RULES: tuple[Excludes | Requires, ...] = (
              "it filters the data the derivatives are estimated from"),
     Requires("sim_rtol", "simulate", ("validate",), "the tolerance of its checks"),
     Requires("torque_rtol", "torques", ("validate",), "the tolerance of its checks"),
-    Requires("friction", "drives", ("regressor",), "the drives file gives their parameters"),
-    Requires("drives", "friction", ("regressor",), "the columns it adds"),
+    Requires("friction", "drives", ("regressor", "identify"),
+             "the drives file gives their parameters"),
+    Requires("drives", "friction", ("regressor", "identify"), "the columns it adds"),
     Requires("segments", "to_limits", ("retime",), "each segment to its limits"),
     Requires("drives", "respect_limits", ("generate",), "the motor limits it respects"),
     Requires("optimal", "respect_limits", ("generate",), "the limits it plays to"),

@@ -157,7 +157,7 @@ def _named(param: inspect.Parameter) -> inspect.Parameter:
 
 #: parameters naming files a command writes; every other argument that names an existing
 #: file is one it reads
-OUTPUTS = ("output", "report")
+OUTPUTS = ("output", "report", "drives_output")
 
 
 def _files(value) -> list[str]:
