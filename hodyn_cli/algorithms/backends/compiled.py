@@ -7,7 +7,9 @@ points' argument types, the constants and the status codes are those ``csrc/hody
 declares (:mod:`.abi`); a library built from another header (its ABI number differs) is
 refused as stale. Every operation computes what the numpy backend's method of the same name
 computes (tests hold the two to rounding at every lane width) and leaves to it what the
-kernels do not cover (orders above MAXK - 2, an IK path shorter than its task).
+kernels do not cover: orders above MAXK - 2, a model without joints, an IK path shorter than
+its task, a contact phase where an inverse meets a matrix exactly singular (numpy's LU says
+so, or not, as the reference does).
 """
 
 from __future__ import annotations
