@@ -106,11 +106,12 @@ int hodyn_contact_frames(const HModel *m, int64_t N, int D, const double *HK_STR
     if (hk_consts(m, &cs)) return HK_NOMEM;
     const int nq = (K1t + 1) * n;
     vd *Q = hk_alloc(sizeof(vd) * nq), *V = hk_alloc(sizeof(vd) * 6 * K1t * n);
-    vd *Ro = hk_alloc(sizeof(vd) * 9 * K1 * (C ? C : 1)), *po = hk_alloc(sizeof(vd) * 3 * K1 * (C ? C : 1));
+    const int Cs = C ? C : 1;
+    vd *Ro = hk_alloc(sizeof(vd) * 9 * K1 * Cs), *po = hk_alloc(sizeof(vd) * 3 * K1 * Cs);
     AdjointV *Ad = hk_alloc(sizeof(AdjointV) * n), *Ai = hk_alloc(sizeof(AdjointV) * n);
     uint8_t *need = calloc(n, 1);
     if (!Q || !V || !Ro || !po || !Ad || !Ai || !need) { status = HK_NOMEM; goto done; }
-    for (int c = 0; c < C; c++)     /* the bodies on the paths to the contacts (a humanoid's legs) */
+    for (int c = 0; c < C; c++)   /* the bodies on the paths to the contacts (a humanoid's legs) */
         if (body[c] >= 0)
             for (int i = 0; i < n; i++) need[i] |= m->anc[(size_t)body[c] * n + i];
     {
@@ -205,8 +206,9 @@ static void block3(int K1, const vd *G, int r0, int c0, vd *out) {
             for (int c = 0; c < 3; c++) out[9 * k + 3 * r + c] = G[36 * k + 6 * (r0 + r) + c0 + c];
 }
 
-/* F[rows_n][K1][k] (and left[rows_n][K1][6], Fc[rows_n][K1][k] in the contact axes) of the phase whose samples are rows[rows_n] and
- * whose active contacts are on[Co] (ascending) of the C contacts of R[N][C][K1][9],
+/* F[rows_n][K1][k] (and left[rows_n][K1][6], Fc[rows_n][K1][k] in the contact axes) of the
+ * phase whose samples are rows[rows_n] and whose active contacts are on[Co] (ascending) of
+ * the C contacts of R[N][C][K1][9],
  * p[N][C][K1][3] (hodyn_contact_frames); point[C]: 1 a point (3 unknowns, world axes), 0 a
  * surface (6); R0[N][K1][9] the root's orientation jet (needed with a point); Hinv[k][k] the
  * inverse weights (k = the active contacts' unknowns); rank 0 full, 1 line (Co = 2 points),
