@@ -26,6 +26,9 @@ from conftest import (
     wrench_motion,
 )
 from hodyn_cli.algorithms.contacts.dynamics import (
+    COLLINEAR,
+    _collinear,
+    _phases,
     active_flags,
     on_contacts,
     switches,
@@ -265,6 +268,42 @@ def test_bad_input_is_a_one_line_error(tmp_path):
                                        for k in range(3)})
     with pytest.raises(HodynError, match="p0, p1, p2 are on one line at t = 0 s"):
         on_contacts(model, traj, line, order=0)
+
+
+def test_points_on_a_line_are_those_of_the_svd():
+    """The cheap bound sends every set near a line to the SVD, which decides: the same
+    samples as the SVD of every one, across the threshold (spreads across of 0.3 to 3 times
+    COLLINEAR of along), far from it, on it, and with not-a-number (the SVD's error)."""
+    rng = np.random.default_rng(3)
+    ratios = np.concatenate([COLLINEAR * rng.uniform(0.3, 3, 300), [0, 1e-3, 0.3, 1.0]])
+    X = []
+    for r in ratios:   # m points along a random line, spread across by r of along
+        m = int(rng.integers(3, 7))
+        frame = np.linalg.qr(rng.normal(size=(3, 3)))[0]
+        local = rng.normal(size=(m, 3)) * [1.0, r, r * rng.uniform(0, 1)]
+        X.append(np.pad(local @ frame.T, ((0, 6 - m), (0, 0)), mode="edge") * 10.0 ** rng.integers(-3, 3))
+    X = np.stack(X)
+    X -= X.mean(axis=1, keepdims=True)
+    sv = np.linalg.svd(X, compute_uv=False)
+    svd = np.flatnonzero(sv[:, 1] <= COLLINEAR * sv[:, 0])
+    assert 50 < len(svd) < 250
+    assert np.array_equal(_collinear(X), svd)
+    X[7, 2, 1] = np.nan
+    with pytest.raises(np.linalg.LinAlgError):
+        _collinear(X)
+
+
+def test_phases_are_the_distinct_rows_of_the_flags():
+    """In np.unique's order of rows, with their samples (65 contacts: more than a word)."""
+    active = np.random.default_rng(4).uniform(size=(300, 65)) < 0.5
+    active[::3] = active[0]
+    active[1::7] = False
+    rows, inverse = np.unique(active, axis=0, return_inverse=True)
+    phases = _phases(active)
+    assert len(phases) == len(rows)
+    for p, (on, samples) in enumerate(phases):
+        assert np.array_equal(on, np.flatnonzero(rows[p]))
+        assert np.array_equal(samples, np.flatnonzero(inverse.reshape(-1) == p))
 
 
 def test_the_quadruped_standing_shares_its_weight():

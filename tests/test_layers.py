@@ -43,11 +43,11 @@ PACKAGE_NAMES = {"cli": {"__version__"}}
 
 #: algorithms' subpackage -> the other subpackages it may import, as its docstring says
 ALGORITHMS = {
-    "backends": {"dynamics", "motion", "actuation"},  # the reference passes, found by name
+    "backends": {"dynamics", "motion", "contacts", "actuation"},  # the reference passes
     "dynamics": {"backends"},
     "motion": {"backends", "dynamics"},
     "actuation": {"backends", "dynamics"},
-    "contacts": {"dynamics", "motion"},
+    "contacts": {"backends", "dynamics", "motion"},
     "limits": {"dynamics", "motion", "actuation", "contacts"},
     "identification": set(),
     "planning": {"dynamics", "motion", "actuation", "limits", "identification"},

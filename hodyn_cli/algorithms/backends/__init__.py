@@ -2,8 +2,9 @@
 
 A :class:`Backend` has one method per operation the algorithms run on a chunk of samples
 (inverse dynamics of any order, the closed-form matrices, the regressor, the sensitivities,
-the partials, dense solves, the elastic joints, the floating root's jet, the inverse
-kinematics' Newton steps, rates and integration) and owns each model's data
+the partials, dense solves, the elastic joints, the floating root's jet, the contact frames'
+jets and the contacts' share of the base wrench, the inverse kinematics' Newton steps, rates
+and integration) and owns each model's data
 (:meth:`Backend.data`). The algorithms call :func:`current` and never ask which backend it
 is. Implementations, each a module of this package and a line of :data:`REGISTRY`:
 
@@ -19,8 +20,9 @@ means numpy), else the compiled kernel where it is built and runs on this CPU, e
 --backend``), :func:`use` inside a ``with`` block (tests, benchmarks).
 
 Imports: core, modeling, errors; the implementations also the reference passes of
-:mod:`hodyn_cli.algorithms.dynamics`, :mod:`~hodyn_cli.algorithms.motion` and
-:mod:`~hodyn_cli.algorithms.actuation` (found by name here, so nothing imports back).
+:mod:`hodyn_cli.algorithms.dynamics`, :mod:`~hodyn_cli.algorithms.motion`,
+:mod:`~hodyn_cli.algorithms.contacts` and :mod:`~hodyn_cli.algorithms.actuation` (found by
+name here, so nothing imports back).
 """
 
 from __future__ import annotations
@@ -79,6 +81,11 @@ class Backend(Protocol):
     def elastic(self, model: Model, drives, req, qs: np.ndarray, base: np.ndarray,
                 wrenches: dict[int, np.ndarray], order: int,
                 extra: np.ndarray | None = None): ...
+    def contact_frames(self, model: Model, qs: np.ndarray, contacts: tuple,
+                       K: int) -> tuple[np.ndarray, np.ndarray]: ...
+    def contact_share(self, R: np.ndarray, p: np.ndarray, R0: np.ndarray | None,
+                      point: np.ndarray, on: np.ndarray, rows: np.ndarray, Hinv: np.ndarray,
+                      b: np.ndarray, rank: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
     def ik_newton(self, task, q: np.ndarray, R: np.ndarray | None, p: np.ndarray,
                   steps: int) -> tuple[np.ndarray, np.ndarray]: ...
     def ik_rates(self, task, q: np.ndarray, y: np.ndarray, q_ref: np.ndarray | None,

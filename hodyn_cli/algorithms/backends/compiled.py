@@ -7,7 +7,9 @@ points' argument types, the constants and the status codes are those ``csrc/hody
 declares (:mod:`.abi`); a library built from another header (its ABI number differs) is
 refused as stale. Every operation computes what the numpy backend's method of the same name
 computes (tests hold the two to rounding at every lane width) and leaves to it what the
-kernels do not cover (orders above MAXK - 2, an IK path shorter than its task).
+kernels do not cover: orders above MAXK - 2, a model without joints, an IK path shorter than
+its task, a contact phase where an inverse meets a matrix exactly singular (numpy's LU says
+so, or not, as the reference does).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import numpy as np
 
 from hodyn_cli.algorithms.backends import Unavailable, abi
 from hodyn_cli.algorithms.backends.numpy import NumpyBackend
+from hodyn_cli.algorithms.contacts.distribution import RANKS
 from hodyn_cli.algorithms.dynamics.closed_form import EOMMatrices
 from hodyn_cli.algorithms.dynamics.model_data import model_data
 from hodyn_cli.core.model import Model
@@ -176,6 +179,39 @@ class CompiledBackend(NumpyBackend):
         f64 = partial(np.ascontiguousarray, dtype=np.float64)
         _check(self.lib.hodyn_root_jet(N, K + 1, Vb.shape[1], f64(R), f64(Vb), f64(g), out))
         return out
+
+    @_numpy_without_joints
+    def contact_frames(self, model, qs, contacts, K):
+        if K > self.max_order:
+            return super().contact_frames(model, qs, contacts, K)
+        N, D, jets = _samples(model, qs, max(K, 1) + 1)
+        C = len(contacts)
+        body = np.array([model.links[c.link].body for c in contacts], dtype=np.int32)
+        T = np.array([model.links[c.link].T @ c.T for c in contacts], dtype=np.float64)
+        R, p = np.empty((N, C, K + 1, 3, 3)), np.empty((N, C, K + 1, 3))
+        _check(self.lib.hodyn_contact_frames(self.data(model), N, D, *jets, K, C, body,
+                                             T.reshape(C, 4, 4), R, p))
+        return R, p
+
+    def contact_share(self, R, p, R0, point, on, rows, Hinv, b, rank):
+        """Phase by phase in C; a phase where an inverse meets a determinant exactly zero
+        (HK_SINGULAR) as numpy's (which raises or not, as its LU finds it)."""
+        N, C, K1 = R.shape[:3]
+        if K1 > self.max_order + 1:
+            return super().contact_share(R, p, R0, point, on, rows, Hinv, b, rank)
+        f64 = partial(np.ascontiguousarray, dtype=np.float64)
+        R0c = None if R0 is None else f64(R0[:, :K1])   # alive in the call
+        k = Hinv.shape[0]
+        F, left, Fc = (np.empty((len(rows), K1, size)) for size in (k, 6, k))
+        status = self.lib.hodyn_contact_share(
+            N, K1, C, f64(R), f64(p), _ptr(R0c), np.ascontiguousarray(point, dtype=np.uint8),
+            len(rows), np.ascontiguousarray(rows, dtype=np.int32), len(on),
+            np.ascontiguousarray(on, dtype=np.int32), f64(Hinv), RANKS.index(rank), f64(b),
+            F, _ptr(left), _ptr(Fc))
+        if ABI.status.get(status) == "HK_SINGULAR":
+            return super().contact_share(R, p, R0, point, on, rows, Hinv, b, rank)
+        _check(status)
+        return F, left, Fc
 
     @_numpy_without_joints
     def eom_matrices(self, model, qs, r, base, wrenches, with_cbar=True, root_twist=None):

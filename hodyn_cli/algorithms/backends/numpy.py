@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from hodyn_cli.algorithms.actuation import elastic
+from hodyn_cli.algorithms.contacts import distribution, frames
 from hodyn_cli.algorithms.dynamics import (
     body_fixed,
     closed_form,
@@ -24,6 +25,7 @@ from hodyn_cli.algorithms.dynamics import (
 from hodyn_cli.algorithms.dynamics.common import CHUNK
 from hodyn_cli.algorithms.motion import ik
 from hodyn_cli.core.model import Model
+from hodyn_cli.modeling.contacts import Contact
 
 __all__ = ["NumpyBackend"]
 
@@ -114,6 +116,28 @@ class NumpyBackend:
         """u, theta, tau_m of the full elastic model:
         :func:`~hodyn_cli.algorithms.actuation.elastic.solve_full`."""
         return elastic.solve_full(model, drives, req, qs, base, wrenches, order, extra)
+
+    # -- contacts -------------------------------------------------------------------------
+    def contact_frames(self, model: Model, qs: np.ndarray, contacts: tuple[Contact, ...],
+                       K: int) -> tuple[np.ndarray, np.ndarray]:
+        """The contact frames' jets relative to the root, R (N, m, K+1, 3, 3) and p (N, m,
+        K+1, 3): :func:`~hodyn_cli.algorithms.contacts.frames.contact_frames`."""
+        found = frames.contact_frames(model, qs, contacts, K)
+        return np.stack([f.R for f in found], axis=1), np.stack([f.p for f in found], axis=1)
+
+    def contact_share(self, R: np.ndarray, p: np.ndarray, R0: np.ndarray | None,
+                      point: np.ndarray, on: np.ndarray, rows: np.ndarray, Hinv: np.ndarray,
+                      b: np.ndarray, rank: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The contact wrenches F (rows, K+1, k), the couple left over (rows, K+1, 6) and F
+        in the contacts' axes (rows, K+1, k) of one phase: samples ``rows``, active contacts
+        ``on`` (ascending) of the frames' jets R, p (:meth:`contact_frames`), ``point`` (m,)
+        bool, the root's orientation jet R0 (N, K+1, 3, 3; None without a point), inverse
+        weights ``Hinv`` (k, k), ``b`` (N, K+1, 6), ``rank`` one of
+        :data:`~hodyn_cli.algorithms.contacts.distribution.RANKS`:
+        :func:`~hodyn_cli.algorithms.contacts.distribution.share`."""
+        return distribution.share(R[rows][:, on], p[rows][:, on],
+                                  None if R0 is None else R0[rows], point[on], Hinv, b[rows],
+                                  rank)
 
     # -- inverse kinematics --------------------------------------------------------------
     def ik_newton(self, task: ik.Task, q: np.ndarray, R: np.ndarray | None, p: np.ndarray,

@@ -39,18 +39,19 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from hodyn_cli.algorithms.contacts.distribution import distribute
-from hodyn_cli.algorithms.contacts.frames import contact_frames, root_rotation
+from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.contacts.distribution import in_contact_axes
+from hodyn_cli.algorithms.contacts.frames import root_rotation
 from hodyn_cli.algorithms.dynamics import floating
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
-from hodyn_cli.core import jets, lie
+from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.errors import HodynError, TrajectoryError
 from hodyn_cli.modeling.contacts import Contact, flag_column
 
 __all__ = ["OnContacts", "on_contacts", "active_flags", "contact_wrenches", "with_contacts",
-           "switches", "COLLINEAR"]
+           "contact_frames_jets", "switches", "COLLINEAR"]
 
 #: three or more points count as on one line (no moment about it) below this ratio of their
 #: spread across to along it
@@ -120,60 +121,91 @@ def on_contacts(model: Model, trajectory: Trajectory, contacts: tuple[Contact, .
                          f"got {active.shape}")
     _, W = floating.inverse_dynamics(model, trajectory, method=method, order=order,
                                      gravity=gravity)
-    F = contact_wrenches(model, trajectory, contacts, active, -W)
-    tau, left = floating.inverse_dynamics(model, with_contacts(model, trajectory, contacts, F,
-                                                               order),
+    F, Fc = contact_wrenches(model, trajectory, contacts, active, -W)
+    tau, left = floating.inverse_dynamics(model, _with_link_wrenches(model, trajectory, contacts,
+                                                                     Fc, order),
                                           method=method, order=order, gravity=gravity)
     return OnContacts(tau, left, F, active)
+
+
+def contact_frames_jets(model: Model, trajectory: Trajectory, contacts: tuple[Contact, ...],
+                        K: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The jets of every contact frame relative to the root, R (N, m, K+1, 3, 3) and p (N, m,
+    K+1, 3) (the backend's :meth:`contact_frames`), and of the root's orientation (N, K+1, 3,
+    3) where a point's force (world axes) needs it, else None."""
+    R, p = backends.current().contact_frames(model, trajectory.derivatives, contacts, K)
+    assert trajectory.base is not None  # contacts hold a floating base (capabilities)
+    R0 = root_rotation(trajectory.base.R, trajectory.base.Vb, K) \
+        if any(c.kind == "point" for c in contacts) else None
+    return R, p, R0
 
 
 def with_contacts(model: Model, trajectory: Trajectory, contacts: tuple[Contact, ...],
                   F: dict[str, np.ndarray], order: int) -> Trajectory:
     """The trajectory with the contact wrenches F (contact name -> jets) among its external
     wrenches (module docstring, 3.), to derivative ``order``."""
+    F = {name: f[:, : order + 1] for name, f in F.items()}
+    R, _, R0 = contact_frames_jets(model, trajectory, contacts, order)
+    Fc = {c.name: in_contact_axes(R[:, i], R0, F[c.name], c.kind == "point")
+          for i, c in enumerate(contacts)}
+    return _with_link_wrenches(model, trajectory, contacts, Fc, order)
+
+
+def _with_link_wrenches(model: Model, trajectory: Trajectory, contacts: tuple[Contact, ...],
+                        Fc: dict[str, np.ndarray], order: int) -> Trajectory:
+    """:func:`with_contacts` from the wrenches in the contacts' axes, Fc (contact name ->
+    jets): the contact wrenches as external wrenches of their links (link frame, moment
+    about its origin, what the link exerts: minus the ground reaction)."""
     W_links = {} if trajectory.wrenches is None else {
         link: w[:, : order + 1] for link, w in trajectory.wrenches.W.items()}
-    for link, w in _link_wrenches(model, trajectory, contacts, F, order).items():
-        W_links[link] = W_links[link] + w if link in W_links else w
+    for c in contacts:
+        G = Fc[c.name]
+        if c.kind == "point":  # the force at the point, in the link's (= the frame's) axes
+            G = np.concatenate([lie.cross(c.T[:3, 3], G), G], axis=-1)
+            w = -G
+        else:
+            w = -G @ lie.Ad_inv(c.T[:3, :3], c.T[:3, 3])  # (Ad_{T^-1}^T G)^T, row-wise
+        W_links[c.link] = W_links[c.link] + w if c.link in W_links else w
     return replace(trajectory, wrenches=Wrenches(W_links))
 
 
 def contact_wrenches(model: Model, trajectory: Trajectory, contacts: tuple[Contact, ...],
-                     active: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
+                     active: np.ndarray, b: np.ndarray
+                     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """The distribution of ``b`` (N, K+1, 6), what the root needs from its supports (root
-    frame), over the active contacts, per phase (module docstring)."""
+    frame), over the active contacts, per phase (module docstring): contact name -> jets of
+    its ground reaction, and of the same in its frame's axes
+    (:func:`~.distribution.in_contact_axes`). Each phase is the backend's
+    :meth:`contact_share`."""
     N, K = b.shape[0], b.shape[1] - 1
-    frames = contact_frames(model, trajectory.derivatives, contacts, K)
-    assert trajectory.base is not None  # contacts hold a floating base (capabilities)
-    R0 = root_rotation(trajectory.base.R, trajectory.base.Vb, K)
+    R, p, R0 = contact_frames_jets(model, trajectory, contacts, K)
+    point = np.array([c.kind == "point" for c in contacts])
     out = {c.name: np.zeros((N, K + 1, c.size)) for c in contacts}
-    patterns, phase = np.unique(active, axis=0, return_inverse=True)
-    for p, pattern in enumerate(patterns):
-        on = np.flatnonzero(pattern)
-        rows = np.flatnonzero(phase.reshape(-1) == p)
+    local = {c.name: np.zeros((N, K + 1, c.size)) for c in contacts}
+    for on, rows in _phases(active):
         if not on.size:  # in the air: nothing to distribute
             continue
         chosen = [contacts[c] for c in on]
-        A = np.concatenate([_map(c, frames[i], R0, rows) for c, i in zip(chosen, on, strict=True)],
-                           axis=-1)
         Hinv = _block_diagonal([c.inverse_weights() for c in chosen])
-        rank, line = _rank(chosen, [frames[i].p[rows] for i in on], trajectory, rows)
-        F, _ = distribute(A, Hinv, b[rows], rank, line)
+        rank = _rank(chosen, p[rows[:, None], on, 0], trajectory, rows)
+        F, _, Fc = backends.current().contact_share(R, p, R0, point, on, rows, Hinv, b, rank)
         start = 0
         for c in chosen:
             out[c.name][rows] = F[..., start : start + c.size]
+            local[c.name][rows] = Fc[..., start : start + c.size]
             start += c.size
-    return out
+    return out, local
 
 
-def _map(c: Contact, frame, R0: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """The jet of ``A_c`` (rows, K+1, 6, size): contact c's wrench moved to the root."""
-    R, S = frame.R[rows], lie.skew(frame.p[rows])   # skew is linear: derivative by derivative
-    if c.kind == "point":
-        Rt = jets.transpose(R0[rows])
-        return np.concatenate([jets.product(S, Rt), Rt], axis=-2)
-    top = np.concatenate([R, jets.product(S, R)], axis=-1)
-    return np.concatenate([top, np.concatenate([np.zeros_like(R), R], axis=-1)], axis=-2)
+def _phases(active: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(active contacts, samples) of each distinct row of ``active`` (N, m) bool, in the
+    rows' lexicographic order (the rows packed into bytes: np.unique of bytes, not of rows,
+    ~20x faster)."""
+    packed = np.ascontiguousarray(np.packbits(active, axis=1))
+    keys = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
+    _, first, phase = np.unique(keys, return_index=True, return_inverse=True)
+    phase = phase.reshape(-1)
+    return [(np.flatnonzero(active[s]), np.flatnonzero(phase == p)) for p, s in enumerate(first)]
 
 
 def _block_diagonal(blocks: list[np.ndarray]) -> np.ndarray:
@@ -185,46 +217,37 @@ def _block_diagonal(blocks: list[np.ndarray]) -> np.ndarray:
     return out
 
 
-def _rank(chosen: list[Contact], points: list[np.ndarray], trajectory: Trajectory,
-          rows: np.ndarray) -> tuple[str, np.ndarray | None]:
-    """Which moments the contacts can take (:data:`~.distribution.RANKS`) and, for two
-    points, the jet of the line through them."""
+def _collinear(X: np.ndarray) -> np.ndarray:
+    """The rows of X (rows, m, 3: points about their mean) whose singular values have
+    ``sigma_1 <= COLLINEAR sigma_0``: the points on one line. The SVD decides, on the rows
+    a cheap bound cannot clear: with ``M = X^T X`` (eigenvalues ``sigma_i^2``), ``e1 = tr M >=
+    sigma_0^2`` and ``e2 = ((tr M)^2 - |M|_F^2) / 2 = sum_{i<j} sigma_i^2 sigma_j^2 <= 3
+    sigma_0^2 sigma_1^2``, so such points have ``e2 <= 3 COLLINEAR^2 e1^2`` (a margin of 100
+    for the rounding of e2's difference; not-a-number goes to the SVD too)."""
+    M = np.einsum("nki,nkj->nij", X, X)
+    e1 = np.trace(M, axis1=1, axis2=2)
+    e2 = (e1**2 - (M**2).sum(axis=(1, 2))) / 2
+    near = np.flatnonzero(~(e2 > 300 * COLLINEAR**2 * e1**2))
+    if not near.size:
+        return near
+    sv = np.linalg.svd(X[near], compute_uv=False)
+    return near[sv[:, 1] <= COLLINEAR * sv[:, 0]]
+
+
+def _rank(chosen: list[Contact], P: np.ndarray, trajectory: Trajectory, rows: np.ndarray
+          ) -> str:
+    """Which moments the contacts can take (:data:`~.distribution.RANKS`), from their points
+    P (rows, m, 3)."""
     if any(c.kind == "surface" for c in chosen):
-        return "full", None
+        return "full"
     if len(chosen) == 1:
-        return "none", None
+        return "none"
     if len(chosen) == 2:
-        return "line", points[1] - points[0]
-    P = np.stack([p[:, 0] for p in points], axis=1)   # (rows, m, 3)
-    sv = np.linalg.svd(P - P.mean(axis=1, keepdims=True), compute_uv=False)
-    flat = np.flatnonzero(sv[:, 1] <= COLLINEAR * sv[:, 0])
+        return "line"
+    flat = _collinear(P - P.mean(axis=1, keepdims=True))
     if flat.size:
         names = ", ".join(c.name for c in chosen)
         raise HodynError(f"the active point contacts {names} are on one line at "
                          f"{_when(trajectory, rows[flat[0]])}: they take no moment about it "
                          "(make one a surface, or activate a point off the line)")
-    return "full", None
-
-
-def _link_wrenches(model: Model, trajectory: Trajectory, contacts: tuple[Contact, ...],
-                   F: dict[str, np.ndarray], order: int) -> dict[str, np.ndarray]:
-    """The contact wrenches as external wrenches of their links (link frame, moment about its
-    origin, what the link exerts: minus the ground reaction), with their derivatives."""
-    out: dict[str, np.ndarray] = {}
-    K = order
-    points = [c for c in contacts if c.kind == "point"]
-    if points:
-        frames = contact_frames(model, trajectory.derivatives, tuple(points), K)
-        assert trajectory.base is not None  # contacts hold a floating base (capabilities)
-        R0t = jets.transpose(root_rotation(trajectory.base.R, trajectory.base.Vb, K))
-    for c in contacts:
-        G = F[c.name]
-        if c.kind == "point":  # f in the link's axes: R_{0c}^T R_0^T f, at the point
-            Rt = jets.transpose(frames[points.index(c)].R)
-            f = jets.product(Rt, jets.product(R0t, G[..., None]))[..., 0]
-            G = np.concatenate([lie.cross(c.T[:3, 3], f), f], axis=-1)
-            w = -G
-        else:
-            w = -G @ lie.Ad_inv(c.T[:3, :3], c.T[:3, 3])  # (Ad_{T^-1}^T G)^T, row-wise
-        out[c.link] = out[c.link] + w if c.link in out else w
-    return out
+    return "full"

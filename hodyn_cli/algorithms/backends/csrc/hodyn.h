@@ -20,7 +20,7 @@
 
 /* Bumped whenever an entry point's arguments or meaning change: backends/compiled.py refuses
  * a library built from other sources (a stale build) and falls back to numpy. */
-#define HODYN_KERNEL_ABI 10
+#define HODYN_KERNEL_ABI 11
 
 /* status codes of every entry point (backends/compiled.py turns them into exceptions) */
 enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4, HK_SINGULAR = 5 };
@@ -77,6 +77,16 @@ int hodyn_elastic(const HModel *m, int64_t N, int D, const double *HK_STRIDED qs
 int hodyn_root_jet(int64_t N, int K1, int D, const double *R, const double *Vb,
                    const double *g, double *out);
 int hodyn_spd_solve(int64_t N, int n, const double *M, int k, const double *B, double *X);
+
+/* the contacts' share of a floating base (contacts.c) */
+int hodyn_contact_frames(const HModel *m, int64_t N, int D, const double *HK_STRIDED qs,
+                         int64_t qstride, int order, int C, const int32_t *body,
+                         const double *T, double *R, double *p);
+int hodyn_contact_share(int64_t N, int K1, int C, const double *R, const double *p,
+                        const double *HK_NULLABLE R0, const uint8_t *point, int64_t rows_n,
+                        const int32_t *rows, int Co, const int32_t *on, const double *Hinv,
+                        int rank, const double *b, double *F, double *HK_NULLABLE left,
+                        double *HK_NULLABLE Fc);
 
 /* inverse kinematics (ik.c) */
 int hodyn_ik_newton(const HModel *md, int64_t N, const double *q, int r, const int32_t *path,

@@ -44,19 +44,12 @@ static void path_kinematics(const Consts *c, const Task *t, const vd *Q, Adjoint
         }
         hk_spatial_screw(&Ai[x], c->m->X + 6 * i, S + 6 * x);
     }
-    /* the body's pose from Ai = [[Rb^T, 0], [skew(a) Rb^T, Rb^T]], a = -Rb^T pb */
-    const AdjointV *A = &Ai[t->r - 1];
-    vd Rb[9], a[3], pb[3];
-    for (int r = 0; r < 3; r++)
-        for (int k = 0; k < 3; k++) Rb[3 * r + k] = A->R[3 * k + r];
-    a[0] = A->P[6] * A->R[3] + A->P[7] * A->R[4] + A->P[8] * A->R[5];   /* skew(a)[2][1] */
-    a[1] = A->P[0] * A->R[6] + A->P[1] * A->R[7] + A->P[2] * A->R[8];   /* skew(a)[0][2] */
-    a[2] = A->P[3] * A->R[0] + A->P[4] * A->R[1] + A->P[5] * A->R[2];   /* skew(a)[1][0] */
-    vm3v(Rb, a, pb);
+    vd Rb[9], pb[3];
+    hk_pose(&Ai[t->r - 1], Rb, pb);
     for (int r = 0; r < 3; r++) {
         for (int k = 0; k < 3; k++)
             R[3 * r + k] = Rb[3 * r] * t->TR[k] + Rb[3 * r + 1] * t->TR[3 + k] + Rb[3 * r + 2] * t->TR[6 + k];
-        p[r] = Rb[3 * r] * t->Tp[0] + Rb[3 * r + 1] * t->Tp[1] + Rb[3 * r + 2] * t->Tp[2] - pb[r];
+        p[r] = Rb[3 * r] * t->Tp[0] + Rb[3 * r + 1] * t->Tp[1] + Rb[3 * r + 2] * t->Tp[2] + pb[r];
     }
 }
 

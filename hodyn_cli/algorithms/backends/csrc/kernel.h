@@ -182,6 +182,19 @@ static inline void hk_spatial_screw(const AdjointV *Ai, const double *X, vd *S) 
     vm3tv(Ai->R, x, S + 3);
 }
 
+/* A body's pose (R, p) in the root frame from Ai = Ad_{C_b}^-1 = [[R^T, 0], [skew(a) R^T,
+ * R^T]], a = -R^T p */
+static inline void hk_pose(const AdjointV *Ai, vd *R, vd *p) {
+    vd a[3];
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++) R[3 * r + k] = Ai->R[3 * k + r];
+    a[0] = Ai->P[6] * Ai->R[3] + Ai->P[7] * Ai->R[4] + Ai->P[8] * Ai->R[5];   /* skew(a)[2][1] */
+    a[1] = Ai->P[0] * Ai->R[6] + Ai->P[1] * Ai->R[7] + Ai->P[2] * Ai->R[8];   /* skew(a)[0][2] */
+    a[2] = Ai->P[3] * Ai->R[0] + Ai->P[4] * Ai->R[1] + Ai->P[5] * Ai->R[2];   /* skew(a)[1][0] */
+    vm3v(R, a, p);
+    for (int e = 0; e < 3; e++) p[e] = -p[e];
+}
+
 static inline vd vdot6(const vd *a, const vd *b) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
@@ -211,6 +224,10 @@ void hk_transport_up(const Consts *c, int i, const vd *Q, const AdjointV *Ad, co
 
 /* Forward pass: Ad[n] and twists V[n][K1][6] from the root's twist jet base[K1][6] */
 void hk_forward(const Consts *c, int K1, const vd *Q, const vd *base, AdjointV *Ad, vd *V);
+
+/* One body's step of it: Ad[i] and V[i][K1][6] from its parent's (or base) */
+void hk_forward_body(const Consts *c, int i, int K1, const vd *Q, const vd *base, AdjointV *Ad,
+                     vd *V);
 
 /* One lane group's motion, as every kernel starts it: the joints' jets Q from qs (sample s's
  * [D][n] at qs + s qstride; nq = the first orders' values), the root's jet bv from base[base_rows][K1][6] where it

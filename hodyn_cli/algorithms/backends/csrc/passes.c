@@ -93,17 +93,19 @@ void hk_transport_up(const Consts *c, int i, const vd *Q, const AdjointV *Ad, co
     }
 }
 
+void hk_forward_body(const Consts *c, int i, int K1, const vd *Q, const vd *base, AdjointV *Ad,
+                     vd *V) {
+    const int n = c->n, p = c->m->parent[i];
+    const double *X = c->m->X + 6 * i;
+    hk_joint_adjoint(c, i, Q[i], &Ad[i]);
+    vd *Vi = V + (size_t)6 * K1 * i;
+    hk_transport_down(c, i, Q, &Ad[i], p < 0 ? base : V + (size_t)6 * K1 * p, K1, 0, Vi);
+    for (int k = 0; k < K1; k++)
+        for (int e = 0; e < 6; e++) Vi[6 * k + e] += X[e] * Q[(k + 1) * n + i];
+}
+
 void hk_forward(const Consts *c, int K1, const vd *Q, const vd *base, AdjointV *Ad, vd *V) {
-    const int n = c->n;
-    for (int i = 0; i < n; i++) {
-        const int p = c->m->parent[i];
-        const double *X = c->m->X + 6 * i;
-        hk_joint_adjoint(c, i, Q[i], &Ad[i]);
-        vd *Vi = V + (size_t)6 * K1 * i;
-        hk_transport_down(c, i, Q, &Ad[i], p < 0 ? base : V + (size_t)6 * K1 * p, K1, 0, Vi);
-        for (int k = 0; k < K1; k++)
-            for (int e = 0; e < 6; e++) Vi[6 * k + e] += X[e] * Q[(k + 1) * n + i];
-    }
+    for (int i = 0; i < c->n; i++) hk_forward_body(c, i, K1, Q, base, Ad, V);
 }
 
 void hk_momentum_rates(const Inertia *I, const vd *V, int r1, vd (*h)[6], vd *F) {
