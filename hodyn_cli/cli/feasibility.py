@@ -131,7 +131,8 @@ def retime(
                           "within every limit, torque rates too (docs/feasibility.md).")
     ] = False,
     rate: Annotated[float | None, typer.Option(
-        help="With --optimal: samples per second of the output (default: the input's).",
+        help="With --optimal: samples per second of the output, exactly 1/RATE s apart from "
+             "the start, the last step shorter (default: the input's mean rate).",
         show_default=False)] = None,
     grid: Annotated[int | None, typer.Option(
         min=8, help="With --optimal: grid points of the time law (default 1000; the input's "
@@ -218,5 +219,4 @@ def _retime_optimal(s, traj: str, output: str, attrs: dict, lim, job, rate, grid
         raise typer.Exit(EXIT_FAILED) from None
     if not s.quiet:
         render.notice(f"{traj}: {optimal.duration:.6g} s along its path (the fastest uniform "
-                      f"scaling: {optimal.uniform_duration:.6g} s); on its limits: "
-                      + "; ".join(optimal.bound.describe()))
+                      f"scaling: {optimal.uniform_duration:.6g} s); {optimal.bound.summary()}")
