@@ -23,26 +23,38 @@ from hodyn_cli.cli.root import app
 from hodyn_cli.errors import HodynError
 
 Limits = Annotated[Path | None, typer.Option(
-    help="Limits file (TOML): per joint position, velocity, torque (override the URDF's), "
-         "torque_rate, torque_acceleration, motor_speed, motor_torque, current.",
+    help="Limits file (TOML): per joint position, velocity, torque, jerk (override the "
+         "URDF's), acceleration, torque_rate, torque_acceleration, motor_speed, motor_torque, "
+         "current.",
     show_default=False)]
 Drives = Annotated[Path | None, typer.Option(
     help="Drives file (TOML, docs/drives.md): motor speed, motor torque and current are "
          "checked too; with series-elastic drives the torques are the spring torques u.",
     show_default=False)]
+Jerk = Annotated[str | None, typer.Option(
+    help="Joint jerk limit (rad/s^3; m/s^3 prismatic): one value for every joint, or one per "
+         "joint (comma-separated, model order); overrides the URDF's (1.2 <limit jerk>) and "
+         "the limits file's.", show_default=False)]
 Kind = Annotated[ElasticModel, typer.Option(
     "--model", help="With --drives: full (rotor gyroscopic coupling) or reflected.")]
 
 
 def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel,
-         command: str = "check", **on):
-    """The limits and the job that gives a chunk's laws, after the capability check of
-    ``command`` with the features ``on``."""
+         command: str = "check", jerk: str | None = None, **on):
+    """The limits (``jerk``: ``--jerk``'s over them) and the job that gives a chunk's laws,
+    after the capability check of ``command`` with the features ``on``."""
     from hodyn_cli import api
     from hodyn_cli.api.streaming import torque_order
+    from hodyn_cli.cli.data import numbers
+    from hodyn_cli.modeling.limits import overridden
     from hodyn_cli.pipeline.jobs import LawsJob
 
     lim = api.joint_limits(model, limits)
+    if jerk is not None:
+        values = numbers(jerk, "--jerk")
+        if isinstance(values, list):
+            values = numbers(jerk, "--jerk", model.n, model.joint_names)
+        lim = overridden(lim, "jerk", values, "--jerk")
     d = api.read_drives(model, drives) if drives else None
     s.capable(command, model, drives=d is not None, elastic=d is not None and
               bool(d.elastic.any()), **on)
@@ -65,6 +77,7 @@ def check(
     robot: Robot,
     traj: Traj,
     limits: Limits = None,
+    jerk: Jerk = None,
     drives: Drives = None,
     model_kind: Kind = ElasticModel.full,
     report: Annotated[str | None, typer.Option(
@@ -89,7 +102,7 @@ def check(
 
     fmt = report_format(report) if report else None
     model = s.model(robot, traj)
-    lim, job = _job(s, model, limits, drives, model_kind)
+    lim, job = _job(s, model, limits, drives, model_kind, jerk=jerk)
     with render.progress(None, "samples", s.quiet) as update:
         result = check_file(job, traj, lim, envelopes=fmt == "html", notify=s.notify,
                             jobs=s.jobs or stream.default_jobs(), progress=update,
@@ -121,6 +134,7 @@ def retime(
         help="Play the motion this many times slower instead (< 1: faster).",
         show_default=False)] = None,
     limits: Limits = None,
+    jerk: Jerk = None,
     drives: Drives = None,
     model_kind: Kind = ElasticModel.full,
     segments: Annotated[str | None, typer.Option(
@@ -172,7 +186,7 @@ def retime(
     joins = numbers(segments, "--segments") if segments else []
     joins = tuple(joins if isinstance(joins, list) else [joins])
     model = s.model(robot, traj)
-    lim, job = _job(s, model, limits, drives, model_kind, "retime", optimal=optimal,
+    lim, job = _job(s, model, limits, drives, model_kind, "retime", jerk, optimal=optimal,
                     to_limits=to_limits, factor=factor is not None,
                     segments=segments is not None)
     attrs = s.provenance(robot, traj, model, gravity=s.g, limits=str(limits or ""),
