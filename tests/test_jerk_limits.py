@@ -113,7 +113,7 @@ def test_the_optimal_time_law_keeps_jerk_limits():
     assert opt.duration < 0.97 * opt.uniform_duration
     assert np.abs(out.qddd).max() <= 8.0 * (1 + 1e-9)
     check = hodyn_cli.check_limits(model, out, limits=limits)
-    assert check.feasible and max(r.usage for r in check.rows) > 1 - 1e-5
+    assert check.feasible and max(r.usage for r in check.rows) > 1 - 1e-3
     assert any(line.startswith("jerk of ") for line in opt.bound.describe())
     assert hodyn_cli.validate_motion(model, out, samples=100).passed
 

@@ -352,7 +352,8 @@ def test_torque_acceleration_limits_hold():
     out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=300)
     check = hodyn_cli.check_limits(model, out, limits=limits)
     assert check.feasible
-    assert max(r.usage for r in check.rows) > 1 - 1e-6
+    # on it as sampled at the rate asked for, within optimal.CLOSE of its speed
+    assert max(r.usage for r in check.rows) > 1 - 1e-3
     _, retiming, _ = hodyn_cli.retime(model, traj, limits=limits)
     assert opt.duration < retiming.k[0] * traj.t[-1]
 
@@ -760,7 +761,7 @@ def test_output_samples_are_exactly_one_over_the_rate_apart():
     assert np.abs(out.t[:-1] - k / 37.3).max() < 1e-13
     assert 0 < out.t[-1] - out.t[-2] <= 1 / 37.3 and out.t[-1] == pytest.approx(opt.duration)
     check = hodyn_cli.check_limits(model, out, limits=limits)
-    assert check.feasible and max(r.usage for r in check.rows) > 1 - 1e-5
+    assert check.feasible and max(r.usage for r in check.rows) > 1 - 1e-3
     assert hodyn_cli.validate_motion(model, out, samples=50).passed
 
 

@@ -69,8 +69,8 @@ CALM = 0.8
 CALMER = 2
 #: the output's samples are fitted at most RESAMPLES times at the rate asked for; one that
 #: fits within CLOSE of its limits (as a share of the speed-up) ends it
-RESAMPLES = 4
-CLOSE = 1e-6
+RESAMPLES = 3
+CLOSE = 2e-4
 
 
 # -- the retimed motion ------------------------------------------------------------------
