@@ -144,3 +144,16 @@ def test_panda_limits_file_holds_every_published_limit():
     assert np.allclose(limits.bands["velocity"][:, 1], model.velocity_limits)
     assert np.allclose(limits.bands["torque"][:, 1], model.effort_limits)
     assert (limits.bands["torque_rate"][:, 1] == 1000.0).all()
+
+
+def test_factor_refuses_limits_it_would_not_use(tmp_path):
+    """--factor K takes k as given: limits (a file, --jerk) with it are refused in one line,
+    not silently ignored; nothing is written."""
+    out = tmp_path / "o.csv"
+    for extra in (("--jerk", "3"), ("--limits", URDF / "iiwa14_limits.toml")):
+        result = run("retime", IIWA, IIWA_CSV, "--factor", "2", *extra, "-o", out)
+        lines = [ln for ln in result.output.splitlines() if ln.startswith("hodyn: error:")]
+        assert result.exit_code == 2 and lines == [
+            "hodyn: error: --limits and --jerk go with --to-limits or --optimal (--factor "
+            "takes k as given)"], result.output
+        assert not out.exists()

@@ -179,6 +179,9 @@ def retime(
     if not optimal and to_limits == (factor is not None):
         raise HodynError("give one of --to-limits, --optimal and --factor K" + (
             " (--to-limits finds k, --factor takes it)" if to_limits else ""))
+    if factor is not None and (limits is not None or jerk is not None):
+        raise HodynError("--limits and --jerk go with --to-limits or --optimal (--factor "
+                         "takes k as given)")
     if factor is not None and not factor > 0:
         raise HodynError(f"--factor must be positive, got {factor}")
     if compact and (output == "-" or file_format(output) != "hdf5"):
