@@ -27,18 +27,21 @@ __all__ = ["joint_limits", "scaling_laws", "check_limits", "retime", "time_optim
            "retime_optimal"]
 
 
-def joint_limits(robot: Model, limits: Any = None) -> Limits:
-    """The robot's limits: its URDF's (position, velocity, effort as torque), overridden by
-    ``limits``: a limits file (TOML), ``{joint: {key: value}}`` (keys:
-    :data:`hodyn_cli.modeling.limits.KEYS`), or a :class:`~hodyn_cli.modeling.limits.Limits`."""
-    from hodyn_cli.modeling.limits import Limits, read_limits
+def joint_limits(robot: Model, limits: Any = None, *, jerk: Any = None) -> Limits:
+    """The robot's limits: its URDF's (position, velocity, effort as torque, URDF 1.2's jerk),
+    overridden by ``limits``: a limits file (TOML), ``{joint: {key: value}}`` (keys:
+    :data:`hodyn_cli.modeling.limits.KEYS`), or a :class:`~hodyn_cli.modeling.limits.Limits`;
+    and every joint's jerk limit by ``jerk`` (one number, or one per joint: ``--jerk``)."""
+    from hodyn_cli.modeling.limits import Limits, overridden, read_limits
     from hodyn_cli.modeling.limits import joint_limits as table_limits
 
     if isinstance(limits, Limits):
-        return limits
-    if limits is None or isinstance(limits, Mapping):
-        return table_limits(robot, limits)
-    return read_limits(limits, robot)
+        out = limits
+    elif limits is None or isinstance(limits, Mapping):
+        out = table_limits(robot, limits)
+    else:
+        out = read_limits(limits, robot)
+    return out if jerk is None else overridden(out, "jerk", jerk, "--jerk")
 
 
 def scaling_laws(robot: Model, *derivatives: Any, order: int = 2, drives: Any = None,

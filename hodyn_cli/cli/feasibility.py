@@ -46,15 +46,12 @@ def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel,
     from hodyn_cli import api
     from hodyn_cli.api.streaming import torque_order
     from hodyn_cli.cli.data import numbers
-    from hodyn_cli.modeling.limits import overridden
     from hodyn_cli.pipeline.jobs import LawsJob
 
-    lim = api.joint_limits(model, limits)
-    if jerk is not None:
-        values = numbers(jerk, "--jerk")
-        if isinstance(values, list):
-            values = numbers(jerk, "--jerk", model.n, model.joint_names)
-        lim = overridden(lim, "jerk", values, "--jerk")
+    values = numbers(jerk, "--jerk")
+    if isinstance(values, list):
+        values = numbers(jerk, "--jerk", model.n, model.joint_names)
+    lim = api.joint_limits(model, limits, jerk=values)
     d = api.read_drives(model, drives) if drives else None
     s.capable(command, model, drives=d is not None, elastic=d is not None and
               bool(d.elastic.any()), **on)

@@ -9,7 +9,12 @@ find the fastest law: :mod:`~hodyn_cli.algorithms.limits.programme`.
 the played motion's dynamics are computed afresh at every output sample and the motion is
 then scaled uniformly, exactly by its scaling laws, onto its limits (:class:`Fit`): every limit
 holds at every output sample, and one is on its limit; where no scaling near 1 fits, it is
-planned again for tighter limits, and it is never slower than the uniform scaling.
+planned again for tighter limits, and it is never slower than the uniform scaling. The
+scaling is then made the law's own and the motion, sampled ``1/rate`` apart again, fitted
+again (:meth:`Optimal._resampled`): the output's samples are exactly ``1/rate`` apart. Its
+derivatives are judged as ``hodyn validate`` judges them
+(:meth:`~hodyn_cli.algorithms.motion.differences.Differences.share`): an output validate
+would fail is not the result.
 """
 from __future__ import annotations
 
