@@ -157,3 +157,4 @@ def test_factor_refuses_limits_it_would_not_use(tmp_path):
             "hodyn: error: --limits and --jerk go with --to-limits or --optimal (--factor "
             "takes k as given)"], result.output
         assert not out.exists()
+

@@ -480,7 +480,10 @@ def test_cli_retime_optimal_with_drives(tmp_path):
 @pytest.mark.parametrize("args, words", [
     (["--optimal", "--factor", "2"], "--optimal does not go with --factor (it finds its own time law)"),
     (["--optimal", "--to-limits"], "--optimal does not go with --to-limits (it finds its own time law)"),
-    (["--to-limits", "--rate", "50"], "--rate and --grid go with --optimal"),
+    (["--factor", "2", "--rate", "50"], "--rate goes with --optimal or --to-limits"),
+    (["--to-limits", "--grid", "50"], "--grid goes with --optimal"),
+    (["--to-limits", "--rate", "50", "--segments", "2"], "--to-limits --rate resamples the "
+     "path as --optimal plays it: not with --segments, --floating-base, --wrench"),
     (["--optimal", "--drives", URDF / "iiwa14_drives.toml"],
      "--optimal does not go with series-elastic --drives yet"),
 ])

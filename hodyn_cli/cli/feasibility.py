@@ -142,8 +142,9 @@ def retime(
                           "within every limit, torque rates too (docs/feasibility.md).")
     ] = False,
     rate: Annotated[float | None, typer.Option(
-        help="With --optimal: samples per second of the output, exactly 1/RATE s apart from "
-             "the start, the last step shorter (default: the input's mean rate).",
+        help="With --optimal (or --to-limits: the uniform scaling resampled): samples per "
+             "second of the output, exactly 1/RATE s apart from the start, the last step "
+             "shorter (default: the input's mean rate; --to-limits: the input's samples).",
         show_default=False)] = None,
     grid: Annotated[int | None, typer.Option(
         min=8, help="With --optimal: grid points of the time law (default 1000; the input's "
@@ -171,8 +172,11 @@ def retime(
     from hodyn_cli.pipeline.feasibility import retime_file
     from hodyn_cli.pipeline.files import file_format
 
-    if not optimal and (rate is not None or grid is not None):
-        raise HodynError("--rate and --grid go with --optimal")
+    if not optimal and grid is not None:
+        raise HodynError("--grid goes with --optimal")
+    if not (optimal or to_limits) and rate is not None:
+        raise HodynError("--rate goes with --optimal or --to-limits (--factor keeps the "
+                         "input's samples)")
     if not optimal and to_limits == (factor is not None):
         raise HodynError("give one of --to-limits, --optimal and --factor K" + (
             " (--to-limits finds k, --factor takes it)" if to_limits else ""))
@@ -191,8 +195,14 @@ def retime(
                     segments=segments is not None)
     attrs = s.provenance(robot, traj, model, gravity=s.g, limits=str(limits or ""),
                          drives=str(drives or ""))
-    if optimal:
-        _retime_optimal(s, traj, output, attrs, lim, job, rate, grid, compact)
+    if to_limits and rate is not None and (segments or s.floating_base or s.wrench or (
+            job.drives is not None and job.drives.elastic.any())):
+        raise HodynError("--to-limits --rate resamples the path as --optimal plays it: not "
+                         "with --segments, --floating-base, --wrench or series-elastic drives "
+                         "(without --rate, --to-limits keeps the input's samples, every column "
+                         "scaled exactly)")
+    if optimal or rate is not None:
+        _retime_optimal(s, traj, output, attrs, lim, job, rate, grid, compact, uniform=to_limits)
         return
     try:
         with render.progress(None, "samples", s.quiet) as update:
@@ -218,19 +228,24 @@ def retime(
 
 
 def _retime_optimal(s, traj: str, output: str, attrs: dict, lim, job, rate, grid,
-                    compact: bool) -> None:
+                    compact: bool, uniform: bool = False) -> None:
     from hodyn_cli.api.streaming import Infeasible
     from hodyn_cli.cli import render
     from hodyn_cli.pipeline.feasibility import retime_optimal_file
 
     try:
         optimal = retime_optimal_file(job, traj, output, attrs, lim, rate=rate,
-                                      grid=grid, compact=compact, notify=s.notify,
+                                      grid=grid, compact=compact, uniform=uniform,
+                                      notify=s.notify,
                                       wrench=s.wrench, estimate=s.estimate, cutoff=s.cutoff,
                                       strict=s.strict, missing_hint=_hint(job))
     except Infeasible as e:
         render.fail(str(e))
         raise typer.Exit(EXIT_FAILED) from None
-    if not s.quiet:
+    if not s.quiet and uniform:
+        assert optimal.path is not None and optimal.final is not None
+        render.notice(f"{traj}: played k = {optimal.duration / optimal.path.span:.9g} times "
+                      f"slower, sampled at {rate:g} Hz; binding: {optimal.final.describe()}")
+    elif not s.quiet:
         render.notice(f"{traj}: {optimal.duration:.6g} s along its path (the fastest uniform "
                       f"scaling: {optimal.uniform_duration:.6g} s); {optimal.bound.summary()}")

@@ -416,14 +416,18 @@ class Optimal:
     iterable of chunks over the independent joints, with times): :meth:`plan` (the uniform
     scaling, the grid, the time law), :meth:`fit` (the played motion's own dynamics at every
     output sample, and the exact uniform scaling onto its limits), :meth:`retimed` (the
-    motion, chunk by chunk, and where it is on its limits: :attr:`bound`)."""
+    motion, chunk by chunk, and where it is on its limits: :attr:`bound`). ``uniform``: no
+    programme, the law the uniform scaling's (``retime --to-limits --rate``: the motion
+    resampled at the rate, played as slowly as every sample needs at that and any slower
+    playing)."""
 
     def __init__(self, model: Model, limits: Limits, order: int, *, rate: float | None = None,
                  grid: int = GRID, gravity=GRAVITY, drives: Drives | None = None,
-                 kind: str = "full"):
+                 kind: str = "full", uniform: bool = False):
         if drives is not None and drives.elastic.any():
             capabilities.check("retime", {"optimal", "elastic"})
         self.model, self.limits, self.order, self.rate, self.grid = model, limits, order, rate, grid
+        self.uniform = uniform
         self.dynamics = dict(order=order, gravity=gravity, drives=drives, kind=kind)
         self.path: Plan | None = None
         self.final: Binding | None = None
@@ -471,8 +475,9 @@ class Optimal:
             window = Trajectory(path.joint_names, path.derivatives[a:b], path.t[a:b])
             return path_limits(self.model, window, limits, **self.dynamics)
 
-        law = solve_windows(path.t, limited, x0, max(5, path.orders), rate, time_scale(path),
-                            ceiling, pace)
+        degree = max(5, path.orders)
+        law = TimeLaw(path.t[[0, -1]], np.full(degree + 1, x0), degree) if self.uniform else \
+            solve_windows(path.t, limited, x0, degree, rate, time_scale(path), ceiling, pace)
         self.path = Plan(law, float(path.t[0]), 1.0 / rate, uniform, span, path.n_samples)
         return self.path
 
@@ -491,6 +496,13 @@ class Optimal:
         at half the pace, at most :data:`CALMER` times; beyond validate's tolerance after
         that, the uniform scaling is taken. The speed-up found is then made the law's own
         (:meth:`_resampled`): the output's samples are ``1/rate`` apart."""
+        if self.uniform:  # the uniform scaling, from rest, resampled
+            self.plan(chunks())
+            _, search, _ = self._fitted(chunks())
+            self.final = search.best[0]
+            assert self.final is not None
+            self._resampled(chunks, from_rest=True)
+            return self.final
         margin, uniform, pace, attempts = 0.0, None, PACE, 0
         while attempts < ATTEMPTS:
             self.plan(chunks(), self._tightened(margin), pace)
@@ -521,20 +533,23 @@ class Optimal:
         self._resampled(chunks)
         return self.final
 
-    def _resampled(self, chunks: Callable[[], Iterable[Trajectory]]) -> bool:
+    def _resampled(self, chunks: Callable[[], Iterable[Trajectory]], from_rest: bool = False
+                   ) -> bool:
         """The plan played at the fit's speed-up (its law's x times ``x_fit^2``), sampled
         every ``1/rate`` again and fitted again (the samples moved along the path), until
         it fits as it is, within :data:`CLOSE` of its limits, at most :data:`RESAMPLES`
         times: the output's samples are then exactly ``1/rate`` apart, every sample within
         its limits, and :attr:`final` is at speed-up 1 (:attr:`scale`: the law's slowing in
-        all). False (the plan as it was): no sampling found that fits."""
+        all). ``from_rest``: the speed-up at which every sample fits at any slower playing
+        too (``retime --to-limits``'s), not the largest near 1. False (the plan as it was): no
+        sampling found that fits."""
         assert self.path is not None and self.final is not None
         start, best, k, scale = self.path, None, self.final.k, 1.0
         for _ in range(RESAMPLES):
             scale *= k
             self.path = start.slower(scale)
             fit, search, lag = self._fitted(chunks())
-            found = fit.solve() or search.best[0]
+            found = search.best[0] if from_rest else fit.solve() or search.best[0]
             assert found is not None
             if found.k <= 1 and lag <= 1:  # fits as sampled, and hodyn validate passes it
                 if best is None or scale < best[0]:
@@ -602,4 +617,5 @@ class Optimal:
         assert self.path is not None and self.final is not None
         return {"duration": self.duration, "uniform_duration": self.uniform_duration,
                 "grid_points": self.path.grid, "final_scale": self.scale * self.final.k,
-                "binding": self.bound.describe()}
+                "binding": self.bound.describe()} | (
+            {"time_scale": [self.duration / self.path.span]} if self.uniform else {})
