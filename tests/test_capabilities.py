@@ -29,7 +29,7 @@ OPTION = {"floating_base": "--floating-base", "contacts": "--contacts", "drives"
           "state_derivatives": "--state-derivatives",
           "parameter_derivatives": "--parameter-derivatives", "slotine_li": "--slotine-li",
           "friction": "--friction", "simulate": "--simulate", "torques": "--torques",
-          "optimal": "--optimal",
+          "sim_rtol": "--sim-rtol", "torque_rtol": "--torque-rtol", "optimal": "--optimal",
           "to_limits": "--to-limits", "factor": "--factor", "segments": "--segments",
           "respect_limits": "--respect-limits", "cutoff": "--cutoff",
           "base_motion": "--base-motion", "jacobian": "--jacobian", "link": "--link",
@@ -110,6 +110,13 @@ def files(tmp_path_factory):
     with open_sink(str(d / "mimic_tau.h5"), {}, {"joint_names": list(arm.coordinate_names)},
                    rows=t.size) as sink:
         sink.write({"t": t, "q": qs[:, 0], "qd": qs[:, 1], "tau": tau.tau, "taud": tau.taud})
+    for name, robot in (("ident", iiwa), ("ident_mimic", arm)):  # identify's logs
+        design = next(api.design_motion(robot, "fourier", duration=2.0, rate=100,
+                                        derivatives=2).chunks)
+        data, columns = trajectory_datasets(design)
+        with open_sink(str(d / f"{name}.h5"), {}, {"joint_names": list(design.joint_names)},
+                       rows=design.n_samples) as sink:
+            sink.write(data | {"tau": api.inverse_dynamics(robot, design, order=0).tau})
     quad = load_model(URDF / "quadruped.urdf")
     n = 21
     t = np.linspace(0, 0.2, n)
@@ -172,6 +179,9 @@ def invocation(files, command: str, on: set[str]) -> list:
                                               else ["--factor", "2"]),
         # (--optimal: a cosine; on the 0.2 s Fourier motion the linear programmes take ~5 s,
         # a cost that belongs to tests/test_optimal.py, not to this walk of combinations)
+        "identify": [robot, d / ("ident_mimic.h5" if "mimic" in on else "ident.h5"), "-o",
+                     out.with_suffix(".urdf")] if "no_joints" not in on else [robot, traj, "-o",
+                                                                             out],
         "generate": [robot, "--kind", *(("cosine", "--duration", "0.5") if "optimal" in on
                                          else ("fourier", "--duration", "0.2")), "-o", out],
     }[command]
@@ -191,7 +201,8 @@ def invocation(files, command: str, on: set[str]) -> list:
         "state_derivatives": ["--state-derivatives"],
         "parameter_derivatives": ["--parameter-derivatives"], "slotine_li": ["--slotine-li"],
         "friction": ["--friction"], "simulate": ["--simulate"],
-        "torques": ["--torques", d / "tau.h5"], "optimal": ["--optimal"],
+        "torques": ["--torques", d / "tau.h5"], "sim_rtol": ["--sim-rtol", "1e-6"],
+        "torque_rtol": ["--torque-rtol", "1e-6"], "optimal": ["--optimal"],
         "to_limits": ["--to-limits"], "factor": ["--factor", "2"],
         "segments": ["--segments", "0.05"],
         "respect_limits": ["--respect-limits", URDF / "iiwa14_limits.toml"],

@@ -1,6 +1,7 @@
 """The real command line: typer's CliRunner for every case, one real subprocess."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from conftest import SAMPLES, URDF
+from conftest import ROOT, SAMPLES, URDF
 from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 from hodyn_cli.cli.app import app
 from hodyn_cli.io import read_trajectory
@@ -77,6 +78,25 @@ def test_info_table_and_json():
     data = json.loads(run("info", IIWA, "--json").stdout)
     assert [j["name"] for j in data["joints"]] == [f"iiwa_joint_{i}" for i in range(1, 8)]
     assert data["joints"][0]["X"] == [0, 0, 1, 0, 0, 0]
+
+
+def documented_keys(heading: str) -> list[set[str]]:
+    """The keys in the first column of each table under ``heading`` in docs/conventions.md."""
+    text = (ROOT / "docs" / "conventions.md").read_text().split(heading, 1)[1]
+    text = text.split("\n#", 1)[0]
+    tables = [t for t in text.split("\n\n") if t.startswith("| key |")]
+    return [{k for row in t.splitlines()[2:] for k in re.findall(r"`(\w+)`", row.split("|")[1])}
+            for t in tables]
+
+
+def test_info_json_keys_are_the_documented_ones():
+    """Every key of `info --json` is in docs/conventions.md's tables, and nothing else is."""
+    top, joint = documented_keys("### `hodyn info ROBOT --json`")
+    data = json.loads(run("info", URDF / "gripper_arm.urdf", "--json").stdout)
+    assert set(data) == top and set(data["joints"][0]) == joint
+    assert set(data["root"]) == {"mass", "com", "inertia_about_com", "inertia"}
+    assert {f["body"] for f in data["links"].values()} >= {-1, 0}
+    assert [j["parent"] for j in data["joints"]][0] == -1
 
 
 BAD_TRAJ = {

@@ -153,3 +153,11 @@ def test_help_imports_nothing_heavy():
                 f"{typer_own!r}]\nprint('HEAVY', heavy)")
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         assert out.stdout.strip().endswith("HEAVY []"), out.stdout[-300:] + out.stderr
+
+
+def test_the_gravity_the_help_names_is_the_apis():
+    """``--gravity``'s help names the default without importing numpy; it is api.GRAVITY."""
+    from hodyn_cli import api
+    from hodyn_cli.cli import options
+
+    assert [float(v) for v in options.GRAVITY.split(",")] == list(api.GRAVITY)

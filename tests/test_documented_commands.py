@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SKIP = re.compile(r"^\s*(python3 -m venv|\.venv/bin/pytest|(\.venv/bin/)?pip install|source )")
 #: what a fresh clone has: files there are inputs of every group alike
-SHIPPED = ("urdf/", "sample_trajectories/", "docs/")
+SHIPPED = ("urdf/", "mjcf/", "sample_trajectories/", "docs/")
 #: a file or folder a command names: a word with an extension or a trailing slash
 FILE = re.compile(r"^[\w*][\w./*-]*(\.[A-Za-z]\w*|/)$")
 #: options whose value a command writes (and the shell's redirections)
@@ -186,7 +186,7 @@ def prepared(tmp_path_factory):
         key = tuple(plain(c) for c in set_up)  # the same set-up of another file: shared
         if key not in made:
             folder = tmp_path_factory.mktemp("clone")
-            for name in ("urdf", "sample_trajectories", "docs"):
+            for name in (folder_name.rstrip("/") for folder_name in SHIPPED):
                 shutil.copytree(ROOT / name, folder / name)
             if set_up:
                 bash("\n".join(set_up), folder, doc)

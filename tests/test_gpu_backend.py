@@ -5,6 +5,7 @@ blocks, and its one-line errors."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -294,3 +295,28 @@ def test_importing_the_backend_does_not_import_jax():
     code = ("import sys; import hodyn_cli.algorithms.backends.gpu; "
             "from hodyn_cli.cli.app import app; assert 'jax' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+PROGRAM = ("import numpy as np; from hodyn_cli.algorithms.backends import gpu; "
+           "from hodyn_cli.algorithms.dynamics.common import base_motion; "
+           "from hodyn_cli.modeling.urdf import load_model; "
+           f"m = load_model({str(URDF / 'planar_2r.urdf')!r}); "
+           "gpu.inverse_dynamics_chunk(m, np.zeros((3, 3, 2)), base_motion((0, 0, -9.81), 1), "
+           "{}, order=0, device='cpu', block=4); import jax; "
+           "print(jax.config.jax_compilation_cache_dir)")
+
+
+@pytest.mark.parametrize("own", [False, True], ids=["hodyn's", "the user's"])
+def test_compiled_programs_are_kept_across_runs(tmp_path, own):
+    """Each run compiles its programs once: JAX keeps them under $XDG_CACHE_HOME/hodyn/jax,
+    or where the user's JAX_COMPILATION_CACHE_DIR says (then hodyn's folder is not made)."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"),
+           "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0"}   # keep even quick programs
+    env.pop("JAX_COMPILATION_CACHE_DIR", None)
+    if own:
+        env["JAX_COMPILATION_CACHE_DIR"] = str(tmp_path / "mine")
+    out = subprocess.run([sys.executable, "-c", PROGRAM], env=env, check=True,
+                         capture_output=True, text=True).stdout.strip()
+    where = tmp_path / ("mine" if own else "cache/hodyn/jax")
+    assert out == str(where) and any(where.iterdir())
+    assert (tmp_path / "cache").exists() is not own

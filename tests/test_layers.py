@@ -49,9 +49,10 @@ ALGORITHMS = {
     "actuation": {"backends", "dynamics"},
     "contacts": {"dynamics", "motion"},
     "limits": {"dynamics", "motion", "actuation", "contacts"},
-    "planning": {"dynamics", "motion", "actuation", "limits"},
+    "identification": set(),
+    "planning": {"dynamics", "motion", "actuation", "limits", "identification"},
     "verification": {"backends", "dynamics", "motion", "actuation", "contacts", "limits",
-                     "planning"},  # "every other subpackage"
+                     "identification", "planning"},  # "every other subpackage"
 }
 
 

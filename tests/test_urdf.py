@@ -1,5 +1,7 @@
 """URDF -> model: structure of the bundled robots and every documented failure."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -286,3 +288,49 @@ def test_xacro_warnings_are_the_models_and_includes_are_found(tmp_path, monkeypa
     result = CliRunner().invoke(app, ["info", str(folder / "arm.xacro"), "--strict"])
     assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1
     assert "redefining global symbol: len" in result.stderr and "(--strict)" in result.stderr
+
+
+def quaternion_origins(text: str) -> str:
+    """The URDF with every ``rpy`` origin written as URDF 1.1's ``quat_xyzw`` (scipy's
+    rotation, independent of hodyn's)."""
+    from scipy.spatial.transform import Rotation
+
+    def quat(match):
+        x, y, z, w = Rotation.from_euler("xyz", [float(v) for v in match[1].split()]).as_quat()
+        return f'quat_xyzw="{x:.17g} {y:.17g} {z:.17g} {w:.17g}"'
+
+    return re.sub(r'rpy="([^"]*)"', quat, text)
+
+
+def test_quaternion_origins_of_urdf_1_1_are_the_same_poses(tmp_path):
+    """iiwa14 with its origins as quat_xyzw: the same screws, poses and inertias (1e-15), and
+    Pinocchio's reader agrees where its urdfdom reads quat_xyzw."""
+    text = (URDF / "iiwa14.urdf").read_text()
+    written = quaternion_origins(text)
+    assert written.count("quat_xyzw") == text.count("rpy=") > 10
+    path = tmp_path / "iiwa14_quat.urdf"
+    path.write_text(written)
+    a, b = load_model(URDF / "iiwa14.urdf"), load_model(path)
+    for name in ("B", "X", "inertias", "root_inertia"):
+        assert np.allclose(getattr(a, name), getattr(b, name), rtol=0, atol=1e-15), name
+    pin = pytest.importorskip("pinocchio")
+    theirs = pin.buildModelFromUrdf(str(path))
+    if np.allclose(theirs.jointPlacements[2].rotation, np.eye(3)):
+        pytest.skip("this Pinocchio's urdfdom ignores quat_xyzw")
+    ours = pin.buildModelFromUrdf(str(URDF / "iiwa14.urdf"))
+    for p, q in zip(ours.jointPlacements, theirs.jointPlacements, strict=True):
+        assert np.allclose(p.homogeneous, q.homogeneous, atol=1e-15)
+
+
+@pytest.mark.parametrize("origin, words", [
+    ('rpy="0 0 1" quat_xyzw="0 0 0 1"', ["'j1' <origin>", "both 'rpy' and 'quat_xyzw'"]),
+    ('quat_xyzw="0 0 0 2"', ["'j1' <origin>", "norm 2", "not a unit quaternion"]),
+    ('quat_xyzw="0 0 1"', ["'j1' <origin>", "'quat_xyzw' needs 4 finite numbers"]),
+])
+def test_bad_quaternion_origins_are_one_line(origin, words):
+    xml = robot_xml().replace(b'<origin xyz="0 0 1" rpy="0 0 0"/>',
+                              f'<origin xyz="0 0 1" {origin}/>'.encode())
+    assert b"quat_xyzw" in xml
+    with pytest.raises(ModelError) as err:
+        parse_model(xml, source="bad.urdf")
+    assert "\n" not in str(err.value) and all(w in str(err.value) for w in words)

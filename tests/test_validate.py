@@ -119,6 +119,10 @@ def test_json_report_validates_against_the_schema(tmp_path):
     assert data["passed"] and data["n_checked"] == 30
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**data, "passed": "yes"}, schema)
+    # the options take 0 (exact agreement), so the report's tolerances may be 0; not below
+    jsonschema.validate({**data, "tolerances": {**data["tolerances"], "fd": 0.0}}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**data, "tolerances": {**data["tolerances"], "fd": -1e-8}}, schema)
 
 
 def test_markdown_report(tmp_path):

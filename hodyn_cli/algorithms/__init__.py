@@ -14,6 +14,8 @@ command line; ``tests/test_layers.py`` checks it):
   wrenches, the torques with them, their margins;
 - :mod:`~hodyn_cli.algorithms.actuation`: drives: elastic joints, rigid drives, friction;
 - :mod:`~hodyn_cli.algorithms.limits`: how limited series scale with time, checks, retiming;
-- :mod:`~hodyn_cli.algorithms.planning`: designed motions;
+- :mod:`~hodyn_cli.algorithms.identification`: parameters from measured torques (weighted
+  least squares, physically consistent estimates);
+- :mod:`~hodyn_cli.algorithms.planning`: designed motions (excitation motions too);
 - :mod:`~hodyn_cli.algorithms.verification`: validation of torques and data, simulation.
 """

@@ -40,6 +40,7 @@ from hodyn_cli.api.dynamics import (
     simulate,
     torque_sensitivities,
 )
+from hodyn_cli.api.identification import Identification, identify, predict_torques
 from hodyn_cli.api.limits import (
     check_limits,
     joint_limits,
@@ -91,7 +92,7 @@ __all__ = [
     "required_orders",
     # identification
     "dynamic_regressor", "regressor_parameters", "regressor_basis", "regressor_rows",
-    "body_parameters",
+    "body_parameters", "identify", "Identification", "predict_torques",
     # a link's motion
     "forward_kinematics", "centre_of_mass", "inverse_kinematics", "link_jacobian",
     "jacobian_columns",

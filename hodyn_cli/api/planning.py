@@ -48,7 +48,9 @@ def design_motion(robot: Model, kind: str, *, limits: Any = None, drives: Any = 
                   optimal: bool = False, gravity: Any = GRAVITY, chunk: int = 1 << 14,
                   **options: Any) -> Design:
     """A motion of ``kind`` (cosine, fourier, filtered-step, point-to-point:
-    :mod:`hodyn_cli.algorithms.planning.generate` says what each is) with q and its first ``derivatives``
+    :mod:`hodyn_cli.algorithms.planning.generate` says what each is; excitation: the
+    fourier series that excites the base parameters best within the limits,
+    :mod:`hodyn_cli.algorithms.planning.excitation`) with q and its first ``derivatives``
     derivatives, exact, in pieces of ``chunk`` samples (memory bounded by a piece).
 
     ``options``: ``rate``, ``duration``, ``derivatives``, ``seed``; fourier:
@@ -72,6 +74,16 @@ def design_motion(robot: Model, kind: str, *, limits: Any = None, drives: Any = 
 
     capable("generate", robot)
     source = options.get("source")
+    if kind == "excitation":  # the fourier series of the optimized coefficients
+        from hodyn_cli.algorithms.planning.excitation import excitation
+        from hodyn_cli.modeling.limits import with_limits
+
+        lim = joint_limits(robot, limits)
+        options["coefficients"] = excitation(
+            with_limits(robot, lim), lim, harmonics=options.get("harmonics", 5),
+            base_frequency=options.get("base_frequency", 0.1), seed=options.get("seed", 0),
+            gravity=gravity)
+        kind = "fourier"
     if limits is None and not optimal:
         return Design(robot, generate.chunks(robot, kind, chunk, **options), source=source)
     lim = joint_limits(robot, limits)

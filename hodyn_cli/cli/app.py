@@ -1,7 +1,8 @@
 """``hodyn``: the typer application, the root group of :mod:`hodyn_cli.cli.root` with every
 command registered. Each command parses its arguments, calls the library, renders (commands in
 :mod:`hodyn_cli.cli.dynamics`, :mod:`~hodyn_cli.cli.motion`, :mod:`~hodyn_cli.cli.data`,
-:mod:`~hodyn_cli.cli.checks`, :mod:`~hodyn_cli.cli.feasibility`; shared options and the
+:mod:`~hodyn_cli.cli.checks`, :mod:`~hodyn_cli.cli.feasibility`,
+:mod:`~hodyn_cli.cli.identification`; shared options and the
 preamble in :mod:`~hodyn_cli.cli.options` and :mod:`~hodyn_cli.cli.session`; exit codes in
 :mod:`~hodyn_cli.cli.errors`). Importing it imports no numpy: ``hodyn --help`` stays fast."""
 
@@ -14,7 +15,14 @@ import sys
 import typer
 
 # the commands register themselves on the root group
-from hodyn_cli.cli import checks, data, dynamics, feasibility, motion  # noqa: F401
+from hodyn_cli.cli import (  # noqa: F401
+    checks,
+    data,
+    dynamics,
+    feasibility,
+    identification,
+    motion,
+)
 from hodyn_cli.cli.root import app
 
 __all__ = ["app", "main", "only"]

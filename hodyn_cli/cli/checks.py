@@ -52,8 +52,9 @@ def validate(
                            "sample's local Taylor motion, compared with that motion; with "
                            "--torques, driven by the given torques (interpolated between the "
                            "samples), compared with the file's q, qd samples.")] = False,
-    sim_rtol: Annotated[float, typer.Option(
-        min=0, help="Tolerance of the simulation checks (relative).")] = 1e-8,
+    sim_rtol: Annotated[float | None, typer.Option(
+        min=0, help="Tolerance of the simulation checks (relative; default 1e-8).",
+        show_default=False)] = None,
     torques: Annotated[str | None, typer.Option(
         metavar="TAU",
         help="Torques from elsewhere to judge, at TRAJ's samples: t, tau_<joint> (taud_, "
@@ -61,9 +62,9 @@ def validate(
              "attribute joint_names); compared with the computed ones (a torques check per "
              "joint and order) and, with --simulate, driving the simulation.",
         show_default=False)] = None,
-    torque_rtol: Annotated[float, typer.Option(
+    torque_rtol: Annotated[float | None, typer.Option(
         min=0, help="Tolerance of the --torques checks (relative to the largest computed "
-                    "torque).")] = 1e-8,
+                    "torque; default 1e-8).", show_default=False)] = None,
     drives: DrivesFile = None,
     model_kind: DriveModel = None,
     rigid_drives: RigidDrives = False,
@@ -88,11 +89,12 @@ def validate(
     from hodyn_cli.pipeline.report import report_format
     from hodyn_cli.pipeline.validation import validate_file
 
-    g = s.g
     fmt = report_format(report) if report else None
     model = s.model(robot, traj)
+    g = s.g  # after the model: an MJCF model brings its own default
     s.capable("validate", model, simulate=simulate, drives=drives is not None,
-              torques=torques is not None, method=method is not None
+              torques=torques is not None, sim_rtol=sim_rtol is not None,
+              torque_rtol=torque_rtol is not None, method=method is not None
               and any(m.value in ("spatial", "closed-form") for m in method))
     contacts = s.read_contacts(model)
     d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
@@ -102,8 +104,9 @@ def validate(
         contacts=contacts, jobs=s.jobs, gravity=g, samples=samples or None,
         methods=None if not method or ValidateMethod("all") in method
         else [m.value for m in method],
-        tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol, simulation=sim_rtol,
-                              torques=torque_rtol),
+        tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol, **{
+            name: value for name, value in (("simulation", sim_rtol), ("torques", torque_rtol))
+            if value is not None}),
         simulate=simulate, drives=d, drive_model=(model_kind or ElasticModel.full).value,
         torques=torques)
     if report is not None and fmt is not None:

@@ -40,7 +40,9 @@ def numbers(text: str | None, option: str, count: int | None = None, names=()):
 def generate_command(
     robot: Robot,
     kind: Annotated[str, typer.Option(
-        help="cosine, fourier (identification excitation), filtered-step, point-to-point.")],
+        help="cosine, fourier (random Fourier series), excitation (the Fourier series that "
+             "excites the base parameters best: hodyn identify's), filtered-step, "
+             "point-to-point.")],
     output: Output = "-",
     rate: Annotated[float, typer.Option(help="Samples per second.")] = 100.0,
     duration: Annotated[float | None, typer.Option(
@@ -49,8 +51,8 @@ def generate_command(
     derivatives: Annotated[int, typer.Option(
         min=0, help="Highest derivative of q to write (4: what compute --order 2 needs).")] = 4,
     seed: Annotated[int, typer.Option(help="Varies the default motion.")] = 0,
-    base_frequency: Annotated[float, typer.Option(help="fourier: base frequency (Hz).")] = 0.1,
-    harmonics: Annotated[int, typer.Option(min=1, help="fourier: number of harmonics.")] = 5,
+    base_frequency: Annotated[float, typer.Option(help="fourier, excitation: base frequency (Hz).")] = 0.1,
+    harmonics: Annotated[int, typer.Option(min=1, help="fourier, excitation: number of harmonics.")] = 5,
     coefficients: Annotated[Path | None, typer.Option(
         help='fourier: JSON {"<joint>": {"a": [...], "b": [...]}} instead of random ones.',
         show_default=False)] = None,

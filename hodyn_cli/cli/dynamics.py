@@ -100,8 +100,8 @@ def compute(
     if joint_wrenches and (many and fmt != Format.hdf5 or not many and (
             output == "-" or file_format(output) != "hdf5")):
         raise HodynError("--joint-wrenches needs HDF5 output (.h5 or .hdf5, or --format hdf5)")
-    g = s.g
     model = s.model(robot, sources[0] if len(sources) == 1 else None)
+    g = s.g  # after the model: an MJCF model brings its own default
     s.capable("compute", model, many=many, joint_wrenches=joint_wrenches,
               base_wrench=base_wrench, method=method.value != "body-fixed", validate=check,
               drives=drives is not None)
@@ -267,9 +267,9 @@ def matrices(
     from hodyn_cli import api
     from hodyn_cli.pipeline.jobs import MatricesJob
 
-    g = s.g
     _hdf5_only(output, "matrices")
     model = s.model(robot, traj)
+    g = s.g  # after the model: an MJCF model brings its own default
     s.capable("matrices", model, state_derivatives=state_derivatives,
               parameter_derivatives=parameter_derivatives)
     contacts = s.read_contacts(model)
@@ -333,9 +333,9 @@ def regressor_command(
     from hodyn_cli.cli.session import read_rigid_drives
     from hodyn_cli.pipeline.jobs import RegressorJob
 
-    g = s.g
     _hdf5_only(output, "regressor")
     model = s.model(robot, traj)
+    g = s.g  # after the model: an MJCF model brings its own default
     s.capable("regressor", model, slotine_li=slotine_li, drives=drives is not None,
               friction=friction or armature)
     d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
@@ -385,9 +385,9 @@ def sensitivities_command(
     """
     from hodyn_cli.pipeline.jobs import SensitivityJob
 
-    g = s.g
     _hdf5_only(output, "sensitivities")
     model = s.model(robot, traj)
+    g = s.g  # after the model: an MJCF model brings its own default
     s.capable("sensitivities", model)
     attrs = s.provenance(robot, traj, model, order=order, gravity=g,
                          floating_base=s.floating_base)
@@ -429,8 +429,8 @@ def elastic_command(
     from hodyn_cli.cli import render
     from hodyn_cli.pipeline.jobs import ElasticJob
 
-    g = s.g
     model = s.model(robot, traj)
+    g = s.g  # after the model: an MJCF model brings its own default
     d = api.read_drives(model, drives)
     s.capable("elastic", model, drives=True, elastic=bool(d.elastic.any()))
     job = ElasticJob(model, d, order=order, kind=model_kind.value, gravity=g)
@@ -474,10 +474,10 @@ def forward_command(
     from hodyn_cli.pipeline.files import file_format, torque_orders
     from hodyn_cli.pipeline.jobs import ForwardJob
 
-    g = s.g
     if derivatives and (output == "-" or file_format(output) != "hdf5"):
         raise HodynError("--derivatives needs HDF5 output (.h5 or .hdf5)")
     model = s.model(robot, traj)
+    g = s.g  # after the model: an MJCF model brings its own default
     s.capable("forward", model)
     if order is None:
         order = 0 if traj == "-" else torque_orders(traj, model, s.wrench)

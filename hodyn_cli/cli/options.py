@@ -42,7 +42,7 @@ class ElasticModel(str, Enum):
     reflected = "reflected"
 
 
-Robot = Annotated[Path, typer.Argument(help="Robot description (URDF, or .xacro).",
+Robot = Annotated[Path, typer.Argument(help="Robot description (URDF, .xacro, or MJCF .xml).",
                                        show_default=False)]
 Traj = Annotated[str, typer.Argument(
     help="Trajectory: .csv, .h5/.hdf5, or - for CSV on stdin.", show_default=False)]
@@ -67,8 +67,9 @@ GRAVITY = "0.0,0.0,-9.81"
 
 #: name -> (annotation, default) of every option several commands share
 SHARED = {
-    "gravity": (Annotated[str, typer.Option(help="Gravity gx,gy,gz in the root link frame.")],
-                GRAVITY),
+    "gravity": (Annotated[str | None, typer.Option(
+        help=f"Gravity gx,gy,gz in the root link frame [default: {GRAVITY}, or an MJCF model's "
+             "<option gravity>].", show_default=False)], None),
     "wrench": (Annotated[str | None, typer.Option(
         help="External wrenches file (CSV/HDF5).", show_default=False)], None),
     "estimate": (Annotated[bool, typer.Option(
@@ -156,7 +157,7 @@ def _named(param: inspect.Parameter) -> inspect.Parameter:
 
 #: parameters naming files a command writes; every other argument that names an existing
 #: file is one it reads
-OUTPUTS = ("output", "report")
+OUTPUTS = ("output", "report", "drives_output")
 
 
 def _files(value) -> list[str]:

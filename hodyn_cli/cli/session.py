@@ -43,7 +43,7 @@ def xacro_mappings(items: list[str] | None) -> dict[str, str]:
 class Session:
     """The shared options of one command run (those it does not take keep their defaults)."""
 
-    gravity: str | None = None  # None: the library's (hodyn_cli.api.GRAVITY)
+    gravity: str | None = None  # None: the model's own (MJCF), else the library's (api.GRAVITY)
     wrench: str | None = None
     estimate: bool = False
     cutoff: float | None = None
@@ -62,13 +62,16 @@ class Session:
     contacts: Path | None = None
     command: str = ""  # the command that runs (set by cli.options.command)
     robot_file: str | None = None  # the robot's file, once loaded (named by its refusals)
+    model_gravity: tuple[float, float, float] | None = None  # the loaded model's own gravity
 
     @property
     def g(self) -> tuple[float, float, float]:
+        """``--gravity``; without it the robot's own (an MJCF ``<option gravity>``, read by
+        :meth:`model`), else hodyn's default."""
         if self.gravity is None:
             from hodyn_cli import api
 
-            return api.GRAVITY
+            return self.model_gravity or api.GRAVITY
         return parse_gravity(self.gravity)
 
     def capable(self, command: str, model, **on) -> None:
@@ -106,6 +109,7 @@ class Session:
                                repair_inertia=self.repair_inertia,
                                ignore_broken_mimic=self.ignore_broken_mimic)
         self.robot_file = str(robot)
+        self.model_gravity = model.gravity
         if model.n == 0 and self.command:  # a single rigid body: what it cannot do refused in
             self.capable(self.command, model)  # one line, before any other line or file read
         render.diagnostics(model, floating_base=self.floating_base, quiet=self.quiet)

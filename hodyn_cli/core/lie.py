@@ -23,6 +23,7 @@ import numpy as np
 __all__ = [
     "skew",
     "rpy_matrix",
+    "quaternion_matrix",
     "rotation_exp",
     "rotation_log",
     "screw_exp",
@@ -70,6 +71,22 @@ def rpy_matrix(rpy: np.ndarray | list[float] | tuple[float, ...]) -> np.ndarray:
             [-sp, cp * sr, cp * cr],
         ]
     )
+
+
+def quaternion_matrix(q: np.ndarray) -> np.ndarray:
+    """The rotation matrix of a unit quaternion ``(w, x, y, z)`` (Hamilton's convention: MJCF
+    ``quat``; URDF 1.1's ``quat_xyzw`` puts w last).
+
+    >>> quaternion_matrix(np.array([np.cos(np.pi / 4), 0, 0, np.sin(np.pi / 4)])).round(12) + 0.0
+    array([[ 0., -1.,  0.],
+           [ 1.,  0.,  0.],
+           [ 0.,  0.,  1.]])
+    """
+    w, x, y, z = q
+    return np.array([
+        [w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z]])
 
 
 def rotation_exp(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:

@@ -80,6 +80,9 @@ class Model:
             not among ``joint_names``): a file's columns for them are ignored, not unknown.
         diagnostics: info and warnings found while building the model.
         source_sha256: hash of the URDF the model came from ('' if none).
+        gravity: the description's own gravity (gx, gy, gz) in the world frame (MJCF
+            ``<option gravity>``), the default of the commands; None: hodyn's
+            (:data:`hodyn_cli.core.gravity.GRAVITY`).
     """
 
     name: str
@@ -103,6 +106,7 @@ class Model:
     locked: tuple[str, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
     source_sha256: str = ""
+    gravity: tuple[float, float, float] | None = None
 
     def __post_init__(self) -> None:
         if self.limits is None:

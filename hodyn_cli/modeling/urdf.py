@@ -30,7 +30,7 @@ from lxml import etree
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Diagnostic, LinkFrame, Model
 from hodyn_cli.errors import ModelError
-from hodyn_cli.modeling import xacro_expand
+from hodyn_cli.modeling import mjcf, xacro_expand
 from hodyn_cli.modeling.joint_files import LARGEST
 from hodyn_cli.modeling.limits import urdf_bounds
 from hodyn_cli.modeling.urdf_xml import read_robot
@@ -64,7 +64,8 @@ REPAIR_HINT = "--repair-inertia projects it onto the nearest physically consiste
 def load_model(path: str | Path, *, strict: bool = False,
                xacro_args: dict[str, str] | None = None, repair_inertia: bool = False,
                ignore_broken_mimic: bool = False) -> Model:
-    """Read a URDF file into a model. ``strict`` turns warnings into errors;
+    """Read a URDF file (or an MJCF one, whose root is ``<mujoco>``:
+    :func:`hodyn_cli.modeling.mjcf.load_mjcf`) into a model. ``strict`` turns warnings into errors;
     ``repair_inertia`` replaces physically impossible link inertias (negative mass, principal
     moments negative or violating the triangle inequality) by the nearest consistent ones
     (:func:`consistent_inertia`), with a warning per link, instead of refusing the file;
@@ -78,7 +79,7 @@ def load_model(path: str | Path, *, strict: bool = False,
     """
     path = Path(path)
     if path.suffix.lower() in DATA_FILES:
-        raise ModelError("this is a data file, not a robot description (URDF or .xacro): the "
+        raise ModelError("this is a data file, not a robot description (URDF, .xacro or MJCF): the "
                          "robot comes first, e.g. hodyn compute robot.urdf traj.csv", str(path))
     notes: list[Diagnostic] = []
     if path.suffix == ".xacro":
@@ -92,6 +93,14 @@ def load_model(path: str | Path, *, strict: bool = False,
             data = path.read_bytes()
         except OSError as e:
             raise ModelError(f"cannot read URDF: {e.strerror or e}", str(path)) from None
+        if mjcf.is_mjcf(data):  # a MuJoCo model (docs/mjcf.md)
+            for flag, given in (("--repair-inertia", repair_inertia),
+                                ("--ignore-broken-mimic", ignore_broken_mimic)):
+                if given:
+                    raise ModelError(f"{flag} is for URDF robots, not MJCF", str(path))
+            model = mjcf.load_mjcf(path, data)
+            _check_strict(model, strict, str(path))
+            return model
     model = _parse(data, str(path), hashlib.sha256(data).hexdigest(), repair_inertia,
                    ignore_broken_mimic)
     if notes:
@@ -180,10 +189,21 @@ def _floats(el, attr: str, count: int, what: str, source: str, default: str | No
 
 
 def _check_origin(parent, what: str, source: str) -> None:
+    """An ``<origin>``'s numbers: ``xyz``, and ``rpy`` or URDF 1.1's ``quat_xyzw`` (a unit
+    quaternion to 1e-3, normalized as urdfdom does; not both)."""
     origin = parent.find("origin")
-    if origin is not None:
-        _floats(origin, "xyz", 3, f"{what} <origin>", source, "0 0 0")
+    if origin is None:
+        return
+    _floats(origin, "xyz", 3, f"{what} <origin>", source, "0 0 0")
+    if origin.get("quat_xyzw") is None:
         _floats(origin, "rpy", 3, f"{what} <origin>", source, "0 0 0")
+        return
+    if origin.get("rpy") is not None:
+        raise ModelError(f"{what} <origin>: both 'rpy' and 'quat_xyzw': give one", source)
+    norm = float(np.linalg.norm(_floats(origin, "quat_xyzw", 4, f"{what} <origin>", source)))
+    if abs(norm - 1) > 1e-3:
+        raise ModelError(f"{what} <origin>: 'quat_xyzw' has norm {norm:.6g}, not a unit "
+                         "quaternion (x y z w)", source)
 
 
 def _check_document(root, source: str) -> None:

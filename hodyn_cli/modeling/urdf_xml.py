@@ -93,9 +93,14 @@ def _numbers(el, attr: str, default: str) -> np.ndarray:
 
 
 def _origin(parent) -> np.ndarray:
+    """The ``<origin>``'s pose: ``xyz`` and ``rpy``, or URDF 1.1's ``quat_xyzw`` (normalized)."""
     origin = parent.find("origin")
-    return lie.homogeneous(lie.rpy_matrix(_numbers(origin, "rpy", "0 0 0")),
-                           _numbers(origin, "xyz", "0 0 0"))
+    if origin is None or origin.get("quat_xyzw") is None:
+        R = lie.rpy_matrix(_numbers(origin, "rpy", "0 0 0"))
+    else:
+        x, y, z, w = _numbers(origin, "quat_xyzw", "0 0 0 1")
+        R = lie.quaternion_matrix(np.array([w, x, y, z]) / np.linalg.norm([w, x, y, z]))
+    return lie.homogeneous(R, _numbers(origin, "xyz", "0 0 0"))
 
 
 def _inertial(el) -> Inertial | None:

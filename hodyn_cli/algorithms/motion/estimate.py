@@ -203,6 +203,13 @@ class DerivativeStream:
         else:  # nothing missing: the chunks as they are
             yield from chunks
 
+    def filtered(self, x: np.ndarray) -> np.ndarray:
+        """``x`` (N, ...), sampled as the record is, through the low-pass the data went through
+        (as it is without a ``cutoff``): measurements that must stay synchronous with the
+        estimated derivatives (``hodyn identify``'s torques). After the first window."""
+        f = None if self._windows is None else self._windows.filter
+        return x if f is None else f(x)
+
     def largest_error(self) -> dict[str, float]:
         """Each estimated name (``qd``, ...) -> its largest expected RMS error over the joints
         (or wrench components); after the last chunk."""

@@ -1,2 +1,3 @@
 """Designed motions: generated excitation and point-to-point motions with exact derivatives,
-inside the limits. Imports: dynamics, motion, actuation, limits."""
+inside the limits, and the excitation motions of identification. Imports: dynamics, motion,
+actuation, limits, identification."""

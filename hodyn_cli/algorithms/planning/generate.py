@@ -12,6 +12,9 @@ velocity limits where given) for any robot; ``seed`` varies them.
 
   base frequency ``w_f = 2 pi f``, L harmonics; coefficients from ``seed`` (or given),
   then scaled per joint to use 80 % of its position range and to respect its velocity limit.
+* ``excitation``: the ``fourier`` series whose coefficients excite the base parameters best
+  (:mod:`hodyn_cli.algorithms.planning.excitation`; designed by
+  :func:`hodyn_cli.api.design_motion`, which then generates it as ``fourier``).
 * ``filtered-step``: a step through an m-th order critically damped filter
   (:func:`hodyn_cli.core.trajectory.filtered_step`; the elastic-joint paper's Fig. 4, m = 16).
 * ``point-to-point``: rest to rest through waypoints: on each segment
@@ -52,10 +55,13 @@ from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
-__all__ = ["KINDS", "generate", "chunks", "rest_to_rest", "check_limits", "within_limits",
+__all__ = ["KINDS", "DESIGNED", "generate", "chunks", "rest_to_rest", "check_limits", "within_limits",
            "optimal"]
 
 KINDS = ("cosine", "fourier", "filtered-step", "point-to-point")
+#: kinds designed before they are generated (:func:`hodyn_cli.api.design_motion` turns an
+#: excitation into the fourier series of its optimized coefficients)
+DESIGNED = ("excitation",)
 DEFAULT_DURATION = {"cosine": 10.0, "fourier": 10.0, "filtered-step": 2.5,
                     "point-to-point": None}
 #: half-range used where a joint has no position limits (rad, or m for prismatic joints)
@@ -149,8 +155,11 @@ def _design(model: Model, kind: str, rows: slice, *, rate: float = 100.0,
             filter_order: int = 16, step=None, waypoints=None, segment_duration=None,
             vanishing: int | None = None, slow: float = 1.0, source: str | None = None
             ) -> Trajectory:
+    if kind in DESIGNED:
+        raise HodynError(f"a motion of kind '{kind}' is designed first: "
+                         "hodyn_cli.api.design_motion makes it")
     if kind not in KINDS:
-        raise HodynError(f"unknown kind '{kind}' (choose from {', '.join(KINDS)})")
+        raise HodynError(f"unknown kind '{kind}' (choose from {', '.join(KINDS + DESIGNED)})")
     if derivatives < 0:
         raise HodynError(f"--derivatives must be >= 0, got {derivatives}")
     if coupling.of(model).active:  # the leaders' limits keep every follower inside its own

@@ -1,0 +1,127 @@
+"""Excitation motions for identification (``hodyn generate --kind excitation``): the finite
+Fourier series of ``fourier`` (Swevers, Ganseman, Tukel, De Schutter & Van Brussel 1997)
+whose coefficients minimize the condition number of the stacked base regressor, within the
+limits.
+
+Per joint ``q(t) = q0 + sum_l [a_l / (l w_f) sin(l w_f t) - b_l / (l w_f) cos(l w_f t)]``
+(``q0`` the middle of its range; periodic, so the motion can repeat and be averaged). The
+design is evaluated at :data:`SAMPLES` instants over one period: the base regressor ``Y_b``
+(:func:`hodyn_cli.algorithms.dynamics.regressor.base_parameters`, gravity included) stacked
+over them, its condition number with every column scaled to unit norm
+(:func:`hodyn_cli.algorithms.identification.least_squares.condition`, which the estimate's
+sensitivity to noise follows). The position and velocity limits hold by construction: each
+joint's coefficients are scaled, as ``fourier`` scales random ones, to use at most 80 % of
+its range and of its velocity limit. The torques ``Y pi`` and their rates ``Y_d pi`` (the
+URDF's parameters) enter as a penalty above 90 % of their limits, so that the chosen
+motion keeps them; ``generate --respect-limits`` then checks every sample of the written
+motion, and plays it slower if a limit still binds. The optimizer is scipy's L-BFGS-B on
+``log cond + penalty`` from the random coefficients of ``seed`` (deterministic), with
+finite-difference gradients: a few hundred regressor evaluations of SAMPLES samples.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hodyn_cli.algorithms.dynamics import regressor
+from hodyn_cli.algorithms.dynamics.common import GRAVITY
+from hodyn_cli.algorithms.identification.least_squares import condition
+from hodyn_cli.algorithms.planning.generate import _ranges
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.modeling import coupling
+from hodyn_cli.modeling.limits import Limits
+
+__all__ = ["excitation", "fourier_series", "SAMPLES", "Excitation"]
+
+#: instants per period at which a design is judged
+SAMPLES = 80
+#: share of a limit a torque (rate) may use before the penalty
+TORQUE_SHARE = 0.9
+#: share of the position range and velocity limit the motion uses (as ``fourier``'s)
+SHARE = 0.8
+
+
+def fourier_series(a: np.ndarray, b: np.ndarray, wf: float, t: np.ndarray, orders: int
+                   ) -> np.ndarray:
+    """(N, orders, n): q - q0 and its derivatives of the Fourier series with coefficients
+    a, b (n, L) at times t."""
+    lw = wf * np.arange(1, a.shape[1] + 1)
+    out = np.zeros((len(t), orders, a.shape[0]))
+    for k in range(orders):
+        arg = np.outer(t, lw)[:, None, :] + k * np.pi / 2
+        out[:, k] = (lw ** (k - 1) * (a[None] * np.sin(arg) - b[None] * np.cos(arg))).sum(-1)
+    return out
+
+
+class Excitation:
+    """The design problem of one robot (module docstring): :meth:`coefficients` solves it."""
+
+    def __init__(self, model: Model, limits: Limits, *, harmonics: int = 5,
+                 base_frequency: float = 0.1, gravity=GRAVITY):
+        self.model, self.L, self.wf = model, harmonics, 2 * np.pi * base_frequency
+        self.c = coupling.of(model)
+        idx = list(model.coordinates)
+        centre, half = _ranges(model)  # fourier's: a default range where a joint has none
+        self.centre, self.half = centre[idx], half[idx]
+        self.vmax = model.velocity_limits[idx]
+        self.torque = limits.bands["torque"][idx, 1]
+        self.rate = limits.bands["torque_rate"][idx, 1]
+        self.t = np.arange(SAMPLES) / (SAMPLES * base_frequency)
+        self.gravity = gravity
+        self.base = regressor.base_parameters(model, gravity=gravity)
+        self.pi = regressor.parameters(model)
+        self.order = 1 if np.isfinite(self.rate).any() else 0
+
+    def scaled(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Coefficients (a, b) from the free ones ``x``, each joint scaled into its position
+        range and velocity limit."""
+        n = len(self.centre)
+        a, b = x.reshape(2, n, self.L)
+        probe = fourier_series(a, b, self.wf, self.t, 2)
+        s = SHARE * self.half / (np.abs(probe[:, 0]).max(axis=0) + 1e-300)
+        s = np.minimum(s, np.where(np.isfinite(self.vmax), SHARE * self.vmax, np.inf)
+                       / (np.abs(probe[:, 1]).max(axis=0) + 1e-300))
+        return a * s[:, None], b * s[:, None]
+
+    def motion(self, a: np.ndarray, b: np.ndarray) -> Trajectory:
+        qs = fourier_series(a, b, self.wf, self.t, self.order + 3)
+        qs[:, 0] += self.centre
+        return self.c.expand(Trajectory(self.model.coordinate_names, qs, self.t))
+
+    def judge(self, a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+        """(condition number, penalty of the torques and rates beyond their share)."""
+        Y = regressor.project_rows(self.model, regressor.regressor(
+            self.model, self.motion(a, b), order=self.order, gravity=self.gravity))
+        cond = condition(Y[:, 0][..., self.base.independent].reshape(-1, len(self.base.names)))
+        penalty = 0.0
+        for k, limit in enumerate((self.torque, self.rate)[: self.order + 1]):
+            over = np.abs(Y[:, k] @ self.pi) / (TORQUE_SHARE * limit) - 1
+            penalty += float((np.maximum(over, 0.0) ** 2).sum())
+        return cond, penalty
+
+    def objective(self, x: np.ndarray) -> float:
+        cond, penalty = self.judge(*self.scaled(x))
+        return float(np.log(cond) + 100.0 * penalty) if np.isfinite(cond) else 1e6
+
+    def coefficients(self, seed: int = 0, iterations: int = 45) -> tuple[np.ndarray, np.ndarray]:
+        """The optimized (a, b) (n, L), from the random coefficients of ``seed``."""
+        from scipy.optimize import minimize
+
+        n = len(self.centre)
+        x0 = np.random.default_rng(seed).normal(size=(2, n, self.L)).ravel()
+        found = minimize(self.objective, x0, method="L-BFGS-B",
+                         options={"maxiter": iterations, "eps": 1e-6})
+        return self.scaled(found.x if found.fun <= self.objective(x0) else x0)
+
+
+def excitation(model: Model, limits: Limits, *, harmonics: int = 5,
+               base_frequency: float = 0.1, seed: int = 0, gravity=GRAVITY,
+               iterations: int = 45) -> dict:
+    """The optimized coefficients as ``fourier`` takes them: ``{joint: {"a": [...], "b":
+    [...]}}`` over the independent joints (module docstring)."""
+    problem = Excitation(model, limits, harmonics=harmonics, base_frequency=base_frequency,
+                         gravity=gravity)
+    a, b = problem.coefficients(seed, iterations)
+    return {name: {"a": a[j].tolist(), "b": b[j].tolist()}
+            for j, name in enumerate(model.coordinate_names)}

@@ -1,0 +1,203 @@
+"""Identification (``hodyn identify``): the robot's dynamic parameters from measured torques,
+weighted least squares on the base parameters and the physically consistent full parameters
+(:mod:`hodyn_cli.algorithms.identification`; docs/identification.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from hodyn_cli.api.regressor import dynamic_regressor, regressor_basis, regressor_parameters
+from hodyn_cli.api.results import capable
+from hodyn_cli.core.gravity import GRAVITY
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.errors import HodynError, TrajectoryError
+
+__all__ = ["Identification", "identify", "predict_torques", "NONNEGATIVE", "CHUNK"]
+
+#: samples of regressor per chunk (7 joints x 113 parameters: ~26 MB)
+CHUNK = 4096
+#: drive parameters that cannot be negative (their names' prefixes)
+NONNEGATIVE = ("rotor_inertia_", "viscous_", "coulomb_")
+#: a parameter whose coefficients in every base parameter are at most this is in none (the
+#: base parameters' names leave out such terms too)
+UNSEEN = 1e-10
+#: a base parameter whose standard error exceeds this fraction of its size is poorly excited
+POORLY_EXCITED = 0.1
+
+
+@dataclass(frozen=True)
+class Identification:
+    """What :func:`identify` found.
+
+    ``names``, ``prior`` (P,): the parameters (10 per moving body, then with the drives'
+    ``rotor_inertia_<joint>``, ``viscous_<joint>``, ...) and their URDF / drives file
+    values; ``base``: the base parameters (``base.names``, ``base.base_map``);
+    ``base_estimate``, ``standard_errors`` (r,), ``covariance`` (r, r): weighted least
+    squares on them; ``noise``,
+    ``residual_rms`` (m,): each joint's noise estimate sigma_j and the RMS of its residual;
+    ``condition``: of the column-scaled weighted base regressor; ``samples``: used;
+    ``parameters`` (P,): the physically consistent full estimate (every body's pseudo-inertia
+    positive definite), ``converged``: whether its solver did; ``unconstrained`` (P,): the
+    full parameters nearest the prior with the least-squares base parameters, no constraint;
+    ``holdout_rms`` (m,) (None without held-out logs): the RMS error of the torques that
+    ``parameters`` predict on the held-out logs, ``holdout_rms_base``: of the base estimate.
+    """
+
+    names: list[str]
+    prior: np.ndarray
+    base: Any
+    base_estimate: np.ndarray
+    standard_errors: np.ndarray
+    covariance: np.ndarray
+    noise: np.ndarray
+    residual_rms: np.ndarray
+    condition: float
+    samples: int
+    parameters: np.ndarray
+    converged: bool
+    unconstrained: np.ndarray
+    bodies: int
+    joint_names: tuple[str, ...]
+    holdout_rms: np.ndarray | None = None
+    holdout_rms_base: np.ndarray | None = None
+
+    @property
+    def body_parameters(self) -> np.ndarray:
+        """(nb, 10): :attr:`parameters` of each moving body (Pinocchio's order)."""
+        return self.parameters[: 10 * self.bodies].reshape(self.bodies, 10)
+
+    @property
+    def unseen(self) -> list[str]:
+        """The parameters in no base parameter: the data cannot see them (they keep the
+        prior's values)."""
+        return [n for n, col in zip(self.names, self.base.base_map.T, strict=True)
+                if np.abs(col).max() <= UNSEEN]
+
+    @property
+    def poorly_excited(self) -> list[str]:
+        """The base parameters whose standard error exceeds 10 % of their size."""
+        return [n for n, b, s in zip(self.base.names, self.base_estimate, self.standard_errors,
+                                     strict=True) if s > POORLY_EXCITED * abs(b)]
+
+    def consistent_bodies(self, parameters: np.ndarray) -> np.ndarray:
+        """(nb,) bool: which bodies of ``parameters`` (P,) a mass distribution can have."""
+        from hodyn_cli.algorithms.identification.consistent import consistent
+
+        return consistent(parameters[: 10 * self.bodies].reshape(self.bodies, 10))
+
+
+def _chunks(motion: Trajectory, torques: np.ndarray, size: int
+            ) -> Iterator[tuple[Trajectory, np.ndarray]]:
+    for a in range(0, motion.n_samples, size):
+        rows = slice(a, a + size)
+        yield (Trajectory(motion.joint_names, motion.derivatives[rows],
+                          None if motion.t is None else motion.t[rows]), torques[rows])
+
+
+def identify(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], *,
+             holdout: Sequence[tuple[Trajectory, np.ndarray]] = (), drives: Any = None,
+             friction: bool = False, armature: bool = False, drive_model: str = "full",
+             gravity: Any = GRAVITY, prior_weight: float = 1.0,
+             noise: np.ndarray | None = None, constrained: bool = True, base: Any = None,
+             chunk: int = CHUNK) -> Identification:
+    """The robot's parameters from ``logs``: pairs of a motion (q, qd, qdd of the independent
+    joints, ``robot.coordinate_names``) and the torques measured along it (N, m) (with
+    ``friction`` / ``armature`` and ``drives``: the motor torques referred to the joints,
+    ``r eta tau_m``, which the drives' columns model; docs/drives.md).
+
+    The base regressor is built ``chunk`` samples at a time and stacked per joint
+    (:class:`~hodyn_cli.algorithms.identification.least_squares.Stack`); weighted least
+    squares gives the base parameters with their standard errors (``noise``: the joints'
+    sigma_j if known, else estimated from the residuals), then
+    :func:`~hodyn_cli.algorithms.identification.consistent.consistent_parameters` the
+    physically consistent full parameters (``constrained=False``: not; ``parameters`` are
+    then least squares' alone, ``unconstrained``), held towards the URDF's by ``prior_weight``
+    (the weight of the squared Riemannian distance of each body's pseudo-inertia from the
+    URDF's, against a sum of squares of one per weighted measurement). ``holdout``: logs
+    the estimate is judged on (RMS of the predicted torques' errors per joint). ``base``:
+    the base parameters (:func:`~hodyn_cli.api.regressor.regressor_basis` with the same
+    options) where already found, for many identifications of one robot. Too few
+    samples, or logs that leave a base parameter unexcited, are a
+    :class:`~hodyn_cli.errors.TrajectoryError`."""
+    from hodyn_cli.algorithms.identification import consistent, least_squares
+
+    capable("identify", robot, drives=friction or armature, friction=friction or armature)
+    if prior_weight < 0:
+        raise HodynError(f"--prior-weight must be >= 0, got {prior_weight:g}")
+    options = {"drives": drives, "friction": friction, "armature": armature}
+    names, prior = regressor_parameters(robot, **options)
+    if base is None:
+        base = regressor_basis(robot, gravity=gravity, drive_model=drive_model, **options)
+    r, m = len(base.names), len(robot.coordinate_names)
+    samples = sum(motion.n_samples for motion, _ in logs)
+    if samples <= r / m:  # (the noise estimate divides by N - r/m)
+        raise TrajectoryError(f"{samples} samples of {m} joints' torques for {r} base parameters: "
+                         f"too few (more than {int(r / m)} samples are needed, many more "
+                         "to average the noise)")
+    stack = least_squares.Stack(m, r)
+    for motion, torques in logs:
+        for piece, tau in _chunks(motion, torques, chunk):
+            stack.add(_base_rows(robot, piece, base, gravity, drive_model, options), tau)
+    fit = least_squares.weighted_least_squares(
+        stack, None if noise is None else np.asarray(noise, float))
+    if not np.isfinite(fit.condition) or fit.condition > 1e12:
+        worst = base.names[int(np.argmax(fit.standard_errors))]
+        raise TrajectoryError(f"the logs do not excite base parameter '{worst}' (condition number "
+                         f"{fit.condition:.3g}): record a richer motion (hodyn generate --kind "
+                         "excitation)")
+    S, z = stack.weighted(fit.noise)
+    driven = names[10 * robot.n:]
+    unconstrained = consistent.closest_parameters(fit.estimate, base.base_map, prior)
+    parameters, converged = consistent.consistent_parameters(
+        S, z, base.base_map, prior, robot.n, np.array([n.startswith(NONNEGATIVE)
+                                                       for n in driven], dtype=bool),
+        prior_weight) if constrained else (unconstrained, True)
+    holdout_rms = holdout_base = None
+    if holdout:
+        holdout_rms = _rms(robot, holdout, base, parameters, gravity, drive_model, options,
+                           chunk)
+        holdout_base = _rms(robot, holdout, base, fit.estimate, gravity, drive_model, options,
+                            chunk, base_only=True)
+    return Identification(names, prior, base, fit.estimate, fit.standard_errors,
+                          fit.covariance, fit.noise,
+                          fit.residual_rms, fit.condition, samples, parameters, converged,
+                          unconstrained, robot.n, robot.coordinate_names, holdout_rms, holdout_base)
+
+
+def _base_rows(robot: Model, piece: Trajectory, base: Any, gravity: Any, drive_model: str,
+               options: dict) -> np.ndarray:
+    return dynamic_regressor(robot, piece, base=base, gravity=gravity, drive_model=drive_model,
+                             **options).Y_base
+
+
+def _rms(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], base: Any,
+         values: np.ndarray, gravity: Any, drive_model: str, options: dict, chunk: int,
+         base_only: bool = False) -> np.ndarray:
+    """RMS per joint of the torques ``values`` (full, or base with ``base_only``) predict on
+    ``logs``, against theirs."""
+    squares, count = 0.0, 0
+    for motion, torques in logs:
+        for piece, tau in _chunks(motion, torques, chunk):
+            if base_only:
+                predicted = _base_rows(robot, piece, base, gravity, drive_model, options) @ values
+            else:
+                predicted = predict_torques(robot, piece, values, gravity=gravity,
+                                            drive_model=drive_model, **options)
+            squares = squares + ((predicted - tau) ** 2).sum(axis=0)
+            count += len(tau)
+    return np.sqrt(np.asarray(squares) / max(count, 1))
+
+
+def predict_torques(robot: Model, motion: Trajectory, parameters: np.ndarray, *,
+                    gravity: Any = GRAVITY, drives: Any = None, friction: bool = False,
+                    armature: bool = False, drive_model: str = "full") -> np.ndarray:
+    """The torques (N, m) of ``motion`` with the full ``parameters`` (P,) in place of the
+    URDF's (:func:`~hodyn_cli.api.regressor.regressor_parameters`' order): ``Y pi``."""
+    Y = dynamic_regressor(robot, motion, gravity=gravity, drives=drives, friction=friction,
+                          armature=armature, drive_model=drive_model).Y
+    return Y @ parameters

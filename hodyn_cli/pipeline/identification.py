@@ -1,0 +1,324 @@
+"""``hodyn identify`` on files: the logs read (positions, their derivatives or estimates of
+them, measured torques), :func:`hodyn_cli.api.identify` run on them, and the identified robot
+written: its URDF with the new ``<inertial>`` elements, a drives file with the identified
+friction and rotor inertias, and the report (JSON or HTML). Every output is written after
+everything was computed, each atomically: an error leaves no output, and an existing one
+as it was.
+
+A log is a trajectory file (CSV or HDF5: ``t``, ``q_<joint>`` and, where present,
+``qd_<joint>``, ``qdd_<joint>``) with the torques measured at its samples in the columns
+``validate --torques`` reads (``tau_<joint>``; HDF5: dataset ``tau``) or, in a CSV file
+``hodyn import`` wrote, its ``effort_<joint>`` columns. It is held in memory
+(N x 4 m numbers); the regressor is built in chunks. With ``estimate`` the missing
+derivatives are estimated (:class:`~hodyn_cli.api.streaming.DerivativeStream`) and the
+torques go through the same zero-phase low-pass as the positions (``cutoff``), so that the
+two stay synchronous; the first and last seconds where the estimate is unreliable (its end
+zones) are left out.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hodyn_cli import api
+from hodyn_cli.core.gravity import GRAVITY
+from hodyn_cli.core.model import Diagnostic, Model
+from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.errors import HodynError, ModelError, TrajectoryError
+from hodyn_cli.io import read_trajectory
+from hodyn_cli.io.paths import listing, write_text
+from hodyn_cli.io.torques import TorqueReader
+from hodyn_cli.pipeline.inputs import ESTIMATE_HINT
+from hodyn_cli.pipeline.protocols import Notify, tell
+
+__all__ = ["Log", "read_log", "robot_text", "identify_files", "drives_table", "to_toml", "report_data",
+           "default_drives_output"]
+
+#: q derivative orders the regressor needs: q, qd, qdd
+NEED = 3
+
+
+@dataclass
+class Log:
+    """A log read: its ``motion`` (q, qd, qdd), the ``torques`` (N, m) at its samples;
+    ``estimated``: the derivative names estimated; ``trimmed``: seconds left out at each
+    end (the estimate's end zones)."""
+
+    path: str
+    motion: Trajectory
+    torques: np.ndarray
+    estimated: list[str] = field(default_factory=list)
+    trimmed: float = 0.0
+
+
+def read_log(path: str, model: Model, *, estimate: bool = False, cutoff: float | None = None
+             ) -> Log:
+    """The log at ``path`` (module docstring): one-line errors name it and what is missing
+    (the torque columns of a joint, the derivative columns without ``estimate``)."""
+    from hodyn_cli.api.streaming import DerivativeStream
+
+    try:
+        motion = read_trajectory(path, model, need=1 if estimate else NEED)
+    except TrajectoryError as e:
+        if estimate or not e.message.startswith("missing columns"):
+            raise
+        raise TrajectoryError(f"{e.message}; {ESTIMATE_HINT}", e.source) from None
+    torques = _measured(path, model, motion)
+    if motion.orders >= NEED:
+        return Log(path, Trajectory(motion.joint_names, motion.derivatives[:, :NEED], motion.t),
+                   torques)
+    wrapped = np.array([model.joint_types[i] == "continuous" for i in model.coordinates])
+    stream = DerivativeStream([motion], NEED, cutoff=cutoff, wrapped=wrapped, window=None)
+    try:
+        motion = next(iter(stream))
+    except TrajectoryError as e:
+        raise TrajectoryError(e.message, e.source or path) from None
+    torques = stream.filtered(torques)
+    t = motion.t
+    assert t is not None  # estimating needs it (DerivativeStream's error otherwise)
+    inner = (t >= t[0] + stream.end_seconds) & (t <= t[-1] - stream.end_seconds)
+    return Log(path, Trajectory(motion.joint_names, motion.derivatives[inner], t[inner]),
+               torques[inner], list(stream.names), stream.end_seconds)
+
+
+def robot_text(path: str | Path, xacro_args: dict[str, str] | None = None) -> bytes:
+    """The URDF text of the robot's file (a ``.xacro`` expanded with ``xacro_args``)."""
+    from hodyn_cli.modeling.xacro_expand import expand
+
+    path = Path(path)
+    if path.suffix == ".xacro":
+        return expand(path, xacro_args or {})[0]
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise ModelError(f"cannot read URDF: {e.strerror or e}", str(path)) from None
+
+
+def _measured(path: str, model: Model, motion: Trajectory) -> np.ndarray:
+    """The torques of a log (N, m), checked against its samples: its ``tau_<joint>``
+    columns (:class:`~hodyn_cli.io.torques.TorqueReader`), or where it has none, the
+    ``effort_<joint>`` columns ``hodyn import`` writes (a JointState's efforts)."""
+    from hodyn_cli.io.columns import TAU_COLUMN
+    from hodyn_cli.io.lockstep import Lockstep
+    from hodyn_cli.io.tables import open_table
+
+    table = open_table(path)
+    names = list(table.names)
+    if any(TAU_COLUMN.match(n) for n in names) or not any(n.startswith("effort_")
+                                                          for n in names):
+        table.close()
+        with TorqueReader(path, model, most=1) as reader:
+            torques = reader.take(motion.n_samples, motion.t)[:, 0]
+            reader.finish()
+        return torques
+    efforts = [f"effort_{j}" for j in model.coordinate_names]
+    missing = [c for c in efforts if c not in names]
+    if missing:
+        table.close()
+        raise TrajectoryError(f"missing columns {listing(missing)} (the measured torque of "
+                              "every independent joint: tau_<joint>, or effort_<joint> as "
+                              "hodyn import writes)", path)
+    with Lockstep(path, table, (["t"] if "t" in names else []) + efforts) as reader:
+        torques = reader.take(motion.n_samples, motion.t)
+        reader.finish()
+    return torques
+
+
+def drives_table(table: dict, result: api.Identification) -> dict:
+    """The drives file's ``table`` with the identified rotor inertias and friction
+    parameters (``rotor_inertia_<joint>``, ``viscous_<joint>``, ...) in place of its values."""
+    out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in table.items()}
+    joints = {name: dict(entry) for name, entry in out.get("joints", {}).items()}
+    nb10 = 10 * result.bodies
+    for name, value in zip(result.names[nb10:], result.parameters[nb10:], strict=True):
+        for key in ("rotor_inertia", "viscous", "coulomb", "offset"):
+            joint = name.removeprefix(key + "_")
+            if joint != name and joint in joints:
+                joints[joint][key] = float(value)
+                if key == "rotor_inertia" and value <= 0:  # a file's 0 is read as a mistake
+                    del joints[joint][key]
+                break
+    out["joints"] = joints
+    return out
+
+
+def to_toml(table: dict, header: str = "") -> str:
+    """A TOML document of nested tables of numbers, strings, booleans and lists of them (what
+    drives and limits files hold)."""
+    def value(v: Any) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, int | float):
+            return repr(float(v)) if isinstance(v, float) else str(v)
+        if isinstance(v, str):
+            return json.dumps(v)
+        if isinstance(v, list | tuple):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        raise HodynError(f"cannot write {type(v).__name__} to TOML")
+
+    def key(k: str) -> str:
+        return k if k.replace("_", "").replace("-", "").isalnum() else json.dumps(k)
+
+    lines = [header] if header else []
+
+    def table_lines(path: list[str], t: dict) -> None:
+        plain = {k: v for k, v in t.items() if not isinstance(v, dict)}
+        if plain or not path:
+            if path:
+                lines.append(f"\n[{'.'.join(key(p) for p in path)}]")
+            lines.extend(f"{key(k)} = {value(v)}" for k, v in plain.items())
+        for k, v in t.items():
+            if isinstance(v, dict):
+                table_lines([*path, k], v)
+
+    table_lines([], table)
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def default_drives_output(output: str) -> str:
+    """Where the identified drives go without ``--drives-output``: next to the URDF,
+    ``<name>_drives.toml``."""
+    path = Path(output)
+    return str(path.with_name(path.stem + "_drives.toml"))
+
+
+def _per_joint(names: tuple[str, ...], values: np.ndarray | None) -> dict | None:
+    return None if values is None else {j: float(v) for j, v in zip(names, values, strict=True)}
+
+
+def report_data(result: api.Identification, *, robot: str, logs: list[Log],
+                holdout: list[Log], prior_weight: float, model: Model) -> dict:
+    """The report (JSON-ready): base parameters with standard errors, condition number,
+    residual and noise per joint, held-out RMS error per joint, the full parameters (URDF,
+    least squares alone, identified) and what the data cannot see."""
+    identified_base = result.base.base_map @ result.parameters
+    unconstrained = result.consistent_bodies(result.unconstrained)
+    return {
+        "robot": robot, "logs": [log.path for log in logs],
+        "holdout": [log.path for log in holdout], "samples": result.samples,
+        "estimated_derivatives": sorted({n for log in logs + holdout for n in log.estimated}),
+        "prior_weight": prior_weight,
+        "condition_number": result.condition,
+        "noise": _per_joint(result.joint_names, result.noise),
+        "residual_rms": _per_joint(result.joint_names, result.residual_rms),
+        "holdout_rms": _per_joint(result.joint_names, result.holdout_rms),
+        "holdout_rms_least_squares": _per_joint(result.joint_names, result.holdout_rms_base),
+        "consistent_solver_converged": result.converged,
+        "base_parameters": [
+            {"name": n, "estimate": float(b), "standard_error": float(s),
+             "identified": float(i)}
+            for n, b, s, i in zip(result.base.names, result.base_estimate,
+                                  result.standard_errors, identified_base, strict=True)],
+        "parameters": [
+            {"name": n, "urdf": float(p), "least_squares": float(u), "identified": float(v)}
+            for n, p, u, v in zip(result.names, result.prior, result.unconstrained,
+                                  result.parameters, strict=True)],
+        "unseen": result.unseen,
+        "poorly_excited": result.poorly_excited,
+        "least_squares_inconsistent_links": [model.link_names[b] for b in
+                                             np.flatnonzero(~unconstrained)],
+    }
+
+
+def _html(data: dict) -> str:
+    from hodyn_cli.pipeline.report import html_page
+
+    esc = html.escape
+
+    def table(head: list[str], rows: list[list[Any]]) -> str:
+        def cell(v: Any) -> str:
+            return f"{v:.6g}" if isinstance(v, float) else esc(str(v))
+        return ("<table><tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr>"
+                + "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>"
+                          for row in rows) + "</table>")
+
+    joints = list(data["noise"])
+    per_joint = [[j, data["noise"][j], data["residual_rms"][j]]
+                 + ([data["holdout_rms"][j], data["holdout_rms_least_squares"][j]]
+                    if data["holdout_rms"] else []) for j in joints]
+    body = (f"<p>{data['samples']} samples from {esc(', '.join(data['logs']))}; condition "
+            f"number {data['condition_number']:.4g}; prior weight {data['prior_weight']:g}.</p>"
+            "<h2>Per joint</h2>"
+            + table(["joint", "noise sigma", "residual RMS"]
+                    + (["held-out RMS (identified)", "held-out RMS (least squares)"]
+                       if data["holdout_rms"] else []), per_joint)
+            + "<h2>Base parameters</h2>"
+            + table(["base parameter", "estimate", "standard error", "identified"],
+                    [[p["name"], p["estimate"], p["standard_error"], p["identified"]]
+                     for p in data["base_parameters"]])
+            + "<h2>Parameters</h2>"
+            + table(["parameter", "URDF", "least squares", "identified"],
+                    [[p["name"], p["urdf"], p["least_squares"], p["identified"]]
+                     for p in data["parameters"]])
+            + f"<p>Not seen by the data (kept at the prior): {esc(', '.join(data['unseen']) or 'none')}."
+            f"</p><p>Poorly excited (standard error above 10 %): "
+            f"{esc(', '.join(data['poorly_excited']) or 'none')}.</p>")
+    return html_page(f"hodyn identify: {data['robot']}", "", body, [])
+
+
+def identify_files(model: Model, robot: str, logs: list[str], output: str, *,
+                   robot_text: bytes, drives: Any = None, drives_file: str | None = None,
+                   drives_output: str | None = None, friction: bool = False,
+                   armature: bool = False, drive_model: str = "full", gravity: Any = GRAVITY,
+                   prior_weight: float = 1.0, holdout: list[str] | None = None,
+                   estimate: bool = False, cutoff: float | None = None,
+                   report: str | None = None, notify: Notify = None) -> api.Identification:
+    """Identify ``model`` (its URDF text ``robot_text``, from file ``robot``) from the
+    ``logs``; write the identified URDF to ``output``, with ``friction``/``armature`` the
+    drives file ``drives_file`` with the identified values to ``drives_output``, and the
+    ``report`` (.json or .html)."""
+    from hodyn_cli.modeling.mjcf import is_mjcf
+    from hodyn_cli.modeling.urdf_inertials import with_inertials
+    from hodyn_cli.pipeline.report import report_format
+
+    if is_mjcf(robot_text):  # (its <body> elements' inertials are not rewritten yet)
+        raise ModelError("hodyn identify writes URDF robots: identifying an MJCF model is not "
+                         "supported yet", robot)
+    fmt = report_format(report) if report else None
+    read = [read_log(p, model, estimate=estimate, cutoff=cutoff) for p in logs]
+    held = [read_log(p, model, estimate=estimate, cutoff=cutoff) for p in holdout or []]
+    for log in read + held:
+        if log.estimated:
+            tell(notify, [Diagnostic("warning", f"{log.path}: estimated {', '.join(log.estimated)}"
+                                     + (f" from the data low-passed at {cutoff:g} Hz, the "
+                                        "torques low-passed alike" if cutoff else "")
+                                     + f"; {log.trimmed:.3g} s left out at each end")])
+    try:
+        result = api.identify(model, [(log.motion, log.torques) for log in read],
+                              holdout=[(log.motion, log.torques) for log in held],
+                              drives=drives, friction=friction, armature=armature,
+                              drive_model=drive_model, prior_weight=prior_weight,
+                              gravity=gravity)
+    except TrajectoryError as e:
+        raise TrajectoryError(e.message, e.source or listing(logs)) from None
+    if not result.converged:
+        tell(notify, [Diagnostic("warning", "the consistent estimate's solver stopped before "
+                                            "converging: the identified parameters are its last")])
+    welded = {name: None for name, frame in model.links.items()
+              if frame.body >= 0 and name != model.link_names[frame.body]}
+    bodies = dict(zip(model.link_names, result.body_parameters, strict=True))
+    text = with_inertials(robot_text, {**welded, **bodies}, robot)
+    outputs = {output: text.decode()}
+    if (friction or armature) and drives_file is not None:
+        from hodyn_cli.modeling.joint_files import joint_sections
+
+        table = drives_table({"joints": joint_sections(drives_file, "drives")}, result)
+        outputs[drives_output or default_drives_output(output)] = to_toml(
+            table, f"# {drives_file} with the rotor inertias and friction identified by hodyn "
+                   f"identify from {', '.join(logs)} (its comments are not kept)")
+    if report and fmt is not None:
+        data = report_data(result, robot=robot, logs=read, holdout=held,
+                           prior_weight=prior_weight, model=model)
+        outputs[report] = json.dumps(data, indent=1) + "\n" if fmt == "json" else _html(data)
+    for path in outputs:  # each written atomically; none at all if one cannot be
+        if not Path(path).parent.is_dir():
+            raise HodynError(f"directory '{Path(path).parent}' does not exist", path)
+    for path, content in outputs.items():
+        write_text(path, content)
+    return result
