@@ -17,6 +17,10 @@ cost grows with the path.
    cosine motion, limits urdf/iiwa14_limits.toml) for 10^4 and 10^5 samples, the latter also
    on a grid of 50 000 points (``--long``: 10^6 samples, also on 100 000 points), as a
    process: the duration next to the uniform scaling's, wall time and peak RSS.
+4. **Rests**: rest to rest along straight lines of joint space (the iiwa, the Panda, and
+   example-robot-data's UR5 where installed), velocity and torque limits: the duration
+   next to toppra's (on the same line: on hodyn's own path, whose q' vanishes at the rests,
+   toppra fails), and the seconds each spends in the first and last 5 % of the line.
 """
 
 from __future__ import annotations
@@ -120,6 +124,78 @@ def peer(grid: int) -> None:
               f"{100 * (opt.duration / t4 - 1):7.3f} {run_h:11.2f} {run_t:12.2f}")
 
 
+#: rest to rest along straight lines of joint space: robot (bundled, or example-robot-data's),
+#: the two rests (None: the robot's own, a third of the way into each joint's range from its
+#: lower and upper ends), seconds the designed motion takes
+RESTS = (("iiwa14", (np.zeros(7), np.array([1.0, 0.8, -0.7, -1.2, 0.9, 1.1, -1.3]))),
+         ("panda", None), ("ur_description/urdf/ur5_robot.urdf", None))
+
+
+def _rest_robot(name: str):
+    """A bundled robot by name, or example-robot-data's by its path there (None: absent)."""
+    if "/" not in name:
+        return hodyn_cli.load_robot(ROOT / "urdf" / f"{name}.urdf")
+    try:
+        from importlib.metadata import distribution
+
+        root = Path(distribution("example-robot-data").locate_file(
+            "cmeel.prefix/share/example-robot-data/robots"))
+    except Exception:  # noqa: BLE001 - not installed: the row is left out
+        return None
+    return hodyn_cli.load_robot(root / name) if (root / name).exists() else None
+
+
+def _share_near_rests(t: np.ndarray, q: np.ndarray, share: float = 0.05) -> float:
+    """Seconds a motion along a straight line of joint space spends in the first and last
+    ``share`` of its length."""
+    done = np.abs(q - q[0]).max(axis=1) / np.abs(q[-1] - q[0]).max()
+    return float(t[np.argmax(done >= share)] - t[0] + t[-1] - t[np.argmax(done >= 1 - share)])
+
+
+def rests() -> None:
+    print("\n4. rest to rest along a straight line, velocity and torque limits (the URDF's): "
+          "hodyn --optimal against toppra")
+    print(f"{'robot':12s} {'hodyn s':>8s} {'toppra 4000':>11s} {'diff %':>7s} "
+          f"{'near rests: hodyn s':>19s} {'toppra s':>9s} {'hodyn run s':>11s} "
+          f"{'toppra run s':>12s}")
+    import toppra as ta
+    import toppra.algorithm as algo
+    import toppra.constraint as constraint
+
+    for name, ends in RESTS:
+        model = _rest_robot(name)
+        if model is None:
+            continue
+        if ends is None:
+            lo, hi = model.limits[:, 0], model.limits[:, 1]
+            ends = (lo + (hi - lo) / 3, hi - (hi - lo) / 3)
+        traj = generate(model, "point-to-point", waypoints=np.stack(ends), derivatives=4,
+                        segment_duration=[10.0])
+        opt, out, run_h, _ = hodyn_run(model, traj, None, optimal.GRID)
+        # toppra on the same line, parametrised by its length (on hodyn's path, whose q'
+        # vanishes at the rests, its controllable sets come out NaN there)
+        line = ta.SplineInterpolator([0.0, 1.0], np.stack(ends))
+
+        def inverse_dynamics(q, qd, qdd, model=model):
+            return hodyn_cli.inverse_dynamics(model, q, qd, qdd, order=0).tau
+
+        v, e = model.velocity_limits, model.effort_limits
+        cs = [constraint.JointVelocityConstraint(np.column_stack([-v, v])),
+              constraint.JointTorqueConstraint(inverse_dynamics, np.column_stack([-e, e]),
+                                               np.zeros(model.n),
+                                               constraint.DiscretizationType.Interpolation)]
+        t0 = time.perf_counter()
+        result = algo.TOPPRA(cs, line, gridpoints=np.linspace(0.0, 1.0, 4001),
+                             parametrizer="ParametrizeConstAccel").compute_trajectory(0.0, 0.0)
+        run_t = time.perf_counter() - t0
+        t = np.linspace(0.0, result.duration, 20001)
+        label = Path(name).stem.replace("_robot", "")
+        print(f"{label:12s} {opt.duration:8.4f} {result.duration:11.4f} "
+              f"{100 * (opt.duration / result.duration - 1):7.2f} "
+              f"{_share_near_rests(out.t, out.q):19.4f} {_share_near_rests(t, result(t)):9.4f} "
+              f"{run_h:11.1f} {run_t:12.2f}")
+
+
 def motions():
     for name in ("iiwa14", "planar_2r", "gripper_arm"):
         model = hodyn_cli.load_robot(ROOT / "urdf" / f"{name}.urdf")
@@ -187,6 +263,7 @@ def main() -> None:
     peer(args.grid)
     rates(args.grid)
     scaling(args.long)
+    rests()
 
 
 if __name__ == "__main__":

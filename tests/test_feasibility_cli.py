@@ -410,3 +410,29 @@ def test_mimic_joints_and_files_without_t(tmp_path):
     assert result.exit_code == 2 and "--segments needs a motion with times" in result.output
     result = run("check", urdf, src, "--drives", DRIVES)
     assert result.exit_code == 2 and "mimic" in result.output
+
+
+def test_to_limits_at_a_rate(tmp_path):
+    """--to-limits --rate R: the uniform scaling resampled, samples exactly k/R apart (the
+    last step shorter); every limit holds there at that speed and at any slower one (the
+    output played 3 times slower passes too), one within 1e-3 of its limit; k within 1e-4 of
+    the scaling at the input's samples; validate passes it."""
+    limits = URDF / "iiwa14_limits.toml"
+    out, plain = tmp_path / "r.h5", tmp_path / "p.csv"
+    result = run("retime", IIWA, IIWA_CSV, "--to-limits", "--limits", limits, "--rate", 37.3,
+                 "-o", out)
+    assert result.exit_code == 0, result.output
+    k = float(re.search(r"played k = (\S+) times slower, sampled at 37.3 Hz; binding: "
+                        r"velocity of iiwa_joint_7", result.output).group(1))
+    ref = run("retime", IIWA, IIWA_CSV, "--to-limits", "--limits", limits, "-o", plain)
+    assert k == pytest.approx(float(re.search(r"played k = (\S+) times", ref.output).group(1)),
+                              rel=1e-4)
+    motion = read_trajectory(str(out), MODEL, need=7)
+    steps = np.diff(motion.t)
+    assert np.abs(steps[:-1] - 1 / 37.3).max() < 1e-12 and 0 < steps[-1] <= 1 / 37.3
+    check = api.check_limits(MODEL, motion, limits=limits)
+    assert check.feasible and max(r.usage for r in check.rows if r.checked) > 1 - 1e-3
+    slower = tmp_path / "s.h5"
+    assert run("retime", IIWA, out, "--factor", 3, "-o", slower).exit_code == 0
+    assert run("check", IIWA, slower, "--limits", limits).exit_code == 0
+    assert api.validate_motion(MODEL, motion, samples=50).passed

@@ -27,18 +27,21 @@ __all__ = ["joint_limits", "scaling_laws", "check_limits", "retime", "time_optim
            "retime_optimal"]
 
 
-def joint_limits(robot: Model, limits: Any = None) -> Limits:
-    """The robot's limits: its URDF's (position, velocity, effort as torque), overridden by
-    ``limits``: a limits file (TOML), ``{joint: {key: value}}`` (keys:
-    :data:`hodyn_cli.modeling.limits.KEYS`), or a :class:`~hodyn_cli.modeling.limits.Limits`."""
-    from hodyn_cli.modeling.limits import Limits, read_limits
+def joint_limits(robot: Model, limits: Any = None, *, jerk: Any = None) -> Limits:
+    """The robot's limits: its URDF's (position, velocity, effort as torque, URDF 1.2's jerk),
+    overridden by ``limits``: a limits file (TOML), ``{joint: {key: value}}`` (keys:
+    :data:`hodyn_cli.modeling.limits.KEYS`), or a :class:`~hodyn_cli.modeling.limits.Limits`;
+    and every joint's jerk limit by ``jerk`` (one number, or one per joint: ``--jerk``)."""
+    from hodyn_cli.modeling.limits import Limits, overridden, read_limits
     from hodyn_cli.modeling.limits import joint_limits as table_limits
 
     if isinstance(limits, Limits):
-        return limits
-    if limits is None or isinstance(limits, Mapping):
-        return table_limits(robot, limits)
-    return read_limits(limits, robot)
+        out = limits
+    elif limits is None or isinstance(limits, Mapping):
+        out = table_limits(robot, limits)
+    else:
+        out = read_limits(limits, robot)
+    return out if jerk is None else overridden(out, "jerk", jerk, "--jerk")
 
 
 def scaling_laws(robot: Model, *derivatives: Any, order: int = 2, drives: Any = None,
@@ -121,22 +124,24 @@ def retime(robot: Model, *derivatives: Any, limits: Any = None, drives: Any = No
 
 
 def time_optimal(robot: Model, limits: Any = None, *, drives: Any = None, model: str = "full",
-                 gravity: Any = GRAVITY, rate: float | None = None, grid: int | None = None
-                 ) -> Optimal:
+                 gravity: Any = GRAVITY, rate: float | None = None, grid: int | None = None,
+                 uniform: bool = False) -> Optimal:
     """The time-optimal retiming within ``limits`` (as :func:`joint_limits` takes them; torque
     rates and accelerations too) and, with rigid ``drives``, the motor limits, before it has
     seen the motion: an :class:`~hodyn_cli.algorithms.limits.optimal.Optimal` whose
     ``fit(chunks)`` (a function that gives the motion's chunks afresh: it reads them twice)
     finds the time law and whose ``retimed(chunks)`` plays the motion along it, chunk by chunk
     (what :func:`retime_optimal` does on a whole motion). ``rate``: the output's samples per
-    second (default: the input's mean rate); ``grid``: the time law's grid size."""
+    second (default: the input's mean rate); ``grid``: the time law's grid size;
+    ``uniform``: the uniform scaling resampled at ``rate`` instead (``retime --to-limits
+    --rate``)."""
     from hodyn_cli.algorithms.limits.feasibility import torque_order
     from hodyn_cli.algorithms.limits.optimal import GRID, Optimal
 
     lim = joint_limits(robot, limits)
     return Optimal(robot, lim, torque_order(lim), rate=rate, grid=grid or GRID, gravity=gravity,
                    drives=None if drives is None else drives_for(robot, drives, "retime"),
-                   kind=model)
+                   kind=model, uniform=uniform)
 
 
 def retime_optimal(robot: Model, *derivatives: Any, limits: Any = None, drives: Any = None,

@@ -23,26 +23,35 @@ from hodyn_cli.cli.root import app
 from hodyn_cli.errors import HodynError
 
 Limits = Annotated[Path | None, typer.Option(
-    help="Limits file (TOML): per joint position, velocity, torque (override the URDF's), "
-         "torque_rate, torque_acceleration, motor_speed, motor_torque, current.",
+    help="Limits file (TOML): per joint position, velocity, torque, jerk (override the "
+         "URDF's), acceleration, torque_rate, torque_acceleration, motor_speed, motor_torque, "
+         "current.",
     show_default=False)]
 Drives = Annotated[Path | None, typer.Option(
     help="Drives file (TOML, docs/drives.md): motor speed, motor torque and current are "
          "checked too; with series-elastic drives the torques are the spring torques u.",
     show_default=False)]
+Jerk = Annotated[str | None, typer.Option(
+    help="Joint jerk limit (rad/s^3; m/s^3 prismatic): one value for every joint, or one per "
+         "joint (comma-separated, model order); overrides the URDF's (1.2 <limit jerk>) and "
+         "the limits file's.", show_default=False)]
 Kind = Annotated[ElasticModel, typer.Option(
     "--model", help="With --drives: full (rotor gyroscopic coupling) or reflected.")]
 
 
 def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel,
-         command: str = "check", **on):
-    """The limits and the job that gives a chunk's laws, after the capability check of
-    ``command`` with the features ``on``."""
+         command: str = "check", jerk: str | None = None, **on):
+    """The limits (``jerk``: ``--jerk``'s over them) and the job that gives a chunk's laws,
+    after the capability check of ``command`` with the features ``on``."""
     from hodyn_cli import api
     from hodyn_cli.api.streaming import torque_order
+    from hodyn_cli.cli.data import numbers
     from hodyn_cli.pipeline.jobs import LawsJob
 
-    lim = api.joint_limits(model, limits)
+    values = numbers(jerk, "--jerk")
+    if isinstance(values, list):
+        values = numbers(jerk, "--jerk", model.n, model.joint_names)
+    lim = api.joint_limits(model, limits, jerk=values)
     d = api.read_drives(model, drives) if drives else None
     s.capable(command, model, drives=d is not None, elastic=d is not None and
               bool(d.elastic.any()), **on)
@@ -65,6 +74,7 @@ def check(
     robot: Robot,
     traj: Traj,
     limits: Limits = None,
+    jerk: Jerk = None,
     drives: Drives = None,
     model_kind: Kind = ElasticModel.full,
     report: Annotated[str | None, typer.Option(
@@ -89,7 +99,7 @@ def check(
 
     fmt = report_format(report) if report else None
     model = s.model(robot, traj)
-    lim, job = _job(s, model, limits, drives, model_kind)
+    lim, job = _job(s, model, limits, drives, model_kind, jerk=jerk)
     with render.progress(None, "samples", s.quiet) as update:
         result = check_file(job, traj, lim, envelopes=fmt == "html", notify=s.notify,
                             jobs=s.jobs or stream.default_jobs(), progress=update,
@@ -121,6 +131,7 @@ def retime(
         help="Play the motion this many times slower instead (< 1: faster).",
         show_default=False)] = None,
     limits: Limits = None,
+    jerk: Jerk = None,
     drives: Drives = None,
     model_kind: Kind = ElasticModel.full,
     segments: Annotated[str | None, typer.Option(
@@ -131,7 +142,9 @@ def retime(
                           "within every limit, torque rates too (docs/feasibility.md).")
     ] = False,
     rate: Annotated[float | None, typer.Option(
-        help="With --optimal: samples per second of the output (default: the input's).",
+        help="With --optimal (or --to-limits: the uniform scaling resampled): samples per "
+             "second of the output, exactly 1/RATE s apart from the start, the last step "
+             "shorter (default: the input's mean rate; --to-limits: the input's samples).",
         show_default=False)] = None,
     grid: Annotated[int | None, typer.Option(
         min=8, help="With --optimal: grid points of the time law (default 1000; the input's "
@@ -159,11 +172,17 @@ def retime(
     from hodyn_cli.pipeline.feasibility import retime_file
     from hodyn_cli.pipeline.files import file_format
 
-    if not optimal and (rate is not None or grid is not None):
-        raise HodynError("--rate and --grid go with --optimal")
+    if not optimal and grid is not None:
+        raise HodynError("--grid goes with --optimal")
+    if not (optimal or to_limits) and rate is not None:
+        raise HodynError("--rate goes with --optimal or --to-limits (--factor keeps the "
+                         "input's samples)")
     if not optimal and to_limits == (factor is not None):
         raise HodynError("give one of --to-limits, --optimal and --factor K" + (
             " (--to-limits finds k, --factor takes it)" if to_limits else ""))
+    if factor is not None and (limits is not None or jerk is not None):
+        raise HodynError("--limits and --jerk go with --to-limits or --optimal (--factor "
+                         "takes k as given)")
     if factor is not None and not factor > 0:
         raise HodynError(f"--factor must be positive, got {factor}")
     if compact and (output == "-" or file_format(output) != "hdf5"):
@@ -171,13 +190,19 @@ def retime(
     joins = numbers(segments, "--segments") if segments else []
     joins = tuple(joins if isinstance(joins, list) else [joins])
     model = s.model(robot, traj)
-    lim, job = _job(s, model, limits, drives, model_kind, "retime", optimal=optimal,
+    lim, job = _job(s, model, limits, drives, model_kind, "retime", jerk, optimal=optimal,
                     to_limits=to_limits, factor=factor is not None,
                     segments=segments is not None)
     attrs = s.provenance(robot, traj, model, gravity=s.g, limits=str(limits or ""),
                          drives=str(drives or ""))
-    if optimal:
-        _retime_optimal(s, traj, output, attrs, lim, job, rate, grid, compact)
+    if to_limits and rate is not None and (segments or s.floating_base or s.wrench or (
+            job.drives is not None and job.drives.elastic.any())):
+        raise HodynError("--to-limits --rate resamples the path as --optimal plays it: not "
+                         "with --segments, --floating-base, --wrench or series-elastic drives "
+                         "(without --rate, --to-limits keeps the input's samples, every column "
+                         "scaled exactly)")
+    if optimal or rate is not None:
+        _retime_optimal(s, traj, output, attrs, lim, job, rate, grid, compact, uniform=to_limits)
         return
     try:
         with render.progress(None, "samples", s.quiet) as update:
@@ -203,20 +228,24 @@ def retime(
 
 
 def _retime_optimal(s, traj: str, output: str, attrs: dict, lim, job, rate, grid,
-                    compact: bool) -> None:
+                    compact: bool, uniform: bool = False) -> None:
     from hodyn_cli.api.streaming import Infeasible
     from hodyn_cli.cli import render
     from hodyn_cli.pipeline.feasibility import retime_optimal_file
 
     try:
         optimal = retime_optimal_file(job, traj, output, attrs, lim, rate=rate,
-                                      grid=grid, compact=compact, notify=s.notify,
+                                      grid=grid, compact=compact, uniform=uniform,
+                                      notify=s.notify,
                                       wrench=s.wrench, estimate=s.estimate, cutoff=s.cutoff,
                                       strict=s.strict, missing_hint=_hint(job))
     except Infeasible as e:
         render.fail(str(e))
         raise typer.Exit(EXIT_FAILED) from None
-    if not s.quiet:
+    if not s.quiet and uniform:
+        assert optimal.path is not None and optimal.final is not None
+        render.notice(f"{traj}: played k = {optimal.duration / optimal.path.span:.9g} times "
+                      f"slower, sampled at {rate:g} Hz; binding: {optimal.final.describe()}")
+    elif not s.quiet:
         render.notice(f"{traj}: {optimal.duration:.6g} s along its path (the fastest uniform "
-                      f"scaling: {optimal.uniform_duration:.6g} s); on its limits: "
-                      + "; ".join(optimal.bound.describe()))
+                      f"scaling: {optimal.uniform_duration:.6g} s); {optimal.bound.summary()}")

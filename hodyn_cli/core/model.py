@@ -68,6 +68,8 @@ class Model:
         velocity_limits: (n,) URDF ``<limit velocity>``; +inf if none.
         effort_limits: (n,) URDF ``<limit effort>`` (N m, N for a prismatic joint); +inf if
             none or not positive.
+        jerk_limits: (n,) URDF 1.2 ``<limit jerk>`` (rad/s^3, m/s^3); +inf if none or not
+            positive.
         parent_links: per joint, its URDF parent link (the link that carries its drive).
         reductions: (n,) ``mechanicalReduction`` of the joint's URDF ``<transmission>``,
             NaN where there is none.
@@ -96,6 +98,7 @@ class Model:
     limits: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
     velocity_limits: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
     effort_limits: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
+    jerk_limits: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
     parent_links: tuple[str, ...] = ()
     reductions: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
     mimic: np.ndarray = None  # type: ignore[assignment]  # defaults: __post_init__
@@ -112,6 +115,8 @@ class Model:
             object.__setattr__(self, "velocity_limits", np.full(len(self.joint_names), np.inf))
         if self.effort_limits is None:
             object.__setattr__(self, "effort_limits", np.full(len(self.joint_names), np.inf))
+        if self.jerk_limits is None:
+            object.__setattr__(self, "jerk_limits", np.full(len(self.joint_names), np.inf))
         if self.mimic is None:
             object.__setattr__(self, "mimic", np.tile([-1.0, 1.0, 0.0], (len(self.joint_names), 1)))
         if self.root_inertia is None:
@@ -120,7 +125,8 @@ class Model:
             object.__setattr__(self, "reductions", np.full(len(self.joint_names), np.nan))
         self._validate()
         for a in (self.parent, self.B, self.X, self.inertias, self.root_inertia, self.limits,
-                  self.velocity_limits, self.effort_limits, self.reductions, self.mimic):
+                  self.velocity_limits, self.effort_limits, self.jerk_limits, self.reductions,
+                  self.mimic):
             a.setflags(write=False)
 
     def _validate(self) -> None:
@@ -135,7 +141,8 @@ class Model:
             if len(value) != n:
                 fail(f"{name} has {len(value)} entries for {n} joints")
         shapes = {"parent": (n,), "B": (n, 4, 4), "X": (n, 6), "inertias": (n, 6, 6), "root_inertia": (6, 6),
-                  "limits": (n, 2), "velocity_limits": (n,), "reductions": (n,), "mimic": (n, 3)}
+                  "limits": (n, 2), "velocity_limits": (n,), "jerk_limits": (n,), "reductions": (n,),
+                  "mimic": (n, 3)}
         for name, shape in shapes.items():
             value = getattr(self, name)
             if not isinstance(value, np.ndarray) or value.shape != shape:

@@ -6,6 +6,8 @@ A limits file has one table per joint; every key is optional and overrides the U
     [joints.iiwa_joint_2]
     position = [-2.0, 2.0]        # rad (m): lower, upper; overrides the URDF's lower/upper
     velocity = 1.4                # rad/s (m/s); overrides the URDF's velocity
+    acceleration = 10.0           # rad/s^2 (m/s^2)
+    jerk = 5000.0                 # rad/s^3 (m/s^3); overrides the URDF's (1.2) jerk
     torque = 300.0                # N m (N); overrides the URDF's effort
     torque_rate = 3000.0          # N m/s
     torque_acceleration = 1e5     # N m/s^2
@@ -43,12 +45,12 @@ from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.joint_files import in_range, joint_entries, joint_sections, out_of_range
 
-__all__ = ["KEYS", "Limits", "joint_limits", "read_limits", "with_limits", "urdf_efforts",
-           "beyond_limits"]
+__all__ = ["KEYS", "Limits", "joint_limits", "read_limits", "with_limits", "overridden",
+           "urdf_bounds", "beyond_limits"]
 
 #: the keys of a limits file's joint tables
-KEYS = ("position", "velocity", "torque", "torque_rate", "torque_acceleration", "motor_speed",
-        "motor_torque", "current")
+KEYS = ("position", "velocity", "acceleration", "jerk", "torque", "torque_rate",
+        "torque_acceleration", "motor_speed", "motor_torque", "current")
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,23 +73,25 @@ class Limits:
         return np.isfinite(self.bands[key]).any(axis=1)
 
 
-def urdf_efforts(joints: Sequence, names: Sequence[str]) -> np.ndarray:
-    """(len(names),) URDF ``<limit effort>`` of the named joints (+inf if absent or not
-    positive: URDF's default 0 means none was given)."""
-    effort = {j.name: None if j.limit is None else j.limit.effort for j in joints}
+def urdf_bounds(joints: Sequence, names: Sequence[str], key: str) -> np.ndarray:
+    """(len(names),) URDF ``<limit effort>`` or ``<limit jerk>`` (``key``; URDF 1.2) of the
+    named joints (+inf if absent or not positive: URDF's default 0 means none was given)."""
+    given = {j.name: None if j.limit is None else getattr(j.limit, key) for j in joints}
     return np.array([float(e) if e is not None and e > 0 else np.inf
-                     for e in (effort[name] for name in names)])
+                     for e in (given[name] for name in names)])
 
 
 def joint_limits(model: Model, table: Mapping | None = None, *, source: str | None = None
                  ) -> Limits:
-    """The model's URDF limits (position, velocity, effort as ``torque``), overridden by
+    """The model's URDF limits (position, velocity, effort as ``torque``, URDF 1.2's jerk),
+    overridden by
     ``table`` = ``{joint: {key: value}}`` (the ``[joints]`` table of a limits file)."""
     n = model.n
     bands = {key: np.tile([-np.inf, np.inf], (n, 1)) for key in KEYS}
     bands["position"] = np.array(model.limits, dtype=float)
     bands["velocity"] = np.stack([-model.velocity_limits, model.velocity_limits], axis=1)
     bands["torque"] = np.stack([-model.effort_limits, model.effort_limits], axis=1)
+    bands["jerk"] = np.stack([-model.jerk_limits, model.jerk_limits], axis=1)
     origin = {key: ["URDF" if np.isfinite(bands[key][j]).any() else "" for j in range(n)]
               for key in KEYS}
     for j, what, entry in joint_entries(model, table, KEYS, "limits", source):
@@ -119,6 +123,27 @@ def _interval(value, what: str, source: str | None) -> tuple[float, float]:
         if not in_range(end):
             raise out_of_range(what, end, source)
     return float(value[0]), float(value[1])
+
+
+def overridden(limits: Limits, key: str, values, option: str) -> Limits:
+    """``limits`` with every joint's ``key`` (not ``position``) set to ``values`` (one number,
+    or one per joint in model order), given by the command-line ``option``.
+
+    >>> from pathlib import Path
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
+    >>> overridden(joint_limits(model), "jerk", [50.0, 80.0], "--jerk").bands["jerk"][:, 1].tolist()
+    [50.0, 80.0]
+    >>> overridden(joint_limits(model), "jerk", 0.0, "--jerk")
+    Traceback (most recent call last):
+    ...
+    hodyn_cli.errors.HodynError: --jerk must be a positive number (or inf), got 0.0
+    """
+    n = len(limits.bands[key])
+    given = np.broadcast_to(np.asarray(values, dtype=float), (n,))
+    band = np.array([_bound(float(v), option, None) for v in given])
+    return replace(limits, bands={**limits.bands, key: band}, origin={
+        **limits.origin, key: tuple("option" if np.isfinite(v) else "" for v in given)})
 
 
 def with_limits(model: Model, limits: Limits) -> Model:

@@ -97,7 +97,7 @@ def lock(model: Model, values: dict[str, float]) -> Model:
         parent=np.array(parent, dtype=int), B=np.array(B), X=model.X[keep].copy(), inertias=M,
         root_inertia=root_M,
         limits=model.limits[keep].copy(), velocity_limits=model.velocity_limits[keep].copy(),
-        effort_limits=model.effort_limits[keep].copy(),
+        effort_limits=model.effort_limits[keep].copy(), jerk_limits=model.jerk_limits[keep].copy(),
         parent_links=tuple(model.parent_links[k] for k in pick) if model.parent_links else (),
         reductions=model.reductions[keep].copy(), links=links, diagnostics=notes,
         locked=model.locked + tuple(values),

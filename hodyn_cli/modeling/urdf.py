@@ -32,7 +32,7 @@ from hodyn_cli.core.model import Diagnostic, LinkFrame, Model
 from hodyn_cli.errors import ModelError
 from hodyn_cli.modeling import mjcf, xacro_expand
 from hodyn_cli.modeling.joint_files import LARGEST
-from hodyn_cli.modeling.limits import urdf_efforts
+from hodyn_cli.modeling.limits import urdf_bounds
 from hodyn_cli.modeling.urdf_xml import read_robot
 
 __all__ = ["load_model", "parse_model", "consistent_inertia", "TRIANGLE_RTOL"]
@@ -253,7 +253,7 @@ def _check_document(root, source: str) -> None:
         if joint.find("axis") is not None:
             _floats(joint.find("axis"), "xyz", 3, f"joint '{name}' <axis>", source, "1 0 0")
         limit = joint.find("limit")
-        for a in ("lower", "upper", "velocity", "effort"):
+        for a in ("lower", "upper", "velocity", "effort", "jerk"):
             if limit is not None and limit.get(a) is not None:
                 _floats(limit, a, 1, f"joint '{name}' <limit>", source)
         mimic = joint.find("mimic")
@@ -534,7 +534,8 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
         inertias=np.array(Ms).reshape(-1, 6, 6), root_inertia=root_M,
         limits=np.array(limits).reshape(-1, 2), links=links,
         parent_links=tuple(parent_links), velocity_limits=np.array(velocities), mimic=mimic,
-        effort_limits=urdf_efforts(robot.joints, names),
+        effort_limits=urdf_bounds(robot.joints, names, "effort"),
+        jerk_limits=urdf_bounds(robot.joints, names, "jerk"),
         reductions=np.array([reductions.get(name, np.nan) for name in names]),
         diagnostics=tuple(notes),
         source_sha256=sha256,

@@ -50,6 +50,7 @@ class Limit:
     upper: float | None
     velocity: float | None
     effort: float | None
+    jerk: float | None = None  # URDF 1.2
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,8 @@ def _joint(el) -> Joint:
         child=el.find("child").get("link"), origin=_origin(el),
         axis=_numbers(el.find("axis"), "xyz", "1 0 0"),
         limit=None if limit is None else Limit(*(_optional(limit, a) for a in
-                                                 ("lower", "upper", "velocity", "effort"))),
+                                                 ("lower", "upper", "velocity", "effort",
+                                                  "jerk"))),
         mimic=None if mimic is None else Mimic(mimic.get("joint"),
                                                float(mimic.get("multiplier", "1")),
                                                float(mimic.get("offset", "0"))))

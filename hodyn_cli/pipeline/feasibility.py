@@ -147,7 +147,7 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
 
 def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Limits, *,
                         rate: float | None = None, grid: int | None = None,
-                        compact: bool = False,
+                        compact: bool = False, uniform: bool = False,
                         notify: Callable[[Diagnostic], None] | None = None,
                         **input_options) -> Optimal:
     """Write the trajectory at ``source`` along its own path with the fastest time law within
@@ -155,11 +155,13 @@ def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, lim
     ``rate`` Hz (default: the input's), every derivative column the input has. The input is
     read three times (the time law; the played motion's dynamics; the output), chunk by
     chunk; CSV from stdin is held in memory. HDF5 attributes: ``duration``,
-    ``uniform_duration``, ``final_scale``, ``grid_points`` and ``binding``."""
+    ``uniform_duration``, ``final_scale``, ``grid_points`` and ``binding`` (``uniform``: the
+    uniform scaling resampled at ``rate``, ``retime --to-limits --rate``; ``time_scale``
+    too)."""
     opened = _reopener(job, source, notify, input_options)
 
     optimal = api.time_optimal(job.model, limits, rate=rate, grid=grid, gravity=job.gravity,
-                               drives=job.drives, model=job.kind)
+                               drives=job.drives, model=job.kind, uniform=uniform)
     def again() -> Iterator[Trajectory]:
         with opened() as reader:
             yield from reader

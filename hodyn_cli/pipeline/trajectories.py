@@ -79,8 +79,7 @@ def generate_file(model: Model, kind: str, output: str, attrs: dict, *, compact:
     if plan is not None:
         tell(notify, [Diagnostic("notice", (
             f"{plan.duration:.6g} s along the designed path within {limits} (the fastest "
-            f"uniform scaling: {plan.uniform_duration:.6g} s); on its limits: "
-            + "; ".join(plan.bound.describe())))])
+            f"uniform scaling: {plan.uniform_duration:.6g} s); {plan.bound.summary()}"))])
     return design
 
 

@@ -29,7 +29,7 @@ import numpy as np
 from hodyn_cli.algorithms.contacts.dynamics import on_contacts
 from hodyn_cli.algorithms.dynamics import floating
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
-from hodyn_cli.algorithms.limits.scaling import NO_GRAVITY, Law
+from hodyn_cli.algorithms.limits.scaling import NO_GRAVITY, Law, joint_laws
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.modeling import coupling
@@ -50,13 +50,11 @@ def wrench_key(contact: Contact) -> str:
 
 def floating_laws(model: Model, trajectory: Trajectory, order: int, gravity=GRAVITY,
                   contacts: tuple[Contact, ...] = ()) -> dict[str, Law]:
-    """Laws of ``q``, ``qd`` (every joint), ``tau`` .. ``tau^(order)`` (the independent joints;
-    none for order -1) of a floating base (``trajectory.base``, all joints); with ``contacts``
-    the torques on them and each contact's wrench (:func:`wrench_key`: components as
-    columns, order 0)."""
-    q = trajectory.derivatives
-    laws = {name: Law(j, q[:, j, :, None], model.joint_names)
-            for j, name in enumerate(("q", "qd"))}
+    """Laws of ``q``, ``qd`` .. ``qddd`` (every joint: :func:`joint_laws`), ``tau`` ..
+    ``tau^(order)`` (the independent joints; none for order -1) of a floating base
+    (``trajectory.base``, all joints); with ``contacts`` the torques on them and each
+    contact's wrench (:func:`wrench_key`: components as columns, order 0)."""
+    laws = joint_laws(trajectory, model.joint_names)
     if order < 0 and not contacts:
         return laws
     K = max(order, 0)

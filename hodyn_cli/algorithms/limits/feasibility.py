@@ -3,7 +3,8 @@ it feasible in the shortest time (``hodyn retime --to-limits``), chunk by chunk.
 
 Every limited quantity is a row of :data:`QUANTITIES`: a limits-file key (see
 :mod:`hodyn_cli.modeling.limits`) and the *series* it is checked on, the first of them that the
-dynamics provide. The rigid model gives ``q, qd, tau, taud, taudd``; elastic drives
+dynamics provide. The rigid model gives ``q, qd, qdd, qddd`` (as far as the motion has
+them), ``tau, taud, taudd``; elastic drives
 (``--drives``, :mod:`hodyn_cli.algorithms.actuation.elastic`) give the spring torque ``u, ud, udd``
 (the link-side joint torque: it is what ``torque`` limits then), the motor speed ``thetad``
 and motor torque ``taum``; rigid drives (:mod:`hodyn_cli.algorithms.actuation.actuators`) ``tau, taud,
@@ -71,6 +72,8 @@ class Quantity:
 QUANTITIES = (
     Quantity("position", "position", ("q",), ("rad", "m"), ""),
     Quantity("velocity", "velocity", ("qd",), ("rad/s", "m/s"), ""),
+    Quantity("acceleration", "acceleration", ("qdd",), ("rad/s^2", "m/s^2"), ""),
+    Quantity("jerk", "jerk", ("qddd",), ("rad/s^3", "m/s^3"), ""),
     Quantity("torque", "torque", ("u", "tau"), ("N m", "N"), ""),
     Quantity("torque_rate", "torque rate", ("ud", "taud"), ("N m/s", "N/s"), ""),
     Quantity("torque_acceleration", "torque acceleration", ("udd", "taudd"),
@@ -92,9 +95,17 @@ CONTACT_QUANTITIES = (
 )
 
 
+#: the torque order whose q (to q^(order + 2)) a joint limit needs: an acceleration qdd, a jerk
+#: qddd
+JOINT_ORDERS = {"acceleration": 0, "jerk": 1}
+
+
 def torque_order(limits: Limits) -> int:
-    """The highest torque derivative with a limit (-1: none)."""
-    return max((j for j, key in enumerate(TORQUES) if limits.limited(key).any()), default=-1)
+    """The highest torque derivative with a limit, or what a limited joint acceleration (0)
+    or jerk (1) needs of the motion if higher (its laws hold q to ``order + 2``; -1: none)."""
+    keys = [(j, key) for j, key in enumerate(TORQUES)] + [
+        (j, key) for key, j in JOINT_ORDERS.items()]
+    return max((j for j, key in keys if limits.limited(key).any()), default=-1)
 
 
 def requirements(model: Model, drives: Drives | None, order: int, kind: str = "full"

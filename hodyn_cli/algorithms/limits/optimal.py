@@ -9,7 +9,12 @@ find the fastest law: :mod:`~hodyn_cli.algorithms.limits.programme`.
 the played motion's dynamics are computed afresh at every output sample and the motion is
 then scaled uniformly, exactly by its scaling laws, onto its limits (:class:`Fit`): every limit
 holds at every output sample, and one is on its limit; where no scaling near 1 fits, it is
-planned again for tighter limits, and it is never slower than the uniform scaling.
+planned again for tighter limits, and it is never slower than the uniform scaling. The
+scaling is then made the law's own and the motion, sampled ``1/rate`` apart again, fitted
+again (:meth:`Optimal._resampled`): the output's samples are exactly ``1/rate`` apart. Its
+derivatives are judged as ``hodyn validate`` judges them
+(:meth:`~hodyn_cli.algorithms.motion.differences.Differences.share`): an output validate
+would fail is not the result.
 """
 from __future__ import annotations
 
@@ -67,6 +72,10 @@ MARGINS = 0.5
 #: CALMER times
 CALM = 0.8
 CALMER = 2
+#: the output's samples are fitted at most RESAMPLES times at the rate asked for; one that
+#: fits within CLOSE of its limits (as a share of the speed-up) ends it
+RESAMPLES = 3
+CLOSE = 2e-4
 
 
 # -- the retimed motion ------------------------------------------------------------------
@@ -74,13 +83,15 @@ CALMER = 2
 
 @dataclass(frozen=True, eq=False)
 class Plan:
-    """A time law along a path: the motion played along it starts at ``t0`` and is sampled at
-    ``samples + 1`` equally spaced times over its ``duration``; ``uniform``: the uniform
-    scaling's binding (its k: ``retime --to-limits``); ``span``: the input's duration."""
+    """A time law along a path: the motion played along it starts at ``t0`` and is sampled
+    every ``step`` seconds from its start (:meth:`at`: the last step is shorter, or, where it
+    would be shorter than :data:`SLIVER` of a step, the one before it that much longer);
+    ``uniform``: the uniform scaling's binding (its k: ``retime --to-limits``); ``span``: the
+    input's duration."""
 
     law: TimeLaw
     t0: float
-    samples: int
+    step: float
     uniform: Binding
     span: float
     grid: int
@@ -89,12 +100,25 @@ class Plan:
     def duration(self) -> float:
         return self.law.duration
 
+    @property
+    def samples(self) -> int:
+        """The intervals between the output's samples (there are ``samples + 1``)."""
+        return max(1, int(np.ceil(self.duration / self.step - SLIVER)))
+
+    def at(self, i: np.ndarray) -> np.ndarray:
+        """The times of the samples i (0 .. :attr:`samples`) from the start: ``i step``, the
+        last one the end."""
+        return np.where(i < self.samples, i * self.step, self.duration)
+
+    def slower(self, k: float) -> Plan:
+        """The plan played k times slower (the law's x / k^2), sampled as often."""
+        return replace(self, law=replace(self.law, coefficients=self.law.coefficients / k**2))
+
     def played(self, chunks: Iterable[Trajectory]) -> Iterator[Trajectory]:
         """The motion along the law, chunk by chunk of the path (``chunks``: the input once
         more): at each output time s(t), q(s) and its s-derivatives by Hermite interpolation
         between the input samples around it, then the chain rule."""
         law, times = self.law, self.law.times
-        dt = self.duration / self.samples
         done, carry = 0, None
         chunks = iter(chunks)
         chunk = next(chunks, None)
@@ -108,9 +132,9 @@ class Plan:
             if after is None:
                 end = self.samples + 1
             else:
-                end = int(np.ceil(law.time_at(path.t[-1:], times)[0] / dt - 1e-9))
+                end = int(np.ceil(law.time_at(path.t[-1:], times)[0] / self.step - 1e-9))
                 end = min(max(end, done), self.samples + 1)
-            t = np.arange(done, end) * dt
+            t = self.at(np.arange(done, end))
             if t.size:
                 yield self._piece(path, np.clip(law.s_at(t, times), path.t[0], path.t[-1]),
                                   self.t0 + t)
@@ -155,6 +179,11 @@ def _joined(a: Trajectory, b: Trajectory) -> Trajectory:
                       np.concatenate([a.t, b.t]))
 
 
+#: a last step shorter than this share of a step is not taken: the one before is longer by it
+#: (the time differences over a sliver of a step would be rounding)
+SLIVER = 1e-3
+
+
 #: a sample counts as on its limit within this fraction of the band's half-width
 ON_LIMIT = 1e-2
 
@@ -173,6 +202,9 @@ class Bound:
         self.t_first: float | None = None
         self.t_last = 0.0
         self._open: dict[tuple[str, str], bool] = {}
+        #: the largest use of a limit (of its band's half-width): (use, quantity label,
+        #: joint, time)
+        self.peak: tuple[float, str, str, float] | None = None
 
     def add(self, laws: dict[str, Law], t: np.ndarray) -> None:
         self.t_first = float(t[0]) if self.t_first is None else self.t_first
@@ -180,6 +212,10 @@ class Bound:
                                                                      laws):
             law = laws[series]
             usage = np.abs(law.at(1.0)[:, cols] - (lower + upper) / 2) / ((upper - lower) / 2)
+            if usage.size and (self.peak is None or usage.max() > self.peak[0]):
+                i, c = np.unravel_index(np.argmax(usage), usage.shape)
+                self.peak = (float(usage[i, c]), quantity.label, law.joint_names[cols[c]],
+                             float(t[i]))
             for c, on in zip(cols, (usage >= 1 - ON_LIMIT).T, strict=True):
                 key = (quantity.label, law.joint_names[c])
                 before = np.concatenate([[self._open.get(key, False)], on[:-1]])
@@ -192,6 +228,18 @@ class Bound:
                     self.last[key] = [float(t[a]), float(t[b])]
                 self._open[key] = bool(on[-1])
         self.t_last = float(t[-1])
+
+    def summary(self) -> str:
+        """One line, never empty: ``"on its limits: "`` and :meth:`describe`'s, or which limit
+        it comes nearest to, and how near."""
+        lines = self.describe()
+        if lines:
+            return "on its limits: " + "; ".join(lines)
+        if self.peak is None:
+            return "no limit depends on its speed"
+        use, label, joint, t = self.peak
+        return (f"on no limit within {100 * ON_LIMIT:.3g} % (nearest: {label} of {joint} at "
+                f"t = {t:.6g} s, {100 * use:.4g} % of its limit)")
 
     def _finish(self, key: tuple[str, str]) -> None:
         """The latest interval of ``key`` is over: counted, and kept if among the first."""
@@ -368,20 +416,24 @@ class Optimal:
     iterable of chunks over the independent joints, with times): :meth:`plan` (the uniform
     scaling, the grid, the time law), :meth:`fit` (the played motion's own dynamics at every
     output sample, and the exact uniform scaling onto its limits), :meth:`retimed` (the
-    motion, chunk by chunk, and where it is on its limits: :attr:`bound`)."""
+    motion, chunk by chunk, and where it is on its limits: :attr:`bound`). ``uniform``: no
+    programme, the law the uniform scaling's (``retime --to-limits --rate``: the motion
+    resampled at the rate, played as slowly as every sample needs at that and any slower
+    playing)."""
 
     def __init__(self, model: Model, limits: Limits, order: int, *, rate: float | None = None,
                  grid: int = GRID, gravity=GRAVITY, drives: Drives | None = None,
-                 kind: str = "full"):
+                 kind: str = "full", uniform: bool = False):
         if drives is not None and drives.elastic.any():
             capabilities.check("retime", {"optimal", "elastic"})
         self.model, self.limits, self.order, self.rate, self.grid = model, limits, order, rate, grid
+        self.uniform = uniform
         self.dynamics = dict(order=order, gravity=gravity, drives=drives, kind=kind)
         self.path: Plan | None = None
         self.final: Binding | None = None
         self.bound = Bound(model, limits)
         self.orders = 0
-        self.samples_per_second = 0.0
+        self.scale = 1.0
 
     def _laws(self, chunk: Trajectory) -> dict[str, Law]:
         return series_laws(self.model, coupling.of(self.model).expand(chunk), **self.dynamics)
@@ -423,11 +475,10 @@ class Optimal:
             window = Trajectory(path.joint_names, path.derivatives[a:b], path.t[a:b])
             return path_limits(self.model, window, limits, **self.dynamics)
 
-        law = solve_windows(path.t, limited, x0, max(5, path.orders), rate, time_scale(path),
-                            ceiling, pace)
-        self.samples_per_second = rate
-        samples = max(1, int(np.ceil(law.duration * rate - 1e-9)))
-        self.path = Plan(law, float(path.t[0]), samples, uniform, span, path.n_samples)
+        degree = max(5, path.orders)
+        law = TimeLaw(path.t[[0, -1]], np.full(degree + 1, x0), degree) if self.uniform else \
+            solve_windows(path.t, limited, x0, degree, rate, time_scale(path), ceiling, pace)
+        self.path = Plan(law, float(path.t[0]), 1.0 / rate, uniform, span, path.n_samples)
         return self.path
 
     def fit(self, chunks: Callable[[], Iterable[Trajectory]]) -> Binding:
@@ -439,11 +490,19 @@ class Optimal:
         :data:`ATTEMPTS` times or would tighten them by :data:`MARGINS` or more, or the result
         is slower than the uniform scaling (a grid too coarse for the path), the uniform
         scaling itself (x constant), fitted likewise or, failing that, from rest as ``retime
-        --to-limits`` scales. Where the played motion's
-        derivatives are less consistent with each other on its samples than :data:`CALM` of
-        ``hodyn validate``'s tolerance (a law that turns faster than the samples follow, as
-        near rest points), it is planned again at half the pace, at most :data:`CALMER`
-        times."""
+        --to-limits`` scales. Where the played motion's derivatives are less consistent with
+        each other on its samples than :data:`CALM` of ``hodyn validate``'s tolerance (a law
+        that turns faster than the samples follow, as near rest points), it is planned again
+        at half the pace, at most :data:`CALMER` times; beyond validate's tolerance after
+        that, the uniform scaling is taken. The speed-up found is then made the law's own
+        (:meth:`_resampled`): the output's samples are ``1/rate`` apart."""
+        if self.uniform:  # the uniform scaling, from rest, resampled
+            self.plan(chunks())
+            _, search, _ = self._fitted(chunks())
+            self.final = search.best[0]
+            assert self.final is not None
+            self._resampled(chunks, from_rest=True)
+            return self.final
         margin, uniform, pace, attempts = 0.0, None, PACE, 0
         while attempts < ATTEMPTS:
             self.plan(chunks(), self._tightened(margin), pace)
@@ -456,7 +515,8 @@ class Optimal:
                 pace /= 2
                 continue
             if self.final is not None:
-                if self.duration <= self.uniform_duration:
+                if lag <= 1 and self._resampled(chunks) and (
+                        self.duration <= self.uniform_duration):
                     return self.final
                 break
             margin = max(2 * fit.excess(), 2 * margin, MARGIN)
@@ -466,12 +526,43 @@ class Optimal:
         assert self.path is not None and uniform is not None
         law = replace(self.path.law, coefficients=np.full_like(self.path.law.coefficients,
                                                                uniform.x**2))
-        self.path = replace(self.path, law=law, samples=max(1, int(np.ceil(
-            law.duration * self.samples_per_second - 1e-9))))
+        self.path = replace(self.path, law=law)
         fit, search, _ = self._fitted(chunks())
         self.final = fit.solve() or search.best[0]
         assert self.final is not None
+        self._resampled(chunks)
         return self.final
+
+    def _resampled(self, chunks: Callable[[], Iterable[Trajectory]], from_rest: bool = False
+                   ) -> bool:
+        """The plan played at the fit's speed-up (its law's x times ``x_fit^2``), sampled
+        every ``1/rate`` again and fitted again (the samples moved along the path), until
+        it fits as it is, within :data:`CLOSE` of its limits, at most :data:`RESAMPLES`
+        times: the output's samples are then exactly ``1/rate`` apart, every sample within
+        its limits, and :attr:`final` is at speed-up 1 (:attr:`scale`: the law's slowing in
+        all). ``from_rest``: the speed-up at which every sample fits at any slower playing
+        too (``retime --to-limits``'s), not the largest near 1. False (the plan as it was): no
+        sampling found that fits."""
+        assert self.path is not None and self.final is not None
+        start, best, k, scale = self.path, None, self.final.k, 1.0
+        for _ in range(RESAMPLES):
+            scale *= k
+            self.path = start.slower(scale)
+            fit, search, lag = self._fitted(chunks())
+            found = search.best[0] if from_rest else fit.solve() or search.best[0]
+            assert found is not None
+            if found.k <= 1 and lag <= 1:  # fits as sampled, and hodyn validate passes it
+                if best is None or scale < best[0]:
+                    best = (scale, self.path, found)
+                if found.k >= 1 - CLOSE:
+                    break
+            k = found.k**2 if found.k > 1 else found.k  # beyond: as far again inside
+        if best is None:
+            self.path = start
+            return False
+        self.scale, self.path, found = best
+        self.final = replace(found, x=1.0)
+        return True
 
     def _fitted(self, chunks: Iterable[Trajectory]) -> tuple[Fit, ScaleSearch, float]:
         """The played motion's laws at every output sample, fed to a :class:`Fit` and to a
@@ -488,9 +579,7 @@ class Optimal:
             differences.add(piece.derivatives, piece.t, count)
             count += piece.n_samples
         search.retiming()
-        lag = max((float(rel.max()) / tol for rel, tol, _ in differences.judged(RTOL)),
-                  default=0.0)
-        return fit, search, lag
+        return fit, search, differences.share(RTOL)
 
     def _tightened(self, margin: float) -> Limits:
         """The limits with every band but position's ``1 - margin`` as wide."""
@@ -501,14 +590,14 @@ class Optimal:
 
     def retimed(self, chunks: Iterable[Trajectory]) -> Iterator[Trajectory]:
         """The retimed motion, chunk by chunk: the plan's played motion scaled by the fit's k
-        (exactly); :attr:`bound`: where the played motion, before that scaling, is on its
-        limits (the time law's binding limits: the scaling lowers them all a little)."""
+        (exactly; 1 where the fit is the law's own, :meth:`_resampled`); :attr:`bound`:
+        where it is on its limits."""
         p, final = self.path, self.final
         assert p is not None and final is not None, "plan and fit first"
         self.bound = Bound(self.model, self.limits)
         for piece in p.played(chunks):
             out = scaled(piece, final.x, p.t0 + final.k * (piece.t - p.t0))
-            self.bound.add(self._laws(piece), out.t)  # the time law's own limits
+            self.bound.add(self._laws(out), out.t)
             yield out
 
     @property
@@ -527,5 +616,6 @@ class Optimal:
         """What an output file records: durations, the grid, and where the limits bind."""
         assert self.path is not None and self.final is not None
         return {"duration": self.duration, "uniform_duration": self.uniform_duration,
-                "grid_points": self.path.grid, "final_scale": self.final.k,
-                "binding": self.bound.describe()}
+                "grid_points": self.path.grid, "final_scale": self.scale * self.final.k,
+                "binding": self.bound.describe()} | (
+            {"time_scale": [self.duration / self.path.span]} if self.uniform else {})

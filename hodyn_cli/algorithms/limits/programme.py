@@ -128,37 +128,58 @@ PROBES = np.vstack([[1.0, 0.0, 0.0, 0.0],
 
 # -- the path and its limits -------------------------------------------------------------
 
-#: the path's derivative r between samples comes from the orders r - BELOW .. D-1 there
+#: the path's derivative r between two samples h apart comes from the orders r - BELOW .. D-1
+#: there, r - 1 .. D-1 where h < FINE (seconds of the path: rounding of q^[a], which a file's
+#: positions carry to ~1e-13, becomes that over h^(r-a) in q^[r]; from two orders down, 1e-9
+#: of q'' at h = 10 ms but 1e-5 at 0.1 ms (10 kHz), where the output's time differences of
+#: qdd show it 1e4 times larger again; from one order down the finer sampling loses only
+#: the interpolant's degree, which it does not need)
 BELOW = 2
+FINE = 2e-3
 
 
 def between(path: Trajectory, s: np.ndarray) -> np.ndarray:
     """(E, D, m) ``q^[r](s)`` between the samples of ``path`` (its times: s): each order r as
-    the derivative of the Hermite interpolant of the orders from r - :data:`BELOW` to D-1 the
-    samples give. (The interpolant of all of them has the same derivatives up to its error,
-    but takes q^[r] from differences of the positions over h^r: 1e-14 of rounding in q
-    becomes ~1e-2 in q^[4] at h = 10 ms; from BELOW orders down, it stays ~1e-10.)"""
+    the derivative of the Hermite interpolant of the orders from r - :data:`BELOW` (r - 1 on
+    a step finer than :data:`FINE`) to D-1 the samples give. (The interpolant of all of them
+    has the same derivatives up to its error, but takes q^[r] from differences of the
+    positions over h^r: 1e-14 of rounding in q becomes ~1e-2 in q^[4] at h = 10 ms.)"""
     i = np.clip(np.searchsorted(path.t, s, side="right") - 1, 0, path.n_samples - 2)
     h = path.t[i + 1] - path.t[i]
-    u = (s - path.t[i]) / h
-    left, right = path.derivatives[i], path.derivatives[i + 1]
-    return np.stack([hermite(left[:, a:], right[:, a:], h, u, r - a)
-                     for r, a in enumerate(_low(path.orders))], axis=1)
+    return _interpolated(path.derivatives[i], path.derivatives[i + 1], h, (s - path.t[i]) / h)
 
 
-def _low(D: int) -> list[int]:
-    """The lowest order of the interpolant each order r = 0 .. D-1 comes from."""
-    return [max(0, r - BELOW) for r in range(D)]
+def _interpolated(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
+                  top: bool = False) -> np.ndarray:
+    """(E, D, m) ``q^[r]`` at ``s0 + u h`` between samples with the derivatives ``left`` and
+    ``right`` (E, D, m), each from the orders :func:`_low` gives; ``top``: (E, 1, m) the
+    derivative above the highest, ``q^[D]``, of the highest's interpolant (it jumps at the
+    samples: the path is C^(D-1) there)."""
+    D = left.shape[1]
+    fine = h < FINE
+    out = np.empty((len(h), 1 if top else D) + left.shape[2:])
+    for group in (fine, ~fine):
+        if group.any():
+            rows = slice(None) if group.all() else group
+            lows = _low(D, group is fine)
+            pairs = [(D, lows[-1])] if top else list(enumerate(lows))
+            out[rows] = np.stack([hermite(left[rows][:, a:], right[rows][:, a:], h[rows],
+                                          u[rows], r - a) for r, a in pairs], axis=1)
+    return out
+
+
+def _low(D: int, fine: bool) -> list[int]:
+    """The lowest order of the interpolant each order r = 0 .. D-1 comes from (``fine``: a
+    step finer than :data:`FINE`)."""
+    return [max(0, r - (1 if fine else BELOW)) for r in range(D)]
 
 
 def _ends(rows: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(intervals, m) ``q^[D]`` at the start and at the end of each interval between the
     samples (rows (N, D, m)): the derivative of the top order's interpolant, which jumps at
     the samples (the path is C^(D-1) there)."""
-    D = rows.shape[1]
-    a = _low(D)[-1]
     h = np.diff(t)
-    start, end = (hermite(rows[:-1, a:], rows[1:, a:], h, np.full(len(h), u), D - a)
+    start, end = (_interpolated(rows[:-1], rows[1:], h, np.full(len(h), u), top=True)[:, 0]
                   for u in (0.0, 1.0))
     return start, end
 

@@ -70,8 +70,8 @@ from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.drives import Drives, Friction
 
-__all__ = ["TOLERANCE", "Law", "rigid_laws", "elastic_laws", "drive_laws", "earliest",
-           "earliest_negative", "scaled"]
+__all__ = ["TOLERANCE", "Law", "JOINT_SERIES", "joint_laws", "rigid_laws", "elastic_laws",
+           "drive_laws", "earliest", "earliest_negative", "scaled"]
 
 #: relative slack within which a value counts as on its limit, not beyond it (rounding)
 TOLERANCE = 1e-9
@@ -126,13 +126,23 @@ def _still(trajectory: Trajectory) -> Trajectory:
     return replace(trajectory, wrenches=None)
 
 
+#: the joints' own series a limit may bound: position, velocity, acceleration, jerk
+JOINT_SERIES = ("q", "qd", "qdd", "qddd")
+
+
+def joint_laws(trajectory: Trajectory, names: tuple[str, ...]) -> dict[str, Law]:
+    """Laws of the :data:`JOINT_SERIES` the motion has (every joint): ``q^(j) x^j``."""
+    q = trajectory.derivatives
+    return {name: Law(j, q[:, j, :, None], names)
+            for j, name in enumerate(JOINT_SERIES[:trajectory.orders])}
+
+
 def rigid_laws(model: Model, trajectory: Trajectory, order: int, gravity=GRAVITY
                ) -> dict[str, Law]:
-    """Laws of ``q``, ``qd`` (every joint: ``trajectory`` over all joints, mimic joints
-    expanded) and ``tau`` .. ``tau^(order)`` (the independent joints; none for order -1)."""
-    q = trajectory.derivatives
-    laws = {name: Law(j, q[:, j, :, None], model.joint_names)
-            for j, name in enumerate(("q", "qd"))}
+    """Laws of ``q``, ``qd`` .. ``qddd`` (every joint: ``trajectory`` over all joints, mimic
+    joints expanded; :func:`joint_laws`) and ``tau`` .. ``tau^(order)`` (the independent
+    joints; none for order -1)."""
+    laws = joint_laws(trajectory, model.joint_names)
     if order < 0:
         return laws
     tau = body_fixed.inverse_dynamics(model, trajectory, order=order, gravity=gravity)
@@ -186,8 +196,7 @@ def elastic_laws(model: Model, trajectory: Trajectory, drives: Drives, kind: str
         u[sl], thetad[sl], taum[sl] = _graded_solve(model, drives, req, pairs, qs, graded,
                                                     omega)
     names, driven = model.joint_names, np.flatnonzero(drives.driven)
-    laws = {name: Law(j, trajectory.derivatives[:, j, :, None], names)
-            for j, name in enumerate(("q", "qd"))}
+    laws = joint_laws(trajectory, names)
     laws |= {derivative_name("u", j): Law(j, u[:, j], names) for j in range(3)}
     laws["thetad"] = Law(1, thetad[:, driven], tuple(names[c] for c in driven))
     laws["taum"] = Law(0, taum[:, driven], tuple(names[c] for c in driven))
@@ -210,7 +219,7 @@ def drive_laws(model: Model, trajectory: Trajectory, drives: Drives, order: int,
     dyn = actuators.inverse_dynamics(model, _still(trajectory), ideal, order=K, kind=kind,
                                      gravity=NO_GRAVITY, known=req)
     q, names = trajectory.derivatives, model.joint_names
-    laws = {name: Law(j, q[:, j, :, None], names) for j, name in enumerate(("q", "qd"))}
+    laws = joint_laws(trajectory, names)
     for j in range(order + 1):
         laws[derivative_name("tau", j)] = Law(
             j, np.stack([full.tau[:, j] - dyn.tau[:, j], dyn.tau[:, j]], axis=-1), names)

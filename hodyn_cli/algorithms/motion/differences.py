@@ -85,6 +85,13 @@ class Differences:
     def frequency(self) -> float:
         return 0.0 if self.mags is None else frequency(self.mags)
 
+    def share(self, rtol: float) -> float:
+        """The largest error of an order against the time differences of the one below, as a
+        share of its tolerance (:meth:`judged`): beyond 1, ``hodyn validate`` fails the
+        motion (0: no step to judge)."""
+        return max((float(rel.max()) / tol for rel, tol, _ in self.judged(rtol) if rel.size),
+                   default=0.0)
+
     def judged(self, rtol: float, omega: float | None = None
                ) -> list[tuple[np.ndarray, float, float]]:
         """Per order k = 1 .. D-1: the largest error per column relative to the column's
