@@ -175,8 +175,9 @@ def invocation(files, command: str, on: set[str]) -> list:
         "ik": [robot, d / "ee.h5", "--link", EE, "-o", out, "--on-singular", "warn"],
         "validate": [robot, traj, "--samples", "3"],
         "check": [robot, traj],
-        "retime": [robot, traj, "-o", out] + ([] if on & {"optimal", "to_limits", "factor"}
-                                              else ["--factor", "2"]),
+        "retime": [robot, traj, "-o", out] + (
+            [] if on & {"optimal", "to_limits", "factor"}   # drives limit: --factor refuses them
+            else ["--to-limits"] if on & {"drives", "elastic"} else ["--factor", "2"]),
         # (--optimal: a cosine; on the 0.2 s Fourier motion the linear programmes take ~5 s,
         # a cost that belongs to tests/test_optimal.py, not to this walk of combinations)
         "identify": [robot, d / ("ident_mimic.h5" if "mimic" in on else "ident.h5"), "-o",

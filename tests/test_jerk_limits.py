@@ -68,7 +68,7 @@ def test_planted_acceleration_and_jerk_violations(tmp_path):
     limits = tmp_path / "l.toml"
     limits.write_text("".join(f"[joints.{j}]\nvelocity = inf\n" for j in JOINTS).replace(
         "iiwa_joint_2]\n", f"iiwa_joint_2]\nacceleration = {acc!r}\n"))
-    jerks = ",".join(repr(jerk) if j == 4 else "1e6" for j in range(7))
+    jerks = ",".join(repr(jerk) if j == 4 else "inf" for j in range(7))   # inf: no limit
     out = tmp_path / "r.json"
     result = run("check", IIWA, IIWA_CSV, "--limits", limits, "--jerk", jerks, "--report", out)
     assert result.exit_code == 1, result.output
@@ -147,14 +147,20 @@ def test_panda_limits_file_holds_every_published_limit():
 
 
 def test_factor_refuses_limits_it_would_not_use(tmp_path):
-    """--factor K takes k as given: limits (a file, --jerk) with it are refused in one line,
-    not silently ignored; nothing is written."""
+    """--factor K takes k as given: limits (a file, --jerk, drives) with it are refused in
+    one line, not silently ignored; so is --jobs with --optimal; nothing is written."""
     out = tmp_path / "o.csv"
-    for extra in (("--jerk", "3"), ("--limits", URDF / "iiwa14_limits.toml")):
+    for extra in (("--jerk", "3"), ("--limits", URDF / "iiwa14_limits.toml"),
+                  ("--drives", URDF / "iiwa14_motors.toml")):
         result = run("retime", IIWA, IIWA_CSV, "--factor", "2", *extra, "-o", out)
         lines = [ln for ln in result.output.splitlines() if ln.startswith("hodyn: error:")]
         assert result.exit_code == 2 and lines == [
-            "hodyn: error: --limits and --jerk go with --to-limits or --optimal (--factor "
-            "takes k as given)"], result.output
+            "hodyn: error: --limits, --jerk and --drives go with --to-limits or --optimal "
+            "(--factor takes k as given)"], result.output
         assert not out.exists()
+    result = run("retime", IIWA, IIWA_CSV, "--optimal", "--limits", URDF / "iiwa14_limits.toml",
+                 "--jobs", "2", "-o", out)
+    assert result.exit_code == 2 and "hodyn: error: --jobs goes with the streaming runs: " \
+        "--optimal solves the whole path at once, on one core" in result.output, result.output
+    assert not out.exists()
 

@@ -14,9 +14,11 @@ from hodyn_cli.cli.root import app
 from hodyn_cli.errors import HodynError
 
 
-def numbers(text: str | None, option: str, count: int | None = None, names=()):
+def numbers(text: str | None, option: str, count: int | None = None, names=(),
+            unlimited: bool = False):
     """Comma-separated numbers of an option: one float, or a list (``count``: exactly that
-    many, one per name in ``names``)."""
+    many, one per name in ``names``); ``unlimited``: a limit's option, where ``inf`` says
+    "no limit" for a joint."""
     if text is None:
         return None
     from hodyn_cli import api
@@ -26,7 +28,8 @@ def numbers(text: str | None, option: str, count: int | None = None, names=()):
     except ValueError:
         raise HodynError(f"{option}: expected numbers separated by commas, got '{text}'") from None
     for value in values:
-        api.check_number(option, value)
+        if not (unlimited and value == float("inf")):
+            api.check_number(option, value)
     if count is not None:
         if len(values) != count:
             raise HodynError(f"{option} has {len(values)} values, the robot {count} joints "

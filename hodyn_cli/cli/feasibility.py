@@ -34,7 +34,7 @@ Drives = Annotated[Path | None, typer.Option(
 Jerk = Annotated[str | None, typer.Option(
     help="Joint jerk limit (rad/s^3; m/s^3 prismatic): one value for every joint, or one per "
          "joint (comma-separated, model order); overrides the URDF's (1.2 <limit jerk>) and "
-         "the limits file's.", show_default=False)]
+         "the limits file's; inf: no jerk limit for that joint.", show_default=False)]
 Kind = Annotated[ElasticModel, typer.Option(
     "--model", help="With --drives: full (rotor gyroscopic coupling) or reflected.")]
 
@@ -48,9 +48,9 @@ def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel,
     from hodyn_cli.cli.data import numbers
     from hodyn_cli.pipeline.jobs import LawsJob
 
-    values = numbers(jerk, "--jerk")
+    values = numbers(jerk, "--jerk", unlimited=True)
     if isinstance(values, list):
-        values = numbers(jerk, "--jerk", model.n, model.joint_names)
+        values = numbers(jerk, "--jerk", model.n, model.joint_names, unlimited=True)
     lim = api.joint_limits(model, limits, jerk=values)
     d = api.read_drives(model, drives) if drives else None
     s.capable(command, model, drives=d is not None, elastic=d is not None and
@@ -180,9 +180,12 @@ def retime(
     if not optimal and to_limits == (factor is not None):
         raise HodynError("give one of --to-limits, --optimal and --factor K" + (
             " (--to-limits finds k, --factor takes it)" if to_limits else ""))
-    if factor is not None and (limits is not None or jerk is not None):
-        raise HodynError("--limits and --jerk go with --to-limits or --optimal (--factor "
-                         "takes k as given)")
+    if factor is not None and (limits is not None or jerk is not None or drives is not None):
+        raise HodynError("--limits, --jerk and --drives go with --to-limits or --optimal "
+                         "(--factor takes k as given)")
+    if optimal and s.jobs is not None:
+        raise HodynError("--jobs goes with the streaming runs: --optimal solves the whole "
+                         "path at once, on one core")
     if factor is not None and not factor > 0:
         raise HodynError(f"--factor must be positive, got {factor}")
     if compact and (output == "-" or file_format(output) != "hdf5"):
