@@ -36,7 +36,7 @@ from hodyn_cli.errors import ModelError
 from hodyn_cli.modeling.mjcf_mesh import MeshAsset
 from hodyn_cli.modeling.mjcf_quat import frame_quat, quat_mul, unit, z_to_quat
 
-__all__ = ["Compiler", "Document", "Body", "Joint", "Geom", "Inertial", "Site", "read_document",
+__all__ = ["Compiler", "Document", "Body", "Equality", "Joint", "Geom", "Inertial", "Site", "read_document",
            "parse_xml"]
 
 #: nested includes deeper than this are a loop MuJoCo would also refuse
@@ -112,6 +112,20 @@ class Site:
     quat: np.ndarray
 
 
+@dataclass(frozen=True)
+class Equality:
+    """An active ``<equality>`` element: its ``kind`` (its tag: joint, connect, weld, tendon,
+    flex) and ``label`` (``"<equality> kind 'name'"``, for messages); a joint equality's
+    ``joint1``, ``joint2`` (None: joint1 alone) and ``polycoef`` (5 numbers; MuJoCo's
+    ``joint1 - ref1 = sum_k a_k (joint2 - ref2)^k``)."""
+
+    kind: str
+    label: str
+    joint1: str | None = None
+    joint2: str | None = None
+    polycoef: np.ndarray | None = None
+
+
 @dataclass
 class Body:
     name: str
@@ -134,7 +148,7 @@ class Document:
     world: Body                     # the world body: its geoms, sites and children
     gravity: np.ndarray | None      # <option gravity> (None: not given)
     meshes: dict[str, MeshAsset]    # the mesh assets by name
-    equalities: tuple[str, ...]     # "<equality> kind 'name'" of each active element
+    equalities: tuple[Equality, ...]  # the active <equality> elements
     sections: tuple[str, ...]       # the tags of <mujoco>'s children
 
 
@@ -507,12 +521,22 @@ class _Reader:
                     self._numbers(None, "face", None, what, a) if "face" in a else None)
         return out
 
-    def equalities(self) -> tuple[str, ...]:
+    def equalities(self) -> tuple[Equality, ...]:
         out = []
         for section in self.root.findall("equality"):
             for el in section:
-                if isinstance(el.tag, str) and el.get("active", "true") == "true":
-                    out.append(f"<equality> {el.tag} '{el.get('name', f'line {el.sourceline}')}'")
+                if not isinstance(el.tag, str) or el.get("active", "true") != "true":
+                    continue
+                label = f"<equality> {el.tag} '{el.get('name', f'line {el.sourceline}')}'"
+                if el.tag != "joint":
+                    out.append(Equality(el.tag, label))
+                    continue
+                if not el.get("joint1"):
+                    raise self.fail(f"{label}: missing attribute 'joint1'")
+                coef = np.array([0.0, 1, 0, 0, 0])  # MuJoCo's default; fewer numbers keep the rest
+                given = self._numbers(el, "polycoef", None, label, default="0 1 0 0 0")[:5]
+                coef[:len(given)] = given
+                out.append(Equality("joint", label, el.get("joint1"), el.get("joint2"), coef))
         return tuple(out)
 
 
