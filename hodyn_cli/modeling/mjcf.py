@@ -347,7 +347,8 @@ def _build(doc: Document, source: str, sha256: str) -> Model:
     ignored = [tag for tag in ("actuator", "tendon", "contact", "sensor") if tag in doc.sections]
     notes.append(Diagnostic("info", "MJCF: the kinematic tree and its inertias are read; "
                                     "armature, damping, springs, friction"
-                                    + "".join(f", <{t}>" for t in ignored) + " are not"))
+                                    + "".join(f", <{t}>" for t in ignored) + " are not "
+                                    "(hodyn info --drives-toml, --limits-toml export them)"))
     gravity = None if doc.gravity is None else \
         (float(doc.gravity[0]), float(doc.gravity[1]), float(doc.gravity[2]))
     if gravity is not None and gravity != DEFAULT_GRAVITY:

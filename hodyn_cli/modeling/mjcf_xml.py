@@ -47,6 +47,12 @@ GENERATORS = ("composite", "flexcomp", "replicate", "attach")
 
 ORIENTATIONS = ("quat", "axisangle", "xyaxes", "zaxis", "euler")
 
+#: the elements of ``<actuator>``: one kind of default (MuJoCo's shortcuts all set the
+#: default class's one actuator), kept under this key
+ACTUATORS = ("general", "motor", "position", "velocity", "intvelocity", "damper", "cylinder",
+             "muscle", "adhesion", "plugin")
+ACTUATOR_DEFAULT = "actuator"
+
 
 @dataclass(frozen=True)
 class Compiler:
@@ -89,6 +95,7 @@ class Joint:
     range: tuple[float, float]      # as written
     limited: str                    # true, false, auto
     align: str = "auto"             # a free joint's: its body's frame moved to the inertial one
+    attrs: dict[str, str] = field(default_factory=dict)  # as written, over its defaults
 
 
 @dataclass(frozen=True)
@@ -150,6 +157,8 @@ class Document:
     meshes: dict[str, MeshAsset]    # the mesh assets by name
     equalities: tuple[Equality, ...]  # the active <equality> elements
     sections: tuple[str, ...]       # the tags of <mujoco>'s children
+    #: the ``<actuator>`` elements: their attributes over their defaults, ``tag`` added
+    actuators: tuple[dict[str, str], ...] = ()
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -268,7 +277,8 @@ class _Reader:
             if child.tag == "default":
                 self._read_default(child, name)
             else:
-                merged = self.defaults[name].setdefault(child.tag, {})
+                tag = ACTUATOR_DEFAULT if child.tag in ACTUATORS else child.tag
+                merged = self.defaults[name].setdefault(tag, {})
                 _merge(merged, child.attrib)
 
     def attrs(self, el: etree._Element, cls: str) -> dict[str, str]:
@@ -440,7 +450,7 @@ class _Reader:
             raise self.fail(f"{what}: axis is zero")
         return Joint(name, kind, fpos + quaternion_matrix(fquat) @ pos, quaternion_matrix(fquat) @ axis,
                      float(self._numbers(None, "ref", 1, what, a, "0")[0]), (float(lo), float(hi)),
-                     limited, a.get("align", "auto"))
+                     limited, a.get("align", "auto"), a)
 
     def _geom(self, el, cls: str, fpos, fquat, body: Body) -> Geom:
         a = self.attrs(el, cls)
@@ -521,6 +531,20 @@ class _Reader:
                     self._numbers(None, "face", None, what, a) if "face" in a else None)
         return out
 
+    def actuators(self) -> tuple[dict[str, str], ...]:
+        out = []
+        for section in self.root.findall("actuator"):
+            for el in section:
+                if not isinstance(el.tag, str):
+                    continue
+                cls = el.get("class", "main")
+                if cls not in self.defaults:
+                    raise self.fail(f"<{el.tag} {_label(el)}>: unknown default class '{cls}'")
+                a = dict(self.defaults[cls].get(ACTUATOR_DEFAULT, {}))
+                _merge(a, el.attrib)
+                out.append({**a, "tag": el.tag, "name": a.get("name") or f"line {el.sourceline}"})
+        return tuple(out)
+
     def equalities(self) -> tuple[Equality, ...]:
         out = []
         for section in self.root.findall("equality"):
@@ -560,4 +584,4 @@ def read_document(root: etree._Element, path: Path) -> Document:
     world = reader.read_world()
     return Document(root.get("model", path.stem), reader.compiler, world, reader.gravity(),
                     reader.meshes(), reader.equalities(),
-                    tuple(el.tag for el in root if isinstance(el.tag, str)))
+                    tuple(el.tag for el in root if isinstance(el.tag, str)), reader.actuators())
