@@ -138,3 +138,18 @@ def test_a_urdf_has_no_export(tmp_path):
                     tmp_path / "d.toml")
     assert code == 2 and "export a MuJoCo model's (MJCF) parameters" in out
     assert not (tmp_path / "d.toml").exists()
+
+
+def test_free_joint_armature_is_noted(tmp_path):
+    """A free root's armature is a notice (drives are for hinges and slides); its hinge's
+    drive is written."""
+    path = tmp_path / "free.xml"
+    path.write_text('<mujoco><worldbody><body name="b"><joint name="f" type="free" '
+                    'armature="0.1"/><geom size="0.1"/><body name="c" pos="0.2 0 0"><joint '
+                    'name="h" armature="0.02"/><geom size="0.05"/></body></body></worldbody>'
+                    '</mujoco>')
+    code, out = run("info", path, "--drives-toml", tmp_path / "d.toml")
+    assert code == 0, out
+    assert "joint 'f' (free): its armature and damping are not exported" in out
+    assert tomllib.loads((tmp_path / "d.toml").read_text())["joints"] == {
+        "h": {"gear_ratio": 1.0, "rotor_inertia": 0.02}}

@@ -138,7 +138,8 @@ def import_log(
         help="The sensor_msgs/JointState topic (needed when there are several).",
         show_default=False)] = None,
     urdf: Annotated[Path | None, typer.Option(
-        help="Map the log's joints to this robot's (others dropped, missing ones an error).",
+        help="Map the log's joints to this robot's (others dropped, missing ones an error); "
+             "a MuJoCo log's layout is its MJCF model's.",
         show_default=False)] = None,
     s=None,
 ) -> None:

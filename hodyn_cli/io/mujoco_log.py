@@ -40,11 +40,12 @@ class MujocoLog:
         self.source = str(path)
         if not Path(path).is_file():
             raise HodynError("no such file", self.source)
-        self._h5 = None
+        self._h5 = self._npz = None
         try:
             if Path(path).suffix.lower() == ".npz":
-                self._data = np.load(path, allow_pickle=False)
-                names = set(self._data.files)
+                self._npz = np.load(path, allow_pickle=False)
+                self._data = _Members(self._npz)
+                names = set(self._npz.files)
             else:
                 import h5py
 
@@ -109,7 +110,19 @@ class MujocoLog:
         self.close()
 
     def close(self) -> None:
-        if self._h5 is not None:
-            self._h5.close()
-        elif hasattr(self, "_data"):
-            self._data.close()
+        for opened in (self._h5, self._npz):
+            if opened is not None:
+                opened.close()
+
+
+class _Members(dict):
+    """An ``.npz`` archive's members, each decompressed once, when first asked for (the
+    archive's own ``[]`` reads a member anew at every call)."""
+
+    def __init__(self, archive):
+        super().__init__()
+        self.archive = archive
+
+    def __missing__(self, name: str) -> np.ndarray:
+        self[name] = self.archive[name]
+        return self[name]
