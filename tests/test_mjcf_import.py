@@ -143,8 +143,10 @@ def test_bad_logs_are_one_line(tmp_path, case):
     assert (tmp_path / "out.csv").read_text() == "kept"
 
 
-def test_mujoco_log_needs_the_model(tmp_path):
+def test_mujoco_log_needs_the_mjcf_model(tmp_path):
     log = tmp_path / "a.npz"
     np.savez(log, qpos=np.zeros((2, 2)))
     code, out = run("import", log)
     assert code == 2 and "give --urdf MODEL.xml" in out
+    code, out = run("import", log, "--urdf", ROOT / "urdf" / "planar_2r.urdf")
+    assert code == 2 and "planar_2r.urdf is not one: give the MJCF model" in out

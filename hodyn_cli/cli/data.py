@@ -160,8 +160,9 @@ def import_log(
         urdf, strict=s.strict, xacro_args=xacro_mappings(s.xacro_arg),
         ignore_broken_mimic=s.ignore_broken_mimic)
     if mujoco:
-        assert model is not None  # urdf is given
-        import_mujoco_file(log, output, {"hodyn_version": __version__}, model, notify=s.notify)
+        assert urdf is not None and model is not None  # refused above without --urdf
+        import_mujoco_file(log, output, {"hodyn_version": __version__}, urdf, model,
+                           notify=s.notify)
         return
     import_file(log, output, {"hodyn_version": __version__}, topic=topic, model=model,
                 notify=s.notify)

@@ -125,16 +125,21 @@ def import_file(log: str | Path, output: str, attrs: dict, *, topic: str | None 
     tell(notify, [Diagnostic("notice", f"{log}: {note}") for note in joint_log.notes])
 
 
-def import_mujoco_file(log: str | Path, output: str, attrs: dict, model: Model, *,
-                       notify: Notify = None) -> int:
+def import_mujoco_file(log: str | Path, output: str, attrs: dict, robot: str | Path,
+                       model: Model, *, notify: Notify = None) -> int:
     """A MuJoCo state log (``qpos``, ``qvel``, ``qacc``, ``time``: :class:`~hodyn_cli.io.
-    mujoco_log.MujocoLog`) of ``model`` as a trajectory file, block by block: ``t`` (where the
-    log has ``time``), q, qd, qdd of the joints and a free root's ``base_`` motion
-    (:func:`~hodyn_cli.pipeline.mujoco_states.mujoco_trajectory`); returns the number of
-    samples. ``notify`` hears the layout read."""
+    mujoco_log.MujocoLog`) of the MJCF model ``robot`` (``model``: its model) as a trajectory
+    file, block by block: ``t`` (where the log has ``time``), q, qd, qdd of the joints and a
+    free root's ``base_`` motion (:func:`~hodyn_cli.pipeline.mujoco_states.mujoco_trajectory`);
+    returns the number of samples. ``notify`` hears the layout read."""
+    from hodyn_cli.modeling.mjcf import is_mjcf
     from hodyn_cli.pipeline.mujoco_states import free_root, mujoco_trajectory
 
     source = str(log)
+    if not is_mjcf(Path(robot).read_bytes()):
+        raise HodynError(f"a MuJoCo log's qpos follows the joint layout of its MJCF model, and "
+                         f"{robot} is not one: give the MJCF model (MuJoCo's mj_saveLastXML "
+                         "writes it from a URDF it loaded)", source)
     with MujocoLog(log) as states:
         free = free_root(model, states.widths, source)
         attrs = {**attrs, "joint_names": list(model.coordinate_names), "source": source}
