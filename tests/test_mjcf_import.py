@@ -150,3 +150,30 @@ def test_mujoco_log_needs_the_mjcf_model(tmp_path):
     assert code == 2 and "give --urdf MODEL.xml" in out
     code, out = run("import", log, "--urdf", ROOT / "urdf" / "planar_2r.urdf")
     assert code == 2 and "planar_2r.urdf is not one: give the MJCF model" in out
+
+
+def test_blocks_stream_the_same_file(tmp_path, monkeypatch):
+    """A log read in blocks of 5 samples gives the file one block gives (HDF5 output: its
+    datasets allocated whole); a bad value is named by its sample in the whole log."""
+    import hodyn_cli.pipeline.trajectories as trajectories
+
+    suite = pytest.importorskip("dm_control.suite")
+    path = Path(suite.__file__).parent / "fish.xml"
+    log = save(tmp_path / "fish.h5", simulate(path, steps=12, seed=2))
+    assert run("import", log, "--urdf", path, "-o", tmp_path / "one.h5")[0] == 0
+    monkeypatch.setattr(trajectories, "CHUNK_ROWS", 5)
+    assert run("import", log, "--urdf", path, "-o", tmp_path / "blocks.h5")[0] == 0
+    with h5py.File(tmp_path / "one.h5") as one, h5py.File(tmp_path / "blocks.h5") as blocks:
+        assert sorted(one) == sorted(blocks) and "base_Vbd" in one
+        for name in one:
+            assert np.array_equal(one[name][()], blocks[name][()]), name
+    with h5py.File(log, "r+") as f:
+        f["qvel"][7, 2] = np.inf
+    code, out = run("import", log, "--urdf", path, "-o", tmp_path / "bad.h5")
+    assert code == 2 and "array 'qvel': inf at sample 7, entry 2" in out
+    with h5py.File(log, "r+") as f:
+        f["qvel"][7, 2] = 0.0
+        f["qpos"][9, 3:7] = 0.0
+    code, out = run("import", log, "--urdf", path, "-o", tmp_path / "bad.h5")
+    assert code == 2 and "the free joint of 'torso': a zero quaternion at sample 9" in out
+    assert not (tmp_path / "bad.h5").exists()
