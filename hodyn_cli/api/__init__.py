@@ -70,6 +70,7 @@ from hodyn_cli.api.robots import (
     check_number,
     derivative_name,
     joint_trajectory,
+    load_joints,
     load_robot,
     lock_joints,
     lock_value,
@@ -83,7 +84,7 @@ __all__ = [
     # the types it takes and hands out, the default gravity
     "Model", "Trajectory", "BaseMotion", "Result", "GRAVITY",
     # robots and trajectories
-    "load_robot", "lock_joints", "lock_value", "joint_trajectory", "base_motion",
+    "load_robot", "load_joints", "lock_joints", "lock_value", "joint_trajectory", "base_motion",
     "derivative_name", "check_number",
     # who computes
     "use_backend", "backend", "backend_info",

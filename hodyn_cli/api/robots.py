@@ -14,7 +14,7 @@ from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import HodynError
 
-__all__ = ["load_robot", "lock_joints", "lock_value", "joint_trajectory", "joint_array",
+__all__ = ["load_robot", "load_joints", "lock_joints", "lock_value", "joint_trajectory", "joint_array",
            "wrenches_of", "base_motion", "coordinates", "check_number", "derivative_name"]
 
 
@@ -32,6 +32,21 @@ def load_robot(path: str | Path, *, strict: bool = False, xacro_args: dict | Non
     model = load_model(path, strict=strict, xacro_args=xacro_args, repair_inertia=repair_inertia,
                        ignore_broken_mimic=ignore_broken_mimic)
     return lock_joints(model, lock or {})
+
+
+def load_joints(path: str | Path, *, strict: bool = False, xacro_args: dict | None = None,
+                ignore_broken_mimic: bool = False) -> Model:
+    """The robot where only its joints matter (their names, order, coupling and the root:
+    ``hodyn import``): a URDF's impossible inertias repaired rather than refused, an MJCF
+    model as it is (MuJoCo's compiler gives consistent ones)."""
+    from hodyn_cli.modeling.mjcf import is_mjcf
+
+    try:
+        mujoco = is_mjcf(Path(path).read_bytes())
+    except OSError:
+        mujoco = False  # load_robot names the file that cannot be read
+    return load_robot(path, strict=strict, xacro_args=xacro_args, repair_inertia=not mujoco,
+                      ignore_broken_mimic=ignore_broken_mimic)
 
 
 def lock_joints(robot: Model, values: Mapping[str, float]) -> Model:

@@ -122,6 +122,12 @@ def info(
     json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
     parameters: Annotated[bool, typer.Option(
         "--parameters", help="The 10 dynamic parameters of every moving body instead.")] = False,
+    drives_toml: Annotated[str | None, typer.Option(
+        "--drives-toml", help="MJCF: write its armature, damping and actuator gears as a drives "
+                              "file (docs/mjcf.md).", show_default=False)] = None,
+    limits_toml: Annotated[str | None, typer.Option(
+        "--limits-toml", help="MJCF: write its actuators' force and control ranges as a limits "
+                              "file.", show_default=False)] = None,
     s=None,
 ) -> None:
     """Show the parsed model: joints, screws, reference poses, masses, topology."""
@@ -132,6 +138,10 @@ def info(
     model = api.load_robot(robot, strict=s.strict, xacro_args=xacro_mappings(s.xacro_arg),
                            repair_inertia=s.repair_inertia,
                            ignore_broken_mimic=s.ignore_broken_mimic)
+    if drives_toml or limits_toml:
+        from hodyn_cli.pipeline.mjcf_export import write_mjcf_drives
+
+        write_mjcf_drives(robot, model, drives=drives_toml, limits=limits_toml, notify=s.notify)
     if parameters:
         if json:
             print(render.parameters_json(model))

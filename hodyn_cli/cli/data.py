@@ -130,28 +130,42 @@ def _json_file(path: Path) -> dict:
     return data
 
 
-@command(app, "import", short_help="Trajectories from ROS 1/2 bags and MCAP logs.")
+@command(app, "import", short_help="Trajectories from ROS 1/2 bags, MCAP and MuJoCo logs.")
 def import_log(
     log: Annotated[Path, typer.Argument(
-        help="ROS 1 bag (.bag), ROS 2 bag (directory, .db3 or .mcap), or plain MCAP file.",
+        help="ROS 1 bag (.bag), ROS 2 bag (directory, .db3 or .mcap), plain MCAP file, or "
+             "MuJoCo log (.npz, .h5: qpos, qvel, qacc, time; needs --urdf MODEL.xml).",
         show_default=False)],
     output: Output = "-",
     topic: Annotated[str | None, typer.Option(
         help="The sensor_msgs/JointState topic (needed when there are several).",
         show_default=False)] = None,
     urdf: Annotated[Path | None, typer.Option(
-        help="Map the log's joints to this robot's (others dropped, missing ones an error).",
+        help="Map the log's joints to this robot's (others dropped, missing ones an error); "
+             "a MuJoCo log's layout is its MJCF model's.",
         show_default=False)] = None,
     s=None,
 ) -> None:
-    """Turn a robot log's JointState messages into a trajectory file (t, q, qd, effort)."""
+    """Turn a robot log's JointState messages into a trajectory file (t, q, qd, effort), or a
+    MuJoCo log's qpos, qvel, qacc into t, q, qd, qdd and a free root's base_ motion."""
     from hodyn_cli import api
     from hodyn_cli.cli.session import xacro_mappings
-    from hodyn_cli.pipeline.trajectories import import_file
+    from hodyn_cli.pipeline.trajectories import import_file, import_mujoco_file, is_mujoco_log
 
-    # only the joints' names are used: impossible inertias do not matter here
-    model = None if urdf is None else api.load_robot(
-        urdf, strict=s.strict, xacro_args=xacro_mappings(s.xacro_arg), repair_inertia=True,
+    mujoco = is_mujoco_log(log)
+    if mujoco and urdf is None:
+        raise HodynError("a MuJoCo log's qpos is read by the model's joint layout: give "
+                         "--urdf MODEL.xml", str(log))
+    if mujoco and topic is not None:
+        raise HodynError("--topic is for ROS bags and MCAP files, not MuJoCo logs", str(log))
+
+    model = None if urdf is None else api.load_joints(
+        urdf, strict=s.strict, xacro_args=xacro_mappings(s.xacro_arg),
         ignore_broken_mimic=s.ignore_broken_mimic)
+    if mujoco:
+        assert urdf is not None and model is not None  # refused above without --urdf
+        import_mujoco_file(log, output, {"hodyn_version": __version__}, urdf, model,
+                           notify=s.notify)
+        return
     import_file(log, output, {"hodyn_version": __version__}, topic=topic, model=model,
                 notify=s.notify)

@@ -17,9 +17,12 @@ inertia as MuJoCo's compiler does; here the screw model is built:
   the root is the world, and every tree under ``<worldbody>`` hangs from it;
 * bodies and named sites are the model's links (frames for ``kinematics --link``).
 
+* ``<equality joint>`` with a linear ``polycoef`` couples two joints as a mimic
+  (``model.mimic``: :func:`_couplings`).
+
 Refused in one line naming the element: ``ball`` joints, a free joint below the top level
-or with other joints, several free bodies, ``<equality>`` constraints, inertias that need
-MuJoCo's convex hull (:mod:`~hodyn_cli.modeling.mjcf_mesh`).
+or with other joints, several free bodies, ``<equality>`` constraints but linear joint
+couplings, inertias that need MuJoCo's convex hull (:mod:`~hodyn_cli.modeling.mjcf_mesh`).
 
 >>> from pathlib import Path
 >>> model = load_mjcf(Path(__file__).parents[2] / "mjcf" / "acrobot.xml")
@@ -169,10 +172,50 @@ def _check_joints(doc: Document, bodies: list[Body], source: str) -> Body | None
         if moving:
             raise ModelError(f"body '{free[0].name}' is free and the tree of body '{moving[0]}' "
                              "hangs from the world: hodyn's model has one root", source)
-    if doc.equalities:
-        raise ModelError(f"{doc.equalities[0]}: equality constraints (joint couplings, closed "
-                         "loops) are not supported yet", source)
+    for e in doc.equalities:
+        if e.kind in ("connect", "weld"):
+            raise ModelError(f"{e.label}: closed loops are not supported yet (they come with "
+                             "the Loops issue)", source)
+        if e.kind != "joint":
+            raise ModelError(f"{e.label}: {e.kind} equality constraints are not supported",
+                             source)
     return free[0] if free else None
+
+
+def _couplings(doc: Document, build: _Builder, source: str) -> tuple[np.ndarray, list[Diagnostic]]:
+    """``model.mimic`` of the joint equalities with a linear ``polycoef`` (a0, a1): MuJoCo's
+    ``q1 - ref1 = a0 + a1 (q2 - ref2)`` (``mj_instantiateEquality``, qpos0 = ref) is the
+    mimic ``q1 = a1 q2 + (ref1 + a0 - a1 ref2)``; and their info lines."""
+    names = build.names
+    mimic = np.tile([-1.0, 1.0, 0.0], (len(names), 1))
+    notes = []
+    for e in doc.equalities:
+        assert e.joint1 is not None and e.polycoef is not None  # a joint equality
+        for joint in (e.joint1, e.joint2):
+            if joint is not None and joint not in names:
+                raise ModelError(f"{e.label}: joint '{joint}' is not a hinge or slide of the "
+                                 "model", source)
+        if e.joint2 is None:
+            raise ModelError(f"{e.label}: joint '{e.joint1}' alone (held at a value): hold it "
+                             "with --lock instead", source)
+        if e.joint1 == e.joint2:
+            raise ModelError(f"{e.label}: joint1 and joint2 are both '{e.joint1}'", source)
+        if e.polycoef[2:].any():
+            raise ModelError(f"{e.label}: polycoef {' '.join(f'{c:g}' for c in e.polycoef)} is "
+                             "not linear (only a0 + a1 q couples joints as a mimic)", source)
+        follower, leader = names.index(e.joint1), names.index(e.joint2)
+        if mimic[follower, 0] >= 0:
+            raise ModelError(f"{e.label}: joint '{e.joint1}' is coupled twice", source)
+        a0, a1 = e.polycoef[:2]
+        offset = build.refs[follower] + a0 - a1 * build.refs[leader]
+        mimic[follower] = (leader, a1, offset)
+        notes.append(Diagnostic("info", f"joint '{e.joint1}' follows '{e.joint2}' ({e.label}): "
+                                        f"q = {a1:g} q_{e.joint2} + {offset:g}"))
+    for f, leader in enumerate(mimic[:, 0].astype(int)):
+        if leader >= 0 and mimic[leader, 0] >= 0:
+            raise ModelError(f"joint '{names[f]}' follows '{names[leader]}', which follows "
+                             "another joint (chains of couplings are not supported)", source)
+    return mimic, notes
 
 
 def _moves(body: Body) -> bool:
@@ -192,6 +235,7 @@ class _Builder:
         self.X: list[np.ndarray] = []
         self.M: list[np.ndarray] = []
         self.limits: list[tuple[float, float]] = []
+        self.refs: list[float] = []  # MuJoCo's qpos0 of each joint (radians, metres)
         self.links: dict[str, LinkFrame] = {}
         self.root_M = np.zeros((6, 6))
         self.notes: list[Diagnostic] = []
@@ -245,6 +289,7 @@ class _Builder:
         self.X.append(X)
         self.M.append(np.zeros((6, 6)))
         self.limits.append(self._limits(j, body))
+        self.refs.append(ref)
         if not last:
             self.links[self.link_names[-1]] = LinkFrame(len(self.names) - 1, np.eye(4))
         return len(self.names) - 1
@@ -302,19 +347,22 @@ def _build(doc: Document, source: str, sha256: str) -> Model:
     ignored = [tag for tag in ("actuator", "tendon", "contact", "sensor") if tag in doc.sections]
     notes.append(Diagnostic("info", "MJCF: the kinematic tree and its inertias are read; "
                                     "armature, damping, springs, friction"
-                                    + "".join(f", <{t}>" for t in ignored) + " are not"))
+                                    + "".join(f", <{t}>" for t in ignored) + " are not "
+                                    "(hodyn info --drives-toml, --limits-toml export them)"))
     gravity = None if doc.gravity is None else \
         (float(doc.gravity[0]), float(doc.gravity[1]), float(doc.gravity[2]))
     if gravity is not None and gravity != DEFAULT_GRAVITY:
         notes.append(Diagnostic("notice", f"gravity {' '.join(f'{v:g}' for v in gravity)} from "
                                           "<option gravity> (--gravity overrides it)"))
+    mimic, coupled = _couplings(doc, build, source)
+    notes += coupled
     n = len(build.names)
     return Model(
         name=doc.model, root_link=root, joint_names=tuple(build.names),
         joint_types=tuple(build.types), link_names=tuple(build.link_names),
         parent=np.array(build.parents, dtype=int), B=np.array(build.B).reshape(n, 4, 4),
         X=np.array(build.X).reshape(n, 6), inertias=np.array(build.M).reshape(n, 6, 6),
-        root_inertia=build.root_M, limits=np.array(build.limits).reshape(n, 2),
+        root_inertia=build.root_M, limits=np.array(build.limits).reshape(n, 2), mimic=mimic,
         links=build.links, parent_links=tuple(build.link_names[p] if p >= 0 else root
                                               for p in build.parents),
         diagnostics=tuple(notes), source_sha256=sha256, gravity=gravity)

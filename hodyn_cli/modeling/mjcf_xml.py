@@ -36,7 +36,7 @@ from hodyn_cli.errors import ModelError
 from hodyn_cli.modeling.mjcf_mesh import MeshAsset
 from hodyn_cli.modeling.mjcf_quat import frame_quat, quat_mul, unit, z_to_quat
 
-__all__ = ["Compiler", "Document", "Body", "Joint", "Geom", "Inertial", "Site", "read_document",
+__all__ = ["Compiler", "Document", "Body", "Equality", "Joint", "Geom", "Inertial", "Site", "read_document",
            "parse_xml"]
 
 #: nested includes deeper than this are a loop MuJoCo would also refuse
@@ -46,6 +46,12 @@ MAX_INCLUDE_DEPTH = 32
 GENERATORS = ("composite", "flexcomp", "replicate", "attach")
 
 ORIENTATIONS = ("quat", "axisangle", "xyaxes", "zaxis", "euler")
+
+#: the elements of ``<actuator>``: one kind of default (MuJoCo's shortcuts all set the
+#: default class's one actuator), kept under this key
+ACTUATORS = ("general", "motor", "position", "velocity", "intvelocity", "damper", "cylinder",
+             "muscle", "adhesion", "plugin")
+ACTUATOR_DEFAULT = "actuator"
 
 
 @dataclass(frozen=True)
@@ -89,6 +95,7 @@ class Joint:
     range: tuple[float, float]      # as written
     limited: str                    # true, false, auto
     align: str = "auto"             # a free joint's: its body's frame moved to the inertial one
+    attrs: dict[str, str] = field(default_factory=dict)  # as written, over its defaults
 
 
 @dataclass(frozen=True)
@@ -110,6 +117,20 @@ class Site:
     name: str
     pos: np.ndarray
     quat: np.ndarray
+
+
+@dataclass(frozen=True)
+class Equality:
+    """An active ``<equality>`` element: its ``kind`` (its tag: joint, connect, weld, tendon,
+    flex) and ``label`` (``"<equality> kind 'name'"``, for messages); a joint equality's
+    ``joint1``, ``joint2`` (None: joint1 alone) and ``polycoef`` (5 numbers; MuJoCo's
+    ``joint1 - ref1 = sum_k a_k (joint2 - ref2)^k``)."""
+
+    kind: str
+    label: str
+    joint1: str | None = None
+    joint2: str | None = None
+    polycoef: np.ndarray | None = None
 
 
 @dataclass
@@ -134,8 +155,10 @@ class Document:
     world: Body                     # the world body: its geoms, sites and children
     gravity: np.ndarray | None      # <option gravity> (None: not given)
     meshes: dict[str, MeshAsset]    # the mesh assets by name
-    equalities: tuple[str, ...]     # "<equality> kind 'name'" of each active element
+    equalities: tuple[Equality, ...]  # the active <equality> elements
     sections: tuple[str, ...]       # the tags of <mujoco>'s children
+    #: the ``<actuator>`` elements: their attributes over their defaults, ``tag`` added
+    actuators: tuple[dict[str, str], ...] = ()
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -254,7 +277,8 @@ class _Reader:
             if child.tag == "default":
                 self._read_default(child, name)
             else:
-                merged = self.defaults[name].setdefault(child.tag, {})
+                tag = ACTUATOR_DEFAULT if child.tag in ACTUATORS else child.tag
+                merged = self.defaults[name].setdefault(tag, {})
                 _merge(merged, child.attrib)
 
     def attrs(self, el: etree._Element, cls: str) -> dict[str, str]:
@@ -426,7 +450,7 @@ class _Reader:
             raise self.fail(f"{what}: axis is zero")
         return Joint(name, kind, fpos + quaternion_matrix(fquat) @ pos, quaternion_matrix(fquat) @ axis,
                      float(self._numbers(None, "ref", 1, what, a, "0")[0]), (float(lo), float(hi)),
-                     limited, a.get("align", "auto"))
+                     limited, a.get("align", "auto"), a)
 
     def _geom(self, el, cls: str, fpos, fquat, body: Body) -> Geom:
         a = self.attrs(el, cls)
@@ -507,12 +531,36 @@ class _Reader:
                     self._numbers(None, "face", None, what, a) if "face" in a else None)
         return out
 
-    def equalities(self) -> tuple[str, ...]:
+    def actuators(self) -> tuple[dict[str, str], ...]:
+        out = []
+        for section in self.root.findall("actuator"):
+            for el in section:
+                if not isinstance(el.tag, str):
+                    continue
+                cls = el.get("class", "main")
+                if cls not in self.defaults:
+                    raise self.fail(f"<{el.tag} {_label(el)}>: unknown default class '{cls}'")
+                a = dict(self.defaults[cls].get(ACTUATOR_DEFAULT, {}))
+                _merge(a, el.attrib)
+                out.append({**a, "tag": el.tag, "name": a.get("name") or f"line {el.sourceline}"})
+        return tuple(out)
+
+    def equalities(self) -> tuple[Equality, ...]:
         out = []
         for section in self.root.findall("equality"):
             for el in section:
-                if isinstance(el.tag, str) and el.get("active", "true") == "true":
-                    out.append(f"<equality> {el.tag} '{el.get('name', f'line {el.sourceline}')}'")
+                if not isinstance(el.tag, str) or el.get("active", "true") != "true":
+                    continue
+                label = f"<equality> {el.tag} '{el.get('name', f'line {el.sourceline}')}'"
+                if el.tag != "joint":
+                    out.append(Equality(el.tag, label))
+                    continue
+                if not el.get("joint1"):
+                    raise self.fail(f"{label}: missing attribute 'joint1'")
+                coef = np.array([0.0, 1, 0, 0, 0])  # MuJoCo's default; fewer numbers keep the rest
+                given = self._numbers(el, "polycoef", None, label, default="0 1 0 0 0")[:5]
+                coef[:len(given)] = given
+                out.append(Equality("joint", label, el.get("joint1"), el.get("joint2"), coef))
         return tuple(out)
 
 
@@ -536,4 +584,4 @@ def read_document(root: etree._Element, path: Path) -> Document:
     world = reader.read_world()
     return Document(root.get("model", path.stem), reader.compiler, world, reader.gravity(),
                     reader.meshes(), reader.equalities(),
-                    tuple(el.tag for el in root if isinstance(el.tag, str)))
+                    tuple(el.tag for el in root if isinstance(el.tag, str)), reader.actuators())

@@ -18,12 +18,15 @@ from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import CHUNK_ROWS, open_sink, trajectory_datasets
+from hodyn_cli.io.mujoco_log import MujocoLog, is_mujoco_log
 from hodyn_cli.io.paths import listing
+from hodyn_cli.io.results import base_datasets
 from hodyn_cli.pipeline import stream
 from hodyn_cli.pipeline.jobs import IkJob
 from hodyn_cli.pipeline.protocols import Notify, tell
 
-__all__ = ["ik_file", "generate_file", "import_file", "read_waypoints"]
+__all__ = ["ik_file", "generate_file", "import_file", "import_mujoco_file", "is_mujoco_log",
+           "read_waypoints"]
 
 def ik_file(job: IkJob, source: str, output: str, attrs: dict, *, notify: Notify = None,
             progress: Callable[[int, int | None], None] | None = None) -> int:
@@ -119,3 +122,42 @@ def import_file(log: str | Path, output: str, attrs: dict, *, topic: str | None 
                 sink.write({keys[k]: v for k, v in block.items()})
             sink.attrs["t0_ns"] = joint_log.t0_ns
     tell(notify, [Diagnostic("notice", f"{log}: {note}") for note in joint_log.notes])
+
+
+def import_mujoco_file(log: str | Path, output: str, attrs: dict, robot: str | Path,
+                       model: Model, *, notify: Notify = None) -> int:
+    """A MuJoCo state log (``qpos``, ``qvel``, ``qacc``, ``time``: :class:`~hodyn_cli.io.
+    mujoco_log.MujocoLog`) of the MJCF model ``robot`` (``model``: its model) as a trajectory
+    file, block by block: ``t`` (where the log has ``time``), q, qd, qdd of the joints and a
+    free root's ``base_`` motion (:func:`~hodyn_cli.pipeline.mujoco_states.mujoco_trajectory`);
+    returns the number of samples. ``notify`` hears the layout read."""
+    from hodyn_cli.modeling.mjcf import is_mjcf
+    from hodyn_cli.pipeline.mujoco_states import free_root, mujoco_trajectory
+
+    source = str(log)
+    if not is_mjcf(Path(robot).read_bytes()):
+        raise HodynError(f"a MuJoCo log's qpos follows the joint layout of its MJCF model, and "
+                         f"{robot} is not one: give the MJCF model (MuJoCo's mj_saveLastXML "
+                         "writes it from a URDF it loaded)", source)
+    with MujocoLog(log) as states:
+        free = free_root(model, states.widths, source)
+        attrs = {**attrs, "joint_names": list(model.coordinate_names), "source": source}
+        pieces = (mujoco_trajectory(model, block["qpos"], block.get("qvel"), block.get("qacc"),
+                                    block.get("time"), free=free, source=source, start=start)
+                  for start, block in zip(itertools.count(0, CHUNK_ROWS),
+                                          states.blocks(CHUNK_ROWS)))
+        first = next(pieces, None)
+        if first is None:
+            raise HodynError("the log has no samples", source)
+        columns = trajectory_datasets(first)[1] | base_datasets(first)[1]
+        with open_sink(output, columns, attrs, rows=states.n_samples) as sink:
+            for piece in itertools.chain([first], pieces):
+                sink.write(trajectory_datasets(piece)[0] | base_datasets(piece)[0])
+    mimics = [j for j in model.joint_names if j not in model.coordinate_names]
+    tell(notify, [Diagnostic("notice", f"{source}: {states.n_samples} samples of "
+                                       f"{', '.join(states.arrays)}"
+                                       + (f", the free joint of '{model.root_link}' as the base "
+                                          "motion (base_p, base_R, base_Vb...)" if free else "")
+                                       + (f"; the entries of mimic joint(s) {', '.join(mimics)} "
+                                          "dropped" if mimics else ""))])
+    return states.n_samples
