@@ -10,27 +10,33 @@ docs/examples/mujoco_log.py MODEL.xml OUT.npz``.
 
 import sys
 
-import mujoco
 import numpy as np
 
-model_path, out = sys.argv[1], sys.argv[2]
-m = mujoco.MjModel.from_xml_path(model_path)
-d = mujoco.MjData(m)
-d.qpos[:] = m.qpos0 + 0.3
-log: dict[str, list] = {k: [] for k in ("qpos", "qvel", "qacc", "time", "qfrc_applied")}
-while d.time < 1.0:
-    d.qfrc_applied[:] = 0.5 * np.sin(3 * d.time + np.arange(m.nv))
-    mujoco.mj_forward(m, d)  # qacc of this state (mj_step would move on first)
-    for key, values in log.items():
-        values.append(np.array(getattr(d, key), copy=True))
-    mujoco.mj_step(m, d)
-arrays = {k: np.array(v) for k, v in log.items()}
-if out.endswith((".h5", ".hdf5")):
-    import h5py
 
-    with h5py.File(out, "w") as f:
-        for k, v in arrays.items():
-            f[k] = v
-else:
-    np.savez(out, **arrays)
-print(f"{out}: {len(arrays['time'])} samples, nq = {m.nq}, nv = {m.nv}")
+def main(model_path: str, out: str) -> None:
+    import mujoco   # only to run it: the docs' doctests import this file
+
+    m = mujoco.MjModel.from_xml_path(model_path)
+    d = mujoco.MjData(m)
+    d.qpos[:] = m.qpos0 + 0.3
+    log: dict[str, list] = {k: [] for k in ("qpos", "qvel", "qacc", "time", "qfrc_applied")}
+    while d.time < 1.0:
+        d.qfrc_applied[:] = 0.5 * np.sin(3 * d.time + np.arange(m.nv))
+        mujoco.mj_forward(m, d)  # qacc of this state (mj_step would move on first)
+        for key, values in log.items():
+            values.append(np.array(getattr(d, key), copy=True))
+        mujoco.mj_step(m, d)
+    arrays = {k: np.array(v) for k, v in log.items()}
+    if out.endswith((".h5", ".hdf5")):
+        import h5py
+
+        with h5py.File(out, "w") as f:
+            for k, v in arrays.items():
+                f[k] = v
+    else:
+        np.savez(out, **arrays)
+    print(f"{out}: {len(arrays['time'])} samples, nq = {m.nq}, nv = {m.nv}")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])
