@@ -14,7 +14,7 @@ import numpy as np
 
 
 def main(model_path: str, out: str) -> None:
-    import mujoco   # only to run it: the docs' doctests import this file
+    import mujoco  # only to run it: the docs' doctests import this file
 
     m = mujoco.MjModel.from_xml_path(model_path)
     d = mujoco.MjData(m)
