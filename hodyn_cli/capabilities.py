@@ -30,6 +30,7 @@ __all__ = ["FEATURES", "COMMANDS", "ROBOT", "Excludes", "Requires", "RULES", "ch
 FEATURES = {
     "floating_base": "--floating-base",
     "contacts": "--contacts",
+    "loops": "--loops",
     "drives": "--drives",
     "elastic": "series-elastic --drives",
     "mimic": "<mimic> joints",
@@ -68,7 +69,8 @@ ROBOT = {"no_joints"}
 _STREAMING = {"wrench", "estimate", "cutoff", "gpu", "mimic", "no_joints"}
 COMMANDS = {
     "compute": _STREAMING | {"floating_base", "base_motion", "contacts", "drives",
-                             "joint_wrenches", "base_wrench", "method", "many", "validate"},
+                             "joint_wrenches", "base_wrench", "method", "many", "validate",
+                             "loops"},
     "matrices": _STREAMING | {"floating_base", "base_motion", "contacts", "state_derivatives",
                               "parameter_derivatives"},
     "regressor": _STREAMING | {"floating_base", "base_motion", "drives", "friction",
@@ -147,6 +149,9 @@ RULES: tuple[Excludes | Requires, ...] = (
              "the rotors' reactions are terms of the body-fixed recursion"),
     Excludes(("drives", "mimic"), ("compute", "regressor", "elastic", "validate", "check",
                                    "retime", "generate", "identify")),
+    *(Excludes(("loops", other), ("compute",)) for other in (
+        "floating_base", "contacts", "drives", "mimic", "wrench", "joint_wrenches",
+        "base_wrench", "validate", "many", "gpu")),
     Excludes(("floating_base",), ("identify",), "identification from the base wrench or "
              "contact forces is not built: a fixed root's joint torques only"),
     Excludes(("slotine_li", "friction"), ("regressor",)),

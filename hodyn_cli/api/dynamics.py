@@ -42,7 +42,9 @@ def inverse_dynamics(robot: Model, *derivatives: Any, order: int = 2, method: st
     the derivatives. With ``base_wrench``, also ``W``, ``Wd``, ... (N, 6): the wrench the root
     link exerts on its mount or supports, root link frame (docs/floating.md). A
     :class:`Trajectory` with a ``base`` (:class:`~hodyn_cli.core.trajectory.BaseMotion`) makes
-    the root a free body moving so.
+    the root a free body moving so. A robot with closed loops (:func:`close_loops`): the
+    actuated joints' torques, and the constraint forces ``Fl``, ``Fld``, ... (N, R): columns
+    :func:`~hodyn_cli.api.loops.loop_components` (docs/loops.md).
     """
     from hodyn_cli.algorithms.dynamics import floating, methods
 
@@ -55,6 +57,8 @@ def inverse_dynamics(robot: Model, *derivatives: Any, order: int = 2, method: st
     else:
         tau = methods.inverse_dynamics(robot, m.full, method=method, order=order, gravity=gravity)
     fields = series("tau", m.forces(tau))
+    if robot.actuated is not None:
+        fields |= series("Fl", m.coupling.constraint_forces(tau, m.full))
     if base_wrench:
         fields |= series("W", W)
     if joint_wrenches:

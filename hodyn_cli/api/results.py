@@ -124,7 +124,9 @@ def capable(command: str, robot: Model, **on: object) -> None:
     from hodyn_cli.modeling import coupling
 
     features = {name for name, given in on.items() if given}
-    if coupling.of(robot).active:
+    if robot.actuated is not None:
+        features.add("loops")
+    elif coupling.of(robot).active:
         features.add("mimic")
     if robot.n == 0:
         features.add("no_joints")
