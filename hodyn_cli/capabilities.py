@@ -151,7 +151,7 @@ RULES: tuple[Excludes | Requires, ...] = (
                                    "retime", "generate", "identify")),
     *(Excludes(("loops", other), ("compute",)) for other in (
         "floating_base", "contacts", "drives", "mimic", "wrench", "joint_wrenches",
-        "base_wrench", "validate", "many", "gpu")),
+        "base_wrench", "validate", "many")),
     Excludes(("floating_base",), ("identify",), "identification from the base wrench or "
              "contact forces is not built: a fixed root's joint torques only"),
     Excludes(("slotine_li", "friction"), ("regressor",)),

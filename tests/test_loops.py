@@ -11,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import (
+    SAMPLES,
     STENCIL,
     STENCIL2,
-    SAMPLES,
     URDF,
     assert_rates,
     stencil_derivative,
@@ -216,3 +216,31 @@ def test_compute_writes_the_actuated_torques_and_the_constraint_forces(tmp_path,
     written = np.loadtxt(out, delimiter=",", skiprows=1)
     assert np.allclose(written[:, 1], r.tau[:, 0], rtol=1e-12, atol=1e-12)
     assert np.allclose(written[:, 3:6], r.Fl, rtol=1e-12, atol=1e-12)
+
+
+def test_a_frame_closure_at_a_passive_cut_joint_is_the_point_closure(tmp_path, fourbar):
+    """The rocker's end carries a passive revolute joint and a massless tip; welding the tip
+    to the coupler's end (a frame closure: 6 rows of which the plane's 3 are independent)
+    is the point closure of the four-bar: the same crank torque and force, no moment about
+    the cut joint's axis, the redundant rows' share 0 (minimum norm)."""
+    text = (URDF / "fourbar.urdf").read_text().replace("</robot>", (
+        '<joint name="tip" type="revolute"><parent link="rocker_link"/><child link="tip_link"/>'
+        '<origin xyz="0.3 0 0"/><axis xyz="0 1 0"/><limit lower="-10" upper="10" effort="1" '
+        'velocity="20"/></joint><link name="tip_link"/></robot>'))
+    (tmp_path / "tip.urdf").write_text(text)
+    welded = api.close_loops(api.load_robot(tmp_path / "tip.urdf"), {
+        "actuated": ["crank"], "guess": {"coupler": -1.0, "rocker": -1.8, "tip": 0.6},
+        "loops": {"knee": {"type": "frame", "b": {"link": "tip_link"},
+                           "a": {"link": "coupler_link", "xyz": [0.35, 0, 0]}}}})
+    assert "6 constraint rows, 3 independent (3 redundant, dropped)" in api.loop_summary(welded)
+    _, closed = fourbar
+    tr = crank(np.linspace(0.0, 3.0, 13), 5)
+    ours, point = (api.inverse_dynamics(m, tr, order=2) for m in (welded, closed))
+    names = api.loop_components(welded)
+    assert names == tuple(f"knee_{x}" for x in ("mx", "my", "mz", "fx", "fy", "fz"))
+    for k, name in enumerate(("tau", "taud", "taudd")):
+        assert np.abs(ours[name] - point[name]).max() <= 1e-10 * np.abs(point[name]).max()
+        Fl = ours[api.derivative_name("Fl", k)]
+        scale = np.abs(Fl).max()
+        assert np.abs(Fl[:, 3:] - point[api.derivative_name("Fl", k)]).max() <= 1e-10 * scale
+        assert np.abs(Fl[:, :3]).max() <= 1e-10 * scale

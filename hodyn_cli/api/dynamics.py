@@ -47,6 +47,7 @@ def inverse_dynamics(robot: Model, *derivatives: Any, order: int = 2, method: st
     :func:`~hodyn_cli.api.loops.loop_components` (docs/loops.md).
     """
     from hodyn_cli.algorithms.dynamics import floating, methods
+    from hodyn_cli.algorithms.motion.loops import Closed
 
     m = Motion(robot, derivatives, named, t=t, wrenches=wrenches)
     capable("compute", robot, floating_base=m.full.base is not None,
@@ -57,7 +58,7 @@ def inverse_dynamics(robot: Model, *derivatives: Any, order: int = 2, method: st
     else:
         tau = methods.inverse_dynamics(robot, m.full, method=method, order=order, gravity=gravity)
     fields = series("tau", m.forces(tau))
-    if robot.actuated is not None:
+    if isinstance(m.coupling, Closed):   # closed loops: their constraint forces too
         fields |= series("Fl", m.coupling.constraint_forces(tau, m.full))
     if base_wrench:
         fields |= series("W", W)

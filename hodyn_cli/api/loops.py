@@ -5,10 +5,13 @@ the constraint forces ``Fl``, ``Fld``, ...)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError
+
+if TYPE_CHECKING:
+    from hodyn_cli.algorithms.motion.loops import Closed
 
 __all__ = ["close_loops", "loop_summary", "loop_components"]
 
@@ -27,12 +30,15 @@ def close_loops(robot: Model, loops: Any) -> Model:
     return close(robot, found)
 
 
-def _closed(robot: Model):
+def _closed(robot: Model) -> Closed:
+    from hodyn_cli.algorithms.motion.loops import Closed
     from hodyn_cli.modeling import coupling
 
     if robot.actuated is None:
         raise HodynError("the robot has no loops (api.close_loops closes them)")
-    return coupling.of(robot)
+    found = coupling.of(robot)
+    assert isinstance(found, Closed)  # (close_loops registered it)
+    return found
 
 
 def loop_summary(robot: Model) -> str:

@@ -64,9 +64,9 @@ def close(model: Model, loops: Loops) -> Model:
     :class:`Closed` (assembled at ``loops.guess``; errors name the loops file)."""
     from dataclasses import replace
 
-    closed = replace(model, actuated=loops.actuated, mimic=None)
     if (model.mimic[:, 0] >= 0).any():
         raise HodynError("a robot with <mimic> joints and loops: not supported", loops.source)
+    closed = replace(model, actuated=loops.actuated)
     coupling.register(closed, Closed(closed, loops))
     return closed
 
@@ -236,8 +236,9 @@ class Closed(coupling.Coupling):
         full[:, 0] = self.positions(qs[:, 0], t)
         for k in range(1, D):
             J = self.jacobian_jets(full, k - 1)
-            known = sum(comb(k - 1, j) * (J[:, j] @ full[:, k - j, :, None])[..., 0]
-                        for j in range(k))      # q_p^(k) still 0 in the j = 0 term
+            known = np.zeros((N, J.shape[2]))
+            for j in range(k):                   # q_p^(k) still 0 in the j = 0 term
+                known += comb(k - 1, j) * (J[:, j] @ full[:, k - j, :, None])[..., 0]
             full[:, k, self.p] = -np.linalg.solve(J[:, 0][:, :, self.p], known[..., None])[..., 0]
         return full
 
