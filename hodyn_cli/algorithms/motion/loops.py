@@ -14,10 +14,11 @@ above ``RANK_TOL`` of the largest; the loops hold ``P c = 0`` (the rest is check
 sample: the row space must not turn with the configuration). ``r = n - m``: the m actuated
 joints are the independent coordinates.
 
-**Positions**: per chunk, all samples at once, Newton on ``P c(q_a, q_p) = 0`` for q_p
-(``q_p <- q_p - (P J_p)^-1 P c``), continued from the reference in steps of at most
-``STEP`` rad of the actuated joints (every sample stays on the reference's assembly branch,
-whatever the chunking).
+**Positions**: per chunk, batched over samples, Newton on ``P c(q_a, q_p) = 0`` for q_p
+(``q_p <- q_p - (P J_p)^-1 P c``), continued in steps of at most ``STEP`` rad of the actuated
+joints: every ``COARSE``-th sample from the reference assembly (so every chunk stays on its
+branch), then by halving, each sample in between from its solved neighbour (warm-started along
+the file, a batch per level).
 
 **Derivatives** (implicit function theorem, exact): ``c(q(t)) = 0`` for all t, so
 ``c^(k) = d^(k-1)(J q') = sum_{j<k} C(k-1, j) J^(j) q^(k-j) = 0``; ``J^(j)`` needs q to order
@@ -34,6 +35,7 @@ work); the time derivatives by Leibniz over the jets of J (:mod:`hodyn_cli.core.
 
 from __future__ import annotations
 
+import weakref
 from math import ceil, comb
 
 import numpy as np
@@ -55,6 +57,8 @@ RANK_TOL = 1e-9
 SINGULAR_TOL = 1e-8
 #: the largest step of the actuated joints (rad or m) in the continuation from the reference
 STEP = 0.2
+#: every COARSE-th sample is continued from the assembly, the others from their neighbours
+COARSE = 64
 #: Newton's tolerance on the kept rows' residual (m, rad) and its iterations per solve
 RESIDUAL_TOL, ITERATIONS = 1e-13, 30
 
@@ -106,6 +110,10 @@ class Closed(coupling.Coupling):
                              loops.source)
         self.m, self.coordinate_names = len(self.a), model.coordinate_names
         self.G = np.eye(model.n)[:, self.a]  # G at no configuration in particular: see jacobian
+        #: ``P J^(k)`` along the joint motions :meth:`expand` made (their last IFT order's):
+        #: what :meth:`forces` and :meth:`constraint_forces` need again
+        self._known: weakref.WeakKeyDictionary[Trajectory, np.ndarray] = \
+            weakref.WeakKeyDictionary()
 
     def _frame(self, link: str, T: np.ndarray) -> LinkFrame:
         frame = self.model.links[link]
@@ -188,15 +196,24 @@ class Closed(coupling.Coupling):
 
     def positions(self, qa: np.ndarray, t: np.ndarray | None = None) -> np.ndarray:
         """All joint positions (N, n) of the actuated joints' (N, m), every sample at once
-        (module docstring); a singular or unclosable sample is named (``t``: its times)."""
+        (module docstring); a singular or unclosable sample is named (``t``: its times).
+
+        Warm-started along the file by halving: every ``COARSE``-th sample is continued from
+        the assembly, then each sample halfway between two solved ones from the one before
+        it (a batch per level, log2(COARSE) levels)."""
         N = qa.shape[0]
-        q = np.broadcast_to(self.reference, (N, self.n)).copy()
-        start = self.reference[self.a]
-        steps = max(1, ceil(np.abs(qa - start).max(initial=0.0) / STEP))
-        for s in range(1, steps + 1):
-            q[:, self.a] = start + (qa - start) * (s / steps)
-            self._newton(q, ITERATIONS if s == steps else 3, t)
+        q = np.empty((N, self.n))
+        stride = 1 << min(COARSE.bit_length() - 1, max(N - 1, 1).bit_length() - 1)
+        first = np.arange(0, N, stride)
+        q[first] = self._continued(np.broadcast_to(self.reference, (len(first), self.n)),
+                                   qa[first], t, first)
+        while stride > 1:
+            half = stride // 2
+            new = np.arange(half, N, stride)
+            q[new] = self._continued(q[new - half], qa[new], t, new)
+            stride = half
         c, J = self.residual(q)
+        self._nonsingular((self.P @ J)[:, :, self.p], t, np.arange(N))
         bad = np.abs(c).max(axis=1) > 1e-9
         if bad.any():
             raise HodynError(f"{self._where(t, int(bad.argmax()))}: the loops cannot close there "
@@ -209,45 +226,68 @@ class Closed(coupling.Coupling):
                              "change with the configuration (not supported)")
         return q
 
-    def _newton(self, q: np.ndarray, iterations: int, t: np.ndarray | None) -> None:
+    def _continued(self, q0: np.ndarray, qa: np.ndarray, t: np.ndarray | None,
+                   samples: np.ndarray) -> np.ndarray:
+        """The closed positions at the actuated ``qa`` (M, m) continued from the closed ``q0``
+        (M, n) in steps of at most ``STEP`` (``samples``: their indices, for messages)."""
+        q = q0.copy()
+        start = q0[:, self.a]
+        steps = max(1, ceil(np.abs(qa - start).max(initial=0.0) / STEP))
+        for s in range(1, steps + 1):
+            q[:, self.a] = start + (qa - start) * (s / steps)
+            self._newton(q, ITERATIONS if s == steps else 3, t, samples)
+        return q
+
+    def _newton(self, q: np.ndarray, iterations: int, t: np.ndarray | None,
+                samples: np.ndarray) -> None:
         for _ in range(iterations):
             c, J = self.residual(q)
             Jp = (self.P @ J)[:, :, self.p]
-            self._nonsingular(Jp, t)
+            # Hadamard's ratio |det| / prod(row norms) (<= 1) screens for near-singular
+            # matrices at a fraction of an SVD's cost; the SVD then decides
+            ratio = np.abs(np.linalg.det(Jp)) / np.prod(np.linalg.norm(Jp, axis=2), axis=1)
+            near = ratio < SINGULAR_TOL ** 0.5
+            if near.any():
+                self._nonsingular(Jp[near], t, samples[near])
             step = np.linalg.solve(Jp, (self.P @ c[..., None]))[..., 0]
             q[:, self.p] -= step
             if np.abs(step).max() < RESIDUAL_TOL:
                 return
 
-    def _nonsingular(self, Jp: np.ndarray, t: np.ndarray | None) -> None:
+    def _nonsingular(self, Jp: np.ndarray, t: np.ndarray | None, samples: np.ndarray) -> None:
         s = np.linalg.svd(Jp, compute_uv=False)
         bad = s[:, -1] < SINGULAR_TOL * s[:, 0]
         if bad.any():
-            raise HodynError(f"{self._where(t, int(bad.argmax()))}: a singular configuration "
+            i = int(bad.argmax())
+            raise HodynError(f"{self._where(t, int(samples[i]))}: a singular configuration "
                              "of the loops (the passive joints' Jacobian loses rank: "
-                             f"condition {s[bad.argmax(), 0] / s[bad.argmax(), -1]:.3g})")
+                             f"condition {s[i, 0] / s[i, -1]:.3g})")
 
-    def joint_rates(self, qs: np.ndarray, t: np.ndarray | None = None) -> np.ndarray:
+    def joint_rates(self, qs: np.ndarray, t: np.ndarray | None = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
         """q_full and its derivatives (N, D, n) of the actuated joints' (N, D, m) (module
-        docstring: Newton, then the implicit function theorem order by order)."""
+        docstring: Newton, then the implicit function theorem order by order), and ``P
+        J^(k)`` to order D - 2 along them (N, D-1, r, n; order 0 where D = 1)."""
         N, D, _ = qs.shape
         full = np.zeros((N, D, self.n))
         full[:, :, self.a] = qs
         full[:, 0] = self.positions(qs[:, 0], t)
+        J = self.jacobian_jets(full, 0)
         for k in range(1, D):
-            J = self.jacobian_jets(full, k - 1)
+            if k > 1:
+                J = self.jacobian_jets(full, k - 1)
             known = np.zeros((N, J.shape[2]))
             for j in range(k):                   # q_p^(k) still 0 in the j = 0 term
                 known += comb(k - 1, j) * (J[:, j] @ full[:, k - j, :, None])[..., 0]
             full[:, k, self.p] = -np.linalg.solve(J[:, 0][:, :, self.p], known[..., None])[..., 0]
-        return full
+        return full, J
 
     def constraint_forces(self, f: np.ndarray, trajectory: Trajectory) -> np.ndarray:
         """lambda and its derivatives (N, K+1, R) (rows ``components``) from the tree's
         torques and theirs f (N, K+1, n) along the joints' ``trajectory``:
         ``J_p^T lambda = f_p``, the kept rows', ``P^T lambda_r`` (module docstring)."""
         K = f.shape[1] - 1
-        Jp_inv = jets.inverse(self.jacobian_jets(trajectory.derivatives, K)[..., self.p])
+        Jp_inv = jets.inverse(self._along(trajectory, K)[..., self.p])
         lam = jets.product(jets.transpose(Jp_inv), f[..., self.p, None])[..., 0]
         return lam @ self.P
 
@@ -258,17 +298,24 @@ class Closed(coupling.Coupling):
 
     def jacobian(self, q: np.ndarray) -> np.ndarray:
         q = np.asarray(q, dtype=float)
-        full = self.positions(q.reshape(-1, self.m))
-        return self._G(full[:, None], 0)[:, 0].reshape(q.shape[:-1] + (self.n, self.m))
+        full = Trajectory(self.joint_names, self.positions(q.reshape(-1, self.m))[:, None])
+        return self._G(full, 0)[:, 0].reshape(q.shape[:-1] + (self.n, self.m))
 
     def tangent(self, v: np.ndarray, q: np.ndarray | None = None) -> np.ndarray:
         if q is None:
             raise HodynError("closed loops: the joint rates need the configuration q")
         return (self.jacobian(q) @ v[..., None])[..., 0]
 
-    def _G(self, qs: np.ndarray, K: int) -> np.ndarray:
-        """``G^(k)`` (N, K+1, n, m) along joint motion qs (N, >= K+1, n)."""
-        J = self.jacobian_jets(qs, K)
+    def _along(self, full: Trajectory, K: int) -> np.ndarray:
+        """``P J^(k)``, k = 0..K, along the joints' motion (known from :meth:`expand`)."""
+        known = self._known.get(full)
+        if known is not None and known.shape[1] > K:
+            return known[:, : K + 1]
+        return self.jacobian_jets(full.derivatives, K)
+
+    def _G(self, full: Trajectory, K: int) -> np.ndarray:
+        """``G^(k)`` (N, K+1, n, m) along the joints' motion (q to order K at least)."""
+        J = self._along(full, K)
         X = -jets.product(jets.inverse(J[..., self.p]), J[..., self.a])
         G = np.zeros(X.shape[:2] + (self.n, self.m))
         G[:, 0, self.a] = np.eye(self.m)
@@ -281,15 +328,17 @@ class Closed(coupling.Coupling):
         if trajectory.joint_names != self.coordinate_names:
             raise HodynError(f"the trajectory's joints {trajectory.joint_names} are not the "
                              f"actuated joints {self.coordinate_names}")
-        return Trajectory(self.joint_names, self.joint_rates(trajectory.derivatives, trajectory.t),
-                          trajectory.t, trajectory.wrenches, trajectory.series, trajectory.base)
+        qs, J = self.joint_rates(trajectory.derivatives, trajectory.t)
+        full = Trajectory(self.joint_names, qs, trajectory.t, trajectory.wrenches,
+                          trajectory.series, trajectory.base)
+        self._known[full] = J
+        return full
 
     def forces(self, f: np.ndarray, trajectory: Trajectory | None = None, axis: int = -1
                ) -> np.ndarray:
         if trajectory is None:
             raise HodynError("closed loops: projecting forces needs the motion")
-        full = self.expand(trajectory)
-        G = self._G(full.derivatives, f.shape[1] - 1)
+        G = self._G(self.expand(trajectory), f.shape[1] - 1)
         return np.moveaxis(coupling.leibniz(list(np.moveaxis(G, 1, 0)), np.moveaxis(f, axis, -1)),
                            -1, axis)
 
