@@ -82,7 +82,7 @@ COMMANDS = {
                    "base_motion", "jacobian", "link"},
     "ik": {"gpu", "mimic", "no_joints"},
     "validate": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "method",
-                              "simulate", "torques", "sim_rtol", "torque_rtol"},
+                              "simulate", "torques", "sim_rtol", "torque_rtol", "loops"},
     "check": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "elastic"},
     "retime": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "elastic",
                             "optimal", "to_limits", "factor", "segments"},
@@ -151,7 +151,9 @@ RULES: tuple[Excludes | Requires, ...] = (
                                    "retime", "generate", "identify")),
     *(Excludes(("loops", other), ("compute",)) for other in (
         "floating_base", "contacts", "drives", "mimic", "wrench", "joint_wrenches",
-        "base_wrench", "validate", "many")),
+        "base_wrench", "many")),
+    *(Excludes(("loops", other), ("validate",)) for other in (
+        "floating_base", "contacts", "drives", "mimic", "wrench", "simulate", "torques")),
     Excludes(("floating_base",), ("identify",), "identification from the base wrench or "
              "contact forces is not built: a fixed root's joint torques only"),
     Excludes(("slotine_li", "friction"), ("regressor",)),

@@ -161,7 +161,7 @@ def invocation(files, command: str, on: set[str]) -> list:
         robot, traj = d / "gripper_arm_mimic.urdf", d / "mimic.h5"
     if "no_joints" in on:
         robot, traj = URDF / "free_body.urdf", d / "free.csv"
-    if on <= {"loops", "method", "estimate", "cutoff"} and "loops" in on:
+    if on <= {"loops", "method", "estimate", "cutoff", "validate"} and "loops" in on:
         robot, traj = URDF / "fourbar.urdf", SAMPLES / "fourbar_crank.csv"
     out = d / f"out_{command}_{'_'.join(sorted(on))}.h5"
     out.unlink(missing_ok=True)

@@ -244,3 +244,32 @@ def test_a_frame_closure_at_a_passive_cut_joint_is_the_point_closure(tmp_path, f
         scale = np.abs(Fl).max()
         assert np.abs(Fl[:, 3:] - point[api.derivative_name("Fl", k)]).max() <= 1e-10 * scale
         assert np.abs(Fl[:, :3]).max() <= 1e-10 * scale
+
+
+def test_validate_proves_the_loops_and_fails_a_wrong_projection(fourbar, monkeypatch):
+    """hodyn validate --loops: the loops group (closure, G, virtual power, the actuated
+    torques', constraint forces' and passive joints' derivatives by differences along the
+    actuated joints' local motion) passes; with G' and G'' dropped from the projection the
+    torque rates fail."""
+    from hodyn_cli.algorithms.motion.loops import Closed
+
+    result = CliRunner().invoke(app, ["validate", str(URDF / "fourbar.urdf"),
+                                      str(SAMPLES / "fourbar_crank.csv"), "--loops", str(LOOPS),
+                                      "--samples", "5", "--method", "body-fixed"])
+    assert result.exit_code == 0, result.output
+    _, closed = fourbar
+    tr = crank(np.linspace(0.0, 2.0, 41), 5)
+    report = api.validate_motion(closed, tr, samples=5, methods=["body-fixed"])
+    loops = {c.name: c.status for c in report.checks if c.group == "loops"}
+    assert report.passed and len(loops) == 11 and set(loops.values()) == {"pass"}
+    rigid = Closed._G
+
+    def frozen(self, full, K):
+        G = rigid(self, full, K)
+        G[:, 1:] = 0.0
+        return G
+
+    monkeypatch.setattr(Closed, "_G", frozen)
+    report = api.validate_motion(closed, tr, samples=5, methods=["body-fixed"])
+    failed = {(c.group, c.name) for c in report.checks if c.status == "fail"}
+    assert failed == {("loops", "taud vs d/dt tau"), ("loops", "taudd vs d/dt taud")}
