@@ -67,37 +67,55 @@ def fourbar():
     return tree, api.close_loops(tree, LOOPS)
 
 
-def test_pinocchio_constraint_dynamics_reproduces_the_motion_and_the_force(fourbar):
-    """pin.constraintDynamics (a CONTACT_3D between the same two points) with hodyn's crank
-    torque and no passive torque: every joint's acceleration, and its contact force (frame 1's
-    axes) turned to the root's is hodyn's Fl (unique in the plane; the out-of-plane row is the
-    redundant one: 0 at minimum norm, as Pinocchio's proximal solution)."""
+#: the bundled mechanisms: robot, loops file, the cut's two points (link, x along it), and a
+#: motion of the actuated joints (cosine: offset, amplitude, omega per joint)
+MECHANISMS = {
+    "four-bar": ("fourbar", ("coupler_link", 0.35), ("rocker_link", 0.3),
+                 ([0.3], [1.2], [2.0])),
+    "five-bar": ("fivebar", ("left_distal", 0.3), ("right_distal", 0.3),
+                 ([-2.0, -1.1], [0.3, 0.25], [2.0, 3.0])),
+}
+
+
+@pytest.mark.parametrize("name", list(MECHANISMS))
+def test_pinocchio_constraint_dynamics_reproduces_the_motion_and_the_force(name):
+    """pin.constraintDynamics (a CONTACT_3D between the same two points) with hodyn's
+    actuated torques and no passive torque: every joint's acceleration, and its contact force
+    (frame 1's axes) turned to the root's is hodyn's Fl (unique in the plane; the out-of-plane
+    row is the redundant one: 0 at minimum norm, as Pinocchio's proximal solution)."""
+    from hodyn_cli.core.trajectory import cosine
+
     pin = pytest.importorskip("pinocchio")
-    tree, closed = fourbar
-    tr = crank(np.linspace(0.0, 3.0, 7), 4)
+    robot, (link_a, xa), (link_b, xb), (offset, amplitude, omega) = MECHANISMS[name]
+    tree = api.load_robot(URDF / f"{robot}.urdf")
+    closed = api.close_loops(tree, URDF / f"{robot}_loops.toml")
+    tr = cosine(closed.coordinate_names, np.linspace(0.0, 3.0, 7), amplitude=amplitude,
+                omega=omega, offset=offset, phase=[0.0, 0.5][: len(offset)], orders=4)
     r = api.inverse_dynamics(closed, tr, order=0)
     full = coupling.of(closed).expand(tr)
-    pm = pin.buildModelFromUrdf(str(URDF / "fourbar.urdf"))
+    pm = pin.buildModelFromUrdf(str(URDF / f"{robot}.urdf"))
     order = [tree.joint_index(pm.names[j]) for j in range(1, pm.njoints)]
     data = pm.createData()
-    fa, fb = pm.frames[pm.getFrameId("coupler_link")], pm.frames[pm.getFrameId("rocker_link")]
-    pa = fa.placement * pin.SE3(np.eye(3), np.array([0.35, 0.0, 0.0]))
-    pb = fb.placement * pin.SE3(np.eye(3), np.array([0.3, 0.0, 0.0]))
+    fa, fb = pm.frames[pm.getFrameId(link_a)], pm.frames[pm.getFrameId(link_b)]
+    pa = fa.placement * pin.SE3(np.eye(3), np.array([xa, 0.0, 0.0]))
+    pb = fb.placement * pin.SE3(np.eye(3), np.array([xb, 0.0, 0.0]))
     models, datas = pin.StdVec_RigidConstraintModel(), pin.StdVec_RigidConstraintData()
     models.append(pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, pm, fa.parentJoint, pa,
                                            fb.parentJoint, pb, pin.ReferenceFrame.LOCAL))
     datas.append(models[0].createData())
     pin.initConstraintDynamics(pm, data, models, datas)
     prox = pin.ProximalSettings(1e-14, 1e-12, 100)
+    actuated = list(closed.actuated)
     for s in range(tr.n_samples):
         q, v = full.q[s, order], full.qd[s, order]
-        tau = np.where(np.array(order) == 0, r.tau[s, 0], 0.0)
-        a = pin.constraintDynamics(pm, data, q, v, tau, models, datas, prox)
+        tau = np.zeros(tree.n)
+        tau[actuated] = r.tau[s]
+        a = pin.constraintDynamics(pm, data, q, v, tau[order], models, datas, prox)
         assert np.abs(a - full.qdd[s, order]).max() <= 1e-9 * np.abs(full.qdd[s]).max()
         pin.forwardKinematics(pm, data, q)
         force = (data.oMi[fa.parentJoint] * pa).rotation @ data.lambda_c
         assert np.abs(force - r.Fl[s]).max() <= 1e-9 * np.abs(r.Fl[s]).max()
-    assert api.loop_components(closed) == ("knee_fx", "knee_fy", "knee_fz")
+    assert len(api.loop_components(closed)) == 3
     assert np.abs(r.Fl[:, 1]).max() == 0.0 and np.abs(r.Fl).max() > 1.0
 
 
@@ -273,3 +291,15 @@ def test_validate_proves_the_loops_and_fails_a_wrong_projection(fourbar, monkeyp
     report = api.validate_motion(closed, tr, samples=5, methods=["body-fixed"])
     failed = {(c.group, c.name) for c in report.checks if c.status == "fail"}
     assert failed == {("loops", "taud vs d/dt tau"), ("loops", "taudd vs d/dt taud")}
+
+
+def test_the_five_bar_validates():
+    """Two actuated joints (G is 4 x 2): every loops check passes on the five-bar."""
+    from hodyn_cli.core.trajectory import cosine
+
+    closed = api.close_loops(api.load_robot(URDF / "fivebar.urdf"), URDF / "fivebar_loops.toml")
+    tr = cosine(closed.coordinate_names, np.linspace(0.0, 2.0, 41), amplitude=[0.3, 0.25],
+                omega=[2.0, 3.0], offset=[-2.0, -1.1], phase=[0.0, 0.5], orders=5)
+    report = api.validate_motion(closed, tr, samples=5, methods=["body-fixed"])
+    loops = [c for c in report.checks if c.group == "loops"]
+    assert report.passed and len(loops) == 12 and all(c.status == "pass" for c in loops)
