@@ -67,13 +67,15 @@ def fourbar():
     return tree, api.close_loops(tree, LOOPS)
 
 
-#: the bundled mechanisms: robot, loops file, the cut's two points (link, x along it), and a
-#: motion of the actuated joints (cosine: offset, amplitude, omega per joint)
+#: the bundled mechanisms: robot (and its loops file), the cut's two points (link, position
+#: in it), and a motion of the actuated joints (cosine: offset, amplitude, omega per joint)
 MECHANISMS = {
-    "four-bar": ("fourbar", ("coupler_link", 0.35), ("rocker_link", 0.3),
+    "four-bar": ("fourbar", ("coupler_link", [0.35, 0, 0]), ("rocker_link", [0.3, 0, 0]),
                  ([0.3], [1.2], [2.0])),
-    "five-bar": ("fivebar", ("left_distal", 0.3), ("right_distal", 0.3),
+    "five-bar": ("fivebar", ("left_distal", [0.3, 0, 0]), ("right_distal", [0.3, 0, 0]),
                  ([-2.0, -1.1], [0.3, 0.25], [2.0, 3.0])),
+    "leg with a four-bar knee": ("leg_fourbar_knee", ("knee_rod_link", [0, 0, -0.3]),
+                                 ("shank", [0.06, 0, 0]), ([0.0, -0.5], [0.3, 0.4], [2.0, 3.0])),
 }
 
 
@@ -97,8 +99,8 @@ def test_pinocchio_constraint_dynamics_reproduces_the_motion_and_the_force(name)
     order = [tree.joint_index(pm.names[j]) for j in range(1, pm.njoints)]
     data = pm.createData()
     fa, fb = pm.frames[pm.getFrameId(link_a)], pm.frames[pm.getFrameId(link_b)]
-    pa = fa.placement * pin.SE3(np.eye(3), np.array([xa, 0.0, 0.0]))
-    pb = fb.placement * pin.SE3(np.eye(3), np.array([xb, 0.0, 0.0]))
+    pa = fa.placement * pin.SE3(np.eye(3), np.array(xa, dtype=float))
+    pb = fb.placement * pin.SE3(np.eye(3), np.array(xb, dtype=float))
     models, datas = pin.StdVec_RigidConstraintModel(), pin.StdVec_RigidConstraintData()
     models.append(pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, pm, fa.parentJoint, pa,
                                            fb.parentJoint, pb, pin.ReferenceFrame.LOCAL))
