@@ -305,3 +305,18 @@ def test_the_five_bar_validates():
     report = api.validate_motion(closed, tr, samples=5, methods=["body-fixed"])
     loops = [c for c in report.checks if c.group == "loops"]
     assert report.passed and len(loops) == 12 and all(c.status == "pass" for c in loops)
+
+
+def test_what_is_not_built_is_refused_in_one_line(fourbar, tmp_path):
+    """The API's other commands on a closed robot, and the options compute does not take
+    with --loops (the capability table)."""
+    _, closed = fourbar
+    state = {"q": np.array([0.1]), "qd": np.array([0.2]), "qdd": np.array([0.3])}
+    for call in (api.matrices, api.torque_sensitivities, api.dynamic_regressor):
+        with pytest.raises(HodynError, match=r"^closed loops \(--loops\) are not supported"):
+            call(closed, **state)
+    result = CliRunner().invoke(app, ["compute", str(URDF / "fourbar.urdf"),
+                                      str(SAMPLES / "fourbar_crank.csv"), "--loops", str(LOOPS),
+                                      "--base-wrench", "-o", str(tmp_path / "o.csv")])
+    assert result.exit_code == 2
+    assert result.stderr == "hodyn: error: --loops does not go with --base-wrench yet\n"

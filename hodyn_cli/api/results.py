@@ -125,6 +125,9 @@ def capable(command: str, robot: Model, **on: object) -> None:
 
     features = {name for name, given in on.items() if given}
     if robot.actuated is not None:
+        if "loops" not in capabilities.COMMANDS[command]:   # (closed loops: two commands yet)
+            raise HodynError(f"closed loops ({capabilities.FEATURES['loops']}) are not "
+                             f"supported by {command} yet")
         features.add("loops")
     elif coupling.of(robot).active:
         features.add("mimic")

@@ -99,6 +99,9 @@ class Closed(coupling.Coupling):
         r = int((s > RANK_TOL * max(s[0], 1e-300)).sum()) if s.size else 0
         self.P = U[:, :r].T
         self.rank = r
+        if r == 0:
+            raise HodynError("the loops constrain no joint at the assembly (their Jacobian is "
+                             "0): nothing to close", loops.source)
         if model.n - r != len(self.a):
             raise HodynError(
                 f"the loops leave {model.n - r} independent coordinate(s) ({R} constraint rows, "
@@ -109,11 +112,12 @@ class Closed(coupling.Coupling):
                              "guess (singular there): actuate others or change [guess]",
                              loops.source)
         self.m, self.coordinate_names = len(self.a), model.coordinate_names
-        self.G = np.eye(model.n)[:, self.a]  # G at no configuration in particular: see jacobian
         #: ``P J^(k)`` along the joint motions :meth:`expand` made (their last IFT order's):
         #: what :meth:`forces` and :meth:`constraint_forces` need again
         self._known: weakref.WeakKeyDictionary[Trajectory, np.ndarray] = \
             weakref.WeakKeyDictionary()
+        #: G at the assembly (it varies with q: :meth:`jacobian`)
+        self.G = self._G(Trajectory(self.joint_names, self.reference[None, None]), 0)[0, 0]
 
     def _frame(self, link: str, T: np.ndarray) -> LinkFrame:
         frame = self.model.links[link]
