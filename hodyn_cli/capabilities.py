@@ -72,7 +72,7 @@ COMMANDS = {
                              "joint_wrenches", "base_wrench", "method", "many", "validate",
                              "loops"},
     "matrices": _STREAMING | {"floating_base", "base_motion", "contacts", "state_derivatives",
-                              "parameter_derivatives"},
+                              "parameter_derivatives", "loops"},
     "regressor": _STREAMING | {"floating_base", "base_motion", "drives", "friction",
                                "slotine_li"},
     "sensitivities": _STREAMING | {"floating_base", "base_motion"},
@@ -152,6 +152,9 @@ RULES: tuple[Excludes | Requires, ...] = (
     *(Excludes(("loops", other), ("compute",)) for other in (
         "floating_base", "contacts", "drives", "mimic", "wrench", "joint_wrenches",
         "base_wrench", "many")),
+    *(Excludes(("loops", other), ("matrices",)) for other in (
+        "floating_base", "contacts", "mimic", "wrench", "state_derivatives",
+        "parameter_derivatives")),
     *(Excludes(("loops", other), ("validate",)) for other in (
         "floating_base", "contacts", "drives", "mimic", "wrench", "simulate", "torques")),
     Excludes(("floating_base",), ("identify",), "identification from the base wrench or "

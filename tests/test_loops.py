@@ -312,7 +312,7 @@ def test_what_is_not_built_is_refused_in_one_line(fourbar, tmp_path):
     with --loops (the capability table)."""
     _, closed = fourbar
     state = {"q": np.array([0.1]), "qd": np.array([0.2]), "qdd": np.array([0.3])}
-    for call in (api.matrices, api.torque_sensitivities, api.dynamic_regressor):
+    for call in (api.torque_sensitivities, api.dynamic_regressor):
         with pytest.raises(HodynError, match=r"^closed loops \(--loops\) are not supported"):
             call(closed, **state)
     result = CliRunner().invoke(app, ["compute", str(URDF / "fourbar.urdf"),
@@ -320,3 +320,41 @@ def test_what_is_not_built_is_refused_in_one_line(fourbar, tmp_path):
                                       "--base-wrench", "-o", str(tmp_path / "o.csv")])
     assert result.exit_code == 2
     assert result.stderr == "hodyn: error: --loops does not go with --base-wrench yet\n"
+
+
+def test_the_reduced_matrices_give_the_torques_and_their_rates(tmp_path):
+    """On the leg (two actuated joints): tau_a^(k) = d^k/dt^k (M_a qdd_a + C_a qd_a + g_a)
+    (Leibniz over the matrices' derivatives), M_a' = Cbar_a + Cbar_a^T, M_a' by 8th-order
+    differences; and a parallelogram's are its mimic robot's (constant G, no G' term)."""
+    from hodyn_cli.core import jets
+    from hodyn_cli.core.trajectory import cosine
+
+    closed = api.close_loops(api.load_robot(URDF / "leg_fourbar_knee.urdf"),
+                             URDF / "leg_fourbar_knee_loops.toml")
+    t = stencil_times([0.4, 1.3], H)
+    tr = cosine(closed.coordinate_names, t, amplitude=[0.3, 0.4], omega=[2.0, 3.0],
+                offset=[0.0, -0.5], phase=[0.0, 0.5], orders=4)
+    E = api.matrices(closed, tr, order=2)
+    tau = api.inverse_dynamics(closed, tr, order=2)
+    stack = {name: np.stack([E[name if k == 0 else f"{name}_{'d' * k}"] for k in range(3)], 1)
+             for name in ("M", "C", "Cbar", "g")}
+    qd, qdd = tr.derivatives[:, 1:4, :, None], tr.derivatives[:, 2:5, :, None]
+    model = (jets.product(stack["M"], qdd) + jets.product(stack["C"], qd))[..., 0] + stack["g"]
+    torques = np.stack([tau.tau, tau.taud, tau.taudd], axis=1)
+    assert np.abs(model - torques).max() <= 1e-10 * np.abs(torques).max()
+    M, Cbar = stack["M"], stack["Cbar"]
+    assert np.abs(M[:, 1] - Cbar[:, 0] - np.swapaxes(Cbar[:, 0], 1, 2)).max() <= 1e-12
+    assert_rates(M, H, 1e-8, "M_a")
+    (tmp_path / "p.urdf").write_text(fourbar_urdf(0.2, 0.4, 0.2, 0.4))
+    (tmp_path / "m.urdf").write_text(fourbar_urdf(0.2, 0.4, 0.2, 0.4, mimic=True))
+    parallelogram = api.close_loops(api.load_robot(tmp_path / "p.urdf"), {
+        "actuated": ["crank"], "guess": {"crank": 1.0, "coupler": -1.0, "rocker": 1.0},
+        "loops": {"p": {"type": "point", "a": {"link": "coupler_link", "xyz": [0.4, 0, 0]},
+                        "b": {"link": "rocker_link", "xyz": [0.2, 0, 0]}}}})
+    motion = crank(np.linspace(0.0, 2.0, 5), 4, amplitude=0.5, offset=1.0)
+    ours, theirs = (api.matrices(m, motion, order=1)
+                    for m in (parallelogram, api.load_robot(tmp_path / "m.urdf")))
+    scale = max(np.abs(theirs[name]).max() for name in theirs)   # (C: 0, M_a is constant)
+    assert scale > 0.01 and list(ours) == list(theirs)
+    for name in theirs:
+        assert np.abs(ours[name] - theirs[name]).max() <= 1e-10 * scale

@@ -245,7 +245,7 @@ def _run_many(s, job, sources, output_dir, fmt, output, attrs, scheduler, skip_e
 
 
 @command(app, "matrices", short_help="EOM matrices M, C, Cbar, g and derivatives (HDF5).",
-         shared=STREAMING + FLOATING + CONTACTS)
+         shared=STREAMING + FLOATING + CONTACTS + LOOPS)
 def matrices(
     robot: Robot,
     traj: Traj,
@@ -266,7 +266,8 @@ def matrices(
     M, C, Cbar, g (and Q_ext with wrenches), each with its first --order derivatives; with
     --state-derivatives / --parameter-derivatives their derivatives by q, qd / by pi. With
     --contacts, Q_ext holds the contact wrenches, and the contact Jacobian Jc and the stacked
-    contact wrenches Fc come too (docs/contacts.md).
+    contact wrenches Fc come too (docs/contacts.md). With --loops, the reduced system's over
+    the actuated joints (docs/loops.md).
     """
     from hodyn_cli import api
     from hodyn_cli.pipeline.jobs import MatricesJob
@@ -276,6 +277,7 @@ def matrices(
     g = s.g  # after the model: an MJCF model brings its own default
     s.capable("matrices", model, state_derivatives=state_derivatives,
               parameter_derivatives=parameter_derivatives)
+    model = s.closed(model)
     contacts = s.read_contacts(model)
     job = MatricesJob(model, order=order, gravity=g, state=state_derivatives,
                       parameters=parameter_derivatives, contacts=contacts)

@@ -346,9 +346,31 @@ class Closed(coupling.Coupling):
         return np.moveaxis(coupling.leibniz(list(np.moveaxis(G, 1, 0)), np.moveaxis(f, axis, -1)),
                            -1, axis)
 
+    def reduced(self, M: np.ndarray, C: np.ndarray, Cbar: np.ndarray, g: np.ndarray,
+                trajectory: Trajectory) -> dict[str, np.ndarray]:
+        """The closed system's matrices and their first K derivatives from the tree's, M, C,
+        Cbar (N, K+1, n, n) and g (N, K+1, n), along the joints' ``trajectory`` (q to order
+        K + 1 at least). With ``qd = G qd_a`` and ``qdd = G qdd_a + G' qd_a``, ``tau_a = G^T
+        tau_full`` is ``M_a qdd_a + C_a qd_a + g_a`` with
+
+            M_a = G^T M G,  C_a = G^T (C G + M G'),  Cbar_a = G^T (Cbar G + M G'),  g_a = G^T g
+
+        and ``M_a' = Cbar_a + Cbar_a^T`` holds as for the tree (the derivative of ``G^T M G``
+        by Leibniz, with ``M' = Cbar + Cbar^T``); the derivatives by Leibniz over the jets."""
+        K = M.shape[1] - 1
+        G = self._G(self.expand(trajectory), K + 1)
+        Gt, Gd = jets.transpose(G[:, : K + 1]), G[:, 1:]
+        M_Gd = jets.product(M, Gd)
+        return {"M": jets.product(jets.product(Gt, M), G[:, : K + 1]),
+                "C": jets.product(Gt, jets.product(C, G[:, : K + 1]) + M_Gd),
+                "Cbar": jets.product(Gt, jets.product(Cbar, G[:, : K + 1]) + M_Gd),
+                "g": self.forces(g, trajectory)}
+
+    # (the constant-G projections of the base class would be wrong here: the reduced
+    # matrices need G' too, :meth:`reduced`; their derivatives by q are not built)
     def matrices(self, A: np.ndarray, trajectory: Trajectory | None = None) -> np.ndarray:
-        raise HodynError("closed loops: the reduced matrices are not built yet")
+        raise HodynError("closed loops: the reduced matrices come from Closed.reduced")
 
     def tensor(self, A: np.ndarray, trajectory: Trajectory | None = None) -> np.ndarray:
-        raise HodynError("closed loops: the reduced matrices are not built yet")
+        raise HodynError("closed loops: the matrices' derivatives by q are not built yet")
 
