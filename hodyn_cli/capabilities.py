@@ -30,6 +30,7 @@ __all__ = ["FEATURES", "COMMANDS", "ROBOT", "Excludes", "Requires", "RULES", "ch
 FEATURES = {
     "floating_base": "--floating-base",
     "contacts": "--contacts",
+    "loops": "--loops",
     "drives": "--drives",
     "elastic": "series-elastic --drives",
     "mimic": "<mimic> joints",
@@ -68,9 +69,10 @@ ROBOT = {"no_joints"}
 _STREAMING = {"wrench", "estimate", "cutoff", "gpu", "mimic", "no_joints"}
 COMMANDS = {
     "compute": _STREAMING | {"floating_base", "base_motion", "contacts", "drives",
-                             "joint_wrenches", "base_wrench", "method", "many", "validate"},
+                             "joint_wrenches", "base_wrench", "method", "many", "validate",
+                             "loops"},
     "matrices": _STREAMING | {"floating_base", "base_motion", "contacts", "state_derivatives",
-                              "parameter_derivatives"},
+                              "parameter_derivatives", "loops"},
     "regressor": _STREAMING | {"floating_base", "base_motion", "drives", "friction",
                                "slotine_li"},
     "sensitivities": _STREAMING | {"floating_base", "base_motion"},
@@ -80,7 +82,7 @@ COMMANDS = {
                    "base_motion", "jacobian", "link"},
     "ik": {"gpu", "mimic", "no_joints"},
     "validate": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "method",
-                              "simulate", "torques", "sim_rtol", "torque_rtol"},
+                              "simulate", "torques", "sim_rtol", "torque_rtol", "loops"},
     "check": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "elastic"},
     "retime": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "elastic",
                             "optimal", "to_limits", "factor", "segments"},
@@ -147,6 +149,14 @@ RULES: tuple[Excludes | Requires, ...] = (
              "the rotors' reactions are terms of the body-fixed recursion"),
     Excludes(("drives", "mimic"), ("compute", "regressor", "elastic", "validate", "check",
                                    "retime", "generate", "identify")),
+    *(Excludes(("loops", other), ("compute",)) for other in (
+        "floating_base", "contacts", "drives", "mimic", "wrench", "joint_wrenches",
+        "base_wrench", "many")),
+    *(Excludes(("loops", other), ("matrices",)) for other in (
+        "floating_base", "contacts", "mimic", "wrench", "state_derivatives",
+        "parameter_derivatives")),
+    *(Excludes(("loops", other), ("validate",)) for other in (
+        "floating_base", "contacts", "drives", "mimic", "wrench", "simulate", "torques")),
     Excludes(("floating_base",), ("identify",), "identification from the base wrench or "
              "contact forces is not built: a fixed root's joint torques only"),
     Excludes(("slotine_li", "friction"), ("regressor",)),

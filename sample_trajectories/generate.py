@@ -7,6 +7,7 @@ for 5 s: ``<robot>_cosine.csv``/``.h5`` carry q..qdddddd (enough for torque orde
 ``iiwa14_log/`` is a robot log as ROS 2 writes it (MCAP storage, written with rosbags): 10 s of
 JointState messages at 200 Hz, positions with 1e-4 rad of encoder noise, efforts (the true
 torques) with 0.5 N m of sensor noise; for ``hodyn import`` and docs/trajectories.md.
+``fourbar_crank.csv``: the four-bar's crank (its actuated joint, docs/loops.md), 2 s at 100 Hz.
 """
 
 import shutil
@@ -73,6 +74,10 @@ if __name__ == "__main__":
         high = cosine(model.joint_names, T, orders=HIGH_ORDER, **motion)
         write_trajectory(str(HERE / f"{robot}_cosine_high.h5"), high, compact=True)
         print(f"wrote {robot}_cosine_high.h5")
+    crank = cosine(("crank",), np.linspace(0.0, 2.0, 201), amplitude=[1.2], omega=[3.0],
+                   offset=[0.3], orders=6)
+    write_trajectory(str(HERE / "fourbar_crank.csv"), crank)
+    print("wrote fourbar_crank.csv")
     log = HERE / "iiwa14_log"
     shutil.rmtree(log, ignore_errors=True)
     write_log(log)

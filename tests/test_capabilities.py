@@ -33,7 +33,7 @@ OPTION = {"floating_base": "--floating-base", "contacts": "--contacts", "drives"
           "to_limits": "--to-limits", "factor": "--factor", "segments": "--segments",
           "respect_limits": "--respect-limits", "cutoff": "--cutoff",
           "base_motion": "--base-motion", "jacobian": "--jacobian", "link": "--link",
-          "gpu": "--backend"}
+          "gpu": "--backend", "loops": "--loops"}
 EE = "iiwa_link_ee"
 
 
@@ -161,6 +161,8 @@ def invocation(files, command: str, on: set[str]) -> list:
         robot, traj = d / "gripper_arm_mimic.urdf", d / "mimic.h5"
     if "no_joints" in on:
         robot, traj = URDF / "free_body.urdf", d / "free.csv"
+    if on <= {"loops", "method", "estimate", "cutoff", "validate"} and "loops" in on:
+        robot, traj = URDF / "fourbar.urdf", SAMPLES / "fourbar_crank.csv"
     out = d / f"out_{command}_{'_'.join(sorted(on))}.h5"
     out.unlink(missing_ok=True)
     args = {
@@ -208,7 +210,7 @@ def invocation(files, command: str, on: set[str]) -> list:
         "segments": ["--segments", "0.05"],
         "respect_limits": ["--respect-limits", URDF / "iiwa14_limits.toml"],
         "cutoff": ["--cutoff", "20"], "jacobian": ["--jacobian"], "link": ["--link", EE],
-        "gpu": ["--backend", "gpu"]}
+        "gpu": ["--backend", "gpu"], "loops": ["--loops", URDF / "fourbar_loops.toml"]}
     if "many" in on:
         args = [a for a in args if a not in ("-o", out)]
     if command == "elastic" and not on & {"drives", "elastic"}:

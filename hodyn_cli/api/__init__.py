@@ -49,6 +49,7 @@ from hodyn_cli.api.limits import (
     scaling_laws,
     time_optimal,
 )
+from hodyn_cli.api.loops import close_loops, loop_components, loop_summary
 from hodyn_cli.api.motion import (
     centre_of_mass,
     forward_kinematics,
@@ -91,6 +92,8 @@ __all__ = [
     # dynamics
     "inverse_dynamics", "matrices", "forward_dynamics", "simulate", "torque_sensitivities",
     "required_orders",
+    # closed kinematic loops
+    "close_loops", "loop_summary", "loop_components",
     # identification
     "dynamic_regressor", "regressor_parameters", "regressor_basis", "regressor_rows",
     "body_parameters", "identify", "Identification", "predict_torques",

@@ -42,9 +42,12 @@ def inverse_dynamics(robot: Model, *derivatives: Any, order: int = 2, method: st
     the derivatives. With ``base_wrench``, also ``W``, ``Wd``, ... (N, 6): the wrench the root
     link exerts on its mount or supports, root link frame (docs/floating.md). A
     :class:`Trajectory` with a ``base`` (:class:`~hodyn_cli.core.trajectory.BaseMotion`) makes
-    the root a free body moving so.
+    the root a free body moving so. A robot with closed loops (:func:`close_loops`): the
+    actuated joints' torques, and the constraint forces ``Fl``, ``Fld``, ... (N, R): columns
+    :func:`~hodyn_cli.api.loops.loop_components` (docs/loops.md).
     """
     from hodyn_cli.algorithms.dynamics import floating, methods
+    from hodyn_cli.algorithms.motion.loops import Closed
 
     m = Motion(robot, derivatives, named, t=t, wrenches=wrenches)
     capable("compute", robot, floating_base=m.full.base is not None,
@@ -55,6 +58,8 @@ def inverse_dynamics(robot: Model, *derivatives: Any, order: int = 2, method: st
     else:
         tau = methods.inverse_dynamics(robot, m.full, method=method, order=order, gravity=gravity)
     fields = series("tau", m.forces(tau))
+    if isinstance(m.coupling, Closed):   # closed loops: their constraint forces too
+        fields |= series("Fl", m.coupling.constraint_forces(tau, m.full))
     if base_wrench:
         fields |= series("W", W)
     if joint_wrenches:
@@ -76,8 +81,11 @@ def matrices(robot: Model, *derivatives: Any, order: int = 0, gravity: Any = GRA
     ``dQ_ext_dq``. ``parameter_derivatives``: ``dM_dpi``, ``dC_dpi``, ``dCbar_dpi`` (N, m, m,
     10 nb) and ``dg_dpi`` (N, m, 10 nb), parameters in the regressor's order
     (:mod:`hodyn_cli.algorithms.dynamics.matrix_derivatives`, docs/sensitivity.md).
+    A robot with closed loops: the reduced system's M, C, Cbar, g over the actuated joints
+    (:meth:`hodyn_cli.algorithms.motion.loops.Closed.reduced`, docs/loops.md).
     """
     from hodyn_cli.algorithms.dynamics import closed_form, floating, matrix_derivatives
+    from hodyn_cli.algorithms.motion.loops import Closed
 
     m = Motion(robot, derivatives, named, wrenches=wrenches)
     capable("matrices", robot, floating_base=m.full.base is not None,
@@ -90,6 +98,10 @@ def matrices(robot: Model, *derivatives: Any, order: int = 0, gravity: Any = GRA
                         + robot.joint_names)
     E = closed_form.matrices(robot, m.full, order=order, gravity=gravity)
     fields: dict[str, np.ndarray] = {}
+    if isinstance(m.coupling, Closed):  # closed loops: the reduced system's (needs G')
+        reduced = m.coupling.reduced(E.M, E.C, E.Cbar, E.g, m.full)
+        return m.result({k: v for name in ("M", "C", "Cbar", "g")
+                         for k, v in rates(name, reduced[name]).items()})
     for name in ("M", "C", "Cbar"):  # G^T A G over the independent coordinates
         fields |= rates(name, m.matrices(getattr(E, name)))
     for name in ("g", "Q_ext") if m.full.wrenches is not None else ("g",):

@@ -124,7 +124,12 @@ def capable(command: str, robot: Model, **on: object) -> None:
     from hodyn_cli.modeling import coupling
 
     features = {name for name, given in on.items() if given}
-    if coupling.of(robot).active:
+    if robot.actuated is not None:
+        if "loops" not in capabilities.COMMANDS[command]:   # (closed loops: two commands yet)
+            raise HodynError(f"closed loops ({capabilities.FEATURES['loops']}) are not "
+                             f"supported by {command} yet")
+        features.add("loops")
+    elif coupling.of(robot).active:
         features.add("mimic")
     if robot.n == 0:
         features.add("no_joints")

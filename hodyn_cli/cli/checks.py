@@ -11,6 +11,7 @@ from hodyn_cli.cli.errors import EXIT_FAILED
 from hodyn_cli.cli.options import (
     CONTACTS,
     FLOATING,
+    LOOPS,
     DriveModel,
     DrivesFile,
     ElasticModel,
@@ -30,7 +31,7 @@ ValidateMethod = Enum("ValidateMethod",  # type: ignore[misc]  # built from Meth
 @command(app, "validate", short_help="Prove the numbers: finite differences, methods, data.",
          shared=("gravity", "wrench", "estimate", "cutoff", "jobs", "lock", "lock_missing",
                  "backend") + FLOATING
-                + CONTACTS)
+                + CONTACTS + LOOPS)
 def validate(
     robot: Robot,
     traj: Traj,
@@ -96,6 +97,7 @@ def validate(
               torques=torques is not None, sim_rtol=sim_rtol is not None,
               torque_rtol=torque_rtol is not None, method=method is not None
               and any(m.value in ("spatial", "closed-form") for m in method))
+    model = s.closed(model)
     contacts = s.read_contacts(model)
     d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
     result = validate_file(

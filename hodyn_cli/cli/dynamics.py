@@ -13,6 +13,7 @@ from hodyn_cli.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED
 from hodyn_cli.cli.options import (
     CONTACTS,
     FLOATING,
+    LOOPS,
     STREAMING,
     DriveModel,
     DrivesFile,
@@ -43,7 +44,7 @@ def _hdf5_only(output: str, command_name: str) -> None:
 
 
 @command(app, "compute", short_help="tau and its time derivatives along trajectories.",
-         shared=STREAMING + FLOATING + CONTACTS)
+         shared=STREAMING + FLOATING + CONTACTS + LOOPS)
 def compute(
     robot: Robot,
     traj: Annotated[list[str] | None, typer.Argument(
@@ -86,6 +87,8 @@ def compute(
     With --drives, also the motor torques taum (and currents where a drive has a
     torque_constant), tau then including the rotors' reactions (docs/drives.md). With
     --contacts, the contact wrenches Fc_/Wc_ and the torques with them (docs/contacts.md).
+    With --loops, the actuated joints' torques and the loops' constraint forces Fl_
+    (docs/loops.md).
     """
     from hodyn_cli.cli import render
     from hodyn_cli.cli.session import read_rigid_drives
@@ -105,6 +108,7 @@ def compute(
     s.capable("compute", model, many=many, joint_wrenches=joint_wrenches,
               base_wrench=base_wrench, method=method.value != "body-fixed", validate=check,
               drives=drives is not None)
+    model = s.closed(model)
     contacts = s.read_contacts(model)
     if not model.n and not (base_wrench or contacts):
         # a single free body has no joint torques: its base wrench (the wrench it needs) is
@@ -241,7 +245,7 @@ def _run_many(s, job, sources, output_dir, fmt, output, attrs, scheduler, skip_e
 
 
 @command(app, "matrices", short_help="EOM matrices M, C, Cbar, g and derivatives (HDF5).",
-         shared=STREAMING + FLOATING + CONTACTS)
+         shared=STREAMING + FLOATING + CONTACTS + LOOPS)
 def matrices(
     robot: Robot,
     traj: Traj,
@@ -262,7 +266,8 @@ def matrices(
     M, C, Cbar, g (and Q_ext with wrenches), each with its first --order derivatives; with
     --state-derivatives / --parameter-derivatives their derivatives by q, qd / by pi. With
     --contacts, Q_ext holds the contact wrenches, and the contact Jacobian Jc and the stacked
-    contact wrenches Fc come too (docs/contacts.md).
+    contact wrenches Fc come too (docs/contacts.md). With --loops, the reduced system's over
+    the actuated joints (docs/loops.md).
     """
     from hodyn_cli import api
     from hodyn_cli.pipeline.jobs import MatricesJob
@@ -272,6 +277,7 @@ def matrices(
     g = s.g  # after the model: an MJCF model brings its own default
     s.capable("matrices", model, state_derivatives=state_derivatives,
               parameter_derivatives=parameter_derivatives)
+    model = s.closed(model)
     contacts = s.read_contacts(model)
     job = MatricesJob(model, order=order, gravity=g, state=state_derivatives,
                       parameters=parameter_derivatives, contacts=contacts)

@@ -127,6 +127,10 @@ SHARED = {
                            "docs/contacts.md), active where the trajectory's contact_<name> "
                            "columns say; their wrenches carry the base wrench.",
         show_default=False)], None),
+    "loops": (Annotated[Path | None, typer.Option(
+        "--loops", help="Close kinematic loops (TOML, docs/loops.md): the trajectory holds "
+                        "the actuated joints; the passive ones follow, the constraint forces "
+                        "come as Fl_<loop>_<component>.", show_default=False)], None),
 }
 
 #: the options of every command: how the robot is loaded (every command loads one, or may),
@@ -138,6 +142,8 @@ STREAMING = ("gravity", "wrench", "estimate", "cutoff", "jobs", "lock", "lock_mi
 FLOATING = ("floating_base", "base_motion")
 #: a floating root on its contacts (docs/contacts.md)
 CONTACTS = ("contacts",)
+#: closed kinematic loops (docs/loops.md)
+LOOPS = ("loops",)
 
 
 def _named(param: inspect.Parameter) -> inspect.Parameter:

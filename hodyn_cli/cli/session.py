@@ -60,6 +60,7 @@ class Session:
     base_motion: str | None = None
     backend: str | None = None
     contacts: Path | None = None
+    loops: Path | None = None
     command: str = ""  # the command that runs (set by cli.options.command)
     robot_file: str | None = None  # the robot's file, once loaded (named by its refusals)
     model_gravity: tuple[float, float, float] | None = None  # the loaded model's own gravity
@@ -85,8 +86,9 @@ class Session:
             ("floating_base", self.floating_base), ("base_motion", self.base_motion),
             ("wrench", self.wrench), ("estimate", self.estimate),
             ("cutoff", self.cutoff is not None), ("contacts", self.contacts),
+            ("loops", self.loops),
             ("gpu", self.backend == "gpu"),
-            ("mimic", model is not None and len(model.coordinate_names) < model.n),
+            ("mimic", model is not None and bool((model.mimic[:, 0] >= 0).any())),
             ("no_joints", model is not None and model.n == 0)) if given}
         capabilities.check(command, features & capabilities.COMMANDS[command], self.robot_file)
 
@@ -114,6 +116,18 @@ class Session:
             self.capable(self.command, model)  # one line, before any other line or file read
         render.diagnostics(model, floating_base=self.floating_base, quiet=self.quiet)
         return self._locked(model, traj)
+
+    def closed(self, model):
+        """The model with the loops of ``--loops`` closed (docs/loops.md), said in a notice
+        (after :meth:`capable`: a refused combination is refused before the file is read)."""
+        if self.loops is None:
+            return model
+        from hodyn_cli import api
+
+        closed = api.close_loops(model, self.loops)
+        if not self.quiet:
+            render.notice(f"{self.loops}: {api.loop_summary(closed)}")
+        return closed
 
     def kernel_notice(self) -> None:
         """Choose the backend (``--backend``); say so when the numpy implementation runs

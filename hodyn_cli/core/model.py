@@ -83,6 +83,9 @@ class Model:
         gravity: the description's own gravity (gx, gy, gz) in the world frame (MJCF
             ``<option gravity>``), the default of the commands; None: hodyn's
             (:data:`hodyn_cli.core.gravity.GRAVITY`).
+        actuated: where closed kinematic loops (``--loops``, docs/loops.md) tie the joints,
+            the indices of the actuated joints, the independent coordinates (the rest are
+            passive, set by the loops); None: a tree.
     """
 
     name: str
@@ -107,6 +110,7 @@ class Model:
     diagnostics: tuple[Diagnostic, ...] = ()
     source_sha256: str = ""
     gravity: tuple[float, float, float] | None = None
+    actuated: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.limits is None:
@@ -183,13 +187,17 @@ class Model:
         if bad.any():
             fail(f"joint '{self.joint_names[np.argmax(bad)]}': mimic leader "
                  f"{leaders[np.argmax(bad)]} is not another joint")
+        if self.actuated is not None and (any(not 0 <= i < n for i in self.actuated)
+                                          or list(self.actuated) != sorted(set(self.actuated))):
+            fail(f"actuated {self.actuated} must be increasing joint indices")
         for link, frame in self.links.items():
             if not -1 <= frame.body < n:
                 fail(f"link '{link}' sits on body {frame.body}, not one of -1..{n - 1}")
 
     def __repr__(self) -> str:
-        mimic = len(self.joint_names) - len(self.coordinates)
-        return (f"Model({self.name!r}: {self.n} joints{f' ({mimic} mimic)' if mimic else ''}, "
+        follow = len(self.joint_names) - len(self.coordinates)
+        kind = "mimic" if self.actuated is None else "passive"
+        return (f"Model({self.name!r}: {self.n} joints{f' ({follow} {kind})' if follow else ''}, "
                 f"root link {self.root_link!r}, {len(self.links)} links; coordinate_names="
                 f"{self.coordinate_names!r})")
 
@@ -241,7 +249,10 @@ class Model:
 
     @property
     def coordinates(self) -> tuple[int, ...]:
-        """Indices of the independent joints (not mimicking another): the trajectory's."""
+        """Indices of the independent joints (not mimicking another; with closed loops the
+        actuated ones): the trajectory's."""
+        if self.actuated is not None:
+            return self.actuated
         return tuple(int(i) for i in np.flatnonzero(self.mimic[:, 0] < 0))
 
     @property

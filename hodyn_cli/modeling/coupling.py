@@ -13,7 +13,10 @@ Kinds (a new kind is one class here; nothing above the API changes):
 
 - :class:`Coupling`, the identity: no coupled joints;
 - :class:`Linear`, URDF ``<mimic>``: ``q_f = multiplier q_leader + offset``, a constant G (every
-  derivative ``q_full^(k) = G q^(k)``, the dependent joint's torque carried by its leader).
+  derivative ``q_full^(k) = G q^(k)``, the dependent joint's torque carried by its leader);
+- closed loops (``--loops``): a configuration-dependent phi by Newton and the implicit
+  function theorem, :class:`hodyn_cli.algorithms.motion.loops.Closed`, which needs the
+  kinematics and so is built there and :func:`register`-ed with its model (``Model.actuated``).
 
 The methods take the trajectory they map (or the joint positions) so that a
 configuration-dependent phi (closed loops: four-bar knees and ankles) can compute G(q) and its
@@ -38,7 +41,7 @@ from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
 
-__all__ = ["Coupling", "Linear", "of"]
+__all__ = ["Coupling", "Linear", "of", "register", "leibniz"]
 
 _OF: weakref.WeakKeyDictionary[Model, Coupling] = weakref.WeakKeyDictionary()
 
@@ -47,10 +50,19 @@ def of(model: Model) -> Coupling:
     """The model's coupling (built once per model): :class:`Linear` where it has mimic
     joints, else the identity."""
     found = _OF.get(model)
+    if found is None and model.actuated is not None:
+        raise HodynError(f"model '{model.name}' has loops but no coupling registered for them "
+                         "(hodyn_cli.algorithms.motion.loops.close builds it)")
     if found is None:
         found = _OF.setdefault(model, Linear(model) if (model.mimic[:, 0] >= 0).any()
                                else Coupling(model))
     return found
+
+
+def register(model: Model, kind: Coupling) -> None:
+    """Make ``kind`` the coupling :func:`of` returns for ``model`` (a kind built outside this
+    layer: closed loops)."""
+    _OF[model] = kind
 
 
 class Coupling:
@@ -196,8 +208,8 @@ class Linear(Coupling):
 
 def leibniz(G: list[np.ndarray], f: np.ndarray) -> np.ndarray:
     """``d^k (G^T f)`` for k = 0..K from the time derivatives of G, ``G[j]`` (N, n, m), and of
-    f (N, K+1, n): ``sum_j C(k, j) G^(j)T f^(k-j)`` (N, K+1, m), what a configuration-dependent
-    coupling's :meth:`Coupling.forces` computes."""
+    f (N, K+1, ..., n): ``sum_j C(k, j) G^(j)T f^(k-j)`` (N, K+1, ..., m), what a
+    configuration-dependent coupling's :meth:`Coupling.forces` computes."""
     K = f.shape[1] - 1
-    return np.stack([sum(comb(k, j) * np.einsum("snm,sn->sm", G[j], f[:, k - j])
+    return np.stack([sum(comb(k, j) * np.einsum("snm,s...n->s...m", G[j], f[:, k - j])
                          for j in range(k + 1)) for k in range(K + 1)], axis=1)

@@ -157,6 +157,8 @@ class TorqueJob(_RigidJob):
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
         columns = derivative_columns("tau", self.order, self.model.coordinate_names)
+        if self.model.actuated is not None:
+            columns |= derivative_columns("Fl", self.order, api.loop_components(self.model))
         for c in self.contacts:
             columns |= contact_datasets(c.name, c.prefix, c.components,
                                         np.zeros((0, self.order + 1, c.size)))[1]

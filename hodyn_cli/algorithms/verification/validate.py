@@ -44,6 +44,9 @@
    ``taud``, ... in the independent joints, from elsewhere): at the checked samples, per
    joint and order, ``max |given - computed|`` (the first method's) relative to the largest
    computed magnitude of that order over the joints.
+9. **loops** (a robot with closed loops, :mod:`hodyn_cli.algorithms.verification.validate_loops`):
+   the closure, the actuated torques, constraint forces and passive joints' derivatives by
+   finite differences along the actuated joints' local motion, the virtual power.
 
 A floating base (chunks with a ``base``, docs/floating.md): the torque checks 1-3 cover the
 base wrench too (6 more columns ``W_<root>_mx .. _fz`` next to the joints'); the local Taylor
@@ -292,6 +295,12 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
         report.checks += drive_checks(model, center, drives, drive_model, order, report.step,
                                       gravity, results[methods[-1]], tolerances.fd,
                                       tolerances.cross, idx, center.t, report.series)
+    if model.actuated is not None:
+        from hodyn_cli.algorithms.verification.validate_loops import loop_checks
+
+        report.checks += loop_checks(model, center, order, report.step, methods[0], gravity,
+                                     tolerances.fd, tolerances.cross, idx, center.t,
+                                     report.series)
     if center.t is not None:
         report.checks += sampled_difference_checks(model, picked, methods[0], order, gravity,
                                                    tolerances.sampled, report.series,

@@ -1,0 +1,103 @@
+"""Microseconds per sample of closed loops (docs/loops.md) next to the open tree's torques.
+
+    python benchmarks/bench_loops.py [--samples 20000] [--repeat 3]
+
+The four-bar of urdf/fourbar.urdf and the leg of urdf/leg_fourbar_knee.urdf (each with its
+``_loops.toml``) along cosines of their actuated joints with exact derivatives, torque order 2.
+Cases, each in its own process (the peak RSS printed is that case's, the motion included): the
+open tree's tau, taud, taudd along the closed motion (all joints given; the compiled kernel
+and the numpy reference), the closed robot's (the passive joints by Newton and the implicit
+function theorem, the projection, the constraint forces: ``api.inverse_dynamics`` on the
+actuated joints alone), its passive positions alone (Newton), and Pinocchio's ``rnea`` on the
+tree looped from Python over the same samples (Pinocchio has no inverse dynamics of closed
+loops; ``constraintDynamics`` solves the forward problem).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as bench_inverse_dynamics.py
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _measure import best_per_sample  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = ("tree (compiled)", "tree (numpy)", "closed", "closed: positions (Newton)",
+         "pin.rnea loop (tree)")
+#: robot -> the actuated joints' cosine (offset, amplitude, omega per joint)
+ROBOTS = {"fourbar": ([0.3], [1.2], [3.0]), "leg_fourbar_knee": ([0.0, -0.5], [0.3, 0.4],
+                                                                 [2.0, 3.0])}
+
+
+def measure(robot: str, case: str, samples: int, repeat: int) -> dict:
+    from hodyn_cli import api
+    from hodyn_cli.core.trajectory import cosine
+    from hodyn_cli.modeling import coupling
+
+    tree = api.load_robot(ROOT / "urdf" / f"{robot}.urdf")
+    closed = api.close_loops(tree, ROOT / "urdf" / f"{robot}_loops.toml")
+    offset, amplitude, omega = ROBOTS[robot]
+    crank = cosine(closed.coordinate_names, np.linspace(0.0, samples / 100, samples),
+                   amplitude=amplitude, omega=omega, offset=offset, orders=4)
+    full = coupling.of(closed).expand(crank)
+    if case == "tree (numpy)":
+        api.use_backend("numpy")
+    if case.startswith("tree"):
+        def run():
+            return api.inverse_dynamics(tree, full, order=2)
+    elif case == "closed":
+        def run():
+            return api.inverse_dynamics(closed, crank, order=2)
+    elif case.startswith("closed: positions"):
+        def run():
+            return coupling.of(closed).positions(crank.q)
+    else:
+        import pinocchio as pin
+
+        pm = pin.buildModelFromUrdf(str(ROOT / "urdf" / f"{robot}.urdf"))
+        data = pm.createData()
+        order = [tree.joint_index(pm.names[j]) for j in range(1, pm.njoints)]
+        q, v, a = (np.ascontiguousarray(x[:, order]) for x in (full.q, full.qd, full.qdd))
+
+        def run():
+            for s in range(samples):
+                pin.rnea(pm, data, q[s], v[s], a[s])
+    result, _ = best_per_sample(run, repeat, samples)
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=20000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--case", choices=CASES, help=argparse.SUPPRESS)
+    parser.add_argument("--robot", choices=ROBOTS, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.case:
+        print(json.dumps(measure(args.robot, args.case, args.samples, args.repeat)))
+        return
+    print(f"{args.samples} samples, order 2, best of {args.repeat}")
+    for robot in ROBOTS:
+        rows = {}
+        for case in CASES:
+            out = subprocess.run([sys.executable, __file__, "--robot", robot, "--case", case,
+                                  "--samples", str(args.samples), "--repeat", str(args.repeat)],
+                                 capture_output=True, text=True, check=True).stdout
+            rows[case] = json.loads(out)
+        base = rows["tree (compiled)"]["us"]
+        print(f"\n{robot:30s} {'us/sample':>10s} {'x tree':>8s} {'RSS MiB':>8s}")
+        for case, r in rows.items():
+            print(f"{case:30s} {r['us']:10.2f} {r['us'] / base:8.1f} {r['rss']:8.0f}")
+
+
+if __name__ == "__main__":
+    main()

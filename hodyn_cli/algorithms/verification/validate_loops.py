@@ -1,0 +1,86 @@
+"""``hodyn validate --loops``: the closed loops' results (:mod:`hodyn_cli.algorithms.motion.loops`)
+proven at the checked samples (group ``loops`` of the report):
+
+1. **closure**: the loops' residual ``|c(q)|`` at the checked samples (m, rad), and the
+   passive joints' velocities against ``G q_a'`` (two routes to q_p': the implicit function
+   theorem's order 1 and the Jacobian G);
+2. **finite differences**: along the local Taylor motion of the *actuated* joints (as check 1
+   of :mod:`hodyn_cli.algorithms.verification.validate`, offsets -8h .. 8h), the passive
+   joints found anew by Newton at every offset, and their derivatives, the actuated torques
+   and the constraint forces there: every derivative against the 8th-order stencil of the
+   order below (the passive joints' derivatives to the highest the torques need);
+3. **virtual power**: ``tau_a . q_a' = tau_full . q_full'`` (the projection by G loses no
+   power: the constraint forces do no work on the closed motion).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
+from hodyn_cli.algorithms.verification.checks import Check, agreement_check, local_motion, stencil_check
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import Trajectory, derivative_name
+from hodyn_cli.errors import HodynError
+from hodyn_cli.modeling import coupling
+
+__all__ = ["loop_checks", "GROUP"]
+
+GROUP = "loops"
+#: the loops' residual at a checked sample that passes (m, rad): Newton's, with margin
+CLOSURE_TOL = 1e-10
+
+
+def loop_checks(model: Model, center: Trajectory, order: int, h: float, method: str, gravity,
+                fd_rtol: float, cross_rtol: float, idx, t, series: dict) -> list[Check]:
+    """The checks above at the checked samples ``center`` (all joints, as expanded)."""
+    from hodyn_cli.algorithms.motion.loops import Closed
+
+    closed = coupling.of(model)
+    if not isinstance(closed, Closed):
+        raise HodynError("validating loops needs a robot with its loops closed")
+    c, _ = closed.residual(center.q)
+    worst_closure = float(np.abs(c).max())
+    checks = [Check(GROUP, "closure residual |c(q)| (m, rad)",
+                    "pass" if worst_closure <= CLOSURE_TOL else "fail", worst_closure,
+                    worst_closure, CLOSURE_TOL, detail="the loops at the checked samples")]
+    G = closed.jacobian(center.q[:, closed.a])
+    checks.append(agreement_check(GROUP, "qd (passive) vs G qd_a", center.qd[:, closed.p],
+                                  (G @ center.qd[:, closed.a, None])[:, closed.p, 0], cross_rtol,
+                                  model, idx, t, method, closed.p))
+    ours = _results(model, closed, center, order, method, gravity)
+    power = np.einsum("sj,sj->s", ours["tau"][:, 0], center.qd[:, closed.a])[:, None]
+    tree = np.einsum("sj,sj->s", ours["full"][:, 0], center.qd)[:, None]
+    checks.append(agreement_check(GROUP, "virtual power: tau_a . qd_a vs tau_full . qd_full",
+                                  power, tree, cross_rtol, model, idx, t, method,
+                                  names=["power"]))
+    actuated = Trajectory(model.coordinate_names, center.derivatives[:, :, closed.a], center.t)
+    local = closed.expand(local_motion(actuated, h))
+    there = _results(model, closed, local, order - 1, method, gravity)
+    M = center.n_samples
+    names = {"tau": list(model.coordinate_names), "Fl": [f"Fl_{x}" for x in closed.components]}
+    for base in ("tau", "Fl"):
+        f = there[base].reshape(M, 17, order, -1)
+        for k in range(1, order + 1):
+            check, d_h = stencil_check(GROUP, derivative_name(base, k),
+                                       derivative_name(base, k - 1), f[:, :, k - 1],
+                                       ours[base][:, k], h, fd_rtol, model, idx, t, method,
+                                       names=names[base])
+            checks.append(check)
+            series.setdefault(GROUP, {})[derivative_name(base, k)] = {
+                "analytic": ours[base][:, k], "numeric": d_h}
+    passive = local.derivatives.reshape(M, 17, -1, model.n)[..., closed.p]
+    for k in range(1, center.orders):
+        checks.append(stencil_check(GROUP, derivative_name("q", k) + " (passive)",
+                                    derivative_name("q", k - 1), passive[:, :, k - 1],
+                                    center.derivatives[:, k, closed.p], h, fd_rtol, model, idx,
+                                    t, method, columns=closed.p)[0])
+    return checks
+
+
+def _results(model: Model, closed, full: Trajectory, order: int, method: str, gravity) -> dict:
+    """The tree's torques, the actuated ones and the constraint forces with their first
+    ``order`` derivatives along the joints' motion ``full``."""
+    tau = inverse_dynamics(model, full, method=method, order=order, gravity=gravity)
+    return {"full": tau, "tau": closed.forces(tau, full),
+            "Fl": closed.constraint_forces(tau, full)}
