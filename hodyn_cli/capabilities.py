@@ -195,7 +195,7 @@ RULES: tuple[Excludes | Requires, ...] = (
     Requires("torque_rtol", "torques", ("validate",), "the tolerance of its checks"),
     Requires("friction", "drives", ("regressor", "identify"),
              "the drives file gives their parameters"),
-    Requires("drives", "friction", ("regressor", "identify"), "the columns it adds"),
+    Requires("drives", "friction", ("regressor",), "the columns it adds"),
     Requires("segments", "to_limits", ("retime",), "each segment to its limits"),
     Requires("drives", "respect_limits", ("generate",), "the motor limits it respects"),
     Requires("optimal", "respect_limits", ("generate",), "the limits it plays to"),

@@ -236,8 +236,9 @@ def test_friction_and_rotor_inertias_written_to_a_drives_file(tmp_path):
 
 
 def test_the_efforts_hodyn_import_writes_are_torques(iiwa, tmp_path):
-    """A log as hodyn import writes it (t, q, qd, effort; here with qdd too): effort_<joint>
-    read as the measured torques, the same estimate as from tau_<joint>."""
+    """A log as hodyn import writes it (t, q, qd, effort; here with qdd too), CSV and HDF5
+    (dataset effort): effort_<joint> read as the measured torques, the same estimate as from
+    tau_<joint>."""
     robot, truth, fit, tau, *_ = iiwa
     rows = slice(0, 300)
     short = Trajectory(fit.joint_names, fit.derivatives[rows], fit.t[rows])
@@ -245,11 +246,16 @@ def test_the_efforts_hodyn_import_writes_are_torques(iiwa, tmp_path):
     lines = (tmp_path / "tau.csv").read_text().splitlines()
     (tmp_path / "effort.csv").write_text("\n".join([lines[0].replace("tau_", "effort_"),
                                                     *lines[1:]]) + "\n")
-    for name in ("tau", "effort"):
-        result = run("identify", IIWA, tmp_path / f"{name}.csv", "-o", tmp_path / f"{name}.urdf",
-                     "-q")
+    data, columns = trajectory_datasets(short)
+    with open_sink(str(tmp_path / "effort.h5"),
+                   {**columns, "effort": [f"effort_{j}" for j in robot.joint_names]},
+                   {"joint_names": list(robot.joint_names)}) as sink:
+        sink.write(data | {"effort": tau[rows]})
+    for name in ("tau.csv", "effort.csv", "effort.h5"):
+        result = run("identify", IIWA, tmp_path / name, "-o", tmp_path / f"{name}.urdf", "-q")
         assert result.exit_code == 0, result.output
-    assert (tmp_path / "tau.urdf").read_text() == (tmp_path / "effort.urdf").read_text()
+    for name in ("effort.csv", "effort.h5"):
+        assert (tmp_path / "tau.csv.urdf").read_text() == (tmp_path / f"{name}.urdf").read_text()
 
 
 def test_errors_are_one_line(iiwa, tmp_path):
@@ -330,3 +336,105 @@ def test_excitation_on_the_iiwa_ten_times_better_conditioned_and_within_limits(t
     assert cond["excitation"] * 10 <= cond["fourier"], cond
     assert run("check", IIWA, tmp_path / "excitation.csv", "--limits", limits, "-q"
                ).exit_code == 0
+
+
+#: drives for every iiwa joint (joint-side friction, rotors): what the current test's motor
+#: torques come from, with Pinocchio's armature (the reflected model, docs/drives.md)
+CURRENT_DRIVES = "".join(
+    f"[joints.iiwa_joint_{j}]\ngear_ratio = {r}\nrotor_inertia = {rotor}\ngear_efficiency = 0.8\n"
+    f"torque_constant = {k_t}\nviscous = {v}\ncoulomb = {c}\ncoulomb_velocity = 0.05\n"
+    f"offset = {o}\n\n"
+    for j, r, rotor, k_t, v, c, o in zip(range(1, 8), (160, -160, 120, 120, 100, 100, 80),
+                                         (3e-4, 3e-4, 2e-4, 2e-4, 1e-4, 1e-4, 5e-5),
+                                         (0.3, 0.3, 0.25, 0.25, 0.2, 0.2, 0.15),
+                                         (4.0, 4.0, 2.0, 2.0, 1.0, 1.0, 0.5),
+                                         (3.0, 3.0, 1.5, 1.5, 0.8, 0.8, 0.4),
+                                         (0.5, -0.5, 0.2, 0.2, 0.1, -0.1, 0.05),
+                                         strict=True))
+
+
+def motor_currents(truth, robot, motion, tau, table):
+    """The currents of the drives ``table`` (reflected model) for the joint torques ``tau``,
+    from Pinocchio and the constants alone: ``r eta k_t i = tau + f_J(qd) + eta I r^2 qdd``
+    (Pinocchio's rnea with armature eta I r^2 gives tau + eta I r^2 qdd)."""
+    import tomllib
+
+    joints = [tomllib.loads(table)["joints"][j] for j in robot.joint_names]
+    r, rotor, eta, k_t, v, c, o, cv = (np.array([d[k] for d in joints]) for k in (
+        "gear_ratio", "rotor_inertia", "gear_efficiency", "torque_constant", "viscous",
+        "coulomb", "offset", "coulomb_velocity"))
+    armed = truth.copy()
+    armed.armature[:] = eta * rotor * r**2
+    motor = (tau - rnea(truth, robot.joint_names, motion) + rnea(armed, robot.joint_names, motion)
+             + v * motion.qd + c * np.tanh(motion.qd / cv) + o)
+    return motor / (r * eta * k_t)
+
+
+def test_motor_currents_identify_what_the_torques_do(iiwa, tmp_path):
+    """A log of motor currents (CSV, and HDF5 as hodyn compute --drives writes them: dataset
+    current, attribute current_joint_names) whose drives have friction and rotors: with the
+    drives file's constants and its friction and rotors taken as known, the same parameters
+    as the joint torques the currents came from; with --friction --armature the friction
+    and rotor inertias too."""
+    robot, truth, fit, tau, hold, tau_hold, sigma = iiwa
+    rows = slice(0, 400)
+    motion = Trajectory(fit.joint_names, fit.derivatives[rows], fit.t[rows])
+    drives = tmp_path / "drives.toml"
+    drives.write_text(CURRENT_DRIVES)
+    current = motor_currents(truth, robot, motion, tau[rows], CURRENT_DRIVES)
+    write_log(tmp_path / "tau.csv", robot, motion, tau[rows])
+    data, columns = trajectory_datasets(motion)
+    names = [f"current_{j}" for j in robot.joint_names]
+    for path in (tmp_path / "current.csv", tmp_path / "current.h5"):
+        with open_sink(str(path), {**columns, "current": names},
+                       {"joint_names": list(robot.joint_names),
+                        "current_joint_names": list(robot.joint_names)}) as sink:
+            sink.write(data | {"current": current})
+    reports = {}
+    for name, extra in (("tau.csv", ()), ("current.csv", ("--drives", drives)),
+                        ("current.h5", ("--drives", drives, "--model", "reflected"))):
+        report = tmp_path / f"{name}.json"
+        result = run("identify", IIWA, tmp_path / name, "-o", tmp_path / f"{name}.urdf",
+                     "--report", report, *extra, "-q")
+        assert result.exit_code == 0, result.output
+        reports[name] = {p["name"]: p["estimate"] for p in json.loads(report.read_text())[
+            "base_parameters"]}
+    # the reflected model is the one the currents came from; the full one (default) adds the
+    # rotors' gyroscopic coupling, small at these speeds
+    same = np.array(list(reports["current.h5"].values()))
+    assert np.allclose(same, list(reports["tau.csv"].values()), rtol=1e-6, atol=1e-8)
+    full = np.array(list(reports["current.csv"].values()))
+    assert not np.allclose(full, same, rtol=1e-6, atol=1e-8)
+    assert np.allclose(full, same, rtol=0.05, atol=0.05 * np.abs(same).max())
+    # friction and rotors identified from the currents
+    result = run("identify", IIWA, tmp_path / "current.h5", "--drives", drives, "--model",
+                 "reflected", "--friction", "--armature", "-o", tmp_path / "fa.urdf", "-q")
+    assert result.exit_code == 0, result.output
+    identified = api.read_drives(robot, tmp_path / "fa_drives.toml")
+    known = api.read_drives(robot, drives)
+    assert np.allclose(identified.friction.viscous, known.friction.viscous, rtol=0.05)
+    # currents without the drives' constants: one line
+    result = run("identify", IIWA, tmp_path / "current.csv", "-o", tmp_path / "x.urdf")
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert "current.csv" in result.stderr and "--drives" in result.stderr
+    assert not (tmp_path / "x.urdf").exists()
+
+
+def test_a_missing_position_is_not_a_derivative_to_estimate(iiwa, tmp_path):
+    """The missing-columns error suggests --estimate-derivatives only where the positions are
+    there (identify, and the streaming commands' reader: compute), not for a missing q_."""
+    robot, truth, fit, tau, *_ = iiwa
+    short = Trajectory(fit.joint_names, fit.derivatives[:40], fit.t[:40])
+    write_log(tmp_path / "q.csv", robot, short, tau[:40], derivatives=1)
+    lines = (tmp_path / "q.csv").read_text().splitlines()
+    header = lines[0].split(",")
+    keep = [k for k, name in enumerate(header) if name != "q_iiwa_joint_7"]
+    (tmp_path / "no_q7.csv").write_text("\n".join(",".join(line.split(",")[k] for k in keep)
+                                                  for line in lines) + "\n")
+    for command, extra in (("identify", ("-o", tmp_path / "x.urdf")),
+                           ("compute", ("-o", tmp_path / "x.csv"))):
+        for name, hinted in (("q.csv", True), ("no_q7.csv", False)):
+            result = run(command, IIWA, tmp_path / name, *extra)
+            assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+            assert ("--estimate-derivatives" in result.stderr) == hinted, result.stderr
+            assert hinted or "q_iiwa_joint_7" in result.stderr

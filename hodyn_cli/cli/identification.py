@@ -18,7 +18,8 @@ def identify(
     robot: Robot,
     logs: Annotated[list[str], typer.Argument(
         help="Logs: trajectory files (CSV/HDF5: t, q_<joint>, qd_, qdd_ or "
-             "--estimate-derivatives) with the measured torques tau_<joint> (HDF5: tau).",
+             "--estimate-derivatives) with the measured torques tau_<joint> (HDF5: tau), "
+             "effort_<joint> (hodyn import) or motor currents current_<joint> (with --drives).",
         show_default=False)],
     output: Annotated[str, typer.Option(
         "--output", "-o", help="The identified robot (URDF): the input with new <inertial>s.",

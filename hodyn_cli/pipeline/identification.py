@@ -7,8 +7,11 @@ as it was.
 
 A log is a trajectory file (CSV or HDF5: ``t``, ``q_<joint>`` and, where present,
 ``qd_<joint>``, ``qdd_<joint>``) with the torques measured at its samples in the columns
-``validate --torques`` reads (``tau_<joint>``; HDF5: dataset ``tau``) or, in a CSV file
-``hodyn import`` wrote, its ``effort_<joint>`` columns. It is held in memory
+``validate --torques`` reads (``tau_<joint>``; HDF5: dataset ``tau``) or, in a file
+``hodyn import`` wrote, its ``effort_<joint>`` columns (HDF5: dataset ``effort``), or motor
+currents ``current_<joint>`` (HDF5: dataset ``current``, as ``hodyn compute --drives`` writes
+them) turned into the motor torques referred to the joints with the drives' constants,
+``r eta k_t i``. It is held in memory
 (N x 4 m numbers); the regressor is built in chunks. With ``estimate`` the missing
 derivatives are estimated (:class:`~hodyn_cli.api.streaming.DerivativeStream`) and the
 torques go through the same zero-phase low-pass as the positions (``cutoff``), so that the
@@ -30,7 +33,7 @@ from hodyn_cli import api
 from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.core.trajectory import Trajectory
-from hodyn_cli.errors import HodynError, ModelError, TrajectoryError
+from hodyn_cli.errors import HodynError, MissingDerivatives, ModelError, TrajectoryError
 from hodyn_cli.io import read_trajectory
 from hodyn_cli.io.paths import listing, write_text
 from hodyn_cli.io.torques import TorqueReader
@@ -42,6 +45,8 @@ __all__ = ["Log", "read_log", "robot_text", "identify_files", "drives_table", "t
 
 #: q derivative orders the regressor needs: q, qd, qdd
 NEED = 3
+#: the measured torques a log may have instead of ``tau_<joint>``, and who writes them
+MEASURED = {"effort": "hodyn import", "current": "hodyn compute --drives"}
 
 
 @dataclass
@@ -57,19 +62,20 @@ class Log:
     trimmed: float = 0.0
 
 
-def read_log(path: str, model: Model, *, estimate: bool = False, cutoff: float | None = None
-             ) -> Log:
-    """The log at ``path`` (module docstring): one-line errors name it and what is missing
-    (the torque columns of a joint, the derivative columns without ``estimate``)."""
+def read_log(path: str, model: Model, *, estimate: bool = False, cutoff: float | None = None,
+             drives: Any = None) -> Log:
+    """The log at ``path`` (module docstring; ``drives``: the torque constants and gear
+    ratios of its motor currents): one-line errors name it and what is missing (the torque
+    columns of a joint, the derivative columns without ``estimate``)."""
     from hodyn_cli.api.streaming import DerivativeStream
 
     try:
         motion = read_trajectory(path, model, need=1 if estimate else NEED)
-    except TrajectoryError as e:
-        if estimate or not e.message.startswith("missing columns"):
+    except MissingDerivatives as e:  # (missing positions: nothing to estimate them from)
+        if estimate:
             raise
         raise TrajectoryError(f"{e.message}; {ESTIMATE_HINT}", e.source) from None
-    torques = _measured(path, model, motion)
+    torques = _measured(path, model, motion, drives)
     if motion.orders >= NEED:
         return Log(path, Trajectory(motion.joint_names, motion.derivatives[:, :NEED], motion.t),
                    torques)
@@ -100,34 +106,55 @@ def robot_text(path: str | Path, xacro_args: dict[str, str] | None = None) -> by
         raise ModelError(f"cannot read URDF: {e.strerror or e}", str(path)) from None
 
 
-def _measured(path: str, model: Model, motion: Trajectory) -> np.ndarray:
+def _measured(path: str, model: Model, motion: Trajectory, drives: Any = None) -> np.ndarray:
     """The torques of a log (N, m), checked against its samples: its ``tau_<joint>``
     columns (:class:`~hodyn_cli.io.torques.TorqueReader`), or where it has none, the
-    ``effort_<joint>`` columns ``hodyn import`` writes (a JointState's efforts)."""
+    ``effort_<joint>`` columns ``hodyn import`` writes (a JointState's efforts), or the motor
+    currents ``current_<joint>`` (``hodyn compute --drives``' columns) as the motor torques
+    referred to the joints, ``r eta k_t i`` (the ``drives``' constants)."""
     from hodyn_cli.io.columns import TAU_COLUMN
     from hodyn_cli.io.lockstep import Lockstep
     from hodyn_cli.io.tables import open_table
 
     table = open_table(path)
     names = list(table.names)
-    if any(TAU_COLUMN.match(n) for n in names) or not any(n.startswith("effort_")
-                                                          for n in names):
+    kind = next((k for k in MEASURED if any(n.startswith(k + "_") for n in names)), None)
+    if any(TAU_COLUMN.match(n) for n in names) or kind is None:
         table.close()
         with TorqueReader(path, model, most=1) as reader:
             torques = reader.take(motion.n_samples, motion.t)[:, 0]
             reader.finish()
         return torques
-    efforts = [f"effort_{j}" for j in model.coordinate_names]
-    missing = [c for c in efforts if c not in names]
+    columns = [f"{kind}_{j}" for j in model.coordinate_names]
+    missing = [c for c in columns if c not in names]
     if missing:
         table.close()
         raise TrajectoryError(f"missing columns {listing(missing)} (the measured torque of "
-                              "every independent joint: tau_<joint>, or effort_<joint> as "
-                              "hodyn import writes)", path)
-    with Lockstep(path, table, (["t"] if "t" in names else []) + efforts) as reader:
+                              f"every independent joint: tau_<joint>, or {kind}_<joint> as "
+                              f"{MEASURED[kind]} writes)", path)
+    scale = 1.0 if kind == "effort" else _current_scale(path, model, drives, table)
+    with Lockstep(path, table, (["t"] if "t" in names else []) + columns) as reader:
         torques = reader.take(motion.n_samples, motion.t)
         reader.finish()
-    return torques
+    return torques * scale
+
+
+def _current_scale(path: str, model: Model, drives: Any, table: Any) -> np.ndarray:
+    """(m,) ``r eta k_t`` of every independent joint: what turns its motor current into the
+    motor torque referred to the joint (docs/drives.md). One line where a joint's drive has
+    no torque constant, or there are no drives."""
+    joints = np.asarray(model.coordinates)
+    if drives is None:
+        table.close()
+        raise TrajectoryError("motor currents (current_<joint>) need the drives' torque "
+                              "constants and gear ratios: --drives FILE", path)
+    k_t = np.where(drives.driven, drives.torque_constant, np.nan)[joints]
+    if np.isnan(k_t).any():
+        table.close()
+        joint = model.coordinate_names[int(np.argmax(np.isnan(k_t)))]
+        raise TrajectoryError(f"column 'current_{joint}': its drive has no 'torque_constant' "
+                              f"in {drives.source or 'the drives file'}", path)
+    return (drives.gear_ratio * drives.gear_efficiency)[joints] * k_t
 
 
 def drives_table(table: dict, result: api.Identification) -> dict:
@@ -281,8 +308,9 @@ def identify_files(model: Model, robot: str, logs: list[str], output: str, *,
         raise ModelError("hodyn identify writes URDF robots: identifying an MJCF model is not "
                          "supported yet", robot)
     fmt = report_format(report) if report else None
-    read = [read_log(p, model, estimate=estimate, cutoff=cutoff) for p in logs]
-    held = [read_log(p, model, estimate=estimate, cutoff=cutoff) for p in holdout or []]
+    read = [read_log(p, model, estimate=estimate, cutoff=cutoff, drives=drives) for p in logs]
+    held = [read_log(p, model, estimate=estimate, cutoff=cutoff, drives=drives)
+            for p in holdout or []]
     for log in read + held:
         if log.estimated:
             tell(notify, [Diagnostic("warning", f"{log.path}: estimated {', '.join(log.estimated)}"
