@@ -33,9 +33,10 @@ def run(*args):
     return CliRunner().invoke(app, [str(a) for a in args])
 
 
-def perturbed(path, seed: int = 1):
-    """Pinocchio's model of the URDF with every body's inertia perturbed, physically valid."""
-    model = pin.buildModelFromUrdf(str(path))
+def perturbed(path, seed: int = 1, model=None):
+    """Pinocchio's ``model`` of the URDF (default: fixed root) with every body's inertia
+    perturbed, physically valid."""
+    model = pin.buildModelFromUrdf(str(path)) if model is None else model
     rng = np.random.default_rng(seed)
     for i in range(1, model.njoints):
         inertia = model.inertias[i]
@@ -271,7 +272,9 @@ def test_errors_are_one_line(iiwa, tmp_path):
     for args, words in (
             ((write_trajectory_only,), ("no_tau.csv", "tau_iiwa_joint_1")),
             ((tmp_path / "short.csv",), ("short.csv", "5 samples", "43 base parameters")),
-            ((tmp_path / "short.csv", "--floating-base"), ("--floating-base",)),
+            ((tmp_path / "short.csv", "--floating-base"), ("short.csv", "base_")),
+            ((tmp_path / "short.csv", "--floating-base", "--estimate-derivatives"),
+             ("--floating-base", "--estimate-derivatives")),
             ((tmp_path / "short.csv",), ("acrobot.xml", "MJCF"))):
         robot = ROOT / "mjcf" / "acrobot.xml" if "MJCF" in words else IIWA
         result = run("identify", robot, *args, "-o", out)
@@ -438,3 +441,77 @@ def test_a_missing_position_is_not_a_derivative_to_estimate(iiwa, tmp_path):
             assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
             assert ("--estimate-derivatives" in result.stderr) == hinted, result.stderr
             assert hinted or "q_iiwa_joint_7" in result.stderr
+
+
+def test_floating_base_from_joint_torques_and_the_base_wrench(tmp_path):
+    """The quadruped as a free body: joint torques and base wrench from Pinocchio's
+    free-flyer rnea of a perturbed robot (root included), 1 % noise on every row, at random
+    states (root orientation, twist and its rate, joints): the base parameters (the root's
+    among them) within their standard errors, the written URDF physically valid and its root
+    link's inertial the identified one; a log without the base wrench is one line."""
+    from scipy.stats import chi2
+
+    from conftest import LINEAR_FIRST, free_flyer_q, free_flyer_rate, pinocchio_free_flyer
+    from hodyn_cli.core import lie
+    from hodyn_cli.core.trajectory import BaseMotion, Wrenches
+
+    path = URDF / "quadruped.urdf"
+    robot = api.load_robot(path)
+    _, truth, data, order = pinocchio_free_flyer(path, robot)
+    perturbed(path, 2, truth)
+    N, rng = 250, np.random.default_rng(6)
+    R = np.stack([lie.rotation_exp(a / np.linalg.norm(a), np.linalg.norm(a))
+                  for a in rng.normal(size=(N, 3))])
+    base = BaseMotion(R, rng.normal(size=(N, 3)), rng.normal(size=(N, 2, 6)))
+    low, high = robot.limits[:, 0], robot.limits[:, 1]
+    q = rng.uniform(low, high, size=(N, robot.n))
+    motion = Trajectory(robot.joint_names, np.stack([q, *rng.normal(size=(2, N, robot.n)) * 3],
+                                                    axis=1), np.arange(N) * 0.01, base=base)
+    exact = np.empty((N, 6 + robot.n))
+    for s in range(N):
+        out = pin.rnea(truth, data, free_flyer_q(pin, truth, order, R[s], base.p[s], q[s]),
+                       free_flyer_rate(order, base.Vb[s, 0], motion.qd[s]),
+                       free_flyer_rate(order, base.Vb[s, 1], motion.qdd[s]))
+        exact[s, 6 + np.asarray(order)] = out[6:]
+        exact[s, LINEAR_FIRST] = -out[:6]  # what the root exerts on its supports
+    sigma = NOISE * np.abs(exact).max(axis=0)
+    measured_rows = exact + rng.normal(size=exact.shape) * sigma
+    result = api.identify(robot, [(motion, measured_rows)])
+    pi = np.concatenate([truth.inertias[1].toDynamicParameters()]
+                        + [truth.inertias[truth.getJointId(n)].toDynamicParameters()
+                           for n in robot.joint_names])
+    z, total = errors(result, pi)
+    r = len(z)
+    assert r == 94 and result.bodies == robot.n + 1 and result.converged
+    assert np.mean(np.abs(z) < 2) >= 0.88, z
+    assert chi2.ppf(0.001, r) < total < chi2.ppf(0.999, r), total
+    assert np.allclose(result.noise / sigma, 1, atol=0.15)
+    # the log as files: the base wrench as hodyn compute --base-wrench writes it
+    root = robot.root_link
+    logged = Trajectory(motion.joint_names, motion.derivatives, motion.t,
+                        Wrenches({root: measured_rows[:, None, :6]}), base=base)
+    from hodyn_cli.io.results import base_datasets
+
+    for name, wrench in (("log.csv", True), ("log.h5", True), ("no_wrench.csv", False)):
+        data_, columns = trajectory_datasets(logged if wrench else motion)
+        more, cols = base_datasets(logged)
+        columns = {**columns, **cols, "tau": [f"tau_{j}" for j in robot.joint_names]}
+        with open_sink(str(tmp_path / name), columns,
+                       {"joint_names": list(robot.joint_names)}) as sink:
+            sink.write(data_ | more | {"tau": measured_rows[:, 6:]})
+    out, report = tmp_path / "identified.urdf", tmp_path / "r.json"
+    for log in ("log.csv", "log.h5"):
+        result_ = run("identify", path, tmp_path / log, "--floating-base", "-o", out,
+                      "--report", report, "-q")
+        assert result_.exit_code == 0, result_.output
+        estimate = [p["estimate"] for p in json.loads(report.read_text())["base_parameters"]]
+        assert np.allclose(estimate, result.base_estimate, rtol=1e-9, atol=1e-12)
+    api.load_robot(out, strict=True)
+    model = pin.buildModelFromUrdf(str(out), pin.JointModelFreeFlyer())
+    assert all(pinocchio_valid(model.inertias[i]) for i in range(1, model.njoints))
+    assert np.allclose(model.inertias[1].toDynamicParameters(), result.body_parameters[0])
+    bad = run("identify", path, tmp_path / "no_wrench.csv", "--floating-base", "-o",
+              tmp_path / "x.urdf")
+    assert bad.exit_code == 2 and bad.stderr.count("\n") == 1, bad.stderr
+    assert f"W_{root}_mx" in bad.stderr and "no_wrench.csv" in bad.stderr
+    assert not (tmp_path / "x.urdf").exists()

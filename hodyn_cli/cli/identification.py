@@ -68,7 +68,8 @@ def identify(
                                                                        *logs, *(holdout or [])])
     d = read_rigid_drives(s, drives, model, model_kind, False)
     result = identify_files(
-        model, str(robot), logs, output, robot_text=_robot_text(robot, s), drives=d,
+        model, str(robot), logs, output, floating=s.floating_base,
+        robot_text=_robot_text(robot, s), drives=d,
         drives_file=None if drives is None else str(drives), drives_output=drives_output,
         friction=friction, armature=armature,
         drive_model=(model_kind or ElasticModel.full).value, gravity=s.g,

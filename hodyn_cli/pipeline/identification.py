@@ -11,7 +11,8 @@ A log is a trajectory file (CSV or HDF5: ``t``, ``q_<joint>`` and, where present
 ``hodyn import`` wrote, its ``effort_<joint>`` columns (HDF5: dataset ``effort``), or motor
 currents ``current_<joint>`` (HDF5: dataset ``current``, as ``hodyn compute --drives`` writes
 them) turned into the motor torques referred to the joints with the drives' constants,
-``r eta k_t i``. It is held in memory
+``r eta k_t i``. A floating base's log has the root's motion (``base_`` columns) and the base
+wrench ``W_<root>_mx, ..., _fz`` measured with the torques. It is held in memory
 (N x 4 m numbers); the regressor is built in chunks. With ``estimate`` the missing
 derivatives are estimated (:class:`~hodyn_cli.api.streaming.DerivativeStream`) and the
 torques go through the same zero-phase low-pass as the positions (``cutoff``), so that the
@@ -63,22 +64,25 @@ class Log:
 
 
 def read_log(path: str, model: Model, *, estimate: bool = False, cutoff: float | None = None,
-             drives: Any = None) -> Log:
+             drives: Any = None, floating: bool = False) -> Log:
     """The log at ``path`` (module docstring; ``drives``: the torque constants and gear
-    ratios of its motor currents): one-line errors name it and what is missing (the torque
-    columns of a joint, the derivative columns without ``estimate``)."""
+    ratios of its motor currents; ``floating``: the root's motion from its ``base_`` columns
+    and the base wrench measured with the torques): one-line errors name it and what is
+    missing (the torque columns of a joint, the derivative columns without ``estimate``)."""
     from hodyn_cli.api.streaming import DerivativeStream
 
     try:
-        motion = read_trajectory(path, model, need=1 if estimate else NEED)
+        motion = read_trajectory(path, model, need=1 if estimate else NEED, floating=floating)
     except MissingDerivatives as e:  # (missing positions: nothing to estimate them from)
         if estimate:
             raise
         raise TrajectoryError(f"{e.message}; {ESTIMATE_HINT}", e.source) from None
     torques = _measured(path, model, motion, drives)
+    if floating:
+        torques = np.concatenate([_base_wrench(path, model, motion), torques], axis=1)
     if motion.orders >= NEED:
-        return Log(path, Trajectory(motion.joint_names, motion.derivatives[:, :NEED], motion.t),
-                   torques)
+        return Log(path, Trajectory(motion.joint_names, motion.derivatives[:, :NEED], motion.t,
+                                    base=motion.base), torques)
     wrapped = np.array([model.joint_types[i] == "continuous" for i in model.coordinates])
     stream = DerivativeStream([motion], NEED, cutoff=cutoff, wrapped=wrapped, window=None)
     try:
@@ -157,6 +161,35 @@ def _current_scale(path: str, model: Model, drives: Any, table: Any) -> np.ndarr
     return (drives.gear_ratio * drives.gear_efficiency)[joints] * k_t
 
 
+def _base_wrench(path: str, model: Model, motion: Trajectory) -> np.ndarray:
+    """(N, 6) the base wrench measured along a floating base's log: its columns ``W_<root>_mx,
+    ..., _fz`` (HDF5: ``wrench/<root>/W``) as ``hodyn compute --floating-base --base-wrench``
+    writes them (what the root exerts on its supports, root frame; docs/floating.md)."""
+    from hodyn_cli.api.regressor import regressor_rows
+    from hodyn_cli.io.lockstep import Lockstep
+    from hodyn_cli.io.tables import open_table
+
+    columns = list(regressor_rows(model, floating_base=True)[:6])
+    table = open_table(path)
+    missing = [c for c in columns if c not in table.names]
+    if missing:
+        table.close()
+        raise TrajectoryError(f"missing columns {listing(missing)} (a floating base is "
+                              "identified from the joint torques and the base wrench, as hodyn "
+                              "compute --floating-base --base-wrench writes it; contact forces "
+                              "are not read yet)", path)
+    with Lockstep(path, table, (["t"] if "t" in table.names else []) + columns) as reader:
+        wrench = reader.take(motion.n_samples, motion.t)
+        reader.finish()
+    return wrench
+
+
+def body_links(model: Model, floating: bool = False) -> list[str]:
+    """The links whose parameters are identified, in the parameters' order: the one each
+    moving body's joint moves, after a floating root."""
+    return ([model.root_link] if floating else []) + list(model.link_names)
+
+
 def drives_table(table: dict, result: api.Identification) -> dict:
     """The drives file's ``table`` with the identified rotor inertias and friction
     parameters (``rotor_inertia_<joint>``, ``viscous_<joint>``, ...) in place of its values."""
@@ -220,7 +253,8 @@ def _per_joint(names: tuple[str, ...], values: np.ndarray | None) -> dict | None
 
 
 def report_data(result: api.Identification, *, robot: str, logs: list[Log],
-                holdout: list[Log], prior_weight: float, model: Model) -> dict:
+                holdout: list[Log], prior_weight: float, model: Model,
+                floating: bool = False) -> dict:
     """The report (JSON-ready): base parameters with standard errors, condition number,
     residual and noise per joint, held-out RMS error per joint, the full parameters (URDF,
     least squares alone, identified) and what the data cannot see."""
@@ -248,7 +282,7 @@ def report_data(result: api.Identification, *, robot: str, logs: list[Log],
                                   result.parameters, strict=True)],
         "unseen": result.unseen,
         "poorly_excited": result.poorly_excited,
-        "least_squares_inconsistent_links": [model.link_names[b] for b in
+        "least_squares_inconsistent_links": [body_links(model, floating)[b] for b in
                                              np.flatnonzero(~unconstrained)],
     }
 
@@ -290,6 +324,7 @@ def _html(data: dict) -> str:
 
 
 def identify_files(model: Model, robot: str, logs: list[str], output: str, *,
+                   floating: bool = False,
                    robot_text: bytes, drives: Any = None, drives_file: str | None = None,
                    drives_output: str | None = None, friction: bool = False,
                    armature: bool = False, drive_model: str = "full", gravity: Any = GRAVITY,
@@ -308,9 +343,9 @@ def identify_files(model: Model, robot: str, logs: list[str], output: str, *,
         raise ModelError("hodyn identify writes URDF robots: identifying an MJCF model is not "
                          "supported yet", robot)
     fmt = report_format(report) if report else None
-    read = [read_log(p, model, estimate=estimate, cutoff=cutoff, drives=drives) for p in logs]
-    held = [read_log(p, model, estimate=estimate, cutoff=cutoff, drives=drives)
-            for p in holdout or []]
+    options = {"estimate": estimate, "cutoff": cutoff, "drives": drives, "floating": floating}
+    read = [read_log(p, model, **options) for p in logs]
+    held = [read_log(p, model, **options) for p in holdout or []]
     for log in read + held:
         if log.estimated:
             tell(notify, [Diagnostic("warning", f"{log.path}: estimated {', '.join(log.estimated)}"
@@ -328,9 +363,10 @@ def identify_files(model: Model, robot: str, logs: list[str], output: str, *,
     if not result.converged:
         tell(notify, [Diagnostic("warning", "the consistent estimate's solver stopped before "
                                             "converging: the identified parameters are its last")])
-    welded = {name: None for name, frame in model.links.items()
-              if frame.body >= 0 and name != model.link_names[frame.body]}
-    bodies = dict(zip(model.link_names, result.body_parameters, strict=True))
+    links = body_links(model, floating)
+    welded = {name: None for name, frame in model.links.items() if name not in links
+              and (frame.body >= 0 or floating)}  # (lumped into their body: its link has all)
+    bodies = dict(zip(links, result.body_parameters, strict=True))
     text = with_inertials(robot_text, {**welded, **bodies}, robot)
     outputs = {output: text.decode()}
     if (friction or armature) and drives_file is not None:
@@ -342,7 +378,7 @@ def identify_files(model: Model, robot: str, logs: list[str], output: str, *,
                    f"identify from {', '.join(logs)} (its comments are not kept)")
     if report and fmt is not None:
         data = report_data(result, robot=robot, logs=read, holdout=held,
-                           prior_weight=prior_weight, model=model)
+                           prior_weight=prior_weight, model=model, floating=floating)
         outputs[report] = json.dumps(data, indent=1) + "\n" if fmt == "json" else _html(data)
     for path in outputs:  # each written atomically; none at all if one cannot be
         if not Path(path).parent.is_dir():
