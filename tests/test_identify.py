@@ -24,6 +24,7 @@ from hodyn_cli.algorithms.identification import consistent as C
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.io import open_sink, read_trajectory, trajectory_datasets
+from hodyn_cli.modeling.urdf_inertials import inertial_of
 
 IIWA = URDF / "iiwa14.urdf"
 NOISE = 0.01
@@ -274,10 +275,8 @@ def test_errors_are_one_line(iiwa, tmp_path):
             ((tmp_path / "short.csv",), ("short.csv", "5 samples", "43 base parameters")),
             ((tmp_path / "short.csv", "--floating-base"), ("short.csv", "base_")),
             ((tmp_path / "short.csv", "--floating-base", "--estimate-derivatives"),
-             ("--floating-base", "--estimate-derivatives")),
-            ((tmp_path / "short.csv",), ("acrobot.xml", "MJCF"))):
-        robot = ROOT / "mjcf" / "acrobot.xml" if "MJCF" in words else IIWA
-        result = run("identify", robot, *args, "-o", out)
+             ("--floating-base", "--estimate-derivatives"))):
+        result = run("identify", IIWA, *args, "-o", out)
         assert result.exit_code == 2, result.output
         assert result.stderr.count("\n") == 1 and all(w in result.stderr for w in words), \
             result.stderr
@@ -515,3 +514,82 @@ def test_floating_base_from_joint_torques_and_the_base_wrench(tmp_path):
     assert bad.exit_code == 2 and bad.stderr.count("\n") == 1, bad.stderr
     assert f"W_{root}_mx" in bad.stderr and "no_wrench.csv" in bad.stderr
     assert not (tmp_path / "x.urdf").exists()
+
+
+#: the acrobot (mjcf/acrobot.xml) with its elbow's axis off the body origin and a hand welded
+#: to the lower arm: the model body's frame is not the MuJoCo body's, and a welded body's
+#: inertia is lumped into its moving one
+ACROBOT = (ROOT / "mjcf" / "acrobot.xml").read_text().replace(
+    '<joint name="elbow" type="hinge" axis="0 1 0"/>',
+    '<joint name="elbow" type="hinge" axis="0 1 0" pos="0.05 0 0.2"/>').replace(
+    '<site name="tip" pos="0 0 1" size="0.01"/>',
+    '<site name="tip" pos="0 0 1" size="0.01"/>\n        <body name="hand" pos="0 0 1">'
+    '<geom type="sphere" size="0.08" mass="0.4"/></body>')
+
+
+def test_an_mjcf_robot_is_written_back_and_mujoco_reads_what_was_identified(tmp_path):
+    """MuJoCo's own inverse dynamics (mj_inverse) of the acrobot with perturbed masses, COMs
+    and inertias, 1 % noise: the identified MJCF keeps every other element, MuJoCo loads it
+    with the identified mass, COM and inertia of every moving body (in its frame) and a
+    massless welded hand, and its mj_inverse is hodyn's prediction with the identified
+    parameters."""
+    mujoco = pytest.importorskip("mujoco")
+    path = tmp_path / "acrobot.xml"
+    path.write_text(ACROBOT)
+    robot = api.load_robot(path)
+    truth = mujoco.MjModel.from_xml_string(ACROBOT)
+    truth.dof_damping[:] = 0  # (joint damping: hodyn models the rigid bodies only)
+    rng = np.random.default_rng(3)
+    for b in range(1, truth.nbody):
+        Sigma = 0.5 * truth.body_inertia[b].sum() - truth.body_inertia[b]  # >= 0
+        Sigma = Sigma * rng.uniform(0.8, 1.2, 3)
+        truth.body_mass[b] *= rng.uniform(0.8, 1.2)
+        truth.body_ipos[b] += 0.02 * rng.normal(size=3)
+        truth.body_inertia[b] = Sigma.sum() - Sigma
+
+    def inverse(model, states):
+        data = mujoco.MjData(model)
+        out = np.empty((len(states), model.nv))
+        for s, (q, v, a) in enumerate(states):
+            data.qpos[:], data.qvel[:], data.qacc[:] = q, v, a
+            mujoco.mj_inverse(model, data)
+            out[s] = data.qfrc_inverse
+        return out
+
+    N = 300
+    states = rng.normal(size=(N, 3, 2)) * [[2.0], [3.0], [6.0]]
+    motion = Trajectory(robot.joint_names, states, np.arange(N) * 0.01)
+    exact = inverse(truth, states)
+    tau = exact + rng.normal(size=exact.shape) * NOISE * np.abs(exact).max(axis=0)
+    write_log(tmp_path / "log.csv", robot, motion, tau)
+    out, report = tmp_path / "identified.xml", tmp_path / "r.json"
+    result = run("identify", path, tmp_path / "log.csv", "-o", out, "--report", report, "-q")
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    assert "<!--" in text and '<motor name="elbow"' in text and 'name="tip"' in text
+    identified = np.array([p["identified"] for p in json.loads(report.read_text())["parameters"]])
+    written = mujoco.MjModel.from_xml_path(str(out))
+    written.dof_damping[:] = 0
+    for b, name in enumerate(robot.link_names):
+        pi = identified[10 * b: 10 * b + 10]
+        body = written.body(name)
+        R = np.empty(9)
+        mujoco.mju_quat2Mat(R, body.iquat)
+        R = R.reshape(3, 3)
+        inertia = R @ np.diag(body.inertia) @ R.T  # about the COM, body frame
+        T = robot.links[name].T
+        m, c, Ic = inertial_of(pi)
+        assert np.isclose(body.mass[0], m, rtol=1e-9)
+        assert np.allclose(body.ipos, T[:3, :3].T @ (c - T[:3, 3]), atol=1e-9)
+        assert np.allclose(inertia, T[:3, :3].T @ Ic @ T[:3, :3], rtol=1e-7, atol=1e-10)
+    assert written.body("hand").mass[0] == 0
+    predicted = api.predict_torques(robot, motion, identified)
+    assert np.allclose(inverse(written, states), predicted, rtol=1e-8,
+                       atol=1e-8 * np.abs(predicted).max())
+    assert np.all(np.sqrt(((predicted - exact) ** 2).mean(axis=0))
+                  < 0.5 * NOISE * np.abs(exact).max(axis=0))
+    # a setting MuJoCo would override the written inertias with: one line, nothing written
+    path.write_text(ACROBOT.replace("<option ", '<compiler settotalmass="3"/>\n  <option '))
+    bad = run("identify", path, tmp_path / "log.csv", "-o", tmp_path / "x.xml")
+    assert bad.exit_code == 2 and bad.stderr.count("\n") == 1 and "settotalmass" in bad.stderr
+    assert not (tmp_path / "x.xml").exists()

@@ -22,7 +22,8 @@ def identify(
              "effort_<joint> (hodyn import) or motor currents current_<joint> (with --drives).",
         show_default=False)],
     output: Annotated[str, typer.Option(
-        "--output", "-o", help="The identified robot (URDF): the input with new <inertial>s.",
+        "--output", "-o", help="The identified robot (URDF, or MJCF for an MJCF robot): the "
+                              "input with new <inertial>s.",
         show_default=False)],
     drives: DrivesFile = None,
     friction: Annotated[bool, typer.Option(

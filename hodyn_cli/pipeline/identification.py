@@ -190,6 +190,24 @@ def body_links(model: Model, floating: bool = False) -> list[str]:
     return ([model.root_link] if floating else []) + list(model.link_names)
 
 
+def robot_with(model: Model, text: bytes, parameters: dict[str, np.ndarray | None],
+               source: str) -> bytes:
+    """The robot's file ``text`` (URDF or MJCF) with the inertial elements of
+    ``parameters``: link (MJCF body) name -> 10 parameters in its model body's frame, or None
+    for a welded link (:mod:`~hodyn_cli.modeling.urdf_inertials`,
+    :mod:`~hodyn_cli.modeling.mjcf_inertials`)."""
+    from hodyn_cli.modeling.mjcf import is_mjcf
+
+    if is_mjcf(text):
+        from hodyn_cli.modeling.mjcf_inertials import with_mjcf_inertials
+
+        return with_mjcf_inertials(text, parameters,
+                                   {name: frame.T for name, frame in model.links.items()}, source)
+    from hodyn_cli.modeling.urdf_inertials import with_inertials
+
+    return with_inertials(text, parameters, source)
+
+
 def drives_table(table: dict, result: api.Identification) -> dict:
     """The drives file's ``table`` with the identified rotor inertias and friction
     parameters (``rotor_inertia_<joint>``, ``viscous_<joint>``, ...) in place of its values."""
@@ -331,18 +349,21 @@ def identify_files(model: Model, robot: str, logs: list[str], output: str, *,
                    prior_weight: float = 1.0, holdout: list[str] | None = None,
                    estimate: bool = False, cutoff: float | None = None,
                    report: str | None = None, notify: Notify = None) -> api.Identification:
-    """Identify ``model`` (its URDF text ``robot_text``, from file ``robot``) from the
-    ``logs``; write the identified URDF to ``output``, with ``friction``/``armature`` the
+    """Identify ``model`` (its URDF or MJCF text ``robot_text``, from file ``robot``) from
+    the ``logs``; write the identified robot (URDF or MJCF) to ``output``, with ``friction``/``armature`` the
     drives file ``drives_file`` with the identified values to ``drives_output``, and the
     ``report`` (.json or .html)."""
-    from hodyn_cli.modeling.mjcf import is_mjcf
-    from hodyn_cli.modeling.urdf_inertials import with_inertials
     from hodyn_cli.pipeline.report import report_format
 
-    if is_mjcf(robot_text):  # (its <body> elements' inertials are not rewritten yet)
-        raise ModelError("hodyn identify writes URDF robots: identifying an MJCF model is not "
-                         "supported yet", robot)
     fmt = report_format(report) if report else None
+
+    def write_robot(text: bytes, parameters: dict) -> bytes:
+        return robot_with(model, text, parameters, robot)
+
+    # what the robot's file refuses (an MJCF compiler setting, a body with several joints),
+    # before the work: a unit body written for each
+    unit = np.array([1.0, 0, 0, 0, 1, 0, 1, 0, 0, 1])
+    write_robot(robot_text, dict.fromkeys(body_links(model, floating), unit))
     options = {"estimate": estimate, "cutoff": cutoff, "drives": drives, "floating": floating}
     read = [read_log(p, model, **options) for p in logs]
     held = [read_log(p, model, **options) for p in holdout or []]
@@ -367,7 +388,7 @@ def identify_files(model: Model, robot: str, logs: list[str], output: str, *,
     welded = {name: None for name, frame in model.links.items() if name not in links
               and (frame.body >= 0 or floating)}  # (lumped into their body: its link has all)
     bodies = dict(zip(links, result.body_parameters, strict=True))
-    text = with_inertials(robot_text, {**welded, **bodies}, robot)
+    text = write_robot(robot_text, {**welded, **bodies})
     outputs = {output: text.decode()}
     if (friction or armature) and drives_file is not None:
         from hodyn_cli.modeling.joint_files import joint_sections
