@@ -29,3 +29,8 @@ class ModelError(HodynError):
 
 class TrajectoryError(HodynError):
     """A trajectory or wrench file is malformed or does not fit the model."""
+
+
+class MissingDerivatives(TrajectoryError):
+    """A trajectory file has every joint's position but not the derivatives a command needs
+    (what ``--estimate-derivatives`` can supply; a missing position it cannot)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import shutil
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -16,7 +17,8 @@ from conftest import ROOT, SAMPLES, URDF, mimic_urdf
 from hodyn_cli import api, capabilities
 from hodyn_cli.capabilities import COMMANDS, FEATURES, RULES, Excludes, Requires
 from hodyn_cli.cli.app import app
-from hodyn_cli.core.trajectory import BaseMotion, Trajectory
+from hodyn_cli.core import lie
+from hodyn_cli.core.trajectory import BaseMotion, Trajectory, Wrenches
 from hodyn_cli.io import open_sink, read_trajectory, trajectory_datasets, write_trajectory
 from hodyn_cli.io.results import base_datasets
 from hodyn_cli.modeling.urdf import load_model
@@ -144,6 +146,21 @@ def files(tmp_path_factory):
                                 'position = [0.0, 0.0, -0.05]\nsole = [0.2, 0.2]\n'
                                 'friction = 0.8\n')
     shutil.copy(ROOT / "docs" / "examples" / "quadruped_feet.toml", d / "feet.toml")
+    # identify's floating log: the quadruped at random states, its torques and base wrench
+    rng = np.random.default_rng(0)
+    m = 120
+    R = np.stack([lie.rotation_exp(a / np.linalg.norm(a), np.linalg.norm(a))
+                  for a in rng.normal(size=(m, 3))])
+    states = Trajectory(quad.joint_names, rng.normal(size=(m, 3, quad.n)),
+                        np.arange(m) * 0.01, base=BaseMotion(R, rng.normal(size=(m, 3)),
+                                                             rng.normal(size=(m, 2, 6))))
+    res = api.inverse_dynamics(quad, states, order=0, base_wrench=True)
+    logged = replace(states, wrenches=Wrenches({quad.root_link: res.W[:, None]}))
+    data, columns = trajectory_datasets(logged)
+    more, cols = base_datasets(logged)
+    with open_sink(str(d / "ident_floating.h5"), {}, {"joint_names": list(quad.joint_names)},
+                   rows=m) as sink:
+        sink.write(data | more | {"tau": res.tau})
     return d
 
 
@@ -182,7 +199,8 @@ def invocation(files, command: str, on: set[str]) -> list:
             else ["--to-limits"] if on & {"drives", "elastic"} else ["--factor", "2"]),
         # (--optimal: a cosine; on the 0.2 s Fourier motion the linear programmes take ~5 s,
         # a cost that belongs to tests/test_optimal.py, not to this walk of combinations)
-        "identify": [robot, d / ("ident_mimic.h5" if "mimic" in on else "ident.h5"), "-o",
+        "identify": [robot, d / ("ident_mimic.h5" if "mimic" in on else "ident_floating.h5"
+                                 if "floating_base" in on else "ident.h5"), "-o",
                      out.with_suffix(".urdf")] if "no_joints" not in on else [robot, traj, "-o",
                                                                              out],
         "generate": [robot, "--kind", *(("cosine", "--duration", "0.5") if "optimal" in on

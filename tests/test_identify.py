@@ -24,6 +24,7 @@ from hodyn_cli.algorithms.identification import consistent as C
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.io import open_sink, read_trajectory, trajectory_datasets
+from hodyn_cli.modeling.urdf_inertials import inertial_of
 
 IIWA = URDF / "iiwa14.urdf"
 NOISE = 0.01
@@ -33,9 +34,10 @@ def run(*args):
     return CliRunner().invoke(app, [str(a) for a in args])
 
 
-def perturbed(path, seed: int = 1):
-    """Pinocchio's model of the URDF with every body's inertia perturbed, physically valid."""
-    model = pin.buildModelFromUrdf(str(path))
+def perturbed(path, seed: int = 1, model=None):
+    """Pinocchio's ``model`` of the URDF (default: fixed root) with every body's inertia
+    perturbed, physically valid."""
+    model = pin.buildModelFromUrdf(str(path)) if model is None else model
     rng = np.random.default_rng(seed)
     for i in range(1, model.njoints):
         inertia = model.inertias[i]
@@ -236,8 +238,9 @@ def test_friction_and_rotor_inertias_written_to_a_drives_file(tmp_path):
 
 
 def test_the_efforts_hodyn_import_writes_are_torques(iiwa, tmp_path):
-    """A log as hodyn import writes it (t, q, qd, effort; here with qdd too): effort_<joint>
-    read as the measured torques, the same estimate as from tau_<joint>."""
+    """A log as hodyn import writes it (t, q, qd, effort; here with qdd too), CSV and HDF5
+    (dataset effort): effort_<joint> read as the measured torques, the same estimate as from
+    tau_<joint>."""
     robot, truth, fit, tau, *_ = iiwa
     rows = slice(0, 300)
     short = Trajectory(fit.joint_names, fit.derivatives[rows], fit.t[rows])
@@ -245,11 +248,16 @@ def test_the_efforts_hodyn_import_writes_are_torques(iiwa, tmp_path):
     lines = (tmp_path / "tau.csv").read_text().splitlines()
     (tmp_path / "effort.csv").write_text("\n".join([lines[0].replace("tau_", "effort_"),
                                                     *lines[1:]]) + "\n")
-    for name in ("tau", "effort"):
-        result = run("identify", IIWA, tmp_path / f"{name}.csv", "-o", tmp_path / f"{name}.urdf",
-                     "-q")
+    data, columns = trajectory_datasets(short)
+    with open_sink(str(tmp_path / "effort.h5"),
+                   {**columns, "effort": [f"effort_{j}" for j in robot.joint_names]},
+                   {"joint_names": list(robot.joint_names)}) as sink:
+        sink.write(data | {"effort": tau[rows]})
+    for name in ("tau.csv", "effort.csv", "effort.h5"):
+        result = run("identify", IIWA, tmp_path / name, "-o", tmp_path / f"{name}.urdf", "-q")
         assert result.exit_code == 0, result.output
-    assert (tmp_path / "tau.urdf").read_text() == (tmp_path / "effort.urdf").read_text()
+    for name in ("effort.csv", "effort.h5"):
+        assert (tmp_path / "tau.csv.urdf").read_text() == (tmp_path / f"{name}.urdf").read_text()
 
 
 def test_errors_are_one_line(iiwa, tmp_path):
@@ -265,10 +273,10 @@ def test_errors_are_one_line(iiwa, tmp_path):
     for args, words in (
             ((write_trajectory_only,), ("no_tau.csv", "tau_iiwa_joint_1")),
             ((tmp_path / "short.csv",), ("short.csv", "5 samples", "43 base parameters")),
-            ((tmp_path / "short.csv", "--floating-base"), ("--floating-base",)),
-            ((tmp_path / "short.csv",), ("acrobot.xml", "MJCF"))):
-        robot = ROOT / "mjcf" / "acrobot.xml" if "MJCF" in words else IIWA
-        result = run("identify", robot, *args, "-o", out)
+            ((tmp_path / "short.csv", "--floating-base"), ("short.csv", "base_")),
+            ((tmp_path / "short.csv", "--floating-base", "--estimate-derivatives"),
+             ("--floating-base", "--estimate-derivatives"))):
+        result = run("identify", IIWA, *args, "-o", out)
         assert result.exit_code == 2, result.output
         assert result.stderr.count("\n") == 1 and all(w in result.stderr for w in words), \
             result.stderr
@@ -330,3 +338,264 @@ def test_excitation_on_the_iiwa_ten_times_better_conditioned_and_within_limits(t
     assert cond["excitation"] * 10 <= cond["fourier"], cond
     assert run("check", IIWA, tmp_path / "excitation.csv", "--limits", limits, "-q"
                ).exit_code == 0
+
+
+#: drives for every iiwa joint (joint-side friction, rotors): what the current test's motor
+#: torques come from, with Pinocchio's armature (the reflected model, docs/drives.md)
+CURRENT_DRIVES = "".join(
+    f"[joints.iiwa_joint_{j}]\ngear_ratio = {r}\nrotor_inertia = {rotor}\ngear_efficiency = 0.8\n"
+    f"torque_constant = {k_t}\nviscous = {v}\ncoulomb = {c}\ncoulomb_velocity = 0.05\n"
+    f"offset = {o}\n\n"
+    for j, r, rotor, k_t, v, c, o in zip(range(1, 8), (160, -160, 120, 120, 100, 100, 80),
+                                         (3e-4, 3e-4, 2e-4, 2e-4, 1e-4, 1e-4, 5e-5),
+                                         (0.3, 0.3, 0.25, 0.25, 0.2, 0.2, 0.15),
+                                         (4.0, 4.0, 2.0, 2.0, 1.0, 1.0, 0.5),
+                                         (3.0, 3.0, 1.5, 1.5, 0.8, 0.8, 0.4),
+                                         (0.5, -0.5, 0.2, 0.2, 0.1, -0.1, 0.05),
+                                         strict=True))
+
+
+def motor_currents(truth, robot, motion, tau, table):
+    """The currents of the drives ``table`` (reflected model) for the joint torques ``tau``,
+    from Pinocchio and the constants alone: ``r eta k_t i = tau + f_J(qd) + eta I r^2 qdd``
+    (Pinocchio's rnea with armature eta I r^2 gives tau + eta I r^2 qdd)."""
+    import tomllib
+
+    joints = [tomllib.loads(table)["joints"][j] for j in robot.joint_names]
+    r, rotor, eta, k_t, v, c, o, cv = (np.array([d[k] for d in joints]) for k in (
+        "gear_ratio", "rotor_inertia", "gear_efficiency", "torque_constant", "viscous",
+        "coulomb", "offset", "coulomb_velocity"))
+    armed = truth.copy()
+    armed.armature[:] = eta * rotor * r**2
+    motor = (tau - rnea(truth, robot.joint_names, motion) + rnea(armed, robot.joint_names, motion)
+             + v * motion.qd + c * np.tanh(motion.qd / cv) + o)
+    return motor / (r * eta * k_t)
+
+
+def test_motor_currents_identify_what_the_torques_do(iiwa, tmp_path):
+    """A log of motor currents (CSV, and HDF5 as hodyn compute --drives writes them: dataset
+    current, attribute current_joint_names) whose drives have friction and rotors: with the
+    drives file's constants and its friction and rotors taken as known, the same parameters
+    as the joint torques the currents came from; with friction and rotor inertias identified
+    too, the friction the file has."""
+    from hodyn_cli.pipeline.identification import read_log
+
+    robot, truth, fit, tau, hold, tau_hold, sigma = iiwa
+    rows = slice(0, 400)
+    motion = Trajectory(fit.joint_names, fit.derivatives[rows], fit.t[rows])
+    drives = tmp_path / "drives.toml"
+    drives.write_text(CURRENT_DRIVES)
+    current = motor_currents(truth, robot, motion, tau[rows], CURRENT_DRIVES)
+    data, columns = trajectory_datasets(motion)
+    names = [f"current_{j}" for j in robot.joint_names]
+    for path in (tmp_path / "current.csv", tmp_path / "current.h5"):
+        with open_sink(str(path), {**columns, "current": names},
+                       {"joint_names": list(robot.joint_names),
+                        "current_joint_names": list(robot.joint_names)}) as sink:
+            sink.write(data | {"current": current})
+    torques = api.identify(robot, [(motion, tau[rows])], constrained=False)
+    # the command on the HDF5 log, with the drives' model the currents came from
+    report = tmp_path / "r.json"
+    result = run("identify", IIWA, tmp_path / "current.h5", "-o", tmp_path / "c.urdf",
+                 "--report", report, "--drives", drives, "--model", "reflected", "-q")
+    assert result.exit_code == 0, result.output
+    same = [p["estimate"] for p in json.loads(report.read_text())["base_parameters"]]
+    assert np.allclose(same, torques.base_estimate, rtol=1e-6, atol=1e-8)
+    # the CSV log, read as the command reads it (r eta k_t i): the full model (default) adds
+    # the rotors' gyroscopic coupling, small at these speeds
+    known = api.read_drives(robot, drives)
+    log = read_log(str(tmp_path / "current.csv"), robot, drives=known)
+    full = api.identify(robot, [(log.motion, log.torques)], drives=known, constrained=False,
+                        base=torques.base).base_estimate
+    assert not np.allclose(full, same, rtol=1e-6, atol=1e-8)
+    assert np.allclose(full, same, rtol=0.05, atol=0.05 * np.abs(same).max())
+    # friction and rotor inertias identified from the currents
+    both = api.identify(robot, [(log.motion, log.torques)], drives=known, friction=True,
+                        armature=True, drive_model="reflected", constrained=False)
+    viscous = [both.parameters[both.names.index(f"viscous_{j}")] for j in robot.joint_names]
+    assert np.allclose(viscous, known.friction.viscous, rtol=0.1)
+    # currents without the drives' constants: one line
+    result = run("identify", IIWA, tmp_path / "current.csv", "-o", tmp_path / "x.urdf")
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert "current.csv" in result.stderr and "--drives" in result.stderr
+    assert not (tmp_path / "x.urdf").exists()
+
+
+def test_a_missing_position_is_not_a_derivative_to_estimate(iiwa, tmp_path):
+    """The missing-columns error suggests --estimate-derivatives only where the positions are
+    there (identify, and the streaming commands' reader: compute), not for a missing q_."""
+    robot, truth, fit, tau, *_ = iiwa
+    short = Trajectory(fit.joint_names, fit.derivatives[:40], fit.t[:40])
+    write_log(tmp_path / "q.csv", robot, short, tau[:40], derivatives=1)
+    lines = (tmp_path / "q.csv").read_text().splitlines()
+    header = lines[0].split(",")
+    keep = [k for k, name in enumerate(header) if name != "q_iiwa_joint_7"]
+    (tmp_path / "no_q7.csv").write_text("\n".join(",".join(line.split(",")[k] for k in keep)
+                                                  for line in lines) + "\n")
+    for command, extra in (("identify", ("-o", tmp_path / "x.urdf")),
+                           ("compute", ("-o", tmp_path / "x.csv"))):
+        for name, hinted in (("q.csv", True), ("no_q7.csv", False)):
+            result = run(command, IIWA, tmp_path / name, *extra)
+            assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+            assert ("--estimate-derivatives" in result.stderr) == hinted, result.stderr
+            assert hinted or "q_iiwa_joint_7" in result.stderr
+
+
+def test_floating_base_from_joint_torques_and_the_base_wrench(tmp_path):
+    """The quadruped as a free body: joint torques and base wrench from Pinocchio's
+    free-flyer rnea of a perturbed robot (root included), 1 % noise on every row, at random
+    states (root orientation, twist and its rate, joints): the base parameters (the root's
+    among them) within their standard errors, the written URDF physically valid and its root
+    link's inertial the identified one; a log without the base wrench is one line."""
+    from scipy.stats import chi2
+
+    from conftest import LINEAR_FIRST, free_flyer_q, free_flyer_rate, pinocchio_free_flyer
+    from hodyn_cli.core import lie
+    from hodyn_cli.core.trajectory import BaseMotion, Wrenches
+
+    path = URDF / "quadruped.urdf"
+    robot = api.load_robot(path)
+    _, truth, data, order = pinocchio_free_flyer(path, robot)
+    perturbed(path, 2, truth)
+    N, rng = 250, np.random.default_rng(6)
+    R = np.stack([lie.rotation_exp(a / np.linalg.norm(a), np.linalg.norm(a))
+                  for a in rng.normal(size=(N, 3))])
+    base = BaseMotion(R, rng.normal(size=(N, 3)), rng.normal(size=(N, 2, 6)))
+    low, high = robot.limits[:, 0], robot.limits[:, 1]
+    q = rng.uniform(low, high, size=(N, robot.n))
+    motion = Trajectory(robot.joint_names, np.stack([q, *rng.normal(size=(2, N, robot.n)) * 3],
+                                                    axis=1), np.arange(N) * 0.01, base=base)
+    exact = np.empty((N, 6 + robot.n))
+    for s in range(N):
+        out = pin.rnea(truth, data, free_flyer_q(pin, truth, order, R[s], base.p[s], q[s]),
+                       free_flyer_rate(order, base.Vb[s, 0], motion.qd[s]),
+                       free_flyer_rate(order, base.Vb[s, 1], motion.qdd[s]))
+        exact[s, 6 + np.asarray(order)] = out[6:]
+        exact[s, LINEAR_FIRST] = -out[:6]  # what the root exerts on its supports
+    sigma = NOISE * np.abs(exact).max(axis=0)
+    measured_rows = exact + rng.normal(size=exact.shape) * sigma
+    result = api.identify(robot, [(motion, measured_rows)], constrained=False)
+    pi = np.concatenate([truth.inertias[1].toDynamicParameters()]
+                        + [truth.inertias[truth.getJointId(n)].toDynamicParameters()
+                           for n in robot.joint_names])
+    z, total = errors(result, pi)
+    r = len(z)
+    assert r == 94 and result.bodies == robot.n + 1
+    assert np.mean(np.abs(z) < 2) >= 0.88, z
+    assert chi2.ppf(0.001, r) < total < chi2.ppf(0.999, r), total
+    assert np.allclose(result.noise / sigma, 1, atol=0.15)
+    # the log as files: the base wrench as hodyn compute --base-wrench writes it
+    root = robot.root_link
+    logged = Trajectory(motion.joint_names, motion.derivatives, motion.t,
+                        Wrenches({root: measured_rows[:, None, :6]}), base=base)
+    from hodyn_cli.io.results import base_datasets
+
+    for name, wrench in (("log.csv", True), ("log.h5", True), ("no_wrench.csv", False)):
+        data_, columns = trajectory_datasets(logged if wrench else motion)
+        more, cols = base_datasets(logged)
+        columns = {**columns, **cols, "tau": [f"tau_{j}" for j in robot.joint_names]}
+        with open_sink(str(tmp_path / name), columns,
+                       {"joint_names": list(robot.joint_names)}) as sink:
+            sink.write(data_ | more | {"tau": measured_rows[:, 6:]})
+    from hodyn_cli.pipeline.identification import read_log
+
+    log = read_log(str(tmp_path / "log.csv"), robot, floating=True)
+    assert np.allclose(log.torques, measured_rows, rtol=1e-12, atol=1e-12)
+    assert np.allclose(log.motion.base.Vb, base.Vb) and np.allclose(log.motion.q, q)
+    out, report = tmp_path / "identified.urdf", tmp_path / "r.json"
+    result_ = run("identify", path, tmp_path / "log.h5", "--floating-base", "-o", out,
+                  "--report", report, "-q")
+    assert result_.exit_code == 0, result_.output
+    data_ = json.loads(report.read_text())
+    estimate = [p["estimate"] for p in data_["base_parameters"]]
+    assert np.allclose(estimate, result.base_estimate, rtol=1e-9, atol=1e-12)
+    assert data_["consistent_solver_converged"] and list(data_["noise"])[0] == f"W_{root}_mx"
+    api.load_robot(out, strict=True)
+    model = pin.buildModelFromUrdf(str(out), pin.JointModelFreeFlyer())
+    assert all(pinocchio_valid(model.inertias[i]) for i in range(1, model.njoints))
+    identified = np.array([p["identified"] for p in data_["parameters"]])
+    assert np.allclose(model.inertias[1].toDynamicParameters(), identified[:10])
+    bad = run("identify", path, tmp_path / "no_wrench.csv", "--floating-base", "-o",
+              tmp_path / "x.urdf")
+    assert bad.exit_code == 2 and bad.stderr.count("\n") == 1, bad.stderr
+    assert f"W_{root}_mx" in bad.stderr and "no_wrench.csv" in bad.stderr
+    assert not (tmp_path / "x.urdf").exists()
+
+
+#: the acrobot (mjcf/acrobot.xml) with its elbow's axis off the body origin and a hand welded
+#: to the lower arm: the model body's frame is not the MuJoCo body's, and a welded body's
+#: inertia is lumped into its moving one
+ACROBOT = (ROOT / "mjcf" / "acrobot.xml").read_text().replace(
+    '<joint name="elbow" type="hinge" axis="0 1 0"/>',
+    '<joint name="elbow" type="hinge" axis="0 1 0" pos="0.05 0 0.2"/>').replace(
+    '<site name="tip" pos="0 0 1" size="0.01"/>',
+    '<site name="tip" pos="0 0 1" size="0.01"/>\n        <body name="hand" pos="0 0 1">'
+    '<geom type="sphere" size="0.08" mass="0.4"/></body>')
+
+
+def test_an_mjcf_robot_is_written_back_and_mujoco_reads_what_was_identified(tmp_path):
+    """MuJoCo's own inverse dynamics (mj_inverse) of the acrobot with perturbed masses, COMs
+    and inertias, 1 % noise: the identified MJCF keeps every other element, MuJoCo loads it
+    with the identified mass, COM and inertia of every moving body (in its frame) and a
+    massless welded hand, and its mj_inverse is hodyn's prediction with the identified
+    parameters."""
+    mujoco = pytest.importorskip("mujoco")
+    path = tmp_path / "acrobot.xml"
+    path.write_text(ACROBOT)
+    robot = api.load_robot(path)
+    truth = mujoco.MjModel.from_xml_string(ACROBOT)
+    truth.dof_damping[:] = 0  # (joint damping: hodyn models the rigid bodies only)
+    rng = np.random.default_rng(3)
+    for b in range(1, truth.nbody):
+        Sigma = 0.5 * truth.body_inertia[b].sum() - truth.body_inertia[b]  # >= 0
+        Sigma = Sigma * rng.uniform(0.8, 1.2, 3)
+        truth.body_mass[b] *= rng.uniform(0.8, 1.2)
+        truth.body_ipos[b] += 0.02 * rng.normal(size=3)
+        truth.body_inertia[b] = Sigma.sum() - Sigma
+
+    def inverse(model, states):
+        data = mujoco.MjData(model)
+        out = np.empty((len(states), model.nv))
+        for s, (q, v, a) in enumerate(states):
+            data.qpos[:], data.qvel[:], data.qacc[:] = q, v, a
+            mujoco.mj_inverse(model, data)
+            out[s] = data.qfrc_inverse
+        return out
+
+    N = 300
+    states = rng.normal(size=(N, 3, 2)) * [[2.0], [3.0], [6.0]]
+    motion = Trajectory(robot.joint_names, states, np.arange(N) * 0.01)
+    exact = inverse(truth, states)
+    tau = exact + rng.normal(size=exact.shape) * NOISE * np.abs(exact).max(axis=0)
+    write_log(tmp_path / "log.csv", robot, motion, tau)
+    out, report = tmp_path / "identified.xml", tmp_path / "r.json"
+    result = run("identify", path, tmp_path / "log.csv", "-o", out, "--report", report, "-q")
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    assert "<!--" in text and '<motor name="elbow"' in text and 'name="tip"' in text
+    identified = np.array([p["identified"] for p in json.loads(report.read_text())["parameters"]])
+    written = mujoco.MjModel.from_xml_path(str(out))
+    written.dof_damping[:] = 0
+    for b, name in enumerate(robot.link_names):
+        pi = identified[10 * b: 10 * b + 10]
+        body = written.body(name)
+        R = np.empty(9)
+        mujoco.mju_quat2Mat(R, body.iquat)
+        R = R.reshape(3, 3)
+        inertia = R @ np.diag(body.inertia) @ R.T  # about the COM, body frame
+        T = robot.links[name].T
+        m, c, Ic = inertial_of(pi)
+        assert np.isclose(body.mass[0], m, rtol=1e-9)
+        assert np.allclose(body.ipos, T[:3, :3].T @ (c - T[:3, 3]), atol=1e-9)
+        assert np.allclose(inertia, T[:3, :3].T @ Ic @ T[:3, :3], rtol=1e-7, atol=1e-10)
+    assert written.body("hand").mass[0] == 0
+    predicted = api.predict_torques(robot, motion, identified)
+    assert np.allclose(inverse(written, states), predicted, rtol=1e-8,
+                       atol=1e-8 * np.abs(predicted).max())
+    assert np.all(np.sqrt(((predicted - exact) ** 2).mean(axis=0))
+                  < 0.5 * NOISE * np.abs(exact).max(axis=0))
+    # a setting MuJoCo would override the written inertias with: one line, nothing written
+    path.write_text(ACROBOT.replace("<option ", '<compiler settotalmass="3"/>\n  <option '))
+    bad = run("identify", path, tmp_path / "log.csv", "-o", tmp_path / "x.xml")
+    assert bad.exit_code == 2 and bad.stderr.count("\n") == 1 and "settotalmass" in bad.stderr
+    assert not (tmp_path / "x.xml").exists()

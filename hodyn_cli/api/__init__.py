@@ -40,7 +40,12 @@ from hodyn_cli.api.dynamics import (
     simulate,
     torque_sensitivities,
 )
-from hodyn_cli.api.identification import Identification, identify, predict_torques
+from hodyn_cli.api.identification import (
+    Identification,
+    identify,
+    predict_torques,
+    unidentified_drive_torques,
+)
 from hodyn_cli.api.limits import (
     check_limits,
     joint_limits,
@@ -97,6 +102,7 @@ __all__ = [
     # identification
     "dynamic_regressor", "regressor_parameters", "regressor_basis", "regressor_rows",
     "body_parameters", "identify", "Identification", "predict_torques",
+    "unidentified_drive_torques",
     # a link's motion
     "forward_kinematics", "centre_of_mass", "inverse_kinematics", "link_jacobian",
     "jacobian_columns",

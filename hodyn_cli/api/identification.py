@@ -10,14 +10,20 @@ from typing import Any
 
 import numpy as np
 
-from hodyn_cli.api.regressor import dynamic_regressor, regressor_basis, regressor_parameters
+from hodyn_cli.api.regressor import (
+    dynamic_regressor,
+    regressor_basis,
+    regressor_parameters,
+    regressor_rows,
+)
 from hodyn_cli.api.results import capable
 from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError, TrajectoryError
 
-__all__ = ["Identification", "identify", "predict_torques", "NONNEGATIVE", "CHUNK"]
+__all__ = ["Identification", "identify", "predict_torques", "unidentified_drive_torques",
+           "NONNEGATIVE", "CHUNK"]
 
 #: samples of regressor per chunk (7 joints x 113 parameters: ~26 MB)
 CHUNK = 4096
@@ -39,13 +45,15 @@ class Identification:
     values; ``base``: the base parameters (``base.names``, ``base.base_map``);
     ``base_estimate``, ``standard_errors`` (r,), ``covariance`` (r, r): weighted least
     squares on them; ``noise``,
-    ``residual_rms`` (m,): each joint's noise estimate sigma_j and the RMS of its residual;
+    ``residual_rms`` (m,): each row's (``joint_names``: the joints, after a floating base's
+    six base wrench components) noise estimate sigma_j and the RMS of its residual;
     ``condition``: of the column-scaled weighted base regressor; ``samples``: used;
     ``parameters`` (P,): the physically consistent full estimate (every body's pseudo-inertia
     positive definite), ``converged``: whether its solver did; ``unconstrained`` (P,): the
     full parameters nearest the prior with the least-squares base parameters, no constraint;
     ``holdout_rms`` (m,) (None without held-out logs): the RMS error of the torques that
     ``parameters`` predict on the held-out logs, ``holdout_rms_base``: of the base estimate.
+    ``bodies``: how many bodies have 10 parameters (a floating root's first).
     """
 
     names: list[str]
@@ -96,7 +104,9 @@ def _chunks(motion: Trajectory, torques: np.ndarray, size: int
     for a in range(0, motion.n_samples, size):
         rows = slice(a, a + size)
         yield (Trajectory(motion.joint_names, motion.derivatives[rows],
-                          None if motion.t is None else motion.t[rows]), torques[rows])
+                          None if motion.t is None else motion.t[rows],
+                          base=None if motion.base is None else motion.base.rows(rows)),
+               torques[rows])
 
 
 def identify(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], *,
@@ -106,9 +116,14 @@ def identify(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], *,
              noise: np.ndarray | None = None, constrained: bool = True, base: Any = None,
              chunk: int = CHUNK) -> Identification:
     """The robot's parameters from ``logs``: pairs of a motion (q, qd, qdd of the independent
-    joints, ``robot.coordinate_names``) and the torques measured along it (N, m) (with
-    ``friction`` / ``armature`` and ``drives``: the motor torques referred to the joints,
-    ``r eta tau_m``, which the drives' columns model; docs/drives.md).
+    joints, ``robot.coordinate_names``) and the torques measured along it (N, m) (a motion
+    with a floating ``base``, every log's or none: (N, 6 + m), the base wrench ``W_<root>_mx,
+    ..., _fz`` of ``inverse_dynamics(..., base_wrench=True)`` then the joint torques; the root
+    link's 10 parameters are identified too, first; docs/floating.md) (with
+    ``drives``: the motor torques referred to the joints, ``r eta tau_m``, what ``r eta k_t``
+    times a measured current is; the drives' columns model them with ``friction`` /
+    ``armature``, the drives file's values what is not identified:
+    :func:`unidentified_drive_torques`; docs/drives.md).
 
     The base regressor is built ``chunk`` samples at a time and stacked per joint
     (:class:`~hodyn_cli.algorithms.identification.least_squares.Stack`); weighted least
@@ -126,14 +141,19 @@ def identify(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], *,
     :class:`~hodyn_cli.errors.TrajectoryError`."""
     from hodyn_cli.algorithms.identification import consistent, least_squares
 
-    capable("identify", robot, drives=friction or armature, friction=friction or armature)
+    floating = _floating(logs, holdout)
+    capable("identify", robot, drives=drives is not None, friction=friction or armature,
+            floating_base=floating)
     if prior_weight < 0:
         raise HodynError(f"--prior-weight must be >= 0, got {prior_weight:g}")
     options = {"drives": drives, "friction": friction, "armature": armature}
-    names, prior = regressor_parameters(robot, **options)
+    names, prior = regressor_parameters(robot, floating_base=floating, **options)
     if base is None:
-        base = regressor_basis(robot, gravity=gravity, drive_model=drive_model, **options)
-    r, m = len(base.names), len(robot.coordinate_names)
+        base = regressor_basis(robot, gravity=gravity, drive_model=drive_model,
+                               floating_base=floating, **options)
+    rows = regressor_rows(robot, floating)
+    bodies = robot.n + floating
+    r, m = len(base.names), len(rows)
     samples = sum(motion.n_samples for motion, _ in logs)
     if samples <= r / m:  # (the noise estimate divides by N - r/m)
         raise TrajectoryError(f"{samples} samples of {m} joints' torques for {r} base parameters: "
@@ -142,7 +162,8 @@ def identify(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], *,
     stack = least_squares.Stack(m, r)
     for motion, torques in logs:
         for piece, tau in _chunks(motion, torques, chunk):
-            stack.add(_base_rows(robot, piece, base, gravity, drive_model, options), tau)
+            stack.add(_base_rows(robot, piece, base, gravity, drive_model, options),
+                      _modelled(robot, piece, tau, gravity, drive_model, options))
     fit = least_squares.weighted_least_squares(
         stack, None if noise is None else np.asarray(noise, float))
     if not np.isfinite(fit.condition) or fit.condition > 1e12:
@@ -151,10 +172,10 @@ def identify(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], *,
                          f"{fit.condition:.3g}): record a richer motion (hodyn generate --kind "
                          "excitation)")
     S, z = stack.weighted(fit.noise)
-    driven = names[10 * robot.n:]
+    driven = names[10 * bodies:]
     unconstrained = consistent.closest_parameters(fit.estimate, base.base_map, prior)
     parameters, converged = consistent.consistent_parameters(
-        S, z, base.base_map, prior, robot.n, np.array([n.startswith(NONNEGATIVE)
+        S, z, base.base_map, prior, bodies, np.array([n.startswith(NONNEGATIVE)
                                                        for n in driven], dtype=bool),
         prior_weight) if constrained else (unconstrained, True)
     holdout_rms = holdout_base = None
@@ -166,7 +187,51 @@ def identify(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], *,
     return Identification(names, prior, base, fit.estimate, fit.standard_errors,
                           fit.covariance, fit.noise,
                           fit.residual_rms, fit.condition, samples, parameters, converged,
-                          unconstrained, robot.n, robot.coordinate_names, holdout_rms, holdout_base)
+                          unconstrained, bodies, rows, holdout_rms, holdout_base)
+
+
+def _floating(logs: Sequence[tuple[Trajectory, np.ndarray]],
+              holdout: Sequence[tuple[Trajectory, np.ndarray]]) -> bool:
+    """Whether the logs' motions have a floating base (all of them, or none)."""
+    floating = {motion.base is not None for motion, _ in [*logs, *holdout]}
+    if len(floating) > 1:
+        raise HodynError("some logs have a floating base's motion and some do not")
+    return floating == {True}
+
+
+def _modelled(robot: Model, piece: Trajectory, torques: np.ndarray, gravity: Any,
+              drive_model: str, options: dict) -> np.ndarray:
+    """What the regressor's columns explain of the measured ``torques`` (N, m): with drives,
+    ``r eta tau_m`` less the terms of the drive parameters not identified (the file's
+    values; :func:`unidentified_drive_torques`), else the torques themselves."""
+    known = unidentified_drive_torques(robot, piece, gravity=gravity, drive_model=drive_model,
+                                       **options)
+    return torques if known is None else torques - known
+
+
+def unidentified_drive_torques(robot: Model, motion: Trajectory, *, drives: Any = None,
+                               friction: bool = False, armature: bool = False,
+                               drive_model: str = "full", gravity: Any = GRAVITY
+                               ) -> np.ndarray | None:
+    """(N, m) the part of the motor torques referred to the joints, ``r eta tau_m``
+    (docs/drives.md), that the parameters identified with these options do not model: the
+    rotors' reactions and inertias without ``armature``, the friction without ``friction``,
+    at the drives file's values. ``r eta tau_m = Y pi + sum_c A_c I_c + sum_j F_j f_j`` is
+    linear in them, so this is ``r eta tau_m - Y' pi'`` with ``Y'``, ``pi'`` the regressor's
+    columns and the file's values of the parameters identified. None without ``drives`` or
+    with both (nothing left over). A joint without a drive has ``tau_m = tau``."""
+    if drives is None or (friction and armature):
+        return None
+    from hodyn_cli.api.drives import drive_dynamics, drives_for
+
+    d = drives_for(robot, drives)
+    joints = np.asarray(robot.coordinates)
+    referred = np.where(d.driven, d.gear_ratio * d.gear_efficiency, 1.0)[joints]
+    taum = drive_dynamics(robot, d, motion, order=0, model=drive_model, gravity=gravity).taum
+    Y = dynamic_regressor(robot, motion, gravity=gravity, drive_model=drive_model, drives=d,
+                          friction=friction, armature=armature).Y
+    identified = regressor_parameters(robot, drives=d, friction=friction, armature=armature)[1]
+    return referred * taum - Y @ identified
 
 
 def _base_rows(robot: Model, piece: Trajectory, base: Any, gravity: Any, drive_model: str,
@@ -179,10 +244,11 @@ def _rms(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], base: Any,
          values: np.ndarray, gravity: Any, drive_model: str, options: dict, chunk: int,
          base_only: bool = False) -> np.ndarray:
     """RMS per joint of the torques ``values`` (full, or base with ``base_only``) predict on
-    ``logs``, against theirs."""
+    ``logs``, against theirs (what the columns model of them: :func:`_modelled`)."""
     squares, count = 0.0, 0
     for motion, torques in logs:
         for piece, tau in _chunks(motion, torques, chunk):
+            tau = _modelled(robot, piece, tau, gravity, drive_model, options)
             if base_only:
                 predicted = _base_rows(robot, piece, base, gravity, drive_model, options) @ values
             else:

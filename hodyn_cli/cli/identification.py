@@ -18,10 +18,12 @@ def identify(
     robot: Robot,
     logs: Annotated[list[str], typer.Argument(
         help="Logs: trajectory files (CSV/HDF5: t, q_<joint>, qd_, qdd_ or "
-             "--estimate-derivatives) with the measured torques tau_<joint> (HDF5: tau).",
+             "--estimate-derivatives) with the measured torques tau_<joint> (HDF5: tau), "
+             "effort_<joint> (hodyn import) or motor currents current_<joint> (with --drives).",
         show_default=False)],
     output: Annotated[str, typer.Option(
-        "--output", "-o", help="The identified robot (URDF): the input with new <inertial>s.",
+        "--output", "-o", help="The identified robot (URDF, or MJCF for an MJCF robot): the "
+                              "input with new <inertial>s.",
         show_default=False)],
     drives: DrivesFile = None,
     friction: Annotated[bool, typer.Option(
@@ -67,7 +69,8 @@ def identify(
                                                                        *logs, *(holdout or [])])
     d = read_rigid_drives(s, drives, model, model_kind, False)
     result = identify_files(
-        model, str(robot), logs, output, robot_text=_robot_text(robot, s), drives=d,
+        model, str(robot), logs, output, floating=s.floating_base,
+        robot_text=_robot_text(robot, s), drives=d,
         drives_file=None if drives is None else str(drives), drives_output=drives_output,
         friction=friction, armature=armature,
         drive_model=(model_kind or ElasticModel.full).value, gravity=s.g,

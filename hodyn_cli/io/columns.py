@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import derivative_name
-from hodyn_cli.errors import TrajectoryError
+from hodyn_cli.errors import MissingDerivatives, TrajectoryError
 from hodyn_cli.io.paths import listing, shown
 
 WRENCH_COMPONENTS = ("mx", "my", "mz", "fx", "fy", "fz")
@@ -115,8 +115,10 @@ def plan(names: list[str], model: Model, need: int, source: str,
     missing = [derivative_name("q", k) + "_" + j for k in range(need) for j in coordinates
                if j not in orders.get(k, ())]
     if missing:
-        raise TrajectoryError(f"missing columns {listing(missing)} (need q up to "
-                              f"{derivative_name('q', need - 1)} for every joint)", source)
+        positions = all(j in orders.get(0, ()) for j in coordinates)
+        raise (MissingDerivatives if positions else TrajectoryError)(
+            f"missing columns {listing(missing)} (need q up to "
+            f"{derivative_name('q', need - 1)} for every joint)", source)
     D = need
     while D in orders and orders[D] == joints:
         D += 1

@@ -20,7 +20,7 @@ import numpy as np
 
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory, Wrenches, derivative_name
-from hodyn_cli.errors import TrajectoryError
+from hodyn_cli.errors import MissingDerivatives, TrajectoryError
 from hodyn_cli.io.checks import check_increasing, check_same_times, check_values
 from hodyn_cli.io.columns import W_COLUMN, Layout, plan, plan_wrenches
 from hodyn_cli.io.tables import Block, Rows, open_table, rechunk, row_count
@@ -212,9 +212,10 @@ def _in_hdf5_words(names: list[str], model: Model, need: int, path: str
                if not all(f"{derivative_name('q', k)}_{j}" in names for j in model.joint_names)]
     if not missing:
         return None
-    return TrajectoryError(f"missing columns: dataset(s) {', '.join(missing)} (need q up to "
-                           f"{derivative_name('q', need - 1)}: datasets N x n in joint_names "
-                           "order, or q_derivatives N x D x n)", path)
+    return (TrajectoryError if "q" in missing else MissingDerivatives)(
+        f"missing columns: dataset(s) {', '.join(missing)} (need q up to "
+        f"{derivative_name('q', need - 1)}: datasets N x n in joint_names order, or "
+        "q_derivatives N x D x n)", path)
 
 
 class MemoryReader:

@@ -33,8 +33,12 @@ from hodyn_cli.io.offsets import RawRows
 #: HDF5 dataset holding q and all its derivatives, (N, D+1, n): [s, k, j] = d^k q_j / dt^k
 COMPACT = "q_derivatives"
 #: per-joint datasets (N x n, joint_names order): q and derivatives, the Slotine-Li references
-#: qr_d, qr_dd, torques tau, taud, ... (the input of forward dynamics)
-JOINT_DATASET = r"qd*|qr_d+|taud*"
+#: qr_d, qr_dd, torques tau, taud, ... (the input of forward dynamics), the measured efforts
+#: of a log ``hodyn import`` wrote
+JOINT_DATASET = r"qd*|qr_d+|taud*|effort"
+#: motor currents and their rates (``hodyn compute --drives``): N x k, the columns of the root
+#: attribute ``current_joint_names`` (only the joints whose drive has a torque constant)
+CURRENT_DATASET = r"currentd*"
 BLOCK_BYTES = 1 << 22
 #: bytes of a regular CSV file each thread parses at once (at most ``block_bytes``): smaller
 #: than a block, as several threads parse ahead at once and each piece holds its bytes, their
@@ -298,7 +302,10 @@ class Hdf5Table:
 
     Datasets ``t`` (N,), ``q``, ``qd``, ... (N, n) with root attribute ``joint_names``, or the
     compact ``q_derivatives`` (N, D+1, n); ``wrench/<link>/W``, ``Wd``, ... (N, 6); a link's
-    motion ``p`` (N, 3), ``R`` (N, 3, 3), ``Vs``, ``Vb``, ... (N, 6), ``pd``, ... (N, 3).
+    motion ``p`` (N, 3), ``R`` (N, 3, 3), ``Vs``, ``Vb``, ... (N, 6), ``pd``, ... (N, 3); a
+    log's measured ``effort`` (N, n: columns ``effort_<joint>``) and motor currents
+    ``current``, ``currentd``, ... (N, k: columns ``current_<joint>``, the joints of the root
+    attribute ``current_joint_names``).
     """
 
     def __init__(self, path: str, block_rows: int = BLOCK_ROWS):
@@ -358,6 +365,10 @@ class Hdf5Table:
                                           f"joint_names {len(names)}", path)
                 for c, name in enumerate(names):
                     where[f"{key}_{name}"] = (key, (c,))
+            elif re.fullmatch(CURRENT_DATASET, key):
+                self._check(obj, key, 2)
+                for c, name in enumerate(self._current_joints(obj.shape[1])):
+                    where[f"{key}_{name}"] = (key, (c,))
             elif key == COMPACT:
                 self._check(obj, key, 3)
                 if obj.shape[2] != len(names):
@@ -394,11 +405,24 @@ class Hdf5Table:
                                                   f" x {shape[1]}", path)
                         for c, comp in enumerate(("mx", "my", "mz", "fx", "fy", "fz")):
                             where[f"{wkey}_{link}_{comp}"] = (full, (c,))
-            else:  # not hodyn's (efforts, sensor data): left alone
+            else:  # not hodyn's (sensor data): left alone
                 self.ignored.append(key)
         if not where:
             raise TrajectoryError("no datasets", path)
         return where
+
+    def _current_joints(self, columns: int) -> list[str]:
+        """The joints of the ``current`` datasets' columns (root attribute
+        ``current_joint_names``, as ``hodyn compute --drives`` writes it)."""
+        names = self._file.attrs.get("current_joint_names")
+        if names is None:
+            raise TrajectoryError("dataset 'current' needs the root attribute "
+                                  "'current_joint_names' (its columns' joints)", self.path)
+        names = [n.decode() if isinstance(n, bytes) else str(n) for n in np.atleast_1d(names)]
+        if len(names) != columns:
+            raise TrajectoryError(f"dataset 'current' has {columns} columns, "
+                                  f"current_joint_names {len(names)}", self.path)
+        return names
 
     def _check(self, obj, key: str, ndim: int) -> None:
         import h5py

@@ -30,7 +30,7 @@ from lxml import etree
 
 from hodyn_cli.errors import ModelError
 
-__all__ = ["with_inertials", "inertial_of"]
+__all__ = ["with_inertials", "inertial_of", "parse_kept", "serialized", "number"]
 
 
 def inertial_of(pi: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
@@ -41,7 +41,8 @@ def inertial_of(pi: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     return m, c, I - m * (c @ c * np.eye(3) - np.outer(c, c))
 
 
-def _number(x: float) -> str:
+def number(x: float) -> str:
+    """A parameter as written: 12 significant digits."""
     return f"{x:.12g}"
 
 
@@ -50,15 +51,35 @@ def _element(pi: np.ndarray, indent: str) -> etree._Element:
     inner = indent + "  "
     inertial = etree.Element("inertial")
     inertial.text = "\n" + inner
-    etree.SubElement(inertial, "origin", xyz=" ".join(_number(v) for v in c), rpy="0 0 0"
+    etree.SubElement(inertial, "origin", xyz=" ".join(number(v) for v in c), rpy="0 0 0"
                      ).tail = "\n" + inner
-    etree.SubElement(inertial, "mass", value=_number(m)).tail = "\n" + inner
+    etree.SubElement(inertial, "mass", value=number(m)).tail = "\n" + inner
     etree.SubElement(inertial, "inertia", **{
-        f"i{a}{b}": _number(Ic[i, j]) for (a, i), (b, j) in
+        f"i{a}{b}": number(Ic[i, j]) for (a, i), (b, j) in
         ((("x", 0), ("x", 0)), (("x", 0), ("y", 1)), (("x", 0), ("z", 2)),
          (("y", 1), ("y", 1)), (("y", 1), ("z", 2)), (("z", 2), ("z", 2)))}
                      ).tail = "\n" + indent
     return inertial
+
+
+def parse_kept(data: bytes, source: str) -> etree._ElementTree:
+    """The XML ``data`` parsed safely (no entities, no network), comments kept."""
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
+                             huge_tree=False)
+    try:
+        return etree.parse(io.BytesIO(data), parser)
+    except etree.XMLSyntaxError as e:
+        raise ModelError(f"not well-formed XML: {e.msg}", source) from None
+
+
+def serialized(data: bytes, root: etree._Element) -> bytes:
+    """The document ``data`` was, with its root element now ``root``: the prolog
+    (declaration, comments) as it was, byte for byte, then the root."""
+    lines = data.split(b"\n")
+    line = lines[root.sourceline - 1]
+    prolog = b"".join(x + b"\n" for x in lines[: root.sourceline - 1]) + \
+        line[: line.find(b"<" + root.tag.encode())]
+    return prolog + etree.tostring(root, encoding="utf-8") + b"\n"
 
 
 def with_inertials(data: bytes, parameters: dict[str, np.ndarray | None],
@@ -66,12 +87,7 @@ def with_inertials(data: bytes, parameters: dict[str, np.ndarray | None],
     """The URDF ``data`` with link ``<inertial>`` elements from ``parameters``: link name ->
     its body's 10 parameters (module docstring), or None to remove the link's
     ``<inertial>``. Parsed safely (no entities, no network), comments kept."""
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
-                             huge_tree=False)
-    try:
-        tree = etree.parse(io.BytesIO(data), parser)
-    except etree.XMLSyntaxError as e:
-        raise ModelError(f"not well-formed XML: {e.msg}", source) from None
+    tree = parse_kept(data, source)
     links = {link.get("name"): link for link in tree.getroot().iter("link")}
     for name, pi in parameters.items():
         if name not in links:
@@ -95,9 +111,4 @@ def with_inertials(data: bytes, parameters: dict[str, np.ndarray | None],
             else:
                 new.tail = "\n" + indent
             link.insert(0, new)
-    # the prolog (declaration, comments) as it was, byte for byte, then the robot
-    root = tree.getroot()
-    lines = data.split(b"\n")
-    line = lines[root.sourceline - 1]
-    prolog = b"".join(x + b"\n" for x in lines[: root.sourceline - 1]) + line[: line.find(b"<robot")]
-    return prolog + etree.tostring(root, encoding="utf-8") + b"\n"
+    return serialized(data, tree.getroot())

@@ -7,8 +7,12 @@ as it was.
 
 A log is a trajectory file (CSV or HDF5: ``t``, ``q_<joint>`` and, where present,
 ``qd_<joint>``, ``qdd_<joint>``) with the torques measured at its samples in the columns
-``validate --torques`` reads (``tau_<joint>``; HDF5: dataset ``tau``) or, in a CSV file
-``hodyn import`` wrote, its ``effort_<joint>`` columns. It is held in memory
+``validate --torques`` reads (``tau_<joint>``; HDF5: dataset ``tau``) or, in a file
+``hodyn import`` wrote, its ``effort_<joint>`` columns (HDF5: dataset ``effort``), or motor
+currents ``current_<joint>`` (HDF5: dataset ``current``, as ``hodyn compute --drives`` writes
+them) turned into the motor torques referred to the joints with the drives' constants,
+``r eta k_t i``. A floating base's log has the root's motion (``base_`` columns) and the base
+wrench ``W_<root>_mx, ..., _fz`` measured with the torques. It is held in memory
 (N x 4 m numbers); the regressor is built in chunks. With ``estimate`` the missing
 derivatives are estimated (:class:`~hodyn_cli.api.streaming.DerivativeStream`) and the
 torques go through the same zero-phase low-pass as the positions (``cutoff``), so that the
@@ -30,7 +34,7 @@ from hodyn_cli import api
 from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.core.trajectory import Trajectory
-from hodyn_cli.errors import HodynError, ModelError, TrajectoryError
+from hodyn_cli.errors import HodynError, MissingDerivatives, ModelError, TrajectoryError
 from hodyn_cli.io import read_trajectory
 from hodyn_cli.io.paths import listing, write_text
 from hodyn_cli.io.torques import TorqueReader
@@ -42,6 +46,8 @@ __all__ = ["Log", "read_log", "robot_text", "identify_files", "drives_table", "t
 
 #: q derivative orders the regressor needs: q, qd, qdd
 NEED = 3
+#: the measured torques a log may have instead of ``tau_<joint>``, and who writes them
+MEASURED = {"effort": "hodyn import", "current": "hodyn compute --drives"}
 
 
 @dataclass
@@ -57,22 +63,26 @@ class Log:
     trimmed: float = 0.0
 
 
-def read_log(path: str, model: Model, *, estimate: bool = False, cutoff: float | None = None
-             ) -> Log:
-    """The log at ``path`` (module docstring): one-line errors name it and what is missing
-    (the torque columns of a joint, the derivative columns without ``estimate``)."""
+def read_log(path: str, model: Model, *, estimate: bool = False, cutoff: float | None = None,
+             drives: Any = None, floating: bool = False) -> Log:
+    """The log at ``path`` (module docstring; ``drives``: the torque constants and gear
+    ratios of its motor currents; ``floating``: the root's motion from its ``base_`` columns
+    and the base wrench measured with the torques): one-line errors name it and what is
+    missing (the torque columns of a joint, the derivative columns without ``estimate``)."""
     from hodyn_cli.api.streaming import DerivativeStream
 
     try:
-        motion = read_trajectory(path, model, need=1 if estimate else NEED)
-    except TrajectoryError as e:
-        if estimate or not e.message.startswith("missing columns"):
+        motion = read_trajectory(path, model, need=1 if estimate else NEED, floating=floating)
+    except MissingDerivatives as e:  # (missing positions: nothing to estimate them from)
+        if estimate:
             raise
         raise TrajectoryError(f"{e.message}; {ESTIMATE_HINT}", e.source) from None
-    torques = _measured(path, model, motion)
+    torques = _measured(path, model, motion, drives)
+    if floating:
+        torques = np.concatenate([_base_wrench(path, model, motion), torques], axis=1)
     if motion.orders >= NEED:
-        return Log(path, Trajectory(motion.joint_names, motion.derivatives[:, :NEED], motion.t),
-                   torques)
+        return Log(path, Trajectory(motion.joint_names, motion.derivatives[:, :NEED], motion.t,
+                                    base=motion.base), torques)
     wrapped = np.array([model.joint_types[i] == "continuous" for i in model.coordinates])
     stream = DerivativeStream([motion], NEED, cutoff=cutoff, wrapped=wrapped, window=None)
     try:
@@ -100,34 +110,102 @@ def robot_text(path: str | Path, xacro_args: dict[str, str] | None = None) -> by
         raise ModelError(f"cannot read URDF: {e.strerror or e}", str(path)) from None
 
 
-def _measured(path: str, model: Model, motion: Trajectory) -> np.ndarray:
+def _measured(path: str, model: Model, motion: Trajectory, drives: Any = None) -> np.ndarray:
     """The torques of a log (N, m), checked against its samples: its ``tau_<joint>``
     columns (:class:`~hodyn_cli.io.torques.TorqueReader`), or where it has none, the
-    ``effort_<joint>`` columns ``hodyn import`` writes (a JointState's efforts)."""
+    ``effort_<joint>`` columns ``hodyn import`` writes (a JointState's efforts), or the motor
+    currents ``current_<joint>`` (``hodyn compute --drives``' columns) as the motor torques
+    referred to the joints, ``r eta k_t i`` (the ``drives``' constants)."""
     from hodyn_cli.io.columns import TAU_COLUMN
     from hodyn_cli.io.lockstep import Lockstep
     from hodyn_cli.io.tables import open_table
 
     table = open_table(path)
     names = list(table.names)
-    if any(TAU_COLUMN.match(n) for n in names) or not any(n.startswith("effort_")
-                                                          for n in names):
+    kind = next((k for k in MEASURED if any(n.startswith(k + "_") for n in names)), None)
+    if any(TAU_COLUMN.match(n) for n in names) or kind is None:
         table.close()
         with TorqueReader(path, model, most=1) as reader:
             torques = reader.take(motion.n_samples, motion.t)[:, 0]
             reader.finish()
         return torques
-    efforts = [f"effort_{j}" for j in model.coordinate_names]
-    missing = [c for c in efforts if c not in names]
+    columns = [f"{kind}_{j}" for j in model.coordinate_names]
+    missing = [c for c in columns if c not in names]
     if missing:
         table.close()
         raise TrajectoryError(f"missing columns {listing(missing)} (the measured torque of "
-                              "every independent joint: tau_<joint>, or effort_<joint> as "
-                              "hodyn import writes)", path)
-    with Lockstep(path, table, (["t"] if "t" in names else []) + efforts) as reader:
+                              f"every independent joint: tau_<joint>, or {kind}_<joint> as "
+                              f"{MEASURED[kind]} writes)", path)
+    scale = 1.0 if kind == "effort" else _current_scale(path, model, drives, table)
+    with Lockstep(path, table, (["t"] if "t" in names else []) + columns) as reader:
         torques = reader.take(motion.n_samples, motion.t)
         reader.finish()
-    return torques
+    return torques * scale
+
+
+def _current_scale(path: str, model: Model, drives: Any, table: Any) -> np.ndarray:
+    """(m,) ``r eta k_t`` of every independent joint: what turns its motor current into the
+    motor torque referred to the joint (docs/drives.md). One line where a joint's drive has
+    no torque constant, or there are no drives."""
+    joints = np.asarray(model.coordinates)
+    if drives is None:
+        table.close()
+        raise TrajectoryError("motor currents (current_<joint>) need the drives' torque "
+                              "constants and gear ratios: --drives FILE", path)
+    k_t = np.where(drives.driven, drives.torque_constant, np.nan)[joints]
+    if np.isnan(k_t).any():
+        table.close()
+        joint = model.coordinate_names[int(np.argmax(np.isnan(k_t)))]
+        raise TrajectoryError(f"column 'current_{joint}': its drive has no 'torque_constant' "
+                              f"in {drives.source or 'the drives file'}", path)
+    return (drives.gear_ratio * drives.gear_efficiency)[joints] * k_t
+
+
+def _base_wrench(path: str, model: Model, motion: Trajectory) -> np.ndarray:
+    """(N, 6) the base wrench measured along a floating base's log: its columns ``W_<root>_mx,
+    ..., _fz`` (HDF5: ``wrench/<root>/W``) as ``hodyn compute --floating-base --base-wrench``
+    writes them (what the root exerts on its supports, root frame; docs/floating.md)."""
+    from hodyn_cli.api.regressor import regressor_rows
+    from hodyn_cli.io.lockstep import Lockstep
+    from hodyn_cli.io.tables import open_table
+
+    columns = list(regressor_rows(model, floating_base=True)[:6])
+    table = open_table(path)
+    missing = [c for c in columns if c not in table.names]
+    if missing:
+        table.close()
+        raise TrajectoryError(f"missing columns {listing(missing)} (a floating base is "
+                              "identified from the joint torques and the base wrench, as hodyn "
+                              "compute --floating-base --base-wrench writes it; contact forces "
+                              "are not read yet)", path)
+    with Lockstep(path, table, (["t"] if "t" in table.names else []) + columns) as reader:
+        wrench = reader.take(motion.n_samples, motion.t)
+        reader.finish()
+    return wrench
+
+
+def body_links(model: Model, floating: bool = False) -> list[str]:
+    """The links whose parameters are identified, in the parameters' order: the one each
+    moving body's joint moves, after a floating root."""
+    return ([model.root_link] if floating else []) + list(model.link_names)
+
+
+def robot_with(model: Model, text: bytes, parameters: dict[str, np.ndarray | None],
+               source: str) -> bytes:
+    """The robot's file ``text`` (URDF or MJCF) with the inertial elements of
+    ``parameters``: link (MJCF body) name -> 10 parameters in its model body's frame, or None
+    for a welded link (:mod:`~hodyn_cli.modeling.urdf_inertials`,
+    :mod:`~hodyn_cli.modeling.mjcf_inertials`)."""
+    from hodyn_cli.modeling.mjcf import is_mjcf
+
+    if is_mjcf(text):
+        from hodyn_cli.modeling.mjcf_inertials import with_mjcf_inertials
+
+        return with_mjcf_inertials(text, parameters,
+                                   {name: frame.T for name, frame in model.links.items()}, source)
+    from hodyn_cli.modeling.urdf_inertials import with_inertials
+
+    return with_inertials(text, parameters, source)
 
 
 def drives_table(table: dict, result: api.Identification) -> dict:
@@ -193,7 +271,8 @@ def _per_joint(names: tuple[str, ...], values: np.ndarray | None) -> dict | None
 
 
 def report_data(result: api.Identification, *, robot: str, logs: list[Log],
-                holdout: list[Log], prior_weight: float, model: Model) -> dict:
+                holdout: list[Log], prior_weight: float, model: Model,
+                floating: bool = False) -> dict:
     """The report (JSON-ready): base parameters with standard errors, condition number,
     residual and noise per joint, held-out RMS error per joint, the full parameters (URDF,
     least squares alone, identified) and what the data cannot see."""
@@ -221,7 +300,7 @@ def report_data(result: api.Identification, *, robot: str, logs: list[Log],
                                   result.parameters, strict=True)],
         "unseen": result.unseen,
         "poorly_excited": result.poorly_excited,
-        "least_squares_inconsistent_links": [model.link_names[b] for b in
+        "least_squares_inconsistent_links": [body_links(model, floating)[b] for b in
                                              np.flatnonzero(~unconstrained)],
     }
 
@@ -263,26 +342,31 @@ def _html(data: dict) -> str:
 
 
 def identify_files(model: Model, robot: str, logs: list[str], output: str, *,
+                   floating: bool = False,
                    robot_text: bytes, drives: Any = None, drives_file: str | None = None,
                    drives_output: str | None = None, friction: bool = False,
                    armature: bool = False, drive_model: str = "full", gravity: Any = GRAVITY,
                    prior_weight: float = 1.0, holdout: list[str] | None = None,
                    estimate: bool = False, cutoff: float | None = None,
                    report: str | None = None, notify: Notify = None) -> api.Identification:
-    """Identify ``model`` (its URDF text ``robot_text``, from file ``robot``) from the
-    ``logs``; write the identified URDF to ``output``, with ``friction``/``armature`` the
+    """Identify ``model`` (its URDF or MJCF text ``robot_text``, from file ``robot``) from
+    the ``logs``; write the identified robot (URDF or MJCF) to ``output``, with ``friction``/``armature`` the
     drives file ``drives_file`` with the identified values to ``drives_output``, and the
     ``report`` (.json or .html)."""
-    from hodyn_cli.modeling.mjcf import is_mjcf
-    from hodyn_cli.modeling.urdf_inertials import with_inertials
     from hodyn_cli.pipeline.report import report_format
 
-    if is_mjcf(robot_text):  # (its <body> elements' inertials are not rewritten yet)
-        raise ModelError("hodyn identify writes URDF robots: identifying an MJCF model is not "
-                         "supported yet", robot)
     fmt = report_format(report) if report else None
-    read = [read_log(p, model, estimate=estimate, cutoff=cutoff) for p in logs]
-    held = [read_log(p, model, estimate=estimate, cutoff=cutoff) for p in holdout or []]
+
+    def write_robot(text: bytes, parameters: dict) -> bytes:
+        return robot_with(model, text, parameters, robot)
+
+    # what the robot's file refuses (an MJCF compiler setting, a body with several joints),
+    # before the work: a unit body written for each
+    unit = np.array([1.0, 0, 0, 0, 1, 0, 1, 0, 0, 1])
+    write_robot(robot_text, dict.fromkeys(body_links(model, floating), unit))
+    options = {"estimate": estimate, "cutoff": cutoff, "drives": drives, "floating": floating}
+    read = [read_log(p, model, **options) for p in logs]
+    held = [read_log(p, model, **options) for p in holdout or []]
     for log in read + held:
         if log.estimated:
             tell(notify, [Diagnostic("warning", f"{log.path}: estimated {', '.join(log.estimated)}"
@@ -300,10 +384,11 @@ def identify_files(model: Model, robot: str, logs: list[str], output: str, *,
     if not result.converged:
         tell(notify, [Diagnostic("warning", "the consistent estimate's solver stopped before "
                                             "converging: the identified parameters are its last")])
-    welded = {name: None for name, frame in model.links.items()
-              if frame.body >= 0 and name != model.link_names[frame.body]}
-    bodies = dict(zip(model.link_names, result.body_parameters, strict=True))
-    text = with_inertials(robot_text, {**welded, **bodies}, robot)
+    links = body_links(model, floating)
+    welded = {name: None for name, frame in model.links.items() if name not in links
+              and (frame.body >= 0 or floating)}  # (lumped into their body: its link has all)
+    bodies = dict(zip(links, result.body_parameters, strict=True))
+    text = write_robot(robot_text, {**welded, **bodies})
     outputs = {output: text.decode()}
     if (friction or armature) and drives_file is not None:
         from hodyn_cli.modeling.joint_files import joint_sections
@@ -314,7 +399,7 @@ def identify_files(model: Model, robot: str, logs: list[str], output: str, *,
                    f"identify from {', '.join(logs)} (its comments are not kept)")
     if report and fmt is not None:
         data = report_data(result, robot=robot, logs=read, holdout=held,
-                           prior_weight=prior_weight, model=model)
+                           prior_weight=prior_weight, model=model, floating=floating)
         outputs[report] = json.dumps(data, indent=1) + "\n" if fmt == "json" else _html(data)
     for path in outputs:  # each written atomically; none at all if one cannot be
         if not Path(path).parent.is_dir():

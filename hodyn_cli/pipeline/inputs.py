@@ -16,7 +16,7 @@ import numpy as np
 from hodyn_cli import api, capabilities
 from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory
-from hodyn_cli.errors import HodynError, TrajectoryError
+from hodyn_cli.errors import HodynError, MissingDerivatives, TrajectoryError
 from hodyn_cli.io import CHUNK_ROWS, TrajectoryReader
 from hodyn_cli.io.paths import listing
 from hodyn_cli.io.tasks import ChunkTask, Loaded
@@ -158,8 +158,8 @@ def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
     try:
         reader = TrajectoryReader(path, model, 1 if estimate else need, wrench=wrench,
                                   series=series, chunk=chunk, stdin=stdin, flags=flags)
-    except TrajectoryError as e:
-        if estimate or not e.message.startswith("missing columns"):
+    except MissingDerivatives as e:  # (missing positions: nothing to estimate them from)
+        if estimate:
             raise
         raise TrajectoryError(f"{e.message}; {missing_hint}", e.source) from None
     notes = _column_notes(reader, path)
