@@ -1,7 +1,16 @@
-"""Collection of the library's doctests: the GPU backend's modules need JAX (the gpu extra,
-in the test extra too), which the lowest-bounds environment of .ci/run does not install."""
+"""The test session's set-up: one BLAS thread per process, and the collection of the
+library's doctests (the GPU backend's modules need JAX: the gpu extra, in the test extra too,
+which the lowest-bounds environment of .ci/run does not install)."""
 
 import importlib.util
+import os
+
+# One BLAS thread per process: the suite runs a worker per core (-n auto), and OpenBLAS's own
+# threads would wait spinning for cores the other workers hold (tests/test_identify.py and
+# tests/test_base_parameters.py: 31 s of CPU with them, 6 s without, on 2 cores). Set before
+# NumPy loads OpenBLAS: this file is read before any test module, and the workers and the
+# commands the tests start inherit it.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 collect_ignore = [] if importlib.util.find_spec("jax") else [
     "hodyn_cli/algorithms/backends/gpu.py", "hodyn_cli/algorithms/backends/jax_passes.py"]
