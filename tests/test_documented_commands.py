@@ -120,14 +120,18 @@ def _installed(distribution: str) -> bool:
     return True
 
 
-def marks(path: Path):
-    """scale.md starts Dask clusters; contacts.md's Talos comes from example-robot-data (in
-    the test extra, ~130 MB; not in CI's lowest-bounds environment)."""
+def marks(path: Path, commands: tuple[str, ...] = ()):
+    """scale.md starts Dask clusters; contacts.md's Talos comes from example-robot-data, and
+    a run that simulates with MuJoCo (docs/examples/mujoco_log.py) needs mujoco (both in the
+    test extra, not in CI's lowest-bounds environment)."""
     if path.name == "scale.md":
         return [pytest.mark.cluster]
     if path.name == "contacts.md":
         return [pytest.mark.skipif(not _installed("example-robot-data"),
                                    reason="contacts.md walks Talos of example-robot-data")]
+    if any("mujoco_log.py" in command for command in commands):
+        return [pytest.mark.skipif(not _installed("mujoco"),
+                                   reason="the run simulates with MuJoCo (the test extra)")]
     return []
 
 
@@ -160,7 +164,8 @@ def distinct() -> list[tuple[Path, int, tuple[str, ...], str]]:
                        for j, other in enumerate(keys))]
 
 
-CASES = [pytest.param(doc, set_up, command, id=f"{doc.name}-{k}", marks=marks(doc))
+CASES = [pytest.param(doc, set_up, command, id=f"{doc.name}-{k}",
+                      marks=marks(doc, (*set_up, command)))
          for doc, k, set_up, command in distinct()]
 
 
