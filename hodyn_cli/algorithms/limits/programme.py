@@ -415,7 +415,9 @@ def path_limits(model: Model, grid: Trajectory, limits: Limits, order: int, *,
                           for m in _partitions(law.power + 2 * p))
         A = _monomials(PROBES, monomials)
         V = np.stack([replace(p[series], friction=None).at(1.0)[:, cols] for p in probes])
-        coef = np.linalg.lstsq(A, V.reshape(len(PROBES), -1), rcond=None)[0]
+        # (A is PROBES x monomials, V every point and joint: the pseudo-inverse once, not a
+        # least-squares solve of each of the many right-hand sides)
+        coef = np.linalg.pinv(A) @ V.reshape(len(PROBES), -1)
         out.append(PathLimit(quantity, series, tuple(law.joint_names[c] for c in cols), lower,
                              upper, law.power, monomials,
                              np.moveaxis(coef.reshape((len(monomials),) + V.shape[1:]), 0, -1),
@@ -562,9 +564,15 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     kinked = np.flatnonzero(ceiling < cap) if ceiling is not None else np.zeros(0, int)
     kink_rows = sparse.diags(1 / ceiling[kinked]) @ D[0][kinked] if kinked.size else None
 
-    T, rho = law.across(s[0], s[-1]), 1.0
+    T, rho, converged = law.across(s[0], s[-1]), 1.0, False
     for slack in SLACKS if linear else SLACKS[-1:]:
         beyond = excess(law.coefficients) > slack
+        if converged and not beyond:
+            # the law that converged at the looser slack is within this one: it is this one's
+            # optimum too (a tighter slack only shrinks the feasible set), and its programmes
+            # would be re-solved only to be rejected, rho shrinking to its floor
+            continue
+        converged = False
         for _ in range(ITERATIONS):
             c = law.coefficients
             X = grid(c)
@@ -604,6 +612,7 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
             law, gain, T, beyond = trial, T - Tn, Tn, False
             rho = min(2 * rho, 8.0) if alpha == 1 else rho
             if 0 <= gain < CONVERGED * T:
+                converged = True
                 break
     return law
 
@@ -710,24 +719,31 @@ def _linear_programme(objective, bounds, A, lb, ub, now) -> np.ndarray | None:
 
 def _programme(limits: list[PathLimit], X: np.ndarray, D: list) -> tuple:
     """The linear constraints ``lb <= A c <= ub`` on the spline coefficients, each row scaled
-    by its limit's half-width."""
+    by its limit's half-width; a limit's rows are its (grid point, joint) pairs, built for
+    every joint at once (``D``: the design matrices of x .. x^(3) at the grid points)."""
     rows, lbs, ubs = [], [], []
     x = X[:, 0]
+    repeated: dict[int, list] = {}  # joints -> the design matrices' rows, each once per joint
     for lim in limits:
+        m = len(lim.joints)
+        if m not in repeated:
+            at = np.repeat(np.arange(len(x)), m)
+            repeated[m] = [Dn[at] for Dn in D]
+        Dm = repeated[m]
         F, G = lim.linear(X)
-        const = F - np.einsum("gjd,gd->gj", G, X)
-        half = (lim.upper - lim.lower) / 2
-        for j in range(len(lim.joints)):
-            A = sum(sparse.diags(G[:, j, d]) @ D[d] for d in range(4) if np.any(G[:, j, d]))
-            if lim.kind == "rate":  # |L| <= R (1.5 x_k^-1/2 - 0.5 x_k^-3/2 x): the tangent
-                R = lim.upper[j]
-                slope = sparse.diags(0.5 * R * x**-1.5) @ D[0]
-                top = 1.5 * R * x**-0.5
-                rows += [(A + slope) / R, (A - slope) / R]
-                lbs += [np.full(len(x), -np.inf), (-top - const[:, j]) / R]
-                ubs += [(top - const[:, j]) / R, np.full(len(x), np.inf)]
-            else:
-                rows.append(A / half[j])
-                lbs.append((lim.lower[j] - const[:, j]) / half[j])
-                ubs.append((lim.upper[j] - const[:, j]) / half[j])
+        const = (F - np.einsum("gjd,gd->gj", G, X)).ravel()
+        A = sum(sparse.diags(G[:, :, d].ravel()) @ Dm[d] for d in range(4) if np.any(G[..., d]))
+        lower, upper = np.tile(lim.lower, len(x)), np.tile(lim.upper, len(x))
+        if lim.kind == "rate":  # |L| <= R (1.5 x_k^-1/2 - 0.5 x_k^-3/2 x): the tangent
+            xr = np.repeat(x, m)
+            slope = sparse.diags(0.5 * upper * xr**-1.5) @ Dm[0]
+            top, scale = 1.5 * upper * xr**-0.5, sparse.diags(1 / upper)
+            rows += [scale @ (A + slope), scale @ (A - slope)]
+            lbs += [np.full(len(xr), -np.inf), (-top - const) / upper]
+            ubs += [(top - const) / upper, np.full(len(xr), np.inf)]
+        else:
+            half = (upper - lower) / 2
+            rows.append(sparse.diags(1 / half) @ A)
+            lbs.append((lower - const) / half)
+            ubs.append((upper - const) / half)
     return sparse.vstack(rows).tocsr(), np.concatenate(lbs), np.concatenate(ubs)
