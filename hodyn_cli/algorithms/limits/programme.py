@@ -627,6 +627,12 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
                                       now, ROUGH / x0)
             except _Stalled:  # a step is not found in time: the law so far is the answer
                 return law
+            if x is not None and not beyond and objective @ (now - x) < CONVERGED * T:
+                # T is convex, so above its tangent: the step shortens it by less than the
+                # tangent's objective @ (now - x), and by less than CONVERGED of it (the
+                # steps tried would be rejected, each one more programme)
+                converged = True
+                break
             for alpha in (1.0, 0.5, 0.25, 0.125) if x is not None else ():
                 step = c.copy()
                 step[free] = now + alpha * (x - now)
