@@ -1,7 +1,7 @@
 """``hodyn retime --optimal`` against its peer and against the uniform scaling, and how its
 cost grows with the path.
 
-    python benchmarks/bench_optimal.py [--long] [--grid 1000]
+    python benchmarks/bench_optimal.py [--long] [--grid 1000] [--only PART]
 
 1. **Peer** (velocity and torque limits only, what toppra takes): the duration on the same
    path (toppra is handed hodyn's path between the samples, the same limits and end speeds)
@@ -14,9 +14,12 @@ cost grows with the path.
    velocity and torque limits (all it takes) exceeds the torque-rate limit, as a controller
    sampling it at 100 Hz sees it (differences of its torques: they jump at its switches).
 3. **Scaling**: ``hodyn retime --optimal`` file to file (HDF5, q..qdddd, the iiwa along a
-   cosine motion, limits urdf/iiwa14_limits.toml) for 10^4 and 10^5 samples, the latter also
-   on a grid of 50 000 points (``--long``: 10^6 samples, also on 100 000 points), as a
-   process: the duration next to the uniform scaling's, wall time and peak RSS.
+   cosine motion at 100 Hz) for 10^3, 10^4 and 10^5 samples (``--long``: 10^6 too) on the
+   default grid, with the URDF's velocity and torque limits and with
+   urdf/iiwa14_limits.toml, as a process: the duration next to the uniform scaling's, the
+   grid, wall time and peak RSS; and toppra on the same path (the URDF's limits) on as many
+   grid points, as a process too: its duration, wall time, the seconds of its
+   parametrisation and peak RSS (``--only 3``: this part alone).
 4. **Rests**: rest to rest along straight lines of joint space (the iiwa, the Panda, and
    example-robot-data's UR5 where installed), velocity and torque limits: the duration
    next to toppra's (on the same line: on hodyn's own path, whose q' vanishes at the rests,

@@ -596,6 +596,7 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     kink_rows = sparse.diags(1 / ceiling[kinked]) @ D[0][kinked] if kinked.size else None
 
     T, rho, converged = law.across(s[0], s[-1]), 1.0, False
+    active = None  # the rows the last programme imposed
     for slack in SLACKS if linear else SLACKS[-1:]:
         beyond = excess(law.coefficients) > slack
         if converged and not beyond:
@@ -623,8 +624,8 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
             now = c[free]
             bounds = Bounds(np.maximum(floor, now / (1 + rho)), np.minimum(cap, now * (1 + rho)))
             try:
-                x = _smooth_programme(objective / np.abs(objective).max(), bounds, A, lb, ub,
-                                      now, ROUGH / x0)
+                x, active = _smooth_programme(objective / np.abs(objective).max(), bounds, A,
+                                              lb, ub, now, ROUGH / x0, active)
             except _Stalled:  # a step is not found in time: the law so far is the answer
                 return law
             if x is not None and not beyond and objective @ (now - x) < CONVERGED * T:
@@ -725,10 +726,12 @@ def _highs(objective, bounds: Bounds, A, lb: np.ndarray, ub: np.ndarray) -> np.n
 ROWS = 0.5
 
 
-def _smooth_programme(objective, bounds, A, lb, ub, c, weight) -> np.ndarray | None:
+def _smooth_programme(objective, bounds, A, lb, ub, c, weight, rows=None
+                      ) -> tuple[np.ndarray | None, np.ndarray]:
     """:func:`_linear_programme` with ``weight sum_j |third difference of c|_j`` added to the
     objective (auxiliary ``e_j >= |(Delta^3 c)_j|``): the vertex solutions of a programme
-    chatter where nothing else decides, this keeps the spline calm there."""
+    chatter where nothing else decides, this keeps the spline calm there. ``rows``, and the
+    rows returned: :func:`_linear_programme`'s."""
     n = len(c)
     diff = sparse.diags([-1.0, 3.0, -3.0, 1.0], [0, 1, 2, 3], shape=(n - 3, n))
     eye = sparse.identity(n - 3)
@@ -739,25 +742,30 @@ def _smooth_programme(objective, bounds, A, lb, ub, c, weight) -> np.ndarray | N
     z = np.concatenate([c, np.abs(diff @ c)])
     bounds = Bounds(np.concatenate([bounds.lb, np.zeros(n - 3)]),
                     np.concatenate([bounds.ub, np.full(n - 3, np.inf)]))
-    x = _linear_programme(np.concatenate([objective, np.full(n - 3, weight)]), bounds, A, lb,
-                          ub, A @ z)
-    return None if x is None else x[:n]
+    x, rows = _linear_programme(np.concatenate([objective, np.full(n - 3, weight)]), bounds,
+                                A, lb, ub, A @ z, rows)
+    return (None if x is None else x[:n]), rows
 
 
-def _linear_programme(objective, bounds, A, lb, ub, now) -> np.ndarray | None:
+def _linear_programme(objective, bounds, A, lb, ub, now, rows=None
+                      ) -> tuple[np.ndarray | None, np.ndarray]:
     """``min objective . c`` with ``lb <= A c <= ub`` within ``bounds`` (HiGHS), by row
-    generation: most rows are far from their bounds (``now``: A c at the current c)."""
-    rows = (now - lb < ROWS) | (ub - now < ROWS)
+    generation: most rows are far from their bounds (``now``: A c at the current c). The rows
+    imposed from the start: those near their bounds and ``rows`` (a mask: the previous
+    programme's, returned, whose solution is where this one's starts: the rows it had to add
+    are those this one would add again, each a solve more); and the rows imposed at the end."""
+    near = (now - lb < ROWS) | (ub - now < ROWS)
+    rows = near | rows if rows is not None and rows.shape == near.shape else near
     for _ in range(8):
         x = _highs(objective, bounds, A[rows], lb[rows], ub[rows])
         if x is None:
-            return None
+            return None, rows
         v = A @ x
         broken = ~rows & ((v < lb - 1e-9) | (v > ub + 1e-9))
         if not broken.any():
-            return x
-        rows |= broken
-    return None
+            return x, rows
+        rows = rows | broken
+    return None, rows
 
 
 def _programme(limits: list[PathLimit], X: np.ndarray, D: list) -> tuple:
