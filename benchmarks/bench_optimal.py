@@ -1,7 +1,7 @@
 """``hodyn retime --optimal`` against its peer and against the uniform scaling, and how its
 cost grows with the path.
 
-    python benchmarks/bench_optimal.py [--long] [--grid 1000]
+    python benchmarks/bench_optimal.py [--long] [--grid 1000] [--only PART]
 
 1. **Peer** (velocity and torque limits only, what toppra takes): the duration on the same
    path (toppra is handed hodyn's path between the samples, the same limits and end speeds)
@@ -14,9 +14,12 @@ cost grows with the path.
    velocity and torque limits (all it takes) exceeds the torque-rate limit, as a controller
    sampling it at 100 Hz sees it (differences of its torques: they jump at its switches).
 3. **Scaling**: ``hodyn retime --optimal`` file to file (HDF5, q..qdddd, the iiwa along a
-   cosine motion, limits urdf/iiwa14_limits.toml) for 10^4 and 10^5 samples, the latter also
-   on a grid of 50 000 points (``--long``: 10^6 samples, also on 100 000 points), as a
-   process: the duration next to the uniform scaling's, wall time and peak RSS.
+   cosine motion at 100 Hz) for 10^3, 10^4 and 10^5 samples (``--long``: 10^6 too) on the
+   default grid, with the URDF's velocity and torque limits and with
+   urdf/iiwa14_limits.toml, as a process: the duration next to the uniform scaling's, the
+   grid, wall time and peak RSS; and toppra on the same path (the URDF's limits) on as many
+   grid points, as a process too: its duration, wall time, the seconds of its
+   parametrisation and peak RSS (``--only 3``: this part alone).
 4. **Rests**: rest to rest along straight lines of joint space (the iiwa, the Panda, and
    example-robot-data's UR5 where installed), velocity and torque limits: the duration
    next to toppra's (on the same line: on hodyn's own path, whose q' vanishes at the rests,
@@ -228,38 +231,66 @@ def rates(grid: int) -> None:
 
 
 def scaling(long: bool) -> None:
-    print("\n3. retime --optimal file to file (iiwa14, cosine, q..qdddd, iiwa14_limits.toml), "
-          "a process each")
-    print(f"{'samples':>9s} {'--grid':>7s} {'optimal s':>10s} {'uniform s':>10s} "
-          f"{'wall s':>8s} {'us/sample':>10s} {'peak RSS MiB':>13s}")
+    print("\n3. retime --optimal file to file (iiwa14, cosine at 100 Hz, q..qdddd), a process "
+          "each, default grid; toppra on the same path and as many grid points")
+    print(f"{'samples':>9s} {'limits':>8s} {'grid':>7s} {'optimal s':>10s} {'uniform s':>10s} "
+          f"{'toppra s':>9s} {'wall s':>7s} {'peak RSS MiB':>12s} {'toppra wall s':>13s} "
+          f"{'solve s':>8s} {'RSS MiB':>8s}")
     hodyn = [sys.executable, "-m", "hodyn_cli"]
-    cases = [(10_000, None), (100_000, None), (100_000, 50_000)]
-    if long:
-        cases += [(1_000_000, None), (1_000_000, 100_000)]
+    robot = str(ROOT / "urdf" / "iiwa14.urdf")
+    sizes = [1_000, 10_000, 100_000] + ([1_000_000] if long else [])
     with tempfile.TemporaryDirectory() as tmp:
-        for n, grid in cases:
+        for n in sizes:
             src = Path(tmp) / f"in{n}.h5"
-            if not src.exists():
-                process(hodyn + ["generate", str(ROOT / "urdf" / "iiwa14.urdf"), "--kind",
-                                 "cosine", "--duration", str(n / 100), "-o", str(src), "-q"],
-                        src)
-            out = Path(tmp) / "out.h5"
-            wall, rss, _ = process(hodyn + ["retime", str(ROOT / "urdf" / "iiwa14.urdf"), str(src),
-                                            "--optimal", "--limits",
-                                            str(ROOT / "urdf" / "iiwa14_limits.toml"), "-q",
-                                            "-o", str(out)]
-                                   + ([] if grid is None else ["--grid", str(grid)]), out)
-            with h5py.File(out) as f:
-                optimal_s, uniform_s = f.attrs["duration"], f.attrs["uniform_duration"]
-            print(f"{n:9d} {grid or optimal.GRID:7d} {optimal_s:10.2f} {uniform_s:10.2f} "
-                  f"{wall:8.1f} {wall / n * 1e6:10.1f} {rss:13.0f}")
+            process(hodyn + ["generate", robot, "--kind", "cosine", "--duration", str(n / 100),
+                             "-o", str(src), "-q"], src)
+            for label, extra in (("URDF", []), ("toml", [
+                    "--limits", str(ROOT / "urdf" / "iiwa14_limits.toml")])):
+                out = Path(tmp) / "out.h5"
+                wall, rss, _ = process(hodyn + ["retime", robot, str(src), "--optimal", "-q",
+                                                "-o", str(out)] + extra, out)
+                with h5py.File(out) as f:
+                    optimal_s, uniform_s = f.attrs["duration"], f.attrs["uniform_duration"]
+                    points = int(f.attrs["grid_points"])
+                peer = ("", "", "", "")
+                if label == "URDF":  # toppra takes velocity and torque limits only
+                    t_wall, t_rss, printed = process([sys.executable, __file__, "--toppra",
+                                                      str(src), str(points),
+                                                      str(n / 100 / uniform_s)])
+                    duration, solve = printed.split()
+                    peer = (f"{float(duration):9.2f}", f"{t_wall:13.1f}", f"{float(solve):8.1f}",
+                            f"{t_rss:8.0f}")
+                print(f"{n:9d} {label:>8s} {points:7d} {optimal_s:10.2f} {uniform_s:10.2f} "
+                      f"{peer[0]:>9s} {wall:7.1f} {rss:12.0f} {peer[1]:>13s} {peer[2]:>8s} "
+                      f"{peer[3]:>8s}")
+
+
+def toppra_file(source: str, points: int, sd: float) -> None:
+    """toppra on the path of the motion at ``source`` (velocity and torque limits of the
+    URDF) on ``points`` grid points, from and to path speed ``sd`` (the uniform scaling's:
+    the path is at rest at its ends): prints its duration and its seconds."""
+    model = hodyn_cli.load_robot(ROOT / "urdf" / "iiwa14.urdf")
+    traj = read_trajectory(source, model, need=5)
+    duration, seconds, _ = toppra_run(model, traj, model.velocity_limits, model.effort_limits,
+                                      (sd, sd), points - 1)
+    print(duration, seconds)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--long", action="store_true", help="also a path of 10^6 samples")
     parser.add_argument("--grid", type=int, default=optimal.GRID)
+    parser.add_argument("--toppra", nargs=3, metavar=("FILE", "POINTS", "SD"),
+                        help="(part 3's peer, as a process of its own)")
+    parser.add_argument("--only", type=int, choices=(1, 2, 3, 4), help="one part only")
     args = parser.parse_args()
+    if args.toppra:
+        toppra_file(args.toppra[0], int(args.toppra[1]), float(args.toppra[2]))
+        return
+    if args.only:
+        {1: lambda: peer(args.grid), 2: lambda: rates(args.grid), 3: lambda: scaling(args.long),
+         4: rests}[args.only]()
+        return
     peer(args.grid)
     rates(args.grid)
     scaling(args.long)

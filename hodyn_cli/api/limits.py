@@ -4,7 +4,7 @@ limits, the uniform retiming onto them and the time-optimal one along the path."
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -125,23 +125,25 @@ def retime(robot: Model, *derivatives: Any, limits: Any = None, drives: Any = No
 
 def time_optimal(robot: Model, limits: Any = None, *, drives: Any = None, model: str = "full",
                  gravity: Any = GRAVITY, rate: float | None = None, grid: int | None = None,
-                 uniform: bool = False) -> Optimal:
+                 uniform: bool = False, progress: Callable[[int, int], None] | None = None
+                 ) -> Optimal:
     """The time-optimal retiming within ``limits`` (as :func:`joint_limits` takes them; torque
     rates and accelerations too) and, with rigid ``drives``, the motor limits, before it has
     seen the motion: an :class:`~hodyn_cli.algorithms.limits.optimal.Optimal` whose
     ``fit(chunks)`` (a function that gives the motion's chunks afresh: it reads them twice)
     finds the time law and whose ``retimed(chunks)`` plays the motion along it, chunk by chunk
     (what :func:`retime_optimal` does on a whole motion). ``rate``: the output's samples per
-    second (default: the input's mean rate); ``grid``: the time law's grid size;
-    ``uniform``: the uniform scaling resampled at ``rate`` instead (``retime --to-limits
-    --rate``)."""
+    second (default: the input's mean rate); ``grid``: the time law's grid size (default: as
+    many points as the path's speed needs, docs/feasibility.md); ``uniform``: the uniform
+    scaling resampled at ``rate`` instead (``retime --to-limits --rate``); ``progress(done,
+    points)``: the grid points solved so far, as the programmes go."""
     from hodyn_cli.algorithms.limits.feasibility import torque_order
-    from hodyn_cli.algorithms.limits.optimal import GRID, Optimal
+    from hodyn_cli.algorithms.limits.optimal import Optimal
 
     lim = joint_limits(robot, limits)
-    return Optimal(robot, lim, torque_order(lim), rate=rate, grid=grid or GRID, gravity=gravity,
+    return Optimal(robot, lim, torque_order(lim), rate=rate, grid=grid, gravity=gravity,
                    drives=None if drives is None else drives_for(robot, drives, "retime"),
-                   kind=model, uniform=uniform)
+                   kind=model, uniform=uniform, progress=progress)
 
 
 def retime_optimal(robot: Model, *derivatives: Any, limits: Any = None, drives: Any = None,

@@ -147,8 +147,9 @@ def retime(
              "shorter (default: the input's mean rate; --to-limits: the input's samples).",
         show_default=False)] = None,
     grid: Annotated[int | None, typer.Option(
-        min=8, help="With --optimal: grid points of the time law (default 1000; the input's "
-                    "samples, and points of its path between them, up to twice that; "
+        min=8, help="With --optimal: grid points of the time law, N to 2N of the input's "
+                    "samples and points of its path between them (default: 1000 to 2000, "
+                    "more on a long input: as many as its speed needs, at most 131072; "
                     "solved 2000 at a time: the cost grows linearly with it).",
         show_default=False)] = None,
     compact: Annotated[bool, typer.Option(
@@ -237,11 +238,13 @@ def _retime_optimal(s, traj: str, output: str, attrs: dict, lim, job, rate, grid
     from hodyn_cli.pipeline.feasibility import retime_optimal_file
 
     try:
-        optimal = retime_optimal_file(job, traj, output, attrs, lim, rate=rate,
-                                      grid=grid, compact=compact, uniform=uniform,
-                                      notify=s.notify,
-                                      wrench=s.wrench, estimate=s.estimate, cutoff=s.cutoff,
-                                      strict=s.strict, missing_hint=_hint(job))
+        with render.progress(None, "grid points", s.quiet) as update:
+            optimal = retime_optimal_file(job, traj, output, attrs, lim, rate=rate,
+                                          grid=grid, compact=compact, uniform=uniform,
+                                          notify=s.notify, progress=update,
+                                          wrench=s.wrench, estimate=s.estimate,
+                                          cutoff=s.cutoff, strict=s.strict,
+                                          missing_hint=_hint(job))
     except Infeasible as e:
         render.fail(str(e))
         raise typer.Exit(EXIT_FAILED) from None

@@ -149,6 +149,7 @@ def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, lim
                         rate: float | None = None, grid: int | None = None,
                         compact: bool = False, uniform: bool = False,
                         notify: Callable[[Diagnostic], None] | None = None,
+                        progress: Callable[[int, int], None] | None = None,
                         **input_options) -> Optimal:
     """Write the trajectory at ``source`` along its own path with the fastest time law within
     ``limits`` (:func:`hodyn_cli.api.time_optimal`; ``grid``: its size) to ``output``, at
@@ -157,11 +158,12 @@ def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, lim
     chunk; CSV from stdin is held in memory. HDF5 attributes: ``duration``,
     ``uniform_duration``, ``final_scale``, ``grid_points`` and ``binding`` (``uniform``: the
     uniform scaling resampled at ``rate``, ``retime --to-limits --rate``; ``time_scale``
-    too)."""
+    too). ``progress(done, points)``: the time law's grid points solved so far."""
     opened = _reopener(job, source, notify, input_options)
 
     optimal = api.time_optimal(job.model, limits, rate=rate, grid=grid, gravity=job.gravity,
-                               drives=job.drives, model=job.kind, uniform=uniform)
+                               drives=job.drives, model=job.kind, uniform=uniform,
+                               progress=progress)
     def again() -> Iterator[Trajectory]:
         with opened() as reader:
             yield from reader

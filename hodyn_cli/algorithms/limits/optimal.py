@@ -419,15 +419,17 @@ class Optimal:
     motion, chunk by chunk, and where it is on its limits: :attr:`bound`). ``uniform``: no
     programme, the law the uniform scaling's (``retime --to-limits --rate``: the motion
     resampled at the rate, played as slowly as every sample needs at that and any slower
-    playing)."""
+    playing). ``progress(done, points)``: the grid points of each plan's programmes solved
+    so far."""
 
     def __init__(self, model: Model, limits: Limits, order: int, *, rate: float | None = None,
-                 grid: int = GRID, gravity=GRAVITY, drives: Drives | None = None,
-                 kind: str = "full", uniform: bool = False):
+                 grid: int | None = None, gravity=GRAVITY, drives: Drives | None = None,
+                 kind: str = "full", uniform: bool = False,
+                 progress: Callable[[int, int], None] | None = None):
         if drives is not None and drives.elastic.any():
             capabilities.check("retime", {"optimal", "elastic"})
         self.model, self.limits, self.order, self.rate, self.grid = model, limits, order, rate, grid
-        self.uniform = uniform
+        self.uniform, self.progress = uniform, progress
         self.dynamics = dict(order=order, gravity=gravity, drives=drives, kind=kind)
         self.path: Plan | None = None
         self.final: Binding | None = None
@@ -477,7 +479,8 @@ class Optimal:
 
         degree = max(5, path.orders)
         law = TimeLaw(path.t[[0, -1]], np.full(degree + 1, x0), degree) if self.uniform else \
-            solve_windows(path.t, limited, x0, degree, rate, time_scale(path), ceiling, pace)
+            solve_windows(path.t, limited, x0, degree, rate, time_scale(path), ceiling, pace,
+                          self.progress)
         self.path = Plan(law, float(path.t[0]), 1.0 / rate, uniform, span, path.n_samples)
         return self.path
 
@@ -556,7 +559,11 @@ class Optimal:
                     best = (scale, self.path, found)
                 if found.k >= 1 - CLOSE:
                     break
-            k = found.k**2 if found.k > 1 else found.k  # beyond: as far again inside
+            # beyond: as far again inside, and at least CLOSE / 4 (a long motion's samples,
+            # moved along the path, leave their limits by ~1e-5 afresh at every fit: 10^5
+            # samples of the iiwa's cosine were beyond by 1.3e-5, 3.7e-6, 2.1e-5 in turn, and
+            # the law 3.4 % faster than the uniform scaling was dropped for it)
+            k = max(found.k**2, 1 + CLOSE / 4) if found.k > 1 else found.k
         if best is None:
             self.path = start
             return False

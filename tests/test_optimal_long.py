@@ -1,0 +1,89 @@
+"""``retime --optimal`` on long inputs: a grid that follows the path's length and speed, the
+progress of the programmes, and (slow) what a long input's default grid gains against one of
+every sample."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_optimal import iiwa_path
+
+import hodyn_cli
+from hodyn_cli import api
+from hodyn_cli.algorithms.limits import programme
+from hodyn_cli.algorithms.planning.generate import generate
+from hodyn_cli.core.trajectory import Trajectory
+
+
+def _sine(omega: float, samples: int, step: float = 0.01) -> Trajectory:
+    """q = sin(omega s) with q', q'' on ``samples`` samples ``step`` apart: its time scale
+    (:func:`~hodyn_cli.algorithms.limits.programme.time_scale`) is omega."""
+    s = np.arange(samples) * step
+    w = omega * s
+    q = np.stack([np.sin(w), omega * np.cos(w), -omega**2 * np.sin(w)], axis=1)
+    return Trajectory(("j",), q[..., None], s)
+
+
+def _kept(path: Trajectory, target: int | None = None, chunk: int = 1000) -> Trajectory:
+    grid = programme.PathGrid(target)
+    for a in range(0, path.n_samples, chunk):
+        grid.add(Trajectory(path.joint_names, path.derivatives[a:a + chunk], path.t[a:a + chunk]))
+    return grid.path()
+
+
+@pytest.mark.parametrize("omega, beyond", [(2.0, True), (0.5, True), (0.1, False)])
+def test_a_long_path_keeps_the_grid_its_speed_needs(omega, beyond):
+    """Without a target the grid is thinned (the stride doubled) beyond 2 GRID points only
+    while it keeps DENSITY points per unit of the path's time scale: the spacing kept is
+    within that, and twice it would not be (``beyond``: more points than a target of GRID
+    keeps; a slow path is thinned to GRID .. 2 GRID as before); the last sample is kept.
+    (A target keeps its 1..2 target points: tests/test_optimal.py.)"""
+    path = _sine(omega, 20_001)
+    grid = _kept(path)
+    h = np.diff(grid.t)
+    assert grid.t[-1] == path.t[-1] and np.allclose(h[:-1], h[0])
+    assert h[0] * programme.DENSITY * omega <= 1
+    assert (grid.n_samples > 2 * programme.GRID + 1) == beyond
+    assert 2 * h[0] * programme.DENSITY * omega > 1 if beyond else (
+        programme.GRID <= grid.n_samples <= 2 * programme.GRID + 1)
+
+
+def test_a_long_grid_keeps_at_most_most_points(monkeypatch):
+    """However slow the path, no more than MOST points (memory bounded)."""
+    monkeypatch.setattr(programme, "MOST", 3000)
+    grid = _kept(_sine(2.0, 20_001))  # its speed would keep 10 001
+    assert 1500 <= grid.n_samples <= 3001
+
+
+def test_progress_counts_the_grid_points_solved(monkeypatch):
+    """``time_optimal(progress=)`` hears, window by window, how many grid points are solved,
+    up to the grid's every point."""
+    monkeypatch.setattr(programme, "WINDOW", 60)
+    monkeypatch.setattr(programme, "OVERLAP", 20)
+    model, traj, _ = iiwa_path(T=1.5)
+    heard: list[tuple[int, int]] = []
+    opt = api.time_optimal(model, {"iiwa_joint_2": {"torque_rate": 60.0}}, grid=80,
+                                 progress=lambda done, points: heard.append((done, points)))
+    opt.fit(lambda: [traj])
+    points = opt.path.grid
+    last = [i for i, (done, _) in enumerate(heard) if done == points]
+    assert last and all(p == points for _, p in heard)
+    first_plan = heard[:last[0] + 1]
+    assert len(first_plan) >= 3 and all(
+        a < b for (a, _), (b, _) in zip(first_plan[:-1], first_plan[1:], strict=True))
+
+
+@pytest.mark.slow
+def test_a_long_input_gains_what_every_sample_gains():
+    """The iiwa's cosine, 4000 samples at 100 Hz, velocity and torque limits: the default
+    grid (as many points as the path's speed needs: every 2nd sample here) comes within
+    0.5 % of the grid of every sample, and it is shorter than the uniform scaling by more
+    than 2 % (the former default, 1000 to 2000 points, kept every 4th here)."""
+    model = iiwa_path()[0]
+    traj = generate(model, "cosine", duration=40.0, derivatives=4)
+    _, default = hodyn_cli.retime_optimal(model, traj)
+    _, every = hodyn_cli.retime_optimal(model, traj, grid=traj.n_samples)
+    assert default.path.grid < every.path.grid
+    assert every.duration <= default.duration * (1 + 1e-3)
+    assert default.duration < 1.005 * every.duration
+    assert default.duration < 0.98 * default.uniform_duration
