@@ -178,3 +178,20 @@ def rate_errors(path: Path, model, seed: int = 0) -> tuple[float, float]:
         got = getattr(ours, field)[4::9]
         errors.append(float(np.abs(got - numeric).max() / np.abs(got).max()))
     return errors[0], errors[1]
+
+
+def assert_refused(path: Path, message: str) -> None:
+    """Loading ``path`` is a ModelError naming the file and saying ``message``, and ``hodyn
+    info`` on it exits 2 with that one line."""
+    from typer.testing import CliRunner
+
+    from hodyn_cli.cli.app import app
+    from hodyn_cli.errors import ModelError
+    from hodyn_cli.modeling.urdf import load_model
+
+    with pytest.raises(ModelError) as err:
+        load_model(path)
+    assert message in str(err.value) and str(path) in str(err.value)
+    result = CliRunner().invoke(app, ["info", str(path)])
+    assert result.exit_code == 2
+    assert len(result.output.strip().splitlines()) == 1 and message in result.output

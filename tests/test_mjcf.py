@@ -16,7 +16,6 @@ from conftest import ROOT, STENCIL, STENCIL2
 from hodyn_cli import api
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import cosine
-from hodyn_cli.errors import ModelError
 from hodyn_cli.modeling.urdf import load_model
 
 mjr = pytest.importorskip("mjcf_reference")  # skips where mujoco is not installed
@@ -313,12 +312,7 @@ def test_bad_files_are_one_line(tmp_path, case):
                                     "f 1 3 4\nf 2 3 4\n")
     path = tmp_path / "bad.xml"
     path.write_text(f'<mujoco model="bad"><worldbody>{body}</worldbody></mujoco>')
-    with pytest.raises(ModelError) as err:
-        load_model(path)
-    assert message in str(err.value) and str(path) in str(err.value)
-    result = CliRunner().invoke(app, ["info", str(path)])
-    assert result.exit_code == 2
-    assert len(result.output.strip().splitlines()) == 1 and message in result.output
+    mjr.assert_refused(path, message)
 
 
 def test_cli_gravity_from_the_model(tmp_path):
