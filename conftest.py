@@ -5,12 +5,13 @@ which the lowest-bounds environment of .ci/run does not install)."""
 import importlib.util
 import os
 
-# One BLAS thread per process: the suite runs a worker per core (-n auto), and OpenBLAS's own
-# threads would wait spinning for cores the other workers hold (tests/test_identify.py and
-# tests/test_base_parameters.py: 31 s of CPU with them, 6 s without, on 2 cores). Set before
-# NumPy loads OpenBLAS: this file is read before any test module, and the workers and the
-# commands the tests start inherit it.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# One BLAS thread per process, as the command line has (hodyn_cli/cli/__init__.py): the suite
+# runs a worker per core (-n auto), and OpenBLAS's own threads would wait spinning for cores
+# the other workers hold (tests/test_identify.py and tests/test_base_parameters.py: 31 s of
+# CPU with them, 6 s without, on 2 cores). Set before NumPy loads OpenBLAS: this file is
+# read before any test module, and the workers and the commands the tests start inherit it.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 collect_ignore = [] if importlib.util.find_spec("jax") else [
     "hodyn_cli/algorithms/backends/gpu.py", "hodyn_cli/algorithms/backends/jax_passes.py"]
