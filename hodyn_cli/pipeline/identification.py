@@ -37,11 +37,12 @@ from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError, MissingDerivatives, ModelError, TrajectoryError
 from hodyn_cli.io import read_trajectory
 from hodyn_cli.io.paths import listing, write_text
+from hodyn_cli.io.toml_text import to_toml
 from hodyn_cli.io.torques import TorqueReader
 from hodyn_cli.pipeline.inputs import ESTIMATE_HINT
 from hodyn_cli.pipeline.protocols import Notify, tell
 
-__all__ = ["Log", "read_log", "robot_text", "identify_files", "drives_table", "to_toml", "report_data",
+__all__ = ["Log", "read_log", "robot_text", "identify_files", "drives_table", "report_data",
            "default_drives_output"]
 
 #: q derivative orders the regressor needs: q, qd, qdd
@@ -224,39 +225,6 @@ def drives_table(table: dict, result: api.Identification) -> dict:
                 break
     out["joints"] = joints
     return out
-
-
-def to_toml(table: dict, header: str = "") -> str:
-    """A TOML document of nested tables of numbers, strings, booleans and lists of them (what
-    drives and limits files hold)."""
-    def value(v: Any) -> str:
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, int | float):
-            return repr(float(v)) if isinstance(v, float) else str(v)
-        if isinstance(v, str):
-            return json.dumps(v)
-        if isinstance(v, list | tuple):
-            return "[" + ", ".join(value(x) for x in v) + "]"
-        raise HodynError(f"cannot write {type(v).__name__} to TOML")
-
-    def key(k: str) -> str:
-        return k if k.replace("_", "").replace("-", "").isalnum() else json.dumps(k)
-
-    lines = [header] if header else []
-
-    def table_lines(path: list[str], t: dict) -> None:
-        plain = {k: v for k, v in t.items() if not isinstance(v, dict)}
-        if plain or not path:
-            if path:
-                lines.append(f"\n[{'.'.join(key(p) for p in path)}]")
-            lines.extend(f"{key(k)} = {value(v)}" for k, v in plain.items())
-        for k, v in t.items():
-            if isinstance(v, dict):
-                table_lines([*path, k], v)
-
-    table_lines([], table)
-    return "\n".join(lines).lstrip("\n") + "\n"
 
 
 def default_drives_output(output: str) -> str:

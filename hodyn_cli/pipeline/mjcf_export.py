@@ -9,7 +9,7 @@ from pathlib import Path
 from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io.paths import write_text
-from hodyn_cli.pipeline.identification import to_toml
+from hodyn_cli.io.toml_text import to_toml
 from hodyn_cli.pipeline.protocols import Notify, tell
 
 __all__ = ["write_mjcf_drives"]
