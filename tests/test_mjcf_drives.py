@@ -153,3 +153,22 @@ def test_free_joint_armature_is_noted(tmp_path):
     assert "joint 'f' (free): its armature and damping are not exported" in out
     assert tomllib.loads((tmp_path / "d.toml").read_text())["joints"] == {
         "h": {"gear_ratio": 1.0, "rotor_inertia": 0.02}}
+
+
+def test_an_export_over_the_model_or_onto_the_other_export_is_refused(tmp_path):
+    """--drives-toml/--limits-toml are outputs like -o: the model they would replace, or one
+    file for both, is refused in one line before anything is written."""
+    from conftest import ROOT
+
+    model = tmp_path / "acrobot.xml"
+    model.write_bytes((ROOT / "mjcf" / "acrobot.xml").read_bytes())
+    before = model.read_bytes()
+    for args, message in (
+            (["--drives-toml", model], "the output is an input"),
+            (["--limits-toml", model], "the output is an input"),
+            (["--drives-toml", tmp_path / "x.toml", "--limits-toml", tmp_path / "x.toml"],
+             "two outputs are one file")):
+        result = CliRunner().invoke(app, ["info", str(model), *map(str, args)])
+        lines = [ln for ln in result.output.splitlines() if ln.startswith("hodyn: error:")]
+        assert result.exit_code == 2 and len(lines) == 1 and message in lines[0], result.output
+    assert model.read_bytes() == before and not (tmp_path / "x.toml").exists()

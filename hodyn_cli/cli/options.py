@@ -163,7 +163,7 @@ def _named(param: inspect.Parameter) -> inspect.Parameter:
 
 #: parameters naming files a command writes; every other argument that names an existing
 #: file is one it reads
-OUTPUTS = ("output", "report", "drives_output")
+OUTPUTS = ("output", "report", "drives_output", "drives_toml", "limits_toml")
 
 
 def _files(value) -> list[str]:
@@ -173,13 +173,15 @@ def _files(value) -> list[str]:
 
 def refuse_overwriting(arguments: dict) -> None:
     """An error before anything runs if an output is one of the files the command reads
-    (also through a symbolic or hard link): nothing is lost."""
-    from hodyn_cli.pipeline.files import refuse_inputs
+    (also through a symbolic or hard link), or two outputs are one file (the second would
+    replace the first): nothing is lost."""
+    from hodyn_cli.pipeline.files import refuse_inputs, refuse_shared_outputs
 
     inputs = [f for k, v in arguments.items() if k not in OUTPUTS for f in _files(v)]
-    for key in OUTPUTS:
-        if arguments.get(key) is not None:
-            refuse_inputs(str(arguments[key]), inputs)
+    outputs = [str(arguments[key]) for key in OUTPUTS if arguments.get(key) is not None]
+    for output in outputs:
+        refuse_inputs(output, inputs)
+    refuse_shared_outputs(outputs)
 
 
 def refuse_out_of_range(arguments: dict) -> None:

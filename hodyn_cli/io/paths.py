@@ -100,6 +100,23 @@ def refuse_inputs(output: str, inputs) -> None:
                              "choose another output", output)
 
 
+def refuse_shared_outputs(outputs) -> None:
+    """An error if two of ``outputs`` (``-``: stdout) are one file: the second written would
+    replace the first.
+
+    >>> refuse_shared_outputs(["a.urdf", "-", "-", "r.json"])
+    >>> refuse_shared_outputs(["out/a.toml", "out/../out/a.toml"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    hodyn_cli.errors.HodynError: out/../out/a.toml: two outputs are one file (out/a.toml): ...
+    """
+    outputs = [o for o in outputs if o != "-"]
+    for k, output in enumerate(outputs):
+        for earlier in outputs[:k]:
+            if os.path.abspath(earlier) == os.path.abspath(output) or same_file(earlier, output):
+                raise HodynError(f"two outputs are one file ({earlier}): the second would "
+                                 "replace the first; choose another", output)
+
+
 @contextmanager
 def atomic_path(path: str) -> Iterator[str]:
     """Yield a temporary path next to ``path``, not yet created; on success rename it over
