@@ -74,7 +74,7 @@ COMMANDS = {
     "matrices": _STREAMING | {"floating_base", "base_motion", "contacts", "state_derivatives",
                               "parameter_derivatives", "loops"},
     "regressor": _STREAMING | {"floating_base", "base_motion", "drives", "friction",
-                               "slotine_li"},
+                               "slotine_li", "loops"},
     "sensitivities": _STREAMING | {"floating_base", "base_motion"},
     "elastic": _STREAMING | {"elastic", "drives"},
     "forward": {"wrench", "gpu", "mimic", "no_joints"},
@@ -155,6 +155,10 @@ RULES: tuple[Excludes | Requires, ...] = (
     *(Excludes(("loops", other), ("matrices",)) for other in (
         "floating_base", "contacts", "mimic", "wrench", "state_derivatives",
         "parameter_derivatives")),
+    *(Excludes(("loops", other), ("regressor",)) for other in (
+        "floating_base", "drives", "friction", "mimic")),
+    Excludes(("loops", "slotine_li"), ("regressor",),
+             "Y_r of the reduced system needs G' in its reference terms"),
     *(Excludes(("loops", other), ("validate",)) for other in (
         "floating_base", "contacts", "drives", "mimic", "wrench", "simulate", "torques")),
     Excludes(("floating_base", "estimate"), ("identify",),

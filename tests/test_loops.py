@@ -312,7 +312,7 @@ def test_what_is_not_built_is_refused_in_one_line(fourbar, tmp_path):
     with --loops (the capability table)."""
     _, closed = fourbar
     state = {"q": np.array([0.1]), "qd": np.array([0.2]), "qdd": np.array([0.3])}
-    for call in (api.torque_sensitivities, api.dynamic_regressor):
+    for call in (api.torque_sensitivities,):
         with pytest.raises(HodynError, match=r"^closed loops \(--loops\) are not supported"):
             call(closed, **state)
     result = CliRunner().invoke(app, ["compute", str(URDF / "fourbar.urdf"),

@@ -42,7 +42,9 @@ def dynamic_regressor(robot: Model, *derivatives: Any, order: int = 0, gravity: 
     A Trajectory with a floating ``base``: 6 + m rows, the base wrench ``W_<root>_mx, ...,
     _fz`` (as ``inverse_dynamics(..., base_wrench=True)`` gives it) then the joints
     (``result.joint_names``), and the root link's 10 parameters first
-    (``regressor_parameters(robot, floating_base=True)``; docs/floating.md).
+    (``regressor_parameters(robot, floating_base=True)``; docs/floating.md). A robot with
+    closed loops (:func:`~hodyn_cli.api.loops.close_loops`): the actuated joints' rows,
+    ``Y_a^(k) = sum_j C(k, j) G^(j)T Y^(k-j)`` (docs/loops.md).
     """
     from hodyn_cli.algorithms.dynamics import regressor
 
@@ -51,7 +53,7 @@ def dynamic_regressor(robot: Model, *derivatives: Any, order: int = 0, gravity: 
     capable("regressor", robot, floating_base=floating, slotine_li=qr_d is not None,
             friction=friction or armature, drives=friction or armature)
     Y = regressor.project_rows(robot, regressor.regressor(robot, m.full, order=order,
-                                                          gravity=gravity))
+                                                          gravity=gravity), m.full)
     extra = _drive_columns(robot, drives, friction, armature, drive_model)
     if extra is not None:
         Y = np.concatenate([Y, extra[0](m.full, order)], axis=3)

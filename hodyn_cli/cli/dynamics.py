@@ -128,6 +128,12 @@ def compute(
                          floating_base=s.floating_base)
     if contacts:
         attrs |= contact_attributes(s.contacts, contacts)
+    if s.loops is not None:
+        attrs |= {"loops": str(s.loops),
+                  "about_Y": "tau_a^(k) = Y^(k) pi, the actuated joints' torques with the loops "
+                             "closed (Y = G^T Y_tree and its derivatives by Leibniz; + J^T W: "
+                             "external wrenches are not in Y); rows: joint_names (the actuated "
+                             "joints), columns: parameter_names"}
     if d is not None:
         attrs |= {"drives": str(drives), "drive_model": kind, "rigid_drives": rigid_drives}
         if job.current_joints:  # the columns of the datasets current, currentd, ...
@@ -304,7 +310,7 @@ def matrices(
 
 
 @command(app, "regressor", short_help="Regressor Y (tau = Y pi), base parameters (HDF5).",
-         shared=STREAMING + FLOATING)
+         shared=STREAMING + FLOATING + LOOPS)
 def regressor_command(
     robot: Robot,
     traj: Traj,
@@ -333,7 +339,7 @@ def regressor_command(
     pi: 10 parameters per moving body (hodyn info --parameters); with --friction and
     --armature also the drives' (docs/drives.md). With --floating-base: 6 + n rows, the
     base wrench W_<root>_.. then the joints, and the root link's parameters first
-    (docs/floating.md).
+    (docs/floating.md). With --loops, the actuated joints' rows, Y_a = G^T Y (docs/loops.md).
     """
     from hodyn_cli import api
     from hodyn_cli.cli.session import read_rigid_drives
@@ -344,6 +350,7 @@ def regressor_command(
     g = s.g  # after the model: an MJCF model brings its own default
     s.capable("regressor", model, slotine_li=slotine_li, drives=drives is not None,
               friction=friction or armature)
+    model = s.closed(model)
     d = read_rigid_drives(s, drives, model, model_kind, rigid_drives)
     kind = (model_kind or ElasticModel.full).value
     options = {"drives": d, "friction": friction, "armature": armature}
@@ -361,6 +368,12 @@ def regressor_command(
                              "not in Y); rows: row_names (the base wrench the root exerts on its "
                              "supports, root link frame, then the joints), columns: "
                              "parameter_names (the root link's first)"}
+    if s.loops is not None:
+        attrs |= {"loops": str(s.loops),
+                  "about_Y": "tau_a^(k) = Y^(k) pi, the actuated joints' torques with the loops "
+                             "closed (Y = G^T Y_tree and its derivatives by Leibniz; + J^T W: "
+                             "external wrenches are not in Y); rows: joint_names (the actuated "
+                             "joints), columns: parameter_names"}
     if d is not None:
         attrs |= {"drives": str(drives), "drive_model": kind,
                   "about_Y": "r eta taum^(k) = Y^(k) pi (the motor torque referred to the joint; "

@@ -101,6 +101,11 @@ class Coupling:
         """q_full and derivatives (N, D, n) of q and derivatives (N, D, m)."""
         return qs
 
+    def random_coordinates(self, rng: np.random.Generator, samples: int) -> np.ndarray:
+        """Coordinates (samples, m) drawn where phi is defined (what the base parameters'
+        random states are made of): any angle."""
+        return rng.uniform(-np.pi, np.pi, size=(samples, self.m))
+
     def tangent(self, v: np.ndarray, q: np.ndarray | None = None) -> np.ndarray:
         """Joint rates (N, n) of coordinate rates v (N, m) at the coordinates q (N, m): G v
         (q may be left out where G is constant)."""

@@ -189,16 +189,19 @@ def base_wrench_rows(model: Model) -> tuple[str, ...]:
     return tuple(f"W_{model.root_link}_{c}" for c in ("mx", "my", "mz", "fx", "fy", "fz"))
 
 
-def project_rows(model: Model, Y: np.ndarray) -> np.ndarray:
-    """The regressor's joint rows (axis 2) over the independent joints (mimic joints imposed:
-    :meth:`hodyn_cli.modeling.coupling.Coupling.forces`); a floating base's 6 base rows stay."""
+def project_rows(model: Model, Y: np.ndarray, trajectory: Trajectory | None = None
+                 ) -> np.ndarray:
+    """The regressor's joint rows (axis 2) over the independent joints, ``Y_a^(k) = sum_j
+    C(k, j) G^(j)T Y^(k-j)`` (:meth:`hodyn_cli.modeling.coupling.Coupling.forces`: mimic
+    joints' constant G; closed loops' G(q) along the joints' ``trajectory``, as their torques'
+    ``tau_a = G^T tau``); a floating base's 6 base rows stay."""
     from hodyn_cli.modeling import coupling
 
     c = coupling.of(model)
     if not c.active:
         return Y  # nothing to project: no copy of a chunk that may be hundreds of MB
     first = Y.shape[2] - model.n  # 6 base-wrench rows of a floating base, else 0
-    return np.concatenate([Y[:, :, :first], c.forces(Y[:, :, first:], axis=2)],
+    return np.concatenate([Y[:, :, :first], c.forces(Y[:, :, first:], trajectory, axis=2)],
                           axis=2)
 
 
@@ -313,16 +316,16 @@ def base_parameters(model: Model, *, samples: int = 200, seed: int = 0, gravity=
     from hodyn_cli.modeling import coupling
 
     rng = np.random.default_rng(seed)
-    m = len(model.coordinates)  # random states of the independent joints (mimics follow)
-    qs = rng.normal(size=(samples, 3, m))
-    qs[:, 0] = rng.uniform(-np.pi, np.pi, size=(samples, m))
+    c = coupling.of(model)  # random states of the independent joints (the others follow)
+    qs = rng.normal(size=(samples, 3, c.m))
+    qs[:, 0] = c.random_coordinates(rng, samples)
     base = None
     if floating_base:
         R = np.linalg.qr(rng.normal(size=(samples, 3, 3)))[0]
         R[:, :, 0] *= np.sign(np.linalg.det(R))[:, None]  # proper rotations
         base = BaseMotion(R, np.zeros((samples, 3)), rng.normal(size=(samples, 2, 6)))
-    full = coupling.of(model).expand(Trajectory(model.coordinate_names, qs, base=base))
-    Y = project_rows(model, regressor(model, full, order=0, gravity=gravity))
+    full = c.expand(Trajectory(model.coordinate_names, qs, base=base))
+    Y = project_rows(model, regressor(model, full, order=0, gravity=gravity), full)
     if extra is not None:
         Y = np.concatenate([Y, extra[0](full)], axis=3)
     W = Y[:, 0].reshape(-1, Y.shape[-1])

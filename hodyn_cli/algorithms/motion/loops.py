@@ -57,6 +57,8 @@ RANK_TOL = 1e-9
 SINGULAR_TOL = 1e-8
 #: the largest step of the actuated joints (rad or m) in the continuation from the reference
 STEP = 0.2
+#: the base parameters' random actuated positions: within this of the assembly's (rad or m)
+SPREAD = 0.5
 #: every COARSE-th sample is continued from the assembly, the others from their neighbours
 COARSE = 64
 #: Newton's tolerance on the kept rows' residual (m, rad) and its iterations per solve
@@ -304,6 +306,11 @@ class Closed(coupling.Coupling):
         q = np.asarray(q, dtype=float)
         full = Trajectory(self.joint_names, self.positions(q.reshape(-1, self.m))[:, None])
         return self._G(full, 0)[:, 0].reshape(q.shape[:-1] + (self.n, self.m))
+
+    def random_coordinates(self, rng: np.random.Generator, samples: int) -> np.ndarray:
+        """Within ``SPREAD`` of the assembly's actuated positions: the loops need not close
+        farther (a crank-rocker's rocker cannot turn round)."""
+        return self.reference[self.a] + rng.uniform(-SPREAD, SPREAD, size=(samples, self.m))
 
     def tangent(self, v: np.ndarray, q: np.ndarray | None = None) -> np.ndarray:
         if q is None:
