@@ -8,6 +8,11 @@ angular rows ``J_w`` (the spatial Jacobian's, the screws ``Y_j`` of the joints o
 :mod:`hodyn_cli.algorithms.motion.jacobians`) and a point's ``J_v - skew(p) J_w``, whose time
 derivatives are Leibniz's, ``J_v^(k) - sum_j C(k, j) skew(p^(j)) J_w^(k-j)``.
 
+**Kinematics** come from the backend's ``contact_frames`` (the compiled kernel's forward pass
+over the bodies on the cuts' paths only, numpy's with ``HODYN_NO_KERNEL``): the jets of the
+cuts' frames and of the path joints' body frames, in root axes; the screws and J follow in a
+few batched products (:meth:`Closed._jacobian`).
+
 **Redundant rows** (a planar four-bar described by a 3-D point: one row is 0): the SVD of J at
 the assembled reference, ``J = U S V^T``, keeps the r rows ``P = U_r^T`` of singular values
 above ``RANK_TOL`` of the largest; the loops hold ``P c = 0`` (the rest is checked at every
@@ -18,12 +23,18 @@ joints are the independent coordinates.
 (``q_p <- q_p - (P J_p)^-1 P c``), continued in steps of at most ``STEP`` rad of the actuated
 joints: every ``COARSE``-th sample from the reference assembly (so every chunk stays on its
 branch), then by halving, each sample in between from its solved neighbour (warm-started along
-the file, a batch per level).
+the file, a batch per level). With the times and derivatives (a trajectory), only every
+``TAYLOR``-th sample goes so (recursively); the others start from the Taylor polynomial of
+the nearest one's q_p and its derivatives, ``sum_k q_p^(k)(t_0) (t - t_0)^k / k!``, and
+Newton converges in two steps (a sample too far from it in time or in the actuated joints,
+or that Newton moves farther than ``STEP``, is continued from it instead).
 
 **Derivatives** (implicit function theorem, exact): ``c(q(t)) = 0`` for all t, so
 ``c^(k) = d^(k-1)(J q') = sum_{j<k} C(k-1, j) J^(j) q^(k-j) = 0``; ``J^(j)`` needs q to order
 j only, so order by order ``q_p^(k) = -(P J_p)^-1 P (J_a q_a^(k) + sum_{1<=j<k} C(k-1, j)
-J^(j) q^(k-j))``.
+J^(j) q^(k-j))``. The bracket is ``c^(k)`` of the motion with q_p^(k) still 0: the k-th
+derivative of the cuts' gap from their frames' jets to order k (``p_a^(k) - p_b^(k)``, and
+``(w_a - w_b)^(k-1)`` with ``skew(w) = R' R^T``), no derivative of J needed.
 
 **Forces**: the tree's torques of that motion, ``tau_full = M qdd + h``, are what the
 actuators and the cut-joint forces lambda (on link a, by link b, at the cut: force root axes;
@@ -37,13 +48,13 @@ from __future__ import annotations
 
 import weakref
 from math import ceil, comb
+from typing import NamedTuple
 
 import numpy as np
 
-from hodyn_cli.algorithms.dynamics.spatial import forward_pass
-from hodyn_cli.algorithms.motion.kinematics import frame_pose, point_derivatives
+from hodyn_cli.algorithms import backends
 from hodyn_cli.core import jets, lie
-from hodyn_cli.core.model import LinkFrame, Model
+from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling import coupling
@@ -61,8 +72,28 @@ STEP = 0.2
 SPREAD = 0.5
 #: every COARSE-th sample is continued from the assembly, the others from their neighbours
 COARSE = 64
+#: with derivatives: every TAYLOR-th sample is found first, the others from its Taylor polynomial
+TAYLOR = 8
+#: ... where the Taylor polynomial's last term is below this (rad or m)
+TAYLOR_TOL = 1e-3
 #: Newton's tolerance on the kept rows' residual (m, rad) and its iterations per solve
 RESIDUAL_TOL, ITERATIONS = 1e-13, 30
+#: a Newton step below this share of the one before: quadratic convergence (see _newton)
+QUADRATIC = 1e-3
+
+
+def _turned(R: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``R_j x_j`` (..., P, 3) of rotations R (..., P, 3, 3) and vectors x (P, 3), column by
+    column (numpy's matmul of 3 x 3 stacks costs ~10x as much)."""
+    return sum(R[..., c] * x[:, c, None] for c in range(3))
+
+
+class Followed(NamedTuple):
+    """A frame whose jets the backend's ``contact_frames`` follows: a link and a pose (4 x 4)
+    in it (a cut's frame, or a joint's body frame)."""
+
+    link: str
+    T: np.ndarray
 
 
 def close(model: Model, loops: Loops) -> Model:
@@ -88,22 +119,36 @@ class Closed(coupling.Coupling):
         self.model, self.loops = model, loops
         self.a = np.array(loops.actuated)
         self.p = np.array([i for i in range(model.n) if i not in loops.actuated])
-        self.frames = [(self._frame(c.link_a, c.T_a), self._frame(c.link_b, c.T_b))
-                       for c in loops.closures]
+        #: the cuts' frames a, b of every loop, in turn
+        self.sides = tuple(Followed(link, T) for c in loops.closures
+                           for link, T in ((c.link_a, c.T_a), (c.link_b, c.T_b)))
+        bodies = [model.links[f.link].body for f in self.sides]
+        #: the joints on the paths to the cuts (whose screws make J), their body frames, and
+        #: [side, path joint]: +1 where the joint moves that frame
+        self.path = np.flatnonzero(model.ancestry[:, [b for b in bodies if b >= 0]].any(axis=1))
+        self.joint_frames = tuple(
+            Followed(model.link_names[j], np.linalg.inv(model.links[model.link_names[j]].T))
+            for j in self.path)
+        self.moves = np.array([[b >= 0 and bool(model.ancestry[j, b]) for j in self.path]
+                               for b in bodies], dtype=float).reshape(len(bodies), -1)
         self.rows = [c.rows for c in loops.closures]
         #: the constraint force columns' suffixes ``<loop>_<component>``
         self.components = tuple(f"{c.name}_{x}" for c in loops.closures for x in c.components)
-        R = len(self.components)
+        self.R = R = len(self.components)
         self.P = np.eye(R)
         self.reference = self._assemble(loops.guess)
-        J = self._jets(self.reference[None, None], 0)[0][0, 0]
-        U, s, _ = np.linalg.svd(J)
-        r = int((s > RANK_TOL * max(s[0], 1e-300)).sum()) if s.size else 0
-        self.P = U[:, :r].T
-        self.rank = r
-        if r == 0:
+        J = self.residual(self.reference[None])[1][0]
+        # rows exactly 0 there (a planar mechanism's out-of-plane row) stay out of P exactly:
+        # their constraint forces are then exactly 0, whatever rounding the SVD does
+        live = np.abs(J).max(axis=1) > 0
+        if not live.any():
             raise HodynError("the loops constrain no joint at the assembly (their Jacobian is "
                              "0): nothing to close", loops.source)
+        U, s, _ = np.linalg.svd(J[live])
+        r = int((s > RANK_TOL * s[0]).sum())
+        self.P = np.zeros((r, R))
+        self.P[:, live] = U[:, :r].T
+        self.rank = r
         if model.n - r != len(self.a):
             raise HodynError(
                 f"the loops leave {model.n - r} independent coordinate(s) ({R} constraint rows, "
@@ -116,14 +161,10 @@ class Closed(coupling.Coupling):
         self.m, self.coordinate_names = len(self.a), model.coordinate_names
         #: ``P J^(k)`` along the joint motions :meth:`expand` made (their last IFT order's):
         #: what :meth:`forces` and :meth:`constraint_forces` need again
-        self._known: weakref.WeakKeyDictionary[Trajectory, np.ndarray] = \
+        self._known: weakref.WeakKeyDictionary[Trajectory, tuple[np.ndarray, np.ndarray]] = \
             weakref.WeakKeyDictionary()
         #: G at the assembly (it varies with q: :meth:`jacobian`)
         self.G = self._G(Trajectory(self.joint_names, self.reference[None, None]), 0)[0, 0]
-
-    def _frame(self, link: str, T: np.ndarray) -> LinkFrame:
-        frame = self.model.links[link]
-        return LinkFrame(frame.body, frame.T @ T)
 
     @property
     def summary(self) -> str:
@@ -136,49 +177,83 @@ class Closed(coupling.Coupling):
     # -- the loops' kinematics ---------------------------------------------------------------
     def residual(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``c(q)`` (N, R) and ``J(q)`` (N, R, n), all rows, at joint positions q (N, n)."""
-        J, kin = self._jets(q[:, None], 0)
-        c = []
-        for (fa, fb), rows in zip(self.frames, self.rows, strict=True):
-            (Ra, pa), (Rb, pb) = (self._pose(kin, f, q.shape[0]) for f in (fa, fb))
-            c.append(np.concatenate([lie.rotation_log(Ra @ np.swapaxes(Rb, 1, 2)),
-                                     pa - pb], axis=-1)[:, rows])
-        return np.concatenate(c, axis=1), J[:, 0]
-
-    @staticmethod
-    def _pose(kin, frame: LinkFrame, N: int) -> tuple[np.ndarray, np.ndarray]:
-        if frame.body < 0:  # on the root
-            return (np.broadcast_to(frame.T[:3, :3], (N, 3, 3)),
-                    np.broadcast_to(frame.T[:3, 3], (N, 3)))
-        return frame_pose(kin, frame)
+        R, p = self._follow(q[:, None], 0, joints=True)
+        return self._gap(R[:, :, 0], p[:, :, 0]), self._jacobian(R, p)[:, 0]
 
     def jacobian_jets(self, qs: np.ndarray, K: int) -> np.ndarray:
         """``P J^(k)``, k = 0..K (N, K+1, r, n), from q and its derivatives to order K at
         least (qs (N, >= K+1, n))."""
-        return self.P @ self._jets(qs, K)[0]
+        return self.P @ self._jacobian(*self._follow(qs, K, joints=True))
 
-    def _jets(self, qs: np.ndarray, K: int):
-        """``J^(k)``, k = 0..K (N, K+1, R, n), all rows, and the forward pass."""
-        N = qs.shape[0]
-        padded = np.zeros((N, K + 2, self.n))
-        padded[:, : K + 1] = qs[:, : K + 1]   # q^(K+1) moves only V^(K), which is not used
-        kin = forward_pass(self.model, padded, K)
+    def _follow(self, qs: np.ndarray, K: int, joints: bool) -> tuple[np.ndarray, np.ndarray]:
+        """The jets to order K of the cuts' frames (and with ``joints`` of the path's joint
+        frames after them), R (N, F, K+1, 3, 3) and p (N, F, K+1, 3), root axes: the
+        backend's forward pass over the paths' bodies only (the compiled kernel's where it
+        runs) from q and its derivatives to order K (qs (N, >= K+1, n))."""
+        if qs.shape[1] < max(K, 1) + 1:  # (a pass wants q' even for poses alone)
+            qs = np.concatenate([qs, np.zeros((qs.shape[0], max(K, 1) + 1 - qs.shape[1],
+                                               self.n))], axis=1)
+        frames = self.sides + (self.joint_frames if joints else ())
+        return backends.current().contact_frames(self.model, qs, frames, K)
+
+    def _gap(self, R: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """``c`` (N, R): the kept rows of ``(log(R_a R_b^T); p_a - p_b)`` per loop, from the
+        cuts' poses R (N, F, 3, 3), p (N, F, 3)."""
         out = []
-        for (fa, fb), rows in zip(self.frames, self.rows, strict=True):
-            J = np.zeros((N, K + 1, 6, self.n))
-            for frame, sign in ((fa, 1.0), (fb, -1.0)):
-                if frame.body < 0:  # on the root: at rest
-                    continue
-                Js = np.zeros((N, K + 1, 6, self.n))  # the spatial Jacobian: the path's screws
-                for j in np.flatnonzero(self.model.ancestry[:, frame.body]):
-                    Js[..., j] = kin.Y[j][:, : K + 1]
-                _, p0 = frame_pose(kin, frame)
-                p = p0[:, None] if K == 0 else np.concatenate(
-                    [p0[:, None], point_derivatives(p0, kin.V[frame.body][:, :K])], axis=1)
-                Jw = Js[:, :, :3]
-                J[:, :, :3] += sign * Jw
-                J[:, :, 3:] += sign * (Js[:, :, 3:] - jets.product(lie.skew(p), Jw))
-            out.append(J[:, :, list(rows)])
-        return np.concatenate(out, axis=2), kin
+        for i, rows in enumerate(self.rows):
+            six = np.zeros((R.shape[0], 6))
+            six[:, 3:] = p[:, 2 * i] - p[:, 2 * i + 1]
+            if rows[0] < 3:
+                six[:, :3] = lie.rotation_log(R[:, 2 * i] @ np.swapaxes(R[:, 2 * i + 1], 1, 2))
+            out.append(six[:, list(rows)])
+        return np.concatenate(out, axis=1)
+
+    def _gap_rate(self, R: np.ndarray, p: np.ndarray, k: int) -> np.ndarray:
+        """``c^(k) = d^(k-1) (J q')`` (N, R) from the cuts' jets R (N, F, >= k+1, 3, 3), p:
+        rows ``p_a^(k) - p_b^(k)`` and ``(w_a - w_b)^(k-1)``, the spatial angular velocity
+        ``skew(w) = R' R^T`` differentiated by Leibniz."""
+        out = []
+        for i, rows in enumerate(self.rows):
+            six = np.zeros((R.shape[0], 6))
+            six[:, 3:] = p[:, 2 * i, k] - p[:, 2 * i + 1, k]
+            if rows[0] < 3:
+                W = sum(comb(k - 1, j) * (R[:, f, j + 1] @ np.swapaxes(R[:, f, k - 1 - j], 1, 2))
+                        * sign for j in range(k) for f, sign in ((2 * i, 1), (2 * i + 1, -1)))
+                six[:, :3] = np.stack([W[:, 2, 1], W[:, 0, 2], W[:, 1, 0]], axis=-1)
+            out.append(six[:, list(rows)])
+        return np.concatenate(out, axis=1)
+
+    def _jacobian(self, R: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """``J^(k)``, k = 0..K (N, K+1, R, n), all rows, from :meth:`_follow`'s jets with the
+        joints (module docstring). Joint j's spatial screw is ``Ad_(R_j, p_j) X_j``: ``w_j =
+        R_j X_w``, ``v_j = R_j X_v + p_j x w_j``, and a cut point p's row ``v_j - p x w_j``;
+        with ``mu_j`` = +1 / -1 / 0 as j moves frame a, b or both and ``rho_j`` the sum of
+        the cut points it moves (signed), a loop's columns are
+
+            J_w = mu_j w_j,    J_v = mu_j R_j X_v + (mu_j p_j - rho_j) x w_j
+
+        (one product of jets, Leibniz, for all the path's joints)."""
+        S, K1, N = len(self.sides), R.shape[2], R.shape[0]
+        Rj, pj = np.moveaxis(R[:, S:], 1, 2), np.moveaxis(p[:, S:], 1, 2)  # (N, K+1, P, ..)
+        X = self.model.X[self.path]
+        w, u = _turned(Rj, X[:, :3]), _turned(Rj, X[:, 3:])
+        out = []
+        for i, rows in enumerate(self.rows):
+            ma, mb = self.moves[2 * i][:, None], self.moves[2 * i + 1][:, None]
+            mu = ma - mb
+            arm = mu * pj - ma * p[:, 2 * i, :, None] + mb * p[:, 2 * i + 1, :, None]
+            J = np.zeros((N, K1, len(rows), self.n))
+            cols = self.path[None, :]
+            moment = np.array([i for i, r in enumerate(rows) if r < 3], dtype=int)
+            force = np.array([i for i, r in enumerate(rows) if r >= 3], dtype=int)
+            if moment.size:   # (the rows of a frame closure's orientation)
+                J[:, :, moment[:, None], cols] = np.swapaxes(
+                    (mu * w)[..., [rows[i] for i in moment]], 2, 3)
+            J[:, :, force[:, None], cols] = np.swapaxes(
+                (mu * u + jets.product(arm, w, lie.cross))[..., [rows[i] - 3 for i in force]],
+                2, 3)
+            out.append(J)
+        return np.concatenate(out, axis=2)
 
     def _assemble(self, guess: np.ndarray) -> np.ndarray:
         """Joint positions (n,) with the actuated ones at ``guess`` and the loops closed
@@ -202,65 +277,91 @@ class Closed(coupling.Coupling):
 
     def positions(self, qa: np.ndarray, t: np.ndarray | None = None) -> np.ndarray:
         """All joint positions (N, n) of the actuated joints' (N, m), every sample at once
-        (module docstring); a singular or unclosable sample is named (``t``: its times).
+        (module docstring); a singular or unclosable sample is named (``t``: its times)."""
+        return self._closed(qa, t)[0]
+
+    def _closed(self, qa: np.ndarray, t: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`positions` and ``P J_p`` there (N, r, r).
 
         Warm-started along the file by halving: every ``COARSE``-th sample is continued from
         the assembly, then each sample halfway between two solved ones from the one before
         it (a batch per level, log2(COARSE) levels)."""
         N = qa.shape[0]
-        q = np.empty((N, self.n))
+        q, c, J = np.empty((N, self.n)), np.empty((N, self.R)), np.empty((N, self.R, self.n))
         stride = 1 << min(COARSE.bit_length() - 1, max(N - 1, 1).bit_length() - 1)
         first = np.arange(0, N, stride)
-        q[first] = self._continued(np.broadcast_to(self.reference, (len(first), self.n)),
-                                   qa[first], t, first)
+        q[first], c[first], J[first] = self._continued(
+            np.broadcast_to(self.reference, (len(first), self.n)), qa[first], t, first)
         while stride > 1:
             half = stride // 2
             new = np.arange(half, N, stride)
-            q[new] = self._continued(q[new - half], qa[new], t, new)
+            q[new], c[new], J[new] = self._continued(q[new - half], qa[new], t, new)
             stride = half
-        c, J = self.residual(q)
-        self._nonsingular((self.P @ J)[:, :, self.p], t, np.arange(N))
+        return q, self._checked(c, J, t, np.arange(N))
+
+    def _checked(self, c: np.ndarray, J: np.ndarray, t: np.ndarray | None,
+                 samples: np.ndarray) -> np.ndarray:
+        """``P J_p`` (M, r, r) of Newton's last residual c (M, R) and Jacobian J (M, R, n)
+        at the samples ``samples``, once the loops are closed there and the kept rows still
+        span J's."""
         bad = np.abs(c).max(axis=1) > 1e-9
         if bad.any():
-            raise HodynError(f"{self._where(t, int(bad.argmax()))}: the loops cannot close there "
-                             f"(residual {np.abs(c[bad.argmax()]).max():.3g})")
+            raise HodynError(f"{self._where(t, int(samples[bad.argmax()]))}: the loops cannot "
+                             f"close there (residual {np.abs(c[bad.argmax()]).max():.3g})")
         # the kept rows must span J's rows everywhere (a planar mechanism's dropped row stays 0)
-        off = np.abs(J - self.P.T @ (self.P @ J)).max(axis=(1, 2))
+        PJ = self.P @ J
+        self._nonsingular(PJ[:, :, self.p], t, samples)
+        off = np.abs(J - self.P.T @ PJ).max(axis=(1, 2))
         bad = off > 1e-7 * np.abs(J).max(axis=(1, 2))
         if bad.any():
-            raise HodynError(f"{self._where(t, int(bad.argmax()))}: the loops' redundant rows "
-                             "change with the configuration (not supported)")
-        return q
+            raise HodynError(f"{self._where(t, int(samples[bad.argmax()]))}: the loops' "
+                             "redundant rows change with the configuration (not supported)")
+        return PJ[:, :, self.p]
 
     def _continued(self, q0: np.ndarray, qa: np.ndarray, t: np.ndarray | None,
-                   samples: np.ndarray) -> np.ndarray:
+                   samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The closed positions at the actuated ``qa`` (M, m) continued from the closed ``q0``
-        (M, n) in steps of at most ``STEP`` (``samples``: their indices, for messages)."""
+        (M, n) in steps of at most ``STEP`` (``samples``: their indices, for messages), and
+        Newton's last residual and Jacobian (:meth:`_newton`)."""
         q = q0.copy()
         start = q0[:, self.a]
         steps = max(1, ceil(np.abs(qa - start).max(initial=0.0) / STEP))
         for s in range(1, steps + 1):
             q[:, self.a] = start + (qa - start) * (s / steps)
-            self._newton(q, ITERATIONS if s == steps else 3, t, samples)
-        return q
+            c, J = self._newton(q, ITERATIONS if s == steps else 3, t, samples)
+        return q, c, J
 
     def _newton(self, q: np.ndarray, iterations: int, t: np.ndarray | None,
-                samples: np.ndarray) -> None:
+                samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Newton's steps on q (M, n) in place until the largest is below ``RESIDUAL_TOL``,
+        or until one from a kept residual ``P c`` below it converged quadratically (the step
+        under ``QUADRATIC`` times the one before: the next would be below rounding; near a
+        singular configuration Newton converges linearly and goes on). Returns the residual
+        and Jacobian at the last step's start (what the checks and the implicit function
+        theorem use, without another evaluation)."""
+        before = np.inf
         for _ in range(iterations):
             c, J = self.residual(q)
-            Jp = (self.P @ J)[:, :, self.p]
-            # Hadamard's ratio |det| / prod(row norms) (<= 1) screens for near-singular
-            # matrices at a fraction of an SVD's cost; the SVD then decides
-            ratio = np.abs(np.linalg.det(Jp)) / np.prod(np.linalg.norm(Jp, axis=2), axis=1)
-            near = ratio < SINGULAR_TOL ** 0.5
-            if near.any():
-                self._nonsingular(Jp[near], t, samples[near])
-            step = np.linalg.solve(Jp, (self.P @ c[..., None]))[..., 0]
+            Jp, Pc = (self.P @ J)[:, :, self.p], self.P @ c[..., None]
+            self._nonsingular(Jp, t, samples)
+            step = np.linalg.solve(Jp, Pc)[..., 0]
             q[:, self.p] -= step
-            if np.abs(step).max() < RESIDUAL_TOL:
-                return
+            size = np.abs(step).max(initial=0.0)
+            if size < RESIDUAL_TOL or (np.abs(Pc).max(initial=0.0) < RESIDUAL_TOL
+                                       and size < QUADRATIC * before):
+                break
+            before = size
+        return c, J
 
     def _nonsingular(self, Jp: np.ndarray, t: np.ndarray | None, samples: np.ndarray) -> None:
+        """Names the first sample where ``P J_p`` (N, r, r) is singular. Hadamard's ratio
+        |det| / prod(row norms) (<= 1) screens for near-singular matrices at a fraction of an
+        SVD's cost; the SVD then decides."""
+        ratio = np.abs(np.linalg.det(Jp)) / np.prod(np.linalg.norm(Jp, axis=2), axis=1)
+        near = ratio < SINGULAR_TOL ** 0.5
+        if not near.any():
+            return
+        Jp, samples = Jp[near], samples[near]
         s = np.linalg.svd(Jp, compute_uv=False)
         bad = s[:, -1] < SINGULAR_TOL * s[:, 0]
         if bad.any():
@@ -269,31 +370,81 @@ class Closed(coupling.Coupling):
                              "of the loops (the passive joints' Jacobian loses rank: "
                              f"condition {s[i, 0] / s[i, -1]:.3g})")
 
-    def joint_rates(self, qs: np.ndarray, t: np.ndarray | None = None
-                    ) -> tuple[np.ndarray, np.ndarray]:
+    def joint_rates(self, qs: np.ndarray, t: np.ndarray | None = None) -> np.ndarray:
         """q_full and its derivatives (N, D, n) of the actuated joints' (N, D, m) (module
-        docstring: Newton, then the implicit function theorem order by order), and ``P
-        J^(k)`` to order D - 2 along them (N, D-1, r, n; order 0 where D = 1)."""
+        docstring: Newton, then the implicit function theorem order by order).
+
+        With the times t and derivatives (D > 1), every ``TAYLOR``-th sample is found so
+        (recursively) and Newton starts the others from the Taylor polynomial of the
+        nearest of them, ``q_p(t) ~ sum_k q_p^(k)(t_0) (t - t_0)^k / k!``: one or two steps
+        (a sample whose actuated joints moved more than ``STEP`` from it is continued from
+        it instead)."""
         N, D, _ = qs.shape
         full = np.zeros((N, D, self.n))
         full[:, :, self.a] = qs
-        full[:, 0] = self.positions(qs[:, 0], t)
-        J = self.jacobian_jets(full, 0)
+        samples = np.arange(N)
+        if D > 1 and t is not None and N > 2 * TAYLOR:
+            coarse = samples[::TAYLOR]
+            full[coarse] = self.joint_rates(qs[coarse], t[coarse])
+            samples = samples[samples % TAYLOR > 0]
+            full[samples, 0], Jp = self._predicted(full, samples, t)
+        else:
+            full[:, 0], Jp = self._closed(qs[:, 0], t)
+        self._derivatives(full, samples, Jp)
+        return full
+
+    def _predicted(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """The positions at ``samples`` (M, n) and ``P J_p`` there by Newton from the Taylor
+        polynomials of the nearest ``TAYLOR``-th samples (solved in ``full``). Where the
+        polynomial's last term exceeds ``TAYLOR_TOL`` (the samples are far apart in time),
+        the actuated joints moved more than ``STEP``, or Newton went farther than ``STEP``
+        from the prediction, the sample is continued from its anchor instead (its branch)."""
+        anchor = np.minimum((samples + TAYLOR // 2) // TAYLOR * TAYLOR,
+                            (full.shape[0] - 1) // TAYLOR * TAYLOR)
+        h, term = t[samples] - t[anchor], np.ones(len(samples))
+        guess = full[anchor, 0].copy()
+        for k in range(1, full.shape[1]):
+            term = term * h / k
+            last = np.abs(term[:, None] * full[anchor, k]).max(axis=1)
+            guess += term[:, None] * full[anchor, k]
+        qa = full[samples, 0][:, self.a]
+        guess[:, self.a] = qa
+        far = (np.abs(qa - full[anchor, 0][:, self.a]).max(axis=1) > STEP) | (last > TAYLOR_TOL)
+        q, c, J = guess.copy(), np.empty((len(samples), self.R)), np.empty((len(samples), self.R,
+                                                                           self.n))
+        if not far.all():
+            near = q[~far]   # (a copy: Newton moves it, then it goes back)
+            c[~far], J[~far] = self._newton(near, ITERATIONS, t, samples[~far])
+            q[~far] = near
+            far |= np.abs(q - guess).max(axis=1) > STEP
+        if far.any():
+            q[far], c[far], J[far] = self._continued(full[anchor[far], 0], qa[far], t,
+                                                     samples[far])
+        return q, self._checked(c, J, t, samples)
+
+    def _derivatives(self, full: np.ndarray, samples: np.ndarray, Jp: np.ndarray) -> None:
+        """q_p^(k), k = 1..D-1, at ``samples`` of ``full`` (N, D, n), in place, from ``P J_p``
+        there (M, r, r). With q_p^(k) still 0, the k-th derivative of the cuts' gap is ``c^(k)
+        = J_a q_a^(k) + sum_{1<=j<k} C(k-1, j) J^(j) q^(k-j)``, the known part: the cuts'
+        jets to order k (:meth:`_gap_rate`), no Jacobian's derivative needed."""
+        D = full.shape[1]
+        if D == 1:
+            return
+        inverse = np.linalg.inv(Jp)
+        part = full[samples]
         for k in range(1, D):
-            if k > 1:
-                J = self.jacobian_jets(full, k - 1)
-            known = np.zeros((N, J.shape[2]))
-            for j in range(k):                   # q_p^(k) still 0 in the j = 0 term
-                known += comb(k - 1, j) * (J[:, j] @ full[:, k - j, :, None])[..., 0]
-            full[:, k, self.p] = -np.linalg.solve(J[:, 0][:, :, self.p], known[..., None])[..., 0]
-        return full, J
+            R, p = self._follow(part[:, : k + 1], k, joints=False)
+            known = self.P @ self._gap_rate(R, p, k)[..., None]
+            part[:, k, self.p] = -(inverse @ known)[..., 0]
+        full[samples] = part
 
     def constraint_forces(self, f: np.ndarray, trajectory: Trajectory) -> np.ndarray:
         """lambda and its derivatives (N, K+1, R) (rows ``components``) from the tree's
         torques and theirs f (N, K+1, n) along the joints' ``trajectory``:
         ``J_p^T lambda = f_p``, the kept rows', ``P^T lambda_r`` (module docstring)."""
         K = f.shape[1] - 1
-        Jp_inv = jets.inverse(self._along(trajectory, K)[..., self.p])
+        Jp_inv = self._along(trajectory, K)[1]
         lam = jets.product(jets.transpose(Jp_inv), f[..., self.p, None])[..., 0]
         return lam @ self.P
 
@@ -317,17 +468,21 @@ class Closed(coupling.Coupling):
             raise HodynError("closed loops: the joint rates need the configuration q")
         return (self.jacobian(q) @ v[..., None])[..., 0]
 
-    def _along(self, full: Trajectory, K: int) -> np.ndarray:
-        """``P J^(k)``, k = 0..K, along the joints' motion (known from :meth:`expand`)."""
+    def _along(self, full: Trajectory, K: int) -> tuple[np.ndarray, np.ndarray]:
+        """``P J^(k)`` (N, K+1, r, n) and ``(P J_p)^-1`` with their derivatives to order K
+        along the joints' motion (found once per motion and order: the torques, the
+        constraint forces and the matrices need them again)."""
         known = self._known.get(full)
-        if known is not None and known.shape[1] > K:
-            return known[:, : K + 1]
-        return self.jacobian_jets(full.derivatives, K)
+        if known is None or known[0].shape[1] <= K:
+            J = self.jacobian_jets(full.derivatives, K)
+            known = (J, jets.inverse(J[..., self.p]))
+            self._known[full] = known
+        return known[0][:, : K + 1], known[1][:, : K + 1]
 
     def _G(self, full: Trajectory, K: int) -> np.ndarray:
         """``G^(k)`` (N, K+1, n, m) along the joints' motion (q to order K at least)."""
-        J = self._along(full, K)
-        X = -jets.product(jets.inverse(J[..., self.p]), J[..., self.a])
+        J, Jp_inv = self._along(full, K)
+        X = -jets.product(Jp_inv, J[..., self.a])
         G = np.zeros(X.shape[:2] + (self.n, self.m))
         G[:, 0, self.a] = np.eye(self.m)
         G[:, :, self.p] = X
@@ -339,11 +494,9 @@ class Closed(coupling.Coupling):
         if trajectory.joint_names != self.coordinate_names:
             raise HodynError(f"the trajectory's joints {trajectory.joint_names} are not the "
                              f"actuated joints {self.coordinate_names}")
-        qs, J = self.joint_rates(trajectory.derivatives, trajectory.t)
-        full = Trajectory(self.joint_names, qs, trajectory.t, trajectory.wrenches,
+        qs = self.joint_rates(trajectory.derivatives, trajectory.t)
+        return Trajectory(self.joint_names, qs, trajectory.t, trajectory.wrenches,
                           trajectory.series, trajectory.base)
-        self._known[full] = J
-        return full
 
     def forces(self, f: np.ndarray, trajectory: Trajectory | None = None, axis: int = -1
                ) -> np.ndarray:
