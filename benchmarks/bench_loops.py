@@ -1,16 +1,18 @@
 """Microseconds per sample of closed loops (docs/loops.md) next to the open tree's torques.
 
-    python benchmarks/bench_loops.py [--samples 20000] [--repeat 3]
+    python benchmarks/bench_loops.py [--samples 20000] [--repeat 3] [--orders 0 2 4]
 
-The four-bar of urdf/fourbar.urdf and the leg of urdf/leg_fourbar_knee.urdf (each with its
-``_loops.toml``) along cosines of their actuated joints with exact derivatives, torque order 2.
-Cases, each in its own process (the peak RSS printed is that case's, the motion included): the
-open tree's tau, taud, taudd along the closed motion (all joints given; the compiled kernel
-and the numpy reference), the closed robot's (the passive joints by Newton and the implicit
-function theorem, the projection, the constraint forces: ``api.inverse_dynamics`` on the
-actuated joints alone), its passive positions alone (Newton), and Pinocchio's ``rnea`` on the
-tree looped from Python over the same samples (Pinocchio has no inverse dynamics of closed
-loops; ``constraintDynamics`` solves the forward problem).
+The four-bar of urdf/fourbar.urdf, the five-bar of urdf/fivebar.urdf and the leg of
+urdf/leg_fourbar_knee.urdf (each with its ``_loops.toml``) along cosines of their actuated
+joints with exact derivatives, per torque order. Cases, each in its own process (the peak RSS
+printed is that case's, the motion included): the open tree's torques and their derivatives
+along the closed motion (all joints given; the compiled kernel, the peer, and the numpy
+reference), the closed robot's (the passive joints by Newton and the implicit function
+theorem, the projection, the constraint forces: ``api.inverse_dynamics`` on the actuated
+joints alone), its passive joints alone (positions and derivatives: the coupling's
+``expand``), and Pinocchio's ``rnea`` on the tree looped from Python over the same samples
+(torques only; Pinocchio has no inverse dynamics of closed loops, ``constraintDynamics``
+solves the forward problem).
 """
 
 from __future__ import annotations
@@ -31,14 +33,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _measure import best_per_sample  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-CASES = ("tree (compiled)", "tree (numpy)", "closed", "closed: positions (Newton)",
+CASES = ("tree (compiled)", "tree (numpy)", "closed", "closed: passive joints",
          "pin.rnea loop (tree)")
 #: robot -> the actuated joints' cosine (offset, amplitude, omega per joint)
-ROBOTS = {"fourbar": ([0.3], [1.2], [3.0]), "leg_fourbar_knee": ([0.0, -0.5], [0.3, 0.4],
-                                                                 [2.0, 3.0])}
+ROBOTS = {"fourbar": ([0.3], [1.2], [3.0]),
+          "fivebar": ([-2.0, -1.1], [0.3, 0.25], [2.0, 3.0]),
+          "leg_fourbar_knee": ([0.0, -0.5], [0.3, 0.4], [2.0, 3.0])}
 
 
-def measure(robot: str, case: str, samples: int, repeat: int) -> dict:
+def measure(robot: str, case: str, samples: int, repeat: int, order: int) -> dict:
     from hodyn_cli import api
     from hodyn_cli.core.trajectory import cosine
     from hodyn_cli.modeling import coupling
@@ -47,19 +50,19 @@ def measure(robot: str, case: str, samples: int, repeat: int) -> dict:
     closed = api.close_loops(tree, ROOT / "urdf" / f"{robot}_loops.toml")
     offset, amplitude, omega = ROBOTS[robot]
     crank = cosine(closed.coordinate_names, np.linspace(0.0, samples / 100, samples),
-                   amplitude=amplitude, omega=omega, offset=offset, orders=4)
+                   amplitude=amplitude, omega=omega, offset=offset, orders=order + 2)
     full = coupling.of(closed).expand(crank)
     if case == "tree (numpy)":
         api.use_backend("numpy")
     if case.startswith("tree"):
         def run():
-            return api.inverse_dynamics(tree, full, order=2)
+            return api.inverse_dynamics(tree, full, order=order)
     elif case == "closed":
         def run():
-            return api.inverse_dynamics(closed, crank, order=2)
-    elif case.startswith("closed: positions"):
+            return api.inverse_dynamics(closed, crank, order=order)
+    elif case == "closed: passive joints":
         def run():
-            return coupling.of(closed).positions(crank.q)
+            return coupling.of(closed).expand(crank)
     else:
         import pinocchio as pin
 
@@ -79,24 +82,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=20000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--orders", type=int, nargs="+", default=[0, 2, 4])
     parser.add_argument("--case", choices=CASES, help=argparse.SUPPRESS)
     parser.add_argument("--robot", choices=ROBOTS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.case:
-        print(json.dumps(measure(args.robot, args.case, args.samples, args.repeat)))
+        print(json.dumps(measure(args.robot, args.case, args.samples, args.repeat,
+                                 args.orders[0])))
         return
-    print(f"{args.samples} samples, order 2, best of {args.repeat}")
+    print(f"{args.samples} samples, best of {args.repeat}")
     for robot in ROBOTS:
-        rows = {}
-        for case in CASES:
-            out = subprocess.run([sys.executable, __file__, "--robot", robot, "--case", case,
-                                  "--samples", str(args.samples), "--repeat", str(args.repeat)],
-                                 capture_output=True, text=True, check=True).stdout
-            rows[case] = json.loads(out)
-        base = rows["tree (compiled)"]["us"]
-        print(f"\n{robot:30s} {'us/sample':>10s} {'x tree':>8s} {'RSS MiB':>8s}")
-        for case, r in rows.items():
-            print(f"{case:30s} {r['us']:10.2f} {r['us'] / base:8.1f} {r['rss']:8.0f}")
+        for order in args.orders:
+            rows = {}
+            for case in CASES:
+                out = subprocess.run(
+                    [sys.executable, __file__, "--robot", robot, "--case", case, "--samples",
+                     str(args.samples), "--repeat", str(args.repeat), "--orders", str(order)],
+                    capture_output=True, text=True, check=True).stdout
+                rows[case] = json.loads(out)
+            base = rows["tree (compiled)"]["us"]
+            print(f"\n{robot + f', order {order}':30s} {'us/sample':>10s} {'x tree':>8s} "
+                  f"{'RSS MiB':>8s}")
+            for case, r in rows.items():
+                print(f"{case:30s} {r['us']:10.2f} {r['us'] / base:8.1f} {r['rss']:8.0f}")
 
 
 if __name__ == "__main__":

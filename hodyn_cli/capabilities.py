@@ -83,7 +83,8 @@ COMMANDS = {
     "ik": {"gpu", "mimic", "no_joints"},
     "validate": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "method",
                               "simulate", "torques", "sim_rtol", "torque_rtol", "loops"},
-    "check": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "elastic"},
+    "check": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "elastic",
+                           "loops"},
     "retime": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "elastic",
                             "optimal", "to_limits", "factor", "segments"},
     "generate": {"gpu", "mimic", "no_joints", "drives", "elastic", "optimal", "respect_limits"},
@@ -159,6 +160,8 @@ RULES: tuple[Excludes | Requires, ...] = (
         "floating_base", "drives", "friction", "mimic")),
     Excludes(("loops", "slotine_li"), ("regressor",),
              "Y_r of the reduced system needs G' in its reference terms"),
+    *(Excludes(("loops", other), ("check",)) for other in (
+        "floating_base", "contacts", "drives", "mimic", "wrench")),
     *(Excludes(("loops", other), ("validate",)) for other in (
         "floating_base", "contacts", "drives", "mimic", "wrench", "simulate", "torques")),
     Excludes(("floating_base", "estimate"), ("identify",),

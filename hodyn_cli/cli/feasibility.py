@@ -12,6 +12,7 @@ from hodyn_cli.cli.errors import EXIT_FAILED
 from hodyn_cli.cli.options import (
     CONTACTS,
     FLOATING,
+    LOOPS,
     STREAMING,
     ElasticModel,
     Output,
@@ -55,6 +56,7 @@ def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel,
     d = api.read_drives(model, drives) if drives else None
     s.capable(command, model, drives=d is not None, elastic=d is not None and
               bool(d.elastic.any()), **on)
+    model = s.closed(model)   # (check --loops: the actuated joints' torques, every joint's q, qd)
     return lim, LawsJob(model, order=torque_order(lim), drives=d, kind=kind.value, gravity=s.g,
                         contacts=s.read_contacts(model))
 
@@ -69,7 +71,7 @@ def _hint(job) -> str:
 
 
 @command(app, "check", short_help="Is a motion within the robot's limits (torque rates too)?",
-         shared=STREAMING + FLOATING + CONTACTS)
+         shared=STREAMING + FLOATING + CONTACTS + LOOPS)
 def check(
     robot: Robot,
     traj: Traj,
@@ -84,7 +86,9 @@ def check(
 ) -> None:
     """Check a motion against the robot's limits, sample by sample: position, velocity,
     torque (URDF), torque rate and acceleration (--limits), motor speed, torque and current
-    (--drives); with --contacts each contact's friction cone and sole (docs/contacts.md).
+    (--drives); with --contacts each contact's friction cone and sole (docs/contacts.md);
+    with --loops the actuated joints' torques and their rates, every joint's position and
+    velocity, the passive joints' found by the loops (docs/loops.md).
 
     Per joint and quantity: peak, limit, margin, worst sample, number of violations.
     Exit status 0: feasible; 1: a limit is violated; 2: bad usage or input.

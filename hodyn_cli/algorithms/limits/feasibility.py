@@ -277,6 +277,8 @@ class Check:
                 name = model.joint_names[j]
                 series = next((s for s in quantity.series if s in laws
                                and name in laws[s].joint_names), None)
+                if series is None and model.actuated is not None and j not in model.actuated:
+                    continue  # a passive joint of closed loops: no torque (the cuts' forces)
                 reason = ("" if series else quantity.missing if model.mimic[j, 0] < 0 else
                           "a mimic joint: its leader carries its torque")
                 row = Row(quantity.key, name, _unit(quantity, model, j), float(band[j, 0]),

@@ -75,7 +75,7 @@ COARSE = 64
 #: with derivatives: every TAYLOR-th sample is found first, the others from its Taylor polynomial
 TAYLOR = 8
 #: ... where the Taylor polynomial's last term is below this (rad or m)
-TAYLOR_TOL = 1e-3
+TAYLOR_TOL = 0.05
 #: Newton's tolerance on the kept rows' residual (m, rad) and its iterations per solve
 RESIDUAL_TOL, ITERATIONS = 1e-13, 30
 #: a Newton step below this share of the one before: quadratic convergence (see _newton)
