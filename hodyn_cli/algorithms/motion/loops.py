@@ -131,6 +131,14 @@ class Closed(coupling.Coupling):
             for j in self.path)
         self.moves = np.array([[b >= 0 and bool(model.ancestry[j, b]) for j in self.path]
                                for b in bodies], dtype=float).reshape(len(bodies), -1)
+        #: per loop, ``arm_j = mu_j p_j - rho_j`` (:meth:`_jacobian`) as weights (P, F) of the
+        #: followed frames' origins (the cuts' then the path joints')
+        self.arms = []
+        for i in range(len(loops.closures)):
+            weights = np.zeros((len(self.path), len(self.sides) + len(self.path)))
+            weights[:, 2 * i], weights[:, 2 * i + 1] = -self.moves[2 * i], self.moves[2 * i + 1]
+            weights[:, len(self.sides):] = np.diag(self.moves[2 * i] - self.moves[2 * i + 1])
+            self.arms.append(weights)
         self.rows = [c.rows for c in loops.closures]
         #: the constraint force columns' suffixes ``<loop>_<component>``
         self.components = tuple(f"{c.name}_{x}" for c in loops.closures for x in c.components)
@@ -234,14 +242,13 @@ class Closed(coupling.Coupling):
 
         (one product of jets, Leibniz, for all the path's joints)."""
         S, K1, N = len(self.sides), R.shape[2], R.shape[0]
-        Rj, pj = np.moveaxis(R[:, S:], 1, 2), np.moveaxis(p[:, S:], 1, 2)  # (N, K+1, P, ..)
+        Rj = np.moveaxis(R[:, S:], 1, 2)  # (N, K+1, P, 3, 3)
         X = self.model.X[self.path]
         w, u = _turned(Rj, X[:, :3]), _turned(Rj, X[:, 3:])
         out = []
         for i, rows in enumerate(self.rows):
-            ma, mb = self.moves[2 * i][:, None], self.moves[2 * i + 1][:, None]
-            mu = ma - mb
-            arm = mu * pj - ma * p[:, 2 * i, :, None] + mb * p[:, 2 * i + 1, :, None]
+            mu = (self.moves[2 * i] - self.moves[2 * i + 1])[:, None]
+            arm = np.swapaxes(np.tensordot(p, self.arms[i], axes=(1, 1)), 2, 3)  # (N, K+1, P, 3)
             J = np.zeros((N, K1, len(rows), self.n))
             cols = self.path[None, :]
             moment = np.array([i for i, r in enumerate(rows) if r < 3], dtype=int)
