@@ -82,10 +82,14 @@ RESIDUAL_TOL, ITERATIONS = 1e-13, 30
 QUADRATIC = 1e-3
 
 
-def _turned(R: np.ndarray, x: np.ndarray) -> np.ndarray:
+def _turned(R: np.ndarray, x: np.ndarray) -> np.ndarray | None:
     """``R_j x_j`` (..., P, 3) of rotations R (..., P, 3, 3) and vectors x (P, 3), column by
-    column (numpy's matmul of 3 x 3 stacks costs ~10x as much)."""
-    return sum(R[..., c] * x[:, c, None] for c in range(3))
+    column (numpy's matmul of 3 x 3 stacks costs ~10x as much), over the columns some x has
+    (a joint axis along a body axis: one); None where every x is 0 (revolute joints' X_v)."""
+    used = np.flatnonzero(np.abs(x).max(axis=0) > 0)
+    if used.size == 0:
+        return None
+    return sum(R[..., c] * x[:, c, None] for c in used)
 
 
 class Followed(NamedTuple):
@@ -245,6 +249,8 @@ class Closed(coupling.Coupling):
         Rj = np.moveaxis(R[:, S:], 1, 2)  # (N, K+1, P, 3, 3)
         X = self.model.X[self.path]
         w, u = _turned(Rj, X[:, :3]), _turned(Rj, X[:, 3:])
+        if w is None:  # prismatic joints only: their screws do not turn
+            w = np.zeros(Rj.shape[:-1])
         out = []
         for i, rows in enumerate(self.rows):
             mu = (self.moves[2 * i] - self.moves[2 * i + 1])[:, None]
@@ -257,7 +263,8 @@ class Closed(coupling.Coupling):
                 J[:, :, moment[:, None], cols] = np.swapaxes(
                     (mu * w)[..., [rows[i] for i in moment]], 2, 3)
             J[:, :, force[:, None], cols] = np.swapaxes(
-                (mu * u + jets.product(arm, w, lie.cross))[..., [rows[i] - 3 for i in force]],
+                (jets.product(arm, w, lie.cross) + (0.0 if u is None else mu * u))[
+                    ..., [rows[i] - 3 for i in force]],
                 2, 3)
             out.append(J)
         return np.concatenate(out, axis=2)
