@@ -215,6 +215,35 @@ def test_estimated_derivatives_with_the_torques_filtered_alike(iiwa, tmp_path):
     assert np.all(np.array(list(data["holdout_rms"].values())) < 1.3 * sigma)
 
 
+def test_a_log_streams_in_chunks_with_its_end_zones_left_out(iiwa, tmp_path):
+    """A log of q and tau read chunk by chunk (chunks of 37 samples; the estimate's windows)
+    gives what it gives read whole: the estimated derivatives and the torques low-passed
+    alike (Lowpass over the whole record), less the estimate's end zones at each end; the
+    fit from the chunks equals the fit from the whole."""
+    from hodyn_cli.algorithms.motion.estimate import Lowpass
+    from hodyn_cli.pipeline.identification import Log
+
+    robot, truth, fit, tau, *_ = iiwa
+    write_log(tmp_path / "q.csv", robot, fit, tau, derivatives=1)
+    options = {"estimate": True, "cutoff": 5.0}
+    whole, pieces = (list(Log(str(tmp_path / "q.csv"), robot, chunk=c, **options))
+                     for c in (10**6, 37))
+    assert len(whole) == 1 and len(pieces) > 10
+    log = Log(str(tmp_path / "q.csv"), robot, chunk=37, **options)
+    n = sum(len(torques) for _, torques in log)
+    e = (fit.n_samples - n) // 2
+    assert e > 0 and n == fit.n_samples - 2 * e and log.samples == n
+    assert log.trimmed == pytest.approx(e * (fit.t[1] - fit.t[0]), rel=1e-6)
+    motion = np.concatenate([m.derivatives for m, _ in pieces])
+    assert np.array_equal(np.concatenate([m.t for m, _ in pieces]), fit.t[e:-e])
+    assert np.allclose(motion, whole[0][0].derivatives, rtol=0, atol=1e-9)
+    filtered = Lowpass(5.0, 1 / (fit.t[1] - fit.t[0]))(tau)[e:-e]
+    assert np.allclose(np.concatenate([t for _, t in pieces]), filtered, rtol=0, atol=1e-9)
+    a, b = (api.identify(robot, Log(str(tmp_path / "q.csv"), robot, chunk=c, **options),
+                         constrained=False) for c in (10**6, 37))
+    assert np.allclose(a.base_estimate, b.base_estimate, rtol=1e-9, atol=1e-12)
+
+
 def test_friction_and_rotor_inertias_written_to_a_drives_file(tmp_path):
     """Motor torques referred to the joints (the drives' model, docs/drives.md) of the iiwa
     with its motors' friction, 0.5 % noise: the identified drives file loads, its viscous
@@ -378,7 +407,7 @@ def test_motor_currents_identify_what_the_torques_do(iiwa, tmp_path):
     drives file's constants and its friction and rotors taken as known, the same parameters
     as the joint torques the currents came from; with friction and rotor inertias identified
     too, the friction the file has."""
-    from hodyn_cli.pipeline.identification import read_log
+    from hodyn_cli.pipeline.identification import Log
 
     robot, truth, fit, tau, hold, tau_hold, sigma = iiwa
     rows = slice(0, 400)
@@ -404,13 +433,13 @@ def test_motor_currents_identify_what_the_torques_do(iiwa, tmp_path):
     # the CSV log, read as the command reads it (r eta k_t i): the full model (default) adds
     # the rotors' gyroscopic coupling, small at these speeds
     known = api.read_drives(robot, drives)
-    log = read_log(str(tmp_path / "current.csv"), robot, drives=known)
-    full = api.identify(robot, [(log.motion, log.torques)], drives=known, constrained=False,
-                        base=torques.base).base_estimate
+    full = api.identify(robot, Log(str(tmp_path / "current.csv"), robot, drives=known),
+                        drives=known, constrained=False, base=torques.base).base_estimate
     assert not np.allclose(full, same, rtol=1e-6, atol=1e-8)
     assert np.allclose(full, same, rtol=0.05, atol=0.05 * np.abs(same).max())
     # friction and rotor inertias identified from the currents
-    both = api.identify(robot, [(log.motion, log.torques)], drives=known, friction=True,
+    both = api.identify(robot, Log(str(tmp_path / "current.csv"), robot, drives=known,
+                                   chunk=100), drives=known, friction=True,
                         armature=True, drive_model="reflected", constrained=False)
     viscous = [both.parameters[both.names.index(f"viscous_{j}")] for j in robot.joint_names]
     assert np.allclose(viscous, known.friction.viscous, rtol=0.1)
@@ -497,11 +526,14 @@ def test_floating_base_from_joint_torques_and_the_base_wrench(tmp_path):
         with open_sink(str(tmp_path / name), columns,
                        {"joint_names": list(robot.joint_names)}) as sink:
             sink.write(data_ | more | {"tau": measured_rows[:, 6:]})
-    from hodyn_cli.pipeline.identification import read_log
+    from hodyn_cli.pipeline.identification import Log
 
-    log = read_log(str(tmp_path / "log.csv"), robot, floating=True)
-    assert np.allclose(log.torques, measured_rows, rtol=1e-12, atol=1e-12)
-    assert np.allclose(log.motion.base.Vb, base.Vb) and np.allclose(log.motion.q, q)
+    pieces = list(Log(str(tmp_path / "log.csv"), robot, floating=True, chunk=7))
+    assert len(pieces) > 1  # read chunk by chunk
+    torques = np.concatenate([tau for _, tau in pieces])
+    assert np.allclose(torques, measured_rows, rtol=1e-12, atol=1e-12)
+    assert np.allclose(np.concatenate([m.base.Vb for m, _ in pieces]), base.Vb[:, :2])
+    assert np.allclose(np.concatenate([m.q for m, _ in pieces]), q)
     out, report = tmp_path / "identified.urdf", tmp_path / "r.json"
     result_ = run("identify", path, tmp_path / "log.h5", "--floating-base", "-o", out,
                   "--report", report, "-q")
