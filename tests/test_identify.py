@@ -554,6 +554,75 @@ def test_floating_base_from_joint_torques_and_the_base_wrench(tmp_path):
     assert not (tmp_path / "x.urdf").exists()
 
 
+def test_floating_base_from_the_wrenches_measured_at_its_contacts(tmp_path):
+    """The quadruped standing on a force-torque sensor at one foot, no noise: Pinocchio's
+    free-flyer rnea of a perturbed robot with the foot's wrench as its external force, chosen
+    so that the root needs none (a free robot; the log has no base wrench, only W_FL_foot),
+    and with a random foot wrench and the base wrench it then needs: hodyn identifies the
+    robot's base parameters from the log (J^T W of the measured wrenches taken out) to 1e-7.
+    """
+    from conftest import LINEAR_FIRST, free_flyer_q, free_flyer_rate, pinocchio_free_flyer
+    from hodyn_cli.core import lie
+    from hodyn_cli.core.trajectory import BaseMotion, Wrenches
+    from hodyn_cli.io.results import base_datasets
+    from hodyn_cli.pipeline.identification import Log
+
+    path = URDF / "quadruped.urdf"
+    robot = api.load_robot(path)
+    _, truth, data, order = pinocchio_free_flyer(path, robot)
+    perturbed(path, 3, truth)
+    N, rng = 150, np.random.default_rng(7)
+    R = np.stack([lie.rotation_exp(a / np.linalg.norm(a), np.linalg.norm(a))
+                  for a in rng.normal(size=(N, 3))])
+    base = BaseMotion(R, rng.normal(size=(N, 3)), rng.normal(size=(N, 2, 6)))
+    q = rng.uniform(robot.limits[:, 0], robot.limits[:, 1], size=(N, robot.n))
+    motion = Trajectory(robot.joint_names, np.stack([q, *rng.normal(size=(2, N, robot.n)) * 3],
+                                                    axis=1), np.arange(N) * 0.01, base=base)
+    foot = truth.frames[truth.getFrameId("FL_foot")]
+    joint = foot.parentJoint
+    rows, W = np.zeros((2, N, 6 + robot.n)), np.empty((2, N, 6))
+    for s in range(N):
+        x = (free_flyer_q(pin, truth, order, R[s], base.p[s], q[s]),
+             free_flyer_rate(order, base.Vb[s, 0], motion.qd[s]),
+             free_flyer_rate(order, base.Vb[s, 1], motion.qdd[s]))
+        pin.forwardKinematics(truth, data, x[0])
+        to_root = data.oMi[1].actInv(data.oMi[joint])  # the foot's joint frame in the root's
+        free = to_root.actInv(pin.Force(pin.rnea(truth, data, *x)[:6]))  # the root needs none
+        for case, force in enumerate((free, pin.Force(rng.normal(size=6)))):
+            fext = [pin.Force.Zero() for _ in range(truth.njoints)]
+            fext[joint] = force
+            out = pin.rnea(truth, data, *x, fext)
+            rows[case, s, 6 + np.asarray(order)] = out[6:]
+            rows[case, s, LINEAR_FIRST] = -out[:6]  # what the root exerts on its supports
+            on_foot = foot.placement.actInv(force)  # (the environment's force on the robot)
+            W[case, s] = -np.concatenate([on_foot.angular, on_foot.linear])
+    assert np.abs(rows[0, :, :6]).max() < 1e-9 * np.abs(rows[0]).max()
+    pi = np.concatenate([truth.inertias[1].toDynamicParameters()]
+                        + [truth.inertias[truth.getJointId(n)].toDynamicParameters()
+                           for n in robot.joint_names])
+    # the log of the free robot: its joint torques and the foot's sensor
+    sensed = Trajectory(motion.joint_names, motion.derivatives, motion.t,
+                        Wrenches({"FL_foot": W[0][:, None]}), base=base)
+    datasets, columns = trajectory_datasets(sensed)
+    more, cols = base_datasets(sensed)
+    with open_sink(str(tmp_path / "feet.h5"), {**columns, **cols,
+                                               "tau": [f"tau_{j}" for j in robot.joint_names]},
+                   {"joint_names": list(robot.joint_names)}) as sink:
+        sink.write(datasets | more | {"tau": rows[0, :, 6:]})
+    from_file = api.identify(robot, Log(str(tmp_path / "feet.h5"), robot, floating=True,
+                                        chunk=40), constrained=False)
+    # in Python: the base wrench the random foot wrench leaves to the root, measured too
+    both = api.identify(robot, [(Trajectory(motion.joint_names, motion.derivatives, motion.t,
+                                            Wrenches({"FL_foot": W[1][:, None]}), base=base),
+                                 rows[1])], constrained=False)
+    for result in (from_file, both):
+        expected = result.base.base_map @ pi
+        assert np.allclose(result.base_estimate, expected, rtol=1e-7,
+                           atol=1e-7 * np.abs(expected).max())
+    ignored = api.identify(robot, [(motion, rows[1])], constrained=False)  # the sensor left out
+    assert not np.allclose(ignored.base_estimate, both.base_estimate, rtol=1e-2)
+
+
 #: the acrobot (mjcf/acrobot.xml) with its elbow's axis off the body origin and a hand welded
 #: to the lower arm: the model body's frame is not the MuJoCo body's, and a welded body's
 #: inertia is lumped into its moving one

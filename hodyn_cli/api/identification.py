@@ -24,7 +24,7 @@ from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError, TrajectoryError
 
 __all__ = ["Identification", "identify", "predict_torques", "unidentified_drive_torques",
-           "NONNEGATIVE", "CHUNK"]
+           "external_wrench_torques", "NONNEGATIVE", "CHUNK"]
 
 #: samples of regressor per chunk (7 joints x 113 parameters: ~26 MB)
 CHUNK = 4096
@@ -199,12 +199,40 @@ def _same_base(motion: Trajectory, floating: bool) -> None:
 
 def _modelled(robot: Model, piece: Trajectory, torques: np.ndarray, gravity: Any,
               drive_model: str, options: dict) -> np.ndarray:
-    """What the regressor's columns explain of the measured ``torques`` (N, m): with drives,
+    """What the regressor's columns explain of the measured ``torques`` (N, m): less the
+    measured external wrenches' share (:func:`external_wrench_torques`); with drives,
     ``r eta tau_m`` less the terms of the drive parameters not identified (the file's
-    values; :func:`unidentified_drive_torques`), else the torques themselves."""
+    values; :func:`unidentified_drive_torques`)."""
     known = unidentified_drive_torques(robot, piece, gravity=gravity, drive_model=drive_model,
                                        **options)
-    return torques if known is None else torques - known
+    if known is not None:
+        torques = torques - known
+    external = external_wrench_torques(robot, piece)
+    return torques if external is None else torques - external
+
+
+def external_wrench_torques(robot: Model, motion: Trajectory) -> np.ndarray | None:
+    """(N, rows) ``J^T W``: what the external wrenches of ``motion`` (``motion.wrenches``, W
+    of the links on their environment as measured by force-torque sensors, order 0;
+    docs/conventions.md) add to the measured rows (:func:`regressor_rows`: a floating
+    base's wrench first, then the joints'). The parameters do not enter it (``tau = Y pi +
+    J^T W``): it is the inverse dynamics at rest under W (q as given; no velocity,
+    acceleration or gravity). None without wrenches."""
+    from hodyn_cli.api.dynamics import inverse_dynamics
+    from hodyn_cli.core.trajectory import BaseMotion, Wrenches
+
+    if motion.wrenches is None or not motion.wrenches.W:
+        return None
+    N, n = motion.n_samples, len(motion.joint_names)
+    base = motion.base
+    still = Trajectory(motion.joint_names, np.concatenate([motion.derivatives[:, :1],
+                                                           np.zeros((N, 2, n))], axis=1),
+                       motion.t, Wrenches({k: w[:, :1] for k, w in motion.wrenches.W.items()}),
+                       base=None if base is None else BaseMotion(base.R, base.p,
+                                                                 np.zeros((N, 2, 6))))
+    out = inverse_dynamics(robot, still, order=0, gravity=np.zeros(3),
+                           base_wrench=base is not None)
+    return out.tau if base is None else np.concatenate([out.W, out.tau], axis=1)
 
 
 def unidentified_drive_torques(robot: Model, motion: Trajectory, *, drives: Any = None,

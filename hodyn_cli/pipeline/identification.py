@@ -36,7 +36,7 @@ import numpy as np
 from hodyn_cli import api
 from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Diagnostic, Model
-from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.errors import HodynError, MissingDerivatives, ModelError, TrajectoryError
 from hodyn_cli.io import CHUNK_ROWS, TrajectoryReader
 from hodyn_cli.io.base_motion import BaseMotionReader
@@ -72,9 +72,10 @@ class Log:
     def __init__(self, path: str, model: Model, *, estimate: bool = False,
                  cutoff: float | None = None, drives: Any = None, floating: bool = False,
                  chunk: int = CHUNK_ROWS):
+        from hodyn_cli.api.regressor import regressor_rows
         from hodyn_cli.api.streaming import DerivativeStream
 
-        self.path, self.trimmed, self.samples = path, 0.0, 0
+        self.path, self.trimmed, self.samples, self._model = path, 0.0, 0, model
         with ExitStack() as files:  # closed again if a check fails
             try:
                 self._reader = files.enter_context(TrajectoryReader(
@@ -85,7 +86,12 @@ class Log:
                 raise TrajectoryError(f"{e.message}; {ESTIMATE_HINT}", e.source) from None
             self._base = files.enter_context(BaseMotionReader(path, NEED - 1)) if floating \
                 else None
-            self._wrench = files.enter_context(_wrench_reader(path, model)) if floating else None
+            if floating and not self._reader.layout.wrenches:
+                raise TrajectoryError(
+                    f"missing columns {listing(list(regressor_rows(model, True)[:6]))} (a floating "
+                    "base is identified from the joint torques and the base wrench, as hodyn "
+                    "compute --floating-base --base-wrench writes it, or the wrenches "
+                    "W_<link>_* measured at every contact)", path)
             self._torques = files.enter_context(_torque_reader(path, model, drives))
             wrapped = np.array([model.joint_types[i] == "continuous" for i in model.coordinates])
             self._stream = DerivativeStream(self._measured(), NEED, cutoff=cutoff,
@@ -110,22 +116,32 @@ class Log:
                 self.samples += chunk.n_samples
                 yield (Trajectory(chunk.joint_names, chunk.derivatives[:, :NEED], chunk.t,
                                   base=chunk.base), chunk.series["measured"])
-            for reader in (self._torques, self._wrench, self._base):
+            for reader in (self._torques, self._base):
                 if reader is not None:
                     reader.finish()
 
     def _measured(self) -> Iterator[Trajectory]:
-        """The file's chunks with the torques measured at their samples (series
-        ``measured``: a floating base's wrench, then the joints') and the root's motion."""
+        """The file's chunks with the root's motion and the torques measured at their samples
+        (series ``measured``: a floating base's wrench, then the joints'), less the share of
+        the external wrenches measured with them, ``J^T W``
+        (:func:`~hodyn_cli.api.external_wrench_torques`: before any filter, which then
+        passes both alike). A floating root's own wrench columns are the base wrench; without
+        them the root is free, its base wrench 0."""
         for chunk in self._reader:
             n, t = chunk.n_samples, chunk.t
             torques = self._torques.take(n, t)
+            external = {} if chunk.wrenches is None else dict(chunk.wrenches.W)
             base = None
-            if self._wrench is not None and self._base is not None:
-                torques = np.concatenate([self._wrench.take(n, t), torques], axis=1)
+            if self._base is not None:
+                measured = external.pop(self._model.root_link, None)
+                torques = np.concatenate([np.zeros((n, 6)) if measured is None
+                                          else measured[:, 0], torques], axis=1)
                 motion = self._base.take(n, t)
                 base = api.base_motion(motion.R, motion.p, Vb=motion.Vb, Vs=motion.Vs)
-            yield replace(chunk, series={"measured": torques}, base=base)
+            chunk = replace(chunk, wrenches=Wrenches(external) if external else None, base=base)
+            known = api.external_wrench_torques(self._model, chunk)
+            yield replace(chunk, wrenches=None, series={
+                "measured": torques if known is None else torques - known})
 
     def _inner(self, stream: Any) -> Iterator[Trajectory]:
         """The estimated chunks less the first and last ``stream.end_samples`` of the record
@@ -234,26 +250,6 @@ def _current_scale(path: str, model: Model, drives: Any, table: Any) -> np.ndarr
         raise TrajectoryError(f"column 'current_{joint}': its drive has no 'torque_constant' "
                               f"in {drives.source or 'the drives file'}", path)
     return (drives.gear_ratio * drives.gear_efficiency)[joints] * k_t
-
-
-def _wrench_reader(path: str, model: Model) -> Lockstep:
-    """The base wrench measured along a floating base's log (n, 6), in lockstep with its
-    chunks: its columns ``W_<root>_mx, ..., _fz`` (HDF5: ``wrench/<root>/W``) as ``hodyn
-    compute --floating-base --base-wrench`` writes them (what the root exerts on its
-    supports, root frame; docs/floating.md)."""
-    from hodyn_cli.api.regressor import regressor_rows
-    from hodyn_cli.io.tables import open_table
-
-    columns = list(regressor_rows(model, floating_base=True)[:6])
-    table = open_table(path)
-    missing = [c for c in columns if c not in table.names]
-    if missing:
-        table.close()
-        raise TrajectoryError(f"missing columns {listing(missing)} (a floating base is "
-                              "identified from the joint torques and the base wrench, as hodyn "
-                              "compute --floating-base --base-wrench writes it; contact forces "
-                              "are not read yet)", path)
-    return Lockstep(path, table, (["t"] if "t" in table.names else []) + columns)
 
 
 def body_links(model: Model, floating: bool = False) -> list[str]:
