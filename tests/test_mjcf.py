@@ -291,8 +291,8 @@ BAD = {
                     '<worldbody><body name="b"><joint/><geom type="mesh" mesh="m"/></body>',
                     "mesh 'm': inertia='convex' needs MuJoCo's convex hull"),
     "equality": ('<body name="b"><joint name="j"/><geom size="0.1"/></body></worldbody><equality>'
-                 '<connect name="e" body1="b" anchor="0 0 0"/></equality><worldbody>',
-                 "<equality> connect 'e': closed loops are not supported yet"),
+                 '<connect name="e" body1="b"/></equality><worldbody>',
+                 "<equality> connect 'e': needs body1 and anchor, or site1 and site2"),
     "two free": ('<body name="a"><freejoint/><geom size="0.1"/></body><body name="b"><freejoint/>'
                  '<geom size="0.1"/></body>', "several free bodies ('a', 'b')"),
     "aligned": ('<body name="b"><freejoint name="f" align="true"/><geom size="0.1"/></body>',
