@@ -176,8 +176,7 @@ def write_hull(folder: Path, seed: int = 3) -> None:
 
 def test_meshes_equal_mujoco(tmp_path):
     """Mesh inertias (STL, OBJ, MSH; scale, refpos, refquat; legacy, exact and shell; density
-    and mass) as MuJoCo compiles them: masses and COMs to 1e-12, the inertias to MuJoCo's own
-    accuracy (mjcf_reference.MESH_RTOL), tau to 1e-9."""
+    and mass) as MuJoCo compiles them: masses, COMs and inertias to 1e-12, tau to 1e-9."""
     write_hull(tmp_path / "shapes")
     path = tmp_path / "meshes.xml"
     path.write_text(MESHES)
