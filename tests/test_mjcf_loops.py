@@ -44,6 +44,12 @@ VARIANTS = {
     # no orientation rows: a weld at the rocker's end is the connect there
     "weld-torquescale-0": TEXT.replace(KNEE, '<weld name="knee" body1="coupler_link" '
                                              'body2="rocker_link" anchor="0.3 0 0" torquescale="0"/>'),
+    # the weld between two sites' frames (which coincide at qpos0: the tip's frame)
+    "site-weld": WELD.replace(
+        '<inertial pos="0.175', '<site name="s1" pos="0.35 0 0" euler="0 -0.1068849106766953 0"/>'
+        '<inertial pos="0.175').replace(
+        '<joint name="knee"', '<site name="s2"/><joint name="knee"').replace(
+        '<weld name="cut" body1="coupler_link" body2="tip"/>', '<weld site1="s1" site2="s2"/>'),
     "site-connect": TEXT.replace(
         '<inertial pos="0.175', '<site name="a" pos="0.35 0 0"/><inertial pos="0.175').replace(
         '<inertial pos="0.15', '<site name="b" pos="0.3 0 0"/><inertial pos="0.15').replace(

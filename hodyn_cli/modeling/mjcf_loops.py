@@ -71,6 +71,8 @@ def loop_tables(doc: Document, bodies: list[Body], joints: dict[str, float], lin
     actuated = _actuated(doc, joints)
     if actuated:
         tables["actuated"] = actuated
+        notes.append(Diagnostic("info", "the closed loops' actuated joints (an <actuator> drives "
+                                        f"them): {', '.join(actuated)}"))
     else:
         notes.append(Diagnostic("info", "no <actuator> drives a joint of the closed loops: a loops "
                                         "file says which (--loops with actuated = [...])"))
