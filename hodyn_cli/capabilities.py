@@ -1,66 +1,77 @@
-"""What combines with what: the one table of the options each command takes together, and the
-one place a combination is refused (a one-line :class:`~hodyn_cli.errors.HodynError`, exit 2).
+"""What combines with what: the one table of the features each operation takes together, and
+the one place a combination is refused (a one-line :class:`Unsupported`, exit 2 on the
+command line).
 
-Features are what a user turns on (an option, or a property of the robot such as mimic
-joints, or no joint at all); :data:`RULES` says which combinations a command refuses
-(:class:`Excludes`: these features together are not supported, with why) and which options
-need another (:class:`Requires`). The command line and the Python API both ask :func:`check`
-with the features a call has on; a refusal that a property of the robot in :data:`ROBOT`
-makes names the robot's file. ``docs/capabilities.md`` is :func:`markdown` of this table (a
+Features are what a caller turns on (an option, or a property of the robot such as mimic
+joints, or no joint at all); :data:`RULES` says which combinations an operation refuses
+(:class:`Excludes`: these features together are not supported, with why) and which features
+need another (:class:`Requires`). The Python API and the command line both ask
+:func:`check` with the features a call has on. A refusal is worded for a Python caller
+(:data:`FEATURES`: what turns a feature on in the API); the command line says it in its
+own words, its options (:data:`hodyn_cli.cli.flags.FLAGS`, :meth:`Unsupported.worded`). A
+refusal that a property of the robot in :data:`ROBOT` makes names the robot's file.
+``docs/capabilities.md`` is :func:`markdown` of this table in the command line's words (a
 test holds the two equal, another runs every cell on a small robot).
 
 >>> check("compute", {"floating_base", "base_wrench"})     # fine: nothing is returned
 >>> allowed("compute", {"floating_base", "joint_wrenches"})
 False
 >>> Excludes(("drives", "method"), ("compute",)).message()
-'--drives does not go with --method spatial|closed-form yet'
+"drives do not go with method='spatial'|'closed-form' yet"
+>>> Excludes(("drives", "method"), ("compute",)).message({"drives": "--drives",
+...                                                       "method": "--method spatial"})
+'--drives does not go with --method spatial yet'
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from hodyn_cli.errors import HodynError
 
-__all__ = ["FEATURES", "COMMANDS", "ROBOT", "Excludes", "Requires", "RULES", "check",
-           "allowed", "markdown"]
+__all__ = ["FEATURES", "COMMANDS", "ROBOT", "Excludes", "Requires", "RULES", "Unsupported",
+           "check", "allowed", "markdown"]
 
-#: feature -> how a user turns it on (the words of the refusals and of the docs)
+#: feature -> what turns it on in the Python API (the words of a refusal to a Python caller;
+#: a plural subject is said with "do")
 FEATURES = {
-    "floating_base": "--floating-base",
-    "contacts": "--contacts",
-    "loops": "--loops",
-    "drives": "--drives",
-    "elastic": "series-elastic --drives",
-    "mimic": "<mimic> joints",
+    "floating_base": "a floating base (a motion with a base)",
+    "contacts": "contacts",
+    "loops": "closed loops",
+    "drives": "drives",
+    "elastic": "series-elastic drives",
+    "mimic": "mimic joints",
     "no_joints": "a robot with no joint",
-    "wrench": "--wrench",
-    "joint_wrenches": "--joint-wrenches",
-    "base_wrench": "--base-wrench",
-    "method": "--method spatial|closed-form",
-    "many": "--output-dir (several files)",
-    "estimate": "--estimate-derivatives",
-    "validate": "--validate",
-    "state_derivatives": "--state-derivatives",
-    "parameter_derivatives": "--parameter-derivatives",
-    "slotine_li": "--slotine-li",
-    "friction": "--friction / --armature",
-    "simulate": "--simulate",
-    "torques": "--torques",
-    "sim_rtol": "--sim-rtol",
-    "torque_rtol": "--torque-rtol",
-    "optimal": "--optimal",
-    "to_limits": "--to-limits",
-    "factor": "--factor",
-    "segments": "--segments",
-    "respect_limits": "--respect-limits",
-    "cutoff": "--cutoff",
-    "base_motion": "--base-motion",
-    "jacobian": "--jacobian",
-    "link": "--link",
-    "gpu": "--backend gpu",
+    "wrench": "external wrenches",
+    "joint_wrenches": "joint_wrenches=True",
+    "base_wrench": "base_wrench=True",
+    "method": "method='spatial'|'closed-form'",
+    "many": "several trajectories at once",
+    "estimate": "estimated derivatives",
+    "validate": "validation of the results",
+    "state_derivatives": "state derivatives",
+    "parameter_derivatives": "parameter derivatives",
+    "slotine_li": "the Slotine-Li regressor (qr_d, qr_dd)",
+    "friction": "friction=True / armature=True",
+    "simulate": "simulation",
+    "torques": "measured torques",
+    "sim_rtol": "a simulation tolerance",
+    "torque_rtol": "a torque tolerance",
+    "optimal": "the time-optimal law",
+    "to_limits": "retiming to the limits",
+    "factor": "a time factor",
+    "segments": "segments",
+    "respect_limits": "limits to respect",
+    "cutoff": "a cutoff frequency",
+    "base_motion": "a base motion of its own",
+    "jacobian": "the Jacobian",
+    "link": "a link",
+    "gpu": "the GPU backend",
 }
+#: the features said in the plural ("... do not go with ...")
+PLURAL = {"contacts", "loops", "drives", "elastic", "mimic", "wrench", "estimate",
+          "state_derivatives", "parameter_derivatives", "torques", "segments"}
 
 #: properties of the robot whose refusals name its file (the robot, not an option, is refused)
 ROBOT = {"no_joints"}
@@ -105,10 +116,13 @@ class Excludes:
     why: str = ""
     yet: bool = True
 
-    def message(self) -> str:
-        first, *rest = (FEATURES[f] for f in self.features)
-        text = (f"{first} does not go with {' and '.join(rest)}" if rest
-                else f"{first} is not supported")
+    def message(self, words: Mapping[str, str] = FEATURES) -> str:
+        """The refusal in ``words`` (feature -> what turns it on: :data:`FEATURES`, or the
+        command line's options)."""
+        first, *rest = (words[f] for f in self.features)
+        plural = words is FEATURES and self.features[0] in PLURAL
+        text = (f"{first} {'do' if plural else 'does'} not go with {' and '.join(rest)}"
+                if rest else f"{first} {'are' if plural else 'is'} not supported")
         return text + (" yet" if self.yet else "") + (f" ({self.why})" if self.why else "")
 
 
@@ -121,9 +135,25 @@ class Requires:
     commands: tuple[str, ...]
     why: str = ""
 
-    def message(self) -> str:
-        return (f"{FEATURES[self.feature]} goes with {FEATURES[self.needs]}"
+    def message(self, words: Mapping[str, str] = FEATURES) -> str:
+        """The rule in ``words`` (as :meth:`Excludes.message`)."""
+        plural = words is FEATURES and self.feature in PLURAL
+        return (f"{words[self.feature]} {'go' if plural else 'goes'} with {words[self.needs]}"
                 + (f" ({self.why})" if self.why else ""))
+
+
+class Unsupported(HodynError):
+    """A combination :data:`RULES` refuses: its ``rule``, in :data:`FEATURES`' words
+    (:meth:`worded`: in others, the command line's)."""
+
+    def __init__(self, rule: Excludes | Requires, source: str | None = None,
+                 words: Mapping[str, str] = FEATURES):
+        super().__init__(rule.message(words), source)
+        self.rule = rule
+
+    def worded(self, words: Mapping[str, str]) -> Unsupported:
+        """The same refusal in ``words``."""
+        return Unsupported(self.rule, self.source, words)
 
 
 #: every combination a command refuses, and what an option needs
@@ -227,7 +257,7 @@ def check(command: str, on: Iterable[str], robot: str | None = None) -> None:
 
     >>> check("compute", {"no_joints"}, "quadrotor.urdf")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    hodyn_cli.errors.HodynError: quadrotor.urdf: a robot with no joint goes with --floating-base (...)
+    hodyn_cli.capabilities.Unsupported: quadrotor.urdf: a robot with no joint goes with a floating base (...)
     """
     on = set(on)
     unknown = on - set(FEATURES)
@@ -239,27 +269,28 @@ def check(command: str, on: Iterable[str], robot: str | None = None) -> None:
         named = rule.features if isinstance(rule, Excludes) else (rule.feature,)
         source = robot if ROBOT & set(named) else None
         if isinstance(rule, Excludes) and set(rule.features) <= on:
-            raise HodynError(rule.message(), source)
+            raise Unsupported(rule, source)
         if isinstance(rule, Requires) and rule.feature in on and rule.needs not in on:
-            raise HodynError(rule.message(), source)
+            raise Unsupported(rule, source)
 
 
 def allowed(command: str, on: Iterable[str]) -> bool:
     """True when :func:`check` would let ``on`` through on ``command``."""
     try:
         check(command, on)
-    except HodynError:
+    except Unsupported:
         return False
     return True
 
 
-def markdown() -> str:
-    """The table as docs/capabilities.md shows it: per feature and command, ``yes`` (taken,
-    alone and with every feature not named in a rule), ``-`` (not an option of the command),
-    and the refused combinations and requirements below it."""
+def markdown(words: Mapping[str, str] = FEATURES) -> str:
+    """The table as docs/capabilities.md shows it in ``words`` (the command line's there):
+    per feature and command, ``yes`` (taken, alone and with every feature not named in a
+    rule), ``-`` (not an option of the command), and the refused combinations and
+    requirements below it."""
     lines = ["# What combines with what", "",
              "Generated from `hodyn_cli/capabilities.py` (the one place a combination is "
-             "refused: `python -m hodyn_cli.capabilities > docs/capabilities.md`). A feature "
+             "refused: `python -m hodyn_cli.cli.flags > docs/capabilities.md`). A feature "
              "is an option (or a property of the robot: mimic joints, no joint at all); `yes`: "
              "the command takes it, `-`: it has no such option. Any two features a command "
              "takes combine, except as the rules below the table say; a refused combination is "
@@ -267,7 +298,7 @@ def markdown() -> str:
              "having no joint is what is refused).", ""]
     lines.append("| feature | " + " | ".join(f"`{c}`" for c in COMMANDS) + " |")
     lines.append("| --- |" + " --- |" * len(COMMANDS))
-    for key, text in FEATURES.items():
+    for key, text in words.items():
         cells = []
         for c in COMMANDS:
             if key not in COMMANDS[c]:
@@ -278,11 +309,13 @@ def markdown() -> str:
     lines += ["", "## Combinations refused", "", "| commands | refusal |", "| --- | --- |"]
     for rule in RULES:
         if isinstance(rule, Excludes):
-            lines.append(f"| {', '.join(rule.commands)} | {rule.message().replace('|', '/')} |")
+            lines.append(f"| {', '.join(rule.commands)} | "
+                         f"{rule.message(words).replace('|', '/')} |")
     lines += ["", "## Options that need another", "", "| commands | rule |", "| --- | --- |"]
     for rule in RULES:
         if isinstance(rule, Requires):
-            lines.append(f"| {', '.join(rule.commands)} | {rule.message().replace('|', '/')} |")
+            lines.append(f"| {', '.join(rule.commands)} | "
+                         f"{rule.message(words).replace('|', '/')} |")
     return "\n".join(lines) + "\n"
 
 
@@ -295,6 +328,3 @@ def _with_needs(command: str, on: set[str]) -> set[str]:
             out.add(rule.needs)
     return out
 
-
-if __name__ == "__main__":  # pragma: no cover - the docs page
-    print(markdown(), end="")

@@ -17,6 +17,7 @@ from conftest import ROOT, SAMPLES, URDF, mimic_urdf
 from hodyn_cli import api, capabilities
 from hodyn_cli.capabilities import COMMANDS, FEATURES, RULES, Excludes, Requires
 from hodyn_cli.cli.app import app
+from hodyn_cli.cli.flags import FLAGS
 from hodyn_cli.core import lie
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory, Wrenches
 from hodyn_cli.io import open_sink, read_trajectory, trajectory_datasets, write_trajectory
@@ -44,7 +45,28 @@ def run(*args):
 
 
 def test_the_docs_page_is_the_table():
-    assert (ROOT / "docs" / "capabilities.md").read_text() == capabilities.markdown()
+    assert (ROOT / "docs" / "capabilities.md").read_text() == capabilities.markdown(FLAGS)
+
+
+def test_a_python_caller_hears_the_apis_words_the_command_line_its_options():
+    """The same refusal: in the API's words from a Python call (no command-line flag in it),
+    in the options' words on the command line."""
+    motion = read_trajectory(str(SAMPLES / "iiwa14_cosine.csv"), load_model(URDF / "iiwa14.urdf"),
+                             need=4)
+    N = motion.n_samples
+    free = replace(motion, base=BaseMotion(np.broadcast_to(np.eye(3), (N, 3, 3)), np.zeros((N, 3)),
+                                           np.zeros((N, 4, 6))))
+    with pytest.raises(capabilities.Unsupported) as refused:
+        api.inverse_dynamics(api.load_robot(URDF / "iiwa14.urdf"), free, joint_wrenches=True)
+    assert str(refused.value) == ("a floating base (a motion with a base) does not go with "
+                                  "joint_wrenches=True yet (the joint wrenches of a floating "
+                                  "root are not computed)")
+    result = run("compute", URDF / "iiwa14.urdf", SAMPLES / "iiwa14_cosine.csv", "--drives",
+                 URDF / "iiwa14_motors.toml", "--method", "spatial")
+    assert result.exit_code == 2
+    assert result.stderr == ("hodyn: error: --drives does not go with --method "
+                             "spatial|closed-form yet (the rotors' reactions are terms of the "
+                             "body-fixed recursion)\n")
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))
@@ -274,7 +296,7 @@ def refusals() -> list:
                 continue   # refused where no option reaches it: the API's (tested there)
             # a refusal of the robot names its file
             robot = f"{URDF / 'free_body.urdf'}: " if capabilities.ROBOT & on else ""
-            out.append(pytest.param(command, frozenset(on), robot + rule.message(),
+            out.append(pytest.param(command, frozenset(on), robot + rule.message(FLAGS),
                                     id=f"{command}-{'-'.join(sorted(on))}"))
     return out
 

@@ -273,7 +273,8 @@ def test_bad_input_is_a_one_line_error(tmp_path):
 def test_points_on_a_line_are_those_of_the_svd():
     """The cheap bound sends every set near a line to the SVD, which decides: the same
     samples as the SVD of every one, across the threshold (spreads across of 0.3 to 3 times
-    COLLINEAR of along), far from it, on it, and with not-a-number (the SVD's error)."""
+    COLLINEAR of along), far from it, on it; points with not-a-number are on no line (the SVD
+    would raise)."""
     rng = np.random.default_rng(3)
     ratios = np.concatenate([COLLINEAR * rng.uniform(0.3, 3, 300), [0, 1e-3, 0.3, 1.0]])
     X = []
@@ -288,9 +289,30 @@ def test_points_on_a_line_are_those_of_the_svd():
     svd = np.flatnonzero(sv[:, 1] <= COLLINEAR * sv[:, 0])
     assert 50 < len(svd) < 250
     assert np.array_equal(_collinear(X), svd)
-    X[7, 2, 1] = np.nan
-    with pytest.raises(np.linalg.LinAlgError):
-        _collinear(X)
+    X[svd[0], 2, 1] = np.nan
+    assert np.array_equal(_collinear(X), svd[1:])
+
+
+def test_not_a_number_in_q_gives_not_a_number_on_four_feet():
+    """A library caller's NaN in one sample's q (the readers refuse it in files): that
+    sample's torques and forces are not-a-number, the others as without it."""
+    model = load_model(URDF / "quadruped.urdf")
+    contacts = contacts_from_table(model, {leg: {"link": f"{leg}_foot", "type": "point",
+                                                 "friction": 0.8}
+                                           for leg in ("FL", "FR", "HL", "HR")})
+    from hodyn_cli.core.trajectory import BaseMotion
+
+    q = np.random.default_rng(5).uniform(-0.3, 0.3, size=(3, 1, 12))
+    derivatives = np.concatenate([q, np.zeros((3, 4, 12))], axis=1)
+    base = BaseMotion(np.broadcast_to(np.eye(3), (3, 3, 3)), np.zeros((3, 3)),
+                      np.zeros((3, 3, 6)))
+    clean = on_contacts(model, Trajectory(model.joint_names, derivatives, base=base), contacts,
+                        order=1)
+    derivatives[1, 0, 4] = np.nan
+    r = on_contacts(model, Trajectory(model.joint_names, derivatives, base=base), contacts,
+                    order=1)
+    assert np.isnan(r.tau[1]).all() and np.isnan(r.wrenches["FL"][1]).all()
+    assert np.allclose(r.tau[[0, 2]], clean.tau[[0, 2]], rtol=1e-12, atol=1e-12)
 
 
 def test_phases_are_the_distinct_rows_of_the_flags():

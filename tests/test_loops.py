@@ -313,13 +313,14 @@ def test_what_is_not_built_is_refused_in_one_line(fourbar, tmp_path):
     _, closed = fourbar
     state = {"q": np.array([0.1]), "qd": np.array([0.2]), "qdd": np.array([0.3])}
     for call in (api.torque_sensitivities,):
-        with pytest.raises(HodynError, match=r"^closed loops \(--loops\) are not supported"):
+        with pytest.raises(HodynError, match=r"^closed loops are not supported"):
             call(closed, **state)
     result = CliRunner().invoke(app, ["compute", str(URDF / "fourbar.urdf"),
                                       str(SAMPLES / "fourbar_crank.csv"), "--loops", str(LOOPS),
                                       "--base-wrench", "-o", str(tmp_path / "o.csv")])
     assert result.exit_code == 2
-    assert result.stderr == "hodyn: error: --loops does not go with --base-wrench yet\n"
+    assert result.stderr == ("hodyn: error: --loops (or an MJCF <equality connect|weld>) does not "
+                             "go with --base-wrench yet\n")
 
 
 def test_the_reduced_matrices_give_the_torques_and_their_rates(tmp_path):

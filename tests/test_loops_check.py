@@ -59,4 +59,5 @@ def test_check_loops_on_the_command_line(tmp_path):
     result = runner.invoke(app, ["check", urdf, str(CSV), "--loops", str(LOOPS), "--drives",
                                  str(drives)])
     assert result.exit_code == 2
-    assert result.stderr == "hodyn: error: --loops does not go with --drives yet\n"
+    assert result.stderr == ("hodyn: error: --loops (or an MJCF <equality connect|weld>) does "
+                             "not go with --drives yet\n")

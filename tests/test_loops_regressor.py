@@ -107,5 +107,6 @@ def test_regressor_loops_on_the_command_line(tmp_path):
     result = runner.invoke(app, ["regressor", str(urdf), str(csv), "--loops", str(loops),
                                  "--slotine-li", "-o", str(out)])
     assert result.exit_code == 2 and not out.exists()
-    assert result.stderr == ("hodyn: error: --loops does not go with --slotine-li yet (Y_r of "
-                             "the reduced system needs G' in its reference terms)\n")
+    assert result.stderr == ("hodyn: error: --loops (or an MJCF <equality connect|weld>) does "
+                             "not go with --slotine-li yet (Y_r of the reduced system needs G' "
+                             "in its reference terms)\n")

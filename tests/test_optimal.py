@@ -504,7 +504,7 @@ def test_a_floating_base_is_refused_not_dropped():
     text = legged_urdf("solo", seed=2)
     model = parse_model(text.encode())
     traj = floating_motion(text, model, np.linspace(0, 1, 21), 3, seed=3)[0]
-    with pytest.raises(HodynError, match="--optimal does not go with --floating-base yet"):
+    with pytest.raises(HodynError, match="the time-optimal law does not go with a floating base"):
         hodyn_cli.retime_optimal(model, traj, limits={j: {"velocity": 1.0}
                                                       for j in model.joint_names})
 

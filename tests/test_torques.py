@@ -206,7 +206,7 @@ def test_the_api_refuses_what_does_not_fit(iiwa):
         judged(model, motion, [tau[0]], taudd=tau[2])
     with pytest.raises(HodynError, match="need 21 samples"):
         judged(model, motion, [tau[0][:-1]])
-    with pytest.raises(HodynError, match="--drives does not go with --torques"):
+    with pytest.raises(HodynError, match="drives do not go with measured torques"):
         judged(model, motion, tau, drives=URDF / "iiwa14_motors.toml")
 
 

@@ -125,9 +125,8 @@ def capable(command: str, robot: Model, **on: object) -> None:
 
     features = {name for name, given in on.items() if given}
     if robot.actuated is not None:
-        if "loops" not in capabilities.COMMANDS[command]:   # (closed loops: two commands yet)
-            raise HodynError(f"closed loops ({capabilities.FEATURES['loops']}) are not "
-                             f"supported by {command} yet")
+        if "loops" not in capabilities.COMMANDS[command]:   # (closed loops: a few commands yet)
+            raise capabilities.Unsupported(capabilities.Excludes(("loops",), (command,)))
         features.add("loops")
     elif coupling.of(robot).active:
         features.add("mimic")

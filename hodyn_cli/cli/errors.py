@@ -21,6 +21,8 @@ from contextlib import contextmanager
 
 import typer
 
+from hodyn_cli.capabilities import Unsupported
+from hodyn_cli.cli.flags import FLAGS
 from hodyn_cli.errors import HodynError
 from hodyn_cli.pipeline import stop
 
@@ -111,6 +113,8 @@ def mapped_errors(debug: bool) -> Iterator[None]:
         yield
     except HodynError as e:
         _traceback(debug)
+        if isinstance(e, Unsupported):  # said with the command line's options
+            e = e.worded(FLAGS)
         if e.source == "standard output":  # what is still buffered cannot go out either
             closed_pipe()
         print(f"hodyn: error: {e}", file=sys.stderr)

@@ -223,11 +223,13 @@ def _collinear(X: np.ndarray) -> np.ndarray:
     a cheap bound cannot clear: with ``M = X^T X`` (eigenvalues ``sigma_i^2``), ``e1 = tr M >=
     sigma_0^2`` and ``e2 = ((tr M)^2 - |M|_F^2) / 2 = sum_{i<j} sigma_i^2 sigma_j^2 <= 3
     sigma_0^2 sigma_1^2``, so such points have ``e2 <= 3 COLLINEAR^2 e1^2`` (a margin of 100
-    for the rounding of e2's difference; not-a-number goes to the SVD too)."""
+    for the rounding of e2's difference). Points with not-a-number (a library caller's NaN
+    in q) are on no line: their forces come out not-a-number, as every result of that
+    sample does."""
     M = np.einsum("nki,nkj->nij", X, X)
     e1 = np.trace(M, axis1=1, axis2=2)
     e2 = (e1**2 - (M**2).sum(axis=(1, 2))) / 2
-    near = np.flatnonzero(~(e2 > 300 * COLLINEAR**2 * e1**2))
+    near = np.flatnonzero(~(e2 > 300 * COLLINEAR**2 * e1**2) & np.isfinite(e1))
     if not near.size:
         return near
     sv = np.linalg.svd(X[near], compute_uv=False)
