@@ -146,7 +146,7 @@ class Closed(coupling.Coupling):
         self.rows = [c.rows for c in loops.closures]
         #: the constraint force columns' suffixes ``<loop>_<component>``
         self.components = tuple(f"{c.name}_{x}" for c in loops.closures for x in c.components)
-        self.R = R = len(self.components)
+        self.n_rows = R = len(self.components)
         self.P = np.eye(R)
         self.reference = self._assemble(loops.guess)
         J = self.residual(self.reference[None])[1][0]
@@ -171,8 +171,8 @@ class Closed(coupling.Coupling):
                              "guess (singular there): actuate others or change [guess]",
                              loops.source)
         self.m, self.coordinate_names = len(self.a), model.coordinate_names
-        #: ``P J^(k)`` along the joint motions :meth:`expand` made (their last IFT order's):
-        #: what :meth:`forces` and :meth:`constraint_forces` need again
+        #: ``P J^(k)`` and ``(P J_p)^-1``'s jets along a joint motion (:meth:`_along`): what
+        #: :meth:`forces`, :meth:`constraint_forces` and :meth:`reduced` need again
         self._known: weakref.WeakKeyDictionary[Trajectory, tuple[np.ndarray, np.ndarray]] = \
             weakref.WeakKeyDictionary()
         #: G at the assembly (it varies with q: :meth:`jacobian`)
@@ -257,14 +257,14 @@ class Closed(coupling.Coupling):
             arm = np.swapaxes(np.tensordot(p, self.arms[i], axes=(1, 1)), 2, 3)  # (N, K+1, P, 3)
             J = np.zeros((N, K1, len(rows), self.n))
             cols = self.path[None, :]
-            moment = np.array([i for i, r in enumerate(rows) if r < 3], dtype=int)
-            force = np.array([i for i, r in enumerate(rows) if r >= 3], dtype=int)
+            moment = np.array([e for e, r in enumerate(rows) if r < 3], dtype=int)
+            force = np.array([e for e, r in enumerate(rows) if r >= 3], dtype=int)
             if moment.size:   # (the rows of a frame closure's orientation)
                 J[:, :, moment[:, None], cols] = np.swapaxes(
-                    (mu * w)[..., [rows[i] for i in moment]], 2, 3)
+                    (mu * w)[..., [rows[e] for e in moment]], 2, 3)
             J[:, :, force[:, None], cols] = np.swapaxes(
                 (jets.product(arm, w, lie.cross) + (0.0 if u is None else mu * u))[
-                    ..., [rows[i] - 3 for i in force]],
+                    ..., [rows[e] - 3 for e in force]],
                 2, 3)
             out.append(J)
         return np.concatenate(out, axis=2)
@@ -301,7 +301,7 @@ class Closed(coupling.Coupling):
         the assembly, then each sample halfway between two solved ones from the one before
         it (a batch per level, log2(COARSE) levels)."""
         N = qa.shape[0]
-        q, c, J = np.empty((N, self.n)), np.empty((N, self.R)), np.empty((N, self.R, self.n))
+        q, c, J = np.empty((N, self.n)), np.empty((N, self.n_rows)), np.empty((N, self.n_rows, self.n))
         stride = 1 << min(COARSE.bit_length() - 1, max(N - 1, 1).bit_length() - 1)
         first = np.arange(0, N, stride)
         q[first], c[first], J[first] = self._continued(
@@ -425,8 +425,8 @@ class Closed(coupling.Coupling):
         qa = full[samples, 0][:, self.a]
         guess[:, self.a] = qa
         far = (np.abs(qa - full[anchor, 0][:, self.a]).max(axis=1) > STEP) | (last > TAYLOR_TOL)
-        q, c, J = guess.copy(), np.empty((len(samples), self.R)), np.empty((len(samples), self.R,
-                                                                           self.n))
+        M = len(samples)
+        q, c, J = guess.copy(), np.empty((M, self.n_rows)), np.empty((M, self.n_rows, self.n))
         if not far.all():
             near = q[~far]   # (a copy: Newton moves it, then it goes back)
             c[~far], J[~far] = self._newton(near, ITERATIONS, t, samples[~far])
