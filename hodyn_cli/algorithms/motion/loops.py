@@ -413,7 +413,8 @@ class Closed(coupling.Coupling):
         polynomials of the nearest ``TAYLOR``-th samples (solved in ``full``). Where the
         polynomial's last term exceeds ``TAYLOR_TOL`` (the samples are far apart in time),
         the actuated joints moved more than ``STEP``, or Newton went farther than ``STEP``
-        from the prediction, the sample is continued from its anchor instead (its branch)."""
+        from the prediction or did not close the loops, the sample is continued from its
+        anchor instead (its branch)."""
         anchor = np.minimum((samples + TAYLOR // 2) // TAYLOR * TAYLOR,
                             (full.shape[0] - 1) // TAYLOR * TAYLOR)
         h, term = t[samples] - t[anchor], np.ones(len(samples))
@@ -426,12 +427,14 @@ class Closed(coupling.Coupling):
         guess[:, self.a] = qa
         far = (np.abs(qa - full[anchor, 0][:, self.a]).max(axis=1) > STEP) | (last > TAYLOR_TOL)
         M = len(samples)
-        q, c, J = guess.copy(), np.empty((M, self.n_rows)), np.empty((M, self.n_rows, self.n))
+        q, c, J = guess.copy(), np.zeros((M, self.n_rows)), np.zeros((M, self.n_rows, self.n))
         if not far.all():
             near = q[~far]   # (a copy: Newton moves it, then it goes back)
             c[~far], J[~far] = self._newton(near, ITERATIONS, t, samples[~far])
             q[~far] = near
-            far |= np.abs(q - guess).max(axis=1) > STEP
+            # wandered off, or not closed: continued instead (the checks then judge)
+            far |= (np.abs(q - guess).max(axis=1) > STEP) | (np.abs(c @ self.P.T).max(axis=1)
+                                                             > RESIDUAL_TOL ** 0.5)
         if far.any():
             q[far], c[far], J[far] = self._continued(full[anchor[far], 0], qa[far], t,
                                                      samples[far])
