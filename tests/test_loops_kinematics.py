@@ -125,3 +125,26 @@ def test_a_slider_crank_validates(tmp_path):
     report = api.validate_motion(closed, tr, samples=5, methods=["body-fixed"])
     loops = [c for c in report.checks if c.group == "loops"]
     assert report.passed and len(loops) > 5 and all(c.status == "pass" for c in loops)
+
+
+@pytest.mark.parametrize("sample", [16, 20])
+def test_a_singular_sample_is_named_by_its_index_in_the_file(tmp_path, sample):
+    """A parallelogram folds flat where the crank is 0: at sample 16 of 41 (an anchor, found
+    by continuation) or 20 (Newton from the anchors' Taylor polynomial), named with its index
+    in the file and its time."""
+    from test_loops import fourbar_urdf
+
+    from hodyn_cli.core.trajectory import Trajectory
+    from hodyn_cli.errors import HodynError
+
+    (tmp_path / "p.urdf").write_text(fourbar_urdf(0.2, 0.4, 0.2, 0.4))
+    folding = api.close_loops(api.load_robot(tmp_path / "p.urdf"), {
+        "actuated": ["crank"], "guess": {"crank": 1.0, "coupler": -1.0, "rocker": 1.0},
+        "loops": {"p": {"type": "point", "a": {"link": "coupler_link", "xyz": [0.4, 0, 0]},
+                        "b": {"link": "rocker_link", "xyz": [0.2, 0, 0]}}}})
+    t, w = np.linspace(0.0, 2.0, 41), np.pi / 2   # q_crank = sin(w (t - t_s)): 0 at t_s
+    qs = np.stack([w**k * np.sin(w * (t - t[sample]) + k * np.pi / 2) for k in range(3)],
+                  1)[..., None]
+    with pytest.raises(HodynError, match=rf"^sample {sample} \(t = {t[sample]:g} s\): a "
+                                         "singular configuration"):
+        coupling.of(folding).expand(Trajectory(("crank",), qs, t))

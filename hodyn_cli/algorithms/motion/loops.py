@@ -24,7 +24,7 @@ joints are the independent coordinates.
 joints: every ``COARSE``-th sample from the reference assembly (so every chunk stays on its
 branch), then by halving, each sample in between from its solved neighbour (warm-started along
 the file, a batch per level). With the times and derivatives (a trajectory), only every
-``TAYLOR``-th sample goes so (recursively); the others start from the Taylor polynomial of
+``TAYLOR``-th sample goes so; the others start from the Taylor polynomial of
 the nearest one's q_p and its derivatives, ``sum_k q_p^(k)(t_0) (t - t_0)^k / k!``, and
 Newton converges in two steps (a sample too far from it in time or in the actuated joints,
 or that Newton moves farther than ``STEP``, is continued from it instead).
@@ -292,10 +292,12 @@ class Closed(coupling.Coupling):
     def positions(self, qa: np.ndarray, t: np.ndarray | None = None) -> np.ndarray:
         """All joint positions (N, n) of the actuated joints' (N, m), every sample at once
         (module docstring); a singular or unclosable sample is named (``t``: its times)."""
-        return self._closed(qa, t)[0]
+        return self._closed(qa, t, np.arange(qa.shape[0]))[0]
 
-    def _closed(self, qa: np.ndarray, t: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`positions` and ``P J_p`` there (N, r, r).
+    def _closed(self, qa: np.ndarray, t: np.ndarray | None, ids: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`positions` and ``P J_p`` there (N, r, r); ``ids``: the samples' indices in
+        the file (and in ``t``), for messages.
 
         Warm-started along the file by halving: every ``COARSE``-th sample is continued from
         the assembly, then each sample halfway between two solved ones from the one before
@@ -305,13 +307,13 @@ class Closed(coupling.Coupling):
         stride = 1 << min(COARSE.bit_length() - 1, max(N - 1, 1).bit_length() - 1)
         first = np.arange(0, N, stride)
         q[first], c[first], J[first] = self._continued(
-            np.broadcast_to(self.reference, (len(first), self.n)), qa[first], t, first)
+            np.broadcast_to(self.reference, (len(first), self.n)), qa[first], t, ids[first])
         while stride > 1:
             half = stride // 2
             new = np.arange(half, N, stride)
-            q[new], c[new], J[new] = self._continued(q[new - half], qa[new], t, new)
+            q[new], c[new], J[new] = self._continued(q[new - half], qa[new], t, ids[new])
             stride = half
-        return q, self._checked(c, J, t, np.arange(N))
+        return q, self._checked(c, J, t, ids)
 
     def _checked(self, c: np.ndarray, J: np.ndarray, t: np.ndarray | None,
                  samples: np.ndarray) -> np.ndarray:
@@ -388,22 +390,22 @@ class Closed(coupling.Coupling):
         """q_full and its derivatives (N, D, n) of the actuated joints' (N, D, m) (module
         docstring: Newton, then the implicit function theorem order by order).
 
-        With the times t and derivatives (D > 1), every ``TAYLOR``-th sample is found so
-        (recursively) and Newton starts the others from the Taylor polynomial of the
-        nearest of them, ``q_p(t) ~ sum_k q_p^(k)(t_0) (t - t_0)^k / k!``: one or two steps
-        (a sample whose actuated joints moved more than ``STEP`` from it is continued from
-        it instead)."""
+        With the times t and derivatives (D > 1), every ``TAYLOR``-th sample is found so,
+        with its derivatives, and Newton starts the others from the Taylor polynomial of the
+        nearest of them, ``q_p(t) ~ sum_k q_p^(k)(t_0) (t - t_0)^k / k!``: two steps
+        (:meth:`_predicted`)."""
         N, D, _ = qs.shape
         full = np.zeros((N, D, self.n))
         full[:, :, self.a] = qs
         samples = np.arange(N)
         if D > 1 and t is not None and N > 2 * TAYLOR:
             coarse = samples[::TAYLOR]
-            full[coarse] = self.joint_rates(qs[coarse], t[coarse])
+            full[coarse, 0], Jp = self._closed(qs[coarse, 0], t, coarse)
+            self._derivatives(full, coarse, Jp)
             samples = samples[samples % TAYLOR > 0]
             full[samples, 0], Jp = self._predicted(full, samples, t)
         else:
-            full[:, 0], Jp = self._closed(qs[:, 0], t)
+            full[:, 0], Jp = self._closed(qs[:, 0], t, samples)
         self._derivatives(full, samples, Jp)
         return full
 
