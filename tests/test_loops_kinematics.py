@@ -1,7 +1,8 @@
 """How closed loops find their passive joints (docs/loops.md): the compiled kernel's frame
-jets give numpy's numbers; Newton started from the Taylor polynomials of every 8th sample
-converges in two steps to the positions the halving continuation finds, and a sample far from
-its anchor (a gap in time) is continued instead, on the same branch."""
+jets give numpy's numbers; Newton started from the Hermite polynomials of the anchors (every
+8th sample and the last) converges in one or two steps to the positions the halving continuation
+finds, and a sample far from its anchor (a gap in time) is continued instead, on the same
+branch; errors name the sample by its index in the file."""
 
 from __future__ import annotations
 
@@ -43,10 +44,11 @@ def test_the_loops_kinematics_match_numpy(kernel):
         assert np.abs(r[name] - r_ref[name]).max() <= 1e-10 * np.abs(r_ref[name]).max()
 
 
-def test_taylor_started_newton_takes_two_steps(monkeypatch):
-    """400 samples 10 ms apart: the samples between every 8th are solved together in two
-    Newton steps (one residual evaluation each), and their positions are the halving
-    continuation's (no times given: every sample from a solved neighbour)."""
+def test_newton_between_the_anchors_takes_one_or_two_steps(monkeypatch):
+    """400 samples 10 ms apart: the samples between the anchors (every 8th and the last) are
+    solved together in one or two Newton steps (a residual evaluation each) from the anchors'
+    Hermite polynomials, and their positions are the halving continuation's (no times given:
+    every sample from a solved neighbour)."""
     closed, c = leg()
     tr = motion(closed, np.arange(400) * 0.01)
     batches: list[int] = []
@@ -58,8 +60,8 @@ def test_taylor_started_newton_takes_two_steps(monkeypatch):
 
     monkeypatch.setattr(Closed, "residual", counted)
     full = c.expand(tr)
-    between = 400 - len(range(0, 400, TAYLOR))
-    assert batches.count(between) == 2
+    between = 400 - len(set(range(0, 400, TAYLOR)) | {399})
+    assert batches.count(between) in (1, 2)
     monkeypatch.undo()
     halving = c.positions(tr.q)
     assert np.abs(full.q - halving).max() <= 1e-12
@@ -67,8 +69,8 @@ def test_taylor_started_newton_takes_two_steps(monkeypatch):
 
 def test_a_gap_in_time_is_continued_on_the_branch(monkeypatch):
     """Two bursts of samples 1.6 s apart: the first samples of the second burst have their
-    anchor (sample 8) in the first, whose Taylor polynomial across the gap is useless; they
-    are continued from it, to the halving continuation's positions, and the derivatives are
+    nearest anchor (sample 8) in the first, whose Taylor polynomial across the gap is useless;
+    they are continued from it, to the halving continuation's positions, and the derivatives are
     the implicit function theorem's at each burst alone."""
     closed, c = leg()
     t = np.concatenate([np.arange(10) * 0.01, 1.7 + np.arange(14) * 0.01])

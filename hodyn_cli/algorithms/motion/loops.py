@@ -19,15 +19,17 @@ above ``RANK_TOL`` of the largest; the loops hold ``P c = 0`` (the rest is check
 sample: the row space must not turn with the configuration). ``r = n - m``: the m actuated
 joints are the independent coordinates.
 
-**Positions**: per chunk, batched over samples, Newton on ``P c(q_a, q_p) = 0`` for q_p
-(``q_p <- q_p - (P J_p)^-1 P c``), continued in steps of at most ``STEP`` rad of the actuated
-joints: every ``COARSE``-th sample from the reference assembly (so every chunk stays on its
-branch), then by halving, each sample in between from its solved neighbour (warm-started along
-the file, a batch per level). With the times and derivatives (a trajectory), only every
-``TAYLOR``-th sample goes so; the others start from the Taylor polynomial of
-the nearest one's q_p and its derivatives, ``sum_k q_p^(k)(t_0) (t - t_0)^k / k!``, and
-Newton converges in two steps (a sample too far from it in time or in the actuated joints,
-or that Newton moves farther than ``STEP``, is continued from it instead).
+**Positions**: per chunk, batched over samples, Newton on ``P c(q_a, q_p) = 0`` for q_p (``q_p
+<- q_p - (P J_p)^-1 P c``), continued in steps of at most ``STEP`` rad of the actuated joints:
+every ``COARSE``-th sample from the reference assembly (so every chunk stays on its branch),
+then by halving, each sample in between from its solved neighbour (warm-started along the file,
+a batch per level). With the times and derivatives (a trajectory), only the anchors go so,
+every ``TAYLOR``-th sample and the last, and their derivatives follow; the samples between two
+anchors start from the two-point Hermite polynomial of their q_p and derivatives (degree 2D -
+1) and Newton converges in one or two steps (a sample too far from its nearest anchor in time
+or in the actuated joints, where that anchor's Taylor polynomial ``sum_k q_p^(k)(t_0) (t -
+t_0)^k / k!`` disagrees with the Hermite one, or that Newton moves farther than ``STEP``, is
+continued from the anchor instead).
 
 **Derivatives** (implicit function theorem, exact): ``c(q(t)) = 0`` for all t, so
 ``c^(k) = d^(k-1)(J q') = sum_{j<k} C(k-1, j) J^(j) q^(k-j) = 0``; ``J^(j)`` needs q to order
@@ -47,7 +49,8 @@ work); the time derivatives by Leibniz over the jets of J (:mod:`hodyn_cli.core.
 from __future__ import annotations
 
 import weakref
-from math import ceil, comb
+from functools import cache
+from math import ceil, comb, factorial
 from typing import NamedTuple
 
 import numpy as np
@@ -72,9 +75,10 @@ STEP = 0.2
 SPREAD = 0.5
 #: every COARSE-th sample is continued from the assembly, the others from their neighbours
 COARSE = 64
-#: with derivatives: every TAYLOR-th sample is found first, the others from its Taylor polynomial
+#: with derivatives: every TAYLOR-th sample is found first, the others from their polynomials
 TAYLOR = 8
-#: ... where the Taylor polynomial's last term is below this (rad or m)
+#: ... where the nearest one's Taylor polynomial's last term and its difference from the
+#: Hermite polynomial are below this (rad or m)
 TAYLOR_TOL = 0.05
 #: Newton's tolerance on the kept rows' residual (m, rad) and its iterations per solve
 RESIDUAL_TOL, ITERATIONS = 1e-13, 30
@@ -90,6 +94,18 @@ def _turned(R: np.ndarray, x: np.ndarray) -> np.ndarray | None:
     if used.size == 0:
         return None
     return sum(R[..., c] * x[:, c, None] for c in used)
+
+
+@cache
+def _hermite(D: int) -> np.ndarray:
+    """The two-point Hermite interpolation on [0, 1] of degree 2D - 1: (2D, 2D) W with
+    ``p(tau) = [tau^0 .. tau^(2D-1)] W [f(0), f'(0), .., f^(D-1)(0), f(1), .., f^(D-1)(1)]``
+    (the inverse of the monomials' derivatives at 0 and 1)."""
+    V = np.zeros((2 * D, 2 * D))
+    for k in range(D):
+        V[k, k] = factorial(k)
+        V[D + k, k:] = [factorial(j) / factorial(j - k) for j in range(k, 2 * D)]
+    return np.linalg.inv(V)
 
 
 class Followed(NamedTuple):
@@ -390,19 +406,18 @@ class Closed(coupling.Coupling):
         """q_full and its derivatives (N, D, n) of the actuated joints' (N, D, m) (module
         docstring: Newton, then the implicit function theorem order by order).
 
-        With the times t and derivatives (D > 1), every ``TAYLOR``-th sample is found so,
-        with its derivatives, and Newton starts the others from the Taylor polynomial of the
-        nearest of them, ``q_p(t) ~ sum_k q_p^(k)(t_0) (t - t_0)^k / k!``: two steps
-        (:meth:`_predicted`)."""
+        With the times t and derivatives (D > 1), the anchors (every ``TAYLOR``-th sample and
+        the last) are found so, with their derivatives, and Newton starts the others from
+        the anchors' Hermite polynomials: one or two steps (:meth:`_predicted`)."""
         N, D, _ = qs.shape
         full = np.zeros((N, D, self.n))
         full[:, :, self.a] = qs
         samples = np.arange(N)
         if D > 1 and t is not None and N > 2 * TAYLOR:
-            coarse = samples[::TAYLOR]
+            coarse = np.union1d(samples[::TAYLOR], [N - 1])   # (every sample between two)
             full[coarse, 0], Jp = self._closed(qs[coarse, 0], t, coarse)
             self._derivatives(full, coarse, Jp)
-            samples = samples[samples % TAYLOR > 0]
+            samples = np.setdiff1d(samples, coarse)
             full[samples, 0], Jp = self._predicted(full, samples, t)
         else:
             full[:, 0], Jp = self._closed(qs[:, 0], t, samples)
@@ -411,14 +426,17 @@ class Closed(coupling.Coupling):
 
     def _predicted(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
-        """The positions at ``samples`` (M, n) and ``P J_p`` there by Newton from the Taylor
-        polynomials of the nearest ``TAYLOR``-th samples (solved in ``full``). Where the
-        polynomial's last term exceeds ``TAYLOR_TOL`` (the samples are far apart in time),
+        """The positions at ``samples`` (M, n) and ``P J_p`` there by Newton from the Hermite
+        polynomial of the two anchors around each (every ``TAYLOR``-th sample and the last,
+        solved in ``full`` with their derivatives). Where the nearest one's Taylor
+        polynomial's last term, or its difference from the Hermite one, exceeds ``TAYLOR_TOL``
+        (the samples are far apart in time),
         the actuated joints moved more than ``STEP``, or Newton went farther than ``STEP``
         from the prediction or did not close the loops, the sample is continued from its
         anchor instead (its branch)."""
-        anchor = np.minimum((samples + TAYLOR // 2) // TAYLOR * TAYLOR,
-                            (full.shape[0] - 1) // TAYLOR * TAYLOR)
+        left = samples - samples % TAYLOR
+        right = np.minimum(left + TAYLOR, full.shape[0] - 1)
+        anchor = np.where(samples - left <= right - samples, left, right)
         h, term = t[samples] - t[anchor], np.ones(len(samples))
         guess = full[anchor, 0].copy()
         for k in range(1, full.shape[1]):
@@ -426,8 +444,20 @@ class Closed(coupling.Coupling):
             last = np.abs(term[:, None] * full[anchor, k]).max(axis=1)
             guess += term[:, None] * full[anchor, k]
         qa = full[samples, 0][:, self.a]
-        guess[:, self.a] = qa
         far = (np.abs(qa - full[anchor, 0][:, self.a]).max(axis=1) > STEP) | (last > TAYLOR_TOL)
+        # their Hermite polynomial (degree 2D - 1: far closer than either Taylor polynomial),
+        # unless it disagrees with the nearest one's Taylor polynomial
+        D, span = full.shape[1], t[right] - t[left]
+        both = np.flatnonzero(span > 0)
+        if both.size:
+            tau = (t[samples[both]] - t[left[both]]) / span[both]
+            scale = (span[both, None] ** np.arange(D))[..., None]
+            ends = np.concatenate([full[left[both]] * scale, full[right[both]] * scale], 1)
+            weights = (tau[:, None] ** np.arange(2 * D)) @ _hermite(D)
+            hermite = np.einsum("si,sin->sn", weights, ends)
+            far[both] |= np.abs(hermite - guess[both]).max(axis=1) > TAYLOR_TOL
+            guess[both] = hermite
+        guess[:, self.a] = qa
         M = len(samples)
         q, c, J = guess.copy(), np.zeros((M, self.n_rows)), np.zeros((M, self.n_rows, self.n))
         if not far.all():
