@@ -1,6 +1,7 @@
 """Microseconds per sample of closed loops (docs/loops.md) next to the open tree's torques.
 
     python benchmarks/bench_loops.py [--samples 20000] [--repeat 3] [--orders 0 2 4]
+    python benchmarks/bench_loops.py --interleaved --repeat 10
 
 The four-bar of urdf/fourbar.urdf, the five-bar of urdf/fivebar.urdf and the leg of
 urdf/leg_fourbar_knee.urdf (each with its ``_loops.toml``) along cosines of their actuated
@@ -12,7 +13,8 @@ theorem, the projection, the constraint forces: ``api.inverse_dynamics`` on the 
 joints alone), its passive joints alone (positions and derivatives: the coupling's
 ``expand``), and Pinocchio's ``rnea`` on the tree looped from Python over the same samples
 (torques only; Pinocchio has no inverse dynamics of closed loops, ``constraintDynamics``
-solves the forward problem).
+solves the forward problem). ``--interleaved``: the closed robot and the tree's kernel timed
+in turn in one process, their ratio (no RSS).
 """
 
 from __future__ import annotations
@@ -78,17 +80,51 @@ def measure(robot: str, case: str, samples: int, repeat: int, order: int) -> dic
     return result
 
 
+def interleaved(samples: int, repeat: int, orders: list[int]) -> None:
+    """The closed robot's cost over the open tree's kernel, the two timed in turn in one
+    process (best of ``repeat`` each): a ratio that the machine's load moves less than that
+    of cases run minutes apart."""
+    from time import perf_counter
+
+    from hodyn_cli import api
+    from hodyn_cli.core.trajectory import cosine
+    from hodyn_cli.modeling import coupling
+
+    print(f"{'interleaved, ' + str(samples) + ' samples':30s} {'tree us':>8s} {'closed us':>10s} "
+          f"{'x tree':>7s}")
+    for robot, (offset, amplitude, omega) in ROBOTS.items():
+        tree = api.load_robot(ROOT / "urdf" / f"{robot}.urdf")
+        closed = api.close_loops(tree, ROOT / "urdf" / f"{robot}_loops.toml")
+        for order in orders:
+            crank = cosine(closed.coordinate_names, np.linspace(0.0, samples / 100, samples),
+                           amplitude=amplitude, omega=omega, offset=offset, orders=order + 2)
+            full = coupling.of(closed).expand(crank)
+            best = {"tree": np.inf, "closed": np.inf}
+            for _ in range(repeat):
+                for name, robot_, motion in (("tree", tree, full), ("closed", closed, crank)):
+                    t0 = perf_counter()
+                    api.inverse_dynamics(robot_, motion, order=order)
+                    best[name] = min(best[name], (perf_counter() - t0) / samples * 1e6)
+            print(f"{robot + f', order {order}':30s} {best['tree']:8.2f} {best['closed']:10.2f} "
+                  f"{best['closed'] / best['tree']:7.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=20000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--orders", type=int, nargs="+", default=[0, 2, 4])
+    parser.add_argument("--interleaved", action="store_true",
+                        help="only the closed robot over the tree, timed in turn in one process")
     parser.add_argument("--case", choices=CASES, help=argparse.SUPPRESS)
     parser.add_argument("--robot", choices=ROBOTS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.case:
         print(json.dumps(measure(args.robot, args.case, args.samples, args.repeat,
                                  args.orders[0])))
+        return
+    if args.interleaved:
+        interleaved(args.samples, args.repeat, args.orders)
         return
     print(f"{args.samples} samples, best of {args.repeat}")
     for robot in ROBOTS:

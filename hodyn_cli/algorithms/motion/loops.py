@@ -310,17 +310,17 @@ class Closed(coupling.Coupling):
         (module docstring); a singular or unclosable sample is named (``t``: its times)."""
         return self._closed(qa, t, np.arange(qa.shape[0]))[0]
 
-    def _closed(self, qa: np.ndarray, t: np.ndarray | None, ids: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray]:
+    def _closed(self, qa: np.ndarray, t: np.ndarray | None, ids: np.ndarray,
+                coarse: int = COARSE) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`positions` and ``P J_p`` there (N, r, r); ``ids``: the samples' indices in
         the file (and in ``t``), for messages.
 
-        Warm-started along the file by halving: every ``COARSE``-th sample is continued from
+        Warm-started along the file by halving: every ``coarse``-th sample is continued from
         the assembly, then each sample halfway between two solved ones from the one before
-        it (a batch per level, log2(COARSE) levels)."""
+        it (a batch per level, log2(coarse) levels)."""
         N = qa.shape[0]
         q, c, J = np.empty((N, self.n)), np.empty((N, self.n_rows)), np.empty((N, self.n_rows, self.n))
-        stride = 1 << min(COARSE.bit_length() - 1, max(N - 1, 1).bit_length() - 1)
+        stride = 1 << min(coarse.bit_length() - 1, max(N - 1, 1).bit_length() - 1)
         first = np.arange(0, N, stride)
         q[first], c[first], J[first] = self._continued(
             np.broadcast_to(self.reference, (len(first), self.n)), qa[first], t, ids[first])
@@ -415,7 +415,8 @@ class Closed(coupling.Coupling):
         samples = np.arange(N)
         if D > 1 and t is not None and N > 2 * TAYLOR:
             coarse = np.union1d(samples[::TAYLOR], [N - 1])   # (every sample between two)
-            full[coarse, 0], Jp = self._closed(qs[coarse, 0], t, coarse)
+            # (every COARSE-th sample of the file still continued from the assembly)
+            full[coarse, 0], Jp = self._closed(qs[coarse, 0], t, coarse, COARSE // TAYLOR)
             self._derivatives(full, coarse, Jp)
             samples = np.setdiff1d(samples, coarse)
             full[samples, 0], Jp = self._predicted(full, samples, t)
