@@ -26,7 +26,7 @@ then by halving, each sample in between from its solved neighbour (warm-started 
 a batch per level). With the times and derivatives (a trajectory), only the anchors go so,
 every ``TAYLOR``-th sample and the last, and their derivatives follow; the samples between two
 anchors start from the two-point Hermite polynomial of their q_p and derivatives (degree 2D -
-1) and Newton converges in one or two steps (a sample too far from its nearest anchor in time
+1) and Newton converges in a few steps (a sample too far from its nearest anchor in time
 or in the actuated joints, where that anchor's Taylor polynomial ``sum_k q_p^(k)(t_0) (t -
 t_0)^k / k!`` disagrees with the Hermite one, or that Newton moves farther than ``STEP``, is
 continued from the anchor instead).
@@ -408,7 +408,7 @@ class Closed(coupling.Coupling):
 
         With the times t and derivatives (D > 1), the anchors (every ``TAYLOR``-th sample and
         the last) are found so, with their derivatives, and Newton starts the others from
-        the anchors' Hermite polynomials: one or two steps (:meth:`_predicted`)."""
+        the anchors' Hermite polynomials: a few steps (:meth:`_predicted`)."""
         N, D, _ = qs.shape
         full = np.zeros((N, D, self.n))
         full[:, :, self.a] = qs
