@@ -1,0 +1,324 @@
+"""Joint models beyond 1-DOF screws: helical, spherical (ball), planar and free joints
+anywhere in a tree, in the numpy body-fixed recursion (docs/conventions.md, "Multi-DOF
+joints"). Random trees are built twice, as hodyn Models and as Pinocchio models of the
+matching joint models (JointModelSpherical, JointModelPlanar, JointModelHelicalUnaligned,
+JointModelFreeFlyer); tau equals pin.rnea, its first derivative Pinocchio's
+computeRNEADerivatives rate ``dtau_dq v + dtau_dv a + M jerk`` (tangent-space partials: v is
+the joints' velocity in the child frame, as hodyn's nu) and its second derivative the
+8th-order time difference of that rate; orders 3 and 4 the 8th-order differences of the order
+below along analytic motions whose body angular velocities have exact derivatives
+(``R(t) = exp(theta_1(t) e_1) exp(theta_2(t) e_2)``)."""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+import pytest
+
+from conftest import STENCIL, floating_motion
+from hodyn_cli.algorithms.dynamics import body_fixed, floating
+from hodyn_cli.core import jets, lie
+from hodyn_cli.core.model import DOF_SUFFIXES, Model, joint_pose
+from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.errors import HodynError, ModelError
+
+G = (0.0, 0.0, -9.81)
+KINDS = ("revolute", "prismatic", "helical", "spherical", "planar", "free")
+
+
+# -- random trees -------------------------------------------------------------------------
+
+def _unit(rng) -> np.ndarray:
+    v = rng.normal(size=3)
+    return v / np.linalg.norm(v)
+
+
+def random_model(seed: int, kinds: tuple[str, ...]) -> Model:
+    """A tree of ``len(kinds)`` bodies with these joints (tilted axes and planes, offset
+    inertias, random parents), numbered depth-first as hodyn's (and Pinocchio's derivatives,
+    which take a subtree's joints as one block) are: each body's parent is on the path from
+    the root to the body before it."""
+    rng = np.random.default_rng(seed)
+    n = len(kinds)
+    parent = np.full(n, -1)
+    for i in range(1, n):
+        path = [i - 1]
+        while path[-1] >= 0:
+            path.append(int(parent[path[-1]]))
+        parent[i] = path[int(rng.integers(0, len(path)))]
+    B = np.empty((n, 4, 4))
+    X = np.zeros((n, 6))
+    M = np.empty((n, 6, 6))
+    for i, kind in enumerate(kinds):
+        B[i] = lie.homogeneous(lie.rotation_vector_exp(rng.normal(size=3)), rng.normal(size=3) * 0.3)
+        a = _unit(rng)
+        if kind == "revolute":
+            X[i, :3] = a
+        elif kind == "prismatic":
+            X[i, 3:] = a
+        elif kind == "helical":
+            X[i] = np.concatenate([a, rng.uniform(-0.2, 0.2) * a])
+        elif kind == "planar":
+            u = _unit(rng)
+            u -= (u @ a) * a
+            X[i] = np.concatenate([a, u / np.linalg.norm(u)])
+        L = rng.normal(size=(3, 3))
+        M[i] = lie.body_inertia(rng.uniform(0.5, 2.0), rng.normal(size=3) * 0.2,
+                                L @ L.T * 0.05 + 0.02 * np.eye(3))
+    names = tuple(f"j{i}" for i in range(n))
+    return Model(f"tree{seed}", "root", names, kinds, tuple(f"l{i}" for i in range(n)), parent,
+                 B, X, M)
+
+
+def pinocchio_model(model: Model):
+    """The same tree in Pinocchio, and the permutation of hodyn's velocity coordinates into
+    pin's (a free joint's nu = (omega; v) is pin's (v; omega))."""
+    pin = pytest.importorskip("pinocchio")
+    pm = pin.Model()
+    pm.gravity = pin.Motion(np.array([*G, 0, 0, 0]))
+    perm: list[int] = []
+    frames: list[np.ndarray] = []
+    for i, kind in enumerate(model.joint_types):
+        X = model.X[i]
+        if kind == "revolute":
+            jm = pin.JointModelRevoluteUnaligned(X[:3])
+        elif kind == "prismatic":
+            jm = pin.JointModelPrismaticUnaligned(X[3:])
+        elif kind == "helical":
+            jm = pin.JointModelHelicalUnaligned(X[:3], float(X[:3] @ X[3:]))
+        elif kind == "spherical":
+            jm = pin.JointModelSpherical()
+        elif kind == "free":
+            jm = pin.JointModelFreeFlyer()
+        else:
+            jm = pin.JointModelPlanar()
+        # a planar joint's plane: pin's is z-normal, x first; turn the joint frame onto (u, w, n)
+        # (pin's child frame is then the turned one: its children's placements turn back)
+        frame = np.eye(3) if kind != "planar" else np.column_stack(
+            [X[3:], np.cross(X[:3], X[3:]), X[:3]])
+        frames.append(frame)
+        back = frames[model.parent[i]].T if model.parent[i] >= 0 else np.eye(3)
+        place = pin.SE3(back @ model.B[i, :3, :3] @ frame, back @ model.B[i, :3, 3])
+        j = pm.addJoint(int(model.parent[i]) + 1, jm, place, model.joint_names[i])
+        Mi = model.inertias[i]
+        if kind == "planar":  # the body's inertia in the turned joint frame
+            Mi = lie.transform_inertia(Mi, lie.homogeneous(frame.T, np.zeros(3)))
+        m = Mi[3, 3]
+        c = np.array([Mi[2, 4], Mi[0, 5], Mi[1, 3]]) / m
+        Ic = Mi[:3, :3] + m * lie.skew(c) @ lie.skew(c)
+        pm.appendBodyToJoint(j, pin.Inertia(m, c, Ic), pin.SE3.Identity())
+        o = int(model.dof_offsets[i])
+        perm += [o + k for k in ([3, 4, 5, 0, 1, 2] if kind == "free" else range(model.dofs[i]))]
+    return pin, pm, np.array(perm)
+
+
+def pin_configuration(pin, model: Model, row: np.ndarray) -> np.ndarray:
+    """Pinocchio's q of hodyn's configuration coordinates (row 0 of qs)."""
+    q = []
+    for i, kind in enumerate(model.joint_types):
+        o = int(model.dof_offsets[i])
+        c = row[o : o + model.dofs[i]]
+        if kind == "spherical":
+            q += list(pin.Quaternion(lie.rotation_vector_exp(c)).coeffs())
+        elif kind == "free":
+            q += list(c[3:]) + list(pin.Quaternion(lie.rotation_vector_exp(c[:3])).coeffs())
+        elif kind == "planar":
+            q += [c[0], c[1], np.cos(c[2]), np.sin(c[2])]
+        else:
+            q += [c[0]]
+    return np.array(q)
+
+
+# -- analytic motions ---------------------------------------------------------------------
+
+def _cosines(rng, t: np.ndarray, K: int, m: int, scale: float = 1.0) -> np.ndarray:
+    """m cosines with exact derivatives: (N, K+1, m)."""
+    a, w, ph = (rng.uniform(0.3, 1.0, m) * scale, rng.uniform(0.5, 2.0, m),
+                rng.uniform(0, 2 * np.pi, m))
+    k = np.arange(K + 1)[:, None]
+    return a * w**k * np.cos(w * t[:, None, None] + ph + k * np.pi / 2)
+
+
+def _turning(rng, t: np.ndarray, K: int):
+    """``R(t) = exp(th1 e1) exp(th2 e2)`` (N, 3, 3) and its body angular velocity jet
+    (N, K+1, 3): ``omega = exp(th2 e2)^T th1' e1 + th2' e2``, exactly (Leibniz)."""
+    e1, e2 = _unit(rng), _unit(rng)
+    th = _cosines(rng, t, K + 1, 2, 1.5)
+    R2 = lie.rotation_exp(e2, th[:, 0, 1])
+    w2 = th[:, 1:, 1, None] * e2                        # body rate of exp(th2 e2), fixed axis
+    R2jet = jets.rotation(R2, w2, K, body=True)
+    w1 = th[:, 1:, 0, None] * e1
+    omega = jets.product(jets.transpose(R2jet), w1[..., None])[..., 0] + w2
+    return lie.rotation_exp(e1, th[:, 0, 0]) @ R2, omega
+
+
+def _body_velocity(R: np.ndarray, omega: np.ndarray, pdot: np.ndarray) -> np.ndarray:
+    """The jet (N, K+1, 3) of ``R^T p'`` from R's body angular velocity jet and p' 's jet."""
+    K = pdot.shape[1] - 1
+    Rjet = jets.rotation(R, omega, K, body=True)
+    return jets.product(jets.transpose(Rjet), pdot[..., None])[..., 0]
+
+
+def analytic_motion(model: Model, t: np.ndarray, K: int, seed: int = 0) -> Trajectory:
+    """qs (N, K+2, nv): row 0 every joint's configuration coordinates, rows k >= 1 the
+    velocity coordinates' derivative k-1, exact, along smooth motions of every joint."""
+    rng = np.random.default_rng(seed)
+    N = len(t)
+    qs = np.empty((N, K + 2, model.nv))
+    for i, kind in enumerate(model.joint_types):
+        v = slice(int(model.dof_offsets[i]), int(model.dof_offsets[i + 1]))
+        if kind not in DOF_SUFFIXES:
+            qs[:, :, v] = _cosines(rng, t, K + 1, 1, 0.1 if kind == "prismatic" else 1.0)
+        elif kind == "spherical":
+            R, omega = _turning(rng, t, K)
+            qs[:, 0, v], qs[:, 1:, v] = lie.rotation_log(R), omega
+        elif kind == "free":
+            R, omega = _turning(rng, t, K)
+            p = _cosines(rng, t, K + 1, 3, 0.3)
+            qs[:, 0, v] = np.concatenate([lie.rotation_log(R), p[:, 0]], axis=1)
+            qs[:, 1:, v] = np.concatenate([omega, _body_velocity(R, omega, p[:, 1:])], axis=2)
+        else:  # planar: x, y, theta; nu = (R^T (x' u + y' w) in (u, w), theta')
+            n, u = model.X[i, :3], model.X[i, 3:]
+            xyt = _cosines(rng, t, K + 1, 3, 0.5)
+            omega = xyt[:, 1:, 2, None] * n
+            pdot = xyt[:, 1:, :1] * u + xyt[:, 1:, 1:2] * np.cross(n, u)
+            vb = _body_velocity(lie.rotation_exp(n, xyt[:, 0, 2]), omega, pdot)
+            qs[:, 0, v] = xyt[:, 0]
+            qs[:, 1:, v] = np.stack([vb @ u, vb @ np.cross(n, u), xyt[:, 1:, 2]], axis=2)
+    return Trajectory(model.dof_names, qs, t)
+
+
+# -- tests --------------------------------------------------------------------------------
+
+MIXED = ("spherical", "revolute", "free", "planar", "helical", "spherical", "prismatic",
+         "free", "planar")
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_random_trees_equal_pinocchio_to_order_one(seed):
+    """tau = pin.rnea to 1e-12 and taud = dtau_dq v + dtau_dv a + M jerk to 1e-10 (relative)
+    on a tree with every joint type, multi-DOF joints at the root and deep in it."""
+    model = random_model(seed, MIXED)
+    assert model.nv == 1 + 1 + 1 + 3 + 3 + 3 + 6 + 6 + 3
+    assert model.parent[1:].max() >= 2, "want multi-DOF joints below others"
+    traj = analytic_motion(model, np.linspace(0, 2, 5), 4, seed)
+    tau = body_fixed.inverse_dynamics(model, traj, order=1, gravity=G)
+    pin, pm, perm = pinocchio_model(model)
+    data = pm.createData()
+    for s in range(traj.n_samples):
+        qs = traj.derivatives[s]
+        q = pin_configuration(pin, model, qs[0])
+        v, a, jerk = qs[1, perm], qs[2, perm], qs[3, perm]
+        ref = pin.rnea(pm, data, q, v, a)
+        dq, dv, M = pin.computeRNEADerivatives(pm, data, q, v, a)
+        M = np.triu(M) + np.triu(M, 1).T
+        rate = dq @ v + dv @ a + M @ jerk
+        assert np.abs(tau[s, 0, perm] - ref).max() <= 1e-12 * np.abs(ref).max()
+        assert np.abs(tau[s, 1, perm] - rate).max() <= 1e-10 * np.abs(rate).max()
+
+
+def test_second_derivative_is_the_rate_of_pinocchios_first():
+    """taudd against the 8th-order time difference of Pinocchio's taud along the motion."""
+    model = random_model(5, MIXED)
+    h = 2e-3
+    t = 0.7 + h * np.arange(-4, 5)
+    traj = analytic_motion(model, t, 4, 5)
+    pin, pm, perm = pinocchio_model(model)
+    data = pm.createData()
+    rates = []
+    for qs in traj.derivatives:
+        q, v, a = pin_configuration(pin, model, qs[0]), qs[1, perm], qs[2, perm]
+        dq, dv, M = pin.computeRNEADerivatives(pm, data, q, v, a)
+        rates.append(dq @ v + dv @ a + (np.triu(M) + np.triu(M, 1).T) @ qs[3, perm])
+    numeric = STENCIL @ np.array(rates) / h
+    taudd = body_fixed.inverse_dynamics(model, traj, order=2, gravity=G)[4, 2, perm]
+    assert np.abs(taudd - numeric).max() <= 1e-8 * np.abs(taudd).max()
+
+
+@pytest.mark.parametrize("seed", [6])
+def test_orders_three_and_four_are_rates_of_the_order_below(seed):
+    model = random_model(seed, MIXED)
+    h = 2e-3
+    t = 1.3 + h * np.arange(-4, 5)
+    tau = body_fixed.inverse_dynamics(model, analytic_motion(model, t, 6, seed), order=4,
+                                      gravity=G)
+    for k in (1, 2, 3, 4):
+        numeric = STENCIL @ tau[:, k - 1] / h
+        scale = np.abs(tau[4, k]).max()
+        assert np.abs(tau[4, k] - numeric).max() <= 1e-7 * scale, f"order {k}"
+
+
+def test_free_root_is_the_floating_base():
+    """A free joint at the root moving as a floating base's columns gives that base's
+    numbers: the joints' tau and, as the free joint's tau, the wrench the supports exert on
+    the root (``-W_base``)."""
+    from conftest import URDF
+    from hodyn_cli.modeling.urdf import parse_model
+
+    text = (URDF / "planar_2r.urdf").read_text()
+    robot = parse_model(text.encode())
+    traj, base, _, _ = floating_motion(text, robot, np.linspace(0, 1.5, 4), base_orders=4)
+    tau, W = floating.inverse_dynamics(robot, traj, order=2)
+    n = robot.n
+    free = Model("free", "world", ("root", *robot.joint_names), ("free", *robot.joint_types),
+                 (robot.root_link, *robot.link_names), np.array([-1, *(robot.parent + 1)]),
+                 np.concatenate([np.eye(4)[None], robot.B]),
+                 np.concatenate([np.zeros((1, 6)), robot.X]),
+                 np.concatenate([robot.root_inertia[None], robot.inertias]))
+    qs = np.empty((traj.n_samples, 5, 6 + n))
+    qs[:, 0, :6] = np.concatenate([lie.rotation_log(base.R), base.p], axis=1)
+    qs[:, 1:, :6] = base.Vb[:, :4]
+    qs[:, :, 6:] = traj.derivatives[:, :5]
+    out = body_fixed.inverse_dynamics(free, Trajectory(free.dof_names, qs), order=2)
+    scale = np.abs(W).max()
+    assert np.abs(out[..., 6:] - tau).max() <= 1e-11 * np.abs(tau).max()
+    assert np.abs(out[..., :6] + W).max() <= 1e-11 * scale
+    # and the floating driver runs a model with a ball joint too, its root floating
+    ball = random_model(8, ("spherical", "revolute"))
+    tb = analytic_motion(ball, traj.t, 4, 8)
+    floated = floating.inverse_dynamics(ball, Trajectory(ball.dof_names, tb.derivatives,
+                                                         base=base), order=1)[0]
+    assert floated.shape == (traj.n_samples, 2, 4)
+
+
+def test_helical_joint_pitch_zero_is_revolute():
+    """A helical joint of pitch 0 gives a revolute joint's numbers (its adjoint from the
+    pose, the revolute's by Rodrigues on ad_X)."""
+    rev = random_model(9, ("revolute", "revolute", "prismatic"))
+    hel = Model("h", "root", rev.joint_names, ("helical", "revolute", "prismatic"),
+                rev.link_names, rev.parent, rev.B, rev.X, rev.inertias)
+    traj = analytic_motion(rev, np.linspace(0, 1, 3), 4)
+    a, b = (body_fixed.inverse_dynamics(m, traj, order=2) for m in (rev, hel))
+    assert np.abs(a - b).max() <= 1e-12 * np.abs(a).max()
+
+
+def test_joint_poses_and_subspaces():
+    """A joint's body twist is S nu: the time derivative of its pose J along the motion,
+    ``J^-1 J'``, by differences."""
+    model = random_model(10, ("spherical", "planar", "free"))
+    h = 1e-3
+    traj = analytic_motion(model, 0.4 + h * np.arange(-4, 5), 1, 10)
+    for i, (kind, S) in enumerate(zip(model.joint_types, model.subspaces, strict=True)):
+        v = slice(int(model.dof_offsets[i]), int(model.dof_offsets[i + 1]))
+        R, p = joint_pose(kind, model.X[i], traj.derivatives[:, 0, v])
+        Rd, pd = np.tensordot(STENCIL, R, 1) / h, STENCIL @ p / h
+        W = R[4].T @ Rd                                    # skew(omega), body frame
+        twist = np.concatenate([[W[2, 1], W[0, 2], W[1, 0]], R[4].T @ pd])
+        assert np.abs(twist - S @ traj.derivatives[4, 1, v]).max() <= 1e-9, kind
+
+
+def test_refused_in_one_line_where_not_built():
+    """The other methods, and a model that is not a screw of its type, say so in one line."""
+    from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
+
+    model = random_model(11, ("revolute", "spherical"))
+    traj = analytic_motion(model, np.linspace(0, 1, 2), 4)
+    with pytest.raises(HodynError, match="joint 'j1' is spherical: only the body-fixed"):
+        inverse_dynamics(model, traj, method="spatial")
+    X = model.X.copy()
+    X[1, 0] = 1.0
+    with pytest.raises(ModelError, match="a spherical joint's screw X must be 0"):
+        Model("m", "root", model.joint_names, model.joint_types, model.link_names,
+              model.parent, model.B, X, model.inertias)
+    assert comb(4, 2) == 6  # the stencil tables' binomials, as the recursion's
