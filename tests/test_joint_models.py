@@ -72,12 +72,10 @@ def random_model(seed: int, kinds: tuple[str, ...]) -> Model:
 
 
 def pinocchio_model(model: Model):
-    """The same tree in Pinocchio, and the permutation of hodyn's velocity coordinates into
-    pin's (a free joint's nu = (omega; v) is pin's (v; omega))."""
+    """The same tree in Pinocchio, and :func:`pin_order`."""
     pin = pytest.importorskip("pinocchio")
     pm = pin.Model()
     pm.gravity = pin.Motion(np.array([*G, 0, 0, 0]))
-    perm: list[int] = []
     frames: list[np.ndarray] = []
     for i, kind in enumerate(model.joint_types):
         X = model.X[i]
@@ -108,9 +106,31 @@ def pinocchio_model(model: Model):
         c = np.array([Mi[2, 4], Mi[0, 5], Mi[1, 3]]) / m
         Ic = Mi[:3, :3] + m * lie.skew(c) @ lie.skew(c)
         pm.appendBodyToJoint(j, pin.Inertia(m, c, Ic), pin.SE3.Identity())
-        o = int(model.dof_offsets[i])
-        perm += [o + k for k in ([3, 4, 5, 0, 1, 2] if kind == "free" else range(model.dofs[i]))]
-    return pin, pm, np.array(perm)
+    return pin, pm, pin_order(model)
+
+
+def pin_order(model: Model) -> np.ndarray:
+    """The permutation of hodyn's velocity coordinates into pin's (a free joint's
+    nu = (omega; v) is pin's (v; omega))."""
+    return np.array([int(model.dof_offsets[i]) + k for i, kind in enumerate(model.joint_types)
+                     for k in ([3, 4, 5, 0, 1, 2] if kind == "free" else range(model.dofs[i]))])
+
+
+def assert_equal_pinocchio(model: Model, pin, pm, traj: Trajectory) -> None:
+    """tau = pin.rnea to 1e-12 and taud = dtau_dq v + dtau_dv a + M jerk to 1e-10 (relative)
+    at every sample of traj."""
+    tau = body_fixed.inverse_dynamics(model, traj, order=1, gravity=G)
+    perm, data = pin_order(model), pm.createData()
+    for s in range(traj.n_samples):
+        qs = traj.derivatives[s]
+        q = pin_configuration(pin, model, qs[0])
+        v, a, jerk = qs[1, perm], qs[2, perm], qs[3, perm]
+        ref = pin.rnea(pm, data, q, v, a)
+        dq, dv, M = pin.computeRNEADerivatives(pm, data, q, v, a)
+        M = np.triu(M) + np.triu(M, 1).T
+        rate = dq @ v + dv @ a + M @ jerk
+        assert np.abs(tau[s, 0, perm] - ref).max() <= 1e-12 * np.abs(ref).max()
+        assert np.abs(tau[s, 1, perm] - rate).max() <= 1e-10 * np.abs(rate).max()
 
 
 def pin_configuration(pin, model: Model, row: np.ndarray) -> np.ndarray:
@@ -125,6 +145,8 @@ def pin_configuration(pin, model: Model, row: np.ndarray) -> np.ndarray:
             q += list(c[3:]) + list(pin.Quaternion(lie.rotation_vector_exp(c[:3])).coeffs())
         elif kind == "planar":
             q += [c[0], c[1], np.cos(c[2]), np.sin(c[2])]
+        elif kind == "continuous":
+            q += [np.cos(c[0]), np.sin(c[0])]
         else:
             q += [c[0]]
     return np.array(q)
@@ -202,20 +224,49 @@ def test_random_trees_equal_pinocchio_to_order_one(seed):
     model = random_model(seed, MIXED)
     assert model.nv == 1 + 1 + 1 + 3 + 3 + 3 + 6 + 6 + 3
     assert model.parent[1:].max() >= 2, "want multi-DOF joints below others"
-    traj = analytic_motion(model, np.linspace(0, 2, 5), 4, seed)
-    tau = body_fixed.inverse_dynamics(model, traj, order=1, gravity=G)
-    pin, pm, perm = pinocchio_model(model)
-    data = pm.createData()
-    for s in range(traj.n_samples):
-        qs = traj.derivatives[s]
-        q = pin_configuration(pin, model, qs[0])
-        v, a, jerk = qs[1, perm], qs[2, perm], qs[3, perm]
-        ref = pin.rnea(pm, data, q, v, a)
-        dq, dv, M = pin.computeRNEADerivatives(pm, data, q, v, a)
-        M = np.triu(M) + np.triu(M, 1).T
-        rate = dq @ v + dv @ a + M @ jerk
-        assert np.abs(tau[s, 0, perm] - ref).max() <= 1e-12 * np.abs(ref).max()
-        assert np.abs(tau[s, 1, perm] - rate).max() <= 1e-10 * np.abs(rate).max()
+    pin, pm, _ = pinocchio_model(model)
+    assert_equal_pinocchio(model, pin, pm, analytic_motion(model, np.linspace(0, 2, 5), 4, seed))
+
+
+URDF_JOINTS = """<robot name="joints">
+  <link name="base"><inertial><mass value="2"/><origin xyz="0.1 0 0"/>
+    <inertia ixx="0.1" iyy="0.2" izz="0.15" ixy="0.01" ixz="0" iyz="0"/></inertial></link>
+  <link name="a"><inertial><mass value="1"/><origin xyz="0 0.1 0.2"/>
+    <inertia ixx="0.05" iyy="0.04" izz="0.03" ixy="0" ixz="0.002" iyz="0"/></inertial></link>
+  <link name="b"><inertial><mass value="0.7"/><origin xyz="0.2 0 0"/>
+    <inertia ixx="0.02" iyy="0.03" izz="0.025" ixy="0" ixz="0" iyz="0.001"/></inertial></link>
+  <link name="c"><inertial><mass value="0.5"/><origin xyz="0 0 0.1"/>
+    <inertia ixx="0.01" iyy="0.012" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="d"><inertial><mass value="0.3"/><origin xyz="0.05 0 0.1"/>
+    <inertia ixx="0.01" iyy="0.012" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="shoulder" type="revolute"><parent link="base"/><child link="a"/>
+    <origin xyz="0 0 0.3" rpy="0.2 0 0.1"/><axis xyz="0 1 0"/>
+    <limit lower="-2" upper="2" effort="10" velocity="3"/></joint>
+  <joint name="hover" type="floating"><parent link="a"/><child link="b"/>
+    <origin xyz="0.3 0 0" rpy="0 0.4 0"/></joint>
+  <joint name="slide" type="planar"><parent link="b"/><child link="c"/>
+    <origin xyz="0 0.2 0" rpy="0.3 0 0"/><axis xyz="0 0 1"/></joint>
+  <joint name="wrist" type="continuous"><parent link="c"/><child link="d"/>
+    <origin xyz="0 0 0.2"/><axis xyz="1 0 0"/></joint>
+</robot>
+"""
+
+
+def test_urdf_floating_and_planar_joints_load_as_pinocchio_reads_them(tmp_path):
+    """A URDF ``floating`` joint (mid-tree) is a free joint, a ``planar`` one a planar joint
+    normal to its axis: the same numbers as Pinocchio's URDF reader's FreeFlyer and Planar."""
+    from hodyn_cli.modeling.urdf import parse_model
+
+    pin = pytest.importorskip("pinocchio")
+    path = tmp_path / "joints.urdf"
+    path.write_text(URDF_JOINTS)
+    model = parse_model(URDF_JOINTS.encode())
+    assert model.joint_types == ("revolute", "free", "planar", "continuous")
+    assert model.dof_names[1:4] == ("hover_wx", "hover_wy", "hover_wz")
+    assert model.dof_names[7:10] == ("slide_vx", "slide_vy", "slide_wz")
+    pm = pin.buildModelFromUrdf(str(path))
+    pm.gravity = pin.Motion(np.array([*G, 0, 0, 0]))
+    assert_equal_pinocchio(model, pin, pm, analytic_motion(model, np.linspace(0, 1, 3), 4, 12))
 
 
 def test_second_derivative_is_the_rate_of_pinocchios_first():

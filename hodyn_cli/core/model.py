@@ -30,7 +30,8 @@ import numpy as np
 from hodyn_cli.core import lie
 from hodyn_cli.errors import ModelError
 
-__all__ = ["Model", "Diagnostic", "LinkFrame", "JOINT_TYPES", "DOF_SUFFIXES", "joint_pose"]
+__all__ = ["Model", "Diagnostic", "LinkFrame", "JOINT_TYPES", "DOF_SUFFIXES", "JOINT_MODELS",
+           "joint_pose"]
 
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "helical", "spherical", "planar", "free")
 
@@ -40,6 +41,10 @@ JOINT_TYPES = ("revolute", "continuous", "prismatic", "helical", "spherical", "p
 #: u = x); free ``nu = (omega; v)``, the child's body twist, hodyn's (angular; linear) order.
 DOF_SUFFIXES = {"spherical": ("wx", "wy", "wz"), "planar": ("vx", "vy", "wz"),
                 "free": ("wx", "wy", "wz", "vx", "vy", "vz")}
+
+#: the joint types that only numpy's body-fixed inverse dynamics runs yet (the compiled and GPU
+#: kernels, the other methods and the commands refuse them: docs/capabilities.md)
+JOINT_MODELS = ("helical", *DOF_SUFFIXES)
 
 #: relative tolerance of the model's invariants (unit screws, rotations, symmetric inertias)
 TOL = 1e-9
@@ -254,6 +259,12 @@ class Model:
     def multi_dof(self) -> bool:
         """Whether a joint has several degrees of freedom (spherical, planar or free)."""
         return any(kind in DOF_SUFFIXES for kind in self.joint_types)
+
+    @property
+    def has_joint_models(self) -> bool:
+        """Whether a joint is one of :data:`JOINT_MODELS` (not revolute, continuous or
+        prismatic)."""
+        return any(kind in JOINT_MODELS for kind in self.joint_types)
 
     @property
     def subspaces(self) -> tuple[np.ndarray, ...]:

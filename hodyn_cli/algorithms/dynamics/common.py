@@ -10,7 +10,7 @@ import numpy as np
 from hodyn_cli.algorithms.dynamics.model_data import model_data
 from hodyn_cli.core import lie
 from hodyn_cli.core.gravity import GRAVITY  # noqa: F401 - the methods' default gravity
-from hodyn_cli.core.model import DOF_SUFFIXES, Model, joint_pose
+from hodyn_cli.core.model import DOF_SUFFIXES, JOINT_MODELS, Model, joint_pose
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import HodynError, TrajectoryError
 
@@ -22,10 +22,6 @@ CHUNK = 2048
 def required_orders(order: int) -> int:
     """Number of q derivative orders torque order ``order`` needs (order 2: q..qdddd)."""
     return order + 3
-
-
-#: the joint types only the numpy body-fixed recursion runs yet (docs/capabilities.md)
-JOINT_MODELS = ("helical", *DOF_SUFFIXES)
 
 
 def check_joint_models(model: Model, joint_models: bool = False) -> None:

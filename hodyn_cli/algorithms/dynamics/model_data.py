@@ -53,8 +53,7 @@ class ModelData:
         self.M = np.ascontiguousarray(model.inertias, dtype=np.float64)
         self.root_M = np.ascontiguousarray(model.root_inertia, dtype=np.float64)
         self.ancestors = np.ascontiguousarray(model.ancestry.T, dtype=np.uint8)
-        self.kernel_joints = all(kind in ("revolute", "continuous", "prismatic")
-                                 for kind in model.joint_types)
+        self.kernel_joints = not model.has_joint_models
 
 
 def model_data(model: Model) -> ModelData:
