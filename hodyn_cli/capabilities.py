@@ -87,9 +87,10 @@ COMMANDS = {
     "check": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "elastic"},
     "retime": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "elastic",
                             "optimal", "to_limits", "factor", "segments"},
-    "generate": {"gpu", "mimic", "no_joints", "joint_models", "drives", "elastic", "optimal", "respect_limits"},
-    "identify": {"estimate", "cutoff", "mimic", "no_joints", "joint_models", "floating_base", "drives",
-                 "friction"},
+    "generate": {"gpu", "mimic", "no_joints", "joint_models", "drives", "elastic", "optimal",
+                 "respect_limits"},
+    "identify": {"estimate", "cutoff", "mimic", "no_joints", "joint_models", "floating_base",
+                 "drives", "friction"},
 }
 
 EVERY = tuple(COMMANDS)

@@ -300,10 +300,21 @@ def test_orders_three_and_four_are_rates_of_the_order_below(seed):
         assert np.abs(tau[4, k] - numeric).max() <= 1e-7 * scale, f"order {k}"
 
 
+def with_free_root(robot: Model) -> Model:
+    """The robot with its root link moved by a free joint (a body carrying the root's
+    inertia), welded to nothing."""
+    return Model("free", "world", ("root", *robot.joint_names), ("free", *robot.joint_types),
+                 (robot.root_link, *robot.link_names), np.array([-1, *(robot.parent + 1)]),
+                 np.concatenate([np.eye(4)[None], robot.B]),
+                 np.concatenate([np.zeros((1, 6)), robot.X]),
+                 np.concatenate([robot.root_inertia[None], robot.inertias]))
+
+
 def test_free_root_is_the_floating_base():
     """A free joint at the root moving as a floating base's columns gives that base's
     numbers: the joints' tau and, as the free joint's tau, the wrench the supports exert on
-    the root (``-W_base``)."""
+    the root (``-W_base``); the base's motion from the robot's kinematics
+    (:func:`conftest.floating_motion`)."""
     from conftest import URDF
     from hodyn_cli.modeling.urdf import parse_model
 
@@ -311,26 +322,34 @@ def test_free_root_is_the_floating_base():
     robot = parse_model(text.encode())
     traj, base, _, _ = floating_motion(text, robot, np.linspace(0, 1.5, 4), base_orders=4)
     tau, W = floating.inverse_dynamics(robot, traj, order=2)
-    n = robot.n
-    free = Model("free", "world", ("root", *robot.joint_names), ("free", *robot.joint_types),
-                 (robot.root_link, *robot.link_names), np.array([-1, *(robot.parent + 1)]),
-                 np.concatenate([np.eye(4)[None], robot.B]),
-                 np.concatenate([np.zeros((1, 6)), robot.X]),
-                 np.concatenate([robot.root_inertia[None], robot.inertias]))
-    qs = np.empty((traj.n_samples, 5, 6 + n))
+    free = with_free_root(robot)
+    qs = np.empty((traj.n_samples, 5, free.nv))
     qs[:, 0, :6] = np.concatenate([lie.rotation_log(base.R), base.p], axis=1)
     qs[:, 1:, :6] = base.Vb[:, :4]
     qs[:, :, 6:] = traj.derivatives[:, :5]
     out = body_fixed.inverse_dynamics(free, Trajectory(free.dof_names, qs), order=2)
-    scale = np.abs(W).max()
     assert np.abs(out[..., 6:] - tau).max() <= 1e-11 * np.abs(tau).max()
-    assert np.abs(out[..., :6] + W).max() <= 1e-11 * scale
-    # and the floating driver runs a model with a ball joint too, its root floating
-    ball = random_model(8, ("spherical", "revolute"))
-    tb = analytic_motion(ball, traj.t, 4, 8)
-    floated = floating.inverse_dynamics(ball, Trajectory(ball.dof_names, tb.derivatives,
-                                                         base=base), order=1)[0]
-    assert floated.shape == (traj.n_samples, 2, 4)
+    assert np.abs(out[..., :6] + W).max() <= 1e-11 * np.abs(W).max()
+
+
+def test_a_floating_base_carries_multi_dof_joints():
+    """The floating driver (body-fixed) on a tree of ball, planar and free joints: the same
+    numbers as the tree under a free root joint, orders 0..3."""
+    from hodyn_cli.core.trajectory import BaseMotion
+
+    robot = random_model(8, ("spherical", "revolute", "planar", "free", "spherical"))
+    robot = Model(robot.name, "base", robot.joint_names, robot.joint_types, robot.link_names,
+                  robot.parent, robot.B, robot.X, robot.inertias,
+                  root_inertia=lie.body_inertia(3.0, np.array([0.1, -0.2, 0.05]),
+                                                np.diag([0.2, 0.3, 0.25])))
+    free = with_free_root(robot)
+    qs = analytic_motion(free, np.linspace(0, 2, 4), 4, 8).derivatives
+    base = BaseMotion(lie.rotation_vector_exp(qs[:, 0, :3]), qs[:, 0, 3:6], qs[:, 1:, :6])
+    tau, W = floating.inverse_dynamics(robot, Trajectory(robot.dof_names, qs[..., 6:],
+                                                         base=base), order=3)
+    out = body_fixed.inverse_dynamics(free, Trajectory(free.dof_names, qs), order=3)
+    assert np.abs(out[..., 6:] - tau).max() <= 1e-11 * np.abs(tau).max()
+    assert np.abs(out[..., :6] + W).max() <= 1e-11 * np.abs(W).max()
 
 
 def test_helical_joint_pitch_zero_is_revolute():
@@ -373,3 +392,11 @@ def test_refused_in_one_line_where_not_built():
         Model("m", "root", model.joint_names, model.joint_types, model.link_names,
               model.parent, model.B, X, model.inertias)
     assert comb(4, 2) == 6  # the stencil tables' binomials, as the recursion's
+
+
+def test_a_multi_dof_joint_is_not_locked():
+    from hodyn_cli.modeling.locking import lock
+    from hodyn_cli.modeling.urdf import parse_model
+
+    with pytest.raises(ModelError, match="--lock: joint 'slide' is planar: only revolute"):
+        lock(parse_model(URDF_JOINTS.encode()), {"slide": 0.0})

@@ -188,9 +188,10 @@ class Model:
                      "(parents first)")
             if kind not in JOINT_TYPES:
                 fail(f"{what}: type '{kind}' (choose from {', '.join(JOINT_TYPES)})")
-            shape = _screw_shape(kind, self.X[i])
-            if shape:
-                fail(f"{what}: a {kind} joint's screw X must be {shape}, got {self.X[i].tolist()}")
+            expected = _screw_shape(kind, self.X[i])
+            if expected:
+                fail(f"{what}: a {kind} joint's screw X must be {expected}, got "
+                     f"{self.X[i].tolist()}")
             R, row = self.B[i, :3, :3], self.B[i, 3]
             if np.abs(R.T @ R - np.eye(3)).max() > TOL or np.abs(row - (0, 0, 0, 1)).max() > 0:
                 fail(f"{what}: B is not a rigid transformation")

@@ -111,7 +111,7 @@ def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None =
         Adi = relative_adjoint(model, i, qs[:, 0, v])
         a = [(V0 if p < 0 else Vs[p]) @ np.swapaxes(Adi, 1, 2)]  # a[k][:, m] = a_{m,k}
         if S is None:
-            V = _one_dof_twists(a, qs, K, v, model.X[i])
+            V = _one_dof_twists(a, qs[:, 1 : K + 2, v], K, model.X[i])
         else:
             V = _multi_dof_twists(a, qs[:, 1 : K + 2, v] @ S.T, K)
         Ads.append(Adi)
@@ -129,22 +129,21 @@ def _joints(model: Model) -> list[tuple[int | slice, np.ndarray | None]]:
             for i, (nv, S) in enumerate(zip(model.dofs, model.subspaces, strict=True))]
 
 
-def _one_dof_twists(a: list[np.ndarray], qs: np.ndarray, K: int, v: int, X: np.ndarray
-                    ) -> np.ndarray:
-    """``V_i^(k)``, k <= K, (N, K+1, 6) of a 1-DOF joint of screw X, column v of qs, from the
-    table's first column ``a[0]`` (module docstring)."""
+def _one_dof_twists(a: list[np.ndarray], qd: np.ndarray, K: int, X: np.ndarray) -> np.ndarray:
+    """``V_i^(k)``, k <= K, (N, K+1, 6) of a 1-DOF joint of screw X with rates qd (N, K+1)
+    (qd, qdd, ...), from the table's first column ``a[0]`` (module docstring)."""
     N_X = lie.ad(X)
     Na = [_times(a[0], N_X)]  # ad_{X_i} a_{m,k}, by whole columns (one gemm)
     for k in range(1, K + 1):
         rows = K + 1 - k
         col = a[k - 1][:, 1:].copy()
         for j in range(k):
-            s = comb(k - 1, j) * qs[:, j + 1, v]
+            s = comb(k - 1, j) * qd[:, j]
             col -= s[:, None, None] * Na[k - 1 - j][:, :rows]
         a.append(col)
         Na.append(_times(col, N_X))
     V = np.stack([a[k][:, 0] for k in range(K + 1)], axis=1)
-    V += qs[:, 1 : K + 2, v, None] * X
+    V += qd[:, :, None] * X
     return V
 
 
