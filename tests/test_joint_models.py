@@ -400,3 +400,21 @@ def test_a_multi_dof_joint_is_not_locked():
 
     with pytest.raises(ModelError, match="--lock: joint 'slide' is planar: only revolute"):
         lock(parse_model(URDF_JOINTS.encode()), {"slide": 0.0})
+
+
+def test_every_backend_runs_them_by_numpys_recursion():
+    """The compiled kernels and the GPU backend (on JAX's CPU device where JAX is installed)
+    hand a model with multi-DOF or helical joints to numpy's recursion: the same numbers."""
+    from hodyn_cli.algorithms import backends
+
+    model = random_model(13, ("helical", "spherical", "revolute", "free"))
+    traj = analytic_motion(model, np.linspace(0, 1, 3), 3, 13)
+    with backends.use("numpy"):
+        ref = body_fixed.inverse_dynamics(model, traj, order=2)
+    for name, options in (("compiled", {}), ("gpu", {"device": "cpu"})):
+        try:
+            with backends.use(name, **options):
+                out = body_fixed.inverse_dynamics(model, traj, order=2)
+        except backends.Unavailable:
+            continue
+        assert np.array_equal(out, ref), name
