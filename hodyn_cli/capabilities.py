@@ -176,8 +176,8 @@ RULES: tuple[Excludes | Requires, ...] = (
     Excludes(("optimal", "factor"), ("retime",), "it finds its own time law", yet=False),
     Excludes(("optimal", "segments"), ("retime",), "it finds its own time law", yet=False),
     Excludes(("mimic",), ("ik",)),
-    Excludes(("joint_models",), EVERY, "its trajectory columns are not read yet: the Python "
-             "API's body-fixed inverse dynamics runs it (docs/conventions.md, multi-DOF joints)"),
+    Excludes(("joint_models",), EVERY, "its trajectory columns are not read yet; numpy's "
+             "body-fixed inverse dynamics runs it from Python: docs/conventions.md"),
     Excludes(("no_joints",), ("sensitivities",), "a single rigid body has no joint torques to "
              "differentiate", yet=False),
     Excludes(("no_joints",), ("elastic",), "a single rigid body has no joint to drive",

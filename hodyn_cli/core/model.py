@@ -234,7 +234,8 @@ class Model:
     @property
     def dofs(self) -> tuple[int, ...]:
         """Number of velocity coordinates ``nv_i`` of each joint (1, or 3 spherical and planar,
-        6 free)."""
+        6 free); its configuration coordinates (:func:`joint_pose`: a rotation vector, not a
+        quaternion or matrix) are as many, ``nq_i = nv_i``."""
         return tuple(len(DOF_SUFFIXES.get(kind, "q")) for kind in self.joint_types)
 
     @property
