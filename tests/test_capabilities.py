@@ -100,6 +100,10 @@ def files(tmp_path_factory):
     mimic = mimic_urdf(d, "gripper_arm", "finger_right_joint", "finger_left_joint", 1, 0)
     (d / "iiwa_floating.urdf").write_text((URDF / "iiwa14.urdf").read_text().replace(
         '<joint name="iiwa_joint_7" type="revolute">', '<joint name="iiwa_joint_7" type="floating">'))
+    floating = load_model(d / "iiwa_floating.urdf")   # its last joint free: 6 + 6 DOF
+    write_trajectory(str(d / "iiwa_floating.csv"), Trajectory(
+        floating.dof_names, 0.3 * np.random.default_rng(1).normal(size=(20, 5, floating.nv)),
+        np.arange(20) * 0.01), model=floating)
     arm = load_model(mimic)
     t = np.linspace(0, 0.2, 21)
     qs = np.zeros((t.size, 7, len(arm.coordinate_names)))
@@ -181,7 +185,7 @@ def invocation(files, command: str, on: set[str]) -> list:
     if "no_joints" in on:
         robot, traj = URDF / "free_body.urdf", d / "free.csv"
     if "joint_models" in on:
-        robot = d / "iiwa_floating.urdf"
+        robot, traj = d / "iiwa_floating.urdf", d / "iiwa_floating.csv"
     if on <= {"loops", "method", "estimate", "cutoff", "validate"} and "loops" in on:
         robot, traj = URDF / "fourbar.urdf", SAMPLES / "fourbar_crank.csv"
     out = d / f"out_{command}_{'_'.join(sorted(on))}.h5"

@@ -418,3 +418,77 @@ def test_every_backend_runs_them_by_numpys_recursion():
         except backends.Unavailable:
             continue
         assert np.array_equal(out, ref), name
+
+
+def test_compute_reads_poses_and_writes_a_column_per_dof(tmp_path):
+    """``hodyn compute`` on a URDF with floating and planar joints: pose columns and
+    ``qd_<dof>`` rates in, ``tau_<dof>`` out, the library's numbers (through the CSV's 17
+    digits and the rotation's matrix); a rotation that is not one, a missing pose column and a
+    ``q_`` column of a multi-DOF joint are one line, exit 2, no output."""
+    from typer.testing import CliRunner
+
+    from hodyn_cli.cli.app import app
+    from hodyn_cli.io import read_trajectory, write_trajectory
+    from hodyn_cli.modeling.urdf import parse_model
+
+    robot = tmp_path / "joints.urdf"
+    robot.write_text(URDF_JOINTS)
+    model = parse_model(URDF_JOINTS.encode())
+    traj = analytic_motion(model, np.linspace(0, 1, 6), 4, 14)
+    write_trajectory(str(tmp_path / "in.csv"), traj, model=model)
+    back = read_trajectory(str(tmp_path / "in.csv"), model, need=6)   # as written
+    assert back.joint_names == model.dof_names
+    assert np.abs(back.derivatives - traj.derivatives).max() <= 1e-14
+    out = tmp_path / "tau.csv"
+    result = CliRunner().invoke(app, ["compute", str(robot), str(tmp_path / "in.csv"), "-o",
+                                      str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    header = out.read_text().splitlines()[0].split(",")
+    assert header[:4] == ["t", "tau_shoulder", "tau_hover_wx", "tau_hover_wy"]
+    table = np.loadtxt(out, delimiter=",", skiprows=1)
+    ref = body_fixed.inverse_dynamics(model, traj, order=2)
+    for k, base in enumerate(("tau", "taud", "taudd")):
+        got = table[:, [header.index(f"{base}_{d}") for d in model.dof_names]]
+        assert np.abs(got - ref[:, k]).max() <= 1e-12 * np.abs(ref[:, k]).max(), base
+    text = (tmp_path / "in.csv").read_text().splitlines()
+    names = text[0].split(",")
+    bad = [row.split(",") for row in text[1:]]
+    bad[2][names.index("hover_R_11")] = "1.5"
+    cases = {
+        "rotation": ("\n".join([text[0]] + [",".join(r) for r in bad]),
+                     "hover_R at sample 2 is not a rotation"),
+        "pose": ("\n".join(",".join(v for v, n in zip(row.split(","), names, strict=True)
+                                    if n != "slide_theta") for row in text),
+                 "missing columns slide_theta (the pose of each multi-DOF joint)"),
+        "q_": ("\n".join([text[0] + ",q_hover_wx"] + [row + ",0" for row in text[1:]]),
+               "column 'q_hover_wx': joint 'hover' has several degrees of freedom: its pose "
+               "is hover_p_x"),
+    }
+    for name, (csv, message) in cases.items():
+        (tmp_path / f"{name}.csv").write_text(csv + "\n")
+        target = tmp_path / f"{name}_tau.csv"
+        result = CliRunner().invoke(app, ["compute", str(robot), str(tmp_path / f"{name}.csv"),
+                                          "-o", str(target)])
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+        assert message in result.stderr and not target.exists(), name
+
+
+def test_the_bundled_mobile_base_and_its_sample_motion():
+    """urdf/mobile_2r.urdf (a URDF planar joint under a 2R arm) and its shipped trajectory:
+    Pinocchio's numbers at a few samples, and the file's rates are rates (taud against the
+    8th-order difference of tau over the file's own samples, 100 Hz)."""
+    from conftest import SAMPLES, URDF
+    from hodyn_cli.io import read_trajectory
+    from hodyn_cli.modeling.urdf import load_model
+
+    pin = pytest.importorskip("pinocchio")
+    model = load_model(URDF / "mobile_2r.urdf")
+    assert model.joint_types == ("planar", "revolute", "revolute")
+    traj = read_trajectory(str(SAMPLES / "mobile_2r_cosine.csv"), model, need=5)
+    some = Trajectory(traj.joint_names, traj.derivatives[100:109], traj.t[100:109])
+    pm = pin.buildModelFromUrdf(str(URDF / "mobile_2r.urdf"))
+    pm.gravity = pin.Motion(np.array([*G, 0, 0, 0]))
+    assert_equal_pinocchio(model, pin, pm, Trajectory(some.joint_names, some.derivatives[::4]))
+    tau = body_fixed.inverse_dynamics(model, some, order=1, gravity=G)
+    numeric = STENCIL @ tau[:, 0] / (some.t[1] - some.t[0])
+    assert np.abs(numeric - tau[4, 1]).max() <= 1e-7 * np.abs(tau[4, 1]).max()

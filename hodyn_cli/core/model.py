@@ -212,6 +212,12 @@ class Model:
         if coupled.any():
             fail(f"joint '{self.joint_names[np.argmax(coupled)]}': a mimic of or by a "
                  "multi-DOF joint is not supported")
+        if self.actuated is not None and multi.any():
+            fail(f"joint '{self.joint_names[np.argmax(multi)]}': closed loops with multi-DOF "
+                 "joints are not supported")
+        if (np.isfinite(self.limits[multi]).any() if n else False):
+            fail(f"joint '{self.joint_names[np.argmax(multi & np.isfinite(self.limits).any(1))]}'"
+                 ": a multi-DOF joint has no position limits")
         if self.actuated is not None and (any(not 0 <= i < n for i in self.actuated)
                                           or list(self.actuated) != sorted(set(self.actuated))):
             fail(f"actuated {self.actuated} must be increasing joint indices")
@@ -325,7 +331,10 @@ class Model:
 
     @property
     def coordinate_names(self) -> tuple[str, ...]:
-        """Names of the independent joints: the columns trajectories and results carry."""
+        """Names of the independent joints: the columns trajectories and results carry; with
+        multi-DOF joints (which have no mimic) the velocity coordinates, :attr:`dof_names`."""
+        if self.multi_dof:
+            return self.dof_names
         return tuple(self.joint_names[i] for i in self.coordinates)
 
     def joint_index(self, name: str) -> int:

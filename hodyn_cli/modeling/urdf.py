@@ -510,7 +510,8 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
         Bs.append(T @ origin)
         Xs.append(X)
         Ms.append(np.zeros((6, 6)))
-        limits.append(_position_limits(j))
+        limits.append(_position_limits(j) if kind in ("revolute", "prismatic")
+                      else (-np.inf, np.inf))  # (a URDF limit is on 1-DOF joints)
         velocities.append(_velocity_limit(j))
         stack += enter(j.child, len(names) - 1, np.eye(4))[::-1]
 
