@@ -492,3 +492,21 @@ def test_the_bundled_mobile_base_and_its_sample_motion():
     tau = body_fixed.inverse_dynamics(model, some, order=1, gravity=G)
     numeric = STENCIL @ tau[:, 0] / (some.t[1] - some.t[0])
     assert np.abs(numeric - tau[4, 1]).max() <= 1e-7 * np.abs(tau[4, 1]).max()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(20, 32))
+def test_sweep_of_random_trees(seed):
+    """Twelve more random trees of 6-14 joints of random types: Pinocchio to order 1, orders
+    2-4 by differences of the order below."""
+    rng = np.random.default_rng(seed)
+    kinds = tuple(rng.choice(KINDS, size=int(rng.integers(6, 15))))
+    model = random_model(seed, kinds)
+    pin, pm, _ = pinocchio_model(model)
+    assert_equal_pinocchio(model, pin, pm, analytic_motion(model, np.linspace(0, 3, 4), 4, seed))
+    h = 2e-3
+    tau = body_fixed.inverse_dynamics(model, analytic_motion(
+        model, 0.9 + h * np.arange(-4, 5), 6, seed), order=4, gravity=G)
+    for k in range(1, 5):
+        numeric = STENCIL @ tau[:, k - 1] / h
+        assert np.abs(tau[4, k] - numeric).max() <= 1e-6 * np.abs(tau[4, k]).max(), k
