@@ -178,10 +178,8 @@ RULES: tuple[Excludes | Requires, ...] = (
     Excludes(("mimic",), ("ik",)),
     Excludes(("joint_models",), tuple(c for c in COMMANDS if c != "compute"),
              "only compute runs it, by numpy's body-fixed recursion"),
-    # (--contacts needs --floating-base: refused by it)
     *(Excludes(("joint_models", other), ("compute",)) for other in (
-        "floating_base", "drives", "loops", "wrench", "joint_wrenches", "base_wrench",
-        "method", "many", "validate", "estimate")),
+        "contacts", "drives", "loops", "method", "many", "validate", "estimate")),
     Excludes(("no_joints",), ("sensitivities",), "a single rigid body has no joint torques to "
              "differentiate", yet=False),
     Excludes(("no_joints",), ("elastic",), "a single rigid body has no joint to drive",

@@ -19,7 +19,7 @@ import pytest
 from conftest import STENCIL, floating_motion
 from hodyn_cli.algorithms.dynamics import body_fixed, floating
 from hodyn_cli.core import jets, lie
-from hodyn_cli.core.model import DOF_SUFFIXES, Model, joint_pose
+from hodyn_cli.core.model import DOF_SUFFIXES, LinkFrame, Model, joint_pose
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError, ModelError
 
@@ -67,8 +67,9 @@ def random_model(seed: int, kinds: tuple[str, ...]) -> Model:
         M[i] = lie.body_inertia(rng.uniform(0.5, 2.0), rng.normal(size=3) * 0.2,
                                 L @ L.T * 0.05 + 0.02 * np.eye(3))
     names = tuple(f"j{i}" for i in range(n))
-    return Model(f"tree{seed}", "root", names, kinds, tuple(f"l{i}" for i in range(n)), parent,
-                 B, X, M)
+    links = {f"l{i}": LinkFrame(i, np.eye(4)) for i in range(n)}
+    return Model(f"tree{seed}", "root", names, kinds, tuple(links), parent, B, X, M,
+                 links=links)
 
 
 def pinocchio_model(model: Model):
@@ -91,10 +92,7 @@ def pinocchio_model(model: Model):
             jm = pin.JointModelFreeFlyer()
         else:
             jm = pin.JointModelPlanar()
-        # a planar joint's plane: pin's is z-normal, x first; turn the joint frame onto (u, w, n)
-        # (pin's child frame is then the turned one: its children's placements turn back)
-        frame = np.eye(3) if kind != "planar" else np.column_stack(
-            [X[3:], np.cross(X[:3], X[3:]), X[:3]])
+        frame = pin_frame(model, i)
         frames.append(frame)
         back = frames[model.parent[i]].T if model.parent[i] >= 0 else np.eye(3)
         place = pin.SE3(back @ model.B[i, :3, :3] @ frame, back @ model.B[i, :3, 3])
@@ -107,6 +105,15 @@ def pinocchio_model(model: Model):
         Ic = Mi[:3, :3] + m * lie.skew(c) @ lie.skew(c)
         pm.appendBodyToJoint(j, pin.Inertia(m, c, Ic), pin.SE3.Identity())
     return pin, pm, pin_order(model)
+
+
+def pin_frame(model: Model, i: int) -> np.ndarray:
+    """Pinocchio's child frame of body i in hodyn's (a rotation): a planar joint's plane is
+    pin's z-normal one with x first, so its joint frame turns onto (u, w, n); the identity for
+    the other joints (the children's placements turn back)."""
+    X = model.X[i]
+    return np.column_stack([X[3:], np.cross(X[:3], X[3:]), X[:3]]) \
+        if model.joint_types[i] == "planar" else np.eye(3)
 
 
 def pin_order(model: Model) -> np.ndarray:
@@ -510,3 +517,100 @@ def test_sweep_of_random_trees(seed):
     for k in range(1, 5):
         numeric = STENCIL @ tau[:, k - 1] / h
         assert np.abs(tau[4, k] - numeric).max() <= 1e-6 * np.abs(tau[4, k]).max(), k
+
+
+def test_external_and_joint_wrenches_equal_pinocchios():
+    """Constant wrenches that bodies exert on their environment (hodyn's sign: Pinocchio's
+    ``fext`` is minus them): tau and taud equal rnea and computeRNEADerivatives with fext; the
+    joint wrenches F_i (what the parent exerts through joint i, child frame) equal
+    Pinocchio's ``data.f`` after rnea."""
+    from hodyn_cli.core.trajectory import Wrenches
+
+    model = random_model(15, MIXED)
+    rng = np.random.default_rng(15)
+    t = np.linspace(0, 1, 3)
+    W = {f"l{i}": rng.normal(size=6) for i in (0, 2, 3, 5, 8)}
+    base = analytic_motion(model, t, 4, 15)
+    traj = Trajectory(base.joint_names, base.derivatives, t, Wrenches(
+        {link: np.stack([np.broadcast_to(w, (3, 6)), np.zeros((3, 6))], axis=1)
+         for link, w in W.items()}))
+    tau = body_fixed.inverse_dynamics(model, traj, order=1, gravity=G)
+    F = body_fixed.joint_wrenches(model, traj, order=0, gravity=G)
+    pin, pm, perm = pinocchio_model(model)
+    data = pm.createData()
+    frames = [pin_frame(model, i) for i in range(model.n)]
+
+    def linear_first(w, i):   # hodyn's (moment; force), body frame -> pin's Force
+        return pin.Force(frames[i].T @ w[3:], frames[i].T @ w[:3])
+
+    fext = [pin.Force.Zero()] + [linear_first(-W.get(f"l{i}", np.zeros(6)), i)
+                                 for i in range(model.n)]
+    for s in range(traj.n_samples):
+        qs = traj.derivatives[s]
+        q = pin_configuration(pin, model, qs[0])
+        v, a, jerk = qs[1, perm], qs[2, perm], qs[3, perm]
+        ref = pin.rnea(pm, data, q, v, a, fext)
+        for i in range(model.n):
+            f = linear_first(F[s, 0, i], i)
+            assert np.abs(f.vector - data.f[i + 1].vector).max() <= 1e-12 * np.abs(F).max()
+        dq, dv, M = pin.computeRNEADerivatives(pm, data, q, v, a, fext)
+        rate = dq @ v + dv @ a + (np.triu(M) + np.triu(M, 1).T) @ jerk
+        assert np.abs(tau[s, 0, perm] - ref).max() <= 1e-12 * np.abs(ref).max()
+        assert np.abs(tau[s, 1, perm] - rate).max() <= 1e-10 * np.abs(rate).max()
+
+
+def test_compute_with_a_floating_base_wrenches_and_joint_wrenches(tmp_path):
+    """``compute`` on the mobile base's robot with ``--floating-base --base-wrench`` (its
+    root floating as well: the base columns and the joints' poses in one CSV), with a wrench
+    file, and ``--joint-wrenches``: the library's numbers."""
+    import h5py
+    from typer.testing import CliRunner
+
+    from conftest import SAMPLES, URDF
+    from hodyn_cli.cli.app import app
+    from hodyn_cli.core.trajectory import BaseMotion, Wrenches
+    from hodyn_cli.io import read_trajectory, write_trajectory
+    from hodyn_cli.modeling.urdf import load_model
+
+    robot = URDF / "mobile_2r.urdf"
+    model = load_model(robot)
+    traj = read_trajectory(str(SAMPLES / "mobile_2r_cosine.csv"), model, need=5)
+    traj = Trajectory(traj.joint_names, traj.derivatives[:8, :5], traj.t[:8])
+    free = with_free_root(model)
+    floated = analytic_motion(free, traj.t, 3, 16).derivatives[..., :6]
+    base = BaseMotion(lie.rotation_vector_exp(floated[:, 0, :3]), floated[:, 0, 3:],
+                      floated[:, 1:])
+    moving = Trajectory(traj.joint_names, traj.derivatives, traj.t, base=base)
+    write_trajectory(str(tmp_path / "floating.csv"), moving, model=model)
+
+    def compute(*args):
+        result = CliRunner().invoke(app, ["compute", str(robot), *map(str, args), "--quiet"])
+        assert result.exit_code == 0, result.output
+        return result
+
+    compute(tmp_path / "floating.csv", "--floating-base", "--base-wrench", "-o",
+            tmp_path / "floating_tau.h5")
+    tau, W = floating.inverse_dynamics(model, moving, order=2)
+    with h5py.File(tmp_path / "floating_tau.h5") as f:
+        assert list(f.attrs["joint_names"]) == list(model.dof_names)
+        assert np.abs(f["taud"][()] - tau[:, 1]).max() <= 1e-12 * np.abs(tau[:, 1]).max()
+        assert np.abs(f["wrench/world/Wd"][()] - W[:, 1]).max() <= 1e-12 * np.abs(W).max()
+    w = np.array([0.5, -1.0, 0.3, 4.0, -2.0, 7.0])   # the forearm pushes, constant
+    (tmp_path / "w.csv").write_text("W_forearm_mx,W_forearm_my,W_forearm_mz,W_forearm_fx,"
+                                    "W_forearm_fy,W_forearm_fz,Wd_forearm_mx,Wd_forearm_my,"
+                                    "Wd_forearm_mz,Wd_forearm_fx,Wd_forearm_fy,Wd_forearm_fz,"
+                                    "Wdd_forearm_mx,Wdd_forearm_my,Wdd_forearm_mz,"
+                                    "Wdd_forearm_fx,Wdd_forearm_fy,Wdd_forearm_fz\n"
+                                    + (",".join(map(str, [*w, *[0.0] * 12])) + "\n") * 8)
+    write_trajectory(str(tmp_path / "fixed.csv"), traj, model=model)
+    compute(tmp_path / "fixed.csv", "--wrench", tmp_path / "w.csv", "--joint-wrenches", "-o",
+            tmp_path / "pushed.h5")
+    pushed = Trajectory(traj.joint_names, traj.derivatives, traj.t, Wrenches(
+        {"forearm": np.broadcast_to(np.concatenate([w, np.zeros(12)]).reshape(3, 6),
+                                    (8, 3, 6))}))
+    tau = body_fixed.inverse_dynamics(model, pushed, order=2)
+    F = body_fixed.joint_wrenches(model, pushed, order=2)
+    with h5py.File(tmp_path / "pushed.h5") as f:
+        assert np.abs(f["taudd"][()] - tau[:, 2]).max() <= 1e-12 * np.abs(tau[:, 2]).max()
+        assert np.abs(f["joint_wrench/base_link/Fd"][()] - F[:, 1, 0]).max() \
+            <= 1e-12 * np.abs(F).max()

@@ -283,4 +283,5 @@ def joint_wrenches(model: Model, trajectory: Trajectory, *, order: int = 2,
         kin = forward_pass(model, qs, order + 1, base)
         return np.stack(backward_pass(model, qs, kin, order, wrenches)[1], axis=2)
 
-    return solve_in_chunks(model, trajectory, order, gravity, per_chunk, (model.n, 6))
+    return solve_in_chunks(model, trajectory, order, gravity, per_chunk, (model.n, 6),
+                           joint_models=True)
