@@ -317,7 +317,8 @@ def with_free_root(robot: Model) -> Model:
                  np.concatenate([robot.root_inertia[None], robot.inertias]))
 
 
-def test_free_root_is_the_floating_base():
+@pytest.mark.parametrize("name", ["planar_2r", "quadruped"])
+def test_free_root_is_the_floating_base(name):
     """A free joint at the root moving as a floating base's columns gives that base's
     numbers: the joints' tau and, as the free joint's tau, the wrench the supports exert on
     the root (``-W_base``); the base's motion from the robot's kinematics
@@ -325,7 +326,7 @@ def test_free_root_is_the_floating_base():
     from conftest import URDF
     from hodyn_cli.modeling.urdf import parse_model
 
-    text = (URDF / "planar_2r.urdf").read_text()
+    text = (URDF / f"{name}.urdf").read_text()
     robot = parse_model(text.encode())
     traj, base, _, _ = floating_motion(text, robot, np.linspace(0, 1.5, 4), base_orders=4)
     tau, W = floating.inverse_dynamics(robot, traj, order=2)
