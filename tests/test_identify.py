@@ -215,6 +215,35 @@ def test_estimated_derivatives_with_the_torques_filtered_alike(iiwa, tmp_path):
     assert np.all(np.array(list(data["holdout_rms"].values())) < 1.3 * sigma)
 
 
+def test_a_log_streams_in_chunks_with_its_end_zones_left_out(iiwa, tmp_path):
+    """A log of q and tau read chunk by chunk (chunks of 37 samples; the estimate's windows)
+    gives what it gives read whole: the estimated derivatives and the torques low-passed
+    alike (Lowpass over the whole record), less the estimate's end zones at each end; the
+    fit from the chunks equals the fit from the whole."""
+    from hodyn_cli.algorithms.motion.estimate import Lowpass
+    from hodyn_cli.pipeline.identification import Log
+
+    robot, truth, fit, tau, *_ = iiwa
+    write_log(tmp_path / "q.csv", robot, fit, tau, derivatives=1)
+    options = {"estimate": True, "cutoff": 5.0}
+    whole, pieces = (list(Log(str(tmp_path / "q.csv"), robot, chunk=c, **options))
+                     for c in (10**6, 37))
+    assert len(whole) == 1 and len(pieces) > 10
+    log = Log(str(tmp_path / "q.csv"), robot, chunk=37, **options)
+    n = sum(len(torques) for _, torques in log)
+    e = (fit.n_samples - n) // 2
+    assert e > 0 and n == fit.n_samples - 2 * e and log.samples == n
+    assert log.trimmed == pytest.approx(e * (fit.t[1] - fit.t[0]), rel=1e-6)
+    motion = np.concatenate([m.derivatives for m, _ in pieces])
+    assert np.array_equal(np.concatenate([m.t for m, _ in pieces]), fit.t[e:-e])
+    assert np.allclose(motion, whole[0][0].derivatives, rtol=0, atol=1e-9)
+    filtered = Lowpass(5.0, 1 / (fit.t[1] - fit.t[0]))(tau)[e:-e]
+    assert np.allclose(np.concatenate([t for _, t in pieces]), filtered, rtol=0, atol=1e-9)
+    a, b = (api.identify(robot, Log(str(tmp_path / "q.csv"), robot, chunk=c, **options),
+                         constrained=False) for c in (10**6, 37))
+    assert np.allclose(a.base_estimate, b.base_estimate, rtol=1e-9, atol=1e-12)
+
+
 def test_friction_and_rotor_inertias_written_to_a_drives_file(tmp_path):
     """Motor torques referred to the joints (the drives' model, docs/drives.md) of the iiwa
     with its motors' friction, 0.5 % noise: the identified drives file loads, its viscous
@@ -378,7 +407,7 @@ def test_motor_currents_identify_what_the_torques_do(iiwa, tmp_path):
     drives file's constants and its friction and rotors taken as known, the same parameters
     as the joint torques the currents came from; with friction and rotor inertias identified
     too, the friction the file has."""
-    from hodyn_cli.pipeline.identification import read_log
+    from hodyn_cli.pipeline.identification import Log
 
     robot, truth, fit, tau, hold, tau_hold, sigma = iiwa
     rows = slice(0, 400)
@@ -404,13 +433,13 @@ def test_motor_currents_identify_what_the_torques_do(iiwa, tmp_path):
     # the CSV log, read as the command reads it (r eta k_t i): the full model (default) adds
     # the rotors' gyroscopic coupling, small at these speeds
     known = api.read_drives(robot, drives)
-    log = read_log(str(tmp_path / "current.csv"), robot, drives=known)
-    full = api.identify(robot, [(log.motion, log.torques)], drives=known, constrained=False,
-                        base=torques.base).base_estimate
+    full = api.identify(robot, Log(str(tmp_path / "current.csv"), robot, drives=known),
+                        drives=known, constrained=False, base=torques.base).base_estimate
     assert not np.allclose(full, same, rtol=1e-6, atol=1e-8)
     assert np.allclose(full, same, rtol=0.05, atol=0.05 * np.abs(same).max())
     # friction and rotor inertias identified from the currents
-    both = api.identify(robot, [(log.motion, log.torques)], drives=known, friction=True,
+    both = api.identify(robot, Log(str(tmp_path / "current.csv"), robot, drives=known,
+                                   chunk=100), drives=known, friction=True,
                         armature=True, drive_model="reflected", constrained=False)
     viscous = [both.parameters[both.names.index(f"viscous_{j}")] for j in robot.joint_names]
     assert np.allclose(viscous, known.friction.viscous, rtol=0.1)
@@ -497,11 +526,14 @@ def test_floating_base_from_joint_torques_and_the_base_wrench(tmp_path):
         with open_sink(str(tmp_path / name), columns,
                        {"joint_names": list(robot.joint_names)}) as sink:
             sink.write(data_ | more | {"tau": measured_rows[:, 6:]})
-    from hodyn_cli.pipeline.identification import read_log
+    from hodyn_cli.pipeline.identification import Log
 
-    log = read_log(str(tmp_path / "log.csv"), robot, floating=True)
-    assert np.allclose(log.torques, measured_rows, rtol=1e-12, atol=1e-12)
-    assert np.allclose(log.motion.base.Vb, base.Vb) and np.allclose(log.motion.q, q)
+    pieces = list(Log(str(tmp_path / "log.csv"), robot, floating=True, chunk=7))
+    assert len(pieces) > 1  # read chunk by chunk
+    torques = np.concatenate([tau for _, tau in pieces])
+    assert np.allclose(torques, measured_rows, rtol=1e-12, atol=1e-12)
+    assert np.allclose(np.concatenate([m.base.Vb for m, _ in pieces]), base.Vb[:, :2])
+    assert np.allclose(np.concatenate([m.q for m, _ in pieces]), q)
     out, report = tmp_path / "identified.urdf", tmp_path / "r.json"
     result_ = run("identify", path, tmp_path / "log.h5", "--floating-base", "-o", out,
                   "--report", report, "-q")
@@ -520,6 +552,75 @@ def test_floating_base_from_joint_torques_and_the_base_wrench(tmp_path):
     assert bad.exit_code == 2 and bad.stderr.count("\n") == 1, bad.stderr
     assert f"W_{root}_mx" in bad.stderr and "no_wrench.csv" in bad.stderr
     assert not (tmp_path / "x.urdf").exists()
+
+
+def test_floating_base_from_the_wrenches_measured_at_its_contacts(tmp_path):
+    """The quadruped standing on a force-torque sensor at one foot, no noise: Pinocchio's
+    free-flyer rnea of a perturbed robot with the foot's wrench as its external force, chosen
+    so that the root needs none (a free robot; the log has no base wrench, only W_FL_foot),
+    and with a random foot wrench and the base wrench it then needs: hodyn identifies the
+    robot's base parameters from the log (J^T W of the measured wrenches taken out) to 1e-7.
+    """
+    from conftest import LINEAR_FIRST, free_flyer_q, free_flyer_rate, pinocchio_free_flyer
+    from hodyn_cli.core import lie
+    from hodyn_cli.core.trajectory import BaseMotion, Wrenches
+    from hodyn_cli.io.results import base_datasets
+    from hodyn_cli.pipeline.identification import Log
+
+    path = URDF / "quadruped.urdf"
+    robot = api.load_robot(path)
+    _, truth, data, order = pinocchio_free_flyer(path, robot)
+    perturbed(path, 3, truth)
+    N, rng = 150, np.random.default_rng(7)
+    R = np.stack([lie.rotation_exp(a / np.linalg.norm(a), np.linalg.norm(a))
+                  for a in rng.normal(size=(N, 3))])
+    base = BaseMotion(R, rng.normal(size=(N, 3)), rng.normal(size=(N, 2, 6)))
+    q = rng.uniform(robot.limits[:, 0], robot.limits[:, 1], size=(N, robot.n))
+    motion = Trajectory(robot.joint_names, np.stack([q, *rng.normal(size=(2, N, robot.n)) * 3],
+                                                    axis=1), np.arange(N) * 0.01, base=base)
+    foot = truth.frames[truth.getFrameId("FL_foot")]
+    joint = foot.parentJoint
+    rows, W = np.zeros((2, N, 6 + robot.n)), np.empty((2, N, 6))
+    for s in range(N):
+        x = (free_flyer_q(pin, truth, order, R[s], base.p[s], q[s]),
+             free_flyer_rate(order, base.Vb[s, 0], motion.qd[s]),
+             free_flyer_rate(order, base.Vb[s, 1], motion.qdd[s]))
+        pin.forwardKinematics(truth, data, x[0])
+        to_root = data.oMi[1].actInv(data.oMi[joint])  # the foot's joint frame in the root's
+        free = to_root.actInv(pin.Force(pin.rnea(truth, data, *x)[:6]))  # the root needs none
+        for case, force in enumerate((free, pin.Force(rng.normal(size=6)))):
+            fext = [pin.Force.Zero() for _ in range(truth.njoints)]
+            fext[joint] = force
+            out = pin.rnea(truth, data, *x, fext)
+            rows[case, s, 6 + np.asarray(order)] = out[6:]
+            rows[case, s, LINEAR_FIRST] = -out[:6]  # what the root exerts on its supports
+            on_foot = foot.placement.actInv(force)  # (the environment's force on the robot)
+            W[case, s] = -np.concatenate([on_foot.angular, on_foot.linear])
+    assert np.abs(rows[0, :, :6]).max() < 1e-9 * np.abs(rows[0]).max()
+    pi = np.concatenate([truth.inertias[1].toDynamicParameters()]
+                        + [truth.inertias[truth.getJointId(n)].toDynamicParameters()
+                           for n in robot.joint_names])
+    # the log of the free robot: its joint torques and the foot's sensor
+    sensed = Trajectory(motion.joint_names, motion.derivatives, motion.t,
+                        Wrenches({"FL_foot": W[0][:, None]}), base=base)
+    datasets, columns = trajectory_datasets(sensed)
+    more, cols = base_datasets(sensed)
+    with open_sink(str(tmp_path / "feet.h5"), {**columns, **cols,
+                                               "tau": [f"tau_{j}" for j in robot.joint_names]},
+                   {"joint_names": list(robot.joint_names)}) as sink:
+        sink.write(datasets | more | {"tau": rows[0, :, 6:]})
+    from_file = api.identify(robot, Log(str(tmp_path / "feet.h5"), robot, floating=True,
+                                        chunk=40), constrained=False)
+    # in Python: the base wrench the random foot wrench leaves to the root, measured too
+    both = api.identify(robot, [(Trajectory(motion.joint_names, motion.derivatives, motion.t,
+                                            Wrenches({"FL_foot": W[1][:, None]}), base=base),
+                                 rows[1])], constrained=False)
+    for result in (from_file, both):
+        expected = result.base.base_map @ pi
+        assert np.allclose(result.base_estimate, expected, rtol=1e-7,
+                           atol=1e-7 * np.abs(expected).max())
+    ignored = api.identify(robot, [(motion, rows[1])], constrained=False)  # the sensor left out
+    assert not np.allclose(ignored.base_estimate, both.base_estimate, rtol=1e-2)
 
 
 #: the acrobot (mjcf/acrobot.xml) with its elbow's axis off the body origin and a hand welded

@@ -176,13 +176,76 @@ def write_hull(folder: Path, seed: int = 3) -> None:
 
 def test_meshes_equal_mujoco(tmp_path):
     """Mesh inertias (STL, OBJ, MSH; scale, refpos, refquat; legacy, exact and shell; density
-    and mass) as MuJoCo compiles them: masses and COMs to 1e-12, the inertias to MuJoCo's own
-    accuracy (mjcf_reference.MESH_RTOL), tau to 1e-9."""
+    and mass) as MuJoCo compiles them: masses, COMs and inertias to 1e-12, tau to 1e-9."""
     write_hull(tmp_path / "shapes")
     path = tmp_path / "meshes.xml"
     path.write_text(MESHES)
     plain, meshes = mjr.assert_inertias(path)
     assert meshes > 0 or plain == 0  # the bodies are compared (and have meshes)
+    assert mjr.torque_error(path, load_model(path)) < 1e-9
+
+
+def _obj(path: Path, vertices, faces) -> None:
+    path.write_text("".join(f"v {x} {y} {z}\n" for x, y, z in vertices)
+                    + "".join("f " + " ".join(str(i + 1) for i in f) + "\n" for f in faces))
+
+
+def write_polygons(folder: Path) -> None:
+    """OBJ files of polygons: an L-shaped prism of quads (not convex), a box whose top corner
+    is raised (quads that are not plane: the diagonal they are split along matters, and both
+    are taken), a pentagonal prism (two pentagons)."""
+    folder.mkdir()
+    ell = [(0, 0, 0), (2, 0, 0), (2, 1, 0), (1, 1, 0), (1, 2, 0), (0, 2, 0)]
+    _obj(folder / "ell.obj", ell + [(x, y, 1) for x, y, _ in ell],
+         [(0, 5, 4, 3), (0, 3, 2, 1), (6, 7, 8, 9), (6, 9, 10, 11)]
+         + [(k, (k + 1) % 6, (k + 1) % 6 + 6, k + 6) for k in range(6)])
+    box = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1.4),
+           (0, 1, 1)]
+    _obj(folder / "twist.obj", box, [(0, 3, 2, 1), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5),
+                                     (2, 3, 7, 6), (3, 0, 4, 7)])
+    ring = [(np.cos(a), np.sin(a)) for a in np.arange(5) * 2 * np.pi / 5]
+    _obj(folder / "penta.obj", [(x, y, 0.0) for x, y in ring] + [(x, y, 0.5) for x, y in ring],
+         [(4, 3, 2, 1, 0), (5, 6, 7, 8, 9)] + [(k, (k + 1) % 5, (k + 1) % 5 + 5, k + 5)
+                                                for k in range(5)])
+
+
+POLYGONS = """<mujoco model="polygons">
+  <compiler meshdir="polygons"/>
+  <asset>
+    <mesh name="ell" file="ell.obj"/>
+    <mesh name="ell_convex" file="ell.obj" inertia="convex" scale="0.1 0.2 0.1"/>
+    <mesh name="ell_exact" file="ell.obj" inertia="exact" refpos="0.5 0.5 0"/>
+    <mesh name="twist" file="twist.obj" scale="0.2 0.2 0.2"/>
+    <mesh name="twist_shell" file="twist.obj" inertia="shell"/>
+    <mesh name="penta" file="penta.obj" refquat="0.9 0.1 0.2 0.3"/>
+    <mesh name="points" vertex="0 0 0  1 0 0  0 1 0  0 0 1  0.2 0.2 0.2  1 1 1"/>
+  </asset>
+  <worldbody>
+    <body name="a"><joint axis="1 0 0"/><geom type="mesh" mesh="ell" density="50"/>
+      <body name="b" pos="0.3 0 0"><joint/><geom type="mesh" mesh="ell_convex" euler="10 20 30"/>
+        <geom type="mesh" mesh="ell_exact" mass="0.3"/>
+        <body name="c" pos="0 0 0.3"><joint type="slide"/><geom type="mesh" mesh="twist"/>
+          <body name="d"><joint axis="0 1 0"/><geom type="mesh" mesh="twist_shell" density="3"/>
+            <body name="e"><joint axis="0 0 1"/><geom type="mesh" mesh="penta"/>
+              <body name="f"><joint/><geom type="mesh" mesh="points" pos="0.1 0 0"/></body>
+            </body>
+          </body>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>"""
+
+
+def test_polygons_and_hulls_equal_mujoco(tmp_path):
+    """OBJ quads and pentagons, inertia="convex" (qhull's hull of a mesh that is not convex)
+    and a mesh of vertices alone (its hull's faces) as MuJoCo compiles them: masses, COMs and
+    inertias to 1e-12, tau to 1e-9."""
+    write_polygons(tmp_path / "polygons")
+    path = tmp_path / "polygons.xml"
+    path.write_text(POLYGONS)
+    plain, meshes = mjr.assert_inertias(path)
+    assert meshes > 0 or plain == 0
     assert mjr.torque_error(path, load_model(path)) < 1e-9
 
 
@@ -287,12 +350,12 @@ BAD = {
                 "<include file='nowhere.xml'> (line 1): no such file"),
     "mesh file": ('</worldbody><asset><mesh name="m" file="gone.stl"/></asset><worldbody>',
                   "mesh 'm': file 'gone.stl' not found"),
-    "convex mesh": ('</worldbody><asset><mesh name="m" file="t.obj" inertia="convex"/></asset>'
-                    '<worldbody><body name="b"><joint/><geom type="mesh" mesh="m"/></body>',
-                    "mesh 'm': inertia='convex' needs MuJoCo's convex hull"),
+    "flat mesh": ('</worldbody><asset><mesh name="m" vertex="0 0 0 1 0 0 0 1 0 1 1 0"/></asset>'
+                  '<worldbody><body name="b"><joint/><geom type="mesh" mesh="m"/></body>',
+                  "mesh 'm': no convex hull of its vertices"),
     "equality": ('<body name="b"><joint name="j"/><geom size="0.1"/></body></worldbody><equality>'
-                 '<connect name="e" body1="b" anchor="0 0 0"/></equality><worldbody>',
-                 "<equality> connect 'e': closed loops are not supported yet"),
+                 '<connect name="e" body1="b"/></equality><worldbody>',
+                 "<equality> connect 'e': needs body1 and anchor, or site1 and site2"),
     "two free": ('<body name="a"><freejoint/><geom size="0.1"/></body><body name="b"><freejoint/>'
                  '<geom size="0.1"/></body>', "several free bodies ('a', 'b')"),
     "aligned": ('<body name="b"><freejoint name="f" align="true"/><geom size="0.1"/></body>',

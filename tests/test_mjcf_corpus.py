@@ -1,6 +1,6 @@
 """Every MJCF model of dm_control's wheel through hodyn's reader (slow): the masses and
-inertias of every body equal MuJoCo's compiled ones to 1e-12, and where hodyn builds the
-model (bodies with a mesh: to MuJoCo's accuracy, mjcf_reference.MESH_RTOL), tau equals
+inertias of every body (those with a mesh too) equal MuJoCo's compiled ones to 1e-12, and
+where hodyn builds the model tau equals
 mj_inverse to 1e-9 of the torque scale and (fixed bases) taud, taudd the
 time differences of MuJoCo's tau; the others are refused in one line for a reason
 docs/mjcf.md names. ``python tests/test_mjcf_corpus.py`` prints the table of docs/mjcf.md."""
@@ -23,8 +23,7 @@ dm_control = pytest.importorskip("dm_control")
 PACKAGE = Path(dm_control.__file__).parent
 
 #: the refusals hodyn may give a model MuJoCo compiles (docs/mjcf.md says why)
-REFUSALS = ("ball joint", "several free bodies", "equality constraints", "closed loops",
-            "hangs from the world")
+REFUSALS = ("ball joint", "several free bodies", "equality constraints", "hangs from the world")
 
 
 def corpus() -> list[Path]:
@@ -79,7 +78,7 @@ def table() -> str:
     lines = ["| model | bodies | inertia (rel.) | joints | tau vs mj_inverse | taud, taudd vs "
              "differences | Pinocchio |", "| --- | ---: | ---: | --- | ---: | ---: | ---: |"]
 
-    def inertia(r):  # bodies with a mesh apart: MuJoCo's mesh frames are ~1e-7 accurate
+    def inertia(r):  # bodies with a mesh apart
         return num(r["inertia"]) + (f" (meshes {r['mesh']:.0e})" if r["mesh"] else "")
 
     for path in corpus():

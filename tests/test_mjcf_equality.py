@@ -1,7 +1,7 @@
 """MJCF ``<equality joint>`` with a linear polycoef as a mimic coupling (hodyn_cli.modeling.mjcf):
 MuJoCo's own constraint residual is zero on the coupled motion (the reading of polycoef and
 ref is MuJoCo's), and tau equals MuJoCo's mj_inverse projected by virtual work, ``G^T
-qfrc_inverse``; other equalities are one line and exit 2."""
+qfrc_inverse``; other equalities are one line and exit 2 (connect and weld: tests/test_mjcf_loops.py)."""
 
 from __future__ import annotations
 
@@ -104,9 +104,6 @@ BAD = {
               "<equality> joint 't': joint 'c' is coupled twice"),
     "chain": ('<joint joint1="c" joint2="b"/><joint joint1="b" joint2="a"/>',
               "joint 'c' follows 'b', which follows another joint"),
-    "connect": ('<connect name="loop" body1="l1" body2="l3" anchor="0 0 0"/>',
-                "<equality> connect 'loop': closed loops are not supported yet"),
-    "weld": ('<weld name="w" body1="l3"/>', "<equality> weld 'w': closed loops"),
     "tendon": ('<tendon name="td" tendon1="x"/>',
                "<equality> tendon 'td': tendon equality constraints are not supported"),
 }

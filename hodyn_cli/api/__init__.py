@@ -42,6 +42,7 @@ from hodyn_cli.api.dynamics import (
 )
 from hodyn_cli.api.identification import (
     Identification,
+    external_wrench_torques,
     identify,
     predict_torques,
     unidentified_drive_torques,
@@ -103,6 +104,7 @@ __all__ = [
     "dynamic_regressor", "regressor_parameters", "regressor_basis", "regressor_rows",
     "body_parameters", "identify", "Identification", "predict_torques",
     "unidentified_drive_torques",
+    "external_wrench_torques",
     # a link's motion
     "forward_kinematics", "centre_of_mass", "inverse_kinematics", "link_jacobian",
     "jacobian_columns",

@@ -4,7 +4,8 @@ weighted least squares on the base parameters and the physically consistent full
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import itertools
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +24,7 @@ from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError, TrajectoryError
 
 __all__ = ["Identification", "identify", "predict_torques", "unidentified_drive_torques",
-           "NONNEGATIVE", "CHUNK"]
+           "external_wrench_torques", "NONNEGATIVE", "CHUNK"]
 
 #: samples of regressor per chunk (7 joints x 113 parameters: ~26 MB)
 CHUNK = 4096
@@ -99,18 +100,17 @@ class Identification:
         return consistent(parameters[: 10 * self.bodies].reshape(self.bodies, 10))
 
 
-def _chunks(motion: Trajectory, torques: np.ndarray, size: int
+def _pieces(pairs: Iterable[tuple[Trajectory, np.ndarray]], size: int
             ) -> Iterator[tuple[Trajectory, np.ndarray]]:
-    for a in range(0, motion.n_samples, size):
-        rows = slice(a, a + size)
-        yield (Trajectory(motion.joint_names, motion.derivatives[rows],
-                          None if motion.t is None else motion.t[rows],
-                          base=None if motion.base is None else motion.base.rows(rows)),
-               torques[rows])
+    """The pairs cut into pieces of at most ``size`` samples (the regressor's memory)."""
+    for motion, torques in pairs:
+        for a in range(0, motion.n_samples, size):
+            rows = slice(a, a + size)
+            yield motion.rows(rows), torques[rows]
 
 
-def identify(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], *,
-             holdout: Sequence[tuple[Trajectory, np.ndarray]] = (), drives: Any = None,
+def identify(robot: Model, logs: Iterable[tuple[Trajectory, np.ndarray]], *,
+             holdout: Iterable[tuple[Trajectory, np.ndarray]] = (), drives: Any = None,
              friction: bool = False, armature: bool = False, drive_model: str = "full",
              gravity: Any = GRAVITY, prior_weight: float = 1.0,
              noise: np.ndarray | None = None, constrained: bool = True, base: Any = None,
@@ -125,7 +125,9 @@ def identify(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], *,
     ``armature``, the drives file's values what is not identified:
     :func:`unidentified_drive_torques`; docs/drives.md).
 
-    The base regressor is built ``chunk`` samples at a time and stacked per joint
+    The pairs are taken once, in order, and may be pieces of logs (a reader's chunks: only
+    the samples matter to the fit), so memory is bounded by a pair, not by the logs. The
+    base regressor is built ``chunk`` samples at a time and stacked per joint
     (:class:`~hodyn_cli.algorithms.identification.least_squares.Stack`); weighted least
     squares gives the base parameters with their standard errors (``noise``: the joints'
     sigma_j if known, else estimated from the residuals), then
@@ -133,19 +135,23 @@ def identify(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], *,
     physically consistent full parameters (``constrained=False``: not; ``parameters`` are
     then least squares' alone, ``unconstrained``), held towards the URDF's by ``prior_weight``
     (the weight of the squared Riemannian distance of each body's pseudo-inertia from the
-    URDF's, against a sum of squares of one per weighted measurement). ``holdout``: logs
-    the estimate is judged on (RMS of the predicted torques' errors per joint). ``base``:
-    the base parameters (:func:`~hodyn_cli.api.regressor.regressor_basis` with the same
-    options) where already found, for many identifications of one robot. Too few
-    samples, or logs that leave a base parameter unexcited, are a
-    :class:`~hodyn_cli.errors.TrajectoryError`."""
+    URDF's, against a sum of squares of one per weighted measurement). ``holdout``: pairs
+    the estimate is judged on, taken once after the fit (RMS of the predicted torques'
+    errors per joint). ``base``: the base parameters
+    (:func:`~hodyn_cli.api.regressor.regressor_basis` with the same options) where already
+    found, for many identifications of one robot. Too few samples, or logs that leave a
+    base parameter unexcited, are a :class:`~hodyn_cli.errors.TrajectoryError`."""
     from hodyn_cli.algorithms.identification import consistent, least_squares
 
-    floating = _floating(logs, holdout)
-    capable("identify", robot, drives=drives is not None, friction=friction or armature,
-            floating_base=floating)
     if prior_weight < 0:
         raise HodynError(f"--prior-weight must be >= 0, got {prior_weight:g}")
+    pieces = _pieces(logs, chunk)
+    first = next(pieces, None)
+    if first is None:
+        raise TrajectoryError("no samples to identify from")
+    floating = first[0].base is not None
+    capable("identify", robot, drives=drives is not None, friction=friction or armature,
+            floating_base=floating)
     options = {"drives": drives, "friction": friction, "armature": armature}
     names, prior = regressor_parameters(robot, floating_base=floating, **options)
     if base is None:
@@ -154,16 +160,15 @@ def identify(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], *,
     rows = regressor_rows(robot, floating)
     bodies = robot.n + floating
     r, m = len(base.names), len(rows)
-    samples = sum(motion.n_samples for motion, _ in logs)
-    if samples <= r / m:  # (the noise estimate divides by N - r/m)
-        raise TrajectoryError(f"{samples} samples of {m} joints' torques for {r} base parameters: "
-                         f"too few (more than {int(r / m)} samples are needed, many more "
-                         "to average the noise)")
     stack = least_squares.Stack(m, r)
-    for motion, torques in logs:
-        for piece, tau in _chunks(motion, torques, chunk):
-            stack.add(_base_rows(robot, piece, base, gravity, drive_model, options),
-                      _modelled(robot, piece, tau, gravity, drive_model, options))
+    for piece, tau in itertools.chain([first], pieces):
+        _same_base(piece, floating)
+        stack.add(_base_rows(robot, piece, base, gravity, drive_model, options),
+                  _modelled(robot, piece, tau, gravity, drive_model, options))
+    if stack.samples <= r / m:  # (the noise estimate divides by N - r/m)
+        raise TrajectoryError(f"{stack.samples} samples of {m} joints' torques for {r} base "
+                              f"parameters: too few (more than {int(r / m)} samples are "
+                              "needed, many more to average the noise)")
     fit = least_squares.weighted_least_squares(
         stack, None if noise is None else np.asarray(noise, float))
     if not np.isfinite(fit.condition) or fit.condition > 1e12:
@@ -178,35 +183,56 @@ def identify(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], *,
         S, z, base.base_map, prior, bodies, np.array([n.startswith(NONNEGATIVE)
                                                        for n in driven], dtype=bool),
         prior_weight) if constrained else (unconstrained, True)
-    holdout_rms = holdout_base = None
-    if holdout:
-        holdout_rms = _rms(robot, holdout, base, parameters, gravity, drive_model, options,
-                           chunk)
-        holdout_base = _rms(robot, holdout, base, fit.estimate, gravity, drive_model, options,
-                            chunk, base_only=True)
+    held = _holdout_rms(robot, _pieces(holdout, chunk), floating, base, parameters,
+                        fit.estimate, gravity, drive_model, options)
     return Identification(names, prior, base, fit.estimate, fit.standard_errors,
                           fit.covariance, fit.noise,
-                          fit.residual_rms, fit.condition, samples, parameters, converged,
-                          unconstrained, bodies, rows, holdout_rms, holdout_base)
+                          fit.residual_rms, fit.condition, stack.samples, parameters, converged,
+                          unconstrained, bodies, rows, *held)
 
 
-def _floating(logs: Sequence[tuple[Trajectory, np.ndarray]],
-              holdout: Sequence[tuple[Trajectory, np.ndarray]]) -> bool:
-    """Whether the logs' motions have a floating base (all of them, or none)."""
-    floating = {motion.base is not None for motion, _ in [*logs, *holdout]}
-    if len(floating) > 1:
+def _same_base(motion: Trajectory, floating: bool) -> None:
+    """Every log has a floating base's motion, or none does."""
+    if (motion.base is not None) != floating:
         raise HodynError("some logs have a floating base's motion and some do not")
-    return floating == {True}
 
 
 def _modelled(robot: Model, piece: Trajectory, torques: np.ndarray, gravity: Any,
               drive_model: str, options: dict) -> np.ndarray:
-    """What the regressor's columns explain of the measured ``torques`` (N, m): with drives,
+    """What the regressor's columns explain of the measured ``torques`` (N, m): less the
+    measured external wrenches' share (:func:`external_wrench_torques`); with drives,
     ``r eta tau_m`` less the terms of the drive parameters not identified (the file's
-    values; :func:`unidentified_drive_torques`), else the torques themselves."""
+    values; :func:`unidentified_drive_torques`)."""
     known = unidentified_drive_torques(robot, piece, gravity=gravity, drive_model=drive_model,
                                        **options)
-    return torques if known is None else torques - known
+    if known is not None:
+        torques = torques - known
+    external = external_wrench_torques(robot, piece)
+    return torques if external is None else torques - external
+
+
+def external_wrench_torques(robot: Model, motion: Trajectory) -> np.ndarray | None:
+    """(N, rows) ``J^T W``: what the external wrenches of ``motion`` (``motion.wrenches``, W
+    of the links on their environment as measured by force-torque sensors, order 0;
+    docs/conventions.md) add to the measured rows (:func:`regressor_rows`: a floating
+    base's wrench first, then the joints'). The parameters do not enter it (``tau = Y pi +
+    J^T W``): it is the inverse dynamics at rest under W (q as given; no velocity,
+    acceleration or gravity). None without wrenches."""
+    from hodyn_cli.api.dynamics import inverse_dynamics
+    from hodyn_cli.core.trajectory import BaseMotion, Wrenches
+
+    if motion.wrenches is None or not motion.wrenches.W:
+        return None
+    N, n = motion.n_samples, len(motion.joint_names)
+    base = motion.base
+    still = Trajectory(motion.joint_names, np.concatenate([motion.derivatives[:, :1],
+                                                           np.zeros((N, 2, n))], axis=1),
+                       motion.t, Wrenches({k: w[:, :1] for k, w in motion.wrenches.W.items()}),
+                       base=None if base is None else BaseMotion(base.R, base.p,
+                                                                 np.zeros((N, 2, 6))))
+    out = inverse_dynamics(robot, still, order=0, gravity=np.zeros(3),
+                           base_wrench=base is not None)
+    return out.tau if base is None else np.concatenate([out.W, out.tau], axis=1)
 
 
 def unidentified_drive_torques(robot: Model, motion: Trajectory, *, drives: Any = None,
@@ -240,23 +266,26 @@ def _base_rows(robot: Model, piece: Trajectory, base: Any, gravity: Any, drive_m
                              **options).Y_base
 
 
-def _rms(robot: Model, logs: Sequence[tuple[Trajectory, np.ndarray]], base: Any,
-         values: np.ndarray, gravity: Any, drive_model: str, options: dict, chunk: int,
-         base_only: bool = False) -> np.ndarray:
-    """RMS per joint of the torques ``values`` (full, or base with ``base_only``) predict on
-    ``logs``, against theirs (what the columns model of them: :func:`_modelled`)."""
-    squares, count = 0.0, 0
-    for motion, torques in logs:
-        for piece, tau in _chunks(motion, torques, chunk):
-            tau = _modelled(robot, piece, tau, gravity, drive_model, options)
-            if base_only:
-                predicted = _base_rows(robot, piece, base, gravity, drive_model, options) @ values
-            else:
-                predicted = predict_torques(robot, piece, values, gravity=gravity,
-                                            drive_model=drive_model, **options)
-            squares = squares + ((predicted - tau) ** 2).sum(axis=0)
-            count += len(tau)
-    return np.sqrt(np.asarray(squares) / max(count, 1))
+def _holdout_rms(robot: Model, pieces: Iterator[tuple[Trajectory, np.ndarray]],
+                 floating: bool, base: Any, parameters: np.ndarray, base_estimate: np.ndarray,
+                 gravity: Any, drive_model: str, options: dict
+                 ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """RMS per joint of the errors of the torques that the full ``parameters`` and the
+    ``base_estimate`` predict on the held-out ``pieces``, against theirs (what the columns
+    model of them: :func:`_modelled`), in one pass; (None, None) without any."""
+    squares, count = np.zeros((2, len(regressor_rows(robot, floating)))), 0
+    for piece, tau in pieces:
+        _same_base(piece, floating)
+        tau = _modelled(robot, piece, tau, gravity, drive_model, options)
+        Y = dynamic_regressor(robot, piece, base=base, gravity=gravity,
+                              drive_model=drive_model, **options)
+        squares += [((Y.Y @ parameters - tau) ** 2).sum(axis=0),
+                    ((Y.Y_base @ base_estimate - tau) ** 2).sum(axis=0)]
+        count += len(tau)
+    if not count:
+        return None, None
+    full, base_only = np.sqrt(squares / count)
+    return full, base_only
 
 
 def predict_torques(robot: Model, motion: Trajectory, parameters: np.ndarray, *,

@@ -16,18 +16,30 @@ if TYPE_CHECKING:
 __all__ = ["close_loops", "loop_summary", "loop_components"]
 
 
-def close_loops(robot: Model, loops: Any) -> Model:
+def close_loops(robot: Model, loops: Any = None, *, source: str | None = None) -> Model:
     """The robot with its loops closed: ``loops`` a loops file (TOML) or its tables
-    (``{"actuated": [...], "guess": {...}, "loops": {...}}``). Its ``coordinate_names`` are
-    the actuated joints (:mod:`hodyn_cli.algorithms.motion.loops`: assembled, checked)."""
+    (``{"actuated": [...], "guess": {...}, "loops": {...}}``), over the robot's own
+    (``robot.loop_tables``, an MJCF's ``<equality connect|weld>``: a table the file gives
+    replaces the robot's); None: the robot's own. Its ``coordinate_names`` are the actuated
+    joints (:mod:`hodyn_cli.algorithms.motion.loops`: assembled, checked). ``source``: the
+    robot's file, named by a refusal of its own loops."""
     from hodyn_cli.algorithms.motion.loops import close
-    from hodyn_cli.modeling.loops import loops_from_table, read_loops
+    from hodyn_cli.modeling.loops import loops_from_table, read_table
 
     if robot.actuated is not None:
         raise HodynError("the robot's loops are closed already")
-    found = loops_from_table(robot, loops) if isinstance(loops, Mapping) else \
-        read_loops(loops, robot)
-    return close(robot, found)
+    own = dict(robot.loop_tables or {})
+    if loops is None:
+        if not own:
+            raise HodynError("the robot has no loops of its own: give a loops file", source)
+        if "actuated" not in own:
+            raise HodynError("the robot's closed loops (<equality connect|weld>) do not say "
+                             "which joints are driven (no <actuator> on a joint): give --loops "
+                             "FILE.toml with actuated = [...] (docs/loops.md)", source)
+        return close(robot, loops_from_table(robot, own, source=source))
+    tables = loops if isinstance(loops, Mapping) else read_table(loops)
+    name = None if isinstance(loops, Mapping) else str(loops)
+    return close(robot, loops_from_table(robot, own | dict(tables), source=name))
 
 
 def _closed(robot: Model) -> Closed:

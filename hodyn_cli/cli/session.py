@@ -86,7 +86,7 @@ class Session:
             ("floating_base", self.floating_base), ("base_motion", self.base_motion),
             ("wrench", self.wrench), ("estimate", self.estimate),
             ("cutoff", self.cutoff is not None), ("contacts", self.contacts),
-            ("loops", self.loops),
+            ("loops", self.loops or (model is not None and model.loop_tables is not None)),
             ("gpu", self.backend == "gpu"),
             ("mimic", model is not None and bool((model.mimic[:, 0] >= 0).any())),
             ("no_joints", model is not None and model.n == 0),
@@ -119,15 +119,16 @@ class Session:
         return self._locked(model, traj)
 
     def closed(self, model):
-        """The model with the loops of ``--loops`` closed (docs/loops.md), said in a notice
-        (after :meth:`capable`: a refused combination is refused before the file is read)."""
-        if self.loops is None:
+        """The model with its loops closed (docs/loops.md): those of ``--loops`` over the
+        model's own (an MJCF's ``<equality connect|weld>``), said in a notice (after
+        :meth:`capable`: a refused combination is refused before the file is read)."""
+        if self.loops is None and model.loop_tables is None:
             return model
         from hodyn_cli import api
 
-        closed = api.close_loops(model, self.loops)
+        closed = api.close_loops(model, self.loops, source=self.robot_file)
         if not self.quiet:
-            render.notice(f"{self.loops}: {api.loop_summary(closed)}")
+            render.notice(f"{self.loops or self.robot_file}: {api.loop_summary(closed)}")
         return closed
 
     def kernel_notice(self) -> None:

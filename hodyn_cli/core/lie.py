@@ -23,6 +23,7 @@ import numpy as np
 __all__ = [
     "skew",
     "rpy_matrix",
+    "matrix_rpy",
     "quaternion_matrix",
     "rotation_exp",
     "rotation_vector_exp",
@@ -72,6 +73,24 @@ def rpy_matrix(rpy: np.ndarray | list[float] | tuple[float, ...]) -> np.ndarray:
             [-sp, cp * sr, cp * cr],
         ]
     )
+
+
+def matrix_rpy(R: np.ndarray) -> np.ndarray:
+    """The roll, pitch, yaw of :func:`rpy_matrix` that give the rotation R (pitch in
+    [-pi/2, pi/2]; at pitch +-pi/2, where only yaw -+ roll is defined, roll 0).
+
+    >>> rpy = [0.3, -1.2, 2.9]
+    >>> bool(np.allclose(matrix_rpy(rpy_matrix(rpy)), rpy, atol=1e-15))
+    True
+    >>> bool(np.allclose(rpy_matrix(matrix_rpy(rpy_matrix([0.4, np.pi / 2, 0.1]))),
+    ...                  rpy_matrix([0.4, np.pi / 2, 0.1]), atol=1e-15))
+    True
+    """
+    cp = np.hypot(R[0, 0], R[1, 0])
+    pitch = np.arctan2(-R[2, 0], cp)
+    if cp < 1e-12:  # cos(pitch) = 0: R = Rz(yaw -+ roll) Ry(+-pi/2)
+        return np.array([0.0, pitch, np.arctan2(-R[0, 1], R[1, 1])])
+    return np.array([np.arctan2(R[2, 1], R[2, 2]), pitch, np.arctan2(R[1, 0], R[0, 0])])
 
 
 def quaternion_matrix(q: np.ndarray) -> np.ndarray:

@@ -23,7 +23,9 @@ reads its arrays without bounds checks, read out of bounds.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -107,6 +109,9 @@ class Model:
         actuated: where closed kinematic loops (``--loops``, docs/loops.md) tie the joints,
             the indices of the actuated joints, the independent coordinates (the rest are
             passive, set by the loops); None: a tree.
+        loop_tables: the loops the description itself closes (an MJCF's ``<equality
+            connect|weld>``), as the tables of a loops file (docs/loops.md; ``actuated`` left
+            out where the description does not say); None: none.
     """
 
     name: str
@@ -132,6 +137,7 @@ class Model:
     source_sha256: str = ""
     gravity: tuple[float, float, float] | None = None
     actuated: tuple[int, ...] | None = None
+    loop_tables: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.limits is None:

@@ -192,6 +192,22 @@ class Trajectory:
         """Number of derivative orders present (3 means q, qd, qdd)."""
         return self.derivatives.shape[1]
 
+    def rows(self, sl: slice) -> Trajectory:
+        """The samples ``sl`` (a chunk) of everything it has.
+
+        >>> tr = Trajectory(("a",), np.arange(6.0).reshape(3, 2, 1), np.arange(3.0),
+        ...                 series={"flag": np.array([1.0, 0.0, 1.0])})
+        >>> part = tr.rows(slice(1, 3))
+        >>> part.q.ravel().tolist(), part.t.tolist(), part.series["flag"].tolist()
+        ([2.0, 4.0], [1.0, 2.0], [0.0, 1.0])
+        """
+        W, series, base = self.wrenches, self.series, self.base
+        return Trajectory(self.joint_names, self.derivatives[sl],
+                          None if self.t is None else self.t[sl],
+                          None if W is None else Wrenches({k: w[sl] for k, w in W.W.items()}),
+                          None if series is None else {k: v[sl] for k, v in series.items()},
+                          None if base is None else base.rows(sl))
+
 
 def free_body(trajectory: Trajectory) -> Trajectory:
     """The motion of a robot without joints (a single free body) with as many empty joint

@@ -359,10 +359,4 @@ def _present(value: _T | None) -> _T:
 def split(trajectory: Trajectory, rows: int) -> Iterator[Trajectory]:
     """An in-memory trajectory as chunks of ``rows`` samples."""
     for s in range(0, trajectory.n_samples, rows):
-        sl = slice(s, s + rows)
-        W, series, base = trajectory.wrenches, trajectory.series, trajectory.base
-        yield Trajectory(trajectory.joint_names, trajectory.derivatives[sl],
-                         None if trajectory.t is None else trajectory.t[sl],
-                         None if W is None else Wrenches({k: w[sl] for k, w in W.W.items()}),
-                         None if series is None else {k: v[sl] for k, v in series.items()},
-                         None if base is None else base.rows(sl))
+        yield trajectory.rows(slice(s, s + rows))

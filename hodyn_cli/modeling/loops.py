@@ -55,7 +55,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["Closure", "Loops", "ROWS", "loops_from_table", "read_loops"]
+__all__ = ["Closure", "Loops", "ROWS", "loops_from_table", "read_loops", "read_table"]
 
 #: a frame closure's rows (moment; force, as hodyn's wrenches): the component a user names
 #: and the constraint force's column suffix
@@ -99,14 +99,18 @@ class Loops:
 
 def read_loops(path: str | Path, model: Model) -> Loops:
     """The loops of a loops file (module docstring), checked against the model."""
+    return loops_from_table(model, read_table(path), source=str(path))
+
+
+def read_table(path: str | Path) -> dict:
+    """A loops file's tables, unchecked (:func:`loops_from_table` checks them)."""
     source = str(path)
     try:
-        doc = tomllib.loads(Path(path).read_text())
+        return tomllib.loads(Path(path).read_text())
     except OSError as e:
         raise HodynError(f"cannot read loops file: {e.strerror or e}", source) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise HodynError(f"not valid TOML: {e}", source) from None
-    return loops_from_table(model, doc, source=source)
 
 
 def loops_from_table(model: Model, doc: Mapping, *, source: str | None = None) -> Loops:

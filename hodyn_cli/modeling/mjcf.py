@@ -18,10 +18,12 @@ inertia as MuJoCo's compiler does; here the screw model is built:
 * bodies and named sites are the model's links (frames for ``kinematics --link``).
 
 * ``<equality joint>`` with a linear ``polycoef`` couples two joints as a mimic
-  (``model.mimic``: :func:`_couplings`).
+  (``model.mimic``: :func:`_couplings`);
+* ``<equality connect|weld>`` close loops (``model.loop_tables``:
+  :mod:`~hodyn_cli.modeling.mjcf_loops`).
 
 Refused in one line naming the element: ``ball`` joints, a free joint below the top level
-or with other joints, several free bodies, ``<equality>`` constraints but linear joint
+or with other joints, several free bodies, ``<equality tendon|flex>``, joint equalities but linear
 couplings, inertias that need MuJoCo's convex hull (:mod:`~hodyn_cli.modeling.mjcf_mesh`).
 
 >>> from pathlib import Path
@@ -41,6 +43,7 @@ from hodyn_cli.core import lie
 from hodyn_cli.core.model import Diagnostic, LinkFrame, Model
 from hodyn_cli.errors import ModelError
 from hodyn_cli.modeling.mjcf_inertia import BodyInertia, body_inertia, scale_to_total
+from hodyn_cli.modeling.mjcf_loops import loop_tables
 from hodyn_cli.modeling.mjcf_mesh import MeshLibrary
 from hodyn_cli.modeling.mjcf_xml import Body, Document, Joint, parse_xml, read_document
 
@@ -173,10 +176,7 @@ def _check_joints(doc: Document, bodies: list[Body], source: str) -> Body | None
             raise ModelError(f"body '{free[0].name}' is free and the tree of body '{moving[0]}' "
                              "hangs from the world: hodyn's model has one root", source)
     for e in doc.equalities:
-        if e.kind in ("connect", "weld"):
-            raise ModelError(f"{e.label}: closed loops are not supported yet (they come with "
-                             "the Loops issue)", source)
-        if e.kind != "joint":
+        if e.kind not in ("joint", "connect", "weld"):
             raise ModelError(f"{e.label}: {e.kind} equality constraints are not supported",
                              source)
     return free[0] if free else None
@@ -190,6 +190,8 @@ def _couplings(doc: Document, build: _Builder, source: str) -> tuple[np.ndarray,
     mimic = np.tile([-1.0, 1.0, 0.0], (len(names), 1))
     notes = []
     for e in doc.equalities:
+        if e.kind != "joint":
+            continue
         assert e.joint1 is not None and e.polycoef is not None  # a joint equality
         for joint in (e.joint1, e.joint2):
             if joint is not None and joint not in names:
@@ -356,6 +358,9 @@ def _build(doc: Document, source: str, sha256: str) -> Model:
                                           "<option gravity> (--gravity overrides it)"))
     mimic, coupled = _couplings(doc, build, source)
     notes += coupled
+    refs = dict(zip(build.names, build.refs, strict=True))
+    loops, closing = loop_tables(doc, [doc.world, *bodies], refs, set(build.links), source)
+    notes += closing
     n = len(build.names)
     return Model(
         name=doc.model, root_link=root, joint_names=tuple(build.names),
@@ -365,5 +370,5 @@ def _build(doc: Document, source: str, sha256: str) -> Model:
         root_inertia=build.root_M, limits=np.array(build.limits).reshape(n, 2), mimic=mimic,
         links=build.links, parent_links=tuple(build.link_names[p] if p >= 0 else root
                                               for p in build.parents),
-        diagnostics=tuple(notes), source_sha256=sha256, gravity=gravity)
+        diagnostics=tuple(notes), source_sha256=sha256, gravity=gravity, loop_tables=loops)
 

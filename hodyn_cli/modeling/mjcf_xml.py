@@ -124,13 +124,22 @@ class Equality:
     """An active ``<equality>`` element: its ``kind`` (its tag: joint, connect, weld, tendon,
     flex) and ``label`` (``"<equality> kind 'name'"``, for messages); a joint equality's
     ``joint1``, ``joint2`` (None: joint1 alone) and ``polycoef`` (5 numbers; MuJoCo's
-    ``joint1 - ref1 = sum_k a_k (joint2 - ref2)^k``)."""
+    ``joint1 - ref1 = sum_k a_k (joint2 - ref2)^k``); a connect or weld's ``obj1``, ``obj2``
+    (bodies, or sites where ``sites``; ``obj2`` None: the world), ``anchor`` (3), ``relpose``
+    (7: position, quaternion; None: not given or its quaternion zero) and ``torquescale``."""
 
     kind: str
     label: str
+    name: str | None = None
     joint1: str | None = None
     joint2: str | None = None
     polycoef: np.ndarray | None = None
+    obj1: str | None = None
+    obj2: str | None = None
+    sites: bool = False
+    anchor: np.ndarray | None = None
+    relpose: np.ndarray | None = None
+    torquescale: float = 1.0
 
 
 @dataclass
@@ -552,6 +561,9 @@ class _Reader:
                 if not isinstance(el.tag, str) or el.get("active", "true") != "true":
                     continue
                 label = f"<equality> {el.tag} '{el.get('name', f'line {el.sourceline}')}'"
+                if el.tag in ("connect", "weld"):
+                    out.append(self._closure(el, label))
+                    continue
                 if el.tag != "joint":
                     out.append(Equality(el.tag, label))
                     continue
@@ -560,8 +572,30 @@ class _Reader:
                 coef = np.array([0.0, 1, 0, 0, 0])  # MuJoCo's default; fewer numbers keep the rest
                 given = self._numbers(el, "polycoef", None, label, default="0 1 0 0 0")[:5]
                 coef[:len(given)] = given
-                out.append(Equality("joint", label, el.get("joint1"), el.get("joint2"), coef))
+                out.append(Equality("joint", label, el.get("name"), el.get("joint1"),
+                                    el.get("joint2"), coef))
         return tuple(out)
+
+    def _closure(self, el, label: str) -> Equality:
+        """A connect or weld as MuJoCo's reader takes it (``OneEquality``): body semantics
+        where ``body1`` (and, for a connect, ``anchor``) is given, else ``site1`` and
+        ``site2``."""
+        body = el.get("body1") is not None and (el.tag == "weld" or "anchor" in el.attrib)
+        if not body and not (el.get("site1") and el.get("site2")):
+            needs = "body1 and anchor" if el.tag == "connect" else "body1"
+            raise self.fail(f"{label}: needs {needs}, or site1 and site2")
+        anchor = self._numbers(el, "anchor", 3, label, default="0 0 0")
+        relpose = None
+        if el.tag == "weld" and "relpose" in el.attrib:
+            relpose = self._numbers(el, "relpose", 7, label)
+            if not relpose[3:].any():  # MuJoCo: a zero quaternion means "from qpos0"
+                relpose = None
+        scale = float(self._numbers(el, "torquescale", 1, label, default="1")[0])
+        if body:
+            return Equality(el.tag, label, el.get("name"), obj1=el.get("body1"),
+                            obj2=el.get("body2"), anchor=anchor, relpose=relpose, torquescale=scale)
+        return Equality(el.tag, label, el.get("name"), obj1=el.get("site1"),
+                        obj2=el.get("site2"), sites=True, anchor=anchor, torquescale=scale)
 
 
 def _merge(into: dict[str, str], attrs) -> None:

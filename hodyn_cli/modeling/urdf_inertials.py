@@ -74,12 +74,34 @@ def parse_kept(data: bytes, source: str) -> etree._ElementTree:
 
 def serialized(data: bytes, root: etree._Element) -> bytes:
     """The document ``data`` was, with its root element now ``root``: the prolog
-    (declaration, comments) as it was, byte for byte, then the root."""
-    lines = data.split(b"\n")
-    line = lines[root.sourceline - 1]
-    prolog = b"".join(x + b"\n" for x in lines[: root.sourceline - 1]) + \
-        line[: line.find(b"<" + root.tag.encode())]
-    return prolog + etree.tostring(root, encoding="utf-8") + b"\n"
+    (declaration, comments, processing instructions, doctype) as it was, byte for byte,
+    then the root.
+
+    >>> data = b'<?xml version="1.0"?>\\n<!-- <robot> -->\\n<robot name="r"\\n  a="1"><link/></robot>'
+    >>> serialized(data, etree.fromstring(b'<robot name="s"/>')).decode()
+    '<?xml version="1.0"?>\\n<!-- <robot> -->\\n<robot name="s"/>\\n'
+    """
+    return data[:_root_offset(data)] + etree.tostring(root, encoding="utf-8") + b"\n"
+
+
+def _root_offset(data: bytes) -> int:
+    """Where the root element's start tag begins in the well-formed document ``data``: the
+    first ``<`` that opens no declaration, comment, processing instruction or doctype (a
+    start tag may span lines, and its attributes or a comment before it may say anything,
+    so it is found by reading the prolog, not by the parser's line numbers)."""
+    i = 0
+    while True:
+        i = data.index(b"<", i)
+        if data.startswith(b"<!--", i):
+            i = data.index(b"-->", i) + 3
+        elif data.startswith(b"<?", i):
+            i = data.index(b"?>", i) + 2
+        elif data.startswith(b"<!", i):  # a doctype, with its internal subset if any
+            close = data.index(b">", i)
+            subset = data.find(b"[", i, close)
+            i = (data.index(b"]", subset) if subset >= 0 else close) + 1
+        else:
+            return i
 
 
 def with_inertials(data: bytes, parameters: dict[str, np.ndarray | None],

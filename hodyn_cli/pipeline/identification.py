@@ -12,19 +12,22 @@ A log is a trajectory file (CSV or HDF5: ``t``, ``q_<joint>`` and, where present
 currents ``current_<joint>`` (HDF5: dataset ``current``, as ``hodyn compute --drives`` writes
 them) turned into the motor torques referred to the joints with the drives' constants,
 ``r eta k_t i``. A floating base's log has the root's motion (``base_`` columns) and the base
-wrench ``W_<root>_mx, ..., _fz`` measured with the torques. It is held in memory
-(N x 4 m numbers); the regressor is built in chunks. With ``estimate`` the missing
-derivatives are estimated (:class:`~hodyn_cli.api.streaming.DerivativeStream`) and the
-torques go through the same zero-phase low-pass as the positions (``cutoff``), so that the
-two stay synchronous; the first and last seconds where the estimate is unreliable (its end
-zones) are left out.
+wrench ``W_<root>_mx, ..., _fz`` measured with the torques. It streams, chunk by chunk, into
+the fit (:class:`Log`): memory does not grow with its length. With ``estimate`` the missing
+derivatives are estimated (:class:`~hodyn_cli.api.streaming.DerivativeStream`, window by
+window) and the torques go through the same zero-phase low-pass as the positions
+(``cutoff``), so that the two stay synchronous; the first and last samples where the
+estimate is unreliable (its end zones) are left out.
 """
 
 from __future__ import annotations
 
 import html
+import itertools
 import json
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,16 +36,18 @@ import numpy as np
 from hodyn_cli import api
 from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Diagnostic, Model
-from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.errors import HodynError, MissingDerivatives, ModelError, TrajectoryError
-from hodyn_cli.io import read_trajectory
+from hodyn_cli.io import CHUNK_ROWS, TrajectoryReader
+from hodyn_cli.io.base_motion import BaseMotionReader
+from hodyn_cli.io.lockstep import Lockstep
 from hodyn_cli.io.paths import listing, write_text
 from hodyn_cli.io.toml_text import to_toml
 from hodyn_cli.io.torques import TorqueReader
 from hodyn_cli.pipeline.inputs import ESTIMATE_HINT
 from hodyn_cli.pipeline.protocols import Notify, tell
 
-__all__ = ["Log", "read_log", "robot_text", "identify_files", "drives_table", "report_data",
+__all__ = ["Log", "robot_text", "identify_files", "drives_table", "report_data",
            "default_drives_output"]
 
 #: q derivative orders the regressor needs: q, qd, qdd
@@ -51,51 +56,122 @@ NEED = 3
 MEASURED = {"effort": "hodyn import", "current": "hodyn compute --drives"}
 
 
-@dataclass
 class Log:
-    """A log read: its ``motion`` (q, qd, qdd), the ``torques`` (N, m) at its samples;
-    ``estimated``: the derivative names estimated; ``trimmed``: seconds left out at each
-    end (the estimate's end zones)."""
+    """A log opened for one pass (the module docstring says what it holds): iterating gives
+    its samples as pairs of a motion (q, qd, qdd; a floating root's ``base``) and the
+    torques measured with it (n, m), ``chunk`` samples at a time, read, estimated and
+    low-passed as they stream, so memory is bounded by a chunk (estimating: by the
+    estimate's window) whatever the log's length. Opening checks its columns (estimating,
+    reads its first chunk too): one-line errors name the file and what is missing (the
+    torque columns of a joint, the derivative columns without ``estimate``); the rows are
+    checked as they come.
 
-    path: str
-    motion: Trajectory
-    torques: np.ndarray
-    estimated: list[str] = field(default_factory=list)
-    trimmed: float = 0.0
+    ``estimated``: the derivative names estimated; after the pass, ``trimmed``: seconds left
+    out at each end (the estimate's end zones) and ``samples``: the samples given."""
+
+    def __init__(self, path: str, model: Model, *, estimate: bool = False,
+                 cutoff: float | None = None, drives: Any = None, floating: bool = False,
+                 chunk: int = CHUNK_ROWS):
+        from hodyn_cli.api.regressor import regressor_rows
+        from hodyn_cli.api.streaming import DerivativeStream
+
+        self.path, self.trimmed, self.samples, self._model = path, 0.0, 0, model
+        with ExitStack() as files:  # closed again if a check fails
+            try:
+                self._reader = files.enter_context(TrajectoryReader(
+                    path, model, 1 if estimate else NEED, chunk=chunk))
+            except MissingDerivatives as e:  # (missing positions: nothing to estimate them from)
+                if estimate:
+                    raise
+                raise TrajectoryError(f"{e.message}; {ESTIMATE_HINT}", e.source) from None
+            self._base = files.enter_context(BaseMotionReader(path, NEED - 1)) if floating \
+                else None
+            if floating and not self._reader.layout.wrenches:
+                raise TrajectoryError(
+                    f"missing columns {listing(list(regressor_rows(model, True)[:6]))} (a floating "
+                    "base is identified from the joint torques and the base wrench, as hodyn "
+                    "compute --floating-base --base-wrench writes it, or the wrenches "
+                    "W_<link>_* measured at every contact)", path)
+            self._torques = files.enter_context(_torque_reader(path, model, drives))
+            wrapped = np.array([model.joint_types[i] == "continuous" for i in model.coordinates])
+            self._stream = DerivativeStream(self._measured(), NEED, cutoff=cutoff,
+                                            wrapped=wrapped, rows=chunk,
+                                            lowpassed=("measured",)) if estimate else None
+            if self._stream is not None:
+                with _naming(path):
+                    self._stream.start()
+            self._files = files.pop_all()
+        self.estimated = [] if self._stream is None else list(self._stream.names)
+
+    def __enter__(self) -> Log:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._files.close()
+
+    def __iter__(self) -> Iterator[tuple[Trajectory, np.ndarray]]:
+        with self._files, _naming(self.path):
+            for chunk in self._measured() if self._stream is None else self._inner(self._stream):
+                assert chunk.series is not None  # (the measured torques: _measured)
+                self.samples += chunk.n_samples
+                yield (Trajectory(chunk.joint_names, chunk.derivatives[:, :NEED], chunk.t,
+                                  base=chunk.base), chunk.series["measured"])
+            for reader in (self._torques, self._base):
+                if reader is not None:
+                    reader.finish()
+
+    def _measured(self) -> Iterator[Trajectory]:
+        """The file's chunks with the root's motion and the torques measured at their samples
+        (series ``measured``: a floating base's wrench, then the joints'), less the share of
+        the external wrenches measured with them, ``J^T W``
+        (:func:`~hodyn_cli.api.external_wrench_torques`: before any filter, which then
+        passes both alike). A floating root's own wrench columns are the base wrench; without
+        them the root is free, its base wrench 0."""
+        for chunk in self._reader:
+            n, t = chunk.n_samples, chunk.t
+            torques = self._torques.take(n, t)
+            external = {} if chunk.wrenches is None else dict(chunk.wrenches.W)
+            base = None
+            if self._base is not None:
+                measured = external.pop(self._model.root_link, None)
+                torques = np.concatenate([np.zeros((n, 6)) if measured is None
+                                          else measured[:, 0], torques], axis=1)
+                motion = self._base.take(n, t)
+                base = api.base_motion(motion.R, motion.p, Vb=motion.Vb, Vs=motion.Vs)
+            chunk = replace(chunk, wrenches=Wrenches(external) if external else None, base=base)
+            known = api.external_wrench_torques(self._model, chunk)
+            yield replace(chunk, wrenches=None, series={
+                "measured": torques if known is None else torques - known})
+
+    def _inner(self, stream: Any) -> Iterator[Trajectory]:
+        """The estimated chunks less the first and last ``stream.end_samples`` of the record
+        (known with the first chunk), where the estimate is unreliable: the last ones are held
+        back until the record ends (memory: an end zone)."""
+        held: list[Trajectory] = []
+        skip = None
+        for chunk in stream:
+            if skip is None:
+                skip = stream.end_samples
+            chunk, skip = chunk.rows(slice(skip, None)), max(0, skip - chunk.n_samples)
+            if chunk.n_samples:
+                held.append(chunk)
+            while len(held) > 1 and sum(c.n_samples for c in held[1:]) >= stream.end_samples:
+                yield held.pop(0)
+        keep = sum(c.n_samples for c in held) - stream.end_samples
+        for chunk in held:
+            if keep > 0:
+                yield chunk.rows(slice(0, keep))
+            keep -= chunk.n_samples
+        self.trimmed = stream.end_seconds
 
 
-def read_log(path: str, model: Model, *, estimate: bool = False, cutoff: float | None = None,
-             drives: Any = None, floating: bool = False) -> Log:
-    """The log at ``path`` (module docstring; ``drives``: the torque constants and gear
-    ratios of its motor currents; ``floating``: the root's motion from its ``base_`` columns
-    and the base wrench measured with the torques): one-line errors name it and what is
-    missing (the torque columns of a joint, the derivative columns without ``estimate``)."""
-    from hodyn_cli.api.streaming import DerivativeStream
-
+@contextmanager
+def _naming(path: str) -> Iterator[None]:
+    """A TrajectoryError inside that names no file names ``path``."""
     try:
-        motion = read_trajectory(path, model, need=1 if estimate else NEED, floating=floating)
-    except MissingDerivatives as e:  # (missing positions: nothing to estimate them from)
-        if estimate:
-            raise
-        raise TrajectoryError(f"{e.message}; {ESTIMATE_HINT}", e.source) from None
-    torques = _measured(path, model, motion, drives)
-    if floating:
-        torques = np.concatenate([_base_wrench(path, model, motion), torques], axis=1)
-    if motion.orders >= NEED:
-        return Log(path, Trajectory(motion.joint_names, motion.derivatives[:, :NEED], motion.t,
-                                    base=motion.base), torques)
-    wrapped = np.array([model.joint_types[i] == "continuous" for i in model.coordinates])
-    stream = DerivativeStream([motion], NEED, cutoff=cutoff, wrapped=wrapped, window=None)
-    try:
-        motion = next(iter(stream))
+        yield
     except TrajectoryError as e:
         raise TrajectoryError(e.message, e.source or path) from None
-    torques = stream.filtered(torques)
-    t = motion.t
-    assert t is not None  # estimating needs it (DerivativeStream's error otherwise)
-    inner = (t >= t[0] + stream.end_seconds) & (t <= t[-1] - stream.end_seconds)
-    return Log(path, Trajectory(motion.joint_names, motion.derivatives[inner], t[inner]),
-               torques[inner], list(stream.names), stream.end_seconds)
 
 
 def robot_text(path: str | Path, xacro_args: dict[str, str] | None = None) -> bytes:
@@ -111,14 +187,13 @@ def robot_text(path: str | Path, xacro_args: dict[str, str] | None = None) -> by
         raise ModelError(f"cannot read URDF: {e.strerror or e}", str(path)) from None
 
 
-def _measured(path: str, model: Model, motion: Trajectory, drives: Any = None) -> np.ndarray:
-    """The torques of a log (N, m), checked against its samples: its ``tau_<joint>``
-    columns (:class:`~hodyn_cli.io.torques.TorqueReader`), or where it has none, the
+def _torque_reader(path: str, model: Model, drives: Any = None) -> _Torques:
+    """The torques of a log (n, m) in lockstep with its chunks: its ``tau_<joint>`` columns
+    (:class:`~hodyn_cli.io.torques.TorqueReader`), or where it has none, the
     ``effort_<joint>`` columns ``hodyn import`` writes (a JointState's efforts), or the motor
     currents ``current_<joint>`` (``hodyn compute --drives``' columns) as the motor torques
     referred to the joints, ``r eta k_t i`` (the ``drives``' constants)."""
     from hodyn_cli.io.columns import TAU_COLUMN
-    from hodyn_cli.io.lockstep import Lockstep
     from hodyn_cli.io.tables import open_table
 
     table = open_table(path)
@@ -126,10 +201,7 @@ def _measured(path: str, model: Model, motion: Trajectory, drives: Any = None) -
     kind = next((k for k in MEASURED if any(n.startswith(k + "_") for n in names)), None)
     if any(TAU_COLUMN.match(n) for n in names) or kind is None:
         table.close()
-        with TorqueReader(path, model, most=1) as reader:
-            torques = reader.take(motion.n_samples, motion.t)[:, 0]
-            reader.finish()
-        return torques
+        return _Torques(TorqueReader(path, model, most=1))
     columns = [f"{kind}_{j}" for j in model.coordinate_names]
     missing = [c for c in columns if c not in names]
     if missing:
@@ -138,10 +210,28 @@ def _measured(path: str, model: Model, motion: Trajectory, drives: Any = None) -
                               f"every independent joint: tau_<joint>, or {kind}_<joint> as "
                               f"{MEASURED[kind]} writes)", path)
     scale = 1.0 if kind == "effort" else _current_scale(path, model, drives, table)
-    with Lockstep(path, table, (["t"] if "t" in names else []) + columns) as reader:
-        torques = reader.take(motion.n_samples, motion.t)
-        reader.finish()
-    return torques * scale
+    return _Torques(Lockstep(path, table, (["t"] if "t" in names else []) + columns), scale)
+
+
+@dataclass
+class _Torques:
+    """Measured torques read in lockstep (``reader``), times ``scale`` (m,) (motor currents'
+    ``r eta k_t``)."""
+
+    reader: Lockstep
+    scale: Any = 1.0
+
+    def __enter__(self) -> _Torques:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.reader.close()
+
+    def take(self, n: int, t: np.ndarray | None) -> np.ndarray:
+        return self.reader.take(n, t).reshape(n, -1) * self.scale
+
+    def finish(self) -> None:
+        self.reader.finish()
 
 
 def _current_scale(path: str, model: Model, drives: Any, table: Any) -> np.ndarray:
@@ -160,29 +250,6 @@ def _current_scale(path: str, model: Model, drives: Any, table: Any) -> np.ndarr
         raise TrajectoryError(f"column 'current_{joint}': its drive has no 'torque_constant' "
                               f"in {drives.source or 'the drives file'}", path)
     return (drives.gear_ratio * drives.gear_efficiency)[joints] * k_t
-
-
-def _base_wrench(path: str, model: Model, motion: Trajectory) -> np.ndarray:
-    """(N, 6) the base wrench measured along a floating base's log: its columns ``W_<root>_mx,
-    ..., _fz`` (HDF5: ``wrench/<root>/W``) as ``hodyn compute --floating-base --base-wrench``
-    writes them (what the root exerts on its supports, root frame; docs/floating.md)."""
-    from hodyn_cli.api.regressor import regressor_rows
-    from hodyn_cli.io.lockstep import Lockstep
-    from hodyn_cli.io.tables import open_table
-
-    columns = list(regressor_rows(model, floating_base=True)[:6])
-    table = open_table(path)
-    missing = [c for c in columns if c not in table.names]
-    if missing:
-        table.close()
-        raise TrajectoryError(f"missing columns {listing(missing)} (a floating base is "
-                              "identified from the joint torques and the base wrench, as hodyn "
-                              "compute --floating-base --base-wrench writes it; contact forces "
-                              "are not read yet)", path)
-    with Lockstep(path, table, (["t"] if "t" in table.names else []) + columns) as reader:
-        wrench = reader.take(motion.n_samples, motion.t)
-        reader.finish()
-    return wrench
 
 
 def body_links(model: Model, floating: bool = False) -> list[str]:
@@ -333,22 +400,23 @@ def identify_files(model: Model, robot: str, logs: list[str], output: str, *,
     unit = np.array([1.0, 0, 0, 0, 1, 0, 1, 0, 0, 1])
     write_robot(robot_text, dict.fromkeys(body_links(model, floating), unit))
     options = {"estimate": estimate, "cutoff": cutoff, "drives": drives, "floating": floating}
-    read = [read_log(p, model, **options) for p in logs]
-    held = [read_log(p, model, **options) for p in holdout or []]
+    with ExitStack() as files:  # every log opened (its columns checked) before the work
+        read = [files.enter_context(Log(p, model, **options)) for p in logs]
+        held = [files.enter_context(Log(p, model, **options)) for p in holdout or []]
+        try:
+            result = api.identify(model, itertools.chain.from_iterable(read),
+                                  holdout=itertools.chain.from_iterable(held),
+                                  drives=drives, friction=friction, armature=armature,
+                                  drive_model=drive_model, prior_weight=prior_weight,
+                                  gravity=gravity)
+        except TrajectoryError as e:
+            raise TrajectoryError(e.message, e.source or listing(logs)) from None
     for log in read + held:
         if log.estimated:
             tell(notify, [Diagnostic("warning", f"{log.path}: estimated {', '.join(log.estimated)}"
                                      + (f" from the data low-passed at {cutoff:g} Hz, the "
                                         "torques low-passed alike" if cutoff else "")
                                      + f"; {log.trimmed:.3g} s left out at each end")])
-    try:
-        result = api.identify(model, [(log.motion, log.torques) for log in read],
-                              holdout=[(log.motion, log.torques) for log in held],
-                              drives=drives, friction=friction, armature=armature,
-                              drive_model=drive_model, prior_weight=prior_weight,
-                              gravity=gravity)
-    except TrajectoryError as e:
-        raise TrajectoryError(e.message, e.source or listing(logs)) from None
     if not result.converged:
         tell(notify, [Diagnostic("warning", "the consistent estimate's solver stopped before "
                                             "converging: the identified parameters are its last")])

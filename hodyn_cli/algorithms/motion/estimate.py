@@ -160,18 +160,24 @@ class DerivativeStream:
 
     ``cutoff`` (Hz): low-pass the highest given order first (measured, noisy data).
     ``wrapped`` (n,) bool: joints whose q may wrap at +-pi (continuous joints), unwrapped
-    before the spline (their q columns stay as given). After the first chunk ``names`` lists
-    what is estimated; after the last, ``expected_error`` maps ``"q"`` (and each estimated
-    link) to the expected RMS error (m, columns) of the estimated orders, away from the first
-    and last ``end_seconds`` of the record (:mod:`hodyn_cli.algorithms.motion.estimate_error`).
+    before the spline (their q columns stay as given). ``lowpassed``: the chunks' series
+    (measurements taken with the samples, e.g. ``hodyn identify``'s torques) that go through
+    the same low-pass as the data, window by window, so that they stay synchronous with the
+    estimated derivatives (as they are where nothing is estimated or without a ``cutoff``).
+    After the first chunk ``names`` lists what is estimated; after the first window
+    ``end_samples`` is known; after the last, ``expected_error`` maps ``"q"`` (and each
+    estimated link) to the expected RMS error (m, columns) of the estimated orders, away from
+    the first and last ``end_seconds`` of the record
+    (:mod:`hodyn_cli.algorithms.motion.estimate_error`).
     """
 
     def __init__(self, chunks: Iterable[Trajectory], need: int, wrench_need: int = 0,
                  cutoff: float | None = None, wrapped: np.ndarray | None = None, *,
-                 window: int | None = WINDOW,
-                 rows: int | None = None):
+                 window: int | None = WINDOW, rows: int | None = None,
+                 lowpassed: tuple[str, ...] = ()):
         self.chunks, self.need, self.wrench_need = chunks, need, wrench_need
         self.cutoff, self.wrapped, self.window, self.rows = cutoff, wrapped, window, rows
+        self.lowpassed = lowpassed
         self.names: list[str] = []
         self.signals: list[_Signal] = []
         self._chunks: Iterator[Trajectory] | None = None
@@ -203,12 +209,12 @@ class DerivativeStream:
         else:  # nothing missing: the chunks as they are
             yield from chunks
 
-    def filtered(self, x: np.ndarray) -> np.ndarray:
-        """``x`` (N, ...), sampled as the record is, through the low-pass the data went through
-        (as it is without a ``cutoff``): measurements that must stay synchronous with the
-        estimated derivatives (``hodyn identify``'s torques). After the first window."""
-        f = None if self._windows is None else self._windows.filter
-        return x if f is None else f(x)
+    @property
+    def end_samples(self) -> int:
+        """Samples at each end of the record where an estimate is unreliable (its end zones,
+        the longest over the signals: ``end_seconds`` of them); 0 where nothing is estimated.
+        Known once the first window is estimated (the first piece yielded)."""
+        return max(self._windows.ends.values(), default=0) if self._windows else 0
 
     def largest_error(self) -> dict[str, float]:
         """Each estimated name (``qd``, ...) -> its largest expected RMS error over the joints
@@ -314,12 +320,16 @@ class _Windows:
                 derivs = np.concatenate([derivs, d[:, :sig.m]], axis=1)
             else:
                 wrenches[sig.key] = np.concatenate([wrenches[sig.key], d[:, :sig.m]], axis=1)
-        out = _sliced(Trajectory(chunk.joint_names, derivs, t,
-                                 None if chunk.wrenches is None else Wrenches(wrenches),
-                                 chunk.series), rest)
+        series = chunk.series
+        if series is not None and self.filter is not None:
+            series = {k: self.filter(v) if k in self.s.lowpassed else v
+                      for k, v in series.items()}
+        out = Trajectory(chunk.joint_names, derivs, t,
+                         None if chunk.wrenches is None else Wrenches(wrenches),
+                         series).rows(rest)
         rows = self.s.rows or max(out.n_samples, 1)
         for start in range(0, out.n_samples, rows):
-            yield _sliced(out, slice(start, start + rows))
+            yield out.rows(slice(start, start + rows))
 
     def _start(self, t: np.ndarray) -> None:
         """The filter (its rate from the first samples t) and the end zones."""
@@ -363,13 +373,6 @@ class _Windows:
         self.s.end_seconds = float(max(self.ends.values()) * tally.step)
 
 
-def _sliced(tr: Trajectory, rows: slice) -> Trajectory:
-    W = tr.wrenches
-    return Trajectory(tr.joint_names, tr.derivatives[rows], None if tr.t is None else tr.t[rows],
-                      None if W is None else Wrenches({k: w[rows] for k, w in W.W.items()}),
-                      None if tr.series is None else {k: v[rows] for k, v in tr.series.items()})
-
-
 class _Buffer:
     """Consecutive chunks (with their unwrapped q) from sample ``start`` to ``end``."""
 
@@ -396,7 +399,7 @@ class _Buffer:
         for tr, sm in self.parts:
             a, b = max(lo - s, 0), min(hi - s, tr.n_samples)
             if a < b:
-                pieces.append(_sliced(tr, slice(a, b)))
+                pieces.append(tr.rows(slice(a, b)))
                 smooth.append(None if sm is None else sm[a:b])
             s += tr.n_samples
         if len(pieces) == 1:
