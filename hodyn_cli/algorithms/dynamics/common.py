@@ -32,8 +32,8 @@ def check_joint_models(model: Model, joint_models: bool = False) -> None:
     for name, kind in zip(model.joint_names, model.joint_types, strict=True):
         if kind in JOINT_MODELS:
             raise HodynError(f"model '{model.name}': joint '{name}' is {kind}: only the "
-                             "body-fixed inverse dynamics (compute --method body-fixed, numpy) "
-                             "runs helical, spherical, planar and free joints yet")
+                             "body-fixed method's inverse dynamics and joint wrenches run "
+                             "helical, spherical, planar and free joints yet")
 
 
 def check_inputs(model: Model, trajectory: Trajectory, order: int,
