@@ -396,4 +396,3 @@ def pytest_collection_modifyitems(items):
                 item.path.name != "test_documented_commands.py")
 
     items.sort(key=short)  # stable: otherwise as collected
-
