@@ -402,6 +402,21 @@ def test_refused_in_one_line_where_not_built():
     assert comb(4, 2) == 6  # the stencil tables' binomials, as the recursion's
 
 
+def test_info_names_each_joints_coordinates():
+    import json
+
+    from typer.testing import CliRunner
+
+    from conftest import URDF
+    from hodyn_cli.cli.app import app
+
+    result = CliRunner().invoke(app, ["info", str(URDF / "mobile_2r.urdf"), "--json"])
+    joints = json.loads(result.stdout)["joints"]
+    assert [(j["coordinates"], j["Y"] is None) for j in joints] == [
+        (["drive_vx", "drive_vy", "drive_wz"], True), (["shoulder"], False),
+        (["elbow"], False)]
+
+
 def test_a_multi_dof_joint_is_not_locked():
     from hodyn_cli.modeling.locking import lock
     from hodyn_cli.modeling.urdf import parse_model
