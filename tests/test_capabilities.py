@@ -120,6 +120,12 @@ def files(tmp_path_factory):
     with open_sink(str(d / "ee.h5"), {}, {}, rows=N) as sink:
         sink.write({"t": short.t} | dict(kin))
     mimic = mimic_urdf(d, "gripper_arm", "finger_right_joint", "finger_left_joint", 1, 0)
+    (d / "iiwa_floating.urdf").write_text((URDF / "iiwa14.urdf").read_text().replace(
+        '<joint name="iiwa_joint_7" type="revolute">', '<joint name="iiwa_joint_7" type="floating">'))
+    floating = load_model(d / "iiwa_floating.urdf")   # its last joint free: 6 + 6 DOF
+    write_trajectory(str(d / "iiwa_floating.csv"), Trajectory(
+        floating.dof_names, 0.3 * np.random.default_rng(1).normal(size=(20, 5, floating.nv)),
+        np.arange(20) * 0.01), model=floating)
     arm = load_model(mimic)
     t = np.linspace(0, 0.2, 21)
     qs = np.zeros((t.size, 7, len(arm.coordinate_names)))
@@ -200,6 +206,8 @@ def invocation(files, command: str, on: set[str]) -> list:
         robot, traj = d / "gripper_arm_mimic.urdf", d / "mimic.h5"
     if "no_joints" in on:
         robot, traj = URDF / "free_body.urdf", d / "free.csv"
+    if "joint_models" in on:
+        robot, traj = d / "iiwa_floating.urdf", d / "iiwa_floating.csv"
     if on <= {"loops", "method", "estimate", "cutoff", "validate"} and "loops" in on:
         robot, traj = URDF / "fourbar.urdf", SAMPLES / "fourbar_crank.csv"
     out = d / f"out_{command}_{'_'.join(sorted(on))}.h5"
@@ -255,7 +263,7 @@ def invocation(files, command: str, on: set[str]) -> list:
         args = [a for a in args if a not in ("-o", out)]
     if command == "elastic" and not on & {"drives", "elastic"}:
         args += extra["elastic"]
-    for feature in sorted(on - {"mimic", "no_joints"}):
+    for feature in sorted(on - {"mimic", "no_joints", "joint_models"}):
         if not (feature == "drives" and "elastic" in on):
             args += extra[feature]
     return args
@@ -294,8 +302,8 @@ def refusals() -> list:
             if not on <= COMMANDS[command] | {"mimic"} or "floating_base" in on and \
                     "floating_base" not in COMMANDS[command]:
                 continue   # refused where no option reaches it: the API's (tested there)
-            # a refusal of the robot names its file
-            robot = f"{URDF / 'free_body.urdf'}: " if capabilities.ROBOT & on else ""
+            # a refusal of the robot names its file (the invocation's robot)
+            robot = "<robot>: " if capabilities.ROBOT & on else ""
             out.append(pytest.param(command, frozenset(on), robot + rule.message(FLAGS),
                                     id=f"{command}-{'-'.join(sorted(on))}"))
     return out
@@ -306,6 +314,7 @@ def test_every_refusal_is_its_one_line(files, command, on, message):
     args = invocation(files, command, set(on))
     result = run(*args)
     assert result.exit_code == 2, result.output
+    message = message.replace("<robot>", str(args[1]))
     assert result.stderr == f"hodyn: error: {message}\n", result.stderr
 
 
