@@ -69,10 +69,11 @@ FEATURES = {
     "jacobian": "the Jacobian",
     "link": "a link",
     "gpu": "the GPU backend",
+    "torque_rates": "measured torque rates",
 }
 #: the features said in the plural ("... do not go with ...")
 PLURAL = {"contacts", "loops", "drives", "elastic", "mimic", "wrench", "estimate",
-          "state_derivatives", "parameter_derivatives", "torques", "segments"}
+          "state_derivatives", "parameter_derivatives", "torques", "segments", "torque_rates"}
 
 #: properties of the robot whose refusals name its file (the robot, not an option, is refused)
 ROBOT = {"no_joints", "joint_models"}
@@ -101,7 +102,7 @@ COMMANDS = {
     "generate": {"gpu", "mimic", "no_joints", "joint_models", "drives", "elastic", "optimal",
                  "respect_limits"},
     "identify": {"estimate", "cutoff", "mimic", "no_joints", "joint_models", "floating_base",
-                 "drives", "friction"},
+                 "drives", "friction", "torque_rates"},
 }
 
 EVERY = tuple(COMMANDS)
@@ -189,6 +190,10 @@ RULES: tuple[Excludes | Requires, ...] = (
         "parameter_derivatives")),
     *(Excludes(("loops", other), ("validate",)) for other in (
         "floating_base", "contacts", "drives", "mimic", "wrench", "simulate", "torques")),
+    Excludes(("torque_rates", "floating_base"), ("identify",),
+             "the base wrench's rates are not read"),
+    Excludes(("torque_rates", "drives"), ("identify",),
+             "the drives' terms are subtracted at order 0 only"),
     Excludes(("floating_base", "estimate"), ("identify",),
              "a floating base's twists are not estimated: its log gives base_Vb and base_Vbd"),
     Excludes(("slotine_li", "friction"), ("regressor",)),

@@ -147,6 +147,13 @@ def files(tmp_path_factory):
         with open_sink(str(d / f"{name}.h5"), {}, {"joint_names": list(design.joint_names)},
                        rows=design.n_samples) as sink:
             sink.write(data | {"tau": api.inverse_dynamics(robot, design, order=0).tau})
+    design = next(api.design_motion(iiwa, "fourier", duration=2.0, rate=100,   # with taud
+                                    derivatives=3).chunks)
+    data, columns = trajectory_datasets(design)
+    rates = api.inverse_dynamics(iiwa, design, order=1)
+    with open_sink(str(d / "ident_rates.h5"), {}, {"joint_names": list(design.joint_names)},
+                   rows=design.n_samples) as sink:
+        sink.write(data | {"tau": rates.tau, "taud": rates.taud})
     quad = load_model(URDF / "quadruped.urdf")
     n = 21
     t = np.linspace(0, 0.2, n)
@@ -208,6 +215,8 @@ def invocation(files, command: str, on: set[str]) -> list:
         robot, traj = URDF / "free_body.urdf", d / "free.csv"
     if "joint_models" in on:
         robot, traj = d / "iiwa_floating.urdf", d / "iiwa_floating.csv"
+    if "torque_rates" in on:  # (the iiwa's log with taud; refused with a floating base first)
+        robot = URDF / "iiwa14.urdf"
     if on <= {"loops", "method", "estimate", "cutoff", "validate"} and "loops" in on:
         robot, traj = URDF / "fourbar.urdf", SAMPLES / "fourbar_crank.csv"
     out = d / f"out_{command}_{'_'.join(sorted(on))}.h5"
@@ -229,7 +238,8 @@ def invocation(files, command: str, on: set[str]) -> list:
             else ["--to-limits"] if on & {"drives", "elastic"} else ["--factor", "2"]),
         # (--optimal: a cosine; on the 0.2 s Fourier motion the linear programmes take ~5 s,
         # a cost that belongs to tests/test_optimal.py, not to this walk of combinations)
-        "identify": [robot, d / ("ident_mimic.h5" if "mimic" in on else "ident_floating.h5"
+        "identify": [robot, d / ("ident_mimic.h5" if "mimic" in on else "ident_rates.h5"
+                                 if "torque_rates" in on else "ident_floating.h5"
                                  if "floating_base" in on else "ident.h5"), "-o",
                      out.with_suffix(".urdf")] if "no_joints" not in on else [robot, traj, "-o",
                                                                              out],
@@ -263,7 +273,7 @@ def invocation(files, command: str, on: set[str]) -> list:
         args = [a for a in args if a not in ("-o", out)]
     if command == "elastic" and not on & {"drives", "elastic"}:
         args += extra["elastic"]
-    for feature in sorted(on - {"mimic", "no_joints", "joint_models"}):
+    for feature in sorted(on - {"mimic", "no_joints", "joint_models", "torque_rates"}):
         if not (feature == "drives" and "elastic" in on):
             args += extra[feature]
     return args

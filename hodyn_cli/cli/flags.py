@@ -51,6 +51,7 @@ FLAGS = {
     "jacobian": "--jacobian",
     "link": "--link",
     "gpu": "--backend gpu",
+    "torque_rates": "torque rates (taud_<joint> columns)",
 }
 
 if __name__ == "__main__":  # pragma: no cover - the docs page
