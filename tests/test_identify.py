@@ -534,6 +534,41 @@ def test_a_missing_position_is_not_a_derivative_to_estimate(iiwa, tmp_path):
             assert hinted or "q_iiwa_joint_7" in result.stderr
 
 
+def free_quadruped(seed: int, N: int, rng):
+    """The quadruped as a free body at N random states (root orientation, twist and its
+    rate, joints; drawn from ``rng``): ``(robot, Pinocchio's free-flyer model of it with
+    every body perturbed by ``seed``, its data, order: hodyn's index of its joints, the
+    motion, the true parameters, root first)``."""
+    from conftest import pinocchio_free_flyer
+    from hodyn_cli.core import lie
+    from hodyn_cli.core.trajectory import BaseMotion
+
+    path = URDF / "quadruped.urdf"
+    robot = api.load_robot(path)
+    _, truth, data, order = pinocchio_free_flyer(path, robot)
+    perturbed(path, seed, truth)
+    R = np.stack([lie.rotation_exp(a / np.linalg.norm(a), np.linalg.norm(a))
+                  for a in rng.normal(size=(N, 3))])
+    base = BaseMotion(R, rng.normal(size=(N, 3)), rng.normal(size=(N, 2, 6)))
+    q = rng.uniform(robot.limits[:, 0], robot.limits[:, 1], size=(N, robot.n))
+    motion = Trajectory(robot.joint_names, np.stack([q, *rng.normal(size=(2, N, robot.n)) * 3],
+                                                    axis=1), np.arange(N) * 0.01, base=base)
+    pi = np.concatenate([truth.inertias[1].toDynamicParameters()]
+                        + [truth.inertias[truth.getJointId(n)].toDynamicParameters()
+                           for n in robot.joint_names])
+    return robot, truth, data, order, motion, pi
+
+
+def free_flyer_state(truth, order, motion: Trajectory, s: int) -> tuple:
+    """Pinocchio's (q, v, a) of sample s of a free quadruped's ``motion``."""
+    from conftest import free_flyer_q, free_flyer_rate
+
+    base = motion.base
+    return (free_flyer_q(pin, truth, order, base.R[s], base.p[s], motion.q[s]),
+            free_flyer_rate(order, base.Vb[s, 0], motion.qd[s]),
+            free_flyer_rate(order, base.Vb[s, 1], motion.qdd[s]))
+
+
 def test_floating_base_from_joint_torques_and_the_base_wrench(tmp_path):
     """The quadruped as a free body: joint torques and base wrench from Pinocchio's
     free-flyer rnea of a perturbed robot (root included), 1 % noise on every row, at random
@@ -542,35 +577,21 @@ def test_floating_base_from_joint_torques_and_the_base_wrench(tmp_path):
     link's inertial the identified one; a log without the base wrench is one line."""
     from scipy.stats import chi2
 
-    from conftest import LINEAR_FIRST, free_flyer_q, free_flyer_rate, pinocchio_free_flyer
-    from hodyn_cli.core import lie
-    from hodyn_cli.core.trajectory import BaseMotion, Wrenches
+    from conftest import LINEAR_FIRST
+    from hodyn_cli.core.trajectory import Wrenches
 
     path = URDF / "quadruped.urdf"
-    robot = api.load_robot(path)
-    _, truth, data, order = pinocchio_free_flyer(path, robot)
-    perturbed(path, 2, truth)
     N, rng = 250, np.random.default_rng(6)
-    R = np.stack([lie.rotation_exp(a / np.linalg.norm(a), np.linalg.norm(a))
-                  for a in rng.normal(size=(N, 3))])
-    base = BaseMotion(R, rng.normal(size=(N, 3)), rng.normal(size=(N, 2, 6)))
-    low, high = robot.limits[:, 0], robot.limits[:, 1]
-    q = rng.uniform(low, high, size=(N, robot.n))
-    motion = Trajectory(robot.joint_names, np.stack([q, *rng.normal(size=(2, N, robot.n)) * 3],
-                                                    axis=1), np.arange(N) * 0.01, base=base)
+    robot, truth, data, order, motion, pi = free_quadruped(2, N, rng)
+    base, q = motion.base, motion.q
     exact = np.empty((N, 6 + robot.n))
     for s in range(N):
-        out = pin.rnea(truth, data, free_flyer_q(pin, truth, order, R[s], base.p[s], q[s]),
-                       free_flyer_rate(order, base.Vb[s, 0], motion.qd[s]),
-                       free_flyer_rate(order, base.Vb[s, 1], motion.qdd[s]))
+        out = pin.rnea(truth, data, *free_flyer_state(truth, order, motion, s))
         exact[s, 6 + np.asarray(order)] = out[6:]
         exact[s, LINEAR_FIRST] = -out[:6]  # what the root exerts on its supports
     sigma = NOISE * np.abs(exact).max(axis=0)
     measured_rows = exact + rng.normal(size=exact.shape) * sigma
     result = api.identify(robot, [(motion, measured_rows)], constrained=False)
-    pi = np.concatenate([truth.inertias[1].toDynamicParameters()]
-                        + [truth.inertias[truth.getJointId(n)].toDynamicParameters()
-                           for n in robot.joint_names])
     z, total = errors(result, pi)
     r = len(z)
     assert r == 94 and result.bodies == robot.n + 1
@@ -625,30 +646,19 @@ def test_floating_base_from_the_wrenches_measured_at_its_contacts(tmp_path):
     and with a random foot wrench and the base wrench it then needs: hodyn identifies the
     robot's base parameters from the log (J^T W of the measured wrenches taken out) to 1e-7.
     """
-    from conftest import LINEAR_FIRST, free_flyer_q, free_flyer_rate, pinocchio_free_flyer
-    from hodyn_cli.core import lie
-    from hodyn_cli.core.trajectory import BaseMotion, Wrenches
+    from conftest import LINEAR_FIRST
+    from hodyn_cli.core.trajectory import Wrenches
     from hodyn_cli.io.results import base_datasets
     from hodyn_cli.pipeline.identification import Log
 
-    path = URDF / "quadruped.urdf"
-    robot = api.load_robot(path)
-    _, truth, data, order = pinocchio_free_flyer(path, robot)
-    perturbed(path, 3, truth)
     N, rng = 150, np.random.default_rng(7)
-    R = np.stack([lie.rotation_exp(a / np.linalg.norm(a), np.linalg.norm(a))
-                  for a in rng.normal(size=(N, 3))])
-    base = BaseMotion(R, rng.normal(size=(N, 3)), rng.normal(size=(N, 2, 6)))
-    q = rng.uniform(robot.limits[:, 0], robot.limits[:, 1], size=(N, robot.n))
-    motion = Trajectory(robot.joint_names, np.stack([q, *rng.normal(size=(2, N, robot.n)) * 3],
-                                                    axis=1), np.arange(N) * 0.01, base=base)
+    robot, truth, data, order, motion, pi = free_quadruped(3, N, rng)
+    base = motion.base
     foot = truth.frames[truth.getFrameId("FL_foot")]
     joint = foot.parentJoint
     rows, W = np.zeros((2, N, 6 + robot.n)), np.empty((2, N, 6))
     for s in range(N):
-        x = (free_flyer_q(pin, truth, order, R[s], base.p[s], q[s]),
-             free_flyer_rate(order, base.Vb[s, 0], motion.qd[s]),
-             free_flyer_rate(order, base.Vb[s, 1], motion.qdd[s]))
+        x = free_flyer_state(truth, order, motion, s)
         pin.forwardKinematics(truth, data, x[0])
         to_root = data.oMi[1].actInv(data.oMi[joint])  # the foot's joint frame in the root's
         free = to_root.actInv(pin.Force(pin.rnea(truth, data, *x)[:6]))  # the root needs none
@@ -661,9 +671,6 @@ def test_floating_base_from_the_wrenches_measured_at_its_contacts(tmp_path):
             on_foot = foot.placement.actInv(force)  # (the environment's force on the robot)
             W[case, s] = -np.concatenate([on_foot.angular, on_foot.linear])
     assert np.abs(rows[0, :, :6]).max() < 1e-9 * np.abs(rows[0]).max()
-    pi = np.concatenate([truth.inertias[1].toDynamicParameters()]
-                        + [truth.inertias[truth.getJointId(n)].toDynamicParameters()
-                           for n in robot.joint_names])
     # the log of the free robot: its joint torques and the foot's sensor
     sensed = Trajectory(motion.joint_names, motion.derivatives, motion.t,
                         Wrenches({"FL_foot": W[0][:, None]}), base=base)
