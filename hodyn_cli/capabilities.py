@@ -43,6 +43,7 @@ FEATURES = {
     "elastic": "series-elastic drives",
     "mimic": "mimic joints",
     "no_joints": "a robot with no joint",
+    "joint_models": "a helical, ball, planar or free joint",
     "wrench": "external wrenches",
     "joint_wrenches": "joint_wrenches=True",
     "base_wrench": "base_wrench=True",
@@ -68,16 +69,17 @@ FEATURES = {
     "jacobian": "the Jacobian",
     "link": "a link",
     "gpu": "the GPU backend",
+    "torque_rates": "measured torque rates",
 }
 #: the features said in the plural ("... do not go with ...")
 PLURAL = {"contacts", "loops", "drives", "elastic", "mimic", "wrench", "estimate",
-          "state_derivatives", "parameter_derivatives", "torques", "segments"}
+          "state_derivatives", "parameter_derivatives", "torques", "segments", "torque_rates"}
 
 #: properties of the robot whose refusals name its file (the robot, not an option, is refused)
-ROBOT = {"no_joints"}
+ROBOT = {"no_joints", "joint_models"}
 
 #: command -> the features it has at all (an option it takes, or a robot property it meets)
-_STREAMING = {"wrench", "estimate", "cutoff", "gpu", "mimic", "no_joints"}
+_STREAMING = {"wrench", "estimate", "cutoff", "gpu", "mimic", "no_joints", "joint_models"}
 COMMANDS = {
     "compute": _STREAMING | {"floating_base", "base_motion", "contacts", "drives",
                              "joint_wrenches", "base_wrench", "method", "many", "validate",
@@ -88,19 +90,20 @@ COMMANDS = {
                                "slotine_li", "loops"},
     "sensitivities": _STREAMING | {"floating_base", "base_motion"},
     "elastic": _STREAMING | {"elastic", "drives"},
-    "forward": {"wrench", "gpu", "mimic", "no_joints"},
-    "kinematics": {"estimate", "cutoff", "gpu", "mimic", "no_joints", "floating_base",
+    "forward": {"wrench", "gpu", "mimic", "no_joints", "joint_models"},
+    "kinematics": {"estimate", "cutoff", "gpu", "mimic", "no_joints", "joint_models", "floating_base",
                    "base_motion", "jacobian", "link"},
-    "ik": {"gpu", "mimic", "no_joints"},
+    "ik": {"gpu", "mimic", "no_joints", "joint_models"},
     "validate": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "method",
                               "simulate", "torques", "sim_rtol", "torque_rtol", "loops"},
     "check": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "elastic",
                            "loops"},
     "retime": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "elastic",
                             "optimal", "to_limits", "factor", "segments"},
-    "generate": {"gpu", "mimic", "no_joints", "drives", "elastic", "optimal", "respect_limits"},
-    "identify": {"estimate", "cutoff", "mimic", "no_joints", "floating_base", "drives",
-                 "friction"},
+    "generate": {"gpu", "mimic", "no_joints", "joint_models", "drives", "elastic", "optimal",
+                 "respect_limits"},
+    "identify": {"estimate", "cutoff", "mimic", "no_joints", "joint_models", "floating_base",
+                 "drives", "friction", "torque_rates"},
 }
 
 EVERY = tuple(COMMANDS)
@@ -194,6 +197,10 @@ RULES: tuple[Excludes | Requires, ...] = (
         "floating_base", "contacts", "drives", "mimic", "wrench")),
     *(Excludes(("loops", other), ("validate",)) for other in (
         "floating_base", "contacts", "drives", "mimic", "wrench", "simulate", "torques")),
+    Excludes(("torque_rates", "floating_base"), ("identify",),
+             "the base wrench's rates are not read"),
+    Excludes(("torque_rates", "drives"), ("identify",),
+             "the drives' terms are subtracted at order 0 only"),
     Excludes(("floating_base", "estimate"), ("identify",),
              "a floating base's twists are not estimated: its log gives base_Vb and base_Vbd"),
     Excludes(("slotine_li", "friction"), ("regressor",)),
@@ -211,6 +218,10 @@ RULES: tuple[Excludes | Requires, ...] = (
     Excludes(("optimal", "factor"), ("retime",), "it finds its own time law", yet=False),
     Excludes(("optimal", "segments"), ("retime",), "it finds its own time law", yet=False),
     Excludes(("mimic",), ("ik",)),
+    Excludes(("joint_models",), tuple(c for c in COMMANDS if c != "compute"),
+             "only compute runs it, by numpy's body-fixed recursion"),
+    *(Excludes(("joint_models", other), ("compute",)) for other in (
+        "contacts", "drives", "loops", "method", "many", "validate", "estimate")),
     Excludes(("no_joints",), ("sensitivities",), "a single rigid body has no joint torques to "
              "differentiate", yet=False),
     Excludes(("no_joints",), ("elastic",), "a single rigid body has no joint to drive",

@@ -8,6 +8,8 @@ for 5 s: ``<robot>_cosine.csv``/``.h5`` carry q..qdddddd (enough for torque orde
 JointState messages at 200 Hz, positions with 1e-4 rad of encoder noise, efforts (the true
 torques) with 0.5 N m of sensor noise; for ``hodyn import`` and docs/trajectories.md.
 ``fourbar_crank.csv``: the four-bar's crank (its actuated joint, docs/loops.md), 2 s at 100 Hz.
+``mobile_2r_cosine.csv``: the mobile base's planar joint (pose ``drive_x, drive_y, drive_theta``,
+rates ``qd_drive_vx``, ...) and its arm, q to its 6th derivative (:func:`mobile_motion`).
 """
 
 import shutil
@@ -15,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from hodyn_cli.core.trajectory import cosine
+from hodyn_cli.core import jets, lie
+from hodyn_cli.core.trajectory import Trajectory, cosine
 from hodyn_cli.io import write_trajectory
 from hodyn_cli.modeling.urdf import load_model
 
@@ -34,6 +37,27 @@ MOTIONS = {
                         phase=[0.0, 0.3, 0.6, 0.9, 0.0, 0.0],
                         offset=[0.0, 0.2, 0.1, 0.0, 0.02, 0.02]),
 }
+
+def mobile_motion() -> Trajectory:
+    """``mobile_2r``: its planar base drives x, y and turns (cosines), the arm swings; the
+    base's velocity coordinates ``(R^T p'; theta')`` and their derivatives exact (Leibniz on
+    the rotation's jet), to q's 6th derivative (docs/conventions.md, multi-DOF joints)."""
+    model = load_model(HERE.parent / "urdf" / "mobile_2r.urdf")
+    K = 6
+    xyt = cosine(("x", "y", "theta"), T, amplitude=[0.5, 0.3, 0.8], omega=[0.6, 0.9, 0.7],
+                 phase=[0.0, 1.0, 0.3], orders=K).derivatives             # (N, K+1, 3)
+    z = np.array([0.0, 0.0, 1.0])
+    R = jets.rotation(lie.rotation_exp(z, xyt[:, 0, 2]), xyt[:, 1:, 2:] * z, K - 1, body=True)
+    pdot = np.concatenate([xyt[:, 1:, :2], np.zeros((T.size, K, 1))], axis=2)
+    v = jets.product(jets.transpose(R), pdot[..., None])[..., 0]          # R^T p' and rates
+    arm = cosine(("shoulder", "elbow"), T, amplitude=[0.7, 1.0], omega=[1.1, 1.7],
+                 phase=[0.0, 0.5], offset=[0.3, -0.6], orders=K).derivatives
+    qs = np.empty((T.size, K + 1, model.nv))
+    qs[:, 0, :3] = xyt[:, 0]
+    qs[:, 1:, :3] = np.concatenate([v[..., :2], xyt[:, 1:, 2:]], axis=2)
+    qs[:, :, 3:] = arm
+    return Trajectory(model.dof_names, qs, T)
+
 
 def write_log(bag: Path) -> None:
     """A ROS 2 bag of JointState messages at 200 Hz with noisy positions and efforts."""
@@ -78,6 +102,9 @@ if __name__ == "__main__":
                    offset=[0.3], orders=6)
     write_trajectory(str(HERE / "fourbar_crank.csv"), crank)
     print("wrote fourbar_crank.csv")
+    write_trajectory(str(HERE / "mobile_2r_cosine.csv"), mobile_motion(),
+                     model=load_model(HERE.parent / "urdf" / "mobile_2r.urdf"))
+    print("wrote mobile_2r_cosine.csv")
     log = HERE / "iiwa14_log"
     shutil.rmtree(log, ignore_errors=True)
     write_log(log)

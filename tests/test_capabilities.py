@@ -120,6 +120,12 @@ def files(tmp_path_factory):
     with open_sink(str(d / "ee.h5"), {}, {}, rows=N) as sink:
         sink.write({"t": short.t} | dict(kin))
     mimic = mimic_urdf(d, "gripper_arm", "finger_right_joint", "finger_left_joint", 1, 0)
+    (d / "iiwa_floating.urdf").write_text((URDF / "iiwa14.urdf").read_text().replace(
+        '<joint name="iiwa_joint_7" type="revolute">', '<joint name="iiwa_joint_7" type="floating">'))
+    floating = load_model(d / "iiwa_floating.urdf")   # its last joint free: 6 + 6 DOF
+    write_trajectory(str(d / "iiwa_floating.csv"), Trajectory(
+        floating.dof_names, 0.3 * np.random.default_rng(1).normal(size=(20, 5, floating.nv)),
+        np.arange(20) * 0.01), model=floating)
     arm = load_model(mimic)
     t = np.linspace(0, 0.2, 21)
     qs = np.zeros((t.size, 7, len(arm.coordinate_names)))
@@ -141,6 +147,13 @@ def files(tmp_path_factory):
         with open_sink(str(d / f"{name}.h5"), {}, {"joint_names": list(design.joint_names)},
                        rows=design.n_samples) as sink:
             sink.write(data | {"tau": api.inverse_dynamics(robot, design, order=0).tau})
+    design = next(api.design_motion(iiwa, "fourier", duration=2.0, rate=100,   # with taud
+                                    derivatives=3).chunks)
+    data, columns = trajectory_datasets(design)
+    rates = api.inverse_dynamics(iiwa, design, order=1)
+    with open_sink(str(d / "ident_rates.h5"), {}, {"joint_names": list(design.joint_names)},
+                   rows=design.n_samples) as sink:
+        sink.write(data | {"tau": rates.tau, "taud": rates.taud})
     quad = load_model(URDF / "quadruped.urdf")
     n = 21
     t = np.linspace(0, 0.2, n)
@@ -200,6 +213,10 @@ def invocation(files, command: str, on: set[str]) -> list:
         robot, traj = d / "gripper_arm_mimic.urdf", d / "mimic.h5"
     if "no_joints" in on:
         robot, traj = URDF / "free_body.urdf", d / "free.csv"
+    if "joint_models" in on:
+        robot, traj = d / "iiwa_floating.urdf", d / "iiwa_floating.csv"
+    if "torque_rates" in on:  # (the iiwa's log with taud; refused with a floating base first)
+        robot = URDF / "iiwa14.urdf"
     if on <= {"loops", "method", "estimate", "cutoff", "validate"} and "loops" in on:
         robot, traj = URDF / "fourbar.urdf", SAMPLES / "fourbar_crank.csv"
     out = d / f"out_{command}_{'_'.join(sorted(on))}.h5"
@@ -221,7 +238,8 @@ def invocation(files, command: str, on: set[str]) -> list:
             else ["--to-limits"] if on & {"drives", "elastic"} else ["--factor", "2"]),
         # (--optimal: a cosine; on the 0.2 s Fourier motion the linear programmes take ~5 s,
         # a cost that belongs to tests/test_optimal.py, not to this walk of combinations)
-        "identify": [robot, d / ("ident_mimic.h5" if "mimic" in on else "ident_floating.h5"
+        "identify": [robot, d / ("ident_mimic.h5" if "mimic" in on else "ident_rates.h5"
+                                 if "torque_rates" in on else "ident_floating.h5"
                                  if "floating_base" in on else "ident.h5"), "-o",
                      out.with_suffix(".urdf")] if "no_joints" not in on else [robot, traj, "-o",
                                                                              out],
@@ -255,7 +273,7 @@ def invocation(files, command: str, on: set[str]) -> list:
         args = [a for a in args if a not in ("-o", out)]
     if command == "elastic" and not on & {"drives", "elastic"}:
         args += extra["elastic"]
-    for feature in sorted(on - {"mimic", "no_joints"}):
+    for feature in sorted(on - {"mimic", "no_joints", "joint_models", "torque_rates"}):
         if not (feature == "drives" and "elastic" in on):
             args += extra[feature]
     return args
@@ -294,8 +312,8 @@ def refusals() -> list:
             if not on <= COMMANDS[command] | {"mimic"} or "floating_base" in on and \
                     "floating_base" not in COMMANDS[command]:
                 continue   # refused where no option reaches it: the API's (tested there)
-            # a refusal of the robot names its file
-            robot = f"{URDF / 'free_body.urdf'}: " if capabilities.ROBOT & on else ""
+            # a refusal of the robot names its file (the invocation's robot)
+            robot = "<robot>: " if capabilities.ROBOT & on else ""
             out.append(pytest.param(command, frozenset(on), robot + rule.message(FLAGS),
                                     id=f"{command}-{'-'.join(sorted(on))}"))
     return out
@@ -306,6 +324,7 @@ def test_every_refusal_is_its_one_line(files, command, on, message):
     args = invocation(files, command, set(on))
     result = run(*args)
     assert result.exit_code == 2, result.output
+    message = message.replace("<robot>", str(args[1]))
     assert result.stderr == f"hodyn: error: {message}\n", result.stderr
 
 

@@ -244,6 +244,70 @@ def test_a_log_streams_in_chunks_with_its_end_zones_left_out(iiwa, tmp_path):
     assert np.allclose(a.base_estimate, b.base_estimate, rtol=1e-9, atol=1e-12)
 
 
+def rnea_rate(model, names, motion: Trajectory) -> np.ndarray:
+    """d tau / dt along the motion from Pinocchio's partial derivatives:
+    ``dtau/dq qd + dtau/dv qdd + M qddd``."""
+    data = model.createData()
+    idx = [model.joints[model.getJointId(n)].idx_q for n in names]
+    out = np.empty((motion.n_samples, len(names)))
+    for s in range(motion.n_samples):
+        q, v, a, j = (np.zeros(model.nq) for _ in range(4))
+        q[idx], v[idx], a[idx], j[idx] = (motion.derivatives[s, k] for k in range(4))
+        pin.computeRNEADerivatives(model, data, q, v, a)
+        M = np.triu(data.M) + np.triu(data.M, 1).T
+        out[s] = (data.dtau_dq @ v + data.dtau_dv @ a + M @ j)[idx]
+    return out
+
+
+def test_torque_rates_are_measurements_too(tmp_path):
+    """Measured torque rates (taud_<joint> columns, e.g. from an elastic joint's spring) are
+    rows of their own, ``Y' pi = taud``, with their own noise estimate: without noise the
+    base parameters to 1e-8 from tau and taud (Pinocchio's rates of a perturbed iiwa); with
+    tau 50x noisier than taud the rates carry the estimate (standard errors ~50 times
+    smaller than tau's alone, the truth within 4 of them); the report names the rate rows;
+    rates with --drives are one line (the drives' terms are taken out at order 0 only)."""
+    robot = api.load_robot(IIWA)
+    truth = perturbed(IIWA, 5)
+    design = api.design_motion(robot, "fourier", seed=8, duration=10.0, rate=40.0,
+                               derivatives=3)
+    motion = next(design.chunks)
+    tau, taud = rnea(truth, robot.joint_names, motion), rnea_rate(truth, robot.joint_names,
+                                                                  motion)
+    pi = truth_parameters(truth, robot)
+    exact = api.identify(robot, [(motion, np.stack([tau, taud], axis=1))], constrained=False)
+    assert exact.joint_names[7:] == tuple(f"taud_{j}" for j in robot.joint_names)
+    assert np.allclose(exact.base_estimate, exact.base.base_map @ pi, rtol=1e-8,
+                       atol=1e-8 * np.abs(exact.base_estimate).max())
+    rng = np.random.default_rng(9)
+    noisy_tau = tau + rng.normal(size=tau.shape) * 0.5 * np.abs(tau).max(axis=0)
+    noisy_taud = taud + rng.normal(size=taud.shape) * 0.01 * np.abs(taud).max(axis=0)
+    alone = api.identify(robot, [(motion, noisy_tau)], constrained=False)
+    both = api.identify(robot, [(motion, np.stack([noisy_tau, noisy_taud], axis=1))],
+                        constrained=False)
+    assert np.median(alone.standard_errors / both.standard_errors) > 20  # (47 measured)
+    z = (both.base_estimate - both.base.base_map @ pi) / both.standard_errors
+    assert np.abs(z).max() < 4, z
+    # the log as a file: taud_<joint> columns are read as rates (q to qddd needed)
+    datasets, columns = trajectory_datasets(motion)
+    names = {"tau": [f"tau_{j}" for j in robot.joint_names],
+             "taud": [f"taud_{j}" for j in robot.joint_names]}
+    with open_sink(str(tmp_path / "rates.csv"), {**columns, **names},
+                   {"joint_names": list(robot.joint_names)}) as sink:
+        sink.write(datasets | {"tau": noisy_tau, "taud": noisy_taud})
+    report = tmp_path / "r.json"
+    result = run("identify", IIWA, tmp_path / "rates.csv", "-o", tmp_path / "id.urdf",
+                 "--report", report, "-q")
+    assert result.exit_code == 0, result.output
+    data = json.loads(report.read_text())
+    assert list(data["noise"])[7:] == names["taud"]
+    assert np.allclose([p["estimate"] for p in data["base_parameters"]], both.base_estimate,
+                       rtol=1e-9, atol=1e-12)
+    bad = run("identify", IIWA, tmp_path / "rates.csv", "--drives", URDF / "iiwa14_motors.toml",
+              "-o", tmp_path / "x.urdf")
+    assert bad.exit_code == 2 and bad.stderr.count("\n") == 1
+    assert "torque rates (taud_<joint> columns) does not go with --drives" in bad.stderr
+
+
 def test_friction_and_rotor_inertias_written_to_a_drives_file(tmp_path):
     """Motor torques referred to the joints (the drives' model, docs/drives.md) of the iiwa
     with its motors' friction, 0.5 % noise: the identified drives file loads, its viscous
@@ -470,6 +534,41 @@ def test_a_missing_position_is_not_a_derivative_to_estimate(iiwa, tmp_path):
             assert hinted or "q_iiwa_joint_7" in result.stderr
 
 
+def free_quadruped(seed: int, N: int, rng):
+    """The quadruped as a free body at N random states (root orientation, twist and its
+    rate, joints; drawn from ``rng``): ``(robot, Pinocchio's free-flyer model of it with
+    every body perturbed by ``seed``, its data, order: hodyn's index of its joints, the
+    motion, the true parameters, root first)``."""
+    from conftest import pinocchio_free_flyer
+    from hodyn_cli.core import lie
+    from hodyn_cli.core.trajectory import BaseMotion
+
+    path = URDF / "quadruped.urdf"
+    robot = api.load_robot(path)
+    _, truth, data, order = pinocchio_free_flyer(path, robot)
+    perturbed(path, seed, truth)
+    R = np.stack([lie.rotation_exp(a / np.linalg.norm(a), np.linalg.norm(a))
+                  for a in rng.normal(size=(N, 3))])
+    base = BaseMotion(R, rng.normal(size=(N, 3)), rng.normal(size=(N, 2, 6)))
+    q = rng.uniform(robot.limits[:, 0], robot.limits[:, 1], size=(N, robot.n))
+    motion = Trajectory(robot.joint_names, np.stack([q, *rng.normal(size=(2, N, robot.n)) * 3],
+                                                    axis=1), np.arange(N) * 0.01, base=base)
+    pi = np.concatenate([truth.inertias[1].toDynamicParameters()]
+                        + [truth.inertias[truth.getJointId(n)].toDynamicParameters()
+                           for n in robot.joint_names])
+    return robot, truth, data, order, motion, pi
+
+
+def free_flyer_state(truth, order, motion: Trajectory, s: int) -> tuple:
+    """Pinocchio's (q, v, a) of sample s of a free quadruped's ``motion``."""
+    from conftest import free_flyer_q, free_flyer_rate
+
+    base = motion.base
+    return (free_flyer_q(pin, truth, order, base.R[s], base.p[s], motion.q[s]),
+            free_flyer_rate(order, base.Vb[s, 0], motion.qd[s]),
+            free_flyer_rate(order, base.Vb[s, 1], motion.qdd[s]))
+
+
 def test_floating_base_from_joint_torques_and_the_base_wrench(tmp_path):
     """The quadruped as a free body: joint torques and base wrench from Pinocchio's
     free-flyer rnea of a perturbed robot (root included), 1 % noise on every row, at random
@@ -478,35 +577,21 @@ def test_floating_base_from_joint_torques_and_the_base_wrench(tmp_path):
     link's inertial the identified one; a log without the base wrench is one line."""
     from scipy.stats import chi2
 
-    from conftest import LINEAR_FIRST, free_flyer_q, free_flyer_rate, pinocchio_free_flyer
-    from hodyn_cli.core import lie
-    from hodyn_cli.core.trajectory import BaseMotion, Wrenches
+    from conftest import LINEAR_FIRST
+    from hodyn_cli.core.trajectory import Wrenches
 
     path = URDF / "quadruped.urdf"
-    robot = api.load_robot(path)
-    _, truth, data, order = pinocchio_free_flyer(path, robot)
-    perturbed(path, 2, truth)
     N, rng = 250, np.random.default_rng(6)
-    R = np.stack([lie.rotation_exp(a / np.linalg.norm(a), np.linalg.norm(a))
-                  for a in rng.normal(size=(N, 3))])
-    base = BaseMotion(R, rng.normal(size=(N, 3)), rng.normal(size=(N, 2, 6)))
-    low, high = robot.limits[:, 0], robot.limits[:, 1]
-    q = rng.uniform(low, high, size=(N, robot.n))
-    motion = Trajectory(robot.joint_names, np.stack([q, *rng.normal(size=(2, N, robot.n)) * 3],
-                                                    axis=1), np.arange(N) * 0.01, base=base)
+    robot, truth, data, order, motion, pi = free_quadruped(2, N, rng)
+    base, q = motion.base, motion.q
     exact = np.empty((N, 6 + robot.n))
     for s in range(N):
-        out = pin.rnea(truth, data, free_flyer_q(pin, truth, order, R[s], base.p[s], q[s]),
-                       free_flyer_rate(order, base.Vb[s, 0], motion.qd[s]),
-                       free_flyer_rate(order, base.Vb[s, 1], motion.qdd[s]))
+        out = pin.rnea(truth, data, *free_flyer_state(truth, order, motion, s))
         exact[s, 6 + np.asarray(order)] = out[6:]
         exact[s, LINEAR_FIRST] = -out[:6]  # what the root exerts on its supports
     sigma = NOISE * np.abs(exact).max(axis=0)
     measured_rows = exact + rng.normal(size=exact.shape) * sigma
     result = api.identify(robot, [(motion, measured_rows)], constrained=False)
-    pi = np.concatenate([truth.inertias[1].toDynamicParameters()]
-                        + [truth.inertias[truth.getJointId(n)].toDynamicParameters()
-                           for n in robot.joint_names])
     z, total = errors(result, pi)
     r = len(z)
     assert r == 94 and result.bodies == robot.n + 1
@@ -561,30 +646,19 @@ def test_floating_base_from_the_wrenches_measured_at_its_contacts(tmp_path):
     and with a random foot wrench and the base wrench it then needs: hodyn identifies the
     robot's base parameters from the log (J^T W of the measured wrenches taken out) to 1e-7.
     """
-    from conftest import LINEAR_FIRST, free_flyer_q, free_flyer_rate, pinocchio_free_flyer
-    from hodyn_cli.core import lie
-    from hodyn_cli.core.trajectory import BaseMotion, Wrenches
+    from conftest import LINEAR_FIRST
+    from hodyn_cli.core.trajectory import Wrenches
     from hodyn_cli.io.results import base_datasets
     from hodyn_cli.pipeline.identification import Log
 
-    path = URDF / "quadruped.urdf"
-    robot = api.load_robot(path)
-    _, truth, data, order = pinocchio_free_flyer(path, robot)
-    perturbed(path, 3, truth)
     N, rng = 150, np.random.default_rng(7)
-    R = np.stack([lie.rotation_exp(a / np.linalg.norm(a), np.linalg.norm(a))
-                  for a in rng.normal(size=(N, 3))])
-    base = BaseMotion(R, rng.normal(size=(N, 3)), rng.normal(size=(N, 2, 6)))
-    q = rng.uniform(robot.limits[:, 0], robot.limits[:, 1], size=(N, robot.n))
-    motion = Trajectory(robot.joint_names, np.stack([q, *rng.normal(size=(2, N, robot.n)) * 3],
-                                                    axis=1), np.arange(N) * 0.01, base=base)
+    robot, truth, data, order, motion, pi = free_quadruped(3, N, rng)
+    base = motion.base
     foot = truth.frames[truth.getFrameId("FL_foot")]
     joint = foot.parentJoint
     rows, W = np.zeros((2, N, 6 + robot.n)), np.empty((2, N, 6))
     for s in range(N):
-        x = (free_flyer_q(pin, truth, order, R[s], base.p[s], q[s]),
-             free_flyer_rate(order, base.Vb[s, 0], motion.qd[s]),
-             free_flyer_rate(order, base.Vb[s, 1], motion.qdd[s]))
+        x = free_flyer_state(truth, order, motion, s)
         pin.forwardKinematics(truth, data, x[0])
         to_root = data.oMi[1].actInv(data.oMi[joint])  # the foot's joint frame in the root's
         free = to_root.actInv(pin.Force(pin.rnea(truth, data, *x)[:6]))  # the root needs none
@@ -597,9 +671,6 @@ def test_floating_base_from_the_wrenches_measured_at_its_contacts(tmp_path):
             on_foot = foot.placement.actInv(force)  # (the environment's force on the robot)
             W[case, s] = -np.concatenate([on_foot.angular, on_foot.linear])
     assert np.abs(rows[0, :, :6]).max() < 1e-9 * np.abs(rows[0]).max()
-    pi = np.concatenate([truth.inertias[1].toDynamicParameters()]
-                        + [truth.inertias[truth.getJointId(n)].toDynamicParameters()
-                           for n in robot.joint_names])
     # the log of the free robot: its joint torques and the foot's sensor
     sensed = Trajectory(motion.joint_names, motion.derivatives, motion.t,
                         Wrenches({"FL_foot": W[0][:, None]}), base=base)

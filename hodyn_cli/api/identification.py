@@ -20,11 +20,11 @@ from hodyn_cli.api.regressor import (
 from hodyn_cli.api.results import capable
 from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.core.trajectory import Trajectory, derivative_name, rate_name
 from hodyn_cli.errors import HodynError, TrajectoryError
 
 __all__ = ["Identification", "identify", "predict_torques", "unidentified_drive_torques",
-           "external_wrench_torques", "NONNEGATIVE", "CHUNK"]
+           "external_wrench_torques", "measured_rows", "NONNEGATIVE", "CHUNK"]
 
 #: samples of regressor per chunk (7 joints x 113 parameters: ~26 MB)
 CHUNK = 4096
@@ -116,7 +116,9 @@ def identify(robot: Model, logs: Iterable[tuple[Trajectory, np.ndarray]], *,
              noise: np.ndarray | None = None, constrained: bool = True, base: Any = None,
              chunk: int = CHUNK) -> Identification:
     """The robot's parameters from ``logs``: pairs of a motion (q, qd, qdd of the independent
-    joints, ``robot.coordinate_names``) and the torques measured along it (N, m) (a motion
+    joints, ``robot.coordinate_names``) and the torques measured along it (N, m), or with
+    their first K rates (N, K+1, m: ``tau``, ``taud``, ...; the motion then to ``q^(K+2)``;
+    every rate is a row of its own with its own noise, :func:`measured_rows`) (a motion
     with a floating ``base``, every log's or none: (N, 6 + m), the base wrench ``W_<root>_mx,
     ..., _fz`` of ``inverse_dynamics(..., base_wrench=True)`` then the joint torques; the root
     link's 10 parameters are identified too, first; docs/floating.md) (with
@@ -149,24 +151,24 @@ def identify(robot: Model, logs: Iterable[tuple[Trajectory, np.ndarray]], *,
     first = next(pieces, None)
     if first is None:
         raise TrajectoryError("no samples to identify from")
-    floating = first[0].base is not None
+    floating, K = first[0].base is not None, _rate_orders(first[1])
     capable("identify", robot, drives=drives is not None, friction=friction or armature,
-            floating_base=floating)
+            floating_base=floating, torque_rates=K > 0)
     options = {"drives": drives, "friction": friction, "armature": armature}
     names, prior = regressor_parameters(robot, floating_base=floating, **options)
     if base is None:
         base = regressor_basis(robot, gravity=gravity, drive_model=drive_model,
                                floating_base=floating, **options)
-    rows = regressor_rows(robot, floating)
+    rows = measured_rows(robot, floating, K)
     bodies = robot.n + floating
     r, m = len(base.names), len(rows)
     stack = least_squares.Stack(m, r)
     for piece, tau in itertools.chain([first], pieces):
-        _same_base(piece, floating)
-        stack.add(_base_rows(robot, piece, base, gravity, drive_model, options),
+        _same_kind(piece, tau, floating, K)
+        stack.add(_base_rows(robot, piece, base, gravity, drive_model, options, K),
                   _modelled(robot, piece, tau, gravity, drive_model, options))
     if stack.samples <= r / m:  # (the noise estimate divides by N - r/m)
-        raise TrajectoryError(f"{stack.samples} samples of {m} joints' torques for {r} base "
+        raise TrajectoryError(f"{stack.samples} samples of {m} measured torques for {r} base "
                               f"parameters: too few (more than {int(r / m)} samples are "
                               "needed, many more to average the noise)")
     fit = least_squares.weighted_least_squares(
@@ -183,7 +185,7 @@ def identify(robot: Model, logs: Iterable[tuple[Trajectory, np.ndarray]], *,
         S, z, base.base_map, prior, bodies, np.array([n.startswith(NONNEGATIVE)
                                                        for n in driven], dtype=bool),
         prior_weight) if constrained else (unconstrained, True)
-    held = _holdout_rms(robot, _pieces(holdout, chunk), floating, base, parameters,
+    held = _holdout_rms(robot, _pieces(holdout, chunk), floating, K, base, parameters,
                         fit.estimate, gravity, drive_model, options)
     return Identification(names, prior, base, fit.estimate, fit.standard_errors,
                           fit.covariance, fit.noise,
@@ -191,15 +193,38 @@ def identify(robot: Model, logs: Iterable[tuple[Trajectory, np.ndarray]], *,
                           unconstrained, bodies, rows, *held)
 
 
-def _same_base(motion: Trajectory, floating: bool) -> None:
-    """Every log has a floating base's motion, or none does."""
+def measured_rows(robot: Model, floating: bool = False, rates: int = 0) -> tuple[str, ...]:
+    """The names of the measurements :func:`identify` fits, one per row of its stacked
+    regressor: :func:`~hodyn_cli.api.regressor.regressor_rows` (the joints' torques, after a
+    floating base's wrench), then with ``rates`` K the torque rates ``taud_<joint>``, ... to
+    the K-th.
+
+    >>> from hodyn_cli.api import load_robot
+    >>> measured_rows(load_robot("urdf/planar_2r.urdf"), rates=1)
+    ('joint1', 'joint2', 'taud_joint1', 'taud_joint2')
+    """
+    rows = regressor_rows(robot, floating)
+    return rows + tuple(f"{derivative_name('tau', k)}_{row}" for k in range(1, rates + 1)
+                        for row in rows)
+
+
+def _rate_orders(torques: np.ndarray) -> int:
+    """K of measured torques (N, rows) (0) or (N, K+1, rows) (tau and its first K rates)."""
+    return 0 if np.ndim(torques) == 2 else np.shape(torques)[1] - 1
+
+
+def _same_kind(motion: Trajectory, torques: np.ndarray, floating: bool, K: int) -> None:
+    """Every log has a floating base's motion, or none does; every log the same rates."""
     if (motion.base is not None) != floating:
         raise HodynError("some logs have a floating base's motion and some do not")
+    if _rate_orders(torques) != K:
+        raise HodynError("some logs have torque rates and some do not (or other orders)")
 
 
 def _modelled(robot: Model, piece: Trajectory, torques: np.ndarray, gravity: Any,
               drive_model: str, options: dict) -> np.ndarray:
-    """What the regressor's columns explain of the measured ``torques`` (N, m): less the
+    """What the regressor's columns explain of the measured ``torques`` (N, m) (or (N, K+1,
+    m) with rates: the rows of :func:`measured_rows`): less the
     measured external wrenches' share (:func:`external_wrench_torques`); with drives,
     ``r eta tau_m`` less the terms of the drive parameters not identified (the file's
     values; :func:`unidentified_drive_torques`)."""
@@ -207,22 +232,29 @@ def _modelled(robot: Model, piece: Trajectory, torques: np.ndarray, gravity: Any
                                        **options)
     if known is not None:
         torques = torques - known
-    external = external_wrench_torques(robot, piece)
-    return torques if external is None else torques - external
+    external = external_wrench_torques(robot, piece, _rate_orders(torques))
+    if external is not None:
+        torques = torques - external
+    return torques.reshape(len(torques), -1)  # (rates: tau's rows, then taud's, ...)
 
 
-def external_wrench_torques(robot: Model, motion: Trajectory) -> np.ndarray | None:
+def external_wrench_torques(robot: Model, motion: Trajectory, rates: int = 0
+                            ) -> np.ndarray | None:
     """(N, rows) ``J^T W``: what the external wrenches of ``motion`` (``motion.wrenches``, W
     of the links on their environment as measured by force-torque sensors, order 0;
     docs/conventions.md) add to the measured rows (:func:`regressor_rows`: a floating
     base's wrench first, then the joints'). The parameters do not enter it (``tau = Y pi +
     J^T W``): it is the inverse dynamics at rest under W (q as given; no velocity,
-    acceleration or gravity). None without wrenches."""
+    acceleration or gravity). None without wrenches. With torque ``rates`` (measured with
+    them) a one-line refusal: their share's rates need the wrenches' rates."""
     from hodyn_cli.api.dynamics import inverse_dynamics
     from hodyn_cli.core.trajectory import BaseMotion, Wrenches
 
     if motion.wrenches is None or not motion.wrenches.W:
         return None
+    if rates:
+        raise HodynError("torque rates with measured external wrenches are not identified yet "
+                         "(their share's rates need the wrenches' rates)")
     N, n = motion.n_samples, len(motion.joint_names)
     base = motion.base
     still = Trajectory(motion.joint_names, np.concatenate([motion.derivatives[:, :1],
@@ -261,26 +293,34 @@ def unidentified_drive_torques(robot: Model, motion: Trajectory, *, drives: Any 
 
 
 def _base_rows(robot: Model, piece: Trajectory, base: Any, gravity: Any, drive_model: str,
-               options: dict) -> np.ndarray:
-    return dynamic_regressor(robot, piece, base=base, gravity=gravity, drive_model=drive_model,
-                             **options).Y_base
+               options: dict, K: int = 0) -> np.ndarray:
+    """(N, (K+1) m, r) the base regressor of tau and its first K rates, stacked as
+    :func:`measured_rows`."""
+    Y = dynamic_regressor(robot, piece, base=base, gravity=gravity, drive_model=drive_model,
+                          order=K, **options)
+    return _stacked(Y, "Y_base", K)
+
+
+def _stacked(Y: Any, name: str, K: int) -> np.ndarray:
+    """The regressor field ``name`` and its first K rates, (N, (K+1) m, columns)."""
+    return np.concatenate([Y[rate_name(name, k)] for k in range(K + 1)], axis=1)
 
 
 def _holdout_rms(robot: Model, pieces: Iterator[tuple[Trajectory, np.ndarray]],
-                 floating: bool, base: Any, parameters: np.ndarray, base_estimate: np.ndarray,
-                 gravity: Any, drive_model: str, options: dict
+                 floating: bool, K: int, base: Any, parameters: np.ndarray,
+                 base_estimate: np.ndarray, gravity: Any, drive_model: str, options: dict
                  ) -> tuple[np.ndarray | None, np.ndarray | None]:
     """RMS per joint of the errors of the torques that the full ``parameters`` and the
     ``base_estimate`` predict on the held-out ``pieces``, against theirs (what the columns
     model of them: :func:`_modelled`), in one pass; (None, None) without any."""
-    squares, count = np.zeros((2, len(regressor_rows(robot, floating)))), 0
+    squares, count = np.zeros((2, len(measured_rows(robot, floating, K)))), 0
     for piece, tau in pieces:
-        _same_base(piece, floating)
+        _same_kind(piece, tau, floating, K)
         tau = _modelled(robot, piece, tau, gravity, drive_model, options)
         Y = dynamic_regressor(robot, piece, base=base, gravity=gravity,
-                              drive_model=drive_model, **options)
-        squares += [((Y.Y @ parameters - tau) ** 2).sum(axis=0),
-                    ((Y.Y_base @ base_estimate - tau) ** 2).sum(axis=0)]
+                              drive_model=drive_model, order=K, **options)
+        squares += [((_stacked(Y, "Y", K) @ parameters - tau) ** 2).sum(axis=0),
+                    ((_stacked(Y, "Y_base", K) @ base_estimate - tau) ** 2).sum(axis=0)]
         count += len(tau)
     if not count:
         return None, None

@@ -132,4 +132,6 @@ def capable(command: str, robot: Model, **on: object) -> None:
         features.add("mimic")
     if robot.n == 0:
         features.add("no_joints")
+    if robot.has_joint_models:
+        features.add("joint_models")
     capabilities.check(command, features & capabilities.COMMANDS[command])

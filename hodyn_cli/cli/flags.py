@@ -25,6 +25,7 @@ FLAGS = {
     "elastic": "series-elastic --drives",
     "mimic": "<mimic> joints",
     "no_joints": "a robot with no joint",
+    "joint_models": "a helical, ball, planar or free joint",
     "wrench": "--wrench",
     "joint_wrenches": "--joint-wrenches",
     "base_wrench": "--base-wrench",
@@ -50,6 +51,7 @@ FLAGS = {
     "jacobian": "--jacobian",
     "link": "--link",
     "gpu": "--backend gpu",
+    "torque_rates": "torque rates (taud_<joint> columns)",
 }
 
 if __name__ == "__main__":  # pragma: no cover - the docs page

@@ -143,7 +143,8 @@ def model_table(model: Model) -> Table:
         p = model.parent[i]
         out.add_row(str(i), model.joint_names[i], model.joint_types[i],
                       model.link_names[p] if p >= 0 else model.root_link, model.link_names[i],
-                      _vec(model.X[i]), _vec(Y[i]), _vec(A[i, :3, 3]), _limits(model.limits[i]),
+                      _vec(model.X[i]), "-" if model.dofs[i] > 1 else _vec(Y[i]),
+                      _vec(A[i, :3, 3]), _limits(model.limits[i]),
                       f"{mass[i]:.5g}",
                       _vec(com[i]))
     return out
@@ -187,7 +188,8 @@ def model_json(model: Model) -> str:
                 "B": model.B[i].tolist(),
                 "A": A[i].tolist(),
                 "X": model.X[i].tolist(),
-                "Y": Y[i].tolist(),
+                "Y": None if model.dofs[i] > 1 else Y[i].tolist(),
+                "coordinates": list(model.dof_names[model.dof_offsets[i]:model.dof_offsets[i + 1]]),
                 "mass": float(model.mass[i]),
                 "com": model.com[i].tolist(),
                 "inertia": model.inertias[i].tolist(),

@@ -89,7 +89,8 @@ class Session:
             ("loops", self.loops or (model is not None and model.loop_tables is not None)),
             ("gpu", self.backend == "gpu"),
             ("mimic", model is not None and bool((model.mimic[:, 0] >= 0).any())),
-            ("no_joints", model is not None and model.n == 0)) if given}
+            ("no_joints", model is not None and model.n == 0),
+            ("joint_models", model is not None and model.has_joint_models)) if given}
         capabilities.check(command, features & capabilities.COMMANDS[command], self.robot_file)
 
     def read_contacts(self, model) -> tuple:

@@ -26,6 +26,7 @@ __all__ = [
     "matrix_rpy",
     "quaternion_matrix",
     "rotation_exp",
+    "rotation_vector_exp",
     "rotation_log",
     "screw_exp",
     "Ad",
@@ -113,6 +114,25 @@ def rotation_exp(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:
     S = skew(axis)
     s, c = np.sin(angle)[..., None, None], np.cos(angle)[..., None, None]
     return np.eye(3) + s * S + (1.0 - c) * (S @ S)
+
+
+def rotation_vector_exp(w: np.ndarray) -> np.ndarray:
+    """``exp(skew(w))`` (..., 3, 3) of rotation vectors w (..., 3): Rodrigues,
+    ``I + sin(t)/t W + (1 - cos t)/t^2 W^2`` with t = |w|, the coefficients by their series
+    below t = 1e-4 (exact to rounding there).
+
+    >>> w = np.array([[0.3, -0.2, 0.1], [0.0, 0.0, 0.0]])
+    >>> bool(np.abs(rotation_log(rotation_vector_exp(w)) - w).max() < 1e-15)
+    True
+    """
+    w = np.asarray(w, dtype=float)
+    t = np.linalg.norm(w, axis=-1)[..., None, None]
+    small = t < 1e-4
+    safe = np.where(small, 1.0, t)
+    a = np.where(small, 1.0 - t**2 / 6.0, np.sin(safe) / safe)
+    b = np.where(small, 0.5 - t**2 / 24.0, (1.0 - np.cos(safe)) / safe**2)
+    W = skew(w)
+    return np.eye(3) + a * W + b * (W @ W)
 
 
 def rotation_log(R: np.ndarray) -> np.ndarray:

@@ -1,12 +1,18 @@
 """The read-only multibody model all methods share.
 
-A model is a fixed-base kinematic tree of n bodies, each moved by one 1-DOF joint,
-numbered depth-first from the root (``parent[i] < i``, ``-1`` is the root link); n = 0 is a
-robot without moving joints, a single rigid body (its root), which moves only as a free body
-(a trajectory's floating ``base``)::
+A model is a fixed-base kinematic tree of n bodies, each moved by one joint, numbered
+depth-first from the root (``parent[i] < i``, ``-1`` is the root link); n = 0 is a robot
+without moving joints, a single rigid body (its root), which moves only as a free body (a
+trajectory's floating ``base``)::
 
     C_i(q) = C_parent(i)(q) B_i exp(X_i q_i)            (body-fixed POE, docs/conventions.md)
     C_i(q) = exp(Y_1 q_1) ... exp(Y_i q_i) A_i,  A_i = C_i(0),  Y_i = Ad_{A_i} X_i
+
+for 1-DOF joints (revolute, continuous, prismatic, helical). A multi-DOF joint (spherical,
+planar, free) moves its body by a pose ``J_i`` instead of ``exp(X_i q_i)``, ``C_i = C_parent(i)
+B_i J_i``, with ``nv_i`` velocity coordinates ``nu_i``: its body twist is ``J_i^-1 J_i' = S_i
+nu_i`` with a motion subspace ``S_i`` (6 x nv_i) constant in the child frame (Pinocchio's
+convention; :attr:`Model.subspaces`, :data:`DOF_SUFFIXES`). A 1-DOF joint has ``S_i = X_i``.
 
 Build it once (usually with :func:`hodyn_cli.modeling.urdf.load_model`) and pass it to the
 algorithms; nothing mutates it. It checks its invariants when built (parents before
@@ -26,9 +32,21 @@ import numpy as np
 from hodyn_cli.core import lie
 from hodyn_cli.errors import ModelError
 
-__all__ = ["Model", "Diagnostic", "LinkFrame", "JOINT_TYPES"]
+__all__ = ["Model", "Diagnostic", "LinkFrame", "JOINT_TYPES", "DOF_SUFFIXES", "JOINT_MODELS",
+           "joint_pose"]
 
-JOINT_TYPES = ("revolute", "continuous", "prismatic")
+JOINT_TYPES = ("revolute", "continuous", "prismatic", "helical", "spherical", "planar", "free")
+
+#: the multi-DOF joint types and the suffixes of their velocity coordinates' names (``J_wx``):
+#: spherical ``nu = omega`` (child frame); planar ``nu = (v_u, v_w, omega_n)`` (child frame, in the
+#: plane of axes u, w = n x u, turning about its normal n: Pinocchio's JointModelPlanar for n = z,
+#: u = x); free ``nu = (omega; v)``, the child's body twist, hodyn's (angular; linear) order.
+DOF_SUFFIXES = {"spherical": ("wx", "wy", "wz"), "planar": ("vx", "vy", "wz"),
+                "free": ("wx", "wy", "wz", "vx", "vy", "vz")}
+
+#: the joint types that only numpy's body-fixed inverse dynamics runs yet (the compiled and GPU
+#: kernels, the other methods and the commands refuse them: docs/capabilities.md)
+JOINT_MODELS = ("helical", *DOF_SUFFIXES)
 
 #: relative tolerance of the model's invariants (unit screws, rotations, symmetric inertias)
 TOL = 1e-9
@@ -58,11 +76,14 @@ class Model:
     Attributes (n = number of joints = number of moving bodies):
         name: robot name.
         root_link: name of the fixed root link (the world frame).
-        joint_names, joint_types, link_names: per body, the joint that moves it
-            (``revolute``, ``continuous`` or ``prismatic``) and its URDF link.
+        joint_names, joint_types, link_names: per body, the joint that moves it (one of
+            :data:`JOINT_TYPES`) and its URDF link.
         parent: (n,) int, parent body index, -1 for the root.
         B: (n, 4, 4) pose of body i's frame in its parent's frame at q = 0.
-        X: (n, 6) joint screw of body i in its own frame (body-fixed).
+        X: (n, 6) joint screw of body i in its own frame (body-fixed): ``(axis; 0)`` revolute,
+            ``(0; axis)`` prismatic, ``(axis; pitch axis)`` helical (pitch: m/rad); a planar
+            joint's ``(n; u)``, the plane's unit normal and first axis (u perpendicular to n);
+            zero for spherical and free joints.
         inertias: (n, 6, 6) body inertia about the body frame origin (fixed links lumped).
         root_inertia: (6, 6) inertia of the root link and the links welded to it, about the root
             frame origin (moves only with a floating base; its weight is in the base wrench).
@@ -173,11 +194,9 @@ class Model:
                      "(parents first)")
             if kind not in JOINT_TYPES:
                 fail(f"{what}: type '{kind}' (choose from {', '.join(JOINT_TYPES)})")
-            axis, other = (self.X[i, 3:], self.X[i, :3]) if kind == "prismatic" else \
-                (self.X[i, :3], self.X[i, 3:])
-            if abs(np.linalg.norm(axis) - 1) > TOL or np.abs(other).max() > TOL:
-                fail(f"{what}: a {kind} joint's screw X must be "
-                     f"{'(0; unit axis)' if kind == 'prismatic' else '(unit axis; 0)'}, got "
+            expected = _screw_shape(kind, self.X[i])
+            if expected:
+                fail(f"{what}: a {kind} joint's screw X must be {expected}, got "
                      f"{self.X[i].tolist()}")
             R, row = self.B[i, :3, :3], self.B[i, 3]
             if np.abs(R.T @ R - np.eye(3)).max() > TOL or np.abs(row - (0, 0, 0, 1)).max() > 0:
@@ -193,6 +212,18 @@ class Model:
         if bad.any():
             fail(f"joint '{self.joint_names[np.argmax(bad)]}': mimic leader "
                  f"{leaders[np.argmax(bad)]} is not another joint")
+        multi = np.array([kind in DOF_SUFFIXES for kind in self.joint_types], dtype=bool)
+        coupled = (leaders >= 0) & (multi | multi[np.clip(leaders, 0, None).astype(int)]) \
+            if n else np.zeros(0, dtype=bool)
+        if coupled.any():
+            fail(f"joint '{self.joint_names[np.argmax(coupled)]}': a mimic of or by a "
+                 "multi-DOF joint is not supported")
+        if self.actuated is not None and multi.any():
+            fail(f"joint '{self.joint_names[np.argmax(multi)]}': closed loops with multi-DOF "
+                 "joints are not supported")
+        if (np.isfinite(self.limits[multi]).any() if n else False):
+            fail(f"joint '{self.joint_names[np.argmax(multi & np.isfinite(self.limits).any(1))]}'"
+                 ": a multi-DOF joint has no position limits")
         if self.actuated is not None and (any(not 0 <= i < n for i in self.actuated)
                                           or list(self.actuated) != sorted(set(self.actuated))):
             fail(f"actuated {self.actuated} must be increasing joint indices")
@@ -211,6 +242,49 @@ class Model:
     def n(self) -> int:
         """Number of joints (degrees of freedom)."""
         return len(self.joint_names)
+
+    @property
+    def dofs(self) -> tuple[int, ...]:
+        """Number of velocity coordinates ``nv_i`` of each joint (1, or 3 spherical and planar,
+        6 free); its configuration coordinates (:func:`joint_pose`: a rotation vector, not a
+        quaternion or matrix) are as many, ``nq_i = nv_i``."""
+        return tuple(len(DOF_SUFFIXES.get(kind, "q")) for kind in self.joint_types)
+
+    @property
+    def nv(self) -> int:
+        """Number of velocity coordinates (degrees of freedom) ``sum nv_i``; n for 1-DOF joints."""
+        return sum(self.dofs)
+
+    @property
+    def dof_offsets(self) -> np.ndarray:
+        """(n + 1,) where each joint's velocity coordinates start (``nu_i`` is
+        ``nu[offsets[i]:offsets[i+1]]``)."""
+        return np.concatenate([[0], np.cumsum(self.dofs, dtype=int)])
+
+    @property
+    def dof_names(self) -> tuple[str, ...]:
+        """Names of the velocity coordinates: a 1-DOF joint's name, a multi-DOF joint J's
+        ``J_<suffix>`` (:data:`DOF_SUFFIXES`)."""
+        return tuple(name for joint, kind in zip(self.joint_names, self.joint_types, strict=True)
+                     for name in ((joint,) if kind not in DOF_SUFFIXES else
+                                  tuple(f"{joint}_{s}" for s in DOF_SUFFIXES[kind])))
+
+    @property
+    def multi_dof(self) -> bool:
+        """Whether a joint has several degrees of freedom (spherical, planar or free)."""
+        return any(kind in DOF_SUFFIXES for kind in self.joint_types)
+
+    @property
+    def has_joint_models(self) -> bool:
+        """Whether a joint is one of :data:`JOINT_MODELS` (not revolute, continuous or
+        prismatic)."""
+        return any(kind in JOINT_MODELS for kind in self.joint_types)
+
+    @property
+    def subspaces(self) -> tuple[np.ndarray, ...]:
+        """Motion subspaces ``S_i`` (6, nv_i), constant in the child frame: the joint's body
+        twist is ``S_i nu_i`` (``X_i`` as a column for 1-DOF joints)."""
+        return tuple(_subspace(kind, X) for kind, X in zip(self.joint_types, self.X, strict=True))
 
     @property
     def children(self) -> tuple[tuple[int, ...], ...]:
@@ -263,7 +337,10 @@ class Model:
 
     @property
     def coordinate_names(self) -> tuple[str, ...]:
-        """Names of the independent joints: the columns trajectories and results carry."""
+        """Names of the independent joints: the columns trajectories and results carry; with
+        multi-DOF joints (which have no mimic) the velocity coordinates, :attr:`dof_names`."""
+        if self.multi_dof:
+            return self.dof_names
         return tuple(self.joint_names[i] for i in self.coordinates)
 
     def joint_index(self, name: str) -> int:
@@ -278,3 +355,59 @@ def _rigid_body_inertia(M: np.ndarray) -> bool:
     return bool(np.abs(M - M.T).max() <= TOL * scale
                 and np.abs(M[3:, 3:] - M[3, 3] * np.eye(3)).max() <= TOL * scale
                 and np.abs(M[:3, 3:] - lie.skew(h)).max() <= TOL * scale)
+
+
+def _screw_shape(kind: str, X: np.ndarray) -> str:
+    """'' if X (6,) is a screw of a ``kind`` joint (docstring of :class:`Model`), else the
+    shape it must have."""
+    xi, eta = X[:3], X[3:]
+    unit = abs(np.linalg.norm(xi) - 1) <= TOL
+    if kind in ("revolute", "continuous"):
+        return "" if unit and np.abs(eta).max() <= TOL else "(unit axis; 0)"
+    if kind == "prismatic":
+        return "" if abs(np.linalg.norm(eta) - 1) <= TOL and np.abs(xi).max() <= TOL else \
+            "(0; unit axis)"
+    if kind == "helical":
+        return "" if unit and np.abs(np.cross(xi, eta)).max() <= TOL else \
+            "(unit axis; pitch axis)"
+    if kind == "planar":
+        return "" if unit and abs(np.linalg.norm(eta) - 1) <= TOL and abs(xi @ eta) <= TOL \
+            else "(unit normal n; unit axis u perpendicular to n)"
+    return "" if not X.any() else "0"
+
+
+def joint_pose(kind: str, X: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pose ``J = (R, p)`` ((N, 3, 3), (N, 3)) of a multi-DOF joint of type ``kind`` with
+    screw X (6,) at its configuration coordinates q (N, nv) (docs/conventions.md, "Multi-DOF
+    joints"): spherical ``q = r``, ``R = exp(skew(r))`` (a rotation vector), p = 0; planar
+    ``q = (x, y, theta)``, ``R = exp(theta skew(n))``, ``p = x u + y (n x u)``; free
+    ``q = (r; p)``.
+
+    >>> R, p = joint_pose("planar", np.array([0, 0, 1.0, 1, 0, 0]), np.array([[1, 2, np.pi / 2]]))
+    >>> R.round(12)[0, :2, :2] + 0.0, p.tolist()
+    (array([[ 0., -1.],
+           [ 1.,  0.]]), [[1.0, 2.0, 0.0]])
+    """
+    N = q.shape[0]
+    if kind == "spherical":
+        return lie.rotation_vector_exp(q), np.zeros((N, 3))
+    if kind == "free":
+        return lie.rotation_vector_exp(q[:, :3]), q[:, 3:].copy()
+    if kind == "planar":
+        n, u = X[:3], X[3:]
+        return lie.rotation_exp(n, q[:, 2]), q[:, :1] * u + q[:, 1:2] * np.cross(n, u)
+    raise ValueError(f"a {kind} joint has one coordinate: lie.screw_exp gives its pose")
+
+
+def _subspace(kind: str, X: np.ndarray) -> np.ndarray:
+    """``S`` (6, nv) of a joint of type ``kind`` with screw X (:data:`DOF_SUFFIXES`)."""
+    if kind == "spherical":
+        return np.eye(6)[:, :3]
+    if kind == "free":
+        return np.eye(6)
+    if kind == "planar":
+        n, u = X[:3], X[3:]
+        S = np.zeros((6, 3))
+        S[3:, 0], S[3:, 1], S[:3, 2] = u, np.cross(n, u), n
+        return S
+    return X[:, None].copy()

@@ -157,8 +157,11 @@ class Trajectory:
     """Joint positions and derivatives at N samples, for the model's joints, in its order.
 
     Attributes:
-        joint_names: (n,) joint names, in model order.
-        derivatives: (N, D, n) ``q, qd, qdd, ...`` for D derivative orders.
+        joint_names: (n,) joint names, in model order (a model with multi-DOF joints: its
+            velocity coordinates, ``Model.dof_names``).
+        derivatives: (N, D, n) ``q, qd, qdd, ...`` for D derivative orders (with multi-DOF
+            joints: row 0 their configuration coordinates, rows k >= 1 derivative k-1 of
+            their velocity coordinates: docs/conventions.md).
         t: (N,) sample times in seconds, or None if the source had none.
         wrenches: external wrenches, or None.
         series: other columns a command asked for, by name: per joint (N, n) (e.g. ``qr_d``,

@@ -55,16 +55,39 @@ class Layout:
     mimic: tuple[str, ...] = ()  # columns of mimic joints: their motion follows their leaders
     locked: tuple[str, ...] = ()  # columns of locked joints (--lock): held, not read
     flags: tuple[str, ...] = ()  # single columns read where present (contact_<name>: 1 or 0)
+    #: a multi-DOF joint's pose columns (:func:`pose_columns`) by joint; its entries of
+    #: ``q[0]`` are '' (its configuration coordinates come from its pose)
+    poses: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def columns(self) -> list[str]:
         """Every column the trajectory is built from (``t`` first if present)."""
         out = ["t"] if self.has_t else []
-        out += [c for row in self.q for c in row]
+        out += [c for row in self.q for c in row if c]
         out += [c for rows in self.wrenches.values() for row in rows for c in row]
         out += [c for row in self.series.values() for c in row]
         out += list(self.flags)
+        out += [c for cols in self.poses.values() for c in cols]
         return out
+
+
+def pose_columns(model: Model, i: int) -> tuple[str, ...]:
+    """The columns of multi-DOF joint i's pose (docs/conventions.md), as the floating base's:
+    a ball joint J's rotation ``J_R_11 .. J_R_33`` (row by row), a free one's ``J_p_x ..
+    J_p_z`` and ``J_R_..``, a planar one's ``J_x, J_y, J_theta``.
+
+    >>> from pathlib import Path
+    >>> from hodyn_cli.modeling.urdf import parse_model
+    >>> m = parse_model(b'<robot name="r"><link name="a"/><link name="b"/><joint name="J" '
+    ...                 b'type="planar"><parent link="a"/><child link="b"/></joint></robot>')
+    >>> pose_columns(m, 0)
+    ('J_x', 'J_y', 'J_theta')
+    """
+    joint, kind = model.joint_names[i], model.joint_types[i]
+    if kind == "planar":
+        return (f"{joint}_x", f"{joint}_y", f"{joint}_theta")
+    rotation = tuple(f"{joint}_R_{s}" for s in ROTATION)
+    return rotation if kind == "spherical" else tuple(f"{joint}_p_{s}" for s in XYZ) + rotation
 
 
 def plan(names: list[str], model: Model, need: int, source: str,
@@ -76,6 +99,13 @@ def plan(names: list[str], model: Model, need: int, source: str,
     data; else one that is not wanted is an error). One-line errors name the column."""
     coordinates = model.coordinate_names  # mimic joints follow their leaders: no columns
     joints = set(coordinates)
+    poses = {model.joint_names[i]: pose_columns(model, i) for i, nv in enumerate(model.dofs)
+             if nv > 1}
+    pose_of = {c: joint for joint, cols in poses.items() for c in cols}
+    # a multi-DOF joint's velocity coordinates have rates (qd_J_wx, ...), no position column
+    o = model.dof_offsets
+    posed = {model.dof_names[v]: model.joint_names[i] for i, nv in enumerate(model.dofs)
+             if nv > 1 for v in range(o[i], o[i + 1])}
     orders: dict[int, set[str]] = {}
     wanted = {f"{base}_{j}": base for base in series for j in model.coordinate_names}
     ignored, mimicking, held, flagged = [], [], [], []
@@ -89,7 +119,7 @@ def plan(names: list[str], model: Model, need: int, source: str,
             flagged.append(name)
             continue
         if name == "t" or W_COLUMN.match(name) or name in wanted or name.startswith("base_") \
-                or name.startswith(FLAG_PREFIX):
+                or name.startswith(FLAG_PREFIX) or name in pose_of:
             continue
         torque = TAU_COLUMN.match(name)
         if torque and torque.group(2) in joints:  # hodyn's own torques, not needed here: quiet
@@ -111,7 +141,17 @@ def plan(names: list[str], model: Model, need: int, source: str,
             hint = f" (a typo of '{close[0]}'?)" if close else ""
             raise TrajectoryError(f"column '{shown(name)}': the model has no joint "
                                   f"'{shown(m.group(2))}'{hint}", source)
+        if not m.group(1) and m.group(2) in posed:
+            joint = posed[m.group(2)]
+            raise TrajectoryError(f"column '{shown(name)}': joint '{joint}' has several degrees "
+                                  f"of freedom: its pose is {listing(list(poses[joint]))}",
+                                  source)
         orders.setdefault(len(m.group(1)), set()).add(m.group(2))
+    unposed = [c for cols in poses.values() for c in cols if c not in names]
+    if unposed:
+        raise TrajectoryError(f"missing columns {listing(unposed)} (the pose of each "
+                              "multi-DOF joint)", source)
+    orders.setdefault(0, set()).update(posed)   # (their poses' columns, there)
     missing = [derivative_name("q", k) + "_" + j for k in range(need) for j in coordinates
                if j not in orders.get(k, ())]
     if missing:
@@ -122,14 +162,16 @@ def plan(names: list[str], model: Model, need: int, source: str,
     D = need
     while D in orders and orders[D] == joints:
         D += 1
-    q = tuple(tuple(derivative_name("q", k) + "_" + j for j in coordinates) for k in range(D))
+    q = tuple(tuple("" if k == 0 and j in posed else derivative_name("q", k) + "_" + j
+                    for j in coordinates) for k in range(D))
     absent = [c for c in wanted if c not in names]
     if absent:
         raise TrajectoryError(f"missing columns {listing(absent)} (needed for "
                               f"{', '.join(series)})", source)
     extra = {base: tuple(f"{base}_{j}" for j in model.coordinate_names) for base in series}
     return Layout(q, plan_wrenches(names, model, source), "t" in names, extra, tuple(ignored),
-                  near_misses(ignored, model), tuple(mimicking), tuple(held), tuple(flagged))
+                  near_misses(ignored, model), tuple(mimicking), tuple(held), tuple(flagged),
+                  poses)
 
 
 def series_orders(names: list[str], base: str, model: Model) -> int:

@@ -18,8 +18,15 @@ from typing import TypeVar
 
 import numpy as np
 
+from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import BaseMotion, Trajectory, Wrenches, derivative_name
+from hodyn_cli.core.trajectory import (
+    BaseMotion,
+    Trajectory,
+    Wrenches,
+    check_rotations,
+    derivative_name,
+)
 from hodyn_cli.errors import MissingDerivatives, TrajectoryError
 from hodyn_cli.io.checks import check_increasing, check_same_times, check_values
 from hodyn_cli.io.columns import W_COLUMN, Layout, plan, plan_wrenches
@@ -48,6 +55,10 @@ class TrajectoryReader:
         self.table = open_table(path, stdin, chunk)  # HDF5 read by chunk: no re-chunking
         self.wtable = None
         try:
+            if model.multi_dof and self.table.n_rows is not None:
+                raise TrajectoryError("the trajectory of a robot with multi-DOF joints is read "
+                                      "from CSV (HDF5 datasets of joint poses are not defined "
+                                      "yet)", path)
             try:
                 self.layout = plan(self.table.names, model, need, path, series, flags)
             except TrajectoryError as e:
@@ -162,6 +173,23 @@ class TrajectoryReader:
         line = self.table.line_of(sample) if hasattr(self.table, "line_of") else None
         return at_line(sample, line)
 
+    def _with_poses(self, block: Block, index: dict[str, int], start: int) -> np.ndarray:
+        """``qs`` (n, D, nv) of a model with multi-DOF joints: the rates' columns, and row 0
+        of each multi-DOF joint from its pose (:func:`_pose_coordinates`)."""
+        model, layout = self.model, self.layout
+        derivs = np.empty((row_count(block), len(layout.q), model.nv))
+        for k, row in enumerate(layout.q):
+            for v, c in enumerate(row):
+                if c:
+                    derivs[:, k, v] = block[:, index[c]]
+        o = model.dof_offsets
+        for joint, cols in layout.poses.items():
+            i = model.joint_index(joint)
+            derivs[:, 0, o[i] : o[i + 1]] = _pose_coordinates(
+                model.joint_types[i], block[:, [index[c] for c in cols]], joint, start,
+                self.path)
+        return derivs
+
     def _count_mismatch(self, n: int, nw: int) -> None:
         raise TrajectoryError(f"has {nw} samples, the trajectory {n}", self.wrench_path)
 
@@ -185,10 +213,13 @@ class TrajectoryReader:
                 check_increasing(t, last_t, start, self.path, where)
         first = int(self.layout.has_t)  # columns: [t], q..., wrenches...
         D, nj = len(self.layout.q), len(self.model.coordinates)
-        # a view, not a copy: this thread, reading ahead, is the stream's longest chain; the
-        # compiled kernels read the view in place (its row stride), numpy works on it as is
-        derivs = block[:, first : first + D * nj].reshape(n, D, nj)
         index = {c: k for k, c in enumerate(columns)}
+        if self.layout.poses:
+            derivs = self._with_poses(block, index, start)
+        else:
+            # a view, not a copy: this thread, reading ahead, is the stream's longest chain;
+            # the compiled kernels read the view in place (its row stride), numpy works on it
+            derivs = block[:, first : first + D * nj].reshape(n, D, nj)
         series = {name: block[:, [index[c] for c in cols]]
                   for name, cols in self.layout.series.items()}
         series |= {name: block[:, index[name]] for name in self.layout.flags}
@@ -202,6 +233,23 @@ class TrajectoryReader:
                 W[link] = data[:, cols].reshape(n, len(rows), 6)
         return Trajectory(self.model.coordinate_names, derivs, t, Wrenches(W) if W else None,
                           series or None)
+
+
+def _pose_coordinates(kind: str, values: np.ndarray, name: str, start: int, path: str
+                      ) -> np.ndarray:
+    """A multi-DOF joint's configuration coordinates (N, nv) from its pose columns (N, 3, 9
+    or 12: :func:`~hodyn_cli.io.columns.pose_columns`): a rotation's rotation vector
+    (:func:`~hodyn_cli.core.model.joint_pose` inverts it), a planar joint's x, y, theta as
+    they are; a rotation that is not one is a one-line error naming ``name``'s columns."""
+    if kind == "planar":
+        return values
+    R = values[:, -9:].reshape(-1, 3, 3)
+    try:
+        check_rotations(R, f"{name}_R", start)
+    except TrajectoryError as e:
+        raise TrajectoryError(e.message, path) from None
+    r = lie.rotation_log(R)
+    return r if kind == "spherical" else np.concatenate([r, values[:, :3]], axis=1)
 
 
 def _in_hdf5_words(names: list[str], model: Model, need: int, path: str

@@ -9,14 +9,25 @@ from __future__ import annotations
 
 import numpy as np
 
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
-from hodyn_cli.io.columns import FLAG_PREFIX, MOMENTUM, WRENCH_COMPONENTS, XYZ, motion_suffixes
+from hodyn_cli.errors import TrajectoryError
+from hodyn_cli.io.columns import (
+    FLAG_PREFIX,
+    MOMENTUM,
+    WRENCH_COMPONENTS,
+    XYZ,
+    motion_suffixes,
+    pose_columns,
+)
+from hodyn_cli.io.paths import file_format
 from hodyn_cli.io.tables import COMPACT
 from hodyn_cli.io.writers import open_sink
 
 __all__ = ["MATRIX_NOTES", "DERIVATIVE_NOTES", "timed_columns", "with_t", "derivative_columns",
            "motion_columns", "joint_wrench_datasets", "trajectory_datasets", "write_trajectory",
-           "contact_datasets", "base_datasets"]
+           "contact_datasets", "base_datasets", "pose_datasets"]
 
 MATRIX_NOTES = {
     "M": "mass matrix M(q); M_d, M_dd, ...: its time derivatives",
@@ -155,16 +166,51 @@ def base_datasets(trajectory: Trajectory) -> tuple[dict, dict]:
     return data, columns
 
 
-def write_trajectory(path: str, trajectory: Trajectory, *, compact: bool = False) -> None:
+def pose_datasets(model: Model, trajectory: Trajectory) -> tuple[dict, dict]:
+    """The trajectory of a model with multi-DOF joints (over its velocity coordinates, row 0
+    the configuration coordinates: docs/conventions.md) as CSV columns: the 1-DOF joints'
+    ``q_<joint>``, each multi-DOF joint's pose (:func:`~hodyn_cli.io.columns.pose_columns`:
+    its rotation vector as a rotation matrix), then ``qd_<dof>``, ... over the velocity
+    coordinates; what :class:`~hodyn_cli.io.reader.TrajectoryReader` reads."""
+    q, o = trajectory.derivatives, model.dof_offsets
+    one = [int(o[i]) for i, nv in enumerate(model.dofs) if nv == 1]
+    data = {"q": q[:, 0, one]}
+    columns = {"q": [f"q_{model.joint_names[i]}" for i, nv in enumerate(model.dofs) if nv == 1]}
+    for i, kind in enumerate(model.joint_types):
+        if model.dofs[i] == 1:
+            continue
+        c = q[:, 0, o[i] : o[i + 1]]
+        if kind != "planar":
+            R = lie.rotation_vector_exp(c[:, :3]).reshape(-1, 9)
+            c = R if kind == "spherical" else np.concatenate([c[:, 3:], R], axis=1)
+        key = f"{model.joint_names[i]}_pose"
+        data[key], columns[key] = c, list(pose_columns(model, i))
+    for k in range(1, q.shape[1]):
+        data[derivative_name("q", k)] = q[:, k]
+    columns |= {key: cols for key, cols in derivative_columns(
+        "q", q.shape[1] - 1, model.dof_names).items() if key != "q"}
+    return with_t(data, trajectory.t), timed_columns(columns, trajectory.t is not None)
+
+
+def write_trajectory(path: str, trajectory: Trajectory, *, compact: bool = False,
+                     model: Model | None = None) -> None:
     """Write a trajectory (its wrenches, a floating root's motion ``base_p``, ``base_R``,
     ``base_Vb``, ... and contact flags: :func:`base_datasets`) as CSV or HDF5, atomically;
     :func:`~hodyn_cli.io.reader.read_trajectory` (``floating=True`` for the root's motion)
     reads it back. A robot without joints has no q columns: its trajectory is ``t`` and the
-    root's motion.
+    root's motion. A ``model`` with multi-DOF joints: its joints' poses, CSV only
+    (:func:`pose_datasets`).
 
     ``compact``: HDF5 with one dataset ``q_derivatives`` (N, D+1, n) instead of ``q``, ``qd``, ...
     """
-    data, columns = trajectory_datasets(trajectory, compact)
+    if model is not None and model.multi_dof:
+        if file_format(path) != "csv":
+            raise TrajectoryError("the trajectory of a robot with multi-DOF joints is written "
+                                  "as CSV (HDF5 datasets of joint poses are not defined yet)",
+                                  path)
+        data, columns = pose_datasets(model, trajectory)
+    else:
+        data, columns = trajectory_datasets(trajectory, compact)
     more, cols = base_datasets(trajectory)
     with open_sink(path, columns | cols, {"joint_names": list(trajectory.joint_names)},
                    rows=trajectory.n_samples) as sink:

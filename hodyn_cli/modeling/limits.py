@@ -160,9 +160,9 @@ def read_limits(path: str | Path, model: Model) -> Limits:
 
 
 def beyond_limits(model: Model, q: np.ndarray, t, start: int = 0) -> dict[str, str]:
-    """Joints whose q (N, n), all joints in model order, leaves the URDF position limits by
-    more than rounding: joint -> one line naming the first such sample, its value and the
-    limit (and "the values look like degrees" when they do).
+    """Joints whose q (N, n), all joints in model order (N, nv with multi-DOF joints), leaves
+    the URDF position limits by more than rounding: joint -> one line naming the first such
+    sample, its value and the limit (and "the values look like degrees" when they do).
 
     >>> from pathlib import Path
     >>> from hodyn_cli.modeling.urdf import load_model
@@ -175,6 +175,8 @@ def beyond_limits(model: Model, q: np.ndarray, t, start: int = 0) -> dict[str, s
     >>> text[70:]
     '967]; the values look like degrees: hodyn reads radians'
     """
+    if model.multi_dof:  # each joint's first column: a multi-DOF joint's has no limits
+        q = q[:, model.dof_offsets[:-1]]
     lo, hi = model.limits[:, 0], model.limits[:, 1]
     slack = 1e-6 * np.where(np.isfinite(hi - lo), hi - lo, 0.0) + 1e-9
     if len(q):  # the common case, all inside: each column's extremes (one 1-D reduction per

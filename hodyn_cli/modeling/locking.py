@@ -21,7 +21,7 @@ import dataclasses
 import numpy as np
 
 from hodyn_cli.core import lie
-from hodyn_cli.core.model import Diagnostic, LinkFrame, Model
+from hodyn_cli.core.model import JOINT_MODELS, Diagnostic, LinkFrame, Model
 from hodyn_cli.errors import ModelError
 
 __all__ = ["lock", "joint_transform", "default_lock_value"]
@@ -55,6 +55,9 @@ def lock(model: Model, values: dict[str, float]) -> Model:
     values = _with_mimic_partners(model, values)
     for name, v in values.items():
         i = model.joint_index(name)
+        if model.joint_types[i] in JOINT_MODELS:
+            raise ModelError(f"--lock: joint '{name}' is {model.joint_types[i]}: only revolute, "
+                             "continuous and prismatic joints are held yet")
         lo, hi = model.limits[i]
         if not np.isfinite(v) or not lo - 1e-12 <= v <= hi + 1e-12:
             raise ModelError(f"--lock: joint '{name}' cannot be held at {v:g} (its limits: "

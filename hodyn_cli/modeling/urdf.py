@@ -6,7 +6,9 @@ naming the link or joint; :mod:`hodyn_cli.modeling.urdf_xml` turns the checked d
 plain objects, from which the screw model is built:
 
 * body frame of a link = its URDF link frame; ``B_i`` = joint ``<origin>``;
-* revolute/continuous: ``X_i = (axis; 0)``, prismatic: ``X_i = (0; axis)``;
+* revolute/continuous: ``X_i = (axis; 0)``, prismatic: ``X_i = (0; axis)``; a ``floating``
+  joint is a free joint, a ``planar`` one a planar joint in the plane normal to its axis
+  (:func:`planar_screw`: ``X_i = (axis; u)``);
 * fixed joints are merged: inertias lumped into the moving ancestor, ``B`` composed;
 * bodies are numbered depth-first from the root, children in file order.
 
@@ -37,7 +39,8 @@ from hodyn_cli.modeling.urdf_xml import read_robot
 
 __all__ = ["load_model", "parse_model", "consistent_inertia", "TRIANGLE_RTOL"]
 
-MOVING = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
+MOVING = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",
+          "floating": "free", "planar": "planar"}
 
 #: Principal moments may violate the triangle inequality by this fraction of the trace
 #: before a warning. Identified models sit on the boundary: the iiwa table of Mueller &
@@ -372,6 +375,20 @@ def _link_inertia(link, source: str, notes: list[Diagnostic], moving: bool = Tru
     return lie.body_inertia(m, c, R @ theta @ R.T)
 
 
+def planar_screw(normal: np.ndarray) -> np.ndarray:
+    """A planar joint's ``X = (n; u)`` (:class:`~hodyn_cli.core.model.Model`) for the unit
+    normal n of its plane: u is the frame axis least aligned with n (the first of equals),
+    projected into the plane, so that the plane of normal z has u = x, w = y as Pinocchio's
+    JointModelPlanar.
+
+    >>> planar_screw(np.array([0.0, 0, 1])).tolist()
+    [0.0, 0.0, 1.0, 1.0, 0.0, 0.0]
+    """
+    e = np.eye(3)[int(np.argmin(np.abs(normal)))]
+    u = e - (e @ normal) * normal
+    return np.concatenate([normal, u / np.linalg.norm(u)])
+
+
 def _position_limits(joint) -> tuple[float, float]:
     """(lower, upper) of a revolute/prismatic joint; (-inf, inf) if continuous, unset, or
     wider than a joint can physically be (:func:`_placeholder_range`)."""
@@ -467,27 +484,34 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
             continue
         if j.type not in MOVING:
             raise ModelError(f"joint '{j.name}': type '{j.type}' is not supported (use "
-                             "revolute, continuous, prismatic or fixed)", source)
+                             "revolute, continuous, prismatic, planar, floating or fixed)",
+                             source)
+        kind = MOVING[j.type]
         axis = j.axis
         norm = np.linalg.norm(axis)
-        if norm < 1e-12:
+        if norm < 1e-12 and kind != "free":
             raise ModelError(f"joint '{j.name}': axis is zero", source)
-        if abs(norm - 1.0) > 1e-9:
+        if abs(norm - 1.0) > 1e-9 and kind != "free":
             notes.append(Diagnostic("info", f"joint '{j.name}': axis normalized"))
-        axis = axis / norm
         if j.mimic is not None:
             mimics[j.name] = (j.mimic.joint, j.mimic.multiplier, j.mimic.offset)
-        X = np.concatenate([axis, np.zeros(3)] if MOVING[j.type] == "revolute"
-                           else [np.zeros(3), axis])
+        X = np.zeros(6)              # a free joint's (floating: no axis)
+        if kind == "revolute":
+            X[:3] = axis / norm
+        elif kind == "prismatic":
+            X[3:] = axis / norm
+        elif kind == "planar":
+            X = planar_screw(axis / norm)
         names.append(j.name)
-        types.append(j.type)
+        types.append(j.type if kind in ("revolute", "prismatic") else kind)
         link_names.append(j.child)
         parent_links.append(j.parent)
         parents.append(body)
         Bs.append(T @ origin)
         Xs.append(X)
         Ms.append(np.zeros((6, 6)))
-        limits.append(_position_limits(j))
+        limits.append(_position_limits(j) if kind in ("revolute", "prismatic")
+                      else (-np.inf, np.inf))  # (a URDF limit is on 1-DOF joints)
         velocities.append(_velocity_limit(j))
         stack += enter(j.child, len(names) - 1, np.eye(4))[::-1]
 

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from hodyn_cli import api
+from hodyn_cli import api, capabilities
 from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
@@ -50,8 +50,10 @@ from hodyn_cli.pipeline.protocols import Notify, tell
 __all__ = ["Log", "robot_text", "identify_files", "drives_table", "report_data",
            "default_drives_output"]
 
-#: q derivative orders the regressor needs: q, qd, qdd
+#: q derivative orders the regressor needs: q, qd, qdd (and one more per torque rate)
 NEED = 3
+#: the most torque rates a log's ``taud_<joint>``, ``taudd_<joint>`` columns give
+RATES = 2
 #: the measured torques a log may have instead of ``tau_<joint>``, and who writes them
 MEASURED = {"effort": "hodyn import", "current": "hodyn compute --drives"}
 
@@ -77,9 +79,15 @@ class Log:
 
         self.path, self.trimmed, self.samples, self._model = path, 0.0, 0, model
         with ExitStack() as files:  # closed again if a check fails
+            self._torques = files.enter_context(_torque_reader(path, model, drives))
+            self.rates = self._torques.orders - 1  # (measured torque rates: more q orders)
+            if self.rates:
+                capabilities.check("identify", {"torque_rates"} | ({"floating_base"} if floating
+                                                                   else set()))
+            need = NEED + self.rates
             try:
                 self._reader = files.enter_context(TrajectoryReader(
-                    path, model, 1 if estimate else NEED, chunk=chunk))
+                    path, model, 1 if estimate else need, chunk=chunk))
             except MissingDerivatives as e:  # (missing positions: nothing to estimate them from)
                 if estimate:
                     raise
@@ -92,9 +100,8 @@ class Log:
                     "base is identified from the joint torques and the base wrench, as hodyn "
                     "compute --floating-base --base-wrench writes it, or the wrenches "
                     "W_<link>_* measured at every contact)", path)
-            self._torques = files.enter_context(_torque_reader(path, model, drives))
             wrapped = np.array([model.joint_types[i] == "continuous" for i in model.coordinates])
-            self._stream = DerivativeStream(self._measured(), NEED, cutoff=cutoff,
+            self._stream = DerivativeStream(self._measured(), need, cutoff=cutoff,
                                             wrapped=wrapped, rows=chunk,
                                             lowpassed=("measured",)) if estimate else None
             if self._stream is not None:
@@ -114,8 +121,8 @@ class Log:
             for chunk in self._measured() if self._stream is None else self._inner(self._stream):
                 assert chunk.series is not None  # (the measured torques: _measured)
                 self.samples += chunk.n_samples
-                yield (Trajectory(chunk.joint_names, chunk.derivatives[:, :NEED], chunk.t,
-                                  base=chunk.base), chunk.series["measured"])
+                yield (Trajectory(chunk.joint_names, chunk.derivatives[:, :NEED + self.rates],
+                                  chunk.t, base=chunk.base), chunk.series["measured"])
             for reader in (self._torques, self._base):
                 if reader is not None:
                     reader.finish()
@@ -139,7 +146,7 @@ class Log:
                 motion = self._base.take(n, t)
                 base = api.base_motion(motion.R, motion.p, Vb=motion.Vb, Vs=motion.Vs)
             chunk = replace(chunk, wrenches=Wrenches(external) if external else None, base=base)
-            known = api.external_wrench_torques(self._model, chunk)
+            known = api.external_wrench_torques(self._model, chunk, self.rates)
             yield replace(chunk, wrenches=None, series={
                 "measured": torques if known is None else torques - known})
 
@@ -201,7 +208,8 @@ def _torque_reader(path: str, model: Model, drives: Any = None) -> _Torques:
     kind = next((k for k in MEASURED if any(n.startswith(k + "_") for n in names)), None)
     if any(TAU_COLUMN.match(n) for n in names) or kind is None:
         table.close()
-        return _Torques(TorqueReader(path, model, most=1))
+        reader = TorqueReader(path, model, most=RATES + 1)
+        return _Torques(reader, orders=reader.orders)
     columns = [f"{kind}_{j}" for j in model.coordinate_names]
     missing = [c for c in columns if c not in names]
     if missing:
@@ -216,10 +224,11 @@ def _torque_reader(path: str, model: Model, drives: Any = None) -> _Torques:
 @dataclass
 class _Torques:
     """Measured torques read in lockstep (``reader``), times ``scale`` (m,) (motor currents'
-    ``r eta k_t``)."""
+    ``r eta k_t``); ``orders``: tau and its rates (1: tau alone)."""
 
     reader: Lockstep
     scale: Any = 1.0
+    orders: int = 1
 
     def __enter__(self) -> _Torques:
         return self
@@ -228,7 +237,9 @@ class _Torques:
         self.reader.close()
 
     def take(self, n: int, t: np.ndarray | None) -> np.ndarray:
-        return self.reader.take(n, t).reshape(n, -1) * self.scale
+        """(n, m), with rates (n, orders, m)."""
+        shape = (n, -1) if self.orders == 1 else (n, self.orders, -1)
+        return self.reader.take(n, t).reshape(shape) * self.scale
 
     def finish(self) -> None:
         self.reader.finish()

@@ -83,14 +83,16 @@ def variants() -> list[str]:
 
 def _numpy_without_joints(operation):
     """``operation`` as the numpy backend's for a model with no joint (a single free body,
-    ``model.n == 0``): the one place the compiled backend sends such models to numpy. The
-    kernels number bodies 1..n and allocate per body (``hk_check`` refuses n < 1); a single
-    body is only the root's Newton-Euler equation, a few dozen operations per sample that
-    numpy's passes do over the whole chunk at once, so a kernel would gain nothing."""
+    ``model.n == 0``) or with joints the kernels do not run (helical, spherical, planar,
+    free: ``ModelData.kernel_joints``): the one place the compiled backend sends such models
+    to numpy. The kernels number bodies 1..n and allocate per body (``hk_check`` refuses
+    n < 1); a single body is only the root's Newton-Euler equation, a few dozen operations
+    per sample that numpy's passes do over the whole chunk at once, so a kernel would gain
+    nothing."""
 
     @wraps(operation)
     def run(self, model, *args, **kwargs):
-        if model.n == 0:
+        if model.n == 0 or not model_data(model).kernel_joints:
             return getattr(NumpyBackend, operation.__name__)(self, model, *args, **kwargs)
         return operation(self, model, *args, **kwargs)
 

@@ -153,8 +153,9 @@ class GpuBackend:
 
     def inverse_dynamics(self, model, qs, base, wrenches, *, order, twists=False, root=False):
         # the forward pass's twists stay on the host, and so does a model without joints (a
-        # single free body: its root's Newton-Euler equation, nothing for the device)
-        if twists or model.n == 0:
+        # single free body: its root's Newton-Euler equation, nothing for the device) or with
+        # joints the device's passes do not run (helical, spherical, planar, free)
+        if twists or model.n == 0 or not model_data(model).kernel_joints:
             return self.cpu.inverse_dynamics(model, qs, base, wrenches, order=order,
                                              twists=twists, root=root)
         return inverse_dynamics_chunk(model, qs, base, wrenches, order=order, root=root,

@@ -27,7 +27,18 @@ backward pass, wrenches (body-fixed)::
     tau_i^(k) = X_i^T F_i^(k)
 
 All ad_{P^(j)} are multiples of the one constant matrix ad_{X_i}, which is what makes
-the transport tables this short. Gravity: the root moves with V_0 = 0, Vd_0 = (0; -g),
+the transport tables this short.
+
+Multi-DOF joints (spherical, planar, free: :class:`~hodyn_cli.core.model.Model`): the joint
+twist is ``P_i = S_i nu_i`` with ``S_i`` constant in the child frame, so (19) holds as it
+stands, ``d/dt Ad_{C_{i,p}} = -ad_{P_i} Ad_{C_{i,p}}`` (``C_{i,p} = J_i^-1 B_i^-1`` and
+``d/dt J^-1 = -P^ J^-1``), and the tables above run with ``ad_{P_i^(j)} = ad_{S_i nu_i^(j)}``
+(per sample) in place of ``q_i^(j+1) ad_{X_i}``; ``V_i^(k) = a_{0,k} + S_i nu_i^(k)`` and
+``tau_i^(k) = S_i^T F_i^(k)`` (nv_i numbers). ``qs`` then holds the velocity coordinates
+(:attr:`~hodyn_cli.core.model.Model.dof_names`): row 0 a multi-DOF joint's configuration
+coordinates (:func:`~hodyn_cli.core.model.joint_pose`), rows k >= 1 ``nu_i^(k-1)``.
+
+Gravity: the root moves with V_0 = 0, Vd_0 = (0; -g),
 higher derivatives 0 (a uniformly accelerated, non-rotating base; joint torques do not
 depend on the base's velocity, so this exact base motion gives the true derivatives).
 Wrenches W_i are those body i exerts on its environment (docs/conventions.md), adding +J_i^T W_i.
@@ -51,6 +62,7 @@ from hodyn_cli.algorithms.dynamics.common import (
     relative_adjoint,
     solve_in_chunks,
 )
+from hodyn_cli.algorithms.dynamics.model_data import model_data
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
@@ -93,24 +105,58 @@ def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None =
     V0 = np.zeros((N, K + 1, 6)) if base is None else np.broadcast_to(base, (N, K + 1, 6))
     Ads: list[np.ndarray] = []
     Vs: list[np.ndarray] = []
+    joints = _joints(model)
     for i, p in enumerate(model.parent):
-        Adi = relative_adjoint(model, i, qs[:, 0, i])
-        N_X = lie.ad(model.X[i])
+        v, S = joints[i]
+        Adi = relative_adjoint(model, i, qs[:, 0, v])
         a = [(V0 if p < 0 else Vs[p]) @ np.swapaxes(Adi, 1, 2)]  # a[k][:, m] = a_{m,k}
-        Na = [_times(a[0], N_X)]  # ad_{X_i} a_{m,k}, by whole columns (one gemm)
-        for k in range(1, K + 1):
-            rows = K + 1 - k
-            col = a[k - 1][:, 1:].copy()
-            for j in range(k):
-                s = comb(k - 1, j) * qs[:, j + 1, i]
-                col -= s[:, None, None] * Na[k - 1 - j][:, :rows]
-            a.append(col)
-            Na.append(_times(col, N_X))
-        V = np.stack([a[k][:, 0] for k in range(K + 1)], axis=1)
-        V += qs[:, 1 : K + 2, i, None] * model.X[i]
+        if S is None:
+            V = _one_dof_twists(a, qs[:, 1 : K + 2, v], K, model.X[i])
+        else:
+            V = _multi_dof_twists(a, qs[:, 1 : K + 2, v] @ S.T, K)
         Ads.append(Adi)
         Vs.append(V)
     return Kinematics(Ads, Vs)
+
+
+def _joints(model: Model) -> list[tuple[int | slice, np.ndarray | None]]:
+    """Per body, its columns in ``qs`` and its motion subspace: ``(column, None)`` for a 1-DOF
+    joint (its screw ``X_i``), ``(columns, S_i)`` for a multi-DOF one."""
+    if not model.multi_dof:
+        return [(i, None) for i in range(model.n)]
+    o = model.dof_offsets
+    return [(int(o[i]), None) if nv == 1 else (slice(o[i], o[i + 1]), S)
+            for i, (nv, S) in enumerate(zip(model.dofs, model.subspaces, strict=True))]
+
+
+def _one_dof_twists(a: list[np.ndarray], qd: np.ndarray, K: int, X: np.ndarray) -> np.ndarray:
+    """``V_i^(k)``, k <= K, (N, K+1, 6) of a 1-DOF joint of screw X with rates qd (N, K+1)
+    (qd, qdd, ...), from the table's first column ``a[0]`` (module docstring)."""
+    N_X = lie.ad(X)
+    Na = [_times(a[0], N_X)]  # ad_{X_i} a_{m,k}, by whole columns (one gemm)
+    for k in range(1, K + 1):
+        rows = K + 1 - k
+        col = a[k - 1][:, 1:].copy()
+        for j in range(k):
+            s = comb(k - 1, j) * qd[:, j]
+            col -= s[:, None, None] * Na[k - 1 - j][:, :rows]
+        a.append(col)
+        Na.append(_times(col, N_X))
+    V = np.stack([a[k][:, 0] for k in range(K + 1)], axis=1)
+    V += qd[:, :, None] * X
+    return V
+
+
+def _multi_dof_twists(a: list[np.ndarray], P: np.ndarray, K: int) -> np.ndarray:
+    """``V_i^(k)``, k <= K, (N, K+1, 6) of a multi-DOF joint whose twist jet is
+    ``P^(j) = S_i nu_i^(j)`` (N, K+1, 6), from the table's first column ``a[0]``."""
+    for k in range(1, K + 1):
+        rows = K + 1 - k
+        col = a[k - 1][:, 1:].copy()
+        for j in range(k):
+            col -= comb(k - 1, j) * lie.bracket(P[:, j : j + 1], a[k - 1 - j][:, :rows])
+        a.append(col)
+    return np.stack([a[k][:, 0] for k in range(K + 1)], axis=1) + P
 
 
 def _times(x: np.ndarray, A: np.ndarray) -> np.ndarray:
@@ -128,16 +174,19 @@ def backward_pass(model: Model, qs: np.ndarray, kin: Kinematics, order: int,
     N, r = qs.shape[0], order
     dtype = np.result_type(qs, *kin.V[:1])  # complex for complex-step derivatives
     F = [np.zeros((N, r + 1, 6), dtype) for _ in range(model.n)]
-    tau = np.empty((N, r + 1, model.n), dtype)
+    tau = np.empty((N, r + 1, model.nv), dtype)
+    joints = _joints(model)
     for i in reversed(range(model.n)):
         Fi = F[i]
         Fi += momentum_rates(kin.V[i], model.inertias[i], r)
         if wrenches and i in wrenches:
             Fi += wrenches[i]
-        tau[:, :, i] = Fi @ model.X[i]
+        v, S = joints[i]
+        X = model.X[i] if S is None else S
+        tau[:, :, v] = Fi @ X
         p = model.parent[i]
         if p >= 0:
-            F[p] += transport_to_parent(Fi, qs[:, 1:, i], model.X[i], kin.Ad[i])
+            F[p] += transport_to_parent(Fi, qs[:, 1:, v], X, kin.Ad[i])
     return tau, F
 
 
@@ -157,19 +206,26 @@ def transport_to_parent(F: np.ndarray, qd: np.ndarray, X: np.ndarray, Ad: np.nda
                         ) -> np.ndarray:
     """d^k/dt^k (Ad^T F) for k = 0..r, from F's derivatives (N, r+1, 6).
 
-    ``qd`` (N, >= r, ) holds qd, qdd, ... of the joint whose screw is X.
+    ``qd`` (N, >= r) holds qd, qdd, ... of the 1-DOF joint whose screw is X (6,); for a
+    multi-DOF joint X is its motion subspace S (6, nv) and ``qd`` (N, >= r, nv) holds
+    ``nu, nu', ...``: the joint twist's derivatives are ``P^(j) = S nu^(j)``.
     """
     N, r1 = F.shape[:2]
-    N_X = lie.ad(X)
     b = F.copy()  # row k of the table, b[:, m] = b_{k,m}
     out = np.empty_like(F)
     out[:, 0] = b[:, 0]
+    if X.ndim == 1:
+        N_X = lie.ad(X)
+        couple = lambda m, j, z: (comb(m, j) * qd[:, j])[:, None] * (z @ N_X)  # noqa: E731
+    else:
+        P = qd[:, : r1 - 1] @ X.T
+        couple = lambda m, j, z: comb(m, j) * lie.coad(P[:, j], z)  # noqa: E731
     for k in range(1, r1):
         cols = r1 - k
         nb = b[:, 1 : cols + 1].copy()
         for m in range(cols):
             for j in range(m + 1):
-                nb[:, m] -= (comb(m, j) * qd[:, j])[:, None] * (b[:, m - j] @ N_X)
+                nb[:, m] -= couple(m, j, b[:, m - j])
         b = nb
         out[:, k] = b[:, 0]
     return out @ Ad
@@ -199,19 +255,24 @@ def chunk(model: Model, qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np
                           np.zeros((qs.shape[0], 0, order + 2, 6), np.result_type(qs, base)))
         if root:
             F0 = momentum_rates(base, model.root_inertia, order)
+            joints = _joints(model)
             for c in np.flatnonzero(model.parent < 0):
-                F0 += transport_to_parent(F[c], qs[:, 1:, c], model.X[c], kin.Ad[c])
+                v, S = joints[c]
+                F0 += transport_to_parent(F[c], qs[:, 1:, v], model.X[c] if S is None else S,
+                                          kin.Ad[c])
             extras.append(F0)
     return (tau, *extras) if extras else tau
 
 
 def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
                      gravity=GRAVITY) -> np.ndarray:
-    """tau and its first ``order`` time derivatives, (N, order+1, n): :func:`chunk` by the
-    backend that runs, chunk by chunk."""
+    """tau and its first ``order`` time derivatives, (N, order+1, nv): :func:`chunk` by the
+    backend that runs, chunk by chunk (a model with helical, spherical, planar or free joints
+    by numpy's: the backends' kernels run 1-DOF revolute and prismatic joints)."""
     backend = backends.current()
+    size = backend.rows(CHUNK) if model_data(model).kernel_joints else CHUNK
     return solve_in_chunks(model, trajectory, order, gravity, partial(
-        backend.inverse_dynamics, model, order=order), size=backend.rows(CHUNK))
+        backend.inverse_dynamics, model, order=order), size=size, joint_models=True)
 
 
 def joint_wrenches(model: Model, trajectory: Trajectory, *, order: int = 2,
@@ -222,4 +283,5 @@ def joint_wrenches(model: Model, trajectory: Trajectory, *, order: int = 2,
         kin = forward_pass(model, qs, order + 1, base)
         return np.stack(backward_pass(model, qs, kin, order, wrenches)[1], axis=2)
 
-    return solve_in_chunks(model, trajectory, order, gravity, per_chunk, (model.n, 6))
+    return solve_in_chunks(model, trajectory, order, gravity, per_chunk, (model.n, 6),
+                           joint_models=True)

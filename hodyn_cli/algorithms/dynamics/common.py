@@ -10,9 +10,9 @@ import numpy as np
 from hodyn_cli.algorithms.dynamics.model_data import model_data
 from hodyn_cli.core import lie
 from hodyn_cli.core.gravity import GRAVITY  # noqa: F401 - the methods' default gravity
-from hodyn_cli.core.model import Model
+from hodyn_cli.core.model import DOF_SUFFIXES, JOINT_MODELS, Model, joint_pose
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
-from hodyn_cli.errors import TrajectoryError
+from hodyn_cli.errors import HodynError, TrajectoryError
 
 #: samples per batch: big enough to amortize numpy's per-call cost, small enough that
 #: a batch's working set stays in cache
@@ -24,9 +24,24 @@ def required_orders(order: int) -> int:
     return order + 3
 
 
-def check_inputs(model: Model, trajectory: Trajectory, order: int) -> None:
-    """Raise a one-line error if the trajectory lacks what torque order ``order`` needs."""
-    if tuple(trajectory.joint_names) != tuple(model.joint_names):
+def check_joint_models(model: Model, joint_models: bool = False) -> None:
+    """A one-line error naming the first helical, spherical, planar or free joint unless the
+    caller runs them (``joint_models``: the numpy body-fixed recursion)."""
+    if joint_models:
+        return
+    for name, kind in zip(model.joint_names, model.joint_types, strict=True):
+        if kind in JOINT_MODELS:
+            raise HodynError(f"model '{model.name}': joint '{name}' is {kind}: only the "
+                             "body-fixed method's inverse dynamics and joint wrenches run "
+                             "helical, spherical, planar and free joints yet")
+
+
+def check_inputs(model: Model, trajectory: Trajectory, order: int,
+                 joint_models: bool = False) -> None:
+    """Raise a one-line error if the trajectory lacks what torque order ``order`` needs, or
+    the model has joints the caller does not run (:func:`check_joint_models`)."""
+    check_joint_models(model, joint_models)
+    if tuple(trajectory.joint_names) != model.dof_names:
         raise TrajectoryError("trajectory joints do not match the model's joints")
     need = required_orders(order)
     if trajectory.orders < need:
@@ -81,14 +96,15 @@ def base_motion(gravity, K: int) -> np.ndarray:
     return base
 
 
-def chunks(model: Model, trajectory: Trajectory, order: int, gravity, size: int = CHUNK
+def chunks(model: Model, trajectory: Trajectory, order: int, gravity, size: int = CHUNK,
+           joint_models: bool = False
            ) -> Iterator[tuple[slice, np.ndarray, np.ndarray, dict[int, np.ndarray]]]:
     """``(samples, qs, base, wrenches)`` for each chunk of ``size`` samples.
 
-    Checks the inputs, builds the gravity base motion (K = order + 1) and the body
-    wrenches once; ``qs`` and the wrenches are the chunk's rows.
+    Checks the inputs (:func:`check_inputs`), builds the gravity base motion (K = order + 1)
+    and the body wrenches once; ``qs`` and the wrenches are the chunk's rows.
     """
-    check_inputs(model, trajectory, order)
+    check_inputs(model, trajectory, order, joint_models)
     base = base_motion(gravity, order + 1)
     qs = trajectory.derivatives
     W = body_wrenches(model, trajectory, order)
@@ -99,14 +115,15 @@ def chunks(model: Model, trajectory: Trajectory, order: int, gravity, size: int 
 
 def solve_in_chunks(model: Model, trajectory: Trajectory, order: int, gravity,
                     per_chunk: Callable[..., np.ndarray], shape: tuple[int, ...] | None = None,
-                    size: int = CHUNK) -> np.ndarray:
+                    size: int = CHUNK, joint_models: bool = False) -> np.ndarray:
     """Run ``per_chunk(qs, base, wrenches) -> (N_chunk, order+1, *shape)`` over :func:`chunks`
-    of ``size`` samples (``shape`` defaults to ``(n,)``, joint torques)."""
+    of ``size`` samples (``shape`` defaults to ``(nv,)``, joint torques)."""
     if trajectory.n_samples <= size:  # one chunk: no copy into a second array
-        for _, qs, base, wrenches in chunks(model, trajectory, order, gravity, size):
+        for _, qs, base, wrenches in chunks(model, trajectory, order, gravity, size,
+                                            joint_models):
             return per_chunk(qs, base, wrenches)
-    out = np.empty((trajectory.n_samples, order + 1) + (shape or (model.n,)))
-    for sl, qs, base, wrenches in chunks(model, trajectory, order, gravity, size):
+    out = np.empty((trajectory.n_samples, order + 1) + (shape or (model.nv,)))
+    for sl, qs, base, wrenches in chunks(model, trajectory, order, gravity, size, joint_models):
         out[sl] = per_chunk(qs, base, wrenches)
     return out
 
@@ -140,9 +157,17 @@ def relative_adjoint(model: Model, i: int, q: np.ndarray) -> np.ndarray:
 
     The exponential in closed form (Rodrigues on the adjoint): ``ad_X^3 = -ad_X`` for a
     unit revolute screw, ``ad_X^2 = 0`` for a prismatic one, so
-    ``exp(-q ad_X) = I - sin(q) ad_X + (1 - cos q) ad_X^2`` resp. ``I - q ad_X``.
+    ``exp(-q ad_X) = I - sin(q) ad_X + (1 - cos q) ad_X^2`` resp. ``I - q ad_X``. A helical
+    screw's ``ad_X`` obeys neither: ``Ad_{exp(X q)^-1} Ad_{B_i^-1}`` from the pose
+    (:func:`~hodyn_cli.core.lie.screw_exp`), as for a multi-DOF joint's pose ``J_i``
+    (:func:`~hodyn_cli.core.model.joint_pose`) at its coordinates q (N, nv_i).
     """
     A0, A1, A2 = (A[i] for A in model_data(model).adjoints)
+    kind = model.joint_types[i]
+    if kind == "helical" or kind in DOF_SUFFIXES:
+        R, p = (lie.screw_exp(model.X[i], q) if kind == "helical" else
+                joint_pose(kind, model.X[i], q))
+        return lie.Ad_inv(R, p) @ A0
     if model.X[i, :3].any():
         return A0 - np.sin(q)[:, None, None] * A1 + (1 - np.cos(q))[:, None, None] * A2
     return A0 - q[:, None, None] * A1

@@ -50,6 +50,7 @@ from hodyn_cli.algorithms.dynamics.common import (
     gravity_vector,
     leibniz_rates,
 )
+from hodyn_cli.algorithms.dynamics.model_data import model_data
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name, free_body
@@ -192,13 +193,15 @@ def check_base_motion(trajectory: Trajectory, order: int) -> None:
         raise TrajectoryError(f"order {order} needs {missing} (not in the base motion)")
 
 
-def floating_chunks(model: Model, trajectory: Trajectory, order: int, size: int = CHUNK
+def floating_chunks(model: Model, trajectory: Trajectory, order: int, size: int = CHUNK,
+                    joint_models: bool = False
                     ) -> Iterator[tuple[slice, np.ndarray, Rows | None, dict, object]]:
     """``(samples, qs, base, body wrenches, root wrench or None)`` per chunk, inputs checked
     (a model without joints, a single free body, needs no joint derivative:
-    :func:`~hodyn_cli.core.trajectory.free_body`)."""
+    :func:`~hodyn_cli.core.trajectory.free_body`; ``joint_models``: the caller runs helical,
+    spherical, planar and free joints)."""
     trajectory = free_body(trajectory)
-    check_inputs(model, trajectory, order)
+    check_inputs(model, trajectory, order, joint_models)
     if not 0 <= order <= MAX_ORDER:
         raise HodynError(f"the base wrench is computed for orders 0..{MAX_ORDER}, not {order}")
     check_base_motion(trajectory, order)
@@ -236,13 +239,16 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "bod
         raise HodynError(f"unknown method '{method}' (choose from {', '.join(_CHUNK_SOLVERS)})")
     solve = _CHUNK_SOLVERS[method]
     N = trajectory.n_samples
-    size = backends.current().rows(CHUNK) if method != "spatial" else CHUNK
+    kernels = method != "spatial" and model_data(model).kernel_joints
+    size = backends.current().rows(CHUNK) if kernels else CHUNK
+    joint_models = method == "body-fixed"  # the numpy recursion runs every joint type
     if N <= size:
-        for _, qs, rows, W, W0 in floating_chunks(model, trajectory, order, max(size, 1)):
+        for _, qs, rows, W, W0 in floating_chunks(model, trajectory, order, max(size, 1),
+                                                  joint_models):
             tau, F0 = solve(model, qs, rows, gravity, W, W0, order)
             return tau, np.negative(F0, out=F0)
-    tau, F0 = np.empty((N, order + 1, model.n)), np.empty((N, order + 1, 6))
-    for sl, qs, rows, W, W0 in floating_chunks(model, trajectory, order, size):
+    tau, F0 = np.empty((N, order + 1, model.nv)), np.empty((N, order + 1, 6))
+    for sl, qs, rows, W, W0 in floating_chunks(model, trajectory, order, size, joint_models):
         tau[sl], F0[sl] = solve(model, qs, rows, gravity, W, W0, order)
     return tau, np.negative(F0, out=F0)
 

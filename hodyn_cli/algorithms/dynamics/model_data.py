@@ -37,6 +37,9 @@ class ModelData:
             (n, 6, 6): the joint adjoint is ``A0 - sin(q) A1 + (1 - cos q) A2`` (revolute).
         parent, revolute: (n,) int32; X (n, 6), M (n, 6, 6), root_M (6, 6) contiguous float64.
         ancestors: (n, n) uint8, ``[b, c] = 1`` iff body c is body b or one of its ancestors.
+        kernel_joints: every joint is revolute, continuous or prismatic, the joints the
+            compiled and GPU kernels run (``revolute`` tells those apart); numpy's
+            body-fixed recursion runs the others.
     """
 
     def __init__(self, model: Model):
@@ -50,6 +53,7 @@ class ModelData:
         self.M = np.ascontiguousarray(model.inertias, dtype=np.float64)
         self.root_M = np.ascontiguousarray(model.root_inertia, dtype=np.float64)
         self.ancestors = np.ascontiguousarray(model.ancestry.T, dtype=np.uint8)
+        self.kernel_joints = not model.has_joint_models
 
 
 def model_data(model: Model) -> ModelData:
