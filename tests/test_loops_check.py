@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from conftest import SAMPLES, URDF
+from conftest import FOURBAR, SAMPLES, URDF
 from hodyn_cli import api
 from hodyn_cli.cli.app import app
 from hodyn_cli.io import read_trajectory
@@ -45,10 +45,14 @@ def test_check_limits_of_a_closed_robot():
 
 def test_check_loops_on_the_command_line(tmp_path):
     """Exit 1 naming the actuated joint's torque beyond a limits file's; exit 0 within the
-    URDF's; --loops with --drives refused in one line."""
+    URDF's (and on mjcf/fourbar.xml, whose loop is an <equality connect>); --loops with
+    --drives refused in one line."""
     runner = CliRunner()
     urdf = str(URDF / "fourbar.urdf")
     result = runner.invoke(app, ["check", urdf, str(CSV), "--loops", str(LOOPS)])
+    assert result.exit_code == 0, result.output
+    # an MJCF model's own loops (<equality connect>) close as --loops's do
+    result = runner.invoke(app, ["check", str(FOURBAR), str(CSV)])
     assert result.exit_code == 0, result.output
     limits = tmp_path / "l.toml"
     limits.write_text("[joints.crank]\ntorque = 0.5\n")

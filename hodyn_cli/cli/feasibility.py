@@ -44,7 +44,7 @@ def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel,
          command: str = "check", jerk: str | None = None, **on):
     """The limits (``jerk``: ``--jerk``'s over them) and the job that gives a chunk's laws,
     after the capability check of ``command`` with the features ``on``."""
-    from hodyn_cli import api
+    from hodyn_cli import api, capabilities
     from hodyn_cli.api.streaming import torque_order
     from hodyn_cli.cli.data import numbers
     from hodyn_cli.pipeline.jobs import LawsJob
@@ -56,7 +56,8 @@ def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel,
     d = api.read_drives(model, drives) if drives else None
     s.capable(command, model, drives=d is not None, elastic=d is not None and
               bool(d.elastic.any()), **on)
-    model = s.closed(model)   # (check --loops: the actuated joints' torques, every joint's q, qd)
+    if "loops" in capabilities.COMMANDS[command]:   # check: the actuated joints' torques
+        model = s.closed(model)                      # (retime: not yet, the tree as given)
     return lim, LawsJob(model, order=torque_order(lim), drives=d, kind=kind.value, gravity=s.g,
                         contacts=s.read_contacts(model))
 
