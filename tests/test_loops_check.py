@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from conftest import FOURBAR, SAMPLES, URDF
+from conftest import ROOT, SAMPLES, URDF
 from hodyn_cli import api
 from hodyn_cli.cli.app import app
 from hodyn_cli.io import read_trajectory
@@ -52,7 +52,7 @@ def test_check_loops_on_the_command_line(tmp_path):
     result = runner.invoke(app, ["check", urdf, str(CSV), "--loops", str(LOOPS)])
     assert result.exit_code == 0, result.output
     # an MJCF model's own loops (<equality connect>) close as --loops's do
-    result = runner.invoke(app, ["check", str(FOURBAR), str(CSV)])
+    result = runner.invoke(app, ["check", str(ROOT / "mjcf" / "fourbar.xml"), str(CSV)])
     assert result.exit_code == 0, result.output
     limits = tmp_path / "l.toml"
     limits.write_text("[joints.crank]\ntorque = 0.5\n")
