@@ -312,7 +312,8 @@ def test_what_is_not_built_is_refused_in_one_line(fourbar, tmp_path):
     with --loops (the capability table)."""
     _, closed = fourbar
     state = {"q": np.array([0.1]), "qd": np.array([0.2]), "qdd": np.array([0.3])}
-    for call in (api.torque_sensitivities,):
+    for call in (api.torque_sensitivities, lambda robot, **x: api.retime(robot, factor=2, **x),
+                 lambda robot, **x: api.time_optimal(robot, {})):
         with pytest.raises(HodynError, match=r"^closed loops are not supported"):
             call(closed, **state)
     result = CliRunner().invoke(app, ["compute", str(URDF / "fourbar.urdf"),

@@ -11,7 +11,7 @@ import numpy as np
 
 from hodyn_cli.api.contacts import read_contacts
 from hodyn_cli.api.drives import drives_for
-from hodyn_cli.api.results import Motion
+from hodyn_cli.api.results import Motion, capable
 from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
@@ -104,6 +104,10 @@ def retime(robot: Model, *derivatives: Any, limits: Any = None, drives: Any = No
 
     m = Motion(robot, derivatives, named, t=t, wrenches=wrenches)
     traj = m.coordinates
+    capable("retime", robot, floating_base=traj.base is not None, contacts=bool(contacts),
+            drives=drives is not None, wrench=traj.wrenches is not None,
+            factor=factor is not None,
+            to_limits=factor is None, segments=bool(segments))
     bindings: list[Binding | None]
     if factor is not None:
         if not factor > 0 or segments:
@@ -140,6 +144,7 @@ def time_optimal(robot: Model, limits: Any = None, *, drives: Any = None, model:
     from hodyn_cli.algorithms.limits.feasibility import torque_order
     from hodyn_cli.algorithms.limits.optimal import Optimal
 
+    capable("retime", robot, optimal=True, drives=drives is not None)
     lim = joint_limits(robot, limits)
     return Optimal(robot, lim, torque_order(lim), rate=rate, grid=grid, gravity=gravity,
                    drives=None if drives is None else drives_for(robot, drives, "retime"),
