@@ -57,7 +57,8 @@ def mujoco_drives(path: str | Path, model: Model) -> MujocoDrives:
     source = str(path)
     doc = read_document(parse_xml(path.read_bytes(), source), path)
     autolimits = doc.compiler.autolimits
-    joints = {j.name: j for j in _joints(doc.world) if j.name in model.joint_names}
+    joints = {j.name: j for j in _joints(doc.world)
+              if j.name in model.joint_names and j.type in ("hinge", "slide")}
     notes = [f"joint '{j.name}' ({j.type}): its armature and damping are not exported (drives "
              "are for hinges and slides)" for j in _joints(doc.world) if j.name not in joints
              and any(_floats(j.attrs, k, j.name, source, "0")[0] > 0
