@@ -124,16 +124,16 @@ def test_bad_ball_logs_and_outputs_are_one_line(tmp_path):
 
 def test_drives_export_leaves_ball_joints_out(tmp_path):
     """Armature and damping of a ball joint (three dofs in MuJoCo) are not a 1-DOF drive: a
-    note names the joint; the hinge's are exported."""
-    text = CHAIN.read_text().replace('type="ball" pos="0.01 -0.02 0.03"',
-                                     'type="ball" pos="0.01 -0.02 0.03" armature="0.1"')
-    text = text.replace('name="yaw" type="hinge"', 'name="yaw" type="hinge" damping="0.2"')
+    note names each ball joint; the hinges' (damping from the default class) are exported."""
     path = tmp_path / "chain.xml"
-    path.write_text(text)
+    path.write_text(CHAIN.read_text().replace('type="ball" pos="0.01 -0.02 0.03"',
+                                              'type="ball" pos="0.01 -0.02 0.03" armature="0.1"'))
     drives = mujoco_drives(path, load_model(path))
-    assert set(drives.drives) == {"yaw"}
-    assert any("joint 'shoulder' (ball): its armature and damping are not exported" in note
-               for note in drives.notes)
+    assert drives.drives == {"yaw": {"gear_ratio": 1.0, "viscous": 0.05},
+                             "twist": {"gear_ratio": 1.0, "viscous": 0.05}}
+    for ball in ("shoulder", "elbow", "wrist"):
+        assert any(f"joint '{ball}' (ball): its armature and damping are not exported" in note
+                   for note in drives.notes), ball
 
 
 def test_a_joint_equality_on_a_ball_joint_is_refused(tmp_path):
@@ -142,3 +142,20 @@ def test_a_joint_equality_on_a_ball_joint_is_refused(tmp_path):
         "</worldbody>", '</worldbody><equality><joint name="e" joint1="twist" '
                         'joint2="elbow"/></equality>'))
     mjr.assert_refused(path, "joint 'elbow' is not a hinge or slide of the model")
+
+
+def test_documented_log_starts_with_the_applied_force(tmp_path):
+    """docs/mjcf.md's example: docs/examples/mujoco_log.py's log of ball_chain.xml starts at
+    rest, so the first row of compute's torques is the force it applied, 0.5 sin(k) on degree
+    of freedom k (damping, which hodyn leaves out, is zero at rest)."""
+    import runpy
+
+    runpy.run_path(str(ROOT / "docs" / "examples" / "mujoco_log.py"))["main"](
+        str(CHAIN), str(tmp_path / "log.npz"))
+    assert run("import", tmp_path / "log.npz", "--urdf", CHAIN, "-o", tmp_path / "log.csv")[0] == 0
+    code, out = run("compute", CHAIN, tmp_path / "log.csv", "--order", "0", "-o",
+                    tmp_path / "tau.csv")
+    assert code == 0, out
+    res = read_csv(tmp_path / "tau.csv")
+    first = np.array([res[f"tau_{name}"][0] for name in load_model(CHAIN).dof_names])
+    assert np.abs(first - 0.5 * np.sin(np.arange(11))).max() < 1e-9

@@ -17,8 +17,9 @@ torque (``torque``). A joint with armature or damping but no actuator gets ``gea
 
 Not exported (a note each): ``frictionloss`` (MuJoCo's dry friction is a constraint force, a
 drives file's ``coulomb`` a smooth law), ``stiffness``/``springref`` (a passive joint spring;
-a drives file's ``stiffness`` is a series-elastic drive), actuators on tendons, sites or
-bodies, a ``<position>``'s ``ctrlrange`` (targets, not forces), the asymmetry of a range
+a drives file's ``stiffness`` is a series-elastic drive), the armature and damping of a ball
+joint (three dofs in MuJoCo; a drive is a 1-DOF joint's) and actuators on it, actuators on
+tendons, sites or bodies, a ``<position>``'s ``ctrlrange`` (targets, not forces), the asymmetry of a range
 (limits are magnitudes: the larger one is kept), the gears of a joint's second actuator.
 """
 
