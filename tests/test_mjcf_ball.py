@@ -159,3 +159,27 @@ def test_documented_log_starts_with_the_applied_force(tmp_path):
     res = read_csv(tmp_path / "tau.csv")
     first = np.array([res[f"tau_{name}"][0] for name in load_model(CHAIN).dof_names])
     assert np.abs(first - 0.5 * np.sin(np.arange(11))).max() < 1e-9
+
+
+def test_free_root_with_ball_joints(tmp_path):
+    """The chain on a free root (its hinge 'yaw' a free joint): qpos (p, quat, then the
+    joints' values and quaternions) imported, compute --floating-base --base-wrench equals
+    mj_inverse's forces, the free joint's as W = -(moment; R^T force)."""
+    path = tmp_path / "floating.xml"
+    path.write_text(CHAIN.read_text().replace('<joint name="yaw" type="hinge" axis="0 0 1"/>',
+                                              '<freejoint name="root"/>'))
+    model = load_model(path)
+    assert model.root_link == "base" and model.nv == 10
+    log = simulate(path, steps=6, seed=5)
+    code, out = run("import", save(tmp_path / "log.npz", log), "--urdf", path,
+                    "-o", tmp_path / "log.csv")
+    assert code == 0 and "the free joint of 'base'" in out, out
+    code, out = run("compute", path, tmp_path / "log.csv", "--floating-base", "--base-wrench",
+                    "--order", "0", "--gravity", G, "-o", tmp_path / "tau.csv")
+    assert code == 0, out
+    res = read_csv(tmp_path / "tau.csv")
+    R = np.array([mjr.quat_matrix(q / np.linalg.norm(q)) for q in log["qpos"][:, 3:7]])
+    W = np.stack([res[f"W_base_{a}"] for a in ("mx", "my", "mz", "fx", "fy", "fz")], axis=1)
+    tau = np.stack([res[f"tau_{name}"] for name in model.dof_names], axis=1)
+    ours = np.concatenate([-np.einsum("nij,nj->ni", R, W[:, 3:]), -W[:, :3], tau], axis=1)
+    assert np.abs(ours - log["ref"]).max() < 1e-9 * np.abs(log["ref"]).max()
