@@ -78,9 +78,10 @@ def mujoco_trajectory(model: Model, qpos: np.ndarray, qvel: np.ndarray | None = 
                       qacc: np.ndarray | None = None, t: np.ndarray | None = None, *,
                       free: bool = False, source: str = "", start: int = 0) -> Trajectory:
     """The trajectory of MuJoCo's ``qpos`` (N, nq), ``qvel``, ``qacc`` (N, nv) at times ``t``:
-    the joints' q, qd, qdd (``model.coordinate_names``) and, with ``free`` (:func:`free_root`),
-    the root's ``base_p``, ``base_R``, ``base_Vb``, ``base_Vbd`` (module docstring). Errors
-    name ``source`` and the sample, counted from ``start``.
+    the joints' q, qd, qdd (``model.coordinate_names``; with ball joints row 0 holds the
+    configuration coordinates, a ball joint's rotation vector) and, with ``free``
+    (:func:`free_root`), the root's ``base_p``, ``base_R``, ``base_Vb``, ``base_Vbd`` (module
+    docstring). Errors name ``source`` and the sample, counted from ``start``.
 
     >>> from pathlib import Path
     >>> from hodyn_cli.modeling.urdf import load_model
