@@ -82,14 +82,36 @@ def mj_inverse(m, qpos: np.ndarray, qvel: np.ndarray, qacc: np.ndarray) -> np.nd
     return d.qfrc_inverse.copy()
 
 
+def quaternion(r: np.ndarray) -> np.ndarray:
+    """MuJoCo's unit quaternion (w, x, y, z) of the rotation vector r (3,) (mju_axisAngle2Quat,
+    independent of hodyn's rotations)."""
+    quat = np.array([1.0, 0, 0, 0])
+    angle = float(np.linalg.norm(r))
+    if angle > 0:
+        mujoco.mju_axisAngle2Quat(quat, r / angle, angle)
+    return quat
+
+
+def mujoco_qpos(model, coordinates: np.ndarray) -> np.ndarray:
+    """MuJoCo's qpos of the joints from hodyn's configuration coordinates (nv,): a ball
+    joint's rotation vector as its quaternion, other joints' values as they are."""
+    o = model.dof_offsets
+    return np.concatenate([quaternion(coordinates[o[i]:o[i + 1]]) if kind == "spherical"
+                           else coordinates[o[i]:o[i + 1]]
+                           for i, kind in enumerate(model.joint_types)]) if model.n else \
+        np.zeros(0)
+
+
 def random_state(model, rng):
     """A random state in MuJoCo's coordinates (qpos, qvel, qacc) and hodyn's trajectory of it
-    (one sample; a free root's motion converted: MuJoCo's free joint has the linear velocity
-    in the world frame and the angular one in the body frame, hodyn's base the body twist)."""
-    n = model.n
-    q, qd, qdd = rng.normal(size=(3, n))
+    (one sample; a ball joint's rotation vector as MuJoCo's quaternion; a free root's motion
+    converted: MuJoCo's free joint has the linear velocity in the world frame and the angular
+    one in the body frame, hodyn's base the body twist)."""
+    q, qd, qdd = rng.normal(size=(3, model.nv))
+    qpos = mujoco_qpos(model, q)
+    names = model.dof_names  # every joint: mj_inverse reads mimic joints' qpos too
     if model.root_link == "world":
-        return (q, qd, qdd), Trajectory(model.joint_names, np.stack([q, qd, qdd])[None])
+        return (qpos, qd, qdd), Trajectory(names, np.stack([q, qd, qdd])[None])
     quat = rng.normal(size=4)
     quat /= np.linalg.norm(quat)
     p, v, w, vd, wd = rng.normal(size=(5, 3))
@@ -98,8 +120,9 @@ def random_state(model, rng):
     Vb = np.concatenate([w, vb])
     Vbd = np.concatenate([wd, R.T @ vd - np.cross(w, vb)])  # d/dt (R^T v)
     base = BaseMotion(R[None], p[None], np.stack([Vb, Vbd])[None])
-    mj = (np.concatenate([p, quat, q]), np.concatenate([v, w, qd]), np.concatenate([vd, wd, qdd]))
-    return mj, Trajectory(model.joint_names, np.stack([q, qd, qdd])[None], base=base)
+    mj = (np.concatenate([p, quat, qpos]), np.concatenate([v, w, qd]),
+          np.concatenate([vd, wd, qdd]))
+    return mj, Trajectory(names, np.stack([q, qd, qdd])[None], base=base)
 
 
 def torque_error(path: Path, model, samples: int = 3, seed: int = 0) -> float:
@@ -126,7 +149,9 @@ def torque_error(path: Path, model, samples: int = 3, seed: int = 0) -> float:
 def pinocchio_error(path: Path, model, samples: int = 3, seed: int = 0) -> float | None:
     """max |hodyn - pin.rnea| / torque scale of Pinocchio's ``buildModelFromMJCF`` model
     (None where it does not read the model, or reads another number of coordinates; fixed
-    bases only: its free root has other conventions)."""
+    bases only: its free root has other conventions). A ball joint is Pinocchio's
+    JointModelSpherical: its configuration MuJoCo's quaternion as (x, y, z, w), its velocity
+    the angular velocity in the child frame, as hodyn's and MuJoCo's."""
     try:
         import pinocchio as pin
     except ImportError:
@@ -137,33 +162,43 @@ def pinocchio_error(path: Path, model, samples: int = 3, seed: int = 0) -> float
         pm = pin.buildModelFromMJCF(str(path))
     except Exception:  # noqa: BLE001 - any refusal of Pinocchio's parser: not read
         return None
-    if pm.nq != model.n or pm.nv != model.n:
+    if pm.nq != len(mujoco_qpos(model, np.zeros(model.nv))) or pm.nv != model.nv:
         return None
     pm.gravity.linear = GRAVITY
     data = pm.createData()
     rng = np.random.default_rng(seed)
     worst = 0.0
     for _ in range(samples):
-        q, qd, qdd = rng.normal(size=(3, model.n))
-        ref = pin.rnea(pm, data, q, qd, qdd)
-        ours = api.inverse_dynamics(model, q[None], qd[None], qdd[None], order=0,
-                                    gravity=GRAVITY).tau[0]
+        q, qd, qdd = rng.normal(size=(3, model.nv))
+        o = model.dof_offsets
+        q_pin = np.concatenate([quaternion(q[o[i]:o[i + 1]])[[1, 2, 3, 0]]
+                                if kind == "spherical" else q[o[i]:o[i + 1]]
+                                for i, kind in enumerate(model.joint_types)])
+        ref = pin.rnea(pm, data, q_pin, qd, qdd)
+        traj = Trajectory(model.dof_names, np.stack([q, qd, qdd])[None])
+        ours = api.inverse_dynamics(model, traj, order=0, gravity=GRAVITY).tau[0]
         worst = max(worst, float(np.abs(ours - ref).max() / np.abs(ref).max()))
     return worst
 
 
 def rate_errors(path: Path, model, seed: int = 0) -> tuple[float, float]:
-    """(taud, taudd) of hodyn along an analytic cosine motion against the 8th-order central
+    """(taud, taudd) of hodyn along an analytic cosine motion (ball joints: turning as
+    ``exp(th1 e1) exp(th2 e2)``, tests/test_joint_models.py) against the 8th-order central
     differences of MuJoCo's tau at the stencil's times, relative to each one's scale (fixed
     bases)."""
+    from test_joint_models import analytic_motion
+
     from conftest import STENCIL, STENCIL2, random_cosine
 
     m = rigid_body_only(path)
     t0, h = np.array([0.4, 1.3]), 1e-3
     t = (t0[:, None] + np.arange(-4, 5) * h).ravel()
-    traj = random_cosine(model, t, orders=5, seed=seed)
+    traj = analytic_motion(model, t, K=3, seed=seed) if model.multi_dof else \
+        random_cosine(model, t, orders=5, seed=seed)
     ours = api.inverse_dynamics(model, traj, order=2, gravity=GRAVITY)
-    ref = np.array([mj_inverse(m, *traj.derivatives[s, :3]) for s in range(len(t))])
+    q = traj.derivatives
+    ref = np.array([mj_inverse(m, mujoco_qpos(model, q[s, 0]), q[s, 1], q[s, 2])
+                    for s in range(len(t))])
     ref = ref.reshape(len(t0), 9, -1)
     errors = []
     for field, stencil, power in (("taud", STENCIL, 1), ("taudd", STENCIL2, 2)):

@@ -336,8 +336,6 @@ def test_pinocchio_mjcf_agrees(name):
 
 
 BAD = {
-    "ball": ('<body name="b"><joint name="jb" type="ball"/><geom size="0.1"/></body>',
-             "joint 'jb' of body 'b' is a ball joint"),
     "deep free": ('<body name="a"><joint/><geom size="0.1"/><body name="b"><freejoint '
                   'name="f"/><geom size="0.1"/></body></body>', "joint 'f': a free joint below"),
     "unknown type": ('<body name="b"><joint name="j" type="spiral"/><geom size="0.1"/></body>',

@@ -26,7 +26,8 @@ from hodyn_cli.io.tables import COMPACT
 from hodyn_cli.io.writers import open_sink
 
 __all__ = ["MATRIX_NOTES", "DERIVATIVE_NOTES", "timed_columns", "with_t", "derivative_columns",
-           "motion_columns", "joint_wrench_datasets", "trajectory_datasets", "write_trajectory",
+           "motion_columns", "joint_wrench_datasets", "trajectory_datasets", "joint_datasets",
+           "write_trajectory",
            "contact_datasets", "base_datasets", "pose_datasets"]
 
 MATRIX_NOTES = {
@@ -166,6 +167,20 @@ def base_datasets(trajectory: Trajectory) -> tuple[dict, dict]:
     return data, columns
 
 
+def joint_datasets(path: str, trajectory: Trajectory, model: Model | None = None,
+                   compact: bool = False) -> tuple[dict, dict]:
+    """The joints' motion of a trajectory for the file ``path``: :func:`pose_datasets` for a
+    ``model`` with multi-DOF joints (CSV only: an error naming ``path`` otherwise), else
+    :func:`trajectory_datasets`."""
+    if model is not None and model.multi_dof:
+        if file_format(path) != "csv":
+            raise TrajectoryError("the trajectory of a robot with multi-DOF joints is written "
+                                  "as CSV (HDF5 datasets of joint poses are not defined yet)",
+                                  path)
+        return pose_datasets(model, trajectory)
+    return trajectory_datasets(trajectory, compact)
+
+
 def pose_datasets(model: Model, trajectory: Trajectory) -> tuple[dict, dict]:
     """The trajectory of a model with multi-DOF joints (over its velocity coordinates, row 0
     the configuration coordinates: docs/conventions.md) as CSV columns: the 1-DOF joints'
@@ -203,14 +218,7 @@ def write_trajectory(path: str, trajectory: Trajectory, *, compact: bool = False
 
     ``compact``: HDF5 with one dataset ``q_derivatives`` (N, D+1, n) instead of ``q``, ``qd``, ...
     """
-    if model is not None and model.multi_dof:
-        if file_format(path) != "csv":
-            raise TrajectoryError("the trajectory of a robot with multi-DOF joints is written "
-                                  "as CSV (HDF5 datasets of joint poses are not defined yet)",
-                                  path)
-        data, columns = pose_datasets(model, trajectory)
-    else:
-        data, columns = trajectory_datasets(trajectory, compact)
+    data, columns = joint_datasets(path, trajectory, model, compact)
     more, cols = base_datasets(trajectory)
     with open_sink(path, columns | cols, {"joint_names": list(trajectory.joint_names)},
                    rows=trajectory.n_samples) as sink:

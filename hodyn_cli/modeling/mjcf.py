@@ -11,6 +11,12 @@ inertia as MuJoCo's compiler does; here the screw model is built:
   anchor, ``B_j = P Tr(p_j) exp(-X_j ref_j)``, ``X = (a; 0)`` or ``(0; a)``, P the offset
   left by the joint before (``Tr(-p)``), the body's mass on the last of them (the ones
   before are massless), so ``q_J`` is MuJoCo's ``qpos`` of joint J;
+* a ``ball`` joint at ``pos`` p is ``E = Tr(p) R(quat) Tr(-p)``, its ``qpos`` a unit
+  quaternion (qpos0 the identity; ``axis`` and ``ref`` unused): a spherical joint model with
+  its frame at the anchor, ``B_j = P Tr(p_j)``, whose rotation R is the quaternion's and whose
+  velocity coordinates ``J_wx, J_wy, J_wz`` are MuJoCo's ``qvel`` of it (the angular velocity
+  in the body frame); its ``range`` (a cone, MuJoCo's limit on the rotation angle) is no hodyn
+  limit: a notice says it is left out;
 * a body without joints (static, or mocap) is welded to its parent, as in MuJoCo;
 * a ``free`` joint on a body directly under ``<worldbody>`` makes that body the root link
   (the floating base of ``--floating-base``; welded to the world without it); without one
@@ -22,9 +28,10 @@ inertia as MuJoCo's compiler does; here the screw model is built:
 * ``<equality connect|weld>`` close loops (``model.loop_tables``:
   :mod:`~hodyn_cli.modeling.mjcf_loops`).
 
-Refused in one line naming the element: ``ball`` joints, a free joint below the top level
-or with other joints, several free bodies, ``<equality tendon|flex>``, joint equalities but linear
-couplings, inertias that need MuJoCo's convex hull (:mod:`~hodyn_cli.modeling.mjcf_mesh`).
+Refused in one line naming the element: a free joint below the top level or with other
+joints, several free bodies, ``<equality tendon|flex>``, joint equalities but linear
+couplings of hinges and slides, inertias that need MuJoCo's convex hull
+(:mod:`~hodyn_cli.modeling.mjcf_mesh`).
 
 >>> from pathlib import Path
 >>> model = load_mjcf(Path(__file__).parents[2] / "mjcf" / "acrobot.xml")
@@ -150,10 +157,6 @@ def _check_joints(doc: Document, bodies: list[Body], source: str) -> Body | None
     free = []
     for b in bodies:
         for j in b.joints:
-            if j.type == "ball":
-                raise ModelError(f"joint '{j.name}' of body '{b.name}' is a ball joint: ball "
-                                 "joints come with the joint models of the Model issue (hodyn's "
-                                 "model has 1-DOF joints today)", source)
             if j.type == "free":
                 if b not in doc.world.children:
                     raise ModelError(f"joint '{j.name}': a free joint below the top level (body "
@@ -194,7 +197,8 @@ def _couplings(doc: Document, build: _Builder, source: str) -> tuple[np.ndarray,
             continue
         assert e.joint1 is not None and e.polycoef is not None  # a joint equality
         for joint in (e.joint1, e.joint2):
-            if joint is not None and joint not in names:
+            if joint is not None and (joint not in names
+                                      or build.types[names.index(joint)] == "spherical"):
                 raise ModelError(f"{e.label}: joint '{joint}' is not a hinge or slide of the "
                                  "model", source)
         if e.joint2 is None:
@@ -276,21 +280,29 @@ class _Builder:
         self.place(body, on, P)
 
     def joint(self, j: Joint, body: Body, on: int, P: np.ndarray, last: bool) -> int:
-        c = self.doc.compiler
-        axis = j.axis / np.linalg.norm(j.axis)
-        hinge = j.type == "hinge"
-        ref = j.ref * (np.pi / 180 if hinge and c.degree else 1.0)
-        X = np.concatenate([axis, np.zeros(3)] if hinge else [np.zeros(3), axis])
-        R, p = lie.screw_exp(X, np.array(-ref))
+        if j.type == "ball":
+            kind, X, B, limits, ref = "spherical", np.zeros(6), np.eye(4), (-np.inf, np.inf), 0.0
+            if j.limited != "false" and any(r != 0 for r in j.range):
+                self.notes.append(Diagnostic("notice", f"joint '{j.name}' (ball): its range "
+                                                       "(a cone on the rotation angle) is no "
+                                                       "hodyn limit, left out"))
+        else:
+            hinge = j.type == "hinge"
+            ref = j.ref * (np.pi / 180 if hinge and self.doc.compiler.degree else 1.0)
+            axis = j.axis / np.linalg.norm(j.axis)
+            X = np.concatenate([axis, np.zeros(3)] if hinge else [np.zeros(3), axis])
+            B = lie.homogeneous(*lie.screw_exp(X, np.array(-ref)))
+            limits = self._limits(j, body)
+            kind = ("revolute" if limits[0] > -np.inf else "continuous") if hinge else \
+                "prismatic"
         self.names.append(j.name)
-        self.types.append(("revolute" if self._limits(j, body)[0] > -np.inf else "continuous")
-                          if hinge else "prismatic")
+        self.types.append(kind)
         self.link_names.append(body.name if last else f"{body.name}:{j.name}")
         self.parents.append(on)
-        self.B.append(P @ _translation(j.pos) @ lie.homogeneous(R, p))
+        self.B.append(P @ _translation(j.pos) @ B)
         self.X.append(X)
         self.M.append(np.zeros((6, 6)))
-        self.limits.append(self._limits(j, body))
+        self.limits.append(limits)
         self.refs.append(ref)
         if not last:
             self.links[self.link_names[-1]] = LinkFrame(len(self.names) - 1, np.eye(4))

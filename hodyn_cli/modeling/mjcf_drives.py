@@ -17,8 +17,9 @@ torque (``torque``). A joint with armature or damping but no actuator gets ``gea
 
 Not exported (a note each): ``frictionloss`` (MuJoCo's dry friction is a constraint force, a
 drives file's ``coulomb`` a smooth law), ``stiffness``/``springref`` (a passive joint spring;
-a drives file's ``stiffness`` is a series-elastic drive), actuators on tendons, sites or
-bodies, a ``<position>``'s ``ctrlrange`` (targets, not forces), the asymmetry of a range
+a drives file's ``stiffness`` is a series-elastic drive), the armature and damping of a ball
+joint (three dofs in MuJoCo; a drive is a 1-DOF joint's) and actuators on it, actuators on
+tendons, sites or bodies, a ``<position>``'s ``ctrlrange`` (targets, not forces), the asymmetry of a range
 (limits are magnitudes: the larger one is kept), the gears of a joint's second actuator.
 """
 
@@ -57,7 +58,8 @@ def mujoco_drives(path: str | Path, model: Model) -> MujocoDrives:
     source = str(path)
     doc = read_document(parse_xml(path.read_bytes(), source), path)
     autolimits = doc.compiler.autolimits
-    joints = {j.name: j for j in _joints(doc.world) if j.name in model.joint_names}
+    joints = {j.name: j for j in _joints(doc.world)
+              if j.name in model.joint_names and j.type in ("hinge", "slide")}
     notes = [f"joint '{j.name}' ({j.type}): its armature and damping are not exported (drives "
              "are for hinges and slides)" for j in _joints(doc.world) if j.name not in joints
              and any(_floats(j.attrs, k, j.name, source, "0")[0] > 0

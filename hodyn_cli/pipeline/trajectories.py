@@ -20,7 +20,7 @@ from hodyn_cli.errors import HodynError
 from hodyn_cli.io import CHUNK_ROWS, open_sink, trajectory_datasets
 from hodyn_cli.io.mujoco_log import MujocoLog, is_mujoco_log
 from hodyn_cli.io.paths import listing
-from hodyn_cli.io.results import base_datasets
+from hodyn_cli.io.results import base_datasets, joint_datasets
 from hodyn_cli.pipeline import stream
 from hodyn_cli.pipeline.jobs import IkJob
 from hodyn_cli.pipeline.protocols import Notify, tell
@@ -149,11 +149,11 @@ def import_mujoco_file(log: str | Path, output: str, attrs: dict, robot: str | P
         first = next(pieces, None)
         if first is None:
             raise HodynError("the log has no samples", source)
-        columns = trajectory_datasets(first)[1] | base_datasets(first)[1]
+        columns = joint_datasets(output, first, model)[1] | base_datasets(first)[1]
         with open_sink(output, columns, attrs, rows=states.n_samples) as sink:
             for piece in itertools.chain([first], pieces):
-                sink.write(trajectory_datasets(piece)[0] | base_datasets(piece)[0])
-    mimics = [j for j in model.joint_names if j not in model.coordinate_names]
+                sink.write(joint_datasets(output, piece, model)[0] | base_datasets(piece)[0])
+    mimics = [j for i, j in enumerate(model.joint_names) if i not in model.coordinates]
     tell(notify, [Diagnostic("notice", f"{source}: {states.n_samples} samples of "
                                        f"{', '.join(states.arrays)}"
                                        + (f", the free joint of '{model.root_link}' as the base "
