@@ -20,12 +20,14 @@ def main(model_path: str, out: str) -> None:
     d = mujoco.MjData(m)
     d.qpos[:] = m.qpos0 + 0.3
     log: dict[str, list] = {k: [] for k in ("qpos", "qvel", "qacc", "time", "qfrc_applied")}
-    while d.time < 1.0:
+    for step in range(round(1.0 / m.opt.timestep)):  # (steps, not time: see below)
         d.qfrc_applied[:] = 0.5 * np.sin(3 * d.time + np.arange(m.nv))
         mujoco.mj_forward(m, d)  # qacc of this state (mj_step would move on first)
         for key, values in log.items():
             values.append(np.array(getattr(d, key), copy=True))
         mujoco.mj_step(m, d)
+        if d.time == 0.0:  # MuJoCo resets a diverged simulation (its time too)
+            raise SystemExit(f"{model_path}: MuJoCo's simulation diverged at step {step}")
     arrays = {k: np.array(v) for k, v in log.items()}
     if out.endswith((".h5", ".hdf5")):
         import h5py
