@@ -101,7 +101,7 @@ MOST = 1 << 17
 #: (at least CAP_LEAST: :class:`~hodyn_cli.algorithms.limits.optimal.Optimal`). Rest to rest
 #: along straight lines at 100 Hz (benchmarks/bench_optimal.py, part 4): the cap at 3 was
 #: 23-30 % slower than toppra; at 16 the ramp out of the rest is too short for the output's
-#: sampling (the UR5's q^(4) against the differences of its q^(3) at the first step: 3.7
+#: sampling (the UR5's q^(4) against the differences of its q^(3) at the first step: 4.1
 #: times ``hodyn validate``'s tolerance), at 8 consistent
 CAP = 16.0
 CAP_LEAST = 4.0
