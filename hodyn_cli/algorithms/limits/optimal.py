@@ -526,8 +526,8 @@ class Optimal:
             self.path = replace(self.path, uniform=uniform)
             fit, search, lag = self._fitted(chunks())
             self.final = fit.solve()
-            if self.final is not None and lag > CALM and self.peak > CAP_LEAST:
-                cap = max(self.peak / 2, CAP_LEAST)
+            if self.final is not None and lag > CALM and self.peak > CAP_LEAST < cap:
+                cap = max(self.peak / 2, CAP_LEAST)  # (below cap: the peak is within it)
                 continue
             if self.final is not None and lag > CALM and pace > PACE / 2**CALMER:
                 pace /= 2
