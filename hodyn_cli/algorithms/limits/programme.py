@@ -100,10 +100,12 @@ MOST = 1 << 17
 #: CAP_LEAST times the uniform speed, it is planned again with its cap at half its peak speed
 #: (at least CAP_LEAST: :class:`~hodyn_cli.algorithms.limits.optimal.Optimal`). Rest to rest
 #: along straight lines at 100 Hz (benchmarks/bench_optimal.py, part 4): the cap at 3 was
-#: 23-30 % slower than toppra; at 16 the ramp out of the rest is too short for the output's
-#: sampling (the UR5's q^(4) against the differences of its q^(3) at the first step: 4.1
-#: times ``hodyn validate``'s tolerance), at 8 consistent
-CAP = 16.0
+#: 23-30 % slower than toppra, at 8 5-14 %; at 16 the ramp out of the rest is too short for the
+#: output's sampling (the UR5's q^(4) against the differences of its q^(3) at the first step:
+#: 4.1 times ``hodyn validate``'s tolerance; the iiwa's and the Panda's 3.3 and 3.8), so a cap
+#: of 16 cost a plan more for the same law, and more programmes on a rate-limited design
+#: (HiGHS 6.9 s against 5.3 s for a law 4 % shorter)
+CAP = 8.0
 CAP_LEAST = 4.0
 #: the time law's derivatives ``|x^(k)| <= 2 x1 nu^k``, k = 2 .. its degree, x1 the uniform
 #: scaling's x0, or x itself where the law is faster and the path slower than at its fastest by
