@@ -423,7 +423,7 @@ def test_velocity_and_torque_limits_match_toppra():
 def test_rest_to_rest_near_toppra():
     """From rest to rest along a straight line of joint space (a point-to-point design: q' ~
     s^4 at the rests, where no limit bounds the path speed), velocity and torque limits:
-    within 10 % of toppra on the line parametrised by its length (8 % here; 30 % with the
+    within 10 % of toppra on the line parametrised by its length (9 % here; 30 % with the
     path speed capped at 3 times the uniform one and its derivatives bounded relative to the
     uniform x alone), the law leaving the rests faster than that old cap, the output within
     its limits and passing hodyn validate."""
@@ -612,7 +612,9 @@ JOINT_2 = "[joints.iiwa_joint_2]\ntorque_rate = 25.0\ntorque_acceleration = 60.0
 
 
 @pytest.mark.parametrize("args, limits, shorter", [
-    (["generate", "--kind", "point-to-point"], ALL_RATES, 0.5),
+    # 0.26 (0.39 with the path speed capped at 3 times the uniform one and the law's
+    # derivatives bounded on the uniform x alone: programme.slowness)
+    (["generate", "--kind", "point-to-point"], ALL_RATES, 0.3),
     # docs/feasibility.md's design (validated there too): waypoints where the path is C^4
     # only (its q^[5] jumps), a law planned again at a calmer pace
     pytest.param(["generate", "--kind", "point-to-point", "--segment-duration", 3], JOINT_2,
