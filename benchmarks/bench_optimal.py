@@ -23,7 +23,10 @@ cost grows with the path.
 4. **Rests**: rest to rest along straight lines of joint space (the iiwa, the Panda, and
    example-robot-data's UR5 where installed), velocity and torque limits: the duration
    next to toppra's (on the same line: on hodyn's own path, whose q' vanishes at the rests,
-   toppra fails), and the seconds each spends in the first and last 5 % of the line.
+   toppra fails), and the seconds each spends in the first and last 5 % of the line; a
+   design of 10 s and one of 3 s (``line 3 s``); and through three waypoints, at rest at
+   each (``waypoints``, 3 s segments: a rest inside the path, where the path turns a corner),
+   next to the sum of toppra's durations on its two lines (the corner forces a stop).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import argparse
 import sys
 import tempfile
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import h5py
@@ -155,16 +159,38 @@ def _share_near_rests(t: np.ndarray, q: np.ndarray, share: float = 0.05) -> floa
     return float(t[np.argmax(done >= share)] - t[0] + t[-1] - t[np.argmax(done >= 1 - share)])
 
 
-def rests() -> None:
-    print("\n4. rest to rest along a straight line, velocity and torque limits (the URDF's): "
-          "hodyn --optimal against toppra")
-    print(f"{'robot':12s} {'hodyn s':>8s} {'toppra 4000':>11s} {'diff %':>7s} "
-          f"{'near rests: hodyn s':>19s} {'toppra s':>9s} {'hodyn run s':>11s} "
-          f"{'toppra run s':>12s}")
+def toppra_line(model, a: np.ndarray, b: np.ndarray):
+    """toppra from rest to rest along the straight line a -> b parametrised by its length (on
+    hodyn's path, whose q' vanishes at the rests, its controllable sets come out NaN there),
+    the URDF's velocity and torque limits, 4000 grid intervals: (result, seconds)."""
     import toppra as ta
     import toppra.algorithm as algo
     import toppra.constraint as constraint
 
+    def inverse_dynamics(q, qd, qdd):
+        return hodyn_cli.inverse_dynamics(model, q, qd, qdd, order=0).tau
+
+    v, e = model.velocity_limits, model.effort_limits
+    cs = [constraint.JointVelocityConstraint(np.column_stack([-v, v])),
+          constraint.JointTorqueConstraint(inverse_dynamics, np.column_stack([-e, e]),
+                                           np.zeros(model.n),
+                                           constraint.DiscretizationType.Interpolation)]
+    t0 = time.perf_counter()
+    result = algo.TOPPRA(cs, ta.SplineInterpolator([0.0, 1.0], np.stack([a, b])),
+                         gridpoints=np.linspace(0.0, 1.0, 4001),
+                         parametrizer="ParametrizeConstAccel").compute_trajectory(0.0, 0.0)
+    return result, time.perf_counter() - t0
+
+
+def rests() -> None:
+    print("\n4. rest to rest along straight lines, velocity and torque limits (the URDF's): "
+          "hodyn --optimal against toppra")
+    print(f"{'robot':12s} {'path':10s} {'hodyn s':>8s} {'toppra 4000':>11s} {'diff %':>7s} "
+          f"{'near rests: hodyn s':>19s} {'toppra s':>9s} {'hodyn run s':>11s} "
+          f"{'toppra run s':>12s}")
+    import toppra as ta
+
+    ta.setup_logging("CRITICAL")
     for name, ends in RESTS:
         model = _rest_robot(name)
         if model is None:
@@ -172,31 +198,27 @@ def rests() -> None:
         if ends is None:
             lo, hi = model.limits[:, 0], model.limits[:, 1]
             ends = (lo + (hi - lo) / 3, hi - (hi - lo) / 3)
-        traj = generate(model, "point-to-point", waypoints=np.stack(ends), derivatives=4,
-                        segment_duration=[10.0])
-        opt, out, run_h, _ = hodyn_run(model, traj, None, optimal.GRID)
-        # toppra on the same line, parametrised by its length (on hodyn's path, whose q'
-        # vanishes at the rests, its controllable sets come out NaN there)
-        line = ta.SplineInterpolator([0.0, 1.0], np.stack(ends))
-
-        def inverse_dynamics(q, qd, qdd, model=model):
-            return hodyn_cli.inverse_dynamics(model, q, qd, qdd, order=0).tau
-
-        v, e = model.velocity_limits, model.effort_limits
-        cs = [constraint.JointVelocityConstraint(np.column_stack([-v, v])),
-              constraint.JointTorqueConstraint(inverse_dynamics, np.column_stack([-e, e]),
-                                               np.zeros(model.n),
-                                               constraint.DiscretizationType.Interpolation)]
-        t0 = time.perf_counter()
-        result = algo.TOPPRA(cs, line, gridpoints=np.linspace(0.0, 1.0, 4001),
-                             parametrizer="ParametrizeConstAccel").compute_trajectory(0.0, 0.0)
-        run_t = time.perf_counter() - t0
-        t = np.linspace(0.0, result.duration, 20001)
+        a, b = ends
         label = Path(name).stem.replace("_robot", "")
-        print(f"{label:12s} {opt.duration:8.4f} {result.duration:11.4f} "
-              f"{100 * (opt.duration / result.duration - 1):7.2f} "
-              f"{_share_near_rests(out.t, out.q):19.4f} {_share_near_rests(t, result(t)):9.4f} "
-              f"{run_h:11.1f} {run_t:12.2f}")
+        # a third waypoint off the line: the path turns a corner there, at rest
+        corner = (a + b) / 2 + (b - a)[::-1] / 4
+        for kind, waypoints, segment in (("line 10 s", [a, b], 10.0), ("line 3 s", [a, b], 3.0),
+                                         ("waypoints", [a, corner, b], 3.0)):
+            traj = generate(model, "point-to-point", waypoints=np.stack(waypoints),
+                            derivatives=4, segment_duration=[segment] * (len(waypoints) - 1))
+            opt, out, run_h, _ = hodyn_run(model, traj, None, optimal.GRID)
+            peers = [toppra_line(model, p, r) for p, r in pairwise(waypoints)]
+            duration = sum(result.duration for result, _ in peers)
+            run_t = sum(seconds for _, seconds in peers)
+            near_h = near_t = ""
+            if len(waypoints) == 2:
+                result = peers[0][0]
+                t = np.linspace(0.0, result.duration, 20001)
+                near_h = f"{_share_near_rests(out.t, out.q):.4f}"
+                near_t = f"{_share_near_rests(t, result(t)):.4f}"
+            print(f"{label:12s} {kind:10s} {opt.duration:8.4f} {duration:11.4f} "
+                  f"{100 * (opt.duration / duration - 1):7.2f} {near_h:>19s} {near_t:>9s} "
+                  f"{run_h:11.1f} {run_t:12.2f}")
 
 
 def motions():

@@ -33,6 +33,8 @@ from hodyn_cli.algorithms.limits.feasibility import (
 )
 from hodyn_cli.algorithms.limits.jets import compose
 from hodyn_cli.algorithms.limits.programme import (
+    CAP,
+    CAP_LEAST,
     GRID,
     PACE,
     PathGrid,
@@ -40,6 +42,7 @@ from hodyn_cli.algorithms.limits.programme import (
     between,
     kink_ceiling,
     path_limits,
+    slowness,
     solve_windows,
     time_scale,
 )
@@ -436,15 +439,19 @@ class Optimal:
         self.bound = Bound(model, limits)
         self.orders = 0
         self.scale = 1.0
+        #: the last plan's largest path speed, in times the uniform scaling's
+        self.peak = 1.0
 
     def _laws(self, chunk: Trajectory) -> dict[str, Law]:
         return series_laws(self.model, coupling.of(self.model).expand(chunk), **self.dynamics)
 
     def plan(self, chunks: Iterable[Trajectory], limits: Limits | None = None,
-             pace: float = PACE) -> Plan:
+             pace: float = PACE, cap: float = CAP) -> Plan:
         """The fastest time law along the path within the limits (or ``limits``) at the grid
-        points (the law's ``pace``: :data:`~hodyn_cli.algorithms.limits.programme.PACE`'s):
-        the uniform scaling first (its k, and the grid's samples), then :func:`solve`."""
+        points (the law's ``pace``: :data:`~hodyn_cli.algorithms.limits.programme.PACE`'s;
+        its path speed within ``cap`` times the uniform one): the uniform scaling first (its
+        k, and the grid's samples), then :func:`solve`; :attr:`peak`: the law's largest path
+        speed, in times the uniform one."""
         limits = self.limits if limits is None else limits
         search, collected = ScaleSearch(self.model, limits), PathGrid(self.grid)
         differences = Differences()
@@ -480,7 +487,8 @@ class Optimal:
         degree = max(5, path.orders)
         law = TimeLaw(path.t[[0, -1]], np.full(degree + 1, x0), degree) if self.uniform else \
             solve_windows(path.t, limited, x0, degree, rate, time_scale(path), ceiling, pace,
-                          self.progress)
+                          self.progress, cap, slowness(path))
+        self.peak = float(np.sqrt(law.coefficients.max() / x0))  # (they bound the spline)
         self.path = Plan(law, float(path.t[0]), 1.0 / rate, uniform, span, path.n_samples)
         return self.path
 
@@ -495,9 +503,13 @@ class Optimal:
         scaling itself (x constant), fitted likewise or, failing that, from rest as ``retime
         --to-limits`` scales. Where the played motion's derivatives are less consistent with
         each other on its samples than :data:`CALM` of ``hodyn validate``'s tolerance (a law
-        that turns faster than the samples follow, as near rest points), it is planned again
-        at half the pace, at most :data:`CALMER` times; beyond validate's tolerance after
-        that, the uniform scaling is taken. The speed-up found is then made the law's own
+        that turns faster than the samples follow, as near rest points), it is planned again:
+        where the law's path speed :attr:`peak` is beyond
+        :data:`~hodyn_cli.algorithms.limits.programme.CAP_LEAST` times the uniform one (near a
+        rest: the ramp out of it too short for the output's sampling), with its cap at half
+        that peak (at least ``CAP_LEAST``); then at half the pace, at most :data:`CALMER`
+        times; beyond validate's tolerance after that, the uniform scaling is taken. The
+        speed-up found is then made the law's own
         (:meth:`_resampled`): the output's samples are ``1/rate`` apart."""
         if self.uniform:  # the uniform scaling, from rest, resampled
             self.plan(chunks())
@@ -506,14 +518,17 @@ class Optimal:
             assert self.final is not None
             self._resampled(chunks, from_rest=True)
             return self.final
-        margin, uniform, pace, attempts = 0.0, None, PACE, 0
+        margin, uniform, pace, cap, attempts = 0.0, None, PACE, CAP, 0
         while attempts < ATTEMPTS:
-            self.plan(chunks(), self._tightened(margin), pace)
+            self.plan(chunks(), self._tightened(margin), pace, cap)
             assert self.path is not None
             uniform = uniform or self.path.uniform  # for the limits as given
             self.path = replace(self.path, uniform=uniform)
             fit, search, lag = self._fitted(chunks())
             self.final = fit.solve()
+            if self.final is not None and lag > CALM and self.peak > CAP_LEAST < cap:
+                cap = max(self.peak / 2, CAP_LEAST)  # (below cap: the peak is within it)
+                continue
             if self.final is not None and lag > CALM and pace > PACE / 2**CALMER:
                 pace /= 2
                 continue

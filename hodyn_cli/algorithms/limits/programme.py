@@ -50,10 +50,10 @@ Each programme is HiGHS's simplex, or where that stalls its interior-point metho
 (:func:`solve_windows`).
 
 It starts from the uniform scaling (``retime --to-limits``: x constant, feasible). The path
-speed stays within :data:`CAP` times the uniform one (where the path is at rest, ``q' = 0``,
-e.g. the waypoints of a point-to-point motion, no limit bounds it), the time law's
-derivatives within :data:`SMOOTH`'s bounds (smooth on the output's sampling), and x next to
-the path's kinks within :func:`kink_ceiling`.
+speed stays within :data:`CAP` times the uniform one (or a smaller cap: where the path is at
+rest, ``q' = 0``, e.g. the waypoints of a point-to-point motion, no limit bounds it), the time
+law's derivatives within :data:`SMOOTH`'s bounds (smooth on the output's sampling), and x
+next to the path's kinks within :func:`kink_ceiling`.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
 __all__ = ["GRID", "CAP", "PROBES", "PathGrid", "PathLimit", "between", "path_limits",
-           "time_scale", "kink_ceiling", "TimeLaw", "solve", "solve_windows"]
+           "time_scale", "slowness", "kink_ceiling", "TimeLaw", "solve", "solve_windows"]
 
 #: the grid keeps between GRID and 2 GRID samples of the input (every 2^i-th, and the last);
 #: a short input's is filled between its samples up to FILL points per unit of its time scale
@@ -94,19 +94,36 @@ FILL = 100.0
 #: every 8th 0.08 %)
 DENSITY = 16.0
 MOST = 1 << 17
-#: the path speed sdot stays within CAP times the uniform scaling's
-CAP = 3.0
-#: the time law's derivatives ``|x^(k)| <= 2 x0 nu^k``, k = 2 .. its degree (x0: the uniform
-#: scaling's x), with nu (per unit of s) the smaller of ``SMOOTH rate / sqrt(x0)`` (rate: the
-#: output's; x changes by ~SMOOTH^k of itself through its k-th derivative within one output
-#: sample) and ``PACE scale sqrt(x0 / x)`` (scale: the path's :func:`time_scale`; in time,
-#: d/dt = sqrt(x) d/ds, the law's pace nu sqrt(x) is then within PACE times the path's own
-#: played at the uniform speed): the played motion's derivatives grow order by order as the
-#: path's do, the highest one included (whose consistency with the one below ``hodyn
-#: validate`` checks by the trapezoid rule: its error is the order two above, which holds
-#: x^(degree)); imposed at the current x in each programme. Where the played motion's own
-#: check finds it inconsistent all the same, the law is planned again at half the pace
-#: (:class:`~hodyn_cli.algorithms.limits.optimal.Optimal`)
+#: the path speed sdot stays within CAP times the uniform scaling's (where the path is at
+#: rest, q' = 0, no limit bounds it, and the fastest law is singular there); where the played
+#: motion's derivatives are inconsistent on its samples and the law runs faster than
+#: CAP_LEAST times the uniform speed, it is planned again with its cap at half its peak speed
+#: (at least CAP_LEAST: :class:`~hodyn_cli.algorithms.limits.optimal.Optimal`). Rest to rest
+#: along straight lines at 100 Hz (benchmarks/bench_optimal.py, part 4): the cap at 3 was
+#: 23-30 % slower than toppra, at 8 5-14 %; at 16 the ramp out of the rest is too short for the
+#: output's sampling (the UR5's q^(4) against the differences of its q^(3) at the first step:
+#: 4.1 times ``hodyn validate``'s tolerance; the iiwa's and the Panda's 3.3 and 3.8), so a cap
+#: of 16 cost a plan more for the same law, and more programmes on a rate-limited design
+#: (HiGHS 6.9 s against 5.3 s for a law 4 % shorter)
+CAP = 8.0
+CAP_LEAST = 4.0
+#: the time law's derivatives ``|x^(k)| <= 2 x1 nu^k``, k = 2 .. its degree, x1 the uniform
+#: scaling's x0, or x itself where the law is faster and the path slower than at its fastest by
+#: as much (``x1 = max(x0, min(x, x0 v))``, v: :func:`slowness`): the output's derivatives carry
+#: the law's through the path's q' (the top one ``q' s^(D)``, and validate judges it against its
+#: largest value), so where q' is v times smaller than its peak, as near a rest, x's change may
+#: be v times larger: the bound on x0 alone held the law near the rests of a point-to-point
+#: motion of the iiwa at 60 x0 where 225 x0 is consistent; on x alone (where q' is not small) it
+#: took a 500 Hz cosine's output from 0.41 to 0.69 of validate's tolerance for no gain. nu (per
+#: unit of s) is the smaller of ``SMOOTH rate / sqrt(x0)`` (rate: the output's; x changes by
+#: ~SMOOTH^k of itself through its k-th derivative within one output sample) and ``PACE scale
+#: sqrt(x0 / x)`` (scale: the path's :func:`time_scale`; in time, d/dt = sqrt(x) d/ds, the law's
+#: pace nu sqrt(x) is then within PACE times the path's own played at the uniform speed): the
+#: played motion's derivatives grow order by order as the path's do, the highest one included
+#: (whose consistency with the one below ``hodyn validate`` checks by the trapezoid rule: its
+#: error is the order two above, which holds x^(degree)); imposed at the current x in each
+#: programme. Where the played motion's own check finds it inconsistent all the same, the law is
+#: planned again at half the pace (:class:`~hodyn_cli.algorithms.limits.optimal.Optimal`)
 SMOOTH = 0.1
 PACE = 12.0
 #: relative overshoot at grid points of a linearised limit (torque acceleration, friction)
@@ -301,6 +318,23 @@ class PathGrid:
             rows = np.insert(rows, np.arange(1, len(rows)), mid, axis=0)
             jumps = np.insert(jumps, np.arange(1, len(jumps)), 0.0, axis=0)  # kinks at samples
         return Trajectory(self.names, rows, t), jumps
+
+
+def slowness(path: Trajectory) -> np.ndarray:
+    """(M,) how many times slower the path moves at each sample than at its fastest: the
+    inverse of the largest ``|q'_j(s)| / max |q'_j|`` of a joint (inf at a rest; joints that do
+    not move left out).
+
+    >>> s = np.linspace(0, 1, 3)
+    >>> q = np.stack([s**2, 2 * s], axis=1)[..., None]          # q = s^2: at rest at s = 0
+    >>> slowness(Trajectory(("j",), q, s)).tolist()
+    [inf, 2.0, 1.0]
+    """
+    speed = np.abs(path.derivatives[:, 1])
+    peak = speed.max(axis=0)
+    share = (speed / np.where(peak > 0, peak, np.inf)).max(axis=1)
+    with np.errstate(divide="ignore"):
+        return 1 / share
 
 
 def time_scale(path: Trajectory) -> float:
@@ -546,15 +580,18 @@ class TimeLaw:
 
 def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: float,
           scale: float = 0.0, ceiling: np.ndarray | None = None, pace: float = PACE,
-          law: TimeLaw | None = None) -> TimeLaw:
+          law: TimeLaw | None = None, cap: float = CAP, slow: np.ndarray | None = None
+          ) -> TimeLaw:
     """The time law of least duration on the grid s within ``limits`` at the grid points,
     from the feasible constant ``x0`` (module docstring: linear programmes, inner tangents of
     the rate limits, a trust region, T decreasing). Linearised limits may overshoot by each
     of :data:`SLACKS` in turn: a step from beyond the next one back within it is taken even
     where T grows. The time law's derivatives stay within :data:`SMOOTH`'s bounds (``rate``:
     the output's samples per second; ``scale``: the path's :func:`time_scale`, 0: none;
-    ``pace``: :data:`PACE`'s), and x within ``ceiling`` at the grid points
-    (:func:`kink_ceiling`; None: none).
+    ``pace``: :data:`PACE`'s; ``slow``: the path's :func:`slowness` at the grid points, None:
+    1), and x within ``ceiling`` at the grid points
+    (:func:`kink_ceiling`; None: none), and the path speed within ``cap`` times the uniform
+    one (:data:`CAP`).
 
     ``law``: a feasible law on a longer grid of which s is a window (:func:`solve_windows`):
     only its coefficients whose B-splines lie within s change, T is the time across s."""
@@ -564,7 +601,7 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     free = law.inside(s[0], s[-1])
     D = [_design(law.knots, degree, s, nu) for nu in range(4)]
     weights = np.gradient(s) if len(s) > 1 else np.ones(1)  # trapezoid weights of int ds
-    floor, cap = x0 * 1e-8, x0 * CAP**2
+    floor, cap = x0 * 1e-8, x0 * cap**2
     exact = [lim for lim in limits if lim.kind != "linear"]
     linear = [lim for lim in limits if lim.kind == "linear"]
 
@@ -578,18 +615,20 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
             return np.inf
         return max([lim.usage(X) - 1 for lim in linear], default=0.0)
 
-    # |x^(k)| <= 2 x0 nu^k, k = 2 .. degree: a time law smooth on the output's sampling and
-    # on the path's time scale (the LP's solutions chatter in the highest derivatives, which
-    # the limits leave free: the top one, x^(degree), is in the output's q^(degree + 1))
+    # |x^(k)| <= 2 x1 nu^k, k = 2 .. degree (x1 = max(x0, min(x, x0 v))): a time law smooth on
+    # the output's sampling and on the path's time scale (the LP's solutions chatter in the
+    # highest derivatives, which the limits leave free: the top one, x^(degree), is in the
+    # output's q^(degree + 1))
     orders = range(2, degree + 1)
     bends = [_design(law.knots, degree, s, k) for k in orders]
 
     def smooth_rows(x: np.ndarray) -> sparse.csr_matrix:
-        """The rows ``x^(k) / (2 x0 nu^k)`` (within -1 .. 1) at the current x."""
+        """The rows ``x^(k) / (2 x1 nu^k)`` (within -1 .. 1) at the current x."""
         nu = np.full(len(x), SMOOTH * rate / np.sqrt(x0))
         if scale > 0:  # nu sqrt(x): the law's pace in time, the path's at the uniform speed
             nu = np.minimum(nu, pace * scale * np.sqrt(x0 / x))
-        return sparse.vstack([sparse.diags(1 / (2 * x0 * nu**k)) @ Dk
+        x1 = x0 if slow is None else np.maximum(x0, np.minimum(x, x0 * slow))
+        return sparse.vstack([sparse.diags(1 / (2 * x1 * nu**k)) @ Dk
                               for k, Dk in zip(orders, bends, strict=True)]).tocsr()
 
     kinked = np.flatnonzero(ceiling < cap) if ceiling is not None else np.zeros(0, int)
@@ -668,7 +707,8 @@ OVERLAP = 500
 
 def solve_windows(s: np.ndarray, limits, x0: float, degree: int, rate: float,
                   scale: float = 0.0, ceiling: np.ndarray | None = None, pace: float = PACE,
-                  progress: Callable[[int, int], None] | None = None) -> TimeLaw:
+                  progress: Callable[[int, int], None] | None = None, cap: float = CAP,
+                  slow: np.ndarray | None = None) -> TimeLaw:
     """:func:`solve` on a grid of any length, a window of :data:`WINDOW` grid points at a
     time (``limits(a, b)``: the limits at the grid points a .. b-1): each programme
     changes the coefficients within its window, those before it held as the windows before
@@ -684,7 +724,8 @@ def solve_windows(s: np.ndarray, limits, x0: float, degree: int, rate: float,
         if len(s) - b < OVERLAP:  # no short window at the end: this one takes the rest
             b = len(s)
         law = solve(s[a:b], limits(a, b), x0, degree, rate, scale,
-                    None if ceiling is None else ceiling[a:b], pace, law)
+                    None if ceiling is None else ceiling[a:b], pace, law, cap,
+                    None if slow is None else slow[a:b])
         if progress is not None:
             progress(b, len(s))
         if b == len(s):
