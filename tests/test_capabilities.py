@@ -140,13 +140,19 @@ def files(tmp_path_factory):
     with open_sink(str(d / "mimic_tau.h5"), {}, {"joint_names": list(arm.coordinate_names)},
                    rows=t.size) as sink:
         sink.write({"t": t, "q": qs[:, 0], "qd": qs[:, 1], "tau": tau.tau, "taud": tau.taud})
-    for name, robot in (("ident", iiwa), ("ident_mimic", arm)):  # identify's logs
+    motors = api.read_drives(iiwa, URDF / "iiwa14_motors.toml")
+    for name, robot in (("ident", iiwa), ("ident_mimic", arm), ("ident_drives", iiwa)):
         design = next(api.design_motion(robot, "fourier", duration=2.0, rate=100,
                                         derivatives=2).chunks)
         data, columns = trajectory_datasets(design)
+        # identify's logs: the joint torques, or the motors' referred to the joints (--drives:
+        # a log its friction columns fit, which the consistent solver settles in a few steps)
+        tau = api.inverse_dynamics(robot, design, order=0).tau if name != "ident_drives" else \
+            motors.gear_ratio * motors.gear_efficiency * api.drive_dynamics(
+                robot, motors, design, order=0).taum
         with open_sink(str(d / f"{name}.h5"), {}, {"joint_names": list(design.joint_names)},
                        rows=design.n_samples) as sink:
-            sink.write(data | {"tau": api.inverse_dynamics(robot, design, order=0).tau})
+            sink.write(data | {"tau": tau})
     design = next(api.design_motion(iiwa, "fourier", duration=2.0, rate=100,   # with taud
                                     derivatives=3).chunks)
     data, columns = trajectory_datasets(design)
@@ -239,7 +245,8 @@ def invocation(files, command: str, on: set[str]) -> list:
         # (--optimal: a cosine; on the 0.2 s Fourier motion the linear programmes take ~5 s,
         # a cost that belongs to tests/test_optimal.py, not to this walk of combinations)
         "identify": [robot, d / ("ident_mimic.h5" if "mimic" in on else "ident_rates.h5"
-                                 if "torque_rates" in on else "ident_floating.h5"
+                                 if "torque_rates" in on else "ident_drives.h5"
+                                 if on == {"drives", "friction"} else "ident_floating.h5"
                                  if "floating_base" in on else "ident.h5"), "-o",
                      out.with_suffix(".urdf")] if "no_joints" not in on else [robot, traj, "-o",
                                                                              out],

@@ -123,9 +123,13 @@ def _installed(distribution: str) -> bool:
 def marks(path: Path, commands: tuple[str, ...] = ()):
     """scale.md starts Dask clusters; contacts.md's Talos comes from example-robot-data, and
     a run that simulates with MuJoCo (docs/examples/mujoco_log.py) needs mujoco (both in the
-    test extra, not in CI's lowest-bounds environment)."""
+    test extra, not in CI's lowest-bounds environment); a run that designs a time-optimal
+    motion within rate limits (``generate --respect-limits ... --optimal``) is one of the
+    slow tests, as the other rate-limited time-optimal designs are."""
     if path.name == "scale.md":
         return [pytest.mark.cluster]
+    if any("--optimal" in command and "--respect-limits" in command for command in commands):
+        return [pytest.mark.slow]
     if path.name == "contacts.md":
         return [pytest.mark.skipif(not _installed("example-robot-data"),
                                    reason="contacts.md walks Talos of example-robot-data")]
