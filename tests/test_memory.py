@@ -104,3 +104,20 @@ def test_kinematics_and_ik_on_a_million_samples_stay_bounded(million, tmp_path):
     assert rss < 300, f"ik: {rss:.0f} MiB"
     with h5py.File(joints) as f:
         assert f["q"].shape == (600_000, 6) and ee.stat().st_size > 250e6
+
+
+@pytest.mark.slow
+def test_identify_streams_a_long_log(million, tmp_path):
+    """hodyn identify of 600 000 samples (q, qd, qdd and the torques compute gives them): the
+    log streams through the fit chunk by chunk, its peak RSS under the bound (it held the log
+    whole before, ~0.28 kB a sample: ~300 MiB here)."""
+    import shutil
+
+    tau, log = tmp_path / "tau.h5", tmp_path / "log.h5"
+    peak_rss_mib(["compute", str(IIWA), str(million), "--order", "0", "-o", str(tau), "-q"])
+    shutil.copy(million, log)
+    with h5py.File(tau) as src, h5py.File(log, "a") as dst:
+        dst.create_dataset("tau", data=src["tau"][:])
+    rss = peak_rss_mib(["identify", str(IIWA), str(log), "-o", str(tmp_path / "id.urdf"), "-q"])
+    assert rss < 220, f"identify: {rss:.0f} MiB"
+    assert (tmp_path / "id.urdf").stat().st_size > 1000
