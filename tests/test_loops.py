@@ -236,6 +236,15 @@ def test_compute_writes_the_actuated_torques_and_the_constraint_forces(tmp_path,
     written = np.loadtxt(out, delimiter=",", skiprows=1)
     assert np.allclose(written[:, 1], r.tau[:, 0], rtol=1e-12, atol=1e-12)
     assert np.allclose(written[:, 3:6], r.Fl, rtol=1e-12, atol=1e-12)
+    h5 = tmp_path / "o.h5"   # its provenance names the loops file (and says nothing of a Y)
+    result = CliRunner().invoke(app, ["compute", str(URDF / "fourbar.urdf"),
+                                      str(SAMPLES / "fourbar_crank.csv"), "--loops", str(LOOPS),
+                                      "-o", str(h5)])
+    assert result.exit_code == 0, result.output
+    import h5py
+
+    with h5py.File(h5) as f:
+        assert f.attrs["loops"] == str(LOOPS) and "about_Y" not in f.attrs
 
 
 def test_a_frame_closure_at_a_passive_cut_joint_is_the_point_closure(tmp_path, fourbar):

@@ -129,11 +129,7 @@ def compute(
     if contacts:
         attrs |= contact_attributes(s.contacts, contacts)
     if s.loops is not None:
-        attrs |= {"loops": str(s.loops),
-                  "about_Y": "tau_a^(k) = Y^(k) pi, the actuated joints' torques with the loops "
-                             "closed (Y = G^T Y_tree and its derivatives by Leibniz; + J^T W: "
-                             "external wrenches are not in Y); rows: joint_names (the actuated "
-                             "joints), columns: parameter_names"}
+        attrs["loops"] = str(s.loops)
     if d is not None:
         attrs |= {"drives": str(drives), "drive_model": kind, "rigid_drives": rigid_drives}
         if job.current_joints:  # the columns of the datasets current, currentd, ...
