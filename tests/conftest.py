@@ -396,3 +396,18 @@ def pytest_collection_modifyitems(items):
                 item.path.name != "test_documented_commands.py")
 
     items.sort(key=short)  # stable: otherwise as collected
+
+
+def without_G_rates(monkeypatch) -> None:
+    """Closed loops' G with its derivatives G', G'', ... dropped (a wrong projection the
+    loops' tests must catch)."""
+    from hodyn_cli.algorithms.motion.loops import Closed
+
+    rigid = Closed._G
+
+    def frozen(self, full, K):
+        G = rigid(self, full, K)
+        G[:, 1:] = 0.0
+        return G
+
+    monkeypatch.setattr(Closed, "_G", frozen)

@@ -18,6 +18,7 @@ from conftest import (
     assert_rates,
     stencil_derivative,
     stencil_times,
+    without_G_rates,
 )
 from hodyn_cli import api
 from hodyn_cli.cli.app import app
@@ -280,7 +281,6 @@ def test_validate_proves_the_loops_and_fails_a_wrong_projection(fourbar, monkeyp
     torques', constraint forces' and passive joints' derivatives by differences along the
     actuated joints' local motion) passes; with G' and G'' dropped from the projection the
     torque rates fail."""
-    from hodyn_cli.algorithms.motion.loops import Closed
 
     result = CliRunner().invoke(app, ["validate", str(URDF / "fourbar.urdf"),
                                       str(SAMPLES / "fourbar_crank.csv"), "--loops", str(LOOPS),
@@ -291,14 +291,7 @@ def test_validate_proves_the_loops_and_fails_a_wrong_projection(fourbar, monkeyp
     report = api.validate_motion(closed, tr, samples=5, methods=["body-fixed"])
     loops = {c.name: c.status for c in report.checks if c.group == "loops"}
     assert report.passed and len(loops) == 11 and set(loops.values()) == {"pass"}
-    rigid = Closed._G
-
-    def frozen(self, full, K):
-        G = rigid(self, full, K)
-        G[:, 1:] = 0.0
-        return G
-
-    monkeypatch.setattr(Closed, "_G", frozen)
+    without_G_rates(monkeypatch)
     report = api.validate_motion(closed, tr, samples=5, methods=["body-fixed"])
     failed = {(c.group, c.name) for c in report.checks if c.status == "fail"}
     assert failed == {("loops", "taud vs d/dt tau"), ("loops", "taudd vs d/dt taud")}

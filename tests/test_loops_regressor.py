@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from conftest import SAMPLES, URDF, assert_rates, stencil_times
+from conftest import SAMPLES, URDF, assert_rates, stencil_times, without_G_rates
 from hodyn_cli import api
 from hodyn_cli.algorithms.dynamics.regressor import parameters
 from hodyn_cli.cli.app import app
@@ -59,7 +59,6 @@ def test_the_regressor_gives_the_actuated_torques(robot):
 def test_the_regressor_rates_are_differences(monkeypatch):
     """On the leg (G 4 x 2): Y_a' and Y_a'' against the 8th-order differences of Y_a and
     Y_a' along the motion; without G' and G'' in the Leibniz sums they are not."""
-    from hodyn_cli.algorithms.motion.loops import Closed
 
     _, closed = closed_robot("leg_fourbar_knee")
     h = 1e-3
@@ -70,14 +69,7 @@ def test_the_regressor_rates_are_differences(monkeypatch):
         assert_rates(np.stack([Y.Y, Y.Y_d, Y.Y_dd], axis=1), h, 1e-8, "Y_a")
 
     rates()
-    rigid = Closed._G
-
-    def frozen(self, full, K):
-        G = rigid(self, full, K)
-        G[:, 1:] = 0.0
-        return G
-
-    monkeypatch.setattr(Closed, "_G", frozen)
+    without_G_rates(monkeypatch)
     with pytest.raises(AssertionError, match="Y_a order 1"):
         rates()
 
