@@ -221,7 +221,7 @@ RULES: tuple[Excludes | Requires, ...] = (
     Excludes(("joint_models",), tuple(c for c in COMMANDS if c != "compute"),
              "only compute runs it, by numpy's body-fixed recursion"),
     *(Excludes(("joint_models", other), ("compute",)) for other in (
-        "contacts", "drives", "loops", "method", "many", "validate", "estimate")),
+        "contacts", "drives", "loops", "mimic", "method", "many", "validate", "estimate")),
     Excludes(("no_joints",), ("sensitivities",), "a single rigid body has no joint torques to "
              "differentiate", yet=False),
     Excludes(("no_joints",), ("elastic",), "a single rigid body has no joint to drive",
@@ -264,7 +264,9 @@ RULES: tuple[Excludes | Requires, ...] = (
 def check(command: str, on: Iterable[str], robot: str | None = None) -> None:
     """Nothing if ``command`` takes the features ``on`` together; else the one-line refusal
     of the first rule they meet, naming ``robot`` (its file) where a property of the robot
-    (:data:`ROBOT`) is refused.
+    (:data:`ROBOT`) is refused. Features the command has no row for are not its options and
+    pass, but closed loops: a command that does not close them is refused (its open tree
+    would give other torques).
 
     >>> check("compute", {"no_joints"}, "quadrotor.urdf")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -274,6 +276,9 @@ def check(command: str, on: Iterable[str], robot: str | None = None) -> None:
     unknown = on - set(FEATURES)
     if unknown:
         raise ValueError(f"unknown features {sorted(unknown)}")
+    if "loops" in on - COMMANDS[command]:  # (a robot's closed loops are refused, not dropped:
+        raise Unsupported(Excludes(("loops",), (command,)))  # its open tree would be wrong)
+    on &= COMMANDS[command]
     for rule in RULES:
         if command not in rule.commands:
             continue

@@ -122,6 +122,8 @@ def files(tmp_path_factory):
     mimic = mimic_urdf(d, "gripper_arm", "finger_right_joint", "finger_left_joint", 1, 0)
     (d / "iiwa_floating.urdf").write_text((URDF / "iiwa14.urdf").read_text().replace(
         '<joint name="iiwa_joint_7" type="revolute">', '<joint name="iiwa_joint_7" type="floating">'))
+    (d / "mimic_floating.urdf").write_text(mimic.read_text().replace(   # a free wrist, a mimic
+        '<joint name="wrist_roll" type="continuous">', '<joint name="wrist_roll" type="floating">'))
     floating = load_model(d / "iiwa_floating.urdf")   # its last joint free: 6 + 6 DOF
     write_trajectory(str(d / "iiwa_floating.csv"), Trajectory(
         floating.dof_names, 0.3 * np.random.default_rng(1).normal(size=(20, 5, floating.nv)),
@@ -221,6 +223,8 @@ def invocation(files, command: str, on: set[str]) -> list:
         robot, traj = URDF / "free_body.urdf", d / "free.csv"
     if "joint_models" in on:
         robot, traj = d / "iiwa_floating.urdf", d / "iiwa_floating.csv"
+        if "mimic" in on:   # (refused before the trajectory is read)
+            robot = d / "mimic_floating.urdf"
     if "torque_rates" in on:  # (the iiwa's log with taud; refused with a floating base first)
         robot = URDF / "iiwa14.urdf"
     if on <= {"loops", "method", "estimate", "cutoff", "validate"} and "loops" in on:

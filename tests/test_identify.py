@@ -302,6 +302,19 @@ def test_torque_rates_are_measurements_too(tmp_path):
     assert list(data["noise"])[7:] == names["taud"]
     assert np.allclose([p["estimate"] for p in data["base_parameters"]], both.base_estimate,
                        rtol=1e-9, atol=1e-12)
+    datasets, columns = trajectory_datasets(Trajectory(motion.joint_names,   # q, qd, qdd only
+                                                       motion.derivatives[:, :3], motion.t))
+    with open_sink(str(tmp_path / "short.csv"), {**columns, **names},
+                   {"joint_names": list(robot.joint_names)}) as sink:
+        sink.write(datasets | {"tau": noisy_tau, "taud": noisy_taud})
+    bad = run("identify", IIWA, tmp_path / "short.csv", "-o", tmp_path / "x.urdf")
+    assert bad.exit_code == 2 and bad.stderr.count("\n") == 1
+    assert "qddd_iiwa_joint_1" in bad.stderr and "taud_<joint> need them" in bad.stderr
+    (tmp_path / "dir.json").mkdir()   # an output that is a directory: nothing written
+    bad = run("identify", IIWA, tmp_path / "rates.csv", "-o", tmp_path / "y.urdf", "--report",
+              tmp_path / "dir.json")
+    assert bad.exit_code == 2 and "is a directory" in bad.stderr
+    assert not (tmp_path / "y.urdf").exists()
     bad = run("identify", IIWA, tmp_path / "rates.csv", "--drives", URDF / "iiwa14_motors.toml",
               "-o", tmp_path / "x.urdf")
     assert bad.exit_code == 2 and bad.stderr.count("\n") == 1

@@ -182,3 +182,24 @@ def test_inactive_closures_are_skipped(tmp_path):
     model = load_model(write(tmp_path, TEXT.replace('anchor="0.35 0 0"/>',
                                                     'anchor="0.35 0 0" active="false"/>')))
     assert model.loop_tables is None
+
+
+def test_what_does_not_close_the_loops_refuses_the_model(tmp_path):
+    """The commands and API calls that would see the open tree of an MJCF with loops (retime,
+    sensitivities, generate) refuse it in one line; the API asks to close it first where the
+    operation can."""
+    for args in (["retime", FOURBAR, CRANK, "--factor", "2", "-o", tmp_path / "r.csv"],
+                 ["sensitivities", FOURBAR, CRANK, "-o", tmp_path / "s.h5"],
+                 ["generate", FOURBAR, "--kind", "cosine", "-o", tmp_path / "g.csv"]):
+        result = CliRunner().invoke(app, [str(a) for a in args])
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+        assert "--loops (or an MJCF <equality connect|weld>) is not supported" in result.stderr
+        assert not list(tmp_path.iterdir())
+    robot = api.load_robot(FOURBAR)
+    state = {"q": np.zeros(3), "qd": np.zeros(3), "qdd": np.zeros(3)}
+    with pytest.raises(HodynError, match="closed loops are not supported"):
+        api.retime(robot, factor=2.0, **state)
+    with pytest.raises(HodynError, match=r"open: close them first, api.close_loops\(robot\)"):
+        api.inverse_dynamics(robot, **state, order=0)
+    assert api.inverse_dynamics(api.close_loops(robot), q=np.zeros(1), qd=np.zeros(1),
+                                qdd=np.zeros(1), order=0).tau.shape == (1,)  # (one sample)

@@ -216,9 +216,10 @@ def _rate_orders(torques: np.ndarray) -> int:
 def _same_kind(motion: Trajectory, torques: np.ndarray, floating: bool, K: int) -> None:
     """Every log has a floating base's motion, or none does; every log the same rates."""
     if (motion.base is not None) != floating:
-        raise HodynError("some logs have a floating base's motion and some do not")
+        raise TrajectoryError("some logs have a floating base's motion and some do not")
     if _rate_orders(torques) != K:
-        raise HodynError("some logs have torque rates and some do not (or other orders)")
+        raise TrajectoryError("some logs have torque rates (taud_<joint> columns) and some do "
+                              "not (or other orders)")
 
 
 def _modelled(robot: Model, piece: Trajectory, torques: np.ndarray, gravity: Any,

@@ -91,7 +91,7 @@ class Session:
             ("mimic", model is not None and bool((model.mimic[:, 0] >= 0).any())),
             ("no_joints", model is not None and model.n == 0),
             ("joint_models", model is not None and model.has_joint_models)) if given}
-        capabilities.check(command, features & capabilities.COMMANDS[command], self.robot_file)
+        capabilities.check(command, features, self.robot_file)
 
     def read_contacts(self, model) -> tuple:
         """The contacts of ``--contacts`` (docs/contacts.md), () without it."""

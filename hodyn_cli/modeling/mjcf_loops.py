@@ -64,8 +64,9 @@ def loop_tables(doc: Document, bodies: list[Body], joints: dict[str, float], lin
         loops[name] = _closure(e, poses, sites, links, source)
         what = f"{loops[name]['a']['link']}' and '{loops[name]['b']['link']}"
         notes.append(Diagnostic("info", f"{e.label}: a closed loop '{name}' ({loops[name]['type']} "
-                                        f"closure of '{what}'), closed by compute, validate and "
-                                        "matrices (docs/loops.md)"))
+                                        f"closure of '{what}'), closed by compute, validate, "
+                                        "matrices, check and regressor; the other commands "
+                                        "refuse the model (docs/loops.md)"))
     tables: dict[str, Any] = {"loops": loops,
                               "guess": {j: ref for j, ref in joints.items() if ref != 0}}
     actuated = _actuated(doc, joints)

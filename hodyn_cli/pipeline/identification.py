@@ -36,7 +36,7 @@ import numpy as np
 from hodyn_cli import api, capabilities
 from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Diagnostic, Model
-from hodyn_cli.core.trajectory import Trajectory, Wrenches
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import HodynError, MissingDerivatives, ModelError, TrajectoryError
 from hodyn_cli.io import CHUNK_ROWS, TrajectoryReader
 from hodyn_cli.io.base_motion import BaseMotionReader
@@ -81,9 +81,9 @@ class Log:
         with ExitStack() as files:  # closed again if a check fails
             self._torques = files.enter_context(_torque_reader(path, model, drives))
             self.rates = self._torques.orders - 1  # (measured torque rates: more q orders)
-            if self.rates:
-                capabilities.check("identify", {"torque_rates"} | ({"floating_base"} if floating
-                                                                   else set()))
+            capabilities.check("identify", {name for name, on in (
+                ("torque_rates", self.rates > 0), ("floating_base", floating),
+                ("estimate", estimate)) if on})
             need = NEED + self.rates
             try:
                 self._reader = files.enter_context(TrajectoryReader(
@@ -91,7 +91,10 @@ class Log:
             except MissingDerivatives as e:  # (missing positions: nothing to estimate them from)
                 if estimate:
                     raise
-                raise TrajectoryError(f"{e.message}; {ESTIMATE_HINT}", e.source) from None
+                rates = (f" (its torque rates {derivative_name('tau', self.rates)}_<joint> "
+                         "need them: leave those columns out to fit tau alone)"
+                         if self.rates else "")
+                raise TrajectoryError(f"{e.message}{rates}; {ESTIMATE_HINT}", e.source) from None
             self._base = files.enter_context(BaseMotionReader(path, NEED - 1)) if floating \
                 else None
             if floating and not self._reader.layout.wrenches:
@@ -451,6 +454,8 @@ def identify_files(model: Model, robot: str, logs: list[str], output: str, *,
     for path in outputs:  # each written atomically; none at all if one cannot be
         if not Path(path).parent.is_dir():
             raise HodynError(f"directory '{Path(path).parent}' does not exist", path)
+        if Path(path).is_dir():
+            raise HodynError("is a directory, not a file to write", path)
     for path, content in outputs.items():
         write_text(path, content)
     return result

@@ -268,8 +268,10 @@ def _column_notes(reader: TrajectoryReader, path: str) -> list[Diagnostic]:
         notes.append(Diagnostic("notice", f"{path}: ignoring {len(reader.ignored)} column(s) "
                                           f"that are not hodyn's: {listing(reader.ignored)}"))
     if reader.mimic_columns:
-        notes.append(Diagnostic("notice", f"{path}: mimic joints, ignored (they follow their "
-                                          f"leaders): {listing(reader.mimic_columns)}"))
+        which = ("the closed loops' passive joints, ignored (the loops give them)"
+                 if reader.model.actuated is not None
+                 else "mimic joints, ignored (they follow their leaders)")
+        notes.append(Diagnostic("notice", f"{path}: {which}: {listing(reader.mimic_columns)}"))
     if reader.locked_columns:
         notes.append(Diagnostic("notice", f"{path}: locked joints, ignored (held where --lock "
                                           f"says): {listing(reader.locked_columns)}"))
