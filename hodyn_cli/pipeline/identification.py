@@ -60,8 +60,9 @@ MEASURED = {"effort": "hodyn import", "current": "hodyn compute --drives"}
 
 class Log:
     """A log opened for one pass (the module docstring says what it holds): iterating gives
-    its samples as pairs of a motion (q, qd, qdd; a floating root's ``base``) and the
-    torques measured with it (n, m), ``chunk`` samples at a time, read, estimated and
+    its samples as pairs of a motion (q, qd, qdd, one order more per torque rate; a floating
+    root's ``base``) and the torques measured with it (n, m; with its ``rates`` K, the
+    ``taud_<joint>``, ... columns: (n, K+1, m)), ``chunk`` samples at a time, read, estimated and
     low-passed as they stream, so memory is bounded by a chunk (estimating: by the
     estimate's window) whatever the log's length. Opening checks its columns (estimating,
     reads its first chunk too): one-line errors name the file and what is missing (the
