@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from hodyn_cli.errors import HodynError
 
-__all__ = ["FEATURES", "COMMANDS", "ROBOT", "Excludes", "Requires", "RULES", "Unsupported",
+__all__ = ["FEATURES", "COMMANDS", "ROBOT", "PROPERTIES", "Excludes", "Requires", "RULES", "Unsupported",
            "check", "allowed", "markdown"]
 
 #: feature -> what turns it on in the Python API (the words of a refusal to a Python caller;
@@ -77,6 +77,9 @@ PLURAL = {"contacts", "loops", "drives", "elastic", "mimic", "wrench", "estimate
 
 #: properties of the robot whose refusals name its file (the robot, not an option, is refused)
 ROBOT = {"no_joints", "joint_models"}
+#: what the robot or its data has, not an option a user turns on: a command without it in its
+#: row is refused, not left to drop it (it would compute another robot: loops opened, ...)
+PROPERTIES = {"mimic", "no_joints", "joint_models", "loops", "torque_rates"}
 
 #: command -> the features it has at all (an option it takes, or a robot property it meets)
 _STREAMING = {"wrench", "estimate", "cutoff", "gpu", "mimic", "no_joints", "joint_models"}
@@ -264,9 +267,9 @@ RULES: tuple[Excludes | Requires, ...] = (
 def check(command: str, on: Iterable[str], robot: str | None = None) -> None:
     """Nothing if ``command`` takes the features ``on`` together; else the one-line refusal
     of the first rule they meet, naming ``robot`` (its file) where a property of the robot
-    (:data:`ROBOT`) is refused. Features the command has no row for are not its options and
-    pass, but closed loops: a command that does not close them is refused (its open tree
-    would give other torques).
+    (:data:`ROBOT`) is refused. Options the command has no row for are not its options and
+    pass; a property of the robot or its data (:data:`PROPERTIES`) it has none for is
+    refused (it would compute another robot: closed loops opened).
 
     >>> check("compute", {"no_joints"}, "quadrotor.urdf")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -276,8 +279,10 @@ def check(command: str, on: Iterable[str], robot: str | None = None) -> None:
     unknown = on - set(FEATURES)
     if unknown:
         raise ValueError(f"unknown features {sorted(unknown)}")
-    if "loops" in on - COMMANDS[command]:  # (a robot's closed loops are refused, not dropped:
-        raise Unsupported(Excludes(("loops",), (command,)))  # its open tree would be wrong)
+    absent = sorted(on & PROPERTIES - COMMANDS[command])
+    if absent:
+        raise Unsupported(Excludes((absent[0],), (command,)),
+                          robot if absent[0] in ROBOT else None)
     on &= COMMANDS[command]
     for rule in RULES:
         if command not in rule.commands:

@@ -354,3 +354,16 @@ def test_a_rule_needs_its_features_and_names_them():
         names = rule.features if isinstance(rule, Excludes) else (rule.feature, rule.needs)
         assert set(names) <= set(FEATURES) and set(rule.commands) <= set(COMMANDS)
         assert isinstance(rule, Excludes | Requires)
+
+
+def test_a_property_a_command_has_no_row_for_is_refused_not_dropped():
+    """What the robot or its data has (closed loops, measured torque rates) on a command that
+    does not take it: one line, not the command run without it; an option it has no row
+    for passes (it is not one of its options)."""
+    for command in COMMANDS:
+        for feature in capabilities.PROPERTIES - COMMANDS[command]:
+            with pytest.raises(capabilities.Unsupported, match="is not supported|are not"):
+                capabilities.check(command, {feature})
+    assert "loops" not in COMMANDS["retime"] and "torque_rates" not in COMMANDS["check"]
+    capabilities.check("ik", {"floating_base"})   # (ik has no such option: nothing to refuse)
+
