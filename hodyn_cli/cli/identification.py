@@ -19,7 +19,8 @@ def identify(
     logs: Annotated[list[str], typer.Argument(
         help="Logs: trajectory files (CSV/HDF5: t, q_<joint>, qd_, qdd_ or "
              "--estimate-derivatives) with the measured torques tau_<joint> (HDF5: tau), "
-             "effort_<joint> (hodyn import) or motor currents current_<joint> (with --drives).",
+             "effort_<joint> (hodyn import) or motor currents current_<joint> (with --drives); "
+             "torque rates taud_<joint> and wrenches W_<link>_* measured with them count too.",
         show_default=False)],
     output: Annotated[str, typer.Option(
         "--output", "-o", help="The identified robot (URDF, or MJCF for an MJCF robot): the "
