@@ -427,7 +427,8 @@ def test_a_multi_dof_joint_is_not_locked():
 
 def test_every_backend_runs_them_by_numpys_recursion():
     """The compiled kernels and the GPU backend (on JAX's CPU device where JAX is installed)
-    hand a model with multi-DOF or helical joints to numpy's recursion: the same numbers."""
+    hand a model with multi-DOF joints (and helical ones) to numpy's recursion: the same
+    numbers (tests/test_kernel_joint_kinds.py: the compiled kernels on helical joints)."""
     from hodyn_cli.algorithms import backends
 
     model = random_model(13, ("helical", "spherical", "revolute", "free"))

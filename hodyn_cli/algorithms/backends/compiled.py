@@ -28,6 +28,7 @@ from hodyn_cli.algorithms.backends.numpy import NumpyBackend
 from hodyn_cli.algorithms.contacts.distribution import RANKS
 from hodyn_cli.algorithms.dynamics.closed_form import EOMMatrices
 from hodyn_cli.algorithms.dynamics.model_data import model_data
+from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError, ModelError, TrajectoryError
 
@@ -83,20 +84,42 @@ def variants() -> list[str]:
 
 def _numpy_without_joints(operation):
     """``operation`` as the numpy backend's for a model with no joint (a single free body,
-    ``model.n == 0``) or with joints the kernels do not run (helical, spherical, planar,
-    free: ``ModelData.kernel_joints``): the one place the compiled backend sends such models
-    to numpy. The kernels number bodies 1..n and allocate per body (``hk_check`` refuses
-    n < 1); a single body is only the root's Newton-Euler equation, a few dozen operations
-    per sample that numpy's passes do over the whole chunk at once, so a kernel would gain
-    nothing."""
+    ``model.n == 0``) or with joints the kernels do not run (spherical, planar, free:
+    ``Model.multi_dof``; they run every 1-DOF kind, :func:`_kernel_arrays`): the one place the
+    compiled backend sends such models to numpy. The kernels number bodies 1..n and allocate
+    per body (``hk_check`` refuses n < 1); a single body is only the root's Newton-Euler
+    equation, a few dozen operations per sample that numpy's passes do over the whole chunk
+    at once, so a kernel would gain nothing."""
 
     @wraps(operation)
     def run(self, model, *args, **kwargs):
-        if model.n == 0 or not model_data(model).kernel_joints:
+        if model.n == 0 or model.multi_dof:
             return getattr(NumpyBackend, operation.__name__)(self, model, *args, **kwargs)
         return operation(self, model, *args, **kwargs)
 
     return run
+
+
+def _kernel_arrays(model: Model) -> tuple[np.ndarray, ...]:
+    """The arrays of the model's HModel struct (hodyn.h), in its order after n: each joint's
+    kind (a continuous joint is revolute) and pitch ``h = w . v`` (helical ``X = (w; h w)``;
+    0 for the others), and the adjoint constants A1, A2 of the screw without its pitch
+    ``Y = (w; 0)`` for a helical joint (ModelData's are those of X, which for a revolute or
+    prismatic joint is Y)."""
+    data = model_data(model)
+    kind = np.array([ABI.joint_kinds["revolute" if t == "continuous" else t]
+                     for t in model.joint_types], dtype=np.int32)
+    helical = kind == ABI.joint_kinds["helical"]
+    pitch = np.where(helical, np.einsum("ij,ij->i", model.X[:, :3], model.X[:, 3:]), 0.0)
+    A0, A1, A2 = data.adjoints
+    if helical.any():
+        Y = model.X[helical].copy()
+        Y[:, 3:] = 0.0
+        A1, A2 = A1.copy(), A2.copy()
+        A1[helical] = lie.ad(Y) @ A0[helical]
+        A2[helical] = lie.ad(Y) @ A1[helical]
+    return (data.parent, kind, np.ascontiguousarray(pitch), data.X, data.M, A0, A1, A2,
+            data.ancestors, data.root_M)
 
 
 class CompiledBackend(NumpyBackend):
@@ -143,10 +166,7 @@ class CompiledBackend(NumpyBackend):
             with self._lock:
                 struct = self._structs.get(model)
                 if struct is None:
-                    data = model_data(model)
-                    arrays: tuple[np.ndarray, ...] = (
-                        data.parent, data.revolute, data.X, data.M, *data.adjoints,
-                        data.ancestors, data.root_M)
+                    arrays = _kernel_arrays(model)
                     struct = ABI.model(model.n, *(a.ctypes.data for a in arrays))
                     struct.arrays = arrays  # alive as long as the struct
                     self._structs[model] = struct

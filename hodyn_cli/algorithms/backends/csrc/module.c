@@ -63,7 +63,9 @@ int hk_check(const HModel *m, int64_t N, int D, int need_D, int order, int64_t r
     if (!m || m->n < 1) return HK_MODEL;
     for (int i = 0; i < m->n; i++) {
         if (m->parent[i] < -1 || m->parent[i] >= i) return HK_MODEL;
-        if (m->revolute[i] != 0 && m->revolute[i] != 1) return HK_MODEL;
+        if (m->kind[i] != HJ_PRISMATIC && m->kind[i] != HJ_REVOLUTE && m->kind[i] != HJ_HELICAL)
+            return HK_MODEL;
+        if (!isfinite(m->pitch[i]) || (m->kind[i] != HJ_HELICAL && m->pitch[i] != 0)) return HK_MODEL;
         if (!m->anc[(size_t)i * m->n + i]) return HK_MODEL;
     }
     if (order < 0 || order + 2 > MAXK) return HK_ORDER;
