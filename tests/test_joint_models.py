@@ -631,3 +631,38 @@ def test_compute_with_a_floating_base_wrenches_and_joint_wrenches(tmp_path):
         assert np.abs(f["taudd"][()] - tau[:, 2]).max() <= 1e-12 * np.abs(tau[:, 2]).max()
         assert np.abs(f["joint_wrench/base_link/Fd"][()] - F[:, 1, 0]).max() \
             <= 1e-12 * np.abs(F).max()
+
+
+def test_helical_joints_in_the_numpy_references_of_the_kernels():
+    """The numpy references the compiled kernels are held to on helical joints
+    (tests/test_kernel_joint_kinds.py) compute them right: the closed-form matrices give tau
+    and its rate (``M qdd + C qd + g`` and its derivative), the regressor times the inertial
+    parameters gives tau to order 2, and the complex-step sensitivities of order 0 are
+    Pinocchio's computeRNEADerivatives (d tau/dq, d tau/dqd and the mass matrix)."""
+    from hodyn_cli.algorithms import backends
+    from hodyn_cli.algorithms.dynamics import regressor
+    from hodyn_cli.algorithms.dynamics.common import base_motion
+
+    model = random_model(6, ("helical", "revolute", "helical", "prismatic", "helical"))
+    qs = analytic_motion(model, np.linspace(0, 2, 4), 4, 6).derivatives
+    numpy, gravity = backends.load("numpy"), base_motion(G, 3)
+    tau = numpy.inverse_dynamics(model, qs, gravity, {}, order=2)
+    E = numpy.eom_matrices(model, qs, 1, gravity, None)
+
+    def mv(A, x):
+        return np.einsum("nij,nj->ni", A, x)
+
+    rate = (mv(E.M[:, 1], qs[:, 2]) + mv(E.M[:, 0], qs[:, 3]) + mv(E.C[:, 1], qs[:, 1])
+            + mv(E.C[:, 0], qs[:, 2]) + E.g[:, 1])
+    for ours, ref in ((mv(E.M[:, 0], qs[:, 2]) + mv(E.C[:, 0], qs[:, 1]) + E.g[:, 0],
+                       tau[:, 0]), (rate, tau[:, 1]),
+                      (numpy.regressor(model, qs, gravity, 2) @ regressor.parameters(model),
+                       tau)):
+        assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max()
+    S = numpy.sensitivities(model, qs[:, :3], gravity[:, :2], {}, 0)
+    pin, pm, _ = pinocchio_model(model)
+    data = pm.createData()
+    for s in range(len(qs)):
+        dq, dv, M = pin.computeRNEADerivatives(pm, data, *qs[s, :3])
+        for ours, ref in zip(S[:, s], (dq, dv, np.triu(M) + np.triu(M, 1).T), strict=True):
+            assert np.abs(ours - ref).max() <= 1e-11 * np.abs(ref).max()
