@@ -184,7 +184,7 @@ int hodyn_closed_form(const HModel *md, int64_t N, int D, const double *qs, int6
                     for (int col = 0; col < 6; col++) {
                         vd x[6], y[6];
                         for (int e = 0; e < 6; e++) x[e] = Dk[k - 1 - j][6 * e + col];
-                        vjoint_ad(md, i, x, y);
+                        vjoint_ad(Xi, md->kind[i], md->pitch[i], x, y);
                         for (int e = 0; e < 6; e++) Dk[k][6 * e + col] -= c * y[e];
                     }
                 }

@@ -146,27 +146,27 @@ static inline void vad(const vd *V, const vd *y, vd *out) {
 }
 
 /* ---- a joint's screw, by its kind (hodyn.h: HJ_*) ------------------------------------ */
-/* ad_X y and ad_X^T y for body i's joint screw X: revolute (w; 0), prismatic (0; v), helical
- * (w; h w), whose ad_X y = (w x y_w; w x y_v + h w x y_w) is the revolute's plus h times its
- * angular part moved to the linear one (h = 0 adds zeros: the revolute's numbers) */
-static inline void vjoint_ad(const HModel *m, int i, const vd *y, vd *out) {
-    const double *X = m->X + 6 * i;
-    if (m->kind[i] == HJ_PRISMATIC) {
+/* ad_X y and ad_X^T y for a joint screw X of a kind (HJ_*) and pitch h: revolute (w; 0),
+ * prismatic (0; v), helical (w; h w), whose ad_X y = (w x y_w; w x y_v + h w x y_w) is the
+ * revolute's plus h times its angular part moved to the linear one (h = 0 adds zeros: the
+ * revolute's numbers). The callers read a body's kind, pitch and X once, outside their
+ * loops. */
+static inline void vjoint_ad(const double *X, int kind, double h, const vd *y, vd *out) {
+    if (kind == HJ_PRISMATIC) {
         out[0] = out[1] = out[2] = (vd){0};
         ccross(X + 3, y, out + 3);
         return;
     }
     ccross(X, y, out);
     ccross(X, y + 3, out + 3);
-    if (m->kind[i] == HJ_HELICAL)
-        for (int e = 0; e < 3; e++) out[3 + e] += m->pitch[i] * out[e];
+    if (kind == HJ_HELICAL)
+        for (int e = 0; e < 3; e++) out[3 + e] += h * out[e];
 }
 
 /* ad_X^T y = -(w x y_m + v x y_f; w x y_f): a helical joint's adds h times the linear part
  * to the angular one */
-static inline void vjoint_coad(const HModel *m, int i, const vd *y, vd *out) {
-    const double *X = m->X + 6 * i;
-    if (m->kind[i] == HJ_PRISMATIC) {
+static inline void vjoint_coad(const double *X, int kind, double h, const vd *y, vd *out) {
+    if (kind == HJ_PRISMATIC) {
         ccross(X + 3, y + 3, out);
         out[3] = out[4] = out[5] = (vd){0};
     } else {
@@ -174,8 +174,8 @@ static inline void vjoint_coad(const HModel *m, int i, const vd *y, vd *out) {
         ccross(X, y + 3, out + 3);
     }
     for (int e = 0; e < 6; e++) out[e] = -out[e];
-    if (m->kind[i] == HJ_HELICAL)
-        for (int e = 0; e < 3; e++) out[e] += m->pitch[i] * out[3 + e];
+    if (kind == HJ_HELICAL)
+        for (int e = 0; e < 3; e++) out[e] += h * out[3 + e];
 }
 
 /* The joint adjoint Ad_{C_{i,p}} = exp(-q ad_X) Ad_{B^-1} of body i, by its blocks R (rows

@@ -26,11 +26,12 @@ void hk_joint_adjoint(const Consts *c, int i, vd q, AdjointV *Ad) {
 
 void hk_transport_down(const Consts *c, int i, const vd *Q, const AdjointV *Ad, const vd *in,
                        int K1, int z, vd *out) {
-    const int n = c->n;
+    const int n = c->n, kind = c->m->kind[i];
+    const double *X = c->m->X + 6 * i, h = c->m->pitch[i];
     vd a[K1][K1][6], Na[K1][K1][6];  /* a[k][m] = 0 where m + k < z: never read */
     for (int m = z; m < K1; m++) {
         vad_apply(Ad, in + 6 * m, a[0][m]);
-        if (K1 > 1) vjoint_ad(c->m, i, a[0][m], Na[0][m]);
+        if (K1 > 1) vjoint_ad(X, kind, h, a[0][m], Na[0][m]);
     }
     for (int k = 1; k < K1; k++)
         for (int m = k < z ? z - k : 0; m + k < K1; m++) {
@@ -39,7 +40,7 @@ void hk_transport_down(const Consts *c, int i, const vd *Q, const AdjointV *Ad, 
                 const vd w = BINOM[k - 1][j] * Q[(j + 1) * n + i];
                 for (int e = 0; e < 6; e++) a[k][m][e] -= w * Na[k - 1 - j][m][e];
             }
-            if (k + 1 < K1) vjoint_ad(c->m, i, a[k][m], Na[k][m]);
+            if (k + 1 < K1) vjoint_ad(X, kind, h, a[k][m], Na[k][m]);
         }
     for (int k = 0; k < K1; k++)
         for (int e = 0; e < 6; e++) out[6 * k + e] = k < z ? (vd){0} : a[k][0][e];
@@ -66,14 +67,15 @@ void hk_jacobian_columns(const Consts *c, int r1, const vd *Q, const AdjointV *A
 
 void hk_transport_up(const Consts *c, int i, const vd *Q, const AdjointV *Ad, const vd *in,
                      int r1, vd *out) {
-    const int n = c->n;
+    const int n = c->n, kind = c->m->kind[i];
+    const double *X = c->m->X + 6 * i, h = c->m->pitch[i];
     vd b[r1][r1][6], Nb[r1][6], t[6];
     for (int m = 0; m < r1; m++)
         for (int e = 0; e < 6; e++) b[0][m][e] = in[6 * m + e];
     vadT_apply(Ad, b[0][0], t);
     for (int e = 0; e < 6; e++) out[e] += t[e];
     for (int k = 1; k < r1; k++) {
-        for (int m = 0; m + k - 1 < r1; m++) vjoint_coad(c->m, i, b[k - 1][m], Nb[m]);
+        for (int m = 0; m + k - 1 < r1; m++) vjoint_coad(X, kind, h, b[k - 1][m], Nb[m]);
         for (int m = 0; m + k < r1; m++) {
             for (int e = 0; e < 6; e++) b[k][m][e] = b[k - 1][m + 1][e];
             for (int j = 0; j <= m; j++) {
