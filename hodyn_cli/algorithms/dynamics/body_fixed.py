@@ -267,9 +267,9 @@ def chunk(model: Model, qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np
 def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
                      gravity=GRAVITY) -> np.ndarray:
     """tau and its first ``order`` time derivatives, (N, order+1, nv): :func:`chunk` by the
-    backend that runs, chunk by chunk (a model with spherical, planar or free joints by numpy's,
-    one with helical joints by numpy's or the compiled kernels: the GPU kernels run revolute
-    and prismatic joints, the compiled ones every 1-DOF kind)."""
+    backend that runs, chunk by chunk (a model with helical, spherical, planar or free joints
+    by numpy's or the compiled kernels: the GPU kernels run revolute and prismatic joints and
+    hand the others to their host backend)."""
     backend = backends.current()
     size = backend.rows(CHUNK) if model_data(model).kernel_joints else CHUNK
     return solve_in_chunks(model, trajectory, order, gravity, partial(

@@ -43,6 +43,14 @@ typedef struct {
 
 int hk_check(const HModel *m, int64_t N, int D, int need_D, int order, int64_t rows,
              int64_t qstride);
+/* hk_check with the multi-DOF kinds (HJ_SPHERICAL, PLANAR, FREE) allowed where multi != 0;
+ * hk_check refuses them */
+int hk_check_joints(const HModel *m, int64_t N, int D, int need_D, int order, int64_t rows,
+                    int64_t qstride, int multi);
+/* velocity coordinates of a joint of a kind */
+static inline int hk_joint_dofs(int kind) {
+    return kind == HJ_FREE ? 6 : kind == HJ_SPHERICAL || kind == HJ_PLANAR ? 3 : 1;
+}
 int hk_consts(const HModel *m, Consts *c);
 void hk_free_consts(Consts *c);
 void *hk_alloc(size_t bytes); /* aligned for vd; NULL if out of memory */
@@ -303,6 +311,11 @@ static inline void hk_lane_wrenches(const double *W, int n, int r1, const int64_
  * F[r1][6]: F^(k) += h^(k+1) - sum_j C(k,j) ad*_{V^(j)} h^(k-j), from its twist jet V[r1+1][6];
  * h[r1+1][6] receives the momenta M V^(k) */
 void hk_momentum_rates(const Inertia *I, const vd *V, int r1, vd (*h)[6], vd *F);
+
+/* hodyn_body_fixed of a model with multi-DOF joints (multi_dof.c) */
+int hk_body_fixed_multi(const HModel *m, int64_t N, int D, const double *qs, int64_t qstride,
+                        int order, const double *base, int64_t base_rows, const double *W,
+                        double *out, double *Vout, double *F0out);
 
 /* Backward pass: F[n][r1][6] holds the external wrenches on entry (or zeros) and the joint
  * wrenches on return; h[n][r1 + 1][6] the momenta M_i V_i^(k) (may be NULL: not kept);
