@@ -55,9 +55,10 @@ int hodyn_cpu_level(void) {
 }
 
 /* The sizes every entry point checks before it reads anything: a tree numbered parents
- * first (so that no index leaves [0, n)), N >= 0 samples, D >= need_D derivative orders of
- * q, samples at least D n values apart (qstride; < 0: no q), an order the tables hold, and
- * 1 or N rows of a per-sample input (rows < 0: none). */
+ * first (so that no index leaves [0, n)), joint kinds it runs (the multi-DOF ones where
+ * `multi`) with their velocity coordinates' offsets and pitches, N >= 0 samples, D >= need_D
+ * derivative orders of q, samples at least D nv values apart (qstride; < 0: no q), an order
+ * the tables hold, and 1 or N rows of a per-sample input (rows < 0: none). */
 int hk_check_joints(const HModel *m, int64_t N, int D, int need_D, int order, int64_t rows,
                     int64_t qstride, int multi) {
     if (!m || m->n < 1 || m->dof[0] != 0) return HK_MODEL;
