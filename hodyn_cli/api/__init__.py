@@ -59,6 +59,7 @@ from hodyn_cli.api.loops import close_loops, loop_components, loop_summary
 from hodyn_cli.api.motion import (
     centre_of_mass,
     forward_kinematics,
+    ik_solver,
     inverse_kinematics,
     jacobian_columns,
     link_jacobian,
@@ -106,7 +107,7 @@ __all__ = [
     "unidentified_drive_torques",
     "external_wrench_torques",
     # a link's motion
-    "forward_kinematics", "centre_of_mass", "inverse_kinematics", "link_jacobian",
+    "forward_kinematics", "centre_of_mass", "inverse_kinematics", "ik_solver", "link_jacobian",
     "jacobian_columns",
     # drives
     "read_drives", "elastic_dynamics", "drive_dynamics", "elastic_requirements",

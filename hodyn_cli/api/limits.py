@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from hodyn_cli import capabilities
 from hodyn_cli.api.contacts import read_contacts
 from hodyn_cli.api.drives import drives_for
 from hodyn_cli.api.results import Motion, capable
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from hodyn_cli.algorithms.limits.feasibility import Binding, Check, Retiming
     from hodyn_cli.algorithms.limits.optimal import Optimal
     from hodyn_cli.algorithms.limits.scaling import Law
+    from hodyn_cli.modeling.drives import Drives
     from hodyn_cli.modeling.limits import Limits
 
 __all__ = ["joint_limits", "scaling_laws", "check_limits", "retime", "time_optimal",
@@ -58,6 +60,8 @@ def scaling_laws(robot: Model, *derivatives: Any, order: int = 2, drives: Any = 
     from hodyn_cli.algorithms.limits.feasibility import series_laws
 
     m = Motion(robot, derivatives, named, wrenches=wrenches)
+    if m.full.base is not None and drives is not None:
+        capabilities.check("check", {"floating_base", "drives"})
     return series_laws(robot, m.full, order=order, gravity=gravity,
                        drives=None if drives is None else drives_for(robot, drives, "check"),
                        kind=model, known=known,
@@ -146,9 +150,29 @@ def time_optimal(robot: Model, limits: Any = None, *, drives: Any = None, model:
 
     capable("retime", robot, optimal=True, drives=drives is not None)
     lim = joint_limits(robot, limits)
+    rigid = None if drives is None else drives_for(robot, drives, "retime")
+    refuse_elastic_optimal(rigid)
     return Optimal(robot, lim, torque_order(lim), rate=rate, grid=grid, gravity=gravity,
-                   drives=None if drives is None else drives_for(robot, drives, "retime"),
-                   kind=model, uniform=uniform, progress=progress)
+                   drives=rigid, kind=model, uniform=uniform, progress=progress,
+                   admit=_optimal_admits)
+
+
+def refuse_elastic_optimal(drives: Drives | None) -> None:
+    """The table's refusal of a time-optimal law with elastic ``drives`` (their motor angles
+    need more derivatives of the time law than its programmes keep)."""
+    if drives is not None and drives.elastic.any():
+        capabilities.check("retime", {"optimal", "elastic"})
+
+
+def _optimal_admits(chunk: Trajectory) -> None:
+    """The table's refusal of what a chunk of the motion carries that the time-optimal law
+    has no limits for (given to :class:`~hodyn_cli.algorithms.limits.optimal.Optimal`, which
+    sees the chunks): external wrenches, a floating base (it was ignored: the joints retimed,
+    the base dropped)."""
+    if chunk.wrenches is not None:
+        capabilities.check("retime", {"optimal", "wrench"})
+    if chunk.base is not None:
+        capabilities.check("retime", {"optimal", "floating_base"})
 
 
 def retime_optimal(robot: Model, *derivatives: Any, limits: Any = None, drives: Any = None,

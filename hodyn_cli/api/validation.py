@@ -52,7 +52,6 @@ def validate_motion(robot: Model, *derivatives: Any, t: Any = None, methods: Any
     takes them; a floating base on them): the torques and contact wrenches of
     :func:`~hodyn_cli.api.contacts.contact_dynamics`, and the contacts' own checks."""
     from hodyn_cli.algorithms.verification.validate import Tolerances, validate
-    from hodyn_cli.modeling import coupling
 
     given = torque_rates(robot, tau, named)
     torques = torques or bool(given)
@@ -68,10 +67,12 @@ def validate_motion(robot: Model, *derivatives: Any, t: Any = None, methods: Any
         chunks = iter(chunks)  # the first one says whether the root floats
         first = next(chunks, None)
         floating = first is not None and first.base is not None
-        motion = (coupling.of(robot).expand(chunk)
+        motion = (robot.coupling.expand(chunk)
                   for chunk in ([] if first is None else chain([first], chunks)))
     capable("validate", robot, floating_base=floating, torques=torques,
             drives=drives is not None)
+    # a floating base's simulation last: the refusals above come first, as they always have
+    capable("validate", robot, floating_base=floating, simulate=simulate)
     return validate(robot, motion, methods=methods, gravity=gravity, samples=samples,
                     tolerances=tolerances or Tolerances(), source=source, estimated=estimated,
                     warnings=tuple(warnings), simulate=simulate, drive_model=drive_model,

@@ -20,7 +20,6 @@ from hodyn_cli.errors import HodynError, MissingDerivatives, TrajectoryError
 from hodyn_cli.io import CHUNK_ROWS, TrajectoryReader
 from hodyn_cli.io.paths import listing
 from hodyn_cli.io.tasks import ChunkTask, Loaded
-from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.limits import beyond_limits
 
 if TYPE_CHECKING:
@@ -104,7 +103,7 @@ class Input:
 
     def _findings(self, chunk: Trajectory, start: int) -> dict[str, str]:
         """joint -> where the chunk's positions first leave their URDF limits."""
-        return beyond_limits(self.model, coupling.of(self.model).expand(chunk).derivatives[:, 0],
+        return beyond_limits(self.model, self.model.coupling.expand(chunk).derivatives[:, 0],
                              chunk.t, start)
 
     def _settle(self, chunk: Trajectory, start: int, findings: dict[str, str]) -> None:

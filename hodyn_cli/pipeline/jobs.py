@@ -422,19 +422,16 @@ class ForwardJob(_Job):
 class IkJob:
     """``hodyn ik``: joint motion from a link's motion. Unlike the others this job has a
     state (each chunk continues from the last sample of the one before), so it runs on
-    one thread, chunks in order, on the streaming solver of :mod:`hodyn_cli.api.streaming`
-    (:class:`~hodyn_cli.algorithms.motion.ik.InverseKinematics`)."""
+    one thread, chunks in order, on the streaming solver :func:`hodyn_cli.api.ik_solver`."""
 
     def __init__(self, model: Model, link: str, *, task: str = "pose", q0=None,
                  max_condition: float | None = None, on_singular: str = "error",
                  strict: bool = False, source: str | None = None, **options):
-        from hodyn_cli.api.streaming import MAX_CONDITION, InverseKinematics
-
         self.model, self.strict, self.source = model, strict, source
         self.link, self.task = link, task
-        self.max_condition = MAX_CONDITION if max_condition is None else max_condition
-        self.solver = InverseKinematics(model, link, task=task, q0=q0, on_singular=on_singular,
-                                        max_condition=self.max_condition, **options)
+        self.solver = api.ik_solver(model, link, task=task, q0=q0, on_singular=on_singular,
+                                    max_condition=max_condition, **options)
+        self.max_condition = self.solver.max_condition
         #: joint -> where q first leaves its URDF limits (warnings; errors with ``strict``)
         self.beyond_limits: dict[str, str] = {}
 

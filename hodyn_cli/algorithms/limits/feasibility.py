@@ -22,7 +22,6 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from hodyn_cli import capabilities
 from hodyn_cli.algorithms.actuation import actuators, elastic
 from hodyn_cli.algorithms.contacts.margins import cone_angle, friction_angle, pressure_centre
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
@@ -140,9 +139,7 @@ def series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity=GRA
 
 def _series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity, drives, kind,
                  known, contacts) -> dict[str, Law]:
-    if trajectory.base is not None:
-        if drives is not None:
-            capabilities.check("check", {"floating_base", "drives"})
+    if trajectory.base is not None:  # (rigid: drives with a floating base are refused by the API)
         return floating_laws(model, trajectory, order, gravity, contacts)
     if contacts:
         raise HodynError("contacts carry a floating base: give the root's motion "

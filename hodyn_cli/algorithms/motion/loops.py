@@ -1,5 +1,5 @@
 """Closed loops: the passive joints' motion from the actuated ones', the configuration-dependent
-coupling :class:`Closed` (:mod:`hodyn_cli.modeling.coupling`) and the constraint forces.
+coupling :class:`Closed` (:mod:`hodyn_cli.core.coupling`) and the constraint forces.
 
 The loops file (:mod:`hodyn_cli.modeling.loops`) cuts each loop at a joint: frames a and b
 must coincide, ``c(q) = 0`` with rows (root axes) ``p_a - p_b`` (a point) and
@@ -57,10 +57,10 @@ import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.core import jets, lie
+from hodyn_cli.core.coupling import Coupling, leibniz
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
-from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.loops import Loops
 
 __all__ = ["Closed", "close", "RANK_TOL", "SINGULAR_TOL", "STEP"]
@@ -120,15 +120,14 @@ def close(model: Model, loops: Loops) -> Model:
     """The model with its loops closed: the actuated joints its coordinates, its coupling a
     :class:`Closed` (assembled at ``loops.guess``; errors name the loops file)."""
     from dataclasses import replace
+    from functools import partial
 
     if (model.mimic[:, 0] >= 0).any():
         raise HodynError("a robot with <mimic> joints and loops: not supported", loops.source)
-    closed = replace(model, actuated=loops.actuated)
-    coupling.register(closed, Closed(closed, loops))
-    return closed
+    return replace(model, actuated=loops.actuated, coupling_kind=partial(Closed, loops=loops))
 
 
-class Closed(coupling.Coupling):
+class Closed(Coupling):
     """The coupling of closed loops: ``q_full = phi(q_a)`` by Newton, G(q) and its time
     derivatives from the loops' Jacobian (module docstring)."""
 
@@ -553,7 +552,7 @@ class Closed(coupling.Coupling):
         if trajectory is None:
             raise HodynError("closed loops: projecting forces needs the motion")
         G = self._G(self.expand(trajectory), f.shape[1] - 1)
-        return np.moveaxis(coupling.leibniz(list(np.moveaxis(G, 1, 0)), np.moveaxis(f, axis, -1)),
+        return np.moveaxis(leibniz(list(np.moveaxis(G, 1, 0)), np.moveaxis(f, axis, -1)),
                            -1, axis)
 
     def reduced(self, M: np.ndarray, C: np.ndarray, Cbar: np.ndarray, g: np.ndarray,
