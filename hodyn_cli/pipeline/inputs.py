@@ -23,7 +23,7 @@ from hodyn_cli.io.tasks import ChunkTask, Loaded
 from hodyn_cli.modeling.limits import beyond_limits
 
 if TYPE_CHECKING:
-    from hodyn_cli.api.streaming import DerivativeStream
+    from hodyn_cli.api.estimation import DerivativeStream
 
 __all__ = ["Input", "open_input", "ESTIMATE_HINT"]
 
@@ -164,10 +164,8 @@ def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
     notes = _column_notes(reader, path)
     if not estimate:
         return Input(reader, model, path, strict=strict, notes=notes, base=base, flags=flags)
-    from hodyn_cli.api.streaming import EstimatingReader
-
-    wrapped = np.array([model.joint_types[i] == "continuous" for i in model.coordinates])
-    estimating = EstimatingReader(reader, need, wrench_need, cutoff, wrapped, rows=chunk)
+    estimating = api.estimating_reader(model, reader, need, wrench_need=wrench_need,
+                                       cutoff=cutoff, rows=chunk)
     names = estimating.estimated
     if names:
         how = ("the sampled data over t (interpolating spline, no smoothing)" if cutoff is None

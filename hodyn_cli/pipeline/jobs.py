@@ -42,7 +42,8 @@ from hodyn_cli.modeling.limits import beyond_limits
 from hodyn_cli.pipeline.contacts import ContactTally
 
 if TYPE_CHECKING:
-    from hodyn_cli.api.streaming import BaseParameters, Retiming
+    from hodyn_cli.api.limits import Retiming
+    from hodyn_cli.api.regressor import BaseParameters
     from hodyn_cli.modeling.drives import Drives
 
 __all__ = ["TorqueJob", "ElasticJob", "KinematicsJob", "MatricesJob", "RegressorJob",
@@ -517,9 +518,7 @@ class LawsJob(_Job):
 
     @cached_property  # probes the model: once per job, not per chunk
     def requirements(self):
-        from hodyn_cli.api.streaming import scaling_requirements
-
-        return scaling_requirements(self.model, self.drives, self.order, self.kind)
+        return api.scaling_requirements(self.model, self.drives, self.order, self.kind)
 
     @property
     def need(self) -> int:
@@ -577,9 +576,5 @@ class RetimeJob(_Job):
             base_datasets(self.template)[1]
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        from hodyn_cli.api.streaming import scaled
-
-        t = chunk.t
-        x = 1.0 / self.retiming.k[0] if t is None else self.retiming.speedups(t)
-        played = scaled(chunk, x, None if t is None else self.retiming.times(t))
+        played = api.played(chunk, self.retiming)
         return trajectory_datasets(played, self.compact)[0] | base_datasets(played)[0]

@@ -42,7 +42,7 @@ from hodyn_cli.algorithms.limits.scaling import (
 )
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, check_results
-from hodyn_cli.errors import HodynError
+from hodyn_cli.errors import HodynError, Infeasible
 from hodyn_cli.modeling.contacts import Contact
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
@@ -50,10 +50,6 @@ from hodyn_cli.modeling.limits import Limits
 __all__ = ["QUANTITIES", "CONTACT_QUANTITIES", "Quantity", "torque_order", "requirements",
            "series_laws", "limited_series", "Row", "Envelope", "Check", "Binding", "Retiming",
            "ScaleSearch", "Infeasible"]
-
-
-class Infeasible(HodynError):
-    """No time scaling makes the motion feasible (a limit it exceeds at any speed)."""
 
 
 @dataclass(frozen=True)
@@ -198,6 +194,11 @@ class Row:
         return "unchecked" if not self.checked else "violated" if self.violations else "ok"
 
     @property
+    def label(self) -> str:
+        """The quantity's name in words (``"friction cone"``: :class:`Quantity`'s label)."""
+        return next(q.label for q in QUANTITIES + CONTACT_QUANTITIES if q.key == self.quantity)
+
+    @property
     def margin(self) -> float | None:
         """Room left at the worst sample, % of the half-width (negative: beyond the limit)."""
         return None if self.value is None else 100.0 * (1.0 - self.usage)
@@ -252,6 +253,9 @@ class Check:
     every checked series (``"<quantity key>/<series>"`` -> :class:`Envelope`). ``contacts``:
     each one's friction cone and sole (:data:`CONTACT_QUANTITIES`) from the laws of its
     wrench (a row each, ``joint`` the contact's name)."""
+
+    #: a value beyond its limit by more than this share of it is a violation (the scaling's)
+    tolerance = TOLERANCE
 
     def __init__(self, model: Model, limits: Limits, envelopes: bool = False,
                  contacts: tuple[Contact, ...] = ()):
