@@ -101,3 +101,13 @@ def test_a_coupling_kind_is_the_models_and_replace_rebuilds_it(tmp_path):
     assert mimic.coupling.active and mimic.coupling.G.tolist() == [[1.0], [0.5]]
     with pytest.raises(ModelError, match="coupling_kind"):
         replace(closed, coupling_kind=None)
+
+
+def test_torque_rates_with_measured_wrenches_are_the_tables_refusal(iiwa):
+    """(Once a refusal of its own in the API; the command line says it in its columns' words,
+    tests/test_capabilities.py.)"""
+    robot, _, _, pushed = iiwa
+    assert api.external_wrench_torques(robot, pushed).shape == (40, 7)
+    with pytest.raises(capabilities.Unsupported) as refused:
+        api.external_wrench_torques(robot, pushed, rates=1)
+    assert str(refused.value) == words("identify", {"torque_rates", "log_wrenches"})
