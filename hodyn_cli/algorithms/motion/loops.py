@@ -56,8 +56,7 @@ from typing import NamedTuple
 import numpy as np
 
 from hodyn_cli.algorithms import backends
-from hodyn_cli.core import jets, lie
-from hodyn_cli.core.coupling import Coupling, leibniz
+from hodyn_cli.core import coupling, jets, lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
@@ -127,7 +126,7 @@ def close(model: Model, loops: Loops) -> Model:
     return replace(model, actuated=loops.actuated, coupling_kind=partial(Closed, loops=loops))
 
 
-class Closed(Coupling):
+class Closed(coupling.Coupling):
     """The coupling of closed loops: ``q_full = phi(q_a)`` by Newton, G(q) and its time
     derivatives from the loops' Jacobian (module docstring)."""
 
@@ -552,7 +551,7 @@ class Closed(Coupling):
         if trajectory is None:
             raise HodynError("closed loops: projecting forces needs the motion")
         G = self._G(self.expand(trajectory), f.shape[1] - 1)
-        return np.moveaxis(leibniz(list(np.moveaxis(G, 1, 0)), np.moveaxis(f, axis, -1)),
+        return np.moveaxis(coupling.leibniz(list(np.moveaxis(G, 1, 0)), np.moveaxis(f, axis, -1)),
                            -1, axis)
 
     def reduced(self, M: np.ndarray, C: np.ndarray, Cbar: np.ndarray, g: np.ndarray,
