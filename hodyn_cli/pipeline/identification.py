@@ -98,11 +98,6 @@ class Log:
                 raise TrajectoryError(f"{e.message}{rates}; {ESTIMATE_HINT}", e.source) from None
             self._base = files.enter_context(BaseMotionReader(path, NEED - 1)) if floating \
                 else None
-            # the log's external wrenches (a floating root's own: its base wrench), known once
-            # its columns are: refused with torque rates here, before any chunk is read
-            external = set(self._reader.layout.wrenches) - {model.root_link if floating else ""}
-            capabilities.check("identify", {name for name, on in (
-                ("torque_rates", self.rates > 0), ("log_wrenches", bool(external))) if on})
             if floating and not self._reader.layout.wrenches:
                 raise TrajectoryError(
                     f"missing columns {listing(list(regressor_rows(model, True)[:6]))} (a floating "
