@@ -38,10 +38,11 @@ class Design:
 
     def check(self, piece: Trajectory) -> None:
         """The one-line error for the first sample of ``piece`` outside a position or
-        velocity limit (naming :attr:`source`, where the limits come from)."""
+        velocity limit of any joint, mimic ones too (naming :attr:`source`, where the limits
+        come from)."""
         from hodyn_cli.algorithms.planning import generate
 
-        generate.check_limits(self.robot, piece, self.source)
+        generate.check_limits(self.robot, self.robot.coupling.expand(piece), self.source)
 
 
 def design_motion(robot: Model, kind: str, *, limits: Any = None, drives: Any = None,

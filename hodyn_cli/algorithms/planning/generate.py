@@ -318,10 +318,9 @@ def _time(trajectory: Trajectory, s: int) -> str:
 
 
 def check_limits(model: Model, trajectory: Trajectory, source: str | None = None) -> None:
-    """One-line error for the first sample outside a position or velocity limit (mimic
-    joints included: they move as their leaders make them); ``source``: the file the limits
-    come from, named in it."""
-    trajectory = model.coupling.expand(trajectory)
+    """One-line error for the first sample of ``trajectory`` (every joint's: mimic joints
+    move as their leaders make them) outside a position or velocity limit; ``source``: the
+    file the limits come from, named in it."""
     lo, hi = model.limits[:, 0], model.limits[:, 1]
     q = trajectory.derivatives[:, 0]
     tol = 1e-9 * (1 + np.abs(model.limits).clip(max=1e9))
