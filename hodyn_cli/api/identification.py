@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from hodyn_cli import capabilities
 from hodyn_cli.api.regressor import (
     dynamic_regressor,
     regressor_basis,
@@ -255,6 +254,8 @@ def external_wrench_torques(robot: Model, motion: Trajectory, rates: int = 0
     if motion.wrenches is None or not motion.wrenches.W:
         return None
     if rates:
+        from hodyn_cli import capabilities
+
         capabilities.check("identify", {"torque_rates", "log_wrenches"})
     N, n = motion.n_samples, len(motion.joint_names)
     base = motion.base

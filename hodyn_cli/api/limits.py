@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hodyn_cli import capabilities
 from hodyn_cli.api.contacts import read_contacts
 from hodyn_cli.api.drives import drives_for
 from hodyn_cli.api.results import Motion, capable
@@ -66,6 +65,7 @@ def scaling_laws(robot: Model, *derivatives: Any, order: int = 2, drives: Any = 
     drive. A Trajectory with a floating ``base``: its torques, on ``contacts`` if given (as
     :func:`~hodyn_cli.api.contacts.read_contacts` takes them; then also each contact's wrench,
     ``contact/<name>``; docs/contacts.md)."""
+    from hodyn_cli import capabilities
     from hodyn_cli.algorithms.limits.feasibility import series_laws
 
     m = Motion(robot, derivatives, named, wrenches=wrenches)
@@ -161,6 +161,8 @@ def time_optimal(robot: Model, limits: Any = None, *, drives: Any = None, model:
 def refuse_elastic_optimal(drives: Drives | None) -> None:
     """The table's refusal of a time-optimal law with elastic ``drives`` (their motor angles
     need more derivatives of the time law than its programmes keep)."""
+    from hodyn_cli import capabilities
+
     if drives is not None and drives.elastic.any():
         capabilities.check("retime", {"optimal", "elastic"})
 
@@ -170,6 +172,8 @@ def _optimal_admits(chunk: Trajectory) -> None:
     has no limits for (given to :class:`~hodyn_cli.algorithms.limits.optimal.Optimal`, which
     sees the chunks): external wrenches, a floating base (it was ignored: the joints retimed,
     the base dropped)."""
+    from hodyn_cli import capabilities
+
     if chunk.wrenches is not None:
         capabilities.check("retime", {"optimal", "wrench"})
     if chunk.base is not None:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hodyn_cli import capabilities
 from hodyn_cli.api.results import Motion, Result, rates, series
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import derivative_name
@@ -102,6 +101,8 @@ def ik_solver(robot: Model, link: str, *, task: str = "pose", q0: Any = None,
 def _refuse_ik(robot: Model) -> None:
     """The table's refusal of a robot inverse kinematics does not solve: mimic joints (its
     task Jacobian is over every joint), no joint."""
+    from hodyn_cli import capabilities
+
     if (robot.mimic[:, 0] >= 0).any():
         capabilities.check("ik", {"mimic"})
     if not robot.n:
