@@ -118,8 +118,8 @@ class Model:
             (:func:`hodyn_cli.algorithms.motion.loops.close`); None: :class:`Linear` where
             the model has ``mimic`` joints, else the identity.
         coupling: that kind built for this model (and rebuilt by ``dataclasses.replace``):
-            what the API expands the coordinates' motion and projects the joints' forces
-            through (:mod:`hodyn_cli.core.coupling`).
+            what the coordinates' motion is expanded to every joint and the joints' forces
+            are projected back through (:mod:`hodyn_cli.core.coupling`).
     """
 
     name: str
