@@ -111,3 +111,17 @@ def test_torque_rates_with_measured_wrenches_are_the_tables_refusal(iiwa):
     with pytest.raises(capabilities.Unsupported) as refused:
         api.external_wrench_torques(robot, pushed, rates=1)
     assert str(refused.value) == words("identify", {"torque_rates", "log_wrenches"})
+
+
+def test_locking_a_closed_robot_is_a_model_error():
+    """``lock_joints`` on a robot whose loops are closed: its loops' indices, its actuated
+    joints and its coupling kind are the unlocked tree's, so it is one line naming the order
+    (lock, then close), not a numpy error from rebuilding the coupling on the smaller tree
+    (before the coupling lived on the model: a HodynError at its first use)."""
+    from hodyn_cli.errors import ModelError
+
+    closed = api.close_loops(api.load_robot(URDF / "fourbar.urdf"), URDF / "fourbar_loops.toml")
+    for joint in closed.joint_names:
+        with pytest.raises(ModelError, match="before closing"):
+            api.lock_joints(closed, {joint: 0.0})
+
