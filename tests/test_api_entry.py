@@ -125,3 +125,18 @@ def test_locking_a_closed_robot_is_a_model_error():
         with pytest.raises(ModelError, match="before closing"):
             api.lock_joints(closed, {joint: 0.0})
 
+
+def test_a_closed_robot_pickles_with_its_coupling():
+    """The model carries its coupling: a closed robot goes to another process (Dask, a
+    process pool) whole, and computes the same numbers there."""
+    import pickle
+
+    closed = api.close_loops(api.load_robot(URDF / "fourbar.urdf"), URDF / "fourbar_loops.toml")
+    motion = read_trajectory(str(SAMPLES / "fourbar_crank.csv"), closed, need=5)
+    expected = api.inverse_dynamics(closed, motion, order=2)
+    again = pickle.loads(pickle.dumps(closed))
+    assert type(again.coupling) is type(closed.coupling) and again.coupling.model is again
+    got = api.inverse_dynamics(again, motion, order=2)
+    assert set(got) == set(expected)
+    for key in expected:
+        assert np.array_equal(np.asarray(got[key]), np.asarray(expected[key])), key
