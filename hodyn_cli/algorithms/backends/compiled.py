@@ -327,6 +327,58 @@ class CompiledBackend(NumpyBackend):
             req.speed[tuple(pairs.T)].astype(np.uint8), order, u, theta, taum))
         return u, theta, taum
 
+    # -- closed loops (the numpy reference: algorithms/motion/loops.py) ---------------------
+    def loops_run(self, model: Model, order: int = 0) -> bool:
+        """Whether the loop entry points run this model at derivative order ``order``."""
+        return model.n > 0 and model_data(model).kernel_joints and order <= self.max_order
+
+    def loop_kinematics(self, model, qs, cuts, rate, order, gap=True, jacobian=True):
+        """The cuts' gap c (N, R) (``rate`` > 0: its derivative c^(rate) with the passive
+        joints' q^(rate) as given) and J's jets (N, order+1, R, n): ``Closed.residual``,
+        ``_gap_rate`` and ``_jacobian``."""
+        need = max(rate, order, 1) + 1   # (the pass wants q' even for poses alone: 0)
+        if qs.shape[1] < need:
+            qs = np.concatenate([qs, np.zeros((qs.shape[0], need - qs.shape[1], model.n))], 1)
+        N, D, jets = _samples(model, qs, need)
+        R = len(cuts.row_loop)
+        c = np.empty((N, R)) if gap else None
+        J = np.empty((N, order + 1, R, model.n)) if jacobian else None
+        _check(self.lib.hodyn_loop_kinematics(self.data(model), N, D, *jets, *_cuts(cuts),
+                                              rate, order, _ptr(c), _ptr(J)))
+        return c, J
+
+    def loop_newton(self, model, q, cuts, iterations, tol, quadratic, near):
+        """Newton on the kept rows from q (N, n): the positions, the residual c (N, R) and
+        J (N, R, n) at the last step's start, and where it converged (N,) bool (elsewhere
+        ``Closed._newton`` decides)."""
+        N, n, R = q.shape[0], model.n, len(cuts.row_loop)
+        q = np.array(q, dtype=np.float64, order="C")
+        c, J, ok = np.empty((N, R)), np.empty((N, R, n)), np.empty(N, dtype=np.uint8)
+        _check(self.lib.hodyn_loop_newton(self.data(model), N, q, *_cuts(cuts), len(cuts.P),
+                                          cuts.P, cuts.passive, iterations, tol, quadratic, near,
+                                          c, J, ok))
+        return q, c, J, ok.astype(bool)
+
+    def loop_rates(self, model, qs, cuts, Jp):
+        """qs (N, D, n) with the passive joints' derivatives by the implicit function
+        theorem (``Closed._derivatives``) from ``P J_p`` (N, r, r)."""
+        qs = np.array(qs, dtype=np.float64, order="C")
+        _check(self.lib.hodyn_loop_rates(self.data(model), qs.shape[0], qs.shape[1], qs,
+                                         *_cuts(cuts), len(cuts.P), cuts.P, cuts.passive,
+                                         np.ascontiguousarray(Jp, dtype=np.float64)))
+        return qs
+
+    def loop_project(self, PJ, f, active, passive):
+        """lambda_r (N, K+1, C, r) and tau_a (N, K+1, C, m) of f (N, K+1, C, n) from P J's
+        jets (N, K+1, r, n): ``loops.project``."""
+        N, K1, C, n = f.shape
+        r = len(passive)
+        lam, tau = np.empty((N, K1, C, r)), np.empty((N, K1, C, len(active)))
+        f64 = partial(np.ascontiguousarray, dtype=np.float64)
+        _check(self.lib.hodyn_loop_project(N, K1, n, C, r, f64(PJ[:, :K1]), f64(f), len(active),
+                                           active, passive, lam, tau))
+        return lam, tau
+
     # -- inverse kinematics --------------------------------------------------------------
     def ik_newton(self, task, q, R, p, steps):
         """Each lane group iterates on its own (its steps: the SVD's pseudo-inverse, by the
@@ -440,6 +492,12 @@ def _base(base: np.ndarray, N: int, order: int) -> np.ndarray:
     if base.shape[1:] != (order + 2, 6):
         raise TrajectoryError(f"base motion of shape {base.shape}: need (N or 1, {order + 2}, 6)")
     return base
+
+
+def _cuts(cuts) -> tuple:
+    """The loops' cuts as the loop entry points take them (``loops.Cuts``)."""
+    return (len(cuts.side_body), cuts.side_body, cuts.T, len(cuts.path), cuts.path, cuts.moves,
+            len(cuts.row_loop), cuts.row_loop, cuts.row_axis)
 
 
 def _ptr(a: np.ndarray | None):

@@ -108,6 +108,48 @@ def _hermite(D: int) -> np.ndarray:
     return np.linalg.inv(V)
 
 
+class Cuts(NamedTuple):
+    """The loops as the compiled entry points read them (``csrc/loops.c``): the cuts' sides
+    (a, b of each loop) by body (-1: the root) and pose in it (S, 4, 4), the path joints,
+    ``moves`` (S, P), each constraint row's loop and axis (0..2 the orientation's, 3..5 the
+    point's), the kept rows P (r, R) and the passive and actuated joints."""
+
+    side_body: np.ndarray
+    T: np.ndarray
+    path: np.ndarray
+    moves: np.ndarray
+    row_loop: np.ndarray
+    row_axis: np.ndarray
+    P: np.ndarray
+    passive: np.ndarray
+    active: np.ndarray
+
+
+def project(PJ: np.ndarray, f: np.ndarray, a: np.ndarray, p: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """``lambda_r`` (N, K+1, C, r) and ``tau_a`` (N, K+1, C, m) of the tree's forces and their
+    derivatives f (N, K+1, C, n) from ``P J``'s jets (N, >= K+1, r, n), order by order (Leibniz
+    on ``(P J)^T lambda_r = f``, module docstring):
+
+        (P J_p)^T lambda_r^(k) = f_p^(k) - sum_{j>=1} C(k, j) (P J_p^(j))^T lambda_r^(k-j)
+        tau_a^(k) = f_a^(k) - sum_j C(k, j) (P J_a^(j))^T lambda_r^(k-j)
+
+    (``tau_a = G^T f`` with ``G = [I; -(P J_p)^-1 P J_a]``: one solve per order, no jet of
+    the inverse)."""
+    K1 = f.shape[1]
+    Jp, Ja = PJ[:, :K1, :, p], PJ[:, :K1, :, a]
+    lam = np.empty(f.shape[:-1] + (len(p),))
+    tau = np.empty(f.shape[:-1] + (len(a),))
+    for k in range(K1):
+        b = f[:, k][..., p] - sum((comb(k, j) * (lam[:, k - j] @ Jp[:, j])
+                                   for j in range(1, k + 1)), np.zeros(()))
+        lam[:, k] = np.swapaxes(np.linalg.solve(jets.transpose(Jp[:, 0]), jets.transpose(b)),
+                                1, 2)
+        tau[:, k] = f[:, k][..., a] - sum(comb(k, j) * (lam[:, k - j] @ Ja[:, j])
+                                          for j in range(k + 1))
+    return lam, tau
+
+
 class Followed(NamedTuple):
     """A frame whose jets the backend's ``contact_frames`` follows: a link and a pose (4 x 4)
     in it (a cut's frame, or a joint's body frame)."""
@@ -160,10 +202,14 @@ class Closed(coupling.Coupling):
             weights[:, len(self.sides):] = np.diag(self.moves[2 * i] - self.moves[2 * i + 1])
             self.arms.append(weights)
         self.rows = [c.rows for c in loops.closures]
+        self.row_loop = np.array([i for i, rows in enumerate(self.rows) for _ in rows],
+                                 dtype=np.int32)
+        self.row_axis = np.array([r for rows in self.rows for r in rows], dtype=np.int32)
         #: the constraint force columns' suffixes ``<loop>_<component>``
         self.components = tuple(f"{c.name}_{x}" for c in loops.closures for x in c.components)
         self.n_rows = R = len(self.components)
         self.P = np.eye(R)
+        self.cuts = self._cuts()
         self.reference = self._assemble(loops.guess)
         J = self.residual(self.reference[None])[1][0]
         # rows exactly 0 there (a planar mechanism's out-of-plane row) stay out of P exactly:
@@ -177,6 +223,7 @@ class Closed(coupling.Coupling):
         self.P = np.zeros((r, R))
         self.P[:, live] = U[:, :r].T
         self.rank = r
+        self.cuts = self._cuts()
         if model.n - r != len(self.a):
             raise HodynError(
                 f"the loops leave {model.n - r} independent coordinate(s) ({R} constraint rows, "
@@ -187,12 +234,28 @@ class Closed(coupling.Coupling):
                              "guess (singular there): actuate others or change [guess]",
                              loops.source)
         self.m, self.coordinate_names = len(self.a), model.coordinate_names
-        #: ``P J^(k)`` and ``(P J_p)^-1``'s jets along a joint motion (:meth:`_along`): what
+        #: ``P J^(k)``'s jets along a joint motion (:meth:`_along`): what
         #: :meth:`forces`, :meth:`constraint_forces` and :meth:`reduced` need again
-        self._known: weakref.WeakKeyDictionary[Trajectory, tuple[np.ndarray, np.ndarray]] = \
+        self._known: weakref.WeakKeyDictionary[Trajectory, np.ndarray] = \
             weakref.WeakKeyDictionary()
         #: G at the assembly (it varies with q: :meth:`jacobian`)
         self.G = self._G(Trajectory(self.joint_names, self.reference[None, None]), 0)[0, 0]
+
+    def _cuts(self) -> Cuts:
+        links = self.model.links
+        return Cuts(np.array([links[f.link].body for f in self.sides], dtype=np.int32),
+                    np.array([links[f.link].T @ f.T for f in self.sides]),
+                    self.path.astype(np.int32), np.ascontiguousarray(self.moves),
+                    self.row_loop, self.row_axis, np.ascontiguousarray(self.P),
+                    self.p.astype(np.int32), self.a.astype(np.int32))
+
+    def _kernel(self, order: int = 0):
+        """The backend whose compiled loop entry points run this model at ``order`` (None:
+        the numpy code here, the reference)."""
+        backend = backends.current()
+        if hasattr(backend, "loop_kinematics") and backend.loops_run(self.model, order):
+            return backend
+        return None
 
     @property
     def summary(self) -> str:
@@ -205,12 +268,19 @@ class Closed(coupling.Coupling):
     # -- the loops' kinematics ---------------------------------------------------------------
     def residual(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``c(q)`` (N, R) and ``J(q)`` (N, R, n), all rows, at joint positions q (N, n)."""
+        kernel = self._kernel()
+        if kernel is not None:
+            c, J = kernel.loop_kinematics(self.model, q[:, None], self.cuts, 0, 0)
+            return c, J[:, 0]
         R, p = self._follow(q[:, None], 0, joints=True)
         return self._gap(R[:, :, 0], p[:, :, 0]), self._jacobian(R, p)[:, 0]
 
     def jacobian_jets(self, qs: np.ndarray, K: int) -> np.ndarray:
         """``P J^(k)``, k = 0..K (N, K+1, r, n), from q and its derivatives to order K at
         least (qs (N, >= K+1, n))."""
+        kernel = self._kernel(K)
+        if kernel is not None:
+            return self.P @ kernel.loop_kinematics(self.model, qs, self.cuts, 0, K, gap=False)[1]
         return self.P @ self._jacobian(*self._follow(qs, K, joints=True))
 
     def _follow(self, qs: np.ndarray, K: int, joints: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -370,7 +440,23 @@ class Closed(coupling.Coupling):
         under ``QUADRATIC`` times the one before: the next would be below rounding; near a
         singular configuration Newton converges linearly and goes on). Returns the residual
         and Jacobian at the last step's start (what the checks and the implicit function
-        theorem use, without another evaluation)."""
+        theorem use, without another evaluation). The compiled kernel's per sample (each its
+        own stop) where it runs; numpy's for the samples where it did not stop so."""
+        kernel = self._kernel()
+        if kernel is not None:
+            out, c, J, ok = kernel.loop_newton(self.model, q, self.cuts, iterations, RESIDUAL_TOL,
+                                               QUADRATIC, SINGULAR_TOL ** 0.5)
+            if not ok.all():
+                rest = q[~ok]
+                c[~ok], J[~ok] = self._newton_numpy(rest, iterations, t, samples[~ok])
+                out[~ok] = rest
+            q[:] = out
+            return c, J
+        return self._newton_numpy(q, iterations, t, samples)
+
+    def _newton_numpy(self, q: np.ndarray, iterations: int, t: np.ndarray | None,
+                      samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_newton` in numpy, the batch stopping together (the reference)."""
         before = np.inf
         for _ in range(iterations):
             c, J = self.residual(q)
@@ -481,6 +567,10 @@ class Closed(coupling.Coupling):
         D = full.shape[1]
         if D == 1:
             return
+        kernel = self._kernel(D - 1)
+        if kernel is not None:
+            full[samples] = kernel.loop_rates(self.model, full[samples], self.cuts, Jp)
+            return
         inverse = np.linalg.inv(Jp)
         part = full[samples]
         for k in range(1, D):
@@ -493,10 +583,20 @@ class Closed(coupling.Coupling):
         """lambda and its derivatives (N, K+1, R) (rows ``components``) from the tree's
         torques and theirs f (N, K+1, n) along the joints' ``trajectory``:
         ``J_p^T lambda = f_p``, the kept rows', ``P^T lambda_r`` (module docstring)."""
-        K = f.shape[1] - 1
-        Jp_inv = self._along(trajectory, K)[1]
-        lam = jets.product(jets.transpose(Jp_inv), f[..., self.p, None])[..., 0]
-        return lam @ self.P
+        return self._projected(f, trajectory)[0] @ self.P
+
+    def _projected(self, f: np.ndarray, trajectory: Trajectory, axis: int = -1
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """``lambda_r`` and ``tau_a`` (:func:`project`) of f (N, K+1, ..., the joints along
+        ``axis``), the joints' axis last: the compiled kernel's where it runs."""
+        g = np.moveaxis(f, axis, -1)
+        N, K1 = g.shape[:2]
+        flat = g.reshape(N, K1, -1, self.n)
+        PJ = self._along(self.expand(trajectory), K1 - 1)
+        kernel = self._kernel(K1 - 1)
+        lam, tau = (project(PJ, flat, self.a, self.p) if kernel is None else
+                    kernel.loop_project(PJ, flat, self.cuts.active, self.cuts.passive))
+        return lam.reshape(g.shape[:-1] + (-1,)), tau.reshape(g.shape[:-1] + (-1,))
 
     # -- the coupling's interface ------------------------------------------------------------
     def phi(self, q: np.ndarray) -> np.ndarray:
@@ -518,21 +618,19 @@ class Closed(coupling.Coupling):
             raise HodynError("closed loops: the joint rates need the configuration q")
         return (self.jacobian(q) @ v[..., None])[..., 0]
 
-    def _along(self, full: Trajectory, K: int) -> tuple[np.ndarray, np.ndarray]:
-        """``P J^(k)`` (N, K+1, r, n) and ``(P J_p)^-1`` with their derivatives to order K
-        along the joints' motion (found once per motion and order: the torques, the
-        constraint forces and the matrices need them again)."""
+    def _along(self, full: Trajectory, K: int) -> np.ndarray:
+        """``P J^(k)`` (N, K+1, r, n) along the joints' motion (found once per motion and
+        order: the torques, the constraint forces and the matrices need them again)."""
         known = self._known.get(full)
-        if known is None or known[0].shape[1] <= K:
-            J = self.jacobian_jets(full.derivatives, K)
-            known = (J, jets.inverse(J[..., self.p]))
+        if known is None or known.shape[1] <= K:
+            known = self.jacobian_jets(full.derivatives, K)
             self._known[full] = known
-        return known[0][:, : K + 1], known[1][:, : K + 1]
+        return known[:, : K + 1]
 
     def _G(self, full: Trajectory, K: int) -> np.ndarray:
         """``G^(k)`` (N, K+1, n, m) along the joints' motion (q to order K at least)."""
-        J, Jp_inv = self._along(full, K)
-        X = -jets.product(Jp_inv, J[..., self.a])
+        J = self._along(full, K)
+        X = -jets.product(jets.inverse(J[..., self.p]), J[..., self.a])
         G = np.zeros(X.shape[:2] + (self.n, self.m))
         G[:, 0, self.a] = np.eye(self.m)
         G[:, :, self.p] = X
@@ -552,9 +650,7 @@ class Closed(coupling.Coupling):
                ) -> np.ndarray:
         if trajectory is None:
             raise HodynError("closed loops: projecting forces needs the motion")
-        G = self._G(self.expand(trajectory), f.shape[1] - 1)
-        return np.moveaxis(coupling.leibniz(list(np.moveaxis(G, 1, 0)), np.moveaxis(f, axis, -1)),
-                           -1, axis)
+        return np.moveaxis(self._projected(f, trajectory, axis)[1], -1, axis)
 
     def reduced(self, M: np.ndarray, C: np.ndarray, Cbar: np.ndarray, g: np.ndarray,
                 trajectory: Trajectory) -> dict[str, np.ndarray]:
