@@ -348,25 +348,30 @@ class CompiledBackend(NumpyBackend):
         return c, J
 
     def loop_newton(self, model, q, cuts, iterations, tol, quadratic, near):
-        """Newton on the kept rows from q (N, n): the positions, the residual c (N, R) and
-        J (N, R, n) at the last step's start, and where it converged (N,) bool (elsewhere
-        ``Closed._newton`` decides)."""
-        N, n, R = q.shape[0], model.n, len(cuts.row_loop)
-        q = np.array(q, dtype=np.float64, order="C")
-        c, J, ok = np.empty((N, R)), np.empty((N, R, n)), np.empty(N, dtype=np.uint8)
-        _check(self.lib.hodyn_loop_newton(self.data(model), N, q, *_cuts(cuts), len(cuts.P),
-                                          cuts.P, cuts.passive, iterations, tol, quadratic, near,
-                                          c, J, ok))
-        return q, c, J, ok.astype(bool)
+        """Newton on the kept rows from q (N, n) (in place where it is C-contiguous float64):
+        the positions, and there the residual c (N, R), P J (N, r, n) and how far J's rows
+        leave P's span (N,) (``Closed._kept``), and where P J_p was not near singular (N,)
+        bool (elsewhere ``Closed._newton`` decides)."""
+        N, n, R, r = q.shape[0], model.n, len(cuts.row_loop), len(cuts.P)
+        q = np.ascontiguousarray(q, dtype=np.float64)
+        c, PJ, off = np.empty((N, R)), np.empty((N, r, n)), np.empty(N)
+        ok = np.empty(N, dtype=np.uint8)
+        _check(self.lib.hodyn_loop_newton(self.data(model), N, q, *_cuts(cuts), r, cuts.P,
+                                          cuts.passive, iterations, tol, quadratic, near, c, PJ,
+                                          off, ok))
+        return q, c, PJ, off, ok.astype(bool)
 
     def loop_rates(self, model, qs, cuts, Jp):
         """qs (N, D, n) with the passive joints' derivatives by the implicit function
-        theorem (``Closed._derivatives``) from ``P J_p`` (N, r, r)."""
-        qs = np.array(qs, dtype=np.float64, order="C")
-        _check(self.lib.hodyn_loop_rates(self.data(model), qs.shape[0], qs.shape[1], qs,
-                                         *_cuts(cuts), len(cuts.P), cuts.P, cuts.passive,
-                                         np.ascontiguousarray(Jp, dtype=np.float64)))
-        return qs
+        theorem (``Closed._derivatives``) from ``P J_p`` (N, r, r) (in place where qs is
+        C-contiguous float64), and P J's jets to order D - 2 (N, D-1, r, n) (D >= 2)."""
+        qs = np.ascontiguousarray(qs, dtype=np.float64)
+        N, D = qs.shape[:2]
+        PJ = np.empty((N, D - 1, len(cuts.P), model.n)) if D > 1 else None
+        _check(self.lib.hodyn_loop_rates(self.data(model), N, D, qs, *_cuts(cuts), len(cuts.P),
+                                         cuts.P, cuts.passive,
+                                         np.ascontiguousarray(Jp, dtype=np.float64), _ptr(PJ)))
+        return qs, PJ
 
     def loop_project(self, PJ, f, active, passive):
         """lambda_r (N, K+1, C, r) and tau_a (N, K+1, C, m) of f (N, K+1, C, n) from P J's

@@ -97,6 +97,12 @@ def _turned(R: np.ndarray, x: np.ndarray) -> np.ndarray | None:
 
 
 @cache
+def _factorials(D: int) -> np.ndarray:
+    """``k!``, k = 0..D-1."""
+    return np.array([factorial(k) for k in range(D)], dtype=float)
+
+
+@cache
 def _hermite(D: int) -> np.ndarray:
     """The two-point Hermite interpolation on [0, 1] of degree 2D - 1: (2D, 2D) W with
     ``p(tau) = [tau^0 .. tau^(2D-1)] W [f(0), f'(0), .., f^(D-1)(0), f(1), .., f^(D-1)(1)]``
@@ -389,73 +395,85 @@ class Closed(coupling.Coupling):
         the assembly, then each sample halfway between two solved ones from the one before
         it (a batch per level, log2(coarse) levels)."""
         N = qa.shape[0]
-        q, c, J = np.empty((N, self.n)), np.empty((N, self.n_rows)), np.empty((N, self.n_rows, self.n))
+        q, c, PJ, off = (np.empty((N, self.n)), np.empty((N, self.n_rows)),
+                         np.empty((N, self.rank, self.n)), np.empty(N))
         stride = 1 << min(coarse.bit_length() - 1, max(N - 1, 1).bit_length() - 1)
         first = np.arange(0, N, stride)
-        q[first], c[first], J[first] = self._continued(
+        q[first], c[first], PJ[first], off[first] = self._continued(
             np.broadcast_to(self.reference, (len(first), self.n)), qa[first], t, ids[first])
         while stride > 1:
             half = stride // 2
             new = np.arange(half, N, stride)
-            q[new], c[new], J[new] = self._continued(q[new - half], qa[new], t, ids[new])
+            q[new], c[new], PJ[new], off[new] = self._continued(q[new - half], qa[new], t,
+                                                                ids[new])
             stride = half
-        return q, self._checked(c, J, t, ids)
+        return q, self._checked(c, PJ, off, t, ids)
 
-    def _checked(self, c: np.ndarray, J: np.ndarray, t: np.ndarray | None,
+    def _kept(self, J: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``P J`` (M, r, n) of Jacobians J (M, R, n), and how far J's rows leave the kept
+        rows' span, ``max |J - P^T P J| / max |J|`` (M,) (0 where J is 0)."""
+        PJ = self.P @ J
+        big = np.abs(J).max(axis=(1, 2))
+        off = np.abs(J - self.P.T @ PJ).max(axis=(1, 2))
+        return PJ, np.divide(off, big, out=np.zeros_like(off), where=big > 0)
+
+    def _checked(self, c: np.ndarray, PJ: np.ndarray, off: np.ndarray, t: np.ndarray | None,
                  samples: np.ndarray) -> np.ndarray:
-        """``P J_p`` (M, r, r) of Newton's last residual c (M, R) and Jacobian J (M, R, n)
-        at the samples ``samples``, once the loops are closed there and the kept rows still
-        span J's."""
+        """``P J_p`` (M, r, r) of Newton's residual c (M, R) and ``P J`` and J's rows off
+        its span (:meth:`_kept`) at the samples ``samples``, once the loops are closed there
+        and the kept rows still span J's."""
         bad = np.abs(c).max(axis=1) > 1e-9
         if bad.any():
             raise HodynError(f"{self._where(t, int(samples[bad.argmax()]))}: the loops cannot "
                              f"close there (residual {np.abs(c[bad.argmax()]).max():.3g})")
         # the kept rows must span J's rows everywhere (a planar mechanism's dropped row stays 0)
-        PJ = self.P @ J
         self._nonsingular(PJ[:, :, self.p], t, samples)
-        off = np.abs(J - self.P.T @ PJ).max(axis=(1, 2))
-        bad = off > 1e-7 * np.abs(J).max(axis=(1, 2))
+        bad = off > 1e-7
         if bad.any():
             raise HodynError(f"{self._where(t, int(samples[bad.argmax()]))}: the loops' "
                              "redundant rows change with the configuration (not supported)")
         return PJ[:, :, self.p]
 
     def _continued(self, q0: np.ndarray, qa: np.ndarray, t: np.ndarray | None,
-                   samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                   samples: np.ndarray) -> tuple[np.ndarray, ...]:
         """The closed positions at the actuated ``qa`` (M, m) continued from the closed ``q0``
         (M, n) in steps of at most ``STEP`` (``samples``: their indices, for messages), and
-        Newton's last residual and Jacobian (:meth:`_newton`)."""
+        Newton's last residual, P J and J's rows off its span (:meth:`_newton`)."""
         q = q0.copy()
         start = q0[:, self.a]
         steps = max(1, ceil(np.abs(qa - start).max(initial=0.0) / STEP))
         for s in range(1, steps + 1):
             q[:, self.a] = start + (qa - start) * (s / steps)
-            c, J = self._newton(q, ITERATIONS if s == steps else 3, t, samples)
-        return q, c, J
+            c, PJ, off = self._newton(q, ITERATIONS if s == steps else 3, t, samples)
+        return q, c, PJ, off
 
     def _newton(self, q: np.ndarray, iterations: int, t: np.ndarray | None,
-                samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Newton's steps on q (M, n) in place until the largest is below ``RESIDUAL_TOL``,
         or until one from a kept residual ``P c`` below it converged quadratically (the step
         under ``QUADRATIC`` times the one before: the next would be below rounding; near a
         singular configuration Newton converges linearly and goes on). Returns the residual
-        and Jacobian at the last step's start (what the checks and the implicit function
-        theorem use, without another evaluation). The compiled kernel's per sample (each its
-        own stop) where it runs; numpy's for the samples where it did not stop so."""
+        c, ``P J`` and J's rows off its span (:meth:`_kept`): what the checks and the
+        implicit function theorem use. The compiled kernel's where it runs: each sample
+        stops on its own and the three are those at the solution (one more evaluation, so
+        that a sample's numbers do not depend on which samples share its batch); numpy's
+        (the reference: the batch stops together and they are those at the last step's
+        start, no more evaluation) where the kernel finds ``P J_p`` near singular."""
         kernel = self._kernel()
-        if kernel is not None:
-            out, c, J, ok = kernel.loop_newton(self.model, q, self.cuts, iterations, RESIDUAL_TOL,
-                                               QUADRATIC, SINGULAR_TOL ** 0.5)
-            if not ok.all():
-                rest = q[~ok]
-                c[~ok], J[~ok] = self._newton_numpy(rest, iterations, t, samples[~ok])
-                out[~ok] = rest
+        if kernel is None:
+            return self._newton_numpy(q, iterations, t, samples)
+        out, c, PJ, off, ok = kernel.loop_newton(self.model, q, self.cuts, iterations,
+                                                 RESIDUAL_TOL, QUADRATIC, SINGULAR_TOL ** 0.5)
+        if not ok.all():   # (from where the kernel stopped)
+            rest = out[~ok]
+            c[~ok], PJ[~ok], off[~ok] = self._newton_numpy(rest, iterations, t, samples[~ok])
+            out[~ok] = rest
+        if out is not q:
             q[:] = out
-            return c, J
-        return self._newton_numpy(q, iterations, t, samples)
+        return c, PJ, off
 
     def _newton_numpy(self, q: np.ndarray, iterations: int, t: np.ndarray | None,
-                      samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                      samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`_newton` in numpy, the batch stopping together (the reference)."""
         before = np.inf
         for _ in range(iterations):
@@ -469,7 +487,7 @@ class Closed(coupling.Coupling):
                                        and size < QUADRATIC * before):
                 break
             before = size
-        return c, J
+        return (c, *self._kept(J))
 
     def _nonsingular(self, Jp: np.ndarray, t: np.ndarray | None, samples: np.ndarray) -> None:
         """Names the first sample where ``P J_p`` (N, r, r) is singular. Hadamard's ratio
@@ -495,21 +513,33 @@ class Closed(coupling.Coupling):
         With the times t and derivatives (D > 1), the anchors (every ``TAYLOR``-th sample and
         the last) are found so, with their derivatives, and Newton starts the others from
         the anchors' Hermite polynomials: a few steps (:meth:`_predicted`)."""
+        return self._rates(qs, t)[0]
+
+    def _rates(self, qs: np.ndarray, t: np.ndarray | None
+               ) -> tuple[np.ndarray, np.ndarray | None]:
+        """:meth:`joint_rates`, and ``P J``'s jets to order D - 2 (N, D-1, r, n) where the
+        compiled kernel found them on the way (None: numpy's, :meth:`jacobian_jets` later)."""
         N, D, _ = qs.shape
         full = np.zeros((N, D, self.n))
         full[:, :, self.a] = qs
         samples = np.arange(N)
+        found = []
         if D > 1 and t is not None and N > 2 * TAYLOR:
             coarse = np.union1d(samples[::TAYLOR], [N - 1])   # (every sample between two)
             # (every COARSE-th sample of the file still continued from the assembly)
             full[coarse, 0], Jp = self._closed(qs[coarse, 0], t, coarse, COARSE // TAYLOR)
-            self._derivatives(full, coarse, Jp)
+            found.append((coarse, self._derivatives(full, coarse, Jp)))
             samples = np.setdiff1d(samples, coarse)
             full[samples, 0], Jp = self._predicted(full, samples, t)
         else:
             full[:, 0], Jp = self._closed(qs[:, 0], t, samples)
-        self._derivatives(full, samples, Jp)
-        return full
+        found.append((samples, self._derivatives(full, samples, Jp)))
+        if any(PJ is None for _, PJ in found):
+            return full, None
+        jacobians = np.empty((N, D - 1, self.rank, self.n))
+        for rows, PJ in found:
+            jacobians[rows] = PJ
+        return full, jacobians
 
     def _predicted(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
@@ -521,56 +551,60 @@ class Closed(coupling.Coupling):
         the actuated joints moved more than ``STEP``, or Newton went farther than ``STEP``
         from the prediction or did not close the loops, the sample is continued from its
         anchor instead (its branch)."""
+        N, D = full.shape[:2]
         left = samples - samples % TAYLOR
-        right = np.minimum(left + TAYLOR, full.shape[0] - 1)
+        right = np.minimum(left + TAYLOR, N - 1)
         anchor = np.where(samples - left <= right - samples, left, right)
-        h, term = t[samples] - t[anchor], np.ones(len(samples))
-        guess = full[anchor, 0].copy()
-        for k in range(1, full.shape[1]):
-            term = term * h / k
-            last = np.abs(term[:, None] * full[anchor, k]).max(axis=1)
-            guess += term[:, None] * full[anchor, k]
+        # the nearest anchor's Taylor polynomial sum_k q^(k)(t_0) h^k / k! (einsum: a tenth of
+        # a broadcast product's and sum's cost on (M, D, n))
+        powers = np.vander(t[samples] - t[anchor], D, increasing=True) / _factorials(D)
+        at = full[anchor]
+        guess = np.einsum("sk,skn->sn", powers, at)
         qa = full[samples, 0][:, self.a]
-        far = (np.abs(qa - full[anchor, 0][:, self.a]).max(axis=1) > STEP) | (last > TAYLOR_TOL)
+        far = (np.abs(qa - at[:, 0, self.a]).max(axis=1) > STEP) | \
+            (np.abs(powers[:, -1:] * at[:, -1]).max(axis=1) > TAYLOR_TOL)
         # their Hermite polynomial (degree 2D - 1: far closer than either Taylor polynomial),
         # unless it disagrees with the nearest one's Taylor polynomial
-        D, span = full.shape[1], t[right] - t[left]
-        both = np.flatnonzero(span > 0)
-        if both.size:
-            tau = (t[samples[both]] - t[left[both]]) / span[both]
-            scale = (span[both, None] ** np.arange(D))[..., None]
-            ends = np.concatenate([full[left[both]] * scale, full[right[both]] * scale], 1)
-            weights = (tau[:, None] ** np.arange(2 * D)) @ _hermite(D)
-            hermite = np.einsum("si,sin->sn", weights, ends)
-            far[both] |= np.abs(hermite - guess[both]).max(axis=1) > TAYLOR_TOL
-            guess[both] = hermite
+        span = t[right] - t[left]
+        both = span > 0
+        tau = (t[samples] - t[left]) / np.where(both, span, 1.0)
+        weights = np.vander(tau, 2 * D, increasing=True) @ _hermite(D)   # (M, 2D)
+        scale = np.vander(span, D, increasing=True)
+        hermite = np.einsum("sk,skn->sn", weights[:, :D] * scale, full[left]) + \
+            np.einsum("sk,skn->sn", weights[:, D:] * scale, full[right])
+        far |= both & (np.abs(hermite - guess).max(axis=1) > TAYLOR_TOL)
+        guess = np.where(both[:, None], hermite, guess)
         guess[:, self.a] = qa
         M = len(samples)
-        q, c, J = guess.copy(), np.zeros((M, self.n_rows)), np.zeros((M, self.n_rows, self.n))
+        q, c = guess.copy(), np.zeros((M, self.n_rows))
+        PJ, off = np.zeros((M, self.rank, self.n)), np.zeros(M)
         if not far.all():
             near = q[~far]   # (a copy: Newton moves it, then it goes back)
-            c[~far], J[~far] = self._newton(near, ITERATIONS, t, samples[~far])
+            c[~far], PJ[~far], off[~far] = self._newton(near, ITERATIONS, t, samples[~far])
             q[~far] = near
             # wandered off, or not closed: continued instead (the checks then judge)
             far |= (np.abs(q - guess).max(axis=1) > STEP) | (np.abs(c @ self.P.T).max(axis=1)
                                                              > RESIDUAL_TOL ** 0.5)
         if far.any():
-            q[far], c[far], J[far] = self._continued(full[anchor[far], 0], qa[far], t,
-                                                     samples[far])
-        return q, self._checked(c, J, t, samples)
+            q[far], c[far], PJ[far], off[far] = self._continued(full[anchor[far], 0], qa[far],
+                                                                t, samples[far])
+        return q, self._checked(c, PJ, off, t, samples)
 
-    def _derivatives(self, full: np.ndarray, samples: np.ndarray, Jp: np.ndarray) -> None:
+    def _derivatives(self, full: np.ndarray, samples: np.ndarray, Jp: np.ndarray
+                     ) -> np.ndarray | None:
         """q_p^(k), k = 1..D-1, at ``samples`` of ``full`` (N, D, n), in place, from ``P J_p``
         there (M, r, r). With q_p^(k) still 0, the k-th derivative of the cuts' gap is ``c^(k)
         = J_a q_a^(k) + sum_{1<=j<k} C(k-1, j) J^(j) q^(k-j)``, the known part: the cuts'
-        jets to order k (:meth:`_gap_rate`), no Jacobian's derivative needed."""
+        jets to order k (:meth:`_gap_rate`), no Jacobian's derivative needed. The compiled
+        kernel's also returns ``P J``'s jets to order D - 2 there (its last pass has q to
+        that order); numpy's None."""
         D = full.shape[1]
         if D == 1:
-            return
+            return None
         kernel = self._kernel(D - 1)
         if kernel is not None:
-            full[samples] = kernel.loop_rates(self.model, full[samples], self.cuts, Jp)
-            return
+            full[samples], PJ = kernel.loop_rates(self.model, full[samples], self.cuts, Jp)
+            return PJ
         inverse = np.linalg.inv(Jp)
         part = full[samples]
         for k in range(1, D):
@@ -578,6 +612,7 @@ class Closed(coupling.Coupling):
             known = self.P @ self._gap_rate(R, p, k)[..., None]
             part[:, k, self.p] = -(inverse @ known)[..., 0]
         full[samples] = part
+        return None
 
     def constraint_forces(self, f: np.ndarray, trajectory: Trajectory) -> np.ndarray:
         """lambda and its derivatives (N, K+1, R) (rows ``components``) from the tree's
@@ -642,9 +677,12 @@ class Closed(coupling.Coupling):
         if trajectory.joint_names != self.coordinate_names:
             raise HodynError(f"the trajectory's joints {trajectory.joint_names} are not the "
                              f"actuated joints {self.coordinate_names}")
-        qs = self.joint_rates(trajectory.derivatives, trajectory.t)
-        return Trajectory(self.joint_names, qs, trajectory.t, trajectory.wrenches,
+        qs, PJ = self._rates(trajectory.derivatives, trajectory.t)
+        full = Trajectory(self.joint_names, qs, trajectory.t, trajectory.wrenches,
                           trajectory.series, trajectory.base)
+        if PJ is not None:   # (what :meth:`_along` would find again)
+            self._known[full] = PJ
+        return full
 
     def forces(self, f: np.ndarray, trajectory: Trajectory | None = None, axis: int = -1
                ) -> np.ndarray:

@@ -254,6 +254,10 @@ void hk_forward(const Consts *c, int K1, const vd *Q, const vd *base, AdjointV *
 void hk_forward_body(const Consts *c, int i, int K1, const vd *Q, const vd *base, AdjointV *Ad,
                      vd *V);
 
+/* Its twists alone, Ad[i] given (a pass again over the same positions, other derivatives) */
+void hk_forward_twists(const Consts *c, int i, int K1, const vd *Q, const vd *base,
+                       const AdjointV *Ad, vd *V);
+
 /* One lane group's motion, as every kernel starts it: the joints' jets Q from qs (sample s's
  * [D][n] at qs + s qstride; nq = the first orders' values), the root's jet bv from base[base_rows][K1][6] where it
  * moves per sample (base_rows > 1; a shared one is gathered once, before the loop), then the

@@ -21,7 +21,8 @@
  *   singular (Hadamard's ratio |det| / prod(row norms) below `near`): the caller decides
  *   those as numpy does.
  * hodyn_loop_rates: the implicit function theorem order by order, q_p^(k) = -(P J_p)^-1 P
- *   c^(k) with q_p^(k) still 0 in c^(k).
+ *   c^(k) with q_p^(k) still 0 in c^(k); and P J's jets to order D - 2 (the last order's
+ *   pass has q to that order).
  * hodyn_loop_project: lambda_r and tau_a of the tree's forces f and their derivatives, order
  *   by order (Leibniz on (P J)^T lambda_r = f):
  *   (P J_p)^T lambda_r^(k) = f_p^(k) - sum_{j>=1} C(k,j) (P J_p^(j))^T lambda_r^(k-j)
@@ -85,14 +86,19 @@ static void work_free(Work *w) {
 }
 
 /* The frames' jets from the lane group's joint jets w->Q ((K1t + 1) n values): the sides' to
- * length Ks, the path joints' to length Kj (0: none) */
-static void frames(const Consts *cs, const Cuts *k, Work *w, int Ks, int Kj) {
+ * length Ks, the path joints' to length Kj (0: none); `again`: the positions are those of
+ * the call before (its poses kept: only the twists are found) */
+static void frames(const Consts *cs, const Cuts *k, Work *w, int Ks, int Kj, int again) {
     const int n = cs->n, K1 = Ks > Kj ? Ks : Kj, K1t = K1 > 2 ? K1 - 1 : 1;
     vd zero[6 * K1t];   /* the root held */
     memset(zero, 0, sizeof zero);
     for (int i = 0; i < n; i++) {
         if (!w->need[i]) continue;
         const int par = cs->m->parent[i];
+        if (again) {
+            hk_forward_twists(cs, i, K1t, w->Q, zero, w->Ad, w->V);
+            continue;
+        }
         hk_forward_body(cs, i, K1t, w->Q, zero, w->Ad, w->V);
         if (par < 0) w->Ai[i] = w->Ad[i];
         else hk_compose(&w->Ad[i], &w->Ai[par], &w->Ai[i]);
@@ -321,7 +327,7 @@ int hodyn_loop_kinematics(const HModel *m, int64_t N, int D, const double *HK_ST
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
         hk_lanes(s0, N, lane_s);
         hk_gather(qs, qstride, lane_s, (K1t + 1) * m->n, w.Q);
-        frames(&cs, &k, &w, Ks, J ? K1 : 0);
+        frames(&cs, &k, &w, Ks, J ? K1 : 0, 0);
         if (c) {
             gap(&k, &w, Ks, rate, cv);
             hk_scatter(cv, R, s0, N, R, c);
@@ -353,10 +359,35 @@ static void kept(const Cuts *k, int n, const vd *c, const vd *J, vd *Jp, vd *Pc)
     }
 }
 
-/* q[N][n] in place; c[N][R], J[N][R][n] at the last step's start; ok[N] */
+/* PJ[K1][r][n] = P J^(d) of J[K1][R][n]; with off (K1 = 1): max |J - P^T P J| / max |J|
+ * (0 where J is 0), how far J's rows leave the kept rows' span */
+static void kept_rows(const Cuts *k, int n, int K1, const vd *J, vd *PJ, vd *off) {
+    const int r = k->r, R = k->R;
+    for (int d = 0; d < K1; d++)
+        for (int i = 0; i < r; i++)
+            for (int col = 0; col < n; col++) {
+                vd s = (vd){0};
+                for (int e = 0; e < R; e++) s += k->Pm[R * i + e] * J[(d * R + e) * n + col];
+                PJ[(d * r + i) * n + col] = s;
+            }
+    if (!off) return;
+    for (int l = 0; l < LANES; l++) {
+        double big = 0.0, most = 0.0;
+        for (int e = 0; e < R; e++)
+            for (int col = 0; col < n; col++) {
+                double back = 0.0;
+                for (int i = 0; i < r; i++) back += k->Pm[R * i + e] * PJ[i * n + col][l];
+                big = fmax(big, fabs(J[e * n + col][l]));
+                most = fmax(most, fabs(J[e * n + col][l] - back));
+            }
+        off[0][l] = big > 0 ? most / big : 0.0;
+    }
+}
+
+/* q[N][n] in place; at the solution c[N][R], PJ[N][r][n] and off[N] (kept_rows); ok[N] */
 int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, const double *Pm,
                       const int32_t *passive, int iterations, double tol, double quadratic,
-                      double near, double *c, double *J, uint8_t *ok) {
+                      double near, double *c, double *PJ, double *off, uint8_t *ok) {
     const Cuts k = CUTS_INIT(r, Pm, passive);
     const int n = m->n;
     int status = hk_check(m, N, 1, 1, 0, -1, -1);
@@ -368,7 +399,7 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
     vd *Jv = hk_alloc(sizeof(vd) * R * n);
     if ((status = work_alloc(m, &k, 1, &w)) || !Jv) { status = HK_NOMEM; goto done; }
     {
-    vd cv[R], Jp[r * r], Pc[r], step[r];
+    vd cv[R], Jp[r * r], Pc[r], step[r], PJv[r * n], offv[1];
     int piv[r][LANES];
     int64_t lane_s[LANES];
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
@@ -379,7 +410,7 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
         double before[LANES];
         for (int l = 0; l < LANES; l++) good[l] = 1, done[l] = 0, before[l] = INFINITY;
         for (int it = 0; it < iterations; it++) {
-            frames(&cs, &k, &w, 1, 1);
+            frames(&cs, &k, &w, 1, 1, 0);
             gap(&k, &w, 1, 0, cv);
             jacobian(&cs, &k, &w, 1, 1, Jv);
             kept(&k, n, cv, Jv, Jp, Pc);
@@ -412,11 +443,13 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
         /* c and J at the solution (not at the last step's start, as numpy's: the samples'
          * stops are their own here, not their batch's, so a last evaluation keeps them as
          * close to the solution as numpy's batch, whichever samples share a lane group) */
-        frames(&cs, &k, &w, 1, 1);
+        frames(&cs, &k, &w, 1, 1, 0);
         gap(&k, &w, 1, 0, cv);
         jacobian(&cs, &k, &w, 1, 1, Jv);
         hk_scatter(cv, R, s0, N, R, c);
-        hk_scatter(Jv, (int64_t)R * n, s0, N, (int64_t)R * n, J);
+        kept_rows(&k, n, 1, Jv, PJv, offv);
+        hk_scatter(PJv, (int64_t)r * n, s0, N, (int64_t)r * n, PJ);
+        hk_scatter(offv, 1, s0, N, 1, off);
         for (int l = 0; l < LANES && s0 + l < N; l++) {
             for (int i = 0; i < n; i++) q[(s0 + l) * n + i] = w.Q[i][l];
             ok[s0 + l] = good[l];
@@ -433,7 +466,8 @@ done:
 /* qs[N][D][n] in place: q_p^(k), k = 1..D-1, from q and the actuated joints' derivatives and
  * P J_p[N][r][r] */
 int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, CUTS_ARGS, int r,
-                     const double *Pm, const int32_t *passive, const double *Jp) {
+                     const double *Pm, const int32_t *passive, const double *Jp,
+                     double *HK_NULLABLE PJ) {
     const Cuts k = CUTS_INIT(r, Pm, passive);
     const int n = m->n;
     int status = hk_check(m, N, D, 1, D - 1, -1, (int64_t)D * n);
@@ -443,8 +477,9 @@ int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, CUTS_ARGS, i
     Consts cs;
     if (hk_consts(m, &cs)) return HK_NOMEM;
     Work w;
-    vd *Qs = hk_alloc(sizeof(vd) * D * n);
-    if ((status = work_alloc(m, &k, D, &w)) || !Qs) { status = HK_NOMEM; goto done; }
+    vd *Qs = hk_alloc(sizeof(vd) * D * n), *Jv = hk_alloc(sizeof(vd) * D * R * n);
+    vd *PJv = hk_alloc(sizeof(vd) * D * r * n);
+    if ((status = work_alloc(m, &k, D, &w)) || !Qs || !Jv || !PJv) { status = HK_NOMEM; goto done; }
     {
     vd cv[R], A[r * r], known[r], x[r];
     int piv[r][LANES];
@@ -458,8 +493,15 @@ int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, CUTS_ARGS, i
             const int K1t = K > 1 ? K : 1;   /* poses to order K: twists to K - 1 */
             memset(w.Q, 0, sizeof(vd) * (K1t + 1) * n);
             memcpy(w.Q, Qs, sizeof(vd) * (K + 1) * n);
-            frames(&cs, &k, &w, K + 1, 0);
+            /* the last pass (q known to order D - 2) gives J's jets to that order too */
+            const int last = PJ && K == D - 1;
+            frames(&cs, &k, &w, K + 1, last ? K : 0, K > 1);
             gap(&k, &w, K + 1, K, cv);
+            if (last) {
+                jacobian(&cs, &k, &w, K + 1, K, Jv);
+                kept_rows(&k, n, K, Jv, PJv, NULL);
+                hk_scatter(PJv, (int64_t)K * r * n, s0, N, (int64_t)K * r * n, PJ);
+            }
             for (int i = 0; i < r; i++) {
                 known[i] = (vd){0};
                 for (int e = 0; e < R; e++) known[i] += k.Pm[R * i + e] * cv[e];
@@ -472,7 +514,7 @@ int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, CUTS_ARGS, i
     }
 done:
     work_free(&w);
-    free(Qs);
+    free(Qs); free(Jv); free(PJv);
     hk_free_consts(&cs);
     return status;
 }
