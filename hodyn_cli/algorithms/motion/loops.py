@@ -259,9 +259,8 @@ class Closed(coupling.Coupling):
         """The backend whose compiled loop entry points run this model at ``order`` (None:
         the numpy code here, the reference)."""
         backend = backends.current()
-        if hasattr(backend, "loop_kinematics") and backend.loops_run(self.model, order):
-            return backend
-        return None
+        runs = getattr(backend, "loops_run", None)   # (the compiled backend's alone)
+        return backend if runs is not None and runs(self.model, order) else None
 
     @property
     def summary(self) -> str:
@@ -513,9 +512,9 @@ class Closed(coupling.Coupling):
         With the times t and derivatives (D > 1), the anchors (every ``TAYLOR``-th sample and
         the last) are found so, with their derivatives, and Newton starts the others from
         the anchors' Hermite polynomials: a few steps (:meth:`_predicted`)."""
-        return self._rates(qs, t)[0]
+        return self._solved(qs, t)[0]
 
-    def _rates(self, qs: np.ndarray, t: np.ndarray | None
+    def _solved(self, qs: np.ndarray, t: np.ndarray | None
                ) -> tuple[np.ndarray, np.ndarray | None]:
         """:meth:`joint_rates`, and ``P J``'s jets to order D - 2 (N, D-1, r, n) where the
         compiled kernel found them on the way (None: numpy's, :meth:`jacobian_jets` later)."""
@@ -677,7 +676,7 @@ class Closed(coupling.Coupling):
         if trajectory.joint_names != self.coordinate_names:
             raise HodynError(f"the trajectory's joints {trajectory.joint_names} are not the "
                              f"actuated joints {self.coordinate_names}")
-        qs, PJ = self._rates(trajectory.derivatives, trajectory.t)
+        qs, PJ = self._solved(trajectory.derivatives, trajectory.t)
         full = Trajectory(self.joint_names, qs, trajectory.t, trajectory.wrenches,
                           trajectory.series, trajectory.base)
         if PJ is not None:   # (what :meth:`_along` would find again)
