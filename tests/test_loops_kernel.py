@@ -1,9 +1,11 @@
 """The compiled closed loops (csrc/loops.c) against the numpy code they stand for
-(algorithms/motion/loops.py: Closed's gap, gap rates and Jacobian jets, Newton, the implicit
-function theorem, :func:`~hodyn_cli.algorithms.motion.loops.project`), at every lane width and
+(algorithms/motion/loops.py: Closed's gap, gap rates and Jacobian jets, Newton's starts
+between the anchors, Newton, the implicit function theorem,
+:func:`~hodyn_cli.algorithms.motion.loops.project`), at every lane width and
 odd sample counts: the loops' kinematics at random configurations (not closed: the gap and
 the rotation's log away from 0) on the three bundled mechanisms and on a frame closure
-(orientation rows, redundant rows); the projection of random forces with several columns;
+(orientation rows, redundant rows); the starts between the anchors across a gap in time;
+the projection of random forces with several columns;
 and end to end, the passive joints with their derivatives, the actuated torques and the
 constraint forces at orders 0..4. (The numpy reference is held to Pinocchio, to differences
 and to the power balance in test_loops.py.)"""
@@ -16,7 +18,7 @@ import pytest
 from conftest import URDF, reference
 from hodyn_cli import api
 from hodyn_cli.algorithms import backends
-from hodyn_cli.algorithms.motion.loops import project
+from hodyn_cli.algorithms.motion.loops import STEP, TAYLOR, TAYLOR_TOL, _hermite, project
 from hodyn_cli.core.trajectory import cosine
 from hodyn_cli.modeling import coupling
 
@@ -78,6 +80,27 @@ def test_the_kinematics_match_numpy(kernel, closed_robots, name):
     close(J, J_ref, axis=1)
     close(np.stack([gap] + [kernel.loop_kinematics(closed, qs, c.cuts, k, 0, jacobian=False)[0]
                             for k in range(1, 5)], axis=1), np.stack(rates_ref, axis=1), axis=1)
+
+
+def test_the_prediction_matches_numpy(kernel, closed_robots):
+    """Newton's starts between the anchors (the Hermite polynomials), where they are too far
+    and their anchors, on the leg along a motion with a gap in time (0.5 s after 20 samples
+    10 ms apart: the samples across it are too far)."""
+    closed = closed_robots["leg_fourbar_knee"]
+    c = coupling.of(closed)
+    t = np.concatenate([np.arange(20) * 0.01, 0.7 + np.arange(17) * 0.01])
+    offset, amplitude, omega = MECHANISMS["leg_fourbar_knee"]
+    tr = cosine(closed.coordinate_names, t, amplitude=amplitude, omega=omega, offset=offset,
+                orders=4)
+    full = reference(c.expand, tr).derivatives
+    samples = np.setdiff1d(np.arange(len(t)), np.union1d(np.arange(0, len(t), TAYLOR),
+                                                         [len(t) - 1]))
+    ours = kernel.loop_predict(full, t, samples, TAYLOR, c.a, STEP, TAYLOR_TOL, _hermite(5))
+    with backends.use("numpy"):
+        guess, far, anchor = c._prediction(full, samples, t)
+    assert np.abs(ours[0] - guess).max() <= 1e-12 * np.abs(guess).max()
+    assert np.array_equal(ours[1], far) and far.any() and not far.all()
+    assert np.array_equal(ours[2], anchor)
 
 
 @pytest.mark.parametrize("K1", [1, 3, 5])

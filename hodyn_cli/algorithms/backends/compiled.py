@@ -373,11 +373,29 @@ class CompiledBackend(NumpyBackend):
                                          np.ascontiguousarray(Jp, dtype=np.float64), _ptr(PJ)))
         return qs, PJ
 
+    def loop_predict(self, full, t, samples, taylor, active, step, tol, W):
+        """Newton's starts between the anchors (``Closed._prediction``): the guesses (M, n),
+        where they are too far (M,) bool, and the anchors (M,)."""
+        N, D, n = full.shape
+        if N >= 2**31:
+            raise TrajectoryError(f"{N} samples in one chunk: at most 2**31 - 1")
+        M = len(samples)
+        guess, far, anchor = np.empty((M, n)), np.empty(M, dtype=np.uint8), np.empty(M, np.int32)
+        f64 = partial(np.ascontiguousarray, dtype=np.float64)
+        _check(self.lib.hodyn_loop_predict(
+            N, D, n, f64(full), f64(t), M, np.ascontiguousarray(samples, dtype=np.int32), taylor,
+            len(active), np.ascontiguousarray(active, dtype=np.int32), step, tol, f64(W), guess,
+            far, anchor))
+        return guess, far.astype(bool), anchor.astype(np.intp)
+
     def loop_project(self, PJ, f, active, passive):
         """lambda_r (N, K+1, C, r) and tau_a (N, K+1, C, m) of f (N, K+1, C, n) from P J's
         jets (N, K+1, r, n): ``loops.project``."""
         N, K1, C, n = f.shape
         r = len(passive)
+        if PJ.shape[0] != N or PJ.shape[1] < K1 or PJ.shape[2:] != (r, n):
+            raise TrajectoryError(f"P J's jets of shape {PJ.shape}: need ({N}, >= {K1}, {r}, "
+                                  f"{n})")
         lam, tau = np.empty((N, K1, C, r)), np.empty((N, K1, C, len(active)))
         f64 = partial(np.ascontiguousarray, dtype=np.float64)
         _check(self.lib.hodyn_loop_project(N, K1, n, C, r, f64(PJ[:, :K1]), f64(f), len(active),

@@ -550,6 +550,31 @@ class Closed(coupling.Coupling):
         the actuated joints moved more than ``STEP``, or Newton went farther than ``STEP``
         from the prediction or did not close the loops, the sample is continued from its
         anchor instead (its branch)."""
+        kernel = self._kernel()
+        guess, far, anchor = (self._prediction(full, samples, t) if kernel is None else
+                              kernel.loop_predict(full, t, samples, TAYLOR, self.a, STEP,
+                                                  TAYLOR_TOL, _hermite(full.shape[1])))
+        qa = guess[:, self.a]
+        M = len(samples)
+        q, c = guess.copy(), np.zeros((M, self.n_rows))
+        PJ, off = np.zeros((M, self.rank, self.n)), np.zeros(M)
+        if not far.all():
+            near = q[~far]   # (a copy: Newton moves it, then it goes back)
+            c[~far], PJ[~far], off[~far] = self._newton(near, ITERATIONS, t, samples[~far])
+            q[~far] = near
+            # wandered off, or not closed: continued instead (the checks then judge)
+            far |= (np.abs(q - guess).max(axis=1) > STEP) | (np.abs(c @ self.P.T).max(axis=1)
+                                                             > RESIDUAL_TOL ** 0.5)
+        if far.any():
+            q[far], c[far], PJ[far], off[far] = self._continued(full[anchor[far], 0], qa[far],
+                                                                t, samples[far])
+        return q, self._checked(c, PJ, off, t, samples)
+
+    def _prediction(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Newton's starts at ``samples`` (M, n) (:meth:`_predicted`: the Hermite polynomial
+        of the anchors around, the actuated joints at their own positions), where they are
+        too far (M,) bool, and the nearer anchors (M,)."""
         N, D = full.shape[:2]
         left = samples - samples % TAYLOR
         right = np.minimum(left + TAYLOR, N - 1)
@@ -574,20 +599,7 @@ class Closed(coupling.Coupling):
         far |= both & (np.abs(hermite - guess).max(axis=1) > TAYLOR_TOL)
         guess = np.where(both[:, None], hermite, guess)
         guess[:, self.a] = qa
-        M = len(samples)
-        q, c = guess.copy(), np.zeros((M, self.n_rows))
-        PJ, off = np.zeros((M, self.rank, self.n)), np.zeros(M)
-        if not far.all():
-            near = q[~far]   # (a copy: Newton moves it, then it goes back)
-            c[~far], PJ[~far], off[~far] = self._newton(near, ITERATIONS, t, samples[~far])
-            q[~far] = near
-            # wandered off, or not closed: continued instead (the checks then judge)
-            far |= (np.abs(q - guess).max(axis=1) > STEP) | (np.abs(c @ self.P.T).max(axis=1)
-                                                             > RESIDUAL_TOL ** 0.5)
-        if far.any():
-            q[far], c[far], PJ[far], off[far] = self._continued(full[anchor[far], 0], qa[far],
-                                                                t, samples[far])
-        return q, self._checked(c, PJ, off, t, samples)
+        return guess, far, anchor
 
     def _derivatives(self, full: np.ndarray, samples: np.ndarray, Jp: np.ndarray
                      ) -> np.ndarray | None:

@@ -104,6 +104,10 @@ int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, int S,
                      const double *moves, int R, const int32_t *row_loop,
                      const int32_t *row_axis, int r, const double *Pm, const int32_t *passive,
                      const double *Jp, double *HK_NULLABLE PJ);
+int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double *t, int64_t M,
+                       const int32_t *samples, int taylor, int m, const int32_t *active,
+                       double step, double tol, const double *W, double *guess, uint8_t *far,
+                       int32_t *anchor);
 int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, const double *PJ,
                        const double *f, int ma, const int32_t *active, const int32_t *passive,
                        double *lam, double *tau);

@@ -574,3 +574,62 @@ int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, const double *PJ,
     free(J); free(F); free(Lv); free(Tv);
     return HK_OK;
 }
+
+/* The starts of Newton at samples[M] between the anchors (every `taylor`-th sample and the
+ * last) of full[N][D][n] (the anchors solved, with their derivatives) at times t[N], as
+ * Closed._prediction: the nearer anchor a's Taylor polynomial sum_k q^(k)(t_a) h^k / k!, then
+ * the Hermite polynomial of the two around (weights sum_k tau^k W[k][i] of W[2D][2D],
+ * derivatives scaled by the span's powers) where they span time; far[M] where the actuated
+ * joints active[m] moved more than `step` from the anchor, the Taylor polynomial's last term
+ * or its difference from the Hermite one exceeds `tol`; guess[M][n] (the actuated joints'
+ * own positions), anchor[M] */
+int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double *t, int64_t M,
+                       const int32_t *samples, int taylor, int m, const int32_t *active,
+                       double step, double tol, const double *W, double *guess, uint8_t *far,
+                       int32_t *anchor) {
+    if (N < 1 || D < 2 || D > MAXK || n < 1 || M < 0 || taylor < 1 || m < 0) return HK_SIZE;
+    for (int i = 0; i < m; i++)
+        if (active[i] < 0 || active[i] >= n) return HK_SIZE;
+    for (int64_t e = 0; e < M; e++)
+        if (samples[e] < 0 || samples[e] >= N) return HK_SIZE;
+    double power[D], weight[2 * D], hermite[n];
+    for (int64_t e = 0; e < M; e++) {
+        const int64_t s = samples[e], l = s - s % taylor, r = l + taylor < N ? l + taylor : N - 1;
+        const int64_t a = s - l <= r - s ? l : r;
+        const double *qa = full + (size_t)a * D * n, *qs = full + (size_t)s * D * n;
+        double *g = guess + (size_t)e * n, h = t[s] - t[a], last = 0.0, moved = 0.0;
+        power[0] = 1.0;
+        for (int k = 1; k < D; k++) power[k] = power[k - 1] * h / k;
+        for (int j = 0; j < n; j++) {
+            double sum = 0.0;
+            for (int k = 0; k < D; k++) sum += power[k] * qa[k * n + j];
+            g[j] = sum;
+            last = fmax(last, fabs(power[D - 1] * qa[(D - 1) * n + j]));
+        }
+        for (int i = 0; i < m; i++) moved = fmax(moved, fabs(qs[active[i]] - qa[active[i]]));
+        int out = moved > step || last > tol;
+        const double span = t[r] - t[l];
+        if (span > 0) {
+            const double tau = (t[s] - t[l]) / span;
+            for (int i = 0; i < 2 * D; i++) weight[i] = 0.0;
+            double tk = 1.0;   /* tau^k */
+            for (int k = 0; k < 2 * D; k++, tk *= tau)
+                for (int i = 0; i < 2 * D; i++) weight[i] += tk * W[2 * D * k + i];
+            const double *ql = full + (size_t)l * D * n, *qr = full + (size_t)r * D * n;
+            double differ = 0.0;
+            for (int j = 0; j < n; j++) {
+                double sum = 0.0, scale = 1.0;
+                for (int k = 0; k < D; k++, scale *= span)
+                    sum += weight[k] * scale * ql[k * n + j] + weight[D + k] * scale * qr[k * n + j];
+                hermite[j] = sum;
+                differ = fmax(differ, fabs(sum - g[j]));
+            }
+            out |= differ > tol;
+            for (int j = 0; j < n; j++) g[j] = hermite[j];
+        }
+        for (int i = 0; i < m; i++) g[active[i]] = qs[active[i]];
+        far[e] = (uint8_t)out;
+        anchor[e] = (int32_t)a;
+    }
+    return HK_OK;
+}
