@@ -8,10 +8,12 @@ angular rows ``J_w`` (the spatial Jacobian's, the screws ``Y_j`` of the joints o
 :mod:`hodyn_cli.algorithms.motion.jacobians`) and a point's ``J_v - skew(p) J_w``, whose time
 derivatives are Leibniz's, ``J_v^(k) - sum_j C(k, j) skew(p^(j)) J_w^(k-j)``.
 
-**Kinematics** come from the backend's ``contact_frames`` (the compiled kernel's forward pass
-over the bodies on the cuts' paths only, numpy's with ``HODYN_NO_KERNEL``): the jets of the
-cuts' frames and of the path joints' body frames, in root axes; the screws and J follow in a
-few batched products (:meth:`Closed._jacobian`).
+**Kinematics** come from the backend's ``contact_frames`` (a forward pass over the bodies on
+the cuts' paths only): the jets of the cuts' frames and of the path joints' body frames, in
+root axes; the screws and J follow in a few batched products (:meth:`Closed._jacobian`). This
+numpy code is the reference: where the compiled kernel runs, its loop entry points
+(``csrc/loops.c``: the gap, its rates and J's jets per sample, Newton, the starts between the
+anchors, the implicit function theorem's orders, :func:`project`) do the same per sample.
 
 **Redundant rows** (a planar four-bar described by a 3-D point: one row is 0): the SVD of J at
 the assembled reference, ``J = U S V^T``, keeps the r rows ``P = U_r^T`` of singular values
@@ -43,7 +45,7 @@ actuators and the cut-joint forces lambda (on link a, by link b, at the cut: for
 moment) give, ``tau_full = S^T tau_a + J^T lambda``: the passive rows ``J_p^T lambda =
 tau_full,p`` give lambda (of the r kept rows, ``P^T lambda_r``: the minimum-norm one), and
 ``tau_a = tau_full,a - J_a^T lambda = G^T tau_full`` with ``G = [I; -J_p^-1 J_a]`` (virtual
-work); the time derivatives by Leibniz over the jets of J (:mod:`hodyn_cli.core.jets`).
+work); the time derivatives by Leibniz over the jets of J, order by order (:func:`project`).
 """
 
 from __future__ import annotations
@@ -147,8 +149,9 @@ def project(PJ: np.ndarray, f: np.ndarray, a: np.ndarray, p: np.ndarray
     lam = np.empty(f.shape[:-1] + (len(p),))
     tau = np.empty(f.shape[:-1] + (len(a),))
     for k in range(K1):
-        b = f[:, k][..., p] - sum((comb(k, j) * (lam[:, k - j] @ Jp[:, j])
-                                   for j in range(1, k + 1)), np.zeros(()))
+        b = f[:, k][..., p]
+        for j in range(1, k + 1):
+            b = b - comb(k, j) * (lam[:, k - j] @ Jp[:, j])
         lam[:, k] = np.swapaxes(np.linalg.solve(jets.transpose(Jp[:, 0]), jets.transpose(b)),
                                 1, 2)
         tau[:, k] = f[:, k][..., a] - sum(comb(k, j) * (lam[:, k - j] @ Ja[:, j])
@@ -248,6 +251,7 @@ class Closed(coupling.Coupling):
         self.G = self._G(Trajectory(self.joint_names, self.reference[None, None]), 0)[0, 0]
 
     def _cuts(self) -> Cuts:
+        """The loops for the compiled entry points, with the kept rows P as they are now."""
         links = self.model.links
         return Cuts(np.array([links[f.link].body for f in self.sides], dtype=np.int32),
                     np.array([links[f.link].T @ f.T for f in self.sides]),
