@@ -201,15 +201,16 @@ static void gap(const Cuts *k, const Work *w, int Ks, int order, vd *c) {
     }
 }
 
-/* J^(d)[K1][R][n] from the frames' jets (sides' length Ks >= K1, path joints' K1) */
+/* J^(d)[K1][R][n] from the frames' jets (sides' length Ks >= K1, path joints' K1): per loop
+ * and path joint, the point rows' 3-vector once (its rows take their components) */
 static void jacobian(const Consts *cs, const Cuts *k, const Work *w, int Ks, int K1, vd *J) {
-    const int n = cs->n, R = k->R;
+    const int n = cs->n, R = k->R, L = k->S / 2;
     memset(J, 0, sizeof(vd) * K1 * R * n);
     for (int x = 0; x < k->P; x++) {
         const int j = k->path[x];
         const double *X = cs->m->X + 6 * j;
         const vd *Rj = w->Rj + 9 * K1 * x, *pj = w->pj + 3 * K1 * x;
-        vd wj[K1][3], uj[K1][3];
+        vd wj[K1][3], uj[K1][3], arm[K1][3], v3[K1][3];
         for (int d = 0; d < K1; d++) {
             for (int e = 0; e < 3; e++) {
                 const vd *row = Rj + 9 * d + 3 * e;
@@ -217,26 +218,30 @@ static void jacobian(const Consts *cs, const Cuts *k, const Work *w, int Ks, int
                 uj[d][e] = row[0] * X[3] + row[1] * X[4] + row[2] * X[5];
             }
         }
-        for (int e = 0; e < R; e++) {
-            const int i = k->row_loop[e], axis = k->row_axis[e];
+        for (int i = 0; i < L; i++) {
             const double ma = k->moves[k->P * 2 * i + x], mb = k->moves[k->P * (2 * i + 1) + x];
             const double mu = ma - mb;
-            if (axis < 3) {
-                for (int d = 0; d < K1; d++) J[(d * R + e) * n + j] = mu * wj[d][axis];
-                continue;
-            }
-            const int a = axis - 3;
-            const vd *pa = w->ps + 3 * Ks * 2 * i, *pb = pa + 3 * Ks;
-            for (int d = 0; d < K1; d++) {
-                vd s = mu * uj[d][a];
-                for (int q = 0; q <= d; q++) {
-                    vd arm[3], t[3];
-                    for (int e2 = 0; e2 < 3; e2++)
-                        arm[e2] = mu * pj[3 * q + e2] - ma * pa[3 * q + e2] + mb * pb[3 * q + e2];
-                    vcross(arm, wj[d - q], t);
-                    s += BINOM[d][q] * t[a];
+            int point = 0;
+            for (int e = 0; e < R; e++) point |= k->row_loop[e] == i && k->row_axis[e] >= 3;
+            if (point) {
+                const vd *pa = w->ps + 3 * Ks * 2 * i, *pb = pa + 3 * Ks;
+                for (int d = 0; d < K1; d++)
+                    for (int e = 0; e < 3; e++)
+                        arm[d][e] = mu * pj[3 * d + e] - ma * pa[3 * d + e] + mb * pb[3 * d + e];
+                for (int d = 0; d < K1; d++) {
+                    for (int e = 0; e < 3; e++) v3[d][e] = mu * uj[d][e];
+                    for (int q = 0; q <= d; q++) {
+                        vd t[3];
+                        vcross(arm[q], wj[d - q], t);
+                        for (int e = 0; e < 3; e++) v3[d][e] += BINOM[d][q] * t[e];
+                    }
                 }
-                J[(d * R + e) * n + j] = s;
+            }
+            for (int e = 0; e < R; e++) {
+                if (k->row_loop[e] != i) continue;
+                const int axis = k->row_axis[e];
+                for (int d = 0; d < K1; d++)
+                    J[(d * R + e) * n + j] = axis < 3 ? mu * wj[d][axis] : v3[d][axis - 3];
             }
         }
     }
