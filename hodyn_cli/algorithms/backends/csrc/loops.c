@@ -39,7 +39,7 @@ typedef struct {
 typedef struct {   /* one lane group's scratch */
     vd *Q, *V, *Rs, *ps, *Rj, *pj;
     AdjointV *Ad, *Ai;
-    uint8_t *need;
+    uint8_t *need, *passive;   /* [n]: on the cuts' paths; a passive joint (Cuts.passive) */
 } Work;
 
 static int cuts_check(const HModel *m, const Cuts *k) {
@@ -70,8 +70,12 @@ static int work_alloc(const HModel *m, const Cuts *k, int K1, Work *w) {
     w->Ad = hk_alloc(sizeof(AdjointV) * n);
     w->Ai = hk_alloc(sizeof(AdjointV) * n);
     w->need = calloc(n, 1);
-    if (!w->Q || !w->V || !w->Rs || !w->ps || !w->Rj || !w->pj || !w->Ad || !w->Ai || !w->need)
+    w->passive = calloc(n, 1);
+    if (!w->Q || !w->V || !w->Rs || !w->ps || !w->Rj || !w->pj || !w->Ad || !w->Ai || !w->need ||
+        !w->passive)
         return HK_NOMEM;
+    if (k->passive)
+        for (int e = 0; e < k->r; e++) w->passive[k->passive[e]] = 1;
     for (int s = 0; s < k->S; s++)
         if (k->side_body[s] >= 0)
             for (int i = 0; i < n; i++) w->need[i] |= m->anc[(size_t)k->side_body[s] * n + i];
@@ -82,24 +86,29 @@ static int work_alloc(const HModel *m, const Cuts *k, int K1, Work *w) {
 
 static void work_free(Work *w) {
     free(w->Q); free(w->V); free(w->Rs); free(w->ps); free(w->Rj); free(w->pj); free(w->Ad);
-    free(w->Ai); free(w->need);
+    free(w->Ai); free(w->need); free(w->passive);
 }
 
+enum { FRESH, AGAIN, POSES, PASSIVE_MOVED };
+
 /* The frames' jets from the lane group's joint jets w->Q ((K1t + 1) n values): the sides' to
- * length Ks, the path joints' to length Kj (0: none); `again`: the positions are those of
- * the call before (its poses kept: only the twists are found) */
-static void frames(const Consts *cs, const Cuts *k, Work *w, int Ks, int Kj, int again) {
+ * length Ks, the path joints' to length Kj (0: none). `mode`: FRESH; AGAIN, the positions are
+ * the call before's (its poses kept: only the twists are found); POSES, poses alone (Ks, Kj
+ * <= 1: Newton's steps); PASSIVE_MOVED, poses alone after only the passive joints moved (the
+ * actuated joints' Ad_{C_{i,p}}, their sines and cosines, kept) */
+static void frames(const Consts *cs, const Cuts *k, Work *w, int Ks, int Kj, int mode) {
     const int n = cs->n, K1 = Ks > Kj ? Ks : Kj, K1t = K1 > 2 ? K1 - 1 : 1;
     vd zero[6 * K1t];   /* the root held */
     memset(zero, 0, sizeof zero);
     for (int i = 0; i < n; i++) {
         if (!w->need[i]) continue;
         const int par = cs->m->parent[i];
-        if (again) {
+        if (mode == AGAIN) {
             hk_forward_twists(cs, i, K1t, w->Q, zero, w->Ad, w->V);
             continue;
         }
-        hk_forward_body(cs, i, K1t, w->Q, zero, w->Ad, w->V);
+        if (mode == FRESH) hk_forward_body(cs, i, K1t, w->Q, zero, w->Ad, w->V);
+        else if (mode == POSES || w->passive[i]) hk_joint_adjoint(cs, i, w->Q[i], &w->Ad[i]);
         if (par < 0) w->Ai[i] = w->Ad[i];
         else hk_compose(&w->Ad[i], &w->Ai[par], &w->Ai[i]);
     }
@@ -332,7 +341,7 @@ int hodyn_loop_kinematics(const HModel *m, int64_t N, int D, const double *HK_ST
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
         hk_lanes(s0, N, lane_s);
         hk_gather(qs, qstride, lane_s, (K1t + 1) * m->n, w.Q);
-        frames(&cs, &k, &w, Ks, J ? K1 : 0, 0);
+        frames(&cs, &k, &w, Ks, J ? K1 : 0, FRESH);
         if (c) {
             gap(&k, &w, Ks, rate, cv);
             hk_scatter(cv, R, s0, N, R, c);
@@ -415,7 +424,7 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
         double before[LANES];
         for (int l = 0; l < LANES; l++) good[l] = 1, done[l] = 0, before[l] = INFINITY;
         for (int it = 0; it < iterations; it++) {
-            frames(&cs, &k, &w, 1, 1, 0);
+            frames(&cs, &k, &w, 1, 1, it ? PASSIVE_MOVED : POSES);
             gap(&k, &w, 1, 0, cv);
             jacobian(&cs, &k, &w, 1, 1, Jv);
             kept(&k, n, cv, Jv, Jp, Pc);
@@ -448,7 +457,7 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
         /* c and J at the solution (not at the last step's start, as numpy's: the samples'
          * stops are their own here, not their batch's, so a last evaluation keeps them as
          * close to the solution as numpy's batch, whichever samples share a lane group) */
-        frames(&cs, &k, &w, 1, 1, 0);
+        frames(&cs, &k, &w, 1, 1, PASSIVE_MOVED);
         gap(&k, &w, 1, 0, cv);
         jacobian(&cs, &k, &w, 1, 1, Jv);
         hk_scatter(cv, R, s0, N, R, c);
@@ -500,7 +509,7 @@ int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, CUTS_ARGS, i
             memcpy(w.Q, Qs, sizeof(vd) * (K + 1) * n);
             /* the last pass (q known to order D - 2) gives J's jets to that order too */
             const int last = PJ && K == D - 1;
-            frames(&cs, &k, &w, K + 1, last ? K : 0, K > 1);
+            frames(&cs, &k, &w, K + 1, last ? K : 0, K > 1 ? AGAIN : FRESH);
             gap(&k, &w, K + 1, K, cv);
             if (last) {
                 jacobian(&cs, &k, &w, K + 1, K, Jv);
