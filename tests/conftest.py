@@ -406,8 +406,8 @@ def without_G_rates(monkeypatch) -> None:
 
     rigid = Closed._along
 
-    def frozen(self, full, K):
-        J = rigid(self, full, K).copy()
+    def frozen(self, full, K, **options):
+        J = rigid(self, full, K, **options).copy()
         J[:, 1:] = 0.0
         return J
 

@@ -398,8 +398,8 @@ class CompiledBackend(NumpyBackend):
                                   f"{n})")
         lam, tau = np.empty((N, K1, C, r)), np.empty((N, K1, C, len(active)))
         f64 = partial(np.ascontiguousarray, dtype=np.float64)
-        _check(self.lib.hodyn_loop_project(N, K1, n, C, r, f64(PJ[:, :K1]), f64(f), len(active),
-                                           active, passive, lam, tau))
+        _check(self.lib.hodyn_loop_project(N, K1, n, C, r, PJ.shape[1], f64(PJ), f64(f),
+                                           len(active), active, passive, lam, tau))
         return lam, tau
 
     # -- inverse kinematics --------------------------------------------------------------

@@ -642,7 +642,7 @@ class Closed(coupling.Coupling):
         g = np.moveaxis(f, axis, -1)
         N, K1 = g.shape[:2]
         flat = g.reshape(N, K1, -1, self.n)
-        PJ = self._along(self.expand(trajectory), K1 - 1)
+        PJ = self._along(self.expand(trajectory), K1 - 1, all_known=True)
         kernel = self._kernel(K1 - 1)
         lam, tau = (project(PJ, flat, self.a, self.p) if kernel is None else
                     kernel.loop_project(PJ, flat, self.cuts.active, self.cuts.passive))
@@ -668,14 +668,15 @@ class Closed(coupling.Coupling):
             raise HodynError("closed loops: the joint rates need the configuration q")
         return (self.jacobian(q) @ v[..., None])[..., 0]
 
-    def _along(self, full: Trajectory, K: int) -> np.ndarray:
+    def _along(self, full: Trajectory, K: int, all_known: bool = False) -> np.ndarray:
         """``P J^(k)`` (N, K+1, r, n) along the joints' motion (found once per motion and
-        order: the torques, the constraint forces and the matrices need them again)."""
+        order: the torques, the constraint forces and the matrices need them again); with
+        ``all_known`` to the highest order known (at least K)."""
         known = self._known.get(full)
         if known is None or known.shape[1] <= K:
             known = self.jacobian_jets(full.derivatives, K)
             self._known[full] = known
-        return known[:, : K + 1]
+        return known if all_known else known[:, : K + 1]
 
     def _G(self, full: Trajectory, K: int) -> np.ndarray:
         """``G^(k)`` (N, K+1, n, m) along the joints' motion (q to order K at least)."""

@@ -108,7 +108,7 @@ int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double
                        const int32_t *samples, int taylor, int m, const int32_t *active,
                        double step, double tol, const double *W, double *guess, uint8_t *far,
                        int32_t *anchor);
-int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, const double *PJ,
+int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, int KJ, const double *PJ,
                        const double *f, int ma, const int32_t *active, const int32_t *passive,
                        double *lam, double *tau);
 

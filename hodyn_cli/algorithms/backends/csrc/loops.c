@@ -533,12 +533,13 @@ done:
     return status;
 }
 
-/* lam[N][K1][C][r] and tau[N][K1][C][m] of f[N][K1][C][n] from P J's jets PJ[N][K1][r][n];
- * active[ma], passive[r] the columns */
-int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, const double *PJ,
+/* lam[N][K1][C][r] and tau[N][K1][C][m] of f[N][K1][C][n] from P J's jets PJ[N][KJ][r][n]
+ * (KJ >= K1: the first K1 read); active[ma], passive[r] the columns */
+int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, int KJ, const double *PJ,
                        const double *f, int ma, const int32_t *active, const int32_t *passive,
                        double *lam, double *tau) {
-    if (N < 0 || K1 < 1 || K1 > MAXK - 1 || n < 1 || C < 1 || r < 1 || ma < 0 || r + ma != n)
+    if (N < 0 || K1 < 1 || K1 > MAXK - 1 || KJ < K1 || n < 1 || C < 1 || r < 1 || ma < 0 ||
+        r + ma != n)
         return HK_SIZE;
     for (int i = 0; i < r; i++)
         if (passive[i] < 0 || passive[i] >= n) return HK_SIZE;
@@ -552,7 +553,7 @@ int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, const double *PJ,
     int64_t lane_s[LANES];
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
         hk_lanes(s0, N, lane_s);
-        hk_gather(PJ, (int64_t)K1 * r * n, lane_s, (int64_t)K1 * r * n, J);
+        hk_gather(PJ, (int64_t)KJ * r * n, lane_s, (int64_t)K1 * r * n, J);
         hk_gather(f, (int64_t)K1 * C * n, lane_s, (int64_t)K1 * C * n, F);
         for (int i = 0; i < r; i++)
             for (int q = 0; q < r; q++) A[r * i + q] = J[n * i + passive[q]];
