@@ -20,7 +20,6 @@ from hodyn_cli import api
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.motion.loops import STEP, TAYLOR, TAYLOR_TOL, _hermite, project
 from hodyn_cli.core.trajectory import cosine
-from hodyn_cli.modeling import coupling
 
 pytestmark = pytest.mark.kernel
 
@@ -67,7 +66,7 @@ def test_the_kinematics_match_numpy(kernel, closed_robots, name):
     """c, its derivatives c^(k) (k = 1..4) and J's jets (to order 4) at random joint jets,
     the loops open (7 samples: a partial lane group)."""
     closed = closed_robots[name]
-    c = coupling.of(closed)
+    c = closed.coupling
     rng = np.random.default_rng(len(name))
     qs = c.reference + rng.uniform(-0.4, 0.4, size=(7, 6, closed.n))
     qs[:, 1:] = rng.normal(size=(7, 5, closed.n))
@@ -87,7 +86,7 @@ def test_the_prediction_matches_numpy(kernel, closed_robots):
     and their anchors, on the leg along a motion with a gap in time (0.5 s after 20 samples
     10 ms apart: the samples across it are too far)."""
     closed = closed_robots["leg_fourbar_knee"]
-    c = coupling.of(closed)
+    c = closed.coupling
     t = np.concatenate([np.arange(20) * 0.01, 0.7 + np.arange(17) * 0.01])
     offset, amplitude, omega = MECHANISMS["leg_fourbar_knee"]
     tr = cosine(closed.coordinate_names, t, amplitude=amplitude, omega=omega, offset=offset,
@@ -107,7 +106,7 @@ def test_the_prediction_matches_numpy(kernel, closed_robots):
 def test_the_projection_matches_numpy(kernel, closed_robots, K1):
     """lambda_r and tau_a of random forces with 3 columns from random jets of P J (9
     samples)."""
-    c = coupling.of(closed_robots["leg_fourbar_knee"])
+    c = closed_robots["leg_fourbar_knee"].coupling
     rng = np.random.default_rng(K1)
     PJ = rng.normal(size=(9, K1, c.rank, c.n))
     f = rng.normal(size=(9, K1, 3, c.n))
@@ -130,7 +129,7 @@ def test_the_closed_robots_match_numpy(kernel, closed_robots, order):
         offset, amplitude, omega = MECHANISMS.get(name, MECHANISMS["fourbar"])
         tr = cosine(closed.coordinate_names, t, amplitude=amplitude, omega=omega,
                     offset=offset, orders=order + 2)
-        c = coupling.of(closed)
+        c = closed.coupling
         close(c.expand(tr).derivatives, reference(c.expand, tr).derivatives, axis=1, tol=1e-11)
         ours, ref = (api.inverse_dynamics(closed, tr, order=order),
                      reference(api.inverse_dynamics, closed, tr, order=order))
