@@ -21,8 +21,8 @@
  *   singular (Hadamard's ratio |det| / prod(row norms) below `near`): the caller decides
  *   those as numpy does.
  * hodyn_loop_rates: the implicit function theorem order by order, q_p^(k) = -(P J_p)^-1 P
- *   c^(k) with q_p^(k) still 0 in c^(k); and P J's jets to order D - 2 (the last order's
- *   pass has q to that order).
+ *   c^(k) with q_p^(k) still 0 in c^(k), by a recursion in root axes that goes up one order
+ *   at a time (below); and P J's jets to order D - 2.
  * hodyn_loop_project: lambda_r and tau_a of the tree's forces f and their derivatives, order
  *   by order (Leibniz on (P J)^T lambda_r = f):
  *   (P J_p)^T lambda_r^(k) = f_p^(k) - sum_{j>=1} C(k,j) (P J_p^(j))^T lambda_r^(k-j)
@@ -477,13 +477,75 @@ done:
     return status;
 }
 
+/* ---- the implicit function theorem, order by order in root axes ------------------------
+ * The rates' passes go up one derivative order at a time: in root axes a body's twist V_i =
+ * (w; v) (v at the root's origin) is its parent's plus its joint's spatial screw S_i =
+ * Ad_{C_i} X_i times q_i', and S_i turns with the parent, S_i' = ad(V_p) S_i, so
+ *   V_i^(o) = V_p^(o) + sum_j C(o,j) S_i^(j) q_i^(o-j+1),
+ *   S_i^(o) = sum_j C(o-1,j) ad(V_p^(j)) S_i^(o-1-j),
+ * and a point p fixed on body b moves with p' = v_b + w_b x p,
+ *   p^(o) = v_b^(o-1) + sum_j C(o-1,j) w_b^(j) x p^(o-1-j).
+ * Order K needs V to K-1 and p to K with q_p^(K) still 0 (c^(K) = (w_a - w_b)^(K-1), p_a^(K)
+ * - p_b^(K)); once q_p^(K) is solved, V^(K-1) and p^(K) are found again. J's columns are the
+ * path joints' S_j with the cut points' arms, J_w^(d) = mu w_j^(d), J_v^(d) = mu v_j^(d) -
+ * sum_q C(d,q) rho^(q) x w_j^(d-q) (rho = moves_a p_a - moves_b p_b): the same numbers as
+ * the frames' jets give (Closed._gap_rate, _jacobian). */
+typedef struct { vd *S, *V, *p; int D; } Spatial;   /* S, V [n][D][6]; p [sides][D][3] */
+
+static void twist_order(const Consts *cs, const Work *w, const Spatial *sp, const vd *Qs,
+                        int o) {
+    const int n = cs->n, D = sp->D;
+    for (int i = 0; i < n; i++) {
+        if (!w->need[i]) continue;
+        const int par = cs->m->parent[i];
+        vd *Vi = sp->V + (size_t)6 * (D * i + o);
+        const vd *Si = sp->S + (size_t)6 * D * i;
+        for (int e = 0; e < 6; e++) Vi[e] = par < 0 ? (vd){0} : sp->V[6 * (D * par + o) + e];
+        for (int j = 0; j <= o; j++) {
+            const vd qd = BINOM[o][j] * Qs[(o - j + 1) * n + i];
+            for (int e = 0; e < 6; e++) Vi[e] += Si[6 * j + e] * qd;
+        }
+    }
+}
+
+static void screw_order(const Consts *cs, const Work *w, const Spatial *sp, int o) {
+    const int n = cs->n, D = sp->D;
+    for (int i = 0; i < n; i++) {
+        if (!w->need[i]) continue;
+        const int par = cs->m->parent[i];
+        vd *Si = sp->S + (size_t)6 * D * i, t[6];
+        for (int e = 0; e < 6; e++) Si[6 * o + e] = (vd){0};
+        if (par < 0) continue;   /* the root held: a constant screw */
+        for (int j = 0; j < o; j++) {
+            vad(sp->V + (size_t)6 * (D * par + j), Si + 6 * (o - 1 - j), t);
+            for (int e = 0; e < 6; e++) Si[6 * o + e] += BINOM[o - 1][j] * t[e];
+        }
+    }
+}
+
+static void point_order(const Cuts *k, const Spatial *sp, int o) {
+    const int D = sp->D;
+    for (int s = 0; s < k->S; s++) {
+        const int b = k->side_body[s];
+        vd *p = sp->p + 3 * D * s, t[3];
+        p[3 * o] = p[3 * o + 1] = p[3 * o + 2] = (vd){0};
+        if (b < 0) continue;   /* on the root: at rest */
+        const vd *V = sp->V + (size_t)6 * D * b;
+        for (int e = 0; e < 3; e++) p[3 * o + e] = V[6 * (o - 1) + 3 + e];
+        for (int j = 0; j < o; j++) {
+            vcross(V + 6 * j, p + 3 * (o - 1 - j), t);
+            for (int e = 0; e < 3; e++) p[3 * o + e] += BINOM[o - 1][j] * t[e];
+        }
+    }
+}
+
 /* qs[N][D][n] in place: q_p^(k), k = 1..D-1, from q and the actuated joints' derivatives and
- * P J_p[N][r][r] */
+ * P J_p[N][r][r]; PJ[N][D-1][r][n] (may be NULL): P J^(d), d <= D - 2 */
 int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, CUTS_ARGS, int r,
                      const double *Pm, const int32_t *passive, const double *Jp,
                      double *HK_NULLABLE PJ) {
     const Cuts k = CUTS_INIT(r, Pm, passive);
-    const int n = m->n;
+    const int n = m->n, L = S / 2;
     int status = hk_check(m, N, D, 1, D - 1, -1, (int64_t)D * n);
     if (status) return status;
     if ((status = cuts_check(m, &k))) return status;
@@ -493,9 +555,14 @@ int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, CUTS_ARGS, i
     Work w;
     vd *Qs = hk_alloc(sizeof(vd) * D * n), *Jv = hk_alloc(sizeof(vd) * D * R * n);
     vd *PJv = hk_alloc(sizeof(vd) * D * r * n);
-    if ((status = work_alloc(m, &k, D, &w)) || !Qs || !Jv || !PJv) { status = HK_NOMEM; goto done; }
+    Spatial sp = {hk_alloc(sizeof(vd) * 6 * D * n), hk_alloc(sizeof(vd) * 6 * D * n),
+                  hk_alloc(sizeof(vd) * 3 * D * S), D};
+    if ((status = work_alloc(m, &k, 1, &w)) || !Qs || !Jv || !PJv || !sp.S || !sp.V || !sp.p) {
+        status = HK_NOMEM;
+        goto done;
+    }
     {
-    vd cv[R], A[r * r], known[r], x[r];
+    vd A[r * r], known[r], x[r], c[R];
     int piv[r][LANES];
     int64_t lane_s[LANES];
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
@@ -503,32 +570,90 @@ int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, CUTS_ARGS, i
         hk_gather(qs, (int64_t)D * n, lane_s, (int64_t)D * n, Qs);
         hk_gather(Jp, (int64_t)r * r, lane_s, (int64_t)r * r, A);
         lu(r, A, piv);
+        for (int i = 0; i < n; i++) {   /* poses and the screws at order 0 */
+            if (!w.need[i]) continue;
+            const int par = m->parent[i];
+            hk_joint_adjoint(&cs, i, Qs[i], &w.Ad[i]);
+            if (par < 0) w.Ai[i] = w.Ad[i];
+            else hk_compose(&w.Ad[i], &w.Ai[par], &w.Ai[i]);
+            hk_spatial_screw(&w.Ai[i], m->X + 6 * i, sp.S + (size_t)6 * D * i);
+        }
+        for (int s = 0; s < S; s++) {   /* the cut points */
+            const double *Tc = T + 16 * s;
+            vd *p = sp.p + 3 * D * s, Rb[9], pb[3];
+            if (side_body[s] < 0) {
+                for (int e = 0; e < 3; e++) p[e] = (vd){0} + Tc[4 * e + 3];
+                continue;
+            }
+            hk_pose(&w.Ai[side_body[s]], Rb, pb);
+            for (int e = 0; e < 3; e++)
+                p[e] = pb[e] + Rb[3 * e] * Tc[3] + Rb[3 * e + 1] * Tc[7] + Rb[3 * e + 2] * Tc[11];
+        }
         for (int K = 1; K < D; K++) {
-            const int K1t = K > 1 ? K : 1;   /* poses to order K: twists to K - 1 */
-            memset(w.Q, 0, sizeof(vd) * (K1t + 1) * n);
-            memcpy(w.Q, Qs, sizeof(vd) * (K + 1) * n);
-            /* the last pass (q known to order D - 2) gives J's jets to that order too */
-            const int last = PJ && K == D - 1;
-            frames(&cs, &k, &w, K + 1, last ? K : 0, K > 1 ? AGAIN : FRESH);
-            gap(&k, &w, K + 1, K, cv);
-            if (last) {
-                jacobian(&cs, &k, &w, K + 1, K, Jv);
-                kept_rows(&k, n, K, Jv, PJv, NULL);
-                hk_scatter(PJv, (int64_t)K * r * n, s0, N, (int64_t)K * r * n, PJ);
+            if (K >= 2) {   /* q_p^(K-1) known: V^(K-2), p^(K-1) again, then S^(K-1) */
+                twist_order(&cs, &w, &sp, Qs, K - 2);
+                point_order(&k, &sp, K - 1);
+                screw_order(&cs, &w, &sp, K - 1);
+            }
+            twist_order(&cs, &w, &sp, Qs, K - 1);   /* (q_p^(K) still 0) */
+            point_order(&k, &sp, K);
+            for (int e = 0; e < R; e++) {
+                const int i = row_loop[e], axis = row_axis[e];
+                const int a = side_body[2 * i], b = side_body[2 * i + 1];
+                if (axis >= 3) {
+                    c[e] = sp.p[3 * (D * 2 * i + K) + axis - 3] -
+                           sp.p[3 * (D * (2 * i + 1) + K) + axis - 3];
+                    continue;
+                }
+                c[e] = (a < 0 ? (vd){0} : sp.V[6 * (D * a + K - 1) + axis]) -
+                       (b < 0 ? (vd){0} : sp.V[6 * (D * b + K - 1) + axis]);
             }
             for (int i = 0; i < r; i++) {
                 known[i] = (vd){0};
-                for (int e = 0; e < R; e++) known[i] += k.Pm[R * i + e] * cv[e];
+                for (int e = 0; e < R; e++) known[i] += k.Pm[R * i + e] * c[e];
             }
             lu_solve(r, A, piv, 0, known, x);
             for (int i = 0; i < r; i++) Qs[K * n + passive[i]] = -x[i];
         }
         hk_scatter(Qs, (int64_t)D * n, s0, N, (int64_t)D * n, qs);
+        if (!PJ) continue;
+        const int K1 = D - 1;   /* J^(d), d <= D - 2: S and p to that order are final */
+        memset(Jv, 0, sizeof(vd) * K1 * R * n);
+        for (int xj = 0; xj < P; xj++) {
+            const int j = path[xj];
+            const vd *Sj = sp.S + (size_t)6 * D * j;
+            for (int i = 0; i < L; i++) {
+                const double ma = moves[P * 2 * i + xj], mb = moves[P * (2 * i + 1) + xj];
+                const double mu = ma - mb;
+                const vd *pa = sp.p + 3 * D * 2 * i, *pb = pa + 3 * D;
+                for (int e = 0; e < R; e++) {
+                    if (row_loop[e] != i) continue;
+                    const int axis = row_axis[e];
+                    for (int d = 0; d < K1; d++) {
+                        if (axis < 3) {
+                            Jv[(d * R + e) * n + j] = mu * Sj[6 * d + axis];
+                            continue;
+                        }
+                        vd sum = mu * Sj[6 * d + axis];
+                        for (int q = 0; q <= d; q++) {
+                            vd rho[3], t[3];
+                            for (int g = 0; g < 3; g++)
+                                rho[g] = ma * pa[3 * q + g] - mb * pb[3 * q + g];
+                            vcross(rho, Sj + 6 * (d - q), t);
+                            sum -= BINOM[d][q] * t[axis - 3];
+                        }
+                        Jv[(d * R + e) * n + j] = sum;
+                    }
+                }
+            }
+        }
+        kept_rows(&k, n, K1, Jv, PJv, NULL);
+        hk_scatter(PJv, (int64_t)K1 * r * n, s0, N, (int64_t)K1 * r * n, PJ);
     }
     }
 done:
     work_free(&w);
-    free(Qs); free(Jv); free(PJv);
+    free(Qs); free(Jv); free(PJv); free(sp.S); free(sp.V); free(sp.p);
     hk_free_consts(&cs);
     return status;
 }
