@@ -17,7 +17,7 @@
  * hodyn_loop_kinematics: c (or c^(k)) and J's jets.
  * hodyn_loop_newton: Newton on P c(q) = 0 for the passive joints, q_p <- q_p - (P J_p)^-1 P c,
  *   per sample until a step is below tol, or one from |P c| < tol is below `quadratic` x the
- *   one before; returns c and J at the solution and a flag per sample: 0 where P J_p is near
+ *   one before, or |P c| is below tol / 100 (the step it would take is rounding); returns c and J at the solution and a flag per sample: 0 where P J_p is near
  *   singular (Hadamard's ratio |det| / prod(row norms) below `near`): the caller decides
  *   those as numpy does.
  * hodyn_loop_rates: the implicit function theorem order by order, q_p^(k) = -(P J_p)^-1 P
@@ -413,16 +413,16 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
     vd *Jv = hk_alloc(sizeof(vd) * R * n);
     if ((status = work_alloc(m, &k, 1, &w)) || !Jv) { status = HK_NOMEM; goto done; }
     {
-    vd cv[R], Jp[r * r], Pc[r], step[r], PJv[r * n], offv[1];
+    vd cv[R], Jp[r * r], Pc[r], step[r], PJv[r * n], offv[1], cfin[R], Jfin[R * n];
     int piv[r][LANES];
     int64_t lane_s[LANES];
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
         hk_lanes(s0, N, lane_s);
         memset(w.Q, 0, sizeof(vd) * 2 * n);   /* (the pass reads q' too: 0) */
         hk_gather(q, n, lane_s, n, w.Q);
-        int good[LANES], done[LANES];
+        int good[LANES], done[LANES], have[LANES];
         double before[LANES];
-        for (int l = 0; l < LANES; l++) good[l] = 1, done[l] = 0, before[l] = INFINITY;
+        for (int l = 0; l < LANES; l++) good[l] = 1, done[l] = have[l] = 0, before[l] = INFINITY;
         for (int it = 0; it < iterations; it++) {
             frames(&cs, &k, &w, 1, 1, it ? PASSIVE_MOVED : POSES);
             gap(&k, &w, 1, 0, cv);
@@ -443,10 +443,16 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
                 double det = 1.0, size = 0.0, res = 0.0;
                 for (int i = 0; i < r; i++) det *= Jp[r * i + i][l];
                 if (!(fabs(det) / norms[l] >= near)) { good[l] = 0; done[l] = 1; continue; }
+                for (int i = 0; i < r; i++) res = fmax(res, fabs(Pc[i][l]));
+                if (res < 1e-2 * tol) {   /* at the solution already: c and J are its */
+                    done[l] = have[l] = 1;
+                    for (int e = 0; e < R; e++) cfin[e][l] = cv[e][l];
+                    for (int e = 0; e < R * n; e++) Jfin[e][l] = Jv[e][l];
+                    continue;
+                }
                 for (int i = 0; i < r; i++) {
                     w.Q[passive[i]][l] -= step[i][l];
                     size = fmax(size, fabs(step[i][l]));
-                    res = fmax(res, fabs(Pc[i][l]));
                 }
                 done[l] = size < tol || (res < tol && size < quadratic * before[l]);
                 before[l] = size;
@@ -455,13 +461,23 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
             if (all) break;
         }
         /* c and J at the solution (not at the last step's start, as numpy's: the samples'
-         * stops are their own here, not their batch's, so a last evaluation keeps them as
-         * close to the solution as numpy's batch, whichever samples share a lane group) */
-        frames(&cs, &k, &w, 1, 1, PASSIVE_MOVED);
-        gap(&k, &w, 1, 0, cv);
-        jacobian(&cs, &k, &w, 1, 1, Jv);
-        hk_scatter(cv, R, s0, N, R, c);
-        kept_rows(&k, n, 1, Jv, PJv, offv);
+         * stops are their own here, not their batch's, so they are as close to the solution
+         * as numpy's batch's, whichever samples share a lane group): where a step was the
+         * last, one more evaluation */
+        int missing = 0;
+        for (int l = 0; l < LANES; l++) missing |= !have[l];
+        if (missing) {
+            frames(&cs, &k, &w, 1, 1, PASSIVE_MOVED);
+            gap(&k, &w, 1, 0, cv);
+            jacobian(&cs, &k, &w, 1, 1, Jv);
+            for (int l = 0; l < LANES; l++) {
+                if (have[l]) continue;
+                for (int e = 0; e < R; e++) cfin[e][l] = cv[e][l];
+                for (int e = 0; e < R * n; e++) Jfin[e][l] = Jv[e][l];
+            }
+        }
+        hk_scatter(cfin, R, s0, N, R, c);
+        kept_rows(&k, n, 1, Jfin, PJv, offv);
         hk_scatter(PJv, (int64_t)r * n, s0, N, (int64_t)r * n, PJ);
         hk_scatter(offv, 1, s0, N, 1, off);
         for (int l = 0; l < LANES && s0 + l < N; l++) {
