@@ -422,13 +422,13 @@ class Closed(coupling.Coupling):
                  samples: np.ndarray) -> np.ndarray:
         """``P J_p`` (M, r, r) of Newton's residual c (M, R) and ``P J`` and J's rows off
         its span (:meth:`_kept`) at the samples ``samples``, once the loops are closed there
-        and the kept rows still span J's."""
+        and the kept rows still span J's (Newton screened ``P J_p`` at every step:
+        :meth:`_nonsingular`)."""
         bad = np.abs(c).max(axis=1) > 1e-9
         if bad.any():
             raise HodynError(f"{self._where(t, int(samples[bad.argmax()]))}: the loops cannot "
                              f"close there (residual {np.abs(c[bad.argmax()]).max():.3g})")
         # the kept rows must span J's rows everywhere (a planar mechanism's dropped row stays 0)
-        self._nonsingular(PJ[:, :, self.p], t, samples)
         bad = off > 1e-7
         if bad.any():
             raise HodynError(f"{self._where(t, int(samples[bad.argmax()]))}: the loops' "
@@ -526,11 +526,13 @@ class Closed(coupling.Coupling):
         samples = np.arange(N)
         found = []
         if D > 1 and t is not None and N > 2 * TAYLOR:
-            coarse = np.union1d(samples[::TAYLOR], [N - 1])   # (every sample between two)
+            anchors = np.zeros(N, dtype=bool)   # (a mask: union1d and setdiff1d sort)
+            anchors[::TAYLOR] = anchors[-1] = True   # (every sample between two)
+            coarse = np.flatnonzero(anchors)
             # (every COARSE-th sample of the file still continued from the assembly)
             full[coarse, 0], Jp = self._closed(qs[coarse, 0], t, coarse, COARSE // TAYLOR)
             found.append((coarse, self._derivatives(full, coarse, Jp)))
-            samples = np.setdiff1d(samples, coarse)
+            samples = np.flatnonzero(~anchors)
             full[samples, 0], Jp = self._predicted(full, samples, t)
         else:
             full[:, 0], Jp = self._closed(qs[:, 0], t, samples)
