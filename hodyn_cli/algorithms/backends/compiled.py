@@ -361,17 +361,24 @@ class CompiledBackend(NumpyBackend):
                                           off, ok))
         return q, c, PJ, off, ok.astype(bool)
 
-    def loop_rates(self, model, qs, cuts, Jp):
-        """qs (N, D, n) with the passive joints' derivatives by the implicit function
-        theorem (``Closed._derivatives``) from ``P J_p`` (N, r, r) (in place where qs is
-        C-contiguous float64), and P J's jets to order D - 2 (N, D-1, r, n) (D >= 2)."""
-        qs = np.ascontiguousarray(qs, dtype=np.float64)
-        N, D = qs.shape[:2]
-        PJ = np.empty((N, D - 1, len(cuts.P), model.n)) if D > 1 else None
-        _check(self.lib.hodyn_loop_rates(self.data(model), N, D, qs, *_cuts(cuts), len(cuts.P),
-                                         cuts.P, cuts.passive,
+    def loop_rates(self, model, full, cuts, Jp, rows, PJ=None):
+        """The passive joints' derivatives by the implicit function theorem at the samples
+        ``rows`` (M,) of ``full`` (N, D, n, C-contiguous float64: in place) from ``P J_p``
+        there (M, r, r) (``Closed._derivatives``); with PJ (N, D-1, r, n, C-contiguous),
+        P J's jets to order D - 2 there too."""
+        N, D, n = full.shape
+        if not (full.flags.c_contiguous and full.dtype == np.float64) or n != model.n or \
+                (PJ is not None and (PJ.shape != (N, D - 1, len(cuts.P), n)
+                                     or not PJ.flags.c_contiguous)):
+            raise TrajectoryError(f"joint derivatives {full.shape}, P J's jets "
+                                  f"{None if PJ is None else PJ.shape}: need a C-contiguous "
+                                  f"(N, D, {model.n}) and (N, D-1, {len(cuts.P)}, {model.n})")
+        if N >= 2**31:
+            raise TrajectoryError(f"{N} samples in one chunk: at most 2**31 - 1")
+        rows = np.ascontiguousarray(rows, dtype=np.int32)
+        _check(self.lib.hodyn_loop_rates(self.data(model), N, D, full, len(rows), rows,
+                                         *_cuts(cuts), len(cuts.P), cuts.P, cuts.passive,
                                          np.ascontiguousarray(Jp, dtype=np.float64), _ptr(PJ)))
-        return qs, PJ
 
     def loop_predict(self, full, t, samples, taylor, active, step, tol, W):
         """Newton's starts between the anchors (``Closed._prediction``): the guesses (M, n),

@@ -524,25 +524,21 @@ class Closed(coupling.Coupling):
         full = np.zeros((N, D, self.n))
         full[:, :, self.a] = qs
         samples = np.arange(N)
-        found = []
+        jacobians = np.empty((N, max(D - 1, 1), self.rank, self.n))
+        found = True
         if D > 1 and t is not None and N > 2 * TAYLOR:
             anchors = np.zeros(N, dtype=bool)   # (a mask: union1d and setdiff1d sort)
             anchors[::TAYLOR] = anchors[-1] = True   # (every sample between two)
             coarse = np.flatnonzero(anchors)
             # (every COARSE-th sample of the file still continued from the assembly)
             full[coarse, 0], Jp = self._closed(qs[coarse, 0], t, coarse, COARSE // TAYLOR)
-            found.append((coarse, self._derivatives(full, coarse, Jp)))
+            found &= self._derivatives(full, coarse, Jp, jacobians)
             samples = np.flatnonzero(~anchors)
             full[samples, 0], Jp = self._predicted(full, samples, t)
         else:
             full[:, 0], Jp = self._closed(qs[:, 0], t, samples)
-        found.append((samples, self._derivatives(full, samples, Jp)))
-        if any(PJ is None for _, PJ in found):
-            return full, None
-        jacobians = np.empty((N, D - 1, self.rank, self.n))
-        for rows, PJ in found:
-            jacobians[rows] = PJ
-        return full, jacobians
+        found &= self._derivatives(full, samples, Jp, jacobians)
+        return full, jacobians if found else None
 
     def _predicted(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
@@ -605,21 +601,21 @@ class Closed(coupling.Coupling):
         guess[:, self.a] = qa
         return guess, far, anchor
 
-    def _derivatives(self, full: np.ndarray, samples: np.ndarray, Jp: np.ndarray
-                     ) -> np.ndarray | None:
+    def _derivatives(self, full: np.ndarray, samples: np.ndarray, Jp: np.ndarray,
+                     jacobians: np.ndarray) -> bool:
         """q_p^(k), k = 1..D-1, at ``samples`` of ``full`` (N, D, n), in place, from ``P J_p``
         there (M, r, r). With q_p^(k) still 0, the k-th derivative of the cuts' gap is ``c^(k)
         = J_a q_a^(k) + sum_{1<=j<k} C(k-1, j) J^(j) q^(k-j)``, the known part: the cuts'
         jets to order k (:meth:`_gap_rate`), no Jacobian's derivative needed. The compiled
-        kernel's also returns ``P J``'s jets to order D - 2 there (its last pass has q to
-        that order); numpy's None."""
+        kernel's also fills ``P J``'s jets to order D - 2 there in ``jacobians`` (N, D-1, r,
+        n) (its recursion has q to that order) and says so (numpy's: False)."""
         D = full.shape[1]
         if D == 1:
-            return None
+            return False
         kernel = self._kernel(D - 1)
         if kernel is not None:
-            full[samples], PJ = kernel.loop_rates(self.model, full[samples], self.cuts, Jp)
-            return PJ
+            kernel.loop_rates(self.model, full, self.cuts, Jp, samples, jacobians)
+            return True
         inverse = np.linalg.inv(Jp)
         part = full[samples]
         for k in range(1, D):
@@ -627,7 +623,7 @@ class Closed(coupling.Coupling):
             known = self.P @ self._gap_rate(R, p, k)[..., None]
             part[:, k, self.p] = -(inverse @ known)[..., 0]
         full[samples] = part
-        return None
+        return False
 
     def constraint_forces(self, f: np.ndarray, trajectory: Trajectory) -> np.ndarray:
         """lambda and its derivatives (N, K+1, R) (rows ``components``) from the tree's

@@ -99,8 +99,9 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, int S, const int32_
                       const int32_t *row_loop, const int32_t *row_axis, int r, const double *Pm,
                       const int32_t *passive, int iterations, double tol, double quadratic,
                       double near, double *c, double *PJ, double *off, uint8_t *ok);
-int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, int S,
-                     const int32_t *side_body, const double *T, int P, const int32_t *path,
+int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, int64_t M,
+                     const int32_t *rows, int S, const int32_t *side_body, const double *T,
+                     int P, const int32_t *path,
                      const double *moves, int R, const int32_t *row_loop,
                      const int32_t *row_axis, int r, const double *Pm, const int32_t *passive,
                      const double *Jp, double *HK_NULLABLE PJ);

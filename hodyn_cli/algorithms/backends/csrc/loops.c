@@ -555,16 +555,20 @@ static void point_order(const Cuts *k, const Spatial *sp, int o) {
     }
 }
 
-/* qs[N][D][n] in place: q_p^(k), k = 1..D-1, from q and the actuated joints' derivatives and
- * P J_p[N][r][r]; PJ[N][D-1][r][n] (may be NULL): P J^(d), d <= D - 2 */
-int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, CUTS_ARGS, int r,
-                     const double *Pm, const int32_t *passive, const double *Jp,
-                     double *HK_NULLABLE PJ) {
+/* qs[N][D][n] in place at the samples rows[M]: q_p^(k), k = 1..D-1, from q and the actuated
+ * joints' derivatives and P J_p[M][r][r] there; PJ[N][D-1][r][n] (may be NULL): P J^(d), d <=
+ * D - 2, at those samples */
+int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, int64_t M,
+                     const int32_t *rows, CUTS_ARGS, int r, const double *Pm,
+                     const int32_t *passive, const double *Jp, double *HK_NULLABLE PJ) {
     const Cuts k = CUTS_INIT(r, Pm, passive);
     const int n = m->n, L = S / 2;
     int status = hk_check(m, N, D, 1, D - 1, -1, (int64_t)D * n);
     if (status) return status;
     if ((status = cuts_check(m, &k))) return status;
+    if (M < 0) return HK_SIZE;
+    for (int64_t e = 0; e < M; e++)
+        if (rows[e] < 0 || rows[e] >= N) return HK_SIZE;
     if (D < 2) return HK_OK;
     Consts cs;
     if (hk_consts(m, &cs)) return HK_NOMEM;
@@ -580,11 +584,12 @@ int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, CUTS_ARGS, i
     {
     vd A[r * r], known[r], x[r], c[R];
     int piv[r][LANES];
-    int64_t lane_s[LANES];
-    for (int64_t s0 = 0; s0 < N; s0 += LANES) {
-        hk_lanes(s0, N, lane_s);
+    int64_t lane_e[LANES], lane_s[LANES];
+    for (int64_t s0 = 0; s0 < M; s0 += LANES) {
+        hk_lanes(s0, M, lane_e);
+        for (int l = 0; l < LANES; l++) lane_s[l] = rows[lane_e[l]];
         hk_gather(qs, (int64_t)D * n, lane_s, (int64_t)D * n, Qs);
-        hk_gather(Jp, (int64_t)r * r, lane_s, (int64_t)r * r, A);
+        hk_gather(Jp, (int64_t)r * r, lane_e, (int64_t)r * r, A);
         lu(r, A, piv);
         for (int i = 0; i < n; i++) {   /* poses and the screws at order 0 */
             if (!w.need[i]) continue;
@@ -631,7 +636,10 @@ int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, CUTS_ARGS, i
             lu_solve(r, A, piv, 0, known, x);
             for (int i = 0; i < r; i++) Qs[K * n + passive[i]] = -x[i];
         }
-        hk_scatter(Qs, (int64_t)D * n, s0, N, (int64_t)D * n, qs);
+        for (int l = 0; l < LANES && s0 + l < M; l++)
+            for (int K = 1; K < D; K++)
+                for (int i = 0; i < r; i++)
+                    qs[((size_t)lane_s[l] * D + K) * n + passive[i]] = Qs[K * n + passive[i]][l];
         if (!PJ) continue;
         const int K1 = D - 1;   /* J^(d), d <= D - 2: S and p to that order are final */
         memset(Jv, 0, sizeof(vd) * K1 * R * n);
@@ -664,7 +672,10 @@ int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, CUTS_ARGS, i
             }
         }
         kept_rows(&k, n, K1, Jv, PJv, NULL);
-        hk_scatter(PJv, (int64_t)K1 * r * n, s0, N, (int64_t)K1 * r * n, PJ);
+        for (int l = 0; l < LANES && s0 + l < M; l++) {
+            double *out = PJ + (size_t)lane_s[l] * K1 * r * n;
+            for (int e = 0; e < K1 * r * n; e++) out[e] = PJv[e][l];
+        }
     }
     }
 done:
