@@ -1,6 +1,7 @@
 /* Closed loops per sample (algorithms/motion/loops.py is the readable reference: Closed's
- * residual, _jacobian, _gap_rate, _newton and project; tests/test_loops_kernel.py holds them
- * together), in the same equations and order, lane group by lane group.
+ * residual, _jacobian, _gap_rate, _newton, _prediction, _derivatives and project;
+ * tests/test_loops_kernel.py holds them together), in the same equations, lane group by lane
+ * group.
  *
  * The cuts: S = 2L frames (a, b of each loop) at T[s] (4 x 4, its body's frame) on side_body[s]
  * (-1: the root), P path joints path[P] (their bodies' frames: T = I), moves[S][P] = 1 where
@@ -17,9 +18,11 @@
  * hodyn_loop_kinematics: c (or c^(k)) and J's jets.
  * hodyn_loop_newton: Newton on P c(q) = 0 for the passive joints, q_p <- q_p - (P J_p)^-1 P c,
  *   per sample until a step is below tol, or one from |P c| < tol is below `quadratic` x the
- *   one before, or |P c| is below tol / 100 (the step it would take is rounding); returns c and J at the solution and a flag per sample: 0 where P J_p is near
- *   singular (Hadamard's ratio |det| / prod(row norms) below `near`): the caller decides
- *   those as numpy does.
+ *   one before, or |P c| is below tol / 100 (the step it would take is rounding); returns c
+ *   and J at the solution and a flag per sample: 0 where P J_p is near singular (Hadamard's
+ *   ratio |det| / prod(row norms) below `near`): the caller decides those as numpy does.
+ * hodyn_loop_predict: Newton's starts between the anchors (their Taylor and Hermite
+ *   polynomials) and where they are too far.
  * hodyn_loop_rates: the implicit function theorem order by order, q_p^(k) = -(P J_p)^-1 P
  *   c^(k) with q_p^(k) still 0 in c^(k), by a recursion in root axes that goes up one order
  *   at a time (below); and P J's jets to order D - 2.
@@ -199,7 +202,8 @@ static void gap(const Cuts *k, const Work *w, int Ks, int order, vd *c) {
                     const double cw = sign * BINOM[order - 1][j];
                     for (int r = 0; r < 3; r++)
                         for (int q = 0; q < 3; q++)
-                            W[3 * r + q] += cw * (X[3 * r] * Y[3 * q] + X[3 * r + 1] * Y[3 * q + 1] +
+                            W[3 * r + q] += cw * (X[3 * r] * Y[3 * q] +
+                                                  X[3 * r + 1] * Y[3 * q + 1] +
                                                   X[3 * r + 2] * Y[3 * q + 2]);
                 }
             }
@@ -787,7 +791,8 @@ int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double
             for (int j = 0; j < n; j++) {
                 double sum = 0.0, scale = 1.0;
                 for (int k = 0; k < D; k++, scale *= span)
-                    sum += weight[k] * scale * ql[k * n + j] + weight[D + k] * scale * qr[k * n + j];
+                    sum += weight[k] * scale * ql[k * n + j] +
+                           weight[D + k] * scale * qr[k * n + j];
                 hermite[j] = sum;
                 differ = fmax(differ, fabs(sum - g[j]));
             }
