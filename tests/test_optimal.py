@@ -487,6 +487,33 @@ def test_a_rest_at_a_corner_near_toppra():
     assert peer < opt.duration <= 1.25 * peer, (opt.duration, peer)
 
 
+def test_a_law_barely_inconsistent_is_planned_again_with_a_cap_near_its_peak(monkeypatch):
+    """A law at its path-speed cap whose output is a little beyond validate's tolerance (1.07
+    of it, as the xArm7's curve with a stop inside was at the cap of 8) is planned again with
+    its cap where the inconsistency, taken to grow as the speed's STEEP-th power, would be
+    CALM: 7.1 times the uniform speed, not half its peak (4: 1.98 s there against 1.69 s)."""
+    model = hodyn_cli.load_robot(IIWA)
+    ends = np.stack([np.zeros(7), [1.0, 0.8, -0.7, -1.2, 0.9, 1.1, -1.3]])
+    traj = generate(model, "point-to-point", waypoints=ends, derivatives=4,
+                    segment_duration=[3.0])
+    caps, fitted, plan = [], optimal.Optimal._fitted, optimal.Optimal.plan
+
+    def planned(self, chunks, limits=None, pace=programme.PACE, cap=programme.CAP):
+        caps.append(cap)
+        return plan(self, chunks, limits, pace, cap)
+
+    def first_inconsistent(self, chunks):
+        fit, search, lag = fitted(self, chunks)
+        return fit, search, 1.07 if len(caps) == 1 else lag
+
+    monkeypatch.setattr(optimal.Optimal, "plan", planned)
+    monkeypatch.setattr(optimal.Optimal, "_fitted", first_inconsistent)
+    out, opt = hodyn_cli.retime_optimal(model, traj, grid=300)
+    assert caps[0] == programme.CAP and len(caps) == 2
+    assert caps[1] == pytest.approx(programme.CAP * (optimal.CALM / 1.07) ** (1 / programme.STEEP))
+    assert hodyn_cli.validate_motion(model, out, samples=50).passed
+
+
 def test_toppra_ignores_torque_rates(rate_limited):
     """toppra's solution on the same path within velocity and torque limits (all it takes),
     sampled at 100 Hz as a controller would: its torques' differences exceed the torque

@@ -37,6 +37,7 @@ from hodyn_cli.algorithms.limits.programme import (
     CAP_LEAST,
     GRID,
     PACE,
+    STEEP,
     KinkCeiling,
     PathGrid,
     TimeLaw,
@@ -70,9 +71,9 @@ MARGIN = 1e-3
 #: played motion is far beyond the limits between the grid points (a path whose positions and
 #: derivatives disagree: estimated derivatives of raw positions), the uniform scaling is used
 MARGINS = 0.5
-#: the played motion's derivatives stay within CALM of ``hodyn validate``'s tolerance of their
-#: consistency on its samples; beyond it the law is planned again at half the pace, at most
-#: CALMER times
+#: a law whose played motion is within ``hodyn validate``'s tolerance of the consistency of its
+#: derivatives on its samples, but not once resampled at the rate, is planned again (a calmer
+#: cap, then half the pace, at most CALMER times) where it was beyond CALM of that tolerance
 CALM = 0.8
 CALMER = 2
 #: the output's samples are fitted at most RESAMPLES times at the rate asked for; one that
@@ -501,13 +502,17 @@ class Optimal:
         :data:`ATTEMPTS` times or would tighten them by :data:`MARGINS` or more, or the result
         is slower than the uniform scaling (a grid too coarse for the path), the uniform
         scaling itself (x constant), fitted likewise or, failing that, from rest as ``retime
-        --to-limits`` scales. Where the played motion's derivatives are less consistent with
-        each other on its samples than :data:`CALM` of ``hodyn validate``'s tolerance (a law
-        that turns faster than the samples follow, as near rest points), it is planned again:
+        --to-limits`` scales. A law whose played motion ``hodyn validate`` passes, as fitted and
+        once resampled (:meth:`_resampled`), is the result. Where its derivatives are less
+        consistent with each other on its samples than that (or, failing the resampling,
+        than :data:`CALM` of validate's tolerance: a law that turns faster than the samples
+        follow, as near rest points), it is planned again:
         where the law's path speed :attr:`peak` is beyond
         :data:`~hodyn_cli.algorithms.limits.programme.CAP_LEAST` times the uniform one (near a
-        rest: the ramp out of it too short for the output's sampling), with its cap at half
-        that peak (at least ``CAP_LEAST``); then at half the pace, at most :data:`CALMER`
+        rest: the ramp out of it too short for the output's sampling), with its cap where
+        the inconsistency, taken to grow as the peak's
+        :data:`~hodyn_cli.algorithms.limits.programme.STEEP`-th power, would be :data:`CALM`
+        (at least ``CAP_LEAST``); then at half the pace, at most :data:`CALMER`
         times; beyond validate's tolerance after that, the uniform scaling is taken. The
         speed-up found is then made the law's own
         (:meth:`_resampled`): the output's samples are ``1/rate`` apart."""
@@ -532,7 +537,8 @@ class Optimal:
                 # the iiwa with torque rates came to 10.47 s, its law at 0.93 10.19 s)
                 return self.final
             if self.final is not None and lag > CALM and self.peak > CAP_LEAST < cap:
-                cap = max(self.peak / 2, CAP_LEAST)  # (below cap: the peak is within it)
+                # (below cap: the peak is within it)
+                cap = max(self.peak * (CALM / lag) ** (1 / STEEP), CAP_LEAST)
                 continue
             if self.final is not None and lag > CALM and pace > PACE / 2**CALMER:
                 pace /= 2

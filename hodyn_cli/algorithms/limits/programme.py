@@ -98,16 +98,22 @@ MOST = 1 << 17
 #: the path speed sdot stays within CAP times the uniform scaling's (where the path is at
 #: rest, q' = 0, no limit bounds it, and the fastest law is singular there); where the played
 #: motion's derivatives are inconsistent on its samples and the law runs faster than
-#: CAP_LEAST times the uniform speed, it is planned again with its cap at half its peak speed
-#: (at least CAP_LEAST: :class:`~hodyn_cli.algorithms.limits.optimal.Optimal`). Rest to rest
-#: along straight lines at 100 Hz (benchmarks/bench_optimal.py, part 4): the cap at 3 was
-#: 23-30 % slower than toppra, at 8 5-14 %; at 16 the ramp out of the rest is too short for the
-#: output's sampling (the UR5's q^(4) against the differences of its q^(3) at the first step:
-#: 4.1 times ``hodyn validate``'s tolerance; the iiwa's and the Panda's 3.3 and 3.8), so a cap
-#: of 16 cost a plan more for the same law, and more programmes on a rate-limited design
-#: (HiGHS 6.9 s against 5.3 s for a law 4 % shorter)
+#: CAP_LEAST times the uniform speed, it is planned again with its cap where the
+#: inconsistency (in shares of ``hodyn validate``'s tolerance), taken to grow as the peak
+#: speed's STEEP-th power, would be CALM (at least CAP_LEAST:
+#: :class:`~hodyn_cli.algorithms.limits.optimal.Optimal`; it grew as its 2.4th to 7th power on
+#: the rest paths of benchmarks/bench_optimal.py. Halving the cap instead, the xArm7's curve
+#: with a stop inside, 1.07 times the tolerance at the cap of 8, came to 1.98 s, now 1.69 s;
+#: toppra takes 1.50 s).
+#: Rest to rest along straight lines at 100 Hz (benchmarks/bench_optimal.py, part 4): the cap
+#: at 3 was 23-30 % slower than toppra, at 8 5-14 %; at 16 the ramp out of the rest is too
+#: short for the output's sampling (the UR5's q^(4) against the differences of its q^(3) at
+#: the first step: 4.1 times ``hodyn validate``'s tolerance; the iiwa's and the Panda's 3.3
+#: and 3.8), so a cap of 16 cost a plan more for the same law, and more programmes on a
+#: rate-limited design (HiGHS 6.9 s against 5.3 s for a law 4 % shorter)
 CAP = 8.0
 CAP_LEAST = 4.0
+STEEP = 2.5
 #: the time law's derivatives ``|x^(k)| <= 2 x1 nu^k``, k = 2 .. its degree, x1 the uniform
 #: scaling's x0, or x itself where the law is faster and the path slower than at its fastest by
 #: as much (``x1 = max(x0, min(x, x0 v))``, v: :func:`slowness`): the output's derivatives carry
