@@ -11,6 +11,7 @@ from math import factorial
 import h5py
 import numpy as np
 import pytest
+from test_base_parameters import public_robot
 from typer.testing import CliRunner
 
 import hodyn_cli
@@ -34,6 +35,8 @@ from hodyn_cli.io import read_trajectory
 
 RNG = np.random.default_rng(31)
 IIWA = URDF / "iiwa14.urdf"
+#: two rests of the iiwa
+IIWA_REST = (np.zeros(7), np.array([1.0, 0.8, -0.7, -1.2, 0.9, 1.1, -1.3]))
 
 
 def iiwa_path(T: float = 3.0, rate: float = 100.0, orders: int = 7):
@@ -433,7 +436,7 @@ def test_rest_to_rest_near_toppra():
     uniform x alone), the law leaving the rests faster than that old cap, the output within
     its limits and passing hodyn validate."""
     model = hodyn_cli.load_robot(IIWA)
-    ends = np.stack([np.zeros(7), [1.0, 0.8, -0.7, -1.2, 0.9, 1.1, -1.3]])
+    ends = np.stack(IIWA_REST)
     traj = generate(model, "point-to-point", waypoints=ends, derivatives=4,
                     segment_duration=[3.0])
     out, opt = hodyn_cli.retime_optimal(model, traj, grid=300)
@@ -475,7 +478,7 @@ def test_a_rest_at_a_corner_near_toppra():
     law within validate's tolerance but beyond 0.8 of it was planned again at half its
     path-speed cap), the output within its limits and passing hodyn validate."""
     model = hodyn_cli.load_robot(IIWA)
-    a, b = np.zeros(7), np.array([1.0, 0.8, -0.7, -1.2, 0.9, 1.1, -1.3])
+    a, b = IIWA_REST
     waypoints = np.stack([a, (a + b) / 2 + (b - a)[::-1] / 4, b])
     traj = generate(model, "point-to-point", waypoints=waypoints, derivatives=4,
                     segment_duration=[3.0, 3.0])
@@ -493,7 +496,7 @@ def test_a_law_barely_inconsistent_is_planned_again_with_a_cap_near_its_peak(mon
     its cap where the inconsistency, taken to grow as the speed's STEEP-th power, would be
     CALM: 7.1 times the uniform speed, not half its peak (4: 1.98 s there against 1.69 s)."""
     model = hodyn_cli.load_robot(IIWA)
-    ends = np.stack([np.zeros(7), [1.0, 0.8, -0.7, -1.2, 0.9, 1.1, -1.3]])
+    ends = np.stack(IIWA_REST)
     traj = generate(model, "point-to-point", waypoints=ends, derivatives=4,
                     segment_duration=[3.0])
     caps, fitted, plan = [], optimal.Optimal._fitted, optimal.Optimal.plan
@@ -512,6 +515,37 @@ def test_a_law_barely_inconsistent_is_planned_again_with_a_cap_near_its_peak(mon
     assert caps[0] == programme.CAP and len(caps) == 2
     assert caps[1] == pytest.approx(programme.CAP * (optimal.CALM / 1.07) ** (1 / programme.STEEP))
     assert hodyn_cli.validate_motion(model, out, samples=50).passed
+
+
+#: rest-to-rest paths of public arms (bundled, or example-robot-data's), how much longer than
+#: toppra's the law may be along a straight line and through a corner at rest (per cent;
+#: benchmarks/bench_optimal.py part 4: 8.5 and 20.0, 5.1 and 21.1, 5.0 and 12.2, 6.0 and 14.6)
+PUBLIC_ARMS = [("iiwa14", 9.5, 21.0), ("panda", 6.0, 22.5),
+               ("ur_description/urdf/ur5_robot.urdf", 6.0, 13.5),
+               ("xarm_description/urdf/xarm7.urdf", 7.0, 16.0)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("robot, line, corner", PUBLIC_ARMS)
+def test_rest_paths_of_public_arms_near_toppra(robot, line, corner):
+    """From rest to rest along a straight line of 3 s, and through three waypoints at rest,
+    between the points a third into each joint's range from its ends (the iiwa's: IIWA_REST),
+    the default grid:
+    within its limits, passing hodyn validate, and at most ``line`` and ``corner`` per cent
+    longer than toppra from rest to rest along each line (the loss is near the rests: the
+    law's parameter is the input's time, in which the path stops there)."""
+    model = hodyn_cli.load_robot(public_robot(robot) if "/" in robot else URDF / f"{robot}.urdf")
+    lo, hi = model.limits[:, 0], model.limits[:, 1]
+    a, b = (lo + (hi - lo) / 3, hi - (hi - lo) / 3) if robot != "iiwa14" else IIWA_REST
+    for waypoints, most in ((np.stack([a, b]), line),
+                            (np.stack([a, (a + b) / 2 + (b - a)[::-1] / 4, b]), corner)):
+        traj = generate(model, "point-to-point", waypoints=waypoints, derivatives=4,
+                        segment_duration=[3.0] * (len(waypoints) - 1))
+        out, opt = hodyn_cli.retime_optimal(model, traj)
+        assert hodyn_cli.check_limits(model, out).feasible
+        assert hodyn_cli.validate_motion(model, out, samples=50).passed
+        peer = _toppra_lines(model, waypoints, 4000)
+        assert peer < opt.duration <= (1 + most / 100) * peer, (opt.duration, peer)
 
 
 def test_toppra_ignores_torque_rates(rate_limited):
