@@ -431,21 +431,22 @@ def test_velocity_and_torque_limits_match_toppra():
 def test_rest_to_rest_near_toppra():
     """From rest to rest along a straight line of joint space (a point-to-point design: q' ~
     s^4 at the rests, where no limit bounds the path speed), velocity and torque limits:
-    within 10 % of toppra on the line parametrised by its length (9 % here; 30 % with the
-    path speed capped at 3 times the uniform one and its derivatives bounded relative to the
-    uniform x alone), the law leaving the rests faster than that old cap, the output within
-    its limits and passing hodyn validate."""
+    within 7.5 % of toppra on the line parametrised by its length (6.8 % here: the law on
+    its first cap of 8 times the uniform speed, 8.6 %, is consistent enough that the cap is
+    raised to 10.6; 30 % with the path speed capped at 3 times the uniform one and its
+    derivatives bounded relative to the uniform x alone), the law leaving the rests faster
+    than the first cap, the output within its limits and passing hodyn validate."""
     model = hodyn_cli.load_robot(IIWA)
     ends = np.stack(IIWA_REST)
     traj = generate(model, "point-to-point", waypoints=ends, derivatives=4,
                     segment_duration=[3.0])
     out, opt = hodyn_cli.retime_optimal(model, traj, grid=300)
-    assert opt.peak > 3.0
+    assert opt.peak > programme.CAP
     assert hodyn_cli.check_limits(model, out).feasible
     report = hodyn_cli.validate_motion(model, out, samples=50)
     assert report.passed, [c for c in report.checks if c.status == "fail"]
     peer = _toppra_lines(model, ends)
-    assert peer < opt.duration <= 1.10 * peer, (opt.duration, peer)
+    assert peer < opt.duration <= 1.075 * peer, (opt.duration, peer)
 
 
 def _toppra_lines(model, waypoints: np.ndarray, points: int = 1000) -> float:
@@ -501,9 +502,9 @@ def test_a_law_barely_inconsistent_is_planned_again_with_a_cap_near_its_peak(mon
                     segment_duration=[3.0])
     caps, fitted, plan = [], optimal.Optimal._fitted, optimal.Optimal.plan
 
-    def planned(self, chunks, limits=None, pace=programme.PACE, cap=programme.CAP):
+    def planned(self, chunks, limits=None, pace=programme.PACE, cap=programme.CAP, start=None):
         caps.append(cap)
-        return plan(self, chunks, limits, pace, cap)
+        return plan(self, chunks, limits, pace, cap, start)
 
     def first_inconsistent(self, chunks):
         fit, search, lag = fitted(self, chunks)

@@ -760,16 +760,17 @@ OVERLAP = 500
 def solve_windows(s: np.ndarray, limits, x0: float, degree: int, rate: float,
                   scale: float = 0.0, ceiling: KinkCeiling | None = None, pace: float = PACE,
                   progress: Callable[[int, int], None] | None = None, cap: float = CAP,
-                  slow: np.ndarray | None = None) -> TimeLaw:
+                  slow: np.ndarray | None = None, start: TimeLaw | None = None) -> TimeLaw:
     """:func:`solve` on a grid of any length, a window of :data:`WINDOW` grid points at a
     time (``limits(a, b)``: the limits at the grid points a .. b-1): each programme
     changes the coefficients within its window, those before it held as the windows before
-    left them and those after it at x0. The law stays feasible throughout (the uniform x0
-    is), each window's programme sees :data:`OVERLAP` points of the one before again, and
-    the cost is linear in the grid's length. ``progress(done, points)``: after each window,
-    the grid points solved."""
-    law = TimeLaw(np.append(s[:-1:KNOTS], s[-1]), np.full(len(s[:-1:KNOTS]) + degree, x0),
-                  degree)
+    left them and those after it as they start: at x0, or as ``start`` has them (a law on
+    the same grid within the same limits, a lower cap's). The law stays feasible throughout
+    (the uniform x0 is), each window's programme sees :data:`OVERLAP` points of the one
+    before again, and the cost is linear in the grid's length. ``progress(done, points)``:
+    after each window, the grid points solved."""
+    law = start or TimeLaw(np.append(s[:-1:KNOTS], s[-1]),
+                           np.full(len(s[:-1:KNOTS]) + degree, x0), degree)
     a = 0
     while True:
         b = min(a + WINDOW, len(s))
