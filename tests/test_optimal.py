@@ -520,10 +520,10 @@ def test_a_law_barely_inconsistent_is_planned_again_with_a_cap_near_its_peak(mon
 
 #: rest-to-rest paths of public arms (bundled, or example-robot-data's), how much longer than
 #: toppra's the law may be along a straight line and through a corner at rest (per cent;
-#: benchmarks/bench_optimal.py part 4: 8.5 and 20.0, 5.1 and 21.1, 5.0 and 12.2, 6.0 and 14.6)
-PUBLIC_ARMS = [("iiwa14", 9.5, 21.0), ("panda", 6.0, 22.5),
-               ("ur_description/urdf/ur5_robot.urdf", 6.0, 13.5),
-               ("xarm_description/urdf/xarm7.urdf", 7.0, 16.0)]
+#: benchmarks/bench_optimal.py part 4: 6.9 and 20.0, 4.2 and 21.1, 5.0 and 10.5, 4.3 and 14.6)
+PUBLIC_ARMS = [("iiwa14", 8.0, 21.0), ("panda", 5.0, 22.5),
+               ("ur_description/urdf/ur5_robot.urdf", 6.0, 12.0),
+               ("xarm_description/urdf/xarm7.urdf", 5.5, 16.0)]
 
 
 @pytest.mark.slow
