@@ -7,7 +7,8 @@ points' argument types, the constants and the status codes are those ``csrc/hody
 declares (:mod:`.abi`); a library built from another header (its ABI number differs) is
 refused as stale. Every operation computes what the numpy backend's method of the same name
 computes (tests hold the two to rounding at every lane width) and leaves to it what the
-kernels do not cover: orders above MAXK - 2, a model without joints, an IK path shorter than
+kernels do not cover: orders above MAXK - 2, a model without joints, a model with
+spherical, planar or free joints but in the inverse dynamics, an IK path shorter than
 its task, a contact phase where an inverse meets a matrix exactly singular (numpy's LU says
 so, or not, as the reference does).
 """
@@ -28,6 +29,7 @@ from hodyn_cli.algorithms.backends.numpy import NumpyBackend
 from hodyn_cli.algorithms.contacts.distribution import RANKS
 from hodyn_cli.algorithms.dynamics.closed_form import EOMMatrices
 from hodyn_cli.algorithms.dynamics.model_data import model_data
+from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError, ModelError, TrajectoryError
 
@@ -81,22 +83,50 @@ def variants() -> list[str]:
             if level <= _cpu_level() and not isinstance(_load(v), str)]
 
 
-def _numpy_without_joints(operation):
+def _numpy_without_joints(operation=None, *, multi_dof: bool = False):
     """``operation`` as the numpy backend's for a model with no joint (a single free body,
-    ``model.n == 0``) or with joints the kernels do not run (helical, spherical, planar,
-    free: ``ModelData.kernel_joints``): the one place the compiled backend sends such models
-    to numpy. The kernels number bodies 1..n and allocate per body (``hk_check`` refuses
-    n < 1); a single body is only the root's Newton-Euler equation, a few dozen operations
-    per sample that numpy's passes do over the whole chunk at once, so a kernel would gain
-    nothing."""
+    ``model.n == 0``) or with joints its kernel does not run (spherical, planar, free:
+    ``Model.multi_dof``, unless ``multi_dof``: the inverse dynamics' kernel runs them; every
+    kernel runs every 1-DOF kind, :func:`_kernel_arrays`): the one place the compiled
+    backend sends such models to numpy. The kernels number bodies 1..n and allocate per body
+    (``hk_check`` refuses n < 1); a single body is only the root's Newton-Euler equation, a
+    few dozen operations per sample that numpy's passes do over the whole chunk at once, so
+    a kernel would gain nothing."""
 
-    @wraps(operation)
-    def run(self, model, *args, **kwargs):
-        if model.n == 0 or not model_data(model).kernel_joints:
-            return getattr(NumpyBackend, operation.__name__)(self, model, *args, **kwargs)
-        return operation(self, model, *args, **kwargs)
+    def decorate(operation):
+        @wraps(operation)
+        def run(self, model, *args, **kwargs):
+            if model.n == 0 or (model.multi_dof and not multi_dof):
+                return getattr(NumpyBackend, operation.__name__)(self, model, *args, **kwargs)
+            return operation(self, model, *args, **kwargs)
 
-    return run
+        return run
+
+    return decorate(operation) if operation else decorate
+
+
+def _kernel_arrays(model: Model) -> tuple[np.ndarray, ...]:
+    """The arrays of the model's HModel struct (hodyn.h), in its order after n: each joint's
+    kind (a continuous joint is revolute), where its velocity coordinates start
+    (``Model.dof_offsets``) and its pitch ``h = w . v`` (helical ``X = (w; h w)``; 0 for the
+    others), and the adjoint constants A1, A2 of the screw without its pitch ``Y = (w; 0)``
+    for a helical joint (ModelData's are those of X, which for a revolute or prismatic
+    joint is Y; a multi-DOF joint's are not read)."""
+    data = model_data(model)
+    kind = np.array([ABI.joint_kinds["revolute" if t == "continuous" else t]
+                     for t in model.joint_types], dtype=np.int32)
+    helical = kind == ABI.joint_kinds["helical"]
+    pitch = np.where(helical, np.einsum("ij,ij->i", model.X[:, :3], model.X[:, 3:]), 0.0)
+    A0, A1, A2 = data.adjoints
+    if helical.any():
+        Y = model.X[helical].copy()
+        Y[:, 3:] = 0.0
+        A1, A2 = A1.copy(), A2.copy()
+        A1[helical] = lie.ad(Y) @ A0[helical]
+        A2[helical] = lie.ad(Y) @ A1[helical]
+    dof = np.ascontiguousarray(model.dof_offsets, dtype=np.int32)
+    return (data.parent, kind, dof, np.ascontiguousarray(pitch), data.X, data.M, A0, A1, A2,
+            data.ancestors, data.root_M)
 
 
 class CompiledBackend(NumpyBackend):
@@ -143,17 +173,14 @@ class CompiledBackend(NumpyBackend):
             with self._lock:
                 struct = self._structs.get(model)
                 if struct is None:
-                    data = model_data(model)
-                    arrays: tuple[np.ndarray, ...] = (
-                        data.parent, data.revolute, data.X, data.M, *data.adjoints,
-                        data.ancestors, data.root_M)
+                    arrays = _kernel_arrays(model)
                     struct = ABI.model(model.n, *(a.ctypes.data for a in arrays))
                     struct.arrays = arrays  # alive as long as the struct
                     self._structs[model] = struct
         return struct
 
     # -- dynamics ----------------------------------------------------------------------
-    @_numpy_without_joints
+    @_numpy_without_joints(multi_dof=True)
     def inverse_dynamics(self, model, qs, base, wrenches, *, order, twists=False, root=False):
         if order > self.max_order:
             return super().inverse_dynamics(model, qs, base, wrenches, order=order,
@@ -162,7 +189,7 @@ class CompiledBackend(NumpyBackend):
         n = model.n
         base = _base(base, N, order)
         W = _dense_wrenches(wrenches, N, n, order)
-        out = np.empty((order + 1, N, n))   # each order one block: tau[:, k] contiguous
+        out = np.empty((order + 1, N, model.nv))   # each order one block: tau[:, k] contiguous
         V = np.empty((N, n, order + 2, 6)) if twists else None
         F0 = np.empty((N, order + 1, 6)) if root else None
         _check(self.lib.hodyn_body_fixed(self.data(model), N, D, *jets, order, base, len(base),
@@ -411,15 +438,15 @@ def _check(status: int) -> None:
 
 
 def _samples(model: Model, qs: np.ndarray, need: int) -> tuple[int, int, tuple]:
-    """(N, D, the kernels' jet arguments) after checking ``qs`` is (N, D >= need, n): the
-    kernels read sample s's (D, n) values at the address plus s times the stride (doubles),
+    """(N, D, the kernels' jet arguments) after checking ``qs`` is (N, D >= need, nv): the
+    kernels read sample s's (D, nv) values at the address plus s times the stride (doubles),
     of ``qs`` itself where each sample's values are contiguous (a view of a reader's chunk,
     whose rows hold t too), else of a contiguous float64 copy. The address is the array's
     ``ctypes`` object, which keeps the array alive as long as the arguments are."""
-    N, D, n = qs.shape[0], qs.shape[1] if qs.ndim == 3 else 0, model.n
+    N, D, n = qs.shape[0], qs.shape[1] if qs.ndim == 3 else 0, model.nv
     if qs.ndim != 3 or qs.shape[2] != n or D < need:
         raise TrajectoryError(f"joint derivatives of shape {qs.shape}: need (N, >= {need}, "
-                              f"{model.n})")
+                              f"{n})")
     if qs.dtype != np.float64 or not qs.flags.aligned or qs.strides[1:] != (8 * n, 8) or \
             (N > 1 and (qs.strides[0] < 8 * D * n or qs.strides[0] % 8)):
         qs = np.ascontiguousarray(qs, dtype=np.float64)

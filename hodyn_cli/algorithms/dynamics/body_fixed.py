@@ -268,7 +268,8 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
                      gravity=GRAVITY) -> np.ndarray:
     """tau and its first ``order`` time derivatives, (N, order+1, nv): :func:`chunk` by the
     backend that runs, chunk by chunk (a model with helical, spherical, planar or free joints
-    by numpy's: the backends' kernels run 1-DOF revolute and prismatic joints)."""
+    by numpy's or the compiled kernels: the GPU kernels run revolute and prismatic joints and
+    hand the others to their host backend)."""
     backend = backends.current()
     size = backend.rows(CHUNK) if model_data(model).kernel_joints else CHUNK
     return solve_in_chunks(model, trajectory, order, gravity, partial(
