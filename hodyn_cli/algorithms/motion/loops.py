@@ -192,6 +192,17 @@ class Closed(coupling.Coupling):
         #: G at the assembly (it varies with q: :meth:`jacobian`)
         self.G = self._G(Trajectory(self.joint_names, self.reference[None, None]), 0)[0, 0]
 
+    def __getstate__(self) -> dict:
+        """Pickled (the model carries it to a Dask worker or a process pool) without the
+        per-motion cache, a weak map of this process's trajectories."""
+        state = self.__dict__.copy()
+        del state["_known"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._known = weakref.WeakKeyDictionary()
+
     @property
     def summary(self) -> str:
         """What the loops leave: rows, independent ones, coordinates."""
