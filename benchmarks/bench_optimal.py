@@ -20,13 +20,14 @@ cost grows with the path.
    grid, wall time and peak RSS; and toppra on the same path (the URDF's limits) on as many
    grid points, as a process too: its duration, wall time, the seconds of its
    parametrisation and peak RSS (``--only 3``: this part alone).
-4. **Rests**: rest to rest along straight lines of joint space (the iiwa, the Panda, and
-   example-robot-data's UR5 where installed), velocity and torque limits: the duration
-   next to toppra's (on the same line: on hodyn's own path, whose q' vanishes at the rests,
-   toppra fails), and the seconds each spends in the first and last 5 % of the line; a
-   design of 10 s and one of 3 s (``line 3 s``); and through three waypoints, at rest at
-   each (``waypoints``, 3 s segments: a rest inside the path, where the path turns a corner),
-   next to the sum of toppra's durations on its two lines (the corner forces a stop).
+4. **Every path class** on four arms (the iiwa, the Panda, and example-robot-data's UR5 and
+   xArm7 where installed), velocity and torque limits (the URDF's), the default grid: a
+   cosine (no rest: toppra on hodyn's path, with its end speeds); from rest to rest along a
+   straight line (designs of 3 s and 10 s), along a curve, along the curve with a stop in
+   its middle, and through three waypoints with a rest at the corner between two lines:
+   toppra from rest to rest on each piece, parametrised regularly (on hodyn's path, whose
+   q' vanishes at the rests, toppra fails). Every output is checked within its limits and
+   by ``hodyn validate``.
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ import argparse
 import sys
 import tempfile
 import time
-from itertools import pairwise
 from pathlib import Path
 
 import h5py
@@ -50,7 +50,9 @@ from _measure import process  # noqa: E402
 
 import hodyn_cli  # noqa: E402
 from hodyn_cli.algorithms.limits import optimal, programme  # noqa: E402
+from hodyn_cli.algorithms.limits.jets import compose  # noqa: E402
 from hodyn_cli.algorithms.planning.generate import generate  # noqa: E402
+from hodyn_cli.core.trajectory import Trajectory  # noqa: E402
 from hodyn_cli.io import read_trajectory  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -131,11 +133,14 @@ def peer(grid: int) -> None:
               f"{100 * (opt.duration / t4 - 1):7.3f} {run_h:11.2f} {run_t:12.2f}")
 
 
-#: rest to rest along straight lines of joint space: robot (bundled, or example-robot-data's),
-#: the two rests (None: the robot's own, a third of the way into each joint's range from its
-#: lower and upper ends), seconds the designed motion takes
-RESTS = (("iiwa14", (np.zeros(7), np.array([1.0, 0.8, -0.7, -1.2, 0.9, 1.1, -1.3]))),
-         ("panda", None), ("ur_description/urdf/ur5_robot.urdf", None))
+#: the arms of part 4: robot (bundled, or example-robot-data's), the two rests (None: the
+#: robot's own, a third of the way into each joint's range from its lower and upper ends)
+ARMS = (("iiwa14", (np.zeros(7), np.array([1.0, 0.8, -0.7, -1.2, 0.9, 1.1, -1.3]))),
+        ("panda", None), ("ur_description/urdf/ur5_robot.urdf", None),
+        ("xarm_description/urdf/xarm7.urdf", None))
+#: p(u), 0 <= u <= 1: from rest to rest with its first four derivatives zero at both ends
+#: (as ``generate --kind point-to-point`` moves: q' ~ s^4 at its rests)
+REST_TO_REST = np.polynomial.Polynomial([0, 0, 0, 0, 0, 126, -420, 540, -315, 70])
 
 
 def _rest_robot(name: str):
@@ -152,20 +157,56 @@ def _rest_robot(name: str):
     return hodyn_cli.load_robot(root / name) if (root / name).exists() else None
 
 
-def _share_near_rests(t: np.ndarray, q: np.ndarray, share: float = 0.05) -> float:
-    """Seconds a motion along a straight line of joint space spends in the first and last
-    ``share`` of its length."""
-    done = np.abs(q - q[0]).max(axis=1) / np.abs(q[-1] - q[0]).max()
-    return float(t[np.argmax(done >= share)] - t[0] + t[-1] - t[np.argmax(done >= 1 - share)])
+class Curve:
+    """The curve ``c(p) = a + (b - a) p + bend sin(pi p)``, 0 <= p <= 1, in its own regular
+    parameter p (at p = 0 and 1 it is at a and b; bend 0: the straight line)."""
+
+    def __init__(self, a: np.ndarray, b: np.ndarray, bend: np.ndarray):
+        self.a, self.b, self.bend = a, b, bend
+
+    def __call__(self, p: np.ndarray, order: int = 0) -> np.ndarray:
+        """(len(p), n) ``d^order c / dp^order``."""
+        p = np.atleast_1d(np.asarray(p, dtype=float))[:, None]
+        wave = np.pi**order * np.sin(np.pi * p + order * np.pi / 2) * self.bend
+        line = {0: self.a + (self.b - self.a) * p, 1: (self.b - self.a) + 0 * p}
+        return line.get(order, 0 * p) + wave
+
+    def played(self, names, stops: int, segment: float, rate: float = 100.0) -> Trajectory:
+        """The curve from rest to rest in ``stops`` equal parts of p, each in ``segment``
+        seconds along :data:`REST_TO_REST` (q .. q^(4), exact by the chain rule)."""
+        n = round(segment * rate)
+        u = np.arange(n + 1) / n
+        parts = []
+        for k in range(stops):
+            rates = np.stack([REST_TO_REST.deriv(r)(u) / segment**r / stops for r in range(1, 5)],
+                             axis=1)
+            p = (k + REST_TO_REST(u)) / stops
+            rows = np.stack([self(p, r) for r in range(5)], axis=1)
+            parts.append(compose(rows, rates)[(k > 0):])
+        t = np.arange(stops * n + 1) / rate
+        return Trajectory(names, np.concatenate(parts), t)
 
 
-def toppra_line(model, a: np.ndarray, b: np.ndarray):
-    """toppra from rest to rest along the straight line a -> b parametrised by its length (on
-    hodyn's path, whose q' vanishes at the rests, its controllable sets come out NaN there),
-    the URDF's velocity and torque limits, 4000 grid intervals: (result, seconds)."""
+def toppra_curve(model, curve, a: float = 0.0, b: float = 1.0, points: int = 4000):
+    """toppra from rest to rest along ``curve`` (a callable ``(p, order)``, regular) from p = a
+    to b, the URDF's velocity and torque limits, ``points`` grid intervals: (result,
+    seconds). (On hodyn's own path, whose q' vanishes at the rests, toppra's controllable
+    sets come out NaN there.)"""
     import toppra as ta
     import toppra.algorithm as algo
     import toppra.constraint as constraint
+
+    class Along(ta.interpolator.AbstractGeometricPath):
+        def __call__(self, p, order=0):
+            return curve(p, order)
+
+        @property
+        def dof(self):
+            return model.n
+
+        @property
+        def path_interval(self):
+            return np.array([a, b])
 
     def inverse_dynamics(q, qd, qdd):
         return hodyn_cli.inverse_dynamics(model, q, qd, qdd, order=0).tau
@@ -176,49 +217,65 @@ def toppra_line(model, a: np.ndarray, b: np.ndarray):
                                            np.zeros(model.n),
                                            constraint.DiscretizationType.Interpolation)]
     t0 = time.perf_counter()
-    result = algo.TOPPRA(cs, ta.SplineInterpolator([0.0, 1.0], np.stack([a, b])),
-                         gridpoints=np.linspace(0.0, 1.0, 4001),
+    result = algo.TOPPRA(cs, Along(), gridpoints=np.linspace(a, b, points + 1),
                          parametrizer="ParametrizeConstAccel").compute_trajectory(0.0, 0.0)
     return result, time.perf_counter() - t0
 
 
-def rests() -> None:
-    print("\n4. rest to rest along straight lines, velocity and torque limits (the URDF's): "
-          "hodyn --optimal against toppra")
-    print(f"{'robot':12s} {'path':10s} {'hodyn s':>8s} {'toppra 4000':>11s} {'diff %':>7s} "
-          f"{'near rests: hodyn s':>19s} {'toppra s':>9s} {'hodyn run s':>11s} "
-          f"{'toppra run s':>12s}")
+def path_classes(model, a: np.ndarray, b: np.ndarray):
+    """Part 4's paths of a robot between its rests a and b: (label, the motion, its peer: a
+    function giving toppra's (duration, seconds), or None: toppra on hodyn's path with its end
+    speeds)."""
+    bend = (b - a)[::-1] / 4  # off the line: a curve, and a corner
+    line, curve = Curve(a, b, 0 * a), Curve(a, b, bend)
+    corner = (a + b) / 2 + bend
+
+    def rests(pieces):  # toppra on each piece, at rest at both its ends
+        runs = [toppra_curve(model, c, lo, hi) for c, lo, hi in pieces]
+        return sum(r.duration for r, _ in runs), sum(sec for _, sec in runs)
+
+    names = model.joint_names
+    yield "cosine", generate(model, "cosine", derivatives=4), None
+    for segment in (3.0, 10.0):
+        yield f"line {segment:g} s", line.played(names, 1, segment), lambda: rests(
+            [(line, 0.0, 1.0)])
+    yield "curve 3 s", curve.played(names, 1, 3.0), lambda: rests([(curve, 0.0, 1.0)])
+    yield "stop inside", curve.played(names, 2, 3.0), lambda: rests(
+        [(curve, 0.0, 0.5), (curve, 0.5, 1.0)])
+    legs = [Curve(p, r, 0 * a) for p, r in ((a, corner), (corner, b))]
+    yield "corner", generate(model, "point-to-point", waypoints=np.stack([a, corner, b]),
+                             derivatives=4, segment_duration=[3.0, 3.0]), lambda: rests(
+        [(leg, 0.0, 1.0) for leg in legs])
+
+
+def classes() -> None:
+    print("\n4. every path class, velocity and torque limits (the URDF's): hodyn --optimal "
+          "(default grid) against toppra (4000 grid intervals)")
+    print(f"{'robot':8s} {'path':12s} {'hodyn s':>8s} {'toppra s':>8s} {'diff %':>7s} "
+          f"{'hodyn run s':>11s} {'toppra run s':>12s} {'validate':>8s}")
     import toppra as ta
 
     ta.setup_logging("CRITICAL")
-    for name, ends in RESTS:
+    for name, ends in ARMS:
         model = _rest_robot(name)
         if model is None:
             continue
         if ends is None:
             lo, hi = model.limits[:, 0], model.limits[:, 1]
             ends = (lo + (hi - lo) / 3, hi - (hi - lo) / 3)
-        a, b = ends
         label = Path(name).stem.replace("_robot", "")
-        # a third waypoint off the line: the path turns a corner there, at rest
-        corner = (a + b) / 2 + (b - a)[::-1] / 4
-        for kind, waypoints, segment in (("line 10 s", [a, b], 10.0), ("line 3 s", [a, b], 3.0),
-                                         ("waypoints", [a, corner, b], 3.0)):
-            traj = generate(model, "point-to-point", waypoints=np.stack(waypoints),
-                            derivatives=4, segment_duration=[segment] * (len(waypoints) - 1))
-            opt, out, run_h, _ = hodyn_run(model, traj, None, optimal.GRID)
-            peers = [toppra_line(model, p, r) for p, r in pairwise(waypoints)]
-            duration = sum(result.duration for result, _ in peers)
-            run_t = sum(seconds for _, seconds in peers)
-            near_h = near_t = ""
-            if len(waypoints) == 2:
-                result = peers[0][0]
-                t = np.linspace(0.0, result.duration, 20001)
-                near_h = f"{_share_near_rests(out.t, out.q):.4f}"
-                near_t = f"{_share_near_rests(t, result(t)):.4f}"
-            print(f"{label:12s} {kind:10s} {opt.duration:8.4f} {duration:11.4f} "
-                  f"{100 * (opt.duration / duration - 1):7.2f} {near_h:>19s} {near_t:>9s} "
-                  f"{run_h:11.1f} {run_t:12.2f}")
+        for kind, traj, peer in path_classes(model, *ends):
+            opt, out, run_h, speeds = hodyn_run(model, traj, None, None)
+            if peer is None:
+                duration, run_t, _ = toppra_run(model, traj, model.velocity_limits,
+                                                model.effort_limits, speeds, 4000)
+            else:
+                duration, run_t = peer()
+            assert hodyn_cli.check_limits(model, out).feasible
+            valid = hodyn_cli.validate_motion(model, out, samples=50).passed
+            print(f"{label:8s} {kind:12s} {opt.duration:8.4f} {duration:8.4f} "
+                  f"{100 * (opt.duration / duration - 1):7.2f} {run_h:11.1f} {run_t:12.2f} "
+                  f"{'passes' if valid else 'FAILS':>8s}")
 
 
 def motions():
@@ -311,12 +368,12 @@ def main() -> None:
         return
     if args.only:
         {1: lambda: peer(args.grid), 2: lambda: rates(args.grid), 3: lambda: scaling(args.long),
-         4: rests}[args.only]()
+         4: classes}[args.only]()
         return
     peer(args.grid)
     rates(args.grid)
     scaling(args.long)
-    rests()
+    classes()
 
 
 if __name__ == "__main__":

@@ -79,7 +79,8 @@ from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
 __all__ = ["GRID", "CAP", "PROBES", "PathGrid", "PathLimit", "between", "path_limits",
-           "time_scale", "slowness", "kink_ceiling", "TimeLaw", "solve", "solve_windows"]
+           "time_scale", "slowness", "kink_ceiling", "KinkCeiling", "TimeLaw", "solve",
+           "solve_windows"]
 
 #: the grid keeps between GRID and 2 GRID samples of the input (every 2^i-th, and the last);
 #: a short input's is filled between its samples up to FILL points per unit of its time scale
@@ -96,16 +97,22 @@ MOST = 1 << 17
 #: the path speed sdot stays within CAP times the uniform scaling's (where the path is at
 #: rest, q' = 0, no limit bounds it, and the fastest law is singular there); where the played
 #: motion's derivatives are inconsistent on its samples and the law runs faster than
-#: CAP_LEAST times the uniform speed, it is planned again with its cap at half its peak speed
-#: (at least CAP_LEAST: :class:`~hodyn_cli.algorithms.limits.optimal.Optimal`). Rest to rest
-#: along straight lines at 100 Hz (benchmarks/bench_optimal.py, part 4): the cap at 3 was
-#: 23-30 % slower than toppra, at 8 5-14 %; at 16 the ramp out of the rest is too short for the
-#: output's sampling (the UR5's q^(4) against the differences of its q^(3) at the first step:
-#: 4.1 times ``hodyn validate``'s tolerance; the iiwa's and the Panda's 3.3 and 3.8), so a cap
-#: of 16 cost a plan more for the same law, and more programmes on a rate-limited design
-#: (HiGHS 6.9 s against 5.3 s for a law 4 % shorter)
+#: CAP_LEAST times the uniform speed, it is planned again with its cap where the
+#: inconsistency (in shares of ``hodyn validate``'s tolerance), taken to grow as the peak
+#: speed's STEEP-th power, would be CALM (at least CAP_LEAST:
+#: :class:`~hodyn_cli.algorithms.limits.optimal.Optimal`; it grew as its 2.4th to 7th power on
+#: the rest paths of benchmarks/bench_optimal.py. Halving the cap instead, the xArm7's curve
+#: with a stop inside, 1.07 times the tolerance at the cap of 8, came to 1.98 s, now 1.69 s;
+#: toppra takes 1.50 s).
+#: Rest to rest along straight lines at 100 Hz (benchmarks/bench_optimal.py, part 4): the cap
+#: at 3 was 23-30 % slower than toppra, at 8 5-14 %; at 16 the ramp out of the rest is too
+#: short for the output's sampling (the UR5's q^(4) against the differences of its q^(3) at
+#: the first step: 4.1 times ``hodyn validate``'s tolerance; the iiwa's and the Panda's 3.3
+#: and 3.8), so a cap of 16 cost a plan more for the same law, and more programmes on a
+#: rate-limited design (HiGHS 6.9 s against 5.3 s for a law 4 % shorter)
 CAP = 8.0
 CAP_LEAST = 4.0
+STEEP = 2.5
 #: the time law's derivatives ``|x^(k)| <= 2 x1 nu^k``, k = 2 .. its degree, x1 the uniform
 #: scaling's x0, or x itself where the law is faster and the path slower than at its fastest by
 #: as much (``x1 = max(x0, min(x, x0 v))``, v: :func:`slowness`): the output's derivatives carry
@@ -354,29 +361,67 @@ def time_scale(path: Trajectory) -> float:
 KINK_SHARE = 0.5
 
 
-def kink_ceiling(kinks: np.ndarray, peak: np.ndarray, D: int, x0: float, rate: float
+def kink_ceiling(kinks: np.ndarray, top: np.ndarray, D: int, x0: float, rate: float
                  ) -> np.ndarray:
     """(M,) the largest x at each point of the grid next to a kink of the path (``kinks``
-    (M, m): :meth:`PathGrid.grid`'s; ``peak`` (m,): the path's largest ``|q^[D-1]|``; ``D``:
-    its orders): played along x, the motion's ``q^(D)`` jumps by ``Delta q^[D] x^(D/2)``
-    there (the time law's terms are continuous, :func:`solve`), which the trapezoid rule
-    between samples ``1/rate`` apart misses by up to ``|jump| / (8 rate)``; that stays within
-    KINK_SHARE RTOL of the uniform scaling's largest ``|q^(D-1)|``, ``x0^((D-1)/2)
-    peak``, for every joint. Never below x0 (the uniform scaling is as consistent as the
-    input); inf: no kink.
+    (M, m): :meth:`PathGrid.grid`'s; ``top`` (m,): the played motion's largest ``|q^(D-1)|``
+    per joint, against which ``hodyn validate`` judges the top derivative; ``D``: the path's
+    orders): played along x, the motion's ``q^(D)`` jumps by ``Delta q^[D] x^(D/2)`` there
+    (the time law's terms are continuous, :func:`solve`), which the trapezoid rule between
+    samples ``1/rate`` apart misses by up to ``|jump| / (8 rate)``; that stays within
+    KINK_SHARE RTOL of ``top`` for every joint. Never below x0 (the uniform scaling is as
+    consistent as the input); inf: no kink.
 
     >>> kinks = np.array([[0.0], [2.0], [0.0], [0.0]])   # q'' jumps by 2 in the 2nd interval
-    >>> kink_ceiling(kinks, np.array([1.0]), 2, 0.01, 100.0).round(4).tolist()
+    >>> kink_ceiling(kinks, np.array([0.1]), 2, 0.01, 100.0).round(4).tolist()
     [inf, 0.02, 0.02, inf]
-    >>> kink_ceiling(kinks, np.array([1.0]), 2, 0.05, 100.0).round(4).tolist()
+    >>> kink_ceiling(kinks, np.array([0.1]), 2, 0.05, 100.0).round(4).tolist()
     [inf, 0.05, 0.05, inf]
     """
     near = np.maximum(kinks, np.concatenate([kinks[:1] * 0, kinks[:-1]]))  # either side
-    allowed = 8 * KINK_SHARE * RTOL * rate * peak
+    allowed = 8 * KINK_SHARE * RTOL * rate * top
     with np.errstate(divide="ignore", invalid="ignore"):
-        x = x0 ** ((D - 1) / D) * (allowed / near) ** (2 / D)
+        x = (allowed / near) ** (2 / D)
     x = np.where(near > 0, x, np.inf).min(axis=1)
     return np.maximum(x, x0)
+
+
+@dataclass(frozen=True, eq=False)
+class KinkCeiling:
+    """:func:`kink_ceiling` for the law being planned: ``hodyn validate`` judges the played
+    motion's top derivative against its own largest ``|q^(D-1)|``, which a faster law
+    raises, so the ceiling follows the law (:meth:`at`: at the current x of a programme).
+    That largest value is taken as at least the uniform scaling's (``least`` (m,): ``x0^((D-1)
+    / 2) max |q^[D-1]|``) and the leading term ``|q^[D-1](s)| x(s)^((D-1)/2)`` at the grid
+    points (``top`` (M, m): ``|q^[D-1]|`` there): held to the uniform scaling's alone, the
+    ceiling kept the iiwa's path through a corner at rest 19 % slower than a law 0.2 of
+    validate's tolerance from failing."""
+
+    kinks: np.ndarray
+    top: np.ndarray
+    least: np.ndarray
+    D: int
+    x0: float
+    rate: float
+
+    @classmethod
+    def of(cls, path: Trajectory, kinks: np.ndarray, peak: np.ndarray, x0: float,
+           rate: float) -> KinkCeiling:
+        """The ceiling on the grid ``path`` with its ``kinks`` (:meth:`PathGrid.grid`),
+        ``peak`` (m,): the path's largest ``|q^[D-1]|`` (:attr:`PathGrid.peak`)."""
+        D = path.orders
+        return cls(kinks, np.abs(path.derivatives[:, -1]), x0 ** ((D - 1) / 2) * peak, D, x0,
+                   rate)
+
+    def window(self, a: int, b: int) -> KinkCeiling:
+        """The ceiling at the grid points a .. b-1 (the played motion's largest value: the
+        window's own, a lower bound on the whole path's)."""
+        return replace(self, kinks=self.kinks[a:b], top=self.top[a:b])
+
+    def at(self, x: np.ndarray) -> np.ndarray:
+        """(M,) the ceiling for a law that is x at the grid points."""
+        top = np.maximum(self.least, (self.top * x[:, None] ** ((self.D - 1) / 2)).max(axis=0))
+        return kink_ceiling(self.kinks, top, self.D, self.x0, self.rate)
 
 
 def _partitions(grade: int, largest: int = 4) -> list[tuple[int, ...]]:
@@ -578,7 +623,7 @@ class TimeLaw:
 
 
 def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: float,
-          scale: float = 0.0, ceiling: np.ndarray | None = None, pace: float = PACE,
+          scale: float = 0.0, ceiling: KinkCeiling | None = None, pace: float = PACE,
           law: TimeLaw | None = None, cap: float = CAP, slow: np.ndarray | None = None
           ) -> TimeLaw:
     """The time law of least duration on the grid s within ``limits`` at the grid points,
@@ -588,9 +633,9 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     where T grows. The time law's derivatives stay within :data:`SMOOTH`'s bounds (``rate``:
     the output's samples per second; ``scale``: the path's :func:`time_scale`, 0: none;
     ``pace``: :data:`PACE`'s; ``slow``: the path's :func:`slowness` at the grid points, None:
-    1), and x within ``ceiling`` at the grid points
-    (:func:`kink_ceiling`; None: none), and the path speed within ``cap`` times the uniform
-    one (:data:`CAP`).
+    1), and x within ``ceiling`` at the grid points (:class:`KinkCeiling`, at the current x
+    and never below it; None: none), and the path speed within ``cap`` times the uniform one
+    (:data:`CAP`).
 
     ``law``: a feasible law on a longer grid of which s is a window (:func:`solve_windows`):
     only its coefficients whose B-splines lie within s change, T is the time across s."""
@@ -630,8 +675,14 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
         return sparse.vstack([sparse.diags(1 / (2 * x1 * nu**k)) @ Dk
                               for k, Dk in zip(orders, bends, strict=True)]).tocsr()
 
-    kinked = np.flatnonzero(ceiling < cap) if ceiling is not None else np.zeros(0, int)
-    kink_rows = sparse.diags(1 / ceiling[kinked]) @ D[0][kinked] if kinked.size else None
+    def kink_rows(x: np.ndarray) -> tuple[np.ndarray, sparse.csr_matrix | None]:
+        """The grid points held by a ceiling below the cap, and the rows ``x / ceiling``
+        there (within 1) at the current x (which the last programme kept within its own)."""
+        if ceiling is None:
+            return np.zeros(0, int), None
+        top = np.maximum(ceiling.at(x), x)
+        kinked = np.flatnonzero(top < cap)
+        return kinked, sparse.diags(1 / top[kinked]) @ D[0][kinked] if kinked.size else None
 
     T, rho, converged = law.across(s[0], s[-1]), 1.0, False
     active = None  # the rows the last programme imposed
@@ -650,8 +701,9 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
             A = sparse.vstack([A, smooth_rows(X[:, 0])]).tocsr()
             lb, ub = np.append(lb, np.full(len(s) * len(orders), -1.0)), np.append(
                 ub, np.ones(len(s) * len(orders)))
-            if kink_rows is not None:  # x <= ceiling: below 1 after scaling
-                A = sparse.vstack([A, kink_rows]).tocsr()
+            kinked, rows = kink_rows(X[:, 0])
+            if rows is not None:  # x <= ceiling: below 1 after scaling
+                A = sparse.vstack([A, rows]).tocsr()
                 lb, ub = np.append(lb, np.full(kinked.size, -np.inf)), np.append(
                     ub, np.ones(kinked.size))
             fixed = c.copy()
@@ -705,25 +757,26 @@ OVERLAP = 500
 
 
 def solve_windows(s: np.ndarray, limits, x0: float, degree: int, rate: float,
-                  scale: float = 0.0, ceiling: np.ndarray | None = None, pace: float = PACE,
+                  scale: float = 0.0, ceiling: KinkCeiling | None = None, pace: float = PACE,
                   progress: Callable[[int, int], None] | None = None, cap: float = CAP,
-                  slow: np.ndarray | None = None) -> TimeLaw:
+                  slow: np.ndarray | None = None, start: TimeLaw | None = None) -> TimeLaw:
     """:func:`solve` on a grid of any length, a window of :data:`WINDOW` grid points at a
     time (``limits(a, b)``: the limits at the grid points a .. b-1): each programme
     changes the coefficients within its window, those before it held as the windows before
-    left them and those after it at x0. The law stays feasible throughout (the uniform x0
-    is), each window's programme sees :data:`OVERLAP` points of the one before again, and
-    the cost is linear in the grid's length. ``progress(done, points)``: after each window,
-    the grid points solved."""
-    law = TimeLaw(np.append(s[:-1:KNOTS], s[-1]), np.full(len(s[:-1:KNOTS]) + degree, x0),
-                  degree)
+    left them and those after it as they start: at x0, or as ``start`` has them (a law on
+    the same grid within the same limits, a lower cap's). The law stays feasible throughout
+    (the uniform x0 is), each window's programme sees :data:`OVERLAP` points of the one
+    before again, and the cost is linear in the grid's length. ``progress(done, points)``:
+    after each window, the grid points solved."""
+    law = start or TimeLaw(np.append(s[:-1:KNOTS], s[-1]),
+                           np.full(len(s[:-1:KNOTS]) + degree, x0), degree)
     a = 0
     while True:
         b = min(a + WINDOW, len(s))
         if len(s) - b < OVERLAP:  # no short window at the end: this one takes the rest
             b = len(s)
         law = solve(s[a:b], limits(a, b), x0, degree, rate, scale,
-                    None if ceiling is None else ceiling[a:b], pace, law, cap,
+                    None if ceiling is None else ceiling.window(a, b), pace, law, cap,
                     None if slow is None else slow[a:b])
         if progress is not None:
             progress(b, len(s))
