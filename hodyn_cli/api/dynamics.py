@@ -57,9 +57,11 @@ def inverse_dynamics(robot: Model, *derivatives: Any, order: int = 2, method: st
                                            gravity=gravity)
     else:
         tau = methods.inverse_dynamics(robot, m.full, method=method, order=order, gravity=gravity)
-    fields = series("tau", m.forces(tau))
     if isinstance(m.coupling, Closed):   # closed loops: their constraint forces too
-        fields |= series("Fl", m.coupling.constraint_forces(tau, m.full))
+        tau_a, Fl = m.coupling.split(tau, m.full)   # (one projection gives both)
+        fields = series("tau", tau_a) | series("Fl", Fl)
+    else:
+        fields = series("tau", m.forces(tau))
     if base_wrench:
         fields |= series("W", W)
     if joint_wrenches:

@@ -50,7 +50,7 @@ work); the time derivatives by Leibniz over the jets of J, order by order (:func
 
 from __future__ import annotations
 
-import weakref
+from dataclasses import dataclass
 from functools import cache
 from math import ceil, comb, factorial
 from typing import NamedTuple
@@ -64,7 +64,7 @@ from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.loops import Loops
 
-__all__ = ["Closed", "close", "RANK_TOL", "SINGULAR_TOL", "STEP"]
+__all__ = ["Closed", "Looped", "close", "RANK_TOL", "SINGULAR_TOL", "STEP"]
 
 #: singular values of J below this share of the largest: redundant rows
 RANK_TOL = 1e-9
@@ -166,6 +166,24 @@ class Followed(NamedTuple):
     T: np.ndarray
 
 
+class KnownJacobians(NamedTuple):
+    """``P J^(k)``'s jets (N, K+1, r, n) found along the joint derivatives ``along``."""
+
+    along: np.ndarray
+    PJ: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class Looped(Trajectory):
+    """A closed robot's joint motion (:meth:`Closed.expand`), with ``P J``'s jets where the
+    compiled kernel found them on the way: the torques, the constraint forces and the
+    reduced matrices of this one request need them again (a trajectory made from it with
+    other derivatives, ``dataclasses.replace``, finds them anew: they hold for ``along``
+    alone)."""
+
+    jacobians: KnownJacobians | None = None
+
+
 def close(model: Model, loops: Loops) -> Model:
     """The model with its loops closed: the actuated joints its coordinates, its coupling a
     :class:`Closed` (assembled at ``loops.guess``; errors name the loops file)."""
@@ -241,23 +259,8 @@ class Closed(coupling.Coupling):
                              "guess (singular there): actuate others or change [guess]",
                              loops.source)
         self.m, self.coordinate_names = len(self.a), model.coordinate_names
-        #: ``P J^(k)``'s jets along a joint motion (:meth:`_along`): what
-        #: :meth:`forces`, :meth:`constraint_forces` and :meth:`reduced` need again
-        self._known: weakref.WeakKeyDictionary[Trajectory, np.ndarray] = \
-            weakref.WeakKeyDictionary()
         #: G at the assembly (it varies with q: :meth:`jacobian`)
         self.G = self._G(Trajectory(self.joint_names, self.reference[None, None]), 0)[0, 0]
-
-    def __getstate__(self) -> dict:
-        """Pickled (the model carries it to a Dask worker or a process pool) without the
-        per-motion cache, a weak map of this process's trajectories."""
-        state = self.__dict__.copy()
-        del state["_known"]
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._known = weakref.WeakKeyDictionary()
 
     def _cuts(self) -> Cuts:
         """The loops for the compiled entry points, with the kept rows P as they are now."""
@@ -640,12 +643,17 @@ class Closed(coupling.Coupling):
         """lambda and its derivatives (N, K+1, R) (rows ``components``) from the tree's
         torques and theirs f (N, K+1, n) along the joints' ``trajectory``:
         ``J_p^T lambda = f_p``, the kept rows', ``P^T lambda_r`` (module docstring)."""
-        return self._projected(f, trajectory)[0] @ self.P
+        return self.split(f, trajectory)[1]
 
-    def _projected(self, f: np.ndarray, trajectory: Trajectory, axis: int = -1
-                   ) -> tuple[np.ndarray, np.ndarray]:
-        """``lambda_r`` and ``tau_a`` (:func:`project`) of f (N, K+1, ..., the joints along
-        ``axis``), the joints' axis last: the compiled kernel's where it runs."""
+    def split(self, f: np.ndarray, trajectory: Trajectory, axis: int = -1
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`forces` and :meth:`constraint_forces` of f (N, K+1, ..., the joints along
+        ``axis``) in one projection (:func:`project`: both come out of it), the joints' axis
+        last: the compiled kernel's where it runs."""
+        axis = axis % f.ndim
+        if axis < 2:   # (axis 0 holds the samples, 1 the time derivatives)
+            raise HodynError(f"closed loops: forces with their joints on axis {axis}: the "
+                             "samples go on axis 0, their time derivatives on 1")
         g = np.moveaxis(f, axis, -1)
         N, K1 = g.shape[:2]
         flat = g.reshape(N, K1, -1, self.n)
@@ -653,7 +661,8 @@ class Closed(coupling.Coupling):
         kernel = self._kernel(K1 - 1)
         lam, tau = (project(PJ, flat, self.a, self.p) if kernel is None else
                     kernel.loop_project(PJ, flat, self.cuts.active, self.cuts.passive))
-        return lam.reshape(g.shape[:-1] + (-1,)), tau.reshape(g.shape[:-1] + (-1,))
+        return (np.moveaxis(tau.reshape(g.shape[:-1] + (-1,)), -1, axis),
+                lam.reshape(g.shape[:-1] + (-1,)) @ self.P)
 
     # -- the coupling's interface ------------------------------------------------------------
     def phi(self, q: np.ndarray) -> np.ndarray:
@@ -676,14 +685,13 @@ class Closed(coupling.Coupling):
         return (self.jacobian(q) @ v[..., None])[..., 0]
 
     def _along(self, full: Trajectory, K: int, all_known: bool = False) -> np.ndarray:
-        """``P J^(k)`` (N, K+1, r, n) along the joints' motion (found once per motion and
-        order: the torques, the constraint forces and the matrices need them again); with
+        """``P J^(k)`` (N, K+1, r, n) along the joints' motion: those :meth:`expand` found
+        (a :class:`Looped` carries them) where they go to order K, else found now; with
         ``all_known`` to the highest order known (at least K)."""
-        known = self._known.get(full)
-        if known is None or known.shape[1] <= K:
-            known = self.jacobian_jets(full.derivatives, K)
-            self._known[full] = known
-        return known if all_known else known[:, : K + 1]
+        known = full.jacobians if isinstance(full, Looped) else None
+        if known is None or known.along is not full.derivatives or known.PJ.shape[1] <= K:
+            return self.jacobian_jets(full.derivatives, K)
+        return known.PJ if all_known else known.PJ[:, : K + 1]
 
     def _G(self, full: Trajectory, K: int) -> np.ndarray:
         """``G^(k)`` (N, K+1, n, m) along the joints' motion (q to order K at least)."""
@@ -701,17 +709,16 @@ class Closed(coupling.Coupling):
             raise HodynError(f"the trajectory's joints {trajectory.joint_names} are not the "
                              f"actuated joints {self.coordinate_names}")
         qs, PJ = self._solved(trajectory.derivatives, trajectory.t)
-        full = Trajectory(self.joint_names, qs, trajectory.t, trajectory.wrenches,
-                          trajectory.series, trajectory.base)
-        if PJ is not None:   # (what :meth:`_along` would find again)
-            self._known[full] = PJ
-        return full
+        # (P J's jets go with it: what :meth:`_along` would find again)
+        return Looped(self.joint_names, qs, trajectory.t, trajectory.wrenches,
+                      trajectory.series, trajectory.base,
+                      None if PJ is None else KnownJacobians(qs, PJ))
 
     def forces(self, f: np.ndarray, trajectory: Trajectory | None = None, axis: int = -1
                ) -> np.ndarray:
         if trajectory is None:
             raise HodynError("closed loops: projecting forces needs the motion")
-        return np.moveaxis(self._projected(f, trajectory, axis)[1], -1, axis)
+        return self.split(f, trajectory, axis)[0]
 
     def reduced(self, M: np.ndarray, C: np.ndarray, Cbar: np.ndarray, g: np.ndarray,
                 trajectory: Trajectory) -> dict[str, np.ndarray]:
