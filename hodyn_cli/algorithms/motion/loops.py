@@ -469,11 +469,11 @@ class Closed(coupling.Coupling):
         under ``QUADRATIC`` times the one before: the next would be below rounding; near a
         singular configuration Newton converges linearly and goes on). Returns the residual
         c, ``P J`` and J's rows off its span (:meth:`_kept`): what the checks and the
-        implicit function theorem use. The compiled kernel's where it runs: each sample
-        stops on its own and the three are those at the solution (one more evaluation, so
-        that a sample's numbers do not depend on which samples share its batch); numpy's
-        (the reference: the batch stops together and they are those at the last step's
-        start, no more evaluation) where the kernel finds ``P J_p`` near singular."""
+        implicit function theorem use: those at the last step's start (within
+        ``RESIDUAL_TOL`` of the solution; no evaluation more). The compiled kernel's where it
+        runs (each sample stops on its own, so that a sample's numbers do not depend on which
+        samples share its batch); numpy's (the reference: the batch stops together) where
+        the kernel finds ``P J_p`` near singular."""
         kernel = self._kernel()
         if kernel is None:
             return self._newton_numpy(q, iterations, t, samples)

@@ -19,8 +19,10 @@
  * hodyn_loop_newton: Newton on P c(q) = 0 for the passive joints, q_p <- q_p - (P J_p)^-1 P c,
  *   per sample until a step is below tol, or one from |P c| < tol is below `quadratic` x the
  *   one before, or |P c| is below tol / 100 (the step it would take is rounding); returns c
- *   and J at the solution and a flag per sample: 0 where P J_p is near singular (Hadamard's
- *   ratio |det| / prod(row norms) below `near`): the caller decides those as numpy does.
+ *   and J where that last step started (as numpy's: within tol of the solution; no
+ *   evaluation more for them) and a flag per sample: 0 where P J_p is near singular
+ *   (Hadamard's ratio |det| / prod(row norms) below `near`): the caller decides those as
+ *   numpy does.
  * hodyn_loop_predict: Newton's starts between the anchors (their Taylor and Hermite
  *   polynomials) and where they are too far.
  * hodyn_loop_rates: the implicit function theorem order by order, q_p^(k) = -(P J_p)^-1 P
@@ -402,7 +404,8 @@ static void kept_rows(const Cuts *k, int n, int K1, const vd *J, vd *PJ, vd *off
     }
 }
 
-/* q[N][n] in place; at the solution c[N][R], PJ[N][r][n] and off[N] (kept_rows); ok[N] */
+/* q[N][n] in place; c[N][R], PJ[N][r][n] and off[N] (kept_rows) where the last step started;
+ * ok[N] */
 int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, const double *Pm,
                       const int32_t *passive, int iterations, double tol, double quadratic,
                       double near, double *c, double *PJ, double *off, uint8_t *ok) {
@@ -459,15 +462,17 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
                     size = fmax(size, fabs(step[i][l]));
                 }
                 done[l] = size < tol || (res < tol && size < quadratic * before[l]);
+                if (done[l]) {   /* c and J of this step's start, as numpy's (module note) */
+                    have[l] = 1;
+                    for (int e = 0; e < R; e++) cfin[e][l] = cv[e][l];
+                    for (int e = 0; e < R * n; e++) Jfin[e][l] = Jv[e][l];
+                }
                 before[l] = size;
                 all &= done[l];
             }
             if (all) break;
         }
-        /* c and J at the solution (not at the last step's start, as numpy's: the samples'
-         * stops are their own here, not their batch's, so they are as close to the solution
-         * as numpy's batch's, whichever samples share a lane group): where a step was the
-         * last, one more evaluation */
+        /* where the iterations ran out, c and J at the last step's end: one more evaluation */
         int missing = 0;
         for (int l = 0; l < LANES; l++) missing |= !have[l];
         if (missing) {
