@@ -569,16 +569,19 @@ class Closed(coupling.Coupling):
                               kernel.loop_predict(full, t, samples, TAYLOR, self.a, STEP,
                                                   TAYLOR_TOL, _hermite(full.shape[1])))
         qa = guess[:, self.a]
-        M = len(samples)
-        q, c = guess.copy(), np.zeros((M, self.n_rows))
-        PJ, off = np.zeros((M, self.rank, self.n)), np.zeros(M)
-        if not far.all():
-            near = q[~far]   # (a copy: Newton moves it, then it goes back)
-            c[~far], PJ[~far], off[~far] = self._newton(near, ITERATIONS, t, samples[~far])
-            q[~far] = near
-            # wandered off, or not closed: continued instead (the checks then judge)
-            far |= (np.abs(q - guess).max(axis=1) > STEP) | (np.abs(c @ self.P.T).max(axis=1)
-                                                             > RESIDUAL_TOL ** 0.5)
+        q, near = guess.copy(), ~far
+        if near.all():   # (the common case: no masked copies)
+            c, PJ, off = self._newton(q, ITERATIONS, t, samples)
+        else:
+            M = len(samples)
+            c, PJ, off = np.zeros((M, self.n_rows)), np.zeros((M, self.rank, self.n)), np.zeros(M)
+            if near.any():
+                part = q[near]   # (a copy: Newton moves it, then it goes back)
+                c[near], PJ[near], off[near] = self._newton(part, ITERATIONS, t, samples[near])
+                q[near] = part
+        # wandered off, or not closed: continued instead (the checks then judge)
+        far |= (np.abs(q - guess).max(axis=1) > STEP) | (np.abs(c @ self.P.T).max(axis=1)
+                                                         > RESIDUAL_TOL ** 0.5)
         if far.any():
             q[far], c[far], PJ[far], off[far] = self._continued(full[anchor[far], 0], qa[far],
                                                                 t, samples[far])
