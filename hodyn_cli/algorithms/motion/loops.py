@@ -459,11 +459,12 @@ class Closed(coupling.Coupling):
         steps = max(1, ceil(np.abs(qa - start).max(initial=0.0) / STEP))
         for s in range(1, steps + 1):
             q[:, self.a] = start + (qa - start) * (s / steps)
-            c, PJ, off = self._newton(q, ITERATIONS if s == steps else 3, t, samples)
+            c, PJ, off, _ = self._newton(q, ITERATIONS if s == steps else 3, t, samples)
         return q, c, PJ, off
 
     def _newton(self, q: np.ndarray, iterations: int, t: np.ndarray | None,
-                samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                samples: np.ndarray, rates: tuple[np.ndarray, np.ndarray] | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Newton's steps on q (M, n) in place until the largest is below ``RESIDUAL_TOL``,
         or until one from a kept residual ``P c`` below it converged quadratically (the step
         under ``QUADRATIC`` times the one before: the next would be below rounding; near a
@@ -473,19 +474,31 @@ class Closed(coupling.Coupling):
         ``RESIDUAL_TOL`` of the solution; no evaluation more). The compiled kernel's where it
         runs (each sample stops on its own, so that a sample's numbers do not depend on which
         samples share its batch); numpy's (the reference: the batch stops together) where
-        the kernel finds ``P J_p`` near singular."""
+        the kernel finds ``P J_p`` near singular.
+
+        ``rates`` (full, jacobians): the samples are rows ``samples`` of ``full`` (N, D, n),
+        and where the kernel runs at order D - 1 its pass goes on to their positions and
+        derivatives there and ``P J``'s jets in ``jacobians`` (:meth:`_derivatives`, one pass
+        of the poses fewer). The fourth array (M,) says where it did (numpy's: nowhere)."""
         kernel = self._kernel()
         if kernel is None:
-            return self._newton_numpy(q, iterations, t, samples)
-        out, c, PJ, off, ok = kernel.loop_newton(self.model, q, self.cuts, iterations,
-                                                 RESIDUAL_TOL, QUADRATIC, SINGULAR_TOL ** 0.5)
+            return (*self._newton_numpy(q, iterations, t, samples), np.zeros(len(q), bool))
+        if rates is not None and self._kernel(rates[0].shape[1] - 1) is not None:
+            out, c, PJ, off, ok = kernel.loop_newton(
+                self.model, q, self.cuts, iterations, RESIDUAL_TOL, QUADRATIC,
+                SINGULAR_TOL ** 0.5, (rates[0], samples, rates[1]))
+            rated = ok
+        else:
+            out, c, PJ, off, ok = kernel.loop_newton(self.model, q, self.cuts, iterations,
+                                                     RESIDUAL_TOL, QUADRATIC, SINGULAR_TOL ** 0.5)
+            rated = np.zeros(len(q), bool)
         if not ok.all():   # (from where the kernel stopped)
             rest = out[~ok]
             c[~ok], PJ[~ok], off[~ok] = self._newton_numpy(rest, iterations, t, samples[~ok])
             out[~ok] = rest
         if out is not q:
             q[:] = out
-        return c, PJ, off
+        return c, PJ, off, rated
 
     def _newton_numpy(self, q: np.ndarray, iterations: int, t: np.ndarray | None,
                       samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -548,14 +561,16 @@ class Closed(coupling.Coupling):
             full[coarse, 0], Jp = self._closed(qs[coarse, 0], t, coarse, COARSE // TAYLOR)
             found &= self._derivatives(full, coarse, Jp, jacobians)
             samples = np.flatnonzero(~anchors)
-            full[samples, 0], Jp = self._predicted(full, samples, t)
+            full[samples, 0], Jp, rated = self._predicted(full, samples, t, jacobians)
+            if rated.any():   # (their derivatives found with them)
+                samples, Jp = samples[~rated], Jp[~rated]
         else:
             full[:, 0], Jp = self._closed(qs[:, 0], t, samples)
         found &= self._derivatives(full, samples, Jp, jacobians)
         return full, jacobians if found else None
 
-    def _predicted(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray]:
+    def _predicted(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray,
+                   jacobians: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The positions at ``samples`` (M, n) and ``P J_p`` there by Newton from the Hermite
         polynomial of the two anchors around each (every ``TAYLOR``-th sample and the last,
         solved in ``full`` with their derivatives). Where the nearest one's Taylor
@@ -563,7 +578,9 @@ class Closed(coupling.Coupling):
         (the samples are far apart in time),
         the actuated joints moved more than ``STEP``, or Newton went farther than ``STEP``
         from the prediction or did not close the loops, the sample is continued from its
-        anchor instead (its branch)."""
+        anchor instead (its branch). Where the compiled kernel's Newton went on to the
+        derivatives (:meth:`_newton`: in ``full`` and ``jacobians``), the third array (M,)
+        is True."""
         kernel = self._kernel()
         guess, far, anchor = (self._prediction(full, samples, t) if kernel is None else
                               kernel.loop_predict(full, t, samples, TAYLOR, self.a, STEP,
@@ -571,13 +588,15 @@ class Closed(coupling.Coupling):
         qa = guess[:, self.a]
         q, near = guess.copy(), ~far
         if near.all():   # (the common case: no masked copies)
-            c, PJ, off = self._newton(q, ITERATIONS, t, samples)
+            c, PJ, off, rated = self._newton(q, ITERATIONS, t, samples, (full, jacobians))
         else:
             M = len(samples)
             c, PJ, off = np.zeros((M, self.n_rows)), np.zeros((M, self.rank, self.n)), np.zeros(M)
+            rated = np.zeros(M, bool)
             if near.any():
                 part = q[near]   # (a copy: Newton moves it, then it goes back)
-                c[near], PJ[near], off[near] = self._newton(part, ITERATIONS, t, samples[near])
+                c[near], PJ[near], off[near], rated[near] = self._newton(
+                    part, ITERATIONS, t, samples[near], (full, jacobians))
                 q[near] = part
         # wandered off, or not closed: continued instead (the checks then judge)
         far |= (np.abs(q - guess).max(axis=1) > STEP) | (np.abs(c @ self.P.T).max(axis=1)
@@ -585,7 +604,7 @@ class Closed(coupling.Coupling):
         if far.any():
             q[far], c[far], PJ[far], off[far] = self._continued(full[anchor[far], 0], qa[far],
                                                                 t, samples[far])
-        return q, self._checked(c, PJ, off, t, samples)
+        return q, self._checked(c, PJ, off, t, samples), rated & ~far
 
     def _prediction(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
