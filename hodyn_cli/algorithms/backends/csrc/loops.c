@@ -870,12 +870,15 @@ int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double
             for (int k = 0; k < 2 * D; k++, tk *= tau)
                 for (int i = 0; i < 2 * D; i++) weight[i] += tk * W[2 * D * k + i];
             const double *ql = full + (size_t)l * D * n, *qr = full + (size_t)r * D * n;
-            double differ = 0.0;
+            double differ = 0.0, scale = 1.0;
+            for (int k = 0; k < D; k++, scale *= span) {   /* (the span's powers once) */
+                weight[k] *= scale;
+                weight[D + k] *= scale;
+            }
             for (int j = 0; j < n; j++) {
-                double sum = 0.0, scale = 1.0;
-                for (int k = 0; k < D; k++, scale *= span)
-                    sum += weight[k] * scale * ql[k * n + j] +
-                           weight[D + k] * scale * qr[k * n + j];
+                double sum = 0.0;
+                for (int k = 0; k < D; k++)
+                    sum += weight[k] * ql[k * n + j] + weight[D + k] * qr[k * n + j];
                 hermite[j] = sum;
                 differ = larger(differ, fabs(sum - g[j]));
             }
