@@ -35,8 +35,8 @@ import numpy as np
 
 from hodyn_cli.algorithms.backends import gpu
 from hodyn_cli.algorithms.backends.compiled import CompiledBackend
+from hodyn_cli.algorithms.backends.numpy.model_data import model_data
 from hodyn_cli.algorithms.dynamics.common import base_motion
-from hodyn_cli.algorithms.dynamics.model_data import model_data
 from hodyn_cli.core.trajectory import cosine
 from hodyn_cli.modeling.urdf import load_model
 

@@ -16,6 +16,9 @@ import pytest
 from conftest import URDF, random_cosine, reference, wrench_motion
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends import compiled
+from hodyn_cli.algorithms.backends.numpy import body_fixed as numpy_body_fixed
+from hodyn_cli.algorithms.backends.numpy import closed_form as numpy_closed_form
+from hodyn_cli.algorithms.backends.numpy import floating as numpy_floating
 from hodyn_cli.algorithms.dynamics import body_fixed
 from hodyn_cli.algorithms.dynamics.common import solve_in_chunks
 from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
@@ -28,8 +31,8 @@ pytestmark = pytest.mark.kernel  # the backends besides numpy: nothing to test w
 
 def numpy_reference(model, traj, order):
     def per_chunk(qs, base, wrenches):
-        kin = body_fixed.forward_pass(model, qs, order + 1, base)
-        return body_fixed.backward_pass(model, qs, kin, order, wrenches)[0]
+        kin = numpy_body_fixed.forward_pass(model, qs, order + 1, base)
+        return numpy_body_fixed.backward_pass(model, qs, kin, order, wrenches)[0]
 
     return solve_in_chunks(model, traj, order, (0.0, 0.0, -9.81), per_chunk)
 
@@ -151,7 +154,7 @@ def test_closed_form_matches_numpy_reference(robot, kernel, order):
     base = base_motion((0.3, -0.2, -9.81), order + 1)
     for wrenches, with_cbar in ((W, True), ({}, False)):
         ours = closed_form.eom_matrices(model, qs, order, base, wrenches, with_cbar)
-        ref = closed_form.eom_matrices_numpy(model, qs, order, base, wrenches, with_cbar)
+        ref = numpy_closed_form.eom_matrices_numpy(model, qs, order, base, wrenches, with_cbar)
         for field in ("M", "C", "Cbar", "g", "Q_ext"):
             assert close(getattr(ours, field), getattr(ref, field)), (name, field, kernel)
 
@@ -177,7 +180,7 @@ def test_twists_match_the_numpy_forward_pass(robot, kernel):
     base[0, 1, 3:] = (0.5, -1.0, 9.81)
     tau, V = backends.current().inverse_dynamics(model, traj.derivatives, base, {}, order=order,
                                               twists=True)
-    ref = np.stack(body_fixed.forward_pass(model, traj.derivatives, order + 1, base).V, axis=1)
+    ref = np.stack(numpy_body_fixed.forward_pass(model, traj.derivatives, order + 1, base).V, axis=1)
     assert V.shape == ref.shape
     assert np.abs(V - ref).max() <= 1e-12 * np.abs(ref).max(), (name, kernel)
 
@@ -224,7 +227,6 @@ def check_every_operation(model, t) -> None:
     """Every operation of the current backend against the numpy reference on ``model`` at
     the times ``t`` (orders 0 and 2, wrenches, a floating root, elastic drives, IK)."""
     from hodyn_cli.algorithms.actuation import elastic
-    from hodyn_cli.algorithms.dynamics import floating
     from hodyn_cli.algorithms.dynamics.common import base_motion
     from hodyn_cli.modeling.drives import read_drives
 
@@ -236,7 +238,7 @@ def check_every_operation(model, t) -> None:
         W0 = {b: w[:, 0] for b, w in W.items()}
         accel = base_motion((0.1, 0.2, -9.81), order + 1)
         rows, g = random_base(len(t), order + 2, seed=6), np.array([0.1, 0.2, -9.81])
-        jet = floating.root_jet_numpy(rows.R, rows.Vb, g, order + 1)
+        jet = numpy_floating.root_jet_numpy(rows.R, rows.Vb, g, order + 1)
 
         def results(b, qs=qs, base=base, W=W, W0=W0, accel=accel, rows=rows, g=g, jet=jet,
                     order=order):

@@ -15,7 +15,7 @@ from scipy.linalg import block_diag
 
 from conftest import floating_motion, legged_urdf, random_cosine, random_urdf
 from hodyn_cli.algorithms import backends
-from hodyn_cli.algorithms.contacts.distribution import contact_map
+from hodyn_cli.algorithms.backends.numpy.contacts import contact_map
 from hodyn_cli.algorithms.contacts.dynamics import on_contacts
 from hodyn_cli.algorithms.contacts.frames import root_rotation
 from hodyn_cli.core import jets

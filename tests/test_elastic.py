@@ -13,6 +13,7 @@ import pytest
 
 from conftest import SAMPLES, URDF, random_cosine, stencil_derivative, wrench_motion
 from hodyn_cli.algorithms.actuation import elastic
+from hodyn_cli.algorithms.backends.numpy import elastic as numpy_elastic
 from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 from hodyn_cli.core import lie
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, cosine
@@ -347,7 +348,7 @@ def test_compact_high_order_samples_match_the_cosine_files():
 @pytest.mark.kernel
 @pytest.mark.parametrize("case", CASES)
 def test_elastic_kernel_equals_numpy_reference(case, lanes):
-    """The compiled full model against elastic.solve_full at every lane width, an odd sample
+    """The compiled full model against numpy_elastic.solve_full at every lane width, an odd sample
     count, with wrenches and a root moving per sample, torque orders 0 and 1."""
     from hodyn_cli.algorithms import backends
 
@@ -362,7 +363,7 @@ def test_elastic_kernel_equals_numpy_reference(case, lanes):
         W = {model.n - 1: wrench_motion(t, R)}
         base = np.random.default_rng(5).normal(size=(len(t), R + 2, 6))
         ours = backends.current().elastic(model, drives, req, qs, base, W, order)
-        ref = elastic.solve_full(model, drives, req, qs, base, W, order)
+        ref = numpy_elastic.solve_full(model, drives, req, qs, base, W, order)
         for a, b, what in zip(ours, ref, ("u", "theta", "taum"), strict=True):
             assert a.shape == b.shape, what
             assert np.abs(a - b).max() <= 1e-12 * np.abs(b).max(), (case, order, what, lanes)

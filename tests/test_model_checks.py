@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from conftest import URDF, random_cosine
+from hodyn_cli.algorithms.backends.numpy.model_data import _DATA, model_data
 from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
-from hodyn_cli.algorithms.dynamics.model_data import _DATA, model_data
 from hodyn_cli.core.model import LinkFrame
 from hodyn_cli.errors import ModelError
 from hodyn_cli.modeling.urdf import load_model

@@ -8,9 +8,11 @@ import pytest
 
 from conftest import URDF, random_cosine, random_urdf, reference, wrench_motion
 from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.backends.numpy import body_fixed as numpy_body_fixed
+from hodyn_cli.algorithms.backends.numpy.partials import partials_numpy
 from hodyn_cli.algorithms.dynamics.common import base_motion, body_wrenches
 from hodyn_cli.algorithms.dynamics.forward import forward_dynamics
-from hodyn_cli.algorithms.dynamics.partials import partials_numpy, torque_partials
+from hodyn_cli.algorithms.dynamics.partials import torque_partials
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.modeling.urdf import load_model
 
@@ -92,8 +94,7 @@ def test_forward_dynamics_partials_equal_the_numpy_path(lanes):
 @pytest.mark.parametrize("n_samples", [1, 5, 201])
 def test_mass_matrix_and_torques_of_the_partials_kernel(model, lanes, n_samples):
     """Its composite-inertia sums give the closed-form M and the body-fixed torques."""
-    from hodyn_cli.algorithms.dynamics import body_fixed
-    from hodyn_cli.algorithms.dynamics.closed_form import eom_matrices_numpy
+    from hodyn_cli.algorithms.backends.numpy.closed_form import eom_matrices_numpy
 
     t = np.linspace(0, 3, n_samples)
     qs = random_cosine(model, t, orders=3, seed=11).derivatives
@@ -102,7 +103,7 @@ def test_mass_matrix_and_torques_of_the_partials_kernel(model, lanes, n_samples)
     M, tau = backends.current().partials(model, qs, base, {b: w[:, 0] for b, w in W.items()},
                                       partials=False, mass=True)
     M_ref = eom_matrices_numpy(model, qs, 0, base, W).M[:, 0]
-    tau_ref = body_fixed.backward_pass(model, qs, body_fixed.forward_pass(model, qs, 1, base),
+    tau_ref = numpy_body_fixed.backward_pass(model, qs, numpy_body_fixed.forward_pass(model, qs, 1, base),
                                        0, W)[0][:, 0]
     assert np.abs(M - M_ref).max() <= 1e-12 * np.abs(M_ref).max(), lanes
     assert np.abs(tau - tau_ref).max() <= 1e-12 * np.abs(tau_ref).max(), lanes

@@ -12,7 +12,7 @@ from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Model
 
 if TYPE_CHECKING:
-    from hodyn_cli.algorithms.actuation.elastic import Requirements
+    from hodyn_cli.algorithms.backends.numpy.elastic import Requirements
     from hodyn_cli.modeling.drives import Drives
 
 __all__ = ["read_drives", "drives_for", "elastic_dynamics", "drive_dynamics",

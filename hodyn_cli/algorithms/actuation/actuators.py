@@ -21,7 +21,7 @@ to its carrier (S = G = 0, no ``n . omegad_p``): ``tau = tau_rigid`` and ``r eta
 f_J + eta (I r^2 qdd + r f_M)``, for eta = 1 and no friction Pinocchio's ``armature = I r^2``.
 
 The time derivatives: the coupling's by the Leibniz rule in the elastic model's compiled
-kernel (with ``K = inf``; :func:`hodyn_cli.algorithms.actuation.elastic.solve_full` is its numpy
+kernel (with ``K = inf``; :func:`hodyn_cli.algorithms.backends.numpy.elastic.solve_full` is its numpy
 reference), the friction's by the tanh recursion. A joint without a drive has ``tau_m = tau``
 and no current.
 
@@ -47,8 +47,9 @@ import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.actuation import elastic, friction
+from hodyn_cli.algorithms.backends.numpy.common import CHUNK
 from hodyn_cli.algorithms.dynamics import body_fixed
-from hodyn_cli.algorithms.dynamics.common import CHUNK, GRAVITY, chunks
+from hodyn_cli.algorithms.dynamics.common import GRAVITY, chunks
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError

@@ -19,10 +19,9 @@ means numpy), else the compiled kernel where it is built and runs on this CPU, e
 (:func:`fallback` says why). :func:`select` chooses for the rest of the process (``hodyn
 --backend``), :func:`use` inside a ``with`` block (tests, benchmarks).
 
-Imports: core, modeling, errors; the implementations also the reference passes of
-:mod:`hodyn_cli.algorithms.dynamics`, :mod:`~hodyn_cli.algorithms.motion`,
-:mod:`~hodyn_cli.algorithms.contacts` and :mod:`~hodyn_cli.algorithms.actuation` (found by
-name here, so nothing imports back).
+Imports: core, modeling, errors, and no other subpackage of the algorithms: the numpy
+reference passes live here (:mod:`.numpy`, a package), so the algorithms import backends and
+never the reverse.
 """
 
 from __future__ import annotations

@@ -25,9 +25,9 @@ import numpy as np
 
 from hodyn_cli.algorithms.backends import Unavailable, abi
 from hodyn_cli.algorithms.backends.numpy import NumpyBackend
-from hodyn_cli.algorithms.contacts.distribution import RANKS
-from hodyn_cli.algorithms.dynamics.closed_form import EOMMatrices
-from hodyn_cli.algorithms.dynamics.model_data import model_data
+from hodyn_cli.algorithms.backends.numpy.closed_form import EOMMatrices
+from hodyn_cli.algorithms.backends.numpy.contacts import RANKS
+from hodyn_cli.algorithms.backends.numpy.model_data import model_data
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError, ModelError, TrajectoryError
 

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hodyn_cli.algorithms.dynamics.model_data import model_data
+from hodyn_cli.algorithms.backends.numpy.model_data import model_data
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError, TrajectoryError, install_hint
 

@@ -43,85 +43,15 @@ This module is the reference (the numpy backend runs it); the compiled backend's
 
 from __future__ import annotations
 
-import numpy as np
-
-from hodyn_cli.core import jets, lie
-
-__all__ = ["distribute", "share", "contact_map", "in_contact_axes", "RANKS"]
-
-#: the moments a contact set can take: every one, all but those about a line, none
-RANKS = ("full", "line", "none")
+__all__ = []
 
 
-def _vector(M: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """The jet of ``M v`` from jets of a matrix (N, K+1, a, b) and a vector (N, K+1, b)."""
-    return jets.product(M, v[..., None])[..., 0]
 
 
-def distribute(A: np.ndarray, Hinv: np.ndarray, b: np.ndarray, rank: str = "full",
-               line: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The contact wrenches F (N, K+1, k) and the couple left over ``b - A F`` (N, K+1, 6),
-    jets, from the jets of A (N, K+1, 6, k) and b (N, K+1, 6); ``Hinv`` (k, k) the inverse
-    weights; ``rank`` one of :data:`RANKS` (``line``: with the jet of the line's direction
-    (N, K+1, 3))."""
-    B = A @ Hinv
-    G = jets.product(B, jets.transpose(A))
-    Gff_inv = jets.inverse(G[..., 3:, 3:])
-    L = jets.product(G[..., :3, 3:], Gff_inv)
-    S = G[..., :3, :3] - jets.product(L, G[..., 3:, :3])
-    if rank == "full":
-        S_plus = jets.inverse(S)
-    elif rank == "line":
-        assert line is not None, "rank 'line' takes the line's jet"
-        outer = jets.product(line, line, lambda u, v: u[..., :, None] * v[..., None, :])
-        size = jets.product(line, line, lambda u, v: np.einsum("...i,...i->...", u, v))
-        P = jets.product(outer, jets.reciprocal(size)[..., None, None], np.multiply)
-        S_plus = jets.inverse(S + P)
-    else:
-        S_plus = np.zeros_like(S)
-    bm, bf = b[..., :3], b[..., 3:]
-    ym = _vector(S_plus, bm - _vector(L, bf))
-    yf = _vector(Gff_inv, bf - _vector(G[..., 3:, :3], ym))
-    F = _vector(jets.transpose(B), np.concatenate([ym, yf], axis=-1))
-    return F, b - _vector(A, F)
 
 
-def contact_map(R: np.ndarray, p: np.ndarray, R0: np.ndarray | None, point: bool) -> np.ndarray:
-    """The jet of ``A_c`` (N, K+1, 6, 3 or 6): a contact's wrench moved to the root (module
-    docstring), from the jets of its frame R (N, K+1, 3, 3), p (N, K+1, 3) and, for a
-    point, of the root's orientation R0 (N, K+1, 3, 3)."""
-    S = lie.skew(p)   # skew is linear: derivative by derivative
-    if point:
-        assert R0 is not None, "a point's force is in world axes: its map takes R0"
-        Rt = jets.transpose(R0)
-        return np.concatenate([jets.product(S, Rt), Rt], axis=-2)
-    top = np.concatenate([R, jets.product(S, R)], axis=-1)
-    return np.concatenate([top, np.concatenate([np.zeros_like(R), R], axis=-1)], axis=-2)
 
 
-def in_contact_axes(R: np.ndarray, R0: np.ndarray | None, F: np.ndarray, point: bool
-                    ) -> np.ndarray:
-    """The jet of a contact's ground reaction F (N, K+1, 3 or 6) in its frame's axes (what its
-    link's wrench is made of): a point's world-axes force ``R_c^T R_0^T f`` (R (N, K+1, 3, 3)
-    its frame, R0 the root's orientation), a surface's wrench as it is."""
-    if not point:
-        return F
-    assert R0 is not None, "a point's force is in world axes: its frame's axes take R0"
-    return jets.product(jets.transpose(R), jets.product(jets.transpose(R0), F[..., None]))[..., 0]
 
 
-def share(R: np.ndarray, p: np.ndarray, R0: np.ndarray | None, point: np.ndarray,
-          Hinv: np.ndarray, b: np.ndarray, rank: str
-          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`distribute` over the active contacts of one phase from their frames' jets R
-    (N, m, K+1, 3, 3), p (N, m, K+1, 3), ``point`` (m,) bool (else a surface), the root's
-    orientation R0 (N, K+1, 3, 3; None without a point) and their inverse weights ``Hinv``
-    (k, k); for ``line`` the line through the two points, ``p_1 - p_0``. Returns F, the
-    couple left over and F in the contacts' axes (:func:`in_contact_axes`)."""
-    A = np.concatenate([contact_map(R[:, c], p[:, c], R0, bool(point[c]))
-                        for c in range(len(point))], axis=-1)
-    F, left = distribute(A, Hinv, b, rank, p[:, 1] - p[:, 0] if rank == "line" else None)
-    starts = np.cumsum([0] + [3 if pt else 6 for pt in point])
-    Fc = np.concatenate([in_contact_axes(R[:, c], R0, F[..., starts[c] : starts[c + 1]],
-                                         bool(point[c])) for c in range(len(point))], axis=-1)
-    return F, left, Fc
+

@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from hodyn_cli.algorithms import backends
-from hodyn_cli.algorithms.contacts.distribution import in_contact_axes
+from hodyn_cli.algorithms.backends.numpy.contacts import in_contact_axes
 from hodyn_cli.algorithms.contacts.frames import root_rotation
 from hodyn_cli.algorithms.dynamics import floating
 from hodyn_cli.algorithms.dynamics.common import GRAVITY

@@ -40,24 +40,24 @@ from typing import NamedTuple
 import numpy as np
 
 from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.backends.numpy.common import CHUNK, gravity_vector
+from hodyn_cli.algorithms.backends.numpy.floating import gravity_in_root
+from hodyn_cli.algorithms.backends.numpy.model_data import model_data
 from hodyn_cli.algorithms.dynamics import closed_form, spatial
 from hodyn_cli.algorithms.dynamics.common import (
-    CHUNK,
     GRAVITY,
     base_motion,
     body_wrenches,
     check_inputs,
-    gravity_vector,
     leibniz_rates,
 )
-from hodyn_cli.algorithms.dynamics.model_data import model_data
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name, free_body
 from hodyn_cli.errors import HodynError, TrajectoryError
 
-__all__ = ["BaseMotion", "Rows", "base_from_spatial", "root_jet", "root_jet_numpy",
-           "inverse_dynamics", "matrices", "eom_numpy", "floating_chunks", "check_base_motion"]
+__all__ = ["BaseMotion", "Rows", "base_from_spatial", "root_jet", "inverse_dynamics", "matrices",
+           "floating_chunks", "check_base_motion"]
 
 def base_from_spatial(R: np.ndarray, p: np.ndarray, Vs: np.ndarray) -> BaseMotion:
     """A base motion from the root's spatial twist ``V^s = Ad_{C_0} V_0`` (world frame) and its
@@ -82,22 +82,8 @@ def root_jet(base: BaseMotion | Rows | None, gravity, K: int) -> np.ndarray:
     return backends.current().root_jet(base.R, base.Vb, gravity_vector(gravity), K)
 
 
-def root_jet_numpy(R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray:
-    """:func:`root_jet` of a floating base in numpy, from its orientation R (N, 3, 3), body
-    twist derivatives Vb (N, >= K+1, 6) and gravity g (3,) in the world: the reference of
-    the compiled kernel."""
-    Vb = Vb[:, : K + 1]
-    u = closed_form.gravity_accelerations(_gravity_in_root(R, g), Vb, K - 1)
-    jet = Vb.copy()
-    jet[:, 1:] += np.arange(1, K + 1)[:, None] * u[:, :K]
-    return jet
 
 
-def _gravity_in_root(R: np.ndarray | None, gravity) -> np.ndarray:
-    """``u_0 = Ad_{C_0}^-1 (0; -g) = (0; -R^T g)`` ((N or 1), 6); R None: a fixed base."""
-    g = gravity_vector(gravity)
-    R = np.eye(3)[None] if R is None else R
-    return np.concatenate([np.zeros(R.shape[:1] + (3,)), -np.einsum("nji,j->ni", R, g)], axis=-1)
 
 
 def _root_children(model: Model) -> np.ndarray:
@@ -137,7 +123,7 @@ def _eom(model, qs, base, gravity, W, W0, r, with_cbar):
     Vb = np.broadcast_to(np.zeros((1, r + 2, 6)) if base is None else base.Vb[:, : r + 2],
                          (N, r + 2, 6))
     nu = np.concatenate([Vb, qs[:, 1 : r + 3]], axis=2)
-    u0 = _gravity_in_root(None if base is None else base.R, gravity)
+    u0 = gravity_in_root(None if base is None else base.R, gravity)
     accel = np.zeros((len(u0), 2, 6))
     accel[:, 1] = u0
     E = backends.current().eom_matrices(model, qs, r, accel, W, with_cbar, root_twist=Vb)
@@ -146,25 +132,6 @@ def _eom(model, qs, base, gravity, W, W0, r, with_cbar):
     return E, nu
 
 
-def eom_numpy(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
-              W: dict[int, np.ndarray] | None, with_cbar: bool, root_twist: np.ndarray
-              ) -> closed_form.EOMMatrices:
-    """Floating-base closed-form matrices of one chunk in numpy (the reference of the compiled
-    kernel): the root one more body with ``J_0 = [I 0]``, the sums (20)-(27). ``base[:, 1]``
-    ((1 or N) rows): the root's gravity acceleration ``u_0 = (0; -R^T g)``; ``root_twist``
-    (N, >= r+2, 6) its body twist and derivatives (without the root's own external wrench:
-    the caller adds it to ``Q_ext[..., :6]``)."""
-    N, n = qs.shape[0], model.n
-    nu = np.concatenate([np.broadcast_to(root_twist[:, : r + 2], (N, r + 2, 6)),
-                         qs[:, 1 : r + 3]], axis=2)
-    J, D = closed_form.jacobians(model, qs, r + 1, base=6)
-    J0 = np.zeros((1, r + 2, 6, 6 + n))
-    J0[:, 0, :, :6] = np.eye(6)
-    u0 = base[:, 1]
-    wrenches = {b + 1: w for b, w in (W or {}).items()}
-    return closed_form.assemble([J0, *J], [model.root_inertia, *model.inertias],
-                                [u0, *closed_form.body_gravity(model, D, u0)], nu, r, wrenches,
-                                with_cbar)
 
 
 def _closed_form(model, qs, base, gravity, W, W0, r):

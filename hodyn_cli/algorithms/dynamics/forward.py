@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.backends.numpy.common import CHUNK
 from hodyn_cli.algorithms.dynamics import body_fixed
-from hodyn_cli.algorithms.dynamics.common import CHUNK, GRAVITY, chunks
+from hodyn_cli.algorithms.dynamics.common import GRAVITY, chunks
 from hodyn_cli.algorithms.dynamics.partials import torque_partials
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name

@@ -40,14 +40,13 @@ from __future__ import annotations
 import numpy as np
 
 from hodyn_cli.algorithms import backends
-from hodyn_cli.algorithms.dynamics import body_fixed, floating
-from hodyn_cli.algorithms.dynamics.common import CHUNK, GRAVITY, body_wrenches, check_inputs
+from hodyn_cli.algorithms.dynamics import floating
+from hodyn_cli.algorithms.dynamics.common import GRAVITY, body_wrenches, check_inputs
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 
-__all__ = ["sensitivities", "complex_step", "dataset_name", "dataset_names", "STEP"]
+__all__ = ["sensitivities", "dataset_name", "dataset_names"]
 
-STEP = 1e-30
 
 
 def dataset_name(k: int, j: int) -> str:
@@ -73,27 +72,3 @@ def sensitivities(model: Model, trajectory: Trajectory, *, order: int = 2, gravi
     return dict(zip(dataset_names(order), sets, strict=True))
 
 
-def complex_step(model: Model, qs: np.ndarray, base: np.ndarray, W: dict[int, np.ndarray],
-                 order: int) -> np.ndarray:
-    """:func:`sensitivities` by the complex step (module docstring), the numpy backend's:
-    ``qs`` (N, order+3, n), ``base`` the root's twist jet (1 or N, order+2, 6), ``W`` body ->
-    wrench derivatives (N, order+1, 6); (S, N, n, n) in the order of :func:`dataset_names`."""
-    N, n, J = qs.shape[0], model.n, order + 3
-    # directions (j, m) as blocks of the sample axis: (J n N, J, n), complex
-    batch = np.repeat(qs[None, :, :J].astype(complex), J * n, axis=0)  # (J n, N, J, n)
-    for d in range(J * n):
-        j, m = divmod(d, n)
-        batch[d, :, j, m] += 1j * STEP
-    batch = batch.reshape(J * n * N, J, n)
-    wrenches = {b: np.tile(w, (J * n, 1, 1)) for b, w in W.items()}
-    bases = base if len(base) == 1 else np.tile(base, (J * n, 1, 1))  # shared or per sample
-    tau = np.empty((J * n * N, order + 1, n), dtype=complex)
-    for s in range(0, len(batch), CHUNK):
-        sl = slice(s, s + CHUNK)
-        kin = body_fixed.forward_pass(model, batch[sl], order + 1,
-                                      bases if len(bases) == 1 else bases[sl])
-        tau[sl] = body_fixed.backward_pass(model, batch[sl], kin, order,
-                                           {b: w[sl] for b, w in wrenches.items()})[0]
-    D = (tau.imag / STEP).reshape(J, n, N, order + 1, n)  # [j, m, s, k, i]
-    return np.stack([D[j, :, :, k, :].transpose(1, 2, 0)
-                     for k in range(order + 1) for j in range(k + 3)])

@@ -42,9 +42,10 @@ from math import comb
 
 import numpy as np
 
+from hodyn_cli.algorithms.backends.numpy.kinematics import frame_pose
+from hodyn_cli.algorithms.backends.numpy.spatial import forward_pass
 from hodyn_cli.algorithms.dynamics.common import leibniz_rates
-from hodyn_cli.algorithms.dynamics.spatial import body_fixed_twists, forward_pass, spatial_twists
-from hodyn_cli.algorithms.motion.kinematics import frame_pose
+from hodyn_cli.algorithms.dynamics.spatial import body_fixed_twists, spatial_twists
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name

@@ -28,11 +28,12 @@ array([[0.7, 0. , 0. ]])
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import comb
 
 import numpy as np
 
-from hodyn_cli.algorithms.dynamics.spatial import body_fixed_twists, forward_pass, spatial_twists
+from hodyn_cli.algorithms.backends.numpy.kinematics import frame_pose, point_derivatives
+from hodyn_cli.algorithms.backends.numpy.spatial import forward_pass
+from hodyn_cli.algorithms.dynamics.spatial import body_fixed_twists, spatial_twists
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
@@ -103,17 +104,5 @@ def link_kinematics(model: Model, trajectory: Trajectory, link: str, order: int 
     return LinkKinematics(link, R, p, Vs, Vb, pd)
 
 
-def frame_pose(kin, frame) -> tuple[np.ndarray, np.ndarray]:
-    """Pose (R, p) (N, 3, 3), (N, 3) of a link frame from the forward pass of its body."""
-    Rb = kin.R[frame.body]
-    return Rb @ frame.T[:3, :3], Rb @ frame.T[:3, 3] + kin.p[frame.body]
 
 
-def point_derivatives(p: np.ndarray, Vs: np.ndarray) -> np.ndarray:
-    """``p', ..., p^(K+1)`` (N, K+1, 3) of a point p (N, 3) on a body with twist V^s (N, K+1, 6)."""
-    K1 = Vs.shape[1]
-    w, v = Vs[..., :3], Vs[..., 3:]
-    P = [p]
-    for k in range(K1):
-        P.append(v[:, k] + sum(comb(k, j) * lie.cross(w[:, j], P[k - j]) for j in range(k + 1)))
-    return np.stack(P[1:], axis=1)

@@ -7,7 +7,7 @@ arrays derived from the model (Pinocchio's ``Data`` for what does not depend on 
 >>> import gc, weakref
 >>> from pathlib import Path
 >>> from hodyn_cli.modeling.urdf import load_model
->>> model = load_model(Path(__file__).parents[3] / "urdf" / "planar_2r.urdf")
+>>> model = load_model(Path(__file__).parents[4] / "urdf" / "planar_2r.urdf")
 >>> model_data(model).adjoints[0].shape
 (2, 6, 6)
 >>> gone = weakref.ref(model_data(model)); del model; _ = gc.collect()

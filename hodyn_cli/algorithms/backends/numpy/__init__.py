@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from hodyn_cli.algorithms.actuation import elastic
-from hodyn_cli.algorithms.contacts import distribution, frames
-from hodyn_cli.algorithms.dynamics import (
+from hodyn_cli.algorithms.backends.numpy import (
     body_fixed,
     closed_form,
+    elastic,
     floating,
+    ik,
     model_data,
     partials,
     regressor,
     sensitivities,
 )
-from hodyn_cli.algorithms.dynamics.common import CHUNK
-from hodyn_cli.algorithms.motion import ik
+from hodyn_cli.algorithms.backends.numpy.common import CHUNK
+from hodyn_cli.algorithms.backends.numpy.contacts import contact_frames, share
 from hodyn_cli.core.model import Model
 from hodyn_cli.modeling.contacts import Contact
 
@@ -53,12 +53,12 @@ class NumpyBackend:
                          root: bool = False):
         """tau (N, order+1, n), and with ``twists`` the body-fixed twists (N, n, order+2, 6),
         with ``root`` the root's Newton-Euler wrench ``F_0`` (N, order+1, 6):
-        :func:`~hodyn_cli.algorithms.dynamics.body_fixed.chunk`."""
+        :func:`~hodyn_cli.algorithms.backends.numpy.body_fixed.chunk`."""
         return body_fixed.chunk(model, qs, base, wrenches, order, twists=twists, root=root)
 
     def root_jet(self, R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray:
         """A floating root's twist jet (N, K+1, 6) in the free-falling frame:
-        :func:`~hodyn_cli.algorithms.dynamics.floating.root_jet_numpy`."""
+        :func:`~hodyn_cli.algorithms.backends.numpy.floating.root_jet_numpy`."""
         return floating.root_jet_numpy(R, Vb, g, K)
 
     def eom_matrices(self, model: Model, qs: np.ndarray, r: int, base: np.ndarray,
@@ -66,9 +66,9 @@ class NumpyBackend:
                      root_twist: np.ndarray | None = None) -> closed_form.EOMMatrices:
         """M, C, Cbar, g, Q_ext and their first r derivatives: ``base`` ((1 or N), >= 2, 6)
         holds the root's gravity acceleration in ``base[:, 1]``;
-        :func:`~hodyn_cli.algorithms.dynamics.closed_form.eom_matrices_numpy`, or with a
+        :func:`~hodyn_cli.algorithms.backends.numpy.closed_form.eom_matrices_numpy`, or with a
         floating root's twist jet ``root_twist`` (N, >= r+2, 6) the (6 + n)-square ones of
-        :func:`~hodyn_cli.algorithms.dynamics.floating.eom_numpy`."""
+        :func:`~hodyn_cli.algorithms.backends.numpy.floating.eom_numpy`."""
         if root_twist is None:
             return closed_form.eom_matrices_numpy(model, qs, r, base, wrenches, with_cbar)
         return floating.eom_numpy(model, qs, r, base, wrenches, with_cbar, root_twist)
@@ -77,8 +77,8 @@ class NumpyBackend:
                   root: bool = False) -> np.ndarray:
         """Y^(k) (N, order+1, n, 10 n), or with ``root`` a floating root's (N, order+1, 6+n,
         10 (n+1)) with its generalized force F_0 first:
-        :func:`~hodyn_cli.algorithms.dynamics.regressor.regressor_numpy`,
-        :func:`~hodyn_cli.algorithms.dynamics.regressor.floating_regressor_numpy`."""
+        :func:`~hodyn_cli.algorithms.backends.numpy.regressor.regressor_numpy`,
+        :func:`~hodyn_cli.algorithms.backends.numpy.regressor.floating_regressor_numpy`."""
         if root:
             return regressor.floating_regressor_numpy(model, qs, base, order)
         return regressor.regressor_numpy(model, qs, base, order)
@@ -87,7 +87,7 @@ class NumpyBackend:
                       wrenches: dict[int, np.ndarray], order: int) -> np.ndarray:
         """``d tau^(k) / d q^(j)`` (S, N, n, n) for the pairs (k, j) in the order of
         :func:`~hodyn_cli.algorithms.dynamics.sensitivities.dataset_names`:
-        :func:`~hodyn_cli.algorithms.dynamics.sensitivities.complex_step`."""
+        :func:`~hodyn_cli.algorithms.backends.numpy.sensitivities.complex_step`."""
         return sensitivities.complex_step(model, qs, base, wrenches, order)
 
     def partials(self, model: Model, qs: np.ndarray, base: np.ndarray,
@@ -95,7 +95,7 @@ class NumpyBackend:
                  mass: bool = False) -> tuple[np.ndarray, ...]:
         """``d tau / d q``, ``d tau / d qd`` (N, n, n) (``base``: the root's twist and rate,
         ``wrenches`` body -> (N, 6)), and with ``mass`` the mass matrix (N, n, n) and tau
-        (N, n): :func:`~hodyn_cli.algorithms.dynamics.partials.partials_numpy`, the
+        (N, n): :func:`~hodyn_cli.algorithms.backends.numpy.partials.partials_numpy`, the
         closed-form M (it depends on q only), the body-fixed passes."""
         out: tuple[np.ndarray, ...] = ()
         if partials:
@@ -114,15 +114,15 @@ class NumpyBackend:
     def elastic(self, model: Model, drives, req, qs: np.ndarray, base: np.ndarray,
                 wrenches: dict[int, np.ndarray], order: int, extra: np.ndarray | None = None):
         """u, theta, tau_m of the full elastic model:
-        :func:`~hodyn_cli.algorithms.actuation.elastic.solve_full`."""
+        :func:`~hodyn_cli.algorithms.backends.numpy.elastic.solve_full`."""
         return elastic.solve_full(model, drives, req, qs, base, wrenches, order, extra)
 
     # -- contacts -------------------------------------------------------------------------
     def contact_frames(self, model: Model, qs: np.ndarray, contacts: tuple[Contact, ...],
                        K: int) -> tuple[np.ndarray, np.ndarray]:
         """The contact frames' jets relative to the root, R (N, m, K+1, 3, 3) and p (N, m,
-        K+1, 3): :func:`~hodyn_cli.algorithms.contacts.frames.contact_frames`."""
-        found = frames.contact_frames(model, qs, contacts, K)
+        K+1, 3): :func:`~hodyn_cli.algorithms.backends.numpy.contacts.contact_frames`."""
+        found = contact_frames(model, qs, contacts, K)
         return np.stack([f.R for f in found], axis=1), np.stack([f.p for f in found], axis=1)
 
     def contact_share(self, R: np.ndarray, p: np.ndarray, R0: np.ndarray | None,
@@ -133,23 +133,23 @@ class NumpyBackend:
         ``on`` (ascending) of the frames' jets R, p (:meth:`contact_frames`), ``point`` (m,)
         bool, the root's orientation jet R0 (N, K+1, 3, 3; None without a point), inverse
         weights ``Hinv`` (k, k), ``b`` (N, K+1, 6), ``rank`` one of
-        :data:`~hodyn_cli.algorithms.contacts.distribution.RANKS`:
-        :func:`~hodyn_cli.algorithms.contacts.distribution.share`."""
-        return distribution.share(R[rows][:, on], p[rows][:, on],
+        :data:`~hodyn_cli.algorithms.backends.numpy.contacts.RANKS`:
+        :func:`~hodyn_cli.algorithms.backends.numpy.contacts.share`."""
+        return share(R[rows][:, on], p[rows][:, on],
                                   None if R0 is None else R0[rows], point[on], Hinv, b[rows],
                                   rank)
 
     # -- inverse kinematics --------------------------------------------------------------
     def ik_newton(self, task: ik.Task, q: np.ndarray, R: np.ndarray | None, p: np.ndarray,
                   steps: int) -> tuple[np.ndarray, np.ndarray]:
-        """Newton towards the link targets: :func:`~hodyn_cli.algorithms.motion.ik.newton`."""
+        """Newton towards the link targets: :func:`~hodyn_cli.algorithms.backends.numpy.ik.newton`."""
         return ik.newton(task, q, R, p, steps)
 
     def ik_rates(self, task: ik.Task, q: np.ndarray, y: np.ndarray, q_ref: np.ndarray | None,
                  gain: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """q and its rates for the task rates y, Algorithm 2, the condition numbers and the
         relative miss of a path shorter than its task:
-        :func:`~hodyn_cli.algorithms.motion.ik.rates`."""
+        :func:`~hodyn_cli.algorithms.backends.numpy.ik.rates`."""
         return ik.rates(task, q, y, q_ref, gain)
 
     def ik_integrate(self, task: ik.Task, y: np.ndarray, *args, **kwargs
