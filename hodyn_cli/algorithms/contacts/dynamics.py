@@ -5,7 +5,7 @@ the base wrench, the joint torques with them applied, and the time derivatives o
    base wrench W and its derivatives: what the root would need from a support.
 2. At each sample the active contacts (trajectory columns ``contact_<name>``) take it over:
    the minimum weighted-norm distribution of ``b = -W`` and its derivatives
-   (:mod:`~hodyn_cli.algorithms.contacts.distribution`), from the jets of the contact frames
+   (:mod:`~hodyn_cli.algorithms.backends.numpy.contacts`), from the jets of the contact frames
    (:mod:`~hodyn_cli.algorithms.contacts.frames`). Samples with the same active contacts (a
    phase of the gait) are solved together; the derivatives are those of each phase's closed
    form, and where the active set switches the wrenches and torques jump.
@@ -175,7 +175,7 @@ def contact_wrenches(model: Model, trajectory: Trajectory, contacts: tuple[Conta
     """The distribution of ``b`` (N, K+1, 6), what the root needs from its supports (root
     frame), over the active contacts, per phase (module docstring): contact name -> jets of
     its ground reaction, and of the same in its frame's axes
-    (:func:`~.distribution.in_contact_axes`). Each phase is the backend's
+    (:func:`~hodyn_cli.algorithms.backends.numpy.contacts.in_contact_axes`). Each phase is the backend's
     :meth:`contact_share`."""
     N, K = b.shape[0], b.shape[1] - 1
     R, p, R0 = contact_frames_jets(model, trajectory, contacts, K)
@@ -238,7 +238,8 @@ def _collinear(X: np.ndarray) -> np.ndarray:
 
 def _rank(chosen: list[Contact], P: np.ndarray, trajectory: Trajectory, rows: np.ndarray
           ) -> str:
-    """Which moments the contacts can take (:data:`~.distribution.RANKS`), from their points
+    """Which moments the contacts can take
+    (:data:`~hodyn_cli.algorithms.backends.numpy.contacts.RANKS`), from their points
     P (rows, m, 3)."""
     if any(c.kind == "surface" for c in chosen):
         return "full"

@@ -1,6 +1,6 @@
 """The contact frames' motion relative to the floating root, as jets (pose and its first K
 time derivatives), and the root's orientation in the world: what the contact wrenches' map
-to the root (:mod:`~hodyn_cli.algorithms.contacts.distribution`) and its rates are made of.
+to the root (:mod:`~hodyn_cli.algorithms.backends.numpy.contacts`) and its rates are made of.
 
 With the root held, the spatial forward pass (:mod:`hodyn_cli.algorithms.dynamics.spatial`)
 gives each body's pose ``(R_b, p_b)`` and spatial twist ``(omega; v)`` in the root frame; a
