@@ -178,7 +178,8 @@ def test_twists_match_the_numpy_forward_pass(robot, kernel):
     traj = random_cosine(model, np.linspace(0, 2, 33), orders=order + 3, seed=5)
     base = np.zeros((1, order + 2, 6))
     base[0, 1, 3:] = (0.5, -1.0, 9.81)
-    tau, V = backends.current().inverse_dynamics(model, traj.derivatives, base, {}, order=order,
+    backend, data = backends.prepare(model)
+    tau, V = backend.inverse_dynamics(model, data, traj.derivatives, base, {}, order=order,
                                               twists=True)
     ref = np.stack(numpy_body_fixed.forward_pass(model, traj.derivatives, order + 1, base).V, axis=1)
     assert V.shape == ref.shape
@@ -192,9 +193,10 @@ def test_orders_beyond_the_kernels_tables_run_as_numpys(lanes):
     traj = random_cosine(model, np.linspace(0, 1, 3), orders=order + 3)
     base = np.zeros((1, order + 2, 6))
     base[0, 1, 5] = 9.81
-    ours = backends.current().inverse_dynamics(model, traj.derivatives, base, {}, order=order)
+    backend, data = backends.prepare(model)
+    ours = backend.inverse_dynamics(model, data, traj.derivatives, base, {}, order=order)
     assert close(ours, reference(lambda: backends.current().inverse_dynamics(
-        model, traj.derivatives, base, {}, order=order)))
+        model, backends.current().data(model), traj.derivatives, base, {}, order=order)))
 
 
 @pytest.mark.slow
@@ -242,20 +244,22 @@ def check_every_operation(model, t) -> None:
 
         def results(b, qs=qs, base=base, W=W, W0=W0, accel=accel, rows=rows, g=g, jet=jet,
                     order=order):
-            return [b.inverse_dynamics(model, qs, base, W, order=order),
-                    *b.inverse_dynamics(model, qs, jet, W, order=order, twists=True, root=True),
+            d = b.data(model)
+            return [b.inverse_dynamics(model, d, qs, base, W, order=order),
+                    *b.inverse_dynamics(model, d, qs, jet, W, order=order, twists=True, root=True),
                     b.root_jet(rows.R, rows.Vb, g, order + 1),
-                    b.regressor(model, qs, base, order),
-                    b.regressor(model, qs, jet, order, root=True),
-                    b.sensitivities(model, qs, base, W, order),
-                    *b.partials(model, qs, base, W0, mass=True),
-                    *vars(b.eom_matrices(model, qs, order, accel, W)).values(),
-                    *vars(b.eom_matrices(model, qs, order, accel, W, True,
+                    b.regressor(model, d, qs, base, order),
+                    b.regressor(model, d, qs, jet, order, root=True),
+                    b.sensitivities(model, d, qs, base, W, order),
+                    *b.partials(model, d, qs, base, W0, mass=True),
+                    *vars(b.eom_matrices(model, d, qs, order, accel, W)).values(),
+                    *vars(b.eom_matrices(model, d, qs, order, accel, W, True,
                                          root_twist=rows.Vb)).values()]
 
         for x, y in zip(results(ours), results(ref), strict=True):
             assert close(x, y), order
-        M = ref.eom_matrices(model, qs, order, accel, W, True, root_twist=rows.Vb).M[:, 0]
+        M = ref.eom_matrices(model, ref.data(model), qs, order, accel, W, True,
+                             root_twist=rows.Vb).M[:, 0]
         rhs = np.concatenate([base[:, :2].swapaxes(1, 2), qs[:, :2].swapaxes(1, 2)], axis=1)
         assert close(ours.spd_solve(M, rhs), ref.spd_solve(M, rhs))
     drives = read_drives(URDF / "gripper_arm_drives.toml", model)
@@ -263,8 +267,8 @@ def check_every_operation(model, t) -> None:
     R = int(req.u_orders.max())
     qs = random_cosine(model, t, orders=R + 2, seed=5).derivatives
     base = base_motion((0, 0, -9.81), R + 1)
-    for x, y in zip(ours.elastic(model, drives, req, qs, base, {}, 0),
-                    ref.elastic(model, drives, req, qs, base, {}, 0), strict=True):
+    for x, y in zip(ours.elastic(model, ours.data(model), drives, req, qs, base, {}, 0),
+                    ref.elastic(model, ref.data(model), drives, req, qs, base, {}, 0), strict=True):
         assert close(x, y)
     # inverse kinematics: a redundant arm's rates and Newton (tests/test_ik_kernel.py)
     from test_ik_kernel import setup
@@ -291,7 +295,7 @@ def test_entry_points_check_the_model_and_sizes_they_are_given(lanes):
     count."""
     model = load_model(URDF / "iiwa14.urdf")
     lib = backends.current().lib
-    good = backends.current().data(model)
+    good = backends.current().data(model).struct
     qs = np.ascontiguousarray(random_cosine(model, np.linspace(0, 1, 2), orders=5).derivatives)
     base, out = np.zeros((1, 4, 6)), np.empty((2, 3, model.n))
 
@@ -385,11 +389,11 @@ def test_kernels_read_the_samples_of_a_readers_chunk_in_place(lanes):
     base[0, 1, 5] = 9.81
     b = backends.current()
     calls = [
-        lambda qs: b.inverse_dynamics(model, qs, base, {}, order=2),
-        lambda qs: b.regressor(model, qs, base, 1),
-        lambda qs: b.sensitivities(model, qs, base, {}, 1),
-        lambda qs: b.partials(model, qs, base, {}, mass=True)[0],
-        lambda qs: b.eom_matrices(model, qs, 1, base, {}, True).M,
+        lambda qs: b.inverse_dynamics(model, b.data(model), qs, base, {}, order=2),
+        lambda qs: b.regressor(model, b.data(model), qs, base, 1),
+        lambda qs: b.sensitivities(model, b.data(model), qs, base, {}, 1),
+        lambda qs: b.partials(model, b.data(model), qs, base, {}, mass=True)[0],
+        lambda qs: b.eom_matrices(model, b.data(model), qs, 1, base, {}, True).M,
     ]
     for call in calls:
         assert np.array_equal(call(view), call(np.ascontiguousarray(view)))

@@ -60,7 +60,8 @@ def test_kernel_with_a_per_sample_base_equals_numpy(robot, lanes, order):
     N = 11  # odd: the last lockstep group is partly filled
     qs = random_cosine(model, np.linspace(0, 2, N), orders=order + 3, seed=7).derivatives
     base = random_base(N, order, seed=8)
-    tau, V = backends.current().inverse_dynamics(model, qs, base, {}, order=order, twists=True)
+    backend, data = backends.prepare(model)
+    tau, V = backend.inverse_dynamics(model, data, qs, base, {}, order=order, twists=True)
     kin = numpy_body_fixed.forward_pass(model, qs, order + 1, base)
     ref = numpy_body_fixed.backward_pass(model, qs, kin, order)[0]
     assert np.abs(tau - ref).max() <= 1e-12 * np.abs(ref).max(), name

@@ -304,7 +304,8 @@ def test_rigid_drive_kernel_equals_numpy_reference(lanes):
             base = np.random.default_rng(5).normal(size=(len(t), R + 2, 6))
             extra = friction.at_side(d, qs[:, 1 : R + 2], motor=False)
             assert extra is not None and np.abs(extra).max() > 0
-            ours = backends.current().elastic(model, d, req, qs, base, W, order, extra)
+            backend, data = backends.prepare(model)
+            ours = backend.elastic(model, data, d, req, qs, base, W, order, extra)
             ref = numpy_elastic.solve_full(model, d, req, qs, base, W, order, extra)
             for a, b, what in zip(ours, ref, ("u", "theta", "taum"), strict=True):
                 assert a.shape == b.shape, what

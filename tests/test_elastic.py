@@ -362,7 +362,8 @@ def test_elastic_kernel_equals_numpy_reference(case, lanes):
         qs = random_cosine(model, t, orders=R + 2, seed=4).derivatives
         W = {model.n - 1: wrench_motion(t, R)}
         base = np.random.default_rng(5).normal(size=(len(t), R + 2, 6))
-        ours = backends.current().elastic(model, drives, req, qs, base, W, order)
+        backend, data = backends.prepare(model)
+        ours = backend.elastic(model, data, drives, req, qs, base, W, order)
         ref = numpy_elastic.solve_full(model, drives, req, qs, base, W, order)
         for a, b, what in zip(ours, ref, ("u", "theta", "taum"), strict=True):
             assert a.shape == b.shape, what

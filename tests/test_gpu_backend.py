@@ -44,7 +44,6 @@ def compilation_cache(request):
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
     yield
     jax.config.update("jax_compilation_cache_dir", before)
-    gpu._MODELS.clear()   # the programs go now, not while the test worker exits
     jax.clear_caches()
 
 
@@ -130,7 +129,8 @@ def test_fixed_base_with_gravity(name, order):
                                    order)[0]
     assert_close(tau, ref, name)
     if "compiled" in backends.current().describe():
-        assert_close(tau, backends.current().inverse_dynamics(model, qs, base, {}, order=order),
+        backend, data = backends.prepare(model)
+        assert_close(tau, backend.inverse_dynamics(model, data, qs, base, {}, order=order),
                      name)
     Y = gpu.regressor_chunk(model, qs, base, order, device="cpu", block=BLOCK)
     assert_close(Y, numpy_regressor.regressor_numpy(model, qs, base, order), name)
@@ -169,10 +169,11 @@ def test_one_compiled_program_serves_every_chunk():
     """Chunks of any size reuse the program of their (model, operation, order, options,
     block): no recompilation per chunk."""
     model, qs, base = planar(50, order=3)
-    dm = gpu.device_model(model, "cpu")
+    dm = gpu.DeviceModel(model, "cpu")
     before = set(dm._programs)
     for N in (5, 50, 13):
-        gpu.inverse_dynamics_chunk(model, qs[:N], base, {}, order=3, device="cpu", block=8)
+        gpu.inverse_dynamics_chunk(model, qs[:N], base, {}, order=3, device="cpu", block=8,
+                                   on_device=dm)
     new = [p for key, p in dm._programs.items() if key not in before]
     assert len(new) == 1 and new[0]._cache_size() == 1
 
@@ -181,13 +182,13 @@ def test_block_sizes_follow_the_chunk_between_a_floor_and_a_ceiling():
     """Without ``block``: the power of two that holds the chunk, at least MIN_BLOCK samples
     and at most MAX_BLOCK (on the CPU device); a chunk beyond it runs in several blocks."""
     model = MODELS["planar_2r"]
-    dm = gpu.device_model(model, "cpu")
+    dm = gpu.DeviceModel(model, "cpu")
     low, high = gpu.MIN_BLOCK["cpu"], gpu.MAX_BLOCK["cpu"]
     sizes = {N: dm.block(N, 20, None) for N in (1, 5, low + 1, high - 1, 3 * high)}
     assert sizes == {1: low, 5: low, low + 1: 2 * low, high - 1: high, 3 * high: high}
     assert dm.block(5, gpu.BLOCK_BYTES["cpu"] // 8 // 3, None) == 2   # 3 samples would not fit
     model, qs, base = planar(low + 3, order=0)
-    tau = gpu.inverse_dynamics_chunk(model, qs, base, {}, order=0, device="cpu")
+    tau = gpu.inverse_dynamics_chunk(model, qs, base, {}, order=0, device="cpu", on_device=dm)
     ref = numpy_body_fixed.backward_pass(model, qs, numpy_body_fixed.forward_pass(model, qs, 1, base), 0)[0]
     assert_close(tau, ref, "default block")
     assert ("tau", 0, False, False, (), 2 * low) in dm._programs
@@ -268,7 +269,6 @@ def test_without_a_gpu_one_line_says_so():
 
 def test_without_jax_one_line_says_so(monkeypatch):
     monkeypatch.setitem(sys.modules, "jax", None)   # import jax raises ImportError
-    monkeypatch.setattr(gpu, "_MODELS", type(gpu._MODELS)())
     model, qs, base = planar(3)
     with pytest.raises(HodynError, match=r"^--backend gpu needs JAX: pip install -e "
                                          r"\"\.\[gpu\]\" in hodyn's checkout$"):

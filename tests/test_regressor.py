@@ -64,7 +64,8 @@ def test_regressor_kernel_equals_numpy_reference(robot, lanes, order):
     qs = random_cosine(model, np.linspace(0, 3, 11), orders=order + 3, seed=6).derivatives
     for base in (base_motion((0.3, -0.2, -9.81), order + 1),
                  np.random.default_rng(7).normal(size=(len(qs), order + 2, 6))):
-        ours = backends.current().regressor(model, qs, base, order)
+        backend, data = backends.prepare(model)
+        ours = backend.regressor(model, data, qs, base, order)
         ref = numpy_regressor.regressor_numpy(model, qs, base, order)
         assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max(), (name, lanes)
 

@@ -105,7 +105,8 @@ def motor_friction(drives: Drives, qs: np.ndarray) -> np.ndarray:
 
 def inverse_dynamics(model: Model, trajectory: Trajectory, drives: Drives, *, order: int = 2,
                      kind: str = "full", gravity=GRAVITY,
-                     known: elastic.Requirements | None = None) -> DriveResult:
+                     known: elastic.Requirements | None = None,
+                     data: backends.Data | None = None) -> DriveResult:
     """tau, tau_m and the currents to order ``order`` of a robot with rigid drives (``kind``:
     ``full`` or ``reflected``, module docstring). ``trajectory`` needs q to ``order + 2``;
     ``known``: :func:`requirements` when already found (they probe the model)."""
@@ -115,16 +116,17 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, drives: Drives, *, or
                          "computes it (--rigid-drives takes every drive as rigid)")
     req = known if known is not None else requirements(model, drives, order, kind)
     if kind == "reflected":
-        tau = body_fixed.inverse_dynamics(model, trajectory, order=order, gravity=gravity)
+        tau = body_fixed.inverse_dynamics(model, trajectory, order=order, gravity=gravity,
+                                          data=data)
         theta = np.where(drives.driven, drives.gear_ratio, 1.0) * trajectory.derivatives
         taum = elastic.motor_torque(drives, tau, theta, order, 0.0)
     else:
         N, n = trajectory.n_samples, model.n
         tau, taum = np.empty((N, order + 1, n)), np.empty((N, order + 1, n))
-        backend = backends.current()
+        backend, data = backends.prepare(model, data)
         for sl, qs, base, wrenches in chunks(model, trajectory, order, gravity,
                                              backend.rows(CHUNK)):
-            u, _, taum[sl] = backend.elastic(model, drives, req, qs, base, wrenches, order)
+            u, _, taum[sl] = backend.elastic(model, data, drives, req, qs, base, wrenches, order)
             tau[sl] = u
     taum += motor_friction(drives, trajectory.derivatives[:, 1 : order + 2])
     return DriveResult(tau, taum, taum / np.where(drives.current, drives.torque_constant, np.nan))

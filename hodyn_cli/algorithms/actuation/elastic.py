@@ -82,8 +82,6 @@ ZERO_TOL = 1e-9
 PROBES = 8
 
 
-
-
 @dataclass(frozen=True, eq=False)
 class ElasticResult:
     """Per sample (axis 0), derivative order (axis 1), joint (axis 2).
@@ -109,14 +107,6 @@ def coupled_pairs(model: Model, drives: Drives) -> np.ndarray:
     for c in np.flatnonzero(has_rotor):
         pairs[:, c] = anc[:, model.parent[c]]
     return pairs
-
-
-
-
-
-
-
-
 
 
 def coupling_structure(model: Model, drives: Drives, seed: int = 0
@@ -165,7 +155,8 @@ def requirements(model: Model, drives: Drives, order: int, kind: str = "full") -
 
 def inverse_dynamics(model: Model, trajectory: Trajectory, drives: Drives, *, order: int = 0,
                      kind: str = "full", gravity=GRAVITY,
-                     known: Requirements | None = None) -> ElasticResult:
+                     known: Requirements | None = None, data: backends.Data | None = None
+                     ) -> ElasticResult:
     """u, theta (to order K+2) and tau_m (to order K = ``order``) of an elastic-joint robot.
 
     ``trajectory`` needs q up to ``requirements(...).q_order`` (and wrench derivatives to
@@ -183,7 +174,7 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, drives: Drives, *, or
     R = int(req.u_orders.max())
     if kind == "reflected":
         qs = trajectory.derivatives
-        u = body_fixed.inverse_dynamics(model, trajectory, order=R, gravity=gravity)
+        u = body_fixed.inverse_dynamics(model, trajectory, order=R, gravity=gravity, data=data)
         joint = friction.at_side(drives, qs[:, 1 : R + 2], motor=False)
         u = u if joint is None else u + joint
         theta, taum = _motor_side(drives, qs[:, : R + 1], u, order)
@@ -191,24 +182,23 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, drives: Drives, *, or
         N, n = trajectory.n_samples, model.n
         u, theta = np.empty((N, order + 3, n)), np.empty((N, order + 3, n))
         taum = np.empty((N, order + 1, n))
-        backend = backends.current()
+        backend, data = backends.prepare(model, data)
         for sl, qs, base, wrenches in chunks(model, trajectory, R, gravity, backend.rows(CHUNK)):
             extra = friction.at_side(drives, qs[:, 1 : R + 2], motor=False)
-            uc, thc, taum[sl] = backend.elastic(model, drives, req, qs, base, wrenches, order,
-                                                extra)
+            uc, thc, taum[sl] = backend.elastic(model, data, drives, req, qs, base, wrenches,
+                                                order, extra)
             u[sl], theta[sl] = uc[:, : order + 3], thc[:, : order + 3]
     motor = friction.at_side(drives, theta[:, 1 : order + 2], motor=True)
     return ElasticResult(u, theta, taum if motor is None else taum + motor, req)
 
 
-
-
-def rigid_passes(model: Model, qs: np.ndarray, R: int, base: np.ndarray, wrenches: dict
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def rigid_passes(model: Model, qs: np.ndarray, R: int, base: np.ndarray, wrenches: dict,
+                 data: backends.Data | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Rigid torques (N, R+1, n) and body-fixed angular velocities (N, n, R+2, 3) of a chunk,
     by the backend that runs: the rigid part of the model, for what builds on it (the
     time-scaling laws of :mod:`hodyn_cli.algorithms.limits.scaling`)."""
-    u, V = backends.current().inverse_dynamics(model, qs, base, wrenches, order=R, twists=True)
+    backend, data = backends.prepare(model, data)
+    u, V = backend.inverse_dynamics(model, data, qs, base, wrenches, order=R, twists=True)
     return u, V[..., :3]
 
 
@@ -218,8 +208,6 @@ def _motor_side(drives: Drives, qs: np.ndarray, u: np.ndarray, order: int):
     theta = np.where(drives.driven, drives.gear_ratio * (qs + u / np.where(
         drives.driven, drives.stiffness, 1.0)), qs)
     return theta, motor_torque(drives, u, theta, order, 0.0)
-
-
 
 
 def explain(model: Model, drives: Drives, req: Requirements) -> list[dict]:

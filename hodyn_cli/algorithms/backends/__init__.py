@@ -31,15 +31,21 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import import_module
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError
+from hodyn_cli.modeling.drives import Drives
 
-__all__ = ["Backend", "Unavailable", "REGISTRY", "current", "select", "use", "load",
-           "describe", "fallback", "info", "names", "reset"]
+if TYPE_CHECKING:  # the numpy backend's types (it imports this module)
+    from hodyn_cli.algorithms.backends.numpy.closed_form import EOMMatrices
+    from hodyn_cli.algorithms.backends.numpy.elastic import Requirements
+    from hodyn_cli.algorithms.backends.numpy.ik import Task
+
+__all__ = ["Backend", "Data", "Unavailable", "REGISTRY", "current", "prepare", "select", "use",
+           "load", "describe", "fallback", "info", "names", "reset"]
 
 #: backend name -> "module:class" (imported when first chosen)
 REGISTRY = {"numpy": "hodyn_cli.algorithms.backends.numpy:NumpyBackend",
@@ -53,43 +59,76 @@ class Unavailable(Exception):
     """A backend that cannot run here; the message says why (one line)."""
 
 
+#: a backend's Data for one model (:meth:`Backend.data`): what it derives per model, of the
+#: backend's own type (numpy: :class:`~.numpy.model_data.ModelData`; compiled:
+#: :class:`~.compiled.CompiledData`; gpu: :class:`~.gpu.GpuData`), made once per request by
+#: the caller and passed to every operation on that model
+Data = Any
+
+
+class FrameOnLink(Protocol):
+    """A frame whose jets ``contact_frames`` follows: a link and a pose ``T`` (4 x 4) in it (a
+    :class:`~hodyn_cli.modeling.contacts.Contact`, a closed loop's cut)."""
+
+    @property
+    def link(self) -> str: ...
+    @property
+    def T(self) -> np.ndarray: ...
+
+
 class Backend(Protocol):
     """The operations on a chunk of samples every backend computes (the numpy backend's
-    methods document their arguments and results: it is the reference)."""
+    methods document their arguments and results: it is the reference). Each operation on a
+    model takes ``(model, data, chunk arrays)``, ``data`` what :meth:`data` made for it."""
 
     name: str
 
     def describe(self) -> str: ...
-    def data(self, model: Model) -> Any: ...
+    def data(self, model: Model) -> Data: ...
     def rows(self, numpy_rows: int) -> int: ...
-    def inverse_dynamics(self, model: Model, qs: np.ndarray, base: np.ndarray,
+    def inverse_dynamics(self, model: Model, data: Data, qs: np.ndarray, base: np.ndarray,
                          wrenches: dict[int, np.ndarray], *, order: int, twists: bool = False,
-                         root: bool = False): ...
+                         root: bool = False) -> np.ndarray | tuple[np.ndarray, ...]: ...
     def root_jet(self, R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray: ...
-    def eom_matrices(self, model: Model, qs: np.ndarray, r: int, base: np.ndarray,
+    def eom_matrices(self, model: Model, data: Data, qs: np.ndarray, r: int, base: np.ndarray,
                      wrenches: dict[int, np.ndarray] | None, with_cbar: bool = True,
-                     root_twist: np.ndarray | None = None): ...
-    def regressor(self, model: Model, qs: np.ndarray, base: np.ndarray, order: int,
-                  root: bool = False) -> np.ndarray: ...
-    def sensitivities(self, model: Model, qs: np.ndarray, base: np.ndarray,
+                     root_twist: np.ndarray | None = None) -> EOMMatrices: ...
+    def regressor(self, model: Model, data: Data, qs: np.ndarray, base: np.ndarray,
+                  order: int, root: bool = False) -> np.ndarray: ...
+    def sensitivities(self, model: Model, data: Data, qs: np.ndarray, base: np.ndarray,
                       wrenches: dict[int, np.ndarray], order: int) -> np.ndarray: ...
-    def partials(self, model: Model, qs: np.ndarray, base: np.ndarray,
+    def partials(self, model: Model, data: Data, qs: np.ndarray, base: np.ndarray,
                  wrenches: dict[int, np.ndarray], *, partials: bool = True,
                  mass: bool = False) -> tuple[np.ndarray, ...]: ...
     def spd_solve(self, M: np.ndarray, B: np.ndarray) -> np.ndarray: ...
-    def elastic(self, model: Model, drives, req, qs: np.ndarray, base: np.ndarray,
-                wrenches: dict[int, np.ndarray], order: int,
-                extra: np.ndarray | None = None): ...
-    def contact_frames(self, model: Model, qs: np.ndarray, contacts: tuple,
-                       K: int) -> tuple[np.ndarray, np.ndarray]: ...
+    def elastic(self, model: Model, data: Data, drives: Drives, req: Requirements,
+                qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np.ndarray], order: int,
+                extra: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+    def contact_frames(self, model: Model, data: Data, qs: np.ndarray,
+                       contacts: tuple[FrameOnLink, ...], K: int
+                       ) -> tuple[np.ndarray, np.ndarray]: ...
     def contact_share(self, R: np.ndarray, p: np.ndarray, R0: np.ndarray | None,
                       point: np.ndarray, on: np.ndarray, rows: np.ndarray, Hinv: np.ndarray,
                       b: np.ndarray, rank: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
-    def ik_newton(self, task, q: np.ndarray, R: np.ndarray | None, p: np.ndarray,
-                  steps: int) -> tuple[np.ndarray, np.ndarray]: ...
-    def ik_rates(self, task, q: np.ndarray, y: np.ndarray, q_ref: np.ndarray | None,
-                 gain: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
-    def ik_integrate(self, task, *args, **kwargs) -> tuple[np.ndarray, np.ndarray]: ...
+    def ik_newton(self, model: Model, data: Data, task: Task, q: np.ndarray,
+                  R: np.ndarray | None, p: np.ndarray, steps: int
+                  ) -> tuple[np.ndarray, np.ndarray]: ...
+    def ik_rates(self, model: Model, data: Data, task: Task, q: np.ndarray, y: np.ndarray,
+                 q_ref: np.ndarray | None, gain: float
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+    def ik_integrate(self, model: Model, data: Data, task: Task, y: np.ndarray, *args: Any,
+                     **kwargs: Any) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+def prepare(model: Model, data: Data | None = None) -> tuple[Backend, Data]:
+    """The backend that runs (:func:`current`) and its Data for ``model``: ``data`` where the
+    caller made it with that backend (once per request: the API entry, a job), else made now
+    (a call on its own, or inside a :func:`use` block of another backend)."""
+    backend = current()
+    if data is None or data.made_by is not backend:
+        data = backend.data(model)
+    return backend, data
 
 
 _LOCK, _CHOOSING = threading.RLock(), threading.Lock()  # (a backend may load another)

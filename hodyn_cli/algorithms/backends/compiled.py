@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import threading
-import weakref
 from functools import cache, partial, wraps
 from importlib import import_module
 
@@ -27,11 +25,12 @@ from hodyn_cli.algorithms.backends import Unavailable, abi
 from hodyn_cli.algorithms.backends.numpy import NumpyBackend
 from hodyn_cli.algorithms.backends.numpy.closed_form import EOMMatrices
 from hodyn_cli.algorithms.backends.numpy.contacts import RANKS
-from hodyn_cli.algorithms.backends.numpy.model_data import model_data
+from hodyn_cli.algorithms.backends.numpy.ik import Task
+from hodyn_cli.algorithms.backends.numpy.model_data import ModelData
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError, ModelError, TrajectoryError
 
-__all__ = ["CompiledBackend", "VARIANTS", "variants", "abi_of"]
+__all__ = ["CompiledBackend", "CompiledData", "VARIANTS", "variants", "abi_of"]
 
 #: variant -> (module, CPU level it needs: 0 baseline, 1 AVX2 + FMA, 2 AVX-512F), widest first
 VARIANTS = {"avx512": ("_kernel_avx512", 2), "avx2": ("_kernel_avx2", 1),
@@ -81,20 +80,39 @@ def variants() -> list[str]:
             if level <= _cpu_level() and not isinstance(_load(v), str)]
 
 
+class CompiledData(ModelData):
+    """The compiled backend's Data: the model's constants (:class:`ModelData`), the HModel
+    struct the kernels read over them (``struct``; None where the kernels do not run the model:
+    no joint, or joints they do not run) and the IK tasks' paths as the kernels read them
+    (``paths``, filled as tasks come, for as long as the Data lives: one request)."""
+
+    def __init__(self, model: Model):
+        super().__init__(model)
+        self.struct = None
+        if model.n and self.kernel_joints:
+            arrays: tuple[np.ndarray, ...] = (self.parent, self.revolute, self.X, self.M,
+                                              *self.adjoints, self.ancestors, self.root_M)
+            self.struct = ABI.model(model.n, *(a.ctypes.data for a in arrays))
+            self.struct.arrays = arrays  # alive as long as the struct
+        self.paths: dict[Task, tuple[np.ndarray, np.ndarray]] = {}
+
+
 def _numpy_without_joints(operation):
     """``operation`` as the numpy backend's for a model with no joint (a single free body,
     ``model.n == 0``) or with joints the kernels do not run (helical, spherical, planar,
-    free: ``ModelData.kernel_joints``): the one place the compiled backend sends such models
-    to numpy. The kernels number bodies 1..n and allocate per body (``hk_check`` refuses
+    free: ``ModelData.kernel_joints``): a Data without ``struct``, the one place the compiled
+    backend sends such models to numpy (an IK task on them included: numpy's). The kernels
+    number bodies 1..n and allocate per body (``hk_check`` refuses
     n < 1); a single body is only the root's Newton-Euler equation, a few dozen operations
     per sample that numpy's passes do over the whole chunk at once, so a kernel would gain
     nothing."""
 
     @wraps(operation)
-    def run(self, model, *args, **kwargs):
-        if model.n == 0 or not model_data(model).kernel_joints:
-            return getattr(NumpyBackend, operation.__name__)(self, model, *args, **kwargs)
-        return operation(self, model, *args, **kwargs)
+    def run(self, model, data, *args, **kwargs):
+        if data.struct is None:
+            numpy_operation = getattr(NumpyBackend, operation.__name__)
+            return numpy_operation(self, model, data, *args, **kwargs)
+        return operation(self, model, data, *args, **kwargs)
 
     return run
 
@@ -124,8 +142,6 @@ class CompiledBackend(NumpyBackend):
             raise Unavailable("; ".join(reasons) or f"this CPU does not run the {wanted} kernel")
         self.details = {"variant": self.variant, "isa": self.lib.hodyn_kernel_isa().decode(),
                         "lanes": self.lib.hodyn_kernel_lanes()}
-        self._structs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-        self._lock = threading.Lock()
 
     def describe(self) -> str:
         d = self.details
@@ -135,28 +151,18 @@ class CompiledBackend(NumpyBackend):
         """The kernels' memory is per lane group: one call for every sample given."""
         return 1 << 40
 
-    def data(self, model: Model):
-        """The model as the kernels read it (the HModel struct over its ModelData's arrays),
-        built once per model and kept with it."""
-        struct = self._structs.get(model)
-        if struct is None:
-            with self._lock:
-                struct = self._structs.get(model)
-                if struct is None:
-                    data = model_data(model)
-                    arrays: tuple[np.ndarray, ...] = (
-                        data.parent, data.revolute, data.X, data.M, *data.adjoints,
-                        data.ancestors, data.root_M)
-                    struct = ABI.model(model.n, *(a.ctypes.data for a in arrays))
-                    struct.arrays = arrays  # alive as long as the struct
-                    self._structs[model] = struct
-        return struct
+    def data(self, model: Model) -> CompiledData:
+        """The model as the kernels read it (:class:`CompiledData`), built now: the caller
+        makes it once per request."""
+        data = CompiledData(model)
+        data.made_by = self
+        return data
 
     # -- dynamics ----------------------------------------------------------------------
     @_numpy_without_joints
-    def inverse_dynamics(self, model, qs, base, wrenches, *, order, twists=False, root=False):
+    def inverse_dynamics(self, model, data, qs, base, wrenches, *, order, twists=False, root=False):
         if order > self.max_order:
-            return super().inverse_dynamics(model, qs, base, wrenches, order=order,
+            return super().inverse_dynamics(model, data, qs, base, wrenches, order=order,
                                              twists=twists, root=root)
         N, D, jets = _samples(model, qs, order + 3)
         n = model.n
@@ -165,7 +171,7 @@ class CompiledBackend(NumpyBackend):
         out = np.empty((order + 1, N, n))   # each order one block: tau[:, k] contiguous
         V = np.empty((N, n, order + 2, 6)) if twists else None
         F0 = np.empty((N, order + 1, 6)) if root else None
-        _check(self.lib.hodyn_body_fixed(self.data(model), N, D, *jets, order, base, len(base),
+        _check(self.lib.hodyn_body_fixed(data.struct, N, D, *jets, order, base, len(base),
                                          _ptr(W), out, _ptr(V), _ptr(F0)))
         tau = out.transpose(1, 0, 2)
         extras = tuple(a for a in (V, F0) if a is not None)
@@ -183,15 +189,15 @@ class CompiledBackend(NumpyBackend):
         return out
 
     @_numpy_without_joints
-    def contact_frames(self, model, qs, contacts, K):
+    def contact_frames(self, model, data, qs, contacts, K):
         if K > self.max_order:
-            return super().contact_frames(model, qs, contacts, K)
+            return super().contact_frames(model, data, qs, contacts, K)
         N, D, jets = _samples(model, qs, max(K, 1) + 1)
         C = len(contacts)
         body = np.array([model.links[c.link].body for c in contacts], dtype=np.int32)
         T = np.array([model.links[c.link].T @ c.T for c in contacts], dtype=np.float64)
         R, p = np.empty((N, C, K + 1, 3, 3)), np.empty((N, C, K + 1, 3))
-        _check(self.lib.hodyn_contact_frames(self.data(model), N, D, *jets, K, C, body,
+        _check(self.lib.hodyn_contact_frames(data.struct, N, D, *jets, K, C, body,
                                              T.reshape(C, 4, 4), R, p))
         return R, p
 
@@ -216,9 +222,9 @@ class CompiledBackend(NumpyBackend):
         return F, left, Fc
 
     @_numpy_without_joints
-    def eom_matrices(self, model, qs, r, base, wrenches, with_cbar=True, root_twist=None):
+    def eom_matrices(self, model, data, qs, r, base, wrenches, with_cbar=True, root_twist=None):
         if r > self.max_order:
-            return super().eom_matrices(model, qs, r, base, wrenches, with_cbar, root_twist)
+            return super().eom_matrices(model, data, qs, r, base, wrenches, with_cbar, root_twist)
         N, D, jets = _samples(model, qs, r + 3)
         n = model.n
         u_root = _rows(base[:, 1], N)
@@ -236,38 +242,38 @@ class CompiledBackend(NumpyBackend):
         if not with_cbar:
             Cbar = np.zeros_like(Cbar)
         g, Q = np.empty((r + 1, N, m)), np.empty((r + 1, N, m))
-        _check(self.lib.hodyn_closed_form(self.data(model), N, D, *jets, r, u_root,
+        _check(self.lib.hodyn_closed_form(data.struct, N, D, *jets, r, u_root,
                                           len(u_root), _ptr(nu0), _ptr(W), M, C,
                                           _ptr(Cbar) if with_cbar else None, g, Q))
         return EOMMatrices(*(np.swapaxes(a, 0, 1) for a in (M, C, Cbar, g, Q)))
 
     @_numpy_without_joints
-    def regressor(self, model, qs, base, order, root=False):
+    def regressor(self, model, data, qs, base, order, root=False):
         if order > self.max_order:
-            return super().regressor(model, qs, base, order, root)
+            return super().regressor(model, data, qs, base, order, root)
         N, D, jets = _samples(model, qs, order + 3)
         base = _base(base, N, order)
         extra = 1 if root else 0
         out = np.empty((order + 1, N, 6 * extra + model.n, 10 * (model.n + extra)))
-        _check(self.lib.hodyn_regressor(self.data(model), N, D, *jets, order, base, len(base),
+        _check(self.lib.hodyn_regressor(data.struct, N, D, *jets, order, base, len(base),
                                         extra, out))
         return np.swapaxes(out, 0, 1)
 
     @_numpy_without_joints
-    def sensitivities(self, model, qs, base, wrenches, order):
+    def sensitivities(self, model, data, qs, base, wrenches, order):
         if order > self.max_order:
-            return super().sensitivities(model, qs, base, wrenches, order)
+            return super().sensitivities(model, data, qs, base, wrenches, order)
         N, D, jets = _samples(model, qs, order + 3)
         n = model.n
         base = _base(base, N, order)
         W = _dense_wrenches(wrenches, N, n, order)
         out = np.empty(((order + 1) * (order + 6) // 2, N, n, n))
-        _check(self.lib.hodyn_sensitivities(self.data(model), N, D, *jets, order, base,
+        _check(self.lib.hodyn_sensitivities(data.struct, N, D, *jets, order, base,
                                             len(base), _ptr(W), out))
         return out
 
     @_numpy_without_joints
-    def partials(self, model, qs, base, wrenches, *, partials=True, mass=False):
+    def partials(self, model, data, qs, base, wrenches, *, partials=True, mass=False):
         N, D, jets = _samples(model, qs, 3)
         n = model.n
         base = _rows(base[:, :2], N)
@@ -278,7 +284,7 @@ class CompiledBackend(NumpyBackend):
                 W[:, body] = w
         dq, dqd = (np.empty((N, n, n)) for _ in range(2)) if partials else (None, None)
         M, tau = (np.empty((N, n, n)), np.empty((N, n))) if mass else (None, None)
-        _check(self.lib.hodyn_partials(self.data(model), N, D, *jets, base, len(base), _ptr(W),
+        _check(self.lib.hodyn_partials(data.struct, N, D, *jets, base, len(base), _ptr(W),
                                        _ptr(dq), _ptr(dqd), _ptr(M), _ptr(tau)))
         return tuple(a for a in (dq, dqd, M, tau) if a is not None)
 
@@ -299,10 +305,10 @@ class CompiledBackend(NumpyBackend):
         return X
 
     @_numpy_without_joints
-    def elastic(self, model, drives, req, qs, base, wrenches, order, extra=None):
+    def elastic(self, model, data, drives, req, qs, base, wrenches, order, extra=None):
         R = int(req.u_orders.max())
         if R > self.max_order:
-            return super().elastic(model, drives, req, qs, base, wrenches, order, extra)
+            return super().elastic(model, data, drives, req, qs, base, wrenches, order, extra)
         N, D, jets = _samples(model, qs, R + 3)
         n = model.n
         base = _base(base, N, R)
@@ -318,7 +324,7 @@ class CompiledBackend(NumpyBackend):
         taum = np.empty((N, order + 1, n))
         f64 = partial(np.ascontiguousarray, dtype=np.float64)
         _check(self.lib.hodyn_elastic(
-            self.data(model), N, D, *jets, R, base, len(base), _ptr(W), _ptr(extra),
+            data.struct, N, D, *jets, R, base, len(base), _ptr(W), _ptr(extra),
             driven.astype(np.uint8), np.where(driven, drives.gear_ratio, 1.0),
             np.where(driven, drives.gear_efficiency, 1.0), np.where(driven, drives.stiffness, 1.0),
             f64(drives.inertia), f64(drives.rotor_axis),
@@ -328,7 +334,8 @@ class CompiledBackend(NumpyBackend):
         return u, theta, taum
 
     # -- inverse kinematics --------------------------------------------------------------
-    def ik_newton(self, task, q, R, p, steps):
+    @_numpy_without_joints
+    def ik_newton(self, model, data, task, q, R, p, steps):
         """Each lane group iterates on its own (its steps: the SVD's pseudo-inverse, by the
         normal equations where J_t is well conditioned)."""
         N, q = _positions(task, q)
@@ -339,16 +346,17 @@ class CompiledBackend(NumpyBackend):
                                   f"for {N} samples of a {'pose' if m == 6 else 'position'} task")
         out, err = np.empty_like(q), np.empty(N)
         Rc = None if R is None else np.ascontiguousarray(R, dtype=np.float64)  # alive in the call
-        path, T = _path(task)
-        _check(self.lib.hodyn_ik_newton(self.data(task.model), N, q, r, path, T, m, _ptr(Rc),
+        path, T = _path(task, data)
+        _check(self.lib.hodyn_ik_newton(data.struct, N, q, r, path, T, m, _ptr(Rc),
                                         np.ascontiguousarray(p, dtype=np.float64), steps, out,
                                         err))
         return out, err
 
-    def ik_rates(self, task, q, y, q_ref, gain):
-        r, m, n = len(task.path), task.m, task.model.n
+    @_numpy_without_joints
+    def ik_rates(self, model, data, task, q, y, q_ref, gain):
+        r, m, n = len(task.path), task.m, model.n
         if r < m:  # least squares, and the check that it is exact: numpy's
-            return super().ik_rates(task, q, y, q_ref, gain)
+            return super().ik_rates(model, data, task, q, y, q_ref, gain)
         N, q = _positions(task, q)
         D = y.shape[1]
         if y.shape != (N, D, m) or (r > m and q_ref is None):
@@ -357,12 +365,13 @@ class CompiledBackend(NumpyBackend):
         qs, cond = np.empty((N, D + 1, n)), np.empty(N)
         ref = None if q_ref is None else np.ascontiguousarray(q_ref, dtype=np.float64)
         rates = np.ascontiguousarray(y, dtype=np.float64) if D else None   # alive in the call
-        path, T = _path(task)
-        _check(self.lib.hodyn_ik_rates(self.data(task.model), N, q, r, path, T, m, D,
+        path, T = _path(task, data)
+        _check(self.lib.hodyn_ik_rates(data.struct, N, q, r, path, T, m, D,
                                        _ptr(rates), _ptr(ref), float(gain), qs, cond))
         return qs, cond, np.zeros((N, D))
 
-    def ik_integrate(self, task, y, R, p, t, q_ref, gain, last, before, weights, err_const, *,
+    @_numpy_without_joints
+    def ik_integrate(self, model, data, task, y, R, p, t, q_ref, gain, last, before, weights, err_const, *,
                      newton_steps, passes, tolerance, jump):
         """A redundant arm's samples integrated from their rates, lane group by lane group, as
         far as the kernel gets: q and rates (k, D+1, n) and condition numbers (k,) of the first
@@ -372,7 +381,7 @@ class CompiledBackend(NumpyBackend):
         rates (D+1, n), condition) of the sample solved before, ``before`` the one before it
         (or None); ``weights`` (D+1, D): row d the Hermite weights of d derivatives;
         ``err_const`` (D+1,) the quadrature error constants."""
-        N, m, n = len(t), task.m, task.model.n
+        N, m, n = len(t), task.m, model.n
         D = y.shape[1]
         if y.shape != (N, D, m) or p.shape != (N, 3) or (R is None) != (m == 3) or \
                 (R is not None and R.shape != (N, 3, 3)) or t.shape != (N,) or \
@@ -386,9 +395,9 @@ class CompiledBackend(NumpyBackend):
         f64 = partial(np.ascontiguousarray, dtype=np.float64)
         Rc = None if R is None else f64(R)                          # alive in the call
         prev = None if before is None else f64(before[1])
-        path, T = _path(task)
+        path, T = _path(task, data)
         _check(self.lib.hodyn_ik_integrate(
-            self.data(task.model), N, len(task.path), path, T, m, D, f64(y), _ptr(Rc), f64(p),
+            data.struct, N, len(task.path), path, T, m, D, f64(y), _ptr(Rc), f64(p),
             f64(t), f64(q_ref), float(gain), f64(last[1]), float(last[0]), float(last[2]),
             _ptr(prev), float(before[0]) if before is not None else 0.0, f64(weights),
             f64(err_const), newton_steps, passes, tolerance, jump, qs, cond,
@@ -461,14 +470,13 @@ def _positions(task, q: np.ndarray) -> tuple[int, np.ndarray]:
     return q.shape[0], np.ascontiguousarray(q, dtype=np.float64)
 
 
-_PATHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _path(task) -> tuple[np.ndarray, np.ndarray]:
+def _path(task: Task, data: CompiledData) -> tuple[np.ndarray, np.ndarray]:
     """The task's path (int32) and link frame T (4, 4) as the IK kernels read them, once per
-    task."""
-    found = _PATHS.get(task)
+    task and request (kept in ``data.paths``; ``setdefault`` is atomic: threads that ask at
+    once all get the one stored)."""
+    found = data.paths.get(task)
     if found is None:
-        found = _PATHS.setdefault(task, (np.ascontiguousarray(task.path, dtype=np.int32),
-                                         np.ascontiguousarray(task.frame.T, dtype=np.float64)))
+        found = data.paths.setdefault(task, (np.ascontiguousarray(task.path, dtype=np.int32),
+                                             np.ascontiguousarray(task.frame.T,
+                                                                  dtype=np.float64)))
     return found

@@ -18,12 +18,6 @@ from hodyn_cli.core import jets
 __all__ = ["root_rotation"]
 
 
-
-
-
-
-
-
 def root_rotation(R: np.ndarray, Vb: np.ndarray, K: int) -> np.ndarray:
     """The jet (N, K+1, 3, 3) of the root's orientation in the world from its body twist
     derivatives Vb (N, >= K, 6)."""

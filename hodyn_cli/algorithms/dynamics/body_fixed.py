@@ -6,14 +6,13 @@ equations (Mueller's (40)-(42) with the Leibniz rule (25)) are the numpy backend
 
 from __future__ import annotations
 
-from functools import partial
+from typing import cast
 
 import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy.body_fixed import backward_pass, forward_pass
 from hodyn_cli.algorithms.backends.numpy.common import CHUNK
-from hodyn_cli.algorithms.backends.numpy.model_data import model_data
 from hodyn_cli.algorithms.dynamics.common import GRAVITY, solve_in_chunks
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
@@ -21,35 +20,21 @@ from hodyn_cli.core.trajectory import Trajectory
 __all__ = ["inverse_dynamics", "joint_wrenches"]
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
-                     gravity=GRAVITY) -> np.ndarray:
+                     gravity=GRAVITY, data: backends.Data | None = None) -> np.ndarray:
     """tau and its first ``order`` time derivatives, (N, order+1, nv): :func:`chunk` by the
     backend that runs, chunk by chunk (a model with helical, spherical, planar or free joints
     by numpy's: the backends' kernels run 1-DOF revolute and prismatic joints)."""
-    backend = backends.current()
-    size = backend.rows(CHUNK) if model_data(model).kernel_joints else CHUNK
-    return solve_in_chunks(model, trajectory, order, gravity, partial(
-        backend.inverse_dynamics, model, order=order), size=size, joint_models=True)
+    backend, data = backends.prepare(model, data)
+    size = CHUNK if model.has_joint_models else backend.rows(CHUNK)
+
+    def per_chunk(qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np.ndarray]
+                  ) -> np.ndarray:
+        return cast(np.ndarray, backend.inverse_dynamics(model, data, qs, base, wrenches,
+                                                         order=order))
+
+    return solve_in_chunks(model, trajectory, order, gravity, per_chunk, size=size,
+                           joint_models=True)
 
 
 def joint_wrenches(model: Model, trajectory: Trajectory, *, order: int = 2,

@@ -59,37 +59,23 @@ from hodyn_cli.errors import TrajectoryError
 __all__ = ["eom_matrices", "generalized_forces", "matrices", "inverse_dynamics"]
 
 
-
-
-
-
-
-
 def eom_matrices(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
-                 wrenches: dict[int, np.ndarray] | None = None, with_cbar: bool = True
-                 ) -> EOMMatrices:
+                 wrenches: dict[int, np.ndarray] | None = None, with_cbar: bool = True,
+                 data: backends.Data | None = None) -> EOMMatrices:
     """M, C, Cbar, Q_grav, Q_ext and their first r derivatives for one chunk of samples.
 
     ``qs``: (N, >= r+2, n); ``base``: (1 or N, >= 2, 6) root motion standing for gravity,
     shared or per sample: the matrices take the root at rest with a constant acceleration, so
     only ``base[:, 1]`` (= (0; -g)) may be non-zero; ``wrenches``: body -> (N, r+1, 6).
     ``with_cbar=False`` skips Cbar (left at zero), which tau does not need. By the backend
-    that runs (:func:`eom_matrices_numpy` is the reference).
+    that runs (:func:`eom_matrices_numpy` is the reference), with its ``data`` for the model
+    (:func:`~hodyn_cli.algorithms.backends.prepare`).
     """
     if np.any(base[:, 0]) or np.any(base[:, 2:]):
         raise TrajectoryError("closed-form matrices need a root at rest with constant "
                               "acceleration: only base[:, 1] may be non-zero")
-    return backends.current().eom_matrices(model, qs, r, base, wrenches, with_cbar)
-
-
-
-
-
-
-
-
-
-
+    backend, data = backends.prepare(model, data)
+    return backend.eom_matrices(model, data, qs, r, base, wrenches, with_cbar)
 
 
 def generalized_forces(E: EOMMatrices, nu: np.ndarray) -> np.ndarray:
@@ -108,20 +94,24 @@ def generalized_forces(E: EOMMatrices, nu: np.ndarray) -> np.ndarray:
 
 
 def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
-                     gravity=GRAVITY) -> np.ndarray:
+                     gravity=GRAVITY, data: backends.Data | None = None) -> np.ndarray:
     """tau and its first ``order`` time derivatives, (N, order+1, n)."""
+    backend, data = backends.prepare(model, data)
+
     def per_chunk(qs, base, wrenches):
-        return generalized_forces(eom_matrices(model, qs, order, base, wrenches, False), qs[:, 1:])
+        E = eom_matrices(model, qs, order, base, wrenches, False, data)
+        return generalized_forces(E, qs[:, 1:])
 
     return solve_in_chunks(model, trajectory, order, gravity, per_chunk,
-                           size=backends.current().rows(CHUNK))
+                           size=backend.rows(CHUNK))
 
 
-def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
-             ) -> EOMMatrices:
+def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY,
+             data: backends.Data | None = None) -> EOMMatrices:
     """The EOM matrices and their first ``order`` derivatives along a trajectory."""
-    size = backends.current().rows(CHUNK)
-    parts = [eom_matrices(model, qs, order, base, wrenches)
+    backend, data = backends.prepare(model, data)
+    size = backend.rows(CHUNK)
+    parts = [eom_matrices(model, qs, order, base, wrenches, data=data)
              for _, qs, base, wrenches in chunks(model, trajectory, order, gravity, max(size, 1))]
     if len(parts) == 1:
         return parts[0]

@@ -71,8 +71,6 @@ def body_wrenches(model: Model, trajectory: Trajectory, order: int, root: bool =
     return out
 
 
-
-
 def base_motion(gravity, K: int) -> np.ndarray:
     """Twist derivatives (1, K+1, 6) of a root that stands for gravity.
 
@@ -141,5 +139,3 @@ def leibniz_rates(y: np.ndarray, coupling: Callable[[int, np.ndarray, list], np.
             col += comb(k - 1, j) * coupling(j, t[k - 1 - j][:, : R - k], t)
         t.append(col)
     return np.stack([t[k][:, 0] for k in range(R)], axis=1)
-
-

@@ -42,7 +42,6 @@ import numpy as np
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy.common import CHUNK, gravity_vector
 from hodyn_cli.algorithms.backends.numpy.floating import gravity_in_root
-from hodyn_cli.algorithms.backends.numpy.model_data import model_data
 from hodyn_cli.algorithms.dynamics import closed_form, spatial
 from hodyn_cli.algorithms.dynamics.common import (
     GRAVITY,
@@ -82,24 +81,21 @@ def root_jet(base: BaseMotion | Rows | None, gravity, K: int) -> np.ndarray:
     return backends.current().root_jet(base.R, base.Vb, gravity_vector(gravity), K)
 
 
-
-
-
-
 def _root_children(model: Model) -> np.ndarray:
     return np.flatnonzero(model.parent < 0)
 
 
-def _body_fixed(model, qs, base, gravity, W, W0, r):
+def _body_fixed(model, qs, base, gravity, W, W0, r, data=None):
     """(tau, F_0) of one chunk by the body-fixed recursion, eqs. (40)-(42)."""
     jet = root_jet(base, gravity, r + 1)
-    tau, F0 = backends.current().inverse_dynamics(model, qs, jet, W, order=r, root=True)
+    backend, data = backends.prepare(model, data)
+    tau, F0 = backend.inverse_dynamics(model, data, qs, jet, W, order=r, root=True)
     if W0 is not None:
         F0 += W0
     return tau, F0
 
 
-def _spatial(model, qs, base, gravity, W, W0, r):
+def _spatial(model, qs, base, gravity, W, W0, r, data=None):
     """(tau, F_0) of one chunk by the spatial recursion, in the frame of the root at t0."""
     N = qs.shape[0]
     jet = np.broadcast_to(root_jet(base, gravity, r + 1), (N, r + 2, 6))
@@ -116,7 +112,7 @@ def _spatial(model, qs, base, gravity, W, W0, r):
     return tau, leibniz_rates(W0s, lambda j, z, t: lie.coad(jet[:, j : j + 1], z))
 
 
-def _eom(model, qs, base, gravity, W, W0, r, with_cbar):
+def _eom(model, qs, base, gravity, W, W0, r, with_cbar, data=None):
     """Closed-form matrices (N, r+1, 6+n, 6+n) of one chunk and ``nu = (V_0; qd)``
     (N, r+2, 6+n), by the backend that runs."""
     N = qs.shape[0]
@@ -126,17 +122,16 @@ def _eom(model, qs, base, gravity, W, W0, r, with_cbar):
     u0 = gravity_in_root(None if base is None else base.R, gravity)
     accel = np.zeros((len(u0), 2, 6))
     accel[:, 1] = u0
-    E = backends.current().eom_matrices(model, qs, r, accel, W, with_cbar, root_twist=Vb)
+    backend, data = backends.prepare(model, data)
+    E = backend.eom_matrices(model, data, qs, r, accel, W, with_cbar, root_twist=Vb)
     if W0 is not None:
         E.Q_ext[..., :6] += W0
     return E, nu
 
 
-
-
-def _closed_form(model, qs, base, gravity, W, W0, r):
+def _closed_form(model, qs, base, gravity, W, W0, r, data=None):
     """(tau, F_0) of one chunk: ``(F_0; tau) = M nu' + C nu + g + Q_ext``, eqs. (1), (28), (38)."""
-    E, nu = _eom(model, qs, base, gravity, W, W0, r, False)
+    E, nu = _eom(model, qs, base, gravity, W, W0, r, False, data)
     out = closed_form.generalized_forces(E, nu)
     return out[..., 6:], out[..., :6]
 
@@ -184,7 +179,8 @@ def floating_chunks(model: Model, trajectory: Trajectory, order: int, size: int 
 
 
 def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "body-fixed",
-                     order: int = 2, gravity=GRAVITY) -> tuple[np.ndarray, np.ndarray]:
+                     order: int = 2, gravity=GRAVITY, data: backends.Data | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
     """Joint torques (N, order+1, n) and the base wrench (N, order+1, 6), with derivatives.
 
     The base wrench is the wrench (moment; force) the root link exerts on its supports, in
@@ -206,22 +202,23 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "bod
         raise HodynError(f"unknown method '{method}' (choose from {', '.join(_CHUNK_SOLVERS)})")
     solve = _CHUNK_SOLVERS[method]
     N = trajectory.n_samples
-    kernels = method != "spatial" and model_data(model).kernel_joints
-    size = backends.current().rows(CHUNK) if kernels else CHUNK
+    backend, data = backends.prepare(model, data)
+    kernels = method != "spatial" and not model.has_joint_models
+    size = backend.rows(CHUNK) if kernels else CHUNK
     joint_models = method == "body-fixed"  # the numpy recursion runs every joint type
     if N <= size:
         for _, qs, rows, W, W0 in floating_chunks(model, trajectory, order, max(size, 1),
                                                   joint_models):
-            tau, F0 = solve(model, qs, rows, gravity, W, W0, order)
+            tau, F0 = solve(model, qs, rows, gravity, W, W0, order, data)
             return tau, np.negative(F0, out=F0)
     tau, F0 = np.empty((N, order + 1, model.nv)), np.empty((N, order + 1, 6))
     for sl, qs, rows, W, W0 in floating_chunks(model, trajectory, order, size, joint_models):
-        tau[sl], F0[sl] = solve(model, qs, rows, gravity, W, W0, order)
+        tau[sl], F0[sl] = solve(model, qs, rows, gravity, W, W0, order, data)
     return tau, np.negative(F0, out=F0)
 
 
-def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
-             ) -> closed_form.EOMMatrices:
+def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY,
+             data: backends.Data | None = None) -> closed_form.EOMMatrices:
     """Floating-base EOM matrices (6 + n) and their first ``order`` derivatives.
 
     Generalized velocities ``nu = (V_0; qd)``: the root's body twist (wx, wy, wz, vx, vy, vz,
@@ -230,8 +227,9 @@ def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GR
     C and Cbar on ``nu``; g on q and the root's orientation (gravity in the world frame).
     Without ``trajectory.base`` the root is at rest at the world origin.
     """
-    size = backends.current().rows(CHUNK)
-    parts = [_eom(model, qs, rows, gravity, W, W0, order, True)[0]
+    backend, data = backends.prepare(model, data)
+    size = backend.rows(CHUNK)
+    parts = [_eom(model, qs, rows, gravity, W, W0, order, True, data)[0]
              for _, qs, rows, W, W0 in floating_chunks(model, trajectory, order, max(size, 1))]
     if len(parts) == 1:
         return parts[0]

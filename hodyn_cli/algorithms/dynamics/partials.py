@@ -53,8 +53,8 @@ from hodyn_cli.errors import TrajectoryError
 __all__ = ["torque_partials"]
 
 
-def torque_partials(model: Model, trajectory: Trajectory, *, gravity=GRAVITY
-                    ) -> tuple[np.ndarray, np.ndarray]:
+def torque_partials(model: Model, trajectory: Trajectory, *, gravity=GRAVITY,
+                    data: backends.Data | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``d tau / d q`` and ``d tau / d qd`` (N, n, n), ``[s, j, k] = d tau_j / d x_k``, of
     ``tau = M qdd + C qd + g + Q_ext`` at every sample (external wrenches held fixed in their
     links' frames); needs q, qd, qdd. By the backend that runs (:func:`partials_numpy` is
@@ -65,9 +65,6 @@ def torque_partials(model: Model, trajectory: Trajectory, *, gravity=GRAVITY
         raise TrajectoryError("torque derivatives need q, qd and qdd")
     W = {b: w[:, 0] for b, w in body_wrenches(model, trajectory, 0).items()}
     base = base_motion(gravity, 1)                  # the root: V = 0, A = (0; -g)
-    dq, dqd = backends.current().partials(model, trajectory.derivatives, base, W)
+    backend, data = backends.prepare(model, data)
+    dq, dqd = backend.partials(model, data, trajectory.derivatives, base, W)
     return dq, dqd
-
-
-
-

@@ -59,6 +59,7 @@ import numpy as np
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy.closed_form import jacobians
 from hodyn_cli.algorithms.backends.numpy.common import relative_adjoint
+from hodyn_cli.algorithms.backends.numpy.model_data import ModelData
 from hodyn_cli.algorithms.backends.numpy.regressor import UNIT_INERTIAS
 from hodyn_cli.algorithms.dynamics import floating
 from hodyn_cli.algorithms.dynamics.common import GRAVITY, chunks, solve_in_chunks
@@ -94,22 +95,8 @@ def parameter_names(model: Model, root: bool = False) -> list[str]:
     return [f"{p}_{link}" for link in links for p in PARAMETERS]
 
 
-
-
-
-
-
-
 def _without_wrenches(trajectory: Trajectory) -> Trajectory:
     return replace(trajectory, wrenches=None, series=None)
-
-
-
-
-
-
-
-
 
 
 def base_wrench_rows(model: Model) -> tuple[str, ...]:
@@ -134,33 +121,33 @@ def project_rows(model: Model, Y: np.ndarray, trajectory: Trajectory | None = No
                           axis=2)
 
 
-def regressor(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
-              ) -> np.ndarray:
+def regressor(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY,
+              data: backends.Data | None = None) -> np.ndarray:
     """``Y^(k)``, k = 0..order: (N, order+1, n, 10 nb) with ``tau^(k) = Y^(k) pi`` (+ J^T W).
 
     A floating base (``trajectory.base``; gravity in the world frame): (N, order+1, 6+n,
     10 (nb+1)) with ``Y^(k) pi = (W_base^(k); tau^(k))``, pi ``parameters(model, root=True)``."""
     traj = _without_wrenches(trajectory)
     if traj.base is not None:
-        return _floating_regressor(model, traj, order, gravity)
-    backend = backends.current()
+        return _floating_regressor(model, traj, order, gravity, data)
+    backend, data = backends.prepare(model, data)
 
     def per_chunk(qs, base, _):
-        return backend.regressor(model, qs, base, order)
+        return backend.regressor(model, data, qs, base, order)
 
     return solve_in_chunks(model, traj, order, gravity, per_chunk, (model.n, 10 * model.n),
                            backend.rows(256))
 
 
-def _floating_regressor(model: Model, trajectory: Trajectory, order: int, gravity
-                        ) -> np.ndarray:
+def _floating_regressor(model: Model, trajectory: Trajectory, order: int, gravity,
+                        data: backends.Data | None) -> np.ndarray:
     """:func:`regressor` of a floating base, by the backend that runs (numpy's in chunks of
     ~16 MB of Y)."""
-    backend = backends.current()
+    backend, data = backends.prepare(model, data)
 
     def chunk(qs, rows):
         jet = floating.root_jet(rows, gravity, order + 1)
-        Y = backend.regressor(model, qs, jet, order, root=True)
+        Y = backend.regressor(model, data, qs, jet, order, root=True)
         Y[:, :, :6] *= -1  # W_base = -F_0
         return Y
 
@@ -182,22 +169,23 @@ def slotine_li_regressor(model: Model, trajectory: Trajectory, qr_d: np.ndarray,
     ``qr_dd`` (N, n) the reference velocity and acceleration."""
     traj = _without_wrenches(trajectory)
     out = np.empty((traj.n_samples, model.n, 10 * model.n))
+    data = ModelData(model)   # the numpy passes' constants: this recursion is numpy's alone
     for sl, qs, base, _ in chunks(model, traj, 0, gravity):
-        out[sl] = _slotine_li_chunk(model, qs, base, qr_d[sl], qr_dd[sl])
+        out[sl] = _slotine_li_chunk(model, data, qs, base, qr_d[sl], qr_dd[sl])
     return out
 
 
-def _slotine_li_chunk(model: Model, qs: np.ndarray, base: np.ndarray, qr_d: np.ndarray,
-                      qr_dd: np.ndarray) -> np.ndarray:
+def _slotine_li_chunk(model: Model, data: ModelData, qs: np.ndarray, base: np.ndarray,
+                      qr_d: np.ndarray, qr_dd: np.ndarray) -> np.ndarray:
     """Y_r of one chunk by the recursion in the module docstring."""
     N, n = qs.shape[0], model.n
-    J = jacobians(model, qs, 0)[0]
+    J = jacobians(model, qs, 0, data=data)[0]
     V: list[np.ndarray] = []
     Vr: list[np.ndarray] = []
     beta: list[np.ndarray] = []
     Y = np.zeros((N, n, 10 * n))
     for i, p in enumerate(model.parent):
-        Ad, X = relative_adjoint(model, i, qs[:, 0, i]), model.X[i]
+        Ad, X = relative_adjoint(model, data, i, qs[:, 0, i]), model.X[i]
         if p < 0:
             Vp, Vrp, bp = np.zeros((N, 6)), np.zeros((N, 6)), np.broadcast_to(base[:, 1], (N, 6))
         else:

@@ -48,7 +48,6 @@ from hodyn_cli.core.trajectory import Trajectory, derivative_name
 __all__ = ["sensitivities", "dataset_name", "dataset_names"]
 
 
-
 def dataset_name(k: int, j: int) -> str:
     """``d<out>_d<in>``: ``dtaud_dqdd`` is d taud / d qdd."""
     return f"d{derivative_name('tau', k)}_d{derivative_name('q', j)}"
@@ -59,8 +58,8 @@ def dataset_names(order: int) -> list[str]:
     return [dataset_name(k, j) for k in range(order + 1) for j in range(k + 3)]
 
 
-def sensitivities(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
-                  ) -> dict[str, np.ndarray]:
+def sensitivities(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY,
+                  data: backends.Data | None = None) -> dict[str, np.ndarray]:
     """``{dataset_name(k, j): (N, n, n)}`` for k = 0..order, j = 0..k+2 (a floating base:
     its motion held, module docstring)."""
     check_inputs(model, trajectory, order)
@@ -68,7 +67,6 @@ def sensitivities(model: Model, trajectory: Trajectory, *, order: int = 2, gravi
     W = body_wrenches(model, trajectory, order)
     floating.check_base_motion(trajectory, order)
     base = floating.root_jet(trajectory.base, gravity, order + 1)
-    sets = backends.current().sensitivities(model, qs, base, W, order)
+    backend, data = backends.prepare(model, data)
+    sets = backend.sensitivities(model, data, qs, base, W, order)
     return dict(zip(dataset_names(order), sets, strict=True))
-
-

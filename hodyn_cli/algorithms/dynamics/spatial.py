@@ -64,14 +64,6 @@ from hodyn_cli.core.trajectory import Trajectory
 __all__ = ["backward_pass", "inverse_dynamics", "joint_wrenches", "body_fixed_twists", "spatial_twists"]
 
 
-
-
-
-
-
-
-
-
 def inertia_derivatives(Ms: np.ndarray, V: np.ndarray, r: int) -> list[np.ndarray]:
     """``[M^s, M^s', ..., M^s(r)]`` from (14) and the Leibniz rule; V (N, >= r, 6)."""
     adV = [lie.ad(V[:, j]) for j in range(r)]

@@ -248,16 +248,6 @@ def hermite_weights(m: int) -> np.ndarray:
     return c
 
 
-
-
-
-
-
-
-
-
-
-
 class InverseKinematics:
     """Inverse kinematics of one link, called on consecutive chunks of one motion.
 
@@ -271,7 +261,8 @@ class InverseKinematics:
 
     def __init__(self, model: Model, link: str, *, task: str = "pose", q0=None,
                  max_condition: float = MAX_CONDITION, on_singular: str = "error",
-                 on_branch_jump: str = "error", posture_gain: float = POSTURE_GAIN):
+                 on_branch_jump: str = "error", posture_gain: float = POSTURE_GAIN,
+                 data: backends.Data | None = None):
         if task not in TASKS:
             raise HodynError(f"unknown task '{task}' (tasks: {', '.join(TASKS)})")
         for name, value in (("on_singular", on_singular), ("on_branch_jump", on_branch_jump)):
@@ -294,6 +285,7 @@ class InverseKinematics:
         #: what the backends' operations take of the task
         self.spec = Task(model, frame, np.flatnonzero(model.ancestry[:, frame.body]), task)
         self.path, self.m, self.redundant = self.spec.path, self.spec.m, self.spec.redundant
+        self.data = data   # the backend's Data for the model (the caller's, per request)
         if q0 is None:
             q0 = [default_lock_value(model, i) for i in range(model.n)]
         self.q0 = np.asarray(q0, dtype=float).reshape(-1)
@@ -430,8 +422,9 @@ class InverseKinematics:
                 ) -> tuple[np.ndarray, np.ndarray]:
         """Newton from q (N, n) towards the targets of ``rows``: (q, error), by the backend
         that runs (:func:`newton` is the reference)."""
-        return backends.current().ik_newton(self.spec, q, *self._targets(motion, rows),
-                                            NEWTON_STEPS)
+        backend, self.data = backends.prepare(self.model, self.data)
+        return backend.ik_newton(self.model, self.data, self.spec, q,
+                                 *self._targets(motion, rows), NEWTON_STEPS)
 
     def _damped(self, q: np.ndarray, motion: LinkMotion, rows: slice) -> np.ndarray:
         """Damped least squares (Levenberg-Marquardt) from q (N, n), each sample on its own
@@ -590,8 +583,10 @@ class InverseKinematics:
         rows = slice(i, min(out.shape[0], i + KERNEL_WINDOW))
         before = self.before if self.before is not None and self.before[0] is not None \
             else None
-        qs, c = backends.current().ik_integrate(
-            self.spec, motion.rates(self.task)[rows], *self._targets(motion, rows), motion.t[rows],
+        backend, self.data = backends.prepare(self.model, self.data)
+        qs, c = backend.ik_integrate(
+            self.model, self.data, self.spec, motion.rates(self.task)[rows],
+            *self._targets(motion, rows), motion.t[rows],
             self.q_ref, self.posture_gain, (*self._last, self.last_condition), before, _weight_table(D),
             _ERROR_CONSTANTS, newton_steps=NEWTON_STEPS, passes=PICARD_STEPS // 4,
             tolerance=TOLERANCE, jump=JUMP)
@@ -679,8 +674,10 @@ class InverseKinematics:
         """q^(1..D) at positions q (N, n), Algorithm 2 by the backend that runs
         (:func:`rates` is the reference); returns ((N, D+1, n), condition). A path with
         fewer joints than task coordinates must reproduce the prescribed rates."""
-        qs, cond, miss = backends.current().ik_rates(self.spec, q, motion.rates(self.task)[rows],
-                                                     self.q_ref, self.posture_gain)
+        backend, self.data = backends.prepare(self.model, self.data)
+        qs, cond, miss = backend.ik_rates(self.model, self.data, self.spec, q,
+                                          motion.rates(self.task)[rows], self.q_ref,
+                                          self.posture_gain)
         bad = np.argwhere(miss > 1e-8)
         if bad.size:
             s, k = (int(x) for x in bad[0])
@@ -697,14 +694,6 @@ def spatial_motion(motion: LinkMotion) -> LinkMotion:
     if motion.Vs is not None or motion.Vb is None or motion.R is None:
         return motion
     return replace(motion, Vs=spatial_twists(motion.R, motion.p, motion.Vb), Vb=None)
-
-
-
-
-
-
-
-
 
 
 def inverse_kinematics(model: Model, motion: LinkMotion, link: str, *, task: str = "pose",

@@ -102,7 +102,3 @@ def link_kinematics(model: Model, trajectory: Trajectory, link: str, order: int 
         Vs = Vs @ np.swapaxes(lie.Ad(base.R, base.p), 1, 2)
         pd = pd @ np.swapaxes(base.R, 1, 2)
     return LinkKinematics(link, R, p, Vs, Vb, pd)
-
-
-
-

@@ -56,12 +56,11 @@ from math import comb
 import numpy as np
 
 from hodyn_cli.algorithms.backends.numpy.common import relative_adjoint
+from hodyn_cli.algorithms.backends.numpy.model_data import ModelData, model_data
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 
 __all__ = ["chunk", "forward_pass", "backward_pass", "momentum_rates", "transport_to_parent", "Kinematics"]
-
-
 
 
 @dataclass(frozen=True)
@@ -78,22 +77,22 @@ class Kinematics:
     V: list[np.ndarray]
 
 
-def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None = None
-                 ) -> Kinematics:
+def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None = None, *,
+                 data: ModelData | None = None) -> Kinematics:
     """Body-fixed twists and their derivatives up to order K.
 
     Args:
         qs: (N, >= K+2, n) joint values and derivatives.
         base: (N or 1, K+1, 6) derivatives of the root's twist; None: at rest.
     """
-    N = qs.shape[0]
+    N, data = qs.shape[0], model_data(model, data)
     V0 = np.zeros((N, K + 1, 6)) if base is None else np.broadcast_to(base, (N, K + 1, 6))
     Ads: list[np.ndarray] = []
     Vs: list[np.ndarray] = []
     joints = _joints(model)
     for i, p in enumerate(model.parent):
         v, S = joints[i]
-        Adi = relative_adjoint(model, i, qs[:, 0, v])
+        Adi = relative_adjoint(model, data, i, qs[:, 0, v])
         a = [(V0 if p < 0 else Vs[p]) @ np.swapaxes(Adi, 1, 2)]  # a[k][:, m] = a_{m,k}
         if S is None:
             V = _one_dof_twists(a, qs[:, 1 : K + 2, v], K, model.X[i])
@@ -217,7 +216,7 @@ def transport_to_parent(F: np.ndarray, qd: np.ndarray, X: np.ndarray, Ad: np.nda
 
 
 def chunk(model: Model, qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np.ndarray],
-          order: int, *, twists: bool = False, root: bool = False):
+          order: int, *, twists: bool = False, root: bool = False, data: ModelData | None = None):
     """tau and derivatives (N, order+1, n) of one chunk by the two passes (the numpy backend's
     inverse dynamics, the compiled kernel's reference): ``qs`` (N, >= order+3, n), ``base``
     the root's twist jet ((1 or N), >= order+2, 6), ``wrenches`` body -> (N, >= order+1, 6).
@@ -232,7 +231,7 @@ def chunk(model: Model, qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np
     # overflow (huge inputs) ends as a non-finite result the caller reports, silently, as in
     # the kernel
     with np.errstate(over="ignore", invalid="ignore"):
-        kin = forward_pass(model, qs, order + 1, base)
+        kin = forward_pass(model, qs, order + 1, base, data=data)
         tau, F = backward_pass(model, qs, kin, order, wrenches)
         extras = []
         if twists:

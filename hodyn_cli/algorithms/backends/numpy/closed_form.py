@@ -11,13 +11,12 @@ from math import comb
 import numpy as np
 
 from hodyn_cli.algorithms.backends.numpy.common import relative_adjoint
+from hodyn_cli.algorithms.backends.numpy.model_data import ModelData, model_data
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 
 __all__ = ["EOMMatrices", "jacobians", "adjoint_derivatives", "eom_matrices_numpy", "body_gravity",
            "assemble", "gravity_accelerations"]
-
-
 
 
 @dataclass(frozen=True)
@@ -39,7 +38,7 @@ class EOMMatrices:
     Q_ext: np.ndarray
 
 
-def jacobians(model: Model, qs: np.ndarray, K: int, base: int = 0
+def jacobians(model: Model, qs: np.ndarray, K: int, base: int = 0, *, data: ModelData | None = None
               ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Body Jacobian rows ``J_i`` and their first K derivatives, per body (N, K+1, 6, base+n),
     and the blocks ``D_{i,p} = Ad_{C_{i,p}}`` (N, 6, 6).
@@ -48,11 +47,11 @@ def jacobians(model: Model, qs: np.ndarray, K: int, base: int = 0
     body twist ``V_0`` is the first 6 generalized velocities (``J_0 = [I 0]``, constant, so
     ``J_i^(k) = D_{i,0}^(k) J_0`` for its children); joint j is then column ``6 + j``.
     """
-    N, n = qs.shape[0], model.n
+    N, n, data = qs.shape[0], model.n, model_data(model, data)
     J: list[np.ndarray] = []
     Ds: list[np.ndarray] = []
     for i, p in enumerate(model.parent):
-        D = adjoint_derivatives(model, qs, i, K)
+        D = adjoint_derivatives(model, data, qs, i, K)
         Ji = np.zeros((N, K + 1, 6, base + n))
         if p >= 0:
             for k in range(K + 1):                                                # (16)
@@ -65,9 +64,10 @@ def jacobians(model: Model, qs: np.ndarray, K: int, base: int = 0
     return J, Ds
 
 
-def adjoint_derivatives(model: Model, qs: np.ndarray, i: int, K: int) -> list[np.ndarray]:
+def adjoint_derivatives(model: Model, data: ModelData, qs: np.ndarray, i: int, K: int
+                        ) -> list[np.ndarray]:
     """``D_{i,p} = Ad_{C_{i,p}}`` (17) and its first K derivatives (18), each (N, 6, 6)."""
-    D = [relative_adjoint(model, i, qs[:, 0, i])]                                 # (17)
+    D = [relative_adjoint(model, data, i, qs[:, 0, i])]                                 # (17)
     adX = lie.ad(model.X[i])
     for k in range(1, K + 1):                                                     # (18)
         D.append(-sum(comb(k - 1, j) * qs[:, j + 1, i, None, None] * (adX @ D[k - 1 - j])
@@ -76,10 +76,10 @@ def adjoint_derivatives(model: Model, qs: np.ndarray, i: int, K: int) -> list[np
 
 
 def eom_matrices_numpy(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
-                       wrenches: dict[int, np.ndarray] | None = None, with_cbar: bool = True
-                       ) -> EOMMatrices:
+                       wrenches: dict[int, np.ndarray] | None = None, with_cbar: bool = True,
+                       *, data: ModelData | None = None) -> EOMMatrices:
     """:func:`eom_matrices` in numpy: the readable reference of the compiled kernel."""
-    J, D = jacobians(model, qs, r + 1)
+    J, D = jacobians(model, qs, r + 1, data=data)
     return assemble(J, model.inertias, body_gravity(model, D, base[:, 1]), qs[:, 1:], r, wrenches,
                     with_cbar)
 

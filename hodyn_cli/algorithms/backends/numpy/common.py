@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from hodyn_cli.algorithms.backends.numpy.model_data import model_data
+from hodyn_cli.algorithms.backends.numpy.model_data import ModelData
 from hodyn_cli.core import lie
 from hodyn_cli.core.gravity import GRAVITY  # noqa: F401 - the methods' default gravity
 from hodyn_cli.core.model import DOF_SUFFIXES, Model, joint_pose
 from hodyn_cli.errors import TrajectoryError
 
 __all__ = ["CHUNK", "gravity_vector", "relative_adjoint"]
-
 
 
 #: samples per batch: big enough to amortize numpy's per-call cost, small enough that
@@ -28,7 +27,7 @@ def gravity_vector(gravity) -> np.ndarray:
     return g
 
 
-def relative_adjoint(model: Model, i: int, q: np.ndarray) -> np.ndarray:
+def relative_adjoint(model: Model, data: ModelData, i: int, q: np.ndarray) -> np.ndarray:
     """``Ad_{C_{i,p}} = exp(-q_i ad_{X_i}) Ad_{B_i^-1}`` (N, 6, 6) for joint values q (N,).
 
     The exponential in closed form (Rodrigues on the adjoint): ``ad_X^3 = -ad_X`` for a
@@ -38,7 +37,7 @@ def relative_adjoint(model: Model, i: int, q: np.ndarray) -> np.ndarray:
     (:func:`~hodyn_cli.core.lie.screw_exp`), as for a multi-DOF joint's pose ``J_i``
     (:func:`~hodyn_cli.core.model.joint_pose`) at its coordinates q (N, nv_i).
     """
-    A0, A1, A2 = (A[i] for A in model_data(model).adjoints)
+    A0, A1, A2 = (A[i] for A in data.adjoints)
     kind = model.joint_types[i]
     if kind == "helical" or kind in DOF_SUFFIXES:
         R, p = (lie.screw_exp(model.X[i], q) if kind == "helical" else

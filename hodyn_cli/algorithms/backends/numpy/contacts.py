@@ -60,8 +60,6 @@ from hodyn_cli.modeling.contacts import Contact
 __all__ = ["FrameJets", "contact_frames", "distribute", "share", "contact_map", "in_contact_axes", "RANKS"]
 
 
-
-
 @dataclass(frozen=True)
 class FrameJets:
     """A contact frame relative to the root: orientation R (N, K+1, 3, 3) and origin p

@@ -11,14 +11,13 @@ from math import comb
 import numpy as np
 
 from hodyn_cli.algorithms.backends.numpy import body_fixed
+from hodyn_cli.algorithms.backends.numpy.model_data import ModelData
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.modeling.drives import Drives
 
 __all__ = ["Requirements", "solve_full", "motor_torque", "rotation_rates", "world_rotations", "axis_rates",
            "coupling_coefficients"]
-
-
 
 
 @dataclass(frozen=True)
@@ -113,14 +112,15 @@ def coupling_coefficients(zeta: np.ndarray, nu: np.ndarray, pairs: np.ndarray, K
 
 
 def solve_full(model: Model, drives: Drives, req: Requirements, qs: np.ndarray,
-               base: np.ndarray, wrenches: dict, order: int, extra: np.ndarray | None = None):
+               base: np.ndarray, wrenches: dict, order: int, extra: np.ndarray | None = None,
+               *, data: ModelData | None = None):
     """u (N, R+1, n), theta (N, R+3, n) and tau_m (N, order+1, n; order <= R) of one chunk of
     the full model, R = ``max(req.u_orders)``: rigid passes (plus the joint torques ``extra``
     (N, R+1, n): joint-side friction), then the drives from the tips to the root. The numpy
     reference of the compiled kernel (``csrc/elastic.c``); theta above ``u_orders`` of an
     elastic drive is 0 (never used), a rigid drive's theta = r q goes to R+2."""
     R = int(req.u_orders.max())
-    kin = body_fixed.forward_pass(model, qs, R + 1, base)
+    kin = body_fixed.forward_pass(model, qs, R + 1, base, data=data)
     u = body_fixed.backward_pass(model, qs, kin, R, wrenches)[0]
     if extra is not None:
         u = u + extra

@@ -9,11 +9,10 @@ import numpy as np
 
 from hodyn_cli.algorithms.backends.numpy import closed_form
 from hodyn_cli.algorithms.backends.numpy.common import gravity_vector
+from hodyn_cli.algorithms.backends.numpy.model_data import ModelData
 from hodyn_cli.core.model import Model
 
 __all__ = ["root_jet_numpy", "eom_numpy", "gravity_in_root"]
-
-
 
 
 def root_jet_numpy(R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray:
@@ -35,8 +34,8 @@ def gravity_in_root(R: np.ndarray | None, gravity) -> np.ndarray:
 
 
 def eom_numpy(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
-              W: dict[int, np.ndarray] | None, with_cbar: bool, root_twist: np.ndarray
-              ) -> closed_form.EOMMatrices:
+              W: dict[int, np.ndarray] | None, with_cbar: bool, root_twist: np.ndarray, *,
+              data: ModelData | None = None) -> closed_form.EOMMatrices:
     """Floating-base closed-form matrices of one chunk in numpy (the reference of the compiled
     kernel): the root one more body with ``J_0 = [I 0]``, the sums (20)-(27). ``base[:, 1]``
     ((1 or N) rows): the root's gravity acceleration ``u_0 = (0; -R^T g)``; ``root_twist``
@@ -45,7 +44,7 @@ def eom_numpy(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
     N, n = qs.shape[0], model.n
     nu = np.concatenate([np.broadcast_to(root_twist[:, : r + 2], (N, r + 2, 6)),
                          qs[:, 1 : r + 3]], axis=2)
-    J, D = closed_form.jacobians(model, qs, r + 1, base=6)
+    J, D = closed_form.jacobians(model, qs, r + 1, base=6, data=data)
     J0 = np.zeros((1, r + 2, 6, 6 + n))
     J0[:, 0, :, :6] = np.eye(6)
     u0 = base[:, 1]

@@ -19,8 +19,6 @@ from hodyn_cli.core.model import LinkFrame, Model
 __all__ = ["Task", "jacobians", "pose_error", "newton", "rates", "condition_numbers", "matvec"]
 
 
-
-
 @dataclass(frozen=True, eq=False)
 class Task:
     """One inverse-kinematics task as the backends' operations take it: the model, the link's

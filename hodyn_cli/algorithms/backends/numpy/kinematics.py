@@ -13,8 +13,6 @@ from hodyn_cli.core import lie
 __all__ = ["frame_pose", "point_derivatives"]
 
 
-
-
 def frame_pose(kin, frame) -> tuple[np.ndarray, np.ndarray]:
     """Pose (R, p) (N, 3, 3), (N, 3) of a link frame from the forward pass of its body."""
     Rb = kin.R[frame.body]

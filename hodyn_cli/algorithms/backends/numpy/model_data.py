@@ -1,23 +1,17 @@
-"""Per-model precomputation the algorithms share, owned by the model.
+"""The numpy backend's Data: per-model constants the passes share (Pinocchio's ``Data`` for
+what does not depend on the state), made by :meth:`NumpyBackend.data
+<hodyn_cli.algorithms.backends.numpy.NumpyBackend.data>` once per request and passed to every
+operation; the other backends' Data extend it. Nothing keeps it: it lives as long as the
+request that made it.
 
-:func:`model_data` builds a :class:`ModelData` on a model's first use and keeps it as long as
-the model lives (a weak mapping: releasing the model frees its data too). It holds constant
-arrays derived from the model (Pinocchio's ``Data`` for what does not depend on the state).
-
->>> import gc, weakref
 >>> from pathlib import Path
 >>> from hodyn_cli.modeling.urdf import load_model
 >>> model = load_model(Path(__file__).parents[4] / "urdf" / "planar_2r.urdf")
->>> model_data(model).adjoints[0].shape
+>>> ModelData(model).adjoints[0].shape
 (2, 6, 6)
->>> gone = weakref.ref(model_data(model)); del model; _ = gc.collect()
->>> gone() is None
-True
 """
 
 from __future__ import annotations
-
-import weakref
 
 import numpy as np
 
@@ -26,11 +20,8 @@ from hodyn_cli.core.model import Model
 
 __all__ = ["ModelData", "model_data"]
 
-_DATA: weakref.WeakKeyDictionary[Model, ModelData] = weakref.WeakKeyDictionary()
-
-
 class ModelData:
-    """Constants of one model (it must not refer back to the model: the mapping is weak).
+    """Constants of one model.
 
     Attributes (n bodies):
         adjoints: ``Ad_{B_i^-1}``, ``ad_{X_i} Ad_{B_i^-1}``, ``ad_{X_i}^2 Ad_{B_i^-1}``, each
@@ -40,7 +31,11 @@ class ModelData:
         kernel_joints: every joint is revolute, continuous or prismatic, the joints the
             compiled and GPU kernels run (``revolute`` tells those apart); numpy's
             body-fixed recursion runs the others.
+        made_by: the backend whose :meth:`data` made it (None: a pass called on its own), so
+            that :func:`~hodyn_cli.algorithms.backends.prepare` knows whether it fits.
     """
+
+    made_by: object = None
 
     def __init__(self, model: Model):
         A0 = lie.Ad_inv(model.B[:, :3, :3], model.B[:, :3, 3])
@@ -56,8 +51,8 @@ class ModelData:
         self.kernel_joints = not model.has_joint_models
 
 
-def model_data(model: Model) -> ModelData:
-    """The model's :class:`ModelData`, built on first use (threads that ask at once all get
-    the one that was stored: ``setdefault`` is atomic)."""
-    data = _DATA.get(model)
-    return data if data is not None else _DATA.setdefault(model, ModelData(model))
+def model_data(model: Model, data: ModelData | None = None) -> ModelData:
+    """``data`` (the caller's, made once per request by the backend's
+    :meth:`~hodyn_cli.algorithms.backends.Backend.data`), or the model's constants built now
+    (a pass called on its own: they cost less than a chunk's pass)."""
+    return ModelData(model) if data is None else data

@@ -14,8 +14,6 @@ from hodyn_cli.core.model import Model
 __all__ = ["partials_numpy"]
 
 
-
-
 def partials_numpy(model: Model, qs: np.ndarray, base: np.ndarray,
                    wrenches: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """``d tau / d q``, ``d tau / d qd`` (N, n, n) of one chunk in numpy (the compiled kernel's

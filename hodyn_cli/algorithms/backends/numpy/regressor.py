@@ -10,13 +10,12 @@ from math import comb
 import numpy as np
 
 from hodyn_cli.algorithms.backends.numpy import body_fixed, closed_form
+from hodyn_cli.algorithms.backends.numpy.model_data import ModelData, model_data
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 
 __all__ = ["inertia_from_parameters", "body_regressor", "regressor_numpy", "floating_regressor_numpy",
            "root_jacobians", "UNIT_INERTIAS"]
-
-
 
 
 def inertia_from_parameters(pi) -> np.ndarray:
@@ -63,17 +62,19 @@ def _jacobian_sums(J: list[np.ndarray], V: list[np.ndarray], r: int) -> np.ndarr
     return Y
 
 
-def regressor_numpy(model: Model, qs: np.ndarray, base: np.ndarray, order: int) -> np.ndarray:
+def regressor_numpy(model: Model, qs: np.ndarray, base: np.ndarray, order: int, *,
+                    data: ModelData | None = None) -> np.ndarray:
     """Y^(k) of one chunk (N, order+1, n, 10 nb): the readable reference of the kernel.
 
     ``qs``: (N, >= order+3, n); ``base``: the root's twist jet (1 or N, order+2, 6). The
     body Jacobians' derivatives come from the closed-form recursion (16), (18)."""
-    V = body_fixed.forward_pass(model, qs, order + 1, base).V
-    return _jacobian_sums(closed_form.jacobians(model, qs, order)[0], V, order)
+    data = model_data(model, data)
+    V = body_fixed.forward_pass(model, qs, order + 1, base, data=data).V
+    return _jacobian_sums(closed_form.jacobians(model, qs, order, data=data)[0], V, order)
 
 
-def floating_regressor_numpy(model: Model, qs: np.ndarray, jet: np.ndarray, order: int
-                             ) -> np.ndarray:
+def floating_regressor_numpy(model: Model, qs: np.ndarray, jet: np.ndarray, order: int, *,
+                             data: ModelData | None = None) -> np.ndarray:
     """``(F_0; tau)``'s regressor of one chunk of a floating base, (N, order+1, 6+n, 10 (n+1)):
     rows the root's generalized force ``F_0`` (moment; force) then the joints, columns the
     root's 10 parameters then the bodies', the readable reference of the kernel. ``jet``: the
@@ -82,25 +83,27 @@ def floating_regressor_numpy(model: Model, qs: np.ndarray, jet: np.ndarray, orde
     regressor's with that jet; the root rows the sum of the module docstring over the root's
     columns ``G_b`` of the body Jacobians (:func:`root_jacobians`) and the root itself
     (``G_0 = I``)."""
-    r, N, n = order, qs.shape[0], model.n
+    r, N, n, data = order, qs.shape[0], model.n, model_data(model, data)
     jet = np.broadcast_to(jet, (N, r + 2, 6))
-    V = body_fixed.forward_pass(model, qs, r + 1, jet).V
+    V = body_fixed.forward_pass(model, qs, r + 1, jet, data=data).V
     Y = np.zeros((N, r + 1, 6 + n, 10 * (n + 1)))
     if n:  # the joint rows (none: a single free body)
-        Y[:, :, 6:, 10:] = _jacobian_sums(closed_form.jacobians(model, qs, r)[0], V, r)
+        Y[:, :, 6:, 10:] = _jacobian_sums(closed_form.jacobians(model, qs, r, data=data)[0], V, r)
     G0 = np.zeros((1, r + 1, 6, 6))
     G0[:, 0] = np.eye(6)
-    Y[:, :, :6] = _jacobian_sums([G0, *root_jacobians(model, qs, r)], [jet, *V], r)
+    Y[:, :, :6] = _jacobian_sums([G0, *root_jacobians(model, qs, r, data=data)], [jet, *V], r)
     return Y
 
 
-def root_jacobians(model: Model, qs: np.ndarray, K: int) -> list[np.ndarray]:
+def root_jacobians(model: Model, qs: np.ndarray, K: int, *, data: ModelData | None = None
+                   ) -> list[np.ndarray]:
     """The root's 6 columns of every body Jacobian, ``G_i = D_{i,p} G_p`` (``G`` of a root
     child: ``D_{i,0}``), and their first K derivatives by Leibniz, (16), (18): per body
     (N, K+1, 6, 6)."""
     G: list[np.ndarray] = []
+    data = model_data(model, data)
     for i, p in enumerate(model.parent):
-        D = closed_form.adjoint_derivatives(model, qs, i, K)
+        D = closed_form.adjoint_derivatives(model, data, qs, i, K)
         G.append(np.stack(D if p < 0 else [sum(comb(k, j) * (D[j] @ G[p][:, k - j])
                                                 for j in range(k + 1)) for k in range(K + 1)],
                           axis=1))

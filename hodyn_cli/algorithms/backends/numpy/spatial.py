@@ -16,8 +16,6 @@ from hodyn_cli.core.model import Model
 __all__ = ["SpatialKinematics", "forward_pass", "spatial_inertia"]
 
 
-
-
 @dataclass(frozen=True)
 class SpatialKinematics:
     """Result of the spatial forward pass for N samples.
