@@ -412,3 +412,66 @@ def test_the_header_declares_every_entry_point_the_sources_define():
                                       re.M)}
     assert defined == set(compiled.ABI.entry_points), defined ^ set(compiled.ABI.entry_points)
     assert compiled.ABI.status[0] == "HK_OK" and compiled.ABI.max_order >= 4
+
+
+# -- who runs what, and who makes the Data ---------------------------------------------------
+
+
+def test_each_backend_says_which_operations_it_runs_itself():
+    """``runs``: numpy's every operation; an operation the compiled backend lists is its own
+    method (an entry point of csrc/), one it does not list numpy's, inherited; a GPU's those
+    on the device. :func:`backends.runs` names who computes each for the backend that runs."""
+    from hodyn_cli.algorithms.backends.gpu import GpuBackend
+    from hodyn_cli.algorithms.backends.numpy import NumpyBackend
+
+    assert NumpyBackend.runs == set(backends.OPERATIONS)
+    for operation in backends.OPERATIONS:
+        assert (operation in vars(compiled.CompiledBackend)) == \
+            (operation in compiled.CompiledBackend.runs), operation
+    assert GpuBackend.runs == {"inverse_dynamics", "regressor"}
+    with backends.use("numpy"):
+        assert set(backends.runs().values()) == {"numpy"}
+        assert sorted(backends.runs()) == sorted(backends.OPERATIONS)
+
+
+def test_the_gpu_backend_hands_the_rest_to_its_cpu_backend_with_the_cpus_data():
+    """Every operation the GPU backend does not run itself reaches its CPU backend, with the
+    CPU backend's Data where it takes one (no ``__getattr__``: each a method that says so)."""
+    from hodyn_cli.algorithms.backends.gpu import GpuBackend, GpuData
+
+    calls = []
+
+    class Recorder:
+        def __getattr__(self, operation):
+            return lambda *args, **kwargs: calls.append((operation, args)) or operation
+
+    gpu_backend = GpuBackend.__new__(GpuBackend)   # no JAX needed: nothing reaches a device
+    gpu_backend.cpu = Recorder()
+    model = load_model(URDF / "planar_2r.urdf")
+    data = GpuData(model, cpu=backends.load("numpy").data(model), device="cpu")
+    without_model = {"root_jet": 4, "spd_solve": 2, "contact_share": 9}   # their arguments
+    for operation in sorted(set(backends.OPERATIONS) - GpuBackend.runs):
+        chunk = tuple(range(without_model.get(operation, 1)))
+        args = chunk if operation in without_model else (model, data, *chunk)
+        assert getattr(gpu_backend, operation)(*args) == operation
+        assert calls[-1] == (operation, chunk if operation in without_model
+                             else (model, data.cpu, *chunk))
+
+
+def test_a_job_makes_the_backends_data_once_for_all_its_chunks(monkeypatch):
+    """The Data is made per request, not per chunk (and not kept by any cache): a job makes
+    it on its first chunk and hands it to every one."""
+    from hodyn_cli.pipeline.jobs import TorqueJob
+
+    model = load_model(URDF / "planar_2r.urdf")
+    traj = random_cosine(model, np.linspace(0, 1, 30), orders=4)
+    whole = inverse_dynamics(model, traj, order=1)
+    backend = backends.current()
+    made = []
+    make = type(backend).data
+    monkeypatch.setattr(type(backend), "data", lambda self, m: made.append(m) or make(self, m))
+    job = TorqueJob(model, order=1)
+    for rows in (slice(0, 10), slice(10, 30)):
+        out = job(Trajectory(traj.joint_names, traj.derivatives[rows]))
+        assert np.array_equal(out["taud"], whole[rows, 1])
+    assert made == [model]

@@ -22,7 +22,7 @@ reaches the algorithms but through this package.
 Imports: core, modeling, algorithms, errors, capabilities.
 """
 
-from hodyn_cli.api.backends import backend, backend_info, use_backend
+from hodyn_cli.api.backends import backend, backend_data, backend_info, backend_runs, use_backend
 from hodyn_cli.api.contacts import beyond_margins, contact_dynamics, contact_matrices, read_contacts
 from hodyn_cli.api.drives import (
     drive_dynamics,
@@ -94,7 +94,7 @@ __all__ = [
     "load_robot", "load_joints", "lock_joints", "lock_value", "joint_trajectory", "base_motion",
     "derivative_name", "check_number",
     # who computes
-    "use_backend", "backend", "backend_info",
+    "use_backend", "backend", "backend_info", "backend_data", "backend_runs",
     # dynamics
     "inverse_dynamics", "matrices", "forward_dynamics", "simulate", "torque_sensitivities",
     "required_orders",

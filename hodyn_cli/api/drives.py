@@ -69,25 +69,26 @@ def explain_elastic(robot: Model, drives: Any, known: Requirements) -> list[dict
 def elastic_dynamics(robot: Model, drives: Any, *derivatives: Any, order: int = 0,
                      model: str = "full", gravity: Any = GRAVITY,
                      wrenches: Mapping | None = None, known: Requirements | None = None,
-                     **named: Any) -> Result:
+                     data: Any = None, **named: Any) -> Result:
     """Elastic joints: fields ``u, ud, ...``, ``theta, ...`` (to order + 2), ``taum, ...``.
 
     ``drives``: as :func:`read_drives` takes them. ``known``: the :func:`elastic_requirements`
-    of this robot, drives, order and model, if already found (they probe the model).
+    of this robot, drives, order and model, if already found (they probe the model);
+    ``data``: as for :func:`~hodyn_cli.api.dynamics.inverse_dynamics`.
     """
     from hodyn_cli.algorithms.actuation import elastic
 
     drives = drives_for(robot, drives, "elastic")
     m = Motion(robot, derivatives, named, wrenches=wrenches)
     res = elastic.inverse_dynamics(robot, m.full, drives, order=order, kind=model,
-                                   gravity=gravity, known=known)
+                                   gravity=gravity, known=known, data=data)
     return m.result(series("u", res.u) | series("theta", res.theta) | series("taum", res.taum))
 
 
 def drive_dynamics(robot: Model, drives: Any, *derivatives: Any, order: int = 2,
                    model: str = "full", rigid: bool = False, gravity: Any = GRAVITY,
                    wrenches: Mapping | None = None, known: Requirements | None = None,
-                   **named: Any) -> Result:
+                   data: Any = None, **named: Any) -> Result:
     """Rigid drives (docs/drives.md): fields ``tau, taud, ...`` (link-side joint torques, the
     rotors' reactions included), ``taum, ...`` (motor torques, friction included) and
     ``current, ...`` (NaN where a drive has no torque constant), to ``order``.
@@ -95,13 +96,15 @@ def drive_dynamics(robot: Model, drives: Any, *derivatives: Any, order: int = 2,
     ``drives`` as for :func:`elastic_dynamics`; ``rigid``: take series-elastic drives as rigid
     (else they are an error); ``model``: ``full`` (rotor gyroscopics) or ``reflected``
     (Pinocchio's armature); ``known``: :func:`drive_requirements` of this robot, drives,
-    order and model, if already found.
+    order and model, if already found; ``data``: as for
+    :func:`~hodyn_cli.api.dynamics.inverse_dynamics`.
     """
     from hodyn_cli.algorithms.actuation import actuators
 
     drives = drives_for(robot, drives)
     m = Motion(robot, derivatives, named, wrenches=wrenches)
     res = actuators.inverse_dynamics(robot, m.full, drives.made_rigid() if rigid else drives,
-                                     order=order, kind=model, gravity=gravity, known=known)
+                                     order=order, kind=model, gravity=gravity, known=known,
+                                     data=data)
     return m.result(series("tau", res.tau) | series("taum", res.taum)
                     | series("current", res.current))

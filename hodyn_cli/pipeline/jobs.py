@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -95,6 +95,11 @@ class _Job:
     def _datasets(self, result: api.Result, chunk: Trajectory) -> dict[str, np.ndarray]:
         return with_t(dict(result), chunk.t)
 
+    @cached_property  # once per job (the request), on its first chunk: every chunk shares it
+    def data(self) -> Any:
+        """What the backend derives from the model (:func:`~hodyn_cli.api.backend_data`)."""
+        return api.backend_data(self.model)
+
 
 @dataclass(frozen=True, eq=False)
 class _RigidJob(_Job):
@@ -174,7 +179,7 @@ class TorqueJob(_RigidJob):
         if self.drives is not None:
             r = api.drive_dynamics(self.model, self.drives, chunk, order=self.order,
                                    model=self.drive_model, gravity=self.gravity,
-                                   known=self.drive_requirements)
+                                   known=self.drive_requirements, data=self.data)
             current = [derivative_name("current", k) for k in range(self.order + 1)]
             data = {name: r[name] for name in r if name not in current}
             if self.current_joints:
@@ -184,7 +189,7 @@ class TorqueJob(_RigidJob):
             return self._on_contacts(chunk)
         r = api.inverse_dynamics(self.model, chunk, order=self.order, method=self.method,
                                  gravity=self.gravity, joint_wrenches=self.joint_wrenches,
-                                 base_wrench=self.base_wrench)
+                                 base_wrench=self.base_wrench, data=self.data)
         W = [derivative_name("W", k) for k in range(self.order + 1)] if self.base_wrench else []
         data = {name: r[name] for name in r if name != "F" and name not in W}
         if self.joint_wrenches:
@@ -195,7 +200,8 @@ class TorqueJob(_RigidJob):
 
     def _on_contacts(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         r = api.contact_dynamics(self.model, self.contacts, chunk, order=self.order,
-                                 method=self.method, gravity=self.gravity, base_wrench=True)
+                                 method=self.method, gravity=self.gravity, base_wrench=True,
+                                 data=self.data)
         K = range(self.order + 1)
         data = {derivative_name("tau", k): r[derivative_name("tau", k)] for k in K}
         wrenches = {}
@@ -240,7 +246,8 @@ class ElasticJob(_Job):
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         r = api.elastic_dynamics(self.model, self.drives, chunk, order=self.order,
-                                 model=self.kind, gravity=self.gravity, known=self.requirements)
+                                 model=self.kind, gravity=self.gravity, known=self.requirements,
+                                 data=self.data)
         return self._datasets(r, chunk)
 
 
@@ -328,7 +335,8 @@ class MatricesJob(_RigidJob):
                                      gravity=self.gravity)
         else:
             r = api.matrices(self.model, chunk, order=self.order, gravity=self.gravity,
-                             state_derivatives=self.state, parameter_derivatives=self.parameters)
+                             state_derivatives=self.state, parameter_derivatives=self.parameters,
+                             data=self.data)
         return self._datasets(r, chunk)
 
 
@@ -367,7 +375,8 @@ class RegressorJob(_RigidJob):
         ref = {k: series[k] for k in self.series}
         r = api.dynamic_regressor(self.model, chunk, order=self.order, gravity=self.gravity,
                                   base=self.base, drives=self.drives, friction=self.friction,
-                                  armature=self.armature, drive_model=self.drive_model, **ref)
+                                  armature=self.armature, drive_model=self.drive_model,
+                                  data=self.data, **ref)
         return self._datasets(r, chunk)
 
 
@@ -381,7 +390,8 @@ class SensitivityJob(_RigidJob):
         return rows_for(self.model.n**2 * sum(k + 3 for k in range(self.order + 1)))
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        r = api.torque_sensitivities(self.model, chunk, order=self.order, gravity=self.gravity)
+        r = api.torque_sensitivities(self.model, chunk, order=self.order, gravity=self.gravity,
+                                     data=self.data)
         return self._datasets(r, chunk)
 
 
@@ -415,7 +425,8 @@ class ForwardJob(_Job):
                               for k in range(2, self.order + 3)}, has_t)
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        r = api.forward_dynamics(self.model, chunk, gravity=self.gravity, partials=self.partials)
+        r = api.forward_dynamics(self.model, chunk, gravity=self.gravity, partials=self.partials,
+                                 data=self.data)
         return self._datasets(r, chunk)
 
 

@@ -44,8 +44,8 @@ if TYPE_CHECKING:  # the numpy backend's types (it imports this module)
     from hodyn_cli.algorithms.backends.numpy.elastic import Requirements
     from hodyn_cli.algorithms.backends.numpy.ik import Task
 
-__all__ = ["Backend", "Data", "Unavailable", "REGISTRY", "current", "prepare", "select", "use",
-           "load", "describe", "fallback", "info", "names", "reset"]
+__all__ = ["Backend", "Data", "Unavailable", "REGISTRY", "OPERATIONS", "current", "prepare",
+           "select", "use", "load", "describe", "fallback", "info", "runs", "names", "reset"]
 
 #: backend name -> "module:class" (imported when first chosen)
 REGISTRY = {"numpy": "hodyn_cli.algorithms.backends.numpy:NumpyBackend",
@@ -76,12 +76,21 @@ class FrameOnLink(Protocol):
     def T(self) -> np.ndarray: ...
 
 
+#: the operations every backend offers (the :class:`Backend` methods on a chunk)
+OPERATIONS = ("inverse_dynamics", "root_jet", "eom_matrices", "regressor", "sensitivities",
+              "partials", "spd_solve", "elastic", "contact_frames", "contact_share",
+              "ik_newton", "ik_rates", "ik_integrate")
+
+
 class Backend(Protocol):
     """The operations on a chunk of samples every backend computes (the numpy backend's
     methods document their arguments and results: it is the reference). Each operation on a
-    model takes ``(model, data, chunk arrays)``, ``data`` what :meth:`data` made for it."""
+    model takes ``(model, data, chunk arrays)``, ``data`` what :meth:`data` made for it.
+    ``runs``: the operations (of :data:`OPERATIONS`) it computes itself; it hands the others
+    to ``cpu`` where it has one (the GPU backend), else to numpy's (it inherits them)."""
 
     name: str
+    runs: frozenset[str]
 
     def describe(self) -> str: ...
     def data(self, model: Model) -> Data: ...
@@ -253,3 +262,20 @@ def info() -> dict:
     details = {"variant": None, "isa": None, "lanes": None} | getattr(backend, "details", {})
     reason = "" if _used or backend.name != "numpy" else _selected[0][1]
     return {"backend": backend.name, **details, "reason": reason}
+
+
+def runs() -> dict[str, str]:
+    """Operation -> the name of the backend that computes it, for the backend that runs
+    (its :attr:`Backend.runs`, else its CPU backend's, else numpy's).
+
+    >>> sorted(runs()) == sorted(OPERATIONS)
+    True
+    """
+    backend = current()
+    out = {}
+    for operation in OPERATIONS:
+        who = backend
+        while operation not in who.runs:
+            who = getattr(who, "cpu", None) or load("numpy")
+        out[operation] = who.name
+    return out

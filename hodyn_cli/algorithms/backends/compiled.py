@@ -21,7 +21,7 @@ from importlib import import_module
 
 import numpy as np
 
-from hodyn_cli.algorithms.backends import Unavailable, abi
+from hodyn_cli.algorithms.backends import OPERATIONS, Unavailable, abi
 from hodyn_cli.algorithms.backends.numpy import NumpyBackend
 from hodyn_cli.algorithms.backends.numpy.closed_form import EOMMatrices
 from hodyn_cli.algorithms.backends.numpy.contacts import RANKS
@@ -123,6 +123,9 @@ class CompiledBackend(NumpyBackend):
 
     name = "compiled"
     max_order = ABI.max_order
+    #: the operations with an entry point in csrc/ (each method below); a model or an order
+    #: the kernels do not run goes to numpy's, as each method says
+    runs = frozenset(OPERATIONS)
 
     def __init__(self, variant: str | None = None):
         wanted = variant or os.environ.get("HODYN_KERNEL")

@@ -113,25 +113,25 @@ def device_of(device: str = "gpu"):
                          ) from None
 
 
-class GpuData:
-    """The GPU backend's Data for one model: the CPU backend's Data (``cpu``: the operations
-    the device does not run use it) and the model on the device (:attr:`device_model`,
+class GpuData(ModelData):
+    """The GPU backend's Data for one model: the constants (:class:`ModelData`), the CPU
+    backend's Data (``cpu``: the operations the device does not run use it) and the model on
+    the device (:attr:`device_model`,
     :class:`DeviceModel`: its constants and programs), put there on first use and kept as
     long as this Data (one request: its chunks share the programs)."""
 
     def __init__(self, model: Model, cpu: ModelData, device: str):
+        super().__init__(model)
         self.cpu = cpu
-        self.kernel_joints = cpu.kernel_joints
         self._model, self._device = model, device
         self._on_device: DeviceModel | None = None
-        self.made_by: object = None
         self._lock = threading.Lock()
 
     @property
     def device_model(self) -> DeviceModel:
         with self._lock:   # a pipeline's threads ask at once: one model on the device
             if self._on_device is None:
-                self._on_device = DeviceModel(self._model, self._device, self.cpu)
+                self._on_device = DeviceModel(self._model, self._device, self)
             return self._on_device
 
 
@@ -143,6 +143,8 @@ class GpuBackend:
     without JAX or the device."""
 
     name = "gpu"
+    #: on the device; every other operation by :attr:`cpu`
+    runs = frozenset({"inverse_dynamics", "regressor"})
 
     def __init__(self, device: str = "gpu"):
         from hodyn_cli.algorithms import backends

@@ -38,11 +38,12 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
 
 
 def joint_wrenches(model: Model, trajectory: Trajectory, *, order: int = 2,
-                   gravity=GRAVITY) -> np.ndarray:
+                   gravity=GRAVITY, data: backends.Data | None = None) -> np.ndarray:
     """Wrench each body's parent exerts on it through its joint, in the body frame, and
-    its first ``order`` derivatives: (N, order+1, n, 6)."""
+    its first ``order`` derivatives: (N, order+1, n, 6), by numpy's passes (with the
+    constants of ``data``, every backend's Data holding them)."""
     def per_chunk(qs, base, wrenches):
-        kin = forward_pass(model, qs, order + 1, base)
+        kin = forward_pass(model, qs, order + 1, base, data=data)
         return np.stack(backward_pass(model, qs, kin, order, wrenches)[1], axis=2)
 
     return solve_in_chunks(model, trajectory, order, gravity, per_chunk, (model.n, 6),

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics import body_fixed, closed_form, spatial
 from hodyn_cli.algorithms.dynamics.common import GRAVITY, required_orders
 from hodyn_cli.core.model import Model
@@ -32,17 +33,19 @@ __all__ = [
 @dataclass(frozen=True)
 class Method:
     """One algorithm: its torque function, joint-wrench function (None: it has no inter-body
-    wrenches), and the highest torque order it computes."""
+    wrenches), the highest torque order it computes, and whether it runs through the backend
+    (then both take the backend's ``data``; the spatial method runs numpy's passes)."""
 
     inverse_dynamics: Callable[..., np.ndarray]
     joint_wrenches: Callable[..., np.ndarray] | None
     max_order: int
+    takes_data: bool = True
 
 
 #: name -> Method
 METHODS: dict[str, Method] = {
     "body-fixed": Method(body_fixed.inverse_dynamics, body_fixed.joint_wrenches, 4),
-    "spatial": Method(spatial.inverse_dynamics, spatial.joint_wrenches, 4),
+    "spatial": Method(spatial.inverse_dynamics, spatial.joint_wrenches, 4, takes_data=False),
     "closed-form": Method(closed_form.inverse_dynamics, None, 4),
 }
 MAX_ORDER = 4
@@ -55,8 +58,11 @@ def inverse_dynamics(
     method: str = "body-fixed",
     order: int = 2,
     gravity=GRAVITY,
+    data: backends.Data | None = None,
 ) -> np.ndarray:
-    """tau and its derivatives up to ``order``, shape (N, order + 1, n).
+    """tau and its derivatives up to ``order``, shape (N, order + 1, n); ``data``: the
+    backend's Data for the model, made once per request (:func:`~hodyn_cli.algorithms.
+    backends.prepare`).
 
     >>> from pathlib import Path
     >>> from hodyn_cli.modeling.urdf import load_model
@@ -66,8 +72,9 @@ def inverse_dynamics(
     >>> inverse_dynamics(model, traj, order=0)[0, 0]   # arm horizontal, at rest
     array([10.2024,  2.3544])
     """
-    return _select(method, order).inverse_dynamics(model, trajectory, order=order,
-                                                   gravity=gravity)
+    entry = _select(method, order)
+    return entry.inverse_dynamics(model, trajectory, order=order, gravity=gravity,
+                                  **_data(entry, data))
 
 
 def joint_wrenches(
@@ -77,6 +84,7 @@ def joint_wrenches(
     method: str = "body-fixed",
     order: int = 2,
     gravity=GRAVITY,
+    data: backends.Data | None = None,
 ) -> np.ndarray:
     """Inter-body (joint reaction) wrenches and derivatives, (N, order + 1, n, 6).
 
@@ -87,7 +95,13 @@ def joint_wrenches(
     entry = _select(method, order)
     if entry.joint_wrenches is None:
         raise HodynError(f"method '{method}' does not compute joint wrenches")
-    return entry.joint_wrenches(model, trajectory, order=order, gravity=gravity)
+    return entry.joint_wrenches(model, trajectory, order=order, gravity=gravity,
+                                **_data(entry, data))
+
+
+def _data(entry: Method, data: backends.Data | None) -> dict:
+    """The keyword that hands ``data`` to a method that runs through the backend."""
+    return {"data": data} if entry.takes_data else {}
 
 
 def _select(method: str, order: int) -> Method:

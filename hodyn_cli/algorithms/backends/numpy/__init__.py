@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from hodyn_cli.algorithms.backends import OPERATIONS
 from hodyn_cli.algorithms.backends.numpy import (
     body_fixed,
     closed_form,
@@ -40,6 +41,8 @@ class NumpyBackend:
     """The reference: numpy, every operation, every order."""
 
     name = "numpy"
+    #: every operation (:data:`~hodyn_cli.algorithms.backends.OPERATIONS`): the reference
+    runs = frozenset(OPERATIONS)
 
     def describe(self) -> str:
         return "numpy"
