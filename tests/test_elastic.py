@@ -368,3 +368,25 @@ def test_elastic_kernel_equals_numpy_reference(case, lanes):
         for a, b, what in zip(ours, ref, ("u", "theta", "taum"), strict=True):
             assert a.shape == b.shape, what
             assert np.abs(a - b).max() <= 1e-12 * np.abs(b).max(), (case, order, what, lanes)
+
+
+def test_a_job_probes_the_robot_once_for_all_its_chunks(monkeypatch):
+    """The requirements probe the robot: the job's Data keeps them (found on its first ask:
+    the job's input needs), so its chunks find none again; the chunks give the numbers of one
+    call on the whole motion."""
+    from hodyn_cli.core.trajectory import derivative_name
+    from hodyn_cli.pipeline.jobs import ElasticJob
+
+    model = load_model(URDF / "iiwa14.urdf")
+    drives = read_drives(URDF / "iiwa14_drives.toml", model)
+    traj = random_cosine(model, np.linspace(0, 2, 30), orders=14, seed=3)
+    whole = elastic.inverse_dynamics(model, traj, drives, order=1)
+    found = []
+    probe = elastic.requirements
+    monkeypatch.setattr(elastic, "requirements", lambda *a: found.append(a[2:]) or probe(*a))
+    job = ElasticJob(model, drives, order=1)
+    assert job.need == whole.requirements.q_order + 1
+    for rows in (slice(0, 12), slice(12, 30)):
+        out = job(Trajectory(traj.joint_names, traj.derivatives[rows]))
+        assert np.array_equal(out[derivative_name("taum", 1)], whole.taum[rows, 1])
+    assert found == [(1, "full")]

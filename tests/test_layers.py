@@ -48,9 +48,9 @@ ALGORITHMS = {
     "motion": {"backends", "dynamics"},
     "actuation": {"backends", "dynamics"},
     "contacts": {"backends", "dynamics", "motion"},
-    "limits": {"dynamics", "motion", "actuation", "contacts"},
+    "limits": {"backends", "dynamics", "motion", "actuation", "contacts"},
     "identification": set(),
-    "planning": {"dynamics", "motion", "actuation", "limits", "identification"},
+    "planning": {"backends", "dynamics", "motion", "actuation", "limits", "identification"},
     "verification": {"backends", "dynamics", "motion", "actuation", "contacts", "limits",
                      "identification", "planning"},  # "every other subpackage"
 }

@@ -46,21 +46,22 @@ def joint_limits(robot: Model, limits: Any = None, *, jerk: Any = None) -> Limit
 
 def scaling_laws(robot: Model, *derivatives: Any, order: int = 2, drives: Any = None,
                  model: str = "full", gravity: Any = GRAVITY, wrenches: Mapping | None = None,
-                 known: Any = None, contacts: Any = (), **named: Any) -> dict[str, Law]:
+                 data: Any = None, contacts: Any = (), **named: Any) -> dict[str, Law]:
     """How every limited series changes when the motion is played k times slower: name ->
     :class:`~hodyn_cli.algorithms.limits.scaling.Law` (``law.at(1 / k)``: (N, m) values, joints
     ``law.joint_names``). Rigid: ``q``, ``qd`` (every joint), ``tau`` .. ``tau^(order)`` (order
     -1: none); with ``drives`` (as :func:`~hodyn_cli.api.drives.elastic_dynamics` takes them,
-    ``model``, ``known``) ``u``, ``ud``, ``udd``, and ``thetad``, ``taum`` of the joints with a
+    ``model``) ``u``, ``ud``, ``udd``, and ``thetad``, ``taum`` of the joints with a
     drive. A Trajectory with a floating ``base``: its torques, on ``contacts`` if given (as
     :func:`~hodyn_cli.api.contacts.read_contacts` takes them; then also each contact's wrench,
-    ``contact/<name>``; docs/contacts.md)."""
+    ``contact/<name>``; docs/contacts.md). ``data``: as for
+    :func:`~hodyn_cli.api.dynamics.inverse_dynamics` (it keeps what the drives need)."""
     from hodyn_cli.algorithms.limits.feasibility import series_laws
 
     m = Motion(robot, derivatives, named, wrenches=wrenches)
     return series_laws(robot, m.full, order=order, gravity=gravity,
                        drives=None if drives is None else drives_for(robot, drives, "check"),
-                       kind=model, known=known,
+                       kind=model, data=data,
                        contacts=read_contacts(robot, contacts) if contacts else ())
 
 

@@ -151,7 +151,7 @@ class TorqueJob(_RigidJob):
     @cached_property  # probes the model: once per job, not per chunk
     def drive_requirements(self):
         return None if self.drives is None else api.drive_requirements(
-            self.model, self.drives, self.order, self.drive_model)
+            self.model, self.drives, self.order, self.drive_model, self.data)
 
     @property
     def current_joints(self) -> list[str]:
@@ -179,7 +179,7 @@ class TorqueJob(_RigidJob):
         if self.drives is not None:
             r = api.drive_dynamics(self.model, self.drives, chunk, order=self.order,
                                    model=self.drive_model, gravity=self.gravity,
-                                   known=self.drive_requirements, data=self.data)
+                                   data=self.data)
             current = [derivative_name("current", k) for k in range(self.order + 1)]
             data = {name: r[name] for name in r if name not in current}
             if self.current_joints:
@@ -228,7 +228,8 @@ class ElasticJob(_Job):
 
     @cached_property  # probes the model: once per job, not per chunk
     def requirements(self):
-        return api.elastic_requirements(self.model, self.drives, self.order, self.kind)
+        return api.elastic_requirements(self.model, self.drives, self.order, self.kind,
+                                        self.data)
 
     @property
     def need(self) -> int:
@@ -246,8 +247,7 @@ class ElasticJob(_Job):
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         r = api.elastic_dynamics(self.model, self.drives, chunk, order=self.order,
-                                 model=self.kind, gravity=self.gravity, known=self.requirements,
-                                 data=self.data)
+                                 model=self.kind, gravity=self.gravity, data=self.data)
         return self._datasets(r, chunk)
 
 
@@ -533,7 +533,7 @@ class LawsJob(_Job):
     def requirements(self):
         from hodyn_cli.api.streaming import scaling_requirements
 
-        return scaling_requirements(self.model, self.drives, self.order, self.kind)
+        return scaling_requirements(self.model, self.drives, self.order, self.kind, self.data)
 
     @property
     def need(self) -> int:
@@ -563,7 +563,7 @@ class LawsJob(_Job):
 
     def __call__(self, chunk: Trajectory) -> dict:
         return api.scaling_laws(self.model, chunk, order=self.order, drives=self.drives,
-                                model=self.kind, gravity=self.gravity, known=self.requirements,
+                                model=self.kind, gravity=self.gravity, data=self.data,
                                 contacts=self.contacts)
 
 

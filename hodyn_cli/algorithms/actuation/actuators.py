@@ -104,17 +104,18 @@ def motor_friction(drives: Drives, qs: np.ndarray) -> np.ndarray:
 
 
 def inverse_dynamics(model: Model, trajectory: Trajectory, drives: Drives, *, order: int = 2,
-                     kind: str = "full", gravity=GRAVITY,
-                     known: elastic.Requirements | None = None,
-                     data: backends.Data | None = None) -> DriveResult:
+                     kind: str = "full", gravity=GRAVITY, data: backends.Data | None = None
+                     ) -> DriveResult:
     """tau, tau_m and the currents to order ``order`` of a robot with rigid drives (``kind``:
     ``full`` or ``reflected``, module docstring). ``trajectory`` needs q to ``order + 2``;
-    ``known``: :func:`requirements` when already found (they probe the model)."""
+    ``data``: the backend's Data for the model, made once per request, which keeps the
+    :func:`requirements` (they probe the model)."""
     if drives.elastic.any():
         name = model.joint_names[int(np.argmax(drives.elastic))]
         raise HodynError(f"joint '{name}' has a series-elastic drive ('stiffness'): hodyn elastic "
                          "computes it (--rigid-drives takes every drive as rigid)")
-    req = known if known is not None else requirements(model, drives, order, kind)
+    backend, data = backends.prepare(model, data)
+    req = data.derived(requirements, model, drives, order, kind)
     if kind == "reflected":
         tau = body_fixed.inverse_dynamics(model, trajectory, order=order, gravity=gravity,
                                           data=data)
@@ -123,7 +124,6 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, drives: Drives, *, or
     else:
         N, n = trajectory.n_samples, model.n
         tau, taum = np.empty((N, order + 1, n)), np.empty((N, order + 1, n))
-        backend, data = backends.prepare(model, data)
         for sl, qs, base, wrenches in chunks(model, trajectory, order, gravity,
                                              backend.rows(CHUNK)):
             u, _, taum[sl] = backend.elastic(model, data, drives, req, qs, base, wrenches, order)

@@ -154,18 +154,19 @@ def requirements(model: Model, drives: Drives, order: int, kind: str = "full") -
 
 
 def inverse_dynamics(model: Model, trajectory: Trajectory, drives: Drives, *, order: int = 0,
-                     kind: str = "full", gravity=GRAVITY,
-                     known: Requirements | None = None, data: backends.Data | None = None
+                     kind: str = "full", gravity=GRAVITY, data: backends.Data | None = None
                      ) -> ElasticResult:
     """u, theta (to order K+2) and tau_m (to order K = ``order``) of an elastic-joint robot.
 
     ``trajectory`` needs q up to ``requirements(...).q_order`` (and wrench derivatives to
-    that order minus 2). ``known``: those requirements, when already found (they probe the
-    model; a stream of chunks needs them once). See the module docstring for the model.
+    that order minus 2); ``data``: the backend's Data for the model, made once per request,
+    which keeps those requirements (they probe the model: a stream of chunks finds them
+    once). See the module docstring for the model.
     """
     if order < 0:
         raise HodynError(f"order must be >= 0, got {order}")
-    req = known if known is not None else requirements(model, drives, order, kind)
+    backend, data = backends.prepare(model, data)
+    req = data.derived(requirements, model, drives, order, kind)
     have = trajectory.orders - 1
     if have < req.q_order:
         raise HodynError(f"elastic --model {kind} --order {order} needs q up to "
@@ -182,7 +183,6 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, drives: Drives, *, or
         N, n = trajectory.n_samples, model.n
         u, theta = np.empty((N, order + 3, n)), np.empty((N, order + 3, n))
         taum = np.empty((N, order + 1, n))
-        backend, data = backends.prepare(model, data)
         for sl, qs, base, wrenches in chunks(model, trajectory, R, gravity, backend.rows(CHUNK)):
             extra = friction.at_side(drives, qs[:, 1 : R + 2], motor=False)
             uc, thc, taum[sl] = backend.elastic(model, data, drives, req, qs, base, wrenches,

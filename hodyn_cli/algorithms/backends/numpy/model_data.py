@@ -13,12 +13,18 @@ request that made it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
 import numpy as np
 
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 
 __all__ = ["ModelData", "model_data"]
+
+T = TypeVar("T")
+
 
 class ModelData:
     """Constants of one model.
@@ -33,6 +39,9 @@ class ModelData:
             body-fixed recursion runs the others.
         made_by: the backend whose :meth:`data` made it (None: a pass called on its own), so
             that :func:`~hodyn_cli.algorithms.backends.prepare` knows whether it fits.
+
+    What an algorithm derives from the model and other inputs of a request (the drives'
+    derivative requirements, found by probing the model) it keeps here too (:meth:`derived`).
     """
 
     made_by: object = None
@@ -49,6 +58,16 @@ class ModelData:
         self.root_M = np.ascontiguousarray(model.root_inertia, dtype=np.float64)
         self.ancestors = np.ascontiguousarray(model.ancestry.T, dtype=np.uint8)
         self.kernel_joints = not model.has_joint_models
+        self._derived: dict[tuple, Any] = {}
+
+    def derived(self, find: Callable[..., T], model: Model, *inputs: Hashable) -> T:
+        """``find(model, *inputs)``, found on the first ask and kept as long as this Data (one
+        request: its chunks ask again); ``inputs`` compare as dict keys (a Drives object by
+        identity)."""
+        key = (find, *inputs)
+        if key not in self._derived:
+            self._derived.setdefault(key, find(model, *inputs))  # atomic: one value wins
+        return self._derived[key]
 
 
 def model_data(model: Model, data: ModelData | None = None) -> ModelData:
