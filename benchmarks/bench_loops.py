@@ -46,14 +46,13 @@ ROBOTS = {"fourbar": ([0.3], [1.2], [3.0]),
 def measure(robot: str, case: str, samples: int, repeat: int, order: int) -> dict:
     from hodyn_cli import api
     from hodyn_cli.core.trajectory import cosine
-    from hodyn_cli.modeling import coupling
 
     tree = api.load_robot(ROOT / "urdf" / f"{robot}.urdf")
     closed = api.close_loops(tree, ROOT / "urdf" / f"{robot}_loops.toml")
     offset, amplitude, omega = ROBOTS[robot]
     crank = cosine(closed.coordinate_names, np.linspace(0.0, samples / 100, samples),
                    amplitude=amplitude, omega=omega, offset=offset, orders=order + 2)
-    full = coupling.of(closed).expand(crank)
+    full = closed.coupling.expand(crank)
     if case == "tree (numpy)":
         api.use_backend("numpy")
     if case.startswith("tree"):
@@ -64,7 +63,7 @@ def measure(robot: str, case: str, samples: int, repeat: int, order: int) -> dic
             return api.inverse_dynamics(closed, crank, order=order)
     elif case == "closed: passive joints":
         def run():
-            return coupling.of(closed).expand(crank)
+            return closed.coupling.expand(crank)
     else:
         import pinocchio as pin
 
@@ -88,7 +87,6 @@ def interleaved(samples: int, repeat: int, orders: list[int]) -> None:
 
     from hodyn_cli import api
     from hodyn_cli.core.trajectory import cosine
-    from hodyn_cli.modeling import coupling
 
     print(f"{'interleaved, ' + str(samples) + ' samples':30s} {'tree us':>8s} {'closed us':>10s} "
           f"{'x tree':>7s}")
@@ -98,7 +96,7 @@ def interleaved(samples: int, repeat: int, orders: list[int]) -> None:
         for order in orders:
             crank = cosine(closed.coordinate_names, np.linspace(0.0, samples / 100, samples),
                            amplitude=amplitude, omega=omega, offset=offset, orders=order + 2)
-            full = coupling.of(closed).expand(crank)
+            full = closed.coupling.expand(crank)
             best = {"tree": np.inf, "closed": np.inf}
             for _ in range(repeat):
                 for name, robot_, motion in (("tree", tree, full), ("closed", closed, crank)):

@@ -70,16 +70,19 @@ FEATURES = {
     "link": "a link",
     "gpu": "the GPU backend",
     "torque_rates": "measured torque rates",
+    "log_wrenches": "measured external wrenches",
+    "drives_output": "drives_output (the identified drives file)",
 }
 #: the features said in the plural ("... do not go with ...")
 PLURAL = {"contacts", "loops", "drives", "elastic", "mimic", "wrench", "estimate",
-          "state_derivatives", "parameter_derivatives", "torques", "segments", "torque_rates"}
+          "state_derivatives", "parameter_derivatives", "torques", "segments", "torque_rates",
+          "log_wrenches"}
 
 #: properties of the robot whose refusals name its file (the robot, not an option, is refused)
 ROBOT = {"no_joints", "joint_models"}
 #: what the robot or its data has, not an option a user turns on: a command without it in its
 #: row is refused, not left to drop it (it would compute another robot: loops opened, ...)
-PROPERTIES = {"mimic", "no_joints", "joint_models", "loops", "torque_rates"}
+PROPERTIES = {"mimic", "no_joints", "joint_models", "loops", "torque_rates", "log_wrenches"}
 
 #: command -> the features it has at all (an option it takes, or a robot property it meets)
 _STREAMING = {"wrench", "estimate", "cutoff", "gpu", "mimic", "no_joints", "joint_models"}
@@ -106,7 +109,7 @@ COMMANDS = {
     "generate": {"gpu", "mimic", "no_joints", "joint_models", "drives", "elastic", "optimal",
                  "respect_limits"},
     "identify": {"estimate", "cutoff", "mimic", "no_joints", "joint_models", "floating_base",
-                 "drives", "friction", "torque_rates"},
+                 "drives", "friction", "torque_rates", "log_wrenches", "drives_output"},
 }
 
 EVERY = tuple(COMMANDS)
@@ -204,6 +207,8 @@ RULES: tuple[Excludes | Requires, ...] = (
              "the base wrench's rates are not read"),
     Excludes(("torque_rates", "drives"), ("identify",),
              "the drives' terms are subtracted at order 0 only"),
+    Excludes(("torque_rates", "log_wrenches"), ("identify",),
+             "their share's rates need the wrenches' rates"),
     Excludes(("floating_base", "estimate"), ("identify",),
              "a floating base's twists are not estimated: its log gives base_Vb and base_Vbd"),
     Excludes(("slotine_li", "friction"), ("regressor",)),
@@ -254,6 +259,8 @@ RULES: tuple[Excludes | Requires, ...] = (
              "it filters the data the derivatives are estimated from"),
     Requires("sim_rtol", "simulate", ("validate",), "the tolerance of its checks"),
     Requires("torque_rtol", "torques", ("validate",), "the tolerance of its checks"),
+    Requires("drives_output", "friction", ("identify",),
+             "the identified friction and armature are what it writes"),
     Requires("friction", "drives", ("regressor", "identify"),
              "the drives file gives their parameters"),
     Requires("drives", "friction", ("regressor",), "the columns it adds"),

@@ -31,6 +31,11 @@ class TrajectoryError(HodynError):
     """A trajectory or wrench file is malformed or does not fit the model."""
 
 
+class Infeasible(HodynError):
+    """No time scaling makes the motion feasible (a limit it exceeds at any speed): a verdict
+    on the motion (``hodyn check``/``retime`` print it as a failed check), not bad input."""
+
+
 class MissingDerivatives(TrajectoryError):
     """A trajectory file has every joint's position but not the derivatives a command needs
     (what ``--estimate-derivatives`` can supply; a missing position it cannot)."""

@@ -36,7 +36,7 @@ OPTION = {"floating_base": "--floating-base", "contacts": "--contacts", "drives"
           "to_limits": "--to-limits", "factor": "--factor", "segments": "--segments",
           "respect_limits": "--respect-limits", "cutoff": "--cutoff",
           "base_motion": "--base-motion", "jacobian": "--jacobian", "link": "--link",
-          "gpu": "--backend", "loops": "--loops"}
+          "gpu": "--backend", "loops": "--loops", "drives_output": "--drives-output"}
 EE = "iiwa_link_ee"
 
 
@@ -162,6 +162,16 @@ def files(tmp_path_factory):
     with open_sink(str(d / "ident_rates.h5"), {}, {"joint_names": list(design.joint_names)},
                    rows=design.n_samples) as sink:
         sink.write(data | {"tau": rates.tau, "taud": rates.taud})
+    # ... and measured at the tool a constant wrench, its share in the torques (and rates)
+    pushed = replace(design, wrenches=Wrenches({EE: np.tile([0.0, 0.0, 0.1, 0.0, 0.0, 2.0],
+                                                            (design.n_samples, 1, 1))}))
+    data, columns = trajectory_datasets(pushed)
+    share = api.external_wrench_torques(iiwa, pushed)
+    for name, more in (("ident_wrench", {"tau": rates.tau + share}),
+                       ("ident_rates_wrench", {"tau": rates.tau + share, "taud": rates.taud})):
+        with open_sink(str(d / f"{name}.h5"), {}, {"joint_names": list(design.joint_names)},
+                       rows=design.n_samples) as sink:
+            sink.write(data | more)
     quad = load_model(URDF / "quadruped.urdf")
     n = 21
     t = np.linspace(0, 0.2, n)
@@ -248,9 +258,12 @@ def invocation(files, command: str, on: set[str]) -> list:
             else ["--to-limits"] if on & {"drives", "elastic"} else ["--factor", "2"]),
         # (--optimal: a cosine; on the 0.2 s Fourier motion the linear programmes take ~5 s,
         # a cost that belongs to tests/test_optimal.py, not to this walk of combinations)
-        "identify": [robot, d / ("ident_mimic.h5" if "mimic" in on else "ident_rates.h5"
-                                 if "torque_rates" in on else "ident_drives.h5"
-                                 if on == {"drives", "friction"} else "ident_floating.h5"
+        "identify": [robot, d / ("ident_mimic.h5" if "mimic" in on else "ident_rates_wrench.h5"
+                                 if {"torque_rates", "log_wrenches"} <= on else "ident_rates.h5"
+                                 if "torque_rates" in on else "ident_wrench.h5"
+                                 if "log_wrenches" in on else "ident_drives.h5"
+                                 if on - {"drives_output"} == {"drives", "friction"}
+                                 else "ident_floating.h5"
                                  if "floating_base" in on else "ident.h5"), "-o",
                      out.with_suffix(".urdf")] if "no_joints" not in on else [robot, traj, "-o",
                                                                              out],
@@ -279,12 +292,14 @@ def invocation(files, command: str, on: set[str]) -> list:
         "segments": ["--segments", "0.05"],
         "respect_limits": ["--respect-limits", URDF / "iiwa14_limits.toml"],
         "cutoff": ["--cutoff", "20"], "jacobian": ["--jacobian"], "link": ["--link", EE],
-        "gpu": ["--backend", "gpu"], "loops": ["--loops", URDF / "fourbar_loops.toml"]}
+        "gpu": ["--backend", "gpu"], "loops": ["--loops", URDF / "fourbar_loops.toml"],
+        "drives_output": ["--drives-output", out.with_suffix(".toml")]}
     if "many" in on:
         args = [a for a in args if a not in ("-o", out)]
     if command == "elastic" and not on & {"drives", "elastic"}:
         args += extra["elastic"]
-    for feature in sorted(on - {"mimic", "no_joints", "joint_models", "torque_rates"}):
+    for feature in sorted(on - {"mimic", "no_joints", "joint_models", "torque_rates",
+                                "log_wrenches"}):
         if not (feature == "drives" and "elastic" in on):
             args += extra[feature]
     return args

@@ -1,19 +1,21 @@
-"""The coupling seam admits a configuration-dependent phi: a kind built here, in the test
-(nothing else changes), drives both joints of the 2R arm from one coordinate s,
-``q_full = (s, a sin s)``, and the API's inverse dynamics on it obeys the power balance of
-the constrained system (tau s' = dE/dt, E its mechanical energy, from the closed-form M and
-the centre of mass: independent of the recursion and of the projection), with its time
-derivative equal to the 8th-order difference of tau."""
+"""The coupling seam admits a configuration-dependent phi: a kind built here, in the test, and
+given to the model as its ``coupling_kind`` (nothing else changes), drives both joints of the
+2R arm from one coordinate s, ``q_full = (s, a sin s)``, and the API's inverse dynamics on it
+obeys the power balance of the constrained system (tau s' = dE/dt, E its mechanical energy,
+from the closed-form M and the centre of mass: independent of the recursion and of the
+projection), with its time derivative equal to the 8th-order difference of tau."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from conftest import URDF, stencil_derivative, stencil_times
 from hodyn_cli import api
+from hodyn_cli.core import coupling
 from hodyn_cli.core.trajectory import Trajectory
-from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.urdf import load_model
 
 A = 0.7  # q2 = A sin(q1)
@@ -75,11 +77,11 @@ class Sine(coupling.Coupling):
 
 
 @pytest.fixture
-def arm(monkeypatch):
-    model = load_model(URDF / "planar_2r.urdf")
-    sine = Sine(model)
-    monkeypatch.setattr(coupling, "of", lambda m: sine if m is model else coupling.Coupling(m))
-    return model, sine
+def arm():
+    """The 2R arm given the kind: the model builds it, and the API finds it there."""
+    model = replace(load_model(URDF / "planar_2r.urdf"), coupling_kind=Sine)
+    assert isinstance(model.coupling, Sine) and model.coupling_kind is Sine
+    return model, model.coupling
 
 
 def motion(t: np.ndarray, orders: int) -> np.ndarray:
@@ -119,11 +121,10 @@ def test_a_configuration_dependent_coupling_obeys_the_power_balance(arm):
 
 def test_the_linear_mimic_coupling_is_the_constant_jacobian(arm):
     """The kind the URDF's <mimic> builds: its G, the expansion and the force projection."""
-    from dataclasses import replace
-
     model = load_model(URDF / "planar_2r.urdf")
     mimic = replace(model, mimic=np.array([[-1, 1.0, 0.0], [0, -0.5, 0.25]]))
-    c = coupling.Linear(mimic)
+    c = mimic.coupling
+    assert isinstance(c, coupling.Linear) and not model.coupling.active
     assert c.active and c.G.tolist() == [[1.0], [-0.5]] and c.o.tolist() == [0.0, 0.25]
     qs = np.arange(6.0).reshape(2, 3, 1)
     full = c.expand(Trajectory(mimic.coordinate_names, qs))

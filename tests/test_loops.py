@@ -24,7 +24,6 @@ from hodyn_cli import api
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
-from hodyn_cli.modeling import coupling
 
 LOOPS = URDF / "fourbar_loops.toml"
 H = 1e-3
@@ -95,7 +94,7 @@ def test_pinocchio_constraint_dynamics_reproduces_the_motion_and_the_force(name)
     tr = cosine(closed.coordinate_names, np.linspace(0.0, 3.0, 7), amplitude=amplitude,
                 omega=omega, offset=offset, phase=[0.0, 0.5][: len(offset)], orders=4)
     r = api.inverse_dynamics(closed, tr, order=0)
-    full = coupling.of(closed).expand(tr)
+    full = closed.coupling.expand(tr)
     pm = pin.buildModelFromUrdf(str(URDF / f"{robot}.urdf"))
     order = [tree.joint_index(pm.names[j]) for j in range(1, pm.njoints)]
     data = pm.createData()
@@ -128,7 +127,7 @@ def test_passive_derivatives_are_the_differences_of_newton_positions(fourbar):
     below (the implicit function theorem, order by order)."""
     _, closed = fourbar
     t = stencil_times([0.2, 1.4, 2.5], H)
-    c = coupling.of(closed)
+    c = closed.coupling
     full = c.expand(crank(t, 6))
     newton = c.phi(full.q[:, :1]).reshape(3, 9, 3)
     assert np.abs(newton.reshape(-1, 3) - full.q).max() <= 1e-12
@@ -153,7 +152,7 @@ def test_power_balance_and_the_derivatives_by_differences(fourbar):
     t = stencil_times([0.3, 1.1, 2.0], H)
     tr = crank(t, 5)
     r = api.inverse_dynamics(closed, tr, order=2)
-    full = coupling.of(closed).expand(tr)
+    full = closed.coupling.expand(tr)
     joints = Trajectory(tree.joint_names, full.derivatives[:, :3], t)
     M = matrices(tree, joints, order=0).M[:, 0]
     kinetic = 0.5 * np.einsum("si,sij,sj->s", full.qd, M, full.qd)

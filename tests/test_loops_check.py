@@ -13,7 +13,6 @@ from conftest import ROOT, SAMPLES, URDF
 from hodyn_cli import api
 from hodyn_cli.cli.app import app
 from hodyn_cli.io import read_trajectory
-from hodyn_cli.modeling import coupling
 
 LOOPS, CSV = URDF / "fourbar_loops.toml", SAMPLES / "fourbar_crank.csv"
 
@@ -25,7 +24,7 @@ def test_check_limits_of_a_closed_robot():
     closed = api.close_loops(api.load_robot(URDF / "fourbar.urdf"), LOOPS)
     tr = read_trajectory(str(CSV), closed, need=4)
     tau = api.inverse_dynamics(closed, tr, order=1)
-    rocker = coupling.of(closed).expand(tr).qd[:, 2]
+    rocker = closed.coupling.expand(tr).qd[:, 2]
     series = {("torque", "crank"): tau.tau[:, 0], ("torque_rate", "crank"): tau.taud[:, 0],
               ("velocity", "rocker"): rocker}
     limits = {"crank": {"torque": 0.8 * np.abs(tau.tau).max(),

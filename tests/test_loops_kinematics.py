@@ -13,13 +13,12 @@ from conftest import URDF, reference
 from hodyn_cli import api
 from hodyn_cli.algorithms.motion.loops import TAYLOR, Closed
 from hodyn_cli.core.trajectory import cosine
-from hodyn_cli.modeling import coupling
 
 
 def leg():
     closed = api.close_loops(api.load_robot(URDF / "leg_fourbar_knee.urdf"),
                              URDF / "leg_fourbar_knee_loops.toml")
-    return closed, coupling.of(closed)
+    return closed, closed.coupling
 
 
 def motion(closed, t):
@@ -149,4 +148,4 @@ def test_a_singular_sample_is_named_by_its_index_in_the_file(tmp_path, sample):
                   1)[..., None]
     with pytest.raises(HodynError, match=rf"^sample {sample} \(t = {t[sample]:g} s\): a "
                                          "singular configuration"):
-        coupling.of(folding).expand(Trajectory(("crank",), qs, t))
+        folding.coupling.expand(Trajectory(("crank",), qs, t))

@@ -54,9 +54,7 @@ def test_linear_joint_equality_is_mujocos(tmp_path):
     assert model.coordinate_names == ("a", "b")
     assert any("joint 'c' follows 'a' (<equality> joint 'e1')" in d.message
                for d in model.diagnostics)
-    from hodyn_cli.modeling.coupling import of
-
-    coupling = of(model)
+    coupling = model.coupling
     G = coupling.G
     rng = np.random.default_rng(3)
     q, qd, qdd = rng.normal(size=(3, 4, 2))

@@ -16,7 +16,6 @@ from hodyn_cli import api
 from hodyn_cli.cli.app import app
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import read_trajectory
-from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.urdf import load_model
 
 mjr = pytest.importorskip("mjcf_reference")  # skips where mujoco is not installed
@@ -111,7 +110,7 @@ def test_mujoco_moves_as_hodyn_says(tmp_path, variant):
     motion = read_trajectory(CRANK, robot, need=3)
     motion = type(motion)(motion.joint_names, motion.derivatives[::25], motion.t[::25])
     tau = api.inverse_dynamics(robot, motion, order=0, gravity=mjr.GRAVITY).tau
-    full = coupling.of(robot).expand(motion).derivatives
+    full = robot.coupling.expand(motion).derivatives
     m = mjr.rigid_body_only(path)
     m.opt.disableflags &= ~int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
     m.opt.jacobian = mujoco.mjtJacobian.mjJAC_DENSE

@@ -14,10 +14,14 @@ coupling (mimic joints: the recursions run on all joints; results are projected 
 independent ones), refusing what does not combine (:mod:`hodyn_cli.capabilities`) and naming
 the results. One module per topic: :mod:`.robots` (robots and trajectories),
 :mod:`.backends`, :mod:`.dynamics`, :mod:`.regressor`, :mod:`.motion`, :mod:`.drives`,
-:mod:`.contacts`, :mod:`.limits`, :mod:`.planning`, :mod:`.validation`; every function is
-also here, at the top. The pipeline (:mod:`hodyn_cli.pipeline`) is built on it, and composes
-the streaming forms of :mod:`.streaming` over a file's chunks; neither it nor the command line
-reaches the algorithms but through this package.
+:mod:`.contacts`, :mod:`.limits`, :mod:`.planning`, :mod:`.validation`, :mod:`.estimation`;
+every function is also here, at the top. The pipeline (:mod:`hodyn_cli.pipeline`) is built on
+it: it feeds a file's chunks to the streaming forms these functions hand out (a check or a
+retiming's search fed chunk by chunk, :func:`ik_solver`, :func:`derivative_stream`, ...),
+whose types it names for annotations only (imported from the topic's module under
+``TYPE_CHECKING``); neither it nor the command line reaches the algorithms but through this
+package. The algorithms do not ask the table of capabilities: what a request combines is
+held against it here, in the API's words (the command line words them as its flags).
 
 Imports: core, modeling, algorithms, errors, capabilities.
 """
@@ -40,6 +44,7 @@ from hodyn_cli.api.dynamics import (
     simulate,
     torque_sensitivities,
 )
+from hodyn_cli.api.estimation import derivative_stream, estimating_reader
 from hodyn_cli.api.identification import (
     Identification,
     external_wrench_torques,
@@ -50,15 +55,22 @@ from hodyn_cli.api.identification import (
 from hodyn_cli.api.limits import (
     check_limits,
     joint_limits,
+    limit_check,
+    played,
     retime,
     retime_optimal,
+    retiming_by,
+    scale_search,
     scaling_laws,
+    scaling_requirements,
     time_optimal,
+    torque_order,
 )
 from hodyn_cli.api.loops import close_loops, loop_components, loop_summary
 from hodyn_cli.api.motion import (
     centre_of_mass,
     forward_kinematics,
+    ik_solver,
     inverse_kinematics,
     jacobian_columns,
     link_jacobian,
@@ -106,7 +118,7 @@ __all__ = [
     "unidentified_drive_torques",
     "external_wrench_torques",
     # a link's motion
-    "forward_kinematics", "centre_of_mass", "inverse_kinematics", "link_jacobian",
+    "forward_kinematics", "centre_of_mass", "inverse_kinematics", "ik_solver", "link_jacobian",
     "jacobian_columns",
     # drives
     "read_drives", "elastic_dynamics", "drive_dynamics", "elastic_requirements",
@@ -115,6 +127,11 @@ __all__ = [
     "read_contacts", "contact_dynamics", "contact_matrices", "beyond_margins",
     # limits and time scaling
     "joint_limits", "scaling_laws", "check_limits", "retime", "time_optimal", "retime_optimal",
+    # ... chunk by chunk
+    "torque_order", "scaling_requirements", "limit_check", "scale_search", "retiming_by",
+    "played",
+    # derivatives estimated as the chunks stream
+    "derivative_stream", "estimating_reader",
     # designed motions
     "Design", "design_motion",
     # validation

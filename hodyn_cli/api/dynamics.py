@@ -179,7 +179,6 @@ def simulate(robot: Model, t: Any, q0: Any, qd0: Any, *, tau: Any, gravity: Any 
     ``q``, ``qd`` at ``t`` (:mod:`hodyn_cli.algorithms.verification.simulate`). ``wrenches``:
     ``{link: (N, D, 6)}`` external wrenches at ``t``, as for :func:`inverse_dynamics`."""
     from hodyn_cli.algorithms.verification.simulate import simulate as integrate
-    from hodyn_cli.modeling import coupling
 
     torques = torque_rates(robot, tau, named)
     if named:
@@ -193,7 +192,7 @@ def simulate(robot: Model, t: Any, q0: Any, qd0: Any, *, tau: Any, gravity: Any 
     W = wrenches_of(robot, wrenches, times.size)
     q, qd = integrate(robot, times, start.q, start.qd, np.stack(torques, axis=1), gravity=gravity,
                       wrenches=None if W is None else W.W,
-                      coupling=coupling.of(robot))
+                      coupling=robot.coupling)
     return Result({"q": q, "qd": qd}, coordinates(robot))
 
 

@@ -247,15 +247,16 @@ def external_wrench_torques(robot: Model, motion: Trajectory, rates: int = 0
     base's wrench first, then the joints'). The parameters do not enter it (``tau = Y pi +
     J^T W``): it is the inverse dynamics at rest under W (q as given; no velocity,
     acceleration or gravity). None without wrenches. With torque ``rates`` (measured with
-    them) a one-line refusal: their share's rates need the wrenches' rates."""
+    them) the table's one-line refusal: their share's rates need the wrenches' rates."""
     from hodyn_cli.api.dynamics import inverse_dynamics
     from hodyn_cli.core.trajectory import BaseMotion, Wrenches
 
     if motion.wrenches is None or not motion.wrenches.W:
         return None
     if rates:
-        raise HodynError("torque rates with measured external wrenches are not identified yet "
-                         "(their share's rates need the wrenches' rates)")
+        from hodyn_cli import capabilities
+
+        capabilities.check("identify", {"torque_rates", "log_wrenches"})
     N, n = motion.n_samples, len(motion.joint_names)
     base = motion.base
     still = Trajectory(motion.joint_names, np.concatenate([motion.derivatives[:, :1],

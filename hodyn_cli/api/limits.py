@@ -18,13 +18,23 @@ from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
 
 if TYPE_CHECKING:
-    from hodyn_cli.algorithms.limits.feasibility import Binding, Check, Retiming
+    from hodyn_cli.algorithms.backends.numpy.elastic import Requirements
+    from hodyn_cli.algorithms.limits.feasibility import (
+        Binding,
+        Check,
+        Retiming,
+        Row,  # noqa: F401  (a Check's; the reports')
+        ScaleSearch,
+    )
     from hodyn_cli.algorithms.limits.optimal import Optimal
     from hodyn_cli.algorithms.limits.scaling import Law
+    from hodyn_cli.modeling.contacts import Contact
+    from hodyn_cli.modeling.drives import Drives
     from hodyn_cli.modeling.limits import Limits
 
 __all__ = ["joint_limits", "scaling_laws", "check_limits", "retime", "time_optimal",
-           "retime_optimal"]
+           "retime_optimal", "torque_order", "scaling_requirements", "limit_check",
+           "scale_search", "retiming_by", "played"]
 
 
 def joint_limits(robot: Model, limits: Any = None, *, jerk: Any = None) -> Limits:
@@ -56,9 +66,12 @@ def scaling_laws(robot: Model, *derivatives: Any, order: int = 2, drives: Any = 
     :func:`~hodyn_cli.api.contacts.read_contacts` takes them; then also each contact's wrench,
     ``contact/<name>``; docs/contacts.md). ``data``: as for
     :func:`~hodyn_cli.api.dynamics.inverse_dynamics` (it keeps what the drives need)."""
+    from hodyn_cli import capabilities
     from hodyn_cli.algorithms.limits.feasibility import series_laws
 
     m = Motion(robot, derivatives, named, wrenches=wrenches)
+    if m.full.base is not None and drives is not None:
+        capabilities.check("check", {"floating_base", "drives"})
     return series_laws(robot, m.full, order=order, gravity=gravity,
                        drives=None if drives is None else drives_for(robot, drives, "check"),
                        kind=model, data=data,
@@ -73,12 +86,10 @@ def check_limits(robot: Model, *derivatives: Any, limits: Any = None, drives: An
     and quantity the worst sample, its value, the margin and the number of violations).
     ``limits``: as :func:`joint_limits` takes them; ``contacts`` (a floating base on them):
     also each contact's friction cone and sole."""
-    from hodyn_cli.algorithms.limits.feasibility import Check, torque_order
-
     lim = joint_limits(robot, limits)
     m = Motion(robot, derivatives, named, t=t, wrenches=wrenches)
     contacts = read_contacts(robot, contacts) if contacts else ()
-    check = Check(robot, lim, contacts=contacts)
+    check = limit_check(robot, lim, contacts=contacts)
     check.add(scaling_laws(robot, m.coordinates, order=torque_order(lim), drives=drives,
                            model=model, gravity=gravity, contacts=contacts), m.coordinates.t)
     return check
@@ -100,9 +111,6 @@ def retime(robot: Model, *derivatives: Any, limits: Any = None, drives: Any = No
     time in the retimed motion). ``contacts`` (a floating base on them): the torques on them,
     and each stays in its friction cone and on its sole.
     """
-    from hodyn_cli.algorithms.limits.feasibility import Retiming, ScaleSearch, torque_order
-    from hodyn_cli.algorithms.limits.scaling import scaled
-
     m = Motion(robot, derivatives, named, t=t, wrenches=wrenches)
     traj = m.coordinates
     capable("retime", robot, floating_base=traj.base is not None, contacts=bool(contacts),
@@ -113,19 +121,17 @@ def retime(robot: Model, *derivatives: Any, limits: Any = None, drives: Any = No
     if factor is not None:
         if not factor > 0 or segments:
             raise HodynError(f"factor must be positive, without segments; got {factor}")
-        t0 = 0.0 if traj.t is None else float(traj.t[0])
-        retiming, bindings = Retiming((t0, t0), (float(factor),)), []
+        retiming = retiming_by(factor, 0.0 if traj.t is None else float(traj.t[0]))
+        bindings = []
     else:
         lim = joint_limits(robot, limits)
         contacts = read_contacts(robot, contacts) if contacts else ()
-        search = ScaleSearch(robot, lim, tuple(segments), contacts)
+        search = scale_search(robot, lim, tuple(segments), contacts)
         search.add(scaling_laws(robot, traj, order=torque_order(lim), drives=drives, model=model,
                                 gravity=gravity, contacts=contacts), traj)
         retiming = search.retiming()
         bindings = [retiming.played(b) for b in search.best]
-    if traj.t is None:
-        return scaled(traj, 1.0 / retiming.k[0]), retiming, bindings
-    return scaled(traj, retiming.speedups(traj.t), retiming.times(traj.t)), retiming, bindings
+    return played(traj, retiming), retiming, bindings
 
 
 def time_optimal(robot: Model, limits: Any = None, *, drives: Any = None, model: str = "full",
@@ -142,14 +148,37 @@ def time_optimal(robot: Model, limits: Any = None, *, drives: Any = None, model:
     many points as the path's speed needs, docs/feasibility.md); ``uniform``: the uniform
     scaling resampled at ``rate`` instead (``retime --to-limits --rate``); ``progress(done,
     points)``: the grid points solved so far, as the programmes go."""
-    from hodyn_cli.algorithms.limits.feasibility import torque_order
     from hodyn_cli.algorithms.limits.optimal import Optimal
 
     capable("retime", robot, optimal=True, drives=drives is not None)
     lim = joint_limits(robot, limits)
+    rigid = None if drives is None else drives_for(robot, drives, "retime")
+    refuse_elastic_optimal(rigid)
     return Optimal(robot, lim, torque_order(lim), rate=rate, grid=grid, gravity=gravity,
-                   drives=None if drives is None else drives_for(robot, drives, "retime"),
-                   kind=model, uniform=uniform, progress=progress)
+                   drives=rigid, kind=model, uniform=uniform, progress=progress,
+                   admit=_optimal_admits)
+
+
+def refuse_elastic_optimal(drives: Drives | None) -> None:
+    """The table's refusal of a time-optimal law with elastic ``drives`` (their motor angles
+    need more derivatives of the time law than its programmes keep)."""
+    from hodyn_cli import capabilities
+
+    if drives is not None and drives.elastic.any():
+        capabilities.check("retime", {"optimal", "elastic"})
+
+
+def _optimal_admits(chunk: Trajectory) -> None:
+    """The table's refusal of what a chunk of the motion carries that the time-optimal law
+    has no limits for (given to :class:`~hodyn_cli.algorithms.limits.optimal.Optimal`, which
+    sees the chunks): external wrenches, a floating base (it was ignored: the joints retimed,
+    the base dropped)."""
+    from hodyn_cli import capabilities
+
+    if chunk.wrenches is not None:
+        capabilities.check("retime", {"optimal", "wrench"})
+    if chunk.base is not None:
+        capabilities.check("retime", {"optimal", "floating_base"})
 
 
 def retime_optimal(robot: Model, *derivatives: Any, limits: Any = None, drives: Any = None,
@@ -175,3 +204,63 @@ def retime_optimal(robot: Model, *derivatives: Any, limits: Any = None, drives: 
     pieces = list(optimal.retimed([m.coordinates]))
     return Trajectory(robot.coordinate_names, np.concatenate([p.derivatives for p in pieces]),
                       np.concatenate([p.t for p in pieces])), optimal
+
+
+# -- the streaming forms: a file's chunks one after another (the pipeline's) --------------------
+def torque_order(limits: Limits) -> int:
+    """The highest torque derivative ``limits`` limit (or what a limited acceleration, 0, or
+    jerk, 1, needs of the motion if higher; -1: none): the ``order`` of the
+    :func:`scaling_laws` a check or a retiming against them needs."""
+    from hodyn_cli.algorithms.limits.feasibility import torque_order as highest
+
+    return highest(limits)
+
+
+def scaling_requirements(robot: Model, drives: Drives | None, order: int, model: str = "full",
+                         data: Any = None) -> Requirements | None:
+    """What :func:`scaling_laws` with ``drives`` (read: :func:`~hodyn_cli.api.read_drives`)
+    needs of the motion for torque order ``order`` (None without drives: q to ``order + 2``),
+    kept in ``data`` (:func:`~hodyn_cli.api.backends.backend_data`) where given: the
+    :func:`scaling_laws` given the same ``data``, chunk after chunk, find them there."""
+    from hodyn_cli.algorithms.limits.feasibility import requirements
+
+    return requirements(robot, drives, order, model, data)
+
+
+def limit_check(robot: Model, limits: Limits, *, envelopes: bool = False,
+                contacts: tuple[Contact, ...] = ()) -> Check:
+    """:func:`check_limits` chunk by chunk: ``check.add(laws, t)`` with each chunk's
+    :func:`scaling_laws` and times, then ``check.rows`` and ``check.feasible``. ``limits``:
+    :func:`joint_limits`'; ``envelopes``: keep a plot's worth of every checked series;
+    ``contacts`` (read: :func:`~hodyn_cli.api.read_contacts`): each one's cone and sole."""
+    from hodyn_cli.algorithms.limits.feasibility import Check
+
+    return Check(robot, limits, envelopes=envelopes, contacts=contacts)
+
+
+def scale_search(robot: Model, limits: Limits, joins: tuple[float, ...] = (),
+                 contacts: tuple[Contact, ...] = ()) -> ScaleSearch:
+    """:func:`retime`'s search chunk by chunk: ``search.add(laws, chunk)`` with each chunk's
+    :func:`scaling_laws`, then ``search.retiming()`` (the smallest k per segment between the
+    ``joins``), ``search.best`` (what binds each) and ``search.jumps(retiming)``."""
+    from hodyn_cli.algorithms.limits.feasibility import ScaleSearch
+
+    return ScaleSearch(robot, limits, joins, contacts)
+
+
+def retiming_by(factor: float, t0: float = 0.0) -> Retiming:
+    """The motion played ``factor`` times slower from ``t0`` (its start)."""
+    from hodyn_cli.algorithms.limits.feasibility import Retiming
+
+    return Retiming((t0, t0), (float(factor),))
+
+
+def played(chunk: Trajectory, retiming: Retiming) -> Trajectory:
+    """``chunk`` played as ``retiming`` says: its times and every derivative (and wrench rate,
+    floating root's twist) scaled exactly; without times, by the first segment's k."""
+    from hodyn_cli.algorithms.limits.scaling import scaled
+
+    t = chunk.t
+    if t is None:
+        return scaled(chunk, 1.0 / retiming.k[0])
+    return scaled(chunk, retiming.speedups(t), retiming.times(t))

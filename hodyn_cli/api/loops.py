@@ -44,11 +44,10 @@ def close_loops(robot: Model, loops: Any = None, *, source: str | None = None) -
 
 def _closed(robot: Model) -> Closed:
     from hodyn_cli.algorithms.motion.loops import Closed
-    from hodyn_cli.modeling import coupling
 
     if robot.actuated is None:
         raise HodynError("the robot has no loops (api.close_loops closes them)")
-    found = coupling.of(robot)
+    found = robot.coupling
     assert isinstance(found, Closed)  # (close_loops registered it)
     return found
 

@@ -15,10 +15,11 @@ from hodyn_cli.core.trajectory import derivative_name
 from hodyn_cli.errors import HodynError
 
 if TYPE_CHECKING:
+    from hodyn_cli.algorithms.motion.ik import InverseKinematics
     from hodyn_cli.core.motion import LinkMotion
 
-__all__ = ["forward_kinematics", "centre_of_mass", "inverse_kinematics", "link_jacobian",
-           "jacobian_columns"]
+__all__ = ["forward_kinematics", "centre_of_mass", "inverse_kinematics", "ik_solver",
+           "link_jacobian", "jacobian_columns"]
 
 
 def forward_kinematics(robot: Model, link: str, *derivatives: Any, order: int = 3,
@@ -66,6 +67,7 @@ def inverse_kinematics(robot: Model, link: str, motion: Any, *, t: Any = None, t
     from hodyn_cli.algorithms.motion.ik import inverse_kinematics as solve
     from hodyn_cli.core.motion import LinkMotion
 
+    _refuse_ik(robot)
     if not isinstance(motion, LinkMotion):
         motion = _link_motion(motion, t)
     res = solve(robot, motion, link, task=task, q0=q0,
@@ -74,6 +76,37 @@ def inverse_kinematics(robot: Model, link: str, motion: Any, *, t: Any = None, t
                 posture_gain=POSTURE_GAIN if posture_gain is None else posture_gain)
     return Result({**series("q", res.trajectory.derivatives), "condition": res.condition},
                   robot.joint_names)
+
+
+def ik_solver(robot: Model, link: str, *, task: str = "pose", q0: Any = None,
+              max_condition: float | None = None, on_singular: str = "error",
+              on_branch_jump: str = "error", posture_gain: float | None = None
+              ) -> InverseKinematics:
+    """:func:`inverse_kinematics` chunk after chunk (``hodyn ik`` on a file): the streaming
+    solver, ``solver(motion) -> (qs, condition)`` on each chunk's
+    :class:`~hodyn_cli.core.motion.LinkMotion` in turn, each continuing from the last sample
+    of the one before; ``.done`` (samples solved), ``.singular``, ``.max_condition``
+    (:class:`~hodyn_cli.algorithms.motion.ik.InverseKinematics`). Options as
+    :func:`inverse_kinematics` takes them."""
+    from hodyn_cli.algorithms.motion.ik import MAX_CONDITION, POSTURE_GAIN, InverseKinematics
+
+    _refuse_ik(robot)
+    return InverseKinematics(
+        robot, link, task=task, q0=q0,
+        max_condition=MAX_CONDITION if max_condition is None else max_condition,
+        on_singular=on_singular, on_branch_jump=on_branch_jump,
+        posture_gain=POSTURE_GAIN if posture_gain is None else posture_gain)
+
+
+def _refuse_ik(robot: Model) -> None:
+    """The table's refusal of a robot inverse kinematics does not solve: mimic joints (its
+    task Jacobian is over every joint), no joint."""
+    from hodyn_cli import capabilities
+
+    if (robot.mimic[:, 0] >= 0).any():
+        capabilities.check("ik", {"mimic"})
+    if not robot.n:
+        capabilities.check("ik", {"no_joints"})
 
 
 def _link_motion(fields: Mapping, t: Any) -> LinkMotion:

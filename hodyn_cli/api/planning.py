@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hodyn_cli.api.drives import read_drives
-from hodyn_cli.api.limits import joint_limits
+from hodyn_cli.api.limits import joint_limits, refuse_elastic_optimal
 from hodyn_cli.api.results import capable
 from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Model
@@ -38,10 +38,11 @@ class Design:
 
     def check(self, piece: Trajectory) -> None:
         """The one-line error for the first sample of ``piece`` outside a position or
-        velocity limit (naming :attr:`source`, where the limits come from)."""
+        velocity limit of any joint, mimic ones too (naming :attr:`source`, where the limits
+        come from)."""
         from hodyn_cli.algorithms.planning import generate
 
-        generate.check_limits(self.robot, piece, self.source)
+        generate.check_limits(self.robot, self.robot.coupling.expand(piece), self.source)
 
 
 def design_motion(robot: Model, kind: str, *, limits: Any = None, drives: Any = None,
@@ -90,6 +91,7 @@ def design_motion(robot: Model, kind: str, *, limits: Any = None, drives: Any = 
     robot = with_limits(robot, lim)
     d = None if drives is None else read_drives(robot, drives)
     if optimal:
+        refuse_elastic_optimal(d)
         plan, pieces = generate.optimal(robot, kind, lim, gravity=gravity, drives=d, size=chunk,
                                         **options)
         return Design(robot, pieces, optimal=plan, source=source)

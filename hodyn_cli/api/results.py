@@ -53,12 +53,11 @@ class Result(Mapping):
 class Motion:
     """The motion an API function was given, over the independent joints (``coordinates``)
     and over all joints (``full``), and whether it was one sample: the one place the joints'
-    coupling (:mod:`hodyn_cli.modeling.coupling`: mimic joints) is applied, on the way in
+    coupling (:mod:`hodyn_cli.core.coupling`: mimic joints) is applied, on the way in
     (:attr:`full`) and out (:meth:`forces`, :meth:`matrices`, :meth:`tensor`)."""
 
     def __init__(self, robot: Model, derivatives: Sequence[Any], named: dict[str, Any], *,
                  t: Any = None, wrenches: Mapping | None = None):
-        from hodyn_cli.modeling import coupling
 
         if derivatives and isinstance(derivatives[0], Trajectory):
             if len(derivatives) > 1 or named or t is not None or wrenches:
@@ -72,7 +71,7 @@ class Motion:
                 self.single = np.ndim(next(iter(first.values()), 0.0)) == 0
             else:
                 self.single = first is not None and np.ndim(first) == 1
-        self.coupling = coupling.of(robot)
+        self.coupling = robot.coupling
         if self.coordinates.joint_names != self.coupling.coordinate_names:
             raise HodynError(f"the trajectory's joints {self.coordinates.joint_names} are not the "
                              f"robot's {self.coupling.coordinate_names}")
@@ -121,7 +120,6 @@ def capable(command: str, robot: Model, **on: object) -> None:
     """The one-line refusal of :mod:`hodyn_cli.capabilities` unless ``command`` takes the
     features ``on`` (``floating_base=True``, ...) together with the robot's."""
     from hodyn_cli import capabilities
-    from hodyn_cli.modeling import coupling
 
     features = {name for name, given in on.items() if given}
     if robot.actuated is not None or robot.loop_tables is not None:
@@ -129,7 +127,7 @@ def capable(command: str, robot: Model, **on: object) -> None:
             raise HodynError("the robot's closed loops (its MJCF <equality connect|weld>) are "
                              "open: close them first, api.close_loops(robot)")
         features.add("loops")
-    elif coupling.of(robot).active:
+    elif robot.coupling.active:
         features.add("mimic")
     if robot.n == 0:
         features.add("no_joints")

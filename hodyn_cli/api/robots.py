@@ -85,9 +85,8 @@ def check_number(what: str, value: float) -> None:
 
 def coordinates(robot: Model) -> tuple[str, ...]:
     """The names of the robot's independent coordinates (its coupling's)."""
-    from hodyn_cli.modeling import coupling
 
-    return tuple(coupling.of(robot).coordinate_names)
+    return tuple(robot.coupling.coordinate_names)
 
 
 def joint_array(robot: Model, name: str, value: Any) -> np.ndarray:

@@ -21,6 +21,9 @@ from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import HodynError
 
 if TYPE_CHECKING:
+    from hodyn_cli.algorithms.verification.validate import (  # noqa: F401  (a Report's)
+        Check as ValidationCheck,
+    )
     from hodyn_cli.algorithms.verification.validate import Report, Tolerances
 
 __all__ = ["validate_motion"]
@@ -28,7 +31,8 @@ __all__ = ["validate_motion"]
 
 def validate_motion(robot: Model, *derivatives: Any, t: Any = None, methods: Any = None,
                     gravity: Any = GRAVITY, wrenches: Mapping | None = None,
-                    samples: int | None = 1000, tolerances: Tolerances | None = None,
+                    samples: int | None = 1000,
+                    tolerances: Tolerances | Mapping[str, float] | None = None,
                     source: str = "", estimated: tuple[str, ...] = (),
                     warnings: Iterable[str] = (), chunks: Iterable[Trajectory] | None = None,
                     simulate: bool = False, drives: Any = None, drive_model: str = "full",
@@ -39,7 +43,8 @@ def validate_motion(robot: Model, *derivatives: Any, t: Any = None, methods: Any
     pass, memory bounded by a chunk and the ``samples`` checked). ``estimated``: derivative
     names that were estimated from the data (their consistency checks are reported as such);
     ``warnings``: what reading the input warned about (counted as ``warn`` checks).
-    ``tolerances``: a :class:`~hodyn_cli.algorithms.verification.validate.Tolerances`.
+    ``tolerances``: a :class:`~hodyn_cli.algorithms.verification.validate.Tolerances`, or
+    its fields by name (``{"fd": 1e-6, "simulation": 1e-6}``; the others their defaults).
     ``simulate``: also integrate the forward dynamics from the state every 0.2 s (needs
     ``t``): driven by the computed torques along each sample's local Taylor motion, against
     that motion; with given torques, by them, against the samples' q, qd. ``tau``: torques
@@ -52,7 +57,6 @@ def validate_motion(robot: Model, *derivatives: Any, t: Any = None, methods: Any
     takes them; a floating base on them): the torques and contact wrenches of
     :func:`~hodyn_cli.api.contacts.contact_dynamics`, and the contacts' own checks."""
     from hodyn_cli.algorithms.verification.validate import Tolerances, validate
-    from hodyn_cli.modeling import coupling
 
     given = torque_rates(robot, tau, named)
     torques = torques or bool(given)
@@ -68,12 +72,15 @@ def validate_motion(robot: Model, *derivatives: Any, t: Any = None, methods: Any
         chunks = iter(chunks)  # the first one says whether the root floats
         first = next(chunks, None)
         floating = first is not None and first.base is not None
-        motion = (coupling.of(robot).expand(chunk)
+        motion = (robot.coupling.expand(chunk)
                   for chunk in ([] if first is None else chain([first], chunks)))
     capable("validate", robot, floating_base=floating, torques=torques,
             drives=drives is not None)
+    # a floating base's simulation last: the refusals above come first, as they always have
+    capable("validate", robot, floating_base=floating, simulate=simulate)
     return validate(robot, motion, methods=methods, gravity=gravity, samples=samples,
-                    tolerances=tolerances or Tolerances(), source=source, estimated=estimated,
+                    tolerances=tolerances if isinstance(tolerances, Tolerances)
+                    else Tolerances(**(tolerances or {})), source=source, estimated=estimated,
                     warnings=tuple(warnings), simulate=simulate, drive_model=drive_model,
                     drives=None if drives is None else drives_for(robot, drives, "validate"),
                     contacts=read_contacts(robot, contacts) if contacts else (),

@@ -82,7 +82,6 @@ def validate(
 
     Exit status 0: every check passed; 1: a check failed; 2: bad usage or input.
     """
-    from hodyn_cli.api.streaming import Tolerances
     from hodyn_cli.cli import render
     from hodyn_cli.cli.session import read_rigid_drives
     from hodyn_cli.pipeline.files import write_text
@@ -106,7 +105,7 @@ def validate(
         contacts=contacts, jobs=s.jobs, gravity=g, samples=samples or None,
         methods=None if not method or ValidateMethod("all") in method
         else [m.value for m in method],
-        tolerances=Tolerances(fd=rtol, cross=cross_rtol, data=data_rtol, **{
+        tolerances=dict(fd=rtol, cross=cross_rtol, data=data_rtol, **{
             name: value for name, value in (("simulation", sim_rtol), ("torques", torque_rtol))
             if value is not None}),
         simulate=simulate, drives=d, drive_model=(model_kind or ElasticModel.full).value,

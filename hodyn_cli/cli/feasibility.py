@@ -45,7 +45,6 @@ def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel,
     """The limits (``jerk``: ``--jerk``'s over them) and the job that gives a chunk's laws,
     after the capability check of ``command`` with the features ``on``."""
     from hodyn_cli import api, capabilities
-    from hodyn_cli.api.streaming import torque_order
     from hodyn_cli.cli.data import numbers
     from hodyn_cli.pipeline.jobs import LawsJob
 
@@ -58,7 +57,7 @@ def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel,
               bool(d.elastic.any()), **on)
     if "loops" in capabilities.COMMANDS[command]:   # check: the actuated joints' torques
         model = s.closed(model)                      # (retime: not yet, the tree as given)
-    return lim, LawsJob(model, order=torque_order(lim), drives=d, kind=kind.value, gravity=s.g,
+    return lim, LawsJob(model, order=api.torque_order(lim), drives=d, kind=kind.value, gravity=s.g,
                         contacts=s.read_contacts(model))
 
 
@@ -171,9 +170,9 @@ def retime(
     (faster here, slower there), every limit held at every output sample. Exit status 1: no
     time scaling makes the motion feasible.
     """
-    from hodyn_cli.api.streaming import Infeasible
     from hodyn_cli.cli import render
     from hodyn_cli.cli.data import numbers
+    from hodyn_cli.errors import Infeasible
     from hodyn_cli.pipeline import stream
     from hodyn_cli.pipeline.feasibility import retime_file
     from hodyn_cli.pipeline.files import file_format
@@ -238,8 +237,8 @@ def retime(
 
 def _retime_optimal(s, traj: str, output: str, attrs: dict, lim, job, rate, grid,
                     compact: bool, uniform: bool = False) -> None:
-    from hodyn_cli.api.streaming import Infeasible
     from hodyn_cli.cli import render
+    from hodyn_cli.errors import Infeasible
     from hodyn_cli.pipeline.feasibility import retime_optimal_file
 
     try:

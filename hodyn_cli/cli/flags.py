@@ -52,6 +52,8 @@ FLAGS = {
     "link": "--link",
     "gpu": "--backend gpu",
     "torque_rates": "torque rates (taud_<joint> columns)",
+    "log_wrenches": "wrench columns (W_<link>_*)",
+    "drives_output": "--drives-output",
 }
 
 if __name__ == "__main__":  # pragma: no cover - the docs page

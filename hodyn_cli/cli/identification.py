@@ -9,7 +9,6 @@ import typer
 
 from hodyn_cli.cli.options import DriveModel, DrivesFile, ElasticModel, Robot, command
 from hodyn_cli.cli.root import app
-from hodyn_cli.errors import HodynError
 
 
 @command(app, "identify", short_help="Physically consistent parameters from torque logs.",
@@ -60,9 +59,8 @@ def identify(
     from hodyn_cli.pipeline.identification import default_drives_output, identify_files
 
     model = s.model(robot)
-    s.capable("identify", model, drives=drives is not None, friction=friction or armature)
-    if drives_output is not None and not (friction or armature):
-        raise HodynError("--drives-output goes with --friction or --armature")
+    s.capable("identify", model, drives=drives is not None, friction=friction or armature,
+              drives_output=drives_output is not None)
     if drives is not None:
         from hodyn_cli.pipeline.files import refuse_inputs
 

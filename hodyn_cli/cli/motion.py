@@ -11,7 +11,7 @@ from hodyn_cli.cli.options import FLOATING, Output, Robot, Traj, command
 from hodyn_cli.cli.root import app
 from hodyn_cli.errors import HodynError
 
-#: hodyn_cli.api.streaming.MAX_CONDITION and POSTURE_GAIN (not imported: the command line
+#: hodyn_cli.algorithms.motion.ik.MAX_CONDITION and POSTURE_GAIN (not imported: the command line
 #: starts without numpy; tests/test_ik_seams.py holds them equal)
 MAX_CONDITION = 1e4
 POSTURE_GAIN = 2.0

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from hodyn_cli.api import Model
-    from hodyn_cli.api.streaming import Check, Report
+    from hodyn_cli.api.limits import Check
+    from hodyn_cli.api.validation import Report
 
 
 def console(err: bool = False) -> Console:
@@ -301,7 +302,7 @@ CHECK_STYLE = {"ok": "green", "violated": "bold red", "unchecked": "dim"}
 def feasibility(check: Check) -> None:
     """``hodyn check``'s table on stderr, then one ``fail`` line per violated limit and one
     warning per limit that could not be checked."""
-    from hodyn_cli.pipeline.check_report import HEADER, LABELS, cells, verdict
+    from hodyn_cli.pipeline.check_report import HEADER, cells, verdict
 
     out = table(f"hodyn check: {verdict(check)}")
     for col in HEADER:
@@ -315,10 +316,10 @@ def feasibility(check: Check) -> None:
     unchecked: dict[tuple[str, str], list[str]] = {}
     for r in check.rows:
         if r.status == "violated":
-            fail(f"{LABELS[r.quantity]} of {r.joint} beyond its limit at {r.violations} "
+            fail(f"{r.label} of {r.joint} beyond its limit at {r.violations} "
                  f"sample(s); worst {r.value:.6g} {r.unit} (limit {r.limit:.6g}) at "
                  + (f"t = {r.time:.6g} s" if r.time is not None else f"sample {r.sample}"))
         elif r.status == "unchecked":
-            unchecked.setdefault((LABELS[r.quantity], r.reason), []).append(r.joint)
+            unchecked.setdefault((r.label, r.reason), []).append(r.joint)
     for (label, reason), joints in unchecked.items():
         warning(f"{label} limits not checked ({', '.join(joints)}): {reason}")

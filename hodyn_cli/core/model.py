@@ -23,13 +23,14 @@ reads its arrays without bounds checks, read out of bounds.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from hodyn_cli.core import lie
+from hodyn_cli.core.coupling import Coupling, Linear
 from hodyn_cli.errors import ModelError
 
 __all__ = ["Model", "Diagnostic", "LinkFrame", "JOINT_TYPES", "DOF_SUFFIXES", "JOINT_MODELS",
@@ -112,6 +113,13 @@ class Model:
         loop_tables: the loops the description itself closes (an MJCF's ``<equality
             connect|weld>``), as the tables of a loops file (docs/loops.md; ``actuated`` left
             out where the description does not say); None: none.
+        coupling_kind: how the joints follow the coordinates, a :class:`Coupling` kind (a
+            class or factory called with the model) that modeling sets: closed loops'
+            (:func:`hodyn_cli.algorithms.motion.loops.close`); None: :class:`Linear` where
+            the model has ``mimic`` joints, else the identity.
+        coupling: that kind built for this model (and rebuilt by ``dataclasses.replace``):
+            what the coordinates' motion is expanded to every joint and the joints' forces
+            are projected back through (:mod:`hodyn_cli.core.coupling`).
     """
 
     name: str
@@ -138,6 +146,8 @@ class Model:
     gravity: tuple[float, float, float] | None = None
     actuated: tuple[int, ...] | None = None
     loop_tables: Mapping[str, Any] | None = None
+    coupling_kind: Callable[[Model], Coupling] | None = None
+    coupling: Coupling = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.limits is None:
@@ -159,6 +169,9 @@ class Model:
                   self.velocity_limits, self.effort_limits, self.jerk_limits, self.reductions,
                   self.mimic):
             a.setflags(write=False)
+        # built last: a kind reads the finished model (closed loops assemble on its kinematics)
+        kind = self.coupling_kind or (Linear if (self.mimic[:, 0] >= 0).any() else Coupling)
+        object.__setattr__(self, "coupling", kind(self))
 
     def _validate(self) -> None:
         """The invariants every algorithm (and the compiled kernel, which reads the arrays
@@ -227,6 +240,9 @@ class Model:
         if self.actuated is not None and (any(not 0 <= i < n for i in self.actuated)
                                           or list(self.actuated) != sorted(set(self.actuated))):
             fail(f"actuated {self.actuated} must be increasing joint indices")
+        if self.actuated is not None and self.coupling_kind is None:
+            fail("closed loops (actuated) need their coupling_kind "
+                 "(hodyn_cli.algorithms.motion.loops.close builds it)")
         for link, frame in self.links.items():
             if not -1 <= frame.body < n:
                 fail(f"link '{link}' sits on body {frame.body}, not one of -1..{n - 1}")

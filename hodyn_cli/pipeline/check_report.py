@@ -11,16 +11,18 @@ import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hodyn_cli.api.streaming import CONTACT_QUANTITIES, QUANTITIES, TOLERANCE, Check, Row
 from hodyn_cli.pipeline.report import _matplotlib, html_page
+
+if TYPE_CHECKING:
+    from hodyn_cli.api.limits import Check, Row
 
 __all__ = ["Meta", "SCHEMA_PATH", "to_dict", "render"]
 
 SCHEMA_PATH = Path(__file__).parents[1] / "schemas" / "check.schema.json"
-LABELS = {q.key: q.label for q in QUANTITIES + CONTACT_QUANTITIES}
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,7 @@ def to_dict(check: Check, meta: Meta) -> dict:
             "summary": _summary(check), "robot": meta.robot, "urdf_sha256": meta.urdf_sha256,
             "trajectory": meta.trajectory, "n_samples": check.n_samples,
             "dynamics": meta.dynamics, "limits_file": meta.limits_file,
-            "drives_file": meta.drives_file, "tolerance": TOLERANCE,
+            "drives_file": meta.drives_file, "tolerance": check.tolerance,
             "rows": [_row(r) for r in check.rows]}
 
 
@@ -78,7 +80,7 @@ HEADER = ("quantity", "joint", "status", "peak", "limit", "margin %", "worst at"
 
 def cells(r: Row) -> tuple[str, ...]:
     """The table cells of one row (all formats)."""
-    return (LABELS[r.quantity], r.joint, r.status.upper(), _num(r.value), _num(r.limit),
+    return (r.label, r.joint, r.status.upper(), _num(r.value), _num(r.limit),
             _num(r.margin, ".3g"), _where(r), str(r.violations) if r.checked else "", r.unit)
 
 
@@ -91,12 +93,12 @@ def _markdown(check: Check, meta: Meta) -> str:
     lines += ["| " + " | ".join(cells(r)) + " |" for r in check.rows]
     unchecked = [r for r in check.rows if not r.checked]
     if unchecked:
-        lines += ["", "Not checked:", ""] + [f"- {LABELS[r.quantity]} of {r.joint}: {r.reason}"
+        lines += ["", "Not checked:", ""] + [f"- {r.label} of {r.joint}: {r.reason}"
                                               for r in unchecked]
     lines += ["", "peak: the value at the worst sample (largest distance from the middle of the "
               "limit band, relative to its half-width); margin: the room left there, % of the "
               f"half-width (negative: beyond). A value beyond its limit by more than "
-              f"{TOLERANCE:g} (relative) is a violation.", ""]
+              f"{check.tolerance:g} (relative) is a violation.", ""]
     return "\n".join(lines)
 
 
@@ -144,7 +146,7 @@ def _html(check: Check, meta: Meta) -> str:
     rows = "".join(f"<tr class='{r.status}'>" + "".join(
         f"<td{' class=st' if i == 2 else ''}>{esc(c)}</td>" for i, c in enumerate(cells(r)))
         + "</tr>" for r in check.rows)
-    notes = "".join(f"<li>{esc(LABELS[r.quantity])} of {esc(r.joint)}: {esc(r.reason)}</li>"
+    notes = "".join(f"<li>{esc(r.label)} of {esc(r.joint)}: {esc(r.reason)}</li>"
                     for r in check.rows if not r.checked)
     files = esc(f"the URDF's and {meta.limits_file}" if meta.limits_file else "the URDF's")
     body = f"""<p class="verdict {'pass' if check.feasible else 'fail'}">{esc(verdict(check))}</p>

@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hodyn_cli import api
-from hodyn_cli.api.streaming import Binding, Check, Infeasible, Retiming, ScaleSearch
 from hodyn_cli.core.model import Diagnostic
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
-from hodyn_cli.errors import HodynError, TrajectoryError
+from hodyn_cli.errors import HodynError, Infeasible, TrajectoryError
 from hodyn_cli.io import MemoryReader, concatenate, open_sink, trajectory_datasets
 from hodyn_cli.modeling.limits import Limits
 from hodyn_cli.pipeline import parallel, stream
@@ -23,7 +22,7 @@ from hodyn_cli.pipeline.inputs import Input, open_input
 from hodyn_cli.pipeline.jobs import LawsJob, RetimeJob
 
 if TYPE_CHECKING:
-    from hodyn_cli.api.limits import Optimal
+    from hodyn_cli.api.limits import Binding, Check, Optimal, Retiming
 
 __all__ = ["check_file", "retime_file", "retime_optimal_file"]
 
@@ -55,7 +54,7 @@ def check_file(job: LawsJob, source: str, limits: Limits, *, envelopes: bool = F
     (``envelopes``: keep a plot's worth of each series); ``input_options`` as
     :func:`~hodyn_cli.pipeline.inputs.open_input` takes them (positions beyond the URDF
     limits are the check's to report: no warnings about them)."""
-    check = Check(job.model, limits, envelopes=envelopes, contacts=job.contacts)
+    check = api.limit_check(job.model, limits, envelopes=envelopes, contacts=job.contacts)
     with _open(job, source, notify, **input_options) as reader, _named(source):
         for chunk, laws in _mapped(reader, job, jobs):
             check.add(laws, chunk.t)
@@ -115,12 +114,12 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
     in the retimed motion) and where the retimed derivatives jump (at joins)."""
     opened = _reopener(job, source, notify, input_options)
 
-    search = ScaleSearch(job.model, limits, joins, job.contacts)
+    search = api.scale_search(job.model, limits, joins, job.contacts)
     with opened() as reader, _named(source):
         if factor is not None:
             first = next(iter(reader))
             template, t0 = _empty(first), 0.0 if first.t is None else float(first.t[0])
-            retiming = Retiming((t0, t0), (factor,))
+            retiming = api.retiming_by(factor, t0)
         else:
             template = None
             for chunk, laws in _mapped(reader, job, jobs):

@@ -14,7 +14,7 @@ them) turned into the motor torques referred to the joints with the drives' cons
 ``r eta k_t i``. A floating base's log has the root's motion (``base_`` columns) and the base
 wrench ``W_<root>_mx, ..., _fz`` measured with the torques. It streams, chunk by chunk, into
 the fit (:class:`Log`): memory does not grow with its length. With ``estimate`` the missing
-derivatives are estimated (:class:`~hodyn_cli.api.streaming.DerivativeStream`, window by
+derivatives are estimated (:func:`~hodyn_cli.api.estimation.derivative_stream`, window by
 window) and the torques go through the same zero-phase low-pass as the positions
 (``cutoff``), so that the two stay synchronous; the first and last samples where the
 estimate is unreliable (its end zones) are left out.
@@ -75,8 +75,8 @@ class Log:
     def __init__(self, path: str, model: Model, *, estimate: bool = False,
                  cutoff: float | None = None, drives: Any = None, floating: bool = False,
                  chunk: int = CHUNK_ROWS):
+        from hodyn_cli.api.estimation import derivative_stream
         from hodyn_cli.api.regressor import regressor_rows
-        from hodyn_cli.api.streaming import DerivativeStream
 
         self.path, self.trimmed, self.samples, self._model = path, 0.0, 0, model
         with ExitStack() as files:  # closed again if a check fails
@@ -104,10 +104,9 @@ class Log:
                     "base is identified from the joint torques and the base wrench, as hodyn "
                     "compute --floating-base --base-wrench writes it, or the wrenches "
                     "W_<link>_* measured at every contact)", path)
-            wrapped = np.array([model.joint_types[i] == "continuous" for i in model.coordinates])
-            self._stream = DerivativeStream(self._measured(), need, cutoff=cutoff,
-                                            wrapped=wrapped, rows=chunk,
-                                            lowpassed=("measured",)) if estimate else None
+            self._stream = derivative_stream(model, self._measured(), need, cutoff=cutoff,
+                                             rows=chunk, lowpassed=("measured",)) \
+                if estimate else None
             if self._stream is not None:
                 with _naming(path):
                     self._stream.start()

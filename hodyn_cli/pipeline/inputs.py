@@ -20,11 +20,10 @@ from hodyn_cli.errors import HodynError, MissingDerivatives, TrajectoryError
 from hodyn_cli.io import CHUNK_ROWS, TrajectoryReader
 from hodyn_cli.io.paths import listing
 from hodyn_cli.io.tasks import ChunkTask, Loaded
-from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.limits import beyond_limits
 
 if TYPE_CHECKING:
-    from hodyn_cli.api.streaming import DerivativeStream
+    from hodyn_cli.api.estimation import DerivativeStream
 
 __all__ = ["Input", "open_input", "ESTIMATE_HINT"]
 
@@ -104,7 +103,7 @@ class Input:
 
     def _findings(self, chunk: Trajectory, start: int) -> dict[str, str]:
         """joint -> where the chunk's positions first leave their URDF limits."""
-        return beyond_limits(self.model, coupling.of(self.model).expand(chunk).derivatives[:, 0],
+        return beyond_limits(self.model, self.model.coupling.expand(chunk).derivatives[:, 0],
                              chunk.t, start)
 
     def _settle(self, chunk: Trajectory, start: int, findings: dict[str, str]) -> None:
@@ -165,10 +164,8 @@ def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
     notes = _column_notes(reader, path)
     if not estimate:
         return Input(reader, model, path, strict=strict, notes=notes, base=base, flags=flags)
-    from hodyn_cli.api.streaming import EstimatingReader
-
-    wrapped = np.array([model.joint_types[i] == "continuous" for i in model.coordinates])
-    estimating = EstimatingReader(reader, need, wrench_need, cutoff, wrapped, rows=chunk)
+    estimating = api.estimating_reader(model, reader, need, wrench_need=wrench_need,
+                                       cutoff=cutoff, rows=chunk)
     names = estimating.estimated
     if names:
         how = ("the sampled data over t (interpolating spline, no smoothing)" if cutoff is None

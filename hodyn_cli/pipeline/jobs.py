@@ -42,7 +42,8 @@ from hodyn_cli.modeling.limits import beyond_limits
 from hodyn_cli.pipeline.contacts import ContactTally
 
 if TYPE_CHECKING:
-    from hodyn_cli.api.streaming import BaseParameters, Retiming
+    from hodyn_cli.api.limits import Retiming
+    from hodyn_cli.api.regressor import BaseParameters
     from hodyn_cli.modeling.drives import Drives
 
 __all__ = ["TorqueJob", "ElasticJob", "KinematicsJob", "MatricesJob", "RegressorJob",
@@ -433,19 +434,16 @@ class ForwardJob(_Job):
 class IkJob:
     """``hodyn ik``: joint motion from a link's motion. Unlike the others this job has a
     state (each chunk continues from the last sample of the one before), so it runs on
-    one thread, chunks in order, on the streaming solver of :mod:`hodyn_cli.api.streaming`
-    (:class:`~hodyn_cli.algorithms.motion.ik.InverseKinematics`)."""
+    one thread, chunks in order, on the streaming solver :func:`hodyn_cli.api.ik_solver`."""
 
     def __init__(self, model: Model, link: str, *, task: str = "pose", q0=None,
                  max_condition: float | None = None, on_singular: str = "error",
                  strict: bool = False, source: str | None = None, **options):
-        from hodyn_cli.api.streaming import MAX_CONDITION, InverseKinematics
-
         self.model, self.strict, self.source = model, strict, source
         self.link, self.task = link, task
-        self.max_condition = MAX_CONDITION if max_condition is None else max_condition
-        self.solver = InverseKinematics(model, link, task=task, q0=q0, on_singular=on_singular,
-                                        max_condition=self.max_condition, **options)
+        self.solver = api.ik_solver(model, link, task=task, q0=q0, on_singular=on_singular,
+                                    max_condition=max_condition, **options)
+        self.max_condition = self.solver.max_condition
         #: joint -> where q first leaves its URDF limits (warnings; errors with ``strict``)
         self.beyond_limits: dict[str, str] = {}
 
@@ -531,9 +529,8 @@ class LawsJob(_Job):
 
     @cached_property  # probes the model: once per job, not per chunk
     def requirements(self):
-        from hodyn_cli.api.streaming import scaling_requirements
-
-        return scaling_requirements(self.model, self.drives, self.order, self.kind, self.data)
+        return api.scaling_requirements(self.model, self.drives, self.order, self.kind,
+                                        self.data)
 
     @property
     def need(self) -> int:
@@ -591,9 +588,5 @@ class RetimeJob(_Job):
             base_datasets(self.template)[1]
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        from hodyn_cli.api.streaming import scaled
-
-        t = chunk.t
-        x = 1.0 / self.retiming.k[0] if t is None else self.retiming.speedups(t)
-        played = scaled(chunk, x, None if t is None else self.retiming.times(t))
+        played = api.played(chunk, self.retiming)
         return trajectory_datasets(played, self.compact)[0] | base_datasets(played)[0]

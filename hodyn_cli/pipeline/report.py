@@ -13,11 +13,14 @@ import html
 import io
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hodyn_cli.api.streaming import Report, ValidationCheck
 from hodyn_cli.errors import HodynError, install_hint
+
+if TYPE_CHECKING:
+    from hodyn_cli.api.validation import Report, ValidationCheck
 
 __all__ = ["to_json", "to_markdown", "to_html", "report_format", "SCHEMA_PATH"]
 

@@ -25,7 +25,7 @@ from hodyn_cli.pipeline.protocols import Notify, tell
 from hodyn_cli.pipeline.stream import default_jobs
 
 if TYPE_CHECKING:
-    from hodyn_cli.api.streaming import Report
+    from hodyn_cli.api.validation import Report
 
 __all__ = ["validate_file"]
 

@@ -47,6 +47,7 @@ import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.actuation import elastic, friction
+from hodyn_cli.algorithms.backends.numpy.body_fixed import forward_pass
 from hodyn_cli.algorithms.backends.numpy.common import CHUNK
 from hodyn_cli.algorithms.dynamics import body_fixed
 from hodyn_cli.algorithms.dynamics.common import GRAVITY, chunks
@@ -193,7 +194,7 @@ def _coupling_columns(model: Model, drives: Drives, qs: np.ndarray, K: int, driv
     column = {c: m for m, c in enumerate(driven)}
     r, reta = _ratios(drives)
     for sl, q, _, _ in chunks(model, Trajectory(model.joint_names, qs), K, (0.0, 0.0, 0.0)):
-        omega = np.stack(body_fixed.forward_pass(model, q, K + 1).V, axis=1)[..., :3]
+        omega = np.stack(forward_pass(model, q, K + 1).V, axis=1)[..., :3]
         for c in driven:
             if model.parent[c] >= 0:
                 A[sl, :, c, column[c]] += reta[c] * omega[:, model.parent[c], 1:] @ unit.rotor_axis[c]

@@ -57,6 +57,7 @@ import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.actuation import friction
+from hodyn_cli.algorithms.backends.numpy.body_fixed import forward_pass
 from hodyn_cli.algorithms.backends.numpy.common import CHUNK
 from hodyn_cli.algorithms.backends.numpy.elastic import (
     Requirements,
@@ -118,7 +119,7 @@ def coupling_structure(model: Model, drives: Drives, seed: int = 0
     rng = np.random.default_rng(seed)
     qs = rng.normal(size=(PROBES, 3, model.n))
     qs[:, 0] = rng.uniform(-np.pi, np.pi, size=(PROBES, model.n))
-    kin = body_fixed.forward_pass(model, qs, 1)
+    kin = forward_pass(model, qs, 1)
     zeta, nu = axis_rates(model, drives, qs[:, 0], np.stack(kin.V, axis=1)[..., :3], 0)
     pairs = np.argwhere(coupled_pairs(model, drives))
     S, G = coupling_coefficients(zeta, nu, pairs, 0)

@@ -21,7 +21,7 @@ possible to recover the derivatives of the direct ... dynamic functions"): diffe
 with the inverse dynamics' derivatives evaluated at the computed qdd
 (:func:`hodyn_cli.algorithms.dynamics.partials.torque_partials`, O(n^2) per sample).
 
-Coupled joints (mimic): with ``q_full = G q + o`` (:mod:`hodyn_cli.modeling.coupling`) the
+Coupled joints (mimic): with ``q_full = G q + o`` (:mod:`hodyn_cli.core.coupling`) the
 independent coordinates obey ``G^T M G qdd + G^T r = tau``: pass the model's ``coupling``.
 """
 
@@ -36,10 +36,10 @@ from hodyn_cli.algorithms.backends.numpy.common import CHUNK
 from hodyn_cli.algorithms.dynamics import body_fixed
 from hodyn_cli.algorithms.dynamics.common import GRAVITY, chunks
 from hodyn_cli.algorithms.dynamics.partials import torque_partials
+from hodyn_cli.core.coupling import Coupling
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import TrajectoryError
-from hodyn_cli.modeling.coupling import Coupling
 
 __all__ = ["Forward", "forward_dynamics"]
 
@@ -63,7 +63,7 @@ def forward_dynamics(model: Model, trajectory: Trajectory, tau: np.ndarray, *, g
                      data: backends.Data | None = None) -> Forward:
     """``qdd`` and its first K time derivatives from q, qd (``trajectory``, all joints; its
     wrenches need W..W^(K)) and ``tau`` (N, K+1, m): tau and its first K derivatives in the
-    coordinates of ``coupling`` (a :class:`~hodyn_cli.modeling.coupling.Coupling` with a
+    coordinates of ``coupling`` (a :class:`~hodyn_cli.core.coupling.Coupling` with a
     constant G; None: the joints themselves). ``derivatives``: also ``d qdd / d (q, qd,
     tau)``. ``data``: the backend's Data for the model (:func:`~hodyn_cli.algorithms.backends.
     prepare`)."""

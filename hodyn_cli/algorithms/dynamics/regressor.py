@@ -108,12 +108,11 @@ def base_wrench_rows(model: Model) -> tuple[str, ...]:
 def project_rows(model: Model, Y: np.ndarray, trajectory: Trajectory | None = None
                  ) -> np.ndarray:
     """The regressor's joint rows (axis 2) over the independent joints, ``Y_a^(k) = sum_j
-    C(k, j) G^(j)T Y^(k-j)`` (:meth:`hodyn_cli.modeling.coupling.Coupling.forces`: mimic
+    C(k, j) G^(j)T Y^(k-j)`` (:meth:`hodyn_cli.core.coupling.Coupling.forces`: mimic
     joints' constant G; closed loops' G(q) along the joints' ``trajectory``, as their torques'
     ``tau_a = G^T tau``); a floating base's 6 base rows stay."""
-    from hodyn_cli.modeling import coupling
 
-    c = coupling.of(model)
+    c = model.coupling
     if not c.active:
         return Y  # nothing to project: no copy of a chunk that may be hundreds of MB
     first = Y.shape[2] - model.n  # 6 base-wrench rows of a floating base, else 0
@@ -230,10 +229,9 @@ def base_parameters(model: Model, *, samples: int = 200, seed: int = 0, gravity=
     :func:`hodyn_cli.algorithms.actuation.actuators.regressor_columns`). ``floating_base``: of the
     floating-base regressor (root parameters first), over random root orientations, twists
     and twist rates too. The rank: :func:`_independent_columns`."""
-    from hodyn_cli.modeling import coupling
 
     rng = np.random.default_rng(seed)
-    c = coupling.of(model)  # random states of the independent joints (the others follow)
+    c = model.coupling  # random states of the independent joints (the others follow)
     qs = rng.normal(size=(samples, 3, c.m))
     qs[:, 0] = c.random_coordinates(rng, samples)
     base = None

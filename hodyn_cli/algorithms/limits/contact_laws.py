@@ -32,7 +32,6 @@ from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.limits.scaling import NO_GRAVITY, Law, joint_laws
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
-from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.contacts import Contact
 
 __all__ = ["floating_laws", "contact_conditions", "CONDITIONS", "wrench_key"]
@@ -69,7 +68,7 @@ def floating_laws(model: Model, trajectory: Trajectory, order: int, gravity=GRAV
     else:
         tau = floating.inverse_dynamics(model, trajectory, order=K, gravity=gravity)[0]
         d = floating.inverse_dynamics(model, still, order=K, gravity=NO_GRAVITY)[0]
-    graded = coupling.of(model).forces(np.stack([tau - d, d], axis=-1), trajectory, axis=2)
+    graded = model.coupling.forces(np.stack([tau - d, d], axis=-1), trajectory, axis=2)
     for j in range(order + 1):
         laws[derivative_name("tau", j)] = Law(j, graded[:, j], model.coordinate_names)
     return laws

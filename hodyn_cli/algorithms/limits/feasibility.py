@@ -22,7 +22,6 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from hodyn_cli import capabilities
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.actuation import actuators, elastic
 from hodyn_cli.algorithms.contacts.margins import cone_angle, friction_angle, pressure_centre
@@ -44,7 +43,7 @@ from hodyn_cli.algorithms.limits.scaling import (
 )
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, check_results
-from hodyn_cli.errors import HodynError
+from hodyn_cli.errors import HodynError, Infeasible
 from hodyn_cli.modeling.contacts import Contact
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
@@ -52,10 +51,6 @@ from hodyn_cli.modeling.limits import Limits
 __all__ = ["QUANTITIES", "CONTACT_QUANTITIES", "Quantity", "torque_order", "requirements",
            "series_laws", "limited_series", "Row", "Envelope", "Check", "Binding", "Retiming",
            "ScaleSearch", "Infeasible"]
-
-
-class Infeasible(HodynError):
-    """No time scaling makes the motion feasible (a limit it exceeds at any speed)."""
 
 
 @dataclass(frozen=True)
@@ -146,9 +141,7 @@ def series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity=GRA
 
 def _series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity, drives, kind,
                  data, contacts) -> dict[str, Law]:
-    if trajectory.base is not None:
-        if drives is not None:
-            capabilities.check("check", {"floating_base", "drives"})
+    if trajectory.base is not None:  # (rigid: drives with a floating base are refused by the API)
         return floating_laws(model, trajectory, order, gravity, contacts)
     if contacts:
         raise HodynError("contacts carry a floating base: give the root's motion "
@@ -207,6 +200,11 @@ class Row:
         return "unchecked" if not self.checked else "violated" if self.violations else "ok"
 
     @property
+    def label(self) -> str:
+        """The quantity's name in words (``"friction cone"``: :class:`Quantity`'s label)."""
+        return next(q.label for q in QUANTITIES + CONTACT_QUANTITIES if q.key == self.quantity)
+
+    @property
     def margin(self) -> float | None:
         """Room left at the worst sample, % of the half-width (negative: beyond the limit)."""
         return None if self.value is None else 100.0 * (1.0 - self.usage)
@@ -261,6 +259,9 @@ class Check:
     every checked series (``"<quantity key>/<series>"`` -> :class:`Envelope`). ``contacts``:
     each one's friction cone and sole (:data:`CONTACT_QUANTITIES`) from the laws of its
     wrench (a row each, ``joint`` the contact's name)."""
+
+    #: a value beyond its limit by more than this share of it is a violation (the scaling's)
+    tolerance = TOLERANCE
 
     def __init__(self, model: Model, limits: Limits, envelopes: bool = False,
                  contacts: tuple[Contact, ...] = ()):

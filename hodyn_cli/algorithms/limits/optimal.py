@@ -23,7 +23,6 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from hodyn_cli import capabilities
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.limits.feasibility import (
     Binding,
@@ -51,7 +50,6 @@ from hodyn_cli.algorithms.motion.differences import RTOL, Differences
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import HodynError, TrajectoryError
-from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
@@ -423,14 +421,16 @@ class Optimal:
     programme, the law the uniform scaling's (``retime --to-limits --rate``: the motion
     resampled at the rate, played as slowly as every sample needs at that and any slower
     playing). ``progress(done, points)``: the grid points of each plan's programmes solved
-    so far."""
+    so far. ``admit(chunk)``: raises for what a chunk carries that the caller refuses (the
+    API: the capability table's wrenches and floating base), before it is planned; rigid
+    ``drives`` only (the API refuses elastic ones)."""
 
     def __init__(self, model: Model, limits: Limits, order: int, *, rate: float | None = None,
                  grid: int | None = None, gravity=GRAVITY, drives: Drives | None = None,
                  kind: str = "full", uniform: bool = False,
-                 progress: Callable[[int, int], None] | None = None):
-        if drives is not None and drives.elastic.any():
-            capabilities.check("retime", {"optimal", "elastic"})
+                 progress: Callable[[int, int], None] | None = None,
+                 admit: Callable[[Trajectory], None] | None = None):
+        self.admit = admit
         self.model, self.limits, self.order, self.rate, self.grid = model, limits, order, rate, grid
         self.uniform, self.progress = uniform, progress
         self.dynamics = dict(order=order, gravity=gravity, drives=drives, kind=kind)
@@ -443,7 +443,7 @@ class Optimal:
         self.peak = 1.0
 
     def _laws(self, chunk: Trajectory) -> dict[str, Law]:
-        return series_laws(self.model, coupling.of(self.model).expand(chunk), **self.dynamics)
+        return series_laws(self.model, self.model.coupling.expand(chunk), **self.dynamics)
 
     def plan(self, chunks: Iterable[Trajectory], limits: Limits | None = None,
              pace: float = PACE, cap: float = CAP) -> Plan:
@@ -459,10 +459,8 @@ class Optimal:
             if chunk.t is None:
                 raise HodynError("--optimal needs a motion with times (a t column): they are "
                                  "the path parameter")
-            if chunk.wrenches is not None:
-                capabilities.check("retime", {"optimal", "wrench"})
-            if chunk.base is not None:  # (it was ignored: the joints retimed, the base dropped)
-                capabilities.check("retime", {"optimal", "floating_base"})
+            if self.admit is not None:
+                self.admit(chunk)
             search.add(self._laws(chunk), chunk)
             differences.add(chunk.derivatives, chunk.t, collected.count)
             collected.add(chunk)

@@ -75,7 +75,6 @@ from hodyn_cli.algorithms.motion.differences import RTOL, frequency
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
-from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
@@ -464,7 +463,7 @@ def path_limits(model: Model, grid: Trajectory, limits: Limits, order: int, *,
     are s, its derivatives by s) as polynomials in the time law's derivatives: the dynamics
     of the motions that leave each sample with the time-law derivatives of :data:`PROBES`
     (rigid to torque order ``order``, or with rigid ``drives``), fitted monomial by monomial."""
-    full = coupling.of(model).expand(grid)
+    full = model.coupling.expand(grid)
     q = full.derivatives[:, : order + 3]
     probes = []
     for sigma in PROBES:

@@ -68,7 +68,6 @@ from hodyn_cli.algorithms.dynamics.common import GRAVITY, base_motion, chunks
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import HodynError
-from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.drives import Drives, Friction
 
 __all__ = ["TOLERANCE", "Law", "JOINT_SERIES", "joint_laws", "rigid_laws", "elastic_laws",
@@ -148,7 +147,7 @@ def rigid_laws(model: Model, trajectory: Trajectory, order: int, gravity=GRAVITY
         return laws
     tau = body_fixed.inverse_dynamics(model, trajectory, order=order, gravity=gravity)
     d = body_fixed.inverse_dynamics(model, _still(trajectory), order=order, gravity=NO_GRAVITY)
-    graded = coupling.of(model).forces(np.stack([tau - d, d], axis=-1), trajectory,
+    graded = model.coupling.forces(np.stack([tau - d, d], axis=-1), trajectory,
                                       axis=2)  # (N, K+1, m, 2)
     for j in range(order + 1):
         laws[derivative_name("tau", j)] = Law(j, graded[:, j], model.coordinate_names)

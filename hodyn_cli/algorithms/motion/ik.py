@@ -87,7 +87,6 @@ from math import factorial
 
 import numpy as np
 
-from hodyn_cli import capabilities
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy.ik import Task, condition_numbers, matvec, pose_error
 from hodyn_cli.algorithms.dynamics.spatial import spatial_twists
@@ -268,10 +267,6 @@ class InverseKinematics:
         for name, value in (("on_singular", on_singular), ("on_branch_jump", on_branch_jump)):
             if value not in ("error", "warn"):
                 raise HodynError(f"{name} must be 'error' or 'warn', got '{value}'")
-        if np.any(model.mimic[:, 0] >= 0):
-            capabilities.check("ik", {"mimic"})
-        if not model.n:
-            capabilities.check("ik", {"no_joints"})
         if link not in model.links:
             raise HodynError(f"the model has no link '{link}' (links: {', '.join(model.links)})")
         frame = model.links[link]

@@ -1,5 +1,5 @@
 """Closed loops: the passive joints' motion from the actuated ones', the configuration-dependent
-coupling :class:`Closed` (:mod:`hodyn_cli.modeling.coupling`) and the constraint forces.
+coupling :class:`Closed` (:mod:`hodyn_cli.core.coupling`) and the constraint forces.
 
 The loops file (:mod:`hodyn_cli.modeling.loops`) cuts each loop at a joint: frames a and b
 must coincide, ``c(q) = 0`` with rows (root axes) ``p_a - p_b`` (a point) and
@@ -56,11 +56,10 @@ from typing import NamedTuple
 import numpy as np
 
 from hodyn_cli.algorithms import backends
-from hodyn_cli.core import jets, lie
+from hodyn_cli.core import coupling, jets, lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
-from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.loops import Loops
 
 __all__ = ["Closed", "close", "RANK_TOL", "SINGULAR_TOL", "STEP"]
@@ -120,12 +119,11 @@ def close(model: Model, loops: Loops) -> Model:
     """The model with its loops closed: the actuated joints its coordinates, its coupling a
     :class:`Closed` (assembled at ``loops.guess``; errors name the loops file)."""
     from dataclasses import replace
+    from functools import partial
 
     if (model.mimic[:, 0] >= 0).any():
         raise HodynError("a robot with <mimic> joints and loops: not supported", loops.source)
-    closed = replace(model, actuated=loops.actuated)
-    coupling.register(closed, Closed(closed, loops))
-    return closed
+    return replace(model, actuated=loops.actuated, coupling_kind=partial(Closed, loops=loops))
 
 
 class Closed(coupling.Coupling):

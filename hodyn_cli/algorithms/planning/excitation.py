@@ -29,7 +29,6 @@ from hodyn_cli.algorithms.identification.least_squares import condition
 from hodyn_cli.algorithms.planning.generate import _ranges
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
-from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.limits import Limits
 
 __all__ = ["excitation", "fourier_series", "SAMPLES", "Excitation"]
@@ -60,7 +59,7 @@ class Excitation:
     def __init__(self, model: Model, limits: Limits, *, harmonics: int = 5,
                  base_frequency: float = 0.1, gravity=GRAVITY):
         self.model, self.L, self.wf = model, harmonics, 2 * np.pi * base_frequency
-        self.c = coupling.of(model)
+        self.c = model.coupling
         idx = list(model.coordinates)
         centre, half = _ranges(model)  # fourier's: a default range where a joint has none
         self.centre, self.half = centre[idx], half[idx]

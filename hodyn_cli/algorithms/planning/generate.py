@@ -52,7 +52,6 @@ from hodyn_cli.algorithms.limits.scaling import scaled
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, cosine, derivative_name, filtered_step
 from hodyn_cli.errors import HodynError
-from hodyn_cli.modeling import coupling
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
@@ -114,11 +113,11 @@ def generate(model: Model, kind: str, **options) -> Trajectory:
 
     The motion stays inside every joint's position limits and velocity limit, a mimic
     follower's too: its leader moves within its own limits intersected with the follower's
-    mapped back through the mimic map (:meth:`hodyn_cli.modeling.coupling.Coupling.limits`).
+    mapped back through the mimic map (:meth:`hodyn_cli.core.coupling.Coupling.limits`).
     """
     rows = options.pop("rows", slice(None))
-    if options.get("waypoints") is not None and coupling.of(model).active:
-        options["waypoints"] = coupling.of(model).phi(
+    if options.get("waypoints") is not None and model.coupling.active:
+        options["waypoints"] = model.coupling.phi(
             np.atleast_2d(np.asarray(options["waypoints"], float)))
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named below
         full = _design(model, kind, rows, **options)  # every joint its own; mimics' dropped
@@ -163,8 +162,8 @@ def _design(model: Model, kind: str, rows: slice, *, rate: float = 100.0,
         raise HodynError(f"unknown kind '{kind}' (choose from {', '.join(KINDS + DESIGNED)})")
     if derivatives < 0:
         raise HodynError(f"--derivatives must be >= 0, got {derivatives}")
-    if coupling.of(model).active:  # the leaders' limits keep every follower inside its own
-        position, velocity = coupling.of(model).limits(model, source)
+    if model.coupling.active:  # the leaders' limits keep every follower inside its own
+        position, velocity = model.coupling.limits(model, source)
         model = replace(model, limits=position, velocity_limits=velocity)
     rng = np.random.default_rng(seed)
     centre, half = _ranges(model)
@@ -320,10 +319,9 @@ def _time(trajectory: Trajectory, s: int) -> str:
 
 
 def check_limits(model: Model, trajectory: Trajectory, source: str | None = None) -> None:
-    """One-line error for the first sample outside a position or velocity limit (mimic
-    joints included: they move as their leaders make them); ``source``: the file the limits
-    come from, named in it."""
-    trajectory = coupling.of(model).expand(trajectory)
+    """One-line error for the first sample of ``trajectory`` (every joint's: mimic joints
+    move as their leaders make them) outside a position or velocity limit; ``source``: the
+    file the limits come from, named in it."""
     lo, hi = model.limits[:, 0], model.limits[:, 1]
     q = trajectory.derivatives[:, 0]
     tol = 1e-9 * (1 + np.abs(model.limits).clip(max=1e9))
@@ -372,7 +370,7 @@ def within_limits(model: Model, kind: str, limits: Limits, *, gravity=GRAVITY,
         search = ScaleSearch(model, limits)
         for piece in chunks(model, kind, size, derivatives=max(asked, need), slow=slow,
                             **options):
-            search.add(series_laws(model, coupling.of(model).expand(piece), order=order,
+            search.add(series_laws(model, model.coupling.expand(piece), order=order,
                                    gravity=gravity, drives=drives, kind=elastic_model, data=data),
                        piece)
         best = search.best[0]

@@ -48,10 +48,10 @@ import numpy as np
 
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.dynamics.forward import forward_dynamics
+from hodyn_cli.core.coupling import Coupling
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, taylor
 from hodyn_cli.errors import HodynError, TrajectoryError
-from hodyn_cli.modeling.coupling import Coupling
 
 __all__ = ["simulate", "simulate_local", "simulate_sampled", "Sampled", "Piecewise",
            "interpolant", "convergence_order", "RTOL", "ATOL", "LOOSER", "MARGIN"]
@@ -79,8 +79,8 @@ def simulate(model: Model, t: np.ndarray, q0: np.ndarray, qd0: np.ndarray, tau: 
 
     ``tau``: (N, D, m) torques and their first D-1 derivatives at ``t`` (piecewise Hermite
     between them); ``wrenches``: link -> (N, Dw, 6) external wrenches W, Wd, ... at ``t``
-    (docs/conventions.md); ``coupling``: the model's
-    (:func:`hodyn_cli.modeling.coupling.of`; None: the joints themselves).
+    (docs/conventions.md); ``coupling``: the model's (``model.coupling``; None: the joints
+    themselves).
     """
     from scipy.interpolate import BPoly
 

@@ -78,10 +78,9 @@ class Windows:
     driven, against = "", ""
 
     def __init__(self, model: Model, window: float = SIM_WINDOW):
-        from hodyn_cli.modeling import coupling
 
         self.model, self.window = model, window
-        self.coupling = coupling.of(model)
+        self.coupling = model.coupling
         self.worst = {k: (-1.0, 0, 0, 0.0) for k in ("q", "qd")}  # err, sample, joint, t
         self.scale = {k: 0.0 for k in ("q", "qd")}
         self.integration = {k: 0.0 for k in ("q", "qd")}

@@ -77,7 +77,6 @@ from itertools import combinations
 
 import numpy as np
 
-from hodyn_cli import capabilities
 from hodyn_cli.algorithms.contacts.dynamics import on_contacts
 from hodyn_cli.algorithms.dynamics import floating
 from hodyn_cli.algorithms.dynamics.closed_form import matrices
@@ -429,10 +428,7 @@ class Scan:
         if self.torques and "tau" not in (chunk.series or {}):
             raise HodynError("a chunk without the given torques (series 'tau')")
         if chunk.base is not None:
-            if self.base is None:
-                capabilities.check("validate", {name for name, on in (
-                    ("floating_base", True), ("simulate", self.simulation is not None),
-                    ("torques", self.torques)) if on})
+            if self.base is None:  # (a floating base's simulation, torques: refused by the API)
                 self.base = BaseConsistency()
             self.base.add(chunk.base, chunk.t, self.N)
         self.sampler.add(chunk, self.N)
@@ -612,10 +608,9 @@ def torque_checks(model: Model, center: Trajectory, computed: np.ndarray, rtol: 
     order over the joints (as every torque check, so that a joint with little torque is
     not judged by its rounding). An order the trajectory's derivatives do not reach is
     skipped."""
-    from hodyn_cli.modeling import coupling
 
     given = given_torques(center)
-    ours = coupling.of(model).forces(computed, center)              # (M, order+1, m)
+    ours = model.coupling.forces(computed, center)              # (M, order+1, m)
     names = model.coordinate_names
     checks = []
     for k in range(given.shape[1]):

@@ -22,7 +22,6 @@ from hodyn_cli.algorithms.verification.checks import Check, agreement_check, loc
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import HodynError
-from hodyn_cli.modeling import coupling
 
 __all__ = ["loop_checks", "GROUP"]
 
@@ -36,7 +35,7 @@ def loop_checks(model: Model, center: Trajectory, order: int, h: float, method: 
     """The checks above at the checked samples ``center`` (all joints, as expanded)."""
     from hodyn_cli.algorithms.motion.loops import Closed
 
-    closed = coupling.of(model)
+    closed = model.coupling
     if not isinstance(closed, Closed):
         raise HodynError("validating loops needs a robot with its loops closed")
     c, _ = closed.residual(center.q)

@@ -1,5 +1,6 @@
-"""How a robot's joints are coupled: one object per model, :func:`of`, that the algorithms and
-the API go through on the way in and out.
+"""How a robot's joints are coupled: the kind the model holds, ``model.coupling`` (built with
+the model: :class:`hodyn_cli.core.model.Model`), that the API goes through on the way in and
+out.
 
 The motion is given in the independent coordinates q (``model.coordinate_names``); the
 joints follow, ``q_full = phi(q)`` with the Jacobian ``G = d phi / d q`` (n x m). The
@@ -9,60 +10,44 @@ recursions run on all joints; what they give goes back by virtual work::
     M = G^T M_full G, g = G^T g_full       the matrices
     dA/dq = G^T (dA_full/dq_full G) G      a matrix's derivative by the joints
 
-Kinds (a new kind is one class here; nothing above the API changes):
+Kinds (a new kind is one class, given to the model as its ``coupling_kind``; nothing above
+changes):
 
 - :class:`Coupling`, the identity: no coupled joints;
-- :class:`Linear`, URDF ``<mimic>``: ``q_f = multiplier q_leader + offset``, a constant G (every
-  derivative ``q_full^(k) = G q^(k)``, the dependent joint's torque carried by its leader);
+- :class:`Linear`, URDF ``<mimic>`` (and MJCF ``<equality joint>``): ``q_f = multiplier
+  q_leader + offset``, a constant G (every derivative ``q_full^(k) = G q^(k)``, the dependent
+  joint's torque carried by its leader); the model's own where it has mimic joints;
 - closed loops (``--loops``): a configuration-dependent phi by Newton and the implicit
   function theorem, :class:`hodyn_cli.algorithms.motion.loops.Closed`, which needs the
-  kinematics and so is built there and :func:`register`-ed with its model (``Model.actuated``).
+  kinematics and so is defined there and set as the closed model's ``coupling_kind`` by
+  :func:`hodyn_cli.algorithms.motion.loops.close` (``api.close_loops``).
 
 The methods take the trajectory they map (or the joint positions) so that a
 configuration-dependent phi (closed loops: four-bar knees and ankles) can compute G(q) and its
-time derivatives from it; ``tests/test_coupling.py`` builds such a kind and holds the API's
-inverse dynamics to virtual power with it.
+time derivatives from it; ``tests/test_coupling.py`` builds such a kind, gives it to a model
+and holds the API's inverse dynamics to virtual power with it.
 
 >>> from pathlib import Path
 >>> from hodyn_cli.modeling.urdf import load_model
 >>> model = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
->>> of(model).active, of(model).G.tolist()       # no mimic joints: the identity
+>>> model.coupling.active, model.coupling.G.tolist()       # no mimic joints: the identity
 (False, [[1.0, 0.0], [0.0, 1.0]])
 """
 
 from __future__ import annotations
 
-import weakref
 from math import comb
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
 
-__all__ = ["Coupling", "Linear", "of", "register", "leibniz"]
+if TYPE_CHECKING:
+    from hodyn_cli.core.model import Model
 
-_OF: weakref.WeakKeyDictionary[Model, Coupling] = weakref.WeakKeyDictionary()
-
-
-def of(model: Model) -> Coupling:
-    """The model's coupling (built once per model): :class:`Linear` where it has mimic
-    joints, else the identity."""
-    found = _OF.get(model)
-    if found is None and model.actuated is not None:
-        raise HodynError(f"model '{model.name}' has loops but no coupling registered for them "
-                         "(hodyn_cli.algorithms.motion.loops.close builds it)")
-    if found is None:
-        found = _OF.setdefault(model, Linear(model) if (model.mimic[:, 0] >= 0).any()
-                               else Coupling(model))
-    return found
-
-
-def register(model: Model, kind: Coupling) -> None:
-    """Make ``kind`` the coupling :func:`of` returns for ``model`` (a kind built outside this
-    layer: closed loops)."""
-    _OF[model] = kind
+__all__ = ["Coupling", "Linear", "leibniz"]
 
 
 class Coupling:
