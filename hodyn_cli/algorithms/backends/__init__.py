@@ -1,7 +1,7 @@
 """Who computes the per-chunk operations: a backend, an object chosen once.
 
 A :class:`Backend` has one method per operation the algorithms run on a chunk of samples
-(inverse dynamics of any order, the closed-form matrices, the regressor, the sensitivities,
+(inverse dynamics of any order and its joint wrenches, the closed-form matrices, the regressor, the sensitivities,
 the partials, dense solves, the elastic joints, the floating root's jet, the contact frames'
 jets and the contacts' share of the base wrench, the inverse kinematics' Newton steps, rates
 and integration) and owns each model's data
@@ -77,7 +77,7 @@ class FrameOnLink(Protocol):
 
 
 #: the operations every backend offers (the :class:`Backend` methods on a chunk)
-OPERATIONS = ("inverse_dynamics", "root_jet", "eom_matrices", "regressor", "sensitivities",
+OPERATIONS = ("inverse_dynamics", "joint_wrenches", "root_jet", "eom_matrices", "regressor", "sensitivities",
               "partials", "spd_solve", "elastic", "contact_frames", "contact_share",
               "ik_newton", "ik_rates", "ik_integrate")
 
@@ -98,6 +98,8 @@ class Backend(Protocol):
     def inverse_dynamics(self, model: Model, data: Data, qs: np.ndarray, base: np.ndarray,
                          wrenches: dict[int, np.ndarray], *, order: int, twists: bool = False,
                          root: bool = False) -> np.ndarray | tuple[np.ndarray, ...]: ...
+    def joint_wrenches(self, model: Model, data: Data, qs: np.ndarray, base: np.ndarray,
+                       wrenches: dict[int, np.ndarray], *, order: int) -> np.ndarray: ...
     def root_jet(self, R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray: ...
     def eom_matrices(self, model: Model, data: Data, qs: np.ndarray, r: int, base: np.ndarray,
                      wrenches: dict[int, np.ndarray] | None, with_cbar: bool = True,

@@ -198,6 +198,10 @@ class GpuBackend:
                                on_device=data.device_model)
 
     # -- on the CPU backend (:attr:`cpu`) ----------------------------------------------------
+    def joint_wrenches(self, model: Model, data: GpuData, *args: Any, **kwargs: Any
+                       ) -> np.ndarray:
+        return self.cpu.joint_wrenches(model, data.cpu, *args, **kwargs)
+
     def root_jet(self, R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray:
         return self.cpu.root_jet(R, Vb, g, K)
 

@@ -11,7 +11,6 @@ from typing import cast
 import numpy as np
 
 from hodyn_cli.algorithms import backends
-from hodyn_cli.algorithms.backends.numpy.body_fixed import backward_pass, forward_pass
 from hodyn_cli.algorithms.backends.numpy.common import CHUNK
 from hodyn_cli.algorithms.dynamics.common import GRAVITY, solve_in_chunks
 from hodyn_cli.core.model import Model
@@ -40,11 +39,13 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
 def joint_wrenches(model: Model, trajectory: Trajectory, *, order: int = 2,
                    gravity=GRAVITY, data: backends.Data | None = None) -> np.ndarray:
     """Wrench each body's parent exerts on it through its joint, in the body frame, and
-    its first ``order`` derivatives: (N, order+1, n, 6), by numpy's passes (with the
-    constants of ``data``, every backend's Data holding them)."""
-    def per_chunk(qs, base, wrenches):
-        kin = forward_pass(model, qs, order + 1, base, data=data)
-        return np.stack(backward_pass(model, qs, kin, order, wrenches)[1], axis=2)
+    its first ``order`` derivatives: (N, order+1, n, 6), chunk by chunk by the backend that
+    runs (its ``joint_wrenches``)."""
+    backend, data = backends.prepare(model, data)
+
+    def per_chunk(qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np.ndarray]
+                  ) -> np.ndarray:
+        return backend.joint_wrenches(model, data, qs, base, wrenches, order=order)
 
     return solve_in_chunks(model, trajectory, order, gravity, per_chunk, (model.n, 6),
                            joint_models=True)

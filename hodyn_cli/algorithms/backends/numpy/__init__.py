@@ -69,6 +69,13 @@ class NumpyBackend:
         return body_fixed.chunk(model, qs, base, wrenches, order, twists=twists, root=root,
                                 data=data)
 
+    def joint_wrenches(self, model: Model, data: ModelData, qs: np.ndarray, base: np.ndarray,
+                       wrenches: dict[int, np.ndarray], *, order: int) -> np.ndarray:
+        """The joint wrenches ``F_i`` (N, order+1, n, 6), body frames, of the forward and
+        backward passes: :func:`~hodyn_cli.algorithms.backends.numpy.body_fixed.joint_wrenches`
+        (arguments as :meth:`inverse_dynamics`')."""
+        return body_fixed.joint_wrenches(model, qs, base, wrenches, order, data=data)
+
     def root_jet(self, R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray:
         """A floating root's twist jet (N, K+1, 6) in the free-falling frame:
         :func:`~hodyn_cli.algorithms.backends.numpy.floating.root_jet_numpy`."""

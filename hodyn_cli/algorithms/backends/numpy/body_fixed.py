@@ -60,7 +60,8 @@ from hodyn_cli.algorithms.backends.numpy.model_data import ModelData, model_data
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 
-__all__ = ["chunk", "forward_pass", "backward_pass", "momentum_rates", "transport_to_parent", "Kinematics"]
+__all__ = ["chunk", "joint_wrenches", "forward_pass", "backward_pass", "momentum_rates",
+           "transport_to_parent", "Kinematics"]
 
 
 @dataclass(frozen=True)
@@ -246,3 +247,13 @@ def chunk(model: Model, qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np
                                           kin.Ad[c])
             extras.append(F0)
     return (tau, *extras) if extras else tau
+
+
+def joint_wrenches(model: Model, qs: np.ndarray, base: np.ndarray,
+                   wrenches: dict[int, np.ndarray], order: int, *,
+                   data: ModelData | None = None) -> np.ndarray:
+    """The wrench each body's parent exerts on it through its joint, ``F_i`` of (42) in body
+    i's frame, and its first ``order`` derivatives, (N, order+1, n, 6), of one chunk (the
+    arguments as :func:`chunk`'s): the backward pass's wrenches, before they become tau."""
+    kin = forward_pass(model, qs, order + 1, base, data=data)
+    return np.stack(backward_pass(model, qs, kin, order, wrenches)[1], axis=2)
