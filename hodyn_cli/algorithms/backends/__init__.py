@@ -1,12 +1,13 @@
 """Who computes the per-chunk operations: a backend, an object chosen once.
 
 A :class:`Backend` has one method per operation the algorithms run on a chunk of samples
-(inverse dynamics of any order and its joint wrenches, the closed-form matrices, the regressor, the sensitivities,
-the partials, dense solves, the elastic joints, the floating root's jet, the contact frames'
-jets and the contacts' share of the base wrench, the inverse kinematics' Newton steps, rates
-and integration) and owns each model's data
-(:meth:`Backend.data`). The algorithms call :func:`current` and never ask which backend it
-is. Implementations, each a module of this package and a line of :data:`REGISTRY`:
+(:data:`OPERATIONS`: inverse dynamics of any order and its joint wrenches, the closed-form
+matrices, the regressor, the sensitivities, the partials, dense solves, the elastic joints,
+the floating root's jet, the contact frames' jets and the contacts' share of the base
+wrench, the inverse kinematics' Newton steps, rates and integration), each taking the model,
+its Data (:meth:`Backend.data`: what the backend derives per model, made once per request by
+the caller) and the chunk's arrays. The algorithms take the backend and the caller's Data
+from :func:`prepare` and never ask which backend it is. Implementations, each a module of this package and a line of :data:`REGISTRY`:
 
 - ``numpy`` (:mod:`.numpy`): the readable reference of every operation;
 - ``compiled`` (:mod:`.compiled`): the C kernels of ``csrc/`` (declared in ``csrc/hodyn.h``),
