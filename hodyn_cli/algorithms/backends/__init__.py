@@ -7,7 +7,8 @@ the floating root's jet, the contact frames' jets and the contacts' share of the
 wrench, the inverse kinematics' Newton steps, rates and integration), each taking the model,
 its Data (:meth:`Backend.data`: what the backend derives per model, made once per request by
 the caller) and the chunk's arrays. The algorithms take the backend and the caller's Data
-from :func:`prepare` and never ask which backend it is. Implementations, each a module of this package and a line of :data:`REGISTRY`:
+from :func:`prepare` and never ask which backend it is. Implementations, each a module of
+this package and a line of :data:`REGISTRY`:
 
 - ``numpy`` (:mod:`.numpy`): the readable reference of every operation;
 - ``compiled`` (:mod:`.compiled`): the C kernels of ``csrc/`` (declared in ``csrc/hodyn.h``),
