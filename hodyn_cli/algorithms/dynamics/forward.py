@@ -137,9 +137,9 @@ def _mass_and_bias(model: Model, data: backends.Data, chunk: Trajectory, gravity
     backend's partials operation: the closed-form M and the inverse dynamics in numpy, the
     composite inertias in the compiled kernel)."""
     (_, qs, base, W), = chunks(model, chunk, 0, gravity, size=chunk.n_samples)
-    M, bias = backends.current().partials(model, data, qs, base,
-                                          {b: w[:, 0] for b, w in W.items()},
-                                          partials=False, mass=True)
+    backend, data = backends.prepare(model, data)
+    M, bias = backend.partials(model, data, qs, base, {b: w[:, 0] for b, w in W.items()},
+                               partials=False, mass=True)
     return M, bias
 
 
