@@ -1,10 +1,11 @@
 """Who computes the per-chunk operations: a backend, an object chosen once.
 
 A :class:`Backend` has one method per operation the algorithms run on a chunk of samples
-(:data:`OPERATIONS`: inverse dynamics of any order and its joint wrenches, the closed-form
-matrices, the regressor, the sensitivities, the partials, dense solves, the elastic joints,
-the floating root's jet, the contact frames' jets and the contacts' share of the base
-wrench, the inverse kinematics' Newton steps, rates and integration), each taking the model,
+(:data:`OPERATIONS`: inverse dynamics of any order and its joint wrenches, by the spatial
+method too, the closed-form matrices, the regressor, the sensitivities, the partials, dense
+solves, the elastic joints, the floating root's jet, the contact frames' jets and the
+contacts' share of the base wrench, the inverse kinematics' Newton steps, rates and
+integration), each taking the model,
 its Data (:meth:`Backend.data`: what the backend derives per model, made once per request by
 the caller) and the chunk's arrays. The algorithms take the backend and the caller's Data
 from :func:`prepare` and never ask which backend it is. Implementations, each a module of
@@ -79,9 +80,9 @@ class FrameOnLink(Protocol):
 
 
 #: the operations every backend offers (the :class:`Backend` methods on a chunk)
-OPERATIONS = ("inverse_dynamics", "joint_wrenches", "root_jet", "eom_matrices", "regressor", "sensitivities",
-              "partials", "spd_solve", "elastic", "contact_frames", "contact_share",
-              "ik_newton", "ik_rates", "ik_integrate")
+OPERATIONS = ("inverse_dynamics", "joint_wrenches", "spatial_inverse_dynamics", "root_jet",
+              "eom_matrices", "regressor", "sensitivities", "partials", "spd_solve", "elastic",
+              "contact_frames", "contact_share", "ik_newton", "ik_rates", "ik_integrate")
 
 
 class Backend(Protocol):
@@ -102,6 +103,10 @@ class Backend(Protocol):
                          root: bool = False) -> np.ndarray | tuple[np.ndarray, ...]: ...
     def joint_wrenches(self, model: Model, data: Data, qs: np.ndarray, base: np.ndarray,
                        wrenches: dict[int, np.ndarray], *, order: int) -> np.ndarray: ...
+    def spatial_inverse_dynamics(self, model: Model, data: Data, qs: np.ndarray,
+                                 base: np.ndarray, wrenches: dict[int, np.ndarray], *,
+                                 order: int, joint_wrenches: bool = False
+                                 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]: ...
     def root_jet(self, R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray: ...
     def eom_matrices(self, model: Model, data: Data, qs: np.ndarray, r: int, base: np.ndarray,
                      wrenches: dict[int, np.ndarray] | None, with_cbar: bool = True,

@@ -202,6 +202,10 @@ class GpuBackend:
                        ) -> np.ndarray:
         return self.cpu.joint_wrenches(model, data.cpu, *args, **kwargs)
 
+    def spatial_inverse_dynamics(self, model: Model, data: GpuData, *args: Any, **kwargs: Any
+                                 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        return self.cpu.spatial_inverse_dynamics(model, data.cpu, *args, **kwargs)
+
     def root_jet(self, R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray:
         return self.cpu.root_jet(R, Vb, g, K)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from math import comb
 
 import numpy as np
 
@@ -117,25 +116,3 @@ def solve_in_chunks(model: Model, trajectory: Trajectory, order: int, gravity,
     return out
 
 
-def leibniz_rates(y: np.ndarray, coupling: Callable[[int, np.ndarray, list], np.ndarray]
-                  ) -> np.ndarray:
-    """``d^k y_0`` (N, R, 6), k < R, for a sequence ``y_m = y[:, m]`` with ``y_m' = y_{m+1} + B y_m``.
-
-    This is the derivative rule of every frame-transported quantity (``y_m = Ad y^(m)`` and
-    ``d/dt Ad = B Ad``). With ``t[k][:, m] = d^k y_m`` the Leibniz rule gives the table
-    ``t[k][m] = t[k-1][m+1] + sum_j C(k-1, j) B^(j) t[k-1-j][m]``. ``coupling(j, z, t)``
-    applies ``B^(j)``, the j-th derivative of B, to z (N, rows, 6); ``t[j][:, :1]`` is
-    ``d^j y_0``, for an operator built from the result itself (``B = -ad_{y_0}``).
-
-    >>> y = np.zeros((1, 3, 6)); y[0, :, 0] = [1.0, 2.0, 3.0]   # y_m' = y_{m+1}: plain rates
-    >>> leibniz_rates(y, lambda j, z, t: 0 * z)[0, :, 0]
-    array([1., 2., 3.])
-    """
-    R = y.shape[1]
-    t = [y]
-    for k in range(1, R):
-        col = t[k - 1][:, 1:].copy()
-        for j in range(k):
-            col += comb(k - 1, j) * coupling(j, t[k - 1 - j][:, : R - k], t)
-        t.append(col)
-    return np.stack([t[k][:, 0] for k in range(R)], axis=1)

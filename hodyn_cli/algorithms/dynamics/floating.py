@@ -40,16 +40,15 @@ from typing import NamedTuple
 import numpy as np
 
 from hodyn_cli.algorithms import backends
-from hodyn_cli.algorithms.backends.numpy.common import CHUNK, gravity_vector
+from hodyn_cli.algorithms.backends.numpy import spatial
+from hodyn_cli.algorithms.backends.numpy.common import CHUNK, gravity_vector, leibniz_rates
 from hodyn_cli.algorithms.backends.numpy.floating import gravity_in_root
-from hodyn_cli.algorithms.backends.numpy.spatial import forward_pass as spatial_forward_pass
-from hodyn_cli.algorithms.dynamics import closed_form, spatial
+from hodyn_cli.algorithms.dynamics import closed_form
 from hodyn_cli.algorithms.dynamics.common import (
     GRAVITY,
     base_motion,
     body_wrenches,
     check_inputs,
-    leibniz_rates,
 )
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
@@ -101,7 +100,7 @@ def _spatial(model, qs, base, gravity, W, W0, r, data=None):
     N = qs.shape[0]
     jet = np.broadcast_to(root_jet(base, gravity, r + 1), (N, r + 2, 6))
     Vs = spatial.spatial_twists(np.broadcast_to(np.eye(3), (N, 3, 3)), np.zeros((N, 3)), jet)
-    kin = spatial_forward_pass(model, qs, r + 1, Vs)
+    kin = spatial.forward_pass(model, qs, r + 1, Vs)
     tau, Ws = spatial.backward_pass(model, kin, r, W)
     Md = spatial.inertia_derivatives(np.broadcast_to(model.root_inertia, (N, 6, 6)), Vs, r)  # (14)
     W0s = spatial.momentum_derivatives(Md, Vs, r)[:, 1:]                              # (16)-(19)

@@ -33,19 +33,18 @@ __all__ = [
 @dataclass(frozen=True)
 class Method:
     """One algorithm: its torque function, joint-wrench function (None: it has no inter-body
-    wrenches), the highest torque order it computes, and whether it runs through the backend
-    (then both take the backend's ``data``; the spatial method runs numpy's passes)."""
+    wrenches), both by the backend that runs (they take its ``data``), and the highest torque
+    order it computes."""
 
     inverse_dynamics: Callable[..., np.ndarray]
     joint_wrenches: Callable[..., np.ndarray] | None
     max_order: int
-    takes_data: bool = True
 
 
 #: name -> Method
 METHODS: dict[str, Method] = {
     "body-fixed": Method(body_fixed.inverse_dynamics, body_fixed.joint_wrenches, 4),
-    "spatial": Method(spatial.inverse_dynamics, spatial.joint_wrenches, 4, takes_data=False),
+    "spatial": Method(spatial.inverse_dynamics, spatial.joint_wrenches, 4),
     "closed-form": Method(closed_form.inverse_dynamics, None, 4),
 }
 MAX_ORDER = 4
@@ -73,8 +72,7 @@ def inverse_dynamics(
     array([10.2024,  2.3544])
     """
     entry = _select(method, order)
-    return entry.inverse_dynamics(model, trajectory, order=order, gravity=gravity,
-                                  **_data(entry, data))
+    return entry.inverse_dynamics(model, trajectory, order=order, gravity=gravity, data=data)
 
 
 def joint_wrenches(
@@ -95,13 +93,7 @@ def joint_wrenches(
     entry = _select(method, order)
     if entry.joint_wrenches is None:
         raise HodynError(f"method '{method}' does not compute joint wrenches")
-    return entry.joint_wrenches(model, trajectory, order=order, gravity=gravity,
-                                **_data(entry, data))
-
-
-def _data(entry: Method, data: backends.Data | None) -> dict:
-    """The keyword that hands ``data`` to a method that runs through the backend."""
-    return {"data": data} if entry.takes_data else {}
+    return entry.joint_wrenches(model, trajectory, order=order, gravity=gravity, data=data)
 
 
 def _select(method: str, order: int) -> Method:

@@ -89,7 +89,7 @@ import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy.ik import Task, condition_numbers, matvec, pose_error
-from hodyn_cli.algorithms.dynamics.spatial import spatial_twists
+from hodyn_cli.algorithms.backends.numpy.spatial import spatial_twists
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.motion import LinkMotion
 from hodyn_cli.core.trajectory import Trajectory

@@ -17,7 +17,7 @@ columns ``Z^(0) = I``, ``Z^(k) = sum_{i<k} C(k-1, i) ad_{V_0^s(i)} Z^(k-1-i)``; 
 
 The body Jacobian ``J^b = Ad_{C_L}^-1 J^s`` (link frame L) maps ``nu`` to the link's body twist;
 column by column its derivatives follow the rule of body-fixed twists
-(:func:`~hodyn_cli.algorithms.dynamics.spatial.body_fixed_twists`): with ``u_m = Ad_{C_L}^-1
+(:func:`~hodyn_cli.algorithms.backends.numpy.spatial.body_fixed_twists`): with ``u_m = Ad_{C_L}^-1
 J^s(m)``, ``u_m' = u_{m+1} - [V^b, u_m]``, V^b the link's body twist.
 
 >>> from pathlib import Path
@@ -42,10 +42,9 @@ from math import comb
 
 import numpy as np
 
+from hodyn_cli.algorithms.backends.numpy.common import leibniz_rates
 from hodyn_cli.algorithms.backends.numpy.kinematics import frame_pose
-from hodyn_cli.algorithms.backends.numpy.spatial import forward_pass
-from hodyn_cli.algorithms.dynamics.common import leibniz_rates
-from hodyn_cli.algorithms.dynamics.spatial import body_fixed_twists, spatial_twists
+from hodyn_cli.algorithms.backends.numpy.spatial import body_fixed_twists, forward_pass, spatial_twists
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name

@@ -32,8 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hodyn_cli.algorithms.backends.numpy.kinematics import frame_pose, point_derivatives
-from hodyn_cli.algorithms.backends.numpy.spatial import forward_pass
-from hodyn_cli.algorithms.dynamics.spatial import body_fixed_twists, spatial_twists
+from hodyn_cli.algorithms.backends.numpy.spatial import body_fixed_twists, forward_pass, spatial_twists
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name

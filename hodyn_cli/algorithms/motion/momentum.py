@@ -29,8 +29,13 @@ from math import comb
 import numpy as np
 
 from hodyn_cli.algorithms.backends.numpy.common import CHUNK
-from hodyn_cli.algorithms.backends.numpy.spatial import forward_pass, spatial_inertia
-from hodyn_cli.algorithms.dynamics.spatial import inertia_derivatives, momentum_derivatives, spatial_twists
+from hodyn_cli.algorithms.backends.numpy.spatial import (
+    forward_pass,
+    inertia_derivatives,
+    momentum_derivatives,
+    spatial_inertia,
+    spatial_twists,
+)
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name

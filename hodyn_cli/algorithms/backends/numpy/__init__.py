@@ -26,6 +26,7 @@ from hodyn_cli.algorithms.backends.numpy import (
     partials,
     regressor,
     sensitivities,
+    spatial,
 )
 from hodyn_cli.algorithms.backends.numpy.common import CHUNK
 from hodyn_cli.algorithms.backends.numpy.contacts import contact_frames, share
@@ -75,6 +76,15 @@ class NumpyBackend:
         backward passes: :func:`~hodyn_cli.algorithms.backends.numpy.body_fixed.joint_wrenches`
         (arguments as :meth:`inverse_dynamics`')."""
         return body_fixed.joint_wrenches(model, qs, base, wrenches, order, data=data)
+
+    def spatial_inverse_dynamics(self, model: Model, data: ModelData, qs: np.ndarray,
+                                 base: np.ndarray, wrenches: dict[int, np.ndarray], *,
+                                 order: int, joint_wrenches: bool = False
+                                 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """tau (and with ``joint_wrenches`` the joint wrenches, body frames) of the spatial
+        method, an independent second method (arguments as :meth:`inverse_dynamics`'):
+        :func:`~hodyn_cli.algorithms.backends.numpy.spatial.chunk`."""
+        return spatial.chunk(model, qs, base, wrenches, order, joint_wrenches=joint_wrenches)
 
     def root_jet(self, R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray:
         """A floating root's twist jet (N, K+1, 6) in the free-falling frame:

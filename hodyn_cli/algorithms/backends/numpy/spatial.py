@@ -10,10 +10,13 @@ from math import comb
 
 import numpy as np
 
+from hodyn_cli.algorithms.backends.numpy.common import leibniz_rates
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 
-__all__ = ["SpatialKinematics", "forward_pass", "spatial_inertia"]
+__all__ = ["SpatialKinematics", "forward_pass", "backward_pass", "chunk", "spatial_inertia",
+           "inertia_derivatives", "momentum_derivatives", "external_wrench",
+           "body_frame_wrenches", "body_fixed_twists", "spatial_twists"]
 
 
 @dataclass(frozen=True)
@@ -80,3 +83,110 @@ def _moved(R: np.ndarray, p: np.ndarray, X: np.ndarray, N: int) -> np.ndarray:
 def spatial_inertia(M: np.ndarray, Ad_inv: np.ndarray) -> np.ndarray:
     """``M^s = Ad_C^-T M Ad_C^-1`` (N, 6, 6) from the body inertia M and ``Ad_C^-1``, eq. (13)."""
     return np.swapaxes(Ad_inv, 1, 2) @ M @ Ad_inv
+
+
+def inertia_derivatives(Ms: np.ndarray, V: np.ndarray, r: int) -> list[np.ndarray]:
+    """``[M^s, M^s', ..., M^s(r)]`` from (14) and the Leibniz rule; V (N, >= r, 6)."""
+    adV = [lie.ad(V[:, j]) for j in range(r)]
+    Md = [Ms]
+    for k in range(1, r + 1):
+        G = sum(comb(k - 1, j) * (Md[k - 1 - j] @ adV[j]) for j in range(k))
+        Md.append(-(G + np.swapaxes(G, 1, 2)))
+    return Md
+
+
+def momentum_derivatives(Md: list[np.ndarray], V: np.ndarray, r: int) -> np.ndarray:
+    """``Pi, Pi', ..., Pi^(r+1)`` (N, r+2, 6) of ``Pi = M^s V``, eqs. (12), (16)-(19)."""
+    Pi = np.empty(V.shape[:1] + (r + 2, 6))
+    Pi[:, 0] = _apply(Md[0], V[:, 0])
+    for k in range(r + 1):
+        Pi[:, k + 1] = sum(comb(k, j) * (_apply(Md[j], V[:, k + 1 - j]) - lie.coad(V[:, j], Pi[:, k - j]))
+                           for j in range(k + 1))
+    return Pi
+
+
+def _apply(M: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return (M @ x[..., None])[..., 0]
+
+
+def external_wrench(Ad_inv: np.ndarray, V: np.ndarray, Wb: np.ndarray) -> np.ndarray:
+    """Spatial form (N, r+1, 6) of the body-frame wrench derivatives Wb (N, r+1, 6), (22).
+
+    ``w_m = Ad_{C_i}^-T Wb^(m)`` obeys ``d/dt w_m = w_{m+1} - ad_V^T w_m``.
+    """
+    return leibniz_rates(Wb @ Ad_inv,  # rows w_m^T = Wb^(m)T Ad^-1
+                         lambda j, z, t: -lie.coad(V[:, j : j + 1], z))
+
+
+def backward_pass(model: Model, kin: SpatialKinematics, order: int,
+                  wrenches: dict[int, np.ndarray] | None = None) -> tuple[np.ndarray, list]:
+    """Joint torques (N, order+1, n) and spatial inter-body wrenches per body (N, order+1, 6).
+
+    ``W_i`` is the wrench body i's parent exerts on it through joint i, in the root
+    frame (moment about the root origin). ``wrenches``: body index -> (N, order+1, 6)
+    wrench the body exerts on its environment, in its own frame.
+    """
+    r = order
+    N = kin.N
+    W = [np.zeros((N, r + 1, 6)) for _ in range(model.n)]
+    tau = np.empty((N, r + 1, model.n))
+    for i in reversed(range(model.n)):
+        V, Y = kin.V[i], kin.Y[i]
+        Ad_inv = lie.Ad_inv(kin.R[i], kin.p[i])
+        Md = inertia_derivatives(spatial_inertia(model.inertias[i], Ad_inv), V, r)       # (13), (14)
+        W[i] += momentum_derivatives(Md, V, r)[:, 1:]                             # (16)-(19), (26)
+        if wrenches and i in wrenches:
+            W[i] += external_wrench(Ad_inv, V, wrenches[i])                       # (22)
+        for k in range(r + 1):                                                    # (31)
+            tau[:, k, i] = sum(comb(k, j) * np.einsum("nj,nj->n", Y[:, j], W[i][:, k - j])
+                               for j in range(k + 1))
+        if model.parent[i] >= 0:
+            W[model.parent[i]] += W[i]                                            # (30)
+    return tau, W
+
+
+def body_frame_wrenches(kin: SpatialKinematics, i: int, W: np.ndarray) -> np.ndarray:
+    """``d^k/dt^k (Ad_{C_i}^T W)`` (N, r+1, 6): spatial wrench derivatives in body i's frame.
+
+    With ``d/dt Ad_C^T = Ad_C^T ad_{V^s}^T`` and ``Ad_C^T ad_{V^s}^T = ad_{V^b}^T Ad_C^T``, the
+    images ``f_m = Ad_C^T W^(m)`` obey ``f_m' = f_{m+1} + ad_{V^b}^T f_m``.
+    """
+    R, p = kin.R[i], kin.p[i]
+    Vb = body_fixed_twists(R, p, kin.V[i][:, : W.shape[1]])
+    return leibniz_rates(W @ lie.Ad(R, p),  # rows f_m^T = W^(m)T Ad
+                         lambda j, z, t: lie.coad(Vb[:, j : j + 1], z))
+
+
+def body_fixed_twists(R: np.ndarray, p: np.ndarray, Vs: np.ndarray) -> np.ndarray:
+    """``d^k/dt^k (Ad_C^-1 V^s)`` (N, K+1, 6) for ``C = (R, p)`` moving with twist ``V^s``.
+
+    With ``d/dt Ad_C^-1 = -Ad_C^-1 ad_{V^s}`` and ``Ad_C^-1 [V^s, x] = [V^b, Ad_C^-1 x]``, the
+    images ``u_m = Ad_C^-1 V^s(m)`` obey ``u_m' = u_{m+1} - [V^b, u_m]`` with ``V^b = u_0``.
+    """
+    return leibniz_rates(Vs @ np.swapaxes(lie.Ad_inv(R, p), 1, 2),
+                         lambda j, z, t: -lie.bracket(t[j][:, :1], z))
+
+
+def spatial_twists(R: np.ndarray, p: np.ndarray, Vb: np.ndarray) -> np.ndarray:
+    """``d^k/dt^k V^s`` (N, K+1, 6) from the body-fixed twist derivatives Vb (N, K+1, 6) of
+    a frame ``C = (R, p)``: the inverse of :func:`body_fixed_twists`.
+
+    With ``d/dt Ad_C = ad_{V^s} Ad_C``, the images ``w_m = Ad_C V^b(m)`` obey
+    ``w_m' = w_{m+1} + [V^s, w_m]`` with ``V^s = w_0``.
+    """
+    return leibniz_rates(Vb @ np.swapaxes(lie.Ad(R, p), 1, 2),
+                         lambda j, z, t: lie.bracket(t[j][:, :1], z))
+
+
+def chunk(model: Model, qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np.ndarray],
+          order: int, *, joint_wrenches: bool = False
+          ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """tau and derivatives (N, order+1, n) of one chunk by the spatial passes (Algorithm 1,
+    eqs. (6)-(31)), the arguments as the body-fixed :func:`~.body_fixed.chunk`'s; with
+    ``joint_wrenches`` also the joint wrenches (N, order+1, n, 6) in the body frames (as the
+    body-fixed passes give them), returned as ``(tau, F)``."""
+    kin = forward_pass(model, qs, order + 1, base)
+    tau, W = backward_pass(model, kin, order, wrenches)
+    if not joint_wrenches:
+        return tau
+    return tau, np.stack([body_frame_wrenches(kin, i, W[i]) for i in range(model.n)], axis=2)
