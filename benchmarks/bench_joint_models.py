@@ -1,12 +1,13 @@
-"""Multi-DOF joints in numpy's body-fixed recursion: microseconds per sample and peak RSS.
+"""Multi-DOF joints in the body-fixed recursion: microseconds per sample and peak RSS.
 
     python benchmarks/bench_joint_models.py [--samples 20000] [--repeat 3] [--robot quadruped]
 
 The robot's root link moved by a free joint (a 6-DOF joint whose twist jet enters the
 recursion per sample, ``ad_{S nu^(j)}``) against the same robot with ``--floating-base`` (the
 floating driver: the root's jet from its base columns, then the 1-DOF recursion), both on
-the numpy backend (the one that runs multi-DOF joints), tau to order 2; the peers: the
-fixed-base robot on numpy, and Pinocchio's free-flyer ``rnea`` (order 0) looped from Python.
+the numpy backend and on the compiled kernel (the widest variant this CPU runs; csrc/
+multi_dof.c runs the free joint), tau to order 2; the peers: the fixed-base robot on each,
+and Pinocchio's free-flyer ``rnea`` (order 0) looped from Python.
 Each case runs in a process of its own (peak RSS: its VmHWM); best of ``--repeat``.
 """
 
@@ -15,7 +16,6 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-os.environ["HODYN_BACKEND"] = "numpy"
 
 import argparse
 import json
@@ -29,6 +29,7 @@ from _measure import best_per_sample
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ("fixed base, 1-DOF joints", "floating base (--floating-base)",
          "free root joint (multi-DOF)", "pinocchio free-flyer rnea (order 0)")
+BACKENDS = ("numpy", "compiled")
 
 
 def motion(robot: str, N: int):
@@ -69,7 +70,14 @@ def motion(robot: str, N: int):
         Trajectory(free.dof_names, qs, t)
 
 
-def run_case(case: str, robot: str, N: int, repeat: int) -> dict:
+def run_case(case: str, robot: str, N: int, repeat: int, backend: str) -> dict:
+    from hodyn_cli.algorithms import backends
+
+    with backends.use(backend):
+        return _run(case, robot, N, repeat)
+
+
+def _run(case: str, robot: str, N: int, repeat: int) -> dict:
     from dataclasses import replace
 
     from hodyn_cli.algorithms.dynamics import body_fixed, floating
@@ -108,19 +116,24 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--robot", default="quadruped")
     ap.add_argument("--case")
+    ap.add_argument("--backend", default="numpy", choices=BACKENDS)
     args = ap.parse_args()
     if args.case:
-        print(json.dumps(run_case(args.case, args.robot, args.samples, args.repeat)))
+        print(json.dumps(run_case(args.case, args.robot, args.samples, args.repeat,
+                                  args.backend)))
         return
-    print(f"{args.robot}, {args.samples} samples, numpy backend, tau to order 2 (pinocchio: "
-          f"order 0), best of {args.repeat}; each case in its own process\n")
-    print(f"{'case':44s} {'us/sample':>10s} {'RSS MiB':>8s}")
-    for case in CASES:
-        out = subprocess.run([sys.executable, __file__, "--case", case, "--robot", args.robot,
-                              "--samples", str(args.samples), "--repeat", str(args.repeat)],
-                             capture_output=True, text=True, check=True)
-        r = json.loads(out.stdout)
-        print(f"{case:44s} {r['us']:10.2f} {r['rss']:8.0f}")
+    print(f"{args.robot}, {args.samples} samples, tau to order 2 (pinocchio: order 0), best "
+          f"of {args.repeat}; each case in its own process\n")
+    print(f"{'case':44s} {'backend':9s} {'us/sample':>10s} {'RSS MiB':>8s}")
+    for backend in BACKENDS:
+        for case in CASES if backend == "numpy" else CASES[:3]:
+            out = subprocess.run([sys.executable, __file__, "--case", case, "--robot",
+                                  args.robot, "--samples", str(args.samples), "--repeat",
+                                  str(args.repeat), "--backend", backend],
+                                 capture_output=True, text=True, check=True)
+            r = json.loads(out.stdout)
+            name = "-" if case == CASES[3] else backend
+            print(f"{case:44s} {name:9s} {r['us']:10.2f} {r['rss']:8.0f}")
 
 
 if __name__ == "__main__":

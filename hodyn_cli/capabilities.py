@@ -227,7 +227,8 @@ RULES: tuple[Excludes | Requires, ...] = (
     Excludes(("optimal", "segments"), ("retime",), "it finds its own time law", yet=False),
     Excludes(("mimic",), ("ik",)),
     Excludes(("joint_models",), tuple(c for c in COMMANDS if c != "compute"),
-             "only compute runs it, by numpy's body-fixed recursion"),
+             "only compute runs it, by the body-fixed recursion (numpy's or the compiled "
+             "kernel's)"),
     *(Excludes(("joint_models", other), ("compute",)) for other in (
         "contacts", "drives", "loops", "mimic", "method", "many", "validate", "estimate")),
     Excludes(("no_joints",), ("sensitivities",), "a single rigid body has no joint torques to "

@@ -289,8 +289,9 @@ def test_every_operation_of_every_backend(backend):
 
 
 def test_entry_points_check_the_model_and_sizes_they_are_given(lanes):
-    """Called past the Python wrappers, the kernels refuse what would read out of bounds:
-    a parent after its child, too few derivative orders, samples closer than their values,
+    """Called past the Python wrappers, the kernels refuse what would read out of bounds or
+    mean nothing: a parent after its child, a joint kind that is none of hodyn.h's, a pitch
+    on a joint that is not helical, too few derivative orders, samples closer than their values,
     an order beyond the tables, a base with neither 1 nor N rows; and N arrives as a 64-bit
     count."""
     model = load_model(URDF / "iiwa14.urdf")
@@ -305,11 +306,20 @@ def test_entry_points_check_the_model_and_sizes_they_are_given(lanes):
 
     assert call() == 0 and call(stride=6 * model.n) == 0  # samples further apart: fine
     assert call(stride=5 * model.n - 1) == 4   # samples overlapping: refused
+    fields = [f for f, _ in compiled.ABI.model._fields_]
+
+    def bad(field, values):  # the model with one of its arrays replaced
+        return compiled.ABI.model(model.n, *(values.ctypes.data if f == field else
+                                             getattr(good, f) for f in fields[1:]))
+
     parent = np.array(model.parent, dtype=np.int32)
     parent[3] = 5  # body 3's parent after it
-    bad = compiled.ABI.model(model.n, parent.ctypes.data, *(getattr(good, f) for f in
-                                ("revolute", "X", "M", "A0", "A1", "A2", "anc")))
-    assert call(struct=bad) == 3
+    kind = np.full(model.n, compiled.ABI.joint_kinds["revolute"], dtype=np.int32)
+    pitch = np.zeros(model.n)
+    assert call(struct=bad("kind", kind)) == 0 and call(struct=bad("pitch", pitch)) == 0
+    kind[2], pitch[4] = 3, 0.1  # a kind that is none, a pitch of a revolute joint
+    assert call(struct=bad("parent", parent)) == 3
+    assert call(struct=bad("kind", kind)) == 3 and call(struct=bad("pitch", pitch)) == 3
     assert call(D=4) == 4 and call(N=-1) == 4 and call(rows=3) == 4
     assert call(order=compiled.ABI.max_order + 1) == 2 and call(order=-1) == 2
     # rows = 2 matches N only if N were cut to 32 bits: 2**32 + 2 samples is refused

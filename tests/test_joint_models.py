@@ -425,9 +425,11 @@ def test_a_multi_dof_joint_is_not_locked():
         lock(parse_model(URDF_JOINTS.encode()), {"slide": 0.0})
 
 
-def test_every_backend_runs_them_by_numpys_recursion():
-    """The compiled kernels and the GPU backend (on JAX's CPU device where JAX is installed)
-    hand a model with multi-DOF or helical joints to numpy's recursion: the same numbers."""
+def test_every_backend_runs_them():
+    """The compiled kernels run a model with multi-DOF and helical joints themselves
+    (tests/test_kernel_joint_kinds.py), the GPU backend (on JAX's CPU device where JAX is
+    installed) hands it to its host backend (the compiled kernels, else numpy): numpy's
+    numbers to rounding."""
     from hodyn_cli.algorithms import backends
 
     model = random_model(13, ("helical", "spherical", "revolute", "free"))
@@ -440,7 +442,7 @@ def test_every_backend_runs_them_by_numpys_recursion():
                 out = body_fixed.inverse_dynamics(model, traj, order=2)
         except backends.Unavailable:
             continue
-        assert np.array_equal(out, ref), name
+        assert np.abs(out - ref).max() <= 1e-12 * np.abs(ref).max(), name
 
 
 def test_compute_reads_poses_and_writes_a_column_per_dof(tmp_path):
@@ -630,3 +632,39 @@ def test_compute_with_a_floating_base_wrenches_and_joint_wrenches(tmp_path):
         assert np.abs(f["taudd"][()] - tau[:, 2]).max() <= 1e-12 * np.abs(tau[:, 2]).max()
         assert np.abs(f["joint_wrench/base_link/Fd"][()] - F[:, 1, 0]).max() \
             <= 1e-12 * np.abs(F).max()
+
+
+def test_helical_joints_in_the_numpy_references_of_the_kernels():
+    """The numpy references the compiled kernels are held to on helical joints
+    (tests/test_kernel_joint_kinds.py) compute them right: the closed-form matrices give tau
+    and its rate (``M qdd + C qd + g`` and its derivative), the regressor times the inertial
+    parameters gives tau to order 2, and the complex-step sensitivities of order 0 are
+    Pinocchio's computeRNEADerivatives (d tau/dq, d tau/dqd and the mass matrix)."""
+    from hodyn_cli.algorithms import backends
+    from hodyn_cli.algorithms.dynamics import regressor
+    from hodyn_cli.algorithms.dynamics.common import base_motion
+
+    model = random_model(6, ("helical", "revolute", "helical", "prismatic", "helical"))
+    qs = analytic_motion(model, np.linspace(0, 2, 4), 4, 6).derivatives
+    numpy, gravity = backends.load("numpy"), base_motion(G, 3)
+    data = numpy.data(model)
+    tau = numpy.inverse_dynamics(model, data, qs, gravity, {}, order=2)
+    E = numpy.eom_matrices(model, data, qs, 1, gravity, None)
+
+    def mv(A, x):
+        return np.einsum("nij,nj->ni", A, x)
+
+    rate = (mv(E.M[:, 1], qs[:, 2]) + mv(E.M[:, 0], qs[:, 3]) + mv(E.C[:, 1], qs[:, 1])
+            + mv(E.C[:, 0], qs[:, 2]) + E.g[:, 1])
+    for ours, ref in ((mv(E.M[:, 0], qs[:, 2]) + mv(E.C[:, 0], qs[:, 1]) + E.g[:, 0],
+                       tau[:, 0]), (rate, tau[:, 1]),
+                      (numpy.regressor(model, data, qs, gravity, 2) @ regressor.parameters(model),
+                       tau)):
+        assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max()
+    S = numpy.sensitivities(model, data, qs[:, :3], gravity[:, :2], {}, 0)
+    pin, pm, _ = pinocchio_model(model)
+    data = pm.createData()
+    for s in range(len(qs)):
+        dq, dv, M = pin.computeRNEADerivatives(pm, data, *qs[s, :3])
+        for ours, ref in zip(S[:, s], (dq, dv, np.triu(M) + np.triu(M, 1).T), strict=True):
+            assert np.abs(ours - ref).max() <= 1e-11 * np.abs(ref).max()

@@ -48,8 +48,9 @@ def skew(v: np.ndarray) -> np.ndarray:
            [ 3.,  0., -1.],
            [-2.,  1.,  0.]])
     """
-    v = np.asarray(v, dtype=float)
-    S = np.zeros(v.shape[:-1] + (3, 3))
+    v = np.asarray(v)
+    v = v.astype(np.result_type(v, 1.0), copy=False)  # complex too (complex-step derivatives)
+    S = np.zeros(v.shape[:-1] + (3, 3), v.dtype)
     S[..., 0, 1], S[..., 0, 2] = -v[..., 2], v[..., 1]
     S[..., 1, 0], S[..., 1, 2] = v[..., 2], -v[..., 0]
     S[..., 2, 0], S[..., 2, 1] = -v[..., 1], v[..., 0]
@@ -177,7 +178,8 @@ def screw_exp(X: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     >>> np.round(p, 12) + 0.0   # rotation about the axis through (1, 0, 0)
     array([[ 1., -1.,  0.]])
     """
-    q = np.asarray(q, dtype=float)
+    q = np.asarray(q)
+    q = q.astype(np.result_type(q, 1.0), copy=False)  # complex too (complex-step derivatives)
     xi, eta = X[:3], X[3:]
     if not np.any(xi):
         return np.broadcast_to(np.eye(3), q.shape + (3, 3)).copy(), q[..., None] * eta
@@ -200,7 +202,7 @@ def Ad(R: np.ndarray, p: np.ndarray) -> np.ndarray:
 def Ad_inv(R: np.ndarray, p: np.ndarray) -> np.ndarray:
     """``Ad_{C^-1}`` for ``C = (R, p)``: ``[[R^T, 0], [-R^T skew(p), R^T]]``."""
     Rt = np.swapaxes(R, -1, -2)
-    A = np.zeros(R.shape[:-2] + (6, 6))
+    A = np.zeros(R.shape[:-2] + (6, 6), np.result_type(R, p))
     A[..., :3, :3] = Rt
     A[..., 3:, 3:] = Rt
     A[..., 3:, :3] = -Rt @ skew(p)

@@ -4,8 +4,8 @@ constants (MAXK, the ABI number) and the status codes. Nothing here is a copy of
 a changed header changes what is read (and the compiler holds the C definitions to it).
 
 >>> abi = read()
->>> abi.max_order, abi.status[1]
-(22, 'HK_NOMEM')
+>>> abi.max_order, abi.status[1], abi.joint_kinds["helical"]
+(22, 'HK_NOMEM', 2)
 >>> abi.entry_points["hodyn_spd_solve"][1][:2] == [ctypes.c_int64, ctypes.c_int]
 True
 """
@@ -38,12 +38,14 @@ _ARRAYS = {"double": np.float64, "int32_t": np.int32, "uint8_t": np.uint8}
 @dataclass(frozen=True)
 class Abi:
     """What ``hodyn.h`` declares: ``version`` (HODYN_KERNEL_ABI), ``max_order`` (MAXK - 2: the
-    highest torque order), ``status`` (code -> name), ``model`` (the HModel ctypes Structure)
-    and ``entry_points`` (name -> (restype, argtypes))."""
+    highest torque order), ``status`` (code -> name), ``joint_kinds`` (HModel's ``kind``
+    codes: ``revolute``, ``prismatic``, ``helical`` -> code), ``model`` (the HModel ctypes
+    Structure) and ``entry_points`` (name -> (restype, argtypes))."""
 
     version: int
     max_order: int
     status: dict[int, str]
+    joint_kinds: dict[str, int]
     model: type[ctypes.Structure]
     entry_points: dict[str, tuple[_Value, list[_Arg]]]
 
@@ -92,6 +94,7 @@ def read(header: Path = HEADER) -> Abi:
     text = re.sub(r"/\*.*?\*/", "", header.read_text(), flags=re.S)
     define = {k: int(v) for k, v in re.findall(r"#define (\w+) (\d+)", text)}
     status = {int(v): k for k, v in re.findall(r"(HK_\w+) = (\d+)", text)}
+    joint_kinds = {k.lower(): int(v) for k, v in re.findall(r"HJ_(\w+) = (\d+)", text)}
     model = _model_struct(text)
     pointer = ctypes.POINTER(model)
     entry_points: dict[str, tuple[_Value, list[_Arg]]] = {}
@@ -100,4 +103,5 @@ def read(header: Path = HEADER) -> Abi:
         restype = ctypes.c_int if result == "int" else ctypes.c_char_p
         args = [_argtype(p.strip(), pointer) for p in params.split(",")]
         entry_points[name] = (restype, [a for a in args if a is not None])
-    return Abi(define["HODYN_KERNEL_ABI"], define["MAXK"] - 2, status, model, entry_points)
+    return Abi(define["HODYN_KERNEL_ABI"], define["MAXK"] - 2, status, joint_kinds, model,
+               entry_points)

@@ -7,7 +7,8 @@ points' argument types, the constants and the status codes are those ``csrc/hody
 declares (:mod:`.abi`); a library built from another header (its ABI number differs) is
 refused as stale. Every operation computes what the numpy backend's method of the same name
 computes (tests hold the two to rounding at every lane width) and leaves to it what the
-kernels do not cover: orders above MAXK - 2, a model without joints, an IK path shorter than
+kernels do not cover: orders above MAXK - 2, a model without joints, a model with
+spherical, planar or free joints but in the inverse dynamics, an IK path shorter than
 its task, a contact phase where an inverse meets a matrix exactly singular (numpy's LU says
 so, or not, as the reference does).
 """
@@ -27,6 +28,7 @@ from hodyn_cli.algorithms.backends.numpy.closed_form import EOMMatrices
 from hodyn_cli.algorithms.backends.numpy.contacts import RANKS
 from hodyn_cli.algorithms.backends.numpy.ik import Task
 from hodyn_cli.algorithms.backends.numpy.model_data import ModelData
+from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError, ModelError, TrajectoryError
 
@@ -82,39 +84,64 @@ def variants() -> list[str]:
 
 class CompiledData(ModelData):
     """The compiled backend's Data: the model's constants (:class:`ModelData`), the HModel
-    struct the kernels read over them (``struct``; None where the kernels do not run the model:
-    no joint, or joints they do not run) and the IK tasks' paths as the kernels read them
-    (``paths``, filled as tasks come, for as long as the Data lives: one request)."""
+    struct the kernels read (``struct``, over :func:`_kernel_arrays`; None for a model without
+    joints) and the IK tasks' paths as the kernels read them (``paths``, filled as tasks
+    come, for as long as the Data lives: one request)."""
 
     def __init__(self, model: Model):
         super().__init__(model)
         self.struct = None
-        if model.n and self.kernel_joints:
-            arrays: tuple[np.ndarray, ...] = (self.parent, self.revolute, self.X, self.M,
-                                              *self.adjoints, self.ancestors, self.root_M)
+        if model.n:
+            arrays = _kernel_arrays(model, self)
             self.struct = ABI.model(model.n, *(a.ctypes.data for a in arrays))
             self.struct.arrays = arrays  # alive as long as the struct
         self.paths: dict[Task, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _numpy_without_joints(operation):
+def _numpy_without_joints(operation=None, *, multi_dof: bool = False):
     """``operation`` as the numpy backend's for a model with no joint (a single free body,
-    ``model.n == 0``) or with joints the kernels do not run (helical, spherical, planar,
-    free: ``ModelData.kernel_joints``): a Data without ``struct``, the one place the compiled
-    backend sends such models to numpy (an IK task on them included: numpy's). The kernels
-    number bodies 1..n and allocate per body (``hk_check`` refuses
-    n < 1); a single body is only the root's Newton-Euler equation, a few dozen operations
-    per sample that numpy's passes do over the whole chunk at once, so a kernel would gain
-    nothing."""
+    ``model.n == 0``) or with joints its kernel does not run (spherical, planar, free:
+    ``Model.multi_dof``, unless ``multi_dof``: the inverse dynamics' kernel runs them; every
+    kernel runs every 1-DOF kind, :func:`_kernel_arrays`): the one place the compiled
+    backend sends such models to numpy. The kernels number bodies 1..n and allocate per body
+    (``hk_check`` refuses n < 1); a single body is only the root's Newton-Euler equation, a
+    few dozen operations per sample that numpy's passes do over the whole chunk at once, so
+    a kernel would gain nothing."""
 
-    @wraps(operation)
-    def run(self, model, data, *args, **kwargs):
-        if data.struct is None:
-            numpy_operation = getattr(NumpyBackend, operation.__name__)
-            return numpy_operation(self, model, data, *args, **kwargs)
-        return operation(self, model, data, *args, **kwargs)
+    def decorate(operation):
+        @wraps(operation)
+        def run(self, model, data, *args, **kwargs):
+            if model.n == 0 or (model.multi_dof and not multi_dof):
+                numpy_operation = getattr(NumpyBackend, operation.__name__)
+                return numpy_operation(self, model, data, *args, **kwargs)
+            return operation(self, model, data, *args, **kwargs)
 
-    return run
+        return run
+
+    return decorate(operation) if operation else decorate
+
+
+def _kernel_arrays(model: Model, data: ModelData) -> tuple[np.ndarray, ...]:
+    """The arrays of the model's HModel struct (hodyn.h), in its order after n: each joint's
+    kind (a continuous joint is revolute), where its velocity coordinates start
+    (``Model.dof_offsets``) and its pitch ``h = w . v`` (helical ``X = (w; h w)``; 0 for the
+    others), and the adjoint constants A1, A2 of the screw without its pitch ``Y = (w; 0)``
+    for a helical joint (ModelData's are those of X, which for a revolute or prismatic
+    joint is Y; a multi-DOF joint's are not read), from the model's constants ``data``."""
+    kind = np.array([ABI.joint_kinds["revolute" if t == "continuous" else t]
+                     for t in model.joint_types], dtype=np.int32)
+    helical = kind == ABI.joint_kinds["helical"]
+    pitch = np.where(helical, np.einsum("ij,ij->i", model.X[:, :3], model.X[:, 3:]), 0.0)
+    A0, A1, A2 = data.adjoints
+    if helical.any():
+        Y = model.X[helical].copy()
+        Y[:, 3:] = 0.0
+        A1, A2 = A1.copy(), A2.copy()
+        A1[helical] = lie.ad(Y) @ A0[helical]
+        A2[helical] = lie.ad(Y) @ A1[helical]
+    dof = np.ascontiguousarray(model.dof_offsets, dtype=np.int32)
+    return (data.parent, kind, dof, np.ascontiguousarray(pitch), data.X, data.M, A0, A1, A2,
+            data.ancestors, data.root_M)
 
 
 class CompiledBackend(NumpyBackend):
@@ -163,7 +190,7 @@ class CompiledBackend(NumpyBackend):
         return data
 
     # -- dynamics ----------------------------------------------------------------------
-    @_numpy_without_joints
+    @_numpy_without_joints(multi_dof=True)
     def inverse_dynamics(self, model, data, qs, base, wrenches, *, order, twists=False, root=False):
         if order > self.max_order:
             return super().inverse_dynamics(model, data, qs, base, wrenches, order=order,
@@ -172,7 +199,7 @@ class CompiledBackend(NumpyBackend):
         n = model.n
         base = _base(base, N, order)
         W = _dense_wrenches(wrenches, N, n, order)
-        out = np.empty((order + 1, N, n))   # each order one block: tau[:, k] contiguous
+        out = np.empty((order + 1, N, model.nv))   # each order one block: tau[:, k] contiguous
         V = np.empty((N, n, order + 2, 6)) if twists else None
         F0 = np.empty((N, order + 1, 6)) if root else None
         _check(self.lib.hodyn_body_fixed(data.struct, N, D, *jets, order, base, len(base),
@@ -338,7 +365,6 @@ class CompiledBackend(NumpyBackend):
         return u, theta, taum
 
     # -- inverse kinematics --------------------------------------------------------------
-    @_numpy_without_joints
     def ik_newton(self, model, data, task, q, R, p, steps):
         """Each lane group iterates on its own (its steps: the SVD's pseudo-inverse, by the
         normal equations where J_t is well conditioned)."""
@@ -356,7 +382,6 @@ class CompiledBackend(NumpyBackend):
                                         err))
         return out, err
 
-    @_numpy_without_joints
     def ik_rates(self, model, data, task, q, y, q_ref, gain):
         r, m, n = len(task.path), task.m, model.n
         if r < m:  # least squares, and the check that it is exact: numpy's
@@ -374,7 +399,6 @@ class CompiledBackend(NumpyBackend):
                                        _ptr(rates), _ptr(ref), float(gain), qs, cond))
         return qs, cond, np.zeros((N, D))
 
-    @_numpy_without_joints
     def ik_integrate(self, model, data, task, y, R, p, t, q_ref, gain, last, before, weights, err_const, *,
                      newton_steps, passes, tolerance, jump):
         """A redundant arm's samples integrated from their rates, lane group by lane group, as
@@ -424,15 +448,15 @@ def _check(status: int) -> None:
 
 
 def _samples(model: Model, qs: np.ndarray, need: int) -> tuple[int, int, tuple]:
-    """(N, D, the kernels' jet arguments) after checking ``qs`` is (N, D >= need, n): the
-    kernels read sample s's (D, n) values at the address plus s times the stride (doubles),
+    """(N, D, the kernels' jet arguments) after checking ``qs`` is (N, D >= need, nv): the
+    kernels read sample s's (D, nv) values at the address plus s times the stride (doubles),
     of ``qs`` itself where each sample's values are contiguous (a view of a reader's chunk,
     whose rows hold t too), else of a contiguous float64 copy. The address is the array's
     ``ctypes`` object, which keeps the array alive as long as the arguments are."""
-    N, D, n = qs.shape[0], qs.shape[1] if qs.ndim == 3 else 0, model.n
+    N, D, n = qs.shape[0], qs.shape[1] if qs.ndim == 3 else 0, model.nv
     if qs.ndim != 3 or qs.shape[2] != n or D < need:
         raise TrajectoryError(f"joint derivatives of shape {qs.shape}: need (N, >= {need}, "
-                              f"{model.n})")
+                              f"{n})")
     if qs.dtype != np.float64 or not qs.flags.aligned or qs.strides[1:] != (8 * n, 8) or \
             (N > 1 and (qs.strides[0] < 8 * D * n or qs.strides[0] % 8)):
         qs = np.ascontiguousarray(qs, dtype=np.float64)

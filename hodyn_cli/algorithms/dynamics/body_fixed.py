@@ -23,9 +23,10 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
                      gravity=GRAVITY, data: backends.Data | None = None) -> np.ndarray:
     """tau and its first ``order`` time derivatives, (N, order+1, nv): :func:`chunk` by the
     backend that runs, chunk by chunk (a model with helical, spherical, planar or free joints
-    by numpy's: the backends' kernels run 1-DOF revolute and prismatic joints)."""
+    by numpy's or the compiled kernels: the GPU kernels run revolute and prismatic joints and
+    hand the others to their host backend)."""
     backend, data = backends.prepare(model, data)
-    size = CHUNK if model.has_joint_models else backend.rows(CHUNK)
+    size = backend.rows(CHUNK) if data.kernel_joints else CHUNK
 
     def per_chunk(qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np.ndarray]
                   ) -> np.ndarray:

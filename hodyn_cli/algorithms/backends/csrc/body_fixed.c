@@ -2,17 +2,22 @@
  * (body_fixed.py is the readable reference), lane group by lane group. */
 #include "kernel.h"
 
-/* tau and derivatives of N samples. qs: sample s's [D][n] at qs + s qstride (D >= order +
- * 3); base[base_rows][order + 2][6], the root's twist and its derivatives, shared
- * (base_rows = 1) or per sample (N); W[N][n][order + 1][6] or NULL; out[order + 1][N][n]
+/* tau and derivatives of N samples. qs: sample s's [D][nv] at qs + s qstride (D >= order +
+ * 3; a multi-DOF joint's columns: row 0 its configuration coordinates, row k >= 1 its
+ * velocity coordinates' derivative k - 1, body_fixed.py); base[base_rows][order + 2][6], the
+ * root's twist and its derivatives, shared (base_rows = 1) or per sample (N);
+ * W[N][n][order + 1][6] or NULL; out[order + 1][N][nv]
  * (each derivative order one block of all samples); Vout[N][n][order + 2][6] (the
  * body-fixed twists) or NULL; F0out[N][order + 1][6] (the root's wrench, hk_root_wrench)
  * or NULL. */
 int hodyn_body_fixed(const HModel *m, int64_t N, int D, const double *qs, int64_t qstride,
                      int order, const double *base, int64_t base_rows, const double *W, double *out,
                      double *Vout, double *F0out) {
-    int status = hk_check(m, N, D, order + 3, order, base_rows, qstride);
+    int status = hk_check_joints(m, N, D, order + 3, order, base_rows, qstride, 1);
     if (status) return status;
+    if (m->dof[m->n] != m->n)
+        return hk_body_fixed_multi(m, N, D, qs, qstride, order, base, base_rows, W, out, Vout,
+                                   F0out);
     const int n = m->n, K1 = order + 2, r1 = order + 1, nq = (order + 3) * n;
     Consts c;
     if (hk_consts(m, &c)) return HK_NOMEM;

@@ -124,7 +124,7 @@ int hodyn_closed_form(const HModel *md, int64_t N, int D, const double *qs, int6
     if (status) return status;
     if (nu0 && !md->M0) return HK_MODEL;
     const int n = md->n, K1 = r + 2, r1 = r + 1, base = nu0 ? 6 : 0, m = n + base;
-    const int32_t *parent = md->parent, *revolute = md->revolute;
+    const int32_t *parent = md->parent;
     const double *X = md->X, *M = md->M, *A0 = md->A0, *A1 = md->A1, *A2 = md->A2;
     const size_t jsz = (size_t)K1 * m * 6;          /* one body's J: [k][c][6] */
     const size_t mat = (size_t)r1 * m * m, vec = (size_t)r1 * m;
@@ -171,14 +171,11 @@ int hodyn_closed_form(const HModel *md, int64_t N, int D, const double *qs, int6
         for (int i = 0; i < n; i++) {
             const double *Xi = X + 6 * i;
             const double *a0 = A0 + 36 * i, *a1 = A1 + 36 * i, *a2 = A2 + 36 * i;
-            const int p = parent[i], rev = revolute[i], s = i + 1, ps = p + 1;
+            const int p = parent[i], s = i + 1, ps = p + 1;
             vd sn, cs;
-            if (rev) {
-                for (int l = 0; l < LANES; l++) { sn[l] = sin(Q[i][l]); cs[l] = 1.0 - cos(Q[i][l]); }
-            } else {
-                sn = Q[i]; cs = (vd){0};
-            }
+            hk_joint_coefficients(md->kind[i], Q[i], &sn, &cs);
             for (int e = 0; e < 36; e++) Ad[e] = a0[e] - sn * a1[e] + cs * a2[e];
+            if (md->kind[i] == HJ_HELICAL) hk_helical_shift(Xi, md->pitch[i] * Q[i], Ad, Ad + 18, 6);
             memcpy(Dk[0], Ad, sizeof(Ad));
             for (int k = 1; k < K1; k++) {           /* (18): columns of ad_X D */
                 for (int e = 0; e < 36; e++) Dk[k][e] = (vd){0};
@@ -187,7 +184,7 @@ int hodyn_closed_form(const HModel *md, int64_t N, int D, const double *qs, int6
                     for (int col = 0; col < 6; col++) {
                         vd x[6], y[6];
                         for (int e = 0; e < 6; e++) x[e] = Dk[k - 1 - j][6 * e + col];
-                        vjoint_ad(Xi, rev, x, y);
+                        vjoint_ad(Xi, md->kind[i], md->pitch[i], x, y);
                         for (int e = 0; e < 6; e++) Dk[k][6 * e + col] -= c * y[e];
                     }
                 }

@@ -92,7 +92,7 @@ int hodyn_elastic(const HModel *m, int64_t N, int D, const double *qs, int64_t q
             const double *X = m->X + 6 * i;
             for (int k = 0; k < r1; k++)
                 for (int r = 0; r < 3; r++)
-                    zeta[((size_t)i * r1 + k) * 3 + r] = m->revolute[i] ? cdot3(X, Ri + 9 * k + 3 * r) : (vd){0};
+                    zeta[((size_t)i * r1 + k) * 3 + r] = m->kind[i] != HJ_PRISMATIC ? cdot3(X, Ri + 9 * k + 3 * r) : (vd){0};
         }
         for (int i = 0; i < n; i++) {
             vd *nui = nu + (size_t)3 * K1 * i;

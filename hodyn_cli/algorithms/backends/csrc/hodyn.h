@@ -20,20 +20,32 @@
 
 /* Bumped whenever an entry point's arguments or meaning change: backends/compiled.py refuses
  * a library built from other sources (a stale build) and falls back to numpy. */
-#define HODYN_KERNEL_ABI 11
+#define HODYN_KERNEL_ABI 13
 
 /* status codes of every entry point (backends/compiled.py turns them into exceptions) */
 enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4, HK_SINGULAR = 5 };
 
+/* A joint's kind: how its screw X moves its body (the model's joint types,
+ * core/model.py; a continuous joint is a revolute one). The multi-DOF kinds (spherical,
+ * planar, free: 3, 3 and 6 velocity coordinates) run in hodyn_body_fixed only; every other
+ * entry point refuses a model with one (HK_MODEL). */
+enum { HJ_PRISMATIC = 0, HJ_REVOLUTE = 1, HJ_HELICAL = 2, HJ_SPHERICAL = 3, HJ_PLANAR = 4,
+       HJ_FREE = 5 };
+
 /* The model as every entry point receives it. n bodies; parent[n] (< own index, -1: the
- * root); revolute[n]; X[n][6] (revolute (axis; 0), prismatic (0; axis)); M[n][6][6]
- * rigid-body inertias; A0, A1, A2 [n][6][6]: Ad_{B^-1}, ad_X Ad_{B^-1}, ad_X^2 Ad_{B^-1};
- * anc[n][n]: anc[b * n + c] != 0 iff body c is body b or one of its ancestors; M0[6][6]: the
- * root link's inertia (and that of the links welded to it), about its origin. */
+ * root); kind[n] (HJ_*); dof[n + 1]: where each joint's velocity coordinates start (dof[n]
+ * = nv; dof[i] = i where every joint has one); pitch[n]: a helical joint's h (m/rad; 0 for
+ * the others); X[n][6] (revolute (w; 0), prismatic (0; v), helical (w; h w), planar (n; u),
+ * spherical and free 0: core/model.py's subspaces); M[n][6][6] rigid-body
+ * inertias; A0, A1, A2 [n][6][6]: Ad_{B^-1}, ad_Y Ad_{B^-1}, ad_Y^2 Ad_{B^-1} for the
+ * screw without its pitch, Y = X - h (0; w) (Y = X but for a helical joint, whose Y is
+ * the revolute (w; 0)); anc[n][n]: anc[b * n + c] != 0 iff body c is body b or one of its
+ * ancestors; M0[6][6]: the root link's inertia (and that of the links welded to it),
+ * about its origin. */
 typedef struct {
     int32_t n;
-    const int32_t *parent, *revolute;
-    const double *X, *M, *A0, *A1, *A2;
+    const int32_t *parent, *kind, *dof;
+    const double *pitch, *X, *M, *A0, *A1, *A2;
     const uint8_t *anc;
     const double *M0;
 } HModel;

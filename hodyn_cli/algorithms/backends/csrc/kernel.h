@@ -43,6 +43,14 @@ typedef struct {
 
 int hk_check(const HModel *m, int64_t N, int D, int need_D, int order, int64_t rows,
              int64_t qstride);
+/* hk_check with the multi-DOF kinds (HJ_SPHERICAL, PLANAR, FREE) allowed where multi != 0;
+ * hk_check refuses them */
+int hk_check_joints(const HModel *m, int64_t N, int D, int need_D, int order, int64_t rows,
+                    int64_t qstride, int multi);
+/* velocity coordinates of a joint of a kind */
+static inline int hk_joint_dofs(int kind) {
+    return kind == HJ_FREE ? 6 : kind == HJ_SPHERICAL || kind == HJ_PLANAR ? 3 : 1;
+}
 int hk_consts(const HModel *m, Consts *c);
 void hk_free_consts(Consts *c);
 void *hk_alloc(size_t bytes); /* aligned for vd; NULL if out of memory */
@@ -145,16 +153,66 @@ static inline void vad(const vd *V, const vd *y, vd *out) {
     out[3] += t[0]; out[4] += t[1]; out[5] += t[2];
 }
 
-/* ad_X y and ad_X^T y for a joint screw: revolute X = (w; 0), prismatic X = (0; v) */
-static inline void vjoint_ad(const double *X, int revolute, const vd *y, vd *out) {
-    if (revolute) { ccross(X, y, out); ccross(X, y + 3, out + 3); }
-    else { out[0] = out[1] = out[2] = (vd){0}; ccross(X + 3, y, out + 3); }
+/* ---- a joint's screw, by its kind (hodyn.h: HJ_*) ------------------------------------ */
+/* ad_X y and ad_X^T y for a joint screw X of a kind (HJ_*) and pitch h: revolute (w; 0),
+ * prismatic (0; v), helical (w; h w), whose ad_X y = (w x y_w; w x y_v + h w x y_w) is the
+ * revolute's plus h times its angular part moved to the linear one (h = 0 adds zeros: the
+ * revolute's numbers). The callers read a body's kind, pitch and X once, outside their
+ * loops. */
+static inline void vjoint_ad(const double *X, int kind, double h, const vd *y, vd *out) {
+    if (kind == HJ_PRISMATIC) {
+        out[0] = out[1] = out[2] = (vd){0};
+        ccross(X + 3, y, out + 3);
+        return;
+    }
+    ccross(X, y, out);
+    ccross(X, y + 3, out + 3);
+    if (kind == HJ_HELICAL)
+        for (int e = 0; e < 3; e++) out[3 + e] += h * out[e];
 }
 
-static inline void vjoint_coad(const double *X, int revolute, const vd *y, vd *out) {
-    if (revolute) { ccross(X, y, out); ccross(X, y + 3, out + 3); }
-    else { ccross(X + 3, y + 3, out); out[3] = out[4] = out[5] = (vd){0}; }
+/* ad_X^T y = -(w x y_m + v x y_f; w x y_f): a helical joint's adds h times the linear part
+ * to the angular one */
+static inline void vjoint_coad(const double *X, int kind, double h, const vd *y, vd *out) {
+    if (kind == HJ_PRISMATIC) {
+        ccross(X + 3, y + 3, out);
+        out[3] = out[4] = out[5] = (vd){0};
+    } else {
+        ccross(X, y, out);
+        ccross(X, y + 3, out + 3);
+    }
     for (int e = 0; e < 6; e++) out[e] = -out[e];
+    if (kind == HJ_HELICAL)
+        for (int e = 0; e < 3; e++) out[e] += h * out[3 + e];
+}
+
+/* The joint adjoint Ad_{C_{i,p}} = exp(-q ad_X) Ad_{B^-1} of body i, by its blocks R (rows
+ * `stride` apart) and P, from the constants A0, A1, A2 of hodyn.h. The screw without its
+ * pitch Y has ad_Y^3 = -ad_Y (unit revolute) or ad_Y^2 = 0 (prismatic), so (Rodrigues on the
+ * adjoint) exp(-q ad_Y) = I - s ad_Y + c ad_Y^2 with (s, c) = (sin q, 1 - cos q) resp.
+ * (q, 0). A helical X = Y + h (0; w) has ad_X = ad_Y + h N, N = [[0, 0], [W, 0]]
+ * (W = skew(w)), which commutes with ad_Y and N^2 = 0: exp(-q ad_X) = [[I, 0], [-h q W, I]]
+ * exp(-q ad_Y), the revolute's adjoint [[R, 0], [P, R]] with P - h q W R (the translation
+ * by h q along w that the screw adds to the turn; h = 0 subtracts zeros). */
+static inline void hk_joint_coefficients(int kind, vd q, vd *s, vd *c) {
+    vd sn = q, cs = (vd){0};
+    if (kind != HJ_PRISMATIC)
+        for (int l = 0; l < LANES; l++) { /* one sincos call: the compiler pairs them */
+            sn[l] = sin(q[l]);
+            cs[l] = 1.0 - cos(q[l]);
+        }
+    *s = sn;
+    *c = cs;
+}
+
+/* P -= hq W R for 3x3 blocks R, P whose rows are `stride` apart (W = skew(w)) */
+static inline void hk_helical_shift(const double *w, vd hq, const vd *R, vd *P, int stride) {
+    for (int c = 0; c < 3; c++) {
+        const vd r0 = R[c], r1 = R[stride + c], r2 = R[2 * stride + c];
+        P[c] -= hq * (w[1] * r2 - w[2] * r1);
+        P[stride + c] -= hq * (w[2] * r0 - w[0] * r2);
+        P[2 * stride + c] -= hq * (w[0] * r1 - w[1] * r0);
+    }
 }
 
 /* out = A B for adjoint blocks: [[Ra, 0], [Pa, Ra]] [[Rb, 0], [Pb, Rb]] */
@@ -253,6 +311,11 @@ static inline void hk_lane_wrenches(const double *W, int n, int r1, const int64_
  * F[r1][6]: F^(k) += h^(k+1) - sum_j C(k,j) ad*_{V^(j)} h^(k-j), from its twist jet V[r1+1][6];
  * h[r1+1][6] receives the momenta M V^(k) */
 void hk_momentum_rates(const Inertia *I, const vd *V, int r1, vd (*h)[6], vd *F);
+
+/* hodyn_body_fixed of a model with multi-DOF joints (multi_dof.c) */
+int hk_body_fixed_multi(const HModel *m, int64_t N, int D, const double *qs, int64_t qstride,
+                        int order, const double *base, int64_t base_rows, const double *W,
+                        double *out, double *Vout, double *F0out);
 
 /* Backward pass: F[n][r1][6] holds the external wrenches on entry (or zeros) and the joint
  * wrenches on return; h[n][r1 + 1][6] the momenta M_i V_i^(k) (may be NULL: not kept);

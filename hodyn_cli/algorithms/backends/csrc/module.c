@@ -55,22 +55,31 @@ int hodyn_cpu_level(void) {
 }
 
 /* The sizes every entry point checks before it reads anything: a tree numbered parents
- * first (so that no index leaves [0, n)), N >= 0 samples, D >= need_D derivative orders of
- * q, samples at least D n values apart (qstride; < 0: no q), an order the tables hold, and
- * 1 or N rows of a per-sample input (rows < 0: none). */
-int hk_check(const HModel *m, int64_t N, int D, int need_D, int order, int64_t rows,
-             int64_t qstride) {
-    if (!m || m->n < 1) return HK_MODEL;
+ * first (so that no index leaves [0, n)), joint kinds it runs (the multi-DOF ones where
+ * `multi`) with their velocity coordinates' offsets and pitches, N >= 0 samples, D >= need_D
+ * derivative orders of q, samples at least D nv values apart (qstride; < 0: no q), an order
+ * the tables hold, and 1 or N rows of a per-sample input (rows < 0: none). */
+int hk_check_joints(const HModel *m, int64_t N, int D, int need_D, int order, int64_t rows,
+                    int64_t qstride, int multi) {
+    if (!m || m->n < 1 || m->dof[0] != 0) return HK_MODEL;
     for (int i = 0; i < m->n; i++) {
+        const int k = m->kind[i];
         if (m->parent[i] < -1 || m->parent[i] >= i) return HK_MODEL;
-        if (m->revolute[i] != 0 && m->revolute[i] != 1) return HK_MODEL;
+        if (k < HJ_PRISMATIC || k > (multi ? HJ_FREE : HJ_HELICAL)) return HK_MODEL;
+        if (m->dof[i + 1] - m->dof[i] != hk_joint_dofs(k)) return HK_MODEL;
+        if (!isfinite(m->pitch[i]) || (k != HJ_HELICAL && m->pitch[i] != 0)) return HK_MODEL;
         if (!m->anc[(size_t)i * m->n + i]) return HK_MODEL;
     }
     if (order < 0 || order + 2 > MAXK) return HK_ORDER;
     if (N < 0 || D < need_D) return HK_SIZE;
-    if (qstride >= 0 && qstride < (int64_t)D * m->n) return HK_SIZE;
+    if (qstride >= 0 && qstride < (int64_t)D * m->dof[m->n]) return HK_SIZE;
     if (rows >= 0 && rows != 1 && rows != N) return HK_SIZE;
     return HK_OK;
+}
+
+int hk_check(const HModel *m, int64_t N, int D, int need_D, int order, int64_t rows,
+             int64_t qstride) {
+    return hk_check_joints(m, N, D, need_D, order, rows, qstride, 0);
 }
 
 void *hk_alloc(size_t bytes) {

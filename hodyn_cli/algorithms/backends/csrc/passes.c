@@ -1,6 +1,7 @@
 /* The passes every kernel runs (body_fixed.py is their readable reference; tests/test_kernel.py
  * holds them to 1e-12), in the same equations and order. Per body i with parent p:
- *   Ad_i = A0_i - sin(q) A1_i + (1 - cos q) A2_i      (revolute; prismatic: A0 - q A1)
+ *   Ad_i = A0_i - sin(q) A1_i + (1 - cos q) A2_i      (revolute; prismatic: A0 - q A1;
+ *                                                      helical: kernel.h's hk_joint_coefficients)
  *   a[0][m] = Ad_i V_p^(m),  a[k][m] = a[k-1][m+1] - sum_j C(k-1,j) q^(j+1) ad_X a[k-1-j][m]
  *   V_i^(k) = a[k][0] + X_i q^(k+1)
  *   F_i^(k) = h^(k+1) - sum_j C(k,j) ad*_{V^(j)} h^(k-j) + W_i^(k) + sum_c (transported F_c)
@@ -13,30 +14,24 @@
 
 void hk_joint_adjoint(const Consts *c, int i, vd q, AdjointV *Ad) {
     const Adjoint *B0 = &c->B[3 * i], *B1 = B0 + 1, *B2 = B0 + 2;
+    const int kind = c->m->kind[i];
     vd sn, cs;
-    if (c->m->revolute[i]) {
-        for (int l = 0; l < LANES; l++) { /* one sincos call: the compiler pairs them */
-            sn[l] = sin(q[l]);
-            cs[l] = 1.0 - cos(q[l]);
-        }
-    } else {
-        sn = q;
-        cs = (vd){0};
-    }
+    hk_joint_coefficients(kind, q, &sn, &cs);
     for (int e = 0; e < 9; e++) {
         Ad->R[e] = B0->R[e] - sn * B1->R[e] + cs * B2->R[e];
         Ad->P[e] = B0->P[e] - sn * B1->P[e] + cs * B2->P[e];
     }
+    if (kind == HJ_HELICAL) hk_helical_shift(c->m->X + 6 * i, c->m->pitch[i] * q, Ad->R, Ad->P, 3);
 }
 
 void hk_transport_down(const Consts *c, int i, const vd *Q, const AdjointV *Ad, const vd *in,
                        int K1, int z, vd *out) {
-    const int n = c->n, rev = c->m->revolute[i];
-    const double *X = c->m->X + 6 * i;
+    const int n = c->n, kind = c->m->kind[i];
+    const double *X = c->m->X + 6 * i, h = c->m->pitch[i];
     vd a[K1][K1][6], Na[K1][K1][6];  /* a[k][m] = 0 where m + k < z: never read */
     for (int m = z; m < K1; m++) {
         vad_apply(Ad, in + 6 * m, a[0][m]);
-        if (K1 > 1) vjoint_ad(X, rev, a[0][m], Na[0][m]);
+        if (K1 > 1) vjoint_ad(X, kind, h, a[0][m], Na[0][m]);
     }
     for (int k = 1; k < K1; k++)
         for (int m = k < z ? z - k : 0; m + k < K1; m++) {
@@ -45,7 +40,7 @@ void hk_transport_down(const Consts *c, int i, const vd *Q, const AdjointV *Ad, 
                 const vd w = BINOM[k - 1][j] * Q[(j + 1) * n + i];
                 for (int e = 0; e < 6; e++) a[k][m][e] -= w * Na[k - 1 - j][m][e];
             }
-            if (k + 1 < K1) vjoint_ad(X, rev, a[k][m], Na[k][m]);
+            if (k + 1 < K1) vjoint_ad(X, kind, h, a[k][m], Na[k][m]);
         }
     for (int k = 0; k < K1; k++)
         for (int e = 0; e < 6; e++) out[6 * k + e] = k < z ? (vd){0} : a[k][0][e];
@@ -72,15 +67,15 @@ void hk_jacobian_columns(const Consts *c, int r1, const vd *Q, const AdjointV *A
 
 void hk_transport_up(const Consts *c, int i, const vd *Q, const AdjointV *Ad, const vd *in,
                      int r1, vd *out) {
-    const int n = c->n, rev = c->m->revolute[i];
-    const double *X = c->m->X + 6 * i;
+    const int n = c->n, kind = c->m->kind[i];
+    const double *X = c->m->X + 6 * i, h = c->m->pitch[i];
     vd b[r1][r1][6], Nb[r1][6], t[6];
     for (int m = 0; m < r1; m++)
         for (int e = 0; e < 6; e++) b[0][m][e] = in[6 * m + e];
     vadT_apply(Ad, b[0][0], t);
     for (int e = 0; e < 6; e++) out[e] += t[e];
     for (int k = 1; k < r1; k++) {
-        for (int m = 0; m + k - 1 < r1; m++) vjoint_coad(X, rev, b[k - 1][m], Nb[m]);
+        for (int m = 0; m + k - 1 < r1; m++) vjoint_coad(X, kind, h, b[k - 1][m], Nb[m]);
         for (int m = 0; m + k < r1; m++) {
             for (int e = 0; e < 6; e++) b[k][m][e] = b[k - 1][m + 1][e];
             for (int j = 0; j <= m; j++) {

@@ -30,12 +30,12 @@
  * coefficient q_c^(j) of the a-table, for the fixed jet in[K1][6] */
 static void seed_down(const Consts *c, int i, const vd *Q, const AdjointV *Ad, const vd *in,
                       int K1, int j, vd *out) {
-    const int n = c->n, rev = c->m->revolute[i];
-    const double *X = c->m->X + 6 * i;
+    const int n = c->n, kind = c->m->kind[i];
+    const double *X = c->m->X + 6 * i, h = c->m->pitch[i];
     vd a[K1][K1][6], Na[K1][K1][6], d[K1][K1][6], t[6];
     for (int m = 0; m < K1; m++) {
         vad_apply(Ad, in + 6 * m, a[0][m]);
-        vjoint_ad(X, rev, a[0][m], Na[0][m]);
+        vjoint_ad(X, kind, h, a[0][m], Na[0][m]);
         for (int e = 0; e < 6; e++) d[0][m][e] = (vd){0};
     }
     for (int k = 1; k < K1; k++)
@@ -43,7 +43,7 @@ static void seed_down(const Consts *c, int i, const vd *Q, const AdjointV *Ad, c
             for (int e = 0; e < 6; e++) { a[k][m][e] = a[k - 1][m + 1][e]; d[k][m][e] = d[k - 1][m + 1][e]; }
             for (int jj = 0; jj < k; jj++) {
                 const vd w = BINOM[k - 1][jj] * Q[(jj + 1) * n + i];
-                vjoint_ad(X, rev, d[k - 1 - jj][m], t);
+                vjoint_ad(X, kind, h, d[k - 1 - jj][m], t);
                 for (int e = 0; e < 6; e++) {
                     a[k][m][e] -= w * Na[k - 1 - jj][m][e];
                     d[k][m][e] -= w * t[e];
@@ -51,7 +51,7 @@ static void seed_down(const Consts *c, int i, const vd *Q, const AdjointV *Ad, c
             }
             if (k >= j)
                 for (int e = 0; e < 6; e++) d[k][m][e] -= BINOM[k - 1][j - 1] * Na[k - j][m][e];
-            vjoint_ad(X, rev, a[k][m], Na[k][m]);
+            vjoint_ad(X, kind, h, a[k][m], Na[k][m]);
         }
     for (int k = 0; k < K1; k++)
         for (int e = 0; e < 6; e++) out[6 * k + e] = d[k][0][e];
@@ -61,15 +61,15 @@ static void seed_down(const Consts *c, int i, const vd *Q, const AdjointV *Ad, c
  * q_c^(j) of the b-table, for the fixed jet F[r1][6]; added to out[r1][6] */
 static void seed_up(const Consts *c, int i, const vd *Q, const AdjointV *Ad, const vd *F,
                     int r1, int j, vd *out) {
-    const int n = c->n, rev = c->m->revolute[i];
-    const double *X = c->m->X + 6 * i;
+    const int n = c->n, kind = c->m->kind[i];
+    const double *X = c->m->X + 6 * i, h = c->m->pitch[i];
     vd b[r1][r1][6], Nb[r1][r1][6], d[r1][r1][6], Nd[r1][6], t[6];
     for (int m = 0; m < r1; m++)
         for (int e = 0; e < 6; e++) { b[0][m][e] = F[6 * m + e]; d[0][m][e] = (vd){0}; }
     for (int k = 1; k < r1; k++) {
         for (int m = 0; m + k - 1 < r1; m++) {
-            vjoint_coad(X, rev, b[k - 1][m], Nb[k - 1][m]);
-            vjoint_coad(X, rev, d[k - 1][m], Nd[m]);
+            vjoint_coad(X, kind, h, b[k - 1][m], Nb[k - 1][m]);
+            vjoint_coad(X, kind, h, d[k - 1][m], Nd[m]);
         }
         for (int m = 0; m + k < r1; m++) {
             for (int e = 0; e < 6; e++) { b[k][m][e] = b[k - 1][m + 1][e]; d[k][m][e] = d[k - 1][m + 1][e]; }
@@ -121,7 +121,7 @@ static void direction(const Consts *cs, int r1, const vd *Q, const vd *base, con
             hk_transport_down(cs, b, Q, &Ad[b], dV + vj * m->parent[b], K1, z, dVb);
         } else if (j == 0) {
             for (int k = 0; k < K1; k++) {
-                vjoint_ad(m->X + 6 * c, m->revolute[c], V + vj * c + 6 * k, dVb + 6 * k);
+                vjoint_ad(m->X + 6 * c, m->kind[c], m->pitch[c], V + vj * c + 6 * k, dVb + 6 * k);
                 for (int e = 0; e < 6; e++) dVb[6 * k + e] = -dVb[6 * k + e];
             }
         } else {
@@ -145,7 +145,7 @@ static void direction(const Consts *cs, int r1, const vd *Q, const vd *base, con
                 }
             }
             if (b == c && j == 0) {  /* d Ad_c^T = -Ad_c^T ad_X^T: -ad_X^T F_c, powerless on X_c */
-                vjoint_coad(m->X + 6 * c, m->revolute[c], F + fj * c + 6 * k, t);
+                vjoint_coad(m->X + 6 * c, m->kind[c], m->pitch[c], F + fj * c + 6 * k, t);
                 for (int e = 0; e < 6; e++) L[k][e] -= t[e];
             }
         }

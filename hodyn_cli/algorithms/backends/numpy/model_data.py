@@ -35,8 +35,9 @@ class ModelData:
         parent, revolute: (n,) int32; X (n, 6), M (n, 6, 6), root_M (6, 6) contiguous float64.
         ancestors: (n, n) uint8, ``[b, c] = 1`` iff body c is body b or one of its ancestors.
         kernel_joints: every joint is revolute, continuous or prismatic, the joints the
-            compiled and GPU kernels run (``revolute`` tells those apart); numpy's
-            body-fixed recursion runs the others.
+            GPU kernels run (``revolute`` tells those apart; the compiled kernels run every
+            kind, by the kind, offsets and pitch compiled.py packs); numpy's body-fixed
+            recursion runs the others.
         made_by: the backend whose :meth:`data` made it (None: a pass called on its own), so
             that :func:`~hodyn_cli.algorithms.backends.prepare` knows whether it fits.
 
