@@ -291,14 +291,15 @@ class KinematicsJob(_Job):
         return timed_columns(columns, has_t)
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        data = {} if self.link is None else dict(
-            api.forward_kinematics(self.model, self.link, chunk, order=self.order))
+        out = {} if self.link is None else dict(api.forward_kinematics(
+            self.model, self.link, chunk, order=self.order, data=self.data))
         if self.com:
-            data |= dict(api.centre_of_mass(self.model, chunk, order=self.order))
+            out |= dict(api.centre_of_mass(self.model, chunk, order=self.order, data=self.data))
         if self.jacobian:
             assert self.link is not None  # --jacobian takes --link (capabilities)
-            data |= dict(api.link_jacobian(self.model, self.link, chunk, order=self.order))
-        return with_t(data, chunk.t)
+            out |= dict(api.link_jacobian(self.model, self.link, chunk, order=self.order,
+                                          data=self.data))
+        return with_t(out, chunk.t)
 
 
 @dataclass(frozen=True, eq=False)

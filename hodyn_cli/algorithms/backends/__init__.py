@@ -2,10 +2,10 @@
 
 A :class:`Backend` has one method per operation the algorithms run on a chunk of samples
 (:data:`OPERATIONS`: inverse dynamics of any order and its joint wrenches, by the spatial
-method too, the closed-form matrices, the regressor, the sensitivities, the partials, dense
-solves, the elastic joints, the floating root's jet, the contact frames' jets and the
-contacts' share of the base wrench, the inverse kinematics' Newton steps, rates and
-integration), each taking the model,
+method too, the spatial kinematics of every body, the closed-form matrices, the regressor,
+the sensitivities, the partials, dense solves, the elastic joints, the floating root's jet,
+the contact frames' jets and the contacts' share of the base wrench, the inverse
+kinematics' Newton steps, rates and integration), each taking the model,
 its Data (:meth:`Backend.data`: what the backend derives per model, made once per request by
 the caller) and the chunk's arrays. The algorithms take the backend and the caller's Data
 from :func:`prepare` and never ask which backend it is. Implementations, each a module of
@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # the numpy backend's types (it imports this module)
     from hodyn_cli.algorithms.backends.numpy.closed_form import EOMMatrices
     from hodyn_cli.algorithms.backends.numpy.elastic import Requirements
     from hodyn_cli.algorithms.backends.numpy.ik import Task
+    from hodyn_cli.algorithms.backends.numpy.spatial import SpatialKinematics
 
 __all__ = ["Backend", "Data", "Unavailable", "REGISTRY", "OPERATIONS", "current", "prepare",
            "select", "use", "load", "describe", "fallback", "info", "runs", "names", "reset"]
@@ -80,7 +81,8 @@ class FrameOnLink(Protocol):
 
 
 #: the operations every backend offers (the :class:`Backend` methods on a chunk)
-OPERATIONS = ("inverse_dynamics", "joint_wrenches", "spatial_inverse_dynamics", "root_jet",
+OPERATIONS = ("inverse_dynamics", "joint_wrenches", "spatial_inverse_dynamics",
+              "spatial_kinematics", "root_jet",
               "eom_matrices", "regressor", "sensitivities", "partials", "spd_solve", "elastic",
               "contact_frames", "contact_share", "ik_newton", "ik_rates", "ik_integrate")
 
@@ -107,6 +109,8 @@ class Backend(Protocol):
                                  base: np.ndarray, wrenches: dict[int, np.ndarray], *,
                                  order: int, joint_wrenches: bool = False
                                  ) -> np.ndarray | tuple[np.ndarray, np.ndarray]: ...
+    def spatial_kinematics(self, model: Model, data: Data, qs: np.ndarray, K: int,
+                           base: np.ndarray | None = None) -> SpatialKinematics: ...
     def root_jet(self, R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray: ...
     def eom_matrices(self, model: Model, data: Data, qs: np.ndarray, r: int, base: np.ndarray,
                      wrenches: dict[int, np.ndarray] | None, with_cbar: bool = True,

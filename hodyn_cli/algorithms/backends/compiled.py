@@ -151,9 +151,10 @@ class CompiledBackend(NumpyBackend):
     name = "compiled"
     max_order = ABI.max_order
     #: the operations with an entry point in csrc/ (each method below); a model or an order
-    #: the kernels do not run goes to numpy's, as each method says; the joint wrenches and the
-    #: spatial method have no entry point: numpy's (inherited)
-    runs = frozenset(OPERATIONS) - {"joint_wrenches", "spatial_inverse_dynamics"}
+    #: the kernels do not run goes to numpy's, as each method says; the joint wrenches, the
+    #: spatial method and the spatial kinematics have no entry point: numpy's (inherited)
+    runs = frozenset(OPERATIONS) - {"joint_wrenches", "spatial_inverse_dynamics",
+                                    "spatial_kinematics"}
 
     def __init__(self, variant: str | None = None):
         wanted = variant or os.environ.get("HODYN_KERNEL")

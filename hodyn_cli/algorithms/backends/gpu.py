@@ -206,6 +206,10 @@ class GpuBackend:
                                  ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         return self.cpu.spatial_inverse_dynamics(model, data.cpu, *args, **kwargs)
 
+    def spatial_kinematics(self, model: Model, data: GpuData, *args: Any, **kwargs: Any
+                           ) -> Any:
+        return self.cpu.spatial_kinematics(model, data.cpu, *args, **kwargs)
+
     def root_jet(self, R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray:
         return self.cpu.root_jet(R, Vb, g, K)
 

@@ -31,8 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy.kinematics import frame_pose, point_derivatives
-from hodyn_cli.algorithms.backends.numpy.spatial import body_fixed_twists, forward_pass, spatial_twists
+from hodyn_cli.algorithms.backends.numpy.spatial import body_fixed_twists, spatial_twists
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
@@ -65,12 +66,13 @@ class LinkKinematics:
         return self.Vs.shape[1] - 1
 
 
-def link_kinematics(model: Model, trajectory: Trajectory, link: str, order: int = 3
-                    ) -> LinkKinematics:
+def link_kinematics(model: Model, trajectory: Trajectory, link: str, order: int = 3,
+                    data: backends.Data | None = None) -> LinkKinematics:
     """Pose, twists and their first ``order`` derivatives of ``link`` (needs q^(order+1)).
 
     With a floating root (``trajectory.base``, Vb to order ``order``) in the world frame;
-    else in the root frame.
+    else in the root frame. By the backend's ``spatial_kinematics`` (``data``: its Data for
+    the model, :func:`~hodyn_cli.algorithms.backends.prepare`).
     """
     if link not in model.links:
         raise HodynError(f"the model has no link '{link}' (links: {', '.join(model.links)})")
@@ -92,7 +94,8 @@ def link_kinematics(model: Model, trajectory: Trajectory, link: str, order: int 
         p = np.broadcast_to(frame.T[:3, 3], (N, 3)).copy()
         Vs = np.zeros((N, K + 1, 6)) if V0 is None else V0
     else:
-        kin = forward_pass(model, trajectory.derivatives, K, V0)
+        backend, data = backends.prepare(model, data)
+        kin = backend.spatial_kinematics(model, data, trajectory.derivatives, K, V0)
         R, p = frame_pose(kin, frame)
         Vs = kin.V[frame.body]
     Vb, pd = body_fixed_twists(R, p, Vs), point_derivatives(p, Vs)

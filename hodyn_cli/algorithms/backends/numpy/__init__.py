@@ -86,6 +86,13 @@ class NumpyBackend:
         :func:`~hodyn_cli.algorithms.backends.numpy.spatial.chunk`."""
         return spatial.chunk(model, qs, base, wrenches, order, joint_wrenches=joint_wrenches)
 
+    def spatial_kinematics(self, model: Model, data: ModelData, qs: np.ndarray, K: int,
+                           base: np.ndarray | None = None) -> spatial.SpatialKinematics:
+        """Every body's pose, spatial twist and joint screw with their first K derivatives
+        (``qs`` (N, >= K+2, n); ``base`` the root's spatial twist jet ((1 or N), K+1, 6) or
+        None: at rest): :func:`~hodyn_cli.algorithms.backends.numpy.spatial.forward_pass`."""
+        return spatial.forward_pass(model, qs, K, base)
+
     def root_jet(self, R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray:
         """A floating root's twist jet (N, K+1, 6) in the free-falling frame:
         :func:`~hodyn_cli.algorithms.backends.numpy.floating.root_jet_numpy`."""
