@@ -107,7 +107,8 @@ class Backend(Protocol):
                        wrenches: dict[int, np.ndarray], *, order: int) -> np.ndarray: ...
     def spatial_inverse_dynamics(self, model: Model, data: Data, qs: np.ndarray,
                                  base: np.ndarray, wrenches: dict[int, np.ndarray], *,
-                                 order: int, joint_wrenches: bool = False
+                                 order: int, joint_wrenches: bool = False, root: bool = False,
+                                 root_wrench: np.ndarray | None = None
                                  ) -> np.ndarray | tuple[np.ndarray, np.ndarray]: ...
     def spatial_kinematics(self, model: Model, data: Data, qs: np.ndarray, K: int,
                            base: np.ndarray | None = None) -> SpatialKinematics: ...

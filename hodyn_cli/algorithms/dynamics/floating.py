@@ -41,7 +41,7 @@ import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy import spatial
-from hodyn_cli.algorithms.backends.numpy.common import CHUNK, gravity_vector, leibniz_rates
+from hodyn_cli.algorithms.backends.numpy.common import CHUNK, gravity_vector
 from hodyn_cli.algorithms.backends.numpy.floating import gravity_in_root
 from hodyn_cli.algorithms.dynamics import closed_form
 from hodyn_cli.algorithms.dynamics.common import (
@@ -50,7 +50,6 @@ from hodyn_cli.algorithms.dynamics.common import (
     body_wrenches,
     check_inputs,
 )
-from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name, free_body
 from hodyn_cli.errors import HodynError, TrajectoryError
@@ -81,10 +80,6 @@ def root_jet(base: BaseMotion | Rows | None, gravity, K: int) -> np.ndarray:
     return backends.current().root_jet(base.R, base.Vb, gravity_vector(gravity), K)
 
 
-def _root_children(model: Model) -> np.ndarray:
-    return np.flatnonzero(model.parent < 0)
-
-
 def _body_fixed(model, qs, base, gravity, W, W0, r, data=None):
     """(tau, F_0) of one chunk by the body-fixed recursion, eqs. (40)-(42)."""
     jet = root_jet(base, gravity, r + 1)
@@ -96,20 +91,12 @@ def _body_fixed(model, qs, base, gravity, W, W0, r, data=None):
 
 
 def _spatial(model, qs, base, gravity, W, W0, r, data=None):
-    """(tau, F_0) of one chunk by the spatial recursion, in the frame of the root at t0."""
-    N = qs.shape[0]
-    jet = np.broadcast_to(root_jet(base, gravity, r + 1), (N, r + 2, 6))
-    Vs = spatial.spatial_twists(np.broadcast_to(np.eye(3), (N, 3, 3)), np.zeros((N, 3)), jet)
-    kin = spatial.forward_pass(model, qs, r + 1, Vs)
-    tau, Ws = spatial.backward_pass(model, kin, r, W)
-    Md = spatial.inertia_derivatives(np.broadcast_to(model.root_inertia, (N, 6, 6)), Vs, r)  # (14)
-    W0s = spatial.momentum_derivatives(Md, Vs, r)[:, 1:]                              # (16)-(19)
-    for c in _root_children(model):                                                 # (30)
-        W0s += Ws[c]
-    if W0 is not None:
-        W0s += spatial.external_wrench(np.eye(6), Vs, W0)                               # (22)
-    # to the root frame: f_m = Ad_{C_0}^T W^(m), f_m' = f_{m+1} + ad_{V_eff}^T f_m
-    return tau, leibniz_rates(W0s, lambda j, z, t: lie.coad(jet[:, j : j + 1], z))
+    """(tau, F_0) of one chunk by the spatial recursion, in the frame of the root at t0, by
+    the backend that runs (its ``spatial_inverse_dynamics`` with ``root``)."""
+    jet = root_jet(base, gravity, r + 1)
+    backend, data = backends.prepare(model, data)
+    return backend.spatial_inverse_dynamics(model, data, qs, jet, W, order=r, root=True,
+                                            root_wrench=W0)
 
 
 def _eom(model, qs, base, gravity, W, W0, r, with_cbar, data=None):

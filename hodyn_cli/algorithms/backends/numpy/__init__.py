@@ -79,11 +79,16 @@ class NumpyBackend:
 
     def spatial_inverse_dynamics(self, model: Model, data: ModelData, qs: np.ndarray,
                                  base: np.ndarray, wrenches: dict[int, np.ndarray], *,
-                                 order: int, joint_wrenches: bool = False
+                                 order: int, joint_wrenches: bool = False, root: bool = False,
+                                 root_wrench: np.ndarray | None = None
                                  ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """tau (and with ``joint_wrenches`` the joint wrenches, body frames) of the spatial
         method, an independent second method (arguments as :meth:`inverse_dynamics`'):
-        :func:`~hodyn_cli.algorithms.backends.numpy.spatial.chunk`."""
+        :func:`~hodyn_cli.algorithms.backends.numpy.spatial.chunk`; with ``root``, ``base``
+        a floating root's jet and ``root_wrench`` its own external wrench (or None), ``(tau,
+        F_0)``: :func:`~hodyn_cli.algorithms.backends.numpy.spatial.root_chunk`."""
+        if root:
+            return spatial.root_chunk(model, qs, base, wrenches, order, root_wrench)
         return spatial.chunk(model, qs, base, wrenches, order, joint_wrenches=joint_wrenches)
 
     def spatial_kinematics(self, model: Model, data: ModelData, qs: np.ndarray, K: int,

@@ -14,7 +14,8 @@ from hodyn_cli.algorithms.backends.numpy.common import leibniz_rates
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 
-__all__ = ["SpatialKinematics", "forward_pass", "backward_pass", "chunk", "spatial_inertia",
+__all__ = ["SpatialKinematics", "forward_pass", "backward_pass", "chunk", "root_chunk",
+           "spatial_inertia",
            "inertia_derivatives", "momentum_derivatives", "external_wrench",
            "body_frame_wrenches", "body_fixed_twists", "spatial_twists"]
 
@@ -190,3 +191,26 @@ def chunk(model: Model, qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np
     if not joint_wrenches:
         return tau
     return tau, np.stack([body_frame_wrenches(kin, i, W[i]) for i in range(model.n)], axis=2)
+
+
+def root_chunk(model: Model, qs: np.ndarray, jet: np.ndarray, wrenches: dict[int, np.ndarray],
+               order: int, root_wrench: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """tau (N, order+1, n) and the root's wrench ``F_0`` (N, order+1, 6) of one chunk of a
+    floating root whose body twist jet in the free-falling frame is ``jet`` ((1 or N),
+    order+2, 6), by the spatial passes in the frame of the root at t0 (the root one more
+    body, its children's wrenches (30) and its own external wrench ``root_wrench`` (N,
+    order+1, 6) or None (22) on it), then ``f_m = Ad_{C_0}^T W^(m)``,
+    ``f_m' = f_{m+1} + ad_{V_eff}^T f_m`` back to the root frame."""
+    N, r = qs.shape[0], order
+    jet = np.broadcast_to(jet, (N, r + 2, 6))
+    Vs = spatial_twists(np.broadcast_to(np.eye(3), (N, 3, 3)), np.zeros((N, 3)), jet)
+    kin = forward_pass(model, qs, r + 1, Vs)
+    tau, Ws = backward_pass(model, kin, r, wrenches)
+    Md = inertia_derivatives(np.broadcast_to(model.root_inertia, (N, 6, 6)), Vs, r)  # (14)
+    W0s = momentum_derivatives(Md, Vs, r)[:, 1:]                                   # (16)-(19)
+    for c in np.flatnonzero(model.parent < 0):                                     # (30)
+        W0s += Ws[c]
+    if root_wrench is not None:
+        W0s += external_wrench(np.eye(6), Vs, root_wrench)                         # (22)
+    return tau, leibniz_rates(W0s, lambda j, z, t: lie.coad(jet[:, j : j + 1], z))
