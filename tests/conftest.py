@@ -400,14 +400,15 @@ def pytest_collection_modifyitems(items):
 
 def without_G_rates(monkeypatch) -> None:
     """Closed loops' G with its derivatives G', G'', ... dropped (a wrong projection the
-    loops' tests must catch)."""
+    loops' tests must catch): the jets of P J along the motion, which G's and the
+    projection's derivatives come from, with J', J'', ... dropped."""
     from hodyn_cli.algorithms.motion.loops import Closed
 
-    rigid = Closed._G
+    rigid = Closed._along
 
-    def frozen(self, full, K):
-        G = rigid(self, full, K)
-        G[:, 1:] = 0.0
-        return G
+    def frozen(self, full, K, **options):
+        J = rigid(self, full, K, **options).copy()
+        J[:, 1:] = 0.0
+        return J
 
-    monkeypatch.setattr(Closed, "_G", frozen)
+    monkeypatch.setattr(Closed, "_along", frozen)

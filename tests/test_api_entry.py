@@ -111,3 +111,32 @@ def test_torque_rates_with_measured_wrenches_are_the_tables_refusal(iiwa):
     with pytest.raises(capabilities.Unsupported) as refused:
         api.external_wrench_torques(robot, pushed, rates=1)
     assert str(refused.value) == words("identify", {"torque_rates", "log_wrenches"})
+
+
+def test_locking_a_closed_robot_is_a_model_error():
+    """``lock_joints`` on a robot whose loops are closed: its loops' indices, its actuated
+    joints and its coupling kind are the unlocked tree's, so it is one line naming the order
+    (lock, then close), not a numpy error from rebuilding the coupling on the smaller tree
+    (before the coupling lived on the model: a HodynError at its first use)."""
+    from hodyn_cli.errors import ModelError
+
+    closed = api.close_loops(api.load_robot(URDF / "fourbar.urdf"), URDF / "fourbar_loops.toml")
+    for joint in closed.joint_names:
+        with pytest.raises(ModelError, match="before closing"):
+            api.lock_joints(closed, {joint: 0.0})
+
+
+def test_a_closed_robot_pickles_with_its_coupling():
+    """The model carries its coupling: a closed robot goes to another process (Dask, a
+    process pool) whole, and computes the same numbers there."""
+    import pickle
+
+    closed = api.close_loops(api.load_robot(URDF / "fourbar.urdf"), URDF / "fourbar_loops.toml")
+    motion = read_trajectory(str(SAMPLES / "fourbar_crank.csv"), closed, need=5)
+    expected = api.inverse_dynamics(closed, motion, order=2)
+    again = pickle.loads(pickle.dumps(closed))
+    assert type(again.coupling) is type(closed.coupling) and again.coupling.model is again
+    got = api.inverse_dynamics(again, motion, order=2)
+    assert set(got) == set(expected)
+    for key in expected:
+        assert np.array_equal(np.asarray(got[key]), np.asarray(expected[key])), key

@@ -317,9 +317,12 @@ def test_entry_points_check_the_model_and_sizes_they_are_given(lanes):
     kind = np.full(model.n, compiled.ABI.joint_kinds["revolute"], dtype=np.int32)
     pitch = np.zeros(model.n)
     assert call(struct=bad("kind", kind)) == 0 and call(struct=bad("pitch", pitch)) == 0
-    kind[2], pitch[4] = 3, 0.1  # a kind that is none, a pitch of a revolute joint
-    assert call(struct=bad("parent", parent)) == 3
-    assert call(struct=bad("kind", kind)) == 3 and call(struct=bad("pitch", pitch)) == 3
+    pitch[4] = 0.1  # a pitch of a revolute joint
+    assert call(struct=bad("parent", parent)) == 3 and call(struct=bad("pitch", pitch)) == 3
+    kind[2] = max(compiled.ABI.joint_kinds.values()) + 1  # a kind that is none
+    assert call(struct=bad("kind", kind)) == 3
+    kind[2] = compiled.ABI.joint_kinds["spherical"]  # 3 velocity coordinates where dof has 1
+    assert call(struct=bad("kind", kind)) == 3
     assert call(D=4) == 4 and call(N=-1) == 4 and call(rows=3) == 4
     assert call(order=compiled.ABI.max_order + 1) == 2 and call(order=-1) == 2
     # rows = 2 matches N only if N were cut to 32 bits: 2**32 + 2 samples is refused

@@ -48,6 +48,9 @@ def lock(model: Model, values: dict[str, float]) -> Model:
     """The model with the named joints fixed at the given values (see the module docstring)."""
     if not values:
         return model
+    if model.actuated is not None:  # its loops, actuated joints and coupling: the whole tree's
+        raise ModelError("--lock: the robot's loops are closed: lock its joints before closing "
+                         "them (api.lock_joints, then api.close_loops)")
     for name in values:
         if name not in model.joint_names:
             raise ModelError(f"--lock: the model has no joint '{name}' (joints: "

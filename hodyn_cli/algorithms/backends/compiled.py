@@ -365,6 +365,88 @@ class CompiledBackend(NumpyBackend):
             req.speed[tuple(pairs.T)].astype(np.uint8), order, u, theta, taum))
         return u, theta, taum
 
+    # -- closed loops (the numpy reference: algorithms/motion/loops.py) ---------------------
+    def loops_run(self, model: Model, order: int = 0) -> bool:
+        """Whether the loop entry points run this model at derivative order ``order``."""
+        return model.n > 0 and model_data(model).kernel_joints and order <= self.max_order
+
+    def loop_kinematics(self, model, qs, cuts, rate, order, gap=True, jacobian=True):
+        """The cuts' gap c (N, R) (``rate`` > 0: its derivative c^(rate) with the passive
+        joints' q^(rate) as given) and J's jets (N, order+1, R, n): ``Closed.residual``,
+        ``_gap_rate`` and ``_jacobian``."""
+        need = max(rate, order, 1) + 1   # (the pass wants q' even for poses alone: 0)
+        if qs.shape[1] < need:
+            qs = np.concatenate([qs, np.zeros((qs.shape[0], need - qs.shape[1], model.n))], 1)
+        N, D, jets = _samples(model, qs, need)
+        R = len(cuts.row_loop)
+        c = np.empty((N, R)) if gap else None
+        J = np.empty((N, order + 1, R, model.n)) if jacobian else None
+        _check(self.lib.hodyn_loop_kinematics(self.data(model), N, D, *jets, *_cuts(cuts),
+                                              rate, order, _ptr(c), _ptr(J)))
+        return c, J
+
+    def loop_newton(self, model, q, cuts, iterations, tol, quadratic, near):
+        """Newton on the kept rows from q (N, n) (in place where it is C-contiguous float64):
+        the positions, and there the residual c (N, R), P J (N, r, n) and how far J's rows
+        leave P's span (N,) (``Closed._kept``), and where P J_p was not near singular (N,)
+        bool (elsewhere ``Closed._newton`` decides)."""
+        N, n, R, r = q.shape[0], model.n, len(cuts.row_loop), len(cuts.P)
+        q = np.ascontiguousarray(q, dtype=np.float64)
+        c, PJ, off = np.empty((N, R)), np.empty((N, r, n)), np.empty(N)
+        ok = np.empty(N, dtype=np.uint8)
+        _check(self.lib.hodyn_loop_newton(self.data(model), N, q, *_cuts(cuts), r, cuts.P,
+                                          cuts.passive, iterations, tol, quadratic, near, c, PJ,
+                                          off, ok))
+        return q, c, PJ, off, ok.astype(bool)
+
+    def loop_rates(self, model, full, cuts, Jp, rows, PJ=None):
+        """The passive joints' derivatives by the implicit function theorem at the samples
+        ``rows`` (M,) of ``full`` (N, D, n, C-contiguous float64: in place) from ``P J_p``
+        there (M, r, r) (``Closed._derivatives``); with PJ (N, D-1, r, n, C-contiguous),
+        P J's jets to order D - 2 there too."""
+        N, D, n = full.shape
+        if not (full.flags.c_contiguous and full.dtype == np.float64) or n != model.n or \
+                (PJ is not None and (PJ.shape != (N, D - 1, len(cuts.P), n)
+                                     or not PJ.flags.c_contiguous)):
+            raise TrajectoryError(f"joint derivatives {full.shape}, P J's jets "
+                                  f"{None if PJ is None else PJ.shape}: need a C-contiguous "
+                                  f"(N, D, {model.n}) and (N, D-1, {len(cuts.P)}, {model.n})")
+        if N >= 2**31:
+            raise TrajectoryError(f"{N} samples in one chunk: at most 2**31 - 1")
+        rows = np.ascontiguousarray(rows, dtype=np.int32)
+        _check(self.lib.hodyn_loop_rates(self.data(model), N, D, full, len(rows), rows,
+                                         *_cuts(cuts), len(cuts.P), cuts.P, cuts.passive,
+                                         np.ascontiguousarray(Jp, dtype=np.float64), _ptr(PJ)))
+
+    def loop_predict(self, full, t, samples, taylor, active, step, tol, W):
+        """Newton's starts between the anchors (``Closed._prediction``): the guesses (M, n),
+        where they are too far (M,) bool, and the anchors (M,)."""
+        N, D, n = full.shape
+        if N >= 2**31:
+            raise TrajectoryError(f"{N} samples in one chunk: at most 2**31 - 1")
+        M = len(samples)
+        guess, far, anchor = np.empty((M, n)), np.empty(M, dtype=np.uint8), np.empty(M, np.int32)
+        f64 = partial(np.ascontiguousarray, dtype=np.float64)
+        _check(self.lib.hodyn_loop_predict(
+            N, D, n, f64(full), f64(t), M, np.ascontiguousarray(samples, dtype=np.int32), taylor,
+            len(active), np.ascontiguousarray(active, dtype=np.int32), step, tol, f64(W), guess,
+            far, anchor))
+        return guess, far.astype(bool), anchor.astype(np.intp)
+
+    def loop_project(self, PJ, f, active, passive):
+        """lambda_r (N, K+1, C, r) and tau_a (N, K+1, C, m) of f (N, K+1, C, n) from P J's
+        jets (N, K+1, r, n): ``loops.project``."""
+        N, K1, C, n = f.shape
+        r = len(passive)
+        if PJ.shape[0] != N or PJ.shape[1] < K1 or PJ.shape[2:] != (r, n):
+            raise TrajectoryError(f"P J's jets of shape {PJ.shape}: need ({N}, >= {K1}, {r}, "
+                                  f"{n})")
+        lam, tau = np.empty((N, K1, C, r)), np.empty((N, K1, C, len(active)))
+        f64 = partial(np.ascontiguousarray, dtype=np.float64)
+        _check(self.lib.hodyn_loop_project(N, K1, n, C, r, PJ.shape[1], f64(PJ), f64(f),
+                                           len(active), active, passive, lam, tau))
+        return lam, tau
+
     # -- inverse kinematics --------------------------------------------------------------
     def ik_newton(self, model, data, task, q, R, p, steps):
         """Each lane group iterates on its own (its steps: the SVD's pseudo-inverse, by the
@@ -478,6 +560,12 @@ def _base(base: np.ndarray, N: int, order: int) -> np.ndarray:
     if base.shape[1:] != (order + 2, 6):
         raise TrajectoryError(f"base motion of shape {base.shape}: need (N or 1, {order + 2}, 6)")
     return base
+
+
+def _cuts(cuts) -> tuple:
+    """The loops' cuts as the loop entry points take them (``loops.Cuts``)."""
+    return (len(cuts.side_body), cuts.side_body, cuts.T, len(cuts.path), cuts.path, cuts.moves,
+            len(cuts.row_loop), cuts.row_loop, cuts.row_axis)
 
 
 def _ptr(a: np.ndarray | None):

@@ -8,10 +8,12 @@ angular rows ``J_w`` (the spatial Jacobian's, the screws ``Y_j`` of the joints o
 :mod:`hodyn_cli.algorithms.motion.jacobians`) and a point's ``J_v - skew(p) J_w``, whose time
 derivatives are Leibniz's, ``J_v^(k) - sum_j C(k, j) skew(p^(j)) J_w^(k-j)``.
 
-**Kinematics** come from the backend's ``contact_frames`` (the compiled kernel's forward pass
-over the bodies on the cuts' paths only, numpy's with ``HODYN_NO_KERNEL``): the jets of the
-cuts' frames and of the path joints' body frames, in root axes; the screws and J follow in a
-few batched products (:meth:`Closed._jacobian`).
+**Kinematics** come from the backend's ``contact_frames`` (a forward pass over the bodies on
+the cuts' paths only): the jets of the cuts' frames and of the path joints' body frames, in
+root axes; the screws and J follow in a few batched products (:meth:`Closed._jacobian`). This
+numpy code is the reference: where the compiled kernel runs, its loop entry points
+(``csrc/loops.c``: the gap, its rates and J's jets per sample, Newton, the starts between the
+anchors, the implicit function theorem's orders, :func:`project`) do the same per sample.
 
 **Redundant rows** (a planar four-bar described by a 3-D point: one row is 0): the SVD of J at
 the assembled reference, ``J = U S V^T``, keeps the r rows ``P = U_r^T`` of singular values
@@ -43,7 +45,7 @@ actuators and the cut-joint forces lambda (on link a, by link b, at the cut: for
 moment) give, ``tau_full = S^T tau_a + J^T lambda``: the passive rows ``J_p^T lambda =
 tau_full,p`` give lambda (of the r kept rows, ``P^T lambda_r``: the minimum-norm one), and
 ``tau_a = tau_full,a - J_a^T lambda = G^T tau_full`` with ``G = [I; -J_p^-1 J_a]`` (virtual
-work); the time derivatives by Leibniz over the jets of J (:mod:`hodyn_cli.core.jets`).
+work); the time derivatives by Leibniz over the jets of J, order by order (:func:`project`).
 """
 
 from __future__ import annotations
@@ -96,6 +98,12 @@ def _turned(R: np.ndarray, x: np.ndarray) -> np.ndarray | None:
 
 
 @cache
+def _factorials(D: int) -> np.ndarray:
+    """``k!``, k = 0..D-1."""
+    return np.array([factorial(k) for k in range(D)], dtype=float)
+
+
+@cache
 def _hermite(D: int) -> np.ndarray:
     """The two-point Hermite interpolation on [0, 1] of degree 2D - 1: (2D, 2D) W with
     ``p(tau) = [tau^0 .. tau^(2D-1)] W [f(0), f'(0), .., f^(D-1)(0), f(1), .., f^(D-1)(1)]``
@@ -105,6 +113,49 @@ def _hermite(D: int) -> np.ndarray:
         V[k, k] = factorial(k)
         V[D + k, k:] = [factorial(j) / factorial(j - k) for j in range(k, 2 * D)]
     return np.linalg.inv(V)
+
+
+class Cuts(NamedTuple):
+    """The loops as the compiled entry points read them (``csrc/loops.c``): the cuts' sides
+    (a, b of each loop) by body (-1: the root) and pose in it (S, 4, 4), the path joints,
+    ``moves`` (S, P), each constraint row's loop and axis (0..2 the orientation's, 3..5 the
+    point's), the kept rows P (r, R) and the passive and actuated joints."""
+
+    side_body: np.ndarray
+    T: np.ndarray
+    path: np.ndarray
+    moves: np.ndarray
+    row_loop: np.ndarray
+    row_axis: np.ndarray
+    P: np.ndarray
+    passive: np.ndarray
+    active: np.ndarray
+
+
+def project(PJ: np.ndarray, f: np.ndarray, a: np.ndarray, p: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """``lambda_r`` (N, K+1, C, r) and ``tau_a`` (N, K+1, C, m) of the tree's forces and their
+    derivatives f (N, K+1, C, n) from ``P J``'s jets (N, >= K+1, r, n), order by order (Leibniz
+    on ``(P J)^T lambda_r = f``, module docstring):
+
+        (P J_p)^T lambda_r^(k) = f_p^(k) - sum_{j>=1} C(k, j) (P J_p^(j))^T lambda_r^(k-j)
+        tau_a^(k) = f_a^(k) - sum_j C(k, j) (P J_a^(j))^T lambda_r^(k-j)
+
+    (``tau_a = G^T f`` with ``G = [I; -(P J_p)^-1 P J_a]``: one solve per order, no jet of
+    the inverse)."""
+    K1 = f.shape[1]
+    Jp, Ja = PJ[:, :K1, :, p], PJ[:, :K1, :, a]
+    lam = np.empty(f.shape[:-1] + (len(p),))
+    tau = np.empty(f.shape[:-1] + (len(a),))
+    for k in range(K1):
+        b = f[:, k][..., p]
+        for j in range(1, k + 1):
+            b = b - comb(k, j) * (lam[:, k - j] @ Jp[:, j])
+        lam[:, k] = np.swapaxes(np.linalg.solve(jets.transpose(Jp[:, 0]), jets.transpose(b)),
+                                1, 2)
+        tau[:, k] = f[:, k][..., a] - sum(comb(k, j) * (lam[:, k - j] @ Ja[:, j])
+                                          for j in range(k + 1))
+    return lam, tau
 
 
 class Followed(NamedTuple):
@@ -158,10 +209,14 @@ class Closed(coupling.Coupling):
             weights[:, len(self.sides):] = np.diag(self.moves[2 * i] - self.moves[2 * i + 1])
             self.arms.append(weights)
         self.rows = [c.rows for c in loops.closures]
+        self.row_loop = np.array([i for i, rows in enumerate(self.rows) for _ in rows],
+                                 dtype=np.int32)
+        self.row_axis = np.array([r for rows in self.rows for r in rows], dtype=np.int32)
         #: the constraint force columns' suffixes ``<loop>_<component>``
         self.components = tuple(f"{c.name}_{x}" for c in loops.closures for x in c.components)
         self.n_rows = R = len(self.components)
         self.P = np.eye(R)
+        self.cuts = self._cuts()
         self.reference = self._assemble(loops.guess)
         J = self.residual(self.reference[None])[1][0]
         # rows exactly 0 there (a planar mechanism's out-of-plane row) stay out of P exactly:
@@ -175,6 +230,7 @@ class Closed(coupling.Coupling):
         self.P = np.zeros((r, R))
         self.P[:, live] = U[:, :r].T
         self.rank = r
+        self.cuts = self._cuts()
         if model.n - r != len(self.a):
             raise HodynError(
                 f"the loops leave {model.n - r} independent coordinate(s) ({R} constraint rows, "
@@ -185,12 +241,39 @@ class Closed(coupling.Coupling):
                              "guess (singular there): actuate others or change [guess]",
                              loops.source)
         self.m, self.coordinate_names = len(self.a), model.coordinate_names
-        #: ``P J^(k)`` and ``(P J_p)^-1``'s jets along a joint motion (:meth:`_along`): what
+        #: ``P J^(k)``'s jets along a joint motion (:meth:`_along`): what
         #: :meth:`forces`, :meth:`constraint_forces` and :meth:`reduced` need again
-        self._known: weakref.WeakKeyDictionary[Trajectory, tuple[np.ndarray, np.ndarray]] = \
+        self._known: weakref.WeakKeyDictionary[Trajectory, np.ndarray] = \
             weakref.WeakKeyDictionary()
         #: G at the assembly (it varies with q: :meth:`jacobian`)
         self.G = self._G(Trajectory(self.joint_names, self.reference[None, None]), 0)[0, 0]
+
+    def __getstate__(self) -> dict:
+        """Pickled (the model carries it to a Dask worker or a process pool) without the
+        per-motion cache, a weak map of this process's trajectories."""
+        state = self.__dict__.copy()
+        del state["_known"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._known = weakref.WeakKeyDictionary()
+
+    def _cuts(self) -> Cuts:
+        """The loops for the compiled entry points, with the kept rows P as they are now."""
+        links = self.model.links
+        return Cuts(np.array([links[f.link].body for f in self.sides], dtype=np.int32),
+                    np.array([links[f.link].T @ f.T for f in self.sides]),
+                    self.path.astype(np.int32), np.ascontiguousarray(self.moves),
+                    self.row_loop, self.row_axis, np.ascontiguousarray(self.P),
+                    self.p.astype(np.int32), self.a.astype(np.int32))
+
+    def _kernel(self, order: int = 0):
+        """The backend whose compiled loop entry points run this model at ``order`` (None:
+        the numpy code here, the reference)."""
+        backend = backends.current()
+        runs = getattr(backend, "loops_run", None)   # (the compiled backend's alone)
+        return backend if runs is not None and runs(self.model, order) else None
 
     @property
     def summary(self) -> str:
@@ -203,12 +286,19 @@ class Closed(coupling.Coupling):
     # -- the loops' kinematics ---------------------------------------------------------------
     def residual(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``c(q)`` (N, R) and ``J(q)`` (N, R, n), all rows, at joint positions q (N, n)."""
+        kernel = self._kernel()
+        if kernel is not None:
+            c, J = kernel.loop_kinematics(self.model, q[:, None], self.cuts, 0, 0)
+            return c, J[:, 0]
         R, p = self._follow(q[:, None], 0, joints=True)
         return self._gap(R[:, :, 0], p[:, :, 0]), self._jacobian(R, p)[:, 0]
 
     def jacobian_jets(self, qs: np.ndarray, K: int) -> np.ndarray:
         """``P J^(k)``, k = 0..K (N, K+1, r, n), from q and its derivatives to order K at
         least (qs (N, >= K+1, n))."""
+        kernel = self._kernel(K)
+        if kernel is not None:
+            return self.P @ kernel.loop_kinematics(self.model, qs, self.cuts, 0, K, gap=False)[1]
         return self.P @ self._jacobian(*self._follow(qs, K, joints=True))
 
     def _follow(self, qs: np.ndarray, K: int, joints: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -318,58 +408,86 @@ class Closed(coupling.Coupling):
         the assembly, then each sample halfway between two solved ones from the one before
         it (a batch per level, log2(coarse) levels)."""
         N = qa.shape[0]
-        q, c, J = np.empty((N, self.n)), np.empty((N, self.n_rows)), np.empty((N, self.n_rows, self.n))
+        q, c, PJ, off = (np.empty((N, self.n)), np.empty((N, self.n_rows)),
+                         np.empty((N, self.rank, self.n)), np.empty(N))
         stride = 1 << min(coarse.bit_length() - 1, max(N - 1, 1).bit_length() - 1)
         first = np.arange(0, N, stride)
-        q[first], c[first], J[first] = self._continued(
+        q[first], c[first], PJ[first], off[first] = self._continued(
             np.broadcast_to(self.reference, (len(first), self.n)), qa[first], t, ids[first])
         while stride > 1:
             half = stride // 2
             new = np.arange(half, N, stride)
-            q[new], c[new], J[new] = self._continued(q[new - half], qa[new], t, ids[new])
+            q[new], c[new], PJ[new], off[new] = self._continued(q[new - half], qa[new], t,
+                                                                ids[new])
             stride = half
-        return q, self._checked(c, J, t, ids)
+        return q, self._checked(c, PJ, off, t, ids)
 
-    def _checked(self, c: np.ndarray, J: np.ndarray, t: np.ndarray | None,
+    def _kept(self, J: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``P J`` (M, r, n) of Jacobians J (M, R, n), and how far J's rows leave the kept
+        rows' span, ``max |J - P^T P J| / max |J|`` (M,) (0 where J is 0)."""
+        PJ = self.P @ J
+        big = np.abs(J).max(axis=(1, 2))
+        off = np.abs(J - self.P.T @ PJ).max(axis=(1, 2))
+        return PJ, np.divide(off, big, out=np.zeros_like(off), where=big > 0)
+
+    def _checked(self, c: np.ndarray, PJ: np.ndarray, off: np.ndarray, t: np.ndarray | None,
                  samples: np.ndarray) -> np.ndarray:
-        """``P J_p`` (M, r, r) of Newton's last residual c (M, R) and Jacobian J (M, R, n)
-        at the samples ``samples``, once the loops are closed there and the kept rows still
-        span J's."""
+        """``P J_p`` (M, r, r) of Newton's residual c (M, R) and ``P J`` and J's rows off
+        its span (:meth:`_kept`) at the samples ``samples``, once the loops are closed there
+        and the kept rows still span J's (Newton screened ``P J_p`` at every step:
+        :meth:`_nonsingular`)."""
         bad = np.abs(c).max(axis=1) > 1e-9
         if bad.any():
             raise HodynError(f"{self._where(t, int(samples[bad.argmax()]))}: the loops cannot "
                              f"close there (residual {np.abs(c[bad.argmax()]).max():.3g})")
         # the kept rows must span J's rows everywhere (a planar mechanism's dropped row stays 0)
-        PJ = self.P @ J
-        self._nonsingular(PJ[:, :, self.p], t, samples)
-        off = np.abs(J - self.P.T @ PJ).max(axis=(1, 2))
-        bad = off > 1e-7 * np.abs(J).max(axis=(1, 2))
+        bad = off > 1e-7
         if bad.any():
             raise HodynError(f"{self._where(t, int(samples[bad.argmax()]))}: the loops' "
                              "redundant rows change with the configuration (not supported)")
         return PJ[:, :, self.p]
 
     def _continued(self, q0: np.ndarray, qa: np.ndarray, t: np.ndarray | None,
-                   samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                   samples: np.ndarray) -> tuple[np.ndarray, ...]:
         """The closed positions at the actuated ``qa`` (M, m) continued from the closed ``q0``
         (M, n) in steps of at most ``STEP`` (``samples``: their indices, for messages), and
-        Newton's last residual and Jacobian (:meth:`_newton`)."""
+        Newton's last residual, P J and J's rows off its span (:meth:`_newton`)."""
         q = q0.copy()
         start = q0[:, self.a]
         steps = max(1, ceil(np.abs(qa - start).max(initial=0.0) / STEP))
         for s in range(1, steps + 1):
             q[:, self.a] = start + (qa - start) * (s / steps)
-            c, J = self._newton(q, ITERATIONS if s == steps else 3, t, samples)
-        return q, c, J
+            c, PJ, off = self._newton(q, ITERATIONS if s == steps else 3, t, samples)
+        return q, c, PJ, off
 
     def _newton(self, q: np.ndarray, iterations: int, t: np.ndarray | None,
-                samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Newton's steps on q (M, n) in place until the largest is below ``RESIDUAL_TOL``,
         or until one from a kept residual ``P c`` below it converged quadratically (the step
         under ``QUADRATIC`` times the one before: the next would be below rounding; near a
         singular configuration Newton converges linearly and goes on). Returns the residual
-        and Jacobian at the last step's start (what the checks and the implicit function
-        theorem use, without another evaluation)."""
+        c, ``P J`` and J's rows off its span (:meth:`_kept`): what the checks and the
+        implicit function theorem use. The compiled kernel's where it runs: each sample
+        stops on its own and the three are those at the solution (one more evaluation, so
+        that a sample's numbers do not depend on which samples share its batch); numpy's
+        (the reference: the batch stops together and they are those at the last step's
+        start, no more evaluation) where the kernel finds ``P J_p`` near singular."""
+        kernel = self._kernel()
+        if kernel is None:
+            return self._newton_numpy(q, iterations, t, samples)
+        out, c, PJ, off, ok = kernel.loop_newton(self.model, q, self.cuts, iterations,
+                                                 RESIDUAL_TOL, QUADRATIC, SINGULAR_TOL ** 0.5)
+        if not ok.all():   # (from where the kernel stopped)
+            rest = out[~ok]
+            c[~ok], PJ[~ok], off[~ok] = self._newton_numpy(rest, iterations, t, samples[~ok])
+            out[~ok] = rest
+        if out is not q:
+            q[:] = out
+        return c, PJ, off
+
+    def _newton_numpy(self, q: np.ndarray, iterations: int, t: np.ndarray | None,
+                      samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`_newton` in numpy, the batch stopping together (the reference)."""
         before = np.inf
         for _ in range(iterations):
             c, J = self.residual(q)
@@ -382,7 +500,7 @@ class Closed(coupling.Coupling):
                                        and size < QUADRATIC * before):
                 break
             before = size
-        return c, J
+        return (c, *self._kept(J))
 
     def _nonsingular(self, Jp: np.ndarray, t: np.ndarray | None, samples: np.ndarray) -> None:
         """Names the first sample where ``P J_p`` (N, r, r) is singular. Hadamard's ratio
@@ -408,21 +526,31 @@ class Closed(coupling.Coupling):
         With the times t and derivatives (D > 1), the anchors (every ``TAYLOR``-th sample and
         the last) are found so, with their derivatives, and Newton starts the others from
         the anchors' Hermite polynomials: a few steps (:meth:`_predicted`)."""
+        return self._solved(qs, t)[0]
+
+    def _solved(self, qs: np.ndarray, t: np.ndarray | None
+               ) -> tuple[np.ndarray, np.ndarray | None]:
+        """:meth:`joint_rates`, and ``P J``'s jets to order D - 2 (N, D-1, r, n) where the
+        compiled kernel found them on the way (None: numpy's, :meth:`jacobian_jets` later)."""
         N, D, _ = qs.shape
         full = np.zeros((N, D, self.n))
         full[:, :, self.a] = qs
         samples = np.arange(N)
+        jacobians = np.empty((N, max(D - 1, 1), self.rank, self.n))
+        found = True
         if D > 1 and t is not None and N > 2 * TAYLOR:
-            coarse = np.union1d(samples[::TAYLOR], [N - 1])   # (every sample between two)
+            anchors = np.zeros(N, dtype=bool)   # (a mask: union1d and setdiff1d sort)
+            anchors[::TAYLOR] = anchors[-1] = True   # (every sample between two)
+            coarse = np.flatnonzero(anchors)
             # (every COARSE-th sample of the file still continued from the assembly)
             full[coarse, 0], Jp = self._closed(qs[coarse, 0], t, coarse, COARSE // TAYLOR)
-            self._derivatives(full, coarse, Jp)
-            samples = np.setdiff1d(samples, coarse)
+            found &= self._derivatives(full, coarse, Jp, jacobians)
+            samples = np.flatnonzero(~anchors)
             full[samples, 0], Jp = self._predicted(full, samples, t)
         else:
             full[:, 0], Jp = self._closed(qs[:, 0], t, samples)
-        self._derivatives(full, samples, Jp)
-        return full
+        found &= self._derivatives(full, samples, Jp, jacobians)
+        return full, jacobians if found else None
 
     def _predicted(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
@@ -434,52 +562,72 @@ class Closed(coupling.Coupling):
         the actuated joints moved more than ``STEP``, or Newton went farther than ``STEP``
         from the prediction or did not close the loops, the sample is continued from its
         anchor instead (its branch)."""
-        left = samples - samples % TAYLOR
-        right = np.minimum(left + TAYLOR, full.shape[0] - 1)
-        anchor = np.where(samples - left <= right - samples, left, right)
-        h, term = t[samples] - t[anchor], np.ones(len(samples))
-        guess = full[anchor, 0].copy()
-        for k in range(1, full.shape[1]):
-            term = term * h / k
-            last = np.abs(term[:, None] * full[anchor, k]).max(axis=1)
-            guess += term[:, None] * full[anchor, k]
-        qa = full[samples, 0][:, self.a]
-        far = (np.abs(qa - full[anchor, 0][:, self.a]).max(axis=1) > STEP) | (last > TAYLOR_TOL)
-        # their Hermite polynomial (degree 2D - 1: far closer than either Taylor polynomial),
-        # unless it disagrees with the nearest one's Taylor polynomial
-        D, span = full.shape[1], t[right] - t[left]
-        both = np.flatnonzero(span > 0)
-        if both.size:
-            tau = (t[samples[both]] - t[left[both]]) / span[both]
-            scale = (span[both, None] ** np.arange(D))[..., None]
-            ends = np.concatenate([full[left[both]] * scale, full[right[both]] * scale], 1)
-            weights = (tau[:, None] ** np.arange(2 * D)) @ _hermite(D)
-            hermite = np.einsum("si,sin->sn", weights, ends)
-            far[both] |= np.abs(hermite - guess[both]).max(axis=1) > TAYLOR_TOL
-            guess[both] = hermite
-        guess[:, self.a] = qa
+        kernel = self._kernel()
+        guess, far, anchor = (self._prediction(full, samples, t) if kernel is None else
+                              kernel.loop_predict(full, t, samples, TAYLOR, self.a, STEP,
+                                                  TAYLOR_TOL, _hermite(full.shape[1])))
+        qa = guess[:, self.a]
         M = len(samples)
-        q, c, J = guess.copy(), np.zeros((M, self.n_rows)), np.zeros((M, self.n_rows, self.n))
+        q, c = guess.copy(), np.zeros((M, self.n_rows))
+        PJ, off = np.zeros((M, self.rank, self.n)), np.zeros(M)
         if not far.all():
             near = q[~far]   # (a copy: Newton moves it, then it goes back)
-            c[~far], J[~far] = self._newton(near, ITERATIONS, t, samples[~far])
+            c[~far], PJ[~far], off[~far] = self._newton(near, ITERATIONS, t, samples[~far])
             q[~far] = near
             # wandered off, or not closed: continued instead (the checks then judge)
             far |= (np.abs(q - guess).max(axis=1) > STEP) | (np.abs(c @ self.P.T).max(axis=1)
                                                              > RESIDUAL_TOL ** 0.5)
         if far.any():
-            q[far], c[far], J[far] = self._continued(full[anchor[far], 0], qa[far], t,
-                                                     samples[far])
-        return q, self._checked(c, J, t, samples)
+            q[far], c[far], PJ[far], off[far] = self._continued(full[anchor[far], 0], qa[far],
+                                                                t, samples[far])
+        return q, self._checked(c, PJ, off, t, samples)
 
-    def _derivatives(self, full: np.ndarray, samples: np.ndarray, Jp: np.ndarray) -> None:
+    def _prediction(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Newton's starts at ``samples`` (M, n) (:meth:`_predicted`: the Hermite polynomial
+        of the anchors around, the actuated joints at their own positions), where they are
+        too far (M,) bool, and the nearer anchors (M,)."""
+        N, D = full.shape[:2]
+        left = samples - samples % TAYLOR
+        right = np.minimum(left + TAYLOR, N - 1)
+        anchor = np.where(samples - left <= right - samples, left, right)
+        # the nearest anchor's Taylor polynomial sum_k q^(k)(t_0) h^k / k! (einsum: a tenth of
+        # a broadcast product's and sum's cost on (M, D, n))
+        powers = np.vander(t[samples] - t[anchor], D, increasing=True) / _factorials(D)
+        at = full[anchor]
+        guess = np.einsum("sk,skn->sn", powers, at)
+        qa = full[samples, 0][:, self.a]
+        far = (np.abs(qa - at[:, 0, self.a]).max(axis=1) > STEP) | \
+            (np.abs(powers[:, -1:] * at[:, -1]).max(axis=1) > TAYLOR_TOL)
+        # their Hermite polynomial (degree 2D - 1: far closer than either Taylor polynomial),
+        # unless it disagrees with the nearest one's Taylor polynomial
+        span = t[right] - t[left]
+        both = span > 0
+        tau = (t[samples] - t[left]) / np.where(both, span, 1.0)
+        weights = np.vander(tau, 2 * D, increasing=True) @ _hermite(D)   # (M, 2D)
+        scale = np.vander(span, D, increasing=True)
+        hermite = np.einsum("sk,skn->sn", weights[:, :D] * scale, full[left]) + \
+            np.einsum("sk,skn->sn", weights[:, D:] * scale, full[right])
+        far |= both & (np.abs(hermite - guess).max(axis=1) > TAYLOR_TOL)
+        guess = np.where(both[:, None], hermite, guess)
+        guess[:, self.a] = qa
+        return guess, far, anchor
+
+    def _derivatives(self, full: np.ndarray, samples: np.ndarray, Jp: np.ndarray,
+                     jacobians: np.ndarray) -> bool:
         """q_p^(k), k = 1..D-1, at ``samples`` of ``full`` (N, D, n), in place, from ``P J_p``
         there (M, r, r). With q_p^(k) still 0, the k-th derivative of the cuts' gap is ``c^(k)
         = J_a q_a^(k) + sum_{1<=j<k} C(k-1, j) J^(j) q^(k-j)``, the known part: the cuts'
-        jets to order k (:meth:`_gap_rate`), no Jacobian's derivative needed."""
+        jets to order k (:meth:`_gap_rate`), no Jacobian's derivative needed. The compiled
+        kernel's also fills ``P J``'s jets to order D - 2 there in ``jacobians`` (N, D-1, r,
+        n) (its recursion has q to that order) and says so (numpy's: False)."""
         D = full.shape[1]
         if D == 1:
-            return
+            return False
+        kernel = self._kernel(D - 1)
+        if kernel is not None:
+            kernel.loop_rates(self.model, full, self.cuts, Jp, samples, jacobians)
+            return True
         inverse = np.linalg.inv(Jp)
         part = full[samples]
         for k in range(1, D):
@@ -487,15 +635,26 @@ class Closed(coupling.Coupling):
             known = self.P @ self._gap_rate(R, p, k)[..., None]
             part[:, k, self.p] = -(inverse @ known)[..., 0]
         full[samples] = part
+        return False
 
     def constraint_forces(self, f: np.ndarray, trajectory: Trajectory) -> np.ndarray:
         """lambda and its derivatives (N, K+1, R) (rows ``components``) from the tree's
         torques and theirs f (N, K+1, n) along the joints' ``trajectory``:
         ``J_p^T lambda = f_p``, the kept rows', ``P^T lambda_r`` (module docstring)."""
-        K = f.shape[1] - 1
-        Jp_inv = self._along(trajectory, K)[1]
-        lam = jets.product(jets.transpose(Jp_inv), f[..., self.p, None])[..., 0]
-        return lam @ self.P
+        return self._projected(f, trajectory)[0] @ self.P
+
+    def _projected(self, f: np.ndarray, trajectory: Trajectory, axis: int = -1
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """``lambda_r`` and ``tau_a`` (:func:`project`) of f (N, K+1, ..., the joints along
+        ``axis``), the joints' axis last: the compiled kernel's where it runs."""
+        g = np.moveaxis(f, axis, -1)
+        N, K1 = g.shape[:2]
+        flat = g.reshape(N, K1, -1, self.n)
+        PJ = self._along(self.expand(trajectory), K1 - 1, all_known=True)
+        kernel = self._kernel(K1 - 1)
+        lam, tau = (project(PJ, flat, self.a, self.p) if kernel is None else
+                    kernel.loop_project(PJ, flat, self.cuts.active, self.cuts.passive))
+        return lam.reshape(g.shape[:-1] + (-1,)), tau.reshape(g.shape[:-1] + (-1,))
 
     # -- the coupling's interface ------------------------------------------------------------
     def phi(self, q: np.ndarray) -> np.ndarray:
@@ -517,21 +676,20 @@ class Closed(coupling.Coupling):
             raise HodynError("closed loops: the joint rates need the configuration q")
         return (self.jacobian(q) @ v[..., None])[..., 0]
 
-    def _along(self, full: Trajectory, K: int) -> tuple[np.ndarray, np.ndarray]:
-        """``P J^(k)`` (N, K+1, r, n) and ``(P J_p)^-1`` with their derivatives to order K
-        along the joints' motion (found once per motion and order: the torques, the
-        constraint forces and the matrices need them again)."""
+    def _along(self, full: Trajectory, K: int, all_known: bool = False) -> np.ndarray:
+        """``P J^(k)`` (N, K+1, r, n) along the joints' motion (found once per motion and
+        order: the torques, the constraint forces and the matrices need them again); with
+        ``all_known`` to the highest order known (at least K)."""
         known = self._known.get(full)
-        if known is None or known[0].shape[1] <= K:
-            J = self.jacobian_jets(full.derivatives, K)
-            known = (J, jets.inverse(J[..., self.p]))
+        if known is None or known.shape[1] <= K:
+            known = self.jacobian_jets(full.derivatives, K)
             self._known[full] = known
-        return known[0][:, : K + 1], known[1][:, : K + 1]
+        return known if all_known else known[:, : K + 1]
 
     def _G(self, full: Trajectory, K: int) -> np.ndarray:
         """``G^(k)`` (N, K+1, n, m) along the joints' motion (q to order K at least)."""
-        J, Jp_inv = self._along(full, K)
-        X = -jets.product(Jp_inv, J[..., self.a])
+        J = self._along(full, K)
+        X = -jets.product(jets.inverse(J[..., self.p]), J[..., self.a])
         G = np.zeros(X.shape[:2] + (self.n, self.m))
         G[:, 0, self.a] = np.eye(self.m)
         G[:, :, self.p] = X
@@ -543,17 +701,18 @@ class Closed(coupling.Coupling):
         if trajectory.joint_names != self.coordinate_names:
             raise HodynError(f"the trajectory's joints {trajectory.joint_names} are not the "
                              f"actuated joints {self.coordinate_names}")
-        qs = self.joint_rates(trajectory.derivatives, trajectory.t)
-        return Trajectory(self.joint_names, qs, trajectory.t, trajectory.wrenches,
+        qs, PJ = self._solved(trajectory.derivatives, trajectory.t)
+        full = Trajectory(self.joint_names, qs, trajectory.t, trajectory.wrenches,
                           trajectory.series, trajectory.base)
+        if PJ is not None:   # (what :meth:`_along` would find again)
+            self._known[full] = PJ
+        return full
 
     def forces(self, f: np.ndarray, trajectory: Trajectory | None = None, axis: int = -1
                ) -> np.ndarray:
         if trajectory is None:
             raise HodynError("closed loops: projecting forces needs the motion")
-        G = self._G(self.expand(trajectory), f.shape[1] - 1)
-        return np.moveaxis(coupling.leibniz(list(np.moveaxis(G, 1, 0)), np.moveaxis(f, axis, -1)),
-                           -1, axis)
+        return np.moveaxis(self._projected(f, trajectory, axis)[1], -1, axis)
 
     def reduced(self, M: np.ndarray, C: np.ndarray, Cbar: np.ndarray, g: np.ndarray,
                 trajectory: Trajectory) -> dict[str, np.ndarray]:

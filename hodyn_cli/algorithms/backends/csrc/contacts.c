@@ -140,25 +140,8 @@ int hodyn_contact_frames(const HModel *m, int64_t N, int D, const double *HK_STR
                 }
                 continue;
             }
-            const vd *Vb = V + (size_t)6 * K1t * body[c];
-            vd Rb[K1][9], pb[K1][3], t[3];
-            hk_pose(&Ai[body[c]], Rb[0], pb[0]);
-            for (int k = 0; k + 1 < K1; k++) {   /* R_b' = R_b skew(w), p_b' = R_b v */
-                for (int e = 0; e < 9; e++) Rb[k + 1][e] = (vd){0};
-                pb[k + 1][0] = pb[k + 1][1] = pb[k + 1][2] = (vd){0};
-                for (int j = 0; j <= k; j++) {
-                    const vd *w = Vb + 6 * j, *Rk = Rb[k - j];
-                    const double cw = BINOM[k][j];
-                    for (int r = 0; r < 3; r++) {   /* row r of R skew(w): R_r x w */
-                        const vd *x = Rk + 3 * r;
-                        Rb[k + 1][3 * r] += cw * (x[1] * w[2] - x[2] * w[1]);
-                        Rb[k + 1][3 * r + 1] += cw * (x[2] * w[0] - x[0] * w[2]);
-                        Rb[k + 1][3 * r + 2] += cw * (x[0] * w[1] - x[1] * w[0]);
-                    }
-                    vm3v(Rk, w + 3, t);
-                    for (int e = 0; e < 3; e++) pb[k + 1][e] += cw * t[e];
-                }
-            }
+            vd Rb[K1][9], pb[K1][3];
+            hk_pose_jet(&Ai[body[c]], V + (size_t)6 * K1t * body[c], K1, Rb[0], pb[0]);
             for (int k = 0; k < K1; k++) {
                 for (int r = 0; r < 3; r++) {
                     const vd *x = Rb[k] + 3 * r;

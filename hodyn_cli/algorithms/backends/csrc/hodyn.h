@@ -20,7 +20,7 @@
 
 /* Bumped whenever an entry point's arguments or meaning change: backends/compiled.py refuses
  * a library built from other sources (a stale build) and falls back to numpy. */
-#define HODYN_KERNEL_ABI 13
+#define HODYN_KERNEL_ABI 14
 
 /* status codes of every entry point (backends/compiled.py turns them into exceptions) */
 enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4, HK_SINGULAR = 5 };
@@ -99,6 +99,31 @@ int hodyn_contact_share(int64_t N, int K1, int C, const double *R, const double 
                         const int32_t *rows, int Co, const int32_t *on, const double *Hinv,
                         int rank, const double *b, double *F, double *HK_NULLABLE left,
                         double *HK_NULLABLE Fc);
+
+/* closed loops (loops.c): the cuts S, side_body, T, P, path, moves, R, row_loop, row_axis */
+int hodyn_loop_kinematics(const HModel *m, int64_t N, int D, const double *HK_STRIDED qs,
+                          int64_t qstride, int S, const int32_t *side_body, const double *T,
+                          int P, const int32_t *path, const double *moves, int R,
+                          const int32_t *row_loop, const int32_t *row_axis, int rate, int order,
+                          double *HK_NULLABLE c, double *HK_NULLABLE J);
+int hodyn_loop_newton(const HModel *m, int64_t N, double *q, int S, const int32_t *side_body,
+                      const double *T, int P, const int32_t *path, const double *moves, int R,
+                      const int32_t *row_loop, const int32_t *row_axis, int r, const double *Pm,
+                      const int32_t *passive, int iterations, double tol, double quadratic,
+                      double near, double *c, double *PJ, double *off, uint8_t *ok);
+int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, int64_t M,
+                     const int32_t *rows, int S, const int32_t *side_body, const double *T,
+                     int P, const int32_t *path,
+                     const double *moves, int R, const int32_t *row_loop,
+                     const int32_t *row_axis, int r, const double *Pm, const int32_t *passive,
+                     const double *Jp, double *HK_NULLABLE PJ);
+int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double *t, int64_t M,
+                       const int32_t *samples, int taylor, int m, const int32_t *active,
+                       double step, double tol, const double *W, double *guess, uint8_t *far,
+                       int32_t *anchor);
+int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, int KJ, const double *PJ,
+                       const double *f, int ma, const int32_t *active, const int32_t *passive,
+                       double *lam, double *tau);
 
 /* inverse kinematics (ik.c) */
 int hodyn_ik_newton(const HModel *md, int64_t N, const double *q, int r, const int32_t *path,

@@ -253,6 +253,31 @@ static inline void hk_pose(const AdjointV *Ai, vd *R, vd *p) {
     for (int e = 0; e < 3; e++) p[e] = -p[e];
 }
 
+/* A body's pose jet R[K1][9], p[K1][3] in the root frame from Ai = Ad_{C_b}^-1 and its twist
+ * jet V[>= K1 - 1][6] (body frame): R' = R skew(w), p' = R v, so
+ *   R^(k+1) = sum_j C(k,j) R^(k-j) skew(w^(j)),   p^(k+1) = sum_j C(k,j) R^(k-j) v^(j) */
+static inline void hk_pose_jet(const AdjointV *Ai, const vd *V, int K1, vd *R, vd *p) {
+    vd t[3];
+    hk_pose(Ai, R, p);
+    for (int k = 0; k + 1 < K1; k++) {
+        vd *Rn = R + 9 * (k + 1), *pn = p + 3 * (k + 1);
+        for (int e = 0; e < 9; e++) Rn[e] = (vd){0};
+        pn[0] = pn[1] = pn[2] = (vd){0};
+        for (int j = 0; j <= k; j++) {
+            const vd *w = V + 6 * j, *Rk = R + 9 * (k - j);
+            const double cw = BINOM[k][j];
+            for (int r = 0; r < 3; r++) {   /* row r of R skew(w): R_r x w */
+                const vd *x = Rk + 3 * r;
+                Rn[3 * r] += cw * (x[1] * w[2] - x[2] * w[1]);
+                Rn[3 * r + 1] += cw * (x[2] * w[0] - x[0] * w[2]);
+                Rn[3 * r + 2] += cw * (x[0] * w[1] - x[1] * w[0]);
+            }
+            vm3v(Rk, w + 3, t);
+            for (int e = 0; e < 3; e++) pn[e] += cw * t[e];
+        }
+    }
+}
+
 static inline vd vdot6(const vd *a, const vd *b) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
@@ -286,6 +311,10 @@ void hk_forward(const Consts *c, int K1, const vd *Q, const vd *base, AdjointV *
 /* One body's step of it: Ad[i] and V[i][K1][6] from its parent's (or base) */
 void hk_forward_body(const Consts *c, int i, int K1, const vd *Q, const vd *base, AdjointV *Ad,
                      vd *V);
+
+/* Its twists alone, Ad[i] given (a pass again over the same positions, other derivatives) */
+void hk_forward_twists(const Consts *c, int i, int K1, const vd *Q, const vd *base,
+                       const AdjointV *Ad, vd *V);
 
 /* One lane group's motion, as every kernel starts it: the joints' jets Q from qs (sample s's
  * [D][n] at qs + s qstride; nq = the first orders' values), the root's jet bv from base[base_rows][K1][6] where it

@@ -90,9 +90,14 @@ void hk_transport_up(const Consts *c, int i, const vd *Q, const AdjointV *Ad, co
 
 void hk_forward_body(const Consts *c, int i, int K1, const vd *Q, const vd *base, AdjointV *Ad,
                      vd *V) {
+    hk_joint_adjoint(c, i, Q[i], &Ad[i]);
+    hk_forward_twists(c, i, K1, Q, base, Ad, V);
+}
+
+void hk_forward_twists(const Consts *c, int i, int K1, const vd *Q, const vd *base,
+                       const AdjointV *Ad, vd *V) {
     const int n = c->n, p = c->m->parent[i];
     const double *X = c->m->X + 6 * i;
-    hk_joint_adjoint(c, i, Q[i], &Ad[i]);
     vd *Vi = V + (size_t)6 * K1 * i;
     hk_transport_down(c, i, Q, &Ad[i], p < 0 ? base : V + (size_t)6 * K1 * p, K1, 0, Vi);
     for (int k = 0; k < K1; k++)

@@ -1,0 +1,807 @@
+/* Closed loops per sample (algorithms/motion/loops.py is the readable reference: Closed's
+ * residual, _jacobian, _gap_rate, _newton, _prediction, _derivatives and project;
+ * tests/test_loops_kernel.py holds them together), in the same equations, lane group by lane
+ * group.
+ *
+ * The cuts: S = 2L frames (a, b of each loop) at T[s] (4 x 4, its body's frame) on side_body[s]
+ * (-1: the root), P path joints path[P] (their bodies' frames: T = I), moves[S][P] = 1 where
+ * the path joint moves the side's frame, and R constraint rows, row_loop[R], row_axis[R] (0..2
+ * the orientation's, 3..5 the point's). From the forward pass over the bodies on the paths
+ * (the root held, as hodyn_contact_frames), the frames' pose jets in root axes, and
+ *   gap   c = (log(R_a R_b^T); p_a - p_b)                      (order 0)
+ *         c^(k) = ((w_a - w_b)^(k-1); p_a^(k) - p_b^(k)),  skew(w) = R' R^T,
+ *         W^(k-1) = sum_j C(k-1,j) R^(j+1) R^(k-1-j)T            (order k >= 1)
+ *   J^(k) columns of path joint j (mu = moves_a - moves_b, rho = moves_a p_a - moves_b p_b,
+ *         w = R_j X_w, u = R_j X_v, arm = mu p_j - rho):
+ *         J_w^(k) = mu w^(k),  J_v^(k) = mu u^(k) + sum_i C(k,i) arm^(i) x w^(k-i).
+ *
+ * hodyn_loop_kinematics: c (or c^(k)) and J's jets.
+ * hodyn_loop_newton: Newton on P c(q) = 0 for the passive joints, q_p <- q_p - (P J_p)^-1 P c,
+ *   per sample until a step is below tol, or one from |P c| < tol is below `quadratic` x the
+ *   one before, or |P c| is below tol / 100 (the step it would take is rounding); returns c
+ *   and J at the solution and a flag per sample: 0 where P J_p is near singular (Hadamard's
+ *   ratio |det| / prod(row norms) below `near`): the caller decides those as numpy does.
+ * hodyn_loop_predict: Newton's starts between the anchors (their Taylor and Hermite
+ *   polynomials) and where they are too far.
+ * hodyn_loop_rates: the implicit function theorem order by order, q_p^(k) = -(P J_p)^-1 P
+ *   c^(k) with q_p^(k) still 0 in c^(k), by a recursion in root axes that goes up one order
+ *   at a time (below); and P J's jets to order D - 2.
+ * hodyn_loop_project: lambda_r and tau_a of the tree's forces f and their derivatives, order
+ *   by order (Leibniz on (P J)^T lambda_r = f):
+ *   (P J_p)^T lambda_r^(k) = f_p^(k) - sum_{j>=1} C(k,j) (P J_p^(j))^T lambda_r^(k-j)
+ *   tau_a^(k) = f_a^(k) - sum_j C(k,j) (P J_a^(j))^T lambda_r^(k-j)
+ * The small r x r systems by Gaussian elimination with partial pivoting, lane by lane. */
+#include "kernel.h"
+
+typedef struct {
+    int S, P, R, r;
+    const int32_t *side_body, *path, *row_loop, *row_axis, *passive;
+    const double *T, *moves, *Pm;   /* T[S][16], moves[S][P], Pm[r][R] */
+} Cuts;
+
+typedef struct {   /* one lane group's scratch */
+    vd *Q, *V, *Rs, *ps, *Rj, *pj;
+    AdjointV *Ad, *Ai;
+    uint8_t *need, *passive;   /* [n]: on the cuts' paths; a passive joint (Cuts.passive) */
+} Work;
+
+static int cuts_check(const HModel *m, const Cuts *k) {
+    if (k->S < 2 || k->S % 2 || k->P < 0 || k->R < 1 || k->r < 1 || k->r > k->R) return HK_SIZE;
+    for (int s = 0; s < k->S; s++)
+        if (k->side_body[s] < -1 || k->side_body[s] >= m->n) return HK_SIZE;
+    for (int x = 0; x < k->P; x++)
+        if (k->path[x] < 0 || k->path[x] >= m->n) return HK_SIZE;
+    for (int e = 0; e < k->R; e++)
+        if (k->row_loop[e] < 0 || 2 * k->row_loop[e] >= k->S || k->row_axis[e] < 0 ||
+            k->row_axis[e] > 5)
+            return HK_SIZE;
+    if (k->passive)
+        for (int e = 0; e < k->r; e++)
+            if (k->passive[e] < 0 || k->passive[e] >= m->n) return HK_SIZE;
+    return HK_OK;
+}
+
+/* scratch for jets of length K1 (twists to K1t = max(K1 - 1, 1)) */
+static int work_alloc(const HModel *m, const Cuts *k, int K1, Work *w) {
+    const int n = m->n, K1t = K1 > 2 ? K1 - 1 : 1;
+    w->Q = hk_alloc(sizeof(vd) * (K1t + 1) * n);
+    w->V = hk_alloc(sizeof(vd) * 6 * K1t * n);
+    w->Rs = hk_alloc(sizeof(vd) * 9 * K1 * k->S);
+    w->ps = hk_alloc(sizeof(vd) * 3 * K1 * k->S);
+    w->Rj = hk_alloc(sizeof(vd) * 9 * K1 * (k->P ? k->P : 1));
+    w->pj = hk_alloc(sizeof(vd) * 3 * K1 * (k->P ? k->P : 1));
+    w->Ad = hk_alloc(sizeof(AdjointV) * n);
+    w->Ai = hk_alloc(sizeof(AdjointV) * n);
+    w->need = calloc(n, 1);
+    w->passive = calloc(n, 1);
+    if (!w->Q || !w->V || !w->Rs || !w->ps || !w->Rj || !w->pj || !w->Ad || !w->Ai || !w->need ||
+        !w->passive)
+        return HK_NOMEM;
+    if (k->passive)
+        for (int e = 0; e < k->r; e++) w->passive[k->passive[e]] = 1;
+    for (int s = 0; s < k->S; s++)
+        if (k->side_body[s] >= 0)
+            for (int i = 0; i < n; i++) w->need[i] |= m->anc[(size_t)k->side_body[s] * n + i];
+    for (int x = 0; x < k->P; x++)
+        for (int i = 0; i < n; i++) w->need[i] |= m->anc[(size_t)k->path[x] * n + i];
+    return HK_OK;
+}
+
+static void work_free(Work *w) {
+    free(w->Q); free(w->V); free(w->Rs); free(w->ps); free(w->Rj); free(w->pj); free(w->Ad);
+    free(w->Ai); free(w->need); free(w->passive);
+}
+
+enum { FRESH, AGAIN, POSES, PASSIVE_MOVED };
+
+/* The frames' jets from the lane group's joint jets w->Q ((K1t + 1) n values): the sides' to
+ * length Ks, the path joints' to length Kj (0: none). `mode`: FRESH; AGAIN, the positions are
+ * the call before's (its poses kept: only the twists are found); POSES, poses alone (Ks, Kj
+ * <= 1: Newton's steps); PASSIVE_MOVED, poses alone after only the passive joints moved (the
+ * actuated joints' Ad_{C_{i,p}}, their sines and cosines, kept) */
+static void frames(const Consts *cs, const Cuts *k, Work *w, int Ks, int Kj, int mode) {
+    const int n = cs->n, K1 = Ks > Kj ? Ks : Kj, K1t = K1 > 2 ? K1 - 1 : 1;
+    vd zero[6 * K1t];   /* the root held */
+    memset(zero, 0, sizeof zero);
+    for (int i = 0; i < n; i++) {
+        if (!w->need[i]) continue;
+        const int par = cs->m->parent[i];
+        if (mode == AGAIN) {
+            hk_forward_twists(cs, i, K1t, w->Q, zero, w->Ad, w->V);
+            continue;
+        }
+        if (mode == FRESH) hk_forward_body(cs, i, K1t, w->Q, zero, w->Ad, w->V);
+        else if (mode == POSES || w->passive[i]) hk_joint_adjoint(cs, i, w->Q[i], &w->Ad[i]);
+        if (par < 0) w->Ai[i] = w->Ad[i];
+        else hk_compose(&w->Ad[i], &w->Ai[par], &w->Ai[i]);
+    }
+    for (int s = 0; s < k->S; s++) {
+        const double *Tc = k->T + 16 * s;
+        vd *Rc = w->Rs + 9 * Ks * s, *pc = w->ps + 3 * Ks * s;
+        const int b = k->side_body[s];
+        if (b < 0) {   /* on the root: at rest */
+            memset(Rc, 0, sizeof(vd) * 9 * Ks);
+            memset(pc, 0, sizeof(vd) * 3 * Ks);
+            for (int r = 0; r < 3; r++) {
+                for (int c = 0; c < 3; c++) Rc[3 * r + c] = (vd){0} + Tc[4 * r + c];
+                pc[r] = (vd){0} + Tc[4 * r + 3];
+            }
+            continue;
+        }
+        vd Rb[Ks][9], pb[Ks][3];
+        hk_pose_jet(&w->Ai[b], w->V + (size_t)6 * K1t * b, Ks, Rb[0], pb[0]);
+        for (int d = 0; d < Ks; d++)
+            for (int r = 0; r < 3; r++) {
+                const vd *x = Rb[d] + 3 * r;
+                for (int c = 0; c < 3; c++)
+                    Rc[9 * d + 3 * r + c] = x[0] * Tc[c] + x[1] * Tc[4 + c] + x[2] * Tc[8 + c];
+                pc[3 * d + r] = pb[d][r] + x[0] * Tc[3] + x[1] * Tc[7] + x[2] * Tc[11];
+            }
+    }
+    for (int x = 0; x < k->P && Kj; x++)
+        hk_pose_jet(&w->Ai[k->path[x]], w->V + (size_t)6 * K1t * k->path[x], Kj,
+                    w->Rj + 9 * Kj * x, w->pj + 3 * Kj * x);
+}
+
+/* log of a rotation per lane, as lie.rotation_log (near pi: the symmetric part's column) */
+static void rotation_log(const vd *R, vd *out) {
+    for (int l = 0; l < LANES; l++) {
+        double M[9];
+        for (int e = 0; e < 9; e++) M[e] = R[e][l];
+        const double s[3] = {0.5 * (M[7] - M[5]), 0.5 * (M[2] - M[6]), 0.5 * (M[3] - M[1])};
+        double c = 0.5 * (M[0] + M[4] + M[8] - 1.0);
+        c = c < -1.0 ? -1.0 : c > 1.0 ? 1.0 : c;
+        const double sn = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+        const double theta = atan2(sn, c);
+        const double scale = theta < 1e-4 ? 1.0 + theta * theta / 6.0 : theta / sn;
+        double w[3] = {s[0] * scale, s[1] * scale, s[2] * scale};
+        if (theta > M_PI - 1e-3) {
+            double B[9];
+            for (int r = 0; r < 3; r++)
+                for (int q = 0; q < 3; q++)
+                    B[3 * r + q] = 0.5 * (M[3 * r + q] + M[3 * q + r]) - (r == q ? c : 0.0);
+            int col = 0;
+            for (int e = 1; e < 3; e++)
+                if (B[4 * e] > B[4 * col]) col = e;
+            double a[3] = {B[col], B[3 + col], B[6 + col]};
+            double size = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+            size = size > 1e-300 ? size : 1e-300;
+            const double sign = (a[0] * s[0] + a[1] * s[1] + a[2] * s[2]) < 0 ? -1.0 : 1.0;
+            for (int e = 0; e < 3; e++) w[e] = theta * sign * a[e] / size;
+        }
+        for (int e = 0; e < 3; e++) out[e][l] = w[e];
+    }
+}
+
+/* c[R] (order 0: the gap; k >= 1: c^(k)) from the sides' jets (length Ks > k) */
+static void gap(const Cuts *k, const Work *w, int Ks, int order, vd *c) {
+    const int L = k->S / 2;
+    for (int i = 0; i < L; i++) {
+        const vd *Ra = w->Rs + 9 * Ks * 2 * i, *Rb = Ra + 9 * Ks;
+        const vd *pa = w->ps + 3 * Ks * 2 * i, *pb = pa + 3 * Ks;
+        vd six[6];
+        int angular = 0;
+        for (int e = 0; e < k->R; e++)
+            angular |= k->row_loop[e] == i && k->row_axis[e] < 3;
+        for (int e = 0; e < 3; e++) six[3 + e] = pa[3 * order + e] - pb[3 * order + e];
+        if (angular && order == 0) {
+            vd M[9];
+            for (int r = 0; r < 3; r++)
+                for (int q = 0; q < 3; q++)
+                    M[3 * r + q] = Ra[3 * r] * Rb[3 * q] + Ra[3 * r + 1] * Rb[3 * q + 1] +
+                                   Ra[3 * r + 2] * Rb[3 * q + 2];
+            rotation_log(M, six);
+        } else if (angular) {
+            vd W[9];
+            for (int e = 0; e < 9; e++) W[e] = (vd){0};
+            for (int f = 0; f < 2; f++) {
+                const vd *Rf = f ? Rb : Ra;
+                const double sign = f ? -1.0 : 1.0;
+                for (int j = 0; j < order; j++) {
+                    const vd *X = Rf + 9 * (j + 1), *Y = Rf + 9 * (order - 1 - j);
+                    const double cw = sign * BINOM[order - 1][j];
+                    for (int r = 0; r < 3; r++)
+                        for (int q = 0; q < 3; q++)
+                            W[3 * r + q] += cw * (X[3 * r] * Y[3 * q] +
+                                                  X[3 * r + 1] * Y[3 * q + 1] +
+                                                  X[3 * r + 2] * Y[3 * q + 2]);
+                }
+            }
+            six[0] = W[7]; six[1] = W[2]; six[2] = W[3];
+        }
+        for (int e = 0; e < k->R; e++)
+            if (k->row_loop[e] == i) c[e] = six[k->row_axis[e]];
+    }
+}
+
+/* J^(d)[K1][R][n] from the frames' jets (sides' length Ks >= K1, path joints' K1): per loop
+ * and path joint, the point rows' 3-vector once (its rows take their components) */
+static void jacobian(const Consts *cs, const Cuts *k, const Work *w, int Ks, int K1, vd *J) {
+    const int n = cs->n, R = k->R, L = k->S / 2;
+    memset(J, 0, sizeof(vd) * K1 * R * n);
+    for (int x = 0; x < k->P; x++) {
+        const int j = k->path[x];
+        const double *X = cs->m->X + 6 * j;
+        const vd *Rj = w->Rj + 9 * K1 * x, *pj = w->pj + 3 * K1 * x;
+        vd wj[K1][3], uj[K1][3], arm[K1][3], v3[K1][3];
+        for (int d = 0; d < K1; d++) {
+            for (int e = 0; e < 3; e++) {
+                const vd *row = Rj + 9 * d + 3 * e;
+                wj[d][e] = row[0] * X[0] + row[1] * X[1] + row[2] * X[2];
+                uj[d][e] = row[0] * X[3] + row[1] * X[4] + row[2] * X[5];
+            }
+        }
+        for (int i = 0; i < L; i++) {
+            const double ma = k->moves[k->P * 2 * i + x], mb = k->moves[k->P * (2 * i + 1) + x];
+            const double mu = ma - mb;
+            int point = 0;
+            for (int e = 0; e < R; e++) point |= k->row_loop[e] == i && k->row_axis[e] >= 3;
+            if (point) {
+                const vd *pa = w->ps + 3 * Ks * 2 * i, *pb = pa + 3 * Ks;
+                for (int d = 0; d < K1; d++)
+                    for (int e = 0; e < 3; e++)
+                        arm[d][e] = mu * pj[3 * d + e] - ma * pa[3 * d + e] + mb * pb[3 * d + e];
+                for (int d = 0; d < K1; d++) {
+                    for (int e = 0; e < 3; e++) v3[d][e] = mu * uj[d][e];
+                    for (int q = 0; q <= d; q++) {
+                        vd t[3];
+                        vcross(arm[q], wj[d - q], t);
+                        for (int e = 0; e < 3; e++) v3[d][e] += BINOM[d][q] * t[e];
+                    }
+                }
+            }
+            for (int e = 0; e < R; e++) {
+                if (k->row_loop[e] != i) continue;
+                const int axis = k->row_axis[e];
+                for (int d = 0; d < K1; d++)
+                    J[(d * R + e) * n + j] = axis < 3 ? mu * wj[d][axis] : v3[d][axis - 3];
+            }
+        }
+    }
+}
+
+/* Gaussian elimination with partial pivoting of A[r][r] (lane by lane, in place: its LU and
+ * the row order piv[r][LANES]) */
+static void lu(int r, vd *A, int (*piv)[LANES]) {
+    for (int l = 0; l < LANES; l++) {
+        for (int i = 0; i < r; i++) piv[i][l] = i;
+        for (int c = 0; c < r; c++) {
+            int best = c;
+            for (int i = c + 1; i < r; i++)
+                if (fabs(A[r * i + c][l]) > fabs(A[r * best + c][l])) best = i;
+            if (best != c) {
+                for (int q = 0; q < r; q++) {
+                    const double t = A[r * c + q][l];
+                    A[r * c + q][l] = A[r * best + q][l];
+                    A[r * best + q][l] = t;
+                }
+                const int t = piv[c][l]; piv[c][l] = piv[best][l]; piv[best][l] = t;
+            }
+            const double d = A[r * c + c][l];
+            for (int i = c + 1; i < r; i++) {
+                const double f = A[r * i + c][l] / d;
+                A[r * i + c][l] = f;
+                for (int q = c + 1; q < r; q++) A[r * i + q][l] -= f * A[r * c + q][l];
+            }
+        }
+    }
+}
+
+/* x = A^-1 b (transpose: A^-T b) from lu()'s factors */
+static void lu_solve(int r, const vd *LU, int (*piv)[LANES], int transpose, const vd *b,
+                     vd *x) {
+    for (int l = 0; l < LANES; l++) {
+        double y[r];
+        if (!transpose) {   /* P A = L U: L U x = P b */
+            for (int i = 0; i < r; i++) {
+                double s = b[piv[i][l]][l];
+                for (int q = 0; q < i; q++) s -= LU[r * i + q][l] * y[q];
+                y[i] = s;
+            }
+            for (int i = r - 1; i >= 0; i--) {
+                double s = y[i];
+                for (int q = i + 1; q < r; q++) s -= LU[r * i + q][l] * x[q][l];
+                x[i][l] = s / LU[r * i + i][l];
+            }
+        } else {   /* A^T = U^T L^T P: U^T z = b, L^T y = z, x = P^T y */
+            double z[r];
+            for (int i = 0; i < r; i++) {
+                double s = b[i][l];
+                for (int q = 0; q < i; q++) s -= LU[r * q + i][l] * z[q];
+                z[i] = s / LU[r * i + i][l];
+            }
+            for (int i = r - 1; i >= 0; i--) {
+                double s = z[i];
+                for (int q = i + 1; q < r; q++) s -= LU[r * q + i][l] * y[q];
+                y[i] = s;
+            }
+            for (int i = 0; i < r; i++) x[piv[i][l]][l] = y[i];
+        }
+    }
+}
+
+#define CUTS_ARGS                                                                              \
+    int S, const int32_t *side_body, const double *T, int P, const int32_t *path,           \
+        const double *moves, int R, const int32_t *row_loop, const int32_t *row_axis
+#define CUTS_INIT(r_, Pm_, passive_)                                                           \
+    {S, P, R, r_, side_body, path, row_loop, row_axis, passive_, T, moves, Pm_}
+
+int hodyn_loop_kinematics(const HModel *m, int64_t N, int D, const double *HK_STRIDED qs,
+                          int64_t qstride, CUTS_ARGS, int rate, int order,
+                          double *HK_NULLABLE c, double *HK_NULLABLE J) {
+    const Cuts k = CUTS_INIT(1, NULL, NULL);
+    const int K1 = order + 1, Ks = (rate > order ? rate : order) + 1;
+    const int Kall = Ks, K1t = Kall > 2 ? Kall - 1 : 1;
+    int status = hk_check(m, N, D, K1t + 1, Kall - 1, -1, qstride);
+    if (status) return status;
+    if ((status = cuts_check(m, &k))) return status;
+    if (rate < 0) return HK_SIZE;
+    Consts cs;
+    if (hk_consts(m, &cs)) return HK_NOMEM;
+    Work w;
+    vd *Jv = hk_alloc(sizeof(vd) * K1 * R * m->n), cv[R];
+    if ((status = work_alloc(m, &k, Kall, &w)) || !Jv) { status = HK_NOMEM; goto done; }
+    int64_t lane_s[LANES];
+    for (int64_t s0 = 0; s0 < N; s0 += LANES) {
+        hk_lanes(s0, N, lane_s);
+        hk_gather(qs, qstride, lane_s, (K1t + 1) * m->n, w.Q);
+        frames(&cs, &k, &w, Ks, J ? K1 : 0, FRESH);
+        if (c) {
+            gap(&k, &w, Ks, rate, cv);
+            hk_scatter(cv, R, s0, N, R, c);
+        }
+        if (J) {
+            jacobian(&cs, &k, &w, Ks, K1, Jv);
+            hk_scatter(Jv, (int64_t)K1 * R * m->n, s0, N, (int64_t)K1 * R * m->n, J);
+        }
+    }
+done:
+    work_free(&w);
+    free(Jv);
+    hk_free_consts(&cs);
+    return status;
+}
+
+/* P J_p[r][r] and P c[r] of c[R], J[R][n] */
+static void kept(const Cuts *k, int n, const vd *c, const vd *J, vd *Jp, vd *Pc) {
+    const int r = k->r, R = k->R;
+    for (int i = 0; i < r; i++) {
+        const double *Pi = k->Pm + R * i;
+        Pc[i] = (vd){0};
+        for (int e = 0; e < R; e++) Pc[i] += Pi[e] * c[e];
+        for (int q = 0; q < r; q++) {
+            vd s = (vd){0};
+            for (int e = 0; e < R; e++) s += Pi[e] * J[e * n + k->passive[q]];
+            Jp[r * i + q] = s;
+        }
+    }
+}
+
+/* PJ[K1][r][n] = P J^(d) of J[K1][R][n]; with off (K1 = 1): max |J - P^T P J| / max |J|
+ * (0 where J is 0), how far J's rows leave the kept rows' span */
+static void kept_rows(const Cuts *k, int n, int K1, const vd *J, vd *PJ, vd *off) {
+    const int r = k->r, R = k->R;
+    for (int d = 0; d < K1; d++)
+        for (int i = 0; i < r; i++)
+            for (int col = 0; col < n; col++) {
+                vd s = (vd){0};
+                for (int e = 0; e < R; e++) s += k->Pm[R * i + e] * J[(d * R + e) * n + col];
+                PJ[(d * r + i) * n + col] = s;
+            }
+    if (!off) return;
+    for (int l = 0; l < LANES; l++) {
+        double big = 0.0, most = 0.0;
+        for (int e = 0; e < R; e++)
+            for (int col = 0; col < n; col++) {
+                double back = 0.0;
+                for (int i = 0; i < r; i++) back += k->Pm[R * i + e] * PJ[i * n + col][l];
+                big = fmax(big, fabs(J[e * n + col][l]));
+                most = fmax(most, fabs(J[e * n + col][l] - back));
+            }
+        off[0][l] = big > 0 ? most / big : 0.0;
+    }
+}
+
+/* q[N][n] in place; at the solution c[N][R], PJ[N][r][n] and off[N] (kept_rows); ok[N] */
+int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, const double *Pm,
+                      const int32_t *passive, int iterations, double tol, double quadratic,
+                      double near, double *c, double *PJ, double *off, uint8_t *ok) {
+    const Cuts k = CUTS_INIT(r, Pm, passive);
+    const int n = m->n;
+    int status = hk_check(m, N, 1, 1, 0, -1, -1);
+    if (status) return status;
+    if ((status = cuts_check(m, &k)) || iterations < 1) return status ? status : HK_SIZE;
+    Consts cs;
+    if (hk_consts(m, &cs)) return HK_NOMEM;
+    Work w;
+    vd *Jv = hk_alloc(sizeof(vd) * R * n);
+    if ((status = work_alloc(m, &k, 1, &w)) || !Jv) { status = HK_NOMEM; goto done; }
+    {
+    vd cv[R], Jp[r * r], Pc[r], step[r], PJv[r * n], offv[1], cfin[R], Jfin[R * n];
+    int piv[r][LANES];
+    int64_t lane_s[LANES];
+    for (int64_t s0 = 0; s0 < N; s0 += LANES) {
+        hk_lanes(s0, N, lane_s);
+        memset(w.Q, 0, sizeof(vd) * 2 * n);   /* (the pass reads q' too: 0) */
+        hk_gather(q, n, lane_s, n, w.Q);
+        int good[LANES], done[LANES], have[LANES];
+        double before[LANES];
+        for (int l = 0; l < LANES; l++) good[l] = 1, done[l] = have[l] = 0, before[l] = INFINITY;
+        for (int it = 0; it < iterations; it++) {
+            frames(&cs, &k, &w, 1, 1, it ? PASSIVE_MOVED : POSES);
+            gap(&k, &w, 1, 0, cv);
+            jacobian(&cs, &k, &w, 1, 1, Jv);
+            kept(&k, n, cv, Jv, Jp, Pc);
+            /* Hadamard's ratio before the factors overwrite P J_p */
+            vd norms = (vd){0} + 1.0;
+            for (int i = 0; i < r; i++) {
+                vd s = (vd){0};
+                for (int q2 = 0; q2 < r; q2++) s += Jp[r * i + q2] * Jp[r * i + q2];
+                for (int l = 0; l < LANES; l++) norms[l] *= sqrt(s[l]);
+            }
+            lu(r, Jp, piv);
+            lu_solve(r, Jp, piv, 0, Pc, step);
+            int all = 1;
+            for (int l = 0; l < LANES; l++) {
+                if (done[l]) continue;
+                double det = 1.0, size = 0.0, res = 0.0;
+                for (int i = 0; i < r; i++) det *= Jp[r * i + i][l];
+                if (!(fabs(det) / norms[l] >= near)) { good[l] = 0; done[l] = 1; continue; }
+                for (int i = 0; i < r; i++) res = fmax(res, fabs(Pc[i][l]));
+                if (res < 1e-2 * tol) {   /* at the solution already: c and J are its */
+                    done[l] = have[l] = 1;
+                    for (int e = 0; e < R; e++) cfin[e][l] = cv[e][l];
+                    for (int e = 0; e < R * n; e++) Jfin[e][l] = Jv[e][l];
+                    continue;
+                }
+                for (int i = 0; i < r; i++) {
+                    w.Q[passive[i]][l] -= step[i][l];
+                    size = fmax(size, fabs(step[i][l]));
+                }
+                done[l] = size < tol || (res < tol && size < quadratic * before[l]);
+                before[l] = size;
+                all &= done[l];
+            }
+            if (all) break;
+        }
+        /* c and J at the solution (not at the last step's start, as numpy's: the samples'
+         * stops are their own here, not their batch's, so they are as close to the solution
+         * as numpy's batch's, whichever samples share a lane group): where a step was the
+         * last, one more evaluation */
+        int missing = 0;
+        for (int l = 0; l < LANES; l++) missing |= !have[l];
+        if (missing) {
+            frames(&cs, &k, &w, 1, 1, PASSIVE_MOVED);
+            gap(&k, &w, 1, 0, cv);
+            jacobian(&cs, &k, &w, 1, 1, Jv);
+            for (int l = 0; l < LANES; l++) {
+                if (have[l]) continue;
+                for (int e = 0; e < R; e++) cfin[e][l] = cv[e][l];
+                for (int e = 0; e < R * n; e++) Jfin[e][l] = Jv[e][l];
+            }
+        }
+        hk_scatter(cfin, R, s0, N, R, c);
+        kept_rows(&k, n, 1, Jfin, PJv, offv);
+        hk_scatter(PJv, (int64_t)r * n, s0, N, (int64_t)r * n, PJ);
+        hk_scatter(offv, 1, s0, N, 1, off);
+        for (int l = 0; l < LANES && s0 + l < N; l++) {
+            for (int i = 0; i < n; i++) q[(s0 + l) * n + i] = w.Q[i][l];
+            ok[s0 + l] = good[l];
+        }
+    }
+    }
+done:
+    work_free(&w);
+    free(Jv);
+    hk_free_consts(&cs);
+    return status;
+}
+
+/* ---- the implicit function theorem, order by order in root axes ------------------------
+ * The rates' passes go up one derivative order at a time: in root axes a body's twist V_i =
+ * (w; v) (v at the root's origin) is its parent's plus its joint's spatial screw S_i =
+ * Ad_{C_i} X_i times q_i', and S_i turns with the parent, S_i' = ad(V_p) S_i, so
+ *   V_i^(o) = V_p^(o) + sum_j C(o,j) S_i^(j) q_i^(o-j+1),
+ *   S_i^(o) = sum_j C(o-1,j) ad(V_p^(j)) S_i^(o-1-j),
+ * and a point p fixed on body b moves with p' = v_b + w_b x p,
+ *   p^(o) = v_b^(o-1) + sum_j C(o-1,j) w_b^(j) x p^(o-1-j).
+ * Order K needs V to K-1 and p to K with q_p^(K) still 0 (c^(K) = (w_a - w_b)^(K-1), p_a^(K)
+ * - p_b^(K)); once q_p^(K) is solved, V^(K-1) and p^(K) are found again. J's columns are the
+ * path joints' S_j with the cut points' arms, J_w^(d) = mu w_j^(d), J_v^(d) = mu v_j^(d) -
+ * sum_q C(d,q) rho^(q) x w_j^(d-q) (rho = moves_a p_a - moves_b p_b): the same numbers as
+ * the frames' jets give (Closed._gap_rate, _jacobian). */
+typedef struct { vd *S, *V, *p; int D; } Spatial;   /* S, V [n][D][6]; p [sides][D][3] */
+
+static void twist_order(const Consts *cs, const Work *w, const Spatial *sp, const vd *Qs,
+                        int o) {
+    const int n = cs->n, D = sp->D;
+    for (int i = 0; i < n; i++) {
+        if (!w->need[i]) continue;
+        const int par = cs->m->parent[i];
+        vd *Vi = sp->V + (size_t)6 * (D * i + o);
+        const vd *Si = sp->S + (size_t)6 * D * i;
+        for (int e = 0; e < 6; e++) Vi[e] = par < 0 ? (vd){0} : sp->V[6 * (D * par + o) + e];
+        for (int j = 0; j <= o; j++) {
+            const vd qd = BINOM[o][j] * Qs[(o - j + 1) * n + i];
+            for (int e = 0; e < 6; e++) Vi[e] += Si[6 * j + e] * qd;
+        }
+    }
+}
+
+static void screw_order(const Consts *cs, const Work *w, const Spatial *sp, int o) {
+    const int n = cs->n, D = sp->D;
+    for (int i = 0; i < n; i++) {
+        if (!w->need[i]) continue;
+        const int par = cs->m->parent[i];
+        vd *Si = sp->S + (size_t)6 * D * i, t[6];
+        for (int e = 0; e < 6; e++) Si[6 * o + e] = (vd){0};
+        if (par < 0) continue;   /* the root held: a constant screw */
+        for (int j = 0; j < o; j++) {
+            vad(sp->V + (size_t)6 * (D * par + j), Si + 6 * (o - 1 - j), t);
+            for (int e = 0; e < 6; e++) Si[6 * o + e] += BINOM[o - 1][j] * t[e];
+        }
+    }
+}
+
+static void point_order(const Cuts *k, const Spatial *sp, int o) {
+    const int D = sp->D;
+    for (int s = 0; s < k->S; s++) {
+        const int b = k->side_body[s];
+        vd *p = sp->p + 3 * D * s, t[3];
+        p[3 * o] = p[3 * o + 1] = p[3 * o + 2] = (vd){0};
+        if (b < 0) continue;   /* on the root: at rest */
+        const vd *V = sp->V + (size_t)6 * D * b;
+        for (int e = 0; e < 3; e++) p[3 * o + e] = V[6 * (o - 1) + 3 + e];
+        for (int j = 0; j < o; j++) {
+            vcross(V + 6 * j, p + 3 * (o - 1 - j), t);
+            for (int e = 0; e < 3; e++) p[3 * o + e] += BINOM[o - 1][j] * t[e];
+        }
+    }
+}
+
+/* qs[N][D][n] in place at the samples rows[M]: q_p^(k), k = 1..D-1, from q and the actuated
+ * joints' derivatives and P J_p[M][r][r] there; PJ[N][D-1][r][n] (may be NULL): P J^(d), d <=
+ * D - 2, at those samples */
+int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, int64_t M,
+                     const int32_t *rows, CUTS_ARGS, int r, const double *Pm,
+                     const int32_t *passive, const double *Jp, double *HK_NULLABLE PJ) {
+    const Cuts k = CUTS_INIT(r, Pm, passive);
+    const int n = m->n, L = S / 2;
+    int status = hk_check(m, N, D, 1, D - 1, -1, (int64_t)D * n);
+    if (status) return status;
+    if ((status = cuts_check(m, &k))) return status;
+    if (M < 0) return HK_SIZE;
+    for (int64_t e = 0; e < M; e++)
+        if (rows[e] < 0 || rows[e] >= N) return HK_SIZE;
+    if (D < 2) return HK_OK;
+    Consts cs;
+    if (hk_consts(m, &cs)) return HK_NOMEM;
+    Work w;
+    vd *Qs = hk_alloc(sizeof(vd) * D * n), *Jv = hk_alloc(sizeof(vd) * D * R * n);
+    vd *PJv = hk_alloc(sizeof(vd) * D * r * n);
+    Spatial sp = {hk_alloc(sizeof(vd) * 6 * D * n), hk_alloc(sizeof(vd) * 6 * D * n),
+                  hk_alloc(sizeof(vd) * 3 * D * S), D};
+    if ((status = work_alloc(m, &k, 1, &w)) || !Qs || !Jv || !PJv || !sp.S || !sp.V || !sp.p) {
+        status = HK_NOMEM;
+        goto done;
+    }
+    {
+    vd A[r * r], known[r], x[r], c[R];
+    int piv[r][LANES];
+    int64_t lane_e[LANES], lane_s[LANES];
+    for (int64_t s0 = 0; s0 < M; s0 += LANES) {
+        hk_lanes(s0, M, lane_e);
+        for (int l = 0; l < LANES; l++) lane_s[l] = rows[lane_e[l]];
+        hk_gather(qs, (int64_t)D * n, lane_s, (int64_t)D * n, Qs);
+        hk_gather(Jp, (int64_t)r * r, lane_e, (int64_t)r * r, A);
+        lu(r, A, piv);
+        for (int i = 0; i < n; i++) {   /* poses and the screws at order 0 */
+            if (!w.need[i]) continue;
+            const int par = m->parent[i];
+            hk_joint_adjoint(&cs, i, Qs[i], &w.Ad[i]);
+            if (par < 0) w.Ai[i] = w.Ad[i];
+            else hk_compose(&w.Ad[i], &w.Ai[par], &w.Ai[i]);
+            hk_spatial_screw(&w.Ai[i], m->X + 6 * i, sp.S + (size_t)6 * D * i);
+        }
+        for (int s = 0; s < S; s++) {   /* the cut points */
+            const double *Tc = T + 16 * s;
+            vd *p = sp.p + 3 * D * s, Rb[9], pb[3];
+            if (side_body[s] < 0) {
+                for (int e = 0; e < 3; e++) p[e] = (vd){0} + Tc[4 * e + 3];
+                continue;
+            }
+            hk_pose(&w.Ai[side_body[s]], Rb, pb);
+            for (int e = 0; e < 3; e++)
+                p[e] = pb[e] + Rb[3 * e] * Tc[3] + Rb[3 * e + 1] * Tc[7] + Rb[3 * e + 2] * Tc[11];
+        }
+        for (int K = 1; K < D; K++) {
+            if (K >= 2) {   /* q_p^(K-1) known: V^(K-2), p^(K-1) again, then S^(K-1) */
+                twist_order(&cs, &w, &sp, Qs, K - 2);
+                point_order(&k, &sp, K - 1);
+                screw_order(&cs, &w, &sp, K - 1);
+            }
+            twist_order(&cs, &w, &sp, Qs, K - 1);   /* (q_p^(K) still 0) */
+            point_order(&k, &sp, K);
+            for (int e = 0; e < R; e++) {
+                const int i = row_loop[e], axis = row_axis[e];
+                const int a = side_body[2 * i], b = side_body[2 * i + 1];
+                if (axis >= 3) {
+                    c[e] = sp.p[3 * (D * 2 * i + K) + axis - 3] -
+                           sp.p[3 * (D * (2 * i + 1) + K) + axis - 3];
+                    continue;
+                }
+                c[e] = (a < 0 ? (vd){0} : sp.V[6 * (D * a + K - 1) + axis]) -
+                       (b < 0 ? (vd){0} : sp.V[6 * (D * b + K - 1) + axis]);
+            }
+            for (int i = 0; i < r; i++) {
+                known[i] = (vd){0};
+                for (int e = 0; e < R; e++) known[i] += k.Pm[R * i + e] * c[e];
+            }
+            lu_solve(r, A, piv, 0, known, x);
+            for (int i = 0; i < r; i++) Qs[K * n + passive[i]] = -x[i];
+        }
+        for (int l = 0; l < LANES && s0 + l < M; l++)
+            for (int K = 1; K < D; K++)
+                for (int i = 0; i < r; i++)
+                    qs[((size_t)lane_s[l] * D + K) * n + passive[i]] = Qs[K * n + passive[i]][l];
+        if (!PJ) continue;
+        const int K1 = D - 1;   /* J^(d), d <= D - 2: S and p to that order are final */
+        memset(Jv, 0, sizeof(vd) * K1 * R * n);
+        for (int xj = 0; xj < P; xj++) {
+            const int j = path[xj];
+            const vd *Sj = sp.S + (size_t)6 * D * j;
+            for (int i = 0; i < L; i++) {
+                const double ma = moves[P * 2 * i + xj], mb = moves[P * (2 * i + 1) + xj];
+                const double mu = ma - mb;
+                const vd *pa = sp.p + 3 * D * 2 * i, *pb = pa + 3 * D;
+                for (int e = 0; e < R; e++) {
+                    if (row_loop[e] != i) continue;
+                    const int axis = row_axis[e];
+                    for (int d = 0; d < K1; d++) {
+                        if (axis < 3) {
+                            Jv[(d * R + e) * n + j] = mu * Sj[6 * d + axis];
+                            continue;
+                        }
+                        vd sum = mu * Sj[6 * d + axis];
+                        for (int q = 0; q <= d; q++) {
+                            vd rho[3], t[3];
+                            for (int g = 0; g < 3; g++)
+                                rho[g] = ma * pa[3 * q + g] - mb * pb[3 * q + g];
+                            vcross(rho, Sj + 6 * (d - q), t);
+                            sum -= BINOM[d][q] * t[axis - 3];
+                        }
+                        Jv[(d * R + e) * n + j] = sum;
+                    }
+                }
+            }
+        }
+        kept_rows(&k, n, K1, Jv, PJv, NULL);
+        for (int l = 0; l < LANES && s0 + l < M; l++) {
+            double *out = PJ + (size_t)lane_s[l] * K1 * r * n;
+            for (int e = 0; e < K1 * r * n; e++) out[e] = PJv[e][l];
+        }
+    }
+    }
+done:
+    work_free(&w);
+    free(Qs); free(Jv); free(PJv); free(sp.S); free(sp.V); free(sp.p);
+    hk_free_consts(&cs);
+    return status;
+}
+
+/* lam[N][K1][C][r] and tau[N][K1][C][m] of f[N][K1][C][n] from P J's jets PJ[N][KJ][r][n]
+ * (KJ >= K1: the first K1 read); active[ma], passive[r] the columns */
+int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, int KJ, const double *PJ,
+                       const double *f, int ma, const int32_t *active, const int32_t *passive,
+                       double *lam, double *tau) {
+    if (N < 0 || K1 < 1 || K1 > MAXK - 1 || KJ < K1 || n < 1 || C < 1 || r < 1 || ma < 0 ||
+        r + ma != n)
+        return HK_SIZE;
+    for (int i = 0; i < r; i++)
+        if (passive[i] < 0 || passive[i] >= n) return HK_SIZE;
+    for (int i = 0; i < ma; i++)
+        if (active[i] < 0 || active[i] >= n) return HK_SIZE;
+    vd *J = hk_alloc(sizeof(vd) * K1 * r * n), *F = hk_alloc(sizeof(vd) * K1 * C * n);
+    vd *Lv = hk_alloc(sizeof(vd) * K1 * C * r), *Tv = hk_alloc(sizeof(vd) * K1 * C * (ma ? ma : 1));
+    if (!J || !F || !Lv || !Tv) { free(J); free(F); free(Lv); free(Tv); return HK_NOMEM; }
+    vd A[r * r], b[r];
+    int piv[r][LANES];
+    int64_t lane_s[LANES];
+    for (int64_t s0 = 0; s0 < N; s0 += LANES) {
+        hk_lanes(s0, N, lane_s);
+        hk_gather(PJ, (int64_t)KJ * r * n, lane_s, (int64_t)K1 * r * n, J);
+        hk_gather(f, (int64_t)K1 * C * n, lane_s, (int64_t)K1 * C * n, F);
+        for (int i = 0; i < r; i++)
+            for (int q = 0; q < r; q++) A[r * i + q] = J[n * i + passive[q]];
+        lu(r, A, piv);
+        for (int d = 0; d < K1; d++)
+            for (int col = 0; col < C; col++) {
+                const vd *fd = F + (d * C + col) * n;
+                for (int q = 0; q < r; q++) {   /* f_p^(d) - sum_{j>=1} (P J_p^(j))^T lam^(d-j) */
+                    vd s = fd[passive[q]];
+                    for (int j = 1; j <= d; j++) {
+                        const vd *Jj = J + j * r * n, *lj = Lv + ((d - j) * C + col) * r;
+                        vd t = (vd){0};
+                        for (int i = 0; i < r; i++) t += Jj[n * i + passive[q]] * lj[i];
+                        s -= BINOM[d][j] * t;
+                    }
+                    b[q] = s;
+                }
+                lu_solve(r, A, piv, 1, b, Lv + (d * C + col) * r);
+                for (int q = 0; q < ma; q++) {   /* f_a^(d) - sum_j (P J_a^(j))^T lam^(d-j) */
+                    vd s = fd[active[q]];
+                    for (int j = 0; j <= d; j++) {
+                        const vd *Jj = J + j * r * n, *lj = Lv + ((d - j) * C + col) * r;
+                        vd t = (vd){0};
+                        for (int i = 0; i < r; i++) t += Jj[n * i + active[q]] * lj[i];
+                        s -= BINOM[d][j] * t;
+                    }
+                    Tv[(d * C + col) * ma + q] = s;
+                }
+            }
+        hk_scatter(Lv, (int64_t)K1 * C * r, s0, N, (int64_t)K1 * C * r, lam);
+        if (ma) hk_scatter(Tv, (int64_t)K1 * C * ma, s0, N, (int64_t)K1 * C * ma, tau);
+    }
+    free(J); free(F); free(Lv); free(Tv);
+    return HK_OK;
+}
+
+/* The starts of Newton at samples[M] between the anchors (every `taylor`-th sample and the
+ * last) of full[N][D][n] (the anchors solved, with their derivatives) at times t[N], as
+ * Closed._prediction: the nearer anchor a's Taylor polynomial sum_k q^(k)(t_a) h^k / k!, then
+ * the Hermite polynomial of the two around (weights sum_k tau^k W[k][i] of W[2D][2D],
+ * derivatives scaled by the span's powers) where they span time; far[M] where the actuated
+ * joints active[m] moved more than `step` from the anchor, the Taylor polynomial's last term
+ * or its difference from the Hermite one exceeds `tol`; guess[M][n] (the actuated joints'
+ * own positions), anchor[M] */
+int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double *t, int64_t M,
+                       const int32_t *samples, int taylor, int m, const int32_t *active,
+                       double step, double tol, const double *W, double *guess, uint8_t *far,
+                       int32_t *anchor) {
+    if (N < 1 || D < 2 || D > MAXK || n < 1 || M < 0 || taylor < 1 || m < 0) return HK_SIZE;
+    for (int i = 0; i < m; i++)
+        if (active[i] < 0 || active[i] >= n) return HK_SIZE;
+    for (int64_t e = 0; e < M; e++)
+        if (samples[e] < 0 || samples[e] >= N) return HK_SIZE;
+    double power[D], weight[2 * D], hermite[n];
+    for (int64_t e = 0; e < M; e++) {
+        const int64_t s = samples[e], l = s - s % taylor, r = l + taylor < N ? l + taylor : N - 1;
+        const int64_t a = s - l <= r - s ? l : r;
+        const double *qa = full + (size_t)a * D * n, *qs = full + (size_t)s * D * n;
+        double *g = guess + (size_t)e * n, h = t[s] - t[a], last = 0.0, moved = 0.0;
+        power[0] = 1.0;
+        for (int k = 1; k < D; k++) power[k] = power[k - 1] * h / k;
+        for (int j = 0; j < n; j++) {
+            double sum = 0.0;
+            for (int k = 0; k < D; k++) sum += power[k] * qa[k * n + j];
+            g[j] = sum;
+            last = fmax(last, fabs(power[D - 1] * qa[(D - 1) * n + j]));
+        }
+        for (int i = 0; i < m; i++) moved = fmax(moved, fabs(qs[active[i]] - qa[active[i]]));
+        int out = moved > step || last > tol;
+        const double span = t[r] - t[l];
+        if (span > 0) {
+            const double tau = (t[s] - t[l]) / span;
+            for (int i = 0; i < 2 * D; i++) weight[i] = 0.0;
+            double tk = 1.0;   /* tau^k */
+            for (int k = 0; k < 2 * D; k++, tk *= tau)
+                for (int i = 0; i < 2 * D; i++) weight[i] += tk * W[2 * D * k + i];
+            const double *ql = full + (size_t)l * D * n, *qr = full + (size_t)r * D * n;
+            double differ = 0.0;
+            for (int j = 0; j < n; j++) {
+                double sum = 0.0, scale = 1.0;
+                for (int k = 0; k < D; k++, scale *= span)
+                    sum += weight[k] * scale * ql[k * n + j] +
+                           weight[D + k] * scale * qr[k * n + j];
+                hermite[j] = sum;
+                differ = fmax(differ, fabs(sum - g[j]));
+            }
+            out |= differ > tol;
+            for (int j = 0; j < n; j++) g[j] = hermite[j];
+        }
+        for (int i = 0; i < m; i++) g[active[i]] = qs[active[i]];
+        far[e] = (uint8_t)out;
+        anchor[e] = (int32_t)a;
+    }
+    return HK_OK;
+}

@@ -1,0 +1,139 @@
+"""The compiled closed loops (csrc/loops.c) against the numpy code they stand for
+(algorithms/motion/loops.py: Closed's gap, gap rates and Jacobian jets, Newton's starts
+between the anchors, Newton, the implicit function theorem,
+:func:`~hodyn_cli.algorithms.motion.loops.project`), at every lane width and
+odd sample counts: the loops' kinematics at random configurations (not closed: the gap and
+the rotation's log away from 0) on the three bundled mechanisms and on a frame closure
+(orientation rows, redundant rows); the starts between the anchors across a gap in time;
+the projection of random forces with several columns;
+and end to end, the passive joints with their derivatives, the actuated torques and the
+constraint forces at orders 0..4. (The numpy reference is held to Pinocchio, to differences
+and to the power balance in test_loops.py.)"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import URDF, reference
+from hodyn_cli import api
+from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.motion.loops import STEP, TAYLOR, TAYLOR_TOL, _hermite, project
+from hodyn_cli.core.trajectory import cosine
+
+pytestmark = pytest.mark.kernel
+
+#: mechanism -> the actuated joints' cosine (offset, amplitude, omega per joint)
+MECHANISMS = {"fourbar": ([0.3], [1.2], [3.0]),
+              "fivebar": ([-2.0, -1.1], [0.3, 0.25], [2.0, 3.0]),
+              "leg_fourbar_knee": ([0.0, -0.5], [0.3, 0.4], [2.0, 3.0])}
+
+
+def close(ours: np.ndarray, ref: np.ndarray, axis: int, tol: float = 1e-12) -> None:
+    """Equal to ``tol`` of each derivative order's largest value (orders along ``axis``),
+    10 ``tol`` from the 3rd (sums of more and larger terms)."""
+    assert ours.shape == ref.shape
+    for k in range(ref.shape[axis]):
+        a, b = ours.take(k, axis=axis), ref.take(k, axis=axis)
+        bound = (tol if k <= 2 else 10 * tol) * max(np.abs(b).max(initial=0), 1e-300)
+        assert np.abs(a - b).max(initial=0) <= bound, k
+
+
+def welded(tmp_path):
+    """The four-bar cut at a passive joint at the rocker's end, its tip welded to the
+    coupler's end: a frame closure (6 rows, 3 independent)."""
+    text = (URDF / "fourbar.urdf").read_text().replace("</robot>", (
+        '<joint name="tip" type="revolute"><parent link="rocker_link"/><child link="tip_link"/>'
+        '<origin xyz="0.3 0 0"/><axis xyz="0 1 0"/><limit lower="-10" upper="10" effort="1" '
+        'velocity="20"/></joint><link name="tip_link"/></robot>'))
+    (tmp_path / "tip.urdf").write_text(text)
+    return api.close_loops(api.load_robot(tmp_path / "tip.urdf"), {
+        "actuated": ["crank"], "guess": {"coupler": -1.0, "rocker": -1.8, "tip": 0.6},
+        "loops": {"knee": {"type": "frame", "b": {"link": "tip_link"},
+                           "a": {"link": "coupler_link", "xyz": [0.35, 0, 0]}}}})
+
+
+@pytest.fixture(scope="module")
+def closed_robots(tmp_path_factory):
+    robots = {name: api.close_loops(api.load_robot(URDF / f"{name}.urdf"),
+                                    URDF / f"{name}_loops.toml") for name in MECHANISMS}
+    robots["welded"] = welded(tmp_path_factory.mktemp("welded"))
+    return robots
+
+
+@pytest.mark.parametrize("name", [*MECHANISMS, "welded"])
+def test_the_kinematics_match_numpy(kernel, closed_robots, name):
+    """c, its derivatives c^(k) (k = 1..4) and J's jets (to order 4) at random joint jets,
+    the loops open (7 samples: a partial lane group)."""
+    closed = closed_robots[name]
+    c = closed.coupling
+    rng = np.random.default_rng(len(name))
+    qs = c.reference + rng.uniform(-0.4, 0.4, size=(7, 6, closed.n))
+    qs[:, 1:] = rng.normal(size=(7, 5, closed.n))
+    with backends.use("numpy"):
+        R, p = c._follow(qs, 4, joints=True)
+        J_ref = c._jacobian(R, p)
+        rates_ref = [c._gap(R[:, :2 * len(c.rows), 0], p[:, :2 * len(c.rows), 0])] + \
+            [c._gap_rate(R, p, k) for k in range(1, 5)]
+    gap, J = kernel.loop_kinematics(closed, qs, c.cuts, 0, 4)
+    close(J, J_ref, axis=1)
+    close(np.stack([gap] + [kernel.loop_kinematics(closed, qs, c.cuts, k, 0, jacobian=False)[0]
+                            for k in range(1, 5)], axis=1), np.stack(rates_ref, axis=1), axis=1)
+
+
+def test_the_prediction_matches_numpy(kernel, closed_robots):
+    """Newton's starts between the anchors (the Hermite polynomials), where they are too far
+    and their anchors, on the leg along a motion with a gap in time (0.5 s after 20 samples
+    10 ms apart: the samples across it are too far)."""
+    closed = closed_robots["leg_fourbar_knee"]
+    c = closed.coupling
+    t = np.concatenate([np.arange(20) * 0.01, 0.7 + np.arange(17) * 0.01])
+    offset, amplitude, omega = MECHANISMS["leg_fourbar_knee"]
+    tr = cosine(closed.coordinate_names, t, amplitude=amplitude, omega=omega, offset=offset,
+                orders=4)
+    full = reference(c.expand, tr).derivatives
+    samples = np.setdiff1d(np.arange(len(t)), np.union1d(np.arange(0, len(t), TAYLOR),
+                                                         [len(t) - 1]))
+    ours = kernel.loop_predict(full, t, samples, TAYLOR, c.a, STEP, TAYLOR_TOL, _hermite(5))
+    with backends.use("numpy"):
+        guess, far, anchor = c._prediction(full, samples, t)
+    assert np.abs(ours[0] - guess).max() <= 1e-12 * np.abs(guess).max()
+    assert np.array_equal(ours[1], far) and far.any() and not far.all()
+    assert np.array_equal(ours[2], anchor)
+
+
+@pytest.mark.parametrize("K1", [1, 3, 5])
+def test_the_projection_matches_numpy(kernel, closed_robots, K1):
+    """lambda_r and tau_a of random forces with 3 columns from random jets of P J (9
+    samples)."""
+    c = closed_robots["leg_fourbar_knee"].coupling
+    rng = np.random.default_rng(K1)
+    PJ = rng.normal(size=(9, K1, c.rank, c.n))
+    f = rng.normal(size=(9, K1, 3, c.n))
+    for ours, ref in zip(kernel.loop_project(PJ, f, c.cuts.active, c.cuts.passive),
+                         project(PJ, f, c.a, c.p), strict=True):
+        close(ours, ref, axis=1)
+
+
+@pytest.mark.parametrize("order", [0, pytest.param(1, marks=pytest.mark.slow), 2,
+                                   pytest.param(3, marks=pytest.mark.slow), 4])
+def test_the_closed_robots_match_numpy(kernel, closed_robots, order):
+    """The passive joints and their derivatives (Newton from the anchors' Hermite
+    polynomials, the implicit function theorem), the actuated torques and the constraint
+    forces with their derivatives to ``order`` on the bundled mechanisms and the frame
+    closure (45 samples 10 ms apart: anchors and samples between), to 1e-11: numpy's
+    Newton stops its batch together and keeps J from the last step's start (a step up to
+    1e-13 from the solution), the kernel's each sample on its own at the solution."""
+    t = np.arange(45) * 0.01
+    for name, closed in closed_robots.items():
+        offset, amplitude, omega = MECHANISMS.get(name, MECHANISMS["fourbar"])
+        tr = cosine(closed.coordinate_names, t, amplitude=amplitude, omega=omega,
+                    offset=offset, orders=order + 2)
+        c = closed.coupling
+        close(c.expand(tr).derivatives, reference(c.expand, tr).derivatives, axis=1, tol=1e-11)
+        ours, ref = (api.inverse_dynamics(closed, tr, order=order),
+                     reference(api.inverse_dynamics, closed, tr, order=order))
+        for base in ("tau", "Fl"):
+            close(np.stack([ours[api.derivative_name(base, k)] for k in range(order + 1)], 1),
+                  np.stack([ref[api.derivative_name(base, k)] for k in range(order + 1)], 1),
+                  axis=1, tol=1e-11)
