@@ -368,7 +368,7 @@ class CompiledBackend(NumpyBackend):
     # -- closed loops (the numpy reference: algorithms/motion/loops.py) ---------------------
     def loops_run(self, model: Model, order: int = 0) -> bool:
         """Whether the loop entry points run this model at derivative order ``order``."""
-        return model.n > 0 and model_data(model).kernel_joints and order <= self.max_order
+        return model.n > 0 and not model.has_joint_models and order <= self.max_order
 
     def loop_kinematics(self, model, qs, cuts, rate, order, gap=True, jacobian=True):
         """The cuts' gap c (N, R) (``rate`` > 0: its derivative c^(rate) with the passive
@@ -381,7 +381,7 @@ class CompiledBackend(NumpyBackend):
         R = len(cuts.row_loop)
         c = np.empty((N, R)) if gap else None
         J = np.empty((N, order + 1, R, model.n)) if jacobian else None
-        _check(self.lib.hodyn_loop_kinematics(self.data(model), N, D, *jets, *_cuts(cuts),
+        _check(self.lib.hodyn_loop_kinematics(self.data(model).struct, N, D, *jets, *_cuts(cuts),
                                               rate, order, _ptr(c), _ptr(J)))
         return c, J
 
@@ -394,7 +394,7 @@ class CompiledBackend(NumpyBackend):
         q = np.ascontiguousarray(q, dtype=np.float64)
         c, PJ, off = np.empty((N, R)), np.empty((N, r, n)), np.empty(N)
         ok = np.empty(N, dtype=np.uint8)
-        _check(self.lib.hodyn_loop_newton(self.data(model), N, q, *_cuts(cuts), r, cuts.P,
+        _check(self.lib.hodyn_loop_newton(self.data(model).struct, N, q, *_cuts(cuts), r, cuts.P,
                                           cuts.passive, iterations, tol, quadratic, near, c, PJ,
                                           off, ok))
         return q, c, PJ, off, ok.astype(bool)
@@ -414,7 +414,7 @@ class CompiledBackend(NumpyBackend):
         if N >= 2**31:
             raise TrajectoryError(f"{N} samples in one chunk: at most 2**31 - 1")
         rows = np.ascontiguousarray(rows, dtype=np.int32)
-        _check(self.lib.hodyn_loop_rates(self.data(model), N, D, full, len(rows), rows,
+        _check(self.lib.hodyn_loop_rates(self.data(model).struct, N, D, full, len(rows), rows,
                                          *_cuts(cuts), len(cuts.P), cuts.P, cuts.passive,
                                          np.ascontiguousarray(Jp, dtype=np.float64), _ptr(PJ)))
 
