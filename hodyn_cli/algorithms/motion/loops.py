@@ -278,6 +278,12 @@ class Closed(coupling.Coupling):
         runs = getattr(backend, "loops_run", None)   # (the compiled backend's alone)
         return backend if runs is not None and runs(self.model, order) else None
 
+    def _data(self) -> object:
+        """The backend's data of the model (its compiled struct), made once for a request's
+        many kernel calls (None where the numpy code runs)."""
+        kernel = self._kernel()
+        return None if kernel is None else kernel.data(self.model)
+
     @property
     def summary(self) -> str:
         """What the loops leave: rows, independent ones, coordinates."""
@@ -313,7 +319,8 @@ class Closed(coupling.Coupling):
             qs = np.concatenate([qs, np.zeros((qs.shape[0], max(K, 1) + 1 - qs.shape[1],
                                                self.n))], axis=1)
         frames = self.sides + (self.joint_frames if joints else ())
-        return backends.current().contact_frames(self.model, qs, frames, K)
+        backend, data = backends.prepare(self.model)
+        return backend.contact_frames(self.model, data, qs, frames, K)
 
     def _gap(self, R: np.ndarray, p: np.ndarray) -> np.ndarray:
         """``c`` (N, R): the kept rows of ``(log(R_a R_b^T); p_a - p_b)`` per loop, from the
@@ -402,7 +409,7 @@ class Closed(coupling.Coupling):
         return self._closed(qa, t, np.arange(qa.shape[0]))[0]
 
     def _closed(self, qa: np.ndarray, t: np.ndarray | None, ids: np.ndarray,
-                coarse: int = COARSE) -> tuple[np.ndarray, np.ndarray]:
+                coarse: int = COARSE, data: object = None) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`positions` and ``P J_p`` there (N, r, r); ``ids``: the samples' indices in
         the file (and in ``t``), for messages.
 
@@ -415,12 +422,13 @@ class Closed(coupling.Coupling):
         stride = 1 << min(coarse.bit_length() - 1, max(N - 1, 1).bit_length() - 1)
         first = np.arange(0, N, stride)
         q[first], c[first], PJ[first], off[first] = self._continued(
-            np.broadcast_to(self.reference, (len(first), self.n)), qa[first], t, ids[first])
+            np.broadcast_to(self.reference, (len(first), self.n)), qa[first], t, ids[first],
+            data)
         while stride > 1:
             half = stride // 2
             new = np.arange(half, N, stride)
             q[new], c[new], PJ[new], off[new] = self._continued(q[new - half], qa[new], t,
-                                                                ids[new])
+                                                                ids[new], data)
             stride = half
         return q, self._checked(c, PJ, off, t, ids)
 
@@ -450,7 +458,7 @@ class Closed(coupling.Coupling):
         return PJ[:, :, self.p]
 
     def _continued(self, q0: np.ndarray, qa: np.ndarray, t: np.ndarray | None,
-                   samples: np.ndarray) -> tuple[np.ndarray, ...]:
+                   samples: np.ndarray, data: object = None) -> tuple[np.ndarray, ...]:
         """The closed positions at the actuated ``qa`` (M, m) continued from the closed ``q0``
         (M, n) in steps of at most ``STEP`` (``samples``: their indices, for messages), and
         Newton's last residual, P J and J's rows off its span (:meth:`_newton`)."""
@@ -459,12 +467,13 @@ class Closed(coupling.Coupling):
         steps = max(1, ceil(np.abs(qa - start).max(initial=0.0) / STEP))
         for s in range(1, steps + 1):
             q[:, self.a] = start + (qa - start) * (s / steps)
-            c, PJ, off, _ = self._newton(q, ITERATIONS if s == steps else 3, t, samples)
+            c, PJ, off, _ = self._newton(q, ITERATIONS if s == steps else 3, t, samples,
+                                         data=data)
         return q, c, PJ, off
 
     def _newton(self, q: np.ndarray, iterations: int, t: np.ndarray | None,
-                samples: np.ndarray, rates: tuple[np.ndarray, np.ndarray] | None = None
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                samples: np.ndarray, rates: tuple[np.ndarray, np.ndarray] | None = None,
+                data: object = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Newton's steps on q (M, n) in place until the largest is below ``RESIDUAL_TOL``,
         or until one from a kept residual ``P c`` below it converged quadratically (the step
         under ``QUADRATIC`` times the one before: the next would be below rounding; near a
@@ -479,18 +488,20 @@ class Closed(coupling.Coupling):
         ``rates`` (full, jacobians): the samples are rows ``samples`` of ``full`` (N, D, n),
         and where the kernel runs at order D - 1 its pass goes on to their positions and
         derivatives there and ``P J``'s jets in ``jacobians`` (:meth:`_derivatives`, one pass
-        of the poses fewer). The fourth array (M,) says where it did (numpy's: nowhere)."""
+        of the poses fewer). The fourth array (M,) says where it did (numpy's: nowhere).
+        ``data``: the request's backend data (:meth:`_data`; None: made for this call)."""
         kernel = self._kernel()
         if kernel is None:
             return (*self._newton_numpy(q, iterations, t, samples), np.zeros(len(q), bool))
         if rates is not None and self._kernel(rates[0].shape[1] - 1) is not None:
             out, c, PJ, off, ok = kernel.loop_newton(
                 self.model, q, self.cuts, iterations, RESIDUAL_TOL, QUADRATIC,
-                SINGULAR_TOL ** 0.5, (rates[0], samples, rates[1]))
+                SINGULAR_TOL ** 0.5, (rates[0], samples, rates[1]), data=data)
             rated = ok
         else:
             out, c, PJ, off, ok = kernel.loop_newton(self.model, q, self.cuts, iterations,
-                                                     RESIDUAL_TOL, QUADRATIC, SINGULAR_TOL ** 0.5)
+                                                     RESIDUAL_TOL, QUADRATIC, SINGULAR_TOL ** 0.5,
+                                                     data=data)
             rated = np.zeros(len(q), bool)
         if not ok.all():   # (from where the kernel stopped)
             rest = out[~ok]
@@ -552,25 +563,26 @@ class Closed(coupling.Coupling):
         full[:, :, self.a] = qs
         samples = np.arange(N)
         jacobians = np.empty((N, max(D - 1, 1), self.rank, self.n))
-        found = True
+        found, data = True, self._data()
         if D > 1 and t is not None and N > 2 * TAYLOR:
             anchors = np.zeros(N, dtype=bool)   # (a mask: union1d and setdiff1d sort)
             anchors[::TAYLOR] = anchors[-1] = True   # (every sample between two)
             coarse = np.flatnonzero(anchors)
             # (every COARSE-th sample of the file still continued from the assembly)
-            full[coarse, 0], Jp = self._closed(qs[coarse, 0], t, coarse, COARSE // TAYLOR)
-            found &= self._derivatives(full, coarse, Jp, jacobians)
+            full[coarse, 0], Jp = self._closed(qs[coarse, 0], t, coarse, COARSE // TAYLOR, data)
+            found &= self._derivatives(full, coarse, Jp, jacobians, data)
             samples = np.flatnonzero(~anchors)
-            full[samples, 0], Jp, rated = self._predicted(full, samples, t, jacobians)
+            full[samples, 0], Jp, rated = self._predicted(full, samples, t, jacobians, data)
             if rated.any():   # (their derivatives found with them)
                 samples, Jp = samples[~rated], Jp[~rated]
         else:
-            full[:, 0], Jp = self._closed(qs[:, 0], t, samples)
-        found &= self._derivatives(full, samples, Jp, jacobians)
+            full[:, 0], Jp = self._closed(qs[:, 0], t, samples, data=data)
+        found &= self._derivatives(full, samples, Jp, jacobians, data)
         return full, jacobians if found else None
 
     def _predicted(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray,
-                   jacobians: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                   jacobians: np.ndarray, data: object = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The positions at ``samples`` (M, n) and ``P J_p`` there by Newton from the Hermite
         polynomial of the two anchors around each (every ``TAYLOR``-th sample and the last,
         solved in ``full`` with their derivatives). Where the nearest one's Taylor
@@ -588,7 +600,7 @@ class Closed(coupling.Coupling):
         qa = guess[:, self.a]
         q, near = guess.copy(), ~far
         if near.all():   # (the common case: no masked copies)
-            c, PJ, off, rated = self._newton(q, ITERATIONS, t, samples, (full, jacobians))
+            c, PJ, off, rated = self._newton(q, ITERATIONS, t, samples, (full, jacobians), data)
         else:
             M = len(samples)
             c, PJ, off = np.zeros((M, self.n_rows)), np.zeros((M, self.rank, self.n)), np.zeros(M)
@@ -596,14 +608,14 @@ class Closed(coupling.Coupling):
             if near.any():
                 part = q[near]   # (a copy: Newton moves it, then it goes back)
                 c[near], PJ[near], off[near], rated[near] = self._newton(
-                    part, ITERATIONS, t, samples[near], (full, jacobians))
+                    part, ITERATIONS, t, samples[near], (full, jacobians), data)
                 q[near] = part
         # wandered off, or not closed: continued instead (the checks then judge)
         far |= (np.abs(q - guess).max(axis=1) > STEP) | (np.abs(c @ self.P.T).max(axis=1)
                                                          > RESIDUAL_TOL ** 0.5)
         if far.any():
             q[far], c[far], PJ[far], off[far] = self._continued(full[anchor[far], 0], qa[far],
-                                                                t, samples[far])
+                                                                t, samples[far], data)
         return q, self._checked(c, PJ, off, t, samples), rated & ~far
 
     def _prediction(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray
@@ -638,7 +650,7 @@ class Closed(coupling.Coupling):
         return guess, far, anchor
 
     def _derivatives(self, full: np.ndarray, samples: np.ndarray, Jp: np.ndarray,
-                     jacobians: np.ndarray) -> bool:
+                     jacobians: np.ndarray, data: object = None) -> bool:
         """q_p^(k), k = 1..D-1, at ``samples`` of ``full`` (N, D, n), in place, from ``P J_p``
         there (M, r, r). With q_p^(k) still 0, the k-th derivative of the cuts' gap is ``c^(k)
         = J_a q_a^(k) + sum_{1<=j<k} C(k-1, j) J^(j) q^(k-j)``, the known part: the cuts'
@@ -650,7 +662,7 @@ class Closed(coupling.Coupling):
             return False
         kernel = self._kernel(D - 1)
         if kernel is not None:
-            kernel.loop_rates(self.model, full, self.cuts, Jp, samples, jacobians)
+            kernel.loop_rates(self.model, full, self.cuts, Jp, samples, jacobians, data=data)
             return True
         inverse = np.linalg.inv(Jp)
         part = full[samples]
