@@ -278,7 +278,7 @@ class Closed(coupling.Coupling):
         runs = getattr(backend, "loops_run", None)   # (the compiled backend's alone)
         return backend if runs is not None and runs(self.model, order) else None
 
-    def _data(self) -> object:
+    def _data(self) -> backends.Data:
         """The backend's data of the model (its compiled struct), made once for a request's
         many kernel calls (None where the numpy code runs)."""
         kernel = self._kernel()
@@ -409,7 +409,7 @@ class Closed(coupling.Coupling):
         return self._closed(qa, t, np.arange(qa.shape[0]))[0]
 
     def _closed(self, qa: np.ndarray, t: np.ndarray | None, ids: np.ndarray,
-                coarse: int = COARSE, data: object = None) -> tuple[np.ndarray, np.ndarray]:
+                coarse: int = COARSE, data: backends.Data = None) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`positions` and ``P J_p`` there (N, r, r); ``ids``: the samples' indices in
         the file (and in ``t``), for messages.
 
@@ -458,7 +458,7 @@ class Closed(coupling.Coupling):
         return PJ[:, :, self.p]
 
     def _continued(self, q0: np.ndarray, qa: np.ndarray, t: np.ndarray | None,
-                   samples: np.ndarray, data: object = None) -> tuple[np.ndarray, ...]:
+                   samples: np.ndarray, data: backends.Data = None) -> tuple[np.ndarray, ...]:
         """The closed positions at the actuated ``qa`` (M, m) continued from the closed ``q0``
         (M, n) in steps of at most ``STEP`` (``samples``: their indices, for messages), and
         Newton's last residual, P J and J's rows off its span (:meth:`_newton`)."""
@@ -473,17 +473,17 @@ class Closed(coupling.Coupling):
 
     def _newton(self, q: np.ndarray, iterations: int, t: np.ndarray | None,
                 samples: np.ndarray, rates: tuple[np.ndarray, np.ndarray] | None = None,
-                data: object = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                data: backends.Data = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Newton's steps on q (M, n) in place until the largest is below ``RESIDUAL_TOL``,
         or until one from a kept residual ``P c`` below it converged quadratically (the step
         under ``QUADRATIC`` times the one before: the next would be below rounding; near a
         singular configuration Newton converges linearly and goes on). Returns the residual
         c, ``P J`` and J's rows off its span (:meth:`_kept`): what the checks and the
-        implicit function theorem use: those at the last step's start (within
-        ``RESIDUAL_TOL`` of the solution; no evaluation more). The compiled kernel's where it
-        runs (each sample stops on its own, so that a sample's numbers do not depend on which
-        samples share its batch); numpy's (the reference: the batch stops together) where
-        the kernel finds ``P J_p`` near singular.
+        implicit function theorem use, where the last step started. The compiled kernel's
+        where it runs (each sample stops on its own, so that a sample's numbers do not depend
+        on which samples share its batch; where its last step was not below ``RESIDUAL_TOL``,
+        a quadratic stop, the three are evaluated once more at its end); numpy's (the
+        reference: the batch stops together) where the kernel finds ``P J_p`` near singular.
 
         ``rates`` (full, jacobians): the samples are rows ``samples`` of ``full`` (N, D, n),
         and where the kernel runs at order D - 1 its pass goes on to their positions and
@@ -581,7 +581,7 @@ class Closed(coupling.Coupling):
         return full, jacobians if found else None
 
     def _predicted(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray,
-                   jacobians: np.ndarray, data: object = None
+                   jacobians: np.ndarray, data: backends.Data = None
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The positions at ``samples`` (M, n) and ``P J_p`` there by Newton from the Hermite
         polynomial of the two anchors around each (every ``TAYLOR``-th sample and the last,
@@ -650,7 +650,7 @@ class Closed(coupling.Coupling):
         return guess, far, anchor
 
     def _derivatives(self, full: np.ndarray, samples: np.ndarray, Jp: np.ndarray,
-                     jacobians: np.ndarray, data: object = None) -> bool:
+                     jacobians: np.ndarray, data: backends.Data = None) -> bool:
         """q_p^(k), k = 1..D-1, at ``samples`` of ``full`` (N, D, n), in place, from ``P J_p``
         there (M, r, r). With q_p^(k) still 0, the k-th derivative of the cuts' gap is ``c^(k)
         = J_a q_a^(k) + sum_{1<=j<k} C(k-1, j) J^(j) q^(k-j)``, the known part: the cuts'

@@ -22,7 +22,9 @@
  *   and J where that last step started if it was below tol (as numpy's; no evaluation more
  *   for them), else (a quadratic stop: a step up to `quadratic` x the one before) at its end,
  *   and a flag per sample: 0 where P J_p is near singular (Hadamard's ratio |det| /
- *   prod(row norms) below `near`): the caller decides those as numpy does.
+ *   prod(row norms) below `near`): the caller decides those as numpy does. Given the motion
+ *   (the samples its rows), hodyn_loop_rates' work follows in the same pass where the flag is
+ *   1: the actuated joints' poses are Newton's, the passive ones' found again at its end.
  * hodyn_loop_predict: Newton's starts between the anchors (their Taylor and Hermite
  *   polynomials) and where they are too far.
  * hodyn_loop_rates: the implicit function theorem order by order, q_p^(k) = -(P J_p)^-1 P
