@@ -97,6 +97,16 @@ def _turned(R: np.ndarray, x: np.ndarray) -> np.ndarray | None:
     return sum(R[..., c] * x[:, c, None] for c in used)
 
 
+def _largest(x: np.ndarray) -> np.ndarray:
+    """``max_j |x_ij|`` (M,) of x (M, k) with few columns, column by column (numpy's
+    ``max(axis=1)`` over short rows costs ~20x as much: ~1.6 ms for 17 500 rows of 4, the
+    closed robot's checks between the anchors)."""
+    out = np.abs(x[:, 0])
+    for j in range(1, x.shape[1]):
+        np.maximum(out, np.abs(x[:, j]), out=out)
+    return out
+
+
 @cache
 def _factorials(D: int) -> np.ndarray:
     """``k!``, k = 0..D-1."""
@@ -446,7 +456,7 @@ class Closed(coupling.Coupling):
         its span (:meth:`_kept`) at the samples ``samples``, once the loops are closed there
         and the kept rows still span J's (Newton screened ``P J_p`` at every step:
         :meth:`_nonsingular`)."""
-        bad = np.abs(c).max(axis=1) > 1e-9
+        bad = _largest(c) > 1e-9
         if bad.any():
             raise HodynError(f"{self._where(t, int(samples[bad.argmax()]))}: the loops cannot "
                              f"close there (residual {np.abs(c[bad.argmax()]).max():.3g})")
@@ -611,8 +621,7 @@ class Closed(coupling.Coupling):
                     part, ITERATIONS, t, samples[near], (full, jacobians), data)
                 q[near] = part
         # wandered off, or not closed: continued instead (the checks then judge)
-        far |= (np.abs(q - guess).max(axis=1) > STEP) | (np.abs(c @ self.P.T).max(axis=1)
-                                                         > RESIDUAL_TOL ** 0.5)
+        far |= (_largest(q - guess) > STEP) | (_largest(c @ self.P.T) > RESIDUAL_TOL ** 0.5)
         if far.any():
             q[far], c[far], PJ[far], off[far] = self._continued(full[anchor[far], 0], qa[far],
                                                                 t, samples[far], data)
@@ -633,8 +642,8 @@ class Closed(coupling.Coupling):
         at = full[anchor]
         guess = np.einsum("sk,skn->sn", powers, at)
         qa = full[samples, 0][:, self.a]
-        far = (np.abs(qa - at[:, 0, self.a]).max(axis=1) > STEP) | \
-            (np.abs(powers[:, -1:] * at[:, -1]).max(axis=1) > TAYLOR_TOL)
+        far = (_largest(qa - at[:, 0, self.a]) > STEP) | \
+            (_largest(powers[:, -1:] * at[:, -1]) > TAYLOR_TOL)
         # their Hermite polynomial (degree 2D - 1: far closer than either Taylor polynomial),
         # unless it disagrees with the nearest one's Taylor polynomial
         span = t[right] - t[left]
@@ -644,7 +653,7 @@ class Closed(coupling.Coupling):
         scale = np.vander(span, D, increasing=True)
         hermite = np.einsum("sk,skn->sn", weights[:, :D] * scale, full[left]) + \
             np.einsum("sk,skn->sn", weights[:, D:] * scale, full[right])
-        far |= both & (np.abs(hermite - guess).max(axis=1) > TAYLOR_TOL)
+        far |= both & (_largest(hermite - guess) > TAYLOR_TOL)
         guess = np.where(both[:, None], hermite, guess)
         guess[:, self.a] = qa
         return guess, far, anchor
