@@ -760,9 +760,10 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
             if (good[l]) live_s[live++] = l;
         for (int x = 0; x < live; x++) {   /* (the lanes ok: compacted to the front) */
             const int l = (int)live_s[x];
+            live_s[x] = lane_s[l];
+            if (l == x) continue;
             for (int e = 0; e < D * n; e++) Qs[e][x] = Qs[e][l];
             for (int e = 0; jets && e < (D - 1) * r * n; e++) PJD[e][x] = PJD[e][l];
-            live_s[x] = lane_s[l];
         }
         rates_scatter(n, D, &k, Qs, jets ? PJD : NULL, live_s, live, 1, qs, jets);
     }
