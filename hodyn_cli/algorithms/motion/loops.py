@@ -107,6 +107,13 @@ def _largest(x: np.ndarray) -> np.ndarray:
     return out
 
 
+def _kept_rows(P: np.ndarray, J: np.ndarray) -> np.ndarray:
+    """``P J`` (..., r, n) of the kept rows P (r, R) and J (..., R, n), as one 2-D product
+    (numpy's matmul of a stack of small matrices costs ~50x as much: 3 ms for 20 000 samples'
+    constraint forces)."""
+    return np.moveaxis(np.tensordot(J, P, axes=(-2, 1)), -1, -2)
+
+
 @cache
 def _factorials(D: int) -> np.ndarray:
     """``k!``, k = 0..D-1."""
@@ -317,8 +324,9 @@ class Closed(coupling.Coupling):
         least (qs (N, >= K+1, n))."""
         kernel = self._kernel(K)
         if kernel is not None:
-            return self.P @ kernel.loop_kinematics(self.model, qs, self.cuts, 0, K, gap=False)[1]
-        return self.P @ self._jacobian(*self._follow(qs, K, joints=True))
+            return _kept_rows(self.P, kernel.loop_kinematics(self.model, qs, self.cuts, 0, K,
+                                                             gap=False)[1])
+        return _kept_rows(self.P, self._jacobian(*self._follow(qs, K, joints=True)))
 
     def _follow(self, qs: np.ndarray, K: int, joints: bool) -> tuple[np.ndarray, np.ndarray]:
         """The jets to order K of the cuts' frames (and with ``joints`` of the path's joint
@@ -705,7 +713,7 @@ class Closed(coupling.Coupling):
         lam, tau = (project(PJ, flat, self.a, self.p) if kernel is None else
                     kernel.loop_project(PJ, flat, self.cuts.active, self.cuts.passive))
         return (np.moveaxis(tau.reshape(g.shape[:-1] + (-1,)), -1, axis),
-                lam.reshape(g.shape[:-1] + (-1,)) @ self.P)
+                (lam.reshape(-1, self.rank) @ self.P).reshape(g.shape[:-1] + (-1,)))
 
     # -- the coupling's interface ------------------------------------------------------------
     def phi(self, q: np.ndarray) -> np.ndarray:
