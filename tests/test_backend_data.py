@@ -1,0 +1,42 @@
+"""The backends' Data (issue 36, item 3): made once per request, for one model and one
+backend; a Data given with another model is not used for it."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from conftest import URDF, random_cosine
+from hodyn_cli import api
+from hodyn_cli.algorithms import backends
+from hodyn_cli.modeling.urdf import load_model
+
+
+def test_a_data_given_with_another_model_is_not_used_for_it():
+    """Two models of the same shape (the inertias doubled: a replaced model): a Data made for
+    one, given with the other, gives the other's numbers, not the first's."""
+    model = load_model(URDF / "iiwa14.urdf")
+    heavy = dataclasses.replace(model, inertias=model.inertias * 2)
+    traj = random_cosine(model, np.linspace(0, 1, 12), orders=4)
+    data = api.backend_data(model)
+    want = api.inverse_dynamics(heavy, traj, order=1).tau
+    assert np.array_equal(api.inverse_dynamics(heavy, traj, order=1, data=data).tau, want)
+    assert np.array_equal(api.matrices(heavy, traj, data=data).M,
+                          api.matrices(heavy, traj).M)
+    # and the model's own Data is still used for it (made once, not per call)
+    assert backends.prepare(model, data)[1] is data
+
+
+def test_what_a_data_keeps_is_for_its_own_model():
+    """``data.derived`` keeps what was found for the Data's model (the drives' requirements):
+    asked about another model (a replaced one, same joints), it finds it for that one."""
+    model = load_model(URDF / "iiwa14.urdf")
+    heavy = dataclasses.replace(model, inertias=model.inertias * 2)
+    data = api.backend_data(model)
+
+    def mass(m, body):
+        return float(m.inertias[body, 3, 3])
+
+    assert data.derived(mass, model, 2) == mass(model, 2)
+    assert data.derived(mass, heavy, 2) == mass(heavy, 2) == 2 * mass(model, 2)
