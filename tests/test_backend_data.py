@@ -1,16 +1,21 @@
 """The backends' Data (issue 36, item 3): made once per request, for one model and one
-backend; a Data given with another model is not used for it."""
+backend; a Data given with another model is not used for it, and a job that has made its Data
+still pickles (to a Dask worker) without it."""
 
 from __future__ import annotations
 
 import dataclasses
+import pickle
 
 import numpy as np
 
 from conftest import URDF, random_cosine
 from hodyn_cli import api
 from hodyn_cli.algorithms import backends
+from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.modeling.drives import read_drives
 from hodyn_cli.modeling.urdf import load_model
+from hodyn_cli.pipeline.jobs import ElasticJob, LawsJob, TorqueJob
 
 
 def test_a_data_given_with_another_model_is_not_used_for_it():
@@ -40,3 +45,23 @@ def test_what_a_data_keeps_is_for_its_own_model():
 
     assert data.derived(mass, model, 2) == mass(model, 2)
     assert data.derived(mass, heavy, 2) == mass(heavy, 2) == 2 * mass(model, 2)
+
+
+def test_a_job_that_has_made_its_data_still_pickles_and_computes_the_same():
+    """A job runs its first chunks here (its Data made), then goes to a Dask worker or a
+    process pool: it pickles (without this process's Data) and computes the same bytes."""
+    model = load_model(URDF / "iiwa14.urdf")
+    traj = random_cosine(model, np.linspace(0, 1, 30), orders=4)
+    chunk = Trajectory(traj.joint_names, traj.derivatives)
+    job = TorqueJob(model, order=2)
+    here = job(chunk)
+    assert "data" in vars(job)
+    there = pickle.loads(pickle.dumps(job))
+    assert "data" not in vars(there)
+    out = there(chunk)
+    assert all(np.array_equal(out[k], here[k]) for k in here)
+    # the jobs whose derivative needs make the Data before any chunk (``need``)
+    drives = read_drives(URDF / "iiwa14_drives.toml", model)
+    for job in (ElasticJob(model, drives, order=0), LawsJob(model, order=1, drives=drives)):
+        assert job.need > 0
+        assert pickle.loads(pickle.dumps(job)).need == job.need

@@ -101,6 +101,14 @@ class _Job:
         """What the backend derives from the model (:func:`~hodyn_cli.api.backend_data`)."""
         return api.backend_data(self.model)
 
+    def __getstate__(self) -> dict:
+        """Pickled (to a Dask worker) without the Data: it is this process's (the compiled
+        kernel's struct holds pointers, its backend a loaded library); the worker makes its
+        own on its first chunk."""
+        state = self.__dict__.copy()
+        state.pop("data", None)
+        return state
+
 
 @dataclass(frozen=True, eq=False)
 class _RigidJob(_Job):
