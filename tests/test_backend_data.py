@@ -65,3 +65,20 @@ def test_a_job_that_has_made_its_data_still_pickles_and_computes_the_same():
     for job in (ElasticJob(model, drives, order=0), LawsJob(model, order=1, drives=drives)):
         assert job.need > 0
         assert pickle.loads(pickle.dumps(job)).need == job.need
+
+
+def test_check_and_retime_make_the_data_once_per_request_not_per_chunk(monkeypatch):
+    """The scaling laws of a stream (``hodyn check``, ``retime``: a LawsJob) use the job's
+    Data for every chunk: rigid (no drives) too, not a Data per chunk and per pass."""
+    from hodyn_cli.algorithms.backends.numpy.model_data import ModelData
+
+    model = load_model(URDF / "iiwa14.urdf")
+    traj = random_cosine(model, np.linspace(0, 1, 40), orders=5)
+    made = []
+    init = ModelData.__init__
+    monkeypatch.setattr(ModelData, "__init__", lambda self, m: made.append(m) or init(self, m))
+    job = LawsJob(model, order=2)
+    for rows in (slice(0, 20), slice(20, 40)):
+        job(Trajectory(traj.joint_names, traj.derivatives[rows]))
+    assert made == [model]
+
