@@ -82,3 +82,19 @@ def test_check_and_retime_make_the_data_once_per_request_not_per_chunk(monkeypat
         job(Trajectory(traj.joint_names, traj.derivatives[rows]))
     assert made == [model]
 
+
+def test_a_simulation_makes_the_data_once_not_per_step(monkeypatch):
+    """``simulate`` (``hodyn validate --simulate``) evaluates the forward dynamics thousands
+    of times: one Data for the whole integration, not one per right-hand side (that made it
+    2.3 times slower on iiwa14)."""
+    from hodyn_cli.algorithms.backends.numpy.model_data import ModelData
+
+    model = load_model(URDF / "planar_2r.urdf")
+    t = np.linspace(0, 0.2, 5)
+    traj = random_cosine(model, t, orders=3)
+    tau = api.inverse_dynamics(model, traj, order=0).tau
+    made = []
+    init = ModelData.__init__
+    monkeypatch.setattr(ModelData, "__init__", lambda self, m: made.append(m) or init(self, m))
+    api.simulate(model, t, traj.derivatives[0, 0], traj.derivatives[0, 1], tau=tau)
+    assert made == [model]
