@@ -98,3 +98,22 @@ def test_a_simulation_makes_the_data_once_not_per_step(monkeypatch):
     monkeypatch.setattr(ModelData, "__init__", lambda self, m: made.append(m) or init(self, m))
     api.simulate(model, t, traj.derivatives[0, 0], traj.derivatives[0, 1], tau=tau)
     assert made == [model]
+
+
+def test_docs_python_says_which_operations_the_compiled_kernel_leaves_to_numpy():
+    """docs/python.md names what ``backend_runs()`` gives for the compiled kernel (it said
+    the kernel runs them all: three operations are numpy's)."""
+    import pytest
+
+    from conftest import ROOT
+
+    try:
+        with backends.use("compiled"):
+            runs = api.backend_runs()
+    except backends.Unavailable:
+        pytest.skip("no compiled kernel here")
+    left = {op for op, who in runs.items() if who == "numpy"}
+    assert left == {"joint_wrenches", "spatial_inverse_dynamics", "spatial_kinematics"}
+    text = " ".join((ROOT / "docs" / "python.md").read_text().split())
+    assert ("the compiled kernel all but the joint wrenches, the spatial method and the "
+            "spatial kinematics, which run as numpy's") in text
