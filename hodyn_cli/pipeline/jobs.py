@@ -157,11 +157,6 @@ class TorqueJob(_RigidJob):
         # sample for a humanoid at order 2 (peak RSS ~440 MB at the reader's chunk, ~250 MB here)
         return CHUNK_ROWS // 4 if self.contacts else CHUNK_ROWS
 
-    @cached_property  # probes the model: once per job, not per chunk
-    def drive_requirements(self):
-        return None if self.drives is None else api.drive_requirements(
-            self.model, self.drives, self.order, self.drive_model, self.data)
-
     @property
     def current_joints(self) -> list[str]:
         """The joints whose drive has a torque constant (they get current columns)."""
