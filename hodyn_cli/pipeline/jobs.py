@@ -102,12 +102,12 @@ class _Job:
         return api.backend_data(self.model)
 
     def __getstate__(self) -> dict:
-        """Pickled (to a process pool or a Dask worker) without its Data: that holds this
-        process's kernel struct (pointers), and the worker's backend makes its own."""
-        return {k: v for k, v in self.__dict__.items() if k != "data"}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)  # (frozen: no setattr)
+        """Pickled (to a Dask worker) without the Data: it is this process's (the compiled
+        kernel's struct holds pointers, its backend a loaded library); the worker makes its
+        own on its first chunk."""
+        state = self.__dict__.copy()
+        state.pop("data", None)
+        return state
 
 
 @dataclass(frozen=True, eq=False)
@@ -156,11 +156,6 @@ class TorqueJob(_RigidJob):
         # on contacts: the frames' forward pass and the distribution's jets hold ~25 kB per
         # sample for a humanoid at order 2 (peak RSS ~440 MB at the reader's chunk, ~250 MB here)
         return CHUNK_ROWS // 4 if self.contacts else CHUNK_ROWS
-
-    @cached_property  # probes the model: once per job, not per chunk
-    def drive_requirements(self):
-        return None if self.drives is None else api.drive_requirements(
-            self.model, self.drives, self.order, self.drive_model, self.data)
 
     @property
     def current_joints(self) -> list[str]:

@@ -121,6 +121,13 @@ def _numpy_without_joints(operation=None, *, multi_dof: bool = False):
     return decorate(operation) if operation else decorate
 
 
+def _struct(backend: CompiledBackend, model: Model, data: CompiledData | None):
+    """The HModel struct of ``data`` (the caller's Data for ``model``), else of a Data made now."""
+    if data is None or data.made_by is not backend or data.model is not model:
+        data = backend.data(model)
+    return data.struct
+
+
 def _kernel_arrays(model: Model, data: ModelData) -> tuple[np.ndarray, ...]:
     """The arrays of the model's HModel struct (hodyn.h), in its order after n: each joint's
     kind (a continuous joint is revolute), where its velocity coordinates start
@@ -370,10 +377,11 @@ class CompiledBackend(NumpyBackend):
         """Whether the loop entry points run this model at derivative order ``order``."""
         return model.n > 0 and not model.has_joint_models and order <= self.max_order
 
-    def loop_kinematics(self, model, qs, cuts, rate, order, gap=True, jacobian=True):
+    def loop_kinematics(self, model, qs, cuts, rate, order, gap=True, jacobian=True, data=None):
         """The cuts' gap c (N, R) (``rate`` > 0: its derivative c^(rate) with the passive
         joints' q^(rate) as given) and J's jets (N, order+1, R, n): ``Closed.residual``,
-        ``_gap_rate`` and ``_jacobian``."""
+        ``_gap_rate`` and ``_jacobian``. ``data``: this backend's Data for the model (None:
+        made now), as for every loop entry point below."""
         need = max(rate, order, 1) + 1   # (the pass wants q' even for poses alone: 0)
         if qs.shape[1] < need:
             qs = np.concatenate([qs, np.zeros((qs.shape[0], need - qs.shape[1], model.n))], 1)
@@ -381,11 +389,11 @@ class CompiledBackend(NumpyBackend):
         R = len(cuts.row_loop)
         c = np.empty((N, R)) if gap else None
         J = np.empty((N, order + 1, R, model.n)) if jacobian else None
-        _check(self.lib.hodyn_loop_kinematics(self.data(model).struct, N, D, *jets, *_cuts(cuts),
+        _check(self.lib.hodyn_loop_kinematics(_struct(self, model, data), N, D, *jets, *_cuts(cuts),
                                               rate, order, _ptr(c), _ptr(J)))
         return c, J
 
-    def loop_newton(self, model, q, cuts, iterations, tol, quadratic, near):
+    def loop_newton(self, model, q, cuts, iterations, tol, quadratic, near, data=None):
         """Newton on the kept rows from q (N, n) (in place where it is C-contiguous float64):
         the positions, and there the residual c (N, R), P J (N, r, n) and how far J's rows
         leave P's span (N,) (``Closed._kept``), and where P J_p was not near singular (N,)
@@ -394,12 +402,12 @@ class CompiledBackend(NumpyBackend):
         q = np.ascontiguousarray(q, dtype=np.float64)
         c, PJ, off = np.empty((N, R)), np.empty((N, r, n)), np.empty(N)
         ok = np.empty(N, dtype=np.uint8)
-        _check(self.lib.hodyn_loop_newton(self.data(model).struct, N, q, *_cuts(cuts), r, cuts.P,
+        _check(self.lib.hodyn_loop_newton(_struct(self, model, data), N, q, *_cuts(cuts), r, cuts.P,
                                           cuts.passive, iterations, tol, quadratic, near, c, PJ,
                                           off, ok))
         return q, c, PJ, off, ok.astype(bool)
 
-    def loop_rates(self, model, full, cuts, Jp, rows, PJ=None):
+    def loop_rates(self, model, full, cuts, Jp, rows, PJ=None, data=None):
         """The passive joints' derivatives by the implicit function theorem at the samples
         ``rows`` (M,) of ``full`` (N, D, n, C-contiguous float64: in place) from ``P J_p``
         there (M, r, r) (``Closed._derivatives``); with PJ (N, D-1, r, n, C-contiguous),
@@ -414,7 +422,7 @@ class CompiledBackend(NumpyBackend):
         if N >= 2**31:
             raise TrajectoryError(f"{N} samples in one chunk: at most 2**31 - 1")
         rows = np.ascontiguousarray(rows, dtype=np.int32)
-        _check(self.lib.hodyn_loop_rates(self.data(model).struct, N, D, full, len(rows), rows,
+        _check(self.lib.hodyn_loop_rates(_struct(self, model, data), N, D, full, len(rows), rows,
                                          *_cuts(cuts), len(cuts.P), cuts.P, cuts.passive,
                                          np.ascontiguousarray(Jp, dtype=np.float64), _ptr(PJ)))
 

@@ -253,6 +253,7 @@ class Closed(coupling.Coupling):
         per-motion cache, a weak map of this process's trajectories."""
         state = self.__dict__.copy()
         del state["_known"]
+        state.pop("_data", None)   # this process's (the compiled kernel's struct: pointers)
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -267,6 +268,14 @@ class Closed(coupling.Coupling):
                     self.path.astype(np.int32), np.ascontiguousarray(self.moves),
                     self.row_loop, self.row_axis, np.ascontiguousarray(self.P),
                     self.p.astype(np.int32), self.a.astype(np.int32))
+
+    def _backend_data(self):
+        """The backend that runs and its Data for the model, made on the first call of the
+        loops' kinematics and kept with this coupling (they run several times per chunk: a
+        Data per call cost a closed robot's stream 10 %); made again for another backend."""
+        backend, data = backends.prepare(self.model, self.__dict__.get("_data"))
+        self._data = data
+        return backend, data
 
     def _kernel(self, order: int = 0):
         """The backend whose compiled loop entry points run this model at ``order`` (None:
@@ -288,7 +297,8 @@ class Closed(coupling.Coupling):
         """``c(q)`` (N, R) and ``J(q)`` (N, R, n), all rows, at joint positions q (N, n)."""
         kernel = self._kernel()
         if kernel is not None:
-            c, J = kernel.loop_kinematics(self.model, q[:, None], self.cuts, 0, 0)
+            c, J = kernel.loop_kinematics(self.model, q[:, None], self.cuts, 0, 0,
+                                          data=self._backend_data()[1])
             return c, J[:, 0]
         R, p = self._follow(q[:, None], 0, joints=True)
         return self._gap(R[:, :, 0], p[:, :, 0]), self._jacobian(R, p)[:, 0]
@@ -298,7 +308,8 @@ class Closed(coupling.Coupling):
         least (qs (N, >= K+1, n))."""
         kernel = self._kernel(K)
         if kernel is not None:
-            return self.P @ kernel.loop_kinematics(self.model, qs, self.cuts, 0, K, gap=False)[1]
+            return self.P @ kernel.loop_kinematics(self.model, qs, self.cuts, 0, K, gap=False,
+                                                   data=self._backend_data()[1])[1]
         return self.P @ self._jacobian(*self._follow(qs, K, joints=True))
 
     def _follow(self, qs: np.ndarray, K: int, joints: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -310,7 +321,7 @@ class Closed(coupling.Coupling):
             qs = np.concatenate([qs, np.zeros((qs.shape[0], max(K, 1) + 1 - qs.shape[1],
                                                self.n))], axis=1)
         frames = self.sides + (self.joint_frames if joints else ())
-        backend, data = backends.prepare(self.model)
+        backend, data = self._backend_data()
         return backend.contact_frames(self.model, data, qs, frames, K)
 
     def _gap(self, R: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -476,7 +487,8 @@ class Closed(coupling.Coupling):
         if kernel is None:
             return self._newton_numpy(q, iterations, t, samples)
         out, c, PJ, off, ok = kernel.loop_newton(self.model, q, self.cuts, iterations,
-                                                 RESIDUAL_TOL, QUADRATIC, SINGULAR_TOL ** 0.5)
+                                                 RESIDUAL_TOL, QUADRATIC, SINGULAR_TOL ** 0.5,
+                                                 data=self._backend_data()[1])
         if not ok.all():   # (from where the kernel stopped)
             rest = out[~ok]
             c[~ok], PJ[~ok], off[~ok] = self._newton_numpy(rest, iterations, t, samples[~ok])
@@ -626,7 +638,8 @@ class Closed(coupling.Coupling):
             return False
         kernel = self._kernel(D - 1)
         if kernel is not None:
-            kernel.loop_rates(self.model, full, self.cuts, Jp, samples, jacobians)
+            kernel.loop_rates(self.model, full, self.cuts, Jp, samples, jacobians,
+                              data=self._backend_data()[1])
             return True
         inverse = np.linalg.inv(Jp)
         part = full[samples]
