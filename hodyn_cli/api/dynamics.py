@@ -99,7 +99,7 @@ def matrices(robot: Model, *derivatives: Any, order: int = 0, gravity: Any = GRA
         names = ("M", "C", "Cbar", "g") + (("Q_ext",) if m.full.wrenches is not None else ())
         return m.result({k: v for name in names for k, v in rates(name, getattr(F, name)).items()},
                         ("base_wx", "base_wy", "base_wz", "base_vx", "base_vy", "base_vz")
-                        + robot.joint_names)
+                        + robot.coordinate_names)
     E = closed_form.matrices(robot, m.full, order=order, gravity=gravity, data=data)
     fields: dict[str, np.ndarray] = {}
     if isinstance(m.coupling, Closed):  # closed loops: the reduced system's (needs G')

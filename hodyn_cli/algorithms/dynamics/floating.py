@@ -206,10 +206,10 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "bod
 
 def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY,
              data: backends.Data | None = None) -> closed_form.EOMMatrices:
-    """Floating-base EOM matrices (6 + n) and their first ``order`` derivatives.
+    """Floating-base EOM matrices (6 + nv) and their first ``order`` derivatives.
 
     Generalized velocities ``nu = (V_0; qd)``: the root's body twist (wx, wy, wz, vx, vy, vz,
-    root frame), then the joint rates; ``(F_0; tau) = M nu' + C nu + g + Q_ext`` where
+    root frame), then the joints' velocity coordinates; ``(F_0; tau) = M nu' + C nu + g + Q_ext`` where
     ``F_0 = -W_base`` is the wrench the supports exert on the root. M depends on q only;
     C and Cbar on ``nu``; g on q and the root's orientation (gravity in the world frame).
     Without ``trajectory.base`` the root is at rest at the world origin.
@@ -217,7 +217,8 @@ def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GR
     backend, data = backends.prepare(model, data)
     size = backend.rows(CHUNK)
     parts = [_eom(model, qs, rows, gravity, W, W0, order, True, data)[0]
-             for _, qs, rows, W, W0 in floating_chunks(model, trajectory, order, max(size, 1))]
+             for _, qs, rows, W, W0 in floating_chunks(model, trajectory, order, max(size, 1),
+                                                       joint_models=True)]
     if len(parts) == 1:
         return parts[0]
     return closed_form.EOMMatrices(*(np.concatenate([getattr(e, f) for e in parts]) for f in

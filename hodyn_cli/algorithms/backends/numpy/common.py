@@ -15,7 +15,7 @@ from hodyn_cli.core.gravity import GRAVITY  # noqa: F401 - the methods' default 
 from hodyn_cli.core.model import DOF_SUFFIXES, Model, joint_pose
 from hodyn_cli.errors import TrajectoryError
 
-__all__ = ["CHUNK", "gravity_vector", "relative_adjoint", "leibniz_rates"]
+__all__ = ["CHUNK", "gravity_vector", "relative_adjoint", "joint_columns", "leibniz_rates"]
 
 
 #: samples per batch: big enough to amortize numpy's per-call cost, small enough that
@@ -49,6 +49,17 @@ def relative_adjoint(model: Model, data: ModelData, i: int, q: np.ndarray) -> np
     if model.X[i, :3].any():
         return A0 - np.sin(q)[:, None, None] * A1 + (1 - np.cos(q))[:, None, None] * A2
     return A0 - q[:, None, None] * A1
+
+
+def joint_columns(model: Model) -> list[tuple[int | slice, np.ndarray | None]]:
+    """Per body, its velocity coordinates' columns (in ``qs``, in a Jacobian) and its motion
+    subspace: ``(column, None)`` for a 1-DOF joint (its screw ``X_i``), ``(columns, S_i)`` for
+    a multi-DOF one (:attr:`~hodyn_cli.core.model.Model.subspaces`)."""
+    if not model.multi_dof:
+        return [(i, None) for i in range(model.n)]
+    o = model.dof_offsets
+    return [(int(o[i]), None) if nv == 1 else (slice(o[i], o[i + 1]), S)
+            for i, (nv, S) in enumerate(zip(model.dofs, model.subspaces, strict=True))]
 
 
 def leibniz_rates(y: np.ndarray, coupling: Callable[[int, np.ndarray, list], np.ndarray]
