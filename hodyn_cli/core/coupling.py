@@ -89,7 +89,8 @@ class Coupling:
     def random_coordinates(self, rng: np.random.Generator, samples: int) -> np.ndarray:
         """Coordinates (samples, m) drawn where phi is defined (what the base parameters'
         random states are made of): any angle."""
-        return rng.uniform(-np.pi, np.pi, size=(samples, self.m))
+        # one per coordinate name: a multi-DOF joint's nv_i (rotation vectors: any values)
+        return rng.uniform(-np.pi, np.pi, size=(samples, len(self.coordinate_names)))
 
     def tangent(self, v: np.ndarray, q: np.ndarray | None = None) -> np.ndarray:
         """Joint rates (N, n) of coordinate rates v (N, m) at the coordinates q (N, m): G v

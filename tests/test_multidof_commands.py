@@ -1,0 +1,205 @@
+"""The per-DOF commands on ball, planar, helical and free joints anywhere in a tree (issue 36,
+item 2), each proven on the trees of tests/test_joint_models.py:
+
+- ``matrices``: the closed-form M, C, Cbar, g and their rates over the velocity coordinates
+  (nv x nv, labelled per DOF) against the body-fixed recursion (``M nu' + C nu + g = tau`` and
+  its rates to order 2), Pinocchio's crba, computeGeneralizedGravity, nonLinearEffects and
+  computeCoriolisMatrix (``M' = C_pin + C_pin^T``), and a floating base against the same
+  tree under a free root joint;
+- ``regressor``: Y (a row per DOF) against Pinocchio's computeJointTorqueRegressor, ``Y pi``
+  against the recursion's tau to order 2, the base parameters, and a floating base against
+  the free root joint."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_joint_models import (
+    MIXED,
+    URDF_JOINTS,
+    G,
+    analytic_motion,
+    pin_configuration,
+    pinocchio_model,
+    random_model,
+    with_free_root,
+)
+
+from hodyn_cli.algorithms.dynamics import body_fixed, closed_form, floating
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import Model
+from hodyn_cli.core.trajectory import BaseMotion, Trajectory
+
+
+def _relative(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.abs(a - b).max() / np.abs(b).max())
+
+
+def test_matrices_give_the_recursions_tau_and_rates():
+    """``tau^(k) = sum_j C(k, j) (M^(j) nu^(k-j+1) + C^(j) nu^(k-j)) + g^(k)`` equals the
+    body-fixed recursion's tau, taud, taudd on a tree of every joint type, and ``M' = Cbar +
+    Cbar^T`` (54)."""
+    model = random_model(3, MIXED)
+    traj = analytic_motion(model, np.linspace(0, 2, 3), 3, 3)
+    E = closed_form.matrices(model, traj, order=2, gravity=G)
+    assert E.M.shape == (3, 3, model.nv, model.nv)
+    tau = body_fixed.inverse_dynamics(model, traj, order=2, gravity=G)
+    ours = closed_form.generalized_forces(E, traj.derivatives[:, 1:])
+    for k in range(3):
+        assert _relative(ours[:, k], tau[:, k]) <= 1e-12, k
+    assert _relative(E.Cbar[:, 0] + np.swapaxes(E.Cbar[:, 0], 1, 2), E.M[:, 1]) <= 1e-12
+
+
+def test_matrices_equal_pinocchios():
+    """M = pin.crba, g = computeGeneralizedGravity, C nu = nonLinearEffects - g, and M' =
+    C_pin + C_pin^T (Pinocchio's computeCoriolisMatrix), to 1e-12, in Pinocchio's order of the
+    velocity coordinates."""
+    model = random_model(4, MIXED)
+    traj = analytic_motion(model, np.linspace(0, 1, 2), 3, 4)
+    E = closed_form.matrices(model, traj, order=1, gravity=G)
+    pin, pm, perm = pinocchio_model(model)
+    data = pm.createData()
+    for s, qs in enumerate(traj.derivatives):
+        q, v = pin_configuration(pin, model, qs[0]), qs[1, perm]
+        M = pin.crba(pm, data, q)
+        M = np.triu(M) + np.triu(M, 1).T
+        g = pin.computeGeneralizedGravity(pm, data, q)
+        h = pin.nonLinearEffects(pm, data, q, v)
+        Cp = pin.computeCoriolisMatrix(pm, data, q, v)
+        ix = np.ix_(perm, perm)
+        assert _relative(E.M[s, 0][ix], M) <= 1e-12
+        assert _relative(E.g[s, 0][perm], g) <= 1e-12
+        assert _relative((E.C[s, 0] @ qs[1])[perm], h - g) <= 1e-12
+        assert _relative(E.M[s, 1][ix], Cp + Cp.T) <= 1e-12
+
+
+def test_a_floating_base_is_the_free_root_joints():
+    """Floating-base matrices (6 + nv) of a tree of ball, planar and free joints equal the
+    fixed-base matrices of the same tree under a free root joint moving as the base, orders
+    0..1."""
+    robot = random_model(8, ("spherical", "revolute", "planar", "free", "helical"))
+    robot = Model(robot.name, "base", robot.joint_names, robot.joint_types, robot.link_names,
+                  robot.parent, robot.B, robot.X, robot.inertias,
+                  root_inertia=lie.body_inertia(3.0, np.array([0.1, -0.2, 0.05]),
+                                                np.diag([0.2, 0.3, 0.25])))
+    free = with_free_root(robot)
+    qs = analytic_motion(free, np.linspace(0, 2, 3), 3, 8).derivatives
+    base = BaseMotion(lie.rotation_vector_exp(qs[:, 0, :3]), qs[:, 0, 3:6], qs[:, 1:, :6])
+    F = floating.matrices(robot, Trajectory(robot.dof_names, qs[..., 6:], base=base), order=1,
+                          gravity=G)
+    E = closed_form.matrices(free, Trajectory(free.dof_names, qs), order=1, gravity=G)
+    for name in ("M", "C", "Cbar", "g"):
+        assert _relative(getattr(F, name), getattr(E, name)) <= 1e-12, name
+
+
+def test_hodyn_matrices_and_regressor_label_each_dof_and_refuse_what_is_not_built(tmp_path):
+    """``hodyn matrices`` and ``hodyn regressor --base`` on a URDF with floating and planar
+    joints write nv x nv matrices and nv regressor rows labelled per DOF (the library's
+    numbers); ``--state-derivatives`` and ``--slotine-li`` on it are one line, exit 2, no
+    output."""
+    from hodyn_cli.algorithms.dynamics import regressor
+
+    h5py = pytest.importorskip("h5py")
+    from typer.testing import CliRunner
+
+    from hodyn_cli.cli.app import app
+    from hodyn_cli.io import write_trajectory
+    from hodyn_cli.modeling.urdf import parse_model
+
+    robot = tmp_path / "joints.urdf"
+    robot.write_text(URDF_JOINTS)
+    model = parse_model(URDF_JOINTS.encode())
+    traj = analytic_motion(model, np.linspace(0, 1, 4), 3, 14)
+    write_trajectory(str(tmp_path / "in.csv"), traj, model=model)
+    out = tmp_path / "m.h5"
+    result = CliRunner().invoke(app, ["matrices", str(robot), str(tmp_path / "in.csv"), "-o",
+                                      str(out), "--order", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    E = closed_form.matrices(model, traj, order=1)
+    with h5py.File(out) as f:
+        assert tuple(f.attrs["joint_names"]) == model.dof_names
+        assert f["M"].shape == (4, model.nv, model.nv)
+        assert _relative(f["M_d"][()], E.M[:, 1]) <= 1e-12
+        assert _relative(f["g"][()], E.g[:, 0]) <= 1e-12
+    result = CliRunner().invoke(app, ["regressor", str(robot), str(tmp_path / "in.csv"), "-o",
+                                      str(out), "--order", "1", "--base", "--quiet"])
+    assert result.exit_code == 0, result.output
+    Y = regressor.regressor(model, traj, order=1)
+    with h5py.File(out) as f:
+        assert tuple(f.attrs["joint_names"]) == model.dof_names
+        assert _relative(f["Y_d"][()], Y[:, 1]) <= 1e-12
+        assert f["Y_base"].shape[:2] == (4, model.nv)
+    for command, option in (("matrices", "--state-derivatives"), ("regressor", "--slotine-li")):
+        target = tmp_path / "refused.h5"
+        result = CliRunner().invoke(app, [command, str(robot), str(tmp_path / "in.csv"), "-o",
+                                          str(target), option])
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+        assert option in result.stderr and not target.exists()
+
+
+# -- the regressor ------------------------------------------------------------------------
+
+def _pin_parameters(model: Model) -> np.ndarray:
+    """(10 nb, 10 nb) block diagonal ``T``: Pinocchio's parameters of a body are ``T pi``
+    (hodyn's in the body frame; a planar joint's body in pin's joint frame turned by F,
+    :func:`test_joint_models.pin_frame`: ``m``, ``F^T h``, ``F^T I F``), so that hodyn's Y is
+    ``Y_pin T``."""
+    from test_joint_models import pin_frame
+
+    from hodyn_cli.algorithms.backends.numpy.regressor import inertia_from_parameters
+
+    T = np.zeros((10 * model.n, 10 * model.n))
+    for i in range(model.n):
+        F = pin_frame(model, i)
+        for p, pi in enumerate(np.eye(10)):
+            I = F.T @ inertia_from_parameters(pi)[:3, :3] @ F
+            T[10 * i : 10 * i + 10, 10 * i + p] = [pi[0], *(F.T @ pi[1:4]), I[0, 0], I[0, 1],
+                                                    I[1, 1], I[0, 2], I[1, 2], I[2, 2]]
+    return T
+
+
+def test_regressor_equals_pinocchios_and_gives_tau():
+    """Y pi = the recursion's tau, taud, taudd (rows per DOF), and Y = Pinocchio's
+    computeJointTorqueRegressor (its parameters mapped to hodyn's) to 1e-12; the base
+    parameters reproduce tau through ``Y_base pi_base``."""
+    from hodyn_cli import api
+    from hodyn_cli.algorithms.dynamics import regressor
+
+    model = random_model(4, MIXED)
+    traj = analytic_motion(model, np.linspace(0, 1, 2), 3, 4)
+    Y = regressor.regressor(model, traj, order=2, gravity=G)
+    assert Y.shape == (2, 3, model.nv, 10 * model.n)
+    tau = body_fixed.inverse_dynamics(model, traj, order=2, gravity=G)
+    assert _relative(Y @ regressor.parameters(model), tau) <= 1e-12
+    pin, pm, perm = pinocchio_model(model)
+    data, T = pm.createData(), _pin_parameters(model)
+    for s, qs in enumerate(traj.derivatives):
+        q = pin_configuration(pin, model, qs[0])
+        Yp = pin.computeJointTorqueRegressor(pm, data, q, qs[1, perm], qs[2, perm])
+        assert _relative(Y[s, 0][perm], Yp @ T) <= 1e-12
+    r = api.dynamic_regressor(model, traj, order=1, gravity=G, base=True)
+    basis = regressor.base_parameters(model, gravity=G)
+    assert r.joint_names == model.dof_names and r.Y_base.shape[-1] < 10 * model.n
+    assert _relative(r.Y_base_d @ (basis.base_map @ regressor.parameters(model)), tau[:, 1]) \
+        <= 1e-10
+
+
+def test_floating_regressor_is_the_free_root_joints():
+    """A floating base's regressor over a tree of multi-DOF joints (rows: base wrench, then
+    per DOF) is the fixed-base regressor of the tree under a free root joint, its first 6
+    rows negated (``W_base = -F_0``)."""
+    from hodyn_cli.algorithms.dynamics import regressor
+
+    robot = random_model(8, ("spherical", "revolute", "planar", "free", "helical"))
+    robot = Model(robot.name, "base", robot.joint_names, robot.joint_types, robot.link_names,
+                  robot.parent, robot.B, robot.X, robot.inertias,
+                  root_inertia=lie.body_inertia(3.0, np.array([0.1, -0.2, 0.05]),
+                                                np.diag([0.2, 0.3, 0.25])))
+    free = with_free_root(robot)
+    qs = analytic_motion(free, np.linspace(0, 2, 3), 3, 8).derivatives
+    base = BaseMotion(lie.rotation_vector_exp(qs[:, 0, :3]), qs[:, 0, 3:6], qs[:, 1:, :6])
+    Y = regressor.regressor(robot, Trajectory(robot.dof_names, qs[..., 6:], base=base),
+                            order=1, gravity=G)
+    ref = regressor.regressor(free, Trajectory(free.dof_names, qs), order=1, gravity=G)
+    ref[:, :, :6] *= -1
+    assert _relative(Y, ref) <= 1e-12
