@@ -115,7 +115,7 @@ COMMANDS = {
 EVERY = tuple(COMMANDS)
 #: the commands that run a robot with a helical, ball, planar or free joint (the others refuse
 #: it: docs/conventions.md, "Multi-DOF and helical joints")
-JOINT_MODELS_RUN = ("compute", "matrices", "regressor")
+JOINT_MODELS_RUN = ("compute", "matrices", "regressor", "kinematics")
 
 
 @dataclass(frozen=True)
@@ -230,8 +230,8 @@ RULES: tuple[Excludes | Requires, ...] = (
     Excludes(("optimal", "segments"), ("retime",), "it finds its own time law", yet=False),
     Excludes(("mimic",), ("ik",)),
     Excludes(("joint_models",), tuple(c for c in COMMANDS if c not in JOINT_MODELS_RUN),
-             "only " + ", ".join(JOINT_MODELS_RUN) + " run it, by numpy's body-fixed "
-             "recursion and Jacobians (and the compiled kernel's inverse dynamics)"),
+             "only " + ", ".join(JOINT_MODELS_RUN) + " run it, by numpy's passes (and "
+             "the compiled kernel's inverse dynamics)"),
     *(Excludes(("joint_models", other), ("compute",)) for other in (
         "contacts", "drives", "loops", "mimic", "method", "many", "validate", "estimate")),
     *(Excludes(("joint_models", other), ("matrices",)) for other in (
@@ -239,6 +239,7 @@ RULES: tuple[Excludes | Requires, ...] = (
         "estimate")),
     *(Excludes(("joint_models", other), ("regressor",)) for other in (
         "drives", "slotine_li", "loops", "mimic", "estimate")),  # (friction needs drives)
+    *(Excludes(("joint_models", other), ("kinematics",)) for other in ("mimic", "estimate")),
     Excludes(("no_joints",), ("sensitivities",), "a single rigid body has no joint torques to "
              "differentiate", yet=False),
     Excludes(("no_joints",), ("elastic",), "a single rigid body has no joint to drive",

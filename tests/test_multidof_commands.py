@@ -93,11 +93,12 @@ def test_a_floating_base_is_the_free_root_joints():
 
 
 def test_hodyn_matrices_and_regressor_label_each_dof_and_refuse_what_is_not_built(tmp_path):
-    """``hodyn matrices`` and ``hodyn regressor --base`` on a URDF with floating and planar
-    joints write nv x nv matrices and nv regressor rows labelled per DOF (the library's
-    numbers); ``--state-derivatives`` and ``--slotine-li`` on it are one line, exit 2, no
-    output."""
+    """``hodyn matrices``, ``hodyn regressor --base`` and ``hodyn kinematics --jacobian`` on a
+    URDF with floating and planar joints write nv x nv matrices, nv regressor rows and nv
+    Jacobian columns labelled per DOF (the library's numbers); ``--state-derivatives``,
+    ``--slotine-li`` and ``--estimate-derivatives`` on it are one line, exit 2, no output."""
     from hodyn_cli.algorithms.dynamics import regressor
+    from hodyn_cli.algorithms.motion.jacobians import link_jacobian
 
     h5py = pytest.importorskip("h5py")
     from typer.testing import CliRunner
@@ -129,10 +130,20 @@ def test_hodyn_matrices_and_regressor_label_each_dof_and_refuse_what_is_not_buil
         assert tuple(f.attrs["joint_names"]) == model.dof_names
         assert _relative(f["Y_d"][()], Y[:, 1]) <= 1e-12
         assert f["Y_base"].shape[:2] == (4, model.nv)
-    for command, option in (("matrices", "--state-derivatives"), ("regressor", "--slotine-li")):
+    result = CliRunner().invoke(app, ["kinematics", str(robot), str(tmp_path / "in.csv"), "-o",
+                                      str(out), "--order", "1", "--link", "d", "--jacobian",
+                                      "--quiet"])
+    assert result.exit_code == 0, result.output
+    J = link_jacobian(model, traj, "d", order=1)
+    with h5py.File(out) as f:
+        assert tuple(f.attrs["joint_names"]) == model.dof_names
+        assert _relative(f["Js_d"][()], J.Js[:, 1]) <= 1e-12
+    for command, option in (("matrices", "--state-derivatives"), ("regressor", "--slotine-li"),
+                            ("kinematics", "--estimate-derivatives")):
         target = tmp_path / "refused.h5"
+        link = ["--link", "d"] if command == "kinematics" else []
         result = CliRunner().invoke(app, [command, str(robot), str(tmp_path / "in.csv"), "-o",
-                                          str(target), option])
+                                          str(target), option, *link])
         assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
         assert option in result.stderr and not target.exists()
 
@@ -184,6 +195,30 @@ def test_regressor_equals_pinocchios_and_gives_tau():
         <= 1e-10
 
 
+def test_floating_kinematics_is_the_free_root_joints():
+    """A link's pose, twists, point rates and Jacobians (to order 2) over a floating base
+    carrying ball, planar, free and helical joints are those of the same tree under a free
+    root joint moving as the base (world frame; the root's 6 columns first)."""
+    from dataclasses import replace
+
+    from hodyn_cli.algorithms.motion.jacobians import link_jacobian
+    from hodyn_cli.algorithms.motion.kinematics import link_kinematics
+    from hodyn_cli.core.model import LinkFrame
+
+    robot = random_model(8, ("spherical", "revolute", "planar", "free", "helical"))
+    free = replace(with_free_root(robot), links={"l4": LinkFrame(5, np.eye(4))})
+    qs = analytic_motion(free, np.linspace(0, 2, 3), 4, 8).derivatives
+    base = BaseMotion(lie.rotation_vector_exp(qs[:, 0, :3]), qs[:, 0, 3:6], qs[:, 1:, :6])
+    moving = Trajectory(robot.dof_names, qs[..., 6:], base=base)
+    fixed = Trajectory(free.dof_names, qs)
+    ours, ref = (link_kinematics(robot, moving, "l4", 2), link_kinematics(free, fixed, "l4", 2))
+    for name in ("R", "p", "Vs", "Vb", "pd"):
+        assert _relative(getattr(ours, name), getattr(ref, name)) <= 1e-12, name
+    ours, ref = link_jacobian(robot, moving, "l4", 2), link_jacobian(free, fixed, "l4", 2)
+    for name in ("Js", "Jb"):
+        assert _relative(getattr(ours, name), getattr(ref, name)) <= 1e-12, name
+
+
 def test_floating_regressor_is_the_free_root_joints():
     """A floating base's regressor over a tree of multi-DOF joints (rows: base wrench, then
     per DOF) is the fixed-base regressor of the tree under a free root joint, its first 6
@@ -203,3 +238,63 @@ def test_floating_regressor_is_the_free_root_joints():
     ref = regressor.regressor(free, Trajectory(free.dof_names, qs), order=1, gravity=G)
     ref[:, :, :6] *= -1
     assert _relative(Y, ref) <= 1e-12
+
+
+# -- kinematics and Jacobians -------------------------------------------------------------
+
+def test_link_kinematics_and_jacobians_equal_pinocchios():
+    """Every body's pose, spatial twist and its rate (pin.forwardKinematics, WORLD), and its
+    spatial Jacobian and the Jacobian's rate (getJointJacobian, getJointJacobianTimeVariation,
+    WORLD) to 1e-12 on a tree of every joint type; the centre of mass, its two rates and the
+    centroidal momentum (centerOfMass, computeCentroidalMomentum); the body Jacobian maps nu to
+    the body twist, and the Jacobian's second derivative is the 8th-order difference of its
+    first."""
+    from test_joint_models import pin_frame
+
+    from conftest import STENCIL
+    from hodyn_cli import api
+    from hodyn_cli.algorithms.motion.jacobians import link_jacobian
+    from hodyn_cli.algorithms.motion.kinematics import link_kinematics
+
+    model = random_model(4, MIXED)
+    traj = analytic_motion(model, np.linspace(0, 1, 2), 3, 4)
+    pin, pm, perm = pinocchio_model(model)
+    data, WORLD = pm.createData(), pin.ReferenceFrame.WORLD
+    swap = [3, 4, 5, 0, 1, 2]   # pin's (linear; angular) rows
+    for i in range(model.n):
+        lk = link_kinematics(model, traj, f"l{i}", order=1)
+        J = link_jacobian(model, traj, f"l{i}", order=1)
+        assert J.columns == model.dof_names
+        for s, qs in enumerate(traj.derivatives):
+            q, v, a = pin_configuration(pin, model, qs[0]), qs[1, perm], qs[2, perm]
+            pin.forwardKinematics(pm, data, q, v, a)
+            pin.computeJointJacobians(pm, data, q)
+            pin.computeJointJacobiansTimeVariation(pm, data, q, v)
+            place = data.oMi[i + 1]
+            assert _relative(lk.R[s], place.rotation @ pin_frame(model, i).T) <= 1e-12
+            assert _relative(lk.p[s], place.translation) <= 1e-12
+            assert _relative(lk.Vs[s, 0], pin.getVelocity(pm, data, i + 1, WORLD).vector[swap]) \
+                <= 1e-12
+            assert _relative(lk.Vs[s, 1],
+                             pin.getAcceleration(pm, data, i + 1, WORLD).vector[swap]) <= 1e-12
+            Jp = pin.getJointJacobian(pm, data, i + 1, WORLD)[swap]
+            dJp = pin.getJointJacobianTimeVariation(pm, data, i + 1, WORLD)[swap]
+            assert _relative(J.Js[s, 0][:, perm], Jp) <= 1e-12
+            # (a root joint fixed in space has J' = 0: pin's rounding, against J's size)
+            assert np.abs(J.Js[s, 1][:, perm] - dJp).max() <= 1e-12 * np.abs(Jp).max()
+            assert _relative(J.Jb[s, 0] @ qs[1], lk.Vb[s, 0]) <= 1e-12
+    com = api.centre_of_mass(model, traj, order=1)
+    for s, qs in enumerate(traj.derivatives):
+        q, v, a = pin_configuration(pin, model, qs[0]), qs[1, perm], qs[2, perm]
+        pin.centerOfMass(pm, data, q, v, a)
+        pin.computeCentroidalMomentum(pm, data, q, v)
+        assert _relative(com.com[s], data.com[0]) <= 1e-12
+        assert _relative(com.comd[s], data.vcom[0]) <= 1e-12
+        assert _relative(com.comdd[s], data.acom[0]) <= 1e-12
+        assert _relative(com.h[s], data.hg.vector[swap]) <= 1e-12
+    h = 2e-3
+    motion = analytic_motion(model, 0.4 + h * np.arange(-4, 5), 4, 4)
+    J = link_jacobian(model, motion, f"l{model.n - 1}", order=2)
+    for name in ("Js", "Jb"):
+        A = getattr(J, name)
+        assert _relative(STENCIL @ np.moveaxis(A[:, 1], 0, -2) / h, A[4, 2]) <= 1e-7, name
