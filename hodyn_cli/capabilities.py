@@ -231,9 +231,9 @@ RULES: tuple[Excludes | Requires, ...] = (
     Excludes(("mimic",), ("ik",)),
     Excludes(("joint_models",), tuple(c for c in COMMANDS if c not in JOINT_MODELS_RUN),
              "only " + ", ".join(JOINT_MODELS_RUN) + " run it, by numpy's passes (and "
-             "the compiled kernel's inverse dynamics)"),
+             "the compiled kernel's body-fixed inverse dynamics)"),
     *(Excludes(("joint_models", other), ("compute",)) for other in (
-        "contacts", "drives", "loops", "mimic", "method", "many", "validate", "estimate")),
+        "contacts", "drives", "loops", "mimic", "many", "validate", "estimate")),
     *(Excludes(("joint_models", other), ("matrices",)) for other in (
         "contacts", "loops", "mimic", "state_derivatives", "parameter_derivatives",
         "estimate")),

@@ -298,3 +298,31 @@ def test_link_kinematics_and_jacobians_equal_pinocchios():
     for name in ("Js", "Jb"):
         A = getattr(J, name)
         assert _relative(STENCIL @ np.moveaxis(A[:, 1], 0, -2) / h, A[4, 2]) <= 1e-7, name
+
+
+# -- the three methods --------------------------------------------------------------------
+
+def test_the_three_methods_agree():
+    """compute's body-fixed, spatial and closed-form methods give the same tau to order 3 and
+    the same joint wrenches to order 2 (1e-12) on a tree of every joint type, fixed base and
+    floating (the base wrench too)."""
+    from hodyn_cli.algorithms.dynamics import methods
+
+    model = random_model(5, MIXED)
+    traj = analytic_motion(model, np.linspace(0, 2, 3), 5, 5)
+    ref = methods.inverse_dynamics(model, traj, method="body-fixed", order=3, gravity=G)
+    F = methods.joint_wrenches(model, traj, method="body-fixed", order=2, gravity=G)
+    for method in ("spatial", "closed-form"):
+        tau = methods.inverse_dynamics(model, traj, method=method, order=3, gravity=G)
+        assert _relative(tau, ref) <= 1e-12, method
+    assert _relative(methods.joint_wrenches(model, traj, method="spatial", order=2, gravity=G),
+                     F) <= 1e-12
+    robot = random_model(8, ("spherical", "revolute", "planar", "free", "helical"))
+    free = with_free_root(robot)
+    qs = analytic_motion(free, np.linspace(0, 2, 3), 4, 8).derivatives
+    base = BaseMotion(lie.rotation_vector_exp(qs[:, 0, :3]), qs[:, 0, 3:6], qs[:, 1:, :6])
+    moving = Trajectory(robot.dof_names, qs[..., 6:], base=base)
+    tau, W = floating.inverse_dynamics(robot, moving, method="body-fixed", order=2, gravity=G)
+    for method in ("spatial", "closed-form"):
+        ours = floating.inverse_dynamics(robot, moving, method=method, order=2, gravity=G)
+        assert _relative(ours[0], tau) <= 1e-12 and _relative(ours[1], W) <= 1e-12, method

@@ -103,7 +103,7 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
         return generalized_forces(E, qs[:, 1:])
 
     return solve_in_chunks(model, trajectory, order, gravity, per_chunk,
-                           size=backend.rows(CHUNK))
+                           size=backend.rows(CHUNK), joint_models=True)
 
 
 def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY,

@@ -192,14 +192,13 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "bod
     backend, data = backends.prepare(model, data)
     kernels = method != "spatial" and not model.has_joint_models
     size = backend.rows(CHUNK) if kernels else CHUNK
-    joint_models = method == "body-fixed"  # the numpy recursion runs every joint type
     if N <= size:
         for _, qs, rows, W, W0 in floating_chunks(model, trajectory, order, max(size, 1),
-                                                  joint_models):
+                                                  joint_models=True):
             tau, F0 = solve(model, qs, rows, gravity, W, W0, order, data)
             return tau, np.negative(F0, out=F0)
     tau, F0 = np.empty((N, order + 1, model.nv)), np.empty((N, order + 1, 6))
-    for sl, qs, rows, W, W0 in floating_chunks(model, trajectory, order, size, joint_models):
+    for sl, qs, rows, W, W0 in floating_chunks(model, trajectory, order, size, joint_models=True):
         tau[sl], F0[sl] = solve(model, qs, rows, gravity, W, W0, order, data)
     return tau, np.negative(F0, out=F0)
 

@@ -164,16 +164,15 @@ def external_wrench(Ad_inv: np.ndarray, V: np.ndarray, Wb: np.ndarray) -> np.nda
 
 def backward_pass(model: Model, kin: SpatialKinematics, order: int,
                   wrenches: dict[int, np.ndarray] | None = None) -> tuple[np.ndarray, list]:
-    """Joint torques (N, order+1, n) and spatial inter-body wrenches per body (N, order+1, 6).
+    """Joint torques (N, order+1, nv) and spatial inter-body wrenches per body (N, order+1, 6).
 
     ``W_i`` is the wrench body i's parent exerts on it through joint i, in the root
     frame (moment about the root origin). ``wrenches``: body index -> (N, order+1, 6)
     wrench the body exerts on its environment, in its own frame.
     """
-    r = order
-    N = kin.N
+    r, N, o = order, kin.N, model.dof_offsets
     W = [np.zeros((N, r + 1, 6)) for _ in range(model.n)]
-    tau = np.empty((N, r + 1, model.n))
+    tau = np.empty((N, r + 1, model.nv))
     for i in reversed(range(model.n)):
         V, Y = kin.V[i], kin.Y[i]
         Ad_inv = lie.Ad_inv(kin.R[i], kin.p[i])
@@ -182,8 +181,13 @@ def backward_pass(model: Model, kin: SpatialKinematics, order: int,
         if wrenches and i in wrenches:
             W[i] += external_wrench(Ad_inv, V, wrenches[i])                       # (22)
         for k in range(r + 1):                                                    # (31)
-            tau[:, k, i] = sum(comb(k, j) * np.einsum("nj,nj->n", Y[:, j], W[i][:, k - j])
-                               for j in range(k + 1))
+            if Y.ndim == 4:  # a multi-DOF joint's nv_i columns Ad_{C_i} S_i
+                tau[:, k, o[i] : o[i + 1]] = sum(
+                    comb(k, j) * np.einsum("njd,nj->nd", Y[:, j], W[i][:, k - j])
+                    for j in range(k + 1))
+                continue
+            tau[:, k, o[i]] = sum(comb(k, j) * np.einsum("nj,nj->n", Y[:, j], W[i][:, k - j])
+                                  for j in range(k + 1))
         if model.parent[i] >= 0:
             W[model.parent[i]] += W[i]                                            # (30)
     return tau, W
