@@ -72,6 +72,7 @@ FEATURES = {
     "torque_rates": "measured torque rates",
     "log_wrenches": "measured external wrenches",
     "drives_output": "drives_output (the identified drives file)",
+    "partials": "partials=True",
 }
 #: the features said in the plural ("... do not go with ...")
 PLURAL = {"contacts", "loops", "drives", "elastic", "mimic", "wrench", "estimate",
@@ -96,7 +97,7 @@ COMMANDS = {
                                "slotine_li", "loops"},
     "sensitivities": _STREAMING | {"floating_base", "base_motion"},
     "elastic": _STREAMING | {"elastic", "drives"},
-    "forward": {"wrench", "gpu", "mimic", "no_joints", "joint_models"},
+    "forward": {"wrench", "gpu", "mimic", "no_joints", "joint_models", "partials"},
     "kinematics": {"estimate", "cutoff", "gpu", "mimic", "no_joints", "joint_models", "floating_base",
                    "base_motion", "jacobian", "link"},
     "ik": {"gpu", "mimic", "no_joints", "joint_models"},
@@ -115,7 +116,7 @@ COMMANDS = {
 EVERY = tuple(COMMANDS)
 #: the commands that run a robot with a helical, ball, planar or free joint (the others refuse
 #: it: docs/conventions.md, "Multi-DOF and helical joints")
-JOINT_MODELS_RUN = ("compute", "matrices", "regressor", "kinematics")
+JOINT_MODELS_RUN = ("compute", "matrices", "regressor", "kinematics", "forward")
 
 
 @dataclass(frozen=True)
@@ -240,6 +241,7 @@ RULES: tuple[Excludes | Requires, ...] = (
     *(Excludes(("joint_models", other), ("regressor",)) for other in (
         "drives", "slotine_li", "loops", "mimic", "estimate")),  # (friction needs drives)
     *(Excludes(("joint_models", other), ("kinematics",)) for other in ("mimic", "estimate")),
+    *(Excludes(("joint_models", other), ("forward",)) for other in ("mimic", "partials")),
     Excludes(("no_joints",), ("sensitivities",), "a single rigid body has no joint torques to "
              "differentiate", yet=False),
     Excludes(("no_joints",), ("elastic",), "a single rigid body has no joint to drive",

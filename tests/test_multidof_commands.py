@@ -8,7 +8,10 @@ item 2), each proven on the trees of tests/test_joint_models.py:
   tree under a free root joint;
 - ``regressor``: Y (a row per DOF) against Pinocchio's computeJointTorqueRegressor, ``Y pi``
   against the recursion's tau to order 2, the base parameters, and a floating base against
-  the free root joint."""
+  the free root joint;
+- ``kinematics``: poses, twists, Jacobians and the centre of mass against Pinocchio's;
+- ``compute --method``: the three methods agree;
+- ``forward``: qdd and its rates invert the recursion, qdd = pin.aba."""
 
 from __future__ import annotations
 
@@ -92,11 +95,13 @@ def test_a_floating_base_is_the_free_root_joints():
         assert _relative(getattr(F, name), getattr(E, name)) <= 1e-12, name
 
 
-def test_hodyn_matrices_and_regressor_label_each_dof_and_refuse_what_is_not_built(tmp_path):
-    """``hodyn matrices``, ``hodyn regressor --base`` and ``hodyn kinematics --jacobian`` on a
-    URDF with floating and planar joints write nv x nv matrices, nv regressor rows and nv
-    Jacobian columns labelled per DOF (the library's numbers); ``--state-derivatives``,
-    ``--slotine-li`` and ``--estimate-derivatives`` on it are one line, exit 2, no output."""
+def test_the_commands_label_each_dof_and_refuse_what_is_not_built(tmp_path):
+    """``hodyn matrices``, ``hodyn regressor --base``, ``hodyn kinematics --jacobian`` and
+    ``hodyn forward`` on a URDF with floating and planar joints write nv x nv matrices, nv
+    regressor rows, nv Jacobian columns and nv accelerations labelled per DOF (the library's
+    numbers; forward gives the motion's own nu' and nu'' back from compute's torques);
+    ``--state-derivatives``, ``--slotine-li``, ``--estimate-derivatives`` and forward's
+    ``--derivatives`` on it are one line, exit 2, no output."""
     from hodyn_cli.algorithms.dynamics import regressor
     from hodyn_cli.algorithms.motion.jacobians import link_jacobian
 
@@ -138,8 +143,26 @@ def test_hodyn_matrices_and_regressor_label_each_dof_and_refuse_what_is_not_buil
     with h5py.File(out) as f:
         assert tuple(f.attrs["joint_names"]) == model.dof_names
         assert _relative(f["Js_d"][()], J.Js[:, 1]) <= 1e-12
+    # forward: the motion's columns and the torques compute gives back nu' and nu''
+    tau_csv = tmp_path / "tau.csv"
+    result = CliRunner().invoke(app, ["compute", str(robot), str(tmp_path / "in.csv"), "-o",
+                                      str(tau_csv), "--order", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    rows = zip((tmp_path / "in.csv").read_text().splitlines(),
+               tau_csv.read_text().splitlines(), strict=True)
+    (tmp_path / "with_tau.csv").write_text(
+        "".join(f"{a},{b.split(',', 1)[1]}\n" for a, b in rows))
+    result = CliRunner().invoke(app, ["forward", str(robot), str(tmp_path / "with_tau.csv"),
+                                      "-o", str(tmp_path / "qdd.csv"), "--quiet"])
+    assert result.exit_code == 0, result.output
+    header = (tmp_path / "qdd.csv").read_text().splitlines()[0].split(",")
+    table = np.loadtxt(tmp_path / "qdd.csv", delimiter=",", skiprows=1)
+    for k, name in enumerate(("qdd", "qddd")):
+        got = table[:, [header.index(f"{name}_{d}") for d in model.dof_names]]
+        assert _relative(got, traj.derivatives[:, 2 + k]) <= 1e-10, name
     for command, option in (("matrices", "--state-derivatives"), ("regressor", "--slotine-li"),
-                            ("kinematics", "--estimate-derivatives")):
+                            ("kinematics", "--estimate-derivatives"),
+                            ("forward", "--derivatives")):
         target = tmp_path / "refused.h5"
         link = ["--link", "d"] if command == "kinematics" else []
         result = CliRunner().invoke(app, [command, str(robot), str(tmp_path / "in.csv"), "-o",
@@ -326,3 +349,24 @@ def test_the_three_methods_agree():
     for method in ("spatial", "closed-form"):
         ours = floating.inverse_dynamics(robot, moving, method=method, order=2, gravity=G)
         assert _relative(ours[0], tau) <= 1e-12 and _relative(ours[1], W) <= 1e-12, method
+
+
+# -- forward dynamics ---------------------------------------------------------------------
+
+def test_forward_dynamics_inverts_the_recursion_and_is_pinocchios_aba():
+    """qdd, qddd, qdddd of the recursion's tau, taud, taudd at q, nu are the motion's own
+    (nu', nu'', nu''') on a tree of every joint type, and qdd = pin.aba."""
+    from hodyn_cli.algorithms.dynamics.forward import forward_dynamics
+
+    model = random_model(4, MIXED)
+    traj = analytic_motion(model, np.linspace(0, 1, 2), 4, 4)
+    tau = body_fixed.inverse_dynamics(model, traj, order=2, gravity=G)
+    res = forward_dynamics(model, Trajectory(model.dof_names, traj.derivatives[:, :2]), tau,
+                           gravity=G)
+    assert _relative(res.qs, traj.derivatives[:, 2:5]) <= 1e-10
+    pin, pm, perm = pinocchio_model(model)
+    data = pm.createData()
+    for s, qs in enumerate(traj.derivatives):
+        q = pin_configuration(pin, model, qs[0])
+        qdd = pin.aba(pm, data, q, qs[1, perm], tau[s, 0, perm])
+        assert _relative(res.qs[s, 0, perm], qdd) <= 1e-11

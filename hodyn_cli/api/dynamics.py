@@ -148,7 +148,7 @@ def forward_dynamics(robot: Model, *derivatives: Any, tau: Any = None, gravity: 
             k += 1
         if not torques:
             raise HodynError("no torques: give tau (and taud, ... for qddd, ...)")
-    capable("forward", robot, floating_base=m.full.base is not None)
+    capable("forward", robot, floating_base=m.full.base is not None, partials=partials)
     N = m.full.n_samples
     if any(r.shape[0] != N for r in torques):
         raise HodynError(f"tau and its derivatives need {N} samples, like q")

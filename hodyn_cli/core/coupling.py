@@ -58,7 +58,8 @@ class Coupling:
     active = False
 
     def __init__(self, model: Model):
-        self.n, self.m = model.n, len(model.coordinates)
+        # counted in velocity coordinates: a multi-DOF joint (never coupled) has nv_i of them
+        self.n, self.m = model.nv, len(model.coordinate_names)
         self.joint_names, self.coordinate_names = model.joint_names, model.coordinate_names
         #: the Jacobian at q = 0, which is G everywhere for a linear coupling (n, m)
         self.G = np.eye(self.n, self.m)
@@ -137,6 +138,9 @@ class Linear(Coupling):
 
     def __init__(self, model: Model):
         super().__init__(model)
+        # over 1-DOF joints (a mimic of or by a multi-DOF joint is refused, and the table
+        # refuses mimic joints on a robot that has one)
+        self.n, self.m = model.n, len(model.coordinates)
         column = {j: c for c, j in enumerate(model.coordinates)}
         self.G = np.zeros((self.n, self.m))
         self.o = np.zeros(self.n)
