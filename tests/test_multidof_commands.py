@@ -370,3 +370,24 @@ def test_forward_dynamics_inverts_the_recursion_and_is_pinocchios_aba():
         q = pin_configuration(pin, model, qs[0])
         qdd = pin.aba(pm, data, q, qs[1, perm], tau[s, 0, perm])
         assert _relative(res.qs[s, 0, perm], qdd) <= 1e-11
+
+
+def test_the_gpu_backend_hands_their_regressor_to_its_cpu_backend():
+    """The GPU kernels run revolute and prismatic joints: a model with a ball joint's
+    regressor (as its inverse dynamics) goes to the GPU backend's CPU backend."""
+    from hodyn_cli.algorithms import backends
+    from hodyn_cli.algorithms.backends.gpu import GpuBackend, GpuData
+
+    calls = []
+
+    class Recorder:
+        def __getattr__(self, operation):
+            return lambda *args, **kwargs: calls.append(operation) or operation
+
+    gpu_backend = GpuBackend.__new__(GpuBackend)   # no JAX needed: nothing reaches a device
+    gpu_backend.cpu = Recorder()
+    model = random_model(11, ("revolute", "spherical"))
+    data = GpuData(model, cpu=backends.load("numpy").data(model), device="cpu")
+    assert gpu_backend.regressor(model, data, None, None, 0) == "regressor"
+    assert gpu_backend.inverse_dynamics(model, data, None, None, {}, order=0) == \
+        "inverse_dynamics"
