@@ -101,6 +101,14 @@ class _Job:
         """What the backend derives from the model (:func:`~hodyn_cli.api.backend_data`)."""
         return api.backend_data(self.model)
 
+    def __getstate__(self) -> dict:
+        """Pickled (to a process pool or a Dask worker) without its Data: that holds this
+        process's kernel struct (pointers), and the worker's backend makes its own."""
+        return {k: v for k, v in self.__dict__.items() if k != "data"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)  # (frozen: no setattr)
+
 
 @dataclass(frozen=True, eq=False)
 class _RigidJob(_Job):
