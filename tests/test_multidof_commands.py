@@ -11,7 +11,9 @@ item 2), each proven on the trees of tests/test_joint_models.py:
   the free root joint;
 - ``kinematics``: poses, twists, Jacobians and the centre of mass against Pinocchio's;
 - ``compute --method``: the three methods agree;
-- ``forward``: qdd and its rates invert the recursion, qdd = pin.aba."""
+- ``forward``: qdd and its rates invert the recursion, qdd = pin.aba;
+- ``sensitivities``: in the tangent space (``q + delta = J exp(S delta)``), Pinocchio's
+  computeRNEADerivatives, and d taud/d q by central differences along that step."""
 
 from __future__ import annotations
 
@@ -96,13 +98,15 @@ def test_a_floating_base_is_the_free_root_joints():
 
 
 def test_the_commands_label_each_dof_and_refuse_what_is_not_built(tmp_path):
-    """``hodyn matrices``, ``hodyn regressor --base``, ``hodyn kinematics --jacobian`` and
-    ``hodyn forward`` on a URDF with floating and planar joints write nv x nv matrices, nv
-    regressor rows, nv Jacobian columns and nv accelerations labelled per DOF (the library's
-    numbers; forward gives the motion's own nu' and nu'' back from compute's torques);
-    ``--state-derivatives``, ``--slotine-li``, ``--estimate-derivatives`` and forward's
-    ``--derivatives`` on it are one line, exit 2, no output."""
+    """``hodyn matrices``, ``hodyn regressor --base``, ``hodyn kinematics --jacobian``,
+    ``hodyn sensitivities`` and ``hodyn forward`` on a URDF with floating and planar joints
+    write nv x nv matrices, nv regressor rows, nv Jacobian columns, nv x nv sensitivities and
+    nv accelerations labelled per DOF (the library's numbers; forward gives the motion's own
+    nu' and nu'' back from compute's torques); ``--state-derivatives``, ``--slotine-li``,
+    ``--estimate-derivatives`` and forward's ``--derivatives`` on it are one line, exit 2, no
+    output."""
     from hodyn_cli.algorithms.dynamics import regressor
+    from hodyn_cli.algorithms.dynamics.sensitivities import sensitivities
     from hodyn_cli.algorithms.motion.jacobians import link_jacobian
 
     h5py = pytest.importorskip("h5py")
@@ -143,6 +147,13 @@ def test_the_commands_label_each_dof_and_refuse_what_is_not_built(tmp_path):
     with h5py.File(out) as f:
         assert tuple(f.attrs["joint_names"]) == model.dof_names
         assert _relative(f["Js_d"][()], J.Js[:, 1]) <= 1e-12
+    result = CliRunner().invoke(app, ["sensitivities", str(robot), str(tmp_path / "in.csv"),
+                                      "-o", str(out), "--order", "0", "--quiet"])
+    assert result.exit_code == 0, result.output
+    with h5py.File(out) as f:
+        assert tuple(f.attrs["joint_names"]) == model.dof_names
+        assert _relative(f["dtau_dq"][()], sensitivities(model, traj, order=0)["dtau_dq"]) \
+            <= 1e-12
     # forward: the motion's columns and the torques compute gives back nu' and nu''
     tau_csv = tmp_path / "tau.csv"
     result = CliRunner().invoke(app, ["compute", str(robot), str(tmp_path / "in.csv"), "-o",
@@ -391,3 +402,62 @@ def test_the_gpu_backend_hands_their_regressor_to_its_cpu_backend():
     assert gpu_backend.regressor(model, data, None, None, 0) == "regressor"
     assert gpu_backend.inverse_dynamics(model, data, None, None, {}, order=0) == \
         "inverse_dynamics"
+
+
+# -- sensitivities ------------------------------------------------------------------------
+
+def _stepped(model: Model, row: np.ndarray, v: int, h: float) -> np.ndarray:
+    """Configuration coordinates (row 0 of qs) of ``q + h e_v`` in the tangent space: the
+    joint of velocity coordinate v at ``J exp(S h e_v)`` (Pinocchio's integrate), a 1-DOF
+    joint's coordinate plus h."""
+    from hodyn_cli.core.model import joint_pose
+
+    out = row.copy()
+    i = int(np.searchsorted(model.dof_offsets, v, side="right") - 1)
+    o, kind = int(model.dof_offsets[i]), model.joint_types[i]
+    if model.dofs[i] == 1:
+        out[v] += h
+        return out
+    R, p = joint_pose(kind, model.X[i], row[None, o : o + model.dofs[i]])
+    twist = model.subspaces[i][:, v - o] * h
+    dR = lie.rotation_vector_exp(twist[None, :3])[0]
+    # exp of a twist (w; u): a pure rotation or translation here (one coordinate at a time)
+    R, p = R[0] @ dR, p[0] + R[0] @ (twist[3:] if not twist[:3].any() else np.zeros(3))
+    if kind == "planar":
+        n, u = model.X[i, :3], model.X[i, 3:]
+        theta = np.arctan2(np.cross(u, R @ u) @ n, u @ R @ u)
+        out[o : o + 3] = [p @ u, p @ np.cross(n, u), theta]
+    else:
+        coordinates = lie.rotation_log(R[None])[0]
+        out[o : o + model.dofs[i]] = coordinates if kind == "spherical" else [*coordinates, *p]
+    return out
+
+
+def test_sensitivities_equal_pinocchios_in_the_tangent_space():
+    """Order 0: d tau/d q (tangent: ``q + delta = J exp(S delta)``), d tau/d nu and M are
+    Pinocchio's computeRNEADerivatives (1e-10); order 1: d taud/d q is the central difference
+    of taud along ``J exp(+-h S e_v)`` for every velocity coordinate v."""
+    from hodyn_cli.algorithms.dynamics.sensitivities import sensitivities
+
+    model = random_model(4, MIXED)
+    traj = analytic_motion(model, np.linspace(0, 1, 2), 3, 4)
+    S = sensitivities(model, traj, order=1, gravity=G)
+    pin, pm, perm = pinocchio_model(model)
+    data, ix = pm.createData(), np.ix_(perm, perm)
+    for s, qs in enumerate(traj.derivatives):
+        q = pin_configuration(pin, model, qs[0])
+        dq, dv, M = pin.computeRNEADerivatives(pm, data, q, qs[1, perm], qs[2, perm])
+        M = np.triu(M) + np.triu(M, 1).T
+        for name, ref in (("dtau_dq", dq), ("dtau_dqd", dv), ("dtau_dqdd", M)):
+            assert _relative(S[name][s][ix], ref) <= 1e-10, name
+    h, qs = 1e-5, traj.derivatives[:1].copy()
+    numeric = np.empty((model.nv, model.nv))
+    for v in range(model.nv):
+        taud = []
+        for step in (h, -h):
+            moved = qs.copy()
+            moved[0, 0] = _stepped(model, qs[0, 0], v, step)
+            taud.append(body_fixed.inverse_dynamics(model, Trajectory(model.dof_names, moved),
+                                                    order=1, gravity=G)[0, 1])
+        numeric[:, v] = (taud[0] - taud[1]) / (2 * h)
+    assert _relative(S["dtaud_dq"][0], numeric) <= 1e-7

@@ -46,9 +46,9 @@ DOF_SUFFIXES = {"spherical": ("wx", "wy", "wz"), "planar": ("vx", "vy", "wz"),
                 "free": ("wx", "wy", "wz", "vx", "vy", "vz")}
 
 #: the joint types that only some operations run yet: the inverse dynamics (numpy's three
-#: methods, the compiled body-fixed kernel), numpy's closed-form matrices, regressor and spatial
-#: kinematics (the GPU kernels hand them to their host backend; the other commands refuse
-#: them: docs/capabilities.md)
+#: methods, the compiled body-fixed kernel), numpy's closed-form matrices, regressor, spatial
+#: kinematics, sensitivities and forward dynamics (the GPU kernels hand them to their host
+#: backend; the other commands refuse them: docs/capabilities.md)
 JOINT_MODELS = ("helical", *DOF_SUFFIXES)
 
 #: relative tolerance of the model's invariants (unit screws, rotations, symmetric inertias)

@@ -398,8 +398,8 @@ class SensitivityJob(_RigidJob):
 
     @property
     def chunk_rows(self) -> int:  # type: ignore[override]
-        # d tau^(k) / d q^(j), j <= k + 2: n^2 (k + 3) numbers per order k and sample
-        return rows_for(self.model.n**2 * sum(k + 3 for k in range(self.order + 1)))
+        # d tau^(k) / d q^(j), j <= k + 2: nv^2 (k + 3) numbers per order k and sample
+        return rows_for(self.model.nv**2 * sum(k + 3 for k in range(self.order + 1)))
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         r = api.torque_sensitivities(self.model, chunk, order=self.order, gravity=self.gravity,

@@ -22,14 +22,15 @@ def required_orders(order: int) -> int:
 def check_joint_models(model: Model, joint_models: bool = False) -> None:
     """A one-line error naming the first helical, spherical, planar or free joint unless the
     caller runs them (``joint_models``: the three methods' inverse dynamics, the closed-form
-    matrices, the regressor)."""
+    matrices, the regressor, the sensitivities, the forward dynamics)."""
     if joint_models:
         return
     for name, kind in zip(model.joint_names, model.joint_types, strict=True):
         if kind in JOINT_MODELS:
             raise HodynError(f"model '{model.name}': joint '{name}' is {kind}: only the "
-                             "inverse dynamics, joint wrenches, matrices, regressor and "
-                             "kinematics run helical, spherical, planar and free joints yet")
+                             "inverse dynamics, joint wrenches, matrices, regressor, "
+                             "kinematics, sensitivities and forward dynamics run helical, "
+                             "spherical, planar and free joints yet")
 
 
 def check_inputs(model: Model, trajectory: Trajectory, order: int,
