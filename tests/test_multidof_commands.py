@@ -461,3 +461,22 @@ def test_sensitivities_equal_pinocchios_in_the_tangent_space():
                                                     order=1, gravity=G)[0, 1])
         numeric[:, v] = (taud[0] - taud[1]) / (2 * h)
     assert _relative(S["dtaud_dq"][0], numeric) <= 1e-7
+
+
+def test_floating_sensitivities_hold_the_root():
+    """Over a floating base carrying multi-DOF joints (the root's motion held), d tau/d nu' is
+    the joint block of the floating-base mass matrix, and d tau/d q, d tau/d nu are the free
+    root joint's tree's own (its joint block: the free joint moving as the base)."""
+    from hodyn_cli.algorithms.dynamics.sensitivities import sensitivities
+
+    robot = random_model(8, ("spherical", "revolute", "planar", "free", "helical"))
+    free = with_free_root(robot)
+    qs = analytic_motion(free, np.linspace(0, 2, 3), 3, 8).derivatives
+    base = BaseMotion(lie.rotation_vector_exp(qs[:, 0, :3]), qs[:, 0, 3:6], qs[:, 1:, :6])
+    moving = Trajectory(robot.dof_names, qs[..., 6:], base=base)
+    S = sensitivities(robot, moving, order=0, gravity=G)
+    M = floating.matrices(robot, moving, order=0, gravity=G).M[:, 0, 6:, 6:]
+    assert _relative(S["dtau_dqdd"], M) <= 1e-12
+    ref = sensitivities(free, Trajectory(free.dof_names, qs), order=0, gravity=G)
+    for name in ("dtau_dq", "dtau_dqd"):
+        assert _relative(S[name], ref[name][:, 6:, 6:]) <= 1e-10, name
