@@ -116,7 +116,7 @@ COMMANDS = {
 EVERY = tuple(COMMANDS)
 #: the commands that run a robot with a helical, ball, planar or free joint (the others refuse
 #: it: docs/conventions.md, "Multi-DOF and helical joints")
-JOINT_MODELS_RUN = ("compute", "matrices", "regressor", "kinematics", "forward",
+JOINT_MODELS_RUN = ("compute", "matrices", "regressor", "kinematics", "forward", "check",
                     "sensitivities")
 
 
@@ -244,6 +244,8 @@ RULES: tuple[Excludes | Requires, ...] = (
     *(Excludes(("joint_models", other), ("kinematics",)) for other in ("mimic", "estimate")),
     *(Excludes(("joint_models", other), ("forward",)) for other in ("mimic", "partials")),
     *(Excludes(("joint_models", other), ("sensitivities",)) for other in ("mimic", "estimate")),
+    *(Excludes(("joint_models", other), ("check",)) for other in (
+        "contacts", "drives", "loops", "mimic", "estimate")),  # (elastic ones are drives)
     Excludes(("no_joints",), ("sensitivities",), "a single rigid body has no joint torques to "
              "differentiate", yet=False),
     Excludes(("no_joints",), ("elastic",), "a single rigid body has no joint to drive",

@@ -480,3 +480,50 @@ def test_floating_sensitivities_hold_the_root():
     ref = sensitivities(free, Trajectory(free.dof_names, qs), order=0, gravity=G)
     for name in ("dtau_dq", "dtau_dqd"):
         assert _relative(S[name], ref[name][:, 6:, 6:]) <= 1e-10, name
+
+
+# -- check --------------------------------------------------------------------------------
+
+def test_check_limits_the_one_dof_joints_and_refuses_a_multi_dof_joints_limit(tmp_path):
+    """``check`` on a tree of every joint type (fixed and floating base): the torque, torque
+    rate and velocity rows of its 1-DOF joints peak at the recursion's extremes; a limits
+    file's limit on a multi-DOF joint is one line naming the file, the joint and the limit;
+    a URDF ``<limit>`` on a floating or planar joint is left out with a notice."""
+    from hodyn_cli import api
+    from hodyn_cli.errors import HodynError
+    from hodyn_cli.modeling.urdf import parse_model
+
+    model = random_model(5, MIXED)
+    traj = analytic_motion(model, np.linspace(0, 2, 7), 3, 5)
+    limits = {"j1": {"torque": 1.0, "torque_rate": 1.0, "velocity": 0.1}}
+    tau = body_fixed.inverse_dynamics(model, traj, order=1, gravity=G)
+    free = with_free_root(model)
+    qs = analytic_motion(free, np.linspace(0, 2, 7), 3, 5).derivatives
+    base = BaseMotion(lie.rotation_vector_exp(qs[:, 0, :3]), qs[:, 0, 3:6], qs[:, 1:, :6])
+    moving = Trajectory(model.dof_names, qs[..., 6:], base=base)
+    floating_tau = floating.inverse_dynamics(model, moving, order=1, gravity=G)[0]
+    v = model.dof_names.index("j1")
+    for motion, torques in ((traj, tau), (moving, floating_tau)):
+        rows = {r.quantity: r for r in api.check_limits(model, motion, limits=limits,
+                                                        gravity=G).rows}
+        assert set(rows) == {"torque", "torque_rate", "velocity"}
+        for key, values in (("torque", torques[:, 0, v]), ("torque_rate", torques[:, 1, v]),
+                            ("velocity", motion.derivatives[:, 1, v])):
+            assert rows[key].value == pytest.approx(values[np.argmax(np.abs(values))],
+                                                    rel=1e-12), key
+    with pytest.raises(HodynError, match="l.toml: joint 'j0' \\(spherical\\): the limits "
+                                         "file's torque limit has no meaning for its 3"):
+        api.check_limits(model, traj, limits=_limits_file(tmp_path, "j0"))
+    urdf = parse_model(URDF_JOINTS.replace(
+        '<joint name="slide" type="planar"><parent link="b"/><child link="c"/>',
+        '<joint name="slide" type="planar"><parent link="b"/><child link="c"/>'
+        '<limit effort="5" velocity="2"/>').encode())
+    assert np.isinf(urdf.effort_limits[2]) and np.isinf(urdf.velocity_limits[2])
+    assert any("joint 'slide' (planar): its <limit> is left out" in d.message
+               for d in urdf.diagnostics)
+
+
+def _limits_file(tmp_path, joint: str) -> str:
+    path = tmp_path / "l.toml"
+    path.write_text(f"[joints.{joint}]\ntorque = 2.0\n")
+    return str(path)

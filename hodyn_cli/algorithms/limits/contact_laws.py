@@ -53,7 +53,7 @@ def floating_laws(model: Model, trajectory: Trajectory, order: int, gravity=GRAV
     ``tau^(order)`` (the independent joints; none for order -1) of a floating base
     (``trajectory.base``, all joints); with ``contacts`` the torques on them and each
     contact's wrench (:func:`wrench_key`: components as columns, order 0)."""
-    laws = joint_laws(trajectory, model.joint_names)
+    laws = joint_laws(trajectory, model.dof_names)  # a multi-DOF joint: its coordinates
     if order < 0 and not contacts:
         return laws
     K = max(order, 0)

@@ -142,7 +142,7 @@ def rigid_laws(model: Model, trajectory: Trajectory, order: int, gravity=GRAVITY
     """Laws of ``q``, ``qd`` .. ``qddd`` (every joint: ``trajectory`` over all joints, mimic
     joints expanded; :func:`joint_laws`) and ``tau`` .. ``tau^(order)`` (the independent
     joints; none for order -1)."""
-    laws = joint_laws(trajectory, model.joint_names)
+    laws = joint_laws(trajectory, model.dof_names)  # a multi-DOF joint: its coordinates
     if order < 0:
         return laws
     tau = body_fixed.inverse_dynamics(model, trajectory, order=order, gravity=gravity)
