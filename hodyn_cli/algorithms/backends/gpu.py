@@ -199,7 +199,8 @@ class GpuBackend:
 
     def regressor(self, model: Model, data: GpuData, qs: np.ndarray, base: np.ndarray,
                   order: int, root: bool = False) -> np.ndarray:
-        if model.n == 0:  # a single free body: on the host, as its inverse dynamics
+        if model.n == 0 or not data.kernel_joints:  # a single free body, helical or
+            # multi-DOF joints: on the host, as their inverse dynamics
             return self.cpu.regressor(model, data.cpu, qs, base, order, root)
         return regressor_chunk(model, qs, base, order, root, device=self.device,
                                on_device=data.device_model)

@@ -56,7 +56,7 @@ def floating_laws(model: Model, trajectory: Trajectory, order: int, gravity=GRAV
     (``trajectory.base``, all joints); with ``contacts`` the torques on them and each
     contact's wrench (:func:`wrench_key`: components as columns, order 0). ``data``: the
     backend's Data for the model, made once per request."""
-    laws = joint_laws(trajectory, model.joint_names)
+    laws = joint_laws(trajectory, model.dof_names)  # a multi-DOF joint: its coordinates
     if order < 0 and not contacts:
         return laws
     K = max(order, 0)

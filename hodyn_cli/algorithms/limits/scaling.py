@@ -143,7 +143,7 @@ def rigid_laws(model: Model, trajectory: Trajectory, order: int, gravity=GRAVITY
     joints expanded; :func:`joint_laws`) and ``tau`` .. ``tau^(order)`` (the independent
     joints; none for order -1). ``data``: the backend's Data for the model, made once per
     request."""
-    laws = joint_laws(trajectory, model.joint_names)
+    laws = joint_laws(trajectory, model.dof_names)  # a multi-DOF joint: its coordinates
     if order < 0:
         return laws
     _, data = backends.prepare(model, data)
