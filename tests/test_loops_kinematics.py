@@ -80,9 +80,9 @@ def test_a_gap_in_time_is_continued_on_the_branch(monkeypatch):
     continued: list[int] = []
     original = Closed._continued
 
-    def recorded(self, q0, qa, times, samples, *data):
+    def recorded(self, q0, qa, times, samples):
         continued.extend(samples.tolist())
-        return original(self, q0, qa, times, samples, *data)
+        return original(self, q0, qa, times, samples)
 
     monkeypatch.setattr(Closed, "_continued", recorded)
     full = c.expand(tr)

@@ -121,6 +121,13 @@ def _numpy_without_joints(operation=None, *, multi_dof: bool = False):
     return decorate(operation) if operation else decorate
 
 
+def _struct(backend: CompiledBackend, model: Model, data: CompiledData | None):
+    """The HModel struct of ``data`` (the caller's Data for ``model``), else of a Data made now."""
+    if data is None or data.made_by is not backend or data.model is not model:
+        data = backend.data(model)
+    return data.struct
+
+
 def _kernel_arrays(model: Model, data: ModelData) -> tuple[np.ndarray, ...]:
     """The arrays of the model's HModel struct (hodyn.h), in its order after n: each joint's
     kind (a continuous joint is revolute), where its velocity coordinates start
@@ -366,17 +373,15 @@ class CompiledBackend(NumpyBackend):
         return u, theta, taum
 
     # -- closed loops (the numpy reference: algorithms/motion/loops.py) ---------------------
-    # (their entry points take the request's ``data``, :meth:`data`, where the caller has one:
-    # a closed robot's motion calls them a dozen times, each Data ~0.1 ms to make)
     def loops_run(self, model: Model, order: int = 0) -> bool:
         """Whether the loop entry points run this model at derivative order ``order``."""
         return model.n > 0 and not model.has_joint_models and order <= self.max_order
 
-    def loop_kinematics(self, model, qs, cuts, rate, order, gap=True, jacobian=True,
-                        data=None):
+    def loop_kinematics(self, model, qs, cuts, rate, order, gap=True, jacobian=True, data=None):
         """The cuts' gap c (N, R) (``rate`` > 0: its derivative c^(rate) with the passive
         joints' q^(rate) as given) and J's jets (N, order+1, R, n): ``Closed.residual``,
-        ``_gap_rate`` and ``_jacobian``."""
+        ``_gap_rate`` and ``_jacobian``. ``data``: this backend's Data for the model (None:
+        made now), as for every loop entry point below."""
         need = max(rate, order, 1) + 1   # (the pass wants q' even for poses alone: 0)
         if qs.shape[1] < need:
             qs = np.concatenate([qs, np.zeros((qs.shape[0], need - qs.shape[1], model.n))], 1)
@@ -584,11 +589,6 @@ def _cuts(cuts) -> tuple:
     """The loops' cuts as the loop entry points take them (``loops.Cuts``)."""
     return (len(cuts.side_body), cuts.side_body, cuts.T, len(cuts.path), cuts.path, cuts.moves,
             len(cuts.row_loop), cuts.row_loop, cuts.row_axis)
-
-
-def _struct(backend: CompiledBackend, model: Model, data: CompiledData | None):
-    """The model's struct for the kernel: ``data``'s, or a Data's made now."""
-    return (backend.data(model) if data is None else data).struct
 
 
 def _ptr(a: np.ndarray | None):

@@ -279,6 +279,13 @@ class Closed(coupling.Coupling):
         #: G at the assembly (it varies with q: :meth:`jacobian`)
         self.G = self._G(Trajectory(self.joint_names, self.reference[None, None]), 0)[0, 0]
 
+    def __getstate__(self) -> dict:
+        """Pickled (the model carries it to a Dask worker or a process pool) without its
+        backend Data (the compiled kernel's struct: this process's pointers)."""
+        state = self.__dict__.copy()
+        state.pop("_data", None)
+        return state
+
     def _cuts(self) -> Cuts:
         """The loops for the compiled entry points, with the kept rows P as they are now."""
         links = self.model.links
@@ -288,18 +295,20 @@ class Closed(coupling.Coupling):
                     self.row_loop, self.row_axis, np.ascontiguousarray(self.P),
                     self.p.astype(np.int32), self.a.astype(np.int32))
 
+    def _backend_data(self):
+        """The backend that runs and its Data for the model, made on the first call of the
+        loops' kinematics and kept with this coupling (they run several times per chunk: a
+        Data per call cost a closed robot's stream 10 %); made again for another backend."""
+        backend, data = backends.prepare(self.model, self.__dict__.get("_data"))
+        self._data = data
+        return backend, data
+
     def _kernel(self, order: int = 0):
         """The backend whose compiled loop entry points run this model at ``order`` (None:
         the numpy code here, the reference)."""
         backend = backends.current()
         runs = getattr(backend, "loops_run", None)   # (the compiled backend's alone)
         return backend if runs is not None and runs(self.model, order) else None
-
-    def _data(self) -> backends.Data:
-        """The backend's data of the model (its compiled struct), made once for a request's
-        many kernel calls (None where the numpy code runs)."""
-        kernel = self._kernel()
-        return None if kernel is None else kernel.data(self.model)
 
     @property
     def summary(self) -> str:
@@ -314,7 +323,8 @@ class Closed(coupling.Coupling):
         """``c(q)`` (N, R) and ``J(q)`` (N, R, n), all rows, at joint positions q (N, n)."""
         kernel = self._kernel()
         if kernel is not None:
-            c, J = kernel.loop_kinematics(self.model, q[:, None], self.cuts, 0, 0)
+            c, J = kernel.loop_kinematics(self.model, q[:, None], self.cuts, 0, 0,
+                                          data=self._backend_data()[1])
             return c, J[:, 0]
         R, p = self._follow(q[:, None], 0, joints=True)
         return self._gap(R[:, :, 0], p[:, :, 0]), self._jacobian(R, p)[:, 0]
@@ -324,8 +334,8 @@ class Closed(coupling.Coupling):
         least (qs (N, >= K+1, n))."""
         kernel = self._kernel(K)
         if kernel is not None:
-            return _kept_rows(self.P, kernel.loop_kinematics(self.model, qs, self.cuts, 0, K,
-                                                             gap=False)[1])
+            return _kept_rows(self.P, kernel.loop_kinematics(
+                self.model, qs, self.cuts, 0, K, gap=False, data=self._backend_data()[1])[1])
         return _kept_rows(self.P, self._jacobian(*self._follow(qs, K, joints=True)))
 
     def _follow(self, qs: np.ndarray, K: int, joints: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -337,7 +347,7 @@ class Closed(coupling.Coupling):
             qs = np.concatenate([qs, np.zeros((qs.shape[0], max(K, 1) + 1 - qs.shape[1],
                                                self.n))], axis=1)
         frames = self.sides + (self.joint_frames if joints else ())
-        backend, data = backends.prepare(self.model)
+        backend, data = self._backend_data()
         return backend.contact_frames(self.model, data, qs, frames, K)
 
     def _gap(self, R: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -427,7 +437,7 @@ class Closed(coupling.Coupling):
         return self._closed(qa, t, np.arange(qa.shape[0]))[0]
 
     def _closed(self, qa: np.ndarray, t: np.ndarray | None, ids: np.ndarray,
-                coarse: int = COARSE, data: backends.Data = None) -> tuple[np.ndarray, np.ndarray]:
+                coarse: int = COARSE) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`positions` and ``P J_p`` there (N, r, r); ``ids``: the samples' indices in
         the file (and in ``t``), for messages.
 
@@ -440,13 +450,12 @@ class Closed(coupling.Coupling):
         stride = 1 << min(coarse.bit_length() - 1, max(N - 1, 1).bit_length() - 1)
         first = np.arange(0, N, stride)
         q[first], c[first], PJ[first], off[first] = self._continued(
-            np.broadcast_to(self.reference, (len(first), self.n)), qa[first], t, ids[first],
-            data)
+            np.broadcast_to(self.reference, (len(first), self.n)), qa[first], t, ids[first])
         while stride > 1:
             half = stride // 2
             new = np.arange(half, N, stride)
             q[new], c[new], PJ[new], off[new] = self._continued(q[new - half], qa[new], t,
-                                                                ids[new], data)
+                                                                ids[new])
             stride = half
         return q, self._checked(c, PJ, off, t, ids)
 
@@ -476,7 +485,7 @@ class Closed(coupling.Coupling):
         return PJ[:, :, self.p]
 
     def _continued(self, q0: np.ndarray, qa: np.ndarray, t: np.ndarray | None,
-                   samples: np.ndarray, data: backends.Data = None) -> tuple[np.ndarray, ...]:
+                   samples: np.ndarray) -> tuple[np.ndarray, ...]:
         """The closed positions at the actuated ``qa`` (M, m) continued from the closed ``q0``
         (M, n) in steps of at most ``STEP`` (``samples``: their indices, for messages), and
         Newton's last residual, P J and J's rows off its span (:meth:`_newton`)."""
@@ -485,13 +494,12 @@ class Closed(coupling.Coupling):
         steps = max(1, ceil(np.abs(qa - start).max(initial=0.0) / STEP))
         for s in range(1, steps + 1):
             q[:, self.a] = start + (qa - start) * (s / steps)
-            c, PJ, off, _ = self._newton(q, ITERATIONS if s == steps else 3, t, samples,
-                                         data=data)
+            c, PJ, off, _ = self._newton(q, ITERATIONS if s == steps else 3, t, samples)
         return q, c, PJ, off
 
     def _newton(self, q: np.ndarray, iterations: int, t: np.ndarray | None,
-                samples: np.ndarray, rates: tuple[np.ndarray, np.ndarray] | None = None,
-                data: backends.Data = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                samples: np.ndarray, rates: tuple[np.ndarray, np.ndarray] | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Newton's steps on q (M, n) in place until the largest is below ``RESIDUAL_TOL``,
         or until one from a kept residual ``P c`` below it converged quadratically (the step
         under ``QUADRATIC`` times the one before: the next would be below rounding; near a
@@ -506,20 +514,19 @@ class Closed(coupling.Coupling):
         ``rates`` (full, jacobians): the samples are rows ``samples`` of ``full`` (N, D, n),
         and where the kernel runs at order D - 1 its pass goes on to their positions and
         derivatives there and ``P J``'s jets in ``jacobians`` (:meth:`_derivatives`, one pass
-        of the poses fewer). The fourth array (M,) says where it did (numpy's: nowhere).
-        ``data``: the request's backend data (:meth:`_data`; None: made for this call)."""
+        of the poses fewer). The fourth array (M,) says where it did (numpy's: nowhere)."""
         kernel = self._kernel()
         if kernel is None:
             return (*self._newton_numpy(q, iterations, t, samples), np.zeros(len(q), bool))
         if rates is not None and self._kernel(rates[0].shape[1] - 1) is not None:
             out, c, PJ, off, ok = kernel.loop_newton(
                 self.model, q, self.cuts, iterations, RESIDUAL_TOL, QUADRATIC,
-                SINGULAR_TOL ** 0.5, (rates[0], samples, rates[1]), data=data)
+                SINGULAR_TOL ** 0.5, (rates[0], samples, rates[1]), data=self._backend_data()[1])
             rated = ok
         else:
             out, c, PJ, off, ok = kernel.loop_newton(self.model, q, self.cuts, iterations,
                                                      RESIDUAL_TOL, QUADRATIC, SINGULAR_TOL ** 0.5,
-                                                     data=data)
+                                                     data=self._backend_data()[1])
             rated = np.zeros(len(q), bool)
         if not ok.all():   # (from where the kernel stopped)
             rest = out[~ok]
@@ -581,26 +588,25 @@ class Closed(coupling.Coupling):
         full[:, :, self.a] = qs
         samples = np.arange(N)
         jacobians = np.empty((N, max(D - 1, 1), self.rank, self.n))
-        found, data = True, self._data()
+        found = True
         if D > 1 and t is not None and N > 2 * TAYLOR:
             anchors = np.zeros(N, dtype=bool)   # (a mask: union1d and setdiff1d sort)
             anchors[::TAYLOR] = anchors[-1] = True   # (every sample between two)
             coarse = np.flatnonzero(anchors)
             # (every COARSE-th sample of the file still continued from the assembly)
-            full[coarse, 0], Jp = self._closed(qs[coarse, 0], t, coarse, COARSE // TAYLOR, data)
-            found &= self._derivatives(full, coarse, Jp, jacobians, data)
+            full[coarse, 0], Jp = self._closed(qs[coarse, 0], t, coarse, COARSE // TAYLOR)
+            found &= self._derivatives(full, coarse, Jp, jacobians)
             samples = np.flatnonzero(~anchors)
-            full[samples, 0], Jp, rated = self._predicted(full, samples, t, jacobians, data)
+            full[samples, 0], Jp, rated = self._predicted(full, samples, t, jacobians)
             if rated.any():   # (their derivatives found with them)
                 samples, Jp = samples[~rated], Jp[~rated]
         else:
-            full[:, 0], Jp = self._closed(qs[:, 0], t, samples, data=data)
-        found &= self._derivatives(full, samples, Jp, jacobians, data)
+            full[:, 0], Jp = self._closed(qs[:, 0], t, samples)
+        found &= self._derivatives(full, samples, Jp, jacobians)
         return full, jacobians if found else None
 
     def _predicted(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray,
-                   jacobians: np.ndarray, data: backends.Data = None
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                   jacobians: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The positions at ``samples`` (M, n) and ``P J_p`` there by Newton from the Hermite
         polynomial of the two anchors around each (every ``TAYLOR``-th sample and the last,
         solved in ``full`` with their derivatives). Where the nearest one's Taylor
@@ -618,7 +624,7 @@ class Closed(coupling.Coupling):
         qa = guess[:, self.a]
         q, near = guess.copy(), ~far
         if near.all():   # (the common case: no masked copies)
-            c, PJ, off, rated = self._newton(q, ITERATIONS, t, samples, (full, jacobians), data)
+            c, PJ, off, rated = self._newton(q, ITERATIONS, t, samples, (full, jacobians))
         else:
             M = len(samples)
             c, PJ, off = np.zeros((M, self.n_rows)), np.zeros((M, self.rank, self.n)), np.zeros(M)
@@ -626,13 +632,13 @@ class Closed(coupling.Coupling):
             if near.any():
                 part = q[near]   # (a copy: Newton moves it, then it goes back)
                 c[near], PJ[near], off[near], rated[near] = self._newton(
-                    part, ITERATIONS, t, samples[near], (full, jacobians), data)
+                    part, ITERATIONS, t, samples[near], (full, jacobians))
                 q[near] = part
         # wandered off, or not closed: continued instead (the checks then judge)
         far |= (_largest(q - guess) > STEP) | (_largest(c @ self.P.T) > RESIDUAL_TOL ** 0.5)
         if far.any():
             q[far], c[far], PJ[far], off[far] = self._continued(full[anchor[far], 0], qa[far],
-                                                                t, samples[far], data)
+                                                                t, samples[far])
         return q, self._checked(c, PJ, off, t, samples), rated & ~far
 
     def _prediction(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray
@@ -667,7 +673,7 @@ class Closed(coupling.Coupling):
         return guess, far, anchor
 
     def _derivatives(self, full: np.ndarray, samples: np.ndarray, Jp: np.ndarray,
-                     jacobians: np.ndarray, data: backends.Data = None) -> bool:
+                     jacobians: np.ndarray) -> bool:
         """q_p^(k), k = 1..D-1, at ``samples`` of ``full`` (N, D, n), in place, from ``P J_p``
         there (M, r, r). With q_p^(k) still 0, the k-th derivative of the cuts' gap is ``c^(k)
         = J_a q_a^(k) + sum_{1<=j<k} C(k-1, j) J^(j) q^(k-j)``, the known part: the cuts'
@@ -679,7 +685,8 @@ class Closed(coupling.Coupling):
             return False
         kernel = self._kernel(D - 1)
         if kernel is not None:
-            kernel.loop_rates(self.model, full, self.cuts, Jp, samples, jacobians, data=data)
+            kernel.loop_rates(self.model, full, self.cuts, Jp, samples, jacobians,
+                              data=self._backend_data()[1])
             return True
         inverse = np.linalg.inv(Jp)
         part = full[samples]
