@@ -358,4 +358,36 @@ void hk_backward(const Consts *c, int r1, const vd *Q, const vd *V, const Adjoin
 void hk_root_wrench(const Consts *c, int r1, const vd *Q, const vd *base, const AdjointV *Ad,
                     const vd *F, vd *F0);
 
+/* log(R) per lane, as lie.rotation_log (near pi: the axis from the symmetric part's column);
+ * the IK's pose error and the loops' frame gaps */
+static inline void rotation_log(const vd *R, vd *w) {
+    for (int l = 0; l < LANES; l++) {
+        double M[9], s[3];
+        for (int e = 0; e < 9; e++) M[e] = R[e][l];
+        s[0] = 0.5 * (M[7] - M[5]);
+        s[1] = 0.5 * (M[2] - M[6]);
+        s[2] = 0.5 * (M[3] - M[1]);
+        double c = 0.5 * (M[0] + M[4] + M[8] - 1.0);
+        c = c < -1.0 ? -1.0 : c > 1.0 ? 1.0 : c;
+        const double sn = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+        const double theta = atan2(sn, c);
+        const double scale = theta < 1e-4 ? 1.0 + theta * theta / 6.0 : theta / sn;
+        for (int e = 0; e < 3; e++) w[e][l] = s[e] * scale;
+        if (theta > M_PI - 1e-3) {   /* the axis from the symmetric part */
+            double Bm[9];
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++)
+                    Bm[3 * a + b] = 0.5 * (M[3 * a + b] + M[3 * b + a]) - (a == b ? c : 0.0);
+            int col = 0;
+            for (int a = 1; a < 3; a++)
+                if (Bm[4 * a] > Bm[4 * col]) col = a;
+            double ax[3] = {Bm[col], Bm[3 + col], Bm[6 + col]};
+            double nrm = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
+            nrm = nrm > 1e-300 ? nrm : 1e-300;
+            const double sign = (ax[0] * s[0] + ax[1] * s[1] + ax[2] * s[2]) < 0 ? -1.0 : 1.0;
+            for (int e = 0; e < 3; e++) w[e][l] = theta * sign * ax[e] / nrm;
+        }
+    }
+}
+
 #endif

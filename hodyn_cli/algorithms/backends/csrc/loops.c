@@ -151,36 +151,6 @@ static void frames(const Consts *cs, const Cuts *k, Work *w, int Ks, int Kj, int
                     w->Rj + 9 * Kj * x, w->pj + 3 * Kj * x);
 }
 
-/* log of a rotation per lane, as lie.rotation_log (near pi: the symmetric part's column) */
-static void rotation_log(const vd *R, vd *out) {
-    for (int l = 0; l < LANES; l++) {
-        double M[9];
-        for (int e = 0; e < 9; e++) M[e] = R[e][l];
-        const double s[3] = {0.5 * (M[7] - M[5]), 0.5 * (M[2] - M[6]), 0.5 * (M[3] - M[1])};
-        double c = 0.5 * (M[0] + M[4] + M[8] - 1.0);
-        c = c < -1.0 ? -1.0 : c > 1.0 ? 1.0 : c;
-        const double sn = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
-        const double theta = atan2(sn, c);
-        const double scale = theta < 1e-4 ? 1.0 + theta * theta / 6.0 : theta / sn;
-        double w[3] = {s[0] * scale, s[1] * scale, s[2] * scale};
-        if (theta > M_PI - 1e-3) {
-            double B[9];
-            for (int r = 0; r < 3; r++)
-                for (int q = 0; q < 3; q++)
-                    B[3 * r + q] = 0.5 * (M[3 * r + q] + M[3 * q + r]) - (r == q ? c : 0.0);
-            int col = 0;
-            for (int e = 1; e < 3; e++)
-                if (B[4 * e] > B[4 * col]) col = e;
-            double a[3] = {B[col], B[3 + col], B[6 + col]};
-            double size = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
-            size = size > 1e-300 ? size : 1e-300;
-            const double sign = (a[0] * s[0] + a[1] * s[1] + a[2] * s[2]) < 0 ? -1.0 : 1.0;
-            for (int e = 0; e < 3; e++) w[e] = theta * sign * a[e] / size;
-        }
-        for (int e = 0; e < 3; e++) out[e][l] = w[e];
-    }
-}
-
 /* c[R] (order 0: the gap; k >= 1: c^(k)) from the sides' jets (length Ks > k) */
 static void gap(const Cuts *k, const Work *w, int Ks, int order, vd *c) {
     const int L = k->S / 2;
