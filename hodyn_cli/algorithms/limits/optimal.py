@@ -523,7 +523,8 @@ class Optimal:
         rest: the ramp out of it too short for the output's sampling), with its cap where
         the inconsistency, taken to grow as the peak's
         :data:`~hodyn_cli.algorithms.limits.programme.STEEP`-th power, would be :data:`CALM`
-        (at least ``CAP_LEAST``); then at half the pace, at most :data:`CALMER`
+        (at least ``CAP_LEAST``, at most :data:`LOWERINGS` times); then at half the pace,
+        at most :data:`CALMER`
         times; beyond validate's tolerance after that, the uniform scaling is taken. The
         speed-up found is then made the law's own
         (:meth:`_resampled`): the output's samples are ``1/rate`` apart."""
