@@ -518,6 +518,38 @@ def test_a_law_barely_inconsistent_is_planned_again_with_a_cap_near_its_peak(mon
     assert hodyn_cli.validate_motion(model, out, samples=50).passed
 
 
+def test_lowering_the_cap_ends_when_the_law_stays_barely_inconsistent(monkeypatch):
+    """A law whose output stays a little beyond CALM of validate's tolerance however low its
+    cap (0.81 of it, and not consistent once resampled at the rate: each cap is the one
+    before times (CALM / 0.81)^(1 / STEEP), 0.995) is
+    planned again a bounded number of times, not once per half a per cent of cap down to
+    CAP_LEAST (about 140 programmes)."""
+    model = hodyn_cli.load_robot(IIWA)
+    traj = generate(model, "point-to-point", waypoints=np.stack(IIWA_REST), derivatives=4,
+                    segment_duration=[3.0])
+    caps, fitted, plan = [], optimal.Optimal._fitted, optimal.Optimal.plan
+    resampled = optimal.Optimal._resampled
+
+    def planned(self, chunks, limits=None, pace=programme.PACE, cap=programme.CAP, start=None):
+        caps.append(cap)
+        assert len(caps) <= 1 + optimal.LOWERINGS + optimal.CALMER, caps
+        return plan(self, chunks, limits, pace, cap, start)
+
+    def barely_inconsistent(self, chunks):
+        fit, search, _ = fitted(self, chunks)
+        return fit, search, 0.81
+
+    def not_once_resampled(self, chunks, from_rest=False):
+        resampled(self, chunks, from_rest)
+        return False
+
+    monkeypatch.setattr(optimal.Optimal, "plan", planned)
+    monkeypatch.setattr(optimal.Optimal, "_fitted", barely_inconsistent)
+    monkeypatch.setattr(optimal.Optimal, "_resampled", not_once_resampled)
+    hodyn_cli.retime_optimal(model, traj, grid=300)
+    assert caps[0] == programme.CAP and min(caps) < programme.CAP
+
+
 #: rest-to-rest paths of public arms (bundled, or example-robot-data's), how much longer than
 #: toppra's the law may be along a straight line and through a corner at rest (per cent;
 #: benchmarks/bench_optimal.py part 4: 6.9 and 20.0, 4.2 and 21.1, 5.0 and 10.5, 4.3 and 14.6)

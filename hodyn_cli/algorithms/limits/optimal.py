@@ -74,6 +74,9 @@ MARGINS = 0.5
 #: cap, then half the pace, at most CALMER times) where it was beyond CALM of that tolerance
 CALM = 0.8
 CALMER = 2
+#: the cap is lowered so at most LOWERINGS times (a law that stays a little beyond CALM
+#: however low its cap would otherwise be planned again for each half a per cent of cap)
+LOWERINGS = 3
 #: a law on the first path-speed cap whose output is within RAISE CALM of that tolerance is
 #: planned once more with its cap where the inconsistency would be CALM if it grew as the
 #: speed's RISE-th power (it grew as its 2.4th to 7th power, and slower below: the iiwa's 3 s
@@ -520,7 +523,8 @@ class Optimal:
         rest: the ramp out of it too short for the output's sampling), with its cap where
         the inconsistency, taken to grow as the peak's
         :data:`~hodyn_cli.algorithms.limits.programme.STEEP`-th power, would be :data:`CALM`
-        (at least ``CAP_LEAST``); then at half the pace, at most :data:`CALMER`
+        (at least ``CAP_LEAST``, at most :data:`LOWERINGS` times); then at half the pace,
+        at most :data:`CALMER`
         times; beyond validate's tolerance after that, the uniform scaling is taken. The
         speed-up found is then made the law's own
         (:meth:`_resampled`): the output's samples are ``1/rate`` apart."""
@@ -531,7 +535,7 @@ class Optimal:
             assert self.final is not None
             self._resampled(chunks, from_rest=True)
             return self.final
-        margin, uniform, pace, cap, attempts = 0.0, None, PACE, CAP, 0
+        margin, uniform, pace, cap, attempts, lowered = 0.0, None, PACE, CAP, 0, 0
         passed = None  # a law at the first cap that validate passes, and was raised from
         start = None
         while attempts < ATTEMPTS:
@@ -563,9 +567,11 @@ class Optimal:
                 self._restore(passed)
                 assert self.final is not None
                 return self.final
-            if self.final is not None and lag > CALM and self.peak > CAP_LEAST < cap:
+            if self.final is not None and lag > CALM and self.peak > CAP_LEAST < cap and (
+                    lowered < LOWERINGS):
                 # (below cap: the peak is within it)
                 cap = max(self.peak * (CALM / lag) ** (1 / STEEP), CAP_LEAST)
+                lowered += 1
                 continue
             if self.final is not None and lag > CALM and pace > PACE / 2**CALMER:
                 pace /= 2
