@@ -340,19 +340,27 @@ def test_free_root_is_the_floating_base(name):
     assert np.abs(out[..., :6] + W).max() <= 1e-11 * np.abs(W).max()
 
 
-def test_a_floating_base_carries_multi_dof_joints():
-    """The floating driver (body-fixed) on a tree of ball, planar and free joints: the same
-    numbers as the tree under a free root joint, orders 0..3."""
+def floating_and_free(kinds: tuple[str, ...], samples: int, orders: int):
+    """A random tree of ``kinds`` on a floating root with an inertia, the same tree under a
+    free root joint (:func:`with_free_root`), that one's analytic motion q (``samples`` over
+    2 s, ``orders`` derivatives) and the floating root's motion read off its first 6 DOFs."""
     from hodyn_cli.core.trajectory import BaseMotion
 
-    robot = random_model(8, ("spherical", "revolute", "planar", "free", "spherical"))
+    robot = random_model(8, kinds)
     robot = Model(robot.name, "base", robot.joint_names, robot.joint_types, robot.link_names,
                   robot.parent, robot.B, robot.X, robot.inertias,
                   root_inertia=lie.body_inertia(3.0, np.array([0.1, -0.2, 0.05]),
                                                 np.diag([0.2, 0.3, 0.25])))
     free = with_free_root(robot)
-    qs = analytic_motion(free, np.linspace(0, 2, 4), 4, 8).derivatives
+    qs = analytic_motion(free, np.linspace(0, 2, samples), orders, 8).derivatives
     base = BaseMotion(lie.rotation_vector_exp(qs[:, 0, :3]), qs[:, 0, 3:6], qs[:, 1:, :6])
+    return robot, free, qs, base
+
+def test_a_floating_base_carries_multi_dof_joints():
+    """The floating driver (body-fixed) on a tree of ball, planar and free joints: the same
+    numbers as the tree under a free root joint, orders 0..3."""
+    robot, free, qs, base = floating_and_free(("spherical", "revolute", "planar", "free",
+                                               "spherical"), samples=4, orders=4)
     tau, W = floating.inverse_dynamics(robot, Trajectory(robot.dof_names, qs[..., 6:],
                                                          base=base), order=3)
     out = body_fixed.inverse_dynamics(free, Trajectory(free.dof_names, qs), order=3)

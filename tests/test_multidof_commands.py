@@ -24,6 +24,7 @@ from test_joint_models import (
     URDF_JOINTS,
     G,
     analytic_motion,
+    floating_and_free,
     pin_configuration,
     pinocchio_model,
     random_model,
@@ -82,14 +83,8 @@ def test_a_floating_base_is_the_free_root_joints():
     """Floating-base matrices (6 + nv) of a tree of ball, planar and free joints equal the
     fixed-base matrices of the same tree under a free root joint moving as the base, orders
     0..1."""
-    robot = random_model(8, ("spherical", "revolute", "planar", "free", "helical"))
-    robot = Model(robot.name, "base", robot.joint_names, robot.joint_types, robot.link_names,
-                  robot.parent, robot.B, robot.X, robot.inertias,
-                  root_inertia=lie.body_inertia(3.0, np.array([0.1, -0.2, 0.05]),
-                                                np.diag([0.2, 0.3, 0.25])))
-    free = with_free_root(robot)
-    qs = analytic_motion(free, np.linspace(0, 2, 3), 3, 8).derivatives
-    base = BaseMotion(lie.rotation_vector_exp(qs[:, 0, :3]), qs[:, 0, 3:6], qs[:, 1:, :6])
+    robot, free, qs, base = floating_and_free(("spherical", "revolute", "planar", "free",
+                                               "helical"), samples=3, orders=3)
     F = floating.matrices(robot, Trajectory(robot.dof_names, qs[..., 6:], base=base), order=1,
                           gravity=G)
     E = closed_form.matrices(free, Trajectory(free.dof_names, qs), order=1, gravity=G)
@@ -259,14 +254,8 @@ def test_floating_regressor_is_the_free_root_joints():
     rows negated (``W_base = -F_0``)."""
     from hodyn_cli.algorithms.dynamics import regressor
 
-    robot = random_model(8, ("spherical", "revolute", "planar", "free", "helical"))
-    robot = Model(robot.name, "base", robot.joint_names, robot.joint_types, robot.link_names,
-                  robot.parent, robot.B, robot.X, robot.inertias,
-                  root_inertia=lie.body_inertia(3.0, np.array([0.1, -0.2, 0.05]),
-                                                np.diag([0.2, 0.3, 0.25])))
-    free = with_free_root(robot)
-    qs = analytic_motion(free, np.linspace(0, 2, 3), 3, 8).derivatives
-    base = BaseMotion(lie.rotation_vector_exp(qs[:, 0, :3]), qs[:, 0, 3:6], qs[:, 1:, :6])
+    robot, free, qs, base = floating_and_free(("spherical", "revolute", "planar", "free",
+                                               "helical"), samples=3, orders=3)
     Y = regressor.regressor(robot, Trajectory(robot.dof_names, qs[..., 6:], base=base),
                             order=1, gravity=G)
     ref = regressor.regressor(free, Trajectory(free.dof_names, qs), order=1, gravity=G)
