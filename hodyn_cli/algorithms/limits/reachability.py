@@ -36,7 +36,8 @@ import numpy as np
 from scipy.interpolate import BSpline, make_interp_spline
 
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
-from hodyn_cli.algorithms.limits.programme import PathLimit, between, path_limits
+from hodyn_cli.algorithms.limits.jets import compose
+from hodyn_cli.algorithms.limits.programme import PathLimit, _sigmas, between, path_limits
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
@@ -320,3 +321,58 @@ def solve(model: Model, path: Trajectory, limits: Limits, points: int, *,
         start = K[0, 1] if start_x is None else float(np.clip(start_x, *K[0]))
         out.append((arc, greedy(r, delta, K, start, arc.sigma)))
     return out
+
+
+#: the law is smoothed over this many grid intervals either side (a quintic B-spline kernel):
+#: TOPP-RA's x has kinks where u jumps, which the output's higher derivatives cannot carry
+SMOOTH = 6
+
+
+def smoothed(law: Law) -> np.ndarray:
+    """x at the grid points smoothed by a quintic B-spline kernel of :data:`SMOOTH` grid
+    intervals either side, the law reflected through its ends (``2 x_0 - x(-sigma)``: the
+    value and slope at an end are kept, x = 0 at a rest stays 0). The kernel averages
+    points (u, x) that are within the limits; the limits are linear in them, so the
+    average is within them up to how much their coefficients change over the kernel (the
+    final fit scales the motion onto them)."""
+    x, w = law.x, SMOOTH
+    if len(x) <= 2 * w + 1:
+        return x
+    knots = np.linspace(-w, w, 7)
+    kernel = BSpline.basis_element(knots, extrapolate=False)(np.arange(-w + 1, w))
+    kernel /= kernel.sum()
+    padded = np.concatenate([2 * x[0] - x[w - 1 : 0 : -1], x, 2 * x[-1] - x[-2 : -w - 1 : -1]])
+    out = np.convolve(padded, kernel, mode="valid")
+    return np.maximum(out, 0.0)
+
+
+def _elapsed(x: BSpline, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``int_a^b dsigma / sqrt(x)`` on each interval, x >= 0 with at most a simple zero at an
+    end: each half by the substitution ``sigma = end + v^2`` from its own end (the
+    integrand ``2 v / sqrt(x)`` stays finite where x vanishes linearly), Gauss-Legendre."""
+    nodes, weights = np.polynomial.legendre.leggauss(GAUSS)
+    m = (a + b) / 2
+    total = np.zeros(len(a))
+    for end, sign in ((a, 1.0), (b, -1.0)):
+        r = np.sqrt(np.abs(m - end))
+        v = r[:, None] * (nodes + 1) / 2
+        xs = x(end[:, None] + sign * v**2)
+        total += (2 * v / np.sqrt(np.maximum(xs, 1e-300))) @ weights * r / 2
+    return total
+
+
+def played(arc: Arc, law: Law, orders: int, names: tuple[str, ...], t0: float = 0.0
+           ) -> Trajectory | None:
+    """The motion along ``arc`` with its law smoothed (:func:`smoothed`), sampled at the grid
+    points (q .. q^(orders-1) exact by the chain rule from the shape's sigma-derivatives and
+    ``sigma_dot = sqrt(x)``, ``sigma_ddot = x'/2``, ...); None where the output needs a
+    derivative of the law beyond x''' (orders > 5)."""
+    if orders > 5:
+        return None
+    x = make_interp_spline(law.sigma, smoothed(law), k=5)
+    sigma = law.sigma
+    t = t0 + np.concatenate([[0.0], np.cumsum(_elapsed(x, sigma[:-1], sigma[1:]))])
+    X = np.stack([x(sigma, nu) for nu in range(4)], axis=1)
+    X[:, 0] = np.maximum(X[:, 0], 0.0)
+    rates = _sigmas(X)[:, : orders - 1]
+    return Trajectory(names, compose(arc.jet(sigma, orders), rates), t)
