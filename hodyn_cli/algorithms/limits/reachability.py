@@ -51,6 +51,8 @@ REST = 1e-3
 TURN = 1 - 1e-4
 #: sub-intervals per input interval for the arc length (Gauss-Legendre, 3 points each)
 SUBDIVIDE = 8
+#: the reachability grid's intervals at least (more on a long path: one per input sample)
+POINTS = 4000
 #: the points of the path's shape (:func:`arcs`) at least; more on a long path (half its
 #: samples): too many make its top derivatives rounding (1e-16 / h^4 in q_sigma^(4))
 SHAPE = 400
