@@ -544,15 +544,19 @@ class Optimal:
         if found is None or len(found) != 1:
             return False
         (arc, law), = found
-        motion = reachability.played(arc, law, path.orders, path.joint_names, float(path.t[0]))
-        if motion is None:
-            return False
         span = float(path.t[-1] - path.t[0])
         rate = self.rate or (path.n_samples - 1) / span
-        inner = Optimal(self.model, self.limits, self.order, rate=rate, uniform=True,
-                        gravity=self.dynamics["gravity"], kind=self.dynamics["kind"])
-        inner.fit(lambda: [motion])
-        if not inner.consistent:
+        for steps in reachability.STEPS:
+            motion = reachability.played(arc, law, path.orders, path.joint_names,
+                                         float(path.t[0]), steps / rate)
+            if motion is None:
+                return False
+            inner = Optimal(self.model, self.limits, self.order, rate=rate, uniform=True,
+                            gravity=self.dynamics["gravity"], kind=self.dynamics["kind"])
+            inner.fit(lambda motion=motion: [motion])
+            if inner.consistent:
+                break
+        else:
             return False
         assert inner.path is not None
         self.path = replace(inner.path, uniform=uniform, span=span, grid=len(arc.sigma))
@@ -751,6 +755,7 @@ class Optimal:
         """What an output file records: durations, the grid, and where the limits bind."""
         assert self.path is not None and self.final is not None
         return {"duration": self.duration, "uniform_duration": self.uniform_duration,
-                "grid_points": self.path.grid, "solver": self.used, "final_scale": self.scale * self.final.k,
+                "grid_points": self.path.grid, "final_scale": self.scale * self.final.k,
                 "binding": self.bound.describe()} | (
-            {"time_scale": [self.duration / self.path.span]} if self.uniform else {})
+            {"time_scale": [self.duration / self.path.span]} if self.uniform else
+            {"solver": self.used})
