@@ -344,8 +344,9 @@ def smoothed(law: Law, w: int = SMOOTH) -> np.ndarray:
     kernel = BSpline.basis_element(knots, extrapolate=False)(np.arange(-w + 1, w))
     kernel /= kernel.sum()
     padded = np.concatenate([2 * x[0] - x[w - 1 : 0 : -1], x, 2 * x[-1] - x[-2 : -w - 1 : -1]])
-    out = np.convolve(padded, kernel, mode="valid")
-    return np.maximum(out, 0.0)
+    out = np.maximum(np.convolve(padded, kernel, mode="valid"), 0.0)
+    out[[0, -1]] = x[[0, -1]]  # (kept exactly by the reflection, but for rounding)
+    return out
 
 
 #: the kernel reaches at least this many of the output's steps (``step``) either side where
