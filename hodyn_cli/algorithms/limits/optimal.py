@@ -544,6 +544,8 @@ class Optimal:
         if found is None or len(found) != 1:
             return False
         (arc, law), = found
+        if self.progress is not None:
+            self.progress(len(arc.sigma), len(arc.sigma))
         span = float(path.t[-1] - path.t[0])
         rate = self.rate or (path.n_samples - 1) / span
         for steps in reachability.STEPS:

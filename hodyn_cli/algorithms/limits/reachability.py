@@ -49,13 +49,18 @@ __all__ = ["Arc", "Rows", "Law", "arcs", "applies", "rows", "controllable", "gre
 REST = 1e-3
 #: a rest is a corner where the cosine between the directions in and out is below this
 TURN = 1 - 1e-4
-#: sub-intervals per input interval for the arc length (Gauss-Legendre, 3 points each)
-SUBDIVIDE = 8
+#: sub-intervals per input interval of the arc length's table (the grid's points are placed
+#: by it, their own arc length then computed exactly)
+SUBDIVIDE = 2
+#: points of the path evaluated at once (memory: this many times its D orders and joints)
+BLOCK = 1 << 15
 #: the reachability grid's intervals at least (more on a long path: one per input sample)
 POINTS = 4000
-#: the points of the path's shape (:func:`arcs`) at least; more on a long path (half its
-#: samples): too many make its top derivatives rounding (1e-16 / h^4 in q_sigma^(4))
+#: the points of the path's shape (:func:`arcs`) at least; more on a long path, one per
+#: SPACING of its length in joint space (rad, m) at most: closer points make its top
+#: derivatives rounding (~1e-16 / h^4 in q_sigma^(4))
 SHAPE = 400
+SPACING = 0.02
 #: the grid of each piece: at least this many intervals
 LEAST = 16
 #: the monomials of the time law's derivatives a row may have (sigma_k = s^(k)): 1, sigma_2
@@ -78,10 +83,12 @@ class Arc:
         """(E, orders, n) ``q, q_sigma, ...`` at sigma."""
         return np.stack([self.shape(sigma, nu) for nu in range(orders)], axis=1)
 
-    def trajectory(self, names: tuple[str, ...]) -> Trajectory:
-        """The piece as a path in sigma (its "times"; q .. q_sigmasigma), for
-        :func:`path_limits`."""
-        return Trajectory(names, self.jet(self.sigma, 3), self.sigma)
+    def trajectory(self, names: tuple[str, ...], a: int = 0, b: int | None = None
+                   ) -> Trajectory:
+        """The piece as a path in sigma (its "times"; q .. q_sigmasigma) at the grid points
+        a .. b-1, for :func:`path_limits`."""
+        sigma = self.sigma[a:b]
+        return Trajectory(names, self.jet(sigma, 3), sigma)
 
 
 def _arc_length(path: Trajectory) -> tuple[np.ndarray, np.ndarray]:
@@ -99,8 +106,15 @@ def _length(path: Trajectory, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     nodes, weights = np.polynomial.legendre.leggauss(GAUSS)
     h = b - a
     at = (a[:, None] + h[:, None] * (nodes + 1) / 2).ravel()
-    speed = np.linalg.norm(between(path, at)[:, 1], axis=1).reshape(len(h), GAUSS)
+    speed = np.linalg.norm(_order(path, at, 1), axis=1).reshape(len(h), GAUSS)
     return speed @ weights * h / 2
+
+
+def _order(path: Trajectory, s: np.ndarray, r: int) -> np.ndarray:
+    """(E, n) ``q^[r](s)`` on the input's path, :data:`BLOCK` points at a time."""
+    return np.concatenate([between(path, s[i : i + BLOCK])[:, r]
+                           for i in range(0, len(s), BLOCK)]) if len(s) else np.zeros(
+        (0, path.derivatives.shape[-1]))
 
 
 #: Gauss-Legendre points per arc-length sub-interval
@@ -123,17 +137,19 @@ def _corners(d1: np.ndarray, sigma: np.ndarray) -> list[float]:
     return cuts
 
 
-def arcs(path: Trajectory, points: int, shape_points: int) -> list[Arc]:
+def arcs(path: Trajectory, points: int, shape_points: int | None = None) -> list[Arc]:
     """The path (times: its parameter s; q, q' at least) cut at its corners, each piece on a
     grid uniform in arc length, ``points`` intervals in all (in proportion to length, at
     least :data:`LEAST` each), its shape through ``shape_points`` points in all (at their
     arc length, exact to the quadrature's rounding: the spline's derivatives are those of
-    the path in sigma)."""
+    the path in sigma; default: :data:`SHAPE`, or more on a long path, at most one per
+    input sample and per :data:`SPACING` of length)."""
     s_fine, sigma_fine = _arc_length(path)
     length = sigma_fine[-1]
     if not length > 0:
         raise HodynError("--optimal: the path does not move")
-    d1 = between(path, s_fine)[:, 1]
+    shape_points = shape_points or max(SHAPE, min(path.n_samples, int(length / SPACING)))
+    d1 = _order(path, s_fine, 1)
     still = REST * np.linalg.norm(d1, axis=1).max()
     cuts = [0.0, *_corners(d1, sigma_fine), float(length)]
     pieces = []
@@ -145,8 +161,8 @@ def arcs(path: Trajectory, points: int, shape_points: int) -> list[Arc]:
         s = np.interp(target, sigma_fine, s_fine)
         at = sigma_fine[k] + _length(path, s_fine[k], s)   # the points' own arc length
         at[[0, -1]] = lo, hi
-        shape = make_interp_spline(at - lo, between(path, s)[:, 0], k=DEGREE)
-        ends = np.linalg.norm(between(path, s[[0, -1]])[:, 1], axis=1)
+        shape = make_interp_spline(at - lo, _order(path, s, 0), k=DEGREE)
+        ends = np.linalg.norm(_order(path, s[[0, -1]], 1), axis=1)
         fine = max(LEAST, round(points * share))
         pieces.append(Arc(np.linspace(0.0, hi - lo, fine + 1), shape,
                           (bool(ends[0] < still), bool(ends[1] < still))))
@@ -308,12 +324,16 @@ def solve(model: Model, path: Trajectory, limits: Limits, points: int, *,
     is not for this solver (:func:`applies`). ``ends``: x (in sigma) at the path's start and
     end where it is not at rest (None: free)."""
     out = []
-    shape_points = shape_points or min(points, max(SHAPE, path.n_samples // 2))
     for arc in arcs(path, points, shape_points):
-        found = path_limits(model, arc.trajectory(path.joint_names), limits, 0, gravity=gravity)
-        if not applies(found):
-            return None
-        r = rows(found)
+        blocks = []
+        for i in range(0, len(arc.sigma), BLOCK):  # (memory: the probes' dynamics per block)
+            found = path_limits(model, arc.trajectory(path.joint_names, i, i + BLOCK), limits,
+                                0, gravity=gravity)
+            if not applies(found):
+                return None
+            blocks.append(rows(found))
+        r = Rows(*(np.concatenate([getattr(b, f) for b in blocks])
+                   for f in ("alpha", "beta", "gamma", "top")))
         delta = np.diff(arc.sigma)
         end_x = 0.0 if arc.rest[1] else ends[1]
         K = controllable(r, delta, (0.0, np.inf) if end_x is None else (end_x, end_x))
