@@ -9,14 +9,13 @@ from test_base_parameters import public_robot
 from test_optimal import IIWA, IIWA_REST, _toppra_lines, run
 
 import hodyn_cli
+from conftest import URDF
 from hodyn_cli.algorithms.limits import reachability
 from hodyn_cli.algorithms.limits.programme import path_limits
 from hodyn_cli.algorithms.planning.generate import generate
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import write_trajectory
 from hodyn_cli.modeling.limits import joint_limits
-
-from conftest import URDF
 
 
 def _through(model, waypoints, seconds=3.0, rate=100.0):

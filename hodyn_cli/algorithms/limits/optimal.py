@@ -24,13 +24,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
+from hodyn_cli.algorithms.limits import reachability
 from hodyn_cli.algorithms.limits.feasibility import (
     Binding,
     ScaleSearch,
     limited_series,
     series_laws,
 )
-from hodyn_cli.algorithms.limits import reachability
 from hodyn_cli.algorithms.limits.jets import compose
 from hodyn_cli.algorithms.limits.programme import (
     CAP,

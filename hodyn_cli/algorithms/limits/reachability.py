@@ -95,6 +95,7 @@ def _arc_length(path: Trajectory) -> tuple[np.ndarray, np.ndarray]:
     """(s, sigma): the arc length at :data:`SUBDIVIDE` points per input interval (and the
     ends), by Gauss-Legendre quadrature of ``|q'(s)|`` on each sub-interval."""
     t = path.t
+    assert t is not None
     s = np.append((t[:-1, None] + np.diff(t)[:, None] * np.arange(SUBDIVIDE) / SUBDIVIDE
                    ).ravel(), t[-1])
     return s, np.concatenate([[0.0], np.cumsum(_length(path, s[:-1], s[1:]))])
@@ -317,7 +318,8 @@ def greedy(r: Rows, delta: np.ndarray, K: np.ndarray, start: float, sigma: np.nd
 
 
 def solve(model: Model, path: Trajectory, limits: Limits, points: int, *,
-          shape_points: int | None = None, gravity=GRAVITY, ends: tuple[float | None, float | None] = (None, None)
+          shape_points: int | None = None, gravity=GRAVITY,
+          ends: tuple[float | None, float | None] = (None, None)
           ) -> list[tuple[Arc, Law]] | None:
     """The fastest law along ``path`` (times: its parameter; q .. q'' at least) in its arc
     length, on ``points`` grid intervals in all: per :class:`Arc`, its law; None where a limit
