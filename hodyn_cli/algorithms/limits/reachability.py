@@ -318,13 +318,11 @@ def greedy(r: Rows, delta: np.ndarray, K: np.ndarray, start: float, sigma: np.nd
 
 
 def solve(model: Model, path: Trajectory, limits: Limits, points: int, *,
-          shape_points: int | None = None, gravity=GRAVITY,
-          ends: tuple[float | None, float | None] = (None, None)
-          ) -> list[tuple[Arc, Law]] | None:
+          shape_points: int | None = None, gravity=GRAVITY) -> list[tuple[Arc, Law]] | None:
     """The fastest law along ``path`` (times: its parameter; q .. q'' at least) in its arc
-    length, on ``points`` grid intervals in all: per :class:`Arc`, its law; None where a limit
-    is not for this solver (:func:`applies`). ``ends``: x (in sigma) at the path's start and
-    end where it is not at rest (None: free)."""
+    length, on ``points`` grid intervals in all: per :class:`Arc`, its law (from and to rest
+    where the path is at rest, its speed free where it is not); None where a limit is not
+    for this solver (:func:`applies`) or no law keeps them on the grid."""
     out = []
     for arc in arcs(path, points, shape_points):
         blocks = []
@@ -337,12 +335,12 @@ def solve(model: Model, path: Trajectory, limits: Limits, points: int, *,
         r = Rows(*(np.concatenate([getattr(b, f) for b in blocks])
                    for f in ("alpha", "beta", "gamma", "top")))
         delta = np.diff(arc.sigma)
-        end_x = 0.0 if arc.rest[1] else ends[1]
-        K = controllable(r, delta, (0.0, np.inf) if end_x is None else (end_x, end_x))
+        K = controllable(r, delta, (0.0, 0.0 if arc.rest[1] else np.inf))
         if not K[0, 0] <= K[0, 1]:
-            raise HodynError("--optimal: no law along the path keeps its limits")
-        start_x = 0.0 if arc.rest[0] else ends[0]
-        start = K[0, 1] if start_x is None else float(np.clip(start_x, *K[0]))
+            return None
+        start = K[0, 0] if arc.rest[0] else K[0, 1]
+        if arc.rest[0] and start > 0:
+            return None
         out.append((arc, greedy(r, delta, K, start, arc.sigma)))
     return out
 
