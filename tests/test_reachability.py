@@ -115,15 +115,22 @@ def test_a_rest_where_the_path_goes_on_is_passed_not_stopped_at():
 
 def test_smoothing_keeps_rests_and_straight_laws():
     """The kernel keeps a law linear in sigma as it is (x = 0 at a rest stays 0: the ends are
-    reflected through their value) and smooths a kink over SMOOTH intervals either side."""
+    reflected through their value) and smooths a kink over SMOOTH intervals either side
+    (rounded up to PASSES box filters), and over ``reach`` seconds at the law's speed."""
     sigma = np.linspace(0.0, 1.0, 101)
     linear = reachability.Law(sigma, 3 * sigma, np.full(100, 1.5))
     assert np.allclose(reachability.smoothed(linear), 3 * sigma, atol=1e-14)
     tent = reachability.Law(sigma, np.minimum(sigma, 1 - sigma), np.zeros(100))
     x = reachability.smoothed(tent)
     assert x[0] == 0 and abs(x[-1]) < 1e-14
+    reach = reachability.PASSES * -(-reachability.SMOOTH // reachability.PASSES)
     changed = np.flatnonzero(np.abs(x - tent.x) > 1e-14)
-    assert changed.min() >= 50 - reachability.SMOOTH and changed.max() <= 50 + reachability.SMOOTH
+    assert 50 - reach <= changed.min() < 50 - reach // 2 and 50 + reach // 2 < changed.max() <= 50 + reach
+    flat = reachability.Law(sigma, np.full(101, 0.25), np.zeros(100))  # sqrt(x) = 0.5
+    bump = reachability.Law(sigma, flat.x + (np.arange(101) == 50), np.zeros(100))
+    x = reachability.smoothed(bump, reach=0.4)  # 0.4 s at 0.5 /s: 0.2, 20 intervals
+    changed = np.flatnonzero(np.abs(x - flat.x) > 1e-14)
+    assert 50 - changed.min() <= 20 + reachability.PASSES and changed.max() - 50 >= 16
 
 
 def test_cli_solver(tmp_path):

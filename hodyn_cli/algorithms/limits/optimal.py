@@ -528,7 +528,9 @@ class Optimal:
         affine in the law, a path without corners, q .. q^(4) at most), its motion smoothed
         and then scaled from rest onto the limits and resampled at the rate as ``--to-limits
         --rate`` does (every sample within its limits, one on it): the result where ``hodyn
-        validate`` passes it. False: it does not apply, or its output fails validate."""
+        validate`` passes it (the faster of the first
+        :data:`~hodyn_cli.algorithms.limits.reachability.TRIED` smoothings that it passes, or
+        the first wider one). False: it does not apply, or its output fails validate."""
         if self.uniform or self.order > 0 or self.dynamics["drives"] is not None:
             return False
         parts: list[Trajectory] = []
@@ -548,7 +550,10 @@ class Optimal:
             self.progress(len(arc.sigma), len(arc.sigma))
         span = float(path.t[-1] - path.t[0])
         rate = self.rate or (path.n_samples - 1) / span
-        for steps in reachability.STEPS:
+        best: tuple[Optimal, Trajectory] | None = None
+        for i, steps in enumerate(reachability.STEPS):
+            if best is not None and i >= reachability.TRIED:
+                break
             motion = reachability.played(arc, law, path.orders, path.joint_names,
                                          float(path.t[0]), steps / rate)
             if motion is None:
@@ -556,10 +561,11 @@ class Optimal:
             inner = Optimal(self.model, self.limits, self.order, rate=rate, uniform=True,
                             gravity=self.dynamics["gravity"], kind=self.dynamics["kind"])
             inner.fit(lambda motion=motion: [motion])
-            if inner.consistent:
-                break
-        else:
+            if inner.consistent and (best is None or inner.duration < best[0].duration):
+                best = inner, motion
+        if best is None:
             return False
+        inner, motion = best
         assert inner.path is not None
         self.path = replace(inner.path, uniform=uniform, span=span, grid=len(arc.sigma))
         self.final, self.scale, self.orders = inner.final, inner.scale, inner.orders

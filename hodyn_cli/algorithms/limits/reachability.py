@@ -345,36 +345,49 @@ def solve(model: Model, path: Trajectory, limits: Limits, points: int, *,
     return out
 
 
-#: the law is smoothed over this many grid intervals either side (a quintic B-spline kernel):
-#: TOPP-RA's x has kinks where u jumps, which the output's higher derivatives cannot carry
+#: the law is smoothed over this many grid intervals either side at least: TOPP-RA's x has
+#: kinks where u jumps, which the output's higher derivatives cannot carry
 SMOOTH = 6
+#: box filters in turn (a kernel of their convolution: a quartic B-spline's shape, C^3)
+PASSES = 4
 
 
-def smoothed(law: Law, w: int = SMOOTH) -> np.ndarray:
-    """x at the grid points smoothed by a quintic B-spline kernel of ``w`` grid intervals
-    either side, the law reflected through its ends (``2 x_0 - x(-sigma)``: the
-    value and slope at an end are kept, x = 0 at a rest stays 0). The kernel averages
-    points (u, x) that are within the limits; the limits are linear in them, so the
-    average is within them up to how much their coefficients change over the kernel (the
-    final fit scales the motion onto them)."""
+def smoothed(law: Law, reach: float = 0.0) -> np.ndarray:
+    """x at the grid points smoothed by :data:`PASSES` moving averages, each over ``reach /
+    PASSES`` seconds either side at the law's own speed there (``reach sqrt(x) / (Delta
+    PASSES)`` grid intervals, at least :data:`SMOOTH` / PASSES): a kernel that reaches as
+    far in time everywhere, the
+    law reflected through its ends (``2 x_0 - x(-sigma)``: the value and slope at an end
+    are kept, x = 0 at a rest stays 0). The average of points (u, x) within the limits is
+    within them up to how much their coefficients change over the kernel, as the limits
+    are linear in (u, x) (the final fit scales the motion onto them)."""
     x = law.x
-    if len(x) <= 2 * w + 1:
+    delta = law.sigma[1] - law.sigma[0]
+    least = max(1, -(-SMOOTH // PASSES))
+    width = np.maximum(least, np.ceil(reach * np.sqrt(x) / (delta * PASSES))).astype(int)
+    pad = int(width.max()) * PASSES + 1
+    if len(x) <= pad + 1:
         return x
-    knots = np.linspace(-w, w, 7)
-    kernel = BSpline.basis_element(knots, extrapolate=False)(np.arange(-w + 1, w))
-    kernel /= kernel.sum()
-    padded = np.concatenate([2 * x[0] - x[w - 1 : 0 : -1], x, 2 * x[-1] - x[-2 : -w - 1 : -1]])
-    out = np.maximum(np.convolve(padded, kernel, mode="valid"), 0.0)
+    out = x
+    for _ in range(PASSES):
+        padded = np.concatenate([2 * out[0] - out[pad:0:-1], out,
+                                 2 * out[-1] - out[-2:-pad - 2:-1]])
+        total = np.concatenate([[0.0], np.cumsum(padded)])
+        i = np.arange(len(x)) + pad
+        out = (total[i + width + 1] - total[i - width]) / (2 * width + 1)
+    out = np.maximum(out, 0.0)
     out[[0, -1]] = x[[0, -1]]  # (kept exactly by the reflection, but for rounding)
     return out
 
 
-#: the kernel reaches at least this many of the output's steps (``step``) either side where
-#: the law is fastest, the first of them whose output hodyn validate passes: a kink smoothed
-#: over fewer samples is beyond what it accepts of the output's top derivatives (the UR5's
-#: 3 s line, velocity-bound: none fails, 2 passes at 0.08 % from toppra, 4 at 0.20 %, 8 at
-#: 0.58 %)
-STEPS = (2, 4, 8)
+#: the kernel reaches this many of the output's steps either side: the faster output of the
+#: first TRIED that hodyn validate passes, or the first wider one it passes. Fewer steps
+#: leave more of a kink than validate accepts of the output's top derivatives, and the
+#: duration is not monotonic in them (the iiwa's 3 s line: 1 step 0.09 % from toppra, its
+#: output at 0.047 of validate's tolerance, 2 steps 0.49 %, 4 steps 1.4 %; its 3 s curve:
+#: 0.76 %, 0.44 %, 1.4 %)
+STEPS = (1, 2, 4, 8)
+TRIED = 2
 
 
 def _elapsed(x: BSpline, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -396,13 +409,12 @@ def played(arc: Arc, law: Law, orders: int, names: tuple[str, ...], t0: float = 
            reach: float = 0.0) -> Trajectory | None:
     """The motion along ``arc`` with its law smoothed (:func:`smoothed`), sampled at the grid
     points (q .. q^(orders-1) exact by the chain rule from the shape's sigma-derivatives and
-    ``sigma_dot = sqrt(x)``, ``sigma_ddot = x'/2``, ...), the kernel :data:`SMOOTH` grid
-    intervals or ``reach`` seconds at the law's fastest either side; None where the output
+    ``sigma_dot = sqrt(x)``, ``sigma_ddot = x'/2``, ...), the kernel ``reach`` seconds
+    either side (:func:`smoothed`); None where the output
     needs a derivative of the law beyond x''' (orders > 5)."""
     if orders > 5:
         return None
-    w = max(SMOOTH, int(np.ceil(reach * np.sqrt(law.x.max()) / (law.sigma[1] - law.sigma[0]))))
-    x = make_interp_spline(law.sigma, smoothed(law, w), k=5)
+    x = make_interp_spline(law.sigma, smoothed(law, reach), k=5)
     sigma = law.sigma
     t = t0 + np.concatenate([[0.0], np.cumsum(_elapsed(x, sigma[:-1], sigma[1:]))])
     X = np.stack([x(sigma, nu) for nu in range(4)], axis=1)
