@@ -52,6 +52,7 @@ def motion(samples: int):
 
 def measure(kind: str | None, order: int, samples: int, repeat: int) -> dict:
     """Best time of ``repeat`` runs of one case, in this process."""
+    from hodyn_cli.algorithms import backends
     from hodyn_cli.algorithms.actuation import actuators
     from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
     from hodyn_cli.modeling.drives import read_drives
@@ -62,11 +63,11 @@ def measure(kind: str | None, order: int, samples: int, repeat: int) -> dict:
             return inverse_dynamics(model, traj, order=order)
     else:
         drives = read_drives(DRIVES, model)
-        known = actuators.requirements(model, drives, order, kind)  # once per command, too
+        data = backends.current().data(model)   # once per command, as a job makes it
 
         def run():
             return actuators.inverse_dynamics(model, traj, drives, order=order, kind=kind,
-                                              known=known)
+                                              data=data)
     best = min(_timed(run) for _ in range(repeat))
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB -> MiB (Linux)
     return {"us": best / samples * 1e6, "rss_mib": rss}

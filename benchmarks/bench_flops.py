@@ -39,8 +39,8 @@ model = load_model({urdf!r})
 traj = cosine(model.joint_names, np.linspace(0, 4, {N}), amplitude=0.5, omega=1.3,
               phase=np.arange(model.n), orders={order} + 3)
 kernel = backends.load("compiled")
-kernel.inverse_dynamics(model, traj.derivatives, base_motion((0, 0, -9.81), {order} + 1), {{}},
-                        order={order})
+kernel.inverse_dynamics(model, kernel.data(model), traj.derivatives,
+                        base_motion((0, 0, -9.81), {order} + 1), {{}}, order={order})
 print(compiled.VARIANTS[kernel.variant][0])
 """
 
@@ -129,10 +129,11 @@ def main() -> None:
                   phase=np.arange(model.n), orders=args.order + 3)
     base = base_motion((0, 0, -9.81), args.order + 1)
     kernel = backends.load("compiled")
+    data = kernel.data(model)
     times = []
     for _ in range(5):
         t0 = time.perf_counter()
-        kernel.inverse_dynamics(model, traj.derivatives, base, {}, order=args.order)
+        kernel.inverse_dynamics(model, data, traj.derivatives, base, {}, order=args.order)
         times.append(time.perf_counter() - t0)
     us = min(times) / N * 1e6
     mhz = max(float(m) for m in re.findall(r"cpu MHz\s*:\s*([\d.]+)",

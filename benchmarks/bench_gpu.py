@@ -35,8 +35,8 @@ import numpy as np
 
 from hodyn_cli.algorithms.backends import gpu
 from hodyn_cli.algorithms.backends.compiled import CompiledBackend
+from hodyn_cli.algorithms.backends.numpy.model_data import ModelData
 from hodyn_cli.algorithms.dynamics.common import base_motion
-from hodyn_cli.algorithms.dynamics.model_data import model_data
 from hodyn_cli.core.trajectory import cosine
 from hodyn_cli.modeling.urdf import load_model
 
@@ -51,7 +51,7 @@ def anchor(model):
     import jax
     import jax.numpy as jnp
 
-    A0, A1, A2 = model_data(model).adjoints   # float64 constants (traced under x64)
+    A0, A1, A2 = ModelData(model).adjoints   # float64 constants (traced under x64)
     X, M, parent = model.X, model.inertias, model.parent
     rev = model.X[:, :3].any(axis=1)
     g = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 9.81])   # the base accelerates up: gravity
@@ -111,9 +111,10 @@ def compiled_all_cores(model, qs, base):
     """The C kernel on every core: one thread per core on its share (ctypes releases the GIL)."""
     parts = np.array_split(np.arange(len(qs)), os.cpu_count() or 1)
     kernel = CompiledBackend()
+    data = kernel.data(model)
     with ThreadPoolExecutor(len(parts)) as pool:
         out = pool.map(lambda rows: kernel.inverse_dynamics(
-            model, qs[rows[0] : rows[-1] + 1], base, {}, order=ORDER), parts)
+            model, data, qs[rows[0] : rows[-1] + 1], base, {}, order=ORDER), parts)
     return np.concatenate(list(out))
 
 
@@ -128,16 +129,16 @@ def measure(N: int, device: str = "gpu", repeat: int = 3, block: int | None = No
     the device: :class:`hodyn_cli.errors.HodynError`."""
     model = load_model(URDF)
     base = base_motion((0.0, 0.0, -9.81), ORDER + 1)
-    dm = gpu.device_model(model, device)
+    dm = gpu.DeviceModel(model, device)
     traj = cosine(model.joint_names, np.linspace(0, N * 1e-3, N), amplitude=0.5, omega=1.3,
                   phase=np.arange(model.n), orders=ORDER + 3)
     qs = np.ascontiguousarray(traj.derivatives)
     t, ref = best(repeat, lambda: compiled_all_cores(model, qs, base))
     rows = [("compiled kernel, every core", t, ref)]
     gpu.inverse_dynamics_chunk(model, qs[: 1 << 18], base, {}, order=ORDER, device=device,
-                               block=block)   # compiles the program of the chunk's blocks
+                               block=block, on_device=dm)   # compiles the chunk's program
     t, tau = best(repeat, lambda: gpu.inverse_dynamics_chunk(
-        model, qs, base, {}, order=ORDER, device=device, block=block))
+        model, qs, base, {}, order=ORDER, device=device, block=block, on_device=dm))
     rows.append(("gpu backend, with transfers", t, tau))
     rows.append(("gpu backend, device only", device_only(dm, qs, base, repeat), None))
     if with_anchor:

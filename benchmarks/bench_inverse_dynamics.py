@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hodyn_cli.algorithms.dynamics import body_fixed
+from hodyn_cli.algorithms.backends.numpy import body_fixed as numpy_body_fixed
 from hodyn_cli.algorithms.dynamics.common import solve_in_chunks
 from hodyn_cli.algorithms.dynamics.methods import GRAVITY, METHODS, inverse_dynamics
 from hodyn_cli.core.trajectory import cosine
@@ -68,8 +68,8 @@ def run(model, traj, method: str, order: int):
         return inverse_dynamics(model, traj, method=method, order=order)
 
     def per_chunk(qs, base, wrenches):
-        kin = body_fixed.forward_pass(model, qs, order + 1, base)
-        return body_fixed.backward_pass(model, qs, kin, order, wrenches)[0]
+        kin = numpy_body_fixed.forward_pass(model, qs, order + 1, base)
+        return numpy_body_fixed.backward_pass(model, qs, kin, order, wrenches)[0]
 
     return solve_in_chunks(model, traj, order, GRAVITY, per_chunk)
 

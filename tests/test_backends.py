@@ -16,6 +16,9 @@ import pytest
 from conftest import URDF, random_cosine, reference, wrench_motion
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends import compiled
+from hodyn_cli.algorithms.backends.numpy import body_fixed as numpy_body_fixed
+from hodyn_cli.algorithms.backends.numpy import closed_form as numpy_closed_form
+from hodyn_cli.algorithms.backends.numpy import floating as numpy_floating
 from hodyn_cli.algorithms.dynamics import body_fixed
 from hodyn_cli.algorithms.dynamics.common import solve_in_chunks
 from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
@@ -28,8 +31,8 @@ pytestmark = pytest.mark.kernel  # the backends besides numpy: nothing to test w
 
 def numpy_reference(model, traj, order):
     def per_chunk(qs, base, wrenches):
-        kin = body_fixed.forward_pass(model, qs, order + 1, base)
-        return body_fixed.backward_pass(model, qs, kin, order, wrenches)[0]
+        kin = numpy_body_fixed.forward_pass(model, qs, order + 1, base)
+        return numpy_body_fixed.backward_pass(model, qs, kin, order, wrenches)[0]
 
     return solve_in_chunks(model, traj, order, (0.0, 0.0, -9.81), per_chunk)
 
@@ -151,7 +154,7 @@ def test_closed_form_matches_numpy_reference(robot, kernel, order):
     base = base_motion((0.3, -0.2, -9.81), order + 1)
     for wrenches, with_cbar in ((W, True), ({}, False)):
         ours = closed_form.eom_matrices(model, qs, order, base, wrenches, with_cbar)
-        ref = closed_form.eom_matrices_numpy(model, qs, order, base, wrenches, with_cbar)
+        ref = numpy_closed_form.eom_matrices_numpy(model, qs, order, base, wrenches, with_cbar)
         for field in ("M", "C", "Cbar", "g", "Q_ext"):
             assert close(getattr(ours, field), getattr(ref, field)), (name, field, kernel)
 
@@ -175,9 +178,10 @@ def test_twists_match_the_numpy_forward_pass(robot, kernel):
     traj = random_cosine(model, np.linspace(0, 2, 33), orders=order + 3, seed=5)
     base = np.zeros((1, order + 2, 6))
     base[0, 1, 3:] = (0.5, -1.0, 9.81)
-    tau, V = backends.current().inverse_dynamics(model, traj.derivatives, base, {}, order=order,
+    backend, data = backends.prepare(model)
+    tau, V = backend.inverse_dynamics(model, data, traj.derivatives, base, {}, order=order,
                                               twists=True)
-    ref = np.stack(body_fixed.forward_pass(model, traj.derivatives, order + 1, base).V, axis=1)
+    ref = np.stack(numpy_body_fixed.forward_pass(model, traj.derivatives, order + 1, base).V, axis=1)
     assert V.shape == ref.shape
     assert np.abs(V - ref).max() <= 1e-12 * np.abs(ref).max(), (name, kernel)
 
@@ -189,9 +193,10 @@ def test_orders_beyond_the_kernels_tables_run_as_numpys(lanes):
     traj = random_cosine(model, np.linspace(0, 1, 3), orders=order + 3)
     base = np.zeros((1, order + 2, 6))
     base[0, 1, 5] = 9.81
-    ours = backends.current().inverse_dynamics(model, traj.derivatives, base, {}, order=order)
+    backend, data = backends.prepare(model)
+    ours = backend.inverse_dynamics(model, data, traj.derivatives, base, {}, order=order)
     assert close(ours, reference(lambda: backends.current().inverse_dynamics(
-        model, traj.derivatives, base, {}, order=order)))
+        model, backends.current().data(model), traj.derivatives, base, {}, order=order)))
 
 
 @pytest.mark.slow
@@ -224,7 +229,6 @@ def check_every_operation(model, t) -> None:
     """Every operation of the current backend against the numpy reference on ``model`` at
     the times ``t`` (orders 0 and 2, wrenches, a floating root, elastic drives, IK)."""
     from hodyn_cli.algorithms.actuation import elastic
-    from hodyn_cli.algorithms.dynamics import floating
     from hodyn_cli.algorithms.dynamics.common import base_motion
     from hodyn_cli.modeling.drives import read_drives
 
@@ -236,24 +240,26 @@ def check_every_operation(model, t) -> None:
         W0 = {b: w[:, 0] for b, w in W.items()}
         accel = base_motion((0.1, 0.2, -9.81), order + 1)
         rows, g = random_base(len(t), order + 2, seed=6), np.array([0.1, 0.2, -9.81])
-        jet = floating.root_jet_numpy(rows.R, rows.Vb, g, order + 1)
+        jet = numpy_floating.root_jet_numpy(rows.R, rows.Vb, g, order + 1)
 
         def results(b, qs=qs, base=base, W=W, W0=W0, accel=accel, rows=rows, g=g, jet=jet,
                     order=order):
-            return [b.inverse_dynamics(model, qs, base, W, order=order),
-                    *b.inverse_dynamics(model, qs, jet, W, order=order, twists=True, root=True),
+            d = b.data(model)
+            return [b.inverse_dynamics(model, d, qs, base, W, order=order),
+                    *b.inverse_dynamics(model, d, qs, jet, W, order=order, twists=True, root=True),
                     b.root_jet(rows.R, rows.Vb, g, order + 1),
-                    b.regressor(model, qs, base, order),
-                    b.regressor(model, qs, jet, order, root=True),
-                    b.sensitivities(model, qs, base, W, order),
-                    *b.partials(model, qs, base, W0, mass=True),
-                    *vars(b.eom_matrices(model, qs, order, accel, W)).values(),
-                    *vars(b.eom_matrices(model, qs, order, accel, W, True,
+                    b.regressor(model, d, qs, base, order),
+                    b.regressor(model, d, qs, jet, order, root=True),
+                    b.sensitivities(model, d, qs, base, W, order),
+                    *b.partials(model, d, qs, base, W0, mass=True),
+                    *vars(b.eom_matrices(model, d, qs, order, accel, W)).values(),
+                    *vars(b.eom_matrices(model, d, qs, order, accel, W, True,
                                          root_twist=rows.Vb)).values()]
 
         for x, y in zip(results(ours), results(ref), strict=True):
             assert close(x, y), order
-        M = ref.eom_matrices(model, qs, order, accel, W, True, root_twist=rows.Vb).M[:, 0]
+        M = ref.eom_matrices(model, ref.data(model), qs, order, accel, W, True,
+                             root_twist=rows.Vb).M[:, 0]
         rhs = np.concatenate([base[:, :2].swapaxes(1, 2), qs[:, :2].swapaxes(1, 2)], axis=1)
         assert close(ours.spd_solve(M, rhs), ref.spd_solve(M, rhs))
     drives = read_drives(URDF / "gripper_arm_drives.toml", model)
@@ -261,8 +267,8 @@ def check_every_operation(model, t) -> None:
     R = int(req.u_orders.max())
     qs = random_cosine(model, t, orders=R + 2, seed=5).derivatives
     base = base_motion((0, 0, -9.81), R + 1)
-    for x, y in zip(ours.elastic(model, drives, req, qs, base, {}, 0),
-                    ref.elastic(model, drives, req, qs, base, {}, 0), strict=True):
+    for x, y in zip(ours.elastic(model, ours.data(model), drives, req, qs, base, {}, 0),
+                    ref.elastic(model, ref.data(model), drives, req, qs, base, {}, 0), strict=True):
         assert close(x, y)
     # inverse kinematics: a redundant arm's rates and Newton (tests/test_ik_kernel.py)
     from test_ik_kernel import setup
@@ -290,7 +296,7 @@ def test_entry_points_check_the_model_and_sizes_they_are_given(lanes):
     count."""
     model = load_model(URDF / "iiwa14.urdf")
     lib = backends.current().lib
-    good = backends.current().data(model)
+    good = backends.current().data(model).struct
     qs = np.ascontiguousarray(random_cosine(model, np.linspace(0, 1, 2), orders=5).derivatives)
     base, out = np.zeros((1, 4, 6)), np.empty((2, 3, model.n))
 
@@ -396,11 +402,11 @@ def test_kernels_read_the_samples_of_a_readers_chunk_in_place(lanes):
     base[0, 1, 5] = 9.81
     b = backends.current()
     calls = [
-        lambda qs: b.inverse_dynamics(model, qs, base, {}, order=2),
-        lambda qs: b.regressor(model, qs, base, 1),
-        lambda qs: b.sensitivities(model, qs, base, {}, 1),
-        lambda qs: b.partials(model, qs, base, {}, mass=True)[0],
-        lambda qs: b.eom_matrices(model, qs, 1, base, {}, True).M,
+        lambda qs: b.inverse_dynamics(model, b.data(model), qs, base, {}, order=2),
+        lambda qs: b.regressor(model, b.data(model), qs, base, 1),
+        lambda qs: b.sensitivities(model, b.data(model), qs, base, {}, 1),
+        lambda qs: b.partials(model, b.data(model), qs, base, {}, mass=True)[0],
+        lambda qs: b.eom_matrices(model, b.data(model), qs, 1, base, {}, True).M,
     ]
     for call in calls:
         assert np.array_equal(call(view), call(np.ascontiguousarray(view)))
@@ -419,3 +425,66 @@ def test_the_header_declares_every_entry_point_the_sources_define():
                                       re.M)}
     assert defined == set(compiled.ABI.entry_points), defined ^ set(compiled.ABI.entry_points)
     assert compiled.ABI.status[0] == "HK_OK" and compiled.ABI.max_order >= 4
+
+
+# -- who runs what, and who makes the Data ---------------------------------------------------
+
+
+def test_each_backend_says_which_operations_it_runs_itself():
+    """``runs``: numpy's every operation; an operation the compiled backend lists is its own
+    method (an entry point of csrc/), one it does not list numpy's, inherited; a GPU's those
+    on the device. :func:`backends.runs` names who computes each for the backend that runs."""
+    from hodyn_cli.algorithms.backends.gpu import GpuBackend
+    from hodyn_cli.algorithms.backends.numpy import NumpyBackend
+
+    assert NumpyBackend.runs == set(backends.OPERATIONS)
+    for operation in backends.OPERATIONS:
+        assert (operation in vars(compiled.CompiledBackend)) == \
+            (operation in compiled.CompiledBackend.runs), operation
+    assert GpuBackend.runs == {"inverse_dynamics", "regressor"}
+    with backends.use("numpy"):
+        assert set(backends.runs().values()) == {"numpy"}
+        assert sorted(backends.runs()) == sorted(backends.OPERATIONS)
+
+
+def test_the_gpu_backend_hands_the_rest_to_its_cpu_backend_with_the_cpus_data():
+    """Every operation the GPU backend does not run itself reaches its CPU backend, with the
+    CPU backend's Data where it takes one (no ``__getattr__``: each a method that says so)."""
+    from hodyn_cli.algorithms.backends.gpu import GpuBackend, GpuData
+
+    calls = []
+
+    class Recorder:
+        def __getattr__(self, operation):
+            return lambda *args, **kwargs: calls.append((operation, args)) or operation
+
+    gpu_backend = GpuBackend.__new__(GpuBackend)   # no JAX needed: nothing reaches a device
+    gpu_backend.cpu = Recorder()
+    model = load_model(URDF / "planar_2r.urdf")
+    data = GpuData(model, cpu=backends.load("numpy").data(model), device="cpu")
+    without_model = {"root_jet": 4, "spd_solve": 2, "contact_share": 9}   # their arguments
+    for operation in sorted(set(backends.OPERATIONS) - GpuBackend.runs):
+        chunk = tuple(range(without_model.get(operation, 1)))
+        args = chunk if operation in without_model else (model, data, *chunk)
+        assert getattr(gpu_backend, operation)(*args) == operation
+        assert calls[-1] == (operation, chunk if operation in without_model
+                             else (model, data.cpu, *chunk))
+
+
+def test_a_job_makes_the_backends_data_once_for_all_its_chunks(monkeypatch):
+    """The Data is made per request, not per chunk (and not kept by any cache): a job makes
+    it on its first chunk and hands it to every one."""
+    from hodyn_cli.pipeline.jobs import TorqueJob
+
+    model = load_model(URDF / "planar_2r.urdf")
+    traj = random_cosine(model, np.linspace(0, 1, 30), orders=4)
+    whole = inverse_dynamics(model, traj, order=1)
+    backend = backends.current()
+    made = []
+    make = type(backend).data
+    monkeypatch.setattr(type(backend), "data", lambda self, m: made.append(m) or make(self, m))
+    job = TorqueJob(model, order=1)
+    for rows in (slice(0, 10), slice(10, 30)):
+        out = job(Trajectory(traj.joint_names, traj.derivatives[rows]))
+        assert np.array_equal(out["taud"], whole[rows, 1])
+    assert made == [model]

@@ -25,6 +25,7 @@ from conftest import (
     stencil_times,
     wrench_motion,
 )
+from hodyn_cli.algorithms.backends.numpy.contacts import contact_frames
 from hodyn_cli.algorithms.contacts.dynamics import (
     COLLINEAR,
     _collinear,
@@ -33,7 +34,7 @@ from hodyn_cli.algorithms.contacts.dynamics import (
     on_contacts,
     switches,
 )
-from hodyn_cli.algorithms.contacts.frames import contact_frames, root_rotation
+from hodyn_cli.algorithms.contacts.frames import root_rotation
 from hodyn_cli.algorithms.dynamics import floating
 from hodyn_cli.core import lie
 from hodyn_cli.core.trajectory import Trajectory, Wrenches

@@ -15,7 +15,7 @@ from scipy.linalg import block_diag
 
 from conftest import floating_motion, legged_urdf, random_cosine, random_urdf
 from hodyn_cli.algorithms import backends
-from hodyn_cli.algorithms.contacts.distribution import contact_map
+from hodyn_cli.algorithms.backends.numpy.contacts import contact_map
 from hodyn_cli.algorithms.contacts.dynamics import on_contacts
 from hodyn_cli.algorithms.contacts.frames import root_rotation
 from hodyn_cli.core import jets
@@ -80,8 +80,8 @@ def test_contact_frames_match_numpy(legged, tmp_path_factory, kernel, K, n_sampl
         for k, link in enumerate(tree.link_names)})
     for m, cs in ((model, contacts), (tree, tree_contacts)):
         qs = random_cosine(m, t, orders=K + 2, seed=n_samples).derivatives
-        ours = kernel.contact_frames(m, qs, cs, K)
-        ref = backends.load("numpy").contact_frames(m, qs, cs, K)
+        ours = kernel.contact_frames(m, kernel.data(m), qs, cs, K)
+        ref = backends.load("numpy").contact_frames(m, backends.load("numpy").data(m), qs, cs, K)
         for a, b in zip(ours, ref, strict=True):
             close(a, b, axis=2)
 
@@ -91,7 +91,8 @@ def phase_inputs(legged, K: int, N: int, seed: int):
     text, model, contacts = legged
     t = np.linspace(0, 1, N)
     traj = floating_motion(text, model, t, K + 1, seed=seed)[0]
-    R, p = backends.load("numpy").contact_frames(model, traj.derivatives, contacts, K)
+    numpy_backend = backends.load("numpy")
+    R, p = numpy_backend.contact_frames(model, numpy_backend.data(model), traj.derivatives, contacts, K)
     R0 = root_rotation(traj.base.R, traj.base.Vb, K)
     b = np.random.default_rng(seed).normal(size=(N, K + 1, 6)) * [1, 1, 1, 10, 10, 100]
     return contacts, R, p, R0, b
@@ -145,8 +146,9 @@ def test_the_highest_order_matches_numpy(legged, kernel):
     text, model, contacts = legged
     K = kernel.max_order
     traj = floating_motion(text, model, np.linspace(0, 1, 5), K + 1, seed=K)[0]
-    R, p = backends.load("numpy").contact_frames(model, traj.derivatives, contacts, K)
-    for a, r in zip(kernel.contact_frames(model, traj.derivatives, contacts, K), (R, p),
+    numpy_backend = backends.load("numpy")
+    R, p = numpy_backend.contact_frames(model, numpy_backend.data(model), traj.derivatives, contacts, K)
+    for a, r in zip(kernel.contact_frames(model, kernel.data(model), traj.derivatives, contacts, K), (R, p),
                     strict=True):
         close(a, r, axis=2)
     R0 = root_rotation(traj.base.R, traj.base.Vb, K)

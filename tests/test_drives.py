@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 from conftest import SAMPLES, URDF, random_cosine, stencil_derivative, wrench_motion
 from hodyn_cli import api
 from hodyn_cli.algorithms.actuation import actuators, elastic, friction
+from hodyn_cli.algorithms.backends.numpy import elastic as numpy_elastic
 from hodyn_cli.algorithms.limits.scaling import Law, earliest
 from hodyn_cli.cli.app import app
 from hodyn_cli.core import lie
@@ -303,8 +304,9 @@ def test_rigid_drive_kernel_equals_numpy_reference(lanes):
             base = np.random.default_rng(5).normal(size=(len(t), R + 2, 6))
             extra = friction.at_side(d, qs[:, 1 : R + 2], motor=False)
             assert extra is not None and np.abs(extra).max() > 0
-            ours = backends.current().elastic(model, d, req, qs, base, W, order, extra)
-            ref = elastic.solve_full(model, d, req, qs, base, W, order, extra)
+            backend, data = backends.prepare(model)
+            ours = backend.elastic(model, data, d, req, qs, base, W, order, extra)
+            ref = numpy_elastic.solve_full(model, d, req, qs, base, W, order, extra)
             for a, b, what in zip(ours, ref, ("u", "theta", "taum"), strict=True):
                 assert a.shape == b.shape, what
                 assert np.abs(a - b).max() <= 1e-12 * np.abs(b).max(), (order, what, lanes)

@@ -13,6 +13,7 @@ import pytest
 
 from conftest import SAMPLES, URDF, random_cosine, stencil_derivative, wrench_motion
 from hodyn_cli.algorithms.actuation import elastic
+from hodyn_cli.algorithms.backends.numpy import elastic as numpy_elastic
 from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 from hodyn_cli.core import lie
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, cosine
@@ -347,7 +348,7 @@ def test_compact_high_order_samples_match_the_cosine_files():
 @pytest.mark.kernel
 @pytest.mark.parametrize("case", CASES)
 def test_elastic_kernel_equals_numpy_reference(case, lanes):
-    """The compiled full model against elastic.solve_full at every lane width, an odd sample
+    """The compiled full model against numpy_elastic.solve_full at every lane width, an odd sample
     count, with wrenches and a root moving per sample, torque orders 0 and 1."""
     from hodyn_cli.algorithms import backends
 
@@ -361,8 +362,31 @@ def test_elastic_kernel_equals_numpy_reference(case, lanes):
         qs = random_cosine(model, t, orders=R + 2, seed=4).derivatives
         W = {model.n - 1: wrench_motion(t, R)}
         base = np.random.default_rng(5).normal(size=(len(t), R + 2, 6))
-        ours = backends.current().elastic(model, drives, req, qs, base, W, order)
-        ref = elastic.solve_full(model, drives, req, qs, base, W, order)
+        backend, data = backends.prepare(model)
+        ours = backend.elastic(model, data, drives, req, qs, base, W, order)
+        ref = numpy_elastic.solve_full(model, drives, req, qs, base, W, order)
         for a, b, what in zip(ours, ref, ("u", "theta", "taum"), strict=True):
             assert a.shape == b.shape, what
             assert np.abs(a - b).max() <= 1e-12 * np.abs(b).max(), (case, order, what, lanes)
+
+
+def test_a_job_probes_the_robot_once_for_all_its_chunks(monkeypatch):
+    """The requirements probe the robot: the job's Data keeps them (found on its first ask:
+    the job's input needs), so its chunks find none again; the chunks give the numbers of one
+    call on the whole motion."""
+    from hodyn_cli.core.trajectory import derivative_name
+    from hodyn_cli.pipeline.jobs import ElasticJob
+
+    model = load_model(URDF / "iiwa14.urdf")
+    drives = read_drives(URDF / "iiwa14_drives.toml", model)
+    traj = random_cosine(model, np.linspace(0, 2, 30), orders=14, seed=3)
+    whole = elastic.inverse_dynamics(model, traj, drives, order=1)
+    found = []
+    probe = elastic.requirements
+    monkeypatch.setattr(elastic, "requirements", lambda *a: found.append(a[2:]) or probe(*a))
+    job = ElasticJob(model, drives, order=1)
+    assert job.need == whole.requirements.q_order + 1
+    for rows in (slice(0, 12), slice(12, 30)):
+        out = job(Trajectory(traj.joint_names, traj.derivatives[rows]))
+        assert np.array_equal(out[derivative_name("taum", 1)], whole.taum[rows, 1])
+    assert found == [(1, "full")]

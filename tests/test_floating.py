@@ -181,7 +181,7 @@ def test_bad_base_motion_is_a_one_line_error():
 
 def test_a_base_motion_from_spatial_twists():
     """``base_from_spatial`` inverts :func:`spatial.spatial_twists` (``V^s = Ad_C V^b``, rates)."""
-    from hodyn_cli.algorithms.dynamics.spatial import spatial_twists
+    from hodyn_cli.algorithms.backends.numpy.spatial import spatial_twists
 
     rng = np.random.default_rng(3)
     R = np.stack([lie.rotation_exp(a / np.linalg.norm(a), np.linalg.norm(a))

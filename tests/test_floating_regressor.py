@@ -30,8 +30,10 @@ from conftest import (
 )
 from hodyn_cli import api
 from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.backends.numpy import regressor as numpy_regressor
+from hodyn_cli.algorithms.backends.numpy.floating import root_jet_numpy
 from hodyn_cli.algorithms.dynamics import regressor as R
-from hodyn_cli.algorithms.dynamics.floating import BaseMotion, inverse_dynamics, root_jet_numpy
+from hodyn_cli.algorithms.dynamics.floating import BaseMotion, inverse_dynamics
 from hodyn_cli.core import lie
 from hodyn_cli.modeling.urdf import load_model
 
@@ -139,6 +141,7 @@ def test_kernel_matches_its_numpy_reference(legged, lanes):
     traj, base, _, _ = floating_motion(text, model, np.linspace(0, 2, 7), 6, seed=9)  # 7: partial lanes
     for order in range(5):
         jet = root_jet_numpy(base.R, base.Vb, np.array([0.2, -0.1, -9.81]), order + 1)
-        ours = backends.current().regressor(model, traj.derivatives, jet, order, root=True)
-        ref = R.floating_regressor_numpy(model, traj.derivatives, jet, order)
+        backend, data = backends.prepare(model)
+        ours = backend.regressor(model, data, traj.derivatives, jet, order, root=True)
+        ref = numpy_regressor.floating_regressor_numpy(model, traj.derivatives, jet, order)
         assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max(), (lanes, order)

@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 from conftest import floating_motion, legged_urdf
+from hodyn_cli.algorithms.backends.numpy.floating import root_jet_numpy
+from hodyn_cli.algorithms.backends.numpy.sensitivities import complex_step
 from hodyn_cli.algorithms.dynamics import sensitivities as S
-from hodyn_cli.algorithms.dynamics.floating import inverse_dynamics, matrices, root_jet_numpy
+from hodyn_cli.algorithms.dynamics.floating import inverse_dynamics, matrices
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.modeling.urdf import parse_model
@@ -30,7 +32,7 @@ def test_kernel_matches_the_complex_step(solo, lanes):
     for order in range(3):
         ours = S.sensitivities(model, traj, order=order, gravity=G)
         qs = traj.derivatives[:, : order + 3]
-        ref = S.complex_step(model, qs, root_jet_numpy(base.R, base.Vb, np.array(G), order + 1),
+        ref = complex_step(model, qs, root_jet_numpy(base.R, base.Vb, np.array(G), order + 1),
                              {}, order)
         for name, value in zip(S.dataset_names(order), ref, strict=True):
             assert np.abs(ours[name] - value).max() <= 1e-11 * np.abs(value).max(), (lanes, name)

@@ -17,7 +17,9 @@ import pytest
 from conftest import URDF, pinocchio_reference, random_cosine, wrench_motion
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends import gpu
-from hodyn_cli.algorithms.dynamics import body_fixed, regressor
+from hodyn_cli.algorithms.backends.numpy import body_fixed as numpy_body_fixed
+from hodyn_cli.algorithms.backends.numpy import regressor as numpy_regressor
+from hodyn_cli.algorithms.dynamics import regressor
 from hodyn_cli.algorithms.dynamics.common import base_motion
 from hodyn_cli.errors import HodynError, TrajectoryError
 from hodyn_cli.modeling.urdf import load_model
@@ -42,7 +44,6 @@ def compilation_cache(request):
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
     yield
     jax.config.update("jax_compilation_cache_dir", before)
-    gpu._MODELS.clear()   # the programs go now, not while the test worker exits
     jax.clear_caches()
 
 
@@ -94,12 +95,12 @@ def cases(test: str, order: int, planar: tuple[int, ...], more=()):
 @pytest.mark.parametrize("name, order", cases("test_inverse_dynamics", 2, planar=(0, 1, 3, 4)))
 def test_inverse_dynamics_with_a_floating_root_and_wrenches(name, order):
     """tau and the root's wrench F_0 for a moving root (a jet per sample) with wrenches on a
-    leaf and a root child: :func:`body_fixed.chunk` with ``root``, the reference."""
+    leaf and a root child: :func:`numpy_body_fixed.chunk` with ``root``, the reference."""
     model = MODELS[name]
     qs, jet, W = motion(model, 37, order, seed=order)
     tau, F0 = gpu.inverse_dynamics_chunk(model, qs, jet, W, order=order, root=True,
                                          device="cpu", block=BLOCK)
-    ref_tau, ref_F0 = body_fixed.chunk(model, qs, jet, W, order, root=True)
+    ref_tau, ref_F0 = numpy_body_fixed.chunk(model, qs, jet, W, order, root=True)
     assert_close(tau, ref_tau, (name, "tau"))
     assert_close(F0, ref_F0, (name, "F_0"))
 
@@ -108,30 +109,31 @@ def test_inverse_dynamics_with_a_floating_root_and_wrenches(name, order):
                                                 planar=(0, 2, 3, 4, 6), more=[("iiwa14", 4)]))
 def test_floating_regressor(name, order):
     """Y^(k) of a floating root (its 6 rows and 10 parameters first):
-    :func:`regressor.floating_regressor_numpy`."""
+    :func:`numpy_regressor.floating_regressor_numpy`."""
     model = MODELS[name]
     qs, jet, _ = motion(model, 21, order, seed=10 + order)
     Y = gpu.regressor_chunk(model, qs, jet, order, root=True, device="cpu", block=BLOCK)
-    assert_close(Y, regressor.floating_regressor_numpy(model, qs, jet, order), name)
+    assert_close(Y, numpy_regressor.floating_regressor_numpy(model, qs, jet, order), name)
 
 
 @pytest.mark.parametrize("name, order", cases("test_fixed_base", 1, planar=()))
 def test_fixed_base_with_gravity(name, order):
     """A fixed base (the gravity jet, one row shared by every sample), no wrenches: tau as
     the numpy passes, the compiled kernel and, for taud, Pinocchio compute it; the
-    fixed-base regressor as :func:`regressor.regressor_numpy`, and Y pi = tau."""
+    fixed-base regressor as :func:`numpy_regressor.regressor_numpy`, and Y pi = tau."""
     model = MODELS[name]
     traj = random_cosine(model, np.linspace(0, 3, 23), orders=order + 3, seed=5)
     qs, base = traj.derivatives, base_motion(GRAVITY, order + 1)
     tau = gpu.inverse_dynamics_chunk(model, qs, base, {}, order=order, device="cpu", block=BLOCK)
-    ref = body_fixed.backward_pass(model, qs, body_fixed.forward_pass(model, qs, order + 1, base),
+    ref = numpy_body_fixed.backward_pass(model, qs, numpy_body_fixed.forward_pass(model, qs, order + 1, base),
                                    order)[0]
     assert_close(tau, ref, name)
     if "compiled" in backends.current().describe():
-        assert_close(tau, backends.current().inverse_dynamics(model, qs, base, {}, order=order),
+        backend, data = backends.prepare(model)
+        assert_close(tau, backend.inverse_dynamics(model, data, qs, base, {}, order=order),
                      name)
     Y = gpu.regressor_chunk(model, qs, base, order, device="cpu", block=BLOCK)
-    assert_close(Y, regressor.regressor_numpy(model, qs, base, order), name)
+    assert_close(Y, numpy_regressor.regressor_numpy(model, qs, base, order), name)
     assert_close(Y @ regressor.parameters(model), tau, (name, "Y pi"), rtol=1e-11)
     if name == "iiwa14":  # an independent library (Pinocchio's gravity is -z: 9.81 down)
         base = base_motion((0.0, 0.0, -9.81), order + 1)
@@ -155,7 +157,8 @@ def test_blocks_partial_full_and_many(N):
     tau = gpu.inverse_dynamics_chunk(model, qs, base, {}, order=1, device="cpu", block=4)
     assert tau.shape == (N, 2, 2)
     if N:
-        ref = body_fixed.backward_pass(model, qs, body_fixed.forward_pass(model, qs, 2, base), 1)[0]
+        kin = numpy_body_fixed.forward_pass(model, qs, 2, base)
+        ref = numpy_body_fixed.backward_pass(model, qs, kin, 1)[0]
         assert_close(tau, ref, N)
         # block by block or all at once in one block: bit for bit the same
         one = gpu.inverse_dynamics_chunk(model, qs, base, {}, order=1, device="cpu", block=N)
@@ -166,10 +169,11 @@ def test_one_compiled_program_serves_every_chunk():
     """Chunks of any size reuse the program of their (model, operation, order, options,
     block): no recompilation per chunk."""
     model, qs, base = planar(50, order=3)
-    dm = gpu.device_model(model, "cpu")
+    dm = gpu.DeviceModel(model, "cpu")
     before = set(dm._programs)
     for N in (5, 50, 13):
-        gpu.inverse_dynamics_chunk(model, qs[:N], base, {}, order=3, device="cpu", block=8)
+        gpu.inverse_dynamics_chunk(model, qs[:N], base, {}, order=3, device="cpu", block=8,
+                                   on_device=dm)
     new = [p for key, p in dm._programs.items() if key not in before]
     assert len(new) == 1 and new[0]._cache_size() == 1
 
@@ -178,14 +182,14 @@ def test_block_sizes_follow_the_chunk_between_a_floor_and_a_ceiling():
     """Without ``block``: the power of two that holds the chunk, at least MIN_BLOCK samples
     and at most MAX_BLOCK (on the CPU device); a chunk beyond it runs in several blocks."""
     model = MODELS["planar_2r"]
-    dm = gpu.device_model(model, "cpu")
+    dm = gpu.DeviceModel(model, "cpu")
     low, high = gpu.MIN_BLOCK["cpu"], gpu.MAX_BLOCK["cpu"]
     sizes = {N: dm.block(N, 20, None) for N in (1, 5, low + 1, high - 1, 3 * high)}
     assert sizes == {1: low, 5: low, low + 1: 2 * low, high - 1: high, 3 * high: high}
     assert dm.block(5, gpu.BLOCK_BYTES["cpu"] // 8 // 3, None) == 2   # 3 samples would not fit
     model, qs, base = planar(low + 3, order=0)
-    tau = gpu.inverse_dynamics_chunk(model, qs, base, {}, order=0, device="cpu")
-    ref = body_fixed.backward_pass(model, qs, body_fixed.forward_pass(model, qs, 1, base), 0)[0]
+    tau = gpu.inverse_dynamics_chunk(model, qs, base, {}, order=0, device="cpu", on_device=dm)
+    ref = numpy_body_fixed.backward_pass(model, qs, numpy_body_fixed.forward_pass(model, qs, 1, base), 0)[0]
     assert_close(tau, ref, "default block")
     assert ("tau", 0, False, False, (), 2 * low) in dm._programs
 
@@ -265,7 +269,6 @@ def test_without_a_gpu_one_line_says_so():
 
 def test_without_jax_one_line_says_so(monkeypatch):
     monkeypatch.setitem(sys.modules, "jax", None)   # import jax raises ImportError
-    monkeypatch.setattr(gpu, "_MODELS", type(gpu._MODELS)())
     model, qs, base = planar(3)
     with pytest.raises(HodynError, match=r"^--backend gpu needs JAX: pip install -e "
                                          r"\"\.\[gpu\]\" in hodyn's checkout$"):

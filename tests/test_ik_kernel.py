@@ -83,7 +83,8 @@ def test_newton_near_a_singular_pose_takes_the_svd(lanes):
     rows = slice(0, 5)
     start = traj.q + 1e-6
     task = solver.spec
-    q1, _ = backends.current().ik_newton(task, start, motion.R, motion.p, 1)
+    backend, data = backends.prepare(task.model)
+    q1, _ = backend.ik_newton(task.model, data, task, start, motion.R, motion.p, 1)
     cond = reference(solver._rates, start, motion, rows)[1]
     assert cond.min() > 1e7
     _, _, _, Jt, e = solver._pose_error(start, motion, rows)
@@ -98,9 +99,11 @@ def test_kernel_iterates_at_most_the_steps_it_is_given(lanes):
     solver, motion, traj = setup("7 dof pose", 3)
     start = traj.q + 0.2
     task = solver.spec
-    unchanged, err0 = backends.current().ik_newton(task, start, motion.R, motion.p, 0)
+    backend, data = backends.prepare(task.model)
+    unchanged, err0 = backend.ik_newton(task.model, data, task, start, motion.R, motion.p, 0)
     assert np.array_equal(unchanged, start) and err0.min() > 1e-3
-    q, err = backends.current().ik_newton(task, start, motion.R, motion.p, NEWTON_STEPS)
+    backend, data = backends.prepare(task.model)
+    q, err = backend.ik_newton(task.model, data, task, start, motion.R, motion.p, NEWTON_STEPS)
     assert err.max() < 1e-12
 
 

@@ -647,8 +647,9 @@ def test_helical_joints_in_the_numpy_references_of_the_kernels():
     model = random_model(6, ("helical", "revolute", "helical", "prismatic", "helical"))
     qs = analytic_motion(model, np.linspace(0, 2, 4), 4, 6).derivatives
     numpy, gravity = backends.load("numpy"), base_motion(G, 3)
-    tau = numpy.inverse_dynamics(model, qs, gravity, {}, order=2)
-    E = numpy.eom_matrices(model, qs, 1, gravity, None)
+    data = numpy.data(model)
+    tau = numpy.inverse_dynamics(model, data, qs, gravity, {}, order=2)
+    E = numpy.eom_matrices(model, data, qs, 1, gravity, None)
 
     def mv(A, x):
         return np.einsum("nij,nj->ni", A, x)
@@ -657,10 +658,10 @@ def test_helical_joints_in_the_numpy_references_of_the_kernels():
             + mv(E.C[:, 0], qs[:, 2]) + E.g[:, 1])
     for ours, ref in ((mv(E.M[:, 0], qs[:, 2]) + mv(E.C[:, 0], qs[:, 1]) + E.g[:, 0],
                        tau[:, 0]), (rate, tau[:, 1]),
-                      (numpy.regressor(model, qs, gravity, 2) @ regressor.parameters(model),
+                      (numpy.regressor(model, data, qs, gravity, 2) @ regressor.parameters(model),
                        tau)):
         assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max()
-    S = numpy.sensitivities(model, qs[:, :3], gravity[:, :2], {}, 0)
+    S = numpy.sensitivities(model, data, qs[:, :3], gravity[:, :2], {}, 0)
     pin, pm, _ = pinocchio_model(model)
     data = pm.createData()
     for s in range(len(qs)):

@@ -87,12 +87,14 @@ def _operations(backend, model, qs, drives, contacts):
     gravity = base_motion((0.3, -0.2, -9.81), R + 1)
     W = {1: np.linspace(1, 2, 6 * (order + 1) * len(qs)).reshape(len(qs), order + 1, 6)}
     W0 = {b: w[:, 0] for b, w in W.items()}
-    return [*vars(backend.eom_matrices(model, qs, order, gravity, W)).values(),
-            backend.regressor(model, qs, gravity[:, : order + 2], order),
-            backend.sensitivities(model, qs[:, : order + 3], gravity[:, : order + 2], W, order),
-            *backend.partials(model, qs, gravity[:, :2], W0, mass=True),
-            *backend.elastic(model, drives, req, qs, gravity, {}, 0),
-            *backend.contact_frames(model, qs, contacts, order)]
+    data = backend.data(model)
+    return [*vars(backend.eom_matrices(model, data, qs, order, gravity, W)).values(),
+            backend.regressor(model, data, qs, gravity[:, : order + 2], order),
+            backend.sensitivities(model, data, qs[:, : order + 3], gravity[:, : order + 2], W,
+                                  order),
+            *backend.partials(model, data, qs, gravity[:, :2], W0, mass=True),
+            *backend.elastic(model, data, drives, req, qs, gravity, {}, 0),
+            *backend.contact_frames(model, data, qs, contacts, order)]
 
 
 def test_every_operation_equals_numpy(tree, lanes, tmp_path):
@@ -152,7 +154,8 @@ def mixed():
 
 def _multi_dof_dynamics(backend, mixed, order, qs=None):
     model, motion, base, W = mixed
-    return backend.inverse_dynamics(model, motion if qs is None else qs, base[:, : order + 2],
+    return backend.inverse_dynamics(model, backend.data(model), motion if qs is None else qs,
+                                    base[:, : order + 2],
                                     {b: w[:, : order + 1] for b, w in W.items()}, order=order,
                                     twists=True, root=True)
 
@@ -196,7 +199,7 @@ def test_only_the_inverse_dynamics_kernel_takes_multi_dof_joints(mixed, lanes):
     """The other entry points refuse a model with one (HK_MODEL: the Python side hands such
     a model's other operations to numpy)."""
     model, qs, base, _ = mixed
-    lib, struct = backends.current().lib, backends.current().data(model)
+    lib, struct = backends.current().lib, backends.current().data(model).struct
     jets = np.ascontiguousarray(qs[:, :3])
     out = np.empty((11, 1, model.n, 10 * model.n))
     assert lib.hodyn_regressor(struct, 11, 3, jets.ctypes.data, 3 * model.nv, 0,

@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import SAMPLES, URDF, random_cosine
-from hodyn_cli.algorithms.dynamics import body_fixed
+from hodyn_cli.algorithms.backends.numpy import body_fixed as numpy_body_fixed
 from hodyn_cli.algorithms.motion.kinematics import link_kinematics
 from hodyn_cli.cli.app import app
 from hodyn_cli.core import lie
@@ -74,7 +74,7 @@ def test_pose_and_body_twist_match_body_fixed_recursion(robot_name, link):
     T = pose_by_body_fixed_poe(model, traj.q, link)
     assert np.allclose(lk.R, T[:, :3, :3], atol=1e-12) and np.allclose(lk.p, T[:, :3, 3], atol=1e-12)
     frame = model.links[link]
-    Vb_body = body_fixed.forward_pass(model, traj.derivatives, 3).V[frame.body]
+    Vb_body = numpy_body_fixed.forward_pass(model, traj.derivatives, 3).V[frame.body]
     Vb_link = Vb_body @ lie.Ad_inv(frame.T[:3, :3], frame.T[:3, 3]).T
     assert np.abs(lk.Vb - Vb_link).max() <= 1e-12 * np.abs(Vb_link).max()
 

@@ -6,6 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import SAMPLES, URDF, pin_configuration, pinocchio_model, random_cosine, wrench_motion
+from hodyn_cli.algorithms.backends.numpy import closed_form as numpy_closed_form
 from hodyn_cli.algorithms.dynamics.closed_form import matrices
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
@@ -20,11 +21,10 @@ def test_structural_properties(robot):
     E = matrices(model, random_cosine(model, np.linspace(0, 5, 40), orders=5, seed=13), order=3)
     # symmetry of the numpy reference's full M (the kernel mirrors its upper triangle, so its
     # M is symmetric by construction: it is held to this M entry by entry in test_kernel.py)
-    from hodyn_cli.algorithms.dynamics import closed_form
     from hodyn_cli.algorithms.dynamics.common import base_motion
 
     qs = random_cosine(model, np.linspace(0, 5, 40), orders=5, seed=13).derivatives
-    full = closed_form.eom_matrices_numpy(model, qs, 3, base_motion((0, 0, -9.81), 4), {}, True)
+    full = numpy_closed_form.eom_matrices_numpy(model, qs, 3, base_motion((0, 0, -9.81), 4), {}, True)
     Mf = full.M[:, 0]
     assert np.allclose(Mf, np.swapaxes(Mf, 1, 2), rtol=0, atol=1e-14 * np.abs(Mf).max())
     assert np.allclose(full.M, E.M, rtol=0, atol=1e-12 * np.abs(E.M).max())

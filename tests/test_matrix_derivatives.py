@@ -23,6 +23,7 @@ from conftest import (
     random_cosine,
     wrench_motion,
 )
+from hodyn_cli.algorithms.backends.numpy import regressor as numpy_regressor
 from hodyn_cli.algorithms.dynamics import matrix_derivatives as md
 from hodyn_cli.algorithms.dynamics import regressor
 from hodyn_cli.algorithms.dynamics.closed_form import matrices
@@ -151,7 +152,7 @@ def test_parameter_derivatives_are_exact(robot):
            + np.einsum("nabp,nb->nap", P.dCbar_dpi, qr_d) + P.dg_dpi)
     assert np.abs(YPr - Yr).max() <= 1e-12 * np.abs(Yr).max()
     delta = rng.normal(size=pi.size) * 0.1 * np.abs(pi).max()
-    moved = dataclasses.replace(model, inertias=np.stack([regressor.inertia_from_parameters(p) for p in
+    moved = dataclasses.replace(model, inertias=np.stack([numpy_regressor.inertia_from_parameters(p) for p in
                                                    (pi + delta).reshape(-1, 10)]))
     E2 = matrices(moved, traj, order=0)
     for field, A, B in (("dM_dpi", E.M, E2.M), ("dC_dpi", E.C, E2.C), ("dg_dpi", E.g, E2.g)):

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from conftest import URDF, random_cosine
+from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.backends.numpy.model_data import ModelData
 from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
-from hodyn_cli.algorithms.dynamics.model_data import _DATA, model_data
 from hodyn_cli.core.model import LinkFrame
 from hodyn_cli.errors import ModelError
 from hodyn_cli.modeling.urdf import load_model
@@ -67,43 +68,28 @@ def test_bundled_robots_pass(robot):
     dataclasses.replace(model)  # the checks run again on a copy: no error
 
 
-def test_releasing_a_model_frees_its_data():
-    """The per-model precomputation (ModelData: joint adjoints, the kernel's view) lives as
-    long as the model and no longer."""
+def test_nothing_keeps_a_model_or_its_data():
+    """The per-model precomputation (a backend's Data: joint adjoints, the kernel's view) is
+    made by the caller and lives as long as the caller holds it: no cache keeps the model or
+    its data after the computation."""
     model = load_model(URDF / "iiwa14.urdf")
     traj = random_cosine(model, np.linspace(0, 1, 5), orders=5)
+    backend, data = backends.prepare(model)
     for method in ("body-fixed", "closed-form"):
         inverse_dynamics(model, traj, method=method, order=2)
-    gone_model, gone_data = weakref.ref(model), weakref.ref(model_data(model))
-    assert any(d is gone_data() for d in _DATA.values())
-    del model, traj
+    gone_model, gone_data = weakref.ref(model), weakref.ref(data)
+    del model, traj, data
     gc.collect()
     assert gone_model() is None and gone_data() is None
 
 
-def test_threads_asking_at_once_share_one_model_data():
-    """Worker threads start a model's first chunks together: they must all get the one data
-    object that stays with the model (a second one, dropped, would free the arrays another
-    thread's kernel call reads)."""
-    import sys
-    import threading
-
-    for _ in range(3):
-        model = load_model(URDF / "gripper_arm.urdf")
-        barrier, got = threading.Barrier(8), []
-
-        def ask(model=model, barrier=barrier, got=got):
-            barrier.wait()
-            got.append(model_data(model))
-
-        interval = sys.getswitchinterval()
-        sys.setswitchinterval(1e-6)  # switch threads as often as possible
-        try:
-            threads = [threading.Thread(target=ask) for _ in range(8)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-        finally:
-            sys.setswitchinterval(interval)
-        assert len(got) == 8 and all(d is model_data(model) for d in got)
+def test_prepare_takes_the_callers_data_if_its_backend_made_it():
+    """:func:`backends.prepare` hands back the caller's Data where the backend that runs made
+    it, and makes one of its own otherwise (inside a ``use`` block of another backend)."""
+    model = load_model(URDF / "gripper_arm.urdf")
+    backend, data = backends.prepare(model)
+    assert data.made_by is backend and backends.prepare(model, data) == (backend, data)
+    with backends.use("numpy") as numpy_backend:
+        _, there = backends.prepare(model, data)
+    assert there.made_by is numpy_backend and (there is data) == (backend is numpy_backend)
+    assert isinstance(there, ModelData) and isinstance(data, ModelData)

@@ -8,9 +8,11 @@ import pytest
 
 from conftest import URDF, random_cosine, random_urdf, reference, wrench_motion
 from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.backends.numpy import body_fixed as numpy_body_fixed
+from hodyn_cli.algorithms.backends.numpy.partials import partials_numpy
 from hodyn_cli.algorithms.dynamics.common import base_motion, body_wrenches
 from hodyn_cli.algorithms.dynamics.forward import forward_dynamics
-from hodyn_cli.algorithms.dynamics.partials import partials_numpy, torque_partials
+from hodyn_cli.algorithms.dynamics.partials import torque_partials
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.modeling.urdf import load_model
 
@@ -35,7 +37,8 @@ def test_partials_kernel_matches_numpy_reference(model, lanes, n_samples):
     W = {model.n - 1: wrench_motion(t, 0)[:, 0], 0: wrench_motion(t + 1, 0)[:, 0]}
     for base in (base_motion((0.3, -0.2, -9.81), 1), rng.normal(size=(n_samples, 2, 6))):
         for wrenches in ({}, W):
-            ours = backends.current().partials(model, qs, base, wrenches)
+            backend, data = backends.prepare(model)
+            ours = backend.partials(model, data, qs, base, wrenches)
             ref = partials_numpy(model, qs, base, wrenches)
             for a, b in zip(ours, ref, strict=True):
                 assert a.shape == b.shape == (n_samples, model.n, model.n)
@@ -92,20 +95,20 @@ def test_forward_dynamics_partials_equal_the_numpy_path(lanes):
 @pytest.mark.parametrize("n_samples", [1, 5, 201])
 def test_mass_matrix_and_torques_of_the_partials_kernel(model, lanes, n_samples):
     """Its composite-inertia sums give the closed-form M and the body-fixed torques."""
-    from hodyn_cli.algorithms.dynamics import body_fixed
-    from hodyn_cli.algorithms.dynamics.closed_form import eom_matrices_numpy
+    from hodyn_cli.algorithms.backends.numpy.closed_form import eom_matrices_numpy
 
     t = np.linspace(0, 3, n_samples)
     qs = random_cosine(model, t, orders=3, seed=11).derivatives
     base = base_motion((0.3, -0.2, -9.81), 1)
     W = {model.n - 1: wrench_motion(t, 0)}
-    M, tau = backends.current().partials(model, qs, base, {b: w[:, 0] for b, w in W.items()},
-                                      partials=False, mass=True)
+    backend, data = backends.prepare(model)
+    M, tau = backend.partials(model, data, qs, base, {b: w[:, 0] for b, w in W.items()},
+                              partials=False, mass=True)
     M_ref = eom_matrices_numpy(model, qs, 0, base, W).M[:, 0]
-    tau_ref = body_fixed.backward_pass(model, qs, body_fixed.forward_pass(model, qs, 1, base),
+    tau_ref = numpy_body_fixed.backward_pass(model, qs, numpy_body_fixed.forward_pass(model, qs, 1, base),
                                        0, W)[0][:, 0]
     assert np.abs(M - M_ref).max() <= 1e-12 * np.abs(M_ref).max(), lanes
     assert np.abs(tau - tau_ref).max() <= 1e-12 * np.abs(tau_ref).max(), lanes
-    both = backends.current().partials(model, qs, base, {}, mass=True)
+    both = backend.partials(model, data, qs, base, {}, mass=True)
     assert len(both) == 4 and all(np.array_equal(a, b) for a, b in zip(
-        both[:2], backends.current().partials(model, qs, base, {}), strict=True))
+        both[:2], backend.partials(model, data, qs, base, {}), strict=True))

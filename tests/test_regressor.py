@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from conftest import ROOT, SAMPLES, URDF, pin_configuration, pinocchio_model, random_cosine
 from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.backends.numpy import regressor as numpy_regressor
 from hodyn_cli.algorithms.dynamics import closed_form
 from hodyn_cli.algorithms.dynamics import regressor as R
 from hodyn_cli.algorithms.dynamics.common import base_motion
@@ -38,7 +39,7 @@ def test_regressor_times_parameters_is_the_torque_of_an_independent_method(robot
 
 def with_parameters(model, pi):
     """The model with the inertias of the parameter vector pi (any values: tau is linear)."""
-    M = np.stack([R.inertia_from_parameters(pi[10 * b : 10 * b + 10]) for b in range(model.n)])
+    M = np.stack([numpy_regressor.inertia_from_parameters(pi[10 * b : 10 * b + 10]) for b in range(model.n)])
     return dataclasses.replace(model, inertias=M)
 
 
@@ -63,8 +64,9 @@ def test_regressor_kernel_equals_numpy_reference(robot, lanes, order):
     qs = random_cosine(model, np.linspace(0, 3, 11), orders=order + 3, seed=6).derivatives
     for base in (base_motion((0.3, -0.2, -9.81), order + 1),
                  np.random.default_rng(7).normal(size=(len(qs), order + 2, 6))):
-        ours = backends.current().regressor(model, qs, base, order)
-        ref = R.regressor_numpy(model, qs, base, order)
+        backend, data = backends.prepare(model)
+        ours = backend.regressor(model, data, qs, base, order)
+        ref = numpy_regressor.regressor_numpy(model, qs, base, order)
         assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max(), (name, lanes)
 
 

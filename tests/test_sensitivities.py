@@ -6,6 +6,7 @@ import pytest
 
 from conftest import random_cosine, reference, wrench_motion
 from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.backends.numpy.sensitivities import complex_step
 from hodyn_cli.algorithms.dynamics import sensitivities as S
 from hodyn_cli.algorithms.dynamics.common import base_motion
 
@@ -21,8 +22,9 @@ def test_sensitivities_kernel_equals_the_complex_step(robot, lanes, order):
     W = {model.n - 1: wrench_motion(t, order), 0: wrench_motion(t + 1, order)}
     for base in (base_motion((0.3, -0.2, -9.81), order + 1),
                  np.random.default_rng(1).normal(size=(len(t), order + 2, 6))):
-        ours = backends.current().sensitivities(model, qs, base, W, order)
-        ref = S.complex_step(model, qs, base, W, order)
+        backend, data = backends.prepare(model)
+        ours = backend.sensitivities(model, data, qs, base, W, order)
+        ref = complex_step(model, qs, base, W, order)
         assert len(ours) == len(ref) == len(S.dataset_names(order))
         for got, want, key in zip(ours, ref, S.dataset_names(order), strict=True):
             assert np.abs(got - want).max() <= 1e-12 * np.abs(want).max(), (name, lanes, key)

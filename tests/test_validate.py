@@ -39,8 +39,8 @@ def test_fails_when_a_method_is_perturbed(monkeypatch):
     """A 1e-6 relative error in spatial's taudd: its finite-difference and cross checks fail."""
     good = REGISTRY["spatial"]
 
-    def perturbed(model, trajectory, *, order, gravity):
-        out = good.inverse_dynamics(model, trajectory, order=order, gravity=gravity)
+    def perturbed(model, trajectory, *, order, gravity, data=None):
+        out = good.inverse_dynamics(model, trajectory, order=order, gravity=gravity, data=data)
         if order >= 2:
             out[:, 2] *= 1 + 1e-6
         return out

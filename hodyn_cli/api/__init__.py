@@ -26,7 +26,7 @@ held against it here, in the API's words (the command line words them as its fla
 Imports: core, modeling, algorithms, errors, capabilities.
 """
 
-from hodyn_cli.api.backends import backend, backend_info, use_backend
+from hodyn_cli.api.backends import backend, backend_data, backend_info, backend_runs, use_backend
 from hodyn_cli.api.contacts import beyond_margins, contact_dynamics, contact_matrices, read_contacts
 from hodyn_cli.api.drives import (
     drive_dynamics,
@@ -106,7 +106,7 @@ __all__ = [
     "load_robot", "load_joints", "lock_joints", "lock_value", "joint_trajectory", "base_motion",
     "derivative_name", "check_number",
     # who computes
-    "use_backend", "backend", "backend_info",
+    "use_backend", "backend", "backend_info", "backend_data", "backend_runs",
     # dynamics
     "inverse_dynamics", "matrices", "forward_dynamics", "simulate", "torque_sensitivities",
     "required_orders",

@@ -3,7 +3,11 @@ one line (``hodyn --version``) or for reports."""
 
 from __future__ import annotations
 
-__all__ = ["use_backend", "backend", "backend_info"]
+from typing import Any
+
+from hodyn_cli.core.model import Model
+
+__all__ = ["use_backend", "backend", "backend_info", "backend_data", "backend_runs"]
 
 
 def use_backend(name: str | None = None) -> str:
@@ -36,3 +40,27 @@ def backend_info() -> dict:
     from hodyn_cli.algorithms import backends
 
     return backends.info() | {"fallback": backends.fallback()}
+
+
+def backend_data(robot: Model) -> Any:
+    """What the backend that runs derives from ``robot`` (its Data: the constants, the
+    compiled kernel's struct, the model on a GPU): made once per request by its caller (a
+    pipeline's job holds it) and given as ``data=`` to the computations on that robot, so
+    they derive none of it again; it lives as long as the caller keeps it."""
+    from hodyn_cli.algorithms import backends
+
+    return backends.current().data(robot)
+
+
+def backend_runs() -> dict[str, str]:
+    """Who computes each operation of the backend that runs: operation -> the backend that
+    runs it (itself, or the one it leaves it to: numpy's reference where the compiled kernel
+    has no entry point, the CPU backend's for a GPU's).
+
+    >>> runs = backend_runs()
+    >>> runs["inverse_dynamics"] in ("compiled", "numpy", "gpu"), runs["ik_newton"] != "gpu"
+    (True, True)
+    """
+    from hodyn_cli.algorithms import backends
+
+    return backends.runs()

@@ -35,7 +35,7 @@ def read_contacts(robot: Model, contacts: Any) -> tuple[Contact, ...]:
 
 def contact_dynamics(robot: Model, contacts: Any, trajectory: Trajectory, *, order: int = 2,
                      method: str = "body-fixed", gravity: Any = GRAVITY, active: Any = None,
-                     base_wrench: bool = False) -> Result:
+                     base_wrench: bool = False, data: Any = None) -> Result:
     """A floating-base robot on its contacts (docs/contacts.md): fields ``tau, taud, ...``
     (the joint torques with the contact wrenches applied), per contact ``Fc_<name>``,
     ``Fcd_<name>``, ... (N, 3: a point's force, world axes) or ``Wc_<name>``, ... (N, 6: a
@@ -45,14 +45,15 @@ def contact_dynamics(robot: Model, contacts: Any, trajectory: Trajectory, *, ord
 
     ``contacts`` as :func:`read_contacts` takes them; ``trajectory`` a Trajectory with a
     floating ``base`` (and the flags ``contact_<name>`` in its ``series``, else ``active``
-    (N, m) bool; a contact without either is always active).
+    (N, m) bool; a contact without either is always active). ``data``: as for
+    :func:`~hodyn_cli.api.dynamics.inverse_dynamics`.
     """
     from hodyn_cli.algorithms.contacts.dynamics import on_contacts
 
     contacts = read_contacts(robot, contacts)
     m = Motion(robot, (trajectory,), {})
     r = on_contacts(robot, m.full, contacts, active=active, method=method, order=order,
-                    gravity=gravity)
+                    gravity=gravity, data=data)
     fields = series("tau", m.forces(r.tau))
     for c in contacts:
         fields |= {f"{derivative_name(c.prefix, k)}_{c.name}": r.wrenches[c.name][:, k]

@@ -12,7 +12,7 @@ from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Model
 
 if TYPE_CHECKING:
-    from hodyn_cli.algorithms.actuation.elastic import Requirements
+    from hodyn_cli.algorithms.backends.numpy.elastic import Requirements
     from hodyn_cli.modeling.drives import Drives
 
 __all__ = ["read_drives", "drives_for", "elastic_dynamics", "drive_dynamics",
@@ -38,70 +38,77 @@ def drives_for(robot: Model, drives: Any, command: str = "compute") -> Drives:
     return read_drives(robot, drives)
 
 
-def elastic_requirements(robot: Model, drives: Any, order: int = 0, model: str = "full"
-                         ) -> Requirements:
+def elastic_requirements(robot: Model, drives: Any, order: int = 0, model: str = "full",
+                         data: Any = None) -> Requirements:
     """What :func:`elastic_dynamics` of this ``order`` and ``model`` needs of the motion:
     ``q_order`` (q to that derivative) and each joint's order of u (``u_orders``), found by
-    probing the robot (pass them on as ``known``)."""
+    probing the robot; kept in ``data`` (:func:`~hodyn_cli.api.backends.backend_data`) where
+    given, for the computations given the same ``data``."""
     from hodyn_cli.algorithms.actuation import elastic
 
     capable("elastic", robot)
-    return elastic.requirements(robot, read_drives(robot, drives), order, model)
+    return _kept(elastic.requirements, robot, read_drives(robot, drives), order, model, data)
 
 
-def drive_requirements(robot: Model, drives: Any, order: int = 2, model: str = "full"
-                       ) -> Requirements:
+def drive_requirements(robot: Model, drives: Any, order: int = 2, model: str = "full",
+                       data: Any = None) -> Requirements:
     """What :func:`drive_dynamics` of this ``order`` and ``model`` needs (which rotors couple
-    into which joint), found by probing the robot (pass them on as ``known``)."""
+    into which joint), found by probing the robot; kept in ``data`` as for
+    :func:`elastic_requirements`."""
     from hodyn_cli.algorithms.actuation import actuators
 
-    return actuators.requirements(robot, read_drives(robot, drives), order, model)
+    return _kept(actuators.requirements, robot, read_drives(robot, drives), order, model, data)
 
 
-def explain_elastic(robot: Model, drives: Any, known: Requirements) -> list[dict]:
+def _kept(find: Any, robot: Model, drives: Drives, order: int, model: str, data: Any
+          ) -> Requirements:
+    return find(robot, drives, order, model) if data is None else \
+        data.derived(find, robot, drives, order, model)
+
+
+def explain_elastic(robot: Model, drives: Any, requirements: Requirements) -> list[dict]:
     """Per joint (``hodyn elastic --explain``): its drive, the order of u the solve needs
-    (``known``: :func:`elastic_requirements`) and why."""
+    (``requirements``: :func:`elastic_requirements`) and why."""
     from hodyn_cli.algorithms.actuation import elastic
 
-    return elastic.explain(robot, read_drives(robot, drives), known)
+    return elastic.explain(robot, read_drives(robot, drives), requirements)
 
 
 def elastic_dynamics(robot: Model, drives: Any, *derivatives: Any, order: int = 0,
                      model: str = "full", gravity: Any = GRAVITY,
-                     wrenches: Mapping | None = None, known: Requirements | None = None,
-                     **named: Any) -> Result:
+                     wrenches: Mapping | None = None, data: Any = None, **named: Any
+                     ) -> Result:
     """Elastic joints: fields ``u, ud, ...``, ``theta, ...`` (to order + 2), ``taum, ...``.
 
-    ``drives``: as :func:`read_drives` takes them. ``known``: the :func:`elastic_requirements`
-    of this robot, drives, order and model, if already found (they probe the model).
+    ``drives``: as :func:`read_drives` takes them. ``data``: as for
+    :func:`~hodyn_cli.api.dynamics.inverse_dynamics`; it keeps the
+    :func:`elastic_requirements` (they probe the model: a stream of chunks finds them once).
     """
     from hodyn_cli.algorithms.actuation import elastic
 
     drives = drives_for(robot, drives, "elastic")
     m = Motion(robot, derivatives, named, wrenches=wrenches)
     res = elastic.inverse_dynamics(robot, m.full, drives, order=order, kind=model,
-                                   gravity=gravity, known=known)
+                                   gravity=gravity, data=data)
     return m.result(series("u", res.u) | series("theta", res.theta) | series("taum", res.taum))
 
 
 def drive_dynamics(robot: Model, drives: Any, *derivatives: Any, order: int = 2,
                    model: str = "full", rigid: bool = False, gravity: Any = GRAVITY,
-                   wrenches: Mapping | None = None, known: Requirements | None = None,
-                   **named: Any) -> Result:
+                   wrenches: Mapping | None = None, data: Any = None, **named: Any) -> Result:
     """Rigid drives (docs/drives.md): fields ``tau, taud, ...`` (link-side joint torques, the
     rotors' reactions included), ``taum, ...`` (motor torques, friction included) and
     ``current, ...`` (NaN where a drive has no torque constant), to ``order``.
 
     ``drives`` as for :func:`elastic_dynamics`; ``rigid``: take series-elastic drives as rigid
     (else they are an error); ``model``: ``full`` (rotor gyroscopics) or ``reflected``
-    (Pinocchio's armature); ``known``: :func:`drive_requirements` of this robot, drives,
-    order and model, if already found.
+    (Pinocchio's armature); ``data``: as for :func:`elastic_dynamics`.
     """
     from hodyn_cli.algorithms.actuation import actuators
 
     drives = drives_for(robot, drives)
     m = Motion(robot, derivatives, named, wrenches=wrenches)
     res = actuators.inverse_dynamics(robot, m.full, drives.made_rigid() if rigid else drives,
-                                     order=order, kind=model, gravity=gravity, known=known)
+                                     order=order, kind=model, gravity=gravity, data=data)
     return m.result(series("tau", res.tau) | series("taum", res.taum)
                     | series("current", res.current))

@@ -32,7 +32,7 @@ def required_orders(order: int) -> int:
 
 def inverse_dynamics(robot: Model, *derivatives: Any, order: int = 2, method: str = "body-fixed",
                      gravity: Any = GRAVITY, t: Any = None, wrenches: Mapping | None = None,
-                     joint_wrenches: bool = False, base_wrench: bool = False,
+                     joint_wrenches: bool = False, base_wrench: bool = False, data: Any = None,
                      **named: Any) -> Result:
     """tau and its first ``order`` time derivatives: fields ``tau, taud, ...``.
 
@@ -44,7 +44,9 @@ def inverse_dynamics(robot: Model, *derivatives: Any, order: int = 2, method: st
     :class:`Trajectory` with a ``base`` (:class:`~hodyn_cli.core.trajectory.BaseMotion`) makes
     the root a free body moving so. A robot with closed loops (:func:`close_loops`): the
     actuated joints' torques, and the constraint forces ``Fl``, ``Fld``, ... (N, R): columns
-    :func:`~hodyn_cli.api.loops.loop_components` (docs/loops.md).
+    :func:`~hodyn_cli.api.loops.loop_components` (docs/loops.md). ``data``:
+    :func:`~hodyn_cli.api.backends.backend_data` of the robot, made once per request (a
+    pipeline's job) and given to every call (None: made for this call).
     """
     from hodyn_cli.algorithms.dynamics import floating, methods
     from hodyn_cli.algorithms.motion.loops import Closed
@@ -54,9 +56,10 @@ def inverse_dynamics(robot: Model, *derivatives: Any, order: int = 2, method: st
             joint_wrenches=joint_wrenches, method=method != "body-fixed")
     if base_wrench or m.full.base is not None:
         tau, W = floating.inverse_dynamics(robot, m.full, method=method, order=order,
-                                           gravity=gravity)
+                                           gravity=gravity, data=data)
     else:
-        tau = methods.inverse_dynamics(robot, m.full, method=method, order=order, gravity=gravity)
+        tau = methods.inverse_dynamics(robot, m.full, method=method, order=order, gravity=gravity,
+                                       data=data)
     fields = series("tau", m.forces(tau))
     if isinstance(m.coupling, Closed):   # closed loops: their constraint forces too
         fields |= series("Fl", m.coupling.constraint_forces(tau, m.full))
@@ -64,13 +67,13 @@ def inverse_dynamics(robot: Model, *derivatives: Any, order: int = 2, method: st
         fields |= series("W", W)
     if joint_wrenches:
         fields["F"] = methods.joint_wrenches(robot, m.full, method=method, order=order,
-                                             gravity=gravity)
+                                             gravity=gravity, data=data)
     return m.result(fields)
 
 
 def matrices(robot: Model, *derivatives: Any, order: int = 0, gravity: Any = GRAVITY,
              wrenches: Mapping | None = None, state_derivatives: bool = False,
-             parameter_derivatives: bool = False, **named: Any) -> Result:
+             parameter_derivatives: bool = False, data: Any = None, **named: Any) -> Result:
     """M, C, Cbar, g (and Q_ext when wrenches are given) with their first ``order``
     derivatives: fields ``M``, ``M_d``, ..., ``C``, ..., ``Cbar``, ..., ``g``, ...; ``tau = M
     qdd + C qd + g + Q_ext`` (docs/conventions.md says which C is which). A Trajectory with a
@@ -82,7 +85,8 @@ def matrices(robot: Model, *derivatives: Any, order: int = 0, gravity: Any = GRA
     10 nb) and ``dg_dpi`` (N, m, 10 nb), parameters in the regressor's order
     (:mod:`hodyn_cli.algorithms.dynamics.matrix_derivatives`, docs/sensitivity.md).
     A robot with closed loops: the reduced system's M, C, Cbar, g over the actuated joints
-    (:meth:`hodyn_cli.algorithms.motion.loops.Closed.reduced`, docs/loops.md).
+    (:meth:`hodyn_cli.algorithms.motion.loops.Closed.reduced`, docs/loops.md). ``data``: as
+    for :func:`inverse_dynamics`.
     """
     from hodyn_cli.algorithms.dynamics import closed_form, floating, matrix_derivatives
     from hodyn_cli.algorithms.motion.loops import Closed
@@ -91,12 +95,12 @@ def matrices(robot: Model, *derivatives: Any, order: int = 0, gravity: Any = GRA
     capable("matrices", robot, floating_base=m.full.base is not None,
             state_derivatives=state_derivatives, parameter_derivatives=parameter_derivatives)
     if m.full.base is not None:  # 6 + n: the root's body twist, then the joints
-        F = floating.matrices(robot, m.full, order=order, gravity=gravity)
+        F = floating.matrices(robot, m.full, order=order, gravity=gravity, data=data)
         names = ("M", "C", "Cbar", "g") + (("Q_ext",) if m.full.wrenches is not None else ())
         return m.result({k: v for name in names for k, v in rates(name, getattr(F, name)).items()},
                         ("base_wx", "base_wy", "base_wz", "base_vx", "base_vy", "base_vz")
                         + robot.joint_names)
-    E = closed_form.matrices(robot, m.full, order=order, gravity=gravity)
+    E = closed_form.matrices(robot, m.full, order=order, gravity=gravity, data=data)
     fields: dict[str, np.ndarray] = {}
     if isinstance(m.coupling, Closed):  # closed loops: the reduced system's (needs G')
         reduced = m.coupling.reduced(E.M, E.C, E.Cbar, E.g, m.full)
@@ -122,14 +126,15 @@ def matrices(robot: Model, *derivatives: Any, order: int = 0, gravity: Any = GRA
 
 def forward_dynamics(robot: Model, *derivatives: Any, tau: Any = None, gravity: Any = GRAVITY,
                      t: Any = None, wrenches: Mapping | None = None, partials: bool = False,
-                     **named: Any) -> Result:
+                     data: Any = None, **named: Any) -> Result:
     """Forward dynamics: the joint accelerations ``qdd`` of the torques ``tau`` at the state q,
     qd, and as many time derivatives (``qddd``, ...) as torque derivatives are given
     (``taud=...``, ``taudd=...``: each needs the next). Fields ``qdd``, ``qddd``, ...; with
     ``partials`` also ``dqdd_dq``, ``dqdd_dqd``, ``dqdd_dtau`` (= M^-1) (N, m, m: ``[s, i, j]
     = d qdd_i / d x_j``). ``tau=None``: the Trajectory's ``series`` ``tau``, ``taud``, ... (a
     file read with those columns). External wrenches need W to the same order as tau
-    (:mod:`hodyn_cli.algorithms.dynamics.forward`, docs/sensitivity.md).
+    (:mod:`hodyn_cli.algorithms.dynamics.forward`, docs/sensitivity.md). ``data``: as for
+    :func:`inverse_dynamics`.
     """
     from hodyn_cli.algorithms.dynamics.forward import forward_dynamics as solve
 
@@ -149,7 +154,7 @@ def forward_dynamics(robot: Model, *derivatives: Any, tau: Any = None, gravity: 
         raise HodynError(f"tau and its derivatives need {N} samples, like q")
     res = solve(robot, m.full, np.stack(torques, axis=1), gravity=gravity,
                 coupling=m.coupling,
-                derivatives=partials)
+                derivatives=partials, data=data)
     fields = {derivative_name("q", k + 2): res.qs[:, k] for k in range(res.qs.shape[1])}
     return m.result(fields | res.partials)
 
@@ -192,13 +197,15 @@ def simulate(robot: Model, t: Any, q0: Any, qd0: Any, *, tau: Any, gravity: Any 
 
 
 def torque_sensitivities(robot: Model, *derivatives: Any, order: int = 0, gravity: Any = GRAVITY,
-                         wrenches: Mapping | None = None, **named: Any) -> Result:
+                         wrenches: Mapping | None = None, data: Any = None, **named: Any
+                         ) -> Result:
     """d tau^(k) / d q^(j): fields ``dtau_dq``, ``dtau_dqd``, ..., ``dtaud_dq``, ... (m x m
     per sample; entry ``[s, i, j]`` = d out_i / d in_j). A Trajectory with a floating
-    ``base``: the joint torques' with the root moving as given."""
+    ``base``: the joint torques' with the root moving as given. ``data``: as for
+    :func:`inverse_dynamics`."""
     from hodyn_cli.algorithms.dynamics import sensitivities
 
     m = Motion(robot, derivatives, named, wrenches=wrenches)
     capable("sensitivities", robot, floating_base=m.full.base is not None)
-    S = sensitivities.sensitivities(robot, m.full, order=order, gravity=gravity)
+    S = sensitivities.sensitivities(robot, m.full, order=order, gravity=gravity, data=data)
     return m.result({k: m.matrices(v) for k, v in S.items()})

@@ -18,7 +18,7 @@ from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
 
 if TYPE_CHECKING:
-    from hodyn_cli.algorithms.actuation.elastic import Requirements
+    from hodyn_cli.algorithms.backends.numpy.elastic import Requirements
     from hodyn_cli.algorithms.limits.feasibility import (
         Binding,
         Check,
@@ -56,15 +56,16 @@ def joint_limits(robot: Model, limits: Any = None, *, jerk: Any = None) -> Limit
 
 def scaling_laws(robot: Model, *derivatives: Any, order: int = 2, drives: Any = None,
                  model: str = "full", gravity: Any = GRAVITY, wrenches: Mapping | None = None,
-                 known: Any = None, contacts: Any = (), **named: Any) -> dict[str, Law]:
+                 data: Any = None, contacts: Any = (), **named: Any) -> dict[str, Law]:
     """How every limited series changes when the motion is played k times slower: name ->
     :class:`~hodyn_cli.algorithms.limits.scaling.Law` (``law.at(1 / k)``: (N, m) values, joints
     ``law.joint_names``). Rigid: ``q``, ``qd`` (every joint), ``tau`` .. ``tau^(order)`` (order
     -1: none); with ``drives`` (as :func:`~hodyn_cli.api.drives.elastic_dynamics` takes them,
-    ``model``, ``known``) ``u``, ``ud``, ``udd``, and ``thetad``, ``taum`` of the joints with a
+    ``model``) ``u``, ``ud``, ``udd``, and ``thetad``, ``taum`` of the joints with a
     drive. A Trajectory with a floating ``base``: its torques, on ``contacts`` if given (as
     :func:`~hodyn_cli.api.contacts.read_contacts` takes them; then also each contact's wrench,
-    ``contact/<name>``; docs/contacts.md)."""
+    ``contact/<name>``; docs/contacts.md). ``data``: as for
+    :func:`~hodyn_cli.api.dynamics.inverse_dynamics` (it keeps what the drives need)."""
     from hodyn_cli import capabilities
     from hodyn_cli.algorithms.limits.feasibility import series_laws
 
@@ -73,7 +74,7 @@ def scaling_laws(robot: Model, *derivatives: Any, order: int = 2, drives: Any = 
         capabilities.check("check", {"floating_base", "drives"})
     return series_laws(robot, m.full, order=order, gravity=gravity,
                        drives=None if drives is None else drives_for(robot, drives, "check"),
-                       kind=model, known=known,
+                       kind=model, data=data,
                        contacts=read_contacts(robot, contacts) if contacts else ())
 
 
@@ -219,14 +220,15 @@ def torque_order(limits: Limits) -> int:
     return highest(limits)
 
 
-def scaling_requirements(robot: Model, drives: Drives | None, order: int, model: str = "full"
-                         ) -> Requirements | None:
+def scaling_requirements(robot: Model, drives: Drives | None, order: int, model: str = "full",
+                         data: Any = None) -> Requirements | None:
     """What :func:`scaling_laws` with ``drives`` (read: :func:`~hodyn_cli.api.read_drives`)
-    needs of the motion for torque order ``order``, found once and given back as its
-    ``known`` chunk after chunk (None without drives: q to ``order + 2``)."""
+    needs of the motion for torque order ``order`` (None without drives: q to ``order + 2``),
+    kept in ``data`` (:func:`~hodyn_cli.api.backends.backend_data`) where given: the
+    :func:`scaling_laws` given the same ``data``, chunk after chunk, find them there."""
     from hodyn_cli.algorithms.limits.feasibility import requirements
 
-    return requirements(robot, drives, order, model)
+    return requirements(robot, drives, order, model, data)
 
 
 def limit_check(robot: Model, limits: Limits, *, envelopes: bool = False,

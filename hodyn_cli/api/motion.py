@@ -23,28 +23,31 @@ __all__ = ["forward_kinematics", "centre_of_mass", "inverse_kinematics", "ik_sol
 
 
 def forward_kinematics(robot: Model, link: str, *derivatives: Any, order: int = 3,
-                       **named: Any) -> Result:
+                       data: Any = None, **named: Any) -> Result:
     """One link's pose and motion: fields ``p`` (N, 3), ``R`` (N, 3, 3), the spatial twist
     ``Vs``, ``Vsd``, ... and the body-fixed ``Vb``, ... (N, 6) to ``order``, and the velocity,
-    acceleration, ... of the link origin ``pd``, ``pdd``, ... (N, 3)."""
+    acceleration, ... of the link origin ``pd``, ``pdd``, ... (N, 3). ``data``: as for
+    :func:`~hodyn_cli.api.dynamics.inverse_dynamics`."""
     from hodyn_cli.algorithms.motion.kinematics import link_kinematics
 
     m = Motion(robot, derivatives, named)
-    lk = link_kinematics(robot, m.full, link, order=order)
+    lk = link_kinematics(robot, m.full, link, order=order, data=data)
     fields = {"p": lk.p, "R": lk.R, **series("Vs", lk.Vs), **series("Vb", lk.Vb),
               **{derivative_name("p", k + 1): lk.pd[:, k] for k in range(lk.pd.shape[1])}}
     return m.result(fields)
 
 
-def centre_of_mass(robot: Model, *derivatives: Any, order: int = 1, **named: Any) -> Result:
+def centre_of_mass(robot: Model, *derivatives: Any, order: int = 1, data: Any = None,
+                   **named: Any) -> Result:
     """The whole robot's (root link included) ``mass`` (N,), centre of mass ``com``, ``comd``,
     ... (N, 3) to ``order + 1`` and centroidal momentum ``h``, ``hd``, ... (N, 6: angular about
     the centre of mass; linear) to ``order``: root frame, or the world's for a Trajectory with
-    a floating ``base`` (:mod:`hodyn_cli.algorithms.motion.momentum`)."""
+    a floating ``base`` (:mod:`hodyn_cli.algorithms.motion.momentum`). ``data``: as for
+    :func:`~hodyn_cli.api.dynamics.inverse_dynamics`."""
     from hodyn_cli.algorithms.motion.momentum import centroidal
 
     m = Motion(robot, derivatives, named)
-    c = centroidal(robot, m.full, order=order)
+    c = centroidal(robot, m.full, order=order, data=data)
     return m.result({"mass": np.full(m.full.n_samples, c.mass), **series("com", c.com),
                      **series("h", c.h)})
 
@@ -128,15 +131,16 @@ def _link_motion(fields: Mapping, t: Any) -> LinkMotion:
 
 
 def link_jacobian(robot: Model, link: str, *derivatives: Any, order: int = 2,
-                  **named: Any) -> Result:
+                  data: Any = None, **named: Any) -> Result:
     """A link's Jacobians and their derivatives (docs/contacts.md): fields ``Js``, ``Js_d``,
     ... (N, 6, m: ``V^s = Js nu``, root frame, world with a floating base) and ``Jb``, ...
     (``V^b = Jb nu``, link frame); ``result.joint_names`` names the columns
-    (:func:`jacobian_columns`: a floating root's body twist ``base_wx, ..`` first)."""
+    (:func:`jacobian_columns`: a floating root's body twist ``base_wx, ..`` first). ``data``: as for
+    :func:`~hodyn_cli.api.dynamics.inverse_dynamics`."""
     from hodyn_cli.algorithms.motion.jacobians import link_jacobian as jacobian
 
     m = Motion(robot, derivatives, named)
-    J = jacobian(robot, m.full, link, order=order)
+    J = jacobian(robot, m.full, link, order=order, data=data)
     f = 6 if m.full.base is not None else 0
 
     def columns(A: np.ndarray) -> np.ndarray:

@@ -26,7 +26,7 @@ __all__ = ["dynamic_regressor", "regressor_parameters", "regressor_basis", "regr
 def dynamic_regressor(robot: Model, *derivatives: Any, order: int = 0, gravity: Any = GRAVITY,
                       base: Any = None, qr_d: Any = None, qr_dd: Any = None, drives: Any = None,
                       friction: bool = False, armature: bool = False, drive_model: str = "full",
-                      **named: Any) -> Result:
+                      data: Any = None, **named: Any) -> Result:
     """The regressor: fields ``Y``, ``Y_d``, ... (n x 10 nb per sample) with
     ``tau^(k) = Y^(k) pi`` (pi: :func:`regressor_parameters`).
 
@@ -44,7 +44,8 @@ def dynamic_regressor(robot: Model, *derivatives: Any, order: int = 0, gravity: 
     (``result.joint_names``), and the root link's 10 parameters first
     (``regressor_parameters(robot, floating_base=True)``; docs/floating.md). A robot with
     closed loops (:func:`~hodyn_cli.api.loops.close_loops`): the actuated joints' rows,
-    ``Y_a^(k) = sum_j C(k, j) G^(j)T Y^(k-j)`` (docs/loops.md).
+    ``Y_a^(k) = sum_j C(k, j) G^(j)T Y^(k-j)`` (docs/loops.md). ``data``: as for
+    :func:`~hodyn_cli.api.dynamics.inverse_dynamics`.
     """
     from hodyn_cli.algorithms.dynamics import regressor
 
@@ -53,7 +54,7 @@ def dynamic_regressor(robot: Model, *derivatives: Any, order: int = 0, gravity: 
     capable("regressor", robot, floating_base=floating, slotine_li=qr_d is not None,
             friction=friction or armature, drives=friction or armature)
     Y = regressor.project_rows(robot, regressor.regressor(robot, m.full, order=order,
-                                                          gravity=gravity), m.full)
+                                                          gravity=gravity, data=data), m.full)
     extra = _drive_columns(robot, drives, friction, armature, drive_model)
     if extra is not None:
         Y = np.concatenate([Y, extra[0](m.full, order)], axis=3)

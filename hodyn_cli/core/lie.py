@@ -259,7 +259,7 @@ def transform_inertia(M: np.ndarray, T: np.ndarray) -> np.ndarray:
 def body_inertia(mass: float, com: np.ndarray, theta_com: np.ndarray) -> np.ndarray:
     """Body inertia (6, 6) about the body frame origin, (angular; linear) ordering, from the
     mass, the COM and the rotational inertia about the COM (not to be confused with
-    :func:`hodyn_cli.algorithms.dynamics.spatial.spatial_inertia`, a body inertia in the root
+    :func:`hodyn_cli.algorithms.backends.numpy.spatial.spatial_inertia`, a body inertia in the root
     frame).
 
     ``theta_com`` is the rotational inertia about the COM in body-frame axes; Steiner

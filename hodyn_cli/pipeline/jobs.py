@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -96,6 +96,19 @@ class _Job:
     def _datasets(self, result: api.Result, chunk: Trajectory) -> dict[str, np.ndarray]:
         return with_t(dict(result), chunk.t)
 
+    @cached_property  # once per job (the request), on its first chunk: every chunk shares it
+    def data(self) -> Any:
+        """What the backend derives from the model (:func:`~hodyn_cli.api.backend_data`)."""
+        return api.backend_data(self.model)
+
+    def __getstate__(self) -> dict:
+        """Pickled (to a process pool or a Dask worker) without its Data: that holds this
+        process's kernel struct (pointers), and the worker's backend makes its own."""
+        return {k: v for k, v in self.__dict__.items() if k != "data"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)  # (frozen: no setattr)
+
 
 @dataclass(frozen=True, eq=False)
 class _RigidJob(_Job):
@@ -147,7 +160,7 @@ class TorqueJob(_RigidJob):
     @cached_property  # probes the model: once per job, not per chunk
     def drive_requirements(self):
         return None if self.drives is None else api.drive_requirements(
-            self.model, self.drives, self.order, self.drive_model)
+            self.model, self.drives, self.order, self.drive_model, self.data)
 
     @property
     def current_joints(self) -> list[str]:
@@ -175,7 +188,7 @@ class TorqueJob(_RigidJob):
         if self.drives is not None:
             r = api.drive_dynamics(self.model, self.drives, chunk, order=self.order,
                                    model=self.drive_model, gravity=self.gravity,
-                                   known=self.drive_requirements)
+                                   data=self.data)
             current = [derivative_name("current", k) for k in range(self.order + 1)]
             data = {name: r[name] for name in r if name not in current}
             if self.current_joints:
@@ -185,7 +198,7 @@ class TorqueJob(_RigidJob):
             return self._on_contacts(chunk)
         r = api.inverse_dynamics(self.model, chunk, order=self.order, method=self.method,
                                  gravity=self.gravity, joint_wrenches=self.joint_wrenches,
-                                 base_wrench=self.base_wrench)
+                                 base_wrench=self.base_wrench, data=self.data)
         W = [derivative_name("W", k) for k in range(self.order + 1)] if self.base_wrench else []
         data = {name: r[name] for name in r if name != "F" and name not in W}
         if self.joint_wrenches:
@@ -196,7 +209,8 @@ class TorqueJob(_RigidJob):
 
     def _on_contacts(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         r = api.contact_dynamics(self.model, self.contacts, chunk, order=self.order,
-                                 method=self.method, gravity=self.gravity, base_wrench=True)
+                                 method=self.method, gravity=self.gravity, base_wrench=True,
+                                 data=self.data)
         K = range(self.order + 1)
         data = {derivative_name("tau", k): r[derivative_name("tau", k)] for k in K}
         wrenches = {}
@@ -223,7 +237,8 @@ class ElasticJob(_Job):
 
     @cached_property  # probes the model: once per job, not per chunk
     def requirements(self):
-        return api.elastic_requirements(self.model, self.drives, self.order, self.kind)
+        return api.elastic_requirements(self.model, self.drives, self.order, self.kind,
+                                        self.data)
 
     @property
     def need(self) -> int:
@@ -241,7 +256,7 @@ class ElasticJob(_Job):
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         r = api.elastic_dynamics(self.model, self.drives, chunk, order=self.order,
-                                 model=self.kind, gravity=self.gravity, known=self.requirements)
+                                 model=self.kind, gravity=self.gravity, data=self.data)
         return self._datasets(r, chunk)
 
 
@@ -284,14 +299,15 @@ class KinematicsJob(_Job):
         return timed_columns(columns, has_t)
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        data = {} if self.link is None else dict(
-            api.forward_kinematics(self.model, self.link, chunk, order=self.order))
+        out = {} if self.link is None else dict(api.forward_kinematics(
+            self.model, self.link, chunk, order=self.order, data=self.data))
         if self.com:
-            data |= dict(api.centre_of_mass(self.model, chunk, order=self.order))
+            out |= dict(api.centre_of_mass(self.model, chunk, order=self.order, data=self.data))
         if self.jacobian:
             assert self.link is not None  # --jacobian takes --link (capabilities)
-            data |= dict(api.link_jacobian(self.model, self.link, chunk, order=self.order))
-        return with_t(data, chunk.t)
+            out |= dict(api.link_jacobian(self.model, self.link, chunk, order=self.order,
+                                          data=self.data))
+        return with_t(out, chunk.t)
 
 
 @dataclass(frozen=True, eq=False)
@@ -329,7 +345,8 @@ class MatricesJob(_RigidJob):
                                      gravity=self.gravity)
         else:
             r = api.matrices(self.model, chunk, order=self.order, gravity=self.gravity,
-                             state_derivatives=self.state, parameter_derivatives=self.parameters)
+                             state_derivatives=self.state, parameter_derivatives=self.parameters,
+                             data=self.data)
         return self._datasets(r, chunk)
 
 
@@ -368,7 +385,8 @@ class RegressorJob(_RigidJob):
         ref = {k: series[k] for k in self.series}
         r = api.dynamic_regressor(self.model, chunk, order=self.order, gravity=self.gravity,
                                   base=self.base, drives=self.drives, friction=self.friction,
-                                  armature=self.armature, drive_model=self.drive_model, **ref)
+                                  armature=self.armature, drive_model=self.drive_model,
+                                  data=self.data, **ref)
         return self._datasets(r, chunk)
 
 
@@ -382,7 +400,8 @@ class SensitivityJob(_RigidJob):
         return rows_for(self.model.n**2 * sum(k + 3 for k in range(self.order + 1)))
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        r = api.torque_sensitivities(self.model, chunk, order=self.order, gravity=self.gravity)
+        r = api.torque_sensitivities(self.model, chunk, order=self.order, gravity=self.gravity,
+                                     data=self.data)
         return self._datasets(r, chunk)
 
 
@@ -416,7 +435,8 @@ class ForwardJob(_Job):
                               for k in range(2, self.order + 3)}, has_t)
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        r = api.forward_dynamics(self.model, chunk, gravity=self.gravity, partials=self.partials)
+        r = api.forward_dynamics(self.model, chunk, gravity=self.gravity, partials=self.partials,
+                                 data=self.data)
         return self._datasets(r, chunk)
 
 
@@ -518,7 +538,8 @@ class LawsJob(_Job):
 
     @cached_property  # probes the model: once per job, not per chunk
     def requirements(self):
-        return api.scaling_requirements(self.model, self.drives, self.order, self.kind)
+        return api.scaling_requirements(self.model, self.drives, self.order, self.kind,
+                                        self.data)
 
     @property
     def need(self) -> int:
@@ -548,7 +569,7 @@ class LawsJob(_Job):
 
     def __call__(self, chunk: Trajectory) -> dict:
         return api.scaling_laws(self.model, chunk, order=self.order, drives=self.drives,
-                                model=self.kind, gravity=self.gravity, known=self.requirements,
+                                model=self.kind, gravity=self.gravity, data=self.data,
                                 contacts=self.contacts)
 
 

@@ -21,7 +21,7 @@ to its carrier (S = G = 0, no ``n . omegad_p``): ``tau = tau_rigid`` and ``r eta
 f_J + eta (I r^2 qdd + r f_M)``, for eta = 1 and no friction Pinocchio's ``armature = I r^2``.
 
 The time derivatives: the coupling's by the Leibniz rule in the elastic model's compiled
-kernel (with ``K = inf``; :func:`hodyn_cli.algorithms.actuation.elastic.solve_full` is its numpy
+kernel (with ``K = inf``; :func:`hodyn_cli.algorithms.backends.numpy.elastic.solve_full` is its numpy
 reference), the friction's by the tanh recursion. A joint without a drive has ``tau_m = tau``
 and no current.
 
@@ -47,8 +47,10 @@ import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.actuation import elastic, friction
+from hodyn_cli.algorithms.backends.numpy.body_fixed import forward_pass
+from hodyn_cli.algorithms.backends.numpy.common import CHUNK
 from hodyn_cli.algorithms.dynamics import body_fixed
-from hodyn_cli.algorithms.dynamics.common import CHUNK, GRAVITY, chunks
+from hodyn_cli.algorithms.dynamics.common import GRAVITY, chunks
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
@@ -103,27 +105,29 @@ def motor_friction(drives: Drives, qs: np.ndarray) -> np.ndarray:
 
 
 def inverse_dynamics(model: Model, trajectory: Trajectory, drives: Drives, *, order: int = 2,
-                     kind: str = "full", gravity=GRAVITY,
-                     known: elastic.Requirements | None = None) -> DriveResult:
+                     kind: str = "full", gravity=GRAVITY, data: backends.Data | None = None
+                     ) -> DriveResult:
     """tau, tau_m and the currents to order ``order`` of a robot with rigid drives (``kind``:
     ``full`` or ``reflected``, module docstring). ``trajectory`` needs q to ``order + 2``;
-    ``known``: :func:`requirements` when already found (they probe the model)."""
+    ``data``: the backend's Data for the model, made once per request, which keeps the
+    :func:`requirements` (they probe the model)."""
     if drives.elastic.any():
         name = model.joint_names[int(np.argmax(drives.elastic))]
         raise HodynError(f"joint '{name}' has a series-elastic drive ('stiffness'): hodyn elastic "
                          "computes it (--rigid-drives takes every drive as rigid)")
-    req = known if known is not None else requirements(model, drives, order, kind)
+    backend, data = backends.prepare(model, data)
+    req = data.derived(requirements, model, drives, order, kind)
     if kind == "reflected":
-        tau = body_fixed.inverse_dynamics(model, trajectory, order=order, gravity=gravity)
+        tau = body_fixed.inverse_dynamics(model, trajectory, order=order, gravity=gravity,
+                                          data=data)
         theta = np.where(drives.driven, drives.gear_ratio, 1.0) * trajectory.derivatives
         taum = elastic.motor_torque(drives, tau, theta, order, 0.0)
     else:
         N, n = trajectory.n_samples, model.n
         tau, taum = np.empty((N, order + 1, n)), np.empty((N, order + 1, n))
-        backend = backends.current()
         for sl, qs, base, wrenches in chunks(model, trajectory, order, gravity,
                                              backend.rows(CHUNK)):
-            u, _, taum[sl] = backend.elastic(model, drives, req, qs, base, wrenches, order)
+            u, _, taum[sl] = backend.elastic(model, data, drives, req, qs, base, wrenches, order)
             tau[sl] = u
     taum += motor_friction(drives, trajectory.derivatives[:, 1 : order + 2])
     return DriveResult(tau, taum, taum / np.where(drives.current, drives.torque_constant, np.nan))
@@ -190,7 +194,7 @@ def _coupling_columns(model: Model, drives: Drives, qs: np.ndarray, K: int, driv
     column = {c: m for m, c in enumerate(driven)}
     r, reta = _ratios(drives)
     for sl, q, _, _ in chunks(model, Trajectory(model.joint_names, qs), K, (0.0, 0.0, 0.0)):
-        omega = np.stack(body_fixed.forward_pass(model, q, K + 1).V, axis=1)[..., :3]
+        omega = np.stack(forward_pass(model, q, K + 1).V, axis=1)[..., :3]
         for c in driven:
             if model.parent[c] >= 0:
                 A[sl, :, c, column[c]] += reta[c] * omega[:, model.parent[c], 1:] @ unit.rotor_axis[c]

@@ -1,12 +1,15 @@
 """Who computes the per-chunk operations: a backend, an object chosen once.
 
 A :class:`Backend` has one method per operation the algorithms run on a chunk of samples
-(inverse dynamics of any order, the closed-form matrices, the regressor, the sensitivities,
-the partials, dense solves, the elastic joints, the floating root's jet, the contact frames'
-jets and the contacts' share of the base wrench, the inverse kinematics' Newton steps, rates
-and integration) and owns each model's data
-(:meth:`Backend.data`). The algorithms call :func:`current` and never ask which backend it
-is. Implementations, each a module of this package and a line of :data:`REGISTRY`:
+(:data:`OPERATIONS`: inverse dynamics of any order and its joint wrenches, by the spatial
+method too, the spatial kinematics of every body, the closed-form matrices, the regressor,
+the sensitivities, the partials, dense solves, the elastic joints, the floating root's jet,
+the contact frames' jets and the contacts' share of the base wrench, the inverse
+kinematics' Newton steps, rates and integration), each taking the model,
+its Data (:meth:`Backend.data`: what the backend derives per model, made once per request by
+the caller) and the chunk's arrays. The algorithms take the backend and the caller's Data
+from :func:`prepare` and never ask which backend it is. Implementations, each a module of
+this package and a line of :data:`REGISTRY`:
 
 - ``numpy`` (:mod:`.numpy`): the readable reference of every operation;
 - ``compiled`` (:mod:`.compiled`): the C kernels of ``csrc/`` (declared in ``csrc/hodyn.h``),
@@ -19,10 +22,9 @@ means numpy), else the compiled kernel where it is built and runs on this CPU, e
 (:func:`fallback` says why). :func:`select` chooses for the rest of the process (``hodyn
 --backend``), :func:`use` inside a ``with`` block (tests, benchmarks).
 
-Imports: core, modeling, errors; the implementations also the reference passes of
-:mod:`hodyn_cli.algorithms.dynamics`, :mod:`~hodyn_cli.algorithms.motion`,
-:mod:`~hodyn_cli.algorithms.contacts` and :mod:`~hodyn_cli.algorithms.actuation` (found by
-name here, so nothing imports back).
+Imports: core, modeling, errors, and no other subpackage of the algorithms: the numpy
+reference passes live here (:mod:`.numpy`, a package), so the algorithms import backends and
+never the reverse.
 """
 
 from __future__ import annotations
@@ -32,15 +34,22 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import import_module
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError
+from hodyn_cli.modeling.drives import Drives
 
-__all__ = ["Backend", "Unavailable", "REGISTRY", "current", "select", "use", "load",
-           "describe", "fallback", "info", "names", "reset"]
+if TYPE_CHECKING:  # the numpy backend's types (it imports this module)
+    from hodyn_cli.algorithms.backends.numpy.closed_form import EOMMatrices
+    from hodyn_cli.algorithms.backends.numpy.elastic import Requirements
+    from hodyn_cli.algorithms.backends.numpy.ik import Task
+    from hodyn_cli.algorithms.backends.numpy.spatial import SpatialKinematics
+
+__all__ = ["Backend", "Data", "Unavailable", "REGISTRY", "OPERATIONS", "current", "prepare",
+           "select", "use", "load", "describe", "fallback", "info", "runs", "names", "reset"]
 
 #: backend name -> "module:class" (imported when first chosen)
 REGISTRY = {"numpy": "hodyn_cli.algorithms.backends.numpy:NumpyBackend",
@@ -54,43 +63,95 @@ class Unavailable(Exception):
     """A backend that cannot run here; the message says why (one line)."""
 
 
+#: a backend's Data for one model (:meth:`Backend.data`): what it derives per model, of the
+#: backend's own type (numpy: :class:`~.numpy.model_data.ModelData`; compiled:
+#: :class:`~.compiled.CompiledData`; gpu: :class:`~.gpu.GpuData`), made once per request by
+#: the caller and passed to every operation on that model
+Data = Any
+
+
+class FrameOnLink(Protocol):
+    """A frame whose jets ``contact_frames`` follows: a link and a pose ``T`` (4 x 4) in it (a
+    :class:`~hodyn_cli.modeling.contacts.Contact`, a closed loop's cut)."""
+
+    @property
+    def link(self) -> str: ...
+    @property
+    def T(self) -> np.ndarray: ...
+
+
+#: the operations every backend offers (the :class:`Backend` methods on a chunk)
+OPERATIONS = ("inverse_dynamics", "joint_wrenches", "spatial_inverse_dynamics",
+              "spatial_kinematics", "root_jet",
+              "eom_matrices", "regressor", "sensitivities", "partials", "spd_solve", "elastic",
+              "contact_frames", "contact_share", "ik_newton", "ik_rates", "ik_integrate")
+
+
 class Backend(Protocol):
     """The operations on a chunk of samples every backend computes (the numpy backend's
-    methods document their arguments and results: it is the reference)."""
+    methods document their arguments and results: it is the reference). Each operation on a
+    model takes ``(model, data, chunk arrays)``, ``data`` what :meth:`data` made for it.
+    ``runs``: the operations (of :data:`OPERATIONS`) it computes itself; it hands the others
+    to ``cpu`` where it has one (the GPU backend), else to numpy's (it inherits them)."""
 
     name: str
+    runs: frozenset[str]
 
     def describe(self) -> str: ...
-    def data(self, model: Model) -> Any: ...
+    def data(self, model: Model) -> Data: ...
     def rows(self, numpy_rows: int) -> int: ...
-    def inverse_dynamics(self, model: Model, qs: np.ndarray, base: np.ndarray,
+    def inverse_dynamics(self, model: Model, data: Data, qs: np.ndarray, base: np.ndarray,
                          wrenches: dict[int, np.ndarray], *, order: int, twists: bool = False,
-                         root: bool = False): ...
+                         root: bool = False) -> np.ndarray | tuple[np.ndarray, ...]: ...
+    def joint_wrenches(self, model: Model, data: Data, qs: np.ndarray, base: np.ndarray,
+                       wrenches: dict[int, np.ndarray], *, order: int) -> np.ndarray: ...
+    def spatial_inverse_dynamics(self, model: Model, data: Data, qs: np.ndarray,
+                                 base: np.ndarray, wrenches: dict[int, np.ndarray], *,
+                                 order: int, joint_wrenches: bool = False, root: bool = False,
+                                 root_wrench: np.ndarray | None = None
+                                 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]: ...
+    def spatial_kinematics(self, model: Model, data: Data, qs: np.ndarray, K: int,
+                           base: np.ndarray | None = None) -> SpatialKinematics: ...
     def root_jet(self, R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray: ...
-    def eom_matrices(self, model: Model, qs: np.ndarray, r: int, base: np.ndarray,
+    def eom_matrices(self, model: Model, data: Data, qs: np.ndarray, r: int, base: np.ndarray,
                      wrenches: dict[int, np.ndarray] | None, with_cbar: bool = True,
-                     root_twist: np.ndarray | None = None): ...
-    def regressor(self, model: Model, qs: np.ndarray, base: np.ndarray, order: int,
-                  root: bool = False) -> np.ndarray: ...
-    def sensitivities(self, model: Model, qs: np.ndarray, base: np.ndarray,
+                     root_twist: np.ndarray | None = None) -> EOMMatrices: ...
+    def regressor(self, model: Model, data: Data, qs: np.ndarray, base: np.ndarray,
+                  order: int, root: bool = False) -> np.ndarray: ...
+    def sensitivities(self, model: Model, data: Data, qs: np.ndarray, base: np.ndarray,
                       wrenches: dict[int, np.ndarray], order: int) -> np.ndarray: ...
-    def partials(self, model: Model, qs: np.ndarray, base: np.ndarray,
+    def partials(self, model: Model, data: Data, qs: np.ndarray, base: np.ndarray,
                  wrenches: dict[int, np.ndarray], *, partials: bool = True,
                  mass: bool = False) -> tuple[np.ndarray, ...]: ...
     def spd_solve(self, M: np.ndarray, B: np.ndarray) -> np.ndarray: ...
-    def elastic(self, model: Model, drives, req, qs: np.ndarray, base: np.ndarray,
-                wrenches: dict[int, np.ndarray], order: int,
-                extra: np.ndarray | None = None): ...
-    def contact_frames(self, model: Model, qs: np.ndarray, contacts: tuple,
-                       K: int) -> tuple[np.ndarray, np.ndarray]: ...
+    def elastic(self, model: Model, data: Data, drives: Drives, req: Requirements,
+                qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np.ndarray], order: int,
+                extra: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+    def contact_frames(self, model: Model, data: Data, qs: np.ndarray,
+                       contacts: tuple[FrameOnLink, ...], K: int
+                       ) -> tuple[np.ndarray, np.ndarray]: ...
     def contact_share(self, R: np.ndarray, p: np.ndarray, R0: np.ndarray | None,
                       point: np.ndarray, on: np.ndarray, rows: np.ndarray, Hinv: np.ndarray,
                       b: np.ndarray, rank: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
-    def ik_newton(self, task, q: np.ndarray, R: np.ndarray | None, p: np.ndarray,
-                  steps: int) -> tuple[np.ndarray, np.ndarray]: ...
-    def ik_rates(self, task, q: np.ndarray, y: np.ndarray, q_ref: np.ndarray | None,
-                 gain: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
-    def ik_integrate(self, task, *args, **kwargs) -> tuple[np.ndarray, np.ndarray]: ...
+    def ik_newton(self, model: Model, data: Data, task: Task, q: np.ndarray,
+                  R: np.ndarray | None, p: np.ndarray, steps: int
+                  ) -> tuple[np.ndarray, np.ndarray]: ...
+    def ik_rates(self, model: Model, data: Data, task: Task, q: np.ndarray, y: np.ndarray,
+                 q_ref: np.ndarray | None, gain: float
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+    def ik_integrate(self, model: Model, data: Data, task: Task, y: np.ndarray, *args: Any,
+                     **kwargs: Any) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+def prepare(model: Model, data: Data | None = None) -> tuple[Backend, Data]:
+    """The backend that runs (:func:`current`) and its Data for ``model``: ``data`` where the
+    caller made it with that backend (once per request: the API entry, a job), else made now
+    (a call on its own, or inside a :func:`use` block of another backend)."""
+    backend = current()
+    if data is None or data.made_by is not backend:
+        data = backend.data(model)
+    return backend, data
 
 
 _LOCK, _CHOOSING = threading.RLock(), threading.Lock()  # (a backend may load another)
@@ -215,3 +276,20 @@ def info() -> dict:
     details = {"variant": None, "isa": None, "lanes": None} | getattr(backend, "details", {})
     reason = "" if _used or backend.name != "numpy" else _selected[0][1]
     return {"backend": backend.name, **details, "reason": reason}
+
+
+def runs() -> dict[str, str]:
+    """Operation -> the name of the backend that computes it, for the backend that runs
+    (its :attr:`Backend.runs`, else its CPU backend's, else numpy's).
+
+    >>> sorted(runs()) == sorted(OPERATIONS)
+    True
+    """
+    backend = current()
+    out = {}
+    for operation in OPERATIONS:
+        who = backend
+        while operation not in who.runs:
+            who = getattr(who, "cpu", None) or load("numpy")
+        out[operation] = who.name
+    return out

@@ -17,23 +17,22 @@ from __future__ import annotations
 
 import ctypes
 import os
-import threading
-import weakref
 from functools import cache, partial, wraps
 from importlib import import_module
 
 import numpy as np
 
-from hodyn_cli.algorithms.backends import Unavailable, abi
+from hodyn_cli.algorithms.backends import OPERATIONS, Unavailable, abi
 from hodyn_cli.algorithms.backends.numpy import NumpyBackend
-from hodyn_cli.algorithms.contacts.distribution import RANKS
-from hodyn_cli.algorithms.dynamics.closed_form import EOMMatrices
-from hodyn_cli.algorithms.dynamics.model_data import model_data
+from hodyn_cli.algorithms.backends.numpy.closed_form import EOMMatrices
+from hodyn_cli.algorithms.backends.numpy.contacts import RANKS
+from hodyn_cli.algorithms.backends.numpy.ik import Task
+from hodyn_cli.algorithms.backends.numpy.model_data import ModelData
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError, ModelError, TrajectoryError
 
-__all__ = ["CompiledBackend", "VARIANTS", "variants", "abi_of"]
+__all__ = ["CompiledBackend", "CompiledData", "VARIANTS", "variants", "abi_of"]
 
 #: variant -> (module, CPU level it needs: 0 baseline, 1 AVX2 + FMA, 2 AVX-512F), widest first
 VARIANTS = {"avx512": ("_kernel_avx512", 2), "avx2": ("_kernel_avx2", 1),
@@ -83,6 +82,22 @@ def variants() -> list[str]:
             if level <= _cpu_level() and not isinstance(_load(v), str)]
 
 
+class CompiledData(ModelData):
+    """The compiled backend's Data: the model's constants (:class:`ModelData`), the HModel
+    struct the kernels read (``struct``, over :func:`_kernel_arrays`; None for a model without
+    joints) and the IK tasks' paths as the kernels read them (``paths``, filled as tasks
+    come, for as long as the Data lives: one request)."""
+
+    def __init__(self, model: Model):
+        super().__init__(model)
+        self.struct = None
+        if model.n:
+            arrays = _kernel_arrays(model, self)
+            self.struct = ABI.model(model.n, *(a.ctypes.data for a in arrays))
+            self.struct.arrays = arrays  # alive as long as the struct
+        self.paths: dict[Task, tuple[np.ndarray, np.ndarray]] = {}
+
+
 def _numpy_without_joints(operation=None, *, multi_dof: bool = False):
     """``operation`` as the numpy backend's for a model with no joint (a single free body,
     ``model.n == 0``) or with joints its kernel does not run (spherical, planar, free:
@@ -95,24 +110,24 @@ def _numpy_without_joints(operation=None, *, multi_dof: bool = False):
 
     def decorate(operation):
         @wraps(operation)
-        def run(self, model, *args, **kwargs):
+        def run(self, model, data, *args, **kwargs):
             if model.n == 0 or (model.multi_dof and not multi_dof):
-                return getattr(NumpyBackend, operation.__name__)(self, model, *args, **kwargs)
-            return operation(self, model, *args, **kwargs)
+                numpy_operation = getattr(NumpyBackend, operation.__name__)
+                return numpy_operation(self, model, data, *args, **kwargs)
+            return operation(self, model, data, *args, **kwargs)
 
         return run
 
     return decorate(operation) if operation else decorate
 
 
-def _kernel_arrays(model: Model) -> tuple[np.ndarray, ...]:
+def _kernel_arrays(model: Model, data: ModelData) -> tuple[np.ndarray, ...]:
     """The arrays of the model's HModel struct (hodyn.h), in its order after n: each joint's
     kind (a continuous joint is revolute), where its velocity coordinates start
     (``Model.dof_offsets``) and its pitch ``h = w . v`` (helical ``X = (w; h w)``; 0 for the
     others), and the adjoint constants A1, A2 of the screw without its pitch ``Y = (w; 0)``
     for a helical joint (ModelData's are those of X, which for a revolute or prismatic
-    joint is Y; a multi-DOF joint's are not read)."""
-    data = model_data(model)
+    joint is Y; a multi-DOF joint's are not read), from the model's constants ``data``."""
     kind = np.array([ABI.joint_kinds["revolute" if t == "continuous" else t]
                      for t in model.joint_types], dtype=np.int32)
     helical = kind == ABI.joint_kinds["helical"]
@@ -135,6 +150,11 @@ class CompiledBackend(NumpyBackend):
 
     name = "compiled"
     max_order = ABI.max_order
+    #: the operations with an entry point in csrc/ (each method below); a model or an order
+    #: the kernels do not run goes to numpy's, as each method says; the joint wrenches, the
+    #: spatial method and the spatial kinematics have no entry point: numpy's (inherited)
+    runs = frozenset(OPERATIONS) - {"joint_wrenches", "spatial_inverse_dynamics",
+                                    "spatial_kinematics"}
 
     def __init__(self, variant: str | None = None):
         wanted = variant or os.environ.get("HODYN_KERNEL")
@@ -154,8 +174,6 @@ class CompiledBackend(NumpyBackend):
             raise Unavailable("; ".join(reasons) or f"this CPU does not run the {wanted} kernel")
         self.details = {"variant": self.variant, "isa": self.lib.hodyn_kernel_isa().decode(),
                         "lanes": self.lib.hodyn_kernel_lanes()}
-        self._structs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-        self._lock = threading.Lock()
 
     def describe(self) -> str:
         d = self.details
@@ -165,25 +183,18 @@ class CompiledBackend(NumpyBackend):
         """The kernels' memory is per lane group: one call for every sample given."""
         return 1 << 40
 
-    def data(self, model: Model):
-        """The model as the kernels read it (the HModel struct over its ModelData's arrays),
-        built once per model and kept with it."""
-        struct = self._structs.get(model)
-        if struct is None:
-            with self._lock:
-                struct = self._structs.get(model)
-                if struct is None:
-                    arrays = _kernel_arrays(model)
-                    struct = ABI.model(model.n, *(a.ctypes.data for a in arrays))
-                    struct.arrays = arrays  # alive as long as the struct
-                    self._structs[model] = struct
-        return struct
+    def data(self, model: Model) -> CompiledData:
+        """The model as the kernels read it (:class:`CompiledData`), built now: the caller
+        makes it once per request."""
+        data = CompiledData(model)
+        data.made_by = self
+        return data
 
     # -- dynamics ----------------------------------------------------------------------
     @_numpy_without_joints(multi_dof=True)
-    def inverse_dynamics(self, model, qs, base, wrenches, *, order, twists=False, root=False):
+    def inverse_dynamics(self, model, data, qs, base, wrenches, *, order, twists=False, root=False):
         if order > self.max_order:
-            return super().inverse_dynamics(model, qs, base, wrenches, order=order,
+            return super().inverse_dynamics(model, data, qs, base, wrenches, order=order,
                                              twists=twists, root=root)
         N, D, jets = _samples(model, qs, order + 3)
         n = model.n
@@ -192,7 +203,7 @@ class CompiledBackend(NumpyBackend):
         out = np.empty((order + 1, N, model.nv))   # each order one block: tau[:, k] contiguous
         V = np.empty((N, n, order + 2, 6)) if twists else None
         F0 = np.empty((N, order + 1, 6)) if root else None
-        _check(self.lib.hodyn_body_fixed(self.data(model), N, D, *jets, order, base, len(base),
+        _check(self.lib.hodyn_body_fixed(data.struct, N, D, *jets, order, base, len(base),
                                          _ptr(W), out, _ptr(V), _ptr(F0)))
         tau = out.transpose(1, 0, 2)
         extras = tuple(a for a in (V, F0) if a is not None)
@@ -210,15 +221,15 @@ class CompiledBackend(NumpyBackend):
         return out
 
     @_numpy_without_joints
-    def contact_frames(self, model, qs, contacts, K):
+    def contact_frames(self, model, data, qs, contacts, K):
         if K > self.max_order:
-            return super().contact_frames(model, qs, contacts, K)
+            return super().contact_frames(model, data, qs, contacts, K)
         N, D, jets = _samples(model, qs, max(K, 1) + 1)
         C = len(contacts)
         body = np.array([model.links[c.link].body for c in contacts], dtype=np.int32)
         T = np.array([model.links[c.link].T @ c.T for c in contacts], dtype=np.float64)
         R, p = np.empty((N, C, K + 1, 3, 3)), np.empty((N, C, K + 1, 3))
-        _check(self.lib.hodyn_contact_frames(self.data(model), N, D, *jets, K, C, body,
+        _check(self.lib.hodyn_contact_frames(data.struct, N, D, *jets, K, C, body,
                                              T.reshape(C, 4, 4), R, p))
         return R, p
 
@@ -243,9 +254,9 @@ class CompiledBackend(NumpyBackend):
         return F, left, Fc
 
     @_numpy_without_joints
-    def eom_matrices(self, model, qs, r, base, wrenches, with_cbar=True, root_twist=None):
+    def eom_matrices(self, model, data, qs, r, base, wrenches, with_cbar=True, root_twist=None):
         if r > self.max_order:
-            return super().eom_matrices(model, qs, r, base, wrenches, with_cbar, root_twist)
+            return super().eom_matrices(model, data, qs, r, base, wrenches, with_cbar, root_twist)
         N, D, jets = _samples(model, qs, r + 3)
         n = model.n
         u_root = _rows(base[:, 1], N)
@@ -263,38 +274,38 @@ class CompiledBackend(NumpyBackend):
         if not with_cbar:
             Cbar = np.zeros_like(Cbar)
         g, Q = np.empty((r + 1, N, m)), np.empty((r + 1, N, m))
-        _check(self.lib.hodyn_closed_form(self.data(model), N, D, *jets, r, u_root,
+        _check(self.lib.hodyn_closed_form(data.struct, N, D, *jets, r, u_root,
                                           len(u_root), _ptr(nu0), _ptr(W), M, C,
                                           _ptr(Cbar) if with_cbar else None, g, Q))
         return EOMMatrices(*(np.swapaxes(a, 0, 1) for a in (M, C, Cbar, g, Q)))
 
     @_numpy_without_joints
-    def regressor(self, model, qs, base, order, root=False):
+    def regressor(self, model, data, qs, base, order, root=False):
         if order > self.max_order:
-            return super().regressor(model, qs, base, order, root)
+            return super().regressor(model, data, qs, base, order, root)
         N, D, jets = _samples(model, qs, order + 3)
         base = _base(base, N, order)
         extra = 1 if root else 0
         out = np.empty((order + 1, N, 6 * extra + model.n, 10 * (model.n + extra)))
-        _check(self.lib.hodyn_regressor(self.data(model), N, D, *jets, order, base, len(base),
+        _check(self.lib.hodyn_regressor(data.struct, N, D, *jets, order, base, len(base),
                                         extra, out))
         return np.swapaxes(out, 0, 1)
 
     @_numpy_without_joints
-    def sensitivities(self, model, qs, base, wrenches, order):
+    def sensitivities(self, model, data, qs, base, wrenches, order):
         if order > self.max_order:
-            return super().sensitivities(model, qs, base, wrenches, order)
+            return super().sensitivities(model, data, qs, base, wrenches, order)
         N, D, jets = _samples(model, qs, order + 3)
         n = model.n
         base = _base(base, N, order)
         W = _dense_wrenches(wrenches, N, n, order)
         out = np.empty(((order + 1) * (order + 6) // 2, N, n, n))
-        _check(self.lib.hodyn_sensitivities(self.data(model), N, D, *jets, order, base,
+        _check(self.lib.hodyn_sensitivities(data.struct, N, D, *jets, order, base,
                                             len(base), _ptr(W), out))
         return out
 
     @_numpy_without_joints
-    def partials(self, model, qs, base, wrenches, *, partials=True, mass=False):
+    def partials(self, model, data, qs, base, wrenches, *, partials=True, mass=False):
         N, D, jets = _samples(model, qs, 3)
         n = model.n
         base = _rows(base[:, :2], N)
@@ -305,7 +316,7 @@ class CompiledBackend(NumpyBackend):
                 W[:, body] = w
         dq, dqd = (np.empty((N, n, n)) for _ in range(2)) if partials else (None, None)
         M, tau = (np.empty((N, n, n)), np.empty((N, n))) if mass else (None, None)
-        _check(self.lib.hodyn_partials(self.data(model), N, D, *jets, base, len(base), _ptr(W),
+        _check(self.lib.hodyn_partials(data.struct, N, D, *jets, base, len(base), _ptr(W),
                                        _ptr(dq), _ptr(dqd), _ptr(M), _ptr(tau)))
         return tuple(a for a in (dq, dqd, M, tau) if a is not None)
 
@@ -326,10 +337,10 @@ class CompiledBackend(NumpyBackend):
         return X
 
     @_numpy_without_joints
-    def elastic(self, model, drives, req, qs, base, wrenches, order, extra=None):
+    def elastic(self, model, data, drives, req, qs, base, wrenches, order, extra=None):
         R = int(req.u_orders.max())
         if R > self.max_order:
-            return super().elastic(model, drives, req, qs, base, wrenches, order, extra)
+            return super().elastic(model, data, drives, req, qs, base, wrenches, order, extra)
         N, D, jets = _samples(model, qs, R + 3)
         n = model.n
         base = _base(base, N, R)
@@ -345,7 +356,7 @@ class CompiledBackend(NumpyBackend):
         taum = np.empty((N, order + 1, n))
         f64 = partial(np.ascontiguousarray, dtype=np.float64)
         _check(self.lib.hodyn_elastic(
-            self.data(model), N, D, *jets, R, base, len(base), _ptr(W), _ptr(extra),
+            data.struct, N, D, *jets, R, base, len(base), _ptr(W), _ptr(extra),
             driven.astype(np.uint8), np.where(driven, drives.gear_ratio, 1.0),
             np.where(driven, drives.gear_efficiency, 1.0), np.where(driven, drives.stiffness, 1.0),
             f64(drives.inertia), f64(drives.rotor_axis),
@@ -357,7 +368,7 @@ class CompiledBackend(NumpyBackend):
     # -- closed loops (the numpy reference: algorithms/motion/loops.py) ---------------------
     def loops_run(self, model: Model, order: int = 0) -> bool:
         """Whether the loop entry points run this model at derivative order ``order``."""
-        return model.n > 0 and model_data(model).kernel_joints and order <= self.max_order
+        return model.n > 0 and not model.has_joint_models and order <= self.max_order
 
     def loop_kinematics(self, model, qs, cuts, rate, order, gap=True, jacobian=True):
         """The cuts' gap c (N, R) (``rate`` > 0: its derivative c^(rate) with the passive
@@ -370,7 +381,7 @@ class CompiledBackend(NumpyBackend):
         R = len(cuts.row_loop)
         c = np.empty((N, R)) if gap else None
         J = np.empty((N, order + 1, R, model.n)) if jacobian else None
-        _check(self.lib.hodyn_loop_kinematics(self.data(model), N, D, *jets, *_cuts(cuts),
+        _check(self.lib.hodyn_loop_kinematics(self.data(model).struct, N, D, *jets, *_cuts(cuts),
                                               rate, order, _ptr(c), _ptr(J)))
         return c, J
 
@@ -383,7 +394,7 @@ class CompiledBackend(NumpyBackend):
         q = np.ascontiguousarray(q, dtype=np.float64)
         c, PJ, off = np.empty((N, R)), np.empty((N, r, n)), np.empty(N)
         ok = np.empty(N, dtype=np.uint8)
-        _check(self.lib.hodyn_loop_newton(self.data(model), N, q, *_cuts(cuts), r, cuts.P,
+        _check(self.lib.hodyn_loop_newton(self.data(model).struct, N, q, *_cuts(cuts), r, cuts.P,
                                           cuts.passive, iterations, tol, quadratic, near, c, PJ,
                                           off, ok))
         return q, c, PJ, off, ok.astype(bool)
@@ -403,7 +414,7 @@ class CompiledBackend(NumpyBackend):
         if N >= 2**31:
             raise TrajectoryError(f"{N} samples in one chunk: at most 2**31 - 1")
         rows = np.ascontiguousarray(rows, dtype=np.int32)
-        _check(self.lib.hodyn_loop_rates(self.data(model), N, D, full, len(rows), rows,
+        _check(self.lib.hodyn_loop_rates(self.data(model).struct, N, D, full, len(rows), rows,
                                          *_cuts(cuts), len(cuts.P), cuts.P, cuts.passive,
                                          np.ascontiguousarray(Jp, dtype=np.float64), _ptr(PJ)))
 
@@ -437,7 +448,7 @@ class CompiledBackend(NumpyBackend):
         return lam, tau
 
     # -- inverse kinematics --------------------------------------------------------------
-    def ik_newton(self, task, q, R, p, steps):
+    def ik_newton(self, model, data, task, q, R, p, steps):
         """Each lane group iterates on its own (its steps: the SVD's pseudo-inverse, by the
         normal equations where J_t is well conditioned)."""
         N, q = _positions(task, q)
@@ -448,16 +459,16 @@ class CompiledBackend(NumpyBackend):
                                   f"for {N} samples of a {'pose' if m == 6 else 'position'} task")
         out, err = np.empty_like(q), np.empty(N)
         Rc = None if R is None else np.ascontiguousarray(R, dtype=np.float64)  # alive in the call
-        path, T = _path(task)
-        _check(self.lib.hodyn_ik_newton(self.data(task.model), N, q, r, path, T, m, _ptr(Rc),
+        path, T = _path(task, data)
+        _check(self.lib.hodyn_ik_newton(data.struct, N, q, r, path, T, m, _ptr(Rc),
                                         np.ascontiguousarray(p, dtype=np.float64), steps, out,
                                         err))
         return out, err
 
-    def ik_rates(self, task, q, y, q_ref, gain):
-        r, m, n = len(task.path), task.m, task.model.n
+    def ik_rates(self, model, data, task, q, y, q_ref, gain):
+        r, m, n = len(task.path), task.m, model.n
         if r < m:  # least squares, and the check that it is exact: numpy's
-            return super().ik_rates(task, q, y, q_ref, gain)
+            return super().ik_rates(model, data, task, q, y, q_ref, gain)
         N, q = _positions(task, q)
         D = y.shape[1]
         if y.shape != (N, D, m) or (r > m and q_ref is None):
@@ -466,12 +477,12 @@ class CompiledBackend(NumpyBackend):
         qs, cond = np.empty((N, D + 1, n)), np.empty(N)
         ref = None if q_ref is None else np.ascontiguousarray(q_ref, dtype=np.float64)
         rates = np.ascontiguousarray(y, dtype=np.float64) if D else None   # alive in the call
-        path, T = _path(task)
-        _check(self.lib.hodyn_ik_rates(self.data(task.model), N, q, r, path, T, m, D,
+        path, T = _path(task, data)
+        _check(self.lib.hodyn_ik_rates(data.struct, N, q, r, path, T, m, D,
                                        _ptr(rates), _ptr(ref), float(gain), qs, cond))
         return qs, cond, np.zeros((N, D))
 
-    def ik_integrate(self, task, y, R, p, t, q_ref, gain, last, before, weights, err_const, *,
+    def ik_integrate(self, model, data, task, y, R, p, t, q_ref, gain, last, before, weights, err_const, *,
                      newton_steps, passes, tolerance, jump):
         """A redundant arm's samples integrated from their rates, lane group by lane group, as
         far as the kernel gets: q and rates (k, D+1, n) and condition numbers (k,) of the first
@@ -481,7 +492,7 @@ class CompiledBackend(NumpyBackend):
         rates (D+1, n), condition) of the sample solved before, ``before`` the one before it
         (or None); ``weights`` (D+1, D): row d the Hermite weights of d derivatives;
         ``err_const`` (D+1,) the quadrature error constants."""
-        N, m, n = len(t), task.m, task.model.n
+        N, m, n = len(t), task.m, model.n
         D = y.shape[1]
         if y.shape != (N, D, m) or p.shape != (N, 3) or (R is None) != (m == 3) or \
                 (R is not None and R.shape != (N, 3, 3)) or t.shape != (N,) or \
@@ -495,9 +506,9 @@ class CompiledBackend(NumpyBackend):
         f64 = partial(np.ascontiguousarray, dtype=np.float64)
         Rc = None if R is None else f64(R)                          # alive in the call
         prev = None if before is None else f64(before[1])
-        path, T = _path(task)
+        path, T = _path(task, data)
         _check(self.lib.hodyn_ik_integrate(
-            self.data(task.model), N, len(task.path), path, T, m, D, f64(y), _ptr(Rc), f64(p),
+            data.struct, N, len(task.path), path, T, m, D, f64(y), _ptr(Rc), f64(p),
             f64(t), f64(q_ref), float(gain), f64(last[1]), float(last[0]), float(last[2]),
             _ptr(prev), float(before[0]) if before is not None else 0.0, f64(weights),
             f64(err_const), newton_steps, passes, tolerance, jump, qs, cond,
@@ -576,14 +587,13 @@ def _positions(task, q: np.ndarray) -> tuple[int, np.ndarray]:
     return q.shape[0], np.ascontiguousarray(q, dtype=np.float64)
 
 
-_PATHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _path(task) -> tuple[np.ndarray, np.ndarray]:
+def _path(task: Task, data: CompiledData) -> tuple[np.ndarray, np.ndarray]:
     """The task's path (int32) and link frame T (4, 4) as the IK kernels read them, once per
-    task."""
-    found = _PATHS.get(task)
+    task and request (kept in ``data.paths``; ``setdefault`` is atomic: threads that ask at
+    once all get the one stored)."""
+    found = data.paths.get(task)
     if found is None:
-        found = _PATHS.setdefault(task, (np.ascontiguousarray(task.path, dtype=np.int32),
-                                         np.ascontiguousarray(task.frame.T, dtype=np.float64)))
+        found = data.paths.setdefault(task, (np.ascontiguousarray(task.path, dtype=np.int32),
+                                             np.ascontiguousarray(task.frame.T,
+                                                                  dtype=np.float64)))
     return found

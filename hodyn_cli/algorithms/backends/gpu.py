@@ -36,15 +36,14 @@ from __future__ import annotations
 
 import os
 import threading
-import weakref
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hodyn_cli.algorithms.dynamics.model_data import model_data
+from hodyn_cli.algorithms.backends.numpy.model_data import ModelData, model_data
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError, TrajectoryError, install_hint
 
@@ -52,7 +51,7 @@ if TYPE_CHECKING:  # JAX is optional: imported where a program runs (_jax)
     from jax import Array
 
 __all__ = ["GpuBackend", "program_cache", "BLOCK_BYTES", "MIN_BLOCK", "MAX_BLOCK", "STREAMS", "device_of",
-           "DeviceModel", "device_model", "inverse_dynamics_chunk", "regressor_chunk"]
+           "DeviceModel", "GpuData", "inverse_dynamics_chunk", "regressor_chunk"]
 
 #: device bytes one block may take (its inputs, results and the passes' arrays; two blocks
 #: are in flight), and the fewest and most samples in a block, per kind of device (a GPU is
@@ -64,7 +63,6 @@ MAX_BLOCK = {"gpu": 1 << 18, "cpu": 1 << 12}
 #: a GPU busy, and its memory holds at most that many times two blocks
 STREAMS = 2
 
-_MODELS: weakref.WeakKeyDictionary[Model, dict] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 _SLOTS: dict = {}   # device -> a semaphore of STREAMS
 
@@ -115,13 +113,38 @@ def device_of(device: str = "gpu"):
                          ) from None
 
 
+class GpuData(ModelData):
+    """The GPU backend's Data for one model: the constants (:class:`ModelData`), the CPU
+    backend's Data (``cpu``: the operations the device does not run use it) and the model on
+    the device (:attr:`device_model`,
+    :class:`DeviceModel`: its constants and programs), put there on first use and kept as
+    long as this Data (one request: its chunks share the programs)."""
+
+    def __init__(self, model: Model, cpu: ModelData, device: str):
+        super().__init__(model)
+        self.cpu = cpu
+        self._model, self._device = model, device
+        self._on_device: DeviceModel | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def device_model(self) -> DeviceModel:
+        with self._lock:   # a pipeline's threads ask at once: one model on the device
+            if self._on_device is None:
+                self._on_device = DeviceModel(self._model, self._device, self)
+            return self._on_device
+
+
 class GpuBackend:
     """Inverse dynamics (without the forward pass's twists) and the regressor on ``device``
     ("gpu"; "cpu" runs the same programs on JAX's CPU: tests, machines without a GPU);
     every other operation the CPU backend's (:attr:`cpu`: compiled where it runs, else
-    numpy). :class:`~hodyn_cli.algorithms.backends.Unavailable` without JAX or the device."""
+    numpy), each by a method that says so. :class:`~hodyn_cli.algorithms.backends.Unavailable`
+    without JAX or the device."""
 
     name = "gpu"
+    #: on the device; every other operation by :attr:`cpu`
+    runs = frozenset({"inverse_dynamics", "regressor"})
 
     def __init__(self, device: str = "gpu"):
         from hodyn_cli.algorithms import backends
@@ -131,6 +154,7 @@ class GpuBackend:
         except HodynError as e:
             raise backends.Unavailable(e.message.removeprefix("--backend gpu: ")) from None
         self.device = device
+        self.cpu: Any
         try:
             self.cpu = backends.load("compiled")
         except backends.Unavailable:
@@ -139,32 +163,93 @@ class GpuBackend:
                         "isa": str(getattr(self.jax_device, "device_kind", self.jax_device)),
                         "lanes": None}
 
-    def __getattr__(self, operation: str):
-        """The operations not on the device: the CPU backend's."""
-        return getattr(self.__dict__["cpu"], operation)
-
     def describe(self) -> str:
         return (f"gpu: JAX on {self.details['isa']} ({self.details['variant']}); other "
                 f"operations: {self.cpu.describe()}")
+
+    def data(self, model: Model) -> GpuData:
+        """The CPU backend's Data and, on first use, the model on the device."""
+        data = GpuData(model, self.cpu.data(model), self.device)
+        data.made_by = self
+        return data
 
     def rows(self, numpy_rows: int) -> int:
         """A chunk streams through the device in blocks of its own: one call per chunk."""
         return 1 << 40
 
-    def inverse_dynamics(self, model, qs, base, wrenches, *, order, twists=False, root=False):
+    # -- on the device -------------------------------------------------------------------
+    def inverse_dynamics(self, model: Model, data: GpuData, qs: np.ndarray, base: np.ndarray,
+                         wrenches: dict[int, np.ndarray], *, order: int, twists: bool = False,
+                         root: bool = False) -> np.ndarray | tuple[np.ndarray, ...]:
         # the forward pass's twists stay on the host, and so does a model without joints (a
         # single free body: its root's Newton-Euler equation, nothing for the device) or with
         # joints the device's passes do not run (helical, spherical, planar, free)
-        if twists or model.n == 0 or not model_data(model).kernel_joints:
-            return self.cpu.inverse_dynamics(model, qs, base, wrenches, order=order,
+        if twists or model.n == 0 or not data.kernel_joints:
+            return self.cpu.inverse_dynamics(model, data.cpu, qs, base, wrenches, order=order,
                                              twists=twists, root=root)
         return inverse_dynamics_chunk(model, qs, base, wrenches, order=order, root=root,
-                                      device=self.device)
+                                      device=self.device, on_device=data.device_model)
 
-    def regressor(self, model, qs, base, order, root=False):
+    def regressor(self, model: Model, data: GpuData, qs: np.ndarray, base: np.ndarray,
+                  order: int, root: bool = False) -> np.ndarray:
         if model.n == 0:  # a single free body: on the host, as its inverse dynamics
-            return self.cpu.regressor(model, qs, base, order, root)
-        return regressor_chunk(model, qs, base, order, root, device=self.device)
+            return self.cpu.regressor(model, data.cpu, qs, base, order, root)
+        return regressor_chunk(model, qs, base, order, root, device=self.device,
+                               on_device=data.device_model)
+
+    # -- on the CPU backend (:attr:`cpu`) ----------------------------------------------------
+    def joint_wrenches(self, model: Model, data: GpuData, *args: Any, **kwargs: Any
+                       ) -> np.ndarray:
+        return self.cpu.joint_wrenches(model, data.cpu, *args, **kwargs)
+
+    def spatial_inverse_dynamics(self, model: Model, data: GpuData, *args: Any, **kwargs: Any
+                                 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        return self.cpu.spatial_inverse_dynamics(model, data.cpu, *args, **kwargs)
+
+    def spatial_kinematics(self, model: Model, data: GpuData, *args: Any, **kwargs: Any
+                           ) -> Any:
+        return self.cpu.spatial_kinematics(model, data.cpu, *args, **kwargs)
+
+    def root_jet(self, R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray:
+        return self.cpu.root_jet(R, Vb, g, K)
+
+    def eom_matrices(self, model: Model, data: GpuData, *args: Any, **kwargs: Any) -> Any:
+        return self.cpu.eom_matrices(model, data.cpu, *args, **kwargs)
+
+    def sensitivities(self, model: Model, data: GpuData, *args: Any, **kwargs: Any
+                      ) -> np.ndarray:
+        return self.cpu.sensitivities(model, data.cpu, *args, **kwargs)
+
+    def partials(self, model: Model, data: GpuData, *args: Any, **kwargs: Any
+                 ) -> tuple[np.ndarray, ...]:
+        return self.cpu.partials(model, data.cpu, *args, **kwargs)
+
+    def spd_solve(self, M: np.ndarray, B: np.ndarray) -> np.ndarray:
+        return self.cpu.spd_solve(M, B)
+
+    def elastic(self, model: Model, data: GpuData, *args: Any, **kwargs: Any
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.cpu.elastic(model, data.cpu, *args, **kwargs)
+
+    def contact_frames(self, model: Model, data: GpuData, *args: Any, **kwargs: Any
+                       ) -> tuple[np.ndarray, np.ndarray]:
+        return self.cpu.contact_frames(model, data.cpu, *args, **kwargs)
+
+    def contact_share(self, *args: Any, **kwargs: Any
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.cpu.contact_share(*args, **kwargs)
+
+    def ik_newton(self, model: Model, data: GpuData, *args: Any, **kwargs: Any
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        return self.cpu.ik_newton(model, data.cpu, *args, **kwargs)
+
+    def ik_rates(self, model: Model, data: GpuData, *args: Any, **kwargs: Any
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.cpu.ik_rates(model, data.cpu, *args, **kwargs)
+
+    def ik_integrate(self, model: Model, data: GpuData, *args: Any, **kwargs: Any
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        return self.cpu.ik_integrate(model, data.cpu, *args, **kwargs)
 
 
 class DeviceModel:
@@ -172,12 +257,13 @@ class DeviceModel:
     the bodies, put on the device once for those that loop over them) and the programs
     compiled for it, one per (operation, order, options, block size), built on first use."""
 
-    def __init__(self, model: Model, device: str = "gpu"):
+    def __init__(self, model: Model, device: str = "gpu", data: ModelData | None = None):
         from hodyn_cli.algorithms.backends import jax_passes
 
         jax = _jax()
         self.device = device_of(device)
-        self.literals = jax_passes.constants(model_data(model))   # unrolled programs' constants
+        constants = model_data(model, data)
+        self.literals = jax_passes.constants(constants)           # unrolled programs' constants
         with jax.enable_x64(True):                                 # and the loops' arrays
             self.constants = jax.device_put(self.literals, self.device)
         self._programs: dict[tuple, Callable] = {}
@@ -204,27 +290,20 @@ class DeviceModel:
         return min(top, max(MIN_BLOCK[kind], 1 << max(N - 1, 0).bit_length()))
 
 
-def device_model(model: Model, device: str = "gpu") -> DeviceModel:
-    """The model's :class:`DeviceModel` on ``device``, kept as long as the model lives."""
-    with _LOCK:
-        per_device = _MODELS.setdefault(model, {})
-        if device not in per_device:
-            per_device[device] = DeviceModel(model, device)
-        return per_device[device]
-
-
 def inverse_dynamics_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
                            wrenches: dict[int, np.ndarray], *, order: int, root: bool = False,
-                           device: str = "gpu", block: int | None = None):
+                           device: str = "gpu", block: int | None = None,
+                           on_device: DeviceModel | None = None):
     """tau and derivatives (N, order+1, n) of one chunk on the device:
     :func:`hodyn_cli.algorithms.backends.compiled.inverse_dynamics_chunk` (``qs`` (N, >= order+3,
     n); ``base`` the root's twist jet (1 or N, >= order+2, 6); ``wrenches`` body -> (N,
     >= order+1, 6)); ``root``: also the root's wrench ``F_0`` (N, order+1, 6), returned as
     ``(tau, F_0)``. ``device``: "gpu", or "cpu" (tests, machines without a GPU); ``block``:
-    samples per device block (default: :meth:`DeviceModel.block`)."""
+    samples per device block (default: :meth:`DeviceModel.block`); ``on_device``: the model
+    already on the device (:attr:`GpuData.device_model`; default: put it there now)."""
     from hodyn_cli.algorithms.backends import jax_passes
 
-    dm, qs, base, r1 = _prepare(model, qs, base, order, device)
+    dm, qs, base, r1 = _prepare(model, qs, base, order, device, on_device)
     N, n = len(qs), model.n
     bodies = tuple(sorted(wrenches))
     W = np.stack([_wrench(wrenches[b], N, r1, b) for b in bodies], axis=1) if bodies else None
@@ -250,15 +329,16 @@ def inverse_dynamics_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
 
 
 def regressor_chunk(model: Model, qs: np.ndarray, base: np.ndarray, order: int,
-                    root: bool = False, *, device: str = "gpu", block: int | None = None
-                    ) -> np.ndarray:
+                    root: bool = False, *, device: str = "gpu", block: int | None = None,
+                    on_device: DeviceModel | None = None) -> np.ndarray:
     """Y^(k) (N, order+1, n, 10 n) of one chunk on the device:
     :func:`hodyn_cli.algorithms.backends.compiled.regressor_chunk`; ``root``: of a floating root
     whose jet ``base`` is, (N, order+1, 6+n, 10 (n+1)), the rows of ``F_0`` and the root's
-    parameters first. ``device``, ``block``: as in :func:`inverse_dynamics_chunk`."""
+    parameters first. ``device``, ``block``, ``on_device``: as in
+    :func:`inverse_dynamics_chunk`."""
     from hodyn_cli.algorithms.backends import jax_passes
 
-    dm, qs, base, r1 = _prepare(model, qs, base, order, device)
+    dm, qs, base, r1 = _prepare(model, qs, base, order, device, on_device)
     N, extra = len(qs), 1 if root else 0
     rows, cols = 6 * extra + model.n, 10 * (model.n + extra)
     inputs = _inputs(qs, base)
@@ -279,7 +359,8 @@ def regressor_chunk(model: Model, qs: np.ndarray, base: np.ndarray, order: int,
     return np.swapaxes(Y, 0, 1)
 
 
-def _prepare(model: Model, qs: np.ndarray, base: np.ndarray, order: int, device: str):
+def _prepare(model: Model, qs: np.ndarray, base: np.ndarray, order: int, device: str,
+             on_device: DeviceModel | None):
     """(the model on the device, ``qs[:, :order+3]``, ``base[:, :order+2]``, order + 1) after
     checking the shapes: qs (N, >= order+3, n), base (1 or N, >= order+2, 6)."""
     if order < 0:
@@ -293,7 +374,8 @@ def _prepare(model: Model, qs: np.ndarray, base: np.ndarray, order: int, device:
             or base.shape[2] != 6:
         raise TrajectoryError(f"base motion of shape {base.shape}: need (1 or {N}, >= "
                               f"{order + 2}, 6)")
-    return device_model(model, device), qs[:, :need], base[:, : order + 2], order + 1
+    dm = DeviceModel(model, device) if on_device is None else on_device
+    return dm, qs[:, :need], base[:, : order + 2], order + 1
 
 
 def _wrench(w: np.ndarray, N: int, r1: int, body: int) -> np.ndarray:

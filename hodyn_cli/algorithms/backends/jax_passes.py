@@ -50,8 +50,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array, lax
 
-from hodyn_cli.algorithms.dynamics.model_data import ModelData
-from hodyn_cli.algorithms.dynamics.regressor import UNIT_INERTIAS
+from hodyn_cli.algorithms.backends.numpy.model_data import ModelData
+from hodyn_cli.algorithms.backends.numpy.regressor import UNIT_INERTIAS
 from hodyn_cli.core import lie
 
 __all__ = ["constants", "mat", "coad", "inverse_dynamics", "regressor"]

@@ -5,7 +5,7 @@ the base wrench, the joint torques with them applied, and the time derivatives o
    base wrench W and its derivatives: what the root would need from a support.
 2. At each sample the active contacts (trajectory columns ``contact_<name>``) take it over:
    the minimum weighted-norm distribution of ``b = -W`` and its derivatives
-   (:mod:`~hodyn_cli.algorithms.contacts.distribution`), from the jets of the contact frames
+   (:mod:`~hodyn_cli.algorithms.backends.numpy.contacts`), from the jets of the contact frames
    (:mod:`~hodyn_cli.algorithms.contacts.frames`). Samples with the same active contacts (a
    phase of the gait) are solved together; the derivatives are those of each phase's closed
    form, and where the active set switches the wrenches and torques jump.
@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from hodyn_cli.algorithms import backends
-from hodyn_cli.algorithms.contacts.distribution import in_contact_axes
+from hodyn_cli.algorithms.backends.numpy.contacts import in_contact_axes
 from hodyn_cli.algorithms.contacts.frames import root_rotation
 from hodyn_cli.algorithms.dynamics import floating
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
@@ -108,9 +108,10 @@ def switches(active: np.ndarray) -> np.ndarray:
 
 def on_contacts(model: Model, trajectory: Trajectory, contacts: tuple[Contact, ...], *,
                 active: np.ndarray | None = None, method: str = "body-fixed", order: int = 2,
-                gravity=GRAVITY) -> OnContacts:
+                gravity=GRAVITY, data: backends.Data | None = None) -> OnContacts:
     """The motion on its contacts (module docstring): ``trajectory`` over all joints with a
-    floating ``base``; ``active`` (N, m) bool, default :func:`active_flags`."""
+    floating ``base``; ``active`` (N, m) bool, default :func:`active_flags`; ``data``: the
+    backend's Data for the model (:func:`~hodyn_cli.algorithms.backends.prepare`)."""
     if trajectory.base is None:
         raise HodynError("contacts carry a floating base: give the root's motion (--floating-base)")
     if not contacts:
@@ -119,21 +120,24 @@ def on_contacts(model: Model, trajectory: Trajectory, contacts: tuple[Contact, .
     if active.shape != (trajectory.n_samples, len(contacts)):
         raise HodynError(f"active: expected shape ({trajectory.n_samples}, {len(contacts)}), "
                          f"got {active.shape}")
+    _, data = backends.prepare(model, data)
     _, W = floating.inverse_dynamics(model, trajectory, method=method, order=order,
-                                     gravity=gravity)
-    F, Fc = contact_wrenches(model, trajectory, contacts, active, -W)
+                                     gravity=gravity, data=data)
+    F, Fc = contact_wrenches(model, trajectory, contacts, active, -W, data)
     tau, left = floating.inverse_dynamics(model, _with_link_wrenches(model, trajectory, contacts,
                                                                      Fc, order),
-                                          method=method, order=order, gravity=gravity)
+                                          method=method, order=order, gravity=gravity, data=data)
     return OnContacts(tau, left, F, active)
 
 
 def contact_frames_jets(model: Model, trajectory: Trajectory, contacts: tuple[Contact, ...],
-                        K: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+                        K: int, data: backends.Data | None = None
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """The jets of every contact frame relative to the root, R (N, m, K+1, 3, 3) and p (N, m,
     K+1, 3) (the backend's :meth:`contact_frames`), and of the root's orientation (N, K+1, 3,
     3) where a point's force (world axes) needs it, else None."""
-    R, p = backends.current().contact_frames(model, trajectory.derivatives, contacts, K)
+    backend, data = backends.prepare(model, data)
+    R, p = backend.contact_frames(model, data, trajectory.derivatives, contacts, K)
     assert trajectory.base is not None  # contacts hold a floating base (capabilities)
     R0 = root_rotation(trajectory.base.R, trajectory.base.Vb, K) \
         if any(c.kind == "point" for c in contacts) else None
@@ -141,11 +145,12 @@ def contact_frames_jets(model: Model, trajectory: Trajectory, contacts: tuple[Co
 
 
 def with_contacts(model: Model, trajectory: Trajectory, contacts: tuple[Contact, ...],
-                  F: dict[str, np.ndarray], order: int) -> Trajectory:
+                  F: dict[str, np.ndarray], order: int, data: backends.Data | None = None
+                  ) -> Trajectory:
     """The trajectory with the contact wrenches F (contact name -> jets) among its external
     wrenches (module docstring, 3.), to derivative ``order``."""
     F = {name: f[:, : order + 1] for name, f in F.items()}
-    R, _, R0 = contact_frames_jets(model, trajectory, contacts, order)
+    R, _, R0 = contact_frames_jets(model, trajectory, contacts, order, data)
     Fc = {c.name: in_contact_axes(R[:, i], R0, F[c.name], c.kind == "point")
           for i, c in enumerate(contacts)}
     return _with_link_wrenches(model, trajectory, contacts, Fc, order)
@@ -170,15 +175,16 @@ def _with_link_wrenches(model: Model, trajectory: Trajectory, contacts: tuple[Co
 
 
 def contact_wrenches(model: Model, trajectory: Trajectory, contacts: tuple[Contact, ...],
-                     active: np.ndarray, b: np.ndarray
+                     active: np.ndarray, b: np.ndarray, data: backends.Data | None = None
                      ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """The distribution of ``b`` (N, K+1, 6), what the root needs from its supports (root
     frame), over the active contacts, per phase (module docstring): contact name -> jets of
     its ground reaction, and of the same in its frame's axes
-    (:func:`~.distribution.in_contact_axes`). Each phase is the backend's
-    :meth:`contact_share`."""
+    (:func:`~hodyn_cli.algorithms.backends.numpy.contacts.in_contact_axes`). Each phase is the
+    backend's :meth:`contact_share`."""
     N, K = b.shape[0], b.shape[1] - 1
-    R, p, R0 = contact_frames_jets(model, trajectory, contacts, K)
+    backend, data = backends.prepare(model, data)
+    R, p, R0 = contact_frames_jets(model, trajectory, contacts, K, data)
     point = np.array([c.kind == "point" for c in contacts])
     out = {c.name: np.zeros((N, K + 1, c.size)) for c in contacts}
     local = {c.name: np.zeros((N, K + 1, c.size)) for c in contacts}
@@ -188,7 +194,7 @@ def contact_wrenches(model: Model, trajectory: Trajectory, contacts: tuple[Conta
         chosen = [contacts[c] for c in on]
         Hinv = _block_diagonal([c.inverse_weights() for c in chosen])
         rank = _rank(chosen, p[rows[:, None], on, 0], trajectory, rows)
-        F, _, Fc = backends.current().contact_share(R, p, R0, point, on, rows, Hinv, b, rank)
+        F, _, Fc = backend.contact_share(R, p, R0, point, on, rows, Hinv, b, rank)
         start = 0
         for c in chosen:
             out[c.name][rows] = F[..., start : start + c.size]
@@ -238,7 +244,8 @@ def _collinear(X: np.ndarray) -> np.ndarray:
 
 def _rank(chosen: list[Contact], P: np.ndarray, trajectory: Trajectory, rows: np.ndarray
           ) -> str:
-    """Which moments the contacts can take (:data:`~.distribution.RANKS`), from their points
+    """Which moments the contacts can take
+    (:data:`~hodyn_cli.algorithms.backends.numpy.contacts.RANKS`), from their points
     P (rows, m, 3)."""
     if any(c.kind == "surface" for c in chosen):
         return "full"

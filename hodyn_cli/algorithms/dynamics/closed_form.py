@@ -44,183 +44,38 @@ Arrays: ``J[i]`` is (N, K+1, 6, n) (sample, derivative order, screw, joint); mat
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from math import comb
 
 import numpy as np
 
 from hodyn_cli.algorithms import backends
-from hodyn_cli.algorithms.dynamics.common import (
-    CHUNK,
-    GRAVITY,
-    chunks,
-    relative_adjoint,
-    solve_in_chunks,
-)
-from hodyn_cli.core import lie
+from hodyn_cli.algorithms.backends.numpy.closed_form import EOMMatrices
+from hodyn_cli.algorithms.backends.numpy.common import CHUNK
+from hodyn_cli.algorithms.dynamics.common import GRAVITY, chunks, solve_in_chunks
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import TrajectoryError
 
-__all__ = [
-    "EOMMatrices",
-    "jacobians",
-    "adjoint_derivatives",
-    "eom_matrices",
-    "eom_matrices_numpy",
-    "body_gravity",
-    "assemble",
-    "gravity_accelerations",
-    "generalized_forces",
-    "matrices",
-    "inverse_dynamics",
-]
-
-
-@dataclass(frozen=True)
-class EOMMatrices:
-    """EOM matrices and their first r time derivatives at N samples.
-
-    Attributes:
-        M: (N, r+1, n, n) mass matrix, M-dot, M-ddot, ...
-        C: (N, r+1, n, n) Coriolis matrix of eq. (22) (``C qd`` = Coriolis/centrifugal).
-        Cbar: (N, r+1, n, n) Coriolis matrix of eq. (54): ``Mdot = Cbar + Cbar^T``.
-        g: (N, r+1, n) generalized gravity forces Q_grav and derivatives.
-        Q_ext: (N, r+1, n) generalized forces of the external wrenches (zeros if none).
-    """
-
-    M: np.ndarray
-    C: np.ndarray
-    Cbar: np.ndarray
-    g: np.ndarray
-    Q_ext: np.ndarray
-
-
-def jacobians(model: Model, qs: np.ndarray, K: int, base: int = 0
-              ) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Body Jacobian rows ``J_i`` and their first K derivatives, per body (N, K+1, 6, base+n),
-    and the blocks ``D_{i,p} = Ad_{C_{i,p}}`` (N, 6, 6).
-
-    ``qs``: (N, >= K+1, n) joint values and derivatives. ``base = 6``: a floating root whose
-    body twist ``V_0`` is the first 6 generalized velocities (``J_0 = [I 0]``, constant, so
-    ``J_i^(k) = D_{i,0}^(k) J_0`` for its children); joint j is then column ``6 + j``.
-    """
-    N, n = qs.shape[0], model.n
-    J: list[np.ndarray] = []
-    Ds: list[np.ndarray] = []
-    for i, p in enumerate(model.parent):
-        D = adjoint_derivatives(model, qs, i, K)
-        Ji = np.zeros((N, K + 1, 6, base + n))
-        if p >= 0:
-            for k in range(K + 1):                                                # (16)
-                Ji[:, k] = sum(comb(k, j) * (D[j] @ J[p][:, k - j]) for j in range(k + 1))
-        elif base:
-            Ji[:, :, :, :base] = np.stack(D, axis=1)                              # (16), (18)
-        Ji[:, 0, :, base + i] = model.X[i]
-        J.append(Ji)
-        Ds.append(D[0])
-    return J, Ds
-
-
-def adjoint_derivatives(model: Model, qs: np.ndarray, i: int, K: int) -> list[np.ndarray]:
-    """``D_{i,p} = Ad_{C_{i,p}}`` (17) and its first K derivatives (18), each (N, 6, 6)."""
-    D = [relative_adjoint(model, i, qs[:, 0, i])]                                 # (17)
-    adX = lie.ad(model.X[i])
-    for k in range(1, K + 1):                                                     # (18)
-        D.append(-sum(comb(k - 1, j) * qs[:, j + 1, i, None, None] * (adX @ D[k - 1 - j])
-                      for j in range(k)))
-    return D
+__all__ = ["eom_matrices", "generalized_forces", "matrices", "inverse_dynamics"]
 
 
 def eom_matrices(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
-                 wrenches: dict[int, np.ndarray] | None = None, with_cbar: bool = True
-                 ) -> EOMMatrices:
+                 wrenches: dict[int, np.ndarray] | None = None, with_cbar: bool = True,
+                 data: backends.Data | None = None) -> EOMMatrices:
     """M, C, Cbar, Q_grav, Q_ext and their first r derivatives for one chunk of samples.
 
     ``qs``: (N, >= r+2, n); ``base``: (1 or N, >= 2, 6) root motion standing for gravity,
     shared or per sample: the matrices take the root at rest with a constant acceleration, so
     only ``base[:, 1]`` (= (0; -g)) may be non-zero; ``wrenches``: body -> (N, r+1, 6).
     ``with_cbar=False`` skips Cbar (left at zero), which tau does not need. By the backend
-    that runs (:func:`eom_matrices_numpy` is the reference).
+    that runs (:func:`eom_matrices_numpy` is the reference), with its ``data`` for the model
+    (:func:`~hodyn_cli.algorithms.backends.prepare`).
     """
     if np.any(base[:, 0]) or np.any(base[:, 2:]):
         raise TrajectoryError("closed-form matrices need a root at rest with constant "
                               "acceleration: only base[:, 1] may be non-zero")
-    return backends.current().eom_matrices(model, qs, r, base, wrenches, with_cbar)
-
-
-def eom_matrices_numpy(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
-                       wrenches: dict[int, np.ndarray] | None = None, with_cbar: bool = True
-                       ) -> EOMMatrices:
-    """:func:`eom_matrices` in numpy: the readable reference of the compiled kernel."""
-    J, D = jacobians(model, qs, r + 1)
-    return assemble(J, model.inertias, body_gravity(model, D, base[:, 1]), qs[:, 1:], r, wrenches,
-                    with_cbar)
-
-
-def body_gravity(model: Model, D: list[np.ndarray], u_root: np.ndarray) -> list[np.ndarray]:
-    """``u_i = Ad_{C_{i,p}} u_p`` (N, 6) per body from the root's ``u_root`` ((N or 1), 6),
-    the gravity accelerations in body frames: ``U = A [Ad_{C_1}^-1; 0; ...] (0; -g)``, (26)."""
-    u: list[np.ndarray] = []
-    for i, p in enumerate(model.parent):
-        u.append(_apply(D[i], u_root if p < 0 else u[p]))
-    return u
-
-
-def assemble(J: list[np.ndarray], inertias, u: list[np.ndarray], nu: np.ndarray, r: int,
-             wrenches: dict[int, np.ndarray] | None = None, with_cbar: bool = True
-             ) -> EOMMatrices:
-    """The sums over bodies (20)-(27) and their Leibniz rates for m generalized velocities.
-
-    Per body: Jacobian rows ``J[i]`` (N, r+2, 6, m) with derivatives, inertia ``inertias[i]``
-    (6, 6), gravity acceleration ``u[i]`` ((N or 1), 6); ``nu`` (N, >= r+2, m): the generalized
-    velocities and their derivatives (``qs[:, 1:]`` for a fixed base); ``wrenches``: body ->
-    (N, r+1, 6).
-    """
-    N, m = nu.shape[0], nu.shape[2]
-    M, C, Cbar = (np.zeros((N, r + 1, m, m)) for _ in range(3))
-    g, Q = np.zeros((N, r + 1, m)), np.zeros((N, r + 1, m))
-    for i, (Ji, Mi, ui) in enumerate(zip(J, inertias, u, strict=True)):
-        JT = np.swapaxes(Ji, -1, -2)                                              # (N, r+2, m, 6)
-        V = np.stack([sum(comb(k, j) * _apply(Ji[:, j], nu[:, k - j]) for j in range(k + 1))
-                      for k in range(r + 1)], axis=1)                             # (8)
-        MJ = Mi @ Ji                                                              # (N, r+2, 6, m)
-        adV = [lie.ad(V[:, j]) for j in range(r + 1)]
-        G = [MJ[:, k + 1] - sum(comb(k, j) * (np.swapaxes(adV[j], 1, 2) @ MJ[:, k - j])
-                                for j in range(k + 1)) for k in range(r + 1)]     # (22)
-        if with_cbar:                                                             # (54)
-            H = [G[k] + sum(comb(k, j) * (Mi @ adV[j] @ Ji[:, k - j]) for j in range(k + 1))
-                 for k in range(r + 1)]
-        Mu = gravity_accelerations(np.broadcast_to(ui, (N, 6)), V, r) @ Mi  # rows (M_i u^(k))^T
-        W = wrenches.get(i) if wrenches else None
-        for k in range(r + 1):
-            for j in range(k + 1):
-                c, JTj = comb(k, j), JT[:, j]
-                M[:, k] += c * (JTj @ MJ[:, k - j])                               # (29), (40)
-                C[:, k] += c * (JTj @ G[k - j])                                   # (31), (45)
-                if with_cbar:
-                    Cbar[:, k] += c * (JTj @ H[k - j])                            # (54)
-                g[:, k] += c * _apply(JTj, Mu[:, k - j])                          # (36), (52)
-                if W is not None:
-                    Q[:, k] += c * _apply(JTj, W[:, k - j])                       # (37), (53)
-    return EOMMatrices(M, C, Cbar, g, Q)
-
-
-def gravity_accelerations(u0: np.ndarray, V: np.ndarray, r: int) -> np.ndarray:
-    """Derivatives (N, r+1, 6) of ``u_i = Ad_{C_i}^-1 (0; -g)`` from ``u_i' = -ad_{V_i} u_i``.
-
-    ``u_i`` itself comes from :func:`body_gravity`; the rate follows from
-    ``d/dt Ad_{C_i}^-1 = -ad_{V_i} Ad_{C_i}^-1`` (V (N, >= r, 6): body i's twist derivatives).
-    """
-    u = [u0]
-    for k in range(1, r + 1):
-        u.append(-sum(comb(k - 1, j) * lie.bracket(V[:, j], u[k - 1 - j])  # type: ignore[arg-type]
-                      for j in range(k)))  # k >= 1 terms: an array, never sum()'s 0
-    return np.stack(u, axis=1)
-
-
-def _apply(A: np.ndarray, x: np.ndarray) -> np.ndarray:
-    return (A @ x[..., None])[..., 0]
+    backend, data = backends.prepare(model, data)
+    return backend.eom_matrices(model, data, qs, r, base, wrenches, with_cbar)
 
 
 def generalized_forces(E: EOMMatrices, nu: np.ndarray) -> np.ndarray:
@@ -239,20 +94,24 @@ def generalized_forces(E: EOMMatrices, nu: np.ndarray) -> np.ndarray:
 
 
 def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
-                     gravity=GRAVITY) -> np.ndarray:
+                     gravity=GRAVITY, data: backends.Data | None = None) -> np.ndarray:
     """tau and its first ``order`` time derivatives, (N, order+1, n)."""
+    backend, data = backends.prepare(model, data)
+
     def per_chunk(qs, base, wrenches):
-        return generalized_forces(eom_matrices(model, qs, order, base, wrenches, False), qs[:, 1:])
+        E = eom_matrices(model, qs, order, base, wrenches, False, data)
+        return generalized_forces(E, qs[:, 1:])
 
     return solve_in_chunks(model, trajectory, order, gravity, per_chunk,
-                           size=backends.current().rows(CHUNK))
+                           size=backend.rows(CHUNK))
 
 
-def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
-             ) -> EOMMatrices:
+def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY,
+             data: backends.Data | None = None) -> EOMMatrices:
     """The EOM matrices and their first ``order`` derivatives along a trajectory."""
-    size = backends.current().rows(CHUNK)
-    parts = [eom_matrices(model, qs, order, base, wrenches)
+    backend, data = backends.prepare(model, data)
+    size = backend.rows(CHUNK)
+    parts = [eom_matrices(model, qs, order, base, wrenches, data=data)
              for _, qs, base, wrenches in chunks(model, trajectory, order, gravity, max(size, 1))]
     if len(parts) == 1:
         return parts[0]

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from math import comb
 
 import numpy as np
 
-from hodyn_cli.algorithms.dynamics.model_data import model_data
+from hodyn_cli.algorithms.backends.numpy.common import CHUNK, gravity_vector
 from hodyn_cli.core import lie
 from hodyn_cli.core.gravity import GRAVITY  # noqa: F401 - the methods' default gravity
-from hodyn_cli.core.model import DOF_SUFFIXES, JOINT_MODELS, Model, joint_pose
+from hodyn_cli.core.model import JOINT_MODELS, Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import HodynError, TrajectoryError
-
-#: samples per batch: big enough to amortize numpy's per-call cost, small enough that
-#: a batch's working set stays in cache
-CHUNK = 2048
 
 
 def required_orders(order: int) -> int:
@@ -75,13 +70,6 @@ def body_wrenches(model: Model, trajectory: Trajectory, order: int, root: bool =
     return out
 
 
-def gravity_vector(gravity) -> np.ndarray:
-    g = np.asarray(gravity, dtype=float)
-    if g.shape != (3,) or not np.all(np.isfinite(g)):
-        raise TrajectoryError(f"gravity must be 3 finite numbers, got {gravity!r}")
-    return g
-
-
 def base_motion(gravity, K: int) -> np.ndarray:
     """Twist derivatives (1, K+1, 6) of a root that stands for gravity.
 
@@ -128,46 +116,3 @@ def solve_in_chunks(model: Model, trajectory: Trajectory, order: int, gravity,
     return out
 
 
-def leibniz_rates(y: np.ndarray, coupling: Callable[[int, np.ndarray, list], np.ndarray]
-                  ) -> np.ndarray:
-    """``d^k y_0`` (N, R, 6), k < R, for a sequence ``y_m = y[:, m]`` with ``y_m' = y_{m+1} + B y_m``.
-
-    This is the derivative rule of every frame-transported quantity (``y_m = Ad y^(m)`` and
-    ``d/dt Ad = B Ad``). With ``t[k][:, m] = d^k y_m`` the Leibniz rule gives the table
-    ``t[k][m] = t[k-1][m+1] + sum_j C(k-1, j) B^(j) t[k-1-j][m]``. ``coupling(j, z, t)``
-    applies ``B^(j)``, the j-th derivative of B, to z (N, rows, 6); ``t[j][:, :1]`` is
-    ``d^j y_0``, for an operator built from the result itself (``B = -ad_{y_0}``).
-
-    >>> y = np.zeros((1, 3, 6)); y[0, :, 0] = [1.0, 2.0, 3.0]   # y_m' = y_{m+1}: plain rates
-    >>> leibniz_rates(y, lambda j, z, t: 0 * z)[0, :, 0]
-    array([1., 2., 3.])
-    """
-    R = y.shape[1]
-    t = [y]
-    for k in range(1, R):
-        col = t[k - 1][:, 1:].copy()
-        for j in range(k):
-            col += comb(k - 1, j) * coupling(j, t[k - 1 - j][:, : R - k], t)
-        t.append(col)
-    return np.stack([t[k][:, 0] for k in range(R)], axis=1)
-
-
-def relative_adjoint(model: Model, i: int, q: np.ndarray) -> np.ndarray:
-    """``Ad_{C_{i,p}} = exp(-q_i ad_{X_i}) Ad_{B_i^-1}`` (N, 6, 6) for joint values q (N,).
-
-    The exponential in closed form (Rodrigues on the adjoint): ``ad_X^3 = -ad_X`` for a
-    unit revolute screw, ``ad_X^2 = 0`` for a prismatic one, so
-    ``exp(-q ad_X) = I - sin(q) ad_X + (1 - cos q) ad_X^2`` resp. ``I - q ad_X``. A helical
-    screw's ``ad_X`` obeys neither: ``Ad_{exp(X q)^-1} Ad_{B_i^-1}`` from the pose
-    (:func:`~hodyn_cli.core.lie.screw_exp`), as for a multi-DOF joint's pose ``J_i``
-    (:func:`~hodyn_cli.core.model.joint_pose`) at its coordinates q (N, nv_i).
-    """
-    A0, A1, A2 = (A[i] for A in model_data(model).adjoints)
-    kind = model.joint_types[i]
-    if kind == "helical" or kind in DOF_SUFFIXES:
-        R, p = (lie.screw_exp(model.X[i], q) if kind == "helical" else
-                joint_pose(kind, model.X[i], q))
-        return lie.Ad_inv(R, p) @ A0
-    if model.X[i, :3].any():
-        return A0 - np.sin(q)[:, None, None] * A1 + (1 - np.cos(q))[:, None, None] * A2
-    return A0 - q[:, None, None] * A1

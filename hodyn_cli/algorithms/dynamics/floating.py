@@ -40,24 +40,22 @@ from typing import NamedTuple
 import numpy as np
 
 from hodyn_cli.algorithms import backends
-from hodyn_cli.algorithms.dynamics import closed_form, spatial
+from hodyn_cli.algorithms.backends.numpy import spatial
+from hodyn_cli.algorithms.backends.numpy.common import CHUNK, gravity_vector
+from hodyn_cli.algorithms.backends.numpy.floating import gravity_in_root
+from hodyn_cli.algorithms.dynamics import closed_form
 from hodyn_cli.algorithms.dynamics.common import (
-    CHUNK,
     GRAVITY,
     base_motion,
     body_wrenches,
     check_inputs,
-    gravity_vector,
-    leibniz_rates,
 )
-from hodyn_cli.algorithms.dynamics.model_data import model_data
-from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name, free_body
 from hodyn_cli.errors import HodynError, TrajectoryError
 
-__all__ = ["BaseMotion", "Rows", "base_from_spatial", "root_jet", "root_jet_numpy",
-           "inverse_dynamics", "matrices", "eom_numpy", "floating_chunks", "check_base_motion"]
+__all__ = ["BaseMotion", "Rows", "base_from_spatial", "root_jet", "inverse_dynamics", "matrices",
+           "floating_chunks", "check_base_motion"]
 
 def base_from_spatial(R: np.ndarray, p: np.ndarray, Vs: np.ndarray) -> BaseMotion:
     """A base motion from the root's spatial twist ``V^s = Ad_{C_0} V_0`` (world frame) and its
@@ -82,94 +80,45 @@ def root_jet(base: BaseMotion | Rows | None, gravity, K: int) -> np.ndarray:
     return backends.current().root_jet(base.R, base.Vb, gravity_vector(gravity), K)
 
 
-def root_jet_numpy(R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray:
-    """:func:`root_jet` of a floating base in numpy, from its orientation R (N, 3, 3), body
-    twist derivatives Vb (N, >= K+1, 6) and gravity g (3,) in the world: the reference of
-    the compiled kernel."""
-    Vb = Vb[:, : K + 1]
-    u = closed_form.gravity_accelerations(_gravity_in_root(R, g), Vb, K - 1)
-    jet = Vb.copy()
-    jet[:, 1:] += np.arange(1, K + 1)[:, None] * u[:, :K]
-    return jet
-
-
-def _gravity_in_root(R: np.ndarray | None, gravity) -> np.ndarray:
-    """``u_0 = Ad_{C_0}^-1 (0; -g) = (0; -R^T g)`` ((N or 1), 6); R None: a fixed base."""
-    g = gravity_vector(gravity)
-    R = np.eye(3)[None] if R is None else R
-    return np.concatenate([np.zeros(R.shape[:1] + (3,)), -np.einsum("nji,j->ni", R, g)], axis=-1)
-
-
-def _root_children(model: Model) -> np.ndarray:
-    return np.flatnonzero(model.parent < 0)
-
-
-def _body_fixed(model, qs, base, gravity, W, W0, r):
+def _body_fixed(model, qs, base, gravity, W, W0, r, data=None):
     """(tau, F_0) of one chunk by the body-fixed recursion, eqs. (40)-(42)."""
     jet = root_jet(base, gravity, r + 1)
-    tau, F0 = backends.current().inverse_dynamics(model, qs, jet, W, order=r, root=True)
+    backend, data = backends.prepare(model, data)
+    tau, F0 = backend.inverse_dynamics(model, data, qs, jet, W, order=r, root=True)
     if W0 is not None:
         F0 += W0
     return tau, F0
 
 
-def _spatial(model, qs, base, gravity, W, W0, r):
-    """(tau, F_0) of one chunk by the spatial recursion, in the frame of the root at t0."""
-    N = qs.shape[0]
-    jet = np.broadcast_to(root_jet(base, gravity, r + 1), (N, r + 2, 6))
-    Vs = spatial.spatial_twists(np.broadcast_to(np.eye(3), (N, 3, 3)), np.zeros((N, 3)), jet)
-    kin = spatial.forward_pass(model, qs, r + 1, Vs)
-    tau, Ws = spatial.backward_pass(model, kin, r, W)
-    Md = spatial.inertia_derivatives(np.broadcast_to(model.root_inertia, (N, 6, 6)), Vs, r)  # (14)
-    W0s = spatial.momentum_derivatives(Md, Vs, r)[:, 1:]                              # (16)-(19)
-    for c in _root_children(model):                                                 # (30)
-        W0s += Ws[c]
-    if W0 is not None:
-        W0s += spatial.external_wrench(np.eye(6), Vs, W0)                               # (22)
-    # to the root frame: f_m = Ad_{C_0}^T W^(m), f_m' = f_{m+1} + ad_{V_eff}^T f_m
-    return tau, leibniz_rates(W0s, lambda j, z, t: lie.coad(jet[:, j : j + 1], z))
+def _spatial(model, qs, base, gravity, W, W0, r, data=None):
+    """(tau, F_0) of one chunk by the spatial recursion, in the frame of the root at t0, by
+    the backend that runs (its ``spatial_inverse_dynamics`` with ``root``)."""
+    jet = root_jet(base, gravity, r + 1)
+    backend, data = backends.prepare(model, data)
+    return backend.spatial_inverse_dynamics(model, data, qs, jet, W, order=r, root=True,
+                                            root_wrench=W0)
 
 
-def _eom(model, qs, base, gravity, W, W0, r, with_cbar):
+def _eom(model, qs, base, gravity, W, W0, r, with_cbar, data=None):
     """Closed-form matrices (N, r+1, 6+n, 6+n) of one chunk and ``nu = (V_0; qd)``
     (N, r+2, 6+n), by the backend that runs."""
     N = qs.shape[0]
     Vb = np.broadcast_to(np.zeros((1, r + 2, 6)) if base is None else base.Vb[:, : r + 2],
                          (N, r + 2, 6))
     nu = np.concatenate([Vb, qs[:, 1 : r + 3]], axis=2)
-    u0 = _gravity_in_root(None if base is None else base.R, gravity)
+    u0 = gravity_in_root(None if base is None else base.R, gravity)
     accel = np.zeros((len(u0), 2, 6))
     accel[:, 1] = u0
-    E = backends.current().eom_matrices(model, qs, r, accel, W, with_cbar, root_twist=Vb)
+    backend, data = backends.prepare(model, data)
+    E = backend.eom_matrices(model, data, qs, r, accel, W, with_cbar, root_twist=Vb)
     if W0 is not None:
         E.Q_ext[..., :6] += W0
     return E, nu
 
 
-def eom_numpy(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
-              W: dict[int, np.ndarray] | None, with_cbar: bool, root_twist: np.ndarray
-              ) -> closed_form.EOMMatrices:
-    """Floating-base closed-form matrices of one chunk in numpy (the reference of the compiled
-    kernel): the root one more body with ``J_0 = [I 0]``, the sums (20)-(27). ``base[:, 1]``
-    ((1 or N) rows): the root's gravity acceleration ``u_0 = (0; -R^T g)``; ``root_twist``
-    (N, >= r+2, 6) its body twist and derivatives (without the root's own external wrench:
-    the caller adds it to ``Q_ext[..., :6]``)."""
-    N, n = qs.shape[0], model.n
-    nu = np.concatenate([np.broadcast_to(root_twist[:, : r + 2], (N, r + 2, 6)),
-                         qs[:, 1 : r + 3]], axis=2)
-    J, D = closed_form.jacobians(model, qs, r + 1, base=6)
-    J0 = np.zeros((1, r + 2, 6, 6 + n))
-    J0[:, 0, :, :6] = np.eye(6)
-    u0 = base[:, 1]
-    wrenches = {b + 1: w for b, w in (W or {}).items()}
-    return closed_form.assemble([J0, *J], [model.root_inertia, *model.inertias],
-                                [u0, *closed_form.body_gravity(model, D, u0)], nu, r, wrenches,
-                                with_cbar)
-
-
-def _closed_form(model, qs, base, gravity, W, W0, r):
+def _closed_form(model, qs, base, gravity, W, W0, r, data=None):
     """(tau, F_0) of one chunk: ``(F_0; tau) = M nu' + C nu + g + Q_ext``, eqs. (1), (28), (38)."""
-    E, nu = _eom(model, qs, base, gravity, W, W0, r, False)
+    E, nu = _eom(model, qs, base, gravity, W, W0, r, False, data)
     out = closed_form.generalized_forces(E, nu)
     return out[..., 6:], out[..., :6]
 
@@ -217,7 +166,8 @@ def floating_chunks(model: Model, trajectory: Trajectory, order: int, size: int 
 
 
 def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "body-fixed",
-                     order: int = 2, gravity=GRAVITY) -> tuple[np.ndarray, np.ndarray]:
+                     order: int = 2, gravity=GRAVITY, data: backends.Data | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
     """Joint torques (N, order+1, n) and the base wrench (N, order+1, 6), with derivatives.
 
     The base wrench is the wrench (moment; force) the root link exerts on its supports, in
@@ -239,22 +189,23 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "bod
         raise HodynError(f"unknown method '{method}' (choose from {', '.join(_CHUNK_SOLVERS)})")
     solve = _CHUNK_SOLVERS[method]
     N = trajectory.n_samples
-    kernels = method != "spatial" and model_data(model).kernel_joints
-    size = backends.current().rows(CHUNK) if kernels else CHUNK
+    backend, data = backends.prepare(model, data)
+    kernels = method != "spatial" and not model.has_joint_models
+    size = backend.rows(CHUNK) if kernels else CHUNK
     joint_models = method == "body-fixed"  # the numpy recursion runs every joint type
     if N <= size:
         for _, qs, rows, W, W0 in floating_chunks(model, trajectory, order, max(size, 1),
                                                   joint_models):
-            tau, F0 = solve(model, qs, rows, gravity, W, W0, order)
+            tau, F0 = solve(model, qs, rows, gravity, W, W0, order, data)
             return tau, np.negative(F0, out=F0)
     tau, F0 = np.empty((N, order + 1, model.nv)), np.empty((N, order + 1, 6))
     for sl, qs, rows, W, W0 in floating_chunks(model, trajectory, order, size, joint_models):
-        tau[sl], F0[sl] = solve(model, qs, rows, gravity, W, W0, order)
+        tau[sl], F0[sl] = solve(model, qs, rows, gravity, W, W0, order, data)
     return tau, np.negative(F0, out=F0)
 
 
-def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
-             ) -> closed_form.EOMMatrices:
+def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY,
+             data: backends.Data | None = None) -> closed_form.EOMMatrices:
     """Floating-base EOM matrices (6 + n) and their first ``order`` derivatives.
 
     Generalized velocities ``nu = (V_0; qd)``: the root's body twist (wx, wy, wz, vx, vy, vz,
@@ -263,8 +214,9 @@ def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GR
     C and Cbar on ``nu``; g on q and the root's orientation (gravity in the world frame).
     Without ``trajectory.base`` the root is at rest at the world origin.
     """
-    size = backends.current().rows(CHUNK)
-    parts = [_eom(model, qs, rows, gravity, W, W0, order, True)[0]
+    backend, data = backends.prepare(model, data)
+    size = backend.rows(CHUNK)
+    parts = [_eom(model, qs, rows, gravity, W, W0, order, True, data)[0]
              for _, qs, rows, W, W0 in floating_chunks(model, trajectory, order, max(size, 1))]
     if len(parts) == 1:
         return parts[0]

@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.backends.numpy.common import CHUNK
 from hodyn_cli.algorithms.dynamics import body_fixed
-from hodyn_cli.algorithms.dynamics.common import CHUNK, GRAVITY, chunks
+from hodyn_cli.algorithms.dynamics.common import GRAVITY, chunks
 from hodyn_cli.algorithms.dynamics.partials import torque_partials
 from hodyn_cli.core.coupling import Coupling
 from hodyn_cli.core.model import Model
@@ -58,13 +59,16 @@ class Forward:
 
 
 def forward_dynamics(model: Model, trajectory: Trajectory, tau: np.ndarray, *, gravity=GRAVITY,
-                     coupling: Coupling | None = None, derivatives: bool = False) -> Forward:
+                     coupling: Coupling | None = None, derivatives: bool = False,
+                     data: backends.Data | None = None) -> Forward:
     """``qdd`` and its first K time derivatives from q, qd (``trajectory``, all joints; its
     wrenches need W..W^(K)) and ``tau`` (N, K+1, m): tau and its first K derivatives in the
     coordinates of ``coupling`` (a :class:`~hodyn_cli.core.coupling.Coupling` with a
     constant G; None: the joints themselves). ``derivatives``: also ``d qdd / d (q, qd,
-    tau)``."""
+    tau)``. ``data``: the backend's Data for the model (:func:`~hodyn_cli.algorithms.backends.
+    prepare`)."""
     N = trajectory.n_samples
+    _, data = backends.prepare(model, data)
     m = model.n if coupling is None else coupling.m
     tau = np.asarray(tau, dtype=float)
     if tau.ndim != 3 or tau.shape[0] != N or tau.shape[2] != m:
@@ -82,7 +86,7 @@ def forward_dynamics(model: Model, trajectory: Trajectory, tau: np.ndarray, *, g
     for s in range(0, N, CHUNK):
         sl = slice(s, s + CHUNK)
         chunk = _rows(trajectory, sl, K)
-        qs[sl], more = _chunk(model, chunk, tau[sl], coupling, gravity, derivatives)
+        qs[sl], more = _chunk(model, data, chunk, tau[sl], coupling, gravity, derivatives)
         for name, value in more.items():
             parts[name][sl] = value
     return Forward(qs, parts)
@@ -99,8 +103,8 @@ def _with(chunk: Trajectory, qs: np.ndarray) -> Trajectory:
     return Trajectory(chunk.joint_names, qs, None, chunk.wrenches)
 
 
-def _chunk(model: Model, chunk: Trajectory, tau: np.ndarray, coupling: Coupling | None,
-           gravity, derivatives: bool) -> tuple[np.ndarray, dict]:
+def _chunk(model: Model, data: backends.Data, chunk: Trajectory, tau: np.ndarray,
+           coupling: Coupling | None, gravity, derivatives: bool) -> tuple[np.ndarray, dict]:
     N, (K, m) = chunk.n_samples, (tau.shape[1] - 1, tau.shape[2])
     c = coupling or Coupling(model)
 
@@ -110,30 +114,32 @@ def _chunk(model: Model, chunk: Trajectory, tau: np.ndarray, coupling: Coupling 
     full = np.zeros((N, K + 3, model.n))        # q, qd, then the accelerations as they are found
     full[:, :2] = chunk.derivatives
     first = _with(chunk, full[:, :3])
-    M, r = _mass_and_bias(model, first, gravity)
+    M, r = _mass_and_bias(model, data, first, gravity)
     Mc = coords(M)
     out = np.empty((N, K + 1, m))
     for k in range(K + 1):
         if k:
             r = body_fixed.inverse_dynamics(model, _with(chunk, full[:, : k + 3]), order=k,
-                                            gravity=gravity)[:, k]          # q^(k+2) = 0
+                                            gravity=gravity, data=data)[:, k]          # q^(k+2) = 0
         out[:, k] = _solve(Mc, (tau[:, k] - coords(r))[..., None])[..., 0]
         full[:, k + 2] = c.tangent(out[:, k])   # G constant: q_full^(k+2) = G q^(k+2)
     if not derivatives:
         return out, {}
     dq, dqd = (coords(d) for d in torque_partials(model, _with(chunk, full[:, :3]),
-                                                  gravity=gravity))
+                                                  gravity=gravity, data=data))
     X = _solve(Mc, np.concatenate([-dq, -dqd, np.broadcast_to(np.eye(m), dq.shape)], 2))
     return out, {"dqdd_dq": X[..., :m], "dqdd_dqd": X[..., m : 2 * m], "dqdd_dtau": X[..., 2 * m :]}
 
 
-def _mass_and_bias(model: Model, chunk: Trajectory, gravity) -> tuple[np.ndarray, np.ndarray]:
+def _mass_and_bias(model: Model, data: backends.Data, chunk: Trajectory, gravity
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """M (N, n, n) and ``C qd + g + Q_ext`` (N, n) of a chunk whose qdd is zero (the
     backend's partials operation: the closed-form M and the inverse dynamics in numpy, the
     composite inertias in the compiled kernel)."""
     (_, qs, base, W), = chunks(model, chunk, 0, gravity, size=chunk.n_samples)
-    M, bias = backends.current().partials(model, qs, base, {b: w[:, 0] for b, w in W.items()},
-                                          partials=False, mass=True)
+    backend, data = backends.prepare(model, data)
+    M, bias = backend.partials(model, data, qs, base, {b: w[:, 0] for b, w in W.items()},
+                               partials=False, mass=True)
     return M, bias
 
 

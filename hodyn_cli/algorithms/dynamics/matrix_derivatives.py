@@ -33,7 +33,7 @@ external wrenches' ``Q_ext = sum_i J_i^T W_i`` (W_i held in the body frame) give
 ``dQ_ext/dq_h = sum_i dJ^T/dq_h W_i``.
 
 The parameters (13): every matrix is linear in the inertias, ``M_i = sum_p pi_{i,p} E_p``
-(:func:`hodyn_cli.algorithms.dynamics.regressor.inertia_from_parameters`), so ``dM/dpi_{i,p} = J_i^T E_p
+(:func:`hodyn_cli.algorithms.backends.numpy.regressor.inertia_from_parameters`), so ``dM/dpi_{i,p} = J_i^T E_p
 J_i`` and so on: exact, in the regressor's parameter order.
 
 Arrays: a tensor ``dA_dq`` is (N, n, n, n) with the coordinate last: ``[s, a, b, h] =
@@ -48,9 +48,10 @@ from functools import cached_property
 
 import numpy as np
 
-from hodyn_cli.algorithms.dynamics.closed_form import body_gravity, jacobians
-from hodyn_cli.algorithms.dynamics.common import CHUNK, GRAVITY, body_wrenches, gravity_vector
-from hodyn_cli.algorithms.dynamics.regressor import inertia_from_parameters
+from hodyn_cli.algorithms.backends.numpy.closed_form import body_gravity, jacobians
+from hodyn_cli.algorithms.backends.numpy.common import CHUNK, gravity_vector
+from hodyn_cli.algorithms.backends.numpy.regressor import inertia_from_parameters
+from hodyn_cli.algorithms.dynamics.common import GRAVITY, body_wrenches
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics import body_fixed, closed_form, spatial
 from hodyn_cli.algorithms.dynamics.common import GRAVITY, required_orders
 from hodyn_cli.core.model import Model
@@ -32,7 +33,8 @@ __all__ = [
 @dataclass(frozen=True)
 class Method:
     """One algorithm: its torque function, joint-wrench function (None: it has no inter-body
-    wrenches), and the highest torque order it computes."""
+    wrenches), both by the backend that runs (they take its ``data``), and the highest torque
+    order it computes."""
 
     inverse_dynamics: Callable[..., np.ndarray]
     joint_wrenches: Callable[..., np.ndarray] | None
@@ -55,8 +57,11 @@ def inverse_dynamics(
     method: str = "body-fixed",
     order: int = 2,
     gravity=GRAVITY,
+    data: backends.Data | None = None,
 ) -> np.ndarray:
-    """tau and its derivatives up to ``order``, shape (N, order + 1, n).
+    """tau and its derivatives up to ``order``, shape (N, order + 1, n); ``data``: the
+    backend's Data for the model, made once per request (:func:`~hodyn_cli.algorithms.
+    backends.prepare`).
 
     >>> from pathlib import Path
     >>> from hodyn_cli.modeling.urdf import load_model
@@ -66,8 +71,8 @@ def inverse_dynamics(
     >>> inverse_dynamics(model, traj, order=0)[0, 0]   # arm horizontal, at rest
     array([10.2024,  2.3544])
     """
-    return _select(method, order).inverse_dynamics(model, trajectory, order=order,
-                                                   gravity=gravity)
+    entry = _select(method, order)
+    return entry.inverse_dynamics(model, trajectory, order=order, gravity=gravity, data=data)
 
 
 def joint_wrenches(
@@ -77,6 +82,7 @@ def joint_wrenches(
     method: str = "body-fixed",
     order: int = 2,
     gravity=GRAVITY,
+    data: backends.Data | None = None,
 ) -> np.ndarray:
     """Inter-body (joint reaction) wrenches and derivatives, (N, order + 1, n, 6).
 
@@ -87,7 +93,7 @@ def joint_wrenches(
     entry = _select(method, order)
     if entry.joint_wrenches is None:
         raise HodynError(f"method '{method}' does not compute joint wrenches")
-    return entry.joint_wrenches(model, trajectory, order=order, gravity=gravity)
+    return entry.joint_wrenches(model, trajectory, order=order, gravity=gravity, data=data)
 
 
 def _select(method: str, order: int) -> Method:

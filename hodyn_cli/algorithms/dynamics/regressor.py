@@ -44,6 +44,7 @@ recursion with the reference twists ``V_r = J qd_r`` and ``beta = J qdd_r + J' q
 >>> pi = parameters(model)
 >>> pi.shape, float(pi[0]), parameter_names(model)[:2]
 ((20,), 1.2, ['m_link1', 'mcx_link1'])
+>>> from hodyn_cli.algorithms.backends.numpy.regressor import inertia_from_parameters
 >>> bool(np.allclose(inertia_from_parameters(pi[:10]), model.inertias[0]))
 True
 """
@@ -52,21 +53,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from math import comb
 
 import numpy as np
 
 from hodyn_cli.algorithms import backends
-from hodyn_cli.algorithms.dynamics import body_fixed, closed_form, floating
-from hodyn_cli.algorithms.dynamics.common import GRAVITY, chunks, relative_adjoint, solve_in_chunks
+from hodyn_cli.algorithms.backends.numpy.closed_form import jacobians
+from hodyn_cli.algorithms.backends.numpy.common import relative_adjoint
+from hodyn_cli.algorithms.backends.numpy.model_data import ModelData
+from hodyn_cli.algorithms.backends.numpy.regressor import UNIT_INERTIAS
+from hodyn_cli.algorithms.dynamics import floating
+from hodyn_cli.algorithms.dynamics.common import GRAVITY, chunks, solve_in_chunks
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory
 
-__all__ = ["PARAMETERS", "parameters", "parameter_names", "inertia_from_parameters",
-           "body_regressor", "regressor", "regressor_numpy", "floating_regressor_numpy",
-           "root_jacobians", "base_wrench_rows", "project_rows", "slotine_li_regressor",
-           "BaseParameters", "base_parameters"]
+__all__ = ["PARAMETERS", "parameters", "parameter_names", "regressor", "base_wrench_rows", "project_rows",
+           "slotine_li_regressor", "BaseParameters", "base_parameters"]
 
 PARAMETERS = ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")
 
@@ -93,94 +95,8 @@ def parameter_names(model: Model, root: bool = False) -> list[str]:
     return [f"{p}_{link}" for link in links for p in PARAMETERS]
 
 
-def inertia_from_parameters(pi) -> np.ndarray:
-    """The 6x6 body inertia (angular; linear) of one body's 10 parameters."""
-    m, hx, hy, hz, ixx, ixy, iyy, ixz, iyz, izz = np.asarray(pi, dtype=float)
-    theta = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-    S = lie.skew(np.array([hx, hy, hz]))
-    return np.block([[theta, S], [-S, m * np.eye(3)]])
-
-
-#: E_p (10, 6, 6): the body inertia of parameter p alone
-UNIT_INERTIAS = np.stack([inertia_from_parameters(e) for e in np.eye(10)])
-#: (6, 60), ``[j, 6 p + i] = E_p[i, j]``: ``V @ _UNIT_COLUMNS`` is every ``E_p V``, one gemm
-_UNIT_COLUMNS = UNIT_INERTIAS.transpose(2, 0, 1).reshape(6, 60)
-
-
-def body_regressor(V: np.ndarray, r: int) -> np.ndarray:
-    """``A^(k)``, k = 0..r, (N, r+1, 10, 6) (row p: column p of A) of one body, eq. (13):
-    ``M V' - ad*_V M V = A pi`` and its derivatives, from the twist jet V (N, >= r+2, 6)."""
-    N = V.shape[0]
-    y = (V[:, : r + 2] @ _UNIT_COLUMNS).reshape(N, r + 2, 10, 6)  # E_p V^(m)
-    adV = lie.ad(V[:, : r + 1])  # ad_V^T y as the row vector y ad_V
-    A = y[:, 1:].copy()
-    for k in range(r + 1):
-        for j in range(k + 1):
-            A[:, k] -= comb(k, j) * (y[:, k - j] @ adV[:, j])
-    return A
-
-
 def _without_wrenches(trajectory: Trajectory) -> Trajectory:
     return replace(trajectory, wrenches=None, series=None)
-
-
-def _jacobian_sums(J: list[np.ndarray], V: list[np.ndarray], r: int) -> np.ndarray:
-    """``Y^(k)[:, :, 10 b + p] = sum_j C(k, j) J_b^(j)T A_b^(k-j)[:, p]`` (module docstring),
-    (N, r+1, rows, 10 nb), for body Jacobians J_b ((N or 1), r+1, 6, rows) and twist jets V_b
-    (N, r+2, 6)."""
-    N, rows = V[0].shape[0], J[0].shape[-1]
-    Y = np.zeros((N, r + 1, rows, 10 * len(J)))
-    for b, (Jb, Vb) in enumerate(zip(J, V, strict=True)):
-        A = np.swapaxes(body_regressor(Vb, r), 2, 3)  # (N, r+1, 6, 10)
-        JT = np.swapaxes(Jb, 2, 3)
-        for k in range(r + 1):
-            Y[:, k, :, 10 * b : 10 * b + 10] = sum(comb(k, j) * (JT[:, j] @ A[:, k - j])
-                                                   for j in range(k + 1))
-    return Y
-
-
-def regressor_numpy(model: Model, qs: np.ndarray, base: np.ndarray, order: int) -> np.ndarray:
-    """Y^(k) of one chunk (N, order+1, n, 10 nb): the readable reference of the kernel.
-
-    ``qs``: (N, >= order+3, n); ``base``: the root's twist jet (1 or N, order+2, 6). The
-    body Jacobians' derivatives come from the closed-form recursion (16), (18)."""
-    V = body_fixed.forward_pass(model, qs, order + 1, base).V
-    return _jacobian_sums(closed_form.jacobians(model, qs, order)[0], V, order)
-
-
-def floating_regressor_numpy(model: Model, qs: np.ndarray, jet: np.ndarray, order: int
-                             ) -> np.ndarray:
-    """``(F_0; tau)``'s regressor of one chunk of a floating base, (N, order+1, 6+n, 10 (n+1)):
-    rows the root's generalized force ``F_0`` (moment; force) then the joints, columns the
-    root's 10 parameters then the bodies', the readable reference of the kernel. ``jet``: the
-    root's twist jet in the free-falling frame ((1 or N), order+2, 6),
-    :func:`hodyn_cli.algorithms.dynamics.floating.root_jet`. The joint rows are the fixed-base
-    regressor's with that jet; the root rows the sum of the module docstring over the root's
-    columns ``G_b`` of the body Jacobians (:func:`root_jacobians`) and the root itself
-    (``G_0 = I``)."""
-    r, N, n = order, qs.shape[0], model.n
-    jet = np.broadcast_to(jet, (N, r + 2, 6))
-    V = body_fixed.forward_pass(model, qs, r + 1, jet).V
-    Y = np.zeros((N, r + 1, 6 + n, 10 * (n + 1)))
-    if n:  # the joint rows (none: a single free body)
-        Y[:, :, 6:, 10:] = _jacobian_sums(closed_form.jacobians(model, qs, r)[0], V, r)
-    G0 = np.zeros((1, r + 1, 6, 6))
-    G0[:, 0] = np.eye(6)
-    Y[:, :, :6] = _jacobian_sums([G0, *root_jacobians(model, qs, r)], [jet, *V], r)
-    return Y
-
-
-def root_jacobians(model: Model, qs: np.ndarray, K: int) -> list[np.ndarray]:
-    """The root's 6 columns of every body Jacobian, ``G_i = D_{i,p} G_p`` (``G`` of a root
-    child: ``D_{i,0}``), and their first K derivatives by Leibniz, (16), (18): per body
-    (N, K+1, 6, 6)."""
-    G: list[np.ndarray] = []
-    for i, p in enumerate(model.parent):
-        D = closed_form.adjoint_derivatives(model, qs, i, K)
-        G.append(np.stack(D if p < 0 else [sum(comb(k, j) * (D[j] @ G[p][:, k - j])
-                                                for j in range(k + 1)) for k in range(K + 1)],
-                          axis=1))
-    return G
 
 
 def base_wrench_rows(model: Model) -> tuple[str, ...]:
@@ -204,33 +120,33 @@ def project_rows(model: Model, Y: np.ndarray, trajectory: Trajectory | None = No
                           axis=2)
 
 
-def regressor(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
-              ) -> np.ndarray:
+def regressor(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY,
+              data: backends.Data | None = None) -> np.ndarray:
     """``Y^(k)``, k = 0..order: (N, order+1, n, 10 nb) with ``tau^(k) = Y^(k) pi`` (+ J^T W).
 
     A floating base (``trajectory.base``; gravity in the world frame): (N, order+1, 6+n,
     10 (nb+1)) with ``Y^(k) pi = (W_base^(k); tau^(k))``, pi ``parameters(model, root=True)``."""
     traj = _without_wrenches(trajectory)
     if traj.base is not None:
-        return _floating_regressor(model, traj, order, gravity)
-    backend = backends.current()
+        return _floating_regressor(model, traj, order, gravity, data)
+    backend, data = backends.prepare(model, data)
 
     def per_chunk(qs, base, _):
-        return backend.regressor(model, qs, base, order)
+        return backend.regressor(model, data, qs, base, order)
 
     return solve_in_chunks(model, traj, order, gravity, per_chunk, (model.n, 10 * model.n),
                            backend.rows(256))
 
 
-def _floating_regressor(model: Model, trajectory: Trajectory, order: int, gravity
-                        ) -> np.ndarray:
+def _floating_regressor(model: Model, trajectory: Trajectory, order: int, gravity,
+                        data: backends.Data | None) -> np.ndarray:
     """:func:`regressor` of a floating base, by the backend that runs (numpy's in chunks of
     ~16 MB of Y)."""
-    backend = backends.current()
+    backend, data = backends.prepare(model, data)
 
     def chunk(qs, rows):
         jet = floating.root_jet(rows, gravity, order + 1)
-        Y = backend.regressor(model, qs, jet, order, root=True)
+        Y = backend.regressor(model, data, qs, jet, order, root=True)
         Y[:, :, :6] *= -1  # W_base = -F_0
         return Y
 
@@ -252,22 +168,23 @@ def slotine_li_regressor(model: Model, trajectory: Trajectory, qr_d: np.ndarray,
     ``qr_dd`` (N, n) the reference velocity and acceleration."""
     traj = _without_wrenches(trajectory)
     out = np.empty((traj.n_samples, model.n, 10 * model.n))
+    data = ModelData(model)   # the numpy passes' constants: this recursion is numpy's alone
     for sl, qs, base, _ in chunks(model, traj, 0, gravity):
-        out[sl] = _slotine_li_chunk(model, qs, base, qr_d[sl], qr_dd[sl])
+        out[sl] = _slotine_li_chunk(model, data, qs, base, qr_d[sl], qr_dd[sl])
     return out
 
 
-def _slotine_li_chunk(model: Model, qs: np.ndarray, base: np.ndarray, qr_d: np.ndarray,
-                      qr_dd: np.ndarray) -> np.ndarray:
+def _slotine_li_chunk(model: Model, data: ModelData, qs: np.ndarray, base: np.ndarray,
+                      qr_d: np.ndarray, qr_dd: np.ndarray) -> np.ndarray:
     """Y_r of one chunk by the recursion in the module docstring."""
     N, n = qs.shape[0], model.n
-    J = closed_form.jacobians(model, qs, 0)[0]
+    J = jacobians(model, qs, 0, data=data)[0]
     V: list[np.ndarray] = []
     Vr: list[np.ndarray] = []
     beta: list[np.ndarray] = []
     Y = np.zeros((N, n, 10 * n))
     for i, p in enumerate(model.parent):
-        Ad, X = relative_adjoint(model, i, qs[:, 0, i]), model.X[i]
+        Ad, X = relative_adjoint(model, data, i, qs[:, 0, i]), model.X[i]
         if p < 0:
             Vp, Vrp, bp = np.zeros((N, 6)), np.zeros((N, 6)), np.broadcast_to(base[:, 1], (N, 6))
         else:

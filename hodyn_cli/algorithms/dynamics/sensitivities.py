@@ -40,14 +40,12 @@ from __future__ import annotations
 import numpy as np
 
 from hodyn_cli.algorithms import backends
-from hodyn_cli.algorithms.dynamics import body_fixed, floating
-from hodyn_cli.algorithms.dynamics.common import CHUNK, GRAVITY, body_wrenches, check_inputs
+from hodyn_cli.algorithms.dynamics import floating
+from hodyn_cli.algorithms.dynamics.common import GRAVITY, body_wrenches, check_inputs
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 
-__all__ = ["sensitivities", "complex_step", "dataset_name", "dataset_names", "STEP"]
-
-STEP = 1e-30
+__all__ = ["sensitivities", "dataset_name", "dataset_names"]
 
 
 def dataset_name(k: int, j: int) -> str:
@@ -60,8 +58,8 @@ def dataset_names(order: int) -> list[str]:
     return [dataset_name(k, j) for k in range(order + 1) for j in range(k + 3)]
 
 
-def sensitivities(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY
-                  ) -> dict[str, np.ndarray]:
+def sensitivities(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY,
+                  data: backends.Data | None = None) -> dict[str, np.ndarray]:
     """``{dataset_name(k, j): (N, n, n)}`` for k = 0..order, j = 0..k+2 (a floating base:
     its motion held, module docstring)."""
     check_inputs(model, trajectory, order)
@@ -69,31 +67,6 @@ def sensitivities(model: Model, trajectory: Trajectory, *, order: int = 2, gravi
     W = body_wrenches(model, trajectory, order)
     floating.check_base_motion(trajectory, order)
     base = floating.root_jet(trajectory.base, gravity, order + 1)
-    sets = backends.current().sensitivities(model, qs, base, W, order)
+    backend, data = backends.prepare(model, data)
+    sets = backend.sensitivities(model, data, qs, base, W, order)
     return dict(zip(dataset_names(order), sets, strict=True))
-
-
-def complex_step(model: Model, qs: np.ndarray, base: np.ndarray, W: dict[int, np.ndarray],
-                 order: int) -> np.ndarray:
-    """:func:`sensitivities` by the complex step (module docstring), the numpy backend's:
-    ``qs`` (N, order+3, n), ``base`` the root's twist jet (1 or N, order+2, 6), ``W`` body ->
-    wrench derivatives (N, order+1, 6); (S, N, n, n) in the order of :func:`dataset_names`."""
-    N, n, J = qs.shape[0], model.n, order + 3
-    # directions (j, m) as blocks of the sample axis: (J n N, J, n), complex
-    batch = np.repeat(qs[None, :, :J].astype(complex), J * n, axis=0)  # (J n, N, J, n)
-    for d in range(J * n):
-        j, m = divmod(d, n)
-        batch[d, :, j, m] += 1j * STEP
-    batch = batch.reshape(J * n * N, J, n)
-    wrenches = {b: np.tile(w, (J * n, 1, 1)) for b, w in W.items()}
-    bases = base if len(base) == 1 else np.tile(base, (J * n, 1, 1))  # shared or per sample
-    tau = np.empty((J * n * N, order + 1, n), dtype=complex)
-    for s in range(0, len(batch), CHUNK):
-        sl = slice(s, s + CHUNK)
-        kin = body_fixed.forward_pass(model, batch[sl], order + 1,
-                                      bases if len(bases) == 1 else bases[sl])
-        tau[sl] = body_fixed.backward_pass(model, batch[sl], kin, order,
-                                           {b: w[sl] for b, w in wrenches.items()})[0]
-    D = (tau.imag / STEP).reshape(J, n, N, order + 1, n)  # [j, m, s, k, i]
-    return np.stack([D[j, :, :, k, :].transpose(1, 2, 0)
-                     for k in range(order + 1) for j in range(k + 3)])

@@ -51,202 +51,42 @@ and ``(N, 3)``; spatial inertias ``(N, 6, 6)``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from math import comb
+from typing import cast
 
 import numpy as np
 
-from hodyn_cli.algorithms.dynamics.common import GRAVITY, leibniz_rates, solve_in_chunks
-from hodyn_cli.core import lie
+from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.dynamics.common import GRAVITY, solve_in_chunks
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 
-__all__ = [
-    "SpatialKinematics",
-    "forward_pass",
-    "backward_pass",
-    "inverse_dynamics",
-    "joint_wrenches",
-    "body_fixed_twists",
-    "spatial_twists",
-]
-
-
-@dataclass(frozen=True)
-class SpatialKinematics:
-    """Result of the spatial forward pass for N samples.
-
-    Attributes:
-        R, p: per body, (N, 3, 3) and (N, 3): pose ``C_i = (R, p)`` of the body frame.
-        Y: per body, (N, K+1, 6) instantaneous joint screw and its first K derivatives.
-        V: per body, (N, K+1, 6) spatial twist and its first K derivatives.
-        N: the number of samples (also of a model without joints, whose lists are empty).
-    """
-
-    R: list[np.ndarray]
-    p: list[np.ndarray]
-    Y: list[np.ndarray]
-    V: list[np.ndarray]
-    N: int
-
-
-def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None = None
-                 ) -> SpatialKinematics:
-    """Poses, joint screws and spatial twists with their derivatives up to order K.
-
-    Args:
-        qs: (N, >= K+2, n) joint values and derivatives (K+1 for the twists alone:
-            ``V^(K)`` needs ``q^(K+1)``).
-        base: (N or 1, K+1, 6) derivatives of the root's spatial twist; None: at rest.
-    """
-    N = qs.shape[0]
-    V0 = np.zeros((N, K + 1, 6)) if base is None else np.broadcast_to(base, (N, K + 1, 6))
-    A, Y0 = model.A, model.spatial_screws
-    ER: list[np.ndarray] = []
-    Ep: list[np.ndarray] = []
-    Vs: list[np.ndarray] = []
-    Rs, ps, Ys = [], [], []
-    for i, par in enumerate(model.parent):
-        Rp, pp, Vp = ((np.eye(3), np.zeros(3), V0) if par < 0 else (ER[par], Ep[par], Vs[par]))
-        Y = np.empty((N, K + 1, 6))
-        Y[:, 0] = _moved(Rp, pp, Y0[i], N)                                     # Y_i = Ad_{E_p} Y_i^0
-        for k in range(1, K + 1):                                                 # (9)
-            Y[:, k] = sum(comb(k - 1, j) * lie.bracket(Vp[:, j], Y[:, k - 1 - j]) for j in range(k))
-        V = Vp.copy()
-        for k in range(K + 1):                                                    # (6)
-            for j in range(k + 1):
-                V[:, k] += (comb(k, j) * qs[:, k + 1 - j, i])[:, None] * Y[:, j]
-        Re, pe = lie.screw_exp(Y0[i], qs[:, 0, i])                                # (4)
-        Ei_R, Ei_p = Rp @ Re, (Rp @ pe[..., None])[..., 0] + pp
-        ER.append(Ei_R)
-        Ep.append(Ei_p)
-        Rs.append(Ei_R @ A[i, :3, :3])                                            # (5)
-        ps.append(Ei_R @ A[i, :3, 3] + Ei_p)
-        Ys.append(Y)
-        Vs.append(V)
-    return SpatialKinematics(Rs, ps, Ys, Vs, N)
-
-
-def _moved(R: np.ndarray, p: np.ndarray, X: np.ndarray, N: int) -> np.ndarray:
-    """``Ad_{(R, p)} X`` (N, 6) for one screw X (6,) and poses (R, p) ((N,)3,3 / (N,)3)."""
-    w, v = R @ X[:3], R @ X[3:]
-    return np.broadcast_to(np.concatenate([w, lie.cross(p, w) + v], axis=-1), (N, 6))
-
-
-def spatial_inertia(M: np.ndarray, Ad_inv: np.ndarray) -> np.ndarray:
-    """``M^s = Ad_C^-T M Ad_C^-1`` (N, 6, 6) from the body inertia M and ``Ad_C^-1``, eq. (13)."""
-    return np.swapaxes(Ad_inv, 1, 2) @ M @ Ad_inv
-
-
-def inertia_derivatives(Ms: np.ndarray, V: np.ndarray, r: int) -> list[np.ndarray]:
-    """``[M^s, M^s', ..., M^s(r)]`` from (14) and the Leibniz rule; V (N, >= r, 6)."""
-    adV = [lie.ad(V[:, j]) for j in range(r)]
-    Md = [Ms]
-    for k in range(1, r + 1):
-        G = sum(comb(k - 1, j) * (Md[k - 1 - j] @ adV[j]) for j in range(k))
-        Md.append(-(G + np.swapaxes(G, 1, 2)))
-    return Md
-
-
-def momentum_derivatives(Md: list[np.ndarray], V: np.ndarray, r: int) -> np.ndarray:
-    """``Pi, Pi', ..., Pi^(r+1)`` (N, r+2, 6) of ``Pi = M^s V``, eqs. (12), (16)-(19)."""
-    Pi = np.empty(V.shape[:1] + (r + 2, 6))
-    Pi[:, 0] = _apply(Md[0], V[:, 0])
-    for k in range(r + 1):
-        Pi[:, k + 1] = sum(comb(k, j) * (_apply(Md[j], V[:, k + 1 - j]) - lie.coad(V[:, j], Pi[:, k - j]))
-                           for j in range(k + 1))
-    return Pi
-
-
-def _apply(M: np.ndarray, x: np.ndarray) -> np.ndarray:
-    return (M @ x[..., None])[..., 0]
-
-
-def external_wrench(Ad_inv: np.ndarray, V: np.ndarray, Wb: np.ndarray) -> np.ndarray:
-    """Spatial form (N, r+1, 6) of the body-frame wrench derivatives Wb (N, r+1, 6), (22).
-
-    ``w_m = Ad_{C_i}^-T Wb^(m)`` obeys ``d/dt w_m = w_{m+1} - ad_V^T w_m``.
-    """
-    return leibniz_rates(Wb @ Ad_inv,  # rows w_m^T = Wb^(m)T Ad^-1
-                         lambda j, z, t: -lie.coad(V[:, j : j + 1], z))
-
-
-def backward_pass(model: Model, kin: SpatialKinematics, order: int,
-                  wrenches: dict[int, np.ndarray] | None = None) -> tuple[np.ndarray, list]:
-    """Joint torques (N, order+1, n) and spatial inter-body wrenches per body (N, order+1, 6).
-
-    ``W_i`` is the wrench body i's parent exerts on it through joint i, in the root
-    frame (moment about the root origin). ``wrenches``: body index -> (N, order+1, 6)
-    wrench the body exerts on its environment, in its own frame.
-    """
-    r = order
-    N = kin.N
-    W = [np.zeros((N, r + 1, 6)) for _ in range(model.n)]
-    tau = np.empty((N, r + 1, model.n))
-    for i in reversed(range(model.n)):
-        V, Y = kin.V[i], kin.Y[i]
-        Ad_inv = lie.Ad_inv(kin.R[i], kin.p[i])
-        Md = inertia_derivatives(spatial_inertia(model.inertias[i], Ad_inv), V, r)       # (13), (14)
-        W[i] += momentum_derivatives(Md, V, r)[:, 1:]                             # (16)-(19), (26)
-        if wrenches and i in wrenches:
-            W[i] += external_wrench(Ad_inv, V, wrenches[i])                       # (22)
-        for k in range(r + 1):                                                    # (31)
-            tau[:, k, i] = sum(comb(k, j) * np.einsum("nj,nj->n", Y[:, j], W[i][:, k - j])
-                               for j in range(k + 1))
-        if model.parent[i] >= 0:
-            W[model.parent[i]] += W[i]                                            # (30)
-    return tau, W
-
-
-def body_fixed_twists(R: np.ndarray, p: np.ndarray, Vs: np.ndarray) -> np.ndarray:
-    """``d^k/dt^k (Ad_C^-1 V^s)`` (N, K+1, 6) for ``C = (R, p)`` moving with twist ``V^s``.
-
-    With ``d/dt Ad_C^-1 = -Ad_C^-1 ad_{V^s}`` and ``Ad_C^-1 [V^s, x] = [V^b, Ad_C^-1 x]``, the
-    images ``u_m = Ad_C^-1 V^s(m)`` obey ``u_m' = u_{m+1} - [V^b, u_m]`` with ``V^b = u_0``.
-    """
-    return leibniz_rates(Vs @ np.swapaxes(lie.Ad_inv(R, p), 1, 2),
-                         lambda j, z, t: -lie.bracket(t[j][:, :1], z))
-
-
-def spatial_twists(R: np.ndarray, p: np.ndarray, Vb: np.ndarray) -> np.ndarray:
-    """``d^k/dt^k V^s`` (N, K+1, 6) from the body-fixed twist derivatives Vb (N, K+1, 6) of
-    a frame ``C = (R, p)``: the inverse of :func:`body_fixed_twists`.
-
-    With ``d/dt Ad_C = ad_{V^s} Ad_C``, the images ``w_m = Ad_C V^b(m)`` obey
-    ``w_m' = w_{m+1} + [V^s, w_m]`` with ``V^s = w_0``.
-    """
-    return leibniz_rates(Vb @ np.swapaxes(lie.Ad(R, p), 1, 2),
-                         lambda j, z, t: lie.bracket(t[j][:, :1], z))
-
-
-def body_frame_wrenches(kin: SpatialKinematics, i: int, W: np.ndarray) -> np.ndarray:
-    """``d^k/dt^k (Ad_{C_i}^T W)`` (N, r+1, 6): spatial wrench derivatives in body i's frame.
-
-    With ``d/dt Ad_C^T = Ad_C^T ad_{V^s}^T`` and ``Ad_C^T ad_{V^s}^T = ad_{V^b}^T Ad_C^T``, the
-    images ``f_m = Ad_C^T W^(m)`` obey ``f_m' = f_{m+1} + ad_{V^b}^T f_m``.
-    """
-    R, p = kin.R[i], kin.p[i]
-    Vb = body_fixed_twists(R, p, kin.V[i][:, : W.shape[1]])
-    return leibniz_rates(W @ lie.Ad(R, p),  # rows f_m^T = W^(m)T Ad
-                         lambda j, z, t: lie.coad(Vb[:, j : j + 1], z))
+__all__ = ["inverse_dynamics", "joint_wrenches"]
 
 
 def joint_wrenches(model: Model, trajectory: Trajectory, *, order: int = 2,
-                   gravity=GRAVITY) -> np.ndarray:
+                   gravity=GRAVITY, data: backends.Data | None = None) -> np.ndarray:
     """Wrench each body's parent exerts on it through its joint, in the body frame, and
-    its first ``order`` derivatives: (N, order+1, n, 6)."""
-    def per_chunk(qs, base, wrenches):
-        kin = forward_pass(model, qs, order + 1, base)
-        W = backward_pass(model, kin, order, wrenches)[1]
-        return np.stack([body_frame_wrenches(kin, i, W[i]) for i in range(model.n)], axis=2)
+    its first ``order`` derivatives: (N, order+1, n, 6), by the backend that runs."""
+    backend, data = backends.prepare(model, data)
+
+    def per_chunk(qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np.ndarray]
+                  ) -> np.ndarray:
+        _, F = cast(tuple, backend.spatial_inverse_dynamics(model, data, qs, base, wrenches,
+                                                            order=order, joint_wrenches=True))
+        return F
 
     return solve_in_chunks(model, trajectory, order, gravity, per_chunk, (model.n, 6))
 
 
 def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
-                     gravity=GRAVITY) -> np.ndarray:
-    """tau and its first ``order`` time derivatives, (N, order+1, n)."""
-    def per_chunk(qs, base, wrenches):
-        return backward_pass(model, forward_pass(model, qs, order + 1, base), order, wrenches)[0]
+                     gravity=GRAVITY, data: backends.Data | None = None) -> np.ndarray:
+    """tau and its first ``order`` time derivatives, (N, order+1, n), by the backend that
+    runs (its ``spatial_inverse_dynamics``)."""
+    backend, data = backends.prepare(model, data)
+
+    def per_chunk(qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np.ndarray]
+                  ) -> np.ndarray:
+        return cast(np.ndarray, backend.spatial_inverse_dynamics(model, data, qs, base,
+                                                                 wrenches, order=order))
 
     return solve_in_chunks(model, trajectory, order, gravity, per_chunk)

@@ -6,7 +6,7 @@ Played k times slower (x = 1/k) the root's twist scales like a joint rate,
 keep the rigid laws' form ``tau_k^(j) = x^j s^(j) + x^(j+2) d^(j)``: d the dynamics without
 gravity and external wrenches, s = tau - d. On contacts the base wrench splits the same way,
 ``W = W_s + W_d``, and the distribution is linear in it at a given pose (its map A depends on
-the pose only: :mod:`hodyn_cli.algorithms.contacts.distribution`), so every contact wrench
+the pose only: :mod:`hodyn_cli.algorithms.backends.numpy.contacts`), so every contact wrench
 is ``F_k = F_s + x^2 F_d`` (d: the distribution of ``W_d``) and the torques with the contacts
 keep the form too, d then with the contact wrenches ``F_d``.
 

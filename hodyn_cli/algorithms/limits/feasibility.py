@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.actuation import actuators, elastic
 from hodyn_cli.algorithms.contacts.margins import cone_angle, friction_angle, pressure_centre
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
@@ -103,38 +104,43 @@ def torque_order(limits: Limits) -> int:
     return max((j for j, key in keys if limits.limited(key).any()), default=-1)
 
 
-def requirements(model: Model, drives: Drives | None, order: int, kind: str = "full"
-                 ) -> elastic.Requirements | None:
+def requirements(model: Model, drives: Drives | None, order: int, kind: str = "full",
+                 data: backends.Data | None = None) -> elastic.Requirements | None:
     """The derivative orders :func:`series_laws` needs for torque order ``order``: None
     without drives (q to ``order + 2``), the elastic model's where a drive is series-elastic,
-    else the rigid drives' (q to ``max(order, 0) + 2``)."""
+    else the rigid drives' (q to ``max(order, 0) + 2``); kept in ``data`` (the backend's Data
+    of the request) where given, so that :func:`series_laws` with it finds them there."""
     if drives is None:
         return None
     if drives.elastic.any():
-        return elastic.requirements(model, drives, 0, kind)
-    return actuators.requirements(model, drives, max(order, 0), kind)
+        find, need = elastic.requirements, 0
+    else:
+        find, need = actuators.requirements, max(order, 0)
+    return find(model, drives, need, kind) if data is None else \
+        data.derived(find, model, drives, need, kind)
 
 
 def series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity=GRAVITY,
                 drives: Drives | None = None, kind: str = "full",
-                known: elastic.Requirements | None = None,
+                data: backends.Data | None = None,
                 contacts: tuple[Contact, ...] = ()) -> dict[str, Law]:
     """Every series the dynamics give for ``trajectory`` (all joints, mimic joints expanded):
     rigid to torque order ``order``; with ``drives``, elastic where one of them is, else rigid
     drives (:func:`~hodyn_cli.algorithms.limits.scaling.elastic_laws`,
-    :func:`~hodyn_cli.algorithms.limits.scaling.drive_laws`; ``kind``; ``known``: :func:`requirements`
-    if already found); a floating base (``trajectory.base``) rigid, on its ``contacts`` if
-    given (:func:`~hodyn_cli.algorithms.limits.contact_laws.floating_laws`). A law that
-    overflows float64 (inputs too large there) is an error naming it and the sample."""
+    :func:`~hodyn_cli.algorithms.limits.scaling.drive_laws`; ``kind``; ``data``: the backend's
+    Data of the request, which keeps the :func:`requirements`); a floating base
+    (``trajectory.base``) rigid, on its ``contacts`` if given
+    (:func:`~hodyn_cli.algorithms.limits.contact_laws.floating_laws`). A law that overflows
+    float64 (inputs too large there) is an error naming it and the sample."""
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named below
         laws = _series_laws(model, trajectory, order=order, gravity=gravity, drives=drives,
-                            kind=kind, known=known, contacts=contacts)
+                            kind=kind, data=data, contacts=contacts)
     check_results({name: law.coefficients for name, law in laws.items()}, trajectory)
     return laws
 
 
 def _series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity, drives, kind,
-                 known, contacts) -> dict[str, Law]:
+                 data, contacts) -> dict[str, Law]:
     if trajectory.base is not None:  # (rigid: drives with a floating base are refused by the API)
         return floating_laws(model, trajectory, order, gravity, contacts)
     if contacts:
@@ -143,8 +149,8 @@ def _series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity, d
     if drives is None:
         return rigid_laws(model, trajectory, order, gravity)
     if drives.elastic.any():
-        return elastic_laws(model, trajectory, drives, kind, gravity, known)
-    return drive_laws(model, trajectory, drives, order, kind, gravity, known)
+        return elastic_laws(model, trajectory, drives, kind, gravity, data)
+    return drive_laws(model, trajectory, drives, order, kind, gravity, data)
 
 
 def limited_series(model: Model, limits: Limits, laws: dict[str, Law]

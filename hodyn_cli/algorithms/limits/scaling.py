@@ -61,6 +61,7 @@ from math import comb
 
 import numpy as np
 
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.actuation import actuators, elastic
 from hodyn_cli.algorithms.dynamics import body_fixed
 from hodyn_cli.algorithms.dynamics.common import GRAVITY, base_motion, chunks
@@ -163,18 +164,19 @@ def _levels(n: int, pairs: np.ndarray) -> np.ndarray:
 
 
 def elastic_laws(model: Model, trajectory: Trajectory, drives: Drives, kind: str = "full",
-                 gravity=GRAVITY, known: elastic.Requirements | None = None) -> dict[str, Law]:
+                 gravity=GRAVITY, data: backends.Data | None = None) -> dict[str, Law]:
     """Laws of ``q``, ``qd``, the spring torques ``u``, ``ud``, ``udd`` (every joint) and,
     for the joints with a drive, the motor speed ``thetad`` and motor torque ``taum`` of the
-    elastic model ``kind`` (module docstring). ``known``: ``elastic.requirements(model,
-    drives, 0, kind)`` if already found."""
+    elastic model ``kind`` (module docstring). ``data``: the backend's Data for the model,
+    made once per request (it keeps ``elastic.requirements(model, drives, 0, kind)``)."""
     with_friction = drives.driven & drives.friction.any
     if with_friction.any():
         raise HodynError(f"joint '{model.joint_names[int(with_friction.argmax())]}': friction "
                          "with series-elastic drives is not in the time-scaling laws yet (it "
                          "enters u and, through theta, the couplings): hodyn elastic computes "
                          "it; leave friction out of the drives file for check and retime")
-    req = known if known is not None else elastic.requirements(model, drives, 0, kind)
+    _, data = backends.prepare(model, data)
+    req = data.derived(elastic.requirements, model, drives, 0, kind)
     if trajectory.orders <= req.q_order:
         raise HodynError(f"elastic --model {kind} needs q up to "
                          f"{derivative_name('q', req.q_order)}, the trajectory has up to "
@@ -188,8 +190,8 @@ def elastic_laws(model: Model, trajectory: Trajectory, drives: Drives, kind: str
     taum = np.zeros((N, n, P + 1))
     still = base_motion(NO_GRAVITY, R + 1)
     for sl, qs, base, wrenches in chunks(model, trajectory, R, gravity):
-        tau, omega = elastic.rigid_passes(model, qs, R, base, wrenches)
-        d, _ = elastic.rigid_passes(model, qs, R, still, {})
+        tau, omega = elastic.rigid_passes(model, qs, R, base, wrenches, data)
+        d, _ = elastic.rigid_passes(model, qs, R, still, {}, data)
         graded = np.zeros(tau.shape + (P + 1,))
         graded[..., 0], graded[..., 1] = tau - d, d
         u[sl], thetad[sl], taum[sl] = _graded_solve(model, drives, req, pairs, qs, graded,
@@ -202,21 +204,25 @@ def elastic_laws(model: Model, trajectory: Trajectory, drives: Drives, kind: str
     return laws
 
 
+
+def _without_friction(model: Model, drives: Drives) -> Drives:
+    """The drives without friction: the laws' torques take friction apart."""
+    return replace(drives, friction=Friction.none(model.n))
+
 def drive_laws(model: Model, trajectory: Trajectory, drives: Drives, order: int,
-               kind: str = "full", gravity=GRAVITY, known: elastic.Requirements | None = None
+               kind: str = "full", gravity=GRAVITY, data: backends.Data | None = None
                ) -> dict[str, Law]:
     """Laws of ``q``, ``qd`` (every joint), ``tau`` .. ``tau^(order)`` (the rotors' reactions
     included), and for the joints with a drive the motor speed ``thetad``, the motor torque
     ``taum`` and, where the drive has a torque constant, the ``current`` of rigid drives
-    (module docstring; ``known``: ``actuators.requirements(model, drives, max(order, 0),
-    kind)`` if already found)."""
+    (module docstring; ``data``: the backend's Data for the model, made once per request)."""
     K = max(order, 0)
-    req = known if known is not None else actuators.requirements(model, drives, K, kind)
-    ideal = replace(drives, friction=Friction.none(model.n))
+    _, data = backends.prepare(model, data)
+    ideal = data.derived(_without_friction, model, drives)   # one per request: its needs too
     full = actuators.inverse_dynamics(model, trajectory, ideal, order=K, kind=kind,
-                                      gravity=gravity, known=req)
+                                      gravity=gravity, data=data)
     dyn = actuators.inverse_dynamics(model, _still(trajectory), ideal, order=K, kind=kind,
-                                     gravity=NO_GRAVITY, known=req)
+                                     gravity=NO_GRAVITY, data=data)
     q, names = trajectory.derivatives, model.joint_names
     laws = joint_laws(trajectory, names)
     for j in range(order + 1):

@@ -83,23 +83,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cache
-from math import comb, factorial
+from math import factorial
 
 import numpy as np
 
 from hodyn_cli.algorithms import backends
-from hodyn_cli.algorithms.dynamics.spatial import forward_pass, spatial_twists
-from hodyn_cli.algorithms.motion.kinematics import frame_pose
-from hodyn_cli.core import lie
-from hodyn_cli.core.model import LinkFrame, Model
+from hodyn_cli.algorithms.backends.numpy.ik import Task, condition_numbers, matvec, pose_error
+from hodyn_cli.algorithms.backends.numpy.spatial import spatial_twists
+from hodyn_cli.core.model import Model
 from hodyn_cli.core.motion import LinkMotion
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.limits import beyond_limits
 from hodyn_cli.modeling.locking import default_lock_value
 
-__all__ = ["InverseKinematics", "Task", "spatial_motion", "inverse_kinematics", "jacobians",
-           "pose_error", "newton", "rates", "hermite_weights", "hermite_steps",
+__all__ = ["InverseKinematics", "spatial_motion", "inverse_kinematics", "hermite_weights", "hermite_steps",
            "quadrature_error", "reliable_orders", "TASKS", "MAX_CONDITION"]
 
 TASKS = ("pose", "position")
@@ -249,139 +247,6 @@ def hermite_weights(m: int) -> np.ndarray:
     return c
 
 
-@dataclass(frozen=True, eq=False)
-class Task:
-    """One inverse-kinematics task as the backends' operations take it: the model, the link's
-    frame (its body and pose T in it), the path of bodies from the root to that body, and
-    the kind (``pose``: m = 6 task coordinates; ``position``: 3)."""
-
-    model: Model
-    frame: LinkFrame
-    path: np.ndarray
-    kind: str
-
-    @property
-    def m(self) -> int:
-        return 6 if self.kind == "pose" else 3
-
-    @property
-    def redundant(self) -> bool:
-        return len(self.path) > self.m
-
-
-def jacobians(task: Task, q: np.ndarray):
-    """The link pose R (N, 3, 3), p (N, 3), the path's Jacobian J (N, 6, r) (spatial joint
-    screws) and the task Jacobian J_t (N, m, r) at joint positions q (N, n)."""
-    N = q.shape[0]
-    kin = forward_pass(task.model, np.stack([q, np.zeros_like(q)], axis=1), 0)
-    R, p = frame_pose(kin, task.frame)
-    J = np.stack([kin.Y[i][:, 0] for i in task.path], axis=-1).reshape(N, 6, -1)
-    return R, p, J, _point_jacobian(J, p) if task.kind == "position" else J
-
-
-def pose_error(task: Task, q: np.ndarray, R_target: np.ndarray | None, p_target: np.ndarray):
-    """:func:`jacobians` and the task error (N, m) at q towards the targets (R_target: pose
-    task only): the rotation log and the translation, as a spatial twist."""
-    R, p, J, Jt = jacobians(task, q)
-    dp = p_target - p
-    if task.kind == "position":
-        return R, p, J, Jt, dp
-    w = lie.rotation_log(R_target @ np.swapaxes(R, 1, 2))
-    return R, p, J, Jt, np.concatenate([w, dp - lie.cross(w, p)], axis=-1)
-
-
-def newton(task: Task, q: np.ndarray, R: np.ndarray | None, p: np.ndarray, steps: int
-           ) -> tuple[np.ndarray, np.ndarray]:
-    """Newton from positions q (N, n) towards the link targets R (N, 3, 3; pose task) and p
-    (N, 3), at most ``steps`` minimum-norm / least-squares steps (the whole block stops when
-    its steps are small): the positions and the largest pose error (N,) there. The numpy
-    backend's (the compiled kernel iterates each lane group on its own)."""
-    q = q.copy()
-    for _ in range(steps):
-        Jt, e = pose_error(task, q, R, p)[3:]
-        if Jt.shape[1] == Jt.shape[2]:   # square: LU, 3x cheaper than the SVD of pinv
-            try:
-                dq = np.linalg.solve(Jt, e[..., None])[..., 0]
-            except np.linalg.LinAlgError:  # an exactly singular sample: least squares
-                dq = (np.linalg.pinv(Jt) @ e[..., None])[..., 0]
-        else:
-            dq = (np.linalg.pinv(Jt) @ e[..., None])[..., 0]
-        q[:, task.path] += dq
-        if np.abs(dq).max() <= 1e-14 * (1.0 + np.abs(q).max()):
-            break
-    e = pose_error(task, q, R, p)[-1]
-    return q, np.abs(e).max(axis=1)
-
-
-def rates(task: Task, q: np.ndarray, y: np.ndarray, q_ref: np.ndarray | None, gain: float
-          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """q and its rates (N, D+1, n) at positions q (N, n) for the task rates y (N, D, m),
-    Algorithm 2 (module docstring), the numpy backend's; the condition numbers of J_t (N,);
-    and how far (N, D) the rates miss the prescribed ones, relative, where the path has fewer
-    joints than task coordinates (least squares; zero otherwise). ``q_ref``, ``gain``: a
-    redundant arm's posture term."""
-    N, D = y.shape[:2]
-    model, path, body = task.model, task.path, task.frame.body
-    kin = forward_pass(model, np.stack([q, np.zeros_like(q)], axis=1), 0)
-    p = [frame_pose(kin, task.frame)[1]]                         # link origin, derivatives
-    Y = {i: [kin.Y[i][:, 0]] for i in path}                      # joint screws, derivatives
-    V: dict[int, list[np.ndarray]] = {i: [] for i in path}       # spatial twists
-    zero = [np.zeros((N, 6))] * (D + 1)
-    qs = np.zeros((N, D + 1, model.n))
-    qs[:, 0] = q
-    miss = np.zeros((N, D))
-    Jt: list[np.ndarray] = []
-    for k in range(D):
-        Jk = np.stack([Y[i][k] for i in path], axis=-1)          # (N, 6, r)
-        if task.kind == "position":
-            Jk = _point_jacobian(Jk, p[0]) + sum(
-                comb(k, j) * _moment(np.stack([Y[i][k - j] for i in path], axis=-1), p[j])
-                for j in range(1, k + 1))
-        Jt.append(Jk)
-        if k == 0:
-            U, S, Vh = np.linalg.svd(Jk, full_matrices=False)   # once per sample
-            cond = S[:, 0] / np.where(S[:, -1] > 0, S[:, -1], np.nan)
-            cond = np.nan_to_num(cond, nan=np.inf)
-            with np.errstate(divide="ignore"):
-                pinv = (np.swapaxes(Vh, 1, 2) / S[:, None, :]) @ np.swapaxes(U, 1, 2)
-                if task.redundant:                               # A^-1 = U S^-2 U^T
-                    inverse_A = (U / S[:, None, :] ** 2) @ np.swapaxes(U, 1, 2)
-                    lam: list[np.ndarray] = []
-        # k.a) inverse kinematics of order k+1: J_t q^(k+1) = b
-        b = y[:, k] - sum(comb(k, j) * _mv(Jt[j], qs[:, k + 1 - j, path]) for j in range(1, k + 1))
-        if task.redundant:
-            # q^(k+1) = J_t^T lam^(k) + r with J_t q^(k+1) = b, i.e. A lam^(k) = b - J_t r:
-            # the lam recursion of the docstring, solved so that the task equation holds
-            # to rounding (J_t^T A^-1 = J_t^+ has J_t's condition, A^-1 its square)
-            # q' = z + J_t^T lam: the posture term z = K (q_ref - q), z^(k) = -K q^(k)
-            assert q_ref is not None  # a redundant arm's posture (the docstring)
-            z = (q_ref[path] - q[:, path] if k == 0 else -qs[:, k, path]) * gain
-            r = z + sum(comb(k, j) * _mv(np.swapaxes(Jt[j], 1, 2), lam[k - j])
-                        for j in range(1, k + 1))
-            c = b - _mv(Jt[0], r)
-            lam.append(_mv(inverse_A, c))
-            qk = _mv(pinv, c) + r
-        else:
-            qk = _mv(pinv, b)
-            if len(path) < task.m:   # least squares: exact only if the task can be followed
-                miss[:, k] = np.abs(_mv(Jt[0], qk) - b).max(axis=1) / (
-                    1.0 + np.abs(b).max(axis=1))
-        qs[:, k + 1, path] = qk
-        # k.b) forward kinematics of order k along the path, (6), (9)
-        for i in path:
-            par = model.parent[i]
-            Vp = V[par] if par >= 0 else zero
-            V[i].append(Vp[k] + sum(comb(k, j) * qs[:, k + 1 - j, i, None] * Y[i][j]
-                                    for j in range(k + 1)))
-            Y[i].append(sum(comb(k, j) * lie.bracket(Vp[j], Y[i][k - j]) for j in range(k + 1)))
-        Ve = V[body]
-        p.append(Ve[k][:, 3:] + sum(comb(k, j) * lie.cross(Ve[j][:, :3], p[k - j])
-                                    for j in range(k + 1)))
-    if D == 0:
-        cond = _condition(jacobians(task, q)[3])
-    return qs, cond, miss
-
-
 class InverseKinematics:
     """Inverse kinematics of one link, called on consecutive chunks of one motion.
 
@@ -395,7 +260,8 @@ class InverseKinematics:
 
     def __init__(self, model: Model, link: str, *, task: str = "pose", q0=None,
                  max_condition: float = MAX_CONDITION, on_singular: str = "error",
-                 on_branch_jump: str = "error", posture_gain: float = POSTURE_GAIN):
+                 on_branch_jump: str = "error", posture_gain: float = POSTURE_GAIN,
+                 data: backends.Data | None = None):
         if task not in TASKS:
             raise HodynError(f"unknown task '{task}' (tasks: {', '.join(TASKS)})")
         for name, value in (("on_singular", on_singular), ("on_branch_jump", on_branch_jump)):
@@ -414,6 +280,7 @@ class InverseKinematics:
         #: what the backends' operations take of the task
         self.spec = Task(model, frame, np.flatnonzero(model.ancestry[:, frame.body]), task)
         self.path, self.m, self.redundant = self.spec.path, self.spec.m, self.spec.redundant
+        self.data = data   # the backend's Data for the model (the caller's, per request)
         if q0 is None:
             q0 = [default_lock_value(model, i) for i in range(model.n)]
         self.q0 = np.asarray(q0, dtype=float).reshape(-1)
@@ -512,7 +379,7 @@ class InverseKinematics:
         rows = slice(s, s + 1)
         q = self._predict(motion, rows)
         closest, err = self._newton(self._damped(q, motion, rows), motion, rows)
-        c = _condition(self._pose_error(closest, motion, rows)[3])[0]
+        c = condition_numbers(self._pose_error(closest, motion, rows)[3])[0]
         where = f"{self._when(motion, s)}: {reason}"
         if len(self.path) == self.m:
             found = self._solutions(motion, s, q[0])
@@ -550,8 +417,9 @@ class InverseKinematics:
                 ) -> tuple[np.ndarray, np.ndarray]:
         """Newton from q (N, n) towards the targets of ``rows``: (q, error), by the backend
         that runs (:func:`newton` is the reference)."""
-        return backends.current().ik_newton(self.spec, q, *self._targets(motion, rows),
-                                            NEWTON_STEPS)
+        backend, self.data = backends.prepare(self.model, self.data)
+        return backend.ik_newton(self.model, self.data, self.spec, q,
+                                 *self._targets(motion, rows), NEWTON_STEPS)
 
     def _damped(self, q: np.ndarray, motion: LinkMotion, rows: slice) -> np.ndarray:
         """Damped least squares (Levenberg-Marquardt) from q (N, n), each sample on its own
@@ -567,7 +435,7 @@ class InverseKinematics:
             Jt = self._pose_error(q, motion, rows)[3]
             A = Jt @ np.swapaxes(Jt, 1, 2) + mu[:, None, None] ** 2 * np.eye(self.m)
             trial = q.copy()
-            trial[:, self.path] += _mv(np.swapaxes(Jt, 1, 2), np.linalg.solve(A, e[..., None])[..., 0])
+            trial[:, self.path] += matvec(np.swapaxes(Jt, 1, 2), np.linalg.solve(A, e[..., None])[..., 0])
             e_new = self._pose_error(trial, motion, rows)[-1]
             better = going & (np.sum(e_new**2, axis=1) < cost)
             q[better], e[better] = trial[better], e_new[better]
@@ -710,8 +578,10 @@ class InverseKinematics:
         rows = slice(i, min(out.shape[0], i + KERNEL_WINDOW))
         before = self.before if self.before is not None and self.before[0] is not None \
             else None
-        qs, c = backends.current().ik_integrate(
-            self.spec, motion.rates(self.task)[rows], *self._targets(motion, rows), motion.t[rows],
+        backend, self.data = backends.prepare(self.model, self.data)
+        qs, c = backend.ik_integrate(
+            self.model, self.data, self.spec, motion.rates(self.task)[rows],
+            *self._targets(motion, rows), motion.t[rows],
             self.q_ref, self.posture_gain, (*self._last, self.last_condition), before, _weight_table(D),
             _ERROR_CONSTANTS, newton_steps=NEWTON_STEPS, passes=PICARD_STEPS // 4,
             tolerance=TOLERANCE, jump=JUMP)
@@ -799,8 +669,10 @@ class InverseKinematics:
         """q^(1..D) at positions q (N, n), Algorithm 2 by the backend that runs
         (:func:`rates` is the reference); returns ((N, D+1, n), condition). A path with
         fewer joints than task coordinates must reproduce the prescribed rates."""
-        qs, cond, miss = backends.current().ik_rates(self.spec, q, motion.rates(self.task)[rows],
-                                                     self.q_ref, self.posture_gain)
+        backend, self.data = backends.prepare(self.model, self.data)
+        qs, cond, miss = backend.ik_rates(self.model, self.data, self.spec, q,
+                                          motion.rates(self.task)[rows], self.q_ref,
+                                          self.posture_gain)
         bad = np.argwhere(miss > 1e-8)
         if bad.size:
             s, k = (int(x) for x in bad[0])
@@ -817,26 +689,6 @@ def spatial_motion(motion: LinkMotion) -> LinkMotion:
     if motion.Vs is not None or motion.Vb is None or motion.R is None:
         return motion
     return replace(motion, Vs=spatial_twists(motion.R, motion.p, motion.Vb), Vb=None)
-
-
-def _condition(Jt: np.ndarray) -> np.ndarray:
-    """Condition numbers (N,) of the task Jacobians (N, m, r) (inf where singular)."""
-    S = np.linalg.svd(Jt, compute_uv=False)
-    return np.nan_to_num(S[:, 0] / np.where(S[:, -1] > 0, S[:, -1], np.nan), nan=np.inf)
-
-
-def _mv(A: np.ndarray, x: np.ndarray) -> np.ndarray:
-    return (A @ x[..., None])[..., 0]
-
-
-def _point_jacobian(J: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """``P(p) J`` (N, 3, r): velocity of the point p for unit rates, ``v + omega x p``."""
-    return J[:, 3:] + _moment(J, p)
-
-
-def _moment(J: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """``omega x p`` for every column (N, 3, r) of J (N, 6, r)."""
-    return np.swapaxes(lie.cross(np.swapaxes(J[:, :3], 1, 2), p[:, None, :]), 1, 2)
 
 
 def inverse_kinematics(model: Model, motion: LinkMotion, link: str, *, task: str = "pose",

@@ -17,7 +17,7 @@ columns ``Z^(0) = I``, ``Z^(k) = sum_{i<k} C(k-1, i) ad_{V_0^s(i)} Z^(k-1-i)``; 
 
 The body Jacobian ``J^b = Ad_{C_L}^-1 J^s`` (link frame L) maps ``nu`` to the link's body twist;
 column by column its derivatives follow the rule of body-fixed twists
-(:func:`~hodyn_cli.algorithms.dynamics.spatial.body_fixed_twists`): with ``u_m = Ad_{C_L}^-1
+(:func:`~hodyn_cli.algorithms.backends.numpy.spatial.body_fixed_twists`): with ``u_m = Ad_{C_L}^-1
 J^s(m)``, ``u_m' = u_{m+1} - [V^b, u_m]``, V^b the link's body twist.
 
 >>> from pathlib import Path
@@ -42,9 +42,10 @@ from math import comb
 
 import numpy as np
 
-from hodyn_cli.algorithms.dynamics.common import leibniz_rates
-from hodyn_cli.algorithms.dynamics.spatial import body_fixed_twists, forward_pass, spatial_twists
-from hodyn_cli.algorithms.motion.kinematics import frame_pose
+from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.backends.numpy.common import leibniz_rates
+from hodyn_cli.algorithms.backends.numpy.kinematics import frame_pose
+from hodyn_cli.algorithms.backends.numpy.spatial import body_fixed_twists, spatial_twists
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
@@ -87,10 +88,11 @@ def root_columns(V0: np.ndarray, K: int) -> np.ndarray:
     return Z
 
 
-def link_jacobian(model: Model, trajectory: Trajectory, link: str, order: int = 2
-                  ) -> LinkJacobian:
+def link_jacobian(model: Model, trajectory: Trajectory, link: str, order: int = 2,
+                  data: backends.Data | None = None) -> LinkJacobian:
     """Spatial and body Jacobian of ``link`` and their first ``order`` derivatives (needs
-    q^(order+1); a floating root, ``trajectory.base``, its Vb to ``order``)."""
+    q^(order+1); a floating root, ``trajectory.base``, its Vb to ``order``), from the
+    backend's ``spatial_kinematics`` (``data``: its Data for the model)."""
     if link not in model.links:
         raise HodynError(f"the model has no link '{link}' (links: {', '.join(model.links)})")
     if order < 0:
@@ -116,7 +118,8 @@ def link_jacobian(model: Model, trajectory: Trajectory, link: str, order: int = 
         p = np.broadcast_to(frame.T[:3, 3], (N, 3))
         Vs = np.zeros((N, K + 1, 6)) if V0 is None else V0
     else:
-        kin = forward_pass(model, trajectory.derivatives, K, V0)
+        backend, data = backends.prepare(model, data)
+        kin = backend.spatial_kinematics(model, data, trajectory.derivatives, K, V0)
         for j in np.flatnonzero(model.ancestry[:, frame.body]):
             Js[..., f + j] = kin.Y[j]
         R, p = frame_pose(kin, frame)

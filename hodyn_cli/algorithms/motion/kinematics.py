@@ -28,11 +28,12 @@ array([[0.7, 0. , 0. ]])
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import comb
 
 import numpy as np
 
-from hodyn_cli.algorithms.dynamics.spatial import body_fixed_twists, forward_pass, spatial_twists
+from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.backends.numpy.kinematics import frame_pose, point_derivatives
+from hodyn_cli.algorithms.backends.numpy.spatial import body_fixed_twists, spatial_twists
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
@@ -65,12 +66,13 @@ class LinkKinematics:
         return self.Vs.shape[1] - 1
 
 
-def link_kinematics(model: Model, trajectory: Trajectory, link: str, order: int = 3
-                    ) -> LinkKinematics:
+def link_kinematics(model: Model, trajectory: Trajectory, link: str, order: int = 3,
+                    data: backends.Data | None = None) -> LinkKinematics:
     """Pose, twists and their first ``order`` derivatives of ``link`` (needs q^(order+1)).
 
     With a floating root (``trajectory.base``, Vb to order ``order``) in the world frame;
-    else in the root frame.
+    else in the root frame. By the backend's ``spatial_kinematics`` (``data``: its Data for
+    the model, :func:`~hodyn_cli.algorithms.backends.prepare`).
     """
     if link not in model.links:
         raise HodynError(f"the model has no link '{link}' (links: {', '.join(model.links)})")
@@ -92,7 +94,8 @@ def link_kinematics(model: Model, trajectory: Trajectory, link: str, order: int 
         p = np.broadcast_to(frame.T[:3, 3], (N, 3)).copy()
         Vs = np.zeros((N, K + 1, 6)) if V0 is None else V0
     else:
-        kin = forward_pass(model, trajectory.derivatives, K, V0)
+        backend, data = backends.prepare(model, data)
+        kin = backend.spatial_kinematics(model, data, trajectory.derivatives, K, V0)
         R, p = frame_pose(kin, frame)
         Vs = kin.V[frame.body]
     Vb, pd = body_fixed_twists(R, p, Vs), point_derivatives(p, Vs)
@@ -101,19 +104,3 @@ def link_kinematics(model: Model, trajectory: Trajectory, link: str, order: int 
         Vs = Vs @ np.swapaxes(lie.Ad(base.R, base.p), 1, 2)
         pd = pd @ np.swapaxes(base.R, 1, 2)
     return LinkKinematics(link, R, p, Vs, Vb, pd)
-
-
-def frame_pose(kin, frame) -> tuple[np.ndarray, np.ndarray]:
-    """Pose (R, p) (N, 3, 3), (N, 3) of a link frame from the forward pass of its body."""
-    Rb = kin.R[frame.body]
-    return Rb @ frame.T[:3, :3], Rb @ frame.T[:3, 3] + kin.p[frame.body]
-
-
-def point_derivatives(p: np.ndarray, Vs: np.ndarray) -> np.ndarray:
-    """``p', ..., p^(K+1)`` (N, K+1, 3) of a point p (N, 3) on a body with twist V^s (N, K+1, 6)."""
-    K1 = Vs.shape[1]
-    w, v = Vs[..., :3], Vs[..., 3:]
-    P = [p]
-    for k in range(K1):
-        P.append(v[:, k] + sum(comb(k, j) * lie.cross(w[:, j], P[k - j]) for j in range(k + 1)))
-    return np.stack(P[1:], axis=1)

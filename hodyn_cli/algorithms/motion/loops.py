@@ -310,7 +310,8 @@ class Closed(coupling.Coupling):
             qs = np.concatenate([qs, np.zeros((qs.shape[0], max(K, 1) + 1 - qs.shape[1],
                                                self.n))], axis=1)
         frames = self.sides + (self.joint_frames if joints else ())
-        return backends.current().contact_frames(self.model, qs, frames, K)
+        backend, data = backends.prepare(self.model)
+        return backend.contact_frames(self.model, data, qs, frames, K)
 
     def _gap(self, R: np.ndarray, p: np.ndarray) -> np.ndarray:
         """``c`` (N, R): the kept rows of ``(log(R_a R_b^T); p_a - p_b)`` per loop, from the

@@ -28,9 +28,9 @@ from math import comb
 
 import numpy as np
 
-from hodyn_cli.algorithms.dynamics.common import CHUNK
-from hodyn_cli.algorithms.dynamics.spatial import (
-    forward_pass,
+from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.backends.numpy.common import CHUNK
+from hodyn_cli.algorithms.backends.numpy.spatial import (
     inertia_derivatives,
     momentum_derivatives,
     spatial_inertia,
@@ -64,10 +64,12 @@ class Centroidal:
         return self.h.shape[1] - 1
 
 
-def centroidal(model: Model, trajectory: Trajectory, *, order: int = 1) -> Centroidal:
+def centroidal(model: Model, trajectory: Trajectory, *, order: int = 1,
+               data: backends.Data | None = None) -> Centroidal:
     """Total mass, centre of mass and centroidal momentum with their first ``order``
     derivatives (the centre of mass to ``order + 1``; needs q^(order+1) and, for a floating
     root (``trajectory.base``), its Vb to order ``order``). No base: the root is welded.
+    By the backend's ``spatial_kinematics`` (``data``: its Data for the model).
 
     >>> from pathlib import Path
     >>> from hodyn_cli.modeling.urdf import load_model
@@ -94,19 +96,21 @@ def centroidal(model: Model, trajectory: Trajectory, *, order: int = 1) -> Centr
     if mass <= 0:
         raise HodynError(f"robot '{model.name}' has no mass: no centre of mass")
     N, K = trajectory.n_samples, order
+    backend, data = backends.prepare(model, data)
     com, h = np.empty((N, K + 2, 3)), np.empty((N, K + 1, 6))
     for s in range(0, N, CHUNK):
         sl = slice(s, s + CHUNK)
-        com[sl], h[sl] = _chunk(model, trajectory.derivatives[sl], K, mass,
+        com[sl], h[sl] = _chunk(backend, model, data, trajectory.derivatives[sl], K, mass,
                                 None if base is None else base.rows(sl))
     return Centroidal(mass, com, h)
 
 
-def _chunk(model: Model, qs: np.ndarray, K: int, mass: float, base: BaseMotion | None):
+def _chunk(backend: backends.Backend, model: Model, data: backends.Data, qs: np.ndarray,
+           K: int, mass: float, base: BaseMotion | None):
     N = qs.shape[0]
     V0 = np.zeros((1, K + 1, 6)) if base is None else spatial_twists(
         np.broadcast_to(np.eye(3), (N, 3, 3)), np.zeros((N, 3)), base.Vb[:, : K + 1])
-    kin = forward_pass(model, qs, K, V0)
+    kin = backend.spatial_kinematics(model, data, qs, K, V0)
     root = np.broadcast_to(model.root_inertia, (N, 6, 6))
     Pi = momentum_derivatives(inertia_derivatives(root, np.broadcast_to(V0, (N, K + 1, 6)), K - 1),
                               np.broadcast_to(V0, (N, K + 1, 6)), K - 1)         # (12), (16)-(19)

@@ -1,3 +1,3 @@
 """Designed motions: generated excitation and point-to-point motions with exact derivatives,
-inside the limits, and the excitation motions of identification. Imports: dynamics, motion,
-actuation, limits, identification."""
+inside the limits, and the excitation motions of identification. Imports: backends (the Data of
+a request), dynamics, motion, actuation, limits, identification."""

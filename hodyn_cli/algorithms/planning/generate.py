@@ -38,6 +38,7 @@ from math import comb, factorial
 
 import numpy as np
 
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.limits.feasibility import (
     Binding,
@@ -360,7 +361,8 @@ def within_limits(model: Model, kind: str, limits: Limits, *, gravity=GRAVITY,
     motion is on (None: it was not slowed).
     """
     order = torque_order(limits)
-    req = requirements(model, drives, order, elastic_model)
+    _, data = backends.prepare(model)   # this request's: every piece's laws share it
+    req = requirements(model, drives, order, elastic_model, data)
     need = order + 2 if req is None else req.q_order
     asked = options.pop("derivatives", 4)
     slow = 1.0
@@ -369,7 +371,7 @@ def within_limits(model: Model, kind: str, limits: Limits, *, gravity=GRAVITY,
         for piece in chunks(model, kind, size, derivatives=max(asked, need), slow=slow,
                             **options):
             search.add(series_laws(model, model.coupling.expand(piece), order=order,
-                                   gravity=gravity, drives=drives, kind=elastic_model, known=req),
+                                   gravity=gravity, drives=drives, kind=elastic_model, data=data),
                        piece)
         best = search.best[0]
         if best is None or best.x >= 1:

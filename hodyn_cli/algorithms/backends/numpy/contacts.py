@@ -1,4 +1,8 @@
-"""The base wrench distributed over the active contacts: minimum weighted norm, closed form,
+"""Contacts over a chunk: the contact frames' jets relative to the root (the spatial forward
+pass, ``R' = omega^ R``, ``p' = v + omega x p``: the numpy backend's ``contact_frames``) and
+one phase's share of the base wrench among the active contacts (``contact_share``).
+
+The base wrench distributed over the active contacts: minimum weighted norm, closed form,
 with every time derivative.
 
 Unknowns: the stacked contact wrenches F (a point's force f in world axes, 3; a surface's
@@ -37,17 +41,75 @@ Derivatives: every step is a product or an inverse of jets (:mod:`hodyn_cli.core
 ``F^(k)`` follows exactly from the derivatives of A (the contact frames' motion) and of b (the
 base wrench's).
 
-This module is the reference (the numpy backend runs it); the compiled backend's
+This is the reference (the numpy backend's ``contact_share``); the compiled backend's
 ``hodyn_contact_share`` (``backends/csrc/contacts.c``) computes the same steps in C.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from hodyn_cli.algorithms.backends.numpy.kinematics import frame_pose, point_derivatives
+from hodyn_cli.algorithms.backends.numpy.spatial import forward_pass
 from hodyn_cli.core import jets, lie
+from hodyn_cli.core.model import LinkFrame, Model
+from hodyn_cli.modeling.contacts import Contact
 
-__all__ = ["distribute", "share", "contact_map", "in_contact_axes", "RANKS"]
+__all__ = ["FrameJets", "contact_frames", "distribute", "share", "contact_map", "in_contact_axes", "RANKS"]
+
+
+@dataclass(frozen=True)
+class FrameJets:
+    """A contact frame relative to the root: orientation R (N, K+1, 3, 3) and origin p
+    (N, K+1, 3) with their first K derivatives, root frame."""
+
+    R: np.ndarray
+    p: np.ndarray
+
+
+def _paths(model: Model, bodies: list[int]) -> tuple[Model, np.ndarray]:
+    """The model cut to the joints on the paths from the root to ``bodies`` (a humanoid's
+    feet: its legs, 12 of 32 joints), and those joints' indices: the forward pass need not
+    move the arms and head."""
+    keep = np.flatnonzero(model.ancestry[:, [b for b in bodies if b >= 0]].any(axis=1))
+    if len(keep) == model.n:
+        return model, keep
+    new = np.full(model.n, -1)
+    new[keep] = np.arange(len(keep))
+    parent = np.array([new[p] if p >= 0 else -1 for p in model.parent[keep]])
+    names = tuple(model.joint_names[i] for i in keep)
+    cut = Model(model.name, model.root_link, names, tuple(model.joint_types[i] for i in keep),
+                tuple(model.link_names[i] for i in keep), parent, model.B[keep], model.X[keep],
+                model.inertias[keep])
+    return cut, keep
+
+
+def contact_frames(model: Model, qs: np.ndarray, contacts: tuple[Contact, ...], K: int
+                   ) -> list[FrameJets]:
+    """The jets of every contact frame relative to the root; ``qs`` (N, >= K+1, n)."""
+    N = qs.shape[0]
+    cut, keep = _paths(model, [model.links[c.link].body for c in contacts])
+    new = np.full(model.n, -1)
+    new[keep] = np.arange(len(keep))
+    kin = forward_pass(cut, qs[..., keep], max(K - 1, 0))   # twists to K-1 give poses to K
+    out = []
+    for c in contacts:
+        link = model.links[c.link]
+        frame = LinkFrame(int(new[link.body]) if link.body >= 0 else -1, link.T @ c.T)
+        if frame.body < 0:  # on the root: at rest relative to it
+            R = np.zeros((N, K + 1, 3, 3))
+            p = np.zeros((N, K + 1, 3))
+            R[:, 0], p[:, 0] = frame.T[:3, :3], frame.T[:3, 3]
+            out.append(FrameJets(R, p))
+            continue
+        R0, p0 = frame_pose(kin, frame)
+        V = kin.V[frame.body][:, :K]
+        p = p0[:, None] if K == 0 else np.concatenate([p0[:, None], point_derivatives(p0, V)], 1)
+        out.append(FrameJets(jets.rotation(R0, V[..., :3], K), p))
+    return out
+
 
 #: the moments a contact set can take: every one, all but those about a line, none
 RANKS = ("full", "line", "none")
