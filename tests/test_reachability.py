@@ -72,18 +72,18 @@ def test_a_straight_line_from_rest_to_rest_is_within_half_a_percent_of_toppra():
     """The iiwa's 3 s line from rest to rest (velocity and torque limits, the URDF's): within
     0.5 % of toppra's duration on the line parametrised by its length (the linear
     programmes in the input's time: 6.9 %, their law held near the rests), the output within
-    its limits, at exactly 1/rate, and passing hodyn validate at 10 kHz (the 100 Hz
-    output: the next test)."""
+    its limits, at exactly 1/rate, and passing hodyn validate at 1 kHz (100 Hz: the next
+    test; 10 kHz: the slow sweep)."""
     model = hodyn_cli.load_robot(IIWA)
     traj = _through(model, IIWA_REST)
     peer = _toppra_lines(model, np.stack(IIWA_REST))
-    out, opt = hodyn_cli.retime_optimal(model, traj, rate=1e4)
+    out, opt = hodyn_cli.retime_optimal(model, traj, rate=1e3)
     assert opt.used == "reachability"
     assert abs(opt.duration / peer - 1) < 0.005, (opt.duration, peer)
     assert hodyn_cli.check_limits(model, out).feasible
     report = hodyn_cli.validate_motion(model, out, samples=50)
     assert report.passed, [c for c in report.checks if c.status == "fail"]
-    assert np.abs(np.diff(out.t)[:-1] - 1e-4).max() < 1e-9
+    assert np.abs(np.diff(out.t)[:-1] - 1e-3).max() < 1e-9
     assert np.abs(out.derivatives[[0, -1], 1]).max() < 1e-12  # from rest, to rest
 
 
@@ -161,15 +161,18 @@ ARMS = [("iiwa14", IIWA_REST), ("panda", None), ("ur_description/urdf/ur5_robot.
 @pytest.mark.slow
 @pytest.mark.parametrize("robot, rests", ARMS)
 def test_rest_paths_of_public_arms_within_half_a_percent_of_toppra(robot, rests):
-    """From rest to rest along a straight line (3 s and 10 s designs, 100 Hz) and along the
-    line with a rest halfway: within 0.5 % of toppra's line (4000 grid intervals), by
-    reachability, within the limits and passing hodyn validate."""
+    """From rest to rest along a straight line (3 s and 10 s designs, 100 Hz; the 3 s one
+    also played at 10 kHz) and along the line with a rest halfway: within 0.5 % of toppra's
+    line (4000 grid intervals), by reachability, within the limits and passing hodyn
+    validate."""
     model = hodyn_cli.load_robot(public_robot(robot) if "/" in robot else URDF / f"{robot}.urdf")
     lo, hi = model.limits[:, 0], model.limits[:, 1]
     a, b = rests or (lo + (hi - lo) / 3, hi - (hi - lo) / 3)
     peer = _toppra_lines(model, np.stack([a, b]), 4000)
-    for waypoints, seconds in (([a, b], 3.0), ([a, b], 10.0), ([a, (a + b) / 2, b], 3.0)):
-        out, opt = hodyn_cli.retime_optimal(model, _through(model, waypoints, seconds))
+    for waypoints, seconds, rate in (([a, b], 3.0, None), ([a, b], 3.0, 1e4),
+                                     ([a, b], 10.0, None), ([a, (a + b) / 2, b], 3.0, None)):
+        out, opt = hodyn_cli.retime_optimal(model, _through(model, waypoints, seconds),
+                                            rate=rate)
         assert opt.used == "reachability"
         assert abs(opt.duration / peer - 1) < 0.005, (waypoints, seconds, opt.duration, peer)
         assert hodyn_cli.check_limits(model, out).feasible
