@@ -540,7 +540,7 @@ class Optimal:
                           np.concatenate([p.t for p in parts]))
         if path.orders > 5 or path.orders < 2:
             return False
-        points = self.grid or max(reachability.POINTS, path.n_samples)
+        points = self.grid or max(reachability.POINTS, reachability.PER_SAMPLE * path.n_samples)
         found = reachability.solve(self.model, path, self.limits, points,
                                    gravity=self.dynamics["gravity"])
         if found is None or len(found) != 1:
@@ -563,8 +563,8 @@ class Optimal:
             inner.fit(lambda motion=motion: [motion])
             if inner.consistent and (best is None or inner.duration < best[0].duration):
                 best = inner, motion
-        if best is None:
-            return False
+        if best is None or best[0].duration > uniform.k * (path.t[-1] - path.t[0]):
+            return False  # (never slower than the uniform scaling: the programmes then)
         inner, motion = best
         assert inner.path is not None
         self.path = replace(inner.path, uniform=uniform, span=span, grid=len(arc.sigma))

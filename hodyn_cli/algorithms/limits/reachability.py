@@ -54,8 +54,11 @@ TURN = 1 - 1e-4
 SUBDIVIDE = 2
 #: points of the path evaluated at once (memory: this many times its D orders and joints)
 BLOCK = 1 << 15
-#: the reachability grid's intervals at least (more on a long path: one per input sample)
+#: the reachability grid's intervals at least, and PER_SAMPLE per input sample on a long
+#: path (the smoothing reaches SMOOTH intervals at least: on a coarser grid it is longer in
+#: time, 100 s of the iiwa's cosine at one interval per sample lost 1.5 % to it)
 POINTS = 4000
+PER_SAMPLE = 3
 #: the points of the path's shape (:func:`arcs`) at least; more on a long path, one per
 #: SPACING of its length in joint space (rad, m) at most: closer points make its top
 #: derivatives rounding (~1e-16 / h^4 in q_sigma^(4))
@@ -347,7 +350,7 @@ def solve(model: Model, path: Trajectory, limits: Limits, points: int, *,
 
 #: the law is smoothed over this many grid intervals either side at least: TOPP-RA's x has
 #: kinks where u jumps, which the output's higher derivatives cannot carry
-SMOOTH = 6
+SMOOTH = 4
 #: box filters in turn (a kernel of their convolution: a quartic B-spline's shape, C^3)
 PASSES = 4
 
