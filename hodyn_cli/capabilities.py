@@ -72,6 +72,7 @@ FEATURES = {
     "torque_rates": "measured torque rates",
     "log_wrenches": "measured external wrenches",
     "drives_output": "drives_output (the identified drives file)",
+    "partials": "partials=True",
 }
 #: the features said in the plural ("... do not go with ...")
 PLURAL = {"contacts", "loops", "drives", "elastic", "mimic", "wrench", "estimate",
@@ -96,7 +97,7 @@ COMMANDS = {
                                "slotine_li", "loops"},
     "sensitivities": _STREAMING | {"floating_base", "base_motion"},
     "elastic": _STREAMING | {"elastic", "drives"},
-    "forward": {"wrench", "gpu", "mimic", "no_joints", "joint_models"},
+    "forward": {"wrench", "gpu", "mimic", "no_joints", "joint_models", "partials"},
     "kinematics": {"estimate", "cutoff", "gpu", "mimic", "no_joints", "joint_models", "floating_base",
                    "base_motion", "jacobian", "link"},
     "ik": {"gpu", "mimic", "no_joints", "joint_models"},
@@ -113,6 +114,10 @@ COMMANDS = {
 }
 
 EVERY = tuple(COMMANDS)
+#: the commands that run a robot with a helical, ball, planar or free joint (the others refuse
+#: it: docs/conventions.md, "Multi-DOF and helical joints")
+JOINT_MODELS_RUN = ("compute", "matrices", "regressor", "kinematics", "forward", "check",
+                    "sensitivities")
 
 
 @dataclass(frozen=True)
@@ -226,11 +231,21 @@ RULES: tuple[Excludes | Requires, ...] = (
     Excludes(("optimal", "factor"), ("retime",), "it finds its own time law", yet=False),
     Excludes(("optimal", "segments"), ("retime",), "it finds its own time law", yet=False),
     Excludes(("mimic",), ("ik",)),
-    Excludes(("joint_models",), tuple(c for c in COMMANDS if c != "compute"),
-             "only compute runs it, by the body-fixed recursion (numpy's or the compiled "
-             "kernel's)"),
+    Excludes(("joint_models",), tuple(c for c in COMMANDS if c not in JOINT_MODELS_RUN),
+             "only " + ", ".join(JOINT_MODELS_RUN) + " run it, by numpy's passes (and "
+             "the compiled kernel's body-fixed inverse dynamics)"),
     *(Excludes(("joint_models", other), ("compute",)) for other in (
-        "contacts", "drives", "loops", "mimic", "method", "many", "validate", "estimate")),
+        "contacts", "drives", "loops", "mimic", "many", "validate", "estimate")),
+    *(Excludes(("joint_models", other), ("matrices",)) for other in (
+        "contacts", "loops", "mimic", "state_derivatives", "parameter_derivatives",
+        "estimate")),
+    *(Excludes(("joint_models", other), ("regressor",)) for other in (
+        "drives", "slotine_li", "loops", "mimic", "estimate")),  # (friction needs drives)
+    *(Excludes(("joint_models", other), ("kinematics",)) for other in ("mimic", "estimate")),
+    *(Excludes(("joint_models", other), ("forward",)) for other in ("mimic", "partials")),
+    *(Excludes(("joint_models", other), ("sensitivities",)) for other in ("mimic", "estimate")),
+    *(Excludes(("joint_models", other), ("check",)) for other in (
+        "contacts", "drives", "loops", "mimic", "estimate")),  # (elastic ones are drives)
     Excludes(("no_joints",), ("sensitivities",), "a single rigid body has no joint torques to "
              "differentiate", yet=False),
     Excludes(("no_joints",), ("elastic",), "a single rigid body has no joint to drive",

@@ -128,6 +128,15 @@ def files(tmp_path_factory):
     write_trajectory(str(d / "iiwa_floating.csv"), Trajectory(
         floating.dof_names, 0.3 * np.random.default_rng(1).normal(size=(20, 5, floating.nv)),
         np.arange(20) * 0.01), model=floating)
+    # forward's input: that motion's columns and its torques (tau_<dof>)
+    motion = read_trajectory(str(d / "iiwa_floating.csv"), floating, need=3)
+    tau = api.inverse_dynamics(floating, motion, order=0).tau
+    rows = (d / "iiwa_floating.csv").read_text().splitlines()
+    (d / "iiwa_floating_tau.csv").write_text("\n".join(
+        [rows[0] + "".join(f",tau_{c}" for c in floating.dof_names)]
+        + [row + "".join(f",{float(x)!r}" for x in t)
+           for row, t in zip(rows[1:], tau, strict=True)])
+        + "\n")
     arm = load_model(mimic)
     t = np.linspace(0, 0.2, 21)
     qs = np.zeros((t.size, 7, len(arm.coordinate_names)))
@@ -247,7 +256,8 @@ def invocation(files, command: str, on: set[str]) -> list:
         "regressor": [robot, traj, "-o", out, "--order", "0"],
         "sensitivities": [robot, traj, "-o", out, "--order", "0"],
         "elastic": [robot, traj, "-o", out],
-        "forward": [robot, d / ("mimic_tau.h5" if "mimic" in on else "tau.h5"), "-o", out],
+        "forward": [robot, d / ("mimic_tau.h5" if "mimic" in on else "iiwa_floating_tau.csv"
+                                if "joint_models" in on else "tau.h5"), "-o", out],
         "kinematics": [robot, traj, "-o", out, "--order", "1"] + (
             [] if "link" in on else ["--com"]),
         "ik": [robot, d / "ee.h5", "--link", EE, "-o", out, "--on-singular", "warn"],
@@ -293,7 +303,8 @@ def invocation(files, command: str, on: set[str]) -> list:
         "respect_limits": ["--respect-limits", URDF / "iiwa14_limits.toml"],
         "cutoff": ["--cutoff", "20"], "jacobian": ["--jacobian"], "link": ["--link", EE],
         "gpu": ["--backend", "gpu"], "loops": ["--loops", URDF / "fourbar_loops.toml"],
-        "drives_output": ["--drives-output", out.with_suffix(".toml")]}
+        "drives_output": ["--drives-output", out.with_suffix(".toml")],
+        "partials": ["--derivatives"]}
     if "many" in on:
         args = [a for a in args if a not in ("-o", out)]
     if command == "elastic" and not on & {"drives", "elastic"}:

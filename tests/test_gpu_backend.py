@@ -178,6 +178,27 @@ def test_one_compiled_program_serves_every_chunk():
     assert len(new) == 1 and new[0]._cache_size() == 1
 
 
+def test_a_data_per_call_compiles_nothing_again():
+    """Each API call without ``data=`` makes its own Data and so puts the model on the device
+    again: the programs are those the first one compiled (equal constants), not compiled
+    again per call (that made a call on iiwa14 30 times slower); another model's are its own."""
+    model, qs, base = planar(9, order=1)
+    tau, programs = [], []
+    with backends.use("gpu", device="cpu") as backend:
+        for _ in range(2):
+            data = backend.data(model)
+            tau.append(backend.inverse_dynamics(model, data, qs, base, {}, order=1))
+            programs.append(set(map(id, data.device_model._programs.values())))
+        other = MODELS["iiwa14"]
+        data = backend.data(other)
+        backend.inverse_dynamics(other, data, random_cosine(other, np.linspace(0, 1, 9),
+                                                            orders=4).derivatives,
+                                 base, {}, order=1)
+    assert np.array_equal(tau[0], tau[1])
+    assert programs[0] == programs[1] and len(programs[0]) == 1
+    assert not programs[0] & set(map(id, data.device_model._programs.values()))
+
+
 def test_block_sizes_follow_the_chunk_between_a_floor_and_a_ceiling():
     """Without ``block``: the power of two that holds the chunk, at least MIN_BLOCK samples
     and at most MAX_BLOCK (on the CPU device); a chunk beyond it runs in several blocks."""

@@ -387,13 +387,14 @@ def test_joint_poses_and_subspaces():
 
 
 def test_refused_in_one_line_where_not_built():
-    """The other methods, and a model that is not a screw of its type, say so in one line."""
-    from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
+    """An operation that does not run them yet (the Slotine-Li regressor), and a model that is
+    not a screw of its type, say so in one line."""
+    from hodyn_cli.algorithms.dynamics.regressor import slotine_li_regressor
 
     model = random_model(11, ("revolute", "spherical"))
     traj = analytic_motion(model, np.linspace(0, 1, 2), 4)
-    with pytest.raises(HodynError, match="joint 'j1' is spherical: only the body-fixed"):
-        inverse_dynamics(model, traj, method="spatial")
+    with pytest.raises(HodynError, match="joint 'j1' is spherical: only the "):
+        slotine_li_regressor(model, traj, np.zeros((2, 4)), np.zeros((2, 4)))
     X = model.X.copy()
     X[1, 0] = 1.0
     with pytest.raises(ModelError, match="a spherical joint's screw X must be 0"):

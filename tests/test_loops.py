@@ -362,3 +362,28 @@ def test_the_reduced_matrices_give_the_torques_and_their_rates(tmp_path):
     assert scale > 0.01 and list(ours) == list(theirs)
     for name in theirs:
         assert np.abs(ours[name] - theirs[name]).max() <= 1e-10 * scale
+
+
+def test_forces_follow_the_motion_they_are_given(fourbar):
+    """A motion made from an expanded one with other derivatives (``dataclasses.replace``)
+    projects with its own P J, not the jets the expanded one carries; forces with a column
+    axis after the joints' are the columns' forces; the joints on the time derivatives' axis
+    are refused."""
+    from dataclasses import replace
+
+    from hodyn_cli.algorithms.motion.loops import KnownJacobians
+
+    c = fourbar[1].coupling
+    t = np.linspace(0.0, 0.5, 40)
+    first, other = c.expand(crank(t, 5)), c.expand(crank(t, 5, offset=0.9))
+    # (the jets it carries, where numpy's expand found none)
+    first = replace(first, jacobians=KnownJacobians(first.derivatives,
+                                                    c.jacobian_jets(first.derivatives, 3)))
+    f = np.random.default_rng(0).normal(size=(40, 3, c.n, 2))
+    moved = replace(first, derivatives=other.derivatives)
+    for col in range(2):
+        assert np.allclose(c.forces(f, moved, axis=2)[..., col], c.forces(f[..., col], other),
+                           rtol=1e-12, atol=1e-12)
+    assert not np.allclose(c.forces(f[..., 0], first), c.forces(f[..., 0], other))
+    with pytest.raises(HodynError, match="axis 1"):
+        c.forces(f[:, 0], first, axis=1)

@@ -121,9 +121,9 @@ def test_the_closed_robots_match_numpy(kernel, closed_robots, order):
     """The passive joints and their derivatives (Newton from the anchors' Hermite
     polynomials, the implicit function theorem), the actuated torques and the constraint
     forces with their derivatives to ``order`` on the bundled mechanisms and the frame
-    closure (45 samples 10 ms apart: anchors and samples between), to 1e-11: numpy's
-    Newton stops its batch together and keeps J from the last step's start (a step up to
-    1e-13 from the solution), the kernel's each sample on its own at the solution."""
+    closure (45 samples 10 ms apart: anchors and samples between), to 1e-11: both keep J
+    from the last step's start (a step up to 1e-13 from the solution), numpy's Newton when
+    its whole batch has converged, the kernel's each sample on its own."""
     t = np.arange(45) * 0.01
     for name, closed in closed_robots.items():
         offset, amplitude, omega = MECHANISMS.get(name, MECHANISMS["fourbar"])

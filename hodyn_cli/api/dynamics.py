@@ -60,9 +60,11 @@ def inverse_dynamics(robot: Model, *derivatives: Any, order: int = 2, method: st
     else:
         tau = methods.inverse_dynamics(robot, m.full, method=method, order=order, gravity=gravity,
                                        data=data)
-    fields = series("tau", m.forces(tau))
     if isinstance(m.coupling, Closed):   # closed loops: their constraint forces too
-        fields |= series("Fl", m.coupling.constraint_forces(tau, m.full))
+        tau_a, Fl = m.coupling.split(tau, m.full)   # (one projection gives both)
+        fields = series("tau", tau_a) | series("Fl", Fl)
+    else:
+        fields = series("tau", m.forces(tau))
     if base_wrench:
         fields |= series("W", W)
     if joint_wrenches:
@@ -99,7 +101,7 @@ def matrices(robot: Model, *derivatives: Any, order: int = 0, gravity: Any = GRA
         names = ("M", "C", "Cbar", "g") + (("Q_ext",) if m.full.wrenches is not None else ())
         return m.result({k: v for name in names for k, v in rates(name, getattr(F, name)).items()},
                         ("base_wx", "base_wy", "base_wz", "base_vx", "base_vy", "base_vz")
-                        + robot.joint_names)
+                        + robot.coordinate_names)
     E = closed_form.matrices(robot, m.full, order=order, gravity=gravity, data=data)
     fields: dict[str, np.ndarray] = {}
     if isinstance(m.coupling, Closed):  # closed loops: the reduced system's (needs G')
@@ -148,7 +150,7 @@ def forward_dynamics(robot: Model, *derivatives: Any, tau: Any = None, gravity: 
             k += 1
         if not torques:
             raise HodynError("no torques: give tau (and taud, ... for qddd, ...)")
-    capable("forward", robot, floating_base=m.full.base is not None)
+    capable("forward", robot, floating_base=m.full.base is not None, partials=partials)
     N = m.full.n_samples
     if any(r.shape[0] != N for r in torques):
         raise HodynError(f"tau and its derivatives need {N} samples, like q")

@@ -493,7 +493,7 @@ def forward_command(
         raise HodynError("--derivatives needs HDF5 output (.h5 or .hdf5)")
     model = s.model(robot, traj)
     g = s.g  # after the model: an MJCF model brings its own default
-    s.capable("forward", model)
+    s.capable("forward", model, partials=derivatives)
     if order is None:
         order = 0 if traj == "-" else torque_orders(traj, model, s.wrench)
     attrs = s.provenance(robot, traj, model, order=order, gravity=g)

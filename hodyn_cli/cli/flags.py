@@ -54,6 +54,7 @@ FLAGS = {
     "torque_rates": "torque rates (taud_<joint> columns)",
     "log_wrenches": "wrench columns (W_<link>_*)",
     "drives_output": "--drives-output",
+    "partials": "--derivatives",
 }
 
 if __name__ == "__main__":  # pragma: no cover - the docs page

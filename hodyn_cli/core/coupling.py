@@ -58,7 +58,8 @@ class Coupling:
     active = False
 
     def __init__(self, model: Model):
-        self.n, self.m = model.n, len(model.coordinates)
+        # counted in velocity coordinates: a multi-DOF joint (never coupled) has nv_i of them
+        self.n, self.m = model.nv, len(model.coordinate_names)
         self.joint_names, self.coordinate_names = model.joint_names, model.coordinate_names
         #: the Jacobian at q = 0, which is G everywhere for a linear coupling (n, m)
         self.G = np.eye(self.n, self.m)
@@ -89,7 +90,8 @@ class Coupling:
     def random_coordinates(self, rng: np.random.Generator, samples: int) -> np.ndarray:
         """Coordinates (samples, m) drawn where phi is defined (what the base parameters'
         random states are made of): any angle."""
-        return rng.uniform(-np.pi, np.pi, size=(samples, self.m))
+        # one per coordinate name: a multi-DOF joint's nv_i (rotation vectors: any values)
+        return rng.uniform(-np.pi, np.pi, size=(samples, len(self.coordinate_names)))
 
     def tangent(self, v: np.ndarray, q: np.ndarray | None = None) -> np.ndarray:
         """Joint rates (N, n) of coordinate rates v (N, m) at the coordinates q (N, m): G v
@@ -136,6 +138,9 @@ class Linear(Coupling):
 
     def __init__(self, model: Model):
         super().__init__(model)
+        # over 1-DOF joints (a mimic of or by a multi-DOF joint is refused, and the table
+        # refuses mimic joints on a robot that has one)
+        self.n, self.m = model.n, len(model.coordinates)
         column = {j: c for c, j in enumerate(model.coordinates)}
         self.G = np.zeros((self.n, self.m))
         self.o = np.zeros(self.n)

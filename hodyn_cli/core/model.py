@@ -45,9 +45,10 @@ JOINT_TYPES = ("revolute", "continuous", "prismatic", "helical", "spherical", "p
 DOF_SUFFIXES = {"spherical": ("wx", "wy", "wz"), "planar": ("vx", "vy", "wz"),
                 "free": ("wx", "wy", "wz", "vx", "vy", "vz")}
 
-#: the joint types that only the body-fixed inverse dynamics runs yet, by numpy's recursion or
-#: the compiled kernels' (the GPU kernels, the other methods and the commands refuse them:
-#: docs/capabilities.md)
+#: the joint types that only some operations run yet: the inverse dynamics (numpy's three
+#: methods, the compiled body-fixed kernel), numpy's closed-form matrices, regressor, spatial
+#: kinematics, sensitivities and forward dynamics (the GPU kernels hand them to their host
+#: backend; the other commands refuse them: docs/capabilities.md)
 JOINT_MODELS = ("helical", *DOF_SUFFIXES)
 
 #: relative tolerance of the model's invariants (unit screws, rotations, symmetric inertias)

@@ -99,6 +99,14 @@ def joint_limits(model: Model, table: Mapping | None = None, *, source: str | No
             bands[key][j] = (_interval(value, f"{what}: '{key}'", source) if key == "position"
                              else _bound(value, f"{what}: '{key}'", source))
             origin[key][j] = "file" if np.isfinite(bands[key][j]).any() else ""
+    for j, nv in enumerate(model.dofs):  # one number for several velocity coordinates
+        limited = [key for key in KEYS if np.isfinite(bands[key][j]).any()] if nv > 1 else []
+        if limited:
+            where = "the limits file's" if origin[limited[0]][j] == "file" else "its URDF"
+            raise HodynError(f"joint '{model.joint_names[j]}' ({model.joint_types[j]}): "
+                             f"{where} {limited[0]} limit has no meaning for its {nv} velocity "
+                             "coordinates (a multi-DOF joint takes no limits yet)",
+                             source if origin[limited[0]][j] == "file" else None)
     return Limits(bands, {k: tuple(v) for k, v in origin.items()}, source)
 
 

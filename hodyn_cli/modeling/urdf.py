@@ -512,7 +512,12 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
         Ms.append(np.zeros((6, 6)))
         limits.append(_position_limits(j) if kind in ("revolute", "prismatic")
                       else (-np.inf, np.inf))  # (a URDF limit is on 1-DOF joints)
-        velocities.append(_velocity_limit(j))
+        velocities.append(_velocity_limit(j) if kind in ("revolute", "prismatic") else np.inf)
+        if kind not in ("revolute", "prismatic") and j.limit is not None and any(
+                (getattr(j.limit, key, None) or 0) > 0 for key in ("velocity", "effort", "jerk")):
+            notes.append(Diagnostic("notice", f"joint '{j.name}' ({j.type}): its <limit> is "
+                                              "left out (one number has no meaning for its "
+                                              "several velocity coordinates)"))
         stack += enter(j.child, len(names) - 1, np.eye(4))[::-1]
 
     for name in [name for name, (leader, _, _) in mimics.items() if leader not in names]:
@@ -551,6 +556,8 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
     unreachable = sorted(set(link_by_name) - set(links))
     if unreachable:  # a cycle detached from the root
         raise ModelError(f"links {', '.join(unreachable)} form a kinematic loop", source)
+    one_dof = np.array([kind in ("revolute", "continuous", "prismatic") for kind in types],
+                       dtype=bool)
     return Model(
         name=robot.name, root_link=roots[0], joint_names=tuple(names), joint_types=tuple(types),
         link_names=tuple(link_names), parent=np.array(parents, dtype=int),
@@ -558,8 +565,8 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
         inertias=np.array(Ms).reshape(-1, 6, 6), root_inertia=root_M,
         limits=np.array(limits).reshape(-1, 2), links=links,
         parent_links=tuple(parent_links), velocity_limits=np.array(velocities), mimic=mimic,
-        effort_limits=urdf_bounds(robot.joints, names, "effort"),
-        jerk_limits=urdf_bounds(robot.joints, names, "jerk"),
+        effort_limits=np.where(one_dof, urdf_bounds(robot.joints, names, "effort"), np.inf),
+        jerk_limits=np.where(one_dof, urdf_bounds(robot.joints, names, "jerk"), np.inf),
         reductions=np.array([reductions.get(name, np.nan) for name in names]),
         diagnostics=tuple(notes),
         source_sha256=sha256,

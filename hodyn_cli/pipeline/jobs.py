@@ -102,12 +102,12 @@ class _Job:
         return api.backend_data(self.model)
 
     def __getstate__(self) -> dict:
-        """Pickled (to a process pool or a Dask worker) without its Data: that holds this
-        process's kernel struct (pointers), and the worker's backend makes its own."""
-        return {k: v for k, v in self.__dict__.items() if k != "data"}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)  # (frozen: no setattr)
+        """Pickled (to a Dask worker) without the Data: it is this process's (the compiled
+        kernel's struct holds pointers, its backend a loaded library); the worker makes its
+        own on its first chunk."""
+        state = self.__dict__.copy()
+        state.pop("data", None)
+        return state
 
 
 @dataclass(frozen=True, eq=False)
@@ -156,11 +156,6 @@ class TorqueJob(_RigidJob):
         # on contacts: the frames' forward pass and the distribution's jets hold ~25 kB per
         # sample for a humanoid at order 2 (peak RSS ~440 MB at the reader's chunk, ~250 MB here)
         return CHUNK_ROWS // 4 if self.contacts else CHUNK_ROWS
-
-    @cached_property  # probes the model: once per job, not per chunk
-    def drive_requirements(self):
-        return None if self.drives is None else api.drive_requirements(
-            self.model, self.drives, self.order, self.drive_model, self.data)
 
     @property
     def current_joints(self) -> list[str]:
@@ -327,10 +322,11 @@ class MatricesJob(_RigidJob):
     @property
     def chunk_rows(self) -> int:  # type: ignore[override]
         # M, C, Cbar, g: (3 n^2 + n) numbers per order and sample (3.7 kB at order 2 for the
-        # iiwa); d/dq: 5 n^3 + 2 n^2 (15 kB), d/dpi: (3 n^2 + n) 10 nb (86 kB)
-        n = self.model.n
+        # iiwa); d/dq: 5 n^3 + 2 n^2 (15 kB), d/dpi: (3 n^2 + n) 10 nb (86 kB); n counts the
+        # velocity coordinates (nv), nb the bodies
+        n, nb = self.model.nv, self.model.n
         return rows_for((3 * n**2 + n) * (self.order + 1) + (5 * n**3 + 2 * n**2) * self.state
-                        + (3 * n**2 + n) * 10 * n * self.parameters)
+                        + (3 * n**2 + n) * 10 * nb * self.parameters)
 
     def notes(self) -> dict[str, str]:
         """HDF5 attributes ``about_<dataset>``: what each of its datasets is."""
@@ -374,7 +370,8 @@ class RegressorJob(_RigidJob):
         n, f = self.model.n, int(self.floating_base)
         drives = 0 if self.drives is None else 4 * int(self.drives.driven.sum())
         copies = 1 + (self.base is not None) + self.slotine_li
-        return rows_for((n + 6 * f) * (10 * (n + f) + drives) * (self.order + 1) * copies)
+        return rows_for((self.model.nv + 6 * f) * (10 * (n + f) + drives) * (self.order + 1)
+                        * copies)
 
     @property
     def series(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -396,8 +393,8 @@ class SensitivityJob(_RigidJob):
 
     @property
     def chunk_rows(self) -> int:  # type: ignore[override]
-        # d tau^(k) / d q^(j), j <= k + 2: n^2 (k + 3) numbers per order k and sample
-        return rows_for(self.model.n**2 * sum(k + 3 for k in range(self.order + 1)))
+        # d tau^(k) / d q^(j), j <= k + 2: nv^2 (k + 3) numbers per order k and sample
+        return rows_for(self.model.nv**2 * sum(k + 3 for k in range(self.order + 1)))
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         r = api.torque_sensitivities(self.model, chunk, order=self.order, gravity=self.gravity,

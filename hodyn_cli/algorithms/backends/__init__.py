@@ -146,10 +146,11 @@ class Backend(Protocol):
 
 def prepare(model: Model, data: Data | None = None) -> tuple[Backend, Data]:
     """The backend that runs (:func:`current`) and its Data for ``model``: ``data`` where the
-    caller made it with that backend (once per request: the API entry, a job), else made now
-    (a call on its own, or inside a :func:`use` block of another backend)."""
+    caller made it with that backend for that model (once per request: the API entry, a job),
+    else made now (a call on its own, inside a :func:`use` block of another backend, or given
+    a Data of another model: a replaced, locked or closed one)."""
     backend = current()
-    if data is None or data.made_by is not backend:
+    if data is None or data.made_by is not backend or data.model is not model:
         data = backend.data(model)
     return backend, data
 

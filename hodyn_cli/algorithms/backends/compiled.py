@@ -121,6 +121,13 @@ def _numpy_without_joints(operation=None, *, multi_dof: bool = False):
     return decorate(operation) if operation else decorate
 
 
+def _struct(backend: CompiledBackend, model: Model, data: CompiledData | None):
+    """The HModel struct of ``data`` (the caller's Data for ``model``), else of a Data made now."""
+    if data is None or data.made_by is not backend or data.model is not model:
+        data = backend.data(model)
+    return data.struct
+
+
 def _kernel_arrays(model: Model, data: ModelData) -> tuple[np.ndarray, ...]:
     """The arrays of the model's HModel struct (hodyn.h), in its order after n: each joint's
     kind (a continuous joint is revolute), where its velocity coordinates start
@@ -370,10 +377,11 @@ class CompiledBackend(NumpyBackend):
         """Whether the loop entry points run this model at derivative order ``order``."""
         return model.n > 0 and not model.has_joint_models and order <= self.max_order
 
-    def loop_kinematics(self, model, qs, cuts, rate, order, gap=True, jacobian=True):
+    def loop_kinematics(self, model, qs, cuts, rate, order, gap=True, jacobian=True, data=None):
         """The cuts' gap c (N, R) (``rate`` > 0: its derivative c^(rate) with the passive
         joints' q^(rate) as given) and J's jets (N, order+1, R, n): ``Closed.residual``,
-        ``_gap_rate`` and ``_jacobian``."""
+        ``_gap_rate`` and ``_jacobian``. ``data``: this backend's Data for the model (None:
+        made now), as for every loop entry point below."""
         need = max(rate, order, 1) + 1   # (the pass wants q' even for poses alone: 0)
         if qs.shape[1] < need:
             qs = np.concatenate([qs, np.zeros((qs.shape[0], need - qs.shape[1], model.n))], 1)
@@ -381,29 +389,36 @@ class CompiledBackend(NumpyBackend):
         R = len(cuts.row_loop)
         c = np.empty((N, R)) if gap else None
         J = np.empty((N, order + 1, R, model.n)) if jacobian else None
-        _check(self.lib.hodyn_loop_kinematics(self.data(model).struct, N, D, *jets, *_cuts(cuts),
+        _check(self.lib.hodyn_loop_kinematics(_struct(self, model, data), N, D, *jets, *_cuts(cuts),
                                               rate, order, _ptr(c), _ptr(J)))
         return c, J
 
-    def loop_newton(self, model, q, cuts, iterations, tol, quadratic, near):
+    def loop_newton(self, model, q, cuts, iterations, tol, quadratic, near, rates=None,
+                    data=None):
         """Newton on the kept rows from q (N, n) (in place where it is C-contiguous float64):
         the positions, and there the residual c (N, R), P J (N, r, n) and how far J's rows
         leave P's span (N,) (``Closed._kept``), and where P J_p was not near singular (N,)
-        bool (elsewhere ``Closed._newton`` decides)."""
+        bool (elsewhere ``Closed._newton`` decides). ``rates`` (full, rows, PJ): the samples
+        are ``full``'s rows ``rows`` (N,), and where P J_p was not near singular
+        :meth:`loop_rates` follows there in the same pass (the positions too)."""
         N, n, R, r = q.shape[0], model.n, len(cuts.row_loop), len(cuts.P)
         q = np.ascontiguousarray(q, dtype=np.float64)
         c, PJ, off = np.empty((N, R)), np.empty((N, r, n)), np.empty(N)
         ok = np.empty(N, dtype=np.uint8)
-        _check(self.lib.hodyn_loop_newton(self.data(model).struct, N, q, *_cuts(cuts), r, cuts.P,
-                                          cuts.passive, iterations, tol, quadratic, near, c, PJ,
-                                          off, ok))
+        full, rows, jets = (None, None, None) if rates is None else rates
+        if full is not None:
+            self._rates_arrays(model, cuts, full, jets)
+            rows = np.ascontiguousarray(rows, dtype=np.int32)
+        _check(self.lib.hodyn_loop_newton(
+            _struct(self, model, data), N, q, *_cuts(cuts), r, cuts.P, cuts.passive, iterations, tol,
+            quadratic, near, c, PJ, off, ok, 0 if full is None else full.shape[1],
+            0 if full is None else full.shape[0], _ptr(full), _ptr(rows), _ptr(jets)))
         return q, c, PJ, off, ok.astype(bool)
 
-    def loop_rates(self, model, full, cuts, Jp, rows, PJ=None):
-        """The passive joints' derivatives by the implicit function theorem at the samples
-        ``rows`` (M,) of ``full`` (N, D, n, C-contiguous float64: in place) from ``P J_p``
-        there (M, r, r) (``Closed._derivatives``); with PJ (N, D-1, r, n, C-contiguous),
-        P J's jets to order D - 2 there too."""
+    @staticmethod
+    def _rates_arrays(model, cuts, full, PJ) -> None:
+        """Refuses what :meth:`loop_rates` cannot write in place: ``full`` (N, D, n) and P J's
+        jets PJ (N, D-1, r, n) or None, C-contiguous float64."""
         N, D, n = full.shape
         if not (full.flags.c_contiguous and full.dtype == np.float64) or n != model.n or \
                 (PJ is not None and (PJ.shape != (N, D - 1, len(cuts.P), n)
@@ -413,8 +428,16 @@ class CompiledBackend(NumpyBackend):
                                   f"(N, D, {model.n}) and (N, D-1, {len(cuts.P)}, {model.n})")
         if N >= 2**31:
             raise TrajectoryError(f"{N} samples in one chunk: at most 2**31 - 1")
+
+    def loop_rates(self, model, full, cuts, Jp, rows, PJ=None, data=None):
+        """The passive joints' derivatives by the implicit function theorem at the samples
+        ``rows`` (M,) of ``full`` (N, D, n, C-contiguous float64: in place) from ``P J_p``
+        there (M, r, r) (``Closed._derivatives``); with PJ (N, D-1, r, n, C-contiguous),
+        P J's jets to order D - 2 there too."""
+        self._rates_arrays(model, cuts, full, PJ)
+        N, D = full.shape[:2]
         rows = np.ascontiguousarray(rows, dtype=np.int32)
-        _check(self.lib.hodyn_loop_rates(self.data(model).struct, N, D, full, len(rows), rows,
+        _check(self.lib.hodyn_loop_rates(_struct(self, model, data), N, D, full, len(rows), rows,
                                          *_cuts(cuts), len(cuts.P), cuts.P, cuts.passive,
                                          np.ascontiguousarray(Jp, dtype=np.float64), _ptr(PJ)))
 

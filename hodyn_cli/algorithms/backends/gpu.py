@@ -34,9 +34,10 @@ machine (slower than the compiled kernel there).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -64,6 +65,12 @@ MAX_BLOCK = {"gpu": 1 << 18, "cpu": 1 << 12}
 STREAMS = 2
 
 _LOCK = threading.Lock()
+#: the jitted programs of every model put on a device in this process, by (the model's
+#: constants, the device, the program's key), the :data:`PROGRAMS` used last: a Data made per
+#: request (an API call without ``data=`` makes one per call) puts the model on the device
+#: again but compiles nothing again (equal constants: the same program)
+_PROGRAMS: OrderedDict[tuple, Callable] = OrderedDict()
+PROGRAMS = 256
 _SLOTS: dict = {}   # device -> a semaphore of STREAMS
 
 
@@ -192,7 +199,8 @@ class GpuBackend:
 
     def regressor(self, model: Model, data: GpuData, qs: np.ndarray, base: np.ndarray,
                   order: int, root: bool = False) -> np.ndarray:
-        if model.n == 0:  # a single free body: on the host, as its inverse dynamics
+        if model.n == 0 or not data.kernel_joints:  # a single free body, helical or
+            # multi-DOF joints: on the host, as their inverse dynamics
             return self.cpu.regressor(model, data.cpu, qs, base, order, root)
         return regressor_chunk(model, qs, base, order, root, device=self.device,
                                on_device=data.device_model)
@@ -255,7 +263,8 @@ class GpuBackend:
 class DeviceModel:
     """One model on one device: its constant arrays (as numbers for the programs that unroll
     the bodies, put on the device once for those that loop over them) and the programs
-    compiled for it, one per (operation, order, options, block size), built on first use."""
+    compiled for it, one per (operation, order, options, block size), built on first use
+    (or taken from :data:`_PROGRAMS`: another DeviceModel of the same constants built it)."""
 
     def __init__(self, model: Model, device: str = "gpu", data: ModelData | None = None):
         from hodyn_cli.algorithms.backends import jax_passes
@@ -268,12 +277,27 @@ class DeviceModel:
             self.constants = jax.device_put(self.literals, self.device)
         self._programs: dict[tuple, Callable] = {}
         self._lock = threading.Lock()
+        digest = hashlib.sha256()
+        for name, value in sorted(self.literals.items()):
+            value = np.ascontiguousarray(value)
+            digest.update(f"{name}{value.dtype}{value.shape}".encode())
+            digest.update(value.tobytes())
+        self._shared = (digest.hexdigest(), str(self.device))
 
     def program(self, key: tuple, build: Callable[[], Callable]) -> Callable:
-        """The jitted program for ``key``, built by ``build()`` once."""
+        """The jitted program for ``key``, built by ``build()`` once per process and model
+        constants."""
         with self._lock:
             if key not in self._programs:
-                self._programs[key] = _jax().jit(build())
+                shared = self._shared + (key,)
+                with _LOCK:
+                    program = _PROGRAMS.get(shared)
+                    if program is None:
+                        program = _PROGRAMS[shared] = _jax().jit(build())
+                        while len(_PROGRAMS) > PROGRAMS:
+                            _PROGRAMS.popitem(last=False)
+                    _PROGRAMS.move_to_end(shared)
+                self._programs[key] = program
             return self._programs[key]
 
     def block(self, N: int, doubles_per_sample: int, block: int | None) -> int:

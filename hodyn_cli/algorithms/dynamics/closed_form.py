@@ -103,16 +103,19 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
         return generalized_forces(E, qs[:, 1:])
 
     return solve_in_chunks(model, trajectory, order, gravity, per_chunk,
-                           size=backend.rows(CHUNK))
+                           size=backend.rows(CHUNK), joint_models=True)
 
 
 def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY,
              data: backends.Data | None = None) -> EOMMatrices:
-    """The EOM matrices and their first ``order`` derivatives along a trajectory."""
+    """The EOM matrices and their first ``order`` derivatives along a trajectory, over the
+    velocity coordinates (nv x nv: a multi-DOF joint's ``nu_i`` as the body-fixed recursion's,
+    its Jacobian columns ``S_i``)."""
     backend, data = backends.prepare(model, data)
     size = backend.rows(CHUNK)
     parts = [eom_matrices(model, qs, order, base, wrenches, data=data)
-             for _, qs, base, wrenches in chunks(model, trajectory, order, gravity, max(size, 1))]
+             for _, qs, base, wrenches in chunks(model, trajectory, order, gravity, max(size, 1),
+                                                 joint_models=True)]
     if len(parts) == 1:
         return parts[0]
     return EOMMatrices(*(np.concatenate([getattr(e, f) for e in parts]) for f in

@@ -21,14 +21,16 @@ def required_orders(order: int) -> int:
 
 def check_joint_models(model: Model, joint_models: bool = False) -> None:
     """A one-line error naming the first helical, spherical, planar or free joint unless the
-    caller runs them (``joint_models``: the numpy body-fixed recursion)."""
+    caller runs them (``joint_models``: the three methods' inverse dynamics, the closed-form
+    matrices, the regressor, the sensitivities, the forward dynamics)."""
     if joint_models:
         return
     for name, kind in zip(model.joint_names, model.joint_types, strict=True):
         if kind in JOINT_MODELS:
             raise HodynError(f"model '{model.name}': joint '{name}' is {kind}: only the "
-                             "body-fixed method's inverse dynamics and joint wrenches run "
-                             "helical, spherical, planar and free joints yet")
+                             "inverse dynamics, joint wrenches, matrices, regressor, "
+                             "kinematics, sensitivities and forward dynamics run helical, "
+                             "spherical, planar and free joints yet")
 
 
 def check_inputs(model: Model, trajectory: Trajectory, order: int,

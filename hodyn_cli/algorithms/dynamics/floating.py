@@ -192,24 +192,23 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "bod
     backend, data = backends.prepare(model, data)
     kernels = method != "spatial" and not model.has_joint_models
     size = backend.rows(CHUNK) if kernels else CHUNK
-    joint_models = method == "body-fixed"  # the numpy recursion runs every joint type
     if N <= size:
         for _, qs, rows, W, W0 in floating_chunks(model, trajectory, order, max(size, 1),
-                                                  joint_models):
+                                                  joint_models=True):
             tau, F0 = solve(model, qs, rows, gravity, W, W0, order, data)
             return tau, np.negative(F0, out=F0)
     tau, F0 = np.empty((N, order + 1, model.nv)), np.empty((N, order + 1, 6))
-    for sl, qs, rows, W, W0 in floating_chunks(model, trajectory, order, size, joint_models):
+    for sl, qs, rows, W, W0 in floating_chunks(model, trajectory, order, size, joint_models=True):
         tau[sl], F0[sl] = solve(model, qs, rows, gravity, W, W0, order, data)
     return tau, np.negative(F0, out=F0)
 
 
 def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY,
              data: backends.Data | None = None) -> closed_form.EOMMatrices:
-    """Floating-base EOM matrices (6 + n) and their first ``order`` derivatives.
+    """Floating-base EOM matrices (6 + nv) and their first ``order`` derivatives.
 
     Generalized velocities ``nu = (V_0; qd)``: the root's body twist (wx, wy, wz, vx, vy, vz,
-    root frame), then the joint rates; ``(F_0; tau) = M nu' + C nu + g + Q_ext`` where
+    root frame), then the joints' velocity coordinates; ``(F_0; tau) = M nu' + C nu + g + Q_ext`` where
     ``F_0 = -W_base`` is the wrench the supports exert on the root. M depends on q only;
     C and Cbar on ``nu``; g on q and the root's orientation (gravity in the world frame).
     Without ``trajectory.base`` the root is at rest at the world origin.
@@ -217,7 +216,8 @@ def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GR
     backend, data = backends.prepare(model, data)
     size = backend.rows(CHUNK)
     parts = [_eom(model, qs, rows, gravity, W, W0, order, True, data)[0]
-             for _, qs, rows, W, W0 in floating_chunks(model, trajectory, order, max(size, 1))]
+             for _, qs, rows, W, W0 in floating_chunks(model, trajectory, order, max(size, 1),
+                                                       joint_models=True)]
     if len(parts) == 1:
         return parts[0]
     return closed_form.EOMMatrices(*(np.concatenate([getattr(e, f) for e in parts]) for f in

@@ -69,7 +69,7 @@ def forward_dynamics(model: Model, trajectory: Trajectory, tau: np.ndarray, *, g
     prepare`)."""
     N = trajectory.n_samples
     _, data = backends.prepare(model, data)
-    m = model.n if coupling is None else coupling.m
+    m = model.nv if coupling is None else coupling.m
     tau = np.asarray(tau, dtype=float)
     if tau.ndim != 3 or tau.shape[0] != N or tau.shape[2] != m:
         raise TrajectoryError(f"tau: expected shape ({N}, K+1, {m}), got {tau.shape}")
@@ -111,7 +111,7 @@ def _chunk(model: Model, data: backends.Data, chunk: Trajectory, tau: np.ndarray
     def coords(A: np.ndarray) -> np.ndarray:  # G^T A G (a matrix) or G^T a (a force)
         return c.matrices(A) if A.ndim == 3 else c.forces(A)
 
-    full = np.zeros((N, K + 3, model.n))        # q, qd, then the accelerations as they are found
+    full = np.zeros((N, K + 3, model.nv))       # q, qd, then the accelerations as they are found
     full[:, :2] = chunk.derivatives
     first = _with(chunk, full[:, :3])
     M, r = _mass_and_bias(model, data, first, gravity)
@@ -136,7 +136,8 @@ def _mass_and_bias(model: Model, data: backends.Data, chunk: Trajectory, gravity
     """M (N, n, n) and ``C qd + g + Q_ext`` (N, n) of a chunk whose qdd is zero (the
     backend's partials operation: the closed-form M and the inverse dynamics in numpy, the
     composite inertias in the compiled kernel)."""
-    (_, qs, base, W), = chunks(model, chunk, 0, gravity, size=chunk.n_samples)
+    (_, qs, base, W), = chunks(model, chunk, 0, gravity, size=chunk.n_samples,
+                               joint_models=True)
     backend, data = backends.prepare(model, data)
     M, bias = backend.partials(model, data, qs, base, {b: w[:, 0] for b, w in W.items()},
                                partials=False, mass=True)

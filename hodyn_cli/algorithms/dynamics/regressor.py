@@ -115,16 +115,17 @@ def project_rows(model: Model, Y: np.ndarray, trajectory: Trajectory | None = No
     c = model.coupling
     if not c.active:
         return Y  # nothing to project: no copy of a chunk that may be hundreds of MB
-    first = Y.shape[2] - model.n  # 6 base-wrench rows of a floating base, else 0
+    first = Y.shape[2] - model.nv  # 6 base-wrench rows of a floating base, else 0
     return np.concatenate([Y[:, :, :first], c.forces(Y[:, :, first:], trajectory, axis=2)],
                           axis=2)
 
 
 def regressor(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY,
               data: backends.Data | None = None) -> np.ndarray:
-    """``Y^(k)``, k = 0..order: (N, order+1, n, 10 nb) with ``tau^(k) = Y^(k) pi`` (+ J^T W).
+    """``Y^(k)``, k = 0..order: (N, order+1, nv, 10 nb) with ``tau^(k) = Y^(k) pi`` (+ J^T W),
+    a row per velocity coordinate (a multi-DOF joint's ``S_i^T`` rows, :attr:`Model.dof_names`).
 
-    A floating base (``trajectory.base``; gravity in the world frame): (N, order+1, 6+n,
+    A floating base (``trajectory.base``; gravity in the world frame): (N, order+1, 6+nv,
     10 (nb+1)) with ``Y^(k) pi = (W_base^(k); tau^(k))``, pi ``parameters(model, root=True)``."""
     traj = _without_wrenches(trajectory)
     if traj.base is not None:
@@ -134,8 +135,8 @@ def regressor(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=G
     def per_chunk(qs, base, _):
         return backend.regressor(model, data, qs, base, order)
 
-    return solve_in_chunks(model, traj, order, gravity, per_chunk, (model.n, 10 * model.n),
-                           backend.rows(256))
+    return solve_in_chunks(model, traj, order, gravity, per_chunk, (model.nv, 10 * model.n),
+                           backend.rows(256), joint_models=True)
 
 
 def _floating_regressor(model: Model, trajectory: Trajectory, order: int, gravity,
@@ -151,13 +152,15 @@ def _floating_regressor(model: Model, trajectory: Trajectory, order: int, gravit
         return Y
 
     N, n = trajectory.n_samples, model.n
-    shape = (order + 1, 6 + n, 10 * (n + 1))
+    shape = (order + 1, 6 + model.nv, 10 * (n + 1))
     size = backend.rows(max(64, (16 << 20) // (8 * int(np.prod(shape)))))
     if N <= size:
-        for _, qs, rows, _, _ in floating.floating_chunks(model, trajectory, order, max(size, 1)):
+        for _, qs, rows, _, _ in floating.floating_chunks(model, trajectory, order, max(size, 1),
+                                                          joint_models=True):
             return chunk(qs, rows)
     out = np.empty((N, *shape))
-    for sl, qs, rows, _, _ in floating.floating_chunks(model, trajectory, order, size):
+    for sl, qs, rows, _, _ in floating.floating_chunks(model, trajectory, order, size,
+                                                       joint_models=True):
         out[sl] = chunk(qs, rows)
     return out
 
@@ -232,7 +235,7 @@ def base_parameters(model: Model, *, samples: int = 200, seed: int = 0, gravity=
 
     rng = np.random.default_rng(seed)
     c = model.coupling  # random states of the independent joints (the others follow)
-    qs = rng.normal(size=(samples, 3, c.m))
+    qs = rng.normal(size=(samples, 3, len(c.coordinate_names)))  # per velocity coordinate
     qs[:, 0] = c.random_coordinates(rng, samples)
     base = None
     if floating_base:

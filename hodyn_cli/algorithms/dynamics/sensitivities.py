@@ -62,7 +62,7 @@ def sensitivities(model: Model, trajectory: Trajectory, *, order: int = 2, gravi
                   data: backends.Data | None = None) -> dict[str, np.ndarray]:
     """``{dataset_name(k, j): (N, n, n)}`` for k = 0..order, j = 0..k+2 (a floating base:
     its motion held, module docstring)."""
-    check_inputs(model, trajectory, order)
+    check_inputs(model, trajectory, order, joint_models=True)
     qs = trajectory.derivatives[:, : order + 3]
     W = body_wrenches(model, trajectory, order)
     floating.check_base_motion(trajectory, order)

@@ -75,7 +75,8 @@ def joint_wrenches(model: Model, trajectory: Trajectory, *, order: int = 2,
                                                             order=order, joint_wrenches=True))
         return F
 
-    return solve_in_chunks(model, trajectory, order, gravity, per_chunk, (model.n, 6))
+    return solve_in_chunks(model, trajectory, order, gravity, per_chunk, (model.n, 6),
+                           joint_models=True)
 
 
 def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
@@ -89,4 +90,4 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, order: int = 2,
         return cast(np.ndarray, backend.spatial_inverse_dynamics(model, data, qs, base,
                                                                  wrenches, order=order))
 
-    return solve_in_chunks(model, trajectory, order, gravity, per_chunk)
+    return solve_in_chunks(model, trajectory, order, gravity, per_chunk, joint_models=True)

@@ -26,6 +26,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.contacts.dynamics import on_contacts
 from hodyn_cli.algorithms.dynamics import floating
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
@@ -48,26 +49,31 @@ def wrench_key(contact: Contact) -> str:
 
 
 def floating_laws(model: Model, trajectory: Trajectory, order: int, gravity=GRAVITY,
-                  contacts: tuple[Contact, ...] = ()) -> dict[str, Law]:
+                  contacts: tuple[Contact, ...] = (), data: backends.Data | None = None
+                  ) -> dict[str, Law]:
     """Laws of ``q``, ``qd`` .. ``qddd`` (every joint: :func:`joint_laws`), ``tau`` ..
     ``tau^(order)`` (the independent joints; none for order -1) of a floating base
     (``trajectory.base``, all joints); with ``contacts`` the torques on them and each
-    contact's wrench (:func:`wrench_key`: components as columns, order 0)."""
-    laws = joint_laws(trajectory, model.joint_names)
+    contact's wrench (:func:`wrench_key`: components as columns, order 0). ``data``: the
+    backend's Data for the model, made once per request."""
+    laws = joint_laws(trajectory, model.dof_names)  # a multi-DOF joint: its coordinates
     if order < 0 and not contacts:
         return laws
     K = max(order, 0)
     still = replace(trajectory, wrenches=None)
+    _, data = backends.prepare(model, data)
     if contacts:
-        full = on_contacts(model, trajectory, contacts, order=K, gravity=gravity)
-        dyn = on_contacts(model, still, contacts, active=full.active, order=K, gravity=NO_GRAVITY)
+        full = on_contacts(model, trajectory, contacts, order=K, gravity=gravity, data=data)
+        dyn = on_contacts(model, still, contacts, active=full.active, order=K, gravity=NO_GRAVITY,
+                          data=data)
         tau, d = full.tau, dyn.tau
         for c in contacts:
             F, Fd = full.wrenches[c.name][:, 0], dyn.wrenches[c.name][:, 0]
             laws[wrench_key(c)] = Law(0, np.stack([F - Fd, Fd], axis=-1), c.components)
     else:
-        tau = floating.inverse_dynamics(model, trajectory, order=K, gravity=gravity)[0]
-        d = floating.inverse_dynamics(model, still, order=K, gravity=NO_GRAVITY)[0]
+        tau = floating.inverse_dynamics(model, trajectory, order=K, gravity=gravity,
+                                        data=data)[0]
+        d = floating.inverse_dynamics(model, still, order=K, gravity=NO_GRAVITY, data=data)[0]
     graded = model.coupling.forces(np.stack([tau - d, d], axis=-1), trajectory, axis=2)
     for j in range(order + 1):
         laws[derivative_name("tau", j)] = Law(j, graded[:, j], model.coordinate_names)

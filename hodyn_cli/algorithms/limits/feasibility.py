@@ -142,12 +142,12 @@ def series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity=GRA
 def _series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity, drives, kind,
                  data, contacts) -> dict[str, Law]:
     if trajectory.base is not None:  # (rigid: drives with a floating base are refused by the API)
-        return floating_laws(model, trajectory, order, gravity, contacts)
+        return floating_laws(model, trajectory, order, gravity, contacts, data)
     if contacts:
         raise HodynError("contacts carry a floating base: give the root's motion "
                          "(--floating-base)")
     if drives is None:
-        return rigid_laws(model, trajectory, order, gravity)
+        return rigid_laws(model, trajectory, order, gravity, data)
     if drives.elastic.any():
         return elastic_laws(model, trajectory, drives, kind, gravity, data)
     return drive_laws(model, trajectory, drives, order, kind, gravity, data)

@@ -137,16 +137,20 @@ def joint_laws(trajectory: Trajectory, names: tuple[str, ...]) -> dict[str, Law]
             for j, name in enumerate(JOINT_SERIES[:trajectory.orders])}
 
 
-def rigid_laws(model: Model, trajectory: Trajectory, order: int, gravity=GRAVITY
-               ) -> dict[str, Law]:
+def rigid_laws(model: Model, trajectory: Trajectory, order: int, gravity=GRAVITY,
+               data: backends.Data | None = None) -> dict[str, Law]:
     """Laws of ``q``, ``qd`` .. ``qddd`` (every joint: ``trajectory`` over all joints, mimic
     joints expanded; :func:`joint_laws`) and ``tau`` .. ``tau^(order)`` (the independent
-    joints; none for order -1)."""
-    laws = joint_laws(trajectory, model.joint_names)
+    joints; none for order -1). ``data``: the backend's Data for the model, made once per
+    request."""
+    laws = joint_laws(trajectory, model.dof_names)  # a multi-DOF joint: its coordinates
     if order < 0:
         return laws
-    tau = body_fixed.inverse_dynamics(model, trajectory, order=order, gravity=gravity)
-    d = body_fixed.inverse_dynamics(model, _still(trajectory), order=order, gravity=NO_GRAVITY)
+    _, data = backends.prepare(model, data)
+    tau = body_fixed.inverse_dynamics(model, trajectory, order=order, gravity=gravity,
+                                      data=data)
+    d = body_fixed.inverse_dynamics(model, _still(trajectory), order=order, gravity=NO_GRAVITY,
+                                    data=data)
     graded = model.coupling.forces(np.stack([tau - d, d], axis=-1), trajectory,
                                       axis=2)  # (N, K+1, m, 2)
     for j in range(order + 1):

@@ -67,7 +67,8 @@ class LinkJacobian:
         Js: (N, K+1, 6, m) spatial Jacobian and derivatives: ``V^s = Js nu`` (root frame;
             world frame with a floating root).
         Jb: (N, K+1, 6, m) body Jacobian and derivatives: ``V^b = Jb nu`` (link frame).
-        columns: the m generalized velocities (joints; a floating root's 6 first).
+        columns: the m generalized velocities (joints, a multi-DOF joint's velocity
+            coordinates; a floating root's 6 first).
     """
 
     link: str
@@ -106,11 +107,11 @@ def link_jacobian(model: Model, trajectory: Trajectory, link: str, order: int = 
         missing = ", ".join(f"base_{derivative_name('Vb', k)}" for k in range(base.orders, K + 1))
         raise TrajectoryError(f"Jacobian derivatives of order {order} need {missing} (not in "
                               "the base motion)")
-    N, n, frame = trajectory.n_samples, model.n, model.links[link]
+    N, o, frame = trajectory.n_samples, model.dof_offsets, model.links[link]
     V0 = None if base is None else spatial_twists(np.broadcast_to(np.eye(3), (N, 3, 3)),
                                                   np.zeros((N, 3)), base.Vb[:, : K + 1])
     f = 0 if base is None else 6
-    Js = np.zeros((N, K + 1, 6, f + n))
+    Js = np.zeros((N, K + 1, 6, f + model.nv))
     if V0 is not None:
         Js[..., :6] = root_columns(V0, K)
     if frame.body < 0:
@@ -120,15 +121,16 @@ def link_jacobian(model: Model, trajectory: Trajectory, link: str, order: int = 
     else:
         backend, data = backends.prepare(model, data)
         kin = backend.spatial_kinematics(model, data, trajectory.derivatives, K, V0)
-        for j in np.flatnonzero(model.ancestry[:, frame.body]):
-            Js[..., f + j] = kin.Y[j]
+        for j in np.flatnonzero(model.ancestry[:, frame.body]):  # a multi-DOF joint's nv_j
+            Y = kin.Y[j]
+            Js[..., f + o[j] : f + o[j + 1]] = Y if Y.ndim == 4 else Y[..., None]
         R, p = frame_pose(kin, frame)
         Vs = kin.V[frame.body]
     Vb = body_fixed_twists(R, p, Vs)
     Jb = _body_columns(Js, R, p, Vb)
     if base is not None:  # to the world: a constant transform at this instant
         Js = lie.Ad(base.R, base.p)[:, None] @ Js
-    names = model.joint_names if base is None else ROOT_COLUMNS + model.joint_names
+    names = model.coordinate_names if base is None else ROOT_COLUMNS + model.coordinate_names
     return LinkJacobian(link, Js, Jb, names)
 
 

@@ -50,7 +50,7 @@ work); the time derivatives by Leibniz over the jets of J, order by order (:func
 
 from __future__ import annotations
 
-import weakref
+from dataclasses import dataclass
 from functools import cache
 from math import ceil, comb, factorial
 from typing import NamedTuple
@@ -64,7 +64,7 @@ from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.loops import Loops
 
-__all__ = ["Closed", "close", "RANK_TOL", "SINGULAR_TOL", "STEP"]
+__all__ = ["Closed", "Looped", "close", "RANK_TOL", "SINGULAR_TOL", "STEP"]
 
 #: singular values of J below this share of the largest: redundant rows
 RANK_TOL = 1e-9
@@ -95,6 +95,23 @@ def _turned(R: np.ndarray, x: np.ndarray) -> np.ndarray | None:
     if used.size == 0:
         return None
     return sum(R[..., c] * x[:, c, None] for c in used)
+
+
+def _largest(x: np.ndarray) -> np.ndarray:
+    """``max_j |x_ij|`` (M,) of x (M, k) with few columns, column by column (numpy's
+    ``max(axis=1)`` over short rows costs ~20x as much: ~1.6 ms for 17 500 rows of 4, the
+    closed robot's checks between the anchors)."""
+    out = np.abs(x[:, 0])
+    for j in range(1, x.shape[1]):
+        np.maximum(out, np.abs(x[:, j]), out=out)
+    return out
+
+
+def _kept_rows(P: np.ndarray, J: np.ndarray) -> np.ndarray:
+    """``P J`` (..., r, n) of the kept rows P (r, R) and J (..., R, n), as one 2-D product
+    (numpy's matmul of a stack of small matrices costs ~50x as much: 3 ms for 20 000 samples'
+    constraint forces)."""
+    return np.moveaxis(np.tensordot(J, P, axes=(-2, 1)), -1, -2)
 
 
 @cache
@@ -164,6 +181,24 @@ class Followed(NamedTuple):
 
     link: str
     T: np.ndarray
+
+
+class KnownJacobians(NamedTuple):
+    """``P J^(k)``'s jets (N, K+1, r, n) found along the joint derivatives ``along``."""
+
+    along: np.ndarray
+    PJ: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class Looped(Trajectory):
+    """A closed robot's joint motion (:meth:`Closed.expand`), with ``P J``'s jets where the
+    compiled kernel found them on the way: the torques, the constraint forces and the
+    reduced matrices of this one request need them again (a trajectory made from it with
+    other derivatives, ``dataclasses.replace``, finds them anew: they hold for ``along``
+    alone)."""
+
+    jacobians: KnownJacobians | None = None
 
 
 def close(model: Model, loops: Loops) -> Model:
@@ -241,23 +276,15 @@ class Closed(coupling.Coupling):
                              "guess (singular there): actuate others or change [guess]",
                              loops.source)
         self.m, self.coordinate_names = len(self.a), model.coordinate_names
-        #: ``P J^(k)``'s jets along a joint motion (:meth:`_along`): what
-        #: :meth:`forces`, :meth:`constraint_forces` and :meth:`reduced` need again
-        self._known: weakref.WeakKeyDictionary[Trajectory, np.ndarray] = \
-            weakref.WeakKeyDictionary()
         #: G at the assembly (it varies with q: :meth:`jacobian`)
         self.G = self._G(Trajectory(self.joint_names, self.reference[None, None]), 0)[0, 0]
 
     def __getstate__(self) -> dict:
-        """Pickled (the model carries it to a Dask worker or a process pool) without the
-        per-motion cache, a weak map of this process's trajectories."""
+        """Pickled (the model carries it to a Dask worker or a process pool) without its
+        backend Data (the compiled kernel's struct: this process's pointers)."""
         state = self.__dict__.copy()
-        del state["_known"]
+        state.pop("_data", None)
         return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._known = weakref.WeakKeyDictionary()
 
     def _cuts(self) -> Cuts:
         """The loops for the compiled entry points, with the kept rows P as they are now."""
@@ -267,6 +294,14 @@ class Closed(coupling.Coupling):
                     self.path.astype(np.int32), np.ascontiguousarray(self.moves),
                     self.row_loop, self.row_axis, np.ascontiguousarray(self.P),
                     self.p.astype(np.int32), self.a.astype(np.int32))
+
+    def _backend_data(self):
+        """The backend that runs and its Data for the model, made on the first call of the
+        loops' kinematics and kept with this coupling (they run several times per chunk: a
+        Data per call cost a closed robot's stream 10 %); made again for another backend."""
+        backend, data = backends.prepare(self.model, self.__dict__.get("_data"))
+        self._data = data
+        return backend, data
 
     def _kernel(self, order: int = 0):
         """The backend whose compiled loop entry points run this model at ``order`` (None:
@@ -288,7 +323,8 @@ class Closed(coupling.Coupling):
         """``c(q)`` (N, R) and ``J(q)`` (N, R, n), all rows, at joint positions q (N, n)."""
         kernel = self._kernel()
         if kernel is not None:
-            c, J = kernel.loop_kinematics(self.model, q[:, None], self.cuts, 0, 0)
+            c, J = kernel.loop_kinematics(self.model, q[:, None], self.cuts, 0, 0,
+                                          data=self._backend_data()[1])
             return c, J[:, 0]
         R, p = self._follow(q[:, None], 0, joints=True)
         return self._gap(R[:, :, 0], p[:, :, 0]), self._jacobian(R, p)[:, 0]
@@ -298,8 +334,9 @@ class Closed(coupling.Coupling):
         least (qs (N, >= K+1, n))."""
         kernel = self._kernel(K)
         if kernel is not None:
-            return self.P @ kernel.loop_kinematics(self.model, qs, self.cuts, 0, K, gap=False)[1]
-        return self.P @ self._jacobian(*self._follow(qs, K, joints=True))
+            return _kept_rows(self.P, kernel.loop_kinematics(
+                self.model, qs, self.cuts, 0, K, gap=False, data=self._backend_data()[1])[1])
+        return _kept_rows(self.P, self._jacobian(*self._follow(qs, K, joints=True)))
 
     def _follow(self, qs: np.ndarray, K: int, joints: bool) -> tuple[np.ndarray, np.ndarray]:
         """The jets to order K of the cuts' frames (and with ``joints`` of the path's joint
@@ -310,7 +347,7 @@ class Closed(coupling.Coupling):
             qs = np.concatenate([qs, np.zeros((qs.shape[0], max(K, 1) + 1 - qs.shape[1],
                                                self.n))], axis=1)
         frames = self.sides + (self.joint_frames if joints else ())
-        backend, data = backends.prepare(self.model)
+        backend, data = self._backend_data()
         return backend.contact_frames(self.model, data, qs, frames, K)
 
     def _gap(self, R: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -436,7 +473,7 @@ class Closed(coupling.Coupling):
         its span (:meth:`_kept`) at the samples ``samples``, once the loops are closed there
         and the kept rows still span J's (Newton screened ``P J_p`` at every step:
         :meth:`_nonsingular`)."""
-        bad = np.abs(c).max(axis=1) > 1e-9
+        bad = _largest(c) > 1e-9
         if bad.any():
             raise HodynError(f"{self._where(t, int(samples[bad.argmax()]))}: the loops cannot "
                              f"close there (residual {np.abs(c[bad.argmax()]).max():.3g})")
@@ -457,33 +494,47 @@ class Closed(coupling.Coupling):
         steps = max(1, ceil(np.abs(qa - start).max(initial=0.0) / STEP))
         for s in range(1, steps + 1):
             q[:, self.a] = start + (qa - start) * (s / steps)
-            c, PJ, off = self._newton(q, ITERATIONS if s == steps else 3, t, samples)
+            c, PJ, off, _ = self._newton(q, ITERATIONS if s == steps else 3, t, samples)
         return q, c, PJ, off
 
     def _newton(self, q: np.ndarray, iterations: int, t: np.ndarray | None,
-                samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                samples: np.ndarray, rates: tuple[np.ndarray, np.ndarray] | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Newton's steps on q (M, n) in place until the largest is below ``RESIDUAL_TOL``,
         or until one from a kept residual ``P c`` below it converged quadratically (the step
         under ``QUADRATIC`` times the one before: the next would be below rounding; near a
         singular configuration Newton converges linearly and goes on). Returns the residual
         c, ``P J`` and J's rows off its span (:meth:`_kept`): what the checks and the
-        implicit function theorem use. The compiled kernel's where it runs: each sample
-        stops on its own and the three are those at the solution (one more evaluation, so
-        that a sample's numbers do not depend on which samples share its batch); numpy's
-        (the reference: the batch stops together and they are those at the last step's
-        start, no more evaluation) where the kernel finds ``P J_p`` near singular."""
+        implicit function theorem use, where the last step started. The compiled kernel's
+        where it runs (each sample stops on its own, so that a sample's numbers do not depend
+        on which samples share its batch; where its last step was not below ``RESIDUAL_TOL``,
+        a quadratic stop, the three are evaluated once more at its end); numpy's (the
+        reference: the batch stops together) where the kernel finds ``P J_p`` near singular.
+
+        ``rates`` (full, jacobians): the samples are rows ``samples`` of ``full`` (N, D, n),
+        and where the kernel runs at order D - 1 its pass goes on to their positions and
+        derivatives there and ``P J``'s jets in ``jacobians`` (:meth:`_derivatives`, one pass
+        of the poses fewer). The fourth array (M,) says where it did (numpy's: nowhere)."""
         kernel = self._kernel()
         if kernel is None:
-            return self._newton_numpy(q, iterations, t, samples)
-        out, c, PJ, off, ok = kernel.loop_newton(self.model, q, self.cuts, iterations,
-                                                 RESIDUAL_TOL, QUADRATIC, SINGULAR_TOL ** 0.5)
+            return (*self._newton_numpy(q, iterations, t, samples), np.zeros(len(q), bool))
+        if rates is not None and self._kernel(rates[0].shape[1] - 1) is not None:
+            out, c, PJ, off, ok = kernel.loop_newton(
+                self.model, q, self.cuts, iterations, RESIDUAL_TOL, QUADRATIC,
+                SINGULAR_TOL ** 0.5, (rates[0], samples, rates[1]), data=self._backend_data()[1])
+            rated = ok
+        else:
+            out, c, PJ, off, ok = kernel.loop_newton(self.model, q, self.cuts, iterations,
+                                                     RESIDUAL_TOL, QUADRATIC, SINGULAR_TOL ** 0.5,
+                                                     data=self._backend_data()[1])
+            rated = np.zeros(len(q), bool)
         if not ok.all():   # (from where the kernel stopped)
             rest = out[~ok]
             c[~ok], PJ[~ok], off[~ok] = self._newton_numpy(rest, iterations, t, samples[~ok])
             out[~ok] = rest
         if out is not q:
             q[:] = out
-        return c, PJ, off
+        return c, PJ, off, rated
 
     def _newton_numpy(self, q: np.ndarray, iterations: int, t: np.ndarray | None,
                       samples: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -546,14 +597,16 @@ class Closed(coupling.Coupling):
             full[coarse, 0], Jp = self._closed(qs[coarse, 0], t, coarse, COARSE // TAYLOR)
             found &= self._derivatives(full, coarse, Jp, jacobians)
             samples = np.flatnonzero(~anchors)
-            full[samples, 0], Jp = self._predicted(full, samples, t)
+            full[samples, 0], Jp, rated = self._predicted(full, samples, t, jacobians)
+            if rated.any():   # (their derivatives found with them)
+                samples, Jp = samples[~rated], Jp[~rated]
         else:
             full[:, 0], Jp = self._closed(qs[:, 0], t, samples)
         found &= self._derivatives(full, samples, Jp, jacobians)
         return full, jacobians if found else None
 
-    def _predicted(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray]:
+    def _predicted(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray,
+                   jacobians: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The positions at ``samples`` (M, n) and ``P J_p`` there by Newton from the Hermite
         polynomial of the two anchors around each (every ``TAYLOR``-th sample and the last,
         solved in ``full`` with their derivatives). Where the nearest one's Taylor
@@ -561,26 +614,32 @@ class Closed(coupling.Coupling):
         (the samples are far apart in time),
         the actuated joints moved more than ``STEP``, or Newton went farther than ``STEP``
         from the prediction or did not close the loops, the sample is continued from its
-        anchor instead (its branch)."""
+        anchor instead (its branch). Where the compiled kernel's Newton went on to the
+        derivatives (:meth:`_newton`: in ``full`` and ``jacobians``), the third array (M,)
+        is True."""
         kernel = self._kernel()
         guess, far, anchor = (self._prediction(full, samples, t) if kernel is None else
                               kernel.loop_predict(full, t, samples, TAYLOR, self.a, STEP,
                                                   TAYLOR_TOL, _hermite(full.shape[1])))
         qa = guess[:, self.a]
-        M = len(samples)
-        q, c = guess.copy(), np.zeros((M, self.n_rows))
-        PJ, off = np.zeros((M, self.rank, self.n)), np.zeros(M)
-        if not far.all():
-            near = q[~far]   # (a copy: Newton moves it, then it goes back)
-            c[~far], PJ[~far], off[~far] = self._newton(near, ITERATIONS, t, samples[~far])
-            q[~far] = near
-            # wandered off, or not closed: continued instead (the checks then judge)
-            far |= (np.abs(q - guess).max(axis=1) > STEP) | (np.abs(c @ self.P.T).max(axis=1)
-                                                             > RESIDUAL_TOL ** 0.5)
+        q, near = guess.copy(), ~far
+        if near.all():   # (the common case: no masked copies)
+            c, PJ, off, rated = self._newton(q, ITERATIONS, t, samples, (full, jacobians))
+        else:
+            M = len(samples)
+            c, PJ, off = np.zeros((M, self.n_rows)), np.zeros((M, self.rank, self.n)), np.zeros(M)
+            rated = np.zeros(M, bool)
+            if near.any():
+                part = q[near]   # (a copy: Newton moves it, then it goes back)
+                c[near], PJ[near], off[near], rated[near] = self._newton(
+                    part, ITERATIONS, t, samples[near], (full, jacobians))
+                q[near] = part
+        # wandered off, or not closed: continued instead (the checks then judge)
+        far |= (_largest(q - guess) > STEP) | (_largest(c @ self.P.T) > RESIDUAL_TOL ** 0.5)
         if far.any():
             q[far], c[far], PJ[far], off[far] = self._continued(full[anchor[far], 0], qa[far],
                                                                 t, samples[far])
-        return q, self._checked(c, PJ, off, t, samples)
+        return q, self._checked(c, PJ, off, t, samples), rated & ~far
 
     def _prediction(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -597,8 +656,8 @@ class Closed(coupling.Coupling):
         at = full[anchor]
         guess = np.einsum("sk,skn->sn", powers, at)
         qa = full[samples, 0][:, self.a]
-        far = (np.abs(qa - at[:, 0, self.a]).max(axis=1) > STEP) | \
-            (np.abs(powers[:, -1:] * at[:, -1]).max(axis=1) > TAYLOR_TOL)
+        far = (_largest(qa - at[:, 0, self.a]) > STEP) | \
+            (_largest(powers[:, -1:] * at[:, -1]) > TAYLOR_TOL)
         # their Hermite polynomial (degree 2D - 1: far closer than either Taylor polynomial),
         # unless it disagrees with the nearest one's Taylor polynomial
         span = t[right] - t[left]
@@ -608,7 +667,7 @@ class Closed(coupling.Coupling):
         scale = np.vander(span, D, increasing=True)
         hermite = np.einsum("sk,skn->sn", weights[:, :D] * scale, full[left]) + \
             np.einsum("sk,skn->sn", weights[:, D:] * scale, full[right])
-        far |= both & (np.abs(hermite - guess).max(axis=1) > TAYLOR_TOL)
+        far |= both & (_largest(hermite - guess) > TAYLOR_TOL)
         guess = np.where(both[:, None], hermite, guess)
         guess[:, self.a] = qa
         return guess, far, anchor
@@ -626,7 +685,8 @@ class Closed(coupling.Coupling):
             return False
         kernel = self._kernel(D - 1)
         if kernel is not None:
-            kernel.loop_rates(self.model, full, self.cuts, Jp, samples, jacobians)
+            kernel.loop_rates(self.model, full, self.cuts, Jp, samples, jacobians,
+                              data=self._backend_data()[1])
             return True
         inverse = np.linalg.inv(Jp)
         part = full[samples]
@@ -641,12 +701,17 @@ class Closed(coupling.Coupling):
         """lambda and its derivatives (N, K+1, R) (rows ``components``) from the tree's
         torques and theirs f (N, K+1, n) along the joints' ``trajectory``:
         ``J_p^T lambda = f_p``, the kept rows', ``P^T lambda_r`` (module docstring)."""
-        return self._projected(f, trajectory)[0] @ self.P
+        return self.split(f, trajectory)[1]
 
-    def _projected(self, f: np.ndarray, trajectory: Trajectory, axis: int = -1
-                   ) -> tuple[np.ndarray, np.ndarray]:
-        """``lambda_r`` and ``tau_a`` (:func:`project`) of f (N, K+1, ..., the joints along
-        ``axis``), the joints' axis last: the compiled kernel's where it runs."""
+    def split(self, f: np.ndarray, trajectory: Trajectory, axis: int = -1
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`forces` and :meth:`constraint_forces` of f (N, K+1, ..., the joints along
+        ``axis``) in one projection (:func:`project`: both come out of it), the joints' axis
+        last: the compiled kernel's where it runs."""
+        axis = axis % f.ndim
+        if axis < 2:   # (axis 0 holds the samples, 1 the time derivatives)
+            raise HodynError(f"closed loops: forces with their joints on axis {axis}: the "
+                             "samples go on axis 0, their time derivatives on 1")
         g = np.moveaxis(f, axis, -1)
         N, K1 = g.shape[:2]
         flat = g.reshape(N, K1, -1, self.n)
@@ -654,7 +719,8 @@ class Closed(coupling.Coupling):
         kernel = self._kernel(K1 - 1)
         lam, tau = (project(PJ, flat, self.a, self.p) if kernel is None else
                     kernel.loop_project(PJ, flat, self.cuts.active, self.cuts.passive))
-        return lam.reshape(g.shape[:-1] + (-1,)), tau.reshape(g.shape[:-1] + (-1,))
+        return (np.moveaxis(tau.reshape(g.shape[:-1] + (-1,)), -1, axis),
+                (lam.reshape(-1, self.rank) @ self.P).reshape(g.shape[:-1] + (-1,)))
 
     # -- the coupling's interface ------------------------------------------------------------
     def phi(self, q: np.ndarray) -> np.ndarray:
@@ -677,14 +743,13 @@ class Closed(coupling.Coupling):
         return (self.jacobian(q) @ v[..., None])[..., 0]
 
     def _along(self, full: Trajectory, K: int, all_known: bool = False) -> np.ndarray:
-        """``P J^(k)`` (N, K+1, r, n) along the joints' motion (found once per motion and
-        order: the torques, the constraint forces and the matrices need them again); with
+        """``P J^(k)`` (N, K+1, r, n) along the joints' motion: those :meth:`expand` found
+        (a :class:`Looped` carries them) where they go to order K, else found now; with
         ``all_known`` to the highest order known (at least K)."""
-        known = self._known.get(full)
-        if known is None or known.shape[1] <= K:
-            known = self.jacobian_jets(full.derivatives, K)
-            self._known[full] = known
-        return known if all_known else known[:, : K + 1]
+        known = full.jacobians if isinstance(full, Looped) else None
+        if known is None or known.along is not full.derivatives or known.PJ.shape[1] <= K:
+            return self.jacobian_jets(full.derivatives, K)
+        return known.PJ if all_known else known.PJ[:, : K + 1]
 
     def _G(self, full: Trajectory, K: int) -> np.ndarray:
         """``G^(k)`` (N, K+1, n, m) along the joints' motion (q to order K at least)."""
@@ -702,17 +767,16 @@ class Closed(coupling.Coupling):
             raise HodynError(f"the trajectory's joints {trajectory.joint_names} are not the "
                              f"actuated joints {self.coordinate_names}")
         qs, PJ = self._solved(trajectory.derivatives, trajectory.t)
-        full = Trajectory(self.joint_names, qs, trajectory.t, trajectory.wrenches,
-                          trajectory.series, trajectory.base)
-        if PJ is not None:   # (what :meth:`_along` would find again)
-            self._known[full] = PJ
-        return full
+        # (P J's jets go with it: what :meth:`_along` would find again)
+        return Looped(self.joint_names, qs, trajectory.t, trajectory.wrenches,
+                      trajectory.series, trajectory.base,
+                      None if PJ is None else KnownJacobians(qs, PJ))
 
     def forces(self, f: np.ndarray, trajectory: Trajectory | None = None, axis: int = -1
                ) -> np.ndarray:
         if trajectory is None:
             raise HodynError("closed loops: projecting forces needs the motion")
-        return np.moveaxis(self._projected(f, trajectory, axis)[1], -1, axis)
+        return self.split(f, trajectory, axis)[0]
 
     def reduced(self, M: np.ndarray, C: np.ndarray, Cbar: np.ndarray, g: np.ndarray,
                 trajectory: Trajectory) -> dict[str, np.ndarray]:

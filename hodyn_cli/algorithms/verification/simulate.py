@@ -46,6 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.dynamics.forward import forward_dynamics
 from hodyn_cli.core.coupling import Coupling
@@ -320,13 +321,15 @@ def _solve(model, drive, q0, qd0, coupling: Coupling, gravity, times, rtol, atol
     from scipy.integrate import solve_ivp
 
     K, m = q0.shape
+    _, data = backends.prepare(model)   # this simulation's: every step's forward dynamics
 
     def rhs(s: float, x: np.ndarray) -> np.ndarray:
         q, qd = x.reshape(2, K, m)
         tau, W = drive(s)
         state = np.stack([coupling.phi(q), coupling.tangent(qd, q)], axis=1)
         qdd = forward_dynamics(model, Trajectory(model.joint_names, state, None, W),
-                               tau[:, None], gravity=gravity, coupling=coupling).qs[:, 0]
+                               tau[:, None], gravity=gravity, coupling=coupling,
+                               data=data).qs[:, 0]
         return np.concatenate([qd, qdd], axis=None)
 
     sol = solve_ivp(rhs, (0.0, float(times[-1])), np.concatenate([q0, qd0], axis=None),

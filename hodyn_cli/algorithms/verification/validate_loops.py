@@ -81,5 +81,5 @@ def _results(model: Model, closed, full: Trajectory, order: int, method: str, gr
     """The tree's torques, the actuated ones and the constraint forces with their first
     ``order`` derivatives along the joints' motion ``full``."""
     tau = inverse_dynamics(model, full, method=method, order=order, gravity=gravity)
-    return {"full": tau, "tau": closed.forces(tau, full),
-            "Fl": closed.constraint_forces(tau, full)}
+    tau_a, Fl = closed.split(tau, full)
+    return {"full": tau, "tau": tau_a, "Fl": Fl}

@@ -19,8 +19,12 @@
  * hodyn_loop_newton: Newton on P c(q) = 0 for the passive joints, q_p <- q_p - (P J_p)^-1 P c,
  *   per sample until a step is below tol, or one from |P c| < tol is below `quadratic` x the
  *   one before, or |P c| is below tol / 100 (the step it would take is rounding); returns c
- *   and J at the solution and a flag per sample: 0 where P J_p is near singular (Hadamard's
- *   ratio |det| / prod(row norms) below `near`): the caller decides those as numpy does.
+ *   and J where that last step started if it was below tol (as numpy's; no evaluation more
+ *   for them), else (a quadratic stop: a step up to `quadratic` x the one before) at its end,
+ *   and a flag per sample: 0 where P J_p is near singular (Hadamard's ratio |det| /
+ *   prod(row norms) below `near`): the caller decides those as numpy does. Given the motion
+ *   (the samples its rows), hodyn_loop_rates' work follows in the same pass where the flag is
+ *   1: the actuated joints' poses are Newton's, the passive ones' found again at its end.
  * hodyn_loop_predict: Newton's starts between the anchors (their Taylor and Hermite
  *   polynomials) and where they are too far.
  * hodyn_loop_rates: the implicit function theorem order by order, q_p^(k) = -(P J_p)^-1 P
@@ -32,6 +36,10 @@
  *   tau_a^(k) = f_a^(k) - sum_j C(k,j) (P J_a^(j))^T lambda_r^(k-j)
  * The small r x r systems by Gaussian elimination with partial pivoting, lane by lane. */
 #include "kernel.h"
+
+/* max(a, b) of a running maximum a (never NaN): fmax's answer, b NaN ignored, inlined (libm's
+ * fmax is a call per element, ~1% of a closed robot's time) */
+static inline double larger(double a, double b) { return b > a ? b : a; }
 
 typedef struct {
     int S, P, R, r;
@@ -395,106 +403,11 @@ static void kept_rows(const Cuts *k, int n, int K1, const vd *J, vd *PJ, vd *off
             for (int col = 0; col < n; col++) {
                 double back = 0.0;
                 for (int i = 0; i < r; i++) back += k->Pm[R * i + e] * PJ[i * n + col][l];
-                big = fmax(big, fabs(J[e * n + col][l]));
-                most = fmax(most, fabs(J[e * n + col][l] - back));
+                big = larger(big, fabs(J[e * n + col][l]));
+                most = larger(most, fabs(J[e * n + col][l] - back));
             }
         off[0][l] = big > 0 ? most / big : 0.0;
     }
-}
-
-/* q[N][n] in place; at the solution c[N][R], PJ[N][r][n] and off[N] (kept_rows); ok[N] */
-int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, const double *Pm,
-                      const int32_t *passive, int iterations, double tol, double quadratic,
-                      double near, double *c, double *PJ, double *off, uint8_t *ok) {
-    const Cuts k = CUTS_INIT(r, Pm, passive);
-    const int n = m->n;
-    int status = hk_check(m, N, 1, 1, 0, -1, -1);
-    if (status) return status;
-    if ((status = cuts_check(m, &k)) || iterations < 1) return status ? status : HK_SIZE;
-    Consts cs;
-    if (hk_consts(m, &cs)) return HK_NOMEM;
-    Work w;
-    vd *Jv = hk_alloc(sizeof(vd) * R * n);
-    if ((status = work_alloc(m, &k, 1, &w)) || !Jv) { status = HK_NOMEM; goto done; }
-    {
-    vd cv[R], Jp[r * r], Pc[r], step[r], PJv[r * n], offv[1], cfin[R], Jfin[R * n];
-    int piv[r][LANES];
-    int64_t lane_s[LANES];
-    for (int64_t s0 = 0; s0 < N; s0 += LANES) {
-        hk_lanes(s0, N, lane_s);
-        memset(w.Q, 0, sizeof(vd) * 2 * n);   /* (the pass reads q' too: 0) */
-        hk_gather(q, n, lane_s, n, w.Q);
-        int good[LANES], done[LANES], have[LANES];
-        double before[LANES];
-        for (int l = 0; l < LANES; l++) good[l] = 1, done[l] = have[l] = 0, before[l] = INFINITY;
-        for (int it = 0; it < iterations; it++) {
-            frames(&cs, &k, &w, 1, 1, it ? PASSIVE_MOVED : POSES);
-            gap(&k, &w, 1, 0, cv);
-            jacobian(&cs, &k, &w, 1, 1, Jv);
-            kept(&k, n, cv, Jv, Jp, Pc);
-            /* Hadamard's ratio before the factors overwrite P J_p */
-            vd norms = (vd){0} + 1.0;
-            for (int i = 0; i < r; i++) {
-                vd s = (vd){0};
-                for (int q2 = 0; q2 < r; q2++) s += Jp[r * i + q2] * Jp[r * i + q2];
-                for (int l = 0; l < LANES; l++) norms[l] *= sqrt(s[l]);
-            }
-            lu(r, Jp, piv);
-            lu_solve(r, Jp, piv, 0, Pc, step);
-            int all = 1;
-            for (int l = 0; l < LANES; l++) {
-                if (done[l]) continue;
-                double det = 1.0, size = 0.0, res = 0.0;
-                for (int i = 0; i < r; i++) det *= Jp[r * i + i][l];
-                if (!(fabs(det) / norms[l] >= near)) { good[l] = 0; done[l] = 1; continue; }
-                for (int i = 0; i < r; i++) res = fmax(res, fabs(Pc[i][l]));
-                if (res < 1e-2 * tol) {   /* at the solution already: c and J are its */
-                    done[l] = have[l] = 1;
-                    for (int e = 0; e < R; e++) cfin[e][l] = cv[e][l];
-                    for (int e = 0; e < R * n; e++) Jfin[e][l] = Jv[e][l];
-                    continue;
-                }
-                for (int i = 0; i < r; i++) {
-                    w.Q[passive[i]][l] -= step[i][l];
-                    size = fmax(size, fabs(step[i][l]));
-                }
-                done[l] = size < tol || (res < tol && size < quadratic * before[l]);
-                before[l] = size;
-                all &= done[l];
-            }
-            if (all) break;
-        }
-        /* c and J at the solution (not at the last step's start, as numpy's: the samples'
-         * stops are their own here, not their batch's, so they are as close to the solution
-         * as numpy's batch's, whichever samples share a lane group): where a step was the
-         * last, one more evaluation */
-        int missing = 0;
-        for (int l = 0; l < LANES; l++) missing |= !have[l];
-        if (missing) {
-            frames(&cs, &k, &w, 1, 1, PASSIVE_MOVED);
-            gap(&k, &w, 1, 0, cv);
-            jacobian(&cs, &k, &w, 1, 1, Jv);
-            for (int l = 0; l < LANES; l++) {
-                if (have[l]) continue;
-                for (int e = 0; e < R; e++) cfin[e][l] = cv[e][l];
-                for (int e = 0; e < R * n; e++) Jfin[e][l] = Jv[e][l];
-            }
-        }
-        hk_scatter(cfin, R, s0, N, R, c);
-        kept_rows(&k, n, 1, Jfin, PJv, offv);
-        hk_scatter(PJv, (int64_t)r * n, s0, N, (int64_t)r * n, PJ);
-        hk_scatter(offv, 1, s0, N, 1, off);
-        for (int l = 0; l < LANES && s0 + l < N; l++) {
-            for (int i = 0; i < n; i++) q[(s0 + l) * n + i] = w.Q[i][l];
-            ok[s0 + l] = good[l];
-        }
-    }
-    }
-done:
-    work_free(&w);
-    free(Jv);
-    hk_free_consts(&cs);
-    return status;
 }
 
 /* ---- the implicit function theorem, order by order in root axes ------------------------
@@ -559,6 +472,108 @@ static void point_order(const Cuts *k, const Spatial *sp, int o) {
     }
 }
 
+/* One lane group's implicit function theorem: Qs[D][n] (the positions, the actuated joints'
+ * derivatives; q_p^(K), K = 1..D-1, found here) with w->Ai the bodies' poses at those
+ * positions and A, piv the LU of P J_p there; with PJv[(D-1) r n] (else NULL), P J^(d), d <= D -
+ * 2, in it (Jv[(D-1) R n] scratch) */
+static void rates_group(const HModel *m, const Consts *cs, const Cuts *k, Work *w,
+                        const Spatial *sp, vd *Qs, const vd *A, int (*piv)[LANES], vd *Jv,
+                        vd *PJv) {
+    const int n = m->n, D = sp->D, S = k->S, P = k->P, R = k->R, r = k->r, L = S / 2;
+    vd known[r], x[r], c[R];
+    for (int i = 0; i < n; i++)   /* the screws at order 0 */
+        if (w->need[i]) hk_spatial_screw(&w->Ai[i], m->X + 6 * i, sp->S + (size_t)6 * D * i);
+    for (int s = 0; s < S; s++) {   /* the cut points */
+        const double *Tc = k->T + 16 * s;
+        vd *p = sp->p + 3 * D * s, Rb[9], pb[3];
+        if (k->side_body[s] < 0) {
+            for (int e = 0; e < 3; e++) p[e] = (vd){0} + Tc[4 * e + 3];
+            continue;
+        }
+        hk_pose(&w->Ai[k->side_body[s]], Rb, pb);
+        for (int e = 0; e < 3; e++)
+            p[e] = pb[e] + Rb[3 * e] * Tc[3] + Rb[3 * e + 1] * Tc[7] + Rb[3 * e + 2] * Tc[11];
+    }
+    for (int K = 1; K < D; K++)   /* (q_p^(K) 0 until it is found: c^(K) its known part) */
+        for (int i = 0; i < r; i++) Qs[K * n + k->passive[i]] = (vd){0};
+    for (int K = 1; K < D; K++) {
+        if (K >= 2) {   /* q_p^(K-1) known: V^(K-2), p^(K-1) again, then S^(K-1) */
+            twist_order(cs, w, sp, Qs, K - 2);
+            point_order(k, sp, K - 1);
+            screw_order(cs, w, sp, K - 1);
+        }
+        twist_order(cs, w, sp, Qs, K - 1);   /* (q_p^(K) still 0) */
+        point_order(k, sp, K);
+        for (int e = 0; e < R; e++) {
+            const int i = k->row_loop[e], axis = k->row_axis[e];
+            const int a = k->side_body[2 * i], b = k->side_body[2 * i + 1];
+            if (axis >= 3) {
+                c[e] = sp->p[3 * (D * 2 * i + K) + axis - 3] -
+                       sp->p[3 * (D * (2 * i + 1) + K) + axis - 3];
+                continue;
+            }
+            c[e] = (a < 0 ? (vd){0} : sp->V[6 * (D * a + K - 1) + axis]) -
+                   (b < 0 ? (vd){0} : sp->V[6 * (D * b + K - 1) + axis]);
+        }
+        for (int i = 0; i < r; i++) {
+            known[i] = (vd){0};
+            for (int e = 0; e < R; e++) known[i] += k->Pm[R * i + e] * c[e];
+        }
+        lu_solve(r, A, piv, 0, known, x);
+        for (int i = 0; i < r; i++) Qs[K * n + k->passive[i]] = -x[i];
+    }
+    if (!PJv) return;
+    const int K1 = D - 1;   /* J^(d), d <= D - 2: S and p to that order are final */
+    memset(Jv, 0, sizeof(vd) * K1 * R * n);
+    for (int xj = 0; xj < P; xj++) {
+        const int j = k->path[xj];
+        const vd *Sj = sp->S + (size_t)6 * D * j;
+        for (int i = 0; i < L; i++) {
+            const double ma = k->moves[P * 2 * i + xj], mb = k->moves[P * (2 * i + 1) + xj];
+            const double mu = ma - mb;
+            const vd *pa = sp->p + 3 * D * 2 * i, *pb = pa + 3 * D;
+            for (int e = 0; e < R; e++) {
+                if (k->row_loop[e] != i) continue;
+                const int axis = k->row_axis[e];
+                for (int d = 0; d < K1; d++) {
+                    if (axis < 3) {
+                        Jv[(d * R + e) * n + j] = mu * Sj[6 * d + axis];
+                        continue;
+                    }
+                    vd sum = mu * Sj[6 * d + axis];
+                    for (int q = 0; q <= d; q++) {
+                        vd rho[3], t[3];
+                        for (int g = 0; g < 3; g++)
+                            rho[g] = ma * pa[3 * q + g] - mb * pb[3 * q + g];
+                        vcross(rho, Sj + 6 * (d - q), t);
+                        sum -= BINOM[d][q] * t[axis - 3];
+                    }
+                    Jv[(d * R + e) * n + j] = sum;
+                }
+            }
+        }
+    }
+    kept_rows(k, n, K1, Jv, PJv, NULL);
+}
+
+/* Qs's derivatives (orders 1..D-1 of the passive joints) and P J's jets PJv[(D-1) r n] (NULL:
+ * not wanted) into qs[N][D][n] and PJ[N][D-1][r][n] at the lane group's samples lane_s (lanes
+ * up to `live`); with `positions`, Qs's positions too */
+static void rates_scatter(int n, int D, const Cuts *k, const vd *Qs, const vd *PJv,
+                          const int64_t *lane_s, int live, int positions, double *qs,
+                          double *PJ) {
+    for (int l = 0; l < live; l++) {
+        double *out = qs + (size_t)lane_s[l] * D * n;
+        if (positions)
+            for (int i = 0; i < n; i++) out[i] = Qs[i][l];
+        for (int K = 1; K < D; K++)
+            for (int i = 0; i < k->r; i++) out[K * n + k->passive[i]] = Qs[K * n + k->passive[i]][l];
+        if (!PJv) continue;
+        double *jets = PJ + (size_t)lane_s[l] * (D - 1) * k->r * n;
+        for (int e = 0; e < (D - 1) * k->r * n; e++) jets[e] = PJv[e][l];
+    }
+}
+
 /* qs[N][D][n] in place at the samples rows[M]: q_p^(k), k = 1..D-1, from q and the actuated
  * joints' derivatives and P J_p[M][r][r] there; PJ[N][D-1][r][n] (may be NULL): P J^(d), d <=
  * D - 2, at those samples */
@@ -566,7 +581,7 @@ int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, int64_t M,
                      const int32_t *rows, CUTS_ARGS, int r, const double *Pm,
                      const int32_t *passive, const double *Jp, double *HK_NULLABLE PJ) {
     const Cuts k = CUTS_INIT(r, Pm, passive);
-    const int n = m->n, L = S / 2;
+    const int n = m->n;
     int status = hk_check(m, N, D, 1, D - 1, -1, (int64_t)D * n);
     if (status) return status;
     if ((status = cuts_check(m, &k))) return status;
@@ -586,7 +601,7 @@ int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, int64_t M,
         goto done;
     }
     {
-    vd A[r * r], known[r], x[r], c[R];
+    vd A[r * r];
     int piv[r][LANES];
     int64_t lane_e[LANES], lane_s[LANES];
     for (int64_t s0 = 0; s0 < M; s0 += LANES) {
@@ -595,96 +610,167 @@ int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, int64_t M,
         hk_gather(qs, (int64_t)D * n, lane_s, (int64_t)D * n, Qs);
         hk_gather(Jp, (int64_t)r * r, lane_e, (int64_t)r * r, A);
         lu(r, A, piv);
-        for (int i = 0; i < n; i++) {   /* poses and the screws at order 0 */
+        for (int i = 0; i < n; i++) {   /* the poses */
             if (!w.need[i]) continue;
             const int par = m->parent[i];
             hk_joint_adjoint(&cs, i, Qs[i], &w.Ad[i]);
             if (par < 0) w.Ai[i] = w.Ad[i];
             else hk_compose(&w.Ad[i], &w.Ai[par], &w.Ai[i]);
-            hk_spatial_screw(&w.Ai[i], m->X + 6 * i, sp.S + (size_t)6 * D * i);
         }
-        for (int s = 0; s < S; s++) {   /* the cut points */
-            const double *Tc = T + 16 * s;
-            vd *p = sp.p + 3 * D * s, Rb[9], pb[3];
-            if (side_body[s] < 0) {
-                for (int e = 0; e < 3; e++) p[e] = (vd){0} + Tc[4 * e + 3];
-                continue;
-            }
-            hk_pose(&w.Ai[side_body[s]], Rb, pb);
-            for (int e = 0; e < 3; e++)
-                p[e] = pb[e] + Rb[3 * e] * Tc[3] + Rb[3 * e + 1] * Tc[7] + Rb[3 * e + 2] * Tc[11];
-        }
-        for (int K = 1; K < D; K++) {
-            if (K >= 2) {   /* q_p^(K-1) known: V^(K-2), p^(K-1) again, then S^(K-1) */
-                twist_order(&cs, &w, &sp, Qs, K - 2);
-                point_order(&k, &sp, K - 1);
-                screw_order(&cs, &w, &sp, K - 1);
-            }
-            twist_order(&cs, &w, &sp, Qs, K - 1);   /* (q_p^(K) still 0) */
-            point_order(&k, &sp, K);
-            for (int e = 0; e < R; e++) {
-                const int i = row_loop[e], axis = row_axis[e];
-                const int a = side_body[2 * i], b = side_body[2 * i + 1];
-                if (axis >= 3) {
-                    c[e] = sp.p[3 * (D * 2 * i + K) + axis - 3] -
-                           sp.p[3 * (D * (2 * i + 1) + K) + axis - 3];
-                    continue;
-                }
-                c[e] = (a < 0 ? (vd){0} : sp.V[6 * (D * a + K - 1) + axis]) -
-                       (b < 0 ? (vd){0} : sp.V[6 * (D * b + K - 1) + axis]);
-            }
-            for (int i = 0; i < r; i++) {
-                known[i] = (vd){0};
-                for (int e = 0; e < R; e++) known[i] += k.Pm[R * i + e] * c[e];
-            }
-            lu_solve(r, A, piv, 0, known, x);
-            for (int i = 0; i < r; i++) Qs[K * n + passive[i]] = -x[i];
-        }
-        for (int l = 0; l < LANES && s0 + l < M; l++)
-            for (int K = 1; K < D; K++)
-                for (int i = 0; i < r; i++)
-                    qs[((size_t)lane_s[l] * D + K) * n + passive[i]] = Qs[K * n + passive[i]][l];
-        if (!PJ) continue;
-        const int K1 = D - 1;   /* J^(d), d <= D - 2: S and p to that order are final */
-        memset(Jv, 0, sizeof(vd) * K1 * R * n);
-        for (int xj = 0; xj < P; xj++) {
-            const int j = path[xj];
-            const vd *Sj = sp.S + (size_t)6 * D * j;
-            for (int i = 0; i < L; i++) {
-                const double ma = moves[P * 2 * i + xj], mb = moves[P * (2 * i + 1) + xj];
-                const double mu = ma - mb;
-                const vd *pa = sp.p + 3 * D * 2 * i, *pb = pa + 3 * D;
-                for (int e = 0; e < R; e++) {
-                    if (row_loop[e] != i) continue;
-                    const int axis = row_axis[e];
-                    for (int d = 0; d < K1; d++) {
-                        if (axis < 3) {
-                            Jv[(d * R + e) * n + j] = mu * Sj[6 * d + axis];
-                            continue;
-                        }
-                        vd sum = mu * Sj[6 * d + axis];
-                        for (int q = 0; q <= d; q++) {
-                            vd rho[3], t[3];
-                            for (int g = 0; g < 3; g++)
-                                rho[g] = ma * pa[3 * q + g] - mb * pb[3 * q + g];
-                            vcross(rho, Sj + 6 * (d - q), t);
-                            sum -= BINOM[d][q] * t[axis - 3];
-                        }
-                        Jv[(d * R + e) * n + j] = sum;
-                    }
-                }
-            }
-        }
-        kept_rows(&k, n, K1, Jv, PJv, NULL);
-        for (int l = 0; l < LANES && s0 + l < M; l++) {
-            double *out = PJ + (size_t)lane_s[l] * K1 * r * n;
-            for (int e = 0; e < K1 * r * n; e++) out[e] = PJv[e][l];
-        }
+        rates_group(m, &cs, &k, &w, &sp, Qs, A, piv, Jv, PJ ? PJv : NULL);
+        rates_scatter(n, D, &k, Qs, PJ ? PJv : NULL, lane_s, M - s0 < LANES ? M - s0 : LANES,
+                      0, qs, PJ);
     }
     }
 done:
     work_free(&w);
     free(Qs); free(Jv); free(PJv); free(sp.S); free(sp.V); free(sp.p);
+    hk_free_consts(&cs);
+    return status;
+}
+
+/* q[N][n] in place; c[N][R], PJ[N][r][n] and off[N] (kept_rows) where the last step started;
+ * ok[N]. With qs[Nf][D][n] (else NULL; D >= 2), the samples being its rows[N]: there the
+ * positions and the passive joints' derivatives by the implicit function theorem
+ * (hodyn_loop_rates' with P J_p where the last step started, one pass fewer of the poses), and
+ * with jets[Nf][D-1][r][n] (else NULL) P J's jets to order D - 2, where ok */
+int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, const double *Pm,
+                      const int32_t *passive, int iterations, double tol, double quadratic,
+                      double near, double *c, double *PJ, double *off, uint8_t *ok, int D,
+                      int64_t Nf, double *HK_NULLABLE qs, const int32_t *HK_NULLABLE rows,
+                      double *HK_NULLABLE jets) {
+    const Cuts k = CUTS_INIT(r, Pm, passive);
+    const int n = m->n;
+    int status = hk_check(m, N, 1, 1, 0, -1, -1);
+    if (status) return status;
+    if ((status = cuts_check(m, &k)) || iterations < 1) return status ? status : HK_SIZE;
+    if (qs) {
+        if (!rows || D < 2 || D > MAXK || Nf < 1) return HK_SIZE;
+        for (int64_t e = 0; e < N; e++)
+            if (rows[e] < 0 || rows[e] >= Nf) return HK_SIZE;
+    }
+    const int DQ = qs ? D : 1;
+    Consts cs;
+    if (hk_consts(m, &cs)) return HK_NOMEM;
+    Work w;
+    vd *Jv = hk_alloc(sizeof(vd) * R * n), *Qs = hk_alloc(sizeof(vd) * DQ * n);
+    vd *JvD = hk_alloc(sizeof(vd) * DQ * R * n), *PJD = hk_alloc(sizeof(vd) * DQ * r * n);
+    Spatial sp = {hk_alloc(sizeof(vd) * 6 * DQ * n), hk_alloc(sizeof(vd) * 6 * DQ * n),
+                  hk_alloc(sizeof(vd) * 3 * DQ * S), DQ};
+    if ((status = work_alloc(m, &k, 1, &w)) || !Jv || !Qs || !JvD || !PJD || !sp.S || !sp.V ||
+        !sp.p) {
+        status = HK_NOMEM;
+        goto done;
+    }
+    {
+    vd cv[R], Jp[r * r], Pc[r], step[r], PJv[r * n], offv[1], cfin[R], Jfin[R * n];
+    int piv[r][LANES];
+    int64_t lane_s[LANES];
+    for (int64_t s0 = 0; s0 < N; s0 += LANES) {
+        hk_lanes(s0, N, lane_s);
+        memset(w.Q, 0, sizeof(vd) * 2 * n);   /* (the pass reads q' too: 0) */
+        hk_gather(q, n, lane_s, n, w.Q);
+        int good[LANES], done[LANES], have[LANES];
+        double before[LANES];
+        for (int l = 0; l < LANES; l++) good[l] = 1, done[l] = have[l] = 0, before[l] = INFINITY;
+        for (int it = 0; it < iterations; it++) {
+            frames(&cs, &k, &w, 1, 1, it ? PASSIVE_MOVED : POSES);
+            gap(&k, &w, 1, 0, cv);
+            jacobian(&cs, &k, &w, 1, 1, Jv);
+            kept(&k, n, cv, Jv, Jp, Pc);
+            /* Hadamard's ratio before the factors overwrite P J_p */
+            vd norms = (vd){0} + 1.0;
+            for (int i = 0; i < r; i++) {
+                vd s = (vd){0};
+                for (int q2 = 0; q2 < r; q2++) s += Jp[r * i + q2] * Jp[r * i + q2];
+                for (int l = 0; l < LANES; l++) norms[l] *= sqrt(s[l]);
+            }
+            lu(r, Jp, piv);
+            lu_solve(r, Jp, piv, 0, Pc, step);
+            int all = 1;
+            for (int l = 0; l < LANES; l++) {
+                if (done[l]) continue;
+                double det = 1.0, size = 0.0, res = 0.0;
+                for (int i = 0; i < r; i++) det *= Jp[r * i + i][l];
+                if (!(fabs(det) / norms[l] >= near)) { good[l] = 0; done[l] = 1; continue; }
+                for (int i = 0; i < r; i++) res = larger(res, fabs(Pc[i][l]));
+                if (res < 1e-2 * tol) {   /* at the solution already: c and J are its */
+                    done[l] = have[l] = 1;
+                    for (int e = 0; e < R; e++) cfin[e][l] = cv[e][l];
+                    for (int e = 0; e < R * n; e++) Jfin[e][l] = Jv[e][l];
+                    continue;
+                }
+                for (int i = 0; i < r; i++) {
+                    w.Q[passive[i]][l] -= step[i][l];
+                    size = larger(size, fabs(step[i][l]));
+                }
+                done[l] = size < tol || (res < tol && size < quadratic * before[l]);
+                if (size < tol) {   /* c and J of this step's start (within tol), as numpy's */
+                    have[l] = 1;
+                    for (int e = 0; e < R; e++) cfin[e][l] = cv[e][l];
+                    for (int e = 0; e < R * n; e++) Jfin[e][l] = Jv[e][l];
+                }
+                before[l] = size;
+                all &= done[l];
+            }
+            if (all) break;
+        }
+        /* where the last step was not below tol (a quadratic stop, or the iterations ran
+         * out), c and J at its end: one more evaluation */
+        int missing = 0;
+        for (int l = 0; l < LANES; l++) missing |= !have[l];
+        if (missing) {
+            frames(&cs, &k, &w, 1, 1, PASSIVE_MOVED);
+            gap(&k, &w, 1, 0, cv);
+            jacobian(&cs, &k, &w, 1, 1, Jv);
+            for (int l = 0; l < LANES; l++) {
+                if (have[l]) continue;
+                for (int e = 0; e < R; e++) cfin[e][l] = cv[e][l];
+                for (int e = 0; e < R * n; e++) Jfin[e][l] = Jv[e][l];
+            }
+        }
+        hk_scatter(cfin, R, s0, N, R, c);
+        kept_rows(&k, n, 1, Jfin, PJv, offv);
+        hk_scatter(PJv, (int64_t)r * n, s0, N, (int64_t)r * n, PJ);
+        hk_scatter(offv, 1, s0, N, 1, off);
+        for (int l = 0; l < LANES && s0 + l < N; l++) {
+            for (int i = 0; i < n; i++) q[(s0 + l) * n + i] = w.Q[i][l];
+            ok[s0 + l] = good[l];
+        }
+        if (!qs) continue;
+        /* the implicit function theorem at the positions found: the passive joints' poses
+         * again (the actuated joints' kept), P J_p where the last step started */
+        int64_t lane_s[LANES];
+        for (int l = 0; l < LANES; l++) lane_s[l] = rows[s0 + l < N ? s0 + l : N - 1];
+        hk_gather(qs, (int64_t)D * n, lane_s, (int64_t)D * n, Qs);
+        for (int i = 0; i < n; i++) {
+            Qs[i] = w.Q[i];
+            if (!w.need[i]) continue;
+            const int par = m->parent[i];
+            if (w.passive[i]) hk_joint_adjoint(&cs, i, w.Q[i], &w.Ad[i]);
+            if (par < 0) w.Ai[i] = w.Ad[i];
+            else hk_compose(&w.Ad[i], &w.Ai[par], &w.Ai[i]);
+        }
+        kept(&k, n, cfin, Jfin, Jp, Pc);
+        lu(r, Jp, piv);
+        rates_group(m, &cs, &k, &w, &sp, Qs, Jp, piv, JvD, jets ? PJD : NULL);
+        int64_t live_s[LANES];
+        int live = 0;
+        for (int l = 0; l < LANES && s0 + l < N; l++)
+            if (good[l]) live_s[live++] = l;
+        for (int x = 0; x < live; x++) {   /* (the lanes ok: compacted to the front) */
+            const int l = (int)live_s[x];
+            live_s[x] = lane_s[l];
+            if (l == x) continue;
+            for (int e = 0; e < D * n; e++) Qs[e][x] = Qs[e][l];
+            for (int e = 0; jets && e < (D - 1) * r * n; e++) PJD[e][x] = PJD[e][l];
+        }
+        rates_scatter(n, D, &k, Qs, jets ? PJD : NULL, live_s, live, 1, qs, jets);
+    }
+    }
+done:
+    work_free(&w);
+    free(Jv); free(Qs); free(JvD); free(PJD); free(sp.S); free(sp.V); free(sp.p);
     hk_free_consts(&cs);
     return status;
 }
@@ -775,9 +861,9 @@ int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double
             double sum = 0.0;
             for (int k = 0; k < D; k++) sum += power[k] * qa[k * n + j];
             g[j] = sum;
-            last = fmax(last, fabs(power[D - 1] * qa[(D - 1) * n + j]));
+            last = larger(last, fabs(power[D - 1] * qa[(D - 1) * n + j]));
         }
-        for (int i = 0; i < m; i++) moved = fmax(moved, fabs(qs[active[i]] - qa[active[i]]));
+        for (int i = 0; i < m; i++) moved = larger(moved, fabs(qs[active[i]] - qa[active[i]]));
         int out = moved > step || last > tol;
         const double span = t[r] - t[l];
         if (span > 0) {
@@ -787,14 +873,17 @@ int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double
             for (int k = 0; k < 2 * D; k++, tk *= tau)
                 for (int i = 0; i < 2 * D; i++) weight[i] += tk * W[2 * D * k + i];
             const double *ql = full + (size_t)l * D * n, *qr = full + (size_t)r * D * n;
-            double differ = 0.0;
+            double differ = 0.0, scale = 1.0;
+            for (int k = 0; k < D; k++, scale *= span) {   /* (the span's powers once) */
+                weight[k] *= scale;
+                weight[D + k] *= scale;
+            }
             for (int j = 0; j < n; j++) {
-                double sum = 0.0, scale = 1.0;
-                for (int k = 0; k < D; k++, scale *= span)
-                    sum += weight[k] * scale * ql[k * n + j] +
-                           weight[D + k] * scale * qr[k * n + j];
+                double sum = 0.0;
+                for (int k = 0; k < D; k++)
+                    sum += weight[k] * ql[k * n + j] + weight[D + k] * qr[k * n + j];
                 hermite[j] = sum;
-                differ = fmax(differ, fabs(sum - g[j]));
+                differ = larger(differ, fabs(sum - g[j]));
             }
             out |= differ > tol;
             for (int j = 0; j < n; j++) g[j] = hermite[j];

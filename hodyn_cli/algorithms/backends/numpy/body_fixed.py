@@ -55,7 +55,7 @@ from math import comb
 
 import numpy as np
 
-from hodyn_cli.algorithms.backends.numpy.common import relative_adjoint
+from hodyn_cli.algorithms.backends.numpy.common import joint_columns, relative_adjoint
 from hodyn_cli.algorithms.backends.numpy.model_data import ModelData, model_data
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
@@ -90,7 +90,7 @@ def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None =
     V0 = np.zeros((N, K + 1, 6)) if base is None else np.broadcast_to(base, (N, K + 1, 6))
     Ads: list[np.ndarray] = []
     Vs: list[np.ndarray] = []
-    joints = _joints(model)
+    joints = joint_columns(model)
     for i, p in enumerate(model.parent):
         v, S = joints[i]
         Adi = relative_adjoint(model, data, i, qs[:, 0, v])
@@ -102,16 +102,6 @@ def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None =
         Ads.append(Adi)
         Vs.append(V)
     return Kinematics(Ads, Vs)
-
-
-def _joints(model: Model) -> list[tuple[int | slice, np.ndarray | None]]:
-    """Per body, its columns in ``qs`` and its motion subspace: ``(column, None)`` for a 1-DOF
-    joint (its screw ``X_i``), ``(columns, S_i)`` for a multi-DOF one."""
-    if not model.multi_dof:
-        return [(i, None) for i in range(model.n)]
-    o = model.dof_offsets
-    return [(int(o[i]), None) if nv == 1 else (slice(o[i], o[i + 1]), S)
-            for i, (nv, S) in enumerate(zip(model.dofs, model.subspaces, strict=True))]
 
 
 def _one_dof_twists(a: list[np.ndarray], qd: np.ndarray, K: int, X: np.ndarray) -> np.ndarray:
@@ -160,7 +150,7 @@ def backward_pass(model: Model, qs: np.ndarray, kin: Kinematics, order: int,
     dtype = np.result_type(qs, *kin.V[:1])  # complex for complex-step derivatives
     F = [np.zeros((N, r + 1, 6), dtype) for _ in range(model.n)]
     tau = np.empty((N, r + 1, model.nv), dtype)
-    joints = _joints(model)
+    joints = joint_columns(model)
     for i in reversed(range(model.n)):
         Fi = F[i]
         Fi += momentum_rates(kin.V[i], model.inertias[i], r)
@@ -240,7 +230,7 @@ def chunk(model: Model, qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np
                           np.zeros((qs.shape[0], 0, order + 2, 6), np.result_type(qs, base)))
         if root:
             F0 = momentum_rates(base, model.root_inertia, order)
-            joints = _joints(model)
+            joints = joint_columns(model)
             for c in np.flatnonzero(model.parent < 0):
                 v, S = joints[c]
                 F0 += transport_to_parent(F[c], qs[:, 1:, v], model.X[c] if S is None else S,

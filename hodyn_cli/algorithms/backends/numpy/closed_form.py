@@ -10,7 +10,7 @@ from math import comb
 
 import numpy as np
 
-from hodyn_cli.algorithms.backends.numpy.common import relative_adjoint
+from hodyn_cli.algorithms.backends.numpy.common import joint_columns, relative_adjoint
 from hodyn_cli.algorithms.backends.numpy.model_data import ModelData, model_data
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
@@ -40,25 +40,28 @@ class EOMMatrices:
 
 def jacobians(model: Model, qs: np.ndarray, K: int, base: int = 0, *, data: ModelData | None = None
               ) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Body Jacobian rows ``J_i`` and their first K derivatives, per body (N, K+1, 6, base+n),
+    """Body Jacobian rows ``J_i`` and their first K derivatives, per body (N, K+1, 6, base+nv),
     and the blocks ``D_{i,p} = Ad_{C_{i,p}}`` (N, 6, 6).
 
-    ``qs``: (N, >= K+1, n) joint values and derivatives. ``base = 6``: a floating root whose
-    body twist ``V_0`` is the first 6 generalized velocities (``J_0 = [I 0]``, constant, so
-    ``J_i^(k) = D_{i,0}^(k) J_0`` for its children); joint j is then column ``6 + j``.
+    ``qs``: (N, >= K+1, nv) joint values and derivatives (a multi-DOF joint's configuration
+    coordinates and velocity coordinates' rates, as the body-fixed recursion's). ``base = 6``:
+    a floating root whose body twist ``V_0`` is the first 6 generalized velocities (``J_0 = [I
+    0]``, constant, so ``J_i^(k) = D_{i,0}^(k) J_0`` for its children); velocity coordinate v
+    is then column ``6 + v``. A joint's own columns are its screw ``X_i`` (1-DOF) or its motion
+    subspace ``S_i`` (multi-DOF), constant in the child frame.
     """
-    N, n, data = qs.shape[0], model.n, model_data(model, data)
+    N, data, o = qs.shape[0], model_data(model, data), model.dof_offsets
     J: list[np.ndarray] = []
     Ds: list[np.ndarray] = []
-    for i, p in enumerate(model.parent):
+    for i, (S, p) in enumerate(zip(model.subspaces, model.parent, strict=True)):
         D = adjoint_derivatives(model, data, qs, i, K)
-        Ji = np.zeros((N, K + 1, 6, base + n))
+        Ji = np.zeros((N, K + 1, 6, base + model.nv))
         if p >= 0:
             for k in range(K + 1):                                                # (16)
                 Ji[:, k] = sum(comb(k, j) * (D[j] @ J[p][:, k - j]) for j in range(k + 1))
         elif base:
             Ji[:, :, :, :base] = np.stack(D, axis=1)                              # (16), (18)
-        Ji[:, 0, :, base + i] = model.X[i]
+        Ji[:, 0, :, base + o[i] : base + o[i + 1]] = S
         J.append(Ji)
         Ds.append(D[0])
     return J, Ds
@@ -66,12 +69,18 @@ def jacobians(model: Model, qs: np.ndarray, K: int, base: int = 0, *, data: Mode
 
 def adjoint_derivatives(model: Model, data: ModelData, qs: np.ndarray, i: int, K: int
                         ) -> list[np.ndarray]:
-    """``D_{i,p} = Ad_{C_{i,p}}`` (17) and its first K derivatives (18), each (N, 6, 6)."""
-    D = [relative_adjoint(model, data, i, qs[:, 0, i])]                                 # (17)
-    adX = lie.ad(model.X[i])
+    """``D_{i,p} = Ad_{C_{i,p}}`` (17) and its first K derivatives (18), each (N, 6, 6):
+    ``D' = -ad_{P_i} D`` with the joint twist ``P_i = X_i qd_i``, or ``S_i nu_i`` for a
+    multi-DOF joint (its ``ad_{P_i^(j)}`` per sample: :mod:`.body_fixed`)."""
+    v, S = joint_columns(model)[i]
+    D = [relative_adjoint(model, data, i, qs[:, 0, v])]                                 # (17)
+    if S is None:
+        adX = lie.ad(model.X[i])
+        ad_P = [qs[:, j + 1, v, None, None] * adX for j in range(K)]
+    else:
+        ad_P = [lie.ad(qs[:, j + 1, v] @ S.T) for j in range(K)]
     for k in range(1, K + 1):                                                     # (18)
-        D.append(-sum(comb(k - 1, j) * qs[:, j + 1, i, None, None] * (adX @ D[k - 1 - j])
-                      for j in range(k)))
+        D.append(-sum(comb(k - 1, j) * (ad_P[j] @ D[k - 1 - j]) for j in range(k)))
     return D
 
 

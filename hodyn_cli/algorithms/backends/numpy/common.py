@@ -15,7 +15,7 @@ from hodyn_cli.core.gravity import GRAVITY  # noqa: F401 - the methods' default 
 from hodyn_cli.core.model import DOF_SUFFIXES, Model, joint_pose
 from hodyn_cli.errors import TrajectoryError
 
-__all__ = ["CHUNK", "gravity_vector", "relative_adjoint", "leibniz_rates"]
+__all__ = ["CHUNK", "gravity_vector", "relative_adjoint", "joint_columns", "leibniz_rates"]
 
 
 #: samples per batch: big enough to amortize numpy's per-call cost, small enough that
@@ -38,17 +38,37 @@ def relative_adjoint(model: Model, data: ModelData, i: int, q: np.ndarray) -> np
     ``exp(-q ad_X) = I - sin(q) ad_X + (1 - cos q) ad_X^2`` resp. ``I - q ad_X``. A helical
     screw's ``ad_X`` obeys neither: ``Ad_{exp(X q)^-1} Ad_{B_i^-1}`` from the pose
     (:func:`~hodyn_cli.core.lie.screw_exp`), as for a multi-DOF joint's pose ``J_i``
-    (:func:`~hodyn_cli.core.model.joint_pose`) at its coordinates q (N, nv_i).
+    (:func:`~hodyn_cli.core.model.joint_pose`) at its coordinates q (N, nv_i). A complex q of a
+    multi-DOF joint (the sensitivities' complex step) is the pose ``J(Re q) exp(S_i i Im q)``
+    to first order, ``(I - i ad_{S_i Im q}) Ad_{J^-1}``: its derivative is by the tangent
+    perturbation ``q + delta = J exp(S_i delta)`` (Pinocchio's ``integrate``), exact to
+    rounding (the dropped terms are O(Im q^2) = 1e-60).
     """
     A0, A1, A2 = (A[i] for A in data.adjoints)
     kind = model.joint_types[i]
-    if kind == "helical" or kind in DOF_SUFFIXES:
-        R, p = (lie.screw_exp(model.X[i], q) if kind == "helical" else
-                joint_pose(kind, model.X[i], q))
+    if kind in DOF_SUFFIXES:
+        R, p = joint_pose(kind, model.X[i], q.real)
+        D = lie.Ad_inv(R, p) @ A0
+        if np.iscomplexobj(q):  # the complex step in the tangent space: J(Re q) exp(S i Im q)
+            D = D - 1j * (lie.ad(q.imag @ model.subspaces[i].T) @ D)
+        return D
+    if kind == "helical":
+        R, p = lie.screw_exp(model.X[i], q)
         return lie.Ad_inv(R, p) @ A0
     if model.X[i, :3].any():
         return A0 - np.sin(q)[:, None, None] * A1 + (1 - np.cos(q))[:, None, None] * A2
     return A0 - q[:, None, None] * A1
+
+
+def joint_columns(model: Model) -> list[tuple[int | slice, np.ndarray | None]]:
+    """Per body, its velocity coordinates' columns (in ``qs``, in a Jacobian) and its motion
+    subspace: ``(column, None)`` for a 1-DOF joint (its screw ``X_i``), ``(columns, S_i)`` for
+    a multi-DOF one (:attr:`~hodyn_cli.core.model.Model.subspaces`)."""
+    if not model.multi_dof:
+        return [(i, None) for i in range(model.n)]
+    o = model.dof_offsets
+    return [(int(o[i]), None) if nv == 1 else (slice(o[i], o[i + 1]), S)
+            for i, (nv, S) in enumerate(zip(model.dofs, model.subspaces, strict=True))]
 
 
 def leibniz_rates(y: np.ndarray, coupling: Callable[[int, np.ndarray, list], np.ndarray]

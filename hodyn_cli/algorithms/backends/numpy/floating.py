@@ -1,5 +1,5 @@
-"""A floating root over a chunk: its twist jet in the free-falling frame and the (6 + n)-square
-EOM matrices (equations in :mod:`hodyn_cli.algorithms.dynamics.floating`): the numpy
+"""A floating root over a chunk: its twist jet in the free-falling frame and the
+EOM matrices (6 + nv, equations in :mod:`hodyn_cli.algorithms.dynamics.floating`): the numpy
 backend's ``root_jet`` and ``eom_matrices`` with a root twist.
 """
 
@@ -41,11 +41,11 @@ def eom_numpy(model: Model, qs: np.ndarray, r: int, base: np.ndarray,
     ((1 or N) rows): the root's gravity acceleration ``u_0 = (0; -R^T g)``; ``root_twist``
     (N, >= r+2, 6) its body twist and derivatives (without the root's own external wrench:
     the caller adds it to ``Q_ext[..., :6]``)."""
-    N, n = qs.shape[0], model.n
+    N, nv = qs.shape[0], model.nv
     nu = np.concatenate([np.broadcast_to(root_twist[:, : r + 2], (N, r + 2, 6)),
                          qs[:, 1 : r + 3]], axis=2)
     J, D = closed_form.jacobians(model, qs, r + 1, base=6, data=data)
-    J0 = np.zeros((1, r + 2, 6, 6 + n))
+    J0 = np.zeros((1, r + 2, 6, 6 + nv))
     J0[:, 0, :, :6] = np.eye(6)
     u0 = base[:, 1]
     wrenches = {b + 1: w for b, w in (W or {}).items()}

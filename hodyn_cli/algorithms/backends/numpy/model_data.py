@@ -40,6 +40,8 @@ class ModelData:
             recursion runs the others.
         made_by: the backend whose :meth:`data` made it (None: a pass called on its own), so
             that :func:`~hodyn_cli.algorithms.backends.prepare` knows whether it fits.
+        model: the model it was made for (a Data given with another model, even one of the
+            same shape, is not used for it: :func:`~hodyn_cli.algorithms.backends.prepare`).
 
     What an algorithm derives from the model and other inputs of a request (the drives'
     derivative requirements, found by probing the model) it keeps here too (:meth:`derived`).
@@ -59,12 +61,15 @@ class ModelData:
         self.root_M = np.ascontiguousarray(model.root_inertia, dtype=np.float64)
         self.ancestors = np.ascontiguousarray(model.ancestry.T, dtype=np.uint8)
         self.kernel_joints = not model.has_joint_models
+        self.model = model
         self._derived: dict[tuple, Any] = {}
 
     def derived(self, find: Callable[..., T], model: Model, *inputs: Hashable) -> T:
         """``find(model, *inputs)``, found on the first ask and kept as long as this Data (one
         request: its chunks ask again); ``inputs`` compare as dict keys (a Drives object by
-        identity)."""
+        identity). Asked about another model than its own: found now, not kept."""
+        if model is not self.model:
+            return find(model, *inputs)
         key = (find, *inputs)
         if key not in self._derived:
             self._derived.setdefault(key, find(model, *inputs))  # atomic: one value wins

@@ -64,9 +64,9 @@ def _jacobian_sums(J: list[np.ndarray], V: list[np.ndarray], r: int) -> np.ndarr
 
 def regressor_numpy(model: Model, qs: np.ndarray, base: np.ndarray, order: int, *,
                     data: ModelData | None = None) -> np.ndarray:
-    """Y^(k) of one chunk (N, order+1, n, 10 nb): the readable reference of the kernel.
+    """Y^(k) of one chunk (N, order+1, nv, 10 nb): the readable reference of the kernel.
 
-    ``qs``: (N, >= order+3, n); ``base``: the root's twist jet (1 or N, order+2, 6). The
+    ``qs``: (N, >= order+3, nv); ``base``: the root's twist jet (1 or N, order+2, 6). The
     body Jacobians' derivatives come from the closed-form recursion (16), (18)."""
     data = model_data(model, data)
     V = body_fixed.forward_pass(model, qs, order + 1, base, data=data).V
@@ -75,7 +75,7 @@ def regressor_numpy(model: Model, qs: np.ndarray, base: np.ndarray, order: int, 
 
 def floating_regressor_numpy(model: Model, qs: np.ndarray, jet: np.ndarray, order: int, *,
                              data: ModelData | None = None) -> np.ndarray:
-    """``(F_0; tau)``'s regressor of one chunk of a floating base, (N, order+1, 6+n, 10 (n+1)):
+    """``(F_0; tau)``'s regressor of one chunk of a floating base, (N, order+1, 6+nv, 10 (n+1)):
     rows the root's generalized force ``F_0`` (moment; force) then the joints, columns the
     root's 10 parameters then the bodies', the readable reference of the kernel. ``jet``: the
     root's twist jet in the free-falling frame ((1 or N), order+2, 6),
@@ -86,7 +86,7 @@ def floating_regressor_numpy(model: Model, qs: np.ndarray, jet: np.ndarray, orde
     r, N, n, data = order, qs.shape[0], model.n, model_data(model, data)
     jet = np.broadcast_to(jet, (N, r + 2, 6))
     V = body_fixed.forward_pass(model, qs, r + 1, jet, data=data).V
-    Y = np.zeros((N, r + 1, 6 + n, 10 * (n + 1)))
+    Y = np.zeros((N, r + 1, 6 + model.nv, 10 * (n + 1)))
     if n:  # the joint rows (none: a single free body)
         Y[:, :, 6:, 10:] = _jacobian_sums(closed_form.jacobians(model, qs, r, data=data)[0], V, r)
     G0 = np.zeros((1, r + 1, 6, 6))

@@ -21,9 +21,11 @@ STEP = 1e-30
 def complex_step(model: Model, qs: np.ndarray, base: np.ndarray, W: dict[int, np.ndarray],
                  order: int, *, data: ModelData | None = None) -> np.ndarray:
     """:func:`sensitivities` by the complex step (module docstring), the numpy backend's:
-    ``qs`` (N, order+3, n), ``base`` the root's twist jet (1 or N, order+2, 6), ``W`` body ->
-    wrench derivatives (N, order+1, 6); (S, N, n, n) in the order of :func:`dataset_names`."""
-    N, n, J, data = qs.shape[0], model.n, order + 3, model_data(model, data)
+    ``qs`` (N, order+3, nv), ``base`` the root's twist jet (1 or N, order+2, 6), ``W`` body ->
+    wrench derivatives (N, order+1, 6); (S, N, nv, nv) in the order of :func:`dataset_names`.
+    A multi-DOF joint's configuration is stepped in its tangent space, ``J exp(S_i delta)``
+    (:func:`~hodyn_cli.algorithms.backends.numpy.common.relative_adjoint`)."""
+    N, n, J, data = qs.shape[0], model.nv, order + 3, model_data(model, data)
     # directions (j, m) as blocks of the sample axis: (J n N, J, n), complex
     batch = np.repeat(qs[None, :, :J].astype(complex), J * n, axis=0)  # (J n, N, J, n)
     for d in range(J * n):

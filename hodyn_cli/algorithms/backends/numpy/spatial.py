@@ -10,9 +10,9 @@ from math import comb
 
 import numpy as np
 
-from hodyn_cli.algorithms.backends.numpy.common import leibniz_rates
+from hodyn_cli.algorithms.backends.numpy.common import joint_columns, leibniz_rates
 from hodyn_cli.core import lie
-from hodyn_cli.core.model import Model
+from hodyn_cli.core.model import Model, joint_pose
 
 __all__ = ["SpatialKinematics", "forward_pass", "backward_pass", "chunk", "root_chunk",
            "spatial_inertia",
@@ -26,7 +26,8 @@ class SpatialKinematics:
 
     Attributes:
         R, p: per body, (N, 3, 3) and (N, 3): pose ``C_i = (R, p)`` of the body frame.
-        Y: per body, (N, K+1, 6) instantaneous joint screw and its first K derivatives.
+        Y: per body, (N, K+1, 6) instantaneous joint screw and its first K derivatives; a
+            multi-DOF joint's (N, K+1, 6, nv_i), its subspace's columns ``Ad_{C_i} S_i``.
         V: per body, (N, K+1, 6) spatial twist and its first K derivatives.
         N: the number of samples (also of a model without joints, whose lists are empty).
     """
@@ -43,8 +44,9 @@ def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None =
     """Poses, joint screws and spatial twists with their derivatives up to order K.
 
     Args:
-        qs: (N, >= K+2, n) joint values and derivatives (K+1 for the twists alone:
-            ``V^(K)`` needs ``q^(K+1)``).
+        qs: (N, >= K+2, nv) joint values and derivatives (K+1 for the twists alone:
+            ``V^(K)`` needs ``q^(K+1)``); a multi-DOF joint's configuration coordinates and
+            velocity coordinates' rates, as the body-fixed recursion's.
         base: (N or 1, K+1, 6) derivatives of the root's spatial twist; None: at rest.
     """
     N = qs.shape[0]
@@ -54,8 +56,17 @@ def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None =
     Ep: list[np.ndarray] = []
     Vs: list[np.ndarray] = []
     Rs, ps, Ys = [], [], []
-    for i, par in enumerate(model.parent):
+    for i, (par, (v, S)) in enumerate(zip(model.parent, joint_columns(model), strict=True)):
         Rp, pp, Vp = ((np.eye(3), np.zeros(3), V0) if par < 0 else (ER[par], Ep[par], Vs[par]))
+        if S is not None:
+            Ci_R, Ci_p, Y, V = _multi_dof(model, i, Rp, pp, Vp, qs[:, :, v], S, K)
+            ER.append(Ci_R @ A[i, :3, :3].T)  # E_i = C_i A_i^-1, the children's (4)
+            Ep.append(Ci_p - ER[i] @ A[i, :3, 3])
+            Rs.append(Ci_R)
+            ps.append(Ci_p)
+            Ys.append(Y)
+            Vs.append(V)
+            continue
         Y = np.empty((N, K + 1, 6))
         Y[:, 0] = _moved(Rp, pp, Y0[i], N)                                     # Y_i = Ad_{E_p} Y_i^0
         for k in range(1, K + 1):                                                 # (9)
@@ -63,8 +74,8 @@ def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None =
         V = Vp.copy()
         for k in range(K + 1):                                                    # (6)
             for j in range(k + 1):
-                V[:, k] += (comb(k, j) * qs[:, k + 1 - j, i])[:, None] * Y[:, j]
-        Re, pe = lie.screw_exp(Y0[i], qs[:, 0, i])                                # (4)
+                V[:, k] += (comb(k, j) * qs[:, k + 1 - j, v])[:, None] * Y[:, j]
+        Re, pe = lie.screw_exp(Y0[i], qs[:, 0, v])                                # (4)
         Ei_R, Ei_p = Rp @ Re, (Rp @ pe[..., None])[..., 0] + pp
         ER.append(Ei_R)
         Ep.append(Ei_p)
@@ -73,6 +84,38 @@ def forward_pass(model: Model, qs: np.ndarray, K: int, base: np.ndarray | None =
         Ys.append(Y)
         Vs.append(V)
     return SpatialKinematics(Rs, ps, Ys, Vs, N)
+
+
+def _multi_dof(model: Model, i: int, Rp: np.ndarray, pp: np.ndarray, Vp: np.ndarray,
+               qs: np.ndarray, S: np.ndarray, K: int
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Pose ``C_i = E_p A_p B_i J_i`` ((N, 3, 3), (N, 3)), joint screws ``Y_i = Ad_{C_i} S_i``
+    (N, K+1, 6, nv_i) and spatial twist (N, K+1, 6) with derivatives of a multi-DOF joint i
+    whose parent moves by ``E_p = (Rp, pp)`` with twist jet Vp; ``qs`` (N, >= K+2, nv_i) its
+    coordinates and velocity coordinates' rates. S_i is constant in the child frame, so
+    ``d/dt Ad_{C_i} = ad_{V_i} Ad_{C_i}`` gives ``Y_i' = [V_i, Y_i]`` (the child's twist: for a
+    1-DOF joint ``[V_i, Y_i] = [V_p, Y_i]``, (9)), and
+    ``V_i^(k) = V_p^(k) + sum_j C(k, j) Y_i^(j) nu^(k-j)`` (6): a triangular recursion."""
+    par = model.parent[i]
+    if par < 0:
+        Cp_R, Cp_p = np.broadcast_to(np.eye(3), Rp.shape), np.zeros(3)
+    else:  # the parent's body frame C_p = E_p A_p
+        Cp_R, Cp_p = Rp @ model.A[par, :3, :3], Rp @ model.A[par, :3, 3] + pp
+    J_R, J_p = joint_pose(model.joint_types[i], model.X[i], qs[:, 0])
+    B_R, B_p = model.B[i, :3, :3], model.B[i, :3, 3]
+    R = Cp_R @ B_R @ J_R
+    p = (Cp_R @ B_R @ J_p[..., None])[..., 0] + Cp_R @ B_p + Cp_p
+    N = qs.shape[0]
+    Y = np.empty((N, K + 1, 6, S.shape[1]))
+    Y[:, 0] = lie.Ad(R, p) @ S
+    V = np.empty((N, K + 1, 6))
+    nu = qs[:, 1 : K + 2]
+    for k in range(K + 1):
+        if k:
+            Y[:, k] = sum(comb(k - 1, j) * (lie.ad(V[:, j]) @ Y[:, k - 1 - j]) for j in range(k))
+        V[:, k] = Vp[:, k] + sum(comb(k, j) * (Y[:, j] @ nu[:, k - j, :, None])[..., 0]
+                                 for j in range(k + 1))
+    return R, p, Y, V
 
 
 def _moved(R: np.ndarray, p: np.ndarray, X: np.ndarray, N: int) -> np.ndarray:
@@ -121,16 +164,15 @@ def external_wrench(Ad_inv: np.ndarray, V: np.ndarray, Wb: np.ndarray) -> np.nda
 
 def backward_pass(model: Model, kin: SpatialKinematics, order: int,
                   wrenches: dict[int, np.ndarray] | None = None) -> tuple[np.ndarray, list]:
-    """Joint torques (N, order+1, n) and spatial inter-body wrenches per body (N, order+1, 6).
+    """Joint torques (N, order+1, nv) and spatial inter-body wrenches per body (N, order+1, 6).
 
     ``W_i`` is the wrench body i's parent exerts on it through joint i, in the root
     frame (moment about the root origin). ``wrenches``: body index -> (N, order+1, 6)
     wrench the body exerts on its environment, in its own frame.
     """
-    r = order
-    N = kin.N
+    r, N, o = order, kin.N, model.dof_offsets
     W = [np.zeros((N, r + 1, 6)) for _ in range(model.n)]
-    tau = np.empty((N, r + 1, model.n))
+    tau = np.empty((N, r + 1, model.nv))
     for i in reversed(range(model.n)):
         V, Y = kin.V[i], kin.Y[i]
         Ad_inv = lie.Ad_inv(kin.R[i], kin.p[i])
@@ -139,8 +181,13 @@ def backward_pass(model: Model, kin: SpatialKinematics, order: int,
         if wrenches and i in wrenches:
             W[i] += external_wrench(Ad_inv, V, wrenches[i])                       # (22)
         for k in range(r + 1):                                                    # (31)
-            tau[:, k, i] = sum(comb(k, j) * np.einsum("nj,nj->n", Y[:, j], W[i][:, k - j])
-                               for j in range(k + 1))
+            if Y.ndim == 4:  # a multi-DOF joint's nv_i columns Ad_{C_i} S_i
+                tau[:, k, o[i] : o[i + 1]] = sum(
+                    comb(k, j) * np.einsum("njd,nj->nd", Y[:, j], W[i][:, k - j])
+                    for j in range(k + 1))
+                continue
+            tau[:, k, o[i]] = sum(comb(k, j) * np.einsum("nj,nj->n", Y[:, j], W[i][:, k - j])
+                                  for j in range(k + 1))
         if model.parent[i] >= 0:
             W[model.parent[i]] += W[i]                                            # (30)
     return tau, W
