@@ -21,7 +21,9 @@ cost grows with the path.
    grid points, as a process too: its duration, wall time, the seconds of its
    parametrisation and peak RSS (``--only 3``: this part alone).
 4. **Every path class** on four arms (the iiwa, the Panda, and example-robot-data's UR5 and
-   xArm7 where installed), velocity and torque limits (the URDF's), the default grid: a
+   xArm7 where installed), velocity and torque limits (the URDF's), the default grid, with
+   ``--solver windows`` (old: the linear programmes in the input's time) and ``auto`` (new:
+   reachability along the arc length where it applies, which solver it took shown): a
    cosine (no rest: toppra on hodyn's path, with its end speeds); from rest to rest along a
    straight line (designs of 3 s and 10 s), along a curve, along the curve with a stop in
    its middle, and through three waypoints with a rest at the corner between two lines:
@@ -104,11 +106,16 @@ def toppra_torque_rates(model, inst, rate: float = 100.0) -> np.ndarray:
     return np.abs(np.diff(tau, axis=0) * rate).max(axis=0)
 
 
-def hodyn_run(model, traj, limits, grid, gravity=(0.0, 0.0, -9.81)):
+def hodyn_run(model, traj, limits, grid, gravity=(0.0, 0.0, -9.81), solver="windows"):
+    """hodyn --optimal (``solver``): (optimal, output, seconds, the output's end speeds along
+    the input's path parameter: toppra's end conditions)."""
     t0 = time.perf_counter()
-    out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=grid, gravity=gravity)
-    ends = np.sqrt(opt.path.law.spline(opt.path.law.breaks[[0, -1]])) / opt.final.k
-    return opt, out, time.perf_counter() - t0, ends
+    out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=grid, gravity=gravity,
+                                        solver=solver)
+    seconds = time.perf_counter() - t0
+    ends = np.array([np.linalg.norm(out.derivatives[i, 1]) / max(
+        np.linalg.norm(traj.derivatives[i, 1]), 1e-300) for i in (0, -1)])
+    return opt, out, seconds, ends
 
 
 def peer(grid: int) -> None:
@@ -251,8 +258,9 @@ def path_classes(model, a: np.ndarray, b: np.ndarray):
 def classes() -> None:
     print("\n4. every path class, velocity and torque limits (the URDF's): hodyn --optimal "
           "(default grid) against toppra (4000 grid intervals)")
-    print(f"{'robot':8s} {'path':12s} {'hodyn s':>8s} {'toppra s':>8s} {'diff %':>7s} "
-          f"{'hodyn run s':>11s} {'toppra run s':>12s} {'validate':>8s}")
+    print(f"{'robot':8s} {'path':12s} {'old s':>8s} {'new s':>8s} {'solver':>12s} "
+          f"{'toppra s':>8s} {'old %':>6s} {'new %':>6s} {'old run s':>9s} {'new run s':>9s} "
+          f"{'toppra run s':>12s} {'validate':>8s}")
     import toppra as ta
 
     ta.setup_logging("CRITICAL")
@@ -265,17 +273,21 @@ def classes() -> None:
             ends = (lo + (hi - lo) / 3, hi - (hi - lo) / 3)
         label = Path(name).stem.replace("_robot", "")
         for kind, traj, peer in path_classes(model, *ends):
-            opt, out, run_h, speeds = hodyn_run(model, traj, None, None)
-            if peer is None:
+            old, old_out, run_old, _ = hodyn_run(model, traj, None, None)
+            new, new_out, run_new, speeds = hodyn_run(model, traj, None, None, solver="auto")
+            if peer is None:  # (the new law's end speeds: its ends are free)
                 duration, run_t, _ = toppra_run(model, traj, model.velocity_limits,
                                                 model.effort_limits, speeds, 4000)
             else:
                 duration, run_t = peer()
-            assert hodyn_cli.check_limits(model, out).feasible
-            valid = hodyn_cli.validate_motion(model, out, samples=50).passed
-            print(f"{label:8s} {kind:12s} {opt.duration:8.4f} {duration:8.4f} "
-                  f"{100 * (opt.duration / duration - 1):7.2f} {run_h:11.1f} {run_t:12.2f} "
-                  f"{'passes' if valid else 'FAILS':>8s}")
+            valid = True
+            for out in (old_out, new_out):
+                assert hodyn_cli.check_limits(model, out).feasible
+                valid &= hodyn_cli.validate_motion(model, out, samples=50).passed
+            print(f"{label:8s} {kind:12s} {old.duration:8.4f} {new.duration:8.4f} "
+                  f"{new.used:>12s} {duration:8.4f} {100 * (old.duration / duration - 1):6.2f} "
+                  f"{100 * (new.duration / duration - 1):6.2f} {run_old:9.2f} {run_new:9.2f} "
+                  f"{run_t:12.2f} {'passes' if valid else 'FAILS':>8s}")
 
 
 def motions():

@@ -136,8 +136,8 @@ def retime(robot: Model, *derivatives: Any, limits: Any = None, drives: Any = No
 
 def time_optimal(robot: Model, limits: Any = None, *, drives: Any = None, model: str = "full",
                  gravity: Any = GRAVITY, rate: float | None = None, grid: int | None = None,
-                 uniform: bool = False, progress: Callable[[int, int], None] | None = None
-                 ) -> Optimal:
+                 uniform: bool = False, progress: Callable[[int, int], None] | None = None,
+                 solver: str = "auto") -> Optimal:
     """The time-optimal retiming within ``limits`` (as :func:`joint_limits` takes them; torque
     rates and accelerations too) and, with rigid ``drives``, the motor limits, before it has
     seen the motion: an :class:`~hodyn_cli.algorithms.limits.optimal.Optimal` whose
@@ -147,7 +147,10 @@ def time_optimal(robot: Model, limits: Any = None, *, drives: Any = None, model:
     second (default: the input's mean rate); ``grid``: the time law's grid size (default: as
     many points as the path's speed needs, docs/feasibility.md); ``uniform``: the uniform
     scaling resampled at ``rate`` instead (``retime --to-limits --rate``); ``progress(done,
-    points)``: the grid points solved so far, as the programmes go."""
+    points)``: the grid points solved so far, as the programmes go; ``solver``: ``"auto"``
+    (reachability along the path's arc length where every limit is affine in the law and
+    the output passes validate, else the windows of linear programmes), ``"reachability"``
+    or ``"windows"`` (docs/feasibility.md)."""
     from hodyn_cli.algorithms.limits.optimal import Optimal
 
     capable("retime", robot, optimal=True, drives=drives is not None)
@@ -156,7 +159,7 @@ def time_optimal(robot: Model, limits: Any = None, *, drives: Any = None, model:
     refuse_elastic_optimal(rigid)
     return Optimal(robot, lim, torque_order(lim), rate=rate, grid=grid, gravity=gravity,
                    drives=rigid, kind=model, uniform=uniform, progress=progress,
-                   admit=_optimal_admits)
+                   admit=_optimal_admits, solver=solver)
 
 
 def refuse_elastic_optimal(drives: Drives | None) -> None:
@@ -183,7 +186,7 @@ def _optimal_admits(chunk: Trajectory) -> None:
 
 def retime_optimal(robot: Model, *derivatives: Any, limits: Any = None, drives: Any = None,
                    model: str = "full", gravity: Any = GRAVITY, rate: float | None = None,
-                   grid: int | None = None, t: Any = None, **named: Any
+                   grid: int | None = None, t: Any = None, solver: str = "auto", **named: Any
                    ) -> tuple[Trajectory, Optimal]:
     """``hodyn retime --optimal``: the motion along its own path with the fastest time law
     within every limit of ``limits`` (as :func:`joint_limits` takes them; torque rates and
@@ -195,11 +198,12 @@ def retime_optimal(robot: Model, *derivatives: Any, limits: Any = None, drives: 
     mean rate), and every limit holds at every sample, one on its limit. ``optimal``: an
     :class:`~hodyn_cli.algorithms.limits.optimal.Optimal` (``.duration``,
     ``.uniform_duration``: that of :func:`retime`'s uniform scaling, ``.bound.describe()``:
-    where the limits bind); ``grid``: its grid's size (docs/feasibility.md).
+    where the limits bind, ``.used``: the solver that made it); ``grid``: its grid's size;
+    ``solver``: as for :func:`time_optimal` (docs/feasibility.md).
     """
     m = Motion(robot, derivatives, named, t=t)
     optimal = time_optimal(robot, limits, drives=drives, model=model, gravity=gravity,
-                           rate=rate, grid=grid)
+                           rate=rate, grid=grid, solver=solver)
     optimal.fit(lambda: [m.coordinates])
     pieces = list(optimal.retimed([m.coordinates]))
     return Trajectory(robot.coordinate_names, np.concatenate([p.derivatives for p in pieces]),

@@ -156,6 +156,11 @@ def retime(
                     "more on a long input: as many as its speed needs, at most 131072; "
                     "solved 2000 at a time: the cost grows linearly with it).",
         show_default=False)] = None,
+    solver: Annotated[str | None, typer.Option(
+        help="With --optimal: auto (reachability along the path's arc length where every "
+             "limit is affine in the time law: velocity, acceleration, torque; else the "
+             "linear programmes), reachability, or windows (docs/feasibility.md).",
+        show_default=False)] = None,
     compact: Annotated[bool, typer.Option(
         "--compact", help="HDF5: one dataset q_derivatives (N x D+1 x n).")] = False,
     s=None,
@@ -179,6 +184,8 @@ def retime(
 
     if not optimal and grid is not None:
         raise HodynError("--grid goes with --optimal")
+    if not optimal and solver is not None:
+        raise HodynError("--solver goes with --optimal")
     if not (optimal or to_limits) and rate is not None:
         raise HodynError("--rate goes with --optimal or --to-limits (--factor keeps the "
                          "input's samples)")
@@ -210,7 +217,8 @@ def retime(
                          "(without --rate, --to-limits keeps the input's samples, every column "
                          "scaled exactly)")
     if optimal or rate is not None:
-        _retime_optimal(s, traj, output, attrs, lim, job, rate, grid, compact, uniform=to_limits)
+        _retime_optimal(s, traj, output, attrs, lim, job, rate, grid, compact, uniform=to_limits,
+                        solver=solver or "auto")
         return
     try:
         with render.progress(None, "samples", s.quiet) as update:
@@ -236,7 +244,7 @@ def retime(
 
 
 def _retime_optimal(s, traj: str, output: str, attrs: dict, lim, job, rate, grid,
-                    compact: bool, uniform: bool = False) -> None:
+                    compact: bool, uniform: bool = False, solver: str = "auto") -> None:
     from hodyn_cli.cli import render
     from hodyn_cli.errors import Infeasible
     from hodyn_cli.pipeline.feasibility import retime_optimal_file
@@ -245,6 +253,7 @@ def _retime_optimal(s, traj: str, output: str, attrs: dict, lim, job, rate, grid
         with render.progress(None, "grid points", s.quiet) as update:
             optimal = retime_optimal_file(job, traj, output, attrs, lim, rate=rate,
                                           grid=grid, compact=compact, uniform=uniform,
+                                          solver=solver,
                                           notify=s.notify, progress=update,
                                           wrench=s.wrench, estimate=s.estimate,
                                           cutoff=s.cutoff, strict=s.strict,

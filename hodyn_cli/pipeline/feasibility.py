@@ -146,7 +146,7 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
 
 def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Limits, *,
                         rate: float | None = None, grid: int | None = None,
-                        compact: bool = False, uniform: bool = False,
+                        compact: bool = False, uniform: bool = False, solver: str = "auto",
                         notify: Callable[[Diagnostic], None] | None = None,
                         progress: Callable[[int, int], None] | None = None,
                         **input_options) -> Optimal:
@@ -157,12 +157,13 @@ def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, lim
     chunk; CSV from stdin is held in memory. HDF5 attributes: ``duration``,
     ``uniform_duration``, ``final_scale``, ``grid_points`` and ``binding`` (``uniform``: the
     uniform scaling resampled at ``rate``, ``retime --to-limits --rate``; ``time_scale``
-    too). ``progress(done, points)``: the time law's grid points solved so far."""
+    too; ``solver``: the result's). ``progress(done, points)``: the time law's grid points
+    solved so far; ``solver``: :data:`~hodyn_cli.algorithms.limits.optimal.SOLVERS`."""
     opened = _reopener(job, source, notify, input_options)
 
     optimal = api.time_optimal(job.model, limits, rate=rate, grid=grid, gravity=job.gravity,
                                drives=job.drives, model=job.kind, uniform=uniform,
-                               progress=progress)
+                               progress=progress, solver=solver)
     def again() -> Iterator[Trajectory]:
         with opened() as reader:
             yield from reader

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
+from hodyn_cli.algorithms.limits import reachability
 from hodyn_cli.algorithms.limits.feasibility import (
     Binding,
     ScaleSearch,
@@ -56,6 +57,10 @@ from hodyn_cli.modeling.limits import Limits
 
 __all__ = ["GRID", "Plan", "Bound", "Fit", "Optimal"]
 
+#: ``--solver``: ``auto`` (reachability along the arc length where it applies and its output
+#: passes validate, else the windows of linear programmes), ``reachability`` (that or an
+#: error), ``windows`` (the linear programmes in the input's time)
+SOLVERS = ("auto", "reachability", "windows")
 #: the final uniform scaling is looked for among the speed-ups 1 +- FIT: first on SPEEDUPS,
 #: then by bisection between two of them
 FIT = 0.02
@@ -440,10 +445,18 @@ class Optimal:
                  grid: int | None = None, gravity=GRAVITY, drives: Drives | None = None,
                  kind: str = "full", uniform: bool = False,
                  progress: Callable[[int, int], None] | None = None,
-                 admit: Callable[[Trajectory], None] | None = None):
-        self.admit = admit
+                 admit: Callable[[Trajectory], None] | None = None, solver: str = "auto"):
+        if solver not in SOLVERS:
+            raise HodynError(f"--solver must be one of {', '.join(SOLVERS)}, got {solver!r}")
+        self.admit, self.solver = admit, solver
+        #: the motion the output plays (None: the input; the reachability law's motion)
+        self.source: list[Trajectory] | None = None
+        #: whether the played motion passed hodyn validate's check (uniform scaling)
+        self.consistent = False
         self.model, self.limits, self.order, self.rate, self.grid = model, limits, order, rate, grid
         self.uniform, self.progress = uniform, progress
+        #: the solver that made the result: ``"reachability"`` or ``"windows"``
+        self.used = "windows"
         self.dynamics = dict(order=order, gravity=gravity, drives=drives, kind=kind)
         self.path: Plan | None = None
         self.final: Binding | None = None
@@ -465,21 +478,8 @@ class Optimal:
         k, and the grid's samples), then :func:`solve`; :attr:`peak`: the law's largest path
         speed, in times the uniform one."""
         limits = self.limits if limits is None else limits
-        search, collected = ScaleSearch(self.model, limits), PathGrid(self.grid)
-        differences = Differences()
-        for chunk in chunks:
-            if chunk.t is None:
-                raise HodynError("--optimal needs a motion with times (a t column): they are "
-                                 "the path parameter")
-            if self.admit is not None:
-                self.admit(chunk)
-            search.add(self._laws(chunk), chunk)
-            differences.add(chunk.derivatives, chunk.t, collected.count)
-            collected.add(chunk)
-        _follows(differences, collected.names)
-        search.retiming()  # the errors: infeasible at any speed, nothing limits the speed
-        uniform = search.best[0]
-        assert uniform is not None
+        collected = PathGrid(self.grid)
+        uniform = self._survey(chunks, limits, collected.add, lambda: collected.count)
         path, kinks = collected.grid()
         self.orders = path.orders
         span = float(path.t[-1] - path.t[0])
@@ -501,6 +501,80 @@ class Optimal:
         self.peak = float(np.sqrt(law.coefficients.max() / x0))  # (they bound the spline)
         self.path = Plan(law, float(path.t[0]), 1.0 / rate, uniform, span, path.n_samples)
         return self.path
+
+    def _survey(self, chunks: Iterable[Trajectory], limits: Limits,
+                keep: Callable[[Trajectory], None], count: Callable[[], int]) -> Binding:
+        """One pass over the input: each chunk admitted, kept (``keep``), its derivatives
+        judged against its positions (:func:`_follows`) and the uniform scaling found (its
+        binding; the errors: infeasible at any speed, nothing limits the speed)."""
+        search, differences = ScaleSearch(self.model, limits), Differences()
+        joints: tuple[str, ...] = ()
+        for chunk in chunks:
+            if chunk.t is None:
+                raise HodynError("--optimal needs a motion with times (a t column): they are "
+                                 "the path parameter")
+            if self.admit is not None:
+                self.admit(chunk)
+            search.add(self._laws(chunk), chunk)
+            differences.add(chunk.derivatives, chunk.t, count())
+            keep(chunk)
+            joints = chunk.joint_names
+        _follows(differences, joints)
+        search.retiming()
+        uniform = search.best[0]
+        assert uniform is not None
+        return uniform
+
+    def _reachable(self, chunks: Callable[[], Iterable[Trajectory]]) -> bool:
+        """The law by reachability along the path's arc length
+        (:mod:`~hodyn_cli.algorithms.limits.reachability`) where it applies (every limit
+        affine in the law, a path without corners, q .. q^(4) at most), its motion smoothed
+        and then scaled from rest onto the limits and resampled at the rate as ``--to-limits
+        --rate`` does (every sample within its limits, one on it): the result where ``hodyn
+        validate`` passes it (the faster of the first
+        :data:`~hodyn_cli.algorithms.limits.reachability.TRIED` smoothings that it passes, or
+        the first wider one). False: it does not apply, or its output fails validate."""
+        if self.uniform or self.order > 0 or self.dynamics["drives"] is not None:
+            return False
+        parts: list[Trajectory] = []
+        uniform = self._survey(chunks(), self.limits, parts.append,
+                               lambda: sum(p.n_samples for p in parts))
+        path = Trajectory(parts[0].joint_names, np.concatenate([p.derivatives for p in parts]),
+                          np.concatenate([p.t for p in parts]))
+        if path.orders > 5 or path.orders < 2:
+            return False
+        points = self.grid or max(reachability.POINTS, reachability.PER_SAMPLE * path.n_samples)
+        found = reachability.solve(self.model, path, self.limits, points,
+                                   gravity=self.dynamics["gravity"])
+        if found is None or len(found) != 1:
+            return False
+        (arc, law), = found
+        if self.progress is not None:
+            self.progress(len(arc.sigma), len(arc.sigma))
+        span = float(path.t[-1] - path.t[0])
+        rate = self.rate or (path.n_samples - 1) / span
+        best: tuple[Optimal, Trajectory] | None = None
+        for i, steps in enumerate(reachability.STEPS):
+            if best is not None and i >= reachability.TRIED:
+                break
+            motion = reachability.played(arc, law, path.orders, path.joint_names,
+                                         float(path.t[0]), steps / rate)
+            if motion is None:
+                return False
+            inner = Optimal(self.model, self.limits, self.order, rate=rate, uniform=True,
+                            gravity=self.dynamics["gravity"], kind=self.dynamics["kind"])
+            inner.fit(lambda motion=motion: [motion])
+            if inner.consistent and (best is None or inner.duration < best[0].duration):
+                best = inner, motion
+        if best is None or best[0].duration > uniform.k * (path.t[-1] - path.t[0]):
+            return False  # (never slower than the uniform scaling: the programmes then)
+        inner, motion = best
+        assert inner.path is not None
+        self.path = replace(inner.path, uniform=uniform, span=span, grid=len(arc.sigma))
+        self.final, self.scale, self.orders = inner.final, inner.scale, inner.orders
+        self.source, self.used = [motion], "reachability"
+        self.peak = float(np.sqrt(law.x.max()))
+        return True
 
     def fit(self, chunks: Callable[[], Iterable[Trajectory]]) -> Binding:
         """Plan (with ``chunks()``: the motion afresh), then play it and fit it onto its limits
@@ -533,8 +607,17 @@ class Optimal:
             _, search, _ = self._fitted(chunks())
             self.final = search.best[0]
             assert self.final is not None
-            self._resampled(chunks, from_rest=True)
+            self.consistent = self._resampled(chunks, from_rest=True)
             return self.final
+        if self.solver != "windows" and self._reachable(chunks):
+            assert self.final is not None
+            return self.final
+        if self.solver == "reachability":
+            raise HodynError("--solver reachability: it does not apply to this motion and its "
+                             "limits (torque rates, jerk, drives, a corner at a rest, more "
+                             "than q..qdddd) or its output fails hodyn validate: use --solver "
+                             "auto")
+        self.source = None
         margin, uniform, pace, cap, attempts, lowered = 0.0, None, PACE, CAP, 0, 0
         passed = None  # a law at the first cap that validate passes, and was raised from
         start = None
@@ -665,7 +748,7 @@ class Optimal:
         p, final = self.path, self.final
         assert p is not None and final is not None, "plan and fit first"
         self.bound = Bound(self.model, self.limits)
-        for piece in p.played(chunks):
+        for piece in p.played(self.source or chunks):
             out = scaled(piece, final.x, p.t0 + final.k * (piece.t - p.t0))
             self.bound.add(self._laws(out), out.t)
             yield out
@@ -688,4 +771,5 @@ class Optimal:
         return {"duration": self.duration, "uniform_duration": self.uniform_duration,
                 "grid_points": self.path.grid, "final_scale": self.scale * self.final.k,
                 "binding": self.bound.describe()} | (
-            {"time_scale": [self.duration / self.path.span]} if self.uniform else {})
+            {"time_scale": [self.duration / self.path.span]} if self.uniform else
+            {"solver": self.used})

@@ -1,0 +1,179 @@
+"""``retime --optimal`` by reachability along the path's arc length (``--solver auto``,
+hodyn_cli/algorithms/limits/reachability.py): its controllable sets against toppra's own on
+the same path, its durations against toppra's from rest to rest, its output within the
+limits and passing ``hodyn validate``, and where it does not apply."""
+import h5py
+import numpy as np
+import pytest
+from test_base_parameters import public_robot
+from test_optimal import IIWA, IIWA_REST, _toppra_lines, run
+
+import hodyn_cli
+from conftest import URDF
+from hodyn_cli.algorithms.limits import reachability
+from hodyn_cli.algorithms.limits.programme import path_limits
+from hodyn_cli.algorithms.planning.generate import generate
+from hodyn_cli.errors import HodynError
+from hodyn_cli.io import write_trajectory
+from hodyn_cli.modeling.limits import joint_limits
+
+
+def _through(model, waypoints, seconds=3.0, rate=100.0):
+    """``generate --kind point-to-point``: from rest to rest through the waypoints (q' ~ s^4
+    at each)."""
+    return generate(model, "point-to-point", waypoints=np.stack(waypoints), derivatives=4,
+                    segment_duration=[seconds] * (len(waypoints) - 1), rate=rate)
+
+
+def test_controllable_sets_match_toppra():
+    """The backward pass's controllable sets K_i on a straight line of the iiwa from rest to
+    rest (in its arc length, 200 grid intervals) are toppra's own on the same path, grid,
+    limits and discretisation (collocation), to 1e-6 of their largest value."""
+    ta = pytest.importorskip("toppra")
+    import toppra.algorithm as algo
+    import toppra.constraint as constraint
+
+    model = hodyn_cli.load_robot(IIWA)
+    traj = _through(model, IIWA_REST)
+    (arc,) = reachability.arcs(traj, 200, 100)
+    assert arc.rest == (True, True)
+    rows = reachability.rows(path_limits(model, arc.trajectory(model.joint_names),
+                                         joint_limits(model), 0))
+    K = reachability.controllable(rows, np.diff(arc.sigma), (0.0, 0.0))
+
+    class Along(ta.interpolator.AbstractGeometricPath):
+        def __call__(self, s, order=0):
+            return arc.shape(np.atleast_1d(np.asarray(s, dtype=float)), order)
+
+        @property
+        def dof(self):
+            return model.n
+
+        @property
+        def path_interval(self):
+            return arc.sigma[[0, -1]]
+
+    def inverse_dynamics(q, qd, qdd):
+        return hodyn_cli.inverse_dynamics(model, q, qd, qdd, order=0).tau
+
+    ta.setup_logging("WARNING")
+    vel, eff = model.velocity_limits, model.effort_limits
+    cs = [constraint.JointVelocityConstraint(np.column_stack([-vel, vel])),
+          constraint.JointTorqueConstraint(inverse_dynamics, np.column_stack([-eff, eff]),
+                                           np.zeros(model.n),
+                                           constraint.DiscretizationType.Collocation)]
+    peer = algo.TOPPRA(cs, Along(), gridpoints=arc.sigma).compute_controllable_sets(0.0, 0.0)
+    assert np.abs(K - peer).max() <= 1e-6 * np.nanmax(peer), np.abs(K - peer).max()
+    law = reachability.greedy(rows, np.diff(arc.sigma), K, 0.0, arc.sigma)
+    assert np.all(law.x >= K[:, 0] - 1e-9) and np.all(law.x <= K[:, 1] + 1e-9)
+
+
+def test_a_straight_line_from_rest_to_rest_is_within_half_a_percent_of_toppra():
+    """The iiwa's 3 s line from rest to rest (velocity and torque limits, the URDF's): within
+    0.5 % of toppra's duration on the line parametrised by its length (the linear
+    programmes in the input's time: 6.9 %, their law held near the rests), the output within
+    its limits, at exactly 1/rate, and passing hodyn validate at 1 kHz (100 Hz: the next
+    test; 10 kHz: the slow sweep)."""
+    model = hodyn_cli.load_robot(IIWA)
+    traj = _through(model, IIWA_REST)
+    peer = _toppra_lines(model, np.stack(IIWA_REST))
+    out, opt = hodyn_cli.retime_optimal(model, traj, rate=1e3)
+    assert opt.used == "reachability"
+    assert abs(opt.duration / peer - 1) < 0.005, (opt.duration, peer)
+    assert hodyn_cli.check_limits(model, out).feasible
+    report = hodyn_cli.validate_motion(model, out, samples=50)
+    assert report.passed, [c for c in report.checks if c.status == "fail"]
+    assert np.abs(np.diff(out.t)[:-1] - 1e-3).max() < 1e-9
+    assert np.abs(out.derivatives[[0, -1], 1]).max() < 1e-12  # from rest, to rest
+
+
+def test_a_rest_where_the_path_goes_on_is_passed_not_stopped_at():
+    """Through a waypoint at rest halfway along the line (the path goes on in the same
+    direction): one piece, and the law passes the waypoint moving, within 0.5 % of toppra's
+    along the line without it (at 100 Hz: within its limits, passing validate); a
+    waypoint off the line is a corner: two pieces, each from rest to rest, which the
+    reachability solver leaves to the linear programmes."""
+    model = hodyn_cli.load_robot(IIWA)
+    a, b = IIWA_REST
+    stop = _through(model, [a, (a + b) / 2, b])
+    assert len(reachability.arcs(stop, 400, 200)) == 1
+    out, through = hodyn_cli.retime_optimal(model, stop)
+    assert through.used == "reachability"
+    peer = _toppra_lines(model, np.stack(IIWA_REST))
+    assert abs(through.duration / peer - 1) < 0.005, (through.duration, peer)
+    assert hodyn_cli.check_limits(model, out).feasible
+    assert hodyn_cli.validate_motion(model, out, samples=50).passed
+    middle = np.argmin(np.abs(out.t - out.t[-1] / 2))
+    assert np.linalg.norm(out.derivatives[middle, 1]) > 0.5 * np.abs(
+        out.derivatives[:, 1]).max()
+    corner = _through(model, [a, (a + b) / 2 + (b - a)[::-1] / 4, b])
+    pieces = reachability.arcs(corner, 400, 200)
+    assert [p.rest for p in pieces] == [(True, True), (True, True)]
+    with pytest.raises(HodynError, match="--solver reachability: it does not apply"):
+        hodyn_cli.retime_optimal(model, corner, solver="reachability")
+
+
+def test_smoothing_keeps_rests_and_straight_laws():
+    """The kernel keeps a law linear in sigma as it is (x = 0 at a rest stays 0: the ends are
+    reflected through their value) and smooths a kink over SMOOTH intervals either side
+    (rounded up to PASSES box filters), and over ``reach`` seconds at the law's speed."""
+    sigma = np.linspace(0.0, 1.0, 101)
+    linear = reachability.Law(sigma, 3 * sigma, np.full(100, 1.5))
+    assert np.allclose(reachability.smoothed(linear), 3 * sigma, atol=1e-14)
+    tent = reachability.Law(sigma, np.minimum(sigma, 1 - sigma), np.zeros(100))
+    x = reachability.smoothed(tent)
+    assert x[0] == 0 and abs(x[-1]) < 1e-14
+    reach = reachability.PASSES * -(-reachability.SMOOTH // reachability.PASSES)
+    changed = np.flatnonzero(np.abs(x - tent.x) > 1e-14)
+    assert 50 - reach <= changed.min() < 50 - reach // 2 and 50 + reach // 2 < changed.max() <= 50 + reach
+    flat = reachability.Law(sigma, np.full(101, 0.25), np.zeros(100))  # sqrt(x) = 0.5
+    bump = reachability.Law(sigma, flat.x + (np.arange(101) == 50), np.zeros(100))
+    x = reachability.smoothed(bump, reach=0.4)  # 0.4 s at 0.5 /s: 0.2, 20 intervals
+    changed = np.flatnonzero(np.abs(x - flat.x) > 1e-14)
+    assert 50 - changed.min() <= 20 + reachability.PASSES and changed.max() - 50 >= 16
+
+
+def test_cli_solver(tmp_path):
+    """--solver: the HDF5 output records which solver made it; one line and exit 2 for a
+    solver that does not exist and for --solver without --optimal."""
+    model = hodyn_cli.load_robot(IIWA)
+    src = tmp_path / "line.h5"
+    write_trajectory(str(src), _through(model, IIWA_REST))
+    out = tmp_path / "fast.h5"
+    res = run("retime", IIWA, src, "--optimal", "-o", out, "-q")
+    assert res.exit_code == 0, res.output
+    with h5py.File(out) as f:
+        assert f.attrs["solver"] == "reachability"
+    for args, words in ((["--optimal", "--solver", "simplex"], "--solver must be one of"),
+                        (["--to-limits", "--solver", "auto"], "--solver goes with --optimal")):
+        res = run("retime", IIWA, src, *args, "-o", tmp_path / "x.h5")
+        assert res.exit_code == 2 and words in res.output
+        assert len(res.output.strip().splitlines()) == 1, res.output
+        assert not (tmp_path / "x.h5").exists()
+
+
+#: the public arms of benchmarks/bench_optimal.py part 4 and their rests (None: a third into
+#: each joint's range from its ends)
+ARMS = [("iiwa14", IIWA_REST), ("panda", None), ("ur_description/urdf/ur5_robot.urdf", None),
+        ("xarm_description/urdf/xarm7.urdf", None)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("robot, rests", ARMS)
+def test_rest_paths_of_public_arms_within_half_a_percent_of_toppra(robot, rests):
+    """From rest to rest along a straight line (3 s and 10 s designs, 100 Hz; the 3 s one
+    also played at 10 kHz) and along the line with a rest halfway: within 0.5 % of toppra's
+    line (4000 grid intervals), by reachability, within the limits and passing hodyn
+    validate."""
+    model = hodyn_cli.load_robot(public_robot(robot) if "/" in robot else URDF / f"{robot}.urdf")
+    lo, hi = model.limits[:, 0], model.limits[:, 1]
+    a, b = rests or (lo + (hi - lo) / 3, hi - (hi - lo) / 3)
+    peer = _toppra_lines(model, np.stack([a, b]), 4000)
+    for waypoints, seconds, rate in (([a, b], 3.0, None), ([a, b], 3.0, 1e4),
+                                     ([a, b], 10.0, None), ([a, (a + b) / 2, b], 3.0, None)):
+        out, opt = hodyn_cli.retime_optimal(model, _through(model, waypoints, seconds),
+                                            rate=rate)
+        assert opt.used == "reachability"
+        assert abs(opt.duration / peer - 1) < 0.005, (waypoints, seconds, opt.duration, peer)
+        assert hodyn_cli.check_limits(model, out).feasible
+        assert hodyn_cli.validate_motion(model, out, samples=50).passed
