@@ -10,6 +10,7 @@ from test_optimal import IIWA, IIWA_REST, _toppra_lines, run
 
 import hodyn_cli
 from conftest import URDF
+from hodyn_cli import api
 from hodyn_cli.algorithms.limits import reachability
 from hodyn_cli.algorithms.limits.programme import path_limits
 from hodyn_cli.algorithms.planning.generate import generate
@@ -111,6 +112,18 @@ def test_a_rest_where_the_path_goes_on_is_passed_not_stopped_at():
     assert [p.rest for p in pieces] == [(True, True), (True, True)]
     with pytest.raises(HodynError, match="--solver reachability: it does not apply"):
         hodyn_cli.retime_optimal(model, corner, solver="reachability")
+
+
+def test_a_path_longer_than_it_holds_goes_to_the_windows(monkeypatch):
+    """Reachability holds the whole path (~10 kB a sample): an input longer than
+    MOST_SAMPLES goes to the windows of linear programmes, which hold a chunk (auto), or
+    is refused in one line (--solver reachability)."""
+    model = hodyn_cli.load_robot(IIWA)
+    traj = _through(model, IIWA_REST, seconds=1.0, rate=20.0)
+    monkeypatch.setattr(reachability, "MOST_SAMPLES", traj.n_samples - 1)
+    assert not api.time_optimal(model)._reachable(lambda: [traj])  # (auto: the windows)
+    with pytest.raises(HodynError, match=f"more than {traj.n_samples - 1} samples"):
+        hodyn_cli.retime_optimal(model, traj, solver="reachability")
 
 
 def test_smoothing_keeps_rests_and_straight_laws():

@@ -537,8 +537,18 @@ class Optimal:
         if self.uniform or self.order > 0 or self.dynamics["drives"] is not None:
             return False
         parts: list[Trajectory] = []
-        uniform = self._survey(chunks(), self.limits, parts.append,
-                               lambda: sum(p.n_samples for p in parts))
+        seen = [0]
+
+        def keep(chunk: Trajectory) -> None:  # the whole path, up to MOST_SAMPLES of it
+            seen[0] += chunk.n_samples
+            if seen[0] <= reachability.MOST_SAMPLES:
+                parts.append(chunk)
+            else:
+                parts.clear()
+
+        uniform = self._survey(chunks(), self.limits, keep, lambda: seen[0])
+        if seen[0] > reachability.MOST_SAMPLES:
+            return False  # (memory: the windows' programmes hold a chunk, not the path)
         path = Trajectory(parts[0].joint_names, np.concatenate([p.derivatives for p in parts]),
                           np.concatenate([p.t for p in parts]))
         if path.orders > 5 or path.orders < 2:
@@ -615,8 +625,9 @@ class Optimal:
         if self.solver == "reachability":
             raise HodynError("--solver reachability: it does not apply to this motion and its "
                              "limits (torque rates, jerk, drives, a corner at a rest, more "
-                             "than q..qdddd) or its output fails hodyn validate: use --solver "
-                             "auto")
+                             "than q..qdddd, more than "
+                             f"{reachability.MOST_SAMPLES} samples) or its output fails hodyn "
+                             "validate: use --solver auto")
         self.source = None
         margin, uniform, pace, cap, attempts, lowered = 0.0, None, PACE, CAP, 0, 0
         passed = None  # a law at the first cap that validate passes, and was raised from

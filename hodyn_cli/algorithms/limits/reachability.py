@@ -59,6 +59,10 @@ BLOCK = 1 << 15
 #: time, 100 s of the iiwa's cosine at one interval per sample lost 1.5 % to it)
 POINTS = 4000
 PER_SAMPLE = 3
+#: the longest input (samples) it takes: it holds the whole path and its grid (~10 kB a
+#: sample: 1 GB at 10^5 samples), where the windows of linear programmes hold a chunk; longer
+#: inputs go to the windows (``--solver auto``) or are refused (``--solver reachability``)
+MOST_SAMPLES = 20_000
 #: the points of the path's shape (:func:`arcs`) at least; more on a long path, one per
 #: SPACING of its length in joint space (rad, m) at most: closer points make its top
 #: derivatives rounding (~1e-16 / h^4 in q_sigma^(4))
