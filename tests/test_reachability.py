@@ -211,3 +211,19 @@ def test_a_turn_back_between_samples_is_a_corner():
     out, through = hodyn_cli.retime_optimal(model, cusp)
     assert through.used == "windows"
     assert out.derivatives[:, 0, 0].max() > 0.99
+
+
+def test_a_played_law_that_is_refused_falls_back_to_the_windows():
+    """review4: the gripper arm's Fourier motion (generate, 2 s at 20 Hz, seed 0) retimed
+    at --rate 1000: the reachability law played at 1 ms steps is not consistent enough, and
+    its inner fit refused it as if it were the input ("qdddd_shoulder_pitch does not follow
+    from qddd_shoulder_pitch ... near t = 0.553171 s", exit 2; the input passes validate).
+    That smoothing is one that does not pass: the next, wider one does (1.117 s, within the
+    limits, passing validate), never slower than the windows (1.1255 s)."""
+    model = hodyn_cli.load_robot(URDF / "gripper_arm.urdf")
+    traj = generate(model, "fourier", duration=2.0, rate=20.0, derivatives=4)
+    out, through = hodyn_cli.retime_optimal(model, traj, rate=1000.0)
+    assert through.used == "reachability"
+    assert through.duration < 1.1255
+    assert hodyn_cli.check_limits(model, out).feasible
+    assert hodyn_cli.validate_motion(model, out, samples=50).passed
