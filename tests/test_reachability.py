@@ -199,3 +199,40 @@ def test_rest_paths_of_public_arms_within_half_a_percent_of_toppra(robot, rests,
         assert abs(opt.duration / peer - 1) < 0.005, (waypoints, seconds, opt.duration, peer)
         assert hodyn_cli.check_limits(model, out).feasible
         assert hodyn_cli.validate_motion(model, out, samples=50).passed
+
+
+def test_a_turn_back_between_samples_is_a_corner():
+    """review4: a path that doubles back (180 degrees) at a momentary rest that falls between
+    the input's samples (q = a (1 - cos wt) at 20 Hz, its top between two samples): no point
+    of the arc-length table is at rest, but the direction reverses, so it is a corner (two
+    pieces), and ``--optimal`` leaves it to the linear programmes. Before, it was taken as
+    one smooth piece: the 20 Hz output reversed from +4.6 to -3.4 rad/s in one step with
+    qdd ~ -60 (qdddd 1.4e9), 0.445 s where the same law at 1 kHz takes 0.565 s."""
+    from hodyn_cli.core.trajectory import Trajectory
+    model = hodyn_cli.load_robot(URDF / "planar_2r.urdf")
+    w = 2 * np.pi / 2.03
+    t = np.arange(41) / 20.0
+    d = np.stack([0.5 * (1 - np.cos(w * t)), 0.5 * w * np.sin(w * t),
+                  0.5 * w**2 * np.cos(w * t), -0.5 * w**3 * np.sin(w * t),
+                  -0.5 * w**4 * np.cos(w * t)], axis=1)
+    cusp = Trajectory(("joint1", "joint2"), np.stack([d, 0.5 * d], axis=2), t)
+    assert len(reachability.arcs(cusp, 400, 200)) == 2
+    out, through = hodyn_cli.retime_optimal(model, cusp)
+    assert through.used == "windows"
+    assert out.derivatives[:, 0, 0].max() > 0.99
+
+
+def test_a_played_law_that_is_refused_falls_back_to_the_windows():
+    """review4: the gripper arm's Fourier motion (generate, 2 s at 20 Hz, seed 0) retimed
+    at --rate 1000: the reachability law played at 1 ms steps is not consistent enough, and
+    its inner fit refused it as if it were the input ("qdddd_shoulder_pitch does not follow
+    from qddd_shoulder_pitch ... near t = 0.553171 s", exit 2; the input passes validate).
+    That smoothing is one that does not pass: the next, wider one does (1.117 s, within the
+    limits, passing validate), never slower than the windows (1.1255 s)."""
+    model = hodyn_cli.load_robot(URDF / "gripper_arm.urdf")
+    traj = generate(model, "fourier", duration=2.0, rate=20.0, derivatives=4)
+    out, through = hodyn_cli.retime_optimal(model, traj, rate=1000.0)
+    assert through.used == "reachability"
+    assert through.duration < 1.1255
+    assert hodyn_cli.check_limits(model, out).feasible
+    assert hodyn_cli.validate_motion(model, out, samples=50).passed

@@ -573,7 +573,10 @@ class Optimal:
                 return False
             inner = Optimal(self.model, self.limits, self.order, rate=rate, uniform=True,
                             gravity=self.dynamics["gravity"], kind=self.dynamics["kind"])
-            inner.fit(lambda motion=motion: [motion])
+            try:
+                inner.fit(lambda motion=motion: [motion])
+            except TrajectoryError:  # the played law's own derivatives disagree at this
+                continue  # smoothing (not the input's): a wider one, or the windows
             if inner.consistent and (best is None or inner.duration < best[0].duration):
                 best = inner, motion
         if best is None or best[0].duration > uniform.k * (path.t[-1] - path.t[0]):

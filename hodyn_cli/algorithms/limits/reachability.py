@@ -132,7 +132,8 @@ GAUSS = 5
 def _corners(d1: np.ndarray, sigma: np.ndarray) -> list[float]:
     """The arc lengths of the rests inside the path where it turns: the directions ``q' /
     |q'|`` (``d1``: q' at the points of arc length ``sigma``) just before and just after a
-    run of points at rest (:data:`REST`) differ."""
+    run of points at rest (:data:`REST`) differ, or reverse between two points (a rest
+    between them, as between the samples of a coarse input)."""
     speed = np.linalg.norm(d1, axis=1)
     rest = speed < REST * speed.max()
     flags = np.diff(np.concatenate([[0], rest.astype(int), [0]]))
@@ -142,7 +143,15 @@ def _corners(d1: np.ndarray, sigma: np.ndarray) -> list[float]:
             before, after = d1[a - 1] / speed[a - 1], d1[b + 1] / speed[b + 1]
             if np.dot(before, after) < TURN:
                 cuts.append(float(sigma[(a + b) // 2]))
-    return cuts
+    # a turn back between two points neither at rest (a momentary rest between the
+    # input's samples): the direction reverses by more than 90 degrees within one interval
+    unit = d1 / np.maximum(speed, np.finfo(float).tiny)[:, None]
+    back = (np.einsum("ij,ij->i", unit[:-1], unit[1:]) < 0) & ~rest[:-1] & ~rest[1:]
+    for i in np.flatnonzero(back):
+        j = i if speed[i] < speed[i + 1] else i + 1
+        if 0 < j < len(sigma) - 1:
+            cuts.append(float(sigma[j]))
+    return sorted(cuts)
 
 
 def arcs(path: Trajectory, points: int, shape_points: int | None = None) -> list[Arc]:
