@@ -11,7 +11,8 @@ corner: the directions in and out differ) it has no tangent; it is cut there int
 that start and end at rest (x = 0), as toppra is run on each leg.
 
 **The limits.** With ``u = sigma_ddot`` and ``x = sigma_dot^2``, every limit of time order 0
-(torque, motor torque and current without friction) and the joint accelerations are affine
+(torque; the drives' motor torque and current without friction would be too, but
+``--drives`` goes to the linear programmes) and the joint accelerations are affine
 in (u, x) at each grid point, ``a u + b x + c``, and the velocities bound x alone
 (``|q_sigma| sqrt(x) <= v``): their coefficients are those of
 :func:`~hodyn_cli.algorithms.limits.programme.path_limits` (the dynamics on probe motions,
