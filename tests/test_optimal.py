@@ -739,7 +739,8 @@ JOINT_2 = "[joints.iiwa_joint_2]\ntorque_rate = 25.0\ntorque_acceleration = 60.0
 @pytest.mark.parametrize("args, limits, shorter", [
     # 0.26 (0.39 with the path speed capped at 3 times the uniform one and the law's
     # derivatives bounded on the uniform x alone: programme.slowness)
-    (["generate", "--kind", "point-to-point"], ALL_RATES, 0.3),
+    pytest.param(["generate", "--kind", "point-to-point"], ALL_RATES, 0.3,
+                 marks=pytest.mark.slow),  # (8.5 s: the rate-limited designs are slow tests)
     # docs/feasibility.md's design (validated there too): waypoints where the path is C^4
     # only (its q^[5] jumps), a law planned again at a calmer pace
     pytest.param(["generate", "--kind", "point-to-point", "--segment-duration", 3], JOINT_2,
