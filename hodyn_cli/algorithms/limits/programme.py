@@ -80,7 +80,7 @@ from hodyn_cli.modeling.limits import Limits
 
 __all__ = ["GRID", "CAP", "PROBES", "PathGrid", "PathLimit", "between", "path_limits",
            "time_scale", "slowness", "kink_ceiling", "KinkCeiling", "TimeLaw", "solve",
-           "solve_windows"]
+           "solve_windows", "time_derivatives"]
 
 #: the grid keeps between GRID and 2 GRID samples of the input (every 2^i-th, and the last);
 #: a short input's is filled between its samples up to FILL points per unit of its time scale
@@ -432,7 +432,7 @@ def _partitions(grade: int, largest: int = 4) -> list[tuple[int, ...]]:
             for p in combinations_with_replacement(range(1, largest + 1), n) if sum(p) == grade]
 
 
-def _sigmas(X: np.ndarray) -> np.ndarray:
+def time_derivatives(X: np.ndarray) -> np.ndarray:
     """(E, 4) ``sdot .. s''''`` from (E, 4) ``x, x', x'', x'''`` (complex steps pass through)."""
     x, x1, x2, x3 = X.T
     r = np.sqrt(x)
@@ -476,7 +476,7 @@ class PathLimit:
 
     def values(self, X: np.ndarray) -> np.ndarray:
         """(M, m) the values at the grid points for ``x, x', x'', x'''`` there (M, 4)."""
-        sigma = _sigmas(X)
+        sigma = time_derivatives(X)
         v = np.einsum("gi,gji->gj", _monomials(sigma, self.monomials), self.coefficients)
         if self.friction is not None:
             a, c, b = np.moveaxis(self.friction, -1, 0)

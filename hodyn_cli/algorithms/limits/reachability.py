@@ -38,7 +38,7 @@ from scipy.interpolate import BSpline, make_interp_spline
 
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.limits.jets import compose
-from hodyn_cli.algorithms.limits.programme import PathLimit, _sigmas, between, path_limits
+from hodyn_cli.algorithms.limits.programme import PathLimit, between, path_limits, time_derivatives
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
@@ -436,5 +436,5 @@ def played(arc: Arc, law: Law, orders: int, names: tuple[str, ...], t0: float = 
     t = t0 + np.concatenate([[0.0], np.cumsum(_elapsed(x, sigma[:-1], sigma[1:]))])
     X = np.stack([x(sigma, nu) for nu in range(4)], axis=1)
     X[:, 0] = np.maximum(X[:, 0], 0.0)
-    rates = _sigmas(X)[:, : orders - 1]
+    rates = time_derivatives(X)[:, : orders - 1]
     return Trajectory(names, compose(arc.jet(sigma, orders), rates), t)
