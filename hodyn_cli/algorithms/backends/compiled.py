@@ -29,7 +29,7 @@ from hodyn_cli.algorithms.backends.numpy.contacts import RANKS
 from hodyn_cli.algorithms.backends.numpy.ik import Task
 from hodyn_cli.algorithms.backends.numpy.model_data import ModelData
 from hodyn_cli.core import lie
-from hodyn_cli.core.model import Model
+from hodyn_cli.core.model import Model, without_free_root
 from hodyn_cli.errors import HodynError, ModelError, TrajectoryError
 
 __all__ = ["CompiledBackend", "CompiledData", "VARIANTS", "variants", "abi_of"]
@@ -98,7 +98,7 @@ class CompiledData(ModelData):
         self.paths: dict[Task, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _numpy_without_joints(operation=None, *, multi_dof: bool = False):
+def _numpy_without_joints(operation=None, *, multi_dof: bool = False, free_root=None):
     """``operation`` as the numpy backend's for a model with no joint (a single free body,
     ``model.n == 0``) or with joints its kernel does not run (spherical, planar, free:
     ``Model.multi_dof``, unless ``multi_dof``: the inverse dynamics' kernel runs them; every
@@ -106,11 +106,17 @@ def _numpy_without_joints(operation=None, *, multi_dof: bool = False):
     backend sends such models to numpy. The kernels number bodies 1..n and allocate per body
     (``hk_check`` refuses n < 1); a single body is only the root's Newton-Euler equation, a
     few dozen operations per sample that numpy's passes do over the whole chunk at once, so
-    a kernel would gain nothing."""
+    a kernel would gain nothing. ``free_root(self, model, data, *args, **kwargs)``: the
+    operation on a robot under a free root joint by the floating-base kernels, or None where
+    they do not run it (:meth:`CompiledBackend.free_root`)."""
 
     def decorate(operation):
         @wraps(operation)
         def run(self, model, data, *args, **kwargs):
+            if free_root is not None and model.n > 1 and model.joint_types[0] == "free":
+                out = free_root(self, model, data, *args, **kwargs)
+                if out is not None:
+                    return out
             if model.n == 0 or (model.multi_dof and not multi_dof):
                 numpy_operation = getattr(NumpyBackend, operation.__name__)
                 return numpy_operation(self, model, data, *args, **kwargs)
@@ -119,6 +125,35 @@ def _numpy_without_joints(operation=None, *, multi_dof: bool = False):
         return run
 
     return decorate(operation) if operation else decorate
+
+
+def _gravity_of(base: np.ndarray) -> np.ndarray | None:
+    """g (3,) where the root's jet ``base`` is gravity's alone (one row, ``V_0 = 0``,
+    ``V_0' = (0; -g)``, higher derivatives 0: :func:`~hodyn_cli.algorithms.dynamics.common.
+    base_motion`), else None."""
+    if len(base) != 1 or base.shape[1] < 2 or base[0, 0].any() or base[0, 1, :3].any() \
+            or base[0, 2:].any():
+        return None
+    return -base[0, 1, 3:]
+
+
+def _free_root_eom(self, model, data, qs, r, base, wrenches, with_cbar=True, root_twist=None):
+    """The EOM matrices (6 + nv) of a robot under a free root joint: the floating-base
+    kernel's, with the root's body twist jet and gravity ``u_0 = (0; -R^T g)`` in its frame."""
+    carried, g = self.free_root(model, data), _gravity_of(base)
+    if carried is None or g is None or root_twist is not None or r > self.max_order:
+        return None
+    robot, robot_data = carried
+    R = lie.rotation_vector_exp(qs[:, 0, :3])
+    u0 = np.zeros((len(R), 2, 6))
+    u0[:, 1, 3:] = -np.einsum("nji,j->ni", R, g)
+    wrenches = wrenches or {}
+    E = self.eom_matrices(robot, robot_data, qs[..., 6:], r, u0,
+                          {b - 1: w for b, w in wrenches.items() if b}, with_cbar,
+                          root_twist=qs[:, 1:, :6])
+    if 0 in wrenches:
+        E.Q_ext[..., :6] += wrenches[0][:, : r + 1]
+    return E
 
 
 def _struct(backend: CompiledBackend, model: Model, data: CompiledData | None):
@@ -198,6 +233,18 @@ class CompiledBackend(NumpyBackend):
         return data
 
     # -- dynamics ----------------------------------------------------------------------
+    def free_root(self, model: Model, data: CompiledData
+                  ) -> tuple[Model, CompiledData] | None:
+        """The robot a free root joint carries and its Data
+        (:func:`~hodyn_cli.core.model.without_free_root`, once per Data), or None: the model
+        is no robot under a free root joint, or one whose joints the floating-base kernels
+        do not all run (a multi-DOF joint besides the root's)."""
+        return data.derived(self._carried, model)
+
+    def _carried(self, model: Model) -> tuple[Model, CompiledData] | None:
+        robot = without_free_root(model)
+        return None if robot is None or robot.multi_dof else (robot, self.data(robot))
+
     @_numpy_without_joints(multi_dof=True)
     def inverse_dynamics(self, model, data, qs, base, wrenches, *, order, twists=False, root=False):
         if order > self.max_order:
@@ -260,7 +307,7 @@ class CompiledBackend(NumpyBackend):
         _check(status)
         return F, left, Fc
 
-    @_numpy_without_joints
+    @_numpy_without_joints(free_root=_free_root_eom)
     def eom_matrices(self, model, data, qs, r, base, wrenches, with_cbar=True, root_twist=None):
         if r > self.max_order:
             return super().eom_matrices(model, data, qs, r, base, wrenches, with_cbar, root_twist)

@@ -1,35 +1,33 @@
 """Floating-base inverse dynamics and the base wrench, for every method.
 
-A floating root link is a free body: its pose ``C_0 = (R, p)`` in the world and its body
-twist ``V_0 = (omega; v)`` (root frame) with derivatives are given (:class:`BaseMotion`);
-the joint torques and the wrench the root exerts on its supports follow, with their time
-derivatives. A fixed base is the special case of a root at rest at the world origin.
+A floating root link is the root body of the robot under a free joint
+(:func:`~hodyn_cli.core.model.with_free_root`): its pose ``C_0 = (R, p)`` in the world is the
+joint's configuration ``(r; p)``, ``R = exp(skew(r))``, its body twist ``V_0 = (omega; v)``
+(root frame) and derivatives (:class:`BaseMotion`) the joint's velocity coordinates
+(:func:`~hodyn_cli.core.trajectory.free_root_motion`). Every method runs that fixed-base
+model through the joint-model code it has for a free joint anywhere in a tree (the torques
+and matrices, numpy's passes and the compiled kernel's); the free joint's tau ``S^T F = F_0``
+is the wrench the supports exert on the root (root frame, moment about its origin), and the
+base wrench ``W_base = -F_0`` the wrench the root exerts on its supports: the sign of
+external wrenches (docs/conventions.md). It vanishes for a motion feasible without support
+(free flight). Closed form: ``nu = (V_0; qd)`` (6 + nv), the free joint's columns first.
 
-Gravity as base motion (recursive methods). In the frame that falls freely with gravity
-and is at rest in the world at the instant t0 there is no gravity, and the root's position
-there is ``p(t) - g (t - t0)^2 / 2``: its body twist is ``V_0 - (0; R^T g) (t - t0)``. By
-Leibniz at t0, with ``u = (0; -R^T g)`` and ``u' = -ad_{V_0} u`` (``R' = R skew(omega)``)::
+A fixed base: the root welded to the world, at rest at its origin; ``F_0`` is what its
+mount carries, the root's Newton-Euler equation after the joints' backward pass::
+
+    F_0 = M_0 V_0' - ad_{V_0}^T M_0 V_0 + sum_{c child of root} Ad_{C_{c,0}}^T F_c + W_0   (42)
+
+with ``V_0 = 0``, ``V_0' = (0; -g)`` (gravity as the root's motion, :func:`common.base_motion`)
+and its derivatives by the Leibniz rules (25); closed form: the root one more body with
+``J_0 = [I 0]`` in the sums (20)-(27), ``(F_0; tau) = M nu' + C nu + g + Q_ext``.
+
+Gravity as base motion (:func:`root_jet`, the regressor's and the sensitivities' floating
+root). In the frame that falls freely with gravity and is at rest in the world at the
+instant t0 there is no gravity, and the root's position there is ``p(t) - g (t - t0)^2 / 2``:
+its body twist is ``V_0 - (0; R^T g) (t - t0)``. By Leibniz at t0, with ``u = (0; -R^T g)``
+and ``u' = -ad_{V_0} u`` (``R' = R skew(omega)``)::
 
     V_eff = V_0,   V_eff^(k) = V_0^(k) + k u^(k-1)   (k >= 1)
-
-(fixed base, ``V_0 = 0``, ``R = I``: ``V_eff' = (0; -g)``, :func:`common.base_motion`). The
-body-fixed recursion (40)-(42) runs unchanged with this root jet per sample; the spatial one
-(6)-(31) with its image in the gravity-free frame that coincides with the root at t0,
-``V^s(k) = d^k/dt^k (Ad_{C_0} V_eff)`` at ``C_0 = I`` (:func:`spatial.spatial_twists`). The root
-is one more Newton-Euler body, loaded by its children through their joints::
-
-    F_0 = M_0 V_eff' - ad_{V_eff}^T M_0 V_eff + sum_{c child of root} Ad_{C_{c,0}}^T F_c + W_0   (42)
-
-and its derivatives by the same Leibniz rules (25) (spatial: (16)-(30) on the root, then
-``f_m' = f_{m+1} + ad_{V_eff}^T f_m`` back to the root frame). ``F_0`` is the wrench the supports
-exert on the root (root frame, moment about its origin); the base wrench ``W_base = -F_0``
-is the wrench the root exerts on its supports: the sign of external wrenches
-(docs/conventions.md). It vanishes for a motion feasible without support (free flight).
-
-Closed form: generalized velocities ``nu = (V_0; qd)`` (6 + n), ``J_0 = [I 0]``, every body
-Jacobian gets the root's 6 columns (:func:`closed_form.jacobians` with ``base=6``), the root
-body joins the sums (20)-(27) with ``u_0 = (0; -R^T g)`` in the real (not falling) frame, and
-``M nu' + C nu + g + Q_ext`` gives ``(F_0; tau)``: its first 6 rows are ``F_0``.
 """
 
 from __future__ import annotations
@@ -43,19 +41,25 @@ from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy import spatial
 from hodyn_cli.algorithms.backends.numpy.common import CHUNK, gravity_vector
 from hodyn_cli.algorithms.backends.numpy.floating import gravity_in_root
-from hodyn_cli.algorithms.dynamics import closed_form
+from hodyn_cli.algorithms.dynamics import closed_form, methods
 from hodyn_cli.algorithms.dynamics.common import (
     GRAVITY,
     base_motion,
     body_wrenches,
     check_inputs,
 )
-from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name, free_body
+from hodyn_cli.core.model import Model, with_free_root
+from hodyn_cli.core.trajectory import (
+    BaseMotion,
+    Trajectory,
+    derivative_name,
+    free_body,
+    free_root_motion,
+)
 from hodyn_cli.errors import HodynError, TrajectoryError
 
 __all__ = ["BaseMotion", "Rows", "base_from_spatial", "root_jet", "inverse_dynamics", "matrices",
-           "floating_chunks", "check_base_motion"]
+           "floating_chunks", "check_base_motion", "free_root"]
 
 def base_from_spatial(R: np.ndarray, p: np.ndarray, Vs: np.ndarray) -> BaseMotion:
     """A base motion from the root's spatial twist ``V^s = Ad_{C_0} V_0`` (world frame) and its
@@ -80,9 +84,9 @@ def root_jet(base: BaseMotion | Rows | None, gravity, K: int) -> np.ndarray:
     return backends.current().root_jet(base.R, base.Vb, gravity_vector(gravity), K)
 
 
-def _body_fixed(model, qs, base, gravity, W, W0, r, data=None):
-    """(tau, F_0) of one chunk by the body-fixed recursion, eqs. (40)-(42)."""
-    jet = root_jet(base, gravity, r + 1)
+def _body_fixed(model, qs, gravity, W, W0, r, data=None):
+    """(tau, F_0) of one chunk of a fixed base by the body-fixed recursion, eqs. (40)-(42)."""
+    jet = base_motion(gravity, r + 1)
     backend, data = backends.prepare(model, data)
     tau, F0 = backend.inverse_dynamics(model, data, qs, jet, W, order=r, root=True)
     if W0 is not None:
@@ -90,23 +94,22 @@ def _body_fixed(model, qs, base, gravity, W, W0, r, data=None):
     return tau, F0
 
 
-def _spatial(model, qs, base, gravity, W, W0, r, data=None):
-    """(tau, F_0) of one chunk by the spatial recursion, in the frame of the root at t0, by
-    the backend that runs (its ``spatial_inverse_dynamics`` with ``root``)."""
-    jet = root_jet(base, gravity, r + 1)
+def _spatial(model, qs, gravity, W, W0, r, data=None):
+    """(tau, F_0) of one chunk of a fixed base by the spatial recursion, by the backend that
+    runs (its ``spatial_inverse_dynamics`` with ``root``)."""
+    jet = base_motion(gravity, r + 1)
     backend, data = backends.prepare(model, data)
     return backend.spatial_inverse_dynamics(model, data, qs, jet, W, order=r, root=True,
                                             root_wrench=W0)
 
 
-def _eom(model, qs, base, gravity, W, W0, r, with_cbar, data=None):
-    """Closed-form matrices (N, r+1, 6+n, 6+n) of one chunk and ``nu = (V_0; qd)``
-    (N, r+2, 6+n), by the backend that runs."""
+def _eom(model, qs, gravity, W, W0, r, with_cbar, data=None):
+    """Closed-form matrices (N, r+1, 6+n, 6+n) of one chunk of a fixed base (the root at
+    rest: ``V_0 = 0``) and ``nu = (V_0; qd)`` (N, r+2, 6+n), by the backend that runs."""
     N = qs.shape[0]
-    Vb = np.broadcast_to(np.zeros((1, r + 2, 6)) if base is None else base.Vb[:, : r + 2],
-                         (N, r + 2, 6))
+    Vb = np.zeros((N, r + 2, 6))
     nu = np.concatenate([Vb, qs[:, 1 : r + 3]], axis=2)
-    u0 = gravity_in_root(None if base is None else base.R, gravity)
+    u0 = gravity_in_root(None, gravity)
     accel = np.zeros((len(u0), 2, 6))
     accel[:, 1] = u0
     backend, data = backends.prepare(model, data)
@@ -116,9 +119,9 @@ def _eom(model, qs, base, gravity, W, W0, r, with_cbar, data=None):
     return E, nu
 
 
-def _closed_form(model, qs, base, gravity, W, W0, r, data=None):
+def _closed_form(model, qs, gravity, W, W0, r, data=None):
     """(tau, F_0) of one chunk: ``(F_0; tau) = M nu' + C nu + g + Q_ext``, eqs. (1), (28), (38)."""
-    E, nu = _eom(model, qs, base, gravity, W, W0, r, False, data)
+    E, nu = _eom(model, qs, gravity, W, W0, r, False, data)
     out = closed_form.generalized_forces(E, nu)
     return out[..., 6:], out[..., :6]
 
@@ -142,6 +145,19 @@ def check_base_motion(trajectory: Trajectory, order: int) -> None:
         raise TrajectoryError(f"order {order} needs {missing} (not in the base motion)")
 
 
+def check_floating(model: Model, trajectory: Trajectory, order: int, joint_models: bool = False
+                   ) -> Trajectory:
+    """The trajectory (:func:`~hodyn_cli.core.trajectory.free_body`'s) once its inputs fit torque
+    order ``order`` of the base wrench (a one-line error naming what is missing otherwise;
+    ``joint_models``: the caller runs helical, spherical, planar and free joints)."""
+    trajectory = free_body(trajectory)
+    check_inputs(model, trajectory, order, joint_models)
+    if not 0 <= order <= MAX_ORDER:
+        raise HodynError(f"the base wrench is computed for orders 0..{MAX_ORDER}, not {order}")
+    check_base_motion(trajectory, order)
+    return trajectory
+
+
 def floating_chunks(model: Model, trajectory: Trajectory, order: int, size: int = CHUNK,
                     joint_models: bool = False
                     ) -> Iterator[tuple[slice, np.ndarray, Rows | None, dict, object]]:
@@ -149,11 +165,7 @@ def floating_chunks(model: Model, trajectory: Trajectory, order: int, size: int 
     (a model without joints, a single free body, needs no joint derivative:
     :func:`~hodyn_cli.core.trajectory.free_body`; ``joint_models``: the caller runs helical,
     spherical, planar and free joints)."""
-    trajectory = free_body(trajectory)
-    check_inputs(model, trajectory, order, joint_models)
-    if not 0 <= order <= MAX_ORDER:
-        raise HodynError(f"the base wrench is computed for orders 0..{MAX_ORDER}, not {order}")
-    check_base_motion(trajectory, order)
+    trajectory = check_floating(model, trajectory, order, joint_models)
     N, base = trajectory.n_samples, trajectory.base
     W = body_wrenches(model, trajectory, order, root=True)
     W0 = W.pop(-1, None)
@@ -163,6 +175,26 @@ def floating_chunks(model: Model, trajectory: Trajectory, order: int, size: int 
         yield (sl, qs[sl], None if base is None else Rows(base.R[sl], base.Vb[sl]),
                {b: w[sl] for b, w in W.items()},
                None if W0 is None else W0[sl])
+
+
+def _free_root_data(model: Model) -> tuple[Model, backends.Data]:
+    """The robot under its free root joint and the running backend's Data for it."""
+    free = with_free_root(model)
+    return free, backends.current().data(free)
+
+
+def free_root(model: Model, trajectory: Trajectory, order: int,
+              data: backends.Data | None = None
+              ) -> tuple[Model, Trajectory, backends.Data]:
+    """A floating-base problem as a fixed-base one: the robot under its free root joint
+    (:func:`~hodyn_cli.core.model.with_free_root`, made once per request: kept in ``data``),
+    the trajectory with the base's columns as that joint's
+    (:func:`~hodyn_cli.core.trajectory.free_root_motion`), and its Data; the inputs checked
+    first in the floating base's words (``base_Vb``, the base wrench's orders)."""
+    check_floating(model, trajectory, order, joint_models=True)
+    _, data = backends.prepare(model, data)
+    free, free_data = data.derived(_free_root_data, model)
+    return free, free_root_motion(trajectory, free.dof_names), free_data
 
 
 def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "body-fixed",
@@ -187,19 +219,24 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "bod
     """
     if method not in _CHUNK_SOLVERS:
         raise HodynError(f"unknown method '{method}' (choose from {', '.join(_CHUNK_SOLVERS)})")
+    if trajectory.base is not None:  # the free root joint's tau is the supports' wrench F_0
+        free, motion, free_data = free_root(model, trajectory, order, data)
+        out = methods.inverse_dynamics(free, motion, method=method, order=order,
+                                       gravity=gravity, data=free_data)
+        return np.ascontiguousarray(out[..., 6:]), np.negative(out[..., :6])
     solve = _CHUNK_SOLVERS[method]
     N = trajectory.n_samples
     backend, data = backends.prepare(model, data)
     kernels = method != "spatial" and not model.has_joint_models
     size = backend.rows(CHUNK) if kernels else CHUNK
     if N <= size:
-        for _, qs, rows, W, W0 in floating_chunks(model, trajectory, order, max(size, 1),
+        for _, qs, _, W, W0 in floating_chunks(model, trajectory, order, max(size, 1),
                                                   joint_models=True):
-            tau, F0 = solve(model, qs, rows, gravity, W, W0, order, data)
+            tau, F0 = solve(model, qs, gravity, W, W0, order, data)
             return tau, np.negative(F0, out=F0)
     tau, F0 = np.empty((N, order + 1, model.nv)), np.empty((N, order + 1, 6))
-    for sl, qs, rows, W, W0 in floating_chunks(model, trajectory, order, size, joint_models=True):
-        tau[sl], F0[sl] = solve(model, qs, rows, gravity, W, W0, order, data)
+    for sl, qs, _, W, W0 in floating_chunks(model, trajectory, order, size, joint_models=True):
+        tau[sl], F0[sl] = solve(model, qs, gravity, W, W0, order, data)
     return tau, np.negative(F0, out=F0)
 
 
@@ -211,12 +248,16 @@ def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GR
     root frame), then the joints' velocity coordinates; ``(F_0; tau) = M nu' + C nu + g + Q_ext`` where
     ``F_0 = -W_base`` is the wrench the supports exert on the root. M depends on q only;
     C and Cbar on ``nu``; g on q and the root's orientation (gravity in the world frame).
-    Without ``trajectory.base`` the root is at rest at the world origin.
+    Without ``trajectory.base`` the root is at rest at the world origin; with one, the
+    fixed-base matrices of the robot under its free root joint (:func:`free_root`).
     """
+    if trajectory.base is not None:
+        free, motion, free_data = free_root(model, trajectory, order, data)
+        return closed_form.matrices(free, motion, order=order, gravity=gravity, data=free_data)
     backend, data = backends.prepare(model, data)
     size = backend.rows(CHUNK)
-    parts = [_eom(model, qs, rows, gravity, W, W0, order, True, data)[0]
-             for _, qs, rows, W, W0 in floating_chunks(model, trajectory, order, max(size, 1),
+    parts = [_eom(model, qs, gravity, W, W0, order, True, data)[0]
+             for _, qs, _, W, W0 in floating_chunks(model, trajectory, order, max(size, 1),
                                                        joint_models=True)]
     if len(parts) == 1:
         return parts[0]

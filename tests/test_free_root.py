@@ -1,0 +1,154 @@
+"""A floating base is the robot under a free root joint: one code path.
+
+``--floating-base`` (``floating.inverse_dynamics``, ``floating.matrices``) runs the robot under
+its free root joint (``core.model.with_free_root``); these tests hold it to independent
+references: Pinocchio's JointModelFreeFlyer root (``rnea``, ``computeRNEADerivatives``) on a
+real robot (example-robot-data's Go2), and a URDF whose root hangs from the world by a
+``floating`` joint written by hand, through the command line, against ``--floating-base`` on
+the same robot and motion.
+"""
+
+import importlib.metadata
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import LINEAR_FIRST, URDF, free_flyer_q, pinocchio_free_flyer, random_cosine
+from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.dynamics.floating import inverse_dynamics, matrices
+from hodyn_cli.core import lie
+from hodyn_cli.core.model import with_free_root, without_free_root
+from hodyn_cli.core.trajectory import BaseMotion
+from hodyn_cli.modeling.urdf import load_model
+
+
+def _example_robot(name: str) -> Path | None:
+    try:
+        dist = importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    path = Path(dist.locate_file("cmeel.prefix/share/example-robot-data/robots")) / name
+    return path if path.exists() else None
+
+
+GO2 = _example_robot("go2_description/urdf/go2.urdf")
+
+
+def _moving(model, N: int, seed: int):
+    """Random joint cosines (q..qddd) and a random root pose and body twist jet (Vb..Vbdd)."""
+    rng = np.random.default_rng(seed)
+    R = lie.rotation_vector_exp(rng.normal(size=(N, 3)))
+    base = BaseMotion(R, rng.normal(size=(N, 3)), rng.normal(size=(N, 3, 6)))
+    return replace(random_cosine(model, np.linspace(0, 2, N), orders=4, seed=seed), base=base)
+
+
+@pytest.mark.skipif(GO2 is None, reason="example-robot-data is not installed")
+@pytest.mark.parametrize("backend", ["numpy", "compiled"])
+def test_go2_floating_is_pinocchio_free_flyer_rnea_and_its_rate(method, backend):
+    """tau and the base wrench = Pinocchio's free-flyer ``rnea`` (1e-12) and their rates =
+    ``dtau_dq v + dtau_dv a + M jerk`` of ``computeRNEADerivatives`` (tangent-space partials:
+    v is the root's body twist) to 1e-11, every method, numpy and compiled."""
+    model = load_model(GO2)
+    traj = _moving(model, 4, seed=3)
+    pin, pm, data, order = pinocchio_free_flyer(GO2, model)
+    with backends.use(backend):
+        tau, W = inverse_dynamics(model, traj, method=method, order=1)
+    base = traj.base
+    for s in range(traj.n_samples):
+        q = free_flyer_q(pin, pm, order, base.R[s], base.p[s], traj.q[s])
+        v, a, jerk = (np.concatenate([base.Vb[s, k, LINEAR_FIRST],
+                                      traj.derivatives[s, k + 1, order]]) for k in range(3))
+        ref = pin.rnea(pm, data, q, v, a)
+        dq, dv, M = pin.computeRNEADerivatives(pm, data, q, v, a)
+        rate = dq @ v + dv @ a + (np.triu(M) + np.triu(M, 1).T) @ jerk
+        for k, pin_k, tol in ((0, ref, 1e-12), (1, rate, 1e-11)):
+            ours = np.concatenate([-W[s, k, LINEAR_FIRST], tau[s, k, order]])
+            assert np.abs(ours - pin_k).max() <= tol * np.abs(pin_k).max(), (s, k)
+
+
+def test_free_root_model_round_trip_and_its_matrices_on_both_backends():
+    """``without_free_root(with_free_root(robot))`` is the robot's tree and root inertia; the
+    floating base's matrices are the same on numpy (the joint-model passes) and on the
+    compiled backend (its floating-base kernel run for the free root joint) to 1e-12."""
+    robot = load_model(URDF / "quadruped.urdf")
+    back = without_free_root(with_free_root(robot))
+    assert back.joint_names == robot.joint_names and (back.parent == robot.parent).all()
+    assert np.array_equal(back.root_inertia, robot.root_inertia)
+    assert np.array_equal(back.inertias, robot.inertias) and np.array_equal(back.B, robot.B)
+    traj = _moving(robot, 5, seed=8)
+    out = {}
+    for backend in ("numpy", "compiled"):
+        with backends.use(backend):
+            out[backend] = matrices(robot, traj, order=1)
+    for name in ("M", "C", "Cbar", "g"):
+        ref = getattr(out["numpy"], name)
+        assert np.abs(getattr(out["compiled"], name) - ref).max() <= 1e-12 * np.abs(ref).max()
+
+
+def _read_csv(path: Path) -> dict[str, np.ndarray]:
+    """A CSV file's columns by name."""
+    names = path.read_text().splitlines()[0].split(",")
+    values = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
+    return dict(zip(names, values.T, strict=True))
+
+
+def _floating_joint_urdf(text: str, root: str) -> str:
+    """The URDF with a ``world`` link and a ``floating`` joint ``fly`` from it to ``root``."""
+    extra = (f'<link name="world"/><joint name="fly" type="floating"><parent link="world"/>'
+             f'<child link="{root}"/></joint>')
+    return text.replace("</robot>", extra + "</robot>")
+
+
+def test_a_urdf_floating_root_joint_and_floating_base_give_the_same_outputs(tmp_path):
+    """``hodyn compute`` of the quadruped with ``--floating-base --base-wrench`` and of the same
+    quadruped hung from the world by a URDF ``floating`` joint ``fly`` (its columns ``fly_p_*``,
+    ``fly_R_*``, ``qd_fly_*``, ... the base's) write the same joint torques, and the free joint's
+    torques are minus the base wrench, order 1, to 1e-12."""
+    from typer.testing import CliRunner
+
+    from hodyn_cli.cli.app import app
+
+    text = (URDF / "quadruped.urdf").read_text()
+    robot = load_model(URDF / "quadruped.urdf")
+    hung = tmp_path / "hung.urdf"
+    hung.write_text(_floating_joint_urdf(text, robot.root_link))
+    traj = _moving(robot, 6, seed=5)
+    base, cols = traj.base, {"t": traj.t}
+    axes, rows = ("x", "y", "z"), [f"{a}{b}" for a in "123" for b in "123"]
+    twist = ("wx", "wy", "wz", "vx", "vy", "vz")
+    for k, name in enumerate(("q", "qd", "qdd", "qddd")):
+        cols |= {f"{name}_{j}": traj.derivatives[:, k, i] for i, j in enumerate(robot.joint_names)}
+    floating_cols, hung_cols = dict(cols), dict(cols)
+    for i, a in enumerate(axes):
+        floating_cols[f"base_p_{a}"] = hung_cols[f"fly_p_{a}"] = base.p[:, i]
+    for i, rc in enumerate(rows):
+        floating_cols[f"base_R_{rc}"] = hung_cols[f"fly_R_{rc}"] = base.R[:, i // 3, i % 3]
+    for k in range(3):
+        for e, w in enumerate(twist):
+            floating_cols[f"base_Vb{'d' * k}_{w}"] = base.Vb[:, k, e]
+            hung_cols[f"q{'d' * (k + 1)}_fly_{w}"] = base.Vb[:, k, e]
+    runner = CliRunner()
+    outputs = {}
+    for name, urdf, columns, flags in (
+            ("floating", URDF / "quadruped.urdf", floating_cols, ["--floating-base", "--base-wrench"]),
+            ("hung", hung, hung_cols, [])):
+        np.savetxt(tmp_path / f"{name}.csv", np.column_stack(list(columns.values())),
+                   delimiter=",", header=",".join(columns), comments="", fmt="%.17g")
+        out = tmp_path / f"{name}_tau.csv"
+        result = runner.invoke(app, ["compute", str(urdf), str(tmp_path / f"{name}.csv"),
+                                     "--order", "1", "-o", str(out), *flags])
+        assert result.exit_code == 0, result.output
+        outputs[name] = _read_csv(out)
+    floating, hung_out = outputs["floating"], outputs["hung"]
+    root = robot.root_link
+    for k, tau in enumerate(("tau", "taud")):
+        joints = [f"{tau}_{j}" for j in robot.joint_names]
+        ref = np.column_stack([floating[c] for c in joints])
+        ours = np.column_stack([hung_out[c] for c in joints])
+        assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max(), tau
+        W = np.column_stack([floating[f"W{'d' * k}_{root}_{c}"] for c in
+                             ("mx", "my", "mz", "fx", "fy", "fz")])
+        free = np.column_stack([hung_out[f"{tau}_fly_{w}"] for w in twist])
+        assert np.abs(free + W).max() <= 1e-12 * np.abs(W).max(), tau
