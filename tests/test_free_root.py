@@ -18,6 +18,7 @@ import pytest
 from conftest import LINEAR_FIRST, URDF, free_flyer_q, pinocchio_free_flyer, random_cosine
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics.floating import inverse_dynamics, matrices
+from hodyn_cli.algorithms.dynamics.regressor import parameters, regressor
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import with_free_root, without_free_root
 from hodyn_cli.core.trajectory import BaseMotion
@@ -68,10 +69,11 @@ def test_go2_floating_is_pinocchio_free_flyer_rnea_and_its_rate(method, backend)
             assert np.abs(ours - pin_k).max() <= tol * np.abs(pin_k).max(), (s, k)
 
 
-def test_free_root_model_round_trip_and_its_matrices_on_both_backends():
+def test_free_root_model_round_trip_its_matrices_and_regressor_on_both_backends():
     """``without_free_root(with_free_root(robot))`` is the robot's tree and root inertia; the
-    floating base's matrices are the same on numpy (the joint-model passes) and on the
-    compiled backend (its floating-base kernel run for the free root joint) to 1e-12."""
+    floating base's matrices and regressor are the same on numpy (the joint-model passes)
+    and on the compiled backend (its floating-base kernels run for the free root joint) to
+    1e-12, and ``Y pi = (W_base; tau)``."""
     robot = load_model(URDF / "quadruped.urdf")
     back = without_free_root(with_free_root(robot))
     assert back.joint_names == robot.joint_names and (back.parent == robot.parent).all()
@@ -81,10 +83,15 @@ def test_free_root_model_round_trip_and_its_matrices_on_both_backends():
     out = {}
     for backend in ("numpy", "compiled"):
         with backends.use(backend):
-            out[backend] = matrices(robot, traj, order=1)
+            out[backend] = matrices(robot, traj, order=1), regressor(robot, traj, order=1)
     for name in ("M", "C", "Cbar", "g"):
-        ref = getattr(out["numpy"], name)
-        assert np.abs(getattr(out["compiled"], name) - ref).max() <= 1e-12 * np.abs(ref).max()
+        ref = getattr(out["numpy"][0], name)
+        assert np.abs(getattr(out["compiled"][0], name) - ref).max() <= 1e-12 * np.abs(ref).max()
+    Y = out["numpy"][1]
+    assert np.abs(out["compiled"][1] - Y).max() <= 1e-12 * np.abs(Y).max()
+    tau, W = inverse_dynamics(robot, traj, order=1)
+    ref = np.concatenate([W, tau], axis=2)
+    assert np.abs(Y @ parameters(robot, root=True) - ref).max() <= 1e-12 * np.abs(ref).max()
 
 
 def _read_csv(path: Path) -> dict[str, np.ndarray]:

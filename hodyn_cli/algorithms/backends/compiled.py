@@ -156,6 +156,18 @@ def _free_root_eom(self, model, data, qs, r, base, wrenches, with_cbar=True, roo
     return E
 
 
+def _free_root_regressor(self, model, data, qs, base, order, root=False):
+    """The regressor (N, order+1, 6 + nv, 10 (n+1)) of a robot under a free root joint: the
+    floating-base kernel's, the root's jet in the free-falling frame (``hodyn_root_jet``);
+    its first 6 rows the free joint's, ``F_0``."""
+    carried, g = self.free_root(model, data), _gravity_of(base)
+    if carried is None or g is None or root or order > self.max_order:
+        return None
+    robot, robot_data = carried
+    jet = self.root_jet(lie.rotation_vector_exp(qs[:, 0, :3]), qs[:, 1:, :6], g, order + 1)
+    return self.regressor(robot, robot_data, qs[..., 6:], jet, order, root=True)
+
+
 def _struct(backend: CompiledBackend, model: Model, data: CompiledData | None):
     """The HModel struct of ``data`` (the caller's Data for ``model``), else of a Data made now."""
     if data is None or data.made_by is not backend or data.model is not model:
@@ -333,7 +345,7 @@ class CompiledBackend(NumpyBackend):
                                           _ptr(Cbar) if with_cbar else None, g, Q))
         return EOMMatrices(*(np.swapaxes(a, 0, 1) for a in (M, C, Cbar, g, Q)))
 
-    @_numpy_without_joints
+    @_numpy_without_joints(free_root=_free_root_regressor)
     def regressor(self, model, data, qs, base, order, root=False):
         if order > self.max_order:
             return super().regressor(model, data, qs, base, order, root)

@@ -160,21 +160,17 @@ def check_floating(model: Model, trajectory: Trajectory, order: int, joint_model
 
 def floating_chunks(model: Model, trajectory: Trajectory, order: int, size: int = CHUNK,
                     joint_models: bool = False
-                    ) -> Iterator[tuple[slice, np.ndarray, Rows | None, dict, object]]:
-    """``(samples, qs, base, body wrenches, root wrench or None)`` per chunk, inputs checked
-    (a model without joints, a single free body, needs no joint derivative:
-    :func:`~hodyn_cli.core.trajectory.free_body`; ``joint_models``: the caller runs helical,
-    spherical, planar and free joints)."""
+                    ) -> Iterator[tuple[slice, np.ndarray, dict, np.ndarray | None]]:
+    """``(samples, qs, body wrenches, root wrench or None)`` per chunk of a fixed base's root
+    wrench, inputs checked (:func:`check_floating`; ``joint_models``: the caller runs
+    helical, spherical, planar and free joints)."""
     trajectory = check_floating(model, trajectory, order, joint_models)
-    N, base = trajectory.n_samples, trajectory.base
     W = body_wrenches(model, trajectory, order, root=True)
     W0 = W.pop(-1, None)
     qs = trajectory.derivatives
-    for s in range(0, N, max(size, 1)):
+    for s in range(0, trajectory.n_samples, max(size, 1)):
         sl = slice(s, s + size)
-        yield (sl, qs[sl], None if base is None else Rows(base.R[sl], base.Vb[sl]),
-               {b: w[sl] for b, w in W.items()},
-               None if W0 is None else W0[sl])
+        yield sl, qs[sl], {b: w[sl] for b, w in W.items()}, None if W0 is None else W0[sl]
 
 
 def _free_root_data(model: Model) -> tuple[Model, backends.Data]:
@@ -230,12 +226,12 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "bod
     kernels = method != "spatial" and not model.has_joint_models
     size = backend.rows(CHUNK) if kernels else CHUNK
     if N <= size:
-        for _, qs, _, W, W0 in floating_chunks(model, trajectory, order, max(size, 1),
+        for _, qs, W, W0 in floating_chunks(model, trajectory, order, max(size, 1),
                                                   joint_models=True):
             tau, F0 = solve(model, qs, gravity, W, W0, order, data)
             return tau, np.negative(F0, out=F0)
     tau, F0 = np.empty((N, order + 1, model.nv)), np.empty((N, order + 1, 6))
-    for sl, qs, _, W, W0 in floating_chunks(model, trajectory, order, size, joint_models=True):
+    for sl, qs, W, W0 in floating_chunks(model, trajectory, order, size, joint_models=True):
         tau[sl], F0[sl] = solve(model, qs, gravity, W, W0, order, data)
     return tau, np.negative(F0, out=F0)
 
@@ -257,7 +253,7 @@ def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GR
     backend, data = backends.prepare(model, data)
     size = backend.rows(CHUNK)
     parts = [_eom(model, qs, gravity, W, W0, order, True, data)[0]
-             for _, qs, _, W, W0 in floating_chunks(model, trajectory, order, max(size, 1),
+             for _, qs, W, W0 in floating_chunks(model, trajectory, order, max(size, 1),
                                                        joint_models=True)]
     if len(parts) == 1:
         return parts[0]
