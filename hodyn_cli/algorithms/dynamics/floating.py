@@ -59,7 +59,7 @@ from hodyn_cli.core.trajectory import (
 from hodyn_cli.errors import HodynError, TrajectoryError
 
 __all__ = ["BaseMotion", "Rows", "base_from_spatial", "root_jet", "inverse_dynamics", "matrices",
-           "floating_chunks", "check_base_motion", "free_root"]
+           "floating_chunks", "check_base_motion", "free_root", "free_root_model"]
 
 def base_from_spatial(R: np.ndarray, p: np.ndarray, Vs: np.ndarray) -> BaseMotion:
     """A base motion from the root's spatial twist ``V^s = Ad_{C_0} V_0`` (world frame) and its
@@ -174,9 +174,16 @@ def floating_chunks(model: Model, trajectory: Trajectory, order: int, size: int 
 
 
 def _free_root_data(model: Model) -> tuple[Model, backends.Data]:
-    """The robot under its free root joint and the running backend's Data for it."""
     free = with_free_root(model)
     return free, backends.current().data(free)
+
+
+def free_root_model(model: Model, data: backends.Data | None = None
+                    ) -> tuple[Model, backends.Data]:
+    """The robot under its free root joint (:func:`~hodyn_cli.core.model.with_free_root`) and
+    the running backend's Data for it, made once per request: kept in the robot's ``data``."""
+    _, data = backends.prepare(model, data)
+    return data.derived(_free_root_data, model)
 
 
 def free_root(model: Model, trajectory: Trajectory, order: int,
@@ -188,8 +195,7 @@ def free_root(model: Model, trajectory: Trajectory, order: int,
     (:func:`~hodyn_cli.core.trajectory.free_root_motion`), and its Data; the inputs checked
     first in the floating base's words (``base_Vb``, the base wrench's orders)."""
     check_floating(model, trajectory, order, joint_models=True)
-    _, data = backends.prepare(model, data)
-    free, free_data = data.derived(_free_root_data, model)
+    free, free_data = free_root_model(model, data)
     return free, free_root_motion(trajectory, free.dof_names), free_data
 
 
