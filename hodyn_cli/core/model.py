@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -365,6 +366,19 @@ class Model:
         if self.multi_dof:
             return self.dof_names
         return tuple(self.joint_names[i] for i in self.coordinates)
+
+    @cached_property
+    def free_rooted(self) -> Model:
+        """This robot with its root link moved by a free joint (:func:`with_free_root`),
+        built on the first ask and kept with the model (a floating base's every call runs
+        it)."""
+        return with_free_root(self)
+
+    @cached_property
+    def carried(self) -> Model | None:
+        """The robot this model's free root joint carries (:func:`without_free_root`), built
+        on the first ask and kept with the model; None: no free root joint."""
+        return without_free_root(self)
 
     def joint_index(self, name: str) -> int:
         """Index of the joint called ``name`` (KeyError if there is none)."""

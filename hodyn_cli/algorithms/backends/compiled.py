@@ -29,7 +29,7 @@ from hodyn_cli.algorithms.backends.numpy.contacts import RANKS
 from hodyn_cli.algorithms.backends.numpy.ik import Task
 from hodyn_cli.algorithms.backends.numpy.model_data import ModelData
 from hodyn_cli.core import lie
-from hodyn_cli.core.model import Model, without_free_root
+from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError, ModelError, TrajectoryError
 
 __all__ = ["CompiledBackend", "CompiledData", "VARIANTS", "variants", "abi_of"]
@@ -248,13 +248,13 @@ class CompiledBackend(NumpyBackend):
     def free_root(self, model: Model, data: CompiledData
                   ) -> tuple[Model, CompiledData] | None:
         """The robot a free root joint carries and its Data
-        (:func:`~hodyn_cli.core.model.without_free_root`, once per Data), or None: the model
+        (:attr:`~hodyn_cli.core.model.Model.carried`; its Data once per Data), or None: the model
         is no robot under a free root joint, or one whose joints the floating-base kernels
         do not all run (a multi-DOF joint besides the root's)."""
         return data.derived(self._carried, model)
 
     def _carried(self, model: Model) -> tuple[Model, CompiledData] | None:
-        robot = without_free_root(model)
+        robot = model.carried
         return None if robot is None or robot.multi_dof else (robot, self.data(robot))
 
     @_numpy_without_joints(multi_dof=True)

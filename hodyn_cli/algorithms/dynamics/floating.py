@@ -48,7 +48,7 @@ from hodyn_cli.algorithms.dynamics.common import (
     body_wrenches,
     check_inputs,
 )
-from hodyn_cli.core.model import Model, with_free_root
+from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import (
     BaseMotion,
     Trajectory,
@@ -174,14 +174,16 @@ def floating_chunks(model: Model, trajectory: Trajectory, order: int, size: int 
 
 
 def _free_root_data(model: Model) -> tuple[Model, backends.Data]:
-    free = with_free_root(model)
-    return free, backends.current().data(free)
+    return model.free_rooted, backends.current().data(model.free_rooted)
 
 
 def free_root_model(model: Model, data: backends.Data | None = None
                     ) -> tuple[Model, backends.Data]:
-    """The robot under its free root joint (:func:`~hodyn_cli.core.model.with_free_root`) and
-    the running backend's Data for it, made once per request: kept in the robot's ``data``."""
+    """The robot under its free root joint (:attr:`~hodyn_cli.core.model.Model.free_rooted`,
+    built once per robot) and the running backend's Data for it, made once per request: kept
+    in the robot's ``data`` (None: made now, for this call)."""
+    if data is None:
+        return _free_root_data(model)
     _, data = backends.prepare(model, data)
     return data.derived(_free_root_data, model)
 
