@@ -160,3 +160,36 @@ def test_a_urdf_floating_root_joint_and_floating_base_give_the_same_outputs(tmp_
                              ("mx", "my", "mz", "fx", "fy", "fz")])
         free = np.column_stack([hung_out[f"{tau}_fly_{w}"] for w in twist])
         assert np.abs(free + W).max() <= 1e-12 * np.abs(W).max(), tau
+
+
+def test_the_gpu_backend_runs_the_carried_robot_on_the_device(monkeypatch):
+    """On the GPU backend (JAX's CPU device) a floating base's torques, base wrench and
+    regressor (the robot under its free root joint, whose carried robot the device's
+    floating-base passes run) equal numpy's joint-model passes to 1e-12, wrench on the root
+    included; the host's multi-DOF passes are not called."""
+    pytest.importorskip("jax")
+    from hodyn_cli.core.trajectory import Wrenches
+
+    robot = load_model(URDF / "planar_2r.urdf")
+    traj = _moving(robot, 9, seed=2)
+    W = np.random.default_rng(1).normal(size=(9, 2, 6))
+    traj = replace(traj, wrenches=Wrenches({robot.root_link: W, robot.link_names[-1]: -W}))
+    out = {}
+    for name, options in (("numpy", {}), ("gpu", {"device": "cpu"})):
+        with backends.use(name, **options) as backend:
+            if name == "gpu":
+                for operation in ("inverse_dynamics", "regressor"):
+                    monkeypatch.setattr(backend.cpu, operation, _not_multi_dof(
+                        getattr(backend.cpu, operation)))
+            out[name] = (*inverse_dynamics(robot, traj, order=1),
+                         regressor(robot, replace(traj, wrenches=None), order=1))
+    for ours, ref in zip(out["gpu"], out["numpy"], strict=True):
+        assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max()
+
+
+def _not_multi_dof(operation):
+    """``operation`` of a backend, failing for a model with a multi-DOF joint."""
+    def run(model, *args, **kwargs):
+        assert not model.multi_dof, f"the host ran {model.joint_types}"
+        return operation(model, *args, **kwargs)
+    return run

@@ -22,7 +22,7 @@ from importlib import import_module
 
 import numpy as np
 
-from hodyn_cli.algorithms.backends import OPERATIONS, Unavailable, abi
+from hodyn_cli.algorithms.backends import OPERATIONS, Unavailable, abi, free_root
 from hodyn_cli.algorithms.backends.numpy import NumpyBackend
 from hodyn_cli.algorithms.backends.numpy.closed_form import EOMMatrices
 from hodyn_cli.algorithms.backends.numpy.contacts import RANKS
@@ -98,7 +98,7 @@ class CompiledData(ModelData):
         self.paths: dict[Task, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _numpy_without_joints(operation=None, *, multi_dof: bool = False, free_root=None):
+def _numpy_without_joints(operation=None, *, multi_dof: bool = False, free_root_path=None):
     """``operation`` as the numpy backend's for a model with no joint (a single free body,
     ``model.n == 0``) or with joints its kernel does not run (spherical, planar, free:
     ``Model.multi_dof``, unless ``multi_dof``: the inverse dynamics' kernel runs them; every
@@ -106,15 +106,15 @@ def _numpy_without_joints(operation=None, *, multi_dof: bool = False, free_root=
     backend sends such models to numpy. The kernels number bodies 1..n and allocate per body
     (``hk_check`` refuses n < 1); a single body is only the root's Newton-Euler equation, a
     few dozen operations per sample that numpy's passes do over the whole chunk at once, so
-    a kernel would gain nothing. ``free_root(self, model, data, *args, **kwargs)``: the
+    a kernel would gain nothing. ``free_root_path(self, model, data, *args, **kwargs)``: the
     operation on a robot under a free root joint by the floating-base kernels, or None where
-    they do not run it (:meth:`CompiledBackend.free_root`)."""
+    they do not run it (:mod:`~hodyn_cli.algorithms.backends.free_root`)."""
 
     def decorate(operation):
         @wraps(operation)
         def run(self, model, data, *args, **kwargs):
-            if free_root is not None and model.n > 1 and model.joint_types[0] == "free":
-                out = free_root(self, model, data, *args, **kwargs)
+            if free_root_path is not None and model.n > 1 and model.joint_types[0] == "free":
+                out = free_root_path(self, model, data, *args, **kwargs)
                 if out is not None:
                     return out
             if model.n == 0 or (model.multi_dof and not multi_dof):
@@ -127,45 +127,35 @@ def _numpy_without_joints(operation=None, *, multi_dof: bool = False, free_root=
     return decorate(operation) if operation else decorate
 
 
-def _gravity_of(base: np.ndarray) -> np.ndarray | None:
-    """g (3,) where the root's jet ``base`` is gravity's alone (one row, ``V_0 = 0``,
-    ``V_0' = (0; -g)``, higher derivatives 0: :func:`~hodyn_cli.algorithms.dynamics.common.
-    base_motion`), else None."""
-    if len(base) != 1 or base.shape[1] < 2 or base[0, 0].any() or base[0, 1, :3].any() \
-            or base[0, 2:].any():
-        return None
-    return -base[0, 1, 3:]
-
-
 def _free_root_eom(self, model, data, qs, r, base, wrenches, with_cbar=True, root_twist=None):
     """The EOM matrices (6 + nv) of a robot under a free root joint: the floating-base
-    kernel's, with the root's body twist jet and gravity ``u_0 = (0; -R^T g)`` in its frame."""
-    carried, g = self.free_root(model, data), _gravity_of(base)
+    kernel's, with the root's body twist jet and gravity ``u_0 = (0; -R^T g)`` in its frame
+    (:mod:`~hodyn_cli.algorithms.backends.free_root`)."""
+    carried, g = free_root.carried(self, model, data), free_root.gravity_of(base)
     if carried is None or g is None or root_twist is not None or r > self.max_order:
         return None
     robot, robot_data = carried
     R = lie.rotation_vector_exp(qs[:, 0, :3])
     u0 = np.zeros((len(R), 2, 6))
     u0[:, 1, 3:] = -np.einsum("nji,j->ni", R, g)
-    wrenches = wrenches or {}
-    E = self.eom_matrices(robot, robot_data, qs[..., 6:], r, u0,
-                          {b - 1: w for b, w in wrenches.items() if b}, with_cbar,
+    W, W0 = free_root.carried_wrenches(wrenches)
+    E = self.eom_matrices(robot, robot_data, qs[..., 6:], r, u0, W, with_cbar,
                           root_twist=qs[:, 1:, :6])
-    if 0 in wrenches:
-        E.Q_ext[..., :6] += wrenches[0][:, : r + 1]
+    if W0 is not None:
+        E.Q_ext[..., :6] += W0[:, : r + 1]
     return E
 
 
 def _free_root_regressor(self, model, data, qs, base, order, root=False):
     """The regressor (N, order+1, 6 + nv, 10 (n+1)) of a robot under a free root joint: the
-    floating-base kernel's, the root's jet in the free-falling frame (``hodyn_root_jet``);
-    its first 6 rows the free joint's, ``F_0``."""
-    carried, g = self.free_root(model, data), _gravity_of(base)
+    floating-base kernel's (:mod:`~hodyn_cli.algorithms.backends.free_root`); its first 6
+    rows the free joint's, ``F_0``."""
+    carried, g = free_root.carried(self, model, data), free_root.gravity_of(base)
     if carried is None or g is None or root or order > self.max_order:
         return None
     robot, robot_data = carried
-    jet = self.root_jet(lie.rotation_vector_exp(qs[:, 0, :3]), qs[:, 1:, :6], g, order + 1)
-    return self.regressor(robot, robot_data, qs[..., 6:], jet, order, root=True)
+    return self.regressor(robot, robot_data, qs[..., 6:],
+                          free_root.root_jet(self, qs, g, order + 1), order, root=True)
 
 
 def _struct(backend: CompiledBackend, model: Model, data: CompiledData | None):
@@ -245,18 +235,6 @@ class CompiledBackend(NumpyBackend):
         return data
 
     # -- dynamics ----------------------------------------------------------------------
-    def free_root(self, model: Model, data: CompiledData
-                  ) -> tuple[Model, CompiledData] | None:
-        """The robot a free root joint carries and its Data
-        (:attr:`~hodyn_cli.core.model.Model.carried`; its Data once per Data), or None: the model
-        is no robot under a free root joint, or one whose joints the floating-base kernels
-        do not all run (a multi-DOF joint besides the root's)."""
-        return data.derived(self._carried, model)
-
-    def _carried(self, model: Model) -> tuple[Model, CompiledData] | None:
-        robot = model.carried
-        return None if robot is None or robot.multi_dof else (robot, self.data(robot))
-
     @_numpy_without_joints(multi_dof=True)
     def inverse_dynamics(self, model, data, qs, base, wrenches, *, order, twists=False, root=False):
         if order > self.max_order:
@@ -319,7 +297,7 @@ class CompiledBackend(NumpyBackend):
         _check(status)
         return F, left, Fc
 
-    @_numpy_without_joints(free_root=_free_root_eom)
+    @_numpy_without_joints(free_root_path=_free_root_eom)
     def eom_matrices(self, model, data, qs, r, base, wrenches, with_cbar=True, root_twist=None):
         if r > self.max_order:
             return super().eom_matrices(model, data, qs, r, base, wrenches, with_cbar, root_twist)
@@ -345,7 +323,7 @@ class CompiledBackend(NumpyBackend):
                                           _ptr(Cbar) if with_cbar else None, g, Q))
         return EOMMatrices(*(np.swapaxes(a, 0, 1) for a in (M, C, Cbar, g, Q)))
 
-    @_numpy_without_joints(free_root=_free_root_regressor)
+    @_numpy_without_joints(free_root_path=_free_root_regressor)
     def regressor(self, model, data, qs, base, order, root=False):
         if order > self.max_order:
             return super().regressor(model, data, qs, base, order, root)
