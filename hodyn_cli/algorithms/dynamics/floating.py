@@ -21,11 +21,12 @@ with ``V_0 = 0``, ``V_0' = (0; -g)`` (gravity as the root's motion, :func:`commo
 and its derivatives by the Leibniz rules (25); closed form: the root one more body with
 ``J_0 = [I 0]`` in the sums (20)-(27), ``(F_0; tau) = M nu' + C nu + g + Q_ext``.
 
-Gravity as base motion (:func:`root_jet`, the regressor's and the sensitivities' floating
-root). In the frame that falls freely with gravity and is at rest in the world at the
-instant t0 there is no gravity, and the root's position there is ``p(t) - g (t - t0)^2 / 2``:
-its body twist is ``V_0 - (0; R^T g) (t - t0)``. By Leibniz at t0, with ``u = (0; -R^T g)``
-and ``u' = -ad_{V_0} u`` (``R' = R skew(omega)``)::
+Gravity as base motion (:func:`root_jet`: the sensitivities' floating root; the backends'
+floating-base kernels run a free root joint's matrices and regressor with it,
+:mod:`hodyn_cli.algorithms.backends.free_root`). In the frame that falls freely with
+gravity and is at rest in the world at the instant t0 there is no gravity, and the root's
+position there is ``p(t) - g (t - t0)^2 / 2``: its body twist is ``V_0 - (0; R^T g) (t - t0)``.
+By Leibniz at t0, with ``u = (0; -R^T g)`` and ``u' = -ad_{V_0} u`` (``R' = R skew(omega)``)::
 
     V_eff = V_0,   V_eff^(k) = V_0^(k) + k u^(k-1)   (k >= 1)
 """
