@@ -131,7 +131,8 @@ def _free_root_eom(self, model, data, qs, r, base, wrenches, with_cbar=True, roo
     """The EOM matrices (6 + nv) of a robot under a free root joint: the floating-base
     kernel's, with the root's body twist jet and gravity ``u_0 = (0; -R^T g)`` in its frame
     (:mod:`~hodyn_cli.algorithms.backends.free_root`)."""
-    carried, g = free_root.carried(self, model, data), free_root.gravity_of(base)
+    carried = free_root.carried(self, model, data)
+    g = None if carried is None else free_root.gravity_of(base)
     if carried is None or g is None or root_twist is not None or r > self.max_order:
         return None
     robot, robot_data = carried
@@ -150,7 +151,8 @@ def _free_root_regressor(self, model, data, qs, base, order, root=False):
     """The regressor (N, order+1, 6 + nv, 10 (n+1)) of a robot under a free root joint: the
     floating-base kernel's (:mod:`~hodyn_cli.algorithms.backends.free_root`); its first 6
     rows the free joint's, ``F_0``."""
-    carried, g = free_root.carried(self, model, data), free_root.gravity_of(base)
+    carried = free_root.carried(self, model, data)
+    g = None if carried is None else free_root.gravity_of(base)
     if carried is None or g is None or root or order > self.max_order:
         return None
     robot, robot_data = carried

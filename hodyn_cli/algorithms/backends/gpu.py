@@ -372,7 +372,8 @@ def _free_root(backend: GpuBackend, model: Model, data: GpuData, qs: np.ndarray,
     """For a robot under a free root joint whose carried robot the device runs (a floating
     base, :mod:`~hodyn_cli.algorithms.backends.free_root`): that robot, its Data and the root's
     twist jet to order + 1 from the free joint's columns of ``qs``; else None."""
-    carried, g = free_root.carried(backend, model, data), free_root.gravity_of(base)
+    carried = free_root.carried(backend, model, data)
+    g = None if carried is None else free_root.gravity_of(base)
     if carried is None or g is None or not carried[1].kernel_joints:
         return None
     return (*carried, free_root.root_jet(backend, qs, g, order + 1))
