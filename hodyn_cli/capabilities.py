@@ -73,6 +73,7 @@ FEATURES = {
     "log_wrenches": "measured external wrenches",
     "drives_output": "drives_output (the identified drives file)",
     "partials": "partials=True",
+    "excitation": "kind='excitation'",
 }
 #: the features said in the plural ("... do not go with ...")
 PLURAL = {"contacts", "loops", "drives", "elastic", "mimic", "wrench", "estimate",
@@ -108,7 +109,7 @@ COMMANDS = {
     "retime": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "elastic",
                             "optimal", "to_limits", "factor", "segments"},
     "generate": {"gpu", "mimic", "no_joints", "joint_models", "drives", "elastic", "optimal",
-                 "respect_limits"},
+                 "respect_limits", "excitation"},
     "identify": {"estimate", "cutoff", "mimic", "no_joints", "joint_models", "floating_base",
                  "drives", "friction", "torque_rates", "log_wrenches", "drives_output"},
 }
@@ -117,7 +118,7 @@ EVERY = tuple(COMMANDS)
 #: the commands that run a robot with a helical, ball, planar or free joint (the others refuse
 #: it: docs/conventions.md, "Multi-DOF and helical joints")
 JOINT_MODELS_RUN = ("compute", "matrices", "regressor", "kinematics", "forward", "check",
-                    "sensitivities")
+                    "sensitivities", "generate")
 
 
 @dataclass(frozen=True)
@@ -246,6 +247,10 @@ RULES: tuple[Excludes | Requires, ...] = (
     *(Excludes(("joint_models", other), ("sensitivities",)) for other in ("mimic", "estimate")),
     *(Excludes(("joint_models", other), ("check",)) for other in (
         "contacts", "drives", "loops", "mimic", "estimate")),  # (elastic ones are drives)
+    Excludes(("joint_models", "respect_limits"), ("generate",),
+             "the limits' search reads 1-DOF joints only"),
+    Excludes(("joint_models", "excitation"), ("generate",),
+             "its design reads 1-DOF joints only: the fourier kind gives such a robot a series"),
     Excludes(("no_joints",), ("sensitivities",), "a single rigid body has no joint torques to "
              "differentiate", yet=False),
     Excludes(("no_joints",), ("elastic",), "a single rigid body has no joint to drive",

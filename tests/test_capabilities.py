@@ -278,7 +278,10 @@ def invocation(files, command: str, on: set[str]) -> list:
                      out.with_suffix(".urdf")] if "no_joints" not in on else [robot, traj, "-o",
                                                                              out],
         "generate": [robot, "--kind", *(("cosine", "--duration", "0.5") if "optimal" in on
-                                         else ("fourier", "--duration", "0.2")), "-o", out],
+                                         else ("excitation", "--duration", "0.2", "--harmonics",
+                                               "1") if "excitation" in on
+                                         else ("fourier", "--duration", "0.2")), "-o",
+                     out.with_suffix(".csv") if "joint_models" in on else out],  # (CSV poses)
     }[command]
     args = [command, *args, "--quiet"]
     drives = {URDF / "quadruped.urdf": d / "quad_drives.toml",
@@ -310,7 +313,7 @@ def invocation(files, command: str, on: set[str]) -> list:
     if command == "elastic" and not on & {"drives", "elastic"}:
         args += extra["elastic"]
     for feature in sorted(on - {"mimic", "no_joints", "joint_models", "torque_rates",
-                                "log_wrenches"}):
+                                "log_wrenches", "excitation"}):
         if not (feature == "drives" and "elastic" in on):
             args += extra[feature]
     return args

@@ -55,6 +55,7 @@ FLAGS = {
     "log_wrenches": "wrench columns (W_<link>_*)",
     "drives_output": "--drives-output",
     "partials": "--derivatives",
+    "excitation": "--kind excitation",
 }
 
 if __name__ == "__main__":  # pragma: no cover - the docs page
