@@ -236,7 +236,7 @@ RULES: tuple[Excludes | Requires, ...] = (
              "only " + ", ".join(JOINT_MODELS_RUN) + " run it, by numpy's passes (and "
              "the compiled kernel's body-fixed inverse dynamics)"),
     *(Excludes(("joint_models", other), ("compute",)) for other in (
-        "contacts", "drives", "loops", "mimic", "many", "validate", "estimate")),
+        "contacts", "drives", "loops", "mimic", "many", "validate")),
     *(Excludes(("joint_models", other), ("matrices",)) for other in (
         "contacts", "loops", "mimic", "state_derivatives", "parameter_derivatives",
         "estimate")),
