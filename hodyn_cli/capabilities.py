@@ -238,15 +238,14 @@ RULES: tuple[Excludes | Requires, ...] = (
     *(Excludes(("joint_models", other), ("compute",)) for other in (
         "contacts", "drives", "loops", "mimic", "many", "validate")),
     *(Excludes(("joint_models", other), ("matrices",)) for other in (
-        "contacts", "loops", "mimic", "state_derivatives", "parameter_derivatives",
-        "estimate")),
+        "contacts", "loops", "mimic", "state_derivatives", "parameter_derivatives")),
     *(Excludes(("joint_models", other), ("regressor",)) for other in (
-        "drives", "slotine_li", "loops", "mimic", "estimate")),  # (friction needs drives)
-    *(Excludes(("joint_models", other), ("kinematics",)) for other in ("mimic", "estimate")),
+        "drives", "slotine_li", "loops", "mimic")),  # (friction needs drives)
+    Excludes(("joint_models", "mimic"), ("kinematics",)),
     *(Excludes(("joint_models", other), ("forward",)) for other in ("mimic", "partials")),
-    *(Excludes(("joint_models", other), ("sensitivities",)) for other in ("mimic", "estimate")),
+    Excludes(("joint_models", "mimic"), ("sensitivities",)),
     *(Excludes(("joint_models", other), ("check",)) for other in (
-        "contacts", "drives", "loops", "mimic", "estimate")),  # (elastic ones are drives)
+        "contacts", "drives", "loops", "mimic")),  # (elastic ones are drives)
     Excludes(("joint_models", "respect_limits"), ("generate",),
              "the limits' search reads 1-DOF joints only"),
     Excludes(("joint_models", "excitation"), ("generate",),

@@ -201,9 +201,10 @@ def test_poses_alone_give_the_velocity_coordinates_on_the_groups(rate, duration,
     assert all(e <= tol for e, tol in zip(errors, tolerance, strict=True)), errors
 
 
-def test_compute_estimates_a_pose_only_file_on_the_groups(tmp_path):
-    """``hodyn compute --estimate-derivatives`` of a generated file without its rate columns
-    gives the torques of the whole file (to 1e-6 of their size, away from the ends)."""
+@pytest.fixture
+def pose_only(tmp_path):
+    """A URDF with floating and planar joints, a generated motion of it (200 Hz, 5 s) and
+    the same file without its rate columns."""
     from typer.testing import CliRunner
 
     from hodyn_cli.cli.app import app
@@ -211,13 +212,50 @@ def test_compute_estimates_a_pose_only_file_on_the_groups(tmp_path):
     robot = tmp_path / "joints.urdf"
     robot.write_text(URDF_JOINTS)
     full, poses = tmp_path / "full.csv", tmp_path / "poses.csv"
-    run = CliRunner().invoke
-    result = run(app, ["generate", str(robot), "--kind", "fourier", "--rate", "200",
-                       "--duration", "5", "--base-frequency", "0.4", "-o", str(full)])
+    result = CliRunner().invoke(app, ["generate", str(robot), "--kind", "fourier", "--rate",
+                                      "200", "--duration", "5", "--base-frequency", "0.4",
+                                      "-o", str(full)])
     assert result.exit_code == 0, result.output
     lines = [row.split(",") for row in full.read_text().splitlines()]
     keep = [i for i, name in enumerate(lines[0]) if not name.startswith("qd")]
     poses.write_text("".join(",".join(row[i] for i in keep) + "\n" for row in lines))
+    return robot, full, poses
+
+
+@pytest.mark.parametrize("command, options, key", [
+    ("matrices", ["--order", "1"], "M_d"), ("regressor", ["--order", "1"], "Y_d"),
+    ("kinematics", ["--order", "1", "--link", "d", "--jacobian"], "Js_d"),
+    ("sensitivities", ["--order", "0"], "dtau_dqd")])
+def test_the_per_dof_commands_estimate_a_pose_only_file(tmp_path, pose_only, command, options,
+                                                        key):
+    """matrices, regressor, kinematics and sensitivities with ``--estimate-derivatives`` of
+    the poses alone give the whole file's numbers (to 1e-6 of their size, inside)."""
+    h5py = pytest.importorskip("h5py")
+    from typer.testing import CliRunner
+
+    from hodyn_cli.cli.app import app
+
+    robot, full, poses = pose_only
+    got = []
+    for source, extra in ((full, []), (poses, ["--estimate-derivatives"])):
+        out = tmp_path / f"{source.stem}.h5"
+        result = CliRunner().invoke(app, [command, str(robot), str(source), "-o", str(out),
+                                          "--quiet", *options, *extra])
+        assert result.exit_code == 0, result.output
+        with h5py.File(out) as f:
+            got.append(f[key][200:-200])
+    assert np.abs(got[1] - got[0]).max() <= 1e-6 * np.abs(got[0]).max()
+
+
+def test_compute_estimates_a_pose_only_file_on_the_groups(tmp_path, pose_only):
+    """``hodyn compute --estimate-derivatives`` of a generated file without its rate columns
+    gives the torques of the whole file (to 1e-6 of their size, away from the ends)."""
+    from typer.testing import CliRunner
+
+    from hodyn_cli.cli.app import app
+
+    robot, full, poses = pose_only
+    run = CliRunner().invoke
     taus = []
     for source, extra in ((full, []), (poses, ["--estimate-derivatives"])):
         out = tmp_path / f"tau_{source.stem}.csv"
