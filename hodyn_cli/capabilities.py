@@ -118,7 +118,7 @@ EVERY = tuple(COMMANDS)
 #: the commands that run a robot with a helical, ball, planar or free joint (the others refuse
 #: it: docs/conventions.md, "Multi-DOF and helical joints")
 JOINT_MODELS_RUN = ("compute", "matrices", "regressor", "kinematics", "forward", "check",
-                    "sensitivities", "generate")
+                    "sensitivities", "generate", "retime")
 
 
 @dataclass(frozen=True)
@@ -246,6 +246,11 @@ RULES: tuple[Excludes | Requires, ...] = (
     Excludes(("joint_models", "mimic"), ("sensitivities",)),
     *(Excludes(("joint_models", other), ("check",)) for other in (
         "contacts", "drives", "loops", "mimic")),  # (elastic ones are drives)
+    *(Excludes(("joint_models", other), ("retime",)) for other in (
+        "contacts", "drives", "mimic")),
+    *(Excludes(("joint_models", other), ("retime",),
+               "the limits' search reads 1-DOF joints only; a time factor plays any joint") for
+      other in ("to_limits", "optimal")),
     Excludes(("joint_models", "respect_limits"), ("generate",),
              "the limits' search reads 1-DOF joints only"),
     Excludes(("joint_models", "excitation"), ("generate",),

@@ -32,11 +32,10 @@ def _poses(model: Model, traj: Trajectory, i: int) -> tuple[np.ndarray, np.ndarr
     return joint_pose(model.joint_types[i], model.X[i], traj.derivatives[:, 0, o[i]:o[i + 1]])
 
 
-def assert_group_rates(model: Model, traj: Trajectory, centres: np.ndarray, label: str
-                       ) -> None:
+def assert_group_rates(model: Model, traj: Trajectory, centres: np.ndarray, label: str,
+                       h: float = 1 / RATE) -> None:
     """Rows 1.. of every multi-DOF joint are the body twist of its pose and its derivatives
-    (8th-order differences over the samples around ``centres``, spaced 1 / RATE)."""
-    h = 1 / RATE
+    (8th-order differences over the samples around ``centres``, spaced h)."""
     window = centres[:, None] + np.arange(-4, 5)
     o = model.dof_offsets
     for i, nv in enumerate(model.dofs):
@@ -264,3 +263,40 @@ def test_compute_estimates_a_pose_only_file_on_the_groups(tmp_path, pose_only):
         assert result.exit_code == 0, result.output
         taus.append(np.loadtxt(out, delimiter=",", skiprows=1)[200:-200, 1:])
     assert np.abs(taus[1] - taus[0]).max() <= 1e-6 * np.abs(taus[0]).max()
+
+
+# -- retime ---------------------------------------------------------------------------------
+
+def test_retime_by_a_factor_plays_the_group_motion_slower(tmp_path):
+    """``hodyn retime --factor 2`` of a generated file (the rows scaled by the chain rule,
+    ``nu^(k)(t / 2) / 2^(k+1)``) is the same design generated two times slower (scaled in
+    its chart, then carried onto the groups) at every sample, and its rows are still the
+    body twist of its poses (8th-order differences on the group); --to-limits and HDF5 are
+    one line, exit 2."""
+    from typer.testing import CliRunner
+
+    from hodyn_cli.cli.app import app
+    from hodyn_cli.io.reader import read_trajectory
+    from hodyn_cli.modeling.urdf import parse_model
+
+    robot = tmp_path / "joints.urdf"
+    robot.write_text(URDF_JOINTS)
+    model = parse_model(URDF_JOINTS.encode())
+    motion, played = tmp_path / "motion.csv", tmp_path / "played.csv"
+    run = CliRunner().invoke
+    result = run(app, ["generate", str(robot), "--kind", "cosine", "--rate", str(RATE),
+                       "--duration", "1", "-o", str(motion)])
+    assert result.exit_code == 0, result.output
+    result = run(app, ["retime", str(robot), str(motion), "--factor", "2", "-o", str(played),
+                       "--quiet"])
+    assert result.exit_code == 0, result.output
+    got = read_trajectory(str(played), model, need=5)
+    slower = generate(model, "cosine", rate=RATE, duration=1.0, slow=2.0)
+    assert np.allclose(got.t, slower.t[::2])
+    assert np.abs(got.derivatives - slower.derivatives[::2]).max() <= 1e-12
+    assert_group_rates(model, got, np.array([100, 400, 900]), "retimed", 2 / RATE)
+    for extra in (["--to-limits", "-o", str(tmp_path / "r.csv")],
+                  ["--factor", "2", "-o", str(tmp_path / "r.h5")]):
+        result = run(app, ["retime", str(robot), str(motion), *extra])
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+        assert not any(tmp_path.glob("r.*"))
