@@ -75,6 +75,8 @@ def test_every_kind_is_exact_on_the_groups(kind):
     assert_group_rates(model, traj, centres, kind)
     if kind == "point-to-point":  # at rest at the waypoints: omega, v and 4 rates vanish
         assert np.abs(traj.derivatives[[0, 500, 1000], 1:]).max() < 1e-12
+    poses = generate(model, kind, **{**options, "derivatives": 0})  # the same poses alone
+    assert np.array_equal(poses.derivatives[:, 0], traj.derivatives[:, 0])
 
 
 def test_the_quaternion_chart_is_exact_on_the_group():

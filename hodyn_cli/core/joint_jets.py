@@ -118,7 +118,8 @@ def joint_rows(model: Model, i: int, c: np.ndarray, quaternion: bool = False) ->
     R, p = pose_jets(kind, model.X[i], c, quaternion)
     S = model.subspaces[i]
     out = np.empty(c.shape[:2] + (S.shape[1],))
-    out[:, 1:] = body_twists(R, p) @ S
+    if c.shape[1] > 1:  # (positions alone: no twist)
+        out[:, 1:] = body_twists(R, p) @ S
     if kind == "planar":
         out[:, 0] = c[:, 0]
     else:
