@@ -65,7 +65,7 @@ def test_every_kind_is_exact_on_the_groups(kind):
     model = random_model(21, MIXED)
     options = dict(rate=RATE, derivatives=5, duration=1.0)
     if kind == "point-to-point":  # segments of 0.5 s: centres inside them
-        options = dict(rate=RATE, derivatives=5, segment_duration=0.5,
+        options = dict(rate=RATE, derivatives=5, segment_duration=0.5, vanishing=5,
                        waypoints=np.random.default_rng(2).uniform(-1, 1, (3, model.nv)))
     if kind == "fourier":
         options["base_frequency"] = 1.0
