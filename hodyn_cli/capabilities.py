@@ -73,7 +73,6 @@ FEATURES = {
     "log_wrenches": "measured external wrenches",
     "drives_output": "drives_output (the identified drives file)",
     "partials": "partials=True",
-    "excitation": "kind='excitation'",
 }
 #: the features said in the plural ("... do not go with ...")
 PLURAL = {"contacts", "loops", "drives", "elastic", "mimic", "wrench", "estimate",
@@ -109,7 +108,7 @@ COMMANDS = {
     "retime": _STREAMING | {"floating_base", "base_motion", "contacts", "drives", "elastic",
                             "optimal", "to_limits", "factor", "segments"},
     "generate": {"gpu", "mimic", "no_joints", "joint_models", "drives", "elastic", "optimal",
-                 "respect_limits", "excitation"},
+                 "respect_limits"},
     "identify": {"estimate", "cutoff", "mimic", "no_joints", "joint_models", "floating_base",
                  "drives", "friction", "torque_rates", "log_wrenches", "drives_output"},
 }
@@ -253,8 +252,6 @@ RULES: tuple[Excludes | Requires, ...] = (
       other in ("to_limits", "optimal")),
     Excludes(("joint_models", "respect_limits"), ("generate",),
              "the limits' search reads 1-DOF joints only"),
-    Excludes(("joint_models", "excitation"), ("generate",),
-             "its design reads 1-DOF joints only: the fourier kind gives such a robot a series"),
     Excludes(("no_joints",), ("sensitivities",), "a single rigid body has no joint torques to "
              "differentiate", yet=False),
     Excludes(("no_joints",), ("elastic",), "a single rigid body has no joint to drive",

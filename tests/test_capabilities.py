@@ -278,8 +278,6 @@ def invocation(files, command: str, on: set[str]) -> list:
                      out.with_suffix(".urdf")] if "no_joints" not in on else [robot, traj, "-o",
                                                                              out],
         "generate": [robot, "--kind", *(("cosine", "--duration", "0.5") if "optimal" in on
-                                         else ("excitation", "--duration", "0.2", "--harmonics",
-                                               "1") if "excitation" in on
                                          else ("fourier", "--duration", "0.2")), "-o",
                      out.with_suffix(".csv") if "joint_models" in on else out],  # (CSV poses)
     }[command]
@@ -313,7 +311,7 @@ def invocation(files, command: str, on: set[str]) -> list:
     if command == "elastic" and not on & {"drives", "elastic"}:
         args += extra["elastic"]
     for feature in sorted(on - {"mimic", "no_joints", "joint_models", "torque_rates",
-                                "log_wrenches", "excitation"}):
+                                "log_wrenches"}):
         if not (feature == "drives" and "elastic" in on):
             args += extra[feature]
     return args

@@ -73,7 +73,7 @@ def design_motion(robot: Model, kind: str, *, limits: Any = None, drives: Any = 
     from hodyn_cli.algorithms.planning import generate
     from hodyn_cli.modeling.limits import with_limits
 
-    capable("generate", robot, excitation=kind == "excitation")
+    capable("generate", robot)
     source = options.get("source")
     if kind == "excitation":  # the fourier series of the optimized coefficients
         from hodyn_cli.algorithms.planning.excitation import excitation

@@ -98,7 +98,7 @@ def generate_command(
 
     model = s.model(robot)
     s.capable("generate", model, drives=drives is not None, optimal=optimal,
-              respect_limits=respect_limits is not None, excitation=kind == "excitation",
+              respect_limits=respect_limits is not None,
               elastic=drives is not None and bool(api.read_drives(model, drives).elastic.any()))
     if compact and (output == "-" or file_format(output) != "hdf5"):
         raise HodynError("--compact is an HDF5 layout: give --output FILE.h5")

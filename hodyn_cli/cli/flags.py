@@ -55,7 +55,6 @@ FLAGS = {
     "log_wrenches": "wrench columns (W_<link>_*)",
     "drives_output": "--drives-output",
     "partials": "--derivatives",
-    "excitation": "--kind excitation",
 }
 
 if __name__ == "__main__":  # pragma: no cover - the docs page

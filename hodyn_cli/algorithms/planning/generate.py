@@ -58,7 +58,7 @@ from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
 __all__ = ["KINDS", "DESIGNED", "generate", "chunks", "rest_to_rest", "check_limits", "within_limits",
-           "optimal"]
+           "optimal", "Chart", "on_the_group"]
 
 KINDS = ("cosine", "fourier", "filtered-step", "point-to-point")
 #: kinds designed before they are generated (:func:`hodyn_cli.api.design_motion` turns an
@@ -126,7 +126,7 @@ def generate(model: Model, kind: str, **options) -> Trajectory:
         full = _design(Chart.of(model) if model.multi_dof else model, kind, rows, **options)
     _finite(full)
     if model.multi_dof:
-        return _on_the_group(model, full)
+        return on_the_group(model, full)
     return Trajectory(model.coordinate_names, full.derivatives[:, :, list(model.coordinates)],
                       full.t)
 
@@ -138,7 +138,7 @@ class Chart:
     ``R = exp(a_x e_x^) exp(a_y e_y^) exp(a_z e_z^)``; a planar joint's ``x, y, theta``; a
     free joint's angles then its position (:mod:`hodyn_cli.core.joint_jets`). Each moves as
     a 1-DOF joint of the kind would (angles as continuous joints, lengths as prismatic ones,
-    unlimited), and :func:`_on_the_group` carries the motion onto the joints' groups."""
+    unlimited), and :func:`on_the_group` carries the motion onto the joints' groups."""
 
     joint_names: tuple[str, ...]
     joint_types: tuple[str, ...]
@@ -172,7 +172,7 @@ CHART_KINDS = {"spherical": ("continuous",) * 3, "planar": ("prismatic", "prisma
                "free": ("continuous",) * 3 + ("prismatic",) * 3}
 
 
-def _on_the_group(model: Model, chart: Trajectory) -> Trajectory:
+def on_the_group(model: Model, chart: Trajectory) -> Trajectory:
     """The motion designed in :class:`Chart` coordinates as the model's trajectory: each
     multi-DOF joint's rows from its chart's jets (:func:`hodyn_cli.core.joint_jets.joint_rows`,
     exact), a 1-DOF joint's as designed."""
