@@ -22,6 +22,11 @@ velocity limits where given) for any robot; ``seed`` varies them.
   ``s(0) = 0, s(1) = 1`` and its first k derivatives 0 at both ends (quintic for k = 2,
   septic for k = 3, ...): the first k derivatives vanish at every waypoint; k defaults to D.
 
+A robot with ball, planar or free joints is designed in :class:`Chart` coordinates (a ball
+joint's three angles, ...), each moved by the kind as a 1-DOF joint, and carried onto the
+joints' groups exactly (:func:`on_the_group`; docs/conventions.md, "Multi-DOF and helical
+joints").
+
 >>> from pathlib import Path
 >>> from hodyn_cli.modeling.urdf import load_model
 >>> model = load_model(Path(__file__).parents[3] / "urdf" / "planar_2r.urdf")
@@ -49,7 +54,6 @@ from hodyn_cli.algorithms.limits.feasibility import (
 )
 from hodyn_cli.algorithms.limits.optimal import Optimal
 from hodyn_cli.algorithms.limits.scaling import scaled
-from hodyn_cli.core.coupling import Coupling
 from hodyn_cli.core.joint_jets import joint_rows
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, cosine, derivative_name, filtered_step
@@ -144,7 +148,6 @@ class Chart:
     joint_types: tuple[str, ...]
     limits: np.ndarray
     velocity_limits: np.ndarray
-    coupling: Coupling
 
     @classmethod
     def of(cls, model: Model) -> Chart:
@@ -157,7 +160,7 @@ class Chart:
             limits += [model.limits[i] if bounded else (-np.inf, np.inf)] * len(chart)
             velocity += [model.velocity_limits[i] if bounded else np.inf] * len(chart)
         return cls(model.dof_names, tuple(kinds), np.array(limits, float),
-                   np.array(velocity, float), model.coupling)
+                   np.array(velocity, float))
 
     @property
     def n(self) -> int:
