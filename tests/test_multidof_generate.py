@@ -250,21 +250,28 @@ def test_the_per_dof_commands_estimate_a_pose_only_file(tmp_path, pose_only, com
 
 def test_compute_estimates_a_pose_only_file_on_the_groups(tmp_path, pose_only):
     """``hodyn compute --estimate-derivatives`` of a generated file without its rate columns
-    gives the torques of the whole file (to 1e-6 of their size, away from the ends)."""
+    gives the torques of the whole file (to 1e-6 of their size, away from the ends); with its
+    velocities given (nu interpolated as a vector, no chart) alike."""
     from typer.testing import CliRunner
 
     from hodyn_cli.cli.app import app
 
     robot, full, poses = pose_only
+    lines = [row.split(",") for row in full.read_text().splitlines()]
+    keep = [i for i, name in enumerate(lines[0]) if not name.startswith("qdd")]
+    velocities = tmp_path / "velocities.csv"
+    velocities.write_text("".join(",".join(row[i] for i in keep) + "\n" for row in lines))
     run = CliRunner().invoke
     taus = []
-    for source, extra in ((full, []), (poses, ["--estimate-derivatives"])):
+    for source, extra in ((full, []), (poses, ["--estimate-derivatives"]),
+                          (velocities, ["--estimate-derivatives"])):
         out = tmp_path / f"tau_{source.stem}.csv"
         result = run(app, ["compute", str(robot), str(source), "--order", "1", "-o", str(out),
                            "--quiet", *extra])
         assert result.exit_code == 0, result.output
         taus.append(np.loadtxt(out, delimiter=",", skiprows=1)[200:-200, 1:])
     assert np.abs(taus[1] - taus[0]).max() <= 1e-6 * np.abs(taus[0]).max()
+    assert np.abs(taus[2] - taus[0]).max() <= 1e-6 * np.abs(taus[0]).max()
 
 
 # -- retime ---------------------------------------------------------------------------------
