@@ -145,8 +145,9 @@ def test_generate_then_compute_is_pinocchios_rnea_of_the_file(tmp_path):
 
 
 def test_what_is_not_built_is_one_line(tmp_path):
-    """HDF5 output (no datasets of joint poses), --optimal and drives with such a robot: one
-    line, exit 2, nothing written; a 1-DOF joint's limit still holds."""
+    """HDF5 output (no datasets of joint poses) and --respect-limits --optimal with such a
+    robot: one line, exit 2, nothing written; a 1-DOF joint's limit still holds; a --step per
+    coordinate that does not count them is one line."""
     from typer.testing import CliRunner
 
     from hodyn_cli.cli.app import app
@@ -169,6 +170,10 @@ def test_what_is_not_built_is_one_line(tmp_path):
                                       "--waypoints", str(waypoints), "-o",
                                       str(tmp_path / "m.csv")])
     assert result.exit_code == 2 and "joint 'shoulder'" in result.stderr, result.output
+    result = CliRunner().invoke(app, ["generate", str(robot), "--kind", "filtered-step",
+                                      "--step", "0.1,0.2", "-o", str(tmp_path / "m.csv")])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+    assert "--step has 2 values" in result.stderr and "hover_wx" in result.stderr
 
 
 # -- derivatives estimated on the groups --------------------------------------------------

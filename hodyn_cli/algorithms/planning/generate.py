@@ -271,7 +271,11 @@ def _timed(model, kind, T, t, rng, centre, half, derivatives, base_frequency, ha
         peak = np.exp(m1 * np.log(m1) - m1 - np.sum(np.log(np.arange(1, m1 + 1)))) if m1 else 1.0
         size = np.minimum(0.6 * half, 0.8 * model.velocity_limits / (omega * peak))
     else:
-        size = np.broadcast_to(np.asarray(step, float), (n,))
+        size = np.asarray(step, float).ravel()
+        if size.size not in (1, n):
+            raise HodynError(f"--step has {size.size} values: one, or one per coordinate of "
+                             f"the motion ({', '.join(model.joint_names)})")
+        size = np.broadcast_to(size, (n,))
     return filtered_step(model.joint_names, t, step=size, omega=omega,
                          filter_order=filter_order, offset=centre - size / 2, orders=derivatives)
 
