@@ -193,3 +193,23 @@ def _not_multi_dof(operation):
         assert not model.multi_dof, f"the host ran {model.joint_types}"
         return operation(model, *args, **kwargs)
     return run
+
+
+@pytest.mark.parametrize("names", [("base", "base_wx"), ("base_vz", "_base")])
+def test_a_robot_with_a_joint_named_like_the_free_root_keeps_its_own(names):
+    """A robot whose joints are called ``base`` and ``base_wx`` (or the free joint's other
+    names): the free root joint takes a name of its own (``_base``, ``__base``) and the floating
+    base's tau, base wrench and matrices are those of the same robot with its joints named
+    otherwise, bit for bit."""
+    robot = load_model(URDF / "planar_2r.urdf")
+    renamed = replace(robot, joint_names=names)
+    free = with_free_root(renamed)
+    assert free.joint_names[1:] == names and free.joint_names[0] not in names
+    assert len(set(free.dof_names)) == len(free.dof_names)
+    traj = _moving(robot, 5, seed=4)
+    motion = replace(traj, joint_names=names)
+    for method in ("body-fixed", "closed-form"):
+        for got, want in zip(inverse_dynamics(renamed, motion, method=method, order=1),
+                             inverse_dynamics(robot, traj, method=method, order=1)):
+            assert np.array_equal(got, want)
+    assert np.array_equal(matrices(renamed, motion, order=1).M, matrices(robot, traj, order=1).M)

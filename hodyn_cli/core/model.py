@@ -35,7 +35,7 @@ from hodyn_cli.core.coupling import Coupling, Linear
 from hodyn_cli.errors import ModelError
 
 __all__ = ["Model", "Diagnostic", "LinkFrame", "JOINT_TYPES", "DOF_SUFFIXES", "JOINT_MODELS",
-           "joint_pose", "FREE_ROOT", "with_free_root", "without_free_root"]
+           "joint_pose", "FREE_ROOT", "free_root_name", "with_free_root", "without_free_root"]
 
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "helical", "spherical", "planar", "free")
 
@@ -54,7 +54,8 @@ JOINT_MODELS = ("helical", *DOF_SUFFIXES)
 
 #: the name of the free joint that moves a floating root link (:func:`with_free_root`): its
 #: velocity coordinates ``base_wx, ..., base_vz`` are the root's body twist, the trajectory's
-#: ``base_Vb`` columns, and its torques the wrench its supports exert on it
+#: ``base_Vb`` columns, and its torques the wrench its supports exert on it (underscores in
+#: front where the robot has a joint or a coordinate of that name: :func:`free_root_name`)
 FREE_ROOT = "base"
 
 #: relative tolerance of the model's invariants (unit screws, rotations, symmetric inertias)
@@ -403,7 +404,7 @@ def with_free_root(model: Model) -> Model:
     ([-1, 0], True)
     """
     links = {name: LinkFrame(frame.body + 1, frame.T) for name, frame in model.links.items()}
-    return Model(model.name, "world", (FREE_ROOT, *model.joint_names),
+    return Model(model.name, "world", (free_root_name(model), *model.joint_names),
                  ("free", *model.joint_types), (model.root_link, *model.link_names),
                  np.array([-1, *(model.parent + 1)]), np.concatenate([np.eye(4)[None], model.B]),
                  np.concatenate([np.zeros((1, 6)), model.X]),
@@ -416,6 +417,26 @@ def with_free_root(model: Model) -> Model:
                  reductions=np.concatenate([[np.nan], model.reductions]),
                  links=links, locked=model.locked, diagnostics=model.diagnostics,
                  source_sha256=model.source_sha256, gravity=model.gravity)
+
+
+def free_root_name(model: Model) -> str:
+    """:data:`FREE_ROOT`, with as many underscores in front as it takes for neither it nor its
+    coordinates (``<name>_wx``, ..., ``<name>_vz``) to be a joint's or a coordinate's name of
+    ``model``: a robot may call a joint ``base``, and two joints of one name would be one to
+    :meth:`Model.joint_index`.
+
+    >>> from pathlib import Path
+    >>> from dataclasses import replace
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> robot = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
+    >>> free_root_name(robot), free_root_name(replace(robot, joint_names=("base", "_base_vz")))
+    ('base', '__base')
+    """
+    taken = {*model.joint_names, *model.dof_names}
+    name = FREE_ROOT
+    while name in taken or any(f"{name}_{s}" in taken for s in DOF_SUFFIXES["free"]):
+        name = "_" + name
+    return name
 
 
 def without_free_root(model: Model) -> Model | None:

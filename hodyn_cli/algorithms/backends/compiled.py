@@ -90,6 +90,7 @@ class CompiledData(ModelData):
 
     def __init__(self, model: Model):
         super().__init__(model)
+        self.kernel_joints = True  # the inverse dynamics' kernel dispatches on every kind
         self.struct = None
         if model.n:
             arrays = _kernel_arrays(model, self)

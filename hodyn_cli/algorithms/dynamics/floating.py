@@ -228,7 +228,7 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "bod
         free, motion, free_data = free_root(model, trajectory, order, data)
         out = methods.inverse_dynamics(free, motion, method=method, order=order,
                                        gravity=gravity, data=free_data)
-        return np.ascontiguousarray(out[..., 6:]), np.negative(out[..., :6])
+        return out[..., 6:], np.negative(out[..., :6])
     solve = _CHUNK_SOLVERS[method]
     N = trajectory.n_samples
     backend, data = backends.prepare(model, data)
