@@ -210,6 +210,33 @@ def test_a_robot_with_a_joint_named_like_the_free_root_keeps_its_own(names):
     motion = replace(traj, joint_names=names)
     for method in ("body-fixed", "closed-form"):
         for got, want in zip(inverse_dynamics(renamed, motion, method=method, order=1),
-                             inverse_dynamics(robot, traj, method=method, order=1)):
+                             inverse_dynamics(robot, traj, method=method, order=1),
+                             strict=True):
             assert np.array_equal(got, want)
     assert np.array_equal(matrices(renamed, motion, order=1).M, matrices(robot, traj, order=1).M)
+
+
+def test_sensitivities_hold_the_free_root_joint_on_both_backends(monkeypatch):
+    """A floating base's sensitivities are the robot under its free root joint's with that
+    joint held (``held`` 6: only the joints' n x n blocks): numpy's complex step over the free
+    model's joint columns and the compiled kernel's carried robot (no multi-DOF pass runs:
+    the complex step is not called) agree to 1e-11, a wrench on a leaf included, and equal
+    d tau/d qdd = the joint block of the 6 + n mass matrix."""
+    from hodyn_cli.algorithms.backends.numpy import sensitivities as numpy_sensitivities
+    from hodyn_cli.algorithms.dynamics import sensitivities as S
+    from hodyn_cli.core.trajectory import Wrenches
+
+    robot = load_model(URDF / "quadruped.urdf")
+    traj = _moving(robot, 4, seed=6)
+    W = np.random.default_rng(2).normal(size=(4, 2, 6))
+    traj = replace(traj, wrenches=Wrenches({robot.link_names[-1]: W}))
+    with backends.use("numpy"):
+        ref = S.sensitivities(robot, traj, order=1)
+    monkeypatch.setattr(numpy_sensitivities, "complex_step", None)
+    with backends.use("compiled"):
+        ours = S.sensitivities(robot, traj, order=1)
+    for name, value in ref.items():
+        assert value.shape == (4, robot.n, robot.n)
+        assert np.abs(ours[name] - value).max() <= 1e-11 * np.abs(value).max(), name
+    M = matrices(robot, traj, order=0).M[:, 0, 6:, 6:]
+    assert np.abs(ref["dtau_dqdd"] - M).max() <= 1e-11 * np.abs(M).max()

@@ -161,6 +161,21 @@ def _free_root_regressor(self, model, data, qs, base, order, root=False):
                           free_root.root_jet(self, qs, g, order + 1), order, root=True)
 
 
+def _free_root_sensitivities(self, model, data, qs, base, wrenches, order, held=0):
+    """The joints' sensitivities (S, N, n, n) of a robot under a free root joint held
+    (``held`` 6): the carried robot's by the forward-mode kernel, driven by the root's twist
+    jet (:mod:`~hodyn_cli.algorithms.backends.free_root`); its body wrenches on the root
+    reach no joint."""
+    carried = free_root.carried(self, model, data)
+    g = None if carried is None else free_root.gravity_of(base)
+    if carried is None or g is None or held != 6 or order > self.max_order:
+        return None
+    robot, robot_data = carried
+    return self.sensitivities(robot, robot_data, qs[..., 6:],
+                              free_root.root_jet(self, qs, g, order + 1),
+                              free_root.carried_wrenches(wrenches)[0], order)
+
+
 def _struct(backend: CompiledBackend, model: Model, data: CompiledData | None):
     """The HModel struct of ``data`` (the caller's Data for ``model``), else of a Data made now."""
     if data is None or data.made_by is not backend or data.model is not model:
@@ -338,10 +353,10 @@ class CompiledBackend(NumpyBackend):
                                         extra, out))
         return np.swapaxes(out, 0, 1)
 
-    @_numpy_without_joints
-    def sensitivities(self, model, data, qs, base, wrenches, order):
-        if order > self.max_order:
-            return super().sensitivities(model, data, qs, base, wrenches, order)
+    @_numpy_without_joints(free_root_path=_free_root_sensitivities)
+    def sensitivities(self, model, data, qs, base, wrenches, order, held=0):
+        if order > self.max_order or held:
+            return super().sensitivities(model, data, qs, base, wrenches, order, held)
         N, D, jets = _samples(model, qs, order + 3)
         n = model.n
         base = _base(base, N, order)

@@ -21,8 +21,8 @@ with ``V_0 = 0``, ``V_0' = (0; -g)`` (gravity as the root's motion, :func:`commo
 and its derivatives by the Leibniz rules (25); closed form: the root one more body with
 ``J_0 = [I 0]`` in the sums (20)-(27), ``(F_0; tau) = M nu' + C nu + g + Q_ext``.
 
-Gravity as base motion (:func:`root_jet`: the sensitivities' floating root; the backends'
-floating-base kernels run a free root joint's matrices and regressor with it,
+Gravity as base motion (the root's jet: the backends' ``root_jet``; the compiled backend's
+floating-base kernels run a free root joint's matrices, regressor and sensitivities with it,
 :mod:`hodyn_cli.algorithms.backends.free_root`). In the frame that falls freely with
 gravity and is at rest in the world at the instant t0 there is no gravity, and the root's
 position there is ``p(t) - g (t - t0)^2 / 2``: its body twist is ``V_0 - (0; R^T g) (t - t0)``.
@@ -34,13 +34,12 @@ By Leibniz at t0, with ``u = (0; -R^T g)`` and ``u' = -ad_{V_0} u`` (``R' = R sk
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import NamedTuple
 
 import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy import spatial
-from hodyn_cli.algorithms.backends.numpy.common import CHUNK, gravity_vector
+from hodyn_cli.algorithms.backends.numpy.common import CHUNK
 from hodyn_cli.algorithms.backends.numpy.floating import gravity_in_root
 from hodyn_cli.algorithms.dynamics import closed_form, methods
 from hodyn_cli.algorithms.dynamics.common import (
@@ -59,30 +58,13 @@ from hodyn_cli.core.trajectory import (
 )
 from hodyn_cli.errors import HodynError, TrajectoryError
 
-__all__ = ["BaseMotion", "Rows", "base_from_spatial", "root_jet", "inverse_dynamics", "matrices",
+__all__ = ["BaseMotion", "base_from_spatial", "inverse_dynamics", "matrices",
            "floating_chunks", "check_base_motion", "free_root", "free_root_model"]
 
 def base_from_spatial(R: np.ndarray, p: np.ndarray, Vs: np.ndarray) -> BaseMotion:
     """A base motion from the root's spatial twist ``V^s = Ad_{C_0} V_0`` (world frame) and its
     derivatives, (N, D, 6) (:func:`spatial.body_fixed_twists`)."""
     return BaseMotion(R, p, spatial.body_fixed_twists(R, p, Vs))
-
-
-class Rows(NamedTuple):
-    """The rows of one chunk of a (checked) :class:`BaseMotion`: ``R`` (N, 3, 3), ``Vb``
-    (N, D, 6)."""
-
-    R: np.ndarray
-    Vb: np.ndarray
-
-
-def root_jet(base: BaseMotion | Rows | None, gravity, K: int) -> np.ndarray:
-    """``V_eff, ..., V_eff^(K)`` ((N or 1), K+1, 6): the root's body twist derivatives in the
-    free-falling frame, gravity included (module docstring), by the backend that runs. None:
-    a fixed base."""
-    if base is None:
-        return base_motion(gravity, K)
-    return backends.current().root_jet(base.R, base.Vb, gravity_vector(gravity), K)
 
 
 def _body_fixed(model, qs, gravity, W, W0, r, data=None):

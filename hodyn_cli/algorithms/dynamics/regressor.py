@@ -23,7 +23,7 @@ own 10 parameters first, and the same sum over bodies gives the 6 + n rows ``(F_
 negated to give the base wrench ``W_base = -F_0`` (moment; force, root frame), so
 ``Y^(k) pi = (W_base^(k); tau^(k))`` as ``compute --floating-base --base-wrench`` writes them.
 The compiled backend runs that model by its floating-base kernel (the root's jet in the
-free-falling frame, :func:`hodyn_cli.algorithms.dynamics.floating.root_jet`).
+free-falling frame, :mod:`hodyn_cli.algorithms.backends.free_root`).
 
 Gravity enters as the base acceleration, as in the inverse dynamics. The compiled kernel
 (``csrc/regressor.c``) computes Y; :func:`regressor_numpy` is its readable reference. The
