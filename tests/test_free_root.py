@@ -240,3 +240,56 @@ def test_sensitivities_hold_the_free_root_joint_on_both_backends(monkeypatch):
         assert np.abs(ours[name] - value).max() <= 1e-11 * np.abs(value).max(), name
     M = matrices(robot, traj, order=0).M[:, 0, 6:, 6:]
     assert np.abs(ref["dtau_dqdd"] - M).max() <= 1e-11 * np.abs(M).max()
+
+
+@pytest.mark.skipif(GO2 is None, reason="example-robot-data is not installed")
+@pytest.mark.parametrize("backend", ["numpy", "compiled"])
+@pytest.mark.parametrize("recursion", ["body-fixed", "spatial"])
+def test_go2_floating_joint_wrenches_are_pinocchio_free_flyer_rnea_forces(recursion, backend):
+    """A floating base's joint wrenches (``compute --floating-base --joint-wrenches``) = the
+    joint forces ``data.f`` of Pinocchio's free-flyer ``rnea`` (each in its joint's frame, the
+    URDF child link's) to 1e-12, by both recursions (closed form computes none)."""
+    from hodyn_cli.algorithms.dynamics.floating import joint_wrenches
+
+    model = load_model(GO2)
+    traj = _moving(model, 3, seed=7)
+    pin, pm, data, order = pinocchio_free_flyer(GO2, model)
+    with backends.use(backend):
+        F = joint_wrenches(model, traj, method=recursion, order=0)
+    assert F.shape == (3, 1, model.n, 6)
+    base = traj.base
+    for s in range(traj.n_samples):
+        q = free_flyer_q(pin, pm, order, base.R[s], base.p[s], traj.q[s])
+        v, a = (np.concatenate([base.Vb[s, k, LINEAR_FIRST], traj.derivatives[s, k + 1, order]])
+                for k in range(2))
+        pin.rnea(pm, data, q, v, a)
+        ref = np.array([data.f[j + 2].vector[LINEAR_FIRST] for j in range(len(order))])
+        ours = F[s, 0, order]
+        assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max(), s
+
+
+def test_compute_floating_base_joint_wrenches_on_the_command_line(tmp_path):
+    """``compute --floating-base --joint-wrenches`` writes the library's joint wrenches of the
+    floating base (``joint_wrench/<link>/F``, ``Fd``) to 1e-12 (once refused: the floating
+    driver computed none)."""
+    import h5py
+    from typer.testing import CliRunner
+
+    from hodyn_cli.algorithms.dynamics.floating import joint_wrenches
+    from hodyn_cli.cli.app import app
+    from hodyn_cli.io import write_trajectory
+
+    robot = load_model(URDF / "planar_2r.urdf")
+    traj = _moving(robot, 4, seed=9)
+    write_trajectory(str(tmp_path / "floating.csv"), traj, model=robot)
+    F = joint_wrenches(robot, traj, order=1)
+    runner = CliRunner()
+    result = runner.invoke(app, ["compute", str(URDF / "planar_2r.urdf"),
+                                 str(tmp_path / "floating.csv"), "--floating-base",
+                                 "--joint-wrenches", "--order", "1", "-o", str(tmp_path / "F.h5")])
+    assert result.exit_code == 0, result.output
+    with h5py.File(tmp_path / "F.h5") as f:
+        for i, link in enumerate(robot.link_names):
+            for k, name in enumerate(("F", "Fd")):
+                ours = f[f"joint_wrench/{link}/{name}"][()]
+                assert np.abs(ours - F[:, k, i]).max() <= 1e-12 * np.abs(F).max(), (link, k)

@@ -58,7 +58,7 @@ from hodyn_cli.core.trajectory import (
 )
 from hodyn_cli.errors import HodynError, TrajectoryError
 
-__all__ = ["BaseMotion", "base_from_spatial", "inverse_dynamics", "matrices",
+__all__ = ["BaseMotion", "base_from_spatial", "inverse_dynamics", "joint_wrenches", "matrices",
            "floating_chunks", "check_base_motion", "free_root", "free_root_model"]
 
 def base_from_spatial(R: np.ndarray, p: np.ndarray, Vs: np.ndarray) -> BaseMotion:
@@ -225,6 +225,19 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "bod
     for sl, qs, W, W0 in floating_chunks(model, trajectory, order, size, joint_models=True):
         tau[sl], F0[sl] = solve(model, qs, gravity, W, W0, order, data)
     return tau, np.negative(F0, out=F0)
+
+
+def joint_wrenches(model: Model, trajectory: Trajectory, *, method: str = "body-fixed",
+                   order: int = 2, gravity=GRAVITY, data: backends.Data | None = None
+                   ) -> np.ndarray:
+    """The wrench each joint's parent exerts on its body (N, order+1, n, 6), in the body's
+    frame, and derivatives, the root floating with ``trajectory.base``: the joints' of the
+    robot under its free root joint (:func:`free_root`; the free joint's own is ``F_0``, minus
+    the base wrench: :func:`inverse_dynamics`)."""
+    free, motion, free_data = free_root(model, trajectory, order, data)
+    F = methods.joint_wrenches(free, motion, method=method, order=order, gravity=gravity,
+                               data=free_data)
+    return F[:, :, 1:]
 
 
 def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GRAVITY,
