@@ -4,8 +4,10 @@ peak RSS, per operation, against the same robot on a fixed base (the peer).
     python benchmarks/bench_free_root.py [--samples 20000] [--repeat 5] [--robot quadruped|go2]
 
 The operations a floating base runs through its free root joint (``floating.inverse_dynamics``
-by each method, tau to order 2; ``floating.matrices`` and the regressor, order 1), each in a
-process of its own (peak RSS: its VmHWM), best of ``--repeat``, on the compiled kernel (the
+by each method, tau to order 2; ``floating.matrices``, the regressor and the sensitivities,
+order 1), each in a process of its own (peak RSS: its VmHWM), best of ``--repeat`` in wall
+time and in the process's CPU time (what a shared machine's load disturbs least: the code
+runs on one thread), on the compiled kernel (the
 widest variant this CPU runs). It only calls functions that the floating driver had too, so
 the same script measures a checkout from before the free root joint (run it with that
 checkout's interpreter from that checkout: ``cd OLD && OLD/.venv/bin/python
@@ -30,7 +32,8 @@ import numpy as np
 from _measure import best_per_sample
 
 CASES = ("fixed base body-fixed", "floating body-fixed", "floating spatial",
-         "floating closed-form", "floating matrices (order 1)", "floating regressor (order 1)")
+         "floating closed-form", "floating matrices (order 1)", "floating regressor (order 1)",
+         "floating sensitivities (order 1)")
 
 
 def robot_path(name: str) -> Path | None:
@@ -69,7 +72,7 @@ def run_case(case: str, path: Path, N: int, repeat: int) -> dict:
     from dataclasses import replace
 
     from hodyn_cli.algorithms import backends
-    from hodyn_cli.algorithms.dynamics import body_fixed, floating, regressor
+    from hodyn_cli.algorithms.dynamics import body_fixed, floating, regressor, sensitivities
 
     model, traj = motion(path, N)
     fns = {
@@ -79,6 +82,7 @@ def run_case(case: str, path: Path, N: int, repeat: int) -> dict:
         CASES[3]: lambda: floating.inverse_dynamics(model, traj, method="closed-form"),
         CASES[4]: lambda: floating.matrices(model, traj, order=1),
         CASES[5]: lambda: regressor.regressor(model, traj, order=1),
+        CASES[6]: lambda: sensitivities.sensitivities(model, traj, order=1),
     }
     with backends.use("compiled"):
         fns[case]()  # warm: the first call loads the kernel
@@ -101,13 +105,13 @@ def main() -> None:
         return
     print(f"{args.robot}, {args.samples} samples, compiled kernel, best of {args.repeat}; "
           "each case in its own process\n")
-    print(f"{'case':32s} {'us/sample':>10s} {'RSS MiB':>8s}")
+    print(f"{'case':32s} {'us/sample':>10s} {'CPU us':>8s} {'RSS MiB':>8s}")
     for case in CASES:
         out = subprocess.run([sys.executable, __file__, "--case", case, "--robot", args.robot,
                               "--samples", str(args.samples), "--repeat", str(args.repeat)],
                              capture_output=True, text=True, check=True)
         r = json.loads(out.stdout)
-        print(f"{case:32s} {r['us']:10.2f} {r['rss']:8.0f}")
+        print(f"{case:32s} {r['us']:10.2f} {r['cpu_us']:8.2f} {r['rss']:8.0f}")
 
 
 if __name__ == "__main__":
