@@ -92,8 +92,8 @@ def test_a_rest_where_the_path_goes_on_is_passed_not_stopped_at():
     """Through a waypoint at rest halfway along the line (the path goes on in the same
     direction): one piece, and the law passes the waypoint moving, within 0.5 % of toppra's
     along the line without it (at 100 Hz: within its limits, passing validate); a
-    waypoint off the line is a corner: two pieces, each from rest to rest, which the
-    reachability solver leaves to the linear programmes."""
+    waypoint off the line is a corner: two pieces, each from rest to rest (the next
+    test)."""
     model = hodyn_cli.load_robot(IIWA)
     a, b = IIWA_REST
     stop = _through(model, [a, (a + b) / 2, b])
@@ -110,8 +110,40 @@ def test_a_rest_where_the_path_goes_on_is_passed_not_stopped_at():
     corner = _through(model, [a, (a + b) / 2 + (b - a)[::-1] / 4, b])
     pieces = reachability.arcs(corner, 400, 200)
     assert [p.rest for p in pieces] == [(True, True), (True, True)]
-    with pytest.raises(HodynError, match="--solver reachability: it does not apply"):
-        hodyn_cli.retime_optimal(model, corner, solver="reachability")
+
+
+def test_a_corner_is_within_half_a_percent_of_toppra_and_smooth_through_it():
+    """Through a waypoint off the line, at rest (the path turns there: a corner; the bench's
+    part 4): by reachability, each leg from rest to rest, within 0.5 % of toppra's two lines
+    (0.3 %; the windows of linear programmes took 20 %), within its limits, passing
+    validate at 100 Hz. At the corner the played motion's q' .. q^(4) are 0, and near it,
+    on both sides, q^(k) ~ |t - t_c|^(6 - k) (sigma ~ tau^6: the ramp; without it q'' jumps
+    from one leg's deceleration to the other's acceleration)."""
+    model = hodyn_cli.load_robot(IIWA)
+    a, b = IIWA_REST
+    waypoints = [a, (a + b) / 2 + (b - a)[::-1] / 4, b]
+    traj = _through(model, waypoints)
+    out, opt = hodyn_cli.retime_optimal(model, traj, solver="reachability")
+    peer = _toppra_lines(model, np.stack(waypoints))
+    assert abs(opt.duration / peer - 1) < 0.005, (opt.duration, peer)
+    assert hodyn_cli.check_limits(model, out).feasible
+    assert hodyn_cli.validate_motion(model, out, samples=50).passed
+    found = reachability.solve(model, traj, joint_limits(model), 400)
+    rise = 2e-2
+    motion = reachability.played(found, traj.orders, traj.joint_names, rise=rise)
+    d = motion.derivatives
+    speed = np.linalg.norm(d[:, 1], axis=1)
+    inside = np.flatnonzero(speed[1:-1] == 0) + 1
+    assert len(inside) == 1  # the corner, a point of the motion
+    c = inside[0]
+    top = np.abs(d[:, 1:]).max(axis=(0, 2))
+    assert np.all(np.abs(d[c, 1:]).max(axis=1) < 1e-15 * top)
+    for near, next_ in ((c - 1, c - 2), (c + 1, c + 2)):  # q^(k) ~ |t - t_c|^(6 - k)
+        assert abs(motion.t[near] - motion.t[c]) < rise / 10
+        power = np.log(np.linalg.norm(d[next_, 1:], axis=1) / np.linalg.norm(
+            d[near, 1:], axis=1)) / np.log((motion.t[next_] - motion.t[c]) / (
+                motion.t[near] - motion.t[c]))
+        assert np.allclose(power, [5, 4, 3, 2], atol=0.5), power  # (no ramp: 1, 0, 0, 0)
 
 
 def test_a_path_longer_than_it_holds_goes_to_the_windows(monkeypatch):

@@ -433,7 +433,10 @@ def _elapsed(x: BSpline, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 #: points added between a corner and the first grid point of each piece, geometric in sigma
 #: (halving it every two): the output is resampled from the played motion's points, and the
 #: ramp (:mod:`~hodyn_cli.algorithms.limits.ramps`) lies within the first grid intervals
-NEAR = 60
+#: (down to 1e-6 of the interval: at the end of a piece of length 3.26, 1e-9 of an interval
+#: of 1e-4 was 200 rounding steps of sigma, the time to the end :func:`_elapsed` takes from
+#: ``x(end - v^2)`` came to 5e134 s)
+NEAR = 40
 
 
 def played(pieces: list[tuple[Arc, Law]], orders: int, names: tuple[str, ...],
