@@ -528,7 +528,8 @@ class Optimal:
     def _reachable(self, chunks: Callable[[], Iterable[Trajectory]]) -> bool:
         """The law by reachability along the path's arc length
         (:mod:`~hodyn_cli.algorithms.limits.reachability`) where it applies (every limit
-        affine in the law, a path without corners, q .. q^(4) at most), its motion smoothed
+        affine in the law, the path cut only at rests, q .. q^(4) at most), its motion
+        smoothed (ramps into and out of its corners)
         and then scaled from rest onto the limits and resampled at the rate as ``--to-limits
         --rate`` does (every sample within its limits, one on it): the result where ``hodyn
         validate`` passes it (the faster of the first
@@ -629,7 +630,8 @@ class Optimal:
             return self.final
         if self.solver == "reachability":
             raise HodynError("--solver reachability: it does not apply to this motion and its "
-                             "limits (torque rates, jerk, drives, a corner at a rest, more "
+                             "limits (torque rates, jerk, drives, a turn back between "
+                             "samples, more "
                              "than q..qdddd, more than "
                              f"{reachability.MOST_SAMPLES} samples) or its output fails hodyn "
                              "validate: use --solver auto")

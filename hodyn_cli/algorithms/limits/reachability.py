@@ -8,7 +8,10 @@ input, where the fastest law in s is singular (``docs/feasibility.md``). Its arc
 ``q_sigmasigma = (q'' - q_sigma (q_sigma . q'')) / |q'|^2`` (the component of q'' across the
 path) stays finite where the path is smooth (:func:`arcs`). Where the path turns at a rest (a
 corner: the directions in and out differ) it has no tangent; it is cut there into pieces
-that start and end at rest (x = 0), as toppra is run on each leg.
+that start and end at rest (x = 0), as toppra is run on each leg, and each leg's law is
+played with a ramp into and out of the corner (:mod:`~hodyn_cli.algorithms.limits.ramps`:
+the output's q' .. q^(5) vanish there from both sides, at a cost of about half the ramp's
+rise on each side).
 
 **The limits.** With ``u = sigma_ddot`` and ``x = sigma_dot^2``, every limit of time order 0
 (torque; the drives' motor torque and current without friction would be too, but
