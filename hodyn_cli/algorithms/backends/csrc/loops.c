@@ -862,8 +862,8 @@ int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, int KJ, const dou
 /* The starts of Newton at samples[M] between the anchors (every `taylor`-th sample and the
  * last) of full[N][D][n] (the anchors solved, with their derivatives) at times t[N], as
  * Closed._prediction: the nearer anchor a's Taylor polynomial sum_k q^(k)(t_a) h^k / k!, then
- * the Hermite polynomial of the two around (weights sum_k tau^k W[k][i] of W[2D][2D],
- * derivatives scaled by the span's powers) where they span time; far[M] where the actuated
+ * the Hermite polynomial of the two around (its coefficients in tau, W[2D][2D] times the
+ * two's derivatives scaled by the span's powers, once per window; Horner) where they span time; far[M] where the actuated
  * joints active[m] moved more than `step` from the anchor, the Taylor polynomial's last term
  * or its difference from the Hermite one exceeds `tol`; guess[M][n] (the actuated joints'
  * own positions), anchor[M] */
@@ -876,14 +876,20 @@ int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double
         if (active[i] < 0 || active[i] >= n) return HK_SIZE;
     for (int64_t e = 0; e < M; e++)
         if (samples[e] < 0 || samples[e] >= N) return HK_SIZE;
-    double power[D], weight[2 * D], hermite[n];
+    /* the Hermite polynomial in tau of the window (l, r) the samples before were in: its
+     * monomial coefficients coef[2D][n] = W (the ends' derivatives scaled by the span's
+     * powers), found once per window (the samples between two anchors share it) */
+    double power[D], coef[2 * D][n], ends[2 * D][n], inverse[D];   /* inverse[k] = 1 / k! */
+    int64_t window = -1;
+    inverse[0] = 1.0;
+    for (int k = 1; k < D; k++) inverse[k] = inverse[k - 1] / k;
     for (int64_t e = 0; e < M; e++) {
         const int64_t s = samples[e], l = s - s % taylor, r = l + taylor < N ? l + taylor : N - 1;
         const int64_t a = s - l <= r - s ? l : r;
         const double *qa = full + (size_t)a * D * n, *qs = full + (size_t)s * D * n;
         double *g = guess + (size_t)e * n, h = t[s] - t[a], last = 0.0, moved = 0.0;
-        power[0] = 1.0;
-        for (int k = 1; k < D; k++) power[k] = power[k - 1] * h / k;
+        double hk = 1.0;   /* h^k (no division per sample) */
+        for (int k = 0; k < D; k++, hk *= h) power[k] = hk * inverse[k];
         for (int j = 0; j < n; j++) {
             double sum = 0.0;
             for (int k = 0; k < D; k++) sum += power[k] * qa[k * n + j];
@@ -894,26 +900,31 @@ int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double
         int out = moved > step || last > tol;
         const double span = t[r] - t[l];
         if (span > 0) {
-            const double tau = (t[s] - t[l]) / span;
-            for (int i = 0; i < 2 * D; i++) weight[i] = 0.0;
-            double tk = 1.0;   /* tau^k */
-            for (int k = 0; k < 2 * D; k++, tk *= tau)
-                for (int i = 0; i < 2 * D; i++) weight[i] += tk * W[2 * D * k + i];
-            const double *ql = full + (size_t)l * D * n, *qr = full + (size_t)r * D * n;
-            double differ = 0.0, scale = 1.0;
-            for (int k = 0; k < D; k++, scale *= span) {   /* (the span's powers once) */
-                weight[k] *= scale;
-                weight[D + k] *= scale;
+            if (l != window) {
+                const double *ql = full + (size_t)l * D * n, *qr = full + (size_t)r * D * n;
+                double scale = 1.0;
+                for (int k = 0; k < D; k++, scale *= span)
+                    for (int j = 0; j < n; j++) {
+                        ends[k][j] = scale * ql[k * n + j];
+                        ends[D + k][j] = scale * qr[k * n + j];
+                    }
+                for (int k = 0; k < 2 * D; k++)   /* (sums in registers: independent chains) */
+                    for (int j = 0; j < n; j++) {
+                        double sum = 0.0;
+                        for (int i = 0; i < 2 * D; i++) sum += W[2 * D * k + i] * ends[i][j];
+                        coef[k][j] = sum;
+                    }
+                window = l;
             }
-            for (int j = 0; j < n; j++) {
-                double sum = 0.0;
-                for (int k = 0; k < D; k++)
-                    sum += weight[k] * ql[k * n + j] + weight[D + k] * qr[k * n + j];
-                hermite[j] = sum;
+            const double tau = (t[s] - t[l]) / span;
+            double differ = 0.0;
+            for (int j = 0; j < n; j++) {   /* (Horner) */
+                double sum = coef[2 * D - 1][j];
+                for (int k = 2 * D - 2; k >= 0; k--) sum = sum * tau + coef[k][j];
                 differ = larger(differ, fabs(sum - g[j]));
+                g[j] = sum;
             }
             out |= differ > tol;
-            for (int j = 0; j < n; j++) g[j] = hermite[j];
         }
         for (int i = 0; i < m; i++) g[active[i]] = qs[active[i]];
         far[e] = (uint8_t)out;
