@@ -759,8 +759,15 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
          * passive joints' poses there again (the actuated joints' kept) */
         int64_t lane_s[LANES];
         for (int l = 0; l < LANES; l++) lane_s[l] = rows[s0 + l < N ? s0 + l : N - 1];
-        hk_gather(qs, (int64_t)D * n, lane_s, (int64_t)D * n, Qs);
-        for (int i = 0; i < n; i++) Qs[i] = w.Q[i];
+        for (int i = 0; i < n; i++) {   /* (the actuated joints' derivatives alone: the
+                                         * positions are Newton's, the passive ones' rates
+                                         * are found) */
+            Qs[i] = w.Q[i];
+            if (w.passive[i]) continue;
+            for (int K = 1; K < D; K++)
+                for (int l = 0; l < LANES; l++)
+                    Qs[K * n + i][l] = qs[lane_s[l] * D * n + K * n + i];
+        }
         int last = 1;
         for (int l = 0; l < LANES; l++) last &= have_it[l] == evals;
         if (!last) {
