@@ -28,7 +28,7 @@ from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics import regressor
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.identification.least_squares import condition
-from hodyn_cli.algorithms.planning.generate import _ranges
+from hodyn_cli.algorithms.planning.generate import Chart, _ranges, on_the_group
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.modeling.limits import Limits
@@ -65,12 +65,16 @@ class Excitation:
                  base_frequency: float = 0.1, gravity=GRAVITY):
         self.model, self.L, self.wf = model, harmonics, 2 * np.pi * base_frequency
         self.c = model.coupling
-        idx = list(model.coordinates)
-        centre, half = _ranges(model)  # fourier's: a default range where a joint has none
+        # multi-DOF joints are designed in their charts, one coordinate per DOF (as fourier's)
+        designed = Chart.of(model) if model.multi_dof else model
+        idx = list(range(designed.n)) if model.multi_dof else list(model.coordinates)
+        self.names = tuple(designed.joint_names[i] for i in idx)
+        centre, half = _ranges(designed)  # fourier's: a default range where a joint has none
         self.centre, self.half = centre[idx], half[idx]
-        self.vmax = model.velocity_limits[idx]
-        self.torque = limits.bands["torque"][idx, 1]
-        self.rate = limits.bands["torque_rate"][idx, 1]
+        self.vmax = designed.velocity_limits[idx]
+        joint = np.repeat(np.arange(model.n), model.dofs)[idx]  # each DOF's joint
+        self.torque = limits.bands["torque"][joint, 1]
+        self.rate = limits.bands["torque_rate"][joint, 1]
         self.t = np.arange(SAMPLES) / (SAMPLES * base_frequency)
         self.gravity = gravity
         self.base = regressor.base_parameters(model, gravity=gravity)
@@ -95,7 +99,9 @@ class Excitation:
         qs = fourier_series(a, b, self.wf, self.t, self.order + 3)
         qs = qs.reshape(-1, *qs.shape[2:])
         qs[:, 0] += self.centre
-        return self.c.expand(Trajectory(self.model.coordinate_names, qs, None))
+        designed = Trajectory(self.names, qs, None)
+        return on_the_group(self.model, designed) if self.model.multi_dof else \
+            self.c.expand(designed)
 
     def judge(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Of each of the m designs (a, b) ((m, n, L) each): (condition numbers, penalties of
