@@ -20,7 +20,7 @@
 
 /* Bumped whenever an entry point's arguments or meaning change: backends/compiled.py refuses
  * a library built from other sources (a stale build) and falls back to numpy. */
-#define HODYN_KERNEL_ABI 15
+#define HODYN_KERNEL_ABI 16
 
 /* status codes of every entry point (backends/compiled.py turns them into exceptions) */
 enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4, HK_SINGULAR = 5 };
@@ -124,7 +124,7 @@ int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double
                        double step, double tol, const double *W, double *guess, uint8_t *far,
                        int32_t *anchor);
 int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, int KJ, const double *PJ,
-                       const double *f, int ma, const int32_t *active, const int32_t *passive,
+                       const double *HK_STRIDED f, int64_t fs, int64_t fk, int ma, const int32_t *active, const int32_t *passive,
                        double *lam, double *tau);
 
 /* inverse kinematics (ik.c) */
