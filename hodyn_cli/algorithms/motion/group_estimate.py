@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -153,7 +154,7 @@ class GroupStream:
     def __init__(self, chunks: Iterable[Trajectory], charts: Charts,
                  stream: Callable, wrapped: np.ndarray):
         self.chunks, self.charts, self._stream, self._wrapped = chunks, charts, stream, wrapped
-        self.inner = None
+        self.inner: Any = None
         self._charted = False
 
     def start(self) -> GroupStream:
