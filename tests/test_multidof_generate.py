@@ -363,3 +363,35 @@ def test_the_api_derivative_stream_estimates_poses_on_the_groups():
         for k in range(1, 3):
             err = np.abs(est[inner, k] - exact.derivatives[inner, k]).max()
             assert err <= 1e-5 * np.abs(exact.derivatives[inner, k]).max(), (given, k, err)
+
+
+def test_retime_by_a_factor_keeps_the_wrenches(tmp_path):
+    """``hodyn retime --factor 2 --wrench`` on a robot with ball joints writes the wrenches
+    played slower as it does for 1-DOF robots (``W^(k) / 2^k``, the same samples); the
+    poses' columns dropped them (no W column in the file, silently)."""
+    from typer.testing import CliRunner
+
+    from conftest import ROOT
+    from hodyn_cli.cli.app import app
+
+    chain = ROOT / "mjcf" / "ball_chain.xml"
+    motion, wrench, played = tmp_path / "m.csv", tmp_path / "w.csv", tmp_path / "p.csv"
+    run = CliRunner().invoke
+    result = run(app, ["generate", str(chain), "--kind", "cosine", "--rate", "50",
+                       "--duration", "1", "--derivatives", "2", "-o", str(motion), "-q"])
+    assert result.exit_code == 0, result.output
+    t = np.loadtxt(motion, delimiter=",", skiprows=1)[:, 0]
+    names = [f"W{'d' * k}_hand_{c}" for k in range(2) for c in ("mx", "my", "mz", "fx", "fy",
+                                                                  "fz")]
+    W = np.random.default_rng(0).normal(size=(len(t), len(names)))
+    np.savetxt(wrench, np.column_stack([t, W]), delimiter=",", header=",".join(["t", *names]),
+               comments="")
+    result = run(app, ["retime", str(chain), str(motion), "--factor", "2", "--wrench",
+                       str(wrench), "-o", str(played), "-q"])
+    assert result.exit_code == 0, result.output
+    header = played.read_text().splitlines()[0].split(",")
+    table = np.loadtxt(played, delimiter=",", skiprows=1)
+    assert all(name in header for name in names), header
+    got = table[:, [header.index(name) for name in names]]
+    assert np.allclose(got[:, :6], W[:, :6], rtol=1e-15, atol=0)
+    assert np.allclose(got[:, 6:], W[:, 6:] / 2, rtol=1e-15, atol=0)
