@@ -395,3 +395,22 @@ def test_retime_by_a_factor_keeps_the_wrenches(tmp_path):
     got = table[:, [header.index(name) for name in names]]
     assert np.allclose(got[:, :6], W[:, :6], rtol=1e-15, atol=0)
     assert np.allclose(got[:, 6:], W[:, 6:] / 2, rtol=1e-15, atol=0)
+
+
+def test_coefficients_naming_a_multi_dof_joint_name_its_chart_coordinates(tmp_path):
+    """``--coefficients`` keyed by a ball joint's name (its chart has three coordinates): one
+    line naming the coordinates to key them by; it said the model has no such joint."""
+    from typer.testing import CliRunner
+
+    from conftest import ROOT
+    from hodyn_cli.cli.app import app
+
+    coefficients = tmp_path / "c.json"
+    coefficients.write_text('{"shoulder": {"a": [0.1, 0, 0, 0, 0], "b": [0, 0, 0, 0, 0]}}')
+    out = tmp_path / "m.csv"
+    result = CliRunner().invoke(app, ["generate", str(ROOT / "mjcf" / "ball_chain.xml"),
+                                      "--kind", "fourier", "--coefficients", str(coefficients),
+                                      "-o", str(out), "-q"])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+    assert "no joint 'shoulder'" not in result.stderr and "shoulder_wx" in result.stderr
+    assert not out.exists()
