@@ -437,9 +437,12 @@ class Closed(coupling.Coupling):
         return self._closed(qa, t, np.arange(qa.shape[0]))[0]
 
     def _closed(self, qa: np.ndarray, t: np.ndarray | None, ids: np.ndarray,
-                coarse: int = COARSE) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`positions` and ``P J_p`` there (N, r, r); ``ids``: the samples' indices in
-        the file (and in ``t``), for messages.
+                coarse: int = COARSE, rates: tuple[np.ndarray, np.ndarray] | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`positions`, ``P J_p`` there (N, r, r) and where the derivatives were found
+        with them (N,) bool; ``ids``: the samples' indices in the file (and in ``t``), for
+        messages, and their rows in ``rates`` (full, jacobians: :meth:`_newton`'s, the
+        implicit function theorem in the pass of each sample's last Newton).
 
         Warm-started along the file by halving: every ``coarse``-th sample is continued from
         the assembly, then each sample halfway between two solved ones from the one before
@@ -447,17 +450,19 @@ class Closed(coupling.Coupling):
         N = qa.shape[0]
         q, c, PJ, off = (np.empty((N, self.n)), np.empty((N, self.n_rows)),
                          np.empty((N, self.rank, self.n)), np.empty(N))
+        rated = np.empty(N, bool)
         stride = 1 << min(coarse.bit_length() - 1, max(N - 1, 1).bit_length() - 1)
-        first = np.arange(0, N, stride)
-        q[first], c[first], PJ[first], off[first] = self._continued(
-            np.broadcast_to(self.reference, (len(first), self.n)), qa[first], t, ids[first])
-        while stride > 1:
+        level = np.arange(0, N, stride)
+        start = np.broadcast_to(self.reference, (len(level), self.n))
+        while True:
+            q[level], c[level], PJ[level], off[level], rated[level] = self._continued(
+                start, qa[level], t, ids[level], rates)
+            if stride == 1:
+                break
             half = stride // 2
-            new = np.arange(half, N, stride)
-            q[new], c[new], PJ[new], off[new] = self._continued(q[new - half], qa[new], t,
-                                                                ids[new])
-            stride = half
-        return q, self._checked(c, PJ, off, t, ids)
+            level = np.arange(half, N, stride)
+            start, stride = q[level - half], half
+        return q, self._checked(c, PJ, off, t, ids), rated
 
     def _kept(self, J: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``P J`` (M, r, n) of Jacobians J (M, R, n), and how far J's rows leave the kept
@@ -485,17 +490,21 @@ class Closed(coupling.Coupling):
         return PJ[:, :, self.p]
 
     def _continued(self, q0: np.ndarray, qa: np.ndarray, t: np.ndarray | None,
-                   samples: np.ndarray) -> tuple[np.ndarray, ...]:
+                   samples: np.ndarray, rates: tuple[np.ndarray, np.ndarray] | None = None
+                   ) -> tuple[np.ndarray, ...]:
         """The closed positions at the actuated ``qa`` (M, m) continued from the closed ``q0``
         (M, n) in steps of at most ``STEP`` (``samples``: their indices, for messages), and
-        Newton's last residual, P J and J's rows off its span (:meth:`_newton`)."""
+        Newton's last residual, P J, J's rows off its span and where the derivatives were
+        found with them (:meth:`_newton`: ``rates`` in the last step's pass)."""
         q = q0.copy()
         start = q0[:, self.a]
         steps = max(1, ceil(np.abs(qa - start).max(initial=0.0) / STEP))
         for s in range(1, steps + 1):
             q[:, self.a] = start + (qa - start) * (s / steps)
-            c, PJ, off, _ = self._newton(q, ITERATIONS if s == steps else 3, t, samples)
-        return q, c, PJ, off
+            last = s == steps
+            c, PJ, off, rated = self._newton(q, ITERATIONS if last else 3, t, samples,
+                                             rates if last else None)
+        return q, c, PJ, off, rated
 
     def _newton(self, q: np.ndarray, iterations: int, t: np.ndarray | None,
                 samples: np.ndarray, rates: tuple[np.ndarray, np.ndarray] | None = None
@@ -602,14 +611,20 @@ class Closed(coupling.Coupling):
             anchors[::TAYLOR] = anchors[-1] = True   # (every sample between two)
             coarse = np.flatnonzero(anchors)
             # (every COARSE-th sample of the file still continued from the assembly)
-            full[coarse, 0], Jp = self._closed(qs[coarse, 0], t, coarse, COARSE // TAYLOR)
-            found &= self._derivatives(full, coarse, Jp, jacobians)
+            full[coarse, 0], Jp, rated = self._closed(qs[coarse, 0], t, coarse,
+                                                      COARSE // TAYLOR, (full, jacobians))
+            found &= self._derivatives(full, coarse[~rated], Jp[~rated], jacobians)
             samples = np.flatnonzero(~anchors)
-            full[samples, 0], Jp, rated = self._predicted(full, samples, t, jacobians)
-            if rated.any():   # (their derivatives found with them)
-                samples, Jp = samples[~rated], Jp[~rated]
+            q, Jp, rated = self._predicted(full, samples, t, jacobians)
+            if rated.any():   # (their positions and derivatives are in full already: the
+                # kernel's pass wrote them; a fancy-indexed copy of 17 500 rows is ~0.025 us a
+                # sample of the leg's ~1.1)
+                samples, q, Jp = samples[~rated], q[~rated], Jp[~rated]
+            full[samples, 0] = q
         else:
-            full[:, 0], Jp = self._closed(qs[:, 0], t, samples)
+            full[:, 0], Jp, rated = self._closed(qs[:, 0], t, samples,
+                                                 rates=(full, jacobians) if D > 1 else None)
+            samples, Jp = samples[~rated], Jp[~rated]
         found &= self._derivatives(full, samples, Jp, jacobians)
         return full, jacobians if found else None
 
@@ -645,9 +660,9 @@ class Closed(coupling.Coupling):
         # wandered off, or not closed: continued instead (the checks then judge)
         far |= (_largest(q - guess) > STEP) | (_largest(c @ self.P.T) > RESIDUAL_TOL ** 0.5)
         if far.any():
-            q[far], c[far], PJ[far], off[far] = self._continued(full[anchor[far], 0], qa[far],
-                                                                t, samples[far])
-        return q, self._checked(c, PJ, off, t, samples), rated & ~far
+            q[far], c[far], PJ[far], off[far], rated[far] = self._continued(
+                full[anchor[far], 0], qa[far], t, samples[far], (full, jacobians))
+        return q, self._checked(c, PJ, off, t, samples), rated
 
     def _prediction(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -693,8 +708,9 @@ class Closed(coupling.Coupling):
             return False
         kernel = self._kernel(D - 1)
         if kernel is not None:
-            kernel.loop_rates(self.model, full, self.cuts, Jp, samples, jacobians,
-                              data=self._backend_data()[1])
+            if len(samples):   # (none left where Newton's pass found them all: no call)
+                kernel.loop_rates(self.model, full, self.cuts, Jp, samples, jacobians,
+                                  data=self._backend_data()[1])
             return True
         inverse = np.linalg.inv(Jp)
         part = full[samples]
