@@ -114,6 +114,16 @@ def _kept_rows(P: np.ndarray, J: np.ndarray) -> np.ndarray:
     return np.moveaxis(np.tensordot(J, P, axes=(-2, 1)), -1, -2)
 
 
+def _taylor(full: np.ndarray, rows: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The Taylor polynomials ``sum_k q^(k) h^k / k!`` (M, n) of the rows ``rows`` (M,) of
+    ``full`` (N, D, n) at their steps h (M,), and their last terms' largest (M,) (einsum: a
+    tenth of a broadcast product's and sum's cost on (M, D, n))."""
+    D = full.shape[1]
+    powers = np.vander(h, D, increasing=True) / _factorials(D)
+    at = full[rows]
+    return np.einsum("sk,skn->sn", powers, at), _largest(powers[:, -1:] * at[:, -1])
+
+
 @cache
 def _factorials(D: int) -> np.ndarray:
     """``k!``, k = 0..D-1."""
@@ -446,7 +456,10 @@ class Closed(coupling.Coupling):
 
         Warm-started along the file by halving: every ``coarse``-th sample is continued from
         the assembly, then each sample halfway between two solved ones from the one before
-        it (a batch per level, log2(coarse) levels)."""
+        it (a batch per level, log2(coarse) levels): from its Taylor polynomial where that
+        one's derivatives were found and its last term is below ``TAYLOR_TOL`` (Newton's
+        steps from there are about half those from its positions: ~0.05 us a sample of the
+        leg's file at order 2), else from its positions."""
         N = qa.shape[0]
         q, c, PJ, off = (np.empty((N, self.n)), np.empty((N, self.n_rows)),
                          np.empty((N, self.rank, self.n)), np.empty(N))
@@ -461,7 +474,12 @@ class Closed(coupling.Coupling):
                 break
             half = stride // 2
             level = np.arange(half, N, stride)
-            start, stride = q[level - half], half
+            before = level - half
+            start, stride = q[before], half
+            if rates is not None and t is not None:
+                guess, last = _taylor(rates[0], ids[before], t[ids[level]] - t[ids[before]])
+                near = rated[before] & (last <= TAYLOR_TOL)
+                start[near] = guess[near]
         return q, self._checked(c, PJ, off, t, ids), rated
 
     def _kept(self, J: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -673,14 +691,10 @@ class Closed(coupling.Coupling):
         left = samples - samples % TAYLOR
         right = np.minimum(left + TAYLOR, N - 1)
         anchor = np.where(samples - left <= right - samples, left, right)
-        # the nearest anchor's Taylor polynomial sum_k q^(k)(t_0) h^k / k! (einsum: a tenth of
-        # a broadcast product's and sum's cost on (M, D, n))
-        powers = np.vander(t[samples] - t[anchor], D, increasing=True) / _factorials(D)
-        at = full[anchor]
-        guess = np.einsum("sk,skn->sn", powers, at)
+        # the nearest anchor's Taylor polynomial
+        guess, last = _taylor(full, anchor, t[samples] - t[anchor])
         qa = full[samples, 0][:, self.a]
-        far = (_largest(qa - at[:, 0, self.a]) > STEP) | \
-            (_largest(powers[:, -1:] * at[:, -1]) > TAYLOR_TOL)
+        far = (_largest(qa - full[anchor, 0][:, self.a]) > STEP) | (last > TAYLOR_TOL)
         # their Hermite polynomial (degree 2D - 1: far closer than either Taylor polynomial),
         # unless it disagrees with the nearest one's Taylor polynomial
         span = t[right] - t[left]
