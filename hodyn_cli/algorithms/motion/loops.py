@@ -26,7 +26,9 @@ joints are the independent coordinates.
 every ``COARSE``-th sample from the reference assembly (so every chunk stays on its branch),
 then by halving, each sample in between from its solved neighbour (warm-started along the file,
 a batch per level). With the times and derivatives (a trajectory), only the anchors go so,
-every ``TAYLOR``-th sample and the last, and their derivatives follow; the samples between two
+every ``TAYLOR``-th sample and the last, and their derivatives follow in each level's pass
+(a level's samples then start from their neighbour's Taylor polynomial, where its last term is
+below ``TAYLOR_TOL``, rather than from its positions); the samples between two
 anchors start from the two-point Hermite polynomial of their q_p and derivatives (degree 2D -
 1) and Newton converges in a few steps (a sample too far from its nearest anchor in time
 or in the actuated joints, where that anchor's Taylor polynomial ``sum_k q_p^(k)(t_0) (t -
