@@ -66,3 +66,39 @@ def test_rates_match_finite_differences_and_mdot_is_cbar_plus_transpose(legged):
     for k in range(3):
         Cb = E.Cbar[:, k]
         assert np.abs(E.M[:, k + 1] - Cb - np.swapaxes(Cb, 1, 2)).max() <= 1e-12 * np.abs(E.M[:, k + 1]).max()
+
+
+def test_mimic_joints_project_the_joints_block_only(tmp_path):
+    """A <mimic> joint follows its leader (``qd = G qd_c``): the API's floating matrices are
+    over the root's twist and the independent joints, ``G'^T A G'`` with ``G' = diag(I_6,
+    G)``, and with ``nu_c = (V_0; qd_c)`` give what the body-fixed recursion computes,
+    ``M nu_c' + C nu_c + g = Cbar's = (-W_base; tau_c)``, and its first rate."""
+    from dataclasses import replace
+
+    from conftest import mimic_urdf, random_cosine
+    from hodyn_cli import api
+    from hodyn_cli.core import lie
+    from hodyn_cli.core.trajectory import BaseMotion
+
+    path = mimic_urdf(tmp_path, "gripper_arm", "finger_right_joint", "finger_left_joint", 0.5, 0.0)
+    model = load_model(path)
+    N, m = 5, len(model.coordinates)
+    coords = random_cosine(model, np.linspace(0, 2, N), orders=4, seed=2)
+    coords = Trajectory(model.coordinate_names, coords.derivatives[:, :, list(model.coordinates)],
+                        coords.t)
+    rng = np.random.default_rng(3)
+    Rs = np.stack([lie.rotation_exp(a / np.linalg.norm(a), np.linalg.norm(a))
+                   for a in rng.normal(size=(N, 3))])
+    traj = replace(coords, base=BaseMotion(Rs, rng.normal(size=(N, 3)), rng.normal(size=(N, 3, 6))))
+    E = api.matrices(model, traj, order=1)
+    ref = api.inverse_dynamics(model, traj, order=1, base_wrench=True)
+    assert E.M.shape == (N, 6 + m, 6 + m) and E.joint_names[6:] == model.coordinate_names
+    nu = np.concatenate([traj.base.Vb[:, :3], traj.derivatives[:, 1:4]], axis=2)  # nu_c, ', ''
+    for k, (w, tau) in enumerate((("W", "tau"), ("Wd", "taud"))):
+        expected = np.concatenate([-ref[w], ref[tau]], axis=1)
+        scale = np.abs(expected).max()
+        for C in ("C", "Cbar"):  # d/dt (M nu' + C nu) = M' nu' + C' nu + M nu'' + C nu'
+            got = E["g_d" if k else "g"] + sum(
+                (E[f"M{'_d' * j}"] @ nu[:, k - j + 1, :, None]
+                 + E[f"{C}{'_d' * j}"] @ nu[:, k - j, :, None])[..., 0] for j in range(k + 1))
+            assert np.abs(got - expected).max() <= 1e-10 * scale, (k, C)

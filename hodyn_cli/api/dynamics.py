@@ -100,8 +100,10 @@ def matrices(robot: Model, *derivatives: Any, order: int = 0, gravity: Any = GRA
             state_derivatives=state_derivatives, parameter_derivatives=parameter_derivatives)
     if m.full.base is not None:  # 6 + n: the root's body twist, then the joints
         F = floating.matrices(robot, m.full, order=order, gravity=gravity, data=data)
+        axes = {"M": (-2, -1), "C": (-2, -1), "Cbar": (-2, -1), "g": (-1,), "Q_ext": (-1,)}
         names = ("M", "C", "Cbar", "g") + (("Q_ext",) if m.full.wrenches is not None else ())
-        return m.result({k: v for name in names for k, v in rates(name, getattr(F, name)).items()},
+        return m.result({k: v for name in names for k, v in
+                         rates(name, _past_the_root(m, getattr(F, name), axes[name])).items()},
                         ("base_wx", "base_wy", "base_wz", "base_vx", "base_vy", "base_vz")
                         + robot.coordinate_names)
     E = closed_form.matrices(robot, m.full, order=order, gravity=gravity, data=data)
@@ -126,6 +128,18 @@ def matrices(robot: Model, *derivatives: Any, order: int = 0, gravity: Any = GRA
             fields[name] = np.moveaxis(m.matrices(np.moveaxis(getattr(P, name), -1, 1)), 1, -1)
         fields["dg_dpi"] = m.forces(P.dg_dpi, axis=1)
     return m.result(fields)
+
+
+def _past_the_root(m: Motion, A: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """A floating base's matrix (``axes`` -2, -1) or force (-1) over ``nu = (V_0; qd)``, 6 + n,
+    over ``(V_0; qd_c)``: ``G^T`` on the joints' part of each axis (mimic joints'
+    ``qd = G qd_c``, G constant: the rates project alike), the root's 6 as they are."""
+    if not m.coupling.active:
+        return A
+    for axis in axes:
+        root, joints = np.split(A, [6], axis=axis)
+        A = np.concatenate([root, m.forces(joints, axis)], axis=axis)
+    return A
 
 
 def forward_dynamics(robot: Model, *derivatives: Any, tau: Any = None, gravity: Any = GRAVITY,
