@@ -207,8 +207,6 @@ RULES: tuple[Excludes | Requires, ...] = (
         "floating_base", "contacts", "drives", "mimic", "wrench")),
     *(Excludes(("loops", other), ("validate",)) for other in (
         "floating_base", "contacts", "drives", "mimic", "wrench", "simulate", "torques")),
-    Excludes(("torque_rates", "floating_base"), ("identify",),
-             "the base wrench's rates are not read"),
     Excludes(("torque_rates", "drives"), ("identify",),
              "the drives' terms are subtracted at order 0 only"),
     Excludes(("torque_rates", "log_wrenches"), ("identify",),

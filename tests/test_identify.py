@@ -806,3 +806,57 @@ def test_an_mjcf_robot_is_written_back_and_mujoco_reads_what_was_identified(tmp_
     bad = run("identify", path, tmp_path / "log.csv", "-o", tmp_path / "x.xml")
     assert bad.exit_code == 2 and bad.stderr.count("\n") == 1 and "settotalmass" in bad.stderr
     assert not (tmp_path / "x.xml").exists()
+
+
+def test_floating_base_from_the_torques_and_base_wrench_rates(tmp_path):
+    """A floating base's log with the torque rates (taud_<joint>) and the base wrench's
+    (Wd_<root>_*), no noise: rows of their own (``Y' pi = (Wd_base; taud)``, the free root's
+    regressor to order 1) and hodyn's free-flyer inverse dynamics of a perturbed quadruped
+    (its rate held to Pinocchio's in tests/test_free_root.py) give its base parameters to
+    1e-7, in Python and from the file; a log with taud but no Wd_<root> is one line."""
+    from dataclasses import replace
+
+    from hodyn_cli.algorithms.backends.numpy.regressor import inertia_from_parameters
+    from hodyn_cli.core.trajectory import Wrenches
+    from hodyn_cli.io.results import base_datasets
+
+    N, rng = 60, np.random.default_rng(8)
+    robot, _, _, _, motion, pi = free_quadruped(4, N, rng)
+    inertias = np.stack([inertia_from_parameters(pi[10 * b: 10 * b + 10])
+                         for b in range(robot.n + 1)])
+    truth = replace(robot, root_inertia=inertias[0], inertias=inertias[1:])
+    motion = Trajectory(motion.joint_names, np.concatenate(
+        [motion.derivatives, rng.normal(size=(N, 1, robot.n))], axis=1), motion.t,
+        base=replace(motion.base, Vb=rng.normal(size=(N, 3, 6))))
+    out = api.inverse_dynamics(truth, motion, order=1, base_wrench=True)
+    rows = np.stack([np.concatenate([out.W, out.tau], axis=1),
+                     np.concatenate([out.Wd, out.taud], axis=1)], axis=1)
+    result = api.identify(robot, [(motion, rows)], constrained=False)
+    root = robot.root_link
+    assert result.joint_names[6 + robot.n:][:2] == (f"Wd_{root}_mx", f"Wd_{root}_my")
+    assert result.joint_names[-1] == f"taud_{robot.joint_names[-1]}"
+    expected = result.base.base_map @ pi
+    assert np.allclose(result.base_estimate, expected, rtol=1e-7,
+                       atol=1e-7 * np.abs(expected).max())
+    # the log as a file: W, Wd of the root as compute --base-wrench --order 1 writes them
+    from hodyn_cli.pipeline.identification import Log
+
+    for name, wrench in (("log.h5", rows[:, :, None, :6]), ("no_wd.h5", rows[:, :1, None, :6])):
+        logged = replace(motion, wrenches=Wrenches({root: wrench[:, :, 0]}))
+        data_, columns = trajectory_datasets(logged)
+        more, cols = base_datasets(logged)
+        joints = list(robot.joint_names)
+        with open_sink(str(tmp_path / name), {**columns, **cols,
+                                               "tau": [f"tau_{j}" for j in joints],
+                                               "taud": [f"taud_{j}" for j in joints]},
+                       {"joint_names": joints}) as sink:
+            sink.write(data_ | more | {"tau": rows[:, 0, 6:], "taud": rows[:, 1, 6:]})
+    from_file = api.identify(robot, Log(str(tmp_path / "log.h5"), robot, floating=True,
+                                        chunk=25), constrained=False)
+    assert np.allclose(from_file.base_estimate, result.base_estimate, rtol=1e-9,
+                       atol=1e-9 * np.abs(expected).max())
+    bad = run("identify", URDF / "quadruped.urdf", tmp_path / "no_wd.h5", "--floating-base",
+              "-o", tmp_path / "x.urdf")
+    assert bad.exit_code == 2 and bad.stderr.count("\n") == 1, bad.stderr
+    assert f"Wd_{root}_mx" in bad.stderr and "no_wd.h5" in bad.stderr
+    assert not (tmp_path / "x.urdf").exists()

@@ -119,8 +119,9 @@ def identify(robot: Model, logs: Iterable[tuple[Trajectory, np.ndarray]], *,
     joints, ``robot.coordinate_names``) and the torques measured along it (N, m), or with
     their first K rates (N, K+1, m: ``tau``, ``taud``, ...; the motion then to ``q^(K+2)``;
     every rate is a row of its own with its own noise, :func:`measured_rows`) (a motion
-    with a floating ``base``, every log's or none: (N, 6 + m), the base wrench ``W_<root>_mx,
-    ..., _fz`` of ``inverse_dynamics(..., base_wrench=True)`` then the joint torques; the root
+    with a floating ``base``, every log's or none: (N, 6 + m) (with rates (N, K+1, 6 + m)),
+    the base wrench ``W_<root>_mx, ..., _fz`` of ``inverse_dynamics(..., base_wrench=True)``
+    (``Wd``, ...) then the joint torques; the root
     link's 10 parameters are identified too, first; docs/floating.md) (with
     ``drives``: the motor torques referred to the joints, ``r eta tau_m``, what ``r eta k_t``
     times a measured current is; the drives' columns model them with ``friction`` /
@@ -197,15 +198,19 @@ def measured_rows(robot: Model, floating: bool = False, rates: int = 0) -> tuple
     """The names of the measurements :func:`identify` fits, one per row of its stacked
     regressor: :func:`~hodyn_cli.api.regressor.regressor_rows` (the joints' torques, after a
     floating base's wrench), then with ``rates`` K the torque rates ``taud_<joint>``, ... to
-    the K-th.
+    the K-th (each after the base wrench's, ``Wd_<root>_mx``, ...).
 
     >>> from hodyn_cli.api import load_robot
     >>> measured_rows(load_robot("urdf/planar_2r.urdf"), rates=1)
     ('joint1', 'joint2', 'taud_joint1', 'taud_joint2')
     """
-    rows = regressor_rows(robot, floating)
-    return rows + tuple(f"{derivative_name('tau', k)}_{row}" for k in range(1, rates + 1)
-                        for row in rows)
+    from hodyn_cli.algorithms.dynamics.regressor import base_wrench_rows
+
+    joints = regressor_rows(robot)
+    return regressor_rows(robot, floating) + tuple(
+        name for k in range(1, rates + 1) for name in (base_wrench_rows(robot, k) if floating
+                                                       else ())
+        + tuple(f"{derivative_name('tau', k)}_{j}" for j in joints))
 
 
 def _rate_orders(torques: np.ndarray) -> int:

@@ -96,7 +96,7 @@ class Log:
                          "need them: leave those columns out to fit tau alone)"
                          if self.rates else "")
                 raise TrajectoryError(f"{e.message}{rates}; {ESTIMATE_HINT}", e.source) from None
-            self._base = files.enter_context(BaseMotionReader(path, NEED - 1)) if floating \
+            self._base = files.enter_context(BaseMotionReader(path, need - 1)) if floating \
                 else None
             if floating and not self._reader.layout.wrenches:
                 raise TrajectoryError(
@@ -104,6 +104,14 @@ class Log:
                     "base is identified from the joint torques and the base wrench, as hodyn "
                     "compute --floating-base --base-wrench writes it, or the wrenches "
                     "W_<link>_* measured at every contact)", path)
+            root = self._reader.layout.wrenches.get(model.root_link, ())
+            if floating and root and len(root) <= self.rates:
+                rate = derivative_name("W", len(root))  # W_<root>_mx -> Wd_<root>_mx, ...
+                missing = [rate + row[1:] for row in regressor_rows(model, True)[:6]]
+                raise TrajectoryError(
+                    f"missing columns {listing(missing)} (the "
+                    f"base wrench's rates, measured with the torques' "
+                    f"{derivative_name('tau', self.rates)}_<joint>)", path)
             self._stream = derivative_stream(model, self._measured(), need, cutoff=cutoff,
                                              rows=chunk, lowpassed=("measured",)) \
                 if estimate else None
@@ -143,9 +151,11 @@ class Log:
             external = {} if chunk.wrenches is None else dict(chunk.wrenches.W)
             base = None
             if self._base is not None:
-                measured = external.pop(self._model.root_link, None)
-                torques = np.concatenate([np.zeros((n, 6)) if measured is None
-                                          else measured[:, 0], torques], axis=1)
+                measured = external.pop(self._model.root_link, None)  # (W, Wd, ...)
+                measured = np.zeros((n, self.rates + 1, 6)) if measured is None \
+                    else measured[:, : self.rates + 1]
+                torques = np.concatenate([measured[:, 0] if torques.ndim == 2 else measured,
+                                          torques], axis=-1)
                 motion = self._base.take(n, t)
                 base = api.base_motion(motion.R, motion.p, Vb=motion.Vb, Vs=motion.Vs)
             chunk = replace(chunk, wrenches=Wrenches(external) if external else None, base=base)

@@ -64,7 +64,7 @@ from hodyn_cli.algorithms.dynamics import floating
 from hodyn_cli.algorithms.dynamics.common import GRAVITY, chunks, solve_in_chunks
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import BaseMotion, Trajectory
+from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name
 
 __all__ = ["PARAMETERS", "parameters", "parameter_names", "regressor", "base_wrench_rows", "project_rows",
            "slotine_li_regressor", "BaseParameters", "base_parameters"]
@@ -98,10 +98,12 @@ def _without_wrenches(trajectory: Trajectory) -> Trajectory:
     return replace(trajectory, wrenches=None, series=None)
 
 
-def base_wrench_rows(model: Model) -> tuple[str, ...]:
+def base_wrench_rows(model: Model, order: int = 0) -> tuple[str, ...]:
     """Names of a floating base's first 6 regressor rows: ``compute --base-wrench``'s columns
-    ``W_<root>_mx, ..., W_<root>_fz``."""
-    return tuple(f"W_{model.root_link}_{c}" for c in ("mx", "my", "mz", "fx", "fy", "fz"))
+    ``W_<root>_mx, ..., W_<root>_fz`` (``order`` k: of its k-th derivative, ``Wd_<root>_mx``,
+    ...)."""
+    return tuple(f"{derivative_name('W', order)}_{model.root_link}_{c}"
+                 for c in ("mx", "my", "mz", "fx", "fy", "fz"))
 
 
 def project_rows(model: Model, Y: np.ndarray, trajectory: Trajectory | None = None
