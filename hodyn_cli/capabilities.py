@@ -180,7 +180,6 @@ RULES: tuple[Excludes | Requires, ...] = (
     Excludes(("floating_base", "state_derivatives"), ("matrices",)),
     Excludes(("floating_base", "parameter_derivatives"), ("matrices",)),
     Excludes(("floating_base", "slotine_li"), ("regressor",)),
-    Excludes(("floating_base", "friction"), ("regressor",)),
     Excludes(("floating_base",), ("forward",), "forward dynamics of a fixed root only"),
     Excludes(("floating_base", "simulate"), ("validate",)),
     Excludes(("floating_base", "torques"), ("validate",)),
