@@ -34,9 +34,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.interpolate import BSpline, make_interp_spline
 
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
+from hodyn_cli.algorithms.limits.bsplines import BSpline, interpolating
 from hodyn_cli.algorithms.limits.jets import compose
 from hodyn_cli.algorithms.limits.programme import PathLimit, between, path_limits, time_derivatives
 from hodyn_cli.core.model import Model
@@ -121,7 +122,7 @@ def _length(path: Trajectory, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _order(path: Trajectory, s: np.ndarray, r: int) -> np.ndarray:
     """(E, n) ``q^[r](s)`` on the input's path, :data:`BLOCK` points at a time."""
-    return np.concatenate([between(path, s[i : i + BLOCK])[:, r]
+    return np.concatenate([between(path, s[i : i + BLOCK], r)
                            for i in range(0, len(s), BLOCK)]) if len(s) else np.zeros(
         (0, path.derivatives.shape[-1]))
 
@@ -179,7 +180,7 @@ def arcs(path: Trajectory, points: int, shape_points: int | None = None) -> list
         s = np.interp(target, sigma_fine, s_fine)
         at = sigma_fine[k] + _length(path, s_fine[k], s)   # the points' own arc length
         at[[0, -1]] = lo, hi
-        shape = make_interp_spline(at - lo, _order(path, s, 0), k=DEGREE)
+        shape = interpolating(at - lo, _order(path, s, 0), DEGREE)
         ends = np.linalg.norm(_order(path, s[[0, -1]], 1), axis=1)
         fine = max(LEAST, round(points * share))
         pieces.append(Arc(np.linspace(0.0, hi - lo, fine + 1), shape,
@@ -289,14 +290,7 @@ def controllable(r: Rows, delta: np.ndarray, end: tuple[float, float]) -> np.nda
         p, w_hi, w_lo = p / e, w_hi / e, w_lo / e
     upper = (with_hi | with_lo) & (e > 0)
     lower = (with_hi | with_lo) & (e < 0)
-    for i in range(M - 2, -1, -1):
-        lo, hi = K[i + 1]
-        if not lo <= hi:
-            return K
-        bound = p[i] + w_hi[i] * hi + w_lo[i] * lo
-        top = min(hi_s[i], np.min(bound[upper[i]], initial=np.inf))
-        bottom = max(lo_s[i], np.max(bound[lower[i]], initial=-np.inf))
-        K[i] = bottom, top
+    backends.current().reach_backward(p, w_hi, w_lo, upper, lower, lo_s, hi_s, K)
     return K
 
 
@@ -321,16 +315,8 @@ def greedy(r: Rows, delta: np.ndarray, K: np.ndarray, start: float, sigma: np.nd
     x, u = np.empty(M), np.empty(M - 1)
     x[0] = start
     tiny = 1e-12 * np.abs(r.alpha).max(initial=1.0)
-    up, down = r.alpha > tiny, r.alpha < -tiny
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for i in range(M - 1):
-            bound = (r.gamma[i] - r.beta[i] * x[i]) / r.alpha[i]
-            most = min((K[i + 1, 1] - x[i]) / (2 * delta[i]),
-                       np.min(bound[up[i]], initial=np.inf))
-            least = max((K[i + 1, 0] - x[i]) / (2 * delta[i]),
-                        np.max(bound[down[i]], initial=-np.inf))
-            u[i] = max(most, least) if most < least else most  # rounding: the edge
-            x[i + 1] = min(max(x[i] + 2 * delta[i] * u[i], K[i + 1, 0], 0.0), K[i + 1, 1])
+    backends.current().reach_forward(r.alpha, r.beta, r.gamma, r.alpha > tiny, r.alpha < -tiny,
+                                     delta, K, x, u)
     return Law(sigma, x, u)
 
 
@@ -431,7 +417,7 @@ def played(arc: Arc, law: Law, orders: int, names: tuple[str, ...], t0: float = 
     needs a derivative of the law beyond x''' (orders > 5)."""
     if orders > 5:
         return None
-    x = make_interp_spline(law.sigma, smoothed(law, reach), k=5)
+    x = interpolating(law.sigma, smoothed(law, reach), 5)
     sigma = law.sigma
     t = t0 + np.concatenate([[0.0], np.cumsum(_elapsed(x, sigma[:-1], sigma[1:]))])
     X = np.stack([x(sigma, nu) for nu in range(4)], axis=1)

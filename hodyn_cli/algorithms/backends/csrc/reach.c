@@ -1,0 +1,93 @@
+/* The sequential parts of time-optimal reachability along a path (limits/reachability.py,
+ * TOPP-RA: Pham and Pham, IEEE T-RO 34(3), 2018) and the banded solve of a B-spline's
+ * interpolation (limits/bsplines.py): each step needs the one before, so numpy runs them as
+ * a Python loop over the grid. The numpy references are backends/numpy/reach.py; the
+ * floating-point operations are theirs, in their order (tests/test_reachability.py holds the
+ * two together). */
+#include "kernel.h"
+
+/* no fused multiply-adds: the same roundings as the numpy reference's */
+#pragma GCC optimize("fp-contract=off")
+
+/* The backward pass. K[M][2] (lower, upper x; K[M-1] given, the rest written); per step
+ * i < M-1, row j < m: the bound p + w_hi hi + w_lo lo on x at i from K[i+1] = (lo, hi)
+ * (a term whose weight is 0 left out: hi may be infinite), an upper bound where upper[i][j],
+ * a lower one where lower[i][j]; K[i] = (max(lo_s[i], lower bounds), min(hi_s[i], upper
+ * bounds)). Where K[i+1] is empty (not lo <= hi) it stops: K[..i] are left as they are. */
+int hodyn_reach_backward(int64_t M, int m, const double *p, const double *w_hi,
+                         const double *w_lo, const uint8_t *upper, const uint8_t *lower,
+                         const double *lo_s, const double *hi_s, double *K) {
+    if (M < 1 || m < 0) return HK_SIZE;
+    for (int64_t i = M - 2; i >= 0; i--) {
+        const double lo = K[2 * (i + 1)], hi = K[2 * (i + 1) + 1];
+        if (!(lo <= hi)) break;
+        double top = INFINITY, bottom = -INFINITY;
+        const size_t row = (size_t)i * m;
+        for (int j = 0; j < m; j++) {
+            if (!upper[row + j] && !lower[row + j]) continue;
+            double b = p[row + j];
+            if (w_hi[row + j] != 0) b = b + w_hi[row + j] * hi;
+            if (w_lo[row + j] != 0) b = b + w_lo[row + j] * lo;
+            if (upper[row + j] && b < top) top = b;
+            if (lower[row + j] && b > bottom) bottom = b;
+        }
+        K[2 * i] = lo_s[i] > bottom ? lo_s[i] : bottom;
+        K[2 * i + 1] = top < hi_s[i] ? top : hi_s[i];
+    }
+    return HK_OK;
+}
+
+/* The forward pass. x[M] (x[0] given), u[M-1]: at each i the largest u within the rows
+ * ``alpha u + beta x <= gamma`` (M x m; alpha > 0 where up[i][j], < 0 where down[i][j])
+ * whose ``x + 2 delta_i u`` is within K[i+1] (the least within them where none is:
+ * rounding at the edge), x[i+1] = that, clipped to K[i+1] and >= 0. */
+int hodyn_reach_forward(int64_t M, int m, const double *alpha, const double *beta,
+                        const double *gamma, const uint8_t *up, const uint8_t *down,
+                        const double *delta, const double *K, double *x, double *u) {
+    if (M < 1 || m < 0) return HK_SIZE;
+    for (int64_t i = 0; i < M - 1; i++) {
+        const double xi = x[i], d2 = 2 * delta[i];
+        double most = (K[2 * (i + 1) + 1] - xi) / d2, least = (K[2 * (i + 1)] - xi) / d2;
+        const size_t row = (size_t)i * m;
+        for (int j = 0; j < m; j++) {
+            if (!up[row + j] && !down[row + j]) continue;
+            const double b = (gamma[row + j] - beta[row + j] * xi) / alpha[row + j];
+            if (up[row + j] && b < most) most = b;
+            if (down[row + j] && b > least) least = b;
+        }
+        const double ui = most < least ? least : most;
+        double next = xi + d2 * ui;
+        if (K[2 * (i + 1)] > next) next = K[2 * (i + 1)];
+        if (0.0 > next) next = 0.0;
+        if (K[2 * (i + 1) + 1] < next) next = K[2 * (i + 1) + 1];
+        u[i] = ui;
+        x[i + 1] = next;
+    }
+    return HK_OK;
+}
+
+/* A banded system without pivoting (a B-spline collocation matrix is totally positive: de
+ * Boor, A Practical Guide to Splines, ch. XIII). band[n][2k+1]: row i holds A[i][i-k ..
+ * i+k] (overwritten by the elimination); rhs[n][r]: overwritten by the solution. */
+int hodyn_banded_solve(int64_t n, int k, double *band, int r, double *rhs) {
+    if (n < 1 || k < 0 || r < 0) return HK_SIZE;
+    const int w = 2 * k + 1;
+    for (int64_t i = 0; i < n; i++) {
+        const double pivot = band[i * w + k];
+        if (pivot == 0 || !isfinite(pivot)) return HK_SINGULAR;
+        for (int d = 1; d <= k && i + d < n; d++) {
+            double *below = band + (i + d) * w + (k - d);
+            const double f = below[0] / pivot;
+            for (int c = 0; c <= k; c++) below[c] = below[c] - f * band[i * w + k + c];
+            for (int c = 0; c < r; c++) rhs[(i + d) * r + c] = rhs[(i + d) * r + c] - f * rhs[i * r + c];
+        }
+    }
+    for (int64_t i = n - 1; i >= 0; i--) {
+        for (int c = 0; c < r; c++) {
+            double s = 0;
+            for (int j = 1; j <= k && i + j < n; j++) s = s + band[i * w + k + j] * rhs[(i + j) * r + c];
+            rhs[i * r + c] = (rhs[i * r + c] - s) / band[i * w + k];
+        }
+    }
+    return HK_OK;
+}
