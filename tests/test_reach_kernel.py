@@ -87,3 +87,19 @@ def test_compiled_banded_solve_is_the_numpy_reference(kernel):
     want = reference(interpolating, x, y, 7)
     assert np.allclose(spline.c, want.c, rtol=0, atol=1e-12 * np.abs(want.c).max())
     assert np.allclose(spline(x), y, rtol=0, atol=1e-12)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("extrapolate", [True, False])
+def test_compiled_bspline_values_are_the_numpy_reference(kernel, extrapolate):
+    """A curve's values (degree 7, 3 coordinates) at points inside, on the knots and beyond
+    its ends, by the compiled kernel and by the numpy reference: the same to 1e-14 of its
+    largest (NaN beyond where it does not extrapolate)."""
+    x = np.linspace(0, 1, 60) ** 1.3
+    spline = interpolating(x, np.stack([np.sin(4 * x), x**3, np.exp(x)], axis=1), 7)
+    curve = BSpline(spline.t, spline.c, 7, extrapolate)
+    at = np.concatenate([np.linspace(-0.1, 1.1, 301), x])
+    got, want = curve(at), reference(curve, at)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.isnan(got).any() != extrapolate
+    assert np.allclose(got, want, rtol=0, atol=1e-14 * np.nanmax(np.abs(want)), equal_nan=True)

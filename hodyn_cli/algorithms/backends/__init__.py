@@ -5,10 +5,10 @@ A :class:`Backend` has one method per operation the algorithms run on a chunk of
 method too, the spatial kinematics of every body, the closed-form matrices, the regressor,
 the sensitivities, the partials, dense solves, the elastic joints, the floating root's jet,
 the contact frames' jets and the contacts' share of the base wrench, the inverse
-kinematics' Newton steps, rates and integration; and the sequential passes of the optimal
-retiming's reachability and a banded solve, which take arrays alone), each taking the model,
-its Data (:meth:`Backend.data`: what the backend derives per model, made once per request by
-the caller) and the chunk's arrays. The algorithms take the backend and the caller's Data
+kinematics' Newton steps, rates and integration; the sequential passes of the optimal
+retiming's reachability, a banded solve and a B-spline's values take arrays alone), each
+taking the model, its Data (:meth:`Backend.data`: what the backend derives per model, made
+once per request by the caller) and the chunk's arrays. The algorithms take the backend and the caller's Data
 from :func:`prepare` and never ask which backend it is. Implementations, each a module of
 this package and a line of :data:`REGISTRY`:
 
@@ -86,7 +86,7 @@ OPERATIONS = ("inverse_dynamics", "joint_wrenches", "spatial_inverse_dynamics",
               "spatial_kinematics", "root_jet",
               "eom_matrices", "regressor", "sensitivities", "partials", "spd_solve", "elastic",
               "contact_frames", "contact_share", "ik_newton", "ik_rates", "ik_integrate",
-              "reach_backward", "reach_forward", "banded_solve")
+              "reach_backward", "reach_forward", "banded_solve", "bspline")
 
 
 class Backend(Protocol):
@@ -133,6 +133,8 @@ class Backend(Protocol):
                       up: np.ndarray, down: np.ndarray, delta: np.ndarray, K: np.ndarray,
                       x: np.ndarray, u: np.ndarray) -> None: ...
     def banded_solve(self, band: np.ndarray, k: int, rhs: np.ndarray) -> None: ...
+    def bspline(self, t: np.ndarray, k: int, c: np.ndarray, x: np.ndarray, extrapolate: bool
+                ) -> np.ndarray: ...
     def elastic(self, model: Model, data: Data, drives: Drives, req: Requirements,
                 qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np.ndarray], order: int,
                 extra: np.ndarray | None = None

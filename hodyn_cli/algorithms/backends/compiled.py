@@ -355,6 +355,12 @@ class CompiledBackend(NumpyBackend):
     def banded_solve(self, band, k, rhs):
         _check(self.lib.hodyn_banded_solve(len(band), k, band, rhs.shape[1], rhs))
 
+    def bspline(self, t, k, c, x, extrapolate):
+        (t, c, x), E = _contiguous(t, c, x), len(x)
+        out = np.empty((E, c.shape[1]))
+        _check(self.lib.hodyn_bspline(len(t), t, k, c.shape[1], c, E, x, int(extrapolate), out))
+        return out
+
     @_numpy_without_joints
     def elastic(self, model, data, drives, req, qs, base, wrenches, order, extra=None):
         R = int(req.u_orders.max())

@@ -244,6 +244,9 @@ class GpuBackend:
     def banded_solve(self, band: np.ndarray, k: int, rhs: np.ndarray) -> None:
         return self.cpu.banded_solve(band, k, rhs)
 
+    def bspline(self, *args: Any) -> np.ndarray:
+        return self.cpu.bspline(*args)
+
     def elastic(self, model: Model, data: GpuData, *args: Any, **kwargs: Any
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self.cpu.elastic(model, data.cpu, *args, **kwargs)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.backends.numpy import reach
 
 __all__ = ["BSpline", "interpolating"]
 
@@ -40,14 +41,9 @@ class BSpline:
         if nu:
             return self.derivative(nu)(x)
         x = np.asarray(x, dtype=float)
-        flat = x.ravel()
-        t, c, k = self.t, self.c, self.k
-        i, B = _basis(t, k, flat)
-        out = np.einsum("ej,ej...->e...", B, c[i[:, None] + np.arange(-k, 1)])
-        if not self.extrapolate:
-            inside = (flat >= t[k]) & (flat <= t[len(c)])
-            out[~inside] = np.nan
-        return out.reshape(x.shape + c.shape[1:])
+        c = self.c.reshape(len(self.c), -1)
+        out = backends.current().bspline(self.t, self.k, c, x.ravel(), self.extrapolate)
+        return out.reshape(x.shape + self.c.shape[1:])
 
     def derivative(self, nu: int = 1) -> BSpline:
         """The nu-th derivative, a spline of degree k - nu on the inner knots."""
@@ -61,31 +57,6 @@ class BSpline:
         return BSpline(t, c, k, self.extrapolate)
 
 
-def _interval(t: np.ndarray, k: int, x: np.ndarray) -> np.ndarray:
-    """i with ``t_i <= x < t_(i+1)``, within ``k .. n - 1`` (n = len(t) - k - 1: the right
-    end and beyond in the last piece, the left beyond in the first)."""
-    n = len(t) - k - 1
-    return np.clip(np.searchsorted(t, x, side="right") - 1, k, n - 1)
-
-
-def _basis(t: np.ndarray, k: int, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(i, B): the interval of each x (:func:`_interval`) and the k + 1 basis functions
-    ``B_(i-k+j,k)(x)``, j = 0..k, that do not vanish there (Cox-de Boor)."""
-    i = _interval(t, k, x)
-    B = np.zeros((len(x), k + 1))
-    B[:, 0] = 1.0
-    for r in range(1, k + 1):
-        saved = np.zeros(len(x))
-        for j in range(r):
-            left = t[i + j + 1] - x
-            right = x - t[i + j + 1 - r]
-            term = B[:, j] / (left + right)
-            B[:, j] = saved + left * term
-            saved = right * term
-        B[:, r] = saved
-    return i, B
-
-
 def interpolating(x: np.ndarray, y: np.ndarray, k: int) -> BSpline:
     """The spline of odd degree k through (x_i, y_i) (x increasing, y (m, ...)), its knots
     the not-a-knot ones: the ends k + 1 times, the inner x but the (k - 1) / 2 nearest each
@@ -93,7 +64,7 @@ def interpolating(x: np.ndarray, y: np.ndarray, k: int) -> BSpline:
     assert k % 2 == 1 and len(x) > k
     m = (k - 1) // 2
     t = np.concatenate([np.full(k + 1, x[0]), x[m + 1 : len(x) - m - 1], np.full(k + 1, x[-1])])
-    i, B = _basis(t, k, x)
+    i, B = reach.basis(t, k, x)
     n = len(x)
     # banded rows: row r holds A[r, r - k .. r + k] at columns 0 .. 2k
     band = np.zeros((n, 2 * k + 1))

@@ -90,7 +90,8 @@ int hodyn_root_jet(int64_t N, int K1, int D, const double *R, const double *Vb,
                    const double *g, double *out);
 int hodyn_spd_solve(int64_t N, int n, const double *M, int k, const double *B, double *X);
 
-/* the sequential passes of reachability along a path, a banded solve (reach.c) */
+/* the sequential passes of reachability along a path, B-splines' banded solve and values
+ * (reach.c) */
 int hodyn_reach_backward(int64_t M, int m, const double *p, const double *w_hi,
                          const double *w_lo, const uint8_t *upper, const uint8_t *lower,
                          const double *lo_s, const double *hi_s, double *K);
@@ -98,6 +99,8 @@ int hodyn_reach_forward(int64_t M, int m, const double *alpha, const double *bet
                         const double *gamma, const uint8_t *up, const uint8_t *down,
                         const double *delta, const double *K, double *x, double *u);
 int hodyn_banded_solve(int64_t n, int k, double *band, int r, double *rhs);
+int hodyn_bspline(int64_t nt, const double *t, int k, int r, const double *c, int64_t E,
+                  const double *x, int extrapolate, double *out);
 
 /* the contacts' share of a floating base (contacts.c) */
 int hodyn_contact_frames(const HModel *m, int64_t N, int D, const double *HK_STRIDED qs,

@@ -1,8 +1,8 @@
 /* The sequential parts of time-optimal reachability along a path (limits/reachability.py,
- * TOPP-RA: Pham and Pham, IEEE T-RO 34(3), 2018) and the banded solve of a B-spline's
- * interpolation (limits/bsplines.py): each step needs the one before, so numpy runs them as
- * a Python loop over the grid. The numpy references are backends/numpy/reach.py; the
- * floating-point operations are theirs, in their order (tests/test_reachability.py holds the
+ * TOPP-RA: Pham and Pham, IEEE T-RO 34(3), 2018), where each step needs the one before (numpy
+ * runs them as a Python loop over the grid), and the B-splines' banded solve and values
+ * (limits/bsplines.py). The numpy references are backends/numpy/reach.py; the
+ * floating-point operations are theirs, in their order (tests/test_reach_kernel.py holds the
  * two together). */
 #include "kernel.h"
 
@@ -87,6 +87,50 @@ int hodyn_banded_solve(int64_t n, int k, double *band, int r, double *rhs) {
             double s = 0;
             for (int j = 1; j <= k && i + j < n; j++) s = s + band[i * w + k + j] * rhs[(i + j) * r + c];
             rhs[i * r + c] = (rhs[i * r + c] - s) / band[i * w + k];
+        }
+    }
+    return HK_OK;
+}
+
+/* A B-spline's values: out[E][r] = sum_j c[i-k+j][..] B_(i-k+j,k)(x[e]), j = 0..k, i the
+ * interval of x (t_i <= x < t_(i+1), within k .. n-1: the ends' pieces beyond; n = nt-k-1
+ * coefficients c[n][r]), the basis by Cox-de Boor's recursion; NaN outside t_k .. t_n where
+ * not extrapolate. */
+int hodyn_bspline(int64_t nt, const double *t, int k, int r, const double *c, int64_t E,
+                  const double *x, int extrapolate, double *out) {
+    const int64_t n = nt - k - 1;
+    if (k < 0 || k > 31 || n < k + 1 || r < 1 || E < 0) return HK_SIZE;
+    for (int64_t e = 0; e < E; e++) {
+        const double xe = x[e];
+        int64_t lo = 0, hi = nt; /* the first knot > xe: searchsorted(t, x, "right") */
+        while (lo < hi) {
+            const int64_t mid = lo + (hi - lo) / 2;
+            if (t[mid] <= xe) lo = mid + 1; else hi = mid;
+        }
+        int64_t i = lo - 1;
+        if (i < k) i = k;
+        if (i > n - 1) i = n - 1;
+        double B[32];
+        B[0] = 1.0;
+        for (int s = 1; s <= k; s++) {
+            double saved = 0.0;
+            for (int j = 0; j < s; j++) {
+                const double left = t[i + j + 1] - xe, right = xe - t[i + j + 1 - s];
+                const double term = B[j] / (left + right);
+                B[j] = saved + left * term;
+                saved = right * term;
+            }
+            B[s] = saved;
+        }
+        double *o = out + e * r;
+        if (!extrapolate && !(xe >= t[k] && xe <= t[n])) {
+            for (int a = 0; a < r; a++) o[a] = NAN;
+            continue;
+        }
+        for (int a = 0; a < r; a++) o[a] = 0.0;
+        for (int j = 0; j <= k; j++) {
+            const double *cj = c + (i - k + j) * r;
+            for (int a = 0; a < r; a++) o[a] = o[a] + B[j] * cj[a];
         }
     }
     return HK_OK;

@@ -53,3 +53,40 @@ def banded_solve(band: np.ndarray, k: int, rhs: np.ndarray) -> None:
     for i in range(n - 1, -1, -1):
         right = band[i, k + 1 : k + 1 + min(k, n - 1 - i)]
         rhs[i] = (rhs[i] - right @ rhs[i + 1 : i + 1 + len(right)]) / band[i, k]
+
+
+def bspline(t: np.ndarray, k: int, c: np.ndarray, x: np.ndarray, extrapolate: bool
+            ) -> np.ndarray:
+    """(E, r) ``sum_j c_j B_(j,k)(x)`` (c (n, r)) on the knots t: the k + 1 basis functions
+    that do not vanish at each x (:func:`basis`) times their coefficients; NaN outside ``t_k
+    .. t_n`` where not ``extrapolate``."""
+    i, B = basis(t, k, x)
+    out = np.einsum("ej,eja->ea", B, c[i[:, None] + np.arange(-k, 1)])
+    if not extrapolate:
+        out[~((x >= t[k]) & (x <= t[len(c)]))] = np.nan
+    return out
+
+
+def interval(t: np.ndarray, k: int, x: np.ndarray) -> np.ndarray:
+    """i with ``t_i <= x < t_(i+1)``, within ``k .. n - 1`` (n = len(t) - k - 1: the right
+    end and beyond in the last piece, the left beyond in the first)."""
+    n = len(t) - k - 1
+    return np.clip(np.searchsorted(t, x, side="right") - 1, k, n - 1)
+
+
+def basis(t: np.ndarray, k: int, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(i, B): the interval of each x (:func:`interval`) and the k + 1 basis functions
+    ``B_(i-k+j,k)(x)``, j = 0..k, that do not vanish there (Cox-de Boor)."""
+    i = interval(t, k, x)
+    B = np.zeros((len(x), k + 1))
+    B[:, 0] = 1.0
+    for r in range(1, k + 1):
+        saved = np.zeros(len(x))
+        for j in range(r):
+            left = t[i + j + 1] - x
+            right = x - t[i + j + 1 - r]
+            term = B[:, j] / (left + right)
+            B[:, j] = saved + left * term
+            saved = right * term
+        B[:, r] = saved
+    return i, B
