@@ -2,11 +2,12 @@
 (hodyn_cli/algorithms/limits/bsplines.py) against scipy's, and the compiled passes and banded
 solve (csrc/reach.c) against their numpy reference (backends/numpy/reach.py) on a real
 path's rows."""
+import h5py
 import numpy as np
 import pytest
 from scipy.interpolate import BSpline as ScipyBSpline
 from scipy.interpolate import make_interp_spline
-from test_optimal import IIWA, IIWA_REST
+from test_optimal import IIWA, IIWA_REST, run
 from test_reachability import _through
 
 import hodyn_cli
@@ -14,6 +15,7 @@ from conftest import reference
 from hodyn_cli.algorithms.limits import reachability
 from hodyn_cli.algorithms.limits.bsplines import BSpline, interpolating
 from hodyn_cli.algorithms.limits.programme import path_limits
+from hodyn_cli.io import write_trajectory
 from hodyn_cli.modeling.limits import joint_limits
 
 
@@ -103,3 +105,48 @@ def test_compiled_bspline_values_are_the_numpy_reference(kernel, extrapolate):
     assert np.array_equal(np.isnan(got), np.isnan(want))
     assert np.isnan(got).any() != extrapolate
     assert np.allclose(got, want, rtol=0, atol=1e-14 * np.nanmax(np.abs(want)), equal_nan=True)
+
+
+def test_the_passes_in_pieces_are_the_whole_grids_numpy_law(monkeypatch, line_rows):
+    """The law along a path in pieces of 37 grid intervals (the backward pass keeping K
+    alone, the forward pass evaluating each piece's rows again; compiled where built) is the
+    law of the whole grid's passes at once by the numpy reference, to 1e-12."""
+    arc, rows = line_rows
+    delta = np.diff(arc.sigma)
+    whole = reference(lambda: reachability.greedy(
+        rows, delta, reachability.controllable(rows, delta, (0.0, 0.0)), 0.0, arc.sigma))
+    monkeypatch.setattr(reachability, "BLOCK", 37)
+    asked = []
+
+    def rows_at(a, b):
+        asked.append((a, b))
+        return reachability.Rows(rows.alpha[a:b], rows.beta[a:b], rows.gamma[a:b],
+                                 rows.top[a:b])
+
+    law = reachability.along(arc, rows_at)
+    assert len(asked) == 2 * -(-300 // 37) and asked[0][1] == 301
+    assert np.allclose(law.x, whole.x, rtol=1e-12, atol=1e-15)
+    assert np.allclose(law.u, whole.u, rtol=1e-12, atol=1e-12 * np.abs(whole.u).max())
+
+
+def test_a_path_in_several_pieces_retimes_as_in_one_and_passes_check_and_validate(
+        tmp_path, monkeypatch):
+    """``retime --optimal`` with the passes in pieces of 1000 grid intervals (the default
+    grid's 4000: four pieces, each piece's limits evaluated twice): the output's duration is
+    the one-piece run's to 1e-9, and it passes ``check`` (within its limits) and ``validate``."""
+    model = hodyn_cli.load_robot(IIWA)
+    src = tmp_path / "line.h5"
+    write_trajectory(str(src), _through(model, IIWA_REST))
+    durations = []
+    for block in (reachability.BLOCK, 1000):
+        monkeypatch.setattr(reachability, "BLOCK", block)
+        out = tmp_path / f"fast{block}.h5"
+        res = run("retime", IIWA, src, "--optimal", "-o", out, "-q")
+        assert res.exit_code == 0, res.output
+        with h5py.File(out) as f:
+            assert f.attrs["solver"] == "reachability" and f.attrs["grid_points"] == 4001
+            durations.append(float(f.attrs["duration"]))
+    assert durations[1] == pytest.approx(durations[0], rel=1e-9)
+    assert run("check", IIWA, out).exit_code == 0
+    res = run("validate", IIWA, out)
+    assert res.exit_code == 0 and "PASSED" in res.output, res.output

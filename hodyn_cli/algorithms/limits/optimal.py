@@ -555,15 +555,13 @@ class Optimal:
             return False
         points = self.grid or max(reachability.POINTS, reachability.PER_SAMPLE * path.n_samples)
         found = reachability.solve(self.model, path, self.limits, points,
-                                   gravity=self.dynamics["gravity"])
+                                   gravity=self.dynamics["gravity"], progress=self.progress)
         if found is None or len(found) != 1:
             return False
         (arc, law), = found
-        if self.progress is not None:
-            self.progress(len(arc.sigma), len(arc.sigma))
         span = float(path.t[-1] - path.t[0])
         rate = self.rate or (path.n_samples - 1) / span
-        best: tuple[Optimal, Trajectory] | None = None
+        best: tuple[Optimal, list[Trajectory]] | None = None
         for i, steps in enumerate(reachability.STEPS):
             if best is not None and i >= reachability.TRIED:
                 break
@@ -574,7 +572,7 @@ class Optimal:
             inner = Optimal(self.model, self.limits, self.order, rate=rate, uniform=True,
                             gravity=self.dynamics["gravity"], kind=self.dynamics["kind"])
             try:
-                inner.fit(lambda motion=motion: [motion])
+                inner.fit(lambda motion=motion: motion)
             except TrajectoryError:  # the played law's own derivatives disagree at this
                 continue  # smoothing (not the input's): a wider one, or the windows
             if inner.consistent and (best is None or inner.duration < best[0].duration):
@@ -585,7 +583,7 @@ class Optimal:
         assert inner.path is not None
         self.path = replace(inner.path, uniform=uniform, span=span, grid=len(arc.sigma))
         self.final, self.scale, self.orders = inner.final, inner.scale, inner.orders
-        self.source, self.used = [motion], "reachability"
+        self.source, self.used = motion, "reachability"
         self.peak = float(np.sqrt(law.x.max()))
         return True
 

@@ -31,6 +31,7 @@ x_{i+1})``.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,7 +46,8 @@ from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.limits import Limits
 
-__all__ = ["Arc", "Rows", "Law", "arcs", "applies", "rows", "controllable", "greedy", "solve"]
+__all__ = ["Arc", "Rows", "Law", "arcs", "applies", "rows", "controllable", "greedy", "along",
+           "solve"]
 
 #: a point of the path is at rest where ``|q'|`` is below this share of its largest value
 REST = 1e-3
@@ -54,17 +56,20 @@ TURN = 1 - 1e-4
 #: sub-intervals per input interval of the arc length's table (the grid's points are placed
 #: by it, their own arc length then computed exactly)
 SUBDIVIDE = 2
-#: points of the path evaluated at once (memory: this many times its D orders and joints)
+#: points of the path evaluated at once (memory: this many times its D orders and joints),
+#: and the grid intervals of a piece of the passes (memory: a piece's rows, :func:`along`)
 BLOCK = 1 << 15
 #: the reachability grid's intervals at least, and PER_SAMPLE per input sample on a long
 #: path (the smoothing reaches SMOOTH intervals at least: on a coarser grid it is longer in
 #: time, 100 s of the iiwa's cosine at one interval per sample lost 1.5 % to it)
 POINTS = 4000
 PER_SAMPLE = 3
-#: the longest input (samples) it takes: it holds the whole path and its grid (~10 kB a
-#: sample: 1 GB at 10^5 samples), where the windows of linear programmes hold a chunk; longer
-#: inputs go to the windows (``--solver auto``) or are refused (``--solver reachability``)
-MOST_SAMPLES = 20_000
+#: the longest input (samples) it takes: it holds the whole input path, its shape and the
+#: played motion on the grid (~5 kB a sample: 0.5 GB at 10^5 samples; the passes' rows
+#: are a piece's, :func:`along`), where the windows of linear programmes hold a chunk;
+#: longer inputs go to the windows (``--solver auto``) or are refused (``--solver
+#: reachability``)
+MOST_SAMPLES = 100_000
 #: the points of the path's shape (:func:`arcs`) at least; more on a long path, one per
 #: SPACING of its length in joint space (rad, m) at most: closer points make its top
 #: derivatives rounding (~1e-16 / h^4 in q_sigma^(4))
@@ -321,31 +326,76 @@ def greedy(r: Rows, delta: np.ndarray, K: np.ndarray, start: float, sigma: np.nd
 
 
 def solve(model: Model, path: Trajectory, limits: Limits, points: int, *,
-          shape_points: int | None = None, gravity=GRAVITY) -> list[tuple[Arc, Law]] | None:
+          shape_points: int | None = None, gravity=GRAVITY,
+          progress: Callable[[int, int], None] | None = None) -> list[tuple[Arc, Law]] | None:
     """The fastest law along ``path`` (times: its parameter; q .. q'' at least) in its arc
     length, on ``points`` grid intervals in all: per :class:`Arc`, its law (from and to rest
-    where the path is at rest, its speed free where it is not); None where a limit is not
-    for this solver (:func:`applies`) or no law keeps them on the grid."""
+    where the path is at rest, its speed free where it is not, :func:`along`); None where a
+    limit is not for this solver (:func:`applies`) or no law keeps them on the grid.
+    ``progress(done, total)``: the grid points each pass has done, twice the grid in all."""
     out = []
-    for arc in arcs(path, points, shape_points):
-        blocks = []
-        for i in range(0, len(arc.sigma), BLOCK):  # (memory: the probes' dynamics per block)
-            found = path_limits(model, arc.trajectory(path.joint_names, i, i + BLOCK), limits,
-                                0, gravity=gravity)
-            if not applies(found):
-                return None
-            blocks.append(rows(found))
-        r = Rows(*(np.concatenate([getattr(b, f) for b in blocks])
-                   for f in ("alpha", "beta", "gamma", "top")))
-        delta = np.diff(arc.sigma)
-        K = controllable(r, delta, (0.0, 0.0 if arc.rest[1] else np.inf))
-        if not K[0, 0] <= K[0, 1]:
+    pieces = arcs(path, points, shape_points)
+    total, done = 2 * sum(len(arc.sigma) for arc in pieces), 0
+
+    def advance(points: int) -> None:
+        nonlocal done
+        done += points
+        if progress is not None:
+            progress(done, total)
+
+    for arc in pieces:
+
+        def rows_at(a: int, b: int, arc: Arc = arc) -> Rows | None:
+            found = path_limits(model, arc.trajectory(path.joint_names, a, b), limits, 0,
+                                gravity=gravity)
+            return rows(found) if applies(found) else None
+
+        law = along(arc, rows_at, advance)
+        if law is None:
             return None
-        start = K[0, 0] if arc.rest[0] else K[0, 1]
-        if arc.rest[0] and start > 0:
-            return None
-        out.append((arc, greedy(r, delta, K, start, arc.sigma)))
+        out.append((arc, law))
     return out
+
+
+def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
+          advance: Callable[[int], None] = lambda points: None) -> Law | None:
+    """The law along ``arc`` from the rows of its grid points a .. b-1 (``rows_at(a, b)``;
+    None: a limit not for this solver), piece by piece of :data:`BLOCK` intervals: the
+    backward pass (:func:`controllable`) from the last piece to the first, each piece's
+    controllable sets ending in those of the next one's first point, keeps K alone (two
+    numbers a point); the forward pass (:func:`greedy`) then evaluates each piece's rows
+    again (a path of one piece: once). Memory: a piece's rows, whatever the length. The same
+    law as on the whole grid at once, but for which rows count as free of u
+    (``|alpha|`` below 1e-12 of the piece's largest, not the path's). ``advance(points)``:
+    after each piece of each pass."""
+    M = len(arc.sigma)
+    delta = np.diff(arc.sigma)
+    pieces = [(a, min(a + BLOCK, M - 1)) for a in range(0, M - 1, BLOCK)]
+    K = np.full((M, 2), np.nan)
+    end = (0.0, 0.0 if arc.rest[1] else np.inf)
+    kept = None
+    for a, b in reversed(pieces):
+        r = rows_at(a, b + 1)
+        if r is None:
+            return None
+        K[a : b + 1] = controllable(r, delta[a:b], end)
+        if not K[a, 0] <= K[a, 1]:
+            return None
+        end = (float(K[a, 0]), float(K[a, 1]))
+        kept = r if len(pieces) == 1 else None
+        advance(b - a + (a == 0))
+    start = K[0, 0] if arc.rest[0] else K[0, 1]
+    if arc.rest[0] and start > 0:
+        return None
+    x, u = np.empty(M), np.empty(M - 1)
+    x[0] = start
+    for a, b in pieces:
+        r = kept or rows_at(a, b + 1)
+        assert r is not None  # (as in the backward pass)
+        law = greedy(r, delta[a:b], K[a : b + 1], float(x[a]), arc.sigma[a : b + 1])
+        x[a : b + 1], u[a:b] = law.x, law.u
+        advance(b - a + (a == 0))
+    return Law(arc.sigma, x, u)
 
 
 #: the law is smoothed over this many grid intervals either side at least: TOPP-RA's x has
@@ -409,18 +459,23 @@ def _elapsed(x: BSpline, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def played(arc: Arc, law: Law, orders: int, names: tuple[str, ...], t0: float = 0.0,
-           reach: float = 0.0) -> Trajectory | None:
+           reach: float = 0.0) -> list[Trajectory] | None:
     """The motion along ``arc`` with its law smoothed (:func:`smoothed`), sampled at the grid
     points (q .. q^(orders-1) exact by the chain rule from the shape's sigma-derivatives and
     ``sigma_dot = sqrt(x)``, ``sigma_ddot = x'/2``, ...), the kernel ``reach`` seconds
-    either side (:func:`smoothed`); None where the output
+    either side (:func:`smoothed`), in pieces of :data:`BLOCK` grid points (memory: the
+    chain rule's work on a piece at a time); None where the output
     needs a derivative of the law beyond x''' (orders > 5)."""
     if orders > 5:
         return None
     x = interpolating(law.sigma, smoothed(law, reach), 5)
     sigma = law.sigma
     t = t0 + np.concatenate([[0.0], np.cumsum(_elapsed(x, sigma[:-1], sigma[1:]))])
-    X = np.stack([x(sigma, nu) for nu in range(4)], axis=1)
-    X[:, 0] = np.maximum(X[:, 0], 0.0)
-    rates = time_derivatives(X)[:, : orders - 1]
-    return Trajectory(names, compose(arc.jet(sigma, orders), rates), t)
+    pieces = []
+    for a in range(0, len(sigma), BLOCK):
+        at = sigma[a : a + BLOCK]
+        X = np.stack([x(at, nu) for nu in range(4)], axis=1)
+        X[:, 0] = np.maximum(X[:, 0], 0.0)
+        rates = time_derivatives(X)[:, : orders - 1]
+        pieces.append(Trajectory(names, compose(arc.jet(at, orders), rates), t[a : a + BLOCK]))
+    return pieces
