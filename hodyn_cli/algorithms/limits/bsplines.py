@@ -70,6 +70,5 @@ def interpolating(x: np.ndarray, y: np.ndarray, k: int) -> BSpline:
     band = np.zeros((n, 2 * k + 1))
     band[np.arange(n)[:, None], (i - k - np.arange(n))[:, None] + k + np.arange(k + 1)] = B
     rhs = np.array(y, dtype=float).reshape(n, -1)
-    backends.current().banded_solve(band, k, rhs)
-    c = rhs
-    return BSpline(t, c.reshape(np.shape(y)), k)
+    backends.current().banded_solve(band, k, rhs)  # rhs: the coefficients
+    return BSpline(t, rhs.reshape(np.shape(y)), k)
