@@ -65,11 +65,11 @@ BLOCK = 1 << 15
 POINTS = 4000
 PER_SAMPLE = 3
 #: the longest input (samples) it takes: it holds the whole input path, its shape and the
-#: played motion on the grid (~5 kB a sample: 0.5 GB at 10^5 samples; the passes' rows
-#: are a piece's, :func:`along`), where the windows of linear programmes hold a chunk;
-#: longer inputs go to the windows (``--solver auto``) or are refused (``--solver
+#: played motion on the grid (~5 kB a sample: 0.5 GB at 10^5 samples, 1 GB at its most; the
+#: passes' rows are a piece's, :func:`along`), where the windows of linear programmes hold a
+#: chunk; longer inputs go to the windows (``--solver auto``) or are refused (``--solver
 #: reachability``)
-MOST_SAMPLES = 100_000
+MOST_SAMPLES = 200_000
 #: the points of the path's shape (:func:`arcs`) at least; more on a long path, one per
 #: SPACING of its length in joint space (rad, m) at most: closer points make its top
 #: derivatives rounding (~1e-16 / h^4 in q_sigma^(4))
