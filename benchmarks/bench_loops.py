@@ -1,7 +1,7 @@
 """Microseconds per sample of closed loops (docs/loops.md) next to the open tree's torques.
 
     python benchmarks/bench_loops.py [--samples 20000] [--repeat 3] [--orders 0 2 4]
-    python benchmarks/bench_loops.py --interleaved --repeat 10
+    python benchmarks/bench_loops.py --interleaved --repeat 10 [--cpu]
 
 The four-bar of urdf/fourbar.urdf, the five-bar of urdf/fivebar.urdf and the leg of
 urdf/leg_fourbar_knee.urdf (each with its ``_loops.toml``) along cosines of their actuated
@@ -14,7 +14,8 @@ joints alone), its passive joints alone (positions and derivatives: the coupling
 ``expand``), and Pinocchio's ``rnea`` on the tree looped from Python over the same samples
 (torques only; Pinocchio has no inverse dynamics of closed loops, ``constraintDynamics``
 solves the forward problem). ``--interleaved``: the closed robot and the tree's kernel timed
-in turn in one process, their ratio (no RSS).
+in turn in one process, their ratio (no RSS); with ``--cpu`` in the process's CPU time
+(``time.process_time``: other processes' load moves it less than the wall time).
 """
 
 from __future__ import annotations
@@ -79,16 +80,19 @@ def measure(robot: str, case: str, samples: int, repeat: int, order: int) -> dic
     return result
 
 
-def interleaved(samples: int, repeat: int, orders: list[int]) -> None:
+def interleaved(samples: int, repeat: int, orders: list[int], cpu: bool = False) -> None:
     """The closed robot's cost over the open tree's kernel, the two timed in turn in one
-    process (best of ``repeat`` each): a ratio that the machine's load moves less than that
-    of cases run minutes apart."""
-    from time import perf_counter
+    process (best of ``repeat`` each; ``cpu``: CPU time): a ratio that the machine's load
+    moves less than that of cases run minutes apart."""
+    from time import perf_counter, process_time
+
+    clock = process_time if cpu else perf_counter
 
     from hodyn_cli import api
     from hodyn_cli.core.trajectory import cosine
 
-    print(f"{'interleaved, ' + str(samples) + ' samples':30s} {'tree us':>8s} {'closed us':>10s} "
+    print(f"{'interleaved' + (' CPU' if cpu else '') + ', ' + str(samples) + ' samples':30s} "
+          f"{'tree us':>8s} {'closed us':>10s} "
           f"{'x tree':>7s}")
     for robot, (offset, amplitude, omega) in ROBOTS.items():
         tree = api.load_robot(ROOT / "urdf" / f"{robot}.urdf")
@@ -100,9 +104,9 @@ def interleaved(samples: int, repeat: int, orders: list[int]) -> None:
             best = {"tree": np.inf, "closed": np.inf}
             for _ in range(repeat):
                 for name, robot_, motion in (("tree", tree, full), ("closed", closed, crank)):
-                    t0 = perf_counter()
+                    t0 = clock()
                     api.inverse_dynamics(robot_, motion, order=order)
-                    best[name] = min(best[name], (perf_counter() - t0) / samples * 1e6)
+                    best[name] = min(best[name], (clock() - t0) / samples * 1e6)
             print(f"{robot + f', order {order}':30s} {best['tree']:8.2f} {best['closed']:10.2f} "
                   f"{best['closed'] / best['tree']:7.1f}")
 
@@ -114,6 +118,8 @@ def main() -> None:
     parser.add_argument("--orders", type=int, nargs="+", default=[0, 2, 4])
     parser.add_argument("--interleaved", action="store_true",
                         help="only the closed robot over the tree, timed in turn in one process")
+    parser.add_argument("--cpu", action="store_true",
+                        help="with --interleaved: CPU time (time.process_time), not wall time")
     parser.add_argument("--case", choices=CASES, help=argparse.SUPPRESS)
     parser.add_argument("--robot", choices=ROBOTS, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -122,7 +128,7 @@ def main() -> None:
                                  args.orders[0])))
         return
     if args.interleaved:
-        interleaved(args.samples, args.repeat, args.orders)
+        interleaved(args.samples, args.repeat, args.orders, args.cpu)
         return
     print(f"{args.samples} samples, best of {args.repeat}")
     for robot in ROBOTS:

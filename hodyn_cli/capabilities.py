@@ -117,7 +117,7 @@ EVERY = tuple(COMMANDS)
 #: the commands that run a robot with a helical, ball, planar or free joint (the others refuse
 #: it: docs/conventions.md, "Multi-DOF and helical joints")
 JOINT_MODELS_RUN = ("compute", "matrices", "regressor", "kinematics", "forward", "check",
-                    "sensitivities")
+                    "sensitivities", "generate", "retime")
 
 
 @dataclass(frozen=True)
@@ -235,17 +235,23 @@ RULES: tuple[Excludes | Requires, ...] = (
              "only " + ", ".join(JOINT_MODELS_RUN) + " run it, by numpy's passes (and "
              "the compiled kernel's body-fixed inverse dynamics)"),
     *(Excludes(("joint_models", other), ("compute",)) for other in (
-        "contacts", "drives", "loops", "mimic", "many", "validate", "estimate")),
+        "contacts", "drives", "loops", "mimic", "many", "validate")),
     *(Excludes(("joint_models", other), ("matrices",)) for other in (
-        "contacts", "loops", "mimic", "state_derivatives", "parameter_derivatives",
-        "estimate")),
+        "contacts", "loops", "mimic", "state_derivatives", "parameter_derivatives")),
     *(Excludes(("joint_models", other), ("regressor",)) for other in (
-        "drives", "slotine_li", "loops", "mimic", "estimate")),  # (friction needs drives)
-    *(Excludes(("joint_models", other), ("kinematics",)) for other in ("mimic", "estimate")),
+        "drives", "slotine_li", "loops", "mimic")),  # (friction needs drives)
+    Excludes(("joint_models", "mimic"), ("kinematics",)),
     *(Excludes(("joint_models", other), ("forward",)) for other in ("mimic", "partials")),
-    *(Excludes(("joint_models", other), ("sensitivities",)) for other in ("mimic", "estimate")),
+    Excludes(("joint_models", "mimic"), ("sensitivities",)),
     *(Excludes(("joint_models", other), ("check",)) for other in (
-        "contacts", "drives", "loops", "mimic", "estimate")),  # (elastic ones are drives)
+        "contacts", "drives", "loops", "mimic")),  # (elastic ones are drives)
+    *(Excludes(("joint_models", other), ("retime",)) for other in (
+        "contacts", "drives", "mimic")),
+    *(Excludes(("joint_models", other), ("retime",),
+               "the limits' search reads 1-DOF joints only; a time factor plays any joint") for
+      other in ("to_limits", "optimal")),
+    Excludes(("joint_models", "respect_limits"), ("generate",),
+             "the limits' search reads 1-DOF joints only"),
     Excludes(("no_joints",), ("sensitivities",), "a single rigid body has no joint torques to "
              "differentiate", yet=False),
     Excludes(("no_joints",), ("elastic",), "a single rigid body has no joint to drive",

@@ -263,7 +263,7 @@ def invocation(files, command: str, on: set[str]) -> list:
         "ik": [robot, d / "ee.h5", "--link", EE, "-o", out, "--on-singular", "warn"],
         "validate": [robot, traj, "--samples", "3"],
         "check": [robot, traj],
-        "retime": [robot, traj, "-o", out] + (
+        "retime": [robot, traj, "-o", out.with_suffix(".csv") if "joint_models" in on else out] + (
             [] if on & {"optimal", "to_limits", "factor"}   # drives limit: --factor refuses them
             else ["--to-limits"] if on & {"drives", "elastic"} else ["--factor", "2"]),
         # (--optimal: a cosine; on the 0.2 s Fourier motion the linear programmes take ~5 s,
@@ -278,7 +278,8 @@ def invocation(files, command: str, on: set[str]) -> list:
                      out.with_suffix(".urdf")] if "no_joints" not in on else [robot, traj, "-o",
                                                                              out],
         "generate": [robot, "--kind", *(("cosine", "--duration", "0.5") if "optimal" in on
-                                         else ("fourier", "--duration", "0.2")), "-o", out],
+                                         else ("fourier", "--duration", "0.2")), "-o",
+                     out.with_suffix(".csv") if "joint_models" in on else out],  # (CSV poses)
     }[command]
     args = [command, *args, "--quiet"]
     drives = {URDF / "quadruped.urdf": d / "quad_drives.toml",

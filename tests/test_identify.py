@@ -421,6 +421,28 @@ def test_excitation_on_a_small_robot_is_better_conditioned_than_one_harmonic(tmp
     assert cond["excitation"] < cond["fourier"] / 2, cond
 
 
+def test_the_excitation_designs_judged_together_are_each_judged_alone():
+    """The design's objective is judged for a batch of designs in one regressor call (the
+    gradient's forward differences): each design's value equals its own call, and the
+    gradient equals scipy's forward differences of the one-design objective."""
+    from scipy.optimize import approx_fprime
+
+    from hodyn_cli.algorithms.planning.excitation import STEP, Excitation
+    from hodyn_cli.modeling.limits import joint_limits
+
+    robot = api.load_robot(URDF / "gripper_arm.urdf")
+    problem = Excitation(robot, joint_limits(robot), harmonics=2)
+    X = np.random.default_rng(3).normal(size=(4, 2 * len(robot.coordinate_names) * 2))
+    together = problem.objectives(X)
+    alone = [problem.objectives(x[None])[0] for x in X]
+    np.testing.assert_allclose(together, alone, rtol=1e-12)
+    value, gradient = problem.objective_and_gradient(X[0])
+    assert value == together[0]
+    reference = approx_fprime(X[0], lambda x: problem.objectives(x[None])[0], STEP)
+    np.testing.assert_allclose(gradient, reference, rtol=1e-6, atol=1e-6)
+    assert np.abs(gradient).max() > 1e-3  # the designs differ: the test can fail
+
+
 def condition_of(robot, path) -> float:
     from hodyn_cli.algorithms.identification.least_squares import condition
 

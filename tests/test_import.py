@@ -163,3 +163,13 @@ def test_small_windows_and_blocks_give_the_same_log(tmp_path, monkeypatch):
     monkeypatch.setattr(rosbag, "REORDER", 0)  # message 10 after 11 is now too late
     with pytest.raises(HodynError, match="too far out of time order"):
         read_joint_states(log_path, model=MODEL)
+
+
+def test_a_robot_with_multi_dof_joints_is_one_line(tmp_path):
+    """A JointState carries one position per joint: a robot with a planar joint (its pose
+    three numbers) is refused in one line naming the log and the joint, nothing written."""
+    out = tmp_path / "traj.csv"
+    result = runner.invoke(app, ["import", str(write_log("ros1", tmp_path)), "--urdf",
+                                 str(URDF / "mobile_2r.urdf"), "-o", str(out)])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+    assert "log.bag: joint 'drive' is planar" in result.stderr and not out.exists()

@@ -105,14 +105,19 @@ def test_the_prediction_matches_numpy(kernel, closed_robots):
 @pytest.mark.parametrize("K1", [1, 3, 5])
 def test_the_projection_matches_numpy(kernel, closed_robots, K1):
     """lambda_r and tau_a of random forces with 3 columns from random jets of P J (9
-    samples)."""
+    samples), the forces given sample-major, order-major (as the tree's torques come: read
+    where they lie) and with their columns apart (copied first)."""
     c = closed_robots["leg_fourbar_knee"].coupling
     rng = np.random.default_rng(K1)
     PJ = rng.normal(size=(9, K1, c.rank, c.n))
     f = rng.normal(size=(9, K1, 3, c.n))
-    for ours, ref in zip(kernel.loop_project(PJ, f, c.cuts.active, c.cuts.passive),
-                         project(PJ, f, c.a, c.p), strict=True):
-        close(ours, ref, axis=1)
+    ref = project(PJ, f, c.a, c.p)
+    by_order = np.ascontiguousarray(np.swapaxes(f, 0, 1)).swapaxes(0, 1)
+    apart = np.ascontiguousarray(np.swapaxes(f, 2, 3)).swapaxes(2, 3)
+    for given in (f, by_order, apart):
+        for ours, expected in zip(kernel.loop_project(PJ, given, c.cuts.active,
+                                                      c.cuts.passive), ref, strict=True):
+            close(ours, expected, axis=1)
 
 
 @pytest.mark.parametrize("order", [0, pytest.param(1, marks=pytest.mark.slow), 2,

@@ -97,9 +97,8 @@ def test_the_commands_label_each_dof_and_refuse_what_is_not_built(tmp_path):
     ``hodyn sensitivities`` and ``hodyn forward`` on a URDF with floating and planar joints
     write nv x nv matrices, nv regressor rows, nv Jacobian columns, nv x nv sensitivities and
     nv accelerations labelled per DOF (the library's numbers; forward gives the motion's own
-    nu' and nu'' back from compute's torques); ``--state-derivatives``, ``--slotine-li``,
-    ``--estimate-derivatives`` and forward's ``--derivatives`` on it are one line, exit 2, no
-    output."""
+    nu' and nu'' back from compute's torques); ``--state-derivatives``, ``--slotine-li``
+    and forward's ``--derivatives`` on it are one line, exit 2, no output."""
     from hodyn_cli.algorithms.dynamics import regressor
     from hodyn_cli.algorithms.dynamics.sensitivities import sensitivities
     from hodyn_cli.algorithms.motion.jacobians import link_jacobian
@@ -167,7 +166,6 @@ def test_the_commands_label_each_dof_and_refuse_what_is_not_built(tmp_path):
         got = table[:, [header.index(f"{name}_{d}") for d in model.dof_names]]
         assert _relative(got, traj.derivatives[:, 2 + k]) <= 1e-10, name
     for command, option in (("matrices", "--state-derivatives"), ("regressor", "--slotine-li"),
-                            ("kinematics", "--estimate-derivatives"),
                             ("forward", "--derivatives")):
         target = tmp_path / "refused.h5"
         link = ["--link", "d"] if command == "kinematics" else []

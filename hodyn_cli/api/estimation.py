@@ -42,12 +42,25 @@ def estimating_reader(robot: Model, reader: Any, need: int, *, wrench_need: int 
     """``reader`` (a trajectory reader: chunks in time order, e.g. ``io.TrajectoryReader``)
     whose chunks come with what they lack estimated as :func:`derivative_stream` does (its
     ``.stream``; ``.estimated``: the names estimated; the reader's other attributes pass
-    through). The first chunk is read at once: its errors, naming the file, come first."""
+    through). The first chunk is read at once: its errors, naming the file, come first.
+    A robot's multi-DOF joints given by their poses only are estimated on their groups
+    (:mod:`hodyn_cli.algorithms.motion.group_estimate`)."""
     from hodyn_cli.algorithms.motion.estimate import EstimatingReader
 
+    if robot.multi_dof and getattr(reader, "orders", 1) == 1:
+        from hodyn_cli.algorithms.motion import group_estimate
+
+        charts = group_estimate.Charts(robot)
+        return group_estimate.GroupReader(EstimatingReader(  # type: ignore[return-value]
+            group_estimate.ChartedReader(reader, charts), need, wrench_need, cutoff,
+            charts.wrapped, rows=rows), charts)
     return EstimatingReader(reader, need, wrench_need, cutoff, _wrapped(robot), rows=rows)
 
 
 def _wrapped(robot: Model) -> np.ndarray:
-    """(m,) the coordinates whose q may wrap at +-pi (continuous joints)."""
+    """(m,) the coordinates whose q may wrap at +-pi (continuous joints; with multi-DOF
+    joints, whose rates are given, over the velocity coordinates)."""
+    if robot.multi_dof:
+        return np.array([kind == "continuous" for kind, nv in zip(
+            robot.joint_types, robot.dofs, strict=True) for _ in range(nv)])
     return np.array([robot.joint_types[i] == "continuous" for i in robot.coordinates])

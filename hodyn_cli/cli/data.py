@@ -61,7 +61,8 @@ def generate_command(
         show_default=False)] = None,
     filter_order: Annotated[int, typer.Option(min=1, help="filtered-step: filter order m.")] = 16,
     step: Annotated[str | None, typer.Option(
-        help="filtered-step: step size, one value or one per joint (comma-separated).",
+        help="filtered-step: step size, one value or one per coordinate (comma-separated; a "
+             "multi-DOF joint has one per DOF).",
         show_default=False)] = None,
     waypoints: Annotated[Path | None, typer.Option(
         help="point-to-point: CSV with a header of joint names and one row per waypoint.",

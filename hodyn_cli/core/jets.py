@@ -33,12 +33,14 @@ def product(a: np.ndarray, b: np.ndarray,
     """The jet of ``op(a, b)`` (bilinear: matmul by default) from the jets a, b (N, K+1, ...),
     to the lower of their orders."""
     K1 = min(a.shape[1], b.shape[1])
-    first = op(a[:, 0], b[:, 0])
-    out = np.empty((first.shape[0], K1) + first.shape[1:])
-    out[:, 0] = first
+    # order first, each order contiguous: op on strided (N, ...) slices copies them every time
+    a, b = (np.ascontiguousarray(np.moveaxis(x[:, :K1], 1, 0)) for x in (a, b))
+    first = op(a[0], b[0])
+    out = np.empty((K1,) + first.shape)
+    out[0] = first
     for k in range(1, K1):
-        out[:, k] = sum(comb(k, j) * op(a[:, j], b[:, k - j]) for j in range(k + 1))
-    return out
+        out[k] = sum(comb(k, j) * op(a[j], b[k - j]) for j in range(k + 1))
+    return np.moveaxis(out, 0, 1)
 
 
 def inverse(A: np.ndarray) -> np.ndarray:
@@ -63,13 +65,13 @@ def rotation(R: np.ndarray, omega: np.ndarray, K: int, body: bool = False) -> np
     """The jet (N, K+1, 3, 3) of a rotation R (N, 3, 3) turning with angular velocity omega
     (N, >= K, 3) and its derivatives: spatial ``R' = skew(omega) R``, or with ``body`` the
     body-fixed ``R' = R skew(omega)``."""
-    W = lie.skew(omega[:, :K])
-    out = np.empty((R.shape[0], K + 1, 3, 3))
-    out[:, 0] = R
+    W = np.ascontiguousarray(np.moveaxis(lie.skew(omega[:, :K]), 1, 0))  # order first (product)
+    out = np.empty((K + 1,) + R.shape)
+    out[0] = R
     for k in range(K):
-        out[:, k + 1] = sum(comb(k, j) * (out[:, k - j] @ W[:, j] if body else
-                                          W[:, j] @ out[:, k - j]) for j in range(k + 1))
-    return out
+        out[k + 1] = sum(comb(k, j) * (out[k - j] @ W[j] if body else W[j] @ out[k - j])
+                         for j in range(k + 1))
+    return np.moveaxis(out, 0, 1)
 
 
 def transpose(A: np.ndarray) -> np.ndarray:

@@ -132,6 +132,12 @@ class JointStateStream:
         if model is None:
             _twice(names, names, "the first message", self.source)
             return tuple(names)
+        posed = [(j, kind) for j, kind, nv in zip(model.joint_names, model.joint_types,
+                                                   model.dofs, strict=True) if nv > 1]
+        if posed:  # (a JointState has one position per joint: no pose, no angular velocity)
+            raise HodynError(f"joint '{posed[0][0]}' is {posed[0][1]}: sensor_msgs/JointState "
+                             "gives one position per joint, not its pose (a MuJoCo log gives "
+                             "them)", self.source)
         missing = [j for j in model.joint_names if j not in names]
         if missing:
             raise HodynError(f"the log has no joint(s) {', '.join(missing)} of the model "

@@ -133,7 +133,7 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
     if factor is None:
         attrs["binding"] = [b.describe() for b in best if b is not None]
     assert template is not None  # search.retiming() refused a motion without samples
-    writer = RetimeJob(job.model, retiming, template, compact)
+    writer = RetimeJob(job.model, retiming, template, compact, output)
     # a sample out per sample in: an HDF5 input's count announced, so each chunk is written
     # at its place by the thread that retimed it
     with opened() as reader, open_sink(output, writer.columns(reader.has_t),

@@ -30,10 +30,10 @@ from hodyn_cli.io.results import (
     centroidal_columns,
     contact_datasets,
     derivative_columns,
+    joint_datasets,
     joint_wrench_datasets,
     motion_columns,
     timed_columns,
-    trajectory_datasets,
     with_t,
     wrench_datasets,
 )
@@ -574,11 +574,15 @@ class LawsJob(_Job):
 class RetimeJob(_Job):
     """``hodyn retime``: a chunk played as ``retiming`` says, every column of ``template`` (a
     chunk of the input with no samples: its derivative orders, wrenches, t, a floating root's
-    motion, contact flags) scaled exactly; ``compact``: HDF5's ``q_derivatives``."""
+    motion, contact flags) scaled exactly; ``compact``: HDF5's ``q_derivatives``. The file
+    ``output`` is written for: a model's multi-DOF joints as their poses' columns, CSV only
+    (:func:`~hodyn_cli.io.results.joint_datasets`; their rows, nu's derivatives, scale by the
+    chain rule as any joint's)."""
 
     retiming: Retiming
     template: Trajectory
     compact: bool = False
+    output: str = "-"
 
     @property
     def need(self) -> int:
@@ -590,9 +594,10 @@ class RetimeJob(_Job):
         return 0 if W is None else W.orders
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
-        return trajectory_datasets(self.template, self.compact)[1] | \
+        return joint_datasets(self.output, self.template, self.model, self.compact)[1] | \
             base_datasets(self.template)[1]
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         played = api.played(chunk, self.retiming)
-        return trajectory_datasets(played, self.compact)[0] | base_datasets(played)[0]
+        return joint_datasets(self.output, played, self.model, self.compact)[0] | \
+            base_datasets(played)[0]

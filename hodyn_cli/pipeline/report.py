@@ -113,8 +113,7 @@ def _figures(report: Report) -> list[tuple[str, str]]:
         a, num = d["analytic"], d["numeric"]
         n = a.shape[1]
         x = t if t is not None else np.asarray(report.checked_samples)
-        fig, axes = plt.subplots(n, 2, figsize=(11, 1.9 * n + 0.6), squeeze=False,
-                                 sharex=True, layout="constrained")
+        fig, axes = _grid(n)
         for j in range(n):
             ax, ex = axes[j]
             ax.plot(x, a[:, j], lw=1.4, label=f"{name} analytic ({source})")
@@ -140,6 +139,18 @@ def _figures(report: Report) -> list[tuple[str, str]]:
     return out
 
 
+def _grid(rows: int):
+    """A figure of ``rows`` x 2 axes sharing x, a joint per row, its margins fixed in inches
+    (matplotlib's constrained layout measured every tick label: most of a report's time)."""
+    import matplotlib.pyplot as plt
+
+    height = 1.9 * rows + 0.6
+    fig, axes = plt.subplots(rows, 2, figsize=(11, height), squeeze=False, sharex=True)
+    fig.subplots_adjust(left=0.08, right=0.99, wspace=0.16, hspace=0.3,
+                        top=1 - 0.3 / height, bottom=0.45 / height)
+    return fig, axes
+
+
 def _simulation_figure(sim: dict) -> tuple[str, str]:
     """Per window, the largest |q simulated - q| and |qd simulated - qd| per joint (q, qd of
     what the simulation is compared with: the local Taylor motion of the window's first
@@ -147,8 +158,7 @@ def _simulation_figure(sim: dict) -> tuple[str, str]:
     import matplotlib.pyplot as plt
 
     t, names = sim["starts"], sim["joint_names"]
-    fig, axes = plt.subplots(len(names), 2, figsize=(11, 1.9 * len(names) + 0.6), squeeze=False,
-                             sharex=True, layout="constrained")
+    fig, axes = _grid(len(names))
     for j, name in enumerate(names):
         for ax, key in zip(axes[j], ("q", "qd"), strict=True):
             err = sim[key][:, j]

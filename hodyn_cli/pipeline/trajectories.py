@@ -17,7 +17,7 @@ from hodyn_cli import api
 from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.errors import HodynError
-from hodyn_cli.io import CHUNK_ROWS, open_sink, trajectory_datasets
+from hodyn_cli.io import CHUNK_ROWS, open_sink
 from hodyn_cli.io.mujoco_log import MujocoLog, is_mujoco_log
 from hodyn_cli.io.paths import listing
 from hodyn_cli.io.results import base_datasets, joint_datasets
@@ -71,11 +71,12 @@ def generate_file(model: Model, kind: str, output: str, attrs: dict, *, compact:
                                             f"{limits}: {design.binding.describe()} set it")])
     first = next(design.chunks)
     attrs = {"joint_names": list(first.joint_names), **attrs}
-    with open_sink(output, trajectory_datasets(first, compact)[1], attrs) as sink:
+    # (a model with multi-DOF joints: their poses' columns, CSV only)
+    with open_sink(output, joint_datasets(output, first, model, compact)[1], attrs) as sink:
         for piece in itertools.chain([first], design.chunks):
             if check:
                 design.check(piece)
-            sink.write(trajectory_datasets(piece, compact)[0])
+            sink.write(joint_datasets(output, piece, model, compact)[0])
         if design.optimal is not None:
             sink.attrs.update(design.optimal.attributes)
     plan = design.optimal

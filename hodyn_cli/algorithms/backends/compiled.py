@@ -476,7 +476,9 @@ class CompiledBackend(NumpyBackend):
 
     def loop_project(self, PJ, f, active, passive):
         """lambda_r (N, K+1, C, r) and tau_a (N, K+1, C, m) of f (N, K+1, C, n) from P J's
-        jets (N, K+1, r, n): ``loops.project``."""
+        jets (N, K+1, r, n): ``loops.project``. f is read where it lies when each sample's
+        and order's (C, n) are contiguous (the tree's torques: (K+1, N, n) transposed; a
+        copy of them cost as much as the projection)."""
         N, K1, C, n = f.shape
         r = len(passive)
         if PJ.shape[0] != N or PJ.shape[1] < K1 or PJ.shape[2:] != (r, n):
@@ -484,8 +486,12 @@ class CompiledBackend(NumpyBackend):
                                   f"{n})")
         lam, tau = np.empty((N, K1, C, r)), np.empty((N, K1, C, len(active)))
         f64 = partial(np.ascontiguousarray, dtype=np.float64)
-        _check(self.lib.hodyn_loop_project(N, K1, n, C, r, PJ.shape[1], f64(PJ), f64(f),
-                                           len(active), active, passive, lam, tau))
+        if f.dtype != np.float64 or f.strides[3] != 8 or (C > 1 and f.strides[2] != 8 * n) \
+                or min(f.strides[:2]) < 0 or not f.flags.aligned:
+            f = f64(f)
+        _check(self.lib.hodyn_loop_project(N, K1, n, C, r, PJ.shape[1], f64(PJ), f.ctypes.data,
+                                           f.strides[0] // 8, f.strides[1] // 8, len(active),
+                                           active, passive, lam, tau))
         return lam, tau
 
     # -- inverse kinematics --------------------------------------------------------------

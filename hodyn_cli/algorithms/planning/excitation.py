@@ -16,17 +16,19 @@ URDF's parameters) enter as a penalty above 90 % of their limits, so that the ch
 motion keeps them; ``generate --respect-limits`` then checks every sample of the written
 motion, and plays it slower if a limit still binds. The optimizer is scipy's L-BFGS-B on
 ``log cond + penalty`` from the random coefficients of ``seed`` (deterministic), with
-finite-difference gradients: a few hundred regressor evaluations of SAMPLES samples.
+forward-difference gradients, each one regressor evaluation of the 2 n L + 1 designs' SAMPLES
+samples together (n joints, L harmonics).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics import regressor
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.identification.least_squares import condition
-from hodyn_cli.algorithms.planning.generate import _ranges
+from hodyn_cli.algorithms.planning.generate import Chart, _ranges, on_the_group
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.modeling.limits import Limits
@@ -39,17 +41,20 @@ SAMPLES = 80
 TORQUE_SHARE = 0.9
 #: share of the position range and velocity limit the motion uses (as ``fourier``'s)
 SHARE = 0.8
+#: the forward differences' step of the objective's gradient
+STEP = 1e-6
 
 
 def fourier_series(a: np.ndarray, b: np.ndarray, wf: float, t: np.ndarray, orders: int
                    ) -> np.ndarray:
-    """(N, orders, n): q - q0 and its derivatives of the Fourier series with coefficients
-    a, b (n, L) at times t."""
-    lw = wf * np.arange(1, a.shape[1] + 1)
-    out = np.zeros((len(t), orders, a.shape[0]))
+    """(..., N, orders, n): q - q0 and its derivatives of the Fourier series with coefficients
+    a, b (..., n, L) (a design or a stack of them) at times t."""
+    lw = wf * np.arange(1, a.shape[-1] + 1)
+    out = np.zeros(a.shape[:-2] + (len(t), orders, a.shape[-2]))
     for k in range(orders):
-        arg = np.outer(t, lw)[:, None, :] + k * np.pi / 2
-        out[:, k] = (lw ** (k - 1) * (a[None] * np.sin(arg) - b[None] * np.cos(arg))).sum(-1)
+        arg = np.outer(t, lw) + k * np.pi / 2
+        out[..., k, :] = (np.einsum("...jl,nl->...nj", a * lw ** (k - 1), np.sin(arg))
+                          - np.einsum("...jl,nl->...nj", b * lw ** (k - 1), np.cos(arg)))
     return out
 
 
@@ -60,48 +65,72 @@ class Excitation:
                  base_frequency: float = 0.1, gravity=GRAVITY):
         self.model, self.L, self.wf = model, harmonics, 2 * np.pi * base_frequency
         self.c = model.coupling
-        idx = list(model.coordinates)
-        centre, half = _ranges(model)  # fourier's: a default range where a joint has none
+        # multi-DOF joints are designed in their charts, one coordinate per DOF (as fourier's)
+        designed = Chart.of(model) if model.multi_dof else model
+        idx = list(range(designed.n)) if model.multi_dof else list(model.coordinates)
+        self.names = tuple(designed.joint_names[i] for i in idx)
+        centre, half = _ranges(designed)  # fourier's: a default range where a joint has none
         self.centre, self.half = centre[idx], half[idx]
-        self.vmax = model.velocity_limits[idx]
-        self.torque = limits.bands["torque"][idx, 1]
-        self.rate = limits.bands["torque_rate"][idx, 1]
+        self.vmax = designed.velocity_limits[idx]
+        joint = np.repeat(np.arange(model.n), model.dofs)[idx]  # each DOF's joint
+        self.torque = limits.bands["torque"][joint, 1]
+        self.rate = limits.bands["torque_rate"][joint, 1]
         self.t = np.arange(SAMPLES) / (SAMPLES * base_frequency)
         self.gravity = gravity
         self.base = regressor.base_parameters(model, gravity=gravity)
         self.pi = regressor.parameters(model)
         self.order = 1 if np.isfinite(self.rate).any() else 0
+        self.data = backends.current().data(model)  # one Data for the thousands of designs
 
     def scaled(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Coefficients (a, b) from the free ones ``x``, each joint scaled into its position
-        range and velocity limit."""
+        """Coefficients (a, b) ((..., n, L) each) from the free ones ``x`` (..., 2 n L), each
+        joint scaled into its position range and velocity limit."""
         n = len(self.centre)
-        a, b = x.reshape(2, n, self.L)
-        probe = fourier_series(a, b, self.wf, self.t, 2)
-        s = SHARE * self.half / (np.abs(probe[:, 0]).max(axis=0) + 1e-300)
+        a, b = np.moveaxis(x.reshape(*x.shape[:-1], 2, n, self.L), -3, 0)
+        probe = np.abs(fourier_series(a, b, self.wf, self.t, 2)).max(axis=-3)
+        s = SHARE * self.half / (probe[..., 0, :] + 1e-300)
         s = np.minimum(s, np.where(np.isfinite(self.vmax), SHARE * self.vmax, np.inf)
-                       / (np.abs(probe[:, 1]).max(axis=0) + 1e-300))
-        return a * s[:, None], b * s[:, None]
+                       / (probe[..., 1, :] + 1e-300))
+        return a * s[..., None], b * s[..., None]
 
     def motion(self, a: np.ndarray, b: np.ndarray) -> Trajectory:
+        """The designs of coefficients (a, b) ((m, n, L) each) one after the other: m times
+        :data:`SAMPLES` samples (no times: the designs are not one motion)."""
         qs = fourier_series(a, b, self.wf, self.t, self.order + 3)
+        qs = qs.reshape(-1, *qs.shape[2:])
         qs[:, 0] += self.centre
-        return self.c.expand(Trajectory(self.model.coordinate_names, qs, self.t))
+        designed = Trajectory(self.names, qs, None)
+        return on_the_group(self.model, designed) if self.model.multi_dof else \
+            self.c.expand(designed)
 
-    def judge(self, a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
-        """(condition number, penalty of the torques and rates beyond their share)."""
+    def judge(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Of each of the m designs (a, b) ((m, n, L) each): (condition numbers, penalties of
+        the torques and rates beyond their share), their regressors in one call."""
         Y = regressor.project_rows(self.model, regressor.regressor(
-            self.model, self.motion(a, b), order=self.order, gravity=self.gravity))
-        cond = condition(Y[:, 0][..., self.base.independent].reshape(-1, len(self.base.names)))
-        penalty = 0.0
+            self.model, self.motion(a, b), order=self.order, gravity=self.gravity,
+            data=self.data))
+        Y = Y.reshape(len(a), SAMPLES, *Y.shape[1:])
+        base = Y[:, :, 0][..., self.base.independent]
+        cond = np.array([condition(Yb.reshape(-1, len(self.base.names))) for Yb in base])
+        penalty = np.zeros(len(a))
         for k, limit in enumerate((self.torque, self.rate)[: self.order + 1]):
-            over = np.abs(Y[:, k] @ self.pi) / (TORQUE_SHARE * limit) - 1
-            penalty += float((np.maximum(over, 0.0) ** 2).sum())
+            over = np.abs(Y[:, :, k] @ self.pi) / (TORQUE_SHARE * limit) - 1
+            penalty += (np.maximum(over, 0.0) ** 2).sum(axis=(1, 2))
         return cond, penalty
 
-    def objective(self, x: np.ndarray) -> float:
-        cond, penalty = self.judge(*self.scaled(x))
-        return float(np.log(cond) + 100.0 * penalty) if np.isfinite(cond) else 1e6
+    def objectives(self, X: np.ndarray) -> np.ndarray:
+        """``log cond + 100 penalty`` of each row of X (m, 2 n L) (1e6 where cond is
+        infinite)."""
+        cond, penalty = self.judge(*self.scaled(X))
+        with np.errstate(divide="ignore"):
+            return np.where(np.isfinite(cond), np.log(cond) + 100.0 * penalty, 1e6)
+
+    def objective_and_gradient(self, x: np.ndarray) -> tuple[float, np.ndarray]:
+        """The objective at x and its forward differences with steps :data:`STEP` (as scipy's
+        L-BFGS-B takes them), the 2 n L + 1 designs judged in one batch."""
+        steps = (x + STEP) - x  # the steps x + h represents exactly
+        f = self.objectives(np.vstack([x, x + np.diag(steps)]))
+        return float(f[0]), (f[1:] - f[0]) / steps
 
     def coefficients(self, seed: int = 0, iterations: int = 45) -> tuple[np.ndarray, np.ndarray]:
         """The optimized (a, b) (n, L), from the random coefficients of ``seed``."""
@@ -109,9 +138,10 @@ class Excitation:
 
         n = len(self.centre)
         x0 = np.random.default_rng(seed).normal(size=(2, n, self.L)).ravel()
-        found = minimize(self.objective, x0, method="L-BFGS-B",
-                         options={"maxiter": iterations, "eps": 1e-6})
-        return self.scaled(found.x if found.fun <= self.objective(x0) else x0)
+        found = minimize(self.objective_and_gradient, x0, jac=True, method="L-BFGS-B",
+                         options={"maxiter": iterations})
+        start = self.objectives(x0[None])[0]
+        return self.scaled(found.x if found.fun <= start else x0)
 
 
 def excitation(model: Model, limits: Limits, *, harmonics: int = 5,

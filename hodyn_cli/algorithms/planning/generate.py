@@ -22,6 +22,11 @@ velocity limits where given) for any robot; ``seed`` varies them.
   ``s(0) = 0, s(1) = 1`` and its first k derivatives 0 at both ends (quintic for k = 2,
   septic for k = 3, ...): the first k derivatives vanish at every waypoint; k defaults to D.
 
+A robot with ball, planar or free joints is designed in :class:`Chart` coordinates (a ball
+joint's three angles, ...), each moved by the kind as a 1-DOF joint, and carried onto the
+joints' groups exactly (:func:`on_the_group`; docs/conventions.md, "Multi-DOF and helical
+joints").
+
 >>> from pathlib import Path
 >>> from hodyn_cli.modeling.urdf import load_model
 >>> model = load_model(Path(__file__).parents[3] / "urdf" / "planar_2r.urdf")
@@ -33,7 +38,7 @@ velocity limits where given) for any robot; ``seed`` varies them.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from math import comb, factorial
 
 import numpy as np
@@ -49,6 +54,7 @@ from hodyn_cli.algorithms.limits.feasibility import (
 )
 from hodyn_cli.algorithms.limits.optimal import Optimal
 from hodyn_cli.algorithms.limits.scaling import scaled
+from hodyn_cli.core.joint_jets import joint_rows
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, cosine, derivative_name, filtered_step
 from hodyn_cli.errors import HodynError
@@ -56,7 +62,7 @@ from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
 __all__ = ["KINDS", "DESIGNED", "generate", "chunks", "rest_to_rest", "check_limits", "within_limits",
-           "optimal"]
+           "optimal", "Chart", "on_the_group"]
 
 KINDS = ("cosine", "fourier", "filtered-step", "point-to-point")
 #: kinds designed before they are generated (:func:`hodyn_cli.api.design_motion` turns an
@@ -65,10 +71,10 @@ DESIGNED = ("excitation",)
 DEFAULT_DURATION = {"cosine": 10.0, "fourier": 10.0, "filtered-step": 2.5,
                     "point-to-point": None}
 #: half-range used where a joint has no position limits (rad, or m for prismatic joints)
-FREE_HALF_RANGE = {"revolute": 1.0, "continuous": 1.0, "prismatic": 0.1}
+FREE_HALF_RANGE = {"revolute": 1.0, "continuous": 1.0, "helical": 1.0, "prismatic": 0.1}
 
 
-def _ranges(model: Model) -> tuple[np.ndarray, np.ndarray]:
+def _ranges(model: Model | Chart) -> tuple[np.ndarray, np.ndarray]:
     """(centre, half range) of every joint's position limits (a default where unlimited)."""
     lo, hi = model.limits[:, 0], model.limits[:, 1]
     free = ~(np.isfinite(lo) & np.isfinite(hi))
@@ -120,10 +126,69 @@ def generate(model: Model, kind: str, **options) -> Trajectory:
         options["waypoints"] = model.coupling.phi(
             np.atleast_2d(np.asarray(options["waypoints"], float)))
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named below
-        full = _design(model, kind, rows, **options)  # every joint its own; mimics' dropped
+        # every joint its own (mimics' dropped below); multi-DOF joints in their charts
+        full = _design(Chart.of(model) if model.multi_dof else model, kind, rows, **options)
     _finite(full)
+    if model.multi_dof:
+        return on_the_group(model, full)
     return Trajectory(model.coordinate_names, full.derivatives[:, :, list(model.coordinates)],
                       full.t)
+
+
+@dataclass(frozen=True)
+class Chart:
+    """The coordinates a model with multi-DOF joints is designed in, one per velocity
+    coordinate (named as it): a 1-DOF joint's q; a ball joint's angles ``a_x, a_y, a_z`` of
+    ``R = exp(a_x e_x^) exp(a_y e_y^) exp(a_z e_z^)``; a planar joint's ``x, y, theta``; a
+    free joint's angles then its position (:mod:`hodyn_cli.core.joint_jets`). Each moves as
+    a 1-DOF joint of the kind would (angles as continuous joints, lengths as prismatic ones,
+    unlimited), and :func:`on_the_group` carries the motion onto the joints' groups."""
+
+    joint_names: tuple[str, ...]
+    joint_types: tuple[str, ...]
+    limits: np.ndarray
+    velocity_limits: np.ndarray
+
+    @classmethod
+    def of(cls, model: Model) -> Chart:
+        kinds: list[str] = []
+        limits, velocity = [], []
+        for i, kind in enumerate(model.joint_types):
+            chart = CHART_KINDS.get(kind, (kind,))
+            kinds += chart
+            bounded = len(chart) == 1  # a multi-DOF joint has no limits (docs/conventions.md)
+            limits += [model.limits[i] if bounded else (-np.inf, np.inf)] * len(chart)
+            velocity += [model.velocity_limits[i] if bounded else np.inf] * len(chart)
+        return cls(model.dof_names, tuple(kinds), np.array(limits, float),
+                   np.array(velocity, float))
+
+    @property
+    def n(self) -> int:
+        return len(self.joint_names)
+
+    def joint_index(self, name: str) -> int:
+        return self.joint_names.index(name)
+
+
+#: the chart coordinates of each multi-DOF joint type, as the 1-DOF joints they move like
+CHART_KINDS = {"spherical": ("continuous",) * 3, "planar": ("prismatic", "prismatic", "continuous"),
+               "free": ("continuous",) * 3 + ("prismatic",) * 3}
+
+
+def on_the_group(model: Model, chart: Trajectory) -> Trajectory:
+    """The motion designed in :class:`Chart` coordinates as the model's trajectory: each
+    multi-DOF joint's rows from its chart's jets (:func:`hodyn_cli.core.joint_jets.joint_rows`,
+    exact), a 1-DOF joint's as designed."""
+    out = chart.derivatives.copy()
+    o = model.dof_offsets
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named below
+        for i, nv in enumerate(model.dofs):
+            if nv > 1:
+                out[:, :, o[i]:o[i + 1]] = joint_rows(model, i,
+                                                       chart.derivatives[:, :, o[i]:o[i + 1]])
+    traj = Trajectory(model.dof_names, out, chart.t)
+    _finite(traj)
+    return traj
 
 
 def _finite(traj: Trajectory) -> None:
@@ -149,7 +214,7 @@ def chunks(model: Model, kind: str, size: int, **options) -> Iterator[Trajectory
         start += size
 
 
-def _design(model: Model, kind: str, rows: slice, *, rate: float = 100.0,
+def _design(model: Model | Chart, kind: str, rows: slice, *, rate: float = 100.0,
             duration: float | None = None, derivatives: int = 4, seed: int = 0,
             base_frequency: float = 0.1, harmonics: int = 5, coefficients: dict | None = None,
             filter_order: int = 16, step=None, waypoints=None, segment_duration=None,
@@ -162,7 +227,8 @@ def _design(model: Model, kind: str, rows: slice, *, rate: float = 100.0,
         raise HodynError(f"unknown kind '{kind}' (choose from {', '.join(KINDS + DESIGNED)})")
     if derivatives < 0:
         raise HodynError(f"--derivatives must be >= 0, got {derivatives}")
-    if model.coupling.active:  # the leaders' limits keep every follower inside its own
+    if isinstance(model, Model) and model.coupling.active:  # the leaders' limits keep
+        # every follower inside its own (a chart's joints follow no other)
         position, velocity = model.coupling.limits(model, source)
         model = replace(model, limits=position, velocity_limits=velocity)
     rng = np.random.default_rng(seed)
@@ -205,7 +271,11 @@ def _timed(model, kind, T, t, rng, centre, half, derivatives, base_frequency, ha
         peak = np.exp(m1 * np.log(m1) - m1 - np.sum(np.log(np.arange(1, m1 + 1)))) if m1 else 1.0
         size = np.minimum(0.6 * half, 0.8 * model.velocity_limits / (omega * peak))
     else:
-        size = np.broadcast_to(np.asarray(step, float), (n,))
+        size = np.asarray(step, float).ravel()
+        if size.size not in (1, n):
+            raise HodynError(f"--step has {size.size} values: one, or one per coordinate of "
+                             f"the motion ({', '.join(model.joint_names)})")
+        size = np.broadcast_to(size, (n,))
     return filtered_step(model.joint_names, t, step=size, omega=omega,
                          filter_order=filter_order, offset=centre - size / 2, orders=derivatives)
 
@@ -321,25 +391,31 @@ def _time(trajectory: Trajectory, s: int) -> str:
 def check_limits(model: Model, trajectory: Trajectory, source: str | None = None) -> None:
     """One-line error for the first sample of ``trajectory`` (every joint's: mimic joints
     move as their leaders make them) outside a position or velocity limit; ``source``: the
-    file the limits come from, named in it."""
-    lo, hi = model.limits[:, 0], model.limits[:, 1]
-    q = trajectory.derivatives[:, 0]
-    tol = 1e-9 * (1 + np.abs(model.limits).clip(max=1e9))
+    file the limits come from, named in it. A multi-DOF joint has no limits: its columns
+    are passed over."""
+    joints = np.array([i for i, nv in enumerate(model.dofs) if nv == 1], int)
+    columns = model.dof_offsets[joints]  # (each joint's own column without multi-DOF joints)
+    limits = model.limits[joints]
+    lo, hi = limits[:, 0], limits[:, 1]
+    q = trajectory.derivatives[:, 0, columns]
+    tol = 1e-9 * (1 + np.abs(limits).clip(max=1e9))
     for bad, what in ((q < lo - tol[:, 0], "lower"), (q > hi + tol[:, 1], "upper")):
         if bad.any():
             s, j = np.argwhere(bad)[0]
             limit = lo[j] if what == "lower" else hi[j]
-            raise HodynError(f"joint '{model.joint_names[j]}' at {_time(trajectory, s)}: "
-                             f"q = {q[s, j]:.6g} is beyond its {what} limit {limit:.6g} "
-                             "(--allow-limit-violation to write it anyway)", source)
+            raise HodynError(f"joint '{model.joint_names[joints[j]]}' at "
+                             f"{_time(trajectory, s)}: q = {q[s, j]:.6g} is beyond its {what} "
+                             f"limit {limit:.6g} (--allow-limit-violation to write it anyway)",
+                             source)
     if trajectory.orders > 1:
-        qd = np.abs(trajectory.derivatives[:, 1])
-        bad = qd > model.velocity_limits * (1 + 1e-9)
+        qd = np.abs(trajectory.derivatives[:, 1, columns])
+        vmax = model.velocity_limits[joints]
+        bad = qd > vmax * (1 + 1e-9)
         if bad.any():
             s, j = np.argwhere(bad)[0]
-            raise HodynError(f"joint '{model.joint_names[j]}' at {_time(trajectory, s)}: "
-                             f"|qd| = {qd[s, j]:.6g} exceeds its velocity limit "
-                             f"{model.velocity_limits[j]:.6g} (--allow-limit-violation to "
+            raise HodynError(f"joint '{model.joint_names[joints[j]]}' at "
+                             f"{_time(trajectory, s)}: |qd| = {qd[s, j]:.6g} exceeds its "
+                             f"velocity limit {vmax[j]:.6g} (--allow-limit-violation to "
                              "write it anyway)", source)
 
 

@@ -136,7 +136,7 @@ int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double
                        double step, double tol, const double *W, double *guess, uint8_t *far,
                        int32_t *anchor);
 int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, int KJ, const double *PJ,
-                       const double *f, int ma, const int32_t *active, const int32_t *passive,
+                       const double *HK_STRIDED f, int64_t fs, int64_t fk, int ma, const int32_t *active, const int32_t *passive,
                        double *lam, double *tau);
 
 /* inverse kinematics (ik.c) */

@@ -24,7 +24,8 @@
  *   and a flag per sample: 0 where P J_p is near singular (Hadamard's ratio |det| /
  *   prod(row norms) below `near`): the caller decides those as numpy does. Given the motion
  *   (the samples its rows), hodyn_loop_rates' work follows in the same pass where the flag is
- *   1: the actuated joints' poses are Newton's, the passive ones' found again at its end.
+ *   1, at the poses c and J were kept from (Newton's last evaluation's where every lane's
+ *   came from it: no pose found again; the positions returned are the step's end).
  * hodyn_loop_predict: Newton's starts between the anchors (their Taylor and Hermite
  *   polynomials) and where they are too far.
  * hodyn_loop_rates: the implicit function theorem order by order, q_p^(k) = -(P J_p)^-1 P
@@ -265,36 +266,35 @@ static void lu(int r, vd *A, int (*piv)[LANES]) {
     }
 }
 
-/* x = A^-1 b (transpose: A^-T b) from lu()'s factors */
+/* x = A^-1 b (transpose: A^-T b) from lu()'s factors (x and b apart): the lanes' row orders
+ * applied one by one, the substitutions on all lanes at once */
 static void lu_solve(int r, const vd *LU, int (*piv)[LANES], int transpose, const vd *b,
                      vd *x) {
-    for (int l = 0; l < LANES; l++) {
-        double y[r];
-        if (!transpose) {   /* P A = L U: L U x = P b */
-            for (int i = 0; i < r; i++) {
-                double s = b[piv[i][l]][l];
-                for (int q = 0; q < i; q++) s -= LU[r * i + q][l] * y[q];
-                y[i] = s;
-            }
-            for (int i = r - 1; i >= 0; i--) {
-                double s = y[i];
-                for (int q = i + 1; q < r; q++) s -= LU[r * i + q][l] * x[q][l];
-                x[i][l] = s / LU[r * i + i][l];
-            }
-        } else {   /* A^T = U^T L^T P: U^T z = b, L^T y = z, x = P^T y */
-            double z[r];
-            for (int i = 0; i < r; i++) {
-                double s = b[i][l];
-                for (int q = 0; q < i; q++) s -= LU[r * q + i][l] * z[q];
-                z[i] = s / LU[r * i + i][l];
-            }
-            for (int i = r - 1; i >= 0; i--) {
-                double s = z[i];
-                for (int q = i + 1; q < r; q++) s -= LU[r * q + i][l] * y[q];
-                y[i] = s;
-            }
-            for (int i = 0; i < r; i++) x[piv[i][l]][l] = y[i];
+    vd y[r];
+    if (!transpose) {   /* P A = L U: L U x = P b */
+        for (int i = 0; i < r; i++) {
+            for (int l = 0; l < LANES; l++) y[i][l] = b[piv[i][l]][l];
+            for (int q = 0; q < i; q++) y[i] -= LU[r * i + q] * y[q];
         }
+        for (int i = r - 1; i >= 0; i--) {
+            vd s = y[i];
+            for (int q = i + 1; q < r; q++) s -= LU[r * i + q] * x[q];
+            x[i] = s / LU[r * i + i];
+        }
+    } else {   /* A^T = U^T L^T P: U^T z = b, L^T y = z, x = P^T y */
+        vd z[r];
+        for (int i = 0; i < r; i++) {
+            vd s = b[i];
+            for (int q = 0; q < i; q++) s -= LU[r * q + i] * z[q];
+            z[i] = s / LU[r * i + i];
+        }
+        for (int i = r - 1; i >= 0; i--) {
+            vd s = z[i];
+            for (int q = i + 1; q < r; q++) s -= LU[r * q + i] * y[q];
+            y[i] = s;
+        }
+        for (int i = 0; i < r; i++)
+            for (int l = 0; l < LANES; l++) x[piv[i][l]][l] = y[i][l];
     }
 }
 
@@ -367,17 +367,18 @@ static void kept_rows(const Cuts *k, int n, int K1, const vd *J, vd *PJ, vd *off
                 PJ[(d * r + i) * n + col] = s;
             }
     if (!off) return;
-    for (int l = 0; l < LANES; l++) {
-        double big = 0.0, most = 0.0;
-        for (int e = 0; e < R; e++)
-            for (int col = 0; col < n; col++) {
-                double back = 0.0;
-                for (int i = 0; i < r; i++) back += k->Pm[R * i + e] * PJ[i * n + col][l];
-                big = larger(big, fabs(J[e * n + col][l]));
-                most = larger(most, fabs(J[e * n + col][l] - back));
+    double big[LANES] = {0}, most[LANES] = {0};   /* (the lanes innermost: vectorized) */
+    for (int e = 0; e < R; e++)
+        for (int col = 0; col < n; col++) {
+            vd back = (vd){0};
+            for (int i = 0; i < r; i++) back += k->Pm[R * i + e] * PJ[i * n + col];
+            const vd x = J[e * n + col], y = x - back;
+            for (int l = 0; l < LANES; l++) {
+                big[l] = larger(big[l], fabs(x[l]));
+                most[l] = larger(most[l], fabs(y[l]));
             }
-        off[0][l] = big > 0 ? most / big : 0.0;
-    }
+        }
+    for (int l = 0; l < LANES; l++) off[0][l] = big[l] > 0 ? most[l] / big[l] : 0.0;
 }
 
 /* ---- the implicit function theorem, order by order in root axes ------------------------
@@ -442,6 +443,34 @@ static void point_order(const Cuts *k, const Spatial *sp, int o) {
     }
 }
 
+/* V^(o) and p^(o+1), found with q_p^(o+1) = 0, once q_p^(o+1) is known: both are linear in
+ * it (the j = 0 term of V_i^(o), C(o,0) S_i q_i^(o+1), passed on to the bodies below; the j =
+ * o term of p^(o+1), w_b^(o) x p), so the passive joints' share dV is added (their twist
+ * and point recursions are not run again) */
+static void passive_order(const Consts *cs, const Cuts *k, const Work *w, const Spatial *sp,
+                          const vd *Qs, int o, vd *dV) {
+    const int n = cs->n, D = sp->D;
+    for (int i = 0; i < n; i++) {   /* (a needed joint's parent is needed: its ancestors) */
+        if (!w->need[i]) continue;
+        const int par = cs->m->parent[i];
+        vd *d = dV + 6 * i, *Vi = sp->V + (size_t)6 * (D * i + o);
+        for (int e = 0; e < 6; e++) d[e] = par < 0 ? (vd){0} : dV[6 * par + e];
+        if (w->passive[i]) {
+            const vd *Si = sp->S + (size_t)6 * D * i, qd = Qs[(o + 1) * n + i];
+            for (int e = 0; e < 6; e++) d[e] += Si[e] * qd;
+        }
+        for (int e = 0; e < 6; e++) Vi[e] += d[e];
+    }
+    for (int s = 0; s < k->S; s++) {
+        const int b = k->side_body[s];
+        if (b < 0) continue;   /* on the root: at rest */
+        vd *p = sp->p + 3 * D * s, t[3];
+        const vd *d = dV + 6 * b;
+        vcross(d, p, t);
+        for (int e = 0; e < 3; e++) p[3 * (o + 1) + e] += d[3 + e] + t[e];
+    }
+}
+
 /* One lane group's implicit function theorem: Qs[D][n] (the positions, the actuated joints'
  * derivatives; q_p^(K), K = 1..D-1, found here) with w->Ai the bodies' poses at those
  * positions and A, piv the LU of P J_p there; with PJv[(D-1) r n] (else NULL), P J^(d), d <= D -
@@ -450,7 +479,7 @@ static void rates_group(const HModel *m, const Consts *cs, const Cuts *k, Work *
                         const Spatial *sp, vd *Qs, const vd *A, int (*piv)[LANES], vd *Jv,
                         vd *PJv) {
     const int n = m->n, D = sp->D, S = k->S, P = k->P, R = k->R, r = k->r, L = S / 2;
-    vd known[r], x[r], c[R];
+    vd known[r], x[r], c[R], dV[6 * n];
     for (int i = 0; i < n; i++)   /* the screws at order 0 */
         if (w->need[i]) hk_spatial_screw(&w->Ai[i], m->X + 6 * i, sp->S + (size_t)6 * D * i);
     for (int s = 0; s < S; s++) {   /* the cut points */
@@ -467,9 +496,8 @@ static void rates_group(const HModel *m, const Consts *cs, const Cuts *k, Work *
     for (int K = 1; K < D; K++)   /* (q_p^(K) 0 until it is found: c^(K) its known part) */
         for (int i = 0; i < r; i++) Qs[K * n + k->passive[i]] = (vd){0};
     for (int K = 1; K < D; K++) {
-        if (K >= 2) {   /* q_p^(K-1) known: V^(K-2), p^(K-1) again, then S^(K-1) */
-            twist_order(cs, w, sp, Qs, K - 2);
-            point_order(k, sp, K - 1);
+        if (K >= 2) {   /* q_p^(K-1) known: V^(K-2), p^(K-1) with it, then S^(K-1) */
+            passive_order(cs, k, w, sp, Qs, K - 2, dV);
             screw_order(cs, w, sp, K - 1);
         }
         twist_order(cs, w, sp, Qs, K - 1);   /* (q_p^(K) still 0) */
@@ -502,24 +530,27 @@ static void rates_group(const HModel *m, const Consts *cs, const Cuts *k, Work *
             const double ma = k->moves[P * 2 * i + xj], mb = k->moves[P * (2 * i + 1) + xj];
             const double mu = ma - mb;
             const vd *pa = sp->p + 3 * D * 2 * i, *pb = pa + 3 * D;
+            int point = 0;
+            for (int e = 0; e < R; e++) point |= k->row_loop[e] == i && k->row_axis[e] >= 3;
+            vd v3[K1][3];   /* the point rows' 3-vector once (its rows take their components) */
+            if (point) {
+                vd rho[K1][3];
+                for (int d = 0; d < K1; d++)
+                    for (int g = 0; g < 3; g++) rho[d][g] = ma * pa[3 * d + g] - mb * pb[3 * d + g];
+                for (int d = 0; d < K1; d++) {
+                    for (int g = 0; g < 3; g++) v3[d][g] = mu * Sj[6 * d + 3 + g];
+                    for (int q = 0; q <= d; q++) {
+                        vd t[3];
+                        vcross(rho[q], Sj + 6 * (d - q), t);
+                        for (int g = 0; g < 3; g++) v3[d][g] -= BINOM[d][q] * t[g];
+                    }
+                }
+            }
             for (int e = 0; e < R; e++) {
                 if (k->row_loop[e] != i) continue;
                 const int axis = k->row_axis[e];
-                for (int d = 0; d < K1; d++) {
-                    if (axis < 3) {
-                        Jv[(d * R + e) * n + j] = mu * Sj[6 * d + axis];
-                        continue;
-                    }
-                    vd sum = mu * Sj[6 * d + axis];
-                    for (int q = 0; q <= d; q++) {
-                        vd rho[3], t[3];
-                        for (int g = 0; g < 3; g++)
-                            rho[g] = ma * pa[3 * q + g] - mb * pb[3 * q + g];
-                        vcross(rho, Sj + 6 * (d - q), t);
-                        sum -= BINOM[d][q] * t[axis - 3];
-                    }
-                    Jv[(d * R + e) * n + j] = sum;
-                }
+                for (int d = 0; d < K1; d++)
+                    Jv[(d * R + e) * n + j] = axis < 3 ? mu * Sj[6 * d + axis] : v3[d][axis - 3];
             }
         }
     }
@@ -602,7 +633,8 @@ done:
 /* q[N][n] in place; c[N][R], PJ[N][r][n] and off[N] (kept_rows) where the last step started;
  * ok[N]. With qs[Nf][D][n] (else NULL; D >= 2), the samples being its rows[N]: there the
  * positions and the passive joints' derivatives by the implicit function theorem
- * (hodyn_loop_rates' with P J_p where the last step started, one pass fewer of the poses), and
+ * (hodyn_loop_rates' with P J_p and the poses where the last step started, one pass fewer of
+ * the poses), and
  * with jets[Nf][D-1][r][n] (else NULL) P J's jets to order D - 2, where ok */
 int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, const double *Pm,
                       const int32_t *passive, int iterations, double tol, double quadratic,
@@ -640,11 +672,15 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
         hk_lanes(s0, N, lane_s);
         memset(w.Q, 0, sizeof(vd) * 2 * n);   /* (the pass reads q' too: 0) */
         hk_gather(q, n, lane_s, n, w.Q);
-        int good[LANES], done[LANES], have[LANES];
-        double before[LANES];
-        for (int l = 0; l < LANES; l++) good[l] = 1, done[l] = have[l] = 0, before[l] = INFINITY;
+        /* have_it: the evaluation (1, 2, ...) c and J were kept from, qh the passive joints
+         * there: the implicit function theorem's poses (J's), not the step's end */
+        int good[LANES], done[LANES], have[LANES], have_it[LANES], evals = 0;
+        double before[LANES], qh[r][LANES];
+        for (int l = 0; l < LANES; l++)
+            good[l] = 1, done[l] = have[l] = have_it[l] = 0, before[l] = INFINITY;
         for (int it = 0; it < iterations; it++) {
             frames(&cs, &k, &w, 1, 1, it ? PASSIVE_MOVED : POSES);
+            evals++;
             gap(&k, &w, 1, 0, cv);
             jacobian(&cs, &k, &w, 1, 1, Jv);
             kept(&k, n, cv, Jv, Jp, Pc);
@@ -666,17 +702,23 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
                 for (int i = 0; i < r; i++) res = larger(res, fabs(Pc[i][l]));
                 if (res < 1e-2 * tol) {   /* at the solution already: c and J are its */
                     done[l] = have[l] = 1;
+                    have_it[l] = evals;
+                    for (int i = 0; i < r; i++) qh[i][l] = w.Q[passive[i]][l];
                     for (int e = 0; e < R; e++) cfin[e][l] = cv[e][l];
                     for (int e = 0; e < R * n; e++) Jfin[e][l] = Jv[e][l];
                     continue;
                 }
+                double start[r];
                 for (int i = 0; i < r; i++) {
+                    start[i] = w.Q[passive[i]][l];
                     w.Q[passive[i]][l] -= step[i][l];
                     size = larger(size, fabs(step[i][l]));
                 }
                 done[l] = size < tol || (res < tol && size < quadratic * before[l]);
                 if (size < tol) {   /* c and J of this step's start (within tol), as numpy's */
                     have[l] = 1;
+                    have_it[l] = evals;
+                    for (int i = 0; i < r; i++) qh[i][l] = start[i];
                     for (int e = 0; e < R; e++) cfin[e][l] = cv[e][l];
                     for (int e = 0; e < R * n; e++) Jfin[e][l] = Jv[e][l];
                 }
@@ -691,10 +733,13 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
         for (int l = 0; l < LANES; l++) missing |= !have[l];
         if (missing) {
             frames(&cs, &k, &w, 1, 1, PASSIVE_MOVED);
+            evals++;
             gap(&k, &w, 1, 0, cv);
             jacobian(&cs, &k, &w, 1, 1, Jv);
             for (int l = 0; l < LANES; l++) {
                 if (have[l]) continue;
+                have_it[l] = evals;
+                for (int i = 0; i < r; i++) qh[i][l] = w.Q[passive[i]][l];
                 for (int e = 0; e < R; e++) cfin[e][l] = cv[e][l];
                 for (int e = 0; e < R * n; e++) Jfin[e][l] = Jv[e][l];
             }
@@ -708,21 +753,38 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
             ok[s0 + l] = good[l];
         }
         if (!qs) continue;
-        /* the implicit function theorem at the positions found: the passive joints' poses
-         * again (the actuated joints' kept), P J_p where the last step started */
+        /* the implicit function theorem where c and J were kept (the last step's start,
+         * within tol of the positions found): where every lane kept them from the last
+         * evaluation, its poses and (in the loop) P J_p's factors are still here; else the
+         * passive joints' poses there again (the actuated joints' kept) */
         int64_t lane_s[LANES];
         for (int l = 0; l < LANES; l++) lane_s[l] = rows[s0 + l < N ? s0 + l : N - 1];
-        hk_gather(qs, (int64_t)D * n, lane_s, (int64_t)D * n, Qs);
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < n; i++) {   /* (the actuated joints' derivatives alone: the
+                                         * positions are Newton's, the passive ones' rates
+                                         * are found) */
             Qs[i] = w.Q[i];
-            if (!w.need[i]) continue;
-            const int par = m->parent[i];
-            if (w.passive[i]) hk_joint_adjoint(&cs, i, w.Q[i], &w.Ad[i]);
-            if (par < 0) w.Ai[i] = w.Ad[i];
-            else hk_compose(&w.Ad[i], &w.Ai[par], &w.Ai[i]);
+            if (w.passive[i]) continue;
+            for (int K = 1; K < D; K++)
+                for (int l = 0; l < LANES; l++)
+                    Qs[K * n + i][l] = qs[lane_s[l] * D * n + K * n + i];
         }
-        kept(&k, n, cfin, Jfin, Jp, Pc);
-        lu(r, Jp, piv);
+        int last = 1;
+        for (int l = 0; l < LANES; l++) last &= have_it[l] == evals;
+        if (!last) {
+            for (int i = 0; i < r; i++)
+                for (int l = 0; l < LANES; l++) w.Q[passive[i]][l] = qh[i][l];
+            for (int i = 0; i < n; i++) {
+                if (!w.need[i]) continue;
+                const int par = m->parent[i];
+                if (w.passive[i]) hk_joint_adjoint(&cs, i, w.Q[i], &w.Ad[i]);
+                if (par < 0) w.Ai[i] = w.Ad[i];
+                else hk_compose(&w.Ad[i], &w.Ai[par], &w.Ai[i]);
+            }
+        }
+        if (!last || missing) {
+            kept(&k, n, cfin, Jfin, Jp, Pc);
+            lu(r, Jp, piv);
+        }
         rates_group(m, &cs, &k, &w, &sp, Qs, Jp, piv, JvD, jets ? PJD : NULL);
         int64_t live_s[LANES];
         int live = 0;
@@ -745,13 +807,15 @@ done:
     return status;
 }
 
-/* lam[N][K1][C][r] and tau[N][K1][C][m] of f[N][K1][C][n] from P J's jets PJ[N][KJ][r][n]
- * (KJ >= K1: the first K1 read); active[ma], passive[r] the columns */
+/* lam[N][K1][C][r] and tau[N][K1][C][m] of f's [K1][C][n] per sample from P J's jets
+ * PJ[N][KJ][r][n] (KJ >= K1: the first K1 read); f's sample s, order d at f[s fs + d fk] (its
+ * [C][n] contiguous: the tree's torques come order by order, (K1, N, n) transposed, and are
+ * read where they lie); active[ma], passive[r] the columns */
 int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, int KJ, const double *PJ,
-                       const double *f, int ma, const int32_t *active, const int32_t *passive,
-                       double *lam, double *tau) {
+                       const double *f, int64_t fs, int64_t fk, int ma,
+                       const int32_t *active, const int32_t *passive, double *lam, double *tau) {
     if (N < 0 || K1 < 1 || K1 > MAXK - 1 || KJ < K1 || n < 1 || C < 1 || r < 1 || ma < 0 ||
-        r + ma != n)
+        r + ma != n || fs < 0 || fk < 0)
         return HK_SIZE;
     for (int i = 0; i < r; i++)
         if (passive[i] < 0 || passive[i] >= n) return HK_SIZE;
@@ -766,7 +830,7 @@ int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, int KJ, const dou
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
         hk_lanes(s0, N, lane_s);
         hk_gather(PJ, (int64_t)KJ * r * n, lane_s, (int64_t)K1 * r * n, J);
-        hk_gather(f, (int64_t)K1 * C * n, lane_s, (int64_t)K1 * C * n, F);
+        for (int d = 0; d < K1; d++) hk_gather(f + d * fk, fs, lane_s, (int64_t)C * n, F + d * C * n);
         for (int i = 0; i < r; i++)
             for (int q = 0; q < r; q++) A[r * i + q] = J[n * i + passive[q]];
         lu(r, A, piv);
@@ -805,8 +869,8 @@ int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, int KJ, const dou
 /* The starts of Newton at samples[M] between the anchors (every `taylor`-th sample and the
  * last) of full[N][D][n] (the anchors solved, with their derivatives) at times t[N], as
  * Closed._prediction: the nearer anchor a's Taylor polynomial sum_k q^(k)(t_a) h^k / k!, then
- * the Hermite polynomial of the two around (weights sum_k tau^k W[k][i] of W[2D][2D],
- * derivatives scaled by the span's powers) where they span time; far[M] where the actuated
+ * the Hermite polynomial of the two around (its coefficients in tau, W[2D][2D] times the
+ * two's derivatives scaled by the span's powers, once per window; Horner) where they span time; far[M] where the actuated
  * joints active[m] moved more than `step` from the anchor, the Taylor polynomial's last term
  * or its difference from the Hermite one exceeds `tol`; guess[M][n] (the actuated joints'
  * own positions), anchor[M] */
@@ -819,14 +883,20 @@ int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double
         if (active[i] < 0 || active[i] >= n) return HK_SIZE;
     for (int64_t e = 0; e < M; e++)
         if (samples[e] < 0 || samples[e] >= N) return HK_SIZE;
-    double power[D], weight[2 * D], hermite[n];
+    /* the Hermite polynomial in tau of the window (l, r) the samples before were in: its
+     * monomial coefficients coef[2D][n] = W (the ends' derivatives scaled by the span's
+     * powers), found once per window (the samples between two anchors share it) */
+    double power[D], coef[2 * D][n], ends[2 * D][n], inverse[D];   /* inverse[k] = 1 / k! */
+    int64_t window = -1;
+    inverse[0] = 1.0;
+    for (int k = 1; k < D; k++) inverse[k] = inverse[k - 1] / k;
     for (int64_t e = 0; e < M; e++) {
         const int64_t s = samples[e], l = s - s % taylor, r = l + taylor < N ? l + taylor : N - 1;
         const int64_t a = s - l <= r - s ? l : r;
         const double *qa = full + (size_t)a * D * n, *qs = full + (size_t)s * D * n;
         double *g = guess + (size_t)e * n, h = t[s] - t[a], last = 0.0, moved = 0.0;
-        power[0] = 1.0;
-        for (int k = 1; k < D; k++) power[k] = power[k - 1] * h / k;
+        double hk = 1.0;   /* h^k (no division per sample) */
+        for (int k = 0; k < D; k++, hk *= h) power[k] = hk * inverse[k];
         for (int j = 0; j < n; j++) {
             double sum = 0.0;
             for (int k = 0; k < D; k++) sum += power[k] * qa[k * n + j];
@@ -837,26 +907,31 @@ int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double
         int out = moved > step || last > tol;
         const double span = t[r] - t[l];
         if (span > 0) {
-            const double tau = (t[s] - t[l]) / span;
-            for (int i = 0; i < 2 * D; i++) weight[i] = 0.0;
-            double tk = 1.0;   /* tau^k */
-            for (int k = 0; k < 2 * D; k++, tk *= tau)
-                for (int i = 0; i < 2 * D; i++) weight[i] += tk * W[2 * D * k + i];
-            const double *ql = full + (size_t)l * D * n, *qr = full + (size_t)r * D * n;
-            double differ = 0.0, scale = 1.0;
-            for (int k = 0; k < D; k++, scale *= span) {   /* (the span's powers once) */
-                weight[k] *= scale;
-                weight[D + k] *= scale;
+            if (l != window) {
+                const double *ql = full + (size_t)l * D * n, *qr = full + (size_t)r * D * n;
+                double scale = 1.0;
+                for (int k = 0; k < D; k++, scale *= span)
+                    for (int j = 0; j < n; j++) {
+                        ends[k][j] = scale * ql[k * n + j];
+                        ends[D + k][j] = scale * qr[k * n + j];
+                    }
+                for (int k = 0; k < 2 * D; k++)   /* (sums in registers: independent chains) */
+                    for (int j = 0; j < n; j++) {
+                        double sum = 0.0;
+                        for (int i = 0; i < 2 * D; i++) sum += W[2 * D * k + i] * ends[i][j];
+                        coef[k][j] = sum;
+                    }
+                window = l;
             }
-            for (int j = 0; j < n; j++) {
-                double sum = 0.0;
-                for (int k = 0; k < D; k++)
-                    sum += weight[k] * ql[k * n + j] + weight[D + k] * qr[k * n + j];
-                hermite[j] = sum;
+            const double tau = (t[s] - t[l]) / span;
+            double differ = 0.0;
+            for (int j = 0; j < n; j++) {   /* (Horner) */
+                double sum = coef[2 * D - 1][j];
+                for (int k = 2 * D - 2; k >= 0; k--) sum = sum * tau + coef[k][j];
                 differ = larger(differ, fabs(sum - g[j]));
+                g[j] = sum;
             }
             out |= differ > tol;
-            for (int j = 0; j < n; j++) g[j] = hermite[j];
         }
         for (int i = 0; i < m; i++) g[active[i]] = qs[active[i]];
         far[e] = (uint8_t)out;
