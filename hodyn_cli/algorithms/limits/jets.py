@@ -26,10 +26,10 @@ from math import comb, factorial
 
 import numpy as np
 
-__all__ = ["hermite", "time_rates", "compose"]
+__all__ = ["hermite", "time_rates", "compose", "product", "square_root"]
 
 
-def _product(a: np.ndarray, b: np.ndarray, order: int) -> np.ndarray:
+def product(a: np.ndarray, b: np.ndarray, order: int) -> np.ndarray:
     """Taylor coefficients of a b to ``order`` (axis 1 of each; trailing axes broadcast)."""
     shape = np.broadcast_shapes(a[:, :1].shape, b[:, :1].shape)
     out = np.zeros(shape[:1] + (order + 1,) + shape[2:], dtype=np.result_type(a, b))
@@ -43,19 +43,29 @@ def time_rates(x: np.ndarray) -> np.ndarray:
     """(E, K) ``sdot, sddot, ..., s^(K)`` from (E, K) ``x, x', ..., x^(K-1)`` (derivatives by s
     of ``x = sdot^2``, x > 0): ``s^(k+1) = (f d/ds)^k f`` with ``f = sqrt(x)``, on series in s."""
     E, K = x.shape
-    X = x / np.array([factorial(j) for j in range(K)])
-    F = np.zeros_like(X)  # sqrt(x) as a series: F_0^2 = X_0, 2 F_0 F_j + sum F_l F_(j-l) = X_j
-    F[:, 0] = np.sqrt(X[:, 0])
-    for j in range(1, K):
-        F[:, j] = (X[:, j] - (F[:, 1:j] * F[:, j - 1:0:-1]).sum(axis=1)) / (2 * F[:, 0])
-    out = np.empty_like(X)
+    F = square_root(x / np.array([factorial(j) for j in range(K)]))
+    out = np.empty_like(F)
     g = F  # the series of s^(k) as a function of s
     for k in range(K):
         out[:, k] = g[:, 0]
         if k + 1 < K:  # s^(k+2) = f d/ds s^(k+1)
             dg = g[:, 1:] * np.arange(1, g.shape[1])
-            g = _product(F, dg, K - k - 2)
+            g = product(F, dg, K - k - 2)
     return out
+
+
+def square_root(X: np.ndarray) -> np.ndarray:
+    """Taylor coefficients (E, K) of ``sqrt(f)`` from f's (E, K), ``f_0 > 0``: ``F_0^2 = X_0``,
+    ``2 F_0 F_j + sum_(0<l<j) F_l F_(j-l) = X_j``.
+
+    >>> square_root(np.array([[1.0, 2.0, 1.0]])).tolist()   # sqrt((1 + s)^2)
+    [[1.0, 1.0, 0.0]]
+    """
+    F = np.zeros_like(X)
+    F[:, 0] = np.sqrt(X[:, 0])
+    for j in range(1, X.shape[1]):
+        F[:, j] = (X[:, j] - (F[:, 1:j] * F[:, j - 1:0:-1]).sum(axis=1)) / (2 * F[:, 0])
+    return F
 
 
 def compose(path: np.ndarray, rates: np.ndarray) -> np.ndarray:
@@ -71,7 +81,7 @@ def compose(path: np.ndarray, rates: np.ndarray) -> np.ndarray:
     out = np.zeros(path.shape, dtype=np.result_type(path, delta))
     for m in range(K + 1):
         if m:
-            power = _product(power, delta, K)
+            power = product(power, delta, K)
         out += path[:, m:m + 1] / factorial(m) * power.reshape(power.shape + extra)
     return out * np.array([factorial(j) for j in range(K + 1)]).reshape((1, K + 1) + extra)
 

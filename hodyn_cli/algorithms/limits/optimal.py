@@ -528,7 +528,8 @@ class Optimal:
     def _reachable(self, chunks: Callable[[], Iterable[Trajectory]]) -> bool:
         """The law by reachability along the path's arc length
         (:mod:`~hodyn_cli.algorithms.limits.reachability`) where it applies (every limit
-        affine in the law, a path without corners, q .. q^(4) at most), its motion smoothed
+        affine in the law, the path cut only at rests, q .. q^(4) at most), its motion
+        smoothed (ramps into and out of its corners)
         and then scaled from rest onto the limits and resampled at the rate as ``--to-limits
         --rate`` does (every sample within its limits, one on it): the result where ``hodyn
         validate`` passes it (the faster of the first
@@ -556,19 +557,26 @@ class Optimal:
         points = self.grid or max(reachability.POINTS, reachability.PER_SAMPLE * path.n_samples)
         found = reachability.solve(self.model, path, self.limits, points,
                                    gravity=self.dynamics["gravity"], progress=self.progress)
-        if found is None or len(found) != 1:
-            return False
-        (arc, law), = found
+        if found is None or not all(a.rest[1] and b.rest[0] for (a, _), (b, _) in zip(
+                found[:-1], found[1:], strict=True)):
+            return False  # (a turn back between samples, not at rest: the programmes)
+        grid = sum(len(arc.sigma) for arc, _ in found)
         span = float(path.t[-1] - path.t[0])
         rate = self.rate or (path.n_samples - 1) / span
         best: tuple[Optimal, list[Trajectory]] | None = None
         for i, steps in enumerate(reachability.STEPS):
             if best is not None and i >= reachability.TRIED:
                 break
-            motion = reachability.played(arc, law, path.orders, path.joint_names,
-                                         float(path.t[0]), steps / rate)
-            if motion is None:
+            played = reachability.played(found, path.orders, path.joint_names,
+                                         float(path.t[0]), steps / rate,
+                                         reachability.RISE * steps / rate)
+            if played is None:
                 return False
+            # (fed in pieces of the grid: the fit's work on a piece at a time)
+            motion = [Trajectory(played.joint_names,
+                                 played.derivatives[a : a + reachability.BLOCK],
+                                 played.t[a : a + reachability.BLOCK])
+                      for a in range(0, played.n_samples, reachability.BLOCK)]
             inner = Optimal(self.model, self.limits, self.order, rate=rate, uniform=True,
                             gravity=self.dynamics["gravity"], kind=self.dynamics["kind"])
             try:
@@ -581,10 +589,10 @@ class Optimal:
             return False  # (never slower than the uniform scaling: the programmes then)
         inner, motion = best
         assert inner.path is not None
-        self.path = replace(inner.path, uniform=uniform, span=span, grid=len(arc.sigma))
+        self.path = replace(inner.path, uniform=uniform, span=span, grid=grid)
         self.final, self.scale, self.orders = inner.final, inner.scale, inner.orders
         self.source, self.used = motion, "reachability"
-        self.peak = float(np.sqrt(law.x.max()))
+        self.peak = float(np.sqrt(max(law.x.max() for _, law in found)))
         return True
 
     def fit(self, chunks: Callable[[], Iterable[Trajectory]]) -> Binding:
@@ -625,7 +633,8 @@ class Optimal:
             return self.final
         if self.solver == "reachability":
             raise HodynError("--solver reachability: it does not apply to this motion and its "
-                             "limits (torque rates, jerk, drives, a corner at a rest, more "
+                             "limits (torque rates, jerk, drives, a turn back between "
+                             "samples, more "
                              "than q..qdddd, more than "
                              f"{reachability.MOST_SAMPLES} samples) or its output fails hodyn "
                              "validate: use --solver auto")

@@ -1,0 +1,71 @@
+"""The ramp into and out of a corner (hodyn_cli/algorithms/limits/ramps.py): its warp's
+derivatives against finite differences, where it starts (w ~ tau^3) and ends (the law itself,
+d later), within the acceleration and speed of the law it warps, and the law it makes from
+the fastest law from rest: its time derivatives to the fifth vanish at the rest."""
+import numpy as np
+import pytest
+
+from hodyn_cli.algorithms.limits.jets import compose
+from hodyn_cli.algorithms.limits.ramps import TAIL, Ramp
+
+
+@pytest.fixture(scope="module")
+def ramp():
+    return Ramp(0.01)
+
+
+def test_the_warps_derivatives_are_its_own(ramp):
+    """w' .. w'''' against central differences of the order below, on both sides of the
+    rise and the tail (where it is pieced together), to 1e-6 of each order's largest."""
+    tau = np.linspace(0.0, 1.2 * ramp.tail, 60001)
+    h = tau[1] - tau[0]
+    w = ramp.warp(tau)
+    for k in range(1, 5):
+        numeric = (w[2:, k - 1] - w[:-2, k - 1]) / (2 * h)
+        assert np.abs(numeric - w[1:-1, k]).max() <= 1e-6 * np.abs(w[:, k]).max(), k
+
+
+def test_it_starts_as_a_cube_and_ends_as_the_law_later(ramp):
+    """w = w' = w'' = 0 at the rest (w''' > 0), w = tau - d with w' = 1 from the tail on,
+    its value and first five derivatives continuous there; d about half the rise."""
+    w0 = ramp.warp(np.array([0.0]))[0]
+    assert np.all(w0[:3] == 0) and w0[3] > 0
+    after = ramp.warp(np.array([ramp.tail, 2 * ramp.tail]))
+    assert np.allclose(after[:, 0], [ramp.tail - ramp.delay, 2 * ramp.tail - ramp.delay],
+                       rtol=0, atol=1e-12)
+    assert np.allclose(after[:, 1:], [[1, 0, 0, 0]] * 2, atol=1e-9)
+    just = ramp.warp(ramp.tail * np.array([1 - 1e-9, 1 + 1e-9]))
+    assert np.allclose(just[0], just[1], atol=1e-5 * np.abs(ramp.warp(
+        np.linspace(0, ramp.tail, 1001))).max(axis=0))
+    assert 0.49 < ramp.delay / ramp.rise < 0.5
+    assert ramp.tail == TAIL * ramp.rise
+
+
+def test_it_stays_within_the_laws_acceleration_and_speed(ramp):
+    """Warping the fastest law from rest (sigma = u t^2 / 2): its acceleration u (w^2/2)''
+    is at most u (1 + overshoot), overshoot ~1.8e-4, and its speed w' times the law's at
+    the same point, w' <= 1; inverse(w(tau)) = tau."""
+    tau = np.linspace(0.0, ramp.tail, 20001)
+    w = ramp.warp(tau)
+    accel = w[:, 1] ** 2 + w[:, 0] * w[:, 2]
+    assert accel.max() <= 1 + ramp.overshoot + 1e-9 and ramp.overshoot < 2e-4
+    assert np.all(w[:, 1] >= 0) and w[:, 1].max() <= 1 + 1e-12
+    assert np.abs(ramp.inverse(w[:, 0]) - tau).max() < 1e-12
+
+
+def test_the_warped_law_is_at_rest_to_its_fifth_derivative(ramp):
+    """sigma(tau) = sigma_0(w(tau)) with sigma_0 = u t^2/2 + c t^3 (the chain rule on the
+    series, as reachability.played composes them): sigma' .. sigma^(5) vanish at the rest
+    (sigma ~ u a^2 tau^6 / 2) and sigma^(6) does not; by finite differences of sigma^(4)."""
+    u, c = 3.0, 0.7
+    tau = np.array([0.0, 1e-6, 2e-6])
+    w = ramp.warp(tau)
+    t0 = w[:, 0]
+    law = np.stack([u * t0**2 / 2 + c * t0**3, u * t0 + 3 * c * t0**2, u + 6 * c * t0,
+                    6 * c + 0 * t0, 0 * t0], axis=1)[:, :, None]
+    sigma = compose(law, w[:, 1:])[:, :, 0]
+    assert np.all(sigma[0, 1:] == 0)
+    # sigma^(4) ~ 180 u a^2 tau^2: its second difference / h^2 is sigma^(6) = 360 u a^2
+    a = w[0, 3] / 6
+    sixth = (sigma[2, 4] - 2 * sigma[1, 4] + sigma[0, 4]) / 1e-6**2
+    assert sixth == pytest.approx(360 * u * a**2, rel=5e-3)  # (w'''': 1e-3 at 2 us)
