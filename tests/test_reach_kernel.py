@@ -48,6 +48,22 @@ def test_interpolating_spline_is_scipys(k, n, joints):
     assert np.array_equal(np.isnan(inside), np.isnan(want)) and np.isnan(want).any()
 
 
+@pytest.mark.parametrize("n", [12, 400])
+def test_interpolating_spline_with_end_derivatives_is_scipys(n):
+    """The quintic through the points with first and second derivatives given at both ends
+    (the law's x next to corners, reachability._spline): scipy's ``bc_type`` spline, its
+    knots and coefficients to rounding, and it takes the derivatives given."""
+    x = np.linspace(0, 2, n)
+    y = np.cos(3 * x) + 2 + 0.01 * np.random.default_rng(n).standard_normal(n)
+    ends = ([(1, 0.3), (2, -1.0)], [(2, 2.0), (1, -0.2)])
+    ours, theirs = interpolating(x, y, 5, ends), make_interp_spline(x, y, k=5, bc_type=ends)
+    assert np.array_equal(ours.t, theirs.t)
+    assert np.allclose(ours.c, theirs.c, rtol=0, atol=1e-13 * np.abs(theirs.c).max())
+    for at, given in ((x[0], ends[0]), (x[-1], ends[1])):
+        for nu, value in given:
+            assert ours(np.array([at]), nu)[0] == pytest.approx(value, rel=1e-9, abs=1e-9)
+
+
 @pytest.fixture(scope="module")
 def line_rows():
     """The rows of the iiwa's limits on a straight line from rest to rest (300 intervals)."""

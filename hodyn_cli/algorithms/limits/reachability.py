@@ -511,14 +511,11 @@ def _spline(sigma: np.ndarray, x: np.ndarray) -> BSpline:
     ends extrapolate the curvature near a rest into its first interval: the iiwa's second
     leg of a corner (u = 283.6 at its start, its speed limit 5 ms later) began at x'/2 = 348
     and used 1.24 of its torque limit."""
-    from scipy.interpolate import make_interp_spline  # (its derivative end conditions:
-    # bsplines.interpolating has the not-a-knot ones only; this import costs ~0.4 s)
-
     h = sigma[1] - sigma[0]
     ends = []
     for a, b, c, sign in ((x[0], x[1], x[2], 1.0), (x[-1], x[-2], x[-3], -1.0)):
         ends.append([(1, sign * (-3 * a + 4 * b - c) / (2 * h)), (2, (a - 2 * b + c) / h**2)])
-    return make_interp_spline(sigma, x, k=5, bc_type=(ends[0], ends[1]))
+    return interpolating(sigma, x, 5, (ends[0], ends[1]))
 
 
 def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool]
