@@ -128,11 +128,14 @@ class NumpyBackend:
         return regressor.regressor_numpy(model, qs, base, order, data=data)
 
     def sensitivities(self, model: Model, data: ModelData, qs: np.ndarray, base: np.ndarray,
-                      wrenches: dict[int, np.ndarray], order: int) -> np.ndarray:
-        """``d tau^(k) / d q^(j)`` (S, N, n, n) for the pairs (k, j) in the order of
-        :func:`~hodyn_cli.algorithms.dynamics.sensitivities.dataset_names`:
-        :func:`~hodyn_cli.algorithms.backends.numpy.sensitivities.complex_step`."""
-        return sensitivities.complex_step(model, qs, base, wrenches, order, data=data)
+                      wrenches: dict[int, np.ndarray], order: int, held: int = 0
+                      ) -> np.ndarray:
+        """``d tau^(k) / d q^(j)`` (S, N, nv - held, nv - held) for the pairs (k, j) in the
+        order of :func:`~hodyn_cli.algorithms.dynamics.sensitivities.dataset_names`, the first
+        ``held`` coordinates held: :func:`~hodyn_cli.algorithms.backends.numpy.sensitivities.
+        complex_step`."""
+        return sensitivities.complex_step(model, qs, base, wrenches, order, data=data,
+                                          held=held)
 
     def partials(self, model: Model, data: ModelData, qs: np.ndarray, base: np.ndarray,
                  wrenches: dict[int, np.ndarray], *, partials: bool = True,
