@@ -20,7 +20,7 @@
 
 /* Bumped whenever an entry point's arguments or meaning change: backends/compiled.py refuses
  * a library built from other sources (a stale build) and falls back to numpy. */
-#define HODYN_KERNEL_ABI 16
+#define HODYN_KERNEL_ABI 17
 
 /* status codes of every entry point (backends/compiled.py turns them into exceptions) */
 enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4, HK_SINGULAR = 5 };
