@@ -14,7 +14,7 @@ refusal that a property of the robot in :data:`ROBOT` makes names the robot's fi
 test holds the two equal, another runs every cell on a small robot).
 
 >>> check("compute", {"floating_base", "base_wrench"})     # fine: nothing is returned
->>> allowed("compute", {"floating_base", "joint_wrenches"})
+>>> allowed("matrices", {"floating_base", "state_derivatives"})
 False
 >>> Excludes(("drives", "method"), ("compute",)).message()
 "drives do not go with method='spatial'|'closed-form' yet"
@@ -172,8 +172,6 @@ class Unsupported(HodynError):
 
 #: every combination a command refuses, and what an option needs
 RULES: tuple[Excludes | Requires, ...] = (
-    Excludes(("floating_base", "joint_wrenches"), ("compute",),
-             "the joint wrenches of a floating root are not computed"),
     Excludes(("floating_base", "many"), ("compute",)),
     Excludes(("floating_base", "drives"), ("compute", "regressor", "validate", "check", "retime",
                                            "identify"), "the drives' model has a fixed root"),

@@ -341,14 +341,42 @@ def floating_tree(request, tmp_path_factory):
 
 
 def random_base(N: int, orders: int, seed: int):
-    """A floating root's rows: random rotations and body twist derivatives."""
-    from hodyn_cli.algorithms.dynamics.floating import Rows
+    """A floating root's rows: random rotations ``R`` and body twist derivatives ``Vb``."""
+    from types import SimpleNamespace
+
     from hodyn_cli.core import lie
 
     rng = np.random.default_rng(seed)
     axes = rng.normal(size=(N, 3))
     R = np.stack([lie.rotation_exp(a / np.linalg.norm(a), np.linalg.norm(a)) for a in axes])
-    return Rows(R, rng.normal(size=(N, orders, 6)))
+    return SimpleNamespace(R=R, Vb=rng.normal(size=(N, orders, 6)))
+
+
+def _root_jet(base, g, K: int) -> np.ndarray:
+    """The root's twist jet in the free-falling frame by the running backend."""
+    return backends.current().root_jet(base.R, base.Vb, np.asarray(g, dtype=float), K)
+
+
+def _root_body_fixed(model, qs, base, g, W, W0, order):
+    """(tau, F_0) of the running backend's body-fixed pass driven by a floating root's jet
+    (the compiled backend's floating-base kernel: the free root joint's matrices)."""
+    backend = backends.current()
+    tau, F0 = backend.inverse_dynamics(model, backend.data(model), qs,
+                                       _root_jet(base, g, order + 1), W, order=order,
+                                       root=True)
+    return tau, F0 + W0
+
+
+def _root_eom(model, qs, base, g, W, W0, order, with_cbar):
+    """The running backend's (6 + n) closed-form matrices of a floating root (rotation R, body
+    twist jet Vb), its own wrench W0 in Q_ext."""
+    backend = backends.current()
+    accel = np.zeros((len(base.R), 2, 6))
+    accel[:, 1] = numpy_floating.gravity_in_root(base.R, g)
+    E = backend.eom_matrices(model, backend.data(model), qs, order, accel, W, with_cbar,
+                             root_twist=base.Vb[:, : order + 2])
+    E.Q_ext[..., :6] += W0
+    return E
 
 
 @pytest.mark.parametrize("order", [0, 1, 2, 4])
@@ -357,27 +385,25 @@ def test_floating_base_matches_numpy_reference(floating_tree, kernel, order, n_s
     """The root's jet, the body-fixed pass with the root's wrench and the (6 + n) closed-form
     matrices of a floating base against numpy, with wrenches on a leaf, a root child and the
     root."""
-    from hodyn_cli.algorithms.dynamics import floating
 
     name, model = floating_tree
     t = np.linspace(0, 4, n_samples)
     qs = random_cosine(model, t, orders=order + 3, seed=43).derivatives
     base = random_base(n_samples, order + 2, seed=order)
     g = (0.4, -0.3, -9.81)
-    jet = floating.root_jet(base, g, order + 1)
-    assert close(jet, reference(floating.root_jet, base, g, order + 1)), (name, kernel)
+    jet = _root_jet(base, g, order + 1)
+    assert close(jet, reference(_root_jet, base, g, order + 1)), (name, kernel)
     child = int(np.flatnonzero(model.parent < 0)[-1])
     W = {model.n - 1: wrench_motion(t, order), child: wrench_motion(t + 1, order)}
     W0 = wrench_motion(t + 2, order)
     for wrenches in ({}, W):
-        ours = floating._body_fixed(model, qs, base, g, wrenches, W0, order)
-        ref = reference(floating._body_fixed, model, qs, base, g, wrenches, W0, order)
+        ours = _root_body_fixed(model, qs, base, g, wrenches, W0, order)
+        ref = reference(_root_body_fixed, model, qs, base, g, wrenches, W0, order)
         for x, y in zip(ours, ref, strict=True):
             assert close(x, y), (name, kernel)
         for with_cbar in (True, False):
-            E, _ = floating._eom(model, qs, base, g, wrenches, W0, order, with_cbar)
-            E_ref, _ = reference(floating._eom, model, qs, base, g, wrenches, W0, order,
-                                 with_cbar)
+            E = _root_eom(model, qs, base, g, wrenches, W0, order, with_cbar)
+            E_ref = reference(_root_eom, model, qs, base, g, wrenches, W0, order, with_cbar)
             for field in ("M", "C", "Cbar", "g", "Q_ext"):
                 a, b = getattr(E, field), getattr(E_ref, field)
                 assert a.shape == b.shape == (n_samples, order + 1, model.n + 6, model.n + 6)[
@@ -462,7 +488,9 @@ def test_the_gpu_backend_hands_the_rest_to_its_cpu_backend_with_the_cpus_data():
     gpu_backend.cpu = Recorder()
     model = load_model(URDF / "planar_2r.urdf")
     data = GpuData(model, cpu=backends.load("numpy").data(model), device="cpu")
-    without_model = {"root_jet": 4, "spd_solve": 2, "contact_share": 9}   # their arguments
+    without_model = {"root_jet": 4, "spd_solve": 2, "contact_share": 9,   # their arguments
+                     "reach_backward": 8, "reach_forward": 9, "banded_solve": 3,
+                     "bspline": 5}
     for operation in sorted(set(backends.OPERATIONS) - GpuBackend.runs):
         chunk = tuple(range(without_model.get(operation, 1)))
         args = chunk if operation in without_model else (model, data, *chunk)

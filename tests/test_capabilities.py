@@ -57,10 +57,9 @@ def test_a_python_caller_hears_the_apis_words_the_command_line_its_options():
     free = replace(motion, base=BaseMotion(np.broadcast_to(np.eye(3), (N, 3, 3)), np.zeros((N, 3)),
                                            np.zeros((N, 4, 6))))
     with pytest.raises(capabilities.Unsupported) as refused:
-        api.inverse_dynamics(api.load_robot(URDF / "iiwa14.urdf"), free, joint_wrenches=True)
+        api.matrices(api.load_robot(URDF / "iiwa14.urdf"), free, state_derivatives=True)
     assert str(refused.value) == ("a floating base (a motion with a base) does not go with "
-                                  "joint_wrenches=True yet (the joint wrenches of a floating "
-                                  "root are not computed)")
+                                  "state derivatives yet")
     result = run("compute", URDF / "iiwa14.urdf", SAMPLES / "iiwa14_cosine.csv", "--drives",
                  URDF / "iiwa14_motors.toml", "--method", "spatial")
     assert result.exit_code == 2

@@ -67,3 +67,25 @@ def test_cli_estimates_only_when_asked(tmp_path):
                                  "--estimate-derivatives"])
     assert result.exit_code == 2 and "needs a t column" in result.stderr
     assert str(no_t) in result.stderr
+
+
+def test_an_empty_chunk_in_the_stream_changes_nothing():
+    """A stream of chunks with an empty one among them (a caller's, or a reader's last)
+    estimates what the same chunks without it do; with a continuous joint to unwrap it
+    raised IndexError."""
+    from hodyn_cli import api
+    from hodyn_cli.algorithms.planning.generate import generate
+
+    model = load_model(URDF / "gripper_arm.urdf")
+    motion = generate(model, "cosine", duration=3.0)
+    cuts = [0, 100, 100, 200, motion.n_samples]  # the second chunk is empty
+
+    def estimated(bounds):
+        chunks = [Trajectory(motion.joint_names, motion.derivatives[a:b, :1], motion.t[a:b])
+                  for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+        stream = api.derivative_stream(model, chunks, 3).start()
+        return np.concatenate([c.derivatives for c in stream])
+
+    with_empty = estimated(cuts)
+    assert with_empty.shape == (motion.n_samples, 3, model.n)
+    np.testing.assert_array_equal(with_empty, estimated(sorted(set(cuts))))

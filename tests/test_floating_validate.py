@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from conftest import STENCIL, floating_motion, legged_urdf
-from hodyn_cli.algorithms.dynamics import floating
+from hodyn_cli.algorithms.dynamics import methods
 from hodyn_cli.algorithms.verification.checks import local_base_motion
 from hodyn_cli.algorithms.verification.validate import validate
 from hodyn_cli.core.trajectory import BaseMotion
@@ -49,14 +49,14 @@ def test_passes_with_the_base_wrench_in_every_torque_check(talos):
 
 def test_a_wrong_base_wrench_rate_fails_finite_differences_and_cross_method(talos, monkeypatch):
     model, traj, _ = talos
-    good = floating._CHUNK_SOLVERS["spatial"]
+    good = methods.METHODS["spatial"]
 
-    def perturbed(*args):
-        tau, F0 = good(*args)
-        F0[:, 1] *= 1 + 1e-6  # only the base wrench's rate, by 1e-6 relative
-        return tau, F0
+    def perturbed(*args, **kwargs):
+        tau = good.inverse_dynamics(*args, **kwargs)
+        tau[:, 1, :6] *= 1 + 1e-6  # only the free root joint's rate (-W_base), by 1e-6 relative
+        return tau
 
-    monkeypatch.setitem(floating._CHUNK_SOLVERS, "spatial", perturbed)
+    monkeypatch.setitem(methods.METHODS, "spatial", replace(good, inverse_dynamics=perturbed))
     report = validate(model, traj, samples=6)
     failed = {(c.name, c.method) for c in report.failures}
     assert ("taud vs d/dt tau", "spatial") in failed

@@ -80,9 +80,9 @@ def test_a_gap_in_time_is_continued_on_the_branch(monkeypatch):
     continued: list[int] = []
     original = Closed._continued
 
-    def recorded(self, q0, qa, times, samples):
+    def recorded(self, q0, qa, times, samples, rates=None):
         continued.extend(samples.tolist())
-        return original(self, q0, qa, times, samples)
+        return original(self, q0, qa, times, samples, rates)
 
     monkeypatch.setattr(Closed, "_continued", recorded)
     full = c.expand(tr)

@@ -338,3 +338,79 @@ def test_excitation_designs_multi_dof_joints_in_their_charts(tmp_path):
         assert result.exit_code == 0, result.output
         cond[kind] = condition_of(api.load_robot(robot), out)
     assert cond["excitation"] < 0.75 * cond["fourier"], cond
+
+
+def test_the_api_derivative_stream_estimates_poses_on_the_groups():
+    """``api.derivative_stream`` (the library's streaming estimate) of a pose-only motion of
+    a robot with multi-DOF joints gives nu and its rates on the groups, as
+    ``estimating_reader`` does (it interpolated the rotation vectors as vectors: nu 34 % off,
+    silently); with the velocities given, nu interpolated as a vector as before."""
+    from hodyn_cli import api
+
+    model = random_model(21, MIXED)
+    exact = generate(model, "fourier", rate=200.0, duration=5.0, derivatives=3,
+                     base_frequency=0.5)
+    n = exact.n_samples
+    inner = slice(n // 5, -n // 5)
+    for given in (1, 2):
+        chunks = [Trajectory(exact.joint_names, exact.derivatives[s:s + 300, :given],
+                             exact.t[s:s + 300]) for s in range(0, n, 300)]
+        stream = api.derivative_stream(model, chunks, 4).start()
+        est = np.concatenate([c.derivatives for c in stream])
+        assert stream.names == ["qd", "qdd", "qddd"][given - 1:]
+        assert est.shape == exact.derivatives.shape
+        assert np.abs(est[:, :given] - exact.derivatives[:, :given]).max() < 1e-12
+        for k in range(1, 3):
+            err = np.abs(est[inner, k] - exact.derivatives[inner, k]).max()
+            assert err <= 1e-5 * np.abs(exact.derivatives[inner, k]).max(), (given, k, err)
+
+
+def test_retime_by_a_factor_keeps_the_wrenches(tmp_path):
+    """``hodyn retime --factor 2 --wrench`` on a robot with ball joints writes the wrenches
+    played slower as it does for 1-DOF robots (``W^(k) / 2^k``, the same samples); the
+    poses' columns dropped them (no W column in the file, silently)."""
+    from typer.testing import CliRunner
+
+    from conftest import ROOT
+    from hodyn_cli.cli.app import app
+
+    chain = ROOT / "mjcf" / "ball_chain.xml"
+    motion, wrench, played = tmp_path / "m.csv", tmp_path / "w.csv", tmp_path / "p.csv"
+    run = CliRunner().invoke
+    result = run(app, ["generate", str(chain), "--kind", "cosine", "--rate", "50",
+                       "--duration", "1", "--derivatives", "2", "-o", str(motion), "-q"])
+    assert result.exit_code == 0, result.output
+    t = np.loadtxt(motion, delimiter=",", skiprows=1)[:, 0]
+    names = [f"W{'d' * k}_hand_{c}" for k in range(2) for c in ("mx", "my", "mz", "fx", "fy",
+                                                                  "fz")]
+    W = np.random.default_rng(0).normal(size=(len(t), len(names)))
+    np.savetxt(wrench, np.column_stack([t, W]), delimiter=",", header=",".join(["t", *names]),
+               comments="")
+    result = run(app, ["retime", str(chain), str(motion), "--factor", "2", "--wrench",
+                       str(wrench), "-o", str(played), "-q"])
+    assert result.exit_code == 0, result.output
+    header = played.read_text().splitlines()[0].split(",")
+    table = np.loadtxt(played, delimiter=",", skiprows=1)
+    assert all(name in header for name in names), header
+    got = table[:, [header.index(name) for name in names]]
+    assert np.allclose(got[:, :6], W[:, :6], rtol=1e-15, atol=0)
+    assert np.allclose(got[:, 6:], W[:, 6:] / 2, rtol=1e-15, atol=0)
+
+
+def test_coefficients_naming_a_multi_dof_joint_name_its_chart_coordinates(tmp_path):
+    """``--coefficients`` keyed by a ball joint's name (its chart has three coordinates): one
+    line naming the coordinates to key them by; it said the model has no such joint."""
+    from typer.testing import CliRunner
+
+    from conftest import ROOT
+    from hodyn_cli.cli.app import app
+
+    coefficients = tmp_path / "c.json"
+    coefficients.write_text('{"shoulder": {"a": [0.1, 0, 0, 0, 0], "b": [0, 0, 0, 0, 0]}}')
+    out = tmp_path / "m.csv"
+    result = CliRunner().invoke(app, ["generate", str(ROOT / "mjcf" / "ball_chain.xml"),
+                                      "--kind", "fourier", "--coefficients", str(coefficients),
+                                      "-o", str(out), "-q"])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+    assert "no joint 'shoulder'" not in result.stderr and "shoulder_wx" in result.stderr
+    assert not out.exists()

@@ -147,7 +147,7 @@ def test_a_corner_is_within_half_a_percent_of_toppra_and_smooth_through_it():
 
 
 def test_a_path_longer_than_it_holds_goes_to_the_windows(monkeypatch):
-    """Reachability holds the whole path (~10 kB a sample): an input longer than
+    """Reachability holds the whole path (~5 kB a sample): an input longer than
     MOST_SAMPLES goes to the windows of linear programmes, which hold a chunk (auto), or
     is refused in one line (--solver reachability)."""
     model = hodyn_cli.load_robot(IIWA)

@@ -68,8 +68,10 @@ def inverse_dynamics(robot: Model, *derivatives: Any, order: int = 2, method: st
     if base_wrench:
         fields |= series("W", W)
     if joint_wrenches:
-        fields["F"] = methods.joint_wrenches(robot, m.full, method=method, order=order,
-                                             gravity=gravity, data=data)
+        joint_wrenches_of = methods.joint_wrenches if m.full.base is None \
+            else floating.joint_wrenches
+        fields["F"] = joint_wrenches_of(robot, m.full, method=method, order=order,
+                                        gravity=gravity, data=data)
     return m.result(fields)
 
 

@@ -30,9 +30,18 @@ def derivative_stream(robot: Model, chunks: Iterable[Trajectory], need: int, *,
     series of the chunks (measurements taken with the samples) low-passed alike. Iterate it
     after ``start()``; ``.names`` (what is estimated), ``.end_samples``, and after the last
     chunk ``.expected_error`` (:class:`~hodyn_cli.algorithms.motion.estimate.DerivativeStream`).
-    Continuous joints are unwrapped first."""
+    Continuous joints are unwrapped first; a robot's multi-DOF joints given by their poses
+    only are estimated on their groups (:mod:`hodyn_cli.algorithms.motion.group_estimate`)."""
     from hodyn_cli.algorithms.motion.estimate import DerivativeStream
 
+    if robot.multi_dof:  # poses alone estimated on the groups (as estimating_reader's)
+        from hodyn_cli.algorithms.motion import group_estimate
+
+        return group_estimate.GroupStream(  # type: ignore[return-value]
+            chunks, group_estimate.Charts(robot),
+            lambda chunks, wrapped: DerivativeStream(chunks, need, wrench_need, cutoff,
+                                                     wrapped, rows=rows, lowpassed=lowpassed),
+            _wrapped(robot))
     return DerivativeStream(chunks, need, wrench_need, cutoff, _wrapped(robot), rows=rows,
                             lowpassed=lowpassed)
 

@@ -40,12 +40,8 @@ import numpy as np
 from hodyn_cli.core import jets, lie
 from hodyn_cli.core.model import Model
 
-__all__ = ["CHART_WIDTH", "pose_jets", "body_twists", "joint_rows", "angle_rotation",
+__all__ = ["pose_jets", "body_twists", "joint_rows", "angle_rotation",
            "quaternion_rotation"]
-
-#: the number of chart coordinates of each multi-DOF joint type (``quaternion``: its rotation
-#: as 4 numbers instead of 3 angles)
-CHART_WIDTH = {"spherical": 3, "planar": 3, "free": 6}
 
 _AXES = np.eye(3)
 

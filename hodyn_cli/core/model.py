@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -34,7 +35,7 @@ from hodyn_cli.core.coupling import Coupling, Linear
 from hodyn_cli.errors import ModelError
 
 __all__ = ["Model", "Diagnostic", "LinkFrame", "JOINT_TYPES", "DOF_SUFFIXES", "JOINT_MODELS",
-           "joint_pose"]
+           "joint_pose", "FREE_ROOT", "free_root_name", "with_free_root", "without_free_root"]
 
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "helical", "spherical", "planar", "free")
 
@@ -50,6 +51,12 @@ DOF_SUFFIXES = {"spherical": ("wx", "wy", "wz"), "planar": ("vx", "vy", "wz"),
 #: kinematics, sensitivities and forward dynamics (the GPU kernels hand them to their host
 #: backend; the other commands refuse them: docs/capabilities.md)
 JOINT_MODELS = ("helical", *DOF_SUFFIXES)
+
+#: the name of the free joint that moves a floating root link (:func:`with_free_root`): its
+#: velocity coordinates ``base_wx, ..., base_vz`` are the root's body twist, the trajectory's
+#: ``base_Vb`` columns, and its torques the wrench its supports exert on it (underscores in
+#: front where the robot has a joint or a coordinate of that name: :func:`free_root_name`)
+FREE_ROOT = "base"
 
 #: relative tolerance of the model's invariants (unit screws, rotations, symmetric inertias)
 TOL = 1e-9
@@ -361,9 +368,88 @@ class Model:
             return self.dof_names
         return tuple(self.joint_names[i] for i in self.coordinates)
 
+    @cached_property
+    def free_rooted(self) -> Model:
+        """This robot with its root link moved by a free joint (:func:`with_free_root`),
+        built on the first ask and kept with the model (a floating base's every call runs
+        it)."""
+        return with_free_root(self)
+
+    @cached_property
+    def carried(self) -> Model | None:
+        """The robot this model's free root joint carries (:func:`without_free_root`), built
+        on the first ask and kept with the model; None: no free root joint."""
+        return without_free_root(self)
+
     def joint_index(self, name: str) -> int:
         """Index of the joint called ``name`` (KeyError if there is none)."""
         return self.joint_names.index(name)
+
+
+def with_free_root(model: Model) -> Model:
+    """The robot with its root link moved by a free joint :data:`FREE_ROOT` from a massless
+    world: a floating base (docs/floating.md). Body 0 is the root link (its inertia the
+    model's ``root_inertia``, ``B_0 = I``), the joints follow as bodies 1..n; the links keep
+    their frames (a link on the root is on body 0). The joints' coupling is the caller's: the
+    model it gives moves every joint (no mimic, no closed loops: the algorithms run expanded
+    trajectories).
+
+    >>> from pathlib import Path
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> robot = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
+    >>> free = with_free_root(robot)
+    >>> free.joint_types, free.dof_names[:3], free.parent.tolist()
+    (('free', 'revolute', 'revolute'), ('base_wx', 'base_wy', 'base_wz'), [-1, 0, 1])
+    >>> without_free_root(free).parent.tolist(), without_free_root(robot) is None
+    ([-1, 0], True)
+    """
+    links = {name: LinkFrame(frame.body + 1, frame.T) for name, frame in model.links.items()}
+    return Model(model.name, "world", (free_root_name(model), *model.joint_names),
+                 ("free", *model.joint_types), (model.root_link, *model.link_names),
+                 np.array([-1, *(model.parent + 1)]), np.concatenate([np.eye(4)[None], model.B]),
+                 np.concatenate([np.zeros((1, 6)), model.X]),
+                 np.concatenate([model.root_inertia[None], model.inertias]),
+                 limits=np.concatenate([[[-np.inf, np.inf]], model.limits]),
+                 velocity_limits=np.concatenate([[np.inf], model.velocity_limits]),
+                 effort_limits=np.concatenate([[np.inf], model.effort_limits]),
+                 jerk_limits=np.concatenate([[np.inf], model.jerk_limits]),
+                 parent_links=("world", *model.parent_links) if model.parent_links else (),
+                 reductions=np.concatenate([[np.nan], model.reductions]),
+                 links=links, locked=model.locked, diagnostics=model.diagnostics,
+                 source_sha256=model.source_sha256, gravity=model.gravity)
+
+
+def free_root_name(model: Model) -> str:
+    """:data:`FREE_ROOT`, with as many underscores in front as it takes for neither it nor its
+    coordinates (``<name>_wx``, ..., ``<name>_vz``) to be a joint's or a coordinate's name of
+    ``model``: a robot may call a joint ``base``, and two joints of one name would be one to
+    :meth:`Model.joint_index`.
+
+    >>> from pathlib import Path
+    >>> from dataclasses import replace
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> robot = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
+    >>> free_root_name(robot), free_root_name(replace(robot, joint_names=("base", "_base_vz")))
+    ('base', '__base')
+    """
+    taken = {*model.joint_names, *model.dof_names}
+    name = FREE_ROOT
+    while name in taken or any(f"{name}_{s}" in taken for s in DOF_SUFFIXES["free"]):
+        name = "_" + name
+    return name
+
+
+def without_free_root(model: Model) -> Model | None:
+    """The robot a :func:`with_free_root` model carries (joints 1..n on a root whose inertia
+    is body 0's), or None unless joint 0 is a free joint from the world at ``B_0 = I``: what a
+    backend needs to run a free root by its floating-base kernels (the root's twist jet
+    comes in whole, no joint adjoint per sample)."""
+    if not model.n or model.joint_types[0] != "free" or model.parent[0] != -1 \
+            or (model.parent[1:] < 0).any() or np.abs(model.B[0] - np.eye(4)).max() > 0:
+        return None
+    return Model(model.name, model.link_names[0], model.joint_names[1:], model.joint_types[1:],
+                 model.link_names[1:], model.parent[1:] - 1, model.B[1:], model.X[1:],
+                 model.inertias[1:], root_inertia=model.inertias[0])
 
 
 def _rigid_body_inertia(M: np.ndarray) -> bool:

@@ -18,10 +18,12 @@ from math import comb, factorial
 import numpy as np
 from numpy.typing import ArrayLike
 
+from hodyn_cli.core import lie
 from hodyn_cli.errors import TrajectoryError
 
 __all__ = ["Trajectory", "Wrenches", "BaseMotion", "check_base", "cosine", "filtered_step",
-           "derivative_name", "rate_name", "taylor", "check_results", "free_body"]
+           "derivative_name", "rate_name", "taylor", "check_results", "free_body",
+           "free_root_motion"]
 
 
 def derivative_name(base: str, k: int) -> str:
@@ -223,6 +225,33 @@ def free_body(trajectory: Trajectory) -> Trajectory:
     if trajectory.derivatives.shape[2] or base is None or trajectory.orders > base.orders:
         return trajectory
     return replace(trajectory, derivatives=np.zeros((trajectory.n_samples, base.orders + 1, 0)))
+
+
+def free_root_motion(trajectory: Trajectory, names: tuple[str, ...]) -> Trajectory:
+    """The motion of the robot under its free root joint
+    (:func:`~hodyn_cli.core.model.with_free_root`, velocity coordinates ``names``): the
+    floating base's pose and body twist jet as that joint's six columns (row 0 its
+    configuration ``(r; p)``, ``r = log R``; row k >= 1 ``Vb^(k-1)``: docs/conventions.md), the
+    joints' after them, as many orders as both have (:func:`free_body` first); the base
+    leaves the trajectory. Without a base, the trajectory.
+
+    >>> base = BaseMotion(np.eye(3)[None], np.ones((1, 3)), np.arange(12.0).reshape(1, 2, 6))
+    >>> free = free_root_motion(Trajectory(("j",), np.full((1, 4, 1), 7.0), base=base),
+    ...                         ("b1", "b2", "b3", "b4", "b5", "b6", "j"))
+    >>> free.derivatives.shape, free.derivatives[0, :, 3].tolist(), free.base
+    ((1, 3, 7), [1.0, 3.0, 9.0], None)
+    """
+    trajectory = free_body(trajectory)
+    base = trajectory.base
+    if base is None:
+        return trajectory
+    D = min(trajectory.orders, base.orders + 1)
+    root = np.empty((trajectory.n_samples, D, 6))
+    root[:, 0, :3], root[:, 0, 3:] = lie.rotation_log(base.R), base.p
+    root[:, 1:] = base.Vb[:, : D - 1]
+    return replace(trajectory, joint_names=tuple(names),
+                   derivatives=np.concatenate([root, trajectory.derivatives[:, :D]], axis=2),
+                   base=None)
 
 
 def check_results(results: dict[str, np.ndarray], motion: Trajectory) -> None:

@@ -186,7 +186,8 @@ def pose_datasets(model: Model, trajectory: Trajectory) -> tuple[dict, dict]:
     the configuration coordinates: docs/conventions.md) as CSV columns: the 1-DOF joints'
     ``q_<joint>``, each multi-DOF joint's pose (:func:`~hodyn_cli.io.columns.pose_columns`:
     its rotation vector as a rotation matrix), then ``qd_<dof>``, ... over the velocity
-    coordinates; what :class:`~hodyn_cli.io.reader.TrajectoryReader` reads."""
+    coordinates, and its wrenches; what :class:`~hodyn_cli.io.reader.TrajectoryReader`
+    reads."""
     q, o = trajectory.derivatives, model.dof_offsets
     one = [int(o[i]) for i, nv in enumerate(model.dofs) if nv == 1]
     data = {"q": q[:, 0, one]}
@@ -204,6 +205,11 @@ def pose_datasets(model: Model, trajectory: Trajectory) -> tuple[dict, dict]:
         data[derivative_name("q", k)] = q[:, k]
     columns |= {key: cols for key, cols in derivative_columns(
         "q", q.shape[1] - 1, model.dof_names).items() if key != "q"}
+    if trajectory.wrenches is not None:  # (as trajectory_datasets writes them)
+        for link, W in trajectory.wrenches.W.items():
+            more, cols = wrench_datasets(link, W)
+            data |= more
+            columns |= cols
     return with_t(data, trajectory.t), timed_columns(columns, trajectory.t is not None)
 
 

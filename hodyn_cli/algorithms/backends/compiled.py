@@ -22,7 +22,7 @@ from importlib import import_module
 
 import numpy as np
 
-from hodyn_cli.algorithms.backends import OPERATIONS, Unavailable, abi
+from hodyn_cli.algorithms.backends import OPERATIONS, Unavailable, abi, free_root
 from hodyn_cli.algorithms.backends.numpy import NumpyBackend
 from hodyn_cli.algorithms.backends.numpy.closed_form import EOMMatrices
 from hodyn_cli.algorithms.backends.numpy.contacts import RANKS
@@ -90,6 +90,7 @@ class CompiledData(ModelData):
 
     def __init__(self, model: Model):
         super().__init__(model)
+        self.kernel_joints = True  # the inverse dynamics' kernel dispatches on every kind
         self.struct = None
         if model.n:
             arrays = _kernel_arrays(model, self)
@@ -98,7 +99,7 @@ class CompiledData(ModelData):
         self.paths: dict[Task, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _numpy_without_joints(operation=None, *, multi_dof: bool = False):
+def _numpy_without_joints(operation=None, *, multi_dof: bool = False, free_root_path=None):
     """``operation`` as the numpy backend's for a model with no joint (a single free body,
     ``model.n == 0``) or with joints its kernel does not run (spherical, planar, free:
     ``Model.multi_dof``, unless ``multi_dof``: the inverse dynamics' kernel runs them; every
@@ -106,11 +107,17 @@ def _numpy_without_joints(operation=None, *, multi_dof: bool = False):
     backend sends such models to numpy. The kernels number bodies 1..n and allocate per body
     (``hk_check`` refuses n < 1); a single body is only the root's Newton-Euler equation, a
     few dozen operations per sample that numpy's passes do over the whole chunk at once, so
-    a kernel would gain nothing."""
+    a kernel would gain nothing. ``free_root_path(self, model, data, *args, **kwargs)``: the
+    operation on a robot under a free root joint by the floating-base kernels, or None where
+    they do not run it (:mod:`~hodyn_cli.algorithms.backends.free_root`)."""
 
     def decorate(operation):
         @wraps(operation)
         def run(self, model, data, *args, **kwargs):
+            if free_root_path is not None and model.n > 1 and model.joint_types[0] == "free":
+                out = free_root_path(self, model, data, *args, **kwargs)
+                if out is not None:
+                    return out
             if model.n == 0 or (model.multi_dof and not multi_dof):
                 numpy_operation = getattr(NumpyBackend, operation.__name__)
                 return numpy_operation(self, model, data, *args, **kwargs)
@@ -119,6 +126,54 @@ def _numpy_without_joints(operation=None, *, multi_dof: bool = False):
         return run
 
     return decorate(operation) if operation else decorate
+
+
+def _free_root_eom(self, model, data, qs, r, base, wrenches, with_cbar=True, root_twist=None):
+    """The EOM matrices (6 + nv) of a robot under a free root joint: the floating-base
+    kernel's, with the root's body twist jet and gravity ``u_0 = (0; -R^T g)`` in its frame
+    (:mod:`~hodyn_cli.algorithms.backends.free_root`)."""
+    carried = free_root.carried(self, model, data)
+    g = None if carried is None else free_root.gravity_of(base)
+    if carried is None or g is None or root_twist is not None or r > self.max_order:
+        return None
+    robot, robot_data = carried
+    R = lie.rotation_vector_exp(qs[:, 0, :3])
+    u0 = np.zeros((len(R), 2, 6))
+    u0[:, 1, 3:] = -np.einsum("nji,j->ni", R, g)
+    W, W0 = free_root.carried_wrenches(wrenches)
+    E = self.eom_matrices(robot, robot_data, qs[..., 6:], r, u0, W, with_cbar,
+                          root_twist=qs[:, 1:, :6])
+    if W0 is not None:
+        E.Q_ext[..., :6] += W0[:, : r + 1]
+    return E
+
+
+def _free_root_regressor(self, model, data, qs, base, order, root=False):
+    """The regressor (N, order+1, 6 + nv, 10 (n+1)) of a robot under a free root joint: the
+    floating-base kernel's (:mod:`~hodyn_cli.algorithms.backends.free_root`); its first 6
+    rows the free joint's, ``F_0``."""
+    carried = free_root.carried(self, model, data)
+    g = None if carried is None else free_root.gravity_of(base)
+    if carried is None or g is None or root or order > self.max_order:
+        return None
+    robot, robot_data = carried
+    return self.regressor(robot, robot_data, qs[..., 6:],
+                          free_root.root_jet(self, qs, g, order + 1), order, root=True)
+
+
+def _free_root_sensitivities(self, model, data, qs, base, wrenches, order, held=0):
+    """The joints' sensitivities (S, N, n, n) of a robot under a free root joint held
+    (``held`` 6): the carried robot's by the forward-mode kernel, driven by the root's twist
+    jet (:mod:`~hodyn_cli.algorithms.backends.free_root`); its body wrenches on the root
+    reach no joint."""
+    carried = free_root.carried(self, model, data)
+    g = None if carried is None else free_root.gravity_of(base)
+    if carried is None or g is None or held != 6 or order > self.max_order:
+        return None
+    robot, robot_data = carried
+    return self.sensitivities(robot, robot_data, qs[..., 6:],
+                              free_root.root_jet(self, qs, g, order + 1),
+                              free_root.carried_wrenches(wrenches)[0], order)
 
 
 def _struct(backend: CompiledBackend, model: Model, data: CompiledData | None):
@@ -260,7 +315,7 @@ class CompiledBackend(NumpyBackend):
         _check(status)
         return F, left, Fc
 
-    @_numpy_without_joints
+    @_numpy_without_joints(free_root_path=_free_root_eom)
     def eom_matrices(self, model, data, qs, r, base, wrenches, with_cbar=True, root_twist=None):
         if r > self.max_order:
             return super().eom_matrices(model, data, qs, r, base, wrenches, with_cbar, root_twist)
@@ -286,7 +341,7 @@ class CompiledBackend(NumpyBackend):
                                           _ptr(Cbar) if with_cbar else None, g, Q))
         return EOMMatrices(*(np.swapaxes(a, 0, 1) for a in (M, C, Cbar, g, Q)))
 
-    @_numpy_without_joints
+    @_numpy_without_joints(free_root_path=_free_root_regressor)
     def regressor(self, model, data, qs, base, order, root=False):
         if order > self.max_order:
             return super().regressor(model, data, qs, base, order, root)
@@ -298,10 +353,10 @@ class CompiledBackend(NumpyBackend):
                                         extra, out))
         return np.swapaxes(out, 0, 1)
 
-    @_numpy_without_joints
-    def sensitivities(self, model, data, qs, base, wrenches, order):
-        if order > self.max_order:
-            return super().sensitivities(model, data, qs, base, wrenches, order)
+    @_numpy_without_joints(free_root_path=_free_root_sensitivities)
+    def sensitivities(self, model, data, qs, base, wrenches, order, held=0):
+        if order > self.max_order or held:
+            return super().sensitivities(model, data, qs, base, wrenches, order, held)
         N, D, jets = _samples(model, qs, order + 3)
         n = model.n
         base = _base(base, N, order)
@@ -342,6 +397,24 @@ class CompiledBackend(NumpyBackend):
             return super().spd_solve(M, B)
         _check(status)
         return X
+
+    def reach_backward(self, p, w_hi, w_lo, upper, lower, lo_s, hi_s, K):
+        M, m = p.shape[0] + 1, p.shape[1]
+        _check(self.lib.hodyn_reach_backward(M, m, *_contiguous(p, w_hi, w_lo), *_bytes(
+            upper, lower), *_contiguous(lo_s, hi_s), K))
+
+    def reach_forward(self, alpha, beta, gamma, up, down, delta, K, x, u):
+        _check(self.lib.hodyn_reach_forward(len(x), alpha.shape[1], *_contiguous(
+            alpha, beta, gamma), *_bytes(up, down), *_contiguous(delta, K), x, u))
+
+    def banded_solve(self, band, k, rhs):
+        _check(self.lib.hodyn_banded_solve(len(band), k, band, rhs.shape[1], rhs))
+
+    def bspline(self, t, k, c, x, extrapolate):
+        (t, c, x), E = _contiguous(t, c, x), len(x)
+        out = np.empty((E, c.shape[1]))
+        _check(self.lib.hodyn_bspline(len(t), t, k, c.shape[1], c, E, x, int(extrapolate), out))
+        return out
 
     @_numpy_without_joints
     def elastic(self, model, data, drives, req, qs, base, wrenches, order, extra=None):
@@ -595,6 +668,14 @@ def _cuts(cuts) -> tuple:
     """The loops' cuts as the loop entry points take them (``loops.Cuts``)."""
     return (len(cuts.side_body), cuts.side_body, cuts.T, len(cuts.path), cuts.path, cuts.moves,
             len(cuts.row_loop), cuts.row_loop, cuts.row_axis)
+
+
+def _contiguous(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    return tuple(np.ascontiguousarray(a, dtype=np.float64) for a in arrays)
+
+
+def _bytes(*masks: np.ndarray) -> tuple[np.ndarray, ...]:
+    return tuple(np.ascontiguousarray(a, dtype=np.uint8) for a in masks)
 
 
 def _ptr(a: np.ndarray | None):

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from hodyn_cli.algorithms.backends import free_root
 from hodyn_cli.algorithms.backends.numpy.model_data import ModelData, model_data
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError, TrajectoryError, install_hint
@@ -192,6 +193,15 @@ class GpuBackend:
         # single free body: its root's Newton-Euler equation, nothing for the device) or with
         # joints the device's passes do not run (helical, spherical, planar, free)
         if twists or model.n == 0 or not data.kernel_joints:
+            carried = None if twists or root else _free_root(self, model, data, qs, base, order)
+            if carried is not None:  # a floating base: the carried robot on the device
+                robot, robot_data, jet = carried
+                W, W0 = free_root.carried_wrenches(wrenches)
+                tau, F0 = self.inverse_dynamics(robot, robot_data, qs[..., 6:], jet, W,
+                                                order=order, root=True)
+                if W0 is not None:
+                    F0 += W0[:, : order + 1]
+                return np.concatenate([F0, tau], axis=2)
             return self.cpu.inverse_dynamics(model, data.cpu, qs, base, wrenches, order=order,
                                              twists=twists, root=root)
         return inverse_dynamics_chunk(model, qs, base, wrenches, order=order, root=root,
@@ -200,7 +210,12 @@ class GpuBackend:
     def regressor(self, model: Model, data: GpuData, qs: np.ndarray, base: np.ndarray,
                   order: int, root: bool = False) -> np.ndarray:
         if model.n == 0 or not data.kernel_joints:  # a single free body, helical or
-            # multi-DOF joints: on the host, as their inverse dynamics
+            # multi-DOF joints: on the host, as their inverse dynamics; a floating base: the
+            # carried robot on the device
+            carried = None if root else _free_root(self, model, data, qs, base, order)
+            if carried is not None:
+                robot, robot_data, jet = carried
+                return self.regressor(robot, robot_data, qs[..., 6:], jet, order, root=True)
             return self.cpu.regressor(model, data.cpu, qs, base, order, root)
         return regressor_chunk(model, qs, base, order, root, device=self.device,
                                on_device=data.device_model)
@@ -234,6 +249,18 @@ class GpuBackend:
 
     def spd_solve(self, M: np.ndarray, B: np.ndarray) -> np.ndarray:
         return self.cpu.spd_solve(M, B)
+
+    def reach_backward(self, *args: Any) -> None:
+        return self.cpu.reach_backward(*args)
+
+    def reach_forward(self, *args: Any) -> None:
+        return self.cpu.reach_forward(*args)
+
+    def banded_solve(self, band: np.ndarray, k: int, rhs: np.ndarray) -> None:
+        return self.cpu.banded_solve(band, k, rhs)
+
+    def bspline(self, *args: Any) -> np.ndarray:
+        return self.cpu.bspline(*args)
 
     def elastic(self, model: Model, data: GpuData, *args: Any, **kwargs: Any
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -350,6 +377,18 @@ def inverse_dynamics_chunk(model: Model, qs: np.ndarray, base: np.ndarray,
     F0 = np.empty((N, r1, 6)) if root else None
     _stream(dm, program, size, inputs, [(tau, 1)] + ([(F0, 0)] if F0 is not None else []))
     return (tau.transpose(1, 0, 2), F0) if root else tau.transpose(1, 0, 2)
+
+
+def _free_root(backend: GpuBackend, model: Model, data: GpuData, qs: np.ndarray,
+               base: np.ndarray, order: int) -> tuple[Model, GpuData, np.ndarray] | None:
+    """For a robot under a free root joint whose carried robot the device runs (a floating
+    base, :mod:`~hodyn_cli.algorithms.backends.free_root`): that robot, its Data and the root's
+    twist jet to order + 1 from the free joint's columns of ``qs``; else None."""
+    carried = free_root.carried(backend, model, data)
+    g = None if carried is None else free_root.gravity_of(base)
+    if carried is None or g is None or not carried[1].kernel_joints:
+        return None
+    return (*carried, free_root.root_jet(backend, qs, g, order + 1))
 
 
 def regressor_chunk(model: Model, qs: np.ndarray, base: np.ndarray, order: int,

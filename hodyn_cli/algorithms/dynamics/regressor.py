@@ -16,15 +16,14 @@ regressor and, by the Leibniz rule, its time derivatives::
     Y^(k)[:, 10 b + p] = sum_j C(k, j) J_b^(j)T A_b^(k-j)[:, p]
     tau^(k) = Y^(k) pi + J^T W   (external wrenches do not depend on pi: Y excludes them)
 
-A floating root (``trajectory.base``) is one more moving body with ``J_0 = [I 0]``: every
-body Jacobian gets the root's 6 columns (:func:`closed_form.jacobians` with ``base=6``), the
-root's own 10 parameters come first, and the same sum over bodies gives the 6 + n rows
-``(F_0; tau)`` (``F_0`` the supports' wrench on the root, eq. (42)); the first 6 rows are
+A floating root (``trajectory.base``) is the robot under its free root joint
+(:func:`hodyn_cli.algorithms.dynamics.floating.free_root`): body 0 with ``S_0 = I``, the root's
+own 10 parameters first, and the same sum over bodies gives the 6 + n rows ``(F_0; tau)``
+(``F_0`` the supports' wrench on the root, the free joint's tau); the first 6 rows are
 negated to give the base wrench ``W_base = -F_0`` (moment; force, root frame), so
 ``Y^(k) pi = (W_base^(k); tau^(k))`` as ``compute --floating-base --base-wrench`` writes them.
-The twists come from the root's jet in the free-falling frame (gravity included,
-:func:`hodyn_cli.algorithms.dynamics.floating.root_jet`); the compiled kernel computes both
-(:func:`floating_regressor_numpy` is its reference).
+The compiled backend runs that model by its floating-base kernel (the root's jet in the
+free-falling frame, :mod:`hodyn_cli.algorithms.backends.free_root`).
 
 Gravity enters as the base acceleration, as in the inverse dynamics. The compiled kernel
 (``csrc/regressor.c``) computes Y; :func:`regressor_numpy` is its readable reference. The
@@ -141,28 +140,13 @@ def regressor(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=G
 
 def _floating_regressor(model: Model, trajectory: Trajectory, order: int, gravity,
                         data: backends.Data | None) -> np.ndarray:
-    """:func:`regressor` of a floating base, by the backend that runs (numpy's in chunks of
-    ~16 MB of Y)."""
-    backend, data = backends.prepare(model, data)
-
-    def chunk(qs, rows):
-        jet = floating.root_jet(rows, gravity, order + 1)
-        Y = backend.regressor(model, data, qs, jet, order, root=True)
-        Y[:, :, :6] *= -1  # W_base = -F_0
-        return Y
-
-    N, n = trajectory.n_samples, model.n
-    shape = (order + 1, 6 + model.nv, 10 * (n + 1))
-    size = backend.rows(max(64, (16 << 20) // (8 * int(np.prod(shape)))))
-    if N <= size:
-        for _, qs, rows, _, _ in floating.floating_chunks(model, trajectory, order, max(size, 1),
-                                                          joint_models=True):
-            return chunk(qs, rows)
-    out = np.empty((N, *shape))
-    for sl, qs, rows, _, _ in floating.floating_chunks(model, trajectory, order, size,
-                                                       joint_models=True):
-        out[sl] = chunk(qs, rows)
-    return out
+    """:func:`regressor` of a floating base: the regressor of the robot under its free root
+    joint (:func:`~hodyn_cli.algorithms.dynamics.floating.free_root`; body 0 the root, its
+    parameters first), the free joint's rows negated (``W_base = -F_0``)."""
+    free, motion, free_data = floating.free_root(model, trajectory, order, data)
+    Y = regressor(free, motion, order=order, gravity=gravity, data=free_data)
+    Y[:, :, :6] *= -1
+    return Y
 
 
 def slotine_li_regressor(model: Model, trajectory: Trajectory, qr_d: np.ndarray,

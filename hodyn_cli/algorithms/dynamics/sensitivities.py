@@ -15,10 +15,12 @@ follow from the total time derivative D along the motion::
     =>  d tau^(k)/d q^(j) = sum_a C(k, a) D^(k-a) (d tau/d q^(j-a))      (d tau/d q^(j) = 0, j > 2)
 
 so no finite difference and no truncation: exact to rounding. A floating root
-(``trajectory.base``) enters as its twist jet, gravity included
-(:func:`hodyn_cli.algorithms.dynamics.floating.root_jet`), held fixed: the joint torques'
-sensitivities to the joint motion with the root moving as given (the base wrench's are not
-computed). :func:`complex_step` is the
+(``trajectory.base``) is the robot's free root joint
+(:func:`hodyn_cli.algorithms.dynamics.floating.free_root`), held: the joint torques'
+sensitivities to the joint motion with the root moving as given (the backends' ``held``: the
+free joint's 6 coordinates neither stepped nor differentiated; the compiled kernel runs the
+robot it carries with the root's twist jet, gravity included, as the matrices do; the base
+wrench's are not computed). :func:`complex_step` is the
 independent reference (and the implementation without the kernel): the same recursion in
 complex arithmetic with ``q^(j)_m`` given the imaginary part ``h = 1e-30``, one batch of
 samples per direction, ``Im tau^(k) / h`` the derivative.
@@ -41,7 +43,12 @@ import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics import floating
-from hodyn_cli.algorithms.dynamics.common import GRAVITY, body_wrenches, check_inputs
+from hodyn_cli.algorithms.dynamics.common import (
+    GRAVITY,
+    base_motion,
+    body_wrenches,
+    check_inputs,
+)
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 
@@ -62,11 +69,14 @@ def sensitivities(model: Model, trajectory: Trajectory, *, order: int = 2, gravi
                   data: backends.Data | None = None) -> dict[str, np.ndarray]:
     """``{dataset_name(k, j): (N, n, n)}`` for k = 0..order, j = 0..k+2 (a floating base:
     its motion held, module docstring)."""
+    held = 0
+    if trajectory.base is not None:
+        model, trajectory, data = floating.free_root(model, trajectory, order, data)
+        held = 6
     check_inputs(model, trajectory, order, joint_models=True)
     qs = trajectory.derivatives[:, : order + 3]
     W = body_wrenches(model, trajectory, order)
-    floating.check_base_motion(trajectory, order)
-    base = floating.root_jet(trajectory.base, gravity, order + 1)
     backend, data = backends.prepare(model, data)
-    sets = backend.sensitivities(model, data, qs, base, W, order)
+    sets = backend.sensitivities(model, data, qs, base_motion(gravity, order + 1), W, order,
+                                 held)
     return dict(zip(dataset_names(order), sets, strict=True))

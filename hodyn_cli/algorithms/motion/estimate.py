@@ -269,6 +269,8 @@ class _Windows:
         step = None if self.s.window is None else max(self.s.window, 4 * self.margin)
         buf, done = _Buffer(), 0  # samples estimated and yielded so far
         for chunk in chunks:
+            if not chunk.n_samples:  # (a reader's last, or a caller's): nothing to add
+                continue
             if self.rate is not None:
                 _check_uniform(np.concatenate([buf.last_t, _times(chunk)]), self.rate,
                                buf.end - len(buf.last_t))

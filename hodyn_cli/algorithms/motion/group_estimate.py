@@ -17,7 +17,9 @@ are (nu is a vector: its derivatives are ordinary ones), with no chart.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import itertools
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -25,7 +27,7 @@ from hodyn_cli.core.joint_jets import joint_rows
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 
-__all__ = ["Charts", "ChartedReader", "GroupReader"]
+__all__ = ["Charts", "ChartedReader", "GroupReader", "GroupStream"]
 
 #: chart columns of each multi-DOF joint type (a rotation as a quaternion)
 WIDTH = {"spherical": 4, "planar": 3, "free": 7}
@@ -139,3 +141,43 @@ class GroupReader:
     def __iter__(self) -> Iterator[Trajectory]:
         for chunk in self.inner:
             yield self.charts.back(chunk)
+
+
+class GroupStream:
+    """A :class:`~hodyn_cli.algorithms.motion.estimate.DerivativeStream` over ``chunks`` of a
+    model with multi-DOF joints: chunks of poses alone (one row) are estimated on the groups
+    (their chart columns interpolated, the chunks that come back the model's rows); chunks
+    that give the rates too as they are. ``stream(chunks, wrapped)`` builds the inner
+    stream; which one is known when :meth:`start` reads the first chunk. Its other
+    attributes (``names``, ``expected_error``, ...) pass through after :meth:`start`."""
+
+    def __init__(self, chunks: Iterable[Trajectory], charts: Charts,
+                 stream: Callable, wrapped: np.ndarray):
+        self.chunks, self.charts, self._stream, self._wrapped = chunks, charts, stream, wrapped
+        self.inner: Any = None
+        self._charted = False
+
+    def start(self) -> GroupStream:
+        if self.inner is None:
+            it = iter(self.chunks)
+            first = next(it, None)
+            chunks: Iterable[Trajectory] = [] if first is None else itertools.chain([first], it)
+            self._charted = first is not None and first.orders == 1
+            if self._charted:
+                self.inner = self._stream(map(self.charts.to_chart, chunks), self.charts.wrapped)
+            else:
+                self.inner = self._stream(chunks, self._wrapped)
+        self.inner.start()
+        return self
+
+    def __getattr__(self, name: str):
+        if name == "inner":
+            raise AttributeError(name)
+        if self.inner is None:
+            raise AttributeError(f"{name}: start() the stream first")
+        return getattr(self.inner, name)
+
+    def __iter__(self) -> Iterator[Trajectory]:
+        self.start()
+        for chunk in self.inner:
+            yield self.charts.back(chunk) if self._charted else chunk

@@ -8,12 +8,9 @@ and its derivatives are the screws' derivatives (9)::
     J^s(k) = [Y_j^(k)],    Y_j^(k) = sum_{i<k} C(k-1, i) [V_p^(i), Y_j^(k-1-i)]
 
 A floating root adds 6 columns for its body twist ``V_0`` (generalized velocities ``nu = (V_0;
-qd)``, as ``hodyn matrices --floating-base`` orders them). Everything is computed in the
-inertial frame that coincides with the root at the instant (as
-:func:`~hodyn_cli.algorithms.motion.kinematics.link_kinematics` does): there the root's twist
-enters as ``Ad_{C(t)} V_0`` with ``C(t0) = I``, and ``d/dt Ad_C = ad_{V_0^s} Ad_C`` gives its
-columns ``Z^(0) = I``, ``Z^(k) = sum_{i<k} C(k-1, i) ad_{V_0^s(i)} Z^(k-1-i)``; the constant
-``Ad_{C_0}`` of the root's pose then moves them to the world.
+qd)``, as ``hodyn matrices --floating-base`` orders them): the robot under its free root
+joint (:func:`~hodyn_cli.algorithms.dynamics.floating.free_root_model`), whose columns are
+the free joint's ``Y_0 = Ad_{C_0} S_0`` in the world, ``S_0 = I``.
 
 The body Jacobian ``J^b = Ad_{C_L}^-1 J^s`` (link frame L) maps ``nu`` to the link's body twist;
 column by column its derivatives follow the rule of body-fixed twists
@@ -37,21 +34,21 @@ array([[0. , 0. ],
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from math import comb
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy.common import leibniz_rates
 from hodyn_cli.algorithms.backends.numpy.kinematics import frame_pose
-from hodyn_cli.algorithms.backends.numpy.spatial import body_fixed_twists, spatial_twists
+from hodyn_cli.algorithms.backends.numpy.spatial import body_fixed_twists
+from hodyn_cli.algorithms.dynamics import floating
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import Trajectory, derivative_name
+from hodyn_cli.core.trajectory import Trajectory, derivative_name, free_root_motion
 from hodyn_cli.errors import HodynError, TrajectoryError
 
-__all__ = ["LinkJacobian", "link_jacobian", "root_columns", "ROOT_COLUMNS"]
+__all__ = ["LinkJacobian", "link_jacobian", "ROOT_COLUMNS"]
 
 #: the floating root's generalized velocities: its body twist, root frame (as ``hodyn
 #: matrices --floating-base`` names them)
@@ -77,18 +74,6 @@ class LinkJacobian:
     columns: tuple[str, ...]
 
 
-def root_columns(V0: np.ndarray, K: int) -> np.ndarray:
-    """``Z, Z', ..., Z^(K)`` (N, K+1, 6, 6): the columns of a root moving with spatial twist
-    derivatives V0 (N, >= K, 6) in the frame it coincides with now (module docstring)."""
-    N = V0.shape[0]
-    Z = np.zeros((N, K + 1, 6, 6))
-    Z[:, 0] = np.eye(6)
-    ad = lie.ad(V0[:, :K])
-    for k in range(1, K + 1):
-        Z[:, k] = sum(comb(k - 1, i) * (ad[:, i] @ Z[:, k - 1 - i]) for i in range(k))
-    return Z
-
-
 def link_jacobian(model: Model, trajectory: Trajectory, link: str, order: int = 2,
                   data: backends.Data | None = None) -> LinkJacobian:
     """Spatial and body Jacobian of ``link`` and their first ``order`` derivatives (needs
@@ -107,31 +92,27 @@ def link_jacobian(model: Model, trajectory: Trajectory, link: str, order: int = 
         missing = ", ".join(f"base_{derivative_name('Vb', k)}" for k in range(base.orders, K + 1))
         raise TrajectoryError(f"Jacobian derivatives of order {order} need {missing} (not in "
                               "the base motion)")
+    if base is not None:  # a floating root: the robot under its free root joint, in the world
+        free, free_data = floating.free_root_model(model, data)
+        J = link_jacobian(free, free_root_motion(trajectory, free.dof_names), link, order,
+                          free_data)
+        return replace(J, columns=ROOT_COLUMNS + model.coordinate_names)
     N, o, frame = trajectory.n_samples, model.dof_offsets, model.links[link]
-    V0 = None if base is None else spatial_twists(np.broadcast_to(np.eye(3), (N, 3, 3)),
-                                                  np.zeros((N, 3)), base.Vb[:, : K + 1])
-    f = 0 if base is None else 6
-    Js = np.zeros((N, K + 1, 6, f + model.nv))
-    if V0 is not None:
-        Js[..., :6] = root_columns(V0, K)
+    Js = np.zeros((N, K + 1, 6, model.nv))
     if frame.body < 0:
         R = np.broadcast_to(frame.T[:3, :3], (N, 3, 3))
         p = np.broadcast_to(frame.T[:3, 3], (N, 3))
-        Vs = np.zeros((N, K + 1, 6)) if V0 is None else V0
+        Vs = np.zeros((N, K + 1, 6))
     else:
         backend, data = backends.prepare(model, data)
-        kin = backend.spatial_kinematics(model, data, trajectory.derivatives, K, V0)
+        kin = backend.spatial_kinematics(model, data, trajectory.derivatives, K, None)
         for j in np.flatnonzero(model.ancestry[:, frame.body]):  # a multi-DOF joint's nv_j
             Y = kin.Y[j]
-            Js[..., f + o[j] : f + o[j + 1]] = Y if Y.ndim == 4 else Y[..., None]
+            Js[..., o[j] : o[j + 1]] = Y if Y.ndim == 4 else Y[..., None]
         R, p = frame_pose(kin, frame)
         Vs = kin.V[frame.body]
     Vb = body_fixed_twists(R, p, Vs)
-    Jb = _body_columns(Js, R, p, Vb)
-    if base is not None:  # to the world: a constant transform at this instant
-        Js = lie.Ad(base.R, base.p)[:, None] @ Js
-    names = model.coordinate_names if base is None else ROOT_COLUMNS + model.coordinate_names
-    return LinkJacobian(link, Js, Jb, names)
+    return LinkJacobian(link, Js, _body_columns(Js, R, p, Vb), model.coordinate_names)
 
 
 def _body_columns(Js: np.ndarray, R: np.ndarray, p: np.ndarray, Vb: np.ndarray) -> np.ndarray:

@@ -33,10 +33,10 @@ import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy.kinematics import frame_pose, point_derivatives
-from hodyn_cli.algorithms.backends.numpy.spatial import body_fixed_twists, spatial_twists
-from hodyn_cli.core import lie
+from hodyn_cli.algorithms.backends.numpy.spatial import body_fixed_twists
+from hodyn_cli.algorithms.dynamics import floating
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import Trajectory, derivative_name
+from hodyn_cli.core.trajectory import Trajectory, derivative_name, free_root_motion
 from hodyn_cli.errors import HodynError, TrajectoryError
 
 __all__ = ["LinkKinematics", "link_kinematics"]
@@ -70,8 +70,9 @@ def link_kinematics(model: Model, trajectory: Trajectory, link: str, order: int 
                     data: backends.Data | None = None) -> LinkKinematics:
     """Pose, twists and their first ``order`` derivatives of ``link`` (needs q^(order+1)).
 
-    With a floating root (``trajectory.base``, Vb to order ``order``) in the world frame;
-    else in the root frame. By the backend's ``spatial_kinematics`` (``data``: its Data for
+    With a floating root (``trajectory.base``, Vb to order ``order``) in the world frame,
+    the robot under its free root joint (:func:`~hodyn_cli.algorithms.dynamics.floating.
+    free_root_model`); else in the root frame. By the backend's ``spatial_kinematics`` (``data``: its Data for
     the model, :func:`~hodyn_cli.algorithms.backends.prepare`).
     """
     if link not in model.links:
@@ -86,21 +87,17 @@ def link_kinematics(model: Model, trajectory: Trajectory, link: str, order: int 
     if base is not None and base.orders < K + 1:
         missing = ", ".join(f"base_{derivative_name('Vb', k)}" for k in range(base.orders, K + 1))
         raise TrajectoryError(f"kinematics of order {order} needs {missing} (not in the base motion)")
-    # a floating root: everything in the inertial frame that coincides with the root now
-    V0 = None if base is None else spatial_twists(np.broadcast_to(np.eye(3), (N, 3, 3)),
-                                                  np.zeros((N, 3)), base.Vb[:, : K + 1])
-    if frame.body < 0:  # on the root: at rest, or moving with a floating root
+    if base is not None:  # a floating root: the robot under its free root joint, in the world
+        free, free_data = floating.free_root_model(model, data)
+        return link_kinematics(free, free_root_motion(trajectory, free.dof_names), link, order,
+                               free_data)
+    if frame.body < 0:  # on the root: at rest
         R = np.broadcast_to(frame.T[:3, :3], (N, 3, 3)).copy()
         p = np.broadcast_to(frame.T[:3, 3], (N, 3)).copy()
-        Vs = np.zeros((N, K + 1, 6)) if V0 is None else V0
+        Vs = np.zeros((N, K + 1, 6))
     else:
         backend, data = backends.prepare(model, data)
-        kin = backend.spatial_kinematics(model, data, trajectory.derivatives, K, V0)
+        kin = backend.spatial_kinematics(model, data, trajectory.derivatives, K, None)
         R, p = frame_pose(kin, frame)
         Vs = kin.V[frame.body]
-    Vb, pd = body_fixed_twists(R, p, Vs), point_derivatives(p, Vs)
-    if base is not None:  # to the world: a constant transform at this instant
-        R, p = base.R @ R, (base.R @ p[..., None])[..., 0] + base.p
-        Vs = Vs @ np.swapaxes(lie.Ad(base.R, base.p), 1, 2)
-        pd = pd @ np.swapaxes(base.R, 1, 2)
-    return LinkKinematics(link, R, p, Vs, Vb, pd)
+    return LinkKinematics(link, R, p, Vs, body_fixed_twists(R, p, Vs), point_derivatives(p, Vs))

@@ -26,7 +26,9 @@ joints are the independent coordinates.
 every ``COARSE``-th sample from the reference assembly (so every chunk stays on its branch),
 then by halving, each sample in between from its solved neighbour (warm-started along the file,
 a batch per level). With the times and derivatives (a trajectory), only the anchors go so,
-every ``TAYLOR``-th sample and the last, and their derivatives follow; the samples between two
+every ``TAYLOR``-th sample and the last, and their derivatives follow in each level's pass
+(a level's samples then start from their neighbour's Taylor polynomial, where its last term is
+below ``TAYLOR_TOL``, rather than from its positions); the samples between two
 anchors start from the two-point Hermite polynomial of their q_p and derivatives (degree 2D -
 1) and Newton converges in a few steps (a sample too far from its nearest anchor in time
 or in the actuated joints, where that anchor's Taylor polynomial ``sum_k q_p^(k)(t_0) (t -
@@ -112,6 +114,16 @@ def _kept_rows(P: np.ndarray, J: np.ndarray) -> np.ndarray:
     (numpy's matmul of a stack of small matrices costs ~50x as much: 3 ms for 20 000 samples'
     constraint forces)."""
     return np.moveaxis(np.tensordot(J, P, axes=(-2, 1)), -1, -2)
+
+
+def _taylor(full: np.ndarray, rows: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The Taylor polynomials ``sum_k q^(k) h^k / k!`` (M, n) of the rows ``rows`` (M,) of
+    ``full`` (N, D, n) at their steps h (M,), and their last terms' largest (M,) (einsum: a
+    tenth of a broadcast product's and sum's cost on (M, D, n))."""
+    D = full.shape[1]
+    powers = np.vander(h, D, increasing=True) / _factorials(D)
+    at = full[rows]
+    return np.einsum("sk,skn->sn", powers, at), _largest(powers[:, -1:] * at[:, -1])
 
 
 @cache
@@ -437,27 +449,40 @@ class Closed(coupling.Coupling):
         return self._closed(qa, t, np.arange(qa.shape[0]))[0]
 
     def _closed(self, qa: np.ndarray, t: np.ndarray | None, ids: np.ndarray,
-                coarse: int = COARSE) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`positions` and ``P J_p`` there (N, r, r); ``ids``: the samples' indices in
-        the file (and in ``t``), for messages.
+                coarse: int = COARSE, rates: tuple[np.ndarray, np.ndarray] | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`positions`, ``P J_p`` there (N, r, r) and where the derivatives were found
+        with them (N,) bool; ``ids``: the samples' indices in the file (and in ``t``), for
+        messages, and their rows in ``rates`` (full, jacobians: :meth:`_newton`'s, the
+        implicit function theorem in the pass of each sample's last Newton).
 
         Warm-started along the file by halving: every ``coarse``-th sample is continued from
         the assembly, then each sample halfway between two solved ones from the one before
-        it (a batch per level, log2(coarse) levels)."""
+        it (a batch per level, log2(coarse) levels): from its Taylor polynomial where that
+        one's derivatives were found and its last term is below ``TAYLOR_TOL`` (Newton's
+        steps from there are about half those from its positions: ~0.05 us a sample of the
+        leg's file at order 2), else from its positions."""
         N = qa.shape[0]
         q, c, PJ, off = (np.empty((N, self.n)), np.empty((N, self.n_rows)),
                          np.empty((N, self.rank, self.n)), np.empty(N))
+        rated = np.empty(N, bool)
         stride = 1 << min(coarse.bit_length() - 1, max(N - 1, 1).bit_length() - 1)
-        first = np.arange(0, N, stride)
-        q[first], c[first], PJ[first], off[first] = self._continued(
-            np.broadcast_to(self.reference, (len(first), self.n)), qa[first], t, ids[first])
-        while stride > 1:
+        level = np.arange(0, N, stride)
+        start = np.broadcast_to(self.reference, (len(level), self.n))
+        while True:
+            q[level], c[level], PJ[level], off[level], rated[level] = self._continued(
+                start, qa[level], t, ids[level], rates)
+            if stride == 1:
+                break
             half = stride // 2
-            new = np.arange(half, N, stride)
-            q[new], c[new], PJ[new], off[new] = self._continued(q[new - half], qa[new], t,
-                                                                ids[new])
-            stride = half
-        return q, self._checked(c, PJ, off, t, ids)
+            level = np.arange(half, N, stride)
+            before = level - half
+            start, stride = q[before], half
+            if rates is not None and t is not None:
+                guess, last = _taylor(rates[0], ids[before], t[ids[level]] - t[ids[before]])
+                near = rated[before] & (last <= TAYLOR_TOL)
+                start[near] = guess[near]
+        return q, self._checked(c, PJ, off, t, ids), rated
 
     def _kept(self, J: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``P J`` (M, r, n) of Jacobians J (M, R, n), and how far J's rows leave the kept
@@ -485,17 +510,21 @@ class Closed(coupling.Coupling):
         return PJ[:, :, self.p]
 
     def _continued(self, q0: np.ndarray, qa: np.ndarray, t: np.ndarray | None,
-                   samples: np.ndarray) -> tuple[np.ndarray, ...]:
+                   samples: np.ndarray, rates: tuple[np.ndarray, np.ndarray] | None = None
+                   ) -> tuple[np.ndarray, ...]:
         """The closed positions at the actuated ``qa`` (M, m) continued from the closed ``q0``
         (M, n) in steps of at most ``STEP`` (``samples``: their indices, for messages), and
-        Newton's last residual, P J and J's rows off its span (:meth:`_newton`)."""
+        Newton's last residual, P J, J's rows off its span and where the derivatives were
+        found with them (:meth:`_newton`: ``rates`` in the last step's pass)."""
         q = q0.copy()
         start = q0[:, self.a]
         steps = max(1, ceil(np.abs(qa - start).max(initial=0.0) / STEP))
         for s in range(1, steps + 1):
             q[:, self.a] = start + (qa - start) * (s / steps)
-            c, PJ, off, _ = self._newton(q, ITERATIONS if s == steps else 3, t, samples)
-        return q, c, PJ, off
+            last = s == steps
+            c, PJ, off, rated = self._newton(q, ITERATIONS if last else 3, t, samples,
+                                             rates if last else None)
+        return q, c, PJ, off, rated
 
     def _newton(self, q: np.ndarray, iterations: int, t: np.ndarray | None,
                 samples: np.ndarray, rates: tuple[np.ndarray, np.ndarray] | None = None
@@ -602,14 +631,20 @@ class Closed(coupling.Coupling):
             anchors[::TAYLOR] = anchors[-1] = True   # (every sample between two)
             coarse = np.flatnonzero(anchors)
             # (every COARSE-th sample of the file still continued from the assembly)
-            full[coarse, 0], Jp = self._closed(qs[coarse, 0], t, coarse, COARSE // TAYLOR)
-            found &= self._derivatives(full, coarse, Jp, jacobians)
+            full[coarse, 0], Jp, rated = self._closed(qs[coarse, 0], t, coarse,
+                                                      COARSE // TAYLOR, (full, jacobians))
+            found &= self._derivatives(full, coarse[~rated], Jp[~rated], jacobians)
             samples = np.flatnonzero(~anchors)
-            full[samples, 0], Jp, rated = self._predicted(full, samples, t, jacobians)
-            if rated.any():   # (their derivatives found with them)
-                samples, Jp = samples[~rated], Jp[~rated]
+            q, Jp, rated = self._predicted(full, samples, t, jacobians)
+            if rated.any():   # (their positions and derivatives are in full already: the
+                # kernel's pass wrote them; a fancy-indexed copy of 17 500 rows is ~0.025 us a
+                # sample of the leg's ~1.1)
+                samples, q, Jp = samples[~rated], q[~rated], Jp[~rated]
+            full[samples, 0] = q
         else:
-            full[:, 0], Jp = self._closed(qs[:, 0], t, samples)
+            full[:, 0], Jp, rated = self._closed(qs[:, 0], t, samples,
+                                                 rates=(full, jacobians) if D > 1 else None)
+            samples, Jp = samples[~rated], Jp[~rated]
         found &= self._derivatives(full, samples, Jp, jacobians)
         return full, jacobians if found else None
 
@@ -645,9 +680,9 @@ class Closed(coupling.Coupling):
         # wandered off, or not closed: continued instead (the checks then judge)
         far |= (_largest(q - guess) > STEP) | (_largest(c @ self.P.T) > RESIDUAL_TOL ** 0.5)
         if far.any():
-            q[far], c[far], PJ[far], off[far] = self._continued(full[anchor[far], 0], qa[far],
-                                                                t, samples[far])
-        return q, self._checked(c, PJ, off, t, samples), rated & ~far
+            q[far], c[far], PJ[far], off[far], rated[far] = self._continued(
+                full[anchor[far], 0], qa[far], t, samples[far], (full, jacobians))
+        return q, self._checked(c, PJ, off, t, samples), rated
 
     def _prediction(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -658,14 +693,10 @@ class Closed(coupling.Coupling):
         left = samples - samples % TAYLOR
         right = np.minimum(left + TAYLOR, N - 1)
         anchor = np.where(samples - left <= right - samples, left, right)
-        # the nearest anchor's Taylor polynomial sum_k q^(k)(t_0) h^k / k! (einsum: a tenth of
-        # a broadcast product's and sum's cost on (M, D, n))
-        powers = np.vander(t[samples] - t[anchor], D, increasing=True) / _factorials(D)
-        at = full[anchor]
-        guess = np.einsum("sk,skn->sn", powers, at)
+        # the nearest anchor's Taylor polynomial
+        guess, last = _taylor(full, anchor, t[samples] - t[anchor])
         qa = full[samples, 0][:, self.a]
-        far = (_largest(qa - at[:, 0, self.a]) > STEP) | \
-            (_largest(powers[:, -1:] * at[:, -1]) > TAYLOR_TOL)
+        far = (_largest(qa - full[anchor, 0][:, self.a]) > STEP) | (last > TAYLOR_TOL)
         # their Hermite polynomial (degree 2D - 1: far closer than either Taylor polynomial),
         # unless it disagrees with the nearest one's Taylor polynomial
         span = t[right] - t[left]
@@ -693,8 +724,9 @@ class Closed(coupling.Coupling):
             return False
         kernel = self._kernel(D - 1)
         if kernel is not None:
-            kernel.loop_rates(self.model, full, self.cuts, Jp, samples, jacobians,
-                              data=self._backend_data()[1])
+            if len(samples):   # (none left where Newton's pass found them all: no call)
+                kernel.loop_rates(self.model, full, self.cuts, Jp, samples, jacobians,
+                                  data=self._backend_data()[1])
             return True
         inverse = np.linalg.inv(Jp)
         part = full[samples]

@@ -2,7 +2,7 @@
 
 The spatial forward pass (:mod:`hodyn_cli.algorithms.dynamics.spatial`) gives every body's spatial twist
 ``V_i`` and its derivatives in a frame fixed in the world (the root frame; for a floating
-base the frame that coincides with the root at the instant). The spatial momentum about
+base the world, the robot under its free root joint). The spatial momentum about
 that frame's origin is the sum over bodies, the root link included (spatial paper (12),
 (16)-(19): ``Pi_i' = M_i^s V_i' - ad_{V_i}^T Pi_i``)::
 
@@ -15,10 +15,8 @@ Leibniz rates::
     k_G = Pi_ang - c x Pi_lin,    k_G^(k) = Pi_ang^(k) - sum_j C(k, j) c^(j) x Pi_lin^(k-j)
 
 ``h = (k_G; m c')`` is the centroidal momentum (Pinocchio's ``hg``, in hodyn's
-(angular; linear) order). For a floating base, with the root's pose ``(R, p)`` in the world:
-``c_world = R c + p``, and every rate and ``h`` turn with R (the frame is inertial).
-Its rate is the sum of the external wrenches about the centre of mass (gravity, supports,
-contacts): ``h' = (n_G; f)``.
+(angular; linear) order). Its rate is the sum of the external wrenches about the centre of
+mass (gravity, supports, contacts): ``h' = (n_G; f)``.
 """
 
 from __future__ import annotations
@@ -34,11 +32,11 @@ from hodyn_cli.algorithms.backends.numpy.spatial import (
     inertia_derivatives,
     momentum_derivatives,
     spatial_inertia,
-    spatial_twists,
 )
+from hodyn_cli.algorithms.dynamics import floating
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name
+from hodyn_cli.core.trajectory import Trajectory, derivative_name, free_root_motion
 from hodyn_cli.errors import HodynError, TrajectoryError
 
 __all__ = ["Centroidal", "centroidal"]
@@ -92,6 +90,10 @@ def centroidal(model: Model, trajectory: Trajectory, *, order: int = 1,
     if base is not None and base.n_samples != trajectory.n_samples:
         raise TrajectoryError(f"the base motion has {base.n_samples} samples, the trajectory "
                               f"{trajectory.n_samples}")
+    if base is not None:  # a floating root: the robot under its free root joint, in the world
+        free, free_data = floating.free_root_model(model, data)
+        return centroidal(free, free_root_motion(trajectory, free.dof_names), order=order,
+                          data=free_data)
     mass = float(model.root_inertia[3, 3] + model.mass.sum())
     if mass <= 0:
         raise HodynError(f"robot '{model.name}' has no mass: no centre of mass")
@@ -100,16 +102,14 @@ def centroidal(model: Model, trajectory: Trajectory, *, order: int = 1,
     com, h = np.empty((N, K + 2, 3)), np.empty((N, K + 1, 6))
     for s in range(0, N, CHUNK):
         sl = slice(s, s + CHUNK)
-        com[sl], h[sl] = _chunk(backend, model, data, trajectory.derivatives[sl], K, mass,
-                                None if base is None else base.rows(sl))
+        com[sl], h[sl] = _chunk(backend, model, data, trajectory.derivatives[sl], K, mass)
     return Centroidal(mass, com, h)
 
 
 def _chunk(backend: backends.Backend, model: Model, data: backends.Data, qs: np.ndarray,
-           K: int, mass: float, base: BaseMotion | None):
+           K: int, mass: float):
     N = qs.shape[0]
-    V0 = np.zeros((1, K + 1, 6)) if base is None else spatial_twists(
-        np.broadcast_to(np.eye(3), (N, 3, 3)), np.zeros((N, 3)), base.Vb[:, : K + 1])
+    V0 = np.zeros((1, K + 1, 6))
     kin = backend.spatial_kinematics(model, data, qs, K, V0)
     root = np.broadcast_to(model.root_inertia, (N, 6, 6))
     Pi = momentum_derivatives(inertia_derivatives(root, np.broadcast_to(V0, (N, K + 1, 6)), K - 1),
@@ -123,9 +123,4 @@ def _chunk(backend: backends.Backend, model: Model, data: backends.Data, qs: np.
     h = Pi.copy()
     for k in range(K + 1):
         h[:, k, :3] -= sum(comb(k, j) * lie.cross(c[:, j], Pi[:, k - j, 3:]) for j in range(k + 1))
-    if base is not None:  # from the frame of the root at the instant to the world
-        Rt = np.swapaxes(base.R, 1, 2)  # rows x^T R^T = (R x)^T
-        c = c @ Rt
-        c[:, 0] += base.p
-        h = (h.reshape(N, 2 * (K + 1), 3) @ Rt).reshape(h.shape)
     return c, h

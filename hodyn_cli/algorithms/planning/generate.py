@@ -319,6 +319,9 @@ def _coefficient_arrays(model, coefficients: dict, L: int) -> tuple[np.ndarray, 
     a, b = np.zeros((model.n, L)), np.zeros((model.n, L))
     for name, entry in coefficients.items():
         if name not in model.joint_names:
+            if isinstance(model, Chart):  # (a multi-DOF joint's name is not a coordinate)
+                raise HodynError(f"coefficients: '{name}' is no coordinate of the motion "
+                                 f"(its coordinates: {', '.join(model.joint_names)})")
             raise HodynError(f"coefficients: the model has no joint '{name}'")
         j = model.joint_index(name)
         for key, arr in (("a", a), ("b", b)):

@@ -34,10 +34,12 @@ class ModelData:
             (n, 6, 6): the joint adjoint is ``A0 - sin(q) A1 + (1 - cos q) A2`` (revolute).
         parent, revolute: (n,) int32; X (n, 6), M (n, 6, 6), root_M (6, 6) contiguous float64.
         ancestors: (n, n) uint8, ``[b, c] = 1`` iff body c is body b or one of its ancestors.
-        kernel_joints: every joint is revolute, continuous or prismatic, the joints the
-            GPU kernels run (``revolute`` tells those apart; the compiled kernels run every
-            kind, by the kind, offsets and pitch compiled.py packs); numpy's body-fixed
-            recursion runs the others.
+        kernel_joints: every joint is one the backend's inverse-dynamics kernel runs in one
+            call for any number of samples: revolute, continuous or prismatic for the GPU
+            kernels (``revolute`` tells those apart; numpy's body-fixed recursion runs the
+            others) and numpy's own chunks; every kind for the compiled kernel
+            (:class:`~hodyn_cli.algorithms.backends.compiled.CompiledData`: by the kind,
+            offsets and pitch compiled.py packs).
         made_by: the backend whose :meth:`data` made it (None: a pass called on its own), so
             that :func:`~hodyn_cli.algorithms.backends.prepare` knows whether it fits.
         model: the model it was made for (a Data given with another model, even one of the

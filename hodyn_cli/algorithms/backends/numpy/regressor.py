@@ -79,7 +79,7 @@ def floating_regressor_numpy(model: Model, qs: np.ndarray, jet: np.ndarray, orde
     rows the root's generalized force ``F_0`` (moment; force) then the joints, columns the
     root's 10 parameters then the bodies', the readable reference of the kernel. ``jet``: the
     root's twist jet in the free-falling frame ((1 or N), order+2, 6),
-    :func:`hodyn_cli.algorithms.dynamics.floating.root_jet`. The joint rows are the fixed-base
+    :mod:`hodyn_cli.algorithms.backends.free_root`. The joint rows are the fixed-base
     regressor's with that jet; the root rows the sum of the module docstring over the root's
     columns ``G_b`` of the body Jacobians (:func:`root_jacobians`) and the root itself
     (``G_0 = I``)."""
