@@ -1,7 +1,7 @@
 """``hodyn retime --optimal`` against its peer and against the uniform scaling, and how its
 cost grows with the path.
 
-    python benchmarks/bench_optimal.py [--long] [--grid 1000] [--only PART]
+    python benchmarks/bench_optimal.py [--long] [--grid 1000] [--only PART] [--repeat 5]
 
 1. **Peer** (velocity and torque limits only, what toppra takes): the duration on the same
    path (toppra is handed hodyn's path between the samples, the same limits and end speeds)
@@ -30,6 +30,12 @@ cost grows with the path.
    toppra from rest to rest on each piece, parametrised regularly (on hodyn's path, whose
    q' vanishes at the rests, toppra fails). Every output is checked within its limits and
    by ``hodyn validate``.
+5. **Speed** (issue 37: 1000 samples in <= 1 s end to end, 10^5 in <= 30 s): ``hodyn retime
+   --optimal -q`` file to file (the iiwa's cosine at 100 Hz, q..qdddd, the URDF's velocity
+   and torque limits: the reachability solver), as a process, ``--repeat`` times (the
+   spread: the machine is shared), wall time and peak RSS, next to toppra on the same path
+   and as many grid points in the same run (a process too: its wall time, the seconds of
+   its parametrisation, its duration).
 """
 
 from __future__ import annotations
@@ -356,6 +362,33 @@ def scaling(long: bool) -> None:
                       f"{peer[3]:>8s}")
 
 
+def speed(repeat: int, sizes: tuple[int, ...] = (1_000, 100_000)) -> None:
+    print(f"\n5. speed: retime --optimal -q file to file (iiwa14, cosine at 100 Hz, q..qdddd, "
+          f"URDF limits), a process each, {repeat} runs (min-max); toppra on the same path "
+          "and grid points")
+    print(f"{'samples':>9s} {'grid':>7s} {'optimal s':>10s} {'toppra s':>9s} "
+          f"{'wall s':>12s} {'peak RSS MiB':>12s} {'toppra wall s':>13s} {'solve s':>8s}")
+    hodyn = [sys.executable, "-m", "hodyn_cli"]
+    robot = str(ROOT / "urdf" / "iiwa14.urdf")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            src, out = Path(tmp) / f"in{n}.h5", Path(tmp) / "out.h5"
+            process(hodyn + ["generate", robot, "--kind", "cosine", "--duration", str(n / 100),
+                             "-o", str(src), "-q"], src)
+            runs = [process(hodyn + ["retime", robot, str(src), "--optimal", "-q", "-o",
+                                     str(out)], out)[:2] for _ in range(repeat)]
+            walls, rss = [w for w, _ in runs], max(r for _, r in runs)
+            with h5py.File(out) as f:
+                optimal_s, uniform_s = f.attrs["duration"], f.attrs["uniform_duration"]
+                points = int(f.attrs["grid_points"])
+            t_wall, _, printed = process([sys.executable, __file__, "--toppra", str(src),
+                                          str(points), str(n / 100 / uniform_s)])
+            duration, solve = printed.split()
+            print(f"{n:9d} {points:7d} {optimal_s:10.3f} {float(duration):9.3f} "
+                  f"{min(walls):5.2f}-{max(walls):<6.2f} {rss:12.0f} {t_wall:13.2f} "
+                  f"{float(solve):8.2f}")
+
+
 def toppra_file(source: str, points: int, sd: float) -> None:
     """toppra on the path of the motion at ``source`` (velocity and torque limits of the
     URDF) on ``points`` grid points, from and to path speed ``sd`` (the uniform scaling's:
@@ -373,19 +406,21 @@ def main() -> None:
     parser.add_argument("--grid", type=int, default=optimal.GRID)
     parser.add_argument("--toppra", nargs=3, metavar=("FILE", "POINTS", "SD"),
                         help="(part 3's peer, as a process of its own)")
-    parser.add_argument("--only", type=int, choices=(1, 2, 3, 4), help="one part only")
+    parser.add_argument("--only", type=int, choices=(1, 2, 3, 4, 5), help="one part only")
+    parser.add_argument("--repeat", type=int, default=5, help="part 5's runs per size")
     args = parser.parse_args()
     if args.toppra:
         toppra_file(args.toppra[0], int(args.toppra[1]), float(args.toppra[2]))
         return
     if args.only:
         {1: lambda: peer(args.grid), 2: lambda: rates(args.grid), 3: lambda: scaling(args.long),
-         4: classes}[args.only]()
+         4: classes, 5: lambda: speed(args.repeat)}[args.only]()
         return
     peer(args.grid)
     rates(args.grid)
     scaling(args.long)
     classes()
+    speed(args.repeat)
 
 
 if __name__ == "__main__":

@@ -5,9 +5,10 @@ A :class:`Backend` has one method per operation the algorithms run on a chunk of
 method too, the spatial kinematics of every body, the closed-form matrices, the regressor,
 the sensitivities, the partials, dense solves, the elastic joints, the floating root's jet,
 the contact frames' jets and the contacts' share of the base wrench, the inverse
-kinematics' Newton steps, rates and integration), each taking the model,
-its Data (:meth:`Backend.data`: what the backend derives per model, made once per request by
-the caller) and the chunk's arrays. The algorithms take the backend and the caller's Data
+kinematics' Newton steps, rates and integration; the sequential passes of the optimal
+retiming's reachability, a banded solve and a B-spline's values take arrays alone), each
+taking the model, its Data (:meth:`Backend.data`: what the backend derives per model, made
+once per request by the caller) and the chunk's arrays. The algorithms take the backend and the caller's Data
 from :func:`prepare` and never ask which backend it is. Implementations, each a module of
 this package and a line of :data:`REGISTRY`:
 
@@ -84,7 +85,8 @@ class FrameOnLink(Protocol):
 OPERATIONS = ("inverse_dynamics", "joint_wrenches", "spatial_inverse_dynamics",
               "spatial_kinematics", "root_jet",
               "eom_matrices", "regressor", "sensitivities", "partials", "spd_solve", "elastic",
-              "contact_frames", "contact_share", "ik_newton", "ik_rates", "ik_integrate")
+              "contact_frames", "contact_share", "ik_newton", "ik_rates", "ik_integrate",
+              "reach_backward", "reach_forward", "banded_solve", "bspline")
 
 
 class Backend(Protocol):
@@ -125,6 +127,15 @@ class Backend(Protocol):
                  wrenches: dict[int, np.ndarray], *, partials: bool = True,
                  mass: bool = False) -> tuple[np.ndarray, ...]: ...
     def spd_solve(self, M: np.ndarray, B: np.ndarray) -> np.ndarray: ...
+    def reach_backward(self, p: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray,
+                       upper: np.ndarray, lower: np.ndarray, lo_s: np.ndarray,
+                       hi_s: np.ndarray, K: np.ndarray) -> None: ...
+    def reach_forward(self, alpha: np.ndarray, beta: np.ndarray, gamma: np.ndarray,
+                      up: np.ndarray, down: np.ndarray, delta: np.ndarray, K: np.ndarray,
+                      x: np.ndarray, u: np.ndarray) -> None: ...
+    def banded_solve(self, band: np.ndarray, k: int, rhs: np.ndarray) -> None: ...
+    def bspline(self, t: np.ndarray, k: int, c: np.ndarray, x: np.ndarray, extrapolate: bool
+                ) -> np.ndarray: ...
     def elastic(self, model: Model, data: Data, drives: Drives, req: Requirements,
                 qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np.ndarray], order: int,
                 extra: np.ndarray | None = None

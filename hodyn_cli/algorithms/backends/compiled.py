@@ -398,6 +398,24 @@ class CompiledBackend(NumpyBackend):
         _check(status)
         return X
 
+    def reach_backward(self, p, w_hi, w_lo, upper, lower, lo_s, hi_s, K):
+        M, m = p.shape[0] + 1, p.shape[1]
+        _check(self.lib.hodyn_reach_backward(M, m, *_contiguous(p, w_hi, w_lo), *_bytes(
+            upper, lower), *_contiguous(lo_s, hi_s), K))
+
+    def reach_forward(self, alpha, beta, gamma, up, down, delta, K, x, u):
+        _check(self.lib.hodyn_reach_forward(len(x), alpha.shape[1], *_contiguous(
+            alpha, beta, gamma), *_bytes(up, down), *_contiguous(delta, K), x, u))
+
+    def banded_solve(self, band, k, rhs):
+        _check(self.lib.hodyn_banded_solve(len(band), k, band, rhs.shape[1], rhs))
+
+    def bspline(self, t, k, c, x, extrapolate):
+        (t, c, x), E = _contiguous(t, c, x), len(x)
+        out = np.empty((E, c.shape[1]))
+        _check(self.lib.hodyn_bspline(len(t), t, k, c.shape[1], c, E, x, int(extrapolate), out))
+        return out
+
     @_numpy_without_joints
     def elastic(self, model, data, drives, req, qs, base, wrenches, order, extra=None):
         R = int(req.u_orders.max())
@@ -650,6 +668,14 @@ def _cuts(cuts) -> tuple:
     """The loops' cuts as the loop entry points take them (``loops.Cuts``)."""
     return (len(cuts.side_body), cuts.side_body, cuts.T, len(cuts.path), cuts.path, cuts.moves,
             len(cuts.row_loop), cuts.row_loop, cuts.row_axis)
+
+
+def _contiguous(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    return tuple(np.ascontiguousarray(a, dtype=np.float64) for a in arrays)
+
+
+def _bytes(*masks: np.ndarray) -> tuple[np.ndarray, ...]:
+    return tuple(np.ascontiguousarray(a, dtype=np.uint8) for a in masks)
 
 
 def _ptr(a: np.ndarray | None):

@@ -250,6 +250,18 @@ class GpuBackend:
     def spd_solve(self, M: np.ndarray, B: np.ndarray) -> np.ndarray:
         return self.cpu.spd_solve(M, B)
 
+    def reach_backward(self, *args: Any) -> None:
+        return self.cpu.reach_backward(*args)
+
+    def reach_forward(self, *args: Any) -> None:
+        return self.cpu.reach_forward(*args)
+
+    def banded_solve(self, band: np.ndarray, k: int, rhs: np.ndarray) -> None:
+        return self.cpu.banded_solve(band, k, rhs)
+
+    def bspline(self, *args: Any) -> np.ndarray:
+        return self.cpu.bspline(*args)
+
     def elastic(self, model: Model, data: GpuData, *args: Any, **kwargs: Any
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self.cpu.elastic(model, data.cpu, *args, **kwargs)

@@ -556,28 +556,31 @@ class Optimal:
             return False
         points = self.grid or max(reachability.POINTS, reachability.PER_SAMPLE * path.n_samples)
         found = reachability.solve(self.model, path, self.limits, points,
-                                   gravity=self.dynamics["gravity"])
+                                   gravity=self.dynamics["gravity"], progress=self.progress)
         if found is None or not all(a.rest[1] and b.rest[0] for (a, _), (b, _) in zip(
                 found[:-1], found[1:], strict=True)):
             return False  # (a turn back between samples, not at rest: the programmes)
         grid = sum(len(arc.sigma) for arc, _ in found)
-        if self.progress is not None:
-            self.progress(grid, grid)
         span = float(path.t[-1] - path.t[0])
         rate = self.rate or (path.n_samples - 1) / span
-        best: tuple[Optimal, Trajectory] | None = None
+        best: tuple[Optimal, list[Trajectory]] | None = None
         for i, steps in enumerate(reachability.STEPS):
             if best is not None and i >= reachability.TRIED:
                 break
-            motion = reachability.played(found, path.orders, path.joint_names,
+            played = reachability.played(found, path.orders, path.joint_names,
                                          float(path.t[0]), steps / rate,
                                          reachability.RISE * steps / rate)
-            if motion is None:
+            if played is None:
                 return False
+            # (fed in pieces of the grid: the fit's work on a piece at a time)
+            motion = [Trajectory(played.joint_names,
+                                 played.derivatives[a : a + reachability.BLOCK],
+                                 played.t[a : a + reachability.BLOCK])
+                      for a in range(0, played.n_samples, reachability.BLOCK)]
             inner = Optimal(self.model, self.limits, self.order, rate=rate, uniform=True,
                             gravity=self.dynamics["gravity"], kind=self.dynamics["kind"])
             try:
-                inner.fit(lambda motion=motion: [motion])
+                inner.fit(lambda motion=motion: motion)
             except TrajectoryError:  # the played law's own derivatives disagree at this
                 continue  # smoothing (not the input's): a wider one, or the windows
             if inner.consistent and (best is None or inner.duration < best[0].duration):
@@ -588,7 +591,7 @@ class Optimal:
         assert inner.path is not None
         self.path = replace(inner.path, uniform=uniform, span=span, grid=grid)
         self.final, self.scale, self.orders = inner.final, inner.scale, inner.orders
-        self.source, self.used = [motion], "reachability"
+        self.source, self.used = motion, "reachability"
         self.peak = float(np.sqrt(max(law.x.max() for _, law in found)))
         return True
 

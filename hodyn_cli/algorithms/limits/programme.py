@@ -61,13 +61,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import combinations_with_replacement
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
-from scipy.interpolate import BSpline
-from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
+from hodyn_cli.algorithms.limits.bsplines import BSpline
 from hodyn_cli.algorithms.limits.feasibility import Quantity, limited_series, series_laws
 from hodyn_cli.algorithms.limits.jets import compose, hermite, time_rates
 from hodyn_cli.algorithms.limits.scaling import Law
@@ -77,6 +76,10 @@ from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
+
+if TYPE_CHECKING:
+    from scipy import sparse
+    from scipy.optimize import Bounds
 
 __all__ = ["GRID", "CAP", "PROBES", "PathGrid", "PathLimit", "between", "path_limits",
            "time_scale", "slowness", "kink_ceiling", "KinkCeiling", "TimeLaw", "solve",
@@ -176,34 +179,37 @@ BELOW = 2
 FINE = 2e-3
 
 
-def between(path: Trajectory, s: np.ndarray) -> np.ndarray:
+def between(path: Trajectory, s: np.ndarray, order: int | None = None) -> np.ndarray:
     """(E, D, m) ``q^[r](s)`` between the samples of ``path`` (its times: s): each order r as
     the derivative of the Hermite interpolant of the orders from r - :data:`BELOW` (r - 1 on
     a step finer than :data:`FINE`) to D-1 the samples give. (The interpolant of all of them
     has the same derivatives up to its error, but takes q^[r] from differences of the
-    positions over h^r: 1e-14 of rounding in q becomes ~1e-2 in q^[4] at h = 10 ms.)"""
+    positions over h^r: 1e-14 of rounding in q becomes ~1e-2 in q^[4] at h = 10 ms.)
+    ``order``: that order alone, (E, m)."""
     i = np.clip(np.searchsorted(path.t, s, side="right") - 1, 0, path.n_samples - 2)
     h = path.t[i + 1] - path.t[i]
-    return _interpolated(path.derivatives[i], path.derivatives[i + 1], h, (s - path.t[i]) / h)
+    return _interpolated(path.derivatives[i], path.derivatives[i + 1], h, (s - path.t[i]) / h,
+                         order=order)
 
 
 def _interpolated(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
-                  top: bool = False) -> np.ndarray:
+                  top: bool = False, order: int | None = None) -> np.ndarray:
     """(E, D, m) ``q^[r]`` at ``s0 + u h`` between samples with the derivatives ``left`` and
     ``right`` (E, D, m), each from the orders :func:`_low` gives; ``top``: (E, 1, m) the
     derivative above the highest, ``q^[D]``, of the highest's interpolant (it jumps at the
-    samples: the path is C^(D-1) there)."""
+    samples: the path is C^(D-1) there); ``order``: that order r alone, (E, m)."""
     D = left.shape[1]
     fine = h < FINE
-    out = np.empty((len(h), 1 if top else D) + left.shape[2:])
+    out = np.empty((len(h), 1 if top or order is not None else D) + left.shape[2:])
     for group in (fine, ~fine):
         if group.any():
             rows = slice(None) if group.all() else group
             lows = _low(D, group is fine)
-            pairs = [(D, lows[-1])] if top else list(enumerate(lows))
+            pairs = [(D, lows[-1])] if top else [(order, lows[order])] if order is not None \
+                else list(enumerate(lows))
             out[rows] = np.stack([hermite(left[rows][:, a:], right[rows][:, a:], h[rows],
                                           u[rows], r - a) for r, a in pairs], axis=1)
-    return out
+    return out if order is None else out[:, 0]
 
 
 def _low(D: int, fine: bool) -> list[int]:
@@ -541,8 +547,10 @@ def _design(knots: np.ndarray, degree: int, s: np.ndarray, nu: int) -> sparse.cs
     """(len(s), coefficients) sparse: the nu-th derivative of the B-spline at s, linear in its
     coefficients (a derivative is the spline of degree - 1 on the inner knots whose
     coefficients are the scaled differences ``p (c_(i+1) - c_i) / (t_(i+p+1) - t_(i+1))``)."""
+    from scipy import interpolate, sparse  # (lazily: the windows alone need them)
+
     if nu == 0:
-        return BSpline.design_matrix(s, knots, degree).tocsr()
+        return interpolate.BSpline.design_matrix(s, knots, degree).tocsr()
     n = len(knots) - degree - 1
     span = knots[degree + 1 : degree + n] - knots[1:n]
     diff = sparse.diags([-degree / span, degree / span], [0, 1], shape=(n - 1, n))
@@ -639,6 +647,9 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
 
     ``law``: a feasible law on a longer grid of which s is a window (:func:`solve_windows`):
     only its coefficients whose B-splines lie within s change, T is the time across s."""
+    from scipy import sparse
+    from scipy.optimize import Bounds
+
     if law is None:
         law = TimeLaw(np.append(s[:-1:KNOTS], s[-1]), np.full(
             len(s[:-1:KNOTS]) + degree, x0), degree)
@@ -802,6 +813,9 @@ def _highs(objective, bounds: Bounds, A, lb: np.ndarray, ub: np.ndarray) -> np.n
     """``min objective . c`` with ``lb <= A c <= ub`` within ``bounds``: HiGHS's simplex for
     :data:`SIMPLEX_SECONDS`, then its interior-point method for :data:`LP_SECONDS` (None:
     infeasible; :class:`_Stalled`: out of time)."""
+    from scipy import sparse
+    from scipy.optimize import LinearConstraint, linprog, milp
+
     res = milp(objective, bounds=bounds, constraints=LinearConstraint(A, lb, ub),
                options={"time_limit": min(SIMPLEX_SECONDS, LP_SECONDS)})
     if res.status == 1:  # the time limit
@@ -825,6 +839,9 @@ def _smooth_programme(objective, bounds, A, lb, ub, c, weight, rows=None
     objective (auxiliary ``e_j >= |(Delta^3 c)_j|``): the vertex solutions of a programme
     chatter where nothing else decides, this keeps the spline calm there. ``rows``, and the
     rows returned: :func:`_linear_programme`'s."""
+    from scipy import sparse
+    from scipy.optimize import Bounds
+
     n = len(c)
     diff = sparse.diags([-1.0, 3.0, -3.0, 1.0], [0, 1, 2, 3], shape=(n - 3, n))
     eye = sparse.identity(n - 3)
@@ -865,6 +882,8 @@ def _programme(limits: list[PathLimit], X: np.ndarray, D: list) -> tuple:
     """The linear constraints ``lb <= A c <= ub`` on the spline coefficients, each row scaled
     by its limit's half-width; a limit's rows are its (grid point, joint) pairs, built for
     every joint at once (``D``: the design matrices of x .. x^(3) at the grid points)."""
+    from scipy import sparse
+
     rows, lbs, ubs = [], [], []
     x = X[:, 0]
     repeated: dict[int, list] = {}  # joints -> the design matrices' rows, each once per joint

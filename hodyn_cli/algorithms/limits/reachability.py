@@ -30,16 +30,20 @@ signs of their u coefficient gives one bound on x), the pairs among the limits' 
 for the whole grid (batched), those with the two rows of ``K_{i+1}`` per step (affine in its
 ends). The forward pass takes at each point the largest u that stays controllable. The
 duration of the law (x linear on each interval): ``sum 2 Delta_i / (sqrt x_i + sqrt
-x_{i+1})``.
+x_{i+1})``. Both passes are sequential: the backend's compiled ``reach_backward`` and
+``reach_forward`` (numpy's reference: a Python loop), piece by piece of the grid
+(:func:`along`: memory a piece's rows, whatever the length).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.interpolate import BSpline, make_interp_spline
 
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
+from hodyn_cli.algorithms.limits.bsplines import BSpline, interpolating
 from hodyn_cli.algorithms.limits.jets import compose
 from hodyn_cli.algorithms.limits.programme import PathLimit, between, path_limits, time_derivatives
 from hodyn_cli.algorithms.limits.ramps import TAIL, Ramp
@@ -48,7 +52,8 @@ from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.limits import Limits
 
-__all__ = ["Arc", "Rows", "Law", "arcs", "applies", "rows", "controllable", "greedy", "solve"]
+__all__ = ["Arc", "Rows", "Law", "arcs", "applies", "rows", "controllable", "greedy", "along",
+           "solve"]
 
 #: a point of the path is at rest where ``|q'|`` is below this share of its largest value
 REST = 1e-3
@@ -57,17 +62,20 @@ TURN = 1 - 1e-4
 #: sub-intervals per input interval of the arc length's table (the grid's points are placed
 #: by it, their own arc length then computed exactly)
 SUBDIVIDE = 2
-#: points of the path evaluated at once (memory: this many times its D orders and joints)
+#: points of the path evaluated at once (memory: this many times its D orders and joints),
+#: and the grid intervals of a piece of the passes (memory: a piece's rows, :func:`along`)
 BLOCK = 1 << 15
 #: the reachability grid's intervals at least, and PER_SAMPLE per input sample on a long
 #: path (the smoothing reaches SMOOTH intervals at least: on a coarser grid it is longer in
 #: time, 100 s of the iiwa's cosine at one interval per sample lost 1.5 % to it)
 POINTS = 4000
 PER_SAMPLE = 3
-#: the longest input (samples) it takes: it holds the whole path and its grid (~10 kB a
-#: sample: 1 GB at 10^5 samples), where the windows of linear programmes hold a chunk; longer
-#: inputs go to the windows (``--solver auto``) or are refused (``--solver reachability``)
-MOST_SAMPLES = 20_000
+#: the longest input (samples) it takes: it holds the whole input path, its shape and the
+#: played motion on the grid (~5 kB a sample: 0.5 GB at 10^5 samples, 1 GB at its most; the
+#: passes' rows are a piece's, :func:`along`), where the windows of linear programmes hold a
+#: chunk; longer inputs go to the windows (``--solver auto``) or are refused (``--solver
+#: reachability``)
+MOST_SAMPLES = 200_000
 #: the points of the path's shape (:func:`arcs`) at least; more on a long path, one per
 #: SPACING of its length in joint space (rad, m) at most: closer points make its top
 #: derivatives rounding (~1e-16 / h^4 in q_sigma^(4))
@@ -75,6 +83,11 @@ SHAPE = 400
 SPACING = 0.02
 #: the grid of each piece: at least this many intervals
 LEAST = 16
+#: and at least this many where the grid has them (a piece's share of it in proportion to
+#: its length left the 30 legs of a zigzag through 31 waypoints ~133 intervals each: the
+#: smoothing's SMOOTH intervals were then ~6 % of a leg, 3.8 % slower than toppra's lines;
+#: 0.76 % at 1000)
+PIECE = 1000
 #: the monomials of the time law's derivatives a row may have (sigma_k = s^(k)): 1, sigma_2
 #: (u), sigma_1^2 (x); the velocity's sigma_1 alone
 _AFFINE = {(), (1, 1), (2,)}
@@ -125,7 +138,7 @@ def _length(path: Trajectory, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _order(path: Trajectory, s: np.ndarray, r: int) -> np.ndarray:
     """(E, n) ``q^[r](s)`` on the input's path, :data:`BLOCK` points at a time."""
-    return np.concatenate([between(path, s[i : i + BLOCK])[:, r]
+    return np.concatenate([between(path, s[i : i + BLOCK], r)
                            for i in range(0, len(s), BLOCK)]) if len(s) else np.zeros(
         (0, path.derivatives.shape[-1]))
 
@@ -162,7 +175,8 @@ def _corners(d1: np.ndarray, sigma: np.ndarray) -> list[float]:
 def arcs(path: Trajectory, points: int, shape_points: int | None = None) -> list[Arc]:
     """The path (times: its parameter s; q, q' at least) cut at its corners, each piece on a
     grid uniform in arc length, ``points`` intervals in all (in proportion to length, at
-    least :data:`LEAST` each), its shape through ``shape_points`` points in all (at their
+    least :data:`LEAST` each, and :data:`PIECE` each where ``points`` has them: more in all
+    where the path has many corners), its shape through ``shape_points`` points in all (at their
     arc length, exact to the quadrature's rounding: the spline's derivatives are those of
     the path in sigma; default: :data:`SHAPE`, or more on a long path, at most one per
     input sample and per :data:`SPACING` of length)."""
@@ -183,9 +197,9 @@ def arcs(path: Trajectory, points: int, shape_points: int | None = None) -> list
         s = np.interp(target, sigma_fine, s_fine)
         at = sigma_fine[k] + _length(path, s_fine[k], s)   # the points' own arc length
         at[[0, -1]] = lo, hi
-        shape = make_interp_spline(at - lo, _order(path, s, 0), k=DEGREE)
+        shape = interpolating(at - lo, _order(path, s, 0), DEGREE)
         ends = np.linalg.norm(_order(path, s[[0, -1]], 1), axis=1)
-        fine = max(LEAST, round(points * share))
+        fine = max(LEAST, round(points * share), min(points, PIECE))
         pieces.append(Arc(np.linspace(0.0, hi - lo, fine + 1), shape,
                           (bool(ends[0] < still), bool(ends[1] < still))))
     return pieces
@@ -293,14 +307,7 @@ def controllable(r: Rows, delta: np.ndarray, end: tuple[float, float]) -> np.nda
         p, w_hi, w_lo = p / e, w_hi / e, w_lo / e
     upper = (with_hi | with_lo) & (e > 0)
     lower = (with_hi | with_lo) & (e < 0)
-    for i in range(M - 2, -1, -1):
-        lo, hi = K[i + 1]
-        if not lo <= hi:
-            return K
-        bound = p[i] + w_hi[i] * hi + w_lo[i] * lo
-        top = min(hi_s[i], np.min(bound[upper[i]], initial=np.inf))
-        bottom = max(lo_s[i], np.max(bound[lower[i]], initial=-np.inf))
-        K[i] = bottom, top
+    backends.current().reach_backward(p, w_hi, w_lo, upper, lower, lo_s, hi_s, K)
     return K
 
 
@@ -325,45 +332,82 @@ def greedy(r: Rows, delta: np.ndarray, K: np.ndarray, start: float, sigma: np.nd
     x, u = np.empty(M), np.empty(M - 1)
     x[0] = start
     tiny = 1e-12 * np.abs(r.alpha).max(initial=1.0)
-    up, down = r.alpha > tiny, r.alpha < -tiny
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for i in range(M - 1):
-            bound = (r.gamma[i] - r.beta[i] * x[i]) / r.alpha[i]
-            most = min((K[i + 1, 1] - x[i]) / (2 * delta[i]),
-                       np.min(bound[up[i]], initial=np.inf))
-            least = max((K[i + 1, 0] - x[i]) / (2 * delta[i]),
-                        np.max(bound[down[i]], initial=-np.inf))
-            u[i] = max(most, least) if most < least else most  # rounding: the edge
-            x[i + 1] = min(max(x[i] + 2 * delta[i] * u[i], K[i + 1, 0], 0.0), K[i + 1, 1])
+    backends.current().reach_forward(r.alpha, r.beta, r.gamma, r.alpha > tiny, r.alpha < -tiny,
+                                     delta, K, x, u)
     return Law(sigma, x, u)
 
 
 def solve(model: Model, path: Trajectory, limits: Limits, points: int, *,
-          shape_points: int | None = None, gravity=GRAVITY) -> list[tuple[Arc, Law]] | None:
+          shape_points: int | None = None, gravity=GRAVITY,
+          progress: Callable[[int, int], None] | None = None) -> list[tuple[Arc, Law]] | None:
     """The fastest law along ``path`` (times: its parameter; q .. q'' at least) in its arc
     length, on ``points`` grid intervals in all: per :class:`Arc`, its law (from and to rest
-    where the path is at rest, its speed free where it is not); None where a limit is not
-    for this solver (:func:`applies`) or no law keeps them on the grid."""
+    where the path is at rest, its speed free where it is not, :func:`along`); None where a
+    limit is not for this solver (:func:`applies`) or no law keeps them on the grid.
+    ``progress(done, total)``: the grid points each pass has done, twice the grid in all."""
     out = []
-    for arc in arcs(path, points, shape_points):
-        blocks = []
-        for i in range(0, len(arc.sigma), BLOCK):  # (memory: the probes' dynamics per block)
-            found = path_limits(model, arc.trajectory(path.joint_names, i, i + BLOCK), limits,
-                                0, gravity=gravity)
-            if not applies(found):
-                return None
-            blocks.append(rows(found))
-        r = Rows(*(np.concatenate([getattr(b, f) for b in blocks])
-                   for f in ("alpha", "beta", "gamma", "top")))
-        delta = np.diff(arc.sigma)
-        K = controllable(r, delta, (0.0, 0.0 if arc.rest[1] else np.inf))
-        if not K[0, 0] <= K[0, 1]:
+    pieces = arcs(path, points, shape_points)
+    total, done = 2 * sum(len(arc.sigma) for arc in pieces), 0
+
+    def advance(points: int) -> None:
+        nonlocal done
+        done += points
+        if progress is not None:
+            progress(done, total)
+
+    for arc in pieces:
+
+        def rows_at(a: int, b: int, arc: Arc = arc) -> Rows | None:
+            found = path_limits(model, arc.trajectory(path.joint_names, a, b), limits, 0,
+                                gravity=gravity)
+            return rows(found) if applies(found) else None
+
+        law = along(arc, rows_at, advance)
+        if law is None:
             return None
-        start = K[0, 0] if arc.rest[0] else K[0, 1]
-        if arc.rest[0] and start > 0:
-            return None
-        out.append((arc, greedy(r, delta, K, start, arc.sigma)))
+        out.append((arc, law))
     return out
+
+
+def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
+          advance: Callable[[int], None] = lambda points: None) -> Law | None:
+    """The law along ``arc`` from the rows of its grid points a .. b-1 (``rows_at(a, b)``;
+    None: a limit not for this solver), piece by piece of :data:`BLOCK` intervals: the
+    backward pass (:func:`controllable`) from the last piece to the first, each piece's
+    controllable sets ending in those of the next one's first point, keeps K alone (two
+    numbers a point); the forward pass (:func:`greedy`) then evaluates each piece's rows
+    again (a path of one piece: once). Memory: a piece's rows, whatever the length. The same
+    law as on the whole grid at once, but for which rows count as free of u
+    (``|alpha|`` below 1e-12 of the piece's largest, not the path's). ``advance(points)``:
+    after each piece of each pass."""
+    M = len(arc.sigma)
+    delta = np.diff(arc.sigma)
+    pieces = [(a, min(a + BLOCK, M - 1)) for a in range(0, M - 1, BLOCK)]
+    K = np.full((M, 2), np.nan)
+    end = (0.0, 0.0 if arc.rest[1] else np.inf)
+    kept = None
+    for a, b in reversed(pieces):
+        r = rows_at(a, b + 1)
+        if r is None:
+            return None
+        K[a : b + 1] = controllable(r, delta[a:b], end)
+        if not K[a, 0] <= K[a, 1]:
+            return None
+        end = (float(K[a, 0]), float(K[a, 1]))
+        kept = r if len(pieces) == 1 else None
+        advance(b - a + (a == 0))
+    start = K[0, 0] if arc.rest[0] else K[0, 1]
+    if arc.rest[0] and start > 0:
+        return None
+    x, u = np.empty(M), np.empty(M - 1)
+    x[0] = start
+    for a, b in pieces:
+        r = kept or rows_at(a, b + 1)
+        assert r is not None  # (as in the backward pass)
+        law = greedy(r, delta[a:b], K[a : b + 1], float(x[a]), arc.sigma[a : b + 1])
+        x[a : b + 1], u[a:b] = law.x, law.u
+        advance(b - a + (a == 0))
+    return Law(arc.sigma, x, u)
 
 
 #: the law is smoothed over this many grid intervals either side at least: TOPP-RA's x has
@@ -477,7 +521,7 @@ def _spline(sigma: np.ndarray, x: np.ndarray) -> BSpline:
     ends = []
     for a, b, c, sign in ((x[0], x[1], x[2], 1.0), (x[-1], x[-2], x[-3], -1.0)):
         ends.append([(1, sign * (-3 * a + 4 * b - c) / (2 * h)), (2, (a - 2 * b + c) / h**2)])
-    return make_interp_spline(sigma, x, k=5, bc_type=(ends[0], ends[1]))
+    return interpolating(sigma, x, 5, (ends[0], ends[1]))
 
 
 def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool]

@@ -24,6 +24,7 @@ from hodyn_cli.algorithms.backends.numpy import (
     floating,
     ik,
     partials,
+    reach,
     regressor,
     sensitivities,
     spatial,
@@ -157,6 +158,28 @@ class NumpyBackend:
     def spd_solve(self, M: np.ndarray, B: np.ndarray) -> np.ndarray:
         """``M^-1 B`` (N, n, k) for mass matrices M (N, n, n) and B (N, n, k) (LU)."""
         return np.linalg.solve(M, B)
+
+    # -- sequential passes (limits/reachability.py, limits/bsplines.py) --------------------
+    def reach_backward(self, p: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray,
+                       upper: np.ndarray, lower: np.ndarray, lo_s: np.ndarray,
+                       hi_s: np.ndarray, K: np.ndarray) -> None:
+        """Reachability's backward pass in place: :func:`.reach.backward`."""
+        reach.backward(p, w_hi, w_lo, upper, lower, lo_s, hi_s, K)
+
+    def reach_forward(self, alpha: np.ndarray, beta: np.ndarray, gamma: np.ndarray,
+                      up: np.ndarray, down: np.ndarray, delta: np.ndarray, K: np.ndarray,
+                      x: np.ndarray, u: np.ndarray) -> None:
+        """Reachability's forward pass in place: :func:`.reach.forward`."""
+        reach.forward(alpha, beta, gamma, up, down, delta, K, x, u)
+
+    def banded_solve(self, band: np.ndarray, k: int, rhs: np.ndarray) -> None:
+        """A banded system without pivoting, in place: :func:`.reach.banded_solve`."""
+        reach.banded_solve(band, k, rhs)
+
+    def bspline(self, t: np.ndarray, k: int, c: np.ndarray, x: np.ndarray, extrapolate: bool
+                ) -> np.ndarray:
+        """A B-spline's values (E, r): :func:`.reach.bspline`."""
+        return reach.bspline(t, k, c, x, extrapolate)
 
     def elastic(self, model: Model, data: ModelData, drives: Drives, req: elastic.Requirements,
                 qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np.ndarray], order: int,

@@ -1,0 +1,137 @@
+/* The sequential parts of time-optimal reachability along a path (limits/reachability.py,
+ * TOPP-RA: Pham and Pham, IEEE T-RO 34(3), 2018), where each step needs the one before (numpy
+ * runs them as a Python loop over the grid), and the B-splines' banded solve and values
+ * (limits/bsplines.py). The numpy references are backends/numpy/reach.py; the
+ * floating-point operations are theirs, in their order (tests/test_reach_kernel.py holds the
+ * two together). */
+#include "kernel.h"
+
+/* no fused multiply-adds: the same roundings as the numpy reference's */
+#pragma GCC optimize("fp-contract=off")
+
+/* The backward pass. K[M][2] (lower, upper x; K[M-1] given, the rest written); per step
+ * i < M-1, row j < m: the bound p + w_hi hi + w_lo lo on x at i from K[i+1] = (lo, hi)
+ * (a term whose weight is 0 left out: hi may be infinite), an upper bound where upper[i][j],
+ * a lower one where lower[i][j]; K[i] = (max(lo_s[i], lower bounds), min(hi_s[i], upper
+ * bounds)). Where K[i+1] is empty (not lo <= hi) it stops: K[..i] are left as they are. */
+int hodyn_reach_backward(int64_t M, int m, const double *p, const double *w_hi,
+                         const double *w_lo, const uint8_t *upper, const uint8_t *lower,
+                         const double *lo_s, const double *hi_s, double *K) {
+    if (M < 1 || m < 0) return HK_SIZE;
+    for (int64_t i = M - 2; i >= 0; i--) {
+        const double lo = K[2 * (i + 1)], hi = K[2 * (i + 1) + 1];
+        if (!(lo <= hi)) break;
+        double top = INFINITY, bottom = -INFINITY;
+        const size_t row = (size_t)i * m;
+        for (int j = 0; j < m; j++) {
+            if (!upper[row + j] && !lower[row + j]) continue;
+            double b = p[row + j];
+            if (w_hi[row + j] != 0) b = b + w_hi[row + j] * hi;
+            if (w_lo[row + j] != 0) b = b + w_lo[row + j] * lo;
+            if (upper[row + j] && b < top) top = b;
+            if (lower[row + j] && b > bottom) bottom = b;
+        }
+        K[2 * i] = lo_s[i] > bottom ? lo_s[i] : bottom;
+        K[2 * i + 1] = top < hi_s[i] ? top : hi_s[i];
+    }
+    return HK_OK;
+}
+
+/* The forward pass. x[M] (x[0] given), u[M-1]: at each i the largest u within the rows
+ * ``alpha u + beta x <= gamma`` (M x m; alpha > 0 where up[i][j], < 0 where down[i][j])
+ * whose ``x + 2 delta_i u`` is within K[i+1] (the least within them where none is:
+ * rounding at the edge), x[i+1] = that, clipped to K[i+1] and >= 0. */
+int hodyn_reach_forward(int64_t M, int m, const double *alpha, const double *beta,
+                        const double *gamma, const uint8_t *up, const uint8_t *down,
+                        const double *delta, const double *K, double *x, double *u) {
+    if (M < 1 || m < 0) return HK_SIZE;
+    for (int64_t i = 0; i < M - 1; i++) {
+        const double xi = x[i], d2 = 2 * delta[i];
+        double most = (K[2 * (i + 1) + 1] - xi) / d2, least = (K[2 * (i + 1)] - xi) / d2;
+        const size_t row = (size_t)i * m;
+        for (int j = 0; j < m; j++) {
+            if (!up[row + j] && !down[row + j]) continue;
+            const double b = (gamma[row + j] - beta[row + j] * xi) / alpha[row + j];
+            if (up[row + j] && b < most) most = b;
+            if (down[row + j] && b > least) least = b;
+        }
+        const double ui = most < least ? least : most;
+        double next = xi + d2 * ui;
+        if (K[2 * (i + 1)] > next) next = K[2 * (i + 1)];
+        if (0.0 > next) next = 0.0;
+        if (K[2 * (i + 1) + 1] < next) next = K[2 * (i + 1) + 1];
+        u[i] = ui;
+        x[i + 1] = next;
+    }
+    return HK_OK;
+}
+
+/* A banded system without pivoting (a B-spline collocation matrix is totally positive: de
+ * Boor, A Practical Guide to Splines, ch. XIII). band[n][2k+1]: row i holds A[i][i-k ..
+ * i+k] (overwritten by the elimination); rhs[n][r]: overwritten by the solution. */
+int hodyn_banded_solve(int64_t n, int k, double *band, int r, double *rhs) {
+    if (n < 1 || k < 0 || r < 0) return HK_SIZE;
+    const int w = 2 * k + 1;
+    for (int64_t i = 0; i < n; i++) {
+        const double pivot = band[i * w + k];
+        if (pivot == 0 || !isfinite(pivot)) return HK_SINGULAR;
+        for (int d = 1; d <= k && i + d < n; d++) {
+            double *below = band + (i + d) * w + (k - d);
+            const double f = below[0] / pivot;
+            for (int c = 0; c <= k; c++) below[c] = below[c] - f * band[i * w + k + c];
+            for (int c = 0; c < r; c++) rhs[(i + d) * r + c] = rhs[(i + d) * r + c] - f * rhs[i * r + c];
+        }
+    }
+    for (int64_t i = n - 1; i >= 0; i--) {
+        for (int c = 0; c < r; c++) {
+            double s = 0;
+            for (int j = 1; j <= k && i + j < n; j++) s = s + band[i * w + k + j] * rhs[(i + j) * r + c];
+            rhs[i * r + c] = (rhs[i * r + c] - s) / band[i * w + k];
+        }
+    }
+    return HK_OK;
+}
+
+/* A B-spline's values: out[E][r] = sum_j c[i-k+j][..] B_(i-k+j,k)(x[e]), j = 0..k, i the
+ * interval of x (t_i <= x < t_(i+1), within k .. n-1: the ends' pieces beyond; n = nt-k-1
+ * coefficients c[n][r]), the basis by Cox-de Boor's recursion; NaN outside t_k .. t_n where
+ * not extrapolate. */
+int hodyn_bspline(int64_t nt, const double *t, int k, int r, const double *c, int64_t E,
+                  const double *x, int extrapolate, double *out) {
+    const int64_t n = nt - k - 1;
+    if (k < 0 || k > 31 || n < k + 1 || r < 1 || E < 0) return HK_SIZE;
+    for (int64_t e = 0; e < E; e++) {
+        const double xe = x[e];
+        int64_t lo = 0, hi = nt; /* the first knot > xe: searchsorted(t, x, "right") */
+        while (lo < hi) {
+            const int64_t mid = lo + (hi - lo) / 2;
+            if (t[mid] <= xe) lo = mid + 1; else hi = mid;
+        }
+        int64_t i = lo - 1;
+        if (i < k) i = k;
+        if (i > n - 1) i = n - 1;
+        double B[32];
+        B[0] = 1.0;
+        for (int s = 1; s <= k; s++) {
+            double saved = 0.0;
+            for (int j = 0; j < s; j++) {
+                const double left = t[i + j + 1] - xe, right = xe - t[i + j + 1 - s];
+                const double term = B[j] / (left + right);
+                B[j] = saved + left * term;
+                saved = right * term;
+            }
+            B[s] = saved;
+        }
+        double *o = out + e * r;
+        if (!extrapolate && !(xe >= t[k] && xe <= t[n])) {
+            for (int a = 0; a < r; a++) o[a] = NAN;
+            continue;
+        }
+        for (int a = 0; a < r; a++) o[a] = 0.0;
+        for (int j = 0; j <= k; j++) {
+            const double *cj = c + (i - k + j) * r;
+            for (int a = 0; a < r; a++) o[a] = o[a] + B[j] * cj[a];
+        }
+    }
+    return HK_OK;
+}

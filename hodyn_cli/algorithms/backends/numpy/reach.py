@@ -1,0 +1,92 @@
+"""The sequential passes of reachability along a path and a banded solve, in numpy: the
+reference of the compiled ``csrc/reach.c`` (the same operations in the same order). Each
+step needs the one before: a Python loop over the grid (~10 us a step)."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def backward(p: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, upper: np.ndarray,
+             lower: np.ndarray, lo_s: np.ndarray, hi_s: np.ndarray, K: np.ndarray) -> None:
+    """K (M, 2) from K[M-1] back: at each i the bounds ``p + w_hi hi + w_lo lo`` (M-1, m) on
+    x from K[i+1] = (lo, hi) (a term of weight 0 left out: hi may be infinite), upper ones
+    where ``upper``, lower ones where ``lower``, within (lo_s, hi_s); it stops where K[i+1]
+    is empty."""
+    for i in range(len(K) - 2, -1, -1):
+        lo, hi = K[i + 1]
+        if not lo <= hi:
+            return
+        bound = p[i] + np.where(w_hi[i] != 0, w_hi[i] * hi, 0.0) + np.where(
+            w_lo[i] != 0, w_lo[i] * lo, 0.0)
+        top = np.min(bound[upper[i]], initial=np.inf)
+        bottom = np.max(bound[lower[i]], initial=-np.inf)
+        K[i] = lo_s[i] if lo_s[i] > bottom else bottom, top if top < hi_s[i] else hi_s[i]
+
+
+def forward(alpha: np.ndarray, beta: np.ndarray, gamma: np.ndarray, up: np.ndarray,
+            down: np.ndarray, delta: np.ndarray, K: np.ndarray, x: np.ndarray, u: np.ndarray
+            ) -> None:
+    """x (M,) from x[0], u (M-1,): the largest u within the rows ``alpha u + beta x <=
+    gamma`` (alpha > 0 where ``up``, < 0 where ``down``) that keeps ``x + 2 delta u`` in
+    K[i+1] (the least within them where none is), x[i+1] clipped to K[i+1] and >= 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in range(len(x) - 1):
+            xi, d2 = x[i], 2 * delta[i]
+            bound = (gamma[i] - beta[i] * xi) / alpha[i]
+            most = min((K[i + 1, 1] - xi) / d2, np.min(bound[up[i]], initial=np.inf))
+            least = max((K[i + 1, 0] - xi) / d2, np.max(bound[down[i]], initial=-np.inf))
+            u[i] = least if most < least else most
+            x[i + 1] = min(max(xi + d2 * u[i], K[i + 1, 0], 0.0), K[i + 1, 1])
+
+
+def banded_solve(band: np.ndarray, k: int, rhs: np.ndarray) -> None:
+    """Solve in place: ``band`` (n, 2k+1), row i holding A[i, i-k .. i+k] (eliminated),
+    ``rhs`` (n, r) becomes the solution; no pivoting (for totally positive A)."""
+    n = len(band)
+    below = np.arange(1, k + 1)
+    cols = (k - below)[:, None] + np.arange(k + 1)
+    for i in range(n - 1):
+        rows = i + below[: n - 1 - i]
+        factor = band[rows, k - below[: len(rows)]] / band[i, k]
+        band[rows[:, None], cols[: len(rows)]] -= factor[:, None] * band[i, k:]
+        rhs[rows] -= factor[:, None] * rhs[i]
+    for i in range(n - 1, -1, -1):
+        right = band[i, k + 1 : k + 1 + min(k, n - 1 - i)]
+        rhs[i] = (rhs[i] - right @ rhs[i + 1 : i + 1 + len(right)]) / band[i, k]
+
+
+def bspline(t: np.ndarray, k: int, c: np.ndarray, x: np.ndarray, extrapolate: bool
+            ) -> np.ndarray:
+    """(E, r) ``sum_j c_j B_(j,k)(x)`` (c (n, r)) on the knots t: the k + 1 basis functions
+    that do not vanish at each x (:func:`basis`) times their coefficients; NaN outside ``t_k
+    .. t_n`` where not ``extrapolate``."""
+    i, B = basis(t, k, x)
+    out = np.einsum("ej,eja->ea", B, c[i[:, None] + np.arange(-k, 1)])
+    if not extrapolate:
+        out[~((x >= t[k]) & (x <= t[len(c)]))] = np.nan
+    return out
+
+
+def interval(t: np.ndarray, k: int, x: np.ndarray) -> np.ndarray:
+    """i with ``t_i <= x < t_(i+1)``, within ``k .. n - 1`` (n = len(t) - k - 1: the right
+    end and beyond in the last piece, the left beyond in the first)."""
+    n = len(t) - k - 1
+    return np.clip(np.searchsorted(t, x, side="right") - 1, k, n - 1)
+
+
+def basis(t: np.ndarray, k: int, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(i, B): the interval of each x (:func:`interval`) and the k + 1 basis functions
+    ``B_(i-k+j,k)(x)``, j = 0..k, that do not vanish there (Cox-de Boor)."""
+    i = interval(t, k, x)
+    B = np.zeros((len(x), k + 1))
+    B[:, 0] = 1.0
+    for r in range(1, k + 1):
+        saved = np.zeros(len(x))
+        for j in range(r):
+            left = t[i + j + 1] - x
+            right = x - t[i + j + 1 - r]
+            term = B[:, j] / (left + right)
+            B[:, j] = saved + left * term
+            saved = right * term
+        B[:, r] = saved
+    return i, B

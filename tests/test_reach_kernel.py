@@ -1,0 +1,168 @@
+"""The sequential parts of ``retime --optimal``'s reachability solver: the B-splines in numpy
+(hodyn_cli/algorithms/limits/bsplines.py) against scipy's, and the compiled passes and banded
+solve (csrc/reach.c) against their numpy reference (backends/numpy/reach.py) on a real
+path's rows."""
+import h5py
+import numpy as np
+import pytest
+from scipy.interpolate import BSpline as ScipyBSpline
+from scipy.interpolate import make_interp_spline
+from test_optimal import IIWA, IIWA_REST, run
+from test_reachability import _through
+
+import hodyn_cli
+from conftest import reference
+from hodyn_cli.algorithms.limits import reachability
+from hodyn_cli.algorithms.limits.bsplines import BSpline, interpolating
+from hodyn_cli.algorithms.limits.programme import path_limits
+from hodyn_cli.io import write_trajectory
+from hodyn_cli.modeling.limits import joint_limits
+
+
+@pytest.mark.parametrize("k, n, joints", [(7, 300, 3), (5, 41, None), (7, 9, 2)])
+def test_interpolating_spline_is_scipys(k, n, joints):
+    """The not-a-knot interpolant of odd degree has scipy's knots and coefficients, and its
+    values and derivatives (those of scipy's ``derivative``) to their rounding on its base
+    interval, its values beyond it (the end pieces' polynomials), NaN outside where it does
+    not extrapolate."""
+    rng = np.random.default_rng(k + n)
+    x = np.cumsum(rng.uniform(0.5, 1.5, n)) / n
+    x -= x[0]
+    y = np.sin(3 * x)[:, None] * np.arange(1, joints + 1) if joints else np.cos(2 * x) + 2
+    ours, theirs = interpolating(x, y, k), make_interp_spline(x, y, k=k)
+    assert np.array_equal(ours.t, theirs.t)
+    assert np.allclose(ours.c, theirs.c, rtol=0, atol=1e-12 * np.abs(theirs.c).max())
+    at = np.linspace(0, x[-1], 777)
+    for nu in range(k):
+        want = theirs.derivative(nu)(at) if nu else theirs(at)
+        got = ours(at, nu)
+        assert got.shape == want.shape
+        # (the coefficients' rounding, ~1e-15, times (k / h)^nu: h the points' spacing)
+        scale = (k / np.diff(x).min()) ** nu * np.abs(theirs.c).max()
+        assert np.allclose(got, want, rtol=0, atol=1e-13 * scale), nu
+    step = np.diff(x).min()
+    at = np.linspace(-step, x[-1] + step, 777)  # (further out, rounding grows as its ^k)
+    assert np.allclose(ours(at), theirs(at), rtol=0, atol=1e-12 * np.abs(theirs.c).max())
+    inside = BSpline(ours.t, ours.c, k, extrapolate=False)(at)
+    want = ScipyBSpline(theirs.t, theirs.c, k, extrapolate=False)(at)
+    assert np.array_equal(np.isnan(inside), np.isnan(want)) and np.isnan(want).any()
+
+
+@pytest.mark.parametrize("n", [12, 400])
+def test_interpolating_spline_with_end_derivatives_is_scipys(n):
+    """The quintic through the points with first and second derivatives given at both ends
+    (the law's x next to corners, reachability._spline): scipy's ``bc_type`` spline, its
+    knots and coefficients to rounding, and it takes the derivatives given."""
+    x = np.linspace(0, 2, n)
+    y = np.cos(3 * x) + 2 + 0.01 * np.random.default_rng(n).standard_normal(n)
+    ends = ([(1, 0.3), (2, -1.0)], [(2, 2.0), (1, -0.2)])
+    ours, theirs = interpolating(x, y, 5, ends), make_interp_spline(x, y, k=5, bc_type=ends)
+    assert np.array_equal(ours.t, theirs.t)
+    assert np.allclose(ours.c, theirs.c, rtol=0, atol=1e-13 * np.abs(theirs.c).max())
+    for at, given in ((x[0], ends[0]), (x[-1], ends[1])):
+        for nu, value in given:
+            assert ours(np.array([at]), nu)[0] == pytest.approx(value, rel=1e-9, abs=1e-9)
+
+
+@pytest.fixture(scope="module")
+def line_rows():
+    """The rows of the iiwa's limits on a straight line from rest to rest (300 intervals)."""
+    model = hodyn_cli.load_robot(IIWA)
+    (arc,) = reachability.arcs(_through(model, IIWA_REST), 300, 100)
+    return arc, reachability.rows(path_limits(model, arc.trajectory(model.joint_names),
+                                              joint_limits(model), 0))
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("end", [0.0, np.inf])
+def test_compiled_passes_are_the_numpy_reference(kernel, line_rows, end):
+    """The backward pass's controllable sets and the forward pass's law of the compiled
+    kernel are the numpy reference's to 1e-12 (the same operations in the same order), from
+    rest to rest and to a free end speed (an infinite upper end: its weight-0 terms left
+    out), and the law is within its sets."""
+    arc, rows = line_rows
+    delta = np.diff(arc.sigma)
+    K = reachability.controllable(rows, delta, (0.0, end))
+    K_ref = reference(reachability.controllable, rows, delta, (0.0, end))
+    assert np.isfinite(K[:-1]).all()
+    assert np.allclose(K, K_ref, rtol=1e-12, atol=0, equal_nan=True)
+    law = reachability.greedy(rows, delta, K, 0.0, arc.sigma)
+    ref = reference(reachability.greedy, rows, delta, K, 0.0, arc.sigma)
+    assert np.allclose(law.x, ref.x, rtol=1e-12, atol=1e-15)
+    assert np.allclose(law.u, ref.u, rtol=1e-12, atol=1e-12 * np.abs(ref.u).max())
+    assert np.all((law.x >= K[:, 0] - 1e-12) & (law.x <= K[:, 1] + 1e-12))
+    assert law.x.max() > 0
+
+
+@pytest.mark.kernel
+def test_compiled_banded_solve_is_the_numpy_reference(kernel):
+    """A B-spline collocation system (degree 7, 200 points, 3 right-hand sides) solved by the
+    compiled kernel and by the numpy reference: the same solution to 1e-12, and it solves
+    the dense system."""
+    x = np.linspace(0, 1, 200) ** 1.3
+    y = np.stack([np.sin(4 * x), x**3, np.exp(x)], axis=1)
+    spline = interpolating(x, y, 7)
+    want = reference(interpolating, x, y, 7)
+    assert np.allclose(spline.c, want.c, rtol=0, atol=1e-12 * np.abs(want.c).max())
+    assert np.allclose(spline(x), y, rtol=0, atol=1e-12)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("extrapolate", [True, False])
+def test_compiled_bspline_values_are_the_numpy_reference(kernel, extrapolate):
+    """A curve's values (degree 7, 3 coordinates) at points inside, on the knots and beyond
+    its ends, by the compiled kernel and by the numpy reference: the same to 1e-14 of its
+    largest (NaN beyond where it does not extrapolate)."""
+    x = np.linspace(0, 1, 60) ** 1.3
+    spline = interpolating(x, np.stack([np.sin(4 * x), x**3, np.exp(x)], axis=1), 7)
+    curve = BSpline(spline.t, spline.c, 7, extrapolate)
+    at = np.concatenate([np.linspace(-0.1, 1.1, 301), x])
+    got, want = curve(at), reference(curve, at)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.isnan(got).any() != extrapolate
+    assert np.allclose(got, want, rtol=0, atol=1e-14 * np.nanmax(np.abs(want)), equal_nan=True)
+
+
+def test_the_passes_in_pieces_are_the_whole_grids_numpy_law(monkeypatch, line_rows):
+    """The law along a path in pieces of 37 grid intervals (the backward pass keeping K
+    alone, the forward pass evaluating each piece's rows again; compiled where built) is the
+    law of the whole grid's passes at once by the numpy reference, to 1e-12."""
+    arc, rows = line_rows
+    delta = np.diff(arc.sigma)
+    whole = reference(lambda: reachability.greedy(
+        rows, delta, reachability.controllable(rows, delta, (0.0, 0.0)), 0.0, arc.sigma))
+    monkeypatch.setattr(reachability, "BLOCK", 37)
+    asked = []
+
+    def rows_at(a, b):
+        asked.append((a, b))
+        return reachability.Rows(rows.alpha[a:b], rows.beta[a:b], rows.gamma[a:b],
+                                 rows.top[a:b])
+
+    law = reachability.along(arc, rows_at)
+    assert len(asked) == 2 * -(-300 // 37) and asked[0][1] == 301
+    assert np.allclose(law.x, whole.x, rtol=1e-12, atol=1e-15)
+    assert np.allclose(law.u, whole.u, rtol=1e-12, atol=1e-12 * np.abs(whole.u).max())
+
+
+def test_a_path_in_several_pieces_retimes_as_in_one_and_passes_check_and_validate(
+        tmp_path, monkeypatch):
+    """``retime --optimal`` with the passes in pieces of 1000 grid intervals (the default
+    grid's 4000: four pieces, each piece's limits evaluated twice): the output's duration is
+    the one-piece run's to 1e-9, and it passes ``check`` (within its limits) and ``validate``."""
+    model = hodyn_cli.load_robot(IIWA)
+    src = tmp_path / "line.h5"
+    write_trajectory(str(src), _through(model, IIWA_REST))
+    durations = []
+    for block in (reachability.BLOCK, 1000):
+        monkeypatch.setattr(reachability, "BLOCK", block)
+        out = tmp_path / f"fast{block}.h5"
+        res = run("retime", IIWA, src, "--optimal", "-o", out, "-q")
+        assert res.exit_code == 0, res.output
+        with h5py.File(out) as f:
+            assert f.attrs["solver"] == "reachability" and f.attrs["grid_points"] == 4001
+            durations.append(float(f.attrs["duration"]))
+    assert durations[1] == pytest.approx(durations[0], rel=1e-9)
+    assert run("check", IIWA, out).exit_code == 0
+    res = run("validate", IIWA, out)
+    assert res.exit_code == 0 and "PASSED" in res.output, res.output
