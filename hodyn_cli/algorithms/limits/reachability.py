@@ -546,7 +546,8 @@ NEAR = 40
 def played(pieces: list[tuple[Arc, Law]], orders: int, names: tuple[str, ...],
            t0: float = 0.0, reach: float = 0.0, rise: float = 0.0) -> Trajectory | None:
     """The motion along the pieces in turn, each law smoothed (:func:`smoothed`, the kernel
-    ``reach`` seconds either side) and sampled at its grid points (q .. q^(orders-1) exact
+    ``reach`` seconds either side), lowered where that raised it above the law
+    (:func:`lowered`) and sampled at its grid points (q .. q^(orders-1) exact
     by the chain rule from the shape's sigma-derivatives and ``sigma_dot = sqrt(x)``,
     ``sigma_ddot = x'/2``, ...); at a corner (where one piece ends and the next starts, both
     at rest) each law warped by a :class:`~hodyn_cli.algorithms.limits.ramps.Ramp` of
