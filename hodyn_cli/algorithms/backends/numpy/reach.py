@@ -51,8 +51,10 @@ def banded_solve(band: np.ndarray, k: int, rhs: np.ndarray) -> None:
         band[rows[:, None], cols[: len(rows)]] -= factor[:, None] * band[i, k:]
         rhs[rows] -= factor[:, None] * rhs[i]
     for i in range(n - 1, -1, -1):
-        right = band[i, k + 1 : k + 1 + min(k, n - 1 - i)]
-        rhs[i] = (rhs[i] - right @ rhs[i + 1 : i + 1 + len(right)]) / band[i, k]
+        s = np.zeros(rhs.shape[1:])  # (summed in the kernel's order: not BLAS's dot)
+        for j in range(1, min(k, n - 1 - i) + 1):
+            s = s + band[i, k + j] * rhs[i + j]
+        rhs[i] = (rhs[i] - s) / band[i, k]
 
 
 def bspline(t: np.ndarray, k: int, c: np.ndarray, x: np.ndarray, extrapolate: bool
@@ -61,7 +63,9 @@ def bspline(t: np.ndarray, k: int, c: np.ndarray, x: np.ndarray, extrapolate: bo
     that do not vanish at each x (:func:`basis`) times their coefficients; NaN outside ``t_k
     .. t_n`` where not ``extrapolate``."""
     i, B = basis(t, k, x)
-    out = np.einsum("ej,eja->ea", B, c[i[:, None] + np.arange(-k, 1)])
+    out = np.zeros((len(x), c.shape[1]))
+    for j in range(k + 1):  # (summed in the kernel's order: not einsum's)
+        out = out + B[:, j, None] * c[i - k + j]
     if not extrapolate:
         out[~((x >= t[k]) & (x <= t[len(c)]))] = np.nan
     return out
