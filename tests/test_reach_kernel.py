@@ -206,3 +206,34 @@ def test_retime_optimal_without_the_kernel_is_the_kernels_output(tmp_path):
             a, b = got[key][()], want[key][()]
             assert a.shape == b.shape
             assert np.abs(a - b).max() <= 1e-10 * np.abs(b).max(), key
+
+
+@pytest.mark.kernel
+def test_compiled_passes_leave_out_a_nan_bound_as_the_numpy_reference_does(kernel):
+    """A row whose bound is NaN (an infinite limit's inf - inf) is left out by both passes,
+    compiled and numpy alike (the reference's min and max took the NaN: every other row of
+    the point was then dropped with it, the kernel's comparisons skip it), bit for bit."""
+    from hodyn_cli.algorithms.backends.numpy import reach
+
+    M = 4
+    p = np.array([[1.0, np.nan, -3.0], [np.nan, 0.5, -1.0], [2.0, 1.5, np.nan]])
+    w_hi, w_lo = np.full((M - 1, 3), 0.25), np.zeros((M - 1, 3))
+    upper = np.array([[True, True, False], [True, True, False], [True, False, True]])
+    lower = np.array([[False, False, True], [False, False, True], [False, True, False]])
+    lo_s, hi_s = np.zeros(M), np.full(M, 10.0)
+    got, want = (np.full((M, 2), np.nan) for _ in range(2))
+    got[-1] = want[-1] = (0.0, 4.0)
+    kernel.reach_backward(p, w_hi, w_lo, upper, lower, lo_s, hi_s, got)
+    reach.backward(p, w_hi, w_lo, upper, lower, lo_s, hi_s, want)
+    assert np.array_equal(got, want, equal_nan=True)
+    assert want[:-1].tolist() == [[0.0, 1.3125], [0.0, 1.25], [2.5, 3.0]]  # the other rows
+    alpha = np.array([[1.0, 2.0, -1.0]] * M)
+    beta = np.array([[0.0, 1.0, 0.5]] * M)
+    gamma = np.array([[np.nan, 4.0, 1.0], [1.0, np.nan, 1.0], [2.0, 3.0, np.nan], [1, 1, 1]])
+    up, down = alpha > 0, alpha < 0
+    delta, K = np.full(M - 1, 0.1), np.tile([0.0, 5.0], (M, 1))
+    xs, us = [np.zeros(M), np.zeros(M)], [np.empty(M - 1), np.empty(M - 1)]
+    kernel.reach_forward(alpha, beta, gamma, up, down, delta, K, xs[0], us[0])
+    reach.forward(alpha, beta, gamma, up, down, delta, K, xs[1], us[1])
+    assert np.array_equal(xs[0], xs[1]) and np.array_equal(us[0], us[1])
+    assert us[1][0] == 2.0  # row 1 binds u at the first point (row 0's bound is NaN)

@@ -18,8 +18,9 @@ def backward(p: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, upper: np.ndarra
             return
         bound = p[i] + np.where(w_hi[i] != 0, w_hi[i] * hi, 0.0) + np.where(
             w_lo[i] != 0, w_lo[i] * lo, 0.0)
-        top = np.min(bound[upper[i]], initial=np.inf)
-        bottom = np.max(bound[lower[i]], initial=-np.inf)
+        # (fmin, fmax: a NaN bound left out, as the kernel's comparisons leave it)
+        top = np.fmin.reduce(bound[upper[i]], initial=np.inf)
+        bottom = np.fmax.reduce(bound[lower[i]], initial=-np.inf)
         K[i] = lo_s[i] if lo_s[i] > bottom else bottom, top if top < hi_s[i] else hi_s[i]
 
 
@@ -33,8 +34,9 @@ def forward(alpha: np.ndarray, beta: np.ndarray, gamma: np.ndarray, up: np.ndarr
         for i in range(len(x) - 1):
             xi, d2 = x[i], 2 * delta[i]
             bound = (gamma[i] - beta[i] * xi) / alpha[i]
-            most = min((K[i + 1, 1] - xi) / d2, np.min(bound[up[i]], initial=np.inf))
-            least = max((K[i + 1, 0] - xi) / d2, np.max(bound[down[i]], initial=-np.inf))
+            most = min((K[i + 1, 1] - xi) / d2, np.fmin.reduce(bound[up[i]], initial=np.inf))
+            least = max((K[i + 1, 0] - xi) / d2, np.fmax.reduce(bound[down[i]],
+                                                                initial=-np.inf))
             u[i] = least if most < least else most
             x[i + 1] = min(max(xi + d2 * u[i], K[i + 1, 0], 0.0), K[i + 1, 1])
 
