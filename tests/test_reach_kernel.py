@@ -11,7 +11,7 @@ from test_optimal import IIWA, IIWA_REST, run
 from test_reachability import _through
 
 import hodyn_cli
-from conftest import reference
+from conftest import kernel_variants, reference
 from hodyn_cli.algorithms.limits import reachability
 from hodyn_cli.algorithms.limits.bsplines import BSpline, interpolating
 from hodyn_cli.algorithms.limits.programme import path_limits
@@ -186,6 +186,7 @@ def test_compiled_spline_solve_and_values_are_the_numpy_reference_bit_for_bit(ke
 
 
 @pytest.mark.kernel
+@pytest.mark.skipif(not kernel_variants(), reason="no compiled kernel")
 def test_retime_optimal_without_the_kernel_is_the_kernels_output(tmp_path):
     """``retime --optimal`` by the numpy reference (``HODYN_NO_KERNEL=1``) writes what the
     compiled kernel writes, every derivative to 1e-10 of its largest (with an acceleration
