@@ -153,9 +153,11 @@ def rotation_log(R: np.ndarray) -> np.ndarray:
     c = np.clip(0.5 * (np.trace(R, axis1=-2, axis2=-1) - 1.0), -1.0, 1.0)
     sin = np.linalg.norm(s, axis=-1)
     theta = np.arctan2(sin, c)
-    # theta / sin(theta) -> 1 at 0 (series 1 + theta^2/6 below 1e-4: exact to rounding)
+    # theta / sin(theta) -> 1 at 0 (series 1 + theta^2/6 below 1e-4: exact to rounding); at
+    # theta = pi exactly sin = 0 (a base yawed by pi): divided by 1, the near-pi branch's below
     small = theta < 1e-4
-    scale = np.where(small, 1.0 + theta**2 / 6.0, theta / np.where(small, 1.0, sin))
+    scale = np.where(small, 1.0 + theta**2 / 6.0,
+                     theta / np.where(small | (sin == 0), 1.0, sin))
     w = s * scale[..., None]
     near_pi = theta > np.pi - 1e-3
     if np.any(near_pi):
