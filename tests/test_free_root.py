@@ -8,12 +8,12 @@ real robot (example-robot-data's Go2), and a URDF whose root hangs from the worl
 the same robot and motion.
 """
 
-import importlib.metadata
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
+from test_free_body import example_robot
 
 from conftest import LINEAR_FIRST, URDF, free_flyer_q, pinocchio_free_flyer, random_cosine
 from hodyn_cli.algorithms import backends
@@ -24,17 +24,7 @@ from hodyn_cli.core.model import with_free_root, without_free_root
 from hodyn_cli.core.trajectory import BaseMotion
 from hodyn_cli.modeling.urdf import load_model
 
-
-def _example_robot(name: str) -> Path | None:
-    try:
-        dist = importlib.metadata.distribution("example-robot-data")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    path = Path(dist.locate_file("cmeel.prefix/share/example-robot-data/robots")) / name
-    return path if path.exists() else None
-
-
-GO2 = _example_robot("go2_description/urdf/go2.urdf")
+GO2 = example_robot("go2_description/urdf/go2.urdf")
 
 
 def _moving(model, N: int, seed: int):
