@@ -8,12 +8,12 @@ real robot (example-robot-data's Go2), and a URDF whose root hangs from the worl
 the same robot and motion.
 """
 
-import importlib.metadata
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
+from test_free_body import example_robot
 
 from conftest import LINEAR_FIRST, URDF, free_flyer_q, pinocchio_free_flyer, random_cosine
 from hodyn_cli.algorithms import backends
@@ -24,17 +24,7 @@ from hodyn_cli.core.model import with_free_root, without_free_root
 from hodyn_cli.core.trajectory import BaseMotion
 from hodyn_cli.modeling.urdf import load_model
 
-
-def _example_robot(name: str) -> Path | None:
-    try:
-        dist = importlib.metadata.distribution("example-robot-data")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    path = Path(dist.locate_file("cmeel.prefix/share/example-robot-data/robots")) / name
-    return path if path.exists() else None
-
-
-GO2 = _example_robot("go2_description/urdf/go2.urdf")
+GO2 = example_robot("go2_description/urdf/go2.urdf")
 
 
 def _moving(model, N: int, seed: int):
@@ -293,3 +283,42 @@ def test_compute_floating_base_joint_wrenches_on_the_command_line(tmp_path):
             for k, name in enumerate(("F", "Fd")):
                 ours = f[f"joint_wrench/{link}/{name}"][()]
                 assert np.abs(ours - F[:, k, i]).max() <= 1e-12 * np.abs(F).max(), (link, k)
+
+
+@pytest.mark.parametrize("method", ["body-fixed", "closed-form"])
+def test_a_base_turned_by_exactly_pi_about_the_vertical_runs_without_warning(method):
+    """A base yawed by exactly pi (the robot facing back: ``base_R = diag(-1, -1, 1)``, where
+    ``log R``'s skew part vanishes) gives the torques and base wrench of the same motion
+    unturned (gravity is vertical: the root sees the same), with no RuntimeWarning (an error
+    under pytest: a division by ``sin(pi) = 0`` in ``rotation_log``)."""
+    robot = load_model(URDF / "quadruped.urdf")
+    traj = _moving(robot, 3, seed=4)
+    out = []
+    for R in (np.eye(3), np.diag([-1.0, -1.0, 1.0]), lie.rotation_vector_exp(np.array([0, 0, np.pi]))):
+        base = BaseMotion(np.broadcast_to(R, (3, 3, 3)).copy(), traj.base.p, traj.base.Vb)
+        out.append(inverse_dynamics(robot, replace(traj, base=base), method=method, order=1))
+    for tau, W in out[1:]:
+        assert np.abs(tau - out[0][0]).max() <= 1e-12 * np.abs(out[0][0]).max()
+        assert np.abs(W - out[0][1]).max() <= 1e-12 * np.abs(out[0][1]).max()
+
+
+@pytest.mark.parametrize("gap", [1e-1, 1e-2, 1.01e-3])
+def test_a_base_rotation_accepted_near_pi_moves_the_torques_by_its_own_error_only(gap):
+    """A base_R within 1e-6 of a rotation by ``pi - gap`` (accepted as one: ORTHONORMAL_TOL)
+    gives the torques and base wrench of that rotation to ~1e-6 (before the free root joint:
+    3.7e-7): the free joint's ``log R`` must not amplify the error by ``1 / sin(theta)`` (its
+    axis from the skew part: 6e-4 at gap 1e-3, outside the near-pi branch)."""
+    from hodyn_cli.core.trajectory import check_rotations
+
+    robot = load_model(URDF / "quadruped.urdf")
+    traj = _moving(robot, 3, seed=2)
+    axis = np.array([1.0, 2.0, 3.0]) / np.sqrt(14)
+    R = lie.rotation_vector_exp(axis * (np.pi - gap))
+    off = R + 3e-7 * lie.skew(np.array([1.0, -1.0, 0.5]))
+    check_rotations(off[None], "base_R")
+    out = []
+    for rotation in (R, off):
+        base = BaseMotion(np.broadcast_to(rotation, (3, 3, 3)).copy(), traj.base.p, traj.base.Vb)
+        out.append(inverse_dynamics(robot, replace(traj, base=base), order=1))
+    for ours, ref in zip(out[1], out[0], strict=True):
+        assert np.abs(ours - ref).max() <= 3e-6 * np.abs(ref).max()

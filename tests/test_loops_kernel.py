@@ -142,3 +142,25 @@ def test_the_closed_robots_match_numpy(kernel, closed_robots, order):
             close(np.stack([ours[api.derivative_name(base, k)] for k in range(order + 1)], 1),
                   np.stack([ref[api.derivative_name(base, k)] for k in range(order + 1)], 1),
                   axis=1, tol=1e-11)
+
+
+@pytest.mark.parametrize("name", ["leg_fourbar_knee", "welded"])
+def test_fewer_jacobian_jets_are_the_same_numbers(kernel, closed_robots, name):
+    """``expand`` told the forces' order (the torques of order 1 read P J's jets 0..1) has
+    the kernel's Newton and theorem pass stop P J's jets there: the positions, their
+    derivatives and the jets it keeps are bit for bit those of the pass to order D - 2 (45
+    samples 10 ms apart, q to order 4: anchors and samples between), and those jets are the
+    numpy reference's to 1e-11; a projection of a higher order finds the jets anew (another
+    kernel pass, its own rounding: to 1e-11)."""
+    closed = closed_robots[name]
+    c = closed.coupling
+    offset, amplitude, omega = MECHANISMS.get(name, MECHANISMS["fourbar"])
+    tr = cosine(closed.coordinate_names, np.arange(45) * 0.01, amplitude=amplitude,
+                omega=omega, offset=offset, orders=4)
+    every, fewer = c.expand(tr), c.expand(tr, forces_order=1)
+    assert every.jacobians.PJ.shape[1] == 4 and fewer.jacobians.PJ.shape[1] == 2
+    assert np.array_equal(fewer.derivatives, every.derivatives)
+    assert np.array_equal(fewer.jacobians.PJ, every.jacobians.PJ[:, :2])
+    with backends.use("numpy"):
+        close(fewer.jacobians.PJ, c.jacobian_jets(fewer.derivatives, 1), axis=1, tol=1e-11)
+    close(c._along(fewer, 3), every.jacobians.PJ, axis=1, tol=1e-11)

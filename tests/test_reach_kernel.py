@@ -11,7 +11,7 @@ from test_optimal import IIWA, IIWA_REST, run
 from test_reachability import _through
 
 import hodyn_cli
-from conftest import reference
+from conftest import kernel_variants, reference
 from hodyn_cli.algorithms.limits import reachability
 from hodyn_cli.algorithms.limits.bsplines import BSpline, interpolating
 from hodyn_cli.algorithms.limits.programme import path_limits
@@ -166,3 +166,75 @@ def test_a_path_in_several_pieces_retimes_as_in_one_and_passes_check_and_validat
     assert run("check", IIWA, out).exit_code == 0
     res = run("validate", IIWA, out)
     assert res.exit_code == 0 and "PASSED" in res.output, res.output
+
+
+@pytest.mark.kernel
+def test_compiled_spline_solve_and_values_are_the_numpy_reference_bit_for_bit(kernel):
+    """The banded solve and a spline's values by the compiled kernel and by the numpy
+    reference are the same to the last bit (the same operations in the same order: no BLAS
+    dot, no einsum), so that ``HODYN_NO_KERNEL=1`` retimes as the kernel does (the quintic
+    law's x on 2000 points: its 4th derivative turns 1e-15 in the coefficients into 1e-9)."""
+    x = np.linspace(0, 1, 2000) ** 1.3
+    y = np.stack([np.sin(4 * x), x**3, np.exp(x)], axis=1)
+    spline, want = interpolating(x, y, 5), reference(interpolating, x, y, 5)
+    assert np.array_equal(spline.c, want.c)
+    at = np.linspace(-0.1, 1.1, 3001)
+    for nu in (0, 3):
+        assert np.array_equal(want(at, nu), reference(want, at, nu)), nu
+    scalar = BSpline(want.t, want.c[:, 0], 5)
+    assert np.array_equal(scalar(at), reference(scalar, at))
+
+
+@pytest.mark.kernel
+@pytest.mark.skipif(not kernel_variants(), reason="no compiled kernel")
+def test_retime_optimal_without_the_kernel_is_the_kernels_output(tmp_path):
+    """``retime --optimal`` by the numpy reference (``HODYN_NO_KERNEL=1``) writes what the
+    compiled kernel writes, every derivative to 1e-10 of its largest (with an acceleration
+    limit and a joint without torque or speed limits: the kernel's banded solve and spline
+    values against BLAS's dot and einsum's sums differed by 1e-8 in the 4th derivative)."""
+    model = hodyn_cli.load_robot(IIWA)
+    src, limits = tmp_path / "line.h5", tmp_path / "limits.toml"
+    write_trajectory(str(src), _through(model, IIWA_REST))
+    limits.write_text("[joints.iiwa_joint_2]\ntorque = inf\nvelocity = inf\n"
+                      "[joints.iiwa_joint_4]\nacceleration = 5.0\n")
+    outs = [tmp_path / "compiled.h5", tmp_path / "numpy.h5"]
+    for out, how in zip(outs, (lambda f, *a: f(*a), reference), strict=True):
+        res = how(run, "retime", IIWA, src, "--optimal", "--limits", limits, "-o", out, "-q")
+        assert res.exit_code == 0, res.output
+    with h5py.File(outs[0]) as got, h5py.File(outs[1]) as want:
+        assert got.attrs["solver"] == "reachability"
+        for key in ("t", "q", "qd", "qdd", "qddd", "qdddd"):
+            a, b = got[key][()], want[key][()]
+            assert a.shape == b.shape
+            assert np.abs(a - b).max() <= 1e-10 * np.abs(b).max(), key
+
+
+@pytest.mark.kernel
+def test_compiled_passes_leave_out_a_nan_bound_as_the_numpy_reference_does(kernel):
+    """A row whose bound is NaN (an infinite limit's inf - inf) is left out by both passes,
+    compiled and numpy alike (the reference's min and max took the NaN: every other row of
+    the point was then dropped with it, the kernel's comparisons skip it), bit for bit."""
+    from hodyn_cli.algorithms.backends.numpy import reach
+
+    M = 4
+    p = np.array([[1.0, np.nan, -3.0], [np.nan, 0.5, -1.0], [2.0, 1.5, np.nan]])
+    w_hi, w_lo = np.full((M - 1, 3), 0.25), np.zeros((M - 1, 3))
+    upper = np.array([[True, True, False], [True, True, False], [True, False, True]])
+    lower = np.array([[False, False, True], [False, False, True], [False, True, False]])
+    lo_s, hi_s = np.zeros(M), np.full(M, 10.0)
+    got, want = (np.full((M, 2), np.nan) for _ in range(2))
+    got[-1] = want[-1] = (0.0, 4.0)
+    kernel.reach_backward(p, w_hi, w_lo, upper, lower, lo_s, hi_s, got)
+    reach.backward(p, w_hi, w_lo, upper, lower, lo_s, hi_s, want)
+    assert np.array_equal(got, want, equal_nan=True)
+    assert want[:-1].tolist() == [[0.0, 1.3125], [0.0, 1.25], [2.5, 3.0]]  # the other rows
+    alpha = np.array([[1.0, 2.0, -1.0]] * M)
+    beta = np.array([[0.0, 1.0, 0.5]] * M)
+    gamma = np.array([[np.nan, 4.0, 1.0], [1.0, np.nan, 1.0], [2.0, 3.0, np.nan], [1, 1, 1]])
+    up, down = alpha > 0, alpha < 0
+    delta, K = np.full(M - 1, 0.1), np.tile([0.0, 5.0], (M, 1))
+    xs, us = [np.zeros(M), np.zeros(M)], [np.empty(M - 1), np.empty(M - 1)]
+    kernel.reach_forward(alpha, beta, gamma, up, down, delta, K, xs[0], us[0])
+    reach.forward(alpha, beta, gamma, up, down, delta, K, xs[1], us[1])
+    assert np.array_equal(xs[0], xs[1]) and np.array_equal(us[0], us[1])
+    assert us[1][0] == 2.0  # row 1 binds u at the first point (row 0's bound is NaN)

@@ -51,7 +51,7 @@ def inverse_dynamics(robot: Model, *derivatives: Any, order: int = 2, method: st
     from hodyn_cli.algorithms.dynamics import floating, methods
     from hodyn_cli.algorithms.motion.loops import Closed
 
-    m = Motion(robot, derivatives, named, t=t, wrenches=wrenches)
+    m = Motion(robot, derivatives, named, t=t, wrenches=wrenches, forces_order=order)
     capable("compute", robot, floating_base=m.full.base is not None,
             joint_wrenches=joint_wrenches, method=method != "body-fixed")
     if base_wrench or m.full.base is not None:

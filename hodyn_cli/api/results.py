@@ -54,10 +54,13 @@ class Motion:
     """The motion an API function was given, over the independent joints (``coordinates``)
     and over all joints (``full``), and whether it was one sample: the one place the joints'
     coupling (:mod:`hodyn_cli.core.coupling`: mimic joints) is applied, on the way in
-    (:attr:`full`) and out (:meth:`forces`, :meth:`matrices`, :meth:`tensor`)."""
+    (:attr:`full`) and out (:meth:`forces`, :meth:`matrices`, :meth:`tensor`).
+    ``forces_order``: the highest derivative of the forces projected (None: any;
+    :meth:`~hodyn_cli.core.coupling.Coupling.expand`)."""
 
     def __init__(self, robot: Model, derivatives: Sequence[Any], named: dict[str, Any], *,
-                 t: Any = None, wrenches: Mapping | None = None):
+                 t: Any = None, wrenches: Mapping | None = None,
+                 forces_order: int | None = None):
 
         if derivatives and isinstance(derivatives[0], Trajectory):
             if len(derivatives) > 1 or named or t is not None or wrenches:
@@ -76,7 +79,7 @@ class Motion:
             raise HodynError(f"the trajectory's joints {self.coordinates.joint_names} are not the "
                              f"robot's {self.coupling.coordinate_names}")
         # (a robot without joints: as many empty joint derivatives as its root's motion allows)
-        self.full = free_body(self.coupling.expand(self.coordinates))
+        self.full = free_body(self.coupling.expand(self.coordinates, forces_order))
         self.robot = robot
 
     def forces(self, f: np.ndarray, axis: int = -1) -> np.ndarray:

@@ -73,8 +73,11 @@ class Coupling:
         """``G(q) = d phi / d q`` (..., n, m) at the coordinates q (..., m)."""
         return np.broadcast_to(self.G, q.shape[:-1] + self.G.shape)
 
-    def expand(self, trajectory: Trajectory) -> Trajectory:
-        """The trajectory over all joints: q_full and its derivatives from the coordinates'."""
+    def expand(self, trajectory: Trajectory, forces_order: int | None = None) -> Trajectory:
+        """The trajectory over all joints: q_full and its derivatives from the coordinates'.
+        ``forces_order``: the highest time derivative of the forces the caller will project
+        along it (:meth:`forces`; None: any its derivatives allow), for a coupling that keeps
+        what the projection needs with the motion (closed loops: ``P J``'s jets)."""
         if not self.active or trajectory.joint_names == self.joint_names:
             return trajectory
         if trajectory.joint_names != self.coordinate_names:

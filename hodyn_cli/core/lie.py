@@ -139,8 +139,10 @@ def rotation_vector_exp(w: np.ndarray) -> np.ndarray:
 def rotation_log(R: np.ndarray) -> np.ndarray:
     """Rotation vector ``theta * axis`` (..., 3) with ``exp(skew(.)) = R``, ``theta`` in [0, pi].
 
-    ``2 sin(theta) axis`` is the skew part of R; near ``theta = pi`` (where that vanishes)
-    the axis comes from the symmetric part ``(R + R^T)/2 - cos(theta) I = (1 - cos) a a^T``.
+    ``2 sin(theta) axis`` is the skew part of R; beyond ``theta = pi/2`` (where that vanishes
+    towards pi: an error e of R's entries would tilt the axis by e / sin(theta)) the axis
+    comes from the symmetric part ``(R + R^T)/2 - cos(theta) I = (1 - cos) a a^T``, tilted by
+    e / (1 - cos) < e there, its sign from the skew part.
 
     >>> w = np.array([[0.3, -0.2, 0.1], [0.0, 0.0, 0.0], [0.0, np.pi - 1e-9, 0.0]])
     >>> R = np.stack([rotation_exp(v / max(np.linalg.norm(v), 1e-300), np.linalg.norm(v)) for v in w])
@@ -153,11 +155,13 @@ def rotation_log(R: np.ndarray) -> np.ndarray:
     c = np.clip(0.5 * (np.trace(R, axis1=-2, axis2=-1) - 1.0), -1.0, 1.0)
     sin = np.linalg.norm(s, axis=-1)
     theta = np.arctan2(sin, c)
-    # theta / sin(theta) -> 1 at 0 (series 1 + theta^2/6 below 1e-4: exact to rounding)
+    # theta / sin(theta) -> 1 at 0 (series 1 + theta^2/6 below 1e-4: exact to rounding); at
+    # theta = pi exactly sin = 0 (a base yawed by pi): divided by 1, the near-pi branch's below
     small = theta < 1e-4
-    scale = np.where(small, 1.0 + theta**2 / 6.0, theta / np.where(small, 1.0, sin))
+    scale = np.where(small, 1.0 + theta**2 / 6.0,
+                     theta / np.where(small | (sin == 0), 1.0, sin))
     w = s * scale[..., None]
-    near_pi = theta > np.pi - 1e-3
+    near_pi = c < 0.0   # theta > pi/2
     if np.any(near_pi):
         B = 0.5 * (R + np.swapaxes(R, -1, -2)) - c[..., None, None] * np.eye(3)
         col = np.argmax(np.diagonal(B, axis1=-2, axis2=-1), axis=-1)

@@ -473,7 +473,8 @@ class CompiledBackend(NumpyBackend):
         leave P's span (N,) (``Closed._kept``), and where P J_p was not near singular (N,)
         bool (elsewhere ``Closed._newton`` decides). ``rates`` (full, rows, PJ): the samples
         are ``full``'s rows ``rows`` (N,), and where P J_p was not near singular
-        :meth:`loop_rates` follows there in the same pass (the positions too)."""
+        :meth:`loop_rates` follows there in the same pass (the positions too; P J's jets to
+        the orders PJ holds)."""
         N, n, R, r = q.shape[0], model.n, len(cuts.row_loop), len(cuts.P)
         q = np.ascontiguousarray(q, dtype=np.float64)
         c, PJ, off = np.empty((N, R)), np.empty((N, r, n)), np.empty(N)
@@ -485,34 +486,38 @@ class CompiledBackend(NumpyBackend):
         _check(self.lib.hodyn_loop_newton(
             _struct(self, model, data), N, q, *_cuts(cuts), r, cuts.P, cuts.passive, iterations, tol,
             quadratic, near, c, PJ, off, ok, 0 if full is None else full.shape[1],
-            0 if full is None else full.shape[0], _ptr(full), _ptr(rows), _ptr(jets)))
+            0 if jets is None else jets.shape[1], 0 if full is None else full.shape[0],
+            _ptr(full), _ptr(rows), _ptr(jets)))
         return q, c, PJ, off, ok.astype(bool)
 
     @staticmethod
     def _rates_arrays(model, cuts, full, PJ) -> None:
         """Refuses what :meth:`loop_rates` cannot write in place: ``full`` (N, D, n) and P J's
-        jets PJ (N, D-1, r, n) or None, C-contiguous float64."""
+        jets PJ (N, KJ, r, n), 1 <= KJ <= D - 1 (the orders wanted), or None, C-contiguous
+        float64."""
         N, D, n = full.shape
         if not (full.flags.c_contiguous and full.dtype == np.float64) or n != model.n or \
-                (PJ is not None and (PJ.shape != (N, D - 1, len(cuts.P), n)
+                (PJ is not None and (PJ.shape[::2] != (N, len(cuts.P)) or PJ.shape[3:] != (n,)
+                                     or not 1 <= PJ.shape[1] <= D - 1
                                      or not PJ.flags.c_contiguous)):
             raise TrajectoryError(f"joint derivatives {full.shape}, P J's jets "
                                   f"{None if PJ is None else PJ.shape}: need a C-contiguous "
-                                  f"(N, D, {model.n}) and (N, D-1, {len(cuts.P)}, {model.n})")
+                                  f"(N, D, {model.n}) and (N, 1..D-1, {len(cuts.P)}, {model.n})")
         if N >= 2**31:
             raise TrajectoryError(f"{N} samples in one chunk: at most 2**31 - 1")
 
     def loop_rates(self, model, full, cuts, Jp, rows, PJ=None, data=None):
         """The passive joints' derivatives by the implicit function theorem at the samples
         ``rows`` (M,) of ``full`` (N, D, n, C-contiguous float64: in place) from ``P J_p``
-        there (M, r, r) (``Closed._derivatives``); with PJ (N, D-1, r, n, C-contiguous),
-        P J's jets to order D - 2 there too."""
+        there (M, r, r) (``Closed._derivatives``); with PJ (N, KJ, r, n, C-contiguous; KJ <=
+        D - 1), P J's jets to order KJ - 1 there too."""
         self._rates_arrays(model, cuts, full, PJ)
         N, D = full.shape[:2]
         rows = np.ascontiguousarray(rows, dtype=np.int32)
         _check(self.lib.hodyn_loop_rates(_struct(self, model, data), N, D, full, len(rows), rows,
                                          *_cuts(cuts), len(cuts.P), cuts.P, cuts.passive,
-                                         np.ascontiguousarray(Jp, dtype=np.float64), _ptr(PJ)))
+                                         np.ascontiguousarray(Jp, dtype=np.float64),
+                                         0 if PJ is None else PJ.shape[1], _ptr(PJ)))
 
     def loop_predict(self, full, t, samples, taylor, active, step, tol, W):
         """Newton's starts between the anchors (``Closed._prediction``): the guesses (M, n),

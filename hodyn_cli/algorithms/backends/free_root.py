@@ -2,8 +2,8 @@
 base) run by a backend's floating-base kernels: the carried robot's 1-DOF passes driven by the
 root's twist jet in the free-falling frame, where the joint-model passes would compute the
 free joint's pose and its adjoint per sample and body-table entry. The compiled backend runs
-the matrices and the regressor so, the GPU backend the torques and the regressor (their
-multi-DOF passes run on the host).
+the matrices, the regressor and the sensitivities so, the GPU backend the torques and the
+regressor (their multi-DOF passes run on the host).
 
 The free joint's columns (row 0 its configuration ``(r; p)``, rows k >= 1 the body twist's
 derivative k-1: docs/conventions.md) give the root's rotation ``R = exp(skew(r))`` and twist

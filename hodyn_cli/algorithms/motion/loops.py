@@ -608,23 +608,27 @@ class Closed(coupling.Coupling):
         the anchors' Hermite polynomials: a few steps (:meth:`_predicted`)."""
         return self._solved(qs, t)[0]
 
-    def _solved(self, qs: np.ndarray, t: np.ndarray | None
+    def _solved(self, qs: np.ndarray, t: np.ndarray | None, forces_order: int | None = None
                ) -> tuple[np.ndarray, np.ndarray | None]:
-        """:meth:`joint_rates`, and ``P J``'s jets to order D - 2 (N, D-1, r, n) where the
-        compiled kernel found them on the way (None: numpy's, :meth:`jacobian_jets` later)."""
+        """:meth:`joint_rates`, and ``P J``'s jets to order D - 2 (N, D-1, r, n), or to
+        ``forces_order`` where that is lower (the torques of order K read K + 1 of them: the
+        kernel's last order of the theorem's Jacobian recursion, the costliest, is skipped),
+        where the compiled kernel found them on the way (None: numpy's,
+        :meth:`jacobian_jets` later)."""
         N, D, _ = qs.shape
+        jet_orders = max(min(D - 1, D if forces_order is None else forces_order + 1), 1)
         # the positions with their derivatives and P J's jets in one block: glibc's malloc
         # then keeps a chunk's arrays on its heap from call to call (it trims the heap back to
         # the system above twice the largest block freed: as two blocks, the closed robot's
         # ~14 MB of arrays per 20 000 samples went back after every call and came again as
         # ~2 800 page faults, 0.25-0.3 us a sample; up to 32 MB, ~75 000 samples of the leg)
         size = N * D * self.n
-        block = np.empty(size + N * max(D - 1, 1) * self.rank * self.n)
+        block = np.empty(size + N * jet_orders * self.rank * self.n)
         full = block[:size].reshape(N, D, self.n)
         full[:] = 0.0
         full[:, :, self.a] = qs
         samples = np.arange(N)
-        jacobians = block[size:].reshape(N, max(D - 1, 1), self.rank, self.n)
+        jacobians = block[size:].reshape(N, jet_orders, self.rank, self.n)
         found = True
         if D > 1 and t is not None and N > 2 * TAYLOR:
             anchors = np.zeros(N, dtype=bool)   # (a mask: union1d and setdiff1d sort)
@@ -717,8 +721,8 @@ class Closed(coupling.Coupling):
         there (M, r, r). With q_p^(k) still 0, the k-th derivative of the cuts' gap is ``c^(k)
         = J_a q_a^(k) + sum_{1<=j<k} C(k-1, j) J^(j) q^(k-j)``, the known part: the cuts'
         jets to order k (:meth:`_gap_rate`), no Jacobian's derivative needed. The compiled
-        kernel's also fills ``P J``'s jets to order D - 2 there in ``jacobians`` (N, D-1, r,
-        n) (its recursion has q to that order) and says so (numpy's: False)."""
+        kernel's also fills ``P J``'s jets there in ``jacobians`` (N, KJ <= D-1, r, n: to
+        order KJ - 1; its recursion has q to order D - 2) and says so (numpy's: False)."""
         D = full.shape[1]
         if D == 1:
             return False
@@ -800,13 +804,13 @@ class Closed(coupling.Coupling):
         G[:, :, self.p] = X
         return G
 
-    def expand(self, trajectory: Trajectory) -> Trajectory:
+    def expand(self, trajectory: Trajectory, forces_order: int | None = None) -> Trajectory:
         if trajectory.joint_names == self.joint_names:
             return trajectory
         if trajectory.joint_names != self.coordinate_names:
             raise HodynError(f"the trajectory's joints {trajectory.joint_names} are not the "
                              f"actuated joints {self.coordinate_names}")
-        qs, PJ = self._solved(trajectory.derivatives, trajectory.t)
+        qs, PJ = self._solved(trajectory.derivatives, trajectory.t, forces_order)
         # (P J's jets go with it: what :meth:`_along` would find again)
         return Looped(self.joint_names, qs, trajectory.t, trajectory.wrenches,
                       trajectory.series, trajectory.base,

@@ -20,7 +20,7 @@
 
 /* Bumped whenever an entry point's arguments or meaning change: backends/compiled.py refuses
  * a library built from other sources (a stale build) and falls back to numpy. */
-#define HODYN_KERNEL_ABI 17
+#define HODYN_KERNEL_ABI 18
 
 /* status codes of every entry point (backends/compiled.py turns them into exceptions) */
 enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4, HK_SINGULAR = 5 };
@@ -123,14 +123,14 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, int S, const int32_
                       const int32_t *row_loop, const int32_t *row_axis, int r, const double *Pm,
                       const int32_t *passive, int iterations, double tol, double quadratic,
                       double near, double *c, double *PJ, double *off, uint8_t *ok, int D,
-                      int64_t Nf, double *HK_NULLABLE qs, const int32_t *HK_NULLABLE rows,
+                      int KJ, int64_t Nf, double *HK_NULLABLE qs, const int32_t *HK_NULLABLE rows,
                       double *HK_NULLABLE jets);
 int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, int64_t M,
                      const int32_t *rows, int S, const int32_t *side_body, const double *T,
                      int P, const int32_t *path,
                      const double *moves, int R, const int32_t *row_loop,
                      const int32_t *row_axis, int r, const double *Pm, const int32_t *passive,
-                     const double *Jp, double *HK_NULLABLE PJ);
+                     const double *Jp, int KJ, double *HK_NULLABLE PJ);
 int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double *t, int64_t M,
                        const int32_t *samples, int taylor, int m, const int32_t *active,
                        double step, double tol, const double *W, double *guess, uint8_t *far,

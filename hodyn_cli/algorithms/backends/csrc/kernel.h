@@ -358,7 +358,7 @@ void hk_backward(const Consts *c, int r1, const vd *Q, const vd *V, const Adjoin
 void hk_root_wrench(const Consts *c, int r1, const vd *Q, const vd *base, const AdjointV *Ad,
                     const vd *F, vd *F0);
 
-/* log(R) per lane, as lie.rotation_log (near pi: the axis from the symmetric part's column);
+/* log(R) per lane, as lie.rotation_log (beyond pi/2: the axis from the symmetric part's column);
  * the IK's pose error and the loops' frame gaps */
 static inline void rotation_log(const vd *R, vd *w) {
     for (int l = 0; l < LANES; l++) {
@@ -373,7 +373,7 @@ static inline void rotation_log(const vd *R, vd *w) {
         const double theta = atan2(sn, c);
         const double scale = theta < 1e-4 ? 1.0 + theta * theta / 6.0 : theta / sn;
         for (int e = 0; e < 3; e++) w[e][l] = s[e] * scale;
-        if (theta > M_PI - 1e-3) {   /* the axis from the symmetric part */
+        if (c < 0.0) {   /* theta > pi/2: the axis from the symmetric part */
             double Bm[9];
             for (int a = 0; a < 3; a++)
                 for (int b = 0; b < 3; b++)

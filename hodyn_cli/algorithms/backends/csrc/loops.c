@@ -30,7 +30,8 @@
  *   polynomials) and where they are too far.
  * hodyn_loop_rates: the implicit function theorem order by order, q_p^(k) = -(P J_p)^-1 P
  *   c^(k) with q_p^(k) still 0 in c^(k), by a recursion in root axes that goes up one order
- *   at a time (below); and P J's jets to order D - 2.
+ *   at a time (below); and P J's jets to order KJ - 1 (KJ <= D - 1: the caller's need; the
+ *   torques of order K read K + 1 of them, the reduced matrices one more).
  * hodyn_loop_project: lambda_r and tau_a of the tree's forces f and their derivatives, order
  *   by order (Leibniz on (P J)^T lambda_r = f):
  *   (P J_p)^T lambda_r^(k) = f_p^(k) - sum_{j>=1} C(k,j) (P J_p^(j))^T lambda_r^(k-j)
@@ -473,11 +474,11 @@ static void passive_order(const Consts *cs, const Cuts *k, const Work *w, const 
 
 /* One lane group's implicit function theorem: Qs[D][n] (the positions, the actuated joints'
  * derivatives; q_p^(K), K = 1..D-1, found here) with w->Ai the bodies' poses at those
- * positions and A, piv the LU of P J_p there; with PJv[(D-1) r n] (else NULL), P J^(d), d <= D -
- * 2, in it (Jv[(D-1) R n] scratch) */
+ * positions and A, piv the LU of P J_p there; with PJv[KJ r n] (else NULL), P J^(d), d < KJ <=
+ * D - 1, in it (Jv[KJ R n] scratch) */
 static void rates_group(const HModel *m, const Consts *cs, const Cuts *k, Work *w,
-                        const Spatial *sp, vd *Qs, const vd *A, int (*piv)[LANES], vd *Jv,
-                        vd *PJv) {
+                        const Spatial *sp, vd *Qs, const vd *A, int (*piv)[LANES], int KJ,
+                        vd *Jv, vd *PJv) {
     const int n = m->n, D = sp->D, S = k->S, P = k->P, R = k->R, r = k->r, L = S / 2;
     vd known[r], x[r], c[R], dV[6 * n];
     for (int i = 0; i < n; i++)   /* the screws at order 0 */
@@ -521,7 +522,7 @@ static void rates_group(const HModel *m, const Consts *cs, const Cuts *k, Work *
         for (int i = 0; i < r; i++) Qs[K * n + k->passive[i]] = -x[i];
     }
     if (!PJv) return;
-    const int K1 = D - 1;   /* J^(d), d <= D - 2: S and p to that order are final */
+    const int K1 = KJ;   /* J^(d), d < KJ <= D - 1: S and p to that order are final */
     memset(Jv, 0, sizeof(vd) * K1 * R * n);
     for (int xj = 0; xj < P; xj++) {
         const int j = k->path[xj];
@@ -557,10 +558,10 @@ static void rates_group(const HModel *m, const Consts *cs, const Cuts *k, Work *
     kept_rows(k, n, K1, Jv, PJv, NULL);
 }
 
-/* Qs's derivatives (orders 1..D-1 of the passive joints) and P J's jets PJv[(D-1) r n] (NULL:
- * not wanted) into qs[N][D][n] and PJ[N][D-1][r][n] at the lane group's samples lane_s (lanes
+/* Qs's derivatives (orders 1..D-1 of the passive joints) and P J's jets PJv[KJ r n] (NULL:
+ * not wanted) into qs[N][D][n] and PJ[N][KJ][r][n] at the lane group's samples lane_s (lanes
  * up to `live`); with `positions`, Qs's positions too */
-static void rates_scatter(int n, int D, const Cuts *k, const vd *Qs, const vd *PJv,
+static void rates_scatter(int n, int D, int KJ, const Cuts *k, const vd *Qs, const vd *PJv,
                           const int64_t *lane_s, int live, int positions, double *qs,
                           double *PJ) {
     for (int l = 0; l < live; l++) {
@@ -570,23 +571,24 @@ static void rates_scatter(int n, int D, const Cuts *k, const vd *Qs, const vd *P
         for (int K = 1; K < D; K++)
             for (int i = 0; i < k->r; i++) out[K * n + k->passive[i]] = Qs[K * n + k->passive[i]][l];
         if (!PJv) continue;
-        double *jets = PJ + (size_t)lane_s[l] * (D - 1) * k->r * n;
-        for (int e = 0; e < (D - 1) * k->r * n; e++) jets[e] = PJv[e][l];
+        double *jets = PJ + (size_t)lane_s[l] * KJ * k->r * n;
+        for (int e = 0; e < KJ * k->r * n; e++) jets[e] = PJv[e][l];
     }
 }
 
 /* qs[N][D][n] in place at the samples rows[M]: q_p^(k), k = 1..D-1, from q and the actuated
- * joints' derivatives and P J_p[M][r][r] there; PJ[N][D-1][r][n] (may be NULL): P J^(d), d <=
- * D - 2, at those samples */
+ * joints' derivatives and P J_p[M][r][r] there; PJ[N][KJ][r][n] (may be NULL; 1 <= KJ <= D -
+ * 1): P J^(d), d < KJ, at those samples */
 int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, int64_t M,
                      const int32_t *rows, CUTS_ARGS, int r, const double *Pm,
-                     const int32_t *passive, const double *Jp, double *HK_NULLABLE PJ) {
+                     const int32_t *passive, const double *Jp, int KJ,
+                     double *HK_NULLABLE PJ) {
     const Cuts k = CUTS_INIT(r, Pm, passive);
     const int n = m->n;
     int status = hk_check(m, N, D, 1, D - 1, -1, (int64_t)D * n);
     if (status) return status;
     if ((status = cuts_check(m, &k))) return status;
-    if (M < 0) return HK_SIZE;
+    if (M < 0 || (PJ && (KJ < 1 || KJ > D - 1))) return HK_SIZE;
     for (int64_t e = 0; e < M; e++)
         if (rows[e] < 0 || rows[e] >= N) return HK_SIZE;
     if (D < 2) return HK_OK;
@@ -618,9 +620,9 @@ int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, int64_t M,
             if (par < 0) w.Ai[i] = w.Ad[i];
             else hk_compose(&w.Ad[i], &w.Ai[par], &w.Ai[i]);
         }
-        rates_group(m, &cs, &k, &w, &sp, Qs, A, piv, Jv, PJ ? PJv : NULL);
-        rates_scatter(n, D, &k, Qs, PJ ? PJv : NULL, lane_s, M - s0 < LANES ? M - s0 : LANES,
-                      0, qs, PJ);
+        rates_group(m, &cs, &k, &w, &sp, Qs, A, piv, KJ, Jv, PJ ? PJv : NULL);
+        rates_scatter(n, D, KJ, &k, Qs, PJ ? PJv : NULL, lane_s,
+                      M - s0 < LANES ? M - s0 : LANES, 0, qs, PJ);
     }
     }
 done:
@@ -635,11 +637,11 @@ done:
  * positions and the passive joints' derivatives by the implicit function theorem
  * (hodyn_loop_rates' with P J_p and the poses where the last step started, one pass fewer of
  * the poses), and
- * with jets[Nf][D-1][r][n] (else NULL) P J's jets to order D - 2, where ok */
+ * with jets[Nf][KJ][r][n] (else NULL; 1 <= KJ <= D - 1) P J's jets to order KJ - 1, where ok */
 int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, const double *Pm,
                       const int32_t *passive, int iterations, double tol, double quadratic,
                       double near, double *c, double *PJ, double *off, uint8_t *ok, int D,
-                      int64_t Nf, double *HK_NULLABLE qs, const int32_t *HK_NULLABLE rows,
+                      int KJ, int64_t Nf, double *HK_NULLABLE qs, const int32_t *HK_NULLABLE rows,
                       double *HK_NULLABLE jets) {
     const Cuts k = CUTS_INIT(r, Pm, passive);
     const int n = m->n;
@@ -647,7 +649,8 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
     if (status) return status;
     if ((status = cuts_check(m, &k)) || iterations < 1) return status ? status : HK_SIZE;
     if (qs) {
-        if (!rows || D < 2 || D > MAXK || Nf < 1) return HK_SIZE;
+        if (!rows || D < 2 || D > MAXK || Nf < 1 || (jets && (KJ < 1 || KJ > D - 1)))
+            return HK_SIZE;
         for (int64_t e = 0; e < N; e++)
             if (rows[e] < 0 || rows[e] >= Nf) return HK_SIZE;
     }
@@ -785,7 +788,7 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
             kept(&k, n, cfin, Jfin, Jp, Pc);
             lu(r, Jp, piv);
         }
-        rates_group(m, &cs, &k, &w, &sp, Qs, Jp, piv, JvD, jets ? PJD : NULL);
+        rates_group(m, &cs, &k, &w, &sp, Qs, Jp, piv, KJ, JvD, jets ? PJD : NULL);
         int64_t live_s[LANES];
         int live = 0;
         for (int l = 0; l < LANES && s0 + l < N; l++)
@@ -795,9 +798,9 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
             live_s[x] = lane_s[l];
             if (l == x) continue;
             for (int e = 0; e < D * n; e++) Qs[e][x] = Qs[e][l];
-            for (int e = 0; jets && e < (D - 1) * r * n; e++) PJD[e][x] = PJD[e][l];
+            for (int e = 0; jets && e < KJ * r * n; e++) PJD[e][x] = PJD[e][l];
         }
-        rates_scatter(n, D, &k, Qs, jets ? PJD : NULL, live_s, live, 1, qs, jets);
+        rates_scatter(n, D, KJ, &k, Qs, jets ? PJD : NULL, live_s, live, 1, qs, jets);
     }
     }
 done:

@@ -16,9 +16,9 @@ __all__ = ["root_jet_numpy", "eom_numpy", "gravity_in_root"]
 
 
 def root_jet_numpy(R: np.ndarray, Vb: np.ndarray, g: np.ndarray, K: int) -> np.ndarray:
-    """:func:`root_jet` of a floating base in numpy, from its orientation R (N, 3, 3), body
-    twist derivatives Vb (N, >= K+1, 6) and gravity g (3,) in the world: the reference of
-    the compiled kernel."""
+    """The backends' ``root_jet`` of a floating base in numpy, from its orientation R
+    (N, 3, 3), body twist derivatives Vb (N, >= K+1, 6) and gravity g (3,) in the world: the
+    reference of the compiled kernel."""
     Vb = Vb[:, : K + 1]
     u = closed_form.gravity_accelerations(gravity_in_root(R, g), Vb, K - 1)
     jet = Vb.copy()

@@ -18,8 +18,9 @@ def backward(p: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray, upper: np.ndarra
             return
         bound = p[i] + np.where(w_hi[i] != 0, w_hi[i] * hi, 0.0) + np.where(
             w_lo[i] != 0, w_lo[i] * lo, 0.0)
-        top = np.min(bound[upper[i]], initial=np.inf)
-        bottom = np.max(bound[lower[i]], initial=-np.inf)
+        # (fmin, fmax: a NaN bound left out, as the kernel's comparisons leave it)
+        top = np.fmin.reduce(bound[upper[i]], initial=np.inf)
+        bottom = np.fmax.reduce(bound[lower[i]], initial=-np.inf)
         K[i] = lo_s[i] if lo_s[i] > bottom else bottom, top if top < hi_s[i] else hi_s[i]
 
 
@@ -33,8 +34,9 @@ def forward(alpha: np.ndarray, beta: np.ndarray, gamma: np.ndarray, up: np.ndarr
         for i in range(len(x) - 1):
             xi, d2 = x[i], 2 * delta[i]
             bound = (gamma[i] - beta[i] * xi) / alpha[i]
-            most = min((K[i + 1, 1] - xi) / d2, np.min(bound[up[i]], initial=np.inf))
-            least = max((K[i + 1, 0] - xi) / d2, np.max(bound[down[i]], initial=-np.inf))
+            most = min((K[i + 1, 1] - xi) / d2, np.fmin.reduce(bound[up[i]], initial=np.inf))
+            least = max((K[i + 1, 0] - xi) / d2, np.fmax.reduce(bound[down[i]],
+                                                                initial=-np.inf))
             u[i] = least if most < least else most
             x[i + 1] = min(max(xi + d2 * u[i], K[i + 1, 0], 0.0), K[i + 1, 1])
 
@@ -51,8 +53,10 @@ def banded_solve(band: np.ndarray, k: int, rhs: np.ndarray) -> None:
         band[rows[:, None], cols[: len(rows)]] -= factor[:, None] * band[i, k:]
         rhs[rows] -= factor[:, None] * rhs[i]
     for i in range(n - 1, -1, -1):
-        right = band[i, k + 1 : k + 1 + min(k, n - 1 - i)]
-        rhs[i] = (rhs[i] - right @ rhs[i + 1 : i + 1 + len(right)]) / band[i, k]
+        s = np.zeros(rhs.shape[1:])  # (summed in the kernel's order: not BLAS's dot)
+        for j in range(1, min(k, n - 1 - i) + 1):
+            s = s + band[i, k + j] * rhs[i + j]
+        rhs[i] = (rhs[i] - s) / band[i, k]
 
 
 def bspline(t: np.ndarray, k: int, c: np.ndarray, x: np.ndarray, extrapolate: bool
@@ -61,7 +65,9 @@ def bspline(t: np.ndarray, k: int, c: np.ndarray, x: np.ndarray, extrapolate: bo
     that do not vanish at each x (:func:`basis`) times their coefficients; NaN outside ``t_k
     .. t_n`` where not ``extrapolate``."""
     i, B = basis(t, k, x)
-    out = np.einsum("ej,eja->ea", B, c[i[:, None] + np.arange(-k, 1)])
+    out = np.zeros((len(x), c.shape[1]))
+    for j in range(k + 1):  # (summed in the kernel's order: not einsum's)
+        out = out + B[:, j, None] * c[i - k + j]
     if not extrapolate:
         out[~((x >= t[k]) & (x <= t[len(c)]))] = np.nan
     return out
