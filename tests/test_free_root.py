@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from test_free_body import example_robot
 
-from conftest import LINEAR_FIRST, URDF, free_flyer_q, pinocchio_free_flyer, random_cosine
+from conftest import LINEAR_FIRST, URDF, free_flyer_q, kernel_variants, pinocchio_free_flyer, random_cosine
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics.floating import inverse_dynamics, matrices
 from hodyn_cli.algorithms.dynamics.regressor import parameters, regressor
@@ -25,6 +25,9 @@ from hodyn_cli.core.trajectory import BaseMotion
 from hodyn_cli.modeling.urdf import load_model
 
 GO2 = example_robot("go2_description/urdf/go2.urdf")
+#: the compiled backend's tests need its kernel (none with HODYN_NO_KERNEL or no compiler)
+NEEDS_KERNEL = pytest.mark.skipif(not kernel_variants(), reason="no compiled kernel here")
+BACKENDS = ["numpy", pytest.param("compiled", marks=NEEDS_KERNEL)]
 
 
 def _moving(model, N: int, seed: int):
@@ -36,7 +39,7 @@ def _moving(model, N: int, seed: int):
 
 
 @pytest.mark.skipif(GO2 is None, reason="example-robot-data is not installed")
-@pytest.mark.parametrize("backend", ["numpy", "compiled"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_go2_floating_is_pinocchio_free_flyer_rnea_and_its_rate(method, backend):
     """tau and the base wrench = Pinocchio's free-flyer ``rnea`` and their rates =
     ``dtau_dq v + dtau_dv a + M jerk`` of ``computeRNEADerivatives`` (tangent-space partials:
@@ -60,6 +63,7 @@ def test_go2_floating_is_pinocchio_free_flyer_rnea_and_its_rate(method, backend)
             assert np.abs(ours - pin_k).max() <= 1e-12 * np.abs(pin_k).max(), (s, k)
 
 
+@NEEDS_KERNEL
 def test_free_root_model_round_trip_its_matrices_and_regressor_on_both_backends():
     """``without_free_root(with_free_root(robot))`` is the robot's tree and root inertia; the
     floating base's matrices and regressor are the same on numpy (the joint-model passes)
@@ -206,6 +210,7 @@ def test_a_robot_with_a_joint_named_like_the_free_root_keeps_its_own(names):
     assert np.array_equal(matrices(renamed, motion, order=1).M, matrices(robot, traj, order=1).M)
 
 
+@NEEDS_KERNEL
 def test_sensitivities_hold_the_free_root_joint_on_both_backends(monkeypatch):
     """A floating base's sensitivities are the robot under its free root joint's with that
     joint held (``held`` 6: only the joints' n x n blocks): numpy's complex step over the free
@@ -233,7 +238,7 @@ def test_sensitivities_hold_the_free_root_joint_on_both_backends(monkeypatch):
 
 
 @pytest.mark.skipif(GO2 is None, reason="example-robot-data is not installed")
-@pytest.mark.parametrize("backend", ["numpy", "compiled"])
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("recursion", ["body-fixed", "spatial"])
 def test_go2_floating_joint_wrenches_are_pinocchio_free_flyer_rnea_forces(recursion, backend):
     """A floating base's joint wrenches (``compute --floating-base --joint-wrenches``) = the
