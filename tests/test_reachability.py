@@ -336,19 +336,26 @@ def test_a_cosine_is_within_four_hundredths_of_a_percent_of_toppra():
     fit's one scaling: the iiwa's cosine over 1000 samples is within 0.04 % of toppra on
     the same path, grid and end speeds (0.012 %; it was 0.075 % off, 0.12 % at 3000
     samples, 0.33 % at 10^4, 2.1 % at 10^5), within its limits and passing validate."""
+    _cosine_against_toppra(1000, validated=20, within=4e-4)
+
+
+def _cosine_against_toppra(samples: int, validated: int, within: float) -> None:
+    """The iiwa's cosine of ``samples`` retimed by reachability: within its limits, passing
+    validate (on ``validated`` samples) and ``within`` (relative) of toppra's duration on
+    the same path, grid and end speeds."""
     from test_optimal import toppra_duration
     model = hodyn_cli.load_robot(IIWA)
-    traj = _cosine(model, 1000)
+    traj = _cosine(model, samples)
     out, opt = hodyn_cli.retime_optimal(model, traj)
     assert opt.used == "reachability"
     assert hodyn_cli.check_limits(model, out).feasible
-    assert hodyn_cli.validate_motion(model, out, samples=20).passed
+    assert hodyn_cli.validate_motion(model, out, samples=validated).passed
     sd = (traj.t[-1] - traj.t[0]) / opt.uniform_duration
     vel = model.velocity_limits
     _, peer = toppra_duration(model, traj, np.column_stack([-vel, vel]),
                               np.column_stack([-model.effort_limits, model.effort_limits]),
                               sd, sd, grid=opt.path.grid - 1)
-    assert abs(opt.duration / peer.duration - 1) < 4e-4, (opt.duration, peer.duration)
+    assert abs(opt.duration / peer.duration - 1) < within, (opt.duration, peer.duration)
 
 
 def test_the_lowering_is_local_smooth_and_below_the_law():
@@ -394,19 +401,7 @@ def test_ten_thousand_samples_of_a_cosine_are_within_a_twentieth_of_a_percent_of
     toppra on the same path, grid and end speeds (0.014 %; 0.33 % with the final fit's one
     scaling of the whole law), within its limits and passing validate. (10^5 samples:
     0.015 %, benchmarks/README.md; toppra takes ~9 minutes there.)"""
-    from test_optimal import toppra_duration
-    model = hodyn_cli.load_robot(IIWA)
-    traj = _cosine(model, 10_000)
-    out, opt = hodyn_cli.retime_optimal(model, traj)
-    assert opt.used == "reachability"
-    assert hodyn_cli.check_limits(model, out).feasible
-    assert hodyn_cli.validate_motion(model, out, samples=50).passed
-    sd = (traj.t[-1] - traj.t[0]) / opt.uniform_duration
-    vel = model.velocity_limits
-    _, peer = toppra_duration(model, traj, np.column_stack([-vel, vel]),
-                              np.column_stack([-model.effort_limits, model.effort_limits]),
-                              sd, sd, grid=opt.path.grid - 1)
-    assert abs(opt.duration / peer.duration - 1) < 5e-4, (opt.duration, peer.duration)
+    _cosine_against_toppra(10_000, validated=50, within=5e-4)
 
 
 def test_a_one_point_dip_of_the_law_is_not_a_ceiling():
