@@ -60,9 +60,9 @@ def estimating_reader(robot: Model, reader: Any, need: int, *, wrench_need: int 
         from hodyn_cli.algorithms.motion import group_estimate
 
         charts = group_estimate.Charts(robot)
-        return group_estimate.GroupReader(EstimatingReader(  # type: ignore[return-value]
-            group_estimate.ChartedReader(reader, charts), need, wrench_need, cutoff,
-            charts.wrapped, rows=rows), charts)
+        return group_estimate.MappedReader(EstimatingReader(  # type: ignore[return-value]
+            group_estimate.MappedReader(reader, charts.to_chart), need, wrench_need, cutoff,
+            charts.wrapped, rows=rows), charts.back)
     return EstimatingReader(reader, need, wrench_need, cutoff, _wrapped(robot), rows=rows)
 
 

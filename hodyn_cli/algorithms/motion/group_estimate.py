@@ -27,7 +27,7 @@ from hodyn_cli.core.joint_jets import joint_rows
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 
-__all__ = ["Charts", "ChartedReader", "GroupReader", "GroupStream"]
+__all__ = ["Charts", "MappedReader", "GroupStream"]
 
 #: chart columns of each multi-DOF joint type (a rotation as a quaternion)
 WIDTH = {"spherical": 4, "planar": 3, "free": 7}
@@ -98,17 +98,18 @@ class Charts:
                           chunk.base)
 
 
-class ChartedReader:
-    """A trajectory reader whose chunks come as chart columns (:meth:`Charts.to_chart`);
-    its other attributes pass through."""
+class MappedReader:
+    """A trajectory reader whose chunks come through ``mapping`` (a chunk to a chunk: into
+    chart columns, :meth:`Charts.to_chart`, or back to the model's rows, :meth:`Charts.back`,
+    around an estimating reader); its other attributes pass through."""
 
-    def __init__(self, reader, charts: Charts):
-        self.reader, self.charts = reader, charts
+    def __init__(self, reader, mapping: Callable[[Trajectory], Trajectory]):
+        self.reader, self.mapping = reader, mapping
 
     def __getattr__(self, name: str):
         return getattr(self.reader, name)
 
-    def __enter__(self) -> ChartedReader:
+    def __enter__(self) -> MappedReader:
         self.reader.__enter__()
         return self
 
@@ -117,30 +118,7 @@ class ChartedReader:
 
     def __iter__(self) -> Iterator[Trajectory]:
         for chunk in self.reader:
-            yield self.charts.to_chart(chunk)
-
-
-class GroupReader:
-    """An estimating reader over chart columns (``inner``, built on a
-    :class:`ChartedReader`) whose chunks come back as the model's rows
-    (:meth:`Charts.back`); its other attributes pass through."""
-
-    def __init__(self, inner, charts: Charts):
-        self.inner, self.charts = inner, charts
-
-    def __getattr__(self, name: str):
-        return getattr(self.inner, name)
-
-    def __enter__(self) -> GroupReader:
-        self.inner.__enter__()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.inner.__exit__(*exc)
-
-    def __iter__(self) -> Iterator[Trajectory]:
-        for chunk in self.inner:
-            yield self.charts.back(chunk)
+            yield self.mapping(chunk)
 
 
 class GroupStream:
