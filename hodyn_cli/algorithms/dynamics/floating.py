@@ -128,26 +128,23 @@ def check_base_motion(trajectory: Trajectory, order: int) -> None:
         raise TrajectoryError(f"order {order} needs {missing} (not in the base motion)")
 
 
-def check_floating(model: Model, trajectory: Trajectory, order: int, joint_models: bool = False
-                   ) -> Trajectory:
+def check_floating(model: Model, trajectory: Trajectory, order: int) -> Trajectory:
     """The trajectory (:func:`~hodyn_cli.core.trajectory.free_body`'s) once its inputs fit torque
     order ``order`` of the base wrench (a one-line error naming what is missing otherwise;
-    ``joint_models``: the caller runs helical, spherical, planar and free joints)."""
+    helical, spherical, planar and free joints run: under the free root, as every joint)."""
     trajectory = free_body(trajectory)
-    check_inputs(model, trajectory, order, joint_models)
+    check_inputs(model, trajectory, order, joint_models=True)
     if not 0 <= order <= MAX_ORDER:
         raise HodynError(f"the base wrench is computed for orders 0..{MAX_ORDER}, not {order}")
     check_base_motion(trajectory, order)
     return trajectory
 
 
-def floating_chunks(model: Model, trajectory: Trajectory, order: int, size: int = CHUNK,
-                    joint_models: bool = False
+def floating_chunks(model: Model, trajectory: Trajectory, order: int, size: int = CHUNK
                     ) -> Iterator[tuple[slice, np.ndarray, dict, np.ndarray | None]]:
     """``(samples, qs, body wrenches, root wrench or None)`` per chunk of a fixed base's root
-    wrench, inputs checked (:func:`check_floating`; ``joint_models``: the caller runs
-    helical, spherical, planar and free joints)."""
-    trajectory = check_floating(model, trajectory, order, joint_models)
+    wrench, inputs checked (:func:`check_floating`)."""
+    trajectory = check_floating(model, trajectory, order)
     W = body_wrenches(model, trajectory, order, root=True)
     W0 = W.pop(-1, None)
     qs = trajectory.derivatives
@@ -179,7 +176,7 @@ def free_root(model: Model, trajectory: Trajectory, order: int,
     the trajectory with the base's columns as that joint's
     (:func:`~hodyn_cli.core.trajectory.free_root_motion`), and its Data; the inputs checked
     first in the floating base's words (``base_Vb``, the base wrench's orders)."""
-    check_floating(model, trajectory, order, joint_models=True)
+    check_floating(model, trajectory, order)
     free, free_data = free_root_model(model, data)
     return free, free_root_motion(trajectory, free.dof_names), free_data
 
@@ -217,12 +214,11 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str = "bod
     kernels = method != "spatial" and not model.has_joint_models
     size = backend.rows(CHUNK) if kernels else CHUNK
     if N <= size:
-        for _, qs, W, W0 in floating_chunks(model, trajectory, order, max(size, 1),
-                                                  joint_models=True):
+        for _, qs, W, W0 in floating_chunks(model, trajectory, order, max(size, 1)):
             tau, F0 = solve(model, qs, gravity, W, W0, order, data)
             return tau, np.negative(F0, out=F0)
     tau, F0 = np.empty((N, order + 1, model.nv)), np.empty((N, order + 1, 6))
-    for sl, qs, W, W0 in floating_chunks(model, trajectory, order, size, joint_models=True):
+    for sl, qs, W, W0 in floating_chunks(model, trajectory, order, size):
         tau[sl], F0[sl] = solve(model, qs, gravity, W, W0, order, data)
     return tau, np.negative(F0, out=F0)
 
@@ -257,8 +253,7 @@ def matrices(model: Model, trajectory: Trajectory, *, order: int = 2, gravity=GR
     backend, data = backends.prepare(model, data)
     size = backend.rows(CHUNK)
     parts = [_eom(model, qs, gravity, W, W0, order, True, data)[0]
-             for _, qs, W, W0 in floating_chunks(model, trajectory, order, max(size, 1),
-                                                       joint_models=True)]
+             for _, qs, W, W0 in floating_chunks(model, trajectory, order, max(size, 1))]
     if len(parts) == 1:
         return parts[0]
     return closed_form.EOMMatrices(*(np.concatenate([getattr(e, f) for e in parts]) for f in
