@@ -34,7 +34,6 @@ from hodyn_cli.algorithms.contacts.dynamics import (
     on_contacts,
     switches,
 )
-from hodyn_cli.algorithms.contacts.frames import root_rotation
 from hodyn_cli.algorithms.dynamics import floating
 from hodyn_cli.core import lie
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
@@ -146,7 +145,7 @@ def _maps(model, traj, contacts, K=0):
     """A (N, K+1, 6, k) and H^-1 of all contacts, assembled here from the frames' poses (the
     contact frame in the root frame, ``Ad_{X^-1}^T``)."""
     frames = contact_frames(model, traj.derivatives, contacts, K)
-    R0 = root_rotation(traj.base.R, traj.base.Vb, K)[:, 0]
+    R0 = traj.base.R   # the root's orientation in the world
     cols, Hinv = [], []
     for c, fr in zip(contacts, frames, strict=True):
         R = fr.R[:, 0]
