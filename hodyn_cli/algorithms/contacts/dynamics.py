@@ -112,9 +112,13 @@ def on_contacts(model: Model, trajectory: Trajectory, contacts: tuple[Contact, .
                 active: np.ndarray | None = None, method: str = "body-fixed", order: int = 2,
                 gravity=GRAVITY, data: backends.Data | None = None) -> OnContacts:
     """The motion on its contacts (module docstring): ``trajectory`` over all joints with a
-    floating ``base``; ``active`` (N, m) bool, default :func:`active_flags`; ``data``: the
-    backend's Data for the model (:func:`~hodyn_cli.algorithms.backends.prepare`)."""
-    if trajectory.base is None:
+    floating ``base``, or ``model`` a robot under its free root joint
+    (:func:`~hodyn_cli.core.model.with_free_root`) and ``trajectory`` its motion
+    (:func:`~hodyn_cli.core.trajectory.free_root_motion`); ``active`` (N, m) bool, default
+    :func:`active_flags`; ``data``: the backend's Data for the model
+    (:func:`~hodyn_cli.algorithms.backends.prepare`)."""
+    robot = model if trajectory.base is not None else model.carried
+    if robot is None:
         raise HodynError("contacts carry a floating base: give the root's motion (--floating-base)")
     if not contacts:
         raise HodynError("no contacts")
@@ -122,11 +126,14 @@ def on_contacts(model: Model, trajectory: Trajectory, contacts: tuple[Contact, .
     if active.shape != (trajectory.n_samples, len(contacts)):
         raise HodynError(f"active: expected shape ({trajectory.n_samples}, {len(contacts)}), "
                          f"got {active.shape}")
-    _, data = backends.prepare(model, data)
-    free, motion, free_data = floating.free_root(model, trajectory, order, data)
+    if robot is model:
+        _, data = backends.prepare(model, data)
+        free, motion, free_data = floating.free_root(model, trajectory, order, data)
+    else:  # the robot under its free root joint already: the carried robot's Data made here
+        free, motion, free_data, data = model, trajectory, data, None
     F0 = methods.inverse_dynamics(free, motion, method=method, order=order, gravity=gravity,
                                   data=free_data)[..., :6]   # b = -W: the free joint's tau
-    F, Fc = contact_wrenches(model, motion, contacts, active, F0, data)
+    F, Fc = contact_wrenches(robot, motion, contacts, active, F0, data)
     out = methods.inverse_dynamics(free, _with_link_wrenches(motion, contacts, Fc, order),
                                    method=method, order=order, gravity=gravity, data=free_data)
     return OnContacts(out[..., 6:], np.negative(out[..., :6]), F, active)
