@@ -117,7 +117,7 @@ EVERY = tuple(COMMANDS)
 #: the commands that run a robot with a helical, ball, planar or free joint (the others refuse
 #: it: docs/conventions.md, "Multi-DOF and helical joints")
 JOINT_MODELS_RUN = ("compute", "matrices", "regressor", "kinematics", "forward", "check",
-                    "sensitivities", "generate", "retime")
+                    "sensitivities", "generate", "retime", "validate")
 
 
 @dataclass(frozen=True)
@@ -231,7 +231,7 @@ RULES: tuple[Excludes | Requires, ...] = (
              "only " + ", ".join(JOINT_MODELS_RUN) + " run it, by numpy's passes (and "
              "the compiled kernel's body-fixed inverse dynamics)"),
     *(Excludes(("joint_models", other), ("compute",)) for other in (
-        "contacts", "drives", "loops", "mimic", "many", "validate")),
+        "contacts", "drives", "loops", "mimic", "many")),
     *(Excludes(("joint_models", other), ("matrices",)) for other in (
         "contacts", "loops", "mimic", "state_derivatives", "parameter_derivatives")),
     *(Excludes(("joint_models", other), ("regressor",)) for other in (
@@ -239,6 +239,8 @@ RULES: tuple[Excludes | Requires, ...] = (
     Excludes(("joint_models", "mimic"), ("kinematics",)),
     *(Excludes(("joint_models", other), ("forward",)) for other in ("mimic", "partials")),
     Excludes(("joint_models", "mimic"), ("sensitivities",)),
+    *(Excludes(("joint_models", other), ("validate",)) for other in (
+        "contacts", "drives", "loops", "mimic", "simulate", "torques")),
     *(Excludes(("joint_models", other), ("check",)) for other in (
         "contacts", "drives", "loops", "mimic")),  # (elastic ones are drives)
     *(Excludes(("joint_models", other), ("retime",)) for other in (
