@@ -114,10 +114,10 @@ def _floating(model: Model, trajectory: Trajectory, tau: np.ndarray, gravity,
     check_base_motion(trajectory, 1, "forward dynamics")  # the state: its pose and twist
     free, free_data = free_root_model(model, data)
     unactuated = np.zeros(tau.shape[:-1] + (6,))
+    rooted = FreeRooted(free, coupling) if coupling is not None and coupling.active else None
     out = forward_dynamics(free, free_root_motion(trajectory, free.dof_names),
                            np.concatenate([unactuated, tau], axis=-1), gravity=gravity,
-                           coupling=FreeRooted(free, coupling or Coupling(model)),
-                           data=free_data).qs
+                           coupling=rooted, data=free_data).qs
     return Forward(out[..., 6:], base=out[..., :6])
 
 
