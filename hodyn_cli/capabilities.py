@@ -254,7 +254,6 @@ RULES: tuple[Excludes | Requires, ...] = (
              "differentiate", yet=False),
     Excludes(("no_joints",), ("elastic",), "a single rigid body has no joint to drive",
              yet=False),
-    Excludes(("no_joints",), ("forward",), "forward dynamics of joints on a fixed root only"),
     Excludes(("no_joints",), ("ik",), "a single rigid body has no joint motion to find",
              yet=False),
     Excludes(("no_joints",), ("generate",), "a single rigid body has no joint motion to design",
@@ -266,7 +265,7 @@ RULES: tuple[Excludes | Requires, ...] = (
              "it estimates joint derivatives; the root's come from its base_ columns",
              yet=False),
     Requires("no_joints", "floating_base", ("compute", "matrices", "regressor", "kinematics",
-                                            "validate", "check", "retime"),
+                                            "forward", "validate", "check", "retime"),
              "a single rigid body has no joint torques: it moves only as a free body"),
     Requires("no_joints", "contacts", ("check",),
              "a single rigid body has no joint limits: its contacts' cones and soles are what "

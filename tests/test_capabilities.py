@@ -262,7 +262,8 @@ def invocation(files, command: str, on: set[str]) -> list:
         "regressor": [robot, traj, "-o", out, "--order", "0"],
         "sensitivities": [robot, traj, "-o", out, "--order", "0"],
         "elastic": [robot, traj, "-o", out],
-        "forward": [robot, d / ("mimic_tau.h5" if "mimic" in on else "iiwa_floating_tau.csv"
+        "forward": [robot, d / ("mimic_tau.h5" if "mimic" in on else "free.csv"
+                                if "no_joints" in on else "iiwa_floating_tau.csv"
                                 if "joint_models" in on else "joints_tau.csv"
                                 if "base_motion" in on else "walk_tau.csv"
                                 if "floating_base" in on else "tau.h5"), "-o", out],

@@ -184,3 +184,26 @@ def test_cli_round_trip_of_compute_floating_base(tmp_path):
                                      "-o", str(tmp_path / "x.h5")])
         assert result.exit_code == 2 and message in result.stderr, result.stderr
         assert result.stderr.count("\n") == 1 and not (tmp_path / "x.h5").exists()
+
+
+def test_a_single_free_body_round_trip():
+    """A robot with no joint (a single rigid body: tau of N x 0) under its weight and the
+    wrench compute --floating-base --base-wrench says its supports take: forward gives back
+    its body twist's rates Vbd, Vbdd; without the wrench it falls, ``Vbd = (0; R^T g)`` for a
+    body at rest."""
+    body = load_model(URDF / "free_body.urdf")
+    rng = np.random.default_rng(6)
+    base = BaseMotion(lie.rotation_vector_exp(rng.normal(size=(3, 3))), rng.normal(size=(3, 3)),
+                      rng.normal(size=(3, 3, 6)))
+    flight = Trajectory((), np.zeros((3, 4, 0)), base=base)
+    ref = api.inverse_dynamics(body, flight, order=1, base_wrench=True)
+    state = replace(flight, derivatives=flight.derivatives[:, :2],
+                    wrenches=Wrenches({body.root_link: np.stack([ref.W, ref.Wd], axis=1)}))
+    res = api.forward_dynamics(body, state, tau=np.zeros((3, 0)), taud=np.zeros((3, 0)))
+    for k in (1, 2):
+        exact = base.Vb[:, k]
+        assert np.abs(res[f"base_Vb{'d' * k}"] - exact).max() <= 1e-12 * np.abs(exact).max()
+    rest = replace(state, wrenches=None, base=replace(base, Vb=np.zeros_like(base.Vb)))
+    fall = api.forward_dynamics(body, rest, tau=np.zeros((3, 0))).base_Vbd
+    g = np.einsum("sji,j->si", base.R, [0.0, 0.0, -9.81])
+    assert np.abs(fall - np.concatenate([np.zeros((3, 3)), g], axis=1)).max() <= 1e-12
