@@ -14,9 +14,11 @@ from typer.testing import CliRunner
 from conftest import LINEAR_FIRST, MIMIC_CASES, URDF, free_flyer_q, mimic_urdf, pinocchio_free_flyer
 from hodyn_cli import api
 from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.dynamics.forward import forward_dynamics
 from hodyn_cli.cli.app import app
 from hodyn_cli.core import lie
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory, Wrenches
+from hodyn_cli.errors import HodynError
 from hodyn_cli.io import write_trajectory
 from hodyn_cli.modeling.urdf import load_model
 
@@ -99,6 +101,8 @@ def test_round_trip_with_the_floating_inverse_dynamics(backend):
         for ours, exact in ((res[f"q{'d' * (k + 2)}"], traj.derivatives[:, k + 2]),
                             (res[f"base_Vb{'d' * (k + 1)}"], traj.base.Vb[:, k + 1])):
             assert np.abs(ours - exact).max() <= rtol * np.abs(exact).max(), (backend, k)
+    with pytest.raises(HodynError, match="for a fixed root only"):   # (the algorithm's own)
+        forward_dynamics(robot, state, ref.tau[:, None], derivatives=True)
 
 
 def test_round_trip_with_mimic_joints(tmp_path):

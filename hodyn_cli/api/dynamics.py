@@ -155,8 +155,9 @@ def forward_dynamics(robot: Model, *derivatives: Any, tau: Any = None, gravity: 
     (:mod:`hodyn_cli.algorithms.dynamics.forward`, docs/sensitivity.md). ``data``: as for
     :func:`inverse_dynamics`. A Trajectory with a floating ``base`` (its pose and body twist
     ``Vb``): the root is a free body that no torque drives (a wrench on the root link is its
-    own external wrench, ``compute``'s base wrench what the supports took), and fields
-    ``base_Vbd``, ``base_Vbdd``, ... (N, 6) are its body twist's rates (docs/floating.md).
+    own external wrench: :func:`inverse_dynamics`' base wrench ``W`` there gives back the
+    motion it was computed for), and fields ``base_Vbd``, ``base_Vbdd``, ... (N, 6) are its
+    body twist's rates (docs/floating.md).
     """
     from hodyn_cli.algorithms.dynamics.forward import forward_dynamics as solve
 
@@ -178,9 +179,9 @@ def forward_dynamics(robot: Model, *derivatives: Any, tau: Any = None, gravity: 
                 coupling=m.coupling,
                 derivatives=partials, data=data)
     fields = {derivative_name("q", k + 2): res.qs[:, k] for k in range(res.qs.shape[1])}
-    if res.base is not None:  # a floating root's body-twist rates
-        fields |= {f"base_{derivative_name('Vb', k + 1)}": res.base[:, k]
-                   for k in range(res.base.shape[1])}
+    if res.root is not None:  # a floating root's body-twist rates
+        fields |= {f"base_{derivative_name('Vb', k + 1)}": res.root[:, k]
+                   for k in range(res.root.shape[1])}
     return m.result(fields | res.partials)
 
 

@@ -48,7 +48,7 @@ from hodyn_cli.algorithms.dynamics.partials import torque_partials
 from hodyn_cli.core.coupling import Coupling, FreeRooted
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name, free_root_motion
-from hodyn_cli.errors import TrajectoryError
+from hodyn_cli.errors import HodynError, TrajectoryError
 
 __all__ = ["Forward", "forward_dynamics"]
 
@@ -61,13 +61,13 @@ class Forward:
         qs: (N, K+1, m) ``qdd, qddd, ..., q^(K+2)``.
         partials: ``dqdd_dq``, ``dqdd_dqd``, ``dqdd_dtau`` (N, m, m), ``[s, i, j] = d qdd_i /
             d x_j``, when asked for (else empty).
-        base: (N, K+1, 6) ``V_0', ..., V_0^(K+1)``: a floating root's body-twist rates
+        root: (N, K+1, 6) ``V_0', ..., V_0^(K+1)``: a floating root's body-twist rates
             (``base_Vbd``, ...; None: a fixed root).
     """
 
     qs: np.ndarray
     partials: dict[str, np.ndarray] = field(default_factory=dict)
-    base: np.ndarray | None = None
+    root: np.ndarray | None = None
 
 
 def forward_dynamics(model: Model, trajectory: Trajectory, tau: np.ndarray, *, gravity=GRAVITY,
@@ -79,13 +79,15 @@ def forward_dynamics(model: Model, trajectory: Trajectory, tau: np.ndarray, *, g
     constant G; None: the joints themselves). ``derivatives``: also ``d qdd / d (q, qd,
     tau)`` (a fixed root's). ``data``: the backend's Data for the model
     (:func:`~hodyn_cli.algorithms.backends.prepare`). A ``trajectory.base``: the root floats
-    (module docstring), its rates in :attr:`Forward.base`."""
+    (module docstring), its rates in :attr:`Forward.root`."""
     N = trajectory.n_samples
     m = model.nv if coupling is None else coupling.m
     tau = np.asarray(tau, dtype=float)
     if tau.ndim != 3 or tau.shape[0] != N or tau.shape[2] != m:
         raise TrajectoryError(f"tau: expected shape ({N}, K+1, {m}), got {tau.shape}")
     if trajectory.base is not None:
+        if derivatives:  # (the API's capability table says so first)
+            raise HodynError("d qdd / d (q, qd, tau) are computed for a fixed root only")
         return _floating(model, trajectory, tau, gravity, coupling, data)
     _, data = backends.prepare(model, data)
     if trajectory.orders < 2:
@@ -118,7 +120,7 @@ def _floating(model: Model, trajectory: Trajectory, tau: np.ndarray, gravity,
     out = forward_dynamics(free, free_root_motion(trajectory, free.dof_names),
                            np.concatenate([unactuated, tau], axis=-1), gravity=gravity,
                            coupling=rooted, data=free_data).qs
-    return Forward(out[..., 6:], base=out[..., :6])
+    return Forward(out[..., 6:], root=out[..., :6])
 
 
 def _rows(trajectory: Trajectory, sl: slice, K: int) -> Trajectory:
