@@ -1,7 +1,8 @@
 """Forward dynamics of a floating base through the free root joint (``hodyn forward
 --floating-base``, ``api.forward_dynamics`` of a Trajectory with a base): Pinocchio's free-flyer
 ``aba`` on public quadrupeds, the round trip with ``compute --floating-base``'s torques and base
-wrench (API and command line, orders 0-2, both backends, mimic joints), and free fall."""
+wrench (API and command line, orders 0-2, both backends, mimic joints, a single free body),
+free fall, and the one-line refusals (a missing base column, --derivatives)."""
 
 from dataclasses import replace
 
