@@ -212,3 +212,12 @@ def test_a_single_free_body_round_trip():
     fall = api.forward_dynamics(body, rest, tau=np.zeros((3, 0))).base_Vbd
     g = np.einsum("sji,j->si", base.R, [0.0, 0.0, -9.81])
     assert np.abs(fall - np.concatenate([np.zeros((3, 3)), g], axis=1)).max() <= 1e-12
+
+
+def test_series_orders_refuses_a_model_without_joints():
+    """Counting per-joint series on a jointless model would loop forever (every order is
+    vacuously complete): it is a ValueError instead."""
+    from hodyn_cli.io.columns import series_orders
+
+    with pytest.raises(ValueError, match="without joints"):
+        series_orders(["tau_x"], "tau", load_model(URDF / "free_body.urdf"))
