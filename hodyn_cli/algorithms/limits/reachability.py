@@ -424,8 +424,8 @@ PASSES = 8
 def smoothed(law: Law, reach: float = 0.0) -> np.ndarray:
     """x at the grid points smoothed by :data:`PASSES` moving averages, each over ``reach /
     PASSES`` seconds either side at the law's own speed there (``reach sqrt(x) / (Delta
-    PASSES)`` grid intervals, at least :data:`SMOOTH` / PASSES): a kernel that reaches as
-    far in time everywhere, the
+    PASSES)`` grid intervals, at least :data:`SMOOTH` / PASSES; :func:`widths`): a kernel that
+    reaches as far in time everywhere, the
     law reflected through its ends (``2 x_0 - x(-sigma)``: the value and slope at an end
     are kept, x = 0 at a rest stays 0). The average of points (u, x) within the limits is
     within them up to how much their coefficients change over the kernel, as the limits
@@ -433,21 +433,39 @@ def smoothed(law: Law, reach: float = 0.0) -> np.ndarray:
     x = law.x
     if len(x) < PASSES + 3:  # (not one interval either side: below LEAST, never an arc's)
         return x
-    out = _averaged(x, widths(law, reach))
+    out = x
+    half = widths(law, reach)
+    for _ in range(PASSES):
+        out = _swept(out, half)
     out = np.maximum(out, 0.0)
     out[[0, -1]] = x[[0, -1]]  # (kept exactly by the reflection, but for rounding)
     return out
 
 
 def widths(law: Law, reach: float) -> np.ndarray:
-    """The kernel's moving averages' half-widths (grid intervals) at each point of the law:
-    ``reach sqrt(x) / (Delta PASSES)``, at least :data:`SMOOTH` / PASSES, and on a piece
-    shorter than the kernel (a 0.1 s leg at 100 Hz) clipped to it (the reflections at both
-    ends within the piece)."""
+    """The kernel's moving averages' half-widths (grid intervals, not whole numbers) at each
+    point of the law: ``reach sqrt(x) / (Delta PASSES)``, at least :data:`SMOOTH` / PASSES,
+    and on a piece shorter than the kernel (a 0.1 s leg at 100 Hz) clipped to it (the
+    reflections at both ends within the piece); that field itself averaged by
+    :data:`CALMING` moving averages over half its largest value either side, so that it
+    has no kink (sqrt(x) has one wherever u jumps, the floor one near a rest) and adds no
+    sharp feature of its own to the output's q^(4). (Whole numbers of intervals, as
+    before, stepped by one from point to point: each step a jump of the smoothed x, and
+    q^(4) up to 7e7 rad/s^4 near the ends of the iiwa's and the Panda's corner legs, 10 to
+    200 times its scale ``|q''| / reach^2`` elsewhere:
+    ``test_the_smoothed_law_has_no_spikes_where_its_kernel_narrows``.)"""
     delta = law.sigma[1] - law.sigma[0]
     least = max(1, -(-SMOOTH // PASSES))
-    width = np.maximum(least, np.ceil(reach * np.sqrt(law.x) / (delta * PASSES))).astype(int)
-    return np.minimum(width, max(1, (len(law.x) - 3) // PASSES))
+    most = max(1, (len(law.x) - 3) // PASSES)
+    width = np.clip(reach * np.sqrt(law.x) / (delta * PASSES), least, most)
+    span = np.full(len(width), min(max(1.0, float(width.max()) / 2), (len(width) - 3) / 2))
+    for _ in range(CALMING):
+        width = _swept(width, span, odd=False)
+    return np.clip(width, least, most)
+
+
+#: the moving averages of :func:`widths`'s field (three: its second derivative continuous)
+CALMING = 3
 
 
 def lowered(x: np.ndarray, smooth: np.ndarray, reach: int) -> np.ndarray:
@@ -468,13 +486,27 @@ def lowered(x: np.ndarray, smooth: np.ndarray, reach: int) -> np.ndarray:
     up again (x 4.08, 0, 2.82 and 3.52, 0.34, 3.44 on a 12-harmonic Fourier path of the
     iiwa, its limits allowing 4.0 at the first middle point); lowered to it, the played
     law stopped there (1e145 s: the windows' programmes, 17 % slower), where the kernel
-    averages it away as before (the final fit scales the motion onto the limits)."""
+    averages it away as before (the final fit scales the motion onto the limits). And at
+    each end the factor is at most ``x' / smooth'`` there (the slopes ``2 u`` of the
+    parabolas through the end's three points, as :func:`_spline` takes them): at a rest x =
+    0 and the limits bound u alone, and the kernel's average of the u near it is above the
+    u the end allows where that grows along the path (the iiwa's zigzag: 254.9 where 253.7
+    is the torque limit, which the final fit paid with 0.21 % of the whole motion); at the
+    far end the law's slope carried on from its last two intervals (the forward pass binds
+    u at an interval's first point: its last u was 0.2 % beyond the limit at the end)."""
     ceiling = x.copy()
     near = np.minimum(x[:-2], x[2:])
     dip = np.flatnonzero(x[1:-1] < DIP * near) + 1
     ceiling[dip] = near[dip - 1]
     with np.errstate(divide="ignore", invalid="ignore"):
         need = np.where(smooth > ceiling * (1 + ROUNDING), ceiling / smooth, 1.0)
+    for end, inward in ((0, slice(None, 3)), (-1, slice(None, -4, -1))):
+        law, ends = x[inward], smooth[inward]
+        slope, smooth_slope = law[1] - law[0], _slope(ends)
+        if end:  # (u bound at its interval's first point: carried on to the end's)
+            slope = min(slope, 2 * slope - (law[2] - law[1]))
+        if slope > 0 and smooth_slope > slope * (1 + ROUNDING):
+            need[end] = min(need[end], slope / smooth_slope)
     if need.min() >= 1.0:
         return smooth
     width = max(1, reach // PASSES)
@@ -505,22 +537,44 @@ def _least(v: np.ndarray, r: int) -> np.ndarray:
     return np.minimum(least[:n], least[size - span : size - span + n])
 
 
-def _averaged(x: np.ndarray, width: np.ndarray | int, odd: bool = True) -> np.ndarray:
-    """x through :data:`PASSES` moving averages over ``width`` (per point, or one) intervals
-    either side, x reflected through its ends: ``2 x_0 - x(-sigma)`` (``odd``: the value and
-    slope kept there), or ``x(-sigma)`` (the value kept, slope 0)."""
-    width = np.broadcast_to(width, x.shape)
-    pad = int(width.max()) * PASSES + 1
+def _averaged(x: np.ndarray, width: int, odd: bool = True) -> np.ndarray:
+    """x through :data:`PASSES` moving averages over ``width`` points either side, x
+    reflected through its ends (:func:`_reflected`)."""
     out = x
     for _ in range(PASSES):
-        a, b = out[pad:0:-1], out[-2:-pad - 2:-1]
-        if odd:
-            a, b = 2 * out[0] - a, 2 * out[-1] - b
-        padded = np.concatenate([a, out, b])
-        total = np.concatenate([[0.0], np.cumsum(padded)])
-        i = np.arange(len(x)) + pad
+        total = np.concatenate([[0.0], np.cumsum(_reflected(out, width + 1, odd))])
+        i = np.arange(len(x)) + width + 1
         out = (total[i + width + 1] - total[i - width]) / (2 * width + 1)
     return out
+
+
+def _reflected(x: np.ndarray, pad: int, odd: bool) -> np.ndarray:
+    """x with ``pad`` points before and after it, reflected through its ends: ``2 x_0 -
+    x(-sigma)`` (``odd``: the value and slope kept there), or ``x(-sigma)`` (the value kept,
+    slope 0)."""
+    a, b = x[pad:0:-1], x[-2:-pad - 2:-1]
+    if odd:
+        a, b = 2 * x[0] - a, 2 * x[-1] - b
+    return np.concatenate([a, x, b])
+
+
+def _swept(x: np.ndarray, half: np.ndarray, odd: bool = True) -> np.ndarray:
+    """The average of x's piecewise linear interpolant over ``half`` (per point, >= 1, not
+    whole numbers) grid intervals either side of each point, x reflected through its ends
+    (:func:`_reflected`): the interpolant's running integral is piecewise quadratic with a
+    continuous slope, so the average changes smoothly as the window's ends move (a whole
+    number of points either side jumps by a point's weight where that number steps)."""
+    pad = int(np.ceil(half.max())) + 1
+    v = _reflected(x, pad, odd)
+    total = np.concatenate([[0.0], np.cumsum((v[:-1] + v[1:]) / 2)])
+
+    def integral(y: np.ndarray) -> np.ndarray:  # of the interpolant from v's first point
+        k = np.minimum(np.floor(y).astype(int), len(v) - 2)
+        f = y - k
+        return total[k] + v[k] * f + (v[k + 1] - v[k]) * f * f / 2
+
+    centre = np.arange(len(x)) + float(pad)
+    return (integral(centre + half) - integral(centre - half)) / (2 * half)
 
 
 #: the kernel reaches this many of the output's steps either side (steps of :data:`FLOOR` Hz
@@ -609,6 +663,12 @@ def played(pieces: list[tuple[Arc, Law]], orders: int, names: tuple[str, ...],
                       np.concatenate([p.t for p in parts]))
 
 
+def _slope(x: np.ndarray) -> float:
+    """The slope (per grid interval) at x[0] of the parabola through x[0], x[1], x[2]: the
+    law's spline's end slope (:func:`_spline`)."""
+    return float(-3 * x[0] + 4 * x[1] - x[2]) / 2
+
+
 def _spline(sigma: np.ndarray, x: np.ndarray) -> BSpline:
     """x(sigma) through the smoothed law: a quintic spline whose slope and curvature at
     each end are those of the parabola through its three points there. The not-a-knot
@@ -618,7 +678,7 @@ def _spline(sigma: np.ndarray, x: np.ndarray) -> BSpline:
     h = sigma[1] - sigma[0]
     ends = []
     for a, b, c, sign in ((x[0], x[1], x[2], 1.0), (x[-1], x[-2], x[-3], -1.0)):
-        ends.append([(1, sign * (-3 * a + 4 * b - c) / (2 * h)), (2, (a - 2 * b + c) / h**2)])
+        ends.append([(1, sign * _slope(np.array([a, b, c])) / h), (2, (a - 2 * b + c) / h**2)])
     return interpolating(sigma, x, 5, (ends[0], ends[1]))
 
 
@@ -629,7 +689,7 @@ def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool]
     (sigma_dot .. sigma''''): its smoothed law, warped at its corners."""
     smooth = smoothed(law, reach)
     if len(law.x) >= PASSES + 3:
-        smooth = lowered(law.x, smooth, PASSES * int(widths(law, reach).max()))
+        smooth = lowered(law.x, smooth, PASSES * int(np.ceil(widths(law, reach).max())))
     x = _spline(law.sigma, smooth)
     sigma, end = law.sigma, law.sigma[-1]
     near = 2.0 ** (-np.arange(NEAR, 0, -1) / 2)
