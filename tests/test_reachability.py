@@ -464,3 +464,49 @@ def test_a_one_point_dip_of_the_law_is_not_a_ceiling():
     assert opt.used == "reachability" and opt.duration < 6.19, opt.duration
     assert hodyn_cli.check_limits(model, out).feasible
     assert hodyn_cli.validate_motion(model, out, samples=20).passed
+
+
+def test_the_smoothed_law_has_no_spikes_where_its_kernel_narrows():
+    """issue 37: the kernel's half-widths were whole numbers of grid intervals, stepping by
+    one where the law's speed (and with it the reach in sigma) changes, most near the ends
+    of legs (from ~12 to 1): each step a jump of the smoothed x, and the played motion's
+    q'''' up to 7e7 rad/s^4 on the iiwa's corner at 100 Hz (60 and 330 times ``|q''| /
+    reach^2`` at a reach of 1 and 2 steps; the Panda's 875 times at 2). Now a smooth field
+    of fractional widths (:func:`reachability.widths`): outside the corner's ramps q''''
+    within 10 times that scale (4.6-4.9 here)."""
+    model = hodyn_cli.load_robot(IIWA)
+    lo, hi = model.limits[:, 0], model.limits[:, 1]
+    a, b = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+    traj = _through(model, [a, (a + b) / 2 + (b - a)[::-1] / 4, b], 0.75)
+    found = reachability.solve(model, traj, joint_limits(model), reachability.POINTS)
+    for steps in (1, 2):
+        reach, rise = reachability.kernel(steps, 100.0)
+        motion = reachability.played(found, traj.orders, traj.joint_names, 0.0, reach, rise)
+        d = motion.derivatives
+        corner = motion.t[np.flatnonzero(np.abs(d[1:-1, 1]).max(axis=1) == 0) + 1]
+        assert len(corner) == 1
+        ramps = np.abs(motion.t - corner[0]) < 20 * rise  # (the ramp's tail: ramps.TAIL)
+        scale = np.abs(d[:, 2]).max() / reach**2
+        assert np.abs(d[~ramps, 4]).max() <= 10 * scale, (steps, np.abs(d[~ramps, 4]).max()
+                                                           / scale)
+
+
+def test_the_smoothed_law_leaves_a_rest_no_faster_than_the_law():
+    """issue 37: at a rest x = 0, so the limits bound u alone, and the kernel's average of the
+    u near it was above the u allowed at the rest where that grows along the path (the
+    iiwa's zigzag: 254.9 where 253.7 was the torque limit, which the final fit paid with
+    0.21 % of the whole motion). The lowered law's slope at each end (the parabola's through
+    its three points there, as its spline takes it) is at most the law's: at the start its
+    first u (bound there), at the end its last u carried on to the end point (the forward
+    pass binds u at an interval's first point)."""
+    sigma = np.linspace(0.0, 1.0, 201)
+    h = sigma[1]
+    limit = 2 + 4 * sigma[:-1]  # |u| allowed at each interval's first point, from the rest
+    x = np.concatenate([[0.0], np.minimum(np.cumsum(2 * h * limit), 0.1)])
+    x = np.minimum(x, x[::-1])  # the end the start's mirror: |u| allowed falls to 2 there
+    law = reachability.Law(sigma, x, np.diff(x) / (2 * h))
+    smooth = reachability.smoothed(law)
+    low = reachability.lowered(x, smooth, reachability.PASSES * 2)
+    for ends in (slice(None, 3), slice(None, -4, -1)):
+        assert reachability._slope(smooth[ends]) / h > 4 * (1 + 1e-3)  # (the kernel's)
+        assert reachability._slope(low[ends]) / h <= 4 * (1 + 1e-9)
