@@ -561,29 +561,32 @@ NEAR = 40
 
 
 def played(pieces: list[tuple[Arc, Law]], orders: int, names: tuple[str, ...],
-           t0: float = 0.0, reach: float = 0.0, rise: float = 0.0) -> Trajectory | None:
-    """The motion along the pieces in turn, each law smoothed (:func:`smoothed`, the kernel
-    ``reach`` seconds either side), lowered where that raised it above the law
-    (:func:`lowered`) and sampled at its grid points (q .. q^(orders-1) exact
-    by the chain rule from the shape's sigma-derivatives and ``sigma_dot = sqrt(x)``,
-    ``sigma_ddot = x'/2``, ...); at a corner (where one piece ends and the next starts, both
-    at rest) each law warped by a :class:`~hodyn_cli.algorithms.limits.ramps.Ramp` of
-    ``rise`` seconds (at most a ``2 TAIL``-th of the piece), so that q' .. q^(5) vanish
-    there from both sides; None where the output needs a derivative of the law beyond
-    x''' (orders > 5)."""
+           t0: float = 0.0, reach: float = 0.0, rise: float = 0.0) -> list[Trajectory] | None:
+    """The motion along the pieces in turn, in chunks of :data:`BLOCK` points at most, each
+    law smoothed (:func:`smoothed`, the kernel ``reach`` seconds either side), lowered where
+    that raised it above the law (:func:`lowered`) and sampled at its grid points (q ..
+    q^(orders-1) exact by the chain rule from the shape's sigma-derivatives and ``sigma_dot =
+    sqrt(x)``, ``sigma_ddot = x'/2``, ...); at a corner (where one piece ends and the next
+    starts, both at rest) each law warped by a
+    :class:`~hodyn_cli.algorithms.limits.ramps.Ramp` of ``rise`` seconds (at most a ``2
+    TAIL``-th of the piece), so that q' .. q^(5) vanish there from both sides; None where the
+    output needs a derivative of the law beyond x''' (orders > 5). (Chunk by chunk: the
+    shape's jet and the chain rule on a 10^5-sample path's whole grid were temporaries of
+    84 MB each, page faults for every one.)"""
     if orders > 5:
         return None
-    parts: list[Trajectory] = []
+    chunks: list[Trajectory] = []
     start = t0
     for i, (arc, law) in enumerate(pieces):
         corner = (i > 0, i < len(pieces) - 1)
         sigma, tau, rates = _warped(law, reach, rise, corner)
-        motion = compose(arc.jet(sigma, orders), rates[:, : orders - 1])
-        keep = slice(1 if parts else 0, None)  # (the corner: the last piece's end)
-        parts.append(Trajectory(names, motion[keep], start + tau[keep]))
+        first = 1 if chunks else 0  # (the corner: the last piece's end)
+        for a in range(first, len(sigma), BLOCK):
+            b = min(a + BLOCK, len(sigma))
+            motion = compose(arc.jet(sigma[a:b], orders), rates[a:b, : orders - 1])
+            chunks.append(Trajectory(names, motion, start + tau[a:b]))
         start += tau[-1]
-    return Trajectory(names, np.concatenate([p.derivatives for p in parts]),
-                      np.concatenate([p.t for p in parts]))
+    return chunks
 
 
 def _spline(sigma: np.ndarray, x: np.ndarray) -> BSpline:
