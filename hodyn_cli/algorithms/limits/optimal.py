@@ -456,7 +456,7 @@ class Optimal:
             raise HodynError(f"--solver must be one of {', '.join(SOLVERS)}, got {solver!r}")
         self.admit, self.solver = admit, solver
         #: the motion the output plays (None: the input; the reachability law's motion)
-        self.source: list[Trajectory] | None = None
+        self.source: Iterable[Trajectory] | None = None
         #: whether the played motion passed hodyn validate's check (uniform scaling)
         self.consistent = False
         self.model, self.limits, self.order, self.rate, self.grid = model, limits, order, rate, grid
@@ -560,6 +560,7 @@ class Optimal:
             return False  # (memory: the windows' programmes hold a chunk, not the path)
         path = Trajectory(parts[0].joint_names, np.concatenate([p.derivatives for p in parts]),
                           np.concatenate([p.t for p in parts]))
+        parts.clear()  # (the path once, not twice)
         if path.orders > 5 or path.orders < 2:
             return False
         points = self.grid or max(reachability.POINTS, reachability.PER_SAMPLE * path.n_samples)
@@ -571,7 +572,7 @@ class Optimal:
         grid = sum(len(arc.sigma) for arc, _ in found)
         span = float(path.t[-1] - path.t[0])
         rate = self.rate or (path.n_samples - 1) / span
-        best: tuple[Optimal, list[Trajectory]] | None = None
+        best: tuple[Optimal, reachability.Played] | None = None
         for i, steps in enumerate(reachability.STEPS):
             if best is not None and i >= reachability.TRIED:
                 break
@@ -580,7 +581,7 @@ class Optimal:
                                          reachability.RISE * steps / rate)
             if played is None:
                 return False
-            motion = played  # (in pieces of the grid: the fit's work on a piece at a time)
+            motion = played  # (in pieces of the grid, made afresh at each pass)
             # (a uniform law needs the path's ends alone: a grid of a few samples, not one
             # that follows the played motion's 3 points a sample, concatenated chunk by chunk)
             inner = Optimal(self.model, self.limits, self.order, rate=rate, uniform=True,
