@@ -577,8 +577,7 @@ class Optimal:
             if best is not None and i >= reachability.TRIED:
                 break
             played = reachability.played(found, path.orders, path.joint_names,
-                                         float(path.t[0]), steps / rate,
-                                         reachability.RISE * steps / rate)
+                                         float(path.t[0]), *reachability.kernel(steps, rate))
             if played is None:
                 return False
             motion = played  # (in pieces of the grid, made afresh at each pass)
