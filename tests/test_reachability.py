@@ -14,6 +14,7 @@ from hodyn_cli import api
 from hodyn_cli.algorithms.limits import reachability
 from hodyn_cli.algorithms.limits.programme import path_limits
 from hodyn_cli.algorithms.planning.generate import generate
+from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import write_trajectory
 from hodyn_cli.modeling.limits import joint_limits
@@ -131,9 +132,8 @@ def test_a_corner_is_within_half_a_percent_of_toppra_and_smooth_through_it():
     assert hodyn_cli.validate_motion(model, out, samples=50).passed
     found = reachability.solve(model, traj, joint_limits(model), 400)
     rise = 2e-2
-    chunks = reachability.played(found, traj.orders, traj.joint_names, rise=rise)
-    d = np.concatenate([chunk.derivatives for chunk in chunks])
-    t = np.concatenate([chunk.t for chunk in chunks])
+    motion = _whole(reachability.played(found, traj.orders, traj.joint_names, rise=rise))
+    d, t = motion.derivatives, motion.t
     speed = np.linalg.norm(d[:, 1], axis=1)
     inside = np.flatnonzero(speed[1:-1] == 0) + 1
     assert len(inside) == 1  # the corner, a point of the motion
@@ -145,6 +145,14 @@ def test_a_corner_is_within_half_a_percent_of_toppra_and_smooth_through_it():
         power = np.log(np.linalg.norm(d[next_, 1:], axis=1) / np.linalg.norm(
             d[near, 1:], axis=1)) / np.log((t[next_] - t[c]) / (t[near] - t[c]))
         assert np.allclose(power, [5, 4, 3, 2], atol=0.5), power  # (no ramp: 1, 0, 0, 0)
+
+
+def _whole(played: reachability.Played | None) -> Trajectory:
+    """The motion a :class:`reachability.Played` makes, its chunks joined."""
+    assert played is not None
+    chunks = list(played)
+    return Trajectory(played.names, np.concatenate([c.derivatives for c in chunks]),
+                      np.concatenate([c.t for c in chunks]))
 
 
 def test_a_corner_at_20_hz_is_within_half_a_percent_of_toppra_and_its_ramp_is_short():
@@ -169,8 +177,8 @@ def test_a_corner_at_20_hz_is_within_half_a_percent_of_toppra_and_its_ramp_is_sh
     assert hodyn_cli.validate_motion(model, out, samples=20).passed
     reach, rise = reachability.kernel(1, 20.0)
     found = reachability.solve(model, traj, joint_limits(model), reachability.POINTS)
-    sharp, smooth = (reachability.played(found, traj.orders, traj.joint_names, 0.0, reach, r)
-                     for r in (rise, 1e-3 * rise))
+    sharp, smooth = (_whole(reachability.played(found, traj.orders, traj.joint_names, 0.0,
+                                                reach, r)) for r in (rise, 1e-3 * rise))
     assert 0.9 * rise < sharp.t[-1] - smooth.t[-1] < 1.1 * rise
     d = sharp.derivatives
     corner = sharp.t[np.flatnonzero(np.abs(d[1:-1, 1]).max(axis=1) == 0)[0] + 1]
@@ -290,7 +298,6 @@ def test_a_turn_back_between_samples_is_a_corner():
     pieces), and ``--optimal`` leaves it to the linear programmes. Before, it was taken as
     one smooth piece: the 20 Hz output reversed from +4.6 to -3.4 rad/s in one step with
     qdd ~ -60 (qdddd 1.4e9), 0.445 s where the same law at 1 kHz takes 0.565 s."""
-    from hodyn_cli.core.trajectory import Trajectory
     model = hodyn_cli.load_robot(URDF / "planar_2r.urdf")
     w = 2 * np.pi / 2.03
     t = np.arange(41) / 20.0
