@@ -189,7 +189,7 @@ def test_a_corner_at_20_hz_is_within_half_a_percent_of_toppra_and_its_ramp_is_sh
 
 
 def test_a_path_longer_than_it_holds_goes_to_the_windows(monkeypatch):
-    """Reachability holds the whole path (~1 kB a sample): an input longer than
+    """Reachability holds the whole path (~1-1.6 kB a sample): an input longer than
     MOST_SAMPLES goes to the windows of linear programmes, which hold a chunk (auto), or
     is refused in one line (--solver reachability)."""
     model = hodyn_cli.load_robot(IIWA)
@@ -480,7 +480,7 @@ def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
 @pytest.mark.slow
 def test_ten_to_the_fifth_samples_keep_the_previous_duration(tmp_path):
     """issue 37 item 4: the iiwa's cosine over 10^5 samples at 100 Hz, file to file (~15 s
-    of CPU, 255 MB; 25 s and 554 MB before), is played chunk by chunk with the same law as
+    of CPU, 253 MB; 35 s and 536 MB before), is played chunk by chunk with the same law as
     before to 1e-6 (767.27373984853 s on main before this change, toppra 767.155 s on the
     same grid: benchmarks/README.md), within its limits (recomputed by check) and passing
     validate."""
