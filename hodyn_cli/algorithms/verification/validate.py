@@ -95,6 +95,7 @@ from hodyn_cli.algorithms.verification.checks import (
     STEP_FACTOR,
     Check,
     agreement_check,
+    column_name,
     local_motion,
     stencil_check,
     verdict,
@@ -862,7 +863,8 @@ def model_checks(model: Model, center: Trajectory, rtol: float, gravity, idx, t,
               **worst(asym, model, idx, t, columns, names))
     c.status = verdict(c.max_rel, rtol)
     checks.append(c)
-    c = _positive_definite(model, (M + np.swapaxes(M, 1, 2)) / 2, scale, idx, t, columns)
+    c = _positive_definite(model, (M + np.swapaxes(M, 1, 2)) / 2, scale, idx, t, columns,
+                           names)
     checks.append(c)
     skew = np.abs(Md - Cb - np.swapaxes(Cb, 1, 2)).max(axis=2)
     # relative to the terms compared (M' is 0 where only a floating root moves)
@@ -874,7 +876,8 @@ def model_checks(model: Model, center: Trajectory, rtol: float, gravity, idx, t,
     return checks
 
 
-def _positive_definite(model: Model, M: np.ndarray, scale: float, idx, t, columns) -> Check:
+def _positive_definite(model: Model, M: np.ndarray, scale: float, idx, t, columns,
+                       names: list[str] | None) -> Check:
     """M (S, n, n) symmetric positive definite at every sample; named by the joint of the
     largest component of the eigenvector of the smallest eigenvalue at the worst sample. A
     joint with M_jj = S_j^T I_j^c S_j = 0 (its subtree's composite inertia does not resist its
@@ -882,9 +885,8 @@ def _positive_definite(model: Model, M: np.ndarray, scale: float, idx, t, column
     lam, vec = np.linalg.eigh(M)
     s = int(np.argmin(lam[:, 0]))
     at = worst(np.abs(vec[s:s + 1, :, 0]), model, idx[s:s + 1],
-               None if t is None else t[s:s + 1], columns)
-    names = model.joint_names + base_wrench_rows(model)
-    inert = [names[j if columns is None else columns[j]]
+               None if t is None else t[s:s + 1], columns, names)
+    inert = [column_name(model, int(j), columns, names)
              for j in np.flatnonzero(np.diagonal(M[s]) <= 1e-15 * scale)]
     more = f" and {len(inert) - 4} more" if len(inert) > 4 else ""
     cause = (f"{', '.join(inert[:4])}{more} {'moves' if len(inert) == 1 else 'move'} no "
