@@ -87,6 +87,8 @@ TAYLOR_TOL = 0.05
 RESIDUAL_TOL, ITERATIONS = 1e-13, 30
 #: a Newton step below this share of the one before: quadratic convergence (see _newton)
 QUADRATIC = 1e-3
+#: Newton's iterations in each step of a continuation but its last (that one: ITERATIONS)
+STEP_ITERATIONS = 3
 
 
 def _turned(R: np.ndarray, x: np.ndarray) -> np.ndarray | None:
@@ -462,6 +464,16 @@ class Closed(coupling.Coupling):
         one's derivatives were found and its last term is below ``TAYLOR_TOL`` (Newton's
         steps from there are about half those from its positions: ~0.05 us a sample of the
         leg's file at order 2), else from its positions."""
+        kernel = self._kernel()
+        if kernel is not None and (rates is None or self._kernel(rates[0].shape[1] - 1)):
+            # (the levels in one kernel call: unless some step met a near-singular P J_p)
+            found = kernel.loop_closed(self.model, qa, self.cuts, self.reference, ids, t,
+                                       coarse, STEP, ITERATIONS, STEP_ITERATIONS, RESIDUAL_TOL,
+                                       QUADRATIC, SINGULAR_TOL ** 0.5, TAYLOR_TOL, rates,
+                                       data=self._backend_data()[1])
+            if found is not None:
+                q, c, PJ, off, rated = found
+                return q, self._checked(c, PJ, off, t, ids), rated
         N = qa.shape[0]
         q, c, PJ, off = (np.empty((N, self.n)), np.empty((N, self.n_rows)),
                          np.empty((N, self.rank, self.n)), np.empty(N))
@@ -522,7 +534,7 @@ class Closed(coupling.Coupling):
         for s in range(1, steps + 1):
             q[:, self.a] = start + (qa - start) * (s / steps)
             last = s == steps
-            c, PJ, off, rated = self._newton(q, ITERATIONS if last else 3, t, samples,
+            c, PJ, off, rated = self._newton(q, ITERATIONS if last else STEP_ITERATIONS, t, samples,
                                              rates if last else None)
         return q, c, PJ, off, rated
 

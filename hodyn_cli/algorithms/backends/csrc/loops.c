@@ -403,13 +403,15 @@ static void twist_order(const Consts *cs, const Work *w, const Spatial *sp, cons
     for (int i = 0; i < n; i++) {
         if (!w->need[i]) continue;
         const int par = cs->m->parent[i];
-        vd *Vi = sp->V + (size_t)6 * (D * i + o);
+        vd *Vi = sp->V + (size_t)6 * (D * i + o), sum[6];   /* (sums in registers: the
+                                                             * arrays may alias) */
         const vd *Si = sp->S + (size_t)6 * D * i;
-        for (int e = 0; e < 6; e++) Vi[e] = par < 0 ? (vd){0} : sp->V[6 * (D * par + o) + e];
+        for (int e = 0; e < 6; e++) sum[e] = par < 0 ? (vd){0} : sp->V[6 * (D * par + o) + e];
         for (int j = 0; j <= o; j++) {
             const vd qd = BINOM[o][j] * Qs[(o - j + 1) * n + i];
-            for (int e = 0; e < 6; e++) Vi[e] += Si[6 * j + e] * qd;
+            for (int e = 0; e < 6; e++) sum[e] += Si[6 * j + e] * qd;
         }
+        for (int e = 0; e < 6; e++) Vi[e] = sum[e];
     }
 }
 
@@ -418,13 +420,13 @@ static void screw_order(const Consts *cs, const Work *w, const Spatial *sp, int 
     for (int i = 0; i < n; i++) {
         if (!w->need[i]) continue;
         const int par = cs->m->parent[i];
-        vd *Si = sp->S + (size_t)6 * D * i, t[6];
-        for (int e = 0; e < 6; e++) Si[6 * o + e] = (vd){0};
-        if (par < 0) continue;   /* the root held: a constant screw */
-        for (int j = 0; j < o; j++) {
-            vad(sp->V + (size_t)6 * (D * par + j), Si + 6 * (o - 1 - j), t);
-            for (int e = 0; e < 6; e++) Si[6 * o + e] += BINOM[o - 1][j] * t[e];
-        }
+        vd *Si = sp->S + (size_t)6 * D * i, t[6], sum[6] = {0};
+        if (par >= 0)   /* (else the root held: a constant screw) */
+            for (int j = 0; j < o; j++) {
+                vad(sp->V + (size_t)6 * (D * par + j), Si + 6 * (o - 1 - j), t);
+                for (int e = 0; e < 6; e++) sum[e] += BINOM[o - 1][j] * t[e];
+            }
+        for (int e = 0; e < 6; e++) Si[6 * o + e] = sum[e];
     }
 }
 
@@ -432,15 +434,16 @@ static void point_order(const Cuts *k, const Spatial *sp, int o) {
     const int D = sp->D;
     for (int s = 0; s < k->S; s++) {
         const int b = k->side_body[s];
-        vd *p = sp->p + 3 * D * s, t[3];
-        p[3 * o] = p[3 * o + 1] = p[3 * o + 2] = (vd){0};
-        if (b < 0) continue;   /* on the root: at rest */
-        const vd *V = sp->V + (size_t)6 * D * b;
-        for (int e = 0; e < 3; e++) p[3 * o + e] = V[6 * (o - 1) + 3 + e];
-        for (int j = 0; j < o; j++) {
-            vcross(V + 6 * j, p + 3 * (o - 1 - j), t);
-            for (int e = 0; e < 3; e++) p[3 * o + e] += BINOM[o - 1][j] * t[e];
+        vd *p = sp->p + 3 * D * s, t[3], sum[3] = {0};
+        if (b >= 0) {   /* (else on the root: at rest) */
+            const vd *V = sp->V + (size_t)6 * D * b;
+            for (int e = 0; e < 3; e++) sum[e] = V[6 * (o - 1) + 3 + e];
+            for (int j = 0; j < o; j++) {
+                vcross(V + 6 * j, p + 3 * (o - 1 - j), t);
+                for (int e = 0; e < 3; e++) sum[e] += BINOM[o - 1][j] * t[e];
+            }
         }
+        for (int e = 0; e < 3; e++) p[3 * o + e] = sum[e];
     }
 }
 
@@ -638,22 +641,15 @@ done:
  * (hodyn_loop_rates' with P J_p and the poses where the last step started, one pass fewer of
  * the poses), and
  * with jets[Nf][KJ][r][n] (else NULL; 1 <= KJ <= D - 1) P J's jets to order KJ - 1, where ok */
-int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, const double *Pm,
-                      const int32_t *passive, int iterations, double tol, double quadratic,
-                      double near, double *c, double *PJ, double *off, uint8_t *ok, int D,
-                      int KJ, int64_t Nf, double *HK_NULLABLE qs, const int32_t *HK_NULLABLE rows,
-                      double *HK_NULLABLE jets) {
-    const Cuts k = CUTS_INIT(r, Pm, passive);
-    const int n = m->n;
-    int status = hk_check(m, N, 1, 1, 0, -1, -1);
-    if (status) return status;
-    if ((status = cuts_check(m, &k)) || iterations < 1) return status ? status : HK_SIZE;
-    if (qs) {
-        if (!rows || D < 2 || D > MAXK || Nf < 1 || (jets && (KJ < 1 || KJ > D - 1)))
-            return HK_SIZE;
-        for (int64_t e = 0; e < N; e++)
-            if (rows[e] < 0 || rows[e] >= Nf) return HK_SIZE;
-    }
+/* hodyn_loop_newton's work, its arguments checked (the cuts k with P and the passive joints) */
+static int newton_run(const HModel *m, const Cuts *kc, int64_t N, double *q, int iterations,
+                      double tol, double quadratic, double near, double *c, double *PJ,
+                      double *off, uint8_t *ok, int D, int KJ, double *qs, const int32_t *rows,
+                      double *jets) {
+    const Cuts k = *kc;
+    const int n = m->n, S = k.S, R = k.R, r = k.r;
+    const int32_t *passive = k.passive;
+    int status = HK_OK;
     const int DQ = qs ? D : 1;
     Consts cs;
     if (hk_consts(m, &cs)) return HK_NOMEM;
@@ -807,6 +803,159 @@ done:
     work_free(&w);
     free(Jv); free(Qs); free(JvD); free(PJD); free(sp.S); free(sp.V); free(sp.p);
     hk_free_consts(&cs);
+    return status;
+}
+
+int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, const double *Pm,
+                      const int32_t *passive, int iterations, double tol, double quadratic,
+                      double near, double *c, double *PJ, double *off, uint8_t *ok, int D,
+                      int KJ, int64_t Nf, double *HK_NULLABLE qs, const int32_t *HK_NULLABLE rows,
+                      double *HK_NULLABLE jets) {
+    const Cuts k = CUTS_INIT(r, Pm, passive);
+    int status = hk_check(m, N, 1, 1, 0, -1, -1);
+    if (status) return status;
+    if ((status = cuts_check(m, &k)) || iterations < 1) return status ? status : HK_SIZE;
+    if (qs) {
+        if (!rows || D < 2 || D > MAXK || Nf < 1 || (jets && (KJ < 1 || KJ > D - 1)))
+            return HK_SIZE;
+        for (int64_t e = 0; e < N; e++)
+            if (rows[e] < 0 || rows[e] >= Nf) return HK_SIZE;
+    }
+    return newton_run(m, &k, N, q, iterations, tol, quadratic, near, c, PJ, off, ok, D, KJ, qs,
+                      rows, jets);
+}
+
+/* The Taylor polynomial sum_d q^(d) h^d / d! of at[D][n] into guess[n], and its last term's
+ * largest |.|, in loops.py's _taylor's operations (products and sums apart, not fused: the
+ * same numbers as numpy's) */
+__attribute__((optimize("fp-contract=off")))
+static double taylor_start(const double *at, int D, int n, double h, double *guess) {
+    double power[MAXK], hk = 1.0, factorial = 1.0, last = 0.0;
+    for (int d = 0; d < D; d++, hk *= h, factorial *= d) power[d] = hk / factorial;
+    for (int j = 0; j < n; j++) {
+        double sum = 0.0;
+        for (int d = 0; d < D; d++) sum += power[d] * at[d * n + j];
+        guess[j] = sum;
+        last = larger(last, fabs(power[D - 1] * at[(D - 1) * n + j]));
+    }
+    return last;
+}
+
+/* The actuated joints active[ma] of q[M][n] a share of the way from start[M][n] to
+ * qa[level[x]][ma], start + (qa - start) share, as loops.py's _continued (not fused) */
+__attribute__((optimize("fp-contract=off")))
+static void step_towards(int64_t M, int n, int ma, const int32_t *active, const double *start,
+                         const double *qa, const int64_t *level, double share, double *q) {
+    for (int64_t x = 0; x < M; x++)
+        for (int i = 0; i < ma; i++) {
+            const double s0 = start[x * n + active[i]];
+            q[x * n + active[i]] = s0 + (qa[level[x] * ma + i] - s0) * share;
+        }
+}
+
+static int floor_log2(int64_t x) {
+    int b = -1;
+    for (; x > 0; x >>= 1) b++;
+    return b;
+}
+
+/* Closed._closed in one call (its levels' Python and kernel calls were ~0.07 us a sample of
+ * the leg's file at order 2): q[N][n] at the actuated positions qa[N][ma] (joints
+ * active[ma]), every 2^floor(log2 coarse)-th continued from `reference` (n), then by halving,
+ * each level's samples from the one `half` before them (its Taylor polynomial sum_k q^(k)
+ * h^k / k! where its derivatives are known, t given, and its last term is at most
+ * `taylor_tol`); each batch continued in steps of at most `step` of the actuated joints (the
+ * batch's farthest sets their number), newton_run with `between` iterations per step and
+ * `iterations` in the last, which (with qs, the samples its rows ids[N]) goes on to the
+ * derivatives and P J's jets (jets, KJ) as hodyn_loop_newton's; c, PJ, off as there,
+ * rated[N] where the derivatives were found. *complete = 0 (the rest unset) where some
+ * step's P J_p was near singular: the caller goes step by step (numpy's Newton decides). */
+int hodyn_loop_closed(const HModel *m, int64_t N, const double *qa, int ma,
+                      const int32_t *active, const double *reference, int coarse, double step,
+                      CUTS_ARGS, int r, const double *Pm, const int32_t *passive, int iterations,
+                      int between, double tol, double quadratic, double near, double taylor_tol,
+                      const double *HK_NULLABLE t, const int32_t *ids, double *q, double *c,
+                      double *PJ, double *off, uint8_t *rated, int D, int KJ, int64_t Nf,
+                      double *HK_NULLABLE qs, double *HK_NULLABLE jets, int64_t *complete) {
+    const Cuts k = CUTS_INIT(r, Pm, passive);
+    const int n = m->n;
+    int status = hk_check(m, N, 1, 1, 0, -1, -1);
+    *complete = 0;
+    if (status) return status;
+    if ((status = cuts_check(m, &k))) return status;
+    if (iterations < 1 || between < 1 || coarse < 1 || ma < 0 || ma > n || !(step > 0))
+        return HK_SIZE;
+    for (int i = 0; i < ma; i++)
+        if (active[i] < 0 || active[i] >= n) return HK_SIZE;
+    if (qs) {
+        if (D < 2 || D > MAXK || Nf < 1 || (jets && (KJ < 1 || KJ > D - 1))) return HK_SIZE;
+        for (int64_t e = 0; e < N; e++)
+            if (ids[e] < 0 || ids[e] >= Nf) return HK_SIZE;
+    }
+    if (N == 0) { *complete = 1; return HK_OK; }
+    double *qb = malloc(sizeof(double) * N * n), *start = malloc(sizeof(double) * N * n);
+    double *cb = malloc(sizeof(double) * N * R), *PJb = malloc(sizeof(double) * N * r * n);
+    double *offb = malloc(sizeof(double) * N);
+    uint8_t *okb = malloc(N);
+    int32_t *rows = malloc(sizeof(int32_t) * N);
+    int64_t *level = malloc(sizeof(int64_t) * N);
+    if (!qb || !start || !cb || !PJb || !offb || !okb || !rows || !level) {
+        status = HK_NOMEM;
+        goto done;
+    }
+    {
+    const int taylor = qs && t;
+    const int bits = floor_log2(coarse), most = floor_log2(N - 1 > 1 ? N - 1 : 1);
+    /* the samples solved are `stride` apart; this level's start at `first`, `jump` apart */
+    int64_t stride = (int64_t)1 << (bits < most ? bits : most), first = 0, jump = stride;
+    for (;;) {
+        int64_t M = 0;
+        for (int64_t e = first; e < N; e += jump) level[M++] = e;
+        double far = 0.0;   /* the actuated joints' largest move from the starts */
+        for (int64_t x = 0; x < M; x++) {
+            const int64_t e = level[x];
+            double *s = start + x * n;
+            rows[x] = ids[e];
+            if (first == 0) memcpy(s, reference, sizeof(double) * n);
+            else memcpy(s, q + (e - first) * n, sizeof(double) * n);
+            if (first && taylor && rated[e - first]) {   /* its neighbour's Taylor polynomial */
+                double guess[n];
+                if (taylor_start(qs + (size_t)ids[e - first] * D * n, D, n,
+                                 t[ids[e]] - t[ids[e - first]], guess) <= taylor_tol)
+                    memcpy(s, guess, sizeof(double) * n);
+            }
+            for (int i = 0; i < ma; i++)
+                far = larger(far, fabs(qa[e * ma + i] - s[active[i]]));
+        }
+        const int steps = far / step > 1 ? (int)ceil(far / step) : 1;
+        memcpy(qb, start, sizeof(double) * M * n);
+        for (int st = 1; st <= steps; st++) {
+            const int last = st == steps;
+            step_towards(M, n, ma, active, start, qa, level, (double)st / steps, qb);
+            if ((status = newton_run(m, &k, M, qb, last ? iterations : between, tol, quadratic,
+                                     near, cb, PJb, offb, okb, D, KJ, last ? qs : NULL, rows,
+                                     last ? jets : NULL)))
+                goto done;
+            for (int64_t x = 0; x < M; x++)
+                if (!okb[x]) goto done;   /* (*complete stays 0) */
+        }
+        for (int64_t x = 0; x < M; x++) {
+            const int64_t e = level[x];
+            memcpy(q + e * n, qb + x * n, sizeof(double) * n);
+            memcpy(c + e * R, cb + x * R, sizeof(double) * R);
+            memcpy(PJ + e * r * n, PJb + x * r * n, sizeof(double) * r * n);
+            off[e] = offb[x];
+            rated[e] = qs != NULL;
+        }
+        if (stride == 1) break;
+        first = stride / 2;
+        jump = stride;
+        stride = first;
+    }
+    *complete = 1;
+    }
+done:
+    free(qb); free(start); free(cb); free(PJb); free(offb); free(okb); free(rows); free(level);
     return status;
 }
 
