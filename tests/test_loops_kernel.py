@@ -6,8 +6,9 @@ odd sample counts: the loops' kinematics at random configurations (not closed: t
 the rotation's log away from 0) on the three bundled mechanisms and on a frame closure
 (orientation rows, redundant rows); the starts between the anchors across a gap in time;
 the projection of random forces with several columns;
-and end to end, the passive joints with their derivatives, the actuated torques and the
-constraint forces at orders 0..4. (The numpy reference is held to Pinocchio, to differences
+the anchors' continuation and halving levels in one call against the levels step by step
+(bit for bit); and end to end, the passive joints with their derivatives, the actuated
+torques and the constraint forces at orders 0..4. (The numpy reference is held to Pinocchio, to differences
 and to the power balance in test_loops.py.)"""
 
 from __future__ import annotations
@@ -164,3 +165,31 @@ def test_fewer_jacobian_jets_are_the_same_numbers(kernel, closed_robots, name):
     with backends.use("numpy"):
         close(fewer.jacobians.PJ, c.jacobian_jets(fewer.derivatives, 1), axis=1, tol=1e-11)
     close(c._along(fewer, 3), every.jacobians.PJ, axis=1, tol=1e-11)
+
+
+@pytest.mark.parametrize("name", ["fourbar", "leg_fourbar_knee"])
+def test_the_levels_in_one_call_are_the_same_numbers(kernel, closed_robots, name,
+                                                      monkeypatch):
+    """The anchors' continuation from the assembly and their halving levels in one kernel
+    call (``loop_closed``) give bit for bit the positions, derivatives and P J's jets of the
+    levels step by step (a ``loop_newton`` call per step: what runs where some step meets a
+    near-singular P J_p), along 300 samples 10 ms apart (the four-bar's crank turns 1.2 rad:
+    several steps per level); that call says it is incomplete where P J_p is near singular
+    (every Hadamard ratio is below 2: the caller then goes step by step)."""
+    closed = closed_robots[name]
+    c = closed.coupling
+    offset, amplitude, omega = MECHANISMS[name]
+    tr = cosine(closed.coordinate_names, np.arange(300) * 0.01, amplitude=amplitude,
+                omega=omega, offset=offset, orders=4)
+    one_call = c.expand(tr)
+    monkeypatch.setattr(type(kernel), "loop_closed", lambda *args, **kw: None)
+    stepwise = c.expand(tr)
+    assert np.array_equal(one_call.derivatives, stepwise.derivatives)
+    assert np.array_equal(one_call.jacobians.PJ, stepwise.jacobians.PJ)
+    monkeypatch.undo()
+    qa = one_call.derivatives[::8, 0][:, c.a]
+    ids = np.arange(len(qa))
+    args = (closed, qa, c.cuts, c.reference, ids, None, 8, STEP, 30, 3, 1e-13, 1e-3)
+    assert kernel.loop_closed(*args, 2.0, TAYLOR_TOL) is None
+    q = kernel.loop_closed(*args, 1e-4, TAYLOR_TOL)[0]
+    assert np.abs(q - one_call.derivatives[::8, 0]).max() < 1e-12
