@@ -36,7 +36,7 @@
  *   by order (Leibniz on (P J)^T lambda_r = f):
  *   (P J_p)^T lambda_r^(k) = f_p^(k) - sum_{j>=1} C(k,j) (P J_p^(j))^T lambda_r^(k-j)
  *   tau_a^(k) = f_a^(k) - sum_j C(k,j) (P J_a^(j))^T lambda_r^(k-j)
- * The small r x r systems by Gaussian elimination with partial pivoting, lane by lane. */
+ * The small r x r systems by Gaussian elimination with partial pivoting, all lanes at once. */
 #include "kernel.h"
 
 /* max(a, b) of a running maximum a (never NaN): fmax's answer, b NaN ignored, inlined (libm's
@@ -240,41 +240,55 @@ static void jacobian(const Consts *cs, const Cuts *k, const Work *w, int Ks, int
     }
 }
 
-/* Gaussian elimination with partial pivoting of A[r][r] (lane by lane, in place: its LU and
- * the row order piv[r][LANES]) */
-static void lu(int r, vd *A, int (*piv)[LANES]) {
-    for (int l = 0; l < LANES; l++) {
-        for (int i = 0; i < r; i++) piv[i][l] = i;
-        for (int c = 0; c < r; c++) {
-            int best = c;
-            for (int i = c + 1; i < r; i++)
-                if (fabs(A[r * i + c][l]) > fabs(A[r * best + c][l])) best = i;
-            if (best != c) {
-                for (int q = 0; q < r; q++) {
-                    const double t = A[r * c + q][l];
-                    A[r * c + q][l] = A[r * best + q][l];
-                    A[r * best + q][l] = t;
-                }
-                const int t = piv[c][l]; piv[c][l] = piv[best][l]; piv[best][l] = t;
+typedef int64_t vl __attribute__((vector_size(LANES * sizeof(int64_t))));   /* lane masks */
+
+/* m ? a : b, lane by lane (m: all bits set or none) */
+static inline vd pick(vl m, vd a, vd b) { return (vd)(((vl)a & m) | ((vl)b & ~m)); }
+
+static inline vd vabs(vd x) { return (vd)((vl)x & ((vl){0} + INT64_MAX)); }
+
+/* Gaussian elimination with partial pivoting of A[r][r] (in place: its LU and the row order
+ * piv[r], lane by lane), all lanes at once: each lane's pivot row by compares, the swaps by
+ * selects (the same operations as lane by lane: the same numbers) */
+static void lu(int r, vd *A, vl *piv) {
+    for (int i = 0; i < r; i++) piv[i] = (vl){0} + i;
+    for (int c = 0; c < r; c++) {
+        vl best = (vl){0} + c;
+        vd top = vabs(A[r * c + c]);
+        for (int i = c + 1; i < r; i++) {   /* (the first largest, as a strict > finds) */
+            const vd x = vabs(A[r * i + c]);
+            const vl more = x > top;
+            best = (best & ~more) | (((vl){0} + i) & more);
+            top = pick(more, x, top);
+        }
+        for (int i = c + 1; i < r; i++) {   /* the lanes whose pivot is row i swap it with c */
+            const vl swap = best == i;
+            for (int q = 0; q < r; q++) {
+                const vd t = A[r * c + q];
+                A[r * c + q] = pick(swap, A[r * i + q], t);
+                A[r * i + q] = pick(swap, t, A[r * i + q]);
             }
-            const double d = A[r * c + c][l];
-            for (int i = c + 1; i < r; i++) {
-                const double f = A[r * i + c][l] / d;
-                A[r * i + c][l] = f;
-                for (int q = c + 1; q < r; q++) A[r * i + q][l] -= f * A[r * c + q][l];
-            }
+            const vl t = piv[c];
+            piv[c] = (piv[i] & swap) | (t & ~swap);
+            piv[i] = (t & swap) | (piv[i] & ~swap);
+        }
+        const vd d = A[r * c + c];
+        for (int i = c + 1; i < r; i++) {
+            const vd f = A[r * i + c] / d;
+            A[r * i + c] = f;
+            for (int q = c + 1; q < r; q++) A[r * i + q] -= f * A[r * c + q];
         }
     }
 }
 
-/* x = A^-1 b (transpose: A^-T b) from lu()'s factors (x and b apart): the lanes' row orders
- * applied one by one, the substitutions on all lanes at once */
-static void lu_solve(int r, const vd *LU, int (*piv)[LANES], int transpose, const vd *b,
-                     vd *x) {
+/* x = A^-1 b (transpose: A^-T b) from lu()'s factors (x and b apart): the row order applied
+ * by selects, the substitutions on all lanes at once */
+static void lu_solve(int r, const vd *LU, const vl *piv, int transpose, const vd *b, vd *x) {
     vd y[r];
     if (!transpose) {   /* P A = L U: L U x = P b */
         for (int i = 0; i < r; i++) {
-            for (int l = 0; l < LANES; l++) y[i][l] = b[piv[i][l]][l];
+            y[i] = b[0];
+            for (int j = 1; j < r; j++) y[i] = pick(piv[i] == j, b[j], y[i]);
             for (int q = 0; q < i; q++) y[i] -= LU[r * i + q] * y[q];
         }
         for (int i = r - 1; i >= 0; i--) {
@@ -294,8 +308,10 @@ static void lu_solve(int r, const vd *LU, int (*piv)[LANES], int transpose, cons
             for (int q = i + 1; q < r; q++) s -= LU[r * q + i] * y[q];
             y[i] = s;
         }
-        for (int i = 0; i < r; i++)
-            for (int l = 0; l < LANES; l++) x[piv[i][l]][l] = y[i][l];
+        for (int j = 0; j < r; j++) {   /* (piv a permutation: one i per lane) */
+            x[j] = y[0];
+            for (int i = 1; i < r; i++) x[j] = pick(piv[i] == j, y[i], x[j]);
+        }
     }
 }
 
@@ -480,7 +496,7 @@ static void passive_order(const Consts *cs, const Cuts *k, const Work *w, const 
  * positions and A, piv the LU of P J_p there; with PJv[KJ r n] (else NULL), P J^(d), d < KJ <=
  * D - 1, in it (Jv[KJ R n] scratch) */
 static void rates_group(const HModel *m, const Consts *cs, const Cuts *k, Work *w,
-                        const Spatial *sp, vd *Qs, const vd *A, int (*piv)[LANES], int KJ,
+                        const Spatial *sp, vd *Qs, const vd *A, const vl *piv, int KJ,
                         vd *Jv, vd *PJv) {
     const int n = m->n, D = sp->D, S = k->S, P = k->P, R = k->R, r = k->r, L = S / 2;
     vd known[r], x[r], c[R], dV[6 * n];
@@ -608,7 +624,7 @@ int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, int64_t M,
     }
     {
     vd A[r * r];
-    int piv[r][LANES];
+    vl piv[r];
     int64_t lane_e[LANES], lane_s[LANES];
     for (int64_t s0 = 0; s0 < M; s0 += LANES) {
         hk_lanes(s0, M, lane_e);
@@ -665,7 +681,7 @@ static int newton_run(const HModel *m, const Cuts *kc, int64_t N, double *q, int
     }
     {
     vd cv[R], Jp[r * r], Pc[r], step[r], PJv[r * n], offv[1], cfin[R], Jfin[R * n];
-    int piv[r][LANES];
+    vl piv[r];
     int64_t lane_s[LANES];
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
         hk_lanes(s0, N, lane_s);
@@ -977,7 +993,7 @@ int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, int KJ, const dou
     vd *Lv = hk_alloc(sizeof(vd) * K1 * C * r), *Tv = hk_alloc(sizeof(vd) * K1 * C * (ma ? ma : 1));
     if (!J || !F || !Lv || !Tv) { free(J); free(F); free(Lv); free(Tv); return HK_NOMEM; }
     vd A[r * r], b[r];
-    int piv[r][LANES];
+    vl piv[r];
     int64_t lane_s[LANES];
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
         hk_lanes(s0, N, lane_s);
