@@ -858,15 +858,47 @@ static double taylor_start(const double *at, int D, int n, double h, double *gue
 }
 
 /* The actuated joints active[ma] of q[M][n] a share of the way from start[M][n] to
- * qa[level[x]][ma], start + (qa - start) share, as loops.py's _continued (not fused) */
+ * target[M][ma], start + (target - start) share, as loops.py's _continued (not fused) */
 __attribute__((optimize("fp-contract=off")))
 static void step_towards(int64_t M, int n, int ma, const int32_t *active, const double *start,
-                         const double *qa, const int64_t *level, double share, double *q) {
+                         const double *target, double share, double *q) {
     for (int64_t x = 0; x < M; x++)
         for (int i = 0; i < ma; i++) {
             const double s0 = start[x * n + active[i]];
-            q[x * n + active[i]] = s0 + (qa[level[x] * ma + i] - s0) * share;
+            q[x * n + active[i]] = s0 + (target[x * ma + i] - s0) * share;
         }
+}
+
+/* Closed._continued: q[M][n] continued from start[M][n] to the actuated positions
+ * target[M][ma] in steps of at most `step` (the batch's farthest sets their number), Newton
+ * (newton_run) with `between` iterations per step and `iterations` in the last, which with qs
+ * goes on to the derivatives at rows[M] (and P J's jets); c, PJ, off, ok of the last. *all_ok
+ * = 0 where some step's P J_p was near singular (then the rest is unset) */
+static int continued(const HModel *m, const Cuts *k, int64_t M, const double *start,
+                     const double *target, int ma, const int32_t *active, double step,
+                     int iterations, int between, double tol, double quadratic, double near,
+                     double *q, double *c, double *PJ, double *off, uint8_t *ok, int D, int KJ,
+                     double *qs, const int32_t *rows, double *jets, int *all_ok) {
+    const int n = m->n;
+    double far = 0.0;   /* the actuated joints' largest move */
+    for (int64_t x = 0; x < M; x++)
+        for (int i = 0; i < ma; i++)
+            far = larger(far, fabs(target[x * ma + i] - start[x * n + active[i]]));
+    const int steps = far / step > 1 ? (int)ceil(far / step) : 1;
+    *all_ok = 0;
+    memcpy(q, start, sizeof(double) * M * n);
+    for (int st = 1; st <= steps; st++) {
+        const int last = st == steps;
+        step_towards(M, n, ma, active, start, target, (double)st / steps, q);
+        const int status = newton_run(m, k, M, q, last ? iterations : between, tol, quadratic,
+                                      near, c, PJ, off, ok, D, KJ, last ? qs : NULL, rows,
+                                      last ? jets : NULL);
+        if (status) return status;
+        for (int64_t x = 0; x < M; x++)
+            if (!ok[x]) return HK_OK;
+    }
+    *all_ok = 1;
+    return HK_OK;
 }
 
 static int floor_log2(int64_t x) {
@@ -915,7 +947,8 @@ int hodyn_loop_closed(const HModel *m, int64_t N, const double *qa, int ma,
     uint8_t *okb = malloc(N);
     int32_t *rows = malloc(sizeof(int32_t) * N);
     int64_t *level = malloc(sizeof(int64_t) * N);
-    if (!qb || !start || !cb || !PJb || !offb || !okb || !rows || !level) {
+    double *target = malloc(sizeof(double) * N * (ma ? ma : 1));
+    if (!qb || !start || !cb || !PJb || !offb || !okb || !rows || !level || !target) {
         status = HK_NOMEM;
         goto done;
     }
@@ -927,11 +960,11 @@ int hodyn_loop_closed(const HModel *m, int64_t N, const double *qa, int ma,
     for (;;) {
         int64_t M = 0;
         for (int64_t e = first; e < N; e += jump) level[M++] = e;
-        double far = 0.0;   /* the actuated joints' largest move from the starts */
         for (int64_t x = 0; x < M; x++) {
             const int64_t e = level[x];
             double *s = start + x * n;
             rows[x] = ids[e];
+            memcpy(target + x * ma, qa + e * ma, sizeof(double) * ma);
             if (first == 0) memcpy(s, reference, sizeof(double) * n);
             else memcpy(s, q + (e - first) * n, sizeof(double) * n);
             if (first && taylor && rated[e - first]) {   /* its neighbour's Taylor polynomial */
@@ -940,21 +973,12 @@ int hodyn_loop_closed(const HModel *m, int64_t N, const double *qa, int ma,
                                  t[ids[e]] - t[ids[e - first]], guess) <= taylor_tol)
                     memcpy(s, guess, sizeof(double) * n);
             }
-            for (int i = 0; i < ma; i++)
-                far = larger(far, fabs(qa[e * ma + i] - s[active[i]]));
         }
-        const int steps = far / step > 1 ? (int)ceil(far / step) : 1;
-        memcpy(qb, start, sizeof(double) * M * n);
-        for (int st = 1; st <= steps; st++) {
-            const int last = st == steps;
-            step_towards(M, n, ma, active, start, qa, level, (double)st / steps, qb);
-            if ((status = newton_run(m, &k, M, qb, last ? iterations : between, tol, quadratic,
-                                     near, cb, PJb, offb, okb, D, KJ, last ? qs : NULL, rows,
-                                     last ? jets : NULL)))
-                goto done;
-            for (int64_t x = 0; x < M; x++)
-                if (!okb[x]) goto done;   /* (*complete stays 0) */
-        }
+        int all_ok;
+        if ((status = continued(m, &k, M, start, target, ma, active, step, iterations, between,
+                                tol, quadratic, near, qb, cb, PJb, offb, okb, D, KJ, qs, rows,
+                                jets, &all_ok)) || !all_ok)
+            goto done;   /* (*complete stays 0) */
         for (int64_t x = 0; x < M; x++) {
             const int64_t e = level[x];
             memcpy(q + e * n, qb + x * n, sizeof(double) * n);
@@ -972,6 +996,7 @@ int hodyn_loop_closed(const HModel *m, int64_t N, const double *qa, int ma,
     }
 done:
     free(qb); free(start); free(cb); free(PJb); free(offb); free(okb); free(rows); free(level);
+    free(target);
     return status;
 }
 
