@@ -517,6 +517,28 @@ class CompiledBackend(NumpyBackend):
             ctypes.byref(complete)))
         return (q, c, PJ, off, rated.astype(bool)) if complete.value else None
 
+    def loop_between(self, model, full, t, samples, cuts, taylor, step, taylor_tol, W,
+                     iterations, between, tol, quadratic, near, PJ=None, data=None):
+        """``Closed._predicted`` in one call: the samples ``samples`` (M,) of ``full`` (N, D,
+        n: in place) between the anchors (every ``taylor``-th and the last, solved with their
+        derivatives) by Newton from :meth:`loop_predict`'s starts (``W``: the Hermite
+        matrix), or continued from their anchor where that start, or Newton's move from it,
+        is too far; with their derivatives and P J's jets in PJ (N, KJ, r, n) as
+        :meth:`loop_newton`'s. Newton's residual (M, R), P J (M, r, n) and J's rows off its
+        span (M,); None where some P J_p was near singular (the caller goes step by step)."""
+        self._rates_arrays(model, cuts, full, PJ)
+        (N, D, n), M = full.shape, len(samples)
+        R, r = len(cuts.row_loop), len(cuts.P)
+        c, PJ_kept, off = np.empty((M, R)), np.empty((M, r, n)), np.empty(M)
+        complete = ctypes.c_int64(0)
+        _check(self.lib.hodyn_loop_between(
+            _struct(self, model, data), N, D, full, np.ascontiguousarray(t, dtype=np.float64),
+            M, np.ascontiguousarray(samples, dtype=np.int32), taylor, step, taylor_tol,
+            np.ascontiguousarray(W, dtype=np.float64), *_cuts(cuts), r, cuts.P, cuts.passive,
+            len(cuts.active), cuts.active, iterations, between, tol, quadratic, near, c,
+            PJ_kept, off, 0 if PJ is None else PJ.shape[1], _ptr(PJ), ctypes.byref(complete)))
+        return (c, PJ_kept, off) if complete.value else None
+
     @staticmethod
     def _rates_arrays(model, cuts, full, PJ) -> None:
         """Refuses what :meth:`loop_rates` cannot write in place: ``full`` (N, D, n) and P J's

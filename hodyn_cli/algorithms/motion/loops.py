@@ -653,12 +653,9 @@ class Closed(coupling.Coupling):
             full[coarse, 0], Jp, rated = self._closed(qs[coarse, 0], t, coarse,
                                                       COARSE // TAYLOR, (full, jacobians))
             found &= self._derivatives(full, coarse[~rated], Jp[~rated], jacobians)
-            samples = np.flatnonzero(~anchors)
-            q, Jp, rated = self._predicted(full, samples, t, jacobians)
-            if rated.any():   # (their positions and derivatives are in full already: the
-                # kernel's pass wrote them; a fancy-indexed copy of 17 500 rows is ~0.025 us a
-                # sample of the leg's ~1.1)
-                samples, q, Jp = samples[~rated], q[~rated], Jp[~rated]
+            # (where the kernel's pass found the derivatives, their positions are in full
+            # already: a fancy-indexed copy of 17 500 rows is ~0.025 us a sample of the leg)
+            samples, q, Jp = self._predicted(full, np.flatnonzero(~anchors), t, jacobians)
             full[samples, 0] = q
         else:
             full[:, 0], Jp, rated = self._closed(qs[:, 0], t, samples,
@@ -669,17 +666,29 @@ class Closed(coupling.Coupling):
 
     def _predicted(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray,
                    jacobians: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The positions at ``samples`` (M, n) and ``P J_p`` there by Newton from the Hermite
+        """The positions at ``samples`` and ``P J_p`` there by Newton from the Hermite
         polynomial of the two anchors around each (every ``TAYLOR``-th sample and the last,
         solved in ``full`` with their derivatives). Where the nearest one's Taylor
         polynomial's last term, or its difference from the Hermite one, exceeds ``TAYLOR_TOL``
         (the samples are far apart in time),
         the actuated joints moved more than ``STEP``, or Newton went farther than ``STEP``
         from the prediction or did not close the loops, the sample is continued from its
-        anchor instead (its branch). Where the compiled kernel's Newton went on to the
-        derivatives (:meth:`_newton`: in ``full`` and ``jacobians``), the third array (M,)
-        is True."""
+        anchor instead (its branch). Returns the samples whose derivatives are still to be
+        found, their positions (M', n) and ``P J_p`` there: those where the compiled kernel's
+        Newton did not go on to the derivatives (:meth:`_newton`: in ``full`` and
+        ``jacobians``). The kernel runs it all in one call (``loop_between``: the same numbers
+        bit for bit; the Python between its calls took ~0.03 us a sample of the leg's file)
+        unless some ``P J_p`` there is near singular: then step by step."""
         kernel = self._kernel()
+        if kernel is not None and self._kernel(full.shape[1] - 1) is not None:
+            found = kernel.loop_between(
+                self.model, full, t, samples, self.cuts, TAYLOR, STEP, TAYLOR_TOL,
+                _hermite(full.shape[1]), ITERATIONS, STEP_ITERATIONS, RESIDUAL_TOL, QUADRATIC,
+                SINGULAR_TOL ** 0.5, jacobians, data=self._backend_data()[1])
+            if found is not None:
+                c, PJ, off = found
+                return samples[:0], np.empty((0, self.n)), self._checked(c, PJ, off, t,
+                                                                         samples)[:0]
         guess, far, anchor = (self._prediction(full, samples, t) if kernel is None else
                               kernel.loop_predict(full, t, samples, TAYLOR, self.a, STEP,
                                                   TAYLOR_TOL, _hermite(full.shape[1])))
@@ -701,7 +710,8 @@ class Closed(coupling.Coupling):
         if far.any():
             q[far], c[far], PJ[far], off[far], rated[far] = self._continued(
                 full[anchor[far], 0], qa[far], t, samples[far], (full, jacobians))
-        return q, self._checked(c, PJ, off, t, samples), rated
+        Jp = self._checked(c, PJ, off, t, samples)
+        return samples[~rated], q[~rated], Jp[~rated]
 
     def _prediction(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

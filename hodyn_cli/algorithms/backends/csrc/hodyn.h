@@ -145,6 +145,15 @@ int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double
                        const int32_t *samples, int taylor, int m, const int32_t *active,
                        double step, double tol, const double *W, double *guess, uint8_t *far,
                        int32_t *anchor);
+int hodyn_loop_between(const HModel *m, int64_t N, int D, double *full, const double *t,
+                       int64_t M, const int32_t *samples, int taylor, double step,
+                       double taylor_tol, const double *W, int S, const int32_t *side_body,
+                       const double *T, int P, const int32_t *path, const double *moves, int R,
+                       const int32_t *row_loop, const int32_t *row_axis, int r,
+                       const double *Pm, const int32_t *passive, int ma,
+                       const int32_t *active, int iterations, int between, double tol,
+                       double quadratic, double near, double *c, double *PJ, double *off,
+                       int KJ, double *HK_NULLABLE jets, int64_t *complete);
 int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, int KJ, const double *PJ,
                        const double *HK_STRIDED f, int64_t fs, int64_t fk, int ma, const int32_t *active, const int32_t *passive,
                        double *lam, double *tau);

@@ -1067,7 +1067,10 @@ int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, int KJ, const dou
  * joints active[m] moved more than `step` from the anchor, the Taylor polynomial's last term
  * or its difference from the Hermite one exceeds `tol`; guess[M][n] (the actuated joints'
  * own positions), anchor[M] */
-int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double *t, int64_t M,
+/* hodyn_loop_predict's work (a function of its own, not inlined: the compiler fuses its sums
+ * as it did in the entry point, the same numbers) */
+__attribute__((noinline))
+static int predict_run(int64_t N, int D, int n, const double *full, const double *t, int64_t M,
                        const int32_t *samples, int taylor, int m, const int32_t *active,
                        double step, double tol, const double *W, double *guess, uint8_t *far,
                        int32_t *anchor) {
@@ -1131,4 +1134,125 @@ int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double
         anchor[e] = (int32_t)a;
     }
     return HK_OK;
+}
+
+int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double *t, int64_t M,
+                       const int32_t *samples, int taylor, int m, const int32_t *active,
+                       double step, double tol, const double *W, double *guess, uint8_t *far,
+                       int32_t *anchor) {
+    return predict_run(N, D, n, full, t, M, samples, taylor, m, active, step, tol, W, guess, far,
+                       anchor);
+}
+
+/* Closed._predicted in one call (hodyn_loop_predict, then newton_run with the derivatives;
+ * their Python between was ~0.03 us a sample of the leg's file): the samples[M] between the
+ * anchors of full[N][D][n] (every `taylor`-th and the last, solved with their derivatives),
+ * Newton from their starts, and those whose start was too far, whose Newton moved more than
+ * `step` from it or left the kept rows' residual |P c| above sqrt(tol) continued from their
+ * anchor instead (continued()); their positions, derivatives and P J's jets (jets, KJ) in
+ * full and jets, c[M][R], PJ[M][r][n] and off[M] as hodyn_loop_newton's. *complete = 0 where
+ * some P J_p was near singular (full and jets then partly written: the caller goes on step
+ * by step, which writes them all again) */
+int hodyn_loop_between(const HModel *m, int64_t N, int D, double *full, const double *t,
+                       int64_t M, const int32_t *samples, int taylor, double step,
+                       double taylor_tol, const double *W, CUTS_ARGS, int r, const double *Pm,
+                       const int32_t *passive, int ma, const int32_t *active, int iterations,
+                       int between, double tol, double quadratic, double near, double *c,
+                       double *PJ, double *off, int KJ, double *HK_NULLABLE jets,
+                       int64_t *complete) {
+    const Cuts k = CUTS_INIT(r, Pm, passive);
+    const int n = m->n;
+    int status = hk_check(m, M, 1, 1, 0, -1, -1);
+    *complete = 0;
+    if (status) return status;
+    if ((status = cuts_check(m, &k))) return status;
+    if (N < 1 || D < 2 || D > MAXK || taylor < 1 || iterations < 1 || between < 1 || ma < 0 ||
+        ma > n || !(step > 0) || (jets && (KJ < 1 || KJ > D - 1)))
+        return HK_SIZE;
+    for (int i = 0; i < ma; i++)
+        if (active[i] < 0 || active[i] >= n) return HK_SIZE;
+    for (int64_t e = 0; e < M; e++)
+        if (samples[e] < 0 || samples[e] >= N) return HK_SIZE;
+    if (M == 0) { *complete = 1; return HK_OK; }
+    double *guess = malloc(sizeof(double) * M * n), *q = malloc(sizeof(double) * M * n);
+    double *start = malloc(sizeof(double) * M * n);
+    double *target = malloc(sizeof(double) * M * (ma ? ma : 1));
+    uint8_t *far = malloc(M), *ok = malloc(M);
+    int32_t *anchor = malloc(sizeof(int32_t) * M), *rows = malloc(sizeof(int32_t) * M);
+    double *cb = malloc(sizeof(double) * M * R), *PJb = malloc(sizeof(double) * M * r * n);
+    double *offb = malloc(sizeof(double) * M);
+    int64_t *which = malloc(sizeof(int64_t) * M);
+    if (!guess || !q || !start || !target || !far || !ok || !anchor || !rows || !cb || !PJb ||
+        !offb || !which) {
+        status = HK_NOMEM;
+        goto done;
+    }
+    {
+    if ((status = predict_run(N, D, n, full, t, M, samples, taylor, ma, active, step,
+                              taylor_tol, W, guess, far, anchor)))
+        goto done;
+    /* Newton from the near ones' starts (all of them, as a rule: no copies) */
+    int64_t F = 0;
+    for (int64_t e = 0; e < M; e++) F += far[e];
+    int64_t B = 0;
+    for (int64_t e = 0; e < M; e++)
+        if (!far[e]) {
+            which[B] = e;
+            rows[B] = samples[e];
+            memcpy(q + B * n, guess + e * n, sizeof(double) * n);
+            B++;
+        }
+    if (B) {
+        double *cn = F ? cb : c, *PJn = F ? PJb : PJ, *offn = F ? offb : off;
+        if ((status = newton_run(m, &k, B, q, iterations, tol, quadratic, near, cn, PJn, offn,
+                                 ok, D, KJ, full, rows, jets)))
+            goto done;
+        for (int64_t x = 0; x < B; x++)
+            if (!ok[x]) goto done;   /* (*complete stays 0) */
+        for (int64_t x = 0; x < B; x++) {   /* wandered off, or not closed: continued */
+            const int64_t e = which[x];
+            double moved = 0.0, res = 0.0;
+            for (int j = 0; j < n; j++) moved = larger(moved, fabs(q[x * n + j] - guess[e * n + j]));
+            for (int i = 0; i < r; i++) {
+                double s = 0.0;
+                for (int f = 0; f < R; f++) s += Pm[R * i + f] * cn[x * R + f];
+                res = larger(res, fabs(s));
+            }
+            far[e] = moved > step || res > sqrt(tol);
+            if (F) {
+                memcpy(c + e * R, cn + x * R, sizeof(double) * R);
+                memcpy(PJ + e * r * n, PJn + x * r * n, sizeof(double) * r * n);
+                off[e] = offn[x];
+            }
+        }
+    }
+    F = 0;   /* those continued from their anchors */
+    for (int64_t e = 0; e < M; e++)
+        if (far[e]) {
+            which[F] = e;
+            rows[F] = samples[e];
+            memcpy(start + F * n, full + (size_t)anchor[e] * D * n, sizeof(double) * n);
+            for (int i = 0; i < ma; i++)
+                target[F * ma + i] = full[(size_t)samples[e] * D * n + active[i]];
+            F++;
+        }
+    if (F) {
+        int all_ok;
+        if ((status = continued(m, &k, F, start, target, ma, active, step, iterations, between,
+                                tol, quadratic, near, q, cb, PJb, offb, ok, D, KJ, full, rows,
+                                jets, &all_ok)) || !all_ok)
+            goto done;
+        for (int64_t x = 0; x < F; x++) {
+            const int64_t e = which[x];
+            memcpy(c + e * R, cb + x * R, sizeof(double) * R);
+            memcpy(PJ + e * r * n, PJb + x * r * n, sizeof(double) * r * n);
+            off[e] = offb[x];
+        }
+    }
+    *complete = 1;
+    }
+done:
+    free(guess); free(q); free(start); free(target); free(far); free(ok); free(anchor);
+    free(rows); free(cb); free(PJb); free(offb); free(which);
+    return status;
 }
