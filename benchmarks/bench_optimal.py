@@ -36,6 +36,10 @@ cost grows with the path.
    spread: the machine is shared), wall time and peak RSS, next to toppra on the same path
    and as many grid points in the same run (a process too: its wall time, the seconds of
    its parametrisation, its duration).
+6. **Corners at every rate** (issue 37): a line and a corner (the path turning at a rest)
+   on the four arms, designed and retimed at 20 Hz, 100 Hz, 1 kHz and 10 kHz, against
+   toppra's lines in the same run; every output checked within its limits and by ``hodyn
+   validate``; and the iiwa's zigzag through 31 waypoints (30 corners) at 100 Hz.
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _measure import process  # noqa: E402
+from _measure import peak_rss_mib, process  # noqa: E402
 
 import hodyn_cli  # noqa: E402
 from hodyn_cli.algorithms.limits import optimal, programme  # noqa: E402
@@ -389,6 +393,73 @@ def speed(repeat: int, sizes: tuple[int, ...] = (1_000, 100_000)) -> None:
                   f"{float(solve):8.2f}")
 
 
+#: part 6's rates (Hz): each design sampled at the rate and retimed at it
+RATES = (20.0, 100.0, 1e3, 1e4)
+
+
+def zigzag(model, legs: int = 30, seed: int = 1) -> list[np.ndarray]:
+    """``legs + 1`` waypoints drawn in the middle third of the joints' range (tests'
+    ``_zigzag``): a corner at each waypoint inside."""
+    lo, hi = model.limits[:, 0], model.limits[:, 1]
+    rng = np.random.default_rng(seed)
+    return [lo + (hi - lo) * (0.35 + 0.3 * rng.random(model.n)) for _ in range(legs + 1)]
+
+
+def corners(rates: tuple[float, ...] = RATES) -> None:
+    print("\n6. corners at every rate: a line (1.5 s) and a corner (0.75 s legs) between "
+          "points a third into each joint's range, designed at the rate and retimed at it "
+          "(auto: reachability), velocity and torque limits (the URDF's); % from toppra's "
+          "lines (4000 grid intervals each), hodyn's run s; the iiwa's zigzag of 30 corners "
+          "at 100 Hz against toppra's 30 lines (1000 each)")
+    print(f"{'robot':8s} {'path':7s} {'toppra s':>8s} " + " ".join(
+        f"{f'{rate:g} Hz %':>10s} {'run s':>6s}" for rate in rates) + f" {'validate':>8s}")
+    import toppra as ta
+
+    ta.setup_logging("CRITICAL")
+    for name, _ in ARMS:
+        model = _rest_robot(name)
+        if model is None:
+            continue
+        lo, hi = model.limits[:, 0], model.limits[:, 1]
+        a, b = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        corner = (a + b) / 2 + (b - a)[::-1] / 4
+        for label, waypoints, seconds in (("line", [a, b], 1.5),
+                                          ("corner", [a, corner, b], 0.75)):
+            peer = sum(toppra_curve(model, Curve(p, r, 0 * a))[0].duration
+                       for p, r in zip(waypoints[:-1], waypoints[1:], strict=True))
+            cells, valid = [], True
+            for rate in rates:
+                out, opt, seconds_run = _at_rate(model, waypoints, seconds, rate)
+                valid &= _keeps(model, out)
+                cells.append(f"{100 * (opt.duration / peer - 1):10.3f} {seconds_run:6.2f}")
+            print(f"{Path(name).stem.replace('_robot', ''):8s} {label:7s} {peer:8.4f} "
+                  + " ".join(cells) + f" {'passes' if valid else 'FAILS':>8s}")
+    model = _rest_robot("iiwa14")
+    waypoints = zigzag(model)
+    peer = sum(toppra_curve(model, Curve(p, r, 0 * p), points=1000)[0].duration
+               for p, r in zip(waypoints[:-1], waypoints[1:], strict=True))
+    out, opt, seconds_run = _at_rate(model, waypoints, 0.3, 100.0)
+    print(f"iiwa14 zigzag of 30 corners at 100 Hz: {opt.duration:.4f} s, toppra {peer:.4f} s: "
+          f"{100 * (opt.duration / peer - 1):.3f} % in {seconds_run:.1f} s "
+          f"({'passes' if _keeps(model, out) else 'FAILS'}); peak RSS {peak_rss_mib():.0f} MiB")
+
+
+def _at_rate(model, waypoints: list[np.ndarray], seconds: float, rate: float):
+    """hodyn --optimal (auto) on the point-to-point design through ``waypoints`` (``seconds``
+    a leg) sampled at ``rate``: (output, optimal, run seconds)."""
+    traj = generate(model, "point-to-point", waypoints=np.stack(waypoints), derivatives=4,
+                    segment_duration=[seconds] * (len(waypoints) - 1), rate=rate)
+    opt, out, seconds_run, _ = hodyn_run(model, traj, None, None, solver="auto")
+    assert opt.used == "reachability"
+    return out, opt, seconds_run
+
+
+def _keeps(model, out: Trajectory) -> bool:
+    """Whether the output is within its limits (recomputed) and passes hodyn validate."""
+    return hodyn_cli.check_limits(model, out).feasible and hodyn_cli.validate_motion(
+        model, out, samples=50).passed
+
+
 def toppra_file(source: str, points: int, sd: float) -> None:
     """toppra on the path of the motion at ``source`` (velocity and torque limits of the
     URDF) on ``points`` grid points, from and to path speed ``sd`` (the uniform scaling's:
@@ -406,7 +477,7 @@ def main() -> None:
     parser.add_argument("--grid", type=int, default=optimal.GRID)
     parser.add_argument("--toppra", nargs=3, metavar=("FILE", "POINTS", "SD"),
                         help="(part 3's peer, as a process of its own)")
-    parser.add_argument("--only", type=int, choices=(1, 2, 3, 4, 5), help="one part only")
+    parser.add_argument("--only", type=int, choices=(1, 2, 3, 4, 5, 6), help="one part only")
     parser.add_argument("--repeat", type=int, default=5, help="part 5's runs per size")
     args = parser.parse_args()
     if args.toppra:
@@ -414,13 +485,14 @@ def main() -> None:
         return
     if args.only:
         {1: lambda: peer(args.grid), 2: lambda: rates(args.grid), 3: lambda: scaling(args.long),
-         4: classes, 5: lambda: speed(args.repeat)}[args.only]()
+         4: classes, 5: lambda: speed(args.repeat), 6: corners}[args.only]()
         return
     peer(args.grid)
     rates(args.grid)
     scaling(args.long)
     classes()
     speed(args.repeat)
+    corners()
 
 
 if __name__ == "__main__":

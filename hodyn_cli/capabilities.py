@@ -97,7 +97,8 @@ COMMANDS = {
                                "slotine_li", "loops"},
     "sensitivities": _STREAMING | {"floating_base", "base_motion"},
     "elastic": _STREAMING | {"elastic", "drives"},
-    "forward": {"wrench", "gpu", "mimic", "no_joints", "joint_models", "partials"},
+    "forward": {"wrench", "gpu", "mimic", "no_joints", "joint_models", "partials",
+                "floating_base", "base_motion"},
     "kinematics": {"estimate", "cutoff", "gpu", "mimic", "no_joints", "joint_models", "floating_base",
                    "base_motion", "jacobian", "link"},
     "ik": {"gpu", "mimic", "no_joints", "joint_models"},
@@ -117,7 +118,7 @@ EVERY = tuple(COMMANDS)
 #: the commands that run a robot with a helical, ball, planar or free joint (the others refuse
 #: it: docs/conventions.md, "Multi-DOF and helical joints")
 JOINT_MODELS_RUN = ("compute", "matrices", "regressor", "kinematics", "forward", "check",
-                    "sensitivities", "generate", "retime")
+                    "sensitivities", "generate", "retime", "validate")
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,8 @@ RULES: tuple[Excludes | Requires, ...] = (
     Excludes(("floating_base", "state_derivatives"), ("matrices",)),
     Excludes(("floating_base", "parameter_derivatives"), ("matrices",)),
     Excludes(("floating_base", "slotine_li"), ("regressor",)),
-    Excludes(("floating_base",), ("forward",), "forward dynamics of a fixed root only"),
+    Excludes(("floating_base", "partials"), ("forward",),
+             "d qdd / d q is taken on a fixed root's joints"),
     Excludes(("floating_base", "simulate"), ("validate",)),
     Excludes(("floating_base", "torques"), ("validate",)),
     Excludes(("drives", "torques"), ("validate",)),
@@ -231,7 +233,7 @@ RULES: tuple[Excludes | Requires, ...] = (
              "only " + ", ".join(JOINT_MODELS_RUN) + " run it, by numpy's passes (and "
              "the compiled kernel's body-fixed inverse dynamics)"),
     *(Excludes(("joint_models", other), ("compute",)) for other in (
-        "contacts", "drives", "loops", "mimic", "many", "validate")),
+        "contacts", "drives", "loops", "mimic", "many")),
     *(Excludes(("joint_models", other), ("matrices",)) for other in (
         "contacts", "loops", "mimic", "state_derivatives", "parameter_derivatives")),
     *(Excludes(("joint_models", other), ("regressor",)) for other in (
@@ -239,6 +241,8 @@ RULES: tuple[Excludes | Requires, ...] = (
     Excludes(("joint_models", "mimic"), ("kinematics",)),
     *(Excludes(("joint_models", other), ("forward",)) for other in ("mimic", "partials")),
     Excludes(("joint_models", "mimic"), ("sensitivities",)),
+    *(Excludes(("joint_models", other), ("validate",)) for other in (
+        "contacts", "drives", "loops", "mimic", "simulate", "torques")),
     *(Excludes(("joint_models", other), ("check",)) for other in (
         "contacts", "drives", "loops", "mimic")),  # (elastic ones are drives)
     *(Excludes(("joint_models", other), ("retime",)) for other in (
@@ -252,7 +256,6 @@ RULES: tuple[Excludes | Requires, ...] = (
              "differentiate", yet=False),
     Excludes(("no_joints",), ("elastic",), "a single rigid body has no joint to drive",
              yet=False),
-    Excludes(("no_joints",), ("forward",), "forward dynamics of joints on a fixed root only"),
     Excludes(("no_joints",), ("ik",), "a single rigid body has no joint motion to find",
              yet=False),
     Excludes(("no_joints",), ("generate",), "a single rigid body has no joint motion to design",
@@ -264,7 +267,7 @@ RULES: tuple[Excludes | Requires, ...] = (
              "it estimates joint derivatives; the root's come from its base_ columns",
              yet=False),
     Requires("no_joints", "floating_base", ("compute", "matrices", "regressor", "kinematics",
-                                            "validate", "check", "retime"),
+                                            "forward", "validate", "check", "retime"),
              "a single rigid body has no joint torques: it moves only as a free body"),
     Requires("no_joints", "contacts", ("check",),
              "a single rigid body has no joint limits: its contacts' cones and soles are what "

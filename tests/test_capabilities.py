@@ -21,7 +21,7 @@ from hodyn_cli.cli.flags import FLAGS
 from hodyn_cli.core import lie
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory, Wrenches
 from hodyn_cli.io import open_sink, read_trajectory, trajectory_datasets, write_trajectory
-from hodyn_cli.io.results import base_datasets
+from hodyn_cli.io.results import base_datasets, derivative_columns
 from hodyn_cli.modeling.urdf import load_model
 
 #: feature -> the command-line option that turns it on (robot properties have none)
@@ -195,6 +195,13 @@ def files(tmp_path_factory):
         sink.write(data | more)
     with open_sink(str(d / "joints.csv"), columns, {}) as sink:
         sink.write(data)
+    # forward's floating input: the stance's joint torques with it (and without the base)
+    stance = {"tau": api.inverse_dynamics(quad, walk, order=0).tau}
+    torque_columns = derivative_columns("tau", 0, quad.joint_names)
+    with open_sink(str(d / "walk_tau.csv"), columns | cols | torque_columns, {}) as sink:
+        sink.write(data | more | stance)
+    with open_sink(str(d / "joints_tau.csv"), columns | torque_columns, {}) as sink:
+        sink.write(data | stance)
     base = dict(api.forward_kinematics(quad, quad.root_link, walk, order=4))
     with open_sink(str(d / "base.h5"), {}, {}, rows=n) as sink:
         sink.write({"t": t, "p": p, "R": walk.base.R} | {k: v for k, v in base.items()
@@ -255,8 +262,11 @@ def invocation(files, command: str, on: set[str]) -> list:
         "regressor": [robot, traj, "-o", out, "--order", "0"],
         "sensitivities": [robot, traj, "-o", out, "--order", "0"],
         "elastic": [robot, traj, "-o", out],
-        "forward": [robot, d / ("mimic_tau.h5" if "mimic" in on else "iiwa_floating_tau.csv"
-                                if "joint_models" in on else "tau.h5"), "-o", out],
+        "forward": [robot, d / ("mimic_tau.h5" if "mimic" in on else "free.csv"
+                                if "no_joints" in on else "iiwa_floating_tau.csv"
+                                if "joint_models" in on else "joints_tau.csv"
+                                if "base_motion" in on else "walk_tau.csv"
+                                if "floating_base" in on else "tau.h5"), "-o", out],
         "kinematics": [robot, traj, "-o", out, "--order", "1"] + (
             [] if "link" in on else ["--com"]),
         "ik": [robot, d / "ee.h5", "--link", EE, "-o", out, "--on-singular", "warn"],

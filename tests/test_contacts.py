@@ -34,10 +34,9 @@ from hodyn_cli.algorithms.contacts.dynamics import (
     on_contacts,
     switches,
 )
-from hodyn_cli.algorithms.contacts.frames import root_rotation
 from hodyn_cli.algorithms.dynamics import floating
 from hodyn_cli.core import lie
-from hodyn_cli.core.trajectory import Trajectory, Wrenches
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, free_root_motion
 from hodyn_cli.errors import HodynError, TrajectoryError
 from hodyn_cli.modeling.contacts import contacts_from_table
 from hodyn_cli.modeling.urdf import load_model
@@ -146,7 +145,7 @@ def _maps(model, traj, contacts, K=0):
     """A (N, K+1, 6, k) and H^-1 of all contacts, assembled here from the frames' poses (the
     contact frame in the root frame, ``Ad_{X^-1}^T``)."""
     frames = contact_frames(model, traj.derivatives, contacts, K)
-    R0 = root_rotation(traj.base.R, traj.base.Vb, K)[:, 0]
+    R0 = traj.base.R   # the root's orientation in the world
     cols, Hinv = [], []
     for c, fr in zip(contacts, frames, strict=True):
         R = fr.R[:, 0]
@@ -253,6 +252,21 @@ def test_in_the_air_the_base_wrench_stays(tmp_path):
     tau, W = floating.inverse_dynamics(model, traj, order=1)
     r = on_contacts(model, traj, contacts, active=np.zeros((3, 4), bool), order=1)
     assert np.array_equal(r.tau, tau) and np.array_equal(r.W, W)
+
+
+@pytest.mark.parametrize("kind", ["talos", "solo"])
+def test_the_robot_under_its_free_root_joint_gives_the_same(tmp_path, kind):
+    """The floating base as given (its ``base``) and as the robot under its free root joint
+    with that joint's columns (what validate runs): one computation, the same numbers."""
+    text, _, model = robot(tmp_path, kind, seed=10)
+    traj = floating_motion(text, model, np.linspace(0, 1, 5), 4, seed=13)[0]
+    contacts = feet(model, kind)
+    r = on_contacts(model, traj, contacts, order=2)
+    free = model.free_rooted
+    again = on_contacts(free, free_root_motion(traj, free.dof_names), contacts, order=2)
+    for a, b in [(r.tau, again.tau), (r.W, again.W)] + [(r.wrenches[c.name],
+                                                         again.wrenches[c.name]) for c in contacts]:
+        assert np.array_equal(a, b)
 
 
 def test_bad_input_is_a_one_line_error(tmp_path):

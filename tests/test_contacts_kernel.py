@@ -17,7 +17,6 @@ from conftest import floating_motion, legged_urdf, random_cosine, random_urdf
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy.contacts import contact_map
 from hodyn_cli.algorithms.contacts.dynamics import on_contacts
-from hodyn_cli.algorithms.contacts.frames import root_rotation
 from hodyn_cli.core import jets
 from hodyn_cli.modeling.contacts import contacts_from_table
 from hodyn_cli.modeling.urdf import load_model, parse_model
@@ -93,7 +92,7 @@ def phase_inputs(legged, K: int, N: int, seed: int):
     traj = floating_motion(text, model, t, K + 1, seed=seed)[0]
     numpy_backend = backends.load("numpy")
     R, p = numpy_backend.contact_frames(model, numpy_backend.data(model), traj.derivatives, contacts, K)
-    R0 = root_rotation(traj.base.R, traj.base.Vb, K)
+    R0 = jets.rotation(traj.base.R, traj.base.Vb[..., :3], K, body=True)
     b = np.random.default_rng(seed).normal(size=(N, K + 1, 6)) * [1, 1, 1, 10, 10, 100]
     return contacts, R, p, R0, b
 
@@ -151,7 +150,7 @@ def test_the_highest_order_matches_numpy(legged, kernel):
     for a, r in zip(kernel.contact_frames(model, kernel.data(model), traj.derivatives, contacts, K), (R, p),
                     strict=True):
         close(a, r, axis=2)
-    R0 = root_rotation(traj.base.R, traj.base.Vb, K)
+    R0 = jets.rotation(traj.base.R, traj.base.Vb[..., :3], K, body=True)
     b = np.random.default_rng(K).normal(size=(5, K + 1, 6))
     for names, rank in PHASES:
         close_share(*share_both(kernel, contacts, R, p, R0, b, names, rank, np.arange(5)))

@@ -8,9 +8,9 @@ import pytest
 
 from conftest import STENCIL, floating_motion, legged_urdf
 from hodyn_cli.algorithms.dynamics import methods
-from hodyn_cli.algorithms.verification.checks import local_base_motion
+from hodyn_cli.algorithms.verification.checks import local_pose
 from hodyn_cli.algorithms.verification.validate import validate
-from hodyn_cli.core.trajectory import BaseMotion
+from hodyn_cli.core.trajectory import BaseMotion, taylor
 from hodyn_cli.modeling.urdf import parse_model
 
 
@@ -101,19 +101,23 @@ def test_chunks_give_the_report_of_the_whole_trajectory(talos):
                                                              for c in whole.checks]
 
 
-def test_the_local_rotation_is_turned_by_the_local_twist(talos):
-    """Along the local Taylor motion R' = R skew(omega) holds: the 8th-order difference of
-    R(s) against R skew(omega) at the offsets -4 h .. 4 h of the 17."""
+def test_the_local_pose_is_moved_by_the_local_twist(talos):
+    """Along the local Taylor motion R' = R skew(omega) and p' = R v hold: the 8th-order
+    differences of R(s) and p(s) against R skew(omega) and R v at the offsets -4 h .. 4 h of
+    the 17."""
     _, _, base = talos
     h = 1e-3
     offsets = np.arange(-8, 9) * h
-    local = local_base_motion(base.rows(slice(0, 401, 50)), offsets)
-    R = local.R.reshape(-1, 17, 3, 3)
-    w = local.Vb[:, 0, :3].reshape(-1, 17, 3)
+    rows = base.rows(slice(0, 401, 50))
+    R, p = local_pose(rows.R, rows.p, rows.Vb, offsets)
+    w = taylor(rows.Vb, offsets)[:, :, 0, :3]
+    v = taylor(rows.Vb, offsets)[:, :, 0, 3:]
     for s in range(4, 13):
         numeric = np.einsum("k,nkij->nij", STENCIL, R[:, s - 4 : s + 5]) / h
         skew = np.zeros((len(R), 3, 3))
         skew[:, [2, 0, 1], [1, 2, 0]] = w[:, s]
         skew -= np.swapaxes(skew, 1, 2)
         assert np.abs(numeric - R[:, s] @ skew).max() <= 1e-9, s
-    assert np.abs(np.swapaxes(local.R, 1, 2) @ local.R - np.eye(3)).max() <= 1e-12
+        numeric = np.einsum("k,nki->ni", STENCIL, p[:, s - 4 : s + 5]) / h   # p' = R v
+        assert np.abs(numeric - np.einsum("nij,nj->ni", R[:, s], v[:, s])).max() <= 1e-9, s
+    assert np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max() <= 1e-12

@@ -11,6 +11,7 @@ import numpy as np
 
 from hodyn_cli.api.results import Motion, Result, capable, rates, series
 from hodyn_cli.api.robots import coordinates, joint_array, joint_trajectory, wrenches_of
+from hodyn_cli.core.coupling import FreeRooted
 from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import derivative_name
@@ -132,13 +133,13 @@ def matrices(robot: Model, *derivatives: Any, order: int = 0, gravity: Any = GRA
 
 def _past_the_root(m: Motion, A: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """A floating base's matrix (``axes`` -2, -1) or force (-1) over ``nu = (V_0; qd)``, 6 + n,
-    over ``(V_0; qd_c)``: ``G^T`` on the joints' part of each axis (mimic joints'
-    ``qd = G qd_c``, G constant: the rates project alike), the root's 6 as they are."""
+    over ``(V_0; qd_c)``: ``G'^T`` on each axis, ``G' = diag(I_6, G)`` (mimic joints'
+    ``qd = G qd_c``, G constant: the rates project alike; :class:`FreeRooted`)."""
     if not m.coupling.active:
         return A
+    rooted = FreeRooted(m.robot.free_rooted, m.coupling)
     for axis in axes:
-        root, joints = np.split(A, [6], axis=axis)
-        A = np.concatenate([root, m.forces(joints, axis)], axis=axis)
+        A = rooted.forces(A, axis=axis)
     return A
 
 
@@ -152,7 +153,11 @@ def forward_dynamics(robot: Model, *derivatives: Any, tau: Any = None, gravity: 
     = d qdd_i / d x_j``). ``tau=None``: the Trajectory's ``series`` ``tau``, ``taud``, ... (a
     file read with those columns). External wrenches need W to the same order as tau
     (:mod:`hodyn_cli.algorithms.dynamics.forward`, docs/sensitivity.md). ``data``: as for
-    :func:`inverse_dynamics`.
+    :func:`inverse_dynamics`. A Trajectory with a floating ``base`` (its pose and body twist
+    ``Vb``): the root is a free body that no torque drives (a wrench on the root link is its
+    own external wrench: :func:`inverse_dynamics`' base wrench ``W`` there gives back the
+    motion it was computed for), and fields ``base_Vbd``, ``base_Vbdd``, ... (N, 6) are its
+    body twist's rates (docs/floating.md).
     """
     from hodyn_cli.algorithms.dynamics.forward import forward_dynamics as solve
 
@@ -174,6 +179,9 @@ def forward_dynamics(robot: Model, *derivatives: Any, tau: Any = None, gravity: 
                 coupling=m.coupling,
                 derivatives=partials, data=data)
     fields = {derivative_name("q", k + 2): res.qs[:, k] for k in range(res.qs.shape[1])}
+    if res.root is not None:  # a floating root's body-twist rates
+        fields |= {f"base_{derivative_name('Vb', k + 1)}": res.root[:, k]
+                   for k in range(res.root.shape[1])}
     return m.result(fields | res.partials)
 
 

@@ -465,7 +465,7 @@ def elastic_command(
 
 
 @command(app, "forward", short_help="Forward dynamics: qdd (and qddd, ...) from q, qd, tau.",
-         shared=("gravity", "wrench", "jobs", "lock", "lock_missing", "backend"))
+         shared=("gravity", "wrench", "jobs", "lock", "lock_missing", "backend") + FLOATING)
 def forward_command(
     robot: Robot,
     traj: Annotated[str, typer.Argument(
@@ -484,7 +484,9 @@ def forward_command(
     """Joint accelerations of given torques: qdd = M^-1 (tau - C qd - g - Q_ext).
 
     Reads q, qd and tau (columns tau_<joint>; HDF5: dataset tau) per sample, and taud, taudd,
-    ... for the time derivatives qddd, qdddd, ...; external wrenches as for compute.
+    ... for the time derivatives qddd, qdddd, ...; external wrenches as for compute. With
+    --floating-base the root is a free body (its pose and base_Vb columns, no torque on it)
+    and base_Vbd, base_Vbdd, ... are written too.
     """
     from hodyn_cli.pipeline.files import file_format, torque_orders
     from hodyn_cli.pipeline.jobs import ForwardJob
@@ -502,6 +504,6 @@ def forward_command(
                           "order); dqdd_dtau = M^-1")
     hint = (f"hodyn forward --order {order} reads q, qd and the torques to derivative {order} "
             "(tau_<joint>, taud_<joint>, ...: hodyn compute writes them)")
-    s.run_file(ForwardJob(model, order=order, gravity=g, partials=derivatives), traj, output,
-               attrs, missing_hint=hint)
+    s.run_file(ForwardJob(model, order=order, gravity=g, partials=derivatives,
+                          floating_base=s.floating_base), traj, output, attrs, missing_hint=hint)
 

@@ -47,7 +47,7 @@ from hodyn_cli.errors import HodynError
 if TYPE_CHECKING:
     from hodyn_cli.core.model import Model
 
-__all__ = ["Coupling", "Linear", "leibniz"]
+__all__ = ["Coupling", "Linear", "FreeRooted", "leibniz"]
 
 
 class Coupling:
@@ -202,6 +202,29 @@ class Linear(Coupling):
                     f"'{model.joint_names[leader]}' no position within [{a!r}, {b!r}] and the "
                     "other followers' limits", source)
         return position, velocity
+
+
+class FreeRooted(Coupling):
+    """A robot's constant-G ``coupling`` behind its free root joint (``free``:
+    :func:`~hodyn_cli.core.model.with_free_root` of the robot): the root's six twist
+    coordinates as they are, the joints coupled as before, ``G' = diag(I_6, G)`` (a floating
+    base's matrices and forward dynamics over the root's twist and the independent joints).
+
+    >>> from pathlib import Path
+    >>> from hodyn_cli.core.model import with_free_root
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> robot = load_model(Path(__file__).parents[2] / "urdf" / "planar_2r.urdf")
+    >>> rooted = FreeRooted(with_free_root(robot), robot.coupling)
+    >>> rooted.G.shape, rooted.coordinate_names[5:], rooted.active
+    ((8, 8), ('base_vz', 'joint1', 'joint2'), False)
+    """
+
+    def __init__(self, free: Model, coupling: Coupling):
+        super().__init__(free)
+        self.active, self.m = coupling.active, 6 + coupling.m
+        self.coordinate_names = free.dof_names[:6] + coupling.coordinate_names
+        self.G = np.zeros((self.n, self.m))
+        self.G[:6, :6], self.G[6:, 6:] = np.eye(6), coupling.G
 
 
 def leibniz(G: list[np.ndarray], f: np.ndarray) -> np.ndarray:

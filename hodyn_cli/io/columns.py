@@ -176,7 +176,8 @@ def plan(names: list[str], model: Model, need: int, source: str,
 
 def series_orders(names: list[str], base: str, model: Model) -> int:
     """How many derivative orders of the per-joint series ``base`` (``tau``: ``tau_<joint>``,
-    ``taud_<joint>``, ...) the columns ``names`` give for every independent joint.
+    ``taud_<joint>``, ...) the columns ``names`` give for every independent joint. A model
+    without joints has no such series (every order would be complete): ValueError.
 
     >>> from pathlib import Path
     >>> from hodyn_cli.modeling.urdf import load_model
@@ -185,6 +186,8 @@ def series_orders(names: list[str], base: str, model: Model) -> int:
     ...                "taudd_joint1"], "tau", m)
     2
     """
+    if not model.coordinate_names:
+        raise ValueError("a model without joints has no per-joint series to count")
     have = set(names)
     k = 0
     while all(f"{derivative_name(base, k)}_{j}" in have for j in model.coordinate_names):

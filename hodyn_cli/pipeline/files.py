@@ -78,13 +78,14 @@ def column_names(path: str) -> list[str]:
 
 def torque_orders(traj: str, model: Model, wrench: str | None = None) -> int:
     """The highest qdd derivative the files allow (``hodyn forward``'s default order): one
-    less than the number of complete tau orders (and wrench orders, if there are wrenches)."""
+    less than the number of complete tau orders (and wrench orders, if there are wrenches);
+    a robot without joints has no tau column to bound it (0 without wrenches)."""
     from hodyn_cli.io.columns import plan_wrenches, series_orders
 
     orders = []
     for path in [traj] + ([wrench] if wrench else []):
         names = column_names(path)
-        if path == traj:
+        if path == traj and model.coordinate_names:
             orders.append(series_orders(names, "tau", model))
         orders += [len(rows) for rows in plan_wrenches(names, model, path).values()]
-    return max(min(orders) - 1, 0)
+    return max(min(orders) - 1, 0) if orders else 0

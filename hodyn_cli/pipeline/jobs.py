@@ -405,13 +405,20 @@ class SensitivityJob(_RigidJob):
 @dataclass(frozen=True, eq=False)
 class ForwardJob(_Job):
     """``hodyn forward``: qdd and its first ``order`` time derivatives from q, qd and the
-    torque columns tau, taud, ... (and with ``partials`` d qdd / d (q, qd, tau), HDF5 only)."""
+    torque columns tau, taud, ... (and with ``partials`` d qdd / d (q, qd, tau), HDF5 only);
+    with ``floating_base`` the root's body-twist rates ``base_Vbd``, ... too."""
 
     order: int = 0
     gravity: tuple = GRAVITY
     partials: bool = False
+    #: the chunks carry a floating root's pose and body twist (``chunk.base``)
+    floating_base: bool = False
 
     need = 2  # q, qd: the state
+
+    @property
+    def base_need(self) -> int:  # type: ignore[override]
+        return int(self.floating_base)  # base_Vb: the root's share of the state
 
     @property
     def chunk_rows(self) -> int:  # type: ignore[override]
@@ -427,9 +434,12 @@ class ForwardJob(_Job):
 
     def columns(self, has_t: bool) -> dict[str, list[str]]:
         names = self.model.coordinate_names
-        return timed_columns({derivative_name("q", k): [f"{derivative_name('q', k)}_{j}"
-                                                         for j in names]
-                              for k in range(2, self.order + 3)}, has_t)
+        columns = {derivative_name("q", k): [f"{derivative_name('q', k)}_{j}" for j in names]
+                   for k in range(2, self.order + 3)}
+        if self.floating_base:
+            columns |= motion_columns([f"base_{derivative_name('Vb', k)}"
+                                       for k in range(1, self.order + 2)])
+        return timed_columns(columns, has_t)
 
     def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
         r = api.forward_dynamics(self.model, chunk, gravity=self.gravity, partials=self.partials,

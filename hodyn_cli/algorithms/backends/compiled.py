@@ -148,6 +148,20 @@ def _free_root_eom(self, model, data, qs, r, base, wrenches, with_cbar=True, roo
     return E
 
 
+def _free_root_mass(self, model, data, qs, base, wrenches, *, partials=True, mass=False):
+    """M (N, 6 + nv, 6 + nv) and ``C nu + g + Q_ext`` at zero acceleration (the forward
+    dynamics' operands) of a robot under a free root joint, from the floating-base kernel's
+    closed form (:func:`_free_root_eom`); None (numpy's passes) for the partials."""
+    if partials or not mass:
+        return None
+    E = _free_root_eom(self, model, data, qs, 0, base,
+                       {b: w[:, None] for b, w in (wrenches or {}).items()}, with_cbar=False)
+    if E is None:
+        return None
+    bias = (E.C[:, 0] @ qs[:, 1, :, None])[..., 0] + E.g[:, 0] + E.Q_ext[:, 0]
+    return E.M[:, 0], bias
+
+
 def _free_root_regressor(self, model, data, qs, base, order, root=False):
     """The regressor (N, order+1, 6 + nv, 10 (n+1)) of a robot under a free root joint: the
     floating-base kernel's (:mod:`~hodyn_cli.algorithms.backends.free_root`); its first 6
@@ -366,7 +380,7 @@ class CompiledBackend(NumpyBackend):
                                             len(base), _ptr(W), out))
         return out
 
-    @_numpy_without_joints
+    @_numpy_without_joints(free_root_path=_free_root_mass)
     def partials(self, model, data, qs, base, wrenches, *, partials=True, mass=False):
         N, D, jets = _samples(model, qs, 3)
         n = model.n

@@ -1,18 +1,20 @@
 """Inverse dynamics of a floating-base robot on its contacts: the contact wrenches that carry
 the base wrench, the joint torques with them applied, and the time derivatives of both.
 
-1. The floating-base inverse dynamics (:mod:`hodyn_cli.algorithms.dynamics.floating`) gives the
-   base wrench W and its derivatives: what the root would need from a support.
+1. The inverse dynamics of the robot under its free root joint (the floating base:
+   :mod:`hodyn_cli.algorithms.dynamics.floating`) gives the free joint's torque, the wrench
+   ``F_0 = -W`` the root would need from a support (W the base wrench), and its derivatives.
 2. At each sample the active contacts (trajectory columns ``contact_<name>``) take it over:
    the minimum weighted-norm distribution of ``b = -W`` and its derivatives
    (:mod:`~hodyn_cli.algorithms.backends.numpy.contacts`), from the jets of the contact frames
-   (:mod:`~hodyn_cli.algorithms.contacts.frames`). Samples with the same active contacts (a
+   on the free joint's body and of its rotation (:mod:`~hodyn_cli.algorithms.contacts.frames`).
+   Samples with the same active contacts (a
    phase of the gait) are solved together; the derivatives are those of each phase's closed
    form, and where the active set switches the wrenches and torques jump.
 3. The contact wrenches, moved to their links as external wrenches (what the link exerts on
    the ground: minus the ground reaction, link frame, moment about its origin, with the
    derivatives of the frame's turning for a point's world-axes force), join the trajectory's
-   own, and the floating-base inverse dynamics runs again: the joint torques with the
+   own, and the robot under its free root joint runs again: the joint torques with the
    contacts, and the base wrench left over (zero where the contacts carry it all; a couple
    where one or two points cannot, see the distribution).
 
@@ -42,11 +44,11 @@ import numpy as np
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy.contacts import in_contact_axes
 from hodyn_cli.algorithms.contacts.frames import root_rotation
-from hodyn_cli.algorithms.dynamics import floating
+from hodyn_cli.algorithms.dynamics import floating, methods
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import Trajectory, Wrenches
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, free_root_motion
 from hodyn_cli.errors import HodynError, TrajectoryError
 from hodyn_cli.modeling.contacts import Contact, flag_column
 
@@ -110,9 +112,13 @@ def on_contacts(model: Model, trajectory: Trajectory, contacts: tuple[Contact, .
                 active: np.ndarray | None = None, method: str = "body-fixed", order: int = 2,
                 gravity=GRAVITY, data: backends.Data | None = None) -> OnContacts:
     """The motion on its contacts (module docstring): ``trajectory`` over all joints with a
-    floating ``base``; ``active`` (N, m) bool, default :func:`active_flags`; ``data``: the
-    backend's Data for the model (:func:`~hodyn_cli.algorithms.backends.prepare`)."""
-    if trajectory.base is None:
+    floating ``base``, or ``model`` a robot under its free root joint
+    (:func:`~hodyn_cli.core.model.with_free_root`) and ``trajectory`` its motion
+    (:func:`~hodyn_cli.core.trajectory.free_root_motion`); ``active`` (N, m) bool, default
+    :func:`active_flags`; ``data``: the backend's Data for the model
+    (:func:`~hodyn_cli.algorithms.backends.prepare`)."""
+    robot = model if trajectory.base is not None else model.carried
+    if robot is None:
         raise HodynError("contacts carry a floating base: give the root's motion (--floating-base)")
     if not contacts:
         raise HodynError("no contacts")
@@ -120,43 +126,49 @@ def on_contacts(model: Model, trajectory: Trajectory, contacts: tuple[Contact, .
     if active.shape != (trajectory.n_samples, len(contacts)):
         raise HodynError(f"active: expected shape ({trajectory.n_samples}, {len(contacts)}), "
                          f"got {active.shape}")
-    _, data = backends.prepare(model, data)
-    _, W = floating.inverse_dynamics(model, trajectory, method=method, order=order,
-                                     gravity=gravity, data=data)
-    F, Fc = contact_wrenches(model, trajectory, contacts, active, -W, data)
-    tau, left = floating.inverse_dynamics(model, _with_link_wrenches(model, trajectory, contacts,
-                                                                     Fc, order),
-                                          method=method, order=order, gravity=gravity, data=data)
-    return OnContacts(tau, left, F, active)
+    if robot is model:
+        _, data = backends.prepare(model, data)
+        free, motion, free_data = floating.free_root(model, trajectory, order, data)
+    else:  # the robot under its free root joint already: the carried robot's Data made here
+        free, motion, free_data, data = model, trajectory, data, None
+    F0 = methods.inverse_dynamics(free, motion, method=method, order=order, gravity=gravity,
+                                  data=free_data)[..., :6]   # b = -W: the free joint's tau
+    F, Fc = contact_wrenches(robot, motion, contacts, active, F0, data)
+    out = methods.inverse_dynamics(free, _with_link_wrenches(motion, contacts, Fc, order),
+                                   method=method, order=order, gravity=gravity, data=free_data)
+    return OnContacts(out[..., 6:], np.negative(out[..., :6]), F, active)
 
 
-def contact_frames_jets(model: Model, trajectory: Trajectory, contacts: tuple[Contact, ...],
+def contact_frames_jets(model: Model, motion: Trajectory, contacts: tuple[Contact, ...],
                         K: int, data: backends.Data | None = None
                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """The jets of every contact frame relative to the root, R (N, m, K+1, 3, 3) and p (N, m,
-    K+1, 3) (the backend's :meth:`contact_frames`), and of the root's orientation (N, K+1, 3,
-    3) where a point's force (world axes) needs it, else None."""
+    K+1, 3) (the backend's :meth:`contact_frames` of ``model``, the robot the free root
+    joint carries), and of the root's orientation (N, K+1, 3, 3:
+    :func:`~hodyn_cli.algorithms.contacts.frames.root_rotation`) where a point's force
+    (world axes) needs it, else None; ``motion`` the robot's under its free root joint
+    (:func:`~hodyn_cli.core.trajectory.free_root_motion`: that joint's six columns first)."""
     backend, data = backends.prepare(model, data)
-    R, p = backend.contact_frames(model, data, trajectory.derivatives, contacts, K)
-    assert trajectory.base is not None  # contacts hold a floating base (capabilities)
-    R0 = root_rotation(trajectory.base.R, trajectory.base.Vb, K) \
-        if any(c.kind == "point" for c in contacts) else None
+    qs = motion.derivatives
+    R, p = backend.contact_frames(model, data, qs[..., 6:], contacts, K)
+    R0 = root_rotation(qs, K) if any(c.kind == "point" for c in contacts) else None
     return R, p, R0
 
 
 def with_contacts(model: Model, trajectory: Trajectory, contacts: tuple[Contact, ...],
                   F: dict[str, np.ndarray], order: int, data: backends.Data | None = None
                   ) -> Trajectory:
-    """The trajectory with the contact wrenches F (contact name -> jets) among its external
-    wrenches (module docstring, 3.), to derivative ``order``."""
+    """The trajectory (with a floating ``base``) with the contact wrenches F (contact name ->
+    jets) among its external wrenches (module docstring, 3.), to derivative ``order``."""
     F = {name: f[:, : order + 1] for name, f in F.items()}
-    R, _, R0 = contact_frames_jets(model, trajectory, contacts, order, data)
+    motion = free_root_motion(trajectory, model.free_rooted.dof_names)
+    R, _, R0 = contact_frames_jets(model, motion, contacts, order, data)
     Fc = {c.name: in_contact_axes(R[:, i], R0, F[c.name], c.kind == "point")
           for i, c in enumerate(contacts)}
-    return _with_link_wrenches(model, trajectory, contacts, Fc, order)
+    return _with_link_wrenches(trajectory, contacts, Fc, order)
 
 
-def _with_link_wrenches(model: Model, trajectory: Trajectory, contacts: tuple[Contact, ...],
+def _with_link_wrenches(trajectory: Trajectory, contacts: tuple[Contact, ...],
                         Fc: dict[str, np.ndarray], order: int) -> Trajectory:
     """:func:`with_contacts` from the wrenches in the contacts' axes, Fc (contact name ->
     jets): the contact wrenches as external wrenches of their links (link frame, moment
@@ -174,17 +186,18 @@ def _with_link_wrenches(model: Model, trajectory: Trajectory, contacts: tuple[Co
     return replace(trajectory, wrenches=Wrenches(W_links))
 
 
-def contact_wrenches(model: Model, trajectory: Trajectory, contacts: tuple[Contact, ...],
+def contact_wrenches(model: Model, motion: Trajectory, contacts: tuple[Contact, ...],
                      active: np.ndarray, b: np.ndarray, data: backends.Data | None = None
                      ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """The distribution of ``b`` (N, K+1, 6), what the root needs from its supports (root
-    frame), over the active contacts, per phase (module docstring): contact name -> jets of
-    its ground reaction, and of the same in its frame's axes
-    (:func:`~hodyn_cli.algorithms.backends.numpy.contacts.in_contact_axes`). Each phase is the
-    backend's :meth:`contact_share`."""
+    frame: the free root joint's tau), over the active contacts, per phase (module
+    docstring): contact name -> jets of its ground reaction, and of the same in its frame's
+    axes (:func:`~hodyn_cli.algorithms.backends.numpy.contacts.in_contact_axes`); ``motion``
+    as :func:`contact_frames_jets` takes it. Each phase is the backend's
+    :meth:`contact_share`."""
     N, K = b.shape[0], b.shape[1] - 1
     backend, data = backends.prepare(model, data)
-    R, p, R0 = contact_frames_jets(model, trajectory, contacts, K, data)
+    R, p, R0 = contact_frames_jets(model, motion, contacts, K, data)
     point = np.array([c.kind == "point" for c in contacts])
     out = {c.name: np.zeros((N, K + 1, c.size)) for c in contacts}
     local = {c.name: np.zeros((N, K + 1, c.size)) for c in contacts}
@@ -193,7 +206,7 @@ def contact_wrenches(model: Model, trajectory: Trajectory, contacts: tuple[Conta
             continue
         chosen = [contacts[c] for c in on]
         Hinv = _block_diagonal([c.inverse_weights() for c in chosen])
-        rank = _rank(chosen, p[rows[:, None], on, 0], trajectory, rows)
+        rank = _rank(chosen, p[rows[:, None], on, 0], motion, rows)
         F, _, Fc = backend.contact_share(R, p, R0, point, on, rows, Hinv, b, rank)
         start = 0
         for c in chosen:

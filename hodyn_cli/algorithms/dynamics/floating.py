@@ -113,19 +113,20 @@ _CHUNK_SOLVERS = {"body-fixed": _body_fixed, "spatial": _spatial, "closed-form":
 MAX_ORDER = 4
 
 
-def check_base_motion(trajectory: Trajectory, order: int) -> None:
+def check_base_motion(trajectory: Trajectory, twists: int, what: str) -> None:
     """A one-line error unless ``trajectory.base`` (if any) has the trajectory's samples and
-    the twist derivatives torque order ``order`` needs (``base_Vb`` to order + 1 d's)."""
+    ``twists`` orders of its body twist (``base_Vb`` to ``twists - 1`` d's: torque order K
+    needs K + 2), saying ``what`` needs them."""
     base = trajectory.base
     if base is None:
         return
     if base.n_samples != trajectory.n_samples:
         raise TrajectoryError(f"the base motion has {base.n_samples} samples, the "
                               f"trajectory {trajectory.n_samples}")
-    if base.orders < order + 2:
+    if base.orders < twists:
         missing = ", ".join(f"base_{derivative_name('Vb', k)}"
-                            for k in range(base.orders, order + 2))
-        raise TrajectoryError(f"order {order} needs {missing} (not in the base motion)")
+                            for k in range(base.orders, twists))
+        raise TrajectoryError(f"{what} needs {missing} (not in the base motion)")
 
 
 def check_floating(model: Model, trajectory: Trajectory, order: int) -> Trajectory:
@@ -136,7 +137,7 @@ def check_floating(model: Model, trajectory: Trajectory, order: int) -> Trajecto
     check_inputs(model, trajectory, order, joint_models=True)
     if not 0 <= order <= MAX_ORDER:
         raise HodynError(f"the base wrench is computed for orders 0..{MAX_ORDER}, not {order}")
-    check_base_motion(trajectory, order)
+    check_base_motion(trajectory, order + 2, f"order {order}")
     return trajectory
 
 

@@ -23,6 +23,14 @@ with the inverse dynamics' derivatives evaluated at the computed qdd
 
 Coupled joints (mimic): with ``q_full = G q + o`` (:mod:`hodyn_cli.core.coupling`) the
 independent coordinates obey ``G^T M G qdd + G^T r = tau``: pass the model's ``coupling``.
+
+A floating base (a trajectory with a ``base``) is the robot under its free root joint
+(:func:`~hodyn_cli.algorithms.dynamics.floating.free_root_model`, as for the inverse
+dynamics): the same equations over ``nu = (V_0; qd)``, the joint unactuated (its torque, the
+wrench the supports exert on the root, zero: a wrench on the root link is the root's own
+external wrench), so ``nu' = (V_0'; qdd)`` comes out with the root's body-twist rate ``V_0'``
+(``base_Vbd``) first; mimic joints through ``G' = diag(I_6, G)``
+(:class:`~hodyn_cli.core.coupling.FreeRooted`).
 """
 
 from __future__ import annotations
@@ -35,11 +43,12 @@ from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy.common import CHUNK
 from hodyn_cli.algorithms.dynamics import body_fixed
 from hodyn_cli.algorithms.dynamics.common import GRAVITY, chunks
+from hodyn_cli.algorithms.dynamics.floating import check_base_motion, free_root_model
 from hodyn_cli.algorithms.dynamics.partials import torque_partials
-from hodyn_cli.core.coupling import Coupling
+from hodyn_cli.core.coupling import Coupling, FreeRooted
 from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
-from hodyn_cli.errors import TrajectoryError
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name, free_root_motion
+from hodyn_cli.errors import HodynError, TrajectoryError
 
 __all__ = ["Forward", "forward_dynamics"]
 
@@ -52,10 +61,13 @@ class Forward:
         qs: (N, K+1, m) ``qdd, qddd, ..., q^(K+2)``.
         partials: ``dqdd_dq``, ``dqdd_dqd``, ``dqdd_dtau`` (N, m, m), ``[s, i, j] = d qdd_i /
             d x_j``, when asked for (else empty).
+        root: (N, K+1, 6) ``V_0', ..., V_0^(K+1)``: a floating root's body-twist rates
+            (``base_Vbd``, ...; None: a fixed root).
     """
 
     qs: np.ndarray
     partials: dict[str, np.ndarray] = field(default_factory=dict)
+    root: np.ndarray | None = None
 
 
 def forward_dynamics(model: Model, trajectory: Trajectory, tau: np.ndarray, *, gravity=GRAVITY,
@@ -65,14 +77,19 @@ def forward_dynamics(model: Model, trajectory: Trajectory, tau: np.ndarray, *, g
     wrenches need W..W^(K)) and ``tau`` (N, K+1, m): tau and its first K derivatives in the
     coordinates of ``coupling`` (a :class:`~hodyn_cli.core.coupling.Coupling` with a
     constant G; None: the joints themselves). ``derivatives``: also ``d qdd / d (q, qd,
-    tau)``. ``data``: the backend's Data for the model (:func:`~hodyn_cli.algorithms.backends.
-    prepare`)."""
+    tau)`` (a fixed root's). ``data``: the backend's Data for the model
+    (:func:`~hodyn_cli.algorithms.backends.prepare`). A ``trajectory.base``: the root floats
+    (module docstring), its rates in :attr:`Forward.root`."""
     N = trajectory.n_samples
-    _, data = backends.prepare(model, data)
     m = model.nv if coupling is None else coupling.m
     tau = np.asarray(tau, dtype=float)
     if tau.ndim != 3 or tau.shape[0] != N or tau.shape[2] != m:
         raise TrajectoryError(f"tau: expected shape ({N}, K+1, {m}), got {tau.shape}")
+    if trajectory.base is not None:
+        if derivatives:  # (the API's capability table says so first)
+            raise HodynError("d qdd / d (q, qd, tau) are computed for a fixed root only")
+        return _floating(model, trajectory, tau, gravity, coupling, data)
+    _, data = backends.prepare(model, data)
     if trajectory.orders < 2:
         raise TrajectoryError("forward dynamics needs q and qd")
     K = tau.shape[1] - 1
@@ -90,6 +107,20 @@ def forward_dynamics(model: Model, trajectory: Trajectory, tau: np.ndarray, *, g
         for name, value in more.items():
             parts[name][sl] = value
     return Forward(qs, parts)
+
+
+def _floating(model: Model, trajectory: Trajectory, tau: np.ndarray, gravity,
+              coupling: Coupling | None, data: backends.Data | None) -> Forward:
+    """:func:`forward_dynamics` of a floating root: the robot under its free root joint, that
+    joint's torque zero."""
+    check_base_motion(trajectory, 1, "forward dynamics")  # the state: its pose and twist
+    free, free_data = free_root_model(model, data)
+    unactuated = np.zeros(tau.shape[:-1] + (6,))
+    rooted = FreeRooted(free, coupling) if coupling is not None and coupling.active else None
+    out = forward_dynamics(free, free_root_motion(trajectory, free.dof_names),
+                           np.concatenate([unactuated, tau], axis=-1), gravity=gravity,
+                           coupling=rooted, data=free_data).qs
+    return Forward(out[..., 6:], root=out[..., :6])
 
 
 def _rows(trajectory: Trajectory, sl: slice, K: int) -> Trajectory:

@@ -568,8 +568,7 @@ class Optimal:
             if best is not None and i >= reachability.TRIED:
                 break
             played = reachability.played(found, path.orders, path.joint_names,
-                                         float(path.t[0]), steps / rate,
-                                         reachability.RISE * steps / rate)
+                                         float(path.t[0]), *reachability.kernel(steps, rate))
             if played is None:
                 return False
             # (fed in pieces of the grid: the fit's work on a piece at a time)

@@ -523,7 +523,8 @@ def _averaged(x: np.ndarray, width: np.ndarray | int, odd: bool = True) -> np.nd
     return out
 
 
-#: the kernel reaches this many of the output's steps either side: the faster output of the
+#: the kernel reaches this many of the output's steps either side (steps of :data:`FLOOR` Hz
+#: on a coarser output): the faster output of the
 #: first TRIED that hodyn validate passes, or the first wider one it passes. Fewer steps
 #: leave more of a kink than validate accepts of the output's top derivatives, and the
 #: duration is not monotonic in them (the iiwa's 3 s line: 1 step 0.09 % from toppra, its
@@ -531,9 +532,31 @@ def _averaged(x: np.ndarray, width: np.ndarray | int, odd: bool = True) -> np.nd
 #: 0.76 %, 0.44 %, 1.4 %)
 STEPS = (1, 2, 4, 8)
 TRIED = 2
-#: a corner's ramp rises over this many times the kernel's reach (its cost: about half the
-#: rise on each side of the corner, :mod:`~hodyn_cli.algorithms.limits.ramps`)
-RISE = 0.25
+#: the kernel's step on an output coarser than this rate (Hz) is this rate's: its cost grows
+#: as the square of its reach (the iiwa's corner of 0.75 s legs: 0.07 % from toppra at 10 ms,
+#: 0.26 % at 20 ms, 1.74 % at the 50 ms of a 20 Hz output), and a 20 Hz sampling resolves
+#: neither reach (validate's tolerance there follows the motion's own top derivatives)
+FLOOR = 100.0
+#: a corner's ramp rises over this many seconds at every rate (its cost: about half the rise
+#: on each side of the corner, :mod:`~hodyn_cli.algorithms.limits.ramps`). A quarter of the
+#: kernel's reach (12.5 ms at 20 Hz, 2.5 ms at 100 Hz) cost 1.0-1.4 % of a 20 Hz corner and
+#: 72 ms (0.32 %) of the iiwa's zigzag of 30 corners at 100 Hz; a fixed rise keeps the
+#: ramp's q''' up to 2.19 |q''| / rise and q'''' up to 7.52 |q''| / rise^2 (|q''|: the leg's
+#: at the corner; the step's largest r_0' and |r_0''|) the same at every rate (a quarter of a
+#: 10 kHz step made them 20 and 400 times as large): on the Panda's corner 1.2e5 rad/s^3 and
+#: 8.4e8 rad/s^4, 25 and 600 times those of its legs smoothed over 10 ms
+RAMP = 5e-4
+
+
+def kernel(steps: int, rate: float) -> tuple[float, float]:
+    """(reach, rise) in seconds for an output at ``rate`` Hz: the smoothing's reach,
+    ``steps`` of the output's steps (of :data:`FLOOR`'s on a coarser output), and the
+    corners' ramp's rise (:data:`RAMP`), as :func:`played` takes them.
+
+    >>> kernel(1, 20.0), kernel(2, 1000.0)
+    ((0.01, 0.0005), (0.002, 0.0005))
+    """
+    return steps / max(rate, FLOOR), RAMP
 
 
 def _elapsed(x: BSpline, a: np.ndarray, b: np.ndarray) -> np.ndarray:

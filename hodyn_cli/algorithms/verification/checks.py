@@ -12,11 +12,11 @@ import numpy as np
 
 from hodyn_cli.algorithms.dynamics.regressor import base_wrench_rows
 from hodyn_cli.core import lie
-from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import BaseMotion, Trajectory, Wrenches, taylor
+from hodyn_cli.core.model import DOF_SUFFIXES, Model, joint_pose
+from hodyn_cli.core.trajectory import Trajectory, Wrenches, taylor
 
 __all__ = ["STENCIL", "STEP_FACTOR", "Check", "worst", "verdict", "local_motion",
-           "local_base_motion", "stencil_check", "agreement_check"]
+           "local_pose", "stencil_check", "agreement_check"]
 
 #: 8th-order central first-derivative stencil at offsets -4..4
 STENCIL = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0.0, 4 / 5, -1 / 5, 4 / 105, -1 / 280])
@@ -54,46 +54,74 @@ def verdict(max_rel: float | None, tol: float) -> str:
     """pass within the tolerance, else fail (also without a measure)."""
     return "pass" if max_rel is not None and max_rel <= tol else "fail"
 
-def local_motion(center: Trajectory, h: float) -> Trajectory:
+def local_motion(center: Trajectory, h: float, model: Model | None = None) -> Trajectory:
     """The Taylor motion of each checked sample at the 17 offsets ``-8 h .. 8 h``: one
-    trajectory of M * 17 samples (sample-major), wrenches and a floating base likewise
-    (:func:`local_base_motion`)."""
+    trajectory of M * 17 samples (sample-major), wrenches likewise. A 1-DOF joint's q the
+    Taylor polynomial of its derivatives; a multi-DOF joint of ``model`` (ball, planar,
+    free: its rows k >= 1 are the derivatives of its velocity coordinates ``nu``, not of
+    its configuration) moves on its group: ``nu`` the Taylor polynomial of the sample's
+    rows, the configuration that of the pose ``nu`` turns and moves
+    (:func:`local_configuration`)."""
     offsets = np.arange(-8, 9) * h
-    qs = taylor(center.derivatives, offsets)                      # (M, 17, D, n)
+    qs = taylor(center.derivatives, offsets)                      # (M, 17, D, nv)
     M, S = qs.shape[:2]
+    if model is not None and model.multi_dof:
+        o = model.dof_offsets
+        for i, kind in enumerate(model.joint_types):
+            if kind in DOF_SUFFIXES:
+                cols = slice(o[i], o[i + 1])
+                qs[:, :, 0, cols] = local_configuration(model, i, center.derivatives[..., cols],
+                                                        offsets)
     W = None
     if center.wrenches is not None:
         W = Wrenches({k: taylor(v, offsets).reshape(M * S, *v.shape[1:])
                       for k, v in center.wrenches.W.items()})
-    base = None if center.base is None else local_base_motion(center.base, offsets)
     flags = None if center.series is None else {  # each sample's active contacts held
         k: np.repeat(v, S) for k, v in center.series.items() if v.ndim == 1}
-    return Trajectory(center.joint_names, qs.reshape(M * S, *qs.shape[2:]), None, W, flags or None,
-                      base=base)
+    return Trajectory(center.joint_names, qs.reshape(M * S, *qs.shape[2:]), None, W,
+                      flags or None)
 
 
-#: terms of the rotation's Taylor series along the local motion: |omega| |offset| <= ~0.1
+#: terms of the pose's Taylor series along the local motion: |omega| |offset| <= ~0.1
 #: there (the step is 0.01 / omega), so the remainder is below 0.1^25 / 25!
 ROTATION_TERMS = 25
 
 
-def local_base_motion(base: BaseMotion, offsets: np.ndarray) -> BaseMotion:
-    """A floating root's local Taylor motion (M * S samples, sample-major): its body twist
-    the Taylor polynomial of the sample's ``Vb..`` (its derivatives there too), its
-    orientation the rotation that twist turns, ``R' = R skew(omega)``, as the Taylor series
-    ``R^(k+1) = sum_j C(k, j) R^(k-j) skew(omega^(j))`` (omega's derivatives beyond the
-    given ones are 0: its Taylor polynomial's); the position, which no torque depends on,
-    likewise with ``p' = R v`` to first order only (it is not checked along the motion)."""
-    M, S = base.n_samples, len(offsets)
-    Vb = taylor(base.Vb, offsets).reshape(M * S, *base.Vb.shape[1:])
-    W = [lie.skew(base.Vb[:, j, :3]) for j in range(base.orders)]
-    Rk = [base.R]                                   # R^(k) at the sample, (M, 3, 3)
+def local_pose(R: np.ndarray, p: np.ndarray, V: np.ndarray, offsets: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The pose ``(R, p)`` (M, S, 3, 3), (M, S, 3) at ``offsets`` (S,) from the poses R (M, 3,
+    3), p (M, 3) moving with the body twist ``V = (omega; v)`` whose derivatives at the
+    sample are V (M, K, 6) (its Taylor polynomial: the higher ones 0): ``R' = R
+    skew(omega)``, ``p' = R v``, as the Taylor series ``R^(k+1) = sum_j C(k, j) R^(k-j)
+    skew(omega^(j))``, ``p^(k+1) = sum_j C(k, j) R^(k-j) v^(j)`` (Leibniz)."""
+    W = [lie.skew(V[:, j, :3]) for j in range(V.shape[1])]
+    Rk, pk = [R], [p]                           # R^(k), p^(k) at the sample
     for k in range(ROTATION_TERMS - 1):
-        Rk.append(sum(comb(k, j) * (Rk[k - j] @ W[j]) for j in range(min(k + 1, len(W)))))
-    R = taylor(np.stack(Rk, axis=1), offsets)[:, :, 0].reshape(M * S, 3, 3)
-    pd = np.einsum("nij,nj->ni", base.R, base.Vb[:, 0, 3:])
-    p = (base.p[:, None] + offsets[None, :, None] * pd[:, None]).reshape(M * S, 3)
-    return BaseMotion(R, p, Vb)
+        js = range(min(k + 1, len(W)))
+        Rk.append(sum(comb(k, j) * (Rk[k - j] @ W[j]) for j in js))
+        pk.append(sum(comb(k, j) * np.einsum("nij,nj->ni", Rk[k - j], V[:, j, 3:]) for j in js))
+    return (taylor(np.stack(Rk, axis=1), offsets)[:, :, 0],
+            taylor(np.stack(pk, axis=1), offsets)[:, :, 0])
+
+
+def local_configuration(model: Model, i: int, c: np.ndarray, offsets: np.ndarray
+                        ) -> np.ndarray:
+    """Multi-DOF joint i's configuration coordinates (M, S, nv_i) at ``offsets`` (S,) along
+    the local motion of its rows c (M, D, nv_i) (row 0 its configuration, rows k >= 1
+    ``nu^(k-1)``, docs/conventions.md): the pose :func:`local_pose` gives with the twist
+    ``V = S_i nu``, read back in its coordinates: a ball joint's ``log R``, a free joint's
+    ``(log R; p)``, a planar joint's ``(u . p, (n x u) . p, theta)`` (R = exp(theta
+    skew(n)): theta the sample's plus ``n . log(R_0^T R)``, the angle turned since)."""
+    kind, X = model.joint_types[i], model.X[i]
+    R0, p0 = joint_pose(kind, X, c[:, 0])
+    R, p = local_pose(R0, p0, c[:, 1:] @ model.subspaces[i].T, offsets)
+    if kind == "planar":
+        n, u = X[:3], X[3:]
+        turned = lie.rotation_log(np.swapaxes(R0, 1, 2)[:, None] @ R) @ n
+        return np.stack([p @ u, p @ np.cross(n, u), c[:, None, 0, 2] + turned], axis=-1)
+    r = lie.rotation_log(R)
+    return r if kind == "spherical" else np.concatenate([r, p], axis=-1)
+
 
 def stencil_check(group: str, name: str, prev: str, f: np.ndarray, analytic: np.ndarray,
                   h: float, rtol: float, model: Model, idx, t, method: str | None = None,

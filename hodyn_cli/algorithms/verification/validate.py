@@ -48,12 +48,20 @@
    the closure, the actuated torques, constraint forces and passive joints' derivatives by
    finite differences along the actuated joints' local motion, the virtual power.
 
-A floating base (chunks with a ``base``, docs/floating.md): the torque checks 1-3 cover the
-base wrench too (6 more columns ``W_<root>_mx .. _fz`` next to the joints'); the local Taylor
-motion of 1 moves the root with the Taylor polynomial of its body twist and the rotation that
-twist turns, ``R' = R skew(omega)``, as its Taylor series (exact to rounding: ``|omega| h`` is
-~0.01); check 4 adds the root's twist derivatives against time differences, ``R' = R
-skew(omega)`` and ``p' = R v``; check 5 takes the 6 + n matrices. No simulation (6) yet.
+Multi-DOF joints (ball, planar, free: docs/conventions.md; their rows k >= 1 are the
+derivatives of the velocity coordinates ``nu``, not of the configuration): the local Taylor
+motion of 1 moves each on its group, ``nu`` the Taylor polynomial of the sample's rows and
+the pose the one their twist ``S nu`` turns and moves, ``R' = R skew(omega)``, ``p' = R v``,
+as Taylor series (exact to rounding: ``|omega| h`` is ~0.01;
+:func:`~hodyn_cli.algorithms.verification.checks.local_motion`); check 4 takes ``nu``'s rows
+against time differences and the pose against ``nu`` (:class:`PoseConsistency`); check 5
+the nv x nv matrices. No simulation (6) yet.
+
+A floating base (chunks with a ``base``, docs/floating.md) is the robot under its free root
+joint (:func:`~hodyn_cli.core.trajectory.free_root_motion`), checked as any multi-DOF joint
+(its checks named by the base's columns, ``base_Vb``, ``base_R``, ``base_p``); the torque
+checks 1-3 take the base wrench, minus the free joint's torque, as 6 more columns ``W_<root>_mx
+.. _fz`` after the joints'.
 
 A floating base on contacts (``contacts``, docs/contacts.md; the chunks' ``series`` carry the
 flags ``contact_<name>``): the torque checks 1-3 are on the torques with the contacts, the base
@@ -78,7 +86,6 @@ from itertools import combinations
 import numpy as np
 
 from hodyn_cli.algorithms.contacts.dynamics import on_contacts
-from hodyn_cli.algorithms.dynamics import floating
 from hodyn_cli.algorithms.dynamics.closed_form import matrices
 from hodyn_cli.algorithms.dynamics.methods import GRAVITY, METHODS
 from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics as fixed_base_dynamics
@@ -96,14 +103,14 @@ from hodyn_cli.algorithms.verification.checks import (
 from hodyn_cli.algorithms.verification.simulate import WINDOWS
 from hodyn_cli.algorithms.verification.simulation import SIM_WINDOW, Replay, Windows, given_torques
 from hodyn_cli.core import lie
-from hodyn_cli.core.model import Model
+from hodyn_cli.core.model import DOF_SUFFIXES, Model, joint_pose
 from hodyn_cli.core.trajectory import (
-    BaseMotion,
     Trajectory,
     Wrenches,
     check_results,
     derivative_name,
     free_body,
+    free_root_motion,
 )
 from hodyn_cli.errors import HodynError, TrajectoryError
 from hodyn_cli.modeling.contacts import Contact
@@ -235,39 +242,42 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
     for m in methods:
         if m not in METHODS:
             raise HodynError(f"unknown method '{m}' (choose from {', '.join(METHODS)})")
-    simulation = None if not simulate else Replay(model, gravity) if torques else \
-        Simulation(model, methods[0], gravity)
-    scan = Scan(model, samples, simulation, torques)
+    robot = model
+    simulation = None if not simulate else Replay(robot, gravity) if torques else \
+        Simulation(robot, methods[0], gravity)
+    scan: Scan | None = None
     for chunk in [trajectory] if isinstance(trajectory, Trajectory) else trajectory:
         chunk = free_body(chunk)  # no joint (a single free body): the root bounds the orders
         if chunk.orders < 4:
             raise HodynError("validation needs at least q, qd, qdd, qddd (to check taud)",
                              source)
+        if chunk.base is not None:  # the root's twist to order + 2 d's, and at least taud
+            if chunk.base.orders < 3:
+                raise HodynError("validation of a floating base needs base_Vb, base_Vbd, "
+                                 "base_Vbdd (to check taud)", source)
+            chunk = free_root_motion(chunk, robot.free_rooted.dof_names)
+            if scan is None:  # a floating base: the robot under its free root joint
+                model = robot.free_rooted
+        if scan is None:
+            scan = Scan(model, samples, simulation, torques, floating=model is not robot)
         scan.add(chunk)
-    if not scan.N:
+    if scan is None or not scan.N:
         raise HodynError("no samples to validate", source)
+    floating = scan.floating
     order = min(scan.D - 3, 2)
-    if scan.base is not None:  # the root's twist to order + 2 d's, and at least taud
-        if scan.base.B < 3:
-            raise HodynError("validation of a floating base needs base_Vb, base_Vbd, base_Vbdd "
-                             "(to check taud)", source)
-        order = min(order, scan.base.B - 2)
-    if contacts and scan.base is None:
+    if contacts and not floating:
         raise HodynError("contacts carry a floating base: give the root's motion "
                          "(--floating-base)", source)
     picked = scan.picked()
     center, idx = picked.at(picked.centres), picked.index[picked.centres]
-    names = column_names(model, contacts) if contacts else None
-    h = _step(center.derivatives if center.base is None else
-              np.concatenate([center.derivatives[:, : order + 2], center.base.Vb[:, : order + 2]],
-                             axis=2))
-    report = Report(model.name, model.source_sha256, source, scan.N, idx.tolist(), order,
+    names = column_names(robot, floating, contacts)
+    h = _step(center.derivatives)
+    report = Report(robot.name, robot.source_sha256, source, scan.N, idx.tolist(), order,
                     list(methods), h, tolerances)
     report.series["t"] = center.t
-    report.series["joint_names"] = list(model.joint_names) + (
-        [] if center.base is None else list(base_wrench_rows(model))) if names is None else names
+    report.series["joint_names"] = names
     results = {m: inverse_dynamics(model, center, method=m, order=order, gravity=gravity,
-                                   contacts=contacts) for m in methods}
+                                   contacts=contacts, floating=floating) for m in methods}
     try:  # torques that overflow are the input's fault, as for hodyn compute: an error
         check_results(results, center)
     except TrajectoryError as e:
@@ -276,7 +286,7 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
         for _ in range(4):  # shrink the step while the estimated error is not well below tol
             fd = finite_difference_checks(model, center, m, order, h, results[m], gravity,
                                           tolerances.fd, report.series, idx, center.t,
-                                          contacts, names)
+                                          contacts, names, floating)
             if all((c.expected or 0.0) <= tolerances.fd / 10 for c in fd) or h < 1e-6:
                 break
             h /= 4
@@ -288,7 +298,7 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
                                        idx, methods[0])
     if contacts:
         report.checks += contact_checks(model, center, contacts, gravity, tolerances.cross, idx)
-    if drives is not None:
+    if drives is not None:  # (a fixed base: the API refuses a floating one)
         from hodyn_cli.algorithms.verification.validate_drives import drive_checks
 
         report.checks += drive_checks(model, center, drives, drive_model, order, report.step,
@@ -303,7 +313,8 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
     if center.t is not None:
         report.checks += sampled_difference_checks(model, picked, methods[0], order, gravity,
                                                    tolerances.sampled, report.series,
-                                                   scan.q.frequency(), contacts, names)
+                                                   scan.frequency(), contacts, names,
+                                                   floating)
         for c in scan.consistency_checks(tolerances.data):
             if c.name.split(" ")[0] in estimated and c.status == "pass":
                 c.status = "estimated"
@@ -315,7 +326,8 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
                                    detail="the trajectory has no t column"))
     report.checks += [Check("input", text, "warn") for text in warnings]
     report.checks += scan.limits.checks()
-    report.checks += model_checks(model, center, tolerances.structure, gravity, idx, center.t)
+    report.checks += model_checks(model, center, tolerances.structure, gravity, idx, center.t,
+                                  names, floating)
     if scan.simulation is not None:
         report.checks += scan.simulation.checks(tolerances.simulation, report.series)
     return report
@@ -330,19 +342,17 @@ class Picked:
     checked samples (``centres``: positions in the kept rows; their neighbours are kept
     too)."""
 
-    def __init__(self, index, derivatives, t, wrenches, centres, joint_names, base=None,
-                 series=None):
+    def __init__(self, index, derivatives, t, wrenches, centres, joint_names, series=None):
         self.index, self.derivatives, self.t, self.wrenches = index, derivatives, t, wrenches
-        self.centres, self.joint_names, self.base = centres, joint_names, base
+        self.centres, self.joint_names = centres, joint_names
         self.series = series  # contact_<name> -> (rows,), tau.. -> (rows, m); or None
 
     def at(self, rows: np.ndarray) -> Trajectory:
         W = None if self.wrenches is None else Wrenches({k: v[rows]
                                                          for k, v in self.wrenches.items()})
-        base = None if self.base is None else BaseMotion(*(a[rows] for a in self.base))
         series = None if self.series is None else {k: v[rows] for k, v in self.series.items()}
         return Trajectory(self.joint_names, self.derivatives[rows],
-                          None if self.t is None else self.t[rows], W, series, base=base)
+                          None if self.t is None else self.t[rows], W, series)
 
 
 class Sampler:
@@ -359,12 +369,9 @@ class Sampler:
         index = np.arange(start, start + chunk.n_samples)
         keep = self._near(index)
         W = None if chunk.wrenches is None else {k: v[keep] for k, v in chunk.wrenches.W.items()}
-        b = chunk.base
         series = {k: v[keep] for k, v in (chunk.series or {}).items()}
         self.parts.append((index[keep], chunk.derivatives[keep],
-                           None if chunk.t is None else chunk.t[keep], W,
-                           None if b is None else (b.R[keep], b.p[keep], b.Vb[keep]),
-                           series or None))
+                           None if chunk.t is None else chunk.t[keep], W, series or None))
         while self.samples and self._count() > 2 * self.samples:
             self.stride *= 2  # the same final stride however the stream is cut into chunks
             self.parts = [self._filter(p) for p in self._merged()]
@@ -382,61 +389,75 @@ class Sampler:
         t = None if self.parts[0][2] is None else np.concatenate([p[2] for p in self.parts])
         W = None if self.parts[0][3] is None else {
             k: np.concatenate([p[3][k] for p in self.parts]) for k in self.parts[0][3]}
-        base = None if self.parts[0][4] is None else tuple(
-            np.concatenate([p[4][a] for p in self.parts]) for a in range(3))
-        series = None if self.parts[0][5] is None else {
-            k: np.concatenate([p[5][k] for p in self.parts]) for k in self.parts[0][5]}
-        return [(index, d, t, W, base, series)]
+        series = None if self.parts[0][4] is None else {
+            k: np.concatenate([p[4][k] for p in self.parts]) for k in self.parts[0][4]}
+        return [(index, d, t, W, series)]
 
     def _filter(self, part: tuple) -> tuple:
-        index, d, t, W, base, series = part
+        index, d, t, W, series = part
         keep = self._near(index)
         return (index[keep], d[keep], None if t is None else t[keep],
                 None if W is None else {k: v[keep] for k, v in W.items()},
-                None if base is None else tuple(a[keep] for a in base),
                 None if series is None else {k: v[keep] for k, v in series.items()})
 
     def picked(self, N: int, joint_names) -> Picked:
-        index, d, t, W, base, series = self._merged()[0]
+        index, d, t, W, series = self._merged()[0]
         multiples = np.flatnonzero(index % self.stride == 0)
         if self.samples and self.samples < len(multiples):
             multiples = np.unique(multiples[np.linspace(0, len(multiples) - 1,
                                                         self.samples).round().astype(int)])
-        return Picked(index, d, t, W, multiples, joint_names, base, series)
+        return Picked(index, d, t, W, multiples, joint_names, series)
 
 
 class Scan:
     """Everything :func:`validate` needs from the whole trajectory, gathered chunk by chunk:
-    the checked samples (:class:`Sampler`), the data-consistency statistics of q and of the
-    wrenches (:class:`Consistency`), the joint-limit margins (:class:`Limits`), the windows
-    of the simulation (check 6, ``simulation``). ``torques``: the chunks carry given
-    torques."""
+    the checked samples (:class:`Sampler`), the data-consistency statistics of q (its
+    1-DOF joints'), of the multi-DOF joints' velocity coordinates and poses
+    (:class:`PoseConsistency`) and of the wrenches (:class:`Consistency`), the joint-limit
+    margins (:class:`Limits`), the windows of the simulation (check 6, ``simulation``).
+    ``torques``: the chunks carry given torques. ``floating``: ``model`` is a robot under its
+    free root joint, its floating base (the root's checks named by the base's columns,
+    ``base_Vb``, ``base_R``, ``base_p``)."""
 
     def __init__(self, model: Model, samples: int | None, simulation: Windows | None = None,
-                 torques: bool = False):
+                 torques: bool = False, floating: bool = False):
         self.model, self.N, self.D = model, 0, 0
-        self.simulation, self.torques = simulation, torques
+        self.simulation, self.torques, self.floating = simulation, torques, floating
         self.sampler = Sampler(samples)
-        self.q = Consistency("q", [f"_{j}" for j in model.joint_names],
-                             np.array([t == "continuous" for t in model.joint_types]))
+        multi = [i for i, kind in enumerate(model.joint_types) if kind in DOF_SUFFIXES]
+        one = [i for i in range(model.n) if i not in multi]
+        self.q_columns = model.dof_offsets[one] if multi else slice(None)
+        self.q = Consistency("q", [f"_{model.joint_names[i]}" for i in one],
+                             np.array([model.joint_types[i] == "continuous" for i in one]))
+        self.poses = [PoseConsistency(model, i, floating and i == 0) for i in multi]
+        # the velocity coordinates' rows (a vector each): the floating root's, the others'
+        self.rates: list[tuple[Consistency, np.ndarray]] = []
+        if floating:
+            self.rates.append((Consistency("base_Vb", [f"_{d[-2:]}" for d in
+                                                       model.dof_names[:6]]), np.arange(6)))
+        rest = np.concatenate([np.arange(model.dof_offsets[i], model.dof_offsets[i + 1])
+                               for i in multi if i or not floating] or [np.zeros(0, int)])
+        if rest.size:
+            self.rates.append((Consistency("qd", [f"_{model.dof_names[j]}" for j in rest],
+                                           note=" (multi-DOF joints)"),
+                               rest))
         self.wrenches: dict[str, Consistency] = {}
         self.limits = Limits(model)
-        self.base: BaseConsistency | None = None
 
     def add(self, chunk: Trajectory) -> None:
         self.D = chunk.orders if not self.N else min(self.D, chunk.orders)
         if self.torques and "tau" not in (chunk.series or {}):
             raise HodynError("a chunk without the given torques (series 'tau')")
-        if chunk.base is not None:
-            if self.base is None:  # (a floating base's simulation, torques: refused by the API)
-                self.base = BaseConsistency()
-            self.base.add(chunk.base, chunk.t, self.N)
         self.sampler.add(chunk, self.N)
         self.limits.add(chunk.derivatives[:, 0], chunk.t, self.N)
         if self.simulation is not None:
             self.simulation.add(chunk, self.N)
         if chunk.t is not None:
-            self.q.add(chunk.derivatives, chunk.t, self.N)
+            self.q.add(chunk.derivatives[..., self.q_columns], chunk.t, self.N)
+            for rates, columns in self.rates:
+                rates.add(chunk.derivatives[:, 1:, columns], chunk.t, self.N)
+            for pose in self.poses:
+                pose.add(chunk.derivatives, chunk.t, self.N)
             for link, W in (chunk.wrenches.W.items() if chunk.wrenches is not None else ()):
                 self.wrenches.setdefault(link, Consistency(
                     "W", [f"_{link}_{c}" for c in ("mx", "my", "mz", "fx", "fy", "fz")])
@@ -444,48 +465,61 @@ class Scan:
         self.N += chunk.n_samples
 
     def picked(self) -> Picked:
-        return self.sampler.picked(self.N, self.model.joint_names)
+        return self.sampler.picked(self.N, self.model.dof_names)
+
+    def frequency(self) -> float:
+        """The data's fastest time scale: the 1-DOF joints' and the velocity coordinates'."""
+        return max([self.q.frequency()] + [rates.frequency() for rates, _ in self.rates])
 
     def consistency_checks(self, rtol: float) -> list[Check]:
-        """q^(k) vs trapezoid-rule differences of q^(k-1) for every joint and order, and the
-        same for the derivatives of every external wrench."""
+        """q^(k) vs trapezoid-rule differences of q^(k-1) for every 1-DOF joint and order, the
+        same for the velocity coordinates of the multi-DOF joints and their poses
+        (:class:`PoseConsistency`, on the rates' time scale), and for the derivatives of every
+        external wrench."""
         checks = self.q.checks(rtol)
+        for rates, _ in self.rates:
+            checks += rates.checks(rtol)
+        omega = max((rates.frequency() for rates, _ in self.rates), default=0.0)
+        for pose in self.poses:
+            checks += pose.checks(rtol, omega)
         for c in self.wrenches.values():
             checks += c.checks(rtol)
-        if self.base is not None:
-            checks += self.base.checks(rtol)
         return checks
 
 
-class BaseConsistency:
-    """A floating root's motion chunk by chunk (check 4): its twist derivatives against time
-    differences of the order below, and the pose against the twist, ``R' = R skew(omega)``,
-    ``p' = R v`` (each a :class:`Consistency` of the pair (x, x'))."""
+class PoseConsistency:
+    """A multi-DOF joint's pose ``J = (R, p)`` chunk by chunk (check 4; docs/conventions.md)
+    against its velocity coordinates: ``R' = R skew(omega)``, ``p' = R v`` with ``(omega; v)
+    = S nu`` (each a :class:`Consistency` of the pair (x, x'); a ball joint has no p). Named
+    ``<joint>_R_11 ..``, ``<joint>_p_x ..``; a floating base's (``root``: the free root
+    joint) ``base_R_..``, ``base_p_..``, its file's columns."""
 
-    def __init__(self):
-        self.B = 0  # twist derivative orders present in every chunk
-        self.twist = Consistency("base_Vb", [f"_{c}" for c in ("wx", "wy", "wz", "vx", "vy", "vz")])
-        self.R = Consistency("base_R", [f"_{i}{j}" for i in "123" for j in "123"])
-        self.p = Consistency("base_p", ["_x", "_y", "_z"])
+    def __init__(self, model: Model, i: int, root: bool = False):
+        self.kind, self.X, self.S = model.joint_types[i], model.X[i], model.subspaces[i]
+        self.cols = slice(model.dof_offsets[i], model.dof_offsets[i + 1])
+        prefix = "base" if root else model.joint_names[i]
+        self.R = Consistency(f"{prefix}_R", [f"_{i}{j}" for i in "123" for j in "123"])
+        self.p = None if self.kind == "spherical" else \
+            Consistency(f"{prefix}_p", ["_x", "_y", "_z"])
+        self.speed = 0.0  # the largest |omega|
 
-    def add(self, base: BaseMotion, t: np.ndarray | None, start: int) -> None:
-        self.B = base.orders if not self.B else min(self.B, base.orders)
-        if t is None:
-            return
-        Vb, N = base.Vb, base.n_samples
-        self.twist.add(Vb, t, start)
-        Rd = base.R @ lie.skew(Vb[:, 0, :3])
-        self.R.add(np.stack([base.R.reshape(N, 9), Rd.reshape(N, 9)], axis=1), t, start)
-        pd = np.einsum("nij,nj->ni", base.R, Vb[:, 0, 3:])
-        self.p.add(np.stack([base.p, pd], axis=1), t, start)
+    def add(self, derivatives: np.ndarray, t: np.ndarray, start: int) -> None:
+        c = derivatives[:, :2, self.cols]
+        N = len(c)
+        R, p = joint_pose(self.kind, self.X, c[:, 0])
+        V = c[:, 1] @ self.S.T
+        self.speed = max(self.speed, float(np.abs(V[:, :3]).max(initial=0.0)))
+        Rd = R @ lie.skew(V[:, :3])
+        self.R.add(np.stack([R.reshape(N, 9), Rd.reshape(N, 9)], axis=1), t, start)
+        if self.p is not None:
+            pd = np.einsum("nij,nj->ni", R, V[:, 3:])
+            self.p.add(np.stack([p, pd], axis=1), t, start)
 
-    def checks(self, rtol: float) -> list[Check]:
-        """The pose's error estimates take the twist's time scale: its fastest rate ratio or
-        the largest angular speed (``|R''| <= |omega|^2 + |omega'|``)."""
-        mags = self.twist.mags
-        omega = 0.0 if mags is None else max(self.twist.frequency(), float(mags[0, :3].max()))
-        return (self.twist.checks(rtol) + self.R.checks(rtol, omega)
-                + self.p.checks(rtol, omega))
+    def checks(self, rtol: float, omega: float) -> list[Check]:
+        """The error estimates take the rates' time scale ``omega`` or the largest angular
+        speed, the larger (``|R''| <= |omega|^2 + |omega'|``)."""
+        omega = max(omega, self.speed)
+        return self.R.checks(rtol, omega) + (self.p.checks(rtol, omega) if self.p else [])
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -497,26 +531,30 @@ def _step(qs: np.ndarray) -> float:
     return float(np.clip(STEP_FACTOR / omega, 1e-5, 1.0)) if omega > 0 else 0.01
 
 
-def column_names(model: Model, contacts: tuple[Contact, ...]) -> list[str]:
-    """The columns of :func:`inverse_dynamics` on contacts: the joints, the base wrench left
-    over, each contact's wrench components."""
-    return (list(model.joint_names) + list(base_wrench_rows(model))
+def column_names(robot: Model, floating: bool = False, contacts: tuple[Contact, ...] = ()
+                 ) -> list[str]:
+    """The columns of :func:`inverse_dynamics`: the robot's velocity coordinates; with a
+    floating base its base wrench (left over, on contacts), each contact's wrench
+    components."""
+    return (list(robot.dof_names) + (list(base_wrench_rows(robot)) if floating else [])
             + [f"{c.prefix}_{c.name}_{x}" for c in contacts for x in c.components])
 
 
 def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str, order: int,
-                     gravity, contacts: tuple[Contact, ...] = ()) -> np.ndarray:
-    """tau^(k) (N, order+1, n), and for a floating base the base wrench's 6 columns after the
-    joints' (N, order+1, n+6): what the torque checks compare. On ``contacts``: the torques
-    with them, the base wrench left over, the contact wrenches (:func:`column_names`)."""
+                     gravity, contacts: tuple[Contact, ...] = (), floating: bool = False
+                     ) -> np.ndarray:
+    """tau^(k) (N, order+1, nv): what the torque checks compare. ``floating``: ``model`` is a
+    robot under its free root joint, its floating base: the joints' columns, then the base
+    wrench's 6, ``W = -F_0`` (minus the free joint's: docs/floating.md). On ``contacts``:
+    the torques with them, the base wrench left over, the contact wrenches
+    (:func:`column_names`)."""
     if contacts:
         r = on_contacts(model, trajectory, contacts, method=method, order=order,
                         gravity=gravity)
         return np.concatenate([r.tau, r.W, *(r.wrenches[c.name] for c in contacts)], axis=2)
-    if trajectory.base is None:
-        return fixed_base_dynamics(model, trajectory, method=method, order=order, gravity=gravity)
-    return np.concatenate(floating.inverse_dynamics(model, trajectory, method=method,
-                                                    order=order, gravity=gravity), axis=2)
+    tau = fixed_base_dynamics(model, trajectory, method=method, order=order, gravity=gravity)
+    return np.concatenate([tau[..., 6:], np.negative(tau[..., :6])], axis=2) if floating \
+        else tau
 
 
 # -- 1. finite differences along the local Taylor motion -------------------------------------
@@ -524,11 +562,14 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str, order
 
 def finite_difference_checks(model, center: Trajectory, method: str, order: int, h: float,
                              analytic: np.ndarray, gravity, rtol: float, series: dict, idx, t,
-                             contacts: tuple[Contact, ...] = (), names=None) -> list[Check]:
-    """Analytic tau^(k) vs the 8th-order stencil of tau^(k-1) along the Taylor motion."""
-    local = local_motion(center, h)
+                             contacts: tuple[Contact, ...] = (), names=None,
+                             floating: bool = False) -> list[Check]:
+    """Analytic tau^(k) vs the 8th-order stencil of tau^(k-1) along the Taylor motion (of
+    multi-DOF joints on their groups: :func:`~hodyn_cli.algorithms.verification.checks.
+    local_motion`)."""
+    local = local_motion(center, h, model)
     tau = inverse_dynamics(model, local, method=method, order=order - 1, gravity=gravity,
-                           contacts=contacts)
+                           contacts=contacts, floating=floating)
     tau = tau.reshape(center.n_samples, 17, order, -1)
     checks = []
     for k in range(1, order + 1):
@@ -546,7 +587,8 @@ def finite_difference_checks(model, center: Trajectory, method: str, order: int,
 
 def sampled_difference_checks(model, picked: Picked, method: str, order: int, gravity,
                               rtol: float, series: dict, omega: float,
-                              contacts: tuple[Contact, ...] = (), names=None) -> list[Check]:
+                              contacts: tuple[Contact, ...] = (), names=None,
+                              floating: bool = False) -> list[Check]:
     """tau^(k) vs central differences of tau^(k-1) over the file's samples (warn only), at
     the checked samples that have both neighbours; ``omega``: the data's fastest time scale."""
     c = picked.centres
@@ -557,7 +599,8 @@ def sampled_difference_checks(model, picked: Picked, method: str, order: int, gr
         return [Check("sampled differences", "output vs time differences", "skip",
                       detail="needs samples with neighbours on both sides")]
     res = inverse_dynamics(model, picked.at(np.concatenate([inner - 1, inner, inner + 1])),
-                           method=method, order=order, gravity=gravity, contacts=contacts)
+                           method=method, order=order, gravity=gravity, contacts=contacts,
+                           floating=floating)
     prev, mid, nxt = np.split(res, 3)
     tm, t0, tp = picked.t[inner - 1], picked.t[inner], picked.t[inner + 1]
     checks = []
@@ -654,13 +697,14 @@ def _sign_hint(given: np.ndarray, ours: np.ndarray) -> str:
 def contact_checks(model: Model, center: Trajectory, contacts: tuple[Contact, ...], gravity,
                    rtol: float, idx) -> list[Check]:
     """On contacts (module docstring): nothing left on the base where the active contacts can
-    take any wrench, the couple left where they cannot, the active contacts at rest."""
+    take any wrench, the couple left where they cannot, the active contacts at rest;
+    ``model`` the robot under its free root joint, ``center`` its motion."""
     from hodyn_cli.algorithms.contacts.jacobians import contact_jacobian
 
     r = on_contacts(model, center, contacts, order=0, gravity=gravity)
-    _, W0 = floating.inverse_dynamics(model, center, order=0, gravity=gravity)
+    F0 = fixed_base_dynamics(model, center, order=0, gravity=gravity)[:, 0, :6]   # -W
     left = np.abs(r.W[:, 0]).max(axis=1)
-    scale = max(float(np.abs(W0[:, 0]).max()), 1e-300)
+    scale = max(float(np.abs(F0).max()), 1e-300)
     points = [c.kind == "point" for c in contacts]
     some_points = r.active & np.array(points)
     full = (r.active & ~np.array(points)).any(axis=1) | (some_points.sum(axis=1) >= 3)
@@ -679,8 +723,7 @@ def contact_checks(model: Model, center: Trajectory, contacts: tuple[Contact, ..
         if status == "warn" and c.status == "warn":
             c.detail = "the motion does not fit its contacts there (a moment they cannot take)"
         checks.append(c)
-    assert center.base is not None  # contacts hold a floating base (capabilities)
-    nu = np.concatenate([center.base.Vb[:, 0], center.derivatives[:, 1]], axis=1)
+    nu = center.derivatives[:, 1]   # (V_0; qd): the free root joint's velocity first
     speed = np.zeros((center.n_samples, len(contacts)))
     for i, contact in enumerate(contacts):
         J = contact_jacobian(model, center, contact, 0)[:, 0]
@@ -703,9 +746,10 @@ class Consistency(Differences):
     """:class:`~hodyn_cli.algorithms.motion.differences.Differences` of the columns of a
     file (``base``: their series, ``columns``: their suffixes), as checks."""
 
-    def __init__(self, base: str, columns: list[str], wrap: np.ndarray | None = None):
+    def __init__(self, base: str, columns: list[str], wrap: np.ndarray | None = None,
+                 note: str = ""):
         super().__init__(wrap)
-        self.base, self.columns = base, columns
+        self.base, self.columns, self.note = base, columns, note
 
     def label(self, j: int) -> str:
         """Where the worst error is: a joint by its name, other columns by their own
@@ -720,7 +764,8 @@ class Consistency(Differences):
             assert self.err is not None
             j = int(np.argmax(rel))
             name, prev = derivative_name(self.base, k), derivative_name(self.base, k - 1)
-            c = Check("data consistency", f"{name} vs time differences of {prev}", "pass",
+            c = Check("data consistency", f"{name} vs time differences of {prev}{self.note}",
+                      "pass",
                       float(self.err[k - 1].max()), float(rel[j]), tol, expected,
                       worst_joint=self.label(j), worst_sample=int(self.at[k - 1, j]),
                       worst_time=float(self.when[k - 1, j]))
@@ -763,6 +808,8 @@ class Limits:
 
     def add(self, q: np.ndarray, t, start: int) -> None:
         lo, hi = self.model.limits[:, 0], self.model.limits[:, 1]
+        if self.model.multi_dof:  # each joint's first column: a multi-DOF joint's has no limits
+            q = q[:, self.model.dof_offsets[:-1]]
         over = np.maximum(q - hi, lo - q)                              # > 0 outside
         if not over.size:  # no joint (a single free body) or no sample
             return
@@ -798,20 +845,21 @@ class Limits:
 # -- 5. model sanity -------------------------------------------------------------------------
 
 
-def model_checks(model: Model, center: Trajectory, rtol: float, gravity, idx, t) -> list[Check]:
+def model_checks(model: Model, center: Trajectory, rtol: float, gravity, idx, t,
+                 names: list[str] | None = None, floating: bool = False) -> list[Check]:
+    """M symmetric positive definite and ``M' = Cbar + Cbar^T`` at the checked samples;
+    ``names``: :func:`column_names` (``floating``: the free root joint's rows, first in M,
+    are named as the base wrench's columns, after the joints')."""
     checks = [Check("model", f"URDF: {d.message}", "warn") for d in model.diagnostics
               if d.level == "warning"]
-    columns = None
-    if center.base is None:
-        E = matrices(model, center, order=1, gravity=gravity)
-    else:  # 6 + n, the root's twist first: its rows are named as the base wrench's columns
-        E = floating.matrices(model, center, order=1, gravity=gravity)
-        columns = list(range(model.n, model.n + 6)) + list(range(model.n))
+    E = matrices(model, center, order=1, gravity=gravity)
+    nv = model.nv - 6 if floating else model.nv
+    columns = list(range(nv, nv + 6)) + list(range(nv)) if floating else None
     M, Md, Cb = E.M[:, 0], E.M[:, 1], E.Cbar[:, 0]
     scale = max(float(np.abs(M).max()), 1e-300)
     asym = np.abs(M - np.swapaxes(M, 1, 2)).max(axis=2)
     c = Check("model", "M symmetric", "pass", float(asym.max()), float(asym.max() / scale), rtol,
-              **worst(asym, model, idx, t, columns))
+              **worst(asym, model, idx, t, columns, names))
     c.status = verdict(c.max_rel, rtol)
     checks.append(c)
     lam = np.linalg.eigvalsh((M + np.swapaxes(M, 1, 2)) / 2)
@@ -826,7 +874,7 @@ def model_checks(model: Model, center: Trajectory, rtol: float, gravity, idx, t)
     # relative to the terms compared (M' is 0 where only a floating root moves)
     dscale = max(float(np.abs(Md).max()), float(np.abs(Cb).max()), 1e-300)
     c = Check("model", "M' = Cbar + Cbar^T (M' - 2 Cbar skew)", "pass", float(skew.max()),
-              float(skew.max() / dscale), rtol, **worst(skew, model, idx, t, columns))
+              float(skew.max() / dscale), rtol, **worst(skew, model, idx, t, columns, names))
     c.status = verdict(c.max_rel, rtol)
     checks.append(c)
     return checks
