@@ -28,6 +28,9 @@
  *   came from it: no pose found again; the positions returned are the step's end).
  * hodyn_loop_predict: Newton's starts between the anchors (their Taylor and Hermite
  *   polynomials) and where they are too far.
+ * hodyn_loop_closed, hodyn_loop_between: Closed._closed (the anchors' continuation from the
+ *   assembly and their halving levels) and Closed._predicted (the samples between the
+ *   anchors) in one call each, from the work of the entry points above (the same numbers).
  * hodyn_loop_rates: the implicit function theorem order by order, q_p^(k) = -(P J_p)^-1 P
  *   c^(k) with q_p^(k) still 0 in c^(k), by a recursion in root axes that goes up one order
  *   at a time (below); and P J's jets to order KJ - 1 (KJ <= D - 1: the caller's need; the
