@@ -205,7 +205,7 @@ def test_cli_reports_the_expected_error_with_and_without_cutoff(tmp_path):
                                      "--estimate-derivatives", "-o",
                                      str(tmp_path / "tau.csv"), *args])
         assert result.exit_code == 0, result.output
-        first, last = result.stderr.strip().splitlines()
+        first, last, *unreliable = result.stderr.strip().splitlines()
         how = ("the sampled data over t (interpolating spline, no smoothing)" if cutoff is None
                else "the data low-passed at 5 Hz (zero-phase Butterworth) over t")
         assert first == f"hodyn: warning: estimated qd, qdd, qddd, qdddd from {how}"
@@ -215,6 +215,13 @@ def test_cli_reports_the_expected_error_with_and_without_cutoff(tmp_path):
         assert last == (f"hodyn: notice: {src}: expected RMS error of the estimated derivatives "
                         f"away from the first and last {stream.end_seconds:.2g} s, largest "
                         f"joint: {numbers}"), last
+        # without the low-pass the noise (1e-5 rad) is most of qdd..qdddd (1/dt^k: 200^k)
+        assert unreliable == ([] if cutoff else [
+            f"hodyn: warning: {src}: estimated {'; '.join(stream.unreliable())} (derivative k "
+            "of samples dt apart passes their noise and rounding as ~1/dt^k: --cutoff, or the "
+            "data sampled slower)"]), unreliable
+        assert [text.split(":")[0] for text in stream.unreliable()] == (
+            [] if cutoff else ["qdd", "qddd", "qdddd"])
         reported, measured = reported_and_measured(t, exact.derivatives, 1, 5, cutoff, 1e-5, 5)
         assert np.all((reported / measured > 1 / 3) & (reported / measured < 3))
 
@@ -273,3 +280,24 @@ def test_bad_input_is_one_line_naming_the_file_and_nothing_is_written(tmp_path):
         assert result.exit_code == 2 and not out.exists()
         errors = [line for line in result.stderr.splitlines() if "error" in line]
         assert len(errors) == 1 and errors[0].startswith(f"hodyn: error: {src}: {message}")
+
+
+@pytest.mark.parametrize("rate", [100.0, 10_000.0])
+def test_orders_mostly_error_are_named_and_are(rate):
+    """q alone of the 2R arm's cosine, exact but for rounding: at 10 kHz the rounding of q
+    (2e-16 rad) through qdddd (1/dt^4 = 1e16) is most of the estimated qdddd, which
+    ``unreliable`` names (the CLI warns with it); at 100 Hz nothing is named. Either way the
+    verdict is the measured one: the RMS error of each order over its RMS, away from the ends,
+    exceeds 10 % exactly for the orders named."""
+    t = np.arange(0, 1 + 0.5 / rate, 1 / rate) + 3.0  # (t ~ 3 s: rounded as in a record)
+    exact = cosine(("joint1", "joint2"), t, amplitude=[0.8, 0.5], omega=[2.0, 3.0], orders=4)
+    stream = DerivativeStream([Trajectory(exact.joint_names, exact.derivatives[:, :1], t)], 5)
+    estimated = np.concatenate(list(c.derivatives for c in stream))
+    ends = stream.end_samples
+    inner = slice(ends, len(t) - ends)
+    named = [text.split(":")[0] for text in stream.unreliable()]
+    for k, name in enumerate(("qd", "qdd", "qddd", "qdddd"), start=1):
+        error = estimated[inner, k] - exact.derivatives[inner, k]
+        share = np.sqrt((error ** 2).mean()) / np.sqrt((exact.derivatives[inner, k] ** 2).mean())
+        assert (share > 0.1) == (name in named), (name, share, named)
+    assert named == ([] if rate == 100.0 else ["qdddd"])

@@ -436,3 +436,30 @@ def test_to_limits_at_a_rate(tmp_path):
     assert run("retime", IIWA, out, "--factor", 3, "-o", slower).exit_code == 0
     assert run("check", IIWA, slower, "--limits", limits).exit_code == 0
     assert api.validate_motion(MODEL, motion, samples=50).passed
+
+
+@pytest.mark.parametrize("mode", [("--to-limits",), ("--optimal",)])
+def test_retime_errors_name_the_file_once(tmp_path, mode):
+    """A bad input to ``retime --optimal`` is named once, as ``--to-limits`` names it (it was
+    named twice for an unreadable file or missing columns, not at all when nothing limits
+    the speed)."""
+    short = tmp_path / "short.csv"
+    lines = IIWA_CSV.read_text().splitlines()
+    short.write_text("\n".join(lines[:21]) + "\n")
+    one_joint = tmp_path / "one_joint.csv"
+    header = lines[0].split(",")
+    keep = [i for i, name in enumerate(header) if not name.endswith("iiwa_joint_7")]
+    one_joint.write_text("\n".join(",".join(line.split(",")[i] for i in keep)
+                                   for line in lines[:21]) + "\n")
+    free = toml(tmp_path / "free.toml", {j: {"velocity": np.inf, "torque": np.inf}
+                                         for j in JOINTS})
+    limits = str(URDF / "iiwa14_limits.toml")
+    out = tmp_path / "re.csv"
+    for source, lim, what in ((tmp_path / "absent.csv", limits, "no such file"),
+                              (one_joint, limits, "missing columns q_iiwa_joint_7"),
+                              (short, free, "nothing limits the speed")):
+        result = run("retime", IIWA, source, *mode, "--limits", lim, "-o", out)
+        assert result.exit_code == 2 and not out.exists(), result.output
+        line, = result.output.strip().splitlines()
+        assert line.startswith(f"hodyn: error: {source}: ") and what in line.lower(), line
+        assert line.count(str(source)) == 1, line

@@ -221,3 +221,52 @@ def test_series_orders_refuses_a_model_without_joints():
 
     with pytest.raises(ValueError, match="without joints"):
         series_orders(["tau_x"], "tau", load_model(URDF / "free_body.urdf"))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_massless_root_on_one_joint_is_refused_not_solved(tmp_path, backend):
+    """The iiwa's root link ``iiwa_link_0`` has no mass and carries one revolute joint: as a
+    free body its turn about that axis and the joint's are one motion (the 13 x 13 mass matrix
+    is singular), so no torque gives a unique qdd. The forward dynamics refuses it in one
+    line naming the root link (exit 2, nothing written) on both backends, instead of Cholesky
+    through a zero pivot (qdd ~1e31, compiled) or numpy's LinAlgError (exit 3)."""
+    path = URDF / "iiwa14.urdf"
+    robot = load_model(path)
+    traj, tau = _state(robot, 3, seed=9)
+    with backends.use(backend), pytest.raises(HodynError, match="'iiwa_link_0' has no mass"):
+        api.forward_dynamics(robot, traj, tau=tau[:, 0])
+    traj = replace(traj, wrenches=None, t=np.arange(3) * 0.1)
+    write_trajectory(str(tmp_path / "motion.csv"), traj, model=robot)
+    motion = _csv(tmp_path / "motion.csv")
+    columns = motion | {f"tau_{j}": tau[:, 0, i] for i, j in enumerate(robot.joint_names)}
+    np.savetxt(tmp_path / "in.csv", np.column_stack(list(columns.values())), delimiter=",",
+               header=",".join(columns), comments="", fmt="%.17g")
+    result = runner.invoke(app, ["forward", str(path), str(tmp_path / "in.csv"),
+                                 "--floating-base", "--backend", backend, "-q", "-o",
+                                 str(tmp_path / "out.csv")])
+    assert result.exit_code == 2, result.output
+    assert "'iiwa_link_0' has no mass" in result.stderr and result.stderr.count("\n") == 1
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_an_overflow_names_the_input_that_caused_it(tmp_path):
+    """A sample whose root twist or torque is too large for float64 makes qdd overflow: the
+    one line names that column (``base_Vb_wx``, ``tau_FL_KFE``), the largest input at that
+    sample, not the largest joint value (the state q, qd was all it looked at)."""
+    robot_path = URDF / "quadruped.urdf"
+    robot = load_model(robot_path)
+    traj, tau = _state(robot, 4, seed=3)
+    traj = replace(traj, wrenches=None, t=np.arange(4) * 0.1)
+    write_trajectory(str(tmp_path / "motion.csv"), traj, model=robot)
+    columns = _csv(tmp_path / "motion.csv") | {f"tau_{j}": tau[:, 0, i].copy()
+                                               for i, j in enumerate(robot.joint_names)}
+    for column in ("base_Vb_wx", "tau_FL_KFE"):
+        bad = {k: v.copy() for k, v in columns.items()}
+        bad[column][2] = 1e308
+        np.savetxt(tmp_path / "in.csv", np.column_stack(list(bad.values())), delimiter=",",
+                   header=",".join(bad), comments="", fmt="%.17g")
+        result = runner.invoke(app, ["forward", str(robot_path), str(tmp_path / "in.csv"),
+                                     "--floating-base", "-q", "-o", str(tmp_path / "out.csv")])
+        assert result.exit_code == 2 and "overflows float64 at t = 0.2 s" in result.stderr
+        assert f"(the largest, {column} = 1e+308)" in result.stderr, result.stderr
+        assert not (tmp_path / "out.csv").exists()

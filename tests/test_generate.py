@@ -153,6 +153,25 @@ def test_outputs_waypoints_and_compact(tmp_path):
     assert result.exit_code == 2 and "unknown kind 'wave'" in result.stderr
 
 
+@pytest.mark.parametrize("rows, words", [
+    ("0,0\n0.5,nan\n", ["column 'joint1', waypoint 2: value nan is not finite"]),
+    ("0,0\n0.5,inf\n", ["column 'joint1', waypoint 2: value inf is not finite"]),
+    ("0,0\n", ["need at least 2 waypoints (rows), got 1"])])
+def test_bad_waypoints_are_one_line_naming_the_file(tmp_path, rows, words):
+    """A NaN waypoint was an internal error (exit 3: the segment durations came out NaN);
+    one waypoint named no file."""
+    wp = tmp_path / "wp.csv"
+    wp.write_text("joint2,joint1\n" + rows)
+    out = tmp_path / "p.csv"
+    out.write_text("kept")
+    result = runner.invoke(app, ["generate", str(URDF / "planar_2r.urdf"), "--kind",
+                                 "point-to-point", "--waypoints", str(wp), "-o", str(out)])
+    assert result.exit_code == 2, result.output
+    line, = result.stderr.strip().splitlines()
+    assert line.startswith(f"hodyn: error: {wp}: ") and all(w in line for w in words), line
+    assert out.read_text() == "kept"
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_pieces_are_the_whole_motion(robot, kind):
     """hodyn generate writes the motion piece by piece: the pieces are the whole, bit for bit."""

@@ -78,6 +78,9 @@ def test_point_mass_is_valid():
     (robot_xml(extra='<joint name="j3" type="revolute"><parent link="l1"/><child link="nope"/>'
                      '</joint>'), ["'j3'", "'nope'"]),
     (robot_xml().replace(b'ixx="0.1"', b""), ["'l1'", "ixx"]),
+    # swapped: every sample was "outside its URDF limits [1, -1]", a warning per joint
+    (robot_xml().replace(b"</joint>", b'<limit lower="1" upper="-1" effort="1" velocity="1"/>'
+                         b"</joint>"), ["'j1' <limit>", "lower 1 > upper -1"]),
     (b"<robot name='r'><link name='a'>", ["not well-formed"]),
     (b"<notarobot/>", ["<notarobot>"]),
 ])

@@ -256,3 +256,25 @@ def test_chunks_give_the_report_of_the_whole_trajectory():
     picked = np.array(validate(model, traj, samples=40).checked_samples)
     gaps = np.diff(picked)
     assert len(picked) == 40 and picked[0] == 0 and gaps.max() <= 2 * gaps.min()
+
+
+def test_a_singular_mass_matrix_names_the_joint_that_moves_no_inertia(tmp_path):
+    """example-robot-data's Romeo moves massless links by its LHand and RHand joints: M is
+    singular there, and the failed check named neither (only its eigenvalue ~1e-17). Here the
+    planar 2R's massless tool flange turns on a joint of its own."""
+    robot = tmp_path / "flange.urdf"
+    robot.write_text((URDF / "planar_2r.urdf").read_text().replace(
+        '<joint name="tool_joint" type="fixed">',
+        '<joint name="tool_joint" type="revolute"><axis xyz="1 0 0"/>'
+        '<limit lower="-1" upper="1" effort="1" velocity="1"/>'))
+    motion = tmp_path / "motion.csv"
+    assert CliRunner().invoke(app, ["generate", str(robot), "--kind", "cosine", "--duration",
+                                    "1", "--rate", "50", "-o", str(motion)]).exit_code == 0
+    report = tmp_path / "r.json"
+    result = run(robot, motion, "--samples", "5", "--report", report)
+    assert result.exit_code == 1, result.output
+    fail, = [line for line in result.stderr.splitlines() if "fail: M positive definite" in line]
+    assert "tool_joint moves no inertia" in fail, fail
+    check, = [c for c in json.loads(report.read_text())["checks"]
+              if c["name"] == "M positive definite"]
+    assert check["status"] == "fail" and check["worst_joint"] == "tool_joint"

@@ -57,7 +57,8 @@ def generate_command(
     base_frequency: Annotated[float, typer.Option(help="fourier, excitation: base frequency (Hz).")] = 0.1,
     harmonics: Annotated[int, typer.Option(min=1, help="fourier, excitation: number of harmonics.")] = 5,
     coefficients: Annotated[Path | None, typer.Option(
-        help='fourier: JSON {"<joint>": {"a": [...], "b": [...]}} instead of random ones.',
+        metavar="FILE", help='fourier: a JSON file {"<joint>": {"a": [...], "b": [...]}} '
+        'instead of random ones.',
         show_default=False)] = None,
     filter_order: Annotated[int, typer.Option(min=1, help="filtered-step: filter order m.")] = 16,
     step: Annotated[str | None, typer.Option(

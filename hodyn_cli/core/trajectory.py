@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from math import comb, factorial
 
@@ -276,13 +277,34 @@ def check_results(results: dict[str, np.ndarray], motion: Trajectory) -> None:
         t = getattr(motion, "t", None)
         largest = ""
         if isinstance(motion, Trajectory):  # (a link's motion, for ik: no joint values)
-            q = motion.derivatives[s]
-            k, j = np.unravel_index(np.argmax(np.abs(q)), q.shape)
-            largest = (f" (the largest, {derivative_name('q', int(k))}_{motion.joint_names[j]}"
-                       f" = {q[k, j]:.6g})")
+            name_, value_ = max(_inputs(motion, s), key=lambda c: abs(c[1]),
+                                default=(None, 0.0))
+            largest = "" if name_ is None else f" (the largest, {name_} = {value_:.6g})"
         raise TrajectoryError(f"result '{name}' overflows float64 at "
                               f"{'a sample' if t is None else f't = {t[s]:.6g} s'}: the inputs "
                               f"there are too large{largest}")
+
+
+def _inputs(motion: Trajectory, s: int) -> Iterator[tuple[str, float]]:
+    """(column, value) of every number of ``motion`` at sample ``s``: the joints' q, qd, ...,
+    the per-joint series (tau, ...), the wrenches and a floating root's position and twist."""
+    names = motion.joint_names
+    for k, row in enumerate(motion.derivatives[s]):
+        yield from ((f"{derivative_name('q', k)}_{j}", v)
+                    for j, v in zip(names, row, strict=False))
+    for key, x in (motion.series or {}).items():
+        if np.ndim(x) == 2 and x.shape[1] == len(names):
+            yield from ((f"{key}_{j}", v) for j, v in zip(names, x[s], strict=False))
+    twist = ("wx", "wy", "wz", "vx", "vy", "vz")
+    for link, w in (motion.wrenches.W.items() if motion.wrenches else ()):
+        for k, row in enumerate(w[s]):
+            yield from ((f"{derivative_name('W', k)}_{link}_{c}", v)
+                        for c, v in zip(("mx", "my", "mz", "fx", "fy", "fz"), row, strict=True))
+    if motion.base is not None:
+        yield from ((f"base_p_{c}", v) for c, v in zip("xyz", motion.base.p[s], strict=True))
+        for k, row in enumerate(motion.base.Vb[s]):
+            yield from ((f"base_{derivative_name('Vb', k)}_{c}", v)
+                        for c, v in zip(twist, row, strict=True))
 
 
 def cosine(

@@ -256,9 +256,13 @@ def _check_document(root, source: str) -> None:
         if joint.find("axis") is not None:
             _floats(joint.find("axis"), "xyz", 3, f"joint '{name}' <axis>", source, "1 0 0")
         limit = joint.find("limit")
+        bounds = {}
         for a in ("lower", "upper", "velocity", "effort", "jerk"):
             if limit is not None and limit.get(a) is not None:
-                _floats(limit, a, 1, f"joint '{name}' <limit>", source)
+                bounds[a] = _floats(limit, a, 1, f"joint '{name}' <limit>", source)[0]
+        if bounds.get("lower", -np.inf) > bounds.get("upper", np.inf):
+            raise ModelError(f"joint '{name}' <limit>: lower {bounds['lower']:g} > upper "
+                             f"{bounds['upper']:g} (swapped?)", source)
         mimic = joint.find("mimic")
         if mimic is not None:
             if not mimic.get("joint"):

@@ -14,7 +14,7 @@ import numpy as np
 from hodyn_cli import api
 from hodyn_cli.core.model import Diagnostic
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
-from hodyn_cli.errors import HodynError, Infeasible, TrajectoryError
+from hodyn_cli.errors import HodynError, Infeasible
 from hodyn_cli.io import MemoryReader, concatenate, open_sink, trajectory_datasets
 from hodyn_cli.modeling.limits import Limits
 from hodyn_cli.pipeline import parallel, stream
@@ -168,10 +168,8 @@ def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, lim
         with opened() as reader:
             yield from reader
 
-    try:
+    with _named(source):  # the path refused, or nothing limits its speed: name its file once
         optimal.fit(again)
-    except TrajectoryError as error:  # the path itself refused: name its file
-        raise TrajectoryError(f"{source}: {error}") from None
     names = job.model.coordinate_names
     template = Trajectory(names, np.zeros((0, optimal.orders, len(names))), np.zeros(0))
     with opened() as reader, open_sink(output, trajectory_datasets(template, compact)[1],

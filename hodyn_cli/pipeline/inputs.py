@@ -127,6 +127,12 @@ class Input:
                                     f"estimated derivatives away from the first and last "
                                     f"{self.estimate.end_seconds:.2g} s, largest joint: "
                                     f"{expected}"))
+            unreliable = self.estimate.unreliable()
+            if unreliable:
+                notes.append(Diagnostic("warning", f"{self.source}: estimated "
+                                        f"{'; '.join(unreliable)} (derivative k of samples dt "
+                                        "apart passes their noise and rounding as ~1/dt^k: "
+                                        "--cutoff, or the data sampled slower)"))
         return notes
 
 

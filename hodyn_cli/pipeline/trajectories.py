@@ -88,7 +88,9 @@ def generate_file(model: Model, kind: str, output: str, attrs: dict, *, compact:
 
 
 def read_waypoints(path: str | Path, model: Model) -> np.ndarray:
-    """Rows of joint positions from a CSV whose header names the (independent) joints."""
+    """Rows of joint positions from a CSV whose header names the (independent) joints: at
+    least two, finite (an error naming the file, and the column and row of a bad value)."""
+    from hodyn_cli.io.checks import check_values
     from hodyn_cli.io.tables import CsvTable
 
     names = list(model.coordinate_names)
@@ -100,7 +102,11 @@ def read_waypoints(path: str | Path, model: Model) -> np.ndarray:
         rows = list(table.blocks(names))
     finally:
         table.close()
-    return np.concatenate(rows) if rows else np.zeros((0, len(names)))
+    waypoints = np.concatenate(rows) if rows else np.zeros((0, len(names)))
+    if len(waypoints) < 2:
+        raise HodynError(f"need at least 2 waypoints (rows), got {len(waypoints)}", str(path))
+    check_values(waypoints, names, str(path), 0, lambda row: f"waypoint {row + 1}")
+    return waypoints
 
 
 def import_file(log: str | Path, output: str, attrs: dict, *, topic: str | None = None,

@@ -117,10 +117,30 @@ def _floating(model: Model, trajectory: Trajectory, tau: np.ndarray, gravity,
     free, free_data = free_root_model(model, data)
     unactuated = np.zeros(tau.shape[:-1] + (6,))
     rooted = FreeRooted(free, coupling) if coupling is not None and coupling.active else None
-    out = forward_dynamics(free, free_root_motion(trajectory, free.dof_names),
-                           np.concatenate([unactuated, tau], axis=-1), gravity=gravity,
-                           coupling=rooted, data=free_data).qs
+    motion = free_root_motion(trajectory, free.dof_names)
+    _check_regular(model, free, free_data, motion, rooted, gravity)
+    out = forward_dynamics(free, motion, np.concatenate([unactuated, tau], axis=-1),
+                           gravity=gravity, coupling=rooted, data=free_data).qs
     return Forward(out[..., 6:], root=out[..., :6])
+
+
+def _check_regular(model: Model, free: Model, data: backends.Data, motion: Trajectory,
+                   rooted: Coupling | None, gravity) -> None:
+    """A one-line error unless the floating robot's mass matrix (6 + m) is regular at the
+    first sample. A root link without mass on a single joint (an arm's ``link_0``) turns
+    about that joint's axis at no cost: the matrix is singular at every state, and a solve
+    gives numbers of the size 1 / rounding (or LU's error)."""
+    first = Trajectory(motion.joint_names, np.concatenate(
+        [motion.derivatives[:1, :2], np.zeros((1, 1, free.nv))], axis=1))
+    M, _ = _mass_and_bias(free, data, first, gravity)
+    lam = np.linalg.eigvalsh(M[0] if rooted is None else rooted.matrices(M)[0])
+    if lam[0] > 1e-12 * lam[-1]:
+        return
+    why = (f"the root link '{model.root_link}' has no mass (give it an <inertial>)"
+           if model.root_inertia[3, 3] <= 0 else "a part of it moves with no inertia")
+    raise HodynError(f"forward dynamics of a floating base: the mass matrix of the robot "
+                     f"under its free root joint is singular (eigenvalues {lam[0]:.3g} .. "
+                     f"{lam[-1]:.3g}): {why}")
 
 
 def _rows(trajectory: Trajectory, sl: slice, K: int) -> Trajectory:

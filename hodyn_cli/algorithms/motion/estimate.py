@@ -42,6 +42,9 @@ from hodyn_cli.errors import TrajectoryError
 __all__ = ["estimate_derivatives", "DerivativeStream", "EstimatingReader", "Lowpass",
            "spline_degree", "WINDOW"]
 
+#: an estimated order whose expected RMS error exceeds this share of its RMS is named in a
+#: warning (:meth:`DerivativeStream.unreliable`)
+UNRELIABLE = 0.1
 #: samples estimated per window of :class:`DerivativeStream` (at least 4 margins)
 WINDOW = 1 << 14
 #: the Butterworth filter's order (run forwards and backwards: twice that roll-off)
@@ -184,6 +187,8 @@ class DerivativeStream:
         self._first: Trajectory | None = None
         self._windows: _Windows | None = None
         self.expected_error: dict[str, np.ndarray] = {}
+        self.magnitude: dict[str, np.ndarray] = {}
+        self.columns: dict[str, tuple[str, ...]] = {}
         self.end_seconds = 0.0
 
     def start(self) -> DerivativeStream:
@@ -227,17 +232,39 @@ class DerivativeStream:
                 out[name] = max(out.get(name, 0.0), float(e.max()))
         return out
 
+    def unreliable(self, share: float = UNRELIABLE) -> list[str]:
+        """The estimated orders whose largest expected RMS error over the joints (or wrench
+        components) exceeds ``share`` of the estimate's own RMS over them, away from the
+        ends, e.g. ``qdddd: expected RMS error 1.3e+02 (joint2), over 10% of the estimate's RMS
+        41``;
+        after the last chunk. Noise and rounding pass derivative k as sigma / dt^k (eq. 2 of
+        :mod:`.estimate_error`): the highest orders of data sampled fast are mostly error."""
+        out = []
+        for sig in self.signals:
+            base = "q" if sig.key == "q" else "W"
+            error, size = self.expected_error[sig.key], self.magnitude[sig.key]
+            for i, (e, s) in enumerate(zip(error, size, strict=True)):
+                j, scale = int(np.argmax(e)), float(np.sqrt(np.mean(s ** 2)))
+                if e[j] > share * scale:
+                    out.append(f"{derivative_name(base, sig.given + i)}: expected RMS error "
+                               f"{e[j]:.2g} ({self.columns[sig.key][j]}), over {share:.0%} "
+                               f"of the estimate's RMS {scale:.2g}")
+        return out
+
     def _plan(self, first: Trajectory) -> list[_Signal]:
         signals = []
         if first.orders < self.need:
             signals.append(_Signal("q", first.orders, self.need - first.orders,
                                    len(first.joint_names)))
+            self.columns["q"] = tuple(first.joint_names)
             self.names += [derivative_name("q", k) for k in range(first.orders, self.need)]
         W = first.wrenches
         if W is not None and W.W and W.orders < self.wrench_need:
             self.names += [derivative_name("W", k) for k in range(W.orders, self.wrench_need)]
             signals += [_Signal(link, w.shape[1], self.wrench_need - w.shape[1], 6)
                         for link, w in W.W.items() if w.shape[1] < self.wrench_need]
+            self.columns.update({link: tuple(f"{link} component {c}" for c in range(6))
+                                 for link in W.W})
         if signals and first.t is None:
             raise TrajectoryError("estimating derivatives needs a t column")
         return signals
@@ -371,6 +398,7 @@ class _Windows:
         sos, period = (None, None) if f is None else (f.sos, f.rate / f.cutoff)
         for key, tally in self.tallies.items():
             self.s.expected_error[key] = tally.rms(sos, period)
+            self.s.magnitude[key] = tally.magnitude()
         tally = next(iter(self.tallies.values()))
         self.s.end_seconds = float(max(self.ends.values()) * tally.step)
 

@@ -174,6 +174,7 @@ class ErrorTally:
         self.times = 0.0
         self.signal = np.zeros((m, columns))  # squared errors of eqs. (3) + (4)
         self.count = 0  # samples away from the ends
+        self.values = np.zeros((m, columns))  # sums of the estimated derivatives' squares
         self.first_t = self.last_t = None
         self.samples = 0
 
@@ -198,6 +199,7 @@ class ErrorTally:
         n = inner.stop - inner.start
         if n <= 0:
             return
+        self.values += (d[inner, :self.m] ** 2).sum(axis=0)
         dt = (t[-1] - t[0]) / (len(t) - 1)
         for i, k in enumerate(range(1, self.m + 1)):
             m, c = truncation(self.p, k)
@@ -217,6 +219,11 @@ class ErrorTally:
         if self.samples < 2 or self.first_t is None or self.last_t is None:
             return 1.0
         return (self.last_t - self.first_t) / (self.samples - 1)
+
+    def magnitude(self) -> np.ndarray:
+        """(m, c): the RMS of the estimated derivatives 1..m themselves, away from the ends
+        (what :meth:`rms` is compared with)."""
+        return np.sqrt(self.values / max(self.count, 1))
 
     def rms(self, sos=None, period: float | None = None) -> np.ndarray:
         """(m, c): the expected RMS error of derivatives 1..m, away from the ends."""

@@ -45,10 +45,14 @@ def worst(err: np.ndarray, model: Model, idx, t, columns=None, names=None) -> di
     numbers and times of err's rows; ``columns``: the joint of each column (default: all);
     ``names``: the columns' names (default: the joints, then a floating base's 6)."""
     s, j = np.unravel_index(int(np.argmax(err)), err.shape)
+    return {"worst_joint": column_name(model, int(j), columns, names),
+            "worst_sample": int(idx[s]), "worst_time": None if t is None else float(t[s])}
+
+
+def column_name(model: Model, j: int, columns=None, names=None) -> str:
+    """The name of column j of a check's array (``columns``, ``names``: as :func:`worst`)."""
     j = j if columns is None else columns[j]
-    names = names or model.joint_names + base_wrench_rows(model)
-    return {"worst_joint": names[j], "worst_sample": int(idx[s]),
-            "worst_time": None if t is None else float(t[s])}
+    return (names or model.joint_names + base_wrench_rows(model))[j]
 
 def verdict(max_rel: float | None, tol: float) -> str:
     """pass within the tolerance, else fail (also without a measure)."""

@@ -95,6 +95,7 @@ from hodyn_cli.algorithms.verification.checks import (
     STEP_FACTOR,
     Check,
     agreement_check,
+    column_name,
     local_motion,
     stencil_check,
     verdict,
@@ -862,13 +863,8 @@ def model_checks(model: Model, center: Trajectory, rtol: float, gravity, idx, t,
               **worst(asym, model, idx, t, columns, names))
     c.status = verdict(c.max_rel, rtol)
     checks.append(c)
-    lam = np.linalg.eigvalsh((M + np.swapaxes(M, 1, 2)) / 2)
-    s = int(np.argmin(lam[:, 0]))
-    c = Check("model", "M positive definite", "pass", float(lam[:, 0].min()), worst_sample=int(idx[s]),
-              worst_time=None if t is None else float(t[s]),
-              detail=f"smallest eigenvalue {lam[:, 0].min():.4g}, largest condition number "
-                     f"{(lam[:, -1] / np.maximum(lam[:, 0], 1e-300)).max():.4g}")
-    c.status = "pass" if lam[:, 0].min() > 0 else "fail"
+    c = _positive_definite(model, (M + np.swapaxes(M, 1, 2)) / 2, scale, idx, t, columns,
+                           names)
     checks.append(c)
     skew = np.abs(Md - Cb - np.swapaxes(Cb, 1, 2)).max(axis=2)
     # relative to the terms compared (M' is 0 where only a floating root moves)
@@ -878,6 +874,30 @@ def model_checks(model: Model, center: Trajectory, rtol: float, gravity, idx, t,
     c.status = verdict(c.max_rel, rtol)
     checks.append(c)
     return checks
+
+
+def _positive_definite(model: Model, M: np.ndarray, scale: float, idx, t, columns,
+                       names: list[str] | None) -> Check:
+    """M (S, n, n) symmetric positive definite at every sample; named by the joint of the
+    largest component of the eigenvector of the smallest eigenvalue at the worst sample. A
+    joint with M_jj = S_j^T I_j^c S_j = 0 (its subtree's composite inertia does not resist its
+    screw: published URDFs move massless links, e.g. Romeo's hands) is named as the cause."""
+    lam, vec = np.linalg.eigh(M)
+    s = int(np.argmin(lam[:, 0]))
+    at = worst(np.abs(vec[s:s + 1, :, 0]), model, idx[s:s + 1],
+               None if t is None else t[s:s + 1], columns, names)
+    inert = [column_name(model, int(j), columns, names)
+             for j in np.flatnonzero(np.diagonal(M[s]) <= 1e-15 * scale)]
+    more = f" and {len(inert) - 4} more" if len(inert) > 4 else ""
+    cause = (f"{', '.join(inert[:4])}{more} {'moves' if len(inert) == 1 else 'move'} no "
+             "inertia (M_jj = 0); " if inert else "")
+    if inert:
+        at["worst_joint"] = inert[0]
+    c = Check("model", "M positive definite", "pass", float(lam[:, 0].min()), **at,
+              detail=f"{cause}smallest eigenvalue {lam[:, 0].min():.4g}, largest condition "
+                     f"number {(lam[:, -1] / np.maximum(lam[:, 0], 1e-300)).max():.4g}")
+    c.status = "pass" if lam[:, 0].min() > 0 else "fail"
+    return c
 
 
 # -- 6. simulation ---------------------------------------------------------------------------
