@@ -537,7 +537,8 @@ def test_the_smoothed_law_has_no_spikes_where_its_kernel_narrows():
     found = reachability.solve(model, traj, joint_limits(model), reachability.POINTS)
     for steps in (1, 2):
         reach, rise = reachability.kernel(steps, 100.0)
-        motion = reachability.played(found, traj.orders, traj.joint_names, 0.0, reach, rise)
+        motion = _whole(reachability.played(found, traj.orders, traj.joint_names, 0.0, reach,
+                                             rise))
         d = motion.derivatives
         corner = motion.t[np.flatnonzero(np.abs(d[1:-1, 1]).max(axis=1) == 0) + 1]
         assert len(corner) == 1
@@ -551,18 +552,19 @@ def test_the_smoothed_law_leaves_a_rest_no_faster_than_the_law():
     """issue 37: at a rest x = 0, so the limits bound u alone, and the kernel's average of the
     u near it was above the u allowed at the rest where that grows along the path (the
     iiwa's zigzag: 254.9 where 253.7 was the torque limit, which the final fit paid with
-    0.21 % of the whole motion). The lowered law's slope at each end (the parabola's through
-    its three points there, as its spline takes it) is at most the law's: at the start its
+    0.21 % of the whole motion). The lowered law's slope at each end (the cubic's through
+    its four points there, as its spline takes it) is at most the law's: at the start its
     first u (bound there), at the end its last u carried on to the end point (the forward
     pass binds u at an interval's first point)."""
     sigma = np.linspace(0.0, 1.0, 201)
     h = sigma[1]
-    limit = 2 + 4 * sigma[:-1]  # |u| allowed at each interval's first point, from the rest
+    limit = 2 + 40 * sigma[:-1]  # |u| allowed at each interval's first point, from the rest
     x = np.concatenate([[0.0], np.minimum(np.cumsum(2 * h * limit), 0.1)])
     x = np.minimum(x, x[::-1])  # the end the start's mirror: |u| allowed falls to 2 there
+    # (the factor's own slope over the cubic's points: within 1e-4 of the bound)
     law = reachability.Law(sigma, x, np.diff(x) / (2 * h))
     smooth = reachability.smoothed(law)
     low = reachability.lowered(x, smooth, reachability.PASSES * 2)
-    for ends in (slice(None, 3), slice(None, -4, -1)):
-        assert reachability._slope(smooth[ends]) / h > 4 * (1 + 1e-3)  # (the kernel's)
-        assert reachability._slope(low[ends]) / h <= 4 * (1 + 1e-9)
+    for ends in (slice(None, 4), slice(None, -5, -1)):
+        assert reachability._slope(smooth[ends]) / h > 4 * 1.05  # (the kernel's: 4.24)
+        assert reachability._slope(low[ends]) / h <= 4 * (1 + 1e-4)

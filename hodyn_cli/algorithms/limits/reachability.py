@@ -505,7 +505,7 @@ def lowered(x: np.ndarray, smooth: np.ndarray, reach: int) -> np.ndarray:
     law stopped there (1e145 s: the windows' programmes, 17 % slower), where the kernel
     averages it away as before (the final fit scales the motion onto the limits). And at
     each end the factor is at most ``x' / smooth'`` there (the slopes ``2 u`` of the
-    parabolas through the end's three points, as :func:`_spline` takes them): at a rest x =
+    cubics through the end's four points, as :func:`_spline` takes them): at a rest x =
     0 and the limits bound u alone, and the kernel's average of the u near it is above the
     u the end allows where that grows along the path (the iiwa's zigzag: 254.9 where 253.7
     is the torque limit, which the final fit paid with 0.21 % of the whole motion); at the
@@ -517,7 +517,7 @@ def lowered(x: np.ndarray, smooth: np.ndarray, reach: int) -> np.ndarray:
     ceiling[dip] = near[dip - 1]
     with np.errstate(divide="ignore", invalid="ignore"):
         need = np.where(smooth > ceiling * (1 + ROUNDING), ceiling / smooth, 1.0)
-    for end, inward in ((0, slice(None, 3)), (-1, slice(None, -4, -1))):
+    for end, inward in ((0, slice(None, 4)), (-1, slice(None, -5, -1))):
         law, ends = x[inward], smooth[inward]
         slope, smooth_slope = law[1] - law[0], _slope(ends)
         if end:  # (u bound at its interval's first point: carried on to the end's)
@@ -701,21 +701,22 @@ class Played:
 
 
 def _slope(x: np.ndarray) -> float:
-    """The slope (per grid interval) at x[0] of the parabola through x[0], x[1], x[2]: the
-    law's spline's end slope (:func:`_spline`)."""
-    return float(-3 * x[0] + 4 * x[1] - x[2]) / 2
+    """The slope (per grid interval) at x[0] of the cubic through x[0] .. x[3]: the law's
+    spline's end slope (:func:`_spline`)."""
+    return float(-11 * x[0] + 18 * x[1] - 9 * x[2] + 2 * x[3]) / 6
 
 
 def _spline(sigma: np.ndarray, x: np.ndarray) -> BSpline:
     """x(sigma) through the smoothed law: a quintic spline whose slope and curvature at
-    each end are those of the parabola through its three points there. The not-a-knot
+    each end are those of the cubic through its four points there. The not-a-knot
     ends extrapolate the curvature near a rest into its first interval: the iiwa's second
     leg of a corner (u = 283.6 at its start, its speed limit 5 ms later) began at x'/2 = 348
     and used 1.24 of its torque limit."""
     h = sigma[1] - sigma[0]
     ends = []
-    for a, b, c, sign in ((x[0], x[1], x[2], 1.0), (x[-1], x[-2], x[-3], -1.0)):
-        ends.append([(1, sign * _slope(np.array([a, b, c])) / h), (2, (a - 2 * b + c) / h**2)])
+    for end, sign in ((x[:4], 1.0), (x[:-5:-1], -1.0)):
+        curvature = 2 * end[0] - 5 * end[1] + 4 * end[2] - end[3]
+        ends.append([(1, sign * _slope(end) / h), (2, curvature / h**2)])
     return interpolating(sigma, x, 5, (ends[0], ends[1]))
 
 
