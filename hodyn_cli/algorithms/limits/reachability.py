@@ -468,8 +468,8 @@ def widths(law: Law, reach: float) -> np.ndarray:
     has no kink (sqrt(x) has one wherever u jumps, the floor one near a rest) and adds no
     sharp feature of its own to the output's q^(4). (Whole numbers of intervals, as
     before, stepped by one from point to point: each step a jump of the smoothed x, and
-    q^(4) up to 7e7 rad/s^4 near the ends of the iiwa's and the Panda's corner legs, 10 to
-    200 times its scale ``|q''| / reach^2`` elsewhere:
+    q^(4) up to 7e7 rad/s^4 near the ends of the iiwa's and the Panda's corner legs, 60 to
+    880 times its scale ``|q''| / reach^2`` (4.7-4.9 now):
     ``test_the_smoothed_law_has_no_spikes_where_its_kernel_narrows``.)"""
     delta = law.sigma[1] - law.sigma[0]
     least = max(1, -(-SMOOTH // PASSES))
