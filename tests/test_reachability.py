@@ -350,19 +350,21 @@ def test_each_leg_between_corners_has_a_fine_grid():
 
 
 @pytest.mark.slow
-def test_a_zigzag_of_many_corners_is_within_half_a_percent_of_toppra():
+def test_a_zigzag_of_many_corners_is_within_a_margin_of_half_a_percent_of_toppra():
     """review6, issue 37: the iiwa's zigzag through 31 waypoints (30 corners, 100 Hz): within
-    0.5 % of toppra's 30 lines (1000 intervals each; 0.45 %), within its limits and passing
+    0.35 % of toppra's 30 lines (1000 intervals each; 0.25 %), within its limits and passing
     validate: it was 3.8 % slower with ~133 grid intervals a leg, 0.73 % with 1000 and ramps
-    of 2.5 ms (72 ms in all; 0.5 ms now). What is left: the smoothing of each leg's switches
-    (80 ms, 0.35 %; a leg reaches its velocity limit within ~4 ms of its rests) and the
-    final fit."""
+    of 2.5 ms (72 ms in all; 0.5 ms now), 0.45 % while the final fit's one scaling paid for
+    the kernel's average u at a rest above the u allowed there (0.5 % of a torque limit:
+    :func:`reachability.lowered` keeps each end's slope at most the law's now). What is
+    left: the smoothing of each leg's switches (a leg reaches its velocity limit within ~4 ms
+    of its rests: the played motion 0.22 % beyond toppra) and the final fit."""
     model = hodyn_cli.load_robot(IIWA)
     waypoints, traj = _zigzag(model)
     out, opt = hodyn_cli.retime_optimal(model, traj)
     assert opt.used == "reachability"
     peer = _toppra_lines(model, np.stack(waypoints))
-    assert abs(opt.duration / peer - 1) < 0.005, (opt.duration, peer)
+    assert abs(opt.duration / peer - 1) < 0.0035, (opt.duration, peer)
     assert hodyn_cli.check_limits(model, out).feasible
     assert hodyn_cli.validate_motion(model, out, samples=50).passed
 
