@@ -634,8 +634,8 @@ class Optimal:
         if self.solver == "reachability":
             raise HodynError("--solver reachability: it does not apply to this motion and its "
                              "limits (torque rates, jerk, drives, a turn back between "
-                             "samples, more "
-                             "than q..qdddd, more than "
+                             "samples, more derivatives than q..qdddddd or than q..qddddd "
+                             "through a corner, more than "
                              f"{reachability.MOST_SAMPLES} samples) or its output fails hodyn "
                              "validate: use --solver auto")
         self.source = None
