@@ -108,7 +108,7 @@ def interleaved(samples: int, repeat: int, orders: list[int], cpu: bool = False)
                     api.inverse_dynamics(robot_, motion, order=order)
                     best[name] = min(best[name], (clock() - t0) / samples * 1e6)
             print(f"{robot + f', order {order}':30s} {best['tree']:8.2f} {best['closed']:10.2f} "
-                  f"{best['closed'] / best['tree']:7.1f}")
+                  f"{best['closed'] / best['tree']:7.2f}")
 
 
 def main() -> None:

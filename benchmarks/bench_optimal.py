@@ -371,7 +371,8 @@ def speed(repeat: int, sizes: tuple[int, ...] = (1_000, 100_000)) -> None:
           f"URDF limits), a process each, {repeat} runs (min-max); toppra on the same path "
           "and grid points")
     print(f"{'samples':>9s} {'grid':>7s} {'optimal s':>10s} {'toppra s':>9s} "
-          f"{'wall s':>12s} {'peak RSS MiB':>12s} {'toppra wall s':>13s} {'solve s':>8s}")
+          f"{'wall s':>12s} {'peak RSS MiB':>12s} {'toppra wall s':>13s} {'solve s':>8s} "
+          f"{'toppra RSS MiB':>14s}")
     hodyn = [sys.executable, "-m", "hodyn_cli"]
     robot = str(ROOT / "urdf" / "iiwa14.urdf")
     with tempfile.TemporaryDirectory() as tmp:
@@ -385,12 +386,12 @@ def speed(repeat: int, sizes: tuple[int, ...] = (1_000, 100_000)) -> None:
             with h5py.File(out) as f:
                 optimal_s, uniform_s = f.attrs["duration"], f.attrs["uniform_duration"]
                 points = int(f.attrs["grid_points"])
-            t_wall, _, printed = process([sys.executable, __file__, "--toppra", str(src),
-                                          str(points), str(n / 100 / uniform_s)])
+            t_wall, t_rss, printed = process([sys.executable, __file__, "--toppra", str(src),
+                                              str(points), str(n / 100 / uniform_s)])
             duration, solve = printed.split()
             print(f"{n:9d} {points:7d} {optimal_s:10.3f} {float(duration):9.3f} "
                   f"{min(walls):5.2f}-{max(walls):<6.2f} {rss:12.0f} {t_wall:13.2f} "
-                  f"{float(solve):8.2f}")
+                  f"{float(solve):8.2f} {t_rss:14.0f}")
 
 
 #: part 6's rates (Hz): each design sampled at the rate and retimed at it

@@ -6,9 +6,11 @@ odd sample counts: the loops' kinematics at random configurations (not closed: t
 the rotation's log away from 0) on the three bundled mechanisms and on a frame closure
 (orientation rows, redundant rows); the starts between the anchors across a gap in time;
 the projection of random forces with several columns;
-and end to end, the passive joints with their derivatives, the actuated torques and the
-constraint forces at orders 0..4. (The numpy reference is held to Pinocchio, to differences
-and to the power balance in test_loops.py.)"""
+the anchors' continuation and halving levels, and the samples between them, each in one
+call against the same steps call by call (bit for bit); and end to end, the passive joints
+with their derivatives, the actuated torques and the constraint forces at orders 0..4. (The
+numpy reference is held to Pinocchio, to differences and to the power balance in
+test_loops.py.)"""
 
 from __future__ import annotations
 
@@ -164,3 +166,43 @@ def test_fewer_jacobian_jets_are_the_same_numbers(kernel, closed_robots, name):
     with backends.use("numpy"):
         close(fewer.jacobians.PJ, c.jacobian_jets(fewer.derivatives, 1), axis=1, tol=1e-11)
     close(c._along(fewer, 3), every.jacobians.PJ, axis=1, tol=1e-11)
+
+
+@pytest.mark.parametrize("name", ["fourbar", "leg_fourbar_knee"])
+def test_the_solves_in_one_call_are_the_same_numbers(kernel, closed_robots, name,
+                                                      monkeypatch):
+    """The anchors' continuation from the assembly and their halving levels in one kernel
+    call (``loop_closed``), and the samples between them (``loop_between``: the starts,
+    Newton, and those too far continued from their anchor) in another, give bit for bit the
+    positions, derivatives and P J's jets of the same steps call by call (``loop_predict``
+    and a ``loop_newton`` call per step: what runs where P J_p is near singular), along 300
+    samples 10 ms apart (the four-bar's crank turns 1.2 rad: several steps per level); each
+    says it is incomplete where P J_p is near singular (every Hadamard ratio is below 2: the
+    caller then goes call by call). A gap of 1 s after 150 samples: the first samples after it
+    are continued from their anchor before it."""
+    closed = closed_robots[name]
+    c = closed.coupling
+    offset, amplitude, omega = MECHANISMS[name]
+    t = np.concatenate([np.arange(150), 250 + np.arange(150)]) * 0.01
+    tr = cosine(closed.coordinate_names, t, amplitude=amplitude, omega=omega, offset=offset,
+                orders=4)
+    one_call = c.expand(tr)
+    for entry in ("loop_closed", "loop_between"):
+        monkeypatch.setattr(type(kernel), entry, lambda *args, **kw: None)
+    stepwise = c.expand(tr)
+    assert np.array_equal(one_call.derivatives, stepwise.derivatives)
+    assert np.array_equal(one_call.jacobians.PJ, stepwise.jacobians.PJ)
+    monkeypatch.undo()
+    qa = one_call.derivatives[::8, 0][:, c.a]
+    args = (closed, qa, c.cuts, c.reference, np.arange(len(qa)), None, 8, STEP, 30, 3, 1e-13,
+            1e-3)
+    assert kernel.loop_closed(*args, 2.0, TAYLOR_TOL) is None
+    q = kernel.loop_closed(*args, 1e-4, TAYLOR_TOL)[0]
+    assert np.abs(q - one_call.derivatives[::8, 0]).max() < 1e-12
+    full = one_call.derivatives.copy()
+    between = np.flatnonzero(np.arange(300) % 8 > 0)[:-1]
+    args = (closed, full, tr.t, between, c.cuts, TAYLOR, STEP, TAYLOR_TOL, _hermite(5), 30, 3,
+            1e-13, 1e-3)
+    assert kernel.loop_between(*args, 2.0, one_call.jacobians.PJ.copy()) is None
+    assert kernel.loop_between(*args, 1e-4, one_call.jacobians.PJ.copy()) is not None
+    assert np.abs(full - one_call.derivatives).max() < 1e-12

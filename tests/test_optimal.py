@@ -26,7 +26,7 @@ from conftest import (
 from hodyn_cli.algorithms.limits import feasibility, optimal, programme
 from hodyn_cli.algorithms.limits.feasibility import torque_order
 from hodyn_cli.algorithms.limits.jets import compose, hermite, time_rates
-from hodyn_cli.algorithms.limits.scaling import scaled
+from hodyn_cli.algorithms.limits.scaling import Law, scaled
 from hodyn_cli.algorithms.motion.differences import RTOL, Differences
 from hodyn_cli.algorithms.planning.generate import generate
 from hodyn_cli.cli.app import app
@@ -106,6 +106,15 @@ def test_probes_determine_every_monomial():
     A = programme._monomials(programme.PROBES, monomials)
     assert len(monomials) == 12 and np.linalg.matrix_rank(A) == 12
     assert np.linalg.cond(A) < 1e3
+    # path_limits probes as many as a series has monomials, the first PROBES: they determine
+    # the monomials of every grade a law's coefficients carry (3 of them for torques)
+    for power in range(4):
+        for count in range(1, 4):
+            law = Law(power, np.zeros((1, 1, count)), ("j",))
+            graded = programme._monomials_of(law)
+            if len(graded) <= len(programme.PROBES):
+                square = programme._monomials(programme.PROBES[: len(graded)], graded)
+                assert np.linalg.cond(square) < 1e3, (power, count)
 
 
 def test_path_grid_keeps_a_bounded_number_of_samples():

@@ -5,6 +5,7 @@ quintic x(sigma)), the output within its limits and passing ``hodyn validate``."
 import numpy as np
 import pytest
 from test_optimal import IIWA, iiwa_path
+from test_reachability import _whole
 
 import hodyn_cli
 from hodyn_cli.algorithms.limits import reachability
@@ -55,8 +56,8 @@ def test_a_path_with_q6_is_played_to_q6_by_reachability_as_with_q4():
     assert hodyn_cli.check_limits(model, out).feasible
     assert hodyn_cli.validate_motion(model, out, samples=50).passed
     found = reachability.solve(model, full, joint_limits(model), 2000)
-    motion = reachability.played(found, 7, full.joint_names, 0.0,
-                                 *reachability.kernel(1, 100.0))
+    motion = _whole(reachability.played(found, 7, full.joint_names, 0.0,
+                                        *reachability.kernel(1, 100.0)))
     d, t = motion.derivatives, motion.t
     for k in (5, 6):
         slope = (d[2:, k - 1] - d[:-2, k - 1]) / (t[2:] - t[:-2])[:, None]
@@ -78,7 +79,7 @@ def test_q6_through_a_corner_and_beyond_q6_go_to_the_windows():
     kernel = reachability.kernel(1, 50.0)
     assert reachability.played(found, 7, corner.joint_names, 0.0, *kernel) is None
     assert reachability.played(found[:1], 8, corner.joint_names, 0.0, *kernel) is None
-    motion = reachability.played(found, 6, corner.joint_names, 0.0, *kernel)
+    motion = _whole(reachability.played(found, 6, corner.joint_names, 0.0, *kernel))
     d = motion.derivatives
     at = np.flatnonzero(np.abs(d[1:-1, 1]).max(axis=1) == 0) + 1  # the corner
     assert len(at) == 1

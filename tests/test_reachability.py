@@ -14,6 +14,7 @@ from hodyn_cli import api
 from hodyn_cli.algorithms.limits import reachability
 from hodyn_cli.algorithms.limits.programme import path_limits
 from hodyn_cli.algorithms.planning.generate import generate
+from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io import write_trajectory
 from hodyn_cli.modeling.limits import joint_limits
@@ -131,8 +132,8 @@ def test_a_corner_is_within_half_a_percent_of_toppra_and_smooth_through_it():
     assert hodyn_cli.validate_motion(model, out, samples=50).passed
     found = reachability.solve(model, traj, joint_limits(model), 400)
     rise = 2e-2
-    motion = reachability.played(found, traj.orders, traj.joint_names, rise=rise)
-    d = motion.derivatives
+    motion = _whole(reachability.played(found, traj.orders, traj.joint_names, rise=rise))
+    d, t = motion.derivatives, motion.t
     speed = np.linalg.norm(d[:, 1], axis=1)
     inside = np.flatnonzero(speed[1:-1] == 0) + 1
     assert len(inside) == 1  # the corner, a point of the motion
@@ -140,11 +141,18 @@ def test_a_corner_is_within_half_a_percent_of_toppra_and_smooth_through_it():
     top = np.abs(d[:, 1:]).max(axis=(0, 2))
     assert np.all(np.abs(d[c, 1:]).max(axis=1) < 1e-15 * top)
     for near, next_ in ((c - 1, c - 2), (c + 1, c + 2)):  # q^(k) ~ |t - t_c|^(6 - k)
-        assert abs(motion.t[near] - motion.t[c]) < rise / 10
+        assert abs(t[near] - t[c]) < rise / 10
         power = np.log(np.linalg.norm(d[next_, 1:], axis=1) / np.linalg.norm(
-            d[near, 1:], axis=1)) / np.log((motion.t[next_] - motion.t[c]) / (
-                motion.t[near] - motion.t[c]))
+            d[near, 1:], axis=1)) / np.log((t[next_] - t[c]) / (t[near] - t[c]))
         assert np.allclose(power, [5, 4, 3, 2], atol=0.5), power  # (no ramp: 1, 0, 0, 0)
+
+
+def _whole(played: reachability.Played | None) -> Trajectory:
+    """The motion a :class:`reachability.Played` makes, its chunks joined."""
+    assert played is not None
+    chunks = list(played)
+    return Trajectory(played.names, np.concatenate([c.derivatives for c in chunks]),
+                      np.concatenate([c.t for c in chunks]))
 
 
 def test_a_corner_at_20_hz_is_within_half_a_percent_of_toppra_and_its_ramp_is_short():
@@ -169,8 +177,8 @@ def test_a_corner_at_20_hz_is_within_half_a_percent_of_toppra_and_its_ramp_is_sh
     assert hodyn_cli.validate_motion(model, out, samples=20).passed
     reach, rise = reachability.kernel(1, 20.0)
     found = reachability.solve(model, traj, joint_limits(model), reachability.POINTS)
-    sharp, smooth = (reachability.played(found, traj.orders, traj.joint_names, 0.0, reach, r)
-                     for r in (rise, 1e-3 * rise))
+    sharp, smooth = (_whole(reachability.played(found, traj.orders, traj.joint_names, 0.0,
+                                                reach, r)) for r in (rise, 1e-3 * rise))
     assert 0.9 * rise < sharp.t[-1] - smooth.t[-1] < 1.1 * rise
     d = sharp.derivatives
     corner = sharp.t[np.flatnonzero(np.abs(d[1:-1, 1]).max(axis=1) == 0)[0] + 1]
@@ -181,7 +189,7 @@ def test_a_corner_at_20_hz_is_within_half_a_percent_of_toppra_and_its_ramp_is_sh
 
 
 def test_a_path_longer_than_it_holds_goes_to_the_windows(monkeypatch):
-    """Reachability holds the whole path (~5 kB a sample): an input longer than
+    """Reachability holds the whole path (~1-1.6 kB a sample): an input longer than
     MOST_SAMPLES goes to the windows of linear programmes, which hold a chunk (auto), or
     is refused in one line (--solver reachability)."""
     model = hodyn_cli.load_robot(IIWA)
@@ -290,7 +298,6 @@ def test_a_turn_back_between_samples_is_a_corner():
     pieces), and ``--optimal`` leaves it to the linear programmes. Before, it was taken as
     one smooth piece: the 20 Hz output reversed from +4.6 to -3.4 rad/s in one step with
     qdd ~ -60 (qdddd 1.4e9), 0.445 s where the same law at 1 kHz takes 0.565 s."""
-    from hodyn_cli.core.trajectory import Trajectory
     model = hodyn_cli.load_robot(URDF / "planar_2r.urdf")
     w = 2 * np.pi / 2.03
     t = np.arange(41) / 20.0
@@ -439,6 +446,55 @@ def test_ten_thousand_samples_of_a_cosine_are_within_a_twentieth_of_a_percent_of
     scaling of the whole law), within its limits and passing validate. (10^5 samples:
     0.015 %, benchmarks/README.md; toppra takes ~9 minutes there.)"""
     _cosine_against_toppra(10_000, validated=50, within=5e-4)
+
+
+def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
+    """issue 37 item 4 (memory bounded): the reachability law's motion, which the final fits
+    and the output play, is made afresh chunk by chunk of at most BLOCK grid points at each
+    pass (:class:`reachability.Played`), the same to the last bit however it is cut; what
+    it holds is 6 numbers a grid point (sigma, t and the law's 4 time derivatives), not
+    the motion's orders times joints (35 here: 84 MB at 10^5 samples); the result keeps
+    it as its source, not a list of its chunks."""
+    model = hodyn_cli.load_robot(IIWA)
+    traj = _cosine(model, 100)
+    found = reachability.solve(model, traj, joint_limits(model), 500)
+    whole = list(reachability.played(found, traj.orders, traj.joint_names, 0.0, 0.01))
+    monkeypatch.setattr(reachability, "BLOCK", 64)
+    played = reachability.played(found, traj.orders, traj.joint_names, 0.0, 0.01)
+    assert played is not None
+    first, again = list(played), list(played)  # (iterated twice: made twice)
+    assert len(first) > 5 and max(c.n_samples for c in first) <= 64
+    assert all(a is not b for a, b in zip(first, again, strict=True))
+    for chunks in (first, again):
+        assert np.array_equal(np.concatenate([c.derivatives for c in chunks]),
+                              np.concatenate([c.derivatives for c in whole]))
+        assert np.array_equal(np.concatenate([c.t for c in chunks]),
+                              np.concatenate([c.t for c in whole]))
+    points = sum(len(sigma) for _, sigma, _, _ in played.laws)
+    held = sum(a.nbytes for _, sigma, t, rates in played.laws for a in (sigma, t, rates))
+    assert held <= 6 * 8 * points < traj.orders * model.nv * 8 * points
+    _, opt = hodyn_cli.retime_optimal(model, traj)
+    assert opt.used == "reachability" and isinstance(opt.source, reachability.Played)
+
+
+@pytest.mark.slow
+def test_ten_to_the_fifth_samples_keep_the_previous_duration(tmp_path):
+    """issue 37 item 4: the iiwa's cosine over 10^5 samples at 100 Hz, file to file (~15 s
+    of CPU, 253 MB; 35 s and 536 MB before), is played chunk by chunk with the same law as
+    before to 1e-6 (767.27373984853 s on main before this change, toppra 767.155 s on the
+    same grid: benchmarks/README.md), within its limits (recomputed by check) and passing
+    validate."""
+    src, out = tmp_path / "in.h5", tmp_path / "out.h5"
+    for args in (("generate", IIWA, "--kind", "cosine", "--duration", 1000, "-o", src),
+                 ("retime", IIWA, src, "--optimal", "-o", out)):
+        res = run(*args, "-q")
+        assert res.exit_code == 0, res.output
+    with h5py.File(out) as f:
+        assert f.attrs["solver"] == "reachability" and f.attrs["grid_points"] == 300_004
+        assert abs(f.attrs["duration"] / 767.2737398485312 - 1) < 1e-6, f.attrs["duration"]
+    for command in ("check", "validate"):  # (exit 1: beyond a limit, or inconsistent)
+        res = run(command, IIWA, out)
+        assert res.exit_code == 0, res.output
 
 
 def test_a_one_point_dip_of_the_law_is_not_a_ceiling():

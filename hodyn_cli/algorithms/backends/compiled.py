@@ -504,6 +504,55 @@ class CompiledBackend(NumpyBackend):
             _ptr(full), _ptr(rows), _ptr(jets)))
         return q, c, PJ, off, ok.astype(bool)
 
+    def loop_closed(self, model, qa, cuts, reference, ids, t, coarse, step, iterations,
+                    between, tol, quadratic, near, taylor_tol, rates=None, data=None):
+        """``Closed._closed`` in one call: the positions (N, n) at the actuated ones qa (N,
+        m), continued from ``reference`` (n,) by halving (the samples ``ids`` (N,) of the file,
+        times t or None), with Newton's residual, P J, J's rows off its span and where the
+        derivatives were found (N,) bool, as :meth:`loop_newton`'s; ``rates`` (full, PJ): as
+        there, the samples ``full``'s rows ``ids``. None where some step's P J_p was near
+        singular (the caller goes step by step)."""
+        N, n, R, r = qa.shape[0], model.n, len(cuts.row_loop), len(cuts.P)
+        q, c, PJ, off = np.empty((N, n)), np.empty((N, R)), np.empty((N, r, n)), np.empty(N)
+        rated, complete = np.empty(N, dtype=np.uint8), ctypes.c_int64(0)
+        full, jets = (None, None) if rates is None else rates
+        if full is not None:
+            self._rates_arrays(model, cuts, full, jets)
+        if t is not None:
+            t = np.ascontiguousarray(t, dtype=np.float64)
+        _check(self.lib.hodyn_loop_closed(
+            _struct(self, model, data), N, np.ascontiguousarray(qa, dtype=np.float64),
+            qa.shape[1], cuts.active, np.ascontiguousarray(reference, dtype=np.float64), coarse,
+            step, *_cuts(cuts), r, cuts.P, cuts.passive, iterations, between, tol, quadratic,
+            near, taylor_tol, _ptr(t),
+            np.ascontiguousarray(ids, dtype=np.int32), q, c, PJ, off, rated,
+            0 if full is None else full.shape[1], 0 if jets is None else jets.shape[1],
+            0 if full is None else full.shape[0], _ptr(full), _ptr(jets),
+            ctypes.byref(complete)))
+        return (q, c, PJ, off, rated.astype(bool)) if complete.value else None
+
+    def loop_between(self, model, full, t, samples, cuts, taylor, step, taylor_tol, W,
+                     iterations, between, tol, quadratic, near, PJ=None, data=None):
+        """``Closed._predicted`` in one call: the samples ``samples`` (M,) of ``full`` (N, D,
+        n: in place) between the anchors (every ``taylor``-th and the last, solved with their
+        derivatives) by Newton from :meth:`loop_predict`'s starts (``W``: the Hermite
+        matrix), or continued from their anchor where that start, or Newton's move from it,
+        is too far; with their derivatives and P J's jets in PJ (N, KJ, r, n) as
+        :meth:`loop_newton`'s. Newton's residual (M, R), P J (M, r, n) and J's rows off its
+        span (M,); None where some P J_p was near singular (the caller goes step by step)."""
+        self._rates_arrays(model, cuts, full, PJ)
+        (N, D, n), M = full.shape, len(samples)
+        R, r = len(cuts.row_loop), len(cuts.P)
+        c, PJ_kept, off = np.empty((M, R)), np.empty((M, r, n)), np.empty(M)
+        complete = ctypes.c_int64(0)
+        _check(self.lib.hodyn_loop_between(
+            _struct(self, model, data), N, D, full, np.ascontiguousarray(t, dtype=np.float64),
+            M, np.ascontiguousarray(samples, dtype=np.int32), taylor, step, taylor_tol,
+            np.ascontiguousarray(W, dtype=np.float64), *_cuts(cuts), r, cuts.P, cuts.passive,
+            len(cuts.active), cuts.active, iterations, between, tol, quadratic, near, c,
+            PJ_kept, off, 0 if PJ is None else PJ.shape[1], _ptr(PJ), ctypes.byref(complete)))
+        return (c, PJ_kept, off) if complete.value else None
+
     @staticmethod
     def _rates_arrays(model, cuts, full, PJ) -> None:
         """Refuses what :meth:`loop_rates` cannot write in place: ``full`` (N, D, n) and P J's

@@ -94,9 +94,11 @@ def interpolating(x: np.ndarray, y: np.ndarray, k: int,
         (len(left) + n - 1 + j, x[-1], c, size - k - 1 + np.arange(k + 1))
         for j, c in enumerate(right)]
     for r, at, (nu, value), cols in conditions:
-        unit = np.zeros((size, len(cols)))
-        unit[cols, np.arange(len(cols))] = 1.0
-        band[r, cols - r + k] = BSpline(t, unit, k)(np.array([at]), nu)[0]
+        # (the k + 1 basis functions on the end's interval, from their own knots alone: a
+        # unit matrix over every coefficient was 14 MB and its derivatives' differences as
+        # much again on a 300 000-point law)
+        local = BSpline(t[cols[0] : cols[-1] + k + 2], np.eye(len(cols)), k)
+        band[r, cols - r + k] = local(np.array([at]), nu)[0]
         rhs[r] = value
     flat = rhs.reshape(size, -1)
     backends.current().banded_solve(band, k, flat)  # rhs: the coefficients

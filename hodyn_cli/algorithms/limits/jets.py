@@ -73,17 +73,20 @@ def compose(path: np.ndarray, rates: np.ndarray) -> np.ndarray:
     (``q, q', ..., q^[K]``) and the time law's (E, K) ``sdot, ..., s^(K)``: the series of q
     about s composed with ``s(t + tau) - s(t)`` (Faà di Bruno)."""
     K = path.shape[1] - 1
-    extra = (1,) * (path.ndim - 2)
     delta = np.zeros((len(rates), K + 1), dtype=np.result_type(rates, float))
     delta[:, 1:] = rates[:, :K] / np.array([factorial(k) for k in range(1, K + 1)])
     power = np.zeros_like(delta)
     power[:, 0] = 1.0
-    out = np.zeros(path.shape, dtype=np.result_type(path, delta))
+    # q^(k) = k! sum_m q^[m] / m! [tau^k] delta^m: a (K+1, K+1) matrix per point, applied to
+    # its orders by one batched product (a sum of broadcast products over the joints took
+    # 7 of 39 s of a 10^5-sample --optimal, most of it in page faults of its temporaries)
+    factorials = np.array([factorial(j) for j in range(K + 1)], float)
+    chain = np.empty((len(rates), K + 1, K + 1), dtype=delta.dtype)  # [point, k, m]
     for m in range(K + 1):
         if m:
             power = product(power, delta, K)
-        out += path[:, m:m + 1] / factorial(m) * power.reshape(power.shape + extra)
-    return out * np.array([factorial(j) for j in range(K + 1)]).reshape((1, K + 1) + extra)
+        chain[:, :, m] = power * (factorials / factorial(m))
+    return (chain @ path.reshape(len(path), K + 1, -1)).reshape(path.shape)
 
 
 def _taylor(left: np.ndarray, dt: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:

@@ -236,10 +236,11 @@ class PathGrid:
     :func:`time_scale` so far, or beyond :data:`MOST` points: a long path keeps as many as
     its speed needs. Of every sample, the path's kink there: how far its ``q^[D]`` jumps
     (:func:`_ends`), the largest per joint in each interval the kept samples start
-    (:meth:`grid`); and the largest ``|q^[D-1]|`` per joint (:attr:`peak`)."""
+    (:meth:`grid`); and the largest ``|q^[D-1]|`` per joint (:attr:`peak`). ``kinks``: False,
+    neither (the jumps are zeros, :attr:`peak` None: a uniform law has no use for them)."""
 
-    def __init__(self, target: int | None = GRID):
-        self.follow = target is None
+    def __init__(self, target: int | None = GRID, kinks: bool = True):
+        self.follow, self.kinks = target is None, kinks
         self.target, self.stride, self.count = target or GRID, 1, 0
         self.mags: np.ndarray | None = None  # (D, m) the largest |q^[k]| so far
         self.index = np.zeros(0, dtype=np.int64)
@@ -260,7 +261,8 @@ class PathGrid:
         self.jumps = zeros if self.jumps is None else np.concatenate([self.jumps, zeros])
         self.index = np.concatenate([self.index, idx[keep]])
         self.t = np.concatenate([self.t, chunk.t[keep]])
-        self._kinks(chunk)
+        if self.kinks:  # (the Hermite interpolants' top derivatives at every sample)
+            self._kinks(chunk)
         self.last = (int(idx[-1]), float(chunk.t[-1]), chunk.derivatives[-1])
         self.names = chunk.joint_names
         self.count += chunk.n_samples
@@ -457,6 +459,13 @@ def time_derivatives(X: np.ndarray) -> np.ndarray:
     return np.stack(out, axis=1)
 
 
+def _monomials_of(law: Law) -> tuple[tuple[int, ...], ...]:
+    """The monomials of the time law's derivatives a series' law has: those of grade
+    ``power + 2 p`` for each of its coefficients' powers p of the speed-up."""
+    return tuple(m for p in range(law.coefficients.shape[-1])
+                 for m in _partitions(law.power + 2 * p))
+
+
 def _monomials(sigma: np.ndarray, monomials) -> np.ndarray:
     """(E, n) the monomials at each row of sigma (E, 4)."""
     out = np.ones((len(sigma), len(monomials)), dtype=sigma.dtype)
@@ -528,23 +537,29 @@ def path_limits(model: Model, grid: Trajectory, limits: Limits, order: int, *,
     (rigid to torque order ``order``, or with rigid ``drives``), fitted monomial by monomial."""
     full = model.coupling.expand(grid)
     q = full.derivatives[:, : order + 3]
-    probes = []
-    for sigma in PROBES:
+
+    def probed(sigma: np.ndarray) -> dict[str, Law]:
         jet = compose(q, np.broadcast_to(sigma[: order + 2], (len(q), order + 2)))
-        probes.append(series_laws(model, Trajectory(full.joint_names, jet), order=order,
-                                  gravity=gravity, drives=drives, kind=kind))
+        return series_laws(model, Trajectory(full.joint_names, jet), order=order,
+                           gravity=gravity, drives=drives, kind=kind)
+
+    probes = [probed(PROBES[0])]
+    limited = [(quantity, series, cols, lower, upper, _monomials_of(probes[0][series]))
+               for quantity, series, cols, lower, upper
+               in limited_series(model, limits, probes[0]) if quantity.key != "position"]
+    # (the dynamics are the probes' cost: as many as the most monomials a series has, the
+    # first PROBES determining them, 3 of the 16 for torques: 10^5 samples' reachability
+    # grid spent 14 of 39 s in them)
+    needed = max((len(monomials) for *_, monomials in limited), default=1)
+    probes += [probed(sigma) for sigma in PROBES[1:needed]]
     out = []
-    for quantity, series, cols, lower, upper in limited_series(model, limits, probes[0]):
+    for quantity, series, cols, lower, upper, monomials in limited:
         law: Law = probes[0][series]
-        if quantity.key == "position":
-            continue
-        monomials = tuple(m for p in range(law.coefficients.shape[-1])
-                          for m in _partitions(law.power + 2 * p))
-        A = _monomials(PROBES, monomials)
+        A = _monomials(PROBES[: len(probes)], monomials)
         V = np.stack([replace(p[series], friction=None).at(1.0)[:, cols] for p in probes])
-        # (A is PROBES x monomials, V every point and joint: the pseudo-inverse once, not a
+        # (A is probes x monomials, V every point and joint: the pseudo-inverse once, not a
         # least-squares solve of each of the many right-hand sides)
-        coef = np.linalg.pinv(A) @ V.reshape(len(PROBES), -1)
+        coef = np.linalg.pinv(A) @ V.reshape(len(probes), -1)
         out.append(PathLimit(quantity, series, tuple(law.joint_names[c] for c in cols), lower,
                              upper, law.power, monomials,
                              np.moveaxis(coef.reshape((len(monomials),) + V.shape[1:]), 0, -1),
@@ -621,12 +636,16 @@ class TimeLaw:
 
     def s_at(self, t: np.ndarray, times: np.ndarray | None = None) -> np.ndarray:
         """s(t): Newton's method on t(s) inside each sample's grid interval (dt/ds =
-        1/sqrt(x)), safeguarded to the interval."""
+        1/sqrt(x)), safeguarded to the interval; where x is constant, linear."""
         times = self.times if times is None else times
         b = self.breaks
         i = np.clip(np.searchsorted(times, t, side="right") - 1, 0, len(b) - 2)
         lo, hi = b[i], b[i + 1]
         s = np.clip(lo + (t - times[i]) * np.sqrt(self.spline(lo)), lo, hi)
+        if np.all(self.coefficients == self.coefficients[0]):  # x constant: s linear in t
+            # (exact: the Newton steps' spline values were a tenth of a 10^5-sample
+            # --optimal, whose final fits play the reachability law's motion uniformly)
+            return s
         for _ in range(NEWTON):
             s = np.clip(s - (times[i] + self._elapsed(lo, s) - t) * np.sqrt(self.spline(s)),
                         lo, hi)

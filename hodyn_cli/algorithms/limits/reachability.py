@@ -36,8 +36,9 @@ x_{i+1})``. Both passes are sequential: the backend's compiled ``reach_backward`
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -52,8 +53,8 @@ from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.limits import Limits
 
-__all__ = ["Arc", "Rows", "Law", "arcs", "applies", "rows", "controllable", "greedy", "along",
-           "solve"]
+__all__ = ["Arc", "Rows", "Law", "Played", "arcs", "applies", "rows", "controllable", "greedy",
+           "along", "solve"]
 
 #: a point of the path is at rest where ``|q'|`` is below this share of its largest value
 REST = 1e-3
@@ -70,12 +71,13 @@ BLOCK = 1 << 15
 #: time, 100 s of the iiwa's cosine at one interval per sample lost 1.5 % to it)
 POINTS = 4000
 PER_SAMPLE = 3
-#: the longest input (samples) it takes: it holds the whole input path, its shape and the
-#: played motion on the grid (~5 kB a sample: 0.5 GB at 10^5 samples, 1 GB at its most; the
-#: passes' rows are a piece's, :func:`along`), where the windows of linear programmes hold a
-#: chunk; longer inputs go to the windows (``--solver auto``) or are refused (``--solver
-#: reachability``)
-MOST_SAMPLES = 200_000
+#: the longest input (samples) it takes: it holds the whole input path, its shape, the
+#: law on the grid and what plays it (:class:`Played`: the motion itself is made afresh
+#: chunk by chunk), ~1-1.6 kB a sample (peak RSS 161 MB at 10^4 samples of the iiwa, 253 MB
+#: at 10^5, 569 MB at 3 x 10^5: 1.5 GB at its most); the passes' rows and the fits are a
+#: chunk's. Longer inputs go to the windows of linear programmes (``--solver auto``), which
+#: hold a chunk, or are refused (``--solver reachability``)
+MOST_SAMPLES = 1_000_000
 #: the points of the path's shape (:func:`arcs`) at least; more on a long path, one per
 #: SPACING of its length in joint space (rad, m) at most: closer points make its top
 #: derivatives rounding (~1e-16 / h^4 in q_sigma^(4))
@@ -106,7 +108,17 @@ class Arc:
 
     def jet(self, sigma: np.ndarray, orders: int) -> np.ndarray:
         """(E, orders, n) ``q, q_sigma, ...`` at sigma."""
-        return np.stack([self.shape(sigma, nu) for nu in range(orders)], axis=1)
+        return np.stack([self._derivative(nu)(sigma) for nu in range(orders)], axis=1)
+
+    def _derivative(self, nu: int) -> BSpline:
+        """The shape's nu-th derivative, made once (not at every chunk of the grid played)."""
+        if nu not in self._derivatives:
+            self._derivatives[nu] = self.shape.derivative(nu)
+        return self._derivatives[nu]
+
+    @cached_property
+    def _derivatives(self) -> dict[int, BSpline]:
+        return {0: self.shape}
 
     def trajectory(self, names: tuple[str, ...], a: int = 0, b: int | None = None
                    ) -> Trajectory:
@@ -131,9 +143,14 @@ def _length(path: Trajectory, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     rounding for the Hermite interpolant's ``|q'|`` where it is a polynomial's norm)."""
     nodes, weights = np.polynomial.legendre.leggauss(GAUSS)
     h = b - a
-    at = (a[:, None] + h[:, None] * (nodes + 1) / 2).ravel()
-    speed = np.linalg.norm(_order(path, at, 1), axis=1).reshape(len(h), GAUSS)
-    return speed @ weights * h / 2
+    out = np.empty(len(h))
+    step = BLOCK // GAUSS  # (a block of nodes at a time: the q' at all of them for the
+    # whole table were 168 MB and their norm's squares as much at 3 x 10^5 samples)
+    for i in range(0, len(h), step):
+        at = (a[i : i + step, None] + h[i : i + step, None] * (nodes + 1) / 2).ravel()
+        speed = np.linalg.norm(between(path, at, 1), axis=1).reshape(-1, GAUSS)
+        out[i : i + step] = speed @ weights * h[i : i + step] / 2
+    return out
 
 
 def _order(path: Trajectory, s: np.ndarray, r: int) -> np.ndarray:
@@ -587,30 +604,51 @@ NEAR = 40
 
 
 def played(pieces: list[tuple[Arc, Law]], orders: int, names: tuple[str, ...],
-           t0: float = 0.0, reach: float = 0.0, rise: float = 0.0) -> Trajectory | None:
-    """The motion along the pieces in turn, each law smoothed (:func:`smoothed`, the kernel
-    ``reach`` seconds either side), lowered where that raised it above the law
-    (:func:`lowered`) and sampled at its grid points (q .. q^(orders-1) exact
-    by the chain rule from the shape's sigma-derivatives and ``sigma_dot = sqrt(x)``,
-    ``sigma_ddot = x'/2``, ...); at a corner (where one piece ends and the next starts, both
-    at rest) each law warped by a :class:`~hodyn_cli.algorithms.limits.ramps.Ramp` of
-    ``rise`` seconds (at most a ``2 TAIL``-th of the piece), so that q' .. q^(5) vanish
-    there from both sides; None where the output needs a derivative of the law beyond
-    x^(5) (orders > :data:`ORDERS`), or q^(6) through a corner (the warp leaves sigma^(6)
-    there, and the direction q_sigma jumps: q^(6) would jump)."""
+           t0: float = 0.0, reach: float = 0.0, rise: float = 0.0) -> Played | None:
+    """The motion along the pieces in turn (:class:`Played`: chunk by chunk), each law
+    smoothed (:func:`smoothed`, the kernel ``reach`` seconds either side), lowered where
+    that raised it above the law (:func:`lowered`) and sampled at its grid points (q ..
+    q^(orders-1) exact by the chain rule from the shape's sigma-derivatives and ``sigma_dot =
+    sqrt(x)``, ``sigma_ddot = x'/2``, ...); at a corner (where one piece ends and the next
+    starts, both at rest) each law warped by a
+    :class:`~hodyn_cli.algorithms.limits.ramps.Ramp` of ``rise`` seconds (at most a ``2
+    TAIL``-th of the piece), so that q' .. q^(5) vanish there from both sides; None where the
+    output needs a derivative of the law beyond x^(5) (orders > :data:`ORDERS`), or q^(6)
+    through a corner (the warp leaves sigma^(6) there, and the direction q_sigma jumps: q^(6)
+    would jump)."""
     if orders > ORDERS or (orders > 6 and len(pieces) > 1):
         return None
-    parts: list[Trajectory] = []
+    laws = []
     start = t0
     for i, (arc, law) in enumerate(pieces):
-        corner = (i > 0, i < len(pieces) - 1)
-        sigma, tau, rates = _warped(law, reach, rise, corner, orders)
-        motion = compose(arc.jet(sigma, orders), rates[:, : orders - 1])
-        keep = slice(1 if parts else 0, None)  # (the corner: the last piece's end)
-        parts.append(Trajectory(names, motion[keep], start + tau[keep]))
+        sigma, tau, rates = _warped(law, reach, rise, (i > 0, i < len(pieces) - 1), orders)
+        laws.append((arc, sigma, start + tau, rates[:, : orders - 1]))
         start += tau[-1]
-    return Trajectory(names, np.concatenate([p.derivatives for p in parts]),
-                      np.concatenate([p.t for p in parts]))
+    return Played(laws, orders, names)
+
+
+@dataclass(frozen=True, eq=False)
+class Played:
+    """A motion played along arcs, made afresh chunk by chunk of at most :data:`BLOCK` points
+    each time it is iterated: per arc, its grid's sigma, times t and the law's time
+    derivatives there (``laws``: (arc, sigma, t, rates)), the motion at a chunk's points the
+    shape's jet composed with them. Memory: 48 bytes a grid point, not the motion's 8 per
+    order and joint (a 10^5-sample path's grid played whole was 84 MB, and its temporaries
+    as much again each, for each smoothing tried); cost: the jet and the chain rule again at
+    each pass (~0.4 s for 300 000 points)."""
+
+    laws: list[tuple[Arc, np.ndarray, np.ndarray, np.ndarray]]
+    orders: int
+    names: tuple[str, ...]
+
+    def __iter__(self) -> Iterator[Trajectory]:
+        first = 0
+        for arc, sigma, t, rates in self.laws:
+            for a in range(first, len(sigma), BLOCK):
+                b = min(a + BLOCK, len(sigma))
+                yield Trajectory(self.names, compose(arc.jet(sigma[a:b], self.orders),
+                                                     rates[a:b]), t[a:b])
+            first = 1  # (the corner: the last arc's end)
 
 
 def _spline(sigma: np.ndarray, x: np.ndarray) -> BSpline:

@@ -87,6 +87,8 @@ TAYLOR_TOL = 0.05
 RESIDUAL_TOL, ITERATIONS = 1e-13, 30
 #: a Newton step below this share of the one before: quadratic convergence (see _newton)
 QUADRATIC = 1e-3
+#: Newton's iterations in each step of a continuation but its last (that one: ITERATIONS)
+STEP_ITERATIONS = 3
 
 
 def _turned(R: np.ndarray, x: np.ndarray) -> np.ndarray | None:
@@ -461,7 +463,20 @@ class Closed(coupling.Coupling):
         it (a batch per level, log2(coarse) levels): from its Taylor polynomial where that
         one's derivatives were found and its last term is below ``TAYLOR_TOL`` (Newton's
         steps from there are about half those from its positions: ~0.05 us a sample of the
-        leg's file at order 2), else from its positions."""
+        leg's file at order 2), else from its positions. The compiled kernel runs the levels
+        in one call (``loop_closed``: the same steps, the same numbers bit for bit; their
+        Python and kernel calls one by one took ~0.07 us a sample of the leg's file), unless
+        some step meets a near-singular ``P J_p``: then step by step, where numpy's Newton
+        decides (:meth:`_newton`)."""
+        kernel = self._kernel()
+        if kernel is not None and (rates is None or self._kernel(rates[0].shape[1] - 1)):
+            found = kernel.loop_closed(self.model, qa, self.cuts, self.reference, ids, t,
+                                       coarse, STEP, ITERATIONS, STEP_ITERATIONS, RESIDUAL_TOL,
+                                       QUADRATIC, SINGULAR_TOL ** 0.5, TAYLOR_TOL, rates,
+                                       data=self._backend_data()[1])
+            if found is not None:
+                q, c, PJ, off, rated = found
+                return q, self._checked(c, PJ, off, t, ids), rated
         N = qa.shape[0]
         q, c, PJ, off = (np.empty((N, self.n)), np.empty((N, self.n_rows)),
                          np.empty((N, self.rank, self.n)), np.empty(N))
@@ -522,7 +537,7 @@ class Closed(coupling.Coupling):
         for s in range(1, steps + 1):
             q[:, self.a] = start + (qa - start) * (s / steps)
             last = s == steps
-            c, PJ, off, rated = self._newton(q, ITERATIONS if last else 3, t, samples,
+            c, PJ, off, rated = self._newton(q, ITERATIONS if last else STEP_ITERATIONS, t, samples,
                                              rates if last else None)
         return q, c, PJ, off, rated
 
@@ -625,7 +640,8 @@ class Closed(coupling.Coupling):
         size = N * D * self.n
         block = np.empty(size + N * jet_orders * self.rank * self.n)
         full = block[:size].reshape(N, D, self.n)
-        full[:] = 0.0
+        if self._kernel(D - 1) is None:   # (numpy's theorem reads q_p^(k) as 0 until it has
+            full[:] = 0.0                 # found it; the kernel's pass sets them 0 itself)
         full[:, :, self.a] = qs
         samples = np.arange(N)
         jacobians = block[size:].reshape(N, jet_orders, self.rank, self.n)
@@ -638,12 +654,9 @@ class Closed(coupling.Coupling):
             full[coarse, 0], Jp, rated = self._closed(qs[coarse, 0], t, coarse,
                                                       COARSE // TAYLOR, (full, jacobians))
             found &= self._derivatives(full, coarse[~rated], Jp[~rated], jacobians)
-            samples = np.flatnonzero(~anchors)
-            q, Jp, rated = self._predicted(full, samples, t, jacobians)
-            if rated.any():   # (their positions and derivatives are in full already: the
-                # kernel's pass wrote them; a fancy-indexed copy of 17 500 rows is ~0.025 us a
-                # sample of the leg's ~1.1)
-                samples, q, Jp = samples[~rated], q[~rated], Jp[~rated]
+            # (where the kernel's pass found the derivatives, their positions are in full
+            # already: a fancy-indexed copy of 17 500 rows is ~0.025 us a sample of the leg)
+            samples, q, Jp = self._predicted(full, np.flatnonzero(~anchors), t, jacobians)
             full[samples, 0] = q
         else:
             full[:, 0], Jp, rated = self._closed(qs[:, 0], t, samples,
@@ -654,17 +667,29 @@ class Closed(coupling.Coupling):
 
     def _predicted(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray,
                    jacobians: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The positions at ``samples`` (M, n) and ``P J_p`` there by Newton from the Hermite
+        """The positions at ``samples`` and ``P J_p`` there by Newton from the Hermite
         polynomial of the two anchors around each (every ``TAYLOR``-th sample and the last,
         solved in ``full`` with their derivatives). Where the nearest one's Taylor
         polynomial's last term, or its difference from the Hermite one, exceeds ``TAYLOR_TOL``
         (the samples are far apart in time),
         the actuated joints moved more than ``STEP``, or Newton went farther than ``STEP``
         from the prediction or did not close the loops, the sample is continued from its
-        anchor instead (its branch). Where the compiled kernel's Newton went on to the
-        derivatives (:meth:`_newton`: in ``full`` and ``jacobians``), the third array (M,)
-        is True."""
+        anchor instead (its branch). Returns the samples whose derivatives are still to be
+        found, their positions (M', n) and ``P J_p`` there: those where the compiled kernel's
+        Newton did not go on to the derivatives (:meth:`_newton`: in ``full`` and
+        ``jacobians``). The kernel runs it all in one call (``loop_between``: the same numbers
+        bit for bit; the Python between its calls took ~0.03 us a sample of the leg's file)
+        unless some ``P J_p`` there is near singular: then step by step."""
         kernel = self._kernel()
+        if kernel is not None and self._kernel(full.shape[1] - 1) is not None:
+            found = kernel.loop_between(
+                self.model, full, t, samples, self.cuts, TAYLOR, STEP, TAYLOR_TOL,
+                _hermite(full.shape[1]), ITERATIONS, STEP_ITERATIONS, RESIDUAL_TOL, QUADRATIC,
+                SINGULAR_TOL ** 0.5, jacobians, data=self._backend_data()[1])
+            if found is not None:
+                c, PJ, off = found
+                return samples[:0], np.empty((0, self.n)), self._checked(c, PJ, off, t,
+                                                                         samples)[:0]
         guess, far, anchor = (self._prediction(full, samples, t) if kernel is None else
                               kernel.loop_predict(full, t, samples, TAYLOR, self.a, STEP,
                                                   TAYLOR_TOL, _hermite(full.shape[1])))
@@ -686,7 +711,8 @@ class Closed(coupling.Coupling):
         if far.any():
             q[far], c[far], PJ[far], off[far], rated[far] = self._continued(
                 full[anchor[far], 0], qa[far], t, samples[far], (full, jacobians))
-        return q, self._checked(c, PJ, off, t, samples), rated
+        Jp = self._checked(c, PJ, off, t, samples)
+        return samples[~rated], q[~rated], Jp[~rated]
 
     def _prediction(self, full: np.ndarray, samples: np.ndarray, t: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

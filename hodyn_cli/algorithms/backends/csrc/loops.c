@@ -28,6 +28,9 @@
  *   came from it: no pose found again; the positions returned are the step's end).
  * hodyn_loop_predict: Newton's starts between the anchors (their Taylor and Hermite
  *   polynomials) and where they are too far.
+ * hodyn_loop_closed, hodyn_loop_between: Closed._closed (the anchors' continuation from the
+ *   assembly and their halving levels) and Closed._predicted (the samples between the
+ *   anchors) in one call each, from the work of the entry points above (the same numbers).
  * hodyn_loop_rates: the implicit function theorem order by order, q_p^(k) = -(P J_p)^-1 P
  *   c^(k) with q_p^(k) still 0 in c^(k), by a recursion in root axes that goes up one order
  *   at a time (below); and P J's jets to order KJ - 1 (KJ <= D - 1: the caller's need; the
@@ -36,7 +39,7 @@
  *   by order (Leibniz on (P J)^T lambda_r = f):
  *   (P J_p)^T lambda_r^(k) = f_p^(k) - sum_{j>=1} C(k,j) (P J_p^(j))^T lambda_r^(k-j)
  *   tau_a^(k) = f_a^(k) - sum_j C(k,j) (P J_a^(j))^T lambda_r^(k-j)
- * The small r x r systems by Gaussian elimination with partial pivoting, lane by lane. */
+ * The small r x r systems by Gaussian elimination with partial pivoting, all lanes at once. */
 #include "kernel.h"
 
 /* max(a, b) of a running maximum a (never NaN): fmax's answer, b NaN ignored, inlined (libm's
@@ -240,41 +243,55 @@ static void jacobian(const Consts *cs, const Cuts *k, const Work *w, int Ks, int
     }
 }
 
-/* Gaussian elimination with partial pivoting of A[r][r] (lane by lane, in place: its LU and
- * the row order piv[r][LANES]) */
-static void lu(int r, vd *A, int (*piv)[LANES]) {
-    for (int l = 0; l < LANES; l++) {
-        for (int i = 0; i < r; i++) piv[i][l] = i;
-        for (int c = 0; c < r; c++) {
-            int best = c;
-            for (int i = c + 1; i < r; i++)
-                if (fabs(A[r * i + c][l]) > fabs(A[r * best + c][l])) best = i;
-            if (best != c) {
-                for (int q = 0; q < r; q++) {
-                    const double t = A[r * c + q][l];
-                    A[r * c + q][l] = A[r * best + q][l];
-                    A[r * best + q][l] = t;
-                }
-                const int t = piv[c][l]; piv[c][l] = piv[best][l]; piv[best][l] = t;
+typedef int64_t vl __attribute__((vector_size(LANES * sizeof(int64_t))));   /* lane masks */
+
+/* m ? a : b, lane by lane (m: all bits set or none) */
+static inline vd pick(vl m, vd a, vd b) { return (vd)(((vl)a & m) | ((vl)b & ~m)); }
+
+static inline vd vabs(vd x) { return (vd)((vl)x & ((vl){0} + INT64_MAX)); }
+
+/* Gaussian elimination with partial pivoting of A[r][r] (in place: its LU and the row order
+ * piv[r], lane by lane), all lanes at once: each lane's pivot row by compares, the swaps by
+ * selects (the same operations as lane by lane: the same numbers) */
+static void lu(int r, vd *A, vl *piv) {
+    for (int i = 0; i < r; i++) piv[i] = (vl){0} + i;
+    for (int c = 0; c < r; c++) {
+        vl best = (vl){0} + c;
+        vd top = vabs(A[r * c + c]);
+        for (int i = c + 1; i < r; i++) {   /* (the first largest, as a strict > finds) */
+            const vd x = vabs(A[r * i + c]);
+            const vl more = x > top;
+            best = (best & ~more) | (((vl){0} + i) & more);
+            top = pick(more, x, top);
+        }
+        for (int i = c + 1; i < r; i++) {   /* the lanes whose pivot is row i swap it with c */
+            const vl swap = best == i;
+            for (int q = 0; q < r; q++) {
+                const vd t = A[r * c + q];
+                A[r * c + q] = pick(swap, A[r * i + q], t);
+                A[r * i + q] = pick(swap, t, A[r * i + q]);
             }
-            const double d = A[r * c + c][l];
-            for (int i = c + 1; i < r; i++) {
-                const double f = A[r * i + c][l] / d;
-                A[r * i + c][l] = f;
-                for (int q = c + 1; q < r; q++) A[r * i + q][l] -= f * A[r * c + q][l];
-            }
+            const vl t = piv[c];
+            piv[c] = (piv[i] & swap) | (t & ~swap);
+            piv[i] = (t & swap) | (piv[i] & ~swap);
+        }
+        const vd d = A[r * c + c];
+        for (int i = c + 1; i < r; i++) {
+            const vd f = A[r * i + c] / d;
+            A[r * i + c] = f;
+            for (int q = c + 1; q < r; q++) A[r * i + q] -= f * A[r * c + q];
         }
     }
 }
 
-/* x = A^-1 b (transpose: A^-T b) from lu()'s factors (x and b apart): the lanes' row orders
- * applied one by one, the substitutions on all lanes at once */
-static void lu_solve(int r, const vd *LU, int (*piv)[LANES], int transpose, const vd *b,
-                     vd *x) {
+/* x = A^-1 b (transpose: A^-T b) from lu()'s factors (x and b apart): the row order applied
+ * by selects, the substitutions on all lanes at once */
+static void lu_solve(int r, const vd *LU, const vl *piv, int transpose, const vd *b, vd *x) {
     vd y[r];
     if (!transpose) {   /* P A = L U: L U x = P b */
         for (int i = 0; i < r; i++) {
-            for (int l = 0; l < LANES; l++) y[i][l] = b[piv[i][l]][l];
+            y[i] = b[0];
+            for (int j = 1; j < r; j++) y[i] = pick(piv[i] == j, b[j], y[i]);
             for (int q = 0; q < i; q++) y[i] -= LU[r * i + q] * y[q];
         }
         for (int i = r - 1; i >= 0; i--) {
@@ -294,8 +311,10 @@ static void lu_solve(int r, const vd *LU, int (*piv)[LANES], int transpose, cons
             for (int q = i + 1; q < r; q++) s -= LU[r * q + i] * y[q];
             y[i] = s;
         }
-        for (int i = 0; i < r; i++)
-            for (int l = 0; l < LANES; l++) x[piv[i][l]][l] = y[i][l];
+        for (int j = 0; j < r; j++) {   /* (piv a permutation: one i per lane) */
+            x[j] = y[0];
+            for (int i = 1; i < r; i++) x[j] = pick(piv[i] == j, y[i], x[j]);
+        }
     }
 }
 
@@ -403,13 +422,15 @@ static void twist_order(const Consts *cs, const Work *w, const Spatial *sp, cons
     for (int i = 0; i < n; i++) {
         if (!w->need[i]) continue;
         const int par = cs->m->parent[i];
-        vd *Vi = sp->V + (size_t)6 * (D * i + o);
+        vd *Vi = sp->V + (size_t)6 * (D * i + o), sum[6];   /* (sums in registers: the
+                                                             * arrays may alias) */
         const vd *Si = sp->S + (size_t)6 * D * i;
-        for (int e = 0; e < 6; e++) Vi[e] = par < 0 ? (vd){0} : sp->V[6 * (D * par + o) + e];
+        for (int e = 0; e < 6; e++) sum[e] = par < 0 ? (vd){0} : sp->V[6 * (D * par + o) + e];
         for (int j = 0; j <= o; j++) {
             const vd qd = BINOM[o][j] * Qs[(o - j + 1) * n + i];
-            for (int e = 0; e < 6; e++) Vi[e] += Si[6 * j + e] * qd;
+            for (int e = 0; e < 6; e++) sum[e] += Si[6 * j + e] * qd;
         }
+        for (int e = 0; e < 6; e++) Vi[e] = sum[e];
     }
 }
 
@@ -418,13 +439,13 @@ static void screw_order(const Consts *cs, const Work *w, const Spatial *sp, int 
     for (int i = 0; i < n; i++) {
         if (!w->need[i]) continue;
         const int par = cs->m->parent[i];
-        vd *Si = sp->S + (size_t)6 * D * i, t[6];
-        for (int e = 0; e < 6; e++) Si[6 * o + e] = (vd){0};
-        if (par < 0) continue;   /* the root held: a constant screw */
-        for (int j = 0; j < o; j++) {
-            vad(sp->V + (size_t)6 * (D * par + j), Si + 6 * (o - 1 - j), t);
-            for (int e = 0; e < 6; e++) Si[6 * o + e] += BINOM[o - 1][j] * t[e];
-        }
+        vd *Si = sp->S + (size_t)6 * D * i, t[6], sum[6] = {0};
+        if (par >= 0)   /* (else the root held: a constant screw) */
+            for (int j = 0; j < o; j++) {
+                vad(sp->V + (size_t)6 * (D * par + j), Si + 6 * (o - 1 - j), t);
+                for (int e = 0; e < 6; e++) sum[e] += BINOM[o - 1][j] * t[e];
+            }
+        for (int e = 0; e < 6; e++) Si[6 * o + e] = sum[e];
     }
 }
 
@@ -432,15 +453,16 @@ static void point_order(const Cuts *k, const Spatial *sp, int o) {
     const int D = sp->D;
     for (int s = 0; s < k->S; s++) {
         const int b = k->side_body[s];
-        vd *p = sp->p + 3 * D * s, t[3];
-        p[3 * o] = p[3 * o + 1] = p[3 * o + 2] = (vd){0};
-        if (b < 0) continue;   /* on the root: at rest */
-        const vd *V = sp->V + (size_t)6 * D * b;
-        for (int e = 0; e < 3; e++) p[3 * o + e] = V[6 * (o - 1) + 3 + e];
-        for (int j = 0; j < o; j++) {
-            vcross(V + 6 * j, p + 3 * (o - 1 - j), t);
-            for (int e = 0; e < 3; e++) p[3 * o + e] += BINOM[o - 1][j] * t[e];
+        vd *p = sp->p + 3 * D * s, t[3], sum[3] = {0};
+        if (b >= 0) {   /* (else on the root: at rest) */
+            const vd *V = sp->V + (size_t)6 * D * b;
+            for (int e = 0; e < 3; e++) sum[e] = V[6 * (o - 1) + 3 + e];
+            for (int j = 0; j < o; j++) {
+                vcross(V + 6 * j, p + 3 * (o - 1 - j), t);
+                for (int e = 0; e < 3; e++) sum[e] += BINOM[o - 1][j] * t[e];
+            }
         }
+        for (int e = 0; e < 3; e++) p[3 * o + e] = sum[e];
     }
 }
 
@@ -477,7 +499,7 @@ static void passive_order(const Consts *cs, const Cuts *k, const Work *w, const 
  * positions and A, piv the LU of P J_p there; with PJv[KJ r n] (else NULL), P J^(d), d < KJ <=
  * D - 1, in it (Jv[KJ R n] scratch) */
 static void rates_group(const HModel *m, const Consts *cs, const Cuts *k, Work *w,
-                        const Spatial *sp, vd *Qs, const vd *A, int (*piv)[LANES], int KJ,
+                        const Spatial *sp, vd *Qs, const vd *A, const vl *piv, int KJ,
                         vd *Jv, vd *PJv) {
     const int n = m->n, D = sp->D, S = k->S, P = k->P, R = k->R, r = k->r, L = S / 2;
     vd known[r], x[r], c[R], dV[6 * n];
@@ -605,7 +627,7 @@ int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, int64_t M,
     }
     {
     vd A[r * r];
-    int piv[r][LANES];
+    vl piv[r];
     int64_t lane_e[LANES], lane_s[LANES];
     for (int64_t s0 = 0; s0 < M; s0 += LANES) {
         hk_lanes(s0, M, lane_e);
@@ -638,22 +660,15 @@ done:
  * (hodyn_loop_rates' with P J_p and the poses where the last step started, one pass fewer of
  * the poses), and
  * with jets[Nf][KJ][r][n] (else NULL; 1 <= KJ <= D - 1) P J's jets to order KJ - 1, where ok */
-int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, const double *Pm,
-                      const int32_t *passive, int iterations, double tol, double quadratic,
-                      double near, double *c, double *PJ, double *off, uint8_t *ok, int D,
-                      int KJ, int64_t Nf, double *HK_NULLABLE qs, const int32_t *HK_NULLABLE rows,
-                      double *HK_NULLABLE jets) {
-    const Cuts k = CUTS_INIT(r, Pm, passive);
-    const int n = m->n;
-    int status = hk_check(m, N, 1, 1, 0, -1, -1);
-    if (status) return status;
-    if ((status = cuts_check(m, &k)) || iterations < 1) return status ? status : HK_SIZE;
-    if (qs) {
-        if (!rows || D < 2 || D > MAXK || Nf < 1 || (jets && (KJ < 1 || KJ > D - 1)))
-            return HK_SIZE;
-        for (int64_t e = 0; e < N; e++)
-            if (rows[e] < 0 || rows[e] >= Nf) return HK_SIZE;
-    }
+/* hodyn_loop_newton's work, its arguments checked (the cuts k with P and the passive joints) */
+static int newton_run(const HModel *m, const Cuts *kc, int64_t N, double *q, int iterations,
+                      double tol, double quadratic, double near, double *c, double *PJ,
+                      double *off, uint8_t *ok, int D, int KJ, double *qs, const int32_t *rows,
+                      double *jets) {
+    const Cuts k = *kc;
+    const int n = m->n, S = k.S, R = k.R, r = k.r;
+    const int32_t *passive = k.passive;
+    int status = HK_OK;
     const int DQ = qs ? D : 1;
     Consts cs;
     if (hk_consts(m, &cs)) return HK_NOMEM;
@@ -669,7 +684,7 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
     }
     {
     vd cv[R], Jp[r * r], Pc[r], step[r], PJv[r * n], offv[1], cfin[R], Jfin[R * n];
-    int piv[r][LANES];
+    vl piv[r];
     int64_t lane_s[LANES];
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
         hk_lanes(s0, N, lane_s);
@@ -810,6 +825,184 @@ done:
     return status;
 }
 
+int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, const double *Pm,
+                      const int32_t *passive, int iterations, double tol, double quadratic,
+                      double near, double *c, double *PJ, double *off, uint8_t *ok, int D,
+                      int KJ, int64_t Nf, double *HK_NULLABLE qs, const int32_t *HK_NULLABLE rows,
+                      double *HK_NULLABLE jets) {
+    const Cuts k = CUTS_INIT(r, Pm, passive);
+    int status = hk_check(m, N, 1, 1, 0, -1, -1);
+    if (status) return status;
+    if ((status = cuts_check(m, &k)) || iterations < 1) return status ? status : HK_SIZE;
+    if (qs) {
+        if (!rows || D < 2 || D > MAXK || Nf < 1 || (jets && (KJ < 1 || KJ > D - 1)))
+            return HK_SIZE;
+        for (int64_t e = 0; e < N; e++)
+            if (rows[e] < 0 || rows[e] >= Nf) return HK_SIZE;
+    }
+    return newton_run(m, &k, N, q, iterations, tol, quadratic, near, c, PJ, off, ok, D, KJ, qs,
+                      rows, jets);
+}
+
+/* The Taylor polynomial sum_d q^(d) h^d / d! of at[D][n] into guess[n], and its last term's
+ * largest |.|, in loops.py's _taylor's operations (products and sums apart, not fused: the
+ * same numbers as numpy's) */
+__attribute__((optimize("fp-contract=off")))
+static double taylor_start(const double *at, int D, int n, double h, double *guess) {
+    double power[MAXK], hk = 1.0, factorial = 1.0, last = 0.0;
+    for (int d = 0; d < D; d++, hk *= h, factorial *= d) power[d] = hk / factorial;
+    for (int j = 0; j < n; j++) {
+        double sum = 0.0;
+        for (int d = 0; d < D; d++) sum += power[d] * at[d * n + j];
+        guess[j] = sum;
+        last = larger(last, fabs(power[D - 1] * at[(D - 1) * n + j]));
+    }
+    return last;
+}
+
+/* The actuated joints active[ma] of q[M][n] a share of the way from start[M][n] to
+ * target[M][ma], start + (target - start) share, as loops.py's _continued (not fused) */
+__attribute__((optimize("fp-contract=off")))
+static void step_towards(int64_t M, int n, int ma, const int32_t *active, const double *start,
+                         const double *target, double share, double *q) {
+    for (int64_t x = 0; x < M; x++)
+        for (int i = 0; i < ma; i++) {
+            const double s0 = start[x * n + active[i]];
+            q[x * n + active[i]] = s0 + (target[x * ma + i] - s0) * share;
+        }
+}
+
+/* Closed._continued: q[M][n] continued from start[M][n] to the actuated positions
+ * target[M][ma] in steps of at most `step` (the batch's farthest sets their number), Newton
+ * (newton_run) with `between` iterations per step and `iterations` in the last, which with qs
+ * goes on to the derivatives at rows[M] (and P J's jets); c, PJ, off, ok of the last. *all_ok
+ * = 0 where some step's P J_p was near singular (then the rest is unset) */
+static int continued(const HModel *m, const Cuts *k, int64_t M, const double *start,
+                     const double *target, int ma, const int32_t *active, double step,
+                     int iterations, int between, double tol, double quadratic, double near,
+                     double *q, double *c, double *PJ, double *off, uint8_t *ok, int D, int KJ,
+                     double *qs, const int32_t *rows, double *jets, int *all_ok) {
+    const int n = m->n;
+    double far = 0.0;   /* the actuated joints' largest move */
+    for (int64_t x = 0; x < M; x++)
+        for (int i = 0; i < ma; i++)
+            far = larger(far, fabs(target[x * ma + i] - start[x * n + active[i]]));
+    const int steps = far / step > 1 ? (int)ceil(far / step) : 1;
+    *all_ok = 0;
+    memcpy(q, start, sizeof(double) * M * n);
+    for (int st = 1; st <= steps; st++) {
+        const int last = st == steps;
+        step_towards(M, n, ma, active, start, target, (double)st / steps, q);
+        const int status = newton_run(m, k, M, q, last ? iterations : between, tol, quadratic,
+                                      near, c, PJ, off, ok, D, KJ, last ? qs : NULL, rows,
+                                      last ? jets : NULL);
+        if (status) return status;
+        for (int64_t x = 0; x < M; x++)
+            if (!ok[x]) return HK_OK;
+    }
+    *all_ok = 1;
+    return HK_OK;
+}
+
+static int floor_log2(int64_t x) {
+    int b = -1;
+    for (; x > 0; x >>= 1) b++;
+    return b;
+}
+
+/* Closed._closed in one call (its levels' Python and kernel calls were ~0.07 us a sample of
+ * the leg's file at order 2): q[N][n] at the actuated positions qa[N][ma] (joints
+ * active[ma]), every 2^floor(log2 coarse)-th continued from `reference` (n), then by halving,
+ * each level's samples from the one `half` before them (its Taylor polynomial sum_k q^(k)
+ * h^k / k! where its derivatives are known, t given, and its last term is at most
+ * `taylor_tol`); each batch continued in steps of at most `step` of the actuated joints (the
+ * batch's farthest sets their number), newton_run with `between` iterations per step and
+ * `iterations` in the last, which (with qs, the samples its rows ids[N]) goes on to the
+ * derivatives and P J's jets (jets, KJ) as hodyn_loop_newton's; c, PJ, off as there,
+ * rated[N] where the derivatives were found. *complete = 0 (the rest unset) where some
+ * step's P J_p was near singular: the caller goes step by step (numpy's Newton decides). */
+int hodyn_loop_closed(const HModel *m, int64_t N, const double *qa, int ma,
+                      const int32_t *active, const double *reference, int coarse, double step,
+                      CUTS_ARGS, int r, const double *Pm, const int32_t *passive, int iterations,
+                      int between, double tol, double quadratic, double near, double taylor_tol,
+                      const double *HK_NULLABLE t, const int32_t *ids, double *q, double *c,
+                      double *PJ, double *off, uint8_t *rated, int D, int KJ, int64_t Nf,
+                      double *HK_NULLABLE qs, double *HK_NULLABLE jets, int64_t *complete) {
+    const Cuts k = CUTS_INIT(r, Pm, passive);
+    const int n = m->n;
+    int status = hk_check(m, N, 1, 1, 0, -1, -1);
+    *complete = 0;
+    if (status) return status;
+    if ((status = cuts_check(m, &k))) return status;
+    if (iterations < 1 || between < 1 || coarse < 1 || ma < 0 || ma > n || !(step > 0))
+        return HK_SIZE;
+    for (int i = 0; i < ma; i++)
+        if (active[i] < 0 || active[i] >= n) return HK_SIZE;
+    if (qs) {
+        if (D < 2 || D > MAXK || Nf < 1 || (jets && (KJ < 1 || KJ > D - 1))) return HK_SIZE;
+        for (int64_t e = 0; e < N; e++)
+            if (ids[e] < 0 || ids[e] >= Nf) return HK_SIZE;
+    }
+    if (N == 0) { *complete = 1; return HK_OK; }
+    double *qb = malloc(sizeof(double) * N * n), *start = malloc(sizeof(double) * N * n);
+    double *cb = malloc(sizeof(double) * N * R), *PJb = malloc(sizeof(double) * N * r * n);
+    double *offb = malloc(sizeof(double) * N);
+    uint8_t *okb = malloc(N);
+    int32_t *rows = malloc(sizeof(int32_t) * N);
+    int64_t *level = malloc(sizeof(int64_t) * N);
+    double *target = malloc(sizeof(double) * N * (ma ? ma : 1));
+    if (!qb || !start || !cb || !PJb || !offb || !okb || !rows || !level || !target) {
+        status = HK_NOMEM;
+        goto done;
+    }
+    {
+    const int taylor = qs && t;
+    const int bits = floor_log2(coarse), most = floor_log2(N - 1 > 1 ? N - 1 : 1);
+    /* the samples solved are `stride` apart; this level's start at `first`, `jump` apart */
+    int64_t stride = (int64_t)1 << (bits < most ? bits : most), first = 0, jump = stride;
+    for (;;) {
+        int64_t M = 0;
+        for (int64_t e = first; e < N; e += jump) level[M++] = e;
+        for (int64_t x = 0; x < M; x++) {
+            const int64_t e = level[x];
+            double *s = start + x * n;
+            rows[x] = ids[e];
+            memcpy(target + x * ma, qa + e * ma, sizeof(double) * ma);
+            if (first == 0) memcpy(s, reference, sizeof(double) * n);
+            else memcpy(s, q + (e - first) * n, sizeof(double) * n);
+            if (first && taylor && rated[e - first]) {   /* its neighbour's Taylor polynomial */
+                double guess[n];
+                if (taylor_start(qs + (size_t)ids[e - first] * D * n, D, n,
+                                 t[ids[e]] - t[ids[e - first]], guess) <= taylor_tol)
+                    memcpy(s, guess, sizeof(double) * n);
+            }
+        }
+        int all_ok;
+        if ((status = continued(m, &k, M, start, target, ma, active, step, iterations, between,
+                                tol, quadratic, near, qb, cb, PJb, offb, okb, D, KJ, qs, rows,
+                                jets, &all_ok)) || !all_ok)
+            goto done;   /* (*complete stays 0) */
+        for (int64_t x = 0; x < M; x++) {
+            const int64_t e = level[x];
+            memcpy(q + e * n, qb + x * n, sizeof(double) * n);
+            memcpy(c + e * R, cb + x * R, sizeof(double) * R);
+            memcpy(PJ + e * r * n, PJb + x * r * n, sizeof(double) * r * n);
+            off[e] = offb[x];
+            rated[e] = qs != NULL;
+        }
+        if (stride == 1) break;
+        first = stride / 2;
+        jump = stride;
+        stride = first;
+    }
+    *complete = 1;
+    }
+done:
+    free(qb); free(start); free(cb); free(PJb); free(offb); free(okb); free(rows); free(level);
+    free(target);
+    return status;
+}
+
 /* lam[N][K1][C][r] and tau[N][K1][C][m] of f's [K1][C][n] per sample from P J's jets
  * PJ[N][KJ][r][n] (KJ >= K1: the first K1 read); f's sample s, order d at f[s fs + d fk] (its
  * [C][n] contiguous: the tree's torques come order by order, (K1, N, n) transposed, and are
@@ -828,7 +1021,7 @@ int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, int KJ, const dou
     vd *Lv = hk_alloc(sizeof(vd) * K1 * C * r), *Tv = hk_alloc(sizeof(vd) * K1 * C * (ma ? ma : 1));
     if (!J || !F || !Lv || !Tv) { free(J); free(F); free(Lv); free(Tv); return HK_NOMEM; }
     vd A[r * r], b[r];
-    int piv[r][LANES];
+    vl piv[r];
     int64_t lane_s[LANES];
     for (int64_t s0 = 0; s0 < N; s0 += LANES) {
         hk_lanes(s0, N, lane_s);
@@ -877,7 +1070,10 @@ int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, int KJ, const dou
  * joints active[m] moved more than `step` from the anchor, the Taylor polynomial's last term
  * or its difference from the Hermite one exceeds `tol`; guess[M][n] (the actuated joints'
  * own positions), anchor[M] */
-int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double *t, int64_t M,
+/* hodyn_loop_predict's work (a function of its own, not inlined: the compiler fuses its sums
+ * as it did in the entry point, the same numbers) */
+__attribute__((noinline))
+static int predict_run(int64_t N, int D, int n, const double *full, const double *t, int64_t M,
                        const int32_t *samples, int taylor, int m, const int32_t *active,
                        double step, double tol, const double *W, double *guess, uint8_t *far,
                        int32_t *anchor) {
@@ -941,4 +1137,125 @@ int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double
         anchor[e] = (int32_t)a;
     }
     return HK_OK;
+}
+
+int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double *t, int64_t M,
+                       const int32_t *samples, int taylor, int m, const int32_t *active,
+                       double step, double tol, const double *W, double *guess, uint8_t *far,
+                       int32_t *anchor) {
+    return predict_run(N, D, n, full, t, M, samples, taylor, m, active, step, tol, W, guess, far,
+                       anchor);
+}
+
+/* Closed._predicted in one call (hodyn_loop_predict, then newton_run with the derivatives;
+ * their Python between was ~0.03 us a sample of the leg's file): the samples[M] between the
+ * anchors of full[N][D][n] (every `taylor`-th and the last, solved with their derivatives),
+ * Newton from their starts, and those whose start was too far, whose Newton moved more than
+ * `step` from it or left the kept rows' residual |P c| above sqrt(tol) continued from their
+ * anchor instead (continued()); their positions, derivatives and P J's jets (jets, KJ) in
+ * full and jets, c[M][R], PJ[M][r][n] and off[M] as hodyn_loop_newton's. *complete = 0 where
+ * some P J_p was near singular (full and jets then partly written: the caller goes on step
+ * by step, which writes them all again) */
+int hodyn_loop_between(const HModel *m, int64_t N, int D, double *full, const double *t,
+                       int64_t M, const int32_t *samples, int taylor, double step,
+                       double taylor_tol, const double *W, CUTS_ARGS, int r, const double *Pm,
+                       const int32_t *passive, int ma, const int32_t *active, int iterations,
+                       int between, double tol, double quadratic, double near, double *c,
+                       double *PJ, double *off, int KJ, double *HK_NULLABLE jets,
+                       int64_t *complete) {
+    const Cuts k = CUTS_INIT(r, Pm, passive);
+    const int n = m->n;
+    int status = hk_check(m, M, 1, 1, 0, -1, -1);
+    *complete = 0;
+    if (status) return status;
+    if ((status = cuts_check(m, &k))) return status;
+    if (N < 1 || D < 2 || D > MAXK || taylor < 1 || iterations < 1 || between < 1 || ma < 0 ||
+        ma > n || !(step > 0) || (jets && (KJ < 1 || KJ > D - 1)))
+        return HK_SIZE;
+    for (int i = 0; i < ma; i++)
+        if (active[i] < 0 || active[i] >= n) return HK_SIZE;
+    for (int64_t e = 0; e < M; e++)
+        if (samples[e] < 0 || samples[e] >= N) return HK_SIZE;
+    if (M == 0) { *complete = 1; return HK_OK; }
+    double *guess = malloc(sizeof(double) * M * n), *q = malloc(sizeof(double) * M * n);
+    double *start = malloc(sizeof(double) * M * n);
+    double *target = malloc(sizeof(double) * M * (ma ? ma : 1));
+    uint8_t *far = malloc(M), *ok = malloc(M);
+    int32_t *anchor = malloc(sizeof(int32_t) * M), *rows = malloc(sizeof(int32_t) * M);
+    double *cb = malloc(sizeof(double) * M * R), *PJb = malloc(sizeof(double) * M * r * n);
+    double *offb = malloc(sizeof(double) * M);
+    int64_t *which = malloc(sizeof(int64_t) * M);
+    if (!guess || !q || !start || !target || !far || !ok || !anchor || !rows || !cb || !PJb ||
+        !offb || !which) {
+        status = HK_NOMEM;
+        goto done;
+    }
+    {
+    if ((status = predict_run(N, D, n, full, t, M, samples, taylor, ma, active, step,
+                              taylor_tol, W, guess, far, anchor)))
+        goto done;
+    /* Newton from the near ones' starts (all of them, as a rule: no copies) */
+    int64_t F = 0;
+    for (int64_t e = 0; e < M; e++) F += far[e];
+    int64_t B = 0;
+    for (int64_t e = 0; e < M; e++)
+        if (!far[e]) {
+            which[B] = e;
+            rows[B] = samples[e];
+            memcpy(q + B * n, guess + e * n, sizeof(double) * n);
+            B++;
+        }
+    if (B) {
+        double *cn = F ? cb : c, *PJn = F ? PJb : PJ, *offn = F ? offb : off;
+        if ((status = newton_run(m, &k, B, q, iterations, tol, quadratic, near, cn, PJn, offn,
+                                 ok, D, KJ, full, rows, jets)))
+            goto done;
+        for (int64_t x = 0; x < B; x++)
+            if (!ok[x]) goto done;   /* (*complete stays 0) */
+        for (int64_t x = 0; x < B; x++) {   /* wandered off, or not closed: continued */
+            const int64_t e = which[x];
+            double moved = 0.0, res = 0.0;
+            for (int j = 0; j < n; j++) moved = larger(moved, fabs(q[x * n + j] - guess[e * n + j]));
+            for (int i = 0; i < r; i++) {
+                double s = 0.0;
+                for (int f = 0; f < R; f++) s += Pm[R * i + f] * cn[x * R + f];
+                res = larger(res, fabs(s));
+            }
+            far[e] = moved > step || res > sqrt(tol);
+            if (F) {
+                memcpy(c + e * R, cn + x * R, sizeof(double) * R);
+                memcpy(PJ + e * r * n, PJn + x * r * n, sizeof(double) * r * n);
+                off[e] = offn[x];
+            }
+        }
+    }
+    F = 0;   /* those continued from their anchors */
+    for (int64_t e = 0; e < M; e++)
+        if (far[e]) {
+            which[F] = e;
+            rows[F] = samples[e];
+            memcpy(start + F * n, full + (size_t)anchor[e] * D * n, sizeof(double) * n);
+            for (int i = 0; i < ma; i++)
+                target[F * ma + i] = full[(size_t)samples[e] * D * n + active[i]];
+            F++;
+        }
+    if (F) {
+        int all_ok;
+        if ((status = continued(m, &k, F, start, target, ma, active, step, iterations, between,
+                                tol, quadratic, near, q, cb, PJb, offb, ok, D, KJ, full, rows,
+                                jets, &all_ok)) || !all_ok)
+            goto done;
+        for (int64_t x = 0; x < F; x++) {
+            const int64_t e = which[x];
+            memcpy(c + e * R, cb + x * R, sizeof(double) * R);
+            memcpy(PJ + e * r * n, PJb + x * r * n, sizeof(double) * r * n);
+            off[e] = offb[x];
+        }
+    }
+    *complete = 1;
+    }
+done:
+    free(guess); free(q); free(start); free(target); free(far); free(ok); free(anchor);
+    free(rows); free(cb); free(PJb); free(offb); free(which);
+    return status;
 }
