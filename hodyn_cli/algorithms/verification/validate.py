@@ -315,8 +315,10 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
                                                    tolerances.sampled, report.series,
                                                    scan.frequency(), contacts, names,
                                                    floating)
+        derived = scan.pose_rates()  # a pose check's x' is its joint's rates (estimated too)
         for c in scan.consistency_checks(tolerances.data):
-            if c.name.split(" ")[0] in estimated and c.status == "pass":
+            x = c.name.split(" ")[0]
+            if (x in estimated or derived.get(x) in estimated) and c.status == "pass":
                 c.status = "estimated"
                 c.detail = ("estimated by hodyn from the data (--estimate-derivatives): "
                             "consistent by construction, not evidence")
@@ -471,6 +473,12 @@ class Scan:
         """The data's fastest time scale: the 1-DOF joints' and the velocity coordinates'."""
         return max([self.q.frequency()] + [rates.frequency() for rates, _ in self.rates])
 
+    def pose_rates(self) -> dict[str, str]:
+        """The multi-DOF joints' pose checks' derivatives (``<joint>_Rd``, ``<joint>_pd``) ->
+        the series their rates come from (``qd``; the floating root's ``base_Vb``)."""
+        return {derivative_name(c.base, 1): pose.rate for pose in self.poses
+                for c in (pose.R, pose.p) if c is not None}
+
     def consistency_checks(self, rtol: float) -> list[Check]:
         """q^(k) vs trapezoid-rule differences of q^(k-1) for every 1-DOF joint and order, the
         same for the velocity coordinates of the multi-DOF joints and their poses
@@ -502,6 +510,7 @@ class PoseConsistency:
         self.p = None if self.kind == "spherical" else \
             Consistency(f"{prefix}_p", ["_x", "_y", "_z"])
         self.speed = 0.0  # the largest |omega|
+        self.rate = "base_Vb" if root else "qd"  # the series R' and p' are made from
 
     def add(self, derivatives: np.ndarray, t: np.ndarray, start: int) -> None:
         c = derivatives[:, :2, self.cols]
