@@ -255,12 +255,14 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
             if chunk.base.orders < 3:
                 raise HodynError("validation of a floating base needs base_Vb, base_Vbd, "
                                  "base_Vbdd (to check taud)", source)
+        given = chunk
+        if chunk.base is not None:
             chunk = free_root_motion(chunk, robot.free_rooted.dof_names)
             if scan is None:  # a floating base: the robot under its free root joint
                 model = robot.free_rooted
         if scan is None:
             scan = Scan(model, samples, simulation, torques, floating=model is not robot)
-        scan.add(chunk)
+        scan.add(chunk, given)
     if scan is None or not scan.N:
         raise HodynError("no samples to validate", source)
     floating = scan.floating
@@ -446,7 +448,10 @@ class Scan:
         self.wrenches: dict[str, Consistency] = {}
         self.limits = Limits(model)
 
-    def add(self, chunk: Trajectory) -> None:
+    def add(self, chunk: Trajectory, given: Trajectory | None = None) -> None:
+        """``given``: a floating base's chunk as read (its joints and its ``base``), of which
+        ``chunk`` is the motion under the free root joint (as many rows as both have): the
+        data checks take every row the file gives, the joints' and the base twist's."""
         self.D = chunk.orders if not self.N else min(self.D, chunk.orders)
         if self.torques and "tau" not in (chunk.series or {}):
             raise HodynError("a chunk without the given torques (series 'tau')")
@@ -455,9 +460,16 @@ class Scan:
         if self.simulation is not None:
             self.simulation.add(chunk, self.N)
         if chunk.t is not None:
-            self.q.add(chunk.derivatives[..., self.q_columns], chunk.t, self.N)
+            qs, shift = chunk.derivatives, 0
+            if given is not None and given.base is not None:  # the free joint's 6 columns off
+                qs, shift = given.derivatives, 6
+            self.q.add(qs[..., self.q_columns - shift] if shift else
+                       qs[..., self.q_columns], chunk.t, self.N)
             for rates, columns in self.rates:
-                rates.add(chunk.derivatives[:, 1:, columns], chunk.t, self.N)
+                if shift and columns[0] < 6:  # the floating root's: its body twist's rows
+                    rates.add(given.base.Vb, chunk.t, self.N)
+                else:
+                    rates.add(qs[:, 1:, columns - shift], chunk.t, self.N)
             for pose in self.poses:
                 pose.add(chunk.derivatives, chunk.t, self.N)
             for link, W in (chunk.wrenches.W.items() if chunk.wrenches is not None else ()):
