@@ -460,14 +460,15 @@ class Scan:
         if self.simulation is not None:
             self.simulation.add(chunk, self.N)
         if chunk.t is not None:
-            qs, shift = chunk.derivatives, 0
-            if given is not None and given.base is not None:  # the free joint's 6 columns off
-                qs, shift = given.derivatives, 6
-            self.q.add(qs[..., self.q_columns - shift] if shift else
-                       qs[..., self.q_columns], chunk.t, self.N)
+            base = None if given is None else given.base
+            qs, shift = (chunk.derivatives, 0) if given is None or base is None else \
+                (given.derivatives, 6)
+            ones = self.q_columns if isinstance(self.q_columns, slice) else \
+                self.q_columns - shift            # (a floating base: the free joint's 6 off)
+            self.q.add(qs[..., ones], chunk.t, self.N)
             for rates, columns in self.rates:
-                if shift and columns[0] < 6:  # the floating root's: its body twist's rows
-                    rates.add(given.base.Vb, chunk.t, self.N)
+                if base is not None and columns[0] < 6:  # the floating root's: its twist's rows
+                    rates.add(base.Vb, chunk.t, self.N)
                 else:
                     rates.add(qs[:, 1:, columns - shift], chunk.t, self.N)
             for pose in self.poses:
