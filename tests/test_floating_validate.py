@@ -121,3 +121,27 @@ def test_the_local_pose_is_moved_by_the_local_twist(talos):
         numeric = np.einsum("k,nki->ni", STENCIL, p[:, s - 4 : s + 5]) / h   # p' = R v
         assert np.abs(numeric - np.einsum("nij,nj->ni", R[:, s], v[:, s])).max() <= 1e-9, s
     assert np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max() <= 1e-12
+
+
+@pytest.mark.parametrize("joints, base", [(7, 4), (4, 4)])
+def test_every_given_row_is_checked_against_time_differences(talos, joints, base):
+    """The joints' rows beyond the base's twist orders, and the base's beyond the joints',
+    are the file's columns too: each checked against the time differences of the one below
+    (a corrupted highest row fails naming it), as the robot without the free root joint
+    checks them."""
+    model, traj, b = talos
+    traj = replace(traj, derivatives=traj.derivatives[:, :joints].copy(),
+                   base=BaseMotion(b.R, b.p, b.Vb[:, :base].copy()))
+    if joints == 7:
+        report = validate(model, traj, samples=6, methods=["body-fixed"])
+        assert ("qdddddd vs time differences of qddddd", None) in _by_name(report)
+        traj.derivatives[:, -1, 3] *= 1.01
+        failed, column = "qdddddd vs time differences of qddddd", model.joint_names[3]
+    else:
+        report = validate(model, traj, samples=6, methods=["body-fixed"])
+        assert ("base_Vbddd vs time differences of base_Vbdd", None) in _by_name(report)
+        traj.base.Vb[:, -1, 4] *= 1.01
+        failed, column = "base_Vbddd vs time differences of base_Vbdd", "base_Vb_vy"
+    assert report.passed, report.failures
+    c = _by_name(validate(model, traj, samples=6, methods=["body-fixed"]))[(failed, None)]
+    assert c.status == "fail" and c.worst_joint == column, c

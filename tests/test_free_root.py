@@ -327,3 +327,29 @@ def test_a_base_rotation_accepted_near_pi_moves_the_torques_by_its_own_error_onl
         out.append(inverse_dynamics(robot, replace(traj, base=base), order=1))
     for ours, ref in zip(out[1], out[0], strict=True):
         assert np.abs(ours - ref).max() <= 3e-6 * np.abs(ref).max()
+
+
+def test_a_robot_hung_from_a_world_link_runs_the_compiled_kernels(tmp_path):
+    """A URDF whose root hangs from a ``world`` link by a ``floating`` joint has that link on
+    body -1: the robot its free joint carries keeps its own links (the root's on its root,
+    the feet on their bodies) but not the world's, and the compiled backend's floating-base
+    matrices, run on that carried robot, equal numpy's joint-model passes."""
+    from hodyn_cli.algorithms.dynamics.closed_form import matrices as eom
+    from hodyn_cli.core.trajectory import free_root_motion
+    from hodyn_cli.modeling.urdf import parse_model
+
+    robot = load_model(URDF / "quadruped.urdf")
+    hung = parse_model(_floating_joint_urdf((URDF / "quadruped.urdf").read_text(),
+                                            robot.root_link).encode())
+    assert hung.links["world"].body == -1
+    carried = hung.carried
+    assert carried is not None and "world" not in carried.links
+    assert {name: frame.body for name, frame in carried.links.items()} == \
+        {name: frame.body for name, frame in robot.links.items()}
+    traj = free_root_motion(replace(_moving(robot, 4, seed=3), joint_names=robot.joint_names),
+                            hung.dof_names)
+    with backends.use("numpy"):
+        ref = eom(hung, traj, order=1).M
+    with backends.use("compiled"):
+        ours = eom(hung, traj, order=1).M
+    assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max()

@@ -158,3 +158,25 @@ def test_what_does_not_run_yet_is_one_line(files, tmp_path, option):
     assert errors == [r.output.strip().splitlines()[-1]], r.output   # (after a notice)
     assert "ball, planar or free joint does not go with" in errors[0], errors
     assert not out.exists()
+
+
+@pytest.mark.parametrize("robot, pose", [("mjcf/ball_chain.xml", ["shoulder", "elbow", "wrist"]),
+                                         ("urdf/mobile_2r.urdf", ["drive"])])
+def test_estimated_rates_make_the_pose_checks_estimated(files, tmp_path, robot, pose):
+    """--estimate-derivatives on a pose-only file: a multi-DOF joint's rates are estimated
+    from its pose, so ``<joint>_Rd vs time differences of <joint>_R`` (and ``_pd``) hold by
+    construction: reported as estimated, not as passed (as q's own)."""
+    stem = Path(robot).stem
+    with open(files / f"{stem}.csv", newline="") as f:
+        rows = list(csv.reader(f))
+    keep = [j for j, c in enumerate(rows[0]) if not c.startswith("qd")]
+    with open(tmp_path / "pose.csv", "w", newline="") as f:
+        csv.writer(f).writerows([[row[j] for j in keep] for row in rows])
+    r = run("validate", ROOT / robot, tmp_path / "pose.csv", "--estimate-derivatives",
+            "--samples", "12", "--report", tmp_path / "r.json")
+    assert r.exit_code == 0, r.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    poses = [c for c in report["checks"] if c["group"] == "data consistency"
+             and c["name"].split("_")[0] in pose]
+    assert len(poses) == len(pose) * (1 if stem == "ball_chain" else 2), poses
+    assert {c["status"] for c in poses} == {"estimated"}, poses

@@ -444,11 +444,13 @@ def without_free_root(model: Model) -> Model | None:
     is body 0's), or None unless joint 0 is a free joint from the world at ``B_0 = I``: what a
     backend needs to run a free root by its floating-base kernels (the root's twist jet
     comes in whole, no joint adjoint per sample); its links keep their frames (those on body
-    0 are on its root), so that its contact frames are those of the free joint's body."""
+    0 are on its root), so that its contact frames are those of the free joint's body; a link
+    on the world the free joint hangs from (a URDF's ``world``) is none of its."""
     if not model.n or model.joint_types[0] != "free" or model.parent[0] != -1 \
             or (model.parent[1:] < 0).any() or np.abs(model.B[0] - np.eye(4)).max() > 0:
         return None
-    links = {name: LinkFrame(frame.body - 1, frame.T) for name, frame in model.links.items()}
+    links = {name: LinkFrame(frame.body - 1, frame.T) for name, frame in model.links.items()
+             if frame.body >= 0}
     return Model(model.name, model.link_names[0], model.joint_names[1:], model.joint_types[1:],
                  model.link_names[1:], model.parent[1:] - 1, model.B[1:], model.X[1:],
                  model.inertias[1:], root_inertia=model.inertias[0], links=links)

@@ -441,10 +441,22 @@ def _partitions(grade: int, largest: int = 4) -> list[tuple[int, ...]]:
 
 
 def time_derivatives(X: np.ndarray) -> np.ndarray:
-    """(E, 4) ``sdot .. s''''`` from (E, 4) ``x, x', x'', x'''`` (complex steps pass through)."""
-    x, x1, x2, x3 = X.T
+    """(E, K) ``sdot .. s^(K)`` from (E, K) ``x, x', ..., x^(K-1)`` (K = 4 .. 6; complex steps
+    pass through), by ``d/dt = sqrt(x) d/ds`` order by order: ``sdot = sqrt(x)``, ``sddot =
+    x'/2``, ``s''' = sqrt(x) x''/2``, ``s'''' = (x x''' + x' x''/2)/2``, ``s^(5) = sqrt(x)
+    (x''^2/4 + 3 x' x'''/4 + x x''''/2)``, ``s^(6) = x' x''^2/8 + 3 x'^2 x'''/8 + 5 x x''
+    x'''/4 + 3 x x' x''''/2 + x^2 x^(5)/2``: finite at x = 0 (a rest), where
+    :func:`~hodyn_cli.algorithms.limits.jets.time_rates`' series divide by sqrt(x)."""
+    x, x1, x2, x3 = X.T[:4]
     r = np.sqrt(x)
-    return np.stack([r, x1 / 2, r * x2 / 2, (x * x3 + x1 * x2 / 2) / 2], axis=1)
+    out = [r, x1 / 2, r * x2 / 2, (x * x3 + x1 * x2 / 2) / 2]
+    if X.shape[1] > 4:
+        x4 = X[:, 4]
+        out.append(r * (x2**2 / 4 + 3 * x1 * x3 / 4 + x * x4 / 2))
+    if X.shape[1] > 5:
+        out.append(x1 * x2**2 / 8 + 3 * x1**2 * x3 / 8 + 5 * x * x2 * x3 / 4
+                   + 3 * x * x1 * x4 / 2 + x**2 * X[:, 5] / 2)
+    return np.stack(out, axis=1)
 
 
 def _monomials_of(law: Law) -> tuple[tuple[int, ...], ...]:

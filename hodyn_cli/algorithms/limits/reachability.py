@@ -224,6 +224,9 @@ def arcs(path: Trajectory, points: int, shape_points: int | None = None) -> list
 
 #: the degree of the path's shape q(sigma): its derivatives to the 6th are continuous
 DEGREE = 7
+#: the most orders of an input (q .. q^(ORDERS-1)) the played motion carries: q^(6) needs the
+#: law's x^(5), the quintic spline's last (piecewise constant) derivative
+ORDERS = 7
 
 
 def applies(limits: list[PathLimit]) -> bool:
@@ -664,13 +667,15 @@ def played(pieces: list[tuple[Arc, Law]], orders: int, names: tuple[str, ...],
     starts, both at rest) each law warped by a
     :class:`~hodyn_cli.algorithms.limits.ramps.Ramp` of ``rise`` seconds (at most a ``2
     TAIL``-th of the piece), so that q' .. q^(5) vanish there from both sides; None where the
-    output needs a derivative of the law beyond x''' (orders > 5)."""
-    if orders > 5:
+    output needs a derivative of the law beyond x^(5) (orders > :data:`ORDERS`), or q^(6)
+    through a corner (the warp leaves sigma^(6) there, and the direction q_sigma jumps: q^(6)
+    would jump)."""
+    if orders > ORDERS or (orders > 6 and len(pieces) > 1):
         return None
     laws = []
     start = t0
     for i, (arc, law) in enumerate(pieces):
-        sigma, tau, rates = _warped(law, reach, rise, (i > 0, i < len(pieces) - 1))
+        sigma, tau, rates = _warped(law, reach, rise, (i > 0, i < len(pieces) - 1), orders)
         laws.append((arc, sigma, start + tau, rates[:, : orders - 1]))
         start += tau[-1]
     return Played(laws, orders, names)
@@ -720,11 +725,13 @@ def _spline(sigma: np.ndarray, x: np.ndarray) -> BSpline:
     return interpolating(sigma, x, 5, (ends[0], ends[1]))
 
 
-def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool]
+def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orders: int = 5
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(sigma, tau, rates): the points of one piece (its grid, and :data:`NEAR` more next to
     each corner), their times from its start, and the law's time derivatives there
-    (sigma_dot .. sigma''''): its smoothed law, warped at its corners."""
+    (sigma_dot .. sigma^(K), K = max(4, orders - 1): from x .. x^(K-1) of the quintic
+    spline, x^(5) piecewise constant): its smoothed law, warped at its corners."""
+    K = max(4, orders - 1)
     smooth = smoothed(law, reach)
     if len(law.x) >= PASSES + 3:
         smooth = lowered(law.x, smooth, PASSES * int(np.ceil(widths(law, reach).max())))
@@ -734,12 +741,12 @@ def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool]
     sigma = np.concatenate([[0.0], sigma[1] * near if corner[0] else [], sigma[1:-1],
                             end - (end - sigma[-2]) * near[::-1] if corner[1] else [], [end]])
     t = np.concatenate([[0.0], np.cumsum(_elapsed(x, sigma[:-1], sigma[1:]))])
-    X = np.stack([x(sigma, nu) for nu in range(4)], axis=1)
+    X = np.stack([x(sigma, nu) for nu in range(K)], axis=1)
     X[:, 0] = np.maximum(X[:, 0], 0.0)
     jet = np.concatenate([sigma[:, None], time_derivatives(X)], axis=1)[:, :, None]
     if not any(corner):
         return sigma, t, jet[:, 1:, 0]
-    tau, warp = t.copy(), np.zeros((len(t), 5))
+    tau, warp = t.copy(), np.zeros((len(t), K + 1))
     warp[:, 1] = 1.0
     ramp = Ramp(min(rise, t[-1] / (2 * TAIL)))
     inside = ramp.tail - ramp.delay
@@ -747,10 +754,11 @@ def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool]
         tau = tau + ramp.delay
         first = t < inside
         tau[first] = ramp.inverse(t[first])
-        warp[first] = ramp.warp(tau[first])
+        warp[first] = ramp.warp(tau[first], K + 1)
     if corner[1]:  # t_0 = T_0 - w(T - tau): its odd derivatives' signs flip
         last = t[-1] - t < inside
         back = ramp.inverse(t[-1] - t[last])
         tau[last] = tau[-1] + ramp.delay - back
-        warp[last] = ramp.warp(back) * np.array([1.0, 1.0, -1.0, 1.0, -1.0])
+        k = np.arange(K + 1)
+        warp[last] = ramp.warp(back, K + 1) * np.where(k > 0, (-1.0) ** (k - 1), 1.0)
     return sigma, tau, compose(jet, warp[:, 1:])[:, 1:, 0]

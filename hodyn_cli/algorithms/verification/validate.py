@@ -256,12 +256,14 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
             if chunk.base.orders < 3:
                 raise HodynError("validation of a floating base needs base_Vb, base_Vbd, "
                                  "base_Vbdd (to check taud)", source)
+        given = chunk
+        if chunk.base is not None:
             chunk = free_root_motion(chunk, robot.free_rooted.dof_names)
             if scan is None:  # a floating base: the robot under its free root joint
                 model = robot.free_rooted
         if scan is None:
             scan = Scan(model, samples, simulation, torques, floating=model is not robot)
-        scan.add(chunk)
+        scan.add(chunk, given)
     if scan is None or not scan.N:
         raise HodynError("no samples to validate", source)
     floating = scan.floating
@@ -316,8 +318,10 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
                                                    tolerances.sampled, report.series,
                                                    scan.frequency(), contacts, names,
                                                    floating)
+        derived = scan.pose_rates()  # a pose check's x' is its joint's rates (estimated too)
         for c in scan.consistency_checks(tolerances.data):
-            if c.name.split(" ")[0] in estimated and c.status == "pass":
+            x = c.name.split(" ")[0]
+            if (x in estimated or derived.get(x) in estimated) and c.status == "pass":
                 c.status = "estimated"
                 c.detail = ("estimated by hodyn from the data (--estimate-derivatives): "
                             "consistent by construction, not evidence")
@@ -445,7 +449,10 @@ class Scan:
         self.wrenches: dict[str, Consistency] = {}
         self.limits = Limits(model)
 
-    def add(self, chunk: Trajectory) -> None:
+    def add(self, chunk: Trajectory, given: Trajectory | None = None) -> None:
+        """``given``: a floating base's chunk as read (its joints and its ``base``), of which
+        ``chunk`` is the motion under the free root joint (as many rows as both have): the
+        data checks take every row the file gives, the joints' and the base twist's."""
         self.D = chunk.orders if not self.N else min(self.D, chunk.orders)
         if self.torques and "tau" not in (chunk.series or {}):
             raise HodynError("a chunk without the given torques (series 'tau')")
@@ -454,9 +461,17 @@ class Scan:
         if self.simulation is not None:
             self.simulation.add(chunk, self.N)
         if chunk.t is not None:
-            self.q.add(chunk.derivatives[..., self.q_columns], chunk.t, self.N)
+            base = None if given is None else given.base
+            qs, shift = (chunk.derivatives, 0) if given is None or base is None else \
+                (given.derivatives, 6)
+            ones = self.q_columns if isinstance(self.q_columns, slice) else \
+                self.q_columns - shift            # (a floating base: the free joint's 6 off)
+            self.q.add(qs[..., ones], chunk.t, self.N)
             for rates, columns in self.rates:
-                rates.add(chunk.derivatives[:, 1:, columns], chunk.t, self.N)
+                if base is not None and columns[0] < 6:  # the floating root's: its twist's rows
+                    rates.add(base.Vb, chunk.t, self.N)
+                else:
+                    rates.add(qs[:, 1:, columns - shift], chunk.t, self.N)
             for pose in self.poses:
                 pose.add(chunk.derivatives, chunk.t, self.N)
             for link, W in (chunk.wrenches.W.items() if chunk.wrenches is not None else ()):
@@ -471,6 +486,12 @@ class Scan:
     def frequency(self) -> float:
         """The data's fastest time scale: the 1-DOF joints' and the velocity coordinates'."""
         return max([self.q.frequency()] + [rates.frequency() for rates, _ in self.rates])
+
+    def pose_rates(self) -> dict[str, str]:
+        """The multi-DOF joints' pose checks' derivatives (``<joint>_Rd``, ``<joint>_pd``) ->
+        the series their rates come from (``qd``; the floating root's ``base_Vb``)."""
+        return {derivative_name(c.base, 1): pose.rate for pose in self.poses
+                for c in (pose.R, pose.p) if c is not None}
 
     def consistency_checks(self, rtol: float) -> list[Check]:
         """q^(k) vs trapezoid-rule differences of q^(k-1) for every 1-DOF joint and order, the
@@ -503,6 +524,7 @@ class PoseConsistency:
         self.p = None if self.kind == "spherical" else \
             Consistency(f"{prefix}_p", ["_x", "_y", "_z"])
         self.speed = 0.0  # the largest |omega|
+        self.rate = "base_Vb" if root else "qd"  # the series R' and p' are made from
 
     def add(self, derivatives: np.ndarray, t: np.ndarray, start: int) -> None:
         c = derivatives[:, :2, self.cols]
