@@ -224,13 +224,19 @@ def test_a_real_incomplete_call_falls_back_to_the_same_numbers(kernel, closed_ro
                 omega=[1.0, 2.0], phase=[0.0, -2 * at], offset=[left, meet + 1e-4 + 0.4],
                 orders=4)
     K, incomplete = type(kernel), []
-    for entry in ("loop_closed", "loop_between"):
-        def spy(*args, _run=getattr(K, entry), _entry=entry, **kw):
-            out = _run(*args, **kw)
+
+    def spied(entry):
+        run = getattr(K, entry)
+
+        def spy(*args, **kw):
+            out = run(*args, **kw)
             if out is None:
-                incomplete.append(_entry)
+                incomplete.append(entry)
             return out
-        monkeypatch.setattr(K, entry, spy)
+        return spy
+
+    for entry in ("loop_closed", "loop_between"):
+        monkeypatch.setattr(K, entry, spied(entry))
     fallback = c.expand(tr)
     assert incomplete == ["loop_closed" if at == 0 else "loop_between"]
     for entry in ("loop_closed", "loop_between"):
