@@ -206,3 +206,41 @@ def test_the_solves_in_one_call_are_the_same_numbers(kernel, closed_robots, name
     assert kernel.loop_between(*args, 2.0, one_call.jacobians.PJ.copy()) is None
     assert kernel.loop_between(*args, 1e-4, one_call.jacobians.PJ.copy()) is not None
     assert np.abs(full - one_call.derivatives).max() < 1e-12
+
+
+@pytest.mark.parametrize("at", [0.0, 0.04])
+def test_a_real_incomplete_call_falls_back_to_the_same_numbers(kernel, closed_robots, at,
+                                                               monkeypatch):
+    """The five-bar's right arm passes 1e-4 rad from where its elbows meet (P J_p near
+    singular: Hadamard ratio below 1e-4, condition ~1e4, not singular) at t = ``at``: an
+    anchor (sample 0: ``loop_closed`` reports incomplete) or a sample between the anchors
+    (sample 4: ``loop_between``, after it wrote part of the motion's block). The caller's
+    fallback then gives bit for bit what the call-by-call path gives without the one-call
+    entry points ever running."""
+    closed = closed_robots["fivebar"]
+    c = closed.coupling
+    left, meet = -np.arccos(0.375), -(np.pi - np.arccos(0.375))
+    tr = cosine(closed.coordinate_names, np.arange(300) * 0.01, amplitude=[0.0, -0.4],
+                omega=[1.0, 2.0], phase=[0.0, -2 * at], offset=[left, meet + 1e-4 + 0.4],
+                orders=4)
+    K, incomplete = type(kernel), []
+
+    def spied(entry):
+        run = getattr(K, entry)
+
+        def spy(*args, **kw):
+            out = run(*args, **kw)
+            if out is None:
+                incomplete.append(entry)
+            return out
+        return spy
+
+    for entry in ("loop_closed", "loop_between"):
+        monkeypatch.setattr(K, entry, spied(entry))
+    fallback = c.expand(tr)
+    assert incomplete == ["loop_closed" if at == 0 else "loop_between"]
+    for entry in ("loop_closed", "loop_between"):
+        monkeypatch.setattr(K, entry, lambda *args, **kw: None)
+    stepwise = c.expand(tr)
+    assert np.array_equal(fallback.derivatives, stepwise.derivatives)
+    assert np.array_equal(fallback.jacobians.PJ, stepwise.jacobians.PJ)
