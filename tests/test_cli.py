@@ -231,3 +231,25 @@ def test_the_cli_keeps_freed_memory_for_the_next_chunk():
         del arrays
         faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
     assert max(faults[1:]) < 100, faults
+
+
+@pytest.mark.parametrize("missing", ["ctypes", "dlopen"])
+def test_keeping_freed_memory_never_stops_the_cli(monkeypatch, missing):
+    """review13: ``keep_freed_memory`` runs at every start: where Python cannot dlopen its
+    own process (a static build, musl's: ``CDLL(None)`` raises OSError, while the compiled
+    kernel's import fails and numpy runs) it changes nothing and hodyn runs on (before,
+    every command stopped at start with an internal error); without ctypes at all it
+    changes nothing either (the compiled backend needs ctypes on its own)."""
+    from hodyn_cli.cli.app import keep_freed_memory
+
+    monkeypatch.setattr(sys, "platform", "linux")
+    if missing == "ctypes":
+        monkeypatch.setitem(sys.modules, "ctypes", None)  # (import ctypes: ImportError)
+    else:
+        import ctypes
+
+        def refused(*args, **kwargs):
+            raise OSError("Dynamic loading not supported")
+
+        monkeypatch.setattr(ctypes, "CDLL", refused)
+    keep_freed_memory()

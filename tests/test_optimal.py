@@ -77,6 +77,19 @@ def test_time_rates_and_compose_against_sympy():
     assert np.allclose(got, ref, rtol=0, atol=1e-13 * np.abs(ref).max())
 
 
+def test_compose_of_no_points_and_of_a_single_series():
+    """review13: compose's batched product keeps the shapes acd9558's broadcast sum took: no
+    points (E = 0: reshaping the empty path to (0, K+1, -1) raised), and a path without a
+    joint axis (E, K+1)."""
+    for shape in ((0, 5, 7), (0, 5), (3, 5)):
+        path = np.arange(np.prod(shape), dtype=float).reshape(shape)
+        rates = np.ones((shape[0], 4))
+        got = compose(path, rates)
+        assert got.shape == shape
+        if shape[0]:
+            assert np.allclose(got, compose(path[:, :, None], rates)[:, :, 0], rtol=1e-15)
+
+
 @pytest.mark.parametrize("D", [3, 5, 7, 12])
 def test_hermite_reproduces_polynomials_of_its_degree(D):
     """The path between two samples is the polynomial of degree 2D-1 with their D

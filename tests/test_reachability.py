@@ -189,7 +189,7 @@ def test_a_corner_at_20_hz_is_within_half_a_percent_of_toppra_and_its_ramp_is_sh
 
 
 def test_a_path_longer_than_it_holds_goes_to_the_windows(monkeypatch):
-    """Reachability holds the whole path (~1-1.6 kB a sample): an input longer than
+    """Reachability holds the whole path (~1-1.9 kB a sample): an input longer than
     MOST_SAMPLES goes to the windows of linear programmes, which hold a chunk (auto), or
     is refused in one line (--solver reachability)."""
     model = hodyn_cli.load_robot(IIWA)

@@ -51,9 +51,12 @@ def keep_freed_memory() -> None:
     the same (264 / 267 MB). Elsewhere nothing changes."""
     if sys.platform != "linux":
         return
-    import ctypes
+    try:  # (a Python without ctypes, or one that cannot dlopen itself: nothing to change)
+        import ctypes
 
-    process = ctypes.CDLL(None)  # (the C library's symbols, already loaded: no search)
+        process = ctypes.CDLL(None)  # (the C library's symbols, already loaded: no search)
+    except (ImportError, OSError):
+        return
     if hasattr(process, "mallopt") and hasattr(process, "gnu_get_libc_version"):  # glibc
         process.mallopt(M_MMAP_THRESHOLD, 32 << 20)
         process.mallopt(M_TRIM_THRESHOLD, HEAP_KEEP)

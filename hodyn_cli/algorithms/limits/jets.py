@@ -86,7 +86,9 @@ def compose(path: np.ndarray, rates: np.ndarray) -> np.ndarray:
         if m:
             power = product(power, delta, K)
         chain[:, :, m] = power * (factorials / factorial(m))
-    return (chain @ path.reshape(len(path), K + 1, -1)).reshape(path.shape)
+    # (the joints' axes flattened by their own size: -1 is ambiguous where there are no points)
+    columns = int(np.prod(path.shape[2:], dtype=np.int64))
+    return (chain @ path.reshape(len(path), K + 1, columns)).reshape(path.shape)
 
 
 def _taylor(left: np.ndarray, dt: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:

@@ -73,8 +73,9 @@ POINTS = 4000
 PER_SAMPLE = 3
 #: the longest input (samples) it takes: it holds the whole input path, its shape, the
 #: law on the grid and what plays it (:class:`Played`: the motion itself is made afresh
-#: chunk by chunk), ~1-1.6 kB a sample (peak RSS 161 MB at 10^4 samples of the iiwa, 253 MB
-#: at 10^5, 569 MB at 3 x 10^5: 1.5 GB at its most); the passes' rows and the fits are a
+#: chunk by chunk), ~1-1.9 kB a sample (peak RSS 161 MB at 10^4 samples of the iiwa, 253 MB
+#: at 10^5, 569 MB at 3 x 10^5, 951 MB at 5 x 10^5, 1.77 GB at its most, 10^6 - 1: review13);
+#: the passes' rows and the fits are a
 #: chunk's. Longer inputs go to the windows of linear programmes (``--solver auto``), which
 #: hold a chunk, or are refused (``--solver reachability``)
 MOST_SAMPLES = 1_000_000
