@@ -102,3 +102,26 @@ def test_never_slower_than_the_uniform_scaling_whichever_solver():
     assert auto.used == "reachability" and auto.duration < 0.97 * auto.uniform_duration
     assert hodyn_cli.check_limits(model, out).feasible
     assert hodyn_cli.validate_motion(model, out, samples=20).passed
+
+
+def test_the_windows_uniform_fallback_that_fails_validate_is_the_input_samples(monkeypatch):
+    """review14: where the windows' programmes run out of time (a loaded machine: HiGHS's
+    time limits, here forced) the law falls back to the uniform scaling, resampled at the
+    input's rate; an iiwa point-to-point path with q^(6) and rests inside (a repeated
+    waypoint) at 20 Hz resampled so came out 0.19 % faster than the uniform scaling but its
+    qdddddd 0.118 from the differences of qddddd (validate's tolerance 0.0428): that output
+    failed hodyn validate. Now the uniform scaling at the input's own samples is taken."""
+    from hodyn_cli.algorithms.limits import programme
+    monkeypatch.setattr(programme, "SIMPLEX_SECONDS", 1e-4)
+    monkeypatch.setattr(programme, "LP_SECONDS", 1e-4)
+    model = hodyn_cli.load_robot(IIWA)
+    a = [-0.663, -0.4211, 0.482, 0.1315, -0.6494, -0.107, -0.0335]
+    b = [-0.5444, 0.3753, -0.6181, -0.174, 0.0268, -0.111, 0.1389]
+    c = [0.3805, 0.73, -0.3453, 0.2377, 0.3139, -0.3316, -0.7976]
+    d = [0.7575, -0.3226, -0.2976, 0.6267, 0.1363, -0.0459, 0.4372]
+    traj = generate(model, "point-to-point", waypoints=np.array([a, b, b, c, d, d, a]),
+                    segment_duration=1.0, rate=20.0, derivatives=6)
+    out, windows = hodyn_cli.retime_optimal(model, traj, solver="windows")
+    assert windows.duration <= windows.uniform_duration * (1 + 1e-12)
+    assert hodyn_cli.check_limits(model, out).feasible
+    assert hodyn_cli.validate_motion(model, out).passed

@@ -567,6 +567,11 @@ def test_the_smoothed_law_leaves_a_rest_no_faster_than_the_law():
     law = reachability.Law(sigma, x, np.diff(x) / (2 * h))
     smooth = reachability.smoothed(law)
     low = reachability.lowered(x, smooth, reachability.PASSES * 2)
-    for ends in (slice(None, 4), slice(None, -5, -1)):
+    # the end's own slope: 4 at the start; at the far end its last u carried on, 3.6 (review14:
+    # 4 there, as before, passed without the end slopes too: the ceiling's lowering gave 3.996)
+    tail = x[::-1]
+    carried = min(tail[1] - tail[0], 2 * (tail[1] - tail[0]) - (tail[2] - tail[1])) / h
+    for ends, bound in ((slice(None, 4), 4.0), (slice(None, -5, -1), carried)):
         assert reachability._slope(smooth[ends]) / h > 4 * 1.05  # (the kernel's: 4.24)
-        assert reachability._slope(low[ends]) / h <= 4 * (1 + 1e-4)
+        assert reachability._slope(low[ends]) / h <= bound * (1 + 1e-4), (bound, low[ends])
+    assert abs(carried - 3.6) < 1e-9
