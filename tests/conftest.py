@@ -283,6 +283,19 @@ def mimic_urdf(tmp_path, robot, dependent, leader, gain, offset):
     return path
 
 
+def massless_flange_urdf(tmp_path) -> Path:
+    """The planar 2R arm (point masses at its links' ends) whose massless tool flange
+    ``tool0`` turns on a revolute joint ``tool_joint`` of its own: that joint moves no
+    inertia, M_jj = 0, M is singular at every state (as example-robot-data's Romeo's
+    hands)."""
+    path = tmp_path / "flange.urdf"
+    path.write_text((URDF / "planar_2r.urdf").read_text().replace(
+        '<joint name="tool_joint" type="fixed">',
+        '<joint name="tool_joint" type="revolute"><axis xyz="1 0 0"/>'
+        '<limit lower="-1" upper="1" effort="1" velocity="1"/>'))
+    return path
+
+
 #: runs hodyn and prints its own peak RSS at exit: VmHWM of the process's memory after exec
 #: (``ru_maxrss`` of a child would include the pages of this big test process at fork)
 PEAK = ("import atexit, sys\n"

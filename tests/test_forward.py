@@ -3,11 +3,14 @@
 motion Pinocchio simulated from arbitrary torques, the round trip with the inverse dynamics,
 and ``hodyn forward``."""
 
+import re
+
 import h5py
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pcsv
 import pytest
+from test_free_root import BACKENDS
 from typer.testing import CliRunner
 
 import hodyn_cli
@@ -16,18 +19,20 @@ from conftest import (
     SAMPLES,
     STENCIL,
     URDF,
+    massless_flange_urdf,
     mimic_urdf,
     pin_configuration,
     pinocchio_model,
     random_cosine,
     wrench_motion,
 )
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics.forward import forward_dynamics
 from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 from hodyn_cli.cli.app import app
 from hodyn_cli.core import lie
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, cosine
-from hodyn_cli.errors import HodynError
+from hodyn_cli.errors import HodynError, ModelError
 from hodyn_cli.io import read_trajectory
 from hodyn_cli.modeling.urdf import load_model
 
@@ -272,3 +277,44 @@ def test_cli_wrench_columns_limit_the_order(tmp_path):
     assert got.column_names == ["t", "qdd_joint1", "qdd_joint2"]
     qdd = np.stack([got.column(f"qdd_{j}").to_numpy() for j in robot.joint_names], 1)
     assert np.abs(qdd - exact.qdd).max() <= 1e-11 * np.abs(exact.qdd).max()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_joint_that_moves_no_inertia_is_refused_in_one_line(tmp_path, backend):
+    """A fixed-base arm whose massless flange turns on a joint of its own has a singular M
+    at every state: ``forward`` refused it only with --floating-base and wrote
+    numpy's LinAlgError (exit 3) or Cholesky's ~1e30 otherwise. Now the API raises, and the
+    command line exits 2 with one line naming the robot's file and the joint, the existing
+    output untouched, on both backends; with the flange given mass the same state solves,
+    to the inverse dynamics' torques."""
+    path = massless_flange_urdf(tmp_path)
+    robot = hodyn_cli.load_robot(path)
+    traj, tau = _state(robot, 5, seed=4)
+    q, qd = traj.derivatives[:, 0], traj.derivatives[:, 1]
+    with backends.use(backend), pytest.raises(ModelError, match=(
+            r"^forward dynamics: the mass matrix is singular \(eigenvalues .*\): tool_joint "
+            r"moves no inertia \(M_jj = 0\)$")):
+        hodyn_cli.forward_dynamics(robot, q, qd, tau=tau[:, 0])
+    names = robot.joint_names
+    columns = {"t": traj.t} | {f"{x}_{j}": v[:, i] for x, v in (("q", q), ("qd", qd),
+                                                                 ("tau", tau[:, 0]))
+                               for i, j in enumerate(names)}
+    source, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    pcsv.write_csv(pa.table(columns), source)
+    out.write_text("kept\n")
+    result = runner.invoke(app, ["forward", str(path), str(source), "-o", str(out),
+                                 "--backend", backend])
+    assert result.exit_code == 2, result.output
+    assert re.fullmatch(f"hodyn: error: {re.escape(str(path))}: forward dynamics: the mass "
+                        r"matrix is singular \(eigenvalues \S+ \.\. \S+\): tool_joint moves "
+                        r"no inertia \(M_jj = 0\)\n", result.stderr), result.stderr
+    assert out.read_text() == "kept\n"
+    massive = tmp_path / "massive.urdf"
+    massive.write_text(path.read_text().replace('<link name="tool0"/>', (
+        '<link name="tool0"><inertial><mass value="0.1"/><inertia ixx="1e-3" ixy="0" ixz="0" '
+        'iyy="1e-3" iyz="0" izz="1e-3"/></inertial></link>')))
+    robot = hodyn_cli.load_robot(massive)
+    with backends.use(backend):
+        qdd = hodyn_cli.forward_dynamics(robot, q, qd, tau=tau[:, 0]).qdd
+        back = inverse_dynamics(robot, Trajectory(names, np.stack([q, qd, qdd], 1)), order=0)
+    assert np.abs(back[:, 0] - tau[:, 0]).max() <= 1e-10 * np.abs(tau).max()

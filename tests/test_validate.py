@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from conftest import METHODS, ROBOTS, SAMPLES, URDF
+from conftest import METHODS, ROBOTS, SAMPLES, URDF, massless_flange_urdf
 from hodyn_cli.algorithms.dynamics.methods import METHODS as REGISTRY
 from hodyn_cli.algorithms.dynamics.methods import Method
 from hodyn_cli.cli.app import app
@@ -262,11 +262,7 @@ def test_a_singular_mass_matrix_names_the_joint_that_moves_no_inertia(tmp_path):
     """example-robot-data's Romeo moves massless links by its LHand and RHand joints: M is
     singular there, and the failed check named neither (only its eigenvalue ~1e-17). Here the
     planar 2R's massless tool flange turns on a joint of its own."""
-    robot = tmp_path / "flange.urdf"
-    robot.write_text((URDF / "planar_2r.urdf").read_text().replace(
-        '<joint name="tool_joint" type="fixed">',
-        '<joint name="tool_joint" type="revolute"><axis xyz="1 0 0"/>'
-        '<limit lower="-1" upper="1" effort="1" velocity="1"/>'))
+    robot = massless_flange_urdf(tmp_path)
     motion = tmp_path / "motion.csv"
     assert CliRunner().invoke(app, ["generate", str(robot), "--kind", "cosine", "--duration",
                                     "1", "--rate", "50", "-o", str(motion)]).exit_code == 0

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hodyn_cli.cli import render
-from hodyn_cli.errors import HodynError
+from hodyn_cli.errors import HodynError, ModelError
 
 __all__ = ["Session", "parse_gravity"]
 
@@ -187,8 +187,13 @@ class Session:
                    "strict": self.strict, "floating": self.floating_base,
                    "base_motion": self.base_motion, **options}
         with render.progress(None, "samples", self.quiet) as update:
-            return run_file(job, traj, output, attrs, jobs=self.jobs or stream.default_jobs(),
-                            notify=self.notify, progress=update, **options)
+            try:
+                return run_file(job, traj, output, attrs, jobs=self.jobs or stream.default_jobs(),
+                                notify=self.notify, progress=update, **options)
+            except ModelError as e:  # found by the computation (a singular M): the robot's
+                if e.source is not None or self.robot_file is None:
+                    raise
+                raise ModelError(e.message, self.robot_file) from e
 
     def provenance(self, robot: Path, traj: str, model, **settings) -> dict:
         """HDF5 attributes that say where a result came from."""

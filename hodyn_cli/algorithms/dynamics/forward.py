@@ -35,6 +35,7 @@ external wrench), so ``nu' = (V_0'; qdd)`` comes out with the root's body-twist 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,9 +49,9 @@ from hodyn_cli.algorithms.dynamics.partials import torque_partials
 from hodyn_cli.core.coupling import Coupling, FreeRooted
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name, free_root_motion
-from hodyn_cli.errors import HodynError, TrajectoryError
+from hodyn_cli.errors import HodynError, ModelError, TrajectoryError
 
-__all__ = ["Forward", "forward_dynamics"]
+__all__ = ["Forward", "forward_dynamics", "check_regular", "inert_coordinates", "no_inertia"]
 
 
 @dataclass(frozen=True)
@@ -126,21 +127,55 @@ def _floating(model: Model, trajectory: Trajectory, tau: np.ndarray, gravity,
 
 def _check_regular(model: Model, free: Model, data: backends.Data, motion: Trajectory,
                    rooted: Coupling | None, gravity) -> None:
-    """A one-line error unless the floating robot's mass matrix (6 + m) is regular at the
-    first sample. A root link without mass on a single joint (an arm's ``link_0``) turns
-    about that joint's axis at no cost: the matrix is singular at every state, and a solve
-    gives numbers of the size 1 / rounding (or LU's error)."""
+    """:func:`check_regular` of the floating robot's mass matrix (6 + m) at the first sample,
+    before anything is solved. A root link without mass on a single joint (an arm's
+    ``link_0``) turns about that joint's axis at no cost: the matrix is singular at every
+    state, and no joint is named (each diagonal entry has the robot's inertia in it)."""
     first = Trajectory(motion.joint_names, np.concatenate(
         [motion.derivatives[:1, :2], np.zeros((1, 1, free.nv))], axis=1))
     M, _ = _mass_and_bias(free, data, first, gravity)
-    lam = np.linalg.eigvalsh(M[0] if rooted is None else rooted.matrices(M)[0])
+    names = free.dof_names if rooted is None else rooted.coordinate_names
+    why = (f"the root link '{model.root_link}' has no mass (give it an <inertial>)"
+           if model.root_inertia[3, 3] <= 0 else "")
+    check_regular(M[0] if rooted is None else rooted.matrices(M)[0], names,
+                  "of a floating base (the robot under its free root joint)", why)
+
+
+def check_regular(M: np.ndarray, names: Sequence[str], whose: str = "", why: str = "") -> None:
+    """A one-line ModelError (the robot's inertias are at fault) unless the mass matrix M
+    (m, m) of one sample, over the coordinates ``names``, is regular: ``lambda_min > 1e-12
+    lambda_max``. A singular M has no unique ``qdd = M^-1 (...)``: Cholesky through a zero
+    pivot gives numbers of the size 1 / rounding (qdd ~1e30) and LU raises. The cause
+    named: the coordinates that move no inertia (:func:`no_inertia`), else ``why``;
+    ``whose``: which robot's M (a floating base's). A massless moving subtree makes M
+    singular at every state, so one sample per chunk finds it, for an O(m^3) that the
+    chunk's solve dwarfs."""
+    lam = np.linalg.eigvalsh(M)
     if lam[0] > 1e-12 * lam[-1]:
         return
-    why = (f"the root link '{model.root_link}' has no mass (give it an <inertial>)"
-           if model.root_inertia[3, 3] <= 0 else "a part of it moves with no inertia")
-    raise HodynError(f"forward dynamics of a floating base: the mass matrix of the robot "
-                     f"under its free root joint is singular (eigenvalues {lam[0]:.3g} .. "
-                     f"{lam[-1]:.3g}): {why}")
+    cause = no_inertia(inert_coordinates(M, names, float(lam[-1]))) or why or \
+        "a part of it moves with no inertia"
+    raise ModelError(f"forward dynamics{' ' + whose if whose else ''}: the mass matrix is "
+                     f"singular (eigenvalues {lam[0]:.3g} .. {lam[-1]:.3g}): {cause}")
+
+
+def inert_coordinates(M: np.ndarray, names: Sequence[str], scale: float) -> list[str]:
+    """The coordinates j of a mass matrix M (m, m) with ``M_jj = S_j^T I_j^c S_j <= 1e-15
+    scale``: the composite inertia of the subtree they move does not resist their screw
+    (published URDFs move massless links on joints of their own, e.g. Romeo's hands), so M
+    is singular (``M_ij = S_i^T I_i^c S_j``: Featherstone, Rigid Body Dynamics
+    Algorithms, sec. 6.2)."""
+    return [names[int(j)] for j in np.flatnonzero(np.diagonal(M) <= 1e-15 * scale)]
+
+
+def no_inertia(inert: Sequence[str]) -> str:
+    """'a, b move no inertia (M_jj = 0)' for :func:`inert_coordinates` (the first four
+    named), '' for none."""
+    if not inert:
+        return ""
+    more = f" and {len(inert) - 4} more" if len(inert) > 4 else ""
+    return f"{', '.join(inert[:4])}{more} {'moves' if len(inert) == 1 else 'move'} no " \
+        "inertia (M_jj = 0)"
 
 
 def _rows(trajectory: Trajectory, sl: slice, K: int) -> Trajectory:
@@ -167,6 +202,7 @@ def _chunk(model: Model, data: backends.Data, chunk: Trajectory, tau: np.ndarray
     first = _with(chunk, full[:, :3])
     M, r = _mass_and_bias(model, data, first, gravity)
     Mc = coords(M)
+    check_regular(Mc[0], c.coordinate_names)
     out = np.empty((N, K + 1, m))
     for k in range(K + 1):
         if k:

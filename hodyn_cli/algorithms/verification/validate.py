@@ -87,6 +87,7 @@ import numpy as np
 
 from hodyn_cli.algorithms.contacts.dynamics import on_contacts
 from hodyn_cli.algorithms.dynamics.closed_form import matrices
+from hodyn_cli.algorithms.dynamics.forward import inert_coordinates, no_inertia
 from hodyn_cli.algorithms.dynamics.methods import GRAVITY, METHODS
 from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics as fixed_base_dynamics
 from hodyn_cli.algorithms.dynamics.regressor import base_wrench_rows
@@ -903,16 +904,15 @@ def _positive_definite(model: Model, M: np.ndarray, scale: float, idx, t, column
     """M (S, n, n) symmetric positive definite at every sample; named by the joint of the
     largest component of the eigenvector of the smallest eigenvalue at the worst sample. A
     joint with M_jj = S_j^T I_j^c S_j = 0 (its subtree's composite inertia does not resist its
-    screw: published URDFs move massless links, e.g. Romeo's hands) is named as the cause."""
+    screw: :func:`~hodyn_cli.algorithms.dynamics.forward.inert_coordinates`) is named as the
+    cause."""
     lam, vec = np.linalg.eigh(M)
     s = int(np.argmin(lam[:, 0]))
     at = worst(np.abs(vec[s:s + 1, :, 0]), model, idx[s:s + 1],
                None if t is None else t[s:s + 1], columns, names)
-    inert = [column_name(model, int(j), columns, names)
-             for j in np.flatnonzero(np.diagonal(M[s]) <= 1e-15 * scale)]
-    more = f" and {len(inert) - 4} more" if len(inert) > 4 else ""
-    cause = (f"{', '.join(inert[:4])}{more} {'moves' if len(inert) == 1 else 'move'} no "
-             "inertia (M_jj = 0); " if inert else "")
+    inert = inert_coordinates(M[s], [column_name(model, j, columns, names)
+                                     for j in range(M.shape[1])], scale)
+    cause = f"{no_inertia(inert)}; " if inert else ""
     if inert:
         at["worst_joint"] = inert[0]
     c = Check("model", "M positive definite", "pass", float(lam[:, 0].min()), **at,
