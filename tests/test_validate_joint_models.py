@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -68,7 +69,7 @@ def edited(path: Path, out: Path, column: str, change) -> Path:
 
 
 @pytest.mark.parametrize("robot, pose", [("mjcf/ball_chain.xml", "shoulder_R"),
-                                         ("urdf/mobile_2r.urdf", "drive_p")])
+                                         ("urdf/mobile_2r.urdf", "drive")])
 def test_an_exact_motion_passes_on_the_groups(files, robot, pose):
     stem = Path(robot).stem
     r = run("validate", ROOT / robot, files / f"{stem}.csv", "--samples", "12", "--report",
@@ -79,7 +80,9 @@ def test_an_exact_motion_passes_on_the_groups(files, robot, pose):
     for method in ("body-fixed", "spatial", "closed-form"):
         for name in ("taud vs d/dt tau", "taudd vs d/dt taud"):
             assert found[(name, method)]["max_rel"] <= 1e-10, (name, method)
-    assert found[(f"{pose}d vs time differences of {pose}", None)]["status"] == "pass"
+    poses = [c for (name, _), c in found.items()
+             if name.startswith(f"{pose}d vs time differences of {pose}")]
+    assert poses and all(c["status"] == "pass" for c in poses), poses
     assert found[("qdd vs time differences of qd (multi-DOF joints)", None)]["status"] == "pass"
 
 
@@ -87,16 +90,25 @@ def test_an_exact_motion_passes_on_the_groups(files, robot, pose):
     ("mjcf/ball_chain.xml", "qd_shoulder_wx", lambda x: 1.01 * x + 1e-3,
      "shoulder_Rd vs time differences of shoulder_R"),
     ("urdf/mobile_2r.urdf", "drive_theta", lambda x: x + 0.05,
-     "drive_pd vs time differences of drive_p"),
+     "drived vs time differences of drive (x, y, theta)"),
 ])
 def test_a_corrupted_column_fails_its_pose_check(files, tmp_path, robot, column, change, failed):
+    """The failed check names a column of the file: a planar joint's ``drive_x``, ``drive_y``,
+    ``drive_theta`` (not a ``drive_p_y`` or ``drive_R_12`` it does not have), in the report
+    and in the line it prints."""
     stem = Path(robot).stem
     bad = edited(files / f"{stem}.csv", tmp_path / "bad.csv", column, change)
     r = run("validate", ROOT / robot, bad, "--samples", "12", "--report", tmp_path / "r.json")
     assert r.exit_code == 1, r.output
     check = by_name(json.loads((tmp_path / "r.json").read_text()))[(failed, None)]
     assert check["status"] == "fail", check
-    assert check["worst_joint"].startswith(failed.split(" ")[-1] + "_"), check
+    header = bad.read_text().splitlines()[0].split(",")
+    assert check["worst_joint"].startswith(failed.split(" ")[0][:-1] + "_"), check
+    if robot.endswith(".urdf"):   # a planar joint's pose is the file's own columns
+        assert check["worst_joint"] in header, (check, header)
+        line, = [x for x in r.stderr.splitlines() if x.startswith(f"hodyn: fail: {failed}")]
+        named = re.findall(r"(?:qd_)?drive_\w+", line)
+        assert check["worst_joint"] in named and set(named) <= set(header), (named, header)
 
 
 @pytest.mark.parametrize("floating", [False, True])
@@ -122,9 +134,11 @@ def test_every_joint_kind_anywhere_in_a_tree(floating):
     assert max(c.max_rel for c in torque_checks if c.group == "finite differences") <= 1e-9
     assert report.series["body-fixed"]["taud"]["analytic"].shape[1] == model.nv + 6 * floating
     data = {c.name: c for c in report.checks if c.group == "data consistency"}
-    assert all(data[f"{j}_Rd vs time differences of {j}_R"].status == "pass"
-               for j, kind in zip(model.joint_names, model.joint_types, strict=True)
-               if kind in ("spherical", "planar", "free"))
+    poses = [f"{j}d vs time differences of {j} (x, y, theta)" if kind == "planar" else
+             f"{j}_Rd vs time differences of {j}_R"
+             for j, kind in zip(model.joint_names, model.joint_types, strict=True)
+             if kind in ("spherical", "planar", "free")]
+    assert "planar" in model.joint_types and all(data[p].status == "pass" for p in poses)
     assert data["base_Rd vs time differences of base_R" if floating else
                 "qd vs time differences of q"].status == "pass"
     assert report.series["joint_names"][-1].startswith("W_") == floating
@@ -164,8 +178,9 @@ def test_what_does_not_run_yet_is_one_line(files, tmp_path, option):
                                          ("urdf/mobile_2r.urdf", ["drive"])])
 def test_estimated_rates_make_the_pose_checks_estimated(files, tmp_path, robot, pose):
     """--estimate-derivatives on a pose-only file: a multi-DOF joint's rates are estimated
-    from its pose, so ``<joint>_Rd vs time differences of <joint>_R`` (and ``_pd``) hold by
-    construction: reported as estimated, not as passed (as q's own)."""
+    from its pose, so ``<joint>_Rd vs time differences of <joint>_R`` (a planar joint's
+    ``<joint>d vs time differences of <joint> (x, y, theta)``) hold by construction:
+    reported as estimated, not as passed (as q's own)."""
     stem = Path(robot).stem
     with open(files / f"{stem}.csv", newline="") as f:
         rows = list(csv.reader(f))
@@ -176,7 +191,8 @@ def test_estimated_rates_make_the_pose_checks_estimated(files, tmp_path, robot, 
             "--samples", "12", "--report", tmp_path / "r.json")
     assert r.exit_code == 0, r.output
     report = json.loads((tmp_path / "r.json").read_text())
+    rates = {f"{j}{x}" for j in pose for x in ("_Rd", "_pd", "d")}
     poses = [c for c in report["checks"] if c["group"] == "data consistency"
-             and c["name"].split("_")[0] in pose]
-    assert len(poses) == len(pose) * (1 if stem == "ball_chain" else 2), poses
+             and c["name"].split(" ")[0] in rates]
+    assert len(poses) == len(pose), poses   # a ball joint's R, a planar one's (x, y, theta)
     assert {c["status"] for c in poses} == {"estimated"}, poses

@@ -489,10 +489,11 @@ class Scan:
         return max([self.q.frequency()] + [rates.frequency() for rates, _ in self.rates])
 
     def pose_rates(self) -> dict[str, str]:
-        """The multi-DOF joints' pose checks' derivatives (``<joint>_Rd``, ``<joint>_pd``) ->
-        the series their rates come from (``qd``; the floating root's ``base_Vb``)."""
+        """The multi-DOF joints' pose checks' derivatives (``<joint>_Rd``, ``<joint>_pd``; a
+        planar joint's ``<joint>d``) -> the series their rates come from (``qd``; the
+        floating root's ``base_Vb``)."""
         return {derivative_name(c.base, 1): pose.rate for pose in self.poses
-                for c in (pose.R, pose.p) if c is not None}
+                for c in pose.series()}
 
     def consistency_checks(self, rtol: float) -> list[Check]:
         """q^(k) vs trapezoid-rule differences of q^(k-1) for every 1-DOF joint and order, the
@@ -511,21 +512,34 @@ class Scan:
 
 
 class PoseConsistency:
-    """A multi-DOF joint's pose ``J = (R, p)`` chunk by chunk (check 4; docs/conventions.md)
-    against its velocity coordinates: ``R' = R skew(omega)``, ``p' = R v`` with ``(omega; v)
-    = S nu`` (each a :class:`Consistency` of the pair (x, x'); a ball joint has no p). Named
-    ``<joint>_R_11 ..``, ``<joint>_p_x ..``; a floating base's (``root``: the free root
-    joint) ``base_R_..``, ``base_p_..``, its file's columns."""
+    """A multi-DOF joint's pose chunk by chunk (check 4; docs/conventions.md) against its
+    velocity coordinates, in its file's columns (:func:`~hodyn_cli.io.columns.pose_columns`),
+    each a :class:`Consistency` of the pair (x, x'). A ball or free joint ``J = (R, p)``:
+    ``R' = R skew(omega)``, ``p' = R v`` with ``(omega; v) = S nu`` (a ball joint has no
+    p), named ``<joint>_R_11 ..``, ``<joint>_p_x ..``; a floating base's (``root``: the free
+    root joint) ``base_R_..``, ``base_p_..``. A planar joint's ``(x, y, theta)``, ``p = x u
+    + y w``, ``R = exp(theta skew(n))``: ``x' = u . R v``, ``y' = w . R v``, ``theta' = n .
+    omega`` (theta an angle a file may wrap), named ``<joint>_x``, ``<joint>_y``,
+    ``<joint>_theta``."""
 
     def __init__(self, model: Model, i: int, root: bool = False):
         self.kind, self.X, self.S = model.joint_types[i], model.X[i], model.subspaces[i]
         self.cols = slice(model.dof_offsets[i], model.dof_offsets[i + 1])
         prefix = "base" if root else model.joint_names[i]
-        self.R = Consistency(f"{prefix}_R", [f"_{i}{j}" for i in "123" for j in "123"])
-        self.p = None if self.kind == "spherical" else \
-            Consistency(f"{prefix}_p", ["_x", "_y", "_z"])
-        self.speed = 0.0  # the largest |omega|
         self.rate = "base_Vb" if root else "qd"  # the series R' and p' are made from
+        rates = ", ".join(f"base_Vb_{d[-2:]}" if root else f"qd_{d}"
+                          for d in model.dof_names[self.cols])
+        self.R: Consistency | None = None
+        self.p: Consistency | None = None
+        if self.kind == "planar":
+            self.p = Consistency(prefix, ["_x", "_y", "_theta"], np.array([False, False, True]),
+                                 note=" (x, y, theta)", rates=rates)
+        else:
+            self.R = Consistency(f"{prefix}_R", [f"_{i}{j}" for i in "123" for j in "123"],
+                                 rates=rates)
+            if self.kind != "spherical":
+                self.p = Consistency(f"{prefix}_p", ["_x", "_y", "_z"], rates=rates)
+        self.speed = 0.0  # the largest |omega|
 
     def add(self, derivatives: np.ndarray, t: np.ndarray, start: int) -> None:
         c = derivatives[:, :2, self.cols]
@@ -533,17 +547,28 @@ class PoseConsistency:
         R, p = joint_pose(self.kind, self.X, c[:, 0])
         V = c[:, 1] @ self.S.T
         self.speed = max(self.speed, float(np.abs(V[:, :3]).max(initial=0.0)))
+        pd = np.einsum("nij,nj->ni", R, V[:, 3:])
+        if self.kind == "planar":   # (u, w, n): the plane's axes, the pose's columns' rates
+            u, w, n = self.S[3:, 0], self.S[3:, 1], self.S[:3, 2]
+            rates = np.stack([pd @ u, pd @ w, V[:, :3] @ n], axis=1)
+            assert self.p is not None
+            self.p.add(np.stack([c[:, 0], rates], axis=1), t, start)
+            return
+        assert self.R is not None
         Rd = R @ lie.skew(V[:, :3])
         self.R.add(np.stack([R.reshape(N, 9), Rd.reshape(N, 9)], axis=1), t, start)
         if self.p is not None:
-            pd = np.einsum("nij,nj->ni", R, V[:, 3:])
             self.p.add(np.stack([p, pd], axis=1), t, start)
+
+    def series(self) -> list[Consistency]:
+        """Its checks' series: R, p; a planar joint's (x, y, theta)."""
+        return [c for c in (self.R, self.p) if c is not None]
 
     def checks(self, rtol: float, omega: float) -> list[Check]:
         """The error estimates take the rates' time scale ``omega`` or the largest angular
         speed, the larger (``|R''| <= |omega|^2 + |omega'|``)."""
         omega = max(omega, self.speed)
-        return self.R.checks(rtol, omega) + (self.p.checks(rtol, omega) if self.p else [])
+        return [check for c in self.series() for check in c.checks(rtol, omega)]
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -768,12 +793,13 @@ def contact_checks(model: Model, center: Trajectory, contacts: tuple[Contact, ..
 
 class Consistency(Differences):
     """:class:`~hodyn_cli.algorithms.motion.differences.Differences` of the columns of a
-    file (``base``: their series, ``columns``: their suffixes), as checks."""
+    file (``base``: their series, ``columns``: their suffixes), as checks; ``rates``: the
+    columns x' is made from where it is not the file's (a pose's)."""
 
     def __init__(self, base: str, columns: list[str], wrap: np.ndarray | None = None,
-                 note: str = ""):
+                 note: str = "", rates: str = ""):
         super().__init__(wrap)
-        self.base, self.columns, self.note = base, columns, note
+        self.base, self.columns, self.note, self.rates = base, columns, note, rates
 
     def label(self, j: int) -> str:
         """Where the worst error is: a joint by its name, other columns by their own
@@ -796,7 +822,10 @@ class Consistency(Differences):
             if rel[j] > tol:
                 c.status = "fail"
                 hint = _unit_hint(*self.dots[k - 1, j]) or FIX_HINT
-                c.detail = (f"{name}{self.columns[j]} does not match the time differences of "
+                # a pose's rates are not columns: named by the ones they are made from
+                given = f"{prev}{self.columns[j]}' from {self.rates}" if self.rates else \
+                    f"{name}{self.columns[j]}"
+                c.detail = (f"{given} does not match the time differences of "
                             f"{prev}{self.columns[j]} (relative error {c.max_rel:.3g} near "
                             f"t = {c.worst_time:.6g} s){hint}")
             out.append(c)
