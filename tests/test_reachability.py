@@ -195,8 +195,9 @@ def test_a_path_longer_than_it_holds_goes_to_the_windows(monkeypatch):
     model = hodyn_cli.load_robot(IIWA)
     traj = _through(model, IIWA_REST, seconds=1.0, rate=20.0)
     monkeypatch.setattr(reachability, "MOST_SAMPLES", traj.n_samples - 1)
-    assert not api.time_optimal(model)._reachable(lambda: [traj])  # (auto: the windows)
-    with pytest.raises(HodynError, match=f"more than {traj.n_samples - 1} samples"):
+    reason = api.time_optimal(model)._reachability(lambda: [traj])  # (auto: the windows)
+    assert reason == f"{traj.n_samples} samples, more than the {traj.n_samples - 1} reachability takes"
+    with pytest.raises(HodynError, match=reason):
         hodyn_cli.retime_optimal(model, traj, solver="reachability")
 
 
@@ -306,7 +307,8 @@ def test_a_turn_back_between_samples_is_a_corner():
                   -0.5 * w**4 * np.cos(w * t)], axis=1)
     cusp = Trajectory(("joint1", "joint2"), np.stack([d, 0.5 * d], axis=2), t)
     assert len(reachability.arcs(cusp, 400, 200)) == 2
-    assert not api.time_optimal(model)._reachable(lambda: [cusp])  # (auto: the windows)
+    assert api.time_optimal(model)._reachability(lambda: [cusp]) == (  # (auto: the windows)
+        "the path turns back between samples, not at a rest")
 
 
 def test_a_played_law_that_is_refused_falls_back_to_the_windows():

@@ -268,5 +268,8 @@ def _retime_optimal(s, traj: str, output: str, attrs: dict, lim, job, rate, grid
         render.notice(f"{traj}: played k = {optimal.duration / optimal.path.span:.9g} times "
                       f"slower, sampled at {rate:g} Hz; binding: {optimal.final.describe()}")
     elif not s.quiet:
+        solver = "" if optimal.why_windows is None else (
+            f"; by the windows solver: {optimal.why_windows}")
         render.notice(f"{traj}: {optimal.duration:.6g} s along its path (the fastest uniform "
-                      f"scaling: {optimal.uniform_duration:.6g} s); {optimal.bound.summary()}")
+                      f"scaling: {optimal.uniform_duration:.6g} s); {optimal.bound.summary()}"
+                      f"{solver}")

@@ -26,6 +26,8 @@ import numpy as np
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.limits import reachability
 from hodyn_cli.algorithms.limits.feasibility import (
+    JOINT_ORDERS,
+    TORQUES,
     Binding,
     ScaleSearch,
     limited_series,
@@ -463,6 +465,8 @@ class Optimal:
         self.uniform, self.progress = uniform, progress
         #: the solver that made the result: ``"reachability"`` or ``"windows"``
         self.used = "windows"
+        #: why the windows made it, in a user's words (None: reachability did)
+        self.why_windows: str | None = None
         self.dynamics = dict(order=order, gravity=gravity, drives=drives, kind=kind)
         self.path: Plan | None = None
         self.final: Binding | None = None
@@ -533,7 +537,7 @@ class Optimal:
         assert uniform is not None
         return uniform
 
-    def _reachable(self, chunks: Callable[[], Iterable[Trajectory]]) -> bool:
+    def _reachability(self, chunks: Callable[[], Iterable[Trajectory]]) -> str | None:
         """The law by reachability along the path's arc length
         (:mod:`~hodyn_cli.algorithms.limits.reachability`) where it applies (every limit
         affine in the law, the path cut only at rests, q .. q^(6) at most and q .. q^(5) through
@@ -543,9 +547,12 @@ class Optimal:
         --rate`` does (every sample within its limits, one on it): the result where ``hodyn
         validate`` passes it (the faster of the first
         :data:`~hodyn_cli.algorithms.limits.reachability.TRIED` smoothings that it passes, or
-        the first wider one). False: it does not apply, or its output fails validate."""
-        if self.uniform or self.order > 0 or self.dynamics["drives"] is not None:
-            return False
+        the first wider one). The reason, in a user's words, where it does not apply or its
+        output fails validate (the first that does); None: the law is reachability's."""
+        if self.order > 0:
+            return _beyond_speed(self.limits)
+        if self.dynamics["drives"] is not None:
+            return "reachability does not take the drives' motor limits (--drives)"
         parts: list[Trajectory] = []
         seen = [0]
 
@@ -557,19 +564,28 @@ class Optimal:
                 parts.clear()
 
         uniform = self._survey(chunks(), self.limits, keep, lambda: seen[0])
-        if seen[0] > reachability.MOST_SAMPLES:
-            return False  # (memory: the windows' programmes hold a chunk, not the path)
+        if seen[0] > reachability.MOST_SAMPLES:  # (memory: the windows hold a chunk, not it)
+            return (f"{seen[0]:,} samples, more than the {reachability.MOST_SAMPLES:,} "
+                    "reachability takes")
         path = Trajectory(parts[0].joint_names, np.concatenate([p.derivatives for p in parts]),
                           np.concatenate([p.t for p in parts]))
         parts.clear()  # (the path once, not twice)
-        if path.orders > reachability.ORDERS or path.orders < 2:
-            return False
+        if path.orders > reachability.ORDERS:
+            return (f"{derivative_name('q', path.orders - 1)} columns, beyond the "
+                    f"{derivative_name('q', reachability.ORDERS - 1)} reachability plays")
+        if path.orders < 2:
+            return "no qd columns: reachability takes the path's tangent from them"
         points = self.grid or max(reachability.POINTS, reachability.PER_SAMPLE * path.n_samples)
-        found = reachability.solve(self.model, path, self.limits, points,
-                                   gravity=self.dynamics["gravity"], progress=self.progress)
-        if found is None or not all(a.rest[1] and b.rest[0] for (a, _), (b, _) in zip(
-                found[:-1], found[1:], strict=True)):
-            return False  # (a turn back between samples, not at rest: the programmes)
+        try:
+            found = reachability.solve(self.model, path, self.limits, points,
+                                       gravity=self.dynamics["gravity"], progress=self.progress)
+        except reachability.Inapplicable as e:
+            return str(e)
+        if found is None:
+            return "no path speed keeps within the limits on reachability's grid"
+        if not all(a.rest[1] and b.rest[0] for (a, _), (b, _) in zip(found[:-1], found[1:],
+                                                                       strict=True)):
+            return "the path turns back between samples, not at a rest"
         grid = sum(len(arc.sigma) for arc, _ in found)
         span = float(path.t[-1] - path.t[0])
         rate = self.rate or (path.n_samples - 1) / span
@@ -580,7 +596,10 @@ class Optimal:
             played = reachability.played(found, path.orders, path.joint_names,
                                          float(path.t[0]), *reachability.kernel(steps, rate))
             if played is None:
-                return False
+                return (f"{derivative_name('q', path.orders - 1)} columns through a corner "
+                        "(a rest where the path turns), beyond the "
+                        f"{derivative_name('q', reachability.ORDERS - 2)} reachability plays "
+                        "there")
             motion = played  # (in pieces of the grid, made afresh at each pass)
             # (a uniform law needs the path's ends alone: a grid of a few samples, not one
             # that follows the played motion's 3 points a sample, concatenated chunk by chunk)
@@ -593,15 +612,17 @@ class Optimal:
                 continue  # smoothing (not the input's): a wider one, or the windows
             if inner.consistent and (best is None or inner.duration < best[0].duration):
                 best = inner, motion
-        if best is None or best[0].duration > uniform.k * (path.t[-1] - path.t[0]):
-            return False  # (never slower than the uniform scaling: the programmes then)
+        if best is None:
+            return "reachability's law fails hodyn validate at every smoothing tried"
+        if best[0].duration > uniform.k * (path.t[-1] - path.t[0]):
+            return "reachability's law is slower than the uniform scaling"
         inner, motion = best
         assert inner.path is not None
         self.path = replace(inner.path, uniform=uniform, span=span, grid=grid)
         self.final, self.scale, self.orders = inner.final, inner.scale, inner.orders
         self.source, self.used = motion, "reachability"
         self.peak = float(np.sqrt(max(law.x.max() for _, law in found)))
-        return True
+        return None
 
     def fit(self, chunks: Callable[[], Iterable[Trajectory]]) -> Binding:
         """Plan (with ``chunks()``: the motion afresh), then play it and fit it onto its limits
@@ -636,16 +657,14 @@ class Optimal:
             assert self.final is not None
             self.consistent = self._resampled(chunks, from_rest=True)
             return self.final
-        if self.solver != "windows" and self._reachable(chunks):
+        self.why_windows = ("as --solver windows asks" if self.solver == "windows" else
+                            self._reachability(chunks))
+        if self.why_windows is None:
             assert self.final is not None
             return self.final
         if self.solver == "reachability":
-            raise HodynError("--solver reachability: it does not apply to this motion and its "
-                             "limits (torque rates, jerk, drives, a turn back between "
-                             "samples, more derivatives than q..qdddddd or than q..qddddd "
-                             "through a corner, more than "
-                             f"{reachability.MOST_SAMPLES} samples) or its output fails hodyn "
-                             "validate: use --solver auto")
+            raise HodynError(f"--solver reachability: it does not apply ({self.why_windows}): "
+                             "use --solver auto")
         self.source = None
         margin, uniform, pace, cap, attempts, lowered = 0.0, None, PACE, CAP, 0, 0
         passed = None  # a law at the first cap that validate passes, and was raised from
@@ -828,3 +847,15 @@ class Optimal:
                 "binding": self.bound.describe()} | (
             {"time_scale": [self.duration / self.path.span]} if self.uniform else
             {"solver": self.used})
+
+
+def _beyond_speed(limits: Limits) -> str:
+    """Why limits of a torque order above 0 (torque rates, torque accelerations, jerk: they
+    hold the law's derivatives beyond (u, x) = (sigma_ddot, sigma_dot^2)) are not for
+    reachability: the first such key limited, and where its limits come from."""
+    keys = TORQUES[1:] + tuple(key for key, order in JOINT_ORDERS.items() if order > 0)
+    key = next(key for key in keys if limits.limited(key).any())
+    origin = next(where for where in limits.origin[key] if where)
+    where = {"file": "the limits file's", "URDF": "the URDF's"}.get(origin,
+                                                                     "the command line's")
+    return f"{where} {key.replace('_', '-')} limits are not limits of the path speed alone"

@@ -20,7 +20,7 @@ in (u, x) at each grid point, ``a u + b x + c``, and the velocities bound x alon
 (``|q_sigma| sqrt(x) <= v``): their coefficients are those of
 :func:`~hodyn_cli.algorithms.limits.programme.path_limits` (the dynamics on probe motions,
 batched over the grid) on the path in sigma (:func:`rows`); what is not so (torque rates,
-jerk, friction, contact cones) is not for this solver (:func:`applies`).
+jerk, friction, contact cones) is not for this solver (:func:`inapplicable`).
 
 **Reachability** (:func:`controllable`, :func:`greedy`). On a grid ``sigma_0 .. sigma_N``
 with ``x_{i+1} = x_i + 2 Delta_i u_i`` (u constant on an interval), the controllable set
@@ -53,7 +53,8 @@ from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.limits import Limits
 
-__all__ = ["Arc", "Rows", "Law", "Played", "arcs", "applies", "rows", "controllable", "greedy",
+__all__ = ["Arc", "Rows", "Law", "Played", "arcs", "Inapplicable", "inapplicable",
+           "rows", "controllable", "greedy",
            "along", "solve"]
 
 #: a point of the path is at rest where ``|q'|`` is below this share of its largest value
@@ -230,19 +231,24 @@ DEGREE = 7
 ORDERS = 7
 
 
-def applies(limits: list[PathLimit]) -> bool:
-    """Whether every limit is affine in (u, x) (or a velocity's ``c sqrt(x)`` within a band
-    about 0): what :func:`rows` takes. Torque rates, jerk and friction are not."""
+def inapplicable(limits: list[PathLimit]) -> str | None:
+    """Why a limit is not for this solver, in a user's words (None: every limit is affine in
+    (u, x), or a velocity's ``c sqrt(x)`` within a band about 0: what :func:`rows` takes).
+    Torque rates, jerk and friction are not."""
     for limit in limits:
-        monomials = set(limit.monomials)
+        monomials, label = set(limit.monomials), limit.quantity.label
         if limit.friction is not None:
-            return False
+            return f"the {label} limits hold friction, not affine in the path speed"
         if monomials == {(1,)}:
             if np.any(limit.lower > 0) or np.any(limit.upper < 0):
-                return False
+                return f"a {label} band leaves out 0 (standing still)"
         elif not monomials <= _AFFINE:
-            return False
-    return True
+            return f"the {label} limits are not affine in the path speed"
+    return None
+
+
+class Inapplicable(HodynError):
+    """A limit that is not for this solver (:func:`inapplicable`: the message says which)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -257,7 +263,8 @@ class Rows:
 
 
 def rows(limits: list[PathLimit]) -> Rows:
-    """The rows of :func:`applies`'s limits (their coefficients on the path in sigma)."""
+    """The rows of the limits that :func:`inapplicable` passes (their coefficients on the path
+    in sigma)."""
     alpha, beta, gamma, tops = [], [], [], []
     for limit in limits:
         coef = {m: limit.coefficients[..., i] for i, m in enumerate(limit.monomials)}
@@ -363,8 +370,9 @@ def solve(model: Model, path: Trajectory, limits: Limits, points: int, *,
           progress: Callable[[int, int], None] | None = None) -> list[tuple[Arc, Law]] | None:
     """The fastest law along ``path`` (times: its parameter; q .. q'' at least) in its arc
     length, on ``points`` grid intervals in all: per :class:`Arc`, its law (from and to rest
-    where the path is at rest, its speed free where it is not, :func:`along`); None where a
-    limit is not for this solver (:func:`applies`) or no law keeps them on the grid.
+    where the path is at rest, its speed free where it is not, :func:`along`); None where no
+    law keeps the limits on the grid; raises :class:`Inapplicable` where a limit is not for
+    this solver.
     ``progress(done, total)``: the grid points each pass has done, twice the grid in all."""
     out = []
     pieces = arcs(path, points, shape_points)
@@ -378,10 +386,13 @@ def solve(model: Model, path: Trajectory, limits: Limits, points: int, *,
 
     for arc in pieces:
 
-        def rows_at(a: int, b: int, arc: Arc = arc) -> Rows | None:
+        def rows_at(a: int, b: int, arc: Arc = arc) -> Rows:
             found = path_limits(model, arc.trajectory(path.joint_names, a, b), limits, 0,
                                 gravity=gravity)
-            return rows(found) if applies(found) else None
+            reason = inapplicable(found)
+            if reason is not None:
+                raise Inapplicable(reason)
+            return rows(found)
 
         law = along(arc, rows_at, advance)
         if law is None:

@@ -1,0 +1,78 @@
+"""``retime --optimal``'s end-of-run notice says which solver made the result and why, where
+the windows of linear programmes did (reachability does not apply): the first reason, from
+where :meth:`Optimal._reachability` decides; nothing of the solver where reachability made
+it. Through the real command line, on a 1 s iiwa cosine path at 20 Hz (21 samples)."""
+
+import h5py
+import pytest
+from typer.testing import CliRunner
+
+from conftest import URDF
+from hodyn_cli.cli.app import app
+
+IIWA = URDF / "iiwa14.urdf"
+WINDOWS = "by the windows solver: "
+
+
+def run(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def cosine(tmp_path_factory):
+    """The iiwa's cosine path, 1 s at 20 Hz: (q .. q^(4) file, q .. q^(7) file)."""
+    folder = tmp_path_factory.mktemp("paths")
+    paths = folder / "q4.h5", folder / "q7.h5"
+    for path, derivatives in zip(paths, (4, 7), strict=True):
+        res = run("generate", IIWA, "--kind", "cosine", "--duration", 1, "--rate", 20,
+                  "--derivatives", derivatives, "-o", path)
+        assert res.exit_code == 0, res.output
+    return paths
+
+
+def notice(res, traj):
+    assert res.exit_code == 0, res.output
+    return next(line for line in res.output.splitlines()
+                if line.startswith(f"hodyn: notice: {traj}:") and "along its path" in line)
+
+
+def solver(out):
+    with h5py.File(out) as f:
+        return f.attrs["solver"]
+
+
+def test_reachability_says_nothing_of_the_solver(cosine, tmp_path):
+    out = tmp_path / "fast.h5"
+    line = notice(run("retime", IIWA, cosine[0], "--optimal", "-o", out), cosine[0])
+    assert solver(out) == "reachability"
+    assert "solver" not in line and "reachability" not in line
+
+
+def test_torque_rate_limits_go_to_the_windows_and_say_so(cosine, tmp_path):
+    out = tmp_path / "fast.h5"
+    line = notice(run("retime", IIWA, cosine[0], "--optimal", "--limits",
+                      URDF / "iiwa14_limits.toml", "-o", out), cosine[0])
+    assert solver(out) == "windows"
+    assert line.endswith(f"; {WINDOWS}the limits file's torque-rate limits are not limits "
+                         "of the path speed alone"), line
+
+
+def test_q7_columns_go_to_the_windows_and_say_so(cosine, tmp_path):
+    out = tmp_path / "fast.h5"
+    line = notice(run("retime", IIWA, cosine[1], "--optimal", "-o", out), cosine[1])
+    assert solver(out) == "windows"
+    assert line.endswith(f"; {WINDOWS}qddddddd columns, beyond the qdddddd reachability "
+                         "plays"), line
+
+
+def test_solver_reachability_refuses_with_the_same_reason(cosine, tmp_path):
+    """--solver reachability: exit 2, one line with the reason (the jerk here, from
+    --jerk), and no output written."""
+    out = tmp_path / "fast.h5"
+    res = run("retime", IIWA, cosine[0], "--optimal", "--jerk", 500, "--solver",
+              "reachability", "-o", out)
+    assert res.exit_code == 2, res.output
+    assert res.output.strip().splitlines() == [
+        f"hodyn: error: {cosine[0]}: --solver reachability: it does not apply (the command "
+        "line's jerk limits are not limits of the path speed alone): use --solver auto"]
+    assert not out.exists()
