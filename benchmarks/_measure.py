@@ -4,8 +4,10 @@ process, its wall time and peak RSS."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -55,3 +57,23 @@ def process(args: list, output: Path | None = None, ok: tuple[int, ...] = (0,)
         if os.waitstatus_to_exitcode(status) not in ok:
             raise SystemExit(f"{' '.join(map(str, args))} failed: {err.read().decode()}")
         return wall, usage.ru_maxrss / 1024, out.read().decode()
+
+
+def cases_in_processes(script: str, cases: dict[str, str | None],
+                       argv: Callable[[str], list[str]]) -> dict[str, dict]:
+    """Each case of ``cases`` (name -> its peer case, or None) run as ``script --case NAME``
+    plus ``argv(NAME)`` in a process of its own (its peak RSS its own), its JSON row read
+    back; the table of us/sample, the ratio to the peer's (the same run) and peak RSS
+    printed. The rows, by name."""
+    rows = {}
+    for name in cases:
+        out = subprocess.run([sys.executable, script, "--case", name, *argv(name)],
+                             capture_output=True, text=True, check=True)
+        rows[name] = json.loads(out.stdout)
+    width = max(map(len, cases)) + 2
+    print(f"{'case':<{width}} {'us/sample':>10} {'ratio':>7} {'peak RSS MiB':>13}")
+    for name, r in rows.items():
+        peer = cases[name]
+        ratio = f"{r['us'] / rows[peer]['us']:>7.2f}" if peer else f"{'':>7}"
+        print(f"{name:<{width}} {r['us']:>10.2f} {ratio} {r['rss']:>13.0f}")
+    return rows

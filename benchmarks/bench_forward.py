@@ -27,13 +27,12 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
-from _measure import best_per_sample, process
+from _measure import best_per_sample, cases_in_processes, process
 
 ROOT = Path(__file__).resolve().parents[1]
 #: case -> (kind, peer case)
@@ -137,21 +136,11 @@ def main() -> None:
     if args.case:
         print(json.dumps(run_case(args.case, args.robot, args.samples, args.repeat)))
         return
-    rows = {}
-    for name in CASES:
-        N = args.e2e_samples if CASES[name][0].startswith("cli") else args.samples
-        out = subprocess.run([sys.executable, __file__, "--case", name, "--robot", args.robot,
-                              "--samples", str(N), "--repeat", str(args.repeat)],
-                             capture_output=True, text=True, check=True)
-        rows[name] = json.loads(out.stdout)
     print(f"{args.robot}, {args.samples} samples ({args.e2e_samples} end to end), best of "
           f"{args.repeat}; ratio = us/sample / the peer's us/call (same run)\n")
-    print(f"{'case':<40} {'us/sample':>10} {'ratio':>7} {'peak RSS MiB':>13}")
-    for name, r in rows.items():
-        peer = CASES[name][1]
-        ratio = f"{r['us'] / rows[peer]['us']:>7.2f}" if peer else f"{'':>7}"
-        print(f"{name:<40} {r['us']:>10.2f} {ratio} {r['rss']:>13.0f}")
-
+    cases_in_processes(__file__, {name: case[1] for name, case in CASES.items()}, lambda name: [
+        "--robot", args.robot, "--repeat", str(args.repeat), "--samples",
+        str(args.e2e_samples if CASES[name][0].startswith("cli") else args.samples)])
 
 if __name__ == "__main__":
     main()
