@@ -103,8 +103,7 @@ def test_a_rest_where_the_path_goes_on_is_passed_not_stopped_at():
     assert through.used == "reachability"
     peer = _toppra_lines(model, np.stack(IIWA_REST))
     assert abs(through.duration / peer - 1) < 0.005, (through.duration, peer)
-    assert hodyn_cli.check_limits(model, out).feasible
-    assert hodyn_cli.validate_motion(model, out, samples=50).passed
+    _kept_and_consistent(model, out, 50)
     middle = np.argmin(np.abs(out.t - out.t[-1] / 2))
     assert np.linalg.norm(out.derivatives[middle, 1]) > 0.5 * np.abs(
         out.derivatives[:, 1]).max()
@@ -128,8 +127,7 @@ def test_a_corner_is_within_half_a_percent_of_toppra_and_smooth_through_it():
     out, opt = hodyn_cli.retime_optimal(model, traj, solver="reachability")
     peer = _toppra_lines(model, np.stack(waypoints))
     assert abs(opt.duration / peer - 1) < 0.005, (opt.duration, peer)
-    assert hodyn_cli.check_limits(model, out).feasible
-    assert hodyn_cli.validate_motion(model, out, samples=50).passed
+    _kept_and_consistent(model, out, 50)
     found = reachability.solve(model, traj, joint_limits(model), 400)
     rise = 2e-2
     motion = _whole(reachability.played(found, traj.orders, traj.joint_names, rise=rise))
@@ -145,6 +143,13 @@ def test_a_corner_is_within_half_a_percent_of_toppra_and_smooth_through_it():
         power = np.log(np.linalg.norm(d[next_, 1:], axis=1) / np.linalg.norm(
             d[near, 1:], axis=1)) / np.log((t[next_] - t[c]) / (t[near] - t[c]))
         assert np.allclose(power, [5, 4, 3, 2], atol=0.5), power  # (no ramp: 1, 0, 0, 0)
+
+
+def _kept_and_consistent(model, out: Trajectory, samples) -> None:
+    """The output within every limit (recomputed by ``check``) and passing ``validate``
+    (``samples`` of its samples judged)."""
+    assert hodyn_cli.check_limits(model, out).feasible
+    assert hodyn_cli.validate_motion(model, out, samples=samples).passed
 
 
 def _whole(played: reachability.Played | None) -> Trajectory:
@@ -173,8 +178,7 @@ def test_a_corner_at_20_hz_is_within_half_a_percent_of_toppra_and_its_ramp_is_sh
     peer = _toppra_lines(model, np.stack(waypoints))
     assert opt.used == "reachability"
     assert abs(opt.duration / peer - 1) < 0.005, (opt.duration, peer)
-    assert hodyn_cli.check_limits(model, out).feasible
-    assert hodyn_cli.validate_motion(model, out, samples=20).passed
+    _kept_and_consistent(model, out, 20)
     reach, rise = reachability.kernel(1, 20.0)
     found = reachability.solve(model, traj, joint_limits(model), reachability.POINTS)
     sharp, smooth = (_whole(reachability.played(found, traj.orders, traj.joint_names, 0.0,
@@ -267,8 +271,7 @@ def test_rest_paths_of_public_arms_within_half_a_percent_of_toppra(robot, rests)
                                             rate=rate)
         assert opt.used == "reachability"
         assert abs(opt.duration / peer - 1) < 0.005, (waypoints, seconds, opt.duration, peer)
-        assert hodyn_cli.check_limits(model, out).feasible
-        assert hodyn_cli.validate_motion(model, out, samples=50).passed
+        _kept_and_consistent(model, out, 50)
 
 
 @pytest.mark.slow
@@ -286,8 +289,7 @@ def test_outputs_pass_validate_at_every_input_rate(robot, rate):
     for waypoints, seconds in (([a, b], 1.5), ([a, corner, b], 0.75)):
         out, opt = hodyn_cli.retime_optimal(model, _through(model, waypoints, seconds, rate))
         assert opt.used == "reachability"
-        assert hodyn_cli.check_limits(model, out).feasible
-        assert hodyn_cli.validate_motion(model, out, samples=50).passed
+        _kept_and_consistent(model, out, 50)
         peer = _toppra_lines(model, np.stack(waypoints))  # (1000 intervals: 0.01 % off)
         assert abs(opt.duration / peer - 1) < 0.005, (opt.duration, peer)
 
@@ -323,8 +325,7 @@ def test_a_played_law_that_is_refused_falls_back_to_the_windows():
     out, through = hodyn_cli.retime_optimal(model, traj, rate=1000.0)
     assert through.used == "reachability"
     assert through.duration < 1.1255
-    assert hodyn_cli.check_limits(model, out).feasible
-    assert hodyn_cli.validate_motion(model, out, samples=50).passed
+    _kept_and_consistent(model, out, 50)
 
 
 
@@ -367,8 +368,7 @@ def test_a_zigzag_of_many_corners_is_within_a_margin_of_half_a_percent_of_toppra
     assert opt.used == "reachability"
     peer = _toppra_lines(model, np.stack(waypoints))
     assert abs(opt.duration / peer - 1) < 0.0035, (opt.duration, peer)
-    assert hodyn_cli.check_limits(model, out).feasible
-    assert hodyn_cli.validate_motion(model, out, samples=50).passed
+    _kept_and_consistent(model, out, 50)
 
 
 def _cosine(model, samples):
@@ -395,8 +395,7 @@ def _cosine_against_toppra(samples: int, validated: int, within: float) -> None:
     traj = _cosine(model, samples)
     out, opt = hodyn_cli.retime_optimal(model, traj)
     assert opt.used == "reachability"
-    assert hodyn_cli.check_limits(model, out).feasible
-    assert hodyn_cli.validate_motion(model, out, samples=validated).passed
+    _kept_and_consistent(model, out, validated)
     assert abs(opt.scale * opt.final.k - 1) < 1e-4, (opt.scale, opt.final.k)
     sd = (traj.t[-1] - traj.t[0]) / opt.uniform_duration
     vel = model.velocity_limits
@@ -522,8 +521,7 @@ def test_a_one_point_dip_of_the_law_is_not_a_ceiling():
                     base_frequency=0.3)
     out, opt = hodyn_cli.retime_optimal(model, traj, solver="reachability")
     assert opt.used == "reachability" and opt.duration < 6.19, opt.duration
-    assert hodyn_cli.check_limits(model, out).feasible
-    assert hodyn_cli.validate_motion(model, out, samples=20).passed
+    _kept_and_consistent(model, out, 20)
 
 
 def test_the_smoothed_law_has_no_spikes_where_its_kernel_narrows():
