@@ -76,3 +76,19 @@ def test_solver_reachability_refuses_with_the_same_reason(cosine, tmp_path):
         f"hodyn: error: {cosine[0]}: --solver reachability: it does not apply (the command "
         "line's jerk limits are not limits of the path speed alone): use --solver auto"]
     assert not out.exists()
+
+
+def test_the_reason_of_limits_made_in_python_names_no_source():
+    """A Limits built in Python carries no origin: the reason names the limit alone (it
+    looked for a file, URDF or option among the origins and stopped with StopIteration)."""
+    from dataclasses import replace
+
+    import hodyn_cli
+    from hodyn_cli.algorithms.limits.optimal import _beyond_speed
+    from hodyn_cli.modeling.limits import read_limits
+
+    model = hodyn_cli.load_robot(str(URDF / "iiwa14.urdf"))
+    limits = read_limits(str(URDF / "iiwa14_limits.toml"), model)
+    assert _beyond_speed(limits).startswith("the limits file's torque-rate limits")
+    assert _beyond_speed(replace(limits, origin={})) == (
+        "the torque-rate limits are not limits of the path speed alone")

@@ -855,7 +855,7 @@ def _beyond_speed(limits: Limits) -> str:
     reachability: the first such key limited, and where its limits come from."""
     keys = TORQUES[1:] + tuple(key for key, order in JOINT_ORDERS.items() if order > 0)
     key = next(key for key in keys if limits.limited(key).any())
-    origin = next(where for where in limits.origin[key] if where)
-    where = {"file": "the limits file's", "URDF": "the URDF's"}.get(origin,
-                                                                     "the command line's")
+    origin = next((where for where in limits.origin.get(key, ()) if where), "")
+    where = {"file": "the limits file's", "URDF": "the URDF's",  # (a Limits made in Python: "the")
+             "option": "the command line's"}.get(origin, "the")
     return f"{where} {key.replace('_', '-')} limits are not limits of the path speed alone"
