@@ -351,6 +351,31 @@ def test_every_thread_ends_when_the_consumer_stops_or_a_chunk_fails(tmp_path):
     assert threading.active_count() == before
 
 
+def test_a_source_failing_ahead_of_slow_chunks_hands_those_chunks_on_first():
+    """The source's error (a later piece that does not parse) reaches the reading thread
+    while the chunks before it are still being worked on: they go on, and a chunk's own
+    error among them is the one raised, as reading them one by one would (a race that CI
+    once lost under load: 'line 522' named instead of sample 333)."""
+    def source():
+        for start in range(0, 500, 100):
+            yield Trajectory(np.arange(start, start + 100) * 0.01, np.zeros((100, 1)))
+        raise TrajectoryError("piece 6 does not parse")
+
+    def slow(chunk: Trajectory, start: int):
+        release.wait(5)  # every chunk handed out waits until the source has failed
+        if start == fails_at:
+            raise TrajectoryError(f"chunk at {start} is bad")
+        return start
+
+    for fails_at, expected in ((None, "piece 6 does not parse"), (200, "chunk at 200 is bad")):
+        release, seen = threading.Event(), []
+        threading.Timer(0.3, release.set).start()
+        with pytest.raises(TrajectoryError, match=expected):
+            for _, start in parallel.ordered(source(), slow, 8):
+                seen.append(start)
+        assert seen == ([0, 100, 200, 300, 400] if fails_at is None else [0, 100])
+
+
 @pytest.mark.slow
 def test_memory_stays_bounded_with_many_threads(tmp_path):
     """1.2M iiwa samples HDF5 -> HDF5 and 300 000 CSV -> CSV on 8 threads (more chunks in

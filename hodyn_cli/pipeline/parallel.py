@@ -65,7 +65,15 @@ def ordered(source: Iterable[Trajectory], work: Callable[[Trajectory, int], Any]
         try:
             ahead = ReadAhead(tasks_of(source, pool, jobs + 1), depth=1, cancel=cancel)
             pending: deque[tuple[ChunkTask, Future]] = deque()
-            for task in ahead.poll(POLL):  # None: nothing new for a while (a slow pipe)
+            tasks, failed = ahead.poll(POLL), None
+            while True:
+                try:
+                    task = next(tasks)  # None: nothing new for a while (a slow pipe)
+                except StopIteration:
+                    break
+                except Exception as e:  # noqa: BLE001 - the source's (a later piece's parse
+                    failed = e          # error): the chunks handed out before come first
+                    break
                 stop.check()
                 if task is not None:
                     pending.append((task, pool.submit(_run, task, work)))
@@ -75,6 +83,8 @@ def ordered(source: Iterable[Trajectory], work: Callable[[Trajectory, int], Any]
             while pending:
                 stop.check()
                 yield _settled(*pending.popleft())
+            if failed is not None:
+                raise failed
         finally:  # also when the consumer stops early: the chunks not started are dropped
             if ahead is not None:
                 ahead.stop()
