@@ -553,31 +553,26 @@ class Optimal:
             return _beyond_speed(self.limits)
         if self.dynamics["drives"] is not None:
             return "reachability does not take the drives' motor limits (--drives)"
-        parts: list[Trajectory] = []
-        seen = [0]
+        table, seen = reachability.Lengths(), [0]
 
-        def keep(chunk: Trajectory) -> None:  # the whole path, up to MOST_SAMPLES of it
+        def keep(chunk: Trajectory) -> None:  # the path's arc length, up to MOST_SAMPLES
             seen[0] += chunk.n_samples
             if seen[0] <= reachability.MOST_SAMPLES:
-                parts.append(chunk)
-            else:
-                parts.clear()
+                table.add(chunk)
 
         uniform = self._survey(chunks(), self.limits, keep, lambda: seen[0])
-        if seen[0] > reachability.MOST_SAMPLES:  # (memory: the windows hold a chunk, not it)
+        if seen[0] > reachability.MOST_SAMPLES:
             return (f"{seen[0]:,} samples, more than the {reachability.MOST_SAMPLES:,} "
                     "reachability takes")
-        path = Trajectory(parts[0].joint_names, np.concatenate([p.derivatives for p in parts]),
-                          np.concatenate([p.t for p in parts]))
-        parts.clear()  # (the path once, not twice)
+        path = table.table()
         if path.orders > reachability.ORDERS:
             return (f"{derivative_name('q', path.orders - 1)} columns, beyond the "
                     f"{derivative_name('q', reachability.ORDERS - 1)} reachability plays")
         if path.orders < 2:
             return "no qd columns: reachability takes the path's tangent from them"
-        points = self.grid or max(reachability.POINTS, reachability.PER_SAMPLE * path.n_samples)
+        points = self.grid or max(reachability.POINTS, reachability.PER_SAMPLE * path.samples)
         try:
-            found = reachability.solve(self.model, path, self.limits, points,
+            found = reachability.solve(self.model, chunks, self.limits, points, table=path,
                                        gravity=self.dynamics["gravity"], progress=self.progress)
         except reachability.Inapplicable as e:
             return str(e)
@@ -587,14 +582,14 @@ class Optimal:
                                                                        strict=True)):
             return "the path turns back between samples, not at a rest"
         grid = sum(len(arc.sigma) for arc, _ in found)
-        span = float(path.t[-1] - path.t[0])
-        rate = self.rate or (path.n_samples - 1) / span
+        span = path.span[1] - path.span[0]
+        rate = self.rate or (path.samples - 1) / span
         best: tuple[Optimal, reachability.Played] | None = None
         for i, steps in enumerate(reachability.STEPS):
             if best is not None and i >= reachability.TRIED:
                 break
-            played = reachability.played(found, path.orders, path.joint_names,
-                                         float(path.t[0]), *reachability.kernel(steps, rate))
+            played = reachability.played(found, path.orders, path.names, path.span[0],
+                                         *reachability.kernel(steps, rate))
             if played is None:
                 return (f"{derivative_name('q', path.orders - 1)} columns through a corner "
                         "(a rest where the path turns), beyond the "
@@ -614,7 +609,7 @@ class Optimal:
                 best = inner, motion
         if best is None:
             return "reachability's law fails hodyn validate at every smoothing tried"
-        if best[0].duration > uniform.k * (path.t[-1] - path.t[0]):
+        if best[0].duration > uniform.k * span:
             return "reachability's law is slower than the uniform scaling"
         inner, motion = best
         assert inner.path is not None

@@ -36,7 +36,7 @@ x_{i+1})``. Both passes are sequential: the backend's compiled ``reach_backward`
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -53,7 +53,8 @@ from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.limits import Limits
 
-__all__ = ["Arc", "Rows", "Law", "Played", "arcs", "Inapplicable", "inapplicable",
+__all__ = ["Source", "source", "overlapping", "Table", "Lengths", "lengths",
+           "Arc", "Rows", "Law", "Played", "arcs", "Inapplicable", "inapplicable",
            "rows", "controllable", "greedy",
            "along", "solve"]
 
@@ -130,14 +131,146 @@ class Arc:
         return Trajectory(names, self.jet(sigma, 3), sigma)
 
 
-def _arc_length(path: Trajectory) -> tuple[np.ndarray, np.ndarray]:
-    """(s, sigma): the arc length at :data:`SUBDIVIDE` points per input interval (and the
-    ends), by Gauss-Legendre quadrature of ``|q'(s)|`` on each sub-interval."""
-    t = path.t
-    assert t is not None
-    s = np.append((t[:-1, None] + np.diff(t)[:, None] * np.arange(SUBDIVIDE) / SUBDIVIDE
-                   ).ravel(), t[-1])
-    return s, np.concatenate([[0.0], np.cumsum(_length(path, s[:-1], s[1:]))])
+#: the input path, its chunks afresh at each call (memory: a chunk; a whole
+#: :class:`~hodyn_cli.core.trajectory.Trajectory` is one chunk: :func:`source`)
+Source = Callable[[], Iterable[Trajectory]]
+
+
+def source(path: Trajectory | Source) -> Source:
+    """``path`` as a :data:`Source` (a whole path: its one chunk)."""
+    return (lambda: [path]) if isinstance(path, Trajectory) else path
+
+
+def _joined(a: Trajectory, b: Trajectory) -> Trajectory:
+    """The samples of a, then b's (their times and derivatives)."""
+    return Trajectory(b.joint_names, np.concatenate([a.derivatives, b.derivatives]),
+                      np.concatenate([a.t, b.t]))
+
+
+def overlapping(chunks: Iterable[Trajectory]) -> Iterator[Trajectory]:
+    """The chunks of a path, each after the first with the last sample of the one before it
+    at its start: every interval between the input's samples in exactly one of them, as
+    the whole path has it (:func:`~hodyn_cli.algorithms.limits.programme.between` there
+    the same to the bit)."""
+    carry = None
+    for chunk in chunks:
+        if not chunk.n_samples:
+            continue
+        path = chunk if carry is None else _joined(carry, chunk)
+        carry = path.rows(slice(-1, None))
+        if path.n_samples >= 2:
+            yield path
+
+
+def _walk(chunks: Iterable[Trajectory], s: np.ndarray) -> Iterator[tuple[Trajectory, slice]]:
+    """Each chunk of :func:`overlapping` with the range of the sorted ``s`` on its
+    intervals (``t_i <= s < t_(i+1)``; the last one's: to its end, and beyond it), as
+    :func:`~hodyn_cli.algorithms.limits.programme.between` on the whole path takes them."""
+    done, path = 0, None
+    for path in overlapping(chunks):
+        assert path.t is not None
+        end = int(np.searchsorted(s, path.t[-1], side="left"))
+        if end > done:
+            yield path, slice(done, end)
+            done = end
+    if done < len(s) and path is not None:
+        yield path, slice(done, len(s))
+
+
+def _at(chunks: Iterable[Trajectory], s: np.ndarray, r: int) -> np.ndarray:
+    """(E, n) ``q^[r](s)`` (s sorted) on the input path, chunk by chunk."""
+    out = np.empty((len(s), 0))
+    for path, part in _walk(chunks, s):
+        if not out.shape[1]:
+            out = np.empty((len(s), path.derivatives.shape[-1]))
+        out[part] = between(path, s[part], r)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Table:
+    """The arc length ``sigma`` (F,) of the input path at ``s`` (F,), :data:`SUBDIVIDE`
+    points per input interval and its end; ``speed`` (F,): ``|q'(s)|`` there; ``reverses``
+    (F-1,): whether the direction ``q' / |q'|`` turns by more than 90 degrees from one point
+    to the next (for :func:`_corners`); and of the input: its samples, first and last times,
+    orders and joints. Memory: ~7 numbers an input sample, not the path's D n (:class:`Lengths`
+    makes it chunk by chunk)."""
+
+    s: np.ndarray
+    sigma: np.ndarray
+    speed: np.ndarray
+    reverses: np.ndarray
+    samples: int
+    span: tuple[float, float]
+    orders: int
+    names: tuple[str, ...]
+
+
+class Lengths:
+    """:class:`Table` of a path fed chunk by chunk (:meth:`add`, then :meth:`table`): each
+    interval between samples (the last sample of a chunk kept for the next one's first) cut
+    into :data:`SUBDIVIDE`, their lengths ``int |q'(s)| ds`` by Gauss-Legendre quadrature
+    (:func:`_length`), their sum in order (as on the whole path: the same to the bit)."""
+
+    def __init__(self) -> None:
+        self._s: list[np.ndarray] = []
+        self._lengths: list[np.ndarray] = []
+        self._speed: list[np.ndarray] = []
+        self._reverses: list[np.ndarray] = []
+        self._last: Trajectory | None = None  # the last interval (the end's q')
+        self._unit: np.ndarray | None = None  # the direction at the last point so far
+        self.samples = 0
+        self._first = 0.0
+
+    def add(self, chunk: Trajectory) -> None:
+        if not chunk.n_samples:
+            return
+        assert chunk.t is not None
+        if self._last is None:
+            self._first = float(chunk.t[0])
+        self.samples += chunk.n_samples
+        path = chunk if self._last is None else _joined(self._last.rows(slice(-1, None)), chunk)
+        self._last = path.rows(slice(-2, None))
+        if path.n_samples < 2:
+            return
+        t = path.t
+        assert t is not None
+        s = (t[:-1, None] + np.diff(t)[:, None] * np.arange(SUBDIVIDE) / SUBDIVIDE).ravel()
+        self._s.append(s)
+        self._lengths.append(_length(path, s, np.append(s[1:], t[-1])))
+        self._directions(_order(path, s, 1))
+
+    def _directions(self, d1: np.ndarray) -> None:
+        speed = np.linalg.norm(d1, axis=1)
+        unit = d1 / np.maximum(speed, np.finfo(float).tiny)[:, None]
+        if self._unit is not None:
+            unit = np.concatenate([self._unit, unit])
+        self._speed.append(speed)
+        self._reverses.append(np.einsum("ij,ij->i", unit[:-1], unit[1:]) < 0)
+        self._unit = unit[-1:]
+
+    def table(self) -> Table:
+        """The table (its end: the last sample's q')."""
+        end = self._last
+        if end is None or end.n_samples < 2:
+            raise HodynError("--optimal needs a path of two samples at least")
+        assert end.t is not None
+        self._directions(between(end, end.t[-1:], 1))
+        s = np.concatenate(self._s + [end.t[-1:]])
+        sigma = np.concatenate([[0.0], np.cumsum(np.concatenate(self._lengths))])
+        table = Table(s, sigma, np.concatenate(self._speed), np.concatenate(self._reverses),
+                      self.samples, (self._first, float(end.t[-1])), end.orders,
+                      end.joint_names)
+        self.__init__()  # type: ignore[misc]  # (its parts once, not twice)
+        return table
+
+
+def lengths(path: Trajectory | Source) -> Table:
+    """The :class:`Table` of a path (chunk by chunk)."""
+    lengths = Lengths()
+    for chunk in source(path)():
+        lengths.add(chunk)
+    return lengths.table()
 
 
 def _length(path: Trajectory, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -166,24 +299,26 @@ def _order(path: Trajectory, s: np.ndarray, r: int) -> np.ndarray:
 GAUSS = 5
 
 
-def _corners(d1: np.ndarray, sigma: np.ndarray) -> list[float]:
+def _corners(table: Table, path: Source) -> list[float]:
     """The arc lengths of the rests inside the path where it turns: the directions ``q' /
-    |q'|`` (``d1``: q' at the points of arc length ``sigma``) just before and just after a
-    run of points at rest (:data:`REST`) differ, or reverse between two points (a rest
-    between them, as between the samples of a coarse input)."""
-    speed = np.linalg.norm(d1, axis=1)
+    |q'|`` just before and just after a run of the table's points at rest (:data:`REST`;
+    their q' read from the path again, chunk by chunk) differ, or reverse between two
+    points (a rest between them, as between the samples of a coarse input)."""
+    speed, sigma = table.speed, table.sigma
     rest = speed < REST * speed.max()
     flags = np.diff(np.concatenate([[0], rest.astype(int), [0]]))
+    runs = [(a, b) for a, b in zip(np.flatnonzero(flags == 1), np.flatnonzero(flags == -1) - 1,
+                                   strict=True) if a > 0 and b + 1 < len(rest)]
     cuts = []
-    for a, b in zip(np.flatnonzero(flags == 1), np.flatnonzero(flags == -1) - 1, strict=True):
-        if a > 0 and b + 1 < len(rest):
-            before, after = d1[a - 1] / speed[a - 1], d1[b + 1] / speed[b + 1]
-            if np.dot(before, after) < TURN:
+    if runs:
+        around = np.array([[a - 1, b + 1] for a, b in runs]).ravel()
+        d1 = _at(path(), table.s[around], 1).reshape(len(runs), 2, -1)
+        for (a, b), (before, after) in zip(runs, d1, strict=True):
+            if np.dot(before / speed[a - 1], after / speed[b + 1]) < TURN:
                 cuts.append(float(sigma[(a + b) // 2]))
     # a turn back between two points neither at rest (a momentary rest between the
     # input's samples): the direction reverses by more than 90 degrees within one interval
-    unit = d1 / np.maximum(speed, np.finfo(float).tiny)[:, None]
-    back = (np.einsum("ij,ij->i", unit[:-1], unit[1:]) < 0) & ~rest[:-1] & ~rest[1:]
+    back = table.reverses & ~rest[:-1] & ~rest[1:]
     for i in np.flatnonzero(back):
         j = i if speed[i] < speed[i + 1] else i + 1
         if 0 < j < len(sigma) - 1:
@@ -191,37 +326,63 @@ def _corners(d1: np.ndarray, sigma: np.ndarray) -> list[float]:
     return sorted(cuts)
 
 
-def arcs(path: Trajectory, points: int, shape_points: int | None = None) -> list[Arc]:
-    """The path (times: its parameter s; q, q' at least) cut at its corners, each piece on a
+def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None,
+         table: Table | None = None) -> list[Arc]:
+    """The path (times: its parameter s; q, q' at least; whole or its chunks, :data:`Source`)
+    cut at its corners, each piece on a
     grid uniform in arc length, ``points`` intervals in all (in proportion to length, at
     least :data:`LEAST` each, and :data:`PIECE` each where ``points`` has them: more in all
     where the path has many corners), its shape through ``shape_points`` points in all (at their
     arc length, exact to the quadrature's rounding: the spline's derivatives are those of
     the path in sigma; default: :data:`SHAPE`, or more on a long path, at most one per
-    input sample and per :data:`SPACING` of length)."""
-    s_fine, sigma_fine = _arc_length(path)
+    input sample and per :data:`SPACING` of length). ``table``: the path's
+    :class:`Table`, where it is made already. The path is read chunk by chunk (memory: a
+    chunk, the table and the shape's points), twice more at most (the directions about its
+    rests, and the shape's points)."""
+    path = source(path)
+    table = table or lengths(path)
+    s_fine, sigma_fine = table.s, table.sigma
     length = sigma_fine[-1]
     if not length > 0:
         raise HodynError("--optimal: the path does not move")
-    shape_points = shape_points or max(SHAPE, min(path.n_samples, int(length / SPACING)))
-    d1 = _order(path, s_fine, 1)
-    still = REST * np.linalg.norm(d1, axis=1).max()
-    cuts = [0.0, *_corners(d1, sigma_fine), float(length)]
-    pieces = []
+    shape_points = shape_points or max(SHAPE, min(table.samples, int(length / SPACING)))
+    cuts = [0.0, *_corners(table, path), float(length)]
+    spans = []
     for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
-        share = (hi - lo) / length
-        count = max(LEAST, round(shape_points * share))
-        target = np.linspace(lo, hi, count + 1)
-        k = np.clip(np.searchsorted(sigma_fine, target, side="right") - 1, 0, len(s_fine) - 2)
-        s = np.interp(target, sigma_fine, s_fine)
-        at = sigma_fine[k] + _length(path, s_fine[k], s)   # the points' own arc length
-        at[[0, -1]] = lo, hi
-        shape = interpolating(at - lo, _order(path, s, 0), DEGREE)
-        ends = np.linalg.norm(_order(path, s[[0, -1]], 1), axis=1)
-        fine = max(LEAST, round(points * share), min(points, PIECE))
+        count = max(LEAST, round(shape_points * (hi - lo) / length))
+        spans.append((lo, hi, np.linspace(lo, hi, count + 1)))
+    target = np.concatenate([span[-1] for span in spans])  # (sorted: the pieces in turn)
+    k = np.clip(np.searchsorted(sigma_fine, target, side="right") - 1, 0, len(s_fine) - 2)
+    s = np.interp(target, sigma_fine, s_fine)
+    stops = np.cumsum([len(span) for _, _, span in spans])  # (each piece's first and last)
+    ends = np.ravel([[stop - len(span), stop - 1] for stop, (_, _, span) in zip(stops, spans,
+                                                                                 strict=True)])
+    q, at, speed = _shape_points(path, s, k, table, ends)
+    still = REST * table.speed.max()
+    pieces = []
+    for i, (lo, hi, _) in enumerate(spans):
+        part = slice(int(ends[2 * i]), int(ends[2 * i + 1]) + 1)
+        piece_at = at[part].copy()
+        piece_at[[0, -1]] = lo, hi
+        shape = interpolating(piece_at - lo, q[part], DEGREE)
+        fine = max(LEAST, round(points * (hi - lo) / length), min(points, PIECE))
         pieces.append(Arc(np.linspace(0.0, hi - lo, fine + 1), shape,
-                          (bool(ends[0] < still), bool(ends[1] < still))))
+                          (bool(speed[2 * i] < still), bool(speed[2 * i + 1] < still))))
     return pieces
+
+
+def _shape_points(path: Source, s: np.ndarray, k: np.ndarray, table: Table,
+                  ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(q, sigma, speed) at the sorted s: the path's positions there, their own arc length
+    (from the table's point k before each, :func:`_length` on to it), and ``|q'|`` at the
+    points ``ends`` (sorted indices of s): one pass over the path, chunk by chunk."""
+    q, at, speed = np.empty((len(s), len(table.names))), np.empty(len(s)), np.empty(len(ends))
+    for chunk, part in _walk(path(), s):
+        q[part] = between(chunk, s[part], 0)
+        at[part] = table.sigma[k[part]] + _length(chunk, table.s[k[part]], s[part])
+        mine = (ends >= part.start) & (ends < part.stop)
+        speed[mine] = np.linalg.norm(between(chunk, s[ends[mine]], 1), axis=1)
+    return q, at, speed
 
 
 #: the degree of the path's shape q(sigma): its derivatives to the 6th are continuous
@@ -365,17 +526,20 @@ def greedy(r: Rows, delta: np.ndarray, K: np.ndarray, start: float, sigma: np.nd
     return Law(sigma, x, u)
 
 
-def solve(model: Model, path: Trajectory, limits: Limits, points: int, *,
-          shape_points: int | None = None, gravity=GRAVITY,
+def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, *,
+          shape_points: int | None = None, gravity=GRAVITY, table: Table | None = None,
           progress: Callable[[int, int], None] | None = None) -> list[tuple[Arc, Law]] | None:
-    """The fastest law along ``path`` (times: its parameter; q .. q'' at least) in its arc
+    """The fastest law along ``path`` (times: its parameter; q .. q'' at least; whole or its
+    chunks, :func:`arcs`) in its arc
     length, on ``points`` grid intervals in all: per :class:`Arc`, its law (from and to rest
     where the path is at rest, its speed free where it is not, :func:`along`); None where no
     law keeps the limits on the grid; raises :class:`Inapplicable` where a limit is not for
     this solver.
     ``progress(done, total)``: the grid points each pass has done, twice the grid in all."""
     out = []
-    pieces = arcs(path, points, shape_points)
+    path = source(path)
+    table = table or lengths(path)
+    pieces, names = arcs(path, points, shape_points, table), table.names
     total, done = 2 * sum(len(arc.sigma) for arc in pieces), 0
 
     def advance(points: int) -> None:
@@ -387,7 +551,7 @@ def solve(model: Model, path: Trajectory, limits: Limits, points: int, *,
     for arc in pieces:
 
         def rows_at(a: int, b: int, arc: Arc = arc) -> Rows:
-            found = path_limits(model, arc.trajectory(path.joint_names, a, b), limits, 0,
+            found = path_limits(model, arc.trajectory(names, a, b), limits, 0,
                                 gravity=gravity)
             reason = inapplicable(found)
             if reason is not None:
