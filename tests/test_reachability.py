@@ -455,9 +455,10 @@ def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
     """issue 37 item 4 (memory bounded): the reachability law's motion, which the final fits
     and the output play, is made afresh chunk by chunk of at most BLOCK grid points at each
     pass (:class:`reachability.Played`), the same to the last bit however it is cut; what
-    it holds is 6 numbers a grid point (sigma, t and the law's 4 time derivatives), not
-    the motion's orders times joints (35 here: 84 MB at 10^5 samples); the result keeps
-    it as its source, not a list of its chunks."""
+    it holds is 4 numbers a grid point (sigma, t and the smoothed law's spline: a
+    coefficient and a knot; its time derivatives are made chunk by chunk too), not the
+    motion's orders times joints (35 here: 84 MB at 10^5 samples); the result keeps it as
+    its source, not a list of its chunks."""
     model = hodyn_cli.load_robot(IIWA)
     traj = _cosine(model, 100)
     found = reachability.solve(model, traj, joint_limits(model), 500)
@@ -473,9 +474,11 @@ def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
                               np.concatenate([c.derivatives for c in whole]))
         assert np.array_equal(np.concatenate([c.t for c in chunks]),
                               np.concatenate([c.t for c in whole]))
-    points = sum(len(sigma) for _, sigma, _, _ in played.laws)
-    held = sum(a.nbytes for _, sigma, t, rates in played.laws for a in (sigma, t, rates))
-    assert held <= 6 * 8 * points < traj.orders * model.nv * 8 * points
+    points = sum(len(warped.sigma) for _, warped, _ in played.laws)
+    held = sum(a.nbytes for _, warped, _ in played.laws
+               for a in (warped.sigma, warped.t, warped.x.t, warped.x.c))
+    ends = 16 * 8 * len(played.laws)  # (the spline's end knots and end conditions)
+    assert held <= 4 * 8 * points + ends < traj.orders * model.nv * 8 * points
     _, opt = hodyn_cli.retime_optimal(model, traj)
     assert opt.used == "reachability" and isinstance(opt.source, reachability.Played)
 

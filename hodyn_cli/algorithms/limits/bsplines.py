@@ -26,6 +26,9 @@ from hodyn_cli.algorithms.backends.numpy import reach
 
 __all__ = ["BSpline", "interpolating"]
 
+#: interpolation points whose basis functions are evaluated at once
+BLOCK = 1 << 15
+
 
 @dataclass(frozen=True, eq=False)
 class BSpline:
@@ -46,6 +49,20 @@ class BSpline:
         c = self.c.reshape(len(self.c), -1)
         out = backends.current().bspline(self.t, self.k, c, x.ravel(), self.extrapolate)
         return out.reshape(x.shape + self.c.shape[1:])
+
+    def window(self, lo: float, hi: float) -> BSpline:
+        """The same spline for ``lo <= x <= hi`` (the same pieces: their knots and
+        coefficients, to the bit) from the coefficients of the pieces there alone: its
+        :meth:`derivative` costs and holds a window's, not the whole spline's.
+
+        >>> s = interpolating(np.arange(12.0), np.arange(12.0) ** 3, 5)
+        >>> w, x = s.window(3.0, 5.5), np.array([3.0, 4.2, 5.5])
+        >>> len(w.c), bool(np.array_equal(w(x, 2), s(x, 2)))
+        (8, True)
+        """
+        a, b = reach.interval(self.t, self.k, np.array([lo, hi]))
+        return BSpline(self.t[a - self.k : b + self.k + 2], self.c[a - self.k : b + 1], self.k,
+                       self.extrapolate)
 
     def derivative(self, nu: int = 1) -> BSpline:
         """The nu-th derivative, a spline of degree k - nu on the inner knots."""
@@ -87,8 +104,10 @@ def interpolating(x: np.ndarray, y: np.ndarray, k: int,
     band = np.zeros((size, 2 * k + 1))
     left, right = sorted(left), sorted(right, reverse=True)
     rows = np.concatenate([[0], len(left) + np.arange(1, n - 1), [size - 1]])
-    i, B = reach.basis(t, k, x)
-    band[rows[:, None], (i - k - rows)[:, None] + k + np.arange(k + 1)] = B
+    for a in range(0, n, BLOCK):  # (memory: a block's basis functions and their columns)
+        i, B = reach.basis(t, k, x[a : a + BLOCK])
+        block = rows[a : a + BLOCK]
+        band[block[:, None], (i - k - block)[:, None] + k + np.arange(k + 1)] = B
     rhs[rows] = y
     conditions = [(1 + j, x[0], c, np.arange(k + 1)) for j, c in enumerate(left)] + [
         (len(left) + n - 1 + j, x[-1], c, size - k - 1 + np.arange(k + 1))

@@ -565,6 +565,7 @@ class Optimal:
             return (f"{seen[0]:,} samples, more than the {reachability.MOST_SAMPLES:,} "
                     "reachability takes")
         path = table.table()
+        orders, names, (t0, t1), samples = path.orders, path.names, path.span, path.samples
         if path.orders > reachability.ORDERS:
             return (f"{derivative_name('q', path.orders - 1)} columns, beyond the "
                     f"{derivative_name('q', reachability.ORDERS - 1)} reachability plays")
@@ -576,26 +577,33 @@ class Optimal:
                                        gravity=self.dynamics["gravity"], progress=self.progress)
         except reachability.Inapplicable as e:
             return str(e)
+        del path  # (the arc-length table: the arcs are made)
         if found is None:
             return "no path speed keeps within the limits on reachability's grid"
         if not all(a.rest[1] and b.rest[0] for (a, _), (b, _) in zip(found[:-1], found[1:],
                                                                        strict=True)):
             return "the path turns back between samples, not at a rest"
         grid = sum(len(arc.sigma) for arc, _ in found)
-        span = path.span[1] - path.span[0]
-        rate = self.rate or (path.samples - 1) / span
-        best: tuple[Optimal, reachability.Played] | None = None
+        span = t1 - t0
+        rate = self.rate or (samples - 1) / span
+
+        def play(steps: int) -> reachability.Played | None:  # (made afresh at each pass)
+            return reachability.played(found, orders, names, t0,
+                                       *reachability.kernel(steps, rate))
+
+        best: tuple[Optimal, int] | None = None
+        motion: reachability.Played | None = None
+        built = 0
         for i, steps in enumerate(reachability.STEPS):
             if best is not None and i >= reachability.TRIED:
                 break
-            played = reachability.played(found, path.orders, path.names, path.span[0],
-                                         *reachability.kernel(steps, rate))
-            if played is None:
-                return (f"{derivative_name('q', path.orders - 1)} columns through a corner "
+            motion = None  # (one played law held at a time: the one before is made again)
+            motion, built = play(steps), steps
+            if motion is None:
+                return (f"{derivative_name('q', orders - 1)} columns through a corner "
                         "(a rest where the path turns), beyond the "
                         f"{derivative_name('q', reachability.ORDERS - 2)} reachability plays "
                         "there")
-            motion = played  # (in pieces of the grid, made afresh at each pass)
             # (a uniform law needs the path's ends alone: a grid of a few samples, not one
             # that follows the played motion's 3 points a sample, concatenated chunk by chunk)
             inner = Optimal(self.model, self.limits, self.order, rate=rate, uniform=True,
@@ -606,13 +614,16 @@ class Optimal:
             except TrajectoryError:  # the played law's own derivatives disagree at this
                 continue  # smoothing (not the input's): a wider one, or the windows
             if inner.consistent and (best is None or inner.duration < best[0].duration):
-                best = inner, motion
+                best = inner, steps
         if best is None:
             return "reachability's law fails hodyn validate at every smoothing tried"
         if best[0].duration > uniform.k * span:
             return "reachability's law is slower than the uniform scaling"
-        inner, motion = best
-        assert inner.path is not None
+        inner, chosen = best
+        if chosen != built:
+            motion = None
+            motion = play(chosen)
+        assert inner.path is not None and motion is not None
         self.path = replace(inner.path, uniform=uniform, span=span, grid=grid)
         self.final, self.scale, self.orders = inner.final, inner.scale, inner.orders
         self.source, self.used = motion, "reachability"

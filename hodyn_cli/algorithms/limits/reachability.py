@@ -38,7 +38,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
@@ -110,18 +109,12 @@ class Arc:
     rest: tuple[bool, bool]
 
     def jet(self, sigma: np.ndarray, orders: int) -> np.ndarray:
-        """(E, orders, n) ``q, q_sigma, ...`` at sigma."""
-        return np.stack([self._derivative(nu)(sigma) for nu in range(orders)], axis=1)
-
-    def _derivative(self, nu: int) -> BSpline:
-        """The shape's nu-th derivative, made once (not at every chunk of the grid played)."""
-        if nu not in self._derivatives:
-            self._derivatives[nu] = self.shape.derivative(nu)
-        return self._derivatives[nu]
-
-    @cached_property
-    def _derivatives(self) -> dict[int, BSpline]:
-        return {0: self.shape}
+        """(E, orders, n) ``q, q_sigma, ...`` at sigma (sorted: a chunk of the grid), from
+        the shape's :meth:`~hodyn_cli.algorithms.limits.bsplines.BSpline.window` there (its
+        derivatives not held for the whole path: ~one shape point an input sample, each
+        derivative as large as the shape)."""
+        window = _window(self.shape, sigma)
+        return np.stack([window.derivative(nu)(sigma) for nu in range(orders)], axis=1)
 
     def trajectory(self, names: tuple[str, ...], a: int = 0, b: int | None = None
                    ) -> Trajectory:
@@ -383,6 +376,11 @@ def _shape_points(path: Source, s: np.ndarray, k: np.ndarray, table: Table,
         mine = (ends >= part.start) & (ends < part.stop)
         speed[mine] = np.linalg.norm(between(chunk, s[ends[mine]], 1), axis=1)
     return q, at, speed
+
+
+def _window(spline: BSpline, at: np.ndarray) -> BSpline:
+    """The spline where the sorted points ``at`` are (all of it where there are none)."""
+    return spline.window(float(at[0]), float(at[-1])) if len(at) else spline
 
 
 #: the degree of the path's shape q(sigma): its derivatives to the 6th are continuous
@@ -813,6 +811,9 @@ def _elapsed(x: BSpline, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``int_a^b dsigma / sqrt(x)`` on each interval, x >= 0 with at most a simple zero at an
     end: each half by the substitution ``sigma = end + v^2`` from its own end (the
     integrand ``2 v / sqrt(x)`` stays finite where x vanishes linearly), Gauss-Legendre."""
+    if len(a) > BLOCK:  # (memory: a block's nodes and their basis functions, not the grid's)
+        return np.concatenate([_elapsed(x, a[i : i + BLOCK], b[i : i + BLOCK])
+                               for i in range(0, len(a), BLOCK)])
     nodes, weights = np.polynomial.legendre.leggauss(GAUSS)
     m = (a + b) / 2
     total = np.zeros(len(a))
@@ -851,34 +852,95 @@ def played(pieces: list[tuple[Arc, Law]], orders: int, names: tuple[str, ...],
     laws = []
     start = t0
     for i, (arc, law) in enumerate(pieces):
-        sigma, tau, rates = _warped(law, reach, rise, (i > 0, i < len(pieces) - 1), orders)
-        laws.append((arc, sigma, start + tau, rates[:, : orders - 1]))
-        start += tau[-1]
+        warped = _warped(law, reach, rise, (i > 0, i < len(pieces) - 1), orders)
+        laws.append((arc, warped, start))
+        start += warped.duration
     return Played(laws, orders, names)
 
 
 @dataclass(frozen=True, eq=False)
 class Played:
     """A motion played along arcs, made afresh chunk by chunk of at most :data:`BLOCK` points
-    each time it is iterated: per arc, its grid's sigma, times t and the law's time
-    derivatives there (``laws``: (arc, sigma, t, rates)), the motion at a chunk's points the
-    shape's jet composed with them. Memory: 48 bytes a grid point, not the motion's 8 per
-    order and joint (a 10^5-sample path's grid played whole was 84 MB, and its temporaries
-    as much again each, for each smoothing tried); cost: the jet and the chain rule again at
-    each pass (~0.4 s for 300 000 points)."""
+    each time it is iterated: per arc, its played law (:class:`Warped`) and the time it
+    starts at (``laws``: (arc, warped, start)), the motion at a chunk's points the shape's
+    jet composed with the law's time derivatives there. Memory: 4 numbers a grid point
+    (:class:`Warped`), not the motion's 8 per order and joint (a 10^5-sample path's grid
+    played whole was 84 MB, and its temporaries as much again each, for each smoothing
+    tried), nor the law's time derivatives (6 numbers a point); cost: the jet and the chain
+    rule again at each pass (~0.4 s for 300 000 points)."""
 
-    laws: list[tuple[Arc, np.ndarray, np.ndarray, np.ndarray]]
+    laws: list[tuple[Arc, Warped, float]]
     orders: int
     names: tuple[str, ...]
 
     def __iter__(self) -> Iterator[Trajectory]:
         first = 0
-        for arc, sigma, t, rates in self.laws:
-            for a in range(first, len(sigma), BLOCK):
-                b = min(a + BLOCK, len(sigma))
-                yield Trajectory(self.names, compose(arc.jet(sigma[a:b], self.orders),
-                                                     rates[a:b]), t[a:b])
+        for arc, warped, start in self.laws:
+            for a in range(first, len(warped.sigma), BLOCK):
+                b = min(a + BLOCK, len(warped.sigma))
+                tau, rates = warped.at(a, b)
+                yield Trajectory(self.names, compose(arc.jet(warped.sigma[a:b], self.orders),
+                                                     rates[:, : self.orders - 1]), start + tau)
             first = 1  # (the corner: the last arc's end)
+
+
+@dataclass(frozen=True, eq=False)
+class Warped:
+    """One piece's played law: its points ``sigma`` (its grid, and :data:`NEAR` more next to
+    each corner), their times ``t`` from its start along ``x``, its smoothed law (a quintic
+    spline, :func:`_spline`), and at its corners (``corner``: at its start, at its end) the
+    ``ramp`` that warps it there (``end``: the time of its last point, warped at its
+    start's corner). :meth:`at`: a chunk's times and the law's time derivatives there
+    (sigma_dot .. sigma^(K), from x .. x^(K-1), x^(5) piecewise constant), made afresh.
+    Memory: 4 numbers a grid point (sigma, t, and the spline's coefficient and knot)."""
+
+    sigma: np.ndarray
+    t: np.ndarray
+    x: BSpline
+    K: int
+    corner: tuple[bool, bool]
+    ramp: Ramp | None
+    end: float
+
+    @property
+    def duration(self) -> float:
+        """The time from its first point to its last, warped."""
+        return float(self._times(self.t[-1:])[0][-1])
+
+    def at(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """(tau, rates) at the points a .. b-1: their times from the start, warped, and the
+        law's time derivatives there (E, K)."""
+        sigma, K = self.sigma[a:b], self.K
+        x = _window(self.x, sigma)
+        X = np.stack([x(sigma, nu) for nu in range(K)], axis=1)
+        X[:, 0] = np.maximum(X[:, 0], 0.0)
+        jet = np.concatenate([sigma[:, None], time_derivatives(X)], axis=1)[:, :, None]
+        tau, warp = self._times(self.t[a:b])
+        if warp is None:
+            return tau, jet[:, 1:, 0]
+        return tau, compose(jet, warp[:, 1:])[:, 1:, 0]
+
+    def _times(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """(tau, warp): the times t from the start warped by the ramps (``t_0 = w(tau)``), and
+        w's derivatives there (E, K + 1) (None: no corner)."""
+        ramp, K = self.ramp, self.K
+        if ramp is None:
+            return t, None
+        tau, warp = t.copy(), np.zeros((len(t), K + 1))
+        warp[:, 1] = 1.0
+        inside = ramp.tail - ramp.delay
+        if self.corner[0]:
+            tau = tau + ramp.delay
+            first = t < inside
+            tau[first] = ramp.inverse(t[first])
+            warp[first] = ramp.warp(tau[first], K + 1)
+        if self.corner[1]:  # t_0 = T_0 - w(T - tau): its odd derivatives' signs flip
+            last = self.t[-1] - t < inside
+            back = ramp.inverse(self.t[-1] - t[last])
+            tau[last] = self.end + ramp.delay - back
+            k = np.arange(K + 1)
+            warp[last] = ramp.warp(back, K + 1) * np.where(k > 0, (-1.0) ** (k - 1), 1.0)
+        return tau, warp
 
 
 def _slope(x: np.ndarray) -> float:
@@ -902,39 +964,26 @@ def _spline(sigma: np.ndarray, x: np.ndarray) -> BSpline:
 
 
 def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orders: int = 5
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(sigma, tau, rates): the points of one piece (its grid, and :data:`NEAR` more next to
-    each corner), their times from its start, and the law's time derivatives there
-    (sigma_dot .. sigma^(K), K = max(4, orders - 1): from x .. x^(K-1) of the quintic
-    spline, x^(5) piecewise constant): its smoothed law, warped at its corners."""
+            ) -> Warped:
+    """The played law of one piece (:class:`Warped`): its smoothed law, its points (its grid,
+    and :data:`NEAR` more next to each corner) and their times from its start, the ramps of
+    its corners; the law's time derivatives there sigma_dot .. sigma^(K), K = max(4, orders
+    - 1), are made chunk by chunk (:meth:`Warped.at`)."""
     K = max(4, orders - 1)
     smooth = smoothed(law, reach)
     if len(law.x) >= PASSES + 3:
         smooth = lowered(law.x, smooth, PASSES * int(np.ceil(widths(law, reach).max())))
     x = _spline(law.sigma, smooth)
+    del smooth  # (the spline holds it)
     sigma, end = law.sigma, law.sigma[-1]
     near = 2.0 ** (-np.arange(NEAR, 0, -1) / 2)
     sigma = np.concatenate([[0.0], sigma[1] * near if corner[0] else [], sigma[1:-1],
                             end - (end - sigma[-2]) * near[::-1] if corner[1] else [], [end]])
     t = np.concatenate([[0.0], np.cumsum(_elapsed(x, sigma[:-1], sigma[1:]))])
-    X = np.stack([x(sigma, nu) for nu in range(K)], axis=1)
-    X[:, 0] = np.maximum(X[:, 0], 0.0)
-    jet = np.concatenate([sigma[:, None], time_derivatives(X)], axis=1)[:, :, None]
     if not any(corner):
-        return sigma, t, jet[:, 1:, 0]
-    tau, warp = t.copy(), np.zeros((len(t), K + 1))
-    warp[:, 1] = 1.0
+        return Warped(sigma, t, x, K, corner, None, float(t[-1]))
     ramp = Ramp(min(rise, t[-1] / (2 * TAIL)))
-    inside = ramp.tail - ramp.delay
-    if corner[0]:
-        tau = tau + ramp.delay
-        first = t < inside
-        tau[first] = ramp.inverse(t[first])
-        warp[first] = ramp.warp(tau[first], K + 1)
-    if corner[1]:  # t_0 = T_0 - w(T - tau): its odd derivatives' signs flip
-        last = t[-1] - t < inside
-        back = ramp.inverse(t[-1] - t[last])
-        tau[last] = tau[-1] + ramp.delay - back
-        k = np.arange(K + 1)
-        warp[last] = ramp.warp(back, K + 1) * np.where(k > 0, (-1.0) ** (k - 1), 1.0)
-    return sigma, tau, compose(jet, warp[:, 1:])[:, 1:, 0]
+    last = t[-1:]
+    if corner[0]:  # (the end's time as the start's corner warps it)
+        last = np.where(last < ramp.tail - ramp.delay, ramp.inverse(last), last + ramp.delay)
+    return Warped(sigma, t, x, K, corner, ramp, float(last[0]))
