@@ -40,6 +40,12 @@ cost grows with the path.
    on the four arms, designed and retimed at 20 Hz, 100 Hz, 1 kHz and 10 kHz, against
    toppra's lines in the same run; every output checked within its limits and by ``hodyn
    validate``; and the iiwa's zigzag through 31 waypoints (30 corners) at 100 Hz.
+7. **Memory against the length** (issue 37 item 4: memory bounded): ``hodyn retime --optimal
+   -q`` file to file (the iiwa's cosine at 100 Hz, q..qdddd, the URDF's limits: the
+   reachability solver) at 3 x 10^4, 10^5 and 3 x 10^5 samples (``--long``: 10^6 and 2 x
+   10^6 too), as a process each: wall time, peak RSS and what it grew by per sample from the
+   first size; the same command with ``--solver windows`` (a chunk's memory by design) at
+   the first size as the peer.
 """
 
 from __future__ import annotations
@@ -394,6 +400,32 @@ def speed(repeat: int, sizes: tuple[int, ...] = (1_000, 100_000)) -> None:
                   f"{float(solve):8.2f} {t_rss:14.0f}")
 
 
+def memory(long: bool) -> None:
+    print("\n7. memory: retime --optimal -q file to file (iiwa14, cosine at 100 Hz, q..qdddd, "
+          "URDF limits), a process each")
+    print(f"{'samples':>9s} {'solver':>13s} {'grid':>8s} {'optimal s':>11s} {'wall s':>8s} "
+          f"{'peak RSS MiB':>12s} {'bytes/sample':>12s}")
+    hodyn = [sys.executable, "-m", "hodyn_cli"]
+    robot = str(ROOT / "urdf" / "iiwa14.urdf")
+    sizes = [30_000, 100_000, 300_000] + ([1_000_000, 2_000_000] if long else [])
+    first = None
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            src, out = Path(tmp) / "in.h5", Path(tmp) / "out.h5"
+            process(hodyn + ["generate", robot, "--kind", "cosine", "--duration",
+                             str((n - 1) / 100), "-o", str(src), "-q"], src)
+            for solver in ("auto", "windows") if first is None else ("auto",):
+                wall, rss, _ = process(hodyn + ["retime", robot, str(src), "--optimal", "-q",
+                                                "--solver", solver, "-o", str(out)], out)
+                with h5py.File(out) as f:
+                    used, seconds = f.attrs["solver"], f.attrs["duration"]
+                    points = int(f.attrs["grid_points"])
+                first = first or (n, rss)
+                grew = (rss - first[1]) * 2**20 / (n - first[0]) if n > first[0] else 0.0
+                print(f"{n:9d} {used:>13s} {points:8d} {seconds:11.3f} {wall:8.1f} "
+                      f"{rss:12.0f} {grew:12.0f}")
+
+
 #: part 6's rates (Hz): each design sampled at the rate and retimed at it
 RATES = (20.0, 100.0, 1e3, 1e4)
 
@@ -474,11 +506,13 @@ def toppra_file(source: str, points: int, sd: float) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--long", action="store_true", help="also a path of 10^6 samples")
+    parser.add_argument("--long", action="store_true",
+                        help="also a path of 10^6 samples (part 7: 2 x 10^6 too)")
     parser.add_argument("--grid", type=int, default=optimal.GRID)
     parser.add_argument("--toppra", nargs=3, metavar=("FILE", "POINTS", "SD"),
                         help="(part 3's peer, as a process of its own)")
-    parser.add_argument("--only", type=int, choices=(1, 2, 3, 4, 5, 6), help="one part only")
+    parser.add_argument("--only", type=int, choices=(1, 2, 3, 4, 5, 6, 7),
+                        help="one part only")
     parser.add_argument("--repeat", type=int, default=5, help="part 5's runs per size")
     args = parser.parse_args()
     if args.toppra:
@@ -486,7 +520,8 @@ def main() -> None:
         return
     if args.only:
         {1: lambda: peer(args.grid), 2: lambda: rates(args.grid), 3: lambda: scaling(args.long),
-         4: classes, 5: lambda: speed(args.repeat), 6: corners}[args.only]()
+         4: classes, 5: lambda: speed(args.repeat), 6: corners,
+         7: lambda: memory(args.long)}[args.only]()
         return
     peer(args.grid)
     rates(args.grid)
@@ -494,6 +529,7 @@ def main() -> None:
     classes()
     speed(args.repeat)
     corners()
+    memory(args.long)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from test_base_parameters import public_robot
 from test_optimal import IIWA, IIWA_REST, _toppra_lines, run
 
 import hodyn_cli
-from conftest import URDF
+from conftest import URDF, peak_rss_mib
 from hodyn_cli import api
 from hodyn_cli.algorithms.limits import reachability
 from hodyn_cli.algorithms.limits.programme import path_limits
@@ -503,6 +503,28 @@ def test_ten_to_the_fifth_samples_are_within_three_hundredths_of_a_percent_of_to
         assert res.exit_code == 0, res.output
 
 
+
+@pytest.mark.slow
+def test_the_memory_of_a_long_path_levels_off(tmp_path):
+    """issue 37 item 4 (memory bounded): ``retime --optimal`` by reachability on the iiwa's
+    cosine (100 Hz, q..qdddd) in a process of its own: its peak RSS at 3 x 10^5 samples
+    within 200 MiB of that at 3 x 10^4 (the input read chunk by chunk, the played law 4
+    numbers a grid point: 184 and 329 MiB measured; 575 MiB at 3 x 10^5 when reachability
+    held the whole path and the law's time derivatives), the law's grid 3 points a
+    sample at both."""
+    rss = []
+    for samples in (30_000, 300_000):
+        src, out = tmp_path / f"in{samples}.h5", tmp_path / f"out{samples}.h5"
+        res = run("generate", IIWA, "--kind", "cosine", "--duration", samples // 100, "-o",
+                  src, "-q")
+        assert res.exit_code == 0, res.output
+        rss.append(peak_rss_mib(["retime", str(IIWA), str(src), "--optimal", "-q", "-o",
+                                 str(out)]))
+        with h5py.File(out) as f:
+            assert f.attrs["solver"] == "reachability"
+            assert f.attrs["grid_points"] == 3 * samples + 4
+    assert rss[1] < rss[0] + 200, rss
+
 def test_a_one_point_dip_of_the_law_is_not_a_ceiling():
     """review9: the forward pass's u is bound at its interval's left point only, so at a
     sharp turn of the limits it can brake onto the next grid point and speed up again (x
@@ -578,3 +600,34 @@ def test_the_smoothed_law_leaves_a_rest_no_faster_than_the_law():
         assert reachability._slope(smooth[ends]) / h > 4 * 1.05  # (the kernel's: 4.24)
         assert reachability._slope(low[ends]) / h <= bound * (1 + 1e-4), (bound, low[ends])
     assert abs(carried - 3.6) < 1e-9
+
+
+def test_the_arcs_of_a_path_read_chunk_by_chunk_are_those_of_the_whole_path():
+    """issue 37 item 4 (memory bounded): the arcs (the arc-length table, the corners, the
+    shape's points) are made from the input read chunk by chunk, each chunk joined to the
+    last sample of the one before, never the whole path: the same to the bit as from the
+    path whole, however it is cut (chunks of one sample and empty ones too), read three
+    times at most on a path with corners (the table; the directions about its rests; the
+    shape's points), and its :class:`reachability.Table` holds 7 numbers an input sample,
+    not the path's orders times joints."""
+    model = hodyn_cli.load_robot(URDF / "planar_2r.urdf")
+    _, traj = _zigzag(model, legs=4)
+    whole = reachability.arcs(traj, 400)
+    n = traj.n_samples
+    cuts = [0, 1, 1, 2, 37, 38, n // 2, n // 2 + 1, n - 1, n, n]
+    passes = []
+
+    def chunks():
+        passes.append(1)
+        return [traj.rows(slice(a, b)) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+
+    pieces = reachability.arcs(chunks, 400)
+    assert len(passes) == 3 and len(pieces) == len(whole) == 4
+    for mine, theirs in zip(pieces, whole, strict=True):
+        assert mine.rest == theirs.rest == (True, True)
+        assert np.array_equal(mine.sigma, theirs.sigma)
+        assert np.array_equal(mine.shape.c, theirs.shape.c)
+        assert np.array_equal(mine.shape.t, theirs.shape.t)
+    table = reachability.lengths(chunks)
+    held = sum(a.nbytes for a in (table.s, table.sigma, table.speed, table.reverses))
+    assert held <= 7 * 8 * table.samples < traj.orders * model.nv * 8 * table.samples

@@ -33,6 +33,13 @@ duration of the law (x linear on each interval): ``sum 2 Delta_i / (sqrt x_i + s
 x_{i+1})``. Both passes are sequential: the backend's compiled ``reach_backward`` and
 ``reach_forward`` (numpy's reference: a Python loop), piece by piece of the grid
 (:func:`along`: memory a piece's rows, whatever the length).
+
+**Memory.** The input path is never held: its arc-length table is made chunk by chunk as
+the input is first read (:class:`Lengths`), the directions about its rests and the shape's
+points from two more readings (:func:`arcs`); the played motion is made chunk by chunk of
+the grid from the smoothed law's spline (:class:`Played`). What spans the path is the table
+(until the arcs are made), the shape, the law on the grid and one played law:
+:data:`MOST_SAMPLES`.
 """
 from __future__ import annotations
 
@@ -72,14 +79,18 @@ BLOCK = 1 << 15
 #: time, 100 s of the iiwa's cosine at one interval per sample lost 1.5 % to it)
 POINTS = 4000
 PER_SAMPLE = 3
-#: the longest input (samples) it takes: it holds the whole input path, its shape, the
-#: law on the grid and what plays it (:class:`Played`: the motion itself is made afresh
-#: chunk by chunk), ~1-1.9 kB a sample (peak RSS 161 MB at 10^4 samples of the iiwa, 253 MB
-#: at 10^5, 569 MB at 3 x 10^5, 951 MB at 5 x 10^5, 1.77 GB at its most, 10^6 - 1: review13);
-#: the passes' rows and the fits are a
-#: chunk's. Longer inputs go to the windows of linear programmes (``--solver auto``), which
-#: hold a chunk, or are refused (``--solver reachability``)
-MOST_SAMPLES = 1_000_000
+#: the longest input (samples) it takes. It reads the input chunk by chunk (:class:`Lengths`,
+#: :func:`arcs`) and holds what spans the whole path: the arc-length table while the arcs
+#: are made (7 numbers a sample), the shape (~one spline point a sample), the law on the
+#: grid (3 points a sample: sigma, x, u) and one played law (:class:`Warped`: 4 numbers a
+#: point), ~0.4 kB a sample, and while a law is smoothed its spline's banded system (~12
+#: numbers a point); the passes' rows, the played motion and the fits are a chunk's. Peak
+#: RSS on the iiwa's cosine: 165 MB at 10^4 samples, 193 MB at 10^5, 329 MB at 3 x 10^5,
+#: 836 MB at 10^6 (1.77 GB before, holding the path and the law's time derivatives:
+#: review13), TWO_MILLION at 2 x 10^6. Longer inputs go to the windows of linear
+#: programmes (``--solver auto``), which hold a chunk, or are refused (``--solver
+#: reachability``)
+MOST_SAMPLES = 2_000_000
 #: the points of the path's shape (:func:`arcs`) at least; more on a long path, one per
 #: SPACING of its length in joint space (rad, m) at most: closer points make its top
 #: derivatives rounding (~1e-16 / h^4 in q_sigma^(4))
