@@ -553,24 +553,24 @@ class Optimal:
             return _beyond_speed(self.limits)
         if self.dynamics["drives"] is not None:
             return "reachability does not take the drives' motor limits (--drives)"
-        table, seen = reachability.Lengths(), [0]
+        table, seen, orders = reachability.Lengths(), [0], [0]
 
         def keep(chunk: Trajectory) -> None:  # the path's arc length, up to MOST_SAMPLES
-            seen[0] += chunk.n_samples
-            if seen[0] <= reachability.MOST_SAMPLES:
+            seen[0], orders[0] = seen[0] + chunk.n_samples, chunk.orders
+            if seen[0] <= reachability.MOST_SAMPLES and 2 <= chunk.orders <= reachability.ORDERS:
                 table.add(chunk)
 
         uniform = self._survey(chunks(), self.limits, keep, lambda: seen[0])
         if seen[0] > reachability.MOST_SAMPLES:
             return (f"{seen[0]:,} samples, more than the {reachability.MOST_SAMPLES:,} "
                     "reachability takes")
-        path = table.table()
-        orders, names, (t0, t1), samples = path.orders, path.names, path.span, path.samples
-        if path.orders > reachability.ORDERS:
-            return (f"{derivative_name('q', path.orders - 1)} columns, beyond the "
+        if orders[0] > reachability.ORDERS:
+            return (f"{derivative_name('q', orders[0] - 1)} columns, beyond the "
                     f"{derivative_name('q', reachability.ORDERS - 1)} reachability plays")
-        if path.orders < 2:
+        if orders[0] < 2:
             return "no qd columns: reachability takes the path's tangent from them"
+        path = table.table()
+        names, (t0, t1), samples = path.names, path.span, path.samples
         points = self.grid or max(reachability.POINTS, reachability.PER_SAMPLE * path.samples)
         try:
             found = reachability.solve(self.model, chunks, self.limits, points, table=path,
@@ -584,11 +584,11 @@ class Optimal:
                                                                        strict=True)):
             return "the path turns back between samples, not at a rest"
         grid = sum(len(arc.sigma) for arc, _ in found)
-        span = t1 - t0
+        span, path_orders = t1 - t0, orders[0]
         rate = self.rate or (samples - 1) / span
 
         def play(steps: int) -> reachability.Played | None:  # (made afresh at each pass)
-            return reachability.played(found, orders, names, t0,
+            return reachability.played(found, path_orders, names, t0,
                                        *reachability.kernel(steps, rate))
 
         best: tuple[Optimal, int] | None = None
@@ -600,7 +600,7 @@ class Optimal:
             motion = None  # (one played law held at a time: the one before is made again)
             motion, built = play(steps), steps
             if motion is None:
-                return (f"{derivative_name('q', orders - 1)} columns through a corner "
+                return (f"{derivative_name('q', path_orders - 1)} columns through a corner "
                         "(a rest where the path turns), beyond the "
                         f"{derivative_name('q', reachability.ORDERS - 2)} reachability plays "
                         "there")

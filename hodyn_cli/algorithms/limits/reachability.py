@@ -87,7 +87,7 @@ PER_SAMPLE = 3
 #: numbers a point); the passes' rows, the played motion and the fits are a chunk's. Peak
 #: RSS on the iiwa's cosine: 165 MB at 10^4 samples, 193 MB at 10^5, 329 MB at 3 x 10^5,
 #: 836 MB at 10^6 (1.77 GB before, holding the path and the law's time derivatives:
-#: review13), TWO_MILLION at 2 x 10^6. Longer inputs go to the windows of linear
+#: review13), 1.26 GB at 2 x 10^6. Longer inputs go to the windows of linear
 #: programmes (``--solver auto``), which hold a chunk, or are refused (``--solver
 #: reachability``)
 MOST_SAMPLES = 2_000_000
