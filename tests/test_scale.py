@@ -199,6 +199,43 @@ def test_the_first_bad_sample_is_named_as_the_serial_reader_names_it(tmp_path, j
     assert expected in str(err.value) and str(err.value).startswith(str(path))
 
 
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+@pytest.mark.parametrize("fault, expected", [
+    ((50, 5, "nan"), "column 'q_iiwa_joint_5', sample 50 (line 52): value nan"),
+    ((50, 0, "0"), "column 't' is not increasing at sample 50 (line 52)"),
+    ((65, 5, "nan"), "line 77, column 'q_iiwa_joint_3': '{x}' is not a number"),
+], ids=["nan-before", "t-before", "nan-in-its-chunk"])
+def test_a_fault_before_a_bad_lines_chunk_is_named_however_the_file_is_cut(
+        tmp_path, monkeypatch, jobs, fault, expected):
+    """A line that does not parse (sample 75, its cell '{x}' named as it is: it was taken
+    for a template, an internal error) in chunk 3 of 20-row chunks, and a fault before it:
+    in chunk 2 (sample 50), ending before the line, that fault is named; in chunk 3 itself
+    (sample 65), the line is. Read one by one the file is cut into 32 kB blocks, on threads
+    into 4 kB spans: a block held the line and chunk 2 both, and --jobs 1 named the line
+    where --jobs 2 and 3 named sample 50."""
+    from hodyn_cli.io import tables
+
+    monkeypatch.setattr(tables, "SPAN_BYTES", 4096)
+    model, path = _faulty(tmp_path, N=300)
+    lines = path.read_text().splitlines()
+    row, column, value = fault
+    for r, c, v in ((row, column, value), (75, 3, "{x}")):
+        cells = lines[r + 1].split(",")
+        cells[c] = v
+        lines[r + 1] = ",".join(cells)
+    path.write_text("\n".join(lines) + "\n")
+    reader = TrajectoryReader(str(path), model, 5, chunk=20)
+    reader.table.block_bytes = 32768
+    offsets = np.cumsum([len(line) + 1 for line in lines])  # the end of each line
+    assert offsets[40] < 32768 < offsets[50] < offsets[76] < 2 * 32768  # as said above
+    try:
+        with pytest.raises(TrajectoryError) as err:
+            stream.run(reader, TorqueJob(model), _Null(), jobs=jobs, cancel=reader.cancel)
+    finally:
+        reader.close()
+    assert expected in str(err.value), err.value
+
+
 class _Null:
     encode = staticmethod(lambda data: data)
 
