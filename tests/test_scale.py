@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from conftest import URDF, peak_rss_mib, random_cosine
+from conftest import URDF, peak_rss_mib, random_cosine, threads_started_since
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError, TrajectoryError
@@ -366,15 +366,15 @@ def test_stdin_pipeline_pieces_parse_on_threads_and_flush_when_paused():
 
 def test_every_thread_ends_when_the_consumer_stops_or_a_chunk_fails(tmp_path):
     model, path = _faulty(tmp_path, N=1500)
-    before = threading.active_count()
+    before = set(threading.enumerate())
     reader = TrajectoryReader(str(path), model, 5, chunk=100)
     reader.table.block_bytes = 8192
     gen = parallel.ordered(reader, lambda chunk, start: chunk.n_samples, 3, reader.cancel)
     assert next(gen)[1] == 100
-    assert threading.active_count() > before
+    assert threads_started_since(before)
     gen.close()  # the consumer stops early
     reader.close()
-    assert threading.active_count() == before
+    assert threads_started_since(before) == []
 
     def fails(chunk: Trajectory, start: int):
         if start == 700:
@@ -385,28 +385,39 @@ def test_every_thread_ends_when_the_consumer_stops_or_a_chunk_fails(tmp_path):
     with pytest.raises(HodynError, match="chunk 8 fails"):
         assert [s for _, s in parallel.ordered(reader, fails, 3)] == []
     reader.close()
-    assert threading.active_count() == before
+    assert threads_started_since(before) == []
 
 
-def test_a_source_failing_ahead_of_slow_chunks_hands_those_chunks_on_first():
-    """The source's error (a later piece that does not parse) reaches the reading thread
-    while the chunks before it are still being worked on: they go on, and a chunk's own
-    error among them is the one raised, as reading them one by one would (a race that CI
-    once lost under load: 'line 522' named instead of sample 333)."""
+def test_a_source_failing_ahead_of_slow_chunks_hands_those_chunks_on_first(monkeypatch):
+    """The source's error (a later piece that does not parse) reaches the consumer while
+    the chunks before it are still being worked on: they go on, and a chunk's own error
+    among them is the one raised, as reading them one by one would (a race that CI once lost
+    under load: 'line 522' named instead of sample 333). The chunks are held until the
+    error has reached the consumer (not for a time: under load the error came after it)."""
     def source():
         for start in range(0, 500, 100):
             yield Trajectory(np.arange(start, start + 100) * 0.01, np.zeros((100, 1)))
         raise TrajectoryError("piece 6 does not parse")
 
+    poll = parallel.ReadAhead.poll
+
+    def releasing_on_the_error(self, timeout):
+        try:
+            yield from poll(self, timeout)
+        except TrajectoryError:
+            release.set()  # the error is on its way to the consumer: the chunks may finish
+            raise
+
+    monkeypatch.setattr(parallel.ReadAhead, "poll", releasing_on_the_error)
+
     def slow(chunk: Trajectory, start: int):
-        release.wait(5)  # every chunk handed out waits until the source has failed
+        assert release.wait(60), "the source's error never reached the consumer"
         if start == fails_at:
             raise TrajectoryError(f"chunk at {start} is bad")
         return start
 
     for fails_at, expected in ((None, "piece 6 does not parse"), (200, "chunk at 200 is bad")):
         release, seen = threading.Event(), []
-        threading.Timer(0.3, release.set).start()
         with pytest.raises(TrajectoryError, match=expected):
             for _, start in parallel.ordered(source(), slow, 8):
                 seen.append(start)
