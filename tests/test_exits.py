@@ -13,7 +13,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 
@@ -92,31 +94,79 @@ def test_error_exits_are_2_under_load():
     assert "every one exit 2" in proc.stdout
 
 
-@pytest.fixture(scope="module")
-def long_input(tmp_path_factory) -> Path:
-    """A motion long enough that a signal arrives while its output is being written."""
-    folder = tmp_path_factory.mktemp("long")
-    path = folder / "long.h5"
-    subprocess.run([sys.executable, "-m", "hodyn_cli", "generate", IIWA, "--kind", "fourier",
-                    "--duration", "300", "--rate", "1000", "-o", str(path)], check=True,
-                   capture_output=True)
-    return path
+def _endless(writer: Callable[[], BinaryIO]) -> threading.Thread:
+    """A thread writing the cosine without its t column (rows that repeated are still a
+    trajectory) over and over into what ``writer()`` opens, until the reader has gone: a
+    run reading it is busy, and cannot end before the test stops it (a file of 300 000
+    samples was read through in ~1.5 s: a loaded machine could see the run end before the
+    signal)."""
+    lines = [",".join(line.split(",")[1:]) for line in COSINE_CSV.read_text().splitlines()]
+    header, rows = (lines[0] + "\n").encode(), ("\n".join(lines[1:]) + "\n").encode()
+
+    def feed() -> None:
+        try:
+            with writer() as f:
+                f.write(header)
+                while True:
+                    f.write(rows)
+        except OSError:  # BrokenPipeError: the run has ended
+            pass
+
+    thread = threading.Thread(target=feed, daemon=True)
+    thread.start()
+    return thread
+
+
+def _fifo_writer(path: Path, proc: subprocess.Popen) -> Callable[[], BinaryIO]:
+    """Opens FIFO ``path`` for writing once ``proc`` opens it to read (OSError if it ends
+    first: opening a FIFO waits for its reader)."""
+    def opened() -> BinaryIO:
+        while proc.poll() is None:
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)  # ENXIO: no reader yet
+            except OSError:
+                time.sleep(0.01)
+                continue
+            os.set_blocking(fd, True)
+            return os.fdopen(fd, "wb")
+        raise OSError("the run ended before it read the FIFO")
+    return opened
+
+
+def _stop(proc: subprocess.Popen, sig: int, feeder: threading.Thread) -> str:
+    """Send ``sig`` to ``proc``; its stderr once it has ended (killed after 60 s: the run
+    did not stop, the test fails)."""
+    proc.send_signal(sig)
+    try:
+        proc.wait(60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        feeder.join()  # its next write fails: the pipe has no reader
+    return proc.stderr.read().decode() if proc.stderr else ""
 
 
 @pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130),
                                          (signal.SIGHUP, 129)])
-def test_a_signal_stops_the_run_and_leaves_nothing(tmp_path, long_input, sig, status):
+def test_a_signal_stops_the_run_and_leaves_nothing(tmp_path, sig, status):
+    """The signal arrives while the output is being written, the input still coming (a
+    pipe the test feeds until the run has ended): exit 128 + the signal, one line, the
+    previous output untouched, no temporary left."""
     out = tmp_path / "tau.csv"
     out.write_text("the previous output\n")
-    proc = subprocess.Popen([sys.executable, "-m", "hodyn_cli", "compute", IIWA,
-                             str(long_input), "-o", str(out), "--jobs", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "hodyn_cli", "compute", IIWA, "-", "-o",
+                             str(out), "--jobs", "2"], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    stdin = proc.stdin
+    assert stdin is not None
+    feeder = _endless(lambda: stdin)
     deadline = time.monotonic() + 60
-    while not temporaries(tmp_path) and proc.poll() is None and time.monotonic() < deadline:
+    while not any(p.stat().st_size for p in temporaries(tmp_path)) and proc.poll() is None \
+            and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert temporaries(tmp_path), "the output was never started"
-    proc.send_signal(sig)
-    _, err = proc.communicate(timeout=60)
+    assert proc.poll() is None and temporaries(tmp_path), "no output was being written"
+    err = _stop(proc, sig, feeder)
     assert proc.returncode == status, err
     assert "Traceback" not in err and err.count("\n") == 1
     assert out.read_text() == "the previous output\n"
@@ -170,27 +220,30 @@ def test_a_signal_is_forgotten_when_its_region_ends():
 
 
 @pytest.mark.parametrize("listed", [False, True], ids=["arguments", "from-list"])
-def test_a_signal_stops_a_batch_and_keeps_only_finished_outputs(tmp_path, long_input, listed):
+def test_a_signal_stops_a_batch_and_keeps_only_finished_outputs(tmp_path, listed):
     """docs/scale.md: the outputs finished before the signal are kept and named in its one
     line; the file being written is discarded (it was finished after the signal, and left
-    behind while the exit said the run had stopped), the rest are not started."""
+    behind while the exit said the run had stopped), the rest are not started. The file
+    being written is a FIFO the test feeds until the run has ended."""
     short = tmp_path / "short.csv"
     short.write_bytes(COSINE_CSV.read_bytes())
+    endless = tmp_path / "long.csv"
+    os.mkfifo(endless)
     out = tmp_path / "out"
-    files = [str(short), str(long_input), str(short.with_name("later.csv"))]
+    files = [str(short), str(endless), str(short.with_name("later.csv"))]
     shutil.copy(short, files[2])
     (tmp_path / "list.txt").write_text("\n".join(files) + "\n")
     inputs = ["--from-list", str(tmp_path / "list.txt")] if listed else files
     proc = subprocess.Popen([sys.executable, "-m", "hodyn_cli", "compute", IIWA, *inputs,
                              "--output-dir", str(out), "--format", "csv", "--jobs", "1"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    feeder = _endless(_fifo_writer(endless, proc))
     deadline = time.monotonic() + 60
     while not ((out / "short.csv").exists() and temporaries(out)) and proc.poll() is None \
             and time.monotonic() < deadline:
         time.sleep(0.01)
     assert (out / "short.csv").exists() and temporaries(out), "the long file never started"
-    proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=60)
+    err = _stop(proc, signal.SIGTERM, feeder)
     assert proc.returncode == 143, err
     assert err.strip() == (f"hodyn: stopped by SIGTERM: 1 of 3 outputs finished before it, "
                            f"kept: {out / 'short.csv'} (the others not written; "
