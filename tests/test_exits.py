@@ -144,7 +144,9 @@ def _stop(proc: subprocess.Popen, sig: int, feeder: threading.Thread) -> str:
             proc.kill()
             proc.wait()
         feeder.join()  # its next write fails: the pipe has no reader
-    return proc.stderr.read().decode() if proc.stderr else ""
+    assert proc.stderr is not None
+    with proc.stderr:  # closed here: left to the collector, a later test heard of it
+        return proc.stderr.read().decode()
 
 
 @pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130),
