@@ -6,6 +6,7 @@ exit 2 with one line, never "internal errors"."""
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import shutil
 import signal
@@ -94,18 +95,25 @@ def test_error_exits_are_2_under_load():
     assert "every one exit 2" in proc.stdout
 
 
-def _endless(writer: Callable[[], BinaryIO]) -> threading.Thread:
-    """A thread writing the cosine without its t column (rows that repeated are still a
-    trajectory) over and over into what ``writer()`` opens, until the reader has gone: a
-    run reading it is busy, and cannot end before the test stops it (a file of 300 000
-    samples was read through in ~1.5 s: a loaded machine could see the run end before the
-    signal)."""
+def _feed(writer: Callable[[], BinaryIO], proc: subprocess.Popen, endless: bool = True
+          ) -> threading.Thread:
+    """A thread writing into what ``writer()`` opens: the cosine without its t column over
+    and over (``endless``: rows that repeated are still a trajectory), or the cosine once and
+    then nothing more, the pipe open, until ``proc`` has ended. A run reading it cannot end
+    before the test stops it (a file of 300 000 samples was read through in ~1.5 s: a
+    loaded machine could see the run end before the signal)."""
     lines = [",".join(line.split(",")[1:]) for line in COSINE_CSV.read_text().splitlines()]
     header, rows = (lines[0] + "\n").encode(), ("\n".join(lines[1:]) + "\n").encode()
 
     def feed() -> None:
         try:
             with writer() as f:
+                if not endless:
+                    f.write(COSINE_CSV.read_bytes())
+                    f.flush()
+                    while proc.poll() is None:  # a producer gone quiet
+                        time.sleep(0.05)
+                    return
                 f.write(header)
                 while True:
                     f.write(rows)
@@ -162,7 +170,7 @@ def test_a_signal_stops_the_run_and_leaves_nothing(tmp_path, sig, status):
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     stdin = proc.stdin
     assert stdin is not None
-    feeder = _endless(lambda: stdin)
+    feeder = _feed(lambda: stdin, proc)
     deadline = time.monotonic() + 60
     while not any(p.stat().st_size for p in temporaries(tmp_path)) and proc.poll() is None \
             and time.monotonic() < deadline:
@@ -221,30 +229,40 @@ def test_a_signal_is_forgotten_when_its_region_ends():
     assert not other_thread_gives_up()
 
 
-@pytest.mark.parametrize("listed", [False, True], ids=["arguments", "from-list"])
-def test_a_signal_stops_a_batch_and_keeps_only_finished_outputs(tmp_path, listed):
+@pytest.mark.parametrize("listed, endless", [(False, True), (True, True), (False, False)],
+                         ids=["arguments", "from-list", "quiet-producer"])
+def test_a_signal_stops_a_batch_and_keeps_only_finished_outputs(tmp_path, listed, endless):
     """docs/scale.md: the outputs finished before the signal are kept and named in its one
     line; the file being written is discarded (it was finished after the signal, and left
     behind while the exit said the run had stopped), the rest are not started. The file
-    being written is a FIFO the test feeds until the run has ended."""
+    being written is a FIFO the test feeds until the run has ended, or whose producer has
+    gone quiet: its reading thread gives up too (it held the run until the producer wrote
+    again)."""
     short = tmp_path / "short.csv"
     short.write_bytes(COSINE_CSV.read_bytes())
-    endless = tmp_path / "long.csv"
-    os.mkfifo(endless)
+    fifo = tmp_path / "long.csv"
+    os.mkfifo(fifo)
     out = tmp_path / "out"
-    files = [str(short), str(endless), str(short.with_name("later.csv"))]
+    files = [str(short), str(fifo), str(short.with_name("later.csv"))]
     shutil.copy(short, files[2])
     (tmp_path / "list.txt").write_text("\n".join(files) + "\n")
     inputs = ["--from-list", str(tmp_path / "list.txt")] if listed else files
     proc = subprocess.Popen([sys.executable, "-m", "hodyn_cli", "compute", IIWA, *inputs,
                              "--output-dir", str(out), "--format", "csv", "--jobs", "1"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    feeder = _endless(_fifo_writer(endless, proc))
+    feeder = _feed(_fifo_writer(fifo, proc), proc, endless)
+    # quiet: the signal once the FIFO's rows are written out (all but the writer's buffer),
+    # its thread waiting for more (the short file's output: the same rows)
+    least = None  # the bytes of the FIFO's output to wait for
     deadline = time.monotonic() + 60
-    while not ((out / "short.csv").exists() and temporaries(out)) and proc.poll() is None \
-            and time.monotonic() < deadline:
+    while proc.poll() is None and time.monotonic() < deadline:
+        if least is None and (out / "short.csv").exists():
+            least = 1 if endless else \
+                (out / "short.csv").stat().st_size - io.DEFAULT_BUFFER_SIZE
+        if least is not None and sum(p.stat().st_size for p in temporaries(out)) >= least:
+            break
         time.sleep(0.01)
-    assert (out / "short.csv").exists() and temporaries(out), "the long file never started"
+    assert proc.poll() is None and temporaries(out), "the long file never started"
     err = _stop(proc, signal.SIGTERM, feeder)
     assert proc.returncode == 143, err
     assert err.strip() == (f"hodyn: stopped by SIGTERM: 1 of 3 outputs finished before it, "

@@ -83,6 +83,7 @@ def ordered(source: Iterable[Trajectory], work: Callable[[Trajectory, int], Any]
             while pending:
                 stop.check()
                 yield _settled(*pending.popleft())
+            stop.check()  # the source ended as a signal woke its read (stop.waking)
             if failed is not None:
                 raise failed
         finally:  # also when the consumer stops early: the chunks not started are dropped
