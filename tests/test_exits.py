@@ -29,6 +29,7 @@ from hodyn_cli.pipeline import stream
 
 IIWA = str(URDF / "iiwa14.urdf")
 COSINE_CSV = SAMPLES / "iiwa14_cosine.csv"
+LIMITS = str(URDF / "iiwa14_limits.toml")
 
 
 def hodyn(*args, **kw):
@@ -82,6 +83,34 @@ def test_an_error_ends_a_read_ahead_that_waits_for_input(tmp_path):
         os.close(w)
         runner.join()
         stdin.close()
+
+
+@pytest.mark.parametrize("command", [["compute"], ["check", "--limits", LIMITS]],
+                         ids=["compute", "check"])
+def test_a_bad_sample_from_a_quiet_pipe_ends_the_run_at_once(command):
+    """A bad sample (nan, sample 2) from a pipe whose producer then goes quiet, the pipe
+    open: exit 2 with its line at once, every command on threads (check --jobs 2 waited for
+    the producer to write again or close: its read-ahead was not woken)."""
+    rows = COSINE_CSV.read_text().splitlines()
+    cells = rows[3].split(",")
+    cells[2] = "nan"
+    rows[3] = ",".join(cells)
+    proc = subprocess.Popen([sys.executable, "-m", "hodyn_cli", command[0], IIWA, "-",
+                             *command[1:], "--jobs", "2"], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stderr is not None
+    try:
+        proc.stdin.write(("\n".join(rows[:40]) + "\n").encode())
+        proc.stdin.flush()  # and nothing more: the producer is quiet
+        code = proc.wait(60)  # at once; the bound is a loaded machine's (the bug: never)
+        err = proc.stderr.read().decode()
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdin.close()
+        proc.stderr.close()
+    assert code == 2 and err == ("hodyn: error: -: column 'q_iiwa_joint_2', sample 2 (line 4): "
+                                 "value nan is not finite\n"), err
 
 
 @pytest.mark.slow
