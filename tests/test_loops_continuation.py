@@ -88,7 +88,7 @@ def test_a_hip_at_a_million_radians_takes_one_step(backend, monkeypatch):
     """The leg with its hip at 1e6 rad and the knee motor 0.1 rad from the assembly: the
     knee linkage's passive joints are those of the hip at 0.1 rad (the hip turns the loop
     whole), found in one continuation step (numpy's Newton is called once; every
-    actuated joint counted, it was 5 million steps, ~1 CPU-minute with the kernel), and a
+    actuated joint counted, it was 5 million steps, ~18 CPU-s with the kernel), and a
     file with such a sample computes its torques in well under a second."""
     robot = closed("leg_fourbar_knee")
     c = robot.coupling
