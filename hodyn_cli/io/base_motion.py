@@ -15,9 +15,8 @@ import numpy as np
 from hodyn_cli.core.motion import LinkMotion
 from hodyn_cli.core.trajectory import check_base, derivative_name
 from hodyn_cli.errors import TrajectoryError
-from hodyn_cli.io.columns import ROTATION, TWIST, XYZ
+from hodyn_cli.io.columns import ROTATION, TWIST, XYZ, motion_listing
 from hodyn_cli.io.lockstep import Lockstep
-from hodyn_cli.io.paths import listing
 from hodyn_cli.io.tables import Hdf5Table, open_table
 
 __all__ = ["BaseMotionReader", "plan_base", "twist_orders"]
@@ -46,7 +45,7 @@ def plan_base(names: list[str], orders: int, source: str, *, own_file: bool = Fa
     missing = [c for c in pose if c not in have]
     if missing:
         how = "or prefixed base_" if own_file and not prefix else "prefixed base_"
-        raise TrajectoryError(f"missing {_as_named(missing, hdf5)}: the pose of the floating "
+        raise TrajectoryError(f"missing {motion_listing(missing, hdf5)}: the pose of the floating "
                               f"root (as hodyn kinematics writes it, {how})", source)
     columns = pose
     for k in range(orders):
@@ -54,19 +53,11 @@ def plan_base(names: list[str], orders: int, source: str, *, own_file: bool = Fa
         missing = [c for c in cols if c not in have]
         if missing:
             raise TrajectoryError(
-                f"missing {_as_named(missing, hdf5)}: the floating root's twist to "
+                f"missing {motion_listing(missing, hdf5)}: the floating root's twist to "
                 f"{prefix}{derivative_name(twist, orders - 1)} (body-fixed {prefix}Vb.. or "
                 f"spatial {prefix}Vs..)", source)
         columns += cols
     return (["t"] if "t" in have else []) + columns, twist
-
-
-def _as_named(columns: list[str], hdf5: bool) -> str:
-    """``column(s) base_p_x, ...``, or in an HDF5 file the datasets that hold them,
-    ``dataset(s) base_p, base_R`` (a column is its dataset's name, ``_``, a component)."""
-    if not hdf5:
-        return f"column(s) {listing(columns)}"
-    return f"dataset(s) {listing(list(dict.fromkeys(c.rsplit('_', 1)[0] for c in columns)))}"
 
 
 def _naming(names: list[str], own_file: bool = False) -> tuple[str, str]:
