@@ -123,14 +123,21 @@ def _edited(d, name, change):
 
 @pytest.mark.parametrize("case, message", [
     ("missing", "missing column(s) base_Vbdd_vz: the floating root's twist to base_Vbdd"),
+    # the trajectory names the columns it needs (not the --base-motion file's p_x, ...)
+    ("no base", "joints.csv: missing column(s) base_p_x, base_p_y, base_p_z, base_R_11, "
+                "base_R_12, base_R_13 and 6 more: the pose of the floating root"),
+    ("no base (HDF5)", "joints.h5: missing dataset(s) base_p, base_R: the pose"),
+    ("no pose", "b.csv: missing column(s) p_x, p_y, p_z, R_11, R_12, R_13 and 6 more: the pose "
+                "of the floating root (as hodyn kinematics writes it, or prefixed base_)"),
     ("bent", "base_R at sample 3 is not a rotation"),
+    ("bent, no prefix", "b.csv: R at sample 3 is not a rotation"),
     ("t", "t differs from the trajectory's at sample 2"),
     ("short", "has 20 samples, fewer than the trajectory"),
     ("alone", "--base-motion goes with --floating-base"),
 ])
 @pytest.mark.parametrize("command", ["compute", "regressor", "validate"])
 def test_bad_base_input_is_one_line_and_writes_nothing(solo, case, message, command):
-    d, urdf, _, _ = solo
+    d, urdf, model, _ = solo
     args = ["compute", urdf, d / "all.csv", "--floating-base", "--order", "1"]
     if case == "missing":
         col = _rows(d / "all.csv")[0].index("base_Vbdd_vz")
@@ -138,10 +145,19 @@ def test_bad_base_input_is_one_line_and_writes_nothing(solo, case, message, comm
     elif case == "bent":
         args[2] = _edited(d, "bent.csv", lambda rows: rows[4].__setitem__(
             rows[0].index("base_R_12"), "0.5"))
-    elif case in ("t", "short"):
+    elif case.startswith("no base"):
+        args[2] = d / "joints.csv"
+        if "HDF5" in case:
+            args[2] = d / "joints.h5"
+            write_trajectory(str(args[2]), read_trajectory(str(d / "joints.csv"), model, need=5))
+    elif case in ("t", "short", "no pose", "bent, no prefix"):
         rows = _rows(d / "base.csv")
         if case == "t":
             rows[3][0] = "0.11"
+        elif case == "no pose":
+            rows = [r[:1] + r[13:] for r in rows]   # t, then the twists: no p_x .. R_33
+        elif case == "bent, no prefix":
+            rows[4][rows[0].index("R_12")] = "0.5"
         _write(d / "b.csv", rows[:-1] if case == "short" else rows)
         args = ["compute", urdf, d / "joints.csv", "--floating-base", "--base-motion", d / "b.csv"]
     else:

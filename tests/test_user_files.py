@@ -189,6 +189,25 @@ def test_hdf5_errors_name_datasets(tmp_path):
     assert "--estimate-derivatives" in result.stderr
 
 
+@pytest.mark.parametrize("command, message", [
+    (["forward"], "missing columns: dataset(s) tau (N x n in joint_names order)"),
+    (["ik", "--link", "iiwa_link_ee"], "missing dataset(s) p, R: the link pose"),
+    (["compute", "--floating-base"], "missing dataset(s) base_p, base_R: the pose of the "
+                                     "floating root"),
+])
+def test_hdf5_errors_name_the_datasets_a_command_needs(tmp_path, command, message):
+    """A joint trajectory given where torques, a link's motion or a floating base's are
+    needed: one line naming the file and the datasets it lacks (not the columns hodyn
+    makes of them, tau_<joint>, p_x, ...); nothing written."""
+    out = tmp_path / "out.csv"
+    result = runner.invoke(app, [command[0], str(URDF / "iiwa14.urdf"),
+                                 str(SAMPLES / "iiwa14_cosine.h5"), *command[1:], "-o", str(out)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"hodyn: error: {SAMPLES / 'iiwa14_cosine.h5'}: {message}"), \
+        result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and not out.exists()
+
+
 def test_info_json_keeps_warnings_on_stderr_and_overflow_never_reaches_an_output(tmp_path):
     import json
 
