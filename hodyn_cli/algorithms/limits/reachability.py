@@ -83,11 +83,11 @@ PER_SAMPLE = 3
 #: :func:`arcs`) and holds what spans the whole path: the arc-length table while the arcs
 #: are made (7 numbers a sample), the shape (~one spline point a sample), the law on the
 #: grid (3 points a sample: sigma, x, u) and one played law (:class:`Warped`: 4 numbers a
-#: point), ~0.4 kB a sample, and while a law is smoothed its spline's banded system (~12
-#: numbers a point); the passes' rows, the played motion and the fits are a chunk's. Peak
-#: RSS on the iiwa's cosine: 165 MB at 10^4 samples, 193 MB at 10^5, 329 MB at 3 x 10^5,
-#: 836 MB at 10^6 (1.77 GB before, holding the path and the law's time derivatives:
-#: review13), 1.26 GB at 2 x 10^6. Longer inputs go to the windows of linear
+#: point), ~0.4 kB a sample; the passes' rows, the played motion, the fits and the law's
+#: spline's banded system (:data:`SPLINE_BLOCK`) are a chunk's. Peak RSS on the iiwa's
+#: cosine: 165 MB at 10^4 samples, 197 MB at 10^5, 252 MB at 3 x 10^5, 587 MB at 10^6
+#: (1.77 GB before, holding the path and the law's time derivatives: review13), 1.26 GB at
+#: 2 x 10^6 with the spline's system whole (836 MB at 10^6). Longer inputs go to the windows of linear
 #: programmes (``--solver auto``), which hold a chunk, or are refused (``--solver
 #: reachability``)
 MOST_SAMPLES = 2_000_000
@@ -965,13 +965,58 @@ def _spline(sigma: np.ndarray, x: np.ndarray) -> BSpline:
     each end are those of the cubic through its four points there. The not-a-knot
     ends extrapolate the curvature near a rest into its first interval: the iiwa's second
     leg of a corner (u = 283.6 at its start, its speed limit 5 ms later) began at x'/2 = 348
-    and used 1.24 of its torque limit."""
+    and used 1.24 of its torque limit. Solved :data:`SPLINE_BLOCK` points at a time
+    (:func:`_blocked`)."""
+    if len(x) <= SPLINE_BLOCK + 2 * OVERLAP:
+        return interpolating(sigma, x, 5, _ends(sigma, x))
+    return _blocked(sigma, x)
+
+
+def _ends(sigma: np.ndarray, x: np.ndarray) -> tuple[list[tuple[int, float]],
+                                                     list[tuple[int, float]]]:
+    """The slope and curvature at each end of the cubic through the four points there."""
     h = sigma[1] - sigma[0]
     ends = []
     for end, sign in ((x[:4], 1.0), (x[:-5:-1], -1.0)):
         curvature = 2 * end[0] - 5 * end[1] + 4 * end[2] - end[3]
         ends.append([(1, sign * _slope(end) / h), (2, curvature / h**2)])
-    return interpolating(sigma, x, 5, (ends[0], ends[1]))
+    return ends[0], ends[1]
+
+
+#: the law's spline is solved this many points at a time, each block with OVERLAP points
+#: more on either side whose coefficients are the next block's: the interpolation's banded
+#: system of the whole grid (11 diagonals, ~100 bytes a grid point) was the peak of a long
+#: path's memory (+76 MB at 3 x 10^5 samples). A coefficient's dependence on a block's end
+#: conditions decays as ~0.43^k over k knots (the quintic's Euler-Frobenius root): beyond
+#: rounding after OVERLAP
+SPLINE_BLOCK = 1 << 15
+OVERLAP = 128
+
+
+def _blocked(sigma: np.ndarray, x: np.ndarray) -> BSpline:
+    """:func:`_spline`'s spline (the knots of the whole law, the ends' conditions at its ends)
+    from the interpolations of blocks of :data:`SPLINE_BLOCK` points widened by
+    :data:`OVERLAP` either side (the conditions at a block's inner ends the cubic's there
+    too): each coefficient from the block it lies in the middle of (the coefficient j's
+    basis function is that of the block's j - start; they agree with the whole law's
+    solution to rounding)."""
+    n = len(x)
+    left, right = _ends(sigma, x)
+    pieces, owned = [], 0
+    for a in range(0, n, SPLINE_BLOCK):
+        lo, hi = max(0, a - OVERLAP), min(n, a + SPLINE_BLOCK + OVERLAP)
+        if n - hi < OVERLAP:  # (the last block reaches the end)
+            hi = n
+        inner = _ends(sigma[lo:hi], x[lo:hi])
+        local = interpolating(sigma[lo:hi], x[lo:hi], 5, (left if lo == 0 else inner[0],
+                                                          right if hi == n else inner[1]))
+        stop = n + 4 if hi == n else a + SPLINE_BLOCK + 2
+        pieces.append(local.c[owned - lo : stop - lo])
+        owned = stop
+        if hi == n:
+            break
+    knots = np.concatenate([np.full(6, sigma[0]), sigma[1:-1], np.full(6, sigma[-1])])
+    return BSpline(knots, np.concatenate(pieces), 5)
 
 
 def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orders: int = 5
