@@ -11,7 +11,7 @@ from test_optimal import IIWA, IIWA_REST, _toppra_lines, run
 import hodyn_cli
 from conftest import URDF, peak_rss_mib
 from hodyn_cli import api
-from hodyn_cli.algorithms.limits import reachability
+from hodyn_cli.algorithms.limits import bsplines, reachability
 from hodyn_cli.algorithms.limits.programme import path_limits
 from hodyn_cli.algorithms.planning.generate import generate
 from hodyn_cli.core.trajectory import Trajectory
@@ -633,24 +633,28 @@ def test_the_arcs_of_a_path_read_chunk_by_chunk_are_those_of_the_whole_path():
     assert held <= 7 * 8 * table.samples < traj.orders * model.nv * 8 * table.samples
 
 
-def test_the_laws_spline_solved_block_by_block_is_the_whole_solution(monkeypatch):
-    """issue 37 item 4 (memory bounded): the smoothed law's quintic spline is solved in blocks
-    of SPLINE_BLOCK points overlapping by OVERLAP (its banded system over the whole grid was a
-    long path's peak of memory, ~100 bytes a grid point): the same knots, and coefficients
-    and derivatives those of the whole system's solution to rounding (found equal to the
-    bit), on a law of 5003 points cut into blocks of 700, and where the last block would
-    be shorter than the overlap."""
+def test_the_splines_solved_block_by_block_are_the_whole_solution(monkeypatch):
+    """issue 37 item 4 (memory bounded): the smoothed law's quintic spline (its ends' slope
+    and curvature) and the shape's spline of degree 7 (not-a-knot, a curve) are solved in
+    blocks of SOLVE_BLOCK points overlapping by OVERLAP (their banded systems over the whole
+    grid or path were a long path's peaks of memory, ~100 bytes a point): the same knots,
+    and coefficients and derivatives those of the whole system's solution to rounding
+    (found equal to the bit), on 5003 points cut into blocks of 700, and where the last
+    block would be shorter than the overlap."""
     rng = np.random.default_rng(3)
     for n in (5003, 5003 - 700 + 100):
         sigma = np.linspace(0.0, 7.0, n)
         x = 2 + np.sin(3 * sigma) + 0.3 * np.cos(17 * sigma) + 1e-3 * rng.standard_normal(n)
-        whole = reachability._spline(sigma, x)
-        monkeypatch.setattr(reachability, "SPLINE_BLOCK", 700)
-        blocked = reachability._spline(sigma, x)
-        monkeypatch.undo()
-        assert np.array_equal(blocked.t, whole.t) and blocked.c.shape == whole.c.shape
-        assert np.abs(blocked.c - whole.c).max() <= 1e-12 * np.abs(whole.c).max()
+        curve = np.stack([x, np.cos(sigma) + 1e-3 * rng.standard_normal(n)], axis=1)
         at = np.sort(rng.uniform(0.0, 7.0, 2000))
-        for nu in range(5):
-            assert np.allclose(blocked(at, nu), whole(at, nu), rtol=0, atol=1e-10 * np.abs(
-                whole(at, nu)).max())
+        for make, args in ((reachability._spline, (sigma, x)),
+                           (bsplines.in_blocks, (sigma, curve, 7))):
+            whole = make(*args)
+            monkeypatch.setattr(bsplines, "SOLVE_BLOCK", 700)
+            blocked = make(*args)
+            monkeypatch.undo()
+            assert np.array_equal(blocked.t, whole.t) and blocked.c.shape == whole.c.shape
+            assert np.abs(blocked.c - whole.c).max() <= 1e-12 * np.abs(whole.c).max()
+            for nu in range(5):
+                assert np.allclose(blocked(at, nu), whole(at, nu), rtol=0, atol=1e-10 * np.abs(
+                    whole(at, nu)).max())

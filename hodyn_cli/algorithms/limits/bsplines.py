@@ -17,6 +17,7 @@ coefficients to 1e-15, tests/test_reach_kernel.py). The backend's ``banded_solve
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,10 +25,16 @@ import numpy as np
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy import reach
 
-__all__ = ["BSpline", "interpolating"]
+__all__ = ["BSpline", "interpolating", "in_blocks"]
 
 #: interpolation points whose basis functions are evaluated at once
 BLOCK = 1 << 15
+#: :func:`in_blocks` solves this many points at a time, each block with OVERLAP points more
+#: on either side whose coefficients are its neighbours': a coefficient's dependence on a
+#: block's end conditions decays as ~0.43^j (quintic) or ~0.54^j (degree 7) over j knots
+#: (the Euler-Frobenius roots; de Boor, ch. XII): beyond rounding after OVERLAP
+SOLVE_BLOCK = 1 << 15
+OVERLAP = 128
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,3 +129,39 @@ def interpolating(x: np.ndarray, y: np.ndarray, k: int,
     flat = rhs.reshape(size, -1)
     backends.current().banded_solve(band, k, flat)  # rhs: the coefficients
     return BSpline(t, flat.reshape(rhs.shape), k)
+
+
+def in_blocks(x: np.ndarray, y: np.ndarray, k: int,
+              ends: tuple[list[tuple[int, float]], list[tuple[int, float]]] | None = None,
+              inner: Callable[[int, int], tuple[list[tuple[int, float]],
+                                                list[tuple[int, float]]]] | None = None
+              ) -> BSpline:
+    """:func:`interpolating`'s spline (its knots, ``ends`` at the ends) solved
+    :data:`SOLVE_BLOCK` points at a time, each block widened by :data:`OVERLAP` either side
+    (memory: a block's banded system, not the whole one's): the conditions at a block's
+    inner ends ``inner(lo, hi)`` (points lo .. hi-1), or not-a-knot where ``ends`` is None;
+    each coefficient from the block it lies in the middle of (coefficient j's basis
+    function is the block's j - lo: their knots are the same away from the block's ends).
+    The same as the whole system's solution to rounding (equal to the bit where measured)."""
+    n = len(x)
+    if n <= SOLVE_BLOCK + 2 * OVERLAP:
+        return interpolating(x, y, k, ends)
+    assert ends is None or inner is not None
+    extra = 0 if ends is None else k - 1  # (coefficients beyond one a point)
+    pieces, owned = [], 0
+    for a in range(0, n, SOLVE_BLOCK):
+        lo, hi = max(0, a - OVERLAP), min(n, a + SOLVE_BLOCK + OVERLAP)
+        if n - hi < OVERLAP:  # (the last block reaches the end)
+            hi = n
+        cut = None if ends is None or inner is None else inner(lo, hi)
+        local = interpolating(x[lo:hi], y[lo:hi], k, None if ends is None or cut is None else (
+            ends[0] if lo == 0 else cut[0], ends[1] if hi == n else cut[1]))
+        stop = n + extra if hi == n else a + SOLVE_BLOCK + extra // 2
+        pieces.append(local.c[owned - lo : stop - lo])
+        owned = stop
+        if hi == n:
+            break
+    m = 0 if ends is not None else (k - 1) // 2
+    inside = x[m + 1 : n - m - 1]
+    knots = np.concatenate([np.full(k + 1, x[0]), inside, np.full(k + 1, x[-1])])
+    return BSpline(knots, np.concatenate(pieces), k)

@@ -50,7 +50,7 @@ import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
-from hodyn_cli.algorithms.limits.bsplines import BSpline, interpolating
+from hodyn_cli.algorithms.limits.bsplines import BSpline, in_blocks
 from hodyn_cli.algorithms.limits.jets import compose
 from hodyn_cli.algorithms.limits.programme import PathLimit, between, path_limits, time_derivatives
 from hodyn_cli.algorithms.limits.ramps import TAIL, Ramp
@@ -368,7 +368,7 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
         part = slice(int(ends[2 * i]), int(ends[2 * i + 1]) + 1)
         piece_at = at[part].copy()
         piece_at[[0, -1]] = lo, hi
-        shape = interpolating(piece_at - lo, q[part], DEGREE)
+        shape = in_blocks(piece_at - lo, q[part], DEGREE)  # (not-a-knot: its blocks' too)
         fine = max(LEAST, round(points * (hi - lo) / length), min(points, PIECE))
         pieces.append(Arc(np.linspace(0.0, hi - lo, fine + 1), shape,
                           (bool(speed[2 * i] < still), bool(speed[2 * i + 1] < still))))
@@ -965,11 +965,12 @@ def _spline(sigma: np.ndarray, x: np.ndarray) -> BSpline:
     each end are those of the cubic through its four points there. The not-a-knot
     ends extrapolate the curvature near a rest into its first interval: the iiwa's second
     leg of a corner (u = 283.6 at its start, its speed limit 5 ms later) began at x'/2 = 348
-    and used 1.24 of its torque limit. Solved :data:`SPLINE_BLOCK` points at a time
-    (:func:`_blocked`)."""
-    if len(x) <= SPLINE_BLOCK + 2 * OVERLAP:
-        return interpolating(sigma, x, 5, _ends(sigma, x))
-    return _blocked(sigma, x)
+    and used 1.24 of its torque limit. Solved a block at a time
+    (:func:`~hodyn_cli.algorithms.limits.bsplines.in_blocks`: its banded system over the
+    whole grid, ~100 bytes a grid point, was a long path's peak of memory, +76 MB at 3 x
+    10^5 samples), the conditions at a block's inner ends the cubic's there too."""
+    return in_blocks(sigma, x, 5, _ends(sigma, x),
+                     lambda lo, hi: _ends(sigma[lo:hi], x[lo:hi]))
 
 
 def _ends(sigma: np.ndarray, x: np.ndarray) -> tuple[list[tuple[int, float]],
@@ -981,42 +982,6 @@ def _ends(sigma: np.ndarray, x: np.ndarray) -> tuple[list[tuple[int, float]],
         curvature = 2 * end[0] - 5 * end[1] + 4 * end[2] - end[3]
         ends.append([(1, sign * _slope(end) / h), (2, curvature / h**2)])
     return ends[0], ends[1]
-
-
-#: the law's spline is solved this many points at a time, each block with OVERLAP points
-#: more on either side whose coefficients are the next block's: the interpolation's banded
-#: system of the whole grid (11 diagonals, ~100 bytes a grid point) was the peak of a long
-#: path's memory (+76 MB at 3 x 10^5 samples). A coefficient's dependence on a block's end
-#: conditions decays as ~0.43^k over k knots (the quintic's Euler-Frobenius root): beyond
-#: rounding after OVERLAP
-SPLINE_BLOCK = 1 << 15
-OVERLAP = 128
-
-
-def _blocked(sigma: np.ndarray, x: np.ndarray) -> BSpline:
-    """:func:`_spline`'s spline (the knots of the whole law, the ends' conditions at its ends)
-    from the interpolations of blocks of :data:`SPLINE_BLOCK` points widened by
-    :data:`OVERLAP` either side (the conditions at a block's inner ends the cubic's there
-    too): each coefficient from the block it lies in the middle of (the coefficient j's
-    basis function is that of the block's j - start; they agree with the whole law's
-    solution to rounding)."""
-    n = len(x)
-    left, right = _ends(sigma, x)
-    pieces, owned = [], 0
-    for a in range(0, n, SPLINE_BLOCK):
-        lo, hi = max(0, a - OVERLAP), min(n, a + SPLINE_BLOCK + OVERLAP)
-        if n - hi < OVERLAP:  # (the last block reaches the end)
-            hi = n
-        inner = _ends(sigma[lo:hi], x[lo:hi])
-        local = interpolating(sigma[lo:hi], x[lo:hi], 5, (left if lo == 0 else inner[0],
-                                                          right if hi == n else inner[1]))
-        stop = n + 4 if hi == n else a + SPLINE_BLOCK + 2
-        pieces.append(local.c[owned - lo : stop - lo])
-        owned = stop
-        if hi == n:
-            break
-    knots = np.concatenate([np.full(6, sigma[0]), sigma[1:-1], np.full(6, sigma[-1])])
-    return BSpline(knots, np.concatenate(pieces), 5)
 
 
 def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orders: int = 5
