@@ -83,11 +83,12 @@ PER_SAMPLE = 3
 #: :func:`arcs`) and holds what spans the whole path: the arc-length table while the arcs
 #: are made (7 numbers a sample), the shape (~one spline point a sample), the law on the
 #: grid (3 points a sample: sigma, x, u) and one played law (:class:`Warped`: 4 numbers a
-#: point), ~0.4 kB a sample; the passes' rows, the played motion, the fits and the law's
-#: spline's banded system (:data:`SPLINE_BLOCK`) are a chunk's. Peak RSS on the iiwa's
-#: cosine: 165 MB at 10^4 samples, 197 MB at 10^5, 252 MB at 3 x 10^5, 587 MB at 10^6
-#: (1.77 GB before, holding the path and the law's time derivatives: review13), 1.26 GB at
-#: 2 x 10^6 with the spline's system whole (836 MB at 10^6). Longer inputs go to the windows of linear
+#: point), ~0.4 kB a sample; the passes' rows, the played motion, the fits and the
+#: shape's and the law's splines' banded systems
+#: (:func:`~hodyn_cli.algorithms.limits.bsplines.in_blocks`) are a chunk's. Peak RSS on the
+#: iiwa's cosine: 165 MB at 10^4 samples, 197 MB at 10^5, 246 MB at 3 x 10^5, 587-605 MB at
+#: 10^6 (1.77 GB before, holding the path and the law's time derivatives: review13), 1.11
+#: GB at 2 x 10^6. Longer inputs go to the windows of linear
 #: programmes (``--solver auto``), which hold a chunk, or are refused (``--solver
 #: reachability``)
 MOST_SAMPLES = 2_000_000
