@@ -159,6 +159,10 @@ def kept(arc: reachability.Arc, law: reachability.Law,
         beyond = use.higher > 1 + TOLERANCE
         slow = beyond & (use.static > SHARE)
         need = np.where(slow, SHARE / np.maximum(use.static, SHARE), 1.0)
+        full = beyond & ~slow & (half >= most * (1 - 1e-9))  # (no wider: the piece's)
+        slower = np.maximum(use.higher, 1.0) ** (-1 / (1 + use.order / 2))
+        need = np.minimum(need, np.where(full, slower, 1.0))
+        slow |= full
         need = np.minimum(need, np.where(use.affine > 1 + TOLERANCE, 1 / use.affine, 1.0))
         widen = beyond & ~slow
         if widen.any():
