@@ -58,10 +58,11 @@ CASES = [
      ["--limits", str(ROOT / "urdf" / "panda_limits.toml")]),
     ("panda-p2p", urdf("panda"), ["p2p", TURNS[:3], "0.6", "100"],
      ["--limits", str(ROOT / "urdf" / "panda_limits.toml")]),
-    ("ur5-p2p", "ur5", ["p2p", TURNS, "2.5", "100"], ["--jerk", "30"]),
-    ("xarm7-stop", "xarm7", ["p2p", LINE, "5", "100"], ["--jerk", "30"]),
-    ("xarm7-p2p-20Hz", "xarm7", ["p2p", TURNS, "2.5", "20"], ["--jerk", "30"]),
-    ("ur5-p2p-1kHz", "ur5", ["p2p", TURNS[:3], "0.5", "1000"], ["--jerk", "30"]),
+    ("ur5-p2p", "ur5", ["p2p", TURNS, "2.5", "100"], ["--jerk", "1000"]),
+    ("ur5-p2p-jerk200", "ur5", ["p2p", TURNS, "2.5", "100"], ["--jerk", "200"]),
+    ("xarm7-stop", "xarm7", ["p2p", LINE, "5", "100"], ["--jerk", "200"]),
+    ("xarm7-p2p-20Hz", "xarm7", ["p2p", TURNS, "2.5", "20"], ["--jerk", "500"]),
+    ("ur5-p2p-1kHz", "ur5", ["p2p", TURNS[:3], "0.5", "1000"], ["--jerk", "500"]),
 ]
 PUBLIC_ARMS = {"ur5": "ur_description/urdf/ur5_robot.urdf",
                "xarm7": "xarm_description/urdf/xarm7.urdf"}
