@@ -120,8 +120,16 @@ def _usage(found: list[PathLimit], X: np.ndarray) -> Usage:
         beyond = worst > out["higher"]
         out["higher"] = np.where(beyond, worst, out["higher"])
         out["static"] = np.where(beyond, static, out["static"])
-        out["order"] = np.where(beyond, limit.power, out["order"])
+        out["order"] = np.where(beyond, _order(limit), out["order"])
     return Usage(**out)
+
+
+def _order(limit: PathLimit) -> int:
+    """The time order j of a limit of :data:`HIGHER` as the law's change enters it: the
+    highest sigma^(k) among its monomials, less 2 (a torque rate's and a jerk's sigma^(3):
+    1, with u'; a torque acceleration's sigma^(4): 2, with u''; not the power of its scaling
+    law, a jerk's 3)."""
+    return max(max(monomial, default=0) for monomial in limit.monomials) - 2
 
 
 def kept(arc: reachability.Arc, law: reachability.Law,
@@ -238,7 +246,7 @@ def rise(pieces: list[tuple[reachability.Arc, reachability.Law]],
             for limit in limits(arc, g, g + 1):
                 if limit.quantity.key not in HIGHER:
                     continue
-                j = limit.power
+                j = _order(limit)
                 top = (j + 2,)  # sigma^(j+2)'s monomial
                 if top not in limit.monomials:
                     continue
