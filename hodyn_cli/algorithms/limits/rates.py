@@ -27,16 +27,22 @@ slowing the law but where the wider average mixes in slower neighbours; the firs
 only as the law slows (x^(1/2) .. x^(3/2)). So, at each grid point beyond such a limit
 (:data:`TOLERANCE`): where the static part is within :data:`SHARE` of the limit the
 smoothing's half-width there is widened by ``((v - s) / (1 - s))^(1/j)`` (v, s: the value's
-and the static part's share of the limit; at most :data:`GROW` times a round), over the
-whole reach of its kernel (``PASSES`` half-widths either side), its slope along the path then
-bounded by :data:`SLOPE` (a half-width that changes fast adds its own change to the
-average's derivatives) and the field averaged three times (no kinks); where the static part
-is beyond SHARE, or a limit affine in the law (a velocity, torque or acceleration the wider
-average left beyond its limit) is, the law is lowered there: times a factor field, the
-share the limit needs (``SHARE / s``, ``1 / v``) at the point, its least over the kernel's
-reach either side averaged as :func:`~hodyn_cli.algorithms.limits.reachability.lowered`
-averages (smooth, at most the factor at each point). The rounds end where every limit is
-within TOLERANCE at every grid point (at most :data:`ROUNDS`); the final fit
+and the static part's share of the limit; between :data:`LEAST` and :data:`GROW` times a
+round), over one half-width either side, its slope along the path then bounded by
+:data:`SLOPE` (a half-width that changes fast adds its own change to the average's
+derivatives: at 0.25 the rounds did not converge or the output failed validate) and the field
+averaged :data:`CALMING` times (no kinks). Where the static part is beyond SHARE, or the
+kernel is as wide as the piece (then ``v^(-1/(1 + j/2))``: the part that reads u' goes as
+x^(1 + j/2) at a width fixed in grid intervals), or a limit affine in the law (a velocity,
+torque or acceleration the wider average left beyond its limit) is beyond, the law is
+lowered there, in a round that widens nothing (a law smoothed over a few grid points holds
+its switches' u in its static part, which overstates it): a ceiling on x (what the passes
+take as a velocity limit) at the share the limit needs (``SHARE / s``, ``1 / v``) times the
+played x, over one half-width either side, and the passes run again (their braking into it
+optimal: a factor field on the smoothed law instead, whose own slope adds path
+acceleration, left the Panda's Fourier path 0.5 % slower in a first version). The rounds
+end where every limit is within TOLERANCE at every grid point (at most :data:`ROUNDS`); the
+final fit
 (:class:`~hodyn_cli.algorithms.limits.optimal.Optimal`) then scales the played motion onto
 its limits exactly at every output sample, as for the affine limits.
 
@@ -71,8 +77,16 @@ ROUNDS = 16
 #: a half-width grows at most this many times in a round (the response is not linear: a
 #: wider kernel reaches other switches)
 GROW = 4.0
+#: and at least this many times (the averages round a plateau's edges off by ~5 %: the
+#: Panda's rounds stalled growing by 2 %)
+LEAST = 1.1
 #: a half-width changes by at most this many grid intervals per grid interval along the path
 SLOPE = 0.1
+#: the widened field's moving averages (C^(CALMING-1): its changes enter the smoothed law's
+#: derivatives; with 3, as :func:`~hodyn_cli.algorithms.limits.reachability.widths`, a UR5's
+#: point-to-point output at 1 kHz was at 1.1-1.3 times validate's tolerance for its q^(4),
+#: 0.86 with 5)
+CALMING = 5
 #: a round's widening and lowering go this far beyond what the limits ask (fewer rounds)
 AHEAD = 1.02
 
@@ -175,7 +189,7 @@ def kept(arc: reachability.Arc, law: reachability.Law,
         widen = beyond & ~slow
         if widen.any():
             dynamic = (use.higher - use.static) / np.maximum(1 - use.static, 1 - SHARE)
-            grow = np.minimum(np.maximum(dynamic, 1.0) ** (1 / use.order) * AHEAD, GROW)
+            grow = np.clip(np.maximum(dynamic, 1.0) ** (1 / use.order) * AHEAD, LEAST, GROW)
             half = _widened(half, np.flatnonzero(widen), (half * grow)[widen], most)
         if need.min() < 1 and not widen.any():  # (widened first: the static part of a
             # law smoothed over a few grid points holds its switches' u, which overstates it)
@@ -196,7 +210,7 @@ def _widened(half: np.ndarray, at: np.ndarray, wanted: np.ndarray, most: float
     points ``at`` (a wider plateau, the kernel's whole reach, widened far beyond the
     violations: the iiwa's Fourier path with its limits file 3.403 s, 3.395 s now), their
     slope then at most :data:`SLOPE` (raised where it is steeper) and the field averaged
-    three times over its own half-widths (no kinks; they round the plateaus' edges off, by
+    :data:`CALMING` times over its own half-widths (no kinks; they round the plateaus' edges off, by
     4.0 % of a plateau of 40), at least ``half``."""
     M = len(half)
     wanted = np.minimum(wanted, most)
@@ -207,23 +221,9 @@ def _widened(half: np.ndarray, at: np.ndarray, wanted: np.ndarray, most: float
     k = np.arange(M) * SLOPE  # (the least Lipschitz field above: forward, then backward)
     out = np.maximum.accumulate(out + k) - k
     out = (np.maximum.accumulate((out - k)[::-1]) + k[::-1])[::-1]
-    for _ in range(reachability.CALMING):
+    for _ in range(CALMING):
         out = reachability._swept(out, np.clip(out, 1.0, (M - 3) / 2), odd=False)
     return np.clip(np.maximum(out, half), 1.0, most)
-
-
-def _lowered(need: np.ndarray, half: np.ndarray) -> np.ndarray:
-    """A factor field at most ``need`` (M,) at each point: its least over the kernel's reach
-    (PASSES half-widths ``half``) either side of each point below 1, averaged three times
-    over the half-widths there (each average within the reach: at most the need)."""
-    M = len(need)
-    out = np.ones(M)
-    for i in np.flatnonzero(need < 1):
-        r = int(np.ceil(reachability.PASSES * half[i]))
-        out[max(0, i - r) : i + r + 1] = np.minimum(out[max(0, i - r) : i + r + 1], need[i])
-    for _ in range(reachability.CALMING):
-        out = reachability._swept(out, np.clip(half, 1.0, (M - 3) / 2), odd=False)
-    return np.minimum(out, 1.0)
 
 
 def rise(pieces: list[tuple[reachability.Arc, reachability.Law]],
