@@ -89,12 +89,12 @@ def test_the_affine_limits_are_the_limits_without_those_of_higher_orders():
 
 def test_the_widened_field_covers_its_points_and_changes_slowly():
     """_widened: the wanted half-width one half-width either side of each point, but for what
-    the three averages round off at its edges (within 5 %), at least the field it widens,
+    the averages round off at its edges (within 6 %), at least the field it widens,
     and its slope along the grid at most SLOPE."""
     half = np.full(2001, 1.5)
     out = rates._widened(half, np.array([500, 1500]), np.array([40.0, 12.0]), most=240.0)
     assert np.all(out >= half)
-    assert np.all(out[460:541] >= 0.95 * 40.0) and np.all(out[1488:1513] >= 0.95 * 12.0)
+    assert np.all(out[460:541] >= 0.94 * 40.0) and np.all(out[1488:1513] >= 0.94 * 12.0)
     assert np.abs(np.diff(out)).max() <= rates.SLOPE + 1e-9
     assert out[1000] == pytest.approx(1.5)  # (far from both: unchanged)
 

@@ -211,7 +211,7 @@ def _widened(half: np.ndarray, at: np.ndarray, wanted: np.ndarray, most: float
     violations: the iiwa's Fourier path with its limits file 3.403 s, 3.395 s now), their
     slope then at most :data:`SLOPE` (raised where it is steeper) and the field averaged
     :data:`CALMING` times over its own half-widths (no kinks; they round the plateaus' edges off, by
-    4.0 % of a plateau of 40), at least ``half``."""
+    5.3 % of a plateau of 40), at least ``half``."""
     M = len(half)
     wanted = np.minimum(wanted, most)
     out = half.copy()
