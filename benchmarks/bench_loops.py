@@ -2,6 +2,7 @@
 
     python benchmarks/bench_loops.py [--samples 20000] [--repeat 3] [--orders 0 2 4]
     python benchmarks/bench_loops.py --interleaved --repeat 10 [--cpu]
+    python benchmarks/bench_loops.py --far-hip [--samples 2000] [--repeat 5]
 
 The four-bar of urdf/fourbar.urdf, the five-bar of urdf/fivebar.urdf and the leg of
 urdf/leg_fourbar_knee.urdf (each with its ``_loops.toml``) along cosines of their actuated
@@ -16,6 +17,11 @@ joints alone), its passive joints alone (positions and derivatives: the coupling
 solves the forward problem). ``--interleaved``: the closed robot and the tree's kernel timed
 in turn in one process, their ratio (no RSS); with ``--cpu`` in the process's CPU time
 (``time.process_time``: other processes' load moves it less than the wall time).
+``--far-hip``: the leg with its hip (off the knee's loop: it turns the linkage whole) at 1e3
+and 1e6 rad at one sample of the file, the torques at order 2 in CPU time against the same
+file with the hip there at 0.1 rad (the peer), and with every actuated joint counting
+continuation steps (the rule before: 0.2 rad a step, 5 000 steps at 1e3 rad; 1e6 rad, 5
+million, is not run), in one process, its peak RSS.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import argparse
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -111,6 +118,37 @@ def interleaved(samples: int, repeat: int, orders: list[int], cpu: bool = False)
                   f"{best['closed'] / best['tree']:7.2f}")
 
 
+def far_hip(samples: int, repeat: int) -> None:
+    """``--far-hip`` (module docstring): ms per call, best of ``repeat`` in CPU time."""
+    import copy
+    from time import process_time
+
+    from _measure import peak_rss_mib
+
+    from hodyn_cli import api
+    from hodyn_cli.core.trajectory import cosine
+
+    closed = api.close_loops(api.load_robot(ROOT / "urdf" / "leg_fourbar_knee.urdf"),
+                             ROOT / "urdf" / "leg_fourbar_knee_loops.toml")
+    before = copy.copy(closed.coupling)   # every actuated joint counted, as before
+    before.closing = np.ones_like(before.closing)
+    before.cuts = before._cuts()
+    offset, amplitude, omega = ROBOTS["leg_fourbar_knee"]
+    print(f"leg, order 2, {samples} samples, one with the hip at   ms (CPU)  RSS MiB")
+    for hip, rule in ((0.1, "now"), (1e3, "now"), (1e6, "now"), (0.1, "before"),
+                      (1e3, "before")):
+        motion = cosine(closed.coordinate_names, np.arange(samples) * 0.01,
+                        amplitude=amplitude, omega=omega, offset=offset, orders=4)
+        motion.derivatives[samples // 2, 0, 0] = hip
+        robot = closed if rule == "now" else replace(closed, coupling_kind=lambda _: before)
+        best = np.inf
+        for _ in range(repeat):
+            t0 = process_time()
+            api.inverse_dynamics(robot, motion, order=2)
+            best = min(best, process_time() - t0)
+        print(f"{f'{hip:g} rad ({rule})':47s} {best * 1e3:9.2f} {peak_rss_mib():8.0f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=20000)
@@ -120,6 +158,8 @@ def main() -> None:
                         help="only the closed robot over the tree, timed in turn in one process")
     parser.add_argument("--cpu", action="store_true",
                         help="with --interleaved: CPU time (time.process_time), not wall time")
+    parser.add_argument("--far-hip", action="store_true",
+                        help="the leg's hip far off at one sample, against at 0.1 rad")
     parser.add_argument("--case", choices=CASES, help=argparse.SUPPRESS)
     parser.add_argument("--robot", choices=ROBOTS, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -129,6 +169,9 @@ def main() -> None:
         return
     if args.interleaved:
         interleaved(args.samples, args.repeat, args.orders, args.cpu)
+        return
+    if args.far_hip:
+        far_hip(args.samples, args.repeat)
         return
     print(f"{args.samples} samples, best of {args.repeat}")
     for robot in ROBOTS:

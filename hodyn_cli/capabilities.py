@@ -176,8 +176,6 @@ RULES: tuple[Excludes | Requires, ...] = (
     Excludes(("floating_base", "many"), ("compute",)),
     Excludes(("floating_base", "drives"), ("compute", "regressor", "validate", "check", "retime",
                                            "identify"), "the drives' model has a fixed root"),
-    Excludes(("contacts", "mimic"), ("matrices",), "the contact Jacobian's columns are every "
-             "joint's"),
     Excludes(("floating_base", "state_derivatives"), ("matrices",)),
     Excludes(("floating_base", "parameter_derivatives"), ("matrices",)),
     Excludes(("floating_base", "slotine_li"), ("regressor",)),

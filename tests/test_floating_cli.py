@@ -76,6 +76,20 @@ def test_compute_floating_base_from_either_file(solo):
         assert np.allclose(got[f"Wd_base_link_{name}"], W[:, 1, c], rtol=1e-12, atol=1e-12)
 
 
+
+def test_a_base_motion_file_may_have_columns_of_its_own_named_base_(solo):
+    """A --base-motion file's pose without the prefix (as hodyn kinematics writes it) is
+    read as such even where another column of the file starts with ``base_`` (a motion
+    capture export's ``base_frame``): the prefix is the pose's, not any column's."""
+    d, urdf, _, _ = solo
+    _write(d / "extra.csv", [r + (["base_frame"] if i == 0 else ["3"])
+                             for i, r in enumerate(_rows(d / "base.csv"))])
+    runs = [_run("compute", urdf, d / "joints.csv", "--floating-base", "--base-motion",
+                 d / base, "--order", "1", "-o", d / f"from_{base}") for base in
+            ("base.csv", "extra.csv")]
+    assert all(r.exit_code == 0 for r in runs), [r.output for r in runs]
+    assert (d / "from_base.csv").read_text() == (d / "from_extra.csv").read_text()
+
 def test_base_wrench_of_a_fixed_base_in_hdf5(tmp_path):
     out = tmp_path / "tau.h5"
     result = _run("compute", URDF / "gripper_arm.urdf", URDF.parent / "sample_trajectories" /
@@ -123,14 +137,21 @@ def _edited(d, name, change):
 
 @pytest.mark.parametrize("case, message", [
     ("missing", "missing column(s) base_Vbdd_vz: the floating root's twist to base_Vbdd"),
+    # the trajectory names the columns it needs (not the --base-motion file's p_x, ...)
+    ("no base", "joints.csv: missing column(s) base_p_x, base_p_y, base_p_z, base_R_11, "
+                "base_R_12, base_R_13 and 6 more: the pose of the floating root"),
+    ("no base (HDF5)", "joints.h5: missing dataset(s) base_p, base_R: the pose"),
+    ("no pose", "b.csv: missing column(s) p_x, p_y, p_z, R_11, R_12, R_13 and 6 more: the pose "
+                "of the floating root (as hodyn kinematics writes it, or prefixed base_)"),
     ("bent", "base_R at sample 3 is not a rotation"),
+    ("bent, no prefix", "b.csv: R at sample 3 is not a rotation"),
     ("t", "t differs from the trajectory's at sample 2"),
     ("short", "has 20 samples, fewer than the trajectory"),
     ("alone", "--base-motion goes with --floating-base"),
 ])
 @pytest.mark.parametrize("command", ["compute", "regressor", "validate"])
 def test_bad_base_input_is_one_line_and_writes_nothing(solo, case, message, command):
-    d, urdf, _, _ = solo
+    d, urdf, model, _ = solo
     args = ["compute", urdf, d / "all.csv", "--floating-base", "--order", "1"]
     if case == "missing":
         col = _rows(d / "all.csv")[0].index("base_Vbdd_vz")
@@ -138,10 +159,19 @@ def test_bad_base_input_is_one_line_and_writes_nothing(solo, case, message, comm
     elif case == "bent":
         args[2] = _edited(d, "bent.csv", lambda rows: rows[4].__setitem__(
             rows[0].index("base_R_12"), "0.5"))
-    elif case in ("t", "short"):
+    elif case.startswith("no base"):
+        args[2] = d / "joints.csv"
+        if "HDF5" in case:
+            args[2] = d / "joints.h5"
+            write_trajectory(str(args[2]), read_trajectory(str(d / "joints.csv"), model, need=5))
+    elif case in ("t", "short", "no pose", "bent, no prefix"):
         rows = _rows(d / "base.csv")
         if case == "t":
             rows[3][0] = "0.11"
+        elif case == "no pose":
+            rows = [r[:1] + r[13:] for r in rows]   # t, then the twists: no p_x .. R_33
+        elif case == "bent, no prefix":
+            rows[4][rows[0].index("R_12")] = "0.5"
         _write(d / "b.csv", rows[:-1] if case == "short" else rows)
         args = ["compute", urdf, d / "joints.csv", "--floating-base", "--base-motion", d / "b.csv"]
     else:

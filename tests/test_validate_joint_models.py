@@ -11,6 +11,8 @@ coordinates, and both fail where they should.
   check naming the joint's column, exit 1;
 - the Taylor polynomial of a rotation vector (the motion a 1-DOF joint gets) in place of the
   group's fails the finite differences: the check can tell;
+- the data checks are named as README.md's "Check names" says (a planar joint's ``drive's
+  (x, y, theta) rates vs time differences of its pose``);
 - what validate does not run on them yet is one line, exit 2."""
 
 from __future__ import annotations
@@ -68,8 +70,9 @@ def edited(path: Path, out: Path, column: str, change) -> Path:
     return out
 
 
-@pytest.mark.parametrize("robot, pose", [("mjcf/ball_chain.xml", "shoulder_R"),
-                                         ("urdf/mobile_2r.urdf", "drive")])
+@pytest.mark.parametrize("robot, pose", [
+    ("mjcf/ball_chain.xml", "shoulder_Rd vs time differences of shoulder_R"),
+    ("urdf/mobile_2r.urdf", "drive's (x, y, theta) rates vs time differences of its pose")])
 def test_an_exact_motion_passes_on_the_groups(files, robot, pose):
     stem = Path(robot).stem
     r = run("validate", ROOT / robot, files / f"{stem}.csv", "--samples", "12", "--report",
@@ -81,18 +84,19 @@ def test_an_exact_motion_passes_on_the_groups(files, robot, pose):
         for name in ("taud vs d/dt tau", "taudd vs d/dt taud"):
             assert found[(name, method)]["max_rel"] <= 1e-10, (name, method)
     poses = [c for (name, _), c in found.items()
-             if name.startswith(f"{pose}d vs time differences of {pose}")]
+             if name == pose]
     assert poses and all(c["status"] == "pass" for c in poses), poses
     assert found[("qdd vs time differences of qd (multi-DOF joints)", None)]["status"] == "pass"
 
 
-@pytest.mark.parametrize("robot, column, change, failed", [
+@pytest.mark.parametrize("robot, column, change, failed, series", [
     ("mjcf/ball_chain.xml", "qd_shoulder_wx", lambda x: 1.01 * x + 1e-3,
-     "shoulder_Rd vs time differences of shoulder_R"),
+     "shoulder_Rd vs time differences of shoulder_R", "shoulder_R_"),
     ("urdf/mobile_2r.urdf", "drive_theta", lambda x: x + 0.05,
-     "drived vs time differences of drive (x, y, theta)"),
+     "drive's (x, y, theta) rates vs time differences of its pose", "drive_"),
 ])
-def test_a_corrupted_column_fails_its_pose_check(files, tmp_path, robot, column, change, failed):
+def test_a_corrupted_column_fails_its_pose_check(files, tmp_path, robot, column, change, failed,
+                                                 series):
     """The failed check names a column of the file: a planar joint's ``drive_x``, ``drive_y``,
     ``drive_theta`` (not a ``drive_p_y`` or ``drive_R_12`` it does not have), in the report
     and in the line it prints."""
@@ -103,7 +107,7 @@ def test_a_corrupted_column_fails_its_pose_check(files, tmp_path, robot, column,
     check = by_name(json.loads((tmp_path / "r.json").read_text()))[(failed, None)]
     assert check["status"] == "fail", check
     header = bad.read_text().splitlines()[0].split(",")
-    assert check["worst_joint"].startswith(failed.split(" ")[0][:-1] + "_"), check
+    assert check["worst_joint"].startswith(series), check
     if robot.endswith(".urdf"):   # a planar joint's pose is the file's own columns
         assert check["worst_joint"] in header, (check, header)
         line, = [x for x in r.stderr.splitlines() if x.startswith(f"hodyn: fail: {failed}")]
@@ -134,7 +138,7 @@ def test_every_joint_kind_anywhere_in_a_tree(floating):
     assert max(c.max_rel for c in torque_checks if c.group == "finite differences") <= 1e-9
     assert report.series["body-fixed"]["taud"]["analytic"].shape[1] == model.nv + 6 * floating
     data = {c.name: c for c in report.checks if c.group == "data consistency"}
-    poses = [f"{j}d vs time differences of {j} (x, y, theta)" if kind == "planar" else
+    poses = [f"{j}'s (x, y, theta) rates vs time differences of its pose" if kind == "planar" else
              f"{j}_Rd vs time differences of {j}_R"
              for j, kind in zip(model.joint_names, model.joint_types, strict=True)
              if kind in ("spherical", "planar", "free")]
@@ -179,7 +183,7 @@ def test_what_does_not_run_yet_is_one_line(files, tmp_path, option):
 def test_estimated_rates_make_the_pose_checks_estimated(files, tmp_path, robot, pose):
     """--estimate-derivatives on a pose-only file: a multi-DOF joint's rates are estimated
     from its pose, so ``<joint>_Rd vs time differences of <joint>_R`` (a planar joint's
-    ``<joint>d vs time differences of <joint> (x, y, theta)``) hold by construction:
+    ``<joint>'s (x, y, theta) rates vs time differences of its pose``) hold by construction:
     reported as estimated, not as passed (as q's own)."""
     stem = Path(robot).stem
     with open(files / f"{stem}.csv", newline="") as f:
@@ -191,8 +195,48 @@ def test_estimated_rates_make_the_pose_checks_estimated(files, tmp_path, robot, 
             "--samples", "12", "--report", tmp_path / "r.json")
     assert r.exit_code == 0, r.output
     report = json.loads((tmp_path / "r.json").read_text())
-    rates = {f"{j}{x}" for j in pose for x in ("_Rd", "_pd", "d")}
+    rates = tuple(f"{j}{x}" for j in pose for x in ("_Rd ", "_pd ", "'s "))
     poses = [c for c in report["checks"] if c["group"] == "data consistency"
-             and c["name"].split(" ")[0] in rates]
+             and c["name"].startswith(rates)]
     assert len(poses) == len(pose), poses   # a ball joint's R, a planar one's (x, y, theta)
     assert {c["status"] for c in poses} == {"estimated"}, poses
+
+
+def test_every_data_check_is_named_as_documented():
+    """The data consistency checks' names (the JSON report's keys) along a floating random
+    tree of every joint kind with an external wrench are README.md's "Check names", read
+    with ``<joint>`` for a joint and an order above the first as the first (``qddd vs time
+    differences of qdd`` as ``qd vs time differences of q``); every kind of them is there."""
+    from conftest import wrench_motion
+    from hodyn_cli.core.trajectory import Wrenches
+
+    text = (ROOT / "README.md").read_text()
+    paragraph = text[text.index("**Check names**"):].split("\n\n")[0].replace("\n", " ")
+    documented = set(re.findall(r"`([^`]+)`", paragraph))
+    model = random_model(3, MIXED)
+    traj = generate(model, "cosine", rate=200.0, duration=0.5, derivatives=5, seed=1)
+    Vb = np.zeros((len(traj.t), 4, 6))
+    Vb[:, 0, 2] = 1.5
+    base = BaseMotion(lie.rotation_exp(np.array([0, 0, 1.0]), 1.5 * traj.t),
+                      np.zeros((len(traj.t), 3)), Vb)
+    traj = replace(traj, base=base,
+                   wrenches=Wrenches({model.link_names[-1]: wrench_motion(traj.t, 2)}))
+    report = validate(model, traj, samples=4)
+    found = set()
+    for check in report.checks:
+        if check.group != "data consistency":
+            continue
+        name = check.name
+        for joint in sorted(model.joint_names, key=len, reverse=True):
+            name = name.replace(f"{joint}_", "<joint>_").replace(f"{joint}'s", "<joint>'s")
+        while name not in documented and (m := re.match(
+                r"^(\S+)d( vs time differences of )(\S+)d(.*)$", name)):
+            name = "".join(m.groups())
+        assert name in documented, (check.name, name)
+        found.add(name)
+    assert {"qd vs time differences of q", "qdd vs time differences of qd (multi-DOF joints)",
+            "base_Vbd vs time differences of base_Vb", "<joint>_Rd vs time differences of "
+            "<joint>_R", "<joint>_pd vs time differences of <joint>_p", "base_Rd vs time "
+            "differences of base_R", "base_pd vs time differences of base_p",
+            "<joint>'s (x, y, theta) rates vs time differences of its "
+            "pose", "Wd vs time differences of W", "q within URDF limits"} <= found, found

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hodyn_cli.api.results import Motion, Result, capable, rates, series
+from hodyn_cli.api.results import MATRIX_AXES, Motion, Result, capable, rates, series
 from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
@@ -72,7 +72,9 @@ def contact_matrices(robot: Model, contacts: Any, trajectory: Trajectory, *, ord
     contact Jacobian ``Jc``, ``Jc_d``, ... (N, k, 6 + n: each contact's rows in order, a
     point's velocity in world axes, a sole's body twist: ``Q_ext = Q_user - Jc^T Fc``) and the
     stacked ground reactions ``Fc``, ``Fc_d``, ... (N, k); ``result.joint_names`` names the
-    columns."""
+    columns: the root's twist, then the independent joints (mimic joints' ``qd = G qd_c``:
+    ``G'^T A G'``, ``G'^T Q``, ``Jc G'`` with ``G' = diag(I_6, G)``, so that the equations keep
+    their form over ``nu_c = (V_0; qd_c)``)."""
     from hodyn_cli.algorithms.contacts.dynamics import on_contacts, with_contacts
     from hodyn_cli.algorithms.contacts.jacobians import contact_jacobian
     from hodyn_cli.algorithms.dynamics import floating
@@ -84,11 +86,12 @@ def contact_matrices(robot: Model, contacts: Any, trajectory: Trajectory, *, ord
     r = on_contacts(robot, m.full, contacts, active=active, order=order, gravity=gravity)
     E = floating.matrices(robot, with_contacts(robot, m.full, contacts, r.wrenches, order),
                           order=order, gravity=gravity)
-    fields = {k: v for name in ("M", "C", "Cbar", "g", "Q_ext")
-              for k, v in rates(name, getattr(E, name)).items()}
+    fields = {k: v for name, on in MATRIX_AXES.items()
+              for k, v in rates(name, m.past_the_root(getattr(E, name), on)).items()}
     Jc = np.concatenate([contact_jacobian(robot, m.full, c, order) for c in contacts], axis=2)
     Fc = np.concatenate([r.wrenches[c.name] for c in contacts], axis=2)
-    return m.result(fields | rates("Jc", Jc) | rates("Fc", Fc), ROOT_COLUMNS + robot.joint_names)
+    return m.result(fields | rates("Jc", m.past_the_root(Jc, (-1,))) | rates("Fc", Fc),
+                    ROOT_COLUMNS + robot.coordinate_names)
 
 
 def beyond_margins(contact: Contact, F: np.ndarray) -> np.ndarray:

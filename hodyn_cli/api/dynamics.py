@@ -9,9 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from hodyn_cli.api.results import Motion, Result, capable, rates, series
+from hodyn_cli.api.results import MATRIX_AXES, Motion, Result, capable, rates, series
 from hodyn_cli.api.robots import coordinates, joint_array, joint_trajectory, wrenches_of
-from hodyn_cli.core.coupling import FreeRooted
 from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import derivative_name
@@ -101,10 +100,9 @@ def matrices(robot: Model, *derivatives: Any, order: int = 0, gravity: Any = GRA
             state_derivatives=state_derivatives, parameter_derivatives=parameter_derivatives)
     if m.full.base is not None:  # 6 + n: the root's body twist, then the joints
         F = floating.matrices(robot, m.full, order=order, gravity=gravity, data=data)
-        axes = {"M": (-2, -1), "C": (-2, -1), "Cbar": (-2, -1), "g": (-1,), "Q_ext": (-1,)}
         names = ("M", "C", "Cbar", "g") + (("Q_ext",) if m.full.wrenches is not None else ())
         return m.result({k: v for name in names for k, v in
-                         rates(name, _past_the_root(m, getattr(F, name), axes[name])).items()},
+                         rates(name, m.past_the_root(getattr(F, name), MATRIX_AXES[name])).items()},
                         ("base_wx", "base_wy", "base_wz", "base_vx", "base_vy", "base_vz")
                         + robot.coordinate_names)
     E = closed_form.matrices(robot, m.full, order=order, gravity=gravity, data=data)
@@ -129,18 +127,6 @@ def matrices(robot: Model, *derivatives: Any, order: int = 0, gravity: Any = GRA
             fields[name] = np.moveaxis(m.matrices(np.moveaxis(getattr(P, name), -1, 1)), 1, -1)
         fields["dg_dpi"] = m.forces(P.dg_dpi, axis=1)
     return m.result(fields)
-
-
-def _past_the_root(m: Motion, A: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-    """A floating base's matrix (``axes`` -2, -1) or force (-1) over ``nu = (V_0; qd)``, 6 + n,
-    over ``(V_0; qd_c)``: ``G'^T`` on each axis, ``G' = diag(I_6, G)`` (mimic joints'
-    ``qd = G qd_c``, G constant: the rates project alike; :class:`FreeRooted`)."""
-    if not m.coupling.active:
-        return A
-    rooted = FreeRooted(m.robot.free_rooted, m.coupling)
-    for axis in axes:
-        A = rooted.forces(A, axis=axis)
-    return A
 
 
 def forward_dynamics(robot: Model, *derivatives: Any, tau: Any = None, gravity: Any = GRAVITY,

@@ -11,11 +11,16 @@ from typing import Any
 import numpy as np
 
 from hodyn_cli.api.robots import joint_trajectory
+from hodyn_cli.core.coupling import FreeRooted
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name, free_body, rate_name
 from hodyn_cli.errors import HodynError
 
-__all__ = ["Result", "Motion", "series", "rates", "capable"]
+__all__ = ["Result", "Motion", "series", "rates", "capable", "MATRIX_AXES"]
+
+#: the axes of each equation-of-motion quantity that run over the generalized velocities (a
+#: matrix's two, a generalized force's one): what :meth:`Motion.past_the_root` projects
+MATRIX_AXES = {"M": (-2, -1), "C": (-2, -1), "Cbar": (-2, -1), "g": (-1,), "Q_ext": (-1,)}
 
 
 class Result(Mapping):
@@ -94,6 +99,18 @@ class Motion:
     def tensor(self, A: np.ndarray) -> np.ndarray:
         """A matrix's derivatives by the joints (..., n, n, n) -> by the coordinates."""
         return self.coupling.tensor(A, self.full)
+
+    def past_the_root(self, A: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+        """A floating base's matrix (``axes`` -2, -1), force or Jacobian (-1) over ``nu =
+        (V_0; qd)``, 6 + n, over ``(V_0; qd_c)``: ``G'^T`` on each axis, ``G' = diag(I_6,
+        G)`` (mimic joints' ``qd = G qd_c``, G constant: the rates project alike;
+        :class:`~hodyn_cli.core.coupling.FreeRooted`)."""
+        if not self.coupling.active:
+            return A
+        rooted = FreeRooted(self.robot.free_rooted, self.coupling)
+        for axis in axes:
+            A = rooted.forces(A, axis=axis)
+        return A
 
     def result(self, fields: dict[str, np.ndarray],
                joint_names: tuple[str, ...] | None = None) -> Result:

@@ -106,10 +106,12 @@ def check_rotations(R: np.ndarray, name: str, start: int = 0) -> None:
                           f"(|{name}^T {name} - I| = {err[s]:.3g})")
 
 
-def check_base(R: np.ndarray, p: np.ndarray, Vb: np.ndarray, start: int = 0) -> None:
+def check_base(R: np.ndarray, p: np.ndarray, Vb: np.ndarray, start: int = 0,
+               prefix: str = "base_") -> None:
     """Raise a one-line error unless R, p, Vb fit (N, 3, 3), (N, 3), (N, D, 6), are finite and
     every R is a rotation (``|R^T R - I| <= ORTHONORMAL_TOL``, ``det R > 0``); samples are
-    numbered from ``start``."""
+    numbered from ``start``, the arrays named ``<prefix>R``, ... (a ``--base-motion`` file's
+    columns may have no prefix)."""
     N = R.shape[0] if R.ndim == 3 else -1
     if R.shape != (N, 3, 3) or p.shape != (N, 3) or Vb.ndim != 3 or Vb.shape[0] != N \
             or Vb.shape[2] != 6 or Vb.shape[1] < 1:
@@ -118,8 +120,8 @@ def check_base(R: np.ndarray, p: np.ndarray, Vb: np.ndarray, start: int = 0) -> 
     for name, a in (("R", R), ("p", p), ("Vb", Vb)):
         bad = np.flatnonzero(~np.isfinite(a).all(axis=tuple(range(1, a.ndim))))
         if bad.size:
-            raise TrajectoryError(f"base_{name} is not finite at sample {start + bad[0]}")
-    check_rotations(R, "base_R", start)
+            raise TrajectoryError(f"{prefix}{name} is not finite at sample {start + bad[0]}")
+    check_rotations(R, f"{prefix}R", start)
 
 
 @dataclass(frozen=True, eq=False)

@@ -15,55 +15,80 @@ import numpy as np
 from hodyn_cli.core.motion import LinkMotion
 from hodyn_cli.core.trajectory import check_base, derivative_name
 from hodyn_cli.errors import TrajectoryError
-from hodyn_cli.io.columns import ROTATION, TWIST, XYZ
+from hodyn_cli.io.columns import ROTATION, TWIST, XYZ, motion_listing
 from hodyn_cli.io.lockstep import Lockstep
-from hodyn_cli.io.paths import listing
-from hodyn_cli.io.tables import open_table
+from hodyn_cli.io.tables import Hdf5Table, open_table
 
 __all__ = ["BaseMotionReader", "plan_base", "twist_orders"]
 
 
-def plan_base(names: list[str], orders: int, source: str) -> tuple[list[str], str]:
+def plan_base(names: list[str], orders: int, source: str, *, own_file: bool = False,
+              hdf5: bool = False) -> tuple[list[str], str]:
     """``(columns, twist)``: the columns of a base motion with ``orders`` twist derivative
     orders (``t`` first if present) and ``"Vb"`` or ``"Vs"``; a one-line error names what
-    is missing."""
+    is missing as the file must name it: a trajectory file's ``base_`` columns, a
+    ``--base-motion`` file's (``own_file``) with or without the prefix, an HDF5 file's
+    datasets (``hdf5``).
+
+    >>> plan_base(["t", "q_j1"], 1, "walk.csv")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hodyn_cli.errors.TrajectoryError: walk.csv: missing column(s) base_p_x, base_p_y, ...
+    >>> plan_base(["t", "p_x"], 1, "root.h5", own_file=True, hdf5=True)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hodyn_cli.errors.TrajectoryError: root.h5: missing dataset(s) p, R: the pose ...
+    """
     have = set(names)
-    prefix, twist = _naming(names)
-    pose = [f"{prefix}p_{s}" for s in XYZ] + [f"{prefix}R_{s}" for s in ROTATION]
+    prefix, twist = _naming(names, own_file)
+    pose = _pose(prefix)
     missing = [c for c in pose if c not in have]
     if missing:
-        raise TrajectoryError(f"missing column(s) {listing(missing)}: the pose of the floating "
-                              "root (as hodyn kinematics writes it, prefixed base_)", source)
+        how = "or prefixed base_" if own_file and not prefix else "prefixed base_"
+        raise TrajectoryError(f"missing {motion_listing(missing, hdf5)}: the pose of the floating "
+                              f"root (as hodyn kinematics writes it, {how})", source)
     columns = pose
     for k in range(orders):
         cols = [f"{prefix}{derivative_name(twist, k)}_{s}" for s in TWIST]
         missing = [c for c in cols if c not in have]
         if missing:
             raise TrajectoryError(
-                f"missing column(s) {listing(missing)}: the floating root's twist to "
+                f"missing {motion_listing(missing, hdf5)}: the floating root's twist to "
                 f"{prefix}{derivative_name(twist, orders - 1)} (body-fixed {prefix}Vb.. or "
                 f"spatial {prefix}Vs..)", source)
         columns += cols
     return (["t"] if "t" in have else []) + columns, twist
 
 
-def _naming(names: list[str]) -> tuple[str, str]:
-    """``(prefix, twist)``: ``base_`` in a trajectory file ('' in a kinematics output), and
-    ``Vb`` (body twists) or ``Vs`` (spatial ones, when only they are there)."""
+def _pose(prefix: str) -> list[str]:
+    """The pose's columns: ``<prefix>p_x``, ..., ``<prefix>R_33``."""
+    return [f"{prefix}p_{s}" for s in XYZ] + [f"{prefix}R_{s}" for s in ROTATION]
+
+
+def _naming(names: list[str], own_file: bool = False) -> tuple[str, str]:
+    """``(prefix, twist)``: ``base_`` in a trajectory file, and in a ``--base-motion`` file
+    (``own_file``) whose pose has it ('' in one whose pose has not: a kinematics output,
+    whatever other ``base_`` columns it has); ``Vb`` (body twists) or ``Vs`` (spatial ones,
+    when only they are there).
+
+    >>> _naming(["t", "base_frame", "p_x", "Vb_wx"], own_file=True)
+    ('', 'Vb')
+    """
     have = set(names)
-    prefix = "base_" if any(n.startswith("base_") for n in names) else ""
+    prefix = "base_" if not own_file or any(c in have for c in _pose("base_")) else ""
     return prefix, "Vs" if f"{prefix}Vs_wx" in have and f"{prefix}Vb_wx" not in have else "Vb"
 
 
-def twist_orders(path: str, most: int) -> int:
+def twist_orders(path: str, most: int, *, own_file: bool = False) -> int:
     """How many twist derivative orders (``Vb``, ``Vbd``, ...; at most ``most``) the base
-    motion in ``path`` has complete columns for."""
+    motion in ``path`` (a trajectory file, or a ``--base-motion`` file: ``own_file``) has
+    complete columns for."""
     table = open_table(path)
     try:
         names = list(table.names)
     finally:
         table.close()
-    prefix, twist = _naming(names)
+    prefix, twist = _naming(names, own_file)
     k = 0
     while k < most and all(f"{prefix}{derivative_name(twist, k)}_{s}" in names for s in TWIST):
         k += 1
@@ -72,17 +97,20 @@ def twist_orders(path: str, most: int) -> int:
 
 class BaseMotionReader(Lockstep):
     """The base motion in ``path`` (a trajectory file with ``base_`` columns, or a
-    ``--base-motion`` file), taken in lockstep with a trajectory's chunks.
+    ``--base-motion`` file: ``own_file``, its columns with or without the prefix), taken in
+    lockstep with a trajectory's chunks.
 
     Checked as it streams: finite values, R a rotation, the same number of samples and
     the same ``t`` as the trajectory.
     """
 
-    def __init__(self, path: str, orders: int, stdin=None):
+    def __init__(self, path: str, orders: int, stdin=None, *, own_file: bool = False):
         self.orders = orders
         table = open_table(path, stdin)
         try:
-            columns, self.twist = plan_base(table.names, orders, path)
+            columns, self.twist = plan_base(table.names, orders, path, own_file=own_file,
+                                            hdf5=isinstance(table, Hdf5Table))
+            self.prefix = _naming(table.names, own_file)[0]   # what its errors name
         except BaseException:
             table.close()
             raise
@@ -97,7 +125,7 @@ class BaseMotionReader(Lockstep):
         R = np.ascontiguousarray(block[:, 3:12]).reshape(n, 3, 3)
         V = np.ascontiguousarray(block[:, 12:]).reshape(n, self.orders, 6)
         try:
-            check_base(R, p, V, start)
+            check_base(R, p, V, start, self.prefix)
         except TrajectoryError as e:
             raise TrajectoryError(e.message, self.path) from None
         twists = {"Vb": V} if self.twist == "Vb" else {"Vs": V}

@@ -33,6 +33,22 @@ def motion_suffixes(key: str) -> tuple[str, ...]:
     """
     key = key.removeprefix("base_")
     return ROTATION if key == "R" else TWIST if key.startswith("V") else XYZ
+
+
+def motion_listing(columns: list[str], hdf5: bool) -> str:
+    """Motion columns (``<dataset>_<component>``: ``base_p_x``, ``R_12``, ...) as a message
+    names them: ``column(s) ...``, or in an HDF5 file the datasets that hold them.
+
+    >>> motion_listing(["base_p_x", "base_R_11", "base_R_12"], hdf5=False)
+    'column(s) base_p_x, base_R_11, base_R_12'
+    >>> motion_listing(["base_p_x", "base_R_11", "base_R_12"], hdf5=True)
+    'dataset(s) base_p, base_R'
+    """
+    if not hdf5:
+        return f"column(s) {listing(columns)}"
+    return f"dataset(s) {listing(list(dict.fromkeys(c.rsplit('_', 1)[0] for c in columns)))}"
+
+
 Q_COLUMN = re.compile(r"^q(d*)_(.+)$")
 W_COLUMN = re.compile(r"^W(d*)_(.+)_(mx|my|mz|fx|fy|fz)$")
 #: torques and their derivatives (``hodyn compute``'s output, ``hodyn forward``'s input)

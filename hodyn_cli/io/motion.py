@@ -19,10 +19,9 @@ from hodyn_cli.core.motion import LinkMotion
 from hodyn_cli.core.trajectory import check_rotations, derivative_name
 from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io.checks import check_increasing, check_values
-from hodyn_cli.io.columns import MOTION_DATASET, motion_suffixes
-from hodyn_cli.io.paths import listing
+from hodyn_cli.io.columns import MOTION_DATASET, motion_listing, motion_suffixes
 from hodyn_cli.io.reader import CHUNK_ROWS
-from hodyn_cli.io.tables import open_table, rechunk
+from hodyn_cli.io.tables import Hdf5Table, open_table, rechunk
 
 __all__ = ["MotionLayout", "MotionReader", "plan_motion"]
 
@@ -48,8 +47,9 @@ class MotionLayout:
                                                 for s in motion_suffixes(key)]
 
 
-def plan_motion(names: list[str], task: str, source: str) -> MotionLayout:
-    """The layout of a motion table; a one-line error names a missing column."""
+def plan_motion(names: list[str], task: str, source: str, hdf5: bool = False) -> MotionLayout:
+    """The layout of a motion table; a one-line error names a missing column (an HDF5
+    file's, ``hdf5``: its dataset)."""
     have = set(names)
 
     def orders(base: str, first: int) -> int:
@@ -63,7 +63,7 @@ def plan_motion(names: list[str], task: str, source: str) -> MotionLayout:
                 return k - first
             if len(present) < len(cols):
                 missing = [c for c in cols if c not in have]
-                raise TrajectoryError(f"missing column(s) {listing(missing)} (the rest of "
+                raise TrajectoryError(f"missing {motion_listing(missing, hdf5)} (the rest of "
                                       f"'{key}' is there)", source)
             k += 1
 
@@ -72,7 +72,7 @@ def plan_motion(names: list[str], task: str, source: str) -> MotionLayout:
         required += [f"R_{s}" for s in motion_suffixes("R")]
     missing = [c for c in required if c not in have]
     if missing:
-        raise TrajectoryError(f"missing column(s) {listing(missing)}: the link pose (as "
+        raise TrajectoryError(f"missing {motion_listing(missing, hdf5)}: the link pose (as "
                               "hodyn kinematics writes it)", source)
     twist = None
     if task == "pose":  # a position task needs no twists
@@ -102,7 +102,8 @@ class MotionReader:
         self.path, self.chunk = path, chunk
         self.table = open_table(path, stdin)
         try:
-            self.layout = plan_motion(self.table.names, task, path)
+            self.layout = plan_motion(self.table.names, task, path,
+                                      isinstance(self.table, Hdf5Table))
         except BaseException:
             self.table.close()
             raise

@@ -64,7 +64,7 @@ class TrajectoryReader:
             except TrajectoryError as e:
                 if self.table.n_rows is None or not e.message.startswith("missing columns"):
                     raise
-                raise _in_hdf5_words(self.table.names, model, need, path) or e from None
+                raise _in_hdf5_words(self.table.names, model, need, path, series) or e from None
             if wrench is not None:
                 self.wtable = open_table(wrench, stdin, chunk)
                 extra = [c for c in self.wtable.names if c != "t" and not W_COLUMN.match(c)]
@@ -252,18 +252,25 @@ def _pose_coordinates(kind: str, values: np.ndarray, name: str, start: int, path
     return r if kind == "spherical" else np.concatenate([r, values[:, :3]], axis=1)
 
 
-def _in_hdf5_words(names: list[str], model: Model, need: int, path: str
-                   ) -> TrajectoryError | None:
-    """The missing-derivatives error for an HDF5 file, named as its datasets (None: it is not
-    q's derivatives that are missing)."""
+def _in_hdf5_words(names: list[str], model: Model, need: int, path: str,
+                   series: tuple[str, ...] = ()) -> TrajectoryError | None:
+    """The missing-columns error for an HDF5 file, named as its datasets: q's derivatives,
+    else the ``series`` (``tau``, ...) a command needs (None: neither is missing); both over
+    the coordinates (a mimic or passive joint has no column: :func:`~hodyn_cli.io.columns.plan`)."""
     missing = [derivative_name("q", k) for k in range(need)
-               if not all(f"{derivative_name('q', k)}_{j}" in names for j in model.joint_names)]
-    if not missing:
-        return None
-    return (TrajectoryError if "q" in missing else MissingDerivatives)(
-        f"missing columns: dataset(s) {', '.join(missing)} (need q up to "
-        f"{derivative_name('q', need - 1)}: datasets N x n in joint_names order, or "
-        "q_derivatives N x D x n)", path)
+               if not all(f"{derivative_name('q', k)}_{j}" in names
+                          for j in model.coordinate_names)]
+    if missing:
+        return (TrajectoryError if "q" in missing else MissingDerivatives)(
+            f"missing columns: dataset(s) {', '.join(missing)} (need q up to "
+            f"{derivative_name('q', need - 1)}: datasets N x n in joint_names order, or "
+            "q_derivatives N x D x n)", path)
+    absent = [base for base in series
+              if not all(f"{base}_{j}" in names for j in model.coordinate_names)]
+    if absent:
+        return TrajectoryError(f"missing columns: dataset(s) {', '.join(absent)} (N x n in "
+                               "joint_names order)", path)
+    return None
 
 
 class MemoryReader:

@@ -254,10 +254,11 @@ def _base_reader(path: str, floating: bool, base_motion: str | None, orders: int
         return None
     if base_motion is None and path == "-":
         raise HodynError("--floating-base with a trajectory on stdin needs --base-motion FILE")
+    own = base_motion is not None
     source = base_motion or path
     if most > orders:
-        orders = max(orders, twist_orders(source, most))
-    return BaseMotionReader(source, orders)
+        orders = max(orders, twist_orders(source, most, own_file=own))
+    return BaseMotionReader(source, orders, own_file=own)
 
 
 def _base_motion(motion) -> BaseMotion:

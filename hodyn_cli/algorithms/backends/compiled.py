@@ -522,7 +522,8 @@ class CompiledBackend(NumpyBackend):
             t = np.ascontiguousarray(t, dtype=np.float64)
         _check(self.lib.hodyn_loop_closed(
             _struct(self, model, data), N, np.ascontiguousarray(qa, dtype=np.float64),
-            qa.shape[1], cuts.active, np.ascontiguousarray(reference, dtype=np.float64), coarse,
+            qa.shape[1], cuts.active, cuts.closing,
+            np.ascontiguousarray(reference, dtype=np.float64), coarse,
             step, *_cuts(cuts), r, cuts.P, cuts.passive, iterations, between, tol, quadratic,
             near, taylor_tol, _ptr(t),
             np.ascontiguousarray(ids, dtype=np.int32), q, c, PJ, off, rated,
@@ -549,7 +550,8 @@ class CompiledBackend(NumpyBackend):
             _struct(self, model, data), N, D, full, np.ascontiguousarray(t, dtype=np.float64),
             M, np.ascontiguousarray(samples, dtype=np.int32), taylor, step, taylor_tol,
             np.ascontiguousarray(W, dtype=np.float64), *_cuts(cuts), r, cuts.P, cuts.passive,
-            len(cuts.active), cuts.active, iterations, between, tol, quadratic, near, c,
+            len(cuts.active), cuts.active, cuts.closing, iterations, between, tol, quadratic,
+            near, c,
             PJ_kept, off, 0 if PJ is None else PJ.shape[1], _ptr(PJ), ctypes.byref(complete)))
         return (c, PJ_kept, off) if complete.value else None
 
@@ -582,9 +584,10 @@ class CompiledBackend(NumpyBackend):
                                          np.ascontiguousarray(Jp, dtype=np.float64),
                                          0 if PJ is None else PJ.shape[1], _ptr(PJ)))
 
-    def loop_predict(self, full, t, samples, taylor, active, step, tol, W):
+    def loop_predict(self, full, t, samples, taylor, active, closing, step, tol, W):
         """Newton's starts between the anchors (``Closed._prediction``): the guesses (M, n),
-        where they are too far (M,) bool, and the anchors (M,)."""
+        where they are too far (M,) bool, and the anchors (M,); ``closing`` (uint8, one per
+        ``active``): the actuated joints whose moves count against ``step``."""
         N, D, n = full.shape
         if N >= 2**31:
             raise TrajectoryError(f"{N} samples in one chunk: at most 2**31 - 1")
@@ -593,8 +596,8 @@ class CompiledBackend(NumpyBackend):
         f64 = partial(np.ascontiguousarray, dtype=np.float64)
         _check(self.lib.hodyn_loop_predict(
             N, D, n, f64(full), f64(t), M, np.ascontiguousarray(samples, dtype=np.int32), taylor,
-            len(active), np.ascontiguousarray(active, dtype=np.int32), step, tol, f64(W), guess,
-            far, anchor))
+            len(active), np.ascontiguousarray(active, dtype=np.int32),
+            np.ascontiguousarray(closing, dtype=np.uint8), step, tol, f64(W), guess, far, anchor))
         return guess, far.astype(bool), anchor.astype(np.intp)
 
     def loop_project(self, PJ, f, active, passive):

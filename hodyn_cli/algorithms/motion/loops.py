@@ -22,18 +22,22 @@ sample: the row space must not turn with the configuration). ``r = n - m``: the 
 joints are the independent coordinates.
 
 **Positions**: per chunk, batched over samples, Newton on ``P c(q_a, q_p) = 0`` for q_p (``q_p
-<- q_p - (P J_p)^-1 P c``), continued in steps of at most ``STEP`` rad of the actuated joints:
-every ``COARSE``-th sample from the reference assembly (so every chunk stays on its branch),
-then by halving, each sample in between from its solved neighbour (warm-started along the file,
-a batch per level). With the times and derivatives (a trajectory), only the anchors go so,
-every ``TAYLOR``-th sample and the last, and their derivatives follow in each level's pass
-(a level's samples then start from their neighbour's Taylor polynomial, where its last term is
-below ``TAYLOR_TOL``, rather than from its positions); the samples between two
-anchors start from the two-point Hermite polynomial of their q_p and derivatives (degree 2D -
-1) and Newton converges in a few steps (a sample too far from its nearest anchor in time
-or in the actuated joints, where that anchor's Taylor polynomial ``sum_k q_p^(k)(t_0) (t -
-t_0)^k / k!`` disagrees with the Hermite one, or that Newton moves farther than ``STEP``, is
-continued from the anchor instead).
+<- q_p - (P J_p)^-1 P c``), continued in steps of at most ``STEP`` rad of the actuated joints
+on the loops (``closing``: those that move one side of a cut and not the other, ``mu_j != 0``
+in :meth:`Closed._jacobian`; a joint above a loop moves all of it rigidly, ``c`` turns with
+it and stays 0, and one off its paths does not move it: their moves take no step, however
+large; a hip at 1e6 rad took 5 million): every ``COARSE``-th sample from the reference
+assembly (so every chunk stays on its branch), then by halving, each sample in between from
+its solved neighbour (warm-started along the file, a batch per level). With the times and
+derivatives (a trajectory), only the anchors go so, every ``TAYLOR``-th sample and the last,
+and their derivatives follow in each level's pass (a level's samples then start from their
+neighbour's Taylor polynomial, where its last term is below ``TAYLOR_TOL``, rather than from
+its positions); the samples between two anchors start from the two-point Hermite polynomial
+of their q_p and derivatives (degree 2D - 1) and Newton converges in a few steps (a sample
+too far from its nearest anchor in time or in the actuated joints on the loops, where that
+anchor's Taylor polynomial ``sum_k q_p^(k)(t_0) (t - t_0)^k / k!`` disagrees with the
+Hermite one, or that Newton moves farther than ``STEP``, is continued from the anchor
+instead).
 
 **Derivatives** (implicit function theorem, exact): ``c(q(t)) = 0`` for all t, so
 ``c^(k) = d^(k-1)(J q') = sum_{j<k} C(k-1, j) J^(j) q^(k-j) = 0``; ``J^(j)`` needs q to order
@@ -104,7 +108,9 @@ def _turned(R: np.ndarray, x: np.ndarray) -> np.ndarray | None:
 def _largest(x: np.ndarray) -> np.ndarray:
     """``max_j |x_ij|`` (M,) of x (M, k) with few columns, column by column (numpy's
     ``max(axis=1)`` over short rows costs ~20x as much: ~1.6 ms for 17 500 rows of 4, the
-    closed robot's checks between the anchors)."""
+    closed robot's checks between the anchors); 0 where x has no column."""
+    if not x.shape[1]:
+        return np.zeros(x.shape[0])
     out = np.abs(x[:, 0])
     for j in range(1, x.shape[1]):
         np.maximum(out, np.abs(x[:, j]), out=out)
@@ -150,7 +156,9 @@ class Cuts(NamedTuple):
     """The loops as the compiled entry points read them (``csrc/loops.c``): the cuts' sides
     (a, b of each loop) by body (-1: the root) and pose in it (S, 4, 4), the path joints,
     ``moves`` (S, P), each constraint row's loop and axis (0..2 the orientation's, 3..5 the
-    point's), the kept rows P (r, R) and the passive and actuated joints."""
+    point's), the kept rows P (r, R), the passive and actuated joints, and ``closing`` (m,)
+    uint8: 1 where an actuated joint moves a loop's closure (the continuation's steps count
+    these alone: :attr:`Closed.closing`)."""
 
     side_body: np.ndarray
     T: np.ndarray
@@ -161,6 +169,7 @@ class Cuts(NamedTuple):
     P: np.ndarray
     passive: np.ndarray
     active: np.ndarray
+    closing: np.ndarray
 
 
 def project(PJ: np.ndarray, f: np.ndarray, a: np.ndarray, p: np.ndarray
@@ -249,6 +258,12 @@ class Closed(coupling.Coupling):
             for j in self.path)
         self.moves = np.array([[b >= 0 and bool(model.ancestry[j, b]) for j in self.path]
                                for b in bodies], dtype=float).reshape(len(bodies), -1)
+        #: (m,) bool: the actuated joints that move some loop's side a and not its b or the
+        #: other way round (``mu_j != 0``, :meth:`_jacobian`): they alone move the closure;
+        #: the others (above the loops, moving both sides, or off their paths) leave ``c =
+        #: 0``, so the continuation's steps count these alone (module docstring)
+        moving = (self.moves[0::2] != self.moves[1::2]).any(axis=0)
+        self.closing = np.isin(self.a, self.path[moving])
         #: per loop, ``arm_j = mu_j p_j - rho_j`` (:meth:`_jacobian`) as weights (P, F) of the
         #: followed frames' origins (the cuts' then the path joints')
         self.arms = []
@@ -307,7 +322,8 @@ class Closed(coupling.Coupling):
                     np.array([links[f.link].T @ f.T for f in self.sides]),
                     self.path.astype(np.int32), np.ascontiguousarray(self.moves),
                     self.row_loop, self.row_axis, np.ascontiguousarray(self.P),
-                    self.p.astype(np.int32), self.a.astype(np.int32))
+                    self.p.astype(np.int32), self.a.astype(np.int32),
+                    self.closing.astype(np.uint8))
 
     def _backend_data(self):
         """The backend that runs and its Data for the model, made on the first call of the
@@ -528,12 +544,14 @@ class Closed(coupling.Coupling):
                    samples: np.ndarray, rates: tuple[np.ndarray, np.ndarray] | None = None
                    ) -> tuple[np.ndarray, ...]:
         """The closed positions at the actuated ``qa`` (M, m) continued from the closed ``q0``
-        (M, n) in steps of at most ``STEP`` (``samples``: their indices, for messages), and
+        (M, n) in steps of at most ``STEP`` of the joints that move the closure
+        (:attr:`closing`; the others go along in as many steps) (``samples``: their
+        indices, for messages), and
         Newton's last residual, P J, J's rows off its span and where the derivatives were
         found with them (:meth:`_newton`: ``rates`` in the last step's pass)."""
         q = q0.copy()
         start = q0[:, self.a]
-        steps = max(1, ceil(np.abs(qa - start).max(initial=0.0) / STEP))
+        steps = max(1, ceil(np.abs(qa - start)[:, self.closing].max(initial=0.0) / STEP))
         for s in range(1, steps + 1):
             q[:, self.a] = start + (qa - start) * (s / steps)
             last = s == steps
@@ -671,10 +689,10 @@ class Closed(coupling.Coupling):
         polynomial of the two anchors around each (every ``TAYLOR``-th sample and the last,
         solved in ``full`` with their derivatives). Where the nearest one's Taylor
         polynomial's last term, or its difference from the Hermite one, exceeds ``TAYLOR_TOL``
-        (the samples are far apart in time),
-        the actuated joints moved more than ``STEP``, or Newton went farther than ``STEP``
-        from the prediction or did not close the loops, the sample is continued from its
-        anchor instead (its branch). Returns the samples whose derivatives are still to be
+        (the samples are far apart in time), the joints that move the closure
+        (:attr:`closing`) moved more than ``STEP``, or Newton went farther than ``STEP`` from
+        the prediction or did not close the loops, the sample is continued from its anchor
+        instead (its branch). Returns the samples whose derivatives are still to be
         found, their positions (M', n) and ``P J_p`` there: those where the compiled kernel's
         Newton did not go on to the derivatives (:meth:`_newton`: in ``full`` and
         ``jacobians``). The kernel runs it all in one call (``loop_between``: the same numbers
@@ -691,8 +709,9 @@ class Closed(coupling.Coupling):
                 return samples[:0], np.empty((0, self.n)), self._checked(c, PJ, off, t,
                                                                          samples)[:0]
         guess, far, anchor = (self._prediction(full, samples, t) if kernel is None else
-                              kernel.loop_predict(full, t, samples, TAYLOR, self.a, STEP,
-                                                  TAYLOR_TOL, _hermite(full.shape[1])))
+                              kernel.loop_predict(full, t, samples, TAYLOR, self.a,
+                                                  self.cuts.closing, STEP, TAYLOR_TOL,
+                                                  _hermite(full.shape[1])))
         qa = guess[:, self.a]
         q, near = guess.copy(), ~far
         if near.all():   # (the common case: no masked copies)
@@ -726,7 +745,8 @@ class Closed(coupling.Coupling):
         # the nearest anchor's Taylor polynomial
         guess, last = _taylor(full, anchor, t[samples] - t[anchor])
         qa = full[samples, 0][:, self.a]
-        far = (_largest(qa - full[anchor, 0][:, self.a]) > STEP) | (last > TAYLOR_TOL)
+        far = (_largest((qa - full[anchor, 0][:, self.a])[:, self.closing]) > STEP) | \
+            (last > TAYLOR_TOL)
         # their Hermite polynomial (degree 2D - 1: far closer than either Taylor polynomial),
         # unless it disagrees with the nearest one's Taylor polynomial
         span = t[right] - t[left]

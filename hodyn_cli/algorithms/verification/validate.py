@@ -322,7 +322,7 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
         derived = scan.pose_rates()  # a pose check's x' is its joint's rates (estimated too)
         for c in scan.consistency_checks(tolerances.data):
             x = c.name.split(" ")[0]
-            if (x in estimated or derived.get(x) in estimated) and c.status == "pass":
+            if (x in estimated or derived.get(c.name) in estimated) and c.status == "pass":
                 c.status = "estimated"
                 c.detail = ("estimated by hodyn from the data (--estimate-derivatives): "
                             "consistent by construction, not evidence")
@@ -489,11 +489,11 @@ class Scan:
         return max([self.q.frequency()] + [rates.frequency() for rates, _ in self.rates])
 
     def pose_rates(self) -> dict[str, str]:
-        """The multi-DOF joints' pose checks' derivatives (``<joint>_Rd``, ``<joint>_pd``; a
-        planar joint's ``<joint>d``) -> the series their rates come from (``qd``; the
-        floating root's ``base_Vb``)."""
-        return {derivative_name(c.base, 1): pose.rate for pose in self.poses
-                for c in pose.series()}
+        """The multi-DOF joints' pose checks (``<joint>_Rd vs time differences of
+        <joint>_R``, ...; a planar joint's ``<joint>'s (x, y, theta) rates vs time
+        differences of its pose``) -> the series their rates come from (``qd``; the floating
+        root's ``base_Vb``)."""
+        return {c.check_name(1): pose.rate for pose in self.poses for c in pose.series()}
 
     def consistency_checks(self, rtol: float) -> list[Check]:
         """q^(k) vs trapezoid-rule differences of q^(k-1) for every 1-DOF joint and order, the
@@ -520,7 +520,10 @@ class PoseConsistency:
     root joint) ``base_R_..``, ``base_p_..``. A planar joint's ``(x, y, theta)``, ``p = x u
     + y w``, ``R = exp(theta skew(n))``: ``x' = u . R v``, ``y' = w . R v``, ``theta' = n .
     omega`` (theta an angle a file may wrap), named ``<joint>_x``, ``<joint>_y``,
-    ``<joint>_theta``."""
+    ``<joint>_theta``. The checks: ``<joint>_Rd vs time differences of <joint>_R``,
+    ``<joint>_pd vs time differences of <joint>_p``; ``<joint>'s (x, y, theta) rates vs time
+    differences of its pose`` (the ``<series>d`` rule on a planar joint's name read as a
+    derivative of the joint, ``drived``)."""
 
     def __init__(self, model: Model, i: int, root: bool = False):
         self.kind, self.X, self.S = model.joint_types[i], model.X[i], model.subspaces[i]
@@ -533,7 +536,8 @@ class PoseConsistency:
         self.p: Consistency | None = None
         if self.kind == "planar":
             self.p = Consistency(prefix, ["_x", "_y", "_theta"], np.array([False, False, True]),
-                                 note=" (x, y, theta)", rates=rates)
+                                 rates=rates, title=f"{prefix}'s (x, y, theta) rates vs time "
+                                                    "differences of its pose")
         else:
             self.R = Consistency(f"{prefix}_R", [f"_{i}{j}" for i in "123" for j in "123"],
                                  rates=rates)
@@ -794,12 +798,20 @@ def contact_checks(model: Model, center: Trajectory, contacts: tuple[Contact, ..
 class Consistency(Differences):
     """:class:`~hodyn_cli.algorithms.motion.differences.Differences` of the columns of a
     file (``base``: their series, ``columns``: their suffixes), as checks; ``rates``: the
-    columns x' is made from where it is not the file's (a pose's)."""
+    columns x' is made from where it is not the file's (a pose's); ``title``: the check's
+    name where ``<base>d vs time differences of <base>`` would not read (a planar joint's
+    pose, x and x' alone: :class:`PoseConsistency`)."""
 
     def __init__(self, base: str, columns: list[str], wrap: np.ndarray | None = None,
-                 note: str = "", rates: str = ""):
+                 note: str = "", rates: str = "", title: str = ""):
         super().__init__(wrap)
         self.base, self.columns, self.note, self.rates = base, columns, note, rates
+        self.title = title
+
+    def check_name(self, k: int) -> str:
+        """The name of order k's check (the report's key: README.md, "Check names")."""
+        return self.title or (f"{derivative_name(self.base, k)} vs time differences of "
+                              f"{derivative_name(self.base, k - 1)}{self.note}")
 
     def label(self, j: int) -> str:
         """Where the worst error is: a joint by its name, other columns by their own
@@ -814,8 +826,7 @@ class Consistency(Differences):
             assert self.err is not None
             j = int(np.argmax(rel))
             name, prev = derivative_name(self.base, k), derivative_name(self.base, k - 1)
-            c = Check("data consistency", f"{name} vs time differences of {prev}{self.note}",
-                      "pass",
+            c = Check("data consistency", self.check_name(k), "pass",
                       float(self.err[k - 1].max()), float(rel[j]), tol, expected,
                       worst_joint=self.label(j), worst_sample=int(self.at[k - 1, j]),
                       worst_time=float(self.when[k - 1, j]))

@@ -20,7 +20,7 @@
 
 /* Bumped whenever an entry point's arguments or meaning change: backends/compiled.py refuses
  * a library built from other sources (a stale build) and falls back to numpy. */
-#define HODYN_KERNEL_ABI 19
+#define HODYN_KERNEL_ABI 20
 
 /* status codes of every entry point (backends/compiled.py turns them into exceptions) */
 enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4, HK_SINGULAR = 5 };
@@ -126,7 +126,8 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, int S, const int32_
                       int KJ, int64_t Nf, double *HK_NULLABLE qs, const int32_t *HK_NULLABLE rows,
                       double *HK_NULLABLE jets);
 int hodyn_loop_closed(const HModel *m, int64_t N, const double *qa, int ma,
-                      const int32_t *active, const double *reference, int coarse, double step,
+                      const int32_t *active, const uint8_t *closing, const double *reference,
+                      int coarse, double step,
                       int S, const int32_t *side_body, const double *T, int P,
                       const int32_t *path, const double *moves, int R, const int32_t *row_loop,
                       const int32_t *row_axis, int r, const double *Pm, const int32_t *passive,
@@ -143,15 +144,16 @@ int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, int64_t M,
                      const double *Jp, int KJ, double *HK_NULLABLE PJ);
 int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double *t, int64_t M,
                        const int32_t *samples, int taylor, int m, const int32_t *active,
-                       double step, double tol, const double *W, double *guess, uint8_t *far,
-                       int32_t *anchor);
+                       const uint8_t *closing, double step, double tol, const double *W,
+                       double *guess, uint8_t *far, int32_t *anchor);
 int hodyn_loop_between(const HModel *m, int64_t N, int D, double *full, const double *t,
                        int64_t M, const int32_t *samples, int taylor, double step,
                        double taylor_tol, const double *W, int S, const int32_t *side_body,
                        const double *T, int P, const int32_t *path, const double *moves, int R,
                        const int32_t *row_loop, const int32_t *row_axis, int r,
                        const double *Pm, const int32_t *passive, int ma,
-                       const int32_t *active, int iterations, int between, double tol,
+                       const int32_t *active, const uint8_t *closing, int iterations,
+                       int between, double tol,
                        double quadratic, double near, double *c, double *PJ, double *off,
                        int KJ, double *HK_NULLABLE jets, int64_t *complete);
 int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, int KJ, const double *PJ,

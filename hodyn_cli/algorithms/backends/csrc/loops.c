@@ -873,20 +873,21 @@ static void step_towards(int64_t M, int n, int ma, const int32_t *active, const 
 }
 
 /* Closed._continued: q[M][n] continued from start[M][n] to the actuated positions
- * target[M][ma] in steps of at most `step` (the batch's farthest sets their number), Newton
+ * target[M][ma] in steps of at most `step` of those that move the loops' closure (closing[ma]
+ * 1: the batch's farthest sets their number; the others go along in as many steps), Newton
  * (newton_run) with `between` iterations per step and `iterations` in the last, which with qs
  * goes on to the derivatives at rows[M] (and P J's jets); c, PJ, off, ok of the last. *all_ok
  * = 0 where some step's P J_p was near singular (then the rest is unset) */
 static int continued(const HModel *m, const Cuts *k, int64_t M, const double *start,
-                     const double *target, int ma, const int32_t *active, double step,
-                     int iterations, int between, double tol, double quadratic, double near,
+                     const double *target, int ma, const int32_t *active,
+                     const uint8_t *closing, double step, int iterations, int between, double tol, double quadratic, double near,
                      double *q, double *c, double *PJ, double *off, uint8_t *ok, int D, int KJ,
                      double *qs, const int32_t *rows, double *jets, int *all_ok) {
     const int n = m->n;
-    double far = 0.0;   /* the actuated joints' largest move */
+    double far = 0.0;   /* the largest move of the joints that move the closure */
     for (int64_t x = 0; x < M; x++)
         for (int i = 0; i < ma; i++)
-            far = larger(far, fabs(target[x * ma + i] - start[x * n + active[i]]));
+            if (closing[i]) far = larger(far, fabs(target[x * ma + i] - start[x * n + active[i]]));
     const int steps = far / step > 1 ? (int)ceil(far / step) : 1;
     *all_ok = 0;
     memcpy(q, start, sizeof(double) * M * n);
@@ -915,14 +916,15 @@ static int floor_log2(int64_t x) {
  * active[ma]), every 2^floor(log2 coarse)-th continued from `reference` (n), then by halving,
  * each level's samples from the one `half` before them (its Taylor polynomial sum_k q^(k)
  * h^k / k! where its derivatives are known, t given, and its last term is at most
- * `taylor_tol`); each batch continued in steps of at most `step` of the actuated joints (the
- * batch's farthest sets their number), newton_run with `between` iterations per step and
+ * `taylor_tol`); each batch continued in steps of at most `step` of the actuated joints that
+ * move the loops' closure (closing[ma] 1; the batch's farthest sets their number), newton_run with `between` iterations per step and
  * `iterations` in the last, which (with qs, the samples its rows ids[N]) goes on to the
  * derivatives and P J's jets (jets, KJ) as hodyn_loop_newton's; c, PJ, off as there,
  * rated[N] where the derivatives were found. *complete = 0 (the rest unset) where some
  * step's P J_p was near singular: the caller goes step by step (numpy's Newton decides). */
 int hodyn_loop_closed(const HModel *m, int64_t N, const double *qa, int ma,
-                      const int32_t *active, const double *reference, int coarse, double step,
+                      const int32_t *active, const uint8_t *closing, const double *reference,
+                      int coarse, double step,
                       CUTS_ARGS, int r, const double *Pm, const int32_t *passive, int iterations,
                       int between, double tol, double quadratic, double near, double taylor_tol,
                       const double *HK_NULLABLE t, const int32_t *ids, double *q, double *c,
@@ -978,9 +980,9 @@ int hodyn_loop_closed(const HModel *m, int64_t N, const double *qa, int ma,
             }
         }
         int all_ok;
-        if ((status = continued(m, &k, M, start, target, ma, active, step, iterations, between,
-                                tol, quadratic, near, qb, cb, PJb, offb, okb, D, KJ, qs, rows,
-                                jets, &all_ok)) || !all_ok)
+        if ((status = continued(m, &k, M, start, target, ma, active, closing, step, iterations,
+                                between, tol, quadratic, near, qb, cb, PJb, offb, okb, D, KJ, qs,
+                                rows, jets, &all_ok)) || !all_ok)
             goto done;   /* (*complete stays 0) */
         for (int64_t x = 0; x < M; x++) {
             const int64_t e = level[x];
@@ -1066,17 +1068,18 @@ int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, int KJ, const dou
  * last) of full[N][D][n] (the anchors solved, with their derivatives) at times t[N], as
  * Closed._prediction: the nearer anchor a's Taylor polynomial sum_k q^(k)(t_a) h^k / k!, then
  * the Hermite polynomial of the two around (its coefficients in tau, W[2D][2D] times the
- * two's derivatives scaled by the span's powers, once per window; Horner) where they span time; far[M] where the actuated
- * joints active[m] moved more than `step` from the anchor, the Taylor polynomial's last term
- * or its difference from the Hermite one exceeds `tol`; guess[M][n] (the actuated joints'
- * own positions), anchor[M] */
+ * two's derivatives scaled by the span's powers, once per window; Horner) where they span
+ * time; far[M] where the actuated joints active[m] that move the loops' closure (closing[m]
+ * 1) moved more than `step` from the anchor, the Taylor polynomial's last term or its
+ * difference from the Hermite one exceeds `tol`; guess[M][n] (the actuated joints' own
+ * positions), anchor[M] */
 /* hodyn_loop_predict's work (a function of its own, not inlined: the compiler fuses its sums
  * as it did in the entry point, the same numbers) */
 __attribute__((noinline))
 static int predict_run(int64_t N, int D, int n, const double *full, const double *t, int64_t M,
                        const int32_t *samples, int taylor, int m, const int32_t *active,
-                       double step, double tol, const double *W, double *guess, uint8_t *far,
-                       int32_t *anchor) {
+                       const uint8_t *closing, double step, double tol, const double *W,
+                       double *guess, uint8_t *far, int32_t *anchor) {
     if (N < 1 || D < 2 || D > MAXK || n < 1 || M < 0 || taylor < 1 || m < 0) return HK_SIZE;
     for (int i = 0; i < m; i++)
         if (active[i] < 0 || active[i] >= n) return HK_SIZE;
@@ -1102,7 +1105,8 @@ static int predict_run(int64_t N, int D, int n, const double *full, const double
             g[j] = sum;
             last = larger(last, fabs(power[D - 1] * qa[(D - 1) * n + j]));
         }
-        for (int i = 0; i < m; i++) moved = larger(moved, fabs(qs[active[i]] - qa[active[i]]));
+        for (int i = 0; i < m; i++)
+            if (closing[i]) moved = larger(moved, fabs(qs[active[i]] - qa[active[i]]));
         int out = moved > step || last > tol;
         const double span = t[r] - t[l];
         if (span > 0) {
@@ -1141,10 +1145,10 @@ static int predict_run(int64_t N, int D, int n, const double *full, const double
 
 int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double *t, int64_t M,
                        const int32_t *samples, int taylor, int m, const int32_t *active,
-                       double step, double tol, const double *W, double *guess, uint8_t *far,
-                       int32_t *anchor) {
-    return predict_run(N, D, n, full, t, M, samples, taylor, m, active, step, tol, W, guess, far,
-                       anchor);
+                       const uint8_t *closing, double step, double tol, const double *W,
+                       double *guess, uint8_t *far, int32_t *anchor) {
+    return predict_run(N, D, n, full, t, M, samples, taylor, m, active, closing, step, tol, W,
+                       guess, far, anchor);
 }
 
 /* Closed._predicted in one call (hodyn_loop_predict, then newton_run with the derivatives;
@@ -1159,8 +1163,9 @@ int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double
 int hodyn_loop_between(const HModel *m, int64_t N, int D, double *full, const double *t,
                        int64_t M, const int32_t *samples, int taylor, double step,
                        double taylor_tol, const double *W, CUTS_ARGS, int r, const double *Pm,
-                       const int32_t *passive, int ma, const int32_t *active, int iterations,
-                       int between, double tol, double quadratic, double near, double *c,
+                       const int32_t *passive, int ma, const int32_t *active,
+                       const uint8_t *closing, int iterations, int between, double tol,
+                       double quadratic, double near, double *c,
                        double *PJ, double *off, int KJ, double *HK_NULLABLE jets,
                        int64_t *complete) {
     const Cuts k = CUTS_INIT(r, Pm, passive);
@@ -1191,7 +1196,7 @@ int hodyn_loop_between(const HModel *m, int64_t N, int D, double *full, const do
         goto done;
     }
     {
-    if ((status = predict_run(N, D, n, full, t, M, samples, taylor, ma, active, step,
+    if ((status = predict_run(N, D, n, full, t, M, samples, taylor, ma, active, closing, step,
                               taylor_tol, W, guess, far, anchor)))
         goto done;
     /* Newton from the near ones' starts (all of them, as a rule: no copies) */
@@ -1241,9 +1246,9 @@ int hodyn_loop_between(const HModel *m, int64_t N, int D, double *full, const do
         }
     if (F) {
         int all_ok;
-        if ((status = continued(m, &k, F, start, target, ma, active, step, iterations, between,
-                                tol, quadratic, near, q, cb, PJb, offb, ok, D, KJ, full, rows,
-                                jets, &all_ok)) || !all_ok)
+        if ((status = continued(m, &k, F, start, target, ma, active, closing, step, iterations,
+                                between, tol, quadratic, near, q, cb, PJb, offb, ok, D, KJ, full,
+                                rows, jets, &all_ok)) || !all_ok)
             goto done;
         for (int64_t x = 0; x < F; x++) {
             const int64_t e = which[x];
