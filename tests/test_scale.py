@@ -247,9 +247,11 @@ class _Null:
 
 def _wrench_beside(tmp_path, model, t, kind: str, bad: int | None = None) -> str:
     """A wrench file (with ``t`` the trajectory's) of ``kind`` csv or h5 for ``t``'s samples;
-    ``bad``: the sample whose line has a cell that is not a number (CSV)."""
+    ``bad``: the sample whose fz is not a number (CSV) or NaN (HDF5)."""
     W = np.tile([0.0, 0, 0, 0, 0, 1], (len(t), 1))
     if kind == "h5":
+        if bad is not None:
+            W[bad, 5] = np.nan
         path = tmp_path / "w.h5"
         with h5py.File(path, "w") as f:
             f["t"], f["wrench/iiwa_link_7/W"] = t, W
@@ -272,8 +274,11 @@ def _wrench_beside(tmp_path, model, t, kind: str, bad: int | None = None) -> str
     (("csv", None, (150, 0, "t-back")), "x.csv: column 't' is not increasing at sample 150"),
     (("h5", None, (200, 0, "t-back")), "x.csv: column 't' is not increasing at sample 200"),
     (("h5", None, (150, 0, "t-back")), "x.csv: column 't' is not increasing at sample 150"),
+    (("h5", 160, (150, 0, "t-back")), "x.csv: column 't' is not increasing at sample 150"),
+    (("h5", 140, (150, 0, "t-back")), "w.h5: column 'W_iiwa_link_7_fz', sample 140: value nan"),
 ], ids=["t-before-wrench-line", "nan-before-wrench-line", "wrench-line-before-own-line",
-        "t-boundary-csv", "t-inside-csv", "t-boundary-h5", "t-inside-h5"])
+        "t-boundary-csv", "t-inside-csv", "t-boundary-h5", "t-inside-h5", "t-before-nan-h5",
+        "nan-h5-before-t"])
 def test_the_first_bad_sample_of_a_trajectory_and_its_wrench_file_is_named(
         tmp_path, jobs, case, expected):
     """A wrench file read beside the trajectory (100-row chunks): the first bad sample of
@@ -281,7 +286,8 @@ def test_the_first_bad_sample_of_a_trajectory_and_its_wrench_file_is_named(
     (sample 170, in the block that holds the whole wrench file) was named before a fault of
     the trajectory's at samples 150, 160 of its chunk; a trajectory whose own t goes back
     was named as the wrench file's t that differs from it (the comparison ran first); a
-    line of the trajectory that does not parse (sample 175) after a wrench one (170)."""
+    line of the trajectory that does not parse (sample 175) after a wrench one (170); a
+    NaN of an HDF5 wrench file after (160) or before (140) the trajectory's t going back."""
     kind, wrench_bad, (row, column, value) = case
     model, path = _faulty(tmp_path, N=300)
     lines = path.read_text().splitlines()
