@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -306,6 +307,14 @@ PEAK = ("import atexit, sys\n"
         "from hodyn_cli.cli.app import main\n"
         "sys.argv = ['hodyn'] + sys.argv[1:]\n"
         "main()\n")
+
+
+def threads_started_since(before: set[threading.Thread]) -> list[threading.Thread]:
+    """The threads alive now that were not in ``before`` (``set(threading.enumerate())``
+    taken earlier): what a run left behind. Not ``threading.active_count()``: a thread of an
+    earlier test in the same worker (a Timer's, a Dask client's) that ends meanwhile made
+    the count differ with no thread of the run left."""
+    return [t for t in threading.enumerate() if t not in before]
 
 
 def peak_rss_mib(args, *, with_stderr: bool = False):

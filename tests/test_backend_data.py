@@ -143,7 +143,7 @@ def test_a_closed_robots_loops_make_their_data_once_not_per_call(monkeypatch):
 def test_a_used_model_pickles_as_a_fresh_one_and_computes_the_same():
     """A floating base's first computation builds the robot under its free root joint and
     keeps it with the model (a whole model: the pickle was 1.9x a fresh one's); a model goes
-    to a Dask worker or a ``--jobs`` process without it, the same bytes as before its first
+    to a Dask worker (pickled) without it, the same bytes as before its first
     use, and computes the same numbers there (where it builds it again)."""
     from hodyn_cli.core.trajectory import BaseMotion
 

@@ -76,6 +76,20 @@ def test_compute_floating_base_from_either_file(solo):
         assert np.allclose(got[f"Wd_base_link_{name}"], W[:, 1, c], rtol=1e-12, atol=1e-12)
 
 
+
+def test_a_base_motion_file_may_have_columns_of_its_own_named_base_(solo):
+    """A --base-motion file's pose without the prefix (as hodyn kinematics writes it) is
+    read as such even where another column of the file starts with ``base_`` (a motion
+    capture export's ``base_frame``): the prefix is the pose's, not any column's."""
+    d, urdf, _, _ = solo
+    _write(d / "extra.csv", [r + (["base_frame"] if i == 0 else ["3"])
+                             for i, r in enumerate(_rows(d / "base.csv"))])
+    runs = [_run("compute", urdf, d / "joints.csv", "--floating-base", "--base-motion",
+                 d / base, "--order", "1", "-o", d / f"from_{base}") for base in
+            ("base.csv", "extra.csv")]
+    assert all(r.exit_code == 0 for r in runs), [r.output for r in runs]
+    assert (d / "from_base.csv").read_text() == (d / "from_extra.csv").read_text()
+
 def test_base_wrench_of_a_fixed_base_in_hdf5(tmp_path):
     out = tmp_path / "tau.h5"
     result = _run("compute", URDF / "gripper_arm.urdf", URDF.parent / "sample_trajectories" /

@@ -252,16 +252,23 @@ def test_threads_share_a_model_and_its_programs():
 
 def test_at_most_streams_chunks_use_a_device_at_once(monkeypatch):
     """Eight threads with a chunk each: at most STREAMS of them stream blocks through the
-    device at a time (its memory holds STREAMS x 2 blocks), and every chunk is done."""
+    device at a time (its memory holds STREAMS x 2 blocks), and every chunk is done. The
+    first ones in hold the device until STREAMS are there at once (not a sleep that threads
+    started late on a loaded machine may never overlap)."""
     model, qs, base = planar(24, order=1)
     gpu.inverse_dynamics_chunk(model, qs, base, {}, order=1, device="cpu", block=8)  # compiles
     busy, most, lock, block = [0], [0], threading.Lock(), gpu._block
+    full = threading.Event()
 
     def slow_block(*args):   # inside the stream: count the threads there at once
         with lock:
             busy[0] += 1
             most[0] = max(most[0], busy[0])
-        time.sleep(0.01)
+            if busy[0] == gpu.STREAMS:
+                full.set()
+        if not full.wait(60):  # fewer let in at once: the test fails (most < STREAMS)
+            full.set()
+        time.sleep(0.01)  # more let in at once: they would meet here
         with lock:
             busy[0] -= 1
         return block(*args)

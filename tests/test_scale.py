@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from conftest import URDF, peak_rss_mib, random_cosine
+from conftest import URDF, peak_rss_mib, random_cosine, threads_started_since
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError, TrajectoryError
@@ -199,6 +199,43 @@ def test_the_first_bad_sample_is_named_as_the_serial_reader_names_it(tmp_path, j
     assert expected in str(err.value) and str(err.value).startswith(str(path))
 
 
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+@pytest.mark.parametrize("fault, expected", [
+    ((50, 5, "nan"), "column 'q_iiwa_joint_5', sample 50 (line 52): value nan"),
+    ((50, 0, "0"), "column 't' is not increasing at sample 50 (line 52)"),
+    ((65, 5, "nan"), "line 77, column 'q_iiwa_joint_3': '{x}' is not a number"),
+], ids=["nan-before", "t-before", "nan-in-its-chunk"])
+def test_a_fault_before_a_bad_lines_chunk_is_named_however_the_file_is_cut(
+        tmp_path, monkeypatch, jobs, fault, expected):
+    """A line that does not parse (sample 75, its cell '{x}' named as it is: it was taken
+    for a template, an internal error) in chunk 3 of 20-row chunks, and a fault before it:
+    in chunk 2 (sample 50), ending before the line, that fault is named; in chunk 3 itself
+    (sample 65), the line is. Read one by one the file is cut into 32 kB blocks, on threads
+    into 4 kB spans: a block held the line and chunk 2 both, and --jobs 1 named the line
+    where --jobs 2 and 3 named sample 50."""
+    from hodyn_cli.io import tables
+
+    monkeypatch.setattr(tables, "SPAN_BYTES", 4096)
+    model, path = _faulty(tmp_path, N=300)
+    lines = path.read_text().splitlines()
+    row, column, value = fault
+    for r, c, v in ((row, column, value), (75, 3, "{x}")):
+        cells = lines[r + 1].split(",")
+        cells[c] = v
+        lines[r + 1] = ",".join(cells)
+    path.write_text("\n".join(lines) + "\n")
+    reader = TrajectoryReader(str(path), model, 5, chunk=20)
+    reader.table.block_bytes = 32768
+    offsets = np.cumsum([len(line) + 1 for line in lines])  # the end of each line
+    assert offsets[40] < 32768 < offsets[50] < offsets[76] < 2 * 32768  # as said above
+    try:
+        with pytest.raises(TrajectoryError) as err:
+            stream.run(reader, TorqueJob(model), _Null(), jobs=jobs, cancel=reader.cancel)
+    finally:
+        reader.close()
+    assert expected in str(err.value), err.value
+
+
 class _Null:
     encode = staticmethod(lambda data: data)
 
@@ -329,15 +366,15 @@ def test_stdin_pipeline_pieces_parse_on_threads_and_flush_when_paused():
 
 def test_every_thread_ends_when_the_consumer_stops_or_a_chunk_fails(tmp_path):
     model, path = _faulty(tmp_path, N=1500)
-    before = threading.active_count()
+    before = set(threading.enumerate())
     reader = TrajectoryReader(str(path), model, 5, chunk=100)
     reader.table.block_bytes = 8192
     gen = parallel.ordered(reader, lambda chunk, start: chunk.n_samples, 3, reader.cancel)
     assert next(gen)[1] == 100
-    assert threading.active_count() > before
+    assert threads_started_since(before)
     gen.close()  # the consumer stops early
     reader.close()
-    assert threading.active_count() == before
+    assert threads_started_since(before) == []
 
     def fails(chunk: Trajectory, start: int):
         if start == 700:
@@ -348,28 +385,39 @@ def test_every_thread_ends_when_the_consumer_stops_or_a_chunk_fails(tmp_path):
     with pytest.raises(HodynError, match="chunk 8 fails"):
         assert [s for _, s in parallel.ordered(reader, fails, 3)] == []
     reader.close()
-    assert threading.active_count() == before
+    assert threads_started_since(before) == []
 
 
-def test_a_source_failing_ahead_of_slow_chunks_hands_those_chunks_on_first():
-    """The source's error (a later piece that does not parse) reaches the reading thread
-    while the chunks before it are still being worked on: they go on, and a chunk's own
-    error among them is the one raised, as reading them one by one would (a race that CI
-    once lost under load: 'line 522' named instead of sample 333)."""
+def test_a_source_failing_ahead_of_slow_chunks_hands_those_chunks_on_first(monkeypatch):
+    """The source's error (a later piece that does not parse) reaches the consumer while
+    the chunks before it are still being worked on: they go on, and a chunk's own error
+    among them is the one raised, as reading them one by one would (a race that CI once lost
+    under load: 'line 522' named instead of sample 333). The chunks are held until the
+    error has reached the consumer (not for a time: under load the error came after it)."""
     def source():
         for start in range(0, 500, 100):
             yield Trajectory(np.arange(start, start + 100) * 0.01, np.zeros((100, 1)))
         raise TrajectoryError("piece 6 does not parse")
 
+    poll = parallel.ReadAhead.poll
+
+    def releasing_on_the_error(self, timeout):
+        try:
+            yield from poll(self, timeout)
+        except TrajectoryError:
+            release.set()  # the error is on its way to the consumer: the chunks may finish
+            raise
+
+    monkeypatch.setattr(parallel.ReadAhead, "poll", releasing_on_the_error)
+
     def slow(chunk: Trajectory, start: int):
-        release.wait(5)  # every chunk handed out waits until the source has failed
+        assert release.wait(60), "the source's error never reached the consumer"
         if start == fails_at:
             raise TrajectoryError(f"chunk at {start} is bad")
         return start
 
     for fails_at, expected in ((None, "piece 6 does not parse"), (200, "chunk at 200 is bad")):
         release, seen = threading.Event(), []
-        threading.Timer(0.3, release.set).start()
         with pytest.raises(TrajectoryError, match=expected):
             for _, start in parallel.ordered(source(), slow, 8):
                 seen.append(start)

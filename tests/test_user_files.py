@@ -229,3 +229,37 @@ def test_info_json_keeps_warnings_on_stderr_and_overflow_never_reaches_an_output
     assert result.exit_code == 2 and not out.exists()
     assert "huge.h5: result 'tau' overflows float64 at t = 0 s: the inputs there are too " \
         "large (the largest, qd_joint1 = 1e+200)" in result.stderr
+
+
+@pytest.mark.parametrize("command, datasets, message", [
+    ("compute", ("t", "q", "qd"), "missing columns: dataset(s) qdd, qddd, qdddd (need q up to "
+                                  "qdddd"),
+    ("forward", ("t", "q", "qd", "qdd"), "missing columns: dataset(s) tau (N x n in "
+                                         "joint_names order)"),
+])
+def test_hdf5_errors_of_a_mimic_robot_name_what_its_file_lacks(tmp_path, command, datasets,
+                                                                message):
+    """A robot with a <mimic> joint reads an HDF5 file over its independent joints (the
+    follower has no column, as hodyn writes it): a missing derivative or torque is named as
+    such (with the --estimate-derivatives hint), not the follower's q, qd the file need not
+    have."""
+    import h5py
+
+    from conftest import mimic_urdf
+
+    robot = mimic_urdf(tmp_path, "gripper_arm", "finger_right_joint", "finger_left_joint",
+                       -0.8, 0.03)
+    coordinates = list(load_model(robot).coordinate_names)
+    src = tmp_path / "coordinates.h5"
+    with h5py.File(SAMPLES / "gripper_arm_cosine.h5") as f, h5py.File(src, "w") as g:
+        every = list(f.attrs["joint_names"])
+        columns = [every.index(j) for j in coordinates]
+        g.attrs["joint_names"] = coordinates
+        for key in datasets:
+            g[key] = f[key][()] if key == "t" else f[key][()][:, columns]
+    out = tmp_path / "out.csv"
+    result = runner.invoke(app, [command, str(robot), str(src), "-o", str(out)])
+    assert result.exit_code == 2, result.output
+    assert f"hodyn: error: {src}: {message}" in result.stderr, result.stderr
+    assert ("--estimate-derivatives" in result.stderr) == (command == "compute")
+    assert not out.exists()

@@ -257,10 +257,11 @@ class Model:
                 fail(f"link '{link}' sits on body {frame.body}, not one of -1..{n - 1}")
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled (to a Dask worker, a ``--jobs`` process) without what it builds on first
-        use and keeps (its ``cached_property`` values: :attr:`free_rooted`, :attr:`carried`,
-        a whole model each, which made a floating base's used model twice the size of a
-        fresh one): the receiver builds them again when first asked."""
+        """Pickled (to a Dask worker, by ``client.scatter``; ``--jobs`` threads share the
+        model unpickled) without what it builds on first use and keeps (its
+        ``cached_property`` values: :attr:`free_rooted`, :attr:`carried`, a whole model each,
+        which made a floating base's used model twice the size of a fresh one): the receiver
+        builds them again when first asked."""
         return {name: value for name, value in self.__dict__.items()
                 if not isinstance(getattr(type(self), name, None), cached_property)}
 

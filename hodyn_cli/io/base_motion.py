@@ -41,7 +41,7 @@ def plan_base(names: list[str], orders: int, source: str, *, own_file: bool = Fa
     """
     have = set(names)
     prefix, twist = _naming(names, own_file)
-    pose = [f"{prefix}p_{s}" for s in XYZ] + [f"{prefix}R_{s}" for s in ROTATION]
+    pose = _pose(prefix)
     missing = [c for c in pose if c not in have]
     if missing:
         how = "or prefixed base_" if own_file and not prefix else "prefixed base_"
@@ -60,12 +60,22 @@ def plan_base(names: list[str], orders: int, source: str, *, own_file: bool = Fa
     return (["t"] if "t" in have else []) + columns, twist
 
 
+def _pose(prefix: str) -> list[str]:
+    """The pose's columns: ``<prefix>p_x``, ..., ``<prefix>R_33``."""
+    return [f"{prefix}p_{s}" for s in XYZ] + [f"{prefix}R_{s}" for s in ROTATION]
+
+
 def _naming(names: list[str], own_file: bool = False) -> tuple[str, str]:
     """``(prefix, twist)``: ``base_`` in a trajectory file, and in a ``--base-motion`` file
-    (``own_file``) that has a ``base_`` column ('' in one that has none: a kinematics
-    output); ``Vb`` (body twists) or ``Vs`` (spatial ones, when only they are there)."""
+    (``own_file``) whose pose has it ('' in one whose pose has not: a kinematics output,
+    whatever other ``base_`` columns it has); ``Vb`` (body twists) or ``Vs`` (spatial ones,
+    when only they are there).
+
+    >>> _naming(["t", "base_frame", "p_x", "Vb_wx"], own_file=True)
+    ('', 'Vb')
+    """
     have = set(names)
-    prefix = "base_" if not own_file or any(n.startswith("base_") for n in names) else ""
+    prefix = "base_" if not own_file or any(c in have for c in _pose("base_")) else ""
     return prefix, "Vs" if f"{prefix}Vs_wx" in have and f"{prefix}Vb_wx" not in have else "Vb"
 
 

@@ -33,6 +33,8 @@ def motion_suffixes(key: str) -> tuple[str, ...]:
     """
     key = key.removeprefix("base_")
     return ROTATION if key == "R" else TWIST if key.startswith("V") else XYZ
+
+
 def motion_listing(columns: list[str], hdf5: bool) -> str:
     """Motion columns (``<dataset>_<component>``: ``base_p_x``, ``R_12``, ...) as a message
     names them: ``column(s) ...``, or in an HDF5 file the datasets that hold them.

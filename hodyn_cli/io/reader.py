@@ -255,9 +255,11 @@ def _pose_coordinates(kind: str, values: np.ndarray, name: str, start: int, path
 def _in_hdf5_words(names: list[str], model: Model, need: int, path: str,
                    series: tuple[str, ...] = ()) -> TrajectoryError | None:
     """The missing-columns error for an HDF5 file, named as its datasets: q's derivatives,
-    else the ``series`` (``tau``, ...) a command needs (None: neither is missing)."""
+    else the ``series`` (``tau``, ...) a command needs (None: neither is missing); both over
+    the coordinates (a mimic or passive joint has no column: :func:`~hodyn_cli.io.columns.plan`)."""
     missing = [derivative_name("q", k) for k in range(need)
-               if not all(f"{derivative_name('q', k)}_{j}" in names for j in model.joint_names)]
+               if not all(f"{derivative_name('q', k)}_{j}" in names
+                          for j in model.coordinate_names)]
     if missing:
         return (TrajectoryError if "q" in missing else MissingDerivatives)(
             f"missing columns: dataset(s) {', '.join(missing)} (need q up to "

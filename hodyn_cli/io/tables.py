@@ -175,12 +175,15 @@ class CsvTable:
     def blocks(self, wanted: list[str] | None = None) -> Iterator[Block]:
         wanted = list(self.names) if wanted is None else wanted
         for first_line, raw in self._raw_blocks():
+            bad = None
             try:
                 out = self.parse(raw, wanted)
-            except BadLine as e:
-                raise e.error(first_line, self.path) from None
+            except BadLine as e:  # the rows before the line first: their own faults come first
+                out, bad = e.before.values, e
             self._remember(raw, first_line, len(out))
             yield out
+            if bad is not None:
+                raise bad.error(first_line, self.path)
 
     def pieces(self) -> Iterator[Piece]:
         """What :meth:`parse_piece` turns into blocks, in order, read as little as possible
@@ -265,32 +268,44 @@ class CsvTable:
         return None
 
     def _slow_block(self, raw: bytes, wanted: list[str]) -> Block:
-        """Parse a block line by line: the values, or :class:`BadLine` naming the line."""
+        """Parse a block line by line: the values, or :class:`BadLine` naming the first line
+        that does not parse (with the rows before it)."""
         index = [self.names.index(n) for n in wanted]
-        rows = []
+        rows: list[list[float]] = []
+        lines: list[int] = []
         for offset, data in enumerate(raw.split(b"\n")):
             if not data.strip():
                 continue
             try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError:
-                raise BadLine(offset, "line {} is not UTF-8 text") from None
-            try:
-                fields = _fields(text.rstrip("\r"), self.delimiter)
+                rows.append(self._slow_row(data, index))
             except ValueError as e:
-                raise BadLine(offset, f"line {{}}: {e}") from None
-            if len(fields) != len(self.names):
-                raise BadLine(offset, f"line {{}} has {len(fields)} fields, the header "
-                                      f"{len(self.names)}")
-            values = []
-            for c in index:
-                try:
-                    values.append(float(fields[c]))
-                except ValueError:
-                    raise BadLine(offset, f"line {{}}, column '{self.names[c]}': "
-                                          f"'{fields[c]}' is not a number") from None
-            rows.append(values)
+                before = Parsed(np.array(rows, dtype=float).reshape(-1, len(wanted)),
+                                np.array(lines, dtype=int), offset)
+                raise BadLine(offset, str(e), before) from None
+            lines.append(offset)
         return np.array(rows, dtype=float).reshape(-1, len(wanted))
+
+    def _slow_row(self, data: bytes, index: list[int]) -> list[float]:
+        """The ``index`` columns of one line; ValueError with what follows its number in
+        the message (``line N``: :meth:`BadLine.error` adds it) where it does not parse."""
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(" is not UTF-8 text") from None
+        try:
+            fields = _fields(text.rstrip("\r"), self.delimiter)
+        except ValueError as e:
+            raise ValueError(f": {e}") from None
+        if len(fields) != len(self.names):
+            raise ValueError(f" has {len(fields)} fields, the header {len(self.names)}")
+        values = []
+        for c in index:
+            try:
+                values.append(float(fields[c]))
+            except ValueError:
+                raise ValueError(f", column '{self.names[c]}': '{fields[c]}' is not a "
+                                 "number") from None
+        return values
 
     def close(self) -> None:
         if self._owned:
@@ -548,15 +563,22 @@ class Parsed:
 
 
 class BadLine(Exception):  # noqa: N818 - not an error of its own: turned into one
-    """A line of a block that does not parse: its ``offset`` from the block's first line
-    and the message, ``{}`` standing for its line number in the file."""
+    """A line of a block that does not parse: its ``offset`` from the block's first line,
+    what is wrong with it (``what``: the message after ``line N``; the line's own text is
+    never a template: a cell ``{x}`` is named as it is), and ``before``, the rows of the
+    block before it.
 
-    def __init__(self, offset: int, text: str):
-        super().__init__(text)
-        self.offset, self.text = offset, text
+    Those rows go on before the error (:meth:`CsvTable.blocks`, :mod:`hodyn_cli.io.tasks`):
+    a fault in a chunk that ends before the line is the one named, however the file is cut
+    into blocks (4 MB read one by one, 1 MB spans parsed on threads): ``--jobs 1`` and
+    ``--jobs N`` name the same one."""
+
+    def __init__(self, offset: int, what: str, before: Parsed):
+        super().__init__(what)
+        self.offset, self.what, self.before = offset, what, before
 
     def error(self, first_line: int, path: str) -> TrajectoryError:
-        return TrajectoryError(self.text.format(first_line + self.offset), path)
+        return TrajectoryError(f"line {first_line + self.offset}{self.what}", path)
 
 
 def _fields(line: str, delimiter: str) -> list[str]:

@@ -199,26 +199,31 @@ def _parsed(table: CsvTable, wanted: list[str], executor: Executor, ahead: int
     line = table._line + 1  # the pieces of a regular file start after the header
     pending: deque[tuple[Piece, Future]] = deque()
 
-    def done() -> tuple[Parsed, int, bool]:
+    def done() -> Iterator[tuple[Parsed, int, bool]]:
+        """The next piece; one that does not parse: its rows before the bad line, then the
+        error (as :meth:`~hodyn_cli.io.tables.CsvTable.blocks` does, read one by one)."""
         nonlocal line
         piece, future = pending.popleft()
         first = piece.first_line if piece.first_line is not None else line
+        bad = None
         try:
             parsed = future.result()
         except BadLine as e:
-            raise e.error(first, table.path) from None
+            parsed, bad = e.before, e
         line = first + parsed.newlines
         table.tally(len(parsed.values), len(piece.raw) if piece.raw is not None
                     else piece.span[1] - piece.span[0])  # the progress bar's estimate
-        return parsed, first, piece.paused
+        yield parsed, first, piece.paused
+        if bad is not None:
+            raise bad.error(first, table.path)
 
     try:
         for piece in table.pieces():
             pending.append((piece, executor.submit(table.parse_piece, piece, wanted)))
             while pending and (len(pending) > ahead or piece.paused):
-                yield done()
+                yield from done()
         while pending:
-            yield done()
+            yield from done()
     finally:  # stopped early: the pieces not started are dropped
         for _, future in pending:
             future.cancel()

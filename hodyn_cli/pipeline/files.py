@@ -12,7 +12,7 @@ from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io import file_format, open_sink
 from hodyn_cli.io.paths import refuse_inputs, refuse_shared_outputs, write_text
-from hodyn_cli.pipeline import stream
+from hodyn_cli.pipeline import stop, stream
 from hodyn_cli.pipeline.inputs import open_input
 from hodyn_cli.pipeline.protocols import Job, Notify, Sink, tell
 
@@ -50,9 +50,11 @@ def run_file(job: Job, source: str, output: str, attrs: dict | None = None, *, j
                 first(head, sink)
                 chunks = _chain(head, rest)
             try:
-                n = stream.run(chunks, job, sink, jobs=jobs, progress=None if progress is None
-                               else lambda done: progress(done, reader.expected_samples),
-                               cancel=reader.cancel)
+                with stop.waking(reader.cancel):  # a signal ends a read waiting for a pipe
+                    n = stream.run(chunks, job, sink, jobs=jobs, progress=None
+                                   if progress is None else
+                                   lambda done: progress(done, reader.expected_samples),
+                                   cancel=reader.cancel)
             except TrajectoryError as e:  # about the values of this file (an overflow)
                 raise TrajectoryError(e.message, e.source or source) from None
     tell(notify, reader.end_notes())

@@ -56,9 +56,11 @@ def ordered(source: Iterable[Trajectory], work: Callable[[Trajectory, int], Any]
 
     An error is raised where the chunks read one by one would raise it: the first chunk's
     first. Every thread started here has ended when this returns or raises (an error,
-    Ctrl-C, a signal, the consumer stopping early): ``cancel()`` (the reader's) wakes a
-    thread that waits for input.
+    Ctrl-C, a signal, the consumer stopping early): ``cancel()`` (the reader's; by default
+    ``source.cancel`` where it has one) wakes a thread that waits for input.
     """
+    if cancel is None:  # a caller that forgot it: check --jobs N waited for a quiet pipe
+        cancel = getattr(source, "cancel", None)
     with stop.deferred():  # a signal is raised here between chunks, not inside a lock
         pool = ThreadPoolExecutor(jobs)
         ahead = None
@@ -83,6 +85,7 @@ def ordered(source: Iterable[Trajectory], work: Callable[[Trajectory, int], Any]
             while pending:
                 stop.check()
                 yield _settled(*pending.popleft())
+            stop.check()  # the source ended as a signal woke its read (stop.waking)
             if failed is not None:
                 raise failed
         finally:  # also when the consumer stops early: the chunks not started are dropped

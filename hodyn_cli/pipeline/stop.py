@@ -8,7 +8,10 @@ signal's exception is kept and raised at the next :func:`check`, which the loop 
 between chunks (every few tens of milliseconds); elsewhere it is raised at once, as Python
 raises KeyboardInterrupt. Other threads that stream a file of their own (a batch's files)
 see the signal at their next :func:`check` too: it raises :class:`Abandoned` there, so that
-their output is discarded as after an error, not finished after the run was stopped.
+their output is discarded as after an error, not finished after the run was stopped. One
+that waits for input instead (a batch's FIFO whose producer has gone quiet) is woken by the
+``cancel`` it registered (:func:`waking`) when the main thread raises the signal's
+exception: it held the run, after the signal, until the producer wrote again.
 
 >>> with deferred():
 ...     interrupt(KeyboardInterrupt())   # what a handler calls: kept for now
@@ -22,14 +25,15 @@ raised at the check
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-__all__ = ["interrupt", "deferred", "check", "reset", "Abandoned"]
+__all__ = ["interrupt", "deferred", "check", "reset", "waking", "Abandoned"]
 
 _pending: list[BaseException] = []  # at most one: the first signal's
 _depth = 0  # nesting of deferred() on the main thread
 _stopping = threading.Event()  # a signal arrived: every thread's check() sees it
+_wakes: set[Callable[[], None]] = set()  # the cancels of the inputs being read (waking())
 
 
 class Abandoned(BaseException):
@@ -78,7 +82,21 @@ def check() -> None:
         if _stopping.is_set():
             raise Abandoned()
     elif _pending:
+        for cancel in list(_wakes):  # here, not in the handler: a cancel takes a lock
+            cancel()
         raise _pending.pop()
+
+
+@contextmanager
+def waking(cancel: Callable[[], None]) -> Iterator[None]:
+    """A region (a file read on any thread) whose ``cancel()`` (its reader's) is called when
+    a signal's exception is raised on the main thread: a read waiting for input ends, and
+    the thread's next :func:`check` gives its work up."""
+    _wakes.add(cancel)
+    try:
+        yield
+    finally:
+        _wakes.discard(cancel)
 
 
 def reset() -> None:

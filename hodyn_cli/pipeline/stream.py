@@ -69,6 +69,7 @@ def run(chunks: Iterable[Trajectory], compute: Callable[[Trajectory], dict[str, 
         for chunk in chunks:
             stop.check()  # a batch's file, on its own thread: given up when the run stops
             written(work(chunk), chunk.n_samples)
+        stop.check()  # the chunks ended as the signal woke a read (stop.waking): not the end
         return done
     positional = getattr(sink, "positional", False)
 
