@@ -1,5 +1,6 @@
 """``retime --optimal`` on inputs with more derivatives than q..qdddd, and on 1000-sample paths
-whose limits send them to the windows of linear programmes (issue 37).
+with torque-rate, torque-acceleration and jerk limits, which went to the windows of linear
+programmes and now go to reachability (issue 37; more of them: bench_optimal_rates.py).
 
     python benchmarks/bench_optimal_orders.py
 
@@ -29,8 +30,12 @@ CASES = [
     ("iiwa14", 200, 6, None, "auto"),
     ("iiwa14", 200, 6, None, "windows"),
     ("iiwa14", 200, 4, "iiwa14_limits.toml", "auto"),
+    ("iiwa14", 200, 4, "iiwa14_limits.toml", "windows"),
+    ("iiwa14", 200, 6, "iiwa14_limits.toml", "auto"),
+    ("iiwa14", 200, 6, "iiwa14_limits.toml", "windows"),
     ("panda", 200, 4, None, "auto"),
     ("panda", 200, 4, "panda_limits.toml", "auto"),
+    ("panda", 200, 4, "panda_limits.toml", "windows"),
 ]
 
 

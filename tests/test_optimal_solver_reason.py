@@ -48,13 +48,30 @@ def test_reachability_says_nothing_of_the_solver(cosine, tmp_path):
     assert "solver" not in line and "reachability" not in line
 
 
-def test_torque_rate_limits_go_to_the_windows_and_say_so(cosine, tmp_path):
+def test_torque_rate_limits_are_kept_by_reachability_and_say_nothing_of_the_solver(
+        cosine, tmp_path):
+    """Torque rates and accelerations (the limits file's) go to reachability too
+    (algorithms/limits/rates.py); the notice names no solver."""
     out = tmp_path / "fast.h5"
     line = notice(run("retime", IIWA, cosine[0], "--optimal", "--limits",
                       URDF / "iiwa14_limits.toml", "-o", out), cosine[0])
+    assert solver(out) == "reachability"
+    assert "solver" not in line and "reachability" not in line
+
+
+def test_limits_of_higher_orders_not_kept_go_to_the_windows_and_say_so(cosine, tmp_path,
+                                                                        monkeypatch):
+    """Where the rounds that widen reachability's smoothing for the limits of higher orders
+    do not get there (none here), the windows solve it and the notice names the limits."""
+    from hodyn_cli.algorithms.limits import rates
+
+    monkeypatch.setattr(rates, "ROUNDS", 0)
+    out = tmp_path / "fast.h5"
+    line = notice(run("retime", IIWA, cosine[0], "--optimal", "--jerk", 500, "-o", out),
+                  cosine[0])
     assert solver(out) == "windows"
-    assert line.endswith(f"; {WINDOWS}the limits file's torque-rate limits are not limits "
-                         "of the path speed alone"), line
+    assert line.endswith(f"; {WINDOWS}the command line's jerk limits: reachability's law does "
+                         "not keep them within 0 rounds of widening its smoothing"), line
 
 
 def test_q7_columns_go_to_the_windows_and_say_so(cosine, tmp_path):
@@ -66,15 +83,15 @@ def test_q7_columns_go_to_the_windows_and_say_so(cosine, tmp_path):
 
 
 def test_solver_reachability_refuses_with_the_same_reason(cosine, tmp_path):
-    """--solver reachability: exit 2, one line with the reason (the jerk here, from
-    --jerk), and no output written."""
+    """--solver reachability: exit 2, one line with the reason (the drives' motor limits
+    here), and no output written."""
     out = tmp_path / "fast.h5"
-    res = run("retime", IIWA, cosine[0], "--optimal", "--jerk", 500, "--solver",
-              "reachability", "-o", out)
+    res = run("retime", IIWA, cosine[0], "--optimal", "--drives", URDF / "iiwa14_motors.toml",
+              "--solver", "reachability", "-o", out)
     assert res.exit_code == 2, res.output
     assert res.output.strip().splitlines() == [
-        f"hodyn: error: {cosine[0]}: --solver reachability: it does not apply (the command "
-        "line's jerk limits are not limits of the path speed alone): use --solver auto"]
+        f"hodyn: error: {cosine[0]}: --solver reachability: it does not apply (reachability "
+        "does not take the drives' motor limits (--drives)): use --solver auto"]
     assert not out.exists()
 
 
@@ -84,11 +101,10 @@ def test_the_reason_of_limits_made_in_python_names_no_source():
     from dataclasses import replace
 
     import hodyn_cli
-    from hodyn_cli.algorithms.limits.optimal import _beyond_speed
+    from hodyn_cli.algorithms.limits.optimal import _higher_named
     from hodyn_cli.modeling.limits import read_limits
 
     model = hodyn_cli.load_robot(str(URDF / "iiwa14.urdf"))
     limits = read_limits(str(URDF / "iiwa14_limits.toml"), model)
-    assert _beyond_speed(limits).startswith("the limits file's torque-rate limits")
-    assert _beyond_speed(replace(limits, origin={})) == (
-        "the torque-rate limits are not limits of the path speed alone")
+    assert _higher_named(limits) == "the limits file's torque-rate limits"
+    assert _higher_named(replace(limits, origin={})) == "the torque-rate limits"

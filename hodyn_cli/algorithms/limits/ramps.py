@@ -41,7 +41,7 @@ from numpy.polynomial import Polynomial
 
 from hodyn_cli.algorithms.limits.jets import product, square_root
 
-__all__ = ["TAIL", "Ramp"]
+__all__ = ["TAIL", "STEEPEST", "Ramp"]
 
 #: the tail (where the warp returns to the law, its overshoot spread) in rises: a longer one
 #: overshoots less (``2.46 kappa``: 7.6e-4 at 10, 1.8e-4 at 20) and needs a longer piece
@@ -49,6 +49,11 @@ TAIL = 20
 #: the step r_0 (0 to 1, three derivatives vanishing at both ends) and the tail's bump
 _STEP = Polynomial([0, 0, 0, 0, 35, -84, 70, -20])
 _BUMP = 630 * Polynomial([0, 0, 0, 0, 1, -4, 6, -4, 1])
+#: the step's steepest slope and curvature on [0, 1]: where a law's path acceleration u
+#: steps in over ``rise``, sigma^(3) is up to ``STEEPEST[0] |u| / rise`` and sigma^(4) up to
+#: ``STEEPEST[1] |u| / rise^2`` (the corners' ramps' jerk and torque rates:
+#: :func:`~hodyn_cli.algorithms.limits.rates.rise`)
+STEEPEST = tuple(float(np.abs(_STEP.deriv(k)(np.linspace(0, 1, 10001))).max()) for k in (1, 2))
 #: bisections of :meth:`Ramp.inverse` (its interval halved to rounding)
 _BISECTIONS = 64
 

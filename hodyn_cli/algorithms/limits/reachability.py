@@ -512,11 +512,15 @@ def controllable(r: Rows, delta: np.ndarray, end: tuple[float, float]) -> np.nda
 
 @dataclass(frozen=True, eq=False)
 class Law:
-    """A law along one :class:`Arc`: x at its grid points (M,) and u on its intervals."""
+    """A law along one :class:`Arc`: x at its grid points (M,) and u on its intervals;
+    ``played``: the x the motion is played with at its grid points where it is made
+    otherwise than by :func:`smoothed` and :func:`lowered` (None: made so, :func:`played`;
+    :func:`~hodyn_cli.algorithms.limits.rates.kept`: for the limits of higher orders)."""
 
     sigma: np.ndarray
     x: np.ndarray
     u: np.ndarray
+    played: np.ndarray | None = None
 
     @property
     def duration(self) -> float:
@@ -627,7 +631,7 @@ SMOOTH = 8
 PASSES = 8
 
 
-def smoothed(law: Law, reach: float = 0.0) -> np.ndarray:
+def smoothed(law: Law, reach: float = 0.0, half: np.ndarray | None = None) -> np.ndarray:
     """x at the grid points smoothed by :data:`PASSES` moving averages, each over ``reach /
     PASSES`` seconds either side at the law's own speed there (``reach sqrt(x) / (Delta
     PASSES)`` grid intervals, at least :data:`SMOOTH` / PASSES; :func:`widths`): a kernel that
@@ -635,12 +639,13 @@ def smoothed(law: Law, reach: float = 0.0) -> np.ndarray:
     law reflected through its ends (``2 x_0 - x(-sigma)``: the value and slope at an end
     are kept, x = 0 at a rest stays 0). The average of points (u, x) within the limits is
     within them up to how much their coefficients change over the kernel, as the limits
-    are linear in (u, x) (the final fit scales the motion onto them)."""
+    are linear in (u, x) (the final fit scales the motion onto them). ``half``: the
+    averages' half-widths (grid intervals, per point) instead of :func:`widths`'."""
     x = law.x
     if len(x) < PASSES + 3:  # (not one interval either side: below LEAST, never an arc's)
         return x
     out = x
-    half = widths(law, reach)
+    half = widths(law, reach) if half is None else half
     for _ in range(PASSES):
         out = _swept(out, half)
     out = np.maximum(out, 0.0)
@@ -985,6 +990,21 @@ def _ends(sigma: np.ndarray, x: np.ndarray) -> tuple[list[tuple[int, float]],
     return ends[0], ends[1]
 
 
+def _ramp(rise: float, duration: float) -> Ramp:
+    """The corners' ramp on a piece played in ``duration`` seconds: ``rise`` seconds and a
+    tail of :data:`~hodyn_cli.algorithms.limits.ramps.TAIL` rises, within half the piece:
+    where they are longer (a long rise for limits of higher orders,
+    :func:`~hodyn_cli.algorithms.limits.rates.rise`: the Panda's torque rates asked for 78
+    ms on legs of 0.6-0.84 s), a shorter tail, down to :data:`SHORTEST` rises (its
+    overshoot 0.57 % of u there, which the final fit pays), then a shorter rise."""
+    tail = min(TAIL, max(SHORTEST, duration / (2 * rise)))
+    return Ramp(min(rise, duration / (2 * tail)), tail)
+
+
+#: the shortest tail of a corners' ramp, in rises (:func:`_ramp`)
+SHORTEST = 4
+
+
 def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orders: int = 5
             ) -> Warped:
     """The played law of one piece (:class:`Warped`): its smoothed law, its points (its grid,
@@ -992,9 +1012,12 @@ def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orde
     its corners; the law's time derivatives there sigma_dot .. sigma^(K), K = max(4, orders
     - 1), are made chunk by chunk (:meth:`Warped.at`)."""
     K = max(4, orders - 1)
-    smooth = smoothed(law, reach)
-    if len(law.x) >= PASSES + 3:
-        smooth = lowered(law.x, smooth, PASSES * int(np.ceil(widths(law, reach).max())))
+    if law.played is not None:
+        smooth = law.played
+    else:
+        smooth = smoothed(law, reach)
+        if len(law.x) >= PASSES + 3:
+            smooth = lowered(law.x, smooth, PASSES * int(np.ceil(widths(law, reach).max())))
     x = _spline(law.sigma, smooth)
     del smooth  # (the spline holds it)
     sigma, end = law.sigma, law.sigma[-1]
@@ -1004,7 +1027,7 @@ def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orde
     t = np.concatenate([[0.0], np.cumsum(_elapsed(x, sigma[:-1], sigma[1:]))])
     if not any(corner):
         return Warped(sigma, t, x, K, corner, None, float(t[-1]))
-    ramp = Ramp(min(rise, t[-1] / (2 * TAIL)))
+    ramp = _ramp(rise, float(t[-1]))
     last = t[-1:]
     if corner[0]:  # (the end's time as the start's corner warps it)
         last = np.where(last < ramp.tail - ramp.delay, ramp.inverse(last), last + ramp.delay)

@@ -1,0 +1,146 @@
+"""``retime --optimal`` with joint jerk, torque-rate and torque-acceleration limits (issue 37):
+reachability with its smoothing widened where they need it (``rates.py``) against the
+windows of linear programmes, the solver these inputs went to before, in the same run.
+
+    python benchmarks/bench_optimal_rates.py                 # --only LABEL,... : those cases
+
+Each case: the input made by ``hodyn generate`` (Fourier paths of 5 s at 200 Hz, 1000
+samples; point-to-point motions through waypoints, at rest at both ends and at each
+waypoint), then ``hodyn retime --optimal -q`` file to file, a process each (wall time, CPU
+time of the process, peak RSS), with ``--solver auto`` (reachability: the solver it used is
+printed) and ``--solver windows``; each output then through ``hodyn check`` with the same
+limits (exit 0: every limit kept at every sample) and ``hodyn validate`` (exit 0).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import resource
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import h5py
+import numpy as np
+from _measure import process
+
+ROOT = Path(__file__).resolve().parents[1]
+HODYN = [sys.executable, "-m", "hodyn_cli"]
+PUBLIC = "cmeel.prefix/share/example-robot-data/robots"
+
+
+def public(relative: str) -> str:
+    import importlib.metadata
+
+    return str(Path(importlib.metadata.distribution("example-robot-data").locate_file(PUBLIC))
+               / relative)
+
+
+def urdf(name: str) -> str:
+    return str(ROOT / "urdf" / f"{name}.urdf")
+
+
+#: waypoints as shares of each joint's position range about its middle (a row per waypoint)
+TURNS = [[-0.3, 0.2, -0.2, 0.25, -0.2, 0.2, -0.1], [0.25, -0.15, 0.3, -0.2, 0.25, -0.2, 0.2],
+         [-0.1, 0.25, -0.25, 0.1, -0.3, 0.1, -0.25], [0.2, -0.2, 0.15, -0.25, 0.2, -0.15, 0.3]]
+#: a straight line with a stop in its middle (the path goes on: no corner)
+LINE = [[-0.3] * 7, [0.0] * 7, [0.3] * 7]
+
+#: label, robot URDF, generate's arguments, retime's limits arguments
+CASES = [
+    ("iiwa-fourier-q6", urdf("iiwa14"), ["--kind", "fourier", "--rate", "200", "--duration",
+                                          "5", "--derivatives", "6"],
+     ["--limits", str(ROOT / "urdf" / "iiwa14_limits.toml")]),
+    ("iiwa-fourier", urdf("iiwa14"), ["--kind", "fourier", "--rate", "200", "--duration", "5"],
+     ["--limits", str(ROOT / "urdf" / "iiwa14_limits.toml")]),
+    ("panda-fourier", urdf("panda"), ["--kind", "fourier", "--rate", "200", "--duration", "5"],
+     ["--limits", str(ROOT / "urdf" / "panda_limits.toml")]),
+    ("panda-p2p", urdf("panda"), ["p2p", TURNS[:3], "0.6", "100"],
+     ["--limits", str(ROOT / "urdf" / "panda_limits.toml")]),
+    ("ur5-p2p", "ur5", ["p2p", TURNS, "2.5", "100"], ["--jerk", "1000"]),
+    ("ur5-p2p-jerk200", "ur5", ["p2p", TURNS, "2.5", "100"], ["--jerk", "200"]),
+    ("xarm7-stop", "xarm7", ["p2p", LINE, "5", "100"], ["--jerk", "200"]),
+    ("xarm7-p2p-20Hz", "xarm7", ["p2p", TURNS, "2.5", "20"], ["--jerk", "500"]),
+    ("ur5-p2p-1kHz", "ur5", ["p2p", TURNS[:3], "0.5", "1000"], ["--jerk", "500"]),
+]
+PUBLIC_ARMS = {"ur5": "ur_description/urdf/ur5_robot.urdf",
+               "xarm7": "xarm_description/urdf/xarm7.urdf"}
+
+
+def made(folder: Path, label: str, robot: str, args: list) -> Path:
+    """The case's input file (``hodyn generate``)."""
+    out = folder / f"{label}.h5"
+    if args[0] != "p2p":
+        process(HODYN + ["generate", robot, *args, "-o", str(out), "-q"], out)
+        return out
+    import hodyn_cli
+
+    _, shares, segment, rate = args
+    model = hodyn_cli.load_robot(robot)
+    low, high = model.limits[:, 0], model.limits[:, 1]
+    middle, half = (low + high) / 2, np.minimum((high - low) / 2, np.pi)
+    points = folder / f"{label}.csv"
+    with open(points, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(model.joint_names)
+        for row in shares:
+            writer.writerow(middle + half * np.array(row[: model.n]))
+    process(HODYN + ["generate", robot, "--kind", "point-to-point", "--waypoints", str(points),
+                     "--segment-duration", segment, "--rate", rate, "--allow-limit-violation",
+                     "-o", str(out), "-q"], out)
+    return out
+
+
+def retimed(robot: str, src: Path, limits: list, solver: str, out: Path
+            ) -> tuple[float, float, float]:
+    """(wall s, CPU s, peak RSS MiB) of one ``retime --optimal`` process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall, rss, _ = process(HODYN + ["retime", robot, str(src), "--optimal", "-q", "--solver",
+                                    solver, *limits, "-o", str(out)], out)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, rss
+
+
+def passes(args: list) -> str:
+    return "ok" if subprocess.run(args, capture_output=True).returncode == 0 else "FAIL"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--only", default="", help="comma-separated case labels")
+    only = set(filter(None, parser.parse_args().only.split(",")))
+    print("retime --optimal -q file to file, a process each; check: hodyn check with the same "
+          "limits, validate: hodyn validate")
+    print(f"{'case':>16s} {'samples':>7s} {'solver':>12s} {'optimal s':>10s} {'windows s':>10s} "
+          f"{'vs windows':>10s} {'wall s':>7s} {'CPU s':>6s} {'RSS MiB':>7s} "
+          f"{'windows wall s':>14s} {'RSS MiB':>7s} {'check':>5s} {'validate':>8s}")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for label, robot, generate, limits in CASES:
+            if only and label not in only:
+                continue
+            robot = public(PUBLIC_ARMS[robot]) if robot in PUBLIC_ARMS else robot
+            src = made(folder, label, robot, generate)
+            with h5py.File(src) as f:
+                samples = len(f["t"]) if "t" in f else len(next(iter(f.values())))
+            row = {}
+            for solver in ("auto", "windows"):
+                out = folder / f"{label}_{solver}.h5"
+                wall, cpu, rss = retimed(robot, src, limits, solver, out)
+                with h5py.File(out) as f:
+                    row[solver] = (f.attrs["solver"], float(f.attrs["duration"]), wall, cpu,
+                                   rss)
+            out = folder / f"{label}_auto.h5"
+            check = passes(HODYN + ["check", robot, str(out), *limits, "-q"])
+            valid = passes(HODYN + ["validate", robot, str(out), "-q"])
+            used, duration, wall, cpu, rss = row["auto"]
+            _, windows, w_wall, _, w_rss = row["windows"]
+            print(f"{label:>16s} {samples:7d} {used:>12s} {duration:10.5f} {windows:10.5f} "
+                  f"{100 * (duration / windows - 1):+9.2f}% {wall:7.2f} {cpu:6.2f} {rss:7.0f} "
+                  f"{w_wall:14.2f} {w_rss:7.0f} {check:>5s} {valid:>8s}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,257 @@
+"""The limits of a time order above the path speed's (joint jerk, torque rates and torque
+accelerations) on a reachability law: its played smoothing widened and the law lowered
+where they need it, in rounds, until its motion keeps them at the grid points.
+
+**Why not in the passes.** Reachability (:mod:`~hodyn_cli.algorithms.limits.reachability`)
+keeps the limits affine in ``(u, x) = (sigma_ddot, sigma_dot^2)``. In the path's arc length
+sigma, with ``u' = du/dsigma``, a torque rate and a joint jerk are
+
+    tau'  = sqrt(x) (c' + b' x + (b + a') u + a u')          (a = M q_sigma, ...)
+    q'''  = sqrt(x) (q_sss x + 3 q_ss u + q_s u')
+
+(:mod:`~hodyn_cli.algorithms.limits.programme`: the same probes of the dynamics, on the path
+in sigma), and a torque acceleration reads u'' as well: they hold u's change, a second state
+the passes' intervals of x do not carry (a third-order TOPP: H. Pham, Q.-C. Pham,
+"On the structure of the time-optimal path parameterization problem with third-order
+constraints", ICRA 2017, finds its optimum singular). The passes' law has u jump at its
+switches, and the played law's smoothing (moving averages reaching ``reach`` seconds either
+side, :func:`~hodyn_cli.algorithms.limits.reachability.smoothed`) turns a jump into a slope
+of about ``Delta u / reach`` in time: the Panda's torque rate at 8.2 times its 1000 N m/s at
+5 ms (a 200 Hz output).
+
+**Two remedies, by what each part needs.** Each such limit at a grid point is a sum of a
+*static* part (from x and x' alone: the law's speed and path acceleration; the value with
+x'' = x''' = 0) and what u' and u'' add. The second falls as the smoothing widens (as
+``1 / width^j`` for a limit of time order j: a jump averaged over a longer time), without
+slowing the law but where the wider average mixes in slower neighbours; the first falls
+only as the law slows (x^(1/2) .. x^(3/2)). So, at each grid point beyond such a limit
+(:data:`TOLERANCE`): where the static part is within :data:`SHARE` of the limit the
+smoothing's half-width there is widened by ``((v - s) / (1 - s))^(1/j)`` (v, s: the value's
+and the static part's share of the limit; between :data:`LEAST` and :data:`GROW` times a
+round), over one half-width either side, its slope along the path then bounded by
+:data:`SLOPE` (a half-width that changes fast adds its own change to the average's
+derivatives: at 0.25 the rounds did not converge or the output failed validate) and the field
+averaged :data:`CALMING` times (no kinks). Where the static part is beyond SHARE, or the
+kernel is as wide as the piece (then ``v^(-1/(1 + j/2))``: the part that reads u' goes as
+x^(1 + j/2) at a width fixed in grid intervals), or a limit affine in the law (a velocity,
+torque or acceleration the wider average left beyond its limit) is beyond, the law is
+lowered there, in a round that widens nothing (a law smoothed over a few grid points holds
+its switches' u in its static part, which overstates it): a ceiling on x (what the passes
+take as a velocity limit) at the share the limit needs (``SHARE / s``, ``1 / v``) times the
+played x, over one half-width either side, and the passes run again (their braking into it
+optimal: a factor field on the smoothed law instead, whose own slope adds path
+acceleration, left the Panda's Fourier path 0.5 % slower in a first version). The rounds
+end where every limit is within TOLERANCE at every grid point (at most :data:`ROUNDS`); the
+final fit
+(:class:`~hodyn_cli.algorithms.limits.optimal.Optimal`) then scales the played motion onto
+its limits exactly at every output sample, as for the affine limits.
+
+A corner (a rest where the path turns, :mod:`~hodyn_cli.algorithms.limits.ramps`) is
+ramped into and out of over a rise that keeps the ramp's own jerk, torque rate and torque
+acceleration within SHARE of their limits (:func:`rise`).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from hodyn_cli.algorithms.limits import reachability
+from hodyn_cli.algorithms.limits.programme import PathLimit
+from hodyn_cli.algorithms.limits.ramps import STEEPEST
+from hodyn_cli.modeling.limits import Limits
+
+__all__ = ["HIGHER", "affine", "higher", "kept", "rise"]
+
+#: the limits this module keeps (the keys of a limits file): those of a time order above the
+#: path speed's, which reachability's passes do not
+HIGHER = ("jerk", "torque_rate", "torque_acceleration")
+#: a grid point is within a limit up to this share of it (the final fit takes the rest)
+TOLERANCE = 2e-3
+#: the static part of a limit of higher order is left this share of it; beyond, the law is
+#: lowered there to it
+SHARE = 0.9
+#: rounds of widening and lowering at most
+ROUNDS = 16
+#: a half-width grows at most this many times in a round (the response is not linear: a
+#: wider kernel reaches other switches)
+GROW = 4.0
+#: and at least this many times (the averages round a plateau's edges off by ~5 %: the
+#: Panda's rounds stalled growing by 2 %)
+LEAST = 1.1
+#: a half-width changes by at most this many grid intervals per grid interval along the path
+SLOPE = 0.1
+#: the widened field's moving averages (C^(CALMING-1): its changes enter the smoothed law's
+#: derivatives; with 3, as :func:`~hodyn_cli.algorithms.limits.reachability.widths`, a UR5's
+#: point-to-point output at 1 kHz was at 1.1-1.3 times validate's tolerance for its q^(4),
+#: 0.86 with 5)
+CALMING = 5
+#: a round's widening and lowering go this far beyond what the limits ask (fewer rounds)
+AHEAD = 1.02
+
+
+def higher(limits: Limits) -> bool:
+    """Whether any joint has a limit of :data:`HIGHER`."""
+    return any(limits.limited(key).any() for key in HIGHER)
+
+
+def affine(limits: Limits) -> Limits:
+    """The limits without those of :data:`HIGHER` (what the passes keep)."""
+    free = {key: np.tile([-np.inf, np.inf], (len(band), 1)) for key, band in
+            limits.bands.items() if key in HIGHER}
+    return replace(limits, bands=limits.bands | free)
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Per grid point (M,): the largest share of its limit any affine limit uses
+    (``affine``), any limit of higher order (``higher``), that limit's static part
+    (``static``) and its time order (``order``, 1 where none is beyond)."""
+
+    affine: np.ndarray
+    higher: np.ndarray
+    static: np.ndarray
+    order: np.ndarray
+
+
+def _usage(found: list[PathLimit], X: np.ndarray) -> Usage:
+    """The :class:`Usage` of the limits ``found`` (at the grid points) by the law whose x ..
+    x''' there are X (M, 4)."""
+    M = len(X)
+    out = {"affine": np.zeros(M), "higher": np.zeros(M), "static": np.zeros(M),
+           "order": np.ones(M)}
+    still = X * [1.0, 1.0, 0.0, 0.0]  # (x'' = x''' = 0: u' = u'' = 0)
+    for limit in found:
+        centre, half = (limit.lower + limit.upper) / 2, (limit.upper - limit.lower) / 2
+        use = np.abs(limit.values(X) - centre) / half
+        if limit.quantity.key not in HIGHER:
+            out["affine"] = np.maximum(out["affine"], use.max(axis=1))
+            continue
+        j = np.argmax(use, axis=1)
+        worst = use[np.arange(M), j]
+        static = (np.abs(limit.values(still) - centre) / half)[np.arange(M), j]
+        beyond = worst > out["higher"]
+        out["higher"] = np.where(beyond, worst, out["higher"])
+        out["static"] = np.where(beyond, static, out["static"])
+        out["order"] = np.where(beyond, _order(limit), out["order"])
+    return Usage(**out)
+
+
+def _order(limit: PathLimit) -> int:
+    """The time order j of a limit of :data:`HIGHER` as the law's change enters it: the
+    highest sigma^(k) among its monomials, less 2 (a torque rate's and a jerk's sigma^(3):
+    1, with u'; a torque acceleration's sigma^(4): 2, with u''; not the power of its scaling
+    law, a jerk's 3)."""
+    return max(max(monomial, default=0) for monomial in limit.monomials) - 2
+
+
+def kept(arc: reachability.Arc, law: reachability.Law,
+         limits: Callable[[int, int], list[PathLimit]],
+         rows: Callable[[int, int], reachability.Rows], reach: float) -> np.ndarray | None:
+    """The x to play ``law`` (reachability's along ``arc``) with at its grid points (its
+    :attr:`~reachability.Law.played`) so that its motion keeps every limit at them within
+    :data:`TOLERANCE` (``limits(a, b)``: every limit at the grid points a .. b-1, the affine
+    ones too; ``rows(a, b)``: the passes' rows there; ``reach``: the smoothing's, seconds
+    either side, where no limit of higher order asks for more), widened and lowered in
+    rounds (module docstring); None where :data:`ROUNDS` do not get there."""
+    M, passes = len(law.x), reachability.PASSES
+    if M < passes + 3:
+        return None
+    blocks = [(a, min(a + reachability.BLOCK, M)) for a in range(0, M, reachability.BLOCK)]
+    cached = limits(0, M) if len(blocks) == 1 else None  # (a long arc: a block at a time)
+    whole = rows(0, M) if len(blocks) == 1 else None
+    most = max(1.0, (M - 3) / passes)
+    half, ceiling = reachability.widths(law, reach), np.full(M, np.inf)
+
+    def ceiled(a: int, b: int) -> reachability.Rows:
+        r = whole if whole is not None and (a, b) == (0, M) else rows(a, b)
+        return replace(r, top=np.minimum(r.top, ceiling[a:b]))
+
+    for _ in range(ROUNDS):
+        smooth = reachability.smoothed(law, half=half)
+        x = reachability.lowered(law.x, smooth, passes * int(np.ceil(half.max())))
+        spline = reachability._spline(law.sigma, x)
+        X = np.stack([spline(law.sigma, nu) for nu in range(4)], axis=1)
+        parts = [_usage(cached or limits(a, b), X[a:b]) for a, b in blocks]
+        use = Usage(*(np.concatenate([getattr(p, f) for p in parts]) for f in (
+            "affine", "higher", "static", "order")))
+        if max(use.affine.max(), use.higher.max()) <= 1 + TOLERANCE:
+            return x
+        beyond = use.higher > 1 + TOLERANCE
+        slow = beyond & (use.static > SHARE)
+        need = np.where(slow, SHARE / np.maximum(use.static, SHARE), 1.0)
+        full = beyond & ~slow & (half >= most * (1 - 1e-9))  # (no wider: the piece's)
+        slower = np.maximum(use.higher, 1.0) ** (-1 / (1 + use.order / 2))
+        need = np.minimum(need, np.where(full, slower, 1.0))
+        slow |= full
+        need = np.minimum(need, np.where(use.affine > 1 + TOLERANCE, 1 / use.affine, 1.0))
+        widen = beyond & ~slow
+        if widen.any():
+            dynamic = (use.higher - use.static) / np.maximum(1 - use.static, 1 - SHARE)
+            grow = np.clip(np.maximum(dynamic, 1.0) ** (1 / use.order) * AHEAD, LEAST, GROW)
+            half = _widened(half, np.flatnonzero(widen), (half * grow)[widen], most)
+        if need.min() < 1 and not widen.any():  # (widened first: the static part of a
+            # law smoothed over a few grid points holds its switches' u, which overstates it)
+            for i in np.flatnonzero(need < 1):  # (one half-width either side)
+                r = int(np.ceil(half[i]))
+                a, b = max(0, i - r), i + r + 1
+                ceiling[a:b] = np.minimum(ceiling[a:b], x[i] * need[i] / (1 + TOLERANCE))
+            below = reachability.along(arc, ceiled)
+            if below is None:
+                return None
+            law = below
+    return None
+
+
+def _widened(half: np.ndarray, at: np.ndarray, wanted: np.ndarray, most: float
+             ) -> np.ndarray:
+    """The half-widths ``half`` at least ``wanted`` over one of them either side of the
+    points ``at`` (a wider plateau, the kernel's whole reach, widened far beyond the
+    violations: the iiwa's Fourier path with its limits file 3.403 s, 3.395 s now), their
+    slope then at most :data:`SLOPE` (raised where it is steeper) and the field averaged
+    :data:`CALMING` times over its own half-widths (no kinks; they round the plateaus' edges off, by
+    5.3 % of a plateau of 40), at least ``half``."""
+    M = len(half)
+    wanted = np.minimum(wanted, most)
+    out = half.copy()
+    for i, w in zip(at, wanted, strict=True):
+        r = int(np.ceil(w))
+        out[max(0, i - r) : i + r + 1] = np.maximum(out[max(0, i - r) : i + r + 1], w)
+    k = np.arange(M) * SLOPE  # (the least Lipschitz field above: forward, then backward)
+    out = np.maximum.accumulate(out + k) - k
+    out = (np.maximum.accumulate((out - k)[::-1]) + k[::-1])[::-1]
+    for _ in range(CALMING):
+        out = reachability._swept(out, np.clip(out, 1.0, (M - 3) / 2), odd=False)
+    return np.clip(np.maximum(out, half), 1.0, most)
+
+
+def rise(pieces: list[tuple[reachability.Arc, reachability.Law]],
+         limits: Callable[[reachability.Arc, int, int], list[PathLimit]], least: float
+         ) -> float:
+    """The corners' ramps' rise (seconds; at least ``least``) that keeps each ramp's jerk,
+    torque rate and torque acceleration within :data:`SHARE` of their limits: at a corner
+    the law's path acceleration u steps in over the rise, its time derivatives up to
+    ``STEEPEST[j-1] |u| / rise^j`` (j = 1, 2), which the limit of time order j carries times
+    the coefficient of sigma^(j+2) (``limits(arc, a, b)``: the limits at its grid points a
+    .. b-1)."""
+    out = least
+    for i, (arc, law) in enumerate(pieces):
+        for end, corner in ((0, i > 0), (-1, i < len(pieces) - 1)):
+            if not corner:
+                continue
+            M = len(arc.sigma)
+            g = end % M
+            u = abs(float(law.u[end]))
+            for limit in limits(arc, g, g + 1):
+                if limit.quantity.key not in HIGHER:
+                    continue
+                j = _order(limit)
+                top = (j + 2,)  # sigma^(j+2)'s monomial
+                if top not in limit.monomials:
+                    continue
+                c = np.abs(limit.coefficients[0, :, limit.monomials.index(top)])
+                bound = SHARE * (limit.upper - limit.lower) / 2
+                need = (STEEPEST[j - 1] * c * u / bound) ** (1 / j)
+                out = max(out, float(need.max()))
+    return out
