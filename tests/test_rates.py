@@ -176,3 +176,29 @@ def test_the_law_s_spline_ends_as_the_cubic_through_four_points():
         for nu in (1, 2):
             scale = np.abs(cubic.deriv(nu)(sigma[end])).max()
             assert played(at, nu) == pytest.approx(cubic.deriv(nu)(at), abs=1e-8 * scale)
+
+
+def test_a_limit_s_time_order_is_the_highest_derivative_of_the_law_it_reads():
+    """rates._order: 1 for a jerk and a torque rate (they read x'' = 2 u', not x'''), 2 for a
+    torque acceleration (it reads x''' = 2 u''): the values of the iiwa's limits of higher
+    orders on its cosine path change with X's column order + 1 and not with the next."""
+    from hodyn_cli.algorithms.limits.programme import path_limits
+
+    model = hodyn_cli.load_robot(str(IIWA))
+    limits = hodyn_cli.joint_limits(model, str(IIWA_LIMITS), jerk=100.0)
+    grid = generate(model, "cosine", duration=1.0, rate=20.0, derivatives=6)
+    rng = np.random.default_rng(5)
+    X = np.column_stack([1.0 + rng.random(grid.n_samples), rng.normal(size=(grid.n_samples, 3))])
+    orders = {}
+    for limit in path_limits(model, grid, limits, 2):
+        if limit.quantity.key not in rates.HIGHER:
+            continue
+        j = orders[limit.quantity.key] = rates._order(limit)
+        base = limit.values(X)
+        read, beyond = X.copy(), X.copy()
+        read[:, j + 1] += 1.0
+        assert np.abs(limit.values(read) - base).max() > 1e-6 * np.abs(base).max()
+        if j + 2 < X.shape[1]:
+            beyond[:, j + 2] += 1.0
+            assert limit.values(beyond) == pytest.approx(base, abs=1e-9 * np.abs(base).max())
+    assert orders == {"jerk": 1, "torque_rate": 1, "torque_acceleration": 2}
