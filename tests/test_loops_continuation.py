@@ -18,6 +18,7 @@ from hodyn_cli import api
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.motion.loops import Closed
 from hodyn_cli.core.trajectory import cosine
+from hodyn_cli.errors import HodynError
 
 #: mechanism -> the actuated joints' cosine (offset, amplitude, omega per joint) and the
 #: actuated joints that move its loop (the leg's hip carries the whole knee linkage)
@@ -151,3 +152,95 @@ def test_a_loop_no_actuated_joint_moves_takes_one_step(backend, tmp_path):
         still = turning[:, :, names.index(joint)]
         assert np.abs(still[:, 0] - expected[0, column]).max() <= 1e-12, joint
         assert np.abs(still[:, 1:]).max() <= 1e-9, joint
+
+
+def _above_the_hip(name: str, kind: str, axis: str) -> str:
+    """The leg with a joint ``name`` between its pelvis and its hip."""
+    text = (URDF / "leg_fourbar_knee.urdf").read_text()
+    text = text.replace('<parent link="pelvis"/>\n    <child link="thigh"/>',
+                        f'<parent link="{name}_link"/>\n    <child link="thigh"/>')
+    return text.replace('<link name="pelvis"/>', (
+        f'<link name="pelvis"/><joint name="{name}" type="{kind}"><parent link="pelvis"/>'
+        f'<child link="{name}_link"/><axis xyz="{axis}"/><limit lower="-100" upper="100" '
+        f'effort="100" velocity="20"/></joint><link name="{name}_link"><inertial><mass '
+        'value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/>'
+        '</inertial></link>'))
+
+
+def _two_fourbars() -> str:
+    """The four-bar with a second one hung on its rocker's end by a joint ``mid`` (axis y):
+    ``mid`` moves both sides of the second loop and is off the first one's paths."""
+    text = (URDF / "fourbar.urdf").read_text()
+    body = text.split('<link name="ground"/>')[1].split("</robot>")[0]
+    for word in ("crank", "coupler", "rocker"):
+        body = body.replace(f'"{word}_link"', f'"{word}_link2"').replace(
+            f'name="{word}"', f'name="{word}2"')
+    body = body.replace('<parent link="ground"/>', '<parent link="ground2"/>')
+    return text.replace("</robot>", (
+        '<joint name="mid" type="revolute"><parent link="rocker_link"/><child link="ground2"/>'
+        '<origin xyz="0.3 0 0"/><axis xyz="0 1 0"/><limit lower="-100" upper="100" '
+        'effort="100" velocity="20"/></joint><link name="ground2"/>') + body + "</robot>")
+
+
+LEG_LOOP = {"knee": {"type": "point", "a": {"link": "knee_rod_link", "xyz": [0, 0, -0.3]},
+                     "b": {"link": "shank", "xyz": [0.06, 0, 0]}}}
+FOURBAR_LOOP = {"type": "point", "a": {"link": "coupler_link", "xyz": [0.35, 0, 0]},
+                "b": {"link": "rocker_link", "xyz": [0.3, 0, 0]}}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", ["slider above the hip", "a joint between two loops"])
+def test_joints_off_the_loops_leave_the_numbers_of_every_joint_counted(backend, name,
+                                                                       tmp_path):
+    """A prismatic joint above the leg's hip swinging 2 m (it takes no step now, 10 before)
+    and, on two four-bars in series, the joint between them swinging 3 rad (above the
+    second loop, off the first one's paths): the passive joints within 1e-12 rad of every
+    actuated joint counted, their derivatives within 1e-11 of each order's largest, along
+    100 samples 10 ms apart and 20 samples 0.3 s apart (continued from the anchors)."""
+    if name == "slider above the hip":
+        text = _above_the_hip("slide", "prismatic", "0 0 1")
+        loops = {"actuated": ["slide", "hip", "knee_motor"], "loops": LEG_LOOP}
+        motion, closing = ([0.0, 0.0, -0.5], [2.0, 0.3, 0.4], [1.0, 2.0, 3.0]), ["knee_motor"]
+    else:
+        text = _two_fourbars()
+        loops = {"actuated": ["crank", "mid", "crank2"], "guess": {
+            "coupler": -1.0, "rocker": -1.8, "coupler2": -1.0, "rocker2": -1.8},
+            "loops": {"first": FOURBAR_LOOP, "second": {
+                "type": "point", "a": {"link": "coupler_link2", "xyz": [0.35, 0, 0]},
+                "b": {"link": "rocker_link2", "xyz": [0.3, 0, 0]}}}}
+        motion, closing = ([0.3, 0.0, 0.3], [1.2, 3.0, 1.0], [3.0, 1.0, 2.0]), \
+            ["crank", "crank2"]
+    (tmp_path / "robot.urdf").write_text(text)
+    robot = api.close_loops(api.load_robot(tmp_path / "robot.urdf"), loops)
+    c = robot.coupling
+    assert [robot.coordinate_names[i] for i in np.flatnonzero(c.closing)] == closing
+    offset, amplitude, omega = motion
+    for dt, N in ((0.01, 100), (0.3, 20)):
+        tr = cosine(robot.coordinate_names, np.arange(N) * dt, amplitude=amplitude,
+                    omega=omega, offset=offset, orders=4)
+        with backends.use(backend):
+            now, before = c.expand(tr).derivatives, every_joint_counted(c).expand(tr).derivatives
+        assert np.abs(now[:, 0] - before[:, 0]).max() <= 1e-12, dt
+        for k in range(1, now.shape[1]):
+            assert np.abs(now[:, k] - before[:, k]).max() <= 1e-11 * np.abs(before[:, k]).max()
+
+
+@pytest.mark.parametrize("joint, axis", [("abduction", "1 0 0"), ("yaw", "0 0 1")])
+def test_a_joint_above_that_turns_a_planar_loops_plane_is_refused_as_before(joint, axis,
+                                                                            tmp_path):
+    """A joint above the leg's hip that turns the knee linkage's plane (its point loop's
+    kept rows, root axes, fixed at the assembly) takes no continuation step now, but the
+    loop's redundant row comes alive as before: the same one-line refusal at the same
+    sample, whether its moves count or not."""
+    (tmp_path / "leg.urdf").write_text(_above_the_hip(joint, "revolute", axis))
+    robot = api.close_loops(api.load_robot(tmp_path / "leg.urdf"),
+                            {"actuated": [joint, "hip", "knee_motor"], "loops": LEG_LOOP})
+    c = robot.coupling
+    tr = cosine(robot.coordinate_names, np.arange(40) * 0.01, amplitude=[3.0, 0.3, 0.4],
+                omega=[1.0, 2.0, 3.0], offset=[0.0, 0.0, -0.5], orders=4)
+    errors = []
+    for coupling in (c, every_joint_counted(c)):
+        with pytest.raises(HodynError, match="redundant rows change") as raised:
+            coupling.expand(tr)
+        errors.append(str(raised.value))
+    assert errors[0] == errors[1]

@@ -203,16 +203,18 @@ def test_the_first_bad_sample_is_named_as_the_serial_reader_names_it(tmp_path, j
 @pytest.mark.parametrize("fault, expected", [
     ((50, 5, "nan"), "column 'q_iiwa_joint_5', sample 50 (line 52): value nan"),
     ((50, 0, "0"), "column 't' is not increasing at sample 50 (line 52)"),
-    ((65, 5, "nan"), "line 77, column 'q_iiwa_joint_3': '{x}' is not a number"),
-], ids=["nan-before", "t-before", "nan-in-its-chunk"])
+    ((65, 5, "nan"), "column 'q_iiwa_joint_5', sample 65 (line 67): value nan"),
+    ((76, 5, "nan"), "line 77, column 'q_iiwa_joint_3': '{x}' is not a number"),
+], ids=["nan-before", "t-before", "nan-in-its-chunk", "nan-after-in-its-chunk"])
 def test_a_fault_before_a_bad_lines_chunk_is_named_however_the_file_is_cut(
         tmp_path, monkeypatch, jobs, fault, expected):
     """A line that does not parse (sample 75, its cell '{x}' named as it is: it was taken
     for a template, an internal error) in chunk 3 of 20-row chunks, and a fault before it:
-    in chunk 2 (sample 50), ending before the line, that fault is named; in chunk 3 itself
-    (sample 65), the line is. Read one by one the file is cut into 32 kB blocks, on threads
-    into 4 kB spans: a block held the line and chunk 2 both, and --jobs 1 named the line
-    where --jobs 2 and 3 named sample 50."""
+    in chunk 2 (sample 50), ending before the line, that fault is named; in chunk 3 itself,
+    the first sample's: the fault at 65, the line before one at 76 (the line was named
+    before the rows before it were checked). Read one by one the file is cut into 32 kB
+    blocks, on threads into 4 kB spans: a block held the line and chunk 2 both, and
+    --jobs 1 named the line where --jobs 2 and 3 named sample 50."""
     from hodyn_cli.io import tables
 
     monkeypatch.setattr(tables, "SPAN_BYTES", 4096)
@@ -241,6 +243,69 @@ class _Null:
 
     def write_encoded(self, data) -> None:
         pass
+
+
+def _wrench_beside(tmp_path, model, t, kind: str, bad: int | None = None) -> str:
+    """A wrench file (with ``t`` the trajectory's) of ``kind`` csv or h5 for ``t``'s samples;
+    ``bad``: the sample whose fz is not a number (CSV) or NaN (HDF5)."""
+    W = np.tile([0.0, 0, 0, 0, 0, 1], (len(t), 1))
+    if kind == "h5":
+        if bad is not None:
+            W[bad, 5] = np.nan
+        path = tmp_path / "w.h5"
+        with h5py.File(path, "w") as f:
+            f["t"], f["wrench/iiwa_link_7/W"] = t, W
+        return str(path)
+    lines = ["t," + ",".join(f"W_iiwa_link_7_{c}" for c in ("mx", "my", "mz", "fx", "fy", "fz"))]
+    lines += [",".join(repr(float(v)) for v in (s, *row)) for s, row in zip(t, W, strict=True)]
+    if bad is not None:
+        lines[bad + 1] = lines[bad + 1].rsplit(",", 1)[0] + ",xyz"  # its fz
+    path = tmp_path / "w.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3, 4])
+@pytest.mark.parametrize("case, expected", [
+    (("csv", 170, (150, 0, "t-back")), "x.csv: column 't' is not increasing at sample 150"),
+    (("csv", 170, (160, 5, "nan")), "x.csv: column 'q_iiwa_joint_5', sample 160 (line 162)"),
+    (("csv", 170, (175, 3, "{x}")), "w.csv: line 172, column 'W_iiwa_link_7_fz': 'xyz'"),
+    (("csv", None, (200, 0, "t-back")), "x.csv: column 't' is not increasing at sample 200"),
+    (("csv", None, (150, 0, "t-back")), "x.csv: column 't' is not increasing at sample 150"),
+    (("h5", None, (200, 0, "t-back")), "x.csv: column 't' is not increasing at sample 200"),
+    (("h5", None, (150, 0, "t-back")), "x.csv: column 't' is not increasing at sample 150"),
+    (("h5", 160, (150, 0, "t-back")), "x.csv: column 't' is not increasing at sample 150"),
+    (("h5", 140, (150, 0, "t-back")), "w.h5: column 'W_iiwa_link_7_fz', sample 140: value nan"),
+], ids=["t-before-wrench-line", "nan-before-wrench-line", "wrench-line-before-own-line",
+        "t-boundary-csv", "t-inside-csv", "t-boundary-h5", "t-inside-h5", "t-before-nan-h5",
+        "nan-h5-before-t"])
+def test_the_first_bad_sample_of_a_trajectory_and_its_wrench_file_is_named(
+        tmp_path, jobs, case, expected):
+    """A wrench file read beside the trajectory (100-row chunks): the first bad sample of
+    either file is named, on any number of threads. A wrench line that does not parse
+    (sample 170, in the block that holds the whole wrench file) was named before a fault of
+    the trajectory's at samples 150, 160 of its chunk; a trajectory whose own t goes back
+    was named as the wrench file's t that differs from it (the comparison ran first); a
+    line of the trajectory that does not parse (sample 175) after a wrench one (170); a
+    NaN of an HDF5 wrench file after (160) or before (140) the trajectory's t going back."""
+    kind, wrench_bad, (row, column, value) = case
+    model, path = _faulty(tmp_path, N=300)
+    lines = path.read_text().splitlines()
+    cells = lines[row + 1].split(",")
+    cells[column] = value if value != "t-back" else repr(float(cells[0]) - 1.0)
+    lines[row + 1] = ",".join(cells)
+    path.write_text("\n".join(lines) + "\n")
+    t = np.linspace(0, 3, 300)  # _faulty's instants
+    wrench = _wrench_beside(tmp_path, model, t, kind, wrench_bad)
+    reader = TrajectoryReader(str(path), model, 5, chunk=100, wrench=wrench)
+    reader.table.block_bytes = 4096
+    try:
+        with pytest.raises(TrajectoryError) as err:
+            stream.run(reader, TorqueJob(model, order=0), _Null(), jobs=jobs,
+                       cancel=reader.cancel)
+    finally:
+        reader.close()
+    assert expected in str(err.value), err.value
 
 
 # -- every command, any number of threads -------------------------------------------------------

@@ -8,7 +8,17 @@ import numpy as np
 
 from hodyn_cli.errors import TrajectoryError
 
-__all__ = ["check_values", "check_increasing", "check_same_times"]
+__all__ = ["check_values", "check_increasing", "check_same_times", "SampleError"]
+
+
+class SampleError(TrajectoryError):
+    """A fault of the values at one ``sample`` of a file: where a second file is read beside
+    a trajectory, the fault of the first sample of either is the one named
+    (:meth:`~hodyn_cli.io.reader.TrajectoryReader._assemble`)."""
+
+    def __init__(self, message: str, source: str | None = None, sample: int | None = None):
+        super().__init__(message, source)
+        self.sample = sample
 
 
 def check_values(block: np.ndarray, columns: list[str], path: str, start: int,
@@ -22,8 +32,8 @@ def check_values(block: np.ndarray, columns: list[str], path: str, start: int,
     bad = ~np.isfinite(block)
     if bad.any():
         row, col = np.argwhere(bad)[0]
-        raise TrajectoryError(f"column '{columns[col]}', {where(start + row)}: value "
-                              f"{block[row, col]} is not finite", path)
+        raise SampleError(f"column '{columns[col]}', {where(start + row)}: value "
+                          f"{block[row, col]} is not finite", path, int(start + row))
 
 
 def check_increasing(t: np.ndarray, last_t, start: int, path: str,
@@ -35,8 +45,8 @@ def check_increasing(t: np.ndarray, last_t, start: int, path: str,
     bad = np.flatnonzero(~(cur > prev))  # (cur - prev overflows between +-1e308)
     if bad.size:
         s = start + bad[0] + (0 if last_t is not None else 1)
-        raise TrajectoryError(f"column 't' is not increasing at {where(s)} "
-                              f"({prev[bad[0]]} then {cur[bad[0]]})", path)
+        raise SampleError(f"column 't' is not increasing at {where(s)} "
+                          f"({prev[bad[0]]} then {cur[bad[0]]})", path, int(s))
 
 
 def check_same_times(here: np.ndarray, there: np.ndarray, start: int, path: str) -> None:
@@ -46,10 +56,11 @@ def check_same_times(here: np.ndarray, there: np.ndarray, start: int, path: str)
     >>> check_same_times(np.array([0.0, 0.002]), np.array([0.0, 0.003]), 10, "w.csv")
     ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    hodyn_cli.errors.TrajectoryError: w.csv: t differs ... at sample 11 (0.002 here, 0.003 there)
+    hodyn_cli.io.checks.SampleError: w.csv: t differs ... at sample 11 (0.002 here, 0.003 there)
     """
     off = np.flatnonzero(~(np.abs(here - there) <= 1e-9 * np.maximum(1.0, np.abs(there))))
     if off.size:
         s = off[0]
-        raise TrajectoryError(f"t differs from the trajectory's at sample {start + s} "
-                              f"({float(here[s])!r} here, {float(there[s])!r} there)", path)
+        raise SampleError(f"t differs from the trajectory's at sample {start + s} "
+                          f"({float(here[s])!r} here, {float(there[s])!r} there)", path,
+                          int(start + s))

@@ -12,8 +12,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor
+from functools import partial
 from typing import TypeVar
 
 import numpy as np
@@ -28,7 +29,12 @@ from hodyn_cli.core.trajectory import (
     derivative_name,
 )
 from hodyn_cli.errors import MissingDerivatives, TrajectoryError
-from hodyn_cli.io.checks import check_increasing, check_same_times, check_values
+from hodyn_cli.io.checks import (
+    SampleError,
+    check_increasing,
+    check_same_times,
+    check_values,
+)
 from hodyn_cli.io.columns import W_COLUMN, Layout, plan, plan_wrenches
 from hodyn_cli.io.tables import Block, Rows, open_table, rechunk, row_count
 from hodyn_cli.io.tasks import ChunkTask, at_line, chunk_tasks
@@ -148,10 +154,13 @@ class TrajectoryReader:
         for block in main:
             n = row_count(block)
             wblock = side.take(n) if side is not None else None
-            if side is not None and row_count(wblock) != n:
-                self._count_mismatch(start + n + sum(row_count(b) for b in main),
-                                     start + row_count(wblock))
-            chunk = self._assemble(block, wblock, start, last_t)
+            wend = None
+            if side is not None and row_count(wblock) != n:  # the wrench file's rows end
+                nw = start + row_count(wblock)  # at sample nw: a line that does not parse,
+                fault = side.fault  # or the file's end (the trajectory's length: read on)
+                wend = (nw, _returning(fault) if fault is not None else
+                        partial(self._count_mismatch, start + n, nw, main))
+            chunk = self._assemble(block, wblock, start, last_t, wend=wend)
             start += n
             if chunk.t is not None:
                 last_t = chunk.t[-1]
@@ -159,7 +168,7 @@ class TrajectoryReader:
         if not start:
             raise TrajectoryError("no data rows after the header", self.path)
         if side is not None and (left := side.remaining()):
-            self._count_mismatch(start, start + left)
+            raise self._count_mismatch(start, start + left)
 
     def tasks(self, executor: Executor, ahead: int) -> Iterator[ChunkTask]:
         """The chunks of :meth:`__iter__` as tasks: each read and checked by its ``load``,
@@ -190,27 +199,35 @@ class TrajectoryReader:
                 self.path)
         return derivs
 
-    def _count_mismatch(self, n: int, nw: int) -> None:
-        raise TrajectoryError(f"has {nw} samples, the trajectory {n}", self.wrench_path)
+    def _count_mismatch(self, n: int, nw: int, rest: Iterable[Block] = ()) -> TrajectoryError:
+        """The wrench file has ``nw`` samples, the trajectory ``n`` and the ``rest``'s."""
+        n += sum(row_count(b) for b in rest)
+        return TrajectoryError(f"has {nw} samples, the trajectory {n}", self.wrench_path)
 
     def _assemble(self, block: Block, wblock: Block | None, start: int, last_t,
-                  where: Callable[[int], str] | None = None, check_t: bool = True) -> Trajectory:
-        """The chunk of ``block`` (and ``wblock``, the wrench file's rows), its values checked
-        (``check_t``: also that t increases, from ``last_t`` on)."""
+                  where: Callable[[int], str] | None = None,
+                  wend: tuple[int, Callable[[], TrajectoryError]] | None = None) -> Trajectory:
+        """The chunk of ``block`` (and ``wblock``, the wrench file's rows), its values checked,
+        also that t increases (from ``last_t`` on, where given). ``wend``: the wrench file's
+        rows end early, at that sample, with that error (a line that does not parse, or
+        the file's end). Of all the faults the first sample's is raised: the trajectory's
+        own before the wrench file's at one sample (:func:`_raise_first`)."""
         columns = self.layout.columns
         where = where or self._where
-        check_values(block, columns, self.path, start, where)
+        has_t = self.layout.has_t
+        checks = [lambda: check_values(block, columns, self.path, start, where)]
+        if has_t:
+            checks.append(lambda: check_increasing(block[:, 0], last_t, start, self.path, where))
         if wblock is not None:
-            assert self.wrench_path is not None  # wblock: the wrench file's rows
-            check_values(wblock, self.wlayout.columns, self.wrench_path, start)
-            if self.wlayout.has_t and self.layout.has_t:  # the same instants, or an error
-                check_same_times(wblock[:, 0], block[:, 0], start, self.wrench_path)
+            wpath = self.wrench_path
+            assert wpath is not None  # wblock: the wrench file's rows
+            checks.append(lambda: check_values(wblock, self.wlayout.columns, wpath, start))
+            if self.wlayout.has_t and has_t:  # the same instants, or an error
+                checks.append(lambda: check_same_times(wblock[:, 0], block[: len(wblock), 0],
+                                                       start, wpath))
+        _raise_first(checks, wend)
         n = row_count(block)
-        t = None
-        if self.layout.has_t:
-            t = np.ascontiguousarray(block[:, 0])
-            if check_t:
-                check_increasing(t, last_t, start, self.path, where)
+        t = np.ascontiguousarray(block[:, 0]) if has_t else None
         first = int(self.layout.has_t)  # columns: [t], q..., wrenches...
         D, nj = len(self.layout.q), len(self.model.coordinates)
         index = {c: k for k, c in enumerate(columns)}
@@ -233,6 +250,30 @@ class TrajectoryReader:
                 W[link] = data[:, cols].reshape(n, len(rows), 6)
         return Trajectory(self.model.coordinate_names, derivs, t, Wrenches(W) if W else None,
                           series or None)
+
+
+def _raise_first(checks: list[Callable[[], None]],
+                 late: tuple[int, Callable[[], TrajectoryError]] | None = None) -> None:
+    """Raise the fault of the first sample: of the ``checks`` (each raises a
+    :class:`~hodyn_cli.io.checks.SampleError`) and ``late`` (a sample and its error, made
+    only if it is the one raised); at one sample, the earlier in the list. The chunks are
+    read in order, so the first bad sample of either file is the one named, whatever the
+    size of the blocks each file is read in."""
+    found: list[tuple[int, int, Callable[[], TrajectoryError]]] = []
+    for k, check in enumerate(checks):
+        try:
+            check()
+        except SampleError as e:
+            found.append((e.sample if e.sample is not None else -1, k, _returning(e)))
+    if late is not None:
+        found.append((late[0], len(checks), late[1]))
+    if found:
+        raise min(found, key=lambda f: f[:2])[2]()
+
+
+def _returning(error: TrajectoryError) -> Callable[[], TrajectoryError]:
+    """``error`` as an error made on demand (:func:`_raise_first`)."""
+    return lambda: error
 
 
 def _pose_coordinates(kind: str, values: np.ndarray, name: str, start: int, path: str

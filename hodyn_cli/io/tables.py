@@ -656,36 +656,51 @@ def rechunk(blocks: Iterator[Block], rows: int, flush: Callable[[], bool] = lamb
     also whenever ``flush()`` says so after a block (a pipe waiting for its producer)."""
     pending: list[Block] = []
     have = 0
-    for block in blocks:
-        if not len(block):
-            continue
-        pending.append(block)
-        have += len(block)
-        while have >= rows:
-            merged = _concat(pending)
-            yield merged[:rows]
-            have -= rows
-            pending = [merged[rows:]] if have else []
-        if have and flush():
+    try:
+        for block in blocks:
+            if not len(block):
+                continue
+            pending.append(block)
+            have += len(block)
+            while have >= rows:
+                merged = _concat(pending)
+                yield merged[:rows]
+                have -= rows
+                pending = [merged[rows:]] if have else []
+            if have and flush():
+                yield _concat(pending)
+                pending, have = [], 0
+    except TrajectoryError:  # a line that does not parse: the rows before it go on first
+        if have:  # (their own faults are named first)
             yield _concat(pending)
-            pending, have = [], 0
+        raise
     if have:
         yield _concat(pending)
 
 
 class Rows:
-    """Rows taken from a stream of blocks by exact counts (a second file in lockstep)."""
+    """Rows taken from a stream of blocks by exact counts (a second file in lockstep).
+
+    An error of the blocks (a line that does not parse) ends them; it is kept in
+    :attr:`fault`, for the reader to raise unless the other file has a fault before it."""
 
     def __init__(self, blocks: Iterator[Block]):
         self._blocks = blocks
         self._pending: Block | None = None
+        self.fault: TrajectoryError | None = None
 
     def take(self, n: int) -> Block | None:
-        """The next ``n`` rows (fewer at the end of the data; None when it is exhausted)."""
+        """The next ``n`` rows (fewer at the end of the data or at a :attr:`fault`; None
+        when there are none)."""
         parts: list[Block] = []
         have = 0
         while have < n:
-            block = self._pending if self._pending is not None else next(self._blocks, None)
+            block = self._pending
+            if block is None and self.fault is None:
+                try:
+                    block = next(self._blocks, None)
+                except TrajectoryError as e:
+                    self.fault = e
             self._pending = None
             if block is None:
                 break

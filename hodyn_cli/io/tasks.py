@@ -59,17 +59,20 @@ class ChunkTask:
 
     def __init__(self, reader: TrajectoryReader, order: _Order, start: int, rows: int):
         self.reader, self.order, self.start, self.rows = reader, order, start, rows
-        self._late: TrajectoryError | None = None  # t not increasing inside the chunk
+        self._first_t: float | None = None  # t of the first sample: the boundary's check
+        self._fault: TrajectoryError | None = None  # the first fault of the chunk's own
 
     def load(self) -> Trajectory:
-        reader = self.reader
-        chunk = reader._assemble(*self._blocks(), self.start, None, self.where, check_t=False)
-        if chunk.t is not None:
-            try:
-                check_increasing(chunk.t, None, self.start, reader.path, self.where)
-            except TrajectoryError as e:  # raised when settled: after the boundary's check
-                self._late = e
-        return chunk
+        """The chunk, its values checked; a fault is raised, and raised again when settled,
+        after the check across the boundary (its first sample: the earliest of all)."""
+        block, wblock = self._blocks()
+        if self.reader.has_t and len(block):
+            self._first_t = block[0, 0]
+        try:
+            return self.reader._assemble(block, wblock, self.start, None, self.where)
+        except TrajectoryError as e:
+            self._fault = e
+            raise
 
     def _blocks(self) -> tuple[np.ndarray, np.ndarray | None]:
         raise NotImplementedError
@@ -77,16 +80,16 @@ class ChunkTask:
     def where(self, sample: int) -> str:
         return self.reader._where(sample)
 
-    def settle(self, chunk: Trajectory) -> None:
-        """Check ``chunk`` (what :meth:`load` gave) against the chunks settled before."""
-        if chunk.t is None:
-            return
-        if self.order.last_t is not None:
-            check_increasing(chunk.t[:1], self.order.last_t, self.start, self.reader.path,
-                             self.where)
-        if self._late is not None:
-            raise self._late
-        self.order.last_t = chunk.t[-1]
+    def settle(self, chunk: Trajectory | None) -> None:
+        """Check the chunk (what :meth:`load` gave; None: its load failed) against the
+        chunks settled before, then raise its own fault, if any."""
+        if self._first_t is not None and self.order.last_t is not None:
+            check_increasing(np.array([self._first_t]), self.order.last_t, self.start,
+                             self.reader.path, self.where)
+        if self._fault is not None:
+            raise self._fault
+        if chunk is not None and chunk.t is not None:
+            self.order.last_t = chunk.t[-1]
 
 
 class Loaded(ChunkTask):
@@ -98,7 +101,7 @@ class Loaded(ChunkTask):
     def load(self) -> Trajectory:
         return self.chunk
 
-    def settle(self, chunk: Trajectory) -> None:
+    def settle(self, chunk: Trajectory | None) -> None:
         """Checked when it was read."""
 
 
@@ -177,14 +180,19 @@ def _csv_tasks(reader: TrajectoryReader, table: CsvTable, order: _Order, executo
         have, start = have - n, start + n
         return task
 
-    for parsed, first, paused in _parsed(table, reader.layout.columns, executor, ahead):
-        if len(parsed.values):
-            parts.append((parsed, first, 0, len(parsed.values)))
-            have += len(parsed.values)
-        while have >= reader.chunk:
-            yield cut(reader.chunk)
-        if have and paused:
+    try:
+        for parsed, first, paused in _parsed(table, reader.layout.columns, executor, ahead):
+            if len(parsed.values):
+                parts.append((parsed, first, 0, len(parsed.values)))
+                have += len(parsed.values)
+            while have >= reader.chunk:
+                yield cut(reader.chunk)
+            if have and paused:
+                yield cut(have)
+    except TrajectoryError:  # a line that does not parse: the rows before it go on first
+        if have:  # (their own faults come first, as :func:`~.tables.rechunk` hands them on)
             yield cut(have)
+        raise
     if have:
         yield cut(have)
     if not start:

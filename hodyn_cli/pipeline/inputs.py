@@ -193,9 +193,10 @@ class _Limited(ChunkTask):
         self._findings = self.source._findings(chunk, self.start)
         return chunk
 
-    def settle(self, chunk: Trajectory) -> None:
+    def settle(self, chunk: Trajectory | None) -> None:
         self.task.settle(chunk)
-        self.source._settle(chunk, self.start, self._findings)
+        if chunk is not None:  # None: its load failed (raised once settled)
+            self.source._settle(chunk, self.start, self._findings)
 
 
 class ContactSwitches:

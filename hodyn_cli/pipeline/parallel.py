@@ -95,9 +95,12 @@ def ordered(source: Iterable[Trajectory], work: Callable[[Trajectory, int], Any]
 
 
 def _run(task: ChunkTask, work: Callable[[Trajectory, int], Any]):
-    """On a worker: load the chunk, then work on it; an error of the work is kept for the
-    chunk's turn (the chunk's own checks, in order, come first)."""
-    chunk = task.load()
+    """On a worker: load the chunk, then work on it; an error of either is kept for the
+    chunk's turn (the checks across the chunks before, in order, come first)."""
+    try:
+        chunk = task.load()
+    except BaseException as e:  # noqa: BLE001 - raised in order, by _settled
+        return None, None, e
     try:
         return chunk, work(chunk, task.start), None
     except BaseException as e:  # noqa: BLE001 - raised in order, by _settled

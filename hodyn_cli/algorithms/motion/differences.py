@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["RTOL", "frequency", "Differences"]
+__all__ = ["RTOL", "SPIKE", "frequency", "Differences"]
 
 #: the tolerance of a column against the time differences of the one below, relative to its
 #: largest value (``hodyn validate --data-rtol``'s default; :meth:`Differences.judged` also
 #: allows 10 times the error the sampling lets one expect)
 RTOL = 1e-3
+
+#: the largest spike of the top order's difference quotients (two changes of opposite signs
+#: in a row, the smaller one), relative to their largest, with which they still estimate the
+#: next order (:meth:`Differences.judged`): a sample off makes it ~1, noise ~0.5 and more
+SPIKE = 0.25
 
 
 def frequency(mags: np.ndarray) -> float:
@@ -39,8 +44,12 @@ class Differences:
         self.last: tuple | None = None  # (x row, t) of the previous chunk's last sample
         self.mags: np.ndarray | None = None  # largest |x^(k)| per order and column
         #: per column, the largest |x^(D-1)'| over a step from the top order's differences
-        #: (the data has no x^(D): :meth:`judged`'s top two orders need it)
+        #: (the data has no x^(D): :meth:`judged`'s top two orders need it), the largest
+        #: spike of those difference quotients (two changes of opposite signs in a row, the
+        #: smaller of the two) and the last two (their neighbours in the next chunk)
         self.beyond: np.ndarray | None = None
+        self.spike: np.ndarray | None = None
+        self.last_rates: np.ndarray | None = None
         self.dt = 0.0
         self.err: np.ndarray | None = None  # (D-1, m) largest error (None: no step yet), where,
         self.at = np.zeros((0, 0), int)     # when (sized with err)
@@ -70,8 +79,17 @@ class Differences:
         dt = np.diff(t)[:, None]
         self.dt = max(self.dt, float(dt.max()))
         D, m = x.shape[1], x.shape[2]
-        beyond = np.abs(np.diff(x[:, D - 1], axis=0) / dt).max(axis=0)
+        rates = np.diff(x[:, D - 1], axis=0) / dt
+        beyond = np.abs(rates).max(axis=0)
         self.beyond = beyond if self.beyond is None else np.maximum(self.beyond, beyond)
+        if self.last_rates is not None:
+            rates = np.concatenate([self.last_rates, rates])
+        change = np.diff(rates, axis=0)
+        flips = np.where(change[:-1] * change[1:] < 0,
+                         np.minimum(np.abs(change[:-1]), np.abs(change[1:])), 0.0)
+        spike = flips.max(axis=0, initial=0.0)
+        self.spike = spike if self.spike is None else np.maximum(self.spike, spike)
+        self.last_rates = rates[-2:]
         if self.err is None:
             self.err, self.at = np.full((D - 1, m), -1.0), np.zeros((D - 1, m), int)
             self.when, self.dots = np.zeros((D - 1, m)), np.zeros((D - 1, m, 2))
@@ -110,21 +128,29 @@ class Differences:
         difference quotient of x^(D-1) over a step (x^(D) somewhere on it) and ``|x^(D+1)| =
         |x^(D)|^2 / |x^(D-1)|`` (the last ratio of orders once more), or with ``omega``
         (default: :meth:`frequency`, the largest ratio of orders in the data) ``|x^(k)|
-        omega^2`` where that is larger. The ratio of orders can jump above the data's: a
+        omega^2`` where that is larger. Those differences are trusted only where they have
+        no spike (``SPIKE``): a column with a sample off, or noise, has differences ~1/dt
+        times itself that go up and straight down again (their changes flip sign, each as
+        large as the largest difference), which would set its own tolerance to ~0.8 of its
+        largest at any rate and let it pass; there omega alone judges. A smooth x^(D-1)'s
+        differences change smoothly, and where x^(D) jumps (the waypoints below: it is the
+        first order that does not vanish there) they change once. The ratio of orders can
+        jump above the data's: a
         rest-to-rest polynomial whose first D-1 derivatives vanish at its ends has its D-th,
         the first that does not, far larger (``hodyn generate --kind point-to-point
         --derivatives 6``: ``omega^2`` alone put the expected error of q^(6) ten times too
         low, and validate failed the file; tests/test_generate_validates.py)."""
         if self.err is None or self.mags is None or not self.err.shape[1]:
             return []  # (no columns: the joints of a single free body)
-        assert self.beyond is not None   # (found with err)
+        assert self.beyond is not None and self.spike is not None   # (found with err)
         omega = np.float64(self.frequency() if omega is None else omega)  # (inf, not an
         out = []  # OverflowError, where the data's values are near float64's largest)
         D = self.err.shape[0] + 1
         with np.errstate(over="ignore", invalid="ignore"):
             largest = np.maximum(self.mags.max(axis=1, keepdims=True), 1e-300)
             scales = np.maximum(self.mags, 1e-9 * largest + 1e-300)
-            above = {D: self.beyond, D + 1: self.beyond**2 / scales[D - 1]}
+            beyond = np.where(self.spike <= SPIKE * self.beyond, self.beyond, 0.0)
+            above = {D: beyond, D + 1: beyond**2 / scales[D - 1]}
             for k in range(1, D):
                 scale = scales[k]
                 higher = self.mags[k + 2] if k + 2 < D else \
