@@ -141,3 +141,64 @@ def test_a_corner_s_ramp_keeps_the_jerk_limit():
     assert opt.used == "reachability"
     _kept_and_consistent(model, out, PANDA_LIMITS)
     assert opt.duration < 2.63718 * 0.95, opt.duration
+
+
+def test_swept_is_the_interpolant_s_average_over_its_half_widths():
+    """reachability.swept (the widened field's averages): at each point the mean of x's
+    piecewise linear interpolant over ``half`` grid intervals either side, by quadrature of
+    ``np.interp``, x reflected through its ends (even: x(-sigma); odd: 2 x_0 - x(-sigma))."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=60).cumsum()
+    half = 1.0 + 6.0 * rng.random(60)
+    for odd in (False, True):
+        grid = np.arange(-59, 119)  # (x reflected over its whole length either side)
+        before, after = x[:0:-1], x[-2::-1]
+        if odd:
+            before, after = 2 * x[0] - before, 2 * x[-1] - after
+        values = np.concatenate([before, x, after])
+        ours = reachability.swept(x, half, odd=odd)
+        for i in range(60):
+            s = np.linspace(i - half[i], i + half[i], 20001)
+            theirs = np.trapezoid(np.interp(s, grid, values), s) / (2 * half[i])
+            assert ours[i] == pytest.approx(theirs, abs=1e-6 * np.abs(x).max())
+
+
+def test_the_law_s_spline_ends_as_the_cubic_through_four_points():
+    """reachability.law_spline: through x at the grid points, its slope and curvature at
+    each end the cubic's through the four points there (np.polyfit, exact on four points)."""
+    sigma = np.linspace(0.0, 0.3, 40)
+    x = 2.0 + np.sin(7 * sigma) + 0.3 * sigma**4
+    played = reachability.law_spline(sigma, x)
+    assert played(sigma) == pytest.approx(x, abs=1e-12)
+    for end in (slice(0, 4), slice(-4, None)):
+        cubic = np.poly1d(np.polyfit(sigma[end], x[end], 3))
+        at = sigma[end][0] if end.start == 0 else sigma[-1]
+        for nu in (1, 2):
+            scale = np.abs(cubic.deriv(nu)(sigma[end])).max()
+            assert played(at, nu) == pytest.approx(cubic.deriv(nu)(at), abs=1e-8 * scale)
+
+
+def test_a_limit_s_time_order_is_the_highest_derivative_of_the_law_it_reads():
+    """rates._order: 1 for a jerk and a torque rate (they read x'' = 2 u', not x'''), 2 for a
+    torque acceleration (it reads x''' = 2 u''): the values of the iiwa's limits of higher
+    orders on its cosine path change with X's column order + 1 and not with the next."""
+    from hodyn_cli.algorithms.limits.programme import path_limits
+
+    model = hodyn_cli.load_robot(str(IIWA))
+    limits = hodyn_cli.joint_limits(model, str(IIWA_LIMITS), jerk=100.0)
+    grid = generate(model, "cosine", duration=1.0, rate=20.0, derivatives=6)
+    rng = np.random.default_rng(5)
+    X = np.column_stack([1.0 + rng.random(grid.n_samples), rng.normal(size=(grid.n_samples, 3))])
+    orders = {}
+    for limit in path_limits(model, grid, limits, 2):
+        if limit.quantity.key not in rates.HIGHER:
+            continue
+        j = orders[limit.quantity.key] = rates._order(limit)
+        base = limit.values(X)
+        read, beyond = X.copy(), X.copy()
+        read[:, j + 1] += 1.0
+        assert np.abs(limit.values(read) - base).max() > 1e-6 * np.abs(base).max()
+        if j + 2 < X.shape[1]:
+            beyond[:, j + 2] += 1.0
+            assert limit.values(beyond) == pytest.approx(base, abs=1e-9 * np.abs(base).max())
+    assert orders == {"jerk": 1, "torque_rate": 1, "torque_acceleration": 2}

@@ -51,7 +51,7 @@ def test_interpolating_spline_is_scipys(k, n, joints):
 @pytest.mark.parametrize("n", [12, 400])
 def test_interpolating_spline_with_end_derivatives_is_scipys(n):
     """The quintic through the points with first and second derivatives given at both ends
-    (the law's x next to corners, reachability._spline): scipy's ``bc_type`` spline, its
+    (the law's x next to corners, reachability.law_spline): scipy's ``bc_type`` spline, its
     knots and coefficients to rounding, and it takes the derivatives given."""
     x = np.linspace(0, 2, n)
     y = np.cos(3 * x) + 2 + 0.01 * np.random.default_rng(n).standard_normal(n)

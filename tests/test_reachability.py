@@ -647,7 +647,7 @@ def test_the_splines_solved_block_by_block_are_the_whole_solution(monkeypatch):
         x = 2 + np.sin(3 * sigma) + 0.3 * np.cos(17 * sigma) + 1e-3 * rng.standard_normal(n)
         curve = np.stack([x, np.cos(sigma) + 1e-3 * rng.standard_normal(n)], axis=1)
         at = np.sort(rng.uniform(0.0, 7.0, 2000))
-        for make, args in ((reachability._spline, (sigma, x)),
+        for make, args in ((reachability.law_spline, (sigma, x)),
                            (bsplines.in_blocks, (sigma, curve, 7))):
             whole = make(*args)
             monkeypatch.setattr(bsplines, "SOLVE_BLOCK", 700)

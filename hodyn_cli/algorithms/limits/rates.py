@@ -171,8 +171,8 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     for _ in range(ROUNDS):
         smooth = reachability.smoothed(law, half=half)
         x = reachability.lowered(law.x, smooth, passes * int(np.ceil(half.max())))
-        spline = reachability._spline(law.sigma, x)
-        X = np.stack([spline(law.sigma, nu) for nu in range(4)], axis=1)
+        played = reachability.law_spline(law.sigma, x)
+        X = np.stack([played(law.sigma, nu) for nu in range(4)], axis=1)
         parts = [_usage(cached or limits(a, b), X[a:b]) for a, b in blocks]
         use = Usage(*(np.concatenate([getattr(p, f) for p in parts]) for f in (
             "affine", "higher", "static", "order")))
@@ -222,7 +222,7 @@ def _widened(half: np.ndarray, at: np.ndarray, wanted: np.ndarray, most: float
     out = np.maximum.accumulate(out + k) - k
     out = (np.maximum.accumulate((out - k)[::-1]) + k[::-1])[::-1]
     for _ in range(CALMING):
-        out = reachability._swept(out, np.clip(out, 1.0, (M - 3) / 2), odd=False)
+        out = reachability.swept(out, np.clip(out, 1.0, (M - 3) / 2), odd=False)
     return np.clip(np.maximum(out, half), 1.0, most)
 
 

@@ -62,7 +62,7 @@ from hodyn_cli.modeling.limits import Limits
 __all__ = ["Source", "source", "overlapping", "Table", "Lengths", "lengths",
            "Arc", "Rows", "Law", "Played", "arcs", "Inapplicable", "inapplicable",
            "rows", "controllable", "greedy",
-           "along", "solve"]
+           "along", "solve", "swept", "law_spline"]
 
 #: a point of the path is at rest where ``|q'|`` is below this share of its largest value
 REST = 1e-3
@@ -647,7 +647,7 @@ def smoothed(law: Law, reach: float = 0.0, half: np.ndarray | None = None) -> np
     out = x
     half = widths(law, reach) if half is None else half
     for _ in range(PASSES):
-        out = _swept(out, half)
+        out = swept(out, half)
     out = np.maximum(out, 0.0)
     out[[0, -1]] = x[[0, -1]]  # (kept exactly by the reflection, but for rounding)
     return out
@@ -671,7 +671,7 @@ def widths(law: Law, reach: float) -> np.ndarray:
     width = np.clip(reach * np.sqrt(law.x) / (delta * PASSES), least, most)
     span = np.full(len(width), min(max(1.0, float(width.max()) / 2), (len(width) - 3) / 2))
     for _ in range(CALMING):
-        width = _swept(width, span, odd=False)
+        width = swept(width, span, odd=False)
     return np.clip(width, least, most)
 
 
@@ -699,7 +699,7 @@ def lowered(x: np.ndarray, smooth: np.ndarray, reach: int) -> np.ndarray:
     law stopped there (1e145 s: the windows' programmes, 17 % slower), where the kernel
     averages it away as before (the final fit scales the motion onto the limits). And at
     each end the factor is at most ``x' / smooth'`` there (the slopes ``2 u`` of the
-    cubics through the end's four points, as :func:`_spline` takes them): at a rest x =
+    cubics through the end's four points, as :func:`law_spline` takes them): at a rest x =
     0 and the limits bound u alone, and the kernel's average of the u near it is above the
     u the end allows where that grows along the path (the iiwa's zigzag: 254.9 where 253.7
     is the torque limit, which the final fit paid with 0.21 % of the whole motion); at the
@@ -769,7 +769,7 @@ def _reflected(x: np.ndarray, pad: int, odd: bool) -> np.ndarray:
     return np.concatenate([a, x, b])
 
 
-def _swept(x: np.ndarray, half: np.ndarray, odd: bool = True) -> np.ndarray:
+def swept(x: np.ndarray, half: np.ndarray, odd: bool = True) -> np.ndarray:
     """The average of x's piecewise linear interpolant over ``half`` (per point, >= 1, not
     whole numbers) grid intervals either side of each point, x reflected through its ends
     (:func:`_reflected`): the interpolant's running integral is piecewise quadratic with a
@@ -905,7 +905,7 @@ class Played:
 class Warped:
     """One piece's played law: its points ``sigma`` (its grid, and :data:`NEAR` more next to
     each corner), their times ``t`` from its start along ``x``, its smoothed law (a quintic
-    spline, :func:`_spline`), and at its corners (``corner``: at its start, at its end) the
+    spline, :func:`law_spline`), and at its corners (``corner``: at its start, at its end) the
     ``ramp`` that warps it there (``end``: the time of its last point, warped at its
     start's corner). :meth:`at`: a chunk's times and the law's time derivatives there
     (sigma_dot .. sigma^(K), from x .. x^(K-1), x^(5) piecewise constant), made afresh.
@@ -962,11 +962,11 @@ class Warped:
 
 def _slope(x: np.ndarray) -> float:
     """The slope (per grid interval) at x[0] of the cubic through x[0] .. x[3]: the law's
-    spline's end slope (:func:`_spline`)."""
+    spline's end slope (:func:`law_spline`)."""
     return float(-11 * x[0] + 18 * x[1] - 9 * x[2] + 2 * x[3]) / 6
 
 
-def _spline(sigma: np.ndarray, x: np.ndarray) -> BSpline:
+def law_spline(sigma: np.ndarray, x: np.ndarray) -> BSpline:
     """x(sigma) through the smoothed law: a quintic spline whose slope and curvature at
     each end are those of the cubic through its four points there. The not-a-knot
     ends extrapolate the curvature near a rest into its first interval: the iiwa's second
@@ -1018,7 +1018,7 @@ def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orde
         smooth = smoothed(law, reach)
         if len(law.x) >= PASSES + 3:
             smooth = lowered(law.x, smooth, PASSES * int(np.ceil(widths(law, reach).max())))
-    x = _spline(law.sigma, smooth)
+    x = law_spline(law.sigma, smooth)
     del smooth  # (the spline holds it)
     sigma, end = law.sigma, law.sigma[-1]
     near = 2.0 ** (-np.arange(NEAR, 0, -1) / 2)
