@@ -202,3 +202,60 @@ def test_a_limit_s_time_order_is_the_highest_derivative_of_the_law_it_reads():
             beyond[:, j + 2] += 1.0
             assert limit.values(beyond) == pytest.approx(base, abs=1e-9 * np.abs(base).max())
     assert orders == {"jerk": 1, "torque_rate": 1, "torque_acceleration": 2}
+
+
+def _iiwa_law(seconds: float = 2.0, points: int = 1200):
+    """The iiwa's Fourier path (200 Hz, q .. q^(3)) with its limits file: reachability's law
+    with the affine ones, and ``limits(a, b)`` as ``retime --optimal`` makes them for the
+    rounds (every limit at the grid points a .. b-1, the dynamics to torque order 2)."""
+    from hodyn_cli.algorithms.limits.programme import path_limits
+    from hodyn_cli.core.trajectory import Trajectory
+
+    model = hodyn_cli.load_robot(str(IIWA))
+    limits = hodyn_cli.joint_limits(model, str(IIWA_LIMITS))
+    traj = _fourier(model, seconds=seconds)
+    [(arc, law)] = reachability.solve(model, traj, rates.affine(limits), points)
+
+    def at(a: int, b: int) -> list:
+        sigma = arc.sigma[a:b]
+        return path_limits(model, Trajectory(traj.joint_names, arc.jet(sigma, 5), sigma),
+                           limits, 2)
+
+    def rows(a: int, b: int) -> reachability.Rows:
+        return reachability.rows(path_limits(model, arc.trajectory(traj.joint_names, a, b),
+                                             rates.affine(limits), 0))
+
+    return arc, law, at, rows, reachability.kernel(2, 200.0)[0]
+
+
+def test_the_limits_coefficients_are_made_once_whatever_the_rounds(monkeypatch):
+    """rates.kept makes each grid point's limits (the probes' dynamics, its cost on a long
+    path) once, CHUNK points at a time, and every round reads them: on a grid of 3 blocks
+    (BLOCK made 512) ``limits`` is called once per chunk of each block while the rounds
+    (counted by the smoothings) are several, and the played law is the one of the grid as
+    one block and one chunk."""
+    arc, law, at, rows, reach = _iiwa_law()
+    whole = rates.kept(arc, law, at, rows, reach)
+    calls, rounds = [], [0]
+
+    def counted(a: int, b: int) -> list:
+        calls.append((a, b))
+        return at(a, b)
+
+    smoothed = reachability.smoothed
+
+    def counting(*args, **kwargs):
+        rounds[0] += 1
+        return smoothed(*args, **kwargs)
+
+    monkeypatch.setattr(reachability, "BLOCK", 512)
+    monkeypatch.setattr(rates, "CHUNK", 200)
+    monkeypatch.setattr(reachability, "smoothed", counting)
+    x = rates.kept(arc, law, counted, rows, reach)
+    M = len(arc.sigma)
+    chunks = [(lo, min(lo + 200, b)) for a in range(0, M, 512) for b in [min(a + 512, M)]
+              for lo in range(a, b, 200)]
+    assert calls == chunks  # (each point once, in chunks, whatever the rounds)
+    assert rounds[0] >= 3, rounds
+    assert whole is not None and x is not None
+    assert x == pytest.approx(whole, rel=1e-9, abs=1e-12 * whole.max())

@@ -159,7 +159,7 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     if M < passes + 3:
         return None
     blocks = [(a, min(a + reachability.BLOCK, M)) for a in range(0, M, reachability.BLOCK)]
-    cached = limits(0, M) if len(blocks) == 1 else None  # (a long arc: a block at a time)
+    cached = [_coefficients(limits, a, b) for a, b in blocks]  # (the path's alone: once)
     whole = rows(0, M) if len(blocks) == 1 else None
     most = max(1.0, (M - 3) / passes)
     half, ceiling = reachability.widths(law, reach), np.full(M, np.inf)
@@ -173,7 +173,7 @@ def kept(arc: reachability.Arc, law: reachability.Law,
         x = reachability.lowered(law.x, smooth, passes * int(np.ceil(half.max())))
         played = reachability.law_spline(law.sigma, x)
         X = np.stack([played(law.sigma, nu) for nu in range(4)], axis=1)
-        parts = [_usage(cached or limits(a, b), X[a:b]) for a, b in blocks]
+        parts = [_usage(found, X[a:b]) for found, (a, b) in zip(cached, blocks, strict=True)]
         use = Usage(*(np.concatenate([getattr(p, f) for p in parts]) for f in (
             "affine", "higher", "static", "order")))
         if max(use.affine.max(), use.higher.max()) <= 1 + TOLERANCE:
@@ -202,6 +202,27 @@ def kept(arc: reachability.Arc, law: reachability.Law,
                 return None
             law = below
     return None
+
+
+#: grid points whose limits are made at once (:func:`_coefficients`): the probes' dynamics
+#: of the limits of order 2 on a whole block of the grid held ~115 MB at their peak
+CHUNK = 1 << 12
+
+
+def _coefficients(limits: Callable[[int, int], list[PathLimit]], a: int, b: int
+                  ) -> list[PathLimit]:
+    """``limits(a, b)`` made :data:`CHUNK` points at a time and joined: each limit's
+    coefficients (``sum_i c_i m_i`` in the law's derivatives, a few floats per joint and
+    point) depend on the path alone, so :func:`kept` makes them once and every round reads
+    them (made afresh at each round, a path of 10^5 samples spent 82 of its 120 s of
+    profile in them)."""
+    parts = [limits(lo, min(lo + CHUNK, b)) for lo in range(a, b, CHUNK)]
+    if len(parts) == 1:
+        return parts[0]
+    return [replace(first, coefficients=np.concatenate([p[i].coefficients for p in parts]),
+                    friction=None if first.friction is None else np.concatenate(
+                        [p[i].friction for p in parts]))
+            for i, first in enumerate(parts[0])]
 
 
 def _widened(half: np.ndarray, at: np.ndarray, wanted: np.ndarray, most: float
