@@ -3,6 +3,7 @@ reachability with its smoothing widened where they need it (``rates.py``) agains
 windows of linear programmes, the solver these inputs went to before, in the same run.
 
     python benchmarks/bench_optimal_rates.py                 # --only LABEL,... : those cases
+    python benchmarks/bench_optimal_rates.py --long          # the long paths (LONG)
 
 Each case: the input made by ``hodyn generate`` (Fourier paths of 5 s at 200 Hz, 1000
 samples; point-to-point motions through waypoints, at rest at both ends and at each
@@ -85,6 +86,10 @@ CASES = [
     ("so101-fourier", "so101", ["--kind", "fourier", "--rate", "100", "--duration", "4"],
      ["--jerk", "50"]),
 ]
+#: long paths (``--long``): the iiwa's Fourier path at 200 Hz with its limits file, samples;
+#: the peer in the same run: the same path without the file's limits of higher orders (plain
+#: reachability, the memory the rounds must stay near)
+LONG = (10_000, 30_000, 100_000)
 PUBLIC_ARMS = {"ur5": "ur_description/urdf/ur5_robot.urdf",
                "ur10": "ur_description/urdf/ur10_robot.urdf",
                "xarm7": "xarm_description/urdf/xarm7.urdf",
@@ -131,10 +136,40 @@ def passes(args: list) -> str:
     return "ok" if subprocess.run(args, capture_output=True).returncode == 0 else "FAIL"
 
 
+def long_paths() -> None:
+    """The LONG cases: wall, CPU and peak RSS of ``retime --optimal`` with the iiwa's limits
+    file and without it (the peer), the output checked with the file's limits and validated."""
+    print("iiwa Fourier path, 200 Hz, retime --optimal -q file to file; peer: without "
+          "urdf/iiwa14_limits.toml (no limits of higher orders)")
+    print(f"{'samples':>8s} {'duration s':>11s} {'wall s':>7s} {'CPU s':>6s} {'RSS MiB':>7s} "
+          f"{'peer wall s':>11s} {'CPU s':>6s} {'RSS MiB':>7s} {'check':>5s} {'validate':>8s}")
+    robot, limits = urdf("iiwa14"), ["--limits", str(ROOT / "urdf" / "iiwa14_limits.toml")]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for samples in LONG:
+            src = made(folder, f"long{samples}", robot, [
+                "--kind", "fourier", "--rate", "200", "--duration", str(samples / 200)])
+            out, peer = folder / f"long{samples}_out.h5", folder / f"long{samples}_peer.h5"
+            wall, cpu, rss = retimed(robot, src, limits, "auto", out)
+            p_wall, p_cpu, p_rss = retimed(robot, src, [], "auto", peer)
+            with h5py.File(out) as f:
+                duration = float(f.attrs["duration"])
+            check = passes(HODYN + ["check", robot, str(out), *limits, "-q"])
+            valid = passes(HODYN + ["validate", robot, str(out), "-q"])
+            print(f"{samples:8d} {duration:11.5f} {wall:7.2f} {cpu:6.2f} {rss:7.0f} "
+                  f"{p_wall:11.2f} {p_cpu:6.2f} {p_rss:7.0f} {check:>5s} {valid:>8s}",
+                  flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--only", default="", help="comma-separated case labels")
-    only = set(filter(None, parser.parse_args().only.split(",")))
+    parser.add_argument("--long", action="store_true", help="the long paths (LONG) alone")
+    args = parser.parse_args()
+    if args.long:
+        long_paths()
+        return
+    only = set(filter(None, args.only.split(",")))
     print("retime --optimal -q file to file, a process each; check: hodyn check with the same "
           "limits, validate: hodyn validate")
     print(f"{'case':>16s} {'samples':>7s} {'solver':>12s} {'optimal s':>10s} {'windows s':>10s} "
