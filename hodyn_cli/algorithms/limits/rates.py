@@ -154,7 +154,14 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     :data:`TOLERANCE` (``limits(a, b)``: every limit at the grid points a .. b-1, the affine
     ones too; ``rows(a, b)``: the passes' rows there; ``reach``: the smoothing's, seconds
     either side, where no limit of higher order asks for more), widened and lowered in
-    rounds (module docstring); None where :data:`ROUNDS` do not get there."""
+    rounds (module docstring); None where :data:`ROUNDS` do not get there.
+
+    Cost and memory: the limits at each grid point are made once (:func:`_coefficients`),
+    so the cost is linear in the grid (the iiwa's Fourier path with its limits file: 10^5
+    samples in 22 s of CPU, 1e4 in 2.4 s), but they are all held through the rounds: a
+    few floats per monomial, joint and limit at each point (105 for the iiwa's velocities,
+    torques, torque rates and accelerations: 840 bytes a point, 252 MB on the 300 004
+    points of 10^5 samples, its peak RSS 463 MiB against 182 MiB without these limits)."""
     M, passes = len(law.x), reachability.PASSES
     if M < passes + 3:
         return None
