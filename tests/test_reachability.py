@@ -658,3 +658,19 @@ def test_the_splines_solved_block_by_block_are_the_whole_solution(monkeypatch):
             for nu in range(5):
                 assert np.allclose(blocked(at, nu), whole(at, nu), rtol=0, atol=1e-10 * np.abs(
                     whole(at, nu)).max())
+
+
+def test_the_windows_motion_is_played_to_its_end_however_the_input_is_cut():
+    """The windows' motion (``Plan.played``) reads the input's chunks joined by the helper
+    reachability's readers use (:func:`reachability.overlapping`): an empty chunk or one of
+    a single sample, last or inside, changes nothing, to the bit (an empty last chunk lost
+    the output's last sample)."""
+    model = hodyn_cli.load_robot(URDF / "planar_2r.urdf")
+    traj = generate(model, "cosine", duration=1.0, rate=20.0, derivatives=4)
+    out, opt = hodyn_cli.retime_optimal(model, traj, solver="windows")
+    n = traj.n_samples
+    for cuts in ([0, n, n], [0, 1, 1, 9, 10, n - 1, n, n]):
+        pieces = list(opt.retimed([traj.rows(slice(a, b))
+                                   for a, b in zip(cuts[:-1], cuts[1:], strict=True)]))
+        assert np.array_equal(np.concatenate([p.t for p in pieces]), out.t), cuts
+        assert np.array_equal(np.concatenate([p.derivatives for p in pieces]), out.derivatives)
