@@ -141,16 +141,12 @@ class Plan:
         more): at each output time s(t), q(s) and its s-derivatives by Hermite interpolation
         between the input samples around it, then the chain rule."""
         law, times = self.law, self.law.times
-        done, carry = 0, None
-        chunks = iter(chunks)
-        chunk = next(chunks, None)
-        while chunk is not None:
-            after = next(chunks, None)
-            path = chunk if carry is None else _joined(carry, chunk)
-            carry = _row(chunk, -1)
-            if path.n_samples < 2:
-                chunk = after
-                continue
+        done = 0
+        paths = reachability.overlapping(chunks)
+        path = next(paths, None)
+        while path is not None:
+            after = next(paths, None)  # (the last path: played to the law's end)
+            assert path.t is not None
             if after is None:
                 end = self.samples + 1
             else:
@@ -160,7 +156,7 @@ class Plan:
             if t.size:
                 yield self._piece(path, np.clip(law.s_at(t, times), path.t[0], path.t[-1]),
                                   self.t0 + t)
-            done, chunk = end, after
+            done, path = end, after
 
     def _piece(self, path: Trajectory, s: np.ndarray, t: np.ndarray) -> Trajectory:
         """The played motion at times t (path parameters s); ``series["s"]``: s (N, 1)."""
@@ -189,16 +185,6 @@ def _follows(differences: Differences, joints: tuple[str, ...]) -> None:
 #: how far (in ``hodyn validate``'s tolerances) a path's derivatives may be from following
 #: from its positions before --optimal refuses it
 APART = 10.0
-
-
-def _row(chunk: Trajectory, i: int) -> Trajectory:
-    return Trajectory(chunk.joint_names, chunk.derivatives[i : i + 1 or None],
-                      chunk.t[i : i + 1 or None])
-
-
-def _joined(a: Trajectory, b: Trajectory) -> Trajectory:
-    return Trajectory(b.joint_names, np.concatenate([a.derivatives, b.derivatives]),
-                      np.concatenate([a.t, b.t]))
 
 
 #: a last step shorter than this share of a step is not taken: the one before is longer by it
