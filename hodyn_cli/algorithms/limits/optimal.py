@@ -449,7 +449,8 @@ class Optimal:
         self.consistent = False
         self.model, self.limits, self.order, self.rate, self.grid = model, limits, order, rate, grid
         self.uniform, self.progress = uniform, progress
-        #: the solver that made the result: ``"reachability"`` or ``"windows"``
+        #: the solver that made the result: ``"reachability"``, ``"windows"``, or
+        #: ``"uniform"`` (the windows' programmes gave no law: the uniform scaling)
         self.used = "windows"
         #: why the windows made it, in a user's words (None: reachability did)
         self.why_windows: str | None = None
@@ -754,6 +755,7 @@ class Optimal:
                 break
             attempts += 1
         assert self.path is not None and uniform is not None
+        self.used = "uniform"  # (the windows' law gave way to it: the notice says so)
         law = replace(self.path.law, coefficients=np.full_like(self.path.law.coefficients,
                                                                uniform.x**2))
         self.path = replace(self.path, law=law)
