@@ -486,7 +486,8 @@ def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
 @pytest.mark.slow
 def test_ten_to_the_fifth_samples_are_within_three_hundredths_of_a_percent_of_toppra(tmp_path):
     """issue 37 item 4: the iiwa's cosine over 10^5 samples at 100 Hz, file to file (~15 s
-    of CPU, 253 MB; 35 s and 536 MB before the chunked playing), by reachability on its
+    of CPU, 193 MB; 253 MB holding the input path, 35 s and 536 MB before the chunked
+    playing), by reachability on its
     300 004 grid points, within 0.03 % of toppra's 767.155 s on the same grid
     (benchmarks/README.md; toppra takes ~13 minutes: its number is fixed here; 767.35 s,
     0.025 %, measured), within its limits (recomputed by check) and passing validate."""
@@ -501,7 +502,6 @@ def test_ten_to_the_fifth_samples_are_within_three_hundredths_of_a_percent_of_to
     for command in ("check", "validate"):  # (exit 1: beyond a limit, or inconsistent)
         res = run(command, IIWA, out)
         assert res.exit_code == 0, res.output
-
 
 
 @pytest.mark.slow
@@ -524,6 +524,7 @@ def test_the_memory_of_a_long_path_levels_off(tmp_path):
             assert f.attrs["solver"] == "reachability"
             assert f.attrs["grid_points"] == 3 * samples + 4
     assert rss[1] < rss[0] + 150, rss
+
 
 def test_a_one_point_dip_of_the_law_is_not_a_ceiling():
     """review9: the forward pass's u is bound at its interval's left point only, so at a
