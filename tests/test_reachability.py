@@ -486,7 +486,8 @@ def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
 @pytest.mark.slow
 def test_ten_to_the_fifth_samples_are_within_three_hundredths_of_a_percent_of_toppra(tmp_path):
     """issue 37 item 4: the iiwa's cosine over 10^5 samples at 100 Hz, file to file (~15 s
-    of CPU, 253 MB; 35 s and 536 MB before the chunked playing), by reachability on its
+    of CPU, 193 MB; 253 MB holding the input path, 35 s and 536 MB before the chunked
+    playing), by reachability on its
     300 004 grid points, within 0.03 % of toppra's 767.155 s on the same grid
     (benchmarks/README.md; toppra takes ~13 minutes: its number is fixed here; 767.35 s,
     0.025 %, measured), within its limits (recomputed by check) and passing validate."""
@@ -501,7 +502,6 @@ def test_ten_to_the_fifth_samples_are_within_three_hundredths_of_a_percent_of_to
     for command in ("check", "validate"):  # (exit 1: beyond a limit, or inconsistent)
         res = run(command, IIWA, out)
         assert res.exit_code == 0, res.output
-
 
 
 @pytest.mark.slow
@@ -524,6 +524,7 @@ def test_the_memory_of_a_long_path_levels_off(tmp_path):
             assert f.attrs["solver"] == "reachability"
             assert f.attrs["grid_points"] == 3 * samples + 4
     assert rss[1] < rss[0] + 150, rss
+
 
 def test_a_one_point_dip_of_the_law_is_not_a_ceiling():
     """review9: the forward pass's u is bound at its interval's left point only, so at a
@@ -658,3 +659,19 @@ def test_the_splines_solved_block_by_block_are_the_whole_solution(monkeypatch):
             for nu in range(5):
                 assert np.allclose(blocked(at, nu), whole(at, nu), rtol=0, atol=1e-10 * np.abs(
                     whole(at, nu)).max())
+
+
+def test_the_windows_motion_is_played_to_its_end_however_the_input_is_cut():
+    """The windows' motion (``Plan.played``) reads the input's chunks joined by the helper
+    reachability's readers use (:func:`reachability.overlapping`): an empty chunk or one of
+    a single sample, last or inside, changes nothing, to the bit (an empty last chunk lost
+    the output's last sample)."""
+    model = hodyn_cli.load_robot(URDF / "planar_2r.urdf")
+    traj = generate(model, "cosine", duration=1.0, rate=20.0, derivatives=4)
+    out, opt = hodyn_cli.retime_optimal(model, traj, solver="windows")
+    n = traj.n_samples
+    for cuts in ([0, n, n], [0, 1, 1, 9, 10, n - 1, n, n]):
+        pieces = list(opt.retimed([traj.rows(slice(a, b))
+                                   for a, b in zip(cuts[:-1], cuts[1:], strict=True)]))
+        assert np.array_equal(np.concatenate([p.t for p in pieces]), out.t), cuts
+        assert np.array_equal(np.concatenate([p.derivatives for p in pieces]), out.derivatives)

@@ -198,8 +198,9 @@ def retime_optimal(robot: Model, *derivatives: Any, limits: Any = None, drives: 
     mean rate), and every limit holds at every sample, one on its limit. ``optimal``: an
     :class:`~hodyn_cli.algorithms.limits.optimal.Optimal` (``.duration``,
     ``.uniform_duration``: that of :func:`retime`'s uniform scaling, ``.bound.describe()``:
-    where the limits bind, ``.used``: the solver that made it, ``.why_windows``: why the
-    windows did, None where reachability did); ``grid``: its grid's size;
+    where the limits bind, ``.used``: the solver that made it (``uniform``: the windows fell
+    back to the uniform scaling), ``.why_windows``: why the windows did, None where
+    reachability did); ``grid``: its grid's size;
     ``solver``: as for :func:`time_optimal` (docs/feasibility.md).
     """
     m = Motion(robot, derivatives, named, t=t)

@@ -197,8 +197,8 @@ class Table:
     """The arc length ``sigma`` (F,) of the input path at ``s`` (F,), :data:`SUBDIVIDE`
     points per input interval and its end; ``speed`` (F,): ``|q'(s)|`` there; ``reverses``
     (F-1,): whether the direction ``q' / |q'|`` turns by more than 90 degrees from one point
-    to the next (for :func:`_corners`); and of the input: its samples, first and last times,
-    orders and joints. Memory: ~7 numbers an input sample, not the path's D n (:class:`Lengths`
+    to the next (for :func:`_corners`); and of the input: its samples, first and last times
+    and joints. Memory: ~7 numbers an input sample, not the path's D n (:class:`Lengths`
     makes it chunk by chunk)."""
 
     s: np.ndarray
@@ -207,7 +207,6 @@ class Table:
     reverses: np.ndarray
     samples: int
     span: tuple[float, float]
-    orders: int
     names: tuple[str, ...]
 
 
@@ -264,8 +263,7 @@ class Lengths:
         s = np.concatenate(self._s + [end.t[-1:]])
         sigma = np.concatenate([[0.0], np.cumsum(np.concatenate(self._lengths))])
         table = Table(s, sigma, np.concatenate(self._speed), np.concatenate(self._reverses),
-                      self.samples, (self._first, float(end.t[-1])), end.orders,
-                      end.joint_names)
+                      self.samples, (self._first, float(end.t[-1])), end.joint_names)
         self.__init__()  # type: ignore[misc]  # (its parts once, not twice)
         return table
 
