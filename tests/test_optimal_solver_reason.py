@@ -126,3 +126,48 @@ def test_the_windows_falling_back_to_the_uniform_scaling_say_so(cosine, tmp_path
     assert line.endswith("; by the uniform scaling, the windows solver finding no faster "
                          "law (the windows: as --solver windows asks)"), line
     assert WINDOWS not in line
+
+
+RATES_25 = "".join(f"[joints.iiwa_joint_{i}]\ntorque_rate = 25.0\n" for i in range(1, 8))
+
+
+def duration(out):
+    with h5py.File(out) as f:
+        return f.attrs["duration"]
+
+
+def test_where_reachability_kept_rates_far_from_its_passes_the_shorter_windows_law_is_taken(
+        cosine, tmp_path):
+    """Torque rates of 25 N m/s, below gravity's own rate along the path: keeping them made
+    reachability's law ~1.2 times its passes' (optimal.SLACK), 2.712 s where the windows find
+    2.397 s; auto runs both and keeps the windows' law, saying why."""
+    limits = tmp_path / "rates.toml"
+    limits.write_text(RATES_25)
+    outs = {s: tmp_path / f"{s}.h5" for s in ("auto", "reachability", "windows")}
+    lines = {s: notice(run("retime", IIWA, cosine[0], "--optimal", "--limits", limits,
+                           "--solver", s, "-o", out), cosine[0]) for s, out in outs.items()}
+    assert duration(outs["windows"]) < 0.9 * duration(outs["reachability"])
+    assert duration(outs["auto"]) == duration(outs["windows"]) and solver(outs["auto"]) == \
+        "windows"
+    assert (WINDOWS + "the limits file's torque-rate limits: the windows' law is shorter than "
+            "reachability's") in lines["auto"]
+
+
+def test_where_the_windows_law_is_not_shorter_reachabilitys_is_kept(cosine, tmp_path,
+                                                                    monkeypatch):
+    """With the windows run whatever the slack (SLACK 1), a jerk of 50 rad/s^3: the windows'
+    law (0.7936 s, the uniform scaling's pace) is longer than reachability's (0.7799 s),
+    which stays, its notice naming no solver."""
+    from hodyn_cli.algorithms.limits import optimal
+    ran = []
+    windows = optimal.Optimal._windows
+    monkeypatch.setattr(optimal, "SLACK", 1.0)
+    monkeypatch.setattr(optimal.Optimal, "_windows",
+                        lambda self, chunks: ran.append(1) or windows(self, chunks))
+    out, alone = tmp_path / "auto.h5", tmp_path / "reachability.h5"
+    line = notice(run("retime", IIWA, cosine[0], "--optimal", "--jerk", 50, "-o", out),
+                  cosine[0])
+    assert ran and solver(out) == "reachability" and "solver" not in line
+    notice(run("retime", IIWA, cosine[0], "--optimal", "--jerk", 50, "--solver",
+               "reachability", "-o", alone), cosine[0])
+    assert duration(out) == duration(alone)
