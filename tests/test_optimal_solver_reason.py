@@ -171,3 +171,30 @@ def test_where_the_windows_law_is_not_shorter_reachabilitys_is_kept(cosine, tmp_
     notice(run("retime", IIWA, cosine[0], "--optimal", "--jerk", 50, "--solver",
                "reachability", "-o", alone), cosine[0])
     assert duration(out) == duration(alone)
+
+
+def test_where_the_windows_end_at_the_uniform_scaling_the_reason_names_it(cosine, tmp_path,
+                                                                          monkeypatch):
+    """Where the windows' own solve ends at the uniform scaling (their programmes giving no
+    law: forced here after the real solve, as HiGHS running out of time would) and that is
+    shorter than reachability's law, the reason names the uniform scaling's law, not the
+    windows' (the notice: "by the uniform scaling, the windows solver finding no faster
+    law"), and the HDF5 attribute ``solver`` is ``uniform``."""
+    from hodyn_cli.algorithms.limits import optimal
+    windows = optimal.Optimal._windows
+
+    def ending_uniform(self, chunks):
+        final = windows(self, chunks)
+        self.used = "uniform"
+        return final
+
+    monkeypatch.setattr(optimal.Optimal, "_windows", ending_uniform)
+    limits, out = tmp_path / "rates.toml", tmp_path / "auto.h5"
+    limits.write_text(RATES_25)
+    line = notice(run("retime", IIWA, cosine[0], "--optimal", "--limits", limits, "-o", out),
+                  cosine[0])
+    assert solver(out) == "uniform"
+    assert ("; by the uniform scaling, the windows solver finding no faster law (the windows: "
+            "the limits file's torque-rate limits: the uniform scaling's law is shorter than "
+            "reachability's, which keeping them made ") in line, line
+    assert "the windows' law is shorter" not in line
