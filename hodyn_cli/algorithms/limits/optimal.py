@@ -731,13 +731,17 @@ class Optimal:
         < 0.5 by the windows; 1.10-1.27 where the windows were 4.6-19 % shorter, 1.0006-1.076
         where reachability was as short or shorter, review17)."""
         kept, before = dict(self.__dict__), self.duration
-        self.why_windows = (f"{_higher_named(self.limits)}: the windows' law is shorter than "
-                            f"reachability's, which keeping them made {self.slack:.2f} times "
-                            "its passes' law")
         self.source, self.used = None, "windows"
         self._windows(chunks)
         if self.duration >= before:
             self.__dict__.update(kept)
+            return
+        # (named after the solve: the windows' own solve can end at the uniform scaling,
+        # ``used = "uniform"``, and the notice then says the windows found no faster law)
+        law = "the windows'" if self.used == "windows" else "the uniform scaling's"
+        self.why_windows = (f"{_higher_named(self.limits)}: {law} law is shorter than "
+                            f"reachability's, which keeping them made {self.slack:.2f} times "
+                            "its passes' law")
 
     def _windows(self, chunks: Callable[[], Iterable[Trajectory]]) -> Binding:
         """The law by the windows of linear programmes in the input's time (see :meth:`fit`)."""
