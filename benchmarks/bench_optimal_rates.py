@@ -9,8 +9,14 @@ Each case: the input made by ``hodyn generate`` (Fourier paths of 5 s at 200 Hz,
 samples; point-to-point motions through waypoints, at rest at both ends and at each
 waypoint), then ``hodyn retime --optimal -q`` file to file, a process each (wall time, CPU
 time of the process, peak RSS), with ``--solver auto`` (reachability: the solver it used is
-printed) and ``--solver windows``; each output then through ``hodyn check`` with the same
-limits (exit 0: every limit kept at every sample) and ``hodyn validate`` (exit 0).
+printed), ``--solver reachability`` (``-``: it does not apply, exit 2) and ``--solver windows``;
+auto's output then through ``hodyn check`` with the same limits (exit 0: every limit kept at
+every sample) and ``hodyn validate`` (exit 0). ``vs min``: auto's duration over the shorter of
+reachability's and the windows'. ``both``: whether auto ran the windows after reachability
+(``SLACK``): ``yes`` where it kept their law (reachability applies: ``reach s`` is a number),
+``yes?`` where it kept
+reachability's but took at least half the windows' CPU time more than reachability alone
+(inferred: the output does not record it), ``no`` otherwise.
 """
 from __future__ import annotations
 
@@ -123,10 +129,12 @@ def made(folder: Path, label: str, robot: str, args: list) -> Path:
 
 def retimed(robot: str, src: Path, limits: list, solver: str, out: Path
             ) -> tuple[float, float, float]:
-    """(wall s, CPU s, peak RSS MiB) of one ``retime --optimal`` process."""
+    """(wall s, CPU s, peak RSS MiB) of one ``retime --optimal`` process (``--solver
+    reachability`` may refuse the input: exit 2, no output)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall, rss, _ = process(HODYN + ["retime", robot, str(src), "--optimal", "-q", "--solver",
-                                    solver, *limits, "-o", str(out)], out)
+                                    solver, *limits, "-o", str(out)], out,
+                           ok=(0, 2) if solver == "reachability" else (0,))
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu, rss
@@ -171,10 +179,11 @@ def main() -> None:
         return
     only = set(filter(None, args.only.split(",")))
     print("retime --optimal -q file to file, a process each; check: hodyn check with the same "
-          "limits, validate: hodyn validate")
-    print(f"{'case':>16s} {'samples':>7s} {'solver':>12s} {'optimal s':>10s} {'windows s':>10s} "
-          f"{'vs windows':>10s} {'wall s':>7s} {'CPU s':>6s} {'RSS MiB':>7s} "
-          f"{'windows wall s':>14s} {'RSS MiB':>7s} {'check':>5s} {'validate':>8s}")
+          "limits, validate: hodyn validate (auto's output)")
+    print(f"{'case':>18s} {'samples':>7s} {'auto':>12s} {'both':>4s} {'auto s':>9s} "
+          f"{'reach s':>9s} {'windows s':>9s} {'vs min':>8s} {'wall s':>6s} {'CPU s':>6s} "
+          f"{'RSS':>4s} {'r wall':>6s} {'CPU s':>6s} {'RSS':>4s} {'w wall':>6s} {'CPU s':>6s} "
+          f"{'RSS':>4s} {'check':>5s} {'validate':>8s}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for label, robot, generate, limits in CASES:
@@ -185,22 +194,28 @@ def main() -> None:
             with h5py.File(src) as f:
                 samples = len(f["t"]) if "t" in f else len(next(iter(f.values())))
             row = {}
-            for solver in ("auto", "windows"):
+            for solver in ("auto", "reachability", "windows"):
                 out = folder / f"{label}_{solver}.h5"
                 wall, cpu, rss = retimed(robot, src, limits, solver, out)
-                with h5py.File(out) as f:
-                    row[solver] = (f.attrs["solver"], float(f.attrs["duration"]), wall, cpu,
-                                   rss)
+                used, duration = "-", float("nan")
+                if out.exists():
+                    with h5py.File(out) as f:
+                        used, duration = str(f.attrs["solver"]), float(f.attrs["duration"])
+                row[solver] = (used, duration, wall, cpu, rss)
             out = folder / f"{label}_auto.h5"
             limited = limits[: limits.index("--rate")] if "--rate" in limits else limits
             check = passes(HODYN + ["check", robot, str(out), *limited, "-q"])
             valid = passes(HODYN + ["validate", robot, str(out), "-q"])
             used, duration, wall, cpu, rss = row["auto"]
-            _, windows, w_wall, _, w_rss = row["windows"]
-            print(f"{label:>16s} {samples:7d} {used:>12s} {duration:10.5f} {windows:10.5f} "
-                  f"{100 * (duration / windows - 1):+9.2f}% {wall:7.2f} {cpu:6.2f} {rss:7.0f} "
-                  f"{w_wall:14.2f} {w_rss:7.0f} {check:>5s} {valid:>8s}", flush=True)
-
+            _, reach, r_wall, r_cpu, r_rss = row["reachability"]
+            _, windows, w_wall, w_cpu, w_rss = row["windows"]
+            both = ("yes" if used != "reachability" and not np.isnan(reach) else
+                    "yes?" if used == "reachability" and cpu > r_cpu + w_cpu / 2 else "no")
+            best = np.nanmin([reach, windows])
+            print(f"{label:>18s} {samples:7d} {used:>12s} {both:>4s} {duration:9.5f} "
+                  f"{reach:9.5f} {windows:9.5f} {duration / best - 1:+8.1e} {wall:6.2f} "
+                  f"{cpu:6.2f} {rss:4.0f} {r_wall:6.2f} {r_cpu:6.2f} {r_rss:4.0f} {w_wall:6.2f} "
+                  f"{w_cpu:6.2f} {w_rss:4.0f} {check:>5s} {valid:>8s}", flush=True)
 
 if __name__ == "__main__":
     main()
