@@ -63,8 +63,8 @@ __all__ = ["GRID", "Plan", "Bound", "Fit", "Optimal"]
 #: passes validate, else the windows of linear programmes), ``reachability`` (that or an
 #: error), ``windows`` (the linear programmes in the input's time)
 SOLVERS = ("auto", "reachability", "windows")
-#: where keeping limits of higher orders (jerk, torque rates) made reachability's law this
-#: many times its passes' law or more, ``auto`` runs the windows too and keeps the shorter
+#: where keeping limits of higher orders (jerk, torque rates) made reachability's law more than
+#: this many times its passes' law, ``auto`` runs the windows too and keeps the shorter
 #: (:meth:`Optimal._or_windows`)
 SLACK = 1.09
 #: the final uniform scaling is looked for among the speed-ups 1 +- FIT: first on SPEEDUPS,
