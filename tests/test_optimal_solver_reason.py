@@ -140,7 +140,7 @@ def duration(out):
 def test_where_reachability_kept_rates_far_from_its_passes_the_shorter_windows_law_is_taken(
         cosine, tmp_path):
     """Torque rates of 25 N m/s, below gravity's own rate along the path: keeping them made
-    reachability's law ~1.2 times its passes' (optimal.SLACK), 2.712 s where the windows find
+    reachability's law 3.8 times its passes' (optimal.SLACK), 2.712 s where the windows find
     2.397 s; auto runs both and keeps the windows' law, saying why."""
     limits = tmp_path / "rates.toml"
     limits.write_text(RATES_25)
