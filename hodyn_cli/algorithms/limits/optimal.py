@@ -733,13 +733,13 @@ class Optimal:
         kept, before = dict(self.__dict__), self.duration
         self.source, self.used = None, "windows"
         self._windows(chunks)
-        if self.duration >= before:
+        # (a law of the windows' own, which validate passed; not their last resort, the
+        # uniform scaling: never shorter than reachability's law, which is checked against
+        # it, and without --rate possibly one validate fails: review19)
+        if self.used != "windows" or self.duration >= before:
             self.__dict__.update(kept)
             return
-        # (named after the solve: the windows' own solve can end at the uniform scaling,
-        # ``used = "uniform"``, and the notice then says the windows found no faster law)
-        law = "the windows'" if self.used == "windows" else "the uniform scaling's"
-        self.why_windows = (f"{_higher_named(self.limits)}: {law} law is shorter than "
+        self.why_windows = (f"{_higher_named(self.limits)}: the windows' law is shorter than "
                             f"reachability's, which keeping them made {self.slack:.2f} times "
                             "its passes' law")
 
