@@ -264,7 +264,9 @@ class Lengths:
         sigma = np.concatenate([[0.0], np.cumsum(np.concatenate(self._lengths))])
         table = Table(s, sigma, np.concatenate(self._speed), np.concatenate(self._reverses),
                       self.samples, (self._first, float(end.t[-1])), end.joint_names)
-        self.__init__()  # type: ignore[misc]  # (its parts once, not twice)
+        for parts in (self._s, self._lengths, self._speed, self._reverses):
+            parts.clear()  # (held once, as the table's arrays: not their parts too)
+        self._last = None  # (fed no more: a second table would be of nothing)
         return table
 
 
