@@ -268,10 +268,8 @@ def _retime_optimal(s, traj: str, output: str, attrs: dict, lim, job, rate, grid
         render.notice(f"{traj}: played k = {optimal.duration / optimal.path.span:.9g} times "
                       f"slower, sampled at {rate:g} Hz; binding: {optimal.final.describe()}")
     elif not s.quiet:
-        solver = "" if optimal.why_windows is None else (
-            f"; by the windows solver: {optimal.why_windows}" if optimal.used == "windows" else
-            "; by the uniform scaling, the windows solver finding no faster law (the windows: "
-            f"{optimal.why_windows})")
+        notes = "".join(f"; {note}" for note in (optimal.slowing_note, optimal.solver_note)
+                        if note)
         render.notice(f"{traj}: {optimal.duration:.6g} s along its path (the fastest uniform "
                       f"scaling: {optimal.uniform_duration:.6g} s); {optimal.bound.summary()}"
-                      f"{solver}")
+                      f"{notes}")
