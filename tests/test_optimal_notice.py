@@ -1,0 +1,81 @@
+"""``retime --optimal``'s end-of-run notice and the output's attributes tell the truth about
+where the output is on its limits, and never end empty: where the final scaling slowed the
+law and the output is then on no limit (a resampling that put a sample on a peak between the
+output's samples: 3 x 10^4 samples of the iiwa's Fourier path with urdf/iiwa14_limits.toml,
+``final_scale`` 1.056 with an empty ``binding``), the notice and the file say which sample
+set the slowing and which limit is nearest. Through the real command line, on the iiwa's
+cosine path, 1 s at 20 Hz."""
+
+from dataclasses import replace
+
+import h5py
+import pytest
+from typer.testing import CliRunner
+
+from conftest import URDF
+from hodyn_cli.cli.app import app
+
+IIWA = URDF / "iiwa14.urdf"
+
+
+def run(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def cosine(tmp_path_factory):
+    path = tmp_path_factory.mktemp("paths") / "cosine.h5"
+    res = run("generate", IIWA, "--kind", "cosine", "--duration", 1, "--rate", 20, "-o", path)
+    assert res.exit_code == 0, res.output
+    return path
+
+
+def notice(res, traj):
+    assert res.exit_code == 0, res.output
+    return next(line for line in res.output.splitlines()
+                if line.startswith(f"hodyn: notice: {traj}:") and "along its path" in line)
+
+
+def test_a_slowing_set_by_an_earlier_sampling_is_said_and_recorded(cosine, tmp_path,
+                                                                    monkeypatch):
+    """The first resampling of reachability's played law finds a sample 1.2 % beyond its limit
+    (forced: as the 3 x 10^4-sample path's hit a narrow peak of a torque acceleration that
+    the next sampling missed); the next and last (RESAMPLES 2 here; the long path's was its
+    third), played 1.012^2 times slower, fits with room and is the output: on no limit
+    within 1 %. The notice and the file name the nearest limit and
+    the sample that set the slowing, and the final scale is the one the file records."""
+    from hodyn_cli.algorithms.limits import optimal
+
+    fitted, calls = optimal.Optimal._fitted, {}
+
+    def one_beyond(self, chunks):
+        fit, search, lag = fitted(self, chunks)
+        if self.uniform:  # (reachability's played law at each smoothing, fitted from rest)
+            calls[id(self)] = calls.get(id(self), 0) + 1
+            if calls[id(self)] == 2:  # its first resampling
+                search.best[0] = replace(search.best[0], x=search.best[0].x / 1.012)
+        return fit, search, lag
+
+    monkeypatch.setattr(optimal.Optimal, "_fitted", one_beyond)
+    monkeypatch.setattr(optimal, "RESAMPLES", 2)  # (the last resampling: the next one)
+    out = tmp_path / "fast.h5"
+    line = notice(run("retime", IIWA, cosine, "--optimal", "-o", out), cosine)
+    with h5py.File(out) as f:
+        attrs = dict(f.attrs)
+    assert attrs["solver"] == "reachability" and list(attrs["binding"]) == []
+    assert attrs["final_scale"] == pytest.approx(1.012**2, rel=1e-3)
+    assert "; on no limit within 1 % (nearest: " in line
+    assert line.endswith(f"; {attrs['final_scale_by']}")
+    assert attrs["final_scale_by"].startswith(
+        f"played {attrs['final_scale']:.6g} times slower than its law: at a sampling ")
+    assert "was beyond it (1.01" in attrs["final_scale_by"]
+    assert f"(nearest: {attrs['nearest_limit']})" in line
+
+
+def test_an_output_on_its_limits_records_no_nearest_and_no_slowing(cosine, tmp_path):
+    out = tmp_path / "fast.h5"
+    line = notice(run("retime", IIWA, cosine, "--optimal", "-o", out), cosine)
+    with h5py.File(out) as f:
+        assert len(f.attrs["binding"]) and "nearest_limit" not in f.attrs
+        assert "final_scale_by" not in f.attrs
+    assert "; on its limits: " in line and "times slower than its law" not in line
