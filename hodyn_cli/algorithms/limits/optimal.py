@@ -441,8 +441,11 @@ class Optimal:
     motion, chunk by chunk, and where it is on its limits: :attr:`bound`). ``uniform``: no
     programme, the law the uniform scaling's (``retime --to-limits --rate``: the motion
     resampled at the rate, played as slowly as every sample needs at that and any slower
-    playing). ``progress(done, points)``: the grid points of each plan's programmes solved
-    so far. ``admit(chunk)``: raises for what a chunk carries that the caller refuses (the
+    playing). ``grid``: the windows' grid (their points, default: as many as the path's
+    speed needs); ``arc_grid``: reachability's (intervals in arc length, default: as many as
+    the input's samples need); each solver's own, so that one asked of the windows leaves
+    reachability's alone. ``progress(done, points)``: the grid points of each plan's
+    programmes solved so far. ``admit(chunk)``: raises for what a chunk carries that the caller refuses (the
     API: the capability table's wrenches and floating base), before it is planned; rigid
     ``drives`` only (the API refuses elastic ones)."""
 
@@ -450,7 +453,8 @@ class Optimal:
                  grid: int | None = None, gravity=GRAVITY, drives: Drives | None = None,
                  kind: str = "full", uniform: bool = False,
                  progress: Callable[[int, int], None] | None = None,
-                 admit: Callable[[Trajectory], None] | None = None, solver: str = "auto"):
+                 admit: Callable[[Trajectory], None] | None = None, solver: str = "auto",
+                 arc_grid: int | None = None):
         if solver not in SOLVERS:
             raise HodynError(f"--solver must be one of {', '.join(SOLVERS)}, got {solver!r}")
         self.admit, self.solver = admit, solver
@@ -459,6 +463,7 @@ class Optimal:
         #: whether the played motion passed hodyn validate's check (uniform scaling)
         self.consistent = False
         self.model, self.limits, self.order, self.rate, self.grid = model, limits, order, rate, grid
+        self.arc_grid = arc_grid
         self.uniform, self.progress = uniform, progress
         #: the solver that made the result: ``"reachability"``, ``"windows"``, or
         #: ``"uniform"`` (the windows' programmes gave no law: the uniform scaling)
@@ -583,7 +588,8 @@ class Optimal:
             return "no qd columns: reachability takes the path's tangent from them"
         path = table.table()
         names, (t0, t1), samples = path.names, path.span, path.samples
-        points = self.grid or max(reachability.POINTS, reachability.PER_SAMPLE * path.samples)
+        points = self.arc_grid or max(reachability.POINTS,
+                                      reachability.PER_SAMPLE * path.samples)
         higher = rates.higher(self.limits)  # (the passes keep the others)
         try:
             found = reachability.solve(self.model, chunks, rates.affine(self.limits)
