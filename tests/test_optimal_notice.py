@@ -9,6 +9,7 @@ cosine path, 1 s at 20 Hz."""
 from dataclasses import replace
 
 import h5py
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -79,3 +80,33 @@ def test_an_output_on_its_limits_records_no_nearest_and_no_slowing(cosine, tmp_p
         assert len(f.attrs["binding"]) and "nearest_limit" not in f.attrs
         assert "final_scale_by" not in f.attrs
     assert "; on its limits: " in line and "times slower than its law" not in line
+
+
+RATES = [(how, rate, ()) for how in (["--optimal"], ["--to-limits"]) for rate in (20, 500)] + [
+    (["--optimal", "--limits", URDF / "iiwa14_limits.toml"], 20, ())] + [
+    (how, rate, pytest.mark.slow) for how, rate in (  # (2-8 s each)
+        (["--optimal"], 10_000), (["--to-limits"], 10_000),
+        (["--optimal", "--limits", URDF / "iiwa14_limits.toml"], 500),
+        (["--optimal", "--limits", URDF / "iiwa14_limits.toml"], 10_000))]
+
+
+@pytest.mark.parametrize("how, rate", [pytest.param(how, rate, marks=marks)
+                                       for how, rate, marks in RATES])
+def test_rate_steps_are_exact_and_the_notice_never_ends_empty(cosine, tmp_path, rate, how):
+    """--rate R: the output's samples i / R from its start (to rounding), the last step
+    shorter (or, where that would be under 0.1 % of a step, longer by as much: time
+    differences over a sliver of a step would be rounding; `--rate 500` sampled at
+    0.00200225 s once); the notice ends with words, never with an empty list ("on its
+    limits: ")."""
+    out = tmp_path / "out.h5"
+    res = run("retime", IIWA, cosine, *how, "--rate", rate, "-o", out)
+    assert res.exit_code == 0, res.output
+    line = next(line for line in res.output.splitlines() if line.startswith(
+        f"hodyn: notice: {cosine}:"))
+    assert not line.rstrip().endswith((":", ";", ",")) and line == line.rstrip(), line
+    assert "on its limits: ;" not in line and "binding: ;" not in line
+    with h5py.File(out) as f:
+        t = f["t"][()]
+    i = np.arange(len(t) - 1)
+    assert np.abs(t[:-1] - t[0] - i / rate).max() <= 1e-12 * max(1.0, t[-1])
+    assert 0 < t[-1] - t[-2] <= 1.001 / rate
