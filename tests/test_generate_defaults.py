@@ -37,12 +37,14 @@ def designed(kind, **options):
             np.concatenate([p.t for p in pieces]))
 
 
-def test_a_long_fourier_path_is_the_same_from_the_command_and_the_api(tmp_path):
-    """500 s at 200 Hz (10^5 samples, written in chunks): the same bits as the API's
-    generate with the same arguments."""
-    out, seed = written(tmp_path, "--kind", "fourier", "--duration", 500, "--rate", 200)
-    whole = generate(api.load_robot(str(IIWA)), "fourier", duration=500, rate=200)
-    assert out.n_samples == 100_001 and seed == DEFAULTS["seed"]
+@pytest.mark.parametrize("duration", [
+    100, pytest.param(500, marks=pytest.mark.slow)])  # (500 s: 3.6 s of the test's time)
+def test_a_long_fourier_path_is_the_same_from_the_command_and_the_api(tmp_path, duration):
+    """100 s and 500 s at 200 Hz (2 x 10^4 and 10^5 samples, written in chunks of 2^14):
+    the same bits as the API's generate with the same arguments."""
+    out, seed = written(tmp_path, "--kind", "fourier", "--duration", duration, "--rate", 200)
+    whole = generate(api.load_robot(str(IIWA)), "fourier", duration=duration, rate=200)
+    assert out.n_samples == 200 * duration + 1 and seed == DEFAULTS["seed"]
     assert np.array_equal(out.derivatives, whole.derivatives)
     assert np.array_equal(out.t, whole.t)
 

@@ -44,8 +44,7 @@ def test_grid_is_the_windows_and_arc_grid_reachabilitys(cosine, tmp_path):
     assert windows_grid["duration"] == default["duration"] and np.array_equal(t_grid, t)
     arc, _ = retimed(cosine, tmp_path / "arc.h5", "--arc-grid", 500)
     assert arc["solver"] == "reachability" and arc["grid_points"] == 501
-    windows, _ = retimed(cosine, tmp_path / "windows.h5", "--solver", "windows", "--grid", 50)
-    assert windows["solver"] in ("windows", "uniform") and 50 <= windows["grid_points"] <= 100
+    # (--grid with --solver windows: tests/test_optimal.py)
 
 
 @pytest.mark.parametrize("options, message", [

@@ -223,10 +223,21 @@ def test_where_the_windows_end_at_the_uniform_scaling_reachabilitys_law_stays(
     assert duration(out) == duration(alone) > 2.6  # (the windows' law: 2.397 s)
 
 
+@pytest.fixture(scope="module")
+def rates_25_alone(cosine, tmp_path_factory):
+    """(limits file, --solver reachability's output) with the 25 N m/s torque rates."""
+    folder = tmp_path_factory.mktemp("rates_25")
+    limits, alone = folder / "rates.toml", folder / "alone.h5"
+    limits.write_text(RATES_25)
+    notice(run("retime", IIWA, cosine[0], "--optimal", "--limits", limits, "--solver",
+               "reachability", "-o", alone), cosine[0])
+    return limits, alone
+
+
 @pytest.mark.parametrize("failure", [HodynError("no law in the window at 0.5 s"),
                                      np.linalg.LinAlgError("singular matrix")])
 def test_where_the_windows_second_solve_fails_reachabilitys_law_is_kept_and_said(
-        cosine, tmp_path, monkeypatch, failure):
+        cosine, rates_25_alone, tmp_path, monkeypatch, failure):
     """auto's second solve, the windows after reachability (its slack beyond SLACK: the 25
     N m/s torque rates), raising (an internal failure, forced here): reachability's
     validated law stays, the output the one --solver reachability writes, and the notice
@@ -236,10 +247,7 @@ def test_where_the_windows_second_solve_fails_reachabilitys_law_is_kept_and_said
     def failing(self, chunks):
         raise failure
 
-    limits, out, alone = tmp_path / "rates.toml", tmp_path / "auto.h5", tmp_path / "alone.h5"
-    limits.write_text(RATES_25)
-    notice(run("retime", IIWA, cosine[0], "--optimal", "--limits", limits, "--solver",
-               "reachability", "-o", alone), cosine[0])
+    (limits, alone), out = rates_25_alone, tmp_path / "auto.h5"
     monkeypatch.setattr(optimal.Optimal, "_windows", failing)
     line = notice(run("retime", IIWA, cosine[0], "--optimal", "--limits", limits, "-o", out),
                   cosine[0])
