@@ -37,21 +37,25 @@ def notice(res, traj):
                 if line.startswith(f"hodyn: notice: {traj}:") and "along its path" in line)
 
 
+@pytest.mark.parametrize("how", [["--optimal"], ["--to-limits", "--rate", 20]])
 def test_a_slowing_set_by_an_earlier_sampling_is_said_and_recorded(cosine, tmp_path,
-                                                                    monkeypatch):
+                                                                    monkeypatch, how):
     """The first resampling of reachability's played law finds a sample 1.2 % beyond its limit
     (forced: as the 3 x 10^4-sample path's hit a narrow peak of a torque acceleration that
     the next sampling missed); the next and last (RESAMPLES 2 here; the long path's was its
     third), played 1.012^2 times slower, fits with room and is the output: on no limit
     within 1 %. The notice and the file name the nearest limit and
-    the sample that set the slowing, and the final scale is the one the file records."""
+    the sample that set the slowing, and the final scale is the one the file records. So
+    with ``--to-limits --rate`` (the uniform scaling resampled: its notice named the final
+    fit's binding, a sample that the output no longer has on its limit)."""
     from hodyn_cli.algorithms.limits import optimal
 
     fitted, calls = optimal.Optimal._fitted, {}
 
     def one_beyond(self, chunks):
         fit, search, lag = fitted(self, chunks)
-        if self.uniform:  # (reachability's played law at each smoothing, fitted from rest)
+        if self.uniform:  # (reachability's played law at each smoothing, or --to-limits
+            # --rate's uniform scaling, fitted from rest)
             calls[id(self)] = calls.get(id(self), 0) + 1
             if calls[id(self)] == 2:  # its first resampling
                 search.best[0] = replace(search.best[0], x=search.best[0].x / 1.012)
@@ -60,10 +64,14 @@ def test_a_slowing_set_by_an_earlier_sampling_is_said_and_recorded(cosine, tmp_p
     monkeypatch.setattr(optimal.Optimal, "_fitted", one_beyond)
     monkeypatch.setattr(optimal, "RESAMPLES", 2)  # (the last resampling: the next one)
     out = tmp_path / "fast.h5"
-    line = notice(run("retime", IIWA, cosine, "--optimal", "-o", out), cosine)
+    res = run("retime", IIWA, cosine, *how, "-o", out)
+    assert res.exit_code == 0, res.output
+    line = next(line for line in res.output.splitlines()
+                if line.startswith(f"hodyn: notice: {cosine}:"))
     with h5py.File(out) as f:
         attrs = dict(f.attrs)
-    assert attrs["solver"] == "reachability" and list(attrs["binding"]) == []
+    assert attrs.get("solver", "reachability") == "reachability"
+    assert list(attrs["binding"]) == [] and "binding:" not in line
     assert attrs["final_scale"] == pytest.approx(1.012**2, rel=1e-3)
     assert "; on no limit within 1 % (nearest: " in line
     assert line.endswith(f"; {attrs['final_scale_by']}")

@@ -269,13 +269,17 @@ def _retime_optimal(s, traj: str, output: str, attrs: dict, lim, job, rate, grid
     except Infeasible as e:
         render.fail(str(e))
         raise typer.Exit(EXIT_FAILED) from None
+    notes = "".join(f"; {note}" for note in (optimal.slowing_note, optimal.solver_note)
+                    if note)
     if not s.quiet and uniform:
         assert optimal.path is not None and optimal.final is not None
+        # (the final fit's binding where the output is on a limit; else the nearest, and
+        # what set the slowing: the binding of a sampling it is not)
+        binding = (f"binding: {optimal.final.describe()}" if optimal.bound.describe() else
+                   optimal.bound.summary())
         render.notice(f"{traj}: played k = {optimal.duration / optimal.path.span:.9g} times "
-                      f"slower, sampled at {rate:g} Hz; binding: {optimal.final.describe()}")
+                      f"slower, sampled at {rate:g} Hz; {binding}{notes}")
     elif not s.quiet:
-        notes = "".join(f"; {note}" for note in (optimal.slowing_note, optimal.solver_note)
-                        if note)
         render.notice(f"{traj}: {optimal.duration:.6g} s along its path (the fastest uniform "
                       f"scaling: {optimal.uniform_duration:.6g} s); {optimal.bound.summary()}"
                       f"{notes}")
