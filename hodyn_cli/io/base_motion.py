@@ -15,7 +15,7 @@ import numpy as np
 from hodyn_cli.core.motion import LinkMotion
 from hodyn_cli.core.trajectory import check_base, derivative_name
 from hodyn_cli.errors import TrajectoryError
-from hodyn_cli.io.columns import ROTATION, TWIST, XYZ, motion_listing
+from hodyn_cli.io.columns import ROTATION, TWIST, XYZ, column_listing
 from hodyn_cli.io.lockstep import Lockstep
 from hodyn_cli.io.tables import Hdf5Table, open_table
 
@@ -45,7 +45,7 @@ def plan_base(names: list[str], orders: int, source: str, *, own_file: bool = Fa
     missing = [c for c in pose if c not in have]
     if missing:
         how = "or prefixed base_" if own_file and not prefix else "prefixed base_"
-        raise TrajectoryError(f"missing {motion_listing(missing, hdf5)}: the pose of the floating "
+        raise TrajectoryError(f"missing {column_listing(missing, hdf5)}: the pose of the floating "
                               f"root (as hodyn kinematics writes it, {how})", source)
     columns = pose
     for k in range(orders):
@@ -53,7 +53,7 @@ def plan_base(names: list[str], orders: int, source: str, *, own_file: bool = Fa
         missing = [c for c in cols if c not in have]
         if missing:
             raise TrajectoryError(
-                f"missing {motion_listing(missing, hdf5)}: the floating root's twist to "
+                f"missing {column_listing(missing, hdf5)}: the floating root's twist to "
                 f"{prefix}{derivative_name(twist, orders - 1)} (body-fixed {prefix}Vb.. or "
                 f"spatial {prefix}Vs..)", source)
         columns += cols
