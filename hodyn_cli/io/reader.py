@@ -346,6 +346,10 @@ def read_trajectory(path: str, model: Model, *, need: int = 1, wrench: str | Non
     :func:`~hodyn_cli.io.results.write_trajectory` writes them; a file of spatial twists
     ``base_Vs`` only is an error: ``hodyn_cli.api.base_motion`` turns them into body ones).
     """
+    from hodyn_cli.io.base_motion import BaseMotionReader, check_poses_apart, twist_orders
+
+    if floating:
+        check_poses_apart(model, path)
     with TrajectoryReader(path, model, need, wrench=wrench, stdin=stdin,
                           series=series) as reader:
         trajectory = concatenate(list(reader), model)
@@ -353,7 +357,6 @@ def read_trajectory(path: str, model: Model, *, need: int = 1, wrench: str | Non
         return trajectory
     from dataclasses import replace
 
-    from hodyn_cli.io.base_motion import BaseMotionReader, twist_orders
 
     if path == "-":
         raise TrajectoryError("the floating root's motion is read from a file, not stdin")
