@@ -63,6 +63,9 @@ __all__ = ["GRID", "Plan", "Bound", "Fit", "Optimal"]
 #: passes validate, else the windows of linear programmes), ``reachability`` (that or an
 #: error), ``windows`` (the linear programmes in the input's time)
 SOLVERS = ("auto", "reachability", "windows")
+#: the fewest points a grid asked of a solver (``--grid``, ``--arc-grid``) may have, as the
+#: command's ``min`` (an inner uniform law's grid of the path's ends alone is :data:`ENDS`)
+GRID_LEAST = 8
 #: where keeping limits of higher orders (jerk, torque rates) made reachability's law more than
 #: this many times its passes' law, ``auto`` runs the windows too and keeps the shorter
 #: (:meth:`Optimal._or_windows`)
@@ -457,6 +460,8 @@ class Optimal:
                  arc_grid: int | None = None):
         if solver not in SOLVERS:
             raise HodynError(f"--solver must be one of {', '.join(SOLVERS)}, got {solver!r}")
+        if rate is not None and not rate > 0:  # (0 was taken for none: the input's rate)
+            raise HodynError(f"--rate must be positive, got {float(rate)!r}")
         self.admit, self.solver = admit, solver
         #: the motion the output plays (None: the input; the reachability law's motion)
         self.source: Iterable[Trajectory] | None = None
@@ -605,7 +610,7 @@ class Optimal:
             return "the path turns back between samples, not at a rest"
         grid = sum(len(arc.sigma) for arc, _ in found)
         span, path_orders = t1 - t0, orders[0]
-        rate = self.rate or (samples - 1) / span
+        rate = (samples - 1) / span if self.rate is None else self.rate
 
         def play(steps: int) -> reachability.Played | str | None:  # (made afresh at each pass)
             """The law played with the kernel of ``steps``; a reason where it cannot be."""
