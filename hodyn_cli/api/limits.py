@@ -216,7 +216,7 @@ def retime_optimal(robot: Model, *derivatives: Any, limits: Any = None, drives: 
     ``.uniform_duration``: that of :func:`retime`'s uniform scaling, ``.bound.describe()``:
     where the limits bind, ``.used``: the solver that made it (``uniform``: the windows fell
     back to the uniform scaling), ``.why_windows``: why the windows did, None where
-    reachability did; ``.ran``: the solvers that made a law, ``.solver_note``: the notice's
+    reachability did; ``.ran``: the solvers run, ``.solver_note``: the notice's
     words on them, ``.attributes``: what an output file records); ``grid``, ``arc_grid``:
     the windows' and reachability's grid sizes;
     ``solver``: as for :func:`time_optimal` (docs/feasibility.md).

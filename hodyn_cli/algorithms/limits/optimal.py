@@ -475,9 +475,10 @@ class Optimal:
         self.used = "windows"
         #: why the windows made it, in a user's words (None: reachability did)
         self.why_windows: str | None = None
-        #: the solvers that made a law, in turn: ``auto`` runs the windows after reachability
-        #: where its :attr:`slack` is beyond :data:`SLACK` (:meth:`_or_windows`), and keeps
-        #: the law :attr:`used` names
+        #: the solvers run, in turn: ``auto`` runs the windows after reachability where its
+        #: :attr:`slack` is beyond :data:`SLACK` (:meth:`_or_windows`), and keeps the law
+        #: :attr:`used` names (reachability's where the windows' is not shorter, or they
+        #: fail: :attr:`windows_failed`)
         self.ran: tuple[str, ...] = ()
         #: why the windows' solve after reachability's gave no law, in a user's words, where
         #: it failed (reachability's law is kept; None: it did not fail)
@@ -1004,7 +1005,7 @@ class Optimal:
     def attributes(self) -> dict:
         """What an output file records: durations, the grid, where the limits bind (or the
         nearest, where none does; and what set the final scaling then), and which solvers
-        made a law and whose the output plays."""
+        ran and whose law the output plays."""
         assert self.path is not None and self.final is not None
         nearest = self.bound.nearest()
         notes = {"nearest_limit": nearest} if nearest and not self.bound.describe() else {}
