@@ -89,3 +89,12 @@ def test_a_negative_seed_is_refused_in_one_line(tmp_path, kind):
     with pytest.raises(HodynError, match="--seed must be a whole number >= 0, got 2.5"):
         next(api.design_motion(api.load_robot(str(URDF / "planar_2r.urdf")), kind,
                                seed=2.5).chunks)
+
+
+@pytest.mark.parametrize("kind", ["cosine", "filtered-step"])
+def test_an_option_of_none_is_its_default_in_the_api_as_in_the_command(kind):
+    """``design_motion(..., rate=None, ...)``: the defaults, as the command's options not
+    given (``rate=None`` was a TypeError, ``seed=None`` refused)."""
+    nothing = dict.fromkeys(DEFAULTS) | {"duration": None, "coefficients": None}
+    derivatives, t = designed(kind, **nothing)
+    assert np.array_equal(derivatives, designed(kind)[0]) and np.array_equal(t, designed(kind)[1])
