@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from conftest import URDF
+from conftest import SAMPLES, URDF
 from hodyn_cli import api
 from hodyn_cli.cli.app import app
 from hodyn_cli.errors import HodynError
@@ -94,3 +94,28 @@ def test_rate_0_is_refused_by_the_command(cosine, tmp_path):
     assert res.exit_code == 2, res.output
     assert res.output.strip() == "hodyn: error: --rate must be positive, got 0.0"
     assert not out.exists()
+
+
+def test_an_arc_grid_whose_path_leaves_a_limit_the_input_keeps_goes_to_the_windows(tmp_path):
+    """``--arc-grid 8`` on the bundled 2R cosine: reachability's path between its few grid
+    points reaches joint2 = 3.37 rad, beyond its 3.14 limit, where the input stays within
+    1.2. That was the run's verdict, ``fail: no time scaling makes the motion feasible``
+    (exit 1, a claim about the input); now reachability does not apply: auto takes the
+    windows (on a coarse ``--grid`` of their own: cheap), saying why, and ``--solver
+    reachability`` refuses in one line (exit 2)."""
+    robot, src = URDF / "planar_2r.urdf", SAMPLES / "planar_2r_cosine.h5"
+    why = ("its path played on its 17 grid points leaves a limit that the input keeps (the "
+           "position of joint2 at t = 1.44 s (limit 3.14) is beyond its limit at any speed "
+           "(3.36824)): a finer --arc-grid")
+    out = tmp_path / "auto.h5"
+    res = run("retime", robot, src, "--optimal", "--arc-grid", 8, "--grid", 100, "-o", out)
+    assert res.exit_code == 0, res.output
+    assert res.output.strip().endswith(f"; by the windows solver: {why}"), res.output
+    with h5py.File(out) as f:
+        assert f.attrs["solver"] == "windows" and list(f.attrs["solvers_run"]) == ["windows"]
+    res = run("retime", robot, src, "--optimal", "--arc-grid", 8, "--solver", "reachability",
+              "-o", tmp_path / "reach.h5")
+    assert res.exit_code == 2 and res.output.strip() == (
+        f"hodyn: error: {src}: --solver reachability: it does not apply ({why}): use --solver "
+        "auto"), res.output
+    assert not (tmp_path / "reach.h5").exists()

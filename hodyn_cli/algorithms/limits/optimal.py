@@ -53,7 +53,7 @@ from hodyn_cli.algorithms.limits.scaling import TOLERANCE, Law, scaled
 from hodyn_cli.algorithms.motion.differences import RTOL, Differences
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
-from hodyn_cli.errors import HodynError, TrajectoryError
+from hodyn_cli.errors import HodynError, Infeasible, TrajectoryError
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
@@ -656,6 +656,12 @@ class Optimal:
                 inner.fit(lambda motion=motion: motion)
             except TrajectoryError:  # the played law's own derivatives disagree at this
                 continue  # smoothing (not the input's): a wider one, or the windows
+            except Infeasible as e:  # (the played path's, not the input's, which the survey
+                # passed: between the points of a coarse grid it leaves the input's path, at
+                # any smoothing; --arc-grid 8 on the 2R's cosine: joint2 at 3.37 rad, the
+                # input within 1.2, was the run's verdict, exit 1)
+                return (f"its path played on its {grid} grid points leaves a limit that the "
+                        f"input keeps ({e.message.partition(': ')[2]}): a finer --arc-grid")
             if inner.consistent and (best is None or inner.duration < best[0].duration):
                 best = inner, steps
         if best is None:
