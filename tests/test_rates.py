@@ -258,7 +258,8 @@ def test_the_limits_coefficients_are_made_once_whatever_the_rounds(monkeypatch):
     assert calls == chunks  # (each point once, in chunks, whatever the rounds)
     assert rounds[0] >= 3, rounds
     assert whole is not None and x is not None
-    assert x == pytest.approx(whole, rel=1e-9, abs=1e-12 * whole.max())
+    assert whole.played is not None and x.played is not None
+    assert x.played == pytest.approx(whole.played, rel=1e-9, abs=1e-12 * whole.played.max())
 
 
 @pytest.mark.slow

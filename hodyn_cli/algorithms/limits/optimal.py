@@ -669,11 +669,12 @@ class Optimal:
 
         pieces = []
         for arc, law in found:
-            x = rates.kept(arc, law, lambda a, b, arc=arc: limits(arc, a, b),
-                           lambda a, b, arc=arc: rows(arc, a, b), reach)
-            if x is None:
+            rated = rates.kept(arc, law, lambda a, b, arc=arc: limits(arc, a, b),
+                               lambda a, b, arc=arc: rows(arc, a, b), reach)
+            if rated is None:
                 return None, rise
-            pieces.append((arc, replace(law, played=x)))
+            pieces.append((arc, rated))
+        found, pieces = _cornered(found, pieces, limits, rows, reach)
         self.slack = (sum(replace(law, x=law.played).duration for _, law in pieces)
                       / sum(law.duration for _, law in found))
         return pieces, rates.rise(pieces, limits, rise)
@@ -928,6 +929,44 @@ class Optimal:
                 "binding": self.bound.describe()} | (
             {"time_scale": [self.duration / self.path.span]} if self.uniform else
             {"solver": self.used})
+
+
+Pieces = list[tuple[reachability.Arc, reachability.Law]]
+
+
+def _cornered(found: Pieces, pieces: Pieces,
+              limits: Callable[[reachability.Arc, int, int], list],
+              rows: Callable[[reachability.Arc, int, int], reachability.Rows], reach: float
+              ) -> tuple[Pieces, Pieces]:
+    """(the passes' laws, the rounds' played laws) with the corners whose ramps would be cut
+    short (:func:`~hodyn_cli.algorithms.limits.rates.cornered`) left and reached slower:
+    each such piece planned again by the passes under its ceiling and played by the rounds,
+    where that is faster than the final fit's slowing for the steeper ramps would be (else,
+    or where the rounds do not get there, ``found`` and ``pieces`` as they are)."""
+    ceilings, slowing = rates.cornered(pieces, limits)
+    out, played = list(found), list(pieces)
+    for i, ceiling in enumerate(ceilings):
+        if ceiling is None:
+            continue
+        arc = found[i][0]
+
+        def capped(a: int, b: int, arc: reachability.Arc = arc,
+                   ceiling: np.ndarray = ceiling) -> reachability.Rows:
+            r = rows(arc, a, b)
+            return replace(r, top=np.minimum(r.top, ceiling[a:b]))
+
+        law = reachability.along(arc, capped)
+        rated = None if law is None else rates.kept(
+            arc, law, lambda a, b, arc=arc: limits(arc, a, b),
+            lambda a, b, arc=arc: rows(arc, a, b), reach, ceiling)
+        if law is None or rated is None:
+            return found, pieces
+        out[i], played[i] = (arc, law), (arc, rated)
+
+    def time(laws: Pieces) -> float:
+        return sum(replace(law, x=law.played).duration for _, law in laws)
+
+    return (out, played) if time(played) <= slowing * time(pieces) else (found, pieces)
 
 
 def _higher_named(limits: Limits) -> str:

@@ -62,7 +62,7 @@ from hodyn_cli.algorithms.limits.programme import PathLimit
 from hodyn_cli.algorithms.limits.ramps import STEEPEST
 from hodyn_cli.modeling.limits import Limits
 
-__all__ = ["HIGHER", "affine", "higher", "kept", "rise"]
+__all__ = ["HIGHER", "affine", "cornered", "higher", "kept", "rise"]
 
 #: the limits this module keeps (the keys of a limits file): those of a time order above the
 #: path speed's, which reachability's passes do not
@@ -148,13 +148,16 @@ def _order(limit: PathLimit) -> int:
 
 def kept(arc: reachability.Arc, law: reachability.Law,
          limits: Callable[[int, int], list[PathLimit]],
-         rows: Callable[[int, int], reachability.Rows], reach: float) -> np.ndarray | None:
-    """The x to play ``law`` (reachability's along ``arc``) with at its grid points (its
-    :attr:`~reachability.Law.played`) so that its motion keeps every limit at them within
-    :data:`TOLERANCE` (``limits(a, b)``: every limit at the grid points a .. b-1, the affine
-    ones too; ``rows(a, b)``: the passes' rows there; ``reach``: the smoothing's, seconds
-    either side, where no limit of higher order asks for more), widened and lowered in
-    rounds (module docstring); None where :data:`ROUNDS` do not get there.
+         rows: Callable[[int, int], reachability.Rows], reach: float,
+         ceiling: np.ndarray | None = None) -> reachability.Law | None:
+    """``law`` (reachability's along ``arc``) with the x to play it with at its grid points
+    (its :attr:`~reachability.Law.played`) so that its motion keeps every limit at them
+    within :data:`TOLERANCE` (``limits(a, b)``: every limit at the grid points a .. b-1, the
+    affine ones too; ``rows(a, b)``: the passes' rows there; ``reach``: the smoothing's,
+    seconds either side, where no limit of higher order asks for more), widened and lowered
+    in rounds (module docstring); None where :data:`ROUNDS` do not get there. ``ceiling``
+    (M,): the upper bound on x that ``law`` was planned under (:func:`cornered`), kept when
+    the rounds plan it again under their own; the law returned is the passes' under both.
 
     Cost and memory: the limits at each grid point are made once (:func:`_coefficients`),
     so the cost is linear in the grid (the iiwa's Fourier path with its limits file: 10^5
@@ -169,12 +172,13 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     cached = [_coefficients(limits, a, b) for a, b in blocks]  # (the path's alone: once)
     whole = rows(0, M) if len(blocks) == 1 else None
     most = max(1.0, (M - 3) / passes)
-    half, ceiling = reachability.widths(law, reach), np.full(M, np.inf)
+    ceiling = np.full(M, np.inf) if ceiling is None else ceiling.copy()
 
     def ceiled(a: int, b: int) -> reachability.Rows:
         r = whole if whole is not None and (a, b) == (0, M) else rows(a, b)
         return replace(r, top=np.minimum(r.top, ceiling[a:b]))
 
+    half = reachability.widths(law, reach)
     for _ in range(ROUNDS):
         smooth = reachability.smoothed(law, half=half)
         x = reachability.lowered(law.x, smooth, passes * int(np.ceil(half.max())))
@@ -184,7 +188,7 @@ def kept(arc: reachability.Arc, law: reachability.Law,
         use = Usage(*(np.concatenate([getattr(p, f) for p in parts]) for f in (
             "affine", "higher", "static", "order")))
         if max(use.affine.max(), use.higher.max()) <= 1 + TOLERANCE:
-            return x
+            return replace(law, played=x)
         beyond = use.higher > 1 + TOLERANCE
         slow = beyond & (use.static > SHARE)
         need = np.where(slow, SHARE / np.maximum(use.static, SHARE), 1.0)
@@ -264,22 +268,81 @@ def rise(pieces: list[tuple[reachability.Arc, reachability.Law]],
     the coefficient of sigma^(j+2) (``limits(arc, a, b)``: the limits at its grid points a
     .. b-1)."""
     out = least
-    for i, (arc, law) in enumerate(pieces):
-        for end, corner in ((0, i > 0), (-1, i < len(pieces) - 1)):
-            if not corner:
-                continue
-            M = len(arc.sigma)
-            g = end % M
-            u = abs(float(law.u[end]))
-            for limit in limits(arc, g, g + 1):
-                if limit.quantity.key not in HIGHER:
-                    continue
-                j = _order(limit)
-                top = (j + 2,)  # sigma^(j+2)'s monomial
-                if top not in limit.monomials:
-                    continue
-                c = np.abs(limit.coefficients[0, :, limit.monomials.index(top)])
-                bound = SHARE * (limit.upper - limit.lower) / 2
-                need = (STEEPEST[j - 1] * c * u / bound) ** (1 / j)
-                out = max(out, float(need.max()))
+    for i, end in _corners(pieces):
+        arc, law = pieces[i]
+        u = abs(float(law.u[end]))
+        for j, steep, bound in _ramped(arc, end, limits):
+            out = max(out, float(((steep * u / bound) ** (1 / j)).max()))
+    return out
+
+
+def cornered(pieces: list[tuple[reachability.Arc, reachability.Law]],
+             limits: Callable[[reachability.Arc, int, int], list[PathLimit]]
+             ) -> tuple[list[np.ndarray | None], float]:
+    """Per piece (its law played: :func:`kept`), a ceiling on x at its corners where their
+    ramps cannot rise as slowly as :func:`rise` asks within the piece (the ramp rises over
+    at most a ``2 SHORTEST``-th of its piece's time, :func:`reachability._ramp`; cut
+    shorter, its jerk ``STEEPEST[0] |u| / rise`` is beyond the limit, and the final fit
+    slows the whole motion for it: the UR5's 1 kHz corners, legs of ~0.65 s asking a rise of
+    0.33 s, 1.306 s played and 1.694 s fitted); there the law leaves and reaches the rest at
+    a path acceleration u_c whose ramp over that rise keeps them within :data:`SHARE`: ``x
+    <= 2 u_c |sigma - sigma_corner|`` (x of a law at u_c from rest) from the corner to where
+    the law is first below that line. None: a piece whose corners need none, or whose
+    torque accelerations ask the longer rise (u_c then ``rise^2`` times lower, the law far
+    from the corner warped by the ramp's long tail: the iiwa's point-to-point motion with
+    its limits file 2.729 s against 2.521 s with the ramp cut). And the
+    slowing the final fit would need without them: ``rho^(j / (j + 2))`` at the worst
+    corner (its ramp rho times too steep: a limit of time order j, on the motion's
+    q^(j+2), rho^j beyond, which a uniform slowing k divides by k^(j+2))."""
+    out: list[np.ndarray | None] = [None] * len(pieces)
+    slowing = 1.0
+    for i, end in _corners(pieces):
+        arc, law = pieces[i]
+        assert law.played is not None
+        longest = replace(law, x=law.played).duration / (2 * reachability.SHORTEST)
+        u, cap, second = abs(float(law.u[end])), np.inf, False
+        for j, steep, bound in _ramped(arc, end, limits):
+            cap = min(cap, float(np.min(np.where(steep > 0, bound * longest**j / steep,
+                                                 np.inf))))
+            steepest = float(((steep * u / bound) ** (1 / j)).max()) / longest
+            slowing = max(slowing, steepest ** (j / (j + 2)))
+            second |= j == 2 and steepest > 1
+        if not cap < u or second:
+            continue
+        line = 2 * cap * np.abs(arc.sigma - arc.sigma[end])
+        inward = slice(None) if end == 0 else slice(None, None, -1)
+        above = law.x[inward][1:] > line[inward][1:]  # (at the corner both are 0)
+        reach = 1 + (int(np.argmin(above)) if not above.all() else len(above))
+        ceiling = np.full(len(line), np.inf) if out[i] is None else out[i]
+        assert ceiling is not None
+        ceiling[inward][:reach] = np.minimum(ceiling[inward][:reach], line[inward][:reach])
+        out[i] = ceiling
+    return out, slowing
+
+
+def _corners(pieces: list) -> list[tuple[int, int]]:
+    """(piece, end: 0 its start, -1 its end) of each corner: where one piece ends and the
+    next starts."""
+    return [(i, end) for i in range(len(pieces))
+            for end, corner in ((0, i > 0), (-1, i < len(pieces) - 1)) if corner]
+
+
+def _ramped(arc: reachability.Arc, end: int,
+            limits: Callable[[reachability.Arc, int, int], list[PathLimit]]
+            ) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """At the grid point ``end`` of ``arc``, for each limit of :data:`HIGHER` that a ramp's
+    law carries: (its time order j, ``STEEPEST[j-1] |c|``, :data:`SHARE` of its bound) per
+    joint, c its coefficient of sigma^(j+2): the ramp over ``rise`` keeps it where
+    ``STEEPEST[j-1] |c| |u| / rise^j`` is within the bound."""
+    g = end % len(arc.sigma)
+    out = []
+    for limit in limits(arc, g, g + 1):
+        if limit.quantity.key not in HIGHER:
+            continue
+        j = _order(limit)
+        top = (j + 2,)  # sigma^(j+2)'s monomial
+        if top not in limit.monomials:
+            continue
+        c = np.abs(limit.coefficients[0, :, limit.monomials.index(top)])
+        out.append((j, STEEPEST[j - 1] * c, SHARE * (limit.upper - limit.lower) / 2))
     return out
