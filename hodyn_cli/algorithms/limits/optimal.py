@@ -670,7 +670,8 @@ class Optimal:
         pieces = []
         for arc, law in found:
             rated = rates.kept(arc, law, lambda a, b, arc=arc: limits(arc, a, b),
-                               lambda a, b, arc=arc: rows(arc, a, b), reach)
+                               lambda a, b, arc=arc: rows(arc, a, b), reach,
+                               lift=len(found) == 1)  # (no corner)
             if rated is None:
                 return None, rise
             pieces.append((arc, rated))
@@ -958,7 +959,7 @@ def _cornered(found: Pieces, pieces: Pieces,
         law = reachability.along(arc, capped)
         rated = None if law is None else rates.kept(
             arc, law, lambda a, b, arc=arc: limits(arc, a, b),
-            lambda a, b, arc=arc: rows(arc, a, b), reach, ceiling)
+            lambda a, b, arc=arc: rows(arc, a, b), reach, ceiling, lift=False)
         if law is None or rated is None:
             return found, pieces
         out[i], played[i] = (arc, law), (arc, rated)
