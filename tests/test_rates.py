@@ -258,8 +258,9 @@ def test_the_limits_coefficients_are_made_once_whatever_the_rounds(monkeypatch):
     assert calls == chunks  # (each point once, in chunks, whatever the rounds)
     assert rounds[0] >= 3, rounds
     assert whole is not None and x is not None
-    assert whole.played is not None and x.played is not None
-    assert x.played == pytest.approx(whole.played, rel=1e-9, abs=1e-12 * whole.played.max())
+    assert whole[0].played is not None and x[0].played is not None
+    assert x[0].played == pytest.approx(whole[0].played, rel=1e-9,
+                                        abs=1e-12 * whole[0].played.max())
 
 
 @pytest.mark.slow
@@ -374,14 +375,17 @@ def test_the_kept_law_is_lifted_where_the_limits_leave_room():
     """rates._lifted through rates.kept (the iiwa's Fourier path with its limits file): the
     lifted played x at least the unlifted one and at most the passes' law at every grid
     point, every limit still within TOLERANCE there (its values recomputed from the played
-    spline), and the law played along it shorter by 0.5 % or more."""
+    spline), and the law played along it shorter by 0.5 % or more; the duration returned
+    with it the unlifted law's."""
     from dataclasses import replace
 
     arc, law, at, rows, reach = _iiwa_law()
-    lifted = rates.kept(arc, law, at, rows, reach)
-    kept = rates.kept(arc, law, at, rows, reach, lift=False)
-    assert lifted is not None and kept is not None
+    both = rates.kept(arc, law, at, rows, reach), rates.kept(arc, law, at, rows, reach,
+                                                             lift=False)
+    assert both[0] is not None and both[1] is not None
+    (lifted, before), (kept, unlifted) = both
     assert lifted.played is not None and kept.played is not None
+    assert before == unlifted == replace(kept, x=kept.played).duration
     assert np.array_equal(lifted.x, kept.x)  # (the same rounds: only the played x differs)
     assert np.all(lifted.played >= kept.played * (1 - 1e-12))
     assert np.all(lifted.played <= law.x * (1 + 1e-12))

@@ -159,7 +159,8 @@ def _order(limit: PathLimit) -> int:
 def kept(arc: reachability.Arc, law: reachability.Law,
          limits: Callable[[int, int], list[PathLimit]],
          rows: Callable[[int, int], reachability.Rows], reach: float,
-         ceiling: np.ndarray | None = None, lift: bool = True) -> reachability.Law | None:
+         ceiling: np.ndarray | None = None, lift: bool = True
+         ) -> tuple[reachability.Law, float] | None:
     """``law`` (reachability's along ``arc``) with the x to play it with at its grid points
     (its :attr:`~reachability.Law.played`) so that its motion keeps every limit at them
     within :data:`TOLERANCE` (``limits(a, b)``: every limit at the grid points a .. b-1, the
@@ -171,7 +172,8 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     ``lift``: the played x then raised where the limits leave room (:func:`_lifted`; not on
     a piece with a corner: the ramp's long tail there warps the lifted law, which the rounds
     do not see, the iiwa's point-to-point motion with its limits file 2.692 s lifted, 2.521
-    s not).
+    s not). Returned with the duration of the law played before the lift (the rounds'
+    own, which :data:`~hodyn_cli.algorithms.limits.optimal.SLACK` judges).
 
     Cost and memory: the limits at each grid point are made once (:func:`_coefficients`),
     so the cost is linear in the grid (the iiwa's Fourier path with its limits file: 10^5
@@ -206,7 +208,8 @@ def kept(arc: reachability.Arc, law: reachability.Law,
         x = reachability.lowered(law.x, smooth, passes * int(np.ceil(half.max())))
         use = usage(x)
         if max(use.affine.max(), use.higher.max()) <= 1 + TOLERANCE:
-            return replace(law, played=_lifted(x, planned, half, usage) if lift else x)
+            return (replace(law, played=_lifted(x, planned, half, usage) if lift else x),
+                    replace(law, x=x).duration)
         beyond = use.higher > 1 + TOLERANCE
         slow = beyond & (use.static > SHARE)
         need = np.where(slow, SHARE / np.maximum(use.static, SHARE), 1.0)
