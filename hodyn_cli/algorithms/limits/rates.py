@@ -46,9 +46,18 @@ final fit
 (:class:`~hodyn_cli.algorithms.limits.optimal.Optimal`) then scales the played motion onto
 its limits exactly at every output sample, as for the affine limits.
 
+**Lifted where there is room.** The rounds' law is far below its limits in places (the
+widened kernel's average cuts the passes' law's peaks over its whole reach: on the UR10's
+Fourier path with ``--jerk 200``, 60 % of the grid points had every limit below 0.9 and the
+played x was down to 0.40 of the passes'), so on a piece without a corner it is then raised
+by smooth factors of at most ``1 / v`` (v: the largest share any limit uses at a point),
+never above the passes' law, a step at a time (:func:`_lifted`).
+
 A corner (a rest where the path turns, :mod:`~hodyn_cli.algorithms.limits.ramps`) is
 ramped into and out of over a rise that keeps the ramp's own jerk, torque rate and torque
-acceleration within SHARE of their limits (:func:`rise`).
+acceleration within SHARE of their limits (:func:`rise`); where that rise does not fit in
+the leg, the law leaves and reaches the corner at the path acceleration whose ramp fits
+(:func:`cornered`) rather than the ramp being cut short and the whole motion slowed.
 """
 from __future__ import annotations
 
