@@ -56,7 +56,7 @@ def generate_command(
         min=0, help="Highest derivative of q to write (default: 4, what compute --order 2 "
                     "needs).", show_default=False)] = None,
     seed: Annotated[int | None, typer.Option(
-        help="Varies the default motion (default: 0).", show_default=False)] = None,
+        help="Varies the default motion (>= 0; default: 0).", show_default=False)] = None,
     base_frequency: Annotated[float | None, typer.Option(
         help="fourier, excitation: base frequency (Hz; default: 0.1).",
         show_default=False)] = None,
