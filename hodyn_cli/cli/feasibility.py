@@ -152,8 +152,9 @@ def retime(
         show_default=False)] = None,
     grid: Annotated[int | None, typer.Option(
         min=8, help="With --optimal: the time law's grid. Reachability: intervals in arc "
-                    "length (default: 4000, 3 per input sample on a long input; 1000 at "
-                    "least between corners). The linear programmes: grid points, N to 2N "
+                    "length (default: 4000, 3 per input sample on a long input, 300 per "
+                    "second of the uniform scaling on a coarse one; 1000 at least between "
+                    "corners). The linear programmes: grid points, N to 2N "
                     "of the input's samples and points of its path between them (default: "
                     "1000 to 2000, more on a long input: as many as its speed needs, at most "
                     "131072; solved 2000 at a time). The cost grows linearly with it.",
