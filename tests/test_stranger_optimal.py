@@ -26,7 +26,7 @@ def test_a_coarse_input_gets_a_grid_as_fine_as_a_100_hz_one():
     traj = generate(model, "fourier", duration=50.0, rate=20.0, derivatives=4)
     out, opt = hodyn_cli.retime_optimal(model, traj)
     assert opt.used == "reachability"
-    _, fine = hodyn_cli.retime_optimal(model, traj, grid=4 * opt.path.grid)
+    _, fine = hodyn_cli.retime_optimal(model, traj, arc_grid=4 * opt.path.grid)
     assert opt.duration / fine.duration - 1 < 5e-4, (opt.duration, fine.duration)
     _kept_and_consistent(model, out, 20)
 

@@ -137,15 +137,17 @@ def retime(robot: Model, *derivatives: Any, limits: Any = None, drives: Any = No
 def time_optimal(robot: Model, limits: Any = None, *, drives: Any = None, model: str = "full",
                  gravity: Any = GRAVITY, rate: float | None = None, grid: int | None = None,
                  uniform: bool = False, progress: Callable[[int, int], None] | None = None,
-                 solver: str = "auto") -> Optimal:
+                 solver: str = "auto", arc_grid: int | None = None) -> Optimal:
     """The time-optimal retiming within ``limits`` (as :func:`joint_limits` takes them; torque
     rates and accelerations too) and, with rigid ``drives``, the motor limits, before it has
     seen the motion: an :class:`~hodyn_cli.algorithms.limits.optimal.Optimal` whose
     ``fit(chunks)`` (a function that gives the motion's chunks afresh: it reads them twice)
     finds the time law and whose ``retimed(chunks)`` plays the motion along it, chunk by chunk
     (what :func:`retime_optimal` does on a whole motion). ``rate``: the output's samples per
-    second (default: the input's mean rate); ``grid``: the time law's grid size (default: as
-    many points as the path's speed needs, docs/feasibility.md); ``uniform``: the uniform
+    second (default: the input's mean rate); ``grid``: the windows' grid size (default: as
+    many points as the path's speed needs, docs/feasibility.md); ``arc_grid``:
+    reachability's, intervals in arc length (default: 4000, 3 per input sample on a long
+    input); ``uniform``: the uniform
     scaling resampled at ``rate`` instead (``retime --to-limits --rate``); ``progress(done,
     points)``: the grid points solved so far, as the programmes go; ``solver``: ``"auto"``
     (reachability along the path's arc length where every limit is affine in the law and
@@ -157,9 +159,15 @@ def time_optimal(robot: Model, limits: Any = None, *, drives: Any = None, model:
     lim = joint_limits(robot, limits)
     rigid = None if drives is None else drives_for(robot, drives, "retime")
     refuse_elastic_optimal(rigid)
+    if solver == "reachability" and grid is not None:
+        raise HodynError("--grid is the windows solver's grid: not with --solver reachability "
+                         "(its grid: --arc-grid)")
+    if solver == "windows" and arc_grid is not None:
+        raise HodynError("--arc-grid is the reachability solver's grid: not with --solver "
+                         "windows (its grid: --grid)")
     return Optimal(robot, lim, torque_order(lim), rate=rate, grid=grid, gravity=gravity,
                    drives=rigid, kind=model, uniform=uniform, progress=progress,
-                   admit=_optimal_admits, solver=solver)
+                   admit=_optimal_admits, solver=solver, arc_grid=arc_grid)
 
 
 def refuse_elastic_optimal(drives: Drives | None) -> None:
@@ -186,8 +194,8 @@ def _optimal_admits(chunk: Trajectory) -> None:
 
 def retime_optimal(robot: Model, *derivatives: Any, limits: Any = None, drives: Any = None,
                    model: str = "full", gravity: Any = GRAVITY, rate: float | None = None,
-                   grid: int | None = None, t: Any = None, solver: str = "auto", **named: Any
-                   ) -> tuple[Trajectory, Optimal]:
+                   grid: int | None = None, t: Any = None, solver: str = "auto",
+                   arc_grid: int | None = None, **named: Any) -> tuple[Trajectory, Optimal]:
     """``hodyn retime --optimal``: the motion along its own path with the fastest time law
     within every limit of ``limits`` (as :func:`joint_limits` takes them; torque rates and
     accelerations too) and, with rigid ``drives``, the motor limits: ``(trajectory,
@@ -200,12 +208,14 @@ def retime_optimal(robot: Model, *derivatives: Any, limits: Any = None, drives: 
     ``.uniform_duration``: that of :func:`retime`'s uniform scaling, ``.bound.describe()``:
     where the limits bind, ``.used``: the solver that made it (``uniform``: the windows fell
     back to the uniform scaling), ``.why_windows``: why the windows did, None where
-    reachability did); ``grid``: its grid's size;
+    reachability did; ``.ran``: the solvers that made a law, ``.solver_note``: the notice's
+    words on them, ``.attributes``: what an output file records); ``grid``, ``arc_grid``:
+    the windows' and reachability's grid sizes;
     ``solver``: as for :func:`time_optimal` (docs/feasibility.md).
     """
     m = Motion(robot, derivatives, named, t=t)
     optimal = time_optimal(robot, limits, drives=drives, model=model, gravity=gravity,
-                           rate=rate, grid=grid, solver=solver)
+                           rate=rate, grid=grid, solver=solver, arc_grid=arc_grid)
     optimal.fit(lambda: [m.coordinates])
     pieces = list(optimal.retimed([m.coordinates]))
     return Trajectory(robot.coordinate_names, np.concatenate([p.derivatives for p in pieces]),

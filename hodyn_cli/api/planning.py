@@ -5,7 +5,7 @@ their torques, rates, ... would exceed them."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hodyn_cli.api.drives import read_drives
@@ -27,7 +27,8 @@ class Design:
     """A designed motion: ``chunks`` (Trajectory pieces in order, over the independent
     joints), the ``robot`` it was designed in (its URDF limits overridden by the limits
     given), and how it was fitted to them: played ``slow`` times slower (``binding``: the
-    limit that set it, None if it was not slowed), or along the time law of ``optimal``."""
+    limit that set it, None if it was not slowed), or along the time law of ``optimal``;
+    ``options``: the options it was made with, every default filled in (``seed``, ...)."""
 
     robot: Model
     chunks: Iterator[Trajectory]
@@ -35,6 +36,7 @@ class Design:
     binding: Binding | None = None
     optimal: Optimal | None = None
     source: str | None = None
+    options: dict = field(default_factory=dict)
 
     def check(self, piece: Trajectory) -> None:
         """The one-line error for the first sample of ``piece`` outside a position or
@@ -74,19 +76,20 @@ def design_motion(robot: Model, kind: str, *, limits: Any = None, drives: Any = 
     from hodyn_cli.modeling.limits import with_limits
 
     capable("generate", robot)
-    source = options.get("source")
+    source, options = options.get("source"), generate.DEFAULTS | options
+    made = dict(options)  # (what the Design tells: the excitation's coefficients not among it)
     if kind == "excitation":  # the fourier series of the optimized coefficients
         from hodyn_cli.algorithms.planning.excitation import excitation
         from hodyn_cli.modeling.limits import with_limits
 
         lim = joint_limits(robot, limits)
         options["coefficients"] = excitation(
-            with_limits(robot, lim), lim, harmonics=options.get("harmonics", 5),
-            base_frequency=options.get("base_frequency", 0.1), seed=options.get("seed", 0),
-            gravity=gravity)
+            with_limits(robot, lim), lim, harmonics=options["harmonics"],
+            base_frequency=options["base_frequency"], seed=options["seed"], gravity=gravity)
         kind = "fourier"
     if limits is None and not optimal:
-        return Design(robot, generate.chunks(robot, kind, chunk, **options), source=source)
+        return Design(robot, generate.chunks(robot, kind, chunk, **options), source=source,
+                      options=made)
     lim = joint_limits(robot, limits)
     robot = with_limits(robot, lim)
     d = None if drives is None else read_drives(robot, drives)
@@ -94,8 +97,8 @@ def design_motion(robot: Model, kind: str, *, limits: Any = None, drives: Any = 
         refuse_elastic_optimal(d)
         plan, pieces = generate.optimal(robot, kind, lim, gravity=gravity, drives=d, size=chunk,
                                         **options)
-        return Design(robot, pieces, optimal=plan, source=source)
+        return Design(robot, pieces, optimal=plan, source=source, options=made)
     slow, binding = generate.within_limits(robot, kind, lim, gravity=gravity, drives=d,
                                            **options)
     return Design(robot, generate.chunks(robot, kind, chunk, slow=slow, **options), slow,
-                  binding, source=source)
+                  binding, source=source, options=made)
