@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pytest
+from test_base_parameters import public_robot
 from test_reachability import _kept_and_consistent
 
 import hodyn_cli
@@ -39,7 +40,7 @@ def test_the_sweep_of_untuned_arms_passes_its_quick_subset():
     its limits (``hodyn check``) and passed ``hodyn validate``, no notice ended empty, the
     500 Hz output's steps are 2 ms, and each duration with velocity and torque limits is
     within 0.5 % of toppra's."""
-    pytest.importorskip("example_robot_data")
+    public_robot("ur_description")  # (skips where example-robot-data is not installed)
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "stranger_optimal.py"),
                            "--quick"], capture_output=True, text=True, check=True)
     rows = done.stdout.splitlines()[1:]
