@@ -435,11 +435,16 @@ def _usage(group: tuple, x: np.ndarray) -> np.ndarray:
 BLOCK = 4096
 
 
+#: reachability's default grid is at least as fine per second (of the uniform scaling) as an
+#: input at this rate (Hz) has at :data:`~reachability.PER_SAMPLE` intervals a sample
+GRID_RATE = 100.0
+
+
 def grid_intervals(samples: int, seconds: float) -> int:
     """Reachability's default grid (arc-length intervals) for an input of ``samples`` lasting
     ``seconds`` in the uniform scaling: :data:`~reachability.POINTS` at least,
     :data:`~reachability.PER_SAMPLE` per sample, and as many per second as a 100 Hz input
-    (:data:`~reachability.FLOOR`) has, up to what the longest input reachability takes has.
+    (:data:`GRID_RATE`) has, up to what the longest input reachability takes has.
     The smoothing reaches :data:`~reachability.SMOOTH` grid intervals at least: on a 20 Hz
     input's 4000 intervals over the ~42 s of an iiwa Fourier path that was ~70 ms where a
     coarse output asks for 10 ms (:func:`~reachability.kernel`), 0.37-0.60 % slower than
@@ -448,7 +453,7 @@ def grid_intervals(samples: int, seconds: float) -> int:
     >>> grid_intervals(1001, 42.0), grid_intervals(1001, 8.0), grid_intervals(10**5, 1e3)
     (12600, 4000, 300000)
     """
-    per_second = reachability.PER_SAMPLE * reachability.FLOOR
+    per_second = reachability.PER_SAMPLE * GRID_RATE
     most = reachability.PER_SAMPLE * reachability.MOST_SAMPLES
     return max(reachability.POINTS, reachability.PER_SAMPLE * samples,
                min(int(np.ceil(per_second * seconds)), most))

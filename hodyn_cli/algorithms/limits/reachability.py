@@ -848,8 +848,11 @@ TRIED = 2
 #: the kernel's step on an output coarser than this rate (Hz) is this rate's: its cost grows
 #: as the square of its reach (the iiwa's corner of 0.75 s legs: 0.07 % from toppra at 10 ms,
 #: 0.26 % at 20 ms, 1.74 % at the 50 ms of a 20 Hz output), and a 20 Hz sampling resolves
-#: neither reach (validate's tolerance there follows the motion's own top derivatives)
-FLOOR = 100.0
+#: neither reach (validate's tolerance there follows the motion's own top derivatives). 200
+#: Hz, not 100: the SO-101's point-to-point legs of 0.15 s given at 20 or 100 Hz were 0.75 %
+#: slower than toppra smoothed over 10 ms (0.4490 s against 0.4457 s), 0.34 % over 5 ms
+#: (0.4472 s: at 1 kHz 0.4470 s), their outputs passing validate as before
+FLOOR = 200.0
 #: a corner's ramp rises over this many seconds at every rate (its cost: about half the rise
 #: on each side of the corner, :mod:`~hodyn_cli.algorithms.limits.ramps`). A quarter of the
 #: kernel's reach (12.5 ms at 20 Hz, 2.5 ms at 100 Hz) cost 1.0-1.4 % of a 20 Hz corner and
@@ -867,7 +870,7 @@ def kernel(steps: int, rate: float) -> tuple[float, float]:
     corners' ramp's rise (:data:`RAMP`), as :func:`played` takes them.
 
     >>> kernel(1, 20.0), kernel(2, 1000.0)
-    ((0.01, 0.0005), (0.002, 0.0005))
+    ((0.005, 0.0005), (0.002, 0.0005))
     """
     return steps / max(rate, FLOOR), RAMP
 
