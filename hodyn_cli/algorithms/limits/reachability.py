@@ -864,15 +864,15 @@ FLOOR = 200.0
 RAMP = 5e-4
 
 
-def kernel(steps: int, rate: float) -> tuple[float, float]:
+def kernel(steps: int, rate: float, floor: float = FLOOR) -> tuple[float, float]:
     """(reach, rise) in seconds for an output at ``rate`` Hz: the smoothing's reach,
-    ``steps`` of the output's steps (of :data:`FLOOR`'s on a coarser output), and the
+    ``steps`` of the output's steps (of ``floor``'s on a coarser output), and the
     corners' ramp's rise (:data:`RAMP`), as :func:`played` takes them.
 
-    >>> kernel(1, 20.0), kernel(2, 1000.0)
-    ((0.005, 0.0005), (0.002, 0.0005))
+    >>> kernel(1, 20.0), kernel(2, 1000.0), kernel(2, 20.0, floor=100.0)
+    ((0.005, 0.0005), (0.002, 0.0005), (0.02, 0.0005))
     """
-    return steps / max(rate, FLOOR), RAMP
+    return steps / max(rate, floor), RAMP
 
 
 def _elapsed(x: BSpline, a: np.ndarray, b: np.ndarray) -> np.ndarray:
