@@ -731,8 +731,8 @@ class Optimal:
         solved = rates.affine(self.limits)
 
         def rows(arc: reachability.Arc, a: int, b: int) -> reachability.Rows:
-            return reachability.rows(path_limits(self.model, arc.trajectory(names, a, b), solved,
-                                                 0, gravity=self.dynamics["gravity"]))
+            return reachability.arc_rows(self.model, arc, names, a, b, solved,
+                                         self.dynamics["gravity"])
 
         pieces, rounds = [], []
         for arc, law in found:

@@ -565,20 +565,26 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
     for arc in pieces:
 
         def rows_at(a: int, b: int, arc: Arc = arc) -> Rows:
-            found = path_limits(model, arc.trajectory(names, a, b), limits, 0,
-                                gravity=gravity)
-            reason = inapplicable(found)
-            if reason is not None:
-                raise Inapplicable(reason)
-            r = rows(found)
-            return replace(r, top=chorded(r.top, _midway(model, arc, names, a, b, limits,
-                                                         gravity)))
+            return arc_rows(model, arc, names, a, b, limits, gravity)
 
         law = along(arc, rows_at, advance)
         if law is None:
             return None
         out.append((arc, law))
     return out
+
+
+def arc_rows(model: Model, arc: Arc, names: tuple[str, ...], a: int, b: int, limits: Limits,
+             gravity=GRAVITY) -> Rows:
+    """The rows of ``limits`` at the grid points a .. b-1 of ``arc`` (:func:`rows`), the
+    velocities' bound on x lowered where it is convex between them (:func:`chorded`); raises
+    :class:`Inapplicable` where a limit is not for this solver."""
+    found = path_limits(model, arc.trajectory(names, a, b), limits, 0, gravity=gravity)
+    reason = inapplicable(found)
+    if reason is not None:
+        raise Inapplicable(reason)
+    r = rows(found)
+    return replace(r, top=chorded(r.top, _midway(model, arc, names, a, b, limits, gravity)))
 
 
 def _midway(model: Model, arc: Arc, names: tuple[str, ...], a: int, b: int, limits: Limits,
