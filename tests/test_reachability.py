@@ -13,6 +13,7 @@ from conftest import URDF, peak_rss_mib
 from hodyn_cli import api
 from hodyn_cli.algorithms.limits import bsplines, reachability
 from hodyn_cli.algorithms.limits.programme import path_limits
+from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.algorithms.planning.generate import generate
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
@@ -454,9 +455,10 @@ def test_ten_thousand_samples_of_a_cosine_are_within_a_twentieth_of_a_percent_of
 def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
     """issue 37 item 4 (memory bounded): the reachability law's motion, which the final fits
     and the output play, is made afresh chunk by chunk of at most BLOCK grid points at each
-    pass (:class:`reachability.Played`), the same to the last bit however it is cut; what
-    it holds is 4 numbers a grid point (sigma, t and the smoothed law's spline: a
-    coefficient and a knot; its time derivatives are made chunk by chunk too), not the
+    pass (:class:`reachability.Played`), the same to the last bit however it is cut (its
+    times too, summed BLOCK intervals at a time); what it holds in memory is 2 numbers a
+    grid point (the smoothed law's spline: a coefficient and a knot; sigma and t on disk, its
+    time derivatives made chunk by chunk), not the
     motion's orders times joints (35 here: 84 MB at 10^5 samples); the result keeps it as
     its source, not a list of its chunks."""
     model = hodyn_cli.load_robot(IIWA)
@@ -475,10 +477,11 @@ def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
         assert np.array_equal(np.concatenate([c.t for c in chunks]),
                               np.concatenate([c.t for c in whole]))
     points = sum(len(warped.sigma) for _, warped, _ in played.laws)
-    held = sum(a.nbytes for _, warped, _ in played.laws
-               for a in (warped.sigma, warped.t, warped.x.t, warped.x.c))
+    assert all(isinstance(a, Stored) for _, warped, _ in played.laws
+               for a in (warped.sigma, warped.t))  # (on disk)
+    held = sum(a.nbytes for _, warped, _ in played.laws for a in (warped.x.t, warped.x.c))
     ends = 16 * 8 * len(played.laws)  # (the spline's end knots and end conditions)
-    assert held <= 4 * 8 * points + ends < traj.orders * model.nv * 8 * points
+    assert held <= 2 * 8 * points + ends < traj.orders * model.nv * 8 * points
     _, opt = hodyn_cli.retime_optimal(model, traj)
     assert opt.used == "reachability" and isinstance(opt.source, reachability.Played)
 

@@ -50,10 +50,11 @@ import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
-from hodyn_cli.algorithms.limits.bsplines import BSpline, in_blocks
+from hodyn_cli.algorithms.limits.bsplines import BSpline, in_blocks, windowed
 from hodyn_cli.algorithms.limits.jets import compose
 from hodyn_cli.algorithms.limits.programme import PathLimit, between, path_limits, time_derivatives
 from hodyn_cli.algorithms.limits.ramps import TAIL, Ramp
+from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
@@ -111,21 +112,28 @@ _AFFINE = {(), (1, 1), (2,)}
 
 @dataclass(frozen=True, eq=False)
 class Arc:
-    """A piece of the path between rests where it turns: ``shape``, q(sigma) (a spline
-    through points of the path at their arc length, :data:`DEGREE`), on ``sigma`` (M,), a
-    grid uniform in arc length from 0; ``rest``: (at its start, at its end) whether the path
-    is at rest there (x = 0)."""
+    """A piece of the path between rests where it turns: its shape q(sigma) (a spline
+    through points of the path at their arc length, :data:`DEGREE`: its ``knots`` (m,) and
+    ``coefficients`` (m - DEGREE - 1, n), on disk: ~one point an input sample, each n
+    numbers), on ``sigma`` (M,), a grid uniform in arc length from 0; ``rest``: (at its
+    start, at its end) whether the path is at rest there (x = 0)."""
 
     sigma: np.ndarray
-    shape: BSpline
+    knots: np.ndarray
+    coefficients: Stored
     rest: tuple[bool, bool]
+
+    @property
+    def shape(self) -> BSpline:
+        """The whole shape (all its coefficients read)."""
+        return BSpline(self.knots, self.coefficients[:], DEGREE)
 
     def jet(self, sigma: np.ndarray, orders: int) -> np.ndarray:
         """(E, orders, n) ``q, q_sigma, ...`` at sigma (sorted: a chunk of the grid), from
-        the shape's :meth:`~hodyn_cli.algorithms.limits.bsplines.BSpline.window` there (its
-        derivatives not held for the whole path: ~one shape point an input sample, each
-        derivative as large as the shape)."""
-        window = _window(self.shape, sigma)
+        the shape's pieces there (:func:`~hodyn_cli.algorithms.limits.bsplines.windowed`:
+        their coefficients alone read, their derivatives made for them alone)."""
+        window = windowed(self.knots, self.coefficients, DEGREE, float(sigma[0]),
+                          float(sigma[-1])) if len(sigma) else self.shape
         return np.stack([window.derivative(nu)(sigma) for nu in range(orders)], axis=1)
 
     def trajectory(self, names: tuple[str, ...], a: int = 0, b: int | None = None
@@ -370,8 +378,10 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
         piece_at = at[part].copy()
         piece_at[[0, -1]] = lo, hi
         shape = in_blocks(piece_at - lo, q[part], DEGREE)  # (not-a-knot: its blocks' too)
+        coefficients = Stored(len(shape.c), shape.c.shape[1:])
+        coefficients.write(0, shape.c)
         fine = max(LEAST, round(points * (hi - lo) / length), min(points, PIECE))
-        pieces.append(Arc(np.linspace(0.0, hi - lo, fine + 1), shape,
+        pieces.append(Arc(np.linspace(0.0, hi - lo, fine + 1), shape.t, coefficients,
                           (bool(speed[2 * i] < still), bool(speed[2 * i + 1] < still))))
     return pieces
 
@@ -585,28 +595,34 @@ def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
     None: a limit not for this solver), piece by piece of :data:`BLOCK` intervals: the
     backward pass (:func:`controllable`) from the last piece to the first, each piece's
     controllable sets ending in those of the next one's first point, keeps K alone (two
-    numbers a point); the forward pass (:func:`greedy`) then evaluates each piece's rows
+    numbers a point, on disk: :class:`~hodyn_cli.algorithms.limits.stored.Stored`, read back
+    a piece at a time); the forward pass (:func:`greedy`) then evaluates each piece's rows
     again (a path of one piece: once). Memory: a piece's rows, whatever the length. The same
     law as on the whole grid at once, but for which rows count as free of u
     (``|alpha|`` below 1e-12 of the piece's largest, not the path's). ``advance(points)``:
     after each piece of each pass."""
     M = len(arc.sigma)
-    delta = np.diff(arc.sigma)
     pieces = [(a, min(a + BLOCK, M - 1)) for a in range(0, M - 1, BLOCK)]
-    K = np.full((M, 2), np.nan)
+
+    def delta(a: int, b: int) -> np.ndarray:  # the grid's steps a .. b-1
+        return np.diff(arc.sigma[a : b + 1])
+
+    K = Stored(M, (2,))  # (on disk: two numbers a grid point, read back piece by piece)
     end = (0.0, 0.0 if arc.rest[1] else np.inf)
-    kept = None
+    kept, first = None, np.full(2, np.nan)
     for a, b in reversed(pieces):
         r = rows_at(a, b + 1)
         if r is None:
             return None
-        K[a : b + 1] = controllable(r, delta[a:b], end)
-        if not K[a, 0] <= K[a, 1]:
+        piece = controllable(r, delta(a, b), end)
+        K.write(a, piece)
+        first = piece[0]
+        if not first[0] <= first[1]:
             return None
-        end = (float(K[a, 0]), float(K[a, 1]))
+        end = (float(first[0]), float(first[1]))
         kept = r if len(pieces) == 1 else None
         advance(b - a + (a == 0))
-    start = K[0, 0] if arc.rest[0] else K[0, 1]
+    start = first[0] if arc.rest[0] else first[1]
     if arc.rest[0] and start > 0:
         return None
     x, u = np.empty(M), np.empty(M - 1)
@@ -614,7 +630,7 @@ def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
     for a, b in pieces:
         r = kept or rows_at(a, b + 1)
         assert r is not None  # (as in the backward pass)
-        law = greedy(r, delta[a:b], K[a : b + 1], float(x[a]), arc.sigma[a : b + 1])
+        law = greedy(r, delta(a, b), K[a : b + 1], float(x[a]), arc.sigma[a : b + 1])
         x[a : b + 1], u[a:b] = law.x, law.u
         advance(b - a + (a == 0))
     return Law(arc.sigma, x, u)
@@ -880,8 +896,8 @@ class Played:
     """A motion played along arcs, made afresh chunk by chunk of at most :data:`BLOCK` points
     each time it is iterated: per arc, its played law (:class:`Warped`) and the time it
     starts at (``laws``: (arc, warped, start)), the motion at a chunk's points the shape's
-    jet composed with the law's time derivatives there. Memory: 4 numbers a grid point
-    (:class:`Warped`), not the motion's 8 per order and joint (a 10^5-sample path's grid
+    jet composed with the law's time derivatives there. Memory: 2 numbers a grid point
+    (:class:`Warped`: sigma and t on disk), not the motion's 8 per order and joint (a 10^5-sample path's grid
     played whole was 84 MB, and its temporaries as much again each, for each smoothing
     tried), nor the law's time derivatives (6 numbers a point); cost: the jet and the chain
     rule again at each pass (~0.4 s for 300 000 points)."""
@@ -909,10 +925,11 @@ class Warped:
     ``ramp`` that warps it there (``end``: the time of its last point, warped at its
     start's corner). :meth:`at`: a chunk's times and the law's time derivatives there
     (sigma_dot .. sigma^(K), from x .. x^(K-1), x^(5) piecewise constant), made afresh.
-    Memory: 4 numbers a grid point (sigma, t, and the spline's coefficient and knot)."""
+    Memory: 2 numbers a grid point (the spline's coefficient and knot); sigma and t are on
+    disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), read a chunk at a time."""
 
-    sigma: np.ndarray
-    t: np.ndarray
+    sigma: Stored
+    t: Stored
     x: BSpline
     K: int
     corner: tuple[bool, bool]
@@ -1001,6 +1018,22 @@ def _ramp(rise: float, duration: float) -> Ramp:
     return Ramp(min(rise, duration / (2 * tail)), tail)
 
 
+def _times_along(x: BSpline, sigma: np.ndarray) -> Stored:
+    """The times of the points sigma from the first along the law x (the running sum of
+    :func:`_elapsed`, :data:`BLOCK` intervals at a time, each block's sum carried on from the
+    last: the same additions in the same order as the whole array's ``cumsum``), on disk."""
+    t = Stored(len(sigma))
+    t.write(0, np.zeros(1))
+    carry = 0.0
+    for a in range(0, len(sigma) - 1, BLOCK):
+        b = min(a + BLOCK, len(sigma) - 1)
+        steps = _elapsed(x, sigma[a:b], sigma[a + 1 : b + 1])
+        block = np.cumsum(np.concatenate([[carry], steps]))[1:]
+        t.write(a + 1, block)
+        carry = float(block[-1])
+    return t
+
+
 #: the shortest tail of a corners' ramp, in rises (:func:`_ramp`)
 SHORTEST = 4
 
@@ -1024,11 +1057,14 @@ def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orde
     near = 2.0 ** (-np.arange(NEAR, 0, -1) / 2)
     sigma = np.concatenate([[0.0], sigma[1] * near if corner[0] else [], sigma[1:-1],
                             end - (end - sigma[-2]) * near[::-1] if corner[1] else [], [end]])
-    t = np.concatenate([[0.0], np.cumsum(_elapsed(x, sigma[:-1], sigma[1:]))])
+    t = _times_along(x, sigma)
+    points = Stored(len(sigma))
+    points.write(0, sigma)
+    del sigma  # (on disk)
     if not any(corner):
-        return Warped(sigma, t, x, K, corner, None, float(t[-1]))
+        return Warped(points, t, x, K, corner, None, float(t[-1]))
     ramp = _ramp(rise, float(t[-1]))
     last = t[-1:]
     if corner[0]:  # (the end's time as the start's corner warps it)
         last = np.where(last < ramp.tail - ramp.delay, ramp.inverse(last), last + ramp.delay)
-    return Warped(sigma, t, x, K, corner, ramp, float(last[0]))
+    return Warped(points, t, x, K, corner, ramp, float(last[0]))
