@@ -678,3 +678,31 @@ def test_the_windows_motion_is_played_to_its_end_however_the_input_is_cut():
                                    for a, b in zip(cuts[:-1], cuts[1:], strict=True)]))
         assert np.array_equal(np.concatenate([p.t for p in pieces]), out.t), cuts
         assert np.array_equal(np.concatenate([p.derivatives for p in pieces]), out.derivatives)
+
+
+def test_the_smoothing_made_block_by_block_is_the_same_to_the_bit(monkeypatch):
+    """issue 37 item 4 (memory bounded): the moving averages (:func:`reachability.swept`,
+    the factor field's in :func:`reachability.lowered`, the half-widths of
+    :func:`reachability.widths`) made BLOCK points at a time from one running integral, in
+    blocks of 7 (every seam inside the kernel's reach), are the whole array's to the bit, and
+    the arc-length table's running sum is the whole one's."""
+    rng = np.random.default_rng(5)
+    sigma = np.linspace(0.0, 2.0, 301)
+    x = np.abs(np.cumsum(rng.standard_normal(301))) + 0.1
+    x[[0, 150]] = 0.0, 0.2 * x[149]  # (a rest and a dip: lowered's ceilings)
+    law = reachability.Law(sigma, x, np.diff(x) / (2 * np.diff(sigma)))
+    half = 1.0 + 6.0 * rng.random(301)
+
+    def smoothing():
+        smooth = reachability.smoothed(law, 0.05)
+        return (reachability.swept(x, half), reachability.swept(x, half, odd=False), smooth,
+                reachability.lowered(x, smooth, 24), reachability.widths(law, 0.05))
+
+    whole = smoothing()
+    monkeypatch.setattr(reachability, "BLOCK", 7)
+    for mine, theirs in zip(smoothing(), whole, strict=True):
+        assert np.array_equal(mine, theirs)
+    assert not np.array_equal(whole[3], whole[2])  # (lowered somewhere: its averages ran)
+    lengths = rng.random(50)
+    assert np.array_equal(reachability._running(lengths),
+                          np.concatenate([[0.0], np.cumsum(lengths)]))

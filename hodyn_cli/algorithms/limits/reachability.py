@@ -268,12 +268,18 @@ class Lengths:
             raise HodynError("--optimal needs a path of two samples at least")
         assert end.t is not None
         self._directions(between(end, end.t[-1:], 1))
-        s = np.concatenate(self._s + [end.t[-1:]])
-        sigma = np.concatenate([[0.0], np.cumsum(np.concatenate(self._lengths))])
-        table = Table(s, sigma, np.concatenate(self._speed), np.concatenate(self._reverses),
+        self._s.append(end.t[-1:])
+
+        def joined(parts: list[np.ndarray]) -> np.ndarray:  # (the parts let go at once: an
+            # array's parts and its whole held together, not every array's)
+            whole = np.concatenate(parts)
+            parts.clear()
+            return whole
+
+        s = joined(self._s)
+        sigma = _running(joined(self._lengths))
+        table = Table(s, sigma, joined(self._speed), joined(self._reverses),
                       self.samples, (self._first, float(end.t[-1])), end.joint_names)
-        for parts in (self._s, self._lengths, self._speed, self._reverses):
-            parts.clear()  # (held once, as the table's arrays: not their parts too)
         self._last = None  # (fed no more: a second table would be of nothing)
         return table
 
@@ -769,10 +775,26 @@ def _averaged(x: np.ndarray, width: int, odd: bool = True) -> np.ndarray:
     reflected through its ends (:func:`_reflected`)."""
     out = x
     for _ in range(PASSES):
-        total = np.concatenate([[0.0], np.cumsum(_reflected(out, width + 1, odd))])
-        i = np.arange(len(x)) + width + 1
-        out = (total[i + width + 1] - total[i - width]) / (2 * width + 1)
+        total = _running(_reflected(out, width + 1, odd))
+        out = np.empty(len(x))
+        for a in range(0, len(x), BLOCK):  # (memory: a block's indices and sums)
+            i = np.arange(a, min(a + BLOCK, len(x))) + width + 1
+            out[a : a + BLOCK] = (total[i + width + 1] - total[i - width]) / (2 * width + 1)
     return out
+
+
+def _running(v: np.ndarray, trapezoid: bool = False) -> np.ndarray:
+    """0, then the running sum of v (``trapezoid``: of its neighbours' means): one array as
+    long as v made, not the sum's and the terms' and their join's (a long path's smoothing
+    held ~10 arrays of the grid at once)."""
+    total = np.empty(len(v) + (0 if trapezoid else 1))
+    total[0] = 0.0
+    terms = v
+    if trapezoid:
+        terms = v[:-1] + v[1:]
+        terms /= 2
+    np.cumsum(terms, out=total[1:])
+    return total
 
 
 def _reflected(x: np.ndarray, pad: int, odd: bool) -> np.ndarray:
@@ -790,18 +812,23 @@ def swept(x: np.ndarray, half: np.ndarray, odd: bool = True) -> np.ndarray:
     whole numbers) grid intervals either side of each point, x reflected through its ends
     (:func:`_reflected`): the interpolant's running integral is piecewise quadratic with a
     continuous slope, so the average changes smoothly as the window's ends move (a whole
-    number of points either side jumps by a point's weight where that number steps)."""
+    number of points either side jumps by a point's weight where that number steps).
+    Memory: x reflected and its running integral; the averages are made :data:`BLOCK`
+    points at a time (each point's from the same integral: the same numbers)."""
     pad = int(np.ceil(half.max())) + 1
     v = _reflected(x, pad, odd)
-    total = np.concatenate([[0.0], np.cumsum((v[:-1] + v[1:]) / 2)])
+    total = _running(v, trapezoid=True)
 
     def integral(y: np.ndarray) -> np.ndarray:  # of the interpolant from v's first point
         k = np.minimum(np.floor(y).astype(int), len(v) - 2)
         f = y - k
         return total[k] + v[k] * f + (v[k + 1] - v[k]) * f * f / 2
 
-    centre = np.arange(len(x)) + float(pad)
-    return (integral(centre + half) - integral(centre - half)) / (2 * half)
+    out = np.empty(len(x))
+    for a in range(0, len(x), BLOCK):
+        centre, h = np.arange(a, min(a + BLOCK, len(x))) + float(pad), half[a : a + BLOCK]
+        out[a : a + BLOCK] = (integral(centre + h) - integral(centre - h)) / (2 * h)
+    return out
 
 
 #: the kernel reaches this many of the output's steps either side (steps of :data:`FLOOR` Hz
