@@ -60,6 +60,7 @@ import numpy as np
 from hodyn_cli.algorithms.limits import reachability
 from hodyn_cli.algorithms.limits.programme import PathLimit
 from hodyn_cli.algorithms.limits.ramps import STEEPEST
+from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.modeling.limits import Limits
 
 __all__ = ["HIGHER", "affine", "higher", "kept", "rise"]
@@ -158,15 +159,17 @@ def kept(arc: reachability.Arc, law: reachability.Law,
 
     Cost and memory: the limits at each grid point are made once (:func:`_coefficients`),
     so the cost is linear in the grid (the iiwa's Fourier path with its limits file: 10^5
-    samples in 22 s of CPU, 1e4 in 2.4 s), but they are all held through the rounds: a
-    few floats per monomial, joint and limit at each point (105 for the iiwa's velocities,
-    torques, torque rates and accelerations: 840 bytes a point, 252 MB on the 300 004
-    points of 10^5 samples, its peak RSS 463 MiB against 182 MiB without these limits)."""
+    samples in 22 s of CPU, 1e4 in 2.4 s), and kept on disk through the rounds, each
+    round reading them a block at a time (:class:`_Kept`): a few floats per monomial, joint
+    and limit at each point (105 for the iiwa's velocities, torques, torque rates and
+    accelerations: 840 bytes a point, 252 MB on the 300 004 points of 10^5 samples, which
+    held in memory made its peak RSS 463 MiB against 182 MiB without these limits)."""
     M, passes = len(law.x), reachability.PASSES
     if M < passes + 3:
         return None
     blocks = [(a, min(a + reachability.BLOCK, M)) for a in range(0, M, reachability.BLOCK)]
-    cached = [_coefficients(limits, a, b) for a, b in blocks]  # (the path's alone: once)
+    cached = [_Kept.of(_coefficients(limits, a, b)) for a, b in blocks]  # (the path's
+    # alone: once)
     whole = rows(0, M) if len(blocks) == 1 else None
     most = max(1.0, (M - 3) / passes)
     half, ceiling = reachability.widths(law, reach), np.full(M, np.inf)
@@ -180,7 +183,8 @@ def kept(arc: reachability.Arc, law: reachability.Law,
         x = reachability.lowered(law.x, smooth, passes * int(np.ceil(half.max())))
         played = reachability.law_spline(law.sigma, x)
         X = np.stack([played(law.sigma, nu) for nu in range(4)], axis=1)
-        parts = [_usage(found, X[a:b]) for found, (a, b) in zip(cached, blocks, strict=True)]
+        parts = [_usage(found.limits(), X[a:b])
+                 for found, (a, b) in zip(cached, blocks, strict=True)]
         use = Usage(*(np.concatenate([getattr(p, f) for p in parts]) for f in (
             "affine", "higher", "static", "order")))
         if max(use.affine.max(), use.higher.max()) <= 1 + TOLERANCE:
@@ -230,6 +234,27 @@ def _coefficients(limits: Callable[[int, int], list[PathLimit]], a: int, b: int
                     friction=None if first.friction is None else np.concatenate(
                         [p[i].friction for p in parts]))
             for i, first in enumerate(parts[0])]
+
+
+@dataclass(frozen=True, eq=False)
+class _Kept:
+    """A block's limits (:func:`_coefficients`) with their coefficients and friction terms
+    on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`; ``kept``: each limit
+    without them, and where they are): read back by :meth:`limits` at each round."""
+
+    kept: list[tuple[PathLimit, Stored, Stored | None]]
+
+    @classmethod
+    def of(cls, found: list[PathLimit]) -> _Kept:
+        return cls([(replace(limit, coefficients=limit.coefficients[:0], friction=None),
+                     Stored.of(limit.coefficients),
+                     None if limit.friction is None else Stored.of(limit.friction))
+                    for limit in found])
+
+    def limits(self) -> list[PathLimit]:
+        return [replace(limit, coefficients=coefficients[:],
+                        friction=None if friction is None else friction[:])
+                for limit, coefficients, friction in self.kept]
 
 
 def _widened(half: np.ndarray, at: np.ndarray, wanted: np.ndarray, most: float

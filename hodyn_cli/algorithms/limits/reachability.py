@@ -37,9 +37,12 @@ x_{i+1})``. Both passes are sequential: the backend's compiled ``reach_backward`
 **Memory.** The input path is never held: its arc-length table is made chunk by chunk as
 the input is first read (:class:`Lengths`), the directions about its rests and the shape's
 points from two more readings (:func:`arcs`); the played motion is made chunk by chunk of
-the grid from the smoothed law's spline (:class:`Played`). What spans the path is the table
-(until the arcs are made), the shape, the law on the grid and one played law:
-:data:`MOST_SAMPLES`.
+the grid from the smoothed law's spline (:class:`Played`). The shape's coefficients, the
+controllable sets and the played law's points and times are on disk
+(:class:`~hodyn_cli.algorithms.limits.stored.Stored`), read a block at a time; the
+smoothing's moving averages are made a block at a time from one running integral. What
+spans the path in memory is the table (until the arcs are made), the law on the grid, the
+smoothing's few arrays while it runs and the played law's spline: :data:`MOST_SAMPLES`.
 """
 from __future__ import annotations
 
@@ -384,10 +387,8 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
         piece_at = at[part].copy()
         piece_at[[0, -1]] = lo, hi
         shape = in_blocks(piece_at - lo, q[part], DEGREE)  # (not-a-knot: its blocks' too)
-        coefficients = Stored(len(shape.c), shape.c.shape[1:])
-        coefficients.write(0, shape.c)
         fine = max(LEAST, round(points * (hi - lo) / length), min(points, PIECE))
-        pieces.append(Arc(np.linspace(0.0, hi - lo, fine + 1), shape.t, coefficients,
+        pieces.append(Arc(np.linspace(0.0, hi - lo, fine + 1), shape.t, Stored.of(shape.c),
                           (bool(speed[2 * i] < still), bool(speed[2 * i + 1] < still))))
     return pieces
 
@@ -1085,8 +1086,7 @@ def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orde
     sigma = np.concatenate([[0.0], sigma[1] * near if corner[0] else [], sigma[1:-1],
                             end - (end - sigma[-2]) * near[::-1] if corner[1] else [], [end]])
     t = _times_along(x, sigma)
-    points = Stored(len(sigma))
-    points.write(0, sigma)
+    points = Stored.of(sigma)
     del sigma  # (on disk)
     if not any(corner):
         return Warped(points, t, x, K, corner, None, float(t[-1]))

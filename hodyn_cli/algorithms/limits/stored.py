@@ -39,6 +39,13 @@ class Stored:
         self._row = int(np.prod(trailing, dtype=int)) * 8  # bytes a row
         self._file.truncate(n * self._row)
 
+    @classmethod
+    def of(cls, values: np.ndarray) -> Stored:
+        """An array on disk holding ``values``."""
+        stored = cls(len(values), values.shape[1:])
+        stored.write(0, values)
+        return stored
+
     def __len__(self) -> int:
         return self.shape[0]
 
