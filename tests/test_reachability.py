@@ -11,7 +11,7 @@ from test_optimal import IIWA, IIWA_REST, _toppra_lines, run
 import hodyn_cli
 from conftest import URDF, peak_rss_mib
 from hodyn_cli import api
-from hodyn_cli.algorithms.limits import bsplines, reachability
+from hodyn_cli.algorithms.limits import bsplines, reachability, stored
 from hodyn_cli.algorithms.limits.programme import path_limits
 from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.algorithms.planning.generate import generate
@@ -461,6 +461,7 @@ def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
     time derivatives made chunk by chunk), not the
     motion's orders times joints (35 here: 84 MB at 10^5 samples); the result keeps it as
     its source, not a list of its chunks."""
+    monkeypatch.setattr(stored, "ON_DISK", 0)  # (every array on disk, as a long path's)
     model = hodyn_cli.load_robot(IIWA)
     traj = _cosine(model, 100)
     found = reachability.solve(model, traj, joint_limits(model), 500)

@@ -157,7 +157,7 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     either side, where no limit of higher order asks for more), widened and lowered in
     rounds (module docstring); None where :data:`ROUNDS` do not get there.
 
-    Cost and memory: the limits at each grid point are made once (:func:`_coefficients`),
+    Cost and memory: the limits at each grid point are made once (:class:`_Kept`),
     so the cost is linear in the grid (the iiwa's Fourier path with its limits file: 10^5
     samples in 22 s of CPU, 1e4 in 2.4 s), and kept on disk through the rounds, each
     round reading them a block at a time (:class:`_Kept`): a few floats per monomial, joint
@@ -168,8 +168,8 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     if M < passes + 3:
         return None
     blocks = [(a, min(a + reachability.BLOCK, M)) for a in range(0, M, reachability.BLOCK)]
-    cached = [_Kept.of(_coefficients(limits, a, b)) for a, b in blocks]  # (the path's
-    # alone: once)
+    chunks = [(lo, min(lo + CHUNK, b)) for a, b in blocks for lo in range(a, b, CHUNK)]
+    cached = _Kept(limits, chunks, M)  # (the path's alone: once)
     whole = rows(0, M) if len(blocks) == 1 else None
     most = max(1.0, (M - 3) / passes)
     half, ceiling = reachability.widths(law, reach), np.full(M, np.inf)
@@ -183,8 +183,7 @@ def kept(arc: reachability.Arc, law: reachability.Law,
         x = reachability.lowered(law.x, smooth, passes * int(np.ceil(half.max())))
         played = reachability.law_spline(law.sigma, x)
         X = np.stack([played(law.sigma, nu) for nu in range(4)], axis=1)
-        parts = [_usage(found.limits(), X[a:b])
-                 for found, (a, b) in zip(cached, blocks, strict=True)]
+        parts = [_usage(cached.limits(a, b), X[a:b]) for a, b in chunks]
         use = Usage(*(np.concatenate([getattr(p, f) for p in parts]) for f in (
             "affine", "higher", "static", "order")))
         if max(use.affine.max(), use.higher.max()) <= 1 + TOLERANCE:
@@ -215,46 +214,43 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     return None
 
 
-#: grid points whose limits are made at once (:func:`_coefficients`): the probes' dynamics
-#: of the limits of order 2 on a whole block of the grid held ~115 MB at their peak
+#: grid points whose limits are made at once (:class:`_Kept`): the probes' dynamics of the
+#: limits of order 2 on a whole block of the grid held ~115 MB at their peak
 CHUNK = 1 << 12
 
 
-def _coefficients(limits: Callable[[int, int], list[PathLimit]], a: int, b: int
-                  ) -> list[PathLimit]:
-    """``limits(a, b)`` made :data:`CHUNK` points at a time and joined: each limit's
-    coefficients (``sum_i c_i m_i`` in the law's derivatives, a few floats per joint and
-    point) depend on the path alone, so :func:`kept` makes them once and every round reads
-    them (made afresh at each round, a path of 10^5 samples spent 82 of its 120 s of
-    profile in them)."""
-    parts = [limits(lo, min(lo + CHUNK, b)) for lo in range(a, b, CHUNK)]
-    if len(parts) == 1:
-        return parts[0]
-    return [replace(first, coefficients=np.concatenate([p[i].coefficients for p in parts]),
-                    friction=None if first.friction is None else np.concatenate(
-                        [p[i].friction for p in parts]))
-            for i, first in enumerate(parts[0])]
-
-
-@dataclass(frozen=True, eq=False)
 class _Kept:
-    """A block's limits (:func:`_coefficients`) with their coefficients and friction terms
-    on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`; ``kept``: each limit
-    without them, and where they are): read back by :meth:`limits` at each round."""
+    """Every grid point's limits, made :data:`CHUNK` points at a time (``limits(a, b)``: each
+    limit's coefficients ``sum_i c_i m_i`` in the law's derivatives, a few floats per joint
+    and point, depend on the path alone, so :func:`kept` makes them once and every round
+    reads them: made afresh at each round, a path of 10^5 samples spent 82 of its 120 s of
+    profile in them), their coefficients and friction terms kept per limit in one array of
+    the grid, on disk on a long path (:class:`~hodyn_cli.algorithms.limits.stored.Stored`:
+    held in memory, 840 bytes a grid point for the iiwa's limits file); :meth:`limits` reads
+    those of a chunk back."""
 
-    kept: list[tuple[PathLimit, Stored, Stored | None]]
+    def __init__(self, limits: Callable[[int, int], list[PathLimit]],
+                 chunks: list[tuple[int, int]], M: int) -> None:
+        self._kept: list[tuple[PathLimit, Stored, Stored | None]] = []
+        for a, b in chunks:
+            found = limits(a, b)
+            if not self._kept:
+                self._kept = [(replace(limit, coefficients=limit.coefficients[:0],
+                                       friction=None),
+                               Stored(M, limit.coefficients.shape[1:]),
+                               None if limit.friction is None else Stored(
+                                   M, limit.friction.shape[1:])) for limit in found]
+            for limit, (_, coefficients, friction) in zip(found, self._kept, strict=True):
+                coefficients.write(a, limit.coefficients)
+                if friction is not None:
+                    assert limit.friction is not None
+                    friction.write(a, limit.friction)
 
-    @classmethod
-    def of(cls, found: list[PathLimit]) -> _Kept:
-        return cls([(replace(limit, coefficients=limit.coefficients[:0], friction=None),
-                     Stored.of(limit.coefficients),
-                     None if limit.friction is None else Stored.of(limit.friction))
-                    for limit in found])
-
-    def limits(self) -> list[PathLimit]:
-        return [replace(limit, coefficients=coefficients[:],
-                        friction=None if friction is None else friction[:])
-                for limit, coefficients, friction in self.kept]
+    def limits(self, a: int, b: int) -> list[PathLimit]:
+        """The limits at the grid points a .. b-1."""
+        return [replace(limit, coefficients=coefficients[a:b],
+                        friction=None if friction is None else friction[a:b])
+                for limit, coefficients, friction in self._kept]
 
 
 def _widened(half: np.ndarray, at: np.ndarray, wanted: np.ndarray, most: float

@@ -84,15 +84,17 @@ BLOCK = 1 << 15
 POINTS = 4000
 PER_SAMPLE = 3
 #: the longest input (samples) it takes. It reads the input chunk by chunk (:class:`Lengths`,
-#: :func:`arcs`) and holds what spans the whole path: the arc-length table while the arcs
-#: are made (7 numbers a sample), the shape (~one spline point a sample), the law on the
-#: grid (3 points a sample: sigma, x, u) and one played law (:class:`Warped`: 4 numbers a
-#: point), ~0.4 kB a sample; the passes' rows, the played motion, the fits and the
-#: shape's and the law's splines' banded systems
+#: :func:`arcs`) and holds in memory what spans the whole path: the arc-length table while
+#: the arcs are made (7 numbers a sample), the law on the grid (3 points a sample: sigma,
+#: x, u), the smoothing's few arrays while it runs (:func:`swept`: x reflected and its
+#: running integral) and one played law's spline (2 numbers a point), ~0.3 kB a sample;
+#: the shape's coefficients, the controllable sets and the played law's points and times
+#: are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), and the passes' rows,
+#: the played motion, the fits and the splines' banded systems
 #: (:func:`~hodyn_cli.algorithms.limits.bsplines.in_blocks`) are a chunk's. Peak RSS on the
-#: iiwa's cosine: 165 MB at 10^4 samples, 197 MB at 10^5, 246 MB at 3 x 10^5, 587-605 MB at
-#: 10^6 (1.77 GB before, holding the path and the law's time derivatives: review13), 1.11
-#: GB at 2 x 10^6. Longer inputs go to the windows of linear
+#: iiwa's cosine: 189 MB at 10^5 samples, 464 MB at 10^6 (587-605 MB with those arrays in
+#: memory; 1.77 GB holding the path and the law's time derivatives: review13). Kept at 2 x
+#: 10^6: what is left grows with the length still. Longer inputs go to the windows of linear
 #: programmes (``--solver auto``), which hold a chunk, or are refused (``--solver
 #: reachability``)
 MOST_SAMPLES = 2_000_000

@@ -19,11 +19,17 @@ import tempfile
 
 import numpy as np
 
-__all__ = ["Stored"]
+__all__ = ["Stored", "ON_DISK"]
+
+#: arrays of at least this many bytes go to disk; smaller ones (a short path's, a short arc's
+#: between corners) stay in memory, the same interface: a path of many corners opens a file
+#: per long arc at most, not three per arc (the open files' limit is 1024 on many systems)
+ON_DISK = 8 << 20
 
 
 class Stored:
-    """A float64 array of shape ``(n, *trailing)`` in a temporary file: ``write(a, values)``
+    """A float64 array of shape ``(n, *trailing)`` in a temporary file (in memory below
+    :data:`ON_DISK` bytes): ``write(a, values)``
     puts rows a .. a + len(values) - 1, ``stored[a:b]`` (a slice of step 1, negative ends as
     numpy's) and ``stored[i]`` read rows into a new array.
 
@@ -34,10 +40,12 @@ class Stored:
     """
 
     def __init__(self, n: int, trailing: tuple[int, ...] = ()) -> None:
-        self._file = tempfile.TemporaryFile()
         self.shape = (n, *trailing)
         self._row = int(np.prod(trailing, dtype=int)) * 8  # bytes a row
-        self._file.truncate(n * self._row)
+        self._memory = np.zeros(self.shape) if n * self._row < ON_DISK else None
+        self._file = None if self._memory is not None else tempfile.TemporaryFile()
+        if self._file is not None:
+            self._file.truncate(n * self._row)
 
     @classmethod
     def of(cls, values: np.ndarray) -> Stored:
@@ -53,6 +61,10 @@ class Stored:
         """Rows a .. a + len(values) - 1 set to ``values``."""
         values = np.ascontiguousarray(values, dtype=float).reshape((-1, *self.shape[1:]))
         assert 0 <= a and a + len(values) <= len(self)
+        if self._file is None:
+            assert self._memory is not None
+            self._memory[a : a + len(values)] = values
+            return
         written = os.pwrite(self._file.fileno(), values.data.cast("B"), a * self._row)
         assert written == values.nbytes
 
@@ -60,6 +72,9 @@ class Stored:
         if isinstance(key, slice):
             a, b, step = key.indices(len(self))
             assert step == 1
+            if self._file is None:
+                assert self._memory is not None
+                return self._memory[a:b].copy()
             out = np.empty((max(0, b - a), *self.shape[1:]))
             if len(out):
                 read = os.preadv(self._file.fileno(), [out.data.cast("B")],
