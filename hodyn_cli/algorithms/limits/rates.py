@@ -251,8 +251,8 @@ def _lifted(x: np.ndarray, planned: np.ndarray, half: np.ndarray,
     limits leave room, in at most :data:`LIFTS` steps: each multiplies x by ``1 + LIFT (F -
     1)``, F a smooth field at most ``min(1 / v, planned / x)`` at every point (v: the largest
     share of its limit any limit uses there; ``planned``: the passes' law, never exceeded):
-    that bound's least over ``PASSES w`` points either side averaged by PASSES moving
-    averages over w (w: the smoothing's median half-width ``half``, grid intervals), as
+    :func:`~hodyn_cli.algorithms.limits.reachability.beneath` that bound over w (w: the
+    smoothing's median half-width ``half``, grid intervals), as
     :func:`~hodyn_cli.algorithms.limits.reachability.lowered` makes its factor. ``1 / v``
     is within the limits for a value that grows at least as x (torques, jerks: x^(1/2) ..
     x^2 but their constant gravity part) but for what the field's own change adds to u' and
@@ -268,8 +268,7 @@ def _lifted(x: np.ndarray, planned: np.ndarray, half: np.ndarray,
         room = np.maximum(room, 1.0)
         blocked = np.zeros(len(x), dtype=bool)
         for _ in range(TRIES):
-            field = reachability._averaged(reachability._least(np.where(blocked, 1.0, room), r),
-                                           w, odd=False)
+            field = reachability.beneath(np.where(blocked, 1.0, room), w)
             step = 1 + LIFT * (np.maximum(field, 1.0) - 1)
             if step.max() < 1 + LIFTED:
                 return x
@@ -278,7 +277,7 @@ def _lifted(x: np.ndarray, planned: np.ndarray, half: np.ndarray,
             beyond = np.maximum(trial_use.affine, trial_use.higher) > 1 + TOLERANCE
             if not beyond.any():
                 break
-            blocked |= reachability._least(np.where(beyond, 0.0, 1.0), r) < 1
+            blocked |= reachability.least(np.where(beyond, 0.0, 1.0), r) < 1  # (within r)
         else:
             return x
         x, use = trial, trial_use
