@@ -32,8 +32,9 @@ round), over one half-width either side, its slope along the path then bounded b
 :data:`SLOPE` (a half-width that changes fast adds its own change to the average's
 derivatives: at 0.25 the rounds did not converge or the output failed validate) and the field
 averaged :data:`CALMING` times (no kinks). Where the static part is beyond SHARE, or the
-kernel is as wide as the piece (then ``v^(-1/(1 + j/2))``: the part that reads u' goes as
-x^(1 + j/2) at a width fixed in grid intervals), or a limit affine in the law (a velocity,
+kernel is as wide as the piece or a round widens it by less than :data:`STUCK` (then
+``v^(-1/(1 + j/2))``: the part that reads u' goes as x^(1 + j/2) at a width fixed in grid
+intervals), or a limit affine in the law (a velocity,
 torque or acceleration the wider average left beyond its limit) is beyond, the law is
 lowered there, in a round that widens nothing (a law smoothed over a few grid points holds
 its switches' u in its static part, which overstates it): a ceiling on x (what the passes
@@ -98,6 +99,9 @@ SLOPE = 0.1
 CALMING = 5
 #: a round's widening and lowering go this far beyond what the limits ask (fewer rounds)
 AHEAD = 1.02
+#: a half-width a round widens by less than this factor (LEAST asked) is as wide as it gets:
+#: the law is lowered there instead, as where the kernel is as wide as the piece
+STUCK = 1.01
 #: the kept law is raised where the limits leave room (:func:`_lifted`) in at most this many
 #: steps, each taking this share of the room (the iiwa's Fourier path with its limits file:
 #: 3.414 s unlifted, 3.377 s after 6 steps of 0.5, 3.350 s after 12; all of it at once
@@ -231,7 +235,14 @@ def kept(arc: reachability.Arc, law: reachability.Law,
         if widen.any():
             dynamic = (use.higher - use.static) / np.maximum(1 - use.static, 1 - SHARE)
             grow = np.clip(np.maximum(dynamic, 1.0) ** (1 / use.order) * AHEAD, LEAST, GROW)
-            half = _widened(half, np.flatnonzero(widen), (half * grow)[widen], most)
+            wider = _widened(half, np.flatnonzero(widen), (half * grow)[widen], most)
+            # (a half-width that grows no more is as wide as it gets, though below the
+            # piece's: _widened's averages hold a plateau at ``most`` a little below it; a
+            # law reaching its corner under rates.cornered's line stalled there 12 rounds)
+            stuck = widen & (wider < half * STUCK)
+            need = np.minimum(need, np.where(stuck, slower, 1.0))
+            widen &= ~stuck
+            half = wider
         if need.min() < 1 and not widen.any():  # (widened first: the static part of a
             # law smoothed over a few grid points holds its switches' u, which overstates it)
             for i in np.flatnonzero(need < 1):  # (one half-width either side)
