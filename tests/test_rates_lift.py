@@ -58,3 +58,35 @@ def test_a_path_with_corners_is_not_lifted(monkeypatch):
     out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, solver="reachability")
     assert opt.used == "reachability" and calls == []
     assert hodyn_cli.check_limits(model, out, limits=limits).feasible
+
+
+def _usage(x, grows):
+    """A :class:`rates.Usage` of two limits: a velocity at 0.3 sqrt(x) everywhere, and one of
+    higher order at 0.3 x^p, ``grows`` (M,) holding p per point (0: none there)."""
+    import numpy as np
+
+    higher = np.where(grows > 0, 0.3 * x ** np.maximum(grows, 1.0), 0.0)
+    return rates.Usage(0.3 * np.sqrt(x), higher, np.zeros(len(x)), np.ones(len(x)))
+
+
+def test_a_lift_step_beyond_a_limit_is_tried_again_without_the_room_about_it():
+    """rates._lifted on 600 grid points at x = 1, the passes' law at 4, w = 2 (r = 16): a
+    value growing as x^2 (a torque acceleration's) at 0.3 of its limit on points 280-319,
+    where every half-room step is beyond it (((1 + v) / 2)^2 > v), none elsewhere. The
+    lift raises x far from them (the velocity's room: 1 / 0.3^2, the passes' law 4: at most
+    4), leaves it as it is within r of them, and keeps every limit within TOLERANCE; with
+    p = 1.5 instead (a jerk's; at 0.3, above 0.236) the same points are lifted too."""
+    import numpy as np
+
+    M, planned, half = 600, np.full(600, 4.0), np.full(600, 2.0)
+    spot = (np.arange(M) >= 280) & (np.arange(M) < 320)
+    for p, lifted_there in ((2.0, False), (1.5, True)):
+        grows = np.where(spot, p, 0.0)
+        x = rates._lifted(np.ones(M), planned, half, lambda x, g=grows: _usage(x, g))
+        use = _usage(x, grows)
+        assert max(use.affine.max(), use.higher.max()) <= 1 + rates.TOLERANCE
+        assert np.all(x <= planned * (1 + 1e-12))
+        assert x[:200].min() > 2.0 and x[400:].min() > 2.0  # (far from the spot: lifted)
+        assert (x[spot].min() > 1.2) == lifted_there, (p, x[spot].min())
+        if not lifted_there:
+            assert np.all(x[280 - 16 : 320 + 16] == 1.0)  # (F = 1 within r of them)

@@ -265,10 +265,14 @@ def _lifted(x: np.ndarray, planned: np.ndarray, half: np.ndarray,
     :func:`~hodyn_cli.algorithms.limits.reachability.beneath` that bound over w (w: the
     smoothing's median half-width ``half``, grid intervals), as
     :func:`~hodyn_cli.algorithms.limits.reachability.lowered` makes its factor. ``1 / v``
-    is within the limits for a value that grows at least as x (torques, jerks: x^(1/2) ..
-    x^2 but their constant gravity part) but for what the field's own change adds to u' and
-    u''; a step whose result is beyond a limit anywhere is tried again with F = 1 within ``PASSES
-    w`` points of each such point (at most :data:`TRIES` times, then the lifting ends)."""
+    is within the limits for a value that grows at most as x (a velocity as x^(1/2), a
+    torque as x but for its constant gravity part), but for what the field's own change adds
+    to u' and u''; not for one that grows faster (a uniform x F makes a jerk or torque rate
+    F^(3/2), a torque acceleration F^2 times as large: at share v, a step of half the room
+    is beyond where ``((1 + v) / 2)^(3/2) > v^(1/2)``, v below 0.236, and for a torque
+    acceleration at any v < 1). A step whose result is beyond a limit anywhere is tried
+    again with F = 1 within ``PASSES w`` points of each such point (at most :data:`TRIES`
+    times, then the lifting ends): what keeps those within their limits."""
     use = usage(x)
     w = max(1, int(np.ceil(np.median(half))))
     r = w * reachability.PASSES
