@@ -13,6 +13,7 @@ from conftest import URDF
 from hodyn_cli import api
 from hodyn_cli.algorithms.planning.generate import DEFAULTS, generate
 from hodyn_cli.cli.app import app
+from hodyn_cli.errors import HodynError
 from hodyn_cli.io import read_trajectory
 
 IIWA = URDF / "iiwa14.urdf"
@@ -74,3 +75,26 @@ def test_the_help_names_the_librarys_defaults():
         after = text[text.index(option + " "):]
         shown = re.search(r"default: ([0-9.]+)", after)
         assert shown and float(shown.group(1)) == DEFAULTS[key], (option, after[:200])
+
+
+@pytest.mark.parametrize("kind", ["cosine", "excitation", "point-to-point"])
+def test_a_negative_seed_is_refused_in_one_line(tmp_path, kind):
+    """``--seed -1`` (numpy's generator takes whole numbers >= 0 alone) was an internal
+    error, exit 3; the API's design refuses it likewise."""
+    out = tmp_path / "out.csv"
+    res = run("generate", URDF / "planar_2r.urdf", "--kind", kind, "--seed", -1, "-o", out)
+    assert res.exit_code == 2, res.output
+    assert res.output.strip() == "hodyn: error: --seed must be a whole number >= 0, got -1"
+    assert not out.exists()
+    with pytest.raises(HodynError, match="--seed must be a whole number >= 0, got 2.5"):
+        next(api.design_motion(api.load_robot(str(URDF / "planar_2r.urdf")), kind,
+                               seed=2.5).chunks)
+
+
+@pytest.mark.parametrize("kind", ["cosine", "filtered-step"])
+def test_an_option_of_none_is_its_default_in_the_api_as_in_the_command(kind):
+    """``design_motion(..., rate=None, ...)``: the defaults, as the command's options not
+    given (``rate=None`` was a TypeError, ``seed=None`` refused)."""
+    nothing = dict.fromkeys(DEFAULTS) | {"duration": None, "coefficients": None}
+    derivatives, t = designed(kind, **nothing)
+    assert np.array_equal(derivatives, designed(kind)[0]) and np.array_equal(t, designed(kind)[1])

@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from conftest import URDF
+from conftest import SAMPLES, URDF
+from hodyn_cli import api
 from hodyn_cli.cli.app import app
+from hodyn_cli.errors import HodynError
 
 IIWA = URDF / "iiwa14.urdf"
 
@@ -63,3 +65,57 @@ def test_a_grid_for_the_other_solver_is_refused_in_one_line(cosine, tmp_path, op
     assert len(lines) == 1 and lines[0].startswith("hodyn: error: ") and \
         lines[0].endswith(message), lines
     assert not out.exists()
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"arc_grid": -5}, "--arc-grid must be a whole number >= 8, got -5"),
+    ({"arc_grid": 0}, "--arc-grid must be a whole number >= 8, got 0"),
+    ({"arc_grid": 2.5}, "--arc-grid must be a whole number >= 8, got 2.5"),
+    ({"grid": 7}, "--grid must be a whole number >= 8, got 7"),
+    ({"grid": True}, "--grid must be a whole number >= 8, got True"),
+    ({"rate": 0.0}, "--rate must be positive, got 0.0"),
+    ({"rate": -20}, "--rate must be positive, got -20.0")])
+def test_the_apis_grids_and_rate_are_checked_as_the_commands(options, message):
+    """The API's ``grid``, ``arc_grid`` and ``rate`` are refused where the command refuses
+    them (its ``min=8``), before any motion is read: an ``arc_grid`` of -5 or 2.5 made
+    reachability's grid fail and auto fall to the windows unsaid, 0 (and ``rate`` 0) was
+    taken for the default; a whole number of at least 8 (numpy's too) is taken."""
+    robot = api.load_robot(str(IIWA))
+    with pytest.raises(HodynError) as e:
+        api.time_optimal(robot, **options)
+    assert str(e.value) == message
+    assert api.time_optimal(robot, grid=np.int64(8), arc_grid=8, rate=20.0).arc_grid == 8
+
+
+def test_rate_0_is_refused_by_the_command(cosine, tmp_path):
+    """``--optimal --rate 0`` wrote the output at the input's rate, exit 0."""
+    out = tmp_path / "out.h5"
+    res = run("retime", IIWA, cosine, "--optimal", "--rate", 0, "-o", out)
+    assert res.exit_code == 2, res.output
+    assert res.output.strip() == "hodyn: error: --rate must be positive, got 0.0"
+    assert not out.exists()
+
+
+def test_an_arc_grid_whose_path_leaves_a_limit_the_input_keeps_goes_to_the_windows(tmp_path):
+    """``--arc-grid 8`` on the bundled 2R cosine: reachability's path between its few grid
+    points reaches joint2 = 3.37 rad, beyond its 3.14 limit, where the input stays within
+    1.2. That was the run's verdict, ``fail: no time scaling makes the motion feasible``
+    (exit 1, a claim about the input); now reachability does not apply: auto takes the
+    windows (on a coarse ``--grid`` of their own: cheap), saying why, and ``--solver
+    reachability`` refuses in one line (exit 2)."""
+    robot, src = URDF / "planar_2r.urdf", SAMPLES / "planar_2r_cosine.h5"
+    why = ("its path played on its 17 grid points leaves a limit that the input keeps (the "
+           "position of joint2 at t = 1.44 s (limit 3.14) is beyond its limit at any speed "
+           "(3.36824)): a finer --arc-grid")
+    out = tmp_path / "auto.h5"
+    res = run("retime", robot, src, "--optimal", "--arc-grid", 8, "--grid", 100, "-o", out)
+    assert res.exit_code == 0, res.output
+    assert res.output.strip().endswith(f"; by the windows solver: {why}"), res.output
+    with h5py.File(out) as f:
+        assert f.attrs["solver"] == "windows" and list(f.attrs["solvers_run"]) == ["windows"]
+    res = run("retime", robot, src, "--optimal", "--arc-grid", 8, "--solver", "reachability",
+              "-o", tmp_path / "reach.h5")
+    assert res.exit_code == 2 and res.output.strip() == (
+        f"hodyn: error: {src}: --solver reachability: it does not apply ({why}): use --solver "
+        "auto"), res.output
+    assert not (tmp_path / "reach.h5").exists()

@@ -4,6 +4,7 @@ limits, the uniform retiming onto them and the time-optimal one along the path."
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -152,13 +153,20 @@ def time_optimal(robot: Model, limits: Any = None, *, drives: Any = None, model:
     points)``: the grid points solved so far, as the programmes go; ``solver``: ``"auto"``
     (reachability along the path's arc length where every limit is affine in the law and
     the output passes validate, else the windows of linear programmes), ``"reachability"``
-    or ``"windows"`` (docs/feasibility.md)."""
-    from hodyn_cli.algorithms.limits.optimal import Optimal
+    or ``"windows"`` (docs/feasibility.md). A grid asked for has at least
+    :data:`~hodyn_cli.algorithms.limits.optimal.GRID_LEAST` points (8, as the command's)."""
+    from hodyn_cli.algorithms.limits.optimal import GRID_LEAST, Optimal
 
     capable("retime", robot, optimal=True, drives=drives is not None)
     lim = joint_limits(robot, limits)
     rigid = None if drives is None else drives_for(robot, drives, "retime")
     refuse_elastic_optimal(rigid)
+    for option, points in (("--grid", grid), ("--arc-grid", arc_grid)):
+        # (-5 or 2.5 made reachability's grid fail and auto fall to the windows unsaid; 0
+        # was taken for none)
+        if points is not None and (isinstance(points, bool) or not isinstance(
+                points, numbers.Integral) or points < GRID_LEAST):
+            raise HodynError(f"{option} must be a whole number >= {GRID_LEAST}, got {points!r}")
     if solver == "reachability" and grid is not None:
         raise HodynError("--grid is the windows solver's grid: not with --solver reachability "
                          "(its grid: --arc-grid)")
@@ -208,7 +216,7 @@ def retime_optimal(robot: Model, *derivatives: Any, limits: Any = None, drives: 
     ``.uniform_duration``: that of :func:`retime`'s uniform scaling, ``.bound.describe()``:
     where the limits bind, ``.used``: the solver that made it (``uniform``: the windows fell
     back to the uniform scaling), ``.why_windows``: why the windows did, None where
-    reachability did; ``.ran``: the solvers that made a law, ``.solver_note``: the notice's
+    reachability did; ``.ran``: the solvers run, ``.solver_note``: the notice's
     words on them, ``.attributes``: what an output file records); ``grid``, ``arc_grid``:
     the windows' and reachability's grid sizes;
     ``solver``: as for :func:`time_optimal` (docs/feasibility.md).

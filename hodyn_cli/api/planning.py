@@ -59,7 +59,9 @@ def design_motion(robot: Model, kind: str, *, limits: Any = None, drives: Any = 
     ``options``: ``rate``, ``duration``, ``derivatives``, ``seed``; fourier:
     ``base_frequency``, ``harmonics``, ``coefficients``; filtered-step: ``filter_order``,
     ``step``; point-to-point: ``waypoints``, ``segment_duration``, ``vanishing``
-    (:func:`hodyn_cli.algorithms.planning.generate.generate`); ``source``: the file the
+    (:func:`hodyn_cli.algorithms.planning.generate.generate`; one that is None, or not
+    given: its default, :data:`~hodyn_cli.algorithms.planning.generate.DEFAULTS`, as the
+    command's options not given); ``source``: the file the
     limits come from, named in errors about them. With ``limits`` (as
     :func:`~hodyn_cli.api.limits.joint_limits` takes them: the design stays inside their
     positions and velocities) the motion is played uniformly slower until every limited
@@ -76,7 +78,10 @@ def design_motion(robot: Model, kind: str, *, limits: Any = None, drives: Any = 
     from hodyn_cli.modeling.limits import with_limits
 
     capable("generate", robot)
-    source, options = options.get("source"), generate.DEFAULTS | options
+    # (None: the default, as an option the command was not given; rate=None was a TypeError)
+    source = options.get("source")
+    options = generate.DEFAULTS | {key: value for key, value in options.items()
+                                   if value is not None}
     made = dict(options)  # (what the Design tells: the excitation's coefficients not among it)
     if kind == "excitation":  # the fourier series of the optimized coefficients
         from hodyn_cli.algorithms.planning.excitation import excitation

@@ -56,7 +56,7 @@ def generate_command(
         min=0, help="Highest derivative of q to write (default: 4, what compute --order 2 "
                     "needs).", show_default=False)] = None,
     seed: Annotated[int | None, typer.Option(
-        help="Varies the default motion (default: 0).", show_default=False)] = None,
+        help="Varies the default motion (>= 0; default: 0).", show_default=False)] = None,
     base_frequency: Annotated[float | None, typer.Option(
         help="fourier, excitation: base frequency (Hz; default: 0.1).",
         show_default=False)] = None,
@@ -112,7 +112,7 @@ def generate_command(
               elastic=drives is not None and bool(api.read_drives(model, drives).elastic.any()))
     if compact and (output == "-" or file_format(output) != "hdf5"):
         raise HodynError("--compact is an HDF5 layout: give --output FILE.h5")
-    given = dict(
+    options = dict(  # (None: not given, the library's default: generate.DEFAULTS, one place)
         rate=rate, duration=duration, derivatives=derivatives, seed=seed,
         base_frequency=base_frequency, harmonics=harmonics,
         coefficients=_json_file(coefficients) if coefficients else None,
@@ -120,8 +120,6 @@ def generate_command(
         waypoints=read_waypoints(waypoints, model) if waypoints else None,
         segment_duration=numbers(segment_duration, "--segment-duration"), vanishing=vanishing,
         source=str(robot if respect_limits is None else respect_limits))  # where limits are
-    # (the options given alone: the library's defaults are the command's, one place)
-    options = {key: value for key, value in given.items() if value is not None}
     attrs = {"hodyn_version": __version__, "kind": kind, "urdf": str(robot),
              "urdf_sha256": model.source_sha256}
     generate_file(model, kind, output, attrs, compact=compact, limits=respect_limits,

@@ -159,8 +159,9 @@ def retime(
         show_default=False)] = None,
     arc_grid: Annotated[int | None, typer.Option(
         min=8, help="With --optimal: the reachability solver's grid, intervals in arc "
-                    "length (default: 4000, 3 per input sample on a long input; 1000 at "
-                    "least between corners).",
+                    "length (default: 4000, 3 per input sample on a long input, 300 per "
+                    "second of the uniform scaling on a coarse one; 1000 at least between "
+                    "corners).",
         show_default=False)] = None,
     solver: Annotated[str | None, typer.Option(
         help="With --optimal: auto (reachability along the path's arc length where every "

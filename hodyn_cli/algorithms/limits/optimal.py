@@ -53,7 +53,7 @@ from hodyn_cli.algorithms.limits.scaling import TOLERANCE, Law, scaled
 from hodyn_cli.algorithms.motion.differences import RTOL, Differences
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
-from hodyn_cli.errors import HodynError, TrajectoryError
+from hodyn_cli.errors import HodynError, Infeasible, TrajectoryError
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
@@ -63,6 +63,9 @@ __all__ = ["GRID", "Plan", "Bound", "Fit", "Optimal"]
 #: passes validate, else the windows of linear programmes), ``reachability`` (that or an
 #: error), ``windows`` (the linear programmes in the input's time)
 SOLVERS = ("auto", "reachability", "windows")
+#: the fewest points a grid asked of a solver (``--grid``, ``--arc-grid``) may have, as the
+#: command's ``min`` (an inner uniform law's grid of the path's ends alone is :data:`ENDS`)
+GRID_LEAST = 8
 #: where keeping limits of higher orders (jerk, torque rates) made reachability's law more than
 #: this many times its passes' law, ``auto`` runs the windows too and keeps the shorter
 #: (:meth:`Optimal._or_windows`)
@@ -432,6 +435,25 @@ def _usage(group: tuple, x: np.ndarray) -> np.ndarray:
 BLOCK = 4096
 
 
+def grid_intervals(samples: int, seconds: float) -> int:
+    """Reachability's default grid (arc-length intervals) for an input of ``samples`` lasting
+    ``seconds`` in the uniform scaling: :data:`~reachability.POINTS` at least,
+    :data:`~reachability.PER_SAMPLE` per sample, and as many per second as a 100 Hz input
+    (:data:`~reachability.FLOOR`) has, up to what the longest input reachability takes has.
+    The smoothing reaches :data:`~reachability.SMOOTH` grid intervals at least: on a 20 Hz
+    input's 4000 intervals over the ~42 s of an iiwa Fourier path that was ~70 ms where a
+    coarse output asks for 10 ms (:func:`~reachability.kernel`), 0.37-0.60 % slower than
+    toppra on six arms (benchmarks/stranger_optimal.py), 0.05 % on a grid four times finer.
+
+    >>> grid_intervals(1001, 42.0), grid_intervals(1001, 8.0), grid_intervals(10**5, 1e3)
+    (12600, 4000, 300000)
+    """
+    per_second = reachability.PER_SAMPLE * reachability.FLOOR
+    most = reachability.PER_SAMPLE * reachability.MOST_SAMPLES
+    return max(reachability.POINTS, reachability.PER_SAMPLE * samples,
+               min(int(np.ceil(per_second * seconds)), most))
+
+
 class Optimal:
     """The time-optimal retiming of a motion's path within ``limits`` (torque order
     ``order``; rigid, or with rigid ``drives``), in three passes over the motion (each an
@@ -457,6 +479,8 @@ class Optimal:
                  arc_grid: int | None = None):
         if solver not in SOLVERS:
             raise HodynError(f"--solver must be one of {', '.join(SOLVERS)}, got {solver!r}")
+        if rate is not None and not rate > 0:  # (0 was taken for none: the input's rate)
+            raise HodynError(f"--rate must be positive, got {float(rate)!r}")
         self.admit, self.solver = admit, solver
         #: the motion the output plays (None: the input; the reachability law's motion)
         self.source: Iterable[Trajectory] | None = None
@@ -470,9 +494,10 @@ class Optimal:
         self.used = "windows"
         #: why the windows made it, in a user's words (None: reachability did)
         self.why_windows: str | None = None
-        #: the solvers that made a law, in turn: ``auto`` runs the windows after reachability
-        #: where its :attr:`slack` is beyond :data:`SLACK` (:meth:`_or_windows`), and keeps
-        #: the law :attr:`used` names
+        #: the solvers run, in turn: ``auto`` runs the windows after reachability where its
+        #: :attr:`slack` is beyond :data:`SLACK` (:meth:`_or_windows`), and keeps the law
+        #: :attr:`used` names (reachability's where the windows' is not shorter, or they
+        #: fail: :attr:`windows_failed`)
         self.ran: tuple[str, ...] = ()
         #: why the windows' solve after reachability's gave no law, in a user's words, where
         #: it failed (reachability's law is kept; None: it did not fail)
@@ -588,8 +613,7 @@ class Optimal:
             return "no qd columns: reachability takes the path's tangent from them"
         path = table.table()
         names, (t0, t1), samples = path.names, path.span, path.samples
-        points = self.arc_grid or max(reachability.POINTS,
-                                      reachability.PER_SAMPLE * path.samples)
+        points = self.arc_grid or grid_intervals(path.samples, uniform.k * (t1 - t0))
         higher = rates.higher(self.limits)  # (the passes keep the others)
         try:
             found = reachability.solve(self.model, chunks, rates.affine(self.limits)
@@ -605,7 +629,7 @@ class Optimal:
             return "the path turns back between samples, not at a rest"
         grid = sum(len(arc.sigma) for arc, _ in found)
         span, path_orders = t1 - t0, orders[0]
-        rate = self.rate or (samples - 1) / span
+        rate = (samples - 1) / span if self.rate is None else self.rate
 
         def play(steps: int) -> reachability.Played | str | None:  # (made afresh at each pass)
             """The law played with the kernel of ``steps``; a reason where it cannot be."""
@@ -650,6 +674,12 @@ class Optimal:
                 inner.fit(lambda motion=motion: motion)
             except TrajectoryError:  # the played law's own derivatives disagree at this
                 continue  # smoothing (not the input's): a wider one, or the windows
+            except Infeasible as e:  # (the played path's, not the input's, which the survey
+                # passed: between the points of a coarse grid it leaves the input's path, at
+                # any smoothing; --arc-grid 8 on the 2R's cosine: joint2 at 3.37 rad, the
+                # input within 1.2, was the run's verdict, exit 1)
+                return (f"its path played on its {grid} grid points leaves a limit that the "
+                        f"input keeps ({e.message.partition(': ')[2]}): a finer --arc-grid")
             if inner.consistent and (best is None or inner.duration < best[0].duration):
                 best = inner, steps
         if best is None:
@@ -1003,7 +1033,7 @@ class Optimal:
     def attributes(self) -> dict:
         """What an output file records: durations, the grid, where the limits bind (or the
         nearest, where none does; and what set the final scaling then), and which solvers
-        made a law and whose the output plays."""
+        ran and whose law the output plays."""
         assert self.path is not None and self.final is not None
         nearest = self.bound.nearest()
         notes = {"nearest_limit": nearest} if nearest and not self.bound.describe() else {}

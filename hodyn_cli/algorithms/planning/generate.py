@@ -37,6 +37,7 @@ joints").
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from math import comb, factorial
@@ -62,8 +63,8 @@ from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
-__all__ = ["KINDS", "DESIGNED", "generate", "chunks", "rest_to_rest", "check_limits", "within_limits",
-           "optimal", "Chart", "on_the_group"]
+__all__ = ["KINDS", "DESIGNED", "generate", "chunks", "seeded", "rest_to_rest", "check_limits",
+           "within_limits", "optimal", "Chart", "on_the_group"]
 
 KINDS = ("cosine", "fourier", "filtered-step", "point-to-point")
 #: kinds designed before they are generated (:func:`hodyn_cli.api.design_motion` turns an
@@ -237,7 +238,7 @@ def _design(model: Model | Chart, kind: str, rows: slice, *, rate: float = DEFAU
         # every follower inside its own (a chart's joints follow no other)
         position, velocity = model.coupling.limits(model, source)
         model = replace(model, limits=position, velocity_limits=velocity)
-    rng = np.random.default_rng(seed)
+    rng = seeded(seed)
     centre, half = _ranges(model)
     if kind == "point-to-point":
         if not rate > 0:
@@ -255,6 +256,20 @@ def _design(model: Model | Chart, kind: str, rows: slice, *, rate: float = DEFAU
 def _played(traj: Trajectory, slow: float, t: np.ndarray) -> Trajectory:
     """The motion sampled at ``t / slow`` played ``slow`` times slower: times ``t``."""
     return traj if slow == 1 else scaled(traj, 1.0 / slow, t)
+
+
+def seeded(seed: int) -> np.random.Generator:
+    """The random numbers of ``seed``, a whole number >= 0 (numpy's generator takes no other:
+    ``--seed -1`` was an internal error, exit 3).
+
+    >>> seeded(-1)
+    Traceback (most recent call last):
+    ...
+    hodyn_cli.errors.HodynError: --seed must be a whole number >= 0, got -1
+    """
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise HodynError(f"--seed must be a whole number >= 0, got {seed!r}")
+    return np.random.default_rng(seed)
 
 
 def _timed(model, kind, T, t, rng, centre, half, derivatives, base_frequency, harmonics,
