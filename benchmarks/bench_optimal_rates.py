@@ -13,10 +13,8 @@ printed), ``--solver reachability`` (``-``: it does not apply, exit 2) and ``--s
 auto's output then through ``hodyn check`` with the same limits (exit 0: every limit kept at
 every sample) and ``hodyn validate`` (exit 0). ``vs min``: auto's duration over the shorter of
 reachability's and the windows'. ``both``: whether auto ran the windows after reachability
-(``SLACK``): ``yes`` where it kept their law (reachability applies: ``reach s`` is a number),
-``yes?`` where it kept
-reachability's but took at least half the windows' CPU time more than reachability alone
-(inferred: the output does not record it), ``no`` otherwise.
+(``SLACK``), as its output records it (the HDF5 attribute ``solvers_run``; ``auto``: the
+solver whose law it kept, ``solver``).
 """
 from __future__ import annotations
 
@@ -197,20 +195,20 @@ def main() -> None:
             for solver in ("auto", "reachability", "windows"):
                 out = folder / f"{label}_{solver}.h5"
                 wall, cpu, rss = retimed(robot, src, limits, solver, out)
-                used, duration = "-", float("nan")
+                used, duration, run = "-", float("nan"), []
                 if out.exists():
                     with h5py.File(out) as f:
                         used, duration = str(f.attrs["solver"]), float(f.attrs["duration"])
-                row[solver] = (used, duration, wall, cpu, rss)
+                        run = list(f.attrs["solvers_run"])
+                row[solver] = (used, duration, wall, cpu, rss, run)
             out = folder / f"{label}_auto.h5"
             limited = limits[: limits.index("--rate")] if "--rate" in limits else limits
             check = passes(HODYN + ["check", robot, str(out), *limited, "-q"])
             valid = passes(HODYN + ["validate", robot, str(out), "-q"])
-            used, duration, wall, cpu, rss = row["auto"]
-            _, reach, r_wall, r_cpu, r_rss = row["reachability"]
-            _, windows, w_wall, w_cpu, w_rss = row["windows"]
-            both = ("yes" if used != "reachability" and not np.isnan(reach) else
-                    "yes?" if used == "reachability" and cpu > r_cpu + w_cpu / 2 else "no")
+            used, duration, wall, cpu, rss, run = row["auto"]
+            _, reach, r_wall, r_cpu, r_rss, _ = row["reachability"]
+            _, windows, w_wall, w_cpu, w_rss, _ = row["windows"]
+            both = "yes" if run == ["reachability", "windows"] else "no"
             best = np.nanmin([reach, windows])
             print(f"{label:>18s} {samples:7d} {used:>12s} {both:>4s} {duration:9.5f} "
                   f"{reach:9.5f} {windows:9.5f} {duration / best - 1:+8.1e} {wall:6.2f} "

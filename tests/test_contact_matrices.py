@@ -85,3 +85,25 @@ def test_the_equations_of_motion_on_contacts(tmp_path):
     assert np.array_equal(res.Fc, Fc[:, 0]) and res.joint_names[:6] == ("base_wx", "base_wy",
                                                                           "base_wz", "base_vx",
                                                                           "base_vy", "base_vz")
+
+
+def test_matrices_chunks_are_sized_by_their_output_width(tmp_path):
+    """``hodyn matrices``' chunk holds what its job writes per sample (M, C, Cbar, g, Q_ext;
+    on a floating base 6 + nv wide; on contacts Jc and Fc too) within CHUNK_BYTES and not
+    under 90 % of it: a floating base and then its contacts shrink the chunk (the fixed
+    base's rows for them held 2-3 times the bytes)."""
+    from dataclasses import replace
+
+    from hodyn_cli.pipeline.jobs import CHUNK_BYTES, MatricesJob
+
+    text, model, contacts = setup(tmp_path, seed=5)
+    traj = floating_motion(text, model, np.linspace(0, 1, 3), 4, seed=6)[0]
+    jobs = [(MatricesJob(model, order=2), replace(traj, base=None)),
+            (MatricesJob(model, order=2, floating_base=True), traj),
+            (MatricesJob(model, order=2, floating_base=True, contacts=contacts), traj)]
+    for job, chunk in jobs:
+        out = job(chunk)
+        width = sum(v.size for name, v in out.items() if name != "t") / chunk.n_samples
+        assert 0.9 * CHUNK_BYTES <= job.chunk_rows * 8 * width <= CHUNK_BYTES, (job, width)
+    rows = [job.chunk_rows for job, _ in jobs]
+    assert rows[0] > rows[1] > rows[2], rows

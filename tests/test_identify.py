@@ -639,7 +639,8 @@ def test_floating_base_from_joint_torques_and_the_base_wrench(tmp_path):
                         Wrenches({root: measured_rows[:, None, :6]}), base=base)
     from hodyn_cli.io.results import base_datasets
 
-    for name, wrench in (("log.csv", True), ("log.h5", True), ("no_wrench.csv", False)):
+    for name, wrench in (("log.csv", True), ("log.h5", True), ("no_wrench.csv", False),
+                         ("no_wrench.h5", False)):
         data_, columns = trajectory_datasets(logged if wrench else motion)
         more, cols = base_datasets(logged)
         columns = {**columns, **cols, "tau": [f"tau_{j}" for j in robot.joint_names]}
@@ -667,11 +668,15 @@ def test_floating_base_from_joint_torques_and_the_base_wrench(tmp_path):
     assert all(pinocchio_valid(model.inertias[i]) for i in range(1, model.njoints))
     identified = np.array([p["identified"] for p in data_["parameters"]])
     assert np.allclose(model.inertias[1].toDynamicParameters(), identified[:10])
-    bad = run("identify", path, tmp_path / "no_wrench.csv", "--floating-base", "-o",
-              tmp_path / "x.urdf")
-    assert bad.exit_code == 2 and bad.stderr.count("\n") == 1, bad.stderr
-    assert f"W_{root}_mx" in bad.stderr and "no_wrench.csv" in bad.stderr
-    assert not (tmp_path / "x.urdf").exists()
+    # a log without the base wrench: its columns, or in an HDF5 file its dataset, named
+    for name, missing in (("no_wrench.csv", f"column(s) W_{root}_mx"),
+                          ("no_wrench.h5", f"dataset(s) wrench/{root}/W (")):
+        bad = run("identify", path, tmp_path / name, "--floating-base", "-o",
+                  tmp_path / "x.urdf")
+        assert bad.exit_code == 2 and bad.stderr.count("\n") == 1, bad.stderr
+        assert missing in bad.stderr and name in bad.stderr, bad.stderr
+        assert ("W_" in bad.stderr) == name.endswith(".csv"), bad.stderr
+        assert not (tmp_path / "x.urdf").exists()
 
 
 def test_floating_base_from_the_wrenches_measured_at_its_contacts(tmp_path):
@@ -858,5 +863,6 @@ def test_floating_base_from_the_torques_and_base_wrench_rates(tmp_path):
     bad = run("identify", URDF / "quadruped.urdf", tmp_path / "no_wd.h5", "--floating-base",
               "-o", tmp_path / "x.urdf")
     assert bad.exit_code == 2 and bad.stderr.count("\n") == 1, bad.stderr
-    assert f"Wd_{root}_mx" in bad.stderr and "no_wd.h5" in bad.stderr
+    assert f"dataset(s) wrench/{root}/Wd (" in bad.stderr and "no_wd.h5" in bad.stderr
+    assert "W_" not in bad.stderr and "Wd_" not in bad.stderr and "_<joint>" not in bad.stderr
     assert not (tmp_path / "x.urdf").exists()

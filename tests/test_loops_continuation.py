@@ -120,6 +120,37 @@ def test_a_hip_at_a_million_radians_takes_one_step(backend, monkeypatch):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_a_hip_off_the_loop_that_swings_fast_sends_no_sample_back_to_its_anchor(backend):
+    """The leg's hip (above the knee linkage: it moves no closure) swinging at 80 rad/s
+    (``0.3 sin 80 t``: its Taylor polynomial's last term over 10-40 ms is up to ~1 rad, far
+    beyond TAYLOR_TOL) while the knee motor moves slowly, 300 samples 10 ms apart: no sample
+    between the anchors is too far (156 of 261 were: Newton's start is the passive joints'
+    prediction, the actuated joints start at their own positions, so only the joints on
+    the loops count), in numpy's prediction and the compiled kernel's, and the passive
+    joints are those of the hip held still (the knee linkage's motion is the knee motor's
+    alone), within 1e-12 of each order's largest (the hip's: their terms in root axes,
+    where the hip turns the linkage, cancel to its rounding)."""
+    from hodyn_cli.algorithms.motion.loops import STEP, TAYLOR, TAYLOR_TOL, _hermite
+
+    robot = closed("leg_fourbar_knee")
+    c = robot.coupling
+    t = np.arange(300) * 0.01
+    fast, still = (cosine(robot.coordinate_names, t, amplitude=[hip, 0.4], omega=[80.0, 3.0],
+                          offset=[0.0, -0.5], orders=4) for hip in (0.3, 0.0))
+    samples = np.setdiff1d(np.arange(len(t)), np.union1d(np.arange(0, len(t), TAYLOR),
+                                                         [len(t) - 1]))
+    with backends.use(backend) as b:
+        full, ref = c.expand(fast).derivatives, c.expand(still).derivatives
+        far = c._prediction(full, samples, t)[1] if backend == "numpy" else \
+            b.loop_predict(full, t, samples, TAYLOR, c.a, c.cuts.closing, STEP, TAYLOR_TOL,
+                           _hermite(full.shape[1]))[1]
+    assert not far.any(), f"{far.sum()} of {len(samples)} samples too far"
+    for k in range(full.shape[1]):
+        assert np.abs(full[:, k, c.p] - ref[:, k, c.p]).max() <= \
+            1e-12 * np.abs(full[:, k]).max(), k
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_loop_no_actuated_joint_moves_takes_one_step(backend, tmp_path):
     """The four-bar with its crank fixed at 0 (a rigid triangle: the coupler and the rocker
     passive, no actuated joint on the loop) on a base turning about the loop's normal, the

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from conftest import URDF
 from hodyn_cli.cli.app import app
+from hodyn_cli.errors import HodynError
 
 IIWA = URDF / "iiwa14.urdf"
 WINDOWS = "by the windows solver: "
@@ -42,11 +43,19 @@ def solver(out):
         return f.attrs["solver"]
 
 
+def solvers_run(out):
+    """The output's record of the solvers that made a law, in turn."""
+    with h5py.File(out) as f:
+        return list(f.attrs["solvers_run"])
+
+
 def test_reachability_says_nothing_of_the_solver(cosine, tmp_path):
     out = tmp_path / "fast.h5"
     line = notice(run("retime", IIWA, cosine[0], "--optimal", "-o", out), cosine[0])
-    assert solver(out) == "reachability"
+    assert solver(out) == "reachability" and solvers_run(out) == ["reachability"]
     assert "solver" not in line and "reachability" not in line
+    with h5py.File(out) as f:
+        assert "solver_note" not in f.attrs
 
 
 def test_torque_rate_limits_are_kept_by_reachability_and_say_nothing_of_the_solver(
@@ -70,9 +79,11 @@ def test_limits_of_higher_orders_not_kept_go_to_the_windows_and_say_so(cosine, t
     out = tmp_path / "fast.h5"
     line = notice(run("retime", IIWA, cosine[0], "--optimal", "--jerk", 500, "-o", out),
                   cosine[0])
-    assert solver(out) == "windows"
+    assert solver(out) == "windows" and solvers_run(out) == ["windows"]
     assert line.endswith(f"; {WINDOWS}the command line's jerk limits: reachability's law does "
                          "not keep them within 0 rounds of widening its smoothing"), line
+    with h5py.File(out) as f:  # (the notice's words, recorded)
+        assert line.endswith(f"; {f.attrs['solver_note']}")
 
 
 def test_q7_columns_go_to_the_windows_and_say_so(cosine, tmp_path):
@@ -150,6 +161,9 @@ def test_where_reachability_kept_rates_far_from_its_passes_the_shorter_windows_l
     assert duration(outs["windows"]) < 0.9 * duration(outs["reachability"])
     assert duration(outs["auto"]) == duration(outs["windows"]) and solver(outs["auto"]) == \
         "windows"
+    assert solvers_run(outs["auto"]) == ["reachability", "windows"]
+    assert solvers_run(outs["reachability"]) == ["reachability"]
+    assert solvers_run(outs["windows"]) == ["windows"]
     assert (WINDOWS + "the limits file's torque-rate limits: the windows' law is shorter than "
             "reachability's") in lines["auto"]
 
@@ -169,6 +183,8 @@ def test_where_the_windows_law_is_not_shorter_reachabilitys_is_kept(cosine, tmp_
     line = notice(run("retime", IIWA, cosine[0], "--optimal", "--jerk", 50, "-o", out),
                   cosine[0])
     assert ran and solver(out) == "reachability" and "solver" not in line
+    # (the output records that auto ran the windows too, and kept reachability's law)
+    assert solvers_run(out) == ["reachability", "windows"]
     notice(run("retime", IIWA, cosine[0], "--optimal", "--jerk", 50, "--solver",
                "reachability", "-o", alone), cosine[0])
     assert duration(out) == duration(alone)
@@ -176,7 +192,8 @@ def test_where_the_windows_law_is_not_shorter_reachabilitys_is_kept(cosine, tmp_
     # does: every sample of every column the same bits, the attributes the same)
     with h5py.File(out) as f, h5py.File(alone) as g:
         assert sorted(f) == sorted(g) and all(np.array_equal(f[k][()], g[k][()]) for k in f)
-        assert {k: str(v) for k, v in f.attrs.items()} == {k: str(v) for k, v in g.attrs.items()}
+        assert {k: str(v) for k, v in f.attrs.items() if k != "solvers_run"} == {
+            k: str(v) for k, v in g.attrs.items() if k != "solvers_run"}
 
 
 def test_where_the_windows_end_at_the_uniform_scaling_reachabilitys_law_stays(
@@ -204,3 +221,42 @@ def test_where_the_windows_end_at_the_uniform_scaling_reachabilitys_law_stays(
     notice(run("retime", IIWA, cosine[0], "--optimal", "--limits", limits, "--solver",
                "reachability", "-o", alone), cosine[0])
     assert duration(out) == duration(alone) > 2.6  # (the windows' law: 2.397 s)
+
+
+@pytest.fixture(scope="module")
+def rates_25_alone(cosine, tmp_path_factory):
+    """(limits file, --solver reachability's output) with the 25 N m/s torque rates."""
+    folder = tmp_path_factory.mktemp("rates_25")
+    limits, alone = folder / "rates.toml", folder / "alone.h5"
+    limits.write_text(RATES_25)
+    notice(run("retime", IIWA, cosine[0], "--optimal", "--limits", limits, "--solver",
+               "reachability", "-o", alone), cosine[0])
+    return limits, alone
+
+
+@pytest.mark.parametrize("failure", [HodynError("no law in the window at 0.5 s"),
+                                     np.linalg.LinAlgError("singular matrix")])
+def test_where_the_windows_second_solve_fails_reachabilitys_law_is_kept_and_said(
+        cosine, rates_25_alone, tmp_path, monkeypatch, failure):
+    """auto's second solve, the windows after reachability (its slack beyond SLACK: the 25
+    N m/s torque rates), raising (an internal failure, forced here): reachability's
+    validated law stays, the output the one --solver reachability writes, and the notice
+    and the file say that the windows failed and why."""
+    from hodyn_cli.algorithms.limits import optimal
+
+    def failing(self, chunks):
+        raise failure
+
+    (limits, alone), out = rates_25_alone, tmp_path / "auto.h5"
+    monkeypatch.setattr(optimal.Optimal, "_windows", failing)
+    line = notice(run("retime", IIWA, cosine[0], "--optimal", "--limits", limits, "-o", out),
+                  cosine[0])
+    said = ("the limits file's torque-rate limits: the windows solver, run too as keeping "
+            "them made reachability's law 3.80 times its passes' law, failed "
+            f"({failure}): reachability's law kept")
+    assert line.endswith(f"; {said}"), line
+    assert solver(out) == "reachability" and solvers_run(out) == ["reachability", "windows"]
+    assert duration(out) == duration(alone)
+    with h5py.File(out) as f, h5py.File(alone) as g:
+        assert f.attrs["solver_note"] == said and "solver_note" not in g.attrs
+        assert all(np.array_equal(f[k][()], g[k][()]) for k in g)

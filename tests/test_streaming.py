@@ -1,6 +1,7 @@
 """Streaming I/O: chunk boundaries, threads, errors mid-stream, memory, pipes, progress."""
 
 import os
+import re
 import select
 import subprocess
 import sys
@@ -149,6 +150,38 @@ def test_wrench_file_in_lockstep_and_its_sample_count(tmp_path):
                                        Wrenches({"iiwa_link_ee": W[:149]})))
     with pytest.raises(HodynError, match="w.csv: has 149 samples, the trajectory 150"):
         list(TrajectoryReader(src, model, 5, wrench=wpath, chunk=64))
+
+
+def test_a_short_wrench_file_is_an_error_with_the_chunk_where_it_ends(tmp_path):
+    """A wrench file that ends before the trajectory is reported with the chunk where it
+    ends, not once the trajectory was read to its end to count it (it waited on a pipe whose
+    producer goes on: the run hung): the trajectory on stdin, its pipe left open, exits 2 in
+    one line, no output; a CSV trajectory's length is not known up front (``at least``)."""
+    model = load_model(URDF / "planar_2r.urdf")
+    traj = motion(model, 300)
+    write_trajectory(str(tmp_path / "q.csv"), traj)
+    wrench = Trajectory((), np.zeros((100, 0, 0)), traj.t[:100],
+                        Wrenches({"link2": wrench_motion(traj.t[:100], 2)}))
+    write_trajectory(str(tmp_path / "w.csv"), wrench)
+    out = tmp_path / "tau.csv"
+    proc = subprocess.Popen([sys.executable, "-m", "hodyn_cli", "compute",
+                             URDF / "planar_2r.urdf", "-", "--wrench", tmp_path / "w.csv",
+                             "-o", out], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stderr is not None
+    with proc.stdin, proc.stderr:
+        proc.stdin.write((tmp_path / "q.csv").read_bytes())
+        proc.stdin.flush()  # and left open: more may come
+        try:
+            status = proc.wait(timeout=60)
+        finally:
+            proc.kill()
+        err = proc.stderr.read().decode()
+    assert status == 2 and err.count("\n") == 1, err
+    # (at least the samples of its chunk: as many as the pipe had delivered)
+    assert re.search(r"w\.csv: has 100 samples, fewer than the trajectory \(at least "
+                     r"\d+\)", err), err
+    assert not out.exists()
 
 
 @pytest.mark.slow

@@ -4,6 +4,7 @@ limits, the uniform retiming onto them and the time-optimal one along the path."
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -137,29 +138,44 @@ def retime(robot: Model, *derivatives: Any, limits: Any = None, drives: Any = No
 def time_optimal(robot: Model, limits: Any = None, *, drives: Any = None, model: str = "full",
                  gravity: Any = GRAVITY, rate: float | None = None, grid: int | None = None,
                  uniform: bool = False, progress: Callable[[int, int], None] | None = None,
-                 solver: str = "auto") -> Optimal:
+                 solver: str = "auto", arc_grid: int | None = None) -> Optimal:
     """The time-optimal retiming within ``limits`` (as :func:`joint_limits` takes them; torque
     rates and accelerations too) and, with rigid ``drives``, the motor limits, before it has
     seen the motion: an :class:`~hodyn_cli.algorithms.limits.optimal.Optimal` whose
     ``fit(chunks)`` (a function that gives the motion's chunks afresh: it reads them twice)
     finds the time law and whose ``retimed(chunks)`` plays the motion along it, chunk by chunk
     (what :func:`retime_optimal` does on a whole motion). ``rate``: the output's samples per
-    second (default: the input's mean rate); ``grid``: the time law's grid size (default: as
-    many points as the path's speed needs, docs/feasibility.md); ``uniform``: the uniform
+    second (default: the input's mean rate); ``grid``: the windows' grid size (default: as
+    many points as the path's speed needs, docs/feasibility.md); ``arc_grid``:
+    reachability's, intervals in arc length (default: 4000, 3 per input sample on a long
+    input); ``uniform``: the uniform
     scaling resampled at ``rate`` instead (``retime --to-limits --rate``); ``progress(done,
     points)``: the grid points solved so far, as the programmes go; ``solver``: ``"auto"``
     (reachability along the path's arc length where every limit is affine in the law and
     the output passes validate, else the windows of linear programmes), ``"reachability"``
-    or ``"windows"`` (docs/feasibility.md)."""
-    from hodyn_cli.algorithms.limits.optimal import Optimal
+    or ``"windows"`` (docs/feasibility.md). A grid asked for has at least
+    :data:`~hodyn_cli.algorithms.limits.optimal.GRID_LEAST` points (8, as the command's)."""
+    from hodyn_cli.algorithms.limits.optimal import GRID_LEAST, Optimal
 
     capable("retime", robot, optimal=True, drives=drives is not None)
     lim = joint_limits(robot, limits)
     rigid = None if drives is None else drives_for(robot, drives, "retime")
     refuse_elastic_optimal(rigid)
+    for option, points in (("--grid", grid), ("--arc-grid", arc_grid)):
+        # (-5 or 2.5 made reachability's grid fail and auto fall to the windows unsaid; 0
+        # was taken for none)
+        if points is not None and (isinstance(points, bool) or not isinstance(
+                points, numbers.Integral) or points < GRID_LEAST):
+            raise HodynError(f"{option} must be a whole number >= {GRID_LEAST}, got {points!r}")
+    if solver == "reachability" and grid is not None:
+        raise HodynError("--grid is the windows solver's grid: not with --solver reachability "
+                         "(its grid: --arc-grid)")
+    if solver == "windows" and arc_grid is not None:
+        raise HodynError("--arc-grid is the reachability solver's grid: not with --solver "
+                         "windows (its grid: --grid)")
     return Optimal(robot, lim, torque_order(lim), rate=rate, grid=grid, gravity=gravity,
                    drives=rigid, kind=model, uniform=uniform, progress=progress,
-                   admit=_optimal_admits, solver=solver)
+                   admit=_optimal_admits, solver=solver, arc_grid=arc_grid)
 
 
 def refuse_elastic_optimal(drives: Drives | None) -> None:
@@ -186,8 +202,8 @@ def _optimal_admits(chunk: Trajectory) -> None:
 
 def retime_optimal(robot: Model, *derivatives: Any, limits: Any = None, drives: Any = None,
                    model: str = "full", gravity: Any = GRAVITY, rate: float | None = None,
-                   grid: int | None = None, t: Any = None, solver: str = "auto", **named: Any
-                   ) -> tuple[Trajectory, Optimal]:
+                   grid: int | None = None, t: Any = None, solver: str = "auto",
+                   arc_grid: int | None = None, **named: Any) -> tuple[Trajectory, Optimal]:
     """``hodyn retime --optimal``: the motion along its own path with the fastest time law
     within every limit of ``limits`` (as :func:`joint_limits` takes them; torque rates and
     accelerations too) and, with rigid ``drives``, the motor limits: ``(trajectory,
@@ -200,12 +216,14 @@ def retime_optimal(robot: Model, *derivatives: Any, limits: Any = None, drives: 
     ``.uniform_duration``: that of :func:`retime`'s uniform scaling, ``.bound.describe()``:
     where the limits bind, ``.used``: the solver that made it (``uniform``: the windows fell
     back to the uniform scaling), ``.why_windows``: why the windows did, None where
-    reachability did); ``grid``: its grid's size;
+    reachability did; ``.ran``: the solvers run, ``.solver_note``: the notice's
+    words on them, ``.attributes``: what an output file records); ``grid``, ``arc_grid``:
+    the windows' and reachability's grid sizes;
     ``solver``: as for :func:`time_optimal` (docs/feasibility.md).
     """
     m = Motion(robot, derivatives, named, t=t)
     optimal = time_optimal(robot, limits, drives=drives, model=model, gravity=gravity,
-                           rate=rate, grid=grid, solver=solver)
+                           rate=rate, grid=grid, solver=solver, arc_grid=arc_grid)
     optimal.fit(lambda: [m.coordinates])
     pieces = list(optimal.retimed([m.coordinates]))
     return Trajectory(robot.coordinate_names, np.concatenate([p.derivatives for p in pieces]),

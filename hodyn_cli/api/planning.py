@@ -5,7 +5,7 @@ their torques, rates, ... would exceed them."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hodyn_cli.api.drives import read_drives
@@ -27,7 +27,8 @@ class Design:
     """A designed motion: ``chunks`` (Trajectory pieces in order, over the independent
     joints), the ``robot`` it was designed in (its URDF limits overridden by the limits
     given), and how it was fitted to them: played ``slow`` times slower (``binding``: the
-    limit that set it, None if it was not slowed), or along the time law of ``optimal``."""
+    limit that set it, None if it was not slowed), or along the time law of ``optimal``;
+    ``options``: the options it was made with, every default filled in (``seed``, ...)."""
 
     robot: Model
     chunks: Iterator[Trajectory]
@@ -35,6 +36,7 @@ class Design:
     binding: Binding | None = None
     optimal: Optimal | None = None
     source: str | None = None
+    options: dict = field(default_factory=dict)
 
     def check(self, piece: Trajectory) -> None:
         """The one-line error for the first sample of ``piece`` outside a position or
@@ -57,7 +59,9 @@ def design_motion(robot: Model, kind: str, *, limits: Any = None, drives: Any = 
     ``options``: ``rate``, ``duration``, ``derivatives``, ``seed``; fourier:
     ``base_frequency``, ``harmonics``, ``coefficients``; filtered-step: ``filter_order``,
     ``step``; point-to-point: ``waypoints``, ``segment_duration``, ``vanishing``
-    (:func:`hodyn_cli.algorithms.planning.generate.generate`); ``source``: the file the
+    (:func:`hodyn_cli.algorithms.planning.generate.generate`; one that is None, or not
+    given: its default, :data:`~hodyn_cli.algorithms.planning.generate.DEFAULTS`, as the
+    command's options not given); ``source``: the file the
     limits come from, named in errors about them. With ``limits`` (as
     :func:`~hodyn_cli.api.limits.joint_limits` takes them: the design stays inside their
     positions and velocities) the motion is played uniformly slower until every limited
@@ -74,19 +78,23 @@ def design_motion(robot: Model, kind: str, *, limits: Any = None, drives: Any = 
     from hodyn_cli.modeling.limits import with_limits
 
     capable("generate", robot)
+    # (None: the default, as an option the command was not given; rate=None was a TypeError)
     source = options.get("source")
+    options = generate.DEFAULTS | {key: value for key, value in options.items()
+                                   if value is not None}
+    made = dict(options)  # (what the Design tells: the excitation's coefficients not among it)
     if kind == "excitation":  # the fourier series of the optimized coefficients
         from hodyn_cli.algorithms.planning.excitation import excitation
         from hodyn_cli.modeling.limits import with_limits
 
         lim = joint_limits(robot, limits)
         options["coefficients"] = excitation(
-            with_limits(robot, lim), lim, harmonics=options.get("harmonics", 5),
-            base_frequency=options.get("base_frequency", 0.1), seed=options.get("seed", 0),
-            gravity=gravity)
+            with_limits(robot, lim), lim, harmonics=options["harmonics"],
+            base_frequency=options["base_frequency"], seed=options["seed"], gravity=gravity)
         kind = "fourier"
     if limits is None and not optimal:
-        return Design(robot, generate.chunks(robot, kind, chunk, **options), source=source)
+        return Design(robot, generate.chunks(robot, kind, chunk, **options), source=source,
+                      options=made)
     lim = joint_limits(robot, limits)
     robot = with_limits(robot, lim)
     d = None if drives is None else read_drives(robot, drives)
@@ -94,8 +102,8 @@ def design_motion(robot: Model, kind: str, *, limits: Any = None, drives: Any = 
         refuse_elastic_optimal(d)
         plan, pieces = generate.optimal(robot, kind, lim, gravity=gravity, drives=d, size=chunk,
                                         **options)
-        return Design(robot, pieces, optimal=plan, source=source)
+        return Design(robot, pieces, optimal=plan, source=source, options=made)
     slow, binding = generate.within_limits(robot, kind, lim, gravity=gravity, drives=d,
                                            **options)
     return Design(robot, generate.chunks(robot, kind, chunk, slow=slow, **options), slow,
-                  binding, source=source)
+                  binding, source=source, options=made)

@@ -47,20 +47,28 @@ def generate_command(
              "excites the base parameters best: hodyn identify's), filtered-step, "
              "point-to-point.")],
     output: Output = "-",
-    rate: Annotated[float, typer.Option(help="Samples per second.")] = 100.0,
+    rate: Annotated[float | None, typer.Option(
+        help="Samples per second (default: 100).", show_default=False)] = None,
     duration: Annotated[float | None, typer.Option(
         help="Seconds (default: 10, filtered-step 2.5, point-to-point: the segments).",
         show_default=False)] = None,
-    derivatives: Annotated[int, typer.Option(
-        min=0, help="Highest derivative of q to write (4: what compute --order 2 needs).")] = 4,
-    seed: Annotated[int, typer.Option(help="Varies the default motion.")] = 0,
-    base_frequency: Annotated[float, typer.Option(help="fourier, excitation: base frequency (Hz).")] = 0.1,
-    harmonics: Annotated[int, typer.Option(min=1, help="fourier, excitation: number of harmonics.")] = 5,
+    derivatives: Annotated[int | None, typer.Option(
+        min=0, help="Highest derivative of q to write (default: 4, what compute --order 2 "
+                    "needs).", show_default=False)] = None,
+    seed: Annotated[int | None, typer.Option(
+        help="Varies the default motion (>= 0; default: 0).", show_default=False)] = None,
+    base_frequency: Annotated[float | None, typer.Option(
+        help="fourier, excitation: base frequency (Hz; default: 0.1).",
+        show_default=False)] = None,
+    harmonics: Annotated[int | None, typer.Option(
+        min=1, help="fourier, excitation: number of harmonics (default: 5).",
+        show_default=False)] = None,
     coefficients: Annotated[Path | None, typer.Option(
         metavar="FILE", help='fourier: a JSON file {"<joint>": {"a": [...], "b": [...]}} '
         'instead of random ones.',
         show_default=False)] = None,
-    filter_order: Annotated[int, typer.Option(min=1, help="filtered-step: filter order m.")] = 16,
+    filter_order: Annotated[int | None, typer.Option(
+        min=1, help="filtered-step: filter order m (default: 16).", show_default=False)] = None,
     step: Annotated[str | None, typer.Option(
         help="filtered-step: step size, one value or one per coordinate (comma-separated; a "
              "multi-DOF joint has one per DOF).",
@@ -104,7 +112,7 @@ def generate_command(
               elastic=drives is not None and bool(api.read_drives(model, drives).elastic.any()))
     if compact and (output == "-" or file_format(output) != "hdf5"):
         raise HodynError("--compact is an HDF5 layout: give --output FILE.h5")
-    options = dict(
+    options = dict(  # (None: not given, the library's default: generate.DEFAULTS, one place)
         rate=rate, duration=duration, derivatives=derivatives, seed=seed,
         base_frequency=base_frequency, harmonics=harmonics,
         coefficients=_json_file(coefficients) if coefficients else None,
@@ -112,7 +120,7 @@ def generate_command(
         waypoints=read_waypoints(waypoints, model) if waypoints else None,
         segment_duration=numbers(segment_duration, "--segment-duration"), vanishing=vanishing,
         source=str(robot if respect_limits is None else respect_limits))  # where limits are
-    attrs = {"hodyn_version": __version__, "kind": kind, "seed": seed, "urdf": str(robot),
+    attrs = {"hodyn_version": __version__, "kind": kind, "urdf": str(robot),
              "urdf_sha256": model.source_sha256}
     generate_file(model, kind, output, attrs, compact=compact, limits=respect_limits,
                   drives=drives, optimal=optimal, gravity=s.g, check=not allow_limit_violation,

@@ -282,7 +282,8 @@ def matrices(
     model = s.closed(model)
     contacts = s.read_contacts(model)
     job = MatricesJob(model, order=order, gravity=g, state=state_derivatives,
-                      parameters=parameter_derivatives, contacts=contacts)
+                      parameters=parameter_derivatives, contacts=contacts,
+                      floating_base=s.floating_base)
     attrs = s.provenance(robot, traj, model, order=order, gravity=g, floating_base=s.floating_base)
     attrs |= job.notes()
     if contacts:

@@ -151,12 +151,17 @@ def retime(
              "shorter (default: the input's mean rate; --to-limits: the input's samples).",
         show_default=False)] = None,
     grid: Annotated[int | None, typer.Option(
-        min=8, help="With --optimal: the time law's grid. Reachability: intervals in arc "
-                    "length (default: 4000, 3 per input sample on a long input; 1000 at "
-                    "least between corners). The linear programmes: grid points, N to 2N "
-                    "of the input's samples and points of its path between them (default: "
-                    "1000 to 2000, more on a long input: as many as its speed needs, at most "
-                    "131072; solved 2000 at a time). The cost grows linearly with it.",
+        min=8, help="With --optimal: the windows solver's grid (the linear programmes'): "
+                    "N to 2N of the input's samples and points of its path between them "
+                    "(default: 1000 to 2000, more on a long input: as many as its speed "
+                    "needs, at most 131072; solved 2000 at a time). Their cost grows "
+                    "linearly with it. Reachability's grid is --arc-grid's.",
+        show_default=False)] = None,
+    arc_grid: Annotated[int | None, typer.Option(
+        min=8, help="With --optimal: the reachability solver's grid, intervals in arc "
+                    "length (default: 4000, 3 per input sample on a long input, 300 per "
+                    "second of the uniform scaling on a coarse one; 1000 at least between "
+                    "corners).",
         show_default=False)] = None,
     solver: Annotated[str | None, typer.Option(
         help="With --optimal: auto (reachability along the path's arc length where every "
@@ -184,8 +189,9 @@ def retime(
     from hodyn_cli.pipeline.feasibility import retime_file
     from hodyn_cli.pipeline.files import file_format
 
-    if not optimal and grid is not None:
-        raise HodynError("--grid goes with --optimal")
+    for option, value in (("--grid", grid), ("--arc-grid", arc_grid)):
+        if not optimal and value is not None:
+            raise HodynError(f"{option} goes with --optimal")
     if not optimal and solver is not None:
         raise HodynError("--solver goes with --optimal")
     if not (optimal or to_limits) and rate is not None:
@@ -220,7 +226,7 @@ def retime(
                          "scaled exactly)")
     if optimal or rate is not None:
         _retime_optimal(s, traj, output, attrs, lim, job, rate, grid, compact, uniform=to_limits,
-                        solver=solver or "auto")
+                        solver=solver or "auto", arc_grid=arc_grid)
         return
     try:
         with render.progress(None, "samples", s.quiet) as update:
@@ -246,7 +252,8 @@ def retime(
 
 
 def _retime_optimal(s, traj: str, output: str, attrs: dict, lim, job, rate, grid,
-                    compact: bool, uniform: bool = False, solver: str = "auto") -> None:
+                    compact: bool, uniform: bool = False, solver: str = "auto",
+                    arc_grid: int | None = None) -> None:
     from hodyn_cli.cli import render
     from hodyn_cli.errors import Infeasible
     from hodyn_cli.pipeline.feasibility import retime_optimal_file
@@ -254,8 +261,8 @@ def _retime_optimal(s, traj: str, output: str, attrs: dict, lim, job, rate, grid
     try:
         with render.progress(None, "grid points", s.quiet) as update:
             optimal = retime_optimal_file(job, traj, output, attrs, lim, rate=rate,
-                                          grid=grid, compact=compact, uniform=uniform,
-                                          solver=solver,
+                                          grid=grid, arc_grid=arc_grid, compact=compact,
+                                          uniform=uniform, solver=solver,
                                           notify=s.notify, progress=update,
                                           wrench=s.wrench, estimate=s.estimate,
                                           cutoff=s.cutoff, strict=s.strict,
@@ -263,15 +270,17 @@ def _retime_optimal(s, traj: str, output: str, attrs: dict, lim, job, rate, grid
     except Infeasible as e:
         render.fail(str(e))
         raise typer.Exit(EXIT_FAILED) from None
+    notes = "".join(f"; {note}" for note in (optimal.slowing_note, optimal.solver_note)
+                    if note)
     if not s.quiet and uniform:
         assert optimal.path is not None and optimal.final is not None
+        # (the final fit's binding where the output is on a limit; else the nearest, and
+        # what set the slowing: the binding of a sampling it is not)
+        binding = (f"binding: {optimal.final.describe()}" if optimal.bound.describe() else
+                   optimal.bound.summary())
         render.notice(f"{traj}: played k = {optimal.duration / optimal.path.span:.9g} times "
-                      f"slower, sampled at {rate:g} Hz; binding: {optimal.final.describe()}")
+                      f"slower, sampled at {rate:g} Hz; {binding}{notes}")
     elif not s.quiet:
-        solver = "" if optimal.why_windows is None else (
-            f"; by the windows solver: {optimal.why_windows}" if optimal.used == "windows" else
-            "; by the uniform scaling, the windows solver finding no faster law (the windows: "
-            f"{optimal.why_windows})")
         render.notice(f"{traj}: {optimal.duration:.6g} s along its path (the fastest uniform "
                       f"scaling: {optimal.uniform_duration:.6g} s); {optimal.bound.summary()}"
-                      f"{solver}")
+                      f"{notes}")

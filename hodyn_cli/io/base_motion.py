@@ -12,14 +12,44 @@ from __future__ import annotations
 
 import numpy as np
 
+from hodyn_cli.core.model import Model
 from hodyn_cli.core.motion import LinkMotion
 from hodyn_cli.core.trajectory import check_base, derivative_name
 from hodyn_cli.errors import TrajectoryError
-from hodyn_cli.io.columns import ROTATION, TWIST, XYZ, motion_listing
+from hodyn_cli.io.columns import ROTATION, TWIST, XYZ, column_listing, pose_columns
 from hodyn_cli.io.lockstep import Lockstep
+from hodyn_cli.io.paths import listing
 from hodyn_cli.io.tables import Hdf5Table, open_table
 
-__all__ = ["BaseMotionReader", "plan_base", "twist_orders"]
+__all__ = ["BaseMotionReader", "plan_base", "twist_orders", "check_poses_apart"]
+
+
+def check_poses_apart(model: Model, source: str) -> None:
+    """Nothing unless a multi-DOF joint's pose columns (:func:`~hodyn_cli.io.columns.
+    pose_columns`: a free joint called ``base``, ``base_p_x``, ..., ``base_R_33``; a ball
+    joint's ``base_R_..``) are a floating root's (:func:`plan_base`): then a trajectory would
+    read one motion as both and a command's output write both under one name; a one-line
+    error names the joint. (The free joint that moves the root inside is named apart:
+    :func:`~hodyn_cli.core.model.free_root_name`; its columns are not.)
+
+    >>> from hodyn_cli.modeling.urdf import parse_model
+    >>> check_poses_apart(parse_model(b'<robot name="r"><link name="a"/><link name="b"/>'
+    ...     b'<joint name="base" type="floating"><parent link="a"/><child link="b"/>'
+    ...     b'</joint></robot>'), "walk.csv")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hodyn_cli.errors.TrajectoryError: walk.csv: joint 'base' (free): its pose columns base_p_x, ...
+    """
+    root = set(_pose("base_"))
+    for i, nv in enumerate(model.dofs):
+        clash = [c for c in pose_columns(model, i) if c in root] if nv > 1 else []
+        if clash:
+            joint = model.joint_names[i]
+            raise TrajectoryError(
+                f"joint '{joint}' ({model.joint_types[i]}): its pose columns "
+                f"{listing(clash)} are the floating "
+                f"root's (base_p_.., base_R_..): rename the joint to move the robot on a "
+                "floating base", source)
 
 
 def plan_base(names: list[str], orders: int, source: str, *, own_file: bool = False,
@@ -45,7 +75,7 @@ def plan_base(names: list[str], orders: int, source: str, *, own_file: bool = Fa
     missing = [c for c in pose if c not in have]
     if missing:
         how = "or prefixed base_" if own_file and not prefix else "prefixed base_"
-        raise TrajectoryError(f"missing {motion_listing(missing, hdf5)}: the pose of the floating "
+        raise TrajectoryError(f"missing {column_listing(missing, hdf5)}: the pose of the floating "
                               f"root (as hodyn kinematics writes it, {how})", source)
     columns = pose
     for k in range(orders):
@@ -53,7 +83,7 @@ def plan_base(names: list[str], orders: int, source: str, *, own_file: bool = Fa
         missing = [c for c in cols if c not in have]
         if missing:
             raise TrajectoryError(
-                f"missing {motion_listing(missing, hdf5)}: the floating root's twist to "
+                f"missing {column_listing(missing, hdf5)}: the floating root's twist to "
                 f"{prefix}{derivative_name(twist, orders - 1)} (body-fixed {prefix}Vb.. or "
                 f"spatial {prefix}Vs..)", source)
         columns += cols

@@ -35,18 +35,28 @@ def motion_suffixes(key: str) -> tuple[str, ...]:
     return ROTATION if key == "R" else TWIST if key.startswith("V") else XYZ
 
 
-def motion_listing(columns: list[str], hdf5: bool) -> str:
-    """Motion columns (``<dataset>_<component>``: ``base_p_x``, ``R_12``, ...) as a message
-    names them: ``column(s) ...``, or in an HDF5 file the datasets that hold them.
+def column_listing(columns: list[str], hdf5: bool) -> str:
+    """Motion columns (``<dataset>_<component>``: ``base_p_x``, ``R_12``, ...) and wrench
+    columns (``W_<link>_mx``, ...) as a message names them: ``column(s) ...``, or in an HDF5
+    file the datasets that hold them (``base_p``, ``wrench/<link>/W``: :class:`~hodyn_cli.io.
+    tables.Hdf5Table`).
 
-    >>> motion_listing(["base_p_x", "base_R_11", "base_R_12"], hdf5=False)
+    >>> column_listing(["base_p_x", "base_R_11", "base_R_12"], hdf5=False)
     'column(s) base_p_x, base_R_11, base_R_12'
-    >>> motion_listing(["base_p_x", "base_R_11", "base_R_12"], hdf5=True)
+    >>> column_listing(["base_p_x", "base_R_11", "base_R_12"], hdf5=True)
     'dataset(s) base_p, base_R'
+    >>> column_listing(["Wd_l_1_mx", "Wd_l_1_my"], hdf5=True)
+    'dataset(s) wrench/l_1/Wd'
     """
     if not hdf5:
         return f"column(s) {listing(columns)}"
-    return f"dataset(s) {listing(list(dict.fromkeys(c.rsplit('_', 1)[0] for c in columns)))}"
+    return f"dataset(s) {listing(list(dict.fromkeys(_dataset(c) for c in columns)))}"
+
+
+def _dataset(column: str) -> str:
+    """The HDF5 dataset of a motion or wrench column (:func:`column_listing`)."""
+    wrench = W_COLUMN.match(column)
+    return f"wrench/{wrench.group(2)}/W{wrench.group(1)}" if wrench else column.rsplit("_", 1)[0]
 
 
 Q_COLUMN = re.compile(r"^q(d*)_(.+)$")

@@ -19,7 +19,7 @@ from hodyn_cli.core.motion import LinkMotion
 from hodyn_cli.core.trajectory import check_rotations, derivative_name
 from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io.checks import check_increasing, check_values
-from hodyn_cli.io.columns import MOTION_DATASET, motion_listing, motion_suffixes
+from hodyn_cli.io.columns import MOTION_DATASET, column_listing, motion_suffixes
 from hodyn_cli.io.reader import CHUNK_ROWS
 from hodyn_cli.io.tables import Hdf5Table, open_table, rechunk
 
@@ -63,7 +63,7 @@ def plan_motion(names: list[str], task: str, source: str, hdf5: bool = False) ->
                 return k - first
             if len(present) < len(cols):
                 missing = [c for c in cols if c not in have]
-                raise TrajectoryError(f"missing {motion_listing(missing, hdf5)} (the rest of "
+                raise TrajectoryError(f"missing {column_listing(missing, hdf5)} (the rest of "
                                       f"'{key}' is there)", source)
             k += 1
 
@@ -72,7 +72,7 @@ def plan_motion(names: list[str], task: str, source: str, hdf5: bool = False) ->
         required += [f"R_{s}" for s in motion_suffixes("R")]
     missing = [c for c in required if c not in have]
     if missing:
-        raise TrajectoryError(f"missing {motion_listing(missing, hdf5)}: the link pose (as "
+        raise TrajectoryError(f"missing {column_listing(missing, hdf5)}: the link pose (as "
                               "hodyn kinematics writes it)", source)
     twist = None
     if task == "pose":  # a position task needs no twists

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from functools import partial
 from typing import TypeVar
@@ -157,9 +157,9 @@ class TrajectoryReader:
             wend = None
             if side is not None and row_count(wblock) != n:  # the wrench file's rows end
                 nw = start + row_count(wblock)  # at sample nw: a line that does not parse,
-                fault = side.fault  # or the file's end (the trajectory's length: read on)
+                fault = side.fault  # or the file's end
                 wend = (nw, _returning(fault) if fault is not None else
-                        partial(self._count_mismatch, start + n, nw, main))
+                        partial(self._wrench_ends, start + n, nw))
             chunk = self._assemble(block, wblock, start, last_t, wend=wend)
             start += n
             if chunk.t is not None:
@@ -199,10 +199,19 @@ class TrajectoryReader:
                 self.path)
         return derivs
 
-    def _count_mismatch(self, n: int, nw: int, rest: Iterable[Block] = ()) -> TrajectoryError:
-        """The wrench file has ``nw`` samples, the trajectory ``n`` and the ``rest``'s."""
-        n += sum(row_count(b) for b in rest)
+    def _count_mismatch(self, n: int, nw: int) -> TrajectoryError:
+        """The wrench file has ``nw`` samples, the trajectory ``n``."""
         return TrajectoryError(f"has {nw} samples, the trajectory {n}", self.wrench_path)
+
+    def _wrench_ends(self, n: int, nw: int) -> TrajectoryError:
+        """The wrench file ends at sample ``nw``, the trajectory has ``n`` at least: its
+        length where the format gives it up front (HDF5), else not read on to count it (the
+        rest of a long file, or a pipe that goes on: the error comes with the chunk where
+        the wrench file ends)."""
+        if self.table.n_rows is not None:
+            return self._count_mismatch(self.table.n_rows, nw)
+        return TrajectoryError(f"has {nw} samples, fewer than the trajectory (at least {n})",
+                               self.wrench_path)
 
     def _assemble(self, block: Block, wblock: Block | None, start: int, last_t,
                   where: Callable[[int], str] | None = None,
@@ -346,6 +355,10 @@ def read_trajectory(path: str, model: Model, *, need: int = 1, wrench: str | Non
     :func:`~hodyn_cli.io.results.write_trajectory` writes them; a file of spatial twists
     ``base_Vs`` only is an error: ``hodyn_cli.api.base_motion`` turns them into body ones).
     """
+    from hodyn_cli.io.base_motion import BaseMotionReader, check_poses_apart, twist_orders
+
+    if floating:
+        check_poses_apart(model, path)
     with TrajectoryReader(path, model, need, wrench=wrench, stdin=stdin,
                           series=series) as reader:
         trajectory = concatenate(list(reader), model)
@@ -353,7 +366,6 @@ def read_trajectory(path: str, model: Model, *, need: int = 1, wrench: str | Non
         return trajectory
     from dataclasses import replace
 
-    from hodyn_cli.io.base_motion import BaseMotionReader, twist_orders
 
     if path == "-":
         raise TrajectoryError("the floating root's motion is read from a file, not stdin")

@@ -13,6 +13,7 @@ from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import TrajectoryError
+from hodyn_cli.io.base_motion import check_poses_apart
 from hodyn_cli.io.columns import (
     FLAG_PREFIX,
     MOMENTUM,
@@ -224,6 +225,8 @@ def write_trajectory(path: str, trajectory: Trajectory, *, compact: bool = False
 
     ``compact``: HDF5 with one dataset ``q_derivatives`` (N, D+1, n) instead of ``q``, ``qd``, ...
     """
+    if model is not None and trajectory.base is not None:
+        check_poses_apart(model, path)  # (else two columns of one name)
     data, columns = joint_datasets(path, trajectory, model, compact)
     more, cols = base_datasets(trajectory)
     with open_sink(path, columns | cols, {"joint_names": list(trajectory.joint_names)},

@@ -147,21 +147,25 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
 def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Limits, *,
                         rate: float | None = None, grid: int | None = None,
                         compact: bool = False, uniform: bool = False, solver: str = "auto",
+                        arc_grid: int | None = None,
                         notify: Callable[[Diagnostic], None] | None = None,
                         progress: Callable[[int, int], None] | None = None,
                         **input_options) -> Optimal:
     """Write the trajectory at ``source`` along its own path with the fastest time law within
-    ``limits`` (:func:`hodyn_cli.api.time_optimal`; ``grid``: its size) to ``output``, at
-    ``rate`` Hz (default: the input's), every derivative column the input has. The input is
-    read three times (the time law; the played motion's dynamics; the output), chunk by
-    chunk; CSV from stdin is held in memory. HDF5 attributes: ``duration``,
-    ``uniform_duration``, ``final_scale``, ``grid_points`` and ``binding`` (``uniform``: the
-    uniform scaling resampled at ``rate``, ``retime --to-limits --rate``; ``time_scale``
-    too; ``solver``: the result's). ``progress(done, points)``: the time law's grid points
-    solved so far; ``solver``: :data:`~hodyn_cli.algorithms.limits.optimal.SOLVERS`."""
+    ``limits`` (:func:`hodyn_cli.api.time_optimal`; ``grid``, ``arc_grid``: the windows'
+    and reachability's grid sizes) to ``output``, at ``rate`` Hz (default: the input's),
+    every derivative column the input has. The input is read three times (the time law; the
+    played motion's dynamics; the output), chunk by chunk; CSV from stdin is held in
+    memory. HDF5 attributes: those of
+    :attr:`~hodyn_cli.algorithms.limits.optimal.Optimal.attributes` (``duration``,
+    ``uniform_duration``, ``final_scale``, ``grid_points``, ``binding``, ...; ``uniform``:
+    the uniform scaling resampled at ``rate``, ``retime --to-limits --rate``).
+    ``progress(done, points)``: the time law's grid points solved so far; ``solver``:
+    :data:`~hodyn_cli.algorithms.limits.optimal.SOLVERS`."""
     opened = _reopener(job, source, notify, input_options)
 
-    optimal = api.time_optimal(job.model, limits, rate=rate, grid=grid, gravity=job.gravity,
+    optimal = api.time_optimal(job.model, limits, rate=rate, grid=grid, arc_grid=arc_grid,
+                               gravity=job.gravity,
                                drives=job.drives, model=job.kind, uniform=uniform,
                                progress=progress, solver=solver)
     def again() -> Iterator[Trajectory]:

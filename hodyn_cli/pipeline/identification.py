@@ -40,8 +40,9 @@ from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import HodynError, MissingDerivatives, ModelError, TrajectoryError
 from hodyn_cli.io import CHUNK_ROWS, TrajectoryReader
 from hodyn_cli.io.base_motion import BaseMotionReader
+from hodyn_cli.io.columns import column_listing
 from hodyn_cli.io.lockstep import Lockstep
-from hodyn_cli.io.paths import listing, write_text
+from hodyn_cli.io.paths import file_format, listing, write_text
 from hodyn_cli.io.toml_text import to_toml
 from hodyn_cli.io.torques import TorqueReader
 from hodyn_cli.pipeline.inputs import ESTIMATE_HINT
@@ -86,32 +87,35 @@ class Log:
                 ("torque_rates", self.rates > 0), ("floating_base", floating),
                 ("estimate", estimate)) if on})
             need = NEED + self.rates
+            hdf5 = file_format(path) == "hdf5"  # (its errors name datasets, not columns)
+            rates = derivative_name("tau", self.rates)
+            rates = f"dataset {rates}" if hdf5 else f"{rates}_<joint>"
             try:
                 self._reader = files.enter_context(TrajectoryReader(
                     path, model, 1 if estimate else need, chunk=chunk))
             except MissingDerivatives as e:  # (missing positions: nothing to estimate them from)
                 if estimate:
                     raise
-                rates = (f" (its torque rates {derivative_name('tau', self.rates)}_<joint> "
-                         "need them: leave those columns out to fit tau alone)"
-                         if self.rates else "")
-                raise TrajectoryError(f"{e.message}{rates}; {ESTIMATE_HINT}", e.source) from None
+                why = (f" (its torque rates {rates} need them: leave those out to fit tau "
+                       "alone)" if self.rates else "")
+                raise TrajectoryError(f"{e.message}{why}; {ESTIMATE_HINT}", e.source) from None
             self._base = files.enter_context(BaseMotionReader(path, need - 1)) if floating \
                 else None
             if floating and not self._reader.layout.wrenches:
+                wrench = list(regressor_rows(model, True)[:6])
                 raise TrajectoryError(
-                    f"missing columns {listing(list(regressor_rows(model, True)[:6]))} (a floating "
+                    f"missing {column_listing(wrench, hdf5)} (a floating "
                     "base is identified from the joint torques and the base wrench, as hodyn "
                     "compute --floating-base --base-wrench writes it, or the wrenches "
-                    "W_<link>_* measured at every contact)", path)
+                    f"{'wrench/<link>/W' if hdf5 else 'W_<link>_*'} measured at every "
+                    "contact)", path)
             root = self._reader.layout.wrenches.get(model.root_link, ())
             if floating and root and len(root) <= self.rates:
                 rate = derivative_name("W", len(root))  # W_<root>_mx -> Wd_<root>_mx, ...
                 missing = [rate + row[1:] for row in regressor_rows(model, True)[:6]]
                 raise TrajectoryError(
-                    f"missing columns {listing(missing)} (the "
-                    f"base wrench's rates, measured with the torques' "
-                    f"{derivative_name('tau', self.rates)}_<joint>)", path)
+                    f"missing {column_listing(missing, hdf5)} (the "
+                    f"base wrench's rates, measured with the torques' {rates})", path)
             self._stream = derivative_stream(model, self._measured(), need, cutoff=cutoff,
                                              rows=chunk, lowpassed=("measured",)) \
                 if estimate else None

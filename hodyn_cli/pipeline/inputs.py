@@ -159,7 +159,7 @@ def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
     capabilities.check("compute", {name for name, given in (
         ("cutoff", cutoff is not None), ("estimate", estimate), ("floating_base", floating),
         ("base_motion", base_motion is not None)) if given})
-    base = _base_reader(path, floating, base_motion, base_orders, base_most)
+    base = _base_reader(path, model, floating, base_motion, base_orders, base_most)
     try:
         reader = TrajectoryReader(path, model, 1 if estimate else need, wrench=wrench,
                                   series=series, chunk=chunk, stdin=stdin, flags=flags)
@@ -246,13 +246,17 @@ class ContactSwitches:
                 "and the joint torques jump there, their derivatives are each phase's")
 
 
-def _base_reader(path: str, floating: bool, base_motion: str | None, orders: int, most: int):
+def _base_reader(path: str, model: Model, floating: bool, base_motion: str | None, orders: int,
+                 most: int):
     """The reader of the floating root's motion (None without ``floating``): ``orders``
-    twist orders, or up to ``most`` where the file has them."""
-    from hodyn_cli.io.base_motion import BaseMotionReader, twist_orders
+    twist orders, or up to ``most`` where the file has them; its pose columns none of the
+    ``model``'s joints' (:func:`~hodyn_cli.io.base_motion.check_poses_apart`: the output
+    writes both)."""
+    from hodyn_cli.io.base_motion import BaseMotionReader, check_poses_apart, twist_orders
 
     if not floating:
         return None
+    check_poses_apart(model, path)
     if base_motion is None and path == "-":
         raise HodynError("--floating-base with a trajectory on stdin needs --base-motion FILE")
     own = base_motion is not None

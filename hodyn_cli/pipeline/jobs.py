@@ -314,6 +314,8 @@ class MatricesJob(_RigidJob):
     parameters: bool = False
     #: a floating base on these contacts: Q_ext with them, Jc, Fc (``api.contact_matrices``)
     contacts: tuple[Contact, ...] = ()
+    #: the chunks carry a floating root's motion: the matrices are (6 + nv) x (6 + nv)
+    floating_base: bool = False
 
     @property
     def flags(self) -> tuple[str, ...] | None:  # type: ignore[override]
@@ -321,11 +323,16 @@ class MatricesJob(_RigidJob):
 
     @property
     def chunk_rows(self) -> int:  # type: ignore[override]
-        # M, C, Cbar, g: (3 n^2 + n) numbers per order and sample (3.7 kB at order 2 for the
-        # iiwa); d/dq: 5 n^3 + 2 n^2 (15 kB), d/dpi: (3 n^2 + n) 10 nb (86 kB); n counts the
-        # velocity coordinates (nv), nb the bodies
-        n, nb = self.model.nv, self.model.n
-        return rows_for((3 * n**2 + n) * (self.order + 1) + (5 * n**3 + 2 * n**2) * self.state
+        # M, C, Cbar, g, Q_ext: (3 n^2 + 2 n) numbers per order and sample (3.8 kB at order 2
+        # for the iiwa; Q_ext only with wrenches or contacts: counted always); on k contact
+        # rows Jc and Fc, (n + 1) k more (a quadruped's 4 feet on a floating base: 2.8 times
+        # its fixed base's width at order 2); d/dq: 5 n^3 + 2 n^2 (15 kB), d/dpi: (3 n^2 + n)
+        # 10 nb (86 kB); n counts the coordinates (nv; 6 + nv on a floating base), nb the
+        # bodies
+        n, nb = self.model.nv + 6 * (self.floating_base or bool(self.contacts)), self.model.n
+        k = sum(c.size for c in self.contacts)
+        return rows_for((3 * n**2 + 2 * n + (n + 1) * k) * (self.order + 1)
+                        + (5 * n**3 + 2 * n**2) * self.state
                         + (3 * n**2 + n) * 10 * nb * self.parameters)
 
     def notes(self) -> dict[str, str]:

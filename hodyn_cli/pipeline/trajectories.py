@@ -70,7 +70,7 @@ def generate_file(model: Model, kind: str, output: str, attrs: dict, *, compact:
         tell(notify, [Diagnostic("notice", f"played {design.slow:.6g} times slower to respect "
                                             f"{limits}: {design.binding.describe()} set it")])
     first = next(design.chunks)
-    attrs = {"joint_names": list(first.joint_names), **attrs}
+    attrs = {"joint_names": list(first.joint_names), "seed": design.options["seed"], **attrs}
     # (a model with multi-DOF joints: their poses' columns, CSV only)
     with open_sink(output, joint_datasets(output, first, model, compact)[1], attrs) as sink:
         for piece in itertools.chain([first], design.chunks):

@@ -53,7 +53,7 @@ from hodyn_cli.algorithms.limits.scaling import TOLERANCE, Law, scaled
 from hodyn_cli.algorithms.motion.differences import RTOL, Differences
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
-from hodyn_cli.errors import HodynError, TrajectoryError
+from hodyn_cli.errors import HodynError, Infeasible, TrajectoryError
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
@@ -63,6 +63,9 @@ __all__ = ["GRID", "Plan", "Bound", "Fit", "Optimal"]
 #: passes validate, else the windows of linear programmes), ``reachability`` (that or an
 #: error), ``windows`` (the linear programmes in the input's time)
 SOLVERS = ("auto", "reachability", "windows")
+#: the fewest points a grid asked of a solver (``--grid``, ``--arc-grid``) may have, as the
+#: command's ``min`` (an inner uniform law's grid of the path's ends alone is :data:`ENDS`)
+GRID_LEAST = 8
 #: where keeping limits of higher orders (jerk, torque rates) made reachability's law more than
 #: this many times its passes' law, ``auto`` runs the windows too and keeps the shorter
 #: (:meth:`Optimal._or_windows`)
@@ -247,11 +250,18 @@ class Bound:
         lines = self.describe()
         if lines:
             return "on its limits: " + "; ".join(lines)
-        if self.peak is None:
+        nearest = self.nearest()
+        if nearest is None:
             return "no limit depends on its speed"
+        return f"on no limit within {100 * ON_LIMIT:.3g} % (nearest: {nearest})"
+
+    def nearest(self) -> str | None:
+        """``"<quantity> of <joint> at t = ... s, x % of its limit"``: the largest use of a
+        limit (None: no limit depends on the speed)."""
+        if self.peak is None:
+            return None
         use, label, joint, t = self.peak
-        return (f"on no limit within {100 * ON_LIMIT:.3g} % (nearest: {label} of {joint} at "
-                f"t = {t:.6g} s, {100 * use:.4g} % of its limit)")
+        return f"{label} of {joint} at t = {t:.6g} s, {100 * use:.4g} % of its limit"
 
     def _finish(self, key: tuple[str, str]) -> None:
         """The latest interval of ``key`` is over: counted, and kept if among the first."""
@@ -425,6 +435,25 @@ def _usage(group: tuple, x: np.ndarray) -> np.ndarray:
 BLOCK = 4096
 
 
+def grid_intervals(samples: int, seconds: float) -> int:
+    """Reachability's default grid (arc-length intervals) for an input of ``samples`` lasting
+    ``seconds`` in the uniform scaling: :data:`~reachability.POINTS` at least,
+    :data:`~reachability.PER_SAMPLE` per sample, and as many per second as a 100 Hz input
+    (:data:`~reachability.FLOOR`) has, up to what the longest input reachability takes has.
+    The smoothing reaches :data:`~reachability.SMOOTH` grid intervals at least: on a 20 Hz
+    input's 4000 intervals over the ~42 s of an iiwa Fourier path that was ~70 ms where a
+    coarse output asks for 10 ms (:func:`~reachability.kernel`), 0.37-0.60 % slower than
+    toppra on six arms (benchmarks/stranger_optimal.py), 0.05 % on a grid four times finer.
+
+    >>> grid_intervals(1001, 42.0), grid_intervals(1001, 8.0), grid_intervals(10**5, 1e3)
+    (12600, 4000, 300000)
+    """
+    per_second = reachability.PER_SAMPLE * reachability.FLOOR
+    most = reachability.PER_SAMPLE * reachability.MOST_SAMPLES
+    return max(reachability.POINTS, reachability.PER_SAMPLE * samples,
+               min(int(np.ceil(per_second * seconds)), most))
+
+
 class Optimal:
     """The time-optimal retiming of a motion's path within ``limits`` (torque order
     ``order``; rigid, or with rigid ``drives``), in three passes over the motion (each an
@@ -434,8 +463,11 @@ class Optimal:
     motion, chunk by chunk, and where it is on its limits: :attr:`bound`). ``uniform``: no
     programme, the law the uniform scaling's (``retime --to-limits --rate``: the motion
     resampled at the rate, played as slowly as every sample needs at that and any slower
-    playing). ``progress(done, points)``: the grid points of each plan's programmes solved
-    so far. ``admit(chunk)``: raises for what a chunk carries that the caller refuses (the
+    playing). ``grid``: the windows' grid (their points, default: as many as the path's
+    speed needs); ``arc_grid``: reachability's (intervals in arc length, default: as many as
+    the input's samples need); each solver's own, so that one asked of the windows leaves
+    reachability's alone. ``progress(done, points)``: the grid points of each plan's
+    programmes solved so far. ``admit(chunk)``: raises for what a chunk carries that the caller refuses (the
     API: the capability table's wrenches and floating base), before it is planned; rigid
     ``drives`` only (the API refuses elastic ones)."""
 
@@ -443,21 +475,37 @@ class Optimal:
                  grid: int | None = None, gravity=GRAVITY, drives: Drives | None = None,
                  kind: str = "full", uniform: bool = False,
                  progress: Callable[[int, int], None] | None = None,
-                 admit: Callable[[Trajectory], None] | None = None, solver: str = "auto"):
+                 admit: Callable[[Trajectory], None] | None = None, solver: str = "auto",
+                 arc_grid: int | None = None):
         if solver not in SOLVERS:
             raise HodynError(f"--solver must be one of {', '.join(SOLVERS)}, got {solver!r}")
+        if rate is not None and not rate > 0:  # (0 was taken for none: the input's rate)
+            raise HodynError(f"--rate must be positive, got {float(rate)!r}")
         self.admit, self.solver = admit, solver
         #: the motion the output plays (None: the input; the reachability law's motion)
         self.source: Iterable[Trajectory] | None = None
         #: whether the played motion passed hodyn validate's check (uniform scaling)
         self.consistent = False
         self.model, self.limits, self.order, self.rate, self.grid = model, limits, order, rate, grid
+        self.arc_grid = arc_grid
         self.uniform, self.progress = uniform, progress
         #: the solver that made the result: ``"reachability"``, ``"windows"``, or
         #: ``"uniform"`` (the windows' programmes gave no law: the uniform scaling)
         self.used = "windows"
         #: why the windows made it, in a user's words (None: reachability did)
         self.why_windows: str | None = None
+        #: the solvers run, in turn: ``auto`` runs the windows after reachability where its
+        #: :attr:`slack` is beyond :data:`SLACK` (:meth:`_or_windows`), and keeps the law
+        #: :attr:`used` names (reachability's where the windows' is not shorter, or they
+        #: fail: :attr:`windows_failed`)
+        self.ran: tuple[str, ...] = ()
+        #: why the windows' solve after reachability's gave no law, in a user's words, where
+        #: it failed (reachability's law is kept; None: it did not fail)
+        self.windows_failed: str | None = None
+        #: the sample farthest beyond its limit in the samplings that set the final scaling
+        #: (its binding: played ``k`` times slower it fits) and that sampling's slowing of the
+        #: law (None: none was beyond; :meth:`_resampled`)
+        self.slowed: tuple[Binding, float] | None = None
         self.dynamics = dict(order=order, gravity=gravity, drives=drives, kind=kind)
         self.path: Plan | None = None
         self.final: Binding | None = None
@@ -565,7 +613,7 @@ class Optimal:
             return "no qd columns: reachability takes the path's tangent from them"
         path = table.table()
         names, (t0, t1), samples = path.names, path.span, path.samples
-        points = self.grid or max(reachability.POINTS, reachability.PER_SAMPLE * path.samples)
+        points = self.arc_grid or grid_intervals(path.samples, uniform.k * (t1 - t0))
         higher = rates.higher(self.limits)  # (the passes keep the others)
         try:
             found = reachability.solve(self.model, chunks, rates.affine(self.limits)
@@ -581,7 +629,7 @@ class Optimal:
             return "the path turns back between samples, not at a rest"
         grid = sum(len(arc.sigma) for arc, _ in found)
         span, path_orders = t1 - t0, orders[0]
-        rate = self.rate or (samples - 1) / span
+        rate = (samples - 1) / span if self.rate is None else self.rate
 
         def play(steps: int) -> reachability.Played | str | None:  # (made afresh at each pass)
             """The law played with the kernel of ``steps``; a reason where it cannot be."""
@@ -626,6 +674,12 @@ class Optimal:
                 inner.fit(lambda motion=motion: motion)
             except TrajectoryError:  # the played law's own derivatives disagree at this
                 continue  # smoothing (not the input's): a wider one, or the windows
+            except Infeasible as e:  # (the played path's, not the input's, which the survey
+                # passed: between the points of a coarse grid it leaves the input's path, at
+                # any smoothing; --arc-grid 8 on the 2R's cosine: joint2 at 3.37 rad, the
+                # input within 1.2, was the run's verdict, exit 1)
+                return (f"its path played on its {grid} grid points leaves a limit that the "
+                        f"input keeps ({e.message.partition(': ')[2]}): a finer --arc-grid")
             if inner.consistent and (best is None or inner.duration < best[0].duration):
                 best = inner, steps
         if best is None:
@@ -644,7 +698,8 @@ class Optimal:
         assert inner.path is not None and motion is not None
         self.path = replace(inner.path, uniform=uniform, span=span, grid=grid)
         self.final, self.scale, self.orders = inner.final, inner.scale, inner.orders
-        self.source, self.used = motion, "reachability"
+        self.slowed = inner.slowed
+        self.source, self.used, self.ran = motion, "reachability", ("reachability",)
         self.peak = float(np.sqrt(max(law.x.max() for _, law in found)))
         return None
 
@@ -667,15 +722,19 @@ class Optimal:
             return reachability.rows(path_limits(self.model, arc.trajectory(names, a, b), solved,
                                                  0, gravity=self.dynamics["gravity"]))
 
-        pieces = []
+        pieces, rounds = [], []
         for arc, law in found:
-            x = rates.kept(arc, law, lambda a, b, arc=arc: limits(arc, a, b),
-                           lambda a, b, arc=arc: rows(arc, a, b), reach)
-            if x is None:
+            rated = rates.kept(arc, law, lambda a, b, arc=arc: limits(arc, a, b),
+                               lambda a, b, arc=arc: rows(arc, a, b), reach,
+                               lift=len(found) == 1)  # (no corner)
+            if rated is None:
                 return None, rise
-            pieces.append((arc, replace(law, played=x)))
-        self.slack = (sum(replace(law, x=law.played).duration for _, law in pieces)
-                      / sum(law.duration for _, law in found))
+            pieces.append((arc, rated[0]))
+            rounds.append(rated[1])
+        found, pieces, rounds = _cornered(found, pieces, rounds, limits, rows, reach)
+        # (the rounds' law before its lift: the slack SLACK was measured on; lifted, the
+        # UR10's Fourier path with --jerk 200 came to 1.078, 6.5 % longer than the windows)
+        self.slack = sum(rounds) / sum(law.duration for _, law in found)
         return pieces, rates.rise(pieces, limits, rise)
 
     def fit(self, chunks: Callable[[], Iterable[Trajectory]]) -> Binding:
@@ -732,12 +791,23 @@ class Optimal:
         where reachability was as short or shorter, review17)."""
         kept, before = dict(self.__dict__), self.duration
         self.source, self.used = None, "windows"
-        self._windows(chunks)
+        try:
+            self._windows(chunks)
+        except (HodynError, ArithmeticError, np.linalg.LinAlgError) as e:
+            # (an internal failure of the second solve: reachability's law, validated, stays)
+            self.__dict__.update(kept)
+            self.ran = ("reachability", "windows")
+            self.windows_failed = (f"{_higher_named(self.limits)}: the windows solver, run "
+                                   f"too as keeping them made reachability's law "
+                                   f"{self.slack:.2f} times its passes' law, failed "
+                                   f"({str(e) or type(e).__name__}): reachability's law kept")
+            return
         # (a law of the windows' own, which validate passed; not their last resort, the
         # uniform scaling: never shorter than reachability's law, which is checked against
         # it, and without --rate possibly one validate fails: review19)
         if self.used != "windows" or self.duration >= before:
             self.__dict__.update(kept)
+            self.ran = ("reachability", "windows")
             return
         self.why_windows = (f"{_higher_named(self.limits)}: the windows' law is shorter than "
                             f"reachability's, which keeping them made {self.slack:.2f} times "
@@ -745,7 +815,7 @@ class Optimal:
 
     def _windows(self, chunks: Callable[[], Iterable[Trajectory]]) -> Binding:
         """The law by the windows of linear programmes in the input's time (see :meth:`fit`)."""
-        self.source = None
+        self.source, self.ran = None, self.ran + ("windows",)
         margin, uniform, pace, cap, attempts, lowered = 0.0, None, PACE, CAP, 0, 0
         passed = None  # a law at the first cap that validate passes, and was raised from
         start = None
@@ -826,16 +896,16 @@ class Optimal:
                                                                uniform.x**2))
         self.path = replace(self.path, law=law, step=self.path.step * uniform.k)
         fit, search, _ = self._fitted(chunks())
-        self.final, self.scale = fit.solve() or search.best[0], 1.0
+        self.final, self.scale, self.slowed = fit.solve() or search.best[0], 1.0, None
         if self.duration >= before[0] and not keep:  # (keep: the result before fails validate)
             self._restore(before)
 
     def _state(self) -> tuple:
-        """The result as it stands: (duration, plan, final fit, scale, peak)."""
-        return self.duration, self.path, self.final, self.scale, self.peak
+        """The result as it stands: (duration, plan, final fit, scale, peak, slowed)."""
+        return self.duration, self.path, self.final, self.scale, self.peak, self.slowed
 
     def _restore(self, state: tuple) -> None:
-        _, self.path, self.final, self.scale, self.peak = state
+        _, self.path, self.final, self.scale, self.peak, self.slowed = state
 
     def _resampled(self, chunks: Callable[[], Iterable[Trajectory]], from_rest: bool = False
                    ) -> bool:
@@ -849,6 +919,10 @@ class Optimal:
         sampling found that fits."""
         assert self.path is not None and self.final is not None
         start, best, k, scale = self.path, None, self.final.k, 1.0
+        # (the sample farthest beyond its limit so far, and its sampling's slowing: where a
+        # resampling lands a sample on a narrow peak between the law's grid points, it sets
+        # a slowing that the next sampling, missing the peak, does not need: said, not hidden)
+        beyond = (self.final, 1.0) if self.final.k > 1 else None
         for _ in range(RESAMPLES):
             scale *= k
             self.path = start.slower(scale)
@@ -857,9 +931,11 @@ class Optimal:
             assert found is not None
             if found.k <= 1 and lag <= 1:  # fits as sampled, and hodyn validate passes it
                 if best is None or scale < best[0]:
-                    best = (scale, self.path, found)
+                    best = (scale, self.path, found, beyond)
                 if found.k >= 1 - CLOSE:
                     break
+            elif found.k > 1 and (beyond is None or found.k > beyond[0].k):
+                beyond = (found, scale)
             # beyond: as far again inside, and at least CLOSE / 4 (a long motion's samples,
             # moved along the path, leave their limits by ~1e-5 afresh at every fit: 10^5
             # samples of the iiwa's cosine were beyond by 1.3e-5, 3.7e-6, 2.1e-5 in turn, and
@@ -868,7 +944,7 @@ class Optimal:
         if best is None:
             self.path = start
             return False
-        self.scale, self.path, found = best
+        self.scale, self.path, found, self.slowed = best
         self.final = replace(found, x=1.0)
         return True
 
@@ -920,14 +996,95 @@ class Optimal:
         return self.path.uniform.k * self.path.span
 
     @property
+    def final_scale(self) -> float:
+        """The law's slowing by the final fits (1: the law as planned)."""
+        assert self.final is not None
+        return self.scale * self.final.k
+
+    @property
+    def solver_note(self) -> str | None:
+        """Which solver made the result and why, in a user's words, where not reachability
+        alone: the windows (their reason), the uniform scaling they fell back to, or
+        reachability's law kept where the windows' solve after it failed (None:
+        reachability's law, the windows not run or not shorter)."""
+        if self.windows_failed is not None:
+            return self.windows_failed
+        if self.why_windows is None:
+            return None
+        if self.used == "windows":
+            return f"by the windows solver: {self.why_windows}"
+        return ("by the uniform scaling, the windows solver finding no faster law (the "
+                f"windows: {self.why_windows})")
+
+    @property
+    def slowing_note(self) -> str | None:
+        """Where the output is on no limit (within :data:`ON_LIMIT`) after a final scaling
+        that slowed it: the sample beyond its limit at an earlier sampling that set that
+        slowing (a peak between the output's samples, which its own samples miss), in a
+        user's words (None: the output is on a limit, or no sample was beyond)."""
+        if self.slowed is None or self.bound.describe():
+            return None
+        binding, at = self.slowed
+        return (f"played {self.final_scale:.6g} times slower than its law: at a sampling "
+                f"{at:.6g} times slower, {binding.describe()} was beyond it ({binding.k:.6g} "
+                "times slower fits there)")
+
+    @property
     def attributes(self) -> dict:
-        """What an output file records: durations, the grid, and where the limits bind."""
+        """What an output file records: durations, the grid, where the limits bind (or the
+        nearest, where none does; and what set the final scaling then), and which solvers
+        ran and whose law the output plays."""
         assert self.path is not None and self.final is not None
+        nearest = self.bound.nearest()
+        notes = {"nearest_limit": nearest} if nearest and not self.bound.describe() else {}
+        for key, note in (("final_scale_by", self.slowing_note),
+                          ("solver_note", self.solver_note)):
+            notes |= {key: note} if note else {}
         return {"duration": self.duration, "uniform_duration": self.uniform_duration,
-                "grid_points": self.path.grid, "final_scale": self.scale * self.final.k,
-                "binding": self.bound.describe()} | (
+                "grid_points": self.path.grid, "final_scale": self.final_scale,
+                "binding": self.bound.describe()} | notes | (
             {"time_scale": [self.duration / self.path.span]} if self.uniform else
-            {"solver": self.used})
+            {"solver": self.used, "solvers_run": list(self.ran)})
+
+
+Pieces = list[tuple[reachability.Arc, reachability.Law]]
+
+
+def _cornered(found: Pieces, pieces: Pieces, rounds: list[float],
+              limits: Callable[[reachability.Arc, int, int], list],
+              rows: Callable[[reachability.Arc, int, int], reachability.Rows], reach: float
+              ) -> tuple[Pieces, Pieces, list[float]]:
+    """(the passes' laws, the rounds' played laws, their durations before a lift) with the
+    corners whose ramps would be cut short
+    (:func:`~hodyn_cli.algorithms.limits.rates.cornered`) left and reached slower: each such
+    piece planned again by the passes under its ceiling and played by the rounds, where that
+    is faster than the final fit's slowing for the steeper ramps would be (else, or where
+    the rounds do not get there, as they are)."""
+    ceilings, slowing = rates.cornered(pieces, limits)
+    out, played, times = list(found), list(pieces), list(rounds)
+    for i, ceiling in enumerate(ceilings):
+        if ceiling is None:
+            continue
+        arc = found[i][0]
+
+        def capped(a: int, b: int, arc: reachability.Arc = arc,
+                   ceiling: np.ndarray = ceiling) -> reachability.Rows:
+            r = rows(arc, a, b)
+            return replace(r, top=np.minimum(r.top, ceiling[a:b]))
+
+        law = reachability.along(arc, capped)
+        rated = None if law is None else rates.kept(
+            arc, law, lambda a, b, arc=arc: limits(arc, a, b),
+            lambda a, b, arc=arc: rows(arc, a, b), reach, ceiling, lift=False)
+        if law is None or rated is None:
+            return found, pieces, rounds
+        out[i], played[i], times[i] = (arc, law), (arc, rated[0]), rated[1]
+
+    def time(laws: Pieces) -> float:
+        return sum(replace(law, x=law.played).duration for _, law in laws)
+
+    return ((out, played, times) if time(played) <= slowing * time(pieces) else
+            (found, pieces, rounds))
 
 
 def _higher_named(limits: Limits) -> str:

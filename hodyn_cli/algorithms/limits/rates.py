@@ -32,8 +32,9 @@ round), over one half-width either side, its slope along the path then bounded b
 :data:`SLOPE` (a half-width that changes fast adds its own change to the average's
 derivatives: at 0.25 the rounds did not converge or the output failed validate) and the field
 averaged :data:`CALMING` times (no kinks). Where the static part is beyond SHARE, or the
-kernel is as wide as the piece (then ``v^(-1/(1 + j/2))``: the part that reads u' goes as
-x^(1 + j/2) at a width fixed in grid intervals), or a limit affine in the law (a velocity,
+kernel is as wide as the piece or a round widens it by less than :data:`STUCK` (then
+``v^(-1/(1 + j/2))``: the part that reads u' goes as x^(1 + j/2) at a width fixed in grid
+intervals), or a limit affine in the law (a velocity,
 torque or acceleration the wider average left beyond its limit) is beyond, the law is
 lowered there, in a round that widens nothing (a law smoothed over a few grid points holds
 its switches' u in its static part, which overstates it): a ceiling on x (what the passes
@@ -46,9 +47,18 @@ final fit
 (:class:`~hodyn_cli.algorithms.limits.optimal.Optimal`) then scales the played motion onto
 its limits exactly at every output sample, as for the affine limits.
 
+**Lifted where there is room.** The rounds' law is far below its limits in places (the
+widened kernel's average cuts the passes' law's peaks over its whole reach: on the UR10's
+Fourier path with ``--jerk 200``, 60 % of the grid points had every limit below 0.9 and the
+played x was down to 0.40 of the passes'), so on a piece without a corner it is then raised
+by smooth factors of at most ``1 / v`` (v: the largest share any limit uses at a point),
+never above the passes' law, a step at a time (:func:`_lifted`).
+
 A corner (a rest where the path turns, :mod:`~hodyn_cli.algorithms.limits.ramps`) is
 ramped into and out of over a rise that keeps the ramp's own jerk, torque rate and torque
-acceleration within SHARE of their limits (:func:`rise`).
+acceleration within SHARE of their limits (:func:`rise`); where that rise does not fit in
+the leg, the law leaves and reaches the corner at the path acceleration whose ramp fits
+(:func:`cornered`) rather than the ramp being cut short and the whole motion slowed.
 """
 from __future__ import annotations
 
@@ -63,7 +73,7 @@ from hodyn_cli.algorithms.limits.ramps import STEEPEST
 from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.modeling.limits import Limits
 
-__all__ = ["HIGHER", "affine", "higher", "kept", "rise"]
+__all__ = ["HIGHER", "affine", "cornered", "higher", "kept", "rise"]
 
 #: the limits this module keeps (the keys of a limits file): those of a time order above the
 #: path speed's, which reachability's passes do not
@@ -90,6 +100,19 @@ SLOPE = 0.1
 CALMING = 5
 #: a round's widening and lowering go this far beyond what the limits ask (fewer rounds)
 AHEAD = 1.02
+#: a half-width a round widens by less than this factor (LEAST asked) is as wide as it gets:
+#: the law is lowered there instead, as where the kernel is as wide as the piece
+STUCK = 1.01
+#: the kept law is raised where the limits leave room (:func:`_lifted`) in at most this many
+#: steps, each taking this share of the room (the iiwa's Fourier path with its limits file:
+#: 3.414 s unlifted, 3.377 s after 6 steps of 0.5, 3.350 s after 12; all of it at once
+#: failed validate on the UR10's with --jerk 200), ending where a step would raise x by less
+#: than LIFTED; a step beyond a limit somewhere is tried again without the room about it at
+#: most TRIES times
+LIFTS = 12
+LIFT = 0.5
+LIFTED = 1e-3
+TRIES = 4
 
 
 def higher(limits: Limits) -> bool:
@@ -149,13 +172,22 @@ def _order(limit: PathLimit) -> int:
 
 def kept(arc: reachability.Arc, law: reachability.Law,
          limits: Callable[[int, int], list[PathLimit]],
-         rows: Callable[[int, int], reachability.Rows], reach: float) -> np.ndarray | None:
-    """The x to play ``law`` (reachability's along ``arc``) with at its grid points (its
-    :attr:`~reachability.Law.played`) so that its motion keeps every limit at them within
-    :data:`TOLERANCE` (``limits(a, b)``: every limit at the grid points a .. b-1, the affine
-    ones too; ``rows(a, b)``: the passes' rows there; ``reach``: the smoothing's, seconds
-    either side, where no limit of higher order asks for more), widened and lowered in
-    rounds (module docstring); None where :data:`ROUNDS` do not get there.
+         rows: Callable[[int, int], reachability.Rows], reach: float,
+         ceiling: np.ndarray | None = None, lift: bool = True
+         ) -> tuple[reachability.Law, float] | None:
+    """``law`` (reachability's along ``arc``) with the x to play it with at its grid points
+    (its :attr:`~reachability.Law.played`) so that its motion keeps every limit at them
+    within :data:`TOLERANCE` (``limits(a, b)``: every limit at the grid points a .. b-1, the
+    affine ones too; ``rows(a, b)``: the passes' rows there; ``reach``: the smoothing's,
+    seconds either side, where no limit of higher order asks for more), widened and lowered
+    in rounds (module docstring); None where :data:`ROUNDS` do not get there. ``ceiling``
+    (M,): the upper bound on x that ``law`` was planned under (:func:`cornered`), kept when
+    the rounds plan it again under their own; the law returned is the passes' under both.
+    ``lift``: the played x then raised where the limits leave room (:func:`_lifted`; not on
+    a piece with a corner: the ramp's long tail there warps the lifted law, which the rounds
+    do not see, the iiwa's point-to-point motion with its limits file 2.692 s lifted, 2.521
+    s not). Returned with the duration of the law played before the lift (the rounds'
+    own, which :data:`~hodyn_cli.algorithms.limits.optimal.SLACK` judges).
 
     Cost and memory: the limits at each grid point are made once (:class:`_Kept`),
     so the cost is linear in the grid (the iiwa's Fourier path with its limits file: 10^5
@@ -172,22 +204,28 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     cached = _Kept(limits, chunks, M)  # (the path's alone: once)
     whole = rows(0, M) if len(blocks) == 1 else None
     most = max(1.0, (M - 3) / passes)
-    half, ceiling = reachability.widths(law, reach), np.full(M, np.inf)
+    ceiling = np.full(M, np.inf) if ceiling is None else ceiling.copy()
 
     def ceiled(a: int, b: int) -> reachability.Rows:
         r = whole if whole is not None and (a, b) == (0, M) else rows(a, b)
         return replace(r, top=np.minimum(r.top, ceiling[a:b]))
 
-    for _ in range(ROUNDS):
-        smooth = reachability.smoothed(law, half=half)
-        x = reachability.lowered(law.x, smooth, passes * int(np.ceil(half.max())))
+    half, planned = reachability.widths(law, reach), law.x
+
+    def usage(x: np.ndarray) -> Usage:
         played = reachability.law_spline(law.sigma, x)
         X = np.stack([played(law.sigma, nu) for nu in range(4)], axis=1)
         parts = [_usage(cached.limits(a, b), X[a:b]) for a, b in chunks]
-        use = Usage(*(np.concatenate([getattr(p, f) for p in parts]) for f in (
+        return Usage(*(np.concatenate([getattr(p, f) for p in parts]) for f in (
             "affine", "higher", "static", "order")))
+
+    for _ in range(ROUNDS):
+        smooth = reachability.smoothed(law, half=half)
+        x = reachability.lowered(law.x, smooth, passes * int(np.ceil(half.max())))
+        use = usage(x)
         if max(use.affine.max(), use.higher.max()) <= 1 + TOLERANCE:
-            return x
+            return (replace(law, played=_lifted(x, planned, half, usage) if lift else x),
+                    replace(law, x=x).duration)
         beyond = use.higher > 1 + TOLERANCE
         slow = beyond & (use.static > SHARE)
         need = np.where(slow, SHARE / np.maximum(use.static, SHARE), 1.0)
@@ -200,7 +238,14 @@ def kept(arc: reachability.Arc, law: reachability.Law,
         if widen.any():
             dynamic = (use.higher - use.static) / np.maximum(1 - use.static, 1 - SHARE)
             grow = np.clip(np.maximum(dynamic, 1.0) ** (1 / use.order) * AHEAD, LEAST, GROW)
-            half = _widened(half, np.flatnonzero(widen), (half * grow)[widen], most)
+            wider = _widened(half, np.flatnonzero(widen), (half * grow)[widen], most)
+            # (a half-width that grows no more is as wide as it gets, though below the
+            # piece's: _widened's averages hold a plateau at ``most`` a little below it; a
+            # law reaching its corner under rates.cornered's line stalled there 12 rounds)
+            stuck = widen & (wider < half * STUCK)
+            need = np.minimum(need, np.where(stuck, slower, 1.0))
+            widen &= ~stuck
+            half = wider
         if need.min() < 1 and not widen.any():  # (widened first: the static part of a
             # law smoothed over a few grid points holds its switches' u, which overstates it)
             for i in np.flatnonzero(need < 1):  # (one half-width either side)
@@ -212,6 +257,49 @@ def kept(arc: reachability.Arc, law: reachability.Law,
                 return None
             law = below
     return None
+
+
+def _lifted(x: np.ndarray, planned: np.ndarray, half: np.ndarray,
+            usage: Callable[[np.ndarray], Usage]) -> np.ndarray:
+    """The played x (within every limit at the grid points: ``usage(x)``) raised where the
+    limits leave room, in at most :data:`LIFTS` steps: each multiplies x by ``1 + LIFT (F -
+    1)``, F a smooth field at most ``min(1 / v, planned / x)`` at every point (v: the largest
+    share of its limit any limit uses there; ``planned``: the passes' law, never exceeded):
+    :func:`~hodyn_cli.algorithms.limits.reachability.beneath` that bound over w (w: the
+    smoothing's median half-width ``half``, grid intervals), as
+    :func:`~hodyn_cli.algorithms.limits.reachability.lowered` makes its factor. ``1 / v``
+    is within the limits for a value that grows at most as x (a velocity as x^(1/2), a
+    torque as x but for its constant gravity part), but for what the field's own change adds
+    to u' and u''; not for one that grows faster (a uniform x F makes a jerk or torque rate
+    F^(3/2), a torque acceleration F^2 times as large: at share v, a step of half the room
+    is beyond where ``((1 + v) / 2)^(3/2) > v^(1/2)``, v below 0.236, and for a torque
+    acceleration at any v < 1). A step whose result is beyond a limit anywhere is tried
+    again with F = 1 within ``PASSES w`` points of each such point (at most :data:`TRIES`
+    times, then the lifting ends): what keeps those within their limits."""
+    use = usage(x)
+    w = max(1, int(np.ceil(np.median(half))))
+    r = w * reachability.PASSES
+    for _ in range(LIFTS):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            room = np.minimum(1 / np.maximum(use.affine, use.higher),
+                              np.where(x > 0, planned / x, np.inf))
+        room = np.maximum(room, 1.0)
+        blocked = np.zeros(len(x), dtype=bool)
+        for _ in range(TRIES):
+            field = reachability.beneath(np.where(blocked, 1.0, room), w)
+            step = 1 + LIFT * (np.maximum(field, 1.0) - 1)
+            if step.max() < 1 + LIFTED:
+                return x
+            trial = x * step
+            trial_use = usage(trial)
+            beyond = np.maximum(trial_use.affine, trial_use.higher) > 1 + TOLERANCE
+            if not beyond.any():
+                break
+            blocked |= reachability.least(np.where(beyond, 0.0, 1.0), r) < 1  # (within r)
+        else:
+            return x
+        x, use = trial, trial_use
+    return x
 
 
 #: grid points whose limits are made at once (:class:`_Kept`): the probes' dynamics of the
@@ -285,22 +373,81 @@ def rise(pieces: list[tuple[reachability.Arc, reachability.Law]],
     the coefficient of sigma^(j+2) (``limits(arc, a, b)``: the limits at its grid points a
     .. b-1)."""
     out = least
-    for i, (arc, law) in enumerate(pieces):
-        for end, corner in ((0, i > 0), (-1, i < len(pieces) - 1)):
-            if not corner:
-                continue
-            M = len(arc.sigma)
-            g = end % M
-            u = abs(float(law.u[end]))
-            for limit in limits(arc, g, g + 1):
-                if limit.quantity.key not in HIGHER:
-                    continue
-                j = _order(limit)
-                top = (j + 2,)  # sigma^(j+2)'s monomial
-                if top not in limit.monomials:
-                    continue
-                c = np.abs(limit.coefficients[0, :, limit.monomials.index(top)])
-                bound = SHARE * (limit.upper - limit.lower) / 2
-                need = (STEEPEST[j - 1] * c * u / bound) ** (1 / j)
-                out = max(out, float(need.max()))
+    for i, end in _corners(pieces):
+        arc, law = pieces[i]
+        u = abs(float(law.u[end]))
+        for j, steep, bound in _ramped(arc, end, limits):
+            out = max(out, float(((steep * u / bound) ** (1 / j)).max()))
+    return out
+
+
+def cornered(pieces: list[tuple[reachability.Arc, reachability.Law]],
+             limits: Callable[[reachability.Arc, int, int], list[PathLimit]]
+             ) -> tuple[list[np.ndarray | None], float]:
+    """Per piece (its law played: :func:`kept`), a ceiling on x at its corners where their
+    ramps cannot rise as slowly as :func:`rise` asks within the piece (the ramp rises over
+    at most a ``2 SHORTEST``-th of its piece's time, :func:`reachability._ramp`; cut
+    shorter, its jerk ``STEEPEST[0] |u| / rise`` is beyond the limit, and the final fit
+    slows the whole motion for it: the UR5's 1 kHz corners, legs of ~0.65 s asking a rise of
+    0.33 s, 1.306 s played and 1.694 s fitted); there the law leaves and reaches the rest at
+    a path acceleration u_c whose ramp over that rise keeps them within :data:`SHARE`: ``x
+    <= 2 u_c |sigma - sigma_corner|`` (x of a law at u_c from rest) from the corner to where
+    the law is first below that line. None: a piece whose corners need none, or whose
+    torque accelerations ask the longer rise (u_c then ``rise^2`` times lower, the law far
+    from the corner warped by the ramp's long tail: the iiwa's point-to-point motion with
+    its limits file 2.729 s against 2.521 s with the ramp cut). And the
+    slowing the final fit would need without them: ``rho^(j / (j + 2))`` at the worst
+    corner (its ramp rho times too steep: a limit of time order j, on the motion's
+    q^(j+2), rho^j beyond, which a uniform slowing k divides by k^(j+2))."""
+    out: list[np.ndarray | None] = [None] * len(pieces)
+    slowing = 1.0
+    for i, end in _corners(pieces):
+        arc, law = pieces[i]
+        assert law.played is not None
+        longest = replace(law, x=law.played).duration / (2 * reachability.SHORTEST)
+        u, cap, second = abs(float(law.u[end])), np.inf, False
+        for j, steep, bound in _ramped(arc, end, limits):
+            cap = min(cap, float(np.min(np.where(steep > 0, bound * longest**j / steep,
+                                                 np.inf))))
+            steepest = float(((steep * u / bound) ** (1 / j)).max()) / longest
+            slowing = max(slowing, steepest ** (j / (j + 2)))
+            second |= j == 2 and steepest > 1
+        if not cap < u or second:
+            continue
+        line = 2 * cap * np.abs(arc.sigma - arc.sigma[end])
+        inward = slice(None) if end == 0 else slice(None, None, -1)
+        above = law.x[inward][1:] > line[inward][1:]  # (at the corner both are 0)
+        reach = 1 + (int(np.argmin(above)) if not above.all() else len(above))
+        ceiling = np.full(len(line), np.inf) if out[i] is None else out[i]
+        assert ceiling is not None
+        ceiling[inward][:reach] = np.minimum(ceiling[inward][:reach], line[inward][:reach])
+        out[i] = ceiling
+    return out, slowing
+
+
+def _corners(pieces: list) -> list[tuple[int, int]]:
+    """(piece, end: 0 its start, -1 its end) of each corner: where one piece ends and the
+    next starts."""
+    return [(i, end) for i in range(len(pieces))
+            for end, corner in ((0, i > 0), (-1, i < len(pieces) - 1)) if corner]
+
+
+def _ramped(arc: reachability.Arc, end: int,
+            limits: Callable[[reachability.Arc, int, int], list[PathLimit]]
+            ) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """At the grid point ``end`` of ``arc``, for each limit of :data:`HIGHER` that a ramp's
+    law carries: (its time order j, ``STEEPEST[j-1] |c|``, :data:`SHARE` of its bound) per
+    joint, c its coefficient of sigma^(j+2): the ramp over ``rise`` keeps it where
+    ``STEEPEST[j-1] |c| |u| / rise^j`` is within the bound."""
+    g = end % len(arc.sigma)
+    out = []
+    for limit in limits(arc, g, g + 1):
+        if limit.quantity.key not in HIGHER:
+            continue
+        j = _order(limit)
+        top = (j + 2,)  # sigma^(j+2)'s monomial
+        if top not in limit.monomials:
+            continue
+        c = np.abs(limit.coefficients[0, :, limit.monomials.index(top)])
+        out.append((j, STEEPEST[j - 1] * c, SHARE * (limit.upper - limit.lower) / 2))
     return out

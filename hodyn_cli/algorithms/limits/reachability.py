@@ -747,7 +747,7 @@ def lowered(x: np.ndarray, smooth: np.ndarray, reach: int) -> np.ndarray:
         return smooth
     width = max(1, reach // PASSES)
     # (the averages of ones are one to rounding: not above it)
-    return smooth * np.minimum(_averaged(_least(need, width * PASSES), width, odd=False), 1.0)
+    return smooth * np.minimum(beneath(need, width), 1.0)
 
 
 #: a grid point whose x is below this share of both its neighbours' is the forward pass's
@@ -760,7 +760,18 @@ DIP = 0.5
 ROUNDING = 1e-12
 
 
-def _least(v: np.ndarray, r: int) -> np.ndarray:
+def beneath(v: np.ndarray, width: int) -> np.ndarray:
+    """A smooth field at most v at every point: v's least over ``PASSES width`` points
+    either side (:func:`least`) averaged by :data:`PASSES` moving averages over ``width``
+    either side (each point's average is of leasts whose windows hold the point itself:
+    at most v there; C^(PASSES-2) as a spline through it), reflected evenly through the
+    ends (slope 0 there). Equal to v where v is constant over ``2 PASSES width`` points
+    either side, and at v's least (where that is farther than ``PASSES width`` from an
+    end): :func:`lowered`'s factor, :func:`~hodyn_cli.algorithms.limits.rates`' lift."""
+    return _averaged(least(v, width * PASSES), width, odd=False)
+
+
+def least(v: np.ndarray, r: int) -> np.ndarray:
     """The least of v over r points either side of each (the ends: over what there is), by
     doubling windows: O(len(v) log r)."""
     big = np.full(r, np.inf)

@@ -37,7 +37,8 @@ of their q_p and derivatives (degree 2D - 1) and Newton converges in a few steps
 too far from its nearest anchor in time or in the actuated joints on the loops, where that
 anchor's Taylor polynomial ``sum_k q_p^(k)(t_0) (t - t_0)^k / k!`` disagrees with the
 Hermite one, or that Newton moves farther than ``STEP``, is continued from the anchor
-instead).
+instead; the polynomials' terms are judged on the joints on the loops alone,
+:attr:`Closed.on_loops`: Newton starts the other actuated joints at their own positions).
 
 **Derivatives** (implicit function theorem, exact): ``c(q(t)) = 0`` for all t, so
 ``c^(k) = d^(k-1)(J q') = sum_{j<k} C(k-1, j) J^(j) q^(k-j) = 0``; ``J^(j)`` needs q to order
@@ -124,14 +125,16 @@ def _kept_rows(P: np.ndarray, J: np.ndarray) -> np.ndarray:
     return np.moveaxis(np.tensordot(J, P, axes=(-2, 1)), -1, -2)
 
 
-def _taylor(full: np.ndarray, rows: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _taylor(full: np.ndarray, rows: np.ndarray, h: np.ndarray, counted: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray]:
     """The Taylor polynomials ``sum_k q^(k) h^k / k!`` (M, n) of the rows ``rows`` (M,) of
-    ``full`` (N, D, n) at their steps h (M,), and their last terms' largest (M,) (einsum: a
-    tenth of a broadcast product's and sum's cost on (M, D, n))."""
+    ``full`` (N, D, n) at their steps h (M,), and their last terms' largest (M,) over the
+    joints ``counted`` (n,) bool (:attr:`Closed.on_loops`) (einsum: a tenth of a broadcast
+    product's and sum's cost on (M, D, n))."""
     D = full.shape[1]
     powers = np.vander(h, D, increasing=True) / _factorials(D)
     at = full[rows]
-    return np.einsum("sk,skn->sn", powers, at), _largest(powers[:, -1:] * at[:, -1])
+    return np.einsum("sk,skn->sn", powers, at), _largest(powers[:, -1:] * at[:, -1][:, counted])
 
 
 @cache
@@ -314,6 +317,19 @@ class Closed(coupling.Coupling):
         state = self.__dict__.copy()
         state.pop("_data", None)
         return state
+
+    @property
+    def on_loops(self) -> np.ndarray:
+        """(n,) bool: the joints on the loops, the passive ones and the actuated ones that
+        move a closure (:attr:`closing`). Newton's start between samples is the passive
+        joints' prediction (the actuated ones start at their own positions), so whether a
+        prediction holds (its Taylor polynomial's last term, its Hermite polynomial's
+        difference from it) is judged on these alone: a joint above the loops or off their
+        paths swinging fast sent its samples back to their anchors (the compiled kernel
+        counts the same joints from ``closing``)."""
+        counted = np.ones(self.n, bool)
+        counted[self.a[~self.closing]] = False
+        return counted
 
     def _cuts(self) -> Cuts:
         """The loops for the compiled entry points, with the kept rows P as they are now."""
@@ -510,7 +526,8 @@ class Closed(coupling.Coupling):
             before = level - half
             start, stride = q[before], half
             if rates is not None and t is not None:
-                guess, last = _taylor(rates[0], ids[before], t[ids[level]] - t[ids[before]])
+                guess, last = _taylor(rates[0], ids[before], t[ids[level]] - t[ids[before]],
+                                      self.on_loops)
                 near = rated[before] & (last <= TAYLOR_TOL)
                 start[near] = guess[near]
         return q, self._checked(c, PJ, off, t, ids), rated
@@ -743,7 +760,8 @@ class Closed(coupling.Coupling):
         right = np.minimum(left + TAYLOR, N - 1)
         anchor = np.where(samples - left <= right - samples, left, right)
         # the nearest anchor's Taylor polynomial
-        guess, last = _taylor(full, anchor, t[samples] - t[anchor])
+        counted = self.on_loops
+        guess, last = _taylor(full, anchor, t[samples] - t[anchor], counted)
         qa = full[samples, 0][:, self.a]
         far = (_largest((qa - full[anchor, 0][:, self.a])[:, self.closing]) > STEP) | \
             (last > TAYLOR_TOL)
@@ -756,7 +774,7 @@ class Closed(coupling.Coupling):
         scale = np.vander(span, D, increasing=True)
         hermite = np.einsum("sk,skn->sn", weights[:, :D] * scale, full[left]) + \
             np.einsum("sk,skn->sn", weights[:, D:] * scale, full[right])
-        far |= both & (_largest(hermite - guess) > TAYLOR_TOL)
+        far |= both & (_largest((hermite - guess)[:, counted]) > TAYLOR_TOL)
         guess = np.where(both[:, None], hermite, guess)
         guess[:, self.a] = qa
         return guess, far, anchor

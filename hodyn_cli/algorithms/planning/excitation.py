@@ -28,7 +28,13 @@ from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics import regressor
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.identification.least_squares import condition
-from hodyn_cli.algorithms.planning.generate import Chart, _ranges, on_the_group
+from hodyn_cli.algorithms.planning.generate import (
+    DEFAULTS,
+    Chart,
+    _ranges,
+    on_the_group,
+    seeded,
+)
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.modeling.limits import Limits
@@ -61,8 +67,8 @@ def fourier_series(a: np.ndarray, b: np.ndarray, wf: float, t: np.ndarray, order
 class Excitation:
     """The design problem of one robot (module docstring): :meth:`coefficients` solves it."""
 
-    def __init__(self, model: Model, limits: Limits, *, harmonics: int = 5,
-                 base_frequency: float = 0.1, gravity=GRAVITY):
+    def __init__(self, model: Model, limits: Limits, *, harmonics: int = DEFAULTS["harmonics"],
+                 base_frequency: float = DEFAULTS["base_frequency"], gravity=GRAVITY):
         self.model, self.L, self.wf = model, harmonics, 2 * np.pi * base_frequency
         self.c = model.coupling
         # multi-DOF joints are designed in their charts, one coordinate per DOF (as fourier's)
@@ -132,20 +138,22 @@ class Excitation:
         f = self.objectives(np.vstack([x, x + np.diag(steps)]))
         return float(f[0]), (f[1:] - f[0]) / steps
 
-    def coefficients(self, seed: int = 0, iterations: int = 45) -> tuple[np.ndarray, np.ndarray]:
+    def coefficients(self, seed: int = DEFAULTS["seed"], iterations: int = 45
+                     ) -> tuple[np.ndarray, np.ndarray]:
         """The optimized (a, b) (n, L), from the random coefficients of ``seed``."""
         from scipy.optimize import minimize
 
         n = len(self.centre)
-        x0 = np.random.default_rng(seed).normal(size=(2, n, self.L)).ravel()
+        x0 = seeded(seed).normal(size=(2, n, self.L)).ravel()
         found = minimize(self.objective_and_gradient, x0, jac=True, method="L-BFGS-B",
                          options={"maxiter": iterations})
         start = self.objectives(x0[None])[0]
         return self.scaled(found.x if found.fun <= start else x0)
 
 
-def excitation(model: Model, limits: Limits, *, harmonics: int = 5,
-               base_frequency: float = 0.1, seed: int = 0, gravity=GRAVITY,
+def excitation(model: Model, limits: Limits, *, harmonics: int = DEFAULTS["harmonics"],
+               base_frequency: float = DEFAULTS["base_frequency"], seed: int = DEFAULTS["seed"],
+               gravity=GRAVITY,
                iterations: int = 45) -> dict:
     """The optimized coefficients as ``fourier`` takes them: ``{joint: {"a": [...], "b":
     [...]}}`` over the independent joints (module docstring)."""

@@ -37,9 +37,11 @@ joints").
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from math import comb, factorial
+from typing import Any
 
 import numpy as np
 
@@ -61,13 +63,17 @@ from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
-__all__ = ["KINDS", "DESIGNED", "generate", "chunks", "rest_to_rest", "check_limits", "within_limits",
-           "optimal", "Chart", "on_the_group"]
+__all__ = ["KINDS", "DESIGNED", "generate", "chunks", "seeded", "rest_to_rest", "check_limits",
+           "within_limits", "optimal", "Chart", "on_the_group"]
 
 KINDS = ("cosine", "fourier", "filtered-step", "point-to-point")
 #: kinds designed before they are generated (:func:`hodyn_cli.api.design_motion` turns an
 #: excitation into the fourier series of its optimized coefficients)
 DESIGNED = ("excitation",)
+#: the options' defaults, in one place: :func:`generate`'s, ``hodyn generate``'s (it passes
+#: only the options given) and the designs' (:func:`optimal`, the excitation's)
+DEFAULTS: dict[str, Any] = {"rate": 100.0, "derivatives": 4, "seed": 0, "base_frequency": 0.1,
+                             "harmonics": 5, "filter_order": 16}
 DEFAULT_DURATION = {"cosine": 10.0, "fourier": 10.0, "filtered-step": 2.5,
                     "point-to-point": None}
 #: half-range used where a joint has no position limits (rad, or m for prismatic joints)
@@ -214,10 +220,11 @@ def chunks(model: Model, kind: str, size: int, **options) -> Iterator[Trajectory
         start += size
 
 
-def _design(model: Model | Chart, kind: str, rows: slice, *, rate: float = 100.0,
-            duration: float | None = None, derivatives: int = 4, seed: int = 0,
-            base_frequency: float = 0.1, harmonics: int = 5, coefficients: dict | None = None,
-            filter_order: int = 16, step=None, waypoints=None, segment_duration=None,
+def _design(model: Model | Chart, kind: str, rows: slice, *, rate: float = DEFAULTS["rate"],
+            duration: float | None = None, derivatives: int = DEFAULTS["derivatives"],
+            seed: int = DEFAULTS["seed"], base_frequency: float = DEFAULTS["base_frequency"],
+            harmonics: int = DEFAULTS["harmonics"], coefficients: dict | None = None,
+            filter_order: int = DEFAULTS["filter_order"], step=None, waypoints=None, segment_duration=None,
             vanishing: int | None = None, slow: float = 1.0, source: str | None = None
             ) -> Trajectory:
     if kind in DESIGNED:
@@ -231,7 +238,7 @@ def _design(model: Model | Chart, kind: str, rows: slice, *, rate: float = 100.0
         # every follower inside its own (a chart's joints follow no other)
         position, velocity = model.coupling.limits(model, source)
         model = replace(model, limits=position, velocity_limits=velocity)
-    rng = np.random.default_rng(seed)
+    rng = seeded(seed)
     centre, half = _ranges(model)
     if kind == "point-to-point":
         if not rate > 0:
@@ -249,6 +256,20 @@ def _design(model: Model | Chart, kind: str, rows: slice, *, rate: float = 100.0
 def _played(traj: Trajectory, slow: float, t: np.ndarray) -> Trajectory:
     """The motion sampled at ``t / slow`` played ``slow`` times slower: times ``t``."""
     return traj if slow == 1 else scaled(traj, 1.0 / slow, t)
+
+
+def seeded(seed: int) -> np.random.Generator:
+    """The random numbers of ``seed``, a whole number >= 0 (numpy's generator takes no other:
+    ``--seed -1`` was an internal error, exit 3).
+
+    >>> seeded(-1)
+    Traceback (most recent call last):
+    ...
+    hodyn_cli.errors.HodynError: --seed must be a whole number >= 0, got -1
+    """
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise HodynError(f"--seed must be a whole number >= 0, got {seed!r}")
+    return np.random.default_rng(seed)
 
 
 def _timed(model, kind, T, t, rng, centre, half, derivatives, base_frequency, harmonics,
@@ -443,7 +464,7 @@ def within_limits(model: Model, kind: str, limits: Limits, *, gravity=GRAVITY,
     _, data = backends.prepare(model)   # this request's: every piece's laws share it
     req = requirements(model, drives, order, elastic_model, data)
     need = order + 2 if req is None else req.q_order
-    asked = options.pop("derivatives", 4)
+    asked = options.pop("derivatives", DEFAULTS["derivatives"])
     slow = 1.0
     for _ in range(ROUNDS):
         search = ScaleSearch(model, limits)
@@ -471,14 +492,15 @@ def optimal(model: Model, kind: str, limits: Limits, *, gravity=GRAVITY,
     chunks of the retimed motion at the design's ``rate`` with ``derivatives`` derivatives
     (the design is read in pieces of ``size`` samples, three times)."""
     order = torque_order(limits)
-    asked = options.pop("derivatives", 4)
+    asked = options.pop("derivatives", DEFAULTS["derivatives"])
     if options.get("vanishing") is None and kind == "point-to-point":
         options["vanishing"] = asked  # rest at the waypoints to the orders written
 
     def design() -> Iterator[Trajectory]:
         return chunks(model, kind, size, derivatives=max(asked, order + 2), **options)
 
-    plan = Optimal(model, limits, order, rate=options.get("rate", 100.0), gravity=gravity,
+    plan = Optimal(model, limits, order, rate=options.get("rate", DEFAULTS["rate"]),
+                   gravity=gravity,
                    drives=drives, kind=elastic_model)
     plan.fit(design)
     return plan, (Trajectory(p.joint_names, p.derivatives[:, : asked + 1], p.t)

@@ -845,19 +845,31 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
 }
 
 /* The Taylor polynomial sum_d q^(d) h^d / d! of at[D][n] into guess[n], and its last term's
- * largest |.|, in loops.py's _taylor's operations (products and sums apart, not fused: the
- * same numbers as numpy's) */
+ * largest |.| over the joints counted[n] (on_loops), in loops.py's _taylor's operations
+ * (products and sums apart, not fused: the same numbers as numpy's) */
 __attribute__((optimize("fp-contract=off")))
-static double taylor_start(const double *at, int D, int n, double h, double *guess) {
+static double taylor_start(const double *at, int D, int n, double h, const uint8_t *counted,
+                           double *guess) {
     double power[MAXK], hk = 1.0, factorial = 1.0, last = 0.0;
     for (int d = 0; d < D; d++, hk *= h, factorial *= d) power[d] = hk / factorial;
     for (int j = 0; j < n; j++) {
         double sum = 0.0;
         for (int d = 0; d < D; d++) sum += power[d] * at[d * n + j];
         guess[j] = sum;
-        last = larger(last, fabs(power[D - 1] * at[(D - 1) * n + j]));
+        if (counted[j]) last = larger(last, fabs(power[D - 1] * at[(D - 1) * n + j]));
     }
     return last;
+}
+
+/* counted[n]: the joints on the loops (Closed.on_loops), every joint but the actuated ones
+ * active[ma] that move no closure (closing[ma] 0): Newton's start between samples is the
+ * passive joints' prediction (the actuated ones start at their own positions), so the
+ * predictions' checks count these alone */
+static void on_loops(int n, int ma, const int32_t *active, const uint8_t *closing,
+                     uint8_t *counted) {
+    memset(counted, 1, (size_t)n);
+    for (int i = 0; i < ma; i++)
+        if (!closing[i]) counted[active[i]] = 0;
 }
 
 /* The actuated joints active[ma] of q[M][n] a share of the way from start[M][n] to
@@ -959,6 +971,8 @@ int hodyn_loop_closed(const HModel *m, int64_t N, const double *qa, int ma,
     }
     {
     const int taylor = qs && t;
+    uint8_t counted[n];
+    on_loops(n, ma, active, closing, counted);
     const int bits = floor_log2(coarse), most = floor_log2(N - 1 > 1 ? N - 1 : 1);
     /* the samples solved are `stride` apart; this level's start at `first`, `jump` apart */
     int64_t stride = (int64_t)1 << (bits < most ? bits : most), first = 0, jump = stride;
@@ -975,7 +989,7 @@ int hodyn_loop_closed(const HModel *m, int64_t N, const double *qa, int ma,
             if (first && taylor && rated[e - first]) {   /* its neighbour's Taylor polynomial */
                 double guess[n];
                 if (taylor_start(qs + (size_t)ids[e - first] * D * n, D, n,
-                                 t[ids[e]] - t[ids[e - first]], guess) <= taylor_tol)
+                                 t[ids[e]] - t[ids[e - first]], counted, guess) <= taylor_tol)
                     memcpy(s, guess, sizeof(double) * n);
             }
         }
@@ -1071,8 +1085,8 @@ int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, int KJ, const dou
  * two's derivatives scaled by the span's powers, once per window; Horner) where they span
  * time; far[M] where the actuated joints active[m] that move the loops' closure (closing[m]
  * 1) moved more than `step` from the anchor, the Taylor polynomial's last term or its
- * difference from the Hermite one exceeds `tol`; guess[M][n] (the actuated joints' own
- * positions), anchor[M] */
+ * difference from the Hermite one exceeds `tol` on a joint on the loops (on_loops);
+ * guess[M][n] (the actuated joints' own positions), anchor[M] */
 /* hodyn_loop_predict's work (a function of its own, not inlined: the compiler fuses its sums
  * as it did in the entry point, the same numbers) */
 __attribute__((noinline))
@@ -1089,6 +1103,8 @@ static int predict_run(int64_t N, int D, int n, const double *full, const double
      * monomial coefficients coef[2D][n] = W (the ends' derivatives scaled by the span's
      * powers), found once per window (the samples between two anchors share it) */
     double power[D], coef[2 * D][n], ends[2 * D][n], inverse[D];   /* inverse[k] = 1 / k! */
+    uint8_t counted[n];
+    on_loops(n, m, active, closing, counted);
     int64_t window = -1;
     inverse[0] = 1.0;
     for (int k = 1; k < D; k++) inverse[k] = inverse[k - 1] / k;
@@ -1103,7 +1119,7 @@ static int predict_run(int64_t N, int D, int n, const double *full, const double
             double sum = 0.0;
             for (int k = 0; k < D; k++) sum += power[k] * qa[k * n + j];
             g[j] = sum;
-            last = larger(last, fabs(power[D - 1] * qa[(D - 1) * n + j]));
+            if (counted[j]) last = larger(last, fabs(power[D - 1] * qa[(D - 1) * n + j]));
         }
         for (int i = 0; i < m; i++)
             if (closing[i]) moved = larger(moved, fabs(qs[active[i]] - qa[active[i]]));
@@ -1131,7 +1147,7 @@ static int predict_run(int64_t N, int D, int n, const double *full, const double
             for (int j = 0; j < n; j++) {   /* (Horner) */
                 double sum = coef[2 * D - 1][j];
                 for (int k = 2 * D - 2; k >= 0; k--) sum = sum * tau + coef[k][j];
-                differ = larger(differ, fabs(sum - g[j]));
+                if (counted[j]) differ = larger(differ, fabs(sum - g[j]));
                 g[j] = sum;
             }
             out |= differ > tol;

@@ -1,0 +1,267 @@
+"""``hodyn retime --optimal`` tried as a newcomer would (issue 37): public arms nobody tuned
+it on, paths of every class at every input rate, each command a process of its own.
+
+    python benchmarks/stranger_optimal.py [--quick] [--only ARM,ARM:PATH,PATH@RATE] [--json rows.json]
+
+Arms: example-robot-data's UR3, UR10, Kinova Jaco (j2s6s200, continuous joints), Unitree Z1,
+SO-101, Talos's left arm and the ASR two-link arm (not the bundled iiwa, Panda, UR5 or xArm7
+the solver was tuned on), their URDF's velocity and torque limits. Paths (``path``):
+
+* ``p2p``: ``hodyn generate --kind point-to-point`` through four waypoints (at rest at both
+  ends and at each waypoint: two corners inside); peer: toppra from rest to rest along each
+  straight leg;
+* ``stop``: the same through three waypoints on one line (a rest inside where the path goes
+  on); peer: toppra along the whole line (the time-optimal law passes the rest moving), and
+  from rest to rest on each half (``rests s``);
+* ``curve``: the curve ``a + (b - a) p + bend sin(pi p)`` from rest to rest with a rest in
+  its middle (bench_optimal.py's); peer: toppra along the whole curve (and on each half);
+* ``fourier``: ``hodyn generate --kind fourier`` (no rest; free end speeds); peer: toppra on
+  hodyn's own path with the end speeds of hodyn's output.
+
+Each input goes through ``hodyn retime ROBOT in --optimal -o out`` (mode ``vt``: the URDF's
+velocity and torque limits, all toppra takes; ``r500``: with ``--rate 500``, whose steps
+must be exactly 2 ms; ``jerk``: with ``--jerk 100``), then ``hodyn check`` with the same
+limits (exit 0: every limit kept at every sample, to 1e-9 relative) and ``hodyn validate``
+(exit 0). Columns: samples of the input, the solver the output records, its duration, the
+fastest uniform scaling's, toppra's (4000 grid intervals a piece), the difference in %, wall
+and CPU seconds and peak RSS of the retime process, the verdicts, and what is wrong
+(``notes``: a notice that ends empty, a traceback, a step that is not 1 / rate, a nonzero
+exit with its message).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_optimal import Curve, toppra_curve, toppra_run  # noqa: E402
+
+import hodyn_cli  # noqa: E402
+from hodyn_cli.io import read_trajectory, write_trajectory  # noqa: E402
+
+HODYN = [sys.executable, "-m", "hodyn_cli"]
+PUBLIC = "cmeel.prefix/share/example-robot-data/robots"
+#: label -> the arm's URDF in example-robot-data
+ARMS = {"ur3": "ur_description/urdf/ur3_robot.urdf",
+        "ur10": "ur_description/urdf/ur10_robot.urdf",
+        "kinova": "kinova_description/robots/kinova.urdf",
+        "z1": "z1_description/urdf/z1.urdf",
+        "so101": "so_arm_description/urdf/so101.urdf",
+        "talos-arm": "talos_data/robots/talos_left_arm.urdf",
+        "twodof": "asr_twodof_description/urdf/TwoDofs.urdf"}
+#: waypoints as shares of each joint's half range about its middle (a row per waypoint)
+TURNS = [[-0.3, 0.2, -0.2, 0.25, -0.2, 0.2, -0.1], [0.25, -0.15, 0.3, -0.2, 0.25, -0.2, 0.2],
+         [-0.1, 0.25, -0.25, 0.1, -0.3, 0.1, -0.25], [0.2, -0.2, 0.15, -0.25, 0.2, -0.15, 0.3]]
+LINE = [[-0.3, -0.2, 0.25, -0.3, 0.2, -0.25, 0.3], [0.0] * 7,
+        [0.3, 0.2, -0.25, 0.3, -0.2, 0.25, -0.3]]
+#: shares added to every waypoint's, per arm: Talos's shoulder (arm_left_2_joint, 22.32 N m)
+#: cannot hold the arm out level against gravity at any speed (exit 1), so it hangs lower
+LOWER = {"talos-arm": [-0.6, 0, 0, 0, 0, 0, 0]}
+#: mode -> retime's (and check's) extra arguments
+MODES = {"vt": [], "r500": ["--rate", "500"], "jerk": ["--jerk", "100"]}
+#: input rate (Hz) -> (seconds a p2p segment, seconds of a Fourier path): ~10^3 .. 10^4
+#: samples, 61 at 20 Hz for the point-to-point paths
+TIMING = {20.0: (1.0, 50.0), 100.0: (1.0, 10.0), 1e3: (1.0, 2.0), 1e4: (0.5, 1.0)}
+
+
+def cases(quick: bool) -> list[tuple[str, str, float, str]]:
+    """(arm, path, input rate, mode) of every run."""
+    if quick:
+        return [("ur10", "p2p", 100.0, "vt"), ("ur10", "p2p", 100.0, "r500"),
+                ("kinova", "p2p", 100.0, "jerk"), ("kinova", "stop", 100.0, "vt"),
+                ("z1", "fourier", 100.0, "vt"), ("ur3", "p2p", 1e4, "vt")]
+    rows = []
+    for arm in ARMS:
+        rows += [(arm, "p2p", 100.0, mode) for mode in MODES]
+        rows += [(arm, path, 100.0, "vt") for path in ("stop", "curve", "fourier")]
+        rows += [(arm, "fourier", 100.0, "jerk")]
+        rows += [(arm, "p2p", rate, "vt") for rate in (20.0, 1e3, 1e4)]
+        rows += [(arm, "fourier", rate, "vt") for rate in (20.0, 1e4)]
+    return rows + [("ur10", "p2p-long", 1e4, "vt")]
+
+
+def public(relative: str) -> Path:
+    import importlib.metadata
+
+    return Path(importlib.metadata.distribution("example-robot-data").locate_file(PUBLIC)
+                ) / relative
+
+
+def waypoints(model, shares: list[list[float]], shift: list[float] | None = None
+              ) -> np.ndarray:
+    """Rows of joint positions: the shares (plus ``shift``) of each joint's half range about
+    its middle (a continuous joint: of pi about 0)."""
+    low, high = model.limits[:, 0], model.limits[:, 1]
+    finite = np.isfinite(low) & np.isfinite(high)
+    low, high = np.where(finite, low, -np.pi), np.where(finite, high, np.pi)
+    middle, half = (low + high) / 2, np.minimum((high - low) / 2, np.pi)
+    shares = np.array(shares) + (0 if shift is None else np.array(shift))
+    return middle + half * shares[:, np.arange(model.n) % 7]
+
+
+def design(folder: Path, robot: Path, model, path: str, rate: float, shift=None
+           ) -> tuple[Path, object]:
+    """The input file and its peer: a function giving toppra's (duration through, duration
+    with the rests, seconds), or ``"own"`` (toppra on hodyn's path, its end speeds)."""
+    src = folder / f"{path}_{rate:g}.h5"
+    segment, seconds = TIMING[rate]
+    if path == "fourier":
+        run(HODYN + ["generate", str(robot), "--kind", "fourier", "--rate", str(rate),
+                     "--duration", str(seconds), "-o", str(src), "-q"])
+        return src, "own"
+    if path == "curve":
+        a, b = waypoints(model, [TURNS[0], TURNS[1]], shift)
+        curve = Curve(a, b, (b - a)[::-1] / 4)
+        write_trajectory(str(src), curve.played(model.joint_names, 2, 2 * segment, rate))
+        return src, lambda: _peer(model, [(curve, 0.0, 1.0)],
+                                  [(curve, 0.0, 0.5), (curve, 0.5, 1.0)])
+    points = waypoints(model, LINE if path == "stop" else TURNS, shift)
+    if path == "p2p-long":  # 10^5 samples: three legs of 3.33 s
+        segment = 1e5 / rate / 3
+    table = folder / f"{path}.csv"
+    with open(table, "w", newline="") as f:
+        csv.writer(f).writerows([model.joint_names, *points.tolist()])
+    run(HODYN + ["generate", str(robot), "--kind", "point-to-point", "--waypoints", str(table),
+                 "--segment-duration", f"{segment:.6f}", "--rate", str(rate),
+                 "--allow-limit-violation", "-o", str(src), "-q"])
+    legs = [(Curve(p, r, 0 * p), 0.0, 1.0) for p, r in zip(points[:-1], points[1:],
+                                                         strict=True)]
+    if path == "stop":
+        return src, lambda: _peer(model, [(Curve(points[0], points[-1], 0 * points[0]), 0.0,
+                                           1.0)], legs)
+    return src, lambda: _peer(model, legs, legs)
+
+
+def _peer(model, through, rests) -> tuple[float, float, float]:
+    """toppra from rest to rest along the pieces ``through`` and ``rests`` (curve, from, to):
+    (the first's duration, the second's, seconds)."""
+    t0 = time.perf_counter()
+    durations = [sum(toppra_curve(model, c, lo, hi)[0].duration for c, lo, hi in pieces)
+                 for pieces in (through, rests)]
+    return durations[0], durations[1], time.perf_counter() - t0
+
+
+#: a small process between this one and the command: a child forked from this process
+#: (toppra and hodyn imported, ~150 MiB) starts with its high-water mark, which exec keeps,
+#: so the command's own peak RSS is read by a parent of its own size
+_WAIT = ("import json, os, subprocess, sys, time\n"
+         "t0 = time.perf_counter()\n"
+         "proc = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+         "_, status, usage = os.wait4(proc.pid, 0)\n"
+         "print(json.dumps([os.waitstatus_to_exitcode(status), time.perf_counter() - t0,\n"
+         "                  usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024]))\n")
+
+
+def run(args: list) -> tuple[int, float, float, float, str]:
+    """(exit status, wall s, CPU s, peak RSS MiB, stderr) of one process."""
+    done = subprocess.run([sys.executable, "-c", _WAIT, *map(str, args)], capture_output=True,
+                          text=True, errors="replace")
+    status, wall, cpu, rss = json.loads(done.stdout)
+    return status, wall, cpu, rss, done.stderr
+
+
+def problems(stderr: str, out: Path, mode: str) -> list[str]:
+    """What is wrong with a run that exited 0: notices that end empty, tracebacks, steps that
+    are not 1 / rate."""
+    notes = []
+    for line in stderr.splitlines():
+        if line.rstrip().endswith((":", ",", "(")) and line.startswith("hodyn:"):
+            notes.append(f"empty: {line[-60:]!r}")
+        if "Traceback" in line:
+            notes.append("traceback")
+    if mode == "r500":
+        with h5py.File(out) as f:
+            step = np.diff(f["t"][:])
+        wrong = np.abs(step[:-1] - 1 / 500) > 1e-9 * 500 * step.size
+        if wrong.any() or step[-1] > 1 / 500 * (1 + 1e-12):
+            notes.append(f"steps {step.min():.9g}..{step.max():.9g} s")
+    return notes
+
+
+def one(folder: Path, arm: str, path: str, rate: float, mode: str) -> dict:
+    robot = public(ARMS[arm])
+    model = hodyn_cli.load_robot(robot)
+    src, peer = design(folder, robot, model, path, rate, LOWER.get(arm))
+    out = folder / "out.h5"
+    out.unlink(missing_ok=True)
+    status, wall, cpu, rss, stderr = run(HODYN + ["retime", robot, src, "--optimal",
+                                                  *MODES[mode], "-o", out])
+    with h5py.File(src) as f:
+        samples = len(f["t"])
+    row = {"arm": arm, "path": path, "rate": rate, "mode": mode, "samples": samples,
+           "wall": wall, "cpu": cpu, "rss": rss, "exit": status}
+    if status != 0:
+        row["notes"] = [f"exit {status}: {stderr.strip().splitlines()[-1][:160]}"]
+        return row
+    with h5py.File(out) as f:
+        row.update(solver=str(f.attrs["solver"]), duration=float(f.attrs["duration"]),
+                   uniform=float(f.attrs["uniform_duration"]))
+    limits = MODES[mode] if mode == "jerk" else []
+    row["check"] = run(HODYN + ["check", robot, out, *limits, "-q"])[0]
+    row["validate"] = run(HODYN + ["validate", robot, out, "-q"])[0]
+    row["notes"] = problems(stderr, out, mode)
+    if mode == "vt":
+        if peer == "own":
+            traj = read_trajectory(str(src), model, need=5)
+            played = read_trajectory(str(out), model, need=2)
+            ends = [np.linalg.norm(played.derivatives[i, 1]) / np.linalg.norm(
+                traj.derivatives[i, 1]) for i in (0, -1)]
+            through, seconds, _ = toppra_run(model, traj, model.velocity_limits,
+                                             model.effort_limits, ends, 4000)
+            rests = through
+        else:
+            through, rests, seconds = peer()
+        row.update(toppra=through, toppra_rests=rests, toppra_s=seconds,
+                   percent=100 * (row["duration"] / through - 1))
+    return row
+
+
+def show(row: dict) -> None:
+    cells = [f"{row['arm']:9s}", f"{row['path']:8s}", f"{row['rate']:6g}",
+             f"{row['mode']:5s}", f"{row['samples']:7d}", f"{row.get('solver', '-'):>12s}",
+             f"{row.get('duration', np.nan):8.4f}", f"{row.get('uniform', np.nan):8.4f}",
+             f"{row.get('toppra', np.nan):8.4f}", f"{row.get('toppra_rests', np.nan):8.4f}",
+             f"{row.get('percent', np.nan):7.2f}", f"{row['wall']:6.1f}", f"{row['cpu']:6.1f}",
+             f"{row['rss']:5.0f}", f"{_verdict(row.get('check')):>5s}",
+             f"{_verdict(row.get('validate')):>8s}", "; ".join(row.get("notes", []))]
+    print(" ".join(cells), flush=True)
+
+
+def _verdict(status: int | None) -> str:
+    return "-" if status is None else "ok" if status == 0 else "FAIL"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a small subset (6 runs)")
+    parser.add_argument("--only", default="",
+                        help="comma-separated: ARM, ARM:PATH or PATH@RATE (e.g. fourier@20)")
+    parser.add_argument("--json", type=Path, help="also write the rows here (JSON)")
+    args = parser.parse_args()
+    only = set(filter(None, args.only.split(",")))
+    print(f"{'arm':9s} {'path':8s} {'rate':>6s} {'mode':5s} {'samples':>7s} {'solver':>12s} "
+          f"{'hodyn s':>8s} {'uniform':>8s} {'toppra s':>8s} {'rests s':>8s} {'diff %':>7s} "
+          f"{'wall s':>6s} {'CPU s':>6s} {'RSS':>5s} {'check':>5s} {'validate':>8s} notes")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for arm, path, rate, mode in cases(args.quick):
+            if only and not only & {arm, f"{arm}:{path}", f"{path}@{rate:g}"}:
+                continue
+            rows.append(one(Path(tmp), arm, path, rate, mode))
+            show(rows[-1])
+            if args.json:
+                args.json.write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()

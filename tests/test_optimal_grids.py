@@ -1,0 +1,121 @@
+"""``retime --optimal``'s grids: ``--grid N`` is the windows solver's (the linear
+programmes', whose cost grows with it), ``--arc-grid N`` reachability's (intervals in arc
+length); one asked of a solver leaves the other's alone (a ``--grid 300`` meant for the
+windows made reachability's law coarse: the bundled iiwa14_cosine.h5 with
+urdf/iiwa14_limits.toml 9.0589 s against 9.0070 s at its default grid). Through the real
+command line, on the iiwa's cosine path, 1 s at 20 Hz."""
+
+import h5py
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from conftest import SAMPLES, URDF
+from hodyn_cli import api
+from hodyn_cli.cli.app import app
+from hodyn_cli.errors import HodynError
+
+IIWA = URDF / "iiwa14.urdf"
+
+
+def run(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def cosine(tmp_path_factory):
+    path = tmp_path_factory.mktemp("paths") / "cosine.h5"
+    res = run("generate", IIWA, "--kind", "cosine", "--duration", 1, "--rate", 20, "-o", path)
+    assert res.exit_code == 0, res.output
+    return path
+
+
+def retimed(src, out, *options):
+    res = run("retime", IIWA, src, "--optimal", *options, "-o", out)
+    assert res.exit_code == 0, res.output
+    with h5py.File(out) as f:
+        return dict(f.attrs), f["t"][()]
+
+
+def test_grid_is_the_windows_and_arc_grid_reachabilitys(cosine, tmp_path):
+    default, t = retimed(cosine, tmp_path / "default.h5")
+    assert default["solver"] == "reachability" and default["grid_points"] == 4001
+    # --grid: the windows' grid; reachability's (auto's solver here) stays as it was
+    windows_grid, t_grid = retimed(cosine, tmp_path / "grid.h5", "--grid", 50)
+    assert windows_grid["solver"] == "reachability" and windows_grid["grid_points"] == 4001
+    assert windows_grid["duration"] == default["duration"] and np.array_equal(t_grid, t)
+    arc, _ = retimed(cosine, tmp_path / "arc.h5", "--arc-grid", 500)
+    assert arc["solver"] == "reachability" and arc["grid_points"] == 501
+    # (--grid with --solver windows: tests/test_optimal.py)
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--optimal", "--solver", "reachability", "--grid", "50"],
+     "--grid is the windows solver's grid: not with --solver reachability (its grid: "
+     "--arc-grid)"),
+    (["--optimal", "--solver", "windows", "--arc-grid", "50"],
+     "--arc-grid is the reachability solver's grid: not with --solver windows (its grid: "
+     "--grid)"),
+    (["--to-limits", "--arc-grid", "50"], "--arc-grid goes with --optimal")])
+def test_a_grid_for_the_other_solver_is_refused_in_one_line(cosine, tmp_path, options, message):
+    out = tmp_path / "out.h5"
+    res = run("retime", IIWA, cosine, *options, "-o", out)
+    assert res.exit_code == 2, res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("hodyn: error: ") and \
+        lines[0].endswith(message), lines
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"arc_grid": -5}, "--arc-grid must be a whole number >= 8, got -5"),
+    ({"arc_grid": 0}, "--arc-grid must be a whole number >= 8, got 0"),
+    ({"arc_grid": 2.5}, "--arc-grid must be a whole number >= 8, got 2.5"),
+    ({"grid": 7}, "--grid must be a whole number >= 8, got 7"),
+    ({"grid": True}, "--grid must be a whole number >= 8, got True"),
+    ({"rate": 0.0}, "--rate must be positive, got 0.0"),
+    ({"rate": -20}, "--rate must be positive, got -20.0")])
+def test_the_apis_grids_and_rate_are_checked_as_the_commands(options, message):
+    """The API's ``grid``, ``arc_grid`` and ``rate`` are refused where the command refuses
+    them (its ``min=8``), before any motion is read: an ``arc_grid`` of -5 or 2.5 made
+    reachability's grid fail and auto fall to the windows unsaid, 0 (and ``rate`` 0) was
+    taken for the default; a whole number of at least 8 (numpy's too) is taken."""
+    robot = api.load_robot(str(IIWA))
+    with pytest.raises(HodynError) as e:
+        api.time_optimal(robot, **options)
+    assert str(e.value) == message
+    assert api.time_optimal(robot, grid=np.int64(8), arc_grid=8, rate=20.0).arc_grid == 8
+
+
+def test_rate_0_is_refused_by_the_command(cosine, tmp_path):
+    """``--optimal --rate 0`` wrote the output at the input's rate, exit 0."""
+    out = tmp_path / "out.h5"
+    res = run("retime", IIWA, cosine, "--optimal", "--rate", 0, "-o", out)
+    assert res.exit_code == 2, res.output
+    assert res.output.strip() == "hodyn: error: --rate must be positive, got 0.0"
+    assert not out.exists()
+
+
+def test_an_arc_grid_whose_path_leaves_a_limit_the_input_keeps_goes_to_the_windows(tmp_path):
+    """``--arc-grid 8`` on the bundled 2R cosine: reachability's path between its few grid
+    points reaches joint2 = 3.37 rad, beyond its 3.14 limit, where the input stays within
+    1.2. That was the run's verdict, ``fail: no time scaling makes the motion feasible``
+    (exit 1, a claim about the input); now reachability does not apply: auto takes the
+    windows (on a coarse ``--grid`` of their own: cheap), saying why, and ``--solver
+    reachability`` refuses in one line (exit 2)."""
+    robot, src = URDF / "planar_2r.urdf", SAMPLES / "planar_2r_cosine.h5"
+    why = ("its path played on its 17 grid points leaves a limit that the input keeps (the "
+           "position of joint2 at t = 1.44 s (limit 3.14) is beyond its limit at any speed "
+           "(3.36824)): a finer --arc-grid")
+    out = tmp_path / "auto.h5"
+    res = run("retime", robot, src, "--optimal", "--arc-grid", 8, "--grid", 100, "-o", out)
+    assert res.exit_code == 0, res.output
+    assert res.output.strip().endswith(f"; by the windows solver: {why}"), res.output
+    with h5py.File(out) as f:
+        assert f.attrs["solver"] == "windows" and list(f.attrs["solvers_run"]) == ["windows"]
+    res = run("retime", robot, src, "--optimal", "--arc-grid", 8, "--solver", "reachability",
+              "-o", tmp_path / "reach.h5")
+    assert res.exit_code == 2 and res.output.strip() == (
+        f"hodyn: error: {src}: --solver reachability: it does not apply ({why}): use --solver "
+        "auto"), res.output
+    assert not (tmp_path / "reach.h5").exists()
