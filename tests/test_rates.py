@@ -12,7 +12,7 @@ import pytest
 import hodyn_cli
 from conftest import URDF
 from hodyn_cli import api
-from hodyn_cli.algorithms.limits import rates, reachability
+from hodyn_cli.algorithms.limits import rates, reachability, stored
 from hodyn_cli.algorithms.limits.ramps import STEEPEST, Ramp
 from hodyn_cli.algorithms.planning.generate import generate
 
@@ -249,6 +249,7 @@ def test_the_limits_coefficients_are_made_once_whatever_the_rounds(monkeypatch):
 
     monkeypatch.setattr(reachability, "BLOCK", 512)
     monkeypatch.setattr(rates, "CHUNK", 200)
+    monkeypatch.setattr(stored, "ON_DISK", 0)  # (the coefficients on disk, as a long path's)
     monkeypatch.setattr(reachability, "smoothed", counting)
     x = rates.kept(arc, law, counted, rows, reach)
     M = len(arc.sigma)

@@ -11,8 +11,9 @@ from test_optimal import IIWA, IIWA_REST, _toppra_lines, run
 import hodyn_cli
 from conftest import URDF, peak_rss_mib
 from hodyn_cli import api
-from hodyn_cli.algorithms.limits import bsplines, reachability
+from hodyn_cli.algorithms.limits import bsplines, reachability, stored
 from hodyn_cli.algorithms.limits.programme import path_limits
+from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.algorithms.planning.generate import generate
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
@@ -454,11 +455,13 @@ def test_ten_thousand_samples_of_a_cosine_are_within_a_twentieth_of_a_percent_of
 def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
     """issue 37 item 4 (memory bounded): the reachability law's motion, which the final fits
     and the output play, is made afresh chunk by chunk of at most BLOCK grid points at each
-    pass (:class:`reachability.Played`), the same to the last bit however it is cut; what
-    it holds is 4 numbers a grid point (sigma, t and the smoothed law's spline: a
-    coefficient and a knot; its time derivatives are made chunk by chunk too), not the
+    pass (:class:`reachability.Played`), the same to the last bit however it is cut (its
+    times too, summed BLOCK intervals at a time); what it holds in memory is 2 numbers a
+    grid point (the smoothed law's spline: a coefficient and a knot; sigma and t on disk, its
+    time derivatives made chunk by chunk), not the
     motion's orders times joints (35 here: 84 MB at 10^5 samples); the result keeps it as
     its source, not a list of its chunks."""
+    monkeypatch.setattr(stored, "ON_DISK", 0)  # (every array on disk, as a long path's)
     model = hodyn_cli.load_robot(IIWA)
     traj = _cosine(model, 100)
     found = reachability.solve(model, traj, joint_limits(model), 500)
@@ -475,10 +478,11 @@ def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
         assert np.array_equal(np.concatenate([c.t for c in chunks]),
                               np.concatenate([c.t for c in whole]))
     points = sum(len(warped.sigma) for _, warped, _ in played.laws)
-    held = sum(a.nbytes for _, warped, _ in played.laws
-               for a in (warped.sigma, warped.t, warped.x.t, warped.x.c))
+    assert all(isinstance(a, Stored) for _, warped, _ in played.laws
+               for a in (warped.sigma, warped.t))  # (on disk)
+    held = sum(a.nbytes for _, warped, _ in played.laws for a in (warped.x.t, warped.x.c))
     ends = 16 * 8 * len(played.laws)  # (the spline's end knots and end conditions)
-    assert held <= 4 * 8 * points + ends < traj.orders * model.nv * 8 * points
+    assert held <= 2 * 8 * points + ends < traj.orders * model.nv * 8 * points
     _, opt = hodyn_cli.retime_optimal(model, traj)
     assert opt.used == "reachability" and isinstance(opt.source, reachability.Played)
 
@@ -675,3 +679,31 @@ def test_the_windows_motion_is_played_to_its_end_however_the_input_is_cut():
                                    for a, b in zip(cuts[:-1], cuts[1:], strict=True)]))
         assert np.array_equal(np.concatenate([p.t for p in pieces]), out.t), cuts
         assert np.array_equal(np.concatenate([p.derivatives for p in pieces]), out.derivatives)
+
+
+def test_the_smoothing_made_block_by_block_is_the_same_to_the_bit(monkeypatch):
+    """issue 37 item 4 (memory bounded): the moving averages (:func:`reachability.swept`,
+    the factor field's in :func:`reachability.lowered`, the half-widths of
+    :func:`reachability.widths`) made BLOCK points at a time from one running integral, in
+    blocks of 7 (every seam inside the kernel's reach), are the whole array's to the bit, and
+    the arc-length table's running sum is the whole one's."""
+    rng = np.random.default_rng(5)
+    sigma = np.linspace(0.0, 2.0, 301)
+    x = np.abs(np.cumsum(rng.standard_normal(301))) + 0.1
+    x[[0, 150]] = 0.0, 0.2 * x[149]  # (a rest and a dip: lowered's ceilings)
+    law = reachability.Law(sigma, x, np.diff(x) / (2 * np.diff(sigma)))
+    half = 1.0 + 6.0 * rng.random(301)
+
+    def smoothing():
+        smooth = reachability.smoothed(law, 0.05)
+        return (reachability.swept(x, half), reachability.swept(x, half, odd=False), smooth,
+                reachability.lowered(x, smooth, 24), reachability.widths(law, 0.05))
+
+    whole = smoothing()
+    monkeypatch.setattr(reachability, "BLOCK", 7)
+    for mine, theirs in zip(smoothing(), whole, strict=True):
+        assert np.array_equal(mine, theirs)
+    assert not np.array_equal(whole[3], whole[2])  # (lowered somewhere: its averages ran)
+    lengths = rng.random(50)
+    assert np.array_equal(reachability._running(lengths),
+                          np.concatenate([[0.0], np.cumsum(lengths)]))

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy import reach
 
-__all__ = ["BSpline", "interpolating", "in_blocks"]
+__all__ = ["BSpline", "Rows", "windowed", "interpolating", "in_blocks"]
 
 #: interpolation points whose basis functions are evaluated at once
 BLOCK = 1 << 15
@@ -67,9 +68,7 @@ class BSpline:
         >>> len(w.c), bool(np.array_equal(w(x, 2), s(x, 2)))
         (8, True)
         """
-        a, b = reach.interval(self.t, self.k, np.array([lo, hi]))
-        return BSpline(self.t[a - self.k : b + self.k + 2], self.c[a - self.k : b + 1], self.k,
-                       self.extrapolate)
+        return windowed(self.t, self.c, self.k, lo, hi, self.extrapolate)
 
     def derivative(self, nu: int = 1) -> BSpline:
         """The nu-th derivative, a spline of degree k - nu on the inner knots."""
@@ -81,6 +80,21 @@ class BSpline:
                 c = np.where(span > 0, k * np.diff(c, axis=0) / span, 0.0)
             t, k = t[1:-1], k - 1
         return BSpline(t, c, k, self.extrapolate)
+
+
+class Rows(Protocol):
+    """Coefficients read by rows: an array, or one kept elsewhere
+    (:class:`~hodyn_cli.algorithms.limits.stored.Stored`)."""
+
+    def __getitem__(self, rows: slice, /) -> np.ndarray: ...
+
+
+def windowed(t: np.ndarray, c: Rows, k: int, lo: float, hi: float, extrapolate: bool = True
+             ) -> BSpline:
+    """The spline of knots t, coefficients c and degree k for ``lo <= x <= hi``
+    (:meth:`BSpline.window`), its coefficients read there alone."""
+    a, b = reach.interval(t, k, np.array([lo, hi]))
+    return BSpline(t[a - k : b + k + 2], c[a - k : b + 1], k, extrapolate)
 
 
 def interpolating(x: np.ndarray, y: np.ndarray, k: int,

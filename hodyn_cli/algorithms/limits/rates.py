@@ -32,8 +32,9 @@ round), over one half-width either side, its slope along the path then bounded b
 :data:`SLOPE` (a half-width that changes fast adds its own change to the average's
 derivatives: at 0.25 the rounds did not converge or the output failed validate) and the field
 averaged :data:`CALMING` times (no kinks). Where the static part is beyond SHARE, or the
-kernel is as wide as the piece (then ``v^(-1/(1 + j/2))``: the part that reads u' goes as
-x^(1 + j/2) at a width fixed in grid intervals), or a limit affine in the law (a velocity,
+kernel is as wide as the piece or a round widens it by less than :data:`STUCK` (then
+``v^(-1/(1 + j/2))``: the part that reads u' goes as x^(1 + j/2) at a width fixed in grid
+intervals), or a limit affine in the law (a velocity,
 torque or acceleration the wider average left beyond its limit) is beyond, the law is
 lowered there, in a round that widens nothing (a law smoothed over a few grid points holds
 its switches' u in its static part, which overstates it): a ceiling on x (what the passes
@@ -69,6 +70,7 @@ import numpy as np
 from hodyn_cli.algorithms.limits import reachability
 from hodyn_cli.algorithms.limits.programme import PathLimit
 from hodyn_cli.algorithms.limits.ramps import STEEPEST
+from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.modeling.limits import Limits
 
 __all__ = ["HIGHER", "affine", "cornered", "higher", "kept", "rise"]
@@ -98,6 +100,9 @@ SLOPE = 0.1
 CALMING = 5
 #: a round's widening and lowering go this far beyond what the limits ask (fewer rounds)
 AHEAD = 1.02
+#: a half-width a round widens by less than this factor (LEAST asked) is as wide as it gets:
+#: the law is lowered there instead, as where the kernel is as wide as the piece
+STUCK = 1.01
 #: the kept law is raised where the limits leave room (:func:`_lifted`) in at most this many
 #: steps, each taking this share of the room (the iiwa's Fourier path with its limits file:
 #: 3.414 s unlifted, 3.377 s after 6 steps of 0.5, 3.350 s after 12; all of it at once
@@ -184,17 +189,19 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     s not). Returned with the duration of the law played before the lift (the rounds'
     own, which :data:`~hodyn_cli.algorithms.limits.optimal.SLACK` judges).
 
-    Cost and memory: the limits at each grid point are made once (:func:`_coefficients`),
+    Cost and memory: the limits at each grid point are made once (:class:`_Kept`),
     so the cost is linear in the grid (the iiwa's Fourier path with its limits file: 10^5
-    samples in 22 s of CPU, 1e4 in 2.4 s), but they are all held through the rounds: a
-    few floats per monomial, joint and limit at each point (105 for the iiwa's velocities,
-    torques, torque rates and accelerations: 840 bytes a point, 252 MB on the 300 004
-    points of 10^5 samples, its peak RSS 463 MiB against 182 MiB without these limits)."""
+    samples in 22 s of CPU, 1e4 in 2.4 s), and kept on disk through the rounds, each
+    round reading them a block at a time (:class:`_Kept`): a few floats per monomial, joint
+    and limit at each point (105 for the iiwa's velocities, torques, torque rates and
+    accelerations: 840 bytes a point, 252 MB on the 300 004 points of 10^5 samples, which
+    held in memory made its peak RSS 463 MiB against 182 MiB without these limits)."""
     M, passes = len(law.x), reachability.PASSES
     if M < passes + 3:
         return None
     blocks = [(a, min(a + reachability.BLOCK, M)) for a in range(0, M, reachability.BLOCK)]
-    cached = [_coefficients(limits, a, b) for a, b in blocks]  # (the path's alone: once)
+    chunks = [(lo, min(lo + CHUNK, b)) for a, b in blocks for lo in range(a, b, CHUNK)]
+    cached = _Kept(limits, chunks, M)  # (the path's alone: once)
     whole = rows(0, M) if len(blocks) == 1 else None
     most = max(1.0, (M - 3) / passes)
     ceiling = np.full(M, np.inf) if ceiling is None else ceiling.copy()
@@ -208,7 +215,7 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     def usage(x: np.ndarray) -> Usage:
         played = reachability.law_spline(law.sigma, x)
         X = np.stack([played(law.sigma, nu) for nu in range(4)], axis=1)
-        parts = [_usage(found, X[a:b]) for found, (a, b) in zip(cached, blocks, strict=True)]
+        parts = [_usage(cached.limits(a, b), X[a:b]) for a, b in chunks]
         return Usage(*(np.concatenate([getattr(p, f) for p in parts]) for f in (
             "affine", "higher", "static", "order")))
 
@@ -231,7 +238,14 @@ def kept(arc: reachability.Arc, law: reachability.Law,
         if widen.any():
             dynamic = (use.higher - use.static) / np.maximum(1 - use.static, 1 - SHARE)
             grow = np.clip(np.maximum(dynamic, 1.0) ** (1 / use.order) * AHEAD, LEAST, GROW)
-            half = _widened(half, np.flatnonzero(widen), (half * grow)[widen], most)
+            wider = _widened(half, np.flatnonzero(widen), (half * grow)[widen], most)
+            # (a half-width that grows no more is as wide as it gets, though below the
+            # piece's: _widened's averages hold a plateau at ``most`` a little below it; a
+            # law reaching its corner under rates.cornered's line stalled there 12 rounds)
+            stuck = widen & (wider < half * STUCK)
+            need = np.minimum(need, np.where(stuck, slower, 1.0))
+            widen &= ~stuck
+            half = wider
         if need.min() < 1 and not widen.any():  # (widened first: the static part of a
             # law smoothed over a few grid points holds its switches' u, which overstates it)
             for i in np.flatnonzero(need < 1):  # (one half-width either side)
@@ -251,13 +265,17 @@ def _lifted(x: np.ndarray, planned: np.ndarray, half: np.ndarray,
     limits leave room, in at most :data:`LIFTS` steps: each multiplies x by ``1 + LIFT (F -
     1)``, F a smooth field at most ``min(1 / v, planned / x)`` at every point (v: the largest
     share of its limit any limit uses there; ``planned``: the passes' law, never exceeded):
-    that bound's least over ``PASSES w`` points either side averaged by PASSES moving
-    averages over w (w: the smoothing's median half-width ``half``, grid intervals), as
+    :func:`~hodyn_cli.algorithms.limits.reachability.beneath` that bound over w (w: the
+    smoothing's median half-width ``half``, grid intervals), as
     :func:`~hodyn_cli.algorithms.limits.reachability.lowered` makes its factor. ``1 / v``
-    is within the limits for a value that grows at least as x (torques, jerks: x^(1/2) ..
-    x^2 but their constant gravity part) but for what the field's own change adds to u' and
-    u''; a step whose result is beyond a limit anywhere is tried again with F = 1 within ``PASSES
-    w`` points of each such point (at most :data:`TRIES` times, then the lifting ends)."""
+    is within the limits for a value that grows at most as x (a velocity as x^(1/2), a
+    torque as x but for its constant gravity part), but for what the field's own change adds
+    to u' and u''; not for one that grows faster (a uniform x F makes a jerk or torque rate
+    F^(3/2), a torque acceleration F^2 times as large: at share v, a step of half the room
+    is beyond where ``((1 + v) / 2)^(3/2) > v^(1/2)``, v below 0.236, and for a torque
+    acceleration at any v < 1). A step whose result is beyond a limit anywhere is tried
+    again with F = 1 within ``PASSES w`` points of each such point (at most :data:`TRIES`
+    times, then the lifting ends): what keeps those within their limits."""
     use = usage(x)
     w = max(1, int(np.ceil(np.median(half))))
     r = w * reachability.PASSES
@@ -268,8 +286,7 @@ def _lifted(x: np.ndarray, planned: np.ndarray, half: np.ndarray,
         room = np.maximum(room, 1.0)
         blocked = np.zeros(len(x), dtype=bool)
         for _ in range(TRIES):
-            field = reachability._averaged(reachability._least(np.where(blocked, 1.0, room), r),
-                                           w, odd=False)
+            field = reachability.beneath(np.where(blocked, 1.0, room), w)
             step = 1 + LIFT * (np.maximum(field, 1.0) - 1)
             if step.max() < 1 + LIFTED:
                 return x
@@ -278,32 +295,50 @@ def _lifted(x: np.ndarray, planned: np.ndarray, half: np.ndarray,
             beyond = np.maximum(trial_use.affine, trial_use.higher) > 1 + TOLERANCE
             if not beyond.any():
                 break
-            blocked |= reachability._least(np.where(beyond, 0.0, 1.0), r) < 1
+            blocked |= reachability.least(np.where(beyond, 0.0, 1.0), r) < 1  # (within r)
         else:
             return x
         x, use = trial, trial_use
     return x
 
 
-#: grid points whose limits are made at once (:func:`_coefficients`): the probes' dynamics
-#: of the limits of order 2 on a whole block of the grid held ~115 MB at their peak
+#: grid points whose limits are made at once (:class:`_Kept`): the probes' dynamics of the
+#: limits of order 2 on a whole block of the grid held ~115 MB at their peak
 CHUNK = 1 << 12
 
 
-def _coefficients(limits: Callable[[int, int], list[PathLimit]], a: int, b: int
-                  ) -> list[PathLimit]:
-    """``limits(a, b)`` made :data:`CHUNK` points at a time and joined: each limit's
-    coefficients (``sum_i c_i m_i`` in the law's derivatives, a few floats per joint and
-    point) depend on the path alone, so :func:`kept` makes them once and every round reads
-    them (made afresh at each round, a path of 10^5 samples spent 82 of its 120 s of
-    profile in them)."""
-    parts = [limits(lo, min(lo + CHUNK, b)) for lo in range(a, b, CHUNK)]
-    if len(parts) == 1:
-        return parts[0]
-    return [replace(first, coefficients=np.concatenate([p[i].coefficients for p in parts]),
-                    friction=None if first.friction is None else np.concatenate(
-                        [p[i].friction for p in parts]))
-            for i, first in enumerate(parts[0])]
+class _Kept:
+    """Every grid point's limits, made :data:`CHUNK` points at a time (``limits(a, b)``: each
+    limit's coefficients ``sum_i c_i m_i`` in the law's derivatives, a few floats per joint
+    and point, depend on the path alone, so :func:`kept` makes them once and every round
+    reads them: made afresh at each round, a path of 10^5 samples spent 82 of its 120 s of
+    profile in them), their coefficients and friction terms kept per limit in one array of
+    the grid, on disk on a long path (:class:`~hodyn_cli.algorithms.limits.stored.Stored`:
+    held in memory, 840 bytes a grid point for the iiwa's limits file); :meth:`limits` reads
+    those of a chunk back."""
+
+    def __init__(self, limits: Callable[[int, int], list[PathLimit]],
+                 chunks: list[tuple[int, int]], M: int) -> None:
+        self._kept: list[tuple[PathLimit, Stored, Stored | None]] = []
+        for a, b in chunks:
+            found = limits(a, b)
+            if not self._kept:
+                self._kept = [(replace(limit, coefficients=limit.coefficients[:0],
+                                       friction=None),
+                               Stored(M, limit.coefficients.shape[1:]),
+                               None if limit.friction is None else Stored(
+                                   M, limit.friction.shape[1:])) for limit in found]
+            for limit, (_, coefficients, friction) in zip(found, self._kept, strict=True):
+                coefficients.write(a, limit.coefficients)
+                if friction is not None:
+                    assert limit.friction is not None
+                    friction.write(a, limit.friction)
+
+    def limits(self, a: int, b: int) -> list[PathLimit]:
+        """The limits at the grid points a .. b-1."""
+        return [replace(limit, coefficients=coefficients[a:b],
+                        friction=None if friction is None else friction[a:b])
+                for limit, coefficients, friction in self._kept]
 
 
 def _widened(half: np.ndarray, at: np.ndarray, wanted: np.ndarray, most: float

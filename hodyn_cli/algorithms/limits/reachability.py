@@ -37,9 +37,12 @@ x_{i+1})``. Both passes are sequential: the backend's compiled ``reach_backward`
 **Memory.** The input path is never held: its arc-length table is made chunk by chunk as
 the input is first read (:class:`Lengths`), the directions about its rests and the shape's
 points from two more readings (:func:`arcs`); the played motion is made chunk by chunk of
-the grid from the smoothed law's spline (:class:`Played`). What spans the path is the table
-(until the arcs are made), the shape, the law on the grid and one played law:
-:data:`MOST_SAMPLES`.
+the grid from the smoothed law's spline (:class:`Played`). The shape's coefficients, the
+controllable sets and the played law's points and times are on disk
+(:class:`~hodyn_cli.algorithms.limits.stored.Stored`), read a block at a time; the
+smoothing's moving averages are made a block at a time from one running integral. What
+spans the path in memory is the table (until the arcs are made), the law on the grid, the
+smoothing's few arrays while it runs and the played law's spline: :data:`MOST_SAMPLES`.
 """
 from __future__ import annotations
 
@@ -50,10 +53,11 @@ import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
-from hodyn_cli.algorithms.limits.bsplines import BSpline, in_blocks
+from hodyn_cli.algorithms.limits.bsplines import BSpline, in_blocks, windowed
 from hodyn_cli.algorithms.limits.jets import compose
 from hodyn_cli.algorithms.limits.programme import PathLimit, between, path_limits, time_derivatives
 from hodyn_cli.algorithms.limits.ramps import TAIL, Ramp
+from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
@@ -80,15 +84,17 @@ BLOCK = 1 << 15
 POINTS = 4000
 PER_SAMPLE = 3
 #: the longest input (samples) it takes. It reads the input chunk by chunk (:class:`Lengths`,
-#: :func:`arcs`) and holds what spans the whole path: the arc-length table while the arcs
-#: are made (7 numbers a sample), the shape (~one spline point a sample), the law on the
-#: grid (3 points a sample: sigma, x, u) and one played law (:class:`Warped`: 4 numbers a
-#: point), ~0.4 kB a sample; the passes' rows, the played motion, the fits and the
-#: shape's and the law's splines' banded systems
+#: :func:`arcs`) and holds in memory what spans the whole path: the arc-length table while
+#: the arcs are made (7 numbers a sample), the law on the grid (3 points a sample: sigma,
+#: x, u), the smoothing's few arrays while it runs (:func:`swept`: x reflected and its
+#: running integral) and one played law's spline (2 numbers a point), ~0.3 kB a sample;
+#: the shape's coefficients, the controllable sets and the played law's points and times
+#: are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), and the passes' rows,
+#: the played motion, the fits and the splines' banded systems
 #: (:func:`~hodyn_cli.algorithms.limits.bsplines.in_blocks`) are a chunk's. Peak RSS on the
-#: iiwa's cosine: 165 MB at 10^4 samples, 197 MB at 10^5, 246 MB at 3 x 10^5, 587-605 MB at
-#: 10^6 (1.77 GB before, holding the path and the law's time derivatives: review13), 1.11
-#: GB at 2 x 10^6. Longer inputs go to the windows of linear
+#: iiwa's cosine: 189 MB at 10^5 samples, 464 MB at 10^6 (587-605 MB with those arrays in
+#: memory; 1.77 GB holding the path and the law's time derivatives: review13). Kept at 2 x
+#: 10^6: what is left grows with the length still. Longer inputs go to the windows of linear
 #: programmes (``--solver auto``), which hold a chunk, or are refused (``--solver
 #: reachability``)
 MOST_SAMPLES = 2_000_000
@@ -111,21 +117,28 @@ _AFFINE = {(), (1, 1), (2,)}
 
 @dataclass(frozen=True, eq=False)
 class Arc:
-    """A piece of the path between rests where it turns: ``shape``, q(sigma) (a spline
-    through points of the path at their arc length, :data:`DEGREE`), on ``sigma`` (M,), a
-    grid uniform in arc length from 0; ``rest``: (at its start, at its end) whether the path
-    is at rest there (x = 0)."""
+    """A piece of the path between rests where it turns: its shape q(sigma) (a spline
+    through points of the path at their arc length, :data:`DEGREE`: its ``knots`` (m,) and
+    ``coefficients`` (m - DEGREE - 1, n), on disk: ~one point an input sample, each n
+    numbers), on ``sigma`` (M,), a grid uniform in arc length from 0; ``rest``: (at its
+    start, at its end) whether the path is at rest there (x = 0)."""
 
     sigma: np.ndarray
-    shape: BSpline
+    knots: np.ndarray
+    coefficients: Stored
     rest: tuple[bool, bool]
+
+    @property
+    def shape(self) -> BSpline:
+        """The whole shape (all its coefficients read)."""
+        return BSpline(self.knots, self.coefficients[:], DEGREE)
 
     def jet(self, sigma: np.ndarray, orders: int) -> np.ndarray:
         """(E, orders, n) ``q, q_sigma, ...`` at sigma (sorted: a chunk of the grid), from
-        the shape's :meth:`~hodyn_cli.algorithms.limits.bsplines.BSpline.window` there (its
-        derivatives not held for the whole path: ~one shape point an input sample, each
-        derivative as large as the shape)."""
-        window = _window(self.shape, sigma)
+        the shape's pieces there (:func:`~hodyn_cli.algorithms.limits.bsplines.windowed`:
+        their coefficients alone read, their derivatives made for them alone)."""
+        window = windowed(self.knots, self.coefficients, DEGREE, float(sigma[0]),
+                          float(sigma[-1])) if len(sigma) else self.shape
         return np.stack([window.derivative(nu)(sigma) for nu in range(orders)], axis=1)
 
     def trajectory(self, names: tuple[str, ...], a: int = 0, b: int | None = None
@@ -260,12 +273,18 @@ class Lengths:
             raise HodynError("--optimal needs a path of two samples at least")
         assert end.t is not None
         self._directions(between(end, end.t[-1:], 1))
-        s = np.concatenate(self._s + [end.t[-1:]])
-        sigma = np.concatenate([[0.0], np.cumsum(np.concatenate(self._lengths))])
-        table = Table(s, sigma, np.concatenate(self._speed), np.concatenate(self._reverses),
+        self._s.append(end.t[-1:])
+
+        def joined(parts: list[np.ndarray]) -> np.ndarray:  # (the parts let go at once: an
+            # array's parts and its whole held together, not every array's)
+            whole = np.concatenate(parts)
+            parts.clear()
+            return whole
+
+        s = joined(self._s)
+        sigma = _running(joined(self._lengths))
+        table = Table(s, sigma, joined(self._speed), joined(self._reverses),
                       self.samples, (self._first, float(end.t[-1])), end.joint_names)
-        for parts in (self._s, self._lengths, self._speed, self._reverses):
-            parts.clear()  # (held once, as the table's arrays: not their parts too)
         self._last = None  # (fed no more: a second table would be of nothing)
         return table
 
@@ -371,7 +390,7 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
         piece_at[[0, -1]] = lo, hi
         shape = in_blocks(piece_at - lo, q[part], DEGREE)  # (not-a-knot: its blocks' too)
         fine = max(LEAST, round(points * (hi - lo) / length), min(points, PIECE))
-        pieces.append(Arc(np.linspace(0.0, hi - lo, fine + 1), shape,
+        pieces.append(Arc(np.linspace(0.0, hi - lo, fine + 1), shape.t, Stored.of(shape.c),
                           (bool(speed[2 * i] < still), bool(speed[2 * i + 1] < still))))
     return pieces
 
@@ -639,28 +658,34 @@ def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
     None: a limit not for this solver), piece by piece of :data:`BLOCK` intervals: the
     backward pass (:func:`controllable`) from the last piece to the first, each piece's
     controllable sets ending in those of the next one's first point, keeps K alone (two
-    numbers a point); the forward pass (:func:`greedy`) then evaluates each piece's rows
+    numbers a point, on disk: :class:`~hodyn_cli.algorithms.limits.stored.Stored`, read back
+    a piece at a time); the forward pass (:func:`greedy`) then evaluates each piece's rows
     again (a path of one piece: once). Memory: a piece's rows, whatever the length. The same
     law as on the whole grid at once, but for which rows count as free of u
     (``|alpha|`` below 1e-12 of the piece's largest, not the path's). ``advance(points)``:
     after each piece of each pass."""
     M = len(arc.sigma)
-    delta = np.diff(arc.sigma)
     pieces = [(a, min(a + BLOCK, M - 1)) for a in range(0, M - 1, BLOCK)]
-    K = np.full((M, 2), np.nan)
+
+    def delta(a: int, b: int) -> np.ndarray:  # the grid's steps a .. b-1
+        return np.diff(arc.sigma[a : b + 1])
+
+    K = Stored(M, (2,))  # (on disk: two numbers a grid point, read back piece by piece)
     end = (0.0, 0.0 if arc.rest[1] else np.inf)
-    kept = None
+    kept, first = None, np.full(2, np.nan)
     for a, b in reversed(pieces):
         r = rows_at(a, b + 1)
         if r is None:
             return None
-        K[a : b + 1] = controllable(r, delta[a:b], end)
-        if not K[a, 0] <= K[a, 1]:
+        piece = controllable(r, delta(a, b), end)
+        K.write(a, piece)
+        first = piece[0]
+        if not first[0] <= first[1]:
             return None
-        end = (float(K[a, 0]), float(K[a, 1]))
+        end = (float(first[0]), float(first[1]))
         kept = r if len(pieces) == 1 else None
         advance(b - a + (a == 0))
-    start = K[0, 0] if arc.rest[0] else K[0, 1]
+    start = first[0] if arc.rest[0] else first[1]
     if arc.rest[0] and start > 0:
         return None
     x, u = np.empty(M), np.empty(M - 1)
@@ -668,7 +693,7 @@ def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
     for a, b in pieces:
         r = kept or rows_at(a, b + 1)
         assert r is not None  # (as in the backward pass)
-        law = greedy(r, delta[a:b], K[a : b + 1], float(x[a]), arc.sigma[a : b + 1])
+        law = greedy(r, delta(a, b), K[a : b + 1], float(x[a]), arc.sigma[a : b + 1])
         x[a : b + 1], u[a:b] = law.x, law.u
         advance(b - a + (a == 0))
     return Law(arc.sigma, x, u)
@@ -776,7 +801,7 @@ def lowered(x: np.ndarray, smooth: np.ndarray, reach: int) -> np.ndarray:
         return smooth
     width = max(1, reach // PASSES)
     # (the averages of ones are one to rounding: not above it)
-    return smooth * np.minimum(_averaged(_least(need, width * PASSES), width, odd=False), 1.0)
+    return smooth * np.minimum(beneath(need, width), 1.0)
 
 
 #: a grid point whose x is below this share of both its neighbours' is the forward pass's
@@ -789,7 +814,18 @@ DIP = 0.5
 ROUNDING = 1e-12
 
 
-def _least(v: np.ndarray, r: int) -> np.ndarray:
+def beneath(v: np.ndarray, width: int) -> np.ndarray:
+    """A smooth field at most v at every point: v's least over ``PASSES width`` points
+    either side (:func:`least`) averaged by :data:`PASSES` moving averages over ``width``
+    either side (each point's average is of leasts whose windows hold the point itself:
+    at most v there; C^(PASSES-2) as a spline through it), reflected evenly through the
+    ends (slope 0 there). Equal to v where v is constant over ``2 PASSES width`` points
+    either side, and at v's least (where that is farther than ``PASSES width`` from an
+    end): :func:`lowered`'s factor, :func:`~hodyn_cli.algorithms.limits.rates`' lift."""
+    return _averaged(least(v, width * PASSES), width, odd=False)
+
+
+def least(v: np.ndarray, r: int) -> np.ndarray:
     """The least of v over r points either side of each (the ends: over what there is), by
     doubling windows: O(len(v) log r)."""
     big = np.full(r, np.inf)
@@ -807,10 +843,26 @@ def _averaged(x: np.ndarray, width: int, odd: bool = True) -> np.ndarray:
     reflected through its ends (:func:`_reflected`)."""
     out = x
     for _ in range(PASSES):
-        total = np.concatenate([[0.0], np.cumsum(_reflected(out, width + 1, odd))])
-        i = np.arange(len(x)) + width + 1
-        out = (total[i + width + 1] - total[i - width]) / (2 * width + 1)
+        total = _running(_reflected(out, width + 1, odd))
+        out = np.empty(len(x))
+        for a in range(0, len(x), BLOCK):  # (memory: a block's indices and sums)
+            i = np.arange(a, min(a + BLOCK, len(x))) + width + 1
+            out[a : a + BLOCK] = (total[i + width + 1] - total[i - width]) / (2 * width + 1)
     return out
+
+
+def _running(v: np.ndarray, trapezoid: bool = False) -> np.ndarray:
+    """0, then the running sum of v (``trapezoid``: of its neighbours' means): one array as
+    long as v made, not the sum's and the terms' and their join's (a long path's smoothing
+    held ~10 arrays of the grid at once)."""
+    total = np.empty(len(v) + (0 if trapezoid else 1))
+    total[0] = 0.0
+    terms = v
+    if trapezoid:
+        terms = v[:-1] + v[1:]
+        terms /= 2
+    np.cumsum(terms, out=total[1:])
+    return total
 
 
 def _reflected(x: np.ndarray, pad: int, odd: bool) -> np.ndarray:
@@ -828,18 +880,23 @@ def swept(x: np.ndarray, half: np.ndarray, odd: bool = True) -> np.ndarray:
     whole numbers) grid intervals either side of each point, x reflected through its ends
     (:func:`_reflected`): the interpolant's running integral is piecewise quadratic with a
     continuous slope, so the average changes smoothly as the window's ends move (a whole
-    number of points either side jumps by a point's weight where that number steps)."""
+    number of points either side jumps by a point's weight where that number steps).
+    Memory: x reflected and its running integral; the averages are made :data:`BLOCK`
+    points at a time (each point's from the same integral: the same numbers)."""
     pad = int(np.ceil(half.max())) + 1
     v = _reflected(x, pad, odd)
-    total = np.concatenate([[0.0], np.cumsum((v[:-1] + v[1:]) / 2)])
+    total = _running(v, trapezoid=True)
 
     def integral(y: np.ndarray) -> np.ndarray:  # of the interpolant from v's first point
         k = np.minimum(np.floor(y).astype(int), len(v) - 2)
         f = y - k
         return total[k] + v[k] * f + (v[k + 1] - v[k]) * f * f / 2
 
-    centre = np.arange(len(x)) + float(pad)
-    return (integral(centre + half) - integral(centre - half)) / (2 * half)
+    out = np.empty(len(x))
+    for a in range(0, len(x), BLOCK):
+        centre, h = np.arange(a, min(a + BLOCK, len(x))) + float(pad), half[a : a + BLOCK]
+        out[a : a + BLOCK] = (integral(centre + h) - integral(centre - h)) / (2 * h)
+    return out
 
 
 #: the kernel reaches this many of the output's steps either side (steps of :data:`FLOOR` Hz
@@ -937,8 +994,8 @@ class Played:
     """A motion played along arcs, made afresh chunk by chunk of at most :data:`BLOCK` points
     each time it is iterated: per arc, its played law (:class:`Warped`) and the time it
     starts at (``laws``: (arc, warped, start)), the motion at a chunk's points the shape's
-    jet composed with the law's time derivatives there. Memory: 4 numbers a grid point
-    (:class:`Warped`), not the motion's 8 per order and joint (a 10^5-sample path's grid
+    jet composed with the law's time derivatives there. Memory: 2 numbers a grid point
+    (:class:`Warped`: sigma and t on disk), not the motion's 8 per order and joint (a 10^5-sample path's grid
     played whole was 84 MB, and its temporaries as much again each, for each smoothing
     tried), nor the law's time derivatives (6 numbers a point); cost: the jet and the chain
     rule again at each pass (~0.4 s for 300 000 points)."""
@@ -966,10 +1023,11 @@ class Warped:
     ``ramp`` that warps it there (``end``: the time of its last point, warped at its
     start's corner). :meth:`at`: a chunk's times and the law's time derivatives there
     (sigma_dot .. sigma^(K), from x .. x^(K-1), x^(5) piecewise constant), made afresh.
-    Memory: 4 numbers a grid point (sigma, t, and the spline's coefficient and knot)."""
+    Memory: 2 numbers a grid point (the spline's coefficient and knot); sigma and t are on
+    disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), read a chunk at a time."""
 
-    sigma: np.ndarray
-    t: np.ndarray
+    sigma: Stored
+    t: Stored
     x: BSpline
     K: int
     corner: tuple[bool, bool]
@@ -1058,6 +1116,22 @@ def _ramp(rise: float, duration: float) -> Ramp:
     return Ramp(min(rise, duration / (2 * tail)), tail)
 
 
+def _times_along(x: BSpline, sigma: np.ndarray) -> Stored:
+    """The times of the points sigma from the first along the law x (the running sum of
+    :func:`_elapsed`, :data:`BLOCK` intervals at a time, each block's sum carried on from the
+    last: the same additions in the same order as the whole array's ``cumsum``), on disk."""
+    t = Stored(len(sigma))
+    t.write(0, np.zeros(1))
+    carry = 0.0
+    for a in range(0, len(sigma) - 1, BLOCK):
+        b = min(a + BLOCK, len(sigma) - 1)
+        steps = _elapsed(x, sigma[a:b], sigma[a + 1 : b + 1])
+        block = np.cumsum(np.concatenate([[carry], steps]))[1:]
+        t.write(a + 1, block)
+        carry = float(block[-1])
+    return t
+
+
 #: the shortest tail of a corners' ramp, in rises (:func:`_ramp`)
 SHORTEST = 4
 
@@ -1081,11 +1155,13 @@ def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orde
     near = 2.0 ** (-np.arange(NEAR, 0, -1) / 2)
     sigma = np.concatenate([[0.0], sigma[1] * near if corner[0] else [], sigma[1:-1],
                             end - (end - sigma[-2]) * near[::-1] if corner[1] else [], [end]])
-    t = np.concatenate([[0.0], np.cumsum(_elapsed(x, sigma[:-1], sigma[1:]))])
+    t = _times_along(x, sigma)
+    points = Stored.of(sigma)
+    del sigma  # (on disk)
     if not any(corner):
-        return Warped(sigma, t, x, K, corner, None, float(t[-1]))
+        return Warped(points, t, x, K, corner, None, float(t[-1]))
     ramp = _ramp(rise, float(t[-1]))
     last = t[-1:]
     if corner[0]:  # (the end's time as the start's corner warps it)
         last = np.where(last < ramp.tail - ramp.delay, ramp.inverse(last), last + ramp.delay)
-    return Warped(sigma, t, x, K, corner, ramp, float(last[0]))
+    return Warped(points, t, x, K, corner, ramp, float(last[0]))

@@ -1,0 +1,87 @@
+"""Arrays that span a long path kept on disk, read and written a block at a time.
+
+Why not in memory: reachability (:mod:`~hodyn_cli.algorithms.limits.reachability`) holds a
+few numbers per grid point (~3 per input sample) for each array that its sequential passes
+and the played motion must span, which made a long input's peak memory grow with its
+length (issue 37 item 4: memory bounded by a chunk, not by the file). Why not
+``np.memmap``: the pages of a mapping that a pass touches stay in the process's resident
+set until it is unmapped, so a pass over the whole array brings it all back; a plain file
+read into a block's array (``os.preadv``) leaves the data in the page cache, which the
+system may drop, and the process holds the block alone.
+
+The file is unnamed (``tempfile.TemporaryFile``: unlinked as it is made), so it is gone
+when the array is let go, and on an error, Ctrl-C or a crash alike.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+
+import numpy as np
+
+__all__ = ["Stored", "ON_DISK"]
+
+#: arrays of at least this many bytes go to disk; smaller ones (a short path's, a short arc's
+#: between corners) stay in memory, the same interface: a path of many corners opens a file
+#: per long arc at most, not three per arc (the open files' limit is 1024 on many systems)
+ON_DISK = 8 << 20
+
+
+class Stored:
+    """A float64 array of shape ``(n, *trailing)`` in a temporary file (in memory below
+    :data:`ON_DISK` bytes): ``write(a, values)``
+    puts rows a .. a + len(values) - 1, ``stored[a:b]`` (a slice of step 1, negative ends as
+    numpy's) and ``stored[i]`` read rows into a new array.
+
+    >>> s = Stored(5, (2,))
+    >>> s.write(0, np.arange(10.0).reshape(5, 2))
+    >>> s[1:3].tolist(), s[-1].tolist(), len(s), s.shape
+    ([[2.0, 3.0], [4.0, 5.0]], [8.0, 9.0], 5, (5, 2))
+    """
+
+    def __init__(self, n: int, trailing: tuple[int, ...] = ()) -> None:
+        self.shape = (n, *trailing)
+        self._row = int(np.prod(trailing, dtype=int)) * 8  # bytes a row
+        self._memory = np.zeros(self.shape) if n * self._row < ON_DISK else None
+        self._file = None if self._memory is not None else tempfile.TemporaryFile()
+        if self._file is not None:
+            self._file.truncate(n * self._row)
+
+    @classmethod
+    def of(cls, values: np.ndarray) -> Stored:
+        """An array on disk holding ``values``."""
+        stored = cls(len(values), values.shape[1:])
+        stored.write(0, values)
+        return stored
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def write(self, a: int, values: np.ndarray) -> None:
+        """Rows a .. a + len(values) - 1 set to ``values``."""
+        values = np.ascontiguousarray(values, dtype=float).reshape((-1, *self.shape[1:]))
+        assert 0 <= a and a + len(values) <= len(self)
+        if self._file is None:
+            assert self._memory is not None
+            self._memory[a : a + len(values)] = values
+            return
+        written = os.pwrite(self._file.fileno(), values.data.cast("B"), a * self._row)
+        assert written == values.nbytes
+
+    def __getitem__(self, key: int | slice) -> np.ndarray:
+        if isinstance(key, slice):
+            a, b, step = key.indices(len(self))
+            assert step == 1
+            if self._file is None:
+                assert self._memory is not None
+                return self._memory[a:b].copy()
+            out = np.empty((max(0, b - a), *self.shape[1:]))
+            if len(out):
+                read = os.preadv(self._file.fileno(), [out.data.cast("B")],
+                                 a * self._row)
+                assert read == out.nbytes
+            return out
+        i = key + len(self) if key < 0 else key
+        if not 0 <= i < len(self):
+            raise IndexError(key)
+        return self[i : i + 1][0]
