@@ -743,10 +743,14 @@ class Optimal:
                 return None, rise
             pieces.append((arc, rated[0]))
             rounds.append(rated[1])
+        passes = sum(law.duration for _, law in found)
         found, pieces, rounds = _cornered(found, pieces, rounds, limits, rows, reach)
         # (the rounds' law before its lift: the slack SLACK was measured on; lifted, the
-        # UR10's Fourier path with --jerk 200 came to 1.078, 6.5 % longer than the windows)
-        self.slack = sum(rounds) / sum(law.duration for _, law in found)
+        # UR10's Fourier path with --jerk 200 came to 1.078, 6.5 % longer than the windows;
+        # against the passes' law without the corners' ceilings, which cost time too: taken
+        # against the law under them, the UR3's, UR10's and Talos's point-to-point paths with
+        # --jerk 100 kept a law 7.7-11 % longer than the windows', the slack under 1.09)
+        self.slack = sum(rounds) / passes
         return pieces, rates.rise(pieces, limits, rise)
 
     def fit(self, chunks: Callable[[], Iterable[Trajectory]]) -> Binding:
