@@ -10,7 +10,11 @@ read into a block's array (``os.preadv``) leaves the data in the page cache, whi
 system may drop, and the process holds the block alone.
 
 The file is unnamed (``tempfile.TemporaryFile``: unlinked as it is made), so it is gone
-when the array is let go, and on an error, Ctrl-C or a crash alike.
+when the array is let go, and on an error, Ctrl-C or a crash alike. It is made in ``TMPDIR``
+where that is set (not, as ``tempfile`` would, silently in ``/tmp`` when it is missing or not
+writable: a user who points it at a disk with room means it); where it cannot be made,
+written (a full disk) or read, :class:`Unstorable` says so in one line naming the directory,
+and the run ends before its output is written.
 """
 from __future__ import annotations
 
@@ -19,12 +23,30 @@ import tempfile
 
 import numpy as np
 
-__all__ = ["Stored", "ON_DISK"]
+from hodyn_cli.errors import HodynError
+
+__all__ = ["Stored", "ON_DISK", "Unstorable"]
 
 #: arrays of at least this many bytes go to disk; smaller ones (a short path's, a short arc's
 #: between corners) stay in memory, the same interface: a path of many corners opens a file
 #: per long arc at most, not three per arc (the open files' limit is 1024 on many systems)
 ON_DISK = 8 << 20
+
+
+class Unstorable(HodynError):
+    """The temporary file of a long path's arrays cannot be made, written or read (its
+    ``source``: the directory; the message: what failed, the system's reason, the remedy)."""
+
+
+def _directory() -> str:
+    """Where the temporary files go: ``TMPDIR`` where set, else ``tempfile``'s choice."""
+    return os.environ.get("TMPDIR") or tempfile.gettempdir()
+
+
+def _unstorable(doing: str, error: OSError) -> Unstorable:
+    return Unstorable(f"cannot {doing} the temporary file of a long path's arrays: "
+                      f"{error.strerror or error} (set TMPDIR to a writable directory with "
+                      "room)", _directory())
 
 
 class Stored:
@@ -43,9 +65,13 @@ class Stored:
         self.shape = (n, *trailing)
         self._row = int(np.prod(trailing, dtype=int)) * 8  # bytes a row
         self._memory = np.zeros(self.shape) if n * self._row < ON_DISK else None
-        self._file = None if self._memory is not None else tempfile.TemporaryFile()
-        if self._file is not None:
-            self._file.truncate(n * self._row)
+        self._file = None
+        if self._memory is None:
+            try:
+                self._file = tempfile.TemporaryFile(dir=_directory())
+                self._file.truncate(n * self._row)
+            except OSError as e:
+                raise _unstorable("make", e) from None
 
     @classmethod
     def of(cls, values: np.ndarray) -> Stored:
@@ -65,8 +91,13 @@ class Stored:
             assert self._memory is not None
             self._memory[a : a + len(values)] = values
             return
-        written = os.pwrite(self._file.fileno(), values.data.cast("B"), a * self._row)
-        assert written == values.nbytes
+        data, at = values.data.cast("B"), a * self._row
+        try:
+            while len(data):  # (a write cut short, as on a disk filling up: the rest again)
+                written = os.pwrite(self._file.fileno(), data, at)
+                data, at = data[written:], at + written
+        except OSError as e:
+            raise _unstorable("write", e) from None
 
     def __getitem__(self, key: int | slice) -> np.ndarray:
         if isinstance(key, slice):
@@ -77,8 +108,11 @@ class Stored:
                 return self._memory[a:b].copy()
             out = np.empty((max(0, b - a), *self.shape[1:]))
             if len(out):
-                read = os.preadv(self._file.fileno(), [out.data.cast("B")],
-                                 a * self._row)
+                try:
+                    read = os.preadv(self._file.fileno(), [out.data.cast("B")],
+                                     a * self._row)
+                except OSError as e:
+                    raise _unstorable("read", e) from None
                 assert read == out.nbytes
             return out
         i = key + len(self) if key < 0 else key
