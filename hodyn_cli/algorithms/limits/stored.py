@@ -31,6 +31,8 @@ __all__ = ["Stored", "ON_DISK", "Unstorable"]
 #: between corners) stay in memory, the same interface: a path of many corners opens a file
 #: per long arc at most, not three per arc (the open files' limit is 1024 on many systems)
 ON_DISK = 8 << 20
+#: rows read at once by :meth:`Stored.take`
+TAKEN = 1 << 15
 
 
 class Unstorable(HodynError):
@@ -67,11 +69,14 @@ class Stored:
         self._memory = np.zeros(self.shape) if n * self._row < ON_DISK else None
         self._file = None
         if self._memory is None:
-            try:
-                self._file = tempfile.TemporaryFile(dir=_directory())
-                self._file.truncate(n * self._row)
-            except OSError as e:
-                raise _unstorable("make", e) from None
+            self._open()
+
+    def _open(self) -> None:
+        try:
+            self._file = tempfile.TemporaryFile(dir=_directory())
+            self._file.truncate(self.shape[0] * self._row)
+        except OSError as e:
+            raise _unstorable("make", e) from None
 
     @classmethod
     def of(cls, values: np.ndarray) -> Stored:
@@ -98,6 +103,32 @@ class Stored:
                 data, at = data[written:], at + written
         except OSError as e:
             raise _unstorable("write", e) from None
+
+    def append(self, values: np.ndarray) -> None:
+        """Rows added after the last (an array that grows past :data:`ON_DISK` bytes moves
+        to disk)."""
+        a = len(self)
+        self.shape = (a + len(values), *self.shape[1:])
+        if self._memory is not None:
+            if len(self) * self._row < ON_DISK:
+                self._memory = np.concatenate([self._memory, np.reshape(
+                    values, (-1, *self.shape[1:]))])
+                return
+            held, self._memory = self._memory, None
+            self._open()
+            self.write(0, held)
+        self.write(a, values)
+
+    def take(self, index: np.ndarray) -> np.ndarray:
+        """The rows at ``index`` (sorted), read a block of the rows they span at a time."""
+        out = np.empty((len(index), *self.shape[1:]))
+        start = 0
+        while start < len(index):
+            a = int(index[start])
+            stop = int(np.searchsorted(index, a + TAKEN, side="left"))
+            out[start:stop] = self[a : int(index[stop - 1]) + 1][index[start:stop] - a]
+            start = stop
+        return out
 
     def __getitem__(self, key: int | slice) -> np.ndarray:
         if isinstance(key, slice):
