@@ -613,8 +613,12 @@ def test_the_arcs_of_a_path_read_chunk_by_chunk_are_those_of_the_whole_path(monk
     last sample of the one before, never the whole path: the same to the bit as from the
     path whole, however it is cut (chunks of one sample and empty ones too), read three
     times at most on a path with corners (the table; the directions about its rests; the
-    shape's points), and its :class:`reachability.Table` on disk (ON_DISK 0), read in blocks
-    of 7 points (BLOCK): in memory it holds the points where the direction reverses alone."""
+    shape's points), its :class:`reachability.Table`, shape points and shape coefficients on
+    disk (ON_DISK 0), read in blocks of 70 points (BLOCK), each shape fitted in blocks of 20
+    points (SOLVE_BLOCK) from the points on disk: in memory the table holds the points where
+    the direction reverses alone."""
+    monkeypatch.setattr(bsplines, "SOLVE_BLOCK", 20)
+    monkeypatch.setattr(bsplines, "OVERLAP", 20)
     model = hodyn_cli.load_robot(URDF / "planar_2r.urdf")
     _, traj = _zigzag(model, legs=4)
     whole = reachability.arcs(traj, 400)
@@ -636,6 +640,7 @@ def test_the_arcs_of_a_path_read_chunk_by_chunk_are_those_of_the_whole_path(monk
         assert np.array_equal(mine.sigma, theirs.sigma)
         assert np.array_equal(mine.shape.c, theirs.shape.c)
         assert np.array_equal(mine.shape.t, theirs.shape.t)
+    assert all(arc.coefficients._memory is None for arc in pieces)
     table = reachability.lengths(chunks)
     assert table.points._memory is None and table.points.shape == (2 * n - 1, 3)
     assert table.reverses.nbytes < 8 * 8 * (len(pieces) - 1)  # (a corner's point or two)

@@ -37,12 +37,15 @@ x_{i+1})``. Both passes are sequential: the backend's compiled ``reach_backward`
 **Memory.** The input path is never held: its arc-length table is made chunk by chunk as
 the input is first read (:class:`Lengths`), the directions about its rests and the shape's
 points from two more readings (:func:`arcs`); the played motion is made chunk by chunk of
-the grid from the smoothed law's spline (:class:`Played`). The shape's coefficients, the
-controllable sets and the played law's points and times are on disk
-(:class:`~hodyn_cli.algorithms.limits.stored.Stored`), read a block at a time; the
-smoothing's moving averages are made a block at a time from one running integral. What
-spans the path in memory is the table (until the arcs are made), the law on the grid, the
-smoothing's few arrays while it runs and the played law's spline: :data:`MOST_SAMPLES`.
+the grid from the smoothed law's spline (:class:`Played`). The arc-length table, the
+shape's points and coefficients, the controllable sets and the played law's points and
+times are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), read a block at a
+time (the table in order: :func:`_placed`; the shape fitted a block at a time from its
+points there, :func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`); the smoothing's
+moving averages are made a block at a time from one running integral. What spans the path
+in memory is the shape points' arc lengths and times while the arcs are made (4 numbers a
+point), the law on the grid, the smoothing's few arrays while it runs and the played law's
+spline: :data:`MOST_SAMPLES`.
 """
 from __future__ import annotations
 
@@ -53,7 +56,7 @@ import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
-from hodyn_cli.algorithms.limits.bsplines import BSpline, in_blocks, windowed
+from hodyn_cli.algorithms.limits.bsplines import BSpline, blocks_of, in_blocks, windowed
 from hodyn_cli.algorithms.limits.jets import compose
 from hodyn_cli.algorithms.limits.programme import PathLimit, between, path_limits, time_derivatives
 from hodyn_cli.algorithms.limits.ramps import TAIL, Ramp
@@ -84,17 +87,19 @@ BLOCK = 1 << 15
 POINTS = 4000
 PER_SAMPLE = 3
 #: the longest input (samples) it takes. It reads the input chunk by chunk (:class:`Lengths`,
-#: :func:`arcs`) and holds in memory what spans the whole path: the arc-length table while
-#: the arcs are made (7 numbers a sample), the law on the grid (3 points a sample: sigma,
-#: x, u), the smoothing's few arrays while it runs (:func:`swept`: x reflected and its
-#: running integral) and one played law's spline (2 numbers a point), ~0.3 kB a sample;
-#: the shape's coefficients, the controllable sets and the played law's points and times
-#: are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), and the passes' rows,
-#: the played motion, the fits and the splines' banded systems
-#: (:func:`~hodyn_cli.algorithms.limits.bsplines.in_blocks`) are a chunk's. Peak RSS on the
-#: iiwa's cosine: 189 MB at 10^5 samples, 464 MB at 10^6 (587-605 MB with those arrays in
-#: memory; 1.77 GB holding the path and the law's time derivatives: review13). Kept at 2 x
-#: 10^6: what is left grows with the length still. Longer inputs go to the windows of linear
+#: :func:`arcs`) and holds in memory what spans the whole path: the shape points' arc
+#: lengths and times while the arcs are made (4 numbers a shape point, at most one a
+#: sample), the law on the grid (3 points a sample: sigma, x, u), the smoothing's few
+#: arrays while it runs (:func:`swept`: x reflected and its running integral) and one
+#: played law's spline (2 numbers a point), ~0.25 kB a sample; the arc-length table, the
+#: shape's points and coefficients, the controllable sets and the played law's points and
+#: times are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), and the passes'
+#: rows, the played motion, the fits and the splines' banded systems
+#: (:func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`) are a chunk's. Peak RSS on the
+#: iiwa's cosine: 197 MB at 10^5 samples, 428 MB at 10^6 (464 MB with the table and the
+#: shape's points in memory, 587-605 MB with the rest too; 1.77 GB holding the path and the
+#: law's time derivatives: review13). Kept at 2 x 10^6: what is left grows with the length
+#: still. Longer inputs go to the windows of linear
 #: programmes (``--solver auto``), which hold a chunk, or are refused (``--solver
 #: reachability``)
 MOST_SAMPLES = 2_000_000
@@ -212,10 +217,10 @@ class Table:
     read a block at a time), each point's ``s``, arc length ``sigma`` and ``speed`` ``|q'(s)|``
     (the columns :data:`S`, :data:`SIGMA`, :data:`SPEED`); ``reverses``: the points i
     (sorted) where the direction ``q' / |q'|`` turns by more than 90 degrees from i to i + 1
-    (for :func:`_corners`), ``fastest`` the largest speed; and of the input: its samples, first and last times and joints.
-    Memory: the points where it reverses (:class:`Lengths` makes it chunk by chunk; the
-    points were 7 numbers an input sample in memory, ~400 MB of the survey's heap at 10^6
-    samples)."""
+    (for :func:`_corners`); ``fastest``: the largest speed; and of the input: its samples,
+    first and last times and joints. Memory: the points where it reverses
+    (:class:`Lengths` makes it chunk by chunk; the points were 7 numbers an input sample in
+    memory)."""
 
     points: Stored
     reverses: np.ndarray
@@ -343,7 +348,9 @@ def _corners(table: Table, path: Source) -> list[float]:
     their q' read from the path again, chunk by chunk) differ, or reverse between two
     points (a rest between them, as between the samples of a coarse input)."""
     F, still = len(table.points), REST * table.fastest
-    starts, stops, before = [], [], 0  # (the runs at rest: their first and last points)
+    starts: list[int] = []  # (the runs at rest: their first and last points)
+    stops: list[int] = []
+    before = 0
     for a, block in table.blocks():
         rest = (block[:, SPEED] < still).astype(int)
         flags = np.diff(np.concatenate([[before], rest]))
@@ -399,27 +406,59 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
         raise HodynError("--optimal: the path does not move")
     shape_points = shape_points or max(SHAPE, min(table.samples, int(length / SPACING)))
     cuts = [0.0, *_corners(table, path), float(length)]
-    spans = []
-    for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
-        count = max(LEAST, round(shape_points * (hi - lo) / length))
-        spans.append((lo, hi, np.linspace(lo, hi, count + 1)))
-    target = np.concatenate([span[-1] for span in spans])  # (sorted: the pieces in turn)
-    s, before = _placed(table, target)
-    stops = np.cumsum([len(span) for _, _, span in spans])  # (each piece's first and last)
-    ends = np.ravel([[stop - len(span), stop - 1] for stop, (_, _, span) in zip(stops, spans,
-                                                                                 strict=True)])
-    q, at, speed = _shape_points(path, s, before, ends, len(table.names))
+    spans = [(lo, hi, max(LEAST, round(shape_points * (hi - lo) / length)) + 1)
+             for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
+    target = np.concatenate([np.linspace(lo, hi, count) for lo, hi, count in spans])
+    s, before = _placed(table, target)  # (target sorted: the pieces in turn)
+    del target
+    stops = np.cumsum([count for _, _, count in spans])  # (each piece's first and last)
+    ends = np.ravel([[stop - count, stop - 1] for stop, (_, _, count) in zip(stops, spans,
+                                                                              strict=True)])
+    shaped, speed = _shape_points(path, s, before, ends, len(table.names))
+    del s, before
     still = REST * table.fastest
     pieces = []
     for i, (lo, hi, _) in enumerate(spans):
-        part = slice(int(ends[2 * i]), int(ends[2 * i + 1]) + 1)
-        piece_at = at[part].copy()
-        piece_at[[0, -1]] = lo, hi
-        shape = in_blocks(piece_at - lo, q[part], DEGREE)  # (not-a-knot: its blocks' too)
+        first, last = int(ends[2 * i]), int(ends[2 * i + 1])
+        for row, at in ((first, lo), (last, hi)):  # (the piece's ends at its cuts exactly)
+            point = shaped[row]
+            point[0] = at
+            shaped.write(row, point)
+        knots, blocks = blocks_of(_Part(shaped, first, last + 1, slice(0, 1), lo),
+                                  _Part(shaped, first, last + 1, slice(1, None)), DEGREE)
+        coefficients = Stored(last + 1 - first, (len(table.names),))  # (not-a-knot: one a
+        done = 0  # point, each block's solved where it is the block's middle)
+        for block in blocks:
+            coefficients.write(done, block)
+            done += len(block)
         fine = max(LEAST, round(points * (hi - lo) / length), min(points, PIECE))
-        pieces.append(Arc(np.linspace(0.0, hi - lo, fine + 1), shape.t, Stored.of(shape.c),
+        pieces.append(Arc(np.linspace(0.0, hi - lo, fine + 1), knots, coefficients,
                           (bool(speed[2 * i] < still), bool(speed[2 * i + 1] < still))))
     return pieces
+
+
+@dataclass(frozen=True)
+class _Part:
+    """Rows first .. stop-1 of a stored array, its ``columns``, less ``offset``: a piece's
+    shape points for :func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of` (the arc
+    length a 1-D column, the positions (E, n)), read a block at a time."""
+
+    rows: Stored
+    first: int
+    stop: int
+    columns: slice
+    offset: float = 0.0
+
+    def __len__(self) -> int:
+        return self.stop - self.first
+
+    def __getitem__(self, key: slice) -> np.ndarray:
+        a, b, step = key.indices(len(self))
+        assert step == 1
+        values = self.rows[self.first + a : self.first + max(a, b)][:, self.columns]
+        if self.columns.stop == 1:
+            values = values[:, 0]
+        return values - self.offset if self.offset else values
 
 
 def _placed(table: Table, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -437,8 +476,11 @@ def _placed(table: Table, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         lo, hi = np.searchsorted(target, [sigma[0], sigma[-1]], side="left")
         count[lo:hi] += np.searchsorted(sigma, target[lo:hi], side="right")
         ahead[hi] += len(sigma)
-    j = count + np.cumsum(ahead)[:-1] - 1
-    del count, ahead
+    np.cumsum(ahead, out=ahead)
+    j = count
+    j += ahead[:-1]  # (in place: the heap keeps what is freed, keep_freed_memory)
+    j -= 1
+    del ahead
     s, before = np.empty(len(target)), np.empty((len(target), 2))
     for c in range(0, len(target), BLOCK):
         x, i = target[c : c + BLOCK], j[c : c + BLOCK]
@@ -458,18 +500,19 @@ def _placed(table: Table, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _shape_points(path: Source, s: np.ndarray, before: np.ndarray, ends: np.ndarray,
-                  joints: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(q, sigma, speed) at the sorted s: the path's positions there, their own arc length
-    (from the table's point before each, ``before`` (E, 2): its s and sigma, :func:`_length`
-    on to it), and ``|q'|`` at the points ``ends`` (sorted indices of s): one pass over the
-    path, chunk by chunk."""
-    q, at, speed = np.empty((len(s), joints)), np.empty(len(s)), np.empty(len(ends))
+                  joints: int) -> tuple[Stored, np.ndarray]:
+    """((E, 1 + n) on disk: each sorted s's own arc length (from the table's point before
+    it, ``before`` (E, 2): its s and sigma, :func:`_length` on to it) and the path's
+    positions there; ``|q'|`` at the points ``ends`` (sorted indices of s)): one pass over
+    the path, chunk by chunk."""
+    shaped, speed = Stored(len(s), (1 + joints,)), np.empty(len(ends))
     for chunk, part in _walk(path(), s):
-        q[part] = between(chunk, s[part], 0)
-        at[part] = before[part, 1] + _length(chunk, before[part, 0], s[part])
+        shaped.write(part.start, np.concatenate([
+            (before[part, 1] + _length(chunk, before[part, 0], s[part]))[:, None],
+            between(chunk, s[part], 0)], axis=1))
         mine = (ends >= part.start) & (ends < part.stop)
         speed[mine] = np.linalg.norm(between(chunk, s[ends[mine]], 1), axis=1)
-    return q, at, speed
+    return shaped, speed
 
 
 def _window(spline: BSpline, at: np.ndarray) -> BSpline:

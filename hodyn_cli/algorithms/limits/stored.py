@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from typing import IO
 
 import numpy as np
 
@@ -67,14 +68,14 @@ class Stored:
         self.shape = (n, *trailing)
         self._row = int(np.prod(trailing, dtype=int)) * 8  # bytes a row
         self._memory = np.zeros(self.shape) if n * self._row < ON_DISK else None
-        self._file = None
+        self._file: IO[bytes] | None = None
         if self._memory is None:
             self._open()
 
     def _open(self) -> None:
         try:
             self._file = tempfile.TemporaryFile(dir=_directory())
-            self._file.truncate(self.shape[0] * self._row)
+            self._file.truncate(len(self) * self._row)
         except OSError as e:
             raise _unstorable("make", e) from None
 
