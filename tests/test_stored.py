@@ -52,17 +52,16 @@ def test_a_rewritten_row_is_the_last_one_written_and_the_file_has_no_name(monkey
     assert os.fstat(stored._file.fileno()).st_nlink == 0
 
 
-def test_rows_appended_move_to_disk_past_on_disk_and_are_taken_by_index(monkeypatch):
-    """An array grown by appends (the arc-length table as the input is read) stays in
-    memory below ON_DISK bytes and moves to disk past it, every row kept; rows taken at
-    sorted indices (repeated ones too) across TAKEN-row reads are those rows."""
-    monkeypatch.setattr(stored_module, "ON_DISK", 10 * 3 * 8)  # (10 rows of 3)
+def test_rows_appended_are_kept_and_taken_by_index(monkeypatch):
+    """An array grown by appends (the arc-length table as the input is read) is on disk
+    however small, every row kept; rows taken at sorted indices (repeated ones too) across
+    TAKEN-row reads are those rows."""
     monkeypatch.setattr(stored_module, "TAKEN", 4)
     whole = np.random.default_rng(5).standard_normal((25, 3))
-    stored = Stored(0, (3,))
-    for a, b, on_disk in ((0, 4, False), (4, 9, False), (9, 25, True)):
+    stored = Stored(0, (3,), grows=True)
+    for a, b in ((0, 4), (4, 9), (9, 25)):
         stored.append(whole[a:b])
-        assert (stored._memory is None) == on_disk and stored.shape == (b, 3)
+        assert stored._memory is None and stored.shape == (b, 3)
         assert np.array_equal(stored[:], whole[:b])
     index = np.array([0, 0, 3, 4, 9, 17, 24])
     assert np.array_equal(stored.take(index), whole[index])

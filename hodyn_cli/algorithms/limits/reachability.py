@@ -250,7 +250,7 @@ class Lengths:
     (:func:`_length`), their sum in order (as on the whole path: the same to the bit)."""
 
     def __init__(self) -> None:
-        self._points = Stored(0, (3,))  # (s, each sub-interval's length, speed; on disk)
+        self._points = Stored(0, (3,), grows=True)  # (s, each sub-interval's length, speed)
         self._reverses: list[np.ndarray] = []
         self._last: Trajectory | None = None  # the last interval (the end's q')
         self._unit: np.ndarray | None = None  # the direction at the last point so far

@@ -54,7 +54,9 @@ def _unstorable(doing: str, error: OSError) -> Unstorable:
 
 class Stored:
     """A float64 array of shape ``(n, *trailing)`` in a temporary file (in memory below
-    :data:`ON_DISK` bytes): ``write(a, values)``
+    :data:`ON_DISK` bytes, but for one that ``grows`` by :meth:`append`: the arc-length
+    table as the input is read, whose copies as it grew in memory stayed in the heap, +8 MB
+    of peak RSS at 10^5 samples): ``write(a, values)``
     puts rows a .. a + len(values) - 1, ``stored[a:b]`` (a slice of step 1, negative ends as
     numpy's) and ``stored[i]`` read rows into a new array.
 
@@ -64,10 +66,10 @@ class Stored:
     ([[2.0, 3.0], [4.0, 5.0]], [8.0, 9.0], 5, (5, 2))
     """
 
-    def __init__(self, n: int, trailing: tuple[int, ...] = ()) -> None:
+    def __init__(self, n: int, trailing: tuple[int, ...] = (), *, grows: bool = False) -> None:
         self.shape = (n, *trailing)
         self._row = int(np.prod(trailing, dtype=int)) * 8  # bytes a row
-        self._memory = np.zeros(self.shape) if n * self._row < ON_DISK else None
+        self._memory = np.zeros(self.shape) if n * self._row < ON_DISK and not grows else None
         self._file: IO[bytes] | None = None
         if self._memory is None:
             self._open()
@@ -106,18 +108,10 @@ class Stored:
             raise _unstorable("write", e) from None
 
     def append(self, values: np.ndarray) -> None:
-        """Rows added after the last (an array that grows past :data:`ON_DISK` bytes moves
-        to disk)."""
+        """Rows added after the last (an array made with ``grows``)."""
+        assert self._file is not None
         a = len(self)
         self.shape = (a + len(values), *self.shape[1:])
-        if self._memory is not None:
-            if len(self) * self._row < ON_DISK:
-                self._memory = np.concatenate([self._memory, np.reshape(
-                    values, (-1, *self.shape[1:]))])
-                return
-            held, self._memory = self._memory, None
-            self._open()
-            self.write(0, held)
         self.write(a, values)
 
     def take(self, index: np.ndarray) -> np.ndarray:
