@@ -96,7 +96,7 @@ PER_SAMPLE = 3
 #: times are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), and the passes'
 #: rows, the played motion, the fits and the splines' banded systems
 #: (:func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`) are a chunk's. Peak RSS on the
-#: iiwa's cosine: 197 MB at 10^5 samples, 428 MB at 10^6 (464 MB with the table and the
+#: iiwa's cosine: 189 MB at 10^5 samples, 427 MB at 10^6 (491 MB with the table and the
 #: shape's points in memory, 587-605 MB with the rest too; 1.77 GB holding the path and the
 #: law's time derivatives: review13). Kept at 2 x 10^6: what is left grows with the length
 #: still. Longer inputs go to the windows of linear
