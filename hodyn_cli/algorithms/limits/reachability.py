@@ -38,14 +38,14 @@ x_{i+1})``. Both passes are sequential: the backend's compiled ``reach_backward`
 the input is first read (:class:`Lengths`), the directions about its rests and the shape's
 points from two more readings (:func:`arcs`); the played motion is made chunk by chunk of
 the grid from the smoothed law's spline (:class:`Played`). The arc-length table, the
-shape's points and coefficients, the controllable sets and the played law's points and
-times are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), read a block at a
-time (the table in order: :func:`_placed`; the shape fitted a block at a time from its
+shape's points and coefficients, the controllable sets, the law's u and the played law's
+points and times are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), read a
+block at a time (the table in order: :func:`_placed`; the shape fitted a block at a time from its
 points there, :func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`); the smoothing's
 moving averages are made a block at a time from one running integral. What spans the path
 in memory is the shape points' arc lengths and times while the arcs are made (4 numbers a
-point), the law on the grid, the smoothing's few arrays while it runs and the played law's
-spline: :data:`MOST_SAMPLES`.
+point), the law on the grid (sigma, x), the smoothing's few arrays while it runs and the
+played law's spline: :data:`MOST_SAMPLES`.
 """
 from __future__ import annotations
 
@@ -89,14 +89,14 @@ PER_SAMPLE = 3
 #: the longest input (samples) it takes. It reads the input chunk by chunk (:class:`Lengths`,
 #: :func:`arcs`) and holds in memory what spans the whole path: the shape points' arc
 #: lengths and times while the arcs are made (4 numbers a shape point, at most one a
-#: sample), the law on the grid (3 points a sample: sigma, x, u), the smoothing's few
+#: sample), the law on the grid (3 points a sample: sigma, x; u on disk), the smoothing's few
 #: arrays while it runs (:func:`swept`: x reflected and its running integral) and one
 #: played law's spline (2 numbers a point), ~0.25 kB a sample; the arc-length table, the
 #: shape's points and coefficients, the controllable sets and the played law's points and
 #: times are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), and the passes'
 #: rows, the played motion, the fits and the splines' banded systems
 #: (:func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`) are a chunk's. Peak RSS on the
-#: iiwa's cosine: 189 MB at 10^5 samples, 427 MB at 10^6 (491 MB with the table and the
+#: iiwa's cosine: 192 MB at 10^5 samples, 402 MB at 10^6 (491 MB with the table and the
 #: shape's points in memory, 587-605 MB with the rest too; 1.77 GB holding the path and the
 #: law's time derivatives: review13). Kept at 2 x 10^6: what is left grows with the length
 #: still. Longer inputs go to the windows of linear
@@ -637,14 +637,16 @@ def controllable(r: Rows, delta: np.ndarray, end: tuple[float, float]) -> np.nda
 
 @dataclass(frozen=True, eq=False)
 class Law:
-    """A law along one :class:`Arc`: x at its grid points (M,) and u on its intervals;
-    ``played``: the x the motion is played with at its grid points where it is made
-    otherwise than by :func:`smoothed` and :func:`lowered` (None: made so, :func:`played`;
-    :func:`~hodyn_cli.algorithms.limits.rates.kept`: for the limits of higher orders)."""
+    """A law along one :class:`Arc`: x at its grid points (M,) and u on its intervals (M-1,:
+    on disk from :func:`along`, :class:`~hodyn_cli.algorithms.limits.stored.Stored`, read
+    where asked, at a corner); ``played``: the x the motion is played with at its grid
+    points where it is made otherwise than by :func:`smoothed` and :func:`lowered` (None:
+    made so, :func:`played`; :func:`~hodyn_cli.algorithms.limits.rates.kept`: for the
+    limits of higher orders)."""
 
     sigma: np.ndarray
     x: np.ndarray
-    u: np.ndarray
+    u: np.ndarray | Stored
     played: np.ndarray | None = None
 
     @property
@@ -740,13 +742,14 @@ def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
     start = first[0] if arc.rest[0] else first[1]
     if arc.rest[0] and start > 0:
         return None
-    x, u = np.empty(M), np.empty(M - 1)
+    x, u = np.empty(M), Stored(M - 1)  # (u: on disk, read at a corner alone)
     x[0] = start
     for a, b in pieces:
         r = kept or rows_at(a, b + 1)
         assert r is not None  # (as in the backward pass)
         law = greedy(r, delta(a, b), K[a : b + 1], float(x[a]), arc.sigma[a : b + 1])
-        x[a : b + 1], u[a:b] = law.x, law.u
+        x[a : b + 1] = law.x
+        u.write(a, np.asarray(law.u))  # (greedy's: in memory)
         advance(b - a + (a == 0))
     return Law(arc.sigma, x, u)
 
