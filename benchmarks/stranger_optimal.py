@@ -1,7 +1,8 @@
 """``hodyn retime --optimal`` tried as a newcomer would (issue 37): public arms nobody tuned
 it on, paths of every class at every input rate, each command a process of its own.
 
-    python benchmarks/stranger_optimal.py [--quick] [--only ARM,ARM:PATH,PATH@RATE] [--json rows.json]
+    python benchmarks/stranger_optimal.py [--quick] [--only ARM,ARM:PATH,PATH@RATE,MODE]
+                                          [--json rows.json]
 
 Arms: example-robot-data's UR3, UR10, Kinova Jaco (j2s6s200, continuous joints), Unitree Z1,
 SO-101, Talos's left arm and the ASR two-link arm (not the bundled iiwa, Panda, UR5 or xArm7
@@ -245,7 +246,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small subset (6 runs)")
     parser.add_argument("--only", default="",
-                        help="comma-separated: ARM, ARM:PATH or PATH@RATE (e.g. fourier@20)")
+                        help="comma-separated: ARM, ARM:PATH, PATH@RATE (e.g. fourier@20) or "
+                             "MODE (vt, r500, jerk): the runs that match any")
     parser.add_argument("--json", type=Path, help="also write the rows here (JSON)")
     args = parser.parse_args()
     only = set(filter(None, args.only.split(",")))
@@ -255,7 +257,7 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for arm, path, rate, mode in cases(args.quick):
-            if only and not only & {arm, f"{arm}:{path}", f"{path}@{rate:g}"}:
+            if only and not only & {arm, f"{arm}:{path}", f"{path}@{rate:g}", mode}:
                 continue
             rows.append(one(Path(tmp), arm, path, rate, mode))
             show(rows[-1])

