@@ -607,14 +607,18 @@ def test_the_smoothed_law_leaves_a_rest_no_faster_than_the_law():
     assert abs(carried - 3.6) < 1e-9
 
 
-def test_the_arcs_of_a_path_read_chunk_by_chunk_are_those_of_the_whole_path():
+def test_the_arcs_of_a_path_read_chunk_by_chunk_are_those_of_the_whole_path(monkeypatch):
     """issue 37 item 4 (memory bounded): the arcs (the arc-length table, the corners, the
     shape's points) are made from the input read chunk by chunk, each chunk joined to the
     last sample of the one before, never the whole path: the same to the bit as from the
     path whole, however it is cut (chunks of one sample and empty ones too), read three
     times at most on a path with corners (the table; the directions about its rests; the
-    shape's points), and its :class:`reachability.Table` holds 7 numbers an input sample,
-    not the path's orders times joints."""
+    shape's points), its :class:`reachability.Table`, shape points and shape coefficients on
+    disk (ON_DISK 0), read in blocks of 70 points (BLOCK), each shape fitted in blocks of 20
+    points (SOLVE_BLOCK) from the points on disk: in memory the table holds the points where
+    the direction reverses alone."""
+    monkeypatch.setattr(bsplines, "SOLVE_BLOCK", 20)
+    monkeypatch.setattr(bsplines, "OVERLAP", 20)
     model = hodyn_cli.load_robot(URDF / "planar_2r.urdf")
     _, traj = _zigzag(model, legs=4)
     whole = reachability.arcs(traj, 400)
@@ -626,6 +630,9 @@ def test_the_arcs_of_a_path_read_chunk_by_chunk_are_those_of_the_whole_path():
         passes.append(1)
         return [traj.rows(slice(a, b)) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
 
+    monkeypatch.setattr(reachability, "BLOCK", 70)
+    monkeypatch.setattr(stored, "ON_DISK", 0)
+    monkeypatch.setattr(stored, "TAKEN", 5)
     pieces = reachability.arcs(chunks, 400)
     assert len(passes) == 3 and len(pieces) == len(whole) == 4
     for mine, theirs in zip(pieces, whole, strict=True):
@@ -633,9 +640,10 @@ def test_the_arcs_of_a_path_read_chunk_by_chunk_are_those_of_the_whole_path():
         assert np.array_equal(mine.sigma, theirs.sigma)
         assert np.array_equal(mine.shape.c, theirs.shape.c)
         assert np.array_equal(mine.shape.t, theirs.shape.t)
+    assert all(arc.coefficients._memory is None for arc in pieces)
     table = reachability.lengths(chunks)
-    held = sum(a.nbytes for a in (table.s, table.sigma, table.speed, table.reverses))
-    assert held <= 7 * 8 * table.samples < traj.orders * model.nv * 8 * table.samples
+    assert table.points._memory is None and table.points.shape == (2 * n - 1, 3)
+    assert table.reverses.nbytes < 8 * 8 * (len(pieces) - 1)  # (a corner's point or two)
 
 
 def test_the_splines_solved_block_by_block_are_the_whole_solution(monkeypatch):
@@ -700,7 +708,7 @@ def test_the_smoothing_made_block_by_block_is_the_same_to_the_bit(monkeypatch):
                 reachability.lowered(x, smooth, 24), reachability.widths(law, 0.05))
 
     whole = smoothing()
-    monkeypatch.setattr(reachability, "BLOCK", 7)
+    monkeypatch.setattr(reachability, "BLOCK", 70)
     for mine, theirs in zip(smoothing(), whole, strict=True):
         assert np.array_equal(mine, theirs)
     assert not np.array_equal(whole[3], whole[2])  # (lowered somewhere: its averages ran)

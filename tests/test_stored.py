@@ -1,16 +1,21 @@
 """Arrays kept on disk (:class:`hodyn_cli.algorithms.limits.stored.Stored`): what a block
 write puts is what a read of any slice across the blocks' seams gives back, bit for bit, and
-nothing is left on disk."""
+nothing is left on disk; where the temporary file cannot be made or written, one line says
+which directory and why, and the output is left as it was."""
 
 from __future__ import annotations
 
+import errno
 import os
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
+from conftest import URDF
 from hodyn_cli.algorithms.limits import stored as stored_module
 from hodyn_cli.algorithms.limits.stored import Stored
+from hodyn_cli.cli.app import app
 
 
 @pytest.mark.parametrize("on_disk", [0, stored_module.ON_DISK])
@@ -45,3 +50,74 @@ def test_a_rewritten_row_is_the_last_one_written_and_the_file_has_no_name(monkey
     stored.write(2, np.array([5.0, 6.0]))
     assert stored[:].tolist() == [1.0, 2.0, 5.0, 6.0] and stored.shape == (4,)
     assert os.fstat(stored._file.fileno()).st_nlink == 0
+
+
+def test_rows_appended_are_kept_and_taken_by_index(monkeypatch):
+    """An array grown by appends (the arc-length table as the input is read) is on disk
+    however small, every row kept; rows taken at sorted indices (repeated ones too) across
+    TAKEN-row reads are those rows."""
+    monkeypatch.setattr(stored_module, "TAKEN", 4)
+    whole = np.random.default_rng(5).standard_normal((25, 3))
+    stored = Stored(0, (3,), grows=True)
+    for a, b in ((0, 4), (4, 9), (9, 25)):
+        stored.append(whole[a:b])
+        assert stored._memory is None and stored.shape == (b, 3)
+        assert np.array_equal(stored[:], whole[:b])
+    index = np.array([0, 0, 3, 4, 9, 17, 24])
+    assert np.array_equal(stored.take(index), whole[index])
+    assert stored.take(np.zeros(0, dtype=int)).shape == (0, 3)
+
+
+def test_a_write_cut_short_is_finished(monkeypatch):
+    """A write the system cuts short (as a disk filling up does before it refuses) has its
+    rest written: the rows read back whole."""
+    monkeypatch.setattr(stored_module, "ON_DISK", 0)
+    real = os.pwrite
+    monkeypatch.setattr(stored_module.os, "pwrite",
+                        lambda fd, data, at: real(fd, data[: max(1, len(data) // 3)], at))
+    stored = Stored(5, (2,))
+    stored.write(1, np.arange(8.0).reshape(4, 2))
+    assert stored[1:].ravel().tolist() == list(range(8))
+
+
+def test_a_missing_tmpdir_is_said_in_one_line(monkeypatch, tmp_path):
+    """TMPDIR set to a folder that does not exist is not passed over
+    for /tmp: the error names it, what failed and the remedy."""
+    monkeypatch.setattr(stored_module, "ON_DISK", 0)
+    missing = tmp_path / "nowhere"
+    monkeypatch.setenv("TMPDIR", str(missing))
+    with pytest.raises(stored_module.Unstorable) as failed:
+        Stored(4)
+    assert failed.value.source == str(missing)
+    assert "cannot make the temporary file" in failed.value.message
+    assert "No such file or directory" in str(failed.value) and "\n" not in str(failed.value)
+
+
+def _full(fd, data, at):
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_a_full_disk_ends_retime_in_one_line_and_leaves_the_output(monkeypatch, tmp_path):
+    """``retime --optimal`` whose arrays go to disk (ON_DISK 0: every one) on a disk that is
+    full: exit 2, one line naming the temporary directory and the disk's refusal, the
+    existing output untouched; the same run with room succeeds."""
+    iiwa = URDF / "iiwa14.urdf"
+    path, out = tmp_path / "in.h5", tmp_path / "out.h5"
+    made = CliRunner().invoke(app, ["generate", str(iiwa), "--kind", "cosine", "--duration",
+                                    "1", "--rate", "20", "--derivatives", "4", "-o", str(path)])
+    assert made.exit_code == 0, made.output
+    out.write_bytes(b"before")
+    monkeypatch.setattr(stored_module, "ON_DISK", 0)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(stored_module.os, "pwrite", _full)
+    args = ["retime", str(iiwa), str(path), "--optimal", "-q", "-o", str(out)]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 2, res.output
+    assert res.output.strip().splitlines() == [
+        f"hodyn: error: {tmp_path}: cannot write the temporary file of a long path's arrays: "
+        "No space left on device (set TMPDIR to a writable directory with room)"]
+    assert out.read_bytes() == b"before"
+    monkeypatch.undo()
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    assert out.read_bytes() != b"before"

@@ -17,7 +17,7 @@ coefficients to 1e-15, tests/test_reach_kernel.py). The backend's ``banded_solve
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -26,7 +26,7 @@ import numpy as np
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy import reach
 
-__all__ = ["BSpline", "Rows", "windowed", "interpolating", "in_blocks"]
+__all__ = ["BSpline", "Rows", "windowed", "interpolating", "in_blocks", "blocks_of"]
 
 #: interpolation points whose basis functions are evaluated at once
 BLOCK = 1 << 15
@@ -87,6 +87,12 @@ class Rows(Protocol):
     (:class:`~hodyn_cli.algorithms.limits.stored.Stored`)."""
 
     def __getitem__(self, rows: slice, /) -> np.ndarray: ...
+
+
+class Sized(Rows, Protocol):
+    """Rows read by slices, and how many there are (what :func:`blocks_of` fits)."""
+
+    def __len__(self) -> int: ...
 
 
 def windowed(t: np.ndarray, c: Rows, k: int, lo: float, hi: float, extrapolate: bool = True
@@ -151,18 +157,44 @@ def in_blocks(x: np.ndarray, y: np.ndarray, k: int,
                                                 list[tuple[int, float]]]] | None = None
               ) -> BSpline:
     """:func:`interpolating`'s spline (its knots, ``ends`` at the ends) solved
-    :data:`SOLVE_BLOCK` points at a time, each block widened by :data:`OVERLAP` either side
-    (memory: a block's banded system, not the whole one's): the conditions at a block's
-    inner ends ``inner(lo, hi)`` (points lo .. hi-1), or not-a-knot where ``ends`` is None;
-    each coefficient from the block it lies in the middle of (coefficient j's basis
-    function is the block's j - lo: their knots are the same away from the block's ends).
-    The same as the whole system's solution to rounding (equal to the bit where measured)."""
+    :data:`SOLVE_BLOCK` points at a time (:func:`blocks_of`; memory: a block's banded
+    system, not the whole one's). The same as the whole system's solution to rounding
+    (equal to the bit where measured)."""
+    knots, pieces = blocks_of(x, y, k, ends, inner)
+    return BSpline(knots, np.concatenate(list(pieces)), k)
+
+
+def blocks_of(x: Sized, y: Sized, k: int,
+              ends: tuple[list[tuple[int, float]], list[tuple[int, float]]] | None = None,
+              inner: Callable[[int, int], tuple[list[tuple[int, float]],
+                                                list[tuple[int, float]]]] | None = None
+              ) -> tuple[np.ndarray, Iterator[np.ndarray]]:
+    """(knots, coefficients a block at a time, in order) of :func:`interpolating`'s spline
+    through x and y (arrays, or rows kept elsewhere and read a block at a time: memory a
+    block's), each block of :data:`SOLVE_BLOCK` points widened by :data:`OVERLAP` either
+    side: the conditions at a block's inner ends ``inner(lo, hi)`` (points lo .. hi-1), or
+    not-a-knot where ``ends`` is None; each coefficient from the block it lies in the middle
+    of (coefficient j's basis function is the block's j - lo: their knots are the same away
+    from the block's ends); ``len(x) + k - 1`` coefficients with ``ends``, ``len(x)``
+    without."""
     n = len(x)
+    first, last = float(x[0:1][0]), float(x[n - 1 : n][0])
+    m = 0 if ends is not None else (k - 1) // 2
+    knots = np.concatenate([np.full(k + 1, first), x[m + 1 : n - m - 1], np.full(k + 1, last)])
     if n <= SOLVE_BLOCK + 2 * OVERLAP:
-        return interpolating(x, y, k, ends)
+        return knots, iter([interpolating(x[0:n], y[0:n], k, ends).c])
     assert ends is None or inner is not None
+    return knots, _blocks(x, y, k, ends, inner)
+
+
+def _blocks(x: Sized, y: Sized, k: int,
+            ends: tuple[list[tuple[int, float]], list[tuple[int, float]]] | None,
+            inner: Callable[[int, int], tuple[list[tuple[int, float]],
+                                              list[tuple[int, float]]]] | None
+            ) -> Iterator[np.ndarray]:
+    n = len(x)
     extra = 0 if ends is None else k - 1  # (coefficients beyond one a point)
-    pieces, owned = [], 0
+    owned = 0
     for a in range(0, n, SOLVE_BLOCK):
         lo, hi = max(0, a - OVERLAP), min(n, a + SOLVE_BLOCK + OVERLAP)
         if n - hi < OVERLAP:  # (the last block reaches the end)
@@ -171,11 +203,7 @@ def in_blocks(x: np.ndarray, y: np.ndarray, k: int,
         local = interpolating(x[lo:hi], y[lo:hi], k, None if ends is None or cut is None else (
             ends[0] if lo == 0 else cut[0], ends[1] if hi == n else cut[1]))
         stop = n + extra if hi == n else a + SOLVE_BLOCK + extra // 2
-        pieces.append(local.c[owned - lo : stop - lo])
+        yield local.c[owned - lo : stop - lo]
         owned = stop
         if hi == n:
             break
-    m = 0 if ends is not None else (k - 1) // 2
-    inside = x[m + 1 : n - m - 1]
-    knots = np.concatenate([np.full(k + 1, x[0]), inside, np.full(k + 1, x[-1])])
-    return BSpline(knots, np.concatenate(pieces), k)

@@ -37,12 +37,15 @@ x_{i+1})``. Both passes are sequential: the backend's compiled ``reach_backward`
 **Memory.** The input path is never held: its arc-length table is made chunk by chunk as
 the input is first read (:class:`Lengths`), the directions about its rests and the shape's
 points from two more readings (:func:`arcs`); the played motion is made chunk by chunk of
-the grid from the smoothed law's spline (:class:`Played`). The shape's coefficients, the
-controllable sets and the played law's points and times are on disk
-(:class:`~hodyn_cli.algorithms.limits.stored.Stored`), read a block at a time; the
-smoothing's moving averages are made a block at a time from one running integral. What
-spans the path in memory is the table (until the arcs are made), the law on the grid, the
-smoothing's few arrays while it runs and the played law's spline: :data:`MOST_SAMPLES`.
+the grid from the smoothed law's spline (:class:`Played`). The arc-length table, the
+shape's points and coefficients, the controllable sets, the law's u and the played law's
+points and times are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), read a
+block at a time (the table in order: :func:`_placed`; the shape fitted a block at a time from its
+points there, :func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`); the smoothing's
+moving averages are made a block at a time from one running integral. What spans the path
+in memory is the shape points' arc lengths and times while the arcs are made (4 numbers a
+point), the law on the grid (sigma, x), the smoothing's few arrays while it runs and the
+played law's spline: :data:`MOST_SAMPLES`.
 """
 from __future__ import annotations
 
@@ -53,7 +56,7 @@ import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
-from hodyn_cli.algorithms.limits.bsplines import BSpline, in_blocks, windowed
+from hodyn_cli.algorithms.limits.bsplines import BSpline, blocks_of, in_blocks, windowed
 from hodyn_cli.algorithms.limits.jets import compose
 from hodyn_cli.algorithms.limits.programme import PathLimit, between, path_limits, time_derivatives
 from hodyn_cli.algorithms.limits.ramps import TAIL, Ramp
@@ -84,17 +87,19 @@ BLOCK = 1 << 15
 POINTS = 4000
 PER_SAMPLE = 3
 #: the longest input (samples) it takes. It reads the input chunk by chunk (:class:`Lengths`,
-#: :func:`arcs`) and holds in memory what spans the whole path: the arc-length table while
-#: the arcs are made (7 numbers a sample), the law on the grid (3 points a sample: sigma,
-#: x, u), the smoothing's few arrays while it runs (:func:`swept`: x reflected and its
-#: running integral) and one played law's spline (2 numbers a point), ~0.3 kB a sample;
-#: the shape's coefficients, the controllable sets and the played law's points and times
-#: are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), and the passes' rows,
-#: the played motion, the fits and the splines' banded systems
-#: (:func:`~hodyn_cli.algorithms.limits.bsplines.in_blocks`) are a chunk's. Peak RSS on the
-#: iiwa's cosine: 189 MB at 10^5 samples, 464 MB at 10^6 (587-605 MB with those arrays in
-#: memory; 1.77 GB holding the path and the law's time derivatives: review13). Kept at 2 x
-#: 10^6: what is left grows with the length still. Longer inputs go to the windows of linear
+#: :func:`arcs`) and holds in memory what spans the whole path: the shape points' arc
+#: lengths and times while the arcs are made (4 numbers a shape point, at most one a
+#: sample), the law on the grid (3 points a sample: sigma, x; u on disk), the smoothing's few
+#: arrays while it runs (:func:`swept`: x reflected and its running integral) and one
+#: played law's spline (2 numbers a point), ~0.25 kB a sample; the arc-length table, the
+#: shape's points and coefficients, the controllable sets and the played law's points and
+#: times are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), and the passes'
+#: rows, the played motion, the fits and the splines' banded systems
+#: (:func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`) are a chunk's. Peak RSS on the
+#: iiwa's cosine: 192 MB at 10^5 samples, 402 MB at 10^6 (491 MB with the table and the
+#: shape's points in memory, 587-605 MB with the rest too; 1.77 GB holding the path and the
+#: law's time derivatives: review13). Kept at 2 x 10^6: what is left grows with the length
+#: still. Longer inputs go to the windows of linear
 #: programmes (``--solver auto``), which hold a chunk, or are refused (``--solver
 #: reachability``)
 MOST_SAMPLES = 2_000_000
@@ -207,20 +212,35 @@ def _at(chunks: Iterable[Trajectory], s: np.ndarray, r: int) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class Table:
-    """The arc length ``sigma`` (F,) of the input path at ``s`` (F,), :data:`SUBDIVIDE`
-    points per input interval and its end; ``speed`` (F,): ``|q'(s)|`` there; ``reverses``
-    (F-1,): whether the direction ``q' / |q'|`` turns by more than 90 degrees from one point
-    to the next (for :func:`_corners`); and of the input: its samples, first and last times
-    and joints. Memory: ~7 numbers an input sample, not the path's D n (:class:`Lengths`
-    makes it chunk by chunk)."""
+    """The input path's arc length at :data:`SUBDIVIDE` points per input interval and its
+    end: ``points`` (F, 3), on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`,
+    read a block at a time), each point's ``s``, arc length ``sigma`` and ``speed`` ``|q'(s)|``
+    (the columns :data:`S`, :data:`SIGMA`, :data:`SPEED`); ``reverses``: the points i
+    (sorted) where the direction ``q' / |q'|`` turns by more than 90 degrees from i to i + 1
+    (for :func:`_corners`); ``fastest``: the largest speed; and of the input: its samples,
+    first and last times and joints. Memory: the points where it reverses
+    (:class:`Lengths` makes it chunk by chunk; the points were 7 numbers an input sample in
+    memory)."""
 
-    s: np.ndarray
-    sigma: np.ndarray
-    speed: np.ndarray
+    points: Stored
     reverses: np.ndarray
+    fastest: float
     samples: int
     span: tuple[float, float]
     names: tuple[str, ...]
+
+    def column(self, a: int, b: int, which: int) -> np.ndarray:
+        """One column of the points a .. b-1."""
+        return self.points[a:b][:, which]
+
+    def blocks(self) -> Iterator[tuple[int, np.ndarray]]:
+        """(a, the points a .. a + BLOCK - 1) in turn."""
+        for a in range(0, len(self.points), BLOCK):
+            yield a, self.points[a : a + BLOCK]
+
+
+#: the columns of :attr:`Table.points`
+S, SIGMA, SPEED = 0, 1, 2
 
 
 class Lengths:
@@ -230,9 +250,7 @@ class Lengths:
     (:func:`_length`), their sum in order (as on the whole path: the same to the bit)."""
 
     def __init__(self) -> None:
-        self._s: list[np.ndarray] = []
-        self._lengths: list[np.ndarray] = []
-        self._speed: list[np.ndarray] = []
+        self._points = Stored(0, (3,), grows=True)  # (s, each sub-interval's length, speed)
         self._reverses: list[np.ndarray] = []
         self._last: Trajectory | None = None  # the last interval (the end's q')
         self._unit: np.ndarray | None = None  # the direction at the last point so far
@@ -253,17 +271,19 @@ class Lengths:
         t = path.t
         assert t is not None
         s = (t[:-1, None] + np.diff(t)[:, None] * np.arange(SUBDIVIDE) / SUBDIVIDE).ravel()
-        self._s.append(s)
-        self._lengths.append(_length(path, s, np.append(s[1:], t[-1])))
-        self._directions(_order(path, s, 1))
+        self._add(s, _length(path, s, np.append(s[1:], t[-1])), _order(path, s, 1))
 
-    def _directions(self, d1: np.ndarray) -> None:
+    def _add(self, s: np.ndarray, lengths: np.ndarray, d1: np.ndarray) -> None:
+        """Points at s, the lengths from each to the next, q' there."""
         speed = np.linalg.norm(d1, axis=1)
         unit = d1 / np.maximum(speed, np.finfo(float).tiny)[:, None]
+        first = len(self._points)  # (the pairs' index: their first point's)
         if self._unit is not None:
             unit = np.concatenate([self._unit, unit])
-        self._speed.append(speed)
-        self._reverses.append(np.einsum("ij,ij->i", unit[:-1], unit[1:]) < 0)
+            first -= 1
+        self._points.append(np.stack([s, lengths, speed], axis=1))
+        self._reverses.append(first + np.flatnonzero(
+            np.einsum("ij,ij->i", unit[:-1], unit[1:]) < 0))
         self._unit = unit[-1:]
 
     def table(self) -> Table:
@@ -272,19 +292,18 @@ class Lengths:
         if end is None or end.n_samples < 2:
             raise HodynError("--optimal needs a path of two samples at least")
         assert end.t is not None
-        self._directions(between(end, end.t[-1:], 1))
-        self._s.append(end.t[-1:])
-
-        def joined(parts: list[np.ndarray]) -> np.ndarray:  # (the parts let go at once: an
-            # array's parts and its whole held together, not every array's)
-            whole = np.concatenate(parts)
-            parts.clear()
-            return whole
-
-        s = joined(self._s)
-        sigma = _running(joined(self._lengths))
-        table = Table(s, sigma, joined(self._speed), joined(self._reverses),
-                      self.samples, (self._first, float(end.t[-1])), end.joint_names)
+        self._add(end.t[-1:], np.zeros(1), between(end, end.t[-1:], 1))
+        points, carry, fastest = self._points, 0.0, 0.0
+        for a in range(0, len(points), BLOCK):  # the lengths' running sum from 0: sigma
+            block = points[a : a + BLOCK]  # (carried on from the block before: the same
+            # additions in the same order as the whole array's cumsum, :func:`_running`)
+            lengths = block[:, SIGMA].copy()
+            block[:, SIGMA] = np.cumsum(np.concatenate([[carry], lengths[:-1]]))
+            carry = float(block[-1, SIGMA] + lengths[-1])
+            fastest = max(fastest, float(block[:, SPEED].max()))
+            points.write(a, block)
+        table = Table(points, np.concatenate(self._reverses), fastest, self.samples,
+                      (self._first, float(end.t[-1])), end.joint_names)
         self._last = None  # (fed no more: a second table would be of nothing)
         return table
 
@@ -328,25 +347,42 @@ def _corners(table: Table, path: Source) -> list[float]:
     |q'|`` just before and just after a run of the table's points at rest (:data:`REST`;
     their q' read from the path again, chunk by chunk) differ, or reverse between two
     points (a rest between them, as between the samples of a coarse input)."""
-    speed, sigma = table.speed, table.sigma
-    rest = speed < REST * speed.max()
-    flags = np.diff(np.concatenate([[0], rest.astype(int), [0]]))
-    runs = [(a, b) for a, b in zip(np.flatnonzero(flags == 1), np.flatnonzero(flags == -1) - 1,
-                                   strict=True) if a > 0 and b + 1 < len(rest)]
+    F, still = len(table.points), REST * table.fastest
+    starts: list[int] = []  # (the runs at rest: their first and last points)
+    stops: list[int] = []
+    before = 0
+    for a, block in table.blocks():
+        rest = (block[:, SPEED] < still).astype(int)
+        flags = np.diff(np.concatenate([[before], rest]))
+        starts.extend(a + np.flatnonzero(flags == 1))
+        stops.extend(a + np.flatnonzero(flags == -1) - 1)
+        before = int(rest[-1])
+    if before:
+        stops.append(F - 1)
+    runs = [(int(a), int(b)) for a, b in zip(starts, stops, strict=True)
+            if a > 0 and b + 1 < F]
     cuts = []
     if runs:
         around = np.array([[a - 1, b + 1] for a, b in runs]).ravel()
-        d1 = _at(path(), table.s[around], 1).reshape(len(runs), 2, -1)
-        for (a, b), (before, after) in zip(runs, d1, strict=True):
-            if np.dot(before / speed[a - 1], after / speed[b + 1]) < TURN:
-                cuts.append(float(sigma[(a + b) // 2]))
+        at = table.points.take(around)
+        middle = table.points.take(np.array([(a + b) // 2 for a, b in runs]))[:, SIGMA]
+        d1 = _at(path(), at[:, S], 1).reshape(len(runs), 2, -1)
+        speed = at[:, SPEED].reshape(len(runs), 2)
+        for (into, out), (v_into, v_out), sigma in zip(d1, speed, middle, strict=True):
+            if np.dot(into / v_into, out / v_out) < TURN:
+                cuts.append(float(sigma))
     # a turn back between two points neither at rest (a momentary rest between the
     # input's samples): the direction reverses by more than 90 degrees within one interval
-    back = table.reverses & ~rest[:-1] & ~rest[1:]
-    for i in np.flatnonzero(back):
-        j = i if speed[i] < speed[i + 1] else i + 1
-        if 0 < j < len(sigma) - 1:
-            cuts.append(float(sigma[j]))
+    i = table.reverses
+    read = np.unique(np.concatenate([i, i + 1]))
+    points = table.points.take(read)
+    for k, this, that in zip(i, points[np.searchsorted(read, i)],
+                             points[np.searchsorted(read, i + 1)], strict=True):
+        if this[SPEED] < still or that[SPEED] < still:
+            continue
+        j, point = (k, this) if this[SPEED] < that[SPEED] else (k + 1, that)
+        if 0 < j < F - 1:
+            cuts.append(float(point[SIGMA]))
     return sorted(cuts)
 
 
@@ -365,48 +401,118 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
     rests, and the shape's points)."""
     path = source(path)
     table = table or lengths(path)
-    s_fine, sigma_fine = table.s, table.sigma
-    length = sigma_fine[-1]
+    length = float(table.points[-1][SIGMA])
     if not length > 0:
         raise HodynError("--optimal: the path does not move")
     shape_points = shape_points or max(SHAPE, min(table.samples, int(length / SPACING)))
     cuts = [0.0, *_corners(table, path), float(length)]
-    spans = []
-    for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
-        count = max(LEAST, round(shape_points * (hi - lo) / length))
-        spans.append((lo, hi, np.linspace(lo, hi, count + 1)))
-    target = np.concatenate([span[-1] for span in spans])  # (sorted: the pieces in turn)
-    k = np.clip(np.searchsorted(sigma_fine, target, side="right") - 1, 0, len(s_fine) - 2)
-    s = np.interp(target, sigma_fine, s_fine)
-    stops = np.cumsum([len(span) for _, _, span in spans])  # (each piece's first and last)
-    ends = np.ravel([[stop - len(span), stop - 1] for stop, (_, _, span) in zip(stops, spans,
-                                                                                 strict=True)])
-    q, at, speed = _shape_points(path, s, k, table, ends)
-    still = REST * table.speed.max()
+    spans = [(lo, hi, max(LEAST, round(shape_points * (hi - lo) / length)) + 1)
+             for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
+    target = np.concatenate([np.linspace(lo, hi, count) for lo, hi, count in spans])
+    s, before = _placed(table, target)  # (target sorted: the pieces in turn)
+    del target
+    stops = np.cumsum([count for _, _, count in spans])  # (each piece's first and last)
+    ends = np.ravel([[stop - count, stop - 1] for stop, (_, _, count) in zip(stops, spans,
+                                                                              strict=True)])
+    shaped, speed = _shape_points(path, s, before, ends, len(table.names))
+    del s, before
+    still = REST * table.fastest
     pieces = []
     for i, (lo, hi, _) in enumerate(spans):
-        part = slice(int(ends[2 * i]), int(ends[2 * i + 1]) + 1)
-        piece_at = at[part].copy()
-        piece_at[[0, -1]] = lo, hi
-        shape = in_blocks(piece_at - lo, q[part], DEGREE)  # (not-a-knot: its blocks' too)
+        first, last = int(ends[2 * i]), int(ends[2 * i + 1])
+        for row, at in ((first, lo), (last, hi)):  # (the piece's ends at its cuts exactly)
+            point = shaped[row]
+            point[0] = at
+            shaped.write(row, point)
+        knots, blocks = blocks_of(_Part(shaped, first, last + 1, slice(0, 1), lo),
+                                  _Part(shaped, first, last + 1, slice(1, None)), DEGREE)
+        coefficients = Stored(last + 1 - first, (len(table.names),))  # (not-a-knot: one a
+        done = 0  # point, each block's solved where it is the block's middle)
+        for block in blocks:
+            coefficients.write(done, block)
+            done += len(block)
         fine = max(LEAST, round(points * (hi - lo) / length), min(points, PIECE))
-        pieces.append(Arc(np.linspace(0.0, hi - lo, fine + 1), shape.t, Stored.of(shape.c),
+        pieces.append(Arc(np.linspace(0.0, hi - lo, fine + 1), knots, coefficients,
                           (bool(speed[2 * i] < still), bool(speed[2 * i + 1] < still))))
     return pieces
 
 
-def _shape_points(path: Source, s: np.ndarray, k: np.ndarray, table: Table,
-                  ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(q, sigma, speed) at the sorted s: the path's positions there, their own arc length
-    (from the table's point k before each, :func:`_length` on to it), and ``|q'|`` at the
-    points ``ends`` (sorted indices of s): one pass over the path, chunk by chunk."""
-    q, at, speed = np.empty((len(s), len(table.names))), np.empty(len(s)), np.empty(len(ends))
+@dataclass(frozen=True)
+class _Part:
+    """Rows first .. stop-1 of a stored array, its ``columns``, less ``offset``: a piece's
+    shape points for :func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of` (the arc
+    length a 1-D column, the positions (E, n)), read a block at a time."""
+
+    rows: Stored
+    first: int
+    stop: int
+    columns: slice
+    offset: float = 0.0
+
+    def __len__(self) -> int:
+        return self.stop - self.first
+
+    def __getitem__(self, key: slice) -> np.ndarray:
+        a, b, step = key.indices(len(self))
+        assert step == 1
+        values = self.rows[self.first + a : self.first + max(a, b)][:, self.columns]
+        if self.columns.stop == 1:
+            values = values[:, 0]
+        return values - self.offset if self.offset else values
+
+
+def _placed(table: Table, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(s, before) at the arc lengths ``target`` (sorted): ``np.interp(target, sigma, s)``
+    over the whole table, to the bit, and (E, 2) the s and sigma of the table's point before
+    each (the last at or before it, :func:`_length` goes on from there; the last interval's
+    first at the end), the table read a block at a time in order: the point before each is
+    counted block by block (the points at or below it), its two points then read
+    (:meth:`~hodyn_cli.algorithms.limits.stored.Stored.take`) and numpy's formula applied
+    (``fp[j]`` where ``x == xp[j]``, the slope from ``j + 1`` where that from j is NaN)."""
+    F = len(table.points)
+    count, ahead = np.zeros(len(target), dtype=int), np.zeros(len(target) + 1, dtype=int)
+    for _, block in table.blocks():
+        sigma = block[:, SIGMA]  # (the targets at or beyond its last point: all of it)
+        lo, hi = np.searchsorted(target, [sigma[0], sigma[-1]], side="left")
+        count[lo:hi] += np.searchsorted(sigma, target[lo:hi], side="right")
+        ahead[hi] += len(sigma)
+    np.cumsum(ahead, out=ahead)
+    j = count
+    j += ahead[:-1]  # (in place: the heap keeps what is freed, keep_freed_memory)
+    j -= 1
+    del ahead
+    s, before = np.empty(len(target)), np.empty((len(target), 2))
+    for c in range(0, len(target), BLOCK):
+        x, i = target[c : c + BLOCK], j[c : c + BLOCK]
+        k = np.clip(i, 0, F - 2)
+        left, right = table.points.take(k), table.points.take(k + 1)
+        (f0, x0), (f1, x1) = left[:, [S, SIGMA]].T, right[:, [S, SIGMA]].T
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slope = (f1 - f0) / (x1 - x0)
+            y = slope * (x - x0) + f0
+            nan = np.isnan(y)
+            y[nan] = slope[nan] * (x[nan] - x1[nan]) + f1[nan]
+        y = np.where(np.isnan(y) & nan & (f0 == f1), f0, y)
+        y = np.where(x == x0, f0, y)
+        s[c : c + BLOCK] = np.where(i >= F - 1, f1, np.where(i < 0, f0, y))
+        before[c : c + BLOCK] = np.stack([f0, x0], axis=1)
+    return s, before
+
+
+def _shape_points(path: Source, s: np.ndarray, before: np.ndarray, ends: np.ndarray,
+                  joints: int) -> tuple[Stored, np.ndarray]:
+    """((E, 1 + n) on disk: each sorted s's own arc length (from the table's point before
+    it, ``before`` (E, 2): its s and sigma, :func:`_length` on to it) and the path's
+    positions there; ``|q'|`` at the points ``ends`` (sorted indices of s)): one pass over
+    the path, chunk by chunk."""
+    shaped, speed = Stored(len(s), (1 + joints,)), np.empty(len(ends))
     for chunk, part in _walk(path(), s):
-        q[part] = between(chunk, s[part], 0)
-        at[part] = table.sigma[k[part]] + _length(chunk, table.s[k[part]], s[part])
+        shaped.write(part.start, np.concatenate([
+            (before[part, 1] + _length(chunk, before[part, 0], s[part]))[:, None],
+            between(chunk, s[part], 0)], axis=1))
         mine = (ends >= part.start) & (ends < part.stop)
         speed[mine] = np.linalg.norm(between(chunk, s[ends[mine]], 1), axis=1)
-    return q, at, speed
+    return shaped, speed
 
 
 def _window(spline: BSpline, at: np.ndarray) -> BSpline:
@@ -531,14 +637,16 @@ def controllable(r: Rows, delta: np.ndarray, end: tuple[float, float]) -> np.nda
 
 @dataclass(frozen=True, eq=False)
 class Law:
-    """A law along one :class:`Arc`: x at its grid points (M,) and u on its intervals;
-    ``played``: the x the motion is played with at its grid points where it is made
-    otherwise than by :func:`smoothed` and :func:`lowered` (None: made so, :func:`played`;
-    :func:`~hodyn_cli.algorithms.limits.rates.kept`: for the limits of higher orders)."""
+    """A law along one :class:`Arc`: x at its grid points (M,) and u on its intervals (M-1,:
+    on disk from :func:`along`, :class:`~hodyn_cli.algorithms.limits.stored.Stored`, read
+    where asked, at a corner); ``played``: the x the motion is played with at its grid
+    points where it is made otherwise than by :func:`smoothed` and :func:`lowered` (None:
+    made so, :func:`played`; :func:`~hodyn_cli.algorithms.limits.rates.kept`: for the
+    limits of higher orders)."""
 
     sigma: np.ndarray
     x: np.ndarray
-    u: np.ndarray
+    u: np.ndarray | Stored
     played: np.ndarray | None = None
 
     @property
@@ -688,13 +796,14 @@ def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
     start = first[0] if arc.rest[0] else first[1]
     if arc.rest[0] and start > 0:
         return None
-    x, u = np.empty(M), np.empty(M - 1)
+    x, u = np.empty(M), Stored(M - 1)  # (u: on disk, read at a corner alone)
     x[0] = start
     for a, b in pieces:
         r = kept or rows_at(a, b + 1)
         assert r is not None  # (as in the backward pass)
         law = greedy(r, delta(a, b), K[a : b + 1], float(x[a]), arc.sigma[a : b + 1])
-        x[a : b + 1], u[a:b] = law.x, law.u
+        x[a : b + 1] = law.x
+        u.write(a, np.asarray(law.u))  # (greedy's: in memory)
         advance(b - a + (a == 0))
     return Law(arc.sigma, x, u)
 
