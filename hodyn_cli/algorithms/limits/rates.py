@@ -224,8 +224,12 @@ def kept(arc: reachability.Arc, law: reachability.Law,
         x = reachability.lowered(law.x, smooth, passes * int(np.ceil(half.max())))
         use = usage(x)
         if max(use.affine.max(), use.higher.max()) <= 1 + TOLERANCE:
+            with np.errstate(divide="ignore"):
+                duration = replace(law, x=x).duration
+            if not np.isfinite(duration):  # (at rest between its ends: not a law to play)
+                return None
             return (replace(law, played=_lifted(x, planned, half, usage) if lift else x),
-                    replace(law, x=x).duration)
+                    duration)
         beyond = use.higher > 1 + TOLERANCE
         slow = beyond & (use.static > SHARE)
         need = np.where(slow, SHARE / np.maximum(use.static, SHARE), 1.0)
@@ -248,7 +252,11 @@ def kept(arc: reachability.Arc, law: reachability.Law,
             half = wider
         if need.min() < 1 and not widen.any():  # (widened first: the static part of a
             # law smoothed over a few grid points holds its switches' u, which overstates it)
-            for i in np.flatnonzero(need < 1):  # (one half-width either side)
+            # (one half-width either side; not from a point at rest, x = 0: a ceiling of 0
+            # there held its neighbours at rest too, and round by round a whole leg of the
+            # iiwa's point-to-point path with tight.toml, docs/feasibility.md: its law's
+            # duration infinite)
+            for i in np.flatnonzero((need < 1) & (x > 0)):
                 r = int(np.ceil(half[i]))
                 a, b = max(0, i - r), i + r + 1
                 ceiling[a:b] = np.minimum(ceiling[a:b], x[i] * need[i] / (1 + TOLERANCE))
