@@ -715,3 +715,18 @@ def test_the_smoothing_made_block_by_block_is_the_same_to_the_bit(monkeypatch):
     lengths = rng.random(50)
     assert np.array_equal(reachability._running(lengths),
                           np.concatenate([[0.0], np.cumsum(lengths)]))
+
+
+def test_a_path_with_corners_is_played_with_the_kernels_ramp_by_default():
+    """review22: :func:`reachability.played`'s default rise was 0, and a path with a corner
+    played with it divided by zero (``reachability._ramp``: ZeroDivisionError); the default
+    is :func:`reachability.kernel`'s rise, the motion that rise gives to the bit."""
+    model = hodyn_cli.load_robot(URDF / "planar_2r.urdf")
+    _, traj = _zigzag(model, legs=2)
+    found = reachability.solve(model, traj, joint_limits(model), 200)
+    assert found is not None and len(found) == 2
+    _, rise = reachability.kernel(2, 100.0)
+    given = _whole(reachability.played(found, traj.orders, traj.joint_names, 0.0, 0.01, rise))
+    default = _whole(reachability.played(found, traj.orders, traj.joint_names, 0.0, 0.01))
+    assert np.array_equal(default.derivatives, given.derivatives)
+    assert np.array_equal(default.t, given.t)

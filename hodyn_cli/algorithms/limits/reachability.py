@@ -1075,7 +1075,7 @@ NEAR = 40
 
 
 def played(pieces: list[tuple[Arc, Law]], orders: int, names: tuple[str, ...],
-           t0: float = 0.0, reach: float = 0.0, rise: float = 0.0) -> Played | None:
+           t0: float = 0.0, reach: float = 0.0, rise: float = RAMP) -> Played | None:
     """The motion along the pieces in turn (:class:`Played`: chunk by chunk), each law
     smoothed (:func:`smoothed`, the kernel ``reach`` seconds either side), lowered where
     that raised it above the law (:func:`lowered`) and sampled at its grid points (q ..
@@ -1083,7 +1083,8 @@ def played(pieces: list[tuple[Arc, Law]], orders: int, names: tuple[str, ...],
     sqrt(x)``, ``sigma_ddot = x'/2``, ...); at a corner (where one piece ends and the next
     starts, both at rest) each law warped by a
     :class:`~hodyn_cli.algorithms.limits.ramps.Ramp` of ``rise`` seconds (at most a ``2
-    TAIL``-th of the piece), so that q' .. q^(5) vanish there from both sides; None where the
+    TAIL``-th of the piece; :data:`RAMP`, :func:`kernel`'s, where not given: a rise of 0
+    has no ramp, and divided by zero), so that q' .. q^(5) vanish there from both sides; None where the
     output needs a derivative of the law beyond x^(5) (orders > :data:`ORDERS`), or q^(6)
     through a corner (the warp leaves sigma^(6) there, and the direction q_sigma jumps: q^(6)
     would jump)."""
