@@ -493,8 +493,8 @@ def test_ten_to_the_fifth_samples_are_within_three_hundredths_of_a_percent_of_to
     of CPU, 193 MB; 253 MB holding the input path, 35 s and 536 MB before the chunked
     playing), by reachability on its
     300 004 grid points, within 0.03 % of toppra's 767.155 s on the same grid
-    (benchmarks/README.md; toppra takes ~13 minutes: its number is fixed here; 767.35 s,
-    0.025 %, measured), within its limits (recomputed by check) and passing validate."""
+    (benchmarks/README.md; toppra takes ~13 minutes: its number is fixed here; 767.244 s,
+    0.012 %, measured), within its limits (recomputed by check) and passing validate."""
     src, out = tmp_path / "in.h5", tmp_path / "out.h5"
     for args in (("generate", IIWA, "--kind", "cosine", "--duration", 1000, "-o", src),
                  ("retime", IIWA, src, "--optimal", "-o", out)):
