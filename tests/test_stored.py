@@ -121,3 +121,31 @@ def test_a_full_disk_ends_retime_in_one_line_and_leaves_the_output(monkeypatch, 
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     assert out.read_bytes() != b"before"
+
+
+def test_a_retimed_path_with_corners_is_the_same_to_the_bit_with_every_array_on_disk(
+        monkeypatch):
+    """review22: ``retime --optimal`` by reachability on the 2R's path through 3 waypoints
+    (a corner) with a jerk and a torque-rate limit (the rounds' coefficients, ``rates._Kept``,
+    read CHUNK points at a time): the same output to the bit with every array on disk
+    (ON_DISK 0), read 3 rows at a time (TAKEN), the shapes' rows a block of 37
+    (``bsplines.BLOCK``) and the rounds' coefficients 50 points at a time, as in memory."""
+    import hodyn_cli
+    from hodyn_cli.algorithms.limits import bsplines, rates
+    from test_reachability import _zigzag
+
+    model = hodyn_cli.load_robot(URDF / "planar_2r.urdf")
+    _, traj = _zigzag(model, legs=2)
+    limits = {"joint1": {"jerk": 40.0}, "joint2": {"torque_rate": 30.0}}
+    runs = []
+    for on_disk in (stored_module.ON_DISK, 0):
+        monkeypatch.setattr(stored_module, "ON_DISK", on_disk)
+        out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, solver="reachability")
+        assert opt.used == "reachability"
+        runs.append(out)
+        monkeypatch.setattr(stored_module, "TAKEN", 3)
+        monkeypatch.setattr(bsplines, "BLOCK", 37)
+        monkeypatch.setattr(rates, "CHUNK", 50)
+    memory, disk = runs
+    assert np.array_equal(memory.derivatives, disk.derivatives)
+    assert np.array_equal(memory.t, disk.t)
