@@ -10,9 +10,12 @@ import os
 
 import numpy as np
 import pytest
+from test_reachability import _zigzag
 from typer.testing import CliRunner
 
+import hodyn_cli
 from conftest import URDF
+from hodyn_cli.algorithms.limits import bsplines, rates
 from hodyn_cli.algorithms.limits import stored as stored_module
 from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.cli.app import app
@@ -130,10 +133,6 @@ def test_a_retimed_path_with_corners_is_the_same_to_the_bit_with_every_array_on_
     read CHUNK points at a time): the same output to the bit with every array on disk
     (ON_DISK 0), read 3 rows at a time (TAKEN), the shapes' rows a block of 37
     (``bsplines.BLOCK``) and the rounds' coefficients 50 points at a time, as in memory."""
-    import hodyn_cli
-    from hodyn_cli.algorithms.limits import bsplines, rates
-    from test_reachability import _zigzag
-
     model = hodyn_cli.load_robot(URDF / "planar_2r.urdf")
     _, traj = _zigzag(model, legs=2)
     limits = {"joint1": {"jerk": 40.0}, "joint2": {"torque_rate": 30.0}}
