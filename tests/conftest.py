@@ -434,3 +434,25 @@ def without_G_rates(monkeypatch) -> None:
         return J
 
     monkeypatch.setattr(Closed, "_along", frozen)
+
+
+@pytest.fixture(scope="module")
+def iiwa_cosine(tmp_path_factory):
+    """The iiwa's cosine motion, 1 s at 20 Hz, q .. q^(4) (HDF5): a cheap input of
+    ``retime --optimal``."""
+    from typer.testing import CliRunner
+
+    from hodyn_cli.cli.app import app
+
+    path = tmp_path_factory.mktemp("paths") / "cosine.h5"
+    res = CliRunner().invoke(app, ["generate", str(URDF / "iiwa14.urdf"), "--kind", "cosine",
+                                   "--duration", "1", "--rate", "20", "-o", str(path)])
+    assert res.exit_code == 0, res.output
+    return path
+
+
+def optimal_notice(res, traj) -> str:
+    """The ``hodyn: notice: TRAJ: ... along its path ...`` line of a retime run that passed."""
+    assert res.exit_code == 0, res.output
+    return next(line for line in res.output.splitlines()
+                if line.startswith(f"hodyn: notice: {traj}:") and "along its path" in line)

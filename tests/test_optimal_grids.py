@@ -22,14 +22,6 @@ def run(*args):
     return CliRunner().invoke(app, [str(a) for a in args])
 
 
-@pytest.fixture(scope="module")
-def cosine(tmp_path_factory):
-    path = tmp_path_factory.mktemp("paths") / "cosine.h5"
-    res = run("generate", IIWA, "--kind", "cosine", "--duration", 1, "--rate", 20, "-o", path)
-    assert res.exit_code == 0, res.output
-    return path
-
-
 def retimed(src, out, *options):
     res = run("retime", IIWA, src, "--optimal", *options, "-o", out)
     assert res.exit_code == 0, res.output
@@ -37,14 +29,14 @@ def retimed(src, out, *options):
         return dict(f.attrs), f["t"][()]
 
 
-def test_grid_is_the_windows_and_arc_grid_reachabilitys(cosine, tmp_path):
-    default, t = retimed(cosine, tmp_path / "default.h5")
+def test_grid_is_the_windows_and_arc_grid_reachabilitys(iiwa_cosine, tmp_path):
+    default, t = retimed(iiwa_cosine, tmp_path / "default.h5")
     assert default["solver"] == "reachability" and default["grid_points"] == 4001
     # --grid: the windows' grid; reachability's (auto's solver here) stays as it was
-    windows_grid, t_grid = retimed(cosine, tmp_path / "grid.h5", "--grid", 50)
+    windows_grid, t_grid = retimed(iiwa_cosine, tmp_path / "grid.h5", "--grid", 50)
     assert windows_grid["solver"] == "reachability" and windows_grid["grid_points"] == 4001
     assert windows_grid["duration"] == default["duration"] and np.array_equal(t_grid, t)
-    arc, _ = retimed(cosine, tmp_path / "arc.h5", "--arc-grid", 500)
+    arc, _ = retimed(iiwa_cosine, tmp_path / "arc.h5", "--arc-grid", 500)
     assert arc["solver"] == "reachability" and arc["grid_points"] == 501
     # (--grid with --solver windows: tests/test_optimal.py)
 
@@ -57,9 +49,9 @@ def test_grid_is_the_windows_and_arc_grid_reachabilitys(cosine, tmp_path):
      "--arc-grid is the reachability solver's grid: not with --solver windows (its grid: "
      "--grid)"),
     (["--to-limits", "--arc-grid", "50"], "--arc-grid goes with --optimal")])
-def test_a_grid_for_the_other_solver_is_refused_in_one_line(cosine, tmp_path, options, message):
+def test_a_grid_for_the_other_solver_is_refused_in_one_line(iiwa_cosine, tmp_path, options, message):
     out = tmp_path / "out.h5"
-    res = run("retime", IIWA, cosine, *options, "-o", out)
+    res = run("retime", IIWA, iiwa_cosine, *options, "-o", out)
     assert res.exit_code == 2, res.output
     lines = res.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("hodyn: error: ") and \
@@ -87,10 +79,10 @@ def test_the_apis_grids_and_rate_are_checked_as_the_commands(options, message):
     assert api.time_optimal(robot, grid=np.int64(8), arc_grid=8, rate=20.0).arc_grid == 8
 
 
-def test_rate_0_is_refused_by_the_command(cosine, tmp_path):
+def test_rate_0_is_refused_by_the_command(iiwa_cosine, tmp_path):
     """``--optimal --rate 0`` wrote the output at the input's rate, exit 0."""
     out = tmp_path / "out.h5"
-    res = run("retime", IIWA, cosine, "--optimal", "--rate", 0, "-o", out)
+    res = run("retime", IIWA, iiwa_cosine, "--optimal", "--rate", 0, "-o", out)
     assert res.exit_code == 2, res.output
     assert res.output.strip() == "hodyn: error: --rate must be positive, got 0.0"
     assert not out.exists()

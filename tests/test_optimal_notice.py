@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import URDF
+from conftest import optimal_notice as notice
 from hodyn_cli.cli.app import app
 
 IIWA = URDF / "iiwa14.urdf"
@@ -23,22 +24,8 @@ def run(*args):
     return CliRunner().invoke(app, [str(a) for a in args])
 
 
-@pytest.fixture(scope="module")
-def cosine(tmp_path_factory):
-    path = tmp_path_factory.mktemp("paths") / "cosine.h5"
-    res = run("generate", IIWA, "--kind", "cosine", "--duration", 1, "--rate", 20, "-o", path)
-    assert res.exit_code == 0, res.output
-    return path
-
-
-def notice(res, traj):
-    assert res.exit_code == 0, res.output
-    return next(line for line in res.output.splitlines()
-                if line.startswith(f"hodyn: notice: {traj}:") and "along its path" in line)
-
-
 @pytest.mark.parametrize("how", [["--optimal"], ["--to-limits", "--rate", 20]])
-def test_a_slowing_set_by_an_earlier_sampling_is_said_and_recorded(cosine, tmp_path,
+def test_a_slowing_set_by_an_earlier_sampling_is_said_and_recorded(iiwa_cosine, tmp_path,
                                                                     monkeypatch, how):
     """The first resampling of reachability's played law finds a sample 1.2 % beyond its limit
     (forced: as the 3 x 10^4-sample path's hit a narrow peak of a torque acceleration that
@@ -64,10 +51,10 @@ def test_a_slowing_set_by_an_earlier_sampling_is_said_and_recorded(cosine, tmp_p
     monkeypatch.setattr(optimal.Optimal, "_fitted", one_beyond)
     monkeypatch.setattr(optimal, "RESAMPLES", 2)  # (the last resampling: the next one)
     out = tmp_path / "fast.h5"
-    res = run("retime", IIWA, cosine, *how, "-o", out)
+    res = run("retime", IIWA, iiwa_cosine, *how, "-o", out)
     assert res.exit_code == 0, res.output
     line = next(line for line in res.output.splitlines()
-                if line.startswith(f"hodyn: notice: {cosine}:"))
+                if line.startswith(f"hodyn: notice: {iiwa_cosine}:"))
     with h5py.File(out) as f:
         attrs = dict(f.attrs)
     assert attrs.get("solver", "reachability") == "reachability"
@@ -81,9 +68,9 @@ def test_a_slowing_set_by_an_earlier_sampling_is_said_and_recorded(cosine, tmp_p
     assert f"(nearest: {attrs['nearest_limit']})" in line
 
 
-def test_an_output_on_its_limits_records_no_nearest_and_no_slowing(cosine, tmp_path):
+def test_an_output_on_its_limits_records_no_nearest_and_no_slowing(iiwa_cosine, tmp_path):
     out = tmp_path / "fast.h5"
-    line = notice(run("retime", IIWA, cosine, "--optimal", "-o", out), cosine)
+    line = notice(run("retime", IIWA, iiwa_cosine, "--optimal", "-o", out), iiwa_cosine)
     with h5py.File(out) as f:
         assert len(f.attrs["binding"]) and "nearest_limit" not in f.attrs
         assert "final_scale_by" not in f.attrs
@@ -100,17 +87,17 @@ RATES = [(how, rate, ()) for how in (["--optimal"], ["--to-limits"]) for rate in
 
 @pytest.mark.parametrize("how, rate", [pytest.param(how, rate, marks=marks)
                                        for how, rate, marks in RATES])
-def test_rate_steps_are_exact_and_the_notice_never_ends_empty(cosine, tmp_path, rate, how):
+def test_rate_steps_are_exact_and_the_notice_never_ends_empty(iiwa_cosine, tmp_path, rate, how):
     """--rate R: the output's samples i / R from its start (to rounding), the last step
     shorter (or, where that would be under 0.1 % of a step, longer by as much: time
     differences over a sliver of a step would be rounding; `--rate 500` sampled at
     0.00200225 s once); the notice ends with words, never with an empty list ("on its
     limits: ")."""
     out = tmp_path / "out.h5"
-    res = run("retime", IIWA, cosine, *how, "--rate", rate, "-o", out)
+    res = run("retime", IIWA, iiwa_cosine, *how, "--rate", rate, "-o", out)
     assert res.exit_code == 0, res.output
     line = next(line for line in res.output.splitlines() if line.startswith(
-        f"hodyn: notice: {cosine}:"))
+        f"hodyn: notice: {iiwa_cosine}:"))
     assert not line.rstrip().endswith((":", ";", ",")) and line == line.rstrip(), line
     assert "on its limits: ;" not in line and "binding: ;" not in line
     with h5py.File(out) as f:

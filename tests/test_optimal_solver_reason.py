@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import URDF
+from conftest import optimal_notice as notice
 from hodyn_cli.cli.app import app
 from hodyn_cli.errors import HodynError
 
@@ -30,12 +31,6 @@ def cosine(tmp_path_factory):
                   "--derivatives", derivatives, "-o", path)
         assert res.exit_code == 0, res.output
     return paths
-
-
-def notice(res, traj):
-    assert res.exit_code == 0, res.output
-    return next(line for line in res.output.splitlines()
-                if line.startswith(f"hodyn: notice: {traj}:") and "along its path" in line)
 
 
 def solver(out):
