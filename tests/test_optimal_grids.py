@@ -36,6 +36,9 @@ def test_grid_is_the_windows_and_arc_grid_reachabilitys(iiwa_cosine, tmp_path):
     windows_grid, t_grid = retimed(iiwa_cosine, tmp_path / "grid.h5", "--grid", 50)
     assert windows_grid["solver"] == "reachability" and windows_grid["grid_points"] == 4001
     assert windows_grid["duration"] == default["duration"] and np.array_equal(t_grid, t)
+    # (and said: an option given is used or refused, never ignored unsaid)
+    assert windows_grid["solver_note"] == "--grid 50 unused: the windows solver did not run"
+    assert "solver_note" not in default
     arc, _ = retimed(iiwa_cosine, tmp_path / "arc.h5", "--arc-grid", 500)
     assert arc["solver"] == "reachability" and arc["grid_points"] == 501
     # (--grid with --solver windows: tests/test_optimal.py)
@@ -48,7 +51,10 @@ def test_grid_is_the_windows_and_arc_grid_reachabilitys(iiwa_cosine, tmp_path):
     (["--optimal", "--solver", "windows", "--arc-grid", "50"],
      "--arc-grid is the reachability solver's grid: not with --solver windows (its grid: "
      "--grid)"),
-    (["--to-limits", "--arc-grid", "50"], "--arc-grid goes with --optimal")])
+    (["--to-limits", "--arc-grid", "50"], "--arc-grid goes with --optimal"),
+    (["--optimal", "--drives", URDF / "iiwa14_motors.toml", "--arc-grid", "50"],
+     "--arc-grid with --drives: reachability does not take the drives' motor limits; the "
+     "windows solve it, on --grid")])
 def test_a_grid_for_the_other_solver_is_refused_in_one_line(iiwa_cosine, tmp_path, options, message):
     out = tmp_path / "out.h5"
     res = run("retime", IIWA, iiwa_cosine, *options, "-o", out)

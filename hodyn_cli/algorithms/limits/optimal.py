@@ -492,6 +492,9 @@ class Optimal:
             raise HodynError(f"--solver must be one of {', '.join(SOLVERS)}, got {solver!r}")
         if rate is not None and not rate > 0:  # (0 was taken for none: the input's rate)
             raise HodynError(f"--rate must be positive, got {float(rate)!r}")
+        if arc_grid is not None and drives is not None:  # (else ignored, unsaid)
+            raise HodynError("--arc-grid with --drives: reachability does not take the "
+                             "drives' motor limits; the windows solve it, on --grid")
         self.admit, self.solver = admit, solver
         #: the motion the output plays (None: the input; the reachability law's motion)
         self.source: Iterable[Trajectory] | None = None
@@ -1022,11 +1025,13 @@ class Optimal:
         """Which solver made the result and why, in a user's words, where not reachability
         alone: the windows (their reason), the uniform scaling they fell back to, or
         reachability's law kept where the windows' solve after it failed (None:
-        reachability's law, the windows not run or not shorter)."""
+        reachability's law, the windows not run or not shorter; where a ``--grid`` was
+        given that the windows did not run to use: said)."""
         if self.windows_failed is not None:
             return self.windows_failed
-        if self.why_windows is None:
-            return None
+        if self.why_windows is None:  # (a --grid asked for, unused: said, not ignored)
+            return (None if self.grid is None or "windows" in self.ran else
+                    f"--grid {self.grid} unused: the windows solver did not run")
         if self.used == "windows":
             return f"by the windows solver: {self.why_windows}"
         return ("by the uniform scaling, the windows solver finding no faster law (the "
