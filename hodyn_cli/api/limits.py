@@ -173,6 +173,9 @@ def time_optimal(robot: Model, limits: Any = None, *, drives: Any = None, model:
     if solver == "windows" and arc_grid is not None:
         raise HodynError("--arc-grid is the reachability solver's grid: not with --solver "
                          "windows (its grid: --grid)")
+    if drives is not None and arc_grid is not None:  # (else ignored, unsaid)
+        raise HodynError("--arc-grid with --drives: reachability does not take the "
+                         "drives' motor limits; the windows solve it, on --grid")
     return Optimal(robot, lim, torque_order(lim), rate=rate, grid=grid, gravity=gravity,
                    drives=rigid, kind=model, uniform=uniform, progress=progress,
                    admit=_optimal_admits, solver=solver, arc_grid=arc_grid)

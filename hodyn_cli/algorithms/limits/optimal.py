@@ -492,9 +492,6 @@ class Optimal:
             raise HodynError(f"--solver must be one of {', '.join(SOLVERS)}, got {solver!r}")
         if rate is not None and not rate > 0:  # (0 was taken for none: the input's rate)
             raise HodynError(f"--rate must be positive, got {float(rate)!r}")
-        if arc_grid is not None and drives is not None:  # (else ignored, unsaid)
-            raise HodynError("--arc-grid with --drives: reachability does not take the "
-                             "drives' motor limits; the windows solve it, on --grid")
         self.admit, self.solver = admit, solver
         #: the motion the output plays (None: the input; the reachability law's motion)
         self.source: Iterable[Trajectory] | None = None
