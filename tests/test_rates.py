@@ -12,7 +12,7 @@ import pytest
 import hodyn_cli
 from conftest import URDF
 from hodyn_cli import api
-from hodyn_cli.algorithms.limits import rates, reachability, stored
+from hodyn_cli.algorithms.limits import optimal, rates, reachability, stored
 from hodyn_cli.algorithms.limits.ramps import STEEPEST, Ramp
 from hodyn_cli.algorithms.planning.generate import generate
 
@@ -330,6 +330,9 @@ def test_corners_too_short_for_their_ramps_are_left_slower_not_the_whole_motion(
     cornered = rates.cornered
     monkeypatch.setattr(rates, "cornered", lambda pieces, at: (
         [None] * len(pieces), cornered(pieces, at)[1]))
+    # (the whole motion slowed, as before: the final fit's slowing made local around the
+    # corner, optimal.SPOTS, took it to 1.5524 s, 5.5 % longer than the ceilings' 1.4718 s)
+    monkeypatch.setattr(optimal, "SPOTS", 0)
     _, cut = hodyn_cli.retime_optimal(model, traj, limits=limits, solver="reachability")
     assert cut.duration > 1.1 * opt.duration, (cut.duration, opt.duration)
 
