@@ -330,6 +330,23 @@ def test_wrench_file_times_must_be_the_trajectorys(tmp_path):
         list(TrajectoryReader(src, model, 5, wrench=wpath, chunk=64))
 
 
+def test_a_result_of_no_samples_is_its_header_or_empty_datasets(tmp_path):
+    """write_datasets of 0 samples (a matrix dataset among them): CSV its header alone (it was
+    a bare ValueError from the encoder: -1 cannot be inferred from 0 rows), HDF5 datasets of
+    0 rows in their shapes; the same columns as 2 samples give."""
+    from hodyn_cli.io import write_datasets
+
+    columns = {"t": ["t"], "M": ["M_11", "M_12", "M_21", "M_22"]}
+    for n in (0, 2):
+        data = {"t": np.arange(n, dtype=float), "M": np.ones((n, 2, 2))}
+        write_datasets(str(tmp_path / f"{n}.csv"), data, columns)
+        write_datasets(str(tmp_path / f"{n}.h5"), data, columns)
+        lines = (tmp_path / f"{n}.csv").read_text().splitlines()
+        assert lines[0] == "t,M_11,M_12,M_21,M_22" and len(lines) == n + 1
+        with h5py.File(tmp_path / f"{n}.h5") as f:
+            assert f["t"].shape == (n,) and f["M"].shape == (n, 2, 2)
+
+
 def test_hdf5_output_of_known_length_is_allocated_whole_and_checked(tmp_path):
     """An announced sample count gives contiguous datasets (one write per block), the same
     numbers as grown chunked ones; a count that does not match is an error and no file."""
