@@ -42,10 +42,11 @@ shape's points and coefficients, the controllable sets, the law's u and the play
 points and times are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), read a
 block at a time (the table in order: :func:`_placed`; the shape fitted a block at a time from its
 points there, :func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`); the smoothing's
-moving averages are made a block at a time from one running integral. What spans the path
-in memory is the shape points' arc lengths and times while the arcs are made (4 numbers a
-point), the law on the grid (sigma, x), the smoothing's few arrays while it runs and the
-played law's spline: :data:`MOST_SAMPLES`.
+moving averages are made a block at a time, each from the one before on disk and its
+running integral carried across the blocks (:func:`_sweeps`), and the played law's spline
+keeps its coefficients on disk, its knots the grid's (:class:`LawSpline`). What spans the
+path in memory is the shape points' arc lengths and times while the arcs are made (4
+numbers a point) and the law on the grid (sigma, x): :data:`MOST_SAMPLES`.
 """
 from __future__ import annotations
 
@@ -89,17 +90,18 @@ PER_SAMPLE = 3
 #: the longest input (samples) it takes. It reads the input chunk by chunk (:class:`Lengths`,
 #: :func:`arcs`) and holds in memory what spans the whole path: the shape points' arc
 #: lengths and times while the arcs are made (4 numbers a shape point, at most one a
-#: sample), the law on the grid (3 points a sample: sigma, x; u on disk), the smoothing's few
-#: arrays while it runs (:func:`swept`: x reflected and its running integral) and one
-#: played law's spline (2 numbers a point), ~0.25 kB a sample; the arc-length table, the
-#: shape's points and coefficients, the controllable sets and the played law's points and
-#: times are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), and the passes'
-#: rows, the played motion, the fits and the splines' banded systems
-#: (:func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`) are a chunk's. Peak RSS on the
-#: iiwa's cosine: 192 MB at 10^5 samples, 402 MB at 10^6 (491 MB with the table and the
-#: shape's points in memory, 587-605 MB with the rest too; 1.77 GB holding the path and the
-#: law's time derivatives: review13). Kept at 2 x 10^6: what is left grows with the length
-#: still. Longer inputs go to the windows of linear
+#: sample) and the law on the grid (3 points a sample: sigma, x; u on disk), ~50 bytes a
+#: sample; the arc-length table, the shape's points and coefficients, the controllable
+#: sets, the smoothing's moving averages and the played law's points, times and spline
+#: coefficients are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), and the
+#: passes' rows, the smoothing's blocks, the played motion, the fits and the splines'
+#: banded systems (:func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`) are a chunk's.
+#: Peak RSS on the iiwa's cosine: 188 MB at 10^5 samples, 267 MB at 10^6 (396-402 MB with
+#: the smoothing's arrays and the played law's spline in memory, 491 MB with the table and
+#: the shape's points too, 587-605 MB with the rest; 1.77 GB holding the path and the law's
+#: time derivatives: review13). Kept at 2 x 10^6: what is left grows with the length
+#: still (the law on the grid, the arcs' targets and the final fit's: +79 MB from 10^5 to
+#: 10^6, memchunk3 in benchmarks/README.md). Longer inputs go to the windows of linear
 #: programmes (``--solver auto``), which hold a chunk, or are refused (``--solver
 #: reachability``)
 MOST_SAMPLES = 2_000_000
@@ -1225,8 +1227,9 @@ class Played:
     """A motion played along arcs, made afresh chunk by chunk of at most :data:`BLOCK` points
     each time it is iterated: per arc, its played law (:class:`Warped`) and the time it
     starts at (``laws``: (arc, warped, start)), the motion at a chunk's points the shape's
-    jet composed with the law's time derivatives there. Memory: 2 numbers a grid point
-    (:class:`Warped`: sigma and t on disk), not the motion's 8 per order and joint (a 10^5-sample path's grid
+    jet composed with the law's time derivatives there. Memory: a chunk's (:class:`Warped`:
+    sigma, t and the spline's coefficients on disk; the spline's knots the arc's grid), not
+    the motion's 8 per order and joint (a 10^5-sample path's grid
     played whole was 84 MB, and its temporaries as much again each, for each smoothing
     tried), nor the law's time derivatives (6 numbers a point); cost: the jet and the chain
     rule again at each pass (~0.4 s for 300 000 points)."""
