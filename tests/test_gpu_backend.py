@@ -76,10 +76,14 @@ def assert_close(ours: np.ndarray, ref: np.ndarray, label, rtol: float = 1e-12) 
 
 #: the programs that take longest to compile (seconds each on JAX's CPU), in the slow run
 #: (``-m slow``, also in CI): the default run keeps a tree with prismatic joints (the gripper
-#: arm), a 3D chain (the iiwa) and the 2R's ladder of orders for every kind of program
+#: arm), a 3D chain (the iiwa) and the 2R's lowest and highest orders for every kind of
+#: program (the middle ones, which the highest's output holds, in the slow run)
 SLOW = {("test_inverse_dynamics", "iiwa14", 2), ("test_inverse_dynamics", "quadruped", 2),
         ("test_floating_regressor", "planar_2r", 6), ("test_floating_regressor", "iiwa14", 4),
-        ("test_fixed_base", "quadruped", 1), ("test_fixed_base", "gripper_arm", 1)}
+        ("test_fixed_base", "quadruped", 1), ("test_fixed_base", "gripper_arm", 1),
+        # the 2R's middle orders: order 4's output holds orders 0..4, checked by default
+        ("test_inverse_dynamics", "planar_2r", 3), ("test_floating_regressor", "planar_2r", 2),
+        ("test_floating_regressor", "planar_2r", 3)}
 
 
 def cases(test: str, order: int, planar: tuple[int, ...], more=()):
@@ -149,10 +153,13 @@ def planar(N: int, order: int = 1, seed: int = 3):
     return model, traj.derivatives, base_motion(GRAVITY, order + 1)
 
 
-@pytest.mark.parametrize("N", [0, 1, 3, 4, 8, 9, 30])
+@pytest.mark.parametrize("N", [0, 1, 4, 9, *(pytest.param(N, marks=pytest.mark.slow)
+                                             for N in (3, 8, 30))])
 def test_blocks_partial_full_and_many(N):
     """Any number of samples in blocks of 4 (none, one, fewer than a block, a block, whole
-    blocks, a padded last one): the numbers of one pass over all samples, and one program."""
+    blocks, a padded last one): the numbers of one pass over all samples, and one program
+    (each N compiles a program of its own for the one-block pass: 3, 8 and 30, more of the
+    same kinds, in the slow run)."""
     model, qs, base = planar(N)
     tau = gpu.inverse_dynamics_chunk(model, qs, base, {}, order=1, device="cpu", block=4)
     assert tau.shape == (N, 2, 2)

@@ -393,6 +393,32 @@ def test_errors_are_one_line(iiwa, tmp_path):
     assert result.exit_code == 2 and "nowhere" in result.stderr and not out.exists()
 
 
+def test_a_joint_missing_from_an_hdf5_logs_currents_is_named_as_its_dataset(tmp_path):
+    """An HDF5 log whose motor currents (dataset ``current``) lack a joint's (root attribute
+    ``current_joint_names`` lists one of the two): one line naming the dataset, the joint and
+    the attribute, not a CSV column ``current_joint2`` the file cannot have; the same log as
+    CSV names that column. Nothing written either way."""
+    robot = api.load_robot(URDF / "planar_2r.urdf")
+    t = np.linspace(0.0, 1.0, 40)
+    motion = Trajectory(robot.joint_names,
+                        np.random.default_rng(0).normal(size=(t.size, 3, 2)), t)
+    data, columns = trajectory_datasets(motion)
+    for name in ("current.h5", "current.csv"):
+        with open_sink(str(tmp_path / name), {**columns, "current": ["current_joint1"]},
+                       {"joint_names": list(robot.joint_names),
+                        "current_joint_names": ["joint1"]}) as sink:
+            sink.write(data | {"current": motion.q[:, :1]})
+        result = run("identify", URDF / "planar_2r.urdf", tmp_path / name, "-o",
+                     tmp_path / "x.urdf")
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+        assert name in result.stderr and "joint2" in result.stderr, result.stderr
+        hdf5 = name.endswith(".h5")
+        assert ("dataset 'current'" in result.stderr) == hdf5, result.stderr
+        assert ("'current_joint_names'" in result.stderr) == hdf5, result.stderr
+        assert ("current_joint2" in result.stderr) != hdf5, result.stderr
+        assert not (tmp_path / "x.urdf").exists()
+
+
 def test_log_cholesky_is_pinocchios_and_covers_every_consistent_body():
     rng = np.random.default_rng(0)
     theta = rng.normal(size=(20, 10))

@@ -507,6 +507,36 @@ def test_compute_reads_poses_and_writes_a_column_per_dof(tmp_path):
         assert message in result.stderr and not target.exists(), name
 
 
+def test_write_trajectory_refuses_a_file_it_could_not_read_back(tmp_path):
+    """write_trajectory without the model of a trajectory whose coordinates are named as a
+    multi-DOF joint's (``hover_wx``, ...: their row 0 a rotation vector, which the reader
+    refuses as ``q_hover_wx``) and of no samples (the reader refuses a file without data
+    rows), CSV and HDF5: a one-line TrajectoryError naming the file, an existing file
+    untouched. With the model it writes what read_trajectory reads back; 1-DOF joints whose
+    names end like a ball's coordinates but not all of them need no model."""
+    from hodyn_cli.errors import TrajectoryError
+    from hodyn_cli.io import read_trajectory, write_trajectory
+    from hodyn_cli.modeling.urdf import parse_model
+
+    model = parse_model(URDF_JOINTS.encode())
+    traj = analytic_motion(model, np.linspace(0, 1, 6), 1, 3)
+    for name in ("out.csv", "out.h5"):
+        path = tmp_path / name
+        path.write_text("kept")
+        empty = Trajectory(traj.joint_names, traj.derivatives[:0], traj.t[:0])
+        for bad, words in ((traj, "multi-DOF joint 'hover'"), (empty, "no samples")):
+            with pytest.raises(TrajectoryError, match=words) as e:
+                write_trajectory(str(path), bad)
+            assert e.value.source == str(path) and "\n" not in str(e.value)
+            assert path.read_text() == "kept"
+    write_trajectory(str(tmp_path / "out.csv"), traj, model=model)
+    back = read_trajectory(str(tmp_path / "out.csv"), model, need=3)
+    assert np.abs(back.derivatives - traj.derivatives).max() <= 1e-14
+    two = Trajectory(("hip_wx", "hip_wy"), traj.derivatives[:, :, :2], traj.t)
+    write_trajectory(str(tmp_path / "two.csv"), two)
+    assert (tmp_path / "two.csv").read_text().startswith("t,q_hip_wx,q_hip_wy,qd_hip_wx")
+
+
 def test_the_bundled_mobile_base_and_its_sample_motion():
     """urdf/mobile_2r.urdf (a URDF planar joint under a 2R arm) and its shipped trajectory:
     Pinocchio's numbers at a few samples, and the file's rates are rates (taud against the

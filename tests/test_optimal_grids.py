@@ -118,3 +118,35 @@ def test_an_arc_grid_whose_path_leaves_a_limit_the_input_keeps_goes_to_the_windo
         f"hodyn: error: {src}: --solver reachability: it does not apply ({why}): use --solver "
         "auto"), res.output
     assert not (tmp_path / "reach.h5").exists()
+
+
+def test_absurd_grids_are_refused_in_one_line_by_a_bound_on_the_input(iiwa_cosine, tmp_path):
+    """``--arc-grid 10^8`` (and 10^5 on this 21-sample path) ran minutes with no bound: an
+    ``--arc-grid`` above 16 times the input's least default grid (4000 intervals, 3 a
+    sample) is refused once the input is read through, naming it and its length, before
+    reachability solves; above 6 x 10^6, and a ``--grid`` above the 131 072 points the
+    windows' default takes, before any motion is read (the API alike). One line, exit 2,
+    the output as it was."""
+    out = tmp_path / "out.h5"
+    out.write_bytes(b"kept")
+    for options, message in (
+            (["--arc-grid", 64001], f"{iiwa_cosine}: --arc-grid 64001 is more than 64000 "
+                                    "intervals for 21 input samples (16 times the default's "
+                                    "least: 4000, 3 a sample; 6000000 at most)"),
+            (["--arc-grid", 10**8], "--arc-grid 100000000 is more than 6000000 intervals "),
+            (["--grid", 131073], "--grid 131073 is more than 131072 points, the most the "
+                                 "windows' default grid takes")):
+        res = run("retime", IIWA, iiwa_cosine, "--optimal", *options, "-o", out)
+        assert res.exit_code == 2, res.output
+        lines = res.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"hodyn: error: {message}"), lines
+        assert out.read_bytes() == b"kept"
+    robot = api.load_robot(str(IIWA))
+    with pytest.raises(HodynError, match="--grid 131073 is more than 131072 points"):
+        api.time_optimal(robot, grid=131073)
+    assert api.time_optimal(robot, grid=131072, arc_grid=6_000_000).arc_grid == 6_000_000
+    t = np.linspace(0.0, 1.0, 21)
+    q = np.zeros((21, 7)) + t[:, None]
+    with pytest.raises(HodynError, match="64001 is more than 64000 intervals for 21 input"):
+        api.retime_optimal(robot, q, np.ones((21, 7)), np.zeros((21, 7)), t=t,
+                           arc_grid=64001)

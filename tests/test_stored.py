@@ -96,6 +96,26 @@ def test_a_missing_tmpdir_is_said_in_one_line(monkeypatch, tmp_path):
     assert "No such file or directory" in str(failed.value) and "\n" not in str(failed.value)
 
 
+def test_a_growing_array_without_its_directory_is_held_while_short(monkeypatch, tmp_path):
+    """A growing array (the arc-length table) whose file cannot be made (TMPDIR missing) is
+    held in memory up to ON_DISK bytes, read back as written; the append past that raises
+    the error naming the directory. An array of a known length above ON_DISK still does."""
+    monkeypatch.setattr(stored_module, "ON_DISK", 10 * 3 * 8)  # ten rows of three
+    missing = tmp_path / "nowhere"
+    monkeypatch.setenv("TMPDIR", str(missing))
+    grown = Stored(0, (3,), grows=True)
+    rows = np.arange(30.0).reshape(10, 3)
+    grown.append(rows[:4])
+    grown.append(rows[4:])
+    assert np.array_equal(grown[0:10], rows) and np.array_equal(grown[-1], rows[-1])
+    for make in (lambda: grown.append(rows[:1]), lambda: Stored(11, (3,))):
+        with pytest.raises(stored_module.Unstorable) as failed:
+            make()
+        assert failed.value.source == str(missing)
+        assert "cannot make the temporary file" in failed.value.message
+    assert len(grown) == 10 and not missing.exists()
+
+
 def _full(fd, data, at):
     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
@@ -103,7 +123,9 @@ def _full(fd, data, at):
 def test_a_full_disk_ends_retime_in_one_line_and_leaves_the_output(monkeypatch, tmp_path):
     """``retime --optimal`` whose arrays go to disk (ON_DISK 0: every one) on a disk that is
     full: exit 2, one line naming the temporary directory and the disk's refusal, the
-    existing output untouched; the same run with room succeeds."""
+    existing output untouched; the same run with room succeeds. With TMPDIR missing the
+    short path runs (its arrays all under ON_DISK bytes: it had failed) and writes the same
+    file; one whose arrays go to disk is one line naming the directory, the output as it was."""
     iiwa = URDF / "iiwa14.urdf"
     path, out = tmp_path / "in.h5", tmp_path / "out.h5"
     made = CliRunner().invoke(app, ["generate", str(iiwa), "--kind", "cosine", "--duration",
@@ -124,6 +146,17 @@ def test_a_full_disk_ends_retime_in_one_line_and_leaves_the_output(monkeypatch, 
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     assert out.read_bytes() != b"before"
+    missing = tmp_path / "nowhere"
+    monkeypatch.setenv("TMPDIR", str(missing))
+    res = CliRunner().invoke(app, [*args[:-1], str(tmp_path / "without.h5")])
+    assert res.exit_code == 0, res.output
+    kept = out.read_bytes()
+    assert (tmp_path / "without.h5").read_bytes() == kept
+    monkeypatch.setattr(stored_module, "ON_DISK", 0)
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 2 and res.output.count("\n") == 1, res.output
+    assert res.output.startswith(f"hodyn: error: {missing}: cannot make the temporary file")
+    assert out.read_bytes() == kept and not missing.exists()
 
 
 def test_a_retimed_path_with_corners_is_the_same_to_the_bit_with_every_array_on_disk(

@@ -53,6 +53,7 @@ from hodyn_cli.api.identification import (
     unidentified_drive_torques,
 )
 from hodyn_cli.api.limits import (
+    check_arc_grid,
     check_limits,
     joint_limits,
     limit_check,
@@ -127,6 +128,7 @@ __all__ = [
     "read_contacts", "contact_dynamics", "contact_matrices", "beyond_margins",
     # limits and time scaling
     "joint_limits", "scaling_laws", "check_limits", "retime", "time_optimal", "retime_optimal",
+    "check_arc_grid",
     # ... chunk by chunk
     "torque_order", "scaling_requirements", "limit_check", "scale_search", "retiming_by",
     "played",

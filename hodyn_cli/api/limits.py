@@ -35,7 +35,15 @@ if TYPE_CHECKING:
 
 __all__ = ["joint_limits", "scaling_laws", "check_limits", "retime", "time_optimal",
            "retime_optimal", "torque_order", "scaling_requirements", "limit_check",
-           "scale_search", "retiming_by", "played"]
+           "scale_search", "retiming_by", "played", "ARC_GRID_TIMES", "check_arc_grid"]
+
+#: ``arc_grid`` (``--arc-grid``) at most this many times the least default grid of its input
+#: (4000 intervals, 3 a sample on a long one), 6 x 10^6 at most (the default's on the longest
+#: input reachability takes): reachability's time grows with its grid, not with the input's
+#: samples (10^5 intervals on a 20-sample path ran 142 s on a loaded machine where the
+#: default 4000 took 8 s) for a law no output sample tells from the default's (four times
+#: the default moved it 0.05 %, docs/feasibility.md)
+ARC_GRID_TIMES = 16
 
 
 def joint_limits(robot: Model, limits: Any = None, *, jerk: Any = None) -> Limits:
@@ -154,8 +162,12 @@ def time_optimal(robot: Model, limits: Any = None, *, drives: Any = None, model:
     (reachability along the path's arc length where every limit is affine in the law and
     the output passes validate, else the windows of linear programmes), ``"reachability"``
     or ``"windows"`` (docs/feasibility.md). A grid asked for has at least
-    :data:`~hodyn_cli.algorithms.limits.optimal.GRID_LEAST` points (8, as the command's)."""
+    :data:`~hodyn_cli.algorithms.limits.optimal.GRID_LEAST` points (8, as the command's);
+    ``grid`` at most the default's most (131 072), ``arc_grid`` at most 6 x 10^6 (and at most
+    :data:`ARC_GRID_TIMES` times the input's least default grid: :func:`check_arc_grid`,
+    which the caller runs once the input's length is known)."""
     from hodyn_cli.algorithms.limits.optimal import GRID_LEAST, Optimal
+    from hodyn_cli.algorithms.limits.programme import MOST as GRID_MOST
 
     capable("retime", robot, optimal=True, drives=drives is not None)
     lim = joint_limits(robot, limits)
@@ -167,6 +179,10 @@ def time_optimal(robot: Model, limits: Any = None, *, drives: Any = None, model:
         if points is not None and (isinstance(points, bool) or not isinstance(
                 points, numbers.Integral) or points < GRID_LEAST):
             raise HodynError(f"{option} must be a whole number >= {GRID_LEAST}, got {points!r}")
+    if grid is not None and grid > GRID_MOST:  # (a short, fast path was filled to it)
+        raise HodynError(f"--grid {grid} is more than {GRID_MOST} points, the most the "
+                         "windows' default grid takes")
+    check_arc_grid(arc_grid)  # (the input's own bound: as its chunks are read, the caller's)
     if solver == "reachability" and grid is not None:
         raise HodynError("--grid is the windows solver's grid: not with --solver reachability "
                          "(its grid: --arc-grid)")
@@ -179,6 +195,30 @@ def time_optimal(robot: Model, limits: Any = None, *, drives: Any = None, model:
     return Optimal(robot, lim, torque_order(lim), rate=rate, grid=grid, gravity=gravity,
                    drives=rigid, kind=model, uniform=uniform, progress=progress,
                    admit=_optimal_admits, solver=solver, arc_grid=arc_grid)
+
+
+def check_arc_grid(arc_grid: int | None, samples: int | None = None) -> None:
+    """A one-line error where ``arc_grid`` is finer than :data:`ARC_GRID_TIMES` times the least
+    default grid of an input of ``samples`` (4000 intervals, 3 a sample), or than 6 x 10^6
+    (``samples`` None: that bound alone).
+
+    >>> check_arc_grid(64000, 20), check_arc_grid(4_800_000, 10**5)
+    (None, None)
+    >>> check_arc_grid(64001, 20)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hodyn_cli.errors.HodynError: --arc-grid 64001 is more than 64000 intervals for 20 input ...
+    """
+    from hodyn_cli.algorithms.limits.reachability import MOST_SAMPLES, PER_SAMPLE, POINTS
+
+    most = longest = PER_SAMPLE * MOST_SAMPLES
+    if samples is not None:
+        most = min(longest, ARC_GRID_TIMES * max(POINTS, PER_SAMPLE * samples))
+    if arc_grid is not None and arc_grid > most:
+        of = "" if samples is None else f" for {samples} input samples"
+        raise HodynError(f"--arc-grid {arc_grid} is more than {most} intervals{of} "
+                         f"({ARC_GRID_TIMES} times the default's least: {POINTS}, "
+                         f"{PER_SAMPLE} a sample; {longest} at most)")
 
 
 def refuse_elastic_optimal(drives: Drives | None) -> None:
@@ -225,6 +265,7 @@ def retime_optimal(robot: Model, *derivatives: Any, limits: Any = None, drives: 
     ``solver``: as for :func:`time_optimal` (docs/feasibility.md).
     """
     m = Motion(robot, derivatives, named, t=t)
+    check_arc_grid(arc_grid, m.coordinates.n_samples)
     optimal = time_optimal(robot, limits, drives=drives, model=model, gravity=gravity,
                            rate=rate, grid=grid, solver=solver, arc_grid=arc_grid)
     optimal.fit(lambda: [m.coordinates])

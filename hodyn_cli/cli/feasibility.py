@@ -154,14 +154,14 @@ def retime(
         min=8, help="With --optimal: the windows solver's grid (the linear programmes'): "
                     "N to 2N of the input's samples and points of its path between them "
                     "(default: 1000 to 2000, more on a long input: as many as its speed "
-                    "needs, at most 131072; solved 2000 at a time). Their cost grows "
-                    "linearly with it. Reachability's grid is --arc-grid's.",
+                    "needs, at most 131072; solved 2000 at a time; more is refused). Their "
+                    "cost grows linearly with it. Reachability's grid is --arc-grid's.",
         show_default=False)] = None,
     arc_grid: Annotated[int | None, typer.Option(
         min=8, help="With --optimal: the reachability solver's grid, intervals in arc "
                     "length (default: 4000, 3 per input sample on a long input, 300 per "
                     "second of the uniform scaling on a coarse one; 1000 at least between "
-                    "corners).",
+                    "corners). At most 16 times 4000 or 3 a sample, 6000000 in all.",
         show_default=False)] = None,
     solver: Annotated[str | None, typer.Option(
         help="With --optimal: auto (reachability along the path's arc length where every "

@@ -116,10 +116,10 @@ class Session:
         if model.n == 0 and self.command:  # a single rigid body: what it cannot do refused in
             self.capable(self.command, model)  # one line, before any other line or file read
         render.diagnostics(model, floating_base=self.floating_base, quiet=self.quiet)
-        if self.floating_base and traj is not None:  # before any file is read (forward's orders)
-            from hodyn_cli.pipeline.files import check_poses_apart
+        if self.floating_base:  # before any file is read (forward's orders); the joint's
+            from hodyn_cli.pipeline.files import check_poses_apart  # name is the robot's
 
-            check_poses_apart(model, traj)
+            check_poses_apart(model, str(robot))
         return self._locked(model, traj)
 
     def closed(self, model):

@@ -29,8 +29,10 @@ def check_poses_apart(model: Model, source: str) -> None:
     pose_columns`: a free joint called ``base``, ``base_p_x``, ..., ``base_R_33``; a ball
     joint's ``base_R_..``) are a floating root's (:func:`plan_base`): then a trajectory would
     read one motion as both and a command's output write both under one name; a one-line
-    error names the joint. (The free joint that moves the root inside is named apart:
-    :func:`~hodyn_cli.core.model.free_root_name`; its columns are not.)
+    error names the joint and ``source`` (the command line: the robot's file, which names
+    the joint; the library: the trajectory file read or written). (The free joint that
+    moves the root inside is named apart: :func:`~hodyn_cli.core.model.free_root_name`;
+    its columns are not.)
 
     >>> from hodyn_cli.modeling.urdf import parse_model
     >>> check_poses_apart(parse_model(b'<robot name="r"><link name="a"/><link name="b"/>'

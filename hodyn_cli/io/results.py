@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from hodyn_cli.core import lie
-from hodyn_cli.core.model import Model
+from hodyn_cli.core.model import DOF_SUFFIXES, Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io.base_motion import check_poses_apart
@@ -28,7 +28,7 @@ from hodyn_cli.io.writers import open_sink
 
 __all__ = ["MATRIX_NOTES", "DERIVATIVE_NOTES", "timed_columns", "with_t", "derivative_columns",
            "motion_columns", "joint_wrench_datasets", "trajectory_datasets", "joint_datasets",
-           "write_trajectory",
+           "write_trajectory", "unposed_joint",
            "contact_datasets", "base_datasets", "pose_datasets"]
 
 MATRIX_NOTES = {
@@ -214,6 +214,26 @@ def pose_datasets(model: Model, trajectory: Trajectory) -> tuple[dict, dict]:
     return with_t(data, trajectory.t), timed_columns(columns, trajectory.t is not None)
 
 
+def unposed_joint(names) -> str | None:
+    """The joint ``J`` whose velocity coordinates ``J_wx, J_wy, J_wz`` (a ball joint's),
+    ``J_vx, J_vy, J_wz`` (a planar one's) or the six of a free one
+    (:data:`~hodyn_cli.core.model.DOF_SUFFIXES`) follow one another in ``names``, else None:
+    without the model, coordinates that could be a multi-DOF joint's, whose row 0 is not
+    written as ``q_`` columns (its pose is: :func:`pose_datasets`).
+
+    >>> unposed_joint(["shoulder", "hip_wx", "hip_wy", "hip_wz"]), unposed_joint(["a_wx"])
+    ('hip', None)
+    """
+    names = list(names)
+    for suffixes in DOF_SUFFIXES.values():
+        for i, name in enumerate(names[: len(names) - len(suffixes) + 1]):
+            joint = name.removesuffix(f"_{suffixes[0]}")
+            if name != joint and names[i : i + len(suffixes)] == [f"{joint}_{s}"
+                                                                  for s in suffixes]:
+                return joint
+    return None
+
+
 def write_trajectory(path: str, trajectory: Trajectory, *, compact: bool = False,
                      model: Model | None = None) -> None:
     """Write a trajectory (its wrenches, a floating root's motion ``base_p``, ``base_R``,
@@ -224,7 +244,20 @@ def write_trajectory(path: str, trajectory: Trajectory, *, compact: bool = False
     (:func:`pose_datasets`).
 
     ``compact``: HDF5 with one dataset ``q_derivatives`` (N, D+1, n) instead of ``q``, ``qd``, ...
+
+    A one-line error naming ``path`` where the file could not be read back: a trajectory of
+    no samples (the reader refuses a file without data rows), or coordinates named as a
+    multi-DOF joint's (``J_wx, J_wy, J_wz``, ...) without the ``model`` that says whether
+    they are (:func:`unposed_joint`).
     """
+    if trajectory.n_samples == 0:
+        raise TrajectoryError("no samples to write (a trajectory file holds one at least: "
+                              "read_trajectory refuses one without data rows)", path)
+    if model is None and (joint := unposed_joint(trajectory.joint_names)) is not None:
+        raise TrajectoryError(f"coordinates {joint}_.. are named as the velocity coordinates "
+                              f"of a multi-DOF joint '{joint}', whose pose is written from the "
+                              f"model (q_{joint}_.. columns are not read back): pass model=",
+                              path)
     if model is not None and trajectory.base is not None:
         check_poses_apart(model, path)  # (else two columns of one name)
     data, columns = joint_datasets(path, trajectory, model, compact)

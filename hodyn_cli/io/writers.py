@@ -45,7 +45,8 @@ class CsvSink:
         arrays = []
         for key, cols in self.columns.items():
             value = np.asarray(data[key], dtype=float)
-            flat = value.reshape(value.shape[0], -1)
+            # (the row's size spelt out: -1 cannot be inferred from 0 samples)
+            flat = value.reshape(len(value), int(np.prod(value.shape[1:], dtype=np.int64)))
             if flat.shape[1] != len(cols):
                 raise ValueError(f"dataset {key}: {flat.shape[1]} columns, {len(cols)} names")
             arrays += [np.ascontiguousarray(flat[:, c]) for c in range(flat.shape[1])]

@@ -169,8 +169,14 @@ def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, lim
                                drives=job.drives, model=job.kind, uniform=uniform,
                                progress=progress, solver=solver)
     def again() -> Iterator[Trajectory]:
+        samples = 0
         with opened() as reader:
-            yield from reader
+            for chunk in reader:
+                samples += chunk.n_samples
+                yield chunk
+        # the input's own bound on --arc-grid, once its length is known: at the end of the
+        # first pass, before reachability solves on that grid
+        api.check_arc_grid(arc_grid, samples)
 
     with _named(source):  # the path refused, or nothing limits its speed: name its file once
         optimal.fit(again)

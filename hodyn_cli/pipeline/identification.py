@@ -57,6 +57,8 @@ NEED = 3
 RATES = 2
 #: the measured torques a log may have instead of ``tau_<joint>``, and who writes them
 MEASURED = {"effort": "hodyn import", "current": "hodyn compute --drives"}
+#: the root attribute that names the columns of each one's HDF5 dataset
+MEASURED_JOINTS = {"effort": "joint_names", "current": "current_joint_names"}
 
 
 class Log:
@@ -231,6 +233,12 @@ def _torque_reader(path: str, model: Model, drives: Any = None) -> _Torques:
     missing = [c for c in columns if c not in names]
     if missing:
         table.close()
+        if table.n_rows is not None:  # HDF5: in the words of its datasets and attributes
+            joints = listing([c.removeprefix(kind + "_") for c in missing])
+            raise TrajectoryError(f"dataset '{kind}' has no column of joint(s) {joints} (its "
+                                  f"columns: root attribute '{MEASURED_JOINTS[kind]}'; the "
+                                  "measured torque of every independent joint: dataset 'tau', "
+                                  f"or '{kind}' as {MEASURED[kind]} writes)", path)
         raise TrajectoryError(f"missing columns {listing(missing)} (the measured torque of "
                               f"every independent joint: tau_<joint>, or {kind}_<joint> as "
                               f"{MEASURED[kind]} writes)", path)

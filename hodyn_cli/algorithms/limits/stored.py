@@ -14,7 +14,8 @@ when the array is let go, and on an error, Ctrl-C or a crash alike. It is made i
 where that is set (not, as ``tempfile`` would, silently in ``/tmp`` when it is missing or not
 writable: a user who points it at a disk with room means it); where it cannot be made,
 written (a full disk) or read, :class:`Unstorable` says so in one line naming the directory,
-and the run ends before its output is written.
+and the run ends before its output is written (a short path, whose arrays are all under
+:data:`ON_DISK` bytes, needs no disk: it runs).
 """
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ class Stored:
     """A float64 array of shape ``(n, *trailing)`` in a temporary file (in memory below
     :data:`ON_DISK` bytes, but for one that ``grows`` by :meth:`append`: the arc-length
     table as the input is read, whose copies as it grew in memory stayed in the heap, +8 MB
-    of peak RSS at 10^5 samples): ``write(a, values)``
+    of peak RSS at 10^5 samples; where its file cannot be made, it is held in memory up to
+    :data:`ON_DISK` bytes, then the error is raised): ``write(a, values)``
     puts rows a .. a + len(values) - 1, ``stored[a:b]`` (a slice of step 1, negative ends as
     numpy's) and ``stored[i]`` read rows into a new array.
 
@@ -71,8 +73,19 @@ class Stored:
         self._row = int(np.prod(trailing, dtype=int)) * 8  # bytes a row
         self._memory = np.zeros(self.shape) if n * self._row < ON_DISK and not grows else None
         self._file: IO[bytes] | None = None
+        #: why a growing array is held in memory: its file could not be made (raised when
+        #: it grows past ON_DISK bytes)
+        self._unstorable: Unstorable | None = None
         if self._memory is None:
-            self._open()
+            try:
+                self._open()
+            except Unstorable as e:
+                if not grows:
+                    raise
+                # a short path needs no disk (a missing TMPDIR failed every retime --optimal):
+                # up to ON_DISK bytes in an array allocated once (its pages taken as written)
+                self._unstorable = e
+                self._memory = np.zeros((ON_DISK // max(self._row, 8), *trailing))
 
     def _open(self) -> None:
         try:
@@ -109,8 +122,12 @@ class Stored:
 
     def append(self, values: np.ndarray) -> None:
         """Rows added after the last (an array made with ``grows``)."""
-        assert self._file is not None
+        assert self._file is not None or self._unstorable is not None  # (``grows``)
         a = len(self)
+        if self._unstorable is not None:  # held in memory, ON_DISK bytes at most
+            assert self._memory is not None
+            if a + len(values) > len(self._memory):
+                raise self._unstorable  # the file it could not make
         self.shape = (a + len(values), *self.shape[1:])
         self.write(a, values)
 
