@@ -866,6 +866,41 @@ def test_a_stalled_simplex_hands_over_to_the_interior_point(monkeypatch):
     assert interior.duration < 0.9 * interior.uniform_duration
 
 
+def test_the_simplex_hands_over_after_its_iterations_not_the_wall_clock(monkeypatch):
+    """The simplex's budget is an iteration count per column (the same programme takes the
+    same solver whatever the load): out of iterations, the interior point solves it to the
+    simplex's optimum, and no warning about HiGHS's own option reaches the user."""
+    import warnings
+
+    import scipy.optimize
+    from scipy import sparse
+    from scipy.optimize import Bounds
+
+    rng = np.random.default_rng(7)
+    n, m = 40, 400  # (a programme like the windows': many rows near a box, few columns)
+    A = sparse.csr_matrix(rng.normal(size=(m, n)))
+    lb, ub = np.full(m, -np.inf), 1.0 + rng.uniform(size=m)
+    objective, bounds = rng.normal(size=n), Bounds(np.full(n, -5.0), np.full(n, 5.0))
+    calls = []
+    interior = scipy.optimize.linprog
+
+    def spied(*args, **kwargs):
+        calls.append(kwargs["method"])
+        return interior(*args, **kwargs)
+
+    monkeypatch.setattr(scipy.optimize, "linprog", spied)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        simplex = programme._highs(objective, bounds, A, lb, ub)
+        assert calls == []
+        monkeypatch.setattr(programme, "SIMPLEX_ITERATIONS", 0)
+        handed = programme._highs(objective, bounds, A, lb, ub)
+    assert calls == ["highs-ipm"]
+    assert simplex is not None and handed is not None
+    assert objective @ handed == pytest.approx(objective @ simplex, rel=1e-6)
+    assert (A @ handed <= ub + 1e-7).all()
+
+
 def test_a_short_grid_is_filled_no_finer_than_the_path_needs():
     """A path of 21 samples is filled with points between them up to FILL per unit of its
     time scale (a 0.2 s fourier motion of the iiwa: its programmes stalled HiGHS on 1281

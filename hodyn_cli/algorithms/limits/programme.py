@@ -827,12 +827,19 @@ def solve_windows(s: np.ndarray, limits, x0: float, degree: int, rate: float,
         a = b - OVERLAP
 
 
-#: seconds one linear programme may take by HiGHS's simplex (with presolve), then by its
-#: interior-point method: the simplex can stall on a degenerate programme (rows at close
-#: grid points nearly parallel: a 0.2 s fourier path of the iiwa took it over 20 s, where
-#: the interior point took 1.9 s; a simplex 4 times faster elsewhere); where both run out,
-#: the law found so far is the result (never slower than the uniform scaling)
-SIMPLEX_SECONDS = 1.0
+#: HiGHS's simplex (with presolve) gets SIMPLEX_ITERATIONS iterations per column of a linear
+#: programme, then its interior-point method LP_SECONDS: the simplex can stall on a
+#: degenerate programme (rows at close grid points nearly parallel: a 0.2 s fourier path of
+#: the iiwa took it over 20 s, where the interior point took 1.9 s; a simplex 4 times faster
+#: elsewhere); where both run out, the law found so far is the result (never slower than the
+#: uniform scaling). An iteration count, not the wall clock: the same programme then takes
+#: the same solver whatever the machine's load (at 1 s of wall time, on 2 cores shared by
+#: ~10 processes, the xArm7's stop with --jerk 200 had a third of its programmes go to the
+#: interior point, 13.1 s of CPU against 8.9 s with the simplex alone, and a law that could
+#: differ from run to run); those programmes took 1.3-4.5 iterations a column (507 columns:
+#: 632-2285). SIMPLEX_SECONDS (wall, and at most LP_SECONDS) is a backstop only
+SIMPLEX_ITERATIONS = 8
+SIMPLEX_SECONDS = 5.0
 LP_SECONDS = 5.0
 
 
@@ -842,14 +849,20 @@ class _Stalled(Exception):  # noqa: N818 - not an error: ends the iterations
 
 def _highs(objective, bounds: Bounds, A, lb: np.ndarray, ub: np.ndarray) -> np.ndarray | None:
     """``min objective . c`` with ``lb <= A c <= ub`` within ``bounds``: HiGHS's simplex for
-    :data:`SIMPLEX_SECONDS`, then its interior-point method for :data:`LP_SECONDS` (None:
-    infeasible; :class:`_Stalled`: out of time)."""
+    :data:`SIMPLEX_ITERATIONS` iterations a column, then its interior-point method for
+    :data:`LP_SECONDS` (None: infeasible; :class:`_Stalled`: out of time)."""
+    import warnings
+
     from scipy import sparse
     from scipy.optimize import LinearConstraint, linprog, milp
 
-    res = milp(objective, bounds=bounds, constraints=LinearConstraint(A, lb, ub),
-               options={"time_limit": min(SIMPLEX_SECONDS, LP_SECONDS)})
-    if res.status == 1:  # the time limit
+    with warnings.catch_warnings():  # (scipy's milp hands HiGHS's own option on, saying so)
+        warnings.filterwarnings("ignore", "Unrecognized options", RuntimeWarning)
+        res = milp(objective, bounds=bounds, constraints=LinearConstraint(A, lb, ub),
+                   options={"time_limit": min(SIMPLEX_SECONDS, LP_SECONDS),
+                            "simplex_iteration_limit":
+                            SIMPLEX_ITERATIONS * len(objective)})
+    if res.status == 1:  # the iteration (or time) limit
         upper, lower = np.isfinite(ub), np.isfinite(lb)
         res = linprog(objective, A_ub=sparse.vstack([A[upper], -A[lower]]).tocsr(),
                       b_ub=np.concatenate([ub[upper], -lb[lower]]),
@@ -861,7 +874,10 @@ def _highs(objective, bounds: Bounds, A, lb: np.ndarray, ub: np.ndarray) -> np.n
 
 #: rows of the programme first imposed: those within this (of their band's half-width) of a
 #: bound at the current x; the rows the solution violates are added until it violates none
-ROWS = 0.5
+#: (0.5 imposed 21 000 of the 32 000 rows of the xArm7's stop with --jerk 200 at once: 0.2
+#: took its windows 5.9-6.4 s of CPU against 7.8-9.6 s, the law the same to 1e-6 s; 0.1 was
+#: faster there, slower on the iiwa's Fourier path with its limits file, 2026-11-29)
+ROWS = 0.2
 
 
 def _smooth_programme(objective, bounds, A, lb, ub, c, weight, rows=None
