@@ -2,7 +2,7 @@
 it on, paths of every class at every input rate, each command a process of its own.
 
     python benchmarks/stranger_optimal.py [--quick] [--only ARM,ARM:PATH,PATH@RATE,MODE]
-                                          [--json rows.json]
+                                          [--json rows.json] [--no-peer]
 
 Arms: example-robot-data's UR3, UR10, Kinova Jaco (j2s6s200, continuous joints), Unitree Z1,
 SO-101, Talos's left arm and the ASR two-link arm (not the bundled iiwa, Panda, UR5 or xArm7
@@ -189,7 +189,8 @@ def problems(stderr: str, out: Path, mode: str) -> list[str]:
     return notes
 
 
-def one(folder: Path, arm: str, path: str, rate: float, mode: str) -> dict:
+def one(folder: Path, arm: str, path: str, rate: float, mode: str, peer_too: bool = True
+        ) -> dict:
     robot = public(ARMS[arm])
     model = hodyn_cli.load_robot(robot)
     src, peer = design(folder, robot, model, path, rate, LOWER.get(arm))
@@ -211,7 +212,7 @@ def one(folder: Path, arm: str, path: str, rate: float, mode: str) -> dict:
     row["check"] = run(HODYN + ["check", robot, out, *limits, "-q"])[0]
     row["validate"] = run(HODYN + ["validate", robot, out, "-q"])[0]
     row["notes"] = problems(stderr, out, mode)
-    if mode == "vt":
+    if mode == "vt" and peer_too:
         if peer == "own":
             traj = read_trajectory(str(src), model, need=5)
             played = read_trajectory(str(out), model, need=2)
@@ -249,6 +250,9 @@ def main() -> None:
                         help="comma-separated: ARM, ARM:PATH, PATH@RATE (e.g. fourier@20) or "
                              "MODE (vt, r500, jerk): the runs that match any")
     parser.add_argument("--json", type=Path, help="also write the rows here (JSON)")
+    parser.add_argument("--no-peer", action="store_true",
+                        help="hodyn's side alone, toppra not run (its durations do not change "
+                             "with hodyn's: two branches against one peer run)")
     args = parser.parse_args()
     only = set(filter(None, args.only.split(",")))
     print(f"{'arm':9s} {'path':8s} {'rate':>6s} {'mode':5s} {'samples':>7s} {'solver':>12s} "
@@ -259,7 +263,7 @@ def main() -> None:
         for arm, path, rate, mode in cases(args.quick):
             if only and not only & {arm, f"{arm}:{path}", f"{path}@{rate:g}", mode}:
                 continue
-            rows.append(one(Path(tmp), arm, path, rate, mode))
+            rows.append(one(Path(tmp), arm, path, rate, mode, not args.no_peer))
             show(rows[-1])
             if args.json:
                 args.json.write_text(json.dumps(rows, indent=1))

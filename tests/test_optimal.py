@@ -25,7 +25,7 @@ from conftest import (
 )
 from hodyn_cli.algorithms.limits import feasibility, optimal, programme
 from hodyn_cli.algorithms.limits.feasibility import torque_order
-from hodyn_cli.algorithms.limits.jets import compose, hermite, time_rates
+from hodyn_cli.algorithms.limits.jets import compose, hermite, hermite_at, time_rates
 from hodyn_cli.algorithms.limits.scaling import Law, scaled
 from hodyn_cli.algorithms.motion.differences import RTOL, Differences
 from hodyn_cli.algorithms.planning.generate import generate
@@ -110,6 +110,33 @@ def test_hermite_reproduces_polynomials_of_its_degree(D):
         got = hermite(left, right, np.full(5, h), u, k)
         ref = np.array([der(s0 + v * h, k) for v in u])
         assert np.abs(got - ref).max() <= 1e-6 * np.abs(ref).max(), k
+
+
+@pytest.mark.parametrize("D", [2, 5, 7])
+def test_hermite_at_fixed_nodes_is_hermite_at_those_points(D):
+    """:func:`~jets.hermite_at` (q^[k] at the same nodes of every interval, its Bernstein
+    control points made once an interval: the arc-length table's quadrature) is
+    :func:`~jets.hermite` at each point, to rounding, for every order it takes; on a
+    polynomial of the interpolant's degree it is exact."""
+    n, E = 2 * D - 1, 6
+    left, right = RNG.normal(size=(E, D, 3)), RNG.normal(size=(E, D, 3))
+    h = RNG.uniform(1e-3, 0.5, size=E)
+    nodes = np.array([0.0, 0.047, 0.5, 0.77, 1.0])
+    for order in range(1, D):
+        got = hermite_at(left, right, h, nodes, order)
+        ref = hermite(np.repeat(left, 5, axis=0), np.repeat(right, 5, axis=0), np.repeat(h, 5),
+                      np.tile(nodes, E), order).reshape(E, 5, 3)
+        assert np.abs(got - ref).max() <= 1e-12 * np.abs(ref).max(), order
+    c = RNG.normal(size=(n + 1, 2))
+
+    def der(s, k):
+        return sum(c[j] * factorial(j) / factorial(j - k) * s ** (j - k) for j in range(k, n + 1))
+
+    s0, step = 0.3, 0.45
+    ends = [np.array([[der(s, k) for k in range(D)]]) for s in (s0, s0 + step)]
+    got = hermite_at(*ends, np.array([step]), nodes, 1)[0]
+    ref = np.array([der(s0 + v * step, 1) for v in nodes])
+    assert np.abs(got - ref).max() <= 1e-9 * np.abs(ref).max()
 
 
 def test_probes_determine_every_monomial():

@@ -456,9 +456,9 @@ def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
     """issue 37 item 4 (memory bounded): the reachability law's motion, which the final fits
     and the output play, is made afresh chunk by chunk of at most BLOCK grid points at each
     pass (:class:`reachability.Played`), the same to the last bit however it is cut (its
-    times too, summed BLOCK intervals at a time); what it holds in memory is 2 numbers a
-    grid point (the smoothed law's spline: a coefficient and a knot; sigma and t on disk, its
-    time derivatives made chunk by chunk), not the
+    times too, summed BLOCK intervals at a time); it holds nothing a grid point in memory
+    beyond its arc's grid (the smoothed law's spline: its coefficients, sigma and t on disk,
+    its knots the arc's grid; its time derivatives made chunk by chunk), not the
     motion's orders times joints (35 here: 84 MB at 10^5 samples); the result keeps it as
     its source, not a list of its chunks."""
     monkeypatch.setattr(stored, "ON_DISK", 0)  # (every array on disk, as a long path's)
@@ -477,12 +477,9 @@ def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
                               np.concatenate([c.derivatives for c in whole]))
         assert np.array_equal(np.concatenate([c.t for c in chunks]),
                               np.concatenate([c.t for c in whole]))
-    points = sum(len(warped.sigma) for _, warped, _ in played.laws)
-    assert all(isinstance(a, Stored) for _, warped, _ in played.laws
-               for a in (warped.sigma, warped.t))  # (on disk)
-    held = sum(a.nbytes for _, warped, _ in played.laws for a in (warped.x.t, warped.x.c))
-    ends = 16 * 8 * len(played.laws)  # (the spline's end knots and end conditions)
-    assert held <= 2 * 8 * points + ends < traj.orders * model.nv * 8 * points
+    assert all(isinstance(a, Stored) and a._memory is None for _, warped, _ in played.laws
+               for a in (warped.sigma, warped.t, warped.x.coefficients))  # (on disk)
+    assert all(warped.x.sigma is arc.sigma for arc, warped, _ in played.laws)
     _, opt = hodyn_cli.retime_optimal(model, traj)
     assert opt.used == "reachability" and isinstance(opt.source, reachability.Played)
 
@@ -689,32 +686,101 @@ def test_the_windows_motion_is_played_to_its_end_however_the_input_is_cut():
         assert np.array_equal(np.concatenate([p.derivatives for p in pieces]), out.derivatives)
 
 
-def test_the_smoothing_made_block_by_block_is_the_same_to_the_bit(monkeypatch):
+def _reflected(x, pad, odd):
+    """x reflected through its ends, ``pad`` points either side (the whole array's)."""
+    a, b = x[pad:0:-1], x[-2:-pad - 2:-1]
+    if odd:
+        a, b = 2 * x[0] - a, 2 * x[-1] - b
+    return np.concatenate([a, x, b])
+
+
+def _swept_whole(x, half, odd=True):
+    """The moving average of x's interpolant over ``half`` intervals either side, from the
+    whole reflection's running integral (the formula before it was made block-wise)."""
+    pad = int(np.ceil(half.max())) + 1
+    v = _reflected(x, pad, odd)
+    total = np.concatenate([[0.0], np.cumsum((v[:-1] + v[1:]) / 2)])
+
+    def integral(y):
+        k = np.minimum(np.floor(y).astype(int), len(v) - 2)
+        f = y - k
+        return total[k] + v[k] * f + (v[k + 1] - v[k]) * f * f / 2
+
+    centre = np.arange(len(x)) + float(pad)
+    return (integral(centre + half) - integral(centre - half)) / (2 * half)
+
+
+def _averaged_whole(x, width, odd=True):
+    """One moving average over ``width`` points either side, the whole reflection's."""
+    total = np.concatenate([[0.0], np.cumsum(_reflected(x, width + 1, odd))])
+    i = np.arange(len(x)) + width + 1
+    return (total[i + width + 1] - total[i - width]) / (2 * width + 1)
+
+
+@pytest.mark.parametrize("on_disk", [0, stored.ON_DISK])
+def test_the_smoothing_made_block_by_block_is_the_same_to_the_bit(monkeypatch, on_disk):
     """issue 37 item 4 (memory bounded): the moving averages (:func:`reachability.swept`,
-    the factor field's in :func:`reachability.lowered`, the half-widths of
-    :func:`reachability.widths`) made BLOCK points at a time from one running integral, in
-    blocks of 7 (every seam inside the kernel's reach), are the whole array's to the bit, and
-    the arc-length table's running sum is the whole one's."""
+    the factor field's in :func:`reachability.lowered` and :func:`reachability.beneath`, the
+    half-widths of :func:`reachability.widths`) and the smoothed law made a block at a time,
+    each average from the one before it on disk (or in memory below ON_DISK), its running
+    integral carried across the blocks, are the whole reflection's to the bit (its running
+    sum made at once, the formulas before), in blocks of 7 and 70 (every seam inside the
+    kernel's reach, and one block), on random laws with a rest and a dip."""
+    monkeypatch.setattr(stored, "ON_DISK", on_disk)
     rng = np.random.default_rng(5)
     sigma = np.linspace(0.0, 2.0, 301)
     x = np.abs(np.cumsum(rng.standard_normal(301))) + 0.1
     x[[0, 150]] = 0.0, 0.2 * x[149]  # (a rest and a dip: lowered's ceilings)
     law = reachability.Law(sigma, x, np.diff(x) / (2 * np.diff(sigma)))
     half = 1.0 + 6.0 * rng.random(301)
+    passes = reachability.PASSES
 
     def smoothing():
         smooth = reachability.smoothed(law, 0.05)
         return (reachability.swept(x, half), reachability.swept(x, half, odd=False), smooth,
-                reachability.lowered(x, smooth, 24), reachability.widths(law, 0.05))
+                reachability.lowered(x, smooth, 24), reachability.widths(law, 0.05),
+                reachability.beneath(x, 3))
 
+    theirs = _swept_whole(x, half), _swept_whole(x, half, odd=False)
+    factor = x
+    for _ in range(passes):
+        factor = _averaged_whole(factor, 3, odd=False)
     whole = smoothing()
-    monkeypatch.setattr(reachability, "BLOCK", 70)
-    for mine, theirs in zip(smoothing(), whole, strict=True):
-        assert np.array_equal(mine, theirs)
+    assert np.array_equal(whole[0], theirs[0]) and np.array_equal(whole[1], theirs[1])
+    assert np.array_equal(whole[5], reachability.beneath(x, 3))
+    least = reachability.least(x, 3 * passes)
+    for _ in range(passes):
+        least = _averaged_whole(least, 3, odd=False)
+    assert np.array_equal(whole[5], least)
+    for block in (7, 70):
+        monkeypatch.setattr(reachability, "BLOCK", block)
+        for mine, theirs in zip(smoothing(), whole, strict=True):
+            assert np.array_equal(mine, theirs)
     assert not np.array_equal(whole[3], whole[2])  # (lowered somewhere: its averages ran)
-    lengths = rng.random(50)
-    assert np.array_equal(reachability._running(lengths),
-                          np.concatenate([[0.0], np.cumsum(lengths)]))
+
+
+def test_the_law_s_spline_on_disk_is_the_whole_one_to_the_bit(monkeypatch):
+    """issue 37 item 4: the played law's spline keeps its coefficients on disk and takes its
+    knots from the law's grid (:class:`reachability.LawSpline`): its window over any span
+    (within a piece, across pieces, at the ends) has the whole spline's knots and
+    coefficients, so the same numbers, solved in blocks of SOLVE_BLOCK points or at once."""
+    monkeypatch.setattr(stored, "ON_DISK", 0)
+    rng = np.random.default_rng(7)
+    sigma = np.linspace(0.0, 3.0, 2001)
+    x = 2 + np.sin(3 * sigma) + 1e-3 * rng.standard_normal(len(sigma))
+    for block in (bsplines.SOLVE_BLOCK, 700):
+        monkeypatch.setattr(bsplines, "SOLVE_BLOCK", block)
+        whole = reachability.law_spline(sigma, x)
+        mine = reachability._law_spline(sigma, stored.Stored.of(x))
+        assert mine.coefficients._memory is None
+        assert np.array_equal(mine.coefficients[:], whole.c)
+        for lo, hi in ((0.0, 3.0), (0.0, 0.0), (3.0, 3.0), (sigma[5], sigma[5]),
+                       (0.1234, 0.1301), (sigma[700], sigma[1500]), (2.99, 3.0)):
+            window, theirs = mine.window(lo, hi), whole.window(lo, hi)
+            assert np.array_equal(window.t, theirs.t) and np.array_equal(window.c, theirs.c)
+            at = np.linspace(lo, hi, 7)
+            for nu in range(6):
+                assert np.array_equal(window(at, nu), whole(at, nu))
 
 
 def test_a_path_with_corners_is_played_with_the_kernels_ramp_by_default():

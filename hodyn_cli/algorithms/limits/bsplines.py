@@ -26,7 +26,8 @@ import numpy as np
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy import reach
 
-__all__ = ["BSpline", "Rows", "windowed", "interpolating", "in_blocks", "blocks_of"]
+__all__ = ["BSpline", "Rows", "windowed", "interpolating", "in_blocks", "blocks_of",
+           "coefficients_of"]
 
 #: interpolation points whose basis functions are evaluated at once
 BLOCK = 1 << 15
@@ -181,10 +182,21 @@ def blocks_of(x: Sized, y: Sized, k: int,
     first, last = float(x[0:1][0]), float(x[n - 1 : n][0])
     m = 0 if ends is not None else (k - 1) // 2
     knots = np.concatenate([np.full(k + 1, first), x[m + 1 : n - m - 1], np.full(k + 1, last)])
+    return knots, coefficients_of(x, y, k, ends, inner)
+
+
+def coefficients_of(x: Sized, y: Sized, k: int,
+                    ends: tuple[list[tuple[int, float]], list[tuple[int, float]]] | None = None,
+                    inner: Callable[[int, int], tuple[list[tuple[int, float]],
+                                                      list[tuple[int, float]]]] | None = None
+                    ) -> Iterator[np.ndarray]:
+    """:func:`blocks_of`'s coefficients alone, a block at a time (its knots, as long as x,
+    not made: where the caller has them otherwise)."""
+    n = len(x)
     if n <= SOLVE_BLOCK + 2 * OVERLAP:
-        return knots, iter([interpolating(x[0:n], y[0:n], k, ends).c])
+        return iter([interpolating(x[0:n], y[0:n], k, ends).c])
     assert ends is None or inner is not None
-    return knots, _blocks(x, y, k, ends, inner)
+    return _blocks(x, y, k, ends, inner)
 
 
 def _blocks(x: Sized, y: Sized, k: int,

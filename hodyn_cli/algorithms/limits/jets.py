@@ -26,7 +26,7 @@ from math import comb, factorial
 
 import numpy as np
 
-__all__ = ["hermite", "time_rates", "compose", "product", "square_root"]
+__all__ = ["hermite", "hermite_at", "time_rates", "compose", "product", "square_root"]
 
 
 def product(a: np.ndarray, b: np.ndarray, order: int) -> np.ndarray:
@@ -113,6 +113,31 @@ def _powers(x: np.ndarray, count: int) -> np.ndarray:
     if count > 1:
         out[:, 1:] = np.cumprod(np.broadcast_to(x[:, None], (len(x), count - 1)), axis=1)
     return out
+
+
+def hermite_at(left: np.ndarray, right: np.ndarray, h: np.ndarray, nodes: np.ndarray,
+               order: int) -> np.ndarray:
+    """(E, G, m) the ``order``-th derivative (1 <= order < D) of :func:`hermite`'s polynomial
+    between each pair ``left``, ``right`` (E, D, m) at ``s0 + nodes h`` (the same ``nodes``
+    (G,) on every interval): its Bernstein control points made once an interval, not once a
+    point (the arc length's quadrature takes q' at 10 points an interval: the Hermite path
+    point by point was 0.4 of its time). The same polynomial as :func:`hermite`'s, to
+    rounding."""
+    D = left.shape[1]
+    n, m = 2 * D - 1, 2 * D - 1 - order
+    hk = h[:, None] ** np.arange(D)
+    scale = np.array([factorial(n - k) / factorial(n) for k in range(D)])[None, :, None]
+    bwd = (right - _taylor(left, h)) * hk[:, :, None] * scale
+    b = np.zeros((len(left), n + 1, left.shape[2]))
+    signs = np.array([[comb(j, k) * (-1) ** k for k in range(D)] for j in range(D)], float)
+    b[:, n - D + 1:] = (signs @ bwd)[:, ::-1]
+    for _ in range(order):
+        b = b[:, 1:] - b[:, :-1]
+    basis = np.array([comb(m, k) for k in range(m + 1)]) * _powers(nodes, m + 1) \
+        * _powers(1 - nodes, m + 1)[:, ::-1]
+    taylor = _powers(nodes, D - order) / np.array([factorial(j) for j in range(D - order)])
+    rows = left[:, order:] * hk[:, : D - order, None]
+    return taylor @ rows + factorial(n) / factorial(m) * (basis @ b) / hk[:, order, None, None]
 
 
 def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,

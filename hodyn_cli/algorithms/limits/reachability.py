@@ -42,10 +42,11 @@ shape's points and coefficients, the controllable sets, the law's u and the play
 points and times are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), read a
 block at a time (the table in order: :func:`_placed`; the shape fitted a block at a time from its
 points there, :func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`); the smoothing's
-moving averages are made a block at a time from one running integral. What spans the path
-in memory is the shape points' arc lengths and times while the arcs are made (4 numbers a
-point), the law on the grid (sigma, x), the smoothing's few arrays while it runs and the
-played law's spline: :data:`MOST_SAMPLES`.
+moving averages are made a block at a time, each from the one before on disk and its
+running integral carried across the blocks (:func:`_sweeps`), and the played law's spline
+keeps its coefficients on disk, its knots the grid's (:class:`LawSpline`). What spans the
+path in memory is the shape points' arc lengths and times while the arcs are made (4
+numbers a point) and the law on the grid (sigma, x): :data:`MOST_SAMPLES`.
 """
 from __future__ import annotations
 
@@ -56,8 +57,8 @@ import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
-from hodyn_cli.algorithms.limits.bsplines import BSpline, blocks_of, in_blocks, windowed
-from hodyn_cli.algorithms.limits.jets import compose
+from hodyn_cli.algorithms.limits.bsplines import BSpline, blocks_of, coefficients_of, in_blocks, windowed
+from hodyn_cli.algorithms.limits.jets import compose, hermite_at
 from hodyn_cli.algorithms.limits.programme import PathLimit, between, path_limits, time_derivatives
 from hodyn_cli.algorithms.limits.ramps import TAIL, Ramp
 from hodyn_cli.algorithms.limits.stored import Stored
@@ -89,17 +90,18 @@ PER_SAMPLE = 3
 #: the longest input (samples) it takes. It reads the input chunk by chunk (:class:`Lengths`,
 #: :func:`arcs`) and holds in memory what spans the whole path: the shape points' arc
 #: lengths and times while the arcs are made (4 numbers a shape point, at most one a
-#: sample), the law on the grid (3 points a sample: sigma, x; u on disk), the smoothing's few
-#: arrays while it runs (:func:`swept`: x reflected and its running integral) and one
-#: played law's spline (2 numbers a point), ~0.25 kB a sample; the arc-length table, the
-#: shape's points and coefficients, the controllable sets and the played law's points and
-#: times are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), and the passes'
-#: rows, the played motion, the fits and the splines' banded systems
-#: (:func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`) are a chunk's. Peak RSS on the
-#: iiwa's cosine: 192 MB at 10^5 samples, 402 MB at 10^6 (491 MB with the table and the
-#: shape's points in memory, 587-605 MB with the rest too; 1.77 GB holding the path and the
-#: law's time derivatives: review13). Kept at 2 x 10^6: what is left grows with the length
-#: still. Longer inputs go to the windows of linear
+#: sample) and the law on the grid (3 points a sample: sigma, x; u on disk), ~50 bytes a
+#: sample; the arc-length table, the shape's points and coefficients, the controllable
+#: sets, the smoothing's moving averages and the played law's points, times and spline
+#: coefficients are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), and the
+#: passes' rows, the smoothing's blocks, the played motion, the fits and the splines'
+#: banded systems (:func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`) are a chunk's.
+#: Peak RSS on the iiwa's cosine: 188 MB at 10^5 samples, 267 MB at 10^6 (396-402 MB with
+#: the smoothing's arrays and the played law's spline in memory, 491 MB with the table and
+#: the shape's points too, 587-605 MB with the rest; 1.77 GB holding the path and the law's
+#: time derivatives: review13). Kept at 2 x 10^6: what is left grows with the length
+#: still (the law on the grid, the arcs' targets and the final fit's: +79 MB from 10^5 to
+#: 10^6, memchunk3 in benchmarks/README.md). Longer inputs go to the windows of linear
 #: programmes (``--solver auto``), which hold a chunk, or are refused (``--solver
 #: reachability``)
 MOST_SAMPLES = 2_000_000
@@ -271,7 +273,7 @@ class Lengths:
         t = path.t
         assert t is not None
         s = (t[:-1, None] + np.diff(t)[:, None] * np.arange(SUBDIVIDE) / SUBDIVIDE).ravel()
-        self._add(s, _length(path, s, np.append(s[1:], t[-1])), _order(path, s, 1))
+        self._add(s, *_sub_lengths(path))
 
     def _add(self, s: np.ndarray, lengths: np.ndarray, d1: np.ndarray) -> None:
         """Points at s, the lengths from each to the next, q' there."""
@@ -296,7 +298,7 @@ class Lengths:
         points, carry, fastest = self._points, 0.0, 0.0
         for a in range(0, len(points), BLOCK):  # the lengths' running sum from 0: sigma
             block = points[a : a + BLOCK]  # (carried on from the block before: the same
-            # additions in the same order as the whole array's cumsum, :func:`_running`)
+            # additions in the same order as the whole array's cumsum, :func:`_sweeps`)
             lengths = block[:, SIGMA].copy()
             block[:, SIGMA] = np.cumsum(np.concatenate([[carry], lengths[:-1]]))
             carry = float(block[-1, SIGMA] + lengths[-1])
@@ -316,6 +318,32 @@ def lengths(path: Trajectory | Source) -> Table:
     return lengths.table()
 
 
+def _sub_lengths(path: Trajectory) -> tuple[np.ndarray, np.ndarray]:
+    """The lengths ``int |q'(s)| ds`` of the :data:`SUBDIVIDE` equal sub-intervals of each
+    interval between the path's samples, in order (Gauss-Legendre, as :func:`_length`), and
+    q' (E, n) at their starts: q' at the same points of every interval
+    (:func:`~hodyn_cli.algorithms.limits.jets.hermite_at`: the interpolant's coefficients
+    made once an interval; point by point, as :func:`_length` takes them, the table of the
+    iiwa's cosine at 10^5 samples took 3.9 s, now 0.33 s: the same to 5e-15 of its length),
+    :data:`BLOCK` points at a time."""
+    nodes, weights = np.polynomial.legendre.leggauss(GAUSS)
+    starts = np.arange(SUBDIVIDE) / SUBDIVIDE
+    at = np.concatenate([(starts[:, None] + (nodes + 1) / (2 * SUBDIVIDE)).ravel(), starts])
+    rows, t = path.derivatives, path.t
+    assert t is not None
+    h = np.diff(t)
+    lengths, d1 = np.empty((len(h), SUBDIVIDE)), np.empty((len(h), SUBDIVIDE, rows.shape[-1]))
+    step = max(1, BLOCK // len(at))
+    for i in range(0, len(h), step):
+        j = slice(i, i + step)
+        q1 = hermite_at(rows[:-1][j], rows[1:][j], h[j], at, 1)
+        speed = np.linalg.norm(q1[:, : GAUSS * SUBDIVIDE], axis=2)
+        lengths[j] = speed.reshape(-1, SUBDIVIDE, GAUSS) @ weights * (
+            h[j, None] / (2 * SUBDIVIDE))
+        d1[j] = q1[:, GAUSS * SUBDIVIDE :]
+    return lengths.ravel(), d1.reshape(-1, rows.shape[-1])
+
+
 def _length(path: Trajectory, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``int_a^b |q'(s)| ds`` (a, b inside one input interval each; Gauss-Legendre: exact to
     rounding for the Hermite interpolant's ``|q'|`` where it is a polynomial's norm)."""
@@ -329,13 +357,6 @@ def _length(path: Trajectory, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         speed = np.linalg.norm(between(path, at, 1), axis=1).reshape(-1, GAUSS)
         out[i : i + step] = speed @ weights * h[i : i + step] / 2
     return out
-
-
-def _order(path: Trajectory, s: np.ndarray, r: int) -> np.ndarray:
-    """(E, n) ``q^[r](s)`` on the input's path, :data:`BLOCK` points at a time."""
-    return np.concatenate([between(path, s[i : i + BLOCK], r)
-                           for i in range(0, len(s), BLOCK)]) if len(s) else np.zeros(
-        (0, path.derivatives.shape[-1]))
 
 
 #: Gauss-Legendre points per arc-length sub-interval
@@ -513,11 +534,6 @@ def _shape_points(path: Source, s: np.ndarray, before: np.ndarray, ends: np.ndar
         mine = (ends >= part.start) & (ends < part.stop)
         speed[mine] = np.linalg.norm(between(chunk, s[ends[mine]], 1), axis=1)
     return shaped, speed
-
-
-def _window(spline: BSpline, at: np.ndarray) -> BSpline:
-    """The spline where the sorted points ``at`` are (all of it where there are none)."""
-    return spline.window(float(at[0]), float(at[-1])) if len(at) else spline
 
 
 #: the degree of the path's shape q(sigma): its derivatives to the 6th are continuous
@@ -808,6 +824,9 @@ def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
     return Law(arc.sigma, x, u)
 
 
+#: an array of the grid read by slices a block at a time: in memory, or on disk
+Column = np.ndarray | Stored
+
 #: the law is smoothed over this many grid intervals either side at least: TOPP-RA's x has
 #: kinks where u jumps, which the output's higher derivatives cannot carry
 SMOOTH = 8
@@ -828,17 +847,32 @@ def smoothed(law: Law, reach: float = 0.0, half: np.ndarray | None = None) -> np
     are kept, x = 0 at a rest stays 0). The average of points (u, x) within the limits is
     within them up to how much their coefficients change over the kernel, as the limits
     are linear in (u, x) (the final fit scales the motion onto them). ``half``: the
-    averages' half-widths (grid intervals, per point) instead of :func:`widths`'."""
-    x = law.x
-    if len(x) < PASSES + 3:  # (not one interval either side: below LEAST, never an arc's)
-        return x
+    averages' half-widths (grid intervals, per point) instead of :func:`widths`'.
+    (Whole: :func:`_smoothed` made a block at a time.)"""
+    if len(law.x) < PASSES + 3:  # (not one interval either side: below LEAST, never an arc's)
+        return law.x
+    return _smoothed(law.x, _widths(law, reach) if half is None else half)[:]
+
+
+def _smoothed(x: Column, half: Column) -> Stored:
+    """:func:`smoothed` (x: at least PASSES + 3 points) on disk, each moving average made a
+    block at a time from the one before it on disk (memory: a block's, not the ~5 arrays
+    of the grid that the averages held: a long path's peak of memory)."""
     out = x
-    half = widths(law, reach) if half is None else half
     for _ in range(PASSES):
-        out = swept(out, half)
-    out = np.maximum(out, 0.0)
-    out[[0, -1]] = x[[0, -1]]  # (kept exactly by the reflection, but for rounding)
-    return out
+        out = _kept(len(x), _swept(out, half, odd=True))
+    ends = _ends_of(x)
+
+    def clipped() -> Iterator[tuple[int, np.ndarray]]:
+        for a, block in _blocks(out):
+            block = np.maximum(block, 0.0)
+            if a == 0:  # (kept exactly by the reflection, but for rounding)
+                block[0] = ends[0]
+            if a + len(block) == len(x):
+                block[-1] = ends[1]
+            yield a, block
+
+    return _kept(len(x), clipped())
 
 
 def widths(law: Law, reach: float) -> np.ndarray:
@@ -852,15 +886,25 @@ def widths(law: Law, reach: float) -> np.ndarray:
     before, stepped by one from point to point: each step a jump of the smoothed x, and
     q^(4) up to 7e7 rad/s^4 near the ends of the iiwa's and the Panda's corner legs, 60 to
     880 times its scale ``|q''| / reach^2`` (4.7-4.9 now):
-    ``test_the_smoothed_law_has_no_spikes_where_its_kernel_narrows``.)"""
-    delta = law.sigma[1] - law.sigma[0]
+    ``test_the_smoothed_law_has_no_spikes_where_its_kernel_narrows``.) (Whole:
+    :func:`_widths` made a block at a time.)"""
+    return _widths(law, reach)[:]
+
+
+def _widths(law: Law, reach: float) -> Stored:
+    """:func:`widths` on disk, made a block at a time."""
+    delta, M = law.sigma[1] - law.sigma[0], len(law.x)
     least = max(1, -(-SMOOTH // PASSES))
-    most = max(1, (len(law.x) - 3) // PASSES)
-    width = np.clip(reach * np.sqrt(law.x) / (delta * PASSES), least, most)
-    span = np.full(len(width), min(max(1.0, float(width.max()) / 2), (len(width) - 3) / 2))
+    most = max(1, (M - 3) // PASSES)
+
+    def clip(blocks: Iterable[tuple[int, np.ndarray]]) -> Iterator[tuple[int, np.ndarray]]:
+        return ((a, np.clip(block, least, most)) for a, block in blocks)
+
+    width = _kept(M, clip((a, reach * np.sqrt(x) / (delta * PASSES)) for a, x in _blocks(law.x)))
+    span = min(max(1.0, _largest(width) / 2), (M - 3) / 2)
     for _ in range(CALMING):
-        width = swept(width, span, odd=False)
-    return np.clip(width, least, most)
+        width = _kept(M, _swept(width, span, odd=False))
+    return _kept(M, clip(_blocks(width)))
 
 
 #: the moving averages of :func:`widths`'s field (three: its second derivative continuous)
@@ -892,25 +936,56 @@ def lowered(x: np.ndarray, smooth: np.ndarray, reach: int) -> np.ndarray:
     u the end allows where that grows along the path (the iiwa's zigzag: 254.9 where 253.7
     is the torque limit, which the final fit paid with 0.21 % of the whole motion); at the
     far end the law's slope carried on from its last two intervals (the forward pass binds
-    u at an interval's first point: its last u was 0.2 % beyond the limit at the end)."""
-    ceiling = x.copy()
-    near = np.minimum(x[:-2], x[2:])
-    dip = np.flatnonzero(x[1:-1] < DIP * near) + 1
-    ceiling[dip] = near[dip - 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        need = np.where(smooth > ceiling * (1 + ROUNDING), ceiling / smooth, 1.0)
-    for end, inward in ((0, slice(None, 4)), (-1, slice(None, -5, -1))):
-        law, ends = x[inward], smooth[inward]
-        slope, smooth_slope = law[1] - law[0], _slope(ends)
+    u at an interval's first point: its last u was 0.2 % beyond the limit at the end).
+    (Whole: :func:`_lowered` made a block at a time.)"""
+    return _lowered(x, smooth, reach)[:]
+
+
+def _lowered(x: Column, smooth: Column, reach: int) -> Column:
+    """:func:`lowered` a block at a time (``smooth`` itself where it is nowhere above the
+    ceiling; else on disk)."""
+    M = len(x)
+    ends = []  # (each end's factor at most: its slopes')
+    for end, inward in ((0, slice(0, 4)), (-1, slice(M - 4, M))):
+        law, smoothed_end = x[inward], smooth[inward]
+        if end:
+            law, smoothed_end = law[::-1], smoothed_end[::-1]
+        slope, smooth_slope = law[1] - law[0], _slope(smoothed_end)
         if end:  # (u bound at its interval's first point: carried on to the end's)
             slope = min(slope, 2 * slope - (law[2] - law[1]))
-        if slope > 0 and smooth_slope > slope * (1 + ROUNDING):
-            need[end] = min(need[end], slope / smooth_slope)
-    if need.min() >= 1.0:
+        ends.append(slope / smooth_slope if slope > 0 and smooth_slope > slope * (
+            1 + ROUNDING) else np.inf)
+    lowest = [np.inf]
+
+    def need() -> Iterator[tuple[int, np.ndarray]]:  # min(1, ceiling / smooth)
+        for a, s in _blocks(smooth):
+            b = a + len(s)
+            lo, hi = max(0, a - 1), min(M, b + 1)  # (a point's neighbours: the dips)
+            around = x[lo:hi]
+            ceiling = around.copy()
+            near = np.minimum(around[:-2], around[2:])
+            dip = np.flatnonzero(around[1:-1] < DIP * near) + 1
+            ceiling[dip] = near[dip - 1]
+            ceiling = ceiling[a - lo : a - lo + len(s)]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                factor = np.where(s > ceiling * (1 + ROUNDING), ceiling / s, 1.0)
+            if a == 0:
+                factor[0] = min(factor[0], ends[0])
+            if b == M:
+                factor[-1] = min(factor[-1], ends[1])
+            lowest[0] = min(lowest[0], float(factor.min()))
+            yield a, factor
+
+    factor = _kept(M, need())
+    if lowest[0] >= 1.0:
         return smooth
-    width = max(1, reach // PASSES)
-    # (the averages of ones are one to rounding: not above it)
-    return smooth * np.minimum(beneath(need, width), 1.0)
+    field = _beneath(factor, max(1, reach // PASSES))
+
+    def product() -> Iterator[tuple[int, np.ndarray]]:
+        for a, f in _blocks(field):  # (the averages of ones are one to rounding: not above)
+            yield a, smooth[a : a + len(f)] * np.minimum(f, 1.0)
+
+    return _kept(M, product())
 
 
 #: a grid point whose x is below this share of both its neighbours' is the forward pass's
@@ -930,8 +1005,27 @@ def beneath(v: np.ndarray, width: int) -> np.ndarray:
     at most v there; C^(PASSES-2) as a spline through it), reflected evenly through the
     ends (slope 0 there). Equal to v where v is constant over ``2 PASSES width`` points
     either side, and at v's least (where that is farther than ``PASSES width`` from an
-    end): :func:`lowered`'s factor, :func:`~hodyn_cli.algorithms.limits.rates`' lift."""
-    return _averaged(least(v, width * PASSES), width, odd=False)
+    end): :func:`lowered`'s factor, :func:`~hodyn_cli.algorithms.limits.rates`' lift.
+    (Whole: :func:`_beneath` made a block at a time.)"""
+    return _beneath(v, width)[:]
+
+
+def _beneath(v: Column, width: int) -> Stored:
+    """:func:`beneath` on disk, made a block at a time (the leasts from a block and the
+    ``PASSES width`` points either side of it)."""
+    r, n = width * PASSES, len(v)
+
+    def leasts() -> Iterator[tuple[int, np.ndarray]]:
+        for a in range(0, n, BLOCK):
+            b = min(a + BLOCK, n)
+            lo = max(0, a - r)  # (beyond the ends: +inf, as least pads them)
+            yield a, least(v[lo : min(n, b + r)], r)[a - lo : b - lo]
+
+    out: Column = _kept(n, leasts())
+    for _ in range(PASSES):
+        out = _kept(n, _averaged(out, width, odd=False))
+    assert isinstance(out, Stored)
+    return out
 
 
 def least(v: np.ndarray, r: int) -> np.ndarray:
@@ -947,65 +1041,113 @@ def least(v: np.ndarray, r: int) -> np.ndarray:
     return np.minimum(least[:n], least[size - span : size - span + n])
 
 
-def _averaged(x: np.ndarray, width: int, odd: bool = True) -> np.ndarray:
-    """x through :data:`PASSES` moving averages over ``width`` points either side, x
-    reflected through its ends (:func:`_reflected`)."""
-    out = x
-    for _ in range(PASSES):
-        total = _running(_reflected(out, width + 1, odd))
-        out = np.empty(len(x))
-        for a in range(0, len(x), BLOCK):  # (memory: a block's indices and sums)
-            i = np.arange(a, min(a + BLOCK, len(x))) + width + 1
-            out[a : a + BLOCK] = (total[i + width + 1] - total[i - width]) / (2 * width + 1)
+def _blocks(x: Column) -> Iterator[tuple[int, np.ndarray]]:
+    """(a, x's points a .. a + BLOCK - 1) in turn."""
+    for a in range(0, len(x), BLOCK):
+        yield a, x[a : a + BLOCK]
+
+
+def _kept(n: int, blocks: Iterable[tuple[int, np.ndarray]]) -> Stored:
+    """The n points of ``blocks`` ((a, points a ..) in turn) on disk."""
+    out = Stored(n)
+    for a, block in blocks:
+        out.write(a, block)
     return out
 
 
-def _running(v: np.ndarray, trapezoid: bool = False) -> np.ndarray:
-    """0, then the running sum of v (``trapezoid``: of its neighbours' means): one array as
-    long as v made, not the sum's and the terms' and their join's (a long path's smoothing
-    held ~10 arrays of the grid at once)."""
-    total = np.empty(len(v) + (0 if trapezoid else 1))
-    total[0] = 0.0
-    terms = v
-    if trapezoid:
-        terms = v[:-1] + v[1:]
-        terms /= 2
-    np.cumsum(terms, out=total[1:])
-    return total
+def _largest(x: Column) -> float:
+    return max(float(block.max()) for _, block in _blocks(x))
 
 
-def _reflected(x: np.ndarray, pad: int, odd: bool) -> np.ndarray:
-    """x with ``pad`` points before and after it, reflected through its ends: ``2 x_0 -
-    x(-sigma)`` (``odd``: the value and slope kept there), or ``x(-sigma)`` (the value kept,
-    slope 0)."""
-    a, b = x[pad:0:-1], x[-2:-pad - 2:-1]
-    if odd:
-        a, b = 2 * x[0] - a, 2 * x[-1] - b
-    return np.concatenate([a, x, b])
+def _ends_of(x: Column) -> tuple[float, float]:
+    """x's first and last points."""
+    return float(x[0:1][0]), float(x[len(x) - 1 : len(x)][0])
+
+
+def _sweeps(x: Column, pad: int, odd: bool, trapezoid: bool
+            ) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
+    """For each block a .. b-1 of x's points in turn (:data:`BLOCK`): (a, b, v, total). v:
+    x with ``pad`` points before and after it, reflected through its ends (``odd``: ``2 x_0
+    - x(-sigma)``, the value and slope kept there; else ``x(-sigma)``, the value kept, slope
+    0), at the indices a .. b + 2 pad of the whole reflection; ``total``: 0, then the
+    running sum of v (``trapezoid``: of its neighbours' means) at the same indices, each
+    block's carried on from the one before: the same additions in the same order as the
+    whole array's cumsum (the same numbers). x is read where the block reaches alone
+    (memory: a block's; the whole reflection, its running sum and their temporaries were
+    ~5 arrays of the grid, a long path's peak of memory)."""
+    n = len(x)
+    assert 1 <= pad <= n - 1  # (as the whole array's reflection has it)
+    first, last = _ends_of(x)
+    carry = 0.0
+    for a in range(0, n, BLOCK):
+        b = min(a + BLOCK, n)
+        e = min(b + 2 * pad + 1, n + 2 * pad)  # (v's points a .. e-1)
+        parts = []
+        if a < pad:  # (before x's start: x(-sigma), index pad - j)
+            front = x[pad - min(e, pad) + 1 : pad - a + 1][::-1]
+            parts.append(2 * first - front if odd else front)
+        parts.append(x[max(0, a - pad) : max(0, min(n, e - pad))])
+        if e > n + pad:  # (beyond its end: index n - 2 - m at m points beyond)
+            m0, m1 = max(a, n + pad) - n - pad, e - n - pad
+            back = x[n - 1 - m1 : n - 1 - m0][::-1]
+            parts.append(2 * last - back if odd else back)
+        v = np.concatenate(parts)
+        terms = v
+        if trapezoid:
+            terms = v[:-1] + v[1:]
+            terms /= 2
+        total = np.empty(len(terms) + 1)
+        total[0] = carry
+        if a:
+            total[1:] = terms
+            np.cumsum(total, out=total)
+        else:  # (the whole array's: 0, then the sum from its first term)
+            np.cumsum(terms, out=total[1:])
+        carry = float(total[b - a])
+        yield a, b, v, total
+
+
+def _averaged(x: Column, width: int, odd: bool = True) -> Iterator[tuple[int, np.ndarray]]:
+    """One moving average of x over ``width`` points either side, x reflected through its
+    ends (:func:`_sweeps`), a block at a time."""
+    pad = width + 1
+    for a, b, _, total in _sweeps(x, pad, odd, trapezoid=False):
+        i = np.arange(b - a) + 1  # (points a .. b-1 at total's a + 1 .. b + 2 pad - 1)
+        yield a, (total[i + 2 * width + 1] - total[i]) / (2 * width + 1)
 
 
 def swept(x: np.ndarray, half: np.ndarray, odd: bool = True) -> np.ndarray:
     """The average of x's piecewise linear interpolant over ``half`` (per point, >= 1, not
     whole numbers) grid intervals either side of each point, x reflected through its ends
-    (:func:`_reflected`): the interpolant's running integral is piecewise quadratic with a
+    (:func:`_sweeps`): the interpolant's running integral is piecewise quadratic with a
     continuous slope, so the average changes smoothly as the window's ends move (a whole
     number of points either side jumps by a point's weight where that number steps).
-    Memory: x reflected and its running integral; the averages are made :data:`BLOCK`
-    points at a time (each point's from the same integral: the same numbers)."""
-    pad = int(np.ceil(half.max())) + 1
-    v = _reflected(x, pad, odd)
-    total = _running(v, trapezoid=True)
+    (Whole: :func:`_swept` a block at a time.)"""
+    return _kept(len(x), _swept(x, half, odd))[:]
 
-    def integral(y: np.ndarray) -> np.ndarray:  # of the interpolant from v's first point
-        k = np.minimum(np.floor(y).astype(int), len(v) - 2)
-        f = y - k
-        return total[k] + v[k] * f + (v[k + 1] - v[k]) * f * f / 2
 
-    out = np.empty(len(x))
-    for a in range(0, len(x), BLOCK):
-        centre, h = np.arange(a, min(a + BLOCK, len(x))) + float(pad), half[a : a + BLOCK]
-        out[a : a + BLOCK] = (integral(centre + h) - integral(centre - h)) / (2 * h)
-    return out
+def _swept(x: Column, half: Column | float, odd: bool) -> Iterator[tuple[int, np.ndarray]]:
+    """:func:`swept` a block at a time (``half``: per point, or one for all), each block's
+    averages from the running integral of the block and the ``half`` either side of it
+    (:func:`_sweeps`)."""
+    pad = int(np.ceil(half if isinstance(half, float) else _largest(half))) + 1
+    last = len(x) + 2 * pad - 2  # (the whole reflection's last interval's first point)
+    for a, b, v, total in _sweeps(x, pad, odd, trapezoid=True):
+        centre = np.arange(a, b) + float(pad)
+        h = np.full(b - a, half) if isinstance(half, float) else half[a:b]
+        ends = [_integral(v, total, a, last, centre + h), _integral(v, total, a, last,
+                                                                    centre - h)]
+        yield a, (ends[0] - ends[1]) / (2 * h)
+
+
+def _integral(v: np.ndarray, total: np.ndarray, a: int, last: int, y: np.ndarray
+              ) -> np.ndarray:
+    """The integral of v's interpolant from its first point to y (v and its running
+    integral ``total`` from point a on, :func:`_sweeps`; ``last``: its last interval's first
+    point)."""
+    k = np.minimum(np.floor(y).astype(int), last)
+    f, k = y - k, k - a
+    return total[k] + v[k] * f + (v[k + 1] - v[k]) * f * f / 2
 
 
 #: the kernel reaches this many of the output's steps either side (steps of :data:`FLOOR` Hz
@@ -1014,8 +1156,13 @@ def swept(x: np.ndarray, half: np.ndarray, odd: bool = True) -> np.ndarray:
 #: leave more of a kink than validate accepts of the output's top derivatives, and the
 #: duration is not monotonic in them (the iiwa's 3 s line: 1 step 0.09 % from toppra, its
 #: output at 0.047 of validate's tolerance, 2 steps 0.49 %, 4 steps 1.4 %; its 3 s curve:
-#: 0.76 %, 0.44 %, 1.4 %)
-STEPS = (1, 2, 4, 8)
+#: 0.76 %, 0.44 %, 1.4 %). 3 between 2 and 4: on a coarse output the law's rise from a rest
+#: must span about one output step for validate to pass it (q' against the differences of
+#: q on the first step), and the wider kernel costs about a quarter of its reach at each
+#: rest: the ASR arm's 1.88 s move along a line at 100 Hz (J1 at its velocity limit 1 ms
+#: after the rest) failed validate at 2 steps of 5 ms (2.0 of its tolerance) and passed at
+#: 4, 0.55 % slower than toppra; at 3, 0.40 %
+STEPS = (1, 2, 3, 4, 8)
 TRIED = 2
 #: the kernel's step on an output coarser than this rate (Hz) is this rate's: its cost grows
 #: as the square of its reach (the iiwa's corner of 0.75 s legs: 0.07 % from toppra at 10 ms,
@@ -1104,8 +1251,9 @@ class Played:
     """A motion played along arcs, made afresh chunk by chunk of at most :data:`BLOCK` points
     each time it is iterated: per arc, its played law (:class:`Warped`) and the time it
     starts at (``laws``: (arc, warped, start)), the motion at a chunk's points the shape's
-    jet composed with the law's time derivatives there. Memory: 2 numbers a grid point
-    (:class:`Warped`: sigma and t on disk), not the motion's 8 per order and joint (a 10^5-sample path's grid
+    jet composed with the law's time derivatives there. Memory: a chunk's (:class:`Warped`:
+    sigma, t and the spline's coefficients on disk; the spline's knots the arc's grid), not
+    the motion's 8 per order and joint (a 10^5-sample path's grid
     played whole was 84 MB, and its temporaries as much again each, for each smoothing
     tried), nor the law's time derivatives (6 numbers a point); cost: the jet and the chain
     rule again at each pass (~0.4 s for 300 000 points)."""
@@ -1133,12 +1281,13 @@ class Warped:
     ``ramp`` that warps it there (``end``: the time of its last point, warped at its
     start's corner). :meth:`at`: a chunk's times and the law's time derivatives there
     (sigma_dot .. sigma^(K), from x .. x^(K-1), x^(5) piecewise constant), made afresh.
-    Memory: 2 numbers a grid point (the spline's coefficient and knot); sigma and t are on
-    disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), read a chunk at a time."""
+    Memory: a chunk's; sigma, t and the spline's coefficients are on disk
+    (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), read a chunk at a time, its knots
+    the law's grid (its arc's)."""
 
     sigma: Stored
     t: Stored
-    x: BSpline
+    x: LawSpline
     K: int
     corner: tuple[bool, bool]
     ramp: Ramp | None
@@ -1153,7 +1302,7 @@ class Warped:
         """(tau, rates) at the points a .. b-1: their times from the start, warped, and the
         law's time derivatives there (E, K)."""
         sigma, K = self.sigma[a:b], self.K
-        x = _window(self.x, sigma)
+        x = self.x.window(float(sigma[0]), float(sigma[-1]))
         X = np.stack([x(sigma, nu) for nu in range(K)], axis=1)
         X[:, 0] = np.maximum(X[:, 0], 0.0)
         jet = np.concatenate([sigma[:, None], time_derivatives(X)], axis=1)[:, :, None]
@@ -1200,8 +1349,50 @@ def law_spline(sigma: np.ndarray, x: np.ndarray) -> BSpline:
     (:func:`~hodyn_cli.algorithms.limits.bsplines.in_blocks`: its banded system over the
     whole grid, ~100 bytes a grid point, was a long path's peak of memory, +76 MB at 3 x
     10^5 samples), the conditions at a block's inner ends the cubic's there too."""
-    return in_blocks(sigma, x, 5, _ends(sigma, x),
+    return in_blocks(sigma, x, LAW, _ends(sigma, x),
                      lambda lo, hi: _ends(sigma[lo:hi], x[lo:hi]))
+
+
+#: the degree of the played law's spline x(sigma) (:func:`law_spline`)
+LAW = 5
+
+
+@dataclass(frozen=True, eq=False)
+class LawSpline:
+    """:func:`law_spline`'s spline with its coefficients on disk (:class:`~hodyn_cli.algorithms.
+    limits.stored.Stored`: M + LAW - 1 of them) and its knots the law's grid ``sigma`` (M,:
+    its arc's, held anyway), each end LAW + 1 times: :meth:`window` reads a span's pieces
+    alone (a long path's played law held its knots and coefficients, 16 bytes a grid
+    point; its knots and their derivatives' differences were made for each window)."""
+
+    sigma: np.ndarray
+    coefficients: Stored
+
+    def window(self, lo: float, hi: float) -> BSpline:
+        """The spline for ``lo <= x <= hi``, as
+        :func:`~hodyn_cli.algorithms.limits.bsplines.windowed` makes it of the whole one (the
+        same knots and coefficients: the same numbers)."""
+        k, M = LAW, len(self.sigma)
+        # (knot j is sigma[j - k], clipped to the ends: the interval of x on the knots is k
+        # and the points of the grid up to x, less one, within k .. M + k - 2)
+        a, b = np.clip(k + np.searchsorted(self.sigma, [lo, hi], side="right") - 1, k,
+                       M + k - 2)
+        knots = self.sigma[np.clip(np.arange(a - 2 * k, b + 2), 0, M - 1)]
+        return BSpline(knots, self.coefficients[a - k : b + 1], k)
+
+
+def _law_spline(sigma: np.ndarray, x: Column) -> LawSpline:
+    """:func:`law_spline` through x (in memory or on disk, read a block at a time), its
+    coefficients on disk."""
+    M = len(sigma)
+    coefficients = Stored(M + LAW - 1)
+    ends = np.concatenate([x[0:4], x[M - 4 : M]])  # (each end's four points)
+    done = 0
+    for block in coefficients_of(sigma, x, LAW, _ends(sigma[:2], ends),
+                                 lambda lo, hi: _ends(sigma[lo:hi], x[lo:hi])):
+        coefficients.write(done, block)
+        done += len(block)
+    return LawSpline(sigma, coefficients)
 
 
 def _ends(sigma: np.ndarray, x: np.ndarray) -> tuple[list[tuple[int, float]],
@@ -1226,7 +1417,7 @@ def _ramp(rise: float, duration: float) -> Ramp:
     return Ramp(min(rise, duration / (2 * tail)), tail)
 
 
-def _times_along(x: BSpline, sigma: np.ndarray) -> Stored:
+def _times_along(x: LawSpline, sigma: Stored) -> Stored:
     """The times of the points sigma from the first along the law x (the running sum of
     :func:`_elapsed`, :data:`BLOCK` intervals at a time, each block's sum carried on from the
     last: the same additions in the same order as the whole array's ``cumsum``), on disk."""
@@ -1235,7 +1426,9 @@ def _times_along(x: BSpline, sigma: np.ndarray) -> Stored:
     carry = 0.0
     for a in range(0, len(sigma) - 1, BLOCK):
         b = min(a + BLOCK, len(sigma) - 1)
-        steps = _elapsed(x, sigma[a:b], sigma[a + 1 : b + 1])
+        points = sigma[a : b + 1]
+        steps = _elapsed(x.window(float(points[0]), float(points[-1])), points[:-1],
+                         points[1:])
         block = np.cumsum(np.concatenate([[carry], steps]))[1:]
         t.write(a + 1, block)
         carry = float(block[-1])
@@ -1253,21 +1446,25 @@ def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orde
     its corners; the law's time derivatives there sigma_dot .. sigma^(K), K = max(4, orders
     - 1), are made chunk by chunk (:meth:`Warped.at`)."""
     K = max(4, orders - 1)
+    smooth: Column = law.x
     if law.played is not None:
         smooth = law.played
-    else:
-        smooth = smoothed(law, reach)
-        if len(law.x) >= PASSES + 3:
-            smooth = lowered(law.x, smooth, PASSES * int(np.ceil(widths(law, reach).max())))
-    x = law_spline(law.sigma, smooth)
+    elif len(law.x) >= PASSES + 3:  # (each on disk, made a block at a time)
+        half = _widths(law, reach)
+        smooth = _lowered(law.x, _smoothed(law.x, half), PASSES * int(np.ceil(_largest(half))))
+        del half
+    x = _law_spline(law.sigma, smooth)
     del smooth  # (the spline holds it)
     sigma, end = law.sigma, law.sigma[-1]
     near = 2.0 ** (-np.arange(NEAR, 0, -1) / 2)
-    sigma = np.concatenate([[0.0], sigma[1] * near if corner[0] else [], sigma[1:-1],
-                            end - (end - sigma[-2]) * near[::-1] if corner[1] else [], [end]])
-    t = _times_along(x, sigma)
-    points = Stored.of(sigma)
-    del sigma  # (on disk)
+    head = np.concatenate([[0.0], sigma[1] * near if corner[0] else []])
+    tail = np.concatenate([end - (end - sigma[-2]) * near[::-1] if corner[1] else [], [end]])
+    points = Stored(len(head) + len(sigma) - 2 + len(tail))  # (on disk, a block at a time)
+    points.write(0, head)
+    for a in range(1, len(sigma) - 1, BLOCK):
+        points.write(len(head) + a - 1, sigma[a : min(a + BLOCK, len(sigma) - 1)])
+    points.write(len(points) - len(tail), tail)
+    t = _times_along(x, points)
     if not any(corner):
         return Warped(points, t, x, K, corner, None, float(t[-1]))
     ramp = _ramp(rise, float(t[-1]))
