@@ -30,16 +30,16 @@ def test_the_field_lowers_x_around_its_spots_alone():
 
 
 def _bumped(amplitude: float):
-    """reachability.lowered (the played law, where reachability plays it from its passes'
+    """reachability._lowered (the played law, where reachability plays it from its passes'
     law) raised by ``amplitude`` (a share) over ~20 grid intervals in the middle of the
     arc: one place where the played motion is beyond its limits, as a peak between grid
     points makes one; everywhere else the law played as it was."""
-    lowered = reachability.lowered
+    lowered = reachability._lowered
 
     def bumped(x, smooth, reach):
-        i = np.arange(len(x))
-        return lowered(x, smooth, reach) * (1 + amplitude * np.exp(
-            -(((i - len(x) / 2) / 20) ** 2)))
+        out = np.asarray(lowered(x, smooth, reach)[:])
+        i = np.arange(len(out))
+        return out * (1 + amplitude * np.exp(-(((i - len(out) / 2) / 20) ** 2)))
 
     return bumped
 
@@ -51,8 +51,10 @@ def test_one_excess_is_slowed_locally(monkeypatch):
     passing validate, and its samples before the place played as the unbumped law plays
     them (the same speed to 1e-3), where the whole-law slowing's are not."""
     model, traj, _ = iiwa_path(3.0, 100.0, orders=5)
+    # (one smoothing: the bump would change which of those tried is the faster)
+    monkeypatch.setattr(reachability, "STEPS", (2,))
     plain, _ = hodyn_cli.retime_optimal(model, traj)
-    monkeypatch.setattr(reachability, "lowered", _bumped(0.03))
+    monkeypatch.setattr(reachability, "_lowered", _bumped(0.03))
     monkeypatch.setattr(optimal, "SPOTS", 0)
     whole, opt_whole = hodyn_cli.retime_optimal(model, traj)
     monkeypatch.setattr(optimal, "SPOTS", 3)

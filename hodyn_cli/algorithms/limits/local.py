@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hodyn_cli.algorithms.limits.reachability import BLOCK, PASSES, Played, beneath
+from hodyn_cli.algorithms.limits.reachability import BLOCK, PASSES, Played, Warped, beneath
 from hodyn_cli.algorithms.limits.scaling import TOLERANCE, Law
 
 #: the bisections of a sample's speed-up (to 2^-30 of its range)
@@ -75,6 +75,16 @@ def grid_times(motion: Played) -> list[np.ndarray]:
         tau = np.concatenate([warped.at(a, min(a + BLOCK, n))[0] for a in range(0, n, BLOCK)])
         # (the played points are the grid and :data:`~reachability.NEAR` more at a corner)
         out.append(start + tau[np.searchsorted(warped.sigma[:], arc.sigma)])
+    return out
+
+
+def at_grid(warped: Warped, sigma: np.ndarray) -> np.ndarray:
+    """The played law's x at the grid points ``sigma`` (its spline's own points: the x it
+    was made through, to rounding), :data:`~reachability.BLOCK` points at a time."""
+    out = np.empty(len(sigma))
+    for a in range(0, len(sigma), BLOCK):
+        b = min(a + BLOCK, len(sigma))
+        out[a:b] = warped.x.window(float(sigma[a]), float(sigma[b - 1]))(sigma[a:b])
     return out
 
 

@@ -739,8 +739,9 @@ class Optimal:
                      ) -> reachability.Played:
             """The motion with its played x (its spline at the grid points) times the
             fields, per arc."""
-            pieces = [(arc, replace(law, played=warped.x(arc.sigma) * g)) for (arc, law), (
-                _, warped, _), g in zip(found, motion.laws, fields, strict=True)]
+            pieces = [(arc, replace(law, played=local.at_grid(warped, arc.sigma) * g))
+                      for (arc, law), (_, warped, _), g in zip(found, motion.laws, fields,
+                                                               strict=True)]
             again = reachability.played(pieces, path_orders, names, t0, 0.0, rises[chosen])
             assert again is not None  # (played so before)
             return again
