@@ -159,6 +159,46 @@ def test_help_imports_nothing_heavy():
         assert out.stdout.strip().endswith("HEAVY []"), out.stdout[-300:] + out.stderr
 
 
+def test_main_imports_the_module_of_its_command_only():
+    """:data:`~hodyn_cli.cli.app.COMMANDS` names, in --help's order, the module registering
+    each command (main imports that one only), and ``hodyn retime`` imports no other."""
+    from hodyn_cli.cli import app as module
+
+    assert [(c.name, c.callback.__module__) for c in module.app.registered_commands] == \
+        [(name, f"hodyn_cli.cli.{m}") for name, m in module.COMMANDS.items()]
+    others = [f"hodyn_cli.cli.{m}" for m in set(module.COMMANDS.values()) - {"feasibility"}]
+    code = ("import sys; from hodyn_cli.cli.app import main; sys.argv = ['hodyn', 'retime', "
+            f"'--help']\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+            f"print('OTHERS', [m for m in {others!r} if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert "--optimal" in out.stdout and out.stdout.strip().endswith("OTHERS []"), \
+        out.stdout[-300:] + out.stderr
+
+
+def test_reachability_retime_imports_no_solver_and_no_mjcf_reader(tmp_path):
+    """``retime --optimal`` by reachability (the 1-second goal's path: the library call and
+    the command) runs without scipy.optimize (only the windows' linear programmes need it)
+    and, for a URDF robot, without the MJCF reader (lxml stays: the URDF reader parses with
+    it). A check of sys.modules, not a timing."""
+    heavy = ("scipy.optimize", "hodyn_cli.modeling.mjcf")
+    library = ("import numpy as np, hodyn_cli\n"
+               f"model = hodyn_cli.load_robot({IIWA!r})\n"
+               "t = np.linspace(0, 2, 200)\n"
+               "k = np.arange(1, 8.0)\n"
+               "q = [0.3 * k**j * np.sin(np.outer(t, k) + j * np.pi / 2) for j in range(4)]\n"
+               "_, optimal = hodyn_cli.retime_optimal(model, *q, t=t)\n"
+               "print('USED', optimal.used)\n")
+    command = ("from hodyn_cli.cli.app import main\n"
+               f"sys.argv = ['hodyn', 'retime', {IIWA!r}, {str(SAMPLES / 'iiwa14_cosine.h5')!r}, "
+               f"'--optimal', '-q', '-o', {str(tmp_path / 'out.h5')!r}]\n"
+               "try:\n    main()\nexcept SystemExit as e:\n    print('USED', e.code)\n")
+    for code, used in ((library, "USED reachability"), (command, "USED 0")):
+        code = f"import sys\n{code}print('HEAVY', [m for m in {heavy!r} if m in sys.modules])"
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert out.stdout.strip().splitlines()[-2:] == [used, "HEAVY []"], \
+            out.stdout[-300:] + out.stderr[-2000:]
+
+
 def test_the_gravity_the_help_names_is_the_apis():
     """``--gravity``'s help names the default without importing numpy; it is api.GRAVITY."""
     from hodyn_cli import api

@@ -39,7 +39,7 @@ def load_joints(path: str | Path, *, strict: bool = False, xacro_args: dict | No
     """The robot where only its joints matter (their names, order, coupling and the root:
     ``hodyn import``): a URDF's impossible inertias repaired rather than refused, an MJCF
     model as it is (MuJoCo's compiler gives consistent ones)."""
-    from hodyn_cli.modeling.mjcf import is_mjcf
+    from hodyn_cli.modeling.mjcf_root import is_mjcf
 
     try:
         mujoco = is_mjcf(Path(path).read_bytes())

@@ -1,31 +1,46 @@
 """``hodyn``: the typer application, the root group of :mod:`hodyn_cli.cli.root` with every
-command registered. Each command parses its arguments, calls the library, renders (commands in
-:mod:`hodyn_cli.cli.dynamics`, :mod:`~hodyn_cli.cli.motion`, :mod:`~hodyn_cli.cli.data`,
-:mod:`~hodyn_cli.cli.checks`, :mod:`~hodyn_cli.cli.feasibility`,
-:mod:`~hodyn_cli.cli.identification`; shared options and the
+command registered (``app``; :func:`main` registers only the one it runs). Each command
+parses its arguments, calls the library, renders (commands in :mod:`hodyn_cli.cli.dynamics`,
+:mod:`~hodyn_cli.cli.motion`, :mod:`~hodyn_cli.cli.data`, :mod:`~hodyn_cli.cli.checks`,
+:mod:`~hodyn_cli.cli.feasibility`, :mod:`~hodyn_cli.cli.identification`; shared options and the
 preamble in :mod:`~hodyn_cli.cli.options` and :mod:`~hodyn_cli.cli.session`; exit codes in
 :mod:`~hodyn_cli.cli.errors`). Importing it imports no numpy: ``hodyn --help`` stays fast."""
 
 from __future__ import annotations
 
 import copy
+import importlib
 import os
 import sys
 
 import typer
 
-# the commands register themselves on the root group
-from hodyn_cli.cli import (  # noqa: F401
-    checks,
-    data,
-    dynamics,
-    feasibility,
-    identification,
-    motion,
-)
-from hodyn_cli.cli.root import app
+from hodyn_cli.cli import root
 
-__all__ = ["app", "main", "only"]
+__all__ = ["app", "main", "only", "COMMANDS"]  # noqa: F822 (app: made by __getattr__)
+
+#: the module of :mod:`hodyn_cli.cli` whose import registers each command on the root group
+#: (in this order: ``hodyn --help`` lists them so); :func:`main` imports only the one of the
+#: command it runs (all six cost ~15 ms of CPU on each start)
+COMMANDS = {"validate": "checks", "info": "checks", "generate": "data", "import": "data",
+            "compute": "dynamics", "matrices": "dynamics", "regressor": "dynamics",
+            "sensitivities": "dynamics", "elastic": "dynamics", "forward": "dynamics",
+            "check": "feasibility", "retime": "feasibility", "identify": "identification",
+            "kinematics": "motion", "ik": "motion"}
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """``app``: the root group with every command registered (their modules imported on
+    first use)."""
+    if name == "app":
+        return _every()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _every() -> typer.Typer:
+    for module in dict.fromkeys(COMMANDS.values()):
+        importlib.import_module(f"hodyn_cli.cli.{module}")
+    return root.app
 
 
 def main() -> None:
@@ -72,17 +87,17 @@ HEAP_KEEP = 1 << 30
 
 
 def only(first: list[str]) -> typer.Typer:
-    """The app with just the command ``first`` names: typer turns the signature of every
-    command it holds into click parameters on each start (~30 ms for all of them), and one
-    command runs. Anything else (``--help``, ``--version``, a mistyped name): the whole app.
+    """The app with just the command ``first`` names (only its module imported): typer turns
+    the signature of every command it holds into click parameters on each start (~30 ms for
+    all of them), and one command runs. Anything else (``--help``, ``--version``, a mistyped
+    name): the whole app.
 
-    >>> [c.name for c in only(["ik"]).registered_commands], only(["--help"]) is app
+    >>> [c.name for c in only(["ik"]).registered_commands], only(["--help"]) is root.app
     (['ik'], True)
     """
-    chosen = [c for c in app.registered_commands if first and c.name == first[0]]
-    if not chosen:
-        return app
-    one = copy.copy(app)  # its callback (--version) too: still a group, `hodyn ik ...` parses
-    one.registered_commands = chosen
+    if not first or first[0] not in COMMANDS:
+        return _every()
+    importlib.import_module(f"hodyn_cli.cli.{COMMANDS[first[0]]}")
+    one = copy.copy(root.app)  # its callback (--version) too: still a group, `hodyn ik ...` parses
+    one.registered_commands = [c for c in root.app.registered_commands if c.name == first[0]]
     return one
-

@@ -52,24 +52,13 @@ from hodyn_cli.errors import ModelError
 from hodyn_cli.modeling.mjcf_inertia import BodyInertia, body_inertia, scale_to_total
 from hodyn_cli.modeling.mjcf_loops import loop_tables
 from hodyn_cli.modeling.mjcf_mesh import MeshLibrary
+from hodyn_cli.modeling.mjcf_root import MJCF_ROOT, is_mjcf
 from hodyn_cli.modeling.mjcf_xml import Body, Document, Joint, parse_xml, read_document
 
 __all__ = ["load_mjcf", "is_mjcf", "body_inertias", "MJCF_ROOT"]
 
-MJCF_ROOT = "mujoco"
-
 #: hodyn's default gravity (hodyn_cli.core.gravity), for the notice when a model has another
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
-
-
-def is_mjcf(data: bytes) -> bool:
-    """True when XML text's root element is ``<mujoco>`` (looked for in its first 64 kB,
-    after the prolog and comments)."""
-    import re
-
-    head = re.sub(rb"<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>", b"", data[:65536], flags=re.S)
-    match = re.search(rb"<\s*([A-Za-z_][\w.-]*)", head)
-    return match is not None and match.group(1) == MJCF_ROOT.encode()
 
 
 def load_mjcf(path: str | Path, data: bytes | None = None) -> Model:

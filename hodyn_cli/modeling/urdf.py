@@ -32,9 +32,10 @@ from lxml import etree
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Diagnostic, LinkFrame, Model
 from hodyn_cli.errors import ModelError
-from hodyn_cli.modeling import mjcf, xacro_expand
+from hodyn_cli.modeling import xacro_expand
 from hodyn_cli.modeling.joint_files import LARGEST
 from hodyn_cli.modeling.limits import urdf_bounds
+from hodyn_cli.modeling.mjcf_root import is_mjcf
 from hodyn_cli.modeling.urdf_xml import read_robot
 
 __all__ = ["load_model", "parse_model", "consistent_inertia", "TRIANGLE_RTOL"]
@@ -96,12 +97,15 @@ def load_model(path: str | Path, *, strict: bool = False,
             data = path.read_bytes()
         except OSError as e:
             raise ModelError(f"cannot read URDF: {e.strerror or e}", str(path)) from None
-        if mjcf.is_mjcf(data):  # a MuJoCo model (docs/mjcf.md)
+        if is_mjcf(data):  # a MuJoCo model (docs/mjcf.md)
+            # the MJCF reader only for MJCF: a URDF's load (every command's) does without it
+            from hodyn_cli.modeling.mjcf import load_mjcf
+
             for flag, given in (("--repair-inertia", repair_inertia),
                                 ("--ignore-broken-mimic", ignore_broken_mimic)):
                 if given:
                     raise ModelError(f"{flag} is for URDF robots, not MJCF", str(path))
-            model = mjcf.load_mjcf(path, data)
+            model = load_mjcf(path, data)
             _check_strict(model, strict, str(path))
             return model
     model = _parse(data, str(path), hashlib.sha256(data).hexdigest(), repair_inertia,

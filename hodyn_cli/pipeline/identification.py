@@ -300,7 +300,7 @@ def robot_with(model: Model, text: bytes, parameters: dict[str, np.ndarray | Non
     ``parameters``: link (MJCF body) name -> 10 parameters in its model body's frame, or None
     for a welded link (:mod:`~hodyn_cli.modeling.urdf_inertials`,
     :mod:`~hodyn_cli.modeling.mjcf_inertials`)."""
-    from hodyn_cli.modeling.mjcf import is_mjcf
+    from hodyn_cli.modeling.mjcf_root import is_mjcf
 
     if is_mjcf(text):
         from hodyn_cli.modeling.mjcf_inertials import with_mjcf_inertials

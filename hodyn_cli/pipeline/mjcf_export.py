@@ -20,8 +20,8 @@ def write_mjcf_drives(robot: str | Path, model: Model, *, drives: str | None = N
     """Write the drives file (``drives``) and the limits file (``limits``) of the MJCF model
     ``robot`` (``model``: its model), each atomically and none if one cannot be; ``notify``
     hears what is not exported."""
-    from hodyn_cli.modeling.mjcf import is_mjcf
     from hodyn_cli.modeling.mjcf_drives import mujoco_drives
+    from hodyn_cli.modeling.mjcf_root import is_mjcf
 
     if not is_mjcf(Path(robot).read_bytes()):
         raise HodynError("--drives-toml and --limits-toml export a MuJoCo model's (MJCF) "

@@ -138,7 +138,7 @@ def import_mujoco_file(log: str | Path, output: str, attrs: dict, robot: str | P
     file, block by block: ``t`` (where the log has ``time``), q, qd, qdd of the joints and a
     free root's ``base_`` motion (:func:`~hodyn_cli.pipeline.mujoco_states.mujoco_trajectory`);
     returns the number of samples. ``notify`` hears the layout read."""
-    from hodyn_cli.modeling.mjcf import is_mjcf
+    from hodyn_cli.modeling.mjcf_root import is_mjcf
     from hodyn_cli.pipeline.mujoco_states import free_root, mujoco_trajectory
 
     source = str(log)
