@@ -14,7 +14,10 @@ scaling is then made the law's own and the motion, sampled ``1/rate`` apart agai
 again (:meth:`Optimal._resampled`): the output's samples are exactly ``1/rate`` apart. Its
 derivatives are judged as ``hodyn validate`` judges them
 (:meth:`~hodyn_cli.algorithms.motion.differences.Differences.share`): an output validate
-would fail is not the result.
+would fail is not the result. Reachability's played law, where that scaling slows it, is
+first lowered around the places beyond a limit alone (:meth:`Optimal._local`,
+:mod:`~hodyn_cli.algorithms.limits.local`): one peak between grid points no longer slows a
+long motion throughout.
 """
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
-from hodyn_cli.algorithms.limits import rates, reachability
+from hodyn_cli.algorithms.limits import local, rates, reachability
 from hodyn_cli.algorithms.limits.feasibility import (
     JOINT_ORDERS,
     TORQUES,
@@ -101,6 +104,16 @@ RISE = 4.0
 #: the grid's samples (at most twice as many) of the plan that reachability's played motion is
 #: fitted on: its law is uniform, its grid only its ends
 ENDS = 2
+#: the final fit's slowing of reachability's played law is made local in at most SPOTS
+#: attempts (:meth:`Optimal._local`): the law lowered around the samples beyond a limit at
+#: its own speed, its factor field 1 farther than twice SPREAD kernel reaches from them; an
+#: attempt that is not shorter (the field's own slopes beyond a limit) tried again WIDER
+#: times as wide. The iiwa's 500 s Fourier path with its limits file (347.996 s, slowed 1.47
+#: % throughout): 343.26 s, then 343.20 s at SPREAD 10; 346.26 s at 50, 354.7 s at 200 (the
+#: wide fields over many places) in one attempt
+SPOTS = 4
+SPREAD = 10.0
+WIDER = 4.0
 #: the output's samples are fitted at most RESAMPLES times at the rate asked for; one that
 #: fits within CLOSE of its limits (as a share of the speed-up) ends it
 RESAMPLES = 3
@@ -646,10 +659,12 @@ class Optimal:
         span, path_orders = t1 - t0, orders[0]
         rate = (samples - 1) / span if self.rate is None else self.rate
 
+        floor = RATED_FLOOR if higher else reachability.FLOOR
+        rises: dict[int, float] = {}  # (the corners' ramps' rise of each smoothing played)
+
         def play(steps: int) -> reachability.Played | str | None:  # (made afresh at each pass)
             """The law played with the kernel of ``steps``; a reason where it cannot be."""
-            reach, rise = reachability.kernel(steps, rate, RATED_FLOOR if higher else
-                                              reachability.FLOOR)
+            reach, rise = reachability.kernel(steps, rate, floor)
             pieces = found
             if higher:
                 rated, rise = self._rated(found, names, reach, rise)
@@ -657,7 +672,19 @@ class Optimal:
                     return (f"{_higher_named(self.limits)}: reachability's law does not keep "
                             f"them within {rates.ROUNDS} rounds of widening its smoothing")
                 pieces = rated
+            rises[steps] = rise
             return reachability.played(pieces, path_orders, names, t0, reach, rise)
+
+        def fitted(motion: reachability.Played) -> Optimal:
+            """The played motion scaled from rest onto the limits and resampled at the rate
+            (raises as :meth:`fit` does)."""
+            # (a uniform law needs the path's ends alone: a grid of a few samples, not one
+            # that follows the played motion's 3 points a sample, concatenated chunk by chunk)
+            inner = Optimal(self.model, self.limits, self.order, rate=rate, uniform=True,
+                            grid=ENDS, gravity=self.dynamics["gravity"],
+                            kind=self.dynamics["kind"])
+            inner.fit(lambda: motion)
+            return inner
 
         best: tuple[Optimal, int] | None = None
         motion: reachability.Played | None = None
@@ -681,13 +708,8 @@ class Optimal:
                         f"{derivative_name('q', reachability.ORDERS - 2)} reachability plays "
                         "there")
             motion = made
-            # (a uniform law needs the path's ends alone: a grid of a few samples, not one
-            # that follows the played motion's 3 points a sample, concatenated chunk by chunk)
-            inner = Optimal(self.model, self.limits, self.order, rate=rate, uniform=True,
-                            grid=ENDS, gravity=self.dynamics["gravity"],
-                            kind=self.dynamics["kind"])
             try:
-                inner.fit(lambda motion=motion: motion)
+                inner = fitted(motion)
             except TrajectoryError:  # the played law's own derivatives disagree at this
                 continue  # smoothing (not the input's): a wider one, or the windows
             except Infeasible as e:  # (the played path's, not the input's, which the survey
@@ -711,13 +733,87 @@ class Optimal:
             motion = made = None
             made = play(chosen)
             motion = made if isinstance(made, reachability.Played) else None
-        assert inner.path is not None and motion is not None
+        assert motion is not None
+
+        def replayed(motion: reachability.Played, fields: list[np.ndarray]
+                     ) -> reachability.Played:
+            """The motion with its played x (its spline at the grid points) times the
+            fields, per arc."""
+            pieces = [(arc, replace(law, played=local.at_grid(warped, arc.sigma) * g))
+                      for (arc, law), (_, warped, _), g in zip(found, motion.laws, fields,
+                                                               strict=True)]
+            again = reachability.played(pieces, path_orders, names, t0, 0.0, rises[chosen])
+            assert again is not None  # (played so before)
+            return again
+
+        inner, motion = self._local(inner, motion, fitted, replayed,
+                                    reachability.kernel(chosen, rate, floor)[0])
+        assert inner.path is not None
         self.path = replace(inner.path, uniform=uniform, span=span, grid=grid)
         self.final, self.scale, self.orders = inner.final, inner.scale, inner.orders
         self.slowed = inner.slowed
         self.source, self.used, self.ran = motion, "reachability", ("reachability",)
         self.peak = float(np.sqrt(max(law.x.max() for _, law in found)))
         return None
+
+    def _local(self, inner: Optimal, motion: reachability.Played,
+               fitted: Callable[[reachability.Played], Optimal],
+               replayed: Callable[[reachability.Played, list[np.ndarray]], reachability.Played],
+               reach: float) -> tuple[Optimal, reachability.Played]:
+        """Reachability's played ``motion`` and its fit ``inner`` (scaled from rest onto the
+        limits, resampled), with the fit's slowing made local where it slows the law by more
+        than :data:`CLOSE`: the law lowered around the samples that are beyond a limit at the
+        law's own speed (:meth:`_beyond`), each by what it needs there, and 1 farther than
+        twice :data:`SPREAD` kernel reaches (``reach`` seconds) from them all
+        (:mod:`~hodyn_cli.algorithms.limits.local`), ``replayed`` and ``fitted`` again; kept
+        where that is shorter and validate passes it, else tried :data:`WIDER` times as wide;
+        :data:`SPOTS` attempts at most (a whole-law slowing set by one place cost the iiwa's
+        500 s Fourier path with its limits file 1.47 %: a torque acceleration peak between
+        grid points, which one sampling hits and the next misses)."""
+        spread, spots = SPREAD, None
+        for _ in range(SPOTS):
+            assert inner.path is not None
+            K = inner.duration / inner.path.span  # (the output against the law's own speed)
+            if K <= 1 + CLOSE:
+                break
+            spots = spots or self._beyond(inner, motion, K)
+            fields = local.fields(local.grid_times(motion), *spots, spread * reach)
+            if fields is None:  # (no sample beyond at the law's speed: nothing to lower)
+                break
+            trial = replayed(motion, fields)
+            try:
+                other: Optimal | None = fitted(trial)
+            except (TrajectoryError, Infeasible):  # (the played law's, lowered: not kept)
+                other = None
+            if other is None or not other.consistent or other.duration >= inner.duration:
+                # (its own field's slopes beyond a limit, or validate failing it: wider)
+                spread *= WIDER
+                continue
+            inner, motion, spots = other, trial, None
+        return inner, motion
+
+    def _beyond(self, inner: Optimal, motion: reachability.Played, K: float
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """The times (of the played ``motion``) of the samples beyond a limit where it is
+        played at its own speed (``K`` times as fast as ``inner``'s output) and sampled
+        :data:`~hodyn_cli.algorithms.limits.local.PHASES` times as often, and the speed-up
+        each fits at (:func:`~hodyn_cli.algorithms.limits.local.beyond`)."""
+        assert inner.path is not None
+        own = inner.path.slower(1 / K)
+        (s0, s1), speed = own.law.breaks, float(np.sqrt(own.law.coefficients[0]))  # (uniform)
+        times, speeds = [], []
+        for phase in range(local.PHASES):
+            # (each sampling as the output's, from a later start: memory as a fit's; all at
+            # once, 16 times as dense, the 500 s path's peak RSS was 575 MiB against 193)
+            start = s0 + phase / local.PHASES * own.step * speed
+            played = replace(own, law=replace(own.law, breaks=np.array([start, s1])))
+            for piece in played.played(motion):
+                laws = self._laws(piece)
+                rows, y = local.beyond(laws, limited_series(self.model, self.limits, laws))
+                assert piece.series is not None
+                times.append(piece.series["s"][rows, 0])
+                speeds.append(y)
+        return np.concatenate(times), np.concatenate(speeds)
 
     def _rated(self, found: list[tuple[reachability.Arc, reachability.Law]],
                names: tuple[str, ...], reach: float, rise: float
@@ -935,8 +1031,8 @@ class Optimal:
         times: the output's samples are then exactly ``1/rate`` apart, every sample within
         its limits, and :attr:`final` is at speed-up 1 (:attr:`scale`: the law's slowing in
         all). ``from_rest``: the speed-up at which every sample fits at any slower playing
-        too (``retime --to-limits``'s), not the largest near 1. False (the plan as it was): no
-        sampling found that fits."""
+        too (``retime --to-limits``'s), not the largest near 1. False (the plan as it was, not
+        slowed: :attr:`scale` 1): no sampling found that fits."""
         assert self.path is not None and self.final is not None
         start, best, k, scale = self.path, None, self.final.k, 1.0
         # (the sample farthest beyond its limit so far, and its sampling's slowing: where a
@@ -961,8 +1057,8 @@ class Optimal:
             # samples of the iiwa's cosine were beyond by 1.3e-5, 3.7e-6, 2.1e-5 in turn, and
             # the law 3.4 % faster than the uniform scaling was dropped for it)
             k = max(found.k**2, 1 + CLOSE / 4) if found.k > 1 else found.k
-        if best is None:
-            self.path = start
+        if best is None:  # (and no slowing of an earlier plan's resampling left standing)
+            self.path, self.scale, self.slowed = start, 1.0, None
             return False
         self.scale, self.path, found, self.slowed = best
         self.final = replace(found, x=1.0)

@@ -1,0 +1,92 @@
+"""``retime --optimal``'s final fit slows reachability's law locally (the factor field of
+:mod:`hodyn_cli.algorithms.limits.local`) where its played motion is beyond a limit at a few
+places, not the whole motion by the worst one's factor."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_optimal import iiwa_path
+
+import hodyn_cli
+from hodyn_cli import api
+from hodyn_cli.algorithms.limits import local, optimal, reachability
+
+
+def test_the_field_lowers_x_around_its_spots_alone():
+    """At most ``y^2`` on the grid points either side of a sample that needs ``y``, 1 farther
+    than twice ``seconds`` from every such sample, never above 1; None where none needs it."""
+    T = np.linspace(0.0, 10.0, 2001)  # (grid points 5 ms apart)
+    s, y = np.array([3.0012, 7.5]), np.array([0.99, 0.995])
+    (field,) = local.fields([T], s, y, 0.1)
+    for at, need in zip(s, y, strict=True):
+        i = np.searchsorted(T, at)
+        assert field[i - 1] <= need**2 + 1e-12 and field[i] <= need**2 + 1e-12
+    far = np.min(np.abs(T[:, None] - s[None]), axis=1) > 2 * 0.1 + 0.005
+    assert np.all(field[far] == 1.0) and field.max() <= 1.0
+    assert np.count_nonzero(field < 1.0) < 0.1 * len(T)
+    assert local.fields([T], s, np.ones(2), 0.1) is None
+    assert local.fields([T], np.array([11.0]), np.array([0.5]), 0.1) is None  # (not on it)
+
+
+def _bumped(amplitude: float):
+    """reachability._lowered (the played law, where reachability plays it from its passes'
+    law) raised by ``amplitude`` (a share) over ~20 grid intervals in the middle of the
+    arc: one place where the played motion is beyond its limits, as a peak between grid
+    points makes one; everywhere else the law played as it was."""
+    lowered = reachability._lowered
+
+    def bumped(x, smooth, reach):
+        out = np.asarray(lowered(x, smooth, reach)[:])
+        i = np.arange(len(out))
+        return out * (1 + amplitude * np.exp(-(((i - len(out) / 2) / 20) ** 2)))
+
+    return bumped
+
+
+def test_one_excess_is_slowed_locally(monkeypatch):
+    """The iiwa's 3 s cosine path (URDF limits) with its law 3 % too fast at one place:
+    the whole-law slowing (SPOTS = 0, as before) costs ~1.4 % of the motion; the local
+    slowing a small share of that, its output within every limit at every sample and
+    passing validate, and its samples before the place played as the unbumped law plays
+    them (the same speed to 1e-3), where the whole-law slowing's are not."""
+    model, traj, _ = iiwa_path(3.0, 100.0, orders=5)
+    # (one smoothing: the bump would change which of those tried is the faster)
+    monkeypatch.setattr(reachability, "STEPS", (2,))
+    plain, _ = hodyn_cli.retime_optimal(model, traj)
+    monkeypatch.setattr(reachability, "_lowered", _bumped(0.03))
+    monkeypatch.setattr(optimal, "SPOTS", 0)
+    whole, opt_whole = hodyn_cli.retime_optimal(model, traj)
+    monkeypatch.setattr(optimal, "SPOTS", 3)
+    out, opt = hodyn_cli.retime_optimal(model, traj)
+    assert opt.used == opt_whole.used == "reachability"
+    T0, T1, T = plain.t[-1], whole.t[-1], out.t[-1]
+    assert T1 > 1.01 * T0  # (the whole-law slowing, set by one place)
+    assert T0 <= T < T0 + 0.1 * (T1 - T0)
+    q = [out.derivatives[:, k] for k in range(out.orders)]
+    assert hodyn_cli.check_limits(model, *q[:3], t=out.t).feasible
+    assert hodyn_cli.validate_motion(model, *q, t=out.t).passed
+    before = slice(0, round(0.3 * len(plain.t)))  # (the place: about the middle)
+
+    def speed(m):
+        return np.linalg.norm(m.derivatives[before, 1], axis=1)
+
+    assert speed(out) == pytest.approx(speed(plain), rel=1e-3)
+    assert np.max(np.abs(speed(whole) / speed(plain) - 1)) > 5e-3
+
+
+def test_a_failed_resampling_leaves_no_earlier_slowing(monkeypatch):
+    """Where no resampling fits (forced: RESAMPLES 0), the plan stays as it was and so does
+    its scale: 1, not the slowing an earlier plan's resampling left (the windows' attempts
+    and their uniform fallback share one Optimal: its final_scale and final_scale_by then
+    told of a law the output does not play)."""
+    model, traj, _ = iiwa_path(1.0, 20.0, orders=3)
+    opt = api.time_optimal(model, uniform=True, rate=20.0)
+    opt.fit(lambda: [traj])
+    assert opt.final is not None and opt.path is not None
+    path = opt.path
+    opt.scale, opt.slowed = 1.3, (opt.final, 1.3)  # (an earlier plan's)
+    monkeypatch.setattr(optimal, "RESAMPLES", 0)
+    assert not opt._resampled(lambda: [traj])
+    assert opt.path is path and opt.scale == 1.0 and opt.slowed is None
+    assert opt.final_scale == opt.final.k
