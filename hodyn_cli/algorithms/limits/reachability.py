@@ -90,10 +90,11 @@ PER_SAMPLE = 3
 #: the longest input (samples) it takes. It reads the input chunk by chunk (:class:`Lengths`,
 #: :func:`arcs`) and holds in memory what spans the whole path: the shape points' arc
 #: lengths and times while the arcs are made (4 numbers a shape point, at most one a
-#: sample) and the law on the grid (3 points a sample: sigma, x; u on disk), ~50 bytes a
-#: sample; the arc-length table, the shape's points and coefficients, the controllable
-#: sets, the smoothing's moving averages and the played law's points, times and spline
-#: coefficients are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), and the
+#: sample) and the law on the grid (3 points a sample: sigma, x; u on disk), 48-80 bytes a
+#: sample (~90 measured with the final fit's); the arc-length table, the shape's points
+#: and coefficients, the controllable sets, the smoothing's moving averages and the played
+#: law's points, times and spline coefficients are on disk
+#: (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), and the
 #: passes' rows, the smoothing's blocks, the played motion, the fits and the splines'
 #: banded systems (:func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`) are a chunk's.
 #: Peak RSS on the iiwa's cosine: 188 MB at 10^5 samples, 267 MB at 10^6 (396-402 MB with
