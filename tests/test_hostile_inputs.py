@@ -347,6 +347,7 @@ def build(folder: Path) -> None:
     h5_copy(w / "both_layouts.h5", P2R_HIGH, lambda f: f.create_dataset("q", data=q[:, 0]))
     h5_copy(w / "no_names.h5", P2R_HIGH, lambda f: f.attrs.__delitem__("joint_names"))
     h5_copy(w / "short_t.h5", P2R_HIGH, lambda f: _replace("t", f["t"][:-5])(f))
+    h5_copy(w / "no_samples.h5", P2R_H5, lambda f: [_replace(k, f[k][:0])(f) for k in list(f)])
     bad = q.copy()
     bad[17, 3, 1] = np.nan
     h5_copy(w / "nan_compact.h5", P2R_HIGH, _replace("q_derivatives", bad))
@@ -613,6 +614,7 @@ CASES = [
     case("compact and plain", TRAJ.replace("@", "both_layouts.h5"), "both_layouts.h5",
          "q_derivatives"),
     case("compact without names", TRAJ.replace("@", "no_names.h5"), "no_names.h5", "joint_names"),
+    case("datasets of 0 rows", TRAJ.replace("@", "no_samples.h5"), "no_samples.h5", "0 rows"),
     case("compact lengths", TRAJ.replace("@", "short_t.h5"), "short_t.h5", "length"),
     case("compact nan", TRAJ.replace("@", "nan_compact.h5"), "nan_compact.h5", "qddd_joint2",
          "sample 17"),

@@ -21,7 +21,7 @@ from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io.checks import check_increasing, check_values
 from hodyn_cli.io.columns import MOTION_DATASET, column_listing, motion_suffixes
 from hodyn_cli.io.reader import CHUNK_ROWS
-from hodyn_cli.io.tables import Hdf5Table, open_table, rechunk
+from hodyn_cli.io.tables import Hdf5Table, empty, open_table, rechunk
 
 __all__ = ["MotionLayout", "MotionReader", "plan_motion"]
 
@@ -161,4 +161,4 @@ class MotionReader:
             yield LinkMotion(p, R, None if body else V, pd, t, V if body else None)
             start += n
         if not start:
-            raise TrajectoryError("no data rows after the header", self.path)
+            raise empty(self.table, self.path)

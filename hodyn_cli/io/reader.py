@@ -36,7 +36,7 @@ from hodyn_cli.io.checks import (
     check_values,
 )
 from hodyn_cli.io.columns import W_COLUMN, Layout, plan, plan_wrenches
-from hodyn_cli.io.tables import Block, Rows, open_table, rechunk, row_count
+from hodyn_cli.io.tables import Block, Rows, empty, open_table, rechunk, row_count
 from hodyn_cli.io.tasks import ChunkTask, at_line, chunk_tasks
 
 #: samples per chunk a command reads, computes and writes before the next (bounds memory)
@@ -166,7 +166,7 @@ class TrajectoryReader:
                 last_t = chunk.t[-1]
             yield chunk
         if not start:
-            raise TrajectoryError("no data rows after the header", self.path)
+            raise empty(self.table, self.path)
         if side is not None and (left := side.remaining()):
             raise self._count_mismatch(start, start + left)
 

@@ -650,6 +650,14 @@ def open_table(path: str, stdin=None, rows: int = BLOCK_ROWS) -> CsvTable | Hdf5
     return CsvTable(path, stdin)
 
 
+def empty(table: CsvTable | Hdf5Table, path: str) -> TrajectoryError:
+    """The error of an input without a sample, in its format's words (a CSV header without
+    rows; HDF5 datasets of 0 rows: the CSV words named no row an HDF5 file has)."""
+    if isinstance(table, Hdf5Table):
+        return TrajectoryError("no samples: its datasets have 0 rows", path)
+    return TrajectoryError("no data rows after the header", path)
+
+
 def rechunk(blocks: Iterator[Block], rows: int, flush: Callable[[], bool] = lambda: False
             ) -> Iterator[Block]:
     """The same columns in chunks of ``rows`` rows (the last one shorter); a shorter chunk

@@ -29,7 +29,7 @@ import numpy as np
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io.checks import check_increasing
-from hodyn_cli.io.tables import BadLine, CsvTable, Hdf5Table, Parsed, Piece
+from hodyn_cli.io.tables import BadLine, CsvTable, Hdf5Table, Parsed, Piece, empty
 
 if TYPE_CHECKING:
     from hodyn_cli.io.reader import TrajectoryReader
@@ -144,7 +144,7 @@ def chunk_tasks(reader: TrajectoryReader, executor: Executor, ahead: int
     if isinstance(table, Hdf5Table) and (wtable is None or (
             isinstance(wtable, Hdf5Table) and wtable.n_rows == table.n_rows)):
         if not table.n_rows:
-            raise TrajectoryError("no data rows after the header", reader.path)
+            raise empty(table, reader.path)
         for s in range(0, table.n_rows, reader.chunk):
             yield _Rows(reader, order, s, min(reader.chunk, table.n_rows - s))
         return
@@ -196,7 +196,7 @@ def _csv_tasks(reader: TrajectoryReader, table: CsvTable, order: _Order, executo
     if have:
         yield cut(have)
     if not start:
-        raise TrajectoryError("no data rows after the header", reader.path)
+        raise empty(table, reader.path)
 
 
 def _parsed(table: CsvTable, wanted: list[str], executor: Executor, ahead: int
