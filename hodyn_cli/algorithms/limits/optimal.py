@@ -753,7 +753,7 @@ class Optimal:
         self.final, self.scale, self.orders = inner.final, inner.scale, inner.orders
         self.slowed = inner.slowed
         self.source, self.used, self.ran = motion, "reachability", ("reachability",)
-        self.peak = float(np.sqrt(max(law.x.max() for _, law in found)))
+        self.peak = float(np.sqrt(max(law.largest for _, law in found)))
         return None
 
     def _local(self, inner: Optimal, motion: reachability.Played,
@@ -835,6 +835,7 @@ class Optimal:
                                          self.dynamics["gravity"])
 
         pieces, rounds = [], []
+        found = [(arc, law.held()) for arc, law in found]  # (the rounds take x whole)
         for arc, law in found:
             rated = rates.kept(arc, law, lambda a, b, arc=arc: limits(arc, a, b),
                                lambda a, b, arc=arc: rows(arc, a, b), reach,
@@ -1191,6 +1192,7 @@ def _cornered(found: Pieces, pieces: Pieces, rounds: list[float],
             return replace(r, top=np.minimum(r.top, ceiling[a:b]))
 
         law = reachability.along(arc, capped)
+        law = None if law is None else law.held()
         rated = None if law is None else rates.kept(
             arc, law, lambda a, b, arc=arc: limits(arc, a, b),
             lambda a, b, arc=arc: rows(arc, a, b), reach, ceiling, lift=False)

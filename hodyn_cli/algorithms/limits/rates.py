@@ -210,7 +210,7 @@ def kept(arc: reachability.Arc, law: reachability.Law,
         r = whole if whole is not None and (a, b) == (0, M) else rows(a, b)
         return replace(r, top=np.minimum(r.top, ceiling[a:b]))
 
-    half, planned = reachability.widths(law, reach), law.x
+    half, planned = reachability.widths(law, reach), law.x[:]
 
     def usage(x: np.ndarray) -> Usage:
         played = reachability.law_spline(law.sigma, x)
