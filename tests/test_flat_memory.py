@@ -9,7 +9,7 @@ from test_reachability import _zigzag
 
 import hodyn_cli
 from conftest import URDF
-from hodyn_cli.algorithms.limits import reachability, stored
+from hodyn_cli.algorithms.limits import local, reachability, stored
 from hodyn_cli.algorithms.limits.spaced import Spaced
 from hodyn_cli.modeling.limits import joint_limits
 
@@ -83,3 +83,48 @@ def test_the_passes_law_on_disk_is_the_law_in_memory(monkeypatch):
         assert isinstance(mine.x, stored.Stored) and mine.x.on_disk
         assert np.array_equal(mine.x[:], law.x) and mine.largest == law.x.max()
         assert np.array_equal(mine.held().x, law.x) and mine.held().duration == law.duration
+
+
+def test_the_local_slowing_s_fields_made_a_block_at_a_time_are_the_whole_ones(monkeypatch):
+    """The local slowing (:mod:`~hodyn_cli.algorithms.limits.local`) on disk, a block of the
+    grid at a time (blocks of 7 and 300, and one): the grid points' times, the factor
+    fields and the played x at the grid times the field are the whole arrays' formulas to
+    the bit (the played points' times picked by ``searchsorted`` over them all; the needs
+    set by ``np.minimum.at``, then :func:`reachability.beneath`), on a path with a corner."""
+    model = hodyn_cli.load_robot(URDF / "planar_2r.urdf")
+    _, traj = _zigzag(model, legs=2)
+    found = reachability.solve(model, traj, joint_limits(model), 1000)
+    assert found is not None
+    motion = reachability.played(found, traj.orders, traj.joint_names, 0.0, 0.01)
+    assert motion is not None and len(motion.laws) == 2
+    times = []
+    for arc, warped, start in motion.laws:  # (the whole arrays)
+        n = len(warped.sigma)
+        tau = np.concatenate([warped.at(a, min(a + 50, n))[0] for a in range(0, n, 50)])
+        times.append(start + tau[np.searchsorted(warped.sigma[:], np.asarray(arc.sigma))])
+    s = np.array([times[0][3] + 1e-4, times[0][400], times[1][-2] - 1e-4, times[1][-1] + 1])
+    y = np.array([0.9, 0.97, 0.95, 0.5])
+    seconds = 0.02
+    whole = []
+    for T in times:
+        need = np.ones(len(T))
+        inside = (s >= T[0]) & (s <= T[-1])
+        i = np.clip(np.searchsorted(T, s[inside]), 1, len(T) - 1)
+        np.minimum.at(need, i, y[inside] ** 2)
+        np.minimum.at(need, i - 1, y[inside] ** 2)
+        width = min(max(1, int(round(seconds * (len(T) - 1) / (T[-1] - T[0])
+                                     / reachability.PASSES))), len(T) - 2)
+        whole.append(np.minimum(reachability.beneath(need, width), 1.0))
+    played = [local.lowered_at_grid(warped, arc.sigma, g)[:]
+              for (arc, warped, _), g in zip(motion.laws, whole, strict=True)]
+    for block in (7, 300, reachability.BLOCK):
+        monkeypatch.setattr(reachability, "BLOCK", block)
+        monkeypatch.setattr(local, "BLOCK", block)
+        mine = local.grid_times(motion)
+        assert all(np.array_equal(a[:], b) for a, b in zip(mine, times, strict=True))
+        fields = local.fields(mine, s, y, seconds)
+        assert fields is not None
+        assert all(np.array_equal(a[:], b) for a, b in zip(fields, whole, strict=True))
+        assert all(np.array_equal(local.lowered_at_grid(warped, arc.sigma, g)[:], x)
+                   for (arc, warped, _), g, x in zip(motion.laws, fields, played, strict=True))
+    assert min(f.min() for f in whole) < 0.9**2 + 1e-12

@@ -38,15 +38,17 @@ x_{i+1})``. Both passes are sequential: the backend's compiled ``reach_backward`
 the input is first read (:class:`Lengths`), the directions about its rests and the shape's
 points from two more readings (:func:`arcs`); the played motion is made chunk by chunk of
 the grid from the smoothed law's spline (:class:`Played`). The arc-length table, the
-shape's points and coefficients, the controllable sets, the law's u and the played law's
-points and times are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), read a
-block at a time (the table in order: :func:`_placed`; the shape fitted a block at a time from its
-points there, :func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`); the smoothing's
-moving averages are made a block at a time, each from the one before on disk and its
-running integral carried across the blocks (:func:`_sweeps`), and the played law's spline
-keeps its coefficients on disk, its knots the grid's (:class:`LawSpline`). What spans the
-path in memory is the shape points' arc lengths and times while the arcs are made (4
-numbers a point) and the law on the grid (sigma, x): :data:`MOST_SAMPLES`.
+shape points' targets, places and points, the shape's coefficients, the controllable
+sets, the law (x and u) and the played law's points and times are on disk
+(:class:`~hodyn_cli.algorithms.limits.stored.Stored`), read a block at a time (the table and
+the targets in order: :func:`_placed`; the shape fitted a block at a time from its points
+there, :func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`); the grid is made where it
+is read (:class:`~hodyn_cli.algorithms.limits.spaced.Spaced`: uniform in arc length);
+the smoothing's moving averages are made a block at a time, each from the one before on
+disk and its running integral carried across the blocks (:func:`_sweeps`), and the played
+law's spline keeps its coefficients on disk, its knots the grid's (:class:`LawSpline`).
+What spans the path in memory is the shape's knots (one number a shape point, at most one
+a sample): :data:`MOST_SAMPLES`.
 """
 from __future__ import annotations
 
@@ -203,7 +205,7 @@ def _walk(chunks: Iterable[Trajectory], s: Column | _Part) -> Iterator[tuple[Tra
     done, path = 0, None
     for path in overlapping(chunks):
         assert path.t is not None
-        end = _first_from(s, float(path.t[-1]), done)
+        end = first_from(s, float(path.t[-1]), done)
         if end > done:
             yield path, slice(done, end)
             done = end
@@ -211,7 +213,7 @@ def _walk(chunks: Iterable[Trajectory], s: Column | _Part) -> Iterator[tuple[Tra
         yield path, slice(done, len(s))
 
 
-def _first_from(s: Column | _Part, v: float, start: int) -> int:
+def first_from(s: Column | _Part, v: float, start: int) -> int:
     """``np.searchsorted(s, v)`` (s sorted) where it is ``start`` or beyond, s read a block at
     a time from start."""
     for a in range(start, len(s), BLOCK):
@@ -703,7 +705,7 @@ class Law:
     sigma: Grid
     x: np.ndarray | Stored
     u: np.ndarray | Stored
-    played: np.ndarray | None = None
+    played: np.ndarray | Stored | None = None
 
     @property
     def duration(self) -> float:
@@ -1081,6 +1083,14 @@ def _beneath(v: Column, width: int) -> Stored:
     return out
 
 
+def field(n: int, blocks: Iterable[tuple[int, np.ndarray]], width: int) -> Stored:
+    """:func:`beneath` (at most 1) of the n points of ``blocks`` ((a, points a ..) in turn),
+    on disk, made a block at a time."""
+    lows = _beneath(_kept(n, blocks), width)
+    # (the averages of ones are one to rounding: not above it)
+    return _kept(n, ((a, np.minimum(v, 1.0)) for a, v in _blocks(lows)))
+
+
 def least(v: np.ndarray, r: int) -> np.ndarray:
     """The least of v over r points either side of each (the ends: over what there is), by
     doubling windows: O(len(v) log r)."""
@@ -1345,6 +1355,10 @@ class Warped:
     corner: tuple[bool, bool]
     ramp: Ramp | None
     end: float
+
+    def times(self, a: int, b: int) -> np.ndarray:
+        """The times of the points a .. b-1 from the start, warped."""
+        return self._times(self.t[a:b])[0]
 
     @property
     def duration(self) -> float:
