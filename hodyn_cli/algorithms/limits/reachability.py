@@ -91,21 +91,21 @@ BLOCK = 1 << 15
 POINTS = 4000
 PER_SAMPLE = 3
 #: the longest input (samples) it takes. It reads the input chunk by chunk (:class:`Lengths`,
-#: :func:`arcs`) and holds in memory what spans the whole path: the shape points' arc
-#: lengths and times while the arcs are made (4 numbers a shape point, at most one a
-#: sample) and the law on the grid (3 points a sample: sigma, x; u on disk), 48-80 bytes a
-#: sample (~90 measured with the final fit's); the arc-length table, the shape's points
-#: and coefficients, the controllable sets, the smoothing's moving averages and the played
-#: law's points, times and spline coefficients are on disk
-#: (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), and the
-#: passes' rows, the smoothing's blocks, the played motion, the fits and the splines'
-#: banded systems (:func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`) are a chunk's.
-#: Peak RSS on the iiwa's cosine: 188 MB at 10^5 samples, 267 MB at 10^6 (396-402 MB with
-#: the smoothing's arrays and the played law's spline in memory, 491 MB with the table and
-#: the shape's points too, 587-605 MB with the rest; 1.77 GB holding the path and the law's
-#: time derivatives: review13). Kept at 2 x 10^6: what is left grows with the length
-#: still (the law on the grid, the arcs' targets and the final fit's: +79 MB from 10^5 to
-#: 10^6, memchunk3 in benchmarks/README.md). Longer inputs go to the windows of linear
+#: :func:`arcs`) and holds in memory, of what spans the whole path, the shape's knots alone
+#: (one number a shape point, at most one a sample); the arc-length table, the shape points'
+#: targets, places and points, the shape's coefficients, the controllable sets, the law (x
+#: and u), the smoothing's moving averages, the local slowing's fields and the played law's
+#: points, times and spline coefficients are on disk
+#: (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), the grid is made where it is read
+#: (:class:`~hodyn_cli.algorithms.limits.spaced.Spaced`), and the passes' rows, the
+#: smoothing's blocks, the played motion, the fits and the splines' banded systems
+#: (:func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`) are a chunk's. Peak RSS on the
+#: iiwa's cosine: 184-190 MB at 10^5 samples, 191 MB at 10^6 (248-267 MB with the law on
+#: the grid and the shape points' targets in memory, 396-402 MB with the smoothing's arrays
+#: and the played law's spline too, 587-605 MB with the rest; 1.77 GB holding the path and
+#: the law's time derivatives: review13; memflat in benchmarks/README.md). Kept at 2 x
+#: 10^6 until a longer run is measured (10^7: ~1 h of CPU here, a 2.9 GB input, a 2.2 GB
+#: output and ~3 GB of temporary files). Longer inputs go to the windows of linear
 #: programmes (``--solver auto``), which hold a chunk, or are refused (``--solver
 #: reachability``)
 MOST_SAMPLES = 2_000_000
