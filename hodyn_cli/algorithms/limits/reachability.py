@@ -513,10 +513,11 @@ class _Part:
         assert step == 1
         # (a block of rows at a time: the shape's knots are its arc lengths, one column of
         # 1 + n; all the rows read at once were 64 bytes a shape point, +122 MB at 2 x 10^6)
-        stop = self.first + max(a, b)
-        values = np.concatenate([self.rows[i : min(i + BLOCK, stop)][:, self.columns]
-                                 for i in range(self.first + a, stop, BLOCK)]
-                                or [np.empty((0, self.rows.shape[1]))[:, self.columns]])
+        start, stop = self.first + a, self.first + max(a, b)
+        values = np.empty((stop - start, len(range(*self.columns.indices(self.rows.shape[1])))))
+        for i in range(start, stop, BLOCK):  # (copied out: a view would keep its block's rows)
+            values[i - start : i - start + BLOCK] = self.rows[i : min(i + BLOCK, stop)][
+                :, self.columns]
         if self.columns.stop == 1:
             values = values[:, 0]
         return values - self.offset if self.offset else values
