@@ -461,22 +461,33 @@ RATED_STEPS = (2, 4, 8)
 #: reachability's default grid is at least as fine per second (of the uniform scaling) as an
 #: input at this rate (Hz) has at :data:`~reachability.PER_SAMPLE` intervals a sample
 GRID_RATE = 100.0
+#: ... and this many times finer than that on an input coarser than :data:`GRID_RATE`
+COARSE = 2
 
 
-def grid_intervals(samples: int, seconds: float) -> int:
-    """Reachability's default grid (arc-length intervals) for an input of ``samples`` lasting
-    ``seconds`` in the uniform scaling: :data:`~reachability.POINTS` at least,
-    :data:`~reachability.PER_SAMPLE` per sample, and as many per second as a 100 Hz input
-    (:data:`GRID_RATE`) has, up to what the longest input reachability takes has.
+def grid_intervals(samples: int, seconds: float, span: float) -> int:
+    """Reachability's default grid (arc-length intervals) for an input of ``samples`` over
+    ``span`` seconds, lasting ``seconds`` in the uniform scaling: :data:`~reachability.POINTS`
+    at least, :data:`~reachability.PER_SAMPLE` per sample, and as many per second as a 100 Hz
+    input (:data:`GRID_RATE`) has, :data:`COARSE` times that on a coarser input, up to what
+    the longest input reachability takes has.
     The smoothing reaches :data:`~reachability.SMOOTH` grid intervals at least: on a 20 Hz
     input's 4000 intervals over the ~42 s of an iiwa Fourier path that was ~70 ms where a
     coarse output asks for 10 ms (:func:`~reachability.kernel`), 0.37-0.60 % slower than
-    toppra on six arms (benchmarks/stranger_optimal.py), 0.05 % on a grid four times finer.
+    toppra on six arms (benchmarks/stranger_optimal.py), 0.05 % on a grid four times finer;
+    at 300 a second (12 000 over 40 s) the ASR two-link arm's 20 Hz Fourier path was still
+    0.49 % slower (0.27 % on 11 990 or 12 000 intervals: the loss jumps with where grid
+    points fall, its smoothing's 8 intervals ~14 ms against the 5 ms kernel of an output
+    at 20 Hz), 0.03 % at 600 a second; the input's samples, not its span, set the grid of a
+    100 Hz input or a finer one, which a finer grid would only slow.
 
-    >>> grid_intervals(1001, 42.0), grid_intervals(1001, 8.0), grid_intervals(10**5, 1e3)
-    (12600, 4000, 300000)
+    >>> grid_intervals(1001, 42.0, 10.0), grid_intervals(1001, 42.0, 50.0)
+    (12600, 25200)
+    >>> grid_intervals(1001, 8.0, 10.0), grid_intervals(100_001, 1e3, 1e3)
+    (4000, 300003)
     """
-    per_second = reachability.PER_SAMPLE * GRID_RATE
+    coarse = samples - 1 < GRID_RATE * span * (1 - 1e-6)  # (a 100 Hz input's t rounded)
+    per_second = reachability.PER_SAMPLE * GRID_RATE * (COARSE if coarse else 1)
     most = reachability.PER_SAMPLE * reachability.MOST_SAMPLES
     return max(reachability.POINTS, reachability.PER_SAMPLE * samples,
                min(int(np.ceil(per_second * seconds)), most))
@@ -641,7 +652,7 @@ class Optimal:
             return "no qd columns: reachability takes the path's tangent from them"
         path = table.table()
         names, (t0, t1), samples = path.names, path.span, path.samples
-        points = self.arc_grid or grid_intervals(path.samples, uniform.k * (t1 - t0))
+        points = self.arc_grid or grid_intervals(path.samples, uniform.k * (t1 - t0), t1 - t0)
         higher = rates.higher(self.limits)  # (the passes keep the others)
         try:
             found = reachability.solve(self.model, chunks, rates.affine(self.limits)
