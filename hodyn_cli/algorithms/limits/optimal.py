@@ -838,14 +838,17 @@ class Optimal:
         for arc, law in found:
             rated = rates.kept(arc, law, lambda a, b, arc=arc: limits(arc, a, b),
                                lambda a, b, arc=arc: rows(arc, a, b), reach,
-                               lift=len(found) == 1)  # (no corner)
+                               lift=len(found) == 1, refine=SLACK)  # (no corner)
             if rated is None:
                 return None, rise
             pieces.append((arc, rated[0]))
             rounds.append(rated[1])
         passes = sum(law.duration for _, law in found)
         found, pieces, rounds = _cornered(found, pieces, rounds, limits, rows, reach)
-        # (the rounds' law before its lift: the slack SLACK was measured on; lifted, the
+        # (the rounds' law before its lift: the slack SLACK was measured on; on a piece
+        # without a corner, where that is beyond SLACK, the law of the sequential programmes
+        # raising the lifted one instead: the UR10's Fourier path with --jerk 200, 1.20 the
+        # rounds', 1.02 theirs, within 0.03 % of the windows, which auto then skips; lifted, the
         # UR10's Fourier path with --jerk 200 came to 1.078, 6.5 % longer than the windows;
         # against the passes' law without the corners' ceilings, which cost time too: taken
         # against the law under them, the UR3's, UR10's and Talos's point-to-point paths with

@@ -67,7 +67,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from hodyn_cli.algorithms.limits import reachability
+from hodyn_cli.algorithms.limits import reachability, sequential
 from hodyn_cli.algorithms.limits.programme import PathLimit
 from hodyn_cli.algorithms.limits.ramps import STEEPEST
 from hodyn_cli.algorithms.limits.stored import Stored
@@ -173,7 +173,7 @@ def _order(limit: PathLimit) -> int:
 def kept(arc: reachability.Arc, law: reachability.Law,
          limits: Callable[[int, int], list[PathLimit]],
          rows: Callable[[int, int], reachability.Rows], reach: float,
-         ceiling: np.ndarray | None = None, lift: bool = True
+         ceiling: np.ndarray | None = None, lift: bool = True, refine: float = np.inf
          ) -> tuple[reachability.Law, float] | None:
     """``law`` (reachability's along ``arc``) with the x to play it with at its grid points
     (its :attr:`~reachability.Law.played`) so that its motion keeps every limit at them
@@ -187,7 +187,14 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     a piece with a corner: the ramp's long tail there warps the lifted law, which the rounds
     do not see, the iiwa's point-to-point motion with its limits file 2.692 s lifted, 2.521
     s not). Returned with the duration of the law played before the lift (the rounds'
-    own, which :data:`~hodyn_cli.algorithms.limits.optimal.SLACK` judges).
+    own, which :data:`~hodyn_cli.algorithms.limits.optimal.SLACK` judges). ``refine``:
+    where that duration is beyond this many times the passes' law's (``law``'s) on a
+    lifted piece, the lifted law is then raised by sequential linear programmes
+    (:func:`~hodyn_cli.algorithms.limits.sequential.refined`: the rounds there far from the
+    optimum, which auto would look for with the windows) and returned with its own
+    duration; not elsewhere (~1-2 s of CPU on a grid of 4000 points, where the rounds are
+    within a few tenths of a per cent: the iiwa's and the Panda's Fourier paths with their
+    limits files, benchmarks/README.md).
 
     Cost and memory: the limits at each grid point are made once (:class:`_Kept`),
     so the cost is linear in the grid (the iiwa's Fourier path with its limits file: 10^5
@@ -228,8 +235,14 @@ def kept(arc: reachability.Arc, law: reachability.Law,
                 duration = replace(law, x=x).duration
             if not np.isfinite(duration):  # (at rest between its ends: not a law to play)
                 return None
-            return (replace(law, played=_lifted(x, planned, half, usage) if lift else x),
-                    duration)
+            if not lift:
+                return replace(law, played=x), duration
+            lifted = _lifted(x, planned, half, usage)
+            if duration <= refine * law.duration:
+                return replace(law, played=lifted), duration
+            x = sequential.refined(law.sigma, lifted, cached.limits, chunks, TOLERANCE)
+            return (replace(law, played=x),
+                    duration if x is lifted else replace(law, x=x).duration)
         beyond = use.higher > 1 + TOLERANCE
         slow = beyond & (use.static > SHARE)
         need = np.where(slow, SHARE / np.maximum(use.static, SHARE), 1.0)
