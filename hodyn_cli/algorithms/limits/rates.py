@@ -217,7 +217,7 @@ def kept(arc: reachability.Arc, law: reachability.Law,
         r = whole if whole is not None and (a, b) == (0, M) else rows(a, b)
         return replace(r, top=np.minimum(r.top, ceiling[a:b]))
 
-    half, planned = reachability.widths(law, reach), law.x
+    half, planned, fastest = reachability.widths(law, reach), law.x, law.duration
 
     def usage(x: np.ndarray) -> Usage:
         played = reachability.law_spline(law.sigma, x)
@@ -238,7 +238,7 @@ def kept(arc: reachability.Arc, law: reachability.Law,
             if not lift:
                 return replace(law, played=x), duration
             lifted = _lifted(x, planned, half, usage)
-            if duration <= refine * law.duration:
+            if duration <= refine * fastest:  # (the passes' law's: ``law`` is lowered's now)
                 return replace(law, played=lifted), duration
             x = sequential.refined(law.sigma, lifted, cached.limits, chunks, TOLERANCE)
             return (replace(law, played=x),
