@@ -4,6 +4,9 @@ the test extra too, which the lowest-bounds environment of .ci/run does not inst
 
 import importlib.util
 import os
+import sys
+
+import pytest
 
 # One BLAS thread per process, as the command line has (hodyn_cli/cli/__init__.py): the suite
 # runs a worker per core (-n auto), and OpenBLAS's own threads would wait spinning for cores
@@ -28,3 +31,18 @@ def pytest_configure(config):
     from pathlib import Path
 
     compileall.compile_dir(Path(__file__).parent / "hodyn_cli", quiet=2)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session):
+    """The test modules' assertions rewritten once, not at every run in every worker: pytest
+    keeps a module's rewritten code in its __pycache__ only where bytecode is written, and
+    where the environment says not to (PYTHONDONTWRITEBYTECODE) each worker rewrote all ~200
+    test modules at every run (12-25 s of CPU a worker: a third of the collection's). Only
+    while collecting: the rest of the run writes what the environment says."""
+    written = sys.dont_write_bytecode
+    sys.dont_write_bytecode = False
+    try:
+        return (yield)
+    finally:
+        sys.dont_write_bytecode = written

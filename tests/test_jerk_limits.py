@@ -164,3 +164,24 @@ def test_factor_refuses_limits_it_would_not_use(tmp_path):
         "--optimal solves the whole path at once, on one core" in result.output, result.output
     assert not out.exists()
 
+
+
+def test_the_torque_order_limits_need_is_read_without_the_kernels(monkeypatch):
+    """api.torque_order: the highest torque derivative limited (torque 0, rate 1, acceleration
+    2), or what a limited joint acceleration (0) or jerk (1) needs if higher; -1 for none.
+    Read from the limits alone: with limits/feasibility.py (and the numpy kernels it imports)
+    unimportable, as a command that only asks it needs none of them."""
+    import sys
+
+    from hodyn_cli import api
+
+    model = load_model(URDF / "planar_2r.urdf")
+    monkeypatch.setitem(sys.modules, "hodyn_cli.algorithms.limits.feasibility", None)
+    none = {j: {"torque": np.inf} for j in model.joint_names}
+    assert api.torque_order(api.joint_limits(model, none)) == -1
+    for key, order in (("torque", 0), ("acceleration", 0), ("jerk", 1), ("torque_rate", 1),
+                       ("torque_acceleration", 2)):
+        one = {**none, model.joint_names[-1]: {"torque": np.inf, key: 5.0}}
+        assert api.torque_order(api.joint_limits(model, one)) == order, key
+    both = {model.joint_names[0]: {"jerk": 5.0}, model.joint_names[1]: {"torque_rate": 5.0}}
+    assert api.torque_order(api.joint_limits(model, both)) == 1

@@ -279,7 +279,7 @@ def torque_order(limits: Limits) -> int:
     """The highest torque derivative ``limits`` limit (or what a limited acceleration, 0, or
     jerk, 1, needs of the motion if higher; -1: none): the ``order`` of the
     :func:`scaling_laws` a check or a retiming against them needs."""
-    from hodyn_cli.algorithms.limits.feasibility import torque_order as highest
+    from hodyn_cli.modeling.limits import torque_order as highest
 
     return highest(limits)
 

@@ -45,12 +45,17 @@ from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.joint_files import in_range, joint_entries, joint_sections, out_of_range
 
-__all__ = ["KEYS", "Limits", "joint_limits", "read_limits", "with_limits", "overridden",
-           "urdf_bounds", "beyond_limits"]
+__all__ = ["KEYS", "TORQUES", "JOINT_ORDERS", "Limits", "torque_order", "joint_limits",
+           "read_limits", "with_limits", "overridden", "urdf_bounds", "beyond_limits"]
 
 #: the keys of a limits file's joint tables
 KEYS = ("position", "velocity", "acceleration", "jerk", "torque", "torque_rate",
         "torque_acceleration", "motor_speed", "motor_torque", "current")
+#: the keys of the torque and its derivatives, by order
+TORQUES = ("torque", "torque_rate", "torque_acceleration")
+#: the torque order whose q (to q^(order + 2)) a joint limit needs: an acceleration qdd, a jerk
+#: qddd
+JOINT_ORDERS = {"acceleration": 0, "jerk": 1}
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,6 +76,14 @@ class Limits:
     def limited(self, key: str) -> np.ndarray:
         """(n,) bool: the joints that have a limit on ``key``."""
         return np.isfinite(self.bands[key]).any(axis=1)
+
+
+def torque_order(limits: Limits) -> int:
+    """The highest torque derivative with a limit, or what a limited joint acceleration (0)
+    or jerk (1) needs of the motion if higher (its laws hold q to ``order + 2``; -1: none)."""
+    keys = [(j, key) for j, key in enumerate(TORQUES)] + [
+        (j, key) for key, j in JOINT_ORDERS.items()]
+    return max((j for j, key in keys if limits.limited(key).any()), default=-1)
 
 
 def urdf_bounds(joints: Sequence, names: Sequence[str], key: str) -> np.ndarray:

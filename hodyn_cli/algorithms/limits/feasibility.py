@@ -46,11 +46,13 @@ from hodyn_cli.core.trajectory import Trajectory, check_results
 from hodyn_cli.errors import HodynError, Infeasible
 from hodyn_cli.modeling.contacts import Contact
 from hodyn_cli.modeling.drives import Drives
-from hodyn_cli.modeling.limits import Limits
+from hodyn_cli.modeling.limits import JOINT_ORDERS, TORQUES, Limits, torque_order
 
-__all__ = ["QUANTITIES", "CONTACT_QUANTITIES", "Quantity", "torque_order", "requirements",
-           "series_laws", "limited_series", "Row", "Envelope", "Check", "Binding", "Retiming",
-           "ScaleSearch", "Infeasible"]
+# (torque_order and its tables are the limits' own, here for this module's users: api's
+# torque_order reads them without the kernels this module imports)
+__all__ = ["QUANTITIES", "CONTACT_QUANTITIES", "Quantity", "TORQUES", "JOINT_ORDERS",
+           "torque_order", "requirements", "series_laws", "limited_series", "Row", "Envelope",
+           "Check", "Binding", "Retiming", "ScaleSearch", "Infeasible"]
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,6 @@ QUANTITIES = (
     Quantity("current", "current", ("current",), ("A", "A"),
              "the joint has no rigid drive with a torque_constant (--drives)"),
 )
-TORQUES = ("torque", "torque_rate", "torque_acceleration")
 #: the quantities of a contact (``--contacts``): its friction angle against the cone's (a
 #: contact that pulls is beyond 90 degrees), a sole's centre of pressure against its edges
 CONTACT_QUANTITIES = (
@@ -89,19 +90,6 @@ CONTACT_QUANTITIES = (
     Quantity("cop_x", "centre of pressure x", ("contact",), ("m", "m"), ""),
     Quantity("cop_y", "centre of pressure y", ("contact",), ("m", "m"), ""),
 )
-
-
-#: the torque order whose q (to q^(order + 2)) a joint limit needs: an acceleration qdd, a jerk
-#: qddd
-JOINT_ORDERS = {"acceleration": 0, "jerk": 1}
-
-
-def torque_order(limits: Limits) -> int:
-    """The highest torque derivative with a limit, or what a limited joint acceleration (0)
-    or jerk (1) needs of the motion if higher (its laws hold q to ``order + 2``; -1: none)."""
-    keys = [(j, key) for j, key in enumerate(TORQUES)] + [
-        (j, key) for key, j in JOINT_ORDERS.items()]
-    return max((j for j, key in keys if limits.limited(key).any()), default=-1)
 
 
 def requirements(model: Model, drives: Drives | None, order: int, kind: str = "full",

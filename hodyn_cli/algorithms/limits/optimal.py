@@ -556,6 +556,10 @@ class Optimal:
         #: reachability's played law's duration over its passes' where limits of higher
         #: orders made it slower (1: none; :meth:`_rated`)
         self.slack = 1.0
+        #: the duration the windows' law must beat (``auto``: reachability's, while
+        #: :meth:`_or_windows` runs them; None: none): a plan more than :data:`FIT` longer is
+        #: not followed by the replans more constrained than it (:meth:`_hopeless`)
+        self.beat: float | None = None
 
     def _laws(self, chunk: Trajectory) -> dict[str, Law]:
         return series_laws(self.model, self.model.coupling.expand(chunk), **self.dynamics)
@@ -849,14 +853,16 @@ class Optimal:
         for arc, law in found:
             rated = rates.kept(arc, law, lambda a, b, arc=arc: limits(arc, a, b),
                                lambda a, b, arc=arc: rows(arc, a, b), reach,
-                               lift=len(found) == 1)  # (no corner)
+                               lift=len(found) == 1, refine=SLACK)  # (no corner)
             if rated is None:
                 return None, rise
             pieces.append((arc, rated[0]))
             rounds.append(rated[1])
         passes = sum(law.duration for _, law in found)
         found, pieces, rounds = _cornered(found, pieces, rounds, limits, rows, reach)
-        # (the rounds' law before its lift: the slack SLACK was measured on; lifted, the
+        # (the rounds' law before its lift and the sequential programmes: the slack SLACK
+        # was measured on (judged on theirs, the iiwa's Fourier path with --jerk 100 kept a
+        # law 1.14 % longer than the windows'); lifted, the
         # UR10's Fourier path with --jerk 200 came to 1.078, 6.5 % longer than the windows;
         # against the passes' law without the corners' ceilings, which cost time too: taken
         # against the law under them, the UR3's, UR10's and Talos's point-to-point paths with
@@ -917,9 +923,13 @@ class Optimal:
         < 0.5 by the windows; 1.10-1.27 where the windows were 4.6-19 % shorter, 1.0006-1.076
         where reachability was as short or shorter, review17)."""
         kept, before = dict(self.__dict__), self.duration
-        self.source, self.used = None, "windows"
+        self.source, self.used, self.beat = None, "windows", before
         try:
             self._windows(chunks)
+        except _Longer:  # (their law cannot be the shorter: reachability's stays)
+            self.__dict__.update(kept)
+            self.ran = ("reachability", "windows")
+            return
         except (HodynError, ArithmeticError, np.linalg.LinAlgError) as e:
             # (an internal failure of the second solve: reachability's law, validated, stays)
             self.__dict__.update(kept)
@@ -932,6 +942,7 @@ class Optimal:
         # (a law of the windows' own, which validate passed; not their last resort, the
         # uniform scaling: never shorter than reachability's law, which is checked against
         # it, and without --rate possibly one validate fails: review19)
+        self.beat = None
         if self.used != "windows" or self.duration >= before:
             self.__dict__.update(kept)
             self.ran = ("reachability", "windows")
@@ -950,6 +961,7 @@ class Optimal:
             self.plan(chunks(), self._tightened(margin), pace, cap, start)
             start = None
             assert self.path is not None
+            planned = self.path.duration
             uniform = uniform or self.path.uniform  # for the limits as given
             self.path = replace(self.path, uniform=uniform)
             fit, search, lag = self._fitted(chunks())
@@ -978,10 +990,12 @@ class Optimal:
             if self.final is not None and lag > CALM and self.peak > CAP_LEAST < cap and (
                     lowered < LOWERINGS):
                 # (below cap: the peak is within it)
+                self._hopeless(planned)
                 cap = max(self.peak * (CALM / lag) ** (1 / STEEP), CAP_LEAST)
                 lowered += 1
                 continue
             if self.final is not None and lag > CALM and pace > PACE / 2**CALMER:
+                self._hopeless(planned)
                 pace /= 2
                 continue
             if self.final is not None:
@@ -989,7 +1003,10 @@ class Optimal:
             margin = max(2 * fit.excess(), 2 * margin, MARGIN)
             if margin >= MARGINS:  # the path between grid points is not what they show
                 break
+            self._hopeless(planned)
             attempts += 1
+        if self.beat is not None:  # (their last resort, the uniform scaling: never shorter)
+            raise _Longer
         assert self.path is not None and uniform is not None
         self.used = "uniform"  # (the windows' law gave way to it: the notice says so)
         law = replace(self.path.law, coefficients=np.full_like(self.path.law.coefficients,
@@ -1004,6 +1021,16 @@ class Optimal:
             # iiwa point-to-point path with q^(6) at 20 Hz: qdddddd 0.118 from the differences)
             self._at_input_samples(chunks, keep=not consistent)
         return self.final
+
+    def _hopeless(self, planned: float) -> None:
+        """Raise :class:`_Longer` where the windows' law must beat :attr:`beat` and the law
+        just planned (``planned`` s, as planned) is more than :data:`FIT` longer: the next
+        plan has a lower cap, half the pace or tighter limits, a smaller feasible set whose
+        fastest law is no shorter, and the final fit speeds a law up by FIT at most (auto's
+        windows after reachability on the UR10's point-to-point path with --jerk 300: 1.907 s
+        at the cap of 8, inconsistent, then 1.934 s at 5.7, reachability's 1.843 s kept)."""
+        if self.beat is not None and planned * (1 - FIT) >= self.beat:
+            raise _Longer
 
     def _at_input_samples(self, chunks: Callable[[], Iterable[Trajectory]],
                           keep: bool = False) -> None:
@@ -1214,6 +1241,10 @@ def _cornered(found: Pieces, pieces: Pieces, rounds: list[float],
 
     return ((out, played, times) if time(played) <= slowing * time(pieces) else
             (found, pieces, rounds))
+
+
+class _Longer(Exception):  # noqa: N818 - not an error: ends the windows' solve
+    """The windows' law cannot be shorter than the one it must beat (:meth:`Optimal._hopeless`)."""
 
 
 def _higher_named(limits: Limits) -> str:

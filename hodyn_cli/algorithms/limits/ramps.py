@@ -123,15 +123,20 @@ class Ramp:
         guess[first] = np.cbrt(goal[first] / np.sqrt(self._near.coef[0]))
         # (a point converged is left alone: its tau is its own, not its batch's, so a chunk's
         # times are the same however the played motion is cut; stepping on with the rest
-        # moved 17 % of them by a unit in the last place)
-        going = np.arange(len(goal))
+        # moved 17 % of them by a unit in the last place). It stops where its step is a few
+        # units in the last place, or stops shrinking: Newton's steps shrink until rounding
+        # decides them (just below the rise, tau^3 sqrt(P)'s rounding swung some by +-4 units
+        # up to the cap of steps)
+        going, last = np.arange(len(goal)), np.full(len(goal), np.inf)
         for _ in range(_NEWTON):
             now = guess[going]
             w, slope = self._w(now)
             step = np.where(slope > 0, (w - goal[going]) / np.where(slope > 0, slope, 1.0), 0.0)
             now = np.clip(now - step, 0.0, self.tail)
             guess[going] = now
-            going = going[np.abs(step) > 4 * np.spacing(np.maximum(now, self.rise))]
+            size = np.abs(step)
+            on = (size > 4 * np.spacing(np.maximum(now, self.rise))) & (size < last)
+            going, last = going[on], size[on]
             if not len(going):
                 break
         tau[inside] = guess

@@ -396,7 +396,10 @@ def _corners(table: Table, path: Source) -> list[float]:
     # a turn back between two points neither at rest (a momentary rest between the
     # input's samples): the direction reverses by more than 90 degrees within one interval
     i = table.reverses
-    read = np.unique(np.concatenate([i, i + 1]))
+    # (the points read, each once, in order: sorted with its repeats dropped; np.unique
+    # imports numpy.ma, 12-14 ms of the command's start)
+    read = np.sort(np.concatenate([i, i + 1]))
+    read = read[np.diff(read, prepend=-1) > 0]
     points = table.points.take(read)
     for k, this, that in zip(i, points[np.searchsorted(read, i)],
                              points[np.searchsorted(read, i + 1)], strict=True):
