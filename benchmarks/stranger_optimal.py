@@ -6,11 +6,17 @@ it on, paths of every class at every input rate, each command a process of its o
 
 Arms: example-robot-data's UR3, UR10, Kinova Jaco (j2s6s200, continuous joints), Unitree Z1,
 SO-101, Talos's left arm and the ASR two-link arm (not the bundled iiwa, Panda, UR5 or xArm7
-the solver was tuned on), their URDF's velocity and torque limits. Paths (``path``):
+the solver was tuned on), their URDF's velocity and torque limits; the group ``new``
+(``--only new``): eight more, one arm of a whole robot where it is one (the other joints held
+by ``--lock-missing`` on every command, the inputs having no columns for them): Baxter's left
+arm, PR2's right arm (two continuous joints), TIAGo's arm (``--repair-inertia``: its
+antenna's inertia), Romeo's left arm, the Z1 on the B1's trunk (its legs held), the SO-100,
+the TriFinger's finger_edu (1000 rad/s, 1000 N m: motions of ~10 ms) and the continuous
+double pendulum (no limits at all), every path class at every rate. Paths (``path``):
 
-* ``p2p``: ``hodyn generate --kind point-to-point`` through four waypoints (at rest at both
-  ends and at each waypoint: two corners inside); peer: toppra from rest to rest along each
-  straight leg;
+* ``p2p``: ``hodyn generate --kind point-to-point`` (in process: the same call) through
+  four waypoints (at rest at both ends and at each waypoint: two corners inside); peer:
+  toppra from rest to rest along each straight leg;
 * ``stop``: the same through three waypoints on one line (a rest inside where the path goes
   on); peer: toppra along the whole line (the time-optimal law passes the rest moving), and
   from rest to rest on each half (``rests s``);
@@ -33,7 +39,6 @@ exit with its message).
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import subprocess
 import sys
@@ -49,6 +54,7 @@ from bench_optimal import Curve, toppra_curve, toppra_run  # noqa: E402
 
 import hodyn_cli  # noqa: E402
 from hodyn_cli.io import read_trajectory, write_trajectory  # noqa: E402
+from hodyn_cli.pipeline.trajectories import generate_file  # noqa: E402
 
 HODYN = [sys.executable, "-m", "hodyn_cli"]
 PUBLIC = "cmeel.prefix/share/example-robot-data/robots"
@@ -60,14 +66,35 @@ ARMS = {"ur3": "ur_description/urdf/ur3_robot.urdf",
         "so101": "so_arm_description/urdf/so101.urdf",
         "talos-arm": "talos_data/robots/talos_left_arm.urdf",
         "twodof": "asr_twodof_description/urdf/TwoDofs.urdf"}
+#: the group ``new`` (``--only new``): label -> (URDF in example-robot-data, the joints that
+#: move or None: all; the others held where ``--lock-missing`` holds them, 0 or the middle of
+#: their range, the input files having no columns for them; extra flags of every command)
+NEW = {"baxter": ("baxter_description/urdf/baxter.urdf",
+                  [f"left_{j}" for j in ("s0", "s1", "e0", "e1", "w0", "w1", "w2")], []),
+       "pr2": ("pr2_description/urdf/pr2.urdf",
+               [f"r_{j}_joint" for j in ("shoulder_pan", "shoulder_lift", "upper_arm_roll",
+                                         "elbow_flex", "forearm_roll", "wrist_flex",
+                                         "wrist_roll")], []),
+       "tiago": ("tiago_description/robots/tiago_no_hand.urdf",
+                 [f"arm_{k}_joint" for k in range(1, 8)], ["--repair-inertia"]),
+       "romeo": ("romeo_description/urdf/romeo_small.urdf",
+                 ["LShoulderPitch", "LShoulderYaw", "LElbowRoll", "LElbowYaw", "LWristRoll",
+                  "LWristYaw", "LWristPitch"], []),
+       "b1-z1": ("b1_description/urdf/b1-z1.urdf", [f"joint{k}" for k in range(1, 7)], []),
+       "so100": ("so_arm_description/urdf/so100.urdf", None, []),
+       "finger": ("finger_edu_description/robots/finger_edu.urdf", None, []),
+       "dpend": ("double_pendulum_description/urdf/double_pendulum_continuous.urdf", None, [])}
 #: waypoints as shares of each joint's half range about its middle (a row per waypoint)
 TURNS = [[-0.3, 0.2, -0.2, 0.25, -0.2, 0.2, -0.1], [0.25, -0.15, 0.3, -0.2, 0.25, -0.2, 0.2],
          [-0.1, 0.25, -0.25, 0.1, -0.3, 0.1, -0.25], [0.2, -0.2, 0.15, -0.25, 0.2, -0.15, 0.3]]
 LINE = [[-0.3, -0.2, 0.25, -0.3, 0.2, -0.25, 0.3], [0.0] * 7,
         [0.3, 0.2, -0.25, 0.3, -0.2, 0.25, -0.3]]
 #: shares added to every waypoint's, per arm: Talos's shoulder (arm_left_2_joint, 22.32 N m)
-#: cannot hold the arm out level against gravity at any speed (exit 1), so it hangs lower
-LOWER = {"talos-arm": [-0.6, 0, 0, 0, 0, 0, 0]}
+#: cannot hold the arm out level against gravity at any speed (exit 1), so it hangs lower;
+LOWER = {"talos-arm": [-0.6, 0, 0, 0, 0, 0, 0],
+         # PR2's shoulder lift (30 N m; the real arm has a counterbalance spring the URDF
+         # has not) holds 41.7 N m with the arm out: down, the upper arm rolled, elbow bent
+         "pr2": [0, 0.65, -0.6, -0.6, 0, 0, 0]}
 #: mode -> retime's (and check's) extra arguments
 MODES = {"vt": [], "r500": ["--rate", "500"], "jerk": ["--jerk", "100"]}
 #: input rate (Hz) -> (seconds a p2p segment, seconds of a Fourier path): ~10^3 .. 10^4
@@ -88,7 +115,28 @@ def cases(quick: bool) -> list[tuple[str, str, float, str]]:
         rows += [(arm, "fourier", 100.0, "jerk")]
         rows += [(arm, "p2p", rate, "vt") for rate in (20.0, 1e3, 1e4)]
         rows += [(arm, "fourier", rate, "vt") for rate in (20.0, 1e4)]
-    return rows + [("ur10", "p2p-long", 1e4, "vt")]
+    rows += [("ur10", "p2p-long", 1e4, "vt")]
+    for arm in NEW:  # every path class at every rate, then a few more modes
+        rows += [(arm, path, rate, "vt") for path in ("p2p", "stop", "curve", "fourier")
+                 for rate in TIMING]
+    rows += [("baxter", "p2p-long", 1e4, "vt")]
+    return rows + [(arm, path, 100.0, mode) for arm in NEW for path, mode in (
+        ("p2p", "r500"), ("p2p", "jerk"), ("fourier", "jerk"))]
+
+
+def robot_of(arm: str) -> tuple[Path, object, list[str]]:
+    """The arm's URDF, its model (the joints not moving held) and the flags every command on
+    it takes."""
+    if arm in ARMS:
+        robot = public(ARMS[arm])
+        return robot, hodyn_cli.load_robot(robot), []
+    relative, moving, flags = NEW[arm]
+    robot = public(relative)
+    whole = hodyn_cli.load_robot(robot, repair_inertia="--repair-inertia" in flags)
+    held = {} if moving is None else {j: hodyn_cli.api.lock_value(whole, j)
+                                      for j in whole.joint_names if j not in moving}
+    return (robot, hodyn_cli.api.lock_joints(whole, held),
+            flags + (["--lock-missing"] if held else []))
 
 
 def public(relative: str) -> Path:
@@ -117,8 +165,7 @@ def design(folder: Path, robot: Path, model, path: str, rate: float, shift=None
     src = folder / f"{path}_{rate:g}.h5"
     segment, seconds = TIMING[rate]
     if path == "fourier":
-        run(HODYN + ["generate", str(robot), "--kind", "fourier", "--rate", str(rate),
-                     "--duration", str(seconds), "-o", str(src), "-q"])
+        generate(model, robot, src, "fourier", rate=rate, duration=seconds)
         return src, "own"
     if path == "curve":
         a, b = waypoints(model, [TURNS[0], TURNS[1]], shift)
@@ -129,18 +176,21 @@ def design(folder: Path, robot: Path, model, path: str, rate: float, shift=None
     points = waypoints(model, LINE if path == "stop" else TURNS, shift)
     if path == "p2p-long":  # 10^5 samples: three legs of 3.33 s
         segment = 1e5 / rate / 3
-    table = folder / f"{path}.csv"
-    with open(table, "w", newline="") as f:
-        csv.writer(f).writerows([model.joint_names, *points.tolist()])
-    run(HODYN + ["generate", str(robot), "--kind", "point-to-point", "--waypoints", str(table),
-                 "--segment-duration", f"{segment:.6f}", "--rate", str(rate),
-                 "--allow-limit-violation", "-o", str(src), "-q"])
+    generate(model, robot, src, "point-to-point", waypoints=points,
+             segment_duration=[float(f"{segment:.6f}")], rate=rate)
     legs = [(Curve(p, r, 0 * p), 0.0, 1.0) for p, r in zip(points[:-1], points[1:],
                                                          strict=True)]
     if path == "stop":
         return src, lambda: _peer(model, [(Curve(points[0], points[-1], 0 * points[0]), 0.0,
                                            1.0)], legs)
     return src, lambda: _peer(model, legs, legs)
+
+
+def generate(model, robot: Path, src: Path, kind: str, **options) -> None:
+    """``hodyn generate ROBOT --kind KIND --allow-limit-violation -o SRC`` in process, on the
+    model with its held joints (``generate`` takes no ``--lock``): the same library call."""
+    generate_file(model, kind, str(src), {"kind": kind, "urdf": str(robot)}, check=False,
+                  **options)
 
 
 def _peer(model, through, rests) -> tuple[float, float, float]:
@@ -191,13 +241,12 @@ def problems(stderr: str, out: Path, mode: str) -> list[str]:
 
 def one(folder: Path, arm: str, path: str, rate: float, mode: str, peer_too: bool = True
         ) -> dict:
-    robot = public(ARMS[arm])
-    model = hodyn_cli.load_robot(robot)
+    robot, model, flags = robot_of(arm)
     src, peer = design(folder, robot, model, path, rate, LOWER.get(arm))
     out = folder / "out.h5"
     out.unlink(missing_ok=True)
     status, wall, cpu, rss, stderr = run(HODYN + ["retime", robot, src, "--optimal",
-                                                  *MODES[mode], "-o", out])
+                                                  *MODES[mode], *flags, "-o", out])
     with h5py.File(src) as f:
         samples = len(f["t"])
     row = {"arm": arm, "path": path, "rate": rate, "mode": mode, "samples": samples,
@@ -209,8 +258,8 @@ def one(folder: Path, arm: str, path: str, rate: float, mode: str, peer_too: boo
         row.update(solver=str(f.attrs["solver"]), duration=float(f.attrs["duration"]),
                    uniform=float(f.attrs["uniform_duration"]))
     limits = MODES[mode] if mode == "jerk" else []
-    row["check"] = run(HODYN + ["check", robot, out, *limits, "-q"])[0]
-    row["validate"] = run(HODYN + ["validate", robot, out, "-q"])[0]
+    row["check"] = run(HODYN + ["check", robot, out, *limits, *flags, "-q"])[0]
+    row["validate"] = run(HODYN + ["validate", robot, out, *flags, "-q"])[0]
     row["notes"] = problems(stderr, out, mode)
     if mode == "vt" and peer_too:
         if peer == "own":
@@ -221,15 +270,21 @@ def one(folder: Path, arm: str, path: str, rate: float, mode: str, peer_too: boo
             through, seconds, _ = toppra_run(model, traj, model.velocity_limits,
                                              model.effort_limits, ends, 4000)
             rests = through
-        else:
-            through, rests, seconds = peer()
+        else:  # (the curves' peer is the same at every rate: run once per arm and path)
+            key = (arm, "p2p" if path == "p2p-long" else path)
+            through, rests, seconds = PEERS[key] if key in PEERS else PEERS.setdefault(
+                key, peer())
         row.update(toppra=through, toppra_rests=rests, toppra_s=seconds,
                    percent=100 * (row["duration"] / through - 1))
     return row
 
 
+#: (arm, path) -> toppra's durations and seconds on the path's curves (not hodyn's path)
+PEERS: dict[tuple[str, str], tuple[float, float, float]] = {}
+
+
 def show(row: dict) -> None:
-    cells = [f"{row['arm']:9s}", f"{row['path']:8s}", f"{row['rate']:6g}",
+    cells = [f"{row['arm']:13s}", f"{row['path']:8s}", f"{row['rate']:6g}",
              f"{row['mode']:5s}", f"{row['samples']:7d}", f"{row.get('solver', '-'):>12s}",
              f"{row.get('duration', np.nan):8.4f}", f"{row.get('uniform', np.nan):8.4f}",
              f"{row.get('toppra', np.nan):8.4f}", f"{row.get('toppra_rests', np.nan):8.4f}",
@@ -243,25 +298,39 @@ def _verdict(status: int | None) -> str:
     return "-" if status is None else "ok" if status == 0 else "FAIL"
 
 
+def chosen(only: set[str], arm: str, path: str, rate: float, mode: str) -> bool:
+    """Whether ``--only``'s items take the run: a group (``first``, ``new``) picks its runs,
+    which the other items narrow to those matching any; without a group the first group's
+    runs that match any (the new group's where its arm is named)."""
+    group = "new" if arm in NEW else "first"
+    groups, items = only & {"first", "new"}, only - {"first", "new"}
+    named = {arm, f"{arm}:{path}"} & items
+    if groups and group not in groups or not groups and group == "new" and not named:
+        return False
+    return not items or bool(items & {arm, f"{arm}:{path}", f"{path}@{rate:g}", mode})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small subset (6 runs)")
     parser.add_argument("--only", default="",
                         help="comma-separated: ARM, ARM:PATH, PATH@RATE (e.g. fourier@20) or "
-                             "MODE (vt, r500, jerk): the runs that match any")
+                             "MODE (vt, r500, jerk): the runs that match any; a group, "
+                             "first (the seven arms) or new (eight more, NEW), narrows them "
+                             "to its runs (default: the first group's)")
     parser.add_argument("--json", type=Path, help="also write the rows here (JSON)")
     parser.add_argument("--no-peer", action="store_true",
                         help="hodyn's side alone, toppra not run (its durations do not change "
                              "with hodyn's: two branches against one peer run)")
     args = parser.parse_args()
     only = set(filter(None, args.only.split(",")))
-    print(f"{'arm':9s} {'path':8s} {'rate':>6s} {'mode':5s} {'samples':>7s} {'solver':>12s} "
+    print(f"{'arm':13s} {'path':8s} {'rate':>6s} {'mode':5s} {'samples':>7s} {'solver':>12s} "
           f"{'hodyn s':>8s} {'uniform':>8s} {'toppra s':>8s} {'rests s':>8s} {'diff %':>7s} "
           f"{'wall s':>6s} {'CPU s':>6s} {'RSS':>5s} {'check':>5s} {'validate':>8s} notes")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for arm, path, rate, mode in cases(args.quick):
-            if only and not only & {arm, f"{arm}:{path}", f"{path}@{rate:g}", mode}:
+            if not chosen(only, arm, path, rate, mode):
                 continue
             rows.append(one(Path(tmp), arm, path, rate, mode, not args.no_peer))
             show(rows[-1])

@@ -146,14 +146,15 @@ def duration(out):
 def test_where_reachability_kept_rates_far_from_its_passes_the_shorter_windows_law_is_taken(
         cosine, tmp_path):
     """Torque rates of 25 N m/s, below gravity's own rate along the path: keeping them made
-    reachability's law 3.8 times its passes' (optimal.SLACK), 2.712 s where the windows find
-    2.397 s; auto runs both and keeps the windows' law, saying why."""
+    the rounds' law 3.8 times its passes' (optimal.SLACK), reachability's law 2.428 s (the
+    sequential programmes raised the rounds') where the windows find 2.397 s; auto runs both
+    and keeps the windows' law, saying why."""
     limits = tmp_path / "rates.toml"
     limits.write_text(RATES_25)
     outs = {s: tmp_path / f"{s}.h5" for s in ("auto", "reachability", "windows")}
     lines = {s: notice(run("retime", IIWA, cosine[0], "--optimal", "--limits", limits,
                            "--solver", s, "-o", out), cosine[0]) for s, out in outs.items()}
-    assert duration(outs["windows"]) < 0.9 * duration(outs["reachability"])
+    assert duration(outs["windows"]) < duration(outs["reachability"])
     assert duration(outs["auto"]) == duration(outs["windows"]) and solver(outs["auto"]) == \
         "windows"
     assert solvers_run(outs["auto"]) == ["reachability", "windows"]
@@ -215,7 +216,7 @@ def test_where_the_windows_end_at_the_uniform_scaling_reachabilitys_law_stays(
     alone = tmp_path / "reachability.h5"
     notice(run("retime", IIWA, cosine[0], "--optimal", "--limits", limits, "--solver",
                "reachability", "-o", alone), cosine[0])
-    assert duration(out) == duration(alone) > 2.6  # (the windows' law: 2.397 s)
+    assert duration(out) == duration(alone) > 2.4  # (the windows' law: 2.397 s)
 
 
 @pytest.fixture(scope="module")

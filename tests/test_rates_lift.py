@@ -1,8 +1,8 @@
 """rates._lifted as optimal._rated uses it (issue 37): the law kept by the rounds is lifted
-on a path without a corner only, and auto's SLACK is judged on the rounds' law before the
-lift (optimal.py, rates.kept's docstrings): claims no other test checked."""
+on a path without a corner only, then raised by the sequential programmes
+(sequential.py), and auto's SLACK is judged on the rounds' law before both (optimal.py,
+rates.kept's docstrings): claims no other test checked."""
 
-import pytest
 
 import hodyn_cli
 from hodyn_cli.algorithms.limits import optimal, rates
@@ -33,19 +33,25 @@ def _counted(monkeypatch, lift: bool) -> list:
     return calls
 
 
-def test_the_slack_is_judged_on_the_rounds_law_before_its_lift(monkeypatch):
-    """The same slack (beyond SLACK: auto runs the windows) with the lift and without it,
-    though the lift shortens the law by 5 % or more."""
+def test_the_slack_is_judged_on_the_rounds_law_not_the_sequential_programmes(monkeypatch):
+    """The slack (beyond SLACK: auto runs the windows too) is the rounds' law's, the same
+    with the sequential programmes (sequential.refined) and without them (the played x the
+    lifted one), though they shorten the law by 5 % or more: auto runs the windows where it
+    did without them, so its law is never the longer for them (that the duration returned
+    is the unlifted law's: test_rates' lift test)."""
+    import pytest
+
+    from hodyn_cli.algorithms.limits import sequential
+
     model, traj, limits = _ur10_fourier()
-    runs = {}
-    for lift in (True, False):
-        calls = _counted(monkeypatch, lift)
-        _, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, solver="reachability")
-        assert calls, "the path has no corner: its law is lifted"
-        runs[lift] = opt
-    assert runs[True].slack == pytest.approx(runs[False].slack, rel=1e-12)
-    assert runs[True].slack > optimal.SLACK
-    assert runs[True].duration < 0.95 * runs[False].duration
+    _, refined = hodyn_cli.retime_optimal(model, traj, limits=limits, solver="reachability")
+    monkeypatch.setattr(sequential, "refined", lambda sigma, x, *args: x)
+    calls = _counted(monkeypatch, True)
+    _, lifted = hodyn_cli.retime_optimal(model, traj, limits=limits, solver="reachability")
+    assert calls, "the path has no corner: its law is lifted"
+    assert refined.slack == pytest.approx(lifted.slack, rel=1e-12)
+    assert lifted.slack > optimal.SLACK
+    assert refined.duration < 0.95 * lifted.duration
 
 
 def test_a_path_with_corners_is_not_lifted(monkeypatch):

@@ -160,8 +160,9 @@ def retime(
     arc_grid: Annotated[int | None, typer.Option(
         min=8, help="With --optimal: the reachability solver's grid, intervals in arc "
                     "length (default: 4000, 3 per input sample on a long input, 300 per "
-                    "second of the uniform scaling on a coarse one; 1000 at least between "
-                    "corners). At most 16 times 4000 or 3 a sample, 6000000 in all.",
+                    "second of the uniform scaling on a coarse one, 600 on an input coarser "
+                    "than 100 Hz; 1000 at least between corners). At most 16 times 4000 or "
+                    "3 a sample, 6000000 in all.",
         show_default=False)] = None,
     solver: Annotated[str | None, typer.Option(
         help="With --optimal: auto (reachability along the path's arc length where every "

@@ -462,22 +462,33 @@ RATED_STEPS = (2, 4, 8)
 #: reachability's default grid is at least as fine per second (of the uniform scaling) as an
 #: input at this rate (Hz) has at :data:`~reachability.PER_SAMPLE` intervals a sample
 GRID_RATE = 100.0
+#: ... and this many times finer than that on an input coarser than :data:`GRID_RATE`
+COARSE = 2
 
 
-def grid_intervals(samples: int, seconds: float) -> int:
-    """Reachability's default grid (arc-length intervals) for an input of ``samples`` lasting
-    ``seconds`` in the uniform scaling: :data:`~reachability.POINTS` at least,
-    :data:`~reachability.PER_SAMPLE` per sample, and as many per second as a 100 Hz input
-    (:data:`GRID_RATE`) has, up to what the longest input reachability takes has.
+def grid_intervals(samples: int, seconds: float, span: float) -> int:
+    """Reachability's default grid (arc-length intervals) for an input of ``samples`` over
+    ``span`` seconds, lasting ``seconds`` in the uniform scaling: :data:`~reachability.POINTS`
+    at least, :data:`~reachability.PER_SAMPLE` per sample, and as many per second as a 100 Hz
+    input (:data:`GRID_RATE`) has, :data:`COARSE` times that on a coarser input, up to what
+    the longest input reachability takes has.
     The smoothing reaches :data:`~reachability.SMOOTH` grid intervals at least: on a 20 Hz
     input's 4000 intervals over the ~42 s of an iiwa Fourier path that was ~70 ms where a
     coarse output asks for 10 ms (:func:`~reachability.kernel`), 0.37-0.60 % slower than
-    toppra on six arms (benchmarks/stranger_optimal.py), 0.05 % on a grid four times finer.
+    toppra on six arms (benchmarks/stranger_optimal.py), 0.05 % on a grid four times finer;
+    at 300 a second (12 000 over 40 s) the ASR two-link arm's 20 Hz Fourier path was still
+    0.49 % slower (0.27 % on 11 990 or 12 000 intervals: the loss jumps with where grid
+    points fall, its smoothing's 8 intervals ~14 ms against the 5 ms kernel of an output
+    at 20 Hz), 0.03 % at 600 a second (its CPU +0.3 s). An input at 100 Hz or finer keeps
+    its grid: its samples set it on a long input, and a finer one would only slow it.
 
-    >>> grid_intervals(1001, 42.0), grid_intervals(1001, 8.0), grid_intervals(10**5, 1e3)
-    (12600, 4000, 300000)
+    >>> grid_intervals(1001, 42.0, 10.0), grid_intervals(1001, 42.0, 50.0)
+    (12600, 25200)
+    >>> grid_intervals(1001, 8.0, 10.0), grid_intervals(100_001, 1e3, 1e3)
+    (4000, 300003)
     """
-    per_second = reachability.PER_SAMPLE * GRID_RATE
+    coarse = samples - 1 < GRID_RATE * span * (1 - 1e-6)  # (a 100 Hz input's t rounded)
+    per_second = reachability.PER_SAMPLE * GRID_RATE * (COARSE if coarse else 1)
     most = reachability.PER_SAMPLE * reachability.MOST_SAMPLES
     return max(reachability.POINTS, reachability.PER_SAMPLE * samples,
                min(int(np.ceil(per_second * seconds)), most))
@@ -546,6 +557,10 @@ class Optimal:
         #: reachability's played law's duration over its passes' where limits of higher
         #: orders made it slower (1: none; :meth:`_rated`)
         self.slack = 1.0
+        #: the duration the windows' law must beat (``auto``: reachability's, while
+        #: :meth:`_or_windows` runs them; None: none): a plan more than :data:`FIT` longer is
+        #: not followed by the replans more constrained than it (:meth:`_hopeless`)
+        self.beat: float | None = None
 
     def _laws(self, chunk: Trajectory) -> dict[str, Law]:
         return series_laws(self.model, self.model.coupling.expand(chunk), **self.dynamics)
@@ -642,7 +657,7 @@ class Optimal:
             return "no qd columns: reachability takes the path's tangent from them"
         path = table.table()
         names, (t0, t1), samples = path.names, path.span, path.samples
-        points = self.arc_grid or grid_intervals(path.samples, uniform.k * (t1 - t0))
+        points = self.arc_grid or grid_intervals(path.samples, uniform.k * (t1 - t0), t1 - t0)
         higher = rates.higher(self.limits)  # (the passes keep the others)
         try:
             found = reachability.solve(self.model, chunks, rates.affine(self.limits)
@@ -840,14 +855,16 @@ class Optimal:
         for arc, law in found:
             rated = rates.kept(arc, law, lambda a, b, arc=arc: limits(arc, a, b),
                                lambda a, b, arc=arc: rows(arc, a, b), reach,
-                               lift=len(found) == 1)  # (no corner)
+                               lift=len(found) == 1, refine=SLACK)  # (no corner)
             if rated is None:
                 return None, rise
             pieces.append((arc, rated[0]))
             rounds.append(rated[1])
         passes = sum(law.duration for _, law in found)
         found, pieces, rounds = _cornered(found, pieces, rounds, limits, rows, reach)
-        # (the rounds' law before its lift: the slack SLACK was measured on; lifted, the
+        # (the rounds' law before its lift and the sequential programmes: the slack SLACK
+        # was measured on (judged on theirs, the iiwa's Fourier path with --jerk 100 kept a
+        # law 1.14 % longer than the windows'); lifted, the
         # UR10's Fourier path with --jerk 200 came to 1.078, 6.5 % longer than the windows;
         # against the passes' law without the corners' ceilings, which cost time too: taken
         # against the law under them, the UR3's, UR10's and Talos's point-to-point paths with
@@ -908,9 +925,13 @@ class Optimal:
         < 0.5 by the windows; 1.10-1.27 where the windows were 4.6-19 % shorter, 1.0006-1.076
         where reachability was as short or shorter, review17)."""
         kept, before = dict(self.__dict__), self.duration
-        self.source, self.used = None, "windows"
+        self.source, self.used, self.beat = None, "windows", before
         try:
             self._windows(chunks)
+        except _Longer:  # (their law cannot be the shorter: reachability's stays)
+            self.__dict__.update(kept)
+            self.ran = ("reachability", "windows")
+            return
         except (HodynError, ArithmeticError, np.linalg.LinAlgError) as e:
             # (an internal failure of the second solve: reachability's law, validated, stays)
             self.__dict__.update(kept)
@@ -923,6 +944,7 @@ class Optimal:
         # (a law of the windows' own, which validate passed; not their last resort, the
         # uniform scaling: never shorter than reachability's law, which is checked against
         # it, and without --rate possibly one validate fails: review19)
+        self.beat = None
         if self.used != "windows" or self.duration >= before:
             self.__dict__.update(kept)
             self.ran = ("reachability", "windows")
@@ -941,6 +963,7 @@ class Optimal:
             self.plan(chunks(), self._tightened(margin), pace, cap, start)
             start = None
             assert self.path is not None
+            planned = self.path.duration
             uniform = uniform or self.path.uniform  # for the limits as given
             self.path = replace(self.path, uniform=uniform)
             fit, search, lag = self._fitted(chunks())
@@ -969,10 +992,12 @@ class Optimal:
             if self.final is not None and lag > CALM and self.peak > CAP_LEAST < cap and (
                     lowered < LOWERINGS):
                 # (below cap: the peak is within it)
+                self._hopeless(planned)
                 cap = max(self.peak * (CALM / lag) ** (1 / STEEP), CAP_LEAST)
                 lowered += 1
                 continue
             if self.final is not None and lag > CALM and pace > PACE / 2**CALMER:
+                self._hopeless(planned)
                 pace /= 2
                 continue
             if self.final is not None:
@@ -980,7 +1005,10 @@ class Optimal:
             margin = max(2 * fit.excess(), 2 * margin, MARGIN)
             if margin >= MARGINS:  # the path between grid points is not what they show
                 break
+            self._hopeless(planned)
             attempts += 1
+        if self.beat is not None:  # (their last resort, the uniform scaling: never shorter)
+            raise _Longer
         assert self.path is not None and uniform is not None
         self.used = "uniform"  # (the windows' law gave way to it: the notice says so)
         law = replace(self.path.law, coefficients=np.full_like(self.path.law.coefficients,
@@ -995,6 +1023,16 @@ class Optimal:
             # iiwa point-to-point path with q^(6) at 20 Hz: qdddddd 0.118 from the differences)
             self._at_input_samples(chunks, keep=not consistent)
         return self.final
+
+    def _hopeless(self, planned: float) -> None:
+        """Raise :class:`_Longer` where the windows' law must beat :attr:`beat` and the law
+        just planned (``planned`` s, as planned) is more than :data:`FIT` longer: the next
+        plan has a lower cap, half the pace or tighter limits, a smaller feasible set whose
+        fastest law is no shorter, and the final fit speeds a law up by FIT at most (auto's
+        windows after reachability on the UR10's point-to-point path with --jerk 300: 1.907 s
+        at the cap of 8, inconsistent, then 1.934 s at 5.7, reachability's 1.843 s kept)."""
+        if self.beat is not None and planned * (1 - FIT) >= self.beat:
+            raise _Longer
 
     def _at_input_samples(self, chunks: Callable[[], Iterable[Trajectory]],
                           keep: bool = False) -> None:
@@ -1206,6 +1244,10 @@ def _cornered(found: Pieces, pieces: Pieces, rounds: list[float],
 
     return ((out, played, times) if time(played) <= slowing * time(pieces) else
             (found, pieces, rounds))
+
+
+class _Longer(Exception):  # noqa: N818 - not an error: ends the windows' solve
+    """The windows' law cannot be shorter than the one it must beat (:meth:`Optimal._hopeless`)."""
 
 
 def _higher_named(limits: Limits) -> str:

@@ -67,7 +67,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from hodyn_cli.algorithms.limits import reachability
+from hodyn_cli.algorithms.limits import reachability, sequential
 from hodyn_cli.algorithms.limits.programme import PathLimit
 from hodyn_cli.algorithms.limits.ramps import STEEPEST
 from hodyn_cli.algorithms.limits.stored import Stored
@@ -173,7 +173,7 @@ def _order(limit: PathLimit) -> int:
 def kept(arc: reachability.Arc, law: reachability.Law,
          limits: Callable[[int, int], list[PathLimit]],
          rows: Callable[[int, int], reachability.Rows], reach: float,
-         ceiling: np.ndarray | None = None, lift: bool = True
+         ceiling: np.ndarray | None = None, lift: bool = True, refine: float = np.inf
          ) -> tuple[reachability.Law, float] | None:
     """``law`` (reachability's along ``arc``) with the x to play it with at its grid points
     (its :attr:`~reachability.Law.played`) so that its motion keeps every limit at them
@@ -187,7 +187,15 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     a piece with a corner: the ramp's long tail there warps the lifted law, which the rounds
     do not see, the iiwa's point-to-point motion with its limits file 2.692 s lifted, 2.521
     s not). Returned with the duration of the law played before the lift (the rounds'
-    own, which :data:`~hodyn_cli.algorithms.limits.optimal.SLACK` judges).
+    own, which :data:`~hodyn_cli.algorithms.limits.optimal.SLACK` judges). ``refine``:
+    where that duration is beyond this many times the passes' law's (``law``'s) on a
+    lifted piece, the lifted law is then raised by sequential linear programmes
+    (:func:`~hodyn_cli.algorithms.limits.sequential.refined`: the rounds there far from the
+    optimum, where auto runs the windows too) and returned with the same duration, the
+    rounds' (the windows then run where they ran without it, and auto's law is never longer
+    than without it); not elsewhere (~1-2 s of CPU on a grid of 4000 points, where the rounds are
+    within a few tenths of a per cent: the iiwa's and the Panda's Fourier paths with their
+    limits files, benchmarks/README.md).
 
     Cost and memory: the limits at each grid point are made once (:class:`_Kept`),
     so the cost is linear in the grid (the iiwa's Fourier path with its limits file: 10^5
@@ -210,7 +218,7 @@ def kept(arc: reachability.Arc, law: reachability.Law,
         r = whole if whole is not None and (a, b) == (0, M) else rows(a, b)
         return replace(r, top=np.minimum(r.top, ceiling[a:b]))
 
-    half, planned = reachability.widths(law, reach), law.x[:]
+    half, planned, fastest = reachability.widths(law, reach), law.x[:], law.duration
 
     def usage(x: np.ndarray) -> Usage:
         played = reachability.law_spline(law.sigma, x)
@@ -228,8 +236,17 @@ def kept(arc: reachability.Arc, law: reachability.Law,
                 duration = replace(law, x=x).duration
             if not np.isfinite(duration):  # (at rest between its ends: not a law to play)
                 return None
-            return (replace(law, played=_lifted(x, planned, half, usage) if lift else x),
-                    duration)
+            if not lift:
+                return replace(law, played=x), duration
+            lifted = _lifted(x, planned, half, usage)
+            if duration <= refine * fastest:  # (the passes' law's: ``law`` is lowered's now)
+                return replace(law, played=lifted), duration
+            # (returned with the rounds' duration still: auto runs the windows where it
+            # would without these programmes, so the law kept is never longer than before;
+            # judged on theirs, auto skipped the windows on the iiwa's Fourier path with
+            # --jerk 100, 1.14 % longer than the windows' law)
+            return (replace(law, played=sequential.refined(law.sigma, lifted, cached.limits,
+                                                           chunks, TOLERANCE)), duration)
         beyond = use.higher > 1 + TOLERANCE
         slow = beyond & (use.static > SHARE)
         need = np.where(slow, SHARE / np.maximum(use.static, SHARE), 1.0)

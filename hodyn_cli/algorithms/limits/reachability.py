@@ -785,6 +785,8 @@ def arc_rows(model: Model, arc: Arc, names: tuple[str, ...], a: int, b: int, lim
     velocities' bound on x lowered where it is convex between them (:func:`chorded`); raises
     :class:`Inapplicable` where a limit is not for this solver."""
     found = path_limits(model, arc.trajectory(names, a, b), limits, 0, gravity=gravity)
+    if not found:  # (no rows: x unbounded; a law of jerk or torque rates alone needs one)
+        raise Inapplicable("no velocity, acceleration or torque limit bounds the path speed")
     reason = inapplicable(found)
     if reason is not None:
         raise Inapplicable(reason)

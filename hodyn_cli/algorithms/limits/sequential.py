@@ -1,0 +1,319 @@
+"""The rounds' law (:func:`~hodyn_cli.algorithms.limits.rates.kept`) raised towards the
+time-optimal one under the limits of higher orders by sequential linear programmes over the
+whole arc grid.
+
+**The rows.** Along the path's arc length sigma, with ``x = sigma_dot^2``, ``u = x' / 2``
+and ``u' = x'' / 2``, a joint jerk and a torque rate are
+
+    q'''  = sqrt(x) (q_s u' + 3 q_ss u + q_sss x)
+    tau'  = sqrt(x) (a u' + (a_s + 2 b) u + b_s x + c_s)      (tau = a u + b x + c)
+
+so each is ``sqrt(x) g(X)``, g affine in ``X = (x, x', x'', x''')`` at a grid point, and a
+velocity ``sqrt(x)`` times a constant: a limit ``g(X) <= U / sqrt(x)`` (U > 0) whose right
+side is convex in x. Its tangent at the current law's x_0,
+
+    g(X) + U / (2 x_0^(3/2)) (x - x_0) <= U / sqrt(x_0),
+
+lies below it, so the linear row keeps the limit wherever it holds (a lower bound L < 0
+likewise: ``-L / sqrt(x)`` concave). Every other limit (torques and accelerations: affine
+in X; a torque acceleration, quadratic; friction) is linearised at the current law.
+Which form a limit has is read off the limit itself (:func:`_sqrt_linear`).
+
+**The unknowns.** The played law is the quintic spline through x at the grid points
+(:func:`~hodyn_cli.algorithms.limits.reachability.law_spline`); a step adds to it a quintic
+B-spline with a knot every :data:`KNOTS` grid points (its coefficients the LP's unknowns,
+X's change at every grid point a banded linear map of them: a correction at the grid's own
+resolution swings x'' between grid points, and its output failed ``hodyn validate`` on the
+iiwa's 1 kHz Fourier path), none within :data:`FROZEN` knots of an end (the ramps into and
+out of a rest there: left free, validate failed the same path).
+
+**A step** maximises the duration's first-order decrease subject to every row and a trust
+region (x changes by at most :data:`TRUST` of itself at each grid point), the rows brought
+in by constraint generation (:func:`_programme`: those within :data:`NEAR` of their bound
+first, then the most violated one per limit, joint and quarter knot interval, until none is); its
+law is kept where it is within every limit at the grid points (to
+:data:`~hodyn_cli.algorithms.limits.rates.TOLERANCE`) and shorter, else the step is halved
+and, failing that twice, the trust region; :data:`STEPS` steps. Measured against the windows
+of :mod:`~hodyn_cli.algorithms.limits.programme` (the optimum of their LPs in the input's
+time): the UR10's Fourier path with ``--jerk 200``, rounds 1.904 s, these steps 1.787 s,
+windows 1.788 s (benchmarks/README.md).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from hodyn_cli.algorithms.limits import reachability
+from hodyn_cli.algorithms.limits.programme import PathLimit
+
+if TYPE_CHECKING:  # (scipy.sparse imported where a programme is made: +11 MiB of RSS on
+    # every retime --optimal otherwise)
+    from scipy import sparse
+
+__all__ = ["KNOTS", "MOST", "STEPS", "refined"]
+
+#: the correction's knot spacing, in grid intervals
+KNOTS = 32
+#: the correction's B-spline coefficients left 0 at each end
+FROZEN = 3
+#: linear programmes: a step each
+STEPS = 3
+#: a step changes x by at most this share of itself at every grid point
+TRUST = 0.3
+#: rows this close to their bound (a share of it) at the current law start in a programme
+NEAR = 0.03
+#: rounds of constraint generation at most in a programme
+GENERATIONS = 16
+#: a row beyond its bound by more than this share of it is added to the programme
+VIOLATED = 1e-4
+#: grids of more points are left as the rounds played them (one programme over the whole
+#: grid: its unknowns M / KNOTS)
+MOST = 40_000
+#: x below this share of its largest value is taken as at rest: no rows of the sqrt(x) form
+#: there (their coefficients grow as x^(-3/2)), the trust region holding x there
+REST = 1e-6
+
+
+def refined(sigma: np.ndarray, x: np.ndarray,
+            limits: Callable[[int, int], list[PathLimit]], chunks: list[tuple[int, int]],
+            tolerance: float) -> np.ndarray:
+    """The played x at the grid points ``sigma`` (M,) raised from ``x`` (within every limit
+    at them: ``limits(a, b)`` those at the points a .. b-1, for each of ``chunks``) by
+    :data:`STEPS` linear programmes (module docstring); ``x`` itself where none shortens it
+    or the grid has more than :data:`MOST` points."""
+    M = len(sigma)
+    D = _basis(sigma)
+    if M > MOST or D[0].shape[1] <= 2 * FROZEN:
+        return x
+    free = np.zeros(D[0].shape[1], dtype=bool)
+    free[FROZEN:-FROZEN] = True
+    best, best_duration = x, _duration(sigma, x)
+    trust, X = TRUST, _jets(sigma, x)
+    for _ in range(STEPS):
+        models = [_Model.of(limit, X[a:b], a) for a, b in chunks for limit in limits(a, b)]
+        delta = _programme(models, D, free, X[:, 0], sigma, trust)
+        if delta is None:
+            trust /= 2
+            continue
+        for alpha in (1.0, 0.5, 0.25):
+            trial = np.maximum(X[:, 0] + alpha * (D[0] @ delta), 0.0)
+            trial_X = _jets(sigma, trial)
+            use = max(limit.usage(trial_X[a:b]) for a, b in chunks for limit in limits(a, b))
+            duration = _duration(sigma, trial)
+            if use <= 1 + tolerance and duration < best_duration:
+                break
+        else:
+            trust /= 2
+            continue
+        best, best_duration, X = trial, duration, trial_X
+        if alpha < 1:
+            trust *= alpha
+    return best
+
+
+def _jets(sigma: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """(M, 4) x .. x''' of the played law (its spline) at the grid points."""
+    played = reachability.law_spline(sigma, x)
+    return np.stack([played(sigma, nu) for nu in range(4)], axis=1)
+
+
+def _duration(sigma: np.ndarray, x: np.ndarray) -> float:
+    r = np.sqrt(np.maximum(x, 0.0))
+    with np.errstate(divide="ignore"):
+        return float(np.sum(2 * np.diff(sigma) / (r[:-1] + r[1:])))
+
+
+def _basis(sigma: np.ndarray) -> list[sparse.csr_matrix]:
+    """The correction's basis (a quintic B-spline, a knot every :data:`KNOTS` grid points):
+    its value and first three derivatives at the grid points, (M, n) each."""
+    from scipy import sparse
+    from scipy.interpolate import BSpline
+
+    k, M = reachability.LAW, len(sigma)
+    inner = sigma[KNOTS : M - 1 : KNOTS]
+    inner = inner[inner < sigma[-1] - KNOTS / 2 * (sigma[1] - sigma[0])]
+    t = np.concatenate([np.full(k + 1, sigma[0]), inner, np.full(k + 1, sigma[-1])])
+    n = len(t) - k - 1
+    out, chain = [], sparse.identity(n, format="csr")
+    for _ in range(4):
+        out.append((BSpline.design_matrix(sigma, t, k) @ chain).tocsr())
+        m = chain.shape[0]  # (the derivative's coefficients: k (c_{i+1} - c_i) / (t_{i+k+1} - t_{i+1}))
+        step = k / (t[k + 1 : k + m] - t[1:m])
+        chain = (sparse.diags([-step, step], [0, 1], shape=(m - 1, m)) @ chain).tocsr()
+        t, k = t[1:-1], k - 1
+    return out
+
+
+@dataclass(frozen=True)
+class _Model:
+    """One limit's rows at the grid points a .. a+len-1 about the current law (X0): per
+    joint, ``lower <= base + grad . dX <= upper`` (``grad``: (P, m, 4)); a limit of the
+    sqrt(x) form (:func:`_sqrt_linear`) as its tangent rows (module docstring), its base g0
+    and grad g's, its bounds then ``bound / sqrt(x0)`` less g0 and the x coefficient
+    ``bound / (2 x0^(3/2))`` added per side."""
+
+    a: int
+    base: np.ndarray
+    grad: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    x0: np.ndarray | None  # (the sqrt(x) form's x_0; None: linearised)
+
+    @classmethod
+    def of(cls, limit: PathLimit, X: np.ndarray, a: int) -> _Model:
+        steps = [X + 1j * _STEP * np.eye(4)[d] for d in range(4)]
+        if _sqrt_linear(limit, X):
+            x0 = X[:, 0]
+            r = np.sqrt(np.where(x0 > 0, x0, 1.0))[:, None]  # (rows at rest: dropped)
+            g = [limit.values(Y) / np.sqrt(Y[:, :1] + (x0[:, None] <= 0)) for Y in steps]
+            return cls(a, limit.values(X) / r, np.stack([v.imag / _STEP for v in g], axis=-1),
+                       limit.lower, limit.upper, x0)
+        grad = np.stack([limit.values(Y).imag / _STEP for Y in steps], axis=-1)
+        return cls(a, limit.values(X), grad, limit.lower, limit.upper, None)
+
+    def sides(self, rest: float) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, float]]:
+        """Per side (upper, then lower): (coefficients (P, m, 4) of dX, the bound on their
+        sum (P, m; the current law's side of it where it is beyond: the law itself feasible),
+        the bound's scale (P, m), +1 for an upper bound or -1), rows at rest dropped
+        (their bound infinite)."""
+        out = []
+        for bound, sign in ((self.upper, 1.0), (self.lower, -1.0)):
+            if self.x0 is None:
+                coefficients = self.grad
+                rhs = np.broadcast_to(bound, self.base.shape) - self.base
+                scale = np.broadcast_to(np.abs(bound), self.base.shape)
+            else:
+                x0 = np.maximum(self.x0, rest)[:, None]
+                coefficients = self.grad.copy()
+                coefficients[..., 0] += bound / (2 * x0**1.5)
+                rhs = bound / np.sqrt(x0) - self.base
+                scale = np.abs(bound) / np.sqrt(x0)
+                rhs = np.where(self.x0[:, None] > rest, rhs, sign * np.inf)
+            rhs = sign * np.maximum(sign * rhs, 0.0)
+            out.append((coefficients, rhs, scale, sign))
+        return out
+
+
+#: the complex step of the limits' derivatives (exact to rounding: no subtraction)
+_STEP = 1e-30
+
+
+def _sqrt_linear(limit: PathLimit, X: np.ndarray) -> bool:
+    """Whether the limit's values are ``sqrt(x) g(X)`` with g affine in X (a velocity, joint
+    jerk, torque rate without friction): g's first-order model at X predicts it at a point
+    far from X."""
+    ok = X[:, 0] > 0
+    if not ok.any():
+        return False
+    limit = replace(limit, coefficients=limit.coefficients[ok],
+                    friction=None if limit.friction is None else limit.friction[ok])
+    X = X[ok]
+    far = 1.3 * X + 0.1 * np.abs(X).max(axis=0)
+    g0 = limit.values(X) / np.sqrt(X[:, :1])
+    grad = np.stack([(limit.values(X + 1j * _STEP * np.eye(4)[d])
+                      / np.sqrt(X[:, :1] + 1j * _STEP * (d == 0))).imag / _STEP
+                     for d in range(4)], axis=-1)
+    predicted = g0 + np.einsum("gjd,gd->gj", grad, far - X)
+    actual = limit.values(far) / np.sqrt(far[:, :1])
+    return bool(np.allclose(actual, predicted, rtol=1e-7,
+                            atol=1e-9 * max(float(np.abs(actual).max()), 1e-300)))
+
+
+def _rows_at(model: _Model, side: int, rest: float, points: np.ndarray, joints: np.ndarray,
+            D: list[sparse.csr_matrix]) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """The rows of ``model``'s ``side`` (0 upper, 1 lower) at its points ``points`` (local
+    indices) and ``joints``: (their coefficients on the correction's unknowns, their bound,
+    the sign of the side applied: each row ``A delta <= b``)."""
+    from scipy import sparse
+
+    coefficients, rhs, _, sign = model.sides(rest)[side]
+    c = coefficients[points, joints]  # (R, 4)
+    g = model.a + points
+    A = sum(sparse.diags(sign * c[:, nu]) @ D[nu][g] for nu in range(4))
+    return sparse.csr_matrix(A), sign * rhs[points, joints]
+
+
+def _programme(models: list[_Model], D: list[sparse.csr_matrix], free: np.ndarray,
+               x0: np.ndarray, sigma: np.ndarray, trust: float) -> np.ndarray | None:
+    """One step's linear programme (module docstring): the correction's coefficients
+    (``free`` ones; 0 elsewhere), None where HiGHS finds none."""
+    from scipy import sparse
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    M, n = D[0].shape
+    rest = REST * float(x0.max())
+    cols = np.flatnonzero(free)
+    basis = [d[:, cols].tocsr() for d in D]
+    # (each unknown in units of the largest x its basis function reaches: a better scaled
+    # programme)
+    reach = sparse.csr_matrix(abs(basis[0]).T)
+    scale = np.maximum(reach.multiply(x0[None, :]).max(axis=1).toarray().ravel(), rest)
+    basis = [d @ sparse.diags(scale) for d in basis]
+    r = np.sqrt(np.maximum(x0, rest))
+    h = np.diff(sigma)
+    weight = np.zeros(M)  # d duration / d x_i (its sum of 2 h / (r_i + r_{i+1}))
+    pair = -2 * h / (r[:-1] + r[1:]) ** 2
+    weight[:-1] += pair / (2 * r[:-1])
+    weight[1:] += pair / (2 * r[1:])
+    objective = weight @ basis[0]
+    # each limit's sides: (model, side, coefficients, bound, its scale, sign)
+    sides = [(model, i, *side) for model in models
+             for i, side in enumerate(model.sides(rest))]
+    added = [_pairs(*np.nonzero(sign * bound < NEAR * size))
+             for _, _, _, bound, size, sign in sides]
+    box = np.full(len(cols), 3 * trust)  # (the region's rows come in as they are left)
+    region = np.zeros(0, dtype=int)
+    A_all: list[sparse.csr_matrix] = []
+    b_all: list[np.ndarray] = []
+    delta = np.zeros(len(cols))
+    for _ in range(GENERATIONS):
+        for (model, side, *_), rows in zip(sides, added, strict=True):
+            if len(rows):
+                A, b = _rows_at(model, side, rest, rows[:, 0], rows[:, 1], basis)
+                A_all.append(A)
+                b_all.append(b)
+        span = trust * np.maximum(x0[region], 0.0)
+        res = milp(objective, bounds=Bounds(-box, box), constraints=LinearConstraint(
+            sparse.vstack(A_all + [basis[0][region]]).tocsr(),
+            np.concatenate([np.full(sum(map(len, b_all)), -np.inf), -span]),
+            np.concatenate(b_all + [span])))
+        if res.x is None:
+            return None
+        delta = res.x
+        dX = np.stack([d @ delta for d in basis], axis=1)
+        added = []
+        for model, _, coefficients, bound, size, sign in sides:
+            change = np.einsum("pjd,pd->pj", coefficients, dX[model.a : model.a + len(model.base)])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                over = sign * (change - bound) / size
+            p, j = np.nonzero(np.where(np.isfinite(over), over, -np.inf) > VIOLATED)
+            added.append(_worst(p, j, over[p, j]))
+        left = np.abs(dX[:, 0]) > trust * np.maximum(x0, 0.0) * (1 + VIOLATED)
+        new = np.setdiff1d(np.flatnonzero(left), region)
+        region = np.union1d(region, new)
+        if not new.size and not any(len(rows) for rows in added):
+            break
+    out = np.zeros(n)
+    out[cols] = delta * scale
+    return out
+
+
+def _pairs(p: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """(R, 2) the (point, joint) pairs."""
+    return np.stack([p, j], axis=1)
+
+
+def _worst(p: np.ndarray, j: np.ndarray, over: np.ndarray) -> np.ndarray:
+    """(R, 2) the (point, joint) of the most violated row per joint and quarter of a knot
+    interval."""
+    if not len(p):
+        return np.zeros((0, 2), dtype=int)
+    group = max(1, KNOTS // 4)  # (a quarter interval: fewer rounds, 11 against 17 on the UR10's path)
+    key = j * (p.max() // group + 2) + p // group
+    order = np.lexsort((-over, key))
+    first = np.concatenate([[True], key[order][1:] != key[order][:-1]])
+    keep = order[first]
+    return _pairs(p[keep], j[keep])

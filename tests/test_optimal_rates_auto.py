@@ -1,0 +1,129 @@
+"""``--solver auto``'s windows after reachability (limits of higher orders, the slack beyond
+``optimal.SLACK``) stop where their law cannot be the shorter (:meth:`Optimal._hopeless`: a
+plan more than ``FIT`` longer than reachability's law is not followed by the replans more
+constrained than it; their last resort, the uniform scaling, is not made): the output is
+then reachability's, and ``--solver windows`` alone is indeed not shorter. Where the windows'
+law is shorter, nothing stops them. Through the real command line, on the iiwa's 1 s cosine
+path at 20 Hz (21 samples) and the UR10's point-to-point path (slow)."""
+
+import h5py
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from conftest import URDF
+from conftest import optimal_notice as notice
+from hodyn_cli.algorithms.limits import optimal
+from hodyn_cli.cli.app import app
+
+IIWA = URDF / "iiwa14.urdf"
+#: torque rates below gravity's own rate along the cosine: the windows' law 12 % shorter
+RATES_25 = "".join(f"[joints.iiwa_joint_{i}]\ntorque_rate = 25.0\n" for i in range(1, 8))
+
+
+def run(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def attrs(out) -> dict:
+    with h5py.File(out) as f:
+        return dict(f.attrs)
+
+
+@pytest.fixture(scope="module")
+def cosine(tmp_path_factory):
+    path = tmp_path_factory.mktemp("paths") / "q4.h5"
+    res = run("generate", IIWA, "--kind", "cosine", "--duration", 1, "--rate", 20, "-o", path)
+    assert res.exit_code == 0, res.output
+    return path
+
+
+@pytest.fixture
+def stops(monkeypatch):
+    """The windows' solves that auto stopped (each: the duration to beat)."""
+    stopped: list[float] = []
+    windows = optimal.Optimal._windows
+
+    def spied(self, chunks):
+        try:
+            return windows(self, chunks)
+        except optimal._Longer:
+            stopped.append(self.beat)
+            raise
+
+    monkeypatch.setattr(optimal.Optimal, "_windows", spied)
+    return stopped
+
+
+def test_a_plan_more_than_fit_longer_than_the_law_to_beat_is_hopeless():
+    """The rule's direction: past ``beat / (1 - FIT)`` the windows stop, short of it they go
+    on, and with nothing to beat (``--solver windows``) never."""
+    import hodyn_cli
+    from hodyn_cli.modeling.limits import joint_limits
+
+    model = hodyn_cli.load_robot(str(IIWA))
+    solver = optimal.Optimal(model, joint_limits(model), 2)
+    edge = 2.0 / (1 - optimal.FIT)
+    solver._hopeless(1e9)  # (nothing to beat)
+    solver.beat = 2.0
+    solver._hopeless(edge * (1 - 1e-9))
+    with pytest.raises(optimal._Longer):
+        solver._hopeless(edge * (1 + 1e-9))
+
+
+#: the UR10's point-to-point path through three waypoints (shares of each joint's range
+#: about its middle), 1.5 s a leg at 100 Hz, as benchmarks/bench_optimal_rates.py's ur10-p2p
+TURNS = [[-0.3, 0.2, -0.2, 0.25, -0.2, 0.2], [0.25, -0.15, 0.3, -0.2, 0.25, -0.2],
+         [-0.1, 0.25, -0.25, 0.1, -0.3, 0.1]]
+
+
+@pytest.mark.slow
+def test_where_the_windows_cannot_be_shorter_auto_stops_them_and_they_are_not(
+        tmp_path, stops):
+    """The UR10's point-to-point path with a jerk of 300 rad/s^3: the windows' first plan at
+    the cap of 8 (1.907 s) is more than FIT longer than reachability's law (1.843 s) and
+    inconsistent; auto stops them there (a lower cap's law is no shorter) and writes what
+    ``--solver reachability`` writes, bit for bit; ``--solver windows`` alone, its lower cap
+    planned too, is longer (1.93 s)."""
+    import csv
+
+    from test_base_parameters import public_robot
+
+    import hodyn_cli
+
+    robot = public_robot("ur_description/urdf/ur10_robot.urdf")
+    model = hodyn_cli.load_robot(str(robot))
+    low, high = model.limits[:, 0], model.limits[:, 1]
+    middle, half = (low + high) / 2, np.minimum((high - low) / 2, np.pi)
+    points, path = tmp_path / "points.csv", tmp_path / "p2p.h5"
+    with open(points, "w", newline="") as f:
+        csv.writer(f).writerows([model.joint_names, *(middle + half * np.array(TURNS))])
+    res = run("generate", robot, "--kind", "point-to-point", "--waypoints", points,
+              "--segment-duration", 1.5, "--rate", 100, "--allow-limit-violation", "-o", path)
+    assert res.exit_code == 0, res.output
+    outs = {s: tmp_path / f"{s}.h5" for s in ("auto", "reachability", "windows")}
+    for s, out in outs.items():
+        notice(run("retime", robot, path, "--optimal", "--jerk", 300, "--solver", s, "-o",
+                   out), path)
+    auto, alone, windows = (attrs(outs[s]) for s in ("auto", "reachability", "windows"))
+    assert stops == [auto["duration"]] and list(auto["solvers_run"]) == [
+        "reachability", "windows"]
+    assert windows["duration"] > auto["duration"] == alone["duration"]
+    with h5py.File(outs["auto"]) as f, h5py.File(outs["reachability"]) as g:
+        assert all(np.array_equal(f[k][()], g[k][()]) for k in g)
+
+
+@pytest.mark.slow
+def test_where_the_windows_law_is_shorter_nothing_stops_them(cosine, tmp_path, stops):
+    """Torque rates of 25 N m/s: reachability's law 3.8 times its passes', the windows' 12 %
+    shorter; auto runs them to their law (none stopped) and keeps it, what ``--solver
+    windows`` alone writes."""
+    limits = tmp_path / "rates.toml"
+    limits.write_text(RATES_25)
+    outs = {s: tmp_path / f"{s}.h5" for s in ("auto", "reachability", "windows")}
+    for s, out in outs.items():
+        notice(run("retime", IIWA, cosine, "--optimal", "--limits", limits, "--solver", s,
+                   "-o", out), cosine)
+    auto, alone, windows = (attrs(outs[s]) for s in ("auto", "reachability", "windows"))
+    assert not stops and auto["solver"] == "windows"
+    assert auto["duration"] == windows["duration"] < 0.9 * alone["duration"]

@@ -1,0 +1,100 @@
+"""issue 37: the rounds' law raised by sequential linear programmes on the arc grid
+(hodyn_cli/algorithms/limits/sequential.py): its rows against the limits' own values of a
+law changed along its correction (finite differences), the tangent rows of the sqrt(x) form
+conservative, and the pass never worse than the law it starts from. End to end (durations
+against the windows, hodyn check and validate): tests/test_rates.py, test_rates_lift.py."""
+
+import numpy as np
+import pytest
+from test_rates import _iiwa_law
+
+from hodyn_cli.algorithms.limits import rates, sequential
+
+
+@pytest.fixture(scope="module")
+def iiwa():
+    """The iiwa's Fourier path with its limits file (velocity, torque, torque rate and
+    torque acceleration; 0.5 s, 200 grid points): the rounds' played law, its limits at the
+    grid points and their jets there."""
+    arc, law, at, rows, reach = _iiwa_law(seconds=0.5, points=200)
+    kept = rates.kept(arc, law, at, rows, reach, lift=False)
+    assert kept is not None and kept[0].played is not None
+    x = kept[0].played
+    return arc.sigma, x, at(0, len(x)), sequential._jets(arc.sigma, x)
+
+
+def _correction(sigma: np.ndarray, x: np.ndarray) -> tuple[list, np.ndarray]:
+    """The correction's basis and a smooth change of x along it (a few per cent of x)."""
+    D = sequential._basis(sigma)
+    n = D[0].shape[1]
+    coefficients = np.sin(np.linspace(0, 3 * np.pi, n)) * 0.05 * x.max()
+    coefficients[: sequential.FROZEN] = coefficients[-sequential.FROZEN :] = 0
+    return D, coefficients
+
+
+def test_the_rows_are_the_limits_first_order_change_along_the_correction(iiwa):
+    """Each limit's rows (both forms) predict its values for the law changed by eps times
+    a correction to second order in eps: the error of a linearised row (a torque
+    acceleration) falls ~4 times when eps halves; a torque's and a sqrt(x) form's
+    (velocity, torque rate: g(X) = value / sqrt(x)) are exact to rounding."""
+    sigma, x, limits, X = iiwa
+    D, c = _correction(sigma, x)
+    forms = {}
+    for limit in limits:
+        model = sequential._Model.of(limit, X, 0)
+        forms[limit.quantity.key] = model.x0 is not None
+        errors = []
+        for eps in (0.2, 0.1):
+            dX = np.stack([d @ (eps * c) for d in D], axis=1)
+            Y = sequential._jets(sigma, x + dX[:, 0])
+            # (the played spline of x + dx is the correction's to rounding but at the ends)
+            inner = slice(20, -20)
+            predicted = model.base + np.einsum("pjd,pd->pj", model.grad, Y - X)
+            actual = limit.values(Y)
+            if model.x0 is not None:
+                actual = actual / np.sqrt(Y[:, :1])
+            scale = np.abs(actual[inner]).max()
+            errors.append(np.abs(predicted - actual)[inner].max() / scale)
+        # (exact where the limit is affine in X: a sqrt(x) form's g, a torque)
+        assert errors[1] < 1e-8 or (errors[0] < 0.05 and 2.5 < errors[0] / errors[1] < 6), (
+            limit.quantity.key, errors)
+        forms[limit.quantity.key] = (forms[limit.quantity.key], errors[1] < 1e-8)
+    assert forms == {"velocity": (True, True), "torque": (False, True),
+                     "torque_rate": (True, True), "torque_acceleration": (False, False)}
+
+
+def test_a_tangent_row_kept_keeps_its_limit(iiwa):
+    """A sqrt(x) form's rows (the tangent of bound / sqrt(x)): wherever a changed law keeps
+    them, the limit itself is kept (their right side below the true one, its convex
+    curve), for changes of x up to 60 % either way."""
+    sigma, x, limits, X = iiwa
+    [limit] = [lim for lim in limits if lim.quantity.key == "torque_rate"]
+    model = sequential._Model.of(limit, X, 0)
+    rest = sequential.REST * x.max()
+    for factor in (0.4, 0.8, 1.3, 1.6):
+        Y = X * [factor, factor, factor, factor]
+        dX = Y - X
+        g = limit.values(Y) / np.sqrt(Y[:, :1])
+        for (coefficients, rhs, _, sign), bound in zip(model.sides(rest),
+                                                       (limit.upper, limit.lower), strict=True):
+            row = np.einsum("pjd,pd->pj", coefficients, dX)
+            # (the row's slack below the true slack: the row kept, the limit is)
+            assert np.all(sign * (rhs - row) <= sign * (bound / np.sqrt(Y[:, :1]) - g) + 1e-9
+                          * np.abs(bound / np.sqrt(Y[:, :1])))
+
+
+def test_the_pass_is_never_worse_than_the_law_it_starts_from(iiwa, monkeypatch):
+    """sequential.refined on the rounds' law: within every limit at every grid point
+    (TOLERANCE), shorter by 1 % or more; a grid beyond MOST, or steps that find nothing
+    shorter, leave the law as it is (the same array)."""
+    sigma, x, limits, _ = iiwa
+    M = len(x)
+    out = sequential.refined(sigma, x, lambda a, b: limits, [(0, M)], rates.TOLERANCE)
+    Y = sequential._jets(sigma, out)
+    assert max(limit.usage(Y) for limit in limits) <= 1 + rates.TOLERANCE
+    assert sequential._duration(sigma, out) < 0.99 * sequential._duration(sigma, x)
+    monkeypatch.setattr(sequential, "MOST", M - 1)
+    assert sequential.refined(sigma, x, lambda a, b: limits, [(0, M)], rates.TOLERANCE) is x
+    monkeypatch.setattr(sequential, "MOST", M)
+    monkeypatch.setattr(sequential, "TRUST", 0.0)  # (no room: no step shortens it)
+    assert sequential.refined(sigma, x, lambda a, b: limits, [(0, M)], rates.TOLERANCE) is x
