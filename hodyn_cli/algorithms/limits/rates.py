@@ -245,8 +245,8 @@ def kept(arc: reachability.Arc, law: reachability.Law,
             # would without these programmes, so the law kept is never longer than before;
             # judged on theirs, auto skipped the windows on the iiwa's Fourier path with
             # --jerk 100, 1.14 % longer than the windows' law)
-            return (replace(law, played=sequential.refined(law.sigma, lifted, cached.limits,
-                                                           chunks, TOLERANCE)), duration)
+            return (replace(law, played=sequential.refined(
+                np.asarray(law.sigma), lifted, cached.limits, chunks, TOLERANCE)), duration)
         beyond = use.higher > 1 + TOLERANCE
         slow = beyond & (use.static > SHARE)
         need = np.where(slow, SHARE / np.maximum(use.static, SHARE), 1.0)
