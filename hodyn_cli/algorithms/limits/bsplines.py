@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy import reach
@@ -50,7 +51,7 @@ class BSpline:
     k: int
     extrapolate: bool = True
 
-    def __call__(self, x: np.ndarray, nu: int = 0) -> np.ndarray:
+    def __call__(self, x: ArrayLike, nu: int = 0) -> np.ndarray:
         """The spline's nu-th derivative at x (x's shape, then c's trailing axes)."""
         if nu:
             return self.derivative(nu)(x)
@@ -152,7 +153,7 @@ def interpolating(x: np.ndarray, y: np.ndarray, k: int,
     return BSpline(t, flat.reshape(rhs.shape), k)
 
 
-def in_blocks(x: np.ndarray, y: np.ndarray, k: int,
+def in_blocks(x: Sized, y: np.ndarray, k: int,
               ends: tuple[list[tuple[int, float]], list[tuple[int, float]]] | None = None,
               inner: Callable[[int, int], tuple[list[tuple[int, float]],
                                                 list[tuple[int, float]]]] | None = None

@@ -19,10 +19,23 @@ the places, over many of them, cost more than it gained: :data:`~.optimal.SPREAD
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
-from hodyn_cli.algorithms.limits.reachability import BLOCK, PASSES, Played, Warped, beneath
+from hodyn_cli.algorithms.limits.reachability import (
+    BLOCK,
+    NEAR,
+    PASSES,
+    Column,
+    Grid,
+    Played,
+    Warped,
+    field,
+    first_from,
+)
 from hodyn_cli.algorithms.limits.scaling import TOLERANCE, Law
+from hodyn_cli.algorithms.limits.stored import Stored
 
 #: the bisections of a sample's speed-up (to 2^-30 of its range)
 BISECTIONS = 30
@@ -66,46 +79,76 @@ def beyond(laws: dict[str, Law], limited: list) -> tuple[np.ndarray, np.ndarray]
     return rows, lo
 
 
-def grid_times(motion: Played) -> list[np.ndarray]:
+def grid_times(motion: Played) -> list[Stored]:
     """Per arc of the played motion, the times of its grid points (its law's sigma), as its
-    chunks carry them (warped at the corners)."""
+    chunks carry them (warped at the corners), on disk: made a block of the grid at a time,
+    each point's time that of the first played point at or beyond it (the played points are
+    the grid and :data:`~reachability.NEAR` more at a corner: a block's are among as many
+    and 2 NEAR + 2 more from the first at or beyond its first)."""
     out = []
     for arc, warped, start in motion.laws:
-        n = len(warped.sigma)
-        tau = np.concatenate([warped.at(a, min(a + BLOCK, n))[0] for a in range(0, n, BLOCK)])
-        # (the played points are the grid and :data:`~reachability.NEAR` more at a corner)
-        out.append(start + tau[np.searchsorted(warped.sigma[:], arc.sigma)])
+        M = len(arc.sigma)
+        T, at = Stored(M), 0
+        for a in range(0, M, BLOCK):
+            sigma = arc.sigma[a : a + BLOCK]
+            at = first_from(warped.sigma, float(sigma[0]), at)
+            i = at + np.searchsorted(warped.sigma[at : at + len(sigma) + 2 * NEAR + 2], sigma)
+            T.write(a, start + warped.times(int(i[0]), int(i[-1]) + 1)[i - i[0]])
+        out.append(T)
     return out
 
 
-def at_grid(warped: Warped, sigma: np.ndarray) -> np.ndarray:
+def lowered_at_grid(warped: Warped, sigma: Grid, g: Column) -> Stored:
     """The played law's x at the grid points ``sigma`` (its spline's own points: the x it
-    was made through, to rounding), :data:`~reachability.BLOCK` points at a time."""
-    out = np.empty(len(sigma))
+    was made through, to rounding) times the field g, on disk, :data:`~reachability.BLOCK`
+    points at a time."""
+    out = Stored(len(sigma))
     for a in range(0, len(sigma), BLOCK):
         b = min(a + BLOCK, len(sigma))
-        out[a:b] = warped.x.window(float(sigma[a]), float(sigma[b - 1]))(sigma[a:b])
+        at = sigma[a:b]
+        out.write(a, warped.x.window(float(at[0]), float(at[-1]))(at) * g[a:b])
     return out
 
 
-def fields(times: list[np.ndarray], s: np.ndarray, y: np.ndarray, seconds: float
-           ) -> list[np.ndarray] | None:
-    """Per arc (grid point ``times``), the factor field on x that lowers it by ``y^2``
-    or more on the grid points either side of each time ``s`` (of the played motion), and
-    not at all ``2 seconds`` from all of them (module doc); None: none lowers."""
+def _searched(T: Column, v: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(T, v)`` (T sorted, on disk or not), T read a block at a time."""
+    count = np.zeros(len(v), dtype=int)
+    for a in range(0, len(T), BLOCK):
+        count += np.searchsorted(T[a : a + BLOCK], v)
+    return count
+
+
+def fields(times: list[Column], s: np.ndarray, y: np.ndarray, seconds: float
+           ) -> list[Stored] | None:
+    """Per arc (grid point ``times``, in memory or on disk), the factor field on x (on disk)
+    that lowers it by ``y^2`` or more on the grid points either side of each time ``s`` (of
+    the played motion), and not at all ``2 seconds`` from all of them (module doc); None:
+    none lowers. Made a block at a time."""
     out, lowered = [], False
     for T in times:
-        need = np.ones(len(T))
-        inside = (s >= T[0]) & (s <= T[-1])
-        i = np.clip(np.searchsorted(T, s[inside]), 1, len(T) - 1)
+        n = len(T)
+        first, last = float(T[0:1][0]), float(T[n - 1 : n][0])
+        inside = (s >= first) & (s <= last)
+        i = np.clip(_searched(T, s[inside]), 1, n - 1)
         g = y[inside] ** 2
-        np.minimum.at(need, i, g)
-        np.minimum.at(need, i - 1, g)
-        if need.min() < 1.0:
+
+        def need(i: np.ndarray = i, g: np.ndarray = g, n: int = n
+                 ) -> Iterator[tuple[int, np.ndarray]]:
+            for a in range(0, n, BLOCK):
+                block = np.ones(min(BLOCK, n - a))
+                for k in (i, i - 1):
+                    here = (k >= a) & (k < a + len(block))
+                    np.minimum.at(block, k[here] - a, g[here])
+                yield a, block
+
+        if np.any(g < 1.0):
             lowered = True
-            per_second = (len(T) - 1) / max(T[-1] - T[0], 1e-300)
-            width = min(max(1, int(round(seconds * per_second / PASSES))), len(T) - 2)
-            # (the averages of ones are one to rounding: not above it)
-            need = np.minimum(beneath(need, width), 1.0)
-        out.append(need)
+            per_second = (n - 1) / max(last - first, 1e-300)
+            width = min(max(1, int(round(seconds * per_second / PASSES))), n - 2)
+            out.append(field(n, need(), width))
+        else:
+            ones = Stored(n)
+            for a, block in need():
+                ones.write(a, block)
+            out.append(ones)
     return out if lowered else None

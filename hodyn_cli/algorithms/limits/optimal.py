@@ -53,6 +53,7 @@ from hodyn_cli.algorithms.limits.programme import (
     time_scale,
 )
 from hodyn_cli.algorithms.limits.scaling import TOLERANCE, Law, scaled
+from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.algorithms.motion.differences import RTOL, Differences
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
@@ -750,11 +751,11 @@ class Optimal:
             motion = made if isinstance(made, reachability.Played) else None
         assert motion is not None
 
-        def replayed(motion: reachability.Played, fields: list[np.ndarray]
+        def replayed(motion: reachability.Played, fields: list[Stored]
                      ) -> reachability.Played:
             """The motion with its played x (its spline at the grid points) times the
             fields, per arc."""
-            pieces = [(arc, replace(law, played=local.at_grid(warped, arc.sigma) * g))
+            pieces = [(arc, replace(law, played=local.lowered_at_grid(warped, arc.sigma, g)))
                       for (arc, law), (_, warped, _), g in zip(found, motion.laws, fields,
                                                                strict=True)]
             again = reachability.played(pieces, path_orders, names, t0, 0.0, rises[chosen])
@@ -768,12 +769,12 @@ class Optimal:
         self.final, self.scale, self.orders = inner.final, inner.scale, inner.orders
         self.slowed = inner.slowed
         self.source, self.used, self.ran = motion, "reachability", ("reachability",)
-        self.peak = float(np.sqrt(max(law.x.max() for _, law in found)))
+        self.peak = float(np.sqrt(max(law.largest for _, law in found)))
         return None
 
     def _local(self, inner: Optimal, motion: reachability.Played,
                fitted: Callable[[reachability.Played], Optimal],
-               replayed: Callable[[reachability.Played, list[np.ndarray]], reachability.Played],
+               replayed: Callable[[reachability.Played, list[Stored]], reachability.Played],
                reach: float) -> tuple[Optimal, reachability.Played]:
         """Reachability's played ``motion`` and its fit ``inner`` (scaled from rest onto the
         limits, resampled), with the fit's slowing made local where it slows the law by more
@@ -850,6 +851,7 @@ class Optimal:
                                          self.dynamics["gravity"])
 
         pieces, rounds = [], []
+        found = [(arc, law.held()) for arc, law in found]  # (the rounds take x whole)
         for arc, law in found:
             rated = rates.kept(arc, law, lambda a, b, arc=arc: limits(arc, a, b),
                                lambda a, b, arc=arc: rows(arc, a, b), reach,
@@ -1229,6 +1231,7 @@ def _cornered(found: Pieces, pieces: Pieces, rounds: list[float],
             return replace(r, top=np.minimum(r.top, ceiling[a:b]))
 
         law = reachability.along(arc, capped)
+        law = None if law is None else law.held()
         rated = None if law is None else rates.kept(
             arc, law, lambda a, b, arc=arc: limits(arc, a, b),
             lambda a, b, arc=arc: rows(arc, a, b), reach, ceiling, lift=False)

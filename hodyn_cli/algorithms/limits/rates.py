@@ -218,7 +218,7 @@ def kept(arc: reachability.Arc, law: reachability.Law,
         r = whole if whole is not None and (a, b) == (0, M) else rows(a, b)
         return replace(r, top=np.minimum(r.top, ceiling[a:b]))
 
-    half, planned, fastest = reachability.widths(law, reach), law.x, law.duration
+    half, planned, fastest = reachability.widths(law, reach), law.x[:], law.duration
 
     def usage(x: np.ndarray) -> Usage:
         played = reachability.law_spline(law.sigma, x)
@@ -245,8 +245,8 @@ def kept(arc: reachability.Arc, law: reachability.Law,
             # would without these programmes, so the law kept is never longer than before;
             # judged on theirs, auto skipped the windows on the iiwa's Fourier path with
             # --jerk 100, 1.14 % longer than the windows' law)
-            return (replace(law, played=sequential.refined(law.sigma, lifted, cached.limits,
-                                                           chunks, TOLERANCE)), duration)
+            return (replace(law, played=sequential.refined(
+                np.asarray(law.sigma), lifted, cached.limits, chunks, TOLERANCE)), duration)
         beyond = use.higher > 1 + TOLERANCE
         slow = beyond & (use.static > SHARE)
         need = np.where(slow, SHARE / np.maximum(use.static, SHARE), 1.0)

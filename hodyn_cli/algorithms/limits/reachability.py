@@ -38,15 +38,17 @@ x_{i+1})``. Both passes are sequential: the backend's compiled ``reach_backward`
 the input is first read (:class:`Lengths`), the directions about its rests and the shape's
 points from two more readings (:func:`arcs`); the played motion is made chunk by chunk of
 the grid from the smoothed law's spline (:class:`Played`). The arc-length table, the
-shape's points and coefficients, the controllable sets, the law's u and the played law's
-points and times are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), read a
-block at a time (the table in order: :func:`_placed`; the shape fitted a block at a time from its
-points there, :func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`); the smoothing's
-moving averages are made a block at a time, each from the one before on disk and its
-running integral carried across the blocks (:func:`_sweeps`), and the played law's spline
-keeps its coefficients on disk, its knots the grid's (:class:`LawSpline`). What spans the
-path in memory is the shape points' arc lengths and times while the arcs are made (4
-numbers a point) and the law on the grid (sigma, x): :data:`MOST_SAMPLES`.
+shape points' targets, places and points, the shape's coefficients, the controllable
+sets, the law (x and u) and the played law's points and times are on disk
+(:class:`~hodyn_cli.algorithms.limits.stored.Stored`), read a block at a time (the table and
+the targets in order: :func:`_placed`; the shape fitted a block at a time from its points
+there, :func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`); the grid is made where it
+is read (:class:`~hodyn_cli.algorithms.limits.spaced.Spaced`: uniform in arc length);
+the smoothing's moving averages are made a block at a time, each from the one before on
+disk and its running integral carried across the blocks (:func:`_sweeps`), and the played
+law's spline keeps its coefficients on disk, its knots the grid's (:class:`LawSpline`).
+What spans the path in memory is the shape's knots (one number a shape point, at most one
+a sample): :data:`MOST_SAMPLES`.
 """
 from __future__ import annotations
 
@@ -61,6 +63,7 @@ from hodyn_cli.algorithms.limits.bsplines import BSpline, blocks_of, coefficient
 from hodyn_cli.algorithms.limits.jets import compose, hermite_at
 from hodyn_cli.algorithms.limits.programme import PathLimit, between, path_limits, time_derivatives
 from hodyn_cli.algorithms.limits.ramps import TAIL, Ramp
+from hodyn_cli.algorithms.limits.spaced import Spaced
 from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
@@ -88,21 +91,21 @@ BLOCK = 1 << 15
 POINTS = 4000
 PER_SAMPLE = 3
 #: the longest input (samples) it takes. It reads the input chunk by chunk (:class:`Lengths`,
-#: :func:`arcs`) and holds in memory what spans the whole path: the shape points' arc
-#: lengths and times while the arcs are made (4 numbers a shape point, at most one a
-#: sample) and the law on the grid (3 points a sample: sigma, x; u on disk), 48-80 bytes a
-#: sample (~90 measured with the final fit's); the arc-length table, the shape's points
-#: and coefficients, the controllable sets, the smoothing's moving averages and the played
-#: law's points, times and spline coefficients are on disk
-#: (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), and the
-#: passes' rows, the smoothing's blocks, the played motion, the fits and the splines'
-#: banded systems (:func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`) are a chunk's.
-#: Peak RSS on the iiwa's cosine: 188 MB at 10^5 samples, 267 MB at 10^6 (396-402 MB with
-#: the smoothing's arrays and the played law's spline in memory, 491 MB with the table and
-#: the shape's points too, 587-605 MB with the rest; 1.77 GB holding the path and the law's
-#: time derivatives: review13). Kept at 2 x 10^6: what is left grows with the length
-#: still (the law on the grid, the arcs' targets and the final fit's: +79 MB from 10^5 to
-#: 10^6, memchunk3 in benchmarks/README.md). Longer inputs go to the windows of linear
+#: :func:`arcs`) and holds in memory, of what spans the whole path, the shape's knots alone
+#: (one number a shape point, at most one a sample); the arc-length table, the shape points'
+#: targets, places and points, the shape's coefficients, the controllable sets, the law (x
+#: and u), the smoothing's moving averages, the local slowing's fields and the played law's
+#: points, times and spline coefficients are on disk
+#: (:class:`~hodyn_cli.algorithms.limits.stored.Stored`), the grid is made where it is read
+#: (:class:`~hodyn_cli.algorithms.limits.spaced.Spaced`), and the passes' rows, the
+#: smoothing's blocks, the played motion, the fits and the splines' banded systems
+#: (:func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of`) are a chunk's. Peak RSS on the
+#: iiwa's cosine: 184-190 MB at 10^5 samples, 191 MB at 10^6 (248-267 MB with the law on
+#: the grid and the shape points' targets in memory, 396-402 MB with the smoothing's arrays
+#: and the played law's spline too, 587-605 MB with the rest; 1.77 GB holding the path and
+#: the law's time derivatives: review13; memflat in benchmarks/README.md). Kept at 2 x
+#: 10^6 until a longer run is measured (10^7: ~1 h of CPU here, a 2.9 GB input, a 2.2 GB
+#: output and ~3 GB of temporary files). Longer inputs go to the windows of linear
 #: programmes (``--solver auto``), which hold a chunk, or are refused (``--solver
 #: reachability``)
 MOST_SAMPLES = 2_000_000
@@ -123,15 +126,21 @@ PIECE = 1000
 _AFFINE = {(), (1, 1), (2,)}
 
 
+#: a grid of points: in memory, or made where it is read
+Grid = np.ndarray | Spaced
+
+
 @dataclass(frozen=True, eq=False)
 class Arc:
     """A piece of the path between rests where it turns: its shape q(sigma) (a spline
     through points of the path at their arc length, :data:`DEGREE`: its ``knots`` (m,) and
     ``coefficients`` (m - DEGREE - 1, n), on disk: ~one point an input sample, each n
-    numbers), on ``sigma`` (M,), a grid uniform in arc length from 0; ``rest``: (at its
-    start, at its end) whether the path is at rest there (x = 0)."""
+    numbers), on ``sigma`` (M,), a grid uniform in arc length from 0 (made where it is read,
+    :class:`~hodyn_cli.algorithms.limits.spaced.Spaced`: 3 points an input sample, held from
+    the passes to the output's last sample); ``rest``: (at its start, at its end) whether
+    the path is at rest there (x = 0)."""
 
-    sigma: np.ndarray
+    sigma: Grid
     knots: np.ndarray
     coefficients: Stored
     rest: tuple[bool, bool]
@@ -188,19 +197,31 @@ def overlapping(chunks: Iterable[Trajectory]) -> Iterator[Trajectory]:
             yield path
 
 
-def _walk(chunks: Iterable[Trajectory], s: np.ndarray) -> Iterator[tuple[Trajectory, slice]]:
-    """Each chunk of :func:`overlapping` with the range of the sorted ``s`` on its
-    intervals (``t_i <= s < t_(i+1)``; the last one's: to its end, and beyond it), as
+def _walk(chunks: Iterable[Trajectory], s: Column | _Part) -> Iterator[tuple[Trajectory, slice]]:
+    """Each chunk of :func:`overlapping` with the range of the sorted ``s`` (in memory or on
+    disk: read a block at a time from where the chunk before left off) on its intervals
+    (``t_i <= s < t_(i+1)``; the last one's: to its end, and beyond it), as
     :func:`~hodyn_cli.algorithms.limits.programme.between` on the whole path takes them."""
     done, path = 0, None
     for path in overlapping(chunks):
         assert path.t is not None
-        end = int(np.searchsorted(s, path.t[-1], side="left"))
+        end = first_from(s, float(path.t[-1]), done)
         if end > done:
             yield path, slice(done, end)
             done = end
     if done < len(s) and path is not None:
         yield path, slice(done, len(s))
+
+
+def first_from(s: Column | _Part, v: float, start: int) -> int:
+    """``np.searchsorted(s, v)`` (s sorted) where it is ``start`` or beyond, s read a block at
+    a time from start."""
+    for a in range(start, len(s), BLOCK):
+        block = s[a : a + BLOCK]
+        k = int(np.searchsorted(block, v, side="left"))
+        if k < len(block):
+            return a + k
+    return max(start, len(s))
 
 
 def _at(chunks: Iterable[Trajectory], s: np.ndarray, r: int) -> np.ndarray:
@@ -218,7 +239,8 @@ class Table:
     """The input path's arc length at :data:`SUBDIVIDE` points per input interval and its
     end: ``points`` (F, 3), on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`,
     read a block at a time), each point's ``s``, arc length ``sigma`` and ``speed`` ``|q'(s)|``
-    (the columns :data:`S`, :data:`SIGMA`, :data:`SPEED`); ``reverses``: the points i
+    (the columns :data:`S`, :data:`SIGMA`, :data:`SPEED`); ``edges`` (B, 2): the first and
+    last sigma of each :data:`BLOCK` of the points (:func:`_placed`); ``reverses``: the points i
     (sorted) where the direction ``q' / |q'|`` turns by more than 90 degrees from i to i + 1
     (for :func:`_corners`); ``fastest``: the largest speed; and of the input: its samples,
     first and last times and joints. Memory: the points where it reverses
@@ -226,6 +248,7 @@ class Table:
     memory)."""
 
     points: Stored
+    edges: np.ndarray
     reverses: np.ndarray
     fastest: float
     samples: int
@@ -296,7 +319,7 @@ class Lengths:
             raise HodynError("--optimal needs a path of two samples at least")
         assert end.t is not None
         self._add(end.t[-1:], np.zeros(1), between(end, end.t[-1:], 1))
-        points, carry, fastest = self._points, 0.0, 0.0
+        points, carry, fastest, edges = self._points, 0.0, 0.0, []
         for a in range(0, len(points), BLOCK):  # the lengths' running sum from 0: sigma
             block = points[a : a + BLOCK]  # (carried on from the block before: the same
             # additions in the same order as the whole array's cumsum, :func:`_sweeps`)
@@ -304,8 +327,10 @@ class Lengths:
             block[:, SIGMA] = np.cumsum(np.concatenate([[carry], lengths[:-1]]))
             carry = float(block[-1, SIGMA] + lengths[-1])
             fastest = max(fastest, float(block[:, SPEED].max()))
+            edges.append(block[[0, -1], SIGMA])
             points.write(a, block)
-        table = Table(points, np.concatenate(self._reverses), fastest, self.samples,
+        table = Table(points, np.array(edges), np.concatenate(self._reverses), fastest,
+                      self.samples,
                       (self._first, float(end.t[-1])), end.joint_names)
         self._last = None  # (fed no more: a second table would be of nothing)
         return table
@@ -433,14 +458,20 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
     cuts = [0.0, *_corners(table, path), float(length)]
     spans = [(lo, hi, max(LEAST, round(shape_points * (hi - lo) / length)) + 1)
              for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
-    target = np.concatenate([np.linspace(lo, hi, count) for lo, hi, count in spans])
-    s, before = _placed(table, target)  # (target sorted: the pieces in turn)
+    target = Stored(sum(count for _, _, count in spans))  # (on disk: a shape point's 8 bytes)
+    done = 0
+    for lo, hi, count in spans:  # (np.linspace's, a block at a time)
+        grid = Spaced(lo, hi, count)
+        for a in range(0, count, BLOCK):
+            target.write(done + a, grid[a : a + BLOCK])
+        done += count
+    placed = _placed(table, target)  # (target sorted: the pieces in turn)
     del target
     stops = np.cumsum([count for _, _, count in spans])  # (each piece's first and last)
     ends = np.ravel([[stop - count, stop - 1] for stop, (_, _, count) in zip(stops, spans,
                                                                               strict=True)])
-    shaped, speed = _shape_points(path, s, before, ends, len(table.names))
-    del s, before
+    shaped, speed = _shape_points(path, placed, ends, len(table.names))
+    del placed
     still = REST * table.fastest
     pieces = []
     for i, (lo, hi, _) in enumerate(spans):
@@ -457,7 +488,7 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
             coefficients.write(done, block)
             done += len(block)
         fine = max(LEAST, round(points * (hi - lo) / length), min(points, PIECE))
-        pieces.append(Arc(np.linspace(0.0, hi - lo, fine + 1), knots, coefficients,
+        pieces.append(Arc(Spaced(0.0, hi - lo, fine + 1), knots, coefficients,
                           (bool(speed[2 * i] < still), bool(speed[2 * i + 1] < still))))
     return pieces
 
@@ -480,37 +511,45 @@ class _Part:
     def __getitem__(self, key: slice) -> np.ndarray:
         a, b, step = key.indices(len(self))
         assert step == 1
-        values = self.rows[self.first + a : self.first + max(a, b)][:, self.columns]
+        # (a block of rows at a time: the shape's knots are its arc lengths, one column of
+        # 1 + n; all the rows read at once were 64 bytes a shape point, +122 MB at 2 x 10^6)
+        start, stop = self.first + a, self.first + max(a, b)
+        values = np.empty((stop - start, len(range(*self.columns.indices(self.rows.shape[1])))))
+        for i in range(start, stop, BLOCK):  # (copied out: a view would keep its block's rows)
+            values[i - start : i - start + BLOCK] = self.rows[i : min(i + BLOCK, stop)][
+                :, self.columns]
         if self.columns.stop == 1:
             values = values[:, 0]
         return values - self.offset if self.offset else values
 
 
-def _placed(table: Table, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(s, before) at the arc lengths ``target`` (sorted): ``np.interp(target, sigma, s)``
-    over the whole table, to the bit, and (E, 2) the s and sigma of the table's point before
-    each (the last at or before it, :func:`_length` goes on from there; the last interval's
-    first at the end), the table read a block at a time in order: the point before each is
-    counted block by block (the points at or below it), its two points then read
+def _placed(table: Table, target: Column) -> Stored:
+    """(E, 3) on disk (:data:`PLACED`'s columns): s at the arc lengths ``target`` (sorted;
+    in memory or on disk): ``np.interp(target, sigma, s)`` over the whole table, to the bit,
+    and the s and sigma of the table's point before each (the last at or before it,
+    :func:`_length` goes on from there; the last interval's first at the end), a
+    :data:`BLOCK` of targets at a time: the point before each counted block by block of the
+    table (the points at or below it; the blocks wholly below it by their ``edges``, those
+    it falls in read), its two points then read
     (:meth:`~hodyn_cli.algorithms.limits.stored.Stored.take`) and numpy's formula applied
-    (``fp[j]`` where ``x == xp[j]``, the slope from ``j + 1`` where that from j is NaN)."""
-    F = len(table.points)
-    count, ahead = np.zeros(len(target), dtype=int), np.zeros(len(target) + 1, dtype=int)
-    for _, block in table.blocks():
-        sigma = block[:, SIGMA]  # (the targets at or beyond its last point: all of it)
-        lo, hi = np.searchsorted(target, [sigma[0], sigma[-1]], side="left")
-        count[lo:hi] += np.searchsorted(sigma, target[lo:hi], side="right")
-        ahead[hi] += len(sigma)
-    np.cumsum(ahead, out=ahead)
-    j = count
-    j += ahead[:-1]  # (in place: the heap keeps what is freed, keep_freed_memory)
-    j -= 1
-    del ahead
-    s, before = np.empty(len(target)), np.empty((len(target), 2))
-    for c in range(0, len(target), BLOCK):
-        x, i = target[c : c + BLOCK], j[c : c + BLOCK]
-        k = np.clip(i, 0, F - 2)
-        left, right = table.points.take(k), table.points.take(k + 1)
+    (``fp[j]`` where ``x == xp[j]``, the slope from ``j + 1`` where that from j is NaN).
+    Memory: a block's (the targets, the points before them and their s were 5 numbers a
+    shape point, ~one an input sample, in memory)."""
+    F, E = len(table.points), len(target)
+    sizes = np.minimum(BLOCK, F - BLOCK * np.arange(len(table.edges)))
+    out = Stored(E, (3,))
+    for c in range(0, E, BLOCK):
+        x = target[c : c + BLOCK]
+        j = np.zeros(len(x), dtype=int)  # (the table's points at or below each, less one)
+        for k, ((first, last), size) in enumerate(zip(table.edges, sizes, strict=True)):
+            lo, hi = np.searchsorted(x, [first, last], side="left")
+            if lo < hi:  # (the targets within the block: counted in it)
+                sigma = table.points[k * BLOCK : k * BLOCK + size][:, SIGMA]
+                j[lo:hi] += np.searchsorted(sigma, x[lo:hi], side="right")
+            j[hi:] += size  # (those at or beyond its last point: all of it)
+        j -= 1
+        i = np.clip(j, 0, F - 2)
+        left, right = table.points.take(i), table.points.take(i + 1)
         (f0, x0), (f1, x1) = left[:, [S, SIGMA]].T, right[:, [S, SIGMA]].T
         with np.errstate(divide="ignore", invalid="ignore"):
             slope = (f1 - f0) / (x1 - x0)
@@ -519,24 +558,31 @@ def _placed(table: Table, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             y[nan] = slope[nan] * (x[nan] - x1[nan]) + f1[nan]
         y = np.where(np.isnan(y) & nan & (f0 == f1), f0, y)
         y = np.where(x == x0, f0, y)
-        s[c : c + BLOCK] = np.where(i >= F - 1, f1, np.where(i < 0, f0, y))
-        before[c : c + BLOCK] = np.stack([f0, x0], axis=1)
-    return s, before
+        out.write(c, np.stack([np.where(j >= F - 1, f1, np.where(j < 0, f0, y)), f0, x0],
+                              axis=1))
+    return out
 
 
-def _shape_points(path: Source, s: np.ndarray, before: np.ndarray, ends: np.ndarray,
-                  joints: int) -> tuple[Stored, np.ndarray]:
+#: the columns of :func:`_placed`'s rows: the target's s, and the s and sigma of the table's
+#: point before it
+AT, BEFORE_S, BEFORE_SIGMA = 0, 1, 2
+
+
+def _shape_points(path: Source, placed: Stored, ends: np.ndarray, joints: int
+                  ) -> tuple[Stored, np.ndarray]:
     """((E, 1 + n) on disk: each sorted s's own arc length (from the table's point before
-    it, ``before`` (E, 2): its s and sigma, :func:`_length` on to it) and the path's
+    it, :func:`_placed`'s rows: its s and sigma, :func:`_length` on to it) and the path's
     positions there; ``|q'|`` at the points ``ends`` (sorted indices of s)): one pass over
-    the path, chunk by chunk."""
-    shaped, speed = Stored(len(s), (1 + joints,)), np.empty(len(ends))
-    for chunk, part in _walk(path(), s):
+    the path, chunk by chunk, reading the rows of the s in each chunk."""
+    shaped, speed = Stored(len(placed), (1 + joints,)), np.empty(len(ends))
+    for chunk, part in _walk(path(), _Part(placed, 0, len(placed), slice(AT, AT + 1))):
+        rows = placed[part]
+        s = rows[:, AT]
         shaped.write(part.start, np.concatenate([
-            (before[part, 1] + _length(chunk, before[part, 0], s[part]))[:, None],
-            between(chunk, s[part], 0)], axis=1))
+            (rows[:, BEFORE_SIGMA] + _length(chunk, rows[:, BEFORE_S], s))[:, None],
+            between(chunk, s, 0)], axis=1))
         mine = (ends >= part.start) & (ends < part.stop)
-        speed[mine] = np.linalg.norm(between(chunk, s[ends[mine]], 1), axis=1)
+        speed[mine] = np.linalg.norm(between(chunk, s[ends[mine] - part.start], 1), axis=1)
     return shaped, speed
 
 
@@ -657,22 +703,34 @@ def controllable(r: Rows, delta: np.ndarray, end: tuple[float, float]) -> np.nda
 
 @dataclass(frozen=True, eq=False)
 class Law:
-    """A law along one :class:`Arc`: x at its grid points (M,) and u on its intervals (M-1,:
-    on disk from :func:`along`, :class:`~hodyn_cli.algorithms.limits.stored.Stored`, read
-    where asked, at a corner); ``played``: the x the motion is played with at its grid
-    points where it is made otherwise than by :func:`smoothed` and :func:`lowered` (None:
-    made so, :func:`played`; :func:`~hodyn_cli.algorithms.limits.rates.kept`: for the
-    limits of higher orders)."""
+    """A law along one :class:`Arc`: x at its grid points (M,) and u on its intervals (M-1,)
+    (from :func:`along`: u on disk, :class:`~hodyn_cli.algorithms.limits.stored.Stored`,
+    read where asked, at a corner; x too on a long arc, read a block at a time, in memory
+    below :data:`~hodyn_cli.algorithms.limits.stored.ON_DISK` bytes); ``played``: the x the
+    motion is played with at its grid points where it is made otherwise than by
+    :func:`smoothed` and :func:`lowered` (None: made so, :func:`played`;
+    :func:`~hodyn_cli.algorithms.limits.rates.kept`: for the limits of higher orders)."""
 
-    sigma: np.ndarray
-    x: np.ndarray
+    sigma: Grid
+    x: np.ndarray | Stored
     u: np.ndarray | Stored
-    played: np.ndarray | None = None
+    played: np.ndarray | Stored | None = None
 
     @property
     def duration(self) -> float:
-        r = np.sqrt(np.maximum(self.x, 0.0))
-        return float(np.sum(2 * np.diff(self.sigma) / (r[:-1] + r[1:])))
+        """(x and sigma whole: the limits of higher orders' rounds, which hold them.)"""
+        r = np.sqrt(np.maximum(self.x[:], 0.0))
+        return float(np.sum(2 * np.diff(np.asarray(self.sigma)) / (r[:-1] + r[1:])))
+
+    @property
+    def largest(self) -> float:
+        """The largest x (read a block at a time)."""
+        return _largest(self.x)
+
+    def held(self) -> Law:
+        """The law with x in memory (for what takes it whole: the rounds of
+        :mod:`~hodyn_cli.algorithms.limits.rates`)."""
+        return self if isinstance(self.x, np.ndarray) else replace(self, x=self.x[:])
 
 
 def greedy(r: Rows, delta: np.ndarray, K: np.ndarray, start: float, sigma: np.ndarray) -> Law:
@@ -818,16 +876,18 @@ def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
     start = first[0] if arc.rest[0] else first[1]
     if arc.rest[0] and start > 0:
         return None
-    x, u = np.empty(M), Stored(M - 1)  # (u: on disk, read at a corner alone)
-    x[0] = start
+    # (u: on disk, read at a corner alone; x: on disk on a long arc, 8 bytes a grid point
+    # held from the passes to the output's last sample otherwise)
+    x, u, at = Stored(M), Stored(M - 1), float(start)
     for a, b in pieces:
         r = kept or rows_at(a, b + 1)
         assert r is not None  # (as in the backward pass)
-        law = greedy(r, delta(a, b), K[a : b + 1], float(x[a]), arc.sigma[a : b + 1])
-        x[a : b + 1] = law.x
+        law = greedy(r, delta(a, b), K[a : b + 1], at, arc.sigma[a : b + 1])
+        x.write(a, np.asarray(law.x))
         u.write(a, np.asarray(law.u))  # (greedy's: in memory)
+        at = float(law.x[-1])
         advance(b - a + (a == 0))
-    return Law(arc.sigma, x, u)
+    return Law(arc.sigma, x if x.on_disk else x[:], u)
 
 
 #: an array of the grid read by slices a block at a time: in memory, or on disk
@@ -856,7 +916,7 @@ def smoothed(law: Law, reach: float = 0.0, half: np.ndarray | None = None) -> np
     averages' half-widths (grid intervals, per point) instead of :func:`widths`'.
     (Whole: :func:`_smoothed` made a block at a time.)"""
     if len(law.x) < PASSES + 3:  # (not one interval either side: below LEAST, never an arc's)
-        return law.x
+        return law.x[:]
     return _smoothed(law.x, _widths(law, reach) if half is None else half)[:]
 
 
@@ -917,7 +977,7 @@ def _widths(law: Law, reach: float) -> Stored:
 CALMING = 3
 
 
-def lowered(x: np.ndarray, smooth: np.ndarray, reach: int) -> np.ndarray:
+def lowered(x: Column, smooth: np.ndarray, reach: int) -> np.ndarray:
     """The smoothed law ``smooth`` times a factor field ``f <= min(1, x / smooth)``: at most
     the law x itself wherever the smoothing raised it (where x turns from braking to
     speeding up, as where it touches a velocity limit or another ceiling of its own, the
@@ -1032,6 +1092,14 @@ def _beneath(v: Column, width: int) -> Stored:
         out = _kept(n, _averaged(out, width, odd=False))
     assert isinstance(out, Stored)
     return out
+
+
+def field(n: int, blocks: Iterable[tuple[int, np.ndarray]], width: int) -> Stored:
+    """:func:`beneath` (at most 1) of the n points of ``blocks`` ((a, points a ..) in turn),
+    on disk, made a block at a time."""
+    lows = _beneath(_kept(n, blocks), width)
+    # (the averages of ones are one to rounding: not above it)
+    return _kept(n, ((a, np.minimum(v, 1.0)) for a, v in _blocks(lows)))
 
 
 def least(v: np.ndarray, r: int) -> np.ndarray:
@@ -1299,6 +1367,10 @@ class Warped:
     ramp: Ramp | None
     end: float
 
+    def times(self, a: int, b: int) -> np.ndarray:
+        """The times of the points a .. b-1 from the start, warped."""
+        return self._times(self.t[a:b])[0]
+
     @property
     def duration(self) -> float:
         """The time from its first point to its last, warped."""
@@ -1346,7 +1418,7 @@ def _slope(x: np.ndarray) -> float:
     return float(-11 * x[0] + 18 * x[1] - 9 * x[2] + 2 * x[3]) / 6
 
 
-def law_spline(sigma: np.ndarray, x: np.ndarray) -> BSpline:
+def law_spline(sigma: Grid, x: np.ndarray) -> BSpline:
     """x(sigma) through the smoothed law: a quintic spline whose slope and curvature at
     each end are those of the cubic through its four points there. The not-a-knot
     ends extrapolate the curvature near a rest into its first interval: the iiwa's second
@@ -1371,7 +1443,7 @@ class LawSpline:
     alone (a long path's played law held its knots and coefficients, 16 bytes a grid
     point; its knots and their derivatives' differences were made for each window)."""
 
-    sigma: np.ndarray
+    sigma: Grid
     coefficients: Stored
 
     def window(self, lo: float, hi: float) -> BSpline:
@@ -1381,13 +1453,13 @@ class LawSpline:
         k, M = LAW, len(self.sigma)
         # (knot j is sigma[j - k], clipped to the ends: the interval of x on the knots is k
         # and the points of the grid up to x, less one, within k .. M + k - 2)
-        a, b = np.clip(k + np.searchsorted(self.sigma, [lo, hi], side="right") - 1, k,
-                       M + k - 2)
+        a, b = np.clip(k + self.sigma.searchsorted(np.array([lo, hi]), side="right") - 1,
+                       k, M + k - 2)
         knots = self.sigma[np.clip(np.arange(a - 2 * k, b + 2), 0, M - 1)]
         return BSpline(knots, self.coefficients[a - k : b + 1], k)
 
 
-def _law_spline(sigma: np.ndarray, x: Column) -> LawSpline:
+def _law_spline(sigma: Grid, x: Column) -> LawSpline:
     """:func:`law_spline` through x (in memory or on disk, read a block at a time), its
     coefficients on disk."""
     M = len(sigma)
@@ -1401,7 +1473,7 @@ def _law_spline(sigma: np.ndarray, x: Column) -> LawSpline:
     return LawSpline(sigma, coefficients)
 
 
-def _ends(sigma: np.ndarray, x: np.ndarray) -> tuple[list[tuple[int, float]],
+def _ends(sigma: Grid, x: np.ndarray) -> tuple[list[tuple[int, float]],
                                                      list[tuple[int, float]]]:
     """The slope and curvature at each end of the cubic through the four points there."""
     h = sigma[1] - sigma[0]

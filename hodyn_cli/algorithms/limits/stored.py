@@ -104,6 +104,11 @@ class Stored:
     def __len__(self) -> int:
         return self.shape[0]
 
+    @property
+    def on_disk(self) -> bool:
+        """Whether its rows are in its file (not in memory)."""
+        return self._file is not None
+
     def write(self, a: int, values: np.ndarray) -> None:
         """Rows a .. a + len(values) - 1 set to ``values``."""
         values = np.ascontiguousarray(values, dtype=float).reshape((-1, *self.shape[1:]))
