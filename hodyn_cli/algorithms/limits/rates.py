@@ -441,7 +441,8 @@ def cornered(pieces: list[tuple[reachability.Arc, reachability.Law]],
             continue
         line = 2 * cap * np.abs(arc.sigma - arc.sigma[end])
         inward = slice(None) if end == 0 else slice(None, None, -1)
-        above = law.x[inward][1:] > line[inward][1:]  # (at the corner both are 0)
+        above = law.x[:][inward][1:] > line[inward][1:]  # (at the corner both are 0; x
+        # read whole: on disk where the arc is long, read forwards only)
         reach = 1 + (int(np.argmin(above)) if not above.all() else len(above))
         ceiling = np.full(len(line), np.inf) if out[i] is None else out[i]
         assert ceiling is not None
