@@ -29,6 +29,7 @@ def test_an_evenly_spaced_grid_is_numpy_s_linspace_to_the_bit(start, stop, n):
     index = rng.integers(0, n, 50)
     assert np.array_equal(grid[index], whole[index])
     assert all(grid[i] == whole[i] for i in (0, n - 1, -1, n // 2))
+    assert all(grid[np.array(i)] == whole[np.array(i)] for i in (0, n - 1, -1))  # (0-d)
     with pytest.raises(IndexError):
         grid[n]
     at = np.concatenate([whole, np.nextafter(whole, np.inf), np.nextafter(whole, -np.inf),

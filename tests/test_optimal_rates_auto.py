@@ -17,7 +17,8 @@ from hodyn_cli.algorithms.limits import optimal
 from hodyn_cli.cli.app import app
 
 IIWA = URDF / "iiwa14.urdf"
-#: torque rates below gravity's own rate along the cosine: the windows' law 12 % shorter
+#: torque rates below gravity's own rate along the cosine: the windows' law 1.3 % shorter
+#: (2.397 s against reachability's 2.428 s, the sequential programmes' raise of the rounds')
 RATES_25 = "".join(f"[joints.iiwa_joint_{i}]\ntorque_rate = 25.0\n" for i in range(1, 8))
 
 
@@ -115,9 +116,10 @@ def test_where_the_windows_cannot_be_shorter_auto_stops_them_and_they_are_not(
 
 @pytest.mark.slow
 def test_where_the_windows_law_is_shorter_nothing_stops_them(cosine, tmp_path, stops):
-    """Torque rates of 25 N m/s: reachability's law 3.8 times its passes', the windows' 12 %
-    shorter; auto runs them to their law (none stopped) and keeps it, what ``--solver
-    windows`` alone writes."""
+    """Torque rates of 25 N m/s: the rounds' law 3.8 times its passes', the windows' 1.3 %
+    shorter than reachability's (2.397 s against 2.428 s: reachability's law was 2.712 s
+    before the sequential programmes raised it, the windows' then 12 % shorter); auto runs
+    them to their law (none stopped) and keeps it, what ``--solver windows`` alone writes."""
     limits = tmp_path / "rates.toml"
     limits.write_text(RATES_25)
     outs = {s: tmp_path / f"{s}.h5" for s in ("auto", "reachability", "windows")}
@@ -126,4 +128,4 @@ def test_where_the_windows_law_is_shorter_nothing_stops_them(cosine, tmp_path, s
                    "-o", out), cosine)
     auto, alone, windows = (attrs(outs[s]) for s in ("auto", "reachability", "windows"))
     assert not stops and auto["solver"] == "windows"
-    assert auto["duration"] == windows["duration"] < 0.9 * alone["duration"]
+    assert auto["duration"] == windows["duration"] < alone["duration"]

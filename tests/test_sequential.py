@@ -98,3 +98,16 @@ def test_the_pass_is_never_worse_than_the_law_it_starts_from(iiwa, monkeypatch):
     monkeypatch.setattr(sequential, "MOST", M)
     monkeypatch.setattr(sequential, "TRUST", 0.0)  # (no room: no step shortens it)
     assert sequential.refined(sigma, x, lambda a, b: limits, [(0, M)], rates.TOLERANCE) is x
+
+
+def test_a_grid_beyond_most_is_left_before_its_basis_is_made(monkeypatch):
+    """A grid of more than MOST points is returned as it is without the correction's basis
+    being made (four (M, n) sparse matrices: on 1.2 x 10^6 points a peak RSS of 540 MiB
+    against 100 MiB, for a programme never run)."""
+    def made(sigma):
+        raise AssertionError(f"the basis of {len(sigma)} points was made")
+
+    monkeypatch.setattr(sequential, "_basis", made)
+    sigma = np.linspace(0.0, 1.0, sequential.MOST + 1)
+    x = np.ones_like(sigma)
+    assert sequential.refined(sigma, x, lambda a, b: [], [(0, len(x))], rates.TOLERANCE) is x

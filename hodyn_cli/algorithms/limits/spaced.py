@@ -70,6 +70,8 @@ class Spaced(NDArrayOperatorsMixin):
         index = np.asarray(key)
         if index.dtype == bool:
             return np.asarray(self)[index]
+        if index.ndim == 0:  # (a 0-d integer array: a point, as numpy's)
+            return self[int(index)]
         index = np.where(index < 0, index + self.n, index)
         if index.size and not (0 <= index.min() and index.max() < self.n):
             raise IndexError("index out of range of the grid")
