@@ -537,11 +537,18 @@ def _placed(table: Table, target: Column) -> Stored:
     shape point, ~one an input sample, in memory)."""
     F, E = len(table.points), len(target)
     sizes = np.minimum(BLOCK, F - BLOCK * np.arange(len(table.edges)))
+    below = np.concatenate([[0], np.cumsum(sizes)])  # (the points in the blocks before each)
     out = Stored(E, (3,))
     for c in range(0, E, BLOCK):
         x = target[c : c + BLOCK]
-        j = np.zeros(len(x), dtype=int)  # (the table's points at or below each, less one)
-        for k, ((first, last), size) in enumerate(zip(table.edges, sizes, strict=True)):
+        # (the blocks ending at or before the first target count wholly for every target,
+        # those starting beyond the last not at all: only the blocks between are read, so
+        # the cost is linear in the table, not its blocks times the targets')
+        k0 = int(np.searchsorted(table.edges[:, 1], x[0], side="right"))
+        k1 = max(k0, int(np.searchsorted(table.edges[:, 0], x[-1], side="right")))
+        j = np.full(len(x), below[k0], dtype=int)  # (the points at or below each, less one)
+        for k in range(k0, k1):
+            (first, last), size = table.edges[k], int(sizes[k])
             lo, hi = np.searchsorted(x, [first, last], side="left")
             if lo < hi:  # (the targets within the block: counted in it)
                 sigma = table.points[k * BLOCK : k * BLOCK + size][:, SIGMA]
