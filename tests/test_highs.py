@@ -57,12 +57,12 @@ def test_a_basis_handed_on_starts_a_programme_with_moved_rows():
     lp.add(A[:200], lb[:200], ub[:200])
     assert lp.solve() is not None
     basis = lp.basis()
-    assert basis is not None and len(basis[0]) == len(c) and len(basis[1]) == 200
+    assert basis is not None and len(basis.col_status) == len(c) and len(basis.row_status) == 200
     moved = A.copy()
     moved.data *= 1 + 0.01 * np.random.default_rng(5).normal(size=moved.nnz)
     nxt = LP(c * 1.01, 0.9 * lower, 0.9 * upper)
     nxt.add(moved, lb, ub)
-    nxt.start(*basis)
+    nxt.start(basis)
     x = nxt.solve()
     scratch = LP(c * 1.01, 0.9 * lower, 0.9 * upper)
     scratch.add(moved, lb, ub)

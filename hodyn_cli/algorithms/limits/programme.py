@@ -61,7 +61,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import combinations_with_replacement
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -864,7 +864,7 @@ class _Active:
 
     rows: np.ndarray
     order: np.ndarray
-    basis: tuple[np.ndarray, np.ndarray] | None
+    basis: Any
 
 
 def _smooth_programme(objective, bounds, A, lb, ub, c, weight, previous: _Active | None = None
@@ -913,7 +913,7 @@ def _linear_programme(objective, bounds, A, lb, ub, now, previous: _Active | Non
     lp = LP(objective, bounds.lb, bounds.ub)
     lp.add(A[order], lb[order], ub[order])
     if previous is not None and previous.basis is not None:
-        lp.start(*previous.basis)
+        lp.start(previous.basis)
     for _ in range(8):
         x = lp.solve(SIMPLEX_ITERATIONS * len(objective), LP_SECONDS)
         if x is None:
