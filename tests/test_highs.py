@@ -49,6 +49,20 @@ def test_rows_added_and_re_solved_from_the_basis_give_the_cold_optimum(capfd):
     assert capfd.readouterr() == ("", "")  # (HiGHS 1.16's banner, its log: none)
 
 
+def test_out_of_its_share_from_the_basis_a_solve_starts_again_from_scratch(monkeypatch):
+    from hodyn_cli.algorithms.limits import highs
+
+    c, A, lb, ub, lower, upper = programme(seed=5)
+    lp = LP(c, lower, upper)
+    lp.add(A[:100], lb[:100], ub[:100])
+    assert lp.solve(iterations=10_000) is not None
+    lp.add(A[100:], lb[100:], ub[100:])
+    monkeypatch.setattr(highs, "FROM_BASIS", 0.0)
+    x = lp.solve(iterations=10_000)
+    assert lp.method == "simplex" and x is not None and lp.iterations > 0
+    assert c @ x == pytest.approx(c @ cold(c, A, lb, ub, lower, upper), rel=1e-9)
+
+
 def test_a_basis_handed_on_starts_a_programme_with_moved_rows():
     """The next programme (the same columns, its rows' values and bounds moved a little,
     more rows) from the last one's basis: the cold optimum, in fewer iterations."""
