@@ -328,8 +328,11 @@ def hodyn_here(*args, input: str | bytes | None = None, env: dict[str, str | Non
     assert app.registered_commands
 
     argv = [str(a) for a in args]
-    # (click >= 8.2, which every typer pyproject.toml admits runs with: stdout, stderr, both)
-    with CliRunner().isolation(input=input, env=env) as (out, err, *_):
+    try:  # click < 8.2 (typer 0.15's): stderr apart only when asked, (stdout, stderr)
+        runner = CliRunner(mix_stderr=False)
+    except TypeError:  # click >= 8.2, typer's own copy: always apart, (stdout, stderr, both)
+        runner = CliRunner()
+    with runner.isolation(input=input, env=env) as (out, err, *_):
         code = run(only(argv[:1]), argv)
         sys.stdout.flush()
         sys.stderr.flush()
