@@ -148,3 +148,24 @@ def test_a_law_shorter_than_a_few_output_steps_asks_for_a_finer_rate():
             r"0\.000834 s, 0\.17 of the output's steps at 200 Hz \(a finer --rate\)")):
         hodyn_cli.retime_optimal(model, path, limits=limits, gravity=NO_GRAVITY, rate=200.0,
                                  arc_grid=ARC_GRID, solver="reachability")
+
+
+@pytest.mark.parametrize("uniform", [True, False], ids=["to-limits", "optimal"])
+def test_an_output_coarser_than_the_motion_is_never_faster_than_the_uniform_scaling(uniform):
+    """A motion of 0.83 ms at its limits resampled at 200 Hz: two samples, both at its rests,
+    where nothing limits its speed (but rounding in q'). ``--to-limits --rate`` and
+    ``--optimal``'s fallback to the uniform scaling play it as the uniform scaling found on
+    the input's samples, not faster (they gave 1.3e-13 s and 6.9e-14 s on the finger_edu's
+    point-to-point path at 20 Hz, its torques "on their limits" at the second sample)."""
+    model = hodyn_cli.load_robot(ROBOT)
+    path = generate(model, "point-to-point", waypoints=WAYPOINTS[:2], segment_duration=[1.0],
+                    rate=100.0)
+    limits = {j: {"velocity": 5e3, "torque": 3e6} for j in model.joint_names}
+    fastest, _, _ = hodyn_cli.retime(model, path, limits=limits, gravity=NO_GRAVITY)
+    opt = hodyn_cli.api.time_optimal(model, limits, gravity=NO_GRAVITY, rate=200.0,
+                                     uniform=uniform, arc_grid=None if uniform else ARC_GRID)
+    opt.fit(lambda: [path])
+    out = np.concatenate([piece.t for piece in opt.retimed([path])])
+    assert uniform or opt.used == "uniform"
+    assert opt.duration == pytest.approx(fastest.t[-1] - fastest.t[0], rel=1e-9)
+    assert out[-1] - out[0] == pytest.approx(opt.duration, rel=1e-12)

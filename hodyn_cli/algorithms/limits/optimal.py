@@ -187,6 +187,16 @@ class Plan:
                           compose(q, self.law.rates(s, K)) if K else q, t, series={"s": s[:, None]})
 
 
+def _no_faster(found: Binding | None) -> Binding:
+    """The final fit's binding on a uniform scaling's samples (the plan: the uniform
+    scaling found on the samples it was planned from), held at the plan's speed where it
+    would play it faster: samples that miss where it binds, or all lie at rests, see no
+    limit (the finger_edu's 10 ms point-to-point motion resampled at 20 Hz, two samples at
+    its rests, whose rounding in q' bound it at 1.3e-13 s)."""
+    assert found is not None
+    return found if found.k >= 1 else replace(found, x=1.0)
+
+
 def _follows(differences: Differences, joints: tuple[str, ...]) -> None:
     """Refuse a path whose derivatives do not follow from its positions (beyond
     :data:`APART` times ``hodyn validate``'s tolerance): it is played between its samples,
@@ -923,8 +933,7 @@ class Optimal:
         if self.uniform:  # the uniform scaling, from rest, resampled
             self.plan(chunks())
             _, search, _ = self._fitted(chunks())
-            self.final = search.best[0]
-            assert self.final is not None
+            self.final = _no_faster(search.best[0])
             self.consistent = self._resampled(chunks, from_rest=True)
             return self.final
         self.why_windows = ("as --solver windows asks" if self.solver == "windows" else
@@ -1037,8 +1046,7 @@ class Optimal:
                                                                uniform.x**2))
         self.path = replace(self.path, law=law)
         fit, search, _ = self._fitted(chunks())
-        self.final = fit.solve() or search.best[0]
-        assert self.final is not None
+        self.final = _no_faster(fit.solve() or search.best[0])
         consistent = self._resampled(chunks)
         if self.rate is None and (self.duration > self.uniform_duration or not consistent):
             # (not consistent: the law as planned, its samples failing hodyn validate, an
@@ -1106,6 +1114,8 @@ class Optimal:
         beyond = (self.final, 1.0) if self.final.k > 1 else None
         for _ in range(RESAMPLES):
             scale *= k
+            if self.uniform or self.used == "uniform":  # (_no_faster's: no sampling of a
+                scale = max(scale, 1.0)  # uniform scaling plays it faster)
             self.path = start.slower(scale)
             fit, search, lag = self._fitted(chunks())
             found = search.best[0] if from_rest else fit.solve() or search.best[0]
@@ -1113,7 +1123,8 @@ class Optimal:
             if found.k <= 1 and lag <= 1:  # fits as sampled, and hodyn validate passes it
                 if best is None or scale < best[0]:
                     best = (scale, self.path, found, beyond)
-                if found.k >= 1 - CLOSE:
+                if found.k >= 1 - CLOSE or scale == 1.0 and (self.uniform or
+                                                             self.used == "uniform"):
                     break
             elif found.k > 1 and (beyond is None or found.k > beyond[0].k):
                 beyond = (found, scale)
