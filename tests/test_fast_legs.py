@@ -16,6 +16,7 @@ import hodyn_cli
 from conftest import URDF
 from conftest import optimal_notice as notice
 from hodyn_cli.algorithms.limits import reachability
+from hodyn_cli.algorithms.limits.optimal import SPED
 from hodyn_cli.algorithms.planning.generate import generate
 from hodyn_cli.cli.app import app
 from hodyn_cli.errors import HodynError
@@ -151,12 +152,13 @@ def test_a_law_shorter_than_a_few_output_steps_asks_for_a_finer_rate():
 
 
 @pytest.mark.parametrize("uniform", [True, False], ids=["to-limits", "optimal"])
-def test_an_output_coarser_than_the_motion_is_never_faster_than_the_uniform_scaling(uniform):
+def test_an_output_coarser_than_the_motion_is_at_most_fit_faster_than_the_uniform_scaling(uniform):
     """A motion of 0.83 ms at its limits resampled at 200 Hz: two samples, both at its rests,
     where nothing limits its speed (but rounding in q'). ``--to-limits --rate`` and
-    ``--optimal``'s fallback to the uniform scaling play it as the uniform scaling found on
-    the input's samples, not faster (they gave 1.3e-13 s and 6.9e-14 s on the finger_edu's
-    point-to-point path at 20 Hz, its torques "on their limits" at the second sample)."""
+    ``--optimal``'s fallback to the uniform scaling play it at most FIT faster than the
+    uniform scaling found on the input's samples, as every final fit (they gave 1.3e-13 s
+    and 6.9e-14 s on the finger_edu's point-to-point path at 20 Hz, its torques "on their
+    limits" at the second sample)."""
     model = hodyn_cli.load_robot(ROBOT)
     path = generate(model, "point-to-point", waypoints=WAYPOINTS[:2], segment_duration=[1.0],
                     rate=100.0)
@@ -167,5 +169,6 @@ def test_an_output_coarser_than_the_motion_is_never_faster_than_the_uniform_scal
     opt.fit(lambda: [path])
     out = np.concatenate([piece.t for piece in opt.retimed([path])])
     assert uniform or opt.used == "uniform"
-    assert opt.duration == pytest.approx(fastest.t[-1] - fastest.t[0], rel=1e-9)
+    uniform_duration = fastest.t[-1] - fastest.t[0]
+    assert SPED * uniform_duration * (1 - 1e-12) <= opt.duration <= uniform_duration
     assert out[-1] - out[0] == pytest.approx(opt.duration, rel=1e-12)

@@ -77,6 +77,9 @@ SLACK = 1.09
 #: the final uniform scaling is looked for among the speed-ups 1 +- FIT: first on SPEEDUPS,
 #: then by bisection between two of them
 FIT = 0.02
+#: the most a uniform scaling resampled at the output's rate is sped up (as k: 1 / (1 +
+#: FIT)), whatever its samples allow (:func:`_no_faster`)
+SPED = 1 / (1 + FIT)
 SPEEDUPS = np.linspace(1 + FIT, 1 - FIT, 201)
 #: plans at most: where no uniform speed-up within FIT of 1 fits the played motion, the limits
 #: the plan is made for are tightened by twice the excess (at least MARGIN) and it is planned
@@ -189,12 +192,14 @@ class Plan:
 
 def _no_faster(found: Binding | None) -> Binding:
     """The final fit's binding on a uniform scaling's samples (the plan: the uniform
-    scaling found on the samples it was planned from), held at the plan's speed where it
-    would play it faster: samples that miss where it binds, or all lie at rests, see no
-    limit (the finger_edu's 10 ms point-to-point motion resampled at 20 Hz, two samples at
-    its rests, whose rounding in q' bound it at 1.3e-13 s)."""
+    scaling found on the samples it was planned from), held at a speed-up of 1 + FIT at
+    most, as every final fit's: samples that miss where it binds, or all lie at rests, see
+    no limit (the finger_edu's 10 ms point-to-point motion resampled at 20 Hz, two samples
+    at its rests, whose rounding in q' bound it at 1.3e-13 s). (At most 1 instead cost up
+    to 0.25 % on 20 of the 62 arms' rows of benchmarks/stranger_optimal.py, whose samples
+    keep their limits a little faster than the played motion's denser ones do.)"""
     assert found is not None
-    return found if found.k >= 1 else replace(found, x=1.0)
+    return found if found.k >= SPED else replace(found, x=1 / SPED)
 
 
 def _follows(differences: Differences, joints: tuple[str, ...]) -> None:
@@ -1114,8 +1119,8 @@ class Optimal:
         beyond = (self.final, 1.0) if self.final.k > 1 else None
         for _ in range(RESAMPLES):
             scale *= k
-            if self.uniform or self.used == "uniform":  # (_no_faster's: no sampling of a
-                scale = max(scale, 1.0)  # uniform scaling plays it faster)
+            if self.uniform or self.used == "uniform":  # (_no_faster's bound)
+                scale = max(scale, SPED)
             self.path = start.slower(scale)
             fit, search, lag = self._fitted(chunks())
             found = search.best[0] if from_rest else fit.solve() or search.best[0]
@@ -1123,8 +1128,8 @@ class Optimal:
             if found.k <= 1 and lag <= 1:  # fits as sampled, and hodyn validate passes it
                 if best is None or scale < best[0]:
                     best = (scale, self.path, found, beyond)
-                if found.k >= 1 - CLOSE or scale == 1.0 and (self.uniform or
-                                                             self.used == "uniform"):
+                if found.k >= 1 - CLOSE or scale == SPED and (self.uniform or
+                                                              self.used == "uniform"):
                     break
             elif found.k > 1 and (beyond is None or found.k > beyond[0].k):
                 beyond = (found, scale)
