@@ -163,9 +163,8 @@ def test_the_programmes_reach_the_windows_on_the_iiwa_s_fourier_path_with_jerk_l
     measured; 2.080 s with the ends frozen), every limit kept at every sample, the output
     passing validate (~15 s of CPU)."""
     import hodyn_cli
-    from hodyn_cli.algorithms.planning.generate import generate
-
     from conftest import URDF
+    from hodyn_cli.algorithms.planning.generate import generate
 
     model = hodyn_cli.load_robot(str(URDF / "iiwa14.urdf"))
     traj = generate(model, "fourier", duration=3.0, rate=200.0, derivatives=4)
