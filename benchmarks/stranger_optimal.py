@@ -197,7 +197,10 @@ def _peer(model, through, rests) -> tuple[float, float, float]:
     """toppra from rest to rest along the pieces ``through`` and ``rests`` (curve, from, to):
     (the first's duration, the second's, seconds)."""
     t0 = time.perf_counter()
-    durations = [sum(toppra_curve(model, c, lo, hi)[0].duration for c, lo, hi in pieces)
+    # (nan where toppra returns no law: on the finger_edu's whole line through its middle
+    # rest it did, and the run stopped there)
+    durations = [sum(np.nan if r is None else r.duration
+                     for r in (toppra_curve(model, c, lo, hi)[0] for c, lo, hi in pieces))
                  for pieces in (through, rests)]
     return durations[0], durations[1], time.perf_counter() - t0
 

@@ -309,6 +309,37 @@ PEAK = ("import atexit, sys\n"
         "main()\n")
 
 
+def hodyn_here(*args, input: str | bytes | None = None, env: dict[str, str | None] | None = None
+               ) -> subprocess.CompletedProcess:
+    """``hodyn args`` run in this process as ``python -m hodyn_cli`` runs it (the exit
+    status of :func:`hodyn_cli.cli.errors.run` on the app of that one command, stdout and
+    stderr apart, ``input`` on stdin, ``env`` set meanwhile, None unsetting): a test of what a command
+    prints, writes or exits with need not pay a Python start and the library's imports
+    (~0.5 s of CPU a command). Tests of the process itself (signals, pipes, tracebacks of a
+    real exit, imports at start) run ``sys.executable -m hodyn_cli``. An exception the
+    command line does not map reaches the test, as an internal error would fail it."""
+    from typer.testing import CliRunner
+
+    # (app: every command registered, in --help's order, before ``only`` imports one's module
+    # first: the order commands register in is the order their modules were imported in)
+    from hodyn_cli.cli.app import app, only
+    from hodyn_cli.cli.errors import run
+
+    assert app.registered_commands
+
+    argv = [str(a) for a in args]
+    try:  # click < 8.2 (typer 0.15's): stderr apart only when asked, (stdout, stderr)
+        runner = CliRunner(mix_stderr=False)
+    except TypeError:  # click >= 8.2, typer's own copy: always apart, (stdout, stderr, both)
+        runner = CliRunner()
+    with runner.isolation(input=input, env=env) as (out, err, *_):
+        code = run(only(argv[:1]), argv)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        stdout, stderr = out.getvalue().decode(), err.getvalue().decode("utf-8", "replace")
+    return subprocess.CompletedProcess(["hodyn", *argv], code, stdout, stderr)
+
+
 def threads_started_since(before: set[threading.Thread]) -> list[threading.Thread]:
     """The threads alive now that were not in ``before`` (``set(threading.enumerate())``
     taken earlier): what a run left behind. Not ``threading.active_count()``: a thread of an

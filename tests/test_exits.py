@@ -20,7 +20,7 @@ from typing import BinaryIO
 
 import pytest
 
-from conftest import ROOT, SAMPLES, URDF, threads_started_since
+from conftest import ROOT, SAMPLES, URDF, hodyn_here, threads_started_since
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io.reader import TrajectoryReader
 from hodyn_cli.io.writers import CsvSink
@@ -346,9 +346,11 @@ def inputs(tmp_path):
     ("compute", IIWA, "x.h5", "--output-dir", "."),
     ("compute", IIWA, "x.csv", "--output-dir", ".", "--format", "csv"),
 ], ids=lambda a: " ".join(a[:1] + a[2:]))
-def test_an_output_that_is_an_input_is_refused(inputs, args):
+def test_an_output_that_is_an_input_is_refused(inputs, args, monkeypatch):
+    """In this process (the batch's case below in a real one)."""
     before = {p.name: digest(p) for p in inputs.iterdir() if p.is_file()}
-    p = hodyn(*args, cwd=inputs)
+    monkeypatch.chdir(inputs)
+    p = hodyn_here(*args)
     assert p.returncode == 2, p.stderr
     assert p.stderr.count("\n") == 1 and "the output is an input" in p.stderr, p.stderr
     assert {p.name: digest(p) for p in inputs.iterdir() if p.is_file()} == before
@@ -457,7 +459,7 @@ def test_a_full_disk_is_exit_2_and_what_fits_is_written(small_disk, command, fit
 
 
 def test_a_directory_as_output_says_so(tmp_path):
-    p = hodyn("compute", IIWA, COSINE_CSV, "-o", tmp_path)
+    p = hodyn_here("compute", IIWA, COSINE_CSV, "-o", tmp_path)
     assert p.returncode == 2 and "is a directory" in p.stderr
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from conftest import URDF, floating_motion, legged_urdf
+from conftest import URDF, floating_motion, hodyn_here, legged_urdf
 from hodyn_cli import api
 from hodyn_cli.algorithms.dynamics.floating import inverse_dynamics, matrices
 from hodyn_cli.algorithms.motion.kinematics import link_kinematics
@@ -254,14 +254,10 @@ def test_what_takes_no_floating_base_yet_says_so_in_one_line(solo, command, extr
 def test_elastic_has_no_floating_base_option(solo):
     """Its rotors' recursion runs on a fixed base: the option is not offered (not in its
     help), and giving it is the command line's one-line usage error."""
-    import subprocess
-    import sys
-
     d, urdf, _, _ = solo
     out = d / "refused_elastic.h5"
-    result = subprocess.run([sys.executable, "-m", "hodyn_cli", "elastic", str(urdf),
-                             str(d / "all.csv"), "--drives", str(URDF / "iiwa14_drives.toml"),
-                             "--floating-base", "-o", str(out)], capture_output=True, text=True)
+    result = hodyn_here("elastic", urdf, d / "all.csv", "--drives", URDF / "iiwa14_drives.toml",
+                        "--floating-base", "-o", out)
     assert result.returncode == 2
     # click 8.1 (and typer's own copy of it): "No such option: --x"; click >= 8.2 quotes it
     assert result.stderr.strip() in ("hodyn: error: No such option: --floating-base",

@@ -13,8 +13,6 @@ quadrotor_base.urdf (where installed), and what is refused, one line each.
 import dataclasses
 import importlib.metadata
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import h5py
@@ -28,6 +26,7 @@ from conftest import (
     assert_rates,
     floating_motion,
     free_flyer_q,
+    hodyn_here,
     pinocchio_free_flyer,
     reference,
     stencil_times,
@@ -341,24 +340,21 @@ def test_what_a_single_body_cannot_do_is_one_line(tumble):
 
 @needs_erd
 def test_the_quadrotor_on_the_command_line(tmp_path):
-    """example-robot-data's quadrotor_base.urdf in a subprocess: info, the base wrench in CSV
-    and HDF5 (tau with zero columns), the one-line refusal without --floating-base."""
+    """example-robot-data's quadrotor_base.urdf as `hodyn` runs it (:func:`conftest.hodyn_here`):
+    info, the base wrench in CSV and HDF5 (tau with zero columns), the one-line refusal
+    without --floating-base."""
     model = load_model(QUADROTOR)
     t = np.linspace(0, 1, 11)
     _, base, _, _ = floating_motion(QUADROTOR.read_text(), model, t, 4, seed=15)
     traj = flight(model, base, t)
     write_trajectory(str(tmp_path / "fly.csv"), traj)
 
-    def hodyn(*args):
-        return subprocess.run([sys.executable, "-m", "hodyn_cli", *map(str, args)],
-                              capture_output=True, text=True)
-
-    info = hodyn("info", QUADROTOR)
+    info = hodyn_here("info", QUADROTOR)
     assert info.returncode == 0 and "a single rigid body" in info.stdout and "1.477" in info.stdout
     _, W = inverse_dynamics(model, traj, order=2)
     for out in (tmp_path / "W.csv", tmp_path / "W.h5"):
-        done = hodyn("compute", QUADROTOR, tmp_path / "fly.csv", "--floating-base",
-                     "--base-wrench", "-o", out)
+        done = hodyn_here("compute", QUADROTOR, tmp_path / "fly.csv", "--floating-base",
+                          "--base-wrench", "-o", out)
         assert done.returncode == 0 and done.stderr == "", done.stderr
     table = np.loadtxt(tmp_path / "W.csv", delimiter=",", skiprows=1)
     assert table.shape == (11, 1 + 18) and np.allclose(table[:, 1:].reshape(-1, 3, 6), W,
@@ -367,7 +363,7 @@ def test_the_quadrotor_on_the_command_line(tmp_path):
         assert f["tau"].shape == (11, 0) and f["taudd"].shape == (11, 0)
         assert list(f.attrs["joint_names"]) == []
         assert np.allclose(f["wrench/base_link/Wd"][:], W[:, 1], rtol=1e-12, atol=1e-12)
-    refused = hodyn("compute", QUADROTOR, tmp_path / "fly.csv", "-o", tmp_path / "no.csv")
+    refused = hodyn_here("compute", QUADROTOR, tmp_path / "fly.csv", "-o", tmp_path / "no.csv")
     assert refused.returncode == 2 and not (tmp_path / "no.csv").exists()
     assert refused.stderr == (f"hodyn: error: {QUADROTOR}: a robot with no joint goes with "
                               "--floating-base (a single rigid body has no joint torques: it "

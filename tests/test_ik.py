@@ -15,6 +15,7 @@ import pytest
 
 import hodyn_cli
 from conftest import URDF
+from conftest import hodyn_here as hodyn
 from hodyn_cli.algorithms.motion.ik import InverseKinematics, inverse_kinematics
 from hodyn_cli.algorithms.motion.kinematics import link_kinematics
 from hodyn_cli.core.motion import LinkMotion
@@ -32,11 +33,6 @@ LOCK = ("--lock", "iiwa_joint_3=0")
 # well inside the workspace: shoulder, elbow and wrist singularities far away
 OFFSET6 = np.array([0.2, 0.6, -1.2, 0.3, 1.0, 0.1])
 OFFSET7 = np.array([0.2, 0.6, 0.3, -1.2, 0.3, 1.0, 0.1])
-
-
-def hodyn(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "hodyn_cli", *map(str, args)], input=stdin,
-                          capture_output=True, text=True)
 
 
 @pytest.fixture(scope="module")

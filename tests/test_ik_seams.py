@@ -10,13 +10,12 @@ t = 7.53 s, a start pose a turn outside the limits) reproduced on a UR5-like URD
 """
 
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from conftest import SAMPLES, URDF
+from conftest import hodyn_here as hodyn
 from hodyn_cli.algorithms.motion.ik import (
     InverseKinematics,
     hermite_steps,
@@ -60,11 +59,6 @@ def ur5_like() -> bytes:
                  f'<child link="tool0"/><origin xyz="0 0.0823 0" rpy="-{HALF} 0 0"/></joint>'
                  '<link name="tool0"/></robot>')
     return "".join(parts).encode()
-
-
-def hodyn(*args):
-    return subprocess.run([sys.executable, "-m", "hodyn_cli", *map(str, args)],
-                          capture_output=True, text=True)
 
 
 @pytest.fixture(scope="module")

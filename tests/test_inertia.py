@@ -8,13 +8,12 @@ refused with a message offering --repair-inertia and then loads repaired.
 """
 
 import importlib.metadata
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from conftest import hodyn_here
 from hodyn_cli.core import lie
 from hodyn_cli.errors import ModelError
 from hodyn_cli.modeling.urdf import consistent_inertia, load_model, parse_model
@@ -121,11 +120,10 @@ def test_the_projection_is_the_nearest_consistent_inertia():
 def test_the_option_on_the_command_line(tmp_path):
     path = tmp_path / "tiago.urdf"
     path.write_bytes(robot(**TIAGO))
-    run = [sys.executable, "-m", "hodyn_cli", "info", str(path)]
-    r = subprocess.run(run, capture_output=True, text=True)
+    r = hodyn_here("info", path)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
     assert "--repair-inertia" in r.stderr
-    r = subprocess.run([*run, "--repair-inertia"], capture_output=True, text=True)
+    r = hodyn_here("info", path, "--repair-inertia")
     assert r.returncode == 0, r.stderr
     assert "hodyn: warning: " in r.stderr and "repaired to" in r.stderr
 

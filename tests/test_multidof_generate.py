@@ -207,14 +207,15 @@ def test_poses_alone_give_the_velocity_coordinates_on_the_groups(rate, duration,
     assert all(e <= tol for e, tol in zip(errors, tolerance, strict=True)), errors
 
 
-@pytest.fixture
-def pose_only(tmp_path):
+@pytest.fixture(scope="module")
+def pose_only(tmp_path_factory):
     """A URDF with floating and planar joints, a generated motion of it (200 Hz, 5 s) and
-    the same file without its rate columns."""
+    the same file without its rate columns (made once: the tests only read them)."""
     from typer.testing import CliRunner
 
     from hodyn_cli.cli.app import app
 
+    tmp_path = tmp_path_factory.mktemp("pose_only")
     robot = tmp_path / "joints.urdf"
     robot.write_text(URDF_JOINTS)
     full, poses = tmp_path / "full.csv", tmp_path / "poses.csv"

@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 import hodyn_cli
-from conftest import MIMIC_CASES, URDF, mimic_urdf, random_cosine, wrench_motion
+from conftest import MIMIC_CASES, URDF, hodyn_here, mimic_urdf, random_cosine, wrench_motion
 from hodyn_cli.api.planning import design_motion
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory, cosine
@@ -249,15 +249,16 @@ def files(tmp_path_factory):
 
 
 def test_compute_then_validate_passes_and_torques_off_by_1e_5_fail(files):
-    """The round trip the docs show (a real process each): hodyn compute's CSV is what
-    --torques reads; exact: exit 0; off by 1e-5: exit 1, the simulation named."""
+    """The round trip the docs show (as `hodyn` runs, in this process: the next test runs a
+    real one): hodyn compute's CSV is what --torques reads; exact: exit 0; off by 1e-5:
+    exit 1, the simulation named."""
     d = files
-    good = hodyn("validate", IIWA, d / "m.csv", "--torques", d / "tau.csv", "--simulate",
-                 "--method", "body-fixed", "--samples", "20")
+    good = hodyn_here("validate", IIWA, d / "m.csv", "--torques", d / "tau.csv", "--simulate",
+                      "--method", "body-fixed", "--samples", "20")
     assert good.returncode == 0, good.stderr
     assert "judging the given tau, taud, taudd" in good.stderr
-    bad = hodyn("validate", IIWA, d / "m.csv", "--torques", d / "off.csv", "--simulate",
-                "--method", "body-fixed", "--samples", "20")
+    bad = hodyn_here("validate", IIWA, d / "m.csv", "--torques", d / "off.csv", "--simulate",
+                     "--method", "body-fixed", "--samples", "20")
     assert bad.returncode == 1, bad.stderr
     fails = [line for line in bad.stderr.splitlines() if line.startswith("hodyn: fail:")]
     assert any("q reproduced by simulation" in line for line in fails)

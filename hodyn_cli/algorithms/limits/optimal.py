@@ -77,6 +77,9 @@ SLACK = 1.09
 #: the final uniform scaling is looked for among the speed-ups 1 +- FIT: first on SPEEDUPS,
 #: then by bisection between two of them
 FIT = 0.02
+#: the most a uniform scaling resampled at the output's rate is sped up (as k: 1 / (1 +
+#: FIT)), whatever its samples allow (:func:`_no_faster`)
+SPED = 1 / (1 + FIT)
 SPEEDUPS = np.linspace(1 + FIT, 1 - FIT, 201)
 #: plans at most: where no uniform speed-up within FIT of 1 fits the played motion, the limits
 #: the plan is made for are tightened by twice the excess (at least MARGIN) and it is planned
@@ -185,6 +188,18 @@ class Plan:
         K = path.orders - 1
         return Trajectory(path.joint_names,
                           compose(q, self.law.rates(s, K)) if K else q, t, series={"s": s[:, None]})
+
+
+def _no_faster(found: Binding | None) -> Binding:
+    """The final fit's binding on a uniform scaling's samples (the plan: the uniform
+    scaling found on the samples it was planned from), held at a speed-up of 1 + FIT at
+    most, as every final fit's: samples that miss where it binds, or all lie at rests, see
+    no limit (the finger_edu's 10 ms point-to-point motion resampled at 20 Hz, two samples
+    at its rests, whose rounding in q' bound it at 1.3e-13 s). (At most 1 instead cost up
+    to 0.25 % on 20 of the 62 arms' rows of benchmarks/stranger_optimal.py, whose samples
+    keep their limits a little faster than the played motion's denser ones do.)"""
+    assert found is not None
+    return found if found.k >= SPED else replace(found, x=1 / SPED)
 
 
 def _follows(differences: Differences, joints: tuple[str, ...]) -> None:
@@ -557,6 +572,9 @@ class Optimal:
         #: reachability's played law's duration over its passes' where limits of higher
         #: orders made it slower (1: none; :meth:`_rated`)
         self.slack = 1.0
+        #: reachability's law before its smoothing and how it was smoothed (None: not
+        #: reachability's, or with limits of higher orders: :attr:`slack` says theirs)
+        self.smoothed: Smoothed | None = None
         #: the duration the windows' law must beat (``auto``: reachability's, while
         #: :meth:`_or_windows` runs them; None: none): a plan more than :data:`FIT` longer is
         #: not followed by the replans more constrained than it (:meth:`_hopeless`)
@@ -676,11 +694,12 @@ class Optimal:
         rate = (samples - 1) / span if self.rate is None else self.rate
 
         floor = RATED_FLOOR if higher else reachability.FLOOR
-        rises: dict[int, float] = {}  # (the corners' ramps' rise of each smoothing played)
+        rises: dict[tuple[int, float], float] = {}  # (the corners' ramps' rise of each played)
 
-        def play(steps: int) -> reachability.Played | str | None:  # (made afresh at each pass)
-            """The law played with the kernel of ``steps``; a reason where it cannot be."""
-            reach, rise = reachability.kernel(steps, rate, floor)
+        def play(steps: int, scale: float) -> reachability.Played | str | None:
+            """The law played with the kernel of ``steps`` at ``scale`` (made afresh at each
+            pass); a reason where it cannot be."""
+            reach, rise = reachability.kernel(steps, rate, floor, scale)
             pieces = found
             if higher:
                 rated, rise = self._rated(found, names, reach, rise)
@@ -688,7 +707,7 @@ class Optimal:
                     return (f"{_higher_named(self.limits)}: reachability's law does not keep "
                             f"them within {rates.ROUNDS} rounds of widening its smoothing")
                 pieces = rated
-            rises[steps] = rise
+            rises[steps, scale] = rise
             return reachability.played(pieces, path_orders, names, t0, reach, rise)
 
         def fitted(motion: reachability.Played) -> Optimal:
@@ -702,42 +721,57 @@ class Optimal:
             inner.fit(lambda: motion)
             return inner
 
-        best: tuple[Optimal, int] | None = None
+        best: tuple[Optimal, tuple[int, float]] | None = None
         motion: reachability.Played | None = None
-        built = 0
+        built = (0, 1.0)
         # (with limits of higher orders the smoothing is widened where they need it anyway:
         # from 2 steps on, the first that validate passes; 1 step was slower on the iiwa's and
         # the Panda's Fourier paths with their limits files, 3.465 s against 3.395 s and
         # 3.3832 s against 3.3830 s, and took as long again)
         kernels, tried = (RATED_STEPS, 1) if higher else (reachability.STEPS,
                                                           reachability.TRIED)
-        for i, steps in enumerate(kernels):
-            if best is not None and i >= tried:
+        # (the kernels at the motion's own time scale, then, where validate passes none of
+        # them, at the arms': a motion of a few output steps or fewer, 10 ms at 100 Hz, is
+        # sampled at its rests alone by the shorter law, and nothing limits its speed there)
+        own = reachability.scale_of(found)
+        passes = sum(reachability.seconds(law) for _, law in found)  # (before the smoothing)
+        for scale in dict.fromkeys((own, 1.0)):
+            for i, steps in enumerate(kernels):
+                if best is not None and i >= tried:
+                    break
+                motion = made = None  # (one played law at a time: the one before made again)
+                made, built = play(steps, scale), (steps, scale)
+                if isinstance(made, str):
+                    return made
+                if made is None:
+                    return (f"{derivative_name('q', path_orders - 1)} columns through a corner "
+                            "(a rest where the path turns), beyond the "
+                            f"{derivative_name('q', reachability.ORDERS - 2)} reachability "
+                            "plays there")
+                motion = made
+                try:
+                    inner = fitted(motion)
+                except TrajectoryError:  # the played law's own derivatives disagree at this
+                    continue  # smoothing (not the input's): a wider one, or the windows
+                except Infeasible as e:  # (the played path's, not the input's, which the
+                    # survey passed: between the points of a coarse grid it leaves the input's
+                    # path, at any smoothing; --arc-grid 8 on the 2R's cosine: joint2 at 3.37
+                    # rad, the input within 1.2, was the run's verdict, exit 1)
+                    return (f"its path played on its {grid} grid points leaves a limit that "
+                            f"the input keeps ({e.message.partition(': ')[2]}): a finer "
+                            "--arc-grid")
+                except HodynError:  # (nothing limits the speed at the output's samples:
+                    if scale == 1.0:  # all of them at rests, the law shorter than a step)
+                        raise
+                    continue
+                if inner.consistent and (best is None or inner.duration < best[0].duration):
+                    best = inner, (steps, scale)
+            if best is not None:
                 break
-            motion = made = None  # (one played law at a time: the one before made again)
-            made, built = play(steps), steps
-            if isinstance(made, str):
-                return made
-            if made is None:
-                return (f"{derivative_name('q', path_orders - 1)} columns through a corner "
-                        "(a rest where the path turns), beyond the "
-                        f"{derivative_name('q', reachability.ORDERS - 2)} reachability plays "
-                        "there")
-            motion = made
-            try:
-                inner = fitted(motion)
-            except TrajectoryError:  # the played law's own derivatives disagree at this
-                continue  # smoothing (not the input's): a wider one, or the windows
-            except Infeasible as e:  # (the played path's, not the input's, which the survey
-                # passed: between the points of a coarse grid it leaves the input's path, at
-                # any smoothing; --arc-grid 8 on the 2R's cosine: joint2 at 3.37 rad, the
-                # input within 1.2, was the run's verdict, exit 1)
-                return (f"its path played on its {grid} grid points leaves a limit that the "
-                        f"input keeps ({e.message.partition(': ')[2]}): a finer --arc-grid")
-            if inner.consistent and (best is None or inner.duration < best[0].duration):
-                best = inner, steps
         if best is None:
-            return "reachability's law fails hodyn validate at every smoothing tried"
+            short = (f": its law lasts {passes:.3g} s, {passes * rate:.2g} of the output's "
+                     f"steps at {rate:g} Hz (a finer --rate)" if passes * rate < FEW else "")
+            return f"reachability's law fails hodyn validate at every smoothing tried{short}"
         if best[0].duration > uniform.k * span:
             return "reachability's law is slower than the uniform scaling"
         inner, chosen = best
@@ -747,7 +781,7 @@ class Optimal:
             # samples, the first the faster: kept, peak RSS 273 MB and 48.5 s of CPU, made
             # again 249 MB and 52.0 s, the outputs the same bytes: review18)
             motion = made = None
-            made = play(chosen)
+            made = play(*chosen)
             motion = made if isinstance(made, reachability.Played) else None
         assert motion is not None
 
@@ -762,14 +796,17 @@ class Optimal:
             assert again is not None  # (played so before)
             return again
 
-        inner, motion = self._local(inner, motion, fitted, replayed,
-                                    reachability.kernel(chosen, rate, floor)[0])
+        reach = reachability.kernel(chosen[0], rate, floor, chosen[1])[0]
+        inner, motion = self._local(inner, motion, fitted, replayed, reach)
         assert inner.path is not None
         self.path = replace(inner.path, uniform=uniform, span=span, grid=grid)
         self.final, self.scale, self.orders = inner.final, inner.scale, inner.orders
         self.slowed = inner.slowed
         self.source, self.used, self.ran = motion, "reachability", ("reachability",)
         self.peak = float(np.sqrt(max(law.largest for _, law in found)))
+        self.smoothed = None if higher else Smoothed(
+            passes, reach, chosen[0], rises[chosen] if len(found) > 1 else 0.0,
+            rate < floor / chosen[1], floor / chosen[1])
         return None
 
     def _local(self, inner: Optimal, motion: reachability.Played,
@@ -901,8 +938,7 @@ class Optimal:
         if self.uniform:  # the uniform scaling, from rest, resampled
             self.plan(chunks())
             _, search, _ = self._fitted(chunks())
-            self.final = search.best[0]
-            assert self.final is not None
+            self.final = _no_faster(search.best[0])
             self.consistent = self._resampled(chunks, from_rest=True)
             return self.final
         self.why_windows = ("as --solver windows asks" if self.solver == "windows" else
@@ -1015,8 +1051,7 @@ class Optimal:
                                                                uniform.x**2))
         self.path = replace(self.path, law=law)
         fit, search, _ = self._fitted(chunks())
-        self.final = fit.solve() or search.best[0]
-        assert self.final is not None
+        self.final = _no_faster(fit.solve() or search.best[0])
         consistent = self._resampled(chunks)
         if self.rate is None and (self.duration > self.uniform_duration or not consistent):
             # (not consistent: the law as planned, its samples failing hodyn validate, an
@@ -1084,6 +1119,8 @@ class Optimal:
         beyond = (self.final, 1.0) if self.final.k > 1 else None
         for _ in range(RESAMPLES):
             scale *= k
+            if self.uniform or self.used == "uniform":  # (_no_faster's bound)
+                scale = max(scale, SPED)
             self.path = start.slower(scale)
             fit, search, lag = self._fitted(chunks())
             found = search.best[0] if from_rest else fit.solve() or search.best[0]
@@ -1091,7 +1128,8 @@ class Optimal:
             if found.k <= 1 and lag <= 1:  # fits as sampled, and hodyn validate passes it
                 if best is None or scale < best[0]:
                     best = (scale, self.path, found, beyond)
-                if found.k >= 1 - CLOSE:
+                if found.k >= 1 - CLOSE or scale == SPED and (self.uniform or
+                                                              self.used == "uniform"):
                     break
             elif found.k > 1 and (beyond is None or found.k > beyond[0].k):
                 beyond = (found, scale)
@@ -1178,6 +1216,30 @@ class Optimal:
                 f"windows: {self.why_windows})")
 
     @property
+    def smoothing_note(self) -> str | None:
+        """What reachability's smoothing and corners' ramps cost, in a user's words, where it
+        is :data:`NOTED` of its law before them or more (None: less, or not its law): the
+        seconds and the share, the kernel's reach, and on a coarse output that a finer
+        ``--rate`` narrows it (the law's turns at its rests must span an output step there
+        for validate to pass it: docs/feasibility.md)."""
+        done = self.smoothed
+        if done is None or self.used != "reachability":
+            return None
+        cost = self.duration - done.law
+        if cost < NOTED * done.law:
+            return None
+        how = (f"{done.steps} steps of {1e3 / done.finer:.3g} ms, as on an output at "
+               f"{done.finer:.4g} Hz: validate needs the law's turns at its rests to span "
+               "about a step of a coarser one" if done.coarse else
+               f"{done.steps} output step{'s' if done.steps > 1 else ''}")
+        ramps = f" and its corners' ramps ({1e3 * done.rise:.3g} ms)" if done.rise else ""
+        finer = (f"; a --rate above {done.finer:.4g} Hz smooths it over the output's own "
+                 "steps" if done.coarse else "")
+        return (f"its smoothing ({1e3 * done.reach:.3g} ms either side: {how}){ramps} and "
+                f"final fit cost {cost:.3g} s, {100 * cost / done.law:.2f} % over "
+                f"reachability's law before them ({done.law:.6g} s){finer}")
+
+    @property
     def slowing_note(self) -> str | None:
         """Where the output is on no limit (within :data:`ON_LIMIT`) after a final scaling
         that slowed it: the sample beyond its limit at an earlier sampling that set that
@@ -1209,6 +1271,30 @@ class Optimal:
 
 
 Pieces = list[tuple[reachability.Arc, reachability.Law]]
+
+
+#: where reachability's law lasts fewer output steps than this and no smoothing passes
+#: validate, the reason says so and asks for a finer ``--rate`` (the finger_edu's 10 ms at
+#: 20 Hz: a fifth of a step, its output the uniform scaling, 85 % slower than toppra)
+FEW = 4
+#: :attr:`Optimal.smoothing_note` says what the smoothing cost where it is this share of the
+#: law before it or more (less: within the grid's own error against toppra, ~0.05 %)
+NOTED = 1e-3
+
+
+@dataclass(frozen=True)
+class Smoothed:
+    """Reachability's law as it was played: its passes' duration ``law`` (s, before the
+    smoothing), the kernel's ``reach`` (s) of ``steps`` steps, the corners' ramps' ``rise``
+    (s; 0: no corner), whether the output is ``coarse`` (its steps the floor's, as long as
+    at ``finer`` Hz)."""
+
+    law: float
+    reach: float
+    steps: int
+    rise: float
+    coarse: bool
+    finer: float
 
 
 def _cornered(found: Pieces, pieces: Pieces, rounds: list[float],

@@ -73,7 +73,7 @@ from hodyn_cli.modeling.limits import Limits
 __all__ = ["Source", "source", "overlapping", "Table", "Lengths", "lengths",
            "Arc", "Rows", "Law", "Played", "arcs", "Inapplicable", "inapplicable",
            "rows", "controllable", "greedy",
-           "along", "solve", "swept", "law_spline"]
+           "along", "solve", "swept", "law_spline", "kernel", "scale_of", "seconds"]
 
 #: a point of the path is at rest where ``|q'|`` is below this share of its largest value
 REST = 1e-3
@@ -1262,17 +1262,61 @@ FLOOR = 200.0
 #: 10 kHz step made them 20 and 400 times as large): on the Panda's corner 1.2e5 rad/s^3 and
 #: 8.4e8 rad/s^4, 25 and 600 times those of its legs smoothed over 10 ms
 RAMP = 5e-4
+#: RAMP and FLOOR's step were measured on arms whose legs (the passes' law from rest to rest)
+#: last 0.1-2 s; a motion whose shortest leg is shorter than LEG seconds has them that many
+#: times shorter (:func:`scale_of`): each costs time in proportion to itself (the ramp about
+#: its rise at each corner, the kernel about a quarter of its reach at each rest), so a fixed
+#: one costs a fast motion a larger share of it. The TriFinger's finger_edu (1000 rad/s and
+#: 1000 N m) crosses its point-to-point path's three legs in 10 ms, toppra's 9.996 ms: 10.83
+#: ms at 10 kHz and 11.51 ms at 100 Hz with RAMP and FLOOR as they are, 10.03 ms at both
+#: scaled by its 3.3 ms legs. The same motion played slower keeps its shape at every scale
+#: (time-scaling invariance: limits of velocity k and of torque k^2 times as large, the
+#: output k times as fine, give a law k times shorter). 0.1 s: the shortest leg of the arms
+#: of benchmarks/stranger_optimal.py (the SO-101's three legs of 0.15 s; its line and curve
+#: through a rest, one piece of 0.13-0.14 s), whose outputs are then the same bytes
+LEG = 0.1
 
 
-def kernel(steps: int, rate: float, floor: float = FLOOR) -> tuple[float, float]:
+def kernel(steps: int, rate: float, floor: float = FLOOR, scale: float = 1.0
+           ) -> tuple[float, float]:
     """(reach, rise) in seconds for an output at ``rate`` Hz: the smoothing's reach,
-    ``steps`` of the output's steps (of ``floor``'s on a coarser output), and the
-    corners' ramp's rise (:data:`RAMP`), as :func:`played` takes them.
+    ``steps`` of the output's steps (of ``floor / scale``'s on a coarser output), and the
+    corners' ramp's rise (:data:`RAMP` times ``scale``), as :func:`played` takes them;
+    ``scale``: the motion's own time scale against the arms' these were measured on
+    (:func:`scale_of`; 1: theirs). On an output finer than ``floor / scale`` the reach is
+    the output's steps, as at any scale: a fraction of a step leaves kinks between the
+    samples that validate fails (the finger_edu at 10 kHz, its reach a thirtieth of a step:
+    the first smoothings that validate passed were 50 % slower than toppra).
 
     >>> kernel(1, 20.0), kernel(2, 1000.0), kernel(2, 20.0, floor=100.0)
     ((0.005, 0.0005), (0.002, 0.0005), (0.02, 0.0005))
+    >>> kernel(1, 100.0, scale=0.1), kernel(1, 10_000.0, scale=0.1)
+    ((0.0005, 5e-05), (0.0001, 5e-05))
     """
-    return steps / max(rate, floor), RAMP
+    return steps / max(rate, floor / scale), RAMP * scale
+
+
+def scale_of(pieces: list[tuple[Arc, Law]]) -> float:
+    """The motion's time scale against the arms' that :data:`RAMP` and :data:`FLOOR` were
+    measured on: its shortest leg's duration (the passes' law ``x``, a block at a time) over
+    :data:`LEG`, at most 1.
+
+    >>> law = Law(np.linspace(0.0, 1.0, 5), np.full(5, 400.0), np.zeros(4))   # 1 at 20/s
+    >>> scale_of([(None, law)])
+    0.5
+    """
+    shortest = min(seconds(law) for _, law in pieces)
+    return min(1.0, shortest / LEG)
+
+
+def seconds(law: Law) -> float:
+    """:attr:`Law.duration`, a block at a time (x on disk is read so: a long path's)."""
+    total = 0.0
+    for a in range(0, len(law.x) - 1, BLOCK):
+        b = min(a + BLOCK, len(law.x) - 1)
+        r = np.sqrt(np.maximum(law.x[a : b + 1], 0.0))
+        total += float(np.sum(2 * np.diff(np.asarray(law.sigma[a : b + 1])) / (r[:-1] + r[1:])))
+    return total
 
 
 def _elapsed(x: BSpline, a: np.ndarray, b: np.ndarray) -> np.ndarray:
