@@ -7,7 +7,7 @@ rows the solution breaks and solve again. Rows added to a solved programme (:met
 come in basic, so the last optimum stays dual feasible and HiGHS's dual simplex goes on from it
 (no presolve): a re-solve takes the few iterations the new rows cost, not the programme's
 from scratch (scipy's ``milp`` keeps no basis: the windows of a point-to-point path of the Z1
-with ``--jerk 500`` took 89 solves and 26 of their 28 s of CPU there).
+with ``--jerk 500`` took 89 solves, 28 of its 31 s of CPU).
 
 HiGHS runs on one thread (the command line runs chunks on a process pool) and prints nothing.
 """
