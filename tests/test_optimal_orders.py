@@ -115,7 +115,7 @@ def test_the_windows_uniform_fallback_that_fails_validate_is_the_input_samples(m
     qdddddd 0.118 from the differences of qddddd (validate's tolerance 0.0428): that output
     failed hodyn validate. Now the uniform scaling at the input's own samples is taken."""
     from hodyn_cli.algorithms.limits import programme
-    monkeypatch.setattr(programme, "SIMPLEX_SECONDS", 1e-4)
+    monkeypatch.setattr(programme, "SIMPLEX_ITERATIONS", 0)
     monkeypatch.setattr(programme, "LP_SECONDS", 1e-4)
     model = hodyn_cli.load_robot(IIWA)
     a = [-0.663, -0.4211, 0.482, 0.1315, -0.6494, -0.107, -0.0335]

@@ -84,11 +84,13 @@ def test_limits_of_higher_orders_not_kept_go_to_the_windows_and_say_so(cosine, t
 def test_q7_columns_go_to_the_windows_and_say_so(cosine, tmp_path):
     out = tmp_path / "fast.h5"
     line = notice(run("retime", IIWA, cosine[1], "--optimal", "-o", out), cosine[1])
-    # (the windows' law at 20 Hz with q^(7) gives way to the uniform scaling: it says so)
-    assert solver(out) == "uniform"
-    assert line.endswith("; by the uniform scaling, the windows solver finding no faster law "
-                         "(the windows: qddddddd columns, beyond the qdddddd reachability "
-                         "plays)"), line
+    # (the windows' law at 20 Hz with q^(7), 3.7 % shorter than the uniform scaling; it gave
+    # way to the uniform scaling while scipy's HiGHS, re-solving each programme from scratch,
+    # found three of its four programmes infeasible: the notice of that case,
+    # test_the_windows_falling_back_to_the_uniform_scaling_say_so)
+    assert solver(out) == "windows"
+    assert line.endswith(f"; {WINDOWS}qddddddd columns, beyond the qdddddd reachability "
+                         "plays"), line
 
 
 def test_solver_reachability_refuses_with_the_same_reason(cosine, tmp_path):
@@ -124,7 +126,7 @@ def test_the_windows_falling_back_to_the_uniform_scaling_say_so(cosine, tmp_path
     result is the uniform scaling: the notice names it, not the windows solver, and still
     says why the windows ran; the HDF5 attribute ``solver`` is ``uniform``."""
     from hodyn_cli.algorithms.limits import programme
-    monkeypatch.setattr(programme, "SIMPLEX_SECONDS", 1e-4)
+    monkeypatch.setattr(programme, "SIMPLEX_ITERATIONS", 0)
     monkeypatch.setattr(programme, "LP_SECONDS", 1e-4)
     out = tmp_path / "slow.h5"
     line = notice(run("retime", IIWA, cosine[0], "--optimal", "--solver", "windows", "-o", out),

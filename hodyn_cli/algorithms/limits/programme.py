@@ -46,7 +46,7 @@ programmes (HiGHS) over its coefficients, the limits imposed at the grid points:
   method).
 
 Each programme is HiGHS's simplex, or where that stalls its interior-point method
-(:func:`_highs`); a grid longer than :data:`WINDOW` is solved a window at a time
+(:func:`_linear_programme`); a grid longer than :data:`WINDOW` is solved a window at a time
 (:func:`solve_windows`).
 
 It starts from the uniform scaling (``retime --to-limits``: x constant, feasible). The path
@@ -61,13 +61,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import combinations_with_replacement
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.limits.bsplines import BSpline
 from hodyn_cli.algorithms.limits.feasibility import Quantity, limited_series, series_laws
+from hodyn_cli.algorithms.limits.highs import LP, Stalled
 from hodyn_cli.algorithms.limits.jets import compose, hermite, time_rates
 from hodyn_cli.algorithms.limits.scaling import Law
 from hodyn_cli.algorithms.motion.differences import RTOL, frequency
@@ -79,7 +80,6 @@ from hodyn_cli.modeling.limits import Limits
 
 if TYPE_CHECKING:
     from scipy import sparse
-    from scipy.optimize import Bounds
 
 __all__ = ["GRID", "CAP", "PROBES", "PathGrid", "PathLimit", "between", "path_limits",
            "time_scale", "slowness", "kink_ceiling", "KinkCeiling", "TimeLaw", "solve",
@@ -731,7 +731,7 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
         return kinked, sparse.diags(1 / top[kinked]) @ D[0][kinked] if kinked.size else None
 
     T, rho, converged = law.across(s[0], s[-1]), 1.0, False
-    active = None  # the rows the last programme imposed
+    active = None  # the last programme's rows and basis (:class:`_Active`)
     for slack in SLACKS if linear else SLACKS[-1:]:
         beyond = excess(law.coefficients) > slack
         if converged and not beyond:
@@ -762,7 +762,7 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
             try:
                 x, active = _smooth_programme(objective / np.abs(objective).max(), bounds, A,
                                               lb, ub, now, ROUGH / x0, active)
-            except _Stalled:  # a step is not found in time: the law so far is the answer
+            except Stalled:  # a step is not found in time: the law so far is the answer
                 return law
             if x is not None and not beyond and objective @ (now - x) < CONVERGED * T:
                 # T is convex, so above its tangent: the step shortens it by less than the
@@ -831,50 +831,23 @@ def solve_windows(s: np.ndarray, limits, x0: float, degree: int, rate: float,
         a = b - OVERLAP
 
 
-#: HiGHS's simplex (with presolve) gets SIMPLEX_ITERATIONS iterations per column of a linear
-#: programme, then its interior-point method LP_SECONDS: the simplex can stall on a
-#: degenerate programme (rows at close grid points nearly parallel: a 0.2 s fourier path of
-#: the iiwa took it over 20 s, where the interior point took 1.9 s; a simplex 4 times faster
-#: elsewhere); where both run out, the law found so far is the result (never slower than the
-#: uniform scaling). An iteration count, not the wall clock: the same programme then takes
-#: the same solver whatever the machine's load (at 1 s of wall time, on 2 cores shared by
-#: ~10 processes, the xArm7's stop with --jerk 200 had a third of its programmes go to the
-#: interior point, 13.1 s of CPU against 8.9 s with the simplex alone, and a law that could
-#: differ from run to run); those programmes took 1.3-4.5 iterations a column (507 columns:
-#: 632-2285). SIMPLEX_SECONDS (wall, and at most LP_SECONDS) is a backstop only
+#: HiGHS's dual simplex (:class:`~hodyn_cli.algorithms.limits.highs.LP`: presolve on a
+#: programme's first solve, from the last basis on the solves after rows are added) gets
+#: SIMPLEX_ITERATIONS iterations per column of a linear programme at each solve, then its
+#: interior-point method LP_SECONDS: the simplex can stall on a degenerate programme (rows at
+#: close grid points nearly parallel: a 0.2 s fourier path of the iiwa took it over 20 s, where
+#: the interior point took 1.9 s; a simplex 4 times faster elsewhere); where both run out, the
+#: law found so far is the result (never slower than the uniform scaling). An iteration count,
+#: not the wall clock: the same programme then takes the same solver whatever the machine's
+#: load (at 1 s of wall time, on 2 cores shared by ~10 processes, the xArm7's stop with --jerk
+#: 200 had a third of its programmes go to the interior point, 13.1 s of CPU against 8.9 s with
+#: the simplex alone, and a law that could differ from run to run); those programmes took
+#: 1.3-4.5 iterations a column from scratch (507 columns: 632-2285). The simplex has no wall
+#: clock of its own (a backstop of 5 s was never reached once re-solves went on from the
+#: basis: benchmarks/README.md, 2026-11-29), so its answer depends on the programme alone
 SIMPLEX_ITERATIONS = 8
-SIMPLEX_SECONDS = 5.0
 LP_SECONDS = 5.0
 
-
-class _Stalled(Exception):  # noqa: N818 - not an error: ends the iterations
-    """HiGHS did not finish one programme within :data:`LP_SECONDS`."""
-
-
-def _highs(objective, bounds: Bounds, A, lb: np.ndarray, ub: np.ndarray) -> np.ndarray | None:
-    """``min objective . c`` with ``lb <= A c <= ub`` within ``bounds``: HiGHS's simplex for
-    :data:`SIMPLEX_ITERATIONS` iterations a column, then its interior-point method for
-    :data:`LP_SECONDS` (None: infeasible; :class:`_Stalled`: out of time)."""
-    import warnings
-
-    from scipy import sparse
-    from scipy.optimize import LinearConstraint, linprog, milp
-
-    with warnings.catch_warnings():  # (scipy's milp hands HiGHS's own option on, saying so)
-        warnings.filterwarnings("ignore", "Unrecognized options", RuntimeWarning)
-        res = milp(objective, bounds=bounds, constraints=LinearConstraint(A, lb, ub),
-                   options={"time_limit": min(SIMPLEX_SECONDS, LP_SECONDS),
-                            "simplex_iteration_limit":
-                            SIMPLEX_ITERATIONS * len(objective)})
-    if res.status == 1:  # the iteration (or time) limit
-        upper, lower = np.isfinite(ub), np.isfinite(lb)
-        res = linprog(objective, A_ub=sparse.vstack([A[upper], -A[lower]]).tocsr(),
-                      b_ub=np.concatenate([ub[upper], -lb[lower]]),
-                      bounds=np.stack([bounds.lb, bounds.ub], axis=1), method="highs-ipm",
-                      options={"time_limit": LP_SECONDS})
-        if res.status == 1:
-            raise _Stalled
-    return res.x if res.status == 0 else None
 
 #: rows of the programme first imposed: those within this (of their band's half-width) of a
 #: bound at the current x; the rows the solution violates are added until it violates none
@@ -884,12 +857,22 @@ def _highs(objective, bounds: Bounds, A, lb: np.ndarray, ub: np.ndarray) -> np.n
 ROWS = 0.2
 
 
-def _smooth_programme(objective, bounds, A, lb, ub, c, weight, rows=None
-                      ) -> tuple[np.ndarray | None, np.ndarray]:
+@dataclass(frozen=True)
+class _Active:
+    """What a programme of :func:`_linear_programme` hands on to the next: its rows (a mask),
+    the order it held them in and its final basis (None: none)."""
+
+    rows: np.ndarray
+    order: np.ndarray
+    basis: Any
+
+
+def _smooth_programme(objective, bounds, A, lb, ub, c, weight, previous: _Active | None = None
+                      ) -> tuple[np.ndarray | None, _Active]:
     """:func:`_linear_programme` with ``weight sum_j |third difference of c|_j`` added to the
     objective (auxiliary ``e_j >= |(Delta^3 c)_j|``): the vertex solutions of a programme
-    chatter where nothing else decides, this keeps the spline calm there. ``rows``, and the
-    rows returned: :func:`_linear_programme`'s."""
+    chatter where nothing else decides, this keeps the spline calm there. ``previous``, and
+    what is returned: :func:`_linear_programme`'s."""
     from scipy import sparse
     from scipy.optimize import Bounds
 
@@ -903,30 +886,46 @@ def _smooth_programme(objective, bounds, A, lb, ub, c, weight, rows=None
     z = np.concatenate([c, np.abs(diff @ c)])
     bounds = Bounds(np.concatenate([bounds.lb, np.zeros(n - 3)]),
                     np.concatenate([bounds.ub, np.full(n - 3, np.inf)]))
-    x, rows = _linear_programme(np.concatenate([objective, np.full(n - 3, weight)]), bounds,
-                                A, lb, ub, A @ z, rows)
-    return (None if x is None else x[:n]), rows
+    x, active = _linear_programme(np.concatenate([objective, np.full(n - 3, weight)]), bounds,
+                                  A, lb, ub, A @ z, previous)
+    return (None if x is None else x[:n]), active
 
 
-def _linear_programme(objective, bounds, A, lb, ub, now, rows=None
-                      ) -> tuple[np.ndarray | None, np.ndarray]:
-    """``min objective . c`` with ``lb <= A c <= ub`` within ``bounds`` (HiGHS), by row
-    generation: most rows are far from their bounds (``now``: A c at the current c). The rows
-    imposed from the start: those near their bounds and ``rows`` (a mask: the previous
-    programme's, returned, whose solution is where this one's starts: the rows it had to add
-    are those this one would add again, each a solve more); and the rows imposed at the end."""
+def _linear_programme(objective, bounds, A, lb, ub, now, previous: _Active | None = None
+                      ) -> tuple[np.ndarray | None, _Active]:
+    """``min objective . c`` with ``lb <= A c <= ub`` within ``bounds`` (HiGHS, the simplex
+    for :data:`SIMPLEX_ITERATIONS` iterations a column at each solve, then the interior point
+    for :data:`LP_SECONDS`; :class:`~hodyn_cli.algorithms.limits.highs.Stalled` where that
+    runs out), by row generation: most rows are far from their bounds (``now``: A c at the
+    current c). The rows imposed from the start: those near their bounds and the
+    ``previous`` programme's (whose solution is where this one's starts: the rows it had to
+    add are those this one would add again, each a solve more); and the rows imposed at the
+    end. The rows a solution breaks are added to the same programme, which HiGHS re-solves
+    from its basis (None: infeasible). A programme of the same shape as ``previous`` (the
+    trust region's next: the same columns, the rows' values moved with c) starts from its
+    final basis, its rows first in its order."""
     near = (now - lb < ROWS) | (ub - now < ROWS)
-    rows = near | rows if rows is not None and rows.shape == near.shape else near
+    if previous is not None and previous.rows.shape != near.shape:
+        previous = None
+    rows = near if previous is None else near | previous.rows
+    order = np.flatnonzero(rows) if previous is None else np.concatenate(
+        [previous.order, np.flatnonzero(rows & ~previous.rows)])
+    lp = LP(objective, bounds.lb, bounds.ub)
+    lp.add(A[order], lb[order], ub[order])
+    if previous is not None and previous.basis is not None:
+        lp.start(previous.basis)
     for _ in range(8):
-        x = _highs(objective, bounds, A[rows], lb[rows], ub[rows])
+        x = lp.solve(SIMPLEX_ITERATIONS * len(objective), LP_SECONDS)
         if x is None:
-            return None, rows
+            break
         v = A @ x
-        broken = ~rows & ((v < lb - 1e-9) | (v > ub + 1e-9))
-        if not broken.any():
-            return x, rows
-        rows = rows | broken
-    return None, rows
+        new = np.flatnonzero(~rows & ((v < lb - 1e-9) | (v > ub + 1e-9)))
+        if not new.size:
+            return x, _Active(rows, order, lp.basis())
+        rows[new] = True
+        order = np.append(order, new)
+        lp.add(A[new], lb[new], ub[new])
+    return None, _Active(rows, order, None)
 
 
 def _programme(limits: list[PathLimit], X: np.ndarray, D: list) -> tuple:

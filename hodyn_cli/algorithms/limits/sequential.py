@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hodyn_cli.algorithms.limits import reachability
+from hodyn_cli.algorithms.limits.highs import LP
 from hodyn_cli.algorithms.limits.programme import PathLimit
 
 if TYPE_CHECKING:  # (scipy.sparse imported where a programme is made: +11 MiB of RSS on
@@ -293,7 +294,6 @@ def _programme(models: list[_Model], D: list[sparse.csr_matrix], free: np.ndarra
     """One step's linear programme (module docstring): the correction's coefficients
     (``free`` ones; 0 elsewhere), None where HiGHS finds none."""
     from scipy import sparse
-    from scipy.optimize import Bounds, LinearConstraint, milp
 
     M, n = D[0].shape
     rest = REST * float(x0.max())
@@ -318,23 +318,21 @@ def _programme(models: list[_Model], D: list[sparse.csr_matrix], free: np.ndarra
              for _, _, _, bound, size, sign in sides]
     box = np.full(len(cols), 3 * trust)  # (the region's rows come in as they are left)
     region = np.zeros(0, dtype=int)
-    A_all: list[sparse.csr_matrix] = []
-    b_all: list[np.ndarray] = []
+    new = region
+    # one programme, its rows added round by round: HiGHS goes on from its last basis
+    lp = LP(objective, -box, box)
     delta = np.zeros(len(cols))
     for _ in range(GENERATIONS):
         for (model, side, *_), rows in zip(sides, added, strict=True):
             if len(rows):
                 A, b = _rows_at(model, side, rest, rows[:, 0], rows[:, 1], basis)
-                A_all.append(A)
-                b_all.append(b)
-        span = trust * np.maximum(x0[region], 0.0)
-        res = milp(objective, bounds=Bounds(-box, box), constraints=LinearConstraint(
-            sparse.vstack(A_all + [basis[0][region]]).tocsr(),
-            np.concatenate([np.full(sum(map(len, b_all)), -np.inf), -span]),
-            np.concatenate(b_all + [span])))
-        if res.x is None:
+                lp.add(A, np.full(len(b), -np.inf), b)
+        span = trust * np.maximum(x0[new], 0.0)
+        lp.add(basis[0][new], -span, span)
+        x = lp.solve()
+        if x is None:
             return None
-        delta = res.x
+        delta = x
         dX = np.stack([d @ delta for d in basis], axis=1)
         added = []
         for model, _, coefficients, bound, size, sign in sides:

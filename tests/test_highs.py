@@ -1,0 +1,118 @@
+"""The linear programme whose rows come in rounds (hodyn_cli/algorithms/limits/highs.py):
+re-solved from its basis after rows are added, it has the optimum of the programme solved
+from scratch (scipy's HiGHS, an independent build), in fewer iterations; the iteration limit
+hands over to the interior point; infeasible is None; HiGHS prints nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import sparse
+from scipy.optimize import Bounds, LinearConstraint, milp
+
+from hodyn_cli.algorithms.limits.highs import LP, Stalled
+
+
+def programme(seed: int = 3, n: int = 30, m: int = 300):
+    """A bounded programme like the windows': many rows, few columns, a box."""
+    rng = np.random.default_rng(seed)
+    A = sparse.random(m, n, density=0.3, random_state=seed, format="csr")
+    A.data = rng.normal(size=A.nnz)
+    lb = np.where(rng.uniform(size=m) < 0.5, -np.inf, -1.0 - rng.uniform(size=m))
+    return rng.normal(size=n), A, lb, 1.0 + rng.uniform(size=m), np.full(n, -4.0), np.full(n, 4.0)
+
+
+def cold(c, A, lb, ub, lower, upper) -> np.ndarray:
+    res = milp(c, bounds=Bounds(lower, upper), constraints=LinearConstraint(A, lb, ub))
+    assert res.status == 0
+    return res.x
+
+
+def test_rows_added_and_re_solved_from_the_basis_give_the_cold_optimum(capfd):
+    c, A, lb, ub, lower, upper = programme()
+    lp = LP(c, lower, upper)
+    lp.add(A[:100], lb[:100], ub[:100])
+    first = lp.solve()
+    assert first is not None and lp.method == "simplex"
+    assert c @ first == pytest.approx(c @ cold(c, A[:100], lb[:100], ub[:100], lower, upper),
+                                      rel=1e-9)
+    lp.add(A[100:], lb[100:], ub[100:])
+    warm = lp.solve()
+    iterations = lp.iterations
+    assert warm is not None and lp.rows == 300
+    assert c @ warm == pytest.approx(c @ cold(c, A, lb, ub, lower, upper), rel=1e-9)
+    assert (A @ warm <= ub + 1e-7).all() and (A @ warm >= lb - 1e-7).all()
+    scratch = LP(c, lower, upper)
+    scratch.add(A, lb, ub)
+    scratch.solve()
+    assert 0 < iterations < scratch.iterations  # (the point of keeping the basis)
+    assert capfd.readouterr() == ("", "")  # (HiGHS 1.16's banner, its log: none)
+
+
+def test_out_of_its_share_from_the_basis_a_solve_starts_again_from_scratch(monkeypatch):
+    from hodyn_cli.algorithms.limits import highs
+
+    c, A, lb, ub, lower, upper = programme(seed=5)
+    lp = LP(c, lower, upper)
+    lp.add(A[:100], lb[:100], ub[:100])
+    assert lp.solve(iterations=10_000) is not None
+    lp.add(A[100:], lb[100:], ub[100:])
+    monkeypatch.setattr(highs, "FROM_BASIS", 0.0)
+    x = lp.solve(iterations=10_000)
+    assert lp.method == "simplex" and x is not None and lp.iterations > 0
+    assert c @ x == pytest.approx(c @ cold(c, A, lb, ub, lower, upper), rel=1e-9)
+
+
+def test_a_basis_handed_on_starts_a_programme_with_moved_rows():
+    """The next programme (the same columns, its rows' values and bounds moved a little,
+    more rows) from the last one's basis: the cold optimum, in fewer iterations."""
+    c, A, lb, ub, lower, upper = programme()
+    lp = LP(c, lower, upper)
+    lp.add(A[:200], lb[:200], ub[:200])
+    assert lp.solve() is not None
+    basis = lp.basis()
+    assert basis is not None and len(basis.col_status) == len(c) and len(basis.row_status) == 200
+    moved = A.copy()
+    moved.data *= 1 + 0.01 * np.random.default_rng(5).normal(size=moved.nnz)
+    nxt = LP(c * 1.01, 0.9 * lower, 0.9 * upper)
+    nxt.add(moved, lb, ub)
+    nxt.start(basis)
+    x = nxt.solve()
+    scratch = LP(c * 1.01, 0.9 * lower, 0.9 * upper)
+    scratch.add(moved, lb, ub)
+    assert x is not None and scratch.solve() is not None
+    assert c @ x == pytest.approx(c @ cold(c, moved, lb, ub, 0.9 * lower, 0.9 * upper),
+                                  rel=1e-9)
+    assert nxt.iterations < scratch.iterations
+
+
+def test_out_of_simplex_iterations_the_interior_point_solves_it():
+    c, A, lb, ub, lower, upper = programme(seed=4)
+    lp = LP(c, lower, upper)
+    lp.add(A, lb, ub)
+    x = lp.solve(iterations=0, seconds=60.0)
+    assert lp.method == "ipm" and x is not None
+    assert c @ x == pytest.approx(c @ cold(c, A, lb, ub, lower, upper), rel=1e-7)
+    lp.add(A[:1] * 0.5, lb[:1], ub[:1])  # (crossover left a basis: the simplex goes on)
+    again = lp.solve(iterations=1000)
+    assert lp.method == "simplex" and again is not None
+
+
+def test_out_of_time_too_it_stalls():
+    c, A, lb, ub, lower, upper = programme(seed=6, n=200, m=3000)
+    lp = LP(c, lower, upper)
+    lp.add(A, lb, ub)
+    with pytest.raises(Stalled):
+        lp.solve(iterations=0, seconds=1e-9)
+
+
+def test_an_infeasible_programme_is_none_cold_and_after_added_rows():
+    lp = LP(np.ones(2), np.zeros(2), np.ones(2))
+    lp.add(sparse.csr_matrix([[1.0, 1.0]]), np.array([0.5]), np.array([np.inf]))
+    x = lp.solve()
+    assert x is not None and x.sum() == pytest.approx(0.5)
+    lp.add(sparse.csr_matrix([[1.0, 0.0], [0.0, 1.0]]), np.full(2, -np.inf), np.full(2, 0.2))
+    assert lp.solve() is None
+    empty = LP(np.ones(1), np.zeros(1), np.ones(1))
+    empty.add(sparse.csr_matrix([[1.0]]), np.array([2.0]), np.array([np.inf]))
+    assert empty.solve(iterations=100) is None
