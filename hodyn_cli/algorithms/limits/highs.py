@@ -56,7 +56,7 @@ class LP:
         none = np.zeros(0, dtype=np.int32)
         self._highs.addCols(n, np.asarray(objective, float), np.asarray(lower, float),
                             np.asarray(upper, float), 0, none, none, np.zeros(0))
-        self.n, self.rows, self.iterations, self.method = n, 0, 0, "simplex"
+        self.rows, self.iterations, self.method = 0, 0, "simplex"
 
     def add(self, A: sparse.csr_matrix | sparse.csr_array, lb: np.ndarray, ub: np.ndarray
             ) -> None:
