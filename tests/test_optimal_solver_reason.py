@@ -148,9 +148,9 @@ def duration(out):
 def test_where_reachability_kept_rates_far_from_its_passes_the_shorter_windows_law_is_taken(
         cosine, tmp_path):
     """Torque rates of 25 N m/s, below gravity's own rate along the path: keeping them made
-    the rounds' law 3.6 times its passes' (optimal.SLACK), reachability's law 2.428 s (the
-    sequential programmes raised the rounds') where the windows find 2.397 s; auto runs both
-    and keeps the windows' law, saying why."""
+    the rounds' law 3.6 times its passes' (optimal.SLACK), reachability's law (the
+    sequential programmes raised the rounds') longer than the windows'; auto runs both and
+    keeps the windows' law, saying why."""
     limits = tmp_path / "rates.toml"
     limits.write_text(RATES_25)
     outs = {s: tmp_path / f"{s}.h5" for s in ("auto", "reachability", "windows")}
