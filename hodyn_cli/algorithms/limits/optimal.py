@@ -1117,10 +1117,9 @@ class Optimal:
         # resampling lands a sample on a narrow peak between the law's grid points, it sets
         # a slowing that the next sampling, missing the peak, does not need: said, not hidden)
         beyond = (self.final, 1.0) if self.final.k > 1 else None
+        least = SPED if self.uniform or self.used == "uniform" else 0.0  # (_no_faster's)
         for _ in range(RESAMPLES):
-            scale *= k
-            if self.uniform or self.used == "uniform":  # (_no_faster's bound)
-                scale = max(scale, SPED)
+            scale = max(scale * k, least)
             self.path = start.slower(scale)
             fit, search, lag = self._fitted(chunks())
             found = search.best[0] if from_rest else fit.solve() or search.best[0]
@@ -1128,8 +1127,7 @@ class Optimal:
             if found.k <= 1 and lag <= 1:  # fits as sampled, and hodyn validate passes it
                 if best is None or scale < best[0]:
                     best = (scale, self.path, found, beyond)
-                if found.k >= 1 - CLOSE or scale == SPED and (self.uniform or
-                                                              self.used == "uniform"):
+                if found.k >= 1 - CLOSE or scale == least:
                     break
             elif found.k > 1 and (beyond is None or found.k > beyond[0].k):
                 beyond = (found, scale)
