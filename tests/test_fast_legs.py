@@ -8,6 +8,7 @@ waypoints (two corners), without gravity (it does not scale with the motion's sp
 
 import re
 
+import h5py
 import numpy as np
 import pytest
 from typer.testing import CliRunner
@@ -109,6 +110,8 @@ def test_a_coarse_outputs_notice_says_what_the_smoothing_cost_and_that_a_finer_r
     assert cost == pytest.approx(duration - law, rel=6e-3)  # (3 digits)
     assert share == pytest.approx(100 * cost / law, abs=0.01)
     assert line.endswith("; a --rate above 200 Hz smooths it over the output's own steps")
+    with h5py.File(out) as f:  # (the output records the notice's words)
+        assert "; " + f.attrs["smoothing_note"] in line
 
 
 @pytest.mark.slow  # (~4 s of CPU: the 10 kHz output's 100 samples of three 3.3 ms legs)

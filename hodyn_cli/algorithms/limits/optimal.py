@@ -1253,12 +1253,13 @@ class Optimal:
     @property
     def attributes(self) -> dict:
         """What an output file records: durations, the grid, where the limits bind (or the
-        nearest, where none does; and what set the final scaling then), and which solvers
-        ran and whose law the output plays."""
+        nearest, where none does; and what set the final scaling then), what the smoothing
+        cost, and which solvers ran and whose law the output plays."""
         assert self.path is not None and self.final is not None
         nearest = self.bound.nearest()
         notes = {"nearest_limit": nearest} if nearest and not self.bound.describe() else {}
-        for key, note in (("final_scale_by", self.slowing_note),
+        for key, note in (("smoothing_note", self.smoothing_note),
+                          ("final_scale_by", self.slowing_note),
                           ("solver_note", self.solver_note)):
             notes |= {key: note} if note else {}
         return {"duration": self.duration, "uniform_duration": self.uniform_duration,
