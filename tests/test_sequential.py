@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from test_rates import _iiwa_law
 
-from hodyn_cli.algorithms.limits import rates, sequential
+from hodyn_cli.algorithms.limits import rates, reachability, sequential
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +92,7 @@ def test_the_pass_is_never_worse_than_the_law_it_starts_from(iiwa, monkeypatch):
     out = sequential.refined(sigma, x, lambda a, b: limits, [(0, M)], rates.TOLERANCE)
     Y = sequential._jets(sigma, out)
     assert max(limit.usage(Y) for limit in limits) <= 1 + rates.TOLERANCE
-    assert sequential._duration(sigma, out) < 0.99 * sequential._duration(sigma, x)
+    assert reachability.law_duration(sigma, out) < 0.99 * reachability.law_duration(sigma, x)
     monkeypatch.setattr(sequential, "MOST", M - 1)
     assert sequential.refined(sigma, x, lambda a, b: limits, [(0, M)], rates.TOLERANCE) is x
     monkeypatch.setattr(sequential, "MOST", M)

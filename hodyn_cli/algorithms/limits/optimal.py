@@ -734,7 +734,7 @@ class Optimal:
         # them, at the arms': a motion of a few output steps or fewer, 10 ms at 100 Hz, is
         # sampled at its rests alone by the shorter law, and nothing limits its speed there)
         own = reachability.scale_of(found)
-        passes = sum(reachability.seconds(law) for _, law in found)  # (before the smoothing)
+        passes = sum(law.duration for _, law in found)  # (before the smoothing)
         for scale in dict.fromkeys((own, 1.0)):
             for i, steps in enumerate(kernels):
                 if best is not None and i >= tried:

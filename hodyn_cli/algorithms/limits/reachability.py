@@ -73,7 +73,7 @@ from hodyn_cli.modeling.limits import Limits
 __all__ = ["Source", "source", "overlapping", "Table", "Lengths", "lengths",
            "Arc", "Rows", "Law", "Played", "arcs", "Inapplicable", "inapplicable",
            "rows", "controllable", "greedy",
-           "along", "solve", "swept", "law_spline", "kernel", "scale_of", "seconds"]
+           "along", "solve", "swept", "law_spline", "law_duration", "kernel", "scale_of"]
 
 #: a point of the path is at rest where ``|q'|`` is below this share of its largest value
 REST = 1e-3
@@ -725,9 +725,8 @@ class Law:
 
     @property
     def duration(self) -> float:
-        """(x and sigma whole: the limits of higher orders' rounds, which hold them.)"""
-        r = np.sqrt(np.maximum(self.x[:], 0.0))
-        return float(np.sum(2 * np.diff(np.asarray(self.sigma)) / (r[:-1] + r[1:])))
+        """:func:`law_duration` of its x."""
+        return law_duration(self.sigma, self.x)
 
     @property
     def largest(self) -> float:
@@ -1305,17 +1304,20 @@ def scale_of(pieces: list[tuple[Arc, Law]]) -> float:
     >>> scale_of([(None, law)])
     0.5
     """
-    shortest = min(seconds(law) for _, law in pieces)
+    shortest = min(law.duration for _, law in pieces)
     return min(1.0, shortest / LEG)
 
 
-def seconds(law: Law) -> float:
-    """:attr:`Law.duration`, a block at a time (x on disk is read so: a long path's)."""
+def law_duration(sigma: Grid, x: Column) -> float:
+    """``int dsigma / sqrt(x)`` with sqrt(x) linear between the grid points (x's on a grid,
+    one block at a time: x on disk is read so; infinite where x is 0 at both ends of an
+    interval)."""
     total = 0.0
-    for a in range(0, len(law.x) - 1, BLOCK):
-        b = min(a + BLOCK, len(law.x) - 1)
-        r = np.sqrt(np.maximum(law.x[a : b + 1], 0.0))
-        total += float(np.sum(2 * np.diff(np.asarray(law.sigma[a : b + 1])) / (r[:-1] + r[1:])))
+    with np.errstate(divide="ignore"):
+        for a in range(0, len(x) - 1, BLOCK):
+            b = min(a + BLOCK, len(x) - 1)
+            r = np.sqrt(np.maximum(x[a : b + 1], 0.0))
+            total += float(np.sum(2 * np.diff(np.asarray(sigma[a : b + 1])) / (r[:-1] + r[1:])))
     return total
 
 

@@ -111,7 +111,7 @@ def refined(sigma: np.ndarray, x: np.ndarray,
     else:  # (both ends free: the correction free up to them)
         free[:] = True
     # (a step is kept where it is shorter than the projection: the projection alone is not)
-    best, best_duration = x, min(_duration(sigma, x), _duration(sigma, start))
+    best, best_duration = x, min(reachability.law_duration(sigma, v) for v in (x, start))
     trust, X = TRUST, _jets(sigma, start)
     for _ in range(STEPS):
         models = [_Model.of(limit, X[a:b], a) for a, b in chunks for limit in limits(a, b)]
@@ -123,7 +123,7 @@ def refined(sigma: np.ndarray, x: np.ndarray,
             trial = np.maximum(X[:, 0] + alpha * (D[0] @ delta), 0.0)
             trial_X = _jets(sigma, trial)
             use = max(limit.usage(trial_X[a:b]) for a, b in chunks for limit in limits(a, b))
-            duration = _duration(sigma, trial)
+            duration = reachability.law_duration(sigma, trial)
             if use <= 1 + tolerance and duration < best_duration:
                 break
         else:
@@ -171,12 +171,6 @@ def _jets(sigma: np.ndarray, x: np.ndarray) -> np.ndarray:
     """(M, 4) x .. x''' of the played law (its spline) at the grid points."""
     played = reachability.law_spline(sigma, x)
     return np.stack([played(sigma, nu) for nu in range(4)], axis=1)
-
-
-def _duration(sigma: np.ndarray, x: np.ndarray) -> float:
-    r = np.sqrt(np.maximum(x, 0.0))
-    with np.errstate(divide="ignore"):
-        return float(np.sum(2 * np.diff(sigma) / (r[:-1] + r[1:])))
 
 
 def _basis(sigma: np.ndarray) -> list[sparse.csr_matrix]:
