@@ -219,9 +219,10 @@ def test_the_programmes_raise_the_so101s_fourier_path_from_far_below():
     windows' (4.8264 s against 4.7538 s measured; 5.0993 s, 7.3 % longer, after the 12 steps
     there were before), every limit kept at every sample, the output passing validate (~15 s
     of CPU)."""
+    from test_base_parameters import public_robot
+
     import hodyn_cli
     from hodyn_cli.algorithms.planning.generate import generate
-    from test_base_parameters import public_robot
 
     model = hodyn_cli.load_robot(str(public_robot("so_arm_description/urdf/so101.urdf")))
     traj = generate(model, "fourier", duration=10.0, rate=100.0, derivatives=4)
