@@ -176,27 +176,6 @@ def test_the_programmes_reach_the_windows_on_the_iiwa_s_fourier_path_with_jerk_l
     assert hodyn_cli.validate_motion(model, out, samples=30).passed
 
 
-def test_a_law_far_below_the_optimum_is_raised_to_it_within_the_steps(iiwa, monkeypatch):
-    """The rounds' law at 1/25 of its x (a fifth of its path speed, as the rounds left the
-    SO-101's Fourier path with --jerk 100 in places) comes within 0.2 % of the programmes'
-    law from the rounds' own within STEPS programmes (0.05 % measured): at 30 % a step x
-    rises 1.3^n times at most, 23 times after the 12 steps there were before (17 % longer).
-    ~1.5 s of CPU."""
-    sigma, x, limits, _ = iiwa
-    M = len(x)
-
-    def duration(start):
-        out = sequential.refined(sigma, start, lambda a, b: limits, [(0, M)], rates.TOLERANCE)
-        Y = sequential._jets(sigma, out)
-        assert max(limit.usage(Y) for limit in limits) <= 1 + rates.TOLERANCE
-        return reachability.law_duration(sigma, out)
-
-    best = duration(x)
-    assert duration(x / 25) < 1.002 * best
-    monkeypatch.setattr(sequential, "STEPS", 12)
-    assert duration(x / 25) > 1.1 * best
-
-
 def test_a_programme_out_of_its_budget_leaves_the_law_so_far(iiwa, monkeypatch):
     """Each programme's solve has the windows' budget (programme.SIMPLEX_ITERATIONS a
     column, then the interior point for programme.LP_SECONDS): where both run out (here
@@ -209,26 +188,3 @@ def test_a_programme_out_of_its_budget_leaves_the_law_so_far(iiwa, monkeypatch):
     monkeypatch.setattr(programme, "SIMPLEX_ITERATIONS", 0)
     monkeypatch.setattr(programme, "LP_SECONDS", 1e-9)
     assert sequential.refined(sigma, x, lambda a, b: limits, [(0, M)], rates.TOLERANCE) is x
-
-
-@pytest.mark.slow
-def test_the_programmes_raise_the_so101s_fourier_path_from_far_below():
-    """``stranger_optimal.py``'s SO-101 Fourier path (10 s at 100 Hz, ``--jerk 100``): the
-    rounds leave its law at ~0.4 rad/s of path speed where the windows' is ~3, and the
-    programmes need ~18 steps of 30 % to get there: reachability's law within 2 % of the
-    windows' (4.8264 s against 4.7538 s measured; 5.0993 s, 7.3 % longer, after the 12 steps
-    there were before), every limit kept at every sample, the output passing validate (~15 s
-    of CPU)."""
-    from test_base_parameters import public_robot
-
-    import hodyn_cli
-    from hodyn_cli.algorithms.planning.generate import generate
-
-    model = hodyn_cli.load_robot(str(public_robot("so_arm_description/urdf/so101.urdf")))
-    traj = generate(model, "fourier", duration=10.0, rate=100.0, derivatives=4)
-    limits = hodyn_cli.joint_limits(model, jerk=100.0)
-    out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, solver="reachability")
-    _, windows = hodyn_cli.retime_optimal(model, traj, limits=limits, solver="windows")
-    assert opt.duration < 1.02 * windows.duration, (opt.duration, windows.duration)
-    assert hodyn_cli.check_limits(model, out, limits=limits).feasible
-    assert hodyn_cli.validate_motion(model, out, samples=30).passed

@@ -70,13 +70,8 @@ FROZEN = 3
 #: linear programmes: a step each, at most; they end where a step shortens the law by less
 #: than CONVERGED of itself (the trust region lets a step raise x by TRUST of itself: a law
 #: far below the optimum takes several, the UR3's Fourier path with --jerk 100 six:
-#: 7.415, 6.703, 6.275, 6.060, 5.987, 5.976, 5.9758 s; the rounds leave x at 1/10 to 1/40
-#: of the optimum's in places, the SO-101's 10 s Fourier path with --jerk 100 at its slowest
-#: ~0.4 rad/s of path speed where the windows' is ~3, 1.3^12 = 23 times below at most after
-#: 12: 5.099 s against the windows' 4.754 s, 4.826 s after the 18 it takes; a trust region
-#: grown instead after the steps it bound reached the same law, but took other laws 1e-5 to
-#: 2e-4 longer on 5 of the 13 other Fourier inputs with jerk limits: the steps are local)
-STEPS = 24
+#: 7.415, 6.703, 6.275, 6.060, 5.987, 5.976, 5.9758 s)
+STEPS = 12
 CONVERGED = 1e-3
 #: a step changes x by at most this share of itself at every grid point
 TRUST = 0.3
