@@ -496,8 +496,12 @@ def made_once(tmp_path_factory, key: str, make: Callable[[Path], None]) -> Path:
     except ImportError:  # pragma: no cover - Windows
         fcntl = None
     root = tmp_path_factory.getbasetemp()
-    if fcntl is not None and os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent  # the run's folder, above each worker's own (popen-gw0, ...)
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    # (the run's folder, above each popen worker's own RUN/popen-gw0 ...; a remote worker's
+    # base is a numbered folder of its own, whose parent outlives the run: a set-up an
+    # earlier run made there would be taken as made)
+    if fcntl is not None and worker and root.name == f"popen-{worker}":
+        root = root.parent
     name = "once-" + hashlib.sha256(key.encode()).hexdigest()[:16]
     folder = root / name
     with open(root / f"{name}.lock", "w") as lock:
