@@ -1226,18 +1226,21 @@ class Optimal:
         """What reachability's smoothing and corners' ramps cost, in a user's words, where it
         is :data:`NOTED` of its law before them or more (None: less, or not its law): the
         seconds and the share, the kernel's reach, and on a coarse output that a finer
-        ``--rate`` narrows it (the law's turns at its rests must span an output step there
-        for validate to pass it: docs/feasibility.md)."""
+        ``--rate`` narrows it (and where it is wider than one step there, that validate
+        needs it: docs/feasibility.md)."""
         done = self.smoothed
         if done is None or self.used != "reachability":
             return None
         cost = self.duration - done.law
         if cost < NOTED * done.law:
             return None
-        how = (f"{done.steps} steps of {1e3 / done.finer:.3g} ms, as on an output at "
-               f"{done.finer:.4g} Hz: validate needs the law's turns at its rests to span "
-               "about a step of a coarser one" if done.coarse else
-               f"{done.steps} output step{'s' if done.steps > 1 else ''}")
+        plural = "s" if done.steps > 1 else ""
+        # (wider than one step: the narrowest failed validate, the rests' warp notwithstanding)
+        wider = (": validate needs the law's turns at its rests to span more of a step of a "
+                 "coarser one" if done.steps > reachability.STEPS[0] else "")
+        how = (f"{done.steps} step{plural} of {1e3 / done.finer:.3g} ms, as on an output at "
+               f"{done.finer:.4g} Hz{wider}" if done.coarse else
+               f"{done.steps} output step{plural}")
         ramps = f" and its corners' ramps ({1e3 * done.rise:.3g} ms)" if done.rise else ""
         finer = (f"; a --rate above {done.finer:.4g} Hz smooths it over the output's own "
                  "steps" if done.coarse else "")
