@@ -1620,6 +1620,12 @@ Warp = Ramp | Start
 #: the motion's largest speed) ``hodyn validate`` is made to allow there by the rest's jerk
 #: (:func:`_start`)
 MARGIN = 2.0
+#: a rest's warp's tail, in output steps: the warp costs ``epsilon L / 56`` with epsilon in
+#: proportion to L (its jerk fixed), as the square of it; over a whole step the SO-101's
+#: point-to-point path at 100 Hz (its narrowest kernel passing validate without it) was 0.004 %
+#: slower, the B1-Z1's line at 20 Hz 0.064 % from toppra against 0.026 % over a quarter
+#: (0.029 % over a tenth)
+STARTS = 0.25
 #: a rest's warp's epsilon at most (w' >= 1 - epsilon DEEPEST: its law's speed at most 6 %
 #: lower over its tail)
 EPSILON = 1.0
@@ -1629,8 +1635,8 @@ def _start(x: LawSpline, points: Stored, t: Stored, end: int, peak: float, step:
            ) -> Start | None:
     """The warp of a law at a rest that is an end of the motion, on an output of ``step``
     seconds (its law x through its ``points`` (sigma) at their times ``t``, ``peak`` its
-    largest x; ``end``: 0 its start, 1 its end): over ``L = step`` seconds (at most half the
-    piece), its jerk at the rest such that validate allows :data:`MARGIN` times the
+    largest x; ``end``: 0 its start, 1 its end): over ``L =`` :data:`STARTS` ``step``
+    seconds (at most half the piece), its jerk at the rest such that validate allows :data:`MARGIN` times the
     trapezoid rule's error on the step from the rest (``e``, relative to the law's largest
     speed ``v = sqrt(peak)``: ``|Delta sigma / step - sigma_dot / 2|`` at the step's end, the
     rule's error on a straight line): ``12 E v / step^2``, ``E = MARGIN e / 10`` (epsilon
@@ -1649,14 +1655,15 @@ def _start(x: LawSpline, points: Stored, t: Stored, end: int, peak: float, step:
     the law's own a few ms on (a rise over ``step / sqrt(24 E)``, u ~ v / 1.6 step at 20
     Hz where e = 1/2); it costs ``epsilon L / 56``."""
     T, last = float(t[len(t) - 1 : len(t)][0]), len(points) - 1
-    tail = min(step, T / 2)
-    rest, h = (float(points[last : last + 1][0]), T - tail) if end else (0.0, tail)
-    k = max(1, first_from(t, h, 0))
-    at = float(np.interp(h, t[k - 1 : k + 1], points[k - 1 : k + 1]))
+    h = min(step, T)  # (the output's step from the rest)
+    rest, on = (float(points[last : last + 1][0]), T - h) if end else (0.0, h)
+    k = max(1, first_from(t, on, 0))
+    at = float(np.interp(on, t[k - 1 : k + 1], points[k - 1 : k + 1]))
     u = abs(float(x.window(rest, rest)(np.array([rest]), 1)[0])) / 2
     speed = np.sqrt(max(float(x.window(at, at)(np.array([at]))[0]), 0.0))
-    e = abs(abs(at - rest) / tail - speed / 2) / np.sqrt(peak) if peak > 0 else 0.0
+    e = abs(abs(at - rest) / h - speed / 2) / np.sqrt(peak) if peak > 0 else 0.0
     if not u > 0 or not e > 0:
         return None
+    tail = min(STARTS * step, T / 2)
     epsilon = min(EPSILON, 4 * MARGIN * e / 10 * np.sqrt(peak) * tail / (u * step**2))
     return Start(tail, epsilon)
