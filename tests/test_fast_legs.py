@@ -92,7 +92,7 @@ def test_a_coarse_outputs_notice_says_what_the_smoothing_cost_and_that_a_finer_r
     """At 20 Hz the kernel's steps are 200 Hz's: the notice says so, what the smoothing and
     the ramps cost over the law before them, and that a --rate above 200 Hz smooths over the
     output's own steps; the seconds are the output's duration less that law's. (One step,
-    0.19 %: three before the rests at the motion's ends were warped, validate failing the
+    0.15 %: three before the rests at the motion's ends were warped, validate failing the
     narrower ones, with the words that it needed the law's turns at its rests to span more
     of a step: tests/test_rest_start.py.)"""
     model = hodyn_cli.load_robot(ROBOT)

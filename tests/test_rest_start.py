@@ -129,12 +129,12 @@ def test_an_arrays_file_is_closed_when_it_is_let_go():
     assert file.closed and not seen
 
 
-@pytest.mark.slow  # (~2 min of CPU: toppra's three laws at 4000 intervals, 4 retimes by CLI)
+@pytest.mark.slow  # (~70 s: toppra's three laws at 4000 intervals, 4 retimes by CLI)
 def test_the_sweeps_coarse_rows_near_rests_are_within_half_a_percent_of_toppra(tmp_path):
     """benchmarks/stranger_optimal.py's rows that were beyond issue 37's 0.5 % near rests at
     the motion's ends on coarse outputs (B1-Z1's line through a rest at 20 Hz 1.19 %, the
     SO-100's line 0.84 % at 20 Hz, its curve 1.55 % at 20 Hz and 0.54 % at 100 Hz), each
-    command a process of its own as the sweep runs it: within 0.5 % of toppra (0.06-0.18 %
+    command a process of its own as the sweep runs it: within 0.5 % of toppra (0.03-0.19 %
     now), every sample within its limits (``hodyn check``) and ``hodyn validate`` passing."""
     pytest.importorskip("toppra")
     import sys
