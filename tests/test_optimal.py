@@ -933,6 +933,45 @@ def test_the_simplex_hands_over_after_its_iterations_not_the_wall_clock(monkeypa
     assert (A @ handed <= ub + 1e-7).all()
 
 
+def test_a_programme_out_of_rounds_hands_on_the_basis_of_its_last_solve(monkeypatch):
+    """A programme whose broken rows take more rounds than ROUNDS is given up (no step), but
+    its last solve's basis, optimal on the rows it had, starts the next programme (the trust
+    region's smaller step: the same rows): that one needs fewer simplex iterations than from
+    scratch, and has the optimum all the same (scipy's HiGHS, an independent build)."""
+    from scipy import sparse
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    from hodyn_cli.algorithms.limits import highs
+
+    rng = np.random.default_rng(11)
+    n, m = 40, 600  # (no row near its bound at c = 0: every one comes in a round)
+    A = sparse.csr_matrix(rng.normal(size=(m, n)))
+    lb, ub = np.full(m, -np.inf), 1.0 + rng.uniform(size=m)
+    objective, bounds = rng.normal(size=n), Bounds(np.full(n, -5.0), np.full(n, 5.0))
+    iterations = []
+    solve = highs.LP.solve
+
+    def spied(lp, *args):
+        x = solve(lp, *args)
+        iterations.append(lp.iterations)
+        return x
+
+    monkeypatch.setattr(highs.LP, "solve", spied)
+    monkeypatch.setattr(programme, "ROUNDS", 2)
+    given_up, active = programme._linear_programme(objective, bounds, A, lb, ub, np.zeros(m))
+    assert given_up is None and active.basis is not None and active.rows.sum() > 0
+    monkeypatch.setattr(programme, "ROUNDS", 8)
+    iterations.clear()
+    warm, _ = programme._linear_programme(objective, bounds, A, lb, ub, np.zeros(m), active)
+    from_basis = sum(iterations)
+    iterations.clear()
+    cold, _ = programme._linear_programme(objective, bounds, A, lb, ub, np.zeros(m),
+                                          programme._Active(active.rows, active.order, None))
+    assert warm is not None and cold is not None and from_basis < sum(iterations)
+    best = milp(objective, bounds=bounds, constraints=LinearConstraint(A, lb, ub)).x
+    assert objective @ warm == pytest.approx(objective @ best, rel=1e-9)
+
+
 def test_a_short_grid_is_filled_no_finer_than_the_path_needs():
     """A path of 21 samples is filled with points between them up to FILL per unit of its
     time scale (a 0.2 s fourier motion of the iiwa: its programmes stalled HiGHS on 1281

@@ -174,3 +174,17 @@ def test_the_programmes_reach_the_windows_on_the_iiwa_s_fourier_path_with_jerk_l
     assert opt.duration < 1.003 * windows.duration, (opt.duration, windows.duration)
     assert hodyn_cli.check_limits(model, out, limits=limits).feasible
     assert hodyn_cli.validate_motion(model, out, samples=30).passed
+
+
+def test_a_programme_out_of_its_budget_leaves_the_law_so_far(iiwa, monkeypatch):
+    """Each programme's solve has the windows' budget (programme.SIMPLEX_ITERATIONS a
+    column, then the interior point for programme.LP_SECONDS): where both run out (here
+    none at all), the steps end and the law so far is the answer (the law itself, before
+    any step), not a solve without end on a degenerate programme."""
+    from hodyn_cli.algorithms.limits import programme
+
+    sigma, x, limits, _ = iiwa
+    M = len(x)
+    monkeypatch.setattr(programme, "SIMPLEX_ITERATIONS", 0)
+    monkeypatch.setattr(programme, "LP_SECONDS", 1e-9)
+    assert sequential.refined(sigma, x, lambda a, b: limits, [(0, M)], rates.TOLERANCE) is x

@@ -34,7 +34,9 @@ iiwa's Fourier path with ``--jerk 100``, and the law 1.5 % longer than the windo
 **A step** maximises the duration's first-order decrease subject to every row and a trust
 region (x changes by at most :data:`TRUST` of itself at each grid point), the rows brought
 in by constraint generation (:func:`_programme`: those within :data:`NEAR` of their bound
-first, then the most violated one per limit, joint and quarter knot interval, until none is); its
+first, then the most violated one per limit, joint and quarter knot interval, until none is;
+each solve within the windows' budget: ``programme.SIMPLEX_ITERATIONS`` a column, then the
+interior point for ``programme.LP_SECONDS``, past which the law so far is the answer); its
 law is kept where it is within every limit at the grid points (to
 :data:`~hodyn_cli.algorithms.limits.rates.TOLERANCE`) and shorter, else the step is halved
 and, failing that twice, the trust region; at most :data:`STEPS` steps (:data:`CONVERGED`).
@@ -51,8 +53,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hodyn_cli.algorithms.limits import reachability
-from hodyn_cli.algorithms.limits.highs import LP
+from hodyn_cli.algorithms.limits import programme, reachability
+from hodyn_cli.algorithms.limits.highs import LP, Stalled
 from hodyn_cli.algorithms.limits.programme import PathLimit
 
 if TYPE_CHECKING:  # (scipy.sparse imported where a programme is made: +11 MiB of RSS on
@@ -115,7 +117,10 @@ def refined(sigma: np.ndarray, x: np.ndarray,
     trust, X = TRUST, _jets(sigma, start)
     for _ in range(STEPS):
         models = [_Model.of(limit, X[a:b], a) for a, b in chunks for limit in limits(a, b)]
-        delta = _programme(models, D, free, X[:, 0], sigma, trust)
+        try:
+            delta = _programme(models, D, free, X[:, 0], sigma, trust)
+        except Stalled:  # (a degenerate programme past its budget: the law so far, as the
+            break  # windows' answer; without one a solve could run on without end)
         if delta is None:
             trust /= 2
             continue
@@ -323,7 +328,7 @@ def _programme(models: list[_Model], D: list[sparse.csr_matrix], free: np.ndarra
                 lp.add(A, np.full(len(b), -np.inf), b)
         span = trust * np.maximum(x0[new], 0.0)
         lp.add(basis[0][new], -span, span)
-        x = lp.solve()
+        x = lp.solve(programme.SIMPLEX_ITERATIONS * len(cols), programme.LP_SECONDS)
         if x is None:
             return None
         delta = x
