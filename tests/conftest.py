@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -480,6 +483,32 @@ def iiwa_cosine(tmp_path_factory):
                                    "--duration", "1", "--rate", "20", "-o", str(path)])
     assert res.exit_code == 0, res.output
     return path
+
+
+def made_once(tmp_path_factory, key: str, make: Callable[[Path], None]) -> Path:
+    """A folder that ``make`` fills once per test run, whatever the number of pytest-xdist
+    workers: the first worker to ask makes it under a lock, the others wait and share it
+    (read it, never write to it). Each worker made its own: a set-up that several workers'
+    tests need (the documented commands' Talos walk, 4.6 s of CPU) ran on each. Without
+    ``fcntl`` (Windows), once per worker."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        fcntl = None
+    root = tmp_path_factory.getbasetemp()
+    if fcntl is not None and os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's folder, above each worker's own (popen-gw0, ...)
+    name = "once-" + hashlib.sha256(key.encode()).hexdigest()[:16]
+    folder = root / name
+    with open(root / f"{name}.lock", "w") as lock:
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not (root / f"{name}.made").exists():
+            shutil.rmtree(folder, ignore_errors=True)  # what a failed attempt left
+            folder.mkdir()
+            make(folder)
+            (root / f"{name}.made").touch()
+    return folder
 
 
 def optimal_notice(res, traj) -> str:

@@ -211,6 +211,27 @@ def test_reachability_retime_imports_no_solver_and_no_mjcf_reader(tmp_path):
             out.stdout[-300:] + out.stderr[-2000:]
 
 
+def test_csv_to_csv_imports_no_masked_arrays_and_no_toml_parser(tmp_path):
+    """``hodyn compute ROBOT traj.csv -o tau.csv`` (README's first command, and most of the
+    documented ones) starts without numpy.ma (pyarrow's ``pa.array(ndarray)`` imported it
+    looking for a mask: the CSV writer wraps each column's buffer instead, 10-15 ms of every
+    start that writes CSV) and without tomllib (only a drives, limits, contacts or loops
+    file needs it). A check of sys.modules, not a timing."""
+    heavy = ("numpy.ma", "tomllib", "tomli")
+    out = tmp_path / "tau.csv"
+    code = ("import sys, numpy\nEAGER = set(sys.modules)\n"  # (numpy 1.24 imports numpy.ma)
+            "from hodyn_cli.cli.app import main\n"
+            f"sys.argv = ['hodyn', 'compute', {IIWA!r}, {str(SAMPLES / 'iiwa14_cosine.csv')!r}, "
+            f"'-o', {str(out)!r}]\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    print('EXIT', e.code)\n"
+            f"print('HEAVY', [m for m in {heavy!r} if m in set(sys.modules) - EAGER])")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.stdout.strip().splitlines()[-2:] == ["EXIT 0", "HEAVY []"], \
+        run.stdout[-300:] + run.stderr[-2000:]
+    rows = (SAMPLES / "iiwa14_cosine.csv").read_text().count("\n")
+    assert out.read_text().count("\n") == rows  # the header and a row per sample
+
+
 def test_the_gravity_the_help_names_is_the_apis():
     """``--gravity``'s help names the default without importing numpy; it is api.GRAVITY."""
     from hodyn_cli import api

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import made_once
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SKIP = re.compile(r"^\s*(python3 -m venv|\.venv/bin/pytest|(\.venv/bin/)?pip install|source )")
@@ -188,18 +190,20 @@ def bash(text: str, folder: Path, doc: Path) -> None:
 @pytest.fixture(scope="session")
 def prepared(tmp_path_factory):
     """``prepare(doc, set_up)``: a scratch directory as a fresh clone has it (robots, sample
-    trajectories, docs) after the commands ``set_up``, made once per worker."""
+    trajectories, docs) after the commands ``set_up``, made once per test run (the workers
+    of ``pytest -n`` share it: :func:`conftest.made_once`)."""
     made: dict[tuple, Path] = {}
 
     def prepare(doc: Path, set_up: tuple[str, ...]) -> Path:
         key = tuple(plain(c) for c in set_up)  # the same set-up of another file: shared
         if key not in made:
-            folder = tmp_path_factory.mktemp("clone")
-            for name in (folder_name.rstrip("/") for folder_name in SHIPPED):
-                shutil.copytree(ROOT / name, folder / name)
-            if set_up:
-                bash("\n".join(set_up), folder, doc)
-            made[key] = folder
+            def make(folder: Path) -> None:
+                for name in (folder_name.rstrip("/") for folder_name in SHIPPED):
+                    shutil.copytree(ROOT / name, folder / name)
+                if set_up:
+                    bash("\n".join(set_up), folder, doc)
+
+            made[key] = made_once(tmp_path_factory, "\n".join(("documented", *key)), make)
         return made[key]
 
     return prepare

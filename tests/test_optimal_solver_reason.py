@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from conftest import URDF
+from conftest import URDF, made_once
 from conftest import optimal_notice as notice
 from hodyn_cli.cli.app import app
 from hodyn_cli.errors import HodynError
@@ -146,16 +146,15 @@ def duration(out):
 
 
 def test_where_reachability_kept_rates_far_from_its_passes_the_shorter_windows_law_is_taken(
-        cosine, tmp_path):
+        cosine, rates_25_alone, tmp_path):
     """Torque rates of 25 N m/s, below gravity's own rate along the path: keeping them made
     the rounds' law 3.6 times its passes' (optimal.SLACK), reachability's law (the
     sequential programmes raised the rounds') longer than the windows'; auto runs both and
     keeps the windows' law, saying why."""
-    limits = tmp_path / "rates.toml"
-    limits.write_text(RATES_25)
-    outs = {s: tmp_path / f"{s}.h5" for s in ("auto", "reachability", "windows")}
+    limits, outs = rates_25_alone[0], {"reachability": rates_25_alone[1]}
+    outs |= {s: tmp_path / f"{s}.h5" for s in ("auto", "windows")}
     lines = {s: notice(run("retime", IIWA, cosine[0], "--optimal", "--limits", limits,
-                           "--solver", s, "-o", out), cosine[0]) for s, out in outs.items()}
+                           "--solver", s, "-o", outs[s]), cosine[0]) for s in ("auto", "windows")}
     assert duration(outs["windows"]) < duration(outs["reachability"])
     assert duration(outs["auto"]) == duration(outs["windows"]) and solver(outs["auto"]) == \
         "windows"
@@ -195,7 +194,7 @@ def test_where_the_windows_law_is_not_shorter_reachabilitys_is_kept(cosine, tmp_
 
 
 def test_where_the_windows_end_at_the_uniform_scaling_reachabilitys_law_stays(
-        cosine, tmp_path, monkeypatch):
+        cosine, rates_25_alone, tmp_path, monkeypatch):
     """Where the windows' own solve ends at their last resort, the uniform scaling (forced
     here after the real solve, as HiGHS running out of time would), reachability's law stays
     however short the other: the uniform scaling is never shorter than it (checked against
@@ -210,30 +209,32 @@ def test_where_the_windows_end_at_the_uniform_scaling_reachabilitys_law_stays(
         return final
 
     monkeypatch.setattr(optimal.Optimal, "_windows", ending_uniform)
-    limits, out = tmp_path / "rates.toml", tmp_path / "auto.h5"
-    limits.write_text(RATES_25)
+    (limits, alone), out = rates_25_alone, tmp_path / "auto.h5"
     line = notice(run("retime", IIWA, cosine[0], "--optimal", "--limits", limits, "-o", out),
                   cosine[0])
     assert solver(out) == "reachability" and "solver" not in line, line
-    alone = tmp_path / "reachability.h5"
-    notice(run("retime", IIWA, cosine[0], "--optimal", "--limits", limits, "--solver",
-               "reachability", "-o", alone), cosine[0])
     assert duration(out) == duration(alone) > 2.4  # (the windows' law: 2.397 s)
 
 
 @pytest.fixture(scope="module")
 def rates_25_alone(cosine, tmp_path_factory):
-    """(limits file, --solver reachability's output) with the 25 N m/s torque rates."""
-    folder = tmp_path_factory.mktemp("rates_25")
-    limits, alone = folder / "rates.toml", folder / "alone.h5"
-    limits.write_text(RATES_25)
-    notice(run("retime", IIWA, cosine[0], "--optimal", "--limits", limits, "--solver",
-               "reachability", "-o", alone), cosine[0])
-    return limits, alone
+    """(limits file, --solver reachability's output) with the 25 N m/s torque rates: made
+    once per test run (the workers of ``pytest -n`` share it), ~9 s of CPU that four tests
+    compare auto's output with (the rounds and the sequential programmes)."""
+    def make(folder):
+        (folder / "rates.toml").write_text(RATES_25)
+        notice(run("retime", IIWA, cosine[0], "--optimal", "--limits", folder / "rates.toml",
+                   "--solver", "reachability", "-o", folder / "alone.h5"), cosine[0])
+
+    folder = made_once(tmp_path_factory, "solver_reason rates_25_alone", make)
+    return folder / "rates.toml", folder / "alone.h5"
 
 
-@pytest.mark.parametrize("failure", [HodynError("no law in the window at 0.5 s"),
-                                     np.linalg.LinAlgError("singular matrix")])
+# (both failures take the same except clause of Optimal._or_windows: the second, ~10 s of CPU,
+# runs with the slow tests)
+@pytest.mark.parametrize("failure", [
+    HodynError("no law in the window at 0.5 s"),
+    pytest.param(np.linalg.LinAlgError("singular matrix"), marks=pytest.mark.slow)])
 def test_where_the_windows_second_solve_fails_reachabilitys_law_is_kept_and_said(
         cosine, rates_25_alone, tmp_path, monkeypatch, failure):
     """auto's second solve, the windows after reachability (its slack beyond SLACK: the 25

@@ -37,7 +37,6 @@ hodyn_cli.errors.HodynError: l.toml: loop 'knee': 'a': the model has no link 'co
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,12 +47,7 @@ from hodyn_cli.core import lie
 from hodyn_cli.core.model import Model
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.contacts import NAME
-from hodyn_cli.modeling.joint_files import in_range, out_of_range
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+from hodyn_cli.modeling.joint_files import in_range, out_of_range, toml_parser
 
 __all__ = ["Closure", "Loops", "ROWS", "loops_from_table", "read_loops", "read_table"]
 
@@ -104,7 +98,7 @@ def read_loops(path: str | Path, model: Model) -> Loops:
 
 def read_table(path: str | Path) -> dict:
     """A loops file's tables, unchecked (:func:`loops_from_table` checks them)."""
-    source = str(path)
+    source, tomllib = str(path), toml_parser()
     try:
         return tomllib.loads(Path(path).read_text())
     except OSError as e:
