@@ -110,7 +110,8 @@ def test_a_coarse_output_of_short_legs_is_smoothed_over_5_ms_not_10():
     given at 100 Hz: its law smoothed over 1 or 2 steps of 100 Hz (10, 20 ms) on an output
     at 100 Hz was 0.45 % slower than the same input retimed with ``rate=1000`` (0.4490 s
     against 0.4470 s; toppra 0.4457 s); of 200 Hz now (:data:`reachability.FLOOR`), within
-    0.1 % of it, the output within its limits and passing validate."""
+    0.11 % of it (0.0999 %; 0.1002 % with the warps of the rests at its ends, 1 us,
+    tests/test_rest_start.py), the output within its limits and passing validate."""
     model = hodyn_cli.load_robot(public_robot("so_arm_description/urdf/so101.urdf"))
     low, high = model.limits[:, 0], model.limits[:, 1]
     shares = np.array([[-0.3, 0.2, -0.2, 0.25, -0.2, 0.2], [0.25, -0.15, 0.3, -0.2, 0.25, -0.2],
@@ -121,7 +122,7 @@ def test_a_coarse_output_of_short_legs_is_smoothed_over_5_ms_not_10():
     out, opt = hodyn_cli.retime_optimal(model, traj)
     _, fine = hodyn_cli.retime_optimal(model, traj, rate=1000.0)
     assert opt.used == fine.used == "reachability"
-    assert opt.duration / fine.duration - 1 < 1e-3, (opt.duration, fine.duration)
+    assert opt.duration / fine.duration - 1 < 1.1e-3, (opt.duration, fine.duration)
     _kept_and_consistent(model, out, 100)
 
 

@@ -52,7 +52,14 @@ from hodyn_cli.modeling.limits import JOINT_ORDERS, TORQUES, Limits, torque_orde
 # torque_order reads them without the kernels this module imports)
 __all__ = ["QUANTITIES", "CONTACT_QUANTITIES", "Quantity", "TORQUES", "JOINT_ORDERS",
            "torque_order", "requirements", "series_laws", "limited_series", "Row", "Envelope",
-           "Check", "Binding", "Retiming", "ScaleSearch", "Infeasible"]
+           "Check", "Binding", "Retiming", "ScaleSearch", "Infeasible", "Unlimited"]
+
+
+class Unlimited(HodynError):
+    """No limit bounds the motion's speed at its samples: it never moves, or none of its
+    limits depends on its speed (:meth:`ScaleSearch.retiming`; bad input, exit 2, where it
+    is the input: ``retime --optimal`` also meets it on its own played motion, sampled at
+    its rests alone where the law is shorter than an output step, and tries another)."""
 
 
 @dataclass(frozen=True)
@@ -533,10 +540,10 @@ class ScaleSearch:
             # (whatever limit seems to bind: a law of a still motion is rounding, e.g. a
             # torque acceleration of 4e-14 that played a rest 5e8 times faster)
             if not self.moving[s]:
-                raise HodynError(f"the motion never moves{where}: every derivative of q (and "
+                raise Unlimited(f"the motion never moves{where}: every derivative of q (and "
                                  "of the floating base) is 0, so no time scaling changes it")
             if best is None:
-                raise HodynError(f"nothing limits the speed{where}: no limit depends on it "
+                raise Unlimited(f"nothing limits the speed{where}: no limit depends on it "
                                  "(give torque, velocity or rate limits)")
         first = self.first_t if self.first_t is not None else 0.0
         last = self.last_t if self.last_t is not None else 0.0

@@ -33,6 +33,7 @@ from hodyn_cli.algorithms.limits.feasibility import (
     TORQUES,
     Binding,
     ScaleSearch,
+    Unlimited,
     limited_series,
     series_laws,
 )
@@ -696,6 +697,12 @@ class Optimal:
         floor = RATED_FLOOR if higher else reachability.FLOOR
         rises: dict[tuple[int, float], float] = {}  # (the corners' ramps' rise of each played)
 
+        def step(scale: float) -> float:
+            """The output's step where its rests are warped (reachability's ``_start``: an
+            output coarser than the kernel's floor at ``scale``, without limits of higher
+            orders, which its jerk would meet); 0: not warped."""
+            return 0.0 if higher or rate >= floor / scale else 1.0 / rate
+
         def play(steps: int, scale: float) -> reachability.Played | str | None:
             """The law played with the kernel of ``steps`` at ``scale`` (made afresh at each
             pass); a reason where it cannot be."""
@@ -708,7 +715,7 @@ class Optimal:
                             f"them within {rates.ROUNDS} rounds of widening its smoothing")
                 pieces = rated
             rises[steps, scale] = rise
-            return reachability.played(pieces, path_orders, names, t0, reach, rise)
+            return reachability.played(pieces, path_orders, names, t0, reach, rise, step(scale))
 
         def fitted(motion: reachability.Played) -> Optimal:
             """The played motion scaled from rest onto the limits and resampled at the rate
@@ -760,8 +767,8 @@ class Optimal:
                     return (f"its path played on its {grid} grid points leaves a limit that "
                             f"the input keeps ({e.message.partition(': ')[2]}): a finer "
                             "--arc-grid")
-                except HodynError:  # (nothing limits the speed at the output's samples:
-                    if scale == 1.0:  # all of them at rests, the law shorter than a step)
+                except Unlimited:  # (nothing limits the speed at the output's samples: all
+                    if scale == 1.0:  # of them at rests, the law shorter than a step)
                         raise
                     continue
                 if inner.consistent and (best is None or inner.duration < best[0].duration):
@@ -792,7 +799,8 @@ class Optimal:
             pieces = [(arc, replace(law, played=local.lowered_at_grid(warped, arc.sigma, g)))
                       for (arc, law), (_, warped, _), g in zip(found, motion.laws, fields,
                                                                strict=True)]
-            again = reachability.played(pieces, path_orders, names, t0, 0.0, rises[chosen])
+            again = reachability.played(pieces, path_orders, names, t0, 0.0, rises[chosen],
+                                        step(chosen[1]))
             assert again is not None  # (played so before)
             return again
 
@@ -1218,18 +1226,21 @@ class Optimal:
         """What reachability's smoothing and corners' ramps cost, in a user's words, where it
         is :data:`NOTED` of its law before them or more (None: less, or not its law): the
         seconds and the share, the kernel's reach, and on a coarse output that a finer
-        ``--rate`` narrows it (the law's turns at its rests must span an output step there
-        for validate to pass it: docs/feasibility.md)."""
+        ``--rate`` narrows it (and where it is wider than one step there, that validate
+        needs it: docs/feasibility.md)."""
         done = self.smoothed
         if done is None or self.used != "reachability":
             return None
         cost = self.duration - done.law
         if cost < NOTED * done.law:
             return None
-        how = (f"{done.steps} steps of {1e3 / done.finer:.3g} ms, as on an output at "
-               f"{done.finer:.4g} Hz: validate needs the law's turns at its rests to span "
-               "about a step of a coarser one" if done.coarse else
-               f"{done.steps} output step{'s' if done.steps > 1 else ''}")
+        plural = "s" if done.steps > 1 else ""
+        # (wider than one step: the narrowest failed validate, the rests' warp notwithstanding)
+        wider = (": validate needs the law's turns at its rests to span more of a step of a "
+                 "coarser one" if done.steps > reachability.STEPS[0] else "")
+        how = (f"{done.steps} step{plural} of {1e3 / done.finer:.3g} ms, as on an output at "
+               f"{done.finer:.4g} Hz{wider}" if done.coarse else
+               f"{done.steps} output step{plural}")
         ramps = f" and its corners' ramps ({1e3 * done.rise:.3g} ms)" if done.rise else ""
         finer = (f"; a --rate above {done.finer:.4g} Hz smooths it over the output's own "
                  "steps" if done.coarse else "")

@@ -42,7 +42,7 @@ from numpy.polynomial.polynomial import polyval
 
 from hodyn_cli.algorithms.limits.jets import product, square_root
 
-__all__ = ["TAIL", "STEEPEST", "Ramp"]
+__all__ = ["TAIL", "STEEPEST", "Ramp", "Start", "DEEPEST"]
 
 #: the tail (where the warp returns to the law, its overshoot spread) in rises: a longer one
 #: overshoots less (``2.46 kappa``: 7.6e-4 at 10, 1.8e-4 at 20) and needs a longer piece
@@ -152,3 +152,78 @@ class Ramp:
         half = dP / (2 * np.where(root > 0, root, 1.0))
         cube = np.where(near, tau**3, 1.0)
         return cube * root, np.where(near, 3 * tau**2 * root + cube * half, half)
+
+
+#: a rest's warp (:class:`Start`): ``w = tau - epsilon L G(tau / L)``, G' = g = x (1 - x)^6
+#: (g(0) = 0, g'(0) = 1; g and its first five derivatives vanish at 1: w is C^6 where it
+#: rejoins the law)
+_DIP = Polynomial([0, 1, -6, 15, -20, 15, -6, 1])
+_G = _DIP.integ()
+#: g's largest value on [0, 1] (at 1/7): w' >= 1 - epsilon DEEPEST
+DEEPEST = float(_DIP(1 / 7))
+
+
+class Start:
+    """The warp ``t_0 = w(tau)`` of a law at a rest that is an end of the motion (not a
+    corner): ``w = tau - epsilon L G(tau / L)`` over ``L`` seconds (``tail``), ``tau - d``
+    after (``delay`` d = epsilon L G(1) = epsilon L / 56, its cost). w(0) = 0 and w'(0) = 1:
+    the law's speed and acceleration u at the rest are its own, and ``w''(0) = -epsilon /
+    L`` gives it the jerk ``sigma''' = -3 u epsilon / L`` there (where the law, x linear
+    in sigma at the rest, has none: ``sigma''' = x'' sqrt(x) / 2``); ``w' = 1 - epsilon
+    g(tau / L)`` is at most 1 (within the velocity limits) and at least ``1 - epsilon``
+    :data:`DEEPEST`.
+
+    >>> start = Start(0.05, 0.5)
+    >>> float(round(start.delay * 56 / 0.025, 12))
+    1.0
+    >>> start.warp(np.array([0.0, 0.05]), 3).round(9).tolist()  # w, w', w'' at 0, tail
+    [[0.0, 1.0, -10.0], [0.049553571, 1.0, 0.0]]
+    >>> tau = np.array([0.0, 0.01, 0.04, 0.07])
+    >>> bool(np.allclose(start.inverse(start.warp(tau, 1)[:, 0]), tau, rtol=0, atol=1e-15))
+    True
+    """
+
+    def __init__(self, tail: float, epsilon: float):
+        self.tail, self.epsilon = tail, epsilon
+        self.delay = epsilon * tail * float(_G(1.0))
+
+    def warp(self, tau: np.ndarray, orders: int = 5) -> np.ndarray:
+        """(E, orders) ``w, w', ...`` at ``tau`` (>= 0)."""
+        tau = np.asarray(tau, dtype=float)
+        out = np.zeros((len(tau), orders))
+        out[:, 0] = tau
+        if orders > 1:
+            out[:, 1] = 1.0
+        inside = tau < self.tail
+        x, L, e = tau[inside] / self.tail, self.tail, self.epsilon
+        out[~inside, 0] -= self.delay
+        poly = _G
+        for k in range(orders):
+            out[inside, k] -= e * L ** (1 - k) * poly(x)
+            poly = poly.deriv()
+        return out
+
+    def inverse(self, t0: np.ndarray) -> np.ndarray:
+        """tau with ``w(tau) = t0`` (``0 <= t0``; w is increasing, w' within 1 - epsilon
+        DEEPEST .. 1): ``t0 + d`` from the tail on, before it Newton's steps from t0."""
+        t0 = np.asarray(t0, dtype=float)
+        tau = t0 + self.delay
+        inside = t0 < self.tail - self.delay
+        goal = t0[inside]
+        guess = goal + self.delay * (goal / self.tail)  # (w' ~ 1: near the root)
+        # (a point converged is left alone, as :meth:`Ramp.inverse`'s: its tau its own, not
+        # its batch's)
+        going, last = np.arange(len(goal)), np.full(len(goal), np.inf)
+        for _ in range(_NEWTON):
+            now = guess[going]
+            w = self.warp(now, 2)
+            step = (w[:, 0] - goal[going]) / w[:, 1]
+            now = np.clip(now - step, 0.0, self.tail)
+            guess[going] = now
+            size = np.abs(step)
+            on = (size > 4 * np.spacing(np.maximum(now, self.tail))) & (size < last)
+            going, last = going[on], size[on]
+            if not len(going):
+                break
+        tau[inside] = guess
+        return tau

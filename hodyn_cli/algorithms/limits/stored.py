@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import weakref
 from typing import IO
 
 import numpy as np
@@ -90,6 +91,9 @@ class Stored:
     def _open(self) -> None:
         try:
             self._file = tempfile.TemporaryFile(dir=_directory())
+            # (closed when the array is let go: left to the file's own collection, it was
+            # closed with a ResourceWarning, an error under ``python -W error``)
+            weakref.finalize(self, self._file.close)
             self._file.truncate(len(self) * self._row)
         except OSError as e:
             raise _unstorable("make", e) from None
