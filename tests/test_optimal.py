@@ -223,6 +223,40 @@ def test_kinks_bound_the_path_speed_next_to_them(speedup):
     assert miss == pytest.approx(programme.KINK_SHARE * programme.RTOL * top, rel=1e-2)
 
 
+
+def test_a_windows_programmes_keep_their_kink_rows_and_start_from_the_last_basis(monkeypatch):
+    """Every grid point next to a kink has its row in every programme (unbounded where the
+    law's cap holds x), so the programmes of a window have the same rows and each after the
+    first starts from the last one's basis: here the kink's ceiling holds x at first and the
+    cap at the end (no limits: x rises to the cap), and with a row only where the ceiling
+    held, the row count changed and a programme started from scratch."""
+    from scipy import sparse
+
+    path = _kinked_path(7.0)
+    grid = programme.PathGrid(100)
+    grid.add(path)
+    on, kinks = grid.grid()
+    x0, rate = 0.01, 1000.0
+    ceiling = programme.KinkCeiling.of(on, kinks, grid.peak, x0, rate)
+    cap = x0 * programme.CAP**2
+    assert (ceiling.at(np.full(on.n_samples, x0)) < cap).sum() == 2  # (held at first)
+    starts = []
+    solve = programme._linear_programme
+
+    def spied(objective, bounds, A, lb, ub, now, previous=None):
+        starts.append((A.shape[0], previous is not None and previous.basis is not None
+                       and len(previous.rows) == A.shape[0]))  # (else from scratch)
+        return solve(objective, bounds, A, lb, ub, now, previous)
+
+    monkeypatch.setattr(programme, "_linear_programme", spied)
+    monkeypatch.setattr(programme, "_programme", lambda limits, X, D: (
+        sparse.csr_matrix((0, D[0].shape[1])), np.zeros(0), np.zeros(0)))
+    law = programme.solve(on.t, [], x0, 3, rate, ceiling=ceiling)
+    x = law.spline(on.t)
+    assert (np.maximum(ceiling.at(x), x) >= cap).all() and x.max() == pytest.approx(cap)
+    assert len(starts) > 2 and len({rows for rows, _ in starts}) == 1
+    assert [warm for _, warm in starts] == [False] + [True] * (len(starts) - 1), starts
+
 # -- the limits along the path ------------------------------------------------------------
 
 
