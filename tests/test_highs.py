@@ -116,3 +116,13 @@ def test_an_infeasible_programme_is_none_cold_and_after_added_rows():
     empty = LP(np.ones(1), np.zeros(1), np.ones(1))
     empty.add(sparse.csr_matrix([[1.0]]), np.array([2.0]), np.array([np.inf]))
     assert empty.solve(iterations=100) is None
+
+
+def test_its_options_are_set_on_one_thread_silent_devex():
+    """The options LP sets hold in HiGHS (which answers a misspelt option with a status, not
+    an error: LP raises on it)."""
+    lp = LP(np.ones(2), np.zeros(2), np.ones(2))
+    got = {name: lp._highs.getOptionValue(name)[1] for name in (
+        "output_flag", "threads", "solver", "simplex_dual_edge_weight_strategy")}
+    assert got == {"output_flag": False, "threads": 1, "solver": "simplex",
+                   "simplex_dual_edge_weight_strategy": 1}

@@ -219,8 +219,8 @@ def test_where_the_windows_end_at_the_uniform_scaling_reachabilitys_law_stays(
 @pytest.fixture(scope="module")
 def rates_25_alone(cosine, tmp_path_factory):
     """(limits file, --solver reachability's output) with the 25 N m/s torque rates: made
-    once per test run (the workers of ``pytest -n`` share it), ~9 s of CPU that four tests
-    compare auto's output with (the rounds and the sequential programmes)."""
+    once per test run (the workers of ``pytest -n`` share it), ~9 s of CPU that three tests
+    (four with the slow ones) compare auto's output with (the rounds and the sequential programmes)."""
     def make(folder):
         (folder / "rates.toml").write_text(RATES_25)
         notice(run("retime", IIWA, cosine[0], "--optimal", "--limits", folder / "rates.toml",

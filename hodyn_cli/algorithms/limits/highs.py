@@ -50,12 +50,15 @@ class LP:
         # (the pybind11 class itself: highspy.Highs, its Python subclass, sets a callback on
         # construction and HiGHS 1.16 then prints its banner to stdout before any option
         # can turn the output off)
+        from highspy import HighsStatus
         from highspy._core import _Highs
 
         self._highs = _Highs()
         for name, value in (("output_flag", False), ("threads", 1), ("solver", "simplex"),
                             ("simplex_dual_edge_weight_strategy", 1)):
-            self._highs.setOptionValue(name, value)
+            # (HiGHS answers a misspelt option or a wrong type with a status, not an error)
+            if self._highs.setOptionValue(name, value) != HighsStatus.kOk:
+                raise RuntimeError(f"HiGHS refused its option {name} = {value!r}")
         n = len(objective)
         none = np.zeros(0, dtype=np.int32)
         self._highs.addCols(n, np.asarray(objective, float), np.asarray(lower, float),
