@@ -34,6 +34,7 @@ final fit onto the limits pays as a slowing of that share). The two conditions g
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import factorial
 
 import numpy as np
@@ -121,25 +122,7 @@ class Ramp:
         guess = np.interp(goal, self._table[1], self._table[0])
         first = goal < self._table[1][1]  # (w ~ tau^3 sqrt(P(0)): its cube root, not a chord)
         guess[first] = np.cbrt(goal[first] / np.sqrt(self._near.coef[0]))
-        # (a point converged is left alone: its tau is its own, not its batch's, so a chunk's
-        # times are the same however the played motion is cut; stepping on with the rest
-        # moved 17 % of them by a unit in the last place). It stops where its step is a few
-        # units in the last place, or stops shrinking: Newton's steps shrink until rounding
-        # decides them (just below the rise, tau^3 sqrt(P)'s rounding swung some by +-4 units
-        # up to the cap of steps)
-        going, last = np.arange(len(goal)), np.full(len(goal), np.inf)
-        for _ in range(_NEWTON):
-            now = guess[going]
-            w, slope = self._w(now)
-            step = np.where(slope > 0, (w - goal[going]) / np.where(slope > 0, slope, 1.0), 0.0)
-            now = np.clip(now - step, 0.0, self.tail)
-            guess[going] = now
-            size = np.abs(step)
-            on = (size > 4 * np.spacing(np.maximum(now, self.rise))) & (size < last)
-            going, last = going[on], size[on]
-            if not len(going):
-                break
-        tau[inside] = guess
+        tau[inside] = _newton(self._w, goal, guess, self.tail, self.rise)
         return tau
 
     def _w(self, tau: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -211,19 +194,30 @@ class Start:
         inside = t0 < self.tail - self.delay
         goal = t0[inside]
         guess = goal + self.delay * (goal / self.tail)  # (w' ~ 1: near the root)
-        # (a point converged is left alone, as :meth:`Ramp.inverse`'s: its tau its own, not
-        # its batch's)
-        going, last = np.arange(len(goal)), np.full(len(goal), np.inf)
-        for _ in range(_NEWTON):
-            now = guess[going]
-            w = self.warp(now, 2)
-            step = (w[:, 0] - goal[going]) / w[:, 1]
-            now = np.clip(now - step, 0.0, self.tail)
-            guess[going] = now
-            size = np.abs(step)
-            on = (size > 4 * np.spacing(np.maximum(now, self.tail))) & (size < last)
-            going, last = going[on], size[on]
-            if not len(going):
-                break
-        tau[inside] = guess
+        tau[inside] = _newton(lambda now: tuple(self.warp(now, 2).T), goal, guess, self.tail,
+                              self.tail)
         return tau
+
+
+def _newton(w: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], goal: np.ndarray,
+            guess: np.ndarray, tail: float, scale: float) -> np.ndarray:
+    """``guess`` (in place) moved by Newton's steps on w (``w(tau) -> (w, w')``, increasing on
+    ``0 .. tail``) to ``w = goal``. A point converged is left alone: its tau is its own, not
+    its batch's, so a chunk's times are the same however the played motion is cut (stepping
+    on with the rest moved 17 % of them by a unit in the last place). It stops where its step
+    is a few units in the last place of ``max(tau, scale)``, or stops shrinking: Newton's
+    steps shrink until rounding decides them (just below a ramp's rise, tau^3 sqrt(P)'s
+    rounding swung some by +-4 units up to the cap of steps, _NEWTON)."""
+    going, last = np.arange(len(goal)), np.full(len(goal), np.inf)
+    for _ in range(_NEWTON):
+        now = guess[going]
+        value, slope = w(now)
+        step = np.where(slope > 0, (value - goal[going]) / np.where(slope > 0, slope, 1.0), 0.0)
+        now = np.clip(now - step, 0.0, tail)
+        guess[going] = now
+        size = np.abs(step)
+        on = (size > 4 * np.spacing(np.maximum(now, scale))) & (size < last)
+        going, last = going[on], size[on]
+        if not len(going):
+            break
+    return guess
