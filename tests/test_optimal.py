@@ -927,31 +927,42 @@ def test_a_stalled_simplex_hands_over_to_the_interior_point(monkeypatch):
     assert interior.duration < 0.9 * interior.uniform_duration
 
 
+def _random_programme(seed: int, m: int, n: int = 40):
+    """(objective, bounds, A, lb, ub): a programme like the windows', many rows ``A c <= ub``
+    near a box, few columns."""
+    from scipy import sparse
+    from scipy.optimize import Bounds
+
+    rng = np.random.default_rng(seed)
+    A = sparse.csr_matrix(rng.normal(size=(m, n)))
+    lb, ub = np.full(m, -np.inf), 1.0 + rng.uniform(size=m)
+    return rng.normal(size=n), Bounds(np.full(n, -5.0), np.full(n, 5.0)), A, lb, ub
+
+
+def _spied(monkeypatch, attribute: str) -> list:
+    """The list every highs.LP.solve from now on appends its LP's ``attribute`` to."""
+    from hodyn_cli.algorithms.limits import highs
+
+    seen, solve = [], highs.LP.solve
+
+    def spied(lp, *args):
+        x = solve(lp, *args)
+        seen.append(getattr(lp, attribute))
+        return x
+
+    monkeypatch.setattr(highs.LP, "solve", spied)
+    return seen
+
+
 def test_the_simplex_hands_over_after_its_iterations_not_the_wall_clock(monkeypatch):
     """The simplex's budget is an iteration count per column (the same programme takes the
     same solver whatever the load): out of iterations, the interior point solves it to the
     simplex's optimum, and nothing of HiGHS's reaches the user."""
     import warnings
 
-    from scipy import sparse
-    from scipy.optimize import Bounds
-
-    from hodyn_cli.algorithms.limits import highs
-
-    rng = np.random.default_rng(7)
-    n, m = 40, 400  # (a programme like the windows': many rows near a box, few columns)
-    A = sparse.csr_matrix(rng.normal(size=(m, n)))
-    lb, ub = np.full(m, -np.inf), 1.0 + rng.uniform(size=m)
-    objective, bounds = rng.normal(size=n), Bounds(np.full(n, -5.0), np.full(n, 5.0))
-    methods = []
-    solve = highs.LP.solve
-
-    def spied(lp, *args):
-        x = solve(lp, *args)
-        methods.append(lp.method)
-        return x
-
-    monkeypatch.setattr(highs.LP, "solve", spied)
+    objective, bounds, A, lb, ub = _random_programme(7, 400)
+    m = len(lb)
+    methods = _spied(monkeypatch, "method")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         simplex, _ = programme._linear_programme(objective, bounds, A, lb, ub, np.zeros(m))
@@ -972,25 +983,12 @@ def test_a_programme_out_of_rounds_hands_on_the_basis_of_its_last_solve(monkeypa
     its last solve's basis, optimal on the rows it had, starts the next programme (the trust
     region's smaller step: the same rows): that one needs fewer simplex iterations than from
     scratch, and has the optimum all the same (scipy's HiGHS, an independent build)."""
-    from scipy import sparse
-    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.optimize import LinearConstraint, milp
 
-    from hodyn_cli.algorithms.limits import highs
-
-    rng = np.random.default_rng(11)
-    n, m = 40, 600  # (no row near its bound at c = 0: every one comes in a round)
-    A = sparse.csr_matrix(rng.normal(size=(m, n)))
-    lb, ub = np.full(m, -np.inf), 1.0 + rng.uniform(size=m)
-    objective, bounds = rng.normal(size=n), Bounds(np.full(n, -5.0), np.full(n, 5.0))
-    iterations = []
-    solve = highs.LP.solve
-
-    def spied(lp, *args):
-        x = solve(lp, *args)
-        iterations.append(lp.iterations)
-        return x
-
-    monkeypatch.setattr(highs.LP, "solve", spied)
+    # (no row near its bound at c = 0: every one comes in a round)
+    objective, bounds, A, lb, ub = _random_programme(11, 600)
+    m = len(lb)
+    iterations = _spied(monkeypatch, "iterations")
     monkeypatch.setattr(programme, "ROUNDS", 2)
     given_up, active = programme._linear_programme(objective, bounds, A, lb, ub, np.zeros(m))
     assert given_up is None and active.basis is not None and active.rows.sum() > 0
