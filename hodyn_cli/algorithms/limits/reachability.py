@@ -52,6 +52,7 @@ a sample): :data:`MOST_SAMPLES`.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
@@ -1381,29 +1382,58 @@ def played(pieces: list[tuple[Arc, Law]], orders: int, names: tuple[str, ...],
 
 @dataclass(frozen=True, eq=False)
 class Played:
-    """A motion played along arcs, made afresh chunk by chunk of at most :data:`BLOCK` points
-    each time it is iterated: per arc, its played law (:class:`Warped`) and the time it
-    starts at (``laws``: (arc, warped, start)), the motion at a chunk's points the shape's
-    jet composed with the law's time derivatives there. Memory: a chunk's (:class:`Warped`:
-    sigma, t and the spline's coefficients on disk; the spline's knots the arc's grid), not
-    the motion's 8 per order and joint (a 10^5-sample path's grid
-    played whole was 84 MB, and its temporaries as much again each, for each smoothing
-    tried), nor the law's time derivatives (6 numbers a point); cost: the jet and the chain
-    rule again at each pass (~0.4 s for 300 000 points)."""
+    """A motion played along arcs, chunk by chunk of at most :data:`BLOCK` points each time it
+    is iterated: per arc, its played law (:class:`Warped`) and the time it starts at
+    (``laws``: (arc, warped, start)), the motion at a chunk's points the shape's jet composed
+    with the law's time derivatives there. The first chunks, up to :data:`KEPT` bytes, are
+    kept as first made (``kept``: the same numbers at every pass); the others are made
+    afresh. Memory: a chunk's and ``KEPT`` (:class:`Warped`: sigma, t and the spline's
+    coefficients on disk; the spline's knots the arc's grid), not the motion's 8 per order
+    and joint (a 10^5-sample path's grid played whole was 84 MB, and its temporaries as much
+    again each, for each smoothing tried), nor the law's time derivatives (6 numbers a
+    point); cost: the jet and the chain rule again at each pass beyond ``KEPT`` (~0.4 s for
+    300 000 points)."""
 
     laws: list[tuple[Arc, Warped, float]]
     orders: int
     names: tuple[str, ...]
+    #: the first chunks as made, read-only, while they fit in :data:`KEPT` bytes
+    kept: list[Trajectory] = dataclasses.field(default_factory=list, init=False, repr=False)
 
     def __iter__(self) -> Iterator[Trajectory]:
-        first = 0
+        first, c, size = 0, 0, sum(_nbytes(chunk) for chunk in self.kept)
         for arc, warped, start in self.laws:
             for a in range(first, len(warped.sigma), BLOCK):
-                b = min(a + BLOCK, len(warped.sigma))
-                tau, rates = warped.at(a, b)
-                yield Trajectory(self.names, compose(arc.jet(warped.sigma[a:b], self.orders),
-                                                     rates[:, : self.orders - 1]), start + tau)
+                if c < len(self.kept):
+                    chunk = self.kept[c]
+                else:
+                    b = min(a + BLOCK, len(warped.sigma))
+                    tau, rates = warped.at(a, b)
+                    q, t = compose(arc.jet(warped.sigma[a:b], self.orders),
+                                   rates[:, : self.orders - 1]), start + tau
+                    chunk = Trajectory(self.names, q, t)
+                    if c == len(self.kept) and size + q.nbytes + t.nbytes <= KEPT:
+                        q.setflags(write=False)  # (shared by every pass)
+                        t.setflags(write=False)
+                        self.kept.append(chunk)
+                        size += q.nbytes + t.nbytes
+                c += 1
+                yield chunk
             first = 1  # (the corner: the last arc's end)
+
+
+#: bytes of a :class:`Played` motion's chunks kept after they are first made (the fits,
+#: the local slowing's 16 samplings and the output read the played motion 10-30 times; made
+#: afresh each time, the jet and the chain rule were ~15 % of the CPU of a 3000-sample
+#: path's reachability run); a longer motion's chunks beyond them are made afresh at each
+#: pass, so memory stays bounded (a 10^4-sample path's 3 x 10^4 grid points, 7 joints, q ..
+#: q^(3): ~7 MB; at 16 MiB the UR10's 10^5-sample path's peak RSS rose 139 -> 158 MiB)
+KEPT = 8 << 20
+
+
+def _nbytes(chunk: Trajectory) -> int:
+    assert chunk.t is not None
+    return chunk.derivatives.nbytes + chunk.t.nbytes
 
 
 @dataclass(frozen=True, eq=False)
