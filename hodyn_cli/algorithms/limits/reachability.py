@@ -1385,9 +1385,9 @@ class Played:
     """A motion played along arcs, chunk by chunk of at most :data:`BLOCK` points each time it
     is iterated: per arc, its played law (:class:`Warped`) and the time it starts at
     (``laws``: (arc, warped, start)), the motion at a chunk's points the shape's jet composed
-    with the law's time derivatives there. The first chunks, up to :data:`KEPT` bytes, are
-    kept as first made (``kept``: the same numbers at every pass); the others are made
-    afresh. Memory: a chunk's and ``KEPT`` (:class:`Warped`: sigma, t and the spline's
+    with the law's time derivatives there. A motion within :data:`KEPT` bytes is kept whole
+    as its first pass made it (``kept``: the same numbers at every pass); a longer one is
+    made afresh at each. Memory: a chunk's, or up to ``KEPT`` (:class:`Warped`: sigma, t and the spline's
     coefficients on disk; the spline's knots the arc's grid), not the motion's 8 per order
     and joint (a 10^5-sample path's grid played whole was 84 MB, and its temporaries as much
     again each, for each smoothing tried), nor the law's time derivatives (6 numbers a
@@ -1397,43 +1397,41 @@ class Played:
     laws: list[tuple[Arc, Warped, float]]
     orders: int
     names: tuple[str, ...]
-    #: the first chunks as made, read-only, while they fit in :data:`KEPT` bytes
+    #: its chunks as first made, read-only, where the whole motion fits in :data:`KEPT`
+    #: bytes (empty: not made yet, or longer)
     kept: list[Trajectory] = dataclasses.field(default_factory=list, init=False, repr=False)
 
     def __iter__(self) -> Iterator[Trajectory]:
-        first, c, size = 0, 0, sum(_nbytes(chunk) for chunk in self.kept)
+        if self.kept:
+            yield from self.kept
+            return
+        points = sum(len(warped.sigma) for _, warped, _ in self.laws)
+        keep, made = points * (self.orders * len(self.names) + 1) * 8 <= KEPT, []
+        first = 0
         for arc, warped, start in self.laws:
             for a in range(first, len(warped.sigma), BLOCK):
-                if c < len(self.kept):
-                    chunk = self.kept[c]
-                else:
-                    b = min(a + BLOCK, len(warped.sigma))
-                    tau, rates = warped.at(a, b)
-                    q, t = compose(arc.jet(warped.sigma[a:b], self.orders),
-                                   rates[:, : self.orders - 1]), start + tau
-                    chunk = Trajectory(self.names, q, t)
-                    if c == len(self.kept) and size + q.nbytes + t.nbytes <= KEPT:
-                        q.setflags(write=False)  # (shared by every pass)
-                        t.setflags(write=False)
-                        self.kept.append(chunk)
-                        size += q.nbytes + t.nbytes
-                c += 1
+                b = min(a + BLOCK, len(warped.sigma))
+                tau, rates = warped.at(a, b)
+                q, t = compose(arc.jet(warped.sigma[a:b], self.orders),
+                               rates[:, : self.orders - 1]), start + tau
+                chunk = Trajectory(self.names, q, t)
+                if keep:  # (shared by every pass: read-only)
+                    q.setflags(write=False)
+                    t.setflags(write=False)
+                    made.append(chunk)
                 yield chunk
             first = 1  # (the corner: the last arc's end)
+        self.kept.extend(made)  # (a whole pass made: the next ones read it)
 
 
-#: bytes of a :class:`Played` motion's chunks kept after they are first made (the fits,
-#: the local slowing's 16 samplings and the output read the played motion 10-30 times; made
-#: afresh each time, the jet and the chain rule were ~15 % of the CPU of a 3000-sample
-#: path's reachability run); a longer motion's chunks beyond them are made afresh at each
-#: pass, so memory stays bounded (a 10^4-sample path's 3 x 10^4 grid points, 7 joints, q ..
-#: q^(3): ~7 MB; at 16 MiB the UR10's 10^5-sample path's peak RSS rose 139 -> 158 MiB)
+#: bytes of a :class:`Played` motion kept whole after its first pass, where it fits in them
+#: (the fits, the local slowing's 16 samplings and the output read the played motion 10-30
+#: times; made afresh each time, the jet and the chain rule were ~15 % of the CPU of a
+#: 3000-sample path's reachability run); a longer one is made afresh at each pass, as
+#: before, so memory stays bounded and a long path's peak RSS is what it was (a 10^4-sample
+#: path's 3 x 10^4 grid points, 7 joints, q .. q^(3): ~7 MB; the first 16 MiB of a
+#: 10^5-sample path kept, its peak RSS rose 139 -> 158 MiB for no CPU it could measure)
 KEPT = 8 << 20
-
-
-def _nbytes(chunk: Trajectory) -> int:
-    assert chunk.t is not None
-    return chunk.derivatives.nbytes + chunk.t.nbytes
 
 
 @dataclass(frozen=True, eq=False)
