@@ -1,7 +1,6 @@
 """The final fit's search for the largest uniform speed-up (:class:`optimal.Fit`): its samples
 kept per bracket of SPEEDUPS, merged for every bracket at once, are the KEEP that leave
-first over the whole motion however it is cut into chunks and blocks, and its speed-up is
-the boundary that bisection on every sample finds."""
+first over the whole motion however it is cut into chunks and blocks."""
 import numpy as np
 import pytest
 
@@ -9,7 +8,6 @@ import hodyn_cli
 from conftest import URDF
 from hodyn_cli.algorithms.limits import optimal
 from hodyn_cli.algorithms.limits.feasibility import limited_series
-from hodyn_cli.algorithms.limits.scaling import TOLERANCE
 from hodyn_cli.algorithms.planning.generate import generate
 
 
@@ -43,8 +41,8 @@ def test_the_kept_samples_are_the_first_to_leave_however_the_motion_is_cut(playe
                                                                            monkeypatch):
     """KEEP of them per bracket over chunks of 7 samples in blocks of 5 (every merge) are
     the KEEP smallest keys of all of them at once, and the speed-up solved from them is
-    the same to the bit; with every sample kept, it is the boundary bisection on all of
-    them finds (every sample within its band there, one on it)."""
+    the same to the bit (that it is the boundary of every sample's band:
+    tests/test_optimal.py's test_the_final_fit_keeps_a_bounded_number_of_samples)."""
     _, pieces = played
     monkeypatch.setattr(optimal, "KEEP", 3)
     monkeypatch.setattr(optimal, "BLOCK", 5)
@@ -55,35 +53,3 @@ def test_the_kept_samples_are_the_first_to_leave_however_the_motion_is_cut(playe
         assert np.array_equal(np.sort(fit.keys, axis=1), np.sort(alone.keys, axis=1))
         assert fit.solve() == alone.solve()
     assert np.isfinite(alone.keys).sum() > len(optimal.SPEEDUPS)  # (more than bracket 0's)
-    groups = [_group(laws, limited) for laws, limited, _ in pieces]
-    monkeypatch.setattr(optimal, "KEEP", sum(len(g[0]) for g in groups))  # every sample kept
-    found = _fed(pieces, 10**6).solve()
-    assert found is not None and 1 - optimal.FIT < found.k < 1 + optimal.FIT
-
-    def worst(x: float) -> float:
-        return max(float(optimal._usage(g, np.array([x])).max()) for g in groups)
-
-    lo, hi = optimal.SPEEDUPS[-1], optimal.SPEEDUPS[0]
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if worst(mid) <= 1 + TOLERANCE / 10 else (lo, mid)
-    assert found.x == pytest.approx(lo, rel=1e-12)
-    assert worst(found.x) <= 1 + TOLERANCE / 10 < worst(found.x * (1 + 1e-9))
-
-
-def _group(laws, limited) -> tuple:
-    """Every limited sample's (dense polynomial, friction, centre, half-width), as
-    :class:`optimal.Fit` takes them (independently: a row per sample and joint)."""
-    out = []
-    for _, series, cols, lower, upper in limited:
-        law = laws[series].take(slice(None), cols)
-        c = law.coefficients
-        dense = np.zeros(c.shape[:2] + (law.power + 2 * c.shape[-1] - 1,))
-        dense[..., law.power::2] = c
-        f = law.friction if law.friction is not None else np.zeros(c.shape[:2] + (3,))
-        n = c.shape[0]
-        out.append((dense.reshape(n * len(cols), -1), f.reshape(-1, 3),
-                    np.tile((lower + upper) / 2, n), np.tile((upper - lower) / 2, n)))
-    width = max(g[0].shape[1] for g in out)
-    return (np.concatenate([np.pad(g[0], ((0, 0), (0, width - g[0].shape[1]))) for g in out]),
-            *(np.concatenate([g[i] for g in out]) for i in (1, 2, 3)))
