@@ -148,7 +148,7 @@ def duration(out):
 def test_where_reachability_kept_rates_far_from_its_passes_the_shorter_windows_law_is_taken(
         cosine, rates_25_alone, tmp_path):
     """Torque rates of 25 N m/s, below gravity's own rate along the path: keeping them made
-    the rounds' law 3.8 times its passes' (optimal.SLACK), reachability's law (the
+    the programmes' law 3.16 times its passes' (optimal.SLACK), reachability's law (the
     sequential programmes raised the rounds') longer than the windows' (2.416 s against
     2.397 s); auto runs both and keeps the windows' law, saying why."""
     limits, outs = rates_25_alone[0], {"reachability": rates_25_alone[1]}
@@ -255,7 +255,7 @@ def test_where_the_windows_second_solve_fails_reachabilitys_law_is_kept_and_said
     line = notice(run("retime", IIWA, cosine[0], "--optimal", "--limits", limits, "-o", out),
                   cosine[0])
     said = ("the limits file's torque-rate limits: the windows solver, run too as keeping "
-            "them made reachability's law 3.80 times its passes' law, failed "
+            "them made reachability's law 3.16 times its passes' law, failed "
             f"({failure}): reachability's law kept")
     assert line.endswith(f"; {said}"), line
     assert solver(out) == "reachability" and solvers_run(out) == ["reachability", "windows"]

@@ -116,14 +116,14 @@ def refined(sigma: np.ndarray, x: np.ndarray,
     M = len(sigma)
     if M > MOST:  # (before the basis: four (M, n) matrices, ~0.4 GB on 1.2 x 10^6 points)
         return x
-    given = limits
 
-    def limits(a: int, b: int) -> list[PathLimit]:  # (and their slowest parts: _slowest)
-        found = given(a, b)
+    def rowed(a: int, b: int) -> list[PathLimit]:  # (and their slowest parts: _slowest)
+        found = limits(a, b)
         return found + [part for part in map(_slowest, found) if part is not None]
 
     def usage(X: np.ndarray) -> float:  # (the largest share, played as fast or slower)
-        return max(_slower(limit, X[a:b]) for a, b in chunks for limit in given(a, b))
+        return max(_slower(limit, X[a:b]) for a, b in chunks for limit in limits(a, b))
+
     D = _basis(sigma)
     if D[0].shape[1] <= 2 * FROZEN:
         return x
@@ -141,7 +141,7 @@ def refined(sigma: np.ndarray, x: np.ndarray,
     best, best_duration = x, min(reachability.law_duration(sigma, v) for v in (x, start))
     trust, X = TRUST, _jets(sigma, start)
     for _ in range(STEPS):
-        models = [_Model.of(limit, X[a:b], a) for a, b in chunks for limit in limits(a, b)]
+        models = [_Model.of(limit, X[a:b], a) for a, b in chunks for limit in rowed(a, b)]
         try:
             delta = _programme(models, D, free, X[:, 0], sigma, trust)
         except Stalled:  # (a degenerate programme past its budget: the law so far, as the
