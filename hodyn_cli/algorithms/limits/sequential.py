@@ -204,7 +204,10 @@ def _slowest(limit: PathLimit) -> PathLimit | None:
     grades = np.array([sum(m) for m in limit.monomials])
     if limit.friction is not None or len(set(grades)) != 2 or grades.min() == 0:
         return None
-    return replace(limit, coefficients=limit.coefficients * (grades == grades.min()))
+    low = grades == grades.min()  # (its monomials alone: a copy of their coefficients only)
+    return replace(limit, monomials=tuple(m for m, keep in zip(limit.monomials, low,
+                                                               strict=True) if keep),
+                   coefficients=limit.coefficients[..., low])
 
 
 def _slower(limit: PathLimit, X: np.ndarray) -> float:
