@@ -116,7 +116,7 @@ def test_the_windows_uniform_fallback_that_fails_validate_is_the_input_samples(m
     failed hodyn validate. Now the uniform scaling at the input's own samples is taken."""
     from hodyn_cli.algorithms.limits import programme
     monkeypatch.setattr(programme, "SIMPLEX_ITERATIONS", 0)
-    monkeypatch.setattr(programme, "LP_SECONDS", 1e-4)
+    monkeypatch.setattr(programme, "IPM_ITERATIONS", 0)
     model = hodyn_cli.load_robot(IIWA)
     a = [-0.663, -0.4211, 0.482, 0.1315, -0.6494, -0.107, -0.0335]
     b = [-0.5444, 0.3753, -0.6181, -0.174, 0.0268, -0.111, 0.1389]
