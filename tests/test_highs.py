@@ -138,9 +138,10 @@ def test_its_options_are_set_on_one_thread_silent_devex():
     an error: LP raises on it)."""
     lp = LP(np.ones(2), np.zeros(2), np.ones(2))
     got = {name: lp._highs.getOptionValue(name)[1] for name in (
-        "output_flag", "threads", "solver", "simplex_dual_edge_weight_strategy")}
+        "output_flag", "threads", "solver", "simplex_dual_edge_weight_strategy",
+        "run_crossover")}
     assert got == {"output_flag": False, "threads": 1, "solver": "simplex",
-                   "simplex_dual_edge_weight_strategy": 1}
+                   "simplex_dual_edge_weight_strategy": 1, "run_crossover": "off"}
 
 
 def test_once_the_simplex_ran_out_from_scratch_the_interior_point_re_solves():
