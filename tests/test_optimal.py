@@ -1074,7 +1074,7 @@ def test_mimic_joints(tmp_path):
 
 
 def test_a_stalled_programme_ends_with_the_law_so_far(monkeypatch):
-    """HiGHS out of time on every programme (as it was, for ever, on a 0.2 s fourier path
+    """HiGHS out of its iterations on every programme (as it was, for ever, on a 0.2 s fourier path
     of the iiwa): the result comes back at once, the uniform scaling, within every limit."""
     model, traj, _ = iiwa_path(T=3.0)
     limits = {j: {"torque_rate": 60.0} for j in model.joint_names}

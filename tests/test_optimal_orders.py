@@ -108,8 +108,8 @@ def test_never_slower_than_the_uniform_scaling_whichever_solver():
 
 
 def test_the_windows_uniform_fallback_that_fails_validate_is_the_input_samples(monkeypatch):
-    """review14: where the windows' programmes run out of time (a loaded machine: HiGHS's
-    time limits, here forced) the law falls back to the uniform scaling, resampled at the
+    """review14: where the windows' programmes run out of their budget (then a loaded machine: HiGHS's
+    time limits; now iterations, here none) the law falls back to the uniform scaling, resampled at the
     input's rate; an iiwa point-to-point path with q^(6) and rests inside (a repeated
     waypoint) at 20 Hz resampled so came out 0.19 % faster than the uniform scaling but its
     qdddddd 0.118 from the differences of qddddd (validate's tolerance 0.0428): that output
