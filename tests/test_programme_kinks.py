@@ -2,6 +2,7 @@
 within the cap meets the ceiling, not at the interpolants' own tiny jumps of a smooth path."""
 
 import numpy as np
+import pytest
 
 from hodyn_cli.algorithms.limits import programme
 from hodyn_cli.core.trajectory import Trajectory, cosine
@@ -63,3 +64,27 @@ def test_the_rows_left_out_are_where_no_law_meets_the_ceiling():
         assert ceiling.at(x)[others].min() >= cap
     # (and at the kink the ceiling binds: below the cap for the uniform law)
     assert ceiling.at(np.full(on.n_samples, x0))[rows].max() < cap
+
+
+def test_the_law_is_the_one_with_a_row_at_every_kink(monkeypatch):
+    """The rows left out bound nothing: the programmes' law (no limits but the cap and the
+    ceiling, on the cosine with its real kink) is the one they gave with a row at every grid
+    point next to a jump (as before), here to 1e-9."""
+    from scipy import sparse
+
+    s = np.arange(151) / 100.0
+    r = np.maximum(s - 0.75, 0.0)
+    base = _cosine(151).derivatives[:, :3].copy()
+    base[:, :, 0] += 7.0 * np.stack([r**3 / 6, r**2 / 2, r], axis=1)
+    ceiling, cap, on = _grid(Trajectory(NAMES, base, s), 100.0)
+    monkeypatch.setattr(programme, "_programme", lambda limits, X, D: (
+        sparse.csr_matrix((0, D[0].shape[1])), np.zeros(0), np.zeros(0)))
+    law = programme.solve(on.t, [], ceiling.x0, 5, 100.0, ceiling=ceiling)
+    every = np.flatnonzero((programme._either_side(ceiling.kinks) > 0).any(axis=1))
+    assert every.size > 2 * ceiling.points(cap).size
+    monkeypatch.setattr(programme.KinkCeiling, "points", lambda self, cap: every)
+    before = programme.solve(on.t, [], ceiling.x0, 5, 100.0, ceiling=ceiling)
+    assert law.duration == pytest.approx(before.duration, rel=1e-9)
+    kink = np.searchsorted(on.t, 0.75, side="right") - 1
+    assert law.spline(on.t[kink : kink + 2]).max() < 0.5 * cap  # (where the ceiling holds x)
+    assert np.abs(law.coefficients - before.coefficients).max() <= 1e-9 * cap
