@@ -122,12 +122,12 @@ def test_the_reason_of_limits_made_in_python_names_no_source():
 
 
 def test_the_windows_falling_back_to_the_uniform_scaling_say_so(cosine, tmp_path, monkeypatch):
-    """Where the windows' programmes give no law (HiGHS out of time, here forced) the
+    """Where the windows' programmes give no law (HiGHS out of its iterations, here forced) the
     result is the uniform scaling: the notice names it, not the windows solver, and still
     says why the windows ran; the HDF5 attribute ``solver`` is ``uniform``."""
     from hodyn_cli.algorithms.limits import programme
     monkeypatch.setattr(programme, "SIMPLEX_ITERATIONS", 0)
-    monkeypatch.setattr(programme, "LP_SECONDS", 1e-4)
+    monkeypatch.setattr(programme, "IPM_ITERATIONS", 0)
     out = tmp_path / "slow.h5"
     line = notice(run("retime", IIWA, cosine[0], "--optimal", "--solver", "windows", "-o", out),
                   cosine[0])

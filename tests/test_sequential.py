@@ -213,7 +213,7 @@ def test_the_programmes_reach_the_windows_on_the_iiwa_s_fourier_path_with_jerk_l
 
 def test_a_programme_out_of_its_budget_leaves_the_law_so_far(iiwa, monkeypatch):
     """Each programme's solve has the windows' budget (programme.SIMPLEX_ITERATIONS a
-    column, then the interior point for programme.LP_SECONDS): where both run out (here
+    column, then the interior point for programme.IPM_ITERATIONS): where both run out (here
     none at all), the steps end and the law so far is the answer (the law itself, before
     any step), not a solve without end on a degenerate programme."""
     from hodyn_cli.algorithms.limits import programme
@@ -221,5 +221,5 @@ def test_a_programme_out_of_its_budget_leaves_the_law_so_far(iiwa, monkeypatch):
     sigma, x, limits, _ = iiwa
     M = len(x)
     monkeypatch.setattr(programme, "SIMPLEX_ITERATIONS", 0)
-    monkeypatch.setattr(programme, "LP_SECONDS", 1e-9)
+    monkeypatch.setattr(programme, "IPM_ITERATIONS", 0)
     assert sequential.refined(sigma, x, lambda a, b: limits, [(0, M)], rates.TOLERANCE) is x

@@ -47,7 +47,7 @@ region (x changes by at most :data:`TRUST` of itself at each grid point), the ro
 in by constraint generation (:func:`_programme`: those within :data:`NEAR` of their bound
 first, then the most violated one per limit, joint and quarter knot interval, until none is;
 each solve within the windows' budget: ``programme.SIMPLEX_ITERATIONS`` a column, then the
-interior point for ``programme.LP_SECONDS``, past which the law so far is the answer); its
+interior point for ``programme.IPM_ITERATIONS``, past which the law so far is the answer); its
 law is kept where it is within every limit at the grid points (to
 :data:`~hodyn_cli.algorithms.limits.rates.TOLERANCE`) and shorter, else the step is halved
 and, failing that twice, the trust region; at most :data:`STEPS` steps (:data:`CONVERGED`).
@@ -389,7 +389,7 @@ def _programme(models: list[_Model], D: list[sparse.csr_matrix], free: np.ndarra
                 lp.add(A, np.full(len(b), -np.inf), b)
         span = trust * np.maximum(x0[new], 0.0)
         lp.add(basis[0][new], -span, span)
-        x = lp.solve(programme.SIMPLEX_ITERATIONS * len(cols), programme.LP_SECONDS)
+        x = lp.solve(programme.SIMPLEX_ITERATIONS * len(cols), programme.IPM_ITERATIONS)
         if x is None:
             return None
         delta = x
