@@ -72,8 +72,9 @@ SOLVERS = ("auto", "reachability", "windows")
 #: command's ``min`` (an inner uniform law's grid of the path's ends alone is :data:`ENDS`)
 GRID_LEAST = 8
 #: where keeping limits of higher orders (jerk, torque rates) made reachability's law more than
-#: this many times its passes' law, ``auto`` runs the windows too and keeps the shorter
-#: (:meth:`Optimal._or_windows`)
+#: this many times its passes' law (the rounds' law, or the sequential programmes' where they
+#: ran: :func:`~hodyn_cli.algorithms.limits.rates.kept`), ``auto`` runs the windows too and
+#: keeps the shorter (:meth:`Optimal._or_windows`)
 SLACK = 1.09
 #: the final uniform scaling is looked for among the speed-ups 1 +- FIT: first on SPEEDUPS,
 #: then by bisection between two of them
@@ -924,9 +925,11 @@ class Optimal:
             rounds.append(rated[1])
         passes = sum(law.duration for _, law in found)
         found, pieces, rounds = _cornered(found, pieces, rounds, limits, rows, reach)
-        # (the rounds' law before its lift and the sequential programmes: the slack SLACK
-        # was measured on (judged on theirs, the iiwa's Fourier path with --jerk 100 kept a
-        # law 1.14 % longer than the windows'); lifted, the
+        # (the rounds' law before its lift, the slack SLACK was measured on, or the
+        # sequential programmes' law where they ran, rates.kept: with their ends free and
+        # up to 24 steps, within 0.07 % of the windows' or shorter where within SLACK on
+        # the 14 Fourier inputs with jerk limits; with their ends frozen the iiwa's Fourier
+        # path with --jerk 100 kept a law 1.14 % longer than the windows'); lifted, the
         # UR10's Fourier path with --jerk 200 came to 1.078, 6.5 % longer than the windows;
         # against the passes' law without the corners' ceilings, which cost time too: taken
         # against the law under them, the UR3's, UR10's and Talos's point-to-point paths with
