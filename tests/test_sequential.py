@@ -274,3 +274,19 @@ def test_the_basis_made_once_gives_every_programmes_rows_as_built_afresh():
     t4 = np.concatenate([np.full(k + 1, sigma[0]), sigma[4 : M - 4 : 4], np.full(k + 1, sigma[-1])])
     projected = sequential._least_squares(sequential._Basis.of(sigma, t4, k, 1), x)
     assert np.allclose(projected, make_lsq_spline(sigma, x, t4, k)(sigma), rtol=0, atol=1e-12)
+
+
+def test_the_orders_of_one_interpolant_from_one_set_up_are_each_ones_own():
+    """jets.hermite's ``orders`` (the interval's set-up made once, as programme.between
+    uses it for the orders its interpolants share) give each order as a call for it alone
+    does, to rounding: within and above the samples' orders."""
+    from hodyn_cli.algorithms.limits.jets import hermite
+
+    rng = np.random.default_rng(7)
+    left, right = rng.standard_normal((2, 50, 5, 3))
+    h, u = rng.uniform(1e-3, 1e-2, 50), rng.uniform(0, 1, 50)
+    orders = (0, 2, 4, 6)
+    together = hermite(left, right, h, u, orders=orders)
+    for i, r in enumerate(orders):
+        alone = hermite(left, right, h, u, r)
+        assert np.allclose(together[:, i], alone, rtol=1e-13, atol=1e-13 * np.abs(alone).max())
