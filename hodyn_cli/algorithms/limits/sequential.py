@@ -111,7 +111,7 @@ def refined(sigma: np.ndarray, x: np.ndarray,
     :data:`STEPS` linear programmes (module docstring); ``x`` itself where none shortens it
     or the grid has more than :data:`MOST` points."""
     M = len(sigma)
-    if M > MOST:  # (before the basis: four (M, n) matrices, ~0.4 GB on 1.2 x 10^6 points)
+    if M > MOST:  # (before the basis: its (M, 4, 6) values, ~0.3 GB on 1.2 x 10^6 points)
         return x
 
     def rowed(a: int, b: int) -> list[PathLimit]:  # (and their slowest parts: _slowest)
