@@ -350,7 +350,8 @@ def test_the_final_fit_keeps_a_bounded_number_of_samples(rate_limited, monkeypat
     chunks = [Trajectory(traj.joint_names, traj.derivatives[a:a + 7], traj.t[a:a + 7])
               for a in range(0, traj.n_samples, 7)]
     fit, _, _ = opt._fitted(chunks)
-    assert max(len(k[0]) for k in fit.kept if k is not None) <= 3
+    assert fit.keys.shape == (len(optimal.SPEEDUPS), 3) and fit.rows is not None
+    assert all(v.shape[:2] == fit.keys.shape for v in fit.rows)
     found = fit.solve()
     worst = []
     for piece in opt.path.played(chunks):
