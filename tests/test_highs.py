@@ -1,7 +1,8 @@
 """The linear programme whose rows come in rounds (hodyn_cli/algorithms/limits/highs.py):
 re-solved from its basis after rows are added, it has the optimum of the programme solved
 from scratch (scipy's HiGHS, an independent build), in fewer iterations; the iteration limit
-hands over to the interior point; infeasible is None; HiGHS prints nothing."""
+hands over to the interior point, whose own iterations bound it; infeasible is None; HiGHS
+prints nothing."""
 
 from __future__ import annotations
 
@@ -90,20 +91,34 @@ def test_out_of_simplex_iterations_the_interior_point_solves_it():
     c, A, lb, ub, lower, upper = programme(seed=4)
     lp = LP(c, lower, upper)
     lp.add(A, lb, ub)
-    x = lp.solve(iterations=0, seconds=60.0)
-    assert lp.method == "ipm" and x is not None
+    x = lp.solve(iterations=0, ipm=200)
+    assert lp.method == "ipm" and x is not None and 0 < lp.iterations <= 200
     assert c @ x == pytest.approx(c @ cold(c, A, lb, ub, lower, upper), rel=1e-7)
-    lp.add(A[:1] * 0.5, lb[:1], ub[:1])  # (crossover left a basis: the simplex goes on)
+    # (no crossover, which HiGHS cannot bound by iterations: no basis, the simplex goes on
+    # from scratch)
+    assert lp.basis() is None
+    lp.add(A[:1] * 0.5, lb[:1], ub[:1])
     again = lp.solve(iterations=1000)
     assert lp.method == "simplex" and again is not None
 
 
-def test_out_of_time_too_it_stalls():
-    c, A, lb, ub, lower, upper = programme(seed=6, n=200, m=3000)
+def test_out_of_iterations_too_it_stalls_whatever_the_time(monkeypatch):
+    """The interior point's budget is its iterations: the same programme stalls at 2 and is
+    solved at 200 however long either takes; the wall clock's BACKSTOP is a last resort."""
+    from hodyn_cli.algorithms.limits import highs
+
+    c, A, lb, ub, lower, upper = programme(seed=6)
     lp = LP(c, lower, upper)
     lp.add(A, lb, ub)
     with pytest.raises(Stalled):
-        lp.solve(iterations=0, seconds=1e-9)
+        lp.solve(iterations=0, ipm=2)
+    assert lp.iterations == 2
+    assert lp.solve(iterations=0, ipm=200) is not None
+    monkeypatch.setattr(highs, "BACKSTOP", 1e-9)
+    lp = LP(c, lower, upper)
+    lp.add(A, lb, ub)
+    with pytest.raises(Stalled):
+        lp.solve(iterations=0, ipm=200)
 
 
 def test_an_infeasible_programme_is_none_cold_and_after_added_rows():
@@ -123,6 +138,22 @@ def test_its_options_are_set_on_one_thread_silent_devex():
     an error: LP raises on it)."""
     lp = LP(np.ones(2), np.zeros(2), np.ones(2))
     got = {name: lp._highs.getOptionValue(name)[1] for name in (
-        "output_flag", "threads", "solver", "simplex_dual_edge_weight_strategy")}
+        "output_flag", "threads", "solver", "simplex_dual_edge_weight_strategy",
+        "run_crossover")}
     assert got == {"output_flag": False, "threads": 1, "solver": "simplex",
-                   "simplex_dual_edge_weight_strategy": 1}
+                   "simplex_dual_edge_weight_strategy": 1, "run_crossover": "off"}
+
+
+def test_once_the_simplex_ran_out_from_scratch_the_interior_point_re_solves():
+    """After the simplex ran out from scratch and the interior point answered (no basis),
+    the programme with rows added goes to the interior point at once, with the same budget
+    (the simplex from scratch would run out again); with a larger one, the simplex again."""
+    c, A, lb, ub, lower, upper = programme(seed=4)
+    lp = LP(c, lower, upper)
+    lp.add(A[:200], lb[:200], ub[:200])
+    assert lp.solve(iterations=1, ipm=200) is not None and lp.method == "ipm"
+    lp.add(A[200:], lb[200:], ub[200:])
+    x = lp.solve(iterations=1, ipm=200)
+    assert lp.method == "ipm" and lp.iterations > 0  # (the interior point's alone)
+    assert c @ x == pytest.approx(c @ cold(c, A, lb, ub, lower, upper), rel=1e-7)
+    assert lp.solve(iterations=10_000) is not None and lp.method == "simplex"

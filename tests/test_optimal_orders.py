@@ -108,15 +108,15 @@ def test_never_slower_than_the_uniform_scaling_whichever_solver():
 
 
 def test_the_windows_uniform_fallback_that_fails_validate_is_the_input_samples(monkeypatch):
-    """review14: where the windows' programmes run out of time (a loaded machine: HiGHS's
-    time limits, here forced) the law falls back to the uniform scaling, resampled at the
+    """review14: where the windows' programmes run out of their budget (then a loaded machine: HiGHS's
+    time limits; now iterations, here none) the law falls back to the uniform scaling, resampled at the
     input's rate; an iiwa point-to-point path with q^(6) and rests inside (a repeated
     waypoint) at 20 Hz resampled so came out 0.19 % faster than the uniform scaling but its
     qdddddd 0.118 from the differences of qddddd (validate's tolerance 0.0428): that output
     failed hodyn validate. Now the uniform scaling at the input's own samples is taken."""
     from hodyn_cli.algorithms.limits import programme
     monkeypatch.setattr(programme, "SIMPLEX_ITERATIONS", 0)
-    monkeypatch.setattr(programme, "LP_SECONDS", 1e-4)
+    monkeypatch.setattr(programme, "IPM_ITERATIONS", 0)
     model = hodyn_cli.load_robot(IIWA)
     a = [-0.663, -0.4211, 0.482, 0.1315, -0.6494, -0.107, -0.0335]
     b = [-0.5444, 0.3753, -0.6181, -0.174, 0.0268, -0.111, 0.1389]

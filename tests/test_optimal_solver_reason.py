@@ -122,12 +122,12 @@ def test_the_reason_of_limits_made_in_python_names_no_source():
 
 
 def test_the_windows_falling_back_to_the_uniform_scaling_say_so(cosine, tmp_path, monkeypatch):
-    """Where the windows' programmes give no law (HiGHS out of time, here forced) the
+    """Where the windows' programmes give no law (HiGHS out of its iterations, here forced) the
     result is the uniform scaling: the notice names it, not the windows solver, and still
     says why the windows ran; the HDF5 attribute ``solver`` is ``uniform``."""
     from hodyn_cli.algorithms.limits import programme
     monkeypatch.setattr(programme, "SIMPLEX_ITERATIONS", 0)
-    monkeypatch.setattr(programme, "LP_SECONDS", 1e-4)
+    monkeypatch.setattr(programme, "IPM_ITERATIONS", 0)
     out = tmp_path / "slow.h5"
     line = notice(run("retime", IIWA, cosine[0], "--optimal", "--solver", "windows", "-o", out),
                   cosine[0])
@@ -148,14 +148,18 @@ def duration(out):
 def test_where_reachability_kept_rates_far_from_its_passes_the_shorter_windows_law_is_taken(
         cosine, rates_25_alone, tmp_path):
     """Torque rates of 25 N m/s, below gravity's own rate along the path: keeping them made
-    the rounds' law 3.6 times its passes' (optimal.SLACK), reachability's law (the
-    sequential programmes raised the rounds') longer than the windows'; auto runs both and
-    keeps the windows' law, saying why."""
+    the programmes' law 3.16 times its passes' (optimal.SLACK), reachability's law (the
+    sequential programmes raised the rounds') longer than the windows' (2.416 s against
+    2.397 s); auto runs both and keeps the windows' law, saying why."""
     limits, outs = rates_25_alone[0], {"reachability": rates_25_alone[1]}
     outs |= {s: tmp_path / f"{s}.h5" for s in ("auto", "windows")}
     lines = {s: notice(run("retime", IIWA, cosine[0], "--optimal", "--limits", limits,
                            "--solver", s, "-o", outs[s]), cosine[0]) for s in ("auto", "windows")}
     assert duration(outs["windows"]) < duration(outs["reachability"])
+    # (within 1 % of it: the programmes keep every slower playing within the limits, which
+    # the final fit's scaling search asks; judged at the law's own pace alone, 2.673 s
+    # against the windows' 2.397 s, the law on the grid 2.288 s: sequential._slower)
+    assert duration(outs["reachability"]) < 1.01 * duration(outs["windows"])
     assert duration(outs["auto"]) == duration(outs["windows"]) and solver(outs["auto"]) == \
         "windows"
     assert solvers_run(outs["auto"]) == ["reachability", "windows"]
@@ -219,7 +223,7 @@ def test_where_the_windows_end_at_the_uniform_scaling_reachabilitys_law_stays(
 @pytest.fixture(scope="module")
 def rates_25_alone(cosine, tmp_path_factory):
     """(limits file, --solver reachability's output) with the 25 N m/s torque rates: made
-    once per test run (the workers of ``pytest -n`` share it), ~9 s of CPU that three tests
+    once per test run (the workers of ``pytest -n`` share it), ~3 s of CPU that three tests
     (four with the slow ones) compare auto's output with (the rounds and the sequential programmes)."""
     def make(folder):
         (folder / "rates.toml").write_text(RATES_25)
@@ -251,7 +255,7 @@ def test_where_the_windows_second_solve_fails_reachabilitys_law_is_kept_and_said
     line = notice(run("retime", IIWA, cosine[0], "--optimal", "--limits", limits, "-o", out),
                   cosine[0])
     said = ("the limits file's torque-rate limits: the windows solver, run too as keeping "
-            "them made reachability's law 3.60 times its passes' law, failed "
+            "them made reachability's law 3.16 times its passes' law, failed "
             f"({failure}): reachability's law kept")
     assert line.endswith(f"; {said}"), line
     assert solver(out) == "reachability" and solvers_run(out) == ["reachability", "windows"]

@@ -1,7 +1,8 @@
 """rates._lifted as optimal._rated uses it (issue 37): the law kept by the rounds is lifted
 on a path without a corner only, then raised by the sequential programmes
-(sequential.py), and auto's SLACK is judged on the rounds' law before both (optimal.py,
-rates.kept's docstrings): claims no other test checked."""
+(sequential.py), and auto's SLACK is judged on the programmes' law where they ran, else
+on the rounds' law before the lift (optimal.py, rates.kept's docstrings): claims no other
+test checked."""
 
 
 import hodyn_cli
@@ -33,28 +34,25 @@ def _counted(monkeypatch, lift: bool) -> list:
     return calls
 
 
-def test_the_slack_is_judged_on_the_rounds_law_not_the_sequential_programmes(monkeypatch):
-    """The slack (beyond SLACK: auto runs the windows too) is the rounds' law's, the same
-    with the sequential programmes (sequential.refined) and without them (the played x the
-    lifted one), though they shorten the law by 5 % or more: auto runs the windows where it
-    did without them, so its law is never the longer for them (that the duration returned
-    is the unlifted law's: test_rates' lift test)."""
-    import pytest
-
+def test_the_slack_is_judged_on_the_sequential_programmes_law_where_they_ran(monkeypatch):
+    """The slack (beyond SLACK: auto runs the windows too) is the sequential programmes'
+    law's where they ran (sequential.refined): 1.012 times the passes' law on this path,
+    where the rounds' is 1.118 (the programmes' law then within 0.05 % of the windows', which
+    auto does not run); where they leave the lifted law as it is, the rounds' (judged on
+    the lifted law, 1.078 on this path before the programmes, auto kept a law 6.5 % longer
+    than the windows')."""
     from hodyn_cli.algorithms.limits import sequential
 
     model, traj, limits = _ur10_fourier()
     # (one kernel: the first that validate passes may differ, the programmes' law at the
-    # narrowest passing it where the lifted one fails, its rounds' slack then 1.118 against
-    # 1.203; both beyond SLACK)
+    # narrowest passing it where the lifted one fails)
     monkeypatch.setattr(optimal, "RATED_STEPS", (4,))
     _, refined = hodyn_cli.retime_optimal(model, traj, limits=limits, solver="reachability")
     monkeypatch.setattr(sequential, "refined", lambda sigma, x, *args: x)
     calls = _counted(monkeypatch, True)
     _, lifted = hodyn_cli.retime_optimal(model, traj, limits=limits, solver="reachability")
     assert calls, "the path has no corner: its law is lifted"
-    assert refined.slack == pytest.approx(lifted.slack, rel=1e-12)
-    assert lifted.slack > optimal.SLACK
+    assert refined.slack < 1.02 and lifted.slack > 1.1 > optimal.SLACK
     assert refined.duration < 0.95 * lifted.duration
 
 

@@ -459,24 +459,30 @@ def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
     times too, summed BLOCK intervals at a time); it holds nothing a grid point in memory
     beyond its arc's grid (the smoothed law's spline: its coefficients, sigma and t on disk,
     its knots the arc's grid; its time derivatives made chunk by chunk), not the
-    motion's orders times joints (35 here: 84 MB at 10^5 samples); the result keeps it as
-    its source, not a list of its chunks."""
+    motion's orders times joints (35 here: 84 MB at 10^5 samples) unless the whole motion is
+    within KEPT bytes, then kept read-only as its first pass made it (the same numbers as
+    made afresh); the result keeps it as its source, not a list of its chunks."""
     monkeypatch.setattr(stored, "ON_DISK", 0)  # (every array on disk, as a long path's)
     model = hodyn_cli.load_robot(IIWA)
     traj = _cosine(model, 100)
     found = reachability.solve(model, traj, joint_limits(model), 500)
     whole = list(reachability.played(found, traj.orders, traj.joint_names, 0.0, 0.01))
     monkeypatch.setattr(reachability, "BLOCK", 64)
+    size = sum(c.derivatives.nbytes + c.t.nbytes for c in whole)
     played = reachability.played(found, traj.orders, traj.joint_names, 0.0, 0.01)
     assert played is not None
-    first, again = list(played), list(played)  # (iterated twice: made twice)
-    assert len(first) > 5 and max(c.n_samples for c in first) <= 64
-    assert all(a is not b for a, b in zip(first, again, strict=True))
-    for chunks in (first, again):
-        assert np.array_equal(np.concatenate([c.derivatives for c in chunks]),
-                              np.concatenate([c.derivatives for c in whole]))
-        assert np.array_equal(np.concatenate([c.t for c in chunks]),
-                              np.concatenate([c.t for c in whole]))
+    for kept in (False, True):  # KEPT: a byte short of the motion, then all of it
+        monkeypatch.setattr(reachability, "KEPT", size - (not kept))
+        first, again = list(played), list(played)  # (iterated twice: made twice, or kept)
+        assert len(first) > 5 and max(c.n_samples for c in first) <= 64
+        assert all((a is b) == kept for a, b in zip(first, again, strict=True))
+        assert len(played.kept) == kept * len(first) and not any(
+            c.derivatives.flags.writeable or c.t.flags.writeable for c in played.kept)
+        for chunks in (first, again):
+            assert np.array_equal(np.concatenate([c.derivatives for c in chunks]),
+                                  np.concatenate([c.derivatives for c in whole]))
+            assert np.array_equal(np.concatenate([c.t for c in chunks]),
+                                  np.concatenate([c.t for c in whole]))
     assert all(isinstance(a, Stored) and a._memory is None for _, warped, _ in played.laws
                for a in (warped.sigma, warped.t, warped.x.coefficients))  # (on disk)
     assert all(warped.x.sigma is arc.sigma for arc, warped, _ in played.laws)

@@ -4,6 +4,8 @@ law changed along its correction (finite differences), the tangent rows of the s
 conservative, and the pass never worse than the law it starts from. End to end (durations
 against the windows, hodyn check and validate): tests/test_rates.py, test_rates_lift.py."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from test_rates import _iiwa_law
@@ -100,6 +102,38 @@ def test_the_pass_is_never_worse_than_the_law_it_starts_from(iiwa, monkeypatch):
     assert sequential.refined(sigma, x, lambda a, b: limits, [(0, M)], rates.TOLERANCE) is x
 
 
+def _slower_by_search(limit, X):
+    """The largest share of its limit ``limit`` takes played s times as fast, s on a fine
+    grid of (0, 1] (x .. x''' scale as s^2: the brute force sequential._slower is)."""
+    return max(limit.usage(s * s * X) for s in np.linspace(1e-3, 1.0, 2001))
+
+
+def test_the_share_played_slower_is_the_largest_over_every_slower_playing(iiwa):
+    """sequential._slower against a search over s: exact for the torque rates and torque
+    accelerations (two grades, a band about 0; to the search grid's resolution) and the
+    velocities (one grade: the share at s = 1); where the torque rate's inertial part (s^3)
+    runs against gravity's rate along the path (s), a limit the law is on at s = 1 is left
+    by a slower playing (9.2 times at its worst point here), as the final fit's scaling
+    search finds it."""
+    sigma, x, limits, X = iiwa
+    for limit in limits:
+        if limit.quantity.key == "torque":  # (gravity's own part: none of the law's)
+            continue
+        exact, search = sequential._slower(limit, X), _slower_by_search(limit, X)
+        assert search - 1e-6 <= exact <= search + 1e-4, (limit.quantity.key, exact, search)
+        assert exact >= limit.usage(X)
+    [rate] = [lim for lim in limits if lim.quantity.key == "torque_rate"]
+    f = np.stack([rate.values(s * s * X) for s in np.linspace(1e-3, 1.0, 2001)])
+    ratio = np.abs(f).max(axis=0) / np.abs(f[-1])  # (played slower against s = 1)
+    p, j = np.unravel_index(ratio.argmax(), ratio.shape)
+    assert ratio[p, j] > 2  # (9.2: the inertial part against gravity's rate)
+    bound = np.abs(f[-1, p, j : j + 1])  # (a limit the law is on at s = 1 there)
+    one = replace(rate, coefficients=rate.coefficients[p : p + 1, j : j + 1],
+                  lower=-bound, upper=bound)
+    assert one.usage(X[p : p + 1]) == pytest.approx(1.0)
+    assert sequential._slower(one, X[p : p + 1]) == pytest.approx(ratio[p, j], rel=1e-5)
+
+
 def test_a_grid_beyond_most_is_left_before_its_basis_is_made(monkeypatch):
     """A grid of more than MOST points is returned as it is without the correction's basis
     being made (four (M, n) sparse matrices: on 1.2 x 10^6 points a peak RSS of 540 MiB
@@ -144,16 +178,17 @@ def test_the_projection_takes_out_a_kink_and_leaves_a_rest_alone(iiwa):
         return acceleration.usage(sequential._jets(sigma, v))
 
     assert used(kinked) > 1.2 > 0.5 > used(base)
-    chunks = [(0, M)]
-    out = sequential._smoothed(sigma, kinked, lambda a, b: limits, chunks, rates.TOLERANCE)
+    def usage(X):
+        return max(limit.usage(X) for limit in limits)
+
+    out = sequential._smoothed(sigma, kinked, usage, 1 + rates.TOLERANCE)
     assert out is not None
     assert np.abs(out / kinked - 1).max() < 1e-4
     own = np.abs(np.diff(base, 4)).max()
     assert np.abs(np.diff(kinked, 4)).max() > 15 * own > 15 * np.abs(np.diff(out, 4)).max()
     assert used(out) < 1.01 * used(base)
     ramp = np.minimum(np.arange(M) / 20, 1.0) ** 2
-    assert sequential._smoothed(sigma, base * ramp, lambda a, b: limits, chunks,
-                                rates.TOLERANCE) is None
+    assert sequential._smoothed(sigma, base * ramp, usage, 1 + rates.TOLERANCE) is None
 
 
 @pytest.mark.slow
@@ -178,7 +213,7 @@ def test_the_programmes_reach_the_windows_on_the_iiwa_s_fourier_path_with_jerk_l
 
 def test_a_programme_out_of_its_budget_leaves_the_law_so_far(iiwa, monkeypatch):
     """Each programme's solve has the windows' budget (programme.SIMPLEX_ITERATIONS a
-    column, then the interior point for programme.LP_SECONDS): where both run out (here
+    column, then the interior point for programme.IPM_ITERATIONS): where both run out (here
     none at all), the steps end and the law so far is the answer (the law itself, before
     any step), not a solve without end on a degenerate programme."""
     from hodyn_cli.algorithms.limits import programme
@@ -186,5 +221,5 @@ def test_a_programme_out_of_its_budget_leaves_the_law_so_far(iiwa, monkeypatch):
     sigma, x, limits, _ = iiwa
     M = len(x)
     monkeypatch.setattr(programme, "SIMPLEX_ITERATIONS", 0)
-    monkeypatch.setattr(programme, "LP_SECONDS", 1e-9)
+    monkeypatch.setattr(programme, "IPM_ITERATIONS", 0)
     assert sequential.refined(sigma, x, lambda a, b: limits, [(0, M)], rates.TOLERANCE) is x

@@ -9,6 +9,13 @@ come in basic, so the last optimum stays dual feasible and HiGHS's dual simplex 
 from scratch (scipy's ``milp`` keeps no basis: the windows of a point-to-point path of the Z1
 with ``--jerk 500`` took 89 solves, 28 of its 31 s of CPU).
 
+Every budget counts iterations, not the wall clock, so a programme's answer does not depend on
+the machine's load: the simplex's iterations, then the interior point's (the caller's:
+``programme.IPM_ITERATIONS``), without crossover, which HiGHS cannot bound by iterations (on the
+UR5's point-to-point path at 20 Hz with --jerk 1000 it ran for minutes after the interior
+point's 28 iterations, 0.5 s; under load its time limit cut it at different points).
+:data:`BACKSTOP` seconds of wall time remain a last resort against a solve without end.
+
 HiGHS runs on one thread (the command line runs chunks on a process pool) and prints nothing.
 Its dual simplex prices by Devex: a warm start then computes no steepest-edge weights for the
 new basis (0.03 of a 0.05 s re-solve of 6 iterations), and the iterations are cheaper
@@ -24,7 +31,7 @@ import numpy as np
 if TYPE_CHECKING:
     from scipy import sparse
 
-__all__ = ["LP", "Stalled", "FROM_BASIS"]
+__all__ = ["LP", "Stalled", "FROM_BASIS", "BACKSTOP"]
 
 #: the share of a solve's simplex iterations it has from the last basis, before it starts
 #: again from scratch (presolve, then the whole budget): from the basis the dual simplex
@@ -37,8 +44,19 @@ __all__ = ["LP", "Stalled", "FROM_BASIS"]
 FROM_BASIS = 0.25
 
 
+#: seconds of wall time an interior-point solve may take at most: a last resort against a
+#: solve without end, far beyond what the interior point's iterations take (a law that reaches it depends on
+#: the machine's load; none of benchmarks/bench_optimal_rates.py's inputs comes near it)
+BACKSTOP = 120.0
+#: the largest primal infeasibility (of rows scaled to half-widths of 1) of an interior
+#: point's solution that HiGHS calls neither optimal nor infeasible (``kUnknown``: highspy
+#: 1.10 on the UR5's programme above, 1.3e-6, its objective 7e-10 from 1.16's optimal one)
+#: that is taken as its answer
+IMPRECISE = 1e-5
+
+
 class Stalled(Exception):  # noqa: N818 - not an error: ends the caller's iterations
-    """The interior-point method did not finish within its time (:meth:`LP.solve`)."""
+    """The interior-point method did not finish within its iterations (:meth:`LP.solve`)."""
 
 
 class LP:
@@ -55,7 +73,8 @@ class LP:
 
         self._highs = _Highs()
         for name, value in (("output_flag", False), ("threads", 1), ("solver", "simplex"),
-                            ("simplex_dual_edge_weight_strategy", 1)):
+                            ("simplex_dual_edge_weight_strategy", 1),
+                            ("run_crossover", "off")):
             # (HiGHS answers a misspelt option or a wrong type with a status, not an error)
             if self._highs.setOptionValue(name, value) != HighsStatus.kOk:
                 raise RuntimeError(f"HiGHS refused its option {name} = {value!r}")
@@ -64,6 +83,7 @@ class LP:
         self._highs.addCols(n, np.asarray(objective, float), np.asarray(lower, float),
                             np.asarray(upper, float), 0, none, none, np.zeros(0))
         self.rows, self.iterations, self.method = 0, 0, "simplex"
+        self._ran_out = -1  # (the simplex's iterations that ran out from scratch)
 
     def add(self, A: sparse.csr_matrix | sparse.csr_array, lb: np.ndarray, ub: np.ndarray
             ) -> None:
@@ -98,43 +118,60 @@ class LP:
             basis.row_status = basis.row_status + [highspy.HighsBasisStatus.kBasic] * extra
         self._highs.setBasis(basis)
 
-    def solve(self, iterations: int | None = None, seconds: float = np.inf) -> np.ndarray | None:
+    def solve(self, iterations: int | None = None, ipm: int | None = None
+              ) -> np.ndarray | None:
         """The optimal c (None: the programme is infeasible, unbounded or HiGHS fails on it).
         The dual simplex (from the last basis where there is one; from scratch after
         presolve on a first solve) for at most ``iterations`` iterations (None: no limit),
         :data:`FROM_BASIS` of them from a basis, then from scratch; out of them, the
-        interior-point method (then crossover: a basis for the next solve) for at most
-        ``seconds`` of wall time, else :class:`Stalled`. :attr:`iterations`: those of the
-        last method run."""
+        interior-point method for at most ``ipm`` iterations (None: no limit) and
+        :data:`BACKSTOP` seconds, else :class:`Stalled`: its solution, without crossover (no
+        basis); a solve after the simplex ran out from scratch, with no more iterations,
+        goes to the interior point at once (within a programme: the next one, a few rows and
+        bounds away, tries the simplex again; carried on, 9 of the UR5's programmes that the
+        simplex solved in 0.4 s went to the interior point, 8 s of CPU). :attr:`iterations`:
+        those of the last method run."""
         import highspy
 
-        limit = highspy.HighsModelStatus.kIterationLimit
+        status = highspy.HighsModelStatus
         warm = self._highs.getBasis().valid
-        status = self._run("simplex", int(FROM_BASIS * iterations)
-                           if iterations is not None and warm else iterations)
-        self.method = "simplex"
-        if status == limit and warm:  # (FROM_BASIS)
-            self._highs.clearSolver()
-            status = self._run("simplex", iterations)
-        if status == limit:
-            status = self._run("ipm", None, seconds)
+        model = status.kIterationLimit
+        if iterations is None or iterations > self._ran_out:
+            model = self._run("simplex", int(FROM_BASIS * iterations)
+                              if iterations is not None and warm else iterations)
+            self.method = "simplex"
+            if model == status.kIterationLimit and warm:  # (FROM_BASIS)
+                self._highs.clearSolver()
+                model = self._run("simplex", iterations)
+            if model == status.kIterationLimit and iterations is not None:
+                # (the interior point leaves no basis, and from scratch the simplex ran out
+                # again on the same programme with a few rows more: the windows of the UR5's
+                # point-to-point path at 20 Hz with --jerk 1000, 1.3 s of CPU each time)
+                self._ran_out = iterations
+        if model == status.kIterationLimit:
+            model = self._run("ipm", ipm)
             self.method = "ipm"
-            if status in (highspy.HighsModelStatus.kTimeLimit,
-                          highspy.HighsModelStatus.kIterationLimit):
+            if model in (status.kTimeLimit, status.kIterationLimit):
                 raise Stalled
-        if status != highspy.HighsModelStatus.kOptimal:
+            info = self._highs.getInfo()
+            if model == status.kUnknown and self._highs.getSolution().value_valid and (
+                    info.max_primal_infeasibility <= IMPRECISE):
+                model = status.kOptimal
+        if model != status.kOptimal:
             return None
         return np.array(self._highs.getSolution().col_value)
 
-    def _run(self, solver: str, iterations: int | None, seconds: float = np.inf):
-        """HiGHS's model status after one run of ``solver``."""
+    def _run(self, solver: str, iterations: int | None):
+        """HiGHS's model status after one run of ``solver`` (``iterations``: the simplex's or
+        the interior point's; None: no limit)."""
         h = self._highs
+        most = np.iinfo(np.int32).max if iterations is None else int(iterations)
         h.setOptionValue("solver", solver)
-        h.setOptionValue("simplex_iteration_limit",
-                         np.iinfo(np.int32).max if iterations is None else int(iterations))
+        h.setOptionValue("simplex_iteration_limit", most)
+        h.setOptionValue("ipm_iteration_limit", most)
         # (HiGHS's time limit counts from the object's creation: this run's is added to what
-        # the runs before took)
-        h.setOptionValue("time_limit", float(h.getRunTime() + seconds) if np.isfinite(seconds)
+        # the runs before took; the simplex has its iterations alone)
+        h.setOptionValue("time_limit", float(h.getRunTime() + BACKSTOP) if solver == "ipm"
                          else np.inf)
         h.run()
         info = h.getInfo()

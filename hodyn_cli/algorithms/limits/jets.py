@@ -170,12 +170,15 @@ def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
     rows = np.arange(D) if order is None else np.arange(order, order + 1) if order < D \
         else np.arange(0)
     out[:, rows] = _taylor(left, u * h, rows)
-    u = u.reshape(-1, 1)
+    u = u.reshape(-1)
+    # (the powers of u and 1 - u to n once: each order's basis takes their first m + 1, the
+    # same running products to the bit)
+    up, down = _powers(u, n + 1), _powers(1 - u, n + 1)
     for r in range(top if order is None else order + 1):
         if order is None or r == order:
             m = n - r
-            basis = np.array([comb(m, k) for k in range(m + 1)]) * _powers(u[:, 0], m + 1) \
-                * _powers(1 - u[:, 0], m + 1)[:, ::-1]
+            basis = np.array([comb(m, k) for k in range(m + 1)]) * up[:, : m + 1] \
+                * down[:, m::-1]
             mixed = (basis[:, None, :] @ b.reshape(len(b), m + 1, -1)).reshape(out[:, r].shape)
             out[:, r] += factorial(n) / factorial(m) * mixed / hk[:, r]
         b = b[:, 1:] - b[:, :-1]

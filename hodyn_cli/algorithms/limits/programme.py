@@ -435,10 +435,15 @@ class KinkCeiling:
         window's own, a lower bound on the whole path's)."""
         return replace(self, kinks=self.kinks[a:b], top=self.top[a:b])
 
-    @property
-    def points(self) -> np.ndarray:
-        """The grid points next to a kink: where :meth:`at` is finite, whatever the law."""
-        return np.flatnonzero((_either_side(self.kinks) > 0).any(axis=1))
+    def points(self, cap: float) -> np.ndarray:
+        """The grid points where :meth:`at` can be below ``cap`` (an x): next to a kink whose
+        ceiling at its lowest, the played motion's largest ``|q^(D-1)|`` at ``least`` (any
+        law's is at least that, and a larger one raises the ceiling), is. Elsewhere no law
+        within the cap meets the ceiling: the interpolants' own jumps at every sample of a
+        smooth path (rounding, 1e-9 of ``q^[D]``) are kinks too, and a row at each of them
+        (998 of the 1001 grid points of the iiwa's cosine) bounded nothing."""
+        return np.flatnonzero(kink_ceiling(self.kinks, self.least, self.D, self.x0, self.rate)
+                              < cap)
 
     def at(self, x: np.ndarray) -> np.ndarray:
         """(M,) the ceiling for a law that is x at the grid points."""
@@ -731,11 +736,11 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
         return sparse.vstack([sparse.diags(1 / (2 * x1 * nu**k)) @ Dk
                               for k, Dk in zip(orders, bends, strict=True)]).tocsr()
 
-    # (a row at every grid point next to a kink, whether its ceiling is below the cap or not:
-    # the programmes of a window then have the same rows, and each starts from the last
-    # one's basis; with a row only where the ceiling held, 7 of the Z1's 28 programmes on its
-    # point-to-point path with --jerk 500 started from scratch)
-    kinked = np.zeros(0, int) if ceiling is None else ceiling.points
+    # (a row at every grid point where some law's ceiling is below the cap, whether the
+    # current law's is or not: the programmes of a window then have the same rows, and each
+    # starts from the last one's basis; with a row only where the ceiling held, 7 of the Z1's
+    # 28 programmes on its point-to-point path with --jerk 500 started from scratch)
+    kinked = np.zeros(0, int) if ceiling is None else ceiling.points(cap)
 
     def kink_rows(x: np.ndarray) -> tuple[sparse.csr_matrix, np.ndarray]:
         """At the grid points next to a kink, the rows ``x / ceiling`` at the current x (which
@@ -778,7 +783,7 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
             try:
                 x, active = _smooth_programme(objective / np.abs(objective).max(), bounds, A,
                                               lb, ub, now, ROUGH / x0, active)
-            except Stalled:  # a step is not found in time: the law so far is the answer
+            except Stalled:  # a step is not found in budget: the law so far is the answer
                 return law
             if x is not None and not beyond and objective @ (now - x) < CONVERGED * T:
                 # T is convex, so above its tangent: the step shortens it by less than the
@@ -850,19 +855,22 @@ def solve_windows(s: np.ndarray, limits, x0: float, degree: int, rate: float,
 #: HiGHS's dual simplex (:class:`~hodyn_cli.algorithms.limits.highs.LP`: presolve on a
 #: programme's first solve, from the last basis on the solves after rows are added) gets
 #: SIMPLEX_ITERATIONS iterations per column of a linear programme at each solve, then its
-#: interior-point method LP_SECONDS: the simplex can stall on a degenerate programme (rows at
-#: close grid points nearly parallel: a 0.2 s fourier path of the iiwa took it over 20 s, where
-#: the interior point took 1.9 s; a simplex 4 times faster elsewhere); where both run out, the
-#: law found so far is the result (never slower than the uniform scaling). An iteration count,
-#: not the wall clock: the same programme then takes the same solver whatever the machine's
-#: load (at 1 s of wall time, on 2 cores shared by ~10 processes, the xArm7's stop with --jerk
-#: 200 had a third of its programmes go to the interior point, 13.1 s of CPU against 8.9 s with
-#: the simplex alone, and a law that could differ from run to run); those programmes took
-#: 1.3-4.5 iterations a column from scratch (507 columns: 632-2285). The simplex has no wall
-#: clock of its own (a backstop of 5 s was never reached once re-solves went on from the
-#: basis: benchmarks/README.md, 2026-11-29), so its answer depends on the programme alone
+#: interior-point method IPM_ITERATIONS: the simplex can stall on a degenerate programme (rows
+#: at close grid points nearly parallel: a 0.2 s fourier path of the iiwa took it over 20 s,
+#: where the interior point took 1.9 s; a simplex 4 times faster elsewhere); where both run
+#: out, the law found so far is the result (never slower than the uniform scaling). Iteration
+#: counts, not the wall clock: the same programme then takes the same solver and the same
+#: answer whatever the machine's load (at 1 s of wall time, on 2 cores shared by ~10
+#: processes, the xArm7's stop with --jerk 200 had a third of its programmes go to the
+#: interior point, 13.1 s of CPU against 8.9 s with the simplex alone, and a law that could
+#: differ from run to run); those programmes took 1.3-4.5 iterations a column from scratch
+#: (507 columns: 632-2285). The interior point runs without crossover (HiGHS has no iteration
+#: limit for it: on the UR5's point-to-point path at 20 Hz with --jerk 1000 it ran on for
+#: minutes after the interior point's 28 iterations, 0.5 s of CPU, where a time limit of 5 s
+#: had cut it at a point that depended on the load); its IPX converges in 20-60 iterations
+#: on these programmes. Only ``highs.BACKSTOP`` seconds of wall time, a last resort, remain
 SIMPLEX_ITERATIONS = 8
-LP_SECONDS = 5.0
+IPM_ITERATIONS = 200
 
 
 #: rows of the programme first imposed: those within this (of their band's half-width) of a
@@ -914,7 +922,7 @@ def _linear_programme(objective, bounds, A, lb, ub, now, previous: _Active | Non
                       ) -> tuple[np.ndarray | None, _Active]:
     """``min objective . c`` with ``lb <= A c <= ub`` within ``bounds`` (HiGHS, the simplex
     for :data:`SIMPLEX_ITERATIONS` iterations a column at each solve, then the interior point
-    for :data:`LP_SECONDS`; :class:`~hodyn_cli.algorithms.limits.highs.Stalled` where that
+    for :data:`IPM_ITERATIONS`; :class:`~hodyn_cli.algorithms.limits.highs.Stalled` where that
     runs out), by row generation: most rows are far from their bounds (``now``: A c at the
     current c). The rows imposed from the start: those near their bounds and the
     ``previous`` programme's (whose solution is where this one's starts: the rows it had to
@@ -934,7 +942,7 @@ def _linear_programme(objective, bounds, A, lb, ub, now, previous: _Active | Non
     if previous is not None and previous.basis is not None:
         lp.start(previous.basis)
     for _ in range(ROUNDS):
-        x = lp.solve(SIMPLEX_ITERATIONS * len(objective), LP_SECONDS)
+        x = lp.solve(SIMPLEX_ITERATIONS * len(objective), IPM_ITERATIONS)
         if x is None:
             return None, _Active(rows, order, None)
         v = A @ x

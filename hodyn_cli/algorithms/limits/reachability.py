@@ -52,6 +52,7 @@ a sample): :data:`MOST_SAMPLES`.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
@@ -1381,29 +1382,56 @@ def played(pieces: list[tuple[Arc, Law]], orders: int, names: tuple[str, ...],
 
 @dataclass(frozen=True, eq=False)
 class Played:
-    """A motion played along arcs, made afresh chunk by chunk of at most :data:`BLOCK` points
-    each time it is iterated: per arc, its played law (:class:`Warped`) and the time it
-    starts at (``laws``: (arc, warped, start)), the motion at a chunk's points the shape's
-    jet composed with the law's time derivatives there. Memory: a chunk's (:class:`Warped`:
-    sigma, t and the spline's coefficients on disk; the spline's knots the arc's grid), not
-    the motion's 8 per order and joint (a 10^5-sample path's grid
-    played whole was 84 MB, and its temporaries as much again each, for each smoothing
-    tried), nor the law's time derivatives (6 numbers a point); cost: the jet and the chain
-    rule again at each pass (~0.4 s for 300 000 points)."""
+    """A motion played along arcs, chunk by chunk of at most :data:`BLOCK` points each time it
+    is iterated: per arc, its played law (:class:`Warped`) and the time it starts at
+    (``laws``: (arc, warped, start)), the motion at a chunk's points the shape's jet composed
+    with the law's time derivatives there. A motion within :data:`KEPT` bytes is kept whole
+    as its first pass made it (``kept``: the same numbers at every pass); a longer one is
+    made afresh at each. Memory: a chunk's, or up to ``KEPT`` (:class:`Warped`: sigma, t and the spline's
+    coefficients on disk; the spline's knots the arc's grid), not the motion's 8 per order
+    and joint (a 10^5-sample path's grid played whole was 84 MB, and its temporaries as much
+    again each, for each smoothing tried), nor the law's time derivatives (6 numbers a
+    point); cost: the jet and the chain rule again at each pass beyond ``KEPT`` (~0.4 s for
+    300 000 points)."""
 
     laws: list[tuple[Arc, Warped, float]]
     orders: int
     names: tuple[str, ...]
+    #: its chunks as first made, read-only, where the whole motion fits in :data:`KEPT`
+    #: bytes (empty: not made yet, or longer)
+    kept: list[Trajectory] = dataclasses.field(default_factory=list, init=False, repr=False)
 
     def __iter__(self) -> Iterator[Trajectory]:
+        if self.kept:
+            yield from self.kept
+            return
+        points = sum(len(warped.sigma) for _, warped, _ in self.laws)
+        keep, made = points * (self.orders * len(self.names) + 1) * 8 <= KEPT, []
         first = 0
         for arc, warped, start in self.laws:
             for a in range(first, len(warped.sigma), BLOCK):
                 b = min(a + BLOCK, len(warped.sigma))
                 tau, rates = warped.at(a, b)
-                yield Trajectory(self.names, compose(arc.jet(warped.sigma[a:b], self.orders),
-                                                     rates[:, : self.orders - 1]), start + tau)
+                q, t = compose(arc.jet(warped.sigma[a:b], self.orders),
+                               rates[:, : self.orders - 1]), start + tau
+                chunk = Trajectory(self.names, q, t)
+                if keep:  # (shared by every pass: read-only)
+                    q.setflags(write=False)
+                    t.setflags(write=False)
+                    made.append(chunk)
+                yield chunk
             first = 1  # (the corner: the last arc's end)
+        self.kept.extend(made)  # (a whole pass made: the next ones read it)
+
+
+#: bytes of a :class:`Played` motion kept whole after its first pass, where it fits in them
+#: (the fits, the local slowing's 16 samplings and the output read the played motion 10-30
+#: times; made afresh each time, the jet and the chain rule were ~15 % of the CPU of a
+#: 3000-sample path's reachability run); a longer one is made afresh at each pass, as
+#: before, so memory stays bounded and a long path's peak RSS is what it was (a 10^4-sample
+#: path's 3 x 10^4 grid points, 7 joints, q .. q^(3): ~7 MB; the first 16 MiB of a
+#: 10^5-sample path kept, its peak RSS rose 139 -> 158 MiB for no CPU it could measure)
+KEPT = 8 << 20
 
 
 @dataclass(frozen=True, eq=False)

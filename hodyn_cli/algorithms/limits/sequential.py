@@ -19,6 +19,17 @@ likewise: ``-L / sqrt(x)`` concave). Every other limit (torques and acceleration
 in X; a torque acceleration, quadratic; friction) is linearised at the current law.
 Which form a limit has is read off the limit itself (:func:`_sqrt_linear`).
 
+**Played slower too.** The final fit scales the played motion uniformly and keeps every
+slower playing of it within the limits (``feasibility.ScaleSearch``): a limit of two grades
+in the law's derivatives (a torque rate's ``sqrt(x) c_s``, gravity's own rate along the
+path, and its inertial part of grade 3) that the law keeps at its own pace by running one
+part against the other is left at a slower one, and the whole motion slowed for it (the
+iiwa's 20 Hz cosine with 25 N m/s torque rates: 2.288 s on the grid, 2.673 s fitted,
+1.17 times; 24 steps, 2.208 s and 3.659 s). So the lower grade's part is a limit of its
+own too (:func:`_slowest`: with the whole one, it keeps every slower playing) and a step
+is judged played at any slower pace (:func:`_slower`): 2.416 s on the grid and fitted,
+the windows' 2.397 s.
+
 **The unknowns.** The played law is the quintic spline through x at the grid points
 (:func:`~hodyn_cli.algorithms.limits.reachability.law_spline`); a step adds to it a quintic
 B-spline with a knot every :data:`KNOTS` grid points (its coefficients the LP's unknowns,
@@ -36,7 +47,7 @@ region (x changes by at most :data:`TRUST` of itself at each grid point), the ro
 in by constraint generation (:func:`_programme`: those within :data:`NEAR` of their bound
 first, then the most violated one per limit, joint and quarter knot interval, until none is;
 each solve within the windows' budget: ``programme.SIMPLEX_ITERATIONS`` a column, then the
-interior point for ``programme.LP_SECONDS``, past which the law so far is the answer); its
+interior point for ``programme.IPM_ITERATIONS``, past which the law so far is the answer); its
 law is kept where it is within every limit at the grid points (to
 :data:`~hodyn_cli.algorithms.limits.rates.TOLERANCE`) and shorter, else the step is halved
 and, failing that twice, the trust region; at most :data:`STEPS` steps (:data:`CONVERGED`).
@@ -70,8 +81,11 @@ FROZEN = 3
 #: linear programmes: a step each, at most; they end where a step shortens the law by less
 #: than CONVERGED of itself (the trust region lets a step raise x by TRUST of itself: a law
 #: far below the optimum takes several, the UR3's Fourier path with --jerk 100 six:
-#: 7.415, 6.703, 6.275, 6.060, 5.987, 5.976, 5.9758 s)
-STEPS = 12
+#: 7.415, 6.703, 6.275, 6.060, 5.987, 5.976, 5.9758 s; the SO-101's with --jerk 100,
+#: every step bound by the region, 18: 5.099 s after 12, 4.826 s, the windows' 4.754 s;
+#: more than 12 lost time on the iiwa's 20 Hz cosine with 25 N m/s torque rates until the
+#: rows kept every slower playing: :func:`_slowest`)
+STEPS = 24
 CONVERGED = 1e-3
 #: a step changes x by at most this share of itself at every grid point
 TRUST = 0.3
@@ -102,12 +116,23 @@ def refined(sigma: np.ndarray, x: np.ndarray,
     M = len(sigma)
     if M > MOST:  # (before the basis: four (M, n) matrices, ~0.4 GB on 1.2 x 10^6 points)
         return x
+
+    def rowed(a: int, b: int) -> list[PathLimit]:  # (and their slowest parts: _slowest)
+        found = limits(a, b)
+        return found + [part for part in map(_slowest, found) if part is not None]
+
+    def usage(X: np.ndarray) -> float:  # (the largest share, played as fast or slower)
+        return max(_slower(limit, X[a:b]) for a, b in chunks for limit in limits(a, b))
+
     D = _basis(sigma)
     if D[0].shape[1] <= 2 * FROZEN:
         return x
     free = np.zeros(D[0].shape[1], dtype=bool)
     free[FROZEN : len(free) - FROZEN] = True
-    start = _smoothed(sigma, x, limits, chunks, tolerance)
+    # (a step is kept where it is within every limit, played slower too, to ``tolerance``
+    # or to the rounds' own share where that is larger)
+    bound = max(1 + tolerance, usage(_jets(sigma, x)))
+    start = _smoothed(sigma, x, usage, bound)
     if start is None:
         start = x
     else:  # (both ends free: the correction free up to them)
@@ -116,7 +141,7 @@ def refined(sigma: np.ndarray, x: np.ndarray,
     best, best_duration = x, min(reachability.law_duration(sigma, v) for v in (x, start))
     trust, X = TRUST, _jets(sigma, start)
     for _ in range(STEPS):
-        models = [_Model.of(limit, X[a:b], a) for a, b in chunks for limit in limits(a, b)]
+        models = [_Model.of(limit, X[a:b], a) for a, b in chunks for limit in rowed(a, b)]
         try:
             delta = _programme(models, D, free, X[:, 0], sigma, trust)
         except Stalled:  # (a degenerate programme past its budget: the law so far, as the
@@ -127,9 +152,8 @@ def refined(sigma: np.ndarray, x: np.ndarray,
         for alpha in (1.0, 0.5, 0.25):
             trial = np.maximum(X[:, 0] + alpha * (D[0] @ delta), 0.0)
             trial_X = _jets(sigma, trial)
-            use = max(limit.usage(trial_X[a:b]) for a, b in chunks for limit in limits(a, b))
             duration = reachability.law_duration(sigma, trial)
-            if use <= 1 + tolerance and duration < best_duration:
+            if duration < best_duration and usage(trial_X) <= bound:
                 break
         else:
             trust /= 2
@@ -143,12 +167,12 @@ def refined(sigma: np.ndarray, x: np.ndarray,
     return best
 
 
-def _smoothed(sigma: np.ndarray, x: np.ndarray,
-              limits: Callable[[int, int], list[PathLimit]], chunks: list[tuple[int, int]],
-              tolerance: float) -> np.ndarray | None:
+def _smoothed(sigma: np.ndarray, x: np.ndarray, usage: Callable[[np.ndarray], float],
+              bound: float) -> np.ndarray | None:
     """x projected (least squares) on a quintic spline with a knot every :data:`SMOOTHED`
     grid points, where neither end of the piece is at rest (:data:`REST`) and the projection
-    keeps x > 0 and every limit at the grid points (to ``tolerance``); None elsewhere. The
+    keeps x > 0 and every limit at the grid points (``usage`` of its jets within ``bound``);
+    None elsewhere. The
     rounds' law has kinks a grid interval wide (the moving averages of the passes' law under
     its ceilings: x'''' of 4e6 against ~5e4 about them on the iiwa's Fourier path, x moved by
     ~1e-5 of itself), which the played law's spline turns into a q'''' that does not follow
@@ -166,10 +190,47 @@ def _smoothed(sigma: np.ndarray, x: np.ndarray,
     out = make_lsq_spline(sigma, x, t, k)(sigma)
     if not (out > 0).all():
         return None
-    X = _jets(sigma, out)
-    if max(limit.usage(X[a:b]) for a, b in chunks for limit in limits(a, b)) > 1 + tolerance:
+    return out if usage(_jets(sigma, out)) <= bound else None
+
+
+def _slowest(limit: PathLimit) -> PathLimit | None:
+    """The part of ``limit`` of its lowest grade in the time law's derivatives (a torque
+    rate's ``sqrt(x) c_s``, gravity's own rate along the path; a torque acceleration's terms
+    in x and u), where it has two grades, the lower above 0, and no friction; None
+    elsewhere. Played ``s`` times as fast, s <= 1, the limit's value is ``s^a (V0 + s^2
+    V1)`` (V0 this part, a its grade, V0 + V1 the value): ``s^a`` times a point between V0
+    and V0 + V1, so within a band about 0 wherever both are: this part's rows with the
+    whole limit's keep every slower playing within it (:func:`_slower`)."""
+    grades = np.array([sum(m) for m in limit.monomials])
+    if limit.friction is not None or len(set(grades)) != 2 or grades.min() == 0:
         return None
-    return out
+    low = grades == grades.min()  # (its monomials alone: a copy of their coefficients only)
+    return replace(limit, monomials=tuple(m for m, keep in zip(limit.monomials, low,
+                                                               strict=True) if keep),
+                   coefficients=limit.coefficients[..., low])
+
+
+def _slower(limit: PathLimit, X: np.ndarray) -> float:
+    """The largest share of its limit ``limit`` takes at the grid points where the law
+    whose x .. x''' there are X (M, 4) is played ``s`` times as fast, any s in (0, 1]: the
+    final fit's uniform scaling (``feasibility.ScaleSearch``) keeps every slower playing of
+    the played motion within the limits, slowing the whole motion to the first s at which
+    one leaves them (the iiwa's 1 s cosine at 20 Hz with torque rates of 25 N m/s: its
+    torque rate at the law's free end on the limit at s = 1, the inertial part against
+    gravity's rate, 1.10 times it at s ~ 0.8: the motion slowed 1.66 times). Exact for a
+    limit of two grades with a band about 0 (:func:`_slowest`: the extremum of ``s^a (V0 +
+    s^2 V1)`` at ``s^2 = -a V0 / ((a + 2) V1)``, its value ``2 / (a + 2) s^a V0``); the
+    share at s = 1 elsewhere."""
+    slowest = _slowest(limit)
+    if slowest is None or not np.all(limit.lower == -limit.upper):
+        return limit.usage(X)
+    a = min(sum(m) for m in limit.monomials)
+    V0 = slowest.values(X)
+    V1 = limit.values(X) - V0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s2 = np.clip(np.nan_to_num(-a * V0 / ((a + 2) * V1), nan=0.0, posinf=0.0), 0.0, 1.0)
+    inner = 2 / (a + 2) * s2 ** (a / 2) * V0 * (s2 < 1)
+    return float((np.maximum(np.abs(V0 + V1), np.abs(inner)) / limit.upper).max())
 
 
 def _jets(sigma: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -328,7 +389,7 @@ def _programme(models: list[_Model], D: list[sparse.csr_matrix], free: np.ndarra
                 lp.add(A, np.full(len(b), -np.inf), b)
         span = trust * np.maximum(x0[new], 0.0)
         lp.add(basis[0][new], -span, span)
-        x = lp.solve(programme.SIMPLEX_ITERATIONS * len(cols), programme.LP_SECONDS)
+        x = lp.solve(programme.SIMPLEX_ITERATIONS * len(cols), programme.IPM_ITERATIONS)
         if x is None:
             return None
         delta = x
