@@ -490,6 +490,26 @@ def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
     assert opt.used == "reachability" and isinstance(opt.source, reachability.Played)
 
 
+def test_a_pass_made_while_another_is_made_keeps_the_motion_once():
+    """A played motion within KEPT whose first pass is still being made when a whole second
+    pass is made (a consumer that reads the whole motion inside its own loop over it): the
+    motion is kept once, and the next pass is the motion, not it twice (each pass had added
+    its chunks to the kept list: twice as many chunks, the times running back to 0)."""
+    model = hodyn_cli.load_robot(IIWA)
+    traj = _cosine(model, 100)
+    found = reachability.solve(model, traj, joint_limits(model), 500)
+    played = reachability.played(found, traj.orders, traj.joint_names, 0.0, 0.01)
+    assert played is not None
+    outer = iter(played)
+    first = [next(outer)]
+    inner = list(played)  # (a whole pass while the first is under way: kept)
+    first += list(outer)
+    again = list(played)
+    assert len(first) == len(inner) == len(again)
+    assert all(a is b for a, b in zip(inner, again, strict=True))
+    assert np.all(np.diff(np.concatenate([c.t for c in again])) >= 0)
+
+
 @pytest.mark.slow
 def test_ten_to_the_fifth_samples_are_within_three_hundredths_of_a_percent_of_toppra(tmp_path):
     """issue 37 item 4: the iiwa's cosine over 10^5 samples at 100 Hz, file to file (~15 s

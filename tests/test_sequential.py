@@ -134,6 +134,39 @@ def test_the_share_played_slower_is_the_largest_over_every_slower_playing(iiwa):
     assert sequential._slower(one, X[p : p + 1]) == pytest.approx(ratio[p, j], rel=1e-5)
 
 
+def test_a_limits_slower_share_lets_no_other_limit_past_its_own_at_the_laws_pace(
+        iiwa, monkeypatch):
+    """A torque rate whose inertial part runs against gravity's (here made so: V1 = -0.9
+    V0 at every point) takes 4.06 times its limit played slower, while the law keeps it and
+    the velocity limit (both on the limit at s = 1): the steps may keep that slower share,
+    not take it as a bound on the velocity at the law's own pace. Steps that raise x by 10 %
+    (shorter; the velocity 1.049 times its limit) are refused; they had been kept, twice:
+    the velocity 1.21 times its limit, the torque rate 3.84 times its own."""
+    sigma, x, limits, X = iiwa
+    [velocity] = [lim for lim in limits if lim.quantity.key == "velocity"]
+    [rate] = [lim for lim in limits if lim.quantity.key == "torque_rate"]
+    top = np.abs(velocity.values(X)).max(axis=0)
+    velocity = replace(velocity, lower=-top, upper=top)
+    c = np.zeros_like(rate.coefficients)
+    c[..., rate.monomials.index((1,))] = 1.0
+    c[..., rate.monomials.index((1, 1, 1))] = -0.9 / x[:, None]
+    opposed = replace(rate, coefficients=c)
+    top = np.abs(opposed.values(X)).max(axis=0)
+    opposed = replace(opposed, lower=-top, upper=top)
+    both = [velocity, opposed]
+    assert max(lim.usage(X) for lim in both) == pytest.approx(1.0)
+    assert sequential._slower(opposed, X) > 4
+
+    def raising(models, D, free, x0, sigma, trust):  # (x 1.1: a shorter law)
+        return np.linalg.lstsq(D[0].toarray(), 0.1 * x0, rcond=None)[0]
+
+    monkeypatch.setattr(sequential, "_programme", raising)
+    out = sequential.refined(sigma, x, lambda a, b: both, [(0, len(x))], rates.TOLERANCE)
+    Y = sequential._jets(sigma, out)
+    assert max(lim.usage(Y) for lim in both) <= 1 + rates.TOLERANCE
+    assert sequential._slower(opposed, Y) <= sequential._slower(opposed, X) + 1e-9
+
+
 def test_a_grid_beyond_most_is_left_before_its_basis_is_made(monkeypatch):
     """A grid of more than MOST points is returned as it is without the correction's basis
     being made (its values at every point, once four sparse matrices: a peak RSS of 540 MiB
@@ -178,17 +211,17 @@ def test_the_projection_takes_out_a_kink_and_leaves_a_rest_alone(iiwa):
         return acceleration.usage(sequential._jets(sigma, v))
 
     assert used(kinked) > 1.2 > 0.5 > used(base)
-    def usage(X):
-        return max(limit.usage(X) for limit in limits)
+    def within(X):
+        return max(limit.usage(X) for limit in limits) <= 1 + rates.TOLERANCE
 
-    out = sequential._smoothed(sigma, kinked, usage, 1 + rates.TOLERANCE)
+    out = sequential._smoothed(sigma, kinked, within)
     assert out is not None
     assert np.abs(out / kinked - 1).max() < 1e-4
     own = np.abs(np.diff(base, 4)).max()
     assert np.abs(np.diff(kinked, 4)).max() > 15 * own > 15 * np.abs(np.diff(out, 4)).max()
     assert used(out) < 1.01 * used(base)
     ramp = np.minimum(np.arange(M) / 20, 1.0) ** 2
-    assert sequential._smoothed(sigma, base * ramp, usage, 1 + rates.TOLERANCE) is None
+    assert sequential._smoothed(sigma, base * ramp, within) is None
 
 
 @pytest.mark.slow

@@ -170,16 +170,16 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 def test_html_report_renders_in_headless_chromium(tmp_path):
     report = tmp_path / "report.html"
     assert run(IIWA, IIWA_H5, "--samples", "60", "--report", report).exit_code == 0
-    url = report.as_uri()
-    dom = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'p1'}", "--dump-dom", url],
-                         capture_output=True, text=True, timeout=120).stdout
+    shot = tmp_path / "shot.png"
+    # (one browser for both: the page's DOM after its scripts ran, and its screenshot)
+    dom = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
+                          "--window-size=1280,3000", f"--screenshot={shot}", "--dump-dom",
+                          report.as_uri()], capture_output=True, text=True, timeout=120,
+                         check=True).stdout
     body = dom[dom.index("<body"): dom.index(">", dom.index("<body"))]
     expected = int(body.split('data-plots="')[1].split('"')[0])
     assert expected == 2  # taud and taudd
     assert f'data-plots-rendered="{expected}"' in body  # every embedded PNG decoded
-    shot = tmp_path / "shot.png"
-    subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'p2'}", "--window-size=1280,3000",
-                    f"--screenshot={shot}", url], capture_output=True, timeout=120, check=True)
     import matplotlib.image
 
     pixels = matplotlib.image.imread(shot)[..., :3]

@@ -48,10 +48,13 @@ FROM_BASIS = 0.25
 #: solve without end, far beyond what the interior point's iterations take (a law that reaches it depends on
 #: the machine's load; none of benchmarks/bench_optimal_rates.py's inputs comes near it)
 BACKSTOP = 120.0
-#: the largest primal infeasibility (of rows scaled to half-widths of 1) of an interior
-#: point's solution that HiGHS calls neither optimal nor infeasible (``kUnknown``: highspy
-#: 1.10 on the UR5's programme above, 1.3e-6, its objective 7e-10 from 1.16's optimal one)
-#: that is taken as its answer
+#: the largest primal infeasibility (HiGHS's, in the rows' own units: the windows' rows are
+#: scaled to half-widths of 1, the sequential programmes' are in their limits' units and
+#: each step is judged on the limits after) of an interior point's solution that HiGHS calls
+#: neither optimal nor infeasible (``kUnknown``: highspy 1.10 on the UR5's programme above,
+#: 1.3e-6, its objective 7e-10 from 1.16's optimal one) that is taken as its answer; its
+#: dual infeasibility is not asked (0.017 there: without crossover it does not tell how far
+#: from the optimum the solution is)
 IMPRECISE = 1e-5
 
 
@@ -135,7 +138,7 @@ class LP:
         basis); a solve after the simplex ran out from scratch, with no more iterations,
         goes to the interior point at once (within a programme: the next one, a few rows and
         bounds away, tries the simplex again; carried on, 9 of the UR5's programmes that the
-        simplex solved in 0.4 s went to the interior point, 8 s of CPU). :attr:`iterations`:
+        simplex solved in 0.4 s went to the interior point: 3 s more of HiGHS's CPU). :attr:`iterations`:
         those of the last method run."""
         import highspy
 

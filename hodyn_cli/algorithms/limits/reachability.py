@@ -1421,7 +1421,9 @@ class Played:
                     made.append(chunk)
                 yield chunk
             first = 1  # (the corner: the last arc's end)
-        self.kept.extend(made)  # (a whole pass made: the next ones read it)
+        if not self.kept:  # (a whole pass made: the next ones read it; once, where a pass
+            # made meanwhile kept it already)
+            self.kept.extend(made)
 
 
 #: bytes of a :class:`Played` motion kept whole after its first pass, where it fits in them

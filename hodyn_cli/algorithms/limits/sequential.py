@@ -118,18 +118,26 @@ def refined(sigma: np.ndarray, x: np.ndarray,
         found = limits(a, b)
         return found + [part for part in map(_slowest, found) if part is not None]
 
-    def usage(X: np.ndarray) -> float:  # (the largest share, played as fast or slower)
-        return max(_slower(limit, X[a:b]) for a, b in chunks for limit in limits(a, b))
+    def usage(X: np.ndarray, slower: bool = True) -> float:  # (the largest share, played
+        # as fast or slower; at the law's own pace alone: ``slower`` False)
+        share = _slower if slower else PathLimit.usage
+        return max(share(limit, X[a:b]) for a, b in chunks for limit in limits(a, b))
 
     D = _basis(sigma)
     if D.n <= 2 * FROZEN:
         return x
     free = np.zeros(D.n, dtype=bool)
     free[FROZEN : len(free) - FROZEN] = True
-    # (a step is kept where it is within every limit, played slower too, to ``tolerance``
-    # or to the rounds' own share where that is larger)
+    # (a step is kept where it is within every limit at its own pace to ``tolerance``, and
+    # played slower to that or to the rounds' own share where that is larger: one limit's
+    # slower share is no licence for another's at the law's pace, a velocity's say, which the
+    # final fit would then slow the whole motion for)
     bound = max(1 + tolerance, usage(_jets(sigma, x)))
-    start = _smoothed(sigma, x, usage, bound)
+
+    def within(X: np.ndarray) -> bool:
+        return usage(X, slower=False) <= 1 + tolerance and usage(X) <= bound
+
+    start = _smoothed(sigma, x, within)
     if start is None:
         start = x
     else:  # (both ends free: the correction free up to them)
@@ -155,7 +163,7 @@ def refined(sigma: np.ndarray, x: np.ndarray,
             trial = np.maximum(X[:, 0] + alpha * D.at(delta)[:, 0], 0.0)
             trial_X = _jets(sigma, trial)
             duration = reachability.law_duration(sigma, trial)
-            if duration < best_duration and usage(trial_X) <= bound:
+            if duration < best_duration and within(trial_X):
                 break
         else:
             trust /= 2
@@ -169,11 +177,11 @@ def refined(sigma: np.ndarray, x: np.ndarray,
     return best
 
 
-def _smoothed(sigma: np.ndarray, x: np.ndarray, usage: Callable[[np.ndarray], float],
-              bound: float) -> np.ndarray | None:
+def _smoothed(sigma: np.ndarray, x: np.ndarray, within: Callable[[np.ndarray], bool]
+              ) -> np.ndarray | None:
     """x projected (least squares) on a quintic spline with a knot every :data:`SMOOTHED`
     grid points, where neither end of the piece is at rest (:data:`REST`) and the projection
-    keeps x > 0 and every limit at the grid points (``usage`` of its jets within ``bound``);
+    keeps x > 0 and every limit at the grid points (``within`` its jets);
     None elsewhere. The
     rounds' law has kinks a grid interval wide (the moving averages of the passes' law under
     its ceilings: x'''' of 4e6 against ~5e4 about them on the iiwa's Fourier path, x moved by
@@ -190,7 +198,7 @@ def _smoothed(sigma: np.ndarray, x: np.ndarray, usage: Callable[[np.ndarray], fl
     out = _least_squares(_Basis.of(sigma, t, k, 1), x)
     if not (out > 0).all():
         return None
-    return out if usage(_jets(sigma, out)) <= bound else None
+    return out if within(_jets(sigma, out)) else None
 
 
 def _slowest(limit: PathLimit) -> PathLimit | None:
