@@ -158,7 +158,7 @@ def test_a_limits_slower_share_lets_no_other_limit_past_its_own_at_the_laws_pace
     assert sequential._slower(opposed, X) > 4
 
     def raising(models, D, free, x0, sigma, trust):  # (x 1.1: a shorter law)
-        return np.linalg.lstsq(D[0].toarray(), 0.1 * x0, rcond=None)[0]
+        return np.linalg.lstsq(_matrix(D, 0), 0.1 * x0, rcond=None)[0]
 
     monkeypatch.setattr(sequential, "_programme", raising)
     out = sequential.refined(sigma, x, lambda a, b: both, [(0, len(x))], rates.TOLERANCE)
@@ -258,6 +258,13 @@ def test_a_programme_out_of_its_budget_leaves_the_law_so_far(iiwa, monkeypatch):
     assert sequential.refined(sigma, x, lambda a, b: limits, [(0, M)], rates.TOLERANCE) is x
 
 
+def _matrix(D: sequential._Basis, nu: int) -> np.ndarray:
+    """(M, n) the basis's nu-th derivatives at the grid points, as a dense matrix."""
+    out = np.zeros((len(D.values), D.n))
+    np.put_along_axis(out, D.columns, D.values[:, nu], axis=1)
+    return out
+
+
 def _dense(sigma: np.ndarray, t: np.ndarray, k: int, nu: int) -> np.ndarray:
     """(M, n) the nu-th derivatives of the B-spline basis on t at sigma, by scipy (a peer)."""
     from scipy.interpolate import BSpline
@@ -285,8 +292,7 @@ def test_the_basis_made_once_gives_every_programmes_rows_as_built_afresh():
     dense = [_dense(sigma, t, k, nu) for nu in range(4)]
     assert D.n == dense[0].shape[1]
     for nu in range(4):
-        made = np.zeros((M, D.n))
-        np.put_along_axis(made, D.columns, D.values[:, nu], axis=1)
+        made = _matrix(D, nu)
         assert np.allclose(made, dense[nu], rtol=0, atol=1e-12 * np.abs(dense[nu]).max())
     free = np.zeros(D.n, dtype=bool)
     free[sequential.FROZEN : D.n - sequential.FROZEN] = True
