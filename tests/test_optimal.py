@@ -498,7 +498,8 @@ def toppra_duration(model, traj, velocity, torque, sd_start, sd_end, grid=2000, 
 
 def test_velocity_and_torque_limits_match_toppra():
     """With velocity and torque limits only, the duration is within 1 % of toppra's on the
-    same path, limits and end speeds (a 2000-point grid)."""
+    same path, limits and end speeds (toppra on a 1000-point grid: 0.23 % off, 0.24 % on
+    2000 points, which took 2.0 s of CPU to its 0.8)."""
     model, traj, _ = iiwa_path(T=3.0)
     gravity = (0.0, 0.0, 0.0)
     tau = hodyn_cli.inverse_dynamics(model, traj, order=0, gravity=gravity).tau
@@ -511,7 +512,7 @@ def test_velocity_and_torque_limits_match_toppra():
     band = np.column_stack([-torque, torque])
     vel = model.velocity_limits
     _, result = toppra_duration(model, traj, np.column_stack([-vel, vel]), band, *sdot,
-                                gravity=gravity)
+                                grid=1000, gravity=gravity)
     assert abs(opt.duration - result.duration) <= 0.01 * result.duration, (
         opt.duration, result.duration)
 
