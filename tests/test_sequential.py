@@ -25,10 +25,10 @@ def iiwa():
     return arc.sigma, x, at(0, len(x)), sequential._jets(arc.sigma, x)
 
 
-def _correction(sigma: np.ndarray, x: np.ndarray) -> tuple[list, np.ndarray]:
+def _correction(sigma: np.ndarray, x: np.ndarray) -> tuple[sequential._Basis, np.ndarray]:
     """The correction's basis and a smooth change of x along it (a few per cent of x)."""
     D = sequential._basis(sigma)
-    n = D[0].shape[1]
+    n = D.n
     coefficients = np.sin(np.linspace(0, 3 * np.pi, n)) * 0.05 * x.max()
     coefficients[: sequential.FROZEN] = coefficients[-sequential.FROZEN :] = 0
     return D, coefficients
@@ -47,7 +47,7 @@ def test_the_rows_are_the_limits_first_order_change_along_the_correction(iiwa):
         forms[limit.quantity.key] = model.x0 is not None
         errors = []
         for eps in (0.2, 0.1):
-            dX = np.stack([d @ (eps * c) for d in D], axis=1)
+            dX = D.at(eps * c)
             Y = sequential._jets(sigma, x + dX[:, 0])
             # (the played spline of x + dx is the correction's to rounding but at the ends)
             inner = slice(20, -20)
@@ -158,7 +158,7 @@ def test_a_limits_slower_share_lets_no_other_limit_past_its_own_at_the_laws_pace
     assert sequential._slower(opposed, X) > 4
 
     def raising(models, D, free, x0, sigma, trust):  # (x 1.1: a shorter law)
-        return np.linalg.lstsq(D[0].toarray(), 0.1 * x0, rcond=None)[0]
+        return np.linalg.lstsq(_matrix(D, 0), 0.1 * x0, rcond=None)[0]
 
     monkeypatch.setattr(sequential, "_programme", raising)
     out = sequential.refined(sigma, x, lambda a, b: both, [(0, len(x))], rates.TOLERANCE)
@@ -169,8 +169,8 @@ def test_a_limits_slower_share_lets_no_other_limit_past_its_own_at_the_laws_pace
 
 def test_a_grid_beyond_most_is_left_before_its_basis_is_made(monkeypatch):
     """A grid of more than MOST points is returned as it is without the correction's basis
-    being made (four (M, n) sparse matrices: on 1.2 x 10^6 points a peak RSS of 540 MiB
-    against 100 MiB, for a programme never run)."""
+    being made (its values at every point, once four sparse matrices: a peak RSS of 540 MiB
+    against 100 MiB on 1.2 x 10^6 points, for a programme never run)."""
     def made(sigma):
         raise AssertionError(f"the basis of {len(sigma)} points was made")
 
@@ -256,3 +256,76 @@ def test_a_programme_out_of_its_budget_leaves_the_law_so_far(iiwa, monkeypatch):
     monkeypatch.setattr(programme, "SIMPLEX_ITERATIONS", 0)
     monkeypatch.setattr(programme, "IPM_ITERATIONS", 0)
     assert sequential.refined(sigma, x, lambda a, b: limits, [(0, M)], rates.TOLERANCE) is x
+
+
+def _matrix(D: sequential._Basis, nu: int) -> np.ndarray:
+    """(M, n) the basis's nu-th derivatives at the grid points, as a dense matrix."""
+    out = np.zeros((len(D.values), D.n))
+    np.put_along_axis(out, D.columns, D.values[:, nu], axis=1)
+    return out
+
+
+def _dense(sigma: np.ndarray, t: np.ndarray, k: int, nu: int) -> np.ndarray:
+    """(M, n) the nu-th derivatives of the B-spline basis on t at sigma, by scipy (a peer)."""
+    from scipy.interpolate import BSpline
+
+    n = len(t) - k - 1
+    return BSpline(t, np.eye(n), k)(sigma, nu)
+
+
+def test_the_basis_made_once_gives_every_programmes_rows_as_built_afresh():
+    """The correction's basis, made once per pass (its values at the grid points and their
+    columns), against scipy's basis functions and their derivatives made afresh: the basis
+    itself, a programme's rows (the sum over nu of the limits' coefficients times the
+    scaled basis, frozen coefficients left out) for two steps' scales from the same basis
+    (a cache the first step's scaling changed would fail the second), its solution's dX,
+    and the projection's least-squares spline (scipy's make_lsq_spline)."""
+    from scipy.interpolate import make_lsq_spline
+
+    rng = np.random.default_rng(5)
+    sigma = np.cumsum(np.r_[0.0, rng.uniform(0.5, 1.5, 199)])
+    D = sequential._basis(sigma)
+    k, M = reachability.LAW, len(sigma)
+    inner = sigma[sequential.KNOTS : M - 1 : sequential.KNOTS]
+    inner = inner[inner < sigma[-1] - sequential.KNOTS / 2 * (sigma[1] - sigma[0])]
+    t = np.concatenate([np.full(k + 1, sigma[0]), inner, np.full(k + 1, sigma[-1])])
+    dense = [_dense(sigma, t, k, nu) for nu in range(4)]
+    assert D.n == dense[0].shape[1]
+    for nu in range(4):
+        made = _matrix(D, nu)
+        assert np.allclose(made, dense[nu], rtol=0, atol=1e-12 * np.abs(dense[nu]).max())
+    free = np.zeros(D.n, dtype=bool)
+    free[sequential.FROZEN : D.n - sequential.FROZEN] = True
+    points = rng.integers(0, M, 40)
+    c = rng.standard_normal((40, 4))
+    for scale in (rng.uniform(0.5, 2.0, free.sum()), rng.uniform(10.0, 20.0, free.sum())):
+        columns = sequential._Columns.of(D, free, scale)
+        indptr, indices, data = columns.rows(points, c)
+        rows = np.zeros((len(points), free.sum()))
+        for r in range(len(points)):
+            rows[r, indices[indptr[r] : indptr[r + 1]]] = data[indptr[r] : indptr[r + 1]]
+        afresh = sum(c[:, nu, None] * dense[nu][points] for nu in range(4))[:, free] * scale
+        assert np.allclose(rows, afresh, rtol=0, atol=1e-12 * np.abs(afresh).max())
+        delta = rng.standard_normal(free.sum())
+        dX = np.stack([dense[nu][:, free] @ (scale * delta) for nu in range(4)], axis=1)
+        assert np.allclose(columns.at(delta), dX, rtol=0, atol=1e-12 * np.abs(dX).max())
+    x = 1 + 0.3 * np.sin(sigma / 20) + 1e-3 * rng.standard_normal(M)
+    t4 = np.concatenate([np.full(k + 1, sigma[0]), sigma[4 : M - 4 : 4], np.full(k + 1, sigma[-1])])
+    projected = sequential._least_squares(sequential._Basis.of(sigma, t4, k, 1), x)
+    assert np.allclose(projected, make_lsq_spline(sigma, x, t4, k)(sigma), rtol=0, atol=1e-12)
+
+
+def test_the_orders_of_one_interpolant_from_one_set_up_are_each_ones_own():
+    """jets.hermite's ``orders`` (the interval's set-up made once, as programme.between
+    uses it for the orders its interpolants share) give each order as a call for it alone
+    does, to rounding: within and above the samples' orders."""
+    from hodyn_cli.algorithms.limits.jets import hermite
+
+    rng = np.random.default_rng(7)
+    left, right = rng.standard_normal((2, 50, 5, 3))
+    h, u = rng.uniform(1e-3, 1e-2, 50), rng.uniform(0, 1, 50)
+    orders = (0, 2, 4, 6)
+    together = hermite(left, right, h, u, orders=orders)
+    for i, r in enumerate(orders):
+        alone = hermite(left, right, h, u, r)
+        assert np.allclose(together[:, i], alone, rtol=1e-13, atol=1e-13 * np.abs(alone).max())

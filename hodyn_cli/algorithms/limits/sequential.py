@@ -60,17 +60,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.backends.numpy import reach
 from hodyn_cli.algorithms.limits import programme, reachability
 from hodyn_cli.algorithms.limits.highs import LP, Stalled
 from hodyn_cli.algorithms.limits.programme import PathLimit
-
-if TYPE_CHECKING:  # (scipy.sparse imported where a programme is made: +11 MiB of RSS on
-    # every retime --optimal otherwise)
-    from scipy import sparse
 
 __all__ = ["KNOTS", "MOST", "STEPS", "refined"]
 
@@ -114,7 +111,7 @@ def refined(sigma: np.ndarray, x: np.ndarray,
     :data:`STEPS` linear programmes (module docstring); ``x`` itself where none shortens it
     or the grid has more than :data:`MOST` points."""
     M = len(sigma)
-    if M > MOST:  # (before the basis: four (M, n) matrices, ~0.4 GB on 1.2 x 10^6 points)
+    if M > MOST:  # (before the basis: its (M, 4, 6) values, ~0.3 GB on 1.2 x 10^6 points)
         return x
 
     def rowed(a: int, b: int) -> list[PathLimit]:  # (and their slowest parts: _slowest)
@@ -127,9 +124,9 @@ def refined(sigma: np.ndarray, x: np.ndarray,
         return max(share(limit, X[a:b]) for a, b in chunks for limit in limits(a, b))
 
     D = _basis(sigma)
-    if D[0].shape[1] <= 2 * FROZEN:
+    if D.n <= 2 * FROZEN:
         return x
-    free = np.zeros(D[0].shape[1], dtype=bool)
+    free = np.zeros(D.n, dtype=bool)
     free[FROZEN : len(free) - FROZEN] = True
     # (a step is kept where it is within every limit at its own pace to ``tolerance``, and
     # played slower to that or to the rounds' own share where that is larger: one limit's
@@ -148,8 +145,13 @@ def refined(sigma: np.ndarray, x: np.ndarray,
     # (a step is kept where it is shorter than the projection: the projection alone is not)
     best, best_duration = x, min(reachability.law_duration(sigma, v) for v in (x, start))
     trust, X = TRUST, _jets(sigma, start)
+    forms: list[bool] | None = None  # (each limit's: _sqrt_linear)
     for _ in range(STEPS):
-        models = [_Model.of(limit, X[a:b], a) for a, b in chunks for limit in rowed(a, b)]
+        limited = [(a, b, limit) for a, b in chunks for limit in rowed(a, b)]
+        if forms is None:  # (a limit's form is its own, not the law's: judged once)
+            forms = [_sqrt_linear(limit, X[a:b]) for a, b, limit in limited]
+        models = [_Model.of(limit, X[a:b], a, form)
+                  for (a, b, limit), form in zip(limited, forms, strict=True)]
         try:
             delta = _programme(models, D, free, X[:, 0], sigma, trust)
         except Stalled:  # (a degenerate programme past its budget: the law so far, as the
@@ -158,7 +160,7 @@ def refined(sigma: np.ndarray, x: np.ndarray,
             trust /= 2
             continue
         for alpha in (1.0, 0.5, 0.25):
-            trial = np.maximum(X[:, 0] + alpha * (D[0] @ delta), 0.0)
+            trial = np.maximum(X[:, 0] + alpha * D.at(delta)[:, 0], 0.0)
             trial_X = _jets(sigma, trial)
             duration = reachability.law_duration(sigma, trial)
             if duration < best_duration and within(trial_X):
@@ -187,15 +189,13 @@ def _smoothed(sigma: np.ndarray, x: np.ndarray, within: Callable[[np.ndarray], b
     from q''' on the grid (relative error ~0.9); the frozen ends' own sharp features had hid
     them from the played law's check (its tolerance grows with the motion's largest ratio of
     orders): freed ends without this projection failed it."""
-    from scipy.interpolate import make_lsq_spline
-
     M, k = len(sigma), reachability.LAW
     if M < 4 * SMOOTHED or min(x[0], x[-1]) <= REST * float(x.max()):
         return None
     inner = sigma[SMOOTHED : M - 1 : SMOOTHED]
     inner = inner[inner < sigma[-1] - SMOOTHED / 2 * (sigma[1] - sigma[0])]
     t = np.concatenate([np.full(k + 1, sigma[0]), inner, np.full(k + 1, sigma[-1])])
-    out = make_lsq_spline(sigma, x, t, k)(sigma)
+    out = _least_squares(_Basis.of(sigma, t, k, 1), x)
     if not (out > 0).all():
         return None
     return out if within(_jets(sigma, out)) else None
@@ -247,25 +247,69 @@ def _jets(sigma: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.stack([played(sigma, nu) for nu in range(4)], axis=1)
 
 
-def _basis(sigma: np.ndarray) -> list[sparse.csr_matrix]:
+def _basis(sigma: np.ndarray) -> _Basis:
     """The correction's basis (a quintic B-spline, a knot every :data:`KNOTS` grid points):
-    its value and first three derivatives at the grid points, (M, n) each."""
-    from scipy import sparse
-    from scipy.interpolate import BSpline
-
+    its value and first three derivatives at the grid points."""
     k, M = reachability.LAW, len(sigma)
     inner = sigma[KNOTS : M - 1 : KNOTS]
     inner = inner[inner < sigma[-1] - KNOTS / 2 * (sigma[1] - sigma[0])]
     t = np.concatenate([np.full(k + 1, sigma[0]), inner, np.full(k + 1, sigma[-1])])
-    n = len(t) - k - 1
-    out, chain = [], sparse.identity(n, format="csr")
-    for _ in range(4):
-        out.append((BSpline.design_matrix(sigma, t, k) @ chain).tocsr())
-        m = chain.shape[0]  # (the derivative's coefficients: k (c_{i+1} - c_i) / (t_{i+k+1} - t_{i+1}))
-        step = k / (t[k + 1 : k + m] - t[1:m])
-        chain = (sparse.diags([-step, step], [0, 1], shape=(m - 1, m)) @ chain).tocsr()
-        t, k = t[1:-1], k - 1
-    return out
+    return _Basis.of(sigma, t, k, 4)
+
+
+@dataclass(frozen=True)
+class _Basis:
+    """A B-spline basis at the grid points, made once (a programme's rows, each step's,
+    are these values times the limits' coefficients: no sparse matrix is built, sliced or
+    converted per step, and no scipy imported, ``scipy.interpolate`` 0.3 s of CPU alone):
+    at grid point p the k + 1 basis functions that do not vanish there are ``columns[p]``
+    (consecutive), their nu-th derivatives ``values[p, nu]`` (M, orders, k + 1)."""
+
+    columns: np.ndarray
+    values: np.ndarray
+    n: int
+
+    @classmethod
+    def of(cls, sigma: np.ndarray, t: np.ndarray, k: int, orders: int) -> _Basis:
+        """The basis of degree k on the knots t at sigma, derivatives 0 .. orders - 1: the
+        nu-th from the basis of degree k - nu on the knots less nu at each end (Cox-de
+        Boor), carried back to the coefficients by nu steps of the derivative's map
+        ``c'_m = k (c_(m+1) - c_m) / (t_(m+k+1) - t_(m+1))``."""
+        n = len(t) - k - 1
+        i = reach.interval(t, k, sigma)
+        first = i - k
+        values = np.zeros((len(sigma), orders, k + 1))
+        for nu in range(orders):
+            _, low = reach.basis(t[nu : len(t) - nu], k - nu, sigma)  # (M, k + 1 - nu)
+            for level in range(nu, 0, -1):  # (back to degree k - level + 1's functions)
+                knots, degree = t[level - 1 : len(t) - level + 1], k - level + 1
+                g = first[:, None] + np.arange(low.shape[1])  # (their global index)
+                step = degree / (knots[g + degree + 1] - knots[g + 1])
+                up = np.zeros((len(sigma), low.shape[1] + 1))
+                up[:, :-1] -= step * low
+                up[:, 1:] += step * low
+                low = up
+            values[:, nu] = low
+        return cls(first[:, None] + np.arange(k + 1), values, n)
+
+    def at(self, c: np.ndarray) -> np.ndarray:
+        """(M, orders) the spline of coefficients c (n,) and its derivatives at the grid."""
+        return np.einsum("pdj,pj->pd", self.values, c[self.columns])
+
+
+def _least_squares(basis: _Basis, y: np.ndarray) -> np.ndarray:
+    """The least-squares spline of ``y`` on ``basis`` (one order) at the grid points: its
+    normal equations, banded and positive definite (no pivoting), by the backend's
+    banded solve."""
+    B, cols = basis.values[:, 0], basis.columns
+    k = B.shape[1] - 1
+    band = np.zeros((basis.n, 2 * k + 1))
+    for a in range(k + 1):
+        for b in range(k + 1):
+            band[:, k + b - a] += np.bincount(cols[:, a], B[:, a] * B[:, b], basis.n)
+    rhs = np.bincount(cols.ravel(), (B * y[:, None]).ravel(), basis.n)[:, None].copy()
+    backends.current().banded_solve(band, k, rhs)
+    return basis.at(rhs[:, 0])[:, 0]
 
 
 @dataclass(frozen=True)
@@ -284,9 +328,11 @@ class _Model:
     x0: np.ndarray | None  # (the sqrt(x) form's x_0; None: linearised)
 
     @classmethod
-    def of(cls, limit: PathLimit, X: np.ndarray, a: int) -> _Model:
+    def of(cls, limit: PathLimit, X: np.ndarray, a: int, form: bool | None = None) -> _Model:
+        """The model at X; ``form``: whether the limit has the sqrt(x) form (None:
+        :func:`_sqrt_linear` judges it)."""
         steps = [X + 1j * _STEP * np.eye(4)[d] for d in range(4)]
-        if _sqrt_linear(limit, X):
+        if _sqrt_linear(limit, X) if form is None else form:
             x0 = X[:, 0]
             r = np.sqrt(np.where(x0 > 0, x0, 1.0))[:, None]  # (rows at rest: dropped)
             g = [limit.values(Y) / np.sqrt(Y[:, :1] + (x0[:, None] <= 0)) for Y in steps]
@@ -343,47 +389,69 @@ def _sqrt_linear(limit: PathLimit, X: np.ndarray) -> bool:
                             atol=1e-9 * max(float(np.abs(actual).max()), 1e-300)))
 
 
-def _rows_at(model: _Model, side: int, rest: float, points: np.ndarray, joints: np.ndarray,
-            D: list[sparse.csr_matrix]) -> tuple[sparse.csr_matrix, np.ndarray]:
-    """The rows of ``model``'s ``side`` (0 upper, 1 lower) at its points ``points`` (local
-    indices) and ``joints``: (their coefficients on the correction's unknowns, their bound,
-    the sign of the side applied: each row ``A delta <= b``)."""
-    from scipy import sparse
+@dataclass(frozen=True)
+class _Columns:
+    """A programme's columns on the correction's basis: the ``free`` coefficients, each in
+    units of ``scale`` (:func:`_programme`); ``values`` (M, 4, k + 1) the basis's scaled
+    by them (0 on a frozen coefficient) and ``position`` (M, k + 1) each basis function's
+    column (-1: frozen)."""
 
-    coefficients, rhs, _, sign = model.sides(rest)[side]
-    c = coefficients[points, joints]  # (R, 4)
-    g = model.a + points
-    A = sum(sparse.diags(sign * c[:, nu]) @ D[nu][g] for nu in range(4))
-    return sparse.csr_matrix(A), sign * rhs[points, joints]
+    basis: _Basis
+    values: np.ndarray
+    position: np.ndarray
+
+    @classmethod
+    def of(cls, basis: _Basis, free: np.ndarray, scale: np.ndarray) -> _Columns:
+        full = np.zeros(basis.n)
+        full[free] = scale
+        index = np.full(basis.n, -1)
+        index[free] = np.arange(int(free.sum()))
+        return cls(basis, basis.values * full[basis.columns][:, None, :],
+                   index[basis.columns])
+
+    def rows(self, points: np.ndarray, c: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """CSR (indptr, indices, data) of the rows ``c[r] . dX`` at the grid ``points``
+        (R,), c (R, 4) on the derivatives of x: the sum over nu of c's times the scaled
+        basis's values there, an exact 0 left out (as a sparse product leaves it)."""
+        data = sum(c[:, nu, None] * self.values[points, nu] for nu in range(4))
+        position = self.position[points]
+        keep = (position >= 0) & (data != 0)
+        indptr = np.concatenate([[0], np.cumsum(keep.sum(axis=1))])
+        return indptr, position[keep], data[keep]
+
+    def at(self, delta: np.ndarray) -> np.ndarray:
+        """(M, 4) the change of x .. x''' of the programme's solution ``delta``."""
+        padded = np.append(delta, 0.0)  # (a frozen coefficient's position -1: this 0)
+        return np.einsum("pdj,pj->pd", self.values, padded[self.position])
 
 
-def _programme(models: list[_Model], D: list[sparse.csr_matrix], free: np.ndarray,
+def _programme(models: list[_Model], D: _Basis, free: np.ndarray,
                x0: np.ndarray, sigma: np.ndarray, trust: float) -> np.ndarray | None:
     """One step's linear programme (module docstring): the correction's coefficients
     (``free`` ones; 0 elsewhere), None where HiGHS finds none."""
-    from scipy import sparse
-
-    M, n = D[0].shape
+    M, n = len(x0), D.n
     rest = REST * float(x0.max())
     cols = np.flatnonzero(free)
-    basis = [d[:, cols].tocsr() for d in D]
     # (each unknown in units of the largest x its basis function reaches: a better scaled
     # programme)
-    reach = sparse.csr_matrix(abs(basis[0]).T)
-    scale = np.maximum(reach.multiply(x0[None, :]).max(axis=1).toarray().ravel(), rest)
-    basis = [d @ sparse.diags(scale) for d in basis]
+    reach_ = np.zeros(n)
+    np.maximum.at(reach_, D.columns, np.abs(D.values[:, 0]) * x0[:, None])
+    scale = np.maximum(reach_[cols], rest)
+    basis = _Columns.of(D, free, scale)
     r = np.sqrt(np.maximum(x0, rest))
     h = np.diff(sigma)
     weight = np.zeros(M)  # d duration / d x_i (its sum of 2 h / (r_i + r_{i+1}))
     pair = -2 * h / (r[:-1] + r[1:]) ** 2
     weight[:-1] += pair / (2 * r[:-1])
     weight[1:] += pair / (2 * r[1:])
-    objective = weight @ basis[0]
-    # each limit's sides: (model, side, coefficients, bound, its scale, sign)
-    sides = [(model, i, *side) for model in models
-             for i, side in enumerate(model.sides(rest))]
+    into = basis.position.ravel()
+    objective = np.bincount(into[into >= 0], (weight[:, None] * basis.values[:, 0]).ravel()[
+        into >= 0], len(cols))
+    # each limit's sides: (model, coefficients, bound, its scale, sign)
+    sides = [(model, *side) for model in models for side in model.sides(rest)]
     added = [_pairs(*np.nonzero(sign * bound < NEAR * size))
-             for _, _, _, bound, size, sign in sides]
+             for _, _, bound, size, sign in sides]
     box = np.full(len(cols), 3 * trust)  # (the region's rows come in as they are left)
     region = np.zeros(0, dtype=int)
     new = region
@@ -391,19 +459,20 @@ def _programme(models: list[_Model], D: list[sparse.csr_matrix], free: np.ndarra
     lp = LP(objective, -box, box)
     delta = np.zeros(len(cols))
     for _ in range(GENERATIONS):
-        for (model, side, *_), rows in zip(sides, added, strict=True):
+        for (model, coefficients, bound, _, sign), rows in zip(sides, added, strict=True):
             if len(rows):
-                A, b = _rows_at(model, side, rest, rows[:, 0], rows[:, 1], basis)
-                lp.add(A, np.full(len(b), -np.inf), b)
+                p, j = rows[:, 0], rows[:, 1]
+                lp.add_rows(*basis.rows(model.a + p, sign * coefficients[p, j]),
+                            np.full(len(p), -np.inf), sign * bound[p, j])
         span = trust * np.maximum(x0[new], 0.0)
-        lp.add(basis[0][new], -span, span)
+        lp.add_rows(*basis.rows(new, np.tile([1.0, 0, 0, 0], (len(new), 1))), -span, span)
         x = lp.solve(programme.SIMPLEX_ITERATIONS * len(cols), programme.IPM_ITERATIONS)
         if x is None:
             return None
         delta = x
-        dX = np.stack([d @ delta for d in basis], axis=1)
+        dX = basis.at(delta)
         added = []
-        for model, _, coefficients, bound, size, sign in sides:
+        for model, coefficients, bound, size, sign in sides:
             change = np.einsum("pjd,pd->pj", coefficients, dX[model.a : model.a + len(model.base)])
             with np.errstate(invalid="ignore", divide="ignore"):
                 over = sign * (change - bound) / size
