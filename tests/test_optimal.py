@@ -498,7 +498,8 @@ def toppra_duration(model, traj, velocity, torque, sd_start, sd_end, grid=2000, 
 
 def test_velocity_and_torque_limits_match_toppra():
     """With velocity and torque limits only, the duration is within 1 % of toppra's on the
-    same path, limits and end speeds (a 2000-point grid)."""
+    same path, limits and end speeds (toppra on a 1000-point grid: 0.23 % off, 0.24 % on
+    2000 points, which took 2.0 s of CPU to its 0.8)."""
     model, traj, _ = iiwa_path(T=3.0)
     gravity = (0.0, 0.0, 0.0)
     tau = hodyn_cli.inverse_dynamics(model, traj, order=0, gravity=gravity).tau
@@ -511,7 +512,7 @@ def test_velocity_and_torque_limits_match_toppra():
     band = np.column_stack([-torque, torque])
     vel = model.velocity_limits
     _, result = toppra_duration(model, traj, np.column_stack([-vel, vel]), band, *sdot,
-                                gravity=gravity)
+                                grid=1000, gravity=gravity)
     assert abs(opt.duration - result.duration) <= 0.01 * result.duration, (
         opt.duration, result.duration)
 
@@ -533,7 +534,7 @@ def test_rest_to_rest_near_toppra():
     assert hodyn_cli.check_limits(model, out).feasible
     report = hodyn_cli.validate_motion(model, out, samples=50)
     assert report.passed, [c for c in report.checks if c.status == "fail"]
-    peer = _toppra_lines(model, ends)
+    peer = _toppra_lines(model, ends, 500)  # (6e-5 from 1000 points, at half the cost)
     assert peer < opt.duration <= 1.075 * peer, (opt.duration, peer)
 
 
@@ -575,7 +576,7 @@ def test_a_rest_at_a_corner_near_toppra():
     assert hodyn_cli.check_limits(model, out).feasible
     report = hodyn_cli.validate_motion(model, out, samples=50)
     assert report.passed, [c for c in report.checks if c.status == "fail"]
-    peer = _toppra_lines(model, waypoints)
+    peer = _toppra_lines(model, waypoints, 500)  # (4e-5 from 1000 points, half the cost)
     assert peer < opt.duration <= 1.25 * peer, (opt.duration, peer)
 
 
@@ -1051,7 +1052,7 @@ def test_never_slower_than_the_uniform_scaling():
     than retime --to-limits (but for its samples falling elsewhere on the path: 1e-4)."""
     model, traj, _ = iiwa_path(T=3.0)
     limits = {j: {"torque_rate": 60.0} for j in model.joint_names}
-    out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=8)
+    out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=8, solver="windows")
     assert hodyn_cli.check_limits(model, out, limits=limits).feasible
     assert opt.duration <= opt.uniform_duration * (1 + 1e-4)
 
@@ -1063,7 +1064,7 @@ def test_mimic_joints(tmp_path):
 
     model = hodyn_cli.load_robot(mimic_urdf(tmp_path, *MIMIC_CASES["iiwa 3 follows 1"]))
     names = model.coordinate_names
-    t = np.arange(301) / 100
+    t = np.arange(151) / 100  # (1.5 s: bound by its torque rates as over 3 s, half the cost)
     traj = cosine(names, t, amplitude=np.full(len(names), 0.5),
                   omega=np.linspace(1, 2, len(names)), phase=np.zeros(len(names)),
                   offset=np.zeros(len(names)), orders=5)
@@ -1094,7 +1095,8 @@ def test_output_samples_are_exactly_one_over_the_rate_apart():
     shorter; every limit holds there, one on it, and hodyn validate passes it."""
     model, traj, _ = iiwa_path(T=1.0)
     limits = {j: {"torque_rate": 60.0} for j in model.joint_names}
-    out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=100, rate=37.3)
+    out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, grid=100, rate=37.3,
+                                        solver="windows")
     k = np.arange(out.n_samples - 1)
     assert np.abs(out.t[:-1] - k / 37.3).max() < 1e-13
     assert 0 < out.t[-1] - out.t[-2] <= 1 / 37.3 and out.t[-1] == pytest.approx(opt.duration)

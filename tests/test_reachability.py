@@ -467,6 +467,7 @@ def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
     traj = _cosine(model, 100)
     found = reachability.solve(model, traj, joint_limits(model), 500)
     whole = list(reachability.played(found, traj.orders, traj.joint_names, 0.0, 0.01))
+    block = reachability.BLOCK
     monkeypatch.setattr(reachability, "BLOCK", 64)
     size = sum(c.derivatives.nbytes + c.t.nbytes for c in whole)
     played = reachability.played(found, traj.orders, traj.joint_names, 0.0, 0.01)
@@ -486,6 +487,8 @@ def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
     assert all(isinstance(a, Stored) and a._memory is None for _, warped, _ in played.laws
                for a in (warped.sigma, warped.t, warped.x.coefficients))  # (on disk)
     assert all(warped.x.sigma is arc.sigma for arc, warped, _ in played.laws)
+    # (its own BLOCK: chunks of 64 make the whole retime's passes 14 times as costly, 4 s)
+    monkeypatch.setattr(reachability, "BLOCK", block)
     _, opt = hodyn_cli.retime_optimal(model, traj)
     assert opt.used == "reachability" and isinstance(opt.source, reachability.Played)
 
