@@ -178,3 +178,14 @@ def test_rows_highs_refuses_are_an_error_not_dropped():
     lp = LP(np.array([-1.0, 0.0]), np.full(2, -10.0), np.full(2, 10.0))
     lp.add(twice, np.array([-np.inf]), np.array([-5.0]))
     assert twice.nnz == 3 and np.allclose(lp.solve(), [5.0, -10.0])
+
+
+def test_a_row_with_an_entry_beyond_1e15_is_kept():
+    """HiGHS refuses a row with an entry of 1e15 or more (its large_matrix_value) and, with
+    it, the whole batch: the windows' smooth programme of a path with q7 columns had rows of
+    entries 4e14-4e15 (bounds +-1), and its 1044 rows were dropped silently until the status
+    was read (then an internal error). The option is infinite: the row holds."""
+    lp = LP(np.array([-1.0, 0.0]), np.full(2, -10.0), np.full(2, 10.0))
+    lp.add_rows(np.array([0, 2]), np.array([0, 1]), np.array([4e15, 4e15]),
+                np.array([-np.inf]), np.array([-5 * 4e15]))
+    assert lp.rows == 1 and np.allclose(lp.solve(), [5.0, -10.0])

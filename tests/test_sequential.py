@@ -315,38 +315,6 @@ def test_the_basis_made_once_gives_every_programmes_rows_as_built_afresh():
     assert np.allclose(projected, make_lsq_spline(sigma, x, t4, k)(sigma), rtol=0, atol=1e-12)
 
 
-def test_the_orders_of_one_interpolant_from_one_set_up_are_each_ones_own():
-    """jets.hermite's ``orders`` (the interval's set-up made once, as programme.between
-    uses it for the orders its interpolants share) give each order as a call for it alone
-    does, to rounding: within and above the samples' orders."""
-    from hodyn_cli.algorithms.limits.jets import hermite
-
-    rng = np.random.default_rng(7)
-    left, right = rng.standard_normal((2, 50, 5, 3))
-    h, u = rng.uniform(1e-3, 1e-2, 50), rng.uniform(0, 1, 50)
-    orders = (0, 2, 4, 6)
-    together = hermite(left, right, h, u, orders=orders)
-    for i, r in enumerate(orders):
-        alone = hermite(left, right, h, u, r)
-        assert np.allclose(together[:, i], alone, rtol=1e-13, atol=1e-13 * np.abs(alone).max())
-
-
-def test_an_order_asked_twice_of_one_interpolant_is_given_twice():
-    """jets.hermite's ``orders`` with an order repeated (and out of order): each place its
-    own order, as a call for it alone gives it (the set-up's polynomial part was added to
-    the first place only, the second left with the Taylor part: wrong by ~100 %)."""
-    from hodyn_cli.algorithms.limits.jets import hermite
-
-    rng = np.random.default_rng(11)
-    left, right = rng.standard_normal((2, 20, 4, 2))
-    h, u = rng.uniform(1e-3, 1e-2, 20), rng.uniform(0, 1, 20)
-    orders = (5, 2, 0, 2, 5)
-    together = hermite(left, right, h, u, orders=orders)
-    for i, r in enumerate(orders):
-        alone = hermite(left, right, h, u, r)
-        assert np.allclose(together[:, i], alone, rtol=1e-13, atol=1e-13 * np.abs(alone).max())
-
-
 @pytest.mark.slow
 def test_a_retime_through_the_sequential_programmes_imports_no_scipy():
     """The reachability solver with a rate limit (its rounds through :func:`refined`: the

@@ -77,8 +77,10 @@ class LP:
         self._highs = _Highs()
         for name, value in (("output_flag", False), ("threads", 1), ("solver", "simplex"),
                             ("simplex_dual_edge_weight_strategy", 1),
-                            ("run_crossover", "off")):
-            # (HiGHS answers a misspelt option or a wrong type with a status, not an error)
+                            ("run_crossover", "off"), ("large_matrix_value", np.inf)):
+            # (HiGHS answers a misspelt option or a wrong type with a status, not an error;
+            # large_matrix_value: its default 1e15 refuses a batch of rows with an entry that
+            # large, and the windows' smooth programme on a path with q7 columns has 4e15)
             if self._highs.setOptionValue(name, value) != HighsStatus.kOk:
                 raise RuntimeError(f"HiGHS refused its option {name} = {value!r}")
         n = len(objective)

@@ -211,15 +211,8 @@ def _interpolated(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndar
             lows = _low(D, group is fine)
             pairs = [(D, lows[-1])] if top else [(order, lows[order])] if order is not None \
                 else list(enumerate(lows))
-            # (the orders of one interpolant from one set-up: its Taylor polynomial, control
-            # points and powers made once, not once an order)
-            block = np.empty((int(np.count_nonzero(group)), len(pairs)) + left.shape[2:])
-            l, rt, hh, uu = left[rows], right[rows], h[rows], u[rows]
-            for a in sorted({a for _, a in pairs}):
-                at = [i for i, (_, low) in enumerate(pairs) if low == a]
-                block[:, at] = hermite(l[:, a:], rt[:, a:], hh, uu,
-                                       orders=tuple(pairs[i][0] - a for i in at))
-            out[rows] = block
+            out[rows] = np.stack([hermite(left[rows][:, a:], right[rows][:, a:], h[rows],
+                                          u[rows], r - a) for r, a in pairs], axis=1)
     return out if order is None else out[:, 0]
 
 
