@@ -15,7 +15,7 @@ pytest.importorskip("matplotlib")
 from hodyn_cli.algorithms.limits.feasibility import QUANTITIES, Envelope, Row  # noqa: E402
 from hodyn_cli.algorithms.verification.validate import Report, Tolerances  # noqa: E402
 from hodyn_cli.pipeline import check_report, report  # noqa: E402
-from hodyn_cli.pipeline.report import COLUMNS, Canvases, decimate  # noqa: E402
+from hodyn_cli.pipeline.report import COLUMNS, Canvases, decimate, thin  # noqa: E402
 
 
 def test_decimate_keeps_each_columns_min_and_max():
@@ -38,6 +38,28 @@ def test_decimate_keeps_each_columns_min_and_max():
     short = np.arange(2.0 * columns)
     assert decimate(short, short, columns)[0] is not None
     np.testing.assert_array_equal(decimate(short, -short, columns)[1], -short)  # kept whole
+
+
+def test_thin_keeps_every_cell_a_scatter_covers():
+    rng = np.random.default_rng(2)
+    n, columns, rows = 50_001, 300, 100
+    x = np.linspace(0.0, 1.0, n)
+    y = np.sin(20 * x) + 0.05 * rng.normal(size=n)
+    y[30_000] = 9.0  # a one-sample outlier
+    y[40_000] = np.nan  # a gap
+    xt, yt = thin(x, y, columns, rows)
+    assert np.all(np.diff(xt) > 0) and xt[0] == x[0] and xt[-1] == x[-1] and len(xt) < n / 10
+
+    def cells(x_, y_):
+        lo, hi = np.nanmin(y), np.nanmax(y)
+        bx = np.minimum((x_ * columns).astype(int), columns - 1)
+        by = np.where(np.isnan(y_), rows,
+                      np.minimum(((np.nan_to_num(y_, nan=lo) - lo) * rows / (hi - lo)).astype(int),
+                                 rows - 1))
+        return set(zip(bx.tolist(), by.tolist(), strict=True))
+
+    assert cells(xt, yt) == cells(x, y)
+    assert 9.0 in yt and np.isnan(yt).any()
 
 
 def _report(n: int, spike: int | None = None) -> Report:
@@ -103,15 +125,18 @@ def test_reused_axes_draw_what_fresh_ones_do(monkeypatch):
 
 
 def test_long_inputs_hand_matplotlib_a_bounded_number_of_points(monkeypatch):
-    # 2e5 samples: each line gets <= 2 COLUMNS + 2 points, the check's band <= 2 bins, and a
-    # one-sample spike is still drawn (images not encoded: only what matplotlib was handed)
+    # 2e5 samples: each line gets <= 2 COLUMNS + 2 points (markers: one per occupied cell,
+    # a few per column), the check's band <= 2 bins, and a one-sample spike is still drawn
+    # (images not encoded: only what matplotlib was handed)
     n, spike = 200_000, 154_321
     seen: list[tuple[int, float]] = []
 
     def png(self, fig, dpi):
         for ax in fig.axes:
             for line in ax.lines:
-                seen.append((len(line.get_xdata()), float(np.nanmax(line.get_ydata()))))
+                k = len(line.get_xdata())
+                seen.append((k if line.get_marker() != "." else k // 4,
+                             float(np.nanmax(line.get_ydata()))))
             for coll in ax.collections:
                 path = coll.get_paths()[0]
                 seen.append((len(path.vertices) // 4, float(path.vertices[:, 1].max())))

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from hodyn_cli.api.validation import Report, ValidationCheck
 
 __all__ = ["to_json", "to_markdown", "to_html", "report_format", "SCHEMA_PATH", "decimate",
-           "Canvases"]
+           "thin", "Canvases"]
 
 SCHEMA_PATH = Path(__file__).parents[1] / "schemas" / "report.schema.json"
 FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html",
@@ -57,6 +57,8 @@ def _matplotlib(source: str | None = None):
 #: maximum only, >= 2 bins per pixel column of these figures (<= 800 px wide axes), so every
 #: peak stays drawn while matplotlib's cost and memory no longer grow with the file
 COLUMNS = 1000
+#: the same for y where markers are thinned (>= 2 rows per pixel: axes <= 200 px tall)
+ROWS = 400
 
 
 def decimate(x: np.ndarray, y: np.ndarray, columns: int = COLUMNS) -> tuple[np.ndarray, np.ndarray]:
@@ -75,6 +77,27 @@ def decimate(x: np.ndarray, y: np.ndarray, columns: int = COLUMNS) -> tuple[np.n
     edge = sb[1:] != sb[:-1]
     ends = order[np.concatenate([[True], edge]) | np.concatenate([edge, [True]])]
     keep = np.unique(np.concatenate([ends, [0, len(x) - 1]]))
+    return x[keep], y[keep]
+
+
+def thin(x: np.ndarray, y: np.ndarray, columns: int = COLUMNS,
+         rows: int = ROWS) -> tuple[np.ndarray, np.ndarray]:
+    """Markers: the first sample in each occupied cell of a ``columns`` x ``rows`` grid over
+    the points' range (the cells a scatter covers are what a reader sees; min and max per
+    column alone would leave the line between them bare), plus the first and last sample, in
+    order; all of them where there are at most ``2 * columns``."""
+    x, y = np.asarray(x), np.asarray(y)
+    if len(x) <= 2 * columns:
+        return x, y
+    finite = np.isfinite(y)
+    lo, hi = (float(y[finite].min()), float(y[finite].max())) if finite.any() else (0.0, 0.0)
+    bx = np.minimum(((x - x[0]) * (columns / max(float(x[-1] - x[0]), 1e-300))).astype(np.int64),
+                    columns - 1)
+    by = np.where(finite, np.minimum(((np.where(finite, y, lo) - lo)
+                                      * (rows / max(hi - lo, 1e-300))).astype(np.int64), rows - 1),
+                  rows)  # a non-finite y: a cell of its own
+    _, first = np.unique(bx * (rows + 1) + by, return_index=True)
+    keep = np.unique(np.concatenate([first, [0, len(x) - 1]]))
     return x[keep], y[keep]
 
 
@@ -182,7 +205,7 @@ def _figures(report: Report) -> list[tuple[str, str]]:
             for j in range(n):
                 ax, ex = axes[j]
                 ax.plot(*decimate(x, a[:, j]), lw=1.4, label=f"{name} analytic ({source})")
-                ax.plot(*decimate(x, num[:, j]), ".", ms=3,
+                ax.plot(*thin(x, num[:, j]), ".", ms=3,
                         label="finite differences (Taylor motion)")
                 if name in sampled and source == method:
                     ax.plot(*decimate(sampled[name]["t"], sampled[name]["numeric"][:, j]),
@@ -224,7 +247,7 @@ def _simulation_figure(sim: dict, canvases: Canvases) -> tuple[str, str]:
     fig, axes = canvases.get(("simulation", len(names)), partial(_grid, len(names)))
     for j, name in enumerate(names):
         for ax, key in zip(axes[j], ("q", "qd"), strict=True):
-            te, err = decimate(t, sim[key][:, j])
+            te, err = thin(t, sim[key][:, j])  # a line with markers
             ax.semilogy(te, np.where(err > 0, err, np.nan), ".-", lw=0.9, ms=2, color="C3")
             if j == 0:
                 ax.set_title(f"largest |{key} simulated - {key}| per window ({key} of "
