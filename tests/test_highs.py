@@ -157,3 +157,24 @@ def test_once_the_simplex_ran_out_from_scratch_the_interior_point_re_solves():
     assert lp.method == "ipm" and lp.iterations > 0  # (the interior point's alone)
     assert c @ x == pytest.approx(c @ cold(c, A, lb, ub, lower, upper), rel=1e-7)
     assert lp.solve(iterations=10_000) is not None and lp.method == "simplex"
+
+
+def test_rows_highs_refuses_are_an_error_not_dropped():
+    """Rows HiGHS refuses (a column twice in a row, a column beyond the programme's) raise
+    rather than leave the programme without them: addRows's status was not read, the row
+    was dropped, the solve answered without it and :attr:`LP.rows` counted it."""
+    for indices in ([0, 0], [0, 5]):
+        lp = LP(np.array([-1.0, 0.0]), np.full(2, -10.0), np.full(2, 10.0))
+        with pytest.raises(RuntimeError, match="HiGHS refused"):
+            lp.add_rows(np.array([0, 2]), np.array(indices), np.array([1.0, 1.0]),
+                        np.array([-np.inf]), np.array([1.0]))
+    lp = LP(np.array([-1.0, 0.0]), np.full(2, -10.0), np.full(2, 10.0))
+    lp.add_rows(np.array([0, 2]), np.array([0, 1]), np.array([1.0, 1.0]),
+                np.array([-np.inf]), np.array([-5.0]))
+    assert lp.rows == 1 and np.allclose(lp.solve(), [5.0, -10.0])
+    # (a scipy matrix with a column twice in a row: :meth:`LP.add` sums them, as scipy does)
+    twice = sparse.csr_matrix((np.array([0.5, 0.5, 1.0]), np.array([0, 0, 1]),
+                               np.array([0, 3])), shape=(1, 2))
+    lp = LP(np.array([-1.0, 0.0]), np.full(2, -10.0), np.full(2, 10.0))
+    lp.add(twice, np.array([-np.inf]), np.array([-5.0]))
+    assert twice.nnz == 3 and np.allclose(lp.solve(), [5.0, -10.0])

@@ -329,3 +329,48 @@ def test_the_orders_of_one_interpolant_from_one_set_up_are_each_ones_own():
     for i, r in enumerate(orders):
         alone = hermite(left, right, h, u, r)
         assert np.allclose(together[:, i], alone, rtol=1e-13, atol=1e-13 * np.abs(alone).max())
+
+
+def test_an_order_asked_twice_of_one_interpolant_is_given_twice():
+    """jets.hermite's ``orders`` with an order repeated (and out of order): each place its
+    own order, as a call for it alone gives it (the set-up's polynomial part was added to
+    the first place only, the second left with the Taylor part: wrong by ~100 %)."""
+    from hodyn_cli.algorithms.limits.jets import hermite
+
+    rng = np.random.default_rng(11)
+    left, right = rng.standard_normal((2, 20, 4, 2))
+    h, u = rng.uniform(1e-3, 1e-2, 20), rng.uniform(0, 1, 20)
+    orders = (5, 2, 0, 2, 5)
+    together = hermite(left, right, h, u, orders=orders)
+    for i, r in enumerate(orders):
+        alone = hermite(left, right, h, u, r)
+        assert np.allclose(together[:, i], alone, rtol=1e-13, atol=1e-13 * np.abs(alone).max())
+
+
+@pytest.mark.slow
+def test_a_retime_through_the_sequential_programmes_imports_no_scipy():
+    """The reachability solver with a rate limit (its rounds through :func:`refined`: the
+    basis by Cox-de Boor, the projection by a banded solve, the rows as CSR arrays) imports
+    no scipy (benchmarks/README.md, seqbuild: its import alone 0.3-0.45 s of CPU and ~45 MiB
+    of peak RSS on every such retime); a fresh process, as the command line's (1.7 s CPU)."""
+    import subprocess
+    import sys
+
+    from conftest import URDF
+
+    code = f"""
+import sys
+import hodyn_cli
+from hodyn_cli.algorithms.limits import sequential
+from hodyn_cli.algorithms.planning.generate import generate
+model = hodyn_cli.load_robot({str(URDF / "iiwa14.urdf")!r})
+traj = generate(model, "fourier", duration=1.0, rate=50.0, derivatives=4)
+ran, real = [], sequential.refined
+sequential.refined = lambda *a: ran.append(1) or real(*a)
+limits = {{j: {{"jerk": 100.0}} for j in model.joint_names}}
+_, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, solver="reachability")
+print(opt.used, len(ran), sorted(m for m in sys.modules if m.split(".")[0] == "scipy")[:3])
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.split("\n")[0] == "reachability 1 []", done.stdout + done.stderr

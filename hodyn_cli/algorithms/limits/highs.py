@@ -94,17 +94,29 @@ class LP:
         from scipy import sparse
 
         A = sparse.csr_matrix(A)
+        if not A.has_canonical_format:  # (a column twice in a row: HiGHS refuses it)
+            A = A.copy()
+            A.sum_duplicates()
         self.add_rows(A.indptr, A.indices, A.data, lb, ub)
 
     def add_rows(self, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
                  lb: np.ndarray, ub: np.ndarray) -> None:
         """:meth:`add` of the rows given as CSR arrays (row i: ``data[indptr[i]:indptr[i +
         1]]`` at the columns ``indices[...]``): no scipy matrix made or imported."""
+        from highspy import HighsStatus
+
         if len(indptr) <= 1:
             return
-        self._highs.addRows(len(indptr) - 1, np.asarray(lb, float), np.asarray(ub, float),
-                            len(data), np.asarray(indptr, np.int32),
-                            np.asarray(indices, np.int32), np.asarray(data, float))
+        status = self._highs.addRows(len(indptr) - 1, np.asarray(lb, float),
+                                     np.asarray(ub, float), len(data),
+                                     np.asarray(indptr, np.int32),
+                                     np.asarray(indices, np.int32), np.asarray(data, float))
+        # (HiGHS answers rows it refuses, a column twice in a row or beyond the programme's,
+        # with a status and adds none of them: a programme solved without its rows; a
+        # warning, entries below its small_matrix_value dropped, adds the rest)
+        if status == HighsStatus.kError:
+            raise RuntimeError(f"HiGHS refused {len(indptr) - 1} rows (a column twice in a "
+                               "row or beyond the programme's)")
         self.rows += len(indptr) - 1
 
     def basis(self) -> Any:

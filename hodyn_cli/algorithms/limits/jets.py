@@ -178,11 +178,12 @@ def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
     # same running products to the bit)
     up, down = _powers(u, n + 1), _powers(1 - u, n + 1)
     for r in range(max(wanted) + 1):
-        if r in wanted:
+        at = [i for i, w in enumerate(wanted) if w == r]  # (an order asked twice: both)
+        if at:
             m = n - r
             basis = np.array([comb(m, k) for k in range(m + 1)]) * up[:, : m + 1] \
                 * down[:, m::-1]
             mixed = (basis[:, None, :] @ b.reshape(len(b), m + 1, -1)).reshape(out[:, 0].shape)
-            out[:, wanted.index(r)] += factorial(n) / factorial(m) * mixed / hk[:, r]
+            out[:, at] += (factorial(n) / factorial(m) * mixed / hk[:, r])[:, None]
         b = b[:, 1:] - b[:, :-1]
     return out[:, 0] if order is not None else out

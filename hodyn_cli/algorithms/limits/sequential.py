@@ -396,7 +396,6 @@ class _Columns:
     by them (0 on a frozen coefficient) and ``position`` (M, k + 1) each basis function's
     column (-1: frozen)."""
 
-    basis: _Basis
     values: np.ndarray
     position: np.ndarray
 
@@ -406,8 +405,7 @@ class _Columns:
         full[free] = scale
         index = np.full(basis.n, -1)
         index[free] = np.arange(int(free.sum()))
-        return cls(basis, basis.values * full[basis.columns][:, None, :],
-                   index[basis.columns])
+        return cls(basis.values * full[basis.columns][:, None, :], index[basis.columns])
 
     def rows(self, points: np.ndarray, c: np.ndarray
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
