@@ -5,17 +5,16 @@ show each quantity against its limit band (matplotlib, PNG embedded as data URIs
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 import json
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hodyn_cli.pipeline.report import _matplotlib, html_page
+from hodyn_cli.pipeline.report import Canvases, _matplotlib, html_page
 
 if TYPE_CHECKING:
     from hodyn_cli.api.limits import Check, Row
@@ -102,41 +101,48 @@ def _markdown(check: Check, meta: Meta) -> str:
     return "\n".join(lines)
 
 
-def _figures(check: Check) -> list[tuple[str, str]]:
-    """(caption, base64 PNG) per checked quantity: each joint's values (min/max envelope)
-    against its limit band."""
-    _matplotlib()
+def _axes(rows: int):
+    """A figure of ``rows`` axes sharing x, its margins fixed in inches."""
     import matplotlib.pyplot as plt
 
+    height = 1.6 * rows + 0.7
+    fig, axes = plt.subplots(rows, 1, figsize=(10, height), squeeze=False, sharex=True)
+    fig.subplots_adjust(left=0.11, right=0.98, top=1 - 0.35 / height,
+                        bottom=0.45 / height, hspace=0.12)  # (constrained layout: 2x slower)
+    return fig, axes
+
+
+def _figures(check: Check) -> list[tuple[str, str]]:
+    """(caption, base64 PNG) per checked quantity: each joint's values (min/max envelope, at
+    most 2 * ``Envelope.bins`` points however long the file) against its limit band."""
+    _matplotlib()
     out = []
-    for quantity, rows, env in check.plotted():
-        t, lo, hi = env.arrays()
-        height = 1.6 * len(rows) + 0.7
-        fig, axes = plt.subplots(len(rows), 1, figsize=(10, height), squeeze=False, sharex=True)
-        fig.subplots_adjust(left=0.11, right=0.98, top=1 - 0.35 / height,
-                            bottom=0.45 / height, hspace=0.12)  # (constrained layout: 2x slower)
-        for c, (ax, r) in enumerate(zip(axes[:, 0], rows, strict=True)):
-            ax.fill_between(t, lo[:, c], hi[:, c], step="post", lw=0.8, color="C0", alpha=0.6,
-                            label=quantity.label)
-            span = max(r.upper - r.lower, np.abs(hi[:, c]).max(), np.abs(lo[:, c]).max())
-            top, bottom = max(r.upper, hi[:, c].max()) + 0.1 * span, \
-                min(r.lower, lo[:, c].min()) - 0.1 * span
-            ax.axhspan(r.upper, top, color="C3", alpha=0.12, lw=0)
-            ax.axhspan(bottom, r.lower, color="C3", alpha=0.12, lw=0)
-            ax.axhline(r.upper, color="C3", lw=0.8, ls="--")
-            ax.axhline(r.lower, color="C3", lw=0.8, ls="--")
-            if r.value is not None:
-                when = r.time if r.time is not None else r.sample
-                ax.plot([when], [r.value], "o", ms=4, color="C3" if r.violations else "k")
-            ax.set_ylim(bottom, top)
-            ax.set_ylabel(f"{r.joint}\n[{r.unit}]", fontsize=7)
-        axes[0, 0].set_title(f"{quantity.label} against its limits (dashed; beyond them: "
-                             "shaded)", fontsize=9)
-        axes[-1, 0].set_xlabel("t [s]" if check.has_t else "sample")
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=80)
-        plt.close(fig)
-        out.append((f"{quantity.label} per joint", base64.b64encode(buf.getvalue()).decode()))
+    canvases = Canvases()  # the quantities of a robot share a layout: its axes built once
+    try:
+        for quantity, rows, env in check.plotted():
+            t, lo, hi = env.arrays()
+            fig, axes = canvases.get(len(rows), partial(_axes, len(rows)))
+            for c, (ax, r) in enumerate(zip(axes[:, 0], rows, strict=True)):
+                ax.fill_between(t, lo[:, c], hi[:, c], step="post", lw=0.8, color="C0",
+                                alpha=0.6, label=quantity.label)
+                span = max(r.upper - r.lower, np.abs(hi[:, c]).max(), np.abs(lo[:, c]).max())
+                top, bottom = max(r.upper, hi[:, c].max()) + 0.1 * span, \
+                    min(r.lower, lo[:, c].min()) - 0.1 * span
+                ax.axhspan(r.upper, top, color="C3", alpha=0.12, lw=0)
+                ax.axhspan(bottom, r.lower, color="C3", alpha=0.12, lw=0)
+                ax.axhline(r.upper, color="C3", lw=0.8, ls="--")
+                ax.axhline(r.lower, color="C3", lw=0.8, ls="--")
+                if r.value is not None:
+                    when = r.time if r.time is not None else r.sample
+                    ax.plot([when], [r.value], "o", ms=4, color="C3" if r.violations else "k")
+                ax.set_ylim(bottom, top)
+                ax.set_ylabel(f"{r.joint}\n[{r.unit}]", fontsize=7)
+            axes[0, 0].set_title(f"{quantity.label} against its limits (dashed; beyond them: "
+                                 "shaded)", fontsize=9)
+            axes[-1, 0].set_xlabel("t [s]" if check.has_t else "sample")
+            out.append((f"{quantity.label} per joint", canvases.png(fig, 80)))
+    finally:
+        canvases.close()
     return out
 
 

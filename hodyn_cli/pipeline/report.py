@@ -12,6 +12,7 @@ import base64
 import html
 import io
 import json
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,8 @@ from hodyn_cli.errors import HodynError, install_hint
 if TYPE_CHECKING:
     from hodyn_cli.api.validation import Report, ValidationCheck
 
-__all__ = ["to_json", "to_markdown", "to_html", "report_format", "SCHEMA_PATH"]
+__all__ = ["to_json", "to_markdown", "to_html", "report_format", "SCHEMA_PATH", "decimate",
+           "thin", "Canvases"]
 
 SCHEMA_PATH = Path(__file__).parents[1] / "schemas" / "report.schema.json"
 FORMATS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html",
@@ -49,6 +51,92 @@ def _matplotlib(source: str | None = None):
                          "(or write the report as .json or .md)", source) from None
     matplotlib.use("Agg")
     return matplotlib
+
+
+#: equal bins across a plot's x range: a longer line is drawn through each bin's minimum and
+#: maximum only, >= 2 bins per pixel column of these figures (<= 800 px wide axes), so every
+#: peak stays drawn while matplotlib's cost and memory no longer grow with the file
+COLUMNS = 1000
+#: the same for y where markers are thinned (>= 2 rows per pixel: axes <= 200 px tall)
+ROWS = 400
+
+
+def decimate(x: np.ndarray, y: np.ndarray, columns: int = COLUMNS) -> tuple[np.ndarray, np.ndarray]:
+    """The samples of a line over increasing ``x`` that hold the minimum or the maximum of
+    ``y`` in one of ``columns`` equal x-bins (one of each per bin), plus the first and last
+    sample (they set the axis' range), in order; all of them where there are at most
+    ``2 * columns``."""
+    x, y = np.asarray(x), np.asarray(y)
+    if len(x) <= 2 * columns:
+        return x, y
+    span = float(x[-1] - x[0])
+    b = (np.minimum(((x - x[0]) * (columns / span)).astype(np.int64), columns - 1) if span > 0
+         else np.zeros(len(x), np.int64))
+    order = np.lexsort((y, b))  # by bin, then value: each bin's run starts at its min
+    sb = b[order]
+    edge = sb[1:] != sb[:-1]
+    ends = order[np.concatenate([[True], edge]) | np.concatenate([edge, [True]])]
+    keep = np.unique(np.concatenate([ends, [0, len(x) - 1]]))
+    return x[keep], y[keep]
+
+
+def thin(x: np.ndarray, y: np.ndarray, columns: int = COLUMNS,
+         rows: int = ROWS) -> tuple[np.ndarray, np.ndarray]:
+    """Markers: the first sample in each occupied cell of a ``columns`` x ``rows`` grid over
+    the points' range (the cells a scatter covers are what a reader sees; min and max per
+    column alone would leave the line between them bare), plus the first and last sample, in
+    order; all of them where there are at most ``2 * columns``."""
+    x, y = np.asarray(x), np.asarray(y)
+    if len(x) <= 2 * columns:
+        return x, y
+    finite = np.isfinite(y)
+    lo, hi = (float(y[finite].min()), float(y[finite].max())) if finite.any() else (0.0, 0.0)
+    bx = np.minimum(((x - x[0]) * (columns / max(float(x[-1] - x[0]), 1e-300))).astype(np.int64),
+                    columns - 1)
+    by = np.where(finite, np.minimum(((np.where(finite, y, lo) - lo)
+                                      * (rows / max(hi - lo, 1e-300))).astype(np.int64), rows - 1),
+                  rows)  # a non-finite y: a cell of its own
+    _, first = np.unique(bx * (rows + 1) + by, return_index=True)
+    keep = np.unique(np.concatenate([first, [0, len(x) - 1]]))
+    return x[keep], y[keep]
+
+
+class Canvases:
+    """Figures reused across a report's plots of the same layout: building a figure's axes
+    and drawing their ticks for the first time is most of matplotlib's cost, so a figure is
+    built once per ``key`` and, between plots, only its data artists go (its data limits
+    and colour cycle reset: the new plot is drawn as on fresh axes)."""
+
+    def __init__(self) -> None:
+        self._figs: dict = {}
+
+    def get(self, key, make):
+        """The figure and axes for ``key``, from ``make()`` the first time, emptied after."""
+        if key not in self._figs:
+            self._figs[key] = make()
+            return self._figs[key]
+        fig, axes = self._figs[key]
+        for ax in fig.axes:
+            for artist in [*ax.lines, *ax.collections, *ax.patches]:
+                artist.remove()
+            if ax.legend_ is not None:
+                ax.legend_.remove()
+            ax.relim()  # no artists left: the data limits (and log scales' minpos) reset
+            ax.set_prop_cycle(None)  # the next line is C0 again
+        return fig, axes
+
+    def png(self, fig, dpi: int) -> str:
+        """``fig`` as a base64 PNG."""
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=dpi)
+        return base64.b64encode(buf.getvalue()).decode()
+
+    def close(self) -> None:
+        import matplotlib.pyplot as plt
+
+        for fig, _ in self._figs.values():
+            plt.close(fig)
+        self._figs.clear()
 
 
 def _num(x: float | None, fmt: str = ".3g") -> str:
@@ -101,41 +189,41 @@ def to_markdown(report: Report) -> str:
 def _figures(report: Report) -> list[tuple[str, str]]:
     """(caption, base64 PNG) per derivative order."""
     _matplotlib()
-    import matplotlib.pyplot as plt
-
     method = report.methods[0]
     data = [(method, name, d) for name, d in report.series.get(method, {}).items()]
     data += [("drives", name, d) for name, d in report.series.get("drives", {}).items()]
     sampled = report.series.get("sampled", {})
     t = report.series.get("t")
     out = []
-    for source, name, d in data:
-        a, num = d["analytic"], d["numeric"]
-        n = a.shape[1]
-        x = t if t is not None else np.asarray(report.checked_samples)
-        fig, axes = _grid(n)
-        for j in range(n):
-            ax, ex = axes[j]
-            ax.plot(x, a[:, j], lw=1.4, label=f"{name} analytic ({source})")
-            ax.plot(x, num[:, j], ".", ms=3, label="finite differences (Taylor motion)")
-            if name in sampled and source == method:
-                ax.plot(sampled[name]["t"], sampled[name]["numeric"][:, j], lw=0.8, ls="--",
-                        label="time differences of the samples")
-            ax.set_ylabel(report.series["joint_names"][j], fontsize=8)
-            err = np.abs(a[:, j] - num[:, j])
-            ex.semilogy(x, np.where(err > 0, err, np.nan), lw=0.9, color="C3")  # exact: gap
-            if j == 0:
-                ax.legend(fontsize=7, loc="upper right")
-                ax.set_title(f"{name}: analytic vs numerical", fontsize=9)
-                ex.set_title(f"|{name} analytic - finite differences|", fontsize=9)
-        axes[-1][0].set_xlabel("t [s]" if t is not None else "sample")
-        axes[-1][1].set_xlabel("t [s]" if t is not None else "sample")
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=90)
-        plt.close(fig)
-        out.append((f"{name} per joint ({source})", base64.b64encode(buf.getvalue()).decode()))
-    if "simulation" in report.series:
-        out.append(_simulation_figure(report.series["simulation"]))
+    canvases = Canvases()
+    try:
+        for source, name, d in data:
+            a, num = d["analytic"], d["numeric"]
+            n = a.shape[1]
+            x = t if t is not None else np.asarray(report.checked_samples)
+            fig, axes = canvases.get(("derivatives", n), partial(_grid, n))
+            for j in range(n):
+                ax, ex = axes[j]
+                ax.plot(*decimate(x, a[:, j]), lw=1.4, label=f"{name} analytic ({source})")
+                ax.plot(*thin(x, num[:, j]), ".", ms=3,
+                        label="finite differences (Taylor motion)")
+                if name in sampled and source == method:
+                    ax.plot(*decimate(sampled[name]["t"], sampled[name]["numeric"][:, j]),
+                            lw=0.8, ls="--", label="time differences of the samples")
+                ax.set_ylabel(report.series["joint_names"][j], fontsize=8)
+                xe, err = decimate(x, np.abs(a[:, j] - num[:, j]))
+                ex.semilogy(xe, np.where(err > 0, err, np.nan), lw=0.9, color="C3")  # exact: gap
+                if j == 0:
+                    ax.legend(fontsize=7, loc="upper right")
+                    ax.set_title(f"{name}: analytic vs numerical", fontsize=9)
+                    ex.set_title(f"|{name} analytic - finite differences|", fontsize=9)
+            axes[-1][0].set_xlabel("t [s]" if t is not None else "sample")
+            axes[-1][1].set_xlabel("t [s]" if t is not None else "sample")
+            out.append((f"{name} per joint ({source})", canvases.png(fig, 90)))
+        if "simulation" in report.series:
+            out.append(_simulation_figure(report.series["simulation"], canvases))
+    finally:
+        canvases.close()
     return out
 
 
@@ -151,29 +239,23 @@ def _grid(rows: int):
     return fig, axes
 
 
-def _simulation_figure(sim: dict) -> tuple[str, str]:
+def _simulation_figure(sim: dict, canvases: Canvases) -> tuple[str, str]:
     """Per window, the largest |q simulated - q| and |qd simulated - qd| per joint (q, qd of
     what the simulation is compared with: the local Taylor motion of the window's first
     sample, or with given torques the file's samples), over the time the window starts."""
-    import matplotlib.pyplot as plt
-
     t, names = sim["starts"], sim["joint_names"]
-    fig, axes = _grid(len(names))
+    fig, axes = canvases.get(("simulation", len(names)), partial(_grid, len(names)))
     for j, name in enumerate(names):
         for ax, key in zip(axes[j], ("q", "qd"), strict=True):
-            err = sim[key][:, j]
-            ax.semilogy(t, np.where(err > 0, err, np.nan), ".-", lw=0.9, ms=2, color="C3")
+            te, err = thin(t, sim[key][:, j])  # a line with markers
+            ax.semilogy(te, np.where(err > 0, err, np.nan), ".-", lw=0.9, ms=2, color="C3")
             if j == 0:
                 ax.set_title(f"largest |{key} simulated - {key}| per window ({key} of "
                              f"{sim['against']})", fontsize=9)
         axes[j][0].set_ylabel(name, fontsize=8)
     axes[-1][0].set_xlabel("t [s] at which the window starts from the file's state")
     axes[-1][1].set_xlabel("t [s]")
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return f"simulation: forward dynamics driven by {sim['driven']}", \
-        base64.b64encode(buf.getvalue()).decode()
+    return f"simulation: forward dynamics driven by {sim['driven']}", canvases.png(fig, 90)
 
 
 def to_html(report: Report) -> str:
