@@ -189,3 +189,40 @@ def test_a_row_with_an_entry_beyond_1e15_is_kept():
     lp.add_rows(np.array([0, 2]), np.array([0, 1]), np.array([4e15, 4e15]),
                 np.array([-np.inf]), np.array([-5 * 4e15]))
     assert lp.rows == 1 and np.allclose(lp.solve(), [5.0, -10.0])
+
+
+
+def _re_solved(share, iterations, monkeypatch):
+    """The optimum, simplex iterations and runs of HiGHS of a re-solve from the basis after
+    200 rows are added to 100 (``from_basis=share`` within ``iterations``)."""
+    c, A, lb, ub, lower, upper = programme(seed=5)
+    lp = LP(c, lower, upper)
+    lp.add(A[:100], lb[:100], ub[:100])
+    assert lp.solve() is not None
+    lp.add(A[100:], lb[100:], ub[100:])
+    runs = []
+    run = LP._run
+
+    def counted(self, *args):
+        runs.append(args)
+        return run(self, *args)
+
+    monkeypatch.setattr(LP, "_run", counted)
+    x = lp.solve(iterations=iterations, from_basis=share)
+    monkeypatch.undo()
+    assert x is not None and lp.method == "simplex"
+    assert c @ x == pytest.approx(c @ cold(c, A, lb, ub, lower, upper), rel=1e-9)
+    return lp.iterations, len(runs)
+
+
+def test_with_all_its_iterations_from_the_basis_a_solve_is_not_started_again(monkeypatch):
+    """``from_basis=1`` (the sequential programmes'): a re-solve that needs more than
+    FROM_BASIS of its budget from the basis goes on from it in one run of the simplex (by
+    default: its share runs out, then a run from scratch), to the cold optimum."""
+    from hodyn_cli.algorithms.limits import highs
+
+    needed, runs = _re_solved(1.0, None, monkeypatch)
+    budget = 2 * needed
+    assert runs == 1 and needed > highs.FROM_BASIS * budget
+    assert _re_solved(1.0, budget, monkeypatch) == (needed, 1)
+    assert _re_solved(None, budget, monkeypatch)[1] == 2
