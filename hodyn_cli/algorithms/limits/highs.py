@@ -141,13 +141,12 @@ class LP:
             basis.row_status = basis.row_status + [highspy.HighsBasisStatus.kBasic] * extra
         self._highs.setBasis(basis)
 
-    def solve(self, iterations: int | None = None, ipm: int | None = None,
-              from_basis: float | None = None) -> np.ndarray | None:
+    def solve(self, iterations: int | None = None, ipm: int | None = None
+              ) -> np.ndarray | None:
         """The optimal c (None: the programme is infeasible, unbounded or HiGHS fails on it).
         The dual simplex (from the last basis where there is one; from scratch after
         presolve on a first solve) for at most ``iterations`` iterations (None: no limit),
-        ``from_basis`` of them from a basis (None: :data:`FROM_BASIS`; 1: all of them, no
-        start from scratch after), then from scratch; out of them, the
+        :data:`FROM_BASIS` of them from a basis, then from scratch; out of them, the
         interior-point method for at most ``ipm`` iterations (None: no limit) and
         :data:`BACKSTOP` seconds, else :class:`Stalled`: its solution, without crossover (no
         basis); a solve after the simplex ran out from scratch, with no more iterations,
@@ -159,13 +158,12 @@ class LP:
 
         status = highspy.HighsModelStatus
         warm = self._highs.getBasis().valid
-        share = FROM_BASIS if from_basis is None else from_basis
         model = status.kIterationLimit
         if iterations is None or iterations > self._ran_out:
-            model = self._run("simplex", int(share * iterations)
+            model = self._run("simplex", int(FROM_BASIS * iterations)
                               if iterations is not None and warm else iterations)
             self.method = "simplex"
-            if model == status.kIterationLimit and warm and share < 1:  # (FROM_BASIS)
+            if model == status.kIterationLimit and warm:  # (FROM_BASIS)
                 self._highs.clearSolver()
                 model = self._run("simplex", iterations)
             if model == status.kIterationLimit and iterations is not None:

@@ -44,10 +44,11 @@ iiwa's Fourier path with ``--jerk 100``, and the law 1.5 % longer than the windo
 
 **A step** maximises the duration's first-order decrease subject to every row and a trust
 region (x changes by at most :data:`TRUST` of itself at each grid point), the rows brought
-in by constraint generation (:func:`_programme`: those within :data:`NEAR` of their bound
-first, then the most violated one per limit, joint and quarter knot interval, until none is;
-each solve within the windows' budget: ``programme.SIMPLEX_ITERATIONS`` a column, then the
-interior point for ``programme.IPM_ITERATIONS``, past which the law so far is the answer); its
+in by constraint generation (:func:`_programme`: the last step's active rows, from its
+final basis, and those within :data:`NEAR` of their bound first, then the most violated one
+per limit, joint and quarter knot interval, until none is; each solve within the windows'
+budget: ``programme.SIMPLEX_ITERATIONS`` a column, then the interior point for
+``programme.IPM_ITERATIONS``, past which the law so far is the answer); its
 law is kept where it is within every limit at the grid points (to
 :data:`~hodyn_cli.algorithms.limits.rates.TOLERANCE`) and shorter, else the step is halved
 and, failing that twice, the trust region; at most :data:`STEPS` steps (:data:`CONVERGED`).
@@ -102,12 +103,6 @@ SMOOTHED = 4
 #: x below this share of its largest value is taken as at rest: no rows of the sqrt(x) form
 #: there (their coefficients grow as x^(-3/2)), the trust region holding x there
 REST = 1e-6
-#: the share of a solve's simplex iterations it has from the last basis (``LP.solve``'s
-#: ``from_basis``; the windows' ``highs.FROM_BASIS``, 0.25): all of them, the programme
-#: carrying its rows and basis from step to step (:class:`_Rows`). A re-solve after the
-#: second round's ~3000 rows took 350-750 iterations from the basis, where 260 ran out and
-#: from scratch took 520-650 more (the iiwa's and the UR10's Fourier paths with --jerk)
-WARM = 1.0
 
 
 def refined(sigma: np.ndarray, x: np.ndarray,
@@ -506,7 +501,7 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray
         lp.start(carried.basis)
     delta = np.zeros(len(cols))
     for generation in range(GENERATIONS):
-        x = lp.solve(programme.SIMPLEX_ITERATIONS * len(cols), programme.IPM_ITERATIONS, WARM)
+        x = lp.solve(programme.SIMPLEX_ITERATIONS * len(cols), programme.IPM_ITERATIONS)
         if x is None:
             return None, replace(rows, basis=lp.basis())
         delta = x
