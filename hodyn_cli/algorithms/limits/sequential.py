@@ -503,7 +503,7 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray
     for generation in range(GENERATIONS):
         x = lp.solve(programme.SIMPLEX_ITERATIONS * len(cols), programme.IPM_ITERATIONS)
         if x is None:
-            return None, replace(rows, basis=lp.basis())
+            return None, _active(replace(rows, basis=lp.basis()))
         delta = x
         dX = basis.at(delta)
         changes = [c for model in models
