@@ -1,6 +1,7 @@
 """``validate``'s memory is bounded by a block of checked samples, not by how many are
 checked: the torques along the local Taylor motions, the closed form's matrices and the
-model checks are made ``BLOCK`` samples at a time, with the very numbers of one block."""
+model checks are made ``BLOCK / nv^2`` samples at a time, with the very numbers of one
+block."""
 
 import tracemalloc
 
@@ -26,8 +27,9 @@ def _same(a, b, where="series") -> None:
         assert a == b, where
 
 
-def _blocked_and_whole(monkeypatch, model, motion, samples: int, block: int):
-    monkeypatch.setattr(checker, "BLOCK", block)
+def _blocked_and_whole(monkeypatch, model, motion, samples: int, rows: int):
+    nv = (model.free_rooted if motion.base is not None else model).nv
+    monkeypatch.setattr(checker, "BLOCK", rows * nv**2)
     blocked = checker.validate(model, motion, samples=samples)
     monkeypatch.setattr(checker, "BLOCK", 1 << 30)
     return blocked, checker.validate(model, motion, samples=samples)
@@ -63,7 +65,7 @@ def test_memory_is_bounded_by_a_block_not_the_samples_checked(monkeypatch):
     model = load_model(URDF / "iiwa14.urdf")
     motion = cosine(model.joint_names, np.linspace(0, 4, 400), amplitude=0.5, omega=1.3,
                     orders=5)
-    monkeypatch.setattr(checker, "BLOCK", 48)
+    monkeypatch.setattr(checker, "BLOCK", 48 * 7**2)
     tracemalloc.start()
     try:
         report = checker.validate(model, motion, samples=400)
@@ -74,15 +76,14 @@ def test_memory_is_bounded_by_a_block_not_the_samples_checked(monkeypatch):
     assert peak < 12e6, f"{peak / 1e6:.1f} MB"
 
 
-@pytest.mark.parametrize("n, block", [(0, 5), (1, 5), (5, 5), (6, 5), (11, 5)])
-def test_blocked_joins_each_rows_own_result(monkeypatch, n, block):
-    monkeypatch.setattr(checker, "BLOCK", block)
+@pytest.mark.parametrize("n", [0, 1, 5, 6, 11])
+def test_blocked_joins_each_rows_own_result(n):
     seen = []
 
     def f(rows: slice) -> np.ndarray:
         seen.append(rows)
         return np.arange(n)[rows][None] * 2.0
 
-    out = checker.blocked(f, n, axis=1)
+    out = checker.blocked(f, n, 5, axis=1)
     assert out.shape == (1, n) and np.array_equal(out[0], 2.0 * np.arange(n))
-    assert len(seen) == max(1, -(-n // block))
+    assert len(seen) == max(1, -(-n // 5))

@@ -123,11 +123,13 @@ __all__ = ["Tolerances", "Check", "Report", "validate"]
 
 #: instants compared in each window of check 6 driven along the local Taylor motion
 SIM_POINTS = 8
-#: checked samples whose torques are made at once: their local Taylor motions (17 samples
-#: each), the closed form's matrices (~3 kB a sample) and the model checks' are made a
-#: block at a time, so that memory is bounded by a block, not by the samples checked
-#: (``--samples 20000`` took 1.3 GB at once); ~17k local samples, a file's chunk
-BLOCK = 1024
+#: entries of nv x nv matrices per block of checked samples (:func:`block_rows`): their
+#: local Taylor motions (17 samples each), the closed form's matrices along them (~65 bytes
+#: per entry and local sample, order 1: the compiled backend takes every sample in one
+#: call) and the model checks' are made a block at a time, so that memory is bounded by a
+#: block, not by the samples checked (``--samples 20000`` took 1.3 GB on the iiwa, 6 GB on
+#: a floating quadruped); ~70 MB, 1337 samples of the iiwa
+BLOCK = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -291,7 +293,8 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
                                              order=order, gravity=gravity, contacts=contacts,
                                              floating=floating)
 
-    results = {m: blocked(torques_of(m), center.n_samples) for m in methods}
+    results = {m: blocked(torques_of(m), center.n_samples, block_rows(model))
+               for m in methods}
     try:  # torques that overflow are the input's fault, as for hodyn compute: an error
         check_results(results, center)
     except TrajectoryError as e:
@@ -588,10 +591,15 @@ class PoseConsistency:
 # -- helpers ---------------------------------------------------------------------------------
 
 
-def blocked(f: Callable[[slice], np.ndarray], n: int, axis: int = 0) -> np.ndarray:
-    """``f`` on the consecutive blocks of :data:`BLOCK` of ``n`` rows (a slice each), its
-    arrays joined along ``axis``: a row's result is its own, whatever the block."""
-    parts = [f(slice(a, a + BLOCK)) for a in range(0, max(n, 1), BLOCK)]
+def block_rows(model: Model) -> int:
+    """Checked samples per block: :data:`BLOCK` entries of the nv x nv matrices."""
+    return max(1, BLOCK // model.nv**2)
+
+
+def blocked(f: Callable[[slice], np.ndarray], n: int, rows: int, axis: int = 0) -> np.ndarray:
+    """``f`` on the consecutive blocks of ``rows`` of ``n`` rows (a slice each), its arrays
+    joined along ``axis``: a row's result is its own, whatever the block."""
+    parts = [f(slice(a, a + rows)) for a in range(0, max(n, 1), rows)]
     return parts[0] if len(parts) == 1 else np.concatenate(parts, axis)
 
 
@@ -645,7 +653,7 @@ def finite_difference_checks(model, center: Trajectory, method: str, order: int,
         return np.stack([np.stack(stencil(tau[:, :, k], h), axis=1) for k in range(order)],
                         axis=1)
 
-    diffs = blocked(differences, center.n_samples)
+    diffs = blocked(differences, center.n_samples, block_rows(model))
     checks = []
     for k in range(1, order + 1):
         name = derivative_name("tau", k)
@@ -681,7 +689,7 @@ def sampled_difference_checks(model, picked: Picked, method: str, order: int, gr
             model, picked.at(np.concatenate([at - 1, at, at + 1])), method=method, order=order,
             gravity=gravity, contacts=contacts, floating=floating), 3))
 
-    prev, mid, nxt = blocked(triples, inner.size, axis=1)
+    prev, mid, nxt = blocked(triples, inner.size, block_rows(model), axis=1)
     tm, t0, tp = picked.t[inner - 1], picked.t[inner], picked.t[inner + 1]
     checks = []
     for k in range(1, order + 1):
@@ -941,7 +949,7 @@ def model_checks(model: Model, center: Trajectory, rtol: float, gravity, idx, t,
     """M symmetric positive definite and ``M' = Cbar + Cbar^T`` at the checked samples;
     ``names``: :func:`column_names` (``floating``: the free root joint's rows, first in M,
     are named as the base wrench's columns, after the joints'). The matrices are made
-    :data:`BLOCK` samples at a time; a block keeps each sample's row maxima and
+    :func:`block_rows` samples at a time; a block keeps each sample's row maxima and
     eigenvalues, and M where its smallest eigenvalue is lowest."""
     checks = [Check("model", f"URDF: {d.message}", "warn") for d in model.diagnostics
               if d.level == "warning"]
@@ -950,8 +958,9 @@ def model_checks(model: Model, center: Trajectory, rtol: float, gravity, idx, t,
     asym, skew, lowest, highest, vectors = [], [], [], [], []
     scale = dscale = 1e-300
     low: tuple[float, np.ndarray | None] = (np.inf, None)   # the lowest eigenvalue yet, M there
-    for a in range(0, center.n_samples, BLOCK):
-        E = matrices(model, center.rows(slice(a, a + BLOCK)), order=1, gravity=gravity)
+    rows = block_rows(model)
+    for a in range(0, center.n_samples, rows):
+        E = matrices(model, center.rows(slice(a, a + rows)), order=1, gravity=gravity)
         M, Md, Cb = E.M[:, 0], E.M[:, 1], E.Cbar[:, 0]
         scale = max(scale, float(np.abs(M).max()))
         # relative to the terms compared (M' is 0 where only a floating root moves)
