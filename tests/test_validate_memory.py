@@ -87,3 +87,23 @@ def test_blocked_joins_each_rows_own_result(n):
     out = checker.blocked(f, n, 5, axis=1)
     assert out.shape == (1, n) and np.array_equal(out[0], 2.0 * np.arange(n))
     assert len(seen) == max(1, -(-n // 5))
+
+
+def test_the_simulation_plot_keeps_a_bounded_number_of_points(monkeypatch):
+    """37 windows, 4 points plotted: at most 8 kept, each the largest error per joint of
+    consecutive windows (``width`` of them) from its first window's start."""
+    from hodyn_cli.algorithms.verification import simulation
+
+    monkeypatch.setattr(simulation, "PLOTTED", 4)
+    model = load_model(URDF / "planar_2r.urdf")
+    windows = simulation.Windows(model)
+    errors = np.random.default_rng(0).random((37, 2, 3, model.n))  # q/qd, 3 instants each
+    for i, e in enumerate(errors):
+        windows._record(0.2 * i, e, np.zeros_like(e), np.zeros_like(e), None, np.arange(3),
+                        np.arange(3.0))
+    w = windows.width
+    assert w == 8 and windows.windows == 37
+    assert np.allclose(windows.starts, 0.2 * np.arange(0, 37, w))
+    for k, key in enumerate(("q", "qd")):
+        expected = [errors[a:a + w, k].max(axis=(0, 1)) for a in range(0, 37, w)]
+        assert np.array_equal(np.stack(windows.peaks[key]), np.stack(expected))
