@@ -645,7 +645,8 @@ def finite_difference_checks(model, center: Trajectory, method: str, order: int,
                             d_2h, peak, analytic[:, k], h, rtol, model, idx, t, method,
                             names=names)
         checks.append(c)
-        series.setdefault(method, {})[name] = {"analytic": analytic[:, k], "numeric": d_h}
+        # (a copy: a view of diffs would keep d_2h and peak alive with the report, 2 x as much)
+        series.setdefault(method, {})[name] = {"analytic": analytic[:, k], "numeric": d_h.copy()}
     return checks
 
 
@@ -696,7 +697,9 @@ def sampled_difference_checks(model, picked: Picked, method: str, order: int, gr
                   method=method, detail=f"limited by the sampling rate (dt = {dt:.3g} s); warns only",
                   **worst(err, model, picked.index[inner], t0, names=names))
         checks.append(c)
-        series.setdefault("sampled", {})[name] = {"t": t0, "numeric": numeric, "analytic": analytic}
+        # (a copy: a view of mid would keep the neighbours' torques alive with the report)
+        series.setdefault("sampled", {})[name] = {"t": t0, "numeric": numeric,
+                                                  "analytic": analytic.copy()}
     return checks
 
 

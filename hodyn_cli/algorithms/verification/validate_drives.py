@@ -152,5 +152,6 @@ def _finite_differences(model: Model, center: Trajectory, drives: Drives, kind: 
                                           peak, exact[:, k], h, rtol, model, idx, t, kind,
                                           cols))
             if base == "taum":  # the report plots the motor torques (current: taum / k_t)
-                series.setdefault(GROUP, {})[name] = {"analytic": exact[:, k], "numeric": d_h}
+                series.setdefault(GROUP, {})[name] = {"analytic": exact[:, k],
+                                                      "numeric": d_h.copy()}  # (not a view)
     return checks

@@ -96,7 +96,7 @@ def loop_checks(model: Model, center: Trajectory, order: int, h: float, method: 
                                       ours[base][:, k + 1], h, fd_rtol, model, idx, t, method,
                                       names=names[base]))
         series.setdefault(GROUP, {})[derivative_name(base, k + 1)] = {
-            "analytic": ours[base][:, k + 1], "numeric": d_h}
+            "analytic": ours[base][:, k + 1], "numeric": d_h.copy()}  # (not a view of diffs)
     return checks
 
 
