@@ -84,7 +84,8 @@ class LP:
             # large_matrix_value: its default 1e15 refuses a batch of rows with an entry that
             # large: the windows' smooth programme on a path with q7 columns had 4e15 before
             # its rows were scaled to programme.ENTRY; the sequential programmes' rows are in
-            # their limits' own units, which nothing bounds)
+            # their limits' own units, which nothing bounds: up to 9e5 on the xArm7's stop
+            # with --jerk 20, 6e5 on the SO-101's Fourier path with --jerk 50)
             if self._highs.setOptionValue(name, value) != HighsStatus.kOk:
                 raise RuntimeError(f"HiGHS refused its option {name} = {value!r}")
         n = len(objective)
