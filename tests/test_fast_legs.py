@@ -181,3 +181,54 @@ def test_an_output_coarser_than_the_motion_is_at_most_fit_faster_than_the_unifor
     uniform_duration = fastest.t[-1] - fastest.t[0]
     assert SPED * uniform_duration * (1 - 1e-12) <= opt.duration <= uniform_duration
     assert out[-1] - out[0] == pytest.approx(opt.duration, rel=1e-12)
+
+
+def _exact_at_rests(between):
+    """``between`` whose derivatives of rounding's size (1e-9 of their column's largest or
+    less) are 0: an interpolation exact at the rests, as a Hermite set-up equal to 1e-13 but
+    not to the bit made it (the output's two samples at its rests then see no limit at all)."""
+    def exact(path, s):
+        q = np.array(between(path, s))
+        d = q[:, 1:]
+        d[np.abs(d) <= 1e-9 * np.abs(path.derivatives[:, 1:]).max(axis=0)] = 0.0
+        return q
+    return exact
+
+
+@pytest.mark.parametrize("how", [["--to-limits"], ["--optimal", "--grid", "8"]],
+                         ids=["to-limits", "optimal"])
+def test_an_output_whose_samples_see_no_limit_is_the_uniform_scaling_at_most_fit_faster(
+        how, tmp_path, monkeypatch):
+    """The 0.83 ms motion above, its output's two samples at its rests interpolated exactly
+    (derivatives 0, not rounding): nothing limits the speed there. ``--to-limits --rate`` and
+    ``--optimal --rate`` (its fallback to the uniform scaling; the windows' grid the
+    coarsest, as cheap) play it at the plan's own bound, the uniform scaling on the input's
+    samples, FIT faster, as every final fit and as without the perturbation: within its
+    limits (``hodyn check``). (Both exited 2, "the motion never moves", raised by the final
+    fit on the output's samples. Two samples at rests, q moving 1.1 rad between them, fail
+    ``hodyn validate``'s qd against q's differences with or without it: the notice asks
+    for a finer --rate.)"""
+    from hodyn_cli.algorithms.limits import optimal
+
+    model = hodyn_cli.load_robot(ROBOT)
+    path = generate(model, "point-to-point", waypoints=WAYPOINTS[:2], segment_duration=[1.0],
+                    rate=100.0)
+    limits = {j: {"velocity": 5e3, "torque": 3e6} for j in model.joint_names}
+    fastest, _, _ = hodyn_cli.retime(model, path, limits=limits, gravity=NO_GRAVITY)
+    uniform_duration = fastest.t[-1] - fastest.t[0]
+    src, out, toml = tmp_path / "in.h5", tmp_path / "out.h5", tmp_path / "limits.toml"
+    write_trajectory(str(src), path)
+    toml.write_text("".join(f"[joints.{j}]\nvelocity = 5e3\ntorque = 3e6\n"
+                            for j in model.joint_names))
+    monkeypatch.setattr(optimal, "between", _exact_at_rests(optimal.between))
+    gravity = ["--gravity", "0,0,0"]
+    run = CliRunner().invoke(app, ["retime", str(ROBOT), str(src), *how, "--rate", "200",
+                                   "--limits", str(toml), *gravity, "-o", str(out)])
+    assert run.exit_code == 0, run.output
+    with h5py.File(out) as f:
+        t, qd = f["t"][:], f["qd"][:]
+    assert len(t) == 2 and not qd.any()  # (at its rests, exactly)
+    assert t[-1] - t[0] == pytest.approx(SPED * uniform_duration, rel=1e-12)
+    check = CliRunner().invoke(app, ["check", str(ROBOT), str(out), "--limits", str(toml),
+                                     *gravity])
+    assert check.exit_code == 0, check.output

@@ -40,13 +40,13 @@ def test_a_slowing_set_by_an_earlier_sampling_is_said_and_recorded(iiwa_cosine, 
     fitted, calls = optimal.Optimal._fitted, {}
 
     def one_beyond(self, chunks):
-        fit, search, lag = fitted(self, chunks)
+        fit, found, lag = fitted(self, chunks)
         if self.uniform:  # (reachability's played law at each smoothing, or --to-limits
             # --rate's uniform scaling, fitted from rest)
             calls[id(self)] = calls.get(id(self), 0) + 1
             if calls[id(self)] == 2:  # its first resampling
-                search.best[0] = replace(search.best[0], x=search.best[0].x / 1.012)
-        return fit, search, lag
+                found = replace(found, x=found.x / 1.012)
+        return fit, found, lag
 
     monkeypatch.setattr(optimal.Optimal, "_fitted", one_beyond)
     monkeypatch.setattr(optimal, "RESAMPLES", 2)  # (the last resampling: the next one)

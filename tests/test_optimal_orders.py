@@ -128,3 +128,30 @@ def test_the_windows_uniform_fallback_that_fails_validate_is_the_input_samples(m
     assert windows.duration <= windows.uniform_duration * (1 + 1e-12)
     assert hodyn_cli.check_limits(model, out).feasible
     assert hodyn_cli.validate_motion(model, out).passed
+
+
+def test_the_windows_rows_with_q7_columns_have_entries_below_a_million(monkeypatch):
+    """The iiwa's cosine given with q .. q^(7) at 20 Hz (1 s) goes to the windows (degree 8):
+    their smoothness rows ``x^(k) / (2 x1 nu^k)`` had entries up to 3.9e15 against bounds of
+    1 (the k-th derivative of B-splines 25 ms of path apart, at a pace of 1.6 per unit: (h
+    nu)^-8, and ~1000 times that at the path's clamped ends), beyond what HiGHS took
+    (1e15) or scales away (2^20). Every row handed to HiGHS now has its entries within
+    ``programme.ENTRY`` (2^20), the rows scaled by powers of two with their bounds; the law
+    is within its limits, passes validate and is shorter than the uniform scaling."""
+    from hodyn_cli.algorithms.limits import programme
+
+    largest = []
+
+    class Recorded(programme.LP):
+        def add(self, A, lb, ub):
+            largest.append(float(abs(A).max()) if A.nnz else 0.0)
+            super().add(A, lb, ub)
+
+    monkeypatch.setattr(programme, "LP", Recorded)
+    model = hodyn_cli.load_robot(IIWA)
+    traj = generate(model, "cosine", duration=1.0, rate=20.0, derivatives=7)
+    out, opt = hodyn_cli.retime_optimal(model, traj, solver="windows")
+    assert opt.used == "windows" and opt.duration < opt.uniform_duration
+    assert largest and max(largest) <= programme.ENTRY
+    assert hodyn_cli.check_limits(model, out).feasible
+    assert hodyn_cli.validate_motion(model, out).passed

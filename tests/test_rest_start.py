@@ -91,10 +91,10 @@ def test_a_line_through_a_rest_at_20_hz_is_within_half_a_percent_of_its_fine_law
 
 def test_a_played_laws_own_error_is_not_caught_at_the_motions_scale(monkeypatch):
     """``retime --optimal`` tries its kernels at the motion's own time scale, and on the
-    arms' where, at its own, the played motion's samples all lie at rests (nothing limits
-    their speed: :class:`~hodyn_cli.algorithms.limits.feasibility.Unlimited`); any other
-    error of the fit is raised at once, not met again at each kernel and scale (the work
-    done twice). A fast 2R motion (legs of 0.6 ms: its own scale below the arms')."""
+    arms' where validate passes none at its own (or the played law's own derivatives
+    disagree there); any other error of the fit is raised at once, not met again at each
+    kernel and scale (the work done twice). A fast 2R motion (legs of 0.6 ms: its own scale
+    below the arms')."""
     model = hodyn_cli.load_robot(URDF / "planar_2r.urdf")
     traj = generate(model, "point-to-point", waypoints=np.array([[-0.6, 0.4], [0.5, -0.3]]),
                     segment_duration=[1.0], rate=100.0)

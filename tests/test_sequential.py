@@ -157,8 +157,8 @@ def test_a_limits_slower_share_lets_no_other_limit_past_its_own_at_the_laws_pace
     assert max(lim.usage(X) for lim in both) == pytest.approx(1.0)
     assert sequential._slower(opposed, X) > 4
 
-    def raising(models, D, free, x0, sigma, trust):  # (x 1.1: a shorter law)
-        return np.linalg.lstsq(_matrix(D, 0), 0.1 * x0, rcond=None)[0]
+    def raising(models, D, free, x0, sigma, trust, previous):  # (x 1.1: a shorter law)
+        return np.linalg.lstsq(_matrix(D, 0), 0.1 * x0, rcond=None)[0], None
 
     monkeypatch.setattr(sequential, "_programme", raising)
     out = sequential.refined(sigma, x, lambda a, b: both, [(0, len(x))], rates.TOLERANCE)
@@ -343,3 +343,85 @@ print(opt.used, len(ran), sorted(m for m in sys.modules if m.split(".")[0] == "s
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.split("\n")[0] == "reachability 1 []", done.stdout + done.stderr
+
+
+def _run_programme(models, D, free, X, sigma, previous, monkeypatch):
+    """sequential._programme's (delta, rows) and the simplex iterations of each solve."""
+    from hodyn_cli.algorithms.limits import highs
+
+    iterations = []
+    solve = highs.LP.solve
+
+    def counted(self, *args):
+        out = solve(self, *args)
+        iterations.append(self.iterations)
+        return out
+
+    monkeypatch.setattr(highs.LP, "solve", counted)
+    delta, rows = sequential._programme(models, D, free, X[:, 0], sigma, sequential.TRUST,
+                                        previous)
+    monkeypatch.undo()
+    return delta, rows, iterations
+
+
+def _worst_row(models, X, dX):
+    """The largest share beyond its bound of any row of ``models`` (all of them) for dX."""
+    rest = sequential.REST * X[:, 0].max()
+    worst = -np.inf
+    for model in models:
+        for (_, bound, size, sign), change in zip(model.sides(rest), model.changes(dX, rest),
+                                                  strict=True):
+            with np.errstate(invalid="ignore", divide="ignore"):
+                over = sign * (change - bound) / size
+            worst = max(worst, float(np.where(np.isfinite(over), over, -np.inf).max()))
+    return worst
+
+
+def test_a_programme_from_the_last_ones_rows_and_basis_reaches_the_optimum_of_all_rows(
+        iiwa, monkeypatch):
+    """A step's programme starts from the last one's active rows (those not basic in its
+    final basis) and that basis (sequential._Rows): the same programme again is optimal at
+    once (0 simplex iterations: the rows kept and their statuses in the order HiGHS holds
+    them), and the next step's reaches the optimum of every row imposed at once (NEAR
+    infinite) as the programme built afresh does, to 1e-6 of the law's duration, every row
+    kept to VIOLATED, in fewer simplex iterations than afresh."""
+    sigma, x, limits, X = iiwa
+    D = sequential._basis(sigma)
+    free = np.zeros(D.n, dtype=bool)
+    free[sequential.FROZEN : D.n - sequential.FROZEN] = True
+    models = [sequential._Model.of(limit, X, 0) for limit in limits]
+    first, rows, _ = _run_programme(models, D, free, X, sigma, None, monkeypatch)
+    assert first is not None and rows.basis is not None
+    assert 0 < len(rows.side) < sum(2 * m.base.size for m in models)  # (the active alone)
+    again, _, iterations = _run_programme(models, D, free, X, sigma, rows, monkeypatch)
+    assert iterations[0] == 0
+    assert np.allclose(again, first, rtol=0, atol=1e-9 * np.abs(first).max())
+
+    x1 = x + D.at(first)[:, 0]
+    X1 = sequential._jets(sigma, x1)
+    models = [sequential._Model.of(limit, X1, 0) for limit in limits]
+    carried, _, warm = _run_programme(models, D, free, X1, sigma, rows, monkeypatch)
+    afresh, _, cold = _run_programme(models, D, free, X1, sigma, None, monkeypatch)
+    monkeypatch.setattr(sequential, "NEAR", np.inf)
+    every, _, _ = _run_programme(models, D, free, X1, sigma, None, monkeypatch)
+    best = reachability.law_duration(sigma, x1 + D.at(every)[:, 0])
+    for delta in (carried, afresh):
+        dX = D.at(delta)
+        assert _worst_row(models, X1, dX) <= sequential.VIOLATED * (1 + 1e-6)
+        assert reachability.law_duration(sigma, x1 + dX[:, 0]) == pytest.approx(best, rel=1e-6)
+    assert sum(warm) < sum(cold), (warm, cold)
+
+
+def test_the_changes_checked_are_each_sides_rows_times_the_change(iiwa):
+    """_Model.changes (the violation check's, the gradient's product once per limit): each
+    side's coefficients (sides) times dX, for both forms, at rest too."""
+    sigma, x, limits, X = iiwa
+    rng = np.random.default_rng(2)
+    dX = rng.standard_normal(X.shape) * np.abs(X).max(axis=0)
+    for rest in (sequential.REST * x.max(), 0.5 * x.max()):
+        for limit in limits:
+            model = sequential._Model.of(limit, X, 0)
+            for (coefficients, *_), change in zip(model.sides(rest), model.changes(dX, rest),
+                                                  strict=True):
+                row = np.einsum("pjd,pd->pj", coefficients, dX)
+                assert np.allclose(change, row, rtol=1e-12, atol=1e-12 * np.abs(row).max())

@@ -192,15 +192,18 @@ class Plan:
                           compose(q, self.law.rates(s, K)) if K else q, t, series={"s": s[:, None]})
 
 
-def _no_faster(found: Binding | None) -> Binding:
+def _no_faster(found: Binding | None, plan: Binding) -> Binding:
     """The final fit's binding on a uniform scaling's samples (the plan: the uniform
-    scaling found on the samples it was planned from), held at a speed-up of 1 + FIT at
-    most, as every final fit's: samples that miss where it binds, or all lie at rests, see
-    no limit (the finger_edu's 10 ms point-to-point motion resampled at 20 Hz, two samples
-    at its rests, whose rounding in q' bound it at 1.3e-13 s). (At most 1 instead cost up
-    to 0.25 % on 20 of the 62 arms' rows of benchmarks/stranger_optimal.py, whose samples
-    keep their limits a little faster than the played motion's denser ones do.)"""
-    assert found is not None
+    scaling ``plan`` found on the samples it was planned from), held at a speed-up of 1 +
+    FIT at most, as every final fit's: samples that miss where it binds, or all lie at
+    rests, see no limit (the finger_edu's 10 ms point-to-point motion resampled at 20 Hz,
+    two samples at its rests, whose rounding in q' bound it at 1.3e-13 s). ``found`` None:
+    none at all (:meth:`Optimal._fitted`): the plan's own bound, sped up that much. (At
+    most 1 instead cost up to 0.25 % on 20 of the 62 arms' rows of
+    benchmarks/stranger_optimal.py, whose samples keep their limits a little faster than
+    the played motion's denser ones do.)"""
+    if found is None:
+        return replace(plan, x=1 / SPED)
     return found if found.k >= SPED else replace(found, x=1 / SPED)
 
 
@@ -785,10 +788,6 @@ class Optimal:
                     return (f"its path played on its {grid} grid points leaves a limit that "
                             f"the input keeps ({e.message.partition(': ')[2]}): a finer "
                             "--arc-grid")
-                except Unlimited:  # (nothing limits the speed at the output's samples: all
-                    if scale == 1.0:  # of them at rests, the law shorter than a step)
-                        raise
-                    continue
                 if inner.consistent and (best is None or inner.duration < best[0].duration):
                     best = inner, (steps, scale)
             if best is not None:
@@ -964,9 +963,9 @@ class Optimal:
         speed-up found is then made the law's own
         (:meth:`_resampled`): the output's samples are ``1/rate`` apart."""
         if self.uniform:  # the uniform scaling, from rest, resampled
-            self.plan(chunks())
-            _, search, _ = self._fitted(chunks())
-            self.final = _no_faster(search.best[0])
+            plan = self.plan(chunks())
+            _, found, _ = self._fitted(chunks())
+            self.final = _no_faster(found, plan.uniform)
             self.consistent = self._resampled(chunks, from_rest=True)
             return self.final
         self.why_windows = ("as --solver windows asks" if self.solver == "windows" else
@@ -1030,7 +1029,7 @@ class Optimal:
             planned = self.path.duration
             uniform = uniform or self.path.uniform  # for the limits as given
             self.path = replace(self.path, uniform=uniform)
-            fit, search, lag = self._fitted(chunks())
+            fit, _, lag = self._fitted(chunks())
             self.final = fit.solve()
             if self.final is not None and lag <= 1 and self._resampled(chunks) and (
                     self.duration <= self.uniform_duration):
@@ -1078,8 +1077,8 @@ class Optimal:
         law = replace(self.path.law, coefficients=np.full_like(self.path.law.coefficients,
                                                                uniform.x**2))
         self.path = replace(self.path, law=law)
-        fit, search, _ = self._fitted(chunks())
-        self.final = _no_faster(fit.solve() or search.best[0])
+        fit, found, _ = self._fitted(chunks())
+        self.final = _no_faster(fit.solve() or found, uniform)
         consistent = self._resampled(chunks)
         if self.rate is None and (self.duration > self.uniform_duration or not consistent):
             # (not consistent: the law as planned, its samples failing hodyn validate, an
@@ -1117,8 +1116,9 @@ class Optimal:
         law = replace(self.path.law, coefficients=np.full_like(self.path.law.coefficients,
                                                                uniform.x**2))
         self.path = replace(self.path, law=law, step=self.path.step * uniform.k)
-        fit, search, _ = self._fitted(chunks())
-        self.final, self.scale, self.slowed = fit.solve() or search.best[0], 1.0, None
+        fit, found, _ = self._fitted(chunks())
+        self.final = _no_faster(fit.solve() or found, uniform)
+        self.scale, self.slowed = 1.0, None
         if self.duration >= before[0] and not keep:  # (keep: the result before fails validate)
             self._restore(before)
 
@@ -1149,9 +1149,11 @@ class Optimal:
         for _ in range(RESAMPLES):
             scale = max(scale * k, least)
             self.path = start.slower(scale)
-            fit, search, lag = self._fitted(chunks())
-            found = search.best[0] if from_rest else fit.solve() or search.best[0]
-            assert found is not None
+            fit, found, lag = self._fitted(chunks())
+            found = found if from_rest else fit.solve() or found
+            # (None: no limit at these samples, they fit as sampled; the speed-up is held by
+            # ``least`` on a uniform scaling, by the fit before on a law of the programmes)
+            found = replace(start.uniform, x=1.0) if found is None else found
             if found.k <= 1 and lag <= 1:  # fits as sampled, and hodyn validate passes it
                 if best is None or scale < best[0]:
                     best = (scale, self.path, found, beyond)
@@ -1171,9 +1173,13 @@ class Optimal:
         self.final = replace(found, x=1.0)
         return True
 
-    def _fitted(self, chunks: Iterable[Trajectory]) -> tuple[Fit, ScaleSearch, float]:
-        """The played motion's laws at every output sample, fed to a :class:`Fit` and to a
-        :class:`~hodyn_cli.algorithms.limits.feasibility.ScaleSearch` (from rest), and how
+    def _fitted(self, chunks: Iterable[Trajectory]) -> tuple[Fit, Binding | None, float]:
+        """The played motion's laws at every output sample, fed to a :class:`Fit`; the
+        binding of its uniform scaling from rest
+        (:class:`~hodyn_cli.algorithms.limits.feasibility.ScaleSearch`; None where nothing
+        limits the speed at these samples: all at rests, where only rounding in q' made a
+        limit depend on it, or none of the limits moves with it: every sample fits at any
+        speed-up, and the plan's own bound stands in, :func:`_no_faster`); and how
         consistent its derivatives are on its samples: the largest error of one against the
         time differences of the one below, as a share of ``hodyn validate``'s tolerance."""
         assert self.path is not None
@@ -1185,8 +1191,11 @@ class Optimal:
             fit.add(laws, limited_series(self.model, self.limits, laws), piece.t, count)
             differences.add(piece.derivatives, piece.t, count)
             count += piece.n_samples
-        search.retiming()
-        return fit, search, differences.share(RTOL)
+        try:
+            search.retiming()  # (Infeasible: beyond a limit at any speed, raised)
+        except Unlimited:
+            return fit, None, differences.share(RTOL)
+        return fit, search.best[0], differences.share(RTOL)
 
     def _tightened(self, margin: float) -> Limits:
         """The limits with every band but position's ``1 - margin`` as wide."""

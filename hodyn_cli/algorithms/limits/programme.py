@@ -147,6 +147,23 @@ FEASIBLE = 1e-5
 #: weight (times the uniform scaling's x) of the spline's roughness in each programme's
 #: objective, against T's (normalised to 1 per coefficient)
 ROUGH = 0.1
+#: the largest entry of a smoothness row (:func:`solve`) handed to HiGHS: a row ``x^(k) /
+#: (2 x1 nu^k)`` has entries ~ binomial(k, k/2) / (h nu)^k / (2 x1) inside the path (h the
+#: knots' spacing, :data:`KNOTS` grid points; the k-th derivative of the B-splines, divided
+#: differences over h) and up to ~1000 times that at its ends (the clamped knots' spans
+#: h, 2h, ...): on the iiwa's cosine at 20 Hz with q^(7) columns (degree 8, h nu = 0.04:
+#: knots 25 ms of path apart, the pace 1.6 per unit) 3.4e12 inside and 3.9e15 at the ends,
+#: against bounds of 1, which HiGHS refused (its large_matrix_value, 1e15) and scales by
+#: 2^20 at most (its allowed_matrix_scale_factor). Each such row and its bounds are
+#: divided by a power of two (exactly: the same feasible set) to this at most. The laws of
+#: benchmarks/bench_optimal_rates.py's 21 windows stay within 2e-7 but two: the UR5's at 20
+#: Hz +2.4e-5 (the simplex now solves all of its programmes: 11.4 s of CPU -> 2.3 s, nine
+#: went to the interior point), the UR5's with --jerk 20000 -4.1e-4 (41 programmes, not
+#: 66; benchmarks/README.md, 2026-11-30). HiGHS's tolerance (1e-7) is then larger than such
+#: rows' bounds: the q^(7) cosine's x^(7) and x^(8) rows (beyond its output's q^(7)) were
+#: held to 4e-5 and 1.3 of theirs, now 0.6 and 59, its law the same to 1e-10. At 1 instead
+#: (every bound ~1e-16) the UR5's point-to-point law moved by 1.6e-4 and took 1.7 times the CPU
+ENTRY = 2.0**20
 #: linear programmes at most
 ITERATIONS = 60
 #: a trust region narrower than this (x within ``1 +- TRUST`` of itself) in which no step
@@ -727,14 +744,19 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     orders = range(2, degree + 1)
     bends = [_design(law.knots, degree, s, k) for k in orders]
 
-    def smooth_rows(x: np.ndarray) -> sparse.csr_matrix:
-        """The rows ``x^(k) / (2 x1 nu^k)`` (within -1 .. 1) at the current x."""
+    def smooth_rows(x: np.ndarray) -> tuple[sparse.csr_matrix, np.ndarray]:
+        """The rows ``x^(k) / (2 x1 nu^k)`` (within -1 .. 1) at the current x, each scaled by
+        a power of two to its largest entry :data:`ENTRY` at most, and their bounds (1
+        scaled as its row)."""
         nu = np.full(len(x), SMOOTH * rate / np.sqrt(x0))
         if scale > 0:  # nu sqrt(x): the law's pace in time, the path's at the uniform speed
             nu = np.minimum(nu, pace * scale * np.sqrt(x0 / x))
         x1 = x0 if slow is None else np.maximum(x0, np.minimum(x, x0 * slow))
-        return sparse.vstack([sparse.diags(1 / (2 * x1 * nu**k)) @ Dk
+        rows = sparse.vstack([sparse.diags(1 / (2 * x1 * nu**k)) @ Dk
                               for k, Dk in zip(orders, bends, strict=True)]).tocsr()
+        largest = abs(rows).max(axis=1).toarray().ravel()
+        w = np.exp2(-np.maximum(np.ceil(np.log2(np.maximum(largest, 1e-300) / ENTRY)), 0.0))
+        return (sparse.diags(w) @ rows).tocsr(), w
 
     # (a row at every grid point where some law's ceiling is below the cap, whether the
     # current law's is or not: the programmes of a window then have the same rows, and each
@@ -766,9 +788,9 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
             c = law.coefficients
             X = grid(c)
             A, lb, ub = _programme(limits, X, D)
-            A = sparse.vstack([A, smooth_rows(X[:, 0])]).tocsr()
-            lb, ub = np.append(lb, np.full(len(s) * len(orders), -1.0)), np.append(
-                ub, np.ones(len(s) * len(orders)))
+            rows, w = smooth_rows(X[:, 0])
+            A = sparse.vstack([A, rows]).tocsr()
+            lb, ub = np.append(lb, -w), np.append(ub, w)
             if kinked.size:  # x <= ceiling: below 1 after scaling
                 rows, top = kink_rows(X[:, 0])
                 A = sparse.vstack([A, rows]).tocsr()

@@ -45,10 +45,11 @@ iiwa's Fourier path with ``--jerk 100``, and the law 1.5 % longer than the windo
 
 **A step** maximises the duration's first-order decrease subject to every row and a trust
 region (x changes by at most :data:`TRUST` of itself at each grid point), the rows brought
-in by constraint generation (:func:`_programme`: those within :data:`NEAR` of their bound
-first, then the most violated one per limit, joint and quarter knot interval, until none is;
-each solve within the windows' budget: ``programme.SIMPLEX_ITERATIONS`` a column, then the
-interior point for ``programme.IPM_ITERATIONS``, past which the law so far is the answer); its
+in by constraint generation (:func:`_programme`: the last step's active rows, from its
+final basis, and those within :data:`NEAR` of their bound first, then the most violated one
+per limit, joint and quarter knot interval, until none is; each solve within the windows'
+budget: ``programme.SIMPLEX_ITERATIONS`` a column, then the interior point for
+``programme.IPM_ITERATIONS``, past which the law so far is the answer); its
 law is kept where it is within every limit at the grid points (to
 :data:`~hodyn_cli.algorithms.limits.rates.TOLERANCE`) and shorter, else the step is halved
 and, failing that twice, the trust region; at most :data:`STEPS` steps (:data:`CONVERGED`).
@@ -61,6 +62,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -149,6 +151,7 @@ def refined(sigma: np.ndarray, x: np.ndarray,
     best, best_duration = x, min(reachability.law_duration(sigma, v) for v in (x, start))
     trust, X = TRUST, _jets(sigma, start)
     forms: list[bool] | None = None  # (each limit's: _sqrt_linear)
+    held: _Rows | None = None  # (the last programme's rows and basis)
     for _ in range(STEPS):
         limited = [(a, b, limit) for a, b in chunks for limit in rowed(a, b)]
         if forms is None:  # (a limit's form is its own, not the law's: judged once)
@@ -156,7 +159,7 @@ def refined(sigma: np.ndarray, x: np.ndarray,
         models = [_Model.of(limit, X[a:b], a, form)
                   for (a, b, limit), form in zip(limited, forms, strict=True)]
         try:
-            delta = _programme(models, D, free, X[:, 0], sigma, trust)
+            delta, held = _programme(models, D, free, X[:, 0], sigma, trust, held)
         except Stalled:  # (a degenerate programme past its budget: the law so far, as the
             break  # windows' answer; without one a solve could run on without end)
         if delta is None:
@@ -268,9 +271,9 @@ def _knots(x: np.ndarray) -> np.ndarray:
     most ``1 / FINEST`` of it: a knot every ~KNOTS / 2 grid points where the law's pace is
     its mean, down to one every ~FINEST where it is slow. Where the path nearly stops and
     turns sharply the optimal law dips deep and narrow (the ASR two-link arm's Fourier path
-    with ``--jerk 100``: the windows' law to 0.15 rad/s over ~22 grid intervals), which a
-    knot every 32 could not follow (its law 7 % longer than the windows' with the shape
-    right); the SO-101's, Romeo's and the B1-Z1's laws came within the windows' too
+    with ``--jerk 100``: the windows' law to 0.16 rad/s over ~20 grid intervals), which a
+    knot every 32 could not follow (with the shape right its law 16.8 % longer than the
+    windows', 7.1 % with these knots); the SO-101's, Romeo's and the B1-Z1's laws came within the windows' too
     (benchmarks/README.md, 2026-11-30, shapeknots). Intervals at rest (x below
     :data:`REST` of its largest) and within ``(FROZEN + 1) KNOTS`` grid points of an end
     at rest take none of the time's knots: the frozen ramps there keep the uniform span."""
@@ -399,6 +402,16 @@ class _Model:
             out.append((coefficients, rhs, scale, sign))
         return out
 
+    def changes(self, dX: np.ndarray, rest: float) -> tuple[np.ndarray, np.ndarray]:
+        """(upper, lower side's) :meth:`sides`' coefficients times ``dX`` (P, 4) at each
+        (point, joint): the gradient's product once, the tangent's own x coefficient added
+        per side (half the products of each side's on its own)."""
+        g = np.einsum("pjd,pd->pj", self.grad, dX)
+        if self.x0 is None:
+            return g, g
+        dx = dX[:, :1] / (2 * np.maximum(self.x0, rest)[:, None] ** 1.5)
+        return g + self.upper * dx, g + self.lower * dx
+
 
 #: the complex step of the limits' derivatives (exact to rounding: no subtraction)
 _STEP = 1e-30
@@ -460,10 +473,28 @@ class _Columns:
         return np.einsum("pdj,pj->pd", self.values, padded[self.position])
 
 
-def _programme(models: list[_Model], D: _Basis, free: np.ndarray,
-               x0: np.ndarray, sigma: np.ndarray, trust: float) -> np.ndarray | None:
+@dataclass(frozen=True)
+class _Rows:
+    """What a programme hands on to the next (the next step's, or its own again in a smaller
+    trust region): its rows in the order it held them, each ``(side, point, joint)`` (side:
+    the index of its limit's side in the programme's list; -1: the trust region's row at the
+    grid point), and its final basis (HiGHS's; None: none)."""
+
+    side: np.ndarray
+    point: np.ndarray
+    joint: np.ndarray
+    basis: Any
+
+
+def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray,
+               sigma: np.ndarray, trust: float, previous: _Rows | None = None
+               ) -> tuple[np.ndarray | None, _Rows]:
     """One step's linear programme (module docstring): the correction's coefficients
-    (``free`` ones; 0 elsewhere), None where HiGHS finds none."""
+    (``free`` ones; 0 elsewhere), None where HiGHS finds none; and its rows and basis, for
+    the next. ``previous``: the last programme's (same models and columns): its rows come
+    first, in its order, then those near their bounds that it lacked, and HiGHS starts from
+    its basis (the rows it had to add are those this one would add again, each a re-solve;
+    from scratch, the first solve of each step took 340-700 simplex iterations)."""
     M, n = len(x0), D.n
     rest = REST * float(x0.max())
     cols = np.flatnonzero(free)
@@ -484,42 +515,117 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray,
         into >= 0], len(cols))
     # each limit's sides: (model, coefficients, bound, its scale, sign)
     sides = [(model, *side) for model in models for side in model.sides(rest)]
-    added = [_pairs(*np.nonzero(sign * bound < NEAR * size))
-             for _, _, bound, size, sign in sides]
+    # (a row is broken where ``sign (change - bound) > VIOLATED scale``: that threshold on its
+    # change, once; none where the scale is 0 or no number, nor at rest, its bound infinite)
+    with np.errstate(invalid="ignore"):
+        beyond = [np.where(np.isfinite(size) & (size > 0), bound + sign * VIOLATED * size,
+                           sign * np.inf) for _, _, bound, size, sign in sides]
+    held = [np.zeros(bound.shape, dtype=bool) for _, _, bound, _, _ in sides]
+    in_region = np.zeros(M, dtype=bool)
+    span = trust * np.maximum(x0, 0.0)
     box = np.full(len(cols), 3 * trust)  # (the region's rows come in as they are left)
-    region = np.zeros(0, dtype=int)
-    new = region
     # one programme, its rows added round by round: HiGHS goes on from its last basis
     lp = LP(objective, -box, box)
+    carried = previous if previous is not None and previous.basis is not None else None
+    none = np.zeros(0, dtype=int)
+    rows = _Rows(none, none, none, None) if carried is None else replace(carried, basis=None)
+    _hold(rows, held, in_region)
+    near = [np.nonzero(sign * bound < NEAR * size) for _, _, bound, size, sign in sides]
+    rows = _joined(rows, _fresh(near, held, in_region, np.zeros(0, dtype=int)))
+    _impose(lp, basis, sides, rows, span)
+    if carried is not None:  # (its rows first, in its order: its basis is theirs)
+        lp.start(carried.basis)
     delta = np.zeros(len(cols))
-    for _ in range(GENERATIONS):
-        for (model, coefficients, bound, _, sign), rows in zip(sides, added, strict=True):
-            if len(rows):
-                p, j = rows[:, 0], rows[:, 1]
-                lp.add_rows(*basis.rows(model.a + p, sign * coefficients[p, j]),
-                            np.full(len(p), -np.inf), sign * bound[p, j])
-        span = trust * np.maximum(x0[new], 0.0)
-        lp.add_rows(*basis.rows(new, np.tile([1.0, 0, 0, 0], (len(new), 1))), -span, span)
+    for generation in range(GENERATIONS):
         x = lp.solve(programme.SIMPLEX_ITERATIONS * len(cols), programme.IPM_ITERATIONS)
         if x is None:
-            return None
+            return None, _active(replace(rows, basis=lp.basis()))
         delta = x
         dX = basis.at(delta)
-        added = []
-        for model, coefficients, bound, size, sign in sides:
-            change = np.einsum("pjd,pd->pj", coefficients, dX[model.a : model.a + len(model.base)])
-            with np.errstate(invalid="ignore", divide="ignore"):
-                over = sign * (change - bound) / size
-            p, j = np.nonzero(np.where(np.isfinite(over), over, -np.inf) > VIOLATED)
-            added.append(_worst(p, j, over[p, j]))
-        left = np.abs(dX[:, 0]) > trust * np.maximum(x0, 0.0) * (1 + VIOLATED)
-        new = np.setdiff1d(np.flatnonzero(left), region)
-        region = np.union1d(region, new)
-        if not new.size and not any(len(rows) for rows in added):
+        changes = [c for model in models
+                   for c in model.changes(dX[model.a : model.a + len(model.base)], rest)]
+        broken = []
+        for (_, _, bound, size, sign), change, top in zip(sides, changes, beyond, strict=True):
+            p, j = np.nonzero(sign * (change - top) > 0)
+            broken.append(tuple(_worst(p, j, sign * (change[p, j] - bound[p, j])
+                                       / size[p, j]).T))
+        left = np.abs(dX[:, 0]) > span * (1 + VIOLATED)
+        new = _fresh(broken, held, in_region, np.flatnonzero(left))
+        if not len(new.side) or generation == GENERATIONS - 1:
             break
+        _impose(lp, basis, sides, new, span)
+        rows = _joined(rows, new)
     out = np.zeros(n)
     out[cols] = delta * scale
-    return out
+    return out, _active(replace(rows, basis=lp.basis()))
+
+
+def _active(rows: _Rows) -> _Rows:
+    """``rows`` less those basic in its basis (a basis still: each row dropped with its
+    basic slack)."""
+    if rows.basis is None:
+        return rows
+    import highspy
+
+    basic = highspy.HighsBasisStatus.kBasic
+    status = rows.basis.row_status
+    keep = np.array([v != basic for v in status], dtype=bool)
+    rows.basis.row_status = [v for v in status if v != basic]
+    return _Rows(rows.side[keep], rows.point[keep], rows.joint[keep], rows.basis)
+
+
+def _hold(rows: _Rows, held: list[np.ndarray], in_region: np.ndarray) -> None:
+    """``rows`` marked as held by the programme: a side's in ``held`` (per side, (P, m)),
+    the trust region's in ``in_region`` (M,)."""
+    in_region[rows.point[rows.side < 0]] = True
+    for s, mask in enumerate(held):
+        mine = rows.side == s
+        mask[rows.point[mine], rows.joint[mine]] = True
+
+
+def _fresh(found: list, held: list[np.ndarray], in_region: np.ndarray, region: np.ndarray
+           ) -> _Rows:
+    """The rows of ``found`` (per side, (points, joints)) and the trust region's at the grid
+    points ``region`` that the programme does not hold yet (``held``, ``in_region``; marked
+    held now)."""
+    region = region[~in_region[region]]
+    in_region[region] = True
+    side, point, joint = [np.full(len(region), -1)], [region], [np.zeros(len(region), int)]
+    for s, (p, j) in enumerate(found):
+        keep = ~held[s][p, j]
+        p, j = p[keep], j[keep]
+        held[s][p, j] = True
+        side.append(np.full(len(p), s))
+        point.append(p)
+        joint.append(j)
+    return _Rows(np.concatenate(side), np.concatenate(point), np.concatenate(joint), None)
+
+
+def _joined(first: _Rows, then: _Rows) -> _Rows:
+    """``first``'s rows, then ``then``'s."""
+    return _Rows(np.concatenate([first.side, then.side]),
+                 np.concatenate([first.point, then.point]),
+                 np.concatenate([first.joint, then.joint]), None)
+
+
+def _impose(lp: LP, basis: _Columns, sides: list, rows: _Rows, span: np.ndarray) -> None:
+    """``rows`` added to ``lp`` in their order: a limit's side's at (point, joint) below
+    its bound, the trust region's (side -1) at a grid point within ``span`` there."""
+    R = len(rows.side)
+    c, upper = np.zeros((R, 4)), np.zeros(R)
+    at, lower = rows.point.copy(), np.full(R, -np.inf)
+    region = rows.side < 0
+    c[region, 0] = 1.0
+    lower[region], upper[region] = -span[at[region]], span[at[region]]
+    for s, (model, coefficients, bound, _, sign) in enumerate(sides):
+        mine = np.flatnonzero(rows.side == s)
+        if not len(mine):
+            continue
+        p, j = rows.point[mine], rows.joint[mine]
+        c[mine] = sign * coefficients[p, j]
+        upper[mine] = sign * bound[p, j]
+        at[mine] = model.a + p
+    lp.add_rows(*basis.rows(at, c), lower, upper)
 
 
 def _pairs(p: np.ndarray, j: np.ndarray) -> np.ndarray:

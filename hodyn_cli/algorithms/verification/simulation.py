@@ -65,11 +65,18 @@ def given_torques(motion: Trajectory) -> np.ndarray:
     return np.stack([series[derivative_name("tau", k)] for k in range(D)], axis=1)
 
 
+#: points of the report's plot of the windows' errors: beyond twice as many, neighbours are
+#: merged (the larger error per joint, the earlier start), so that a long file's windows
+#: (one per 0.2 s: 10 000 in 2e6 samples at 1 kHz) take bounded memory
+PLOTTED = 1000
+
+
 class Windows:
     """What check 6 keeps of its windows, whatever drives them: per q and qd the largest
     error, where, the largest magnitude (the scale of the relative error), the largest
     bounds of the integrator's error and the interpolation's, and per window its largest
-    error per joint (the report's plot). A subclass simulates (:meth:`add`, :meth:`_flush`)
+    error per joint (the report's plot; per ``width`` consecutive windows on a long file:
+    :data:`PLOTTED`). A subclass simulates (:meth:`add`, :meth:`_flush`)
     and says what it compared (:meth:`_detail`); ``method``: the method whose torques drive
     it (None: given ones)."""
 
@@ -85,8 +92,9 @@ class Windows:
         self.scale = {k: 0.0 for k in ("q", "qd")}
         self.integration = {k: 0.0 for k in ("q", "qd")}
         self.interpolation = {k: 0.0 for k in ("q", "qd")}
-        self.starts: list[float] = []  # window start times
-        self.peaks: dict[str, list] = {"q": [], "qd": []}  # per window, largest error per joint
+        self.starts: list[float] = []  # window start times (of each plotted point's first)
+        self.peaks: dict[str, list] = {"q": [], "qd": []}  # per point, largest error per joint
+        self.width, self.filled = 1, 0  # windows per plotted point; in the last one
         self.skipped, self.windows = False, 0
 
     def add(self, chunk: Trajectory, start: int) -> None:
@@ -107,7 +115,11 @@ class Windows:
         (2, S, m) q, qd at S instants, the bounds (2, S, m) there, and the instants' sample
         numbers and times (S,)."""
         self.windows += 1
-        self.starts.append(start)
+        point = not 0 < self.filled < self.width   # a new plotted point
+        if point:
+            self.starts.append(start)
+            self.filled = 0
+        self.filled += 1
         for k, key in enumerate(("q", "qd")):
             err = np.abs(x[k] - ref[k])
             self.scale[key] = max(self.scale[key], float(np.abs(ref[k]).max()))
@@ -118,7 +130,17 @@ class Windows:
             s, j = np.unravel_index(int(np.argmax(err)), err.shape)
             if err[s, j] > self.worst[key][0]:
                 self.worst[key] = (float(err[s, j]), int(samples[s]), int(j), float(times[s]))
-            self.peaks[key].append(err.max(axis=0))
+            peak = err.max(axis=0)
+            if point:
+                self.peaks[key].append(peak)
+            else:
+                self.peaks[key][-1] = np.maximum(self.peaks[key][-1], peak)
+        if len(self.starts) > 2 * PLOTTED:   # odd: the last point, just begun, stays alone
+            self.starts = self.starts[::2]
+            for key, p in self.peaks.items():
+                self.peaks[key] = [np.maximum(a, b) for a, b in
+                                   zip(p[:-1:2], p[1::2], strict=True)] + p[-1:]
+            self.width *= 2
 
     def checks(self, rtol: float, series: dict) -> list[Check]:
         """q and qd reproduced: the largest error relative to the largest magnitude, against

@@ -79,7 +79,7 @@ relative, while the estimated numerical error stays orders of magnitude below th
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
 
@@ -98,7 +98,8 @@ from hodyn_cli.algorithms.verification.checks import (
     agreement_check,
     column_name,
     local_motion,
-    stencil_check,
+    stencil,
+    stencil_verdict,
     verdict,
     worst,
 )
@@ -122,6 +123,13 @@ __all__ = ["Tolerances", "Check", "Report", "validate"]
 
 #: instants compared in each window of check 6 driven along the local Taylor motion
 SIM_POINTS = 8
+#: entries of nv x nv matrices per block of checked samples (:func:`block_rows`): their
+#: local Taylor motions (17 samples each), the closed form's matrices along them (~65 bytes
+#: per entry and local sample, order 1: the compiled backend takes every sample in one
+#: call) and the model checks' are made a block at a time, so that memory is bounded by a
+#: block, not by the samples checked (``--samples 20000`` took 1.3 GB on the iiwa, 6 GB on
+#: a floating quadruped); ~70 MB, 1337 samples of the iiwa
+BLOCK = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -280,8 +288,13 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
                     list(methods), h, tolerances)
     report.series["t"] = center.t
     report.series["joint_names"] = names
-    results = {m: inverse_dynamics(model, center, method=m, order=order, gravity=gravity,
-                                   contacts=contacts, floating=floating) for m in methods}
+    def torques_of(method: str) -> Callable[[slice], np.ndarray]:
+        return lambda rows: inverse_dynamics(model, center.rows(rows), method=method,
+                                             order=order, gravity=gravity, contacts=contacts,
+                                             floating=floating)
+
+    results = {m: blocked(torques_of(m), center.n_samples, block_rows(model))
+               for m in methods}
     try:  # torques that overflow are the input's fault, as for hodyn compute: an error
         check_results(results, center)
     except TrajectoryError as e:
@@ -578,6 +591,18 @@ class PoseConsistency:
 # -- helpers ---------------------------------------------------------------------------------
 
 
+def block_rows(model: Model) -> int:
+    """Checked samples per block: :data:`BLOCK` entries of the nv x nv matrices."""
+    return max(1, BLOCK // model.nv**2)
+
+
+def blocked(f: Callable[[slice], np.ndarray], n: int, rows: int, axis: int = 0) -> np.ndarray:
+    """``f`` on the consecutive blocks of ``rows`` of ``n`` rows (a slice each), its arrays
+    joined along ``axis``: a row's result is its own, whatever the block."""
+    parts = [f(slice(a, a + rows)) for a in range(0, max(n, 1), rows)]
+    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis)
+
+
 def _step(qs: np.ndarray) -> float:
     """Finite-difference step from the data's time scale: 0.01 / omega (clipped)."""
     omega = frequency(np.abs(qs).max(axis=0))
@@ -620,16 +645,22 @@ def finite_difference_checks(model, center: Trajectory, method: str, order: int,
     """Analytic tau^(k) vs the 8th-order stencil of tau^(k-1) along the Taylor motion (of
     multi-DOF joints on their groups: :func:`~hodyn_cli.algorithms.verification.checks.
     local_motion`)."""
-    local = local_motion(center, h, model)
-    tau = inverse_dynamics(model, local, method=method, order=order - 1, gravity=gravity,
-                           contacts=contacts, floating=floating)
-    tau = tau.reshape(center.n_samples, 17, order, -1)
+    def differences(rows: slice) -> np.ndarray:   # (M, order, 3, m): a block's stencil()
+        part = center.rows(rows)
+        tau = inverse_dynamics(model, local_motion(part, h, model), method=method,
+                               order=order - 1, gravity=gravity, contacts=contacts,
+                               floating=floating).reshape(part.n_samples, 17, order, -1)
+        return np.stack([np.stack(stencil(tau[:, :, k], h), axis=1) for k in range(order)],
+                        axis=1)
+
+    diffs = blocked(differences, center.n_samples, block_rows(model))
     checks = []
     for k in range(1, order + 1):
         name = derivative_name("tau", k)
-        c, d_h = stencil_check("finite differences", name, derivative_name("tau", k - 1),
-                               tau[:, :, k - 1], analytic[:, k], h, rtol, model, idx, t, method,
-                               names=names)
+        d_h, d_2h, peak = diffs[:, k - 1, 0], diffs[:, k - 1, 1], diffs[:, k - 1, 2]
+        c = stencil_verdict("finite differences", name, derivative_name("tau", k - 1), d_h,
+                            d_2h, peak, analytic[:, k], h, rtol, model, idx, t, method,
+                            names=names)
         checks.append(c)
         series.setdefault(method, {})[name] = {"analytic": analytic[:, k], "numeric": d_h}
     return checks
@@ -651,10 +682,14 @@ def sampled_difference_checks(model, picked: Picked, method: str, order: int, gr
     if inner.size == 0:
         return [Check("sampled differences", "output vs time differences", "skip",
                       detail="needs samples with neighbours on both sides")]
-    res = inverse_dynamics(model, picked.at(np.concatenate([inner - 1, inner, inner + 1])),
-                           method=method, order=order, gravity=gravity, contacts=contacts,
-                           floating=floating)
-    prev, mid, nxt = np.split(res, 3)
+
+    def triples(rows: slice) -> np.ndarray:   # (3, M, order+1, m): a block's neighbours too
+        at = inner[rows]
+        return np.stack(np.split(inverse_dynamics(
+            model, picked.at(np.concatenate([at - 1, at, at + 1])), method=method, order=order,
+            gravity=gravity, contacts=contacts, floating=floating), 3))
+
+    prev, mid, nxt = blocked(triples, inner.size, block_rows(model), axis=1)
     tm, t0, tp = picked.t[inner - 1], picked.t[inner], picked.t[inner + 1]
     checks = []
     for k in range(1, order + 1):
@@ -913,52 +948,72 @@ def model_checks(model: Model, center: Trajectory, rtol: float, gravity, idx, t,
                  names: list[str] | None = None, floating: bool = False) -> list[Check]:
     """M symmetric positive definite and ``M' = Cbar + Cbar^T`` at the checked samples;
     ``names``: :func:`column_names` (``floating``: the free root joint's rows, first in M,
-    are named as the base wrench's columns, after the joints')."""
+    are named as the base wrench's columns, after the joints'). The matrices are made
+    :func:`block_rows` samples at a time; a block keeps each sample's row maxima and
+    eigenvalues, and M where its smallest eigenvalue is lowest."""
     checks = [Check("model", f"URDF: {d.message}", "warn") for d in model.diagnostics
               if d.level == "warning"]
-    E = matrices(model, center, order=1, gravity=gravity)
     nv = model.nv - 6 if floating else model.nv
     columns = list(range(nv, nv + 6)) + list(range(nv)) if floating else None
-    M, Md, Cb = E.M[:, 0], E.M[:, 1], E.Cbar[:, 0]
-    scale = max(float(np.abs(M).max()), 1e-300)
-    asym = np.abs(M - np.swapaxes(M, 1, 2)).max(axis=2)
-    c = Check("model", "M symmetric", "pass", float(asym.max()), float(asym.max() / scale), rtol,
-              **worst(asym, model, idx, t, columns, names))
+    asym, skew, lowest, highest, vectors = [], [], [], [], []
+    scale = dscale = 1e-300
+    low: tuple[float, np.ndarray | None] = (np.inf, None)   # the lowest eigenvalue yet, M there
+    rows = block_rows(model)
+    for a in range(0, center.n_samples, rows):
+        E = matrices(model, center.rows(slice(a, a + rows)), order=1, gravity=gravity)
+        M, Md, Cb = E.M[:, 0], E.M[:, 1], E.Cbar[:, 0]
+        scale = max(scale, float(np.abs(M).max()))
+        # relative to the terms compared (M' is 0 where only a floating root moves)
+        dscale = max(dscale, float(np.abs(Md).max()), float(np.abs(Cb).max()))
+        asym.append(np.abs(M - np.swapaxes(M, 1, 2)).max(axis=2))
+        skew.append(np.abs(Md - Cb - np.swapaxes(Cb, 1, 2)).max(axis=2))
+        sym = (M + np.swapaxes(M, 1, 2)) / 2
+        lam, vec = np.linalg.eigh(sym)
+        lowest.append(lam[:, 0])
+        highest.append(lam[:, -1])
+        vectors.append(vec[:, :, 0])
+        s = int(np.argmin(lam[:, 0]))
+        if low[1] is None or lam[s, 0] < low[0]:
+            low = (lam[s, 0], sym[s])
+    assert low[1] is not None  # (a sample at least)
+    err = np.concatenate(asym)
+    c = Check("model", "M symmetric", "pass", float(err.max()), float(err.max() / scale), rtol,
+              **worst(err, model, idx, t, columns, names))
     c.status = verdict(c.max_rel, rtol)
     checks.append(c)
-    c = _positive_definite(model, (M + np.swapaxes(M, 1, 2)) / 2, scale, idx, t, columns,
-                           names)
-    checks.append(c)
-    skew = np.abs(Md - Cb - np.swapaxes(Cb, 1, 2)).max(axis=2)
-    # relative to the terms compared (M' is 0 where only a floating root moves)
-    dscale = max(float(np.abs(Md).max()), float(np.abs(Cb).max()), 1e-300)
-    c = Check("model", "M' = Cbar + Cbar^T (M' - 2 Cbar skew)", "pass", float(skew.max()),
-              float(skew.max() / dscale), rtol, **worst(skew, model, idx, t, columns, names))
+    checks.append(_positive_definite(model, np.concatenate(lowest), np.concatenate(highest),
+                                     np.concatenate(vectors), low[1], scale, idx, t, columns,
+                                     names))
+    err = np.concatenate(skew)
+    c = Check("model", "M' = Cbar + Cbar^T (M' - 2 Cbar skew)", "pass", float(err.max()),
+              float(err.max() / dscale), rtol, **worst(err, model, idx, t, columns, names))
     c.status = verdict(c.max_rel, rtol)
     checks.append(c)
     return checks
 
 
-def _positive_definite(model: Model, M: np.ndarray, scale: float, idx, t, columns,
+def _positive_definite(model: Model, lowest: np.ndarray, highest: np.ndarray,
+                       vectors: np.ndarray, M: np.ndarray, scale: float, idx, t, columns,
                        names: list[str] | None) -> Check:
-    """M (S, n, n) symmetric positive definite at every sample; named by the joint of the
-    largest component of the eigenvector of the smallest eigenvalue at the worst sample. A
-    joint with M_jj = S_j^T I_j^c S_j = 0 (its subtree's composite inertia does not resist its
-    screw: :func:`~hodyn_cli.algorithms.dynamics.forward.inert_coordinates`) is named as the
+    """M (n, n) symmetric positive definite at every sample: ``lowest``, ``highest`` (S,)
+    its smallest and largest eigenvalue at each, ``vectors`` (S, n) the eigenvector of the
+    smallest, ``M`` the matrix where that is lowest; named by the joint of the largest
+    component of that eigenvector at the worst sample. A joint with M_jj = S_j^T I_j^c S_j
+    = 0 (its subtree's composite inertia does not resist its screw:
+    :func:`~hodyn_cli.algorithms.dynamics.forward.inert_coordinates`) is named as the
     cause."""
-    lam, vec = np.linalg.eigh(M)
-    s = int(np.argmin(lam[:, 0]))
-    at = worst(np.abs(vec[s:s + 1, :, 0]), model, idx[s:s + 1],
+    s = int(np.argmin(lowest))
+    at = worst(np.abs(vectors[s:s + 1]), model, idx[s:s + 1],
                None if t is None else t[s:s + 1], columns, names)
-    inert = inert_coordinates(M[s], [column_name(model, j, columns, names)
-                                     for j in range(M.shape[1])], scale)
+    inert = inert_coordinates(M, [column_name(model, j, columns, names)
+                                  for j in range(M.shape[1])], scale)
     cause = f"{no_inertia(inert)}; " if inert else ""
     if inert:
         at["worst_joint"] = inert[0]
-    c = Check("model", "M positive definite", "pass", float(lam[:, 0].min()), **at,
-              detail=f"{cause}smallest eigenvalue {lam[:, 0].min():.4g}, largest condition "
-                     f"number {(lam[:, -1] / np.maximum(lam[:, 0], 1e-300)).max():.4g}")
-    c.status = "pass" if lam[:, 0].min() > 0 else "fail"
+    c = Check("model", "M positive definite", "pass", float(lowest.min()), **at,
+              detail=f"{cause}smallest eigenvalue {lowest.min():.4g}, largest condition "
+                     f"number {(highest / np.maximum(lowest, 1e-300)).max():.4g}")
+    c.status = "pass" if lowest.min() > 0 else "fail"
     return c
 
 
