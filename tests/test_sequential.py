@@ -386,7 +386,7 @@ def test_a_programme_from_the_last_ones_rows_and_basis_reaches_the_optimum_of_al
     infinite) as the programme built afresh does, to 1e-6 of the law's duration, every row
     kept to VIOLATED, in fewer simplex iterations than afresh."""
     sigma, x, limits, X = iiwa
-    D = sequential._basis(sigma)
+    D = sequential._basis(sigma, x)
     free = np.zeros(D.n, dtype=bool)
     free[sequential.FROZEN : D.n - sequential.FROZEN] = True
     models = [sequential._Model.of(limit, X, 0) for limit in limits]
