@@ -119,6 +119,10 @@ SPACING = 0.02
 #: all, where more), there at most this many times as dense as over the arc length
 #: (:func:`_targets`): a rest's own samples crowd together in arc length
 DENSEST = 64
+#: and at most this many times as many as over the arc length (a 10 kHz input's 10 000 more
+#: points took 24-51 MiB more peak RSS on 1-10 kHz inputs; the two-link arm's 1000 samples
+#: want them all)
+OVER_TIME = 4
 #: the grid of each piece: at least this many intervals
 LEAST = 16
 #: and at least this many where the grid has them (a piece's share of it in proportion to
@@ -448,7 +452,8 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
     grid uniform in arc length, ``points`` intervals in all (in proportion to length, at
     least :data:`LEAST` each, and :data:`PIECE` each where ``points`` has them: more in all
     where the path has many corners), its shape through ``shape_points`` points spread over
-    the arc length and as many as the input has samples spread over its time
+    the arc length and as many as the input has samples (:data:`OVER_TIME` times
+    ``shape_points`` at most) spread over its time
     (:func:`_targets`; at their arc length, exact to the quadrature's rounding: the spline's
     derivatives are those of the path in sigma; ``shape_points`` by default :data:`SHAPE`,
     or more on a long path, at most one per input sample and per :data:`SPACING` of
@@ -496,11 +501,12 @@ def _measure(table: Table, shape_points: int) -> Iterator[tuple[np.ndarray, np.n
     """(sigma, tau) at the table's points a block at a time (each block led by the one
     before's last point): tau counts the shape points placed up to each point,
     ``shape_points`` uniform over the arc length and one an input sample (``shape_points``,
-    where more) uniform over the input's time, the latter at most :data:`DENSEST` times
+    where more; :data:`OVER_TIME` ``shape_points`` at most) uniform over the input's time,
+    the latter at most :data:`DENSEST` times
     the former's density (:func:`_targets`)."""
     length, (first, last) = float(table.points[-1][SIGMA]), table.span
     per_sigma = shape_points / length
-    per_s = max(shape_points, table.samples - 1) / (last - first)
+    per_s = min(max(shape_points, table.samples - 1), OVER_TIME * shape_points) / (last - first)
     tau, before = 0.0, None
     for _, block in table.blocks():
         s, sigma = block[:, S], block[:, SIGMA]
