@@ -228,8 +228,12 @@ def _interpolated(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndar
             lows = _low(D, group is fine)
             pairs = [(D, lows[-1])] if top else [(order, lows[order])] if order is not None \
                 else list(enumerate(lows))
-            out[rows] = np.stack([hermite(left[rows][:, a:], right[rows][:, a:], h[rows],
-                                          u[rows], r - a) for r, a in pairs], axis=1)
+            got = np.empty((len(h[rows]), len(pairs)) + left.shape[2:])
+            for a in dict.fromkeys(a for _, a in pairs):  # (each interpolant's orders at once)
+                rs = [j for j, (_, b) in enumerate(pairs) if b == a]
+                got[:, rs] = hermite(left[rows][:, a:], right[rows][:, a:], h[rows], u[rows],
+                                     orders=tuple(pairs[j][0] - a for j in rs))
+            out[rows] = got
     return out if order is None else out[:, 0]
 
 
