@@ -63,3 +63,16 @@ def test_interpolated_as_one_order_at_a_time():
     coarse, a = h >= FINE, _low(D, False)[-1]
     assert np.array_equal(top[coarse], jets.hermite(left[coarse][:, a:], right[coarse][:, a:],
                                                     h[coarse], u[coarse], D - a))
+
+
+def test_probes_are_the_seeded_draws_and_the_solvers_import_no_numpy_random():
+    from hodyn_cli.algorithms.limits.programme import PROBES
+
+    assert np.array_equal(PROBES[1:], np.random.default_rng(31).uniform(-1.5, 1.5, (15, 4)))
+    assert np.array_equal(PROBES[0], [1.0, 0.0, 0.0, 0.0])
+    code = ("import sys\n"
+            "import hodyn_cli.pipeline.feasibility, hodyn_cli.algorithms.limits.optimal\n"
+            "late = {'numpy.random', 'numpy.ma'} & set(sys.modules)\n"
+            "assert not late, late\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
