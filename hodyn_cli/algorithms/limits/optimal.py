@@ -964,7 +964,7 @@ class Optimal:
         (:meth:`_resampled`): the output's samples are ``1/rate`` apart."""
         if self.uniform:  # the uniform scaling, from rest, resampled
             plan = self.plan(chunks())
-            _, found, _ = self._fitted(chunks(), near=False)
+            _, found, _ = self._fitted(chunks())
             self.final = _no_faster(found, plan.uniform)
             self.consistent = self._resampled(chunks, from_rest=True)
             return self.final
@@ -1149,7 +1149,7 @@ class Optimal:
         for _ in range(RESAMPLES):
             scale = max(scale * k, least)
             self.path = start.slower(scale)
-            fit, found, lag = self._fitted(chunks(), near=not from_rest)
+            fit, found, lag = self._fitted(chunks())
             found = found if from_rest else fit.solve() or found
             # (None: no limit at these samples, they fit as sampled; the speed-up is held by
             # ``least`` on a uniform scaling, by the fit before on a law of the programmes)
@@ -1173,11 +1173,10 @@ class Optimal:
         self.final = replace(found, x=1.0)
         return True
 
-    def _fitted(self, chunks: Iterable[Trajectory], near: bool = True
-                ) -> tuple[Fit, Binding | None, float]:
-        """The played motion's laws at every output sample, fed to a :class:`Fit` (``near``;
-        else left empty: a fit from rest, reachability's inner fits, takes the binding alone;
-        feeding it was ~40 % of their time); the
+    def _fitted(self, chunks: Iterable[Trajectory]) -> tuple[Fit, Binding | None, float]:
+        """The played motion's laws at every output sample, fed to a :class:`Fit` (left empty
+        on a :attr:`uniform` law: fitted from rest, :meth:`fit` reads the binding alone;
+        feeding it was ~40 % of reachability's inner fits' time); the
         binding of its uniform scaling from rest
         (:class:`~hodyn_cli.algorithms.limits.feasibility.ScaleSearch`; None where nothing
         limits the speed at these samples: all at rests, where only rounding in q' made a
@@ -1191,7 +1190,7 @@ class Optimal:
         for piece in self.path.played(chunks):
             laws = self._laws(piece)
             search.add(laws, piece)
-            if near:
+            if not self.uniform:
                 fit.add(laws, limited_series(self.model, self.limits, laws), piece.t, count)
             differences.add(piece.derivatives, piece.t, count)
             count += piece.n_samples
