@@ -5,9 +5,10 @@ in order, in a scratch directory that has the repository's robots and sample tra
 A file's commands are split into runs, each its own test (so that ``pytest -n`` spreads one
 long file over its workers): a run ends in a command whose output no later command reads,
 after the earlier commands that made the files it reads, and theirs (:func:`runs`). Those
-set-ups run once per worker, in a scratch directory that each run using them copies before
-its last command; a file whose commands share the shell itself (background jobs, ``cd``) is
-one run (:func:`cases`). Every command runs, after every command whose files it reads.
+set-ups run once per test run, command by command, in scratch directories that each run
+using them copies before its last command (:func:`prepared`); a file whose commands share
+the shell itself (background jobs, ``cd``) is one run (:func:`cases`). Every command runs,
+after every command whose files it reads.
 
 Skipped lines, and why: the install and the test run themselves (``python3 -m venv``, ``pip
 install``, ``.venv/bin/pytest``: this is that test run) and ``source .venv/bin/activate``
@@ -191,17 +192,24 @@ def bash(text: str, folder: Path, doc: Path) -> None:
 def prepared(tmp_path_factory):
     """``prepare(doc, set_up)``: a scratch directory as a fresh clone has it (robots, sample
     trajectories, docs) after the commands ``set_up``, made once per test run (the workers
-    of ``pytest -n`` share it: :func:`conftest.made_once`)."""
+    of ``pytest -n`` share it: :func:`conftest.made_once`), from a copy of the one after all
+    but its last command (made once too): runs whose set-ups begin alike (ik.md's motion and
+    its end effector's, before an ik or a kinematics run) run those commands once, not once
+    per set-up (10 of the 52 set-up commands were such repeats, ~4 s of CPU)."""
     made: dict[tuple, Path] = {}
 
     def prepare(doc: Path, set_up: tuple[str, ...]) -> Path:
         key = tuple(plain(c) for c in set_up)  # the same set-up of another file: shared
         if key not in made:
+            before = prepare(doc, set_up[:-1]) if set_up else None
+
             def make(folder: Path) -> None:
-                for name in (folder_name.rstrip("/") for folder_name in SHIPPED):
-                    shutil.copytree(ROOT / name, folder / name)
-                if set_up:
-                    bash("\n".join(set_up), folder, doc)
+                if before is None:
+                    for name in (folder_name.rstrip("/") for folder_name in SHIPPED):
+                        shutil.copytree(ROOT / name, folder / name)
+                else:
+                    shutil.copytree(before, folder, dirs_exist_ok=True)
+                    bash(set_up[-1], folder, doc)
 
             made[key] = made_once(tmp_path_factory, "\n".join(("documented", *key)), make)
         return made[key]
