@@ -65,14 +65,18 @@ def test_interpolated_as_one_order_at_a_time():
                                                     h[coarse], u[coarse], D - a))
 
 
-def test_probes_are_the_seeded_draws_and_the_solvers_import_no_numpy_random():
+def test_probes_are_the_seeded_draws_and_retimes_modules_import_none_it_does_not_use():
+    """retime --optimal's modules (the command line's, the pipeline's, the solvers') import
+    neither numpy.random (PROBES written out), numpy.ma nor concurrent.futures (the streaming
+    commands' threads, imported where they run)."""
     from hodyn_cli.algorithms.limits.programme import PROBES
 
     assert np.array_equal(PROBES[1:], np.random.default_rng(31).uniform(-1.5, 1.5, (15, 4)))
     assert np.array_equal(PROBES[0], [1.0, 0.0, 0.0, 0.0])
     code = ("import sys\n"
+            "import hodyn_cli.cli.app, hodyn_cli.cli.feasibility, hodyn_cli.pipeline.files\n"
             "import hodyn_cli.pipeline.feasibility, hodyn_cli.algorithms.limits.optimal\n"
-            "late = {'numpy.random', 'numpy.ma'} & set(sys.modules)\n"
+            "late = {'numpy.random', 'numpy.ma', 'concurrent.futures'} & set(sys.modules)\n"
             "assert not late, late\n")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
