@@ -158,11 +158,18 @@ ROUGH = 0.1
 #: divided by a power of two (exactly: the same feasible set) to this at most. The laws of
 #: benchmarks/bench_optimal_rates.py's 21 windows stay within 2e-7 but two: the UR5's at 20
 #: Hz +2.4e-5 (the simplex now solves all of its programmes: 11.4 s of CPU -> 2.3 s, nine
-#: went to the interior point), the UR5's with --jerk 20000 -4.1e-4 (41 programmes, not
-#: 66; benchmarks/README.md, 2026-11-30). HiGHS's tolerance (1e-7) is then larger than such
+#: went to the interior point), the UR5's with --jerk 20000 -4.1e-4 (41 HiGHS solves, not 66,
+#: in 27 programmes; benchmarks/README.md, 2026-11-30). HiGHS's tolerance (1e-7) is then larger than such
 #: rows' bounds: the q^(7) cosine's x^(7) and x^(8) rows (beyond its output's q^(7)) were
 #: held to 4e-5 and 1.3 of theirs, now 0.6 and 59, its law the same to 1e-10. At 1 instead
-#: (every bound ~1e-16) the UR5's point-to-point law moved by 1.6e-4 and took 1.7 times the CPU
+#: (every bound ~1e-16) the UR5's point-to-point law moved by 1.6e-4 and took 1.7 times the CPU.
+#: :data:`ROWS` and the 1e-9 of :func:`_linear_programme` are in the rows' units: a row
+#: scaled to a half-width w of 1/8 or less is imposed from each programme's start (half of
+#: the rows imposed on the UR5's at 20 Hz, 38 500 of 78 500), one of a larger w is added once
+#: the solution is 1e-9 / w of its bound beyond it.
+#: ROWS as a share of each row's half-width instead took more CPU (the UR5's at 20 Hz 2.3
+#: -> 5.8 s, its law 2.4e-5 shorter; the xArm7's at 20 Hz 1.1 -> 1.6 s, the same to 2e-7;
+#: the UR5's with --jerk 20000 3.9 -> 4.7 s, 4.1e-4 longer; review29, 2026-11-30)
 ENTRY = 2.0**20
 #: linear programmes at most
 ITERATIONS = 60
