@@ -146,7 +146,7 @@ def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
     that has the derivatives ``left`` (E, D, ...) at s0 and ``right`` at s0 + h: the path
     between two samples, matching every derivative they give (so q(s) is C^(D-1)); ``order``:
     that derivative only, (E, ...), up to 2D - 1 (those from D on jump at the samples: they
-    are the interpolant's own, not the path's); ``orders``: those, (E, len(orders),
+    are the interpolant's own, not the path's); ``orders``: those (distinct), (E, len(orders),
     ...), each the same to the bit as asked for alone (its Taylor part is its own product:
     a product of all rows rounds differently), the Bernstein part's control points made once.
 
