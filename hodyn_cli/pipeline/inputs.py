@@ -7,7 +7,6 @@ them; nothing here prints).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from concurrent.futures import Executor
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -23,6 +22,8 @@ from hodyn_cli.io.tasks import ChunkTask, Loaded
 from hodyn_cli.modeling.limits import beyond_limits
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     from hodyn_cli.api.estimation import DerivativeStream
 
 __all__ = ["Input", "open_input", "ESTIMATE_HINT"]
