@@ -205,3 +205,36 @@ def test_the_simulation_plot_keeps_a_bounded_number_of_points(monkeypatch):
     for k, key in enumerate(("q", "qd")):
         expected = [errors[a:a + w, k].max(axis=(0, 1)) for a in range(0, 37, w)]
         assert np.array_equal(np.stack(windows.peaks[key]), np.stack(expected))
+
+
+def test_the_simulation_plot_says_how_many_windows_a_point_holds(monkeypatch):
+    """A plotted point of a long file's simulation holds ``width`` windows: the report's
+    titles say "per 8 windows", not "per window"."""
+    from hodyn_cli.algorithms.verification import simulation
+    from hodyn_cli.pipeline import report
+
+    monkeypatch.setattr(simulation, "PLOTTED", 4)
+    class Recorded(simulation.Windows):   # the windows recorded: nothing left to simulate
+        def _flush(self) -> None:
+            pass
+
+        def _detail(self, key: str, scale: float) -> str:
+            return ""
+
+    model = load_model(URDF / "planar_2r.urdf")
+    windows = Recorded(model)
+    errors = np.random.default_rng(0).random((37, 2, 3, model.n))
+    for i, e in enumerate(errors):
+        windows._record(0.2 * i, e, np.zeros_like(e), np.zeros_like(e), None, np.arange(3),
+                        np.arange(3.0))
+    series: dict = {}
+    windows.checks(1e-6, series)
+    assert series["simulation"]["width"] == 8
+    canvases = report.Canvases()
+    try:
+        report._simulation_figure(series["simulation"], canvases)
+        (fig, _), = canvases._figs.values()
+        titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+        assert titles and all("per 8 windows" in title for title in titles)
+    finally:
+        canvases.close()
