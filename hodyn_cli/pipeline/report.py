@@ -245,7 +245,7 @@ def _simulation_figure(sim: dict, canvases: Canvases) -> tuple[str, str]:
     compared with: the local Taylor motion of the window's first sample, or with given
     torques the file's samples), over the time the (first) window starts."""
     t, names = sim["starts"], sim["joint_names"]
-    width = sim.get("width", 1)
+    width = sim["width"]
     per = "per window" if width == 1 else f"per {width} windows"
     fig, axes = canvases.get(("simulation", len(names)), partial(_grid, len(names)))
     for j, name in enumerate(names):
