@@ -875,11 +875,22 @@ class Optimal:
         """The times (of the played ``motion``) of the samples beyond a limit where it is
         played at its own speed (``K`` times as fast as ``inner``'s output) and sampled
         :data:`~hodyn_cli.algorithms.limits.local.PHASES` times as often, and the speed-up
-        each fits at (:func:`~hodyn_cli.algorithms.limits.local.beyond`)."""
+        each fits at (:func:`~hodyn_cli.algorithms.limits.local.beyond`): the samples
+        beyond of every sampling bisected together, :data:`~reachability.BLOCK` or more at a
+        time (the bisection is per sample: the same steps in one call, not one a piece)."""
         assert inner.path is not None
         own = inner.path.slower(1 / K)
         (s0, s1), speed = own.law.breaks, float(np.sqrt(own.law.coefficients[0]))  # (uniform)
-        times, speeds = [], []
+        times: list[np.ndarray] = []
+        speeds: list[np.ndarray] = []
+        pending: list[tuple[np.ndarray, list[local.Taken]]] = []  # (candidates' s, laws)
+
+        def bisect() -> None:
+            times.append(np.concatenate([s for s, _ in pending]))
+            speeds.append(local.speedups(local.joined([taken for _, taken in pending])))
+            pending.clear()
+
+        limited: list | None = None
         for phase in range(local.PHASES):
             # (each sampling as the output's, from a later start: memory as a fit's; all at
             # once, 16 times as dense, the 500 s path's peak RSS was 575 MiB against 193)
@@ -887,10 +898,15 @@ class Optimal:
             played = replace(own, law=replace(own.law, breaks=np.array([start, s1])))
             for piece in played.played(motion):
                 laws = self._laws(piece)
-                rows, y = local.beyond(laws, limited_series(self.model, self.limits, laws))
+                if limited is None:  # (the same series and joints in every piece)
+                    limited = limited_series(self.model, self.limits, laws)
+                rows, taken = local.candidates(laws, limited)
                 assert piece.series is not None
-                times.append(piece.series["s"][rows, 0])
-                speeds.append(y)
+                pending.append((piece.series["s"][rows, 0], taken))
+                if sum(len(s) for s, _ in pending) >= reachability.BLOCK:
+                    bisect()
+        if pending:
+            bisect()
         return np.concatenate(times), np.concatenate(speeds)
 
     def _rated(self, found: list[tuple[reachability.Arc, reachability.Law]],
