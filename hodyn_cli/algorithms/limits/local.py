@@ -47,6 +47,9 @@ SLOWEST = 0.5
 #: the iiwa's 500 s Fourier path at 200 Hz, 4: 14 places found, the next sampling beyond at
 #: another, the attempt not kept; 8: 23 places, 345.10 s; 16: 45, 343.26 s in one attempt)
 PHASES = 16
+#: the samplings' samples along a chunk of the path played together up to this many (their
+#: dynamics' memory: a fit's at most)
+ROWS = 4096
 
 
 #: a limited series' law on its limited joints, with its bands' centres and half-widths
