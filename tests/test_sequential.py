@@ -171,7 +171,7 @@ def test_a_grid_beyond_most_is_left_before_its_basis_is_made(monkeypatch):
     """A grid of more than MOST points is returned as it is without the correction's basis
     being made (its values at every point, once four sparse matrices: a peak RSS of 540 MiB
     against 100 MiB on 1.2 x 10^6 points, for a programme never run)."""
-    def made(sigma):
+    def made(sigma, *_):
         raise AssertionError(f"the basis of {len(sigma)} points was made")
 
     monkeypatch.setattr(sequential, "_basis", made)

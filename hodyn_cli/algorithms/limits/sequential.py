@@ -128,7 +128,11 @@ def refined(sigma: np.ndarray, x: np.ndarray,
         share = _slower if slower else PathLimit.usage
         return max(share(limit, X[a:b]) for a, b in chunks for limit in limits(a, b))
 
-    D = _basis(sigma, x)
+    # (a limit of the law's x''' (s'''', torque accelerations): the correction's knots the
+    # grid's alone, _knots)
+    timed = not any(4 in parts for a, b in chunks for limit in limits(a, b)
+                    for parts in limit.monomials)
+    D = _basis(sigma, x, timed)
     if D.n <= 2 * FROZEN:
         return x
     free = np.zeros(D.n, dtype=bool)
@@ -253,17 +257,17 @@ def _jets(sigma: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.stack([played(sigma, nu) for nu in range(4)], axis=1)
 
 
-def _basis(sigma: np.ndarray, x: np.ndarray) -> _Basis:
+def _basis(sigma: np.ndarray, x: np.ndarray, timed: bool = True) -> _Basis:
     """The correction's basis (a quintic B-spline, its inner knots at the grid points of
-    :func:`_knots` for the law x): its value and first three derivatives at the grid
-    points."""
+    :func:`_knots` for the law x, ``timed`` or not): its value and first three derivatives
+    at the grid points."""
     k = reachability.LAW
-    inner = sigma[_knots(x)]
+    inner = sigma[_knots(x, timed)]
     t = np.concatenate([np.full(k + 1, sigma[0]), inner, np.full(k + 1, sigma[-1])])
     return _Basis.of(sigma, t, k, 4)
 
 
-def _knots(x: np.ndarray) -> np.ndarray:
+def _knots(x: np.ndarray, timed: bool = True) -> np.ndarray:
     """The correction's inner knots for the law whose x at the (uniform) grid points is
     ``x`` (M,): grid points (rising, none at an end) one :data:`KNOTS` intervals apart in a
     measure that counts each grid interval ``1 / KNOTS`` and as much again, in all, spread
@@ -276,7 +280,19 @@ def _knots(x: np.ndarray) -> np.ndarray:
     windows', 7.1 % with these knots); the SO-101's, Romeo's and the B1-Z1's laws came within the windows' too
     (benchmarks/README.md, 2026-11-30, shapeknots). Intervals at rest (x below
     :data:`REST` of its largest) and within ``(FROZEN + 1) KNOTS`` grid points of an end
-    at rest take none of the time's knots: the frozen ramps there keep the uniform span."""
+    at rest take none of the time's knots: the frozen ramps there keep the uniform span.
+    Where that leaves none (a piece of at most ``2 (FROZEN + 1) KNOTS`` grid intervals from
+    rest to rest: the xArm7's stop with ``--jerk 20 --arc-grid 200`` ended on a NaN
+    measure, exit 3), or not ``timed``, the knots are the uniform ones, a knot every
+    :data:`KNOTS` grid points.
+
+    Not ``timed``: where a limit reads the law's x''' (``s''''``: torque accelerations). The
+    iiwa's 1 kHz Fourier path with its limits file (bench_optimal_rates.py) gained nothing
+    by the time's knots (+1.8e-6 s: its pace within 13 % of its mean, they made a knot every
+    ~16 grid points throughout), and its first smoothing's played motion failed validate
+    with them (q'''' of its second joint 18.7 times the tolerance where it starts; with the
+    time's knots kept KNOTS grid points from the ends, 3.6 times at t = 0.225 s; 0.31 with
+    the uniform knots), so a second was played: 2-3 s more CPU."""
     M = len(x)
     r = np.sqrt(np.maximum(x, 0.0))
     moving = x > REST * float(x.max())
@@ -287,7 +303,10 @@ def _knots(x: np.ndarray) -> np.ndarray:
         time[:near] = 0.0
     if not moving[-1]:
         time[max(0, M - 1 - near):] = 0.0
-    share = (M - 1) / KNOTS / max(float(time.sum()), np.finfo(float).tiny)
+    total = float(time.sum())
+    if not timed or not total > 0:  # (the last within half a span of the end left out)
+        return np.arange(KNOTS, M - 1 - KNOTS // 2, KNOTS)
+    share = (M - 1) / KNOTS / total
     steps = 1 / KNOTS + np.minimum(time * share, 1 / FINEST)
     measure = np.concatenate([[0.0], np.cumsum(steps)])
     # (the grid point at or after each whole count, the last within half a count of the end
