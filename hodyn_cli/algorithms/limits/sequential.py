@@ -110,11 +110,12 @@ REST = 1e-6
 
 def refined(sigma: np.ndarray, x: np.ndarray,
             limits: Callable[[int, int], list[PathLimit]], chunks: list[tuple[int, int]],
-            tolerance: float) -> np.ndarray:
+            tolerance: float, timed: bool = True) -> np.ndarray:
     """The played x at the grid points ``sigma`` (M,) raised from ``x`` (within every limit
     at them: ``limits(a, b)`` those at the points a .. b-1, for each of ``chunks``) by
     :data:`STEPS` linear programmes (module docstring); ``x`` itself where none shortens it
-    or the grid has more than :data:`MOST` points."""
+    or the grid has more than :data:`MOST` points. ``timed``: the correction's knots over
+    the law's time too, unless a limit reads its x''' (:func:`_knots`)."""
     M = len(sigma)
     if M > MOST:  # (before the basis: its (M, 4, 6) values, ~0.3 GB on 1.2 x 10^6 points)
         return x
@@ -130,8 +131,8 @@ def refined(sigma: np.ndarray, x: np.ndarray,
 
     # (a limit of the law's x''' (s'''', torque accelerations): the correction's knots the
     # grid's alone, _knots)
-    timed = not any(4 in parts for a, b in chunks for limit in limits(a, b)
-                    for parts in limit.monomials)
+    timed = timed and not any(4 in parts for a, b in chunks for limit in limits(a, b)
+                              for parts in limit.monomials)
     D = _basis(sigma, x, timed)
     if D.n <= 2 * FROZEN:
         return x
@@ -286,7 +287,14 @@ def _knots(x: np.ndarray, timed: bool = True) -> np.ndarray:
     measure, exit 3), or not ``timed``, the knots are the uniform ones, a knot every
     :data:`KNOTS` grid points.
 
-    Not ``timed``: where a limit reads the law's x''' (``s''''``: torque accelerations). The
+    Not ``timed`` (:func:`~hodyn_cli.algorithms.limits.rates.kept`, :func:`refined`): where
+    the played motion's smoothing spans fewer than :data:`FINEST` grid intervals at the
+    law's mean pace (an output at 1 kHz, ``--rate 1000``: its samples closer than the grid
+    points, the final fit sees the played law, the quintic spline through x there, between
+    them, where a correction with knots 6-8 grid points apart swings x'''; the two-link arm's
+    and the SO-101's Fourier paths with ``--jerk 100`` were 5.8726 s and 4.8857 s with the
+    time's knots, 5.3129 s and 4.8271 s without, 5.4585 s and 4.8261 s before either); and
+    where a limit reads the law's x''' (``s''''``: torque accelerations). The
     iiwa's 1 kHz Fourier path with its limits file (bench_optimal_rates.py) gained nothing
     by the time's knots (+1.8e-6 s: its pace within 13 % of its mean, they made a knot every
     ~16 grid points throughout), and its first smoothing's played motion failed validate
