@@ -6,6 +6,7 @@ against the windows, hodyn check and validate): tests/test_rates.py, test_rates_
 
 from dataclasses import replace
 
+import highspy
 import numpy as np
 import pytest
 from test_rates import _iiwa_law
@@ -392,7 +393,10 @@ def test_a_programme_from_the_last_ones_rows_and_basis_reaches_the_optimum_of_al
     models = [sequential._Model.of(limit, X, 0) for limit in limits]
     first, rows, _ = _run_programme(models, D, free, X, sigma, None, monkeypatch)
     assert first is not None and rows.basis is not None
-    assert 0 < len(rows.side) < sum(2 * m.base.size for m in models)  # (the active alone)
+    assert 0 < len(rows.side) < sum(2 * m.base.size for m in models)
+    # (the active rows alone: none basic in the basis handed on, a status kept per row)
+    assert len(rows.basis.row_status) == len(rows.side)
+    assert highspy.HighsBasisStatus.kBasic not in rows.basis.row_status
     again, _, iterations = _run_programme(models, D, free, X, sigma, rows, monkeypatch)
     assert iterations[0] == 0
     assert np.allclose(again, first, rtol=0, atol=1e-9 * np.abs(first).max())

@@ -8,7 +8,9 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from conftest import SAMPLES, URDF, floating_motion, legged_urdf
+from conftest import SAMPLES, URDF, floating_motion, legged_urdf, random_cosine
+from hodyn_cli import api
+from hodyn_cli.algorithms.verification import checks
 from hodyn_cli.algorithms.verification import validate as checker
 from hodyn_cli.core.trajectory import cosine
 from hodyn_cli.io import read_trajectory
@@ -27,12 +29,14 @@ def _same(a, b, where="series") -> None:
         assert a == b, where
 
 
-def _blocked_and_whole(monkeypatch, model, motion, samples: int, rows: int):
+def _blocked_and_whole(monkeypatch, model, motion, samples: int, rows: int, **options):
+    """``validate`` (``options``: :func:`api.validate_motion`'s) in blocks of ``rows`` checked
+    samples, and in one block."""
     nv = (model.free_rooted if motion.base is not None else model).nv
-    monkeypatch.setattr(checker, "BLOCK", rows * nv**2)
-    blocked = checker.validate(model, motion, samples=samples)
-    monkeypatch.setattr(checker, "BLOCK", 1 << 30)
-    return blocked, checker.validate(model, motion, samples=samples)
+    monkeypatch.setattr(checks, "BLOCK", rows * nv**2)
+    blocked = api.validate_motion(model, chunks=[motion], samples=samples, **options)
+    monkeypatch.setattr(checks, "BLOCK", 1 << 30)
+    return blocked, api.validate_motion(model, chunks=[motion], samples=samples, **options)
 
 
 def test_blocks_give_the_numbers_of_one_block(monkeypatch):
@@ -58,6 +62,53 @@ def test_blocks_of_a_floating_base_give_the_numbers_of_one_block(monkeypatch):
     _same(blocked.series, whole.series)
 
 
+def test_drive_checks_in_blocks_give_the_numbers_of_one_block(monkeypatch):
+    """--drives: the drive model along the local motions 5 checked samples at a time (3
+    blocks of 13), its stencils split back per base and order (taum, current: fewer columns)."""
+    model = load_model(URDF / "iiwa14.urdf")
+    motion = random_cosine(model, np.linspace(0, 2, 101), orders=5, seed=21)
+    blocked, whole = _blocked_and_whole(monkeypatch, model, motion, 13, 5,
+                                        drives=URDF / "iiwa14_motors.toml",
+                                        methods=["body-fixed"])
+    assert blocked.passed and any(c.group == "drives" for c in blocked.checks)
+    assert blocked.to_dict() == whole.to_dict()
+    _same(blocked.series, whole.series)
+
+
+def test_loop_checks_in_blocks_agree_with_one_block(monkeypatch):
+    """--loops: the passive joints found by Newton along the local motions, the actuated
+    torques and constraint forces there, 3 checked samples at a time (blocks of 3, 3, 1).
+    Not to the bit: Newton is warm-started along its batch (``Closed._closed``: from the
+    neighbours' solutions), so a block's first local samples start elsewhere and converge
+    to other roundings (~1e-13 relative); the other groups' checks are identical."""
+    closed = api.close_loops(api.load_robot(URDF / "fivebar.urdf"), URDF / "fivebar_loops.toml")
+    motion = cosine(closed.coordinate_names, np.linspace(0.0, 2.0, 41), amplitude=[0.3, 0.25],
+                    omega=[2.0, 3.0], offset=[-2.0, -1.1], phase=[0.0, 0.5], orders=5)
+    blocked, whole = _blocked_and_whole(monkeypatch, closed, motion, 7, 3,
+                                        methods=["body-fixed"])
+    assert blocked.passed and len(blocked.checks) == len(whole.checks)
+    for a, b in zip(blocked.checks, whole.checks, strict=True):
+        if a.group != "loops" or "d/dt" not in a.name:
+            assert a == b
+            continue
+        assert (a.name, a.status) == (b.name, b.status)
+        assert abs(a.max_rel - b.max_rel) <= 1e-3 * a.tolerance, a.name
+        assert abs(a.expected - b.expected) <= 1e-3 * a.tolerance, a.name
+
+
+def test_contact_checks_in_blocks_give_the_numbers_of_one_block(monkeypatch):
+    """--contacts: the base wrench left over and the feet's speed 3 samples at a time (the
+    front left foot up from sample 15 to 24; the feet sliding as the trunk sways warns)."""
+    from test_contacts_cli import FEET
+    from test_contacts_cli import motion as walk
+
+    model = load_model(URDF / "quadruped.urdf")
+    blocked, whole = _blocked_and_whole(monkeypatch, model, walk(model), 10, 3, contacts=FEET)
+    assert [c.status for c in blocked.checks if c.group == "contacts"] == ["pass", "warn"]
+    assert blocked.to_dict() == whole.to_dict()
+    _same(blocked.series, whole.series)
+
+
 def test_memory_is_bounded_by_a_block_not_the_samples_checked(monkeypatch):
     """400 samples, all checked: ~63 kB a checked sample at once (the closed form's matrices
     along 17 local samples each) took 25 MB; in blocks of 48, 3 kB a sample stays (the
@@ -65,7 +116,7 @@ def test_memory_is_bounded_by_a_block_not_the_samples_checked(monkeypatch):
     model = load_model(URDF / "iiwa14.urdf")
     motion = cosine(model.joint_names, np.linspace(0, 4, 400), amplitude=0.5, omega=1.3,
                     orders=5)
-    monkeypatch.setattr(checker, "BLOCK", 48 * 7**2)
+    monkeypatch.setattr(checks, "BLOCK", 48 * 7**2)
     tracemalloc.start()
     try:
         report = checker.validate(model, motion, samples=400)
@@ -76,6 +127,53 @@ def test_memory_is_bounded_by_a_block_not_the_samples_checked(monkeypatch):
     assert peak < 12e6, f"{peak / 1e6:.1f} MB"
 
 
+def test_drive_checks_memory_is_bounded_by_a_block(monkeypatch):
+    """--drives, 400 samples all checked: the drive model along every local motion at once
+    (17 local samples a checked sample) peaked at 12.2 MB traced; in blocks of 48, 7.8 MB."""
+    model = load_model(URDF / "iiwa14.urdf")
+    motion = cosine(model.joint_names, np.linspace(0, 4, 400), amplitude=0.5, omega=1.3,
+                    orders=5)
+    monkeypatch.setattr(checks, "BLOCK", 48 * 7**2)
+    tracemalloc.start()
+    try:
+        report = api.validate_motion(model, chunks=[motion], samples=400, methods=["body-fixed"],
+                                     drives=URDF / "iiwa14_motors.toml")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert report.passed and len(report.checked_samples) == 400
+    assert peak < 10e6, f"{peak / 1e6:.1f} MB"
+
+
+def test_a_floating_base_is_read_a_chunk_at_a_time(tmp_path, monkeypatch):
+    """The base motion's HDF5 columns are read in the trajectory's chunks, not in blocks of
+    65 536 rows (2 x 19 MB a quadruped's base held beyond the chunks: validate 165 -> 242
+    MiB from 2e4 to 2e5 samples); the chunks' numbers as read whole."""
+    from test_contacts_cli import motion as walk
+
+    from hodyn_cli.io import open_sink, trajectory_datasets
+    from hodyn_cli.io.results import base_datasets
+    from hodyn_cli.io.tables import Hdf5Table
+    from hodyn_cli.pipeline.inputs import open_input
+
+    model = load_model(URDF / "quadruped.urdf")
+    traj = walk(model, 300)
+    data, columns = trajectory_datasets(traj)
+    more, cols = base_datasets(traj)
+    path = str(tmp_path / "walk.h5")
+    with open_sink(path, {}, {"joint_names": list(model.joint_names)}) as sink:
+        sink.write(data | more)
+    reads = []
+    read = Hdf5Table.read
+    monkeypatch.setattr(Hdf5Table, "read", lambda self, start, rows, wanted: (
+        reads.append(rows), read(self, start, rows, wanted))[1])
+    with open_input(path, model, 4, floating=True, base_orders=3, chunk=64) as reader:
+        chunks = list(reader)
+    assert max(reads) == 64 and sum(c.n_samples for c in chunks) == 300
+    Vb = np.concatenate([c.base.Vb for c in chunks])
+    assert np.array_equal(Vb, traj.base.Vb[:, :3])
+
+
 @pytest.mark.parametrize("n", [0, 1, 5, 6, 11])
 def test_blocked_joins_each_rows_own_result(n):
     seen = []
@@ -84,7 +182,7 @@ def test_blocked_joins_each_rows_own_result(n):
         seen.append(rows)
         return np.arange(n)[rows][None] * 2.0
 
-    out = checker.blocked(f, n, 5, axis=1)
+    out = checks.blocked(f, n, 5, axis=1)
     assert out.shape == (1, n) and np.array_equal(out[0], 2.0 * np.arange(n))
     assert len(seen) == max(1, -(-n // 5))
 
@@ -107,3 +205,36 @@ def test_the_simulation_plot_keeps_a_bounded_number_of_points(monkeypatch):
     for k, key in enumerate(("q", "qd")):
         expected = [errors[a:a + w, k].max(axis=(0, 1)) for a in range(0, 37, w)]
         assert np.array_equal(np.stack(windows.peaks[key]), np.stack(expected))
+
+
+def test_the_simulation_plot_says_how_many_windows_a_point_holds(monkeypatch):
+    """A plotted point of a long file's simulation holds ``width`` windows: the report's
+    titles say "per 8 windows", not "per window"."""
+    from hodyn_cli.algorithms.verification import simulation
+    from hodyn_cli.pipeline import report
+
+    monkeypatch.setattr(simulation, "PLOTTED", 4)
+    class Recorded(simulation.Windows):   # the windows recorded: nothing left to simulate
+        def _flush(self) -> None:
+            pass
+
+        def _detail(self, key: str, scale: float) -> str:
+            return ""
+
+    model = load_model(URDF / "planar_2r.urdf")
+    windows = Recorded(model)
+    errors = np.random.default_rng(0).random((37, 2, 3, model.n))
+    for i, e in enumerate(errors):
+        windows._record(0.2 * i, e, np.zeros_like(e), np.zeros_like(e), None, np.arange(3),
+                        np.arange(3.0))
+    series: dict = {}
+    windows.checks(1e-6, series)
+    assert series["simulation"]["width"] == 8
+    canvases = report.Canvases()
+    try:
+        report._simulation_figure(series["simulation"], canvases)
+        (fig, _), = canvases._figs.values()
+        titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+        assert titles and all("per 8 windows" in title for title in titles)
+    finally:
+        canvases.close()

@@ -186,7 +186,6 @@ def retime(
     from hodyn_cli.cli import render
     from hodyn_cli.cli.data import numbers
     from hodyn_cli.errors import Infeasible
-    from hodyn_cli.pipeline import stream
     from hodyn_cli.pipeline.feasibility import retime_file
     from hodyn_cli.pipeline.files import file_format
 
@@ -229,6 +228,8 @@ def retime(
         _retime_optimal(s, traj, output, attrs, lim, job, rate, grid, compact, uniform=to_limits,
                         solver=solver or "auto", arc_grid=arc_grid)
         return
+    from hodyn_cli.pipeline import stream  # (its threads: not --optimal's)
+
     try:
         with render.progress(None, "samples", s.quiet) as update:
             retiming, best, jumps = retime_file(

@@ -19,7 +19,7 @@ from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io.columns import ROTATION, TWIST, XYZ, column_listing, pose_columns
 from hodyn_cli.io.lockstep import Lockstep
 from hodyn_cli.io.paths import listing
-from hodyn_cli.io.tables import Hdf5Table, open_table
+from hodyn_cli.io.tables import BLOCK_ROWS, Hdf5Table, open_table
 
 __all__ = ["BaseMotionReader", "plan_base", "twist_orders", "check_poses_apart"]
 
@@ -133,12 +133,14 @@ class BaseMotionReader(Lockstep):
     lockstep with a trajectory's chunks.
 
     Checked as it streams: finite values, R a rotation, the same number of samples and
-    the same ``t`` as the trajectory.
+    the same ``t`` as the trajectory. ``rows``: an HDF5 file's samples per read block (the
+    trajectory's chunk, so that the two readers hold as many rows).
     """
 
-    def __init__(self, path: str, orders: int, stdin=None, *, own_file: bool = False):
+    def __init__(self, path: str, orders: int, stdin=None, *, own_file: bool = False,
+                 rows: int = BLOCK_ROWS):
         self.orders = orders
-        table = open_table(path, stdin)
+        table = open_table(path, stdin, rows)
         try:
             columns, self.twist = plan_base(table.names, orders, path, own_file=own_file,
                                             hdf5=isinstance(table, Hdf5Table))

@@ -13,9 +13,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor
 from functools import partial
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -38,6 +37,9 @@ from hodyn_cli.io.checks import (
 from hodyn_cli.io.columns import W_COLUMN, Layout, plan, plan_wrenches
 from hodyn_cli.io.tables import Block, Rows, empty, open_table, rechunk, row_count
 from hodyn_cli.io.tasks import ChunkTask, at_line, chunk_tasks
+
+if TYPE_CHECKING:  # (as io.tasks: not imported to run)
+    from concurrent.futures import Executor
 
 #: samples per chunk a command reads, computes and writes before the next (bounds memory)
 CHUNK_ROWS = 1 << 14

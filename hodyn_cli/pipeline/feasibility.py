@@ -17,7 +17,6 @@ from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.errors import HodynError, Infeasible
 from hodyn_cli.io import MemoryReader, concatenate, open_sink, trajectory_datasets
 from hodyn_cli.modeling.limits import Limits
-from hodyn_cli.pipeline import parallel, stream
 from hodyn_cli.pipeline.inputs import Input, open_input
 from hodyn_cli.pipeline.jobs import LawsJob, RetimeJob
 
@@ -34,6 +33,8 @@ def _mapped(chunks: Iterable[Trajectory], job: LawsJob, jobs: int
     if jobs <= 1:
         yield from ((chunk, job(chunk)) for chunk in chunks)
         return
+    from hodyn_cli.pipeline import parallel  # (its threads, queues and futures: ~5 ms)
+
     yield from parallel.ordered(chunks, lambda chunk, start: job(chunk), jobs)
 
 
@@ -134,6 +135,8 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
         attrs["binding"] = [b.describe() for b in best if b is not None]
     assert template is not None  # search.retiming() refused a motion without samples
     writer = RetimeJob(job.model, retiming, template, compact, output)
+    from hodyn_cli.pipeline import stream  # (not on --optimal's path: parallel's threads)
+
     # a sample out per sample in: an HDF5 input's count announced, so each chunk is written
     # at its place by the thread that retimed it
     with opened() as reader, open_sink(output, writer.columns(reader.has_t),

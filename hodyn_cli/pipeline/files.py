@@ -13,7 +13,7 @@ from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io import file_format, open_sink
 from hodyn_cli.io.base_motion import check_poses_apart
 from hodyn_cli.io.paths import refuse_inputs, refuse_shared_outputs, write_text
-from hodyn_cli.pipeline import stop, stream
+from hodyn_cli.pipeline import stop
 from hodyn_cli.pipeline.inputs import open_input
 from hodyn_cli.pipeline.protocols import Job, Notify, Sink, tell
 
@@ -50,6 +50,8 @@ def run_file(job: Job, source: str, output: str, attrs: dict | None = None, *, j
                 head = next(rest)
                 first(head, sink)
                 chunks = _chain(head, rest)
+            from hodyn_cli.pipeline import stream  # (its threads: not every command's)
+
             try:
                 with stop.waking(reader.cancel):  # a signal ends a read waiting for a pipe
                     n = stream.run(chunks, job, sink, jobs=jobs, progress=None

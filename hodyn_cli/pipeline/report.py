@@ -240,17 +240,20 @@ def _grid(rows: int):
 
 
 def _simulation_figure(sim: dict, canvases: Canvases) -> tuple[str, str]:
-    """Per window, the largest |q simulated - q| and |qd simulated - qd| per joint (q, qd of
-    what the simulation is compared with: the local Taylor motion of the window's first
-    sample, or with given torques the file's samples), over the time the window starts."""
+    """Per window (per ``width`` consecutive windows on a long file), the largest
+    |q simulated - q| and |qd simulated - qd| per joint (q, qd of what the simulation is
+    compared with: the local Taylor motion of the window's first sample, or with given
+    torques the file's samples), over the time the (first) window starts."""
     t, names = sim["starts"], sim["joint_names"]
+    width = sim["width"]
+    per = "per window" if width == 1 else f"per {width} windows"
     fig, axes = canvases.get(("simulation", len(names)), partial(_grid, len(names)))
     for j, name in enumerate(names):
         for ax, key in zip(axes[j], ("q", "qd"), strict=True):
             te, err = thin(t, sim[key][:, j])  # a line with markers
             ax.semilogy(te, np.where(err > 0, err, np.nan), ".-", lw=0.9, ms=2, color="C3")
             if j == 0:
-                ax.set_title(f"largest |{key} simulated - {key}| per window ({key} of "
+                ax.set_title(f"largest |{key} simulated - {key}| {per} ({key} of "
                              f"{sim['against']})", fontsize=9)
         axes[j][0].set_ylabel(name, fontsize=8)
     axes[-1][0].set_xlabel("t [s] at which the window starts from the file's state")

@@ -48,13 +48,15 @@ FROM_BASIS = 0.25
 #: solve without end, far beyond what the interior point's iterations take (a law that reaches it depends on
 #: the machine's load; none of benchmarks/bench_optimal_rates.py's inputs comes near it)
 BACKSTOP = 120.0
-#: the largest primal infeasibility (HiGHS's, in the rows' own units: the windows' rows are
-#: scaled to half-widths of 1, the sequential programmes' are in their limits' units and
-#: each step is judged on the limits after) of an interior point's solution that HiGHS calls
-#: neither optimal nor infeasible (``kUnknown``: highspy 1.10 on the UR5's programme above,
-#: 1.3e-6, its objective 7e-10 from 1.16's optimal one) that is taken as its answer; its
-#: dual infeasibility is not asked (0.017 there: without crossover it does not tell how far
-#: from the optimum the solution is)
+#: the largest primal infeasibility (HiGHS's, in the rows' own units: the windows' limit rows
+#: are scaled to half-widths of 1, their smoothness rows to ``programme.ENTRY``, half-widths
+#: of 1 or less; the sequential programmes' are in their limits' units and each step is
+#: judged on the limits after) of an interior point's solution that HiGHS calls neither
+#: optimal nor infeasible (``kUnknown``: highspy 1.10 on the UR5's programme above, 1.3e-6,
+#: its objective 7e-10 from 1.16's optimal one; since its smoothness rows are scaled the
+#: simplex solves all of that input's programmes, benchmarks/README.md 2026-11-30) that is
+#: taken as its answer; its dual infeasibility is not asked (0.017 there: without crossover
+#: it does not tell how far from the optimum the solution is)
 IMPRECISE = 1e-5
 
 
@@ -80,7 +82,10 @@ class LP:
                             ("run_crossover", "off"), ("large_matrix_value", np.inf)):
             # (HiGHS answers a misspelt option or a wrong type with a status, not an error;
             # large_matrix_value: its default 1e15 refuses a batch of rows with an entry that
-            # large, and the windows' smooth programme on a path with q7 columns has 4e15)
+            # large: the windows' smooth programme on a path with q7 columns had 4e15 before
+            # its rows were scaled to programme.ENTRY; the sequential programmes' rows are in
+            # their limits' own units, which nothing bounds: up to 9e5 on the xArm7's stop
+            # with --jerk 20, 6e5 on the SO-101's Fourier path with --jerk 50)
             if self._highs.setOptionValue(name, value) != HighsStatus.kOk:
                 raise RuntimeError(f"HiGHS refused its option {name} = {value!r}")
         n = len(objective)

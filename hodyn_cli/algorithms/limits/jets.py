@@ -141,12 +141,14 @@ def hermite_at(left: np.ndarray, right: np.ndarray, h: np.ndarray, nodes: np.nda
 
 
 def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
-            order: int | None = None) -> np.ndarray:
+            order: int | None = None, orders: tuple[int, ...] | None = None) -> np.ndarray:
     """Derivatives (E, D, ...) at ``s0 + u h`` (0 <= u <= 1) of the polynomial of degree 2D - 1
     that has the derivatives ``left`` (E, D, ...) at s0 and ``right`` at s0 + h: the path
     between two samples, matching every derivative they give (so q(s) is C^(D-1)); ``order``:
     that derivative only, (E, ...), up to 2D - 1 (those from D on jump at the samples: they
-    are the interpolant's own, not the path's).
+    are the interpolant's own, not the path's); ``orders``: those (distinct), (E, len(orders),
+    ...), each the same to the bit as asked for alone (its Taylor part is its own product:
+    a product of all rows rounds differently), the Bernstein part's control points made once.
 
     It is the Taylor polynomial at s0 plus the part that vanishes to order D at s0 and takes
     up what the Taylor polynomial misses at s0 + h (so no digit of q is lost to the small
@@ -156,7 +158,8 @@ def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
     zero)."""
     D = left.shape[1]
     n = 2 * D - 1
-    top = D if order is None else max(D, order + 1)
+    wanted = (order,) if order is not None else orders
+    top = D if wanted is None else max(D, max(wanted) + 1)
     extra = (1,) * (left.ndim - 2)
     hk = h.reshape((-1, 1) + extra) ** np.arange(top).reshape((1, top) + extra)
     scale = np.array([factorial(n - k) / factorial(n) for k in range(D)]).reshape((1, D) + extra)
@@ -165,21 +168,25 @@ def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
     # b_(n-j) = sum_k C(j, k) (-1)^k nabla^k b_n: one (D, D) matrix on the orders' axis
     signs = np.array([[comb(j, k) * (-1) ** k for k in range(D)] for j in range(D)], float)
     b[:, n - D + 1:] = (signs @ bwd.reshape(len(b), D, -1)).reshape(bwd.shape)[:, ::-1]
-    out = np.zeros((left.shape[0], top) + left.shape[2:])
-    # the Taylor part has degree D - 1 (only the order asked for: its other rows unused)
-    rows = np.arange(D) if order is None else np.arange(order, order + 1) if order < D \
-        else np.arange(0)
-    out[:, rows] = _taylor(left, u * h, rows)
+    columns = list(range(D)) if wanted is None else list(wanted)  # (out's, in order)
+    out = np.zeros((left.shape[0], len(columns)) + left.shape[2:])
+    # the Taylor part has degree D - 1 (only the orders asked for, each alone)
+    if wanted is None:
+        out[:] = _taylor(left, u * h, np.arange(D))
+    else:
+        for j, r in enumerate(columns):
+            if r < D:
+                out[:, j] = _taylor(left, u * h, np.arange(r, r + 1))[:, 0]
     u = u.reshape(-1)
     # (the powers of u and 1 - u to n once: each order's basis takes their first m + 1, the
     # same running products to the bit)
     up, down = _powers(u, n + 1), _powers(1 - u, n + 1)
-    for r in range(top if order is None else order + 1):
-        if order is None or r == order:
-            m = n - r
+    for r in range(top if wanted is None else max(wanted) + 1):
+        if r in columns:
+            j, m = columns.index(r), n - r
             basis = np.array([comb(m, k) for k in range(m + 1)]) * up[:, : m + 1] \
                 * down[:, m::-1]
-            mixed = (basis[:, None, :] @ b.reshape(len(b), m + 1, -1)).reshape(out[:, r].shape)
-            out[:, r] += factorial(n) / factorial(m) * mixed / hk[:, r]
+            mixed = (basis[:, None, :] @ b.reshape(len(b), m + 1, -1)).reshape(out[:, j].shape)
+            out[:, j] += factorial(n) / factorial(m) * mixed / hk[:, r]
         b = b[:, 1:] - b[:, :-1]
-    return out if order is None else out[:, order]
+    return out if order is None else out[:, 0]

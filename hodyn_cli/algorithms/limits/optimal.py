@@ -1174,7 +1174,9 @@ class Optimal:
         return True
 
     def _fitted(self, chunks: Iterable[Trajectory]) -> tuple[Fit, Binding | None, float]:
-        """The played motion's laws at every output sample, fed to a :class:`Fit`; the
+        """The played motion's laws at every output sample, fed to a :class:`Fit` (left empty
+        on a :attr:`uniform` law: fitted from rest, :meth:`fit` reads the binding alone;
+        feeding it was ~40 % of reachability's inner fits' time); the
         binding of its uniform scaling from rest
         (:class:`~hodyn_cli.algorithms.limits.feasibility.ScaleSearch`; None where nothing
         limits the speed at these samples: all at rests, where only rounding in q' made a
@@ -1188,7 +1190,8 @@ class Optimal:
         for piece in self.path.played(chunks):
             laws = self._laws(piece)
             search.add(laws, piece)
-            fit.add(laws, limited_series(self.model, self.limits, laws), piece.t, count)
+            if not self.uniform:
+                fit.add(laws, limited_series(self.model, self.limits, laws), piece.t, count)
             differences.add(piece.derivatives, piece.t, count)
             count += piece.n_samples
         try:

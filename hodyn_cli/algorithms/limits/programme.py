@@ -158,11 +158,18 @@ ROUGH = 0.1
 #: divided by a power of two (exactly: the same feasible set) to this at most. The laws of
 #: benchmarks/bench_optimal_rates.py's 21 windows stay within 2e-7 but two: the UR5's at 20
 #: Hz +2.4e-5 (the simplex now solves all of its programmes: 11.4 s of CPU -> 2.3 s, nine
-#: went to the interior point), the UR5's with --jerk 20000 -4.1e-4 (41 programmes, not
-#: 66; benchmarks/README.md, 2026-11-30). HiGHS's tolerance (1e-7) is then larger than such
+#: went to the interior point), the UR5's with --jerk 20000 -4.1e-4 (41 HiGHS solves, not 66,
+#: in 27 programmes; benchmarks/README.md, 2026-11-30). HiGHS's tolerance (1e-7) is then larger than such
 #: rows' bounds: the q^(7) cosine's x^(7) and x^(8) rows (beyond its output's q^(7)) were
 #: held to 4e-5 and 1.3 of theirs, now 0.6 and 59, its law the same to 1e-10. At 1 instead
-#: (every bound ~1e-16) the UR5's point-to-point law moved by 1.6e-4 and took 1.7 times the CPU
+#: (every bound ~1e-16) the UR5's point-to-point law moved by 1.6e-4 and took 1.7 times the CPU.
+#: :data:`ROWS` and the 1e-9 of :func:`_linear_programme` are in the rows' units: a row
+#: scaled to a half-width w of 1/8 or less is imposed from each programme's start (half of
+#: the rows imposed on the UR5's at 20 Hz, 38 500 of 78 500), one of a larger w is added once
+#: the solution is 1e-9 / w of its bound beyond it.
+#: ROWS as a share of each row's half-width instead took more CPU (the UR5's at 20 Hz 2.3
+#: -> 5.8 s, its law 2.4e-5 shorter; the xArm7's at 20 Hz 1.1 -> 1.6 s, the same to 2e-7;
+#: the UR5's with --jerk 20000 3.9 -> 4.7 s, 4.1e-4 longer; review29, 2026-11-30)
 ENTRY = 2.0**20
 #: linear programmes at most
 ITERATIONS = 60
@@ -183,9 +190,27 @@ NODES, WEIGHTS = np.polynomial.legendre.leggauss(12)
 NEWTON = 5
 #: time-law derivatives (sigma_1 .. sigma_4) at which the dynamics are probed; the first has
 #: sigma_1 = 1 (friction's terms are read there); together they determine every monomial of
-#: grade 0 .. 4 (their matrix has full rank, tests/test_optimal.py)
-PROBES = np.vstack([[1.0, 0.0, 0.0, 0.0],
-                    np.random.default_rng(31).uniform(-1.5, 1.5, (15, 4))])
+#: grade 0 .. 4 (their matrix has full rank, tests/test_optimal.py); the rest are
+#: ``np.random.default_rng(31).uniform(-1.5, 1.5, (15, 4))``, written out: numpy.random's
+#: import was ~12 ms of every command's start (tests/test_retime_start.py holds them equal)
+PROBES = np.array([
+    [1.0, 0.0, 0.0, 0.0],
+    [1.2095154327445812, -1.2969652129151008, 0.5181924423010926, -0.08236588206229012],
+    [0.5322833308164405, -1.3810258346861561, -1.346367258449531, -0.9704095823013561],
+    [1.4360089755311645, -0.5935247180011681, 0.27083406478795746, 1.451491452161799],
+    [0.6152575223695189, -0.8698987033349102, -0.22682592603276897, -1.1887713754643965],
+    [-0.6454287034827672, -0.5933191843762122, -1.44204266871554, 1.0274076683286029],
+    [1.1907181965325506, 0.05280581315729149, 0.40621999742558135, 0.2859712515768231],
+    [0.4836165985946166, 1.4832269939607459, 0.23307924551257075, -1.0743554671897408],
+    [0.5784828880277657, 0.5714604763145741, 1.0625618222967161, 0.5396874649440919],
+    [-0.5295968892906385, -1.3776563866782436, -0.1559906256882353, 0.3846604324544556],
+    [0.7024484909983824, 0.5134686197258347, 0.293854011823536, 0.31410255131070164],
+    [-0.8000426724560066, -0.32214022590337565, -0.24680447765590197, -1.3750347739542332],
+    [1.3571535458028512, -1.2490960711917096, 1.4107603319501787, 0.8777486436551296],
+    [-0.8331751787933714, -0.4115915357671913, -0.7563030672096402, 0.3567982548041815],
+    [-1.4063751808720886, -0.2255256760417117, 0.7605472509275266, -0.13371174659298202],
+    [0.3830573771880432, -0.2156808233418328, 0.38340074777454536, 1.0928375847299274],
+])
 
 
 # -- the path and its limits -------------------------------------------------------------
@@ -228,8 +253,12 @@ def _interpolated(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndar
             lows = _low(D, group is fine)
             pairs = [(D, lows[-1])] if top else [(order, lows[order])] if order is not None \
                 else list(enumerate(lows))
-            out[rows] = np.stack([hermite(left[rows][:, a:], right[rows][:, a:], h[rows],
-                                          u[rows], r - a) for r, a in pairs], axis=1)
+            got = np.empty((len(h[rows]), len(pairs)) + left.shape[2:])
+            for a in dict.fromkeys(a for _, a in pairs):  # (each interpolant's orders at once)
+                rs = [j for j, (_, b) in enumerate(pairs) if b == a]
+                got[:, rs] = hermite(left[rows][:, a:], right[rows][:, a:], h[rows], u[rows],
+                                     orders=tuple(pairs[j][0] - a for j in rs))
+            out[rows] = got
     return out if order is None else out[:, 0]
 
 

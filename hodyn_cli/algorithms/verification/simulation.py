@@ -152,7 +152,8 @@ class Windows:
                           detail=f"needs {need} (a window every {self.window:.3g} s)")]
         names = [self.model.joint_names[i] for i in self.model.coordinates]
         series["simulation"] = {"starts": np.array(self.starts), "joint_names": names,
-                                "driven": self.driven, "against": self.against}
+                                "driven": self.driven, "against": self.against,
+                                "width": self.width}
         checks = []
         for key in ("q", "qd"):
             err, s, j, t = self.worst[key]

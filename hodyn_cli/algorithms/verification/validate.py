@@ -96,6 +96,8 @@ from hodyn_cli.algorithms.verification.checks import (
     STEP_FACTOR,
     Check,
     agreement_check,
+    block_rows,
+    blocked,
     column_name,
     local_motion,
     stencil,
@@ -123,13 +125,6 @@ __all__ = ["Tolerances", "Check", "Report", "validate"]
 
 #: instants compared in each window of check 6 driven along the local Taylor motion
 SIM_POINTS = 8
-#: entries of nv x nv matrices per block of checked samples (:func:`block_rows`): their
-#: local Taylor motions (17 samples each), the closed form's matrices along them (~65 bytes
-#: per entry and local sample, order 1: the compiled backend takes every sample in one
-#: call) and the model checks' are made a block at a time, so that memory is bounded by a
-#: block, not by the samples checked (``--samples 20000`` took 1.3 GB on the iiwa, 6 GB on
-#: a floating quadruped); ~70 MB, 1337 samples of the iiwa
-BLOCK = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -591,18 +586,6 @@ class PoseConsistency:
 # -- helpers ---------------------------------------------------------------------------------
 
 
-def block_rows(model: Model) -> int:
-    """Checked samples per block: :data:`BLOCK` entries of the nv x nv matrices."""
-    return max(1, BLOCK // model.nv**2)
-
-
-def blocked(f: Callable[[slice], np.ndarray], n: int, rows: int, axis: int = 0) -> np.ndarray:
-    """``f`` on the consecutive blocks of ``rows`` of ``n`` rows (a slice each), its arrays
-    joined along ``axis``: a row's result is its own, whatever the block."""
-    parts = [f(slice(a, a + rows)) for a in range(0, max(n, 1), rows)]
-    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis)
-
-
 def _step(qs: np.ndarray) -> float:
     """Finite-difference step from the data's time scale: 0.01 / omega (clipped)."""
     omega = frequency(np.abs(qs).max(axis=0))
@@ -662,7 +645,8 @@ def finite_difference_checks(model, center: Trajectory, method: str, order: int,
                             d_2h, peak, analytic[:, k], h, rtol, model, idx, t, method,
                             names=names)
         checks.append(c)
-        series.setdefault(method, {})[name] = {"analytic": analytic[:, k], "numeric": d_h}
+        # (a copy: a view of diffs would keep d_2h and peak alive with the report, 2 x as much)
+        series.setdefault(method, {})[name] = {"analytic": analytic[:, k], "numeric": d_h.copy()}
     return checks
 
 
@@ -713,7 +697,9 @@ def sampled_difference_checks(model, picked: Picked, method: str, order: int, gr
                   method=method, detail=f"limited by the sampling rate (dt = {dt:.3g} s); warns only",
                   **worst(err, model, picked.index[inner], t0, names=names))
         checks.append(c)
-        series.setdefault("sampled", {})[name] = {"t": t0, "numeric": numeric, "analytic": analytic}
+        # (a copy: a view of mid would keep the neighbours' torques alive with the report)
+        series.setdefault("sampled", {})[name] = {"t": t0, "numeric": numeric,
+                                                  "analytic": analytic.copy()}
     return checks
 
 
@@ -789,18 +775,35 @@ def contact_checks(model: Model, center: Trajectory, contacts: tuple[Contact, ..
     ``model`` the robot under its free root joint, ``center`` its motion."""
     from hodyn_cli.algorithms.contacts.jacobians import contact_jacobian
 
-    r = on_contacts(model, center, contacts, order=0, gravity=gravity)
-    F0 = fixed_base_dynamics(model, center, order=0, gravity=gravity)[:, 0, :6]   # -W
-    left = np.abs(r.W[:, 0]).max(axis=1)
-    scale = max(float(np.abs(F0).max()), 1e-300)
-    points = [c.kind == "point" for c in contacts]
-    some_points = r.active & np.array(points)
-    full = (r.active & ~np.array(points)).any(axis=1) | (some_points.sum(axis=1) >= 3)
+    points = np.array([c.kind == "point" for c in contacts])
+
+    def block(rows: slice) -> np.ndarray:
+        """(M, 3 + 2 contacts): a block's |W| left over, max |F0|, whether its active contacts
+        take any wrench, each contact's flag and speed (its matrices made a block at a time)."""
+        part = center.rows(rows)
+        r = on_contacts(model, part, contacts, order=0, gravity=gravity)
+        F0 = fixed_base_dynamics(model, part, order=0, gravity=gravity)[:, 0, :6]   # -W
+        some_points = r.active & points
+        full = (r.active & ~points).any(axis=1) | (some_points.sum(axis=1) >= 3)
+        nu = part.derivatives[:, 1]   # (V_0; qd): the free root joint's velocity first
+        speed = np.zeros((part.n_samples, len(contacts)))
+        for i, contact in enumerate(contacts):
+            J = contact_jacobian(model, part, contact, 0)[:, 0]
+            v = np.einsum("nij,nj->ni", J, nu)
+            speed[:, i] = np.where(r.active[:, i], np.linalg.norm(v[:, -3:], axis=1), 0.0)
+        return np.column_stack([np.abs(r.W[:, 0]).max(axis=1), np.abs(F0).max(axis=1), full,
+                                r.active, speed])
+
+    out = blocked(block, center.n_samples, block_rows(model))
+    n = len(contacts)
+    left, full = out[:, 0], out[:, 2].astype(bool)
+    active, speed = out[:, 3:3 + n].astype(bool), out[:, 3 + n:]
+    scale = max(float(out[:, 1].max()), 1e-300)
     t = center.t
     checks = []
     for what, rows, status in (("nothing left on the base where they take any wrench", full,
                                 "fail"), ("the couple one or two points leave on the base",
-                                          ~full & r.active.any(axis=1), "warn")):
+                                          ~full & active.any(axis=1), "warn")):
         if not rows.any():
             continue
         err = np.where(rows, left, 0.0)[:, None]
@@ -811,13 +814,7 @@ def contact_checks(model: Model, center: Trajectory, contacts: tuple[Contact, ..
         if status == "warn" and c.status == "warn":
             c.detail = "the motion does not fit its contacts there (a moment they cannot take)"
         checks.append(c)
-    nu = center.derivatives[:, 1]   # (V_0; qd): the free root joint's velocity first
-    speed = np.zeros((center.n_samples, len(contacts)))
-    for i, contact in enumerate(contacts):
-        J = contact_jacobian(model, center, contact, 0)[:, 0]
-        v = np.einsum("nij,nj->ni", J, nu)
-        speed[:, i] = np.where(r.active[:, i], np.linalg.norm(v[:, -3:], axis=1), 0.0)
-    motion = max(float(np.abs(nu).max()), 1e-300)
+    motion = max(float(np.abs(center.derivatives[:, 1]).max()), 1e-300)
     rel = float(speed.max() / motion)
     c = Check("contacts", "active contacts at rest (point velocity, m/s)",
               "pass" if rel <= rtol else "warn", float(speed.max()), rel, rtol,

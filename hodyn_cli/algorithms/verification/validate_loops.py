@@ -18,7 +18,15 @@ from __future__ import annotations
 import numpy as np
 
 from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
-from hodyn_cli.algorithms.verification.checks import Check, agreement_check, local_motion, stencil_check
+from hodyn_cli.algorithms.verification.checks import (
+    Check,
+    agreement_check,
+    block_rows,
+    blocked,
+    local_motion,
+    stencil,
+    stencil_verdict,
+)
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import HodynError
@@ -53,27 +61,42 @@ def loop_checks(model: Model, center: Trajectory, order: int, h: float, method: 
     checks.append(agreement_check(GROUP, "virtual power: tau_a . qd_a vs tau_full . qd_full",
                                   power, tree, cross_rtol, model, idx, t, method,
                                   names=["power"]))
-    actuated = Trajectory(model.coordinate_names, center.derivatives[:, :, closed.a], center.t)
-    local = closed.expand(local_motion(actuated, h))
-    there = _results(model, closed, local, order - 1, method, gravity)
-    M = center.n_samples
     names = {"tau": list(model.coordinate_names), "Fl": [f"Fl_{x}" for x in closed.components]}
-    for base in ("tau", "Fl"):
-        f = there[base].reshape(M, 17, order, -1)
-        for k in range(1, order + 1):
-            check, d_h = stencil_check(GROUP, derivative_name(base, k),
-                                       derivative_name(base, k - 1), f[:, :, k - 1],
-                                       ours[base][:, k], h, fd_rtol, model, idx, t, method,
-                                       names=names[base])
-            checks.append(check)
-            series.setdefault(GROUP, {})[derivative_name(base, k)] = {
-                "analytic": ours[base][:, k], "numeric": d_h}
-    passive = local.derivatives.reshape(M, 17, -1, model.n)[..., closed.p]
-    for k in range(1, center.orders):
-        checks.append(stencil_check(GROUP, derivative_name("q", k) + " (passive)",
-                                    derivative_name("q", k - 1), passive[:, :, k - 1],
-                                    center.derivatives[:, k, closed.p], h, fd_rtol, model, idx,
-                                    t, method, columns=closed.p)[0])
+    widths = {"tau": len(names["tau"]), "Fl": len(names["Fl"]), "q": closed.p.size}
+    # the stencils' columns: tau and Fl to order - 1, the passive joints' q to orders - 2
+    pieces = [(base, k) for base in ("tau", "Fl") for k in range(order)] + \
+        [("q", k) for k in range(center.orders - 1)]
+
+    def differences(rows: slice) -> np.ndarray:
+        """(M, 3 sum(widths)): a block's :func:`stencil` (d_h, d_2h, peak) of each piece,
+        side by side (the passive joints found by Newton at 17 local samples each)."""
+        part = center.rows(rows)
+        actuated = Trajectory(model.coordinate_names, part.derivatives[:, :, closed.a], part.t)
+        local = closed.expand(local_motion(actuated, h))
+        there = _results(model, closed, local, order - 1, method, gravity)
+        M = part.n_samples
+        f = {base: there[base].reshape(M, 17, order, -1) for base in ("tau", "Fl")}
+        f["q"] = local.derivatives.reshape(M, 17, -1, model.n)[..., closed.p]
+        return np.concatenate([x for base, k in pieces for x in stencil(f[base][:, :, k], h)],
+                              axis=1)
+
+    diffs = blocked(differences, center.n_samples, block_rows(model))
+    parts = iter(np.split(diffs, np.cumsum([widths[b] for b, _ in pieces for _ in range(3)])[:-1],
+                          axis=1))
+    for base, k in pieces:
+        d_h, d_2h, peak = next(parts), next(parts), next(parts)
+        if base == "q":
+            checks.append(stencil_verdict(GROUP, derivative_name("q", k + 1) + " (passive)",
+                                          derivative_name("q", k), d_h, d_2h, peak,
+                                          center.derivatives[:, k + 1, closed.p], h, fd_rtol,
+                                          model, idx, t, method, columns=closed.p))
+            continue
+        checks.append(stencil_verdict(GROUP, derivative_name(base, k + 1),
+                                      derivative_name(base, k), d_h, d_2h, peak,
+                                      ours[base][:, k + 1], h, fd_rtol, model, idx, t, method,
+                                      names=names[base]))
+        series.setdefault(GROUP, {})[derivative_name(base, k + 1)] = {
+            "analytic": ours[base][:, k + 1], "numeric": d_h.copy()}  # (not a view of diffs)
     return checks
 
 
