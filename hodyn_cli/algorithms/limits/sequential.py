@@ -33,7 +33,9 @@ the windows' 2.397 s.
 **The unknowns.** The played law is the quintic spline through x at the grid points
 (:func:`~hodyn_cli.algorithms.limits.reachability.law_spline`); a step adds to it a quintic
 B-spline with a knot every :data:`KNOTS` grid points and as many again spread over the law's
-time, closer where it is slow (:func:`_knots`; its coefficients the LP's unknowns,
+time, closer where it is slow (:func:`_knots`: not where the output samples the played law
+more finely than the smoothing holds, nor with a limit of its x'''; its coefficients the
+LP's unknowns,
 X's change at every grid point a banded linear map of them: a correction at the grid's own
 resolution swings x'' between grid points, and its output failed ``hodyn validate`` on the
 iiwa's 1 kHz Fourier path), none within :data:`FROZEN` knots of an end where a piece has a
