@@ -91,3 +91,59 @@ def test_a_failed_resampling_leaves_no_earlier_slowing(monkeypatch):
     assert not opt._resampled(lambda: [traj])
     assert opt.path is path and opt.scale == 1.0 and opt.slowed is None
     assert opt.final_scale == opt.final.k
+
+
+def _old_beyond(laws: dict, limited: list) -> tuple[np.ndarray, np.ndarray]:
+    """``local.beyond`` as it was before its laws were taken once and the samplings' bisected
+    together (branch beyondfast): the reference the new one must equal to the bit."""
+    from hodyn_cli.algorithms.limits.scaling import TOLERANCE
+
+    def worst(rows: np.ndarray, y: np.ndarray) -> np.ndarray:
+        use = np.zeros(len(rows))
+        for _, series, cols, lower, upper in limited:
+            v = laws[series].take(rows, cols).at(y)
+            use = np.maximum(use, (np.abs(v - (lower + upper) / 2) / ((upper - lower) / 2)
+                                   ).max(axis=1, initial=0.0))
+        return use
+
+    n = len(next(iter(laws.values())).coefficients)
+    rows = np.arange(n)
+    rows = rows[worst(rows, np.ones(n)) > 1 + TOLERANCE / 10]
+    rows = rows[worst(rows, np.full(len(rows), local.SLOWEST)) <= 1 + TOLERANCE / 10]
+    lo, hi = np.full(len(rows), local.SLOWEST), np.ones(len(rows))
+    for _ in range(local.BISECTIONS if rows.size else 0):
+        mid = (lo + hi) / 2
+        fits = worst(rows, mid) <= 1 + TOLERANCE / 10
+        lo, hi = np.where(fits, mid, lo), np.where(fits, hi, mid)
+    return rows, lo
+
+
+def test_the_samples_beyond_and_their_speedups_are_the_old_ones_to_the_bit():
+    """Random laws (a torque law with friction, a jerk law on two of three joints): the
+    samples beyond and their bisected speed-ups equal the old formulation's exactly, one
+    piece at a time and with two pieces' candidates bisected together (``_beyond``'s way);
+    some samples are beyond, some fit at once, some not even at SLOWEST."""
+    from hodyn_cli.algorithms.limits.scaling import Law
+
+    rng = np.random.default_rng(7)
+    names = ("a", "b", "c")
+
+    def laws(n: int) -> dict:
+        return {"tau": Law(2, rng.normal(0.0, 0.6, (n, 3, 3)), names,
+                           np.abs(rng.normal(0.0, 0.1, (n, 3, 3)))),
+                "qddd": Law(3, rng.normal(0.0, 0.5, (n, 3, 1)), names)}
+
+    limited = [(None, "tau", np.arange(3), np.full(3, -1.2), np.full(3, 1.5)),
+               (None, "qddd", np.array([0, 2]), np.full(2, -1.0), np.full(2, 1.0))]
+    pieces = [laws(200), laws(150)]
+    old = [_old_beyond(p, limited) for p in pieces]
+    assert 0 < sum(len(r) for r, _ in old) < 300  # (some beyond and fitting at SLOWEST)
+    assert any(np.any((y > local.SLOWEST) & (y < 0.99)) for _, y in old)
+    for p, (rows, y) in zip(pieces, old, strict=True):
+        new_rows, new_y = local.beyond(p, limited)
+        assert np.array_equal(new_rows, rows) and np.array_equal(new_y, y)
+    found = [local.candidates(p, limited) for p in pieces]
+    together = local.speedups(local.joined([taken for _, taken in found]))
+    assert np.array_equal(np.concatenate([r for r, _ in found]),
+                          np.concatenate([r for r, _ in old]))
+    assert np.array_equal(together, np.concatenate([y for _, y in old]))

@@ -47,36 +47,75 @@ SLOWEST = 0.5
 #: the iiwa's 500 s Fourier path at 200 Hz, 4: 14 places found, the next sampling beyond at
 #: another, the attempt not kept; 8: 23 places, 345.10 s; 16: 45, 343.26 s in one attempt)
 PHASES = 16
+#: the samplings' samples along a chunk of the path played together up to this many (their
+#: dynamics' memory: a fit's at most)
+ROWS = 4096
 
 
-def _worst(laws: dict[str, Law], limited: list, rows: np.ndarray, y: np.ndarray
-           ) -> np.ndarray:
-    """The largest use of a limit (of its band's half-width) of each sample ``rows`` played
-    ``y`` (per sample) times faster."""
-    use = np.zeros(len(rows))
-    for _, series, cols, lower, upper in limited:
-        v = laws[series].take(rows, cols).at(y)
-        use = np.maximum(use, (np.abs(v - (lower + upper) / 2) / ((upper - lower) / 2)).max(
-            axis=1, initial=0.0))
+#: a limited series' law on its limited joints, with its bands' centres and half-widths
+Taken = tuple[Law, np.ndarray, np.ndarray]
+
+
+def _taken(laws: dict[str, Law], limited: list, rows: np.ndarray | slice) -> list[Taken]:
+    """Each limited series' law at the samples ``rows`` and on its limited joints, with its
+    bands' centres and half-widths (taken once: the bisection evaluates them 30 times)."""
+    return [(laws[series].take(rows, cols), (lower + upper) / 2, (upper - lower) / 2)
+            for _, series, cols, lower, upper in limited]
+
+
+def _worst(taken: list[Taken], y: np.ndarray) -> np.ndarray:
+    """The largest use of a limit (of its band's half-width) of each sample of the ``taken``
+    laws played ``y`` (per sample) times faster."""
+    use = np.zeros(len(y))
+    for law, centre, half in taken:
+        use = np.maximum(use, (np.abs(law.at(y) - centre) / half).max(axis=1, initial=0.0))
     return use
 
 
-def beyond(laws: dict[str, Law], limited: list) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, y): the samples beyond a limit (beyond ``TOLERANCE / 10``, as
-    :class:`~hodyn_cli.algorithms.limits.optimal.Fit` counts them) as they are played that
-    fit when played :data:`SLOWEST` times as fast, and for each the largest speed-up
-    ``SLOWEST <= y < 1`` at which it does (bisected; those that do not fit then, as a
-    position beyond its limit, no slowing helps)."""
+def candidates(laws: dict[str, Law], limited: list) -> tuple[np.ndarray, list[Taken]]:
+    """(rows, taken): the samples beyond a limit (beyond ``TOLERANCE / 10``, as
+    :class:`~hodyn_cli.algorithms.limits.optimal.Fit` counts them) that fit when played
+    :data:`SLOWEST` times as fast (those that do not, as a position beyond its limit: no
+    slowing helps), and their limited laws (:func:`speedups` bisects them)."""
     n = len(next(iter(laws.values())).coefficients)
     rows = np.arange(n)
-    rows = rows[_worst(laws, limited, rows, np.ones(n)) > 1 + TOLERANCE / 10]
-    rows = rows[_worst(laws, limited, rows, np.full(len(rows), SLOWEST)) <= 1 + TOLERANCE / 10]
-    lo, hi = np.full(len(rows), SLOWEST), np.ones(len(rows))
-    for _ in range(BISECTIONS if rows.size else 0):
+    rows = rows[_worst(_taken(laws, limited, slice(None)), np.ones(n)) > 1 + TOLERANCE / 10]
+    taken = _taken(laws, limited, rows)
+    fit = _worst(taken, np.full(len(rows), SLOWEST)) <= 1 + TOLERANCE / 10
+    return rows[fit], [(law.take(fit, slice(None)), c, h) for law, c, h in taken]
+
+
+def joined(parts: list[list[Taken]]) -> list[Taken]:
+    """Several :func:`candidates`' laws (of the same limited series) as one: their samples
+    one after the other (the bisection is per sample: the same steps, one call)."""
+    out = []
+    for group in zip(*parts, strict=True):
+        law, centre, half = group[0]
+        f = [g[0].friction for g in group]
+        out.append((Law(law.power, np.concatenate([g[0].coefficients for g in group]),
+                        law.joint_names, None if f[0] is None else np.concatenate(f)),
+                    centre, half))
+    return out
+
+
+def speedups(taken: list[Taken]) -> np.ndarray:
+    """Per sample of the ``taken`` laws (:func:`candidates`'), the largest speed-up
+    ``SLOWEST <= y < 1`` at which it fits (bisected, :data:`BISECTIONS` steps)."""
+    size = len(taken[0][0].coefficients) if taken else 0
+    lo, hi = np.full(size, SLOWEST), np.ones(size)
+    for _ in range(BISECTIONS if size else 0):
         mid = (lo + hi) / 2
-        fits = _worst(laws, limited, rows, mid) <= 1 + TOLERANCE / 10
+        fits = _worst(taken, mid) <= 1 + TOLERANCE / 10
         lo, hi = np.where(fits, mid, lo), np.where(fits, hi, mid)
-    return rows, lo
+    return lo
+
+
+def beyond(laws: dict[str, Law], limited: list) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, y): the samples beyond a limit that fit when played :data:`SLOWEST` times as
+    fast (:func:`candidates`), and for each the largest speed-up ``SLOWEST <= y < 1`` at
+    which it does (:func:`speedups`)."""
+    rows, taken = candidates(laws, limited)
+    return rows, speedups(taken)
 
 
 def grid_times(motion: Played) -> list[Stored]:

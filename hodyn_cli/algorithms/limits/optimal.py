@@ -166,30 +166,51 @@ class Plan:
         """The motion along the law, chunk by chunk of the path (``chunks``: the input once
         more): at each output time s(t), q(s) and its s-derivatives by Hermite interpolation
         between the input samples around it, then the chain rule."""
-        law, times = self.law, self.law.times
         done = 0
-        paths = reachability.overlapping(chunks)
-        path = next(paths, None)
-        while path is not None:
-            after = next(paths, None)  # (the last path: played to the law's end)
-            assert path.t is not None
-            if after is None:
-                end = self.samples + 1
-            else:
-                end = int(np.ceil(law.time_at(path.t[-1:], times)[0] / self.step - 1e-9))
-                end = min(max(end, done), self.samples + 1)
-            t = self.at(np.arange(done, end))
+        for path, last in _lookahead(reachability.overlapping(chunks)):
+            s, t, done = self.along(path, last, done)
             if t.size:
-                yield self._piece(path, np.clip(law.s_at(t, times), path.t[0], path.t[-1]),
-                                  self.t0 + t)
-            done, path = end, after
+                yield self._piece(path, s, t)
+
+    def along(self, path: Trajectory, last: bool, done: int
+              ) -> tuple[np.ndarray, np.ndarray, int]:
+        """(s, t, end): the samples ``done`` .. ``end - 1`` played along ``path`` (a chunk
+        of the path, :func:`~reachability.overlapping`'s; ``last``: the path's last, played
+        to the law's end), their path parameters and times."""
+        law, times = self.law, self.law.times
+        assert path.t is not None
+        if last:
+            end = self.samples + 1
+        else:
+            end = int(np.ceil(law.time_at(path.t[-1:], times)[0] / self.step - 1e-9))
+            end = min(max(end, done), self.samples + 1)
+        t = self.at(np.arange(done, end))
+        if not t.size:
+            return t, t, end
+        return np.clip(law.s_at(t, times), path.t[0], path.t[-1]), self.t0 + t, end
 
     def _piece(self, path: Trajectory, s: np.ndarray, t: np.ndarray) -> Trajectory:
         """The played motion at times t (path parameters s); ``series["s"]``: s (N, 1)."""
-        q = between(path, s)
-        K = path.orders - 1
-        return Trajectory(path.joint_names,
-                          compose(q, self.law.rates(s, K)) if K else q, t, series={"s": s[:, None]})
+        return _moved(path, s, t, lambda K: self.law.rates(s, K))
+
+
+def _lookahead(items: Iterator[Trajectory]) -> Iterator[tuple[Trajectory, bool]]:
+    """Each item and whether it is the last."""
+    item = next(items, None)
+    while item is not None:
+        after = next(items, None)
+        yield item, after is None
+        item = after
+
+
+def _moved(path: Trajectory, s: np.ndarray, t: np.ndarray,
+           rates: Callable[[int], np.ndarray]) -> Trajectory:
+    """The motion at times t (path parameters s) along ``path``, ``rates(K)`` the time law's
+    ``sdot .. s^(K)`` there; ``series["s"]``: s (N, 1)."""
+    q = between(path, s)
+    K = path.orders - 1
+    return Trajectory(path.joint_names, compose(q, rates(K)) if K else q, t,
+                      series={"s": s[:, None]})
 
 
 def _no_faster(found: Binding | None, plan: Binding) -> Binding:
@@ -891,23 +912,68 @@ class Optimal:
         """The times (of the played ``motion``) of the samples beyond a limit where it is
         played at its own speed (``K`` times as fast as ``inner``'s output) and sampled
         :data:`~hodyn_cli.algorithms.limits.local.PHASES` times as often, and the speed-up
-        each fits at (:func:`~hodyn_cli.algorithms.limits.local.beyond`)."""
+        each fits at (:func:`~hodyn_cli.algorithms.limits.local.beyond`). The samplings'
+        samples along a chunk of the path are played and their dynamics made together
+        (:data:`~hodyn_cli.algorithms.limits.local.ROWS` or more at a time), and the samples
+        beyond of all bisected together (:data:`~reachability.BLOCK` or more at a time): every
+        step is per sample, so the arrays are those of a sampling at a time to the bit."""
         assert inner.path is not None
         own = inner.path.slower(1 / K)
         (s0, s1), speed = own.law.breaks, float(np.sqrt(own.law.coefficients[0]))  # (uniform)
-        times, speeds = [], []
-        for phase in range(local.PHASES):
-            # (each sampling as the output's, from a later start: memory as a fit's; all at
-            # once, 16 times as dense, the 500 s path's peak RSS was 575 MiB against 193)
-            start = s0 + phase / local.PHASES * own.step * speed
-            played = replace(own, law=replace(own.law, breaks=np.array([start, s1])))
-            for piece in played.played(motion):
-                laws = self._laws(piece)
-                rows, y = local.beyond(laws, limited_series(self.model, self.limits, laws))
-                assert piece.series is not None
-                times.append(piece.series["s"][rows, 0])
-                speeds.append(y)
-        return np.concatenate(times), np.concatenate(speeds)
+        times: list[np.ndarray] = []
+        speeds: list[np.ndarray] = []
+        phases: list[np.ndarray] = []
+        pending: list[tuple[np.ndarray, list[local.Taken]]] = []  # (candidates' s, laws)
+
+        def bisect() -> None:
+            times.append(np.concatenate([s for s, _ in pending]))
+            speeds.append(local.speedups(local.joined([taken for _, taken in pending])))
+            pending.clear()
+
+        limited: list | None = None
+
+        def sampled(path: Trajectory, group: list[tuple[int, np.ndarray, np.ndarray]]
+                    ) -> None:  # (several samplings along one chunk: one piece)
+            nonlocal limited
+            s = np.concatenate([s for _, s, _ in group])
+            piece = _moved(path, s, np.concatenate([t for _, _, t in group]),
+                           lambda K: np.concatenate([plans[phase].law.rates(s, K)
+                                                     for phase, s, _ in group]))
+            laws = self._laws(piece)
+            if limited is None:  # (the same series and joints in every piece)
+                limited = limited_series(self.model, self.limits, laws)
+            rows, taken = local.candidates(laws, limited)
+            pending.append((s[rows], taken))
+            phases.append(np.repeat([phase for phase, _, _ in group],
+                                    [len(s) for _, s, _ in group])[rows])
+            if sum(len(s) for s, _ in pending) >= reachability.BLOCK:
+                bisect()
+
+        # each sampling as the output's, from a later start; per chunk of the path, the
+        # samplings' samples along it interpolated and their dynamics made together,
+        # local.ROWS or more at a time (all at once, 16 times as dense, the 500 s path's
+        # peak RSS was 575 MiB against 193; a sampling at a time, the calls' own cost was
+        # most of a 1000-sample path's: pieces of 60-90 samples)
+        plans = [replace(own, law=replace(own.law, breaks=np.array(
+            [s0 + phase / local.PHASES * own.step * speed, s1])))
+            for phase in range(local.PHASES)]
+        done = [0] * len(plans)
+        for path, last in _lookahead(reachability.overlapping(motion)):
+            group: list[tuple[int, np.ndarray, np.ndarray]] = []
+            for phase, plan in enumerate(plans):
+                s, t, done[phase] = plan.along(path, last, done[phase])
+                if t.size:
+                    group.append((phase, s, t))
+                if group and sum(len(t) for _, _, t in group) >= local.ROWS:
+                    sampled(path, group)
+                    group = []
+            if group:
+                sampled(path, group)
+        if pending:
+            bisect()
+        # (in the order a sampling at a time gave them: the same arrays to the bit)
+        order = np.argsort(np.concatenate(phases), kind="stable")
+        return np.concatenate(times)[order], np.concatenate(speeds)[order]
 
     def _rated(self, found: list[tuple[reachability.Arc, reachability.Law]],
                names: tuple[str, ...], reach: float, rise: float
