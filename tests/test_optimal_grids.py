@@ -151,3 +151,43 @@ def test_absurd_grids_are_refused_in_one_line_by_a_bound_on_the_input(iiwa_cosin
     with pytest.raises(HodynError, match="64001 is more than 64000 intervals for 21 input"):
         api.retime_optimal(robot, q, np.ones((21, 7)), np.zeros((21, 7)), t=t,
                            arc_grid=64001)
+
+
+def test_with_jerk_limits_the_default_arc_grid_follows_samples_up_to_1khz_only():
+    """A 10 kHz input's 3 intervals a sample put reachability's grid beyond
+    sequential.MOST, where the programmes that take the rounds' law back towards the optimum
+    do not run: with limits of higher orders the samples count at 1 kHz at most (the UR5's
+    10 kHz Fourier path with --jerk 100: its law slower than the uniform scaling on 300 003
+    intervals, 6.0085 s on 30 000, the windows' 6.0158 s). A 1 kHz input's and a 200 Hz
+    long one's grids, and every grid without such limits, stay as they were."""
+    from hodyn_cli.algorithms.limits import sequential
+    from hodyn_cli.algorithms.limits.optimal import grid_intervals
+
+    fine = grid_intervals(100_001, 8.0, 10.0, higher=True)
+    assert fine == 30_003 <= sequential.MOST < grid_intervals(100_001, 8.0, 10.0)
+    for samples, seconds, span in ((10_001, 8.0, 10.0), (100_001, 400.0, 500.0),
+                                   (1001, 42.0, 10.0)):
+        assert grid_intervals(samples, seconds, span, higher=True) == grid_intervals(
+            samples, seconds, span)
+
+
+def test_a_fine_input_with_jerk_limits_gets_the_capped_grid(tmp_path, monkeypatch):
+    """Through the command: the grid reachability is asked for on a 2 kHz input (14 001
+    samples) with --jerk is 3 per sample of 1 kHz, not 42 003 (stopped there: the grid is
+    what is tested)."""
+    from hodyn_cli.algorithms.limits import reachability
+
+    src = tmp_path / "fine.h5"
+    res = run("generate", IIWA, "--kind", "cosine", "--rate", 2000, "--duration", 7, "-o", src)
+    assert res.exit_code == 0, res.output
+    asked = []
+
+    def solve(model, chunks, limits, points, **kw):
+        asked.append(points)
+        raise reachability.Inapplicable("stopped")
+
+    monkeypatch.setattr(reachability, "solve", solve)
+    res = run("retime", IIWA, src, "--optimal", "--solver", "reachability", "--jerk", 500,
+              "-o", tmp_path / "out.h5")
+    assert res.exit_code == 2 and "stopped" in res.output
+    assert asked == [21_003]

@@ -159,7 +159,8 @@ def retime(
         show_default=False)] = None,
     arc_grid: Annotated[int | None, typer.Option(
         min=8, help="With --optimal: the reachability solver's grid, intervals in arc "
-                    "length (default: 4000, 3 per input sample on a long input, 300 per "
+                    "length (default: 4000, 3 per input sample on a long input, of a 1 kHz "
+                    "input at most with jerk or torque-rate limits, 300 per "
                     "second of the uniform scaling on a coarse one, 600 on an input coarser "
                     "than 100 Hz; 1000 at least between corners). At most 16 times 4000 or "
                     "3 a sample, 6000000 in all.",

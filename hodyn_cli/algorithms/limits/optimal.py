@@ -522,9 +522,18 @@ RATED_STEPS = (2, 4, 8)
 GRID_RATE = 100.0
 #: ... and this many times finer than that on an input coarser than :data:`GRID_RATE`
 COARSE = 2
+#: with limits of higher orders, the default grid follows an input's samples up to this rate
+#: (Hz), no finer: on a finer one, PER_SAMPLE intervals a sample put the grid beyond
+#: :data:`~hodyn_cli.algorithms.limits.sequential.MOST`, where the sequential programmes
+#: that take the rounds' law back towards the optimum do not run, and the rounds' law alone
+#: (its lowering rounds leave it at twice the passes' duration before its lift) was slower
+#: than the uniform scaling on the UR5's and Solo12's 10 kHz Fourier paths with jerk limits
+#: and 3.4 % longer than the windows' on the Panda's (benchmarks/README.md, 2026-11-30,
+#: jerk10k)
+HIGHER_RATE = 1000.0
 
 
-def grid_intervals(samples: int, seconds: float, span: float) -> int:
+def grid_intervals(samples: int, seconds: float, span: float, higher: bool = False) -> int:
     """Reachability's default grid (arc-length intervals) for an input of ``samples`` over
     ``span`` seconds, lasting ``seconds`` in the uniform scaling: :data:`~reachability.POINTS`
     at least, :data:`~reachability.PER_SAMPLE` per sample, and as many per second as a 100 Hz
@@ -539,12 +548,18 @@ def grid_intervals(samples: int, seconds: float, span: float) -> int:
     points fall, its smoothing's 8 intervals ~14 ms against the 5 ms kernel of an output
     at 20 Hz), 0.03 % at 600 a second (its CPU +0.3 s). An input at 100 Hz or finer keeps
     its grid: its samples set it on a long input, and a finer one would only slow it.
+    ``higher``: the limits have some of a higher order (jerk, torque rates): the samples
+    counted at :data:`HIGHER_RATE` at most.
 
     >>> grid_intervals(1001, 42.0, 10.0), grid_intervals(1001, 42.0, 50.0)
     (12600, 25200)
     >>> grid_intervals(1001, 8.0, 10.0), grid_intervals(100_001, 1e3, 1e3)
     (4000, 300003)
+    >>> grid_intervals(100_001, 8.0, 10.0), grid_intervals(100_001, 8.0, 10.0, higher=True)
+    (300003, 30003)
     """
+    if higher:  # (a 1 kHz input's own count kept: its t rounded)
+        samples = min(samples, 1 + int(HIGHER_RATE * span * (1 + 1e-6)))
     coarse = samples - 1 < GRID_RATE * span * (1 - 1e-6)  # (a 100 Hz input's t rounded)
     per_second = reachability.PER_SAMPLE * GRID_RATE * (COARSE if coarse else 1)
     most = reachability.PER_SAMPLE * reachability.MOST_SAMPLES
@@ -718,8 +733,9 @@ class Optimal:
             return "no qd columns: reachability takes the path's tangent from them"
         path = table.table()
         names, (t0, t1), samples = path.names, path.span, path.samples
-        points = self.arc_grid or grid_intervals(path.samples, uniform.k * (t1 - t0), t1 - t0)
         higher = rates.higher(self.limits)  # (the passes keep the others)
+        points = self.arc_grid or grid_intervals(path.samples, uniform.k * (t1 - t0), t1 - t0,
+                                                 higher)
         try:
             found = reachability.solve(self.model, chunks, rates.affine(self.limits)
                                        if higher else self.limits, points, table=path,
