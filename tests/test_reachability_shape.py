@@ -2,10 +2,7 @@
 points (issue 37, shapeknots): the shape's points over the input's time as well as its arc
 length, so the shape follows a sharp turn where the input nearly stops; the correction's
 knots over the law's time as well as the grid, denser where the law is slow."""
-from types import SimpleNamespace
-
 import numpy as np
-import pytest
 
 from hodyn_cli.algorithms.limits import reachability, sequential, stored
 from hodyn_cli.core.trajectory import Trajectory
@@ -87,48 +84,3 @@ def test_the_corrections_knots_are_denser_where_the_law_is_slow():
     assert steady.sum() > 40 and np.all(np.abs(gaps[steady] - sequential.KNOTS / 2) <= 1)
     near = knots[knots <= (sequential.FROZEN + 1) * sequential.KNOTS]
     assert np.all(np.diff(near) == sequential.KNOTS)
-
-
-def _uniform(M: int) -> np.ndarray:
-    """The knots before the law's time took a share (main 40f5c23): every KNOTS grid
-    points, the last at least KNOTS / 2 from the end."""
-    inner = np.arange(sequential.KNOTS, M - 1, sequential.KNOTS)
-    return inner[inner < M - 1 - sequential.KNOTS / 2]
-
-
-def test_a_short_piece_from_rest_to_rest_takes_the_uniform_knots():
-    """Within (FROZEN + 1) KNOTS grid points of a rest the time's knots are left out; on a
-    piece of at most twice that from rest to rest that left no time at all, and the measure
-    was NaN (0 times an infinite share): ``np.arange`` raised, exit 3 (the xArm7's stop with
-    --jerk 20 --arc-grid 200). It takes the uniform knots now, as on any M."""
-    for M in (40, 200, 257):
-        i = np.arange(M)
-        x = np.sin(np.pi * i / (M - 1)) ** 2  # (at rest at both ends)
-        assert np.array_equal(sequential._knots(x), _uniform(M))
-    x = np.zeros(300)  # (at rest throughout)
-    assert np.array_equal(sequential._knots(x), _uniform(300))
-
-
-def test_a_limit_of_the_laws_third_derivative_keeps_the_uniform_knots(monkeypatch):
-    """A limit whose monomials read s'''' (x''': torque accelerations) makes refined ask
-    for the grid's knots alone (the iiwa's 1 kHz Fourier path: with the time's, its first
-    smoothing failed validate); jerk's (s''' at most) the time's too. And not timed, a law
-    with a deep dip takes the uniform knots."""
-    asked = []
-
-    def basis(sigma, x, timed=True):
-        asked.append(timed)
-        raise RuntimeError("asked")
-
-    monkeypatch.setattr(sequential, "_basis", basis)
-    sigma = np.linspace(0.0, 1.0, 401)
-    x = np.ones_like(sigma)
-    for monomials in (((1, 1, 3), (2, 2)), ((1, 1, 4), (2, 3), (1, 1))):
-        limit = SimpleNamespace(monomials=monomials)
-        with pytest.raises(RuntimeError, match="asked"):
-            sequential.refined(sigma, x, lambda a, b, limit=limit: [limit], [(0, 401)], 1e-4)
-    assert asked == [True, False]
-    i = np.arange(4001)
-    x = 1 - 0.99 * np.exp(-(((i - 2000) / 20.0) ** 2))
-    assert np.array_equal(sequential._knots(x, timed=False), _uniform(4001))
-    assert not np.array_equal(sequential._knots(x), _uniform(4001))

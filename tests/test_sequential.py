@@ -172,7 +172,7 @@ def test_a_grid_beyond_most_is_left_before_its_basis_is_made(monkeypatch):
     """A grid of more than MOST points is returned as it is without the correction's basis
     being made (its values at every point, once four sparse matrices: a peak RSS of 540 MiB
     against 100 MiB on 1.2 x 10^6 points, for a programme never run)."""
-    def made(sigma, *_):
+    def made(sigma):
         raise AssertionError(f"the basis of {len(sigma)} points was made")
 
     monkeypatch.setattr(sequential, "_basis", made)
@@ -429,35 +429,3 @@ def test_the_changes_checked_are_each_sides_rows_times_the_change(iiwa):
                                                   strict=True):
                 row = np.einsum("pjd,pd->pj", coefficients, dX)
                 assert np.allclose(change, row, rtol=1e-12, atol=1e-12 * np.abs(row).max())
-
-
-@pytest.mark.slow
-def test_the_corrections_knots_keep_to_the_grid_where_the_output_is_finer(tmp_path,
-                                                                          monkeypatch):
-    """The two-link arm's Fourier path with --jerk 100 (stranger_optimal.py's): at its own
-    100 Hz the smoothing spans ~16 grid intervals at the passes' law's mean pace and the
-    correction's knots are over the law's time too; at --rate 1000, ~1.6, and the grid's
-    alone (with the time's its law was 5.8726 s there, 5.3129 s without:
-    sequential._knots)."""
-    from test_base_parameters import public_robot
-    from typer.testing import CliRunner
-
-    from hodyn_cli.cli.app import app
-
-    robot = str(public_robot("asr_twodof_description/urdf/TwoDofs.urdf"))
-    src = tmp_path / "in.h5"
-    made = CliRunner().invoke(app, ["generate", robot, "--kind", "fourier", "--rate", "100",
-                                    "--duration", "10", "-o", str(src), "-q"])
-    assert made.exit_code == 0, made.output
-    asked = []
-
-    def refined(sigma, x, limits, chunks, tolerance, timed=True):
-        asked.append(timed)
-        raise RuntimeError("asked")  # (the rounds' decision is all this asks)
-
-    monkeypatch.setattr(sequential, "refined", refined)
-    for rate in ([], ["--rate", "1000"]):
-        CliRunner().invoke(app, ["retime", robot, str(src), "--optimal", "-q", "--solver",
-                                 "reachability", "--jerk", "100", *rate, "-o",
-                                 str(tmp_path / "out.h5")])
-    assert asked == [True, False]

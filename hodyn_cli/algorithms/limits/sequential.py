@@ -33,9 +33,7 @@ the windows' 2.397 s.
 **The unknowns.** The played law is the quintic spline through x at the grid points
 (:func:`~hodyn_cli.algorithms.limits.reachability.law_spline`); a step adds to it a quintic
 B-spline with a knot every :data:`KNOTS` grid points and as many again spread over the law's
-time, closer where it is slow (:func:`_knots`: not where the output samples the played law
-more finely than the smoothing holds, nor with a limit of its x'''; its coefficients the
-LP's unknowns,
+time, closer where it is slow (:func:`_knots`; its coefficients the LP's unknowns,
 X's change at every grid point a banded linear map of them: a correction at the grid's own
 resolution swings x'' between grid points, and its output failed ``hodyn validate`` on the
 iiwa's 1 kHz Fourier path), none within :data:`FROZEN` knots of an end where a piece has a
@@ -112,12 +110,11 @@ REST = 1e-6
 
 def refined(sigma: np.ndarray, x: np.ndarray,
             limits: Callable[[int, int], list[PathLimit]], chunks: list[tuple[int, int]],
-            tolerance: float, timed: bool = True) -> np.ndarray:
+            tolerance: float) -> np.ndarray:
     """The played x at the grid points ``sigma`` (M,) raised from ``x`` (within every limit
     at them: ``limits(a, b)`` those at the points a .. b-1, for each of ``chunks``) by
     :data:`STEPS` linear programmes (module docstring); ``x`` itself where none shortens it
-    or the grid has more than :data:`MOST` points. ``timed``: the correction's knots over
-    the law's time too, unless a limit reads its x''' (:func:`_knots`)."""
+    or the grid has more than :data:`MOST` points."""
     M = len(sigma)
     if M > MOST:  # (before the basis: its (M, 4, 6) values, ~0.3 GB on 1.2 x 10^6 points)
         return x
@@ -131,11 +128,7 @@ def refined(sigma: np.ndarray, x: np.ndarray,
         share = _slower if slower else PathLimit.usage
         return max(share(limit, X[a:b]) for a, b in chunks for limit in limits(a, b))
 
-    # (a limit of the law's x''' (s'''', torque accelerations): the correction's knots the
-    # grid's alone, _knots)
-    timed = timed and not any(4 in parts for a, b in chunks for limit in limits(a, b)
-                              for parts in limit.monomials)
-    D = _basis(sigma, x, timed)
+    D = _basis(sigma, x)
     if D.n <= 2 * FROZEN:
         return x
     free = np.zeros(D.n, dtype=bool)
@@ -260,17 +253,17 @@ def _jets(sigma: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.stack([played(sigma, nu) for nu in range(4)], axis=1)
 
 
-def _basis(sigma: np.ndarray, x: np.ndarray, timed: bool = True) -> _Basis:
+def _basis(sigma: np.ndarray, x: np.ndarray) -> _Basis:
     """The correction's basis (a quintic B-spline, its inner knots at the grid points of
-    :func:`_knots` for the law x, ``timed`` or not): its value and first three derivatives
-    at the grid points."""
+    :func:`_knots` for the law x): its value and first three derivatives at the grid
+    points."""
     k = reachability.LAW
-    inner = sigma[_knots(x, timed)]
+    inner = sigma[_knots(x)]
     t = np.concatenate([np.full(k + 1, sigma[0]), inner, np.full(k + 1, sigma[-1])])
     return _Basis.of(sigma, t, k, 4)
 
 
-def _knots(x: np.ndarray, timed: bool = True) -> np.ndarray:
+def _knots(x: np.ndarray) -> np.ndarray:
     """The correction's inner knots for the law whose x at the (uniform) grid points is
     ``x`` (M,): grid points (rising, none at an end) one :data:`KNOTS` intervals apart in a
     measure that counts each grid interval ``1 / KNOTS`` and as much again, in all, spread
@@ -283,26 +276,7 @@ def _knots(x: np.ndarray, timed: bool = True) -> np.ndarray:
     windows', 7.1 % with these knots); the SO-101's, Romeo's and the B1-Z1's laws came within the windows' too
     (benchmarks/README.md, 2026-11-30, shapeknots). Intervals at rest (x below
     :data:`REST` of its largest) and within ``(FROZEN + 1) KNOTS`` grid points of an end
-    at rest take none of the time's knots: the frozen ramps there keep the uniform span.
-    Where that leaves none (a piece of at most ``2 (FROZEN + 1) KNOTS`` grid intervals from
-    rest to rest: the xArm7's stop with ``--jerk 20 --arc-grid 200`` ended on a NaN
-    measure, exit 3), or not ``timed``, the knots are the uniform ones, a knot every
-    :data:`KNOTS` grid points.
-
-    Not ``timed`` (:func:`~hodyn_cli.algorithms.limits.rates.kept`, :func:`refined`): where
-    the played motion's smoothing spans fewer than :data:`FINEST` grid intervals at the
-    law's mean pace (an output at 1 kHz, ``--rate 1000``: its samples closer than the grid
-    points, the final fit sees the played law, the quintic spline through x there, between
-    them, where a correction with knots 6-8 grid points apart swings x'''; the two-link arm's
-    and the SO-101's Fourier paths with ``--jerk 100`` were 5.8726 s and 4.8857 s with the
-    time's knots, 5.3129 s and 4.8271 s without, 5.4585 s and 4.8261 s before either); and
-    where a limit reads the law's x''' (``s''''``: torque accelerations). The
-    iiwa's 1 kHz Fourier path with its limits file (bench_optimal_rates.py) gained nothing
-    by the time's knots (+1.8e-6 s: its pace within 13 % of its mean, they made a knot every
-    ~16 grid points throughout), and its first smoothing's played motion failed validate
-    with them (q'''' of its second joint 18.7 times the tolerance where it starts; with the
-    time's knots kept KNOTS grid points from the ends, 3.6 times at t = 0.225 s; 0.31 with
-    the uniform knots), so a second was played: 2-3 s more CPU."""
+    at rest take none of the time's knots: the frozen ramps there keep the uniform span."""
     M = len(x)
     r = np.sqrt(np.maximum(x, 0.0))
     moving = x > REST * float(x.max())
@@ -313,10 +287,7 @@ def _knots(x: np.ndarray, timed: bool = True) -> np.ndarray:
         time[:near] = 0.0
     if not moving[-1]:
         time[max(0, M - 1 - near):] = 0.0
-    total = float(time.sum())
-    if not timed or not total > 0:  # (the last within half a span of the end left out)
-        return np.arange(KNOTS, M - 1 - KNOTS // 2, KNOTS)
-    share = (M - 1) / KNOTS / total
+    share = (M - 1) / KNOTS / max(float(time.sum()), np.finfo(float).tiny)
     steps = 1 / KNOTS + np.minimum(time * share, 1 / FINEST)
     measure = np.concatenate([[0.0], np.cumsum(steps)])
     # (the grid point at or after each whole count, the last within half a count of the end
