@@ -28,7 +28,7 @@ def iiwa():
 
 def _correction(sigma: np.ndarray, x: np.ndarray) -> tuple[sequential._Basis, np.ndarray]:
     """The correction's basis and a smooth change of x along it (a few per cent of x)."""
-    D = sequential._basis(sigma, x)
+    D = sequential._basis(sigma)
     n = D.n
     coefficients = np.sin(np.linspace(0, 3 * np.pi, n)) * 0.05 * x.max()
     coefficients[: sequential.FROZEN] = coefficients[-sequential.FROZEN :] = 0
@@ -285,11 +285,10 @@ def test_the_basis_made_once_gives_every_programmes_rows_as_built_afresh():
 
     rng = np.random.default_rng(5)
     sigma = np.cumsum(np.r_[0.0, rng.uniform(0.5, 1.5, 199)])
-    x = 1 - 0.9 * np.exp(-((np.arange(200) - 120) / 8.0) ** 2)  # (knots closer in its dip)
-    D = sequential._basis(sigma, x)
+    D = sequential._basis(sigma)
     k, M = reachability.LAW, len(sigma)
-    inner = sigma[sequential._knots(x)]
-    assert np.diff(sequential._knots(x)).min() < sequential.KNOTS / 2
+    inner = sigma[sequential.KNOTS : M - 1 : sequential.KNOTS]
+    inner = inner[inner < sigma[-1] - sequential.KNOTS / 2 * (sigma[1] - sigma[0])]
     t = np.concatenate([np.full(k + 1, sigma[0]), inner, np.full(k + 1, sigma[-1])])
     dense = [_dense(sigma, t, k, nu) for nu in range(4)]
     assert D.n == dense[0].shape[1]
@@ -387,7 +386,7 @@ def test_a_programme_from_the_last_ones_rows_and_basis_reaches_the_optimum_of_al
     infinite) as the programme built afresh does, to 1e-6 of the law's duration, every row
     kept to VIOLATED, in fewer simplex iterations than afresh."""
     sigma, x, limits, X = iiwa
-    D = sequential._basis(sigma, x)
+    D = sequential._basis(sigma)
     free = np.zeros(D.n, dtype=bool)
     free[sequential.FROZEN : D.n - sequential.FROZEN] = True
     models = [sequential._Model.of(limit, X, 0) for limit in limits]

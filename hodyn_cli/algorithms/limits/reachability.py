@@ -47,8 +47,8 @@ is read (:class:`~hodyn_cli.algorithms.limits.spaced.Spaced`: uniform in arc len
 the smoothing's moving averages are made a block at a time, each from the one before on
 disk and its running integral carried across the blocks (:func:`_sweeps`), and the played
 law's spline keeps its coefficients on disk, its knots the grid's (:class:`LawSpline`).
-What spans the path in memory is the shape's knots (one number a shape point, at most two
-a sample: :func:`_targets`): :data:`MOST_SAMPLES`.
+What spans the path in memory is the shape's knots (one number a shape point, at most one
+a sample): :data:`MOST_SAMPLES`.
 """
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ POINTS = 4000
 PER_SAMPLE = 3
 #: the longest input (samples) it takes. It reads the input chunk by chunk (:class:`Lengths`,
 #: :func:`arcs`) and holds in memory, of what spans the whole path, the shape's knots alone
-#: (one number a shape point, at most two a sample); the arc-length table, the shape points'
+#: (one number a shape point, at most one a sample); the arc-length table, the shape points'
 #: targets, places and points, the shape's coefficients, the controllable sets, the law (x
 #: and u), the smoothing's moving averages, the local slowing's fields and the played law's
 #: points, times and spline coefficients are on disk
@@ -115,14 +115,6 @@ MOST_SAMPLES = 2_000_000
 #: derivatives rounding (~1e-16 / h^4 in q_sigma^(4))
 SHAPE = 400
 SPACING = 0.02
-#: shape points are spread over the input's time too, one an input sample (or SHAPE in
-#: all, where more), there at most this many times as dense as over the arc length
-#: (:func:`_targets`): a rest's own samples crowd together in arc length
-DENSEST = 64
-#: and at most this many times as many as over the arc length (a 10 kHz input's 10 000 more
-#: points took 24-51 MiB more peak RSS on 1-10 kHz inputs; the two-link arm's 1000 samples
-#: want them all)
-OVER_TIME = 4
 #: the grid of each piece: at least this many intervals
 LEAST = 16
 #: and at least this many where the grid has them (a piece's share of it in proportion to
@@ -451,13 +443,10 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
     cut at its corners, each piece on a
     grid uniform in arc length, ``points`` intervals in all (in proportion to length, at
     least :data:`LEAST` each, and :data:`PIECE` each where ``points`` has them: more in all
-    where the path has many corners), its shape through ``shape_points`` points spread over
-    the arc length and as many as the input has samples (:data:`OVER_TIME` times
-    ``shape_points`` at most) spread over its time
-    (:func:`_targets`; at their arc length, exact to the quadrature's rounding: the spline's
-    derivatives are those of the path in sigma; ``shape_points`` by default :data:`SHAPE`,
-    or more on a long path, at most one per input sample and per :data:`SPACING` of
-    length). ``table``: the path's
+    where the path has many corners), its shape through ``shape_points`` points in all (at their
+    arc length, exact to the quadrature's rounding: the spline's derivatives are those of
+    the path in sigma; default: :data:`SHAPE`, or more on a long path, at most one per
+    input sample and per :data:`SPACING` of length). ``table``: the path's
     :class:`Table`, where it is made already. The path is read chunk by chunk (memory: a
     chunk, the table and the shape's points), twice more at most (the directions about its
     rests, and the shape's points)."""
@@ -468,7 +457,15 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
         raise HodynError("--optimal: the path does not move")
     shape_points = shape_points or max(SHAPE, min(table.samples, int(length / SPACING)))
     cuts = [0.0, *_corners(table, path), float(length)]
-    spans, target = _targets(table, cuts, shape_points)
+    spans = [(lo, hi, max(LEAST, round(shape_points * (hi - lo) / length)) + 1)
+             for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
+    target = Stored(sum(count for _, _, count in spans))  # (on disk: a shape point's 8 bytes)
+    done = 0
+    for lo, hi, count in spans:  # (np.linspace's, a block at a time)
+        grid = Spaced(lo, hi, count)
+        for a in range(0, count, BLOCK):
+            target.write(done + a, grid[a : a + BLOCK])
+        done += count
     placed = _placed(table, target)  # (target sorted: the pieces in turn)
     del target
     stops = np.cumsum([count for _, _, count in spans])  # (each piece's first and last)
@@ -495,69 +492,6 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
         pieces.append(Arc(Spaced(0.0, hi - lo, fine + 1), knots, coefficients,
                           (bool(speed[2 * i] < still), bool(speed[2 * i + 1] < still))))
     return pieces
-
-
-def _measure(table: Table, shape_points: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """(sigma, tau) at the table's points a block at a time (each block led by the one
-    before's last point): tau counts the shape points placed up to each point,
-    ``shape_points`` uniform over the arc length and one an input sample (``shape_points``,
-    where more; :data:`OVER_TIME` ``shape_points`` at most) uniform over the input's time,
-    the latter at most :data:`DENSEST` times
-    the former's density (:func:`_targets`)."""
-    length, (first, last) = float(table.points[-1][SIGMA]), table.span
-    per_sigma = shape_points / length
-    per_s = min(max(shape_points, table.samples - 1), OVER_TIME * shape_points) / (last - first)
-    tau, before = 0.0, None
-    for _, block in table.blocks():
-        s, sigma = block[:, S], block[:, SIGMA]
-        if before is not None:
-            s, sigma = np.concatenate([before[:1], s]), np.concatenate([before[1:], sigma])
-        ds, dsigma = np.diff(s), np.diff(sigma)
-        steps = dsigma * per_sigma + np.minimum(ds * per_s, dsigma * DENSEST * per_sigma)
-        # (carried on from the block before: the same additions in the same order as the
-        # whole table's, Lengths.table; the targets are then the same to the bit)
-        measure = np.cumsum(np.concatenate([[tau], steps]))  # (at the point before too)
-        tau, before = float(measure[-1]), np.array([s[-1], sigma[-1]])
-        yield sigma, measure
-
-
-def _targets(table: Table, cuts: list[float], shape_points: int
-             ) -> tuple[list[tuple[float, float, int]], Stored]:
-    """The pieces between the ``cuts`` (lo, hi, their shape points' count) and the shape
-    points' arc lengths (sorted, on disk: 8 bytes a point), placed uniformly in the measure
-    of :func:`_measure`: as dense as the arc length spreads ``shape_points`` everywhere, and
-    denser where the input moves slowly in joint space (where it nearly stops and turns
-    sharply: the ASR two-link arm's Fourier path turns through ~0.003 rad of arc at |q'|
-    0.05 rad/s, where 400 points uniform in arc length, 0.0115 rad apart, made the degree-7
-    spline ring, its q_sss 17-30 times the input's), there up to :data:`DENSEST` times."""
-    at = np.empty(len(cuts))  # (tau at each cut)
-    for sigma, tau in _measure(table, shape_points):
-        inside = (np.asarray(cuts) >= sigma[0]) & (np.asarray(cuts) <= sigma[-1])
-        at[inside] = np.interp(np.asarray(cuts)[inside], sigma, tau)
-    spans = [(lo, hi, max(LEAST, round(b - a)) + 1)
-             for lo, hi, a, b in zip(cuts[:-1], cuts[1:], at[:-1], at[1:], strict=True)]
-    # each piece's points uniform in tau from its first cut to its last (np.linspace's)
-    wanted = Stored(sum(count for _, _, count in spans))
-    done = 0
-    for (_, _, count), a, b in zip(spans, at[:-1], at[1:], strict=True):
-        grid = Spaced(a, b, count)
-        for c in range(0, count, BLOCK):
-            wanted.write(done + c, grid[c : c + BLOCK])
-        done += count
-    # tau to sigma, a block of the table at a time (both rise along the path)
-    target = Stored(len(wanted))
-    c = 0
-    for sigma, tau in _measure(table, shape_points):
-        while c < len(wanted):
-            chunk = wanted[c : c + BLOCK]
-            n = int(np.searchsorted(chunk, tau[-1], side="right"))
-            if n == 0:
-                break
-            target.write(c, np.interp(chunk[:n], tau, sigma))
-            c += n
-    if c < len(wanted):  # (rounding past the last point: the path's end)
-        target.write(c, np.full(len(wanted) - c, float(table.points[-1][SIGMA])))
-    return spans, target
 
 
 @dataclass(frozen=True)
