@@ -109,39 +109,39 @@ def test_contact_checks_in_blocks_give_the_numbers_of_one_block(monkeypatch):
     _same(blocked.series, whole.series)
 
 
-def test_memory_is_bounded_by_a_block_not_the_samples_checked(monkeypatch):
-    """400 samples, all checked: ~63 kB a checked sample at once (the closed form's matrices
-    along 17 local samples each) took 25 MB; in blocks of 48, 3 kB a sample stays (the
-    results and the series plotted) and a block's working set."""
+def _validated_in_blocks_of_48(monkeypatch, validate) -> tuple:
+    """``validate(model, motion)``'s report and traced peak on the iiwa's 400-sample cosine,
+    every sample checked, in blocks of 48 samples."""
     model = load_model(URDF / "iiwa14.urdf")
     motion = cosine(model.joint_names, np.linspace(0, 4, 400), amplitude=0.5, omega=1.3,
                     orders=5)
     monkeypatch.setattr(checks, "BLOCK", 48 * 7**2)
     tracemalloc.start()
     try:
-        report = checker.validate(model, motion, samples=400)
+        report = validate(model, motion)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     assert report.passed and len(report.checked_samples) == 400
+    return report, peak
+
+
+def test_memory_is_bounded_by_a_block_not_the_samples_checked(monkeypatch):
+    """400 samples, all checked: ~63 kB a checked sample at once (the closed form's matrices
+    along 17 local samples each) took 25 MB; in blocks of 48, 3 kB a sample stays (the
+    results and the series plotted) and a block's working set."""
+    _, peak = _validated_in_blocks_of_48(
+        monkeypatch, lambda model, motion: checker.validate(model, motion, samples=400))
     assert peak < 12e6, f"{peak / 1e6:.1f} MB"
 
 
 def test_drive_checks_memory_is_bounded_by_a_block(monkeypatch):
     """--drives, 400 samples all checked: the drive model along every local motion at once
     (17 local samples a checked sample) peaked at 12.2 MB traced; in blocks of 48, 7.8 MB."""
-    model = load_model(URDF / "iiwa14.urdf")
-    motion = cosine(model.joint_names, np.linspace(0, 4, 400), amplitude=0.5, omega=1.3,
-                    orders=5)
-    monkeypatch.setattr(checks, "BLOCK", 48 * 7**2)
-    tracemalloc.start()
-    try:
-        report = api.validate_motion(model, chunks=[motion], samples=400, methods=["body-fixed"],
-                                     drives=URDF / "iiwa14_motors.toml")
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert report.passed and len(report.checked_samples) == 400
+    _, peak = _validated_in_blocks_of_48(
+        monkeypatch, lambda model, motion: api.validate_motion(
+            model, chunks=[motion], samples=400, methods=["body-fixed"],
+            drives=URDF / "iiwa14_motors.toml"))
     assert peak < 10e6, f"{peak / 1e6:.1f} MB"
 
 
