@@ -128,11 +128,12 @@ def _validated_in_blocks_of_48(monkeypatch, validate) -> tuple:
 
 def test_memory_is_bounded_by_a_block_not_the_samples_checked(monkeypatch):
     """400 samples, all checked: ~63 kB a checked sample at once (the closed form's matrices
-    along 17 local samples each) took 25 MB; in blocks of 48, 3 kB a sample stays (the
-    results and the series plotted) and a block's working set."""
+    along 17 local samples each) took 25 MB with the compiled kernel, 36 MB with NumPy's
+    (``HODYN_NO_KERNEL=1``); in blocks of 48, 3 kB a sample stays (the results and the series
+    plotted) and a block's working set: 6.3 MB, 13.9 MB with NumPy's."""
     _, peak = _validated_in_blocks_of_48(
         monkeypatch, lambda model, motion: checker.validate(model, motion, samples=400))
-    assert peak < 12e6, f"{peak / 1e6:.1f} MB"
+    assert peak < 16e6, f"{peak / 1e6:.1f} MB"
 
 
 def test_drive_checks_memory_is_bounded_by_a_block(monkeypatch):
