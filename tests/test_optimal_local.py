@@ -94,8 +94,9 @@ def test_a_failed_resampling_leaves_no_earlier_slowing(monkeypatch):
 
 
 def _old_beyond(laws: dict, limited: list) -> tuple[np.ndarray, np.ndarray]:
-    """``local.beyond`` as it was before its laws were taken once and the samplings' bisected
-    together (branch beyondfast): the reference the new one must equal to the bit."""
+    """The samples beyond and their speed-ups as ``local.beyond`` found them before its laws
+    were taken once and the samplings' bisected together (branch beyondfast): the reference
+    ``local.candidates`` then ``local.speedups`` must equal to the bit."""
     from hodyn_cli.algorithms.limits.scaling import TOLERANCE
 
     def worst(rows: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -140,7 +141,8 @@ def test_the_samples_beyond_and_their_speedups_are_the_old_ones_to_the_bit():
     assert 0 < sum(len(r) for r, _ in old) < 300  # (some beyond and fitting at SLOWEST)
     assert any(np.any((y > local.SLOWEST) & (y < 0.99)) for _, y in old)
     for p, (rows, y) in zip(pieces, old, strict=True):
-        new_rows, new_y = local.beyond(p, limited)
+        new_rows, taken = local.candidates(p, limited)
+        new_y = local.speedups(taken)
         assert np.array_equal(new_rows, rows) and np.array_equal(new_y, y)
     found = [local.candidates(p, limited) for p in pieces]
     together = local.speedups(local.joined([taken for _, taken in found]))

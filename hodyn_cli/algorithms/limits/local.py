@@ -9,7 +9,8 @@ The law is played at its own speed and sampled :data:`PHASES` times as often as 
 output (a peak narrower than the output's step is beyond at one of its samplings and not at
 another: the iiwa's 500 s Fourier path had one at t = 296.97 s of its first sampling and
 none at the next): each sample's need, the largest speed-up ``y`` at which every limit
-holds there (:func:`beyond`), lowers x by ``y^2`` on the grid points around it. The field
+holds there (:func:`candidates`, :func:`speedups`), lowers x by ``y^2`` on the grid points
+around it. The field
 (:func:`fields`): those factors' least over ``PASSES w`` points either side, averaged by
 PASSES moving averages over ``w``
 (:func:`~hodyn_cli.algorithms.limits.reachability.beneath`): at most the need at every point,
@@ -108,14 +109,6 @@ def speedups(taken: list[Taken]) -> np.ndarray:
         fits = _worst(taken, mid) <= 1 + TOLERANCE / 10
         lo, hi = np.where(fits, mid, lo), np.where(fits, hi, mid)
     return lo
-
-
-def beyond(laws: dict[str, Law], limited: list) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, y): the samples beyond a limit that fit when played :data:`SLOWEST` times as
-    fast (:func:`candidates`), and for each the largest speed-up ``SLOWEST <= y < 1`` at
-    which it does (:func:`speedups`)."""
-    rows, taken = candidates(laws, limited)
-    return rows, speedups(taken)
 
 
 def grid_times(motion: Played) -> list[Stored]:

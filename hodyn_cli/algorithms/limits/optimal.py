@@ -912,7 +912,8 @@ class Optimal:
         """The times (of the played ``motion``) of the samples beyond a limit where it is
         played at its own speed (``K`` times as fast as ``inner``'s output) and sampled
         :data:`~hodyn_cli.algorithms.limits.local.PHASES` times as often, and the speed-up
-        each fits at (:func:`~hodyn_cli.algorithms.limits.local.beyond`). The samplings'
+        each fits at (:func:`~hodyn_cli.algorithms.limits.local.candidates`,
+        :func:`~hodyn_cli.algorithms.limits.local.speedups`). The samplings'
         samples along a chunk of the path are played and their dynamics made together
         (:data:`~hodyn_cli.algorithms.limits.local.ROWS` or more at a time), and the samples
         beyond of all bisected together (:data:`~reachability.BLOCK` or more at a time): every
