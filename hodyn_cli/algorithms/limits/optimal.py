@@ -764,13 +764,15 @@ class Optimal:
         span, path_orders = t1 - t0, orders[0]
         rate = (samples - 1) / span if self.rate is None else self.rate
 
-        finer = rate > HIGHER_RATE * (1 + 1e-6)  # (the programmes run at any slack there)
-        if self.solver == "auto" and higher and finer and _unrefined(found):
-            # (where they cannot run, the rounds' law alone is what reachability has: 1.026
-            # times the passes' law and 2.0 % longer than the windows' on the Panda's 10 s
-            # Fourier path at 10 kHz with --jerk 500, which the rounds' slack does not tell;
-            # 2.6 times it and slower than the uniform scaling on the UR5's 30 s one)
-            return (f"{_higher_named(self.limits)}: an output finer than {HIGHER_RATE:g} Hz "
+        fine = rate >= HIGHER_RATE * (1 - 1e-6)
+        if self.solver == "auto" and higher and fine and _unrefined(found):
+            # (where the programmes cannot run, the rounds' law alone is what reachability
+            # has, from a kernel of the output's own steps: 2.4-3.0 times the passes' law and
+            # slower than the uniform scaling on the UR5's 30 s and 100 s Fourier paths at 1
+            # and 10 kHz with --jerk 100 (its passes and first rounds 25 s of CPU on 10^5
+            # samples, the windows' 10 s); 1.026 times it but 2.0 % longer than the windows'
+            # on the Panda's 10 s one at 10 kHz with --jerk 500: the slack does not tell)
+            return (f"{_higher_named(self.limits)}: an output at {HIGHER_RATE:g} Hz or finer "
                     f"on {_unrefined(found):,} grid points, more than the "
                     f"{sequential.MOST:,} reachability's programmes take")
         floor = RATED_FLOOR if higher else reachability.FLOOR
@@ -1034,7 +1036,7 @@ class Optimal:
         # 10 kHz Fourier path with --jerk 500 was 1.026 times the passes' law by them, its
         # law 2.0 % longer than the windows'; raised by the programmes 0.36 % shorter than
         # the windows', 3.4 s more CPU; benchmarks/README.md, 2026-11-30, long10k)
-        refine = 1.0 if rate > HIGHER_RATE * (1 + 1e-6) else SLACK  # (as ``finer``)
+        refine = 1.0 if rate > HIGHER_RATE * (1 + 1e-6) else SLACK
         unreached = UNREACHED * uniform if self.solver == "auto" else np.inf
         def limits(arc: reachability.Arc, a: int, b: int) -> list:
             sigma = arc.sigma[a:b]
