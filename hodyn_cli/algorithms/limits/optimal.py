@@ -974,9 +974,10 @@ class Optimal:
         # local.ROWS or more at a time (all at once, 16 times as dense, the 500 s path's
         # peak RSS was 575 MiB against 193; a sampling at a time, the calls' own cost was
         # most of a 1000-sample path's: pieces of 60-90 samples)
-        plans = [replace(own, law=replace(own.law, breaks=np.array(
-            [s0 + phase / local.PHASES * own.step * speed, s1])))
-            for phase in range(local.PHASES)]
+        # (a law shorter than a step: only the samplings that start before its end)
+        starts = s0 + np.arange(local.PHASES) / local.PHASES * own.step * speed
+        plans = [replace(own, law=replace(own.law, breaks=np.array([start, s1])))
+                 for start in starts[(starts < s1) | (starts == s0)]]
         done = [0] * len(plans)
         for path, last in _lookahead(reachability.overlapping(motion)):
             group: list[tuple[int, np.ndarray, np.ndarray]] = []
