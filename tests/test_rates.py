@@ -275,8 +275,7 @@ def test_a_path_of_10_5_samples_keeps_its_limits_with_its_duration(tmp_path):
     between grid points set a final slowing of the whole law by 1.0147), 343.053 s since that
     slowing is made local (branch finalfit: the law lowered around the places beyond a limit
     at its own speed, 45, then 9 and 9 more in three attempts on the law before memchunk3
-    and asrspeed were merged, which came to 343.006 s), 343.022 s since the shape's points
-    crowd where the path turns sharply (shapeknots2; 50-51 s of CPU before and after)."""
+    and asrspeed were merged, which came to 343.006 s)."""
     import subprocess
     import sys
 
@@ -293,7 +292,7 @@ def test_a_path_of_10_5_samples_keeps_its_limits_with_its_duration(tmp_path):
         assert run.returncode == 0, (args[0], run.stderr)
     with h5py.File(out) as f:
         assert f.attrs["solver"] == "reachability" and f.attrs["grid_points"] == 300_004
-        assert f.attrs["duration"] == pytest.approx(343.02207866678884, rel=1e-12)
+        assert f.attrs["duration"] == pytest.approx(343.0533642899514, rel=1e-12)
 
 
 def _ur5_corners() -> tuple:

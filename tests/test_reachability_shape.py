@@ -48,9 +48,9 @@ def test_the_shape_follows_a_sharp_turn_where_the_input_nearly_stops():
     eps 0.05) make the degree-7 spline ring about the turn: its q_sigmasigma 17 % / 61 % of
     the largest off at the samples (eps 0.1 / 0.05; the uniform placement, kept without
     ``turns``). A point every ANGLE of the path's turning where it turns faster crowds them
-    ~DENSEST times closer about the turn (~50 points more), and the shape's q_sigmasigma is
-    the path's to 4e-8 / 2e-7 of its largest."""
-    for eps, within in ((0.1, 1e-6), (0.05, 1e-5)):
+    ~DENSEST times closer about the turn (~25 points more), and the shape's q_sigmasigma is
+    the path's to 2e-6 / 1.3e-5 of its largest."""
+    for eps, within in ((0.1, 1e-5), (0.05, 1e-4)):
         traj, exact = _near_stop(eps)
         error, middle = _shape_error(traj, exact, turns=True)
         assert error < within and middle < 1 / 8
@@ -100,7 +100,7 @@ def test_the_shape_points_made_a_block_at_a_time_are_the_whole_tables(monkeypatc
     assert target.on_disk and len(table.points[:]) > 10 * 20
     assert [count for *_, count in blocked] == [count for *_, count in spans]
     assert [count - 1 for *_, count in spans][::2] == [148, 160]  # (400 x 0.37, x 0.4)
-    assert spans[1][2] - 1 > 400 * 0.23 + 40
+    assert spans[1][2] - 1 > 400 * 0.23 + 20  # (the turn: ~25 more)
     assert np.allclose(target[:], whole[:], rtol=0, atol=1e-12 * length)
     assert np.all(np.diff(target[:]) >= 0) and target[0] == 0.0
     ends = np.cumsum([count for *_, count in spans])

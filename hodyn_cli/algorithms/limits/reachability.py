@@ -119,8 +119,10 @@ SPACING = 0.02
 DENSEST = 64
 #: with limits of higher orders, where the path turns by more than this (rad) between two
 #: shape points uniform in arc length, a shape point every ANGLE of its turning instead
-#: (:func:`_targets`)
-ANGLE = 0.05
+#: (:func:`_targets`; 0.05 made the iiwa's Fourier paths with its limits file 1e-7 longer,
+#: 0.025 1e-5; at 0.1 they are the same to the bit, the two-link arm's 5.0969 s against
+#: 5.1026 s at 0.05; benchmarks/README.md, shapeknots2)
+ANGLE = 0.1
 #: the grid of each piece: at least this many intervals
 LEAST = 16
 #: and at least this many where the grid has them (a piece's share of it in proportion to

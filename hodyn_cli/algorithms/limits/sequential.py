@@ -279,9 +279,10 @@ def _knots(x: np.ndarray, timed: bool = True) -> np.ndarray:
     its mean, down to one every ~FINEST where it is slow. Where the path nearly stops and
     turns sharply the optimal law dips deep and narrow (the ASR two-link arm's Fourier path
     with ``--jerk 100``: the windows' law to 0.16 rad/s over ~20 grid intervals), which a
-    knot every 32 could not follow (with the shape right its law 16.8 % longer than the
-    windows', 7.1 % with these knots); the SO-101's, Romeo's and the B1-Z1's laws came within the windows' too
-    (benchmarks/README.md, 2026-11-30, shapeknots). Intervals at rest (x below
+    knot every 32 could not follow (with the shape following the turn its law 16.9 % longer
+    than the windows', 7.7 % with these knots); the SO-101's, Romeo's and the B1-Z1's laws
+    came within the windows' too (benchmarks/README.md, 2026-11-30, shapeknots, shapeknots2).
+    Intervals at rest (x below
     :data:`REST` of its largest) and within ``(FROZEN + 1) KNOTS`` grid points of an end
     at rest take none of the time's knots: the frozen ramps there keep the uniform span.
     Where that leaves none (a piece of at most ``2 (FROZEN + 1) KNOTS`` grid intervals from
