@@ -172,3 +172,46 @@ def test_a_limit_of_the_laws_third_derivative_keeps_the_uniform_knots(monkeypatc
     x = 1 - 0.99 * np.exp(-(((i - 2000) / 20.0) ** 2))
     assert np.array_equal(sequential._knots(x, timed=False), _uniform(4001))
     assert not np.array_equal(sequential._knots(x), _uniform(4001))
+
+
+def test_a_path_turning_sharply_everywhere_takes_as_many_shape_points_again_at_most():
+    """Twenty turns of a circle of radius 0.01 (0.31 rad of turning between two of the 400
+    points uniform in arc length, everywhere): a point every ANGLE of turning would be ~3.1
+    times as many; the turning's share is scaled to ``shape_points`` more in all, so the
+    shape's knots stay within two numbers an input sample (MOST_SAMPLES)."""
+    s = np.linspace(0.0, 1.0, 2001)
+    w, radius = 2 * np.pi * 20, 0.01
+    c, d = np.cos(w * s), np.sin(w * s)
+    jet = radius * np.stack([np.stack(pair, axis=1) for pair in (
+        (c, d), (-w * d, w * c), (-(w**2) * c, -(w**2) * d), (w**3 * d, -(w**3) * c))], axis=1)
+    table = reachability.lengths(Trajectory(("a", "b"), jet, s))
+    length = float(table.points[-1][reachability.SIGMA])
+    *_, (_, _, extra) = reachability._measure(table, 400)
+    assert extra[-1] > 2 * 400  # (3.1 times in all)
+    [(_, _, count)], target = reachability._targets(table, [0.0, length], 400, True)
+    assert count == 801 and len(target) == 801
+    gaps = np.diff(target[:])
+    assert target[0] == 0.0 and target[-1] == length and np.all(gaps > 0)
+    assert gaps.max() < 1.01 * gaps.min()  # (evenly: it turns evenly)
+
+
+def test_the_turning_shape_of_a_path_read_chunk_by_chunk_is_the_whole_paths(monkeypatch):
+    """The table's turned angles are carried across the chunks (the direction at a chunk's
+    last point kept for the next one's first): the near-stop read in chunks of one sample,
+    empty ones and uneven ones, with its table, targets and shape on disk, gives the same
+    shape to the bit as the path whole."""
+    traj, _ = _near_stop(0.05)
+    whole = reachability.arcs(traj, 1000, turns=True)
+    n = traj.n_samples
+    cuts = [0, 1, 1, 2, 37, 38, n // 2, n // 2 + 1, n - 1, n, n]
+
+    def chunks():
+        return [traj.rows(slice(a, b)) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+
+    monkeypatch.setattr(reachability, "BLOCK", 70)
+    monkeypatch.setattr(stored, "ON_DISK", 0)
+    (mine,) = reachability.arcs(chunks, 1000, turns=True)
+    (theirs,) = whole
+    assert len(theirs.knots) > 400 + 2 * reachability.DEGREE + 20  # (it turns: ~25 more)
+    assert np.array_equal(mine.knots[:], theirs.knots[:])
+    assert np.array_equal(mine.shape.c, theirs.shape.c)

@@ -504,15 +504,16 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
     return pieces
 
 
-def _measure(table: Table, shape_points: int) -> Iterator[tuple[np.ndarray, np.ndarray,
-                                                                 np.ndarray]]:
+def _measure(table: Table, shape_points: int, scale: float = 1.0
+             ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """(sigma, tau, extra) at the table's points a block at a time (each block led by the
     one before's last point): tau counts the shape points placed up to each point,
     ``shape_points`` uniform over the arc length and, where the path turns by more than
     :data:`ANGLE` between two of those, one every ANGLE of its turning instead, at most
     :data:`DENSEST` times as many there (:func:`_targets`); ``extra``: what the turning added
-    to tau up to each point. Turning is not counted about a rest (either point's speed below
-    :data:`REST` of the fastest), where the direction ``q' / |q'|`` is rounding's."""
+    to tau up to each point, times ``scale``. Turning is not counted about a rest (either
+    point's speed below :data:`REST` of the fastest), where the direction ``q' / |q'|`` is
+    rounding's."""
     length = float(table.points[-1][SIGMA])
     per_sigma, still = shape_points / length, REST * table.fastest
     tau, extra, before = 0.0, 0.0, None
@@ -525,6 +526,8 @@ def _measure(table: Table, shape_points: int) -> Iterator[tuple[np.ndarray, np.n
         uniform = np.diff(sigma) * per_sigma
         moving = (speed[:-1] >= still) & (speed[1:] >= still)
         more = np.clip(np.where(moving, turned / ANGLE, 0.0), uniform, DENSEST * uniform) - uniform
+        if scale != 1.0:
+            more *= scale
         # (carried on from the block before: the same additions in the same order as the
         # whole table's, Lengths.table; the targets are then the same to the bit)
         measure = np.cumsum(np.concatenate([[tau], uniform + more]))  # (at the point before)
@@ -544,14 +547,20 @@ def _targets(table: Table, cuts: list[float], shape_points: int, turns: bool
     sharply). The ASR two-link arm's Fourier path nearly stops and turns through ~0.003 rad
     of arc at |q'| 0.05 rad/s, where 400 points uniform in arc length, 0.0115 rad apart,
     made the degree-7 spline ring, its q_sss 17-30 times the input's. A piece that turns
-    less (a point-to-point leg: a line) keeps the uniform points to the bit."""
-    at = np.zeros((len(cuts), 2))  # (tau and extra at each cut)
-    if turns:
-        edges = np.asarray(cuts)
-        for sigma, tau, extra in _measure(table, shape_points):
+    less (a point-to-point leg: a line) keeps the uniform points to the bit. The turning
+    adds ``shape_points`` at most in all (scaled down where it would add more: a path
+    turning sharply everywhere), so the shape's knots in memory stay within two numbers an
+    input sample (:data:`MOST_SAMPLES`)."""
+    at, scale = np.zeros((len(cuts), 2)), 1.0  # (tau and extra at each cut)
+    edges = np.asarray(cuts)
+    for _ in range(2 if turns else 0):  # (a second pass where the turning adds too many)
+        for sigma, tau, extra in _measure(table, shape_points, scale):
             inside = (edges >= sigma[0]) & (edges <= sigma[-1])
             at[inside] = np.stack([np.interp(edges[inside], sigma, tau),
                                    np.interp(edges[inside], sigma, extra)], axis=1)
+        if at[-1, 1] <= shape_points * (1 + 1e-9):
+            break
+        scale = shape_points / at[-1, 1]  # (the extra is linear in it)
     length = float(table.points[-1][SIGMA])
     spans, turning = [], []
     for lo, hi, (a, e), (b, f) in zip(cuts[:-1], cuts[1:], at[:-1], at[1:], strict=True):
@@ -578,7 +587,7 @@ def _targets(table: Table, cuts: list[float], shape_points: int, turns: bool
     # the path)
     pieces = np.cumsum([0] + [count for *_, count in spans])
     c = 0
-    for sigma, tau, _ in _measure(table, shape_points):
+    for sigma, tau, _ in _measure(table, shape_points, scale):
         while c < len(target):
             k = int(np.searchsorted(pieces, c, side="right")) - 1
             if not turning[k]:
