@@ -770,7 +770,8 @@ class Optimal:
         try:
             found = reachability.solve(self.model, chunks, rates.affine(self.limits)
                                        if higher else self.limits, points, table=path,
-                                       gravity=self.dynamics["gravity"], progress=self.progress)
+                                       gravity=self.dynamics["gravity"], progress=self.progress,
+                                       turns=higher)
         except reachability.Inapplicable as e:
             return str(e)
         del path  # (the arc-length table: the arcs are made)

@@ -255,8 +255,11 @@ def kept(arc: reachability.Arc, law: reachability.Law,
             # rounds' where no programme shortened the lifted law, or none ran on a grid
             # beyond sequential.MOST: judged on the lifted law, the UR10's Fourier path with
             # --jerk 200 came to 1.078, its law 6.5 % longer than the windows')
+            # (the correction's knots over the law's time too where the smoothing spans
+            # sequential.FINEST grid intervals at the passes' law's mean pace: _knots)
+            timed = reach * (len(law.sigma) - 1) >= sequential.FINEST * fastest
             raised = sequential.refined(np.asarray(law.sigma), lifted, cached.limits, chunks,
-                                        TOLERANCE)
+                                        TOLERANCE, timed)
             if raised is not lifted:
                 duration = reachability.law_duration(law.sigma, raised)
             return replace(law, played=raised), duration
