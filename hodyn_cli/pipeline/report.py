@@ -199,7 +199,7 @@ def _figures(report: Report) -> list[tuple[str, str]]:
     canvases = Canvases()
     try:
         for source, name, d in data:
-            x = t if t is not None else np.asarray(report.checked_samples)
+            x = t if t is not None or "columns" in d else np.asarray(report.checked_samples)
             columns = _columns(d, x)
             n = len(columns)
             fig, axes = canvases.get(("derivatives", n), partial(_grid, n))

@@ -413,8 +413,8 @@ def _streamed(again: Callable[[], Iterable[Trajectory]], robot: Model, model: Mo
                 chunk, _ = _prepared(robot, chunk, source)
                 W = chunk.wrenches
                 for a in range(0, chunk.n_samples, rows):
-                    # copies, as Picked's rows are: the kernels' rounding depends on the
-                    # layout (a view of the chunk's columns gave other last bits)
+                    # copies, as Picked's rows are (fancy-indexed): the layout the kernels
+                    # get from the held samples, whatever the reader's arrays are
                     sl = np.arange(a, min(a + rows, chunk.n_samples))
                     part = Trajectory(model.dof_names, chunk.derivatives[sl],
                                       None if chunk.t is None else chunk.t[sl],
