@@ -930,8 +930,7 @@ class SampledDifferences:
             if k + 1 <= order:
                 self.rate[k - 1] = largest(self.rate[k - 1], float(np.abs(mid[:, k + 1]).max()))
             # (a copy: a view of mid would keep the neighbours' torques alive with the report)
-            self.plots[k - 1].add(idx if self.parts.span is not None and t0 is None else t0,
-                                  analytic.copy(), numeric)
+            self.plots[k - 1].add(t0, analytic.copy(), numeric)
 
     def checks(self) -> list[Check]:
         if not self.any:
