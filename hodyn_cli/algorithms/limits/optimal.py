@@ -330,7 +330,8 @@ class Bound:
 
     def describe(self, most: int = 4) -> list[str]:
         """``"<quantity> of <joint>: a-b s, ... (x % of the time)"`` per bound limit, those
-        bound longest first (``most`` <= :data:`SPANS` intervals each)."""
+        bound longest first (``most`` <= :data:`SPANS` intervals each); a limit met at single
+        samples only says how many instants (its share of the time is nil, yet it binds)."""
         duration = max(self.t_last - (self.t_first or 0.0), 1e-300)
         bound = []
         for key in set(self.first) | set(self.last):
@@ -341,11 +342,29 @@ class Bound:
             bound.append((share, key, spans[:min(most, SPANS)], count))
         out = []
         for share, (label, joint), spans, count in sorted(bound, key=lambda e: (-e[0], e[1])):
-            where = ", ".join(f"{a:.4g}-{b:.4g} s" if b > a else f"{a:.4g} s" for a, b in spans)
+            where = ", ".join(_span(a, b) for a, b in spans)
             more = f" and {count - len(spans)} more" if count > len(spans) else ""
-            out.append(f"{label} of {joint}: {where}{more} ({100 * share / duration:.3g} % of "
-                       "the time)")
+            out.append(f"{label} of {joint}: {where}{more} ({_share(share, duration, count)})")
         return out
+
+
+def _span(a: float, b: float) -> str:
+    """``"a-b s"`` to 4 digits, more where those would not tell a from b (``"2-2 s"``); a single
+    sample ``"a s"``."""
+    if b <= a:
+        return f"{a:.4g} s"
+    digits = next((d for d in range(4, 17) if f"{a:.{d}g}" != f"{b:.{d}g}"), 17)
+    return f"{a:.{digits}g}-{b:.{digits}g} s"
+
+
+def _share(share: float, duration: float, count: int) -> str:
+    """How long a limit binds, as a user reads it: ``"x % of the time"``, ``"< 0.01 % of the
+    time"`` below that (never "0 %" for a limit that binds), or ``"2 instants"`` where every
+    interval is a single sample (a share of 0)."""
+    if share <= 0:
+        return "an instant" if count == 1 else f"{count} instants"
+    percent = 100 * share / duration
+    return f"{percent:.3g} % of the time" if percent >= 0.01 else "< 0.01 % of the time"
 
 
 #: intervals on its limit kept per limit (:class:`Bound`); the rest are counted
@@ -955,9 +974,10 @@ class Optimal:
         # local.ROWS or more at a time (all at once, 16 times as dense, the 500 s path's
         # peak RSS was 575 MiB against 193; a sampling at a time, the calls' own cost was
         # most of a 1000-sample path's: pieces of 60-90 samples)
-        plans = [replace(own, law=replace(own.law, breaks=np.array(
-            [s0 + phase / local.PHASES * own.step * speed, s1])))
-            for phase in range(local.PHASES)]
+        # (a law shorter than a step: only the samplings that start before its end)
+        starts = s0 + np.arange(local.PHASES) / local.PHASES * own.step * speed
+        plans = [replace(own, law=replace(own.law, breaks=np.array([start, s1])))
+                 for start in starts[(starts < s1) | (starts == s0)]]
         done = [0] * len(plans)
         for path, last in _lookahead(reachability.overlapping(motion)):
             group: list[tuple[int, np.ndarray, np.ndarray]] = []
