@@ -4,7 +4,7 @@ simulation, and torques from elsewhere against all of them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from itertools import chain
 from typing import TYPE_CHECKING, Any
@@ -37,10 +37,13 @@ def validate_motion(robot: Model, *derivatives: Any, t: Any = None, methods: Any
                     warnings: Iterable[str] = (), chunks: Iterable[Trajectory] | None = None,
                     simulate: bool = False, drives: Any = None, drive_model: str = "full",
                     contacts: Any = (), tau: Any = None, torques: bool = False,
+                    again: Callable[[], Iterable[Trajectory]] | None = None,
                     **named: Any) -> Report:
     """The checks of ``hodyn validate``: a :class:`hodyn_cli.algorithms.verification.validate.Report`
     (``.passed``, ``.checks``). ``chunks``: the trajectory as consecutive chunks instead (one
-    pass, memory bounded by a chunk and the ``samples`` checked). ``estimated``: derivative
+    pass, memory bounded by a chunk and the ``samples`` checked); ``again``: with ``samples``
+    0, the chunks once more from the start (every sample checked in a second pass, a chunk
+    at a time; without it every sample is held). ``estimated``: derivative
     names that were estimated from the data (their consistency checks are reported as such);
     ``warnings``: what reading the input warned about (counted as ``warn`` checks).
     ``tolerances``: a :class:`~hodyn_cli.algorithms.verification.validate.Tolerances`, or
@@ -74,6 +77,9 @@ def validate_motion(robot: Model, *derivatives: Any, t: Any = None, methods: Any
         floating = first is not None and first.base is not None
         motion = (robot.coupling.expand(chunk)
                   for chunk in ([] if first is None else chain([first], chunks)))
+        if again is not None:  # (the second pass's chunks expanded as the first's)
+            reread = again
+            again = lambda: (robot.coupling.expand(chunk) for chunk in reread())  # noqa: E731
     capable("validate", robot, floating_base=floating, torques=torques,
             drives=drives is not None)
     # a floating base's simulation last: the refusals above come first, as they always have
@@ -84,7 +90,7 @@ def validate_motion(robot: Model, *derivatives: Any, t: Any = None, methods: Any
                     warnings=tuple(warnings), simulate=simulate, drive_model=drive_model,
                     drives=None if drives is None else drives_for(robot, drives, "validate"),
                     contacts=read_contacts(robot, contacts) if contacts else (),
-                    torques=torques)
+                    torques=torques, again=again)
 
 
 def _carrying(motion: Trajectory, given: list[np.ndarray]) -> Trajectory:

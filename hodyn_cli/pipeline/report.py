@@ -194,37 +194,50 @@ def _figures(report: Report) -> list[tuple[str, str]]:
     data += [("drives", name, d) for name, d in report.series.get("drives", {}).items()]
     sampled = report.series.get("sampled", {})
     t = report.series.get("t")
+    timed = report.series.get("timed", t is not None)
     out = []
     canvases = Canvases()
     try:
         for source, name, d in data:
-            a, num = d["analytic"], d["numeric"]
-            n = a.shape[1]
-            x = t if t is not None else np.asarray(report.checked_samples)
+            x = t if t is not None or "columns" in d else np.asarray(report.checked_samples)
+            columns = _columns(d, x)
+            n = len(columns)
             fig, axes = canvases.get(("derivatives", n), partial(_grid, n))
-            for j in range(n):
+            for j, (xj, a, num) in enumerate(columns):
                 ax, ex = axes[j]
-                ax.plot(*decimate(x, a[:, j]), lw=1.4, label=f"{name} analytic ({source})")
-                ax.plot(*thin(x, num[:, j]), ".", ms=3,
-                        label="finite differences (Taylor motion)")
+                ax.plot(*decimate(xj, a), lw=1.4, label=f"{name} analytic ({source})")
+                ax.plot(*thin(xj, num), ".", ms=3, label="finite differences (Taylor motion)")
                 if name in sampled and source == method:
-                    ax.plot(*decimate(sampled[name]["t"], sampled[name]["numeric"][:, j]),
-                            lw=0.8, ls="--", label="time differences of the samples")
+                    d_s = sampled[name]
+                    ts, _, numeric = d_s["columns"][j] if "columns" in d_s else \
+                        (d_s["t"], None, d_s["numeric"][:, j])
+                    ax.plot(*decimate(ts, numeric), lw=0.8, ls="--",
+                            label="time differences of the samples")
                 ax.set_ylabel(report.series["joint_names"][j], fontsize=8)
-                xe, err = decimate(x, np.abs(a[:, j] - num[:, j]))
+                xe, err = decimate(xj, np.abs(a - num))
                 ex.semilogy(xe, np.where(err > 0, err, np.nan), lw=0.9, color="C3")  # exact: gap
                 if j == 0:
                     ax.legend(fontsize=7, loc="upper right")
                     ax.set_title(f"{name}: analytic vs numerical", fontsize=9)
                     ex.set_title(f"|{name} analytic - finite differences|", fontsize=9)
-            axes[-1][0].set_xlabel("t [s]" if t is not None else "sample")
-            axes[-1][1].set_xlabel("t [s]" if t is not None else "sample")
+            axes[-1][0].set_xlabel("t [s]" if timed else "sample")
+            axes[-1][1].set_xlabel("t [s]" if timed else "sample")
             out.append((f"{name} per joint ({source})", canvases.png(fig, 90)))
         if "simulation" in report.series:
             out.append(_simulation_figure(report.series["simulation"], canvases))
     finally:
         canvases.close()
     return out
+
+
+def _columns(d: dict, x) -> list[tuple]:
+    """A plotted pair's (x, analytic, numeric) per column: its rows against ``x``, or the
+    rows a long file's plot keeps of each column (``columns``: every sample checked, read a
+    chunk at a time: :class:`~hodyn_cli.algorithms.verification.blocks.Plot`)."""
+    if "columns" in d:
+        return d["columns"]
+    a, num = d["analytic"], d["numeric"]
+    return [(x, a[:, j], num[:, j]) for j in range(a.shape[1])]
 
 
 def _grid(rows: int):

@@ -1,6 +1,8 @@
 """A trajectory file proven (``hodyn validate``): its chunks read once through the checks of
 :func:`hodyn_cli.api.validate_motion` (memory bounded by a chunk and the samples checked),
-with the torques of another file to judge read in lockstep (``--torques``)."""
+with the torques of another file to judge read in lockstep (``--torques``); with every
+sample checked (``--samples 0``), a file is read twice (memory bounded by a chunk), stdin
+held."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from hodyn_cli.errors import HodynError
 from hodyn_cli.io.paths import listing
 from hodyn_cli.io.torques import TorqueReader
 from hodyn_cli.modeling.contacts import Contact
-from hodyn_cli.pipeline.inputs import open_input
+from hodyn_cli.pipeline.inputs import Input, open_input
 from hodyn_cli.pipeline.jobs import contact_flags
 from hodyn_cli.pipeline.parallel import prefetched
 from hodyn_cli.pipeline.protocols import Notify, tell
@@ -49,11 +51,21 @@ def validate_file(model: Model, source: str, *, notify: Notify = None,
     the trajectory's samples row for row), carried in each chunk's ``series``."""
     if torques == "-" and source == "-":
         raise HodynError("the trajectory and --torques cannot both come on stdin")
+    def opened() -> Input:
+        return open_input(source, model, NEED, wrench=wrench, wrench_need=NEED - 1,
+                          cutoff=cutoff, estimate=estimate, strict=strict, floating=floating,
+                          base_motion=base_motion, base_orders=NEED - 1, base_most=NEED,
+                          flags=contact_flags(contacts))
+
+    def again() -> Iterator[Trajectory]:
+        """The file (and the torques') read once more, its notes told already."""
+        with ExitStack() as stack:
+            yield from _chunks(stack, stack.enter_context(opened()), torques, model, jobs)
+
+    # every sample checked: a second pass over a file (stdin, read once, is held)
+    reread = not checks.get("samples") and "-" not in (source, torques)
     with ExitStack() as stack:
-        reader = stack.enter_context(open_input(
-            source, model, NEED, wrench=wrench, wrench_need=NEED - 1, cutoff=cutoff,
-            estimate=estimate, strict=strict, floating=floating, base_motion=base_motion,
-            base_orders=NEED - 1, base_most=NEED, flags=contact_flags(contacts)))
+        reader = stack.enter_context(opened())
         given = None if torques is None else stack.enter_context(TorqueReader(torques, model))
         tell(notify, reader.notes + ([] if given is None else torque_notes(given)))
         # read ahead on the threads; closed (its threads ended) however the pass ends
@@ -64,9 +76,20 @@ def validate_file(model: Model, source: str, *, notify: Notify = None,
             model, chunks=chunks if given is None else carrying(chunks, given), source=source,
             estimated=reader.estimated, torques=given is not None,
             warnings=[n.message for n in reader.notes if n.level == "warning"],
-            contacts=contacts, **checks)
+            contacts=contacts, again=again if reread else None, **checks)
     tell(notify, reader.end_notes())
     return report
+
+
+def _chunks(stack: ExitStack, reader: Input, torques: str | None, model: Model,
+            jobs: int | None) -> Iterator[Trajectory]:
+    """The reader's chunks read ahead on ``jobs`` threads (closed with ``stack``), with the
+    torques at ``torques`` carried."""
+    chunks = stack.enter_context(closing(prefetched(reader, jobs or default_jobs(),
+                                                    reader.cancel)))
+    if torques is None:
+        return iter(chunks)
+    return carrying(chunks, stack.enter_context(TorqueReader(torques, model)))
 
 
 def carrying(chunks: Iterable[Trajectory], given: TorqueReader) -> Iterator[Trajectory]:

@@ -17,7 +17,8 @@ from hodyn_cli.core.model import DOF_SUFFIXES, Model, joint_pose
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, taylor
 
 __all__ = ["STENCIL", "STEP_FACTOR", "BLOCK", "Check", "block_rows", "blocked", "worst", "verdict",
-           "local_motion", "local_pose", "stencil_check", "stencil", "stencil_verdict", "agreement_check"]
+           "local_motion", "local_pose", "stencil_check", "stencil", "stencil_verdict",
+           "agreement_check", "Peak", "Stencils", "Agreement", "largest"]
 
 #: 8th-order central first-derivative stencil at offsets -4..4
 STENCIL = np.array([1 / 280, -4 / 105, 1 / 5, -4 / 5, 0.0, 4 / 5, -1 / 5, 4 / 105, -1 / 280])
@@ -176,26 +177,104 @@ def stencil_verdict(group: str, name: str, prev: str, d_h: np.ndarray, d_2h: np.
                     model: Model, idx, t, method: str | None = None, columns=None,
                     names=None) -> Check:
     """:func:`stencil_check` on the differences :func:`stencil` gave (``peak``: max |f|)."""
-    err = np.abs(analytic - d_h)
-    scale = max(float(np.abs(analytic).max()), 1e-300)
-    expected = (np.abs(d_h - d_2h) / 255 + EPS * np.abs(STENCIL).sum() * peak / h)
-    exp_rel = float(expected.max() / scale)
-    tol = max(rtol, 10 * exp_rel)
-    c = Check(group, f"{name} vs d/dt {prev}", "pass", float(err.max()), float(err.max() / scale),
-              tol, exp_rel, method=method,
-              detail=f"8th-order stencil along the local Taylor motion, h = {h:.3g} s",
-              **worst(err, model, idx, t, columns, names))
-    c.status = verdict(c.max_rel, tol)
-    return c
+    fold = Stencils(h)
+    fold.add(d_h, d_2h, peak, analytic, idx, t)
+    return fold.check(group, name, prev, rtol, model, method, columns, names)
+
 
 def agreement_check(group: str, name: str, a: np.ndarray, b: np.ndarray, rtol: float,
                     model: Model, idx, t, method: str | None = None, columns=None,
                     names=None) -> Check:
     """a against b (M, m), relative to the largest |a| (``columns``, ``names``: as for
     :func:`worst`)."""
-    err = np.abs(a - b)
-    scale = max(float(np.abs(a).max()), 1e-300)
-    c = Check(group, name, "pass", float(err.max()), float(err.max() / scale), rtol,
-              method=method, **worst(err, model, idx, t, columns, names))
-    c.status = verdict(c.max_rel, rtol)
-    return c
+    fold = Agreement()
+    fold.add(a, b, idx, t)
+    return fold.check(group, name, rtol, model, method, columns, names)
+
+
+# -- checks folded block by block ------------------------------------------------------------
+# A check over every sample of a long file (``validate --samples 0``) sees its samples a
+# block at a time: what it is made of (the largest error and where, the largest magnitude)
+# is folded block by block, with the numbers np.max and np.argmax give over all of them at
+# once (NaN first, the first of equal maxima), so that the checks are those of one block.
+
+
+def largest(a: float, b: float) -> float:
+    """max(a, b) as np.max over both: NaN if either is."""
+    return a if a != a or a >= b else b
+
+
+class Peak:
+    """The largest entry of (M, m) arrays given a block of samples at a time, and where:
+    its sample number, time and column (the first of equal ones, as np.argmax)."""
+
+    def __init__(self) -> None:
+        self.value = -np.inf
+        self.sample, self.column = 0, 0
+        self.time: float | None = None
+        self.seen = False
+
+    def add(self, err: np.ndarray, idx, t) -> None:
+        """``idx``, ``t``: the sample numbers and times of err's rows (t None: none)."""
+        if not err.size:
+            return
+        s, j = np.unravel_index(int(np.argmax(err)), err.shape)
+        v = float(err[s, j])
+        if not self.seen or (self.value == self.value and (v != v or v > self.value)):
+            self.value, self.sample, self.column = v, int(idx[s]), int(j)
+            self.time = None if t is None else float(t[s])
+        self.seen = True
+
+    def at(self, model: Model, columns=None, names=None) -> dict:
+        """:func:`worst`'s fields."""
+        return {"worst_joint": column_name(model, self.column, columns, names),
+                "worst_sample": self.sample, "worst_time": self.time}
+
+
+class Stencils:
+    """:func:`stencil_verdict` folded block by block (the step ``h``): the error's
+    :class:`Peak`, the largest ``|analytic|`` and the largest expected error."""
+
+    def __init__(self, h: float) -> None:
+        self.h, self.err = h, Peak()
+        self.scale = self.expected = -np.inf
+
+    def add(self, d_h: np.ndarray, d_2h: np.ndarray, peak: np.ndarray, analytic: np.ndarray,
+            idx, t) -> None:
+        """A block's :func:`stencil` (M, m) each, the analytic derivative (M, m)."""
+        self.err.add(np.abs(analytic - d_h), idx, t)
+        self.scale = largest(self.scale, float(np.abs(analytic).max()))
+        expected = (np.abs(d_h - d_2h) / 255 + EPS * np.abs(STENCIL).sum() * peak / self.h)
+        self.expected = largest(self.expected, float(expected.max()))
+
+    def check(self, group: str, name: str, prev: str, rtol: float, model: Model,
+              method: str | None = None, columns=None, names=None) -> Check:
+        scale = max(self.scale, 1e-300)
+        exp_rel = float(self.expected / scale)
+        tol = max(rtol, 10 * exp_rel)
+        c = Check(group, f"{name} vs d/dt {prev}", "pass", self.err.value,
+                  float(self.err.value / scale), tol, exp_rel, method=method,
+                  detail=f"8th-order stencil along the local Taylor motion, h = {self.h:.3g} s",
+                  **self.err.at(model, columns, names))
+        c.status = verdict(c.max_rel, tol)
+        return c
+
+
+class Agreement:
+    """:func:`agreement_check` folded block by block: the error's :class:`Peak` and the
+    largest ``|a|``."""
+
+    def __init__(self) -> None:
+        self.err, self.scale = Peak(), -np.inf
+
+    def add(self, a: np.ndarray, b: np.ndarray, idx, t) -> None:
+        self.err.add(np.abs(a - b), idx, t)
+        self.scale = largest(self.scale, float(np.abs(a).max()))
+
+    def check(self, group: str, name: str, rtol: float, model: Model,
+              method: str | None = None, columns=None, names=None) -> Check:
+        scale = max(self.scale, 1e-300)
+        c = Check(group, name, "pass", self.err.value, float(self.err.value / scale), rtol,
+                  method=method, **self.err.at(model, columns, names))
+        c.status = verdict(c.max_rel, rtol)
+        return c

@@ -79,9 +79,10 @@ relative, while the estimated numerical error stays orders of magnitude below th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 
@@ -92,16 +93,18 @@ from hodyn_cli.algorithms.dynamics.methods import GRAVITY, METHODS
 from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics as fixed_base_dynamics
 from hodyn_cli.algorithms.dynamics.regressor import base_wrench_rows
 from hodyn_cli.algorithms.motion.differences import RTOL, Differences, frequency
+from hodyn_cli.algorithms.verification.blocks import Block, Plot
 from hodyn_cli.algorithms.verification.checks import (
     STEP_FACTOR,
+    Agreement,
     Check,
-    agreement_check,
+    Peak,
+    Stencils,
     block_rows,
-    blocked,
     column_name,
+    largest,
     local_motion,
     stencil,
-    stencil_verdict,
     verdict,
     worst,
 )
@@ -112,12 +115,11 @@ from hodyn_cli.core.model import DOF_SUFFIXES, Model, joint_pose
 from hodyn_cli.core.trajectory import (
     Trajectory,
     Wrenches,
-    check_results,
     derivative_name,
     free_body,
     free_root_motion,
 )
-from hodyn_cli.errors import HodynError, TrajectoryError
+from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.contacts import Contact
 from hodyn_cli.modeling.drives import Drives
 
@@ -170,7 +172,7 @@ class Report:
     urdf_sha256: str
     trajectory: str
     n_samples: int
-    checked_samples: list[int]
+    checked_samples: Sequence[int]   # (every sample of a long file: a range)
     order: int
     methods: list[str]
     step: float
@@ -217,11 +219,15 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
              tolerances: Tolerances = Tolerances(), gravity=GRAVITY, source: str = "",
              estimated: tuple[str, ...] = (), warnings: tuple[str, ...] = (),
              simulate: bool = False, drives: Drives | None = None, drive_model: str = "full",
-             contacts: tuple[Contact, ...] = (), torques: bool = False) -> Report:
+             contacts: tuple[Contact, ...] = (), torques: bool = False,
+             again: Callable[[], Iterable[Trajectory]] | None = None) -> Report:
     """Run all checks; ``trajectory``: one :class:`Trajectory` (all joints) or its chunks in
     order (one pass over them: memory is bounded by a chunk and the checked samples).
-    ``samples``: how many evenly spread samples the torque checks use (None or 0: all, held
-    in memory). ``estimated``: derivative names (``qdd``, ...) hodyn estimated from the data:
+    ``samples``: how many evenly spread samples the torque checks use (None or 0: all).
+    ``again``: with ``samples`` 0 and chunks, the chunks once more from the start: the
+    checks take every sample a chunk at a time in a second pass (memory bounded by a chunk;
+    a :class:`Trajectory` is read again as it is); without it every sample is held.
+    ``estimated``: derivative names (``qdd``, ...) hodyn estimated from the data:
     their consistency checks hold by construction and are reported as ``estimated``, not as
     passed. ``warnings``: what reading the input warned about (e.g. a column that looks like a
     typo), counted as ``warn`` checks of group ``input``. ``simulate``: also the simulation
@@ -250,23 +256,18 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
     robot = model
     simulation = None if not simulate else Replay(robot, gravity) if torques else \
         Simulation(robot, methods[0], gravity)
+    if isinstance(trajectory, Trajectory):
+        whole = trajectory
+        trajectory, again = [whole], again or (lambda: [whole])
+    streamed = not samples and again is not None
     scan: Scan | None = None
-    for chunk in [trajectory] if isinstance(trajectory, Trajectory) else trajectory:
-        chunk = free_body(chunk)  # no joint (a single free body): the root bounds the orders
-        if chunk.orders < 4:
-            raise HodynError("validation needs at least q, qd, qdd, qddd (to check taud)",
-                             source)
-        if chunk.base is not None:  # the root's twist to order + 2 d's, and at least taud
-            if chunk.base.orders < 3:
-                raise HodynError("validation of a floating base needs base_Vb, base_Vbd, "
-                                 "base_Vbdd (to check taud)", source)
-        given = chunk
-        if chunk.base is not None:
-            chunk = free_root_motion(chunk, robot.free_rooted.dof_names)
-            if scan is None:  # a floating base: the robot under its free root joint
-                model = robot.free_rooted
+    for chunk in trajectory:
+        chunk, given = _prepared(robot, chunk, source)
         if scan is None:
-            scan = Scan(model, samples, simulation, torques, floating=model is not robot)
+            if given.base is not None:  # a floating base: the robot under its free root joint
+                model = robot.free_rooted
+            scan = Scan(model, samples, simulation, torques, floating=model is not robot,
+                        hold=not streamed)
         scan.add(chunk, given)
     if scan is None or not scan.N:
         raise HodynError("no samples to validate", source)
@@ -275,58 +276,89 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
     if contacts and not floating:
         raise HodynError("contacts carry a floating base: give the root's motion "
                          "(--floating-base)", source)
-    picked = scan.picked()
-    center, idx = picked.at(picked.centres), picked.index[picked.centres]
     names = column_names(robot, floating, contacts)
-    h = _step(center.derivatives)
-    report = Report(robot.name, robot.source_sha256, source, scan.N, idx.tolist(), order,
+
+    def torques_of(method: str, center: Trajectory) -> np.ndarray:
+        return inverse_dynamics(model, center, method=method, order=order, gravity=gravity,
+                                contacts=contacts, floating=floating)
+
+    rows = block_rows(model)
+    picked: Picked | None = None
+    if streamed:
+        assert again is not None and scan.maxima is not None
+        maxima, checked = scan.maxima, range(scan.N)
+        timed = scan.first_t is not None and scan.last_t is not None
+        span = (scan.first_t, scan.last_t) if scan.first_t is not None and \
+            scan.last_t is not None else (0.0, float(scan.N - 1))
+        feed = _streamed(again, robot, model, source, rows, torques_of, scan.N)
+    else:
+        picked = scan.picked()
+        center, idx = picked.at(picked.centres), picked.index[picked.centres]
+        maxima = np.abs(center.derivatives).max(axis=0)
+        checked, timed, span = idx.tolist(), center.t is not None, None
+        feed = _held(center, idx, rows, torques_of, source)
+    h = _step(maxima)
+    report = Report(robot.name, robot.source_sha256, source, scan.N, checked, order,
                     list(methods), h, tolerances)
-    report.series["t"] = center.t
+    if picked is not None:
+        report.series["t"] = center.t
+    else:
+        report.series["timed"] = timed
     report.series["joint_names"] = names
-    def torques_of(method: str) -> Callable[[slice], np.ndarray]:
-        return lambda rows: inverse_dynamics(model, center.rows(rows), method=method,
-                                             order=order, gravity=gravity, contacts=contacts,
-                                             floating=floating)
-
-    results = {m: blocked(torques_of(m), center.n_samples, block_rows(model))
-               for m in methods}
-    try:  # torques that overflow are the input's fault, as for hodyn compute: an error
-        check_results(results, center)
-    except TrajectoryError as e:
-        raise TrajectoryError(e.message, source or None) from None
-    for m in methods:
-        for _ in range(4):  # shrink the step while the estimated error is not well below tol
-            fd = finite_difference_checks(model, center, m, order, h, results[m], gravity,
-                                          tolerances.fd, report.series, idx, center.t,
-                                          contacts, names, floating)
-            if all((c.expected or 0.0) <= tolerances.fd / 10 for c in fd) or h < 1e-6:
-                break
-            h /= 4
-        report.step = h
-        report.checks += fd
-    report.checks += cross_method_checks(model, results, tolerances.cross, idx, center.t, names)
-    if torques:
-        report.checks += torque_checks(model, center, results[methods[0]], tolerances.torques,
-                                       idx, methods[0])
-    if contacts:
-        report.checks += contact_checks(model, center, contacts, gravity, tolerances.cross, idx)
+    parts = Parts(model, methods, order, gravity, tolerances, contacts, names, floating, span)
+    # the parts whatever the steps (made in the first pass), in the report's order
+    before: list = [CrossMethod(parts)] + ([GivenTorques(parts)] if torques else []) + \
+        ([Contacts(parts)] if contacts else [])
+    drive_part = loop_part = None
+    rate = 0.0
     if drives is not None:  # (a fixed base: the API refuses a floating one)
-        from hodyn_cli.algorithms.verification.validate_drives import drive_checks
+        from hodyn_cli.algorithms.verification.validate_drives import Agreements, coulomb_rate
 
-        report.checks += drive_checks(model, center, drives, drive_model, order, report.step,
-                                      gravity, results[methods[-1]], tolerances.fd,
-                                      tolerances.cross, idx, center.t, report.series)
+        drive_part = Agreements(model, drives, drive_model, order, gravity, methods[-1],
+                                tolerances.cross)
+        rate = coulomb_rate(drives, maxima)
     if model.actuated is not None:
-        from hodyn_cli.algorithms.verification.validate_loops import loop_checks
+        from hodyn_cli.algorithms.verification.validate_loops import Closure
 
-        report.checks += loop_checks(model, center, order, report.step, methods[0], gravity,
-                                     tolerances.fd, tolerances.cross, idx, center.t,
-                                     report.series)
-    if center.t is not None:
-        report.checks += sampled_difference_checks(model, picked, methods[0], order, gravity,
-                                                   tolerances.sampled, report.series,
-                                                   scan.frequency(), contacts, names,
-                                                   floating)
+        loop_part = Closure(model, order, methods[0], gravity, tolerances.cross)
+    sampled = SampledDifferences(parts, scan.frequency(), streamed) if timed else None
+    structure = ModelChecks(parts)
+    fixed = before + [p for p in (drive_part, loop_part) if p is not None] + \
+        ([sampled] if streamed and sampled is not None else []) + [structure]
+    done: dict[tuple, Any] = {}
+    while True:  # the steps: a pass for the parts whose step an earlier pass chose
+        needed, chosen = _plan(parts, done, h, drives, rate, loop_part is not None,
+                               tolerances)
+        if not needed:
+            break
+        made = {key: parts.make(key, drives, drive_model) for key in needed}
+        _fed(feed, list(made.values()) + fixed)
+        done.update(made)
+        fixed = []
+    assert chosen is not None
+    keys, report.step = chosen
+    for key in keys:
+        if key[0] == "fd":
+            report.checks += done[key].checks()
+            done[key].plotted(report.series)
+    for part in before:
+        report.checks += part.checks()
+    for key in keys:
+        if key[0] == "drives":
+            assert drive_part is not None
+            report.checks += done[key].checks() + drive_part.checks()
+            done[key].plotted(report.series)
+    for key in keys:
+        if key[0] == "loops":
+            assert loop_part is not None
+            report.checks += loop_part.checks() + done[key].checks()
+            done[key].plotted(report.series)
+    if sampled is not None:
+        if not streamed:
+            assert picked is not None
+            sampled.triples(picked, rows, torques_of)
+        report.checks += sampled.checks()
+        sampled.plotted(report.series)
         derived = scan.pose_rates()  # a pose check's x' is its joint's rates (estimated too)
         for c in scan.consistency_checks(tolerances.data):
             x = c.name.split(" ")[0]
@@ -340,11 +372,123 @@ def validate(model: Model, trajectory: Trajectory | Iterable[Trajectory], *,
                                    detail="the trajectory has no t column"))
     report.checks += [Check("input", text, "warn") for text in warnings]
     report.checks += scan.limits.checks()
-    report.checks += model_checks(model, center, tolerances.structure, gravity, idx, center.t,
-                                  names, floating)
+    report.checks += structure.checks()
     if scan.simulation is not None:
         report.checks += scan.simulation.checks(tolerances.simulation, report.series)
     return report
+
+
+def _prepared(robot: Model, chunk: Trajectory, source: str) -> tuple[Trajectory, Trajectory]:
+    """A chunk as read -> the motion checked (a floating base's: under the free root joint)
+    and the chunk (no joint, a single free body: its root's)."""
+    chunk = free_body(chunk)  # no joint (a single free body): the root bounds the orders
+    if chunk.orders < 4:
+        raise HodynError("validation needs at least q, qd, qdd, qddd (to check taud)", source)
+    if chunk.base is not None:  # the root's twist to order + 2 d's, and at least taud
+        if chunk.base.orders < 3:
+            raise HodynError("validation of a floating base needs base_Vb, base_Vbd, "
+                             "base_Vbdd (to check taud)", source)
+        return free_root_motion(chunk, robot.free_rooted.dof_names), chunk
+    return chunk, chunk
+
+
+def _held(center: Trajectory, idx: np.ndarray, rows: int, torques_of, source: str
+          ) -> Callable[[], Iterator[Block]]:
+    """The checked samples held in memory, in blocks of ``rows``."""
+    def blocks() -> Iterator[Block]:
+        for a in range(0, center.n_samples, rows):
+            yield Block(center.rows(slice(a, a + rows)), idx[a:a + rows], torques_of, source)
+    return blocks
+
+
+def _streamed(again: Callable[[], Iterable[Trajectory]], robot: Model, model: Model,
+              source: str, rows: int, torques_of, N: int) -> Callable[[], Iterator[Block]]:
+    """Every sample of the chunks ``again()`` gives, in blocks of ``rows`` (a chunk's last
+    block shorter): the samples as :class:`Picked` makes them."""
+    def blocks() -> Iterator[Block]:
+        n = 0
+        chunks = iter(again())
+        try:
+            for chunk in chunks:
+                chunk, _ = _prepared(robot, chunk, source)
+                W = chunk.wrenches
+                for a in range(0, chunk.n_samples, rows):
+                    # copies, as Picked's rows are (fancy-indexed): the layout the kernels
+                    # get from the held samples, whatever the reader's arrays are
+                    sl = np.arange(a, min(a + rows, chunk.n_samples))
+                    part = Trajectory(model.dof_names, chunk.derivatives[sl],
+                                      None if chunk.t is None else chunk.t[sl],
+                                      None if W is None else
+                                      Wrenches({k: v[sl] for k, v in W.W.items()}),
+                                      {k: v[sl] for k, v in chunk.series.items()}
+                                      if chunk.series else None)
+                    yield Block(part, np.arange(n + a, n + a + part.n_samples), torques_of,
+                                source)
+                n += chunk.n_samples
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
+        if n != N:
+            raise HodynError(f"the file gave {n} samples on its second reading, {N} on its "
+                             "first", source)
+    return blocks
+
+
+def _fed(blocks: Callable[[], Iterable[Block]], parts: list) -> None:
+    """One pass: every block to every part, then their ends."""
+    for block in blocks():
+        for part in parts:
+            part.add(block)
+    for part in parts:
+        part.finish()
+
+
+def _plan(parts: Parts, done: dict, h: float, drives, rate: float, loops: bool,
+          tolerances: Tolerances) -> tuple[list[tuple], tuple | None]:
+    """The steps the checks take, as today's: each method's finite differences from the
+    previous method's step (from ``h``), shrunk by 4 while the estimated error is not well
+    below the tolerance (up to 4 times); the drives' from there (and the smoothed Coulomb
+    friction's time scale, ``rate``), the loops' at the methods' last. Returns the parts to
+    make in a pass (a part not ``done`` and, guessing that no step shrinks, the ones after
+    it), or none and (the parts chosen, the report's step)."""
+    keys: list[tuple] = []
+    key: tuple
+
+    def guess(key: tuple, step: float, i: int) -> list[tuple]:
+        later: list[tuple] = [("fd", m, step) for m in parts.methods[i + 1:]]
+        if drives is not None and key[0] == "fd":
+            later.append(("drives", min(step, STEP_FACTOR / rate) if rate > 0 else step))
+        if loops and key[0] != "loops":
+            later.append(("loops", step))
+        return [key] + [k for k in later if k not in done]
+
+    for i, m in enumerate(parts.methods):
+        for _ in range(4):
+            key = ("fd", m, h)
+            if key not in done:
+                return guess(key, h, i), None
+            if done[key].settled(tolerances.fd) or h < 1e-6:
+                break
+            h /= 4
+        keys.append(key)
+    n = len(parts.methods)
+    if drives is not None:
+        hd = min(h, STEP_FACTOR / rate) if rate > 0 else h
+        for _ in range(4):
+            key = ("drives", hd)
+            if key not in done:
+                return guess(key, h, n), None
+            if done[key].settled(tolerances.fd) or hd < 1e-7:
+                break
+            hd /= 4
+        keys.append(key)
+    if loops:
+        key = ("loops", h)
+        if key not in done:
+            return [key], None
+        keys.append(key)
+    return [], (keys, h)
 
 
 # -- one pass over the chunks ----------------------------------------------------------------
@@ -434,10 +578,14 @@ class Scan:
     ``base_Vb``, ``base_R``, ``base_p``)."""
 
     def __init__(self, model: Model, samples: int | None, simulation: Windows | None = None,
-                 torques: bool = False, floating: bool = False):
+                 torques: bool = False, floating: bool = False, hold: bool = True):
         self.model, self.N, self.D = model, 0, 0
         self.simulation, self.torques, self.floating = simulation, torques, floating
-        self.sampler = Sampler(samples)
+        self.sampler = Sampler(samples) if hold else None
+        # not held (every sample checked in a second pass): what the step is made of
+        self.maxima: np.ndarray | None = None       # (D, nv): max |q^(j)| over the samples
+        self.first_t: float | None = None           # the times of the first and last sample
+        self.last_t: float | None = None
         multi = [i for i, kind in enumerate(model.joint_types) if kind in DOF_SUFFIXES]
         one = [i for i in range(model.n) if i not in multi]
         self.q_columns = model.dof_offsets[one] if multi else slice(None)
@@ -465,7 +613,14 @@ class Scan:
         self.D = chunk.orders if not self.N else min(self.D, chunk.orders)
         if self.torques and "tau" not in (chunk.series or {}):
             raise HodynError("a chunk without the given torques (series 'tau')")
-        self.sampler.add(chunk, self.N)
+        if self.sampler is not None:
+            self.sampler.add(chunk, self.N)
+        elif chunk.n_samples:
+            peak = np.abs(chunk.derivatives).max(axis=0)
+            self.maxima = peak if self.maxima is None else np.maximum(self.maxima, peak)
+            if chunk.t is not None:
+                self.first_t = float(chunk.t[0]) if self.first_t is None else self.first_t
+                self.last_t = float(chunk.t[-1])
         self.limits.add(chunk.derivatives[:, 0], chunk.t, self.N)
         if self.simulation is not None:
             self.simulation.add(chunk, self.N)
@@ -490,6 +645,7 @@ class Scan:
         self.N += chunk.n_samples
 
     def picked(self) -> Picked:
+        assert self.sampler is not None
         return self.sampler.picked(self.N, self.model.dof_names)
 
     def frequency(self) -> float:
@@ -586,9 +742,10 @@ class PoseConsistency:
 # -- helpers ---------------------------------------------------------------------------------
 
 
-def _step(qs: np.ndarray) -> float:
-    """Finite-difference step from the data's time scale: 0.01 / omega (clipped)."""
-    omega = frequency(np.abs(qs).max(axis=0))
+def _step(maxima: np.ndarray) -> float:
+    """Finite-difference step from the data's time scale (``maxima``: (D, nv) the largest
+    |q^(j)| at the checked samples): 0.01 / omega (clipped)."""
+    omega = frequency(maxima)
     return float(np.clip(STEP_FACTOR / omega, 1e-5, 1.0)) if omega > 0 else 0.01
 
 
@@ -618,149 +775,294 @@ def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str, order
         else tau
 
 
+# -- the parts of the torque checks, fed block by block ---------------------------------------
+
+
+class Parts:
+    """What the torque checks' parts share (the robot checked, ``methods``, the torques'
+    ``order``, ``names`` of their columns, ...; ``span``: the plotted series' x-range on a
+    file read twice, :class:`~hodyn_cli.algorithms.verification.blocks.Plot`), and the
+    parts that depend on a step, :meth:`make` by key: ``("fd", method, h)``, ``("drives",
+    h)``, ``("loops", h)``."""
+
+    def __init__(self, model: Model, methods: list[str], order: int, gravity,
+                 tolerances: Tolerances, contacts: tuple[Contact, ...], names: list[str],
+                 floating: bool, span: tuple[float, float] | None):
+        self.model, self.methods, self.order, self.gravity = model, methods, order, gravity
+        self.tolerances, self.contacts, self.names = tolerances, contacts, names
+        self.floating, self.span = floating, span
+
+    def plot(self, x_key: str | None = None) -> Plot:
+        return Plot(self.span, x_key)
+
+    def make(self, key: tuple, drives: Drives | None, drive_model: str):
+        if key[0] == "fd":
+            return FiniteDifferences(self, key[1], key[2])
+        if key[0] == "drives":
+            from hodyn_cli.algorithms.verification.validate_drives import Differences as Drive
+
+            assert drives is not None
+            return Drive(self.model, drives, drive_model, self.order, key[1], self.gravity,
+                         self.tolerances.fd, self.plot)
+        from hodyn_cli.algorithms.verification.validate_loops import Differences as Loop
+
+        return Loop(self.model, self.order, key[1], self.methods[0], self.gravity,
+                    self.tolerances.fd, self.plot)
+
+    def x(self, block: Block) -> np.ndarray | None:
+        """The plotted x of a block's rows on a file read twice (times, else sample
+        numbers); None where the report's ``t`` is the x of every series."""
+        return None if self.span is None else block.idx if block.t is None else block.t
+
+
 # -- 1. finite differences along the local Taylor motion -------------------------------------
 
 
-def finite_difference_checks(model, center: Trajectory, method: str, order: int, h: float,
-                             analytic: np.ndarray, gravity, rtol: float, series: dict, idx, t,
-                             contacts: tuple[Contact, ...] = (), names=None,
-                             floating: bool = False) -> list[Check]:
+class FiniteDifferences:
     """Analytic tau^(k) vs the 8th-order stencil of tau^(k-1) along the Taylor motion (of
     multi-DOF joints on their groups: :func:`~hodyn_cli.algorithms.verification.checks.
-    local_motion`)."""
-    def differences(rows: slice) -> np.ndarray:   # (M, order, 3, m): a block's stencil()
-        part = center.rows(rows)
-        tau = inverse_dynamics(model, local_motion(part, h, model), method=method,
-                               order=order - 1, gravity=gravity, contacts=contacts,
-                               floating=floating).reshape(part.n_samples, 17, order, -1)
-        return np.stack([np.stack(stencil(tau[:, :, k], h), axis=1) for k in range(order)],
-                        axis=1)
+    local_motion`) at step ``h``, for ``method``."""
 
-    diffs = blocked(differences, center.n_samples, block_rows(model))
-    checks = []
-    for k in range(1, order + 1):
-        name = derivative_name("tau", k)
-        d_h, d_2h, peak = diffs[:, k - 1, 0], diffs[:, k - 1, 1], diffs[:, k - 1, 2]
-        c = stencil_verdict("finite differences", name, derivative_name("tau", k - 1), d_h,
-                            d_2h, peak, analytic[:, k], h, rtol, model, idx, t, method,
-                            names=names)
-        checks.append(c)
-        # (a copy: a view of diffs would keep d_2h and peak alive with the report, 2 x as much)
-        series.setdefault(method, {})[name] = {"analytic": analytic[:, k], "numeric": d_h.copy()}
-    return checks
+    def __init__(self, parts: Parts, method: str, h: float):
+        self.parts, self.method, self.h = parts, method, h
+        self.folds = [Stencils(h) for _ in range(parts.order)]
+        self.plots = [parts.plot() for _ in range(parts.order)]
+
+    def add(self, block: Block) -> None:
+        p, part, h = self.parts, block.center, self.h
+        order = p.order
+        tau = inverse_dynamics(p.model, local_motion(part, h, p.model), method=self.method,
+                               order=order - 1, gravity=p.gravity, contacts=p.contacts,
+                               floating=p.floating).reshape(part.n_samples, 17, order, -1)
+        analytic = block.results(self.method)
+        for k in range(1, order + 1):
+            d_h, d_2h, peak = stencil(tau[:, :, k - 1], h)
+            self.folds[k - 1].add(d_h, d_2h, peak, analytic[:, k], block.idx, block.t)
+            self.plots[k - 1].add(p.x(block), analytic[:, k], d_h)
+
+    def finish(self) -> None:
+        pass
+
+    def checks(self) -> list[Check]:
+        p = self.parts
+        return [fold.check("finite differences", derivative_name("tau", k),
+                           derivative_name("tau", k - 1), p.tolerances.fd, p.model,
+                           self.method, names=p.names)
+                for k, fold in enumerate(self.folds, start=1)]
+
+    def settled(self, rtol: float) -> bool:
+        """The estimated error well below the tolerance (else the step shrinks)."""
+        return all((c.expected or 0.0) <= rtol / 10 for c in self.checks())
+
+    def plotted(self, series: dict) -> None:
+        for k, plot in enumerate(self.plots, start=1):
+            series.setdefault(self.method, {})[derivative_name("tau", k)] = plot.series()
 
 
 # -- 2. sampled differences of the output ----------------------------------------------------
 
 
-def sampled_difference_checks(model, picked: Picked, method: str, order: int, gravity,
-                              rtol: float, series: dict, omega: float,
-                              contacts: tuple[Contact, ...] = (), names=None,
-                              floating: bool = False) -> list[Check]:
+class SampledDifferences:
     """tau^(k) vs central differences of tau^(k-1) over the file's samples (warn only), at
-    the checked samples that have both neighbours; ``omega``: the data's fastest time scale."""
-    c = picked.centres
-    inner = c[(c > 0) & (c < len(picked.index) - 1)]
-    inner = inner[(picked.index[inner - 1] == picked.index[inner] - 1)
-                  & (picked.index[inner + 1] == picked.index[inner] + 1)]
-    if inner.size == 0:
-        return [Check("sampled differences", "output vs time differences", "skip",
-                      detail="needs samples with neighbours on both sides")]
+    the checked samples that have both neighbours; ``omega``: the data's fastest time scale.
+    ``streamed``: every sample checked, fed block by block (the first method's torques of
+    the block, a block's last sample checked when the next block comes); else the held
+    samples' :meth:`triples`."""
 
-    def triples(rows: slice) -> np.ndarray:   # (3, M, order+1, m): a block's neighbours too
-        at = inner[rows]
-        return np.stack(np.split(inverse_dynamics(
-            model, picked.at(np.concatenate([at - 1, at, at + 1])), method=method, order=order,
-            gravity=gravity, contacts=contacts, floating=floating), 3))
+    def __init__(self, parts: Parts, omega: float, streamed: bool = False):
+        self.parts, self.omega, self.streamed = parts, omega, streamed
+        order = parts.order
+        self.err = [Peak() for _ in range(order)]
+        self.scale = [-np.inf] * order
+        self.rate = [-np.inf] * order   # max |tau^(k+1)|
+        self.dt = -np.inf               # max (t+ - t-)
+        self.plots = [parts.plot("t") for _ in range(order)]
+        self.before: tuple | None = None  # streamed: (tau, t, idx) of the rows not yet checked
+        self.any = False
 
-    prev, mid, nxt = blocked(triples, inner.size, block_rows(model), axis=1)
-    tm, t0, tp = picked.t[inner - 1], picked.t[inner], picked.t[inner + 1]
-    checks = []
-    for k in range(1, order + 1):
-        # 3-point derivative on a non-uniform grid (second order)
+    def add(self, block: Block) -> None:
+        if not self.streamed:
+            return
+        tau, t = block.results(self.parts.methods[0]), block.t
+        assert t is not None
+        if self.before is not None:
+            tau, t, idx = (np.concatenate([a, b]) for a, b in
+                           zip(self.before, (tau, t, block.idx), strict=True))
+        else:
+            idx = block.idx
+        if len(t) >= 3:
+            self.fold(tau[:-2], tau[1:-1], tau[2:], t[:-2], t[1:-1], t[2:], idx[1:-1])
+        self.before = (tau[-2:], t[-2:], idx[-2:])
+
+    def finish(self) -> None:
+        pass
+
+    def triples(self, picked: Picked, rows: int, torques_of) -> None:
+        """The held samples with both neighbours, ``rows`` at a time: the torques at them
+        and at their neighbours (``torques_of(method, motion)``)."""
+        c = picked.centres
+        inner = c[(c > 0) & (c < len(picked.index) - 1)]
+        inner = inner[(picked.index[inner - 1] == picked.index[inner] - 1)
+                      & (picked.index[inner + 1] == picked.index[inner] + 1)]
+        for a in range(0, inner.size, rows):
+            at = inner[a:a + rows]
+            prev, mid, nxt = np.split(torques_of(self.parts.methods[0], picked.at(
+                np.concatenate([at - 1, at, at + 1]))), 3)
+            assert picked.t is not None
+            self.fold(prev, mid, nxt, picked.t[at - 1], picked.t[at], picked.t[at + 1],
+                      picked.index[at])
+
+    def fold(self, prev, mid, nxt, tm, t0, tp, idx) -> None:
+        """Samples ``idx`` at times ``t0`` between neighbours at ``tm`` and ``tp``, the
+        torques (M, order+1, m) at each."""
+        order = self.parts.order
+        self.any = True
+        self.dt = largest(self.dt, float(np.max(tp - tm)))
         a_, b_ = (t0 - tm)[:, None], (tp - t0)[:, None]
-        numeric = (-(b_ / (a_ * (a_ + b_))) * prev[:, k - 1] + ((b_ - a_) / (a_ * b_)) * mid[:, k - 1]
-                   + (a_ / (b_ * (a_ + b_))) * nxt[:, k - 1])
-        analytic = mid[:, k]
-        err = np.abs(analytic - numeric)
-        scale = max(float(np.abs(analytic).max()), 1e-300)
-        dt = float(np.max(tp - tm) / 2)
-        # truncation dt^2/6 |tau^(k+2)|, estimated as |tau^(k+1)| omega (|tau^(k)| omega^2
-        # when tau^(k+1) was not computed), omega the data's fastest time scale
-        rate = np.abs(mid[:, k + 1]).max() if k + 1 <= order else scale * omega
-        exp_rel = float(dt**2 / 6 * rate * omega / scale)
-        tol = max(rtol, 10 * exp_rel)
-        name = derivative_name("tau", k)
-        rel = float(err.max() / scale)
-        c = Check("sampled differences", f"{name} vs time differences of {derivative_name('tau', k - 1)}",
-                  "pass" if rel <= tol else "warn", float(err.max()), rel, tol, exp_rel,
-                  method=method, detail=f"limited by the sampling rate (dt = {dt:.3g} s); warns only",
-                  **worst(err, model, picked.index[inner], t0, names=names))
-        checks.append(c)
-        # (a copy: a view of mid would keep the neighbours' torques alive with the report)
-        series.setdefault("sampled", {})[name] = {"t": t0, "numeric": numeric,
-                                                  "analytic": analytic.copy()}
-    return checks
+        for k in range(1, order + 1):
+            # 3-point derivative on a non-uniform grid (second order)
+            numeric = (-(b_ / (a_ * (a_ + b_))) * prev[:, k - 1]
+                       + ((b_ - a_) / (a_ * b_)) * mid[:, k - 1]
+                       + (a_ / (b_ * (a_ + b_))) * nxt[:, k - 1])
+            analytic = mid[:, k]
+            self.err[k - 1].add(np.abs(analytic - numeric), idx, t0)
+            self.scale[k - 1] = largest(self.scale[k - 1], float(np.abs(analytic).max()))
+            if k + 1 <= order:
+                self.rate[k - 1] = largest(self.rate[k - 1], float(np.abs(mid[:, k + 1]).max()))
+            # (a copy: a view of mid would keep the neighbours' torques alive with the report)
+            self.plots[k - 1].add(t0, analytic.copy(), numeric)
+
+    def checks(self) -> list[Check]:
+        if not self.any:
+            return [Check("sampled differences", "output vs time differences", "skip",
+                          detail="needs samples with neighbours on both sides")]
+        p, omega = self.parts, self.omega
+        dt = float(self.dt / 2)
+        checks = []
+        for k in range(1, p.order + 1):
+            err = self.err[k - 1]
+            scale = max(self.scale[k - 1], 1e-300)
+            # truncation dt^2/6 |tau^(k+2)|, estimated as |tau^(k+1)| omega (|tau^(k)| omega^2
+            # when tau^(k+1) was not computed), omega the data's fastest time scale
+            rate = self.rate[k - 1] if k + 1 <= p.order else scale * omega
+            exp_rel = float(dt**2 / 6 * rate * omega / scale)
+            tol = max(p.tolerances.sampled, 10 * exp_rel)
+            rel = float(err.value / scale)
+            checks.append(Check(
+                "sampled differences", f"{derivative_name('tau', k)} vs time differences of "
+                f"{derivative_name('tau', k - 1)}", "pass" if rel <= tol else "warn", err.value,
+                rel, tol, exp_rel, method=p.methods[0],
+                detail=f"limited by the sampling rate (dt = {dt:.3g} s); warns only",
+                **err.at(p.model, names=p.names)))
+        return checks
+
+    def plotted(self, series: dict) -> None:
+        if self.any:
+            for k, plot in enumerate(self.plots, start=1):
+                series.setdefault("sampled", {})[derivative_name("tau", k)] = plot.series(
+                    ("analytic", "numeric"))
 
 
 # -- 3. cross-method agreement ---------------------------------------------------------------
 
 
-def cross_method_checks(model, results: dict[str, np.ndarray], rtol: float, idx, t,
-                        names=None) -> list[Check]:
-    return [agreement_check("cross-method", f"{derivative_name('tau', k)}: {a} vs {b}",
-                            results[a][:, k], results[b][:, k], rtol, model, idx, t, f"{a},{b}",
-                            names=names)
-            for a, b in combinations(results, 2) for k in range(results[a].shape[1])]
+class CrossMethod:
+    """Every method against every other, per order, at the checked samples."""
+
+    def __init__(self, parts: Parts):
+        self.parts = parts
+        self.pairs = [(a, b, k) for a, b in combinations(parts.methods, 2)
+                      for k in range(parts.order + 1)]
+        self.folds = [Agreement() for _ in self.pairs]
+
+    def add(self, block: Block) -> None:
+        for (a, b, k), fold in zip(self.pairs, self.folds, strict=True):
+            fold.add(block.results(a)[:, k], block.results(b)[:, k], block.idx, block.t)
+
+    def finish(self) -> None:
+        pass
+
+    def checks(self) -> list[Check]:
+        p = self.parts
+        return [fold.check("cross-method", f"{derivative_name('tau', k)}: {a} vs {b}",
+                           p.tolerances.cross, p.model, f"{a},{b}", names=p.names)
+                for (a, b, k), fold in zip(self.pairs, self.folds, strict=True)]
 
 
 # -- 8. given torques ------------------------------------------------------------------------
 
 
-def torque_checks(model: Model, center: Trajectory, computed: np.ndarray, rtol: float, idx,
-                  method: str) -> list[Check]:
-    """The given torques ``center`` carries (:func:`given_torques`) against ``method``'s
-    (``computed``: (M, order+1, n), all joints) at the checked samples, per order and joint:
-    the largest ``|given - computed|`` relative to the largest computed magnitude of that
-    order over the joints (as every torque check, so that a joint with little torque is
-    not judged by its rounding). An order the trajectory's derivatives do not reach is
-    skipped."""
+class GivenTorques:
+    """The given torques the checked samples carry (:func:`given_torques`) against the
+    first method's, per order and joint: the largest ``|given - computed|`` relative to the
+    largest computed magnitude of that order over the joints (as every torque check, so
+    that a joint with little torque is not judged by its rounding). An order the
+    trajectory's derivatives do not reach is skipped."""
 
-    given = given_torques(center)
-    ours = model.coupling.forces(computed, center)              # (M, order+1, m)
-    names = model.coordinate_names
-    checks = []
-    for k in range(given.shape[1]):
-        name = derivative_name("tau", k)
-        if k >= ours.shape[1]:
-            last = derivative_name("tau", ours.shape[1] - 1)
-            checks.append(Check("torques", f"{name}: given vs computed", "skip", method=method,
-                                detail=f"the computed torques go to {last} (validate computes "
-                                       "them to taudd where q goes to qdddd)"))
-            continue
-        err = np.abs(given[:, k] - ours[:, k])
-        scale = max(float(np.abs(ours[:, k]).max()), 1e-300)
-        for j, joint in enumerate(names):
-            s = int(np.argmax(err[:, j]))
-            c = Check("torques", f"{name}_{joint}: given vs computed", "pass",
-                      float(err[s, j]), float(err[s, j] / scale), rtol, method=method,
-                      worst_joint=joint, worst_sample=int(idx[s]),
-                      worst_time=None if center.t is None else float(center.t[s]))
-            c.status = verdict(c.max_rel, rtol)
-            if c.status == "fail":
-                c.detail = (f"the given {name}_{joint} differs from the computed one by "
-                            f"{c.max_rel:.3g} of the largest {name} near "
-                            + (f"t = {c.worst_time:.6g} s" if c.worst_time is not None
-                               else f"sample {c.worst_sample}")
-                            + _sign_hint(given[:, k, j], ours[:, k, j]))
-            checks.append(c)
-    return checks
+    def __init__(self, parts: Parts):
+        self.parts = parts
+        self.orders = 0
+        self.err: list[list[Peak]] = []
+        self.scale: list[float] = []
+        self.dots: np.ndarray | None = None   # (orders, 2, m): sum given . ours, ours . ours
+
+    def add(self, block: Block) -> None:
+        p = self.parts
+        given = given_torques(block.center)
+        ours = p.model.coupling.forces(block.results(p.methods[0]), block.center)  # (M, o+1, m)
+        if not self.err:
+            self.orders = given.shape[1]
+            m = given.shape[2]
+            self.err = [[Peak() for _ in range(m)] for _ in range(self.orders)]
+            self.scale = [-np.inf] * self.orders
+            self.dots = np.zeros((self.orders, 2, m))
+        assert self.dots is not None
+        for k in range(min(self.orders, ours.shape[1])):
+            err = np.abs(given[:, k] - ours[:, k])
+            self.scale[k] = largest(self.scale[k], float(np.abs(ours[:, k]).max()))
+            for j, peak in enumerate(self.err[k]):
+                peak.add(err[:, j:j + 1], block.idx, block.t)
+            self.dots[k] += [np.einsum("sj,sj->j", given[:, k], ours[:, k]),
+                             np.einsum("sj,sj->j", ours[:, k], ours[:, k])]
+
+    def finish(self) -> None:
+        pass
+
+    def checks(self) -> list[Check]:
+        p = self.parts
+        method, rtol, computed = p.methods[0], p.tolerances.torques, p.order + 1
+        checks = []
+        for k in range(self.orders):
+            name = derivative_name("tau", k)
+            if k >= computed:
+                last = derivative_name("tau", computed - 1)
+                checks.append(Check("torques", f"{name}: given vs computed", "skip",
+                                    method=method,
+                                    detail=f"the computed torques go to {last} (validate "
+                                           "computes them to taudd where q goes to qdddd)"))
+                continue
+            scale = max(self.scale[k], 1e-300)
+            for j, joint in enumerate(p.model.coordinate_names):
+                peak = self.err[k][j]
+                c = Check("torques", f"{name}_{joint}: given vs computed", "pass", peak.value,
+                          float(peak.value / scale), rtol, method=method, worst_joint=joint,
+                          worst_sample=peak.sample, worst_time=peak.time)
+                c.status = verdict(c.max_rel, rtol)
+                if c.status == "fail":
+                    assert self.dots is not None
+                    c.detail = (f"the given {name}_{joint} differs from the computed one by "
+                                f"{c.max_rel:.3g} of the largest {name} near "
+                                + (f"t = {c.worst_time:.6g} s" if c.worst_time is not None
+                                   else f"sample {c.worst_sample}")
+                                + _sign_hint(*self.dots[k, :, j]))
+                checks.append(c)
+        return checks
 
 
-def _sign_hint(given: np.ndarray, ours: np.ndarray) -> str:
-    """Name a flipped sign when the given values are the computed ones negated (within 2 %)."""
-    denom = float(ours @ ours)
-    if denom > 0 and abs(float(given @ ours) / denom + 1) < 0.02:
+def _sign_hint(cross: float, denom: float) -> str:
+    """Name a flipped sign when the given values are the computed ones negated (within 2
+    %): ``cross`` = given . computed, ``denom`` = computed . computed over the samples."""
+    if denom > 0 and abs(float(cross) / denom + 1) < 0.02:
         return "; the given values look like the computed ones negated (a sign convention?)"
     return ""
 
@@ -768,60 +1070,68 @@ def _sign_hint(given: np.ndarray, ours: np.ndarray) -> str:
 # -- contacts --------------------------------------------------------------------------------
 
 
-def contact_checks(model: Model, center: Trajectory, contacts: tuple[Contact, ...], gravity,
-                   rtol: float, idx) -> list[Check]:
+class Contacts:
     """On contacts (module docstring): nothing left on the base where the active contacts can
-    take any wrench, the couple left where they cannot, the active contacts at rest;
-    ``model`` the robot under its free root joint, ``center`` its motion."""
-    from hodyn_cli.algorithms.contacts.jacobians import contact_jacobian
+    take any wrench, the couple left where they cannot, the active contacts at rest; the
+    robot under its free root joint."""
 
-    points = np.array([c.kind == "point" for c in contacts])
+    def __init__(self, parts: Parts):
+        self.parts = parts
+        self.points = np.array([c.kind == "point" for c in parts.contacts])
+        self.left = {"full": Peak(), "couple": Peak()}
+        self.any = {"full": False, "couple": False}
+        self.speed, self.scale, self.motion = Peak(), 1e-300, 1e-300
 
-    def block(rows: slice) -> np.ndarray:
-        """(M, 3 + 2 contacts): a block's |W| left over, max |F0|, whether its active contacts
-        take any wrench, each contact's flag and speed (its matrices made a block at a time)."""
-        part = center.rows(rows)
-        r = on_contacts(model, part, contacts, order=0, gravity=gravity)
-        F0 = fixed_base_dynamics(model, part, order=0, gravity=gravity)[:, 0, :6]   # -W
-        some_points = r.active & points
-        full = (r.active & ~points).any(axis=1) | (some_points.sum(axis=1) >= 3)
+    def add(self, block: Block) -> None:
+        from hodyn_cli.algorithms.contacts.jacobians import contact_jacobian
+
+        p, part = self.parts, block.center
+        model, contacts = p.model, p.contacts
+        r = on_contacts(model, part, contacts, order=0, gravity=p.gravity)
+        F0 = fixed_base_dynamics(model, part, order=0, gravity=p.gravity)[:, 0, :6]   # -W
+        some_points = r.active & self.points
+        full = (r.active & ~self.points).any(axis=1) | (some_points.sum(axis=1) >= 3)
         nu = part.derivatives[:, 1]   # (V_0; qd): the free root joint's velocity first
         speed = np.zeros((part.n_samples, len(contacts)))
         for i, contact in enumerate(contacts):
             J = contact_jacobian(model, part, contact, 0)[:, 0]
             v = np.einsum("nij,nj->ni", J, nu)
             speed[:, i] = np.where(r.active[:, i], np.linalg.norm(v[:, -3:], axis=1), 0.0)
-        return np.column_stack([np.abs(r.W[:, 0]).max(axis=1), np.abs(F0).max(axis=1), full,
-                                r.active, speed])
+        left = np.abs(r.W[:, 0]).max(axis=1)
+        self.scale = max(self.scale, float(np.abs(F0).max(axis=1).max()))
+        for key, rows in (("full", full), ("couple", ~full & r.active.any(axis=1))):
+            self.any[key] = self.any[key] or bool(rows.any())
+            self.left[key].add(np.where(rows, left, 0.0)[:, None], block.idx, block.t)
+        self.speed.add(speed, block.idx, block.t)
+        self.motion = max(self.motion, float(np.abs(part.derivatives[:, 1]).max()))
 
-    out = blocked(block, center.n_samples, block_rows(model))
-    n = len(contacts)
-    left, full = out[:, 0], out[:, 2].astype(bool)
-    active, speed = out[:, 3:3 + n].astype(bool), out[:, 3 + n:]
-    scale = max(float(out[:, 1].max()), 1e-300)
-    t = center.t
-    checks = []
-    for what, rows, status in (("nothing left on the base where they take any wrench", full,
-                                "fail"), ("the couple one or two points leave on the base",
-                                          ~full & active.any(axis=1), "warn")):
-        if not rows.any():
-            continue
-        err = np.where(rows, left, 0.0)[:, None]
-        rel = float(err.max() / scale)
-        c = Check("contacts", what, "pass" if rel <= rtol else status, float(err.max()), rel, rtol,
-                  detail="the base wrench left over, relative to the base wrench",
-                  **worst(err, model, idx, t, names=["base wrench"]))
-        if status == "warn" and c.status == "warn":
-            c.detail = "the motion does not fit its contacts there (a moment they cannot take)"
-        checks.append(c)
-    motion = max(float(np.abs(center.derivatives[:, 1]).max()), 1e-300)
-    rel = float(speed.max() / motion)
-    c = Check("contacts", "active contacts at rest (point velocity, m/s)",
-              "pass" if rel <= rtol else "warn", float(speed.max()), rel, rtol,
-              detail="an active contact that moves slides or lifts: the flags or the motion "
-                     "are off", **worst(speed, model, idx, t, names=[c.name for c in contacts]))
-    checks.append(c)
-    return checks
+    def finish(self) -> None:
+        pass
+
+    def checks(self) -> list[Check]:
+        p = self.parts
+        rtol, model = p.tolerances.cross, p.model
+        checks = []
+        for key, what, status in (("full", "nothing left on the base where they take any "
+                                   "wrench", "fail"), ("couple", "the couple one or two points "
+                                                       "leave on the base", "warn")):
+            if not self.any[key]:
+                continue
+            peak = self.left[key]
+            rel = float(peak.value / self.scale)
+            c = Check("contacts", what, "pass" if rel <= rtol else status, peak.value, rel, rtol,
+                      detail="the base wrench left over, relative to the base wrench",
+                      **peak.at(model, names=["base wrench"]))
+            if status == "warn" and c.status == "warn":
+                c.detail = "the motion does not fit its contacts there (a moment they cannot take)"
+            checks.append(c)
+        rel = float(self.speed.value / self.motion)
+        checks.append(Check(
+            "contacts", "active contacts at rest (point velocity, m/s)",
+            "pass" if rel <= rtol else "warn", self.speed.value, rel, rtol,
+            detail="an active contact that moves slides or lifts: the flags or the motion are "
+                   "off", **self.speed.at(model, names=[c.name for c in p.contacts])))
+        return checks
 
 
 # -- 4. data consistency ---------------------------------------------------------------------
@@ -941,77 +1251,84 @@ class Limits:
 # -- 5. model sanity -------------------------------------------------------------------------
 
 
-def model_checks(model: Model, center: Trajectory, rtol: float, gravity, idx, t,
-                 names: list[str] | None = None, floating: bool = False) -> list[Check]:
-    """M symmetric positive definite and ``M' = Cbar + Cbar^T`` at the checked samples;
-    ``names``: :func:`column_names` (``floating``: the free root joint's rows, first in M,
-    are named as the base wrench's columns, after the joints'). The matrices are made
-    :func:`block_rows` samples at a time; a block keeps each sample's row maxima and
-    eigenvalues, and M where its smallest eigenvalue is lowest."""
-    checks = [Check("model", f"URDF: {d.message}", "warn") for d in model.diagnostics
-              if d.level == "warning"]
-    nv = model.nv - 6 if floating else model.nv
-    columns = list(range(nv, nv + 6)) + list(range(nv)) if floating else None
-    asym, skew, lowest, highest, vectors = [], [], [], [], []
-    scale = dscale = 1e-300
-    low: tuple[float, np.ndarray | None] = (np.inf, None)   # the lowest eigenvalue yet, M there
-    rows = block_rows(model)
-    for a in range(0, center.n_samples, rows):
-        E = matrices(model, center.rows(slice(a, a + rows)), order=1, gravity=gravity)
+class ModelChecks:
+    """M symmetric positive definite and ``M' = Cbar + Cbar^T`` at the checked samples, and
+    the URDF's warnings; the free root joint's rows of a floating base (first in M) named as
+    the base wrench's columns, after the joints'. A block keeps the largest errors, the
+    lowest eigenvalue, its eigenvector and M there, and the largest condition number."""
+
+    def __init__(self, parts: Parts):
+        self.parts = parts
+        model = parts.model
+        nv = model.nv - 6 if parts.floating else model.nv
+        self.columns = list(range(nv, nv + 6)) + list(range(nv)) if parts.floating else None
+        self.asym, self.skew = Peak(), Peak()
+        self.scale = self.dscale = 1e-300
+        self.lowest, self.condition = np.inf, -np.inf
+        # at the lowest eigenvalue yet: its eigenvector, sample, time and M
+        self.low: tuple | None = None
+
+    def add(self, block: Block) -> None:
+        p = self.parts
+        E = matrices(p.model, block.center, order=1, gravity=p.gravity)
         M, Md, Cb = E.M[:, 0], E.M[:, 1], E.Cbar[:, 0]
-        scale = max(scale, float(np.abs(M).max()))
+        self.scale = max(self.scale, float(np.abs(M).max()))
         # relative to the terms compared (M' is 0 where only a floating root moves)
-        dscale = max(dscale, float(np.abs(Md).max()), float(np.abs(Cb).max()))
-        asym.append(np.abs(M - np.swapaxes(M, 1, 2)).max(axis=2))
-        skew.append(np.abs(Md - Cb - np.swapaxes(Cb, 1, 2)).max(axis=2))
+        self.dscale = max(self.dscale, float(np.abs(Md).max()), float(np.abs(Cb).max()))
+        self.asym.add(np.abs(M - np.swapaxes(M, 1, 2)).max(axis=2), block.idx, block.t)
+        self.skew.add(np.abs(Md - Cb - np.swapaxes(Cb, 1, 2)).max(axis=2), block.idx, block.t)
         sym = (M + np.swapaxes(M, 1, 2)) / 2
         lam, vec = np.linalg.eigh(sym)
-        lowest.append(lam[:, 0])
-        highest.append(lam[:, -1])
-        vectors.append(vec[:, :, 0])
+        self.condition = largest(self.condition, float(
+            (lam[:, -1] / np.maximum(lam[:, 0], 1e-300)).max()))
         s = int(np.argmin(lam[:, 0]))
-        if low[1] is None or lam[s, 0] < low[0]:
-            low = (lam[s, 0], sym[s])
-    assert low[1] is not None  # (a sample at least)
-    err = np.concatenate(asym)
-    c = Check("model", "M symmetric", "pass", float(err.max()), float(err.max() / scale), rtol,
-              **worst(err, model, idx, t, columns, names))
-    c.status = verdict(c.max_rel, rtol)
-    checks.append(c)
-    checks.append(_positive_definite(model, np.concatenate(lowest), np.concatenate(highest),
-                                     np.concatenate(vectors), low[1], scale, idx, t, columns,
-                                     names))
-    err = np.concatenate(skew)
-    c = Check("model", "M' = Cbar + Cbar^T (M' - 2 Cbar skew)", "pass", float(err.max()),
-              float(err.max() / dscale), rtol, **worst(err, model, idx, t, columns, names))
-    c.status = verdict(c.max_rel, rtol)
-    checks.append(c)
-    return checks
+        if self.low is None or lam[s, 0] < self.lowest:
+            self.lowest = float(lam[s, 0])
+            self.low = (vec[s, :, 0], int(block.idx[s]),
+                        None if block.t is None else float(block.t[s]), sym[s])
 
+    def finish(self) -> None:
+        pass
 
-def _positive_definite(model: Model, lowest: np.ndarray, highest: np.ndarray,
-                       vectors: np.ndarray, M: np.ndarray, scale: float, idx, t, columns,
-                       names: list[str] | None) -> Check:
-    """M (n, n) symmetric positive definite at every sample: ``lowest``, ``highest`` (S,)
-    its smallest and largest eigenvalue at each, ``vectors`` (S, n) the eigenvector of the
-    smallest, ``M`` the matrix where that is lowest; named by the joint of the largest
-    component of that eigenvector at the worst sample. A joint with M_jj = S_j^T I_j^c S_j
-    = 0 (its subtree's composite inertia does not resist its screw:
-    :func:`~hodyn_cli.algorithms.dynamics.forward.inert_coordinates`) is named as the
-    cause."""
-    s = int(np.argmin(lowest))
-    at = worst(np.abs(vectors[s:s + 1]), model, idx[s:s + 1],
-               None if t is None else t[s:s + 1], columns, names)
-    inert = inert_coordinates(M, [column_name(model, j, columns, names)
-                                  for j in range(M.shape[1])], scale)
-    cause = f"{no_inertia(inert)}; " if inert else ""
-    if inert:
-        at["worst_joint"] = inert[0]
-    c = Check("model", "M positive definite", "pass", float(lowest.min()), **at,
-              detail=f"{cause}smallest eigenvalue {lowest.min():.4g}, largest condition "
-                     f"number {(highest / np.maximum(lowest, 1e-300)).max():.4g}")
-    c.status = "pass" if lowest.min() > 0 else "fail"
-    return c
+    def checks(self) -> list[Check]:
+        p = self.parts
+        model, rtol, columns = p.model, p.tolerances.structure, self.columns
+        checks = [Check("model", f"URDF: {d.message}", "warn") for d in model.diagnostics
+                  if d.level == "warning"]
+        c = Check("model", "M symmetric", "pass", self.asym.value,
+                  float(self.asym.value / self.scale), rtol,
+                  **self.asym.at(model, columns, p.names))
+        c.status = verdict(c.max_rel, rtol)
+        checks.append(c)
+        checks.append(self._positive_definite())
+        c = Check("model", "M' = Cbar + Cbar^T (M' - 2 Cbar skew)", "pass", self.skew.value,
+                  float(self.skew.value / self.dscale), rtol,
+                  **self.skew.at(model, columns, p.names))
+        c.status = verdict(c.max_rel, rtol)
+        checks.append(c)
+        return checks
+
+    def _positive_definite(self) -> Check:
+        """M (n, n) symmetric positive definite at every sample; named by the joint of the
+        largest component of the eigenvector of the lowest eigenvalue at the worst sample. A
+        joint with M_jj = S_j^T I_j^c S_j = 0 (its subtree's composite inertia does not resist
+        its screw: :func:`~hodyn_cli.algorithms.dynamics.forward.inert_coordinates`) is named
+        as the cause."""
+        p = self.parts
+        assert self.low is not None  # (a sample at least)
+        vector, sample, time, M = self.low
+        at = worst(np.abs(vector[None]), p.model, [sample], None if time is None else [time],
+                   self.columns, p.names)
+        inert = inert_coordinates(M, [column_name(p.model, j, self.columns, p.names)
+                                      for j in range(M.shape[1])], self.scale)
+        cause = f"{no_inertia(inert)}; " if inert else ""
+        if inert:
+            at["worst_joint"] = inert[0]
+        c = Check("model", "M positive definite", "pass", self.lowest, **at,
+                  detail=f"{cause}smallest eigenvalue {self.lowest:.4g}, largest condition "
+                         f"number {self.condition:.4g}")
+        c.status = "pass" if self.lowest > 0 else "fail"
+        return c
 
 
 # -- 6. simulation ---------------------------------------------------------------------------

@@ -16,82 +16,94 @@ proven like the torques, at the same checked samples (group ``drives`` of the re
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
 
 from hodyn_cli.algorithms.actuation import actuators
 from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
+from hodyn_cli.algorithms.verification.blocks import Block, Plot
 from hodyn_cli.algorithms.verification.checks import (
-    STEP_FACTOR,
+    Agreement,
     Check,
-    agreement_check,
-    block_rows,
-    blocked,
+    Stencils,
     local_motion,
     stencil,
-    stencil_verdict,
 )
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.modeling.drives import Drives, Friction, rotors_as_bodies
 
-__all__ = ["drive_checks"]
+__all__ = ["Agreements", "Differences", "coulomb_rate"]
 
 GROUP = "drives"
 
 
-def drive_checks(model: Model, center: Trajectory, drives: Drives, kind: str, order: int,
-                 h: float, gravity, rigid: np.ndarray, fd_rtol: float, cross_rtol: float,
-                 idx, t, series: dict) -> list[Check]:
-    """The checks above at the checked samples ``center`` (``rigid``: their rigid-body
-    torques (M, order+1, n); ``h``: the torques' finite-difference step, shortened to the
-    time scale of the smoothed Coulomb friction; ``series``: the report's plotted series)."""
-    res = actuators.inverse_dynamics(model, center, drives, order=order, kind=kind,
-                                     gravity=gravity)
-    rate = _coulomb_rate(drives, center.derivatives)
-    h = min(h, STEP_FACTOR / rate) if rate > 0 else h
-    for _ in range(4):  # shrink the step while the estimated error is not well below tol
-        checks = _finite_differences(model, center, drives, kind, order, h, gravity, res,
-                                     fd_rtol, idx, t, series)
-        if all((c.expected or 0.0) <= fd_rtol / 10 for c in checks) or h < 1e-7:
-            break
-        h /= 4
-    massless = replace(drives, rotor_inertia=np.zeros(model.n))
-    zero = actuators.inverse_dynamics(model, center, massless, order=order, kind=kind,
-                                      gravity=gravity)
-    if kind == "full":
-        checks += [agreement_check(GROUP, f"{derivative_name('tau', k)}: zero rotor inertia vs "
-                                   "rigid", zero.tau[:, k], rigid[:, k], cross_rtol, model, idx,
-                                   t, kind) for k in range(order + 1)]
-    d = np.flatnonzero(drives.driven)
-    checks.append(agreement_check(GROUP, "taum: zero rotor inertia vs (tau + f_J) / (r eta) + "
-                                  "f_M", zero.taum[:, 0, d], _rigid_motor_torque(
-                                      drives, rigid[:, 0], center.derivatives[:, 1])[:, d],
-                                  cross_rtol, model, idx, t, kind, d))
-    if kind != "full":
-        return checks + [Check(GROUP, "rotors as bodies", "skip", method=kind,
-                               detail="the reflected model neglects the rotors' gyroscopic "
-                                      "coupling: it is not the rotors-as-bodies model")]
-    ideal = replace(drives, friction=Friction.none(model.n), gear_efficiency=np.ones(model.n))
-    plain = actuators.inverse_dynamics(model, center, ideal, order=order, gravity=gravity)
-    both = rotors_as_bodies(model, ideal)
-    r = np.where(drives.driven, drives.gear_ratio, 1.0)
-    qs = center.derivatives[:, : order + 3]
-    motion = Trajectory(both.joint_names, np.concatenate([qs, (r * qs)[..., drives.driven]], 2),
-                        center.t, center.wrenches)
-    tau = inverse_dynamics(both, motion, method="spatial", order=order, gravity=gravity)
-    n, d = model.n, np.flatnonzero(drives.driven)
-    rotor = (plain.taum - plain.tau / r)[..., d]
-    for k in range(order + 1):
-        tk, mk = derivative_name("tau", k), derivative_name("taum", k)
-        checks.append(agreement_check(GROUP, f"{tk}: vs rotors as bodies (spatial)",
-                                      plain.tau[:, k], tau[:, k, :n], cross_rtol, model, idx, t,
-                                      kind))
-        checks.append(agreement_check(GROUP, f"{mk} - {tk}/r: vs the rotors' joints (spatial, "
-                                      "no friction)", rotor[:, k], tau[:, k, n:], cross_rtol,
-                                      model, idx, t, kind, d))
-    return checks
+class Agreements:
+    """Checks 2 and 3 at the checked samples, fed block by block (``method``: whose rigid
+    torques the zero rotor inertia gives)."""
+
+    def __init__(self, model: Model, drives: Drives, kind: str, order: int, gravity,
+                 method: str, rtol: float):
+        self.model, self.drives, self.kind, self.order = model, drives, kind, order
+        self.gravity, self.method, self.rtol = gravity, method, rtol
+        self.driven = np.flatnonzero(drives.driven)
+        self.zero = [Agreement() for _ in range(order + 1)] if kind == "full" else []
+        self.motor = Agreement()
+        self.bodies = [(Agreement(), Agreement()) for _ in range(order + 1)] \
+            if kind == "full" else []
+
+    def add(self, block: Block) -> None:
+        model, drives, order, gravity = self.model, self.drives, self.order, self.gravity
+        center, idx, t = block.center, block.idx, block.t
+        rigid = block.results(self.method)
+        massless = replace(drives, rotor_inertia=np.zeros(model.n))
+        zero = actuators.inverse_dynamics(model, center, massless, order=order, kind=self.kind,
+                                          gravity=gravity)
+        for k, fold in enumerate(self.zero):
+            fold.add(zero.tau[:, k], rigid[:, k], idx, t)
+        d = self.driven
+        self.motor.add(zero.taum[:, 0, d], _rigid_motor_torque(
+            drives, rigid[:, 0], center.derivatives[:, 1])[:, d], idx, t)
+        if self.kind != "full":
+            return
+        ideal = replace(drives, friction=Friction.none(model.n),
+                        gear_efficiency=np.ones(model.n))
+        plain = actuators.inverse_dynamics(model, center, ideal, order=order, gravity=gravity)
+        both = rotors_as_bodies(model, ideal)
+        r = np.where(drives.driven, drives.gear_ratio, 1.0)
+        qs = center.derivatives[:, : order + 3]
+        motion = Trajectory(both.joint_names,
+                            np.concatenate([qs, (r * qs)[..., drives.driven]], 2),
+                            center.t, center.wrenches)
+        tau = inverse_dynamics(both, motion, method="spatial", order=order, gravity=gravity)
+        n = model.n
+        rotor = (plain.taum - plain.tau / r)[..., d]
+        for k, (links, rotors) in enumerate(self.bodies):
+            links.add(plain.tau[:, k], tau[:, k, :n], idx, t)
+            rotors.add(rotor[:, k], tau[:, k, n:], idx, t)
+
+    def finish(self) -> None:
+        pass
+
+    def checks(self) -> list[Check]:
+        model, kind, rtol = self.model, self.kind, self.rtol
+        checks = [fold.check(GROUP, f"{derivative_name('tau', k)}: zero rotor inertia vs "
+                             "rigid", rtol, model, kind) for k, fold in enumerate(self.zero)]
+        checks.append(self.motor.check(GROUP, "taum: zero rotor inertia vs (tau + f_J) / "
+                                       "(r eta) + f_M", rtol, model, kind, self.driven))
+        if kind != "full":
+            return checks + [Check(GROUP, "rotors as bodies", "skip", method=kind,
+                                   detail="the reflected model neglects the rotors' gyroscopic "
+                                          "coupling: it is not the rotors-as-bodies model")]
+        for k, (links, rotors) in enumerate(self.bodies):
+            tk, mk = derivative_name("tau", k), derivative_name("taum", k)
+            checks.append(links.check(GROUP, f"{tk}: vs rotors as bodies (spatial)", rtol,
+                                      model, kind))
+            checks.append(rotors.check(GROUP, f"{mk} - {tk}/r: vs the rotors' joints (spatial, "
+                                       "no friction)", rtol, model, kind, self.driven))
+        return checks
 
 
 def _rigid_motor_torque(drives: Drives, tau: np.ndarray, qd: np.ndarray) -> np.ndarray:
@@ -104,54 +116,65 @@ def _rigid_motor_torque(drives: Drives, tau: np.ndarray, qd: np.ndarray) -> np.n
     return np.where(f.motor_side, tau / reta + friction, (tau + friction) / reta)
 
 
-def _coulomb_rate(drives: Drives, qs: np.ndarray) -> float:
+def coulomb_rate(drives: Drives, maxima: np.ndarray) -> float:
     """The fastest time scale (1/s) of the smoothed Coulomb friction, ``max |d/dt (v /
-    coulomb_velocity)|`` over the samples ``qs`` (N, >= 3, n) (0: none)."""
+    coulomb_velocity)|`` over the checked samples (``maxima``: (>= 3, n) their largest
+    ``|q^(j)|``) (0: none): the drives' finite-difference step is no longer than
+    ``STEP_FACTOR`` over it."""
     f = drives.friction
     on = drives.driven & (f.coulomb != 0)
     scale = np.where(f.motor_side, np.abs(drives.gear_ratio), 1.0) / f.velocity
-    return float((np.abs(qs[:, 2]) * scale)[:, on].max(initial=0.0))
+    return float((maxima[2] * scale)[on].max(initial=0.0))
 
 
-def _finite_differences(model: Model, center: Trajectory, drives: Drives, kind: str, order: int,
-                        h: float, gravity, res: actuators.DriveResult, rtol: float, idx, t,
-                        series: dict) -> list[Check]:
-    """Check 1 at step h; the drive model along the local motions :func:`block_rows` checked
-    samples at a time (17 local samples each: ~12 kB a checked sample at once)."""
-    current = np.flatnonzero(drives.current)
-    bases = [(base, cols) for base, cols in (("tau", None), ("taum", None), ("current", current))
-             if cols is None or cols.size]
-    widths = [model.n if cols is None else cols.size for _, cols in bases]
+class Differences:
+    """Check 1 at step h, fed block by block: the drive model along the local motions
+    (17 local samples a checked sample)."""
 
-    def differences(rows: slice) -> np.ndarray:
-        """(M, 3 order sum(widths)): a block's :func:`stencil` (d_h, d_2h, peak) per base and
-        order, side by side."""
-        part = center.rows(rows)
+    def __init__(self, model: Model, drives: Drives, kind: str, order: int, h: float, gravity,
+                 rtol: float, plot: Callable[[], Plot]):
+        self.model, self.drives, self.kind, self.order = model, drives, kind, order
+        self.h, self.gravity, self.rtol = h, gravity, rtol
+        current = np.flatnonzero(drives.current)
+        self.bases = [(base, cols) for base, cols in (("tau", None), ("taum", None),
+                                                       ("current", current))
+                      if cols is None or cols.size]
+        self.folds = [[Stencils(h) for _ in range(order)] for _ in self.bases]
+        self.plots = [plot() for _ in range(order)]   # the motor torques'
+        self.x = plot().span is not None
+
+    def add(self, block: Block) -> None:
+        model, drives, order, h = self.model, self.drives, self.order, self.h
+        part = block.center
+        exact = actuators.inverse_dynamics(model, part, drives, order=order, kind=self.kind,
+                                           gravity=self.gravity)
         local = actuators.inverse_dynamics(model, local_motion(part, h), drives,
-                                           order=order - 1, kind=kind, gravity=gravity)
-        out = []
-        for base, cols in bases:
+                                           order=order - 1, kind=self.kind, gravity=self.gravity)
+        x = None if not self.x else block.idx if block.t is None else block.t
+        for (base, cols), folds in zip(self.bases, self.folds, strict=True):
             low = getattr(local, base).reshape(part.n_samples, 17, order, model.n)
+            analytic = getattr(exact, base)
             if cols is not None:
-                low = low[..., cols]
-            out += [x for k in range(order) for x in stencil(low[:, :, k], h)]
-        return np.concatenate(out, axis=1)
+                low, analytic = low[..., cols], analytic[..., cols]
+            for k in range(1, order + 1):
+                d_h, d_2h, peak = stencil(low[:, :, k - 1], h)
+                folds[k - 1].add(d_h, d_2h, peak, analytic[:, k], block.idx, block.t)
+                if base == "taum":  # the report plots the motor torques (current: taum / k_t)
+                    self.plots[k - 1].add(x, analytic[:, k], d_h)
 
-    diffs = blocked(differences, center.n_samples, block_rows(model))
-    parts = iter(np.split(diffs, np.cumsum([w for w in widths for _ in range(3 * order)])[:-1],
-                          axis=1))
-    checks = []
-    for base, cols in bases:
-        exact = getattr(res, base)
-        if cols is not None:
-            exact = exact[..., cols]
-        for k in range(1, order + 1):
-            name = derivative_name(base, k)
-            d_h, d_2h, peak = next(parts), next(parts), next(parts)
-            checks.append(stencil_verdict(GROUP, name, derivative_name(base, k - 1), d_h, d_2h,
-                                          peak, exact[:, k], h, rtol, model, idx, t, kind,
-                                          cols))
-            if base == "taum":  # the report plots the motor torques (current: taum / k_t)
-                series.setdefault(GROUP, {})[name] = {"analytic": exact[:, k],
-                                                      "numeric": d_h.copy()}  # (not a view)
-    return checks
+    def finish(self) -> None:
+        pass
+
+    def checks(self) -> list[Check]:
+        return [fold.check(GROUP, derivative_name(base, k), derivative_name(base, k - 1),
+                           self.rtol, self.model, self.kind, cols)
+                for (base, cols), folds in zip(self.bases, self.folds, strict=True)
+                for k, fold in enumerate(folds, start=1)]
+
+    def settled(self, rtol: float) -> bool:
+        """The estimated error well below the tolerance (else the step shrinks)."""
+        return all((c.expected or 0.0) <= rtol / 10 for c in self.checks())
+
+    def plotted(self, series: dict) -> None:
+        for k, plot in enumerate(self.plots, start=1):
+            series.setdefault(GROUP, {})[derivative_name("taum", k)] = plot.series()
