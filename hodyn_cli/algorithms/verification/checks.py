@@ -17,7 +17,7 @@ from hodyn_cli.core.model import DOF_SUFFIXES, Model, joint_pose
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, taylor
 
 __all__ = ["STENCIL", "STEP_FACTOR", "BLOCK", "Check", "block_rows", "blocked", "worst", "verdict",
-           "local_motion", "local_pose", "stencil_check", "stencil", "stencil_verdict",
+           "local_motion", "local_pose", "stencil",
            "agreement_check", "Peak", "Stencils", "Agreement", "largest"]
 
 #: 8th-order central first-derivative stencil at offsets -4..4
@@ -151,35 +151,13 @@ def local_configuration(model: Model, i: int, c: np.ndarray, offsets: np.ndarray
     return r if kind == "spherical" else np.concatenate([r, p], axis=-1)
 
 
-def stencil_check(group: str, name: str, prev: str, f: np.ndarray, analytic: np.ndarray,
-                  h: float, rtol: float, model: Model, idx, t, method: str | None = None,
-                  columns=None, names=None) -> tuple[Check, np.ndarray]:
-    """``analytic`` (M, m) against the 8th-order central difference of f (M, 17, m), the
-    lower derivative along the local Taylor motion, and the difference itself. The expected
-    error: Richardson (stencil at h vs 2h) plus rounding. ``columns``: the joint index of
-    each of the m columns (default: all joints)."""
-    d_h, d_2h, peak = stencil(f, h)
-    return stencil_verdict(group, name, prev, d_h, d_2h, peak, analytic, h, rtol, model, idx, t,
-                           method, columns, names), d_h
-
-
 def stencil(f: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The 8th-order central differences of f (M, 17, m) at the middle offset with steps h
     and 2h, and max |f| over the 17 offsets: each (M, m), a sample's own (so a caller can
-    make them a block of samples at a time, :func:`stencil_verdict` on them all)."""
+    make them a block of samples at a time and :class:`Stencils` fold them)."""
     d_h = np.einsum("s,msj->mj", STENCIL, f[:, 4:13]) / h
     d_2h = np.einsum("s,msj->mj", STENCIL, f[:, ::2]) / (2 * h)
     return d_h, d_2h, np.abs(f).max(1)
-
-
-def stencil_verdict(group: str, name: str, prev: str, d_h: np.ndarray, d_2h: np.ndarray,
-                    peak: np.ndarray, analytic: np.ndarray, h: float, rtol: float,
-                    model: Model, idx, t, method: str | None = None, columns=None,
-                    names=None) -> Check:
-    """:func:`stencil_check` on the differences :func:`stencil` gave (``peak``: max |f|)."""
-    fold = Stencils(h)
-    fold.add(d_h, d_2h, peak, analytic, idx, t)
-    return fold.check(group, name, prev, rtol, model, method, columns, names)
 
 
 def agreement_check(group: str, name: str, a: np.ndarray, b: np.ndarray, rtol: float,
@@ -232,8 +210,10 @@ class Peak:
 
 
 class Stencils:
-    """:func:`stencil_verdict` folded block by block (the step ``h``): the error's
-    :class:`Peak`, the largest ``|analytic|`` and the largest expected error."""
+    """``analytic`` against the 8th-order central differences :func:`stencil` gave, folded
+    block by block (the step ``h``): the error's :class:`Peak`, the largest ``|analytic|``
+    and the largest expected error (Richardson: the stencil at h against 2h, plus
+    rounding)."""
 
     def __init__(self, h: float) -> None:
         self.h, self.err = h, Peak()
