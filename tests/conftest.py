@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import getpass
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +25,18 @@ from hodyn_cli.modeling.urdf import load_model
 os.environ["XLA_FLAGS"] = " ".join([os.environ.get("XLA_FLAGS", ""),
                                     "--xla_cpu_use_fusion_emitters=false",
                                     "--xla_backend_optimization_level=0"]).strip()
+
+# JAX's compiled programs (the GPU backend's, run on JAX's CPU device) in the temporary
+# directory, not in ~/.cache/hodyn/jax, hodyn's place for a user's: the tests write nowhere
+# else. Set on import, before the collection loads the backend (backend_params) and before
+# any worker or command the tests start (they inherit it); one place for every run, so a
+# rerun loads what the last one compiled (~18 s of CPU of the GPU tests' 42 s cold), as
+# ~/.cache did (tests/test_gpu_backend.py keeps its own in pytest's cache where the
+# cacheprovider runs).
+JAX_PROGRAMS = Path(tempfile.gettempdir()) / f"hodyn-tests-jax-{getpass.getuser()}"
+JAX_PROGRAMS.mkdir(mode=0o700, exist_ok=True)
+os.environ["JAX_COMPILATION_CACHE_DIR"] = str(JAX_PROGRAMS)
+
 
 ROOT = Path(__file__).resolve().parents[1]
 URDF = ROOT / "urdf"

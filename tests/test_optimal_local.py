@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_free_body import example_robot
 from test_optimal import iiwa_path
 
 import hodyn_cli
 from hodyn_cli import api
 from hodyn_cli.algorithms.limits import local, optimal, reachability
+from hodyn_cli.algorithms.planning.generate import generate
 
 
 def test_the_field_lowers_x_around_its_spots_alone():
@@ -149,3 +151,22 @@ def test_the_samples_beyond_and_their_speedups_are_the_old_ones_to_the_bit():
     assert np.array_equal(np.concatenate([r for r, _ in found]),
                           np.concatenate([r for r, _ in old]))
     assert np.array_equal(together, np.concatenate([y for _, y in old]))
+
+
+SOLO12 = example_robot("solo_description/robots/solo12.urdf")
+
+
+@pytest.mark.skipif(SOLO12 is None, reason="example-robot-data is not installed")
+def test_a_law_shorter_than_one_output_step():
+    """The Solo12 (welded) on `hodyn generate`'s 0.2 s cosine at 50 Hz: its joints sweep
+    ~3 rad in 0.2 s, and its limits (URDF: 1000 N m) let it play in ~3 ms, shorter than one
+    20 ms output step. The local slowing's samplings start later by a share of a step each:
+    those starting after the law's end are no samplings (they made a NaN duration, an
+    internal error); the output is its two samples, within every limit."""
+    model = hodyn_cli.load_robot(SOLO12)
+    traj = generate(model, "cosine", duration=0.2, rate=50.0)
+    out, opt = hodyn_cli.retime_optimal(model, traj)
+    assert out.t is not None and len(out.t) == 2 and out.t[-1] < 0.02
+    assert np.isfinite(opt.duration) and opt.used == "reachability"
+    assert hodyn_cli.check_limits(model, *[out.derivatives[:, k] for k in range(3)],
+                                  t=out.t).feasible

@@ -668,7 +668,7 @@ def test_the_arcs_of_a_path_read_chunk_by_chunk_are_those_of_the_whole_path(monk
         assert np.array_equal(mine.shape.t, theirs.shape.t)
     assert all(arc.coefficients._memory is None for arc in pieces)
     table = reachability.lengths(chunks)
-    assert table.points._memory is None and table.points.shape == (2 * n - 1, 3)
+    assert table.points._memory is None and table.points.shape == (2 * n - 1, 4)
     assert table.reverses.nbytes < 8 * 8 * (len(pieces) - 1)  # (a corner's point or two)
 
 

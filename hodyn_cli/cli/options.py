@@ -219,7 +219,8 @@ def command(app: typer.Typer, name: str, *, short_help: str, shared: tuple[str, 
             with mapped_errors(kwargs.get("debug", False)):
                 refuse_overwriting(kwargs)
                 refuse_out_of_range(kwargs)
-                session = Session(**{n: kwargs.pop(n) for n in shared}, command=name)
+                session = Session(**{n: kwargs.pop(n) for n in shared}, command=name,
+                                  options=shared)
                 return fn(**kwargs, s=session)
 
         del run.__wrapped__  # typer must see the signature below, not fn's

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -42,12 +42,14 @@ def table(title: str, **options) -> Table:
     return Table(title=title, **options)
 
 
-def diagnostics(model: Model, *, show_info: bool = False, floating_base: bool = False,
-                quiet: bool = False) -> None:
-    """Print the model's warnings and notices (and infos if asked) on stderr; with
-    ``floating_base`` (given), not the notice that suggests it; ``quiet``: warnings only."""
+def diagnostics(model: Model, *, show_info: bool = False,
+                open_options: Collection[str] | None = None, quiet: bool = False) -> None:
+    """Print the model's warnings and notices (and infos if asked) on stderr; ``quiet``:
+    warnings only. ``open_options``: the options the command takes and was not given; a
+    message suggesting another one is not said (None: every message, as ``info`` describes
+    the robot)."""
     for d in model.diagnostics:
-        if floating_base and "--floating-base" in d.message:
+        if d.suggests and open_options is not None and d.suggests not in open_options:
             continue
         if d.level == "warning" or (d.level == "notice" and not quiet) or show_info:
             _line(f"hodyn: {d.level}: {d.message}")

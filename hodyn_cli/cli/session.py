@@ -62,6 +62,7 @@ class Session:
     contacts: Path | None = None
     loops: Path | None = None
     command: str = ""  # the command that runs (set by cli.options.command)
+    options: tuple[str, ...] = ()  # the shared options the command takes (its parameters')
     robot_file: str | None = None  # the robot's file, once loaded (named by its refusals)
     model_gravity: tuple[float, float, float] | None = None  # the loaded model's own gravity
 
@@ -115,7 +116,10 @@ class Session:
         self.model_gravity = model.gravity
         if model.n == 0 and self.command:  # a single rigid body: what it cannot do refused in
             self.capable(self.command, model)  # one line, before any other line or file read
-        render.diagnostics(model, floating_base=self.floating_base, quiet=self.quiet)
+        # (a notice proposing --floating-base: only to a command that takes it, run without)
+        open_options = ["--floating-base"] if "floating_base" in self.options and not \
+            self.floating_base else []
+        render.diagnostics(model, open_options=open_options, quiet=self.quiet)
         if self.floating_base:  # before any file is read (forward's orders); the joint's
             from hodyn_cli.pipeline.files import check_poses_apart  # name is the robot's
 

@@ -65,10 +65,13 @@ TOL = 1e-9
 @dataclass(frozen=True)
 class Diagnostic:
     """A message about the model found while building it (``level``: info, notice: shown by
-    every command, or warning: an error with ``--strict``)."""
+    every command, or warning: an error with ``--strict``). ``suggests``: the command-line
+    option the message proposes (e.g. ``"--floating-base"``): said only by a command that
+    takes that option, run without it (elsewhere it changes nothing the user can choose)."""
 
     level: str
     message: str
+    suggests: str = ""
 
 
 @dataclass(frozen=True)

@@ -554,13 +554,15 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
         notes.append(Diagnostic("notice", f"the robot has no moving joint: root link "
                                           f"'{roots[0]}' and the links welded to it are a "
                                           f"single rigid body of {root_M[3, 3]:.6g} kg, which "
-                                          "moves only as a free body (--floating-base)"))
+                                          "moves only as a free body (--floating-base)",
+                                suggests="--floating-base"))
     limbs = sum(p < 0 for p in parents)
     if limbs >= 2 and re.search(r"trunk|pelvis|torso|base|body|chassis", roots[0], re.I):
         notes.append(Diagnostic("notice", f"root link '{roots[0]}' with {limbs} limbs looks like "
                                           "a mobile base (legged robot, humanoid): hodyn welds it "
                                           "to the world unless --floating-base (its motion from "
-                                          "base_ columns) is given"))
+                                          "base_ columns) is given",
+                                suggests="--floating-base"))
     unreachable = sorted(set(link_by_name) - set(links))
     if unreachable:  # a cycle detached from the root
         raise ModelError(f"links {', '.join(unreachable)} form a kinematic loop", source)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
-from hodyn_cli.algorithms.limits import local, rates, reachability
+from hodyn_cli.algorithms.limits import local, rates, reachability, sequential
 from hodyn_cli.algorithms.limits.feasibility import (
     JOINT_ORDERS,
     TORQUES,
@@ -74,7 +74,9 @@ GRID_LEAST = 8
 #: where keeping limits of higher orders (jerk, torque rates) made reachability's law more than
 #: this many times its passes' law (the rounds' law, or the sequential programmes' where they
 #: ran: :func:`~hodyn_cli.algorithms.limits.rates.kept`), ``auto`` runs the windows too and
-#: keeps the shorter (:meth:`Optimal._or_windows`)
+#: keeps the shorter (:meth:`Optimal._or_windows`); where no programme could run on the one
+#: piece, its grid beyond :data:`~hodyn_cli.algorithms.limits.sequential.MOST`, the windows
+#: alone, from the first kernel's rounds on (:func:`_unrefined`)
 SLACK = 1.09
 #: the final uniform scaling is looked for among the speed-ups 1 +- FIT: first on SPEEDUPS,
 #: then by bisection between two of them
@@ -330,7 +332,8 @@ class Bound:
 
     def describe(self, most: int = 4) -> list[str]:
         """``"<quantity> of <joint>: a-b s, ... (x % of the time)"`` per bound limit, those
-        bound longest first (``most`` <= :data:`SPANS` intervals each)."""
+        bound longest first (``most`` <= :data:`SPANS` intervals each); a limit met at single
+        samples only says how many instants (its share of the time is nil, yet it binds)."""
         duration = max(self.t_last - (self.t_first or 0.0), 1e-300)
         bound = []
         for key in set(self.first) | set(self.last):
@@ -341,11 +344,29 @@ class Bound:
             bound.append((share, key, spans[:min(most, SPANS)], count))
         out = []
         for share, (label, joint), spans, count in sorted(bound, key=lambda e: (-e[0], e[1])):
-            where = ", ".join(f"{a:.4g}-{b:.4g} s" if b > a else f"{a:.4g} s" for a, b in spans)
+            where = ", ".join(_span(a, b) for a, b in spans)
             more = f" and {count - len(spans)} more" if count > len(spans) else ""
-            out.append(f"{label} of {joint}: {where}{more} ({100 * share / duration:.3g} % of "
-                       "the time)")
+            out.append(f"{label} of {joint}: {where}{more} ({_share(share, duration, count)})")
         return out
+
+
+def _span(a: float, b: float) -> str:
+    """``"a-b s"`` to 4 digits, more where those would not tell a from b (``"2-2 s"``); a single
+    sample ``"a s"``."""
+    if b <= a:
+        return f"{a:.4g} s"
+    digits = next((d for d in range(4, 17) if f"{a:.{d}g}" != f"{b:.{d}g}"), 17)
+    return f"{a:.{digits}g}-{b:.{digits}g} s"
+
+
+def _share(share: float, duration: float, count: int) -> str:
+    """How long a limit binds, as a user reads it: ``"x % of the time"``, ``"< 0.01 % of the
+    time"`` below that (never "0 %" for a limit that binds), or ``"2 instants"`` where every
+    interval is a single sample (a share of 0)."""
+    if share <= 0:
+        return "an instant" if count == 1 else f"{count} instants"
+    percent = 100 * share / duration
+    return f"{percent:.3g} % of the time" if percent >= 0.01 else "< 0.01 % of the time"
 
 
 #: intervals on its limit kept per limit (:class:`Bound`); the rest are counted
@@ -531,6 +552,14 @@ COARSE = 2
 #: and 3.4 % longer than the windows' on the Panda's (benchmarks/README.md, 2026-11-30,
 #: jerk10k)
 HIGHER_RATE = 1000.0
+#: with ``auto``, the sequential programmes do not raise a rounds' law longer than this many
+#: times the uniform scaling's duration (the windows run then): the Solo12's 10 kHz Fourier
+#: path with --jerk 500, its passes' law 0.118 s (jerk is all that slows it), the rounds'
+#: 98.7 s, 17 times the uniform scaling's 5.72 s, took 24 programmes (49 s of CPU, each step
+#: bound by their trust region) to 8.34 s, still slower than it (the windows' 5.07 s); on
+#: the arms' Fourier paths where the programmes won, the rounds' law was 1.01-1.04 times it
+#: (the UR5's 13 s and 30 s paths at 1 kHz with --jerk 100)
+UNREACHED = 4.0
 
 
 def grid_intervals(samples: int, seconds: float, span: float, higher: bool = False) -> int:
@@ -630,6 +659,8 @@ class Optimal:
         #: reachability's played law's duration over its passes' where limits of higher
         #: orders made it slower (1: none; :meth:`_rated`)
         self.slack = 1.0
+        #: that played law's duration, seconds (the rounds' or the programmes'; 0: none)
+        self.rated = 0.0
         #: reachability's law before its smoothing and how it was smoothed (None: not
         #: reachability's, or with limits of higher orders: :attr:`slack` says theirs)
         self.smoothed: Smoothed | None = None
@@ -739,7 +770,8 @@ class Optimal:
         try:
             found = reachability.solve(self.model, chunks, rates.affine(self.limits)
                                        if higher else self.limits, points, table=path,
-                                       gravity=self.dynamics["gravity"], progress=self.progress)
+                                       gravity=self.dynamics["gravity"], progress=self.progress,
+                                       turns=higher)
         except reachability.Inapplicable as e:
             return str(e)
         del path  # (the arc-length table: the arcs are made)
@@ -752,6 +784,17 @@ class Optimal:
         span, path_orders = t1 - t0, orders[0]
         rate = (samples - 1) / span if self.rate is None else self.rate
 
+        fine = rate >= HIGHER_RATE * (1 - 1e-6)
+        if self.solver == "auto" and higher and fine and _unrefined(found):
+            # (where the programmes cannot run, the rounds' law alone is what reachability
+            # has, from a kernel of the output's own steps: 2.4-3.0 times the passes' law and
+            # slower than the uniform scaling on the UR5's 30 s and 100 s Fourier paths at 1
+            # and 10 kHz with --jerk 100 (its passes and first rounds 25 s of CPU on 10^5
+            # samples, the windows' 10 s); 1.026 times it but 2.0 % longer than the windows'
+            # on the Panda's 10 s one at 10 kHz with --jerk 500: the slack does not tell)
+            return (f"{_higher_named(self.limits)}: an output at {HIGHER_RATE:g} Hz or finer "
+                    f"on {_unrefined(found):,} grid points, more than the "
+                    f"{sequential.MOST:,} reachability's programmes take")
         floor = RATED_FLOOR if higher else reachability.FLOOR
         rises: dict[tuple[int, float], float] = {}  # (the corners' ramps' rise of each played)
 
@@ -767,10 +810,30 @@ class Optimal:
             reach, rise = reachability.kernel(steps, rate, floor, scale)
             pieces = found
             if higher:
-                rated, rise = self._rated(found, names, reach, rise)
+                rated, rise = self._rated(found, names, reach, rise, rate, uniform.k * span)
                 if rated is None:
                     return (f"{_higher_named(self.limits)}: reachability's law does not keep "
                             f"them within {rates.ROUNDS} rounds of widening its smoothing")
+                beyond = _unrefined(found)
+                if self.solver == "auto" and self.slack > SLACK and beyond:
+                    # (auto would run the windows after it anyway; the rounds' law alone, no
+                    # programme to take it back, was 2.6 times the passes' and slower than
+                    # the uniform scaling once lifted on the UR5's 30 s Fourier path at 1
+                    # and 10 kHz with --jerk 100, the windows' 25 % shorter: its fits and
+                    # two more kernels' rounds cost 8-14 s of CPU for nothing)
+                    return (f"{_higher_named(self.limits)}: keeping them made "
+                            f"reachability's law {self.slack:.2f} times its passes' law on "
+                            f"{beyond:,} grid points, more than the {sequential.MOST:,} its "
+                            "programmes take")
+                slower = self.rated / (uniform.k * span)
+                if self.solver == "auto" and self.slack > SLACK and slower > 1 + FIT:
+                    # (the windows run after it anyway, and the final fit speeds a law up by
+                    # FIT at most: it would be found slower than the uniform scaling after
+                    # its fits and the next kernels' rounds; the Solo12's 10 kHz Fourier path
+                    # with --jerk 500, 68 s of CPU)
+                    return (f"{_higher_named(self.limits)}: keeping them made "
+                            f"reachability's law {self.slack:.3g} times its passes' law, "
+                            f"{slower:.3g} times the uniform scaling's")
                 pieces = rated
             rises[steps, scale] = rise
             return reachability.played(pieces, path_orders, names, t0, reach, rise, step(scale))
@@ -955,9 +1018,10 @@ class Optimal:
         # local.ROWS or more at a time (all at once, 16 times as dense, the 500 s path's
         # peak RSS was 575 MiB against 193; a sampling at a time, the calls' own cost was
         # most of a 1000-sample path's: pieces of 60-90 samples)
-        plans = [replace(own, law=replace(own.law, breaks=np.array(
-            [s0 + phase / local.PHASES * own.step * speed, s1])))
-            for phase in range(local.PHASES)]
+        # (a law shorter than a step: only the samplings that start before its end)
+        starts = s0 + np.arange(local.PHASES) / local.PHASES * own.step * speed
+        plans = [replace(own, law=replace(own.law, breaks=np.array([start, s1])))
+                 for start in starts[(starts < s1) | (starts == s0)]]
         done = [0] * len(plans)
         for path, last in _lookahead(reachability.overlapping(motion)):
             group: list[tuple[int, np.ndarray, np.ndarray]] = []
@@ -977,12 +1041,24 @@ class Optimal:
         return np.concatenate(times)[order], np.concatenate(speeds)[order]
 
     def _rated(self, found: list[tuple[reachability.Arc, reachability.Law]],
-               names: tuple[str, ...], reach: float, rise: float
+               names: tuple[str, ...], reach: float, rise: float, rate: float,
+               uniform: float
                ) -> tuple[list[tuple[reachability.Arc, reachability.Law]] | None, float]:
         """The pieces with each law's played x keeping the limits of higher orders too
         (:func:`~hodyn_cli.algorithms.limits.rates.kept`, the smoothing reaching ``reach`` at
-        least), and the corners' ramps' rise that keeps them (at least ``rise``); None where a
-        law's rounds do not get there."""
+        least; the programmes run on one piece where its rounds' law is beyond :data:`SLACK`
+        times the passes', or at any slack where the output ``rate`` is finer than
+        :data:`HIGHER_RATE`; with ``auto``, not where the rounds' law is beyond
+        :data:`UNREACHED` times the ``uniform`` scaling's duration), and the corners' ramps'
+        rise that keeps them (at least ``rise``); None where a law's rounds do not get
+        there."""
+        # (an output finer than 1 kHz starts the rounds from a kernel of its own steps, a
+        # grid interval or two on the capped grid, and they widen it a long way: the Panda's
+        # 10 kHz Fourier path with --jerk 500 was 1.026 times the passes' law by them, its
+        # law 2.0 % longer than the windows'; raised by the programmes 0.36 % shorter than
+        # the windows', 3.4 s more CPU; benchmarks/README.md, 2026-11-30, long10k)
+        refine = 1.0 if rate > HIGHER_RATE * (1 + 1e-6) else SLACK
+        unreached = UNREACHED * uniform if self.solver == "auto" else np.inf
         def limits(arc: reachability.Arc, a: int, b: int) -> list:
             sigma = arc.sigma[a:b]
             return path_limits(self.model, Trajectory(names, arc.jet(sigma, self.order + 3),
@@ -1000,7 +1076,8 @@ class Optimal:
         for arc, law in found:
             rated = rates.kept(arc, law, lambda a, b, arc=arc: limits(arc, a, b),
                                lambda a, b, arc=arc: rows(arc, a, b), reach,
-                               lift=len(found) == 1, refine=SLACK)  # (no corner)
+                               lift=len(found) == 1, refine=refine,  # (no corner)
+                               unreached=unreached)
             if rated is None:
                 return None, rise
             pieces.append((arc, rated[0]))
@@ -1016,7 +1093,7 @@ class Optimal:
         # against the passes' law without the corners' ceilings, which cost time too: taken
         # against the law under them, the UR3's, UR10's and Talos's point-to-point paths with
         # --jerk 100 kept a law 7.7-11 % longer than the windows', the slack under 1.09)
-        self.slack = sum(rounds) / passes
+        self.slack, self.rated = sum(rounds) / passes, sum(rounds)
         return pieces, rates.rise(pieces, limits, rise)
 
     def fit(self, chunks: Callable[[], Iterable[Trajectory]]) -> Binding:
@@ -1462,6 +1539,16 @@ def _cornered(found: Pieces, pieces: Pieces, rounds: list[float],
 
 class _Longer(Exception):  # noqa: N818 - not an error: ends the windows' solve
     """The windows' law cannot be shorter than the one it must beat (:meth:`Optimal._hopeless`)."""
+
+
+def _unrefined(found: list[tuple[reachability.Arc, reachability.Law]]) -> int:
+    """The grid points of the one piece of ``found`` where it is beyond
+    :data:`~hodyn_cli.algorithms.limits.sequential.MOST` (the rounds' law then stays as it is:
+    no programme raises it); 0 elsewhere (several pieces have none either, by design:
+    :func:`~hodyn_cli.algorithms.limits.rates.kept`'s ``lift``)."""
+    if len(found) != 1 or len(found[0][0].sigma) <= sequential.MOST:
+        return 0
+    return len(found[0][0].sigma)
 
 
 def _higher_named(limits: Limits) -> str:

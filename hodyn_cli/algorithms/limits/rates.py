@@ -173,8 +173,8 @@ def _order(limit: PathLimit) -> int:
 def kept(arc: reachability.Arc, law: reachability.Law,
          limits: Callable[[int, int], list[PathLimit]],
          rows: Callable[[int, int], reachability.Rows], reach: float,
-         ceiling: np.ndarray | None = None, lift: bool = True, refine: float = np.inf
-         ) -> tuple[reachability.Law, float] | None:
+         ceiling: np.ndarray | None = None, lift: bool = True, refine: float = np.inf,
+         unreached: float = np.inf) -> tuple[reachability.Law, float] | None:
     """``law`` (reachability's along ``arc``) with the x to play it with at its grid points
     (its :attr:`~reachability.Law.played`) so that its motion keeps every limit at them
     within :data:`TOLERANCE` (``limits(a, b)``: every limit at the grid points a .. b-1, the
@@ -201,7 +201,8 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     theirs, auto skipped them on the iiwa's Fourier path with ``--jerk 100``, its law then
     1.14 % longer). Not elsewhere (~1-3 s of CPU on a grid of 4000 points, where the rounds
     are within a few tenths of a per cent: the iiwa's and the Panda's Fourier paths with
-    their limits files, benchmarks/README.md).
+    their limits files, benchmarks/README.md), nor where the rounds' law lasts longer than
+    ``unreached`` seconds (what the caller's other solver is sure to beat).
 
     Cost and memory: the limits at each grid point are made once (:class:`_Kept`),
     so the cost is linear in the grid (the iiwa's Fourier path with its limits file: 10^5
@@ -245,7 +246,8 @@ def kept(arc: reachability.Arc, law: reachability.Law,
             if not lift:
                 return replace(law, played=x), duration
             lifted = _lifted(x, planned, half, usage)
-            if duration <= refine * fastest:  # (the passes' law's: ``law`` is lowered's now)
+            if duration <= refine * fastest or duration > unreached:  # (the passes' law's:
+                # ``law`` is lowered's now)
                 return replace(law, played=lifted), duration
             # (returned with the programmes' duration, which SLACK judges: within it, their
             # law was within 0.07 % of the windows' or shorter on the 14 Fourier inputs with
@@ -253,8 +255,11 @@ def kept(arc: reachability.Arc, law: reachability.Law,
             # rounds' where no programme shortened the lifted law, or none ran on a grid
             # beyond sequential.MOST: judged on the lifted law, the UR10's Fourier path with
             # --jerk 200 came to 1.078, its law 6.5 % longer than the windows')
+            # (the correction's knots over the law's time too where the smoothing spans
+            # sequential.FINEST grid intervals at the passes' law's mean pace: _knots)
+            timed = reach * (len(law.sigma) - 1) >= sequential.FINEST * fastest
             raised = sequential.refined(np.asarray(law.sigma), lifted, cached.limits, chunks,
-                                        TOLERANCE)
+                                        TOLERANCE, timed)
             if raised is not lifted:
                 duration = reachability.law_duration(law.sigma, raised)
             return replace(law, played=raised), duration

@@ -47,8 +47,8 @@ is read (:class:`~hodyn_cli.algorithms.limits.spaced.Spaced`: uniform in arc len
 the smoothing's moving averages are made a block at a time, each from the one before on
 disk and its running integral carried across the blocks (:func:`_sweeps`), and the played
 law's spline keeps its coefficients on disk, its knots the grid's (:class:`LawSpline`).
-What spans the path in memory is the shape's knots (one number a shape point, at most one
-a sample): :data:`MOST_SAMPLES`.
+What spans the path in memory is the shape's knots (one number a shape point, at most two
+a sample: :func:`_targets`): :data:`MOST_SAMPLES`.
 """
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ POINTS = 4000
 PER_SAMPLE = 3
 #: the longest input (samples) it takes. It reads the input chunk by chunk (:class:`Lengths`,
 #: :func:`arcs`) and holds in memory, of what spans the whole path, the shape's knots alone
-#: (one number a shape point, at most one a sample); the arc-length table, the shape points'
+#: (one number a shape point, at most two a sample); the arc-length table, the shape points'
 #: targets, places and points, the shape's coefficients, the controllable sets, the law (x
 #: and u), the smoothing's moving averages, the local slowing's fields and the played law's
 #: points, times and spline coefficients are on disk
@@ -115,6 +115,14 @@ MOST_SAMPLES = 2_000_000
 #: derivatives rounding (~1e-16 / h^4 in q_sigma^(4))
 SHAPE = 400
 SPACING = 0.02
+#: there at most this many times as dense as over the arc length
+DENSEST = 64
+#: with limits of higher orders, where the path turns by more than this (rad) between two
+#: shape points uniform in arc length, a shape point every ANGLE of its turning instead
+#: (:func:`_targets`; 0.05 made the iiwa's Fourier paths with its limits file 1e-7 longer,
+#: 0.025 1e-5; at 0.1 they are the same to the bit, the two-link arm's 5.0969 s against
+#: 5.1026 s at 0.05; benchmarks/README.md, shapeknots2)
+ANGLE = 0.1
 #: the grid of each piece: at least this many intervals
 LEAST = 16
 #: and at least this many where the grid has them (a piece's share of it in proportion to
@@ -240,7 +248,9 @@ class Table:
     """The input path's arc length at :data:`SUBDIVIDE` points per input interval and its
     end: ``points`` (F, 3), on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`,
     read a block at a time), each point's ``s``, arc length ``sigma`` and ``speed`` ``|q'(s)|``
-    (the columns :data:`S`, :data:`SIGMA`, :data:`SPEED`); ``edges`` (B, 2): the first and
+    and ``turned``, the angle (rad) through which the direction ``q' / |q'|`` turns from
+    the point before (the columns :data:`S`, :data:`SIGMA`, :data:`SPEED`, :data:`TURNED`;
+    rounding's where q' is nearly 0); ``edges`` (B, 2): the first and
     last sigma of each :data:`BLOCK` of the points (:func:`_placed`); ``reverses``: the points i
     (sorted) where the direction ``q' / |q'|`` turns by more than 90 degrees from i to i + 1
     (for :func:`_corners`); ``fastest``: the largest speed; and of the input: its samples,
@@ -267,7 +277,7 @@ class Table:
 
 
 #: the columns of :attr:`Table.points`
-S, SIGMA, SPEED = 0, 1, 2
+S, SIGMA, SPEED, TURNED = 0, 1, 2, 3
 
 
 class Lengths:
@@ -277,7 +287,8 @@ class Lengths:
     (:func:`_length`), their sum in order (as on the whole path: the same to the bit)."""
 
     def __init__(self) -> None:
-        self._points = Stored(0, (3,), grows=True)  # (s, each sub-interval's length, speed)
+        self._points = Stored(0, (4,), grows=True)  # (s, each sub-interval's length, speed,
+        # the turn into it)
         self._reverses: list[np.ndarray] = []
         self._last: Trajectory | None = None  # the last interval (the end's q')
         self._unit: np.ndarray | None = None  # the direction at the last point so far
@@ -308,7 +319,12 @@ class Lengths:
         if self._unit is not None:
             unit = np.concatenate([self._unit, unit])
             first -= 1
-        self._points.append(np.stack([s, lengths, speed], axis=1))
+        # (the angle between unit vectors from their chord: accurate where it is small)
+        chord = np.linalg.norm(np.diff(unit, axis=0), axis=1)
+        turned = 2 * np.arcsin(np.minimum(chord / 2, 1.0))
+        if self._unit is None:
+            turned = np.concatenate([[0.0], turned])
+        self._points.append(np.stack([s, lengths, speed, turned], axis=1))
         self._reverses.append(first + np.flatnonzero(
             np.einsum("ij,ij->i", unit[:-1], unit[1:]) < 0))
         self._unit = unit[-1:]
@@ -438,15 +454,17 @@ def _corners(table: Table, path: Source) -> list[float]:
 
 
 def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None,
-         table: Table | None = None) -> list[Arc]:
+         table: Table | None = None, turns: bool = False) -> list[Arc]:
     """The path (times: its parameter s; q, q' at least; whole or its chunks, :data:`Source`)
     cut at its corners, each piece on a
     grid uniform in arc length, ``points`` intervals in all (in proportion to length, at
     least :data:`LEAST` each, and :data:`PIECE` each where ``points`` has them: more in all
-    where the path has many corners), its shape through ``shape_points`` points in all (at their
-    arc length, exact to the quadrature's rounding: the spline's derivatives are those of
-    the path in sigma; default: :data:`SHAPE`, or more on a long path, at most one per
-    input sample and per :data:`SPACING` of length). ``table``: the path's
+    where the path has many corners), its shape through ``shape_points`` points in all
+    uniform in arc length and, with ``turns``, more where it turns sharply (:func:`_targets`;
+    at their arc length, exact to the quadrature's rounding: the spline's derivatives are
+    those of the path in sigma; ``shape_points`` by default :data:`SHAPE`, or more on a long
+    path, at most one per input sample and per :data:`SPACING` of length). ``table``: the
+    path's
     :class:`Table`, where it is made already. The path is read chunk by chunk (memory: a
     chunk, the table and the shape's points), twice more at most (the directions about its
     rests, and the shape's points)."""
@@ -457,15 +475,7 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
         raise HodynError("--optimal: the path does not move")
     shape_points = shape_points or max(SHAPE, min(table.samples, int(length / SPACING)))
     cuts = [0.0, *_corners(table, path), float(length)]
-    spans = [(lo, hi, max(LEAST, round(shape_points * (hi - lo) / length)) + 1)
-             for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
-    target = Stored(sum(count for _, _, count in spans))  # (on disk: a shape point's 8 bytes)
-    done = 0
-    for lo, hi, count in spans:  # (np.linspace's, a block at a time)
-        grid = Spaced(lo, hi, count)
-        for a in range(0, count, BLOCK):
-            target.write(done + a, grid[a : a + BLOCK])
-        done += count
+    spans, target = _targets(table, cuts, shape_points, turns)
     placed = _placed(table, target)  # (target sorted: the pieces in turn)
     del target
     stops = np.cumsum([count for _, _, count in spans])  # (each piece's first and last)
@@ -492,6 +502,106 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
         pieces.append(Arc(Spaced(0.0, hi - lo, fine + 1), knots, coefficients,
                           (bool(speed[2 * i] < still), bool(speed[2 * i + 1] < still))))
     return pieces
+
+
+def _measure(table: Table, shape_points: int, scale: float = 1.0
+             ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(sigma, tau, extra) at the table's points a block at a time (each block led by the
+    one before's last point): tau counts the shape points placed up to each point,
+    ``shape_points`` uniform over the arc length and, where the path turns by more than
+    :data:`ANGLE` between two of those, one every ANGLE of its turning instead, at most
+    :data:`DENSEST` times as many there (:func:`_targets`); ``extra``: what the turning added
+    to tau up to each point, times ``scale``. Turning is not counted about a rest (either
+    point's speed below :data:`REST` of the fastest), where the direction ``q' / |q'|`` is
+    rounding's."""
+    length = float(table.points[-1][SIGMA])
+    per_sigma, still = shape_points / length, REST * table.fastest
+    tau, extra, before = 0.0, 0.0, None
+    for _, block in table.blocks():
+        sigma, speed, turned = block[:, SIGMA], block[:, SPEED], block[1:, TURNED]
+        if before is not None:
+            sigma, speed = np.concatenate([before[:1], sigma]), np.concatenate([before[1:],
+                                                                                 speed])
+            turned = block[:, TURNED]
+        uniform = np.diff(sigma) * per_sigma
+        moving = (speed[:-1] >= still) & (speed[1:] >= still)
+        more = np.clip(np.where(moving, turned / ANGLE, 0.0), uniform, DENSEST * uniform) - uniform
+        if scale != 1.0:
+            more *= scale
+        # (carried on from the block before: the same additions in the same order as the
+        # whole table's, Lengths.table; the targets are then the same to the bit)
+        measure = np.cumsum(np.concatenate([[tau], uniform + more]))  # (at the point before)
+        added = np.cumsum(np.concatenate([[extra], more]))
+        tau, extra, before = float(measure[-1]), float(added[-1]), np.array([sigma[-1],
+                                                                              speed[-1]])
+        yield sigma, measure, added
+
+
+def _targets(table: Table, cuts: list[float], shape_points: int, turns: bool
+             ) -> tuple[list[tuple[float, float, int]], Stored]:
+    """The pieces between the ``cuts`` (lo, hi, their shape points' count) and the shape
+    points' arc lengths (sorted, on disk: 8 bytes a point): uniform in arc length,
+    ``shape_points`` in all; with ``turns``, uniform in the measure of :func:`_measure` in
+    each piece where the path turns by more than :data:`ANGLE` between two of those (as
+    dense as the arc length spreads ``shape_points`` everywhere, denser where the path turns
+    sharply). The ASR two-link arm's Fourier path nearly stops and turns through ~0.003 rad
+    of arc at |q'| 0.05 rad/s, where 400 points uniform in arc length, 0.0115 rad apart,
+    made the degree-7 spline ring, its q_sss 17-30 times the input's. A piece that turns
+    less (a point-to-point leg: a line) keeps the uniform points to the bit. The turning
+    adds ``shape_points`` at most in all (scaled down where it would add more: a path
+    turning sharply everywhere), so the shape's knots in memory stay within two numbers an
+    input sample (:data:`MOST_SAMPLES`)."""
+    at, scale = np.zeros((len(cuts), 2)), 1.0  # (tau and extra at each cut)
+    edges = np.asarray(cuts)
+    for _ in range(2 if turns else 0):  # (a second pass where the turning adds too many)
+        for sigma, tau, extra in _measure(table, shape_points, scale):
+            inside = (edges >= sigma[0]) & (edges <= sigma[-1])
+            at[inside] = np.stack([np.interp(edges[inside], sigma, tau),
+                                   np.interp(edges[inside], sigma, extra)], axis=1)
+        if at[-1, 1] <= shape_points * (1 + 1e-9):
+            break
+        scale = shape_points / at[-1, 1]  # (the extra is linear in it)
+    length = float(table.points[-1][SIGMA])
+    spans, turning = [], []
+    for lo, hi, (a, e), (b, f) in zip(cuts[:-1], cuts[1:], at[:-1], at[1:], strict=True):
+        turning.append(f - e >= 0.5)  # (a shape point more at least)
+        uniform = shape_points * (hi - lo) / length
+        spans.append((lo, hi, max(LEAST, round(b - a if turning[-1] else uniform)) + 1))
+    # each piece's points uniform in arc length or in tau from its first cut to its last
+    # (np.linspace's, a block at a time)
+    target, wanted = Stored(sum(count for _, _, count in spans)), None
+    if any(turning):
+        wanted = Stored(len(target))
+    done = 0
+    for (lo, hi, count), (a, _), (b, _), turned in zip(spans, at[:-1], at[1:], turning,
+                                                       strict=True):
+        grid, into = (Spaced(a, b, count), wanted) if turned else (Spaced(lo, hi, count),
+                                                                   target)
+        assert into is not None
+        for c in range(0, count, BLOCK):
+            into.write(done + c, grid[c : c + BLOCK])
+        done += count
+    if wanted is None:
+        return spans, target
+    # tau to sigma where it turns, one pass over the table (tau and the pieces rise along
+    # the path)
+    pieces = np.cumsum([0] + [count for *_, count in spans])
+    c = 0
+    for sigma, tau, _ in _measure(table, shape_points, scale):
+        while c < len(target):
+            k = int(np.searchsorted(pieces, c, side="right")) - 1
+            if not turning[k]:
+                c = int(pieces[k + 1])
+                continue
+            chunk = wanted[c : min(c + BLOCK, int(pieces[k + 1]))]
+            n = int(np.searchsorted(chunk, tau[-1], side="right"))
+            if n == 0:
+                break
+            target.write(c, np.interp(chunk[:n], tau, sigma))
+            c += n
+    if c < len(target):  # (rounding past the last point: the path's end)
+        target.write(c, np.full(len(target) - c, length))
+    return spans, target
 
 
 @dataclass(frozen=True)
@@ -754,18 +864,21 @@ def greedy(r: Rows, delta: np.ndarray, K: np.ndarray, start: float, sigma: np.nd
 
 def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, *,
           shape_points: int | None = None, gravity=GRAVITY, table: Table | None = None,
-          progress: Callable[[int, int], None] | None = None) -> list[tuple[Arc, Law]] | None:
+          progress: Callable[[int, int], None] | None = None, turns: bool = False
+          ) -> list[tuple[Arc, Law]] | None:
     """The fastest law along ``path`` (times: its parameter; q .. q'' at least; whole or its
     chunks, :func:`arcs`) in its arc
     length, on ``points`` grid intervals in all: per :class:`Arc`, its law (from and to rest
     where the path is at rest, its speed free where it is not, :func:`along`); None where no
     law keeps the limits on the grid; raises :class:`Inapplicable` where a limit is not for
     this solver.
-    ``progress(done, total)``: the grid points each pass has done, twice the grid in all."""
+    ``progress(done, total)``: the grid points each pass has done, twice the grid in all.
+    ``turns``: the shape's points crowd where the path turns sharply (:func:`arcs`; for
+    limits of higher orders: their rows read the shape's q_sigmasigmasigma)."""
     out = []
     path = source(path)
     table = table or lengths(path)
-    pieces, names = arcs(path, points, shape_points, table), table.names
+    pieces, names = arcs(path, points, shape_points, table, turns), table.names
     total, done = 2 * sum(len(arc.sigma) for arc in pieces), 0
 
     def advance(points: int) -> None:

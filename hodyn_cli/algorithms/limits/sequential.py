@@ -32,7 +32,10 @@ the windows' 2.397 s.
 
 **The unknowns.** The played law is the quintic spline through x at the grid points
 (:func:`~hodyn_cli.algorithms.limits.reachability.law_spline`); a step adds to it a quintic
-B-spline with a knot every :data:`KNOTS` grid points (its coefficients the LP's unknowns,
+B-spline with a knot every :data:`KNOTS` grid points and as many again spread over the law's
+time, closer where it is slow (:func:`_knots`: not where the output samples the played law
+more finely than the smoothing holds, nor with a limit of its x'''; its coefficients the
+LP's unknowns,
 X's change at every grid point a banded linear map of them: a correction at the grid's own
 resolution swings x'' between grid points, and its output failed ``hodyn validate`` on the
 iiwa's 1 kHz Fourier path), none within :data:`FROZEN` knots of an end where a piece has a
@@ -75,8 +78,10 @@ from hodyn_cli.algorithms.limits.programme import PathLimit
 
 __all__ = ["KNOTS", "MOST", "STEPS", "refined"]
 
-#: the correction's knot spacing, in grid intervals
+#: the correction's knot spacing, in grid intervals (:func:`_knots`: as many knots again
+#: spread over the law's time, at most one every FINEST grid points)
 KNOTS = 32
+FINEST = 8
 #: the correction's B-spline coefficients left 0 at each end, where the piece has a rest
 FROZEN = 3
 #: linear programmes: a step each, at most; they end where a step kept whole shortens the
@@ -119,11 +124,12 @@ REST = 1e-6
 
 def refined(sigma: np.ndarray, x: np.ndarray,
             limits: Callable[[int, int], list[PathLimit]], chunks: list[tuple[int, int]],
-            tolerance: float) -> np.ndarray:
+            tolerance: float, timed: bool = True) -> np.ndarray:
     """The played x at the grid points ``sigma`` (M,) raised from ``x`` (within every limit
     at them: ``limits(a, b)`` those at the points a .. b-1, for each of ``chunks``) by
     :data:`STEPS` linear programmes (module docstring); ``x`` itself where none shortens it
-    or the grid has more than :data:`MOST` points."""
+    or the grid has more than :data:`MOST` points. ``timed``: the correction's knots over
+    the law's time too, unless a limit reads its x''' (:func:`_knots`)."""
     M = len(sigma)
     if M > MOST:  # (before the basis: its (M, 4, 6) values, ~0.3 GB on 1.2 x 10^6 points)
         return x
@@ -137,7 +143,11 @@ def refined(sigma: np.ndarray, x: np.ndarray,
         share = _slower if slower else PathLimit.usage
         return max(share(limit, X[a:b]) for a, b in chunks for limit in limits(a, b))
 
-    D = _basis(sigma)
+    # (a limit of the law's x''' (s'''', torque accelerations): the correction's knots the
+    # grid's alone, _knots)
+    timed = timed and not any(4 in parts for a, b in chunks for limit in limits(a, b)
+                              for parts in limit.monomials)
+    D = _basis(sigma, x, timed)
     if D.n <= 2 * FROZEN:
         return x
     free = np.zeros(D.n, dtype=bool)
@@ -271,14 +281,74 @@ def _jets(sigma: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.stack([played(sigma, nu) for nu in range(4)], axis=1)
 
 
-def _basis(sigma: np.ndarray) -> _Basis:
-    """The correction's basis (a quintic B-spline, a knot every :data:`KNOTS` grid points):
-    its value and first three derivatives at the grid points."""
-    k, M = reachability.LAW, len(sigma)
-    inner = sigma[KNOTS : M - 1 : KNOTS]
-    inner = inner[inner < sigma[-1] - KNOTS / 2 * (sigma[1] - sigma[0])]
+def _basis(sigma: np.ndarray, x: np.ndarray, timed: bool = True) -> _Basis:
+    """The correction's basis (a quintic B-spline, its inner knots at the grid points of
+    :func:`_knots` for the law x, ``timed`` or not): its value and first three derivatives
+    at the grid points."""
+    k = reachability.LAW
+    inner = sigma[_knots(x, timed)]
     t = np.concatenate([np.full(k + 1, sigma[0]), inner, np.full(k + 1, sigma[-1])])
     return _Basis.of(sigma, t, k, 4)
+
+
+def _knots(x: np.ndarray, timed: bool = True) -> np.ndarray:
+    """The correction's inner knots for the law whose x at the (uniform) grid points is
+    ``x`` (M,): grid points (rising, none at an end) one :data:`KNOTS` intervals apart in a
+    measure that counts each grid interval ``1 / KNOTS`` and as much again, in all, spread
+    over the law's time (``2 h / (sqrt x_i + sqrt x_(i+1))`` an interval), an interval at
+    most ``1 / FINEST`` of it: a knot every ~KNOTS / 2 grid points where the law's pace is
+    its mean, down to one every ~FINEST where it is slow. Where the path nearly stops and
+    turns sharply the optimal law dips deep and narrow (the ASR two-link arm's Fourier path
+    with ``--jerk 100``: the windows' law to 0.16 rad/s over ~20 grid intervals), which a
+    knot every 32 could not follow (with the shape following the turn its law 16.9 % longer
+    than the windows', 7.7 % with these knots); the SO-101's, Romeo's and the B1-Z1's laws
+    came within the windows' too (benchmarks/README.md, 2026-11-30, shapeknots, shapeknots2).
+    Intervals at rest (x below
+    :data:`REST` of its largest) and within ``(FROZEN + 1) KNOTS`` grid points of an end
+    at rest take none of the time's knots: the frozen ramps there keep the uniform span.
+    Where that leaves none (a piece of at most ``2 (FROZEN + 1) KNOTS`` grid intervals from
+    rest to rest: the xArm7's stop with ``--jerk 20 --arc-grid 200`` ended on a NaN
+    measure, exit 3), or not ``timed``, the knots are the uniform ones, a knot every
+    :data:`KNOTS` grid points.
+
+    Not ``timed`` (:func:`~hodyn_cli.algorithms.limits.rates.kept`, :func:`refined`): where
+    the played motion's smoothing spans fewer than :data:`FINEST` grid intervals at the
+    law's mean pace (an output at 1 kHz, ``--rate 1000``: its samples closer than the grid
+    points, the final fit sees the played law, the quintic spline through x there, between
+    them, where a correction with knots 6-8 grid points apart swings x'''; the two-link arm's
+    and the SO-101's Fourier paths with ``--jerk 100`` were 5.8726 s and 4.8857 s with the
+    time's knots, 5.3129 s and 4.8271 s without, 5.4585 s and 4.8261 s before either); and
+    where a limit reads the law's x''' (``s''''``: torque accelerations). The
+    iiwa's 1 kHz Fourier path with its limits file (bench_optimal_rates.py) gained nothing
+    by the time's knots (+1.8e-6 s: its pace within 13 % of its mean, they made a knot every
+    ~16 grid points throughout), and its first smoothing's played motion failed validate
+    with them (q'''' of its second joint 18.7 times the tolerance where it starts; with the
+    time's knots kept KNOTS grid points from the ends, 3.6 times at t = 0.225 s; 0.31 with
+    the uniform knots), so a second was played: 2-3 s more CPU."""
+    M = len(x)
+    r = np.sqrt(np.maximum(x, 0.0))
+    moving = x > REST * float(x.max())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        time = np.where(moving[:-1] & moving[1:], 1 / (r[:-1] + r[1:]), 0.0)  # (h uniform)
+    near = (FROZEN + 1) * KNOTS
+    if not moving[0]:
+        time[:near] = 0.0
+    if not moving[-1]:
+        time[max(0, M - 1 - near):] = 0.0
+    total = float(time.sum())
+    if not timed or not total > 0:  # (the last within half a span of the end left out)
+        return np.arange(KNOTS, M - 1 - KNOTS // 2, KNOTS)
+    share = (M - 1) / KNOTS / total
+    steps = 1 / KNOTS + np.minimum(time * share, 1 / FINEST)
+    measure = np.concatenate([[0.0], np.cumsum(steps)])
+    # (the grid point at or after each whole count, the last within half a count of the end
+    # left out as the uniform knots left theirs: an interval too short at the end)
+    index = np.searchsorted(measure, np.arange(1, np.floor(measure[-1] - 0.5) + 1))
+    index = index[(index > 0) & (index < M - 1)]
+    # (ascending: each grid point once; np.unique would import numpy.ma, ~20 ms a run)
+    first = np.ones(len(index), dtype=bool)
+    first[1:] = index[1:] != index[:-1]
+    return index[first]
 
 
 @dataclass(frozen=True)
