@@ -135,15 +135,19 @@ class LP:
     def start(self, basis: Any) -> None:
         """The next solve starts from ``basis`` (:meth:`basis`'s of a programme with the
         same columns, whose rows are this one's first; the rows after them basic, added to
-        it in place): a programme whose rows and objective moved a little is re-solved from
-        there rather than from scratch."""
+        a copy: ``basis`` itself unchanged, for another programme): a programme whose rows
+        and objective moved a little is re-solved from there rather than from scratch."""
         import highspy
 
         # (HiGHS's lists as they are: converting the statuses one by one cost ~40 ms a
         # programme of 18 000 rows)
         extra = self.rows - len(basis.row_status)
         if extra:
-            basis.row_status = basis.row_status + [highspy.HighsBasisStatus.kBasic] * extra
+            whole = highspy.HighsBasis()  # (it pickles not: copy.copy refuses it)
+            whole.valid, whole.alien, whole.was_alien = basis.valid, basis.alien, basis.was_alien
+            whole.col_status = basis.col_status
+            whole.row_status = basis.row_status + [highspy.HighsBasisStatus.kBasic] * extra
+            basis = whole
         self._highs.setBasis(basis)
 
     def solve(self, iterations: int | None = None, ipm: int | None = None
