@@ -457,8 +457,9 @@ def cornered(pieces: list[tuple[reachability.Arc, reachability.Law]],
         longest = replace(law, x=law.played).duration / (2 * reachability.SHORTEST)
         u, cap, second = abs(float(law.u[end])), np.inf, False
         for j, steep, bound in _ramped(arc, end, limits):
-            cap = min(cap, float(np.min(np.where(steep > 0, bound * longest**j / steep,
-                                                 np.inf))))
+            cap = min(cap, float(np.min(np.divide(  # (a joint not steep there: no cap)
+                bound * longest**j, steep, out=np.full(np.shape(steep), np.inf),
+                where=steep > 0))))
             steepest = float(((steep * u / bound) ** (1 / j)).max()) / longest
             slowing = max(slowing, steepest ** (j / (j + 2)))
             second |= j == 2 and steepest > 1
