@@ -78,9 +78,11 @@ def test_drive_checks_in_blocks_give_the_numbers_of_one_block(monkeypatch):
 def test_loop_checks_in_blocks_agree_with_one_block(monkeypatch):
     """--loops: the passive joints found by Newton along the local motions, the actuated
     torques and constraint forces there, 3 checked samples at a time (blocks of 3, 3, 1).
-    Not to the bit: Newton is warm-started along its batch (``Closed._closed``: from the
-    neighbours' solutions), so a block's first local samples start elsewhere and converge
-    to other roundings (~1e-13 relative); the other groups' checks are identical."""
+    Not to the bit: Newton and the passive joints' Jacobian G are warm-started along their
+    batch (``Closed._closed``: from the neighbours' solutions), so a block's first local
+    samples start elsewhere and converge to other roundings (~1e-13 relative; on NumPy's
+    backend ``qd (passive) vs G qd_a`` moved 4.4e-16 -> 5.6e-16); the other groups' checks
+    are identical."""
     closed = api.close_loops(api.load_robot(URDF / "fivebar.urdf"), URDF / "fivebar_loops.toml")
     motion = cosine(closed.coordinate_names, np.linspace(0.0, 2.0, 41), amplitude=[0.3, 0.25],
                     omega=[2.0, 3.0], offset=[-2.0, -1.1], phase=[0.0, 0.5], orders=5)
@@ -88,12 +90,13 @@ def test_loop_checks_in_blocks_agree_with_one_block(monkeypatch):
                                         methods=["body-fixed"])
     assert blocked.passed and len(blocked.checks) == len(whole.checks)
     for a, b in zip(blocked.checks, whole.checks, strict=True):
-        if a.group != "loops" or "d/dt" not in a.name:
+        if a.group != "loops":
             assert a == b
             continue
         assert (a.name, a.status) == (b.name, b.status)
         assert abs(a.max_rel - b.max_rel) <= 1e-3 * a.tolerance, a.name
-        assert abs(a.expected - b.expected) <= 1e-3 * a.tolerance, a.name
+        if a.expected is not None or b.expected is not None:
+            assert abs(a.expected - b.expected) <= 1e-3 * a.tolerance, a.name
 
 
 def test_contact_checks_in_blocks_give_the_numbers_of_one_block(monkeypatch):
