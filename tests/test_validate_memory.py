@@ -88,8 +88,15 @@ def test_loop_checks_in_blocks_agree_with_one_block(monkeypatch):
                     omega=[2.0, 3.0], offset=[-2.0, -1.1], phase=[0.0, 0.5], orders=5)
     blocked, whole = _blocked_and_whole(monkeypatch, closed, motion, 7, 3,
                                         methods=["body-fixed"])
-    assert blocked.passed and len(blocked.checks) == len(whole.checks)
-    for a, b in zip(blocked.checks, whole.checks, strict=True):
+    assert blocked.passed
+    agree_but_loops(blocked.checks, whole.checks)
+
+
+def agree_but_loops(first: list, second: list) -> None:
+    """The same checks, to the bit but the loops' (theirs: the same names and statuses, their
+    errors within 1e-3 of their tolerance: Newton's warm starts round differently)."""
+    assert len(first) == len(second)
+    for a, b in zip(first, second, strict=True):
         if a.group != "loops":
             assert a == b
             continue
