@@ -41,8 +41,9 @@ def test_a_still_joint_at_10_khz_is_played_exactly_still(tmp_path):
     """The 2R arm out and back along joint 1 at 10 kHz, joint 2 still at 0.5: reachability's
     law (as at 1 kHz: 0.4585 s) passes validate. Its shape's spline rounded joint 2's 0.5 in
     the last digit from grid point to grid point, and the output's Hermite interpolation
-    between them made that q'''' ~3e-3, 25-56 times validate's tolerance on a joint that
-    never moves: every smoothing failed, and auto took the windows' 0.4951 s."""
+    between them made noise of the still joint's derivatives (on the Panda's point-to-point
+    paths q'''' ~3e-3, 25-56 times validate's tolerance, on joints that never move): every
+    smoothing failed, and auto took the windows' 0.4951 s."""
     waypoints, path, out = tmp_path / "wp.csv", tmp_path / "p2p.csv", tmp_path / "out.csv"
     waypoints.write_text("joint1,joint2\n0,0.5\n1.0,0.5\n0,0.5\n")
     robot = str(URDF / "planar_2r.urdf")

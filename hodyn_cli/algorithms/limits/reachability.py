@@ -698,10 +698,10 @@ def _still(positions: _Part) -> np.ndarray:
     within :data:`STILL` of each other: the Hermite interpolation's rounding), NaN where it
     moves. A still joint is played exactly there with derivatives 0 (:meth:`Arc.jet`), not
     the spline's value, which rounds in its last digit from point to point: the output's
-    Hermite interpolation between the played grid points made that q^(4) ~3e-3 on a 10 kHz
-    output, where ``hodyn validate`` judges each joint against its own largest value, and
-    failed the point-to-point paths of the Panda and a 2R arm with a still joint at every
-    smoothing (the windows' law then, 8 % to 2x as long)."""
+    Hermite interpolation between the played grid points made that q^(4) ~3e-3 on the
+    Panda's 10 kHz output, where ``hodyn validate`` judges each joint against its own
+    largest value, and failed the point-to-point paths of the Panda and a 2R arm with a
+    still joint at every smoothing (the windows' law then, 8 % to 2x as long)."""
     low = np.full(positions.rows.shape[1] - 1, np.inf)
     high = -low
     for a in range(0, len(positions), BLOCK):

@@ -455,10 +455,13 @@ def _plan(parts: Parts, done: dict, h: float, drives, rate: float, loops: bool,
     keys: list[tuple] = []
     key: tuple
 
+    def drives_from(step: float) -> float:  # (the Coulomb friction's time scale at most)
+        return min(step, STEP_FACTOR / rate) if rate > 0 else step
+
     def guess(key: tuple, step: float, i: int) -> list[tuple]:
         later: list[tuple] = [("fd", m, step) for m in parts.methods[i + 1:]]
         if drives is not None and key[0] == "fd":
-            later.append(("drives", min(step, STEP_FACTOR / rate) if rate > 0 else step))
+            later.append(("drives", drives_from(step)))
         if loops and key[0] != "loops":
             later.append(("loops", step))
         return [key] + [k for k in later if k not in done]
@@ -474,7 +477,7 @@ def _plan(parts: Parts, done: dict, h: float, drives, rate: float, loops: bool,
         keys.append(key)
     n = len(parts.methods)
     if drives is not None:
-        hd = min(h, STEP_FACTOR / rate) if rate > 0 else h
+        hd = drives_from(h)
         for _ in range(4):
             key = ("drives", hd)
             if key not in done:
