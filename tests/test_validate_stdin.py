@@ -74,16 +74,31 @@ def test_stdin_is_copied_once_and_read_as_often_as_asked(tmp_path, monkeypatch):
         os.fstat(fd)
 
 
-def test_every_sample_from_stdin_is_the_files_report(tmp_path):
-    """The 2R arm's 400 samples, every one checked, from stdin (in this process) and from
-    the file: the same report but its name."""
-    csv = tmp_path / "m.csv"
-    data = _motion_csv(csv, TWO_R, 400)
+@pytest.mark.parametrize("piped", ["trajectory", "--wrench", "--torques"])
+def test_every_sample_from_stdin_is_the_files_report(tmp_path, piped):
+    """The 2R arm's 400 samples, every one checked, with a wrench at its tool and the
+    torques compute writes: one of the three files from stdin (in this process), the same
+    report as from the files but its name (a wrench on stdin was read once: its second
+    pass found stdin empty, "-: empty file")."""
+    csv, wrench, torques = tmp_path / "m.csv", tmp_path / "w.csv", tmp_path / "tau.csv"
+    motion = random_cosine(load_model(TWO_R), np.arange(400) / 1000, orders=5, seed=2)
+    write_trajectory(str(csv), motion)
+    names = [f"{d}_tool0_{c}" for d in ("W", "Wd", "Wdd", "Wddd")
+             for c in ("mx", "my", "mz", "fx", "fy", "fz")]
+    W = np.zeros((400, len(names)))
+    W[:, 5] = np.cos(motion.t)      # fz and its derivatives
+    W[:, 11], W[:, 17], W[:, 23] = -np.sin(motion.t), -np.cos(motion.t), np.sin(motion.t)
+    np.savetxt(wrench, np.column_stack([motion.t, W]), delimiter=",", comments="",
+               header=",".join(["t", *names]))
+    assert hodyn_here("compute", TWO_R, csv, "--wrench", wrench, "-o", torques).returncode == 0
+    files = {"trajectory": csv, "--wrench": wrench, "--torques": torques}
+    args = ["validate", TWO_R, files["trajectory"], "--wrench", files["--wrench"], "--torques",
+            files["--torques"], "--samples", "0", "--method", "body-fixed", "-q"]
     a, b = tmp_path / "a.json", tmp_path / "b.json"
-    args = ("--samples", "0", "--method", "body-fixed", "-q")
-    assert hodyn_here("validate", TWO_R, csv, *args, "--report", a).returncode == 0
-    piped = hodyn_here("validate", TWO_R, "-", *args, "--report", b, input=data)
-    assert piped.returncode == 0, piped.stderr
+    assert hodyn_here(*args, "--report", a).returncode == 0
+    args[args.index(files[piped])] = "-"
+    run = hodyn_here(*args, "--report", b, input=files[piped].read_bytes())
+    assert run.returncode == 0, run.stderr
     assert _report(a) == _report(b) and _report(b)["n_checked"] == 400
 
 
