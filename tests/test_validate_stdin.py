@@ -4,6 +4,7 @@ and read twice from there as a file is (it was held whole: iiwa 2e5 samples 471 
 146 MiB from the file). The report is the file's; bad input on stdin is one line, exit 2,
 and nothing is left in ``$TMPDIR``, however the run ends (an error, Ctrl-C)."""
 
+import errno
 import io
 import json
 import os
@@ -19,6 +20,7 @@ import numpy as np
 import pytest
 
 from conftest import PEAK, URDF, hodyn_here, random_cosine
+from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io import spool, write_trajectory
 from hodyn_cli.io.spool import spooled
 from hodyn_cli.modeling.urdf import load_model
@@ -72,6 +74,20 @@ def test_stdin_is_copied_once_and_read_as_often_as_asked(tmp_path, monkeypatch):
     assert reads == [spool.BLOCK_BYTES] * 4 and _in_tmpdir(tmp_path) == []
     with pytest.raises(OSError):  # (closed with the spool)
         os.fstat(fd)
+
+
+def test_a_full_temporary_directory_is_one_line(monkeypatch):
+    """The copy cannot be written (``$TMPDIR`` full): one line naming stdin, the directory
+    and what to do instead."""
+    class Full(io.BytesIO):
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", Full)
+    with pytest.raises(TrajectoryError) as e, spooled(io.BytesIO(b"t,q_joint1\n0,1\n")):
+        pass
+    assert str(e.value) == (f"-: cannot copy standard input to {tempfile.gettempdir()} (read "
+                            "twice): No space left on device; give the trajectory as a file")
 
 
 @pytest.mark.parametrize("piped", ["trajectory", "--wrench", "--torques"])

@@ -75,10 +75,10 @@ class _Positioned(io.RawIOBase):
 
 
 @contextmanager
-def spooled(stdin=None, name: str = "-") -> Iterator[Spool]:
+def spooled(stdin=None) -> Iterator[Spool]:
     """Standard input (``stdin``: a stream in its place, text with a ``buffer`` or binary)
     copied into an unnamed temporary file, ``BLOCK_BYTES`` at a time; the file goes when the
-    block ends, however it ends. ``name``: the input's name in errors."""
+    block ends, however it ends. Errors name the input ``-``, as its reader does."""
     src = stdin if stdin is not None else sys.stdin
     # its bytes: a binary stream's, a text stream's buffer (one in memory, a test's: encoded)
     source = src if isinstance(src, (io.BufferedIOBase, io.RawIOBase)) else \
@@ -87,14 +87,14 @@ def spooled(stdin=None, name: str = "-") -> Iterator[Spool]:
         file = tempfile.TemporaryFile()  # noqa: SIM115 - closed below, on every exit
     except OSError as e:
         raise TrajectoryError(f"cannot make a temporary file in {tempfile.gettempdir()} to "
-                              f"read standard input twice: {os_reason(e)}", name) from None
+                              f"read standard input twice: {os_reason(e)}", "-") from None
     with file:
         size = 0
         while True:
             try:
                 data = getattr(source, "read1", source.read)(BLOCK_BYTES)
             except OSError as e:
-                raise TrajectoryError(f"cannot read: {os_reason(e)}", name) from None
+                raise TrajectoryError(f"cannot read: {os_reason(e)}", "-") from None
             try:
                 if not data:
                     file.flush()
@@ -103,6 +103,6 @@ def spooled(stdin=None, name: str = "-") -> Iterator[Spool]:
             except OSError as e:
                 raise TrajectoryError(
                     f"cannot copy standard input to {tempfile.gettempdir()} (read twice): "
-                    f"{os_reason(e)}; give the trajectory as a file", name) from None
+                    f"{os_reason(e)}; give the trajectory as a file", "-") from None
             size += len(data)
         yield Spool(file, size)

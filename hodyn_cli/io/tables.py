@@ -154,9 +154,9 @@ class CsvTable:
     def _raw_blocks(self) -> Iterator[tuple[int, bytes]]:
         """``(first line number, bytes)`` of whole lines: from a pipe up to ``block_bytes``,
         from a file read in order (stdin redirected from one, stdin's copy:
-        :mod:`hodyn_cli.io.spool`) a span's as a file's pieces (its 4 MB blocks held ~35 MB
-        more than the file's pieces: validate --samples 0 on the iiwa's 1e5 samples, 173 MiB
-        against 141 MiB)."""
+        :mod:`hodyn_cli.io.spool`) up to a span, as a file's pieces are (4 MB blocks held ~30 MiB
+        more: validate --samples 0 of the iiwa's 1e5 samples from stdin's copy peaked at 174
+        MiB, at 148 MiB in 1 MB blocks, 141 MiB from the file)."""
         size = self.block_bytes if self._pipe is not None else min(self.block_bytes,
                                                                    SPAN_BYTES)
         pending = b""
