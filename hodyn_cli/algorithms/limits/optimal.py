@@ -1081,7 +1081,10 @@ class Optimal:
         for arc, law in found:
             rated = rates.kept(arc, law, lambda a, b, arc=arc: limits(arc, a, b),
                                lambda a, b, arc=arc: rows(arc, a, b), reach,
-                               lift=len(found) == 1, refine=refine,  # (no corner)
+                               # (no corner: a piece alone; its own rests ramped too,
+                               # the xArm7's lines with a stop, --jerk 200 and 20, lifted
+                               # kept their limits and passed validate)
+                               lift=len(found) == 1, refine=refine,
                                unreached=unreached)
             if rated is None:
                 return None, rise, 0.0
@@ -1510,12 +1513,11 @@ def _cornered(found: Pieces, pieces: Pieces, rounds: list[float],
               rows: Callable[[reachability.Arc, int, int], reachability.Rows], reach: float,
               flat: float) -> tuple[Pieces, Pieces, list[float]]:
     """(the passes' laws, the rounds' played laws, their durations before a lift) with the
-    corners whose ramps would be cut short
+    ramped rests whose ramps would be cut short
     (:func:`~hodyn_cli.algorithms.limits.rates.cornered`, the ramps' step ``flat``) left and
-    reached slower: each such
-    piece planned again by the passes under its ceiling and played by the rounds, where that
-    is faster than the final fit's slowing for the steeper ramps would be (else, or where
-    the rounds do not get there, as they are)."""
+    reached slower: each such piece planned again by the passes under its ceiling and played
+    by the rounds, where that is faster than the final fit's slowing for the steeper ramps
+    would be (else, or where the rounds do not get there, as they are)."""
     ceilings, slowing = rates.cornered(pieces, limits, flat)
     out, played, times = list(found), list(pieces), list(rounds)
     for i, ceiling in enumerate(ceilings):
