@@ -134,6 +134,13 @@ def refined(sigma: np.ndarray, x: np.ndarray,
     if M > MOST:  # (before the basis: its (M, 4, 6) values, ~0.3 GB on 1.2 x 10^6 points)
         return x
 
+    # (a limit of the law's x''' (s'''', torque accelerations): the correction's knots the
+    # grid's alone, _knots)
+    timed = timed and not any(4 in parts for a, b in chunks for limit in limits(a, b)
+                              for parts in limit.monomials)
+    D = _basis(sigma, x, timed)
+    if D.n <= 2 * FROZEN:
+        return x
     # (each chunk's limits with their slowest parts, made once: every step's rows and
     # every trial's shares read them)
     parted = {(a, b): [(limit, _slowest(limit)) for limit in limits(a, b)] for a, b in chunks}
@@ -151,13 +158,6 @@ def refined(sigma: np.ndarray, x: np.ndarray,
                 pace, slower = max(pace, at), max(slower, played)
         return pace, slower
 
-    # (a limit of the law's x''' (s'''', torque accelerations): the correction's knots the
-    # grid's alone, _knots)
-    timed = timed and not any(4 in parts for found in parted.values() for limit, _ in found
-                              for parts in limit.monomials)
-    D = _basis(sigma, x, timed)
-    if D.n <= 2 * FROZEN:
-        return x
     free = np.zeros(D.n, dtype=bool)
     free[FROZEN : len(free) - FROZEN] = True
     # (a step is kept where it is within every limit at its own pace to ``tolerance``, and
