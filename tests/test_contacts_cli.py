@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from conftest import URDF
 from hodyn_cli import api
-from hodyn_cli.algorithms.verification import validate as validate_module
+from hodyn_cli.algorithms.verification import torque_checks
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory
 from hodyn_cli.io import open_sink, trajectory_datasets
@@ -244,7 +244,7 @@ def test_validate_on_contacts(walk, monkeypatch):
     assert r.exit_code == 0, r.output
     assert "nothing left on the base where they take any" in r.output
     assert "active contacts at rest" in r.output
-    on_contacts = validate_module.on_contacts
+    on_contacts = torque_checks.on_contacts
 
     def off(*a, **k):
         res = on_contacts(*a, **k)
@@ -253,7 +253,7 @@ def test_validate_on_contacts(walk, monkeypatch):
             W["HR"][:, 1] *= 1 + 1e-6
         return replace(res, wrenches=W)
 
-    monkeypatch.setattr(validate_module, "on_contacts", off)
+    monkeypatch.setattr(torque_checks, "on_contacts", off)
     r = run(*args)
     assert r.exit_code == 1, r.output
     assert "fail: taud vs d/dt tau" in r.output and "Fc_HR_fz" in r.output

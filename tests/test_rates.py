@@ -13,7 +13,7 @@ import hodyn_cli
 from conftest import URDF
 from hodyn_cli import api
 from hodyn_cli.algorithms.limits import optimal, rates, reachability, stored
-from hodyn_cli.algorithms.limits.ramps import STEEPEST, Ramp
+from hodyn_cli.algorithms.limits.ramps import FLAT, STEEPEST, Ramp
 from hodyn_cli.algorithms.planning.generate import generate
 
 PANDA, IIWA = URDF / "panda.urdf", URDF / "iiwa14.urdf"
@@ -101,19 +101,20 @@ def test_the_widened_field_covers_its_points_and_changes_slowly():
 
 def test_the_ramp_s_steepest_derivatives_are_those_rise_takes():
     """A law that leaves a rest at u (sigma = u t_0^2 / 2) warped by the ramp for limits of
-    higher orders (Ramp.flat): its sigma''' peaks at STEEPEST[0] u / rise (1.5, the single
-    step's 2.19) and its sigma'''' at STEEPEST[1] u / rise^2 (8.44), as :func:`rates.rise`
+    higher orders (Ramp.flat): its sigma''' peaks at STEEPEST[FLAT][0] u / rise (1.5, the single
+    step's 2.19) and its sigma'''' at STEEPEST[FLAT][1] u / rise^2 (8.44), as :func:`rates.rise`
     takes them, by finite differences of the warped law."""
     ramp, u = Ramp.flat(0.01), 3.0
-    assert STEEPEST == pytest.approx((1.5, 8.4375), rel=1e-9)
+    assert STEEPEST[FLAT] == pytest.approx((1.5, 8.4375), rel=1e-9)
+    assert STEEPEST[0.0] == pytest.approx((2.1875, 7.5132), rel=1e-4)
     tau = np.linspace(0.0, ramp.tail, 10001)  # (h = 20 us: rounding / h^4 well below it)
     w = ramp.warp(tau, 1)[:, 0]
     sigma = u * w**2 / 2
     h = tau[1] - tau[0]
     third = np.diff(sigma, 3) / h**3
     fourth = np.diff(sigma, 4) / h**4
-    assert np.abs(third).max() == pytest.approx(STEEPEST[0] * u / ramp.rise, rel=2e-3)
-    assert np.abs(fourth).max() == pytest.approx(STEEPEST[1] * u / ramp.rise**2, rel=2e-2)
+    assert np.abs(third).max() == pytest.approx(STEEPEST[FLAT][0] * u / ramp.rise, rel=2e-3)
+    assert np.abs(fourth).max() == pytest.approx(STEEPEST[FLAT][1] * u / ramp.rise**2, rel=2e-2)
 
 
 def test_a_long_rise_on_a_short_piece_takes_a_shorter_tail():
@@ -334,8 +335,8 @@ def test_corners_too_short_for_their_ramps_are_left_slower_not_the_whole_motion(
     assert hodyn_cli.validate_motion(model, out, samples=30).passed
     assert opt.duration <= UR5_CORNERS_WINDOWS * 1.035, opt.duration
     cornered = rates.cornered
-    monkeypatch.setattr(rates, "cornered", lambda pieces, at: (
-        [None] * len(pieces), cornered(pieces, at)[1]))
+    monkeypatch.setattr(rates, "cornered", lambda pieces, at, flat: (
+        [None] * len(pieces), cornered(pieces, at, flat)[1]))
     # (the whole motion slowed, as before: the final fit's slowing made local around the
     # corner, optimal.SPOTS)
     monkeypatch.setattr(optimal, "SPOTS", 0)
@@ -347,7 +348,7 @@ def test_a_corner_s_ceiling_is_the_law_from_rest_at_the_ramp_s_path_acceleration
     """rates.cornered on the passes' laws of :func:`_ur5_corners` (played as they are): at
     each corner the ceiling is ``2 u_c |sigma - sigma_corner|`` up to where the law first
     falls below it, +inf beyond, with u_c the path acceleration whose ramp over a
-    ``2 SHORTEST``-th of the piece's time keeps the jerk within SHARE (``STEEPEST[0] |q_s|
+    ``2 SHORTEST``-th of the piece's time keeps the jerk within SHARE (``STEEPEST[FLAT][0] |q_s|
     u_c / rise``, the largest over the joints, is SHARE of 500), and so at the motion's own
     ends at rest (ramped too: a held robot has no acceleration)."""
     from dataclasses import replace
@@ -373,7 +374,7 @@ def test_a_corner_s_ceiling_is_the_law_from_rest_at_the_ramp_s_path_acceleration
         half = len(ceiling) // 2
         for end in (0, -1):  # (the corner, and the motion's own end at rest: ramped too)
             q_s = np.abs(arc.jet(arc.sigma[[end]], 2)[0, 1])
-            u_c = rates.SHARE * 500.0 * rise / (STEEPEST[0] * q_s.max())
+            u_c = rates.SHARE * 500.0 * rise / (STEEPEST[FLAT][0] * q_s.max())
             distance = np.abs(arc.sigma - arc.sigma[end])
             inward = slice(None, half) if end == 0 else slice(None, half, -1)
             finite = np.isfinite(ceiling[inward])

@@ -85,3 +85,50 @@ def test_a_two_link_leg_from_rest_starts_at_rest_in_acceleration_too(tmp_path):
         assert abs(qdd[0]) <= 1e-9 * np.abs(qdd).max() and abs(qdd[-1]) <= 1e-9 * np.abs(qdd).max()
         assert abs(qdd[1]) / (t[1] - t[0]) <= 50 * 1.01 and abs(qdd[-2]) / (t[-1] - t[-2]) <= 50.5
     assert t[-1] == pytest.approx(0.87061, rel=1e-4)  # (the windows' law)
+
+
+def _passes(model, traj, limits, grid: int) -> tuple:
+    """Reachability's passes' laws on ``traj`` played as they are, and the limits at an
+    arc's grid points (as ``optimal._rated`` gives :mod:`rates`)."""
+    from dataclasses import replace
+
+    from hodyn_cli.algorithms.limits import rates, reachability
+    from hodyn_cli.algorithms.limits.programme import path_limits
+    from hodyn_cli.core.trajectory import Trajectory
+
+    found = reachability.solve(model, traj, rates.affine(limits), grid)
+    assert found is not None
+
+    def at(arc, a: int, b: int) -> list:
+        sigma = arc.sigma[a:b]
+        return path_limits(model, Trajectory(traj.joint_names, arc.jet(sigma, 6), sigma),
+                           limits, 2)
+
+    return [(arc, replace(law, played=law.x)) for arc, law in found], at
+
+
+def test_the_ramps_step_is_flat_where_jerk_binds_them_single_where_cut_ones_hold_torque_accelerations():
+    """rates.shape: on the UR5's corner with --jerk 500 the flat step (its rise 0.280 s, the
+    single step's 0.408 s: the jerk binds); on the iiwa's point-to-point motion with its
+    limits file the single step (its ramps cut short to fit legs of ~0.85 s, and torque
+    accelerations limited there: retimed at 1 kHz, 1.7716 s with it against 1.9764 s with
+    the flat one, though the flat one's rise, 0.356 s against 0.519 s, is the shorter)."""
+    from test_rates import _ur5_corners
+
+    from hodyn_cli.algorithms.limits import rates
+    from hodyn_cli.algorithms.limits.ramps import FLAT
+
+    model, traj, limits = _ur5_corners()
+    pieces, at = _passes(model, traj, limits, 1500)
+    assert rates.rise(pieces, at, 0.0, FLAT) < 0.7 * rates.rise(pieces, at, 0.0, 0.0)
+    assert rates.shape(pieces, at) == FLAT
+    model = hodyn_cli.load_robot(str(URDF / "iiwa14.urdf"))
+    waypoints = np.array([[0, 0.3, 0, -1.2, 0, 0.8, 0], [1.0, 0.8, 0.5, -0.6, 0.4, 1.2, 0.6],
+                          [0.2, 0.1, -0.3, -1.5, -0.2, 0.5, -0.4]])
+    traj = generate(model, "point-to-point", waypoints=waypoints, derivatives=4,
+                    segment_duration=0.8, rate=50.0)
+    pieces, at = _passes(model, traj, hodyn_cli.joint_limits(model, URDF / "iiwa14_limits.toml"),
+                         400)
+    assert rates.rise(pieces, at, 0.0, FLAT) < rates.rise(pieces, at, 0.0, 0.0)
+    assert rates.cornered(pieces, at, FLAT)[1] > 1  # (cut short)
+    assert rates.shape(pieces, at) == 0.0

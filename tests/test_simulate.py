@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 import hodyn_cli
 from conftest import MIMIC_CASES, ROBOTS, SAMPLES, URDF, mimic_urdf, random_cosine, wrench_motion
-from hodyn_cli.algorithms.verification import validate as validate_module
+from hodyn_cli.algorithms.verification import torque_checks
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.io import read_trajectory, write_trajectory
@@ -35,12 +35,12 @@ def test_validate_simulate_passes_and_catches_torques_off_by_1e_5(monkeypatch, r
     assert result.exit_code == 0, result.stderr
     passed = [line for line in result.stderr.splitlines() if "reproduced by simulation" in line]
     assert len(passed) == 2 and all("PASS" in line for line in passed)
-    good = validate_module.inverse_dynamics
+    good = torque_checks.inverse_dynamics
 
     def scaled(*a, **k):
         return good(*a, **k) * (1 + 1e-5)
 
-    monkeypatch.setattr(validate_module, "inverse_dynamics", scaled)
+    monkeypatch.setattr(torque_checks, "inverse_dynamics", scaled)
     result = run(*args)
     assert result.exit_code == 1, result.stderr
     failed = [line for line in result.stderr.splitlines() if "│ FAIL" in line]
@@ -167,17 +167,17 @@ def test_simulation_carries_the_wrenches():
     report = hodyn_cli.validate_motion(model, *(traj.derivatives[:, k] for k in range(5)),
                                        **args)
     assert [c.status for c in report.checks if c.group == "simulation"] == ["pass", "pass"]
-    good = validate_module.inverse_dynamics
+    good = torque_checks.inverse_dynamics
 
     def without_wrench(model, motion, **k):
         if motion.t is None:    # along the Taylor motions: the simulation's torques only
             motion = Trajectory(motion.joint_names, motion.derivatives)
         return good(model, motion, **k)
 
-    validate_module.inverse_dynamics = without_wrench
+    torque_checks.inverse_dynamics = without_wrench
     try:
         report = hodyn_cli.validate_motion(model, *(traj.derivatives[:, k] for k in range(5)),
                                            **args)
     finally:
-        validate_module.inverse_dynamics = good
+        torque_checks.inverse_dynamics = good
     assert [c.status for c in report.checks if c.group == "simulation"] == ["fail", "fail"]

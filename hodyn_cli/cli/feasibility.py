@@ -213,7 +213,11 @@ def retime(
         raise HodynError("--compact is an HDF5 layout: give --output FILE.h5")
     joins = numbers(segments, "--segments") if segments else []
     joins = tuple(joins if isinstance(joins, list) else [joins])
-    model = s.model(robot, traj)
+    # --floating-base changes --to-limits's k (the torques), and what --factor writes only
+    # where the file has a floating root's base_ columns (dropped without it); --optimal
+    # and --to-limits --rate refuse it: the notice proposing it only where it changes the result
+    model = s.model(robot, traj, floating_matters=not optimal and rate is None and (
+        to_limits or _carries_base(traj)))
     lim, job = _job(s, model, limits, drives, model_kind, "retime", jerk, optimal=optimal,
                     to_limits=to_limits, factor=factor is not None,
                     segments=segments is not None)
@@ -252,6 +256,19 @@ def retime(
             render.notice(f"{traj}: {piece}{how}{why}")
     for text in jumps:
         render.warning(f"{traj}: {text}")
+
+
+def _carries_base(traj: str) -> bool:
+    """Whether the trajectory file has a floating root's ``base_`` columns; stdin or a FIFO
+    may (their columns are not known before they are read, and can be read once)."""
+    from hodyn_cli.pipeline.files import column_names
+
+    if traj == "-" or not Path(traj).is_file():
+        return Path(traj).exists() or traj == "-"
+    try:
+        return any(name.startswith("base_") for name in column_names(traj))
+    except HodynError:  # (said as the file is read)
+        return False
 
 
 def _retime_optimal(s, traj: str, output: str, attrs: dict, lim, job, rate, grid,

@@ -102,9 +102,11 @@ class Session:
 
         return api.read_contacts(model, self.contacts)
 
-    def model(self, robot: Path, traj: str | None = None):
+    def model(self, robot: Path, traj: str | None = None, *, floating_matters: bool = True):
         """The robot, loaded, its diagnostics shown, ``--lock``/``--lock-missing`` applied
-        (``traj``: the one trajectory whose columns ``--lock-missing`` reads)."""
+        (``traj``: the one trajectory whose columns ``--lock-missing`` reads).
+        ``floating_matters``: whether this run's result depends on ``--floating-base`` (a
+        notice proposing it is said only where it does)."""
         from hodyn_cli import api
 
         self.kernel_notice()
@@ -118,7 +120,7 @@ class Session:
             self.capable(self.command, model)  # one line, before any other line or file read
         # (a notice proposing --floating-base: only to a command that takes it, run without)
         open_options = ["--floating-base"] if "floating_base" in self.options and not \
-            self.floating_base else []
+            self.floating_base and floating_matters else []
         render.diagnostics(model, open_options=open_options, quiet=self.quiet)
         if self.floating_base:  # before any file is read (forward's orders); the joint's
             from hodyn_cli.pipeline.files import check_poses_apart  # name is the robot's

@@ -95,11 +95,12 @@ class TorqueReader(Lockstep):
     """The torques in ``path`` (a CSV or HDF5 file as :func:`plan_torques` reads it), taken
     in lockstep with a trajectory's chunks (:meth:`take`); checked as they stream: finite
     values, the trajectory's number of samples and its ``t``. ``orders``: tau, taud, ...
-    read; ``ignored``: the columns passed over."""
+    read; ``ignored``: the columns passed over. ``stdin``: a stream in place of standard
+    input (``path`` ``-``)."""
 
-    def __init__(self, path: str, model: Model, most: int = MOST):
+    def __init__(self, path: str, model: Model, most: int = MOST, stdin=None):
         self.m = len(model.coordinates)
-        table = open_table(path)
+        table = open_table(path, stdin)
         try:
             columns, self.orders, self.ignored = plan_torques(
                 list(table.names), model, most, path, table.n_rows is not None)

@@ -6,7 +6,7 @@ read twice: first for the time scaling, then to write it; CSV from stdin is held
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -15,7 +15,8 @@ from hodyn_cli import api
 from hodyn_cli.core.model import Diagnostic
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.errors import HodynError, Infeasible
-from hodyn_cli.io import MemoryReader, concatenate, open_sink, trajectory_datasets
+from hodyn_cli.io import open_sink, trajectory_datasets
+from hodyn_cli.io.spool import spooled
 from hodyn_cli.modeling.limits import Limits
 from hodyn_cli.pipeline.inputs import Input, open_input
 from hodyn_cli.pipeline.jobs import LawsJob, RetimeJob
@@ -76,20 +77,22 @@ def _named(source: str) -> Iterator[None]:
         raise type(e)(e.message, source) from None
 
 
-def _reopener(job, source: str, notify, input_options: dict) -> Callable[[], Input]:
+@contextmanager
+def _reopener(job, source: str, notify, input_options: dict) -> Iterator[Callable[[], Input]]:
     """Opens ``source`` for one more pass each time it is called, its notes told on the
-    first: a file afresh, stdin (which can be read once) from memory, read here."""
-    if source == "-":
-        with _open(job, source, notify, **input_options) as reader:
-            memory = concatenate(list(reader), job.model)
-        return lambda: Input(MemoryReader(memory, job.chunk_rows), job.model, source)
-    passes = 0
+    first: a file afresh, stdin (which can be read once) from its copy in a temporary file
+    (:func:`~hodyn_cli.io.spool.spooled`, made here and gone on leaving: memory bounded by a
+    block of it, where holding stdin grew with it)."""
+    with ExitStack() as stack:
+        spool = stack.enter_context(spooled()) if source == "-" else None
+        passes = 0
 
-    def opened() -> Input:
-        nonlocal passes
-        passes += 1
-        return _open(job, source, notify if passes == 1 else None, **input_options)
-    return opened
+        def opened() -> Input:
+            nonlocal passes
+            passes += 1
+            return _open(job, source, notify if passes == 1 else None,
+                         stdin=None if spool is None else spool.reading(), **input_options)
+        yield opened
 
 
 def _empty(chunk: Trajectory) -> Trajectory:
@@ -113,38 +116,37 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
     or per segment (``joins``: the times between them) the smallest that keeps every limited
     quantity within ``limits``. Returns the retiming, the binding of each segment (its time
     in the retimed motion) and where the retimed derivatives jump (at joins)."""
-    opened = _reopener(job, source, notify, input_options)
+    with _reopener(job, source, notify, input_options) as opened:
+        search = api.scale_search(job.model, limits, joins, job.contacts)
+        with opened() as reader, _named(source):
+            if factor is not None:
+                first = next(iter(reader))
+                template, t0 = _empty(first), 0.0 if first.t is None else float(first.t[0])
+                retiming = api.retiming_by(factor, t0)
+            else:
+                template = None
+                for chunk, laws in _mapped(reader, job, jobs):
+                    search.add(laws, chunk)
+                    template = template or _empty(chunk)
+                    if progress is not None:
+                        progress(search.n_samples, reader.expected_samples)
+                retiming = search.retiming()
+        best = [retiming.played(b) for b in search.best]
+        attrs = {**attrs, "time_scale": list(retiming.k), "segment_bounds": list(retiming.bounds)}
+        if factor is None:
+            attrs["binding"] = [b.describe() for b in best if b is not None]
+        assert template is not None  # search.retiming() refused a motion without samples
+        writer = RetimeJob(job.model, retiming, template, compact, output)
+        from hodyn_cli.pipeline import stream  # (not on --optimal's path: parallel's threads)
 
-    search = api.scale_search(job.model, limits, joins, job.contacts)
-    with opened() as reader, _named(source):
-        if factor is not None:
-            first = next(iter(reader))
-            template, t0 = _empty(first), 0.0 if first.t is None else float(first.t[0])
-            retiming = api.retiming_by(factor, t0)
-        else:
-            template = None
-            for chunk, laws in _mapped(reader, job, jobs):
-                search.add(laws, chunk)
-                template = template or _empty(chunk)
-                if progress is not None:
-                    progress(search.n_samples, reader.expected_samples)
-            retiming = search.retiming()
-    best = [retiming.played(b) for b in search.best]
-    attrs = {**attrs, "time_scale": list(retiming.k), "segment_bounds": list(retiming.bounds)}
-    if factor is None:
-        attrs["binding"] = [b.describe() for b in best if b is not None]
-    assert template is not None  # search.retiming() refused a motion without samples
-    writer = RetimeJob(job.model, retiming, template, compact, output)
-    from hodyn_cli.pipeline import stream  # (not on --optimal's path: parallel's threads)
-
-    # a sample out per sample in: an HDF5 input's count announced, so each chunk is written
-    # at its place by the thread that retimed it
-    with opened() as reader, open_sink(output, writer.columns(reader.has_t),
-                                       {"joint_names": list(job.model.coordinate_names),
-                                        **attrs}, rows=reader.n_samples) as sink:
-        stream.run(reader, writer, sink, jobs=jobs, progress=None if progress is None else
-                   lambda done: progress(done, reader.expected_samples))
-    return retiming, best, search.jumps(retiming)
+        # a sample out per sample in: an HDF5 input's count announced, so each chunk is written
+        # at its place by the thread that retimed it
+        with opened() as reader, open_sink(output, writer.columns(reader.has_t),
+                                           {"joint_names": list(job.model.coordinate_names),
+                                            **attrs}, rows=reader.n_samples) as sink:
+            stream.run(reader, writer, sink, jobs=jobs, progress=None if progress is None else
+                       lambda done: progress(done, reader.expected_samples))
+        return retiming, best, search.jumps(retiming)
 
 
 def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Limits, *,
@@ -158,36 +160,35 @@ def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, lim
     ``limits`` (:func:`hodyn_cli.api.time_optimal`; ``grid``, ``arc_grid``: the windows'
     and reachability's grid sizes) to ``output``, at ``rate`` Hz (default: the input's),
     every derivative column the input has. The input is read three times (the time law; the
-    played motion's dynamics; the output), chunk by chunk; CSV from stdin is held in
-    memory. HDF5 attributes: those of
+    played motion's dynamics; the output), chunk by chunk; stdin from its copy in a
+    temporary file. HDF5 attributes: those of
     :attr:`~hodyn_cli.algorithms.limits.optimal.Optimal.attributes` (``duration``,
     ``uniform_duration``, ``final_scale``, ``grid_points``, ``binding``, ...; ``uniform``:
     the uniform scaling resampled at ``rate``, ``retime --to-limits --rate``).
     ``progress(done, points)``: the time law's grid points solved so far; ``solver``:
     :data:`~hodyn_cli.algorithms.limits.optimal.SOLVERS`."""
-    opened = _reopener(job, source, notify, input_options)
+    with _reopener(job, source, notify, input_options) as opened:
+        optimal = api.time_optimal(job.model, limits, rate=rate, grid=grid, arc_grid=arc_grid,
+                                   gravity=job.gravity,
+                                   drives=job.drives, model=job.kind, uniform=uniform,
+                                   progress=progress, solver=solver)
+        def again() -> Iterator[Trajectory]:
+            samples = 0
+            with opened() as reader:
+                for chunk in reader:
+                    samples += chunk.n_samples
+                    yield chunk
+            # the input's own bound on --arc-grid, once its length is known: at the end of the
+            # first pass, before reachability solves on that grid
+            api.check_arc_grid(arc_grid, samples)
 
-    optimal = api.time_optimal(job.model, limits, rate=rate, grid=grid, arc_grid=arc_grid,
-                               gravity=job.gravity,
-                               drives=job.drives, model=job.kind, uniform=uniform,
-                               progress=progress, solver=solver)
-    def again() -> Iterator[Trajectory]:
-        samples = 0
-        with opened() as reader:
-            for chunk in reader:
-                samples += chunk.n_samples
-                yield chunk
-        # the input's own bound on --arc-grid, once its length is known: at the end of the
-        # first pass, before reachability solves on that grid
-        api.check_arc_grid(arc_grid, samples)
-
-    with _named(source):  # the path refused, or nothing limits its speed: name its file once
-        optimal.fit(again)
-    names = job.model.coordinate_names
-    template = Trajectory(names, np.zeros((0, optimal.orders, len(names))), np.zeros(0))
-    with opened() as reader, open_sink(output, trajectory_datasets(template, compact)[1],
-                                       {"joint_names": list(names), **attrs}) as sink:
-        for piece in optimal.retimed(reader):
-            sink.write(trajectory_datasets(piece, compact)[0])
-        sink.attrs.update(optimal.attributes)
-    return optimal
+        with _named(source):  # the path refused, or nothing limits its speed: name its file once
+            optimal.fit(again)
+        names = job.model.coordinate_names
+        template = Trajectory(names, np.zeros((0, optimal.orders, len(names))), np.zeros(0))
+        with opened() as reader, open_sink(output, trajectory_datasets(template, compact)[1],
+                                           {"joint_names": list(names), **attrs}) as sink:
+            for piece in optimal.retimed(reader):
+                sink.write(trajectory_datasets(piece, compact)[0])
+            sink.attrs.update(optimal.attributes)
+        return optimal

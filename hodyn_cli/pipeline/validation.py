@@ -2,14 +2,14 @@
 :func:`hodyn_cli.api.validate_motion` (memory bounded by a chunk and the samples checked),
 with the torques of another file to judge read in lockstep (``--torques``); with every
 sample checked (``--samples 0``), a file is read twice (memory bounded by a chunk), stdin
-held."""
+copied to a temporary file first (:mod:`hodyn_cli.io.spool`) and read twice from there."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, closing
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
@@ -18,6 +18,7 @@ from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import HodynError
 from hodyn_cli.io.paths import listing
+from hodyn_cli.io.spool import Spool, spooled
 from hodyn_cli.io.torques import TorqueReader
 from hodyn_cli.modeling.contacts import Contact
 from hodyn_cli.pipeline.inputs import Input, open_input
@@ -51,22 +52,33 @@ def validate_file(model: Model, source: str, *, notify: Notify = None,
     the trajectory's samples row for row), carried in each chunk's ``series``."""
     if torques == "-" and source == "-":
         raise HodynError("the trajectory and --torques cannot both come on stdin")
+    # every sample checked: a second pass over the files; stdin, which can be read once,
+    # copied to a file of its own first (memory bounded by a block of the copy, not held)
+    reread = not checks.get("samples")
+    spool: Spool | None = None
+
+    def stdin() -> BinaryIO | None:
+        """A reading of stdin's copy from its start, where there is one."""
+        return None if spool is None else spool.reading()
+
     def opened() -> Input:
         return open_input(source, model, NEED, wrench=wrench, wrench_need=NEED - 1,
                           cutoff=cutoff, estimate=estimate, strict=strict, floating=floating,
                           base_motion=base_motion, base_orders=NEED - 1, base_most=NEED,
-                          flags=contact_flags(contacts))
+                          flags=contact_flags(contacts), stdin=stdin())
 
     def again() -> Iterator[Trajectory]:
         """The file (and the torques') read once more, its notes told already."""
         with ExitStack() as stack:
-            yield from _chunks(stack, stack.enter_context(opened()), torques, model, jobs)
+            yield from _chunks(stack, stack.enter_context(opened()), torques, model, jobs,
+                               stdin)
 
-    # every sample checked: a second pass over a file (stdin, read once, is held)
-    reread = not checks.get("samples") and "-" not in (source, torques)
     with ExitStack() as stack:
+        if reread and "-" in (source, torques, wrench):
+            spool = stack.enter_context(spooled())
         reader = stack.enter_context(opened())
-        given = None if torques is None else stack.enter_context(TorqueReader(torques, model))
+        given = None if torques is None else stack.enter_context(
+            TorqueReader(torques, model, stdin=stdin()))
         tell(notify, reader.notes + ([] if given is None else torque_notes(given)))
         # read ahead on the threads; closed (its threads ended) however the pass ends
         chunks: Iterable[Trajectory] = stack.enter_context(
@@ -82,14 +94,14 @@ def validate_file(model: Model, source: str, *, notify: Notify = None,
 
 
 def _chunks(stack: ExitStack, reader: Input, torques: str | None, model: Model,
-            jobs: int | None) -> Iterator[Trajectory]:
+            jobs: int | None, stdin: Callable[[], BinaryIO | None]) -> Iterator[Trajectory]:
     """The reader's chunks read ahead on ``jobs`` threads (closed with ``stack``), with the
-    torques at ``torques`` carried."""
+    torques at ``torques`` carried (``stdin()``: a stream in place of standard input)."""
     chunks = stack.enter_context(closing(prefetched(reader, jobs or default_jobs(),
                                                     reader.cancel)))
     if torques is None:
         return iter(chunks)
-    return carrying(chunks, stack.enter_context(TorqueReader(torques, model)))
+    return carrying(chunks, stack.enter_context(TorqueReader(torques, model, stdin=stdin())))
 
 
 def carrying(chunks: Iterable[Trajectory], given: TorqueReader) -> Iterator[Trajectory]:

@@ -796,7 +796,9 @@ class Optimal:
                     f"on {_unrefined(found):,} grid points, more than the "
                     f"{sequential.MOST:,} reachability's programmes take")
         floor = RATED_FLOOR if higher else reachability.FLOOR
-        rises: dict[tuple[int, float], float] = {}  # (the corners' ramps' rise of each played)
+        # (the ramps' rise of each played, and their step's flat share where limits of higher
+        # orders ramp the motion's own rests too: rates.shape; None: not)
+        rises: dict[tuple[int, float], tuple[float, float | None]] = {}
 
         def step(scale: float) -> float:
             """The output's step where its rests are warped (reachability's ``_start``: an
@@ -808,9 +810,10 @@ class Optimal:
             """The law played with the kernel of ``steps`` at ``scale`` (made afresh at each
             pass); a reason where it cannot be."""
             reach, rise = reachability.kernel(steps, rate, floor, scale)
-            pieces = found
+            pieces, flat = found, None
             if higher:
-                rated, rise = self._rated(found, names, reach, rise, rate, uniform.k * span)
+                rated, rise, flat = self._rated(found, names, reach, rise, rate,
+                                                uniform.k * span)
                 if rated is None:
                     return (f"{_higher_named(self.limits)}: reachability's law does not keep "
                             f"them within {rates.ROUNDS} rounds of widening its smoothing")
@@ -835,9 +838,9 @@ class Optimal:
                             f"reachability's law {self.slack:.3g} times its passes' law, "
                             f"{slower:.3g} times the uniform scaling's")
                 pieces = rated
-            rises[steps, scale] = rise
+            rises[steps, scale] = rise, flat
             return reachability.played(pieces, path_orders, names, t0, reach, rise, step(scale),
-                                       rated=higher)
+                                       flat)
 
         def fitted(motion: reachability.Played) -> Optimal:
             """The played motion scaled from rest onto the limits and resampled at the rate
@@ -917,8 +920,8 @@ class Optimal:
             pieces = [(arc, replace(law, played=local.lowered_at_grid(warped, arc.sigma, g)))
                       for (arc, law), (_, warped, _), g in zip(found, motion.laws, fields,
                                                                strict=True)]
-            again = reachability.played(pieces, path_orders, names, t0, 0.0, rises[chosen],
-                                        step(chosen[1]), rated=higher)
+            again = reachability.played(pieces, path_orders, names, t0, 0.0, rises[chosen][0],
+                                        step(chosen[1]), rises[chosen][1])
             assert again is not None  # (played so before)
             return again
 
@@ -931,7 +934,7 @@ class Optimal:
         self.source, self.used, self.ran = motion, "reachability", ("reachability",)
         self.peak = float(np.sqrt(max(law.largest for _, law in found)))
         self.smoothed = None if higher else Smoothed(
-            passes, reach, chosen[0], rises[chosen] if len(found) > 1 else 0.0,
+            passes, reach, chosen[0], rises[chosen][0] if len(found) > 1 else 0.0,
             rate < floor / chosen[1], floor / chosen[1])
         return None
 
@@ -1044,15 +1047,16 @@ class Optimal:
     def _rated(self, found: list[tuple[reachability.Arc, reachability.Law]],
                names: tuple[str, ...], reach: float, rise: float, rate: float,
                uniform: float
-               ) -> tuple[list[tuple[reachability.Arc, reachability.Law]] | None, float]:
+               ) -> tuple[list[tuple[reachability.Arc, reachability.Law]] | None, float, float]:
         """The pieces with each law's played x keeping the limits of higher orders too
         (:func:`~hodyn_cli.algorithms.limits.rates.kept`, the smoothing reaching ``reach`` at
         least; the programmes run on one piece where its rounds' law is beyond :data:`SLACK`
         times the passes', or at any slack where the output ``rate`` is finer than
         :data:`HIGHER_RATE`; with ``auto``, not where the rounds' law is beyond
-        :data:`UNREACHED` times the ``uniform`` scaling's duration), and the corners' ramps'
-        rise that keeps them (at least ``rise``); None where a law's rounds do not get
-        there."""
+        :data:`UNREACHED` times the ``uniform`` scaling's duration), the ramps' rise that
+        keeps them (at least ``rise``) and their step's flat share
+        (:func:`~hodyn_cli.algorithms.limits.rates.shape`); None where a law's rounds do not
+        get there."""
         # (an output finer than 1 kHz starts the rounds from a kernel of its own steps, a
         # grid interval or two on the capped grid, and they widen it a long way: the Panda's
         # 10 kHz Fourier path with --jerk 500 was 1.026 times the passes' law by them, its
@@ -1077,14 +1081,18 @@ class Optimal:
         for arc, law in found:
             rated = rates.kept(arc, law, lambda a, b, arc=arc: limits(arc, a, b),
                                lambda a, b, arc=arc: rows(arc, a, b), reach,
-                               lift=len(found) == 1, refine=refine,  # (no corner)
+                               # (no corner: a piece alone; its own rests ramped too,
+                               # the xArm7's lines with a stop, --jerk 200 and 20, lifted
+                               # kept their limits and passed validate)
+                               lift=len(found) == 1, refine=refine,
                                unreached=unreached)
             if rated is None:
-                return None, rise
+                return None, rise, 0.0
             pieces.append((arc, rated[0]))
             rounds.append(rated[1])
         passes = sum(law.duration for _, law in found)
-        found, pieces, rounds = _cornered(found, pieces, rounds, limits, rows, reach)
+        flat = rates.shape(pieces, limits)
+        found, pieces, rounds = _cornered(found, pieces, rounds, limits, rows, reach, flat)
         # (the rounds' law before its lift, the slack SLACK was measured on, or the
         # sequential programmes' law where they ran, rates.kept: with their ends free and
         # up to 24 steps, within 0.07 % of the windows' or shorter where within SLACK on
@@ -1095,7 +1103,7 @@ class Optimal:
         # against the law under them, the UR3's, UR10's and Talos's point-to-point paths with
         # --jerk 100 kept a law 7.7-11 % longer than the windows', the slack under 1.09)
         self.slack, self.rated = sum(rounds) / passes, sum(rounds)
-        return pieces, rates.rise(pieces, limits, rise)
+        return pieces, rates.rise(pieces, limits, rise, flat), flat
 
     def fit(self, chunks: Callable[[], Iterable[Trajectory]]) -> Binding:
         """Plan (with ``chunks()``: the motion afresh), then play it and fit it onto its limits
@@ -1502,15 +1510,15 @@ class Smoothed:
 
 def _cornered(found: Pieces, pieces: Pieces, rounds: list[float],
               limits: Callable[[reachability.Arc, int, int], list],
-              rows: Callable[[reachability.Arc, int, int], reachability.Rows], reach: float
-              ) -> tuple[Pieces, Pieces, list[float]]:
+              rows: Callable[[reachability.Arc, int, int], reachability.Rows], reach: float,
+              flat: float) -> tuple[Pieces, Pieces, list[float]]:
     """(the passes' laws, the rounds' played laws, their durations before a lift) with the
-    corners whose ramps would be cut short
-    (:func:`~hodyn_cli.algorithms.limits.rates.cornered`) left and reached slower: each such
-    piece planned again by the passes under its ceiling and played by the rounds, where that
-    is faster than the final fit's slowing for the steeper ramps would be (else, or where
-    the rounds do not get there, as they are)."""
-    ceilings, slowing = rates.cornered(pieces, limits)
+    ramped rests whose ramps would be cut short
+    (:func:`~hodyn_cli.algorithms.limits.rates.cornered`, the ramps' step ``flat``) left and
+    reached slower: each such piece planned again by the passes under its ceiling and played
+    by the rounds, where that is faster than the final fit's slowing for the steeper ramps
+    would be (else, or where the rounds do not get there, as they are)."""
+    ceilings, slowing = rates.cornered(pieces, limits, flat)
     out, played, times = list(found), list(pieces), list(rounds)
     for i, ceiling in enumerate(ceilings):
         if ceiling is None:

@@ -92,11 +92,12 @@ def _steepest(pieces: list[tuple[float, Polynomial]]) -> tuple[float, float]:
     return slope, curvature
 
 
-#: the flat-topped step's steepest slope and curvature (:data:`FLAT`), the ramps' for limits
-#: of higher orders: where a law's path acceleration u steps in over ``rise``, sigma^(3) is
-#: up to ``STEEPEST[0] |u| / rise`` and sigma^(4) up to ``STEEPEST[1] |u| / rise^2`` (their
-#: jerk and torque rates: :func:`~hodyn_cli.algorithms.limits.rates.rise`)
-STEEPEST = _steepest(_flat_step(FLAT))
+#: per step (its flat share: 0 the single step, :data:`FLAT` the flat one), its steepest
+#: slope and curvature: where a law's path acceleration u steps in over ``rise``, sigma^(3)
+#: is up to ``STEEPEST[flat][0] |u| / rise`` and sigma^(4) up to ``STEEPEST[flat][1] |u| /
+#: rise^2`` (the ramps' jerk, torque rates and torque accelerations:
+#: :func:`~hodyn_cli.algorithms.limits.rates.rise`): (2.19, 7.51) and (1.5, 8.44)
+STEEPEST = {0.0: _steepest([(0.0, _STEP)]), FLAT: _steepest(_flat_step(FLAT))}
 #: Newton's steps of :meth:`Ramp.inverse` at most (3-5 reach rounding)
 _NEWTON = 40
 
@@ -151,7 +152,7 @@ class Ramp:
     @classmethod
     def flat(cls, rise: float, tail: float = TAIL) -> Ramp:
         """The ramp for limits of higher orders: its slope flat over the middle of the rise
-        (:data:`FLAT`, :data:`STEEPEST`)."""
+        (:data:`FLAT`)."""
         return cls(rise, tail, FLAT)
 
     def _piece(self, tau: np.ndarray) -> np.ndarray:

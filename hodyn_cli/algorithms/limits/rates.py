@@ -71,11 +71,11 @@ import numpy as np
 
 from hodyn_cli.algorithms.limits import reachability, sequential
 from hodyn_cli.algorithms.limits.programme import PathLimit
-from hodyn_cli.algorithms.limits.ramps import STEEPEST
+from hodyn_cli.algorithms.limits.ramps import FLAT, STEEPEST
 from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.modeling.limits import Limits
 
-__all__ = ["HIGHER", "affine", "cornered", "higher", "kept", "rise"]
+__all__ = ["HIGHER", "affine", "cornered", "higher", "kept", "rise", "shape"]
 
 #: the limits this module keeps (the keys of a limits file): those of a time order above the
 #: path speed's, which reachability's passes do not
@@ -416,30 +416,52 @@ def _widened(half: np.ndarray, at: np.ndarray, wanted: np.ndarray, most: float
 
 
 def rise(pieces: list[tuple[reachability.Arc, reachability.Law]],
-         limits: Callable[[reachability.Arc, int, int], list[PathLimit]], least: float
-         ) -> float:
-    """The corners' ramps' rise (seconds; at least ``least``) that keeps each ramp's jerk,
-    torque rate and torque acceleration within :data:`SHARE` of their limits: at a corner
-    the law's path acceleration u steps in over the rise, its time derivatives up to
-    ``STEEPEST[j-1] |u| / rise^j`` (j = 1, 2), which the limit of time order j carries times
-    the coefficient of sigma^(j+2) (``limits(arc, a, b)``: the limits at its grid points a
-    .. b-1)."""
+         limits: Callable[[reachability.Arc, int, int], list[PathLimit]], least: float,
+         flat: float = FLAT) -> float:
+    """The ramps' rise (seconds; at least ``least``) that keeps each ramp's jerk, torque
+    rate and torque acceleration within :data:`SHARE` of their limits: at a ramped rest the
+    law's path acceleration u steps in over the rise, its time derivatives up to
+    ``STEEPEST[flat][j-1] |u| / rise^j`` (j = 1, 2; ``flat``: the step's,
+    :data:`~hodyn_cli.algorithms.limits.ramps.STEEPEST`), which the limit of time order j
+    carries times the coefficient of sigma^(j+2) (``limits(arc, a, b)``: the limits at its
+    grid points a .. b-1)."""
     out = least
     for i, end in _corners(pieces):
         arc, law = pieces[i]
         u = abs(float(law.u[end]))
-        for j, steep, bound in _ramped(arc, end, limits):
+        for j, steep, bound in _ramped(arc, end, limits, flat):
             out = max(out, float(((steep * u / bound) ** (1 / j)).max()))
     return out
 
 
+def shape(pieces: list[tuple[reachability.Arc, reachability.Law]],
+          limits: Callable[[reachability.Arc, int, int], list[PathLimit]]) -> float:
+    """The ramps' step (its flat share, :class:`~hodyn_cli.algorithms.limits.ramps.Ramp`'s
+    ``flat``): the single step where a ramp does not fit its leg (:func:`cornered`'s
+    slowing) and torque accelerations are limited there, else the one whose :func:`rise` is
+    the shorter, the flat one where they tie. Its jerk and torque rates are 1.5 u / rise
+    (the single step's 2.19), its torque accelerations 8.44 u / rise^2 (7.51), and a ramp
+    costs half its rise either way: the flat step where jerk or torque rates bind the ramps
+    (the Panda's, the UR5's with ``--jerk``). A ramp cut short leaves the final fit to slow
+    the motion for it, and its torque acceleration, the flat step's the steeper, decided
+    that (the iiwa's point-to-point motion with its limits file, ramps of 0.36-0.52 s asked
+    on legs of ~0.85 s: 1.7716 s at 1 kHz and 1.7954 s at 50 Hz with the single step,
+    1.9764 s and 1.8515 s with the flat one, though the slowing :func:`cornered` foresees
+    from their jerk was the flat one's the lesser)."""
+    cut = cornered(pieces, limits, FLAT)[1] > 1
+    if cut and any(j == 2 for i, end in _corners(pieces)
+                   for j, _, _ in _ramped(pieces[i][0], end, limits, FLAT)):
+        return 0.0
+    return min(STEEPEST, key=lambda flat: (rise(pieces, limits, 0.0, flat), -flat))
+
+
 def cornered(pieces: list[tuple[reachability.Arc, reachability.Law]],
-             limits: Callable[[reachability.Arc, int, int], list[PathLimit]]
-             ) -> tuple[list[np.ndarray | None], float]:
+             limits: Callable[[reachability.Arc, int, int], list[PathLimit]],
+             flat: float = FLAT) -> tuple[list[np.ndarray | None], float]:
     """Per piece (its law played: :func:`kept`), a ceiling on x at its corners where their
     ramps cannot rise as slowly as :func:`rise` asks within the piece (the ramp rises over
     at most a ``2 SHORTEST``-th of its piece's time, :func:`reachability._ramp`; cut
-    shorter, its jerk ``STEEPEST[0] |u| / rise`` is beyond the limit, and the final fit
+    shorter, its jerk ``STEEPEST[flat][0] |u| / rise`` is beyond the limit, and the final fit
     slows the whole motion for it: the UR5's 1 kHz corners, legs of ~0.65 s asking a rise of
     0.33 s, 1.306 s played and 1.694 s fitted); there the law leaves and reaches the rest at
     a path acceleration u_c whose ramp over that rise keeps them within :data:`SHARE`: ``x
@@ -458,7 +480,7 @@ def cornered(pieces: list[tuple[reachability.Arc, reachability.Law]],
         assert law.played is not None
         longest = replace(law, x=law.played).duration / (2 * reachability.SHORTEST)
         u, cap, second = abs(float(law.u[end])), np.inf, False
-        for j, steep, bound in _ramped(arc, end, limits):
+        for j, steep, bound in _ramped(arc, end, limits, flat):
             cap = min(cap, float(np.min(np.divide(  # (a joint not steep there: no cap)
                 bound * longest**j, steep, out=np.full(np.shape(steep), np.inf),
                 where=steep > 0))))
@@ -492,12 +514,13 @@ def _corners(pieces: list[tuple[reachability.Arc, reachability.Law]]
 
 
 def _ramped(arc: reachability.Arc, end: int,
-            limits: Callable[[reachability.Arc, int, int], list[PathLimit]]
+            limits: Callable[[reachability.Arc, int, int], list[PathLimit]], flat: float
             ) -> list[tuple[int, np.ndarray, np.ndarray]]:
     """At the grid point ``end`` of ``arc``, for each limit of :data:`HIGHER` that a ramp's
-    law carries: (its time order j, ``STEEPEST[j-1] |c|``, :data:`SHARE` of its bound) per
-    joint, c its coefficient of sigma^(j+2): the ramp over ``rise`` keeps it where
-    ``STEEPEST[j-1] |c| |u| / rise^j`` is within the bound."""
+    law carries: (its time order j, ``STEEPEST[flat][j-1] |c|``, :data:`SHARE` of its bound)
+    per joint, c its coefficient of sigma^(j+2): the ramp over ``rise`` (its step
+    ``flat``) keeps it where ``STEEPEST[flat][j-1] |c| |u| / rise^j`` is within the
+    bound."""
     g = end % len(arc.sigma)
     out = []
     for limit in limits(arc, g, g + 1):
@@ -508,5 +531,5 @@ def _ramped(arc: reachability.Arc, end: int,
         if top not in limit.monomials:
             continue
         c = np.abs(limit.coefficients[0, :, limit.monomials.index(top)])
-        out.append((j, STEEPEST[j - 1] * c, SHARE * (limit.upper - limit.lower) / 2))
+        out.append((j, STEEPEST[flat][j - 1] * c, SHARE * (limit.upper - limit.lower) / 2))
     return out
