@@ -135,6 +135,48 @@ def test_the_share_played_slower_is_the_largest_over_every_slower_playing(iiwa):
     assert sequential._slower(one, X[p : p + 1]) == pytest.approx(ratio[p, j], rel=1e-5)
 
 
+def test_a_limits_gradient_is_its_values_stepped_in_complex_numbers(iiwa):
+    """PathLimit.gradient (the monomials' complex steps through the coefficients once)
+    against the whole limit's values stepped in complex numbers, direction by direction, for
+    every limit of the iiwa's file and a torque rate with friction (a, c, b per point and
+    joint): the same to rounding; its values are :meth:`values`' own."""
+    sigma, x, limits, X = iiwa
+    rng = np.random.default_rng(5)
+    [rate] = [lim for lim in limits if lim.quantity.key == "torque_rate"]
+    rubbing = replace(rate, friction=rng.uniform(0.1, 2.0, rate.coefficients.shape[:2] + (3,)))
+    step = 1e-30
+    for limit in [*limits, rubbing]:
+        V, G = limit.gradient(X)
+        assert np.array_equal(V, limit.values(X))
+        stepped = np.stack([limit.values(X + 1j * step * np.eye(4)[d]).imag / step
+                            for d in range(4)], axis=-1)
+        scale = np.abs(stepped).max(axis=(0, 1))
+        assert np.all(np.abs(G - stepped).max(axis=(0, 1)) <= 1e-12 * scale), (
+            limit.quantity.key, limit.friction is not None)
+
+
+def test_a_limits_two_shares_come_from_one_evaluation_of_its_values(iiwa, monkeypatch):
+    """sequential._shares: the share at the law's pace is PathLimit.usage's and the share
+    played slower _slower's, to the bit, from the limit's values made once (and its slowest
+    part's once): a trial step's check had made them two or three times a limit."""
+    sigma, x, limits, X = iiwa
+    made = []
+    values = sequential.PathLimit.values
+
+    def counted(self, Y):
+        made.append(self.quantity.key)
+        return values(self, Y)
+
+    for limit in limits:
+        part = sequential._slowest(limit)
+        pace, slower = limit.usage(X), sequential._slower(limit, X)
+        monkeypatch.setattr(sequential.PathLimit, "values", counted)
+        made.clear()
+        assert sequential._shares(limit, part, X) == (pace, slower)
+        assert len(made) == (1 if part is None else 2), limit.quantity.key
+        monkeypatch.setattr(sequential.PathLimit, "values", values)
+
+
 def test_a_limits_slower_share_lets_no_other_limit_past_its_own_at_the_laws_pace(
         iiwa, monkeypatch):
     """A torque rate whose inertial part runs against gravity's (here made so: V1 = -0.9

@@ -126,31 +126,61 @@ def interpolating(x: np.ndarray, y: np.ndarray, k: int,
     t = np.concatenate([np.full(k + 1, x[0]), inner, np.full(k + 1, x[-1])])
     size = len(t) - k - 1
     rhs = np.zeros((size,) + np.shape(y)[1:])
-    # banded rows: row r holds A[r, r - k .. r + k] at columns 0 .. 2k. In order: x_0, the
-    # conditions there by rising nu, the inner points, those at x_m-1 by falling nu, x_m-1:
-    # each row's last (first) basis function that does not vanish on its diagonal, so that
-    # the elimination needs no pivoting
-    band = np.zeros((size, 2 * k + 1))
     left, right = sorted(left), sorted(right, reverse=True)
+    band, rows = _collocation(x, t, k, tuple(nu for nu, _ in left),
+                              tuple(nu for nu, _ in right))
+    rhs[rows] = y
+    for j, (_, value) in enumerate(left):  # (the conditions' rows: _collocation's)
+        rhs[1 + j] = value
+    for j, (_, value) in enumerate(right):
+        rhs[len(left) + n - 1 + j] = value
+    flat = rhs.reshape(size, -1)
+    backends.current().banded_solve(band, k, flat)  # rhs: the coefficients
+    return BSpline(t, flat.reshape(rhs.shape), k)
+
+
+#: :func:`_collocation`'s last matrices (its arguments' bytes -> (band, rows)), at most
+#: COLLOCATIONS of them: the played law's spline is solved on one grid over and over
+#: (``reachability.law_spline``: 35 times a ``retime --optimal`` of the UR10's Fourier path
+#: with --jerk 200, the same basis at the same points each time, ~60 % of each solve)
+COLLOCATIONS = 4
+_COLLOCATED: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _collocation(x: np.ndarray, t: np.ndarray, k: int, left: tuple[int, ...],
+                 right: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(band, rows): :func:`interpolating`'s banded matrix through the points x on the knots
+    t (a copy: the solve overwrites it) and the row of each point; ``left``, ``right``: the
+    orders of the end conditions at x_0 (rising) and x_m-1 (falling). Banded rows: row r
+    holds A[r, r - k .. r + k] at columns 0 .. 2k. In order: x_0, the conditions there by
+    rising nu, the inner points, those at x_m-1 by falling nu, x_m-1: each row's last
+    (first) basis function that does not vanish on its diagonal, so that the elimination
+    needs no pivoting."""
+    key = b"".join([np.array([k, len(left), len(right), *left, *right]).tobytes(),
+                    x.tobytes(), t.tobytes()])
+    found = _COLLOCATED.get(key)  # (threads share it: get and pop, no check then read)
+    if found is not None:
+        return found[0].copy(), found[1]
+    n, size = len(x), len(t) - k - 1
+    band = np.zeros((size, 2 * k + 1))
     rows = np.concatenate([[0], len(left) + np.arange(1, n - 1), [size - 1]])
     for a in range(0, n, BLOCK):  # (memory: a block's basis functions and their columns)
         i, B = reach.basis(t, k, x[a : a + BLOCK])
         block = rows[a : a + BLOCK]
         band[block[:, None], (i - k - block)[:, None] + k + np.arange(k + 1)] = B
-    rhs[rows] = y
-    conditions = [(1 + j, x[0], c, np.arange(k + 1)) for j, c in enumerate(left)] + [
-        (len(left) + n - 1 + j, x[-1], c, size - k - 1 + np.arange(k + 1))
-        for j, c in enumerate(right)]
-    for r, at, (nu, value), cols in conditions:
+    conditions = [(1 + j, x[0], nu, np.arange(k + 1)) for j, nu in enumerate(left)] + [
+        (len(left) + n - 1 + j, x[-1], nu, size - k - 1 + np.arange(k + 1))
+        for j, nu in enumerate(right)]
+    for r, at, nu, cols in conditions:
         # (the k + 1 basis functions on the end's interval, from their own knots alone: a
         # unit matrix over every coefficient was 14 MB and its derivatives' differences as
         # much again on a 300 000-point law)
         local = BSpline(t[cols[0] : cols[-1] + k + 2], np.eye(len(cols)), k)
         band[r, cols - r + k] = local(np.array([at]), nu)[0]
-        rhs[r] = value
-    flat = rhs.reshape(size, -1)
-    backends.current().banded_solve(band, k, flat)  # rhs: the coefficients
-    return BSpline(t, flat.reshape(rhs.shape), k)
+    if len(_COLLOCATED) >= COLLOCATIONS:
+        _COLLOCATED.pop(next(iter(_COLLOCATED), b""), None)
+    _COLLOCATED[key] = band, rows
+    return band.copy(), rows
 
 
 def in_blocks(x: Sized, y: np.ndarray, k: int,

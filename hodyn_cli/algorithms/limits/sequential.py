@@ -134,15 +134,6 @@ def refined(sigma: np.ndarray, x: np.ndarray,
     if M > MOST:  # (before the basis: its (M, 4, 6) values, ~0.3 GB on 1.2 x 10^6 points)
         return x
 
-    def rowed(a: int, b: int) -> list[PathLimit]:  # (and their slowest parts: _slowest)
-        found = limits(a, b)
-        return found + [part for part in map(_slowest, found) if part is not None]
-
-    def usage(X: np.ndarray, slower: bool = True) -> float:  # (the largest share, played
-        # as fast or slower; at the law's own pace alone: ``slower`` False)
-        share = _slower if slower else PathLimit.usage
-        return max(share(limit, X[a:b]) for a, b in chunks for limit in limits(a, b))
-
     # (a limit of the law's x''' (s'''', torque accelerations): the correction's knots the
     # grid's alone, _knots)
     timed = timed and not any(4 in parts for a, b in chunks for limit in limits(a, b)
@@ -150,16 +141,34 @@ def refined(sigma: np.ndarray, x: np.ndarray,
     D = _basis(sigma, x, timed)
     if D.n <= 2 * FROZEN:
         return x
+    # (each chunk's limits with their slowest parts, made once: every step's rows and
+    # every trial's shares read them)
+    parted = {(a, b): [(limit, _slowest(limit)) for limit in limits(a, b)] for a, b in chunks}
+
+    def rowed(a: int, b: int) -> list[PathLimit]:  # (and their slowest parts: _slowest)
+        found = parted[a, b]
+        return [limit for limit, _ in found] + [part for _, part in found if part is not None]
+
+    def usage(X: np.ndarray) -> tuple[float, float]:  # (the largest share at the law's own
+        # pace and played as fast or slower: each limit's values once for both)
+        pace = slower = 0.0
+        for a, b in chunks:
+            for limit, part in parted[a, b]:
+                at, played = _shares(limit, part, X[a:b])
+                pace, slower = max(pace, at), max(slower, played)
+        return pace, slower
+
     free = np.zeros(D.n, dtype=bool)
     free[FROZEN : len(free) - FROZEN] = True
     # (a step is kept where it is within every limit at its own pace to ``tolerance``, and
     # played slower to that or to the rounds' own share where that is larger: one limit's
     # slower share is no licence for another's at the law's pace, a velocity's say, which the
     # final fit would then slow the whole motion for)
-    bound = max(1 + tolerance, usage(_jets(sigma, x)))
+    bound = max(1 + tolerance, usage(_jets(sigma, x))[1])
 
     def within(X: np.ndarray) -> bool:
-        return usage(X, slower=False) <= 1 + tolerance and usage(X) <= bound
+        pace, slower = usage(X)
+        return pace <= 1 + tolerance and slower <= bound
 
     start = _smoothed(sigma, x, within)
     if start is None:
@@ -263,16 +272,26 @@ def _slower(limit: PathLimit, X: np.ndarray) -> float:
     limit of two grades with a band about 0 (:func:`_slowest`: the extremum of ``s^a (V0 +
     s^2 V1)`` at ``s^2 = -a V0 / ((a + 2) V1)``, its value ``2 / (a + 2) s^a V0``); the
     share at s = 1 elsewhere."""
-    slowest = _slowest(limit)
+    return _shares(limit, _slowest(limit), X)[1]
+
+
+def _shares(limit: PathLimit, slowest: PathLimit | None, X: np.ndarray
+            ) -> tuple[float, float]:
+    """(:meth:`PathLimit.usage`, :func:`_slower`) of ``limit``, its :func:`_slowest` part
+    ``slowest``, at X (M, 4): its values made once for both (a trial step's check read
+    each limit's two or three times)."""
+    V = limit.values(X)
+    centre, half = (limit.lower + limit.upper) / 2, (limit.upper - limit.lower) / 2
+    pace = float((np.abs(V - centre) / half).max())
     if slowest is None or not np.all(limit.lower == -limit.upper):
-        return limit.usage(X)
+        return pace, pace
     a = min(sum(m) for m in limit.monomials)
     V0 = slowest.values(X)
-    V1 = limit.values(X) - V0
+    V1 = V - V0
     with np.errstate(divide="ignore", invalid="ignore"):
         s2 = np.clip(np.nan_to_num(-a * V0 / ((a + 2) * V1), nan=0.0, posinf=0.0), 0.0, 1.0)
     inner = 2 / (a + 2) * s2 ** (a / 2) * V0 * (s2 < 1)
-    return float((np.maximum(np.abs(V0 + V1), np.abs(inner)) / limit.upper).max())
+    return pace, float((np.maximum(np.abs(V0 + V1), np.abs(inner)) / limit.upper).max())
 
 
 def _jets(sigma: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -425,15 +444,12 @@ class _Model:
     def of(cls, limit: PathLimit, X: np.ndarray, a: int, form: bool | None = None) -> _Model:
         """The model at X; ``form``: whether the limit has the sqrt(x) form (None:
         :func:`_sqrt_linear` judges it)."""
-        steps = [X + 1j * _STEP * np.eye(4)[d] for d in range(4)]
+        V, G = limit.gradient(X)
         if _sqrt_linear(limit, X) if form is None else form:
             x0 = X[:, 0]
             r = np.sqrt(np.where(x0 > 0, x0, 1.0))[:, None]  # (rows at rest: dropped)
-            g = [limit.values(Y) / np.sqrt(Y[:, :1] + (x0[:, None] <= 0)) for Y in steps]
-            return cls(a, limit.values(X) / r, np.stack([v.imag / _STEP for v in g], axis=-1),
-                       limit.lower, limit.upper, x0)
-        grad = np.stack([limit.values(Y).imag / _STEP for Y in steps], axis=-1)
-        return cls(a, limit.values(X), grad, limit.lower, limit.upper, None)
+            return cls(a, V / r, _over_root(V, G, r), limit.lower, limit.upper, x0)
+        return cls(a, V, G, limit.lower, limit.upper, None)
 
     def sides(self, rest: float) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, float]]:
         """Per side (upper, then lower): (coefficients (P, m, 4) of dX, the bound on their
@@ -468,8 +484,12 @@ class _Model:
         return g + self.upper * dx, g + self.lower * dx
 
 
-#: the complex step of the limits' derivatives (exact to rounding: no subtraction)
-_STEP = 1e-30
+def _over_root(V: np.ndarray, G: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """(P, m, 4) the gradient in X of ``V / r``, r = sqrt(x) (P, 1), from V's (P, m) own
+    ``G`` (P, m, 4): the quotient's rule, ``G / r`` less ``V / (2 r^3)`` in x."""
+    out = G / r[..., None]
+    out[..., 0] -= V / (2 * r**3)
+    return out
 
 
 def _sqrt_linear(limit: PathLimit, X: np.ndarray) -> bool:
@@ -483,10 +503,9 @@ def _sqrt_linear(limit: PathLimit, X: np.ndarray) -> bool:
                     friction=None if limit.friction is None else limit.friction[ok])
     X = X[ok]
     far = 1.3 * X + 0.1 * np.abs(X).max(axis=0)
-    g0 = limit.values(X) / np.sqrt(X[:, :1])
-    grad = np.stack([(limit.values(X + 1j * _STEP * np.eye(4)[d])
-                      / np.sqrt(X[:, :1] + 1j * _STEP * (d == 0))).imag / _STEP
-                     for d in range(4)], axis=-1)
+    r = np.sqrt(X[:, :1])
+    V, G = limit.gradient(X)
+    g0, grad = V / r, _over_root(V, G, r)
     predicted = g0 + np.einsum("gjd,gd->gj", grad, far - X)
     actual = limit.values(far) / np.sqrt(far[:, :1])
     return bool(np.allclose(actual, predicted, rtol=1e-7,
