@@ -80,12 +80,15 @@ TURNS = [[-0.3, 0.2, -0.2, 0.25, -0.2, 0.2], [0.25, -0.15, 0.3, -0.2, 0.25, -0.2
 
 @pytest.mark.slow
 def test_where_the_windows_cannot_be_shorter_auto_stops_them_and_they_are_not(
-        tmp_path, stops):
+        tmp_path, stops, monkeypatch):
     """The UR10's point-to-point path with a jerk of 300 rad/s^3: the windows' first plan at
-    the cap of 8 (1.907 s) is more than FIT longer than reachability's law (1.843 s) and
-    inconsistent; auto stops them there (a lower cap's law is no shorter) and writes what
-    ``--solver reachability`` writes, bit for bit; ``--solver windows`` alone, its lower cap
-    planned too, is longer (1.93 s)."""
+    the cap of 8 (1.907 s) is more than FIT longer than reachability's law and inconsistent;
+    auto stops them there (a lower cap's law is no shorter) and writes what ``--solver
+    reachability`` writes, bit for bit; ``--solver windows`` alone, its lower cap planned
+    too, is longer (1.93 s). (FIT at 1 %: reachability's law, 1.843 s when its start and
+    end were steps of acceleration from rest, is 1.877 s with them ramped, 1.6 % short of
+    the windows' first plan.)"""
+    monkeypatch.setattr(optimal, "FIT", 0.01)
     import csv
 
     from test_base_parameters import public_robot
