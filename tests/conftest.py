@@ -42,6 +42,37 @@ os.environ["JAX_COMPILATION_CACHE_DIR"] = str(JAX_PROGRAMS)
 os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"
 
 
+def _click_command_once_per_app() -> None:
+    """typer turns every command's signature into click's parameters each time an app is
+    called or given to its CliRunner (``typer.main.get_command``: ~30 ms of CPU for hodyn's
+    whole app, most of an in-process test's quick command), and the tests call the command
+    line in process ~2000 times. Here it is made once per app: an app is known by what
+    typer reads of it (its attributes, its registered commands and groups with their
+    callbacks), and a click command holds nothing of a run (each run gets its own context),
+    as in ``hodyn``, which makes it once per process too."""
+    import typer.main
+    import typer.testing
+
+    made: dict[tuple, tuple] = {}
+    build = typer.main.get_command
+
+    def get_command(typer_instance):
+        parts = sorted(vars(typer_instance).items())
+        key = tuple((name, tuple((id(item), id(getattr(item, "callback", None)))
+                                 for item in value) if isinstance(value, list) else id(value))
+                    for name, value in parts)
+        if key not in made:   # (parts kept: the objects whose ids make the key stay alive)
+            made[key] = ([value for _, value in parts], build(typer_instance))
+        return made[key][1]
+
+    typer.main.get_command = get_command   # (typer's Typer.__call__ looks it up there)
+    if hasattr(typer.testing, "_get_command"):   # (its CliRunner imported it by that name)
+        typer.testing._get_command = get_command
+
+
+_click_command_once_per_app()
+
+
 ROOT = Path(__file__).resolve().parents[1]
 URDF = ROOT / "urdf"
 SAMPLES = ROOT / "sample_trajectories"
