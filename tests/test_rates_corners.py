@@ -29,10 +29,12 @@ def _ur5_late_corner() -> tuple:
 
 
 def test_a_short_last_leg_keeps_the_corners_ceilings():
-    """Within every limit at every sample, passing validate, and 1.75 s: 5.1 % longer than
-    the windows' 1.665 s (1.961 s before)."""
+    """Within every limit at every sample, passing validate, and 1.712 s: 2.8 % longer than
+    the windows' 1.665 s (1.961 s before the corners' ceilings; 1.75 s with the single
+    step's ramps at its corners alone, its start and end then steps of acceleration from
+    rest; 1.866 s with those ramps at its ends too, before Ramp.flat)."""
     model, traj, limits = _ur5_late_corner()
     out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, solver="reachability")
     assert hodyn_cli.check_limits(model, out, limits=limits).feasible
     assert hodyn_cli.validate_motion(model, out, samples=30).passed
-    assert opt.duration < 1.8, opt.duration
+    assert opt.duration < 1.72, opt.duration

@@ -836,7 +836,8 @@ class Optimal:
                             f"{slower:.3g} times the uniform scaling's")
                 pieces = rated
             rises[steps, scale] = rise
-            return reachability.played(pieces, path_orders, names, t0, reach, rise, step(scale))
+            return reachability.played(pieces, path_orders, names, t0, reach, rise, step(scale),
+                                       rated=higher)
 
         def fitted(motion: reachability.Played) -> Optimal:
             """The played motion scaled from rest onto the limits and resampled at the rate
@@ -917,7 +918,7 @@ class Optimal:
                       for (arc, law), (_, warped, _), g in zip(found, motion.laws, fields,
                                                                strict=True)]
             again = reachability.played(pieces, path_orders, names, t0, 0.0, rises[chosen],
-                                        step(chosen[1]))
+                                        step(chosen[1]), rated=higher)
             assert again is not None  # (played so before)
             return again
 

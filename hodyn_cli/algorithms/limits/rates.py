@@ -54,11 +54,13 @@ played x was down to 0.40 of the passes'), so on a piece without a corner it is 
 by smooth factors of at most ``1 / v`` (v: the largest share any limit uses at a point),
 never above the passes' law, a step at a time (:func:`_lifted`).
 
-A corner (a rest where the path turns, :mod:`~hodyn_cli.algorithms.limits.ramps`) is
-ramped into and out of over a rise that keeps the ramp's own jerk, torque rate and torque
-acceleration within SHARE of their limits (:func:`rise`); where that rise does not fit in
-the leg, the law leaves and reaches the corner at the path acceleration whose ramp fits
-(:func:`cornered`) rather than the ramp being cut short and the whole motion slowed.
+A corner (a rest where the path turns, :mod:`~hodyn_cli.algorithms.limits.ramps`), and a
+rest at the motion's own start or end (a robot held there has no acceleration: the law's
+step of q'' from it would be an infinite jerk), is ramped into and out of over a rise that
+keeps the ramp's own jerk, torque rate and torque acceleration within SHARE of their
+limits (:func:`rise`); where that rise does not fit in the leg, the law leaves and reaches
+the rest at the path acceleration whose ramp fits (:func:`cornered`) rather than the ramp
+being cut short and the whole motion slowed.
 """
 from __future__ import annotations
 
@@ -477,11 +479,16 @@ def cornered(pieces: list[tuple[reachability.Arc, reachability.Law]],
     return out, slowing
 
 
-def _corners(pieces: list) -> list[tuple[int, int]]:
-    """(piece, end: 0 its start, -1 its end) of each corner: where one piece ends and the
-    next starts."""
-    return [(i, end) for i in range(len(pieces))
-            for end, corner in ((0, i > 0), (-1, i < len(pieces) - 1)) if corner]
+def _corners(pieces: list[tuple[reachability.Arc, reachability.Law]]
+             ) -> list[tuple[int, int]]:
+    """(piece, end: 0 its start, -1 its end) of each rest ramped: every corner (where one
+    piece ends and the next starts) and the motion's own ends where at rest (a robot held
+    there has no acceleration: :func:`~hodyn_cli.algorithms.limits.reachability.played`'s
+    ``rated``)."""
+    last = len(pieces) - 1
+    return [(i, end) for i, (arc, _) in enumerate(pieces)
+            for end, ramped in ((0, i > 0 or arc.rest[0]), (-1, i < last or arc.rest[1]))
+            if ramped]
 
 
 def _ramped(arc: reachability.Arc, end: int,

@@ -63,7 +63,7 @@ from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.limits.bsplines import BSpline, blocks_of, coefficients_of, in_blocks, windowed
 from hodyn_cli.algorithms.limits.jets import compose, hermite_at
 from hodyn_cli.algorithms.limits.programme import PathLimit, between, path_limits, time_derivatives
-from hodyn_cli.algorithms.limits.ramps import TAIL, Ramp, Start
+from hodyn_cli.algorithms.limits.ramps import FLAT, TAIL, Ramp, Start
 from hodyn_cli.algorithms.limits.spaced import Spaced
 from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.core.model import Model
@@ -1493,8 +1493,8 @@ NEAR = 40
 
 
 def played(pieces: list[tuple[Arc, Law]], orders: int, names: tuple[str, ...],
-           t0: float = 0.0, reach: float = 0.0, rise: float = RAMP, step: float = 0.0
-           ) -> Played | None:
+           t0: float = 0.0, reach: float = 0.0, rise: float = RAMP, step: float = 0.0,
+           rated: bool = False) -> Played | None:
     """The motion along the pieces in turn (:class:`Played`: chunk by chunk), each law
     smoothed (:func:`smoothed`, the kernel ``reach`` seconds either side), lowered where
     that raised it above the law (:func:`lowered`) and sampled at its grid points (q ..
@@ -1504,8 +1504,13 @@ def played(pieces: list[tuple[Arc, Law]], orders: int, names: tuple[str, ...],
     :class:`~hodyn_cli.algorithms.limits.ramps.Ramp` of ``rise`` seconds (at most a ``2
     TAIL``-th of the piece; :data:`RAMP`, :func:`kernel`'s, where not given: a rise of 0
     has no ramp, and divided by zero), so that q' .. q^(5) vanish there from both sides; at
-    the motion's own ends, where at rest, on an output of ``step`` seconds (0: none), each
-    law warped by a :class:`~hodyn_cli.algorithms.limits.ramps.Start` (:func:`_start`: the
+    the motion's own ends, where at rest, ramped so too where ``rated`` (limits of higher
+    orders: a robot held at the rest has no acceleration, and the law's u there would be a
+    jump of q'' from it, an infinite jerk; every ramp then flat-topped,
+    :meth:`~hodyn_cli.algorithms.limits.ramps.Ramp.flat`, its jerk what
+    :func:`~hodyn_cli.algorithms.limits.rates.rise` sized), else on an output of ``step``
+    seconds (0: none)
+    warped by a :class:`~hodyn_cli.algorithms.limits.ramps.Start` (:func:`_start`: the
     jerk there that ``hodyn validate`` reads the step's scale from); None where the
     output needs a derivative of the law beyond x^(5) (orders > :data:`ORDERS`), or q^(6)
     through a corner (the warp leaves sigma^(6) there, and the direction q_sigma jumps: q^(6)
@@ -1516,8 +1521,9 @@ def played(pieces: list[tuple[Arc, Law]], orders: int, names: tuple[str, ...],
     start = t0
     for i, (arc, law) in enumerate(pieces):
         ends = (i == 0 and arc.rest[0], i == len(pieces) - 1 and arc.rest[1])
-        warped = _warped(law, reach, rise, (i > 0, i < len(pieces) - 1), orders,
-                         ends if step > 0 else (False, False), step)
+        ramps = (i > 0 or (rated and ends[0]), i < len(pieces) - 1 or (rated and ends[1]))
+        warped = _warped(law, reach, rise, ramps, orders,
+                         ends if step > 0 and not rated else (False, False), step, rated)
         laws.append((arc, warped, start))
         start += warped.duration
     return Played(laws, orders, names)
@@ -1715,15 +1721,16 @@ def _ends(sigma: Grid, x: np.ndarray) -> tuple[list[tuple[int, float]],
     return ends[0], ends[1]
 
 
-def _ramp(rise: float, duration: float) -> Ramp:
+def _ramp(rise: float, duration: float, flat: bool = False) -> Ramp:
     """The corners' ramp on a piece played in ``duration`` seconds: ``rise`` seconds and a
     tail of :data:`~hodyn_cli.algorithms.limits.ramps.TAIL` rises, within half the piece:
     where they are longer (a long rise for limits of higher orders,
     :func:`~hodyn_cli.algorithms.limits.rates.rise`: the Panda's torque rates asked for 78
     ms on legs of 0.6-0.84 s), a shorter tail, down to :data:`SHORTEST` rises (its
-    overshoot 0.57 % of u there, which the final fit pays), then a shorter rise."""
+    overshoot 0.57 % of u there, 0.84 % where ``flat``, which the final fit pays), then a
+    shorter rise; ``flat``: :meth:`~hodyn_cli.algorithms.limits.ramps.Ramp.flat`'s."""
     tail = min(TAIL, max(SHORTEST, duration / (2 * rise)))
-    return Ramp(min(rise, duration / (2 * tail)), tail)
+    return Ramp(min(rise, duration / (2 * tail)), tail, FLAT if flat else 0.0)
 
 
 def _times_along(x: LawSpline, sigma: Stored) -> Stored:
@@ -1749,7 +1756,8 @@ SHORTEST = 4
 
 
 def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orders: int = 5,
-            rests: tuple[bool, bool] = (False, False), step: float = 0.0) -> Warped:
+            rests: tuple[bool, bool] = (False, False), step: float = 0.0, flat: bool = False
+            ) -> Warped:
     """The played law of one piece (:class:`Warped`): its smoothed law, its points (its grid,
     and :data:`NEAR` more next to each corner) and their times from its start, the ramps of
     its corners and the warps of its ``rests`` (at the motion's own ends, on an output of
@@ -1776,7 +1784,7 @@ def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orde
         points.write(len(head) + a - 1, sigma[a : min(a + BLOCK, len(sigma) - 1)])
     points.write(len(points) - len(tail), tail)
     t = _times_along(x, points)
-    ramp = _ramp(rise, float(t[-1])) if any(corner) else None
+    ramp = _ramp(rise, float(t[-1]), flat) if any(corner) else None
     warps = [ramp if corner[i] else _start(x, points, t, i, peak, step) if rests[i] else None
              for i in (0, 1)]
     first, last = warps[0], t[-1:]

@@ -1,0 +1,87 @@
+"""With limits of higher orders (jerk, torque rate, torque acceleration), ``retime --optimal``
+starts and ends a motion at rest without a jump of acceleration (issue 37): a robot held
+before the motion has q'' = 0, and the law's path acceleration at the rest (reachability's
+fastest law from rest accelerates at once) would make its first sample's q'' a step from 0,
+an infinite jerk, what Franka's controller refuses. Reachability's law is ramped at the
+motion's own rests as at its corners (``reachability.played``'s ``ramped``; the ramp's rise
+from ``rates.rise``, its ceiling from ``rates.cornered``)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hodyn_cli
+from hodyn_cli.algorithms.planning.generate import generate
+
+URDF = Path(__file__).resolve().parents[1] / "urdf"
+#: benchmarks/bench_optimal_rates.py's ``panda-p2p`` waypoints: shares of each joint's
+#: position range about its middle
+TURNS = [[-0.3, 0.2, -0.2, 0.25, -0.2, 0.2, -0.1], [0.25, -0.15, 0.3, -0.2, 0.25, -0.2, 0.2],
+         [-0.1, 0.25, -0.25, 0.1, -0.3, 0.1, -0.25]]
+
+
+def _held(out, jerk: np.ndarray, scale: np.ndarray) -> None:
+    """At both ends the motion is at rest with q'' and q''' at 0 (against ``scale``, the
+    largest |q''| of the motion), and the jerk a held robot needs to follow its first and
+    last output steps, ``|q''| / h`` there, is within the limits (1 % for the sampled
+    ramp's own rise over a step)."""
+    D, t = out.derivatives, out.t
+    speed = np.abs(D[:, 1]).max(axis=0)
+    for end, step in ((0, t[1] - t[0]), (-1, t[-1] - t[-2])):
+        assert np.all(np.abs(D[end, 1]) <= 1e-12 * speed), (end, D[end, 1])
+        assert np.all(np.abs(D[end, 2]) <= 1e-9 * scale), (end, D[end, 2])
+        assert np.all(np.abs(D[end, 3]) <= 1e-6 * jerk), (end, D[end, 3])
+        neighbour = 1 if end == 0 else -2
+        assert np.all(np.abs(D[neighbour, 2]) / step <= 1.01 * jerk), (end, D[neighbour, 2])
+
+
+def test_the_panda_leaves_and_reaches_its_rests_without_a_step_of_acceleration():
+    """The Panda's point-to-point motion through a corner (100 Hz) with its published limits
+    (urdf/panda_limits.toml: jerk and torque rates among them), by reachability: q'' and
+    q''' vanish at its start and end (q'' was 4.3-11 rad/s^2 there before: the law's own
+    acceleration), the law within every limit at every sample and passing validate; its
+    corner's and its ends' ramps (Ramp.flat) cost ~27 ms each: 1.9935 s (1.9555 s with the
+    steps from rest; 2.0447 s with the single step's ramps, 40 ms each)."""
+    model = hodyn_cli.load_robot(str(URDF / "panda.urdf"))
+    low, high = model.limits[:, 0], model.limits[:, 1]
+    middle, half = (low + high) / 2, np.minimum((high - low) / 2, np.pi)
+    traj = generate(model, "point-to-point", waypoints=middle + half * np.array(TURNS),
+                    derivatives=4, segment_duration=0.6, rate=100.0)
+    limits = hodyn_cli.joint_limits(model, URDF / "panda_limits.toml")
+    out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, solver="reachability")
+    assert opt.used == "reachability"
+    jerk = limits.bands["jerk"][:, 1]
+    _held(out, jerk, np.abs(out.derivatives[:, 2]).max(axis=0))
+    assert hodyn_cli.check_limits(model, out, limits=limits).feasible
+    assert hodyn_cli.validate_motion(model, out, samples=30).passed
+    assert opt.duration == pytest.approx(1.9935, rel=2e-3)
+
+
+def test_a_two_link_leg_from_rest_starts_at_rest_in_acceleration_too(tmp_path):
+    """The real CLI on a 2R leg from rest to rest (1 kHz) with --jerk 50: the output's first
+    and last samples have q'' = 0 (the law kept before, 0.666 s, started at q'' = 8.93
+    rad/s^2: a held robot's infinite jerk; auto now keeps the windows' 0.871 s, which
+    reachability's ramped law, 6.6 times its passes' law, does not beat)."""
+    points = tmp_path / "waypoints.csv"
+    points.write_text("joint1,joint2\n0,0\n1.0,0.3\n")
+    leg, out = tmp_path / "leg.csv", tmp_path / "out.csv"
+    hodyn = [sys.executable, "-m", "hodyn_cli"]
+    robot = str(URDF / "planar_2r.urdf")
+    for args in (["generate", robot, "--kind", "point-to-point", "--waypoints", str(points),
+                  "--segment-duration", "0.3", "--rate", "1000", "--allow-limit-violation",
+                  "-o", str(leg)],
+                 ["retime", robot, str(leg), "--optimal", "--jerk", "50", "-o", str(out)],
+                 ["validate", robot, str(out)]):
+        run = subprocess.run(hodyn + args + ["-q"], capture_output=True, text=True)
+        assert run.returncode == 0, (args[0], run.stderr)
+    data = np.genfromtxt(out, delimiter=",", names=True)
+    t = data["t"]
+    for joint in ("joint1", "joint2"):
+        qd, qdd = data[f"qd_{joint}"], data[f"qdd_{joint}"]
+        assert abs(qd[0]) <= 1e-12 * np.abs(qd).max() and abs(qd[-1]) <= 1e-12 * np.abs(qd).max()
+        assert abs(qdd[0]) <= 1e-9 * np.abs(qdd).max() and abs(qdd[-1]) <= 1e-9 * np.abs(qdd).max()
+        assert abs(qdd[1]) / (t[1] - t[0]) <= 50 * 1.01 and abs(qdd[-2]) / (t[-1] - t[-2]) <= 50.5
+    assert t[-1] == pytest.approx(0.87061, rel=1e-4)  # (the windows' law)
