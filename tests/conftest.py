@@ -32,10 +32,45 @@ os.environ["XLA_FLAGS"] = " ".join([os.environ.get("XLA_FLAGS", ""),
 # any worker or command the tests start (they inherit it); one place for every run, so a
 # rerun loads what the last one compiled (~18 s of CPU of the GPU tests' 42 s cold), as
 # ~/.cache did (tests/test_gpu_backend.py keeps its own in pytest's cache where the
-# cacheprovider runs).
+# cacheprovider runs). Every program kept, not only those that took over a second (JAX's
+# default, hodyn's for a user): at the tests' optimization level most compile in less, and
+# a rerun compiled them again (tests/test_gpu_backend.py without the cacheprovider: 21 s of
+# CPU a rerun, 11 s with them kept).
 JAX_PROGRAMS = Path(tempfile.gettempdir()) / f"hodyn-tests-jax-{getpass.getuser()}"
 JAX_PROGRAMS.mkdir(mode=0o700, exist_ok=True)
 os.environ["JAX_COMPILATION_CACHE_DIR"] = str(JAX_PROGRAMS)
+os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"
+
+
+def _click_command_once_per_app() -> None:
+    """typer turns every command's signature into click's parameters each time an app is
+    called or given to its CliRunner (``typer.main.get_command``: ~30 ms of CPU for hodyn's
+    whole app, most of an in-process test's quick command), and the tests call the command
+    line in process ~2000 times. Here it is made once per app: an app is known by what
+    typer reads of it (its attributes, its registered commands and groups with their
+    callbacks), and a click command holds nothing of a run (each run gets its own context),
+    as in ``hodyn``, which makes it once per process too."""
+    import typer.main
+    import typer.testing
+
+    made: dict[tuple, tuple] = {}
+    build = typer.main.get_command
+
+    def get_command(typer_instance):
+        parts = sorted(vars(typer_instance).items())
+        key = tuple((name, tuple((id(item), id(getattr(item, "callback", None)))
+                                 for item in value) if isinstance(value, list) else id(value))
+                    for name, value in parts)
+        if key not in made:   # (parts kept: the objects whose ids make the key stay alive)
+            made[key] = ([value for _, value in parts], build(typer_instance))
+        return made[key][1]
+
+    typer.main.get_command = get_command   # (typer's Typer.__call__ looks it up there)
+    if hasattr(typer.testing, "_get_command"):   # (its CliRunner imported it by that name)
+        typer.testing._get_command = get_command
+
+
+_click_command_once_per_app()
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -534,3 +569,37 @@ def optimal_notice(res, traj) -> str:
     assert res.exit_code == 0, res.output
     return next(line for line in res.output.splitlines()
                 if line.startswith(f"hodyn: notice: {traj}:") and "along its path" in line)
+
+
+def toppra_torque(model, band: np.ndarray, discretization: str = "Interpolation", **dynamics):
+    """toppra's ``JointTorqueConstraint`` within ``band`` (n, 2) on hodyn's inverse dynamics
+    (``dynamics``: its gravity), no dry friction: toppra's own constraint, whose three sweeps
+    of the dynamics over the grid (tau(q, 0, 0), tau(q, 0, q'), tau(q, q', q'')) are made
+    batched before toppra asks for them one grid point at a time (3 calls a point: on the
+    iiwa's 4000 points, 10 of a toppra run's 13 s of CPU). A call for another state (none
+    where toppra is unchanged) is computed as asked."""
+    import toppra.constraint as constraint
+
+    import hodyn_cli
+
+    def tau(q, qd, qdd):
+        return hodyn_cli.inverse_dynamics(model, q, qd, qdd, order=0, **dynamics).tau
+
+    class Batched(constraint.JointTorqueConstraint):
+        def compute_constraint_params(self, path, gridpoints):
+            p, ps, pss = path.eval(gridpoints), path.evald(gridpoints), path.evaldd(gridpoints)
+            zero = np.zeros_like(p)
+            known = {}
+            for qd, qdd in ((zero, zero), (zero, ps), (ps, pss)):
+                known |= {(a.tobytes(), b.tobytes(), c.tobytes()): row for a, b, c, row
+                          in zip(p, qd, qdd, tau(p, qd, qdd), strict=True)}
+
+            def lookup(q, qd, qdd):
+                row = known.get((q.tobytes(), qd.tobytes(), qdd.tobytes()))
+                return tau(q, qd, qdd) if row is None else row
+
+            self.inv_dyn = lookup
+            return super().compute_constraint_params(path, gridpoints)
+
+    return Batched(tau, band, np.zeros(len(band)),
+                   getattr(constraint.DiscretizationType, discretization))

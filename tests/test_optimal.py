@@ -22,6 +22,7 @@ from conftest import (
     pin_configuration,
     pinocchio_model,
     stencil_times,
+    toppra_torque,
 )
 from hodyn_cli.algorithms.limits import feasibility, optimal, programme
 from hodyn_cli.algorithms.limits.feasibility import torque_order
@@ -484,13 +485,7 @@ def toppra_duration(model, traj, velocity, torque, sd_start, sd_end, grid=2000, 
     ta.setup_logging("WARNING")
     path = type("Path", (ta.interpolator.AbstractGeometricPath,), dict(vars(_Path)))(traj)
     kw = {} if gravity is None else {"gravity": gravity}
-
-    def inverse_dynamics(q, qd, qdd):
-        return hodyn_cli.inverse_dynamics(model, q, qd, qdd, order=0, **kw).tau
-
-    cs = [constraint.JointVelocityConstraint(velocity),
-          constraint.JointTorqueConstraint(inverse_dynamics, torque, np.zeros(len(torque)),
-                                           constraint.DiscretizationType.Interpolation)]
+    cs = [constraint.JointVelocityConstraint(velocity), toppra_torque(model, torque, **kw)]
     inst = algo.TOPPRA(cs, path, gridpoints=np.linspace(traj.t[0], traj.t[-1], grid + 1),
                        parametrizer="ParametrizeConstAccel")
     return inst, inst.compute_trajectory(sd_start, sd_end)
@@ -547,14 +542,8 @@ def _toppra_lines(model, waypoints: np.ndarray, points: int = 1000) -> float:
 
     ta.setup_logging("WARNING")
     vel, eff = model.velocity_limits, model.effort_limits
-
-    def inverse_dynamics(q, qd, qdd):
-        return hodyn_cli.inverse_dynamics(model, q, qd, qdd, order=0).tau
-
     cs = [constraint.JointVelocityConstraint(np.column_stack([-vel, vel])),
-          constraint.JointTorqueConstraint(inverse_dynamics, np.column_stack([-eff, eff]),
-                                           np.zeros(model.n),
-                                           constraint.DiscretizationType.Interpolation)]
+          toppra_torque(model, np.column_stack([-eff, eff]))]
     return sum(algo.TOPPRA(cs, ta.SplineInterpolator([0.0, 1.0], np.stack([a, b])),
                            gridpoints=np.linspace(0.0, 1.0, points + 1),
                            parametrizer="ParametrizeConstAccel").compute_trajectory(0.0, 0.0)

@@ -9,7 +9,7 @@ from test_base_parameters import public_robot
 from test_optimal import IIWA, IIWA_REST, _toppra_lines, run
 
 import hodyn_cli
-from conftest import URDF, peak_rss_mib
+from conftest import URDF, peak_rss_mib, toppra_torque
 from hodyn_cli import api
 from hodyn_cli.algorithms.limits import bsplines, reachability, stored
 from hodyn_cli.algorithms.limits.programme import path_limits
@@ -56,15 +56,10 @@ def test_controllable_sets_match_toppra():
         def path_interval(self):
             return arc.sigma[[0, -1]]
 
-    def inverse_dynamics(q, qd, qdd):
-        return hodyn_cli.inverse_dynamics(model, q, qd, qdd, order=0).tau
-
     ta.setup_logging("WARNING")
     vel, eff = model.velocity_limits, model.effort_limits
     cs = [constraint.JointVelocityConstraint(np.column_stack([-vel, vel])),
-          constraint.JointTorqueConstraint(inverse_dynamics, np.column_stack([-eff, eff]),
-                                           np.zeros(model.n),
-                                           constraint.DiscretizationType.Collocation)]
+          toppra_torque(model, np.column_stack([-eff, eff]), "Collocation")]
     peer = algo.TOPPRA(cs, Along(), gridpoints=arc.sigma).compute_controllable_sets(0.0, 0.0)
     assert np.abs(K - peer).max() <= 1e-6 * np.nanmax(peer), np.abs(K - peer).max()
     law = reachability.greedy(rows, np.diff(arc.sigma), K, 0.0, arc.sigma)
