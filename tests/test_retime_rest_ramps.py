@@ -64,7 +64,7 @@ def test_a_two_link_leg_from_rest_starts_at_rest_in_acceleration_too(tmp_path):
     """The real CLI on a 2R leg from rest to rest (1 kHz) with --jerk 50: the output's first
     and last samples have q'' = 0 (the law kept before, 0.666 s, started at q'' = 8.93
     rad/s^2: a held robot's infinite jerk; auto now keeps the windows' 0.871 s, which
-    reachability's ramped law, 6.6 times its passes' law, does not beat)."""
+    reachability's ramped law, 5.45 times its passes' law, does not beat)."""
     points = tmp_path / "waypoints.csv"
     points.write_text("joint1,joint2\n0,0\n1.0,0.3\n")
     leg, out = tmp_path / "leg.csv", tmp_path / "out.csv"

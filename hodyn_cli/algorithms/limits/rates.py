@@ -446,8 +446,7 @@ def shape(pieces: list[tuple[reachability.Arc, reachability.Law]],
     the motion for it, and its torque acceleration, the flat step's the steeper, decided
     that (the iiwa's point-to-point motion with its limits file, ramps of 0.36-0.52 s asked
     on legs of ~0.85 s: 1.7716 s at 1 kHz and 1.7954 s at 50 Hz with the single step,
-    1.9764 s and 1.8515 s with the flat one, though the slowing :func:`cornered` foresees
-    from their jerk was the flat one's the lesser)."""
+    1.9764 s and 1.8515 s with the flat one)."""
     cut = cornered(pieces, limits, FLAT)[1] > 1
     if cut and any(j == 2 for i, end in _corners(pieces)
                    for j, _, _ in _ramped(pieces[i][0], end, limits, FLAT)):
