@@ -48,8 +48,8 @@ iiwa's Fourier path with ``--jerk 100``, and the law 1.5 % longer than the windo
 **A step** maximises the duration's first-order decrease subject to every row and a trust
 region (x changes by at most :data:`TRUST` of itself at each grid point), the rows brought
 in by constraint generation (:func:`_programme`: the last step's active rows, from its
-final basis, and those within :data:`NEAR` of their bound first, then the most violated one
-per limit, joint and quarter knot interval, until none is; each solve within the windows'
+final basis, first, then the most violated one per limit, joint and quarter knot interval,
+until none is beyond its bound by :data:`VIOLATED`; each solve within the windows'
 budget: ``programme.SIMPLEX_ITERATIONS`` a column, then the interior point for
 ``programme.IPM_ITERATIONS``, past which the law so far is the answer); its
 law is kept where it is within every limit at the grid points (to
@@ -66,6 +66,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -105,12 +106,19 @@ TRUST = 0.3
 GROW = 2.0
 WIDEST = 2.4
 BOUND = 0.99
-#: rows this close to their bound (a share of it) at the current law start in a programme
+#: the first programme (no basis carried) starts with the rows this close to their bound (a
+#: share of it) at the current law
 NEAR = 0.03
 #: rounds of constraint generation at most in a programme
 GENERATIONS = 16
-#: a row beyond its bound by more than this share of it is added to the programme
-VIOLATED = 1e-4
+#: a row beyond its bound by more than this share of it is added to the programme. A
+#: programme starts from the last one's active rows alone and adds the rows its solutions
+#: break: a law beyond the rows it does not hold by up to this much, which the final fit
+#: then slows the whole motion for, so it is small (at 1e-4, with the rows within 3 % of
+#: their bounds held from the start, HiGHS's time was twice this one's on the UR10's and
+#: the iiwa's Fourier paths with --jerk; without those rows at 1e-4 the outputs were up to
+#: 5e-5 longer and the iiwa's 1 kHz one failed validate; benchmarks/README.md, jerk1s)
+VIOLATED = 3e-6
 #: grids of more points are left as the rounds played them (one programme over the whole
 #: grid: its unknowns M / KNOTS)
 MOST = 40_000
@@ -565,10 +573,12 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray
                ) -> tuple[np.ndarray | None, _Rows]:
     """One step's linear programme (module docstring): the correction's coefficients
     (``free`` ones; 0 elsewhere), None where HiGHS finds none; and its rows and basis, for
-    the next. ``previous``: the last programme's (same models and columns): its rows come
-    first, in its order, then those near their bounds that it lacked, and HiGHS starts from
-    its basis (the rows it had to add are those this one would add again, each a re-solve;
-    from scratch, the first solve of each step took 340-700 simplex iterations)."""
+    the next. ``previous``: the last programme's (same models and columns): its active
+    rows are this one's first, in its order, and HiGHS starts from its basis (the rows it
+    had to add are those this one would add again, each a re-solve; from scratch, the first
+    solve of each step took 340-700 simplex iterations); the rows its solutions break come
+    in after them (rows merely near their bounds at the start, ~3 times as many, each cost
+    HiGHS ~1 us at every re-solve)."""
     M, n = len(x0), D.n
     rest = REST * float(x0.max())
     cols = np.flatnonzero(free)
@@ -605,8 +615,9 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray
     none = np.zeros(0, dtype=int)
     rows = _Rows(none, none, none, None) if carried is None else replace(carried, basis=None)
     _hold(rows, held, in_region)
-    near = [np.nonzero(sign * bound < NEAR * size) for _, _, bound, size, sign in sides]
-    rows = _joined(rows, _fresh(near, held, in_region, np.zeros(0, dtype=int)))
+    if carried is None:
+        near = [np.nonzero(sign * bound < NEAR * size) for _, _, bound, size, sign in sides]
+        rows = _fresh(near, held, in_region, np.zeros(0, dtype=int))
     _impose(lp, basis, sides, rows, span, down)
     if carried is not None:  # (its rows first, in its order: its basis is theirs)
         lp.start(carried.basis)
@@ -621,7 +632,8 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray
                    for c in model.changes(dX[model.a : model.a + len(model.base)], rest)]
         broken = []
         for (_, _, bound, size, sign), change, top in zip(sides, changes, beyond, strict=True):
-            p, j = np.nonzero(sign * (change - top) > 0)
+            # (``sign (change - top) > 0`` as one comparison: no temporaries)
+            p, j = np.nonzero(change > top if sign > 0 else change < top)
             broken.append(tuple(_worst(p, j, sign * (change[p, j] - bound[p, j])
                                        / size[p, j]).T))
         left = (dX[:, 0] > span * (1 + VIOLATED)) | (-dX[:, 0] > down * (1 + VIOLATED))
@@ -643,9 +655,11 @@ def _active(rows: _Rows) -> _Rows:
     import highspy
 
     basic = highspy.HighsBasisStatus.kBasic
-    status = rows.basis.row_status
-    keep = np.array([v != basic for v in status], dtype=bool)
-    rows.basis.row_status = [v for v in status if v != basic]
+    status = rows.basis.row_status  # (a new list at each read: once)
+    # (the statuses compared by map and kept by compress, in C: the comprehensions' Python
+    # loop over every row cost ~2.5 ms a programme of 15 000 rows)
+    keep = np.fromiter(map(basic.__ne__, status), dtype=bool, count=len(status))
+    rows.basis.row_status = list(compress(status, keep))
     return _Rows(rows.side[keep], rows.point[keep], rows.joint[keep], rows.basis)
 
 
