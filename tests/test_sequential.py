@@ -496,6 +496,33 @@ def test_a_carried_programme_starts_from_the_last_ones_active_rows_alone(iiwa, m
     assert worst <= 1e-5
 
 
+def test_the_first_programme_re_solves_rows_that_outnumber_its_own_from_scratch(
+        iiwa, monkeypatch):
+    """The first programme (no basis carried) solves on the rows near their bounds, then
+    adds those its solution breaks: where they outnumber the rows it held, from scratch
+    (LP.afresh), not from the basis of the few, which ran out of highs.FROM_BASIS first on
+    every such input (20-50 ms of HiGHS's CPU each); the law the same."""
+    from hodyn_cli.algorithms.limits import highs
+
+    sigma, x, limits, X = iiwa
+    D = sequential._basis(sigma, x)
+    free = np.zeros(D.n, dtype=bool)
+    free[sequential.FROZEN : D.n - sequential.FROZEN] = True
+    models = [sequential._Model.of(limit, X, 0) for limit in limits]
+    runs = []
+    run = highs.LP._run
+
+    def logged(self, solver, iterations):
+        runs.append((self._highs.getBasis().valid, self.rows))
+        return run(self, solver, iterations)
+
+    monkeypatch.setattr(highs.LP, "_run", logged)
+    delta, _ = sequential._programme(models, D, free, X[:, 0], sigma, sequential.TRUST)
+    assert delta is not None and len(runs) > 2
+    for (_, before), (warm, rows) in zip(runs[:-1], runs[1:], strict=True):
+        assert not (warm and rows > 2 * before), runs
+
+
 def test_the_changes_checked_are_each_sides_rows_times_the_change(iiwa):
     """_Model.changes (the violation check's, the gradient's product once per limit): each
     side's coefficients (sides) times dX, for both forms, at rest too."""

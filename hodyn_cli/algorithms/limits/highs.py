@@ -152,6 +152,14 @@ class LP:
             basis = whole
         self._highs.setBasis(basis)
 
+    def afresh(self) -> None:
+        """The next solve starts from scratch (presolve, then the whole budget), its basis
+        dropped: where the rows added since outnumber those it was found with, the dual
+        simplex from it runs out of :data:`FROM_BASIS` and starts again from scratch anyway
+        (every first programme of the sequential programmes on benchmarks/README.md's
+        Fourier inputs with jerk limits: 20-50 ms of HiGHS's CPU each, jerk1s)."""
+        self._highs.clearSolver()
+
     def solve(self, iterations: int | None = None, ipm: int | None = None
               ) -> np.ndarray | None:
         """The optimal c (None: the programme is infeasible, unbounded or HiGHS fails on it).

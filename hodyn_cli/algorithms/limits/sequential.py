@@ -640,6 +640,9 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray
         new = _fresh(broken, held, in_region, np.flatnonzero(left))
         if not len(new.side) or generation == GENERATIONS - 1:
             break
+        if carried is None and len(new.side) > lp.rows:  # (the first programme's basis,
+            # found on the rows near their bounds alone, no start for more rows again: LP.afresh)
+            lp.afresh()
         _impose(lp, basis, sides, new, span, down)
         rows = _joined(rows, new)
     out = np.zeros(n)
