@@ -48,8 +48,9 @@ iiwa's Fourier path with ``--jerk 100``, and the law 1.5 % longer than the windo
 **A step** maximises the duration's first-order decrease subject to every row and a trust
 region (x changes by at most :data:`TRUST` of itself at each grid point), the rows brought
 in by constraint generation (:func:`_programme`: the last step's active rows, from its
-final basis, first, then the most violated one per limit, joint and quarter knot interval,
-until none is beyond its bound by :data:`VIOLATED`; each solve within the windows'
+final basis, first (the first step's: those within :data:`NEAR` of their bound), then the
+most violated one per limit, joint and quarter knot interval, until none is beyond its
+bound by :data:`VIOLATED`; each solve within the windows'
 budget: ``programme.SIMPLEX_ITERATIONS`` a column, then the interior point for
 ``programme.IPM_ITERATIONS``, past which the law so far is the answer); its
 law is kept where it is within every limit at the grid points (to
@@ -114,10 +115,11 @@ GENERATIONS = 16
 #: a row beyond its bound by more than this share of it is added to the programme. A
 #: programme starts from the last one's active rows alone and adds the rows its solutions
 #: break: a law beyond the rows it does not hold by up to this much, which the final fit
-#: then slows the whole motion for, so it is small (at 1e-4, with the rows within 3 % of
-#: their bounds held from the start, HiGHS's time was twice this one's on the UR10's and
-#: the iiwa's Fourier paths with --jerk; without those rows at 1e-4 the outputs were up to
-#: 5e-5 longer and the iiwa's 1 kHz one failed validate; benchmarks/README.md, jerk1s)
+#: then slows the whole motion for, so it is small (at 1e-4, with the rows within NEAR of
+#: their bounds held from the start of every programme, HiGHS's CPU was 1.4-1.8 times this
+#: one's on the UR10's and the iiwa's Fourier paths with --jerk; without those rows at 1e-4
+#: the outputs were up to 5e-5 longer and the iiwa's 1 kHz one failed validate; at 1e-5,
+#: 7e-6 longer on the iiwa's; benchmarks/README.md, jerk1s)
 VIOLATED = 3e-6
 #: grids of more points are left as the rounds played them (one programme over the whole
 #: grid: its unknowns M / KNOTS)
