@@ -1,9 +1,11 @@
-"""issue 37: the final fit's resamplings (optimal.Optimal._resampled) slow a law whose output
-samples land beyond a limit by a hair by about that much, not by optimal.CLOSE / 4 at once:
+"""issue 37: the final fit's resamplings from rest (optimal.Optimal._resampled: reachability's
+played motion, the uniform scaling) slow a law whose output samples land beyond a limit by a
+hair by about that much, not by optimal.CLOSE / 4 at once:
 the jump made the duration of ``retime --optimal`` move by 5e-5 with any change of the law
 (the SO-101's Fourier path with --jerk 50: a sample 1.2e-7 beyond, the law 1e-7 shorter, the
 output 5.0e-5 longer; benchmarks/README.md, jerk1s). A long motion's samples, beyond afresh
-at every fit, are still slowed by CLOSE / 4 from the second time on. The fit is a stub here:
+at every fit, are still slowed by CLOSE / 4 from the second time on; the windows' fits by
+CLOSE / 4 at once, as before. The fit is a stub here:
 its samples fit from a slowing ``need`` on, each as far beyond as ``need`` is above the
 slowing tried (no dynamics)."""
 
@@ -28,7 +30,7 @@ class _Fit:
         return None
 
 
-def _resampled(needs: list[float]) -> tuple[bool, float, list[float]]:
+def _resampled(needs: list[float], from_rest: bool = True) -> tuple[bool, float, list[float]]:
     """_resampled of a law fitted at speed-up 1 whose i-th resampling needs the slowing
     ``needs[i]`` (the last one's from then on): (its verdict, its scale, the scales tried)."""
     tried: list[float] = []
@@ -46,7 +48,7 @@ def _resampled(needs: list[float]) -> tuple[bool, float, list[float]]:
             return _Fit(), Binding(scale / need, "jerk", "j1", 0, 0.0, 50.0, 50.0), 0.0
 
     stub = Stub()
-    done = stub._resampled(lambda: [], from_rest=True)
+    done = stub._resampled(lambda: [], from_rest=from_rest)
     return done, stub.scale, tried
 
 
@@ -68,3 +70,13 @@ def test_samples_beyond_afresh_at_every_fit_are_slowed_by_close_over_4_the_secon
     assert len(tried) == 3 <= optimal.RESAMPLES
     assert tried[1] == pytest.approx((1 + 1e-5) ** 2, rel=1e-12)
     assert scale == pytest.approx(tried[1] * (1 + optimal.CLOSE / 4), rel=1e-12)
+
+
+def test_the_windows_fits_slow_a_sample_beyond_by_close_over_4_at_once():
+    """Not from rest (the windows' law): CLOSE / 4 at the first resampling beyond, as before
+    (where HiGHS gives the windows no law, their start gives way to the uniform scaling by
+    it: tests/test_optimal_solver_reason.py)."""
+    done, scale, tried = _resampled([1 + 1e-7], from_rest=False)
+    assert done
+    assert scale == pytest.approx(1 + optimal.CLOSE / 4, rel=1e-12)
+    assert len(tried) == 2

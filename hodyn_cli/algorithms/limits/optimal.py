@@ -1337,16 +1337,19 @@ class Optimal:
                     break
             elif found.k > 1 and (beyond is None or found.k > beyond[0].k):
                 beyond = (found, scale)
-            # beyond: as far again inside, and from the second time on at least CLOSE / 4 (a
-            # long motion's samples, moved along the path, leave their limits by ~1e-5 afresh
-            # at every fit: 10^5 samples of the iiwa's cosine were beyond by 1.3e-5, 3.7e-6,
-            # 2.1e-5 in turn, and the law 3.4 % faster than the uniform scaling was dropped
-            # for it); the first time as far again alone: one sample beyond by a hair, slowed
-            # by CLOSE / 4 at once, made the final duration jump by 5e-5 with any change of
-            # the law (the SO-101's Fourier path with --jerk 50: 1.2e-7 beyond, the law
-            # 1e-7 shorter, the output 5.0e-5 longer; benchmarks/README.md, jerk1s)
+            # beyond: as far again inside, and at least CLOSE / 4 (a long motion's samples,
+            # moved along the path, leave their limits by ~1e-5 afresh at every fit: 10^5
+            # samples of the iiwa's cosine were beyond by 1.3e-5, 3.7e-6, 2.1e-5 in turn, and
+            # the law 3.4 % faster than the uniform scaling was dropped for it); from rest
+            # (reachability's played motion, the uniform scaling) the first time as far again
+            # alone: one sample beyond by a hair, slowed by CLOSE / 4 at once, made the final
+            # duration jump by 5e-5 with any change of the law (the SO-101's Fourier path
+            # with --jerk 50: 1.2e-7 beyond, the law 1e-7 shorter, the output 5.0e-5 longer;
+            # benchmarks/README.md, jerk1s). Not the windows' fits: where HiGHS gives them
+            # no law, their start, the uniform law, gave way to the uniform scaling by that
+            # slowing alone (tests/test_optimal_solver_reason.py)
             if found.k > 1:
-                k = max(found.k**2, 1 + CLOSE / 4) if overs else found.k**2
+                k = max(found.k**2, 1 + CLOSE / 4) if overs or not from_rest else found.k**2
                 overs += 1
             else:
                 k = found.k
