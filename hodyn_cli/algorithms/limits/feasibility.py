@@ -32,6 +32,7 @@ from hodyn_cli.algorithms.limits.contact_laws import (
     floating_laws,
     wrench_key,
 )
+from hodyn_cli.algorithms.limits.rests import RestEnds
 from hodyn_cli.algorithms.limits.scaling import (
     TOLERANCE,
     Law,
@@ -50,9 +51,10 @@ from hodyn_cli.modeling.limits import JOINT_ORDERS, TORQUES, Limits, torque_orde
 
 # (torque_order and its tables are the limits' own, here for this module's users: api's
 # torque_order reads them without the kernels this module imports)
-__all__ = ["QUANTITIES", "CONTACT_QUANTITIES", "Quantity", "TORQUES", "JOINT_ORDERS",
-           "torque_order", "requirements", "series_laws", "limited_series", "Row", "Envelope",
-           "Check", "Binding", "Retiming", "ScaleSearch", "Infeasible", "Unlimited"]
+__all__ = ["QUANTITIES", "CONTACT_QUANTITIES", "REST_QUANTITY", "STEPPED", "Quantity",
+           "TORQUES", "JOINT_ORDERS", "torque_order", "requirements", "series_laws",
+           "limited_series", "Row", "Envelope", "Check", "Binding", "Retiming", "ScaleSearch",
+           "Infeasible", "Unlimited"]
 
 
 class Unlimited(HodynError):
@@ -97,6 +99,15 @@ CONTACT_QUANTITIES = (
     Quantity("cop_x", "centre of pressure x", ("contact",), ("m", "m"), ""),
     Quantity("cop_y", "centre of pressure y", ("contact",), ("m", "m"), ""),
 )
+#: q'' at the motion's ends at rest (:mod:`~hodyn_cli.algorithms.limits.rests`): 0 where a
+#: jerk, torque-rate or torque-acceleration limit is checked, else the held robot's
+#: acceleration steps there (unbounded jerk and torque rates); a row per joint those limits
+#: bound, only for a motion that starts or ends at rest
+REST_QUANTITY = Quantity("rest_acceleration", "acceleration at rest", ("qdd",),
+                         ("rad/s^2", "m/s^2"), "")
+#: the limits whose quantities a step of acceleration makes unbounded: the joint's own jerk;
+#: the torques' rates, which every joint's q'' moves (tau = M(q) q'' + ...)
+STEPPED = ("jerk", "torque_rate", "torque_acceleration")
 
 
 def requirements(model: Model, drives: Drives | None, order: int, kind: str = "full",
@@ -197,12 +208,16 @@ class Row:
     @property
     def label(self) -> str:
         """The quantity's name in words (``"friction cone"``: :class:`Quantity`'s label)."""
-        return next(q.label for q in QUANTITIES + CONTACT_QUANTITIES if q.key == self.quantity)
+        return next(q.label for q in QUANTITIES + CONTACT_QUANTITIES + (REST_QUANTITY,)
+                    if q.key == self.quantity)
 
     @property
     def margin(self) -> float | None:
-        """Room left at the worst sample, % of the half-width (negative: beyond the limit)."""
-        return None if self.value is None else 100.0 * (1.0 - self.usage)
+        """Room left at the worst sample, % of the half-width (negative: beyond the limit;
+        None where it has none: an :data:`REST_QUANTITY`'s band is 0)."""
+        if self.value is None or not np.isfinite(self.usage):
+            return None
+        return 100.0 * (1.0 - self.usage)
 
     @property
     def limit(self) -> float:
@@ -253,7 +268,8 @@ class Check:
     (:meth:`add`); ``rows`` and ``feasible`` at the end. ``envelopes``: keep a plot's worth of
     every checked series (``"<quantity key>/<series>"`` -> :class:`Envelope`). ``contacts``:
     each one's friction cone and sole (:data:`CONTACT_QUANTITIES`) from the laws of its
-    wrench (a row each, ``joint`` the contact's name)."""
+    wrench (a row each, ``joint`` the contact's name). With limits of :data:`STEPPED`
+    quantities, a motion's ends at rest are rows too (:data:`REST_QUANTITY`, last)."""
 
     #: a value beyond its limit by more than this share of it is a violation (the scaling's)
     tolerance = TOLERANCE
@@ -261,7 +277,9 @@ class Check:
     def __init__(self, model: Model, limits: Limits, envelopes: bool = False,
                  contacts: tuple[Contact, ...] = ()):
         self.model, self.limits, self.contacts = model, limits, contacts
-        self.rows: list[Row] = []
+        self._rows: list[Row] = []
+        self._ends = RestEnds()
+        self._end_names: tuple[str, ...] = ()  # the coordinates of q' and q'' there
         self.envelopes: dict[str, Envelope] | None = {} if envelopes else None
         self._plan: list[tuple[Quantity, str, list[int], list[Row]]] | None = None
         self._contact_rows: list[tuple[Contact, list[Row]]] = []
@@ -286,7 +304,7 @@ class Check:
                 row = Row(quantity.key, name, _unit(quantity, model, j), float(band[j, 0]),
                           float(band[j, 1]), self.limits.origin[quantity.key][j],
                           checked=series is not None, reason=reason)
-                self.rows.append(row)
+                self._rows.append(row)
                 if series is not None:
                     cols, rows = rows_by_series.setdefault(series, ([], []))
                     cols.append(laws[series].joint_names.index(name))
@@ -298,7 +316,7 @@ class Check:
             if c.kind == "surface" and c.sole is not None:  # a surface has its sole
                 rows += [Row(key, c.name, "m", -size / 2, size / 2, "file")
                          for key, size in zip(("cop_x", "cop_y"), c.sole, strict=True)]
-            self.rows += rows
+            self._rows += rows
             self._contact_rows.append((c, rows))
 
     def add(self, laws: dict[str, Law], t: np.ndarray | None) -> None:
@@ -308,6 +326,9 @@ class Check:
             self.has_t = t is not None
         start, N = self.n_samples, len(next(iter(laws.values())).coefficients)
         when = t if t is not None else np.arange(start, start + N, dtype=float)
+        if "qd" in laws and "qdd" in laws:
+            self._ends.add(laws["qd"].at(1.0), laws["qdd"].at(1.0), t, start)
+            self._end_names = laws["qd"].joint_names
         for contact, rows in self._contact_rows:
             self._add_contact(contact, rows, laws[wrench_key(contact)].at(1.0), t, when, start)
         for quantity, series, cols, rows in self._plan or ():
@@ -348,6 +369,39 @@ class Check:
             if self.envelopes is not None:
                 self.envelopes.setdefault(f"{row.quantity}/contact/{contact.name}",
                                           Envelope()).add(when, v[:, None])
+
+    @property
+    def rows(self) -> list[Row]:
+        """A row per (quantity, joint) with a limit; then, for a motion at rest at an end,
+        one per joint whose q'' a :data:`STEPPED` limit needs at 0 there (:meth:`_rests`)."""
+        return self._rows + self._rests()
+
+    def _rests(self) -> list[Row]:
+        """:data:`REST_QUANTITY`'s rows: per joint a checked jerk limit bounds (every joint
+        where a torque rate or acceleration is checked), its q'' at the ends at rest: ok where
+        0 at each (:mod:`~hodyn_cli.algorithms.limits.rests`), else violated at each end it
+        steps at (the value, sample and time: the larger step's)."""
+        rests = self._ends.rests()
+        bound = [r for r in self._rows if r.quantity in STEPPED and r.checked]
+        if not rests or not bound:
+            return []
+        origin = {r.joint: r.origin for r in bound if r.quantity == "jerk"}
+        if any(r.quantity != "jerk" for r in bound):
+            moved = next(r.origin for r in bound if r.quantity != "jerk")
+            origin |= {name: origin.get(name, moved) for name in self._end_names}
+        stepped = {(end.sample, c) for end, c, _ in self._ends.steps()}
+        rows = []
+        for c, name in enumerate(self._end_names):
+            if name not in origin or name not in self.model.joint_names:
+                continue  # (a multi-DOF joint's coordinate: its limits are not per joint)
+            end = max(rests, key=lambda end: abs(end.qdd[c]))
+            steps = sum((rest.sample, c) in stepped for rest in rests)
+            rows.append(Row(REST_QUANTITY.key, name,
+                            _unit(REST_QUANTITY, self.model, self.model.joint_index(name)),
+                            0.0, 0.0, origin[name], usage=np.inf if steps else 0.0,
+                            value=float(end.qdd[c]), sample=end.sample, time=end.time,
+                            violations=steps))
+        return rows
 
     @property
     def feasible(self) -> bool:
