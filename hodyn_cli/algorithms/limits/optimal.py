@@ -27,9 +27,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
-from hodyn_cli.algorithms.limits import local, rates, reachability, sequential
+from hodyn_cli.algorithms.limits import local, rates, reachability, rests, sequential
 from hodyn_cli.algorithms.limits.feasibility import (
     JOINT_ORDERS,
+    STEPPED,
     TORQUES,
     Binding,
     ScaleSearch,
@@ -664,6 +665,12 @@ class Optimal:
         #: reachability's law before its smoothing and how it was smoothed (None: not
         #: reachability's, or with limits of higher orders: :attr:`slack` says theirs)
         self.smoothed: Smoothed | None = None
+        #: whether the input's first and last sample is a rest whose acceleration steps
+        #: (:mod:`~hodyn_cli.algorithms.limits.rests`, as ``hodyn check`` tells it) where
+        #: limits of higher orders are given (:data:`~hodyn_cli.algorithms.limits.
+        #: feasibility.STEPPED`): the uniform scaling keeps the step there, unbounded jerk and
+        #: torque rates, so it bounds no law (the windows' holds x at 0 there: :meth:`plan`)
+        self.stepping = (False, False)
         #: the duration the windows' law must beat (``auto``: reachability's, while
         #: :meth:`_or_windows` runs them; None: none): a plan more than :data:`FIT` longer is
         #: not followed by the replans more constrained than it (:meth:`_hopeless`)
@@ -702,7 +709,7 @@ class Optimal:
             assert collected.peak is not None
             ceiling = KinkCeiling.of(path, kinks, collected.peak, x0, rate)
             law = solve_windows(path.t, limited, x0, degree, rate, time_scale(path), ceiling,
-                                pace, self.progress, cap, slowness(path), start)
+                                pace, self.progress, cap, slowness(path), start, self.stepping)
         self.peak = float(np.sqrt(law.coefficients.max() / x0))  # (they bound the spline)
         self.path = Plan(law, float(path.t[0]), 1.0 / rate, uniform, span, path.n_samples)
         return self.path
@@ -713,6 +720,7 @@ class Optimal:
         judged against its positions (:func:`_follows`) and the uniform scaling found (its
         binding; the errors: infeasible at any speed, nothing limits the speed)."""
         search, differences = ScaleSearch(self.model, limits), Differences()
+        ends, stepped = rests.RestEnds(), any(limits.limited(key).any() for key in STEPPED)
         joints: tuple[str, ...] = ()
         for chunk in chunks:
             if chunk.t is None:
@@ -721,10 +729,14 @@ class Optimal:
             if self.admit is not None:
                 self.admit(chunk)
             search.add(self._laws(chunk), chunk)
+            if stepped and chunk.orders > 2:
+                ends.add(chunk.derivatives[:, 1], chunk.derivatives[:, 2], None, count())
             differences.add(chunk.derivatives, chunk.t, count())
             keep(chunk)
             joints = chunk.joint_names
         _follows(differences, joints)
+        at = {end.sample for end, _, _ in ends.steps()}
+        self.stepping = (0 in at, ends.last is not None and ends.last.sample in at)
         search.retiming()
         uniform = search.best[0]
         assert uniform is not None
@@ -829,7 +841,8 @@ class Optimal:
                             f"{beyond:,} grid points, more than the {sequential.MOST:,} its "
                             "programmes take")
                 slower = self.rated / (uniform.k * span)
-                if self.solver == "auto" and self.slack > SLACK and slower > 1 + FIT:
+                if self.solver == "auto" and self.slack > SLACK and slower > 1 + FIT and (
+                        not any(self.stepping)):
                     # (the windows run after it anyway, and the final fit speeds a law up by
                     # FIT at most: it would be found slower than the uniform scaling after
                     # its fits and the next kernels' rounds; the Solo12's 10 kHz Fourier path
@@ -900,7 +913,9 @@ class Optimal:
             short = (f": its law lasts {passes:.3g} s, {passes * rate:.2g} of the output's "
                      f"steps at {rate:g} Hz (a finer --rate)" if passes * rate < FEW else "")
             return f"reachability's law fails hodyn validate at every smoothing tried{short}"
-        if best[0].duration > uniform.k * span:
+        if best[0].duration > uniform.k * span and not any(self.stepping):
+            # (at a rest that steps, the uniform scaling is beyond the limits of higher
+            # orders, which reachability's ramps keep: it bounds no law)
             return "reachability's law is slower than the uniform scaling"
         inner, chosen = best
         if chosen != built:
@@ -1206,8 +1221,10 @@ class Optimal:
             self.path = replace(self.path, uniform=uniform)
             fit, _, lag = self._fitted(chunks())
             self.final = fit.solve()
+            # (at a rest that steps (:attr:`stepping`) the uniform scaling is beyond the
+            # limits of higher orders: it bounds no law)
             if self.final is not None and lag <= 1 and self._resampled(chunks) and (
-                    self.duration <= self.uniform_duration):
+                    any(self.stepping) or self.duration <= self.uniform_duration):
                 # (validate passes it: planned again at CALM, a 10 s point-to-point path of
                 # the iiwa with torque rates came to 10.47 s, its law at 0.93 10.19 s)
                 if passed is None and cap == CAP and self.peak >= CAP * (1 - 1e-3) and (
