@@ -4,9 +4,9 @@ file is by every command that reads it more than once (``validate --samples 0``'
 again and found it empty, "-: empty file"); two inputs on stdin are one line's error."""
 
 import pytest
+from test_floating_cli import solo  # noqa: F401  (the module's fixture: a Solo-like robot's files)
 
 from conftest import hodyn_here
-from test_floating_cli import solo  # noqa: F401  (the module's fixture: a Solo-like robot's files)
 
 
 @pytest.mark.parametrize("command", [

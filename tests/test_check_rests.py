@@ -125,3 +125,23 @@ def test_the_ends_are_found_across_chunks(cut):
 def _rests_of(check) -> list[tuple]:
     return [(r.joint, r.status, r.violations, r.value, r.sample) for r in check.rows
             if r.quantity == "rest_acceleration"]
+
+
+@pytest.mark.parametrize("options, warned", [(["--jerk", "1000"], True), ([], False)],
+                         ids=["jerk", "velocity-torque"])
+def test_retime_to_limits_warns_of_steps_it_cannot_remove(tmp_path, options, warned):
+    """A uniform scaling scales q'' by 1/k^2: the half cosine's steps stay, said once per end
+    (where a limit of higher order makes them matter)."""
+    path = tmp_path / "m.h5"
+    write_trajectory(str(path), _half_cosine())
+    run = hodyn_here("retime", str(TWO_R), str(path), "--to-limits", *options,
+                     "-o", str(tmp_path / "out.h5"))
+    assert run.returncode == 0, run.stderr
+    warnings = [line for line in run.stderr.splitlines() if "a step of acceleration" in line]
+    if not warned:
+        assert not warnings
+        return
+    assert len(warnings) == 2
+    assert "leaves its rest at t = 0 s" in warnings[0] and "from a robot held" in warnings[0]
+    assert "comes to rest at t = 1 s" in warnings[1] and "to a robot held" in warnings[1]
+    assert all(line.startswith(f"hodyn: warning: {path}: ") for line in warnings)

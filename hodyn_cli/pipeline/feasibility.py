@@ -135,6 +135,8 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
                     if progress is not None:
                         progress(search.n_samples, reader.expected_samples)
                 retiming = search.retiming()
+                for text in search.rest_steps() if notify is not None else ():
+                    notify(Diagnostic("warning", f"{source}: {text}"))
         best = [retiming.played(b) for b in search.best]
         attrs = {**attrs, "time_scale": list(retiming.k), "segment_bounds": list(retiming.bounds)}
         if factor is None:

@@ -110,6 +110,33 @@ REST_QUANTITY = Quantity("rest_acceleration", "acceleration at rest", ("qdd",),
 STEPPED = ("jerk", "torque_rate", "torque_acceleration")
 
 
+def held_at_rest(model: Model, limits: Limits) -> dict[str, str]:
+    """The joints whose q'' a motion's ends at rest must have at 0 (:data:`STEPPED`): those
+    with a jerk limit, every joint where a torque rate or acceleration is limited; each with
+    where that limit comes from (its jerk limit's first).
+
+    >>> from hodyn_cli.modeling.limits import joint_limits
+    >>> from hodyn_cli.modeling.urdf import parse_model
+    >>> two = parse_model(b'<robot name="r"><link name="a"/><link name="b"/><link name="c"/>'
+    ...     b'<joint name="j1" type="continuous"><parent link="a"/><child link="b"/></joint>'
+    ...     b'<joint name="j2" type="continuous"><parent link="b"/><child link="c"/></joint>'
+    ...     b'</robot>')
+    >>> held_at_rest(two, joint_limits(two, {"j2": {"jerk": 10.0}}))
+    {'j2': 'file'}
+    >>> held_at_rest(two, joint_limits(two, {"j1": {"torque_rate": 5.0}}))
+    {'j1': 'file', 'j2': 'file'}
+    """
+    jerk = limits.limited("jerk")
+    origin = {name: limits.origin["jerk"][j] for j, name in enumerate(model.joint_names)
+              if jerk[j]}
+    for key in STEPPED[1:]:
+        limited = np.flatnonzero(limits.limited(key))
+        if limited.size:
+            moved = limits.origin[key][limited[0]]
+            origin = {name: origin.get(name, moved) for name in model.joint_names}
+    return origin
+
+
 def requirements(model: Model, drives: Drives | None, order: int, kind: str = "full",
                  data: backends.Data | None = None) -> elastic.Requirements | None:
     """The derivative orders :func:`series_laws` needs for torque order ``order``: None
@@ -377,18 +404,13 @@ class Check:
         return self._rows + self._rests()
 
     def _rests(self) -> list[Row]:
-        """:data:`REST_QUANTITY`'s rows: per joint a checked jerk limit bounds (every joint
-        where a torque rate or acceleration is checked), its q'' at the ends at rest: ok where
-        0 at each (:mod:`~hodyn_cli.algorithms.limits.rests`), else violated at each end it
-        steps at (the value, sample and time: the larger step's)."""
+        """:data:`REST_QUANTITY`'s rows: per joint :func:`held_at_rest` names, its q'' at the
+        ends at rest: ok where 0 at each (:mod:`~hodyn_cli.algorithms.limits.rests`), else
+        violated at each end it steps at (the value, sample and time: the larger step's)."""
         rests = self._ends.rests()
-        bound = [r for r in self._rows if r.quantity in STEPPED and r.checked]
-        if not rests or not bound:
+        origin = held_at_rest(self.model, self.limits)
+        if not rests or not origin:
             return []
-        origin = {r.joint: r.origin for r in bound if r.quantity == "jerk"}
-        if any(r.quantity != "jerk" for r in bound):
-            moved = next(r.origin for r in bound if r.quantity != "jerk")
-            origin |= {name: origin.get(name, moved) for name in self._end_names}
         stepped = {(end.sample, c) for end, c, _ in self._ends.steps()}
         rows = []
         for c, name in enumerate(self._end_names):
@@ -499,6 +521,7 @@ class ScaleSearch:
         self.last_t: float | None = None
         #: per join: (|t - join|, derivatives (D, m)) of the sample nearest to it
         self.at_joins: list[tuple[float, np.ndarray] | None] = [None] * len(joins)
+        self._ends, self._end_names = RestEnds(), ()  # (:meth:`rest_steps`)
 
     def add(self, laws: dict[str, Law], trajectory: Trajectory) -> None:
         t, start = trajectory.t, self.n_samples
@@ -509,6 +532,9 @@ class ScaleSearch:
             self.first_t = t[0] if self.first_t is None else self.first_t
             self.last_t = t[-1]
             self._near_joins(t, trajectory.derivatives)
+        if "qd" in laws and "qdd" in laws:
+            self._ends.add(laws["qd"].at(1.0), laws["qdd"].at(1.0), t, start)
+            self._end_names = laws["qd"].joint_names
         edges = (-np.inf,) + self.joins + (np.inf,)
         for s in range(len(self.best)):
             rows = (np.arange(N) if t is None
@@ -517,6 +543,28 @@ class ScaleSearch:
                 self._segment(s, laws, rows, t, start)
                 self.moving[s] = self.moving[s] or _moves(trajectory, rows)
         self.n_samples += N
+
+    def rest_steps(self) -> list[str]:
+        """Where the motion steps its acceleration at an end at rest (:class:`Check`'s
+        :data:`REST_QUANTITY`), for the joints :func:`held_at_rest` names: a text per end.
+        No time scaling removes a step (it scales q'' by 1/k^2)."""
+        held = held_at_rest(self.model, self.limits)
+        ends: dict[int, list[str]] = {}
+        for end, c, qdd in self._ends.steps():
+            if self._end_names[c] in held:
+                ends.setdefault(end.sample, []).append(f"{self._end_names[c]} {qdd:.4g}")
+        first = self._ends.first
+        texts = []
+        for sample, steps in ends.items():
+            end = first if first is not None and sample == first.sample else self._ends.last
+            assert end is not None
+            when = f"t = {end.time:.6g} s" if end.time is not None else f"sample {sample}"
+            how, held_so = (("leaves its rest", "from") if end is first else
+                            ("comes to rest", "to"))
+            texts.append(f"{how} at {when} with q'' != 0 ({', '.join(steps)}): a step of "
+                         f"acceleration {held_so} a robot held still, which no time scaling "
+                         "removes (jerk and torque rates unbounded there)")
+        return texts
 
     def _segment(self, s: int, laws: dict[str, Law], rows: np.ndarray, t, start: int) -> None:
         for quantity in QUANTITIES:
