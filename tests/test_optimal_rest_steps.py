@@ -12,6 +12,7 @@ import pytest
 
 import hodyn_cli
 from conftest import URDF
+from hodyn_cli import api
 from hodyn_cli.algorithms.limits import programme
 from hodyn_cli.algorithms.limits.jets import time_rates
 from hodyn_cli.core.trajectory import Trajectory, cosine
@@ -33,7 +34,7 @@ def test_a_stepping_rest_is_left_and_reached_with_no_acceleration(solver):
     is slower than the uniform scaling's 0.677 s, which steps); every limit and the rest rows
     hold, and hodyn validate passes the output (the windows' law 0.953 s)."""
     out, opt = hodyn_cli.retime_optimal(MODEL, _half_cosine(), limits=LIMITS, solver=solver)
-    assert opt.used == solver and opt.stepping == (True, True)
+    assert opt.used == solver and opt.stepping == (True, True) and opt.kept == []
     qdd = out.derivatives[:, 2]
     assert np.abs(qdd[[0, -1]]).max() <= 1e-9 * np.abs(qdd).max()
     assert np.abs(qdd).max() > 1  # (the motion accelerates: not a trivial law)
@@ -74,3 +75,14 @@ def test_a_law_held_at_rest_is_timed_exactly():
         lower = s if k == 0 else rates[:, k - 1]
         differences = (lower[2:] - lower[:-2]) / (2 * h)
         assert np.abs(differences - rates[1:-1, k]).max() < 1e-4 * np.abs(rates[:, k]).max()
+
+
+def test_the_uniform_scaling_keeps_the_steps_and_says_so():
+    """``retime --to-limits --rate`` (and the windows' fallback) scale q'' by 1/k^2: the steps
+    stay, a text per end (the output's warnings); the laws above keep none."""
+    optimal = api.time_optimal(MODEL, LIMITS, rate=100.0, uniform=True)
+    motion = _half_cosine()
+    optimal.fit(lambda: [motion])
+    first, last = optimal.kept
+    assert first.startswith("leaves its rest at t = 0 s with q'' != 0 (joint1 -4.935")
+    assert last.startswith("comes to rest at t = 1 s") and "no time scaling removes" in last

@@ -32,7 +32,7 @@ from hodyn_cli.algorithms.limits.contact_laws import (
     floating_laws,
     wrench_key,
 )
-from hodyn_cli.algorithms.limits.rests import RestEnds
+from hodyn_cli.algorithms.limits.rests import End, RestEnds
 from hodyn_cli.algorithms.limits.scaling import (
     TOLERANCE,
     Law,
@@ -521,7 +521,8 @@ class ScaleSearch:
         self.last_t: float | None = None
         #: per join: (|t - join|, derivatives (D, m)) of the sample nearest to it
         self.at_joins: list[tuple[float, np.ndarray] | None] = [None] * len(joins)
-        self._ends, self._end_names = RestEnds(), ()  # (:meth:`rest_steps`)
+        self._ends = RestEnds()  # (:meth:`rest_steps`)
+        self._end_names: tuple[str, ...] = ()
 
     def add(self, laws: dict[str, Law], trajectory: Trajectory) -> None:
         t, start = trajectory.t, self.n_samples
@@ -544,20 +545,35 @@ class ScaleSearch:
                 self.moving[s] = self.moving[s] or _moves(trajectory, rows)
         self.n_samples += N
 
-    def rest_steps(self) -> list[str]:
-        """Where the motion steps its acceleration at an end at rest (:class:`Check`'s
-        :data:`REST_QUANTITY`), for the joints :func:`held_at_rest` names: a text per end.
-        No time scaling removes a step (it scales q'' by 1/k^2)."""
+    def _held_steps(self) -> list[tuple[End, str, float]]:
+        """``(end, joint, q'')`` where the motion steps its acceleration at an end at rest, for
+        the joints :func:`held_at_rest` names."""
         held = held_at_rest(self.model, self.limits)
-        ends: dict[int, list[str]] = {}
-        for end, c, qdd in self._ends.steps():
-            if self._end_names[c] in held:
-                ends.setdefault(end.sample, []).append(f"{self._end_names[c]} {qdd:.4g}")
+        return [(end, self._end_names[c], qdd) for end, c, qdd in self._ends.steps()
+                if self._end_names[c] in held]
+
+    def stepping(self) -> tuple[bool, bool]:
+        """Whether the motion steps its acceleration at its first and at its last sample, a
+        rest (:meth:`rest_steps`' ends)."""
+        at = {end.sample for end, _, _ in self._held_steps()}
+        last = self._ends.last
+        return 0 in at, last is not None and last.sample in at
+
+    def rest_steps(self, ends: tuple[bool, bool] = (True, True)) -> list[str]:
+        """Where the motion steps its acceleration at an end at rest (:class:`Check`'s
+        :data:`REST_QUANTITY`), for the joints :func:`held_at_rest` names: a text per end
+        (of the first, the last as ``ends`` asks). No time scaling removes a step (it scales
+        q'' by 1/k^2)."""
+        at: dict[int, list[str]] = {}
+        for step, name, qdd in self._held_steps():
+            at.setdefault(step.sample, []).append(f"{name} {qdd:.4g}")
         first = self._ends.first
         texts = []
-        for sample, steps in ends.items():
+        for sample, steps in at.items():
             end = first if first is not None and sample == first.sample else self._ends.last
             assert end is not None
+            if not ends[0 if end is first else 1]:
+                continue
             when = f"t = {end.time:.6g} s" if end.time is not None else f"sample {sample}"
             how, held_so = (("leaves its rest", "from") if end is first else
                             ("comes to rest", "to"))

@@ -27,10 +27,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
-from hodyn_cli.algorithms.limits import local, rates, reachability, rests, sequential
+from hodyn_cli.algorithms.limits import local, rates, reachability, sequential
 from hodyn_cli.algorithms.limits.feasibility import (
     JOINT_ORDERS,
-    STEPPED,
     TORQUES,
     Binding,
     ScaleSearch,
@@ -665,12 +664,12 @@ class Optimal:
         #: reachability's law before its smoothing and how it was smoothed (None: not
         #: reachability's, or with limits of higher orders: :attr:`slack` says theirs)
         self.smoothed: Smoothed | None = None
-        #: whether the input's first and last sample is a rest whose acceleration steps
-        #: (:mod:`~hodyn_cli.algorithms.limits.rests`, as ``hodyn check`` tells it) where
-        #: limits of higher orders are given (:data:`~hodyn_cli.algorithms.limits.
-        #: feasibility.STEPPED`): the uniform scaling keeps the step there, unbounded jerk and
-        #: torque rates, so it bounds no law (the windows' holds x at 0 there: :meth:`plan`)
+        #: whether the input's first and last sample is a rest whose acceleration steps where
+        #: limits of higher orders need it at 0 (``ScaleSearch.stepping``, as ``hodyn check``
+        #: tells it): the uniform scaling keeps the step there, unbounded jerk and torque
+        #: rates, so it bounds no law (the windows' holds x at 0 there: :meth:`plan`)
         self.stepping = (False, False)
+        self._steps: tuple[list[str], list[str]] = ([], [])  # (the texts of each: :attr:`kept`)
         #: the duration the windows' law must beat (``auto``: reachability's, while
         #: :meth:`_or_windows` runs them; None: none): a plan more than :data:`FIT` longer is
         #: not followed by the replans more constrained than it (:meth:`_hopeless`)
@@ -720,7 +719,6 @@ class Optimal:
         judged against its positions (:func:`_follows`) and the uniform scaling found (its
         binding; the errors: infeasible at any speed, nothing limits the speed)."""
         search, differences = ScaleSearch(self.model, limits), Differences()
-        ends, stepped = rests.RestEnds(), any(limits.limited(key).any() for key in STEPPED)
         joints: tuple[str, ...] = ()
         for chunk in chunks:
             if chunk.t is None:
@@ -729,14 +727,12 @@ class Optimal:
             if self.admit is not None:
                 self.admit(chunk)
             search.add(self._laws(chunk), chunk)
-            if stepped and chunk.orders > 2:
-                ends.add(chunk.derivatives[:, 1], chunk.derivatives[:, 2], None, count())
             differences.add(chunk.derivatives, chunk.t, count())
             keep(chunk)
             joints = chunk.joint_names
         _follows(differences, joints)
-        at = {end.sample for end, _, _ in ends.steps()}
-        self.stepping = (0 in at, ends.last is not None and ends.last.sample in at)
+        self.stepping = search.stepping()
+        self._steps = (search.rest_steps((True, False)), search.rest_steps((False, True)))
         search.retiming()
         uniform = search.best[0]
         assert uniform is not None
@@ -1427,6 +1423,19 @@ class Optimal:
         """The law's slowing by the final fits (1: the law as planned)."""
         assert self.final is not None
         return self.scale * self.final.k
+
+    @property
+    def kept(self) -> list[str]:
+        """Where the output keeps a step of acceleration of the input's at an end at rest
+        (:attr:`stepping`), in a user's words: the uniform scaling's, which scales q'' by
+        1/k^2 (``--to-limits --rate``, the windows' fallback), or a windows' law not held at 0
+        there (no ramp from it kept the limits); reachability ramps the rests."""
+        assert self.path is not None
+        if self.used == "reachability":
+            return []
+        held = (False, False) if self.uniform or self.used == "uniform" else self.path.law.held
+        return [text for steps, texts, h in zip(self.stepping, self._steps, held, strict=True)
+                if steps and not h for text in texts]
 
     @property
     def solver_note(self) -> str | None:
