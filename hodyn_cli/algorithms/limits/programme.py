@@ -852,7 +852,8 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     (:data:`CAP`).
 
     ``law``: a feasible law on a longer grid of which s is a window (:func:`solve_windows`):
-    only its coefficients whose B-splines lie within s change, T is the time across s."""
+    only its coefficients whose B-splines lie within s change, T is the time across s; one
+    that is 0, x held at 0 at a rest (:func:`ramped`), stays 0."""
     from scipy import sparse
     from scipy.optimize import Bounds
 
@@ -990,8 +991,6 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
 #: within their rows' bounds, ``(n! / (2 (n - k)!))^(1/k) / nu`` for k = 2 .. 5, n = 6, at most
 #: 3.9 / nu
 RAMP = 4.0
-#: and x lowered by half at most LOWER times until the ramp is within the limits
-LOWER = 20
 #: and x lowered by half at most LOWER times until the ramp is within the limits
 LOWER = 20
 
