@@ -1035,8 +1035,9 @@ def _ramped_within(law: TimeLaw, rests: tuple[bool, bool], s: np.ndarray, limits
             lengths.append(None)
             continue
         trial = ramped(law, (length, None) if end == 0 else (None, length))
-        a, b = ((1, int(np.searchsorted(s, s[0] + length, side="right"))) if end == 0 else
-                (int(np.searchsorted(s, s[-1] - length)), len(s) - 1))
+        # (the grid points the ramp spans, the rest's own left out: one at least)
+        a, b = ((1, max(int(np.searchsorted(s, s[0] + length, side="right")), 2)) if end == 0
+                else (min(int(np.searchsorted(s, s[-1] - length)), len(s) - 2), len(s) - 1))
         spline, window = trial.spline, limits(a, b)
         X = np.stack([spline(s[a:b])] + [spline.derivative(nu)(s[a:b]) for nu in (1, 2, 3)],
                      axis=1)
