@@ -123,14 +123,44 @@ def _installed(distribution: str) -> bool:
     return True
 
 
+#: runs left to the slow tests (``-m slow``, which .ci/run runs too) whose behaviour a cheaper
+#: test of the default run proves, the cost being the example itself, not what it shows:
+#: (file, a piece of its last command) -> those tests. The iiwa's HTML reports draw their
+#: figures with matplotlib (~2 s of CPU a run); scale.md's session starts a Dask scheduler
+#: and two workers (~3.5 s of CPU, a few seconds more of waiting for them)
+SLOW_RUNS = {
+    ("README.md", "--report report.html"): (
+        "test_validate.py::test_html_report_renders_in_headless_chromium",  # the same command
+        "test_simulate.py::test_reports_carry_the_simulation"),  # (where Chromium is absent)
+    ("feasibility.md", "--report check.html"): (
+        "test_feasibility_cli.py::test_html_report_plots_each_quantity",
+        "test_drives.py::test_check_command_with_rigid_drives"),  # (the motor limits checked)
+    ("scale.md", "--scheduler scheduler.json"): (
+        "test_many_files.py::test_dask_command_line_cluster",
+        "test_many_files.py::test_from_list_with_hundreds_of_files",
+        "test_many_files.py::test_output_dir_continues_past_a_bad_file"),
+}
+
+
+def slow_run(path: Path, commands: tuple[str, ...]) -> tuple[str, ...]:
+    """The tests that prove what the run shows, where it is one of :data:`SLOW_RUNS`."""
+    last = plain(commands[-1]) if commands else ""
+    return next((tests for (name, piece), tests in SLOW_RUNS.items()
+                 if name == path.name and piece in last), ())
+
+
 def marks(path: Path, commands: tuple[str, ...] = ()):
     """scale.md starts Dask clusters; contacts.md's Talos comes from example-robot-data, and
     a run that simulates with MuJoCo (docs/examples/mujoco_log.py) needs mujoco (both in the
     test extra, not in CI's lowest-bounds environment); a run that designs a time-optimal
     motion within rate limits (``generate --respect-limits ... --optimal``) is one of the
-    slow tests, as the other rate-limited time-optimal designs are."""
+    slow tests, as the other rate-limited time-optimal designs are, and so are the runs of
+    :data:`SLOW_RUNS`."""
+    slow = [pytest.mark.slow] if slow_run(path, commands) else []
     if path.name == "scale.md":
-        return [pytest.mark.cluster]
+        return [pytest.mark.cluster, *slow]
+    if slow:
+        return slow
     if any("--optimal" in command and "--respect-limits" in command for command in commands):
         return [pytest.mark.slow]
     if path.name == "contacts.md":
@@ -251,6 +281,24 @@ def test_every_run_left_out_is_the_start_of_one_that_runs():
             assert any(k[:len(key)] == key for k in kept), (doc.name, command)
             left_out += key not in kept
     assert left_out >= 1  # README's optimal retime is feasibility.md's
+
+
+def test_each_slow_run_is_one_and_names_tests_that_exist():
+    """Every entry of SLOW_RUNS marks one run of its file slow, and the tests it names as
+    proving the same behaviour in the default run exist (and are not slow themselves)."""
+    import ast
+
+    for (name, piece), tests in SLOW_RUNS.items():
+        doc = ROOT / name if name == "README.md" else ROOT / "docs" / name
+        hits = [command for set_up, command in cases(doc) if piece in plain(command)]
+        assert len(hits) == 1, (name, piece, hits)
+        for test in tests:
+            module, function = test.split("::")
+            tree = ast.parse((ROOT / "tests" / module).read_text())
+            found = [node for node in tree.body
+                     if isinstance(node, ast.FunctionDef) and node.name == function]
+            assert found, test
+            assert "slow" not in ast.unparse(found[0].decorator_list), test
 
 
 def test_the_readme_main_job_is_among_them():

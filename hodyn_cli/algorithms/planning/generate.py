@@ -41,7 +41,7 @@ import numbers
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from math import comb, factorial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -54,7 +54,6 @@ from hodyn_cli.algorithms.limits.feasibility import (
     series_laws,
     torque_order,
 )
-from hodyn_cli.algorithms.limits.optimal import Optimal
 from hodyn_cli.algorithms.limits.scaling import scaled
 from hodyn_cli.core.joint_jets import joint_rows
 from hodyn_cli.core.model import Model
@@ -62,6 +61,10 @@ from hodyn_cli.core.trajectory import Trajectory, cosine, derivative_name, filte
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
+
+if TYPE_CHECKING:  # (imported where a design is fitted along it: the time-optimal retiming's
+    # linear programmes are ~30 ms of a ``hodyn generate``'s start that most designs never run)
+    from hodyn_cli.algorithms.limits.optimal import Optimal
 
 __all__ = ["KINDS", "DESIGNED", "generate", "chunks", "seeded", "rest_to_rest", "check_limits",
            "within_limits", "optimal", "Chart", "on_the_group"]
@@ -498,6 +501,8 @@ def optimal(model: Model, kind: str, limits: Limits, *, gravity=GRAVITY,
 
     def design() -> Iterator[Trajectory]:
         return chunks(model, kind, size, derivatives=max(asked, order + 2), **options)
+
+    from hodyn_cli.algorithms.limits.optimal import Optimal
 
     plan = Optimal(model, limits, order, rate=options.get("rate", DEFAULTS["rate"]),
                    gravity=gravity,
