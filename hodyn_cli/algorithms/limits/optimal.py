@@ -1091,13 +1091,11 @@ class Optimal:
             pieces.append((arc, rated[0]))
             rounds.append(rated[1])
         passes = sum(law.duration for _, law in found)
-        # (the flat step only on outputs at HIGHER_RATE or coarser: finer, its played q''''
-        # disagreed with the differences of q''' just past a corner, 4.8 times validate's
-        # tolerance on the Panda's point-to-point motion with its limits file at 10 kHz, where
-        # the single step's passed (0.67 at 2 kHz; at 5 kHz both steps fail, main's too:
-        # reachability fails at every smoothing and auto runs the windows); not understood,
-        # the ramp's own derivatives agree with its differences to 3e-7)
-        flat = rates.shape(pieces, limits) if rate <= HIGHER_RATE * (1 + 1e-6) else 0.0
+        # (the flat step at every rate: its played q^(4) failed validate on outputs finer
+        # than 1 kHz, the Panda's point-to-point motion with its limits file at 5 and 10 kHz
+        # 4.2 and 5.0 times its tolerance, until the ramps' joins were played points,
+        # reachability._at_joins; 1.5472 s there, 1.594 s with the single step)
+        flat = rates.shape(pieces, limits)
         found, pieces, rounds = _cornered(found, pieces, rounds, limits, rows, reach, flat)
         # (the rounds' law before its lift, the slack SLACK was measured on, or the
         # sequential programmes' law where they ran, rates.kept: with their ends free and
