@@ -111,15 +111,14 @@ def _naming(names: list[str], own_file: bool = False) -> tuple[str, str]:
     return prefix, "Vs" if f"{prefix}Vs_wx" in have and f"{prefix}Vb_wx" not in have else "Vb"
 
 
-def twist_orders(path: str, most: int, *, own_file: bool = False) -> int:
-    """How many twist derivative orders (``Vb``, ``Vbd``, ...; at most ``most``) the base
-    motion in ``path`` (a trajectory file, or a ``--base-motion`` file: ``own_file``) has
-    complete columns for."""
-    table = open_table(path)
-    try:
-        names = list(table.names)
-    finally:
-        table.close()
+def twist_orders(names: list[str], most: int, *, own_file: bool = False) -> int:
+    """How many twist derivative orders (``Vb``, ``Vbd``, ...; at most ``most``) a base
+    motion with the columns ``names`` (a trajectory file's, or a ``--base-motion`` file's:
+    ``own_file``) has complete.
+
+    >>> twist_orders(["t"] + [f"base_Vb_{s}" for s in TWIST], 3)
+    1
+    """
     prefix, twist = _naming(names, own_file)
     k = 0
     while k < most and all(f"{prefix}{derivative_name(twist, k)}_{s}" in names for s in TWIST):
@@ -133,16 +132,18 @@ class BaseMotionReader(Lockstep):
     lockstep with a trajectory's chunks.
 
     Checked as it streams: finite values, R a rotation, the same number of samples and
-    the same ``t`` as the trajectory. ``rows``: an HDF5 file's samples per read block (the
-    trajectory's chunk, so that the two readers hold as many rows).
+    the same ``t`` as the trajectory. ``orders`` twist orders, or up to ``most`` where the
+    file has them (its header read once: ``-``, stdin or the ``stdin`` stream in its place,
+    can be read once). ``rows``: an HDF5 file's samples per read block (the trajectory's
+    chunk, so that the two readers hold as many rows).
     """
 
     def __init__(self, path: str, orders: int, stdin=None, *, own_file: bool = False,
-                 rows: int = BLOCK_ROWS):
-        self.orders = orders
+                 rows: int = BLOCK_ROWS, most: int = 0):
         table = open_table(path, stdin, rows)
         try:
-            columns, self.twist = plan_base(table.names, orders, path, own_file=own_file,
+            self.orders = max(orders, twist_orders(list(table.names), most, own_file=own_file))
+            columns, self.twist = plan_base(table.names, self.orders, path, own_file=own_file,
                                             hdf5=isinstance(table, Hdf5Table))
             self.prefix = _naming(table.names, own_file)[0]   # what its errors name
         except BaseException:

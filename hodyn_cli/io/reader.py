@@ -357,7 +357,9 @@ def read_trajectory(path: str, model: Model, *, need: int = 1, wrench: str | Non
     :func:`~hodyn_cli.io.results.write_trajectory` writes them; a file of spatial twists
     ``base_Vs`` only is an error: ``hodyn_cli.api.base_motion`` turns them into body ones).
     """
-    from hodyn_cli.io.base_motion import BaseMotionReader, check_poses_apart, twist_orders
+    from dataclasses import replace
+
+    from hodyn_cli.io.base_motion import BaseMotionReader, check_poses_apart
 
     if floating:
         check_poses_apart(model, path)
@@ -366,12 +368,9 @@ def read_trajectory(path: str, model: Model, *, need: int = 1, wrench: str | Non
         trajectory = concatenate(list(reader), model)
     if not floating:
         return trajectory
-    from dataclasses import replace
-
-
     if path == "-":
         raise TrajectoryError("the floating root's motion is read from a file, not stdin")
-    base = BaseMotionReader(path, twist_orders(path, MAX_TWIST_ORDERS))
+    base = BaseMotionReader(path, 0, most=MAX_TWIST_ORDERS)
     try:
         if base.twist != "Vb":
             raise TrajectoryError("has the floating root's spatial twists (Vs) only: "

@@ -1,6 +1,7 @@
 """A trajectory file against the robot's limits (``hodyn check``) and retimed to them (``hodyn
 retime``), streamed in chunks: memory stays bounded by the chunk size (the retimed file is
-read twice: first for the time scaling, then to write it; CSV from stdin is held in memory).
+read two or three times: the time scaling first, last the output; CSV from stdin from its
+copy in a temporary file).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from hodyn_cli.errors import HodynError, Infeasible
 from hodyn_cli.io import open_sink, trajectory_datasets
 from hodyn_cli.io.spool import spooled
 from hodyn_cli.modeling.limits import Limits
-from hodyn_cli.pipeline.inputs import Input, open_input
+from hodyn_cli.pipeline.inputs import Input, one_on_stdin, open_input
 from hodyn_cli.pipeline.jobs import LawsJob, RetimeJob
 
 if TYPE_CHECKING:
@@ -80,11 +81,14 @@ def _named(source: str) -> Iterator[None]:
 @contextmanager
 def _reopener(job, source: str, notify, input_options: dict) -> Iterator[Callable[[], Input]]:
     """Opens ``source`` for one more pass each time it is called, its notes told on the
-    first: a file afresh, stdin (which can be read once) from its copy in a temporary file
-    (:func:`~hodyn_cli.io.spool.spooled`, made here and gone on leaving: memory bounded by a
-    block of it, where holding stdin grew with it)."""
+    first: a file afresh, stdin (which can be read once: the trajectory, the ``--wrench`` or
+    the ``--base-motion``) from its copy in a temporary file (:func:`~hodyn_cli.io.spool.spooled`,
+    made here and gone on leaving: memory bounded by a block of it, where holding stdin grew
+    with it)."""
     with ExitStack() as stack:
-        spool = stack.enter_context(spooled()) if source == "-" else None
+        on_stdin = one_on_stdin(source, wrench=input_options.get("wrench"),
+                                base_motion=input_options.get("base_motion"))
+        spool = stack.enter_context(spooled()) if on_stdin else None
         passes = 0
 
         def opened() -> Input:

@@ -160,7 +160,9 @@ def open_input(path: str, model: Model, need: int, *, wrench: str | None = None,
     capabilities.check("compute", {name for name, given in (
         ("cutoff", cutoff is not None), ("estimate", estimate), ("floating_base", floating),
         ("base_motion", base_motion is not None)) if given})
-    base = _base_reader(path, model, floating, base_motion, base_orders, base_most, chunk)
+    one_on_stdin(path, wrench=wrench, base_motion=base_motion)
+    base = _base_reader(path, model, floating, base_motion, base_orders, base_most, chunk,
+                        stdin)
     try:
         reader = TrajectoryReader(path, model, 1 if estimate else need, wrench=wrench,
                                   series=series, chunk=chunk, stdin=stdin, flags=flags)
@@ -247,27 +249,44 @@ class ContactSwitches:
                 "and the joint torques jump there, their derivatives are each phase's")
 
 
+def one_on_stdin(path: str, **files: str | None) -> bool:
+    """Whether the trajectory at ``path`` or one of the other ``files`` (option -> path) is
+    ``-``, stdin; an error where two are (stdin is one stream, read by one reader).
+
+    >>> one_on_stdin("walk.csv", wrench=None, base_motion="-")
+    True
+    >>> one_on_stdin("-", wrench=None, base_motion="-")
+    Traceback (most recent call last):
+    ...
+    hodyn_cli.errors.HodynError: the trajectory and --base-motion cannot both come on stdin
+    """
+    given = {"the trajectory": path} | {f"--{option.replace('_', '-')}": file
+                                         for option, file in files.items()}
+    on_stdin = [name for name, file in given.items() if file == "-"]
+    if len(on_stdin) > 1:
+        raise HodynError(f"{' and '.join(on_stdin)} cannot both come on stdin")
+    return bool(on_stdin)
+
+
 def _base_reader(path: str, model: Model, floating: bool, base_motion: str | None, orders: int,
-                 most: int, rows: int):
+                 most: int, rows: int, stdin=None):
     """The reader of the floating root's motion (None without ``floating``): ``orders``
     twist orders, or up to ``most`` where the file has them; its pose columns none of the
     ``model``'s joints' (:func:`~hodyn_cli.io.base_motion.check_poses_apart`: the output
     writes both). An HDF5 file is read ``rows`` samples at a time, as the trajectory's
     chunks (the default 65 536-row blocks of its ~37 columns held 2 x 19 MB more than the
     trajectory's 16 384-row chunks: validate on a floating quadruped 165 -> 242 MiB from 2e4
-    to 2e5 samples)."""
-    from hodyn_cli.io.base_motion import BaseMotionReader, check_poses_apart, twist_orders
+    to 2e5 samples). ``stdin``: the stream read for a ``--base-motion -``."""
+    from hodyn_cli.io.base_motion import BaseMotionReader, check_poses_apart
 
     if not floating:
         return None
     check_poses_apart(model, path)
     if base_motion is None and path == "-":
         raise HodynError("--floating-base with a trajectory on stdin needs --base-motion FILE")
-    own = base_motion is not None
-    source = base_motion or path
-    if most > orders:
-        orders = max(orders, twist_orders(source, most, own_file=own))
-    return BaseMotionReader(source, orders, own_file=own, rows=rows)
+    if base_motion is None:
+        return BaseMotionReader(path, orders, rows=rows, most=most)
+    return BaseMotionReader(base_motion, orders, stdin, own_file=True, rows=rows, most=most)
 
 
 def _base_motion(motion) -> BaseMotion:

@@ -16,12 +16,11 @@ import numpy as np
 from hodyn_cli import api
 from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
-from hodyn_cli.errors import HodynError
 from hodyn_cli.io.paths import listing
 from hodyn_cli.io.spool import Spool, spooled
 from hodyn_cli.io.torques import TorqueReader
 from hodyn_cli.modeling.contacts import Contact
-from hodyn_cli.pipeline.inputs import Input, open_input
+from hodyn_cli.pipeline.inputs import Input, one_on_stdin, open_input
 from hodyn_cli.pipeline.jobs import contact_flags
 from hodyn_cli.pipeline.parallel import prefetched
 from hodyn_cli.pipeline.protocols import Notify, tell
@@ -50,8 +49,7 @@ def validate_file(model: Model, source: str, *, notify: Notify = None,
     (the torques) or fails its check (NaN): no numpy warnings. ``torques``: a file of torques
     to judge (:class:`~hodyn_cli.io.torques.TorqueReader`: the columns hodyn compute writes,
     the trajectory's samples row for row), carried in each chunk's ``series``."""
-    if torques == "-" and source == "-":
-        raise HodynError("the trajectory and --torques cannot both come on stdin")
+    on_stdin = one_on_stdin(source, wrench=wrench, base_motion=base_motion, torques=torques)
     # every sample checked: a second pass over the files; stdin, which can be read once,
     # copied to a file of its own first (memory bounded by a block of the copy, not held)
     reread = not checks.get("samples")
@@ -74,7 +72,7 @@ def validate_file(model: Model, source: str, *, notify: Notify = None,
                                stdin)
 
     with ExitStack() as stack:
-        if reread and "-" in (source, torques, wrench):
+        if reread and on_stdin:
             spool = stack.enter_context(spooled())
         reader = stack.enter_context(opened())
         given = None if torques is None else stack.enter_context(
