@@ -26,6 +26,8 @@ import numpy as np
 
 from hodyn_cli.algorithms.limits.reachability import (
     BLOCK,
+    JOINS,
+    NEAR,
     PASSES,
     Column,
     Grid,
@@ -114,8 +116,8 @@ def grid_times(motion: Played) -> list[Stored]:
     """Per arc of the played motion, the times of its grid points (its law's sigma), as its
     chunks carry them (warped at the corners), on disk: made a block of the grid at a time,
     each point's time that of the first played point at or beyond it (the played points are
-    the grid, :data:`~reachability.NEAR` more at a corner and more over the ramps' rises: a
-    block's are among those from the first at or beyond its first to its last's)."""
+    the grid and :data:`~reachability.NEAR` more at a corner: a block's are among as many
+    and 2 NEAR + 2 more from the first at or beyond its first)."""
     out = []
     for arc, warped, start in motion.laws:
         M = len(arc.sigma)
@@ -123,8 +125,8 @@ def grid_times(motion: Played) -> list[Stored]:
         for a in range(0, M, BLOCK):
             sigma = arc.sigma[a : a + BLOCK]
             at = first_from(warped.sigma, float(sigma[0]), at)
-            end = first_from(warped.sigma, float(sigma[-1]), at) + 1  # (its last's)
-            i = at + np.searchsorted(warped.sigma[at:end], sigma)
+            i = at + np.searchsorted(
+                warped.sigma[at : at + len(sigma) + 2 * (NEAR + JOINS) + 2], sigma)
             T.write(a, start + warped.times(int(i[0]), int(i[-1]) + 1)[i - i[0]])
         out.append(T)
     return out

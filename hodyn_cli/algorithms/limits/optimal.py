@@ -1093,9 +1093,8 @@ class Optimal:
         passes = sum(law.duration for _, law in found)
         # (the flat step at every rate: its played q^(4) failed validate on outputs finer
         # than 1 kHz, the Panda's point-to-point motion with its limits file at 5 and 10 kHz
-        # 4.2 and 5.0 times its tolerance, until the ramps' joins, and their rises as
-        # densely as the rest of the piece, were played points, reachability._at_joins;
-        # 1.5472 s there, 1.594 s with the single step)
+        # 4.2 and 5.0 times its tolerance, until the ramps' joins were played points,
+        # reachability._at_joins; 1.5472 s there, 1.594 s with the single step)
         flat = rates.shape(pieces, limits)
         found, pieces, rounds = _cornered(found, pieces, rounds, limits, rows, reach, flat)
         # (the rounds' law before its lift, the slack SLACK was measured on, or the

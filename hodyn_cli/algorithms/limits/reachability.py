@@ -1824,76 +1824,58 @@ def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orde
     return Warped(points, t, x, K, (warps[0], warps[1]), float(last[0]))
 
 
-#: a join (or a point of a rise) within this share of a grid interval of a played point is
-#: left there (the interpolant's error from a jump at a share p of its interval goes as p^2)
+#: the points :func:`_at_joins` adds to a piece at most: a ramp's joins (the flat step's two
+#: inner ones, its rise, its tail) at each end
+JOINS = 8
+#: a join within this share of a grid interval of a played point is left there (the
+#: interpolant's error from a jump at a share p of its interval goes as p^2)
 CLOSE = 0.01
 
 
 def _at_joins(x: LawSpline, points: Stored, t: Stored, ramp: Ramp, corner: tuple[bool, bool]
               ) -> tuple[Stored, Stored]:
-    """The played ``points`` (sigma) and their times ``t`` along the law ``x`` with points
-    added at each ramped end (``corner``): at each join of the ramp's pieces
-    (:attr:`~hodyn_cli.algorithms.limits.ramps.Ramp.joins`), where the output's q^(6)
-    jumps, and over its rise every mean interval of the piece (its time over its intervals)
-    of the ramp's own time, where the warp slows the law (w' from 0) and the grid's intervals
-    last up to ~7 times that. The output is resampled between the played points by Hermite
-    interpolation of q^(3) and q^(4) (:func:`~hodyn_cli.algorithms.limits.programme.
-    between`), whose q^(4) errs by ~J h^2 where q^(6) jumps by J inside an interval h long,
-    and as h^3 q^(7) elsewhere. (The flat step's joins, r^(4) jumping by 2430 / rise^4 at
-    four places, inside intervals put the Panda's point-to-point output at 5 and 10 kHz at
-    4.2 and 5.0 times ``hodyn validate``'s tolerance for q^(4) just past a corner and before
-    its last rest; with a point at each join, its point-to-point motion back to its start
-    (docs/feasibility.md) still at 1.13 times it at 10 kHz, 0.8 rise into its last leg,
-    where an interval lasted 2 ms.) Each added point's sigma by Newton's steps on the law's
-    time from the played point before it (:func:`_elapsed`), its time that sum; the other
-    points' times are left as they were. Memory: the played points within the ramps'
-    reach read, not the piece's."""
+    """The played ``points`` (sigma) and their times ``t`` along the law ``x`` with a point
+    added at each join of the ramp's pieces (:attr:`~hodyn_cli.algorithms.limits.ramps.
+    Ramp.joins`) at each ramped end (``corner``), where the output's q^(6) jumps: the output
+    is resampled between the played points by Hermite interpolation of q^(3) and q^(4)
+    (:func:`~hodyn_cli.algorithms.limits.programme.between`), whose q^(4) errs by ~J h^2
+    where q^(6) jumps by J inside an interval h long, and at a point it is exact. (Between
+    them, the flat step's joins, r^(4) jumping by 2430 / rise^4 at four places, put the
+    Panda's point-to-point output at 5 and 10 kHz at 4.2 and 5.0 times ``hodyn validate``'s
+    tolerance for q^(4) just past a corner and before its last rest; the single step's one,
+    840 / rise^4, within it.) Each join's sigma by Newton's steps on the law's time from the
+    played point before it (:func:`_elapsed`), its time that sum; the other points' times
+    are left as they were."""
     n = len(points)
     T = float(t[n - 1 : n][0])
-    step = T / (n - 1)
-    taus = np.union1d(ramp.joins, step * np.arange(1, int(ramp.rise / step) + 1))
-    w = ramp.warp(taus, 1)[:, 0]  # (the law's own time from the rest at each)
-    reach = float(w[-1])
-    sides = []  # (the played points a .. b-1 read, the law's times to add there)
-    if corner[0]:
-        sides.append((0, min(n, first_from(t, reach, 0) + 1), w))
-    if corner[1]:
-        sides.append((max(0, first_from(t, T - reach, 0) - 1), n, T - w[::-1]))
-    at, added, times, widths = [], [], [], []
-    for a, b, goals in sides:
-        tt, ss = t[a:b], points[a:b]
-        goals = goals[(goals > tt[0]) & (goals < tt[-1])]
-        k = np.searchsorted(tt, goals)
-        keep = tt[k] != goals
-        goals, k = goals[keep], k[keep]
-        (t0, t1), (s0, s1) = (tt[k - 1], tt[k]), (ss[k - 1], ss[k])
-        law = x.window(float(ss[0]), float(ss[-1]))
-        s = s0 + (goals - t0) / (t1 - t0) * (s1 - s0)
+    w = ramp.warp(ramp.joins, 1)[:, 0]  # (the law's own time from the rest at each join)
+    goals = np.concatenate([w if corner[0] else [], T - w[::-1] if corner[1] else []])
+    goals = np.unique(goals[(goals > 0) & (goals < T)])
+    at, added, times, k = [], [], [], 0
+    for goal in goals:
+        k = max(1, first_from(t, float(goal), k))
+        (t0, t1), (s0, s1) = t[k - 1 : k + 1], points[k - 1 : k + 1]
+        law = x.window(float(s0), float(s1))
+        s = s0 + (goal - t0) / (t1 - t0) * (s1 - s0)
         for _ in range(4):  # (from the chord: its error ~h^2, each step squares it)
-            s = np.clip(s - (t0 + _elapsed(law, s0, s) - goals)
-                        * np.sqrt(np.maximum(law(s), 1e-300)), s0, s1)
-        inside = np.minimum(s - s0, s1 - s) > CLOSE * (s1 - s0)
-        at.append(a + k[inside])
-        added.append(s[inside])
-        times.append(t0[inside] + _elapsed(law, s0[inside], s[inside]))
-        widths.append((s1 - s0)[inside])
-    where, new_s, new_t, h = (np.concatenate(v) if v else np.zeros(0)
-                              for v in (at, added, times, widths))
-    order = np.argsort(new_s, kind="stable")
-    where, new_s, new_t, h = where[order].astype(int), new_s[order], new_t[order], h[order]
-    # (where the two sides overlap, on a leg shorter than two rises, their points may meet
-    # to rounding: one kept)
-    keep = np.concatenate([[True], np.diff(new_s) > CLOSE * h[1:]])
-    where, new_s, new_t = where[keep], new_s[keep], new_t[keep]
-    if not len(where):
+            s = float(np.clip(s - (t0 + _elapsed(law, np.array([s0]), np.array([s]))[0]
+                                   - goal) * np.sqrt(max(float(law(s)), 1e-300)), s0, s1))
+        if min(s - s0, s1 - s) > CLOSE * (s1 - s0):
+            at.append(k)
+            added.append(s)
+            times.append(t0 + _elapsed(law, np.array([s0]), np.array([s]))[0])
+    assert len(at) <= JOINS
+    if not at:
         return points, t
-    out = [Stored(n + len(where)), Stored(n + len(where))]
-    for a in range(0, n, BLOCK):  # (a block at a time, each added point before its point k)
+    where = np.array(at)
+    out = [Stored(n + len(at)), Stored(n + len(at))]
+    for a in range(0, n, BLOCK):  # (a block at a time, each join before its point k)
         b = min(a + BLOCK, n)
         mine = (where > a) & (where <= b)
         shift = int(np.count_nonzero(where <= a))
-        for column, old, new in zip(out, (points, t), (new_s, new_t), strict=True):
-            column.write(a + shift, np.insert(old[a:b], where[mine] - a, new[mine]))
+        for column, old, new in zip(out, (points, t), (added, times), strict=True):
+            column.write(a + shift, np.insert(old[a:b], where[mine] - a,
+                                              np.asarray(new)[mine]))
     return out[0], out[1]
 
 
