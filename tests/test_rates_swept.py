@@ -10,6 +10,10 @@ the flat-topped ramps, at 5 and 10 kHz (4.2 and 5.0 times), for two reasons:
 - the ramps' pieces join between the played points, where q^(6) jumps, and the output is
   resampled between those by Hermite interpolation of q^(3) and q^(4)
   (:func:`~hodyn_cli.algorithms.limits.reachability._at_joins`).
+
+(With both, the flat-topped ramps are still kept to outputs at 1 kHz or coarser: the docs'
+Panda motion back to its start failed at 10 kHz, 1.13 times, where the warp makes the grid's
+intervals long over a rise: optimal._rated.)
 """
 
 from pathlib import Path
