@@ -317,10 +317,15 @@ def feasibility(check: Check) -> None:
     console(err=True).print(out)
     unchecked: dict[tuple[str, str], list[str]] = {}
     for r in check.rows:
-        if r.status == "violated":
+        at = f"t = {r.time:.6g} s" if r.time is not None else f"sample {r.sample}"
+        if r.status == "violated" and r.quantity == "rest_acceleration":
+            ends = "both ends at rest" if r.violations == 2 else "an end at rest"
+            fail(f"{r.label} of {r.joint} not 0 at {ends}; worst {r.value:.6g} {r.unit} at "
+                 f"{at}: a held robot's acceleration steps there (jerk, torque rates "
+                 "unbounded)")
+        elif r.status == "violated":
             fail(f"{r.label} of {r.joint} beyond its limit at {r.violations} "
-                 f"sample(s); worst {r.value:.6g} {r.unit} (limit {r.limit:.6g}) at "
-                 + (f"t = {r.time:.6g} s" if r.time is not None else f"sample {r.sample}"))
+                 f"sample(s); worst {r.value:.6g} {r.unit} (limit {r.limit:.6g}) at {at}")
         elif r.status == "unchecked":
             unchecked.setdefault((r.label, r.reason), []).append(r.joint)
     for (label, reason), joints in unchecked.items():

@@ -135,6 +135,9 @@ def retime_file(job: LawsJob, source: str, output: str, attrs: dict, limits: Lim
                     if progress is not None:
                         progress(search.n_samples, reader.expected_samples)
                 retiming = search.retiming()
+                for text in search.rest_steps():
+                    if notify is not None:
+                        notify(Diagnostic("warning", f"{source}: {text}"))
         best = [retiming.played(b) for b in search.best]
         attrs = {**attrs, "time_scale": list(retiming.k), "segment_bounds": list(retiming.bounds)}
         if factor is None:
@@ -188,6 +191,9 @@ def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, lim
 
         with _named(source):  # the path refused, or nothing limits its speed: name its file once
             optimal.fit(again)
+        for text in optimal.kept:  # (a step of acceleration at a rest, kept)
+            if notify is not None:
+                notify(Diagnostic("warning", f"{source}: {text}"))
         names = job.model.coordinate_names
         template = Trajectory(names, np.zeros((0, optimal.orders, len(names))), np.zeros(0))
         with opened() as reader, open_sink(output, trajectory_datasets(template, compact)[1],

@@ -32,6 +32,7 @@ from hodyn_cli.algorithms.limits.contact_laws import (
     floating_laws,
     wrench_key,
 )
+from hodyn_cli.algorithms.limits.rests import End, RestEnds
 from hodyn_cli.algorithms.limits.scaling import (
     TOLERANCE,
     Law,
@@ -50,9 +51,10 @@ from hodyn_cli.modeling.limits import JOINT_ORDERS, TORQUES, Limits, torque_orde
 
 # (torque_order and its tables are the limits' own, here for this module's users: api's
 # torque_order reads them without the kernels this module imports)
-__all__ = ["QUANTITIES", "CONTACT_QUANTITIES", "Quantity", "TORQUES", "JOINT_ORDERS",
-           "torque_order", "requirements", "series_laws", "limited_series", "Row", "Envelope",
-           "Check", "Binding", "Retiming", "ScaleSearch", "Infeasible", "Unlimited"]
+__all__ = ["QUANTITIES", "CONTACT_QUANTITIES", "REST_QUANTITY", "STEPPED", "Quantity",
+           "TORQUES", "JOINT_ORDERS", "torque_order", "requirements", "series_laws",
+           "limited_series", "Row", "Envelope", "Check", "Binding", "Retiming", "ScaleSearch",
+           "Infeasible", "Unlimited"]
 
 
 class Unlimited(HodynError):
@@ -97,6 +99,42 @@ CONTACT_QUANTITIES = (
     Quantity("cop_x", "centre of pressure x", ("contact",), ("m", "m"), ""),
     Quantity("cop_y", "centre of pressure y", ("contact",), ("m", "m"), ""),
 )
+#: q'' at the motion's ends at rest (:mod:`~hodyn_cli.algorithms.limits.rests`): 0 where a
+#: jerk, torque-rate or torque-acceleration limit is checked, else the held robot's
+#: acceleration steps there (unbounded jerk and torque rates); a row per joint those limits
+#: bound, only for a motion that starts or ends at rest
+REST_QUANTITY = Quantity("rest_acceleration", "acceleration at rest", ("qdd",),
+                         ("rad/s^2", "m/s^2"), "")
+#: the limits whose quantities a step of acceleration makes unbounded: the joint's own jerk;
+#: the torques' rates, which every joint's q'' moves (tau = M(q) q'' + ...)
+STEPPED = ("jerk", "torque_rate", "torque_acceleration")
+
+
+def held_at_rest(model: Model, limits: Limits) -> dict[str, str]:
+    """The joints whose q'' a motion's ends at rest must have at 0 (:data:`STEPPED`): those
+    with a jerk limit, every joint where a torque rate or acceleration is limited; each with
+    where that limit comes from (its jerk limit's first).
+
+    >>> from hodyn_cli.modeling.limits import joint_limits
+    >>> from hodyn_cli.modeling.urdf import parse_model
+    >>> two = parse_model(b'<robot name="r"><link name="a"/><link name="b"/><link name="c"/>'
+    ...     b'<joint name="j1" type="continuous"><parent link="a"/><child link="b"/></joint>'
+    ...     b'<joint name="j2" type="continuous"><parent link="b"/><child link="c"/></joint>'
+    ...     b'</robot>')
+    >>> held_at_rest(two, joint_limits(two, {"j2": {"jerk": 10.0}}))
+    {'j2': 'file'}
+    >>> held_at_rest(two, joint_limits(two, {"j1": {"torque_rate": 5.0}}))
+    {'j1': 'file', 'j2': 'file'}
+    """
+    jerk = limits.limited("jerk")
+    origin = {name: limits.origin["jerk"][j] for j, name in enumerate(model.joint_names)
+              if jerk[j]}
+    for key in STEPPED[1:]:
+        limited = np.flatnonzero(limits.limited(key))
+        if limited.size:
+            moved = limits.origin[key][limited[0]]
+            origin = {name: origin.get(name, moved) for name in model.joint_names}
+    return origin
 
 
 def requirements(model: Model, drives: Drives | None, order: int, kind: str = "full",
@@ -197,12 +235,16 @@ class Row:
     @property
     def label(self) -> str:
         """The quantity's name in words (``"friction cone"``: :class:`Quantity`'s label)."""
-        return next(q.label for q in QUANTITIES + CONTACT_QUANTITIES if q.key == self.quantity)
+        return next(q.label for q in QUANTITIES + CONTACT_QUANTITIES + (REST_QUANTITY,)
+                    if q.key == self.quantity)
 
     @property
     def margin(self) -> float | None:
-        """Room left at the worst sample, % of the half-width (negative: beyond the limit)."""
-        return None if self.value is None else 100.0 * (1.0 - self.usage)
+        """Room left at the worst sample, % of the half-width (negative: beyond the limit;
+        None where it has none: an :data:`REST_QUANTITY`'s band is 0)."""
+        if self.value is None or not np.isfinite(self.usage):
+            return None
+        return 100.0 * (1.0 - self.usage)
 
     @property
     def limit(self) -> float:
@@ -253,7 +295,8 @@ class Check:
     (:meth:`add`); ``rows`` and ``feasible`` at the end. ``envelopes``: keep a plot's worth of
     every checked series (``"<quantity key>/<series>"`` -> :class:`Envelope`). ``contacts``:
     each one's friction cone and sole (:data:`CONTACT_QUANTITIES`) from the laws of its
-    wrench (a row each, ``joint`` the contact's name)."""
+    wrench (a row each, ``joint`` the contact's name). With limits of :data:`STEPPED`
+    quantities, a motion's ends at rest are rows too (:data:`REST_QUANTITY`, last)."""
 
     #: a value beyond its limit by more than this share of it is a violation (the scaling's)
     tolerance = TOLERANCE
@@ -261,7 +304,9 @@ class Check:
     def __init__(self, model: Model, limits: Limits, envelopes: bool = False,
                  contacts: tuple[Contact, ...] = ()):
         self.model, self.limits, self.contacts = model, limits, contacts
-        self.rows: list[Row] = []
+        self._rows: list[Row] = []
+        self._ends = RestEnds()
+        self._end_names: tuple[str, ...] = ()  # the coordinates of q' and q'' there
         self.envelopes: dict[str, Envelope] | None = {} if envelopes else None
         self._plan: list[tuple[Quantity, str, list[int], list[Row]]] | None = None
         self._contact_rows: list[tuple[Contact, list[Row]]] = []
@@ -286,7 +331,7 @@ class Check:
                 row = Row(quantity.key, name, _unit(quantity, model, j), float(band[j, 0]),
                           float(band[j, 1]), self.limits.origin[quantity.key][j],
                           checked=series is not None, reason=reason)
-                self.rows.append(row)
+                self._rows.append(row)
                 if series is not None:
                     cols, rows = rows_by_series.setdefault(series, ([], []))
                     cols.append(laws[series].joint_names.index(name))
@@ -298,7 +343,7 @@ class Check:
             if c.kind == "surface" and c.sole is not None:  # a surface has its sole
                 rows += [Row(key, c.name, "m", -size / 2, size / 2, "file")
                          for key, size in zip(("cop_x", "cop_y"), c.sole, strict=True)]
-            self.rows += rows
+            self._rows += rows
             self._contact_rows.append((c, rows))
 
     def add(self, laws: dict[str, Law], t: np.ndarray | None) -> None:
@@ -308,6 +353,9 @@ class Check:
             self.has_t = t is not None
         start, N = self.n_samples, len(next(iter(laws.values())).coefficients)
         when = t if t is not None else np.arange(start, start + N, dtype=float)
+        if "qd" in laws and "qdd" in laws:
+            self._ends.add(laws["qd"].at(1.0), laws["qdd"].at(1.0), t, start)
+            self._end_names = laws["qd"].joint_names
         for contact, rows in self._contact_rows:
             self._add_contact(contact, rows, laws[wrench_key(contact)].at(1.0), t, when, start)
         for quantity, series, cols, rows in self._plan or ():
@@ -348,6 +396,34 @@ class Check:
             if self.envelopes is not None:
                 self.envelopes.setdefault(f"{row.quantity}/contact/{contact.name}",
                                           Envelope()).add(when, v[:, None])
+
+    @property
+    def rows(self) -> list[Row]:
+        """A row per (quantity, joint) with a limit; then, for a motion at rest at an end,
+        one per joint whose q'' a :data:`STEPPED` limit needs at 0 there (:meth:`_rests`)."""
+        return self._rows + self._rests()
+
+    def _rests(self) -> list[Row]:
+        """:data:`REST_QUANTITY`'s rows: per joint :func:`held_at_rest` names, its q'' at the
+        ends at rest: ok where 0 at each (:mod:`~hodyn_cli.algorithms.limits.rests`), else
+        violated at each end it steps at (the value, sample and time: the larger step's)."""
+        rests = self._ends.rests()
+        origin = held_at_rest(self.model, self.limits)
+        if not rests or not origin:
+            return []
+        stepped = {(end.sample, c) for end, c, _ in self._ends.steps()}
+        rows = []
+        for c, name in enumerate(self._end_names):
+            if name not in origin or name not in self.model.joint_names:
+                continue  # (a multi-DOF joint's coordinate: its limits are not per joint)
+            end = max(rests, key=lambda end: abs(end.qdd[c]))
+            steps = sum((rest.sample, c) in stepped for rest in rests)
+            rows.append(Row(REST_QUANTITY.key, name,
+                            _unit(REST_QUANTITY, self.model, self.model.joint_index(name)),
+                            0.0, 0.0, origin[name], usage=np.inf if steps else 0.0,
+                            value=float(end.qdd[c]), sample=end.sample, time=end.time,
+                            violations=steps))
+        return rows
 
     @property
     def feasible(self) -> bool:
@@ -445,6 +521,8 @@ class ScaleSearch:
         self.last_t: float | None = None
         #: per join: (|t - join|, derivatives (D, m)) of the sample nearest to it
         self.at_joins: list[tuple[float, np.ndarray] | None] = [None] * len(joins)
+        self._ends = RestEnds()  # (:meth:`rest_steps`)
+        self._end_names: tuple[str, ...] = ()
 
     def add(self, laws: dict[str, Law], trajectory: Trajectory) -> None:
         t, start = trajectory.t, self.n_samples
@@ -455,6 +533,9 @@ class ScaleSearch:
             self.first_t = t[0] if self.first_t is None else self.first_t
             self.last_t = t[-1]
             self._near_joins(t, trajectory.derivatives)
+        if "qd" in laws and "qdd" in laws:
+            self._ends.add(laws["qd"].at(1.0), laws["qdd"].at(1.0), t, start)
+            self._end_names = laws["qd"].joint_names
         edges = (-np.inf,) + self.joins + (np.inf,)
         for s in range(len(self.best)):
             rows = (np.arange(N) if t is None
@@ -463,6 +544,43 @@ class ScaleSearch:
                 self._segment(s, laws, rows, t, start)
                 self.moving[s] = self.moving[s] or _moves(trajectory, rows)
         self.n_samples += N
+
+    def _held_steps(self) -> list[tuple[End, str, float]]:
+        """``(end, joint, q'')`` where the motion steps its acceleration at an end at rest, for
+        the joints :func:`held_at_rest` names."""
+        held = held_at_rest(self.model, self.limits)
+        return [(end, self._end_names[c], qdd) for end, c, qdd in self._ends.steps()
+                if self._end_names[c] in held]
+
+    def stepping(self) -> tuple[bool, bool]:
+        """Whether the motion steps its acceleration at its first and at its last sample, a
+        rest (:meth:`rest_steps`' ends)."""
+        at = {end.sample for end, _, _ in self._held_steps()}
+        last = self._ends.last
+        return 0 in at, last is not None and last.sample in at
+
+    def rest_steps(self, ends: tuple[bool, bool] = (True, True)) -> list[str]:
+        """Where the motion steps its acceleration at an end at rest (:class:`Check`'s
+        :data:`REST_QUANTITY`), for the joints :func:`held_at_rest` names: a text per end
+        (of the first, the last as ``ends`` asks). No time scaling removes a step (it scales
+        q'' by 1/k^2)."""
+        at: dict[int, list[str]] = {}
+        for step, name, qdd in self._held_steps():
+            at.setdefault(step.sample, []).append(f"{name} {qdd:.4g}")
+        first = self._ends.first
+        texts = []
+        for sample, steps in at.items():
+            end = first if first is not None and sample == first.sample else self._ends.last
+            assert end is not None
+            if not ends[0 if end is first else 1]:
+                continue
+            when = f"t = {end.time:.6g} s" if end.time is not None else f"sample {sample}"
+            how, held_so = (("leaves its rest", "from") if end is first else
+                            ("comes to rest", "to"))
+            texts.append(f"{how} at {when} with q'' != 0 ({', '.join(steps)}): a step of "
+                         f"acceleration {held_so} a robot held still, which no time scaling "
+                         "removes (jerk and torque rates unbounded there)")
+        return texts
 
     def _segment(self, s: int, laws: dict[str, Law], rows: np.ndarray, t, start: int) -> None:
         for quantity in QUANTITIES:

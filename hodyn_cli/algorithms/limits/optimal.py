@@ -664,6 +664,12 @@ class Optimal:
         #: reachability's law before its smoothing and how it was smoothed (None: not
         #: reachability's, or with limits of higher orders: :attr:`slack` says theirs)
         self.smoothed: Smoothed | None = None
+        #: whether the input's first and last sample is a rest whose acceleration steps where
+        #: limits of higher orders need it at 0 (``ScaleSearch.stepping``, as ``hodyn check``
+        #: tells it): the uniform scaling keeps the step there, unbounded jerk and torque
+        #: rates, so it bounds no law (the windows' holds x at 0 there: :meth:`plan`)
+        self.stepping = (False, False)
+        self._steps: tuple[list[str], list[str]] = ([], [])  # (the texts of each: :attr:`kept`)
         #: the duration the windows' law must beat (``auto``: reachability's, while
         #: :meth:`_or_windows` runs them; None: none): a plan more than :data:`FIT` longer is
         #: not followed by the replans more constrained than it (:meth:`_hopeless`)
@@ -702,7 +708,7 @@ class Optimal:
             assert collected.peak is not None
             ceiling = KinkCeiling.of(path, kinks, collected.peak, x0, rate)
             law = solve_windows(path.t, limited, x0, degree, rate, time_scale(path), ceiling,
-                                pace, self.progress, cap, slowness(path), start)
+                                pace, self.progress, cap, slowness(path), start, self.stepping)
         self.peak = float(np.sqrt(law.coefficients.max() / x0))  # (they bound the spline)
         self.path = Plan(law, float(path.t[0]), 1.0 / rate, uniform, span, path.n_samples)
         return self.path
@@ -725,6 +731,8 @@ class Optimal:
             keep(chunk)
             joints = chunk.joint_names
         _follows(differences, joints)
+        self.stepping = search.stepping()
+        self._steps = (search.rest_steps((True, False)), search.rest_steps((False, True)))
         search.retiming()
         uniform = search.best[0]
         assert uniform is not None
@@ -829,7 +837,8 @@ class Optimal:
                             f"{beyond:,} grid points, more than the {sequential.MOST:,} its "
                             "programmes take")
                 slower = self.rated / (uniform.k * span)
-                if self.solver == "auto" and self.slack > SLACK and slower > 1 + FIT:
+                if self.solver == "auto" and self.slack > SLACK and slower > 1 + FIT and (
+                        not any(self.stepping)):
                     # (the windows run after it anyway, and the final fit speeds a law up by
                     # FIT at most: it would be found slower than the uniform scaling after
                     # its fits and the next kernels' rounds; the Solo12's 10 kHz Fourier path
@@ -900,7 +909,9 @@ class Optimal:
             short = (f": its law lasts {passes:.3g} s, {passes * rate:.2g} of the output's "
                      f"steps at {rate:g} Hz (a finer --rate)" if passes * rate < FEW else "")
             return f"reachability's law fails hodyn validate at every smoothing tried{short}"
-        if best[0].duration > uniform.k * span:
+        if best[0].duration > uniform.k * span and not any(self.stepping):
+            # (at a rest that steps, the uniform scaling is beyond the limits of higher
+            # orders, which reachability's ramps keep: it bounds no law)
             return "reachability's law is slower than the uniform scaling"
         inner, chosen = best
         if chosen != built:
@@ -1210,8 +1221,10 @@ class Optimal:
             self.path = replace(self.path, uniform=uniform)
             fit, _, lag = self._fitted(chunks())
             self.final = fit.solve()
+            # (at a rest that steps (:attr:`stepping`) the uniform scaling is beyond the
+            # limits of higher orders: it bounds no law)
             if self.final is not None and lag <= 1 and self._resampled(chunks) and (
-                    self.duration <= self.uniform_duration):
+                    any(self.stepping) or self.duration <= self.uniform_duration):
                 # (validate passes it: planned again at CALM, a 10 s point-to-point path of
                 # the iiwa with torque rates came to 10.47 s, its law at 0.93 10.19 s)
                 if passed is None and cap == CAP and self.peak >= CAP * (1 - 1e-3) and (
@@ -1414,6 +1427,19 @@ class Optimal:
         """The law's slowing by the final fits (1: the law as planned)."""
         assert self.final is not None
         return self.scale * self.final.k
+
+    @property
+    def kept(self) -> list[str]:
+        """Where the output keeps a step of acceleration of the input's at an end at rest
+        (:attr:`stepping`), in a user's words: the uniform scaling's, which scales q'' by
+        1/k^2 (``--to-limits --rate``, the windows' fallback), or a windows' law not held at 0
+        there (no ramp from it kept the limits); reachability ramps the rests."""
+        assert self.path is not None
+        if self.used == "reachability":
+            return []
+        held = (False, False) if self.uniform or self.used == "uniform" else self.path.law.held
+        return [text for steps, texts, h in zip(self.stepping, self._steps, held, strict=True)
+                if steps and not h for text in texts]
 
     @property
     def solver_note(self) -> str | None:

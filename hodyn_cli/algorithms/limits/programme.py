@@ -61,6 +61,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import combinations_with_replacement
+from math import factorial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -69,7 +70,7 @@ from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.limits.bsplines import BSpline
 from hodyn_cli.algorithms.limits.feasibility import Quantity, limited_series, series_laws
 from hodyn_cli.algorithms.limits.highs import LP, Stalled
-from hodyn_cli.algorithms.limits.jets import compose, hermite, time_rates
+from hodyn_cli.algorithms.limits.jets import compose, hermite, product, time_rates
 from hodyn_cli.algorithms.limits.scaling import Law
 from hodyn_cli.algorithms.motion.differences import RTOL, frequency
 from hodyn_cli.core.model import Model
@@ -83,7 +84,7 @@ if TYPE_CHECKING:
 
 __all__ = ["GRID", "CAP", "PROBES", "PathGrid", "PathLimit", "between", "path_limits",
            "time_scale", "slowness", "kink_ceiling", "KinkCeiling", "TimeLaw", "solve",
-           "solve_windows", "time_derivatives"]
+           "solve_windows", "ramped", "time_derivatives"]
 
 #: the grid keeps between GRID and 2 GRID samples of the input (every 2^i-th, and the last);
 #: a short input's is filled between its samples up to FILL points per unit of its time scale
@@ -527,6 +528,33 @@ def time_derivatives(X: np.ndarray) -> np.ndarray:
     return np.stack(out, axis=1)
 
 
+def _rest_rates(X: np.ndarray) -> np.ndarray:
+    """(E, K) ``sdot .. s^(K)`` from (E, K) ``x, x', ..., x^(K-1)``, x >= 0: finite at a rest
+    (x = 0), where :func:`~hodyn_cli.algorithms.limits.jets.time_rates` divides by sqrt(x).
+    With ``f = sqrt(x)``, ``s^(k) = f P_k`` for odd k and ``P_k`` for even k, P_k a series
+    in s without a root: ``P_1 = 1``, ``s^(k+1) = f d/ds (f P_k) = x' P_k / 2 + x P_k'``
+    (k odd), ``f P_k'`` (k even); each a product of truncated series, no division.
+
+    >>> X = np.array([[4.0, 2.0, 6.0, 0.0], [0.0, 2.0, 6.0, 1.0]])
+    >>> _rest_rates(X).round(12).tolist()   # the first: time_rates' example; the second at rest
+    [[2.0, 1.0, 6.0, 3.0], [0.0, 1.0, 0.0, 3.0]]
+    """
+    E, K = X.shape
+    x = X / np.array([factorial(j) for j in range(K)])
+    slope = x[:, 1:] * np.arange(1, K)  # x' about each point
+    root = np.sqrt(X[:, 0])
+    P = np.zeros((E, K))
+    P[:, 0] = 1.0
+    out = np.empty((E, K))
+    for k in range(K):  # (out[:, k] is s^(k+1): odd orders where k is even)
+        out[:, k] = root * P[:, 0] if k % 2 == 0 else P[:, 0]
+        if k + 1 < K:
+            dP = P[:, 1:] * np.arange(1, P.shape[1])
+            P = (product(slope, P, K - k - 2) / 2 + product(x, dP, K - k - 2)
+                 if k % 2 == 0 else dP)
+    return out
+
+
 def _monomials_of(law: Law) -> tuple[tuple[int, ...], ...]:
     """The monomials of the time law's derivatives a series' law has: those of grade
     ``power + 2 p`` for each of its coefficients' powers p of the speed-up."""
@@ -688,11 +716,33 @@ class TimeLaw:
     def spline(self) -> BSpline:
         return BSpline(self.knots, self.coefficients, self.degree, extrapolate=False)
 
+    @property
+    def held(self) -> tuple[bool, bool]:
+        """Whether x is 0 at the first and at the last break: the law starts (ends) at rest
+        (:func:`ramped`; its first or last coefficient, the spline's value there, is 0)."""
+        return bool(self.coefficients[0] == 0), bool(self.coefficients[-1] == 0)
+
     def _elapsed(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """``int_a^b ds / sqrt(x)`` for a <= b inside one grid interval each (Gauss-Legendre)."""
+        """``int_a^b ds / sqrt(x)`` for a <= b inside one grid interval each (Gauss-Legendre).
+        Where a or b is a break at which x is :attr:`held` at 0, x ~ (s - rest) and 1/sqrt(x)
+        is singular there: with ``s = a + (b - a) w(u)``, ``w = 3 u^2 - 2 u^3`` (w' = 6 u (1 -
+        u) vanishes at both ends) the integrand is smooth in u."""
         mid, half = (a + b) / 2, (b - a) / 2
-        x = self.spline(mid[:, None] + half[:, None] * NODES)
-        return half * (WEIGHTS / np.sqrt(x)).sum(axis=1)
+        first, last = self.held
+        if not (first or last):
+            x = self.spline(mid[:, None] + half[:, None] * NODES)
+            return half * (WEIGHTS / np.sqrt(x)).sum(axis=1)
+        rest = (first & (a == self.breaks[0])) | (last & (b == self.breaks[-1]))
+        out = np.zeros(len(a))
+        inner = ~rest & (b > a)
+        x = self.spline(mid[inner, None] + half[inner, None] * NODES)
+        out[inner] = half[inner] * (WEIGHTS / np.sqrt(x)).sum(axis=1)
+        rest &= b > a
+        u = (NODES + 1) / 2
+        span = (b - a)[rest, None]
+        x = self.spline(a[rest, None] + span * (3 * u**2 - 2 * u**3))
+        out[rest] = (span * 6 * u * (1 - u) / np.sqrt(x) * WEIGHTS / 2).sum(axis=1)
+        return out
 
     @property
     def duration(self) -> float:
@@ -719,7 +769,12 @@ class TimeLaw:
         """t(s) (``times``: :attr:`times`, if already known)."""
         times = self.times if times is None else times
         i = np.clip(np.searchsorted(self.breaks, s, side="right") - 1, 0, len(self.breaks) - 2)
-        return times[i] + self._elapsed(self.breaks[i], s)
+        out = times[i] + self._elapsed(self.breaks[i], s)
+        if self.held[1]:  # (from the end at rest back: from the break before, x vanishes
+            # just beyond s, where the integrand is singular)
+            end = i == len(self.breaks) - 2
+            out[end] = times[-1] - self._elapsed(s[end], np.full(end.sum(), self.breaks[-1]))
+        return out
 
     def s_at(self, t: np.ndarray, times: np.ndarray | None = None) -> np.ndarray:
         """s(t): Newton's method on t(s) inside each sample's grid interval (dt/ds =
@@ -736,7 +791,31 @@ class TimeLaw:
         for _ in range(NEWTON):
             s = np.clip(s - (times[i] + self._elapsed(lo, s) - t) * np.sqrt(self.spline(s)),
                         lo, hi)
+        first, last = self.held
+        for held, end, side in ((first, 0, 1.0), (last, len(b) - 2, -1.0)):
+            at = held & (i == end)
+            if at.any():
+                s[at] = self._from_rest(t[at], side, times)
         return s
+
+    def _from_rest(self, t: np.ndarray, side: float, times: np.ndarray) -> np.ndarray:
+        """s(t) in the first (``side`` 1) or last (-1) grid interval where x is held at 0 at
+        the path's end r: Newton's method on ``v = sqrt(|s - r|)``, in which t is smooth
+        (``x ~ x'(r) (s - r)``: ``|t - t(r)| ~ 2 v / sqrt(|x'(r)|)``, where Newton's steps in
+        s from r would not move)."""
+        b, spline = self.breaks, self.spline
+        r, far, t_r = (b[0], b[1], times[0]) if side > 0 else (b[-1], b[-2], times[-1])
+        slope = abs(float(spline.derivative(1)(np.array([r]))[0]))
+        v = np.clip(np.sqrt(slope) * np.abs(t - t_r) / 2, 0.0, np.sqrt(abs(far - r)))
+        moved = v > 0  # (t at the rest itself: s = r)
+        for _ in range(2 * NEWTON):
+            s = r + side * v[moved] ** 2
+            ends = (r, s) if side > 0 else (s, r)
+            elapsed = self._elapsed(np.broadcast_to(ends[0], s.shape).copy(),
+                                    np.broadcast_to(ends[1], s.shape).copy())
+            step = (elapsed - np.abs(t[moved] - t_r)) * np.sqrt(spline(s)) / (2 * v[moved])
+            v[moved] = np.clip(v[moved] - step, 1e-300, np.sqrt(abs(far - r)))
+        return r + side * v**2
 
     def rates(self, s: np.ndarray, K: int) -> np.ndarray:
         """(E, K) ``sdot .. s^(K)`` at s. (x's derivatives from the splines of its
@@ -744,8 +823,17 @@ class TimeLaw:
         leaves ``1e-16 x / h^k`` of rounding in the k-th, h the knots' spacing, which on a
         fine grid is beyond the played motion's top derivatives' consistency.)"""
         spline = self.spline
-        return time_rates(np.stack([spline.derivative(nu)(s) if nu else spline(s)
-                                    for nu in range(K)], axis=1))
+        X = np.stack([spline.derivative(nu)(s) if nu else spline(s) for nu in range(K)], axis=1)
+        return _rest_rates(X) if any(self.held) else time_rates(X)
+
+
+def _excess(exact: list[PathLimit], linear: list[PathLimit], X: np.ndarray) -> float:
+    """How far the ``linear``-ised limits are beyond their bands at the grid points where x
+    and its first three derivatives are X (inf: x is not positive, or an ``exact`` one is
+    beyond)."""
+    if X[:, 0].min() <= 0 or any(lim.usage(X) > 1 + FEASIBLE for lim in exact):
+        return np.inf
+    return max([lim.usage(X) - 1 for lim in linear], default=0.0)
 
 
 def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: float,
@@ -764,7 +852,8 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     (:data:`CAP`).
 
     ``law``: a feasible law on a longer grid of which s is a window (:func:`solve_windows`):
-    only its coefficients whose B-splines lie within s change, T is the time across s."""
+    only its coefficients whose B-splines lie within s change, T is the time across s; one
+    that is 0, x held at 0 at a rest (:func:`ramped`), stays 0."""
     from scipy import sparse
     from scipy.optimize import Bounds
 
@@ -772,9 +861,22 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
         law = TimeLaw(np.append(s[:-1:KNOTS], s[-1]), np.full(
             len(s[:-1:KNOTS]) + degree, x0), degree)
     free = law.inside(s[0], s[-1])
+    free = free[law.coefficients[free] != 0]  # (x held at 0 at a rest: :func:`ramped`)
     D = [_design(law.knots, degree, s, nu) for nu in range(4)]
     weights = np.gradient(s) if len(s) > 1 else np.ones(1)  # trapezoid weights of int ds
     floor, cap = x0 * 1e-8, x0 * cap**2
+    # the grid points where x is held at 0 (a rest: every limit is static or 0 there, and T's
+    # integrand, whose integral is finite, is singular) have no rows and no weight in T's
+    # tangent; the limits are imposed at every other grid point (Dl: their design matrices)
+    at_rest = np.zeros(len(s), bool)
+    at_rest[[0, -1]] = np.array(law.held) & (s[[0, -1]] == law.breaks[[0, -1]])
+    Dl = D
+    if at_rest.any():
+        Dl = [Dn[~at_rest] for Dn in D]
+        limits = [replace(lim, coefficients=lim.coefficients[~at_rest], friction=None
+                          if lim.friction is None else lim.friction[~at_rest])
+                  for lim in limits]
+        weights = np.where(at_rest, 0.0, weights)
     exact = [lim for lim in limits if lim.kind != "linear"]
     linear = [lim for lim in limits if lim.kind == "linear"]
 
@@ -782,11 +884,7 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
         return np.stack([Dn @ c for Dn in D], axis=1)
 
     def excess(c) -> float:
-        """How far the linearised limits are beyond their bands (inf: an exact one is)."""
-        X = grid(c)
-        if X[:, 0].min() <= 0 or any(lim.usage(X) > 1 + FEASIBLE for lim in exact):
-            return np.inf
-        return max([lim.usage(X) - 1 for lim in linear], default=0.0)
+        return _excess(exact, linear, grid(c)[~at_rest])
 
     # |x^(k)| <= 2 x1 nu^k, k = 2 .. degree (x1 = max(x0, min(x, x0 v))): a time law smooth on
     # the output's sampling and on the path's time scale (the LP's solutions chatter in the
@@ -801,7 +899,8 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
         scaled as its row)."""
         nu = np.full(len(x), SMOOTH * rate / np.sqrt(x0))
         if scale > 0:  # nu sqrt(x): the law's pace in time, the path's at the uniform speed
-            nu = np.minimum(nu, pace * scale * np.sqrt(x0 / x))
+            with np.errstate(divide="ignore"):  # (x = 0 at a rest: the pace bounds nothing)
+                nu = np.minimum(nu, pace * scale * np.sqrt(x0 / x))
         x1 = x0 if slow is None else np.maximum(x0, np.minimum(x, x0 * slow))
         rows = sparse.vstack([sparse.diags(1 / (2 * x1 * nu**k)) @ Dk
                               for k, Dk in zip(orders, bends, strict=True)]).tocsr()
@@ -838,7 +937,7 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
         for _ in range(ITERATIONS):
             c = law.coefficients
             X = grid(c)
-            A, lb, ub = _programme(limits, X, D)
+            A, lb, ub = _programme(limits, X[~at_rest], Dl)
             rows, w = smooth_rows(X[:, 0])
             A = sparse.vstack([A, rows]).tocsr()
             lb, ub = np.append(lb, -w), np.append(ub, w)
@@ -850,7 +949,8 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
             fixed[free] = 0.0
             held = A @ fixed  # the part of each row the coefficients outside s hold
             A, lb, ub = A[:, free], lb - held, ub - held
-            objective = -(D[0].T @ (weights / (2 * X[:, 0] ** 1.5)))[free]
+            xs = np.where(at_rest, x0, X[:, 0])  # (its weight 0 at a rest)
+            objective = -(D[0].T @ (weights / (2 * xs**1.5)))[free]
             now = c[free]
             bounds = Bounds(np.maximum(floor, now / (1 + rho)), np.minimum(cap, now * (1 + rho)))
             try:
@@ -886,6 +986,71 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     return law
 
 
+#: the start law's ramp from a rest where x is held at 0 (:func:`ramped`) is RAMP / nu of the
+#: path long (nu: :func:`solve`'s rate of x's derivatives at x0), so that x's derivatives are
+#: within their rows' bounds, ``(n! / (2 (n - k)!))^(1/k) / nu`` for k = 2 .. 5, n = 6, at most
+#: 3.9 / nu
+RAMP = 4.0
+#: and x lowered by half at most LOWER times until the ramp is within the limits
+LOWER = 20
+
+
+def ramped(law: TimeLaw, lengths: tuple[float | None, float | None]) -> TimeLaw:
+    """``law`` held at x = 0 at the grid's first and/or last point and ramped to it over
+    ``lengths`` of the path from each (None: that end not held; at most half the path): x
+    times ``1 - (1 - u)^(p + 1)``, p the spline's degree, u the distance from the rest over
+    the length, at the coefficients' Greville abscissae (where a spline's coefficients
+    reproduce a line: x ~ (s - rest), so the played motion leaves the rest with ``s - rest ~
+    t^2`` and ``q'' = q^[2] x + q' x'/2`` is 0 there, q' being 0: no step of acceleration
+    whatever the path's q^[2]; T stays finite, ``int ds / sqrt(x)``).
+
+    >>> law = ramped(TimeLaw(np.linspace(0, 1, 5), np.full(9, 2.0), 5), (0.5, None))
+    >>> law.held, law.coefficients.round(3).tolist()
+    ((True, False), [0.0, 0.937, 1.765, 1.992, 2.0, 2.0, 2.0, 2.0, 2.0])
+    """
+    p, knots, b = law.degree, law.knots, law.breaks
+    greville = np.array([knots[j + 1 : j + p + 1].mean() for j in range(len(law.coefficients))])
+    rise = np.ones_like(greville)
+    for length, distance in zip(lengths, (greville - b[0], b[-1] - greville), strict=True):
+        if length is not None:
+            u = np.minimum(distance / min(length, (b[-1] - b[0]) / 2), 1.0)
+            rise *= 1 - (1 - u) ** (p + 1)
+    held = np.array([length is not None for length in lengths])
+    rise[[0, -1]] = np.where(held, 0.0, rise[[0, -1]])  # (exactly 0: the rests' values)
+    return replace(law, coefficients=law.coefficients * rise)
+
+
+def _ramped_within(law: TimeLaw, rests: tuple[bool, bool], s: np.ndarray, limits,
+                   length: float) -> TimeLaw:
+    """:func:`ramped` at the ``rests`` held, each ramp ``length`` long, and x lowered by 1/2,
+    1/4, ... (at most :data:`LOWER` times) until the limits hold at the grid points s the
+    ramps span (``limits(a, b)``: :func:`solve_windows`'): :func:`solve` starts from a
+    feasible law. Beyond the ramps the law is uniform and slower than x0, the uniform
+    scaling's, which holds every limit at any slower playing. A rest no such ramp fits is not
+    held (the law there as before: a step of acceleration)."""
+    lengths: list[float | None] = []
+    lowered = 1.0
+    for end, held in enumerate(rests):
+        if not held:
+            lengths.append(None)
+            continue
+        trial = ramped(law, (length, None) if end == 0 else (None, length))
+        # (the grid points the ramp spans, the rest's own left out: one at least)
+        a, b = ((1, max(int(np.searchsorted(s, s[0] + length, side="right")), 2)) if end == 0
+                else (min(int(np.searchsorted(s, s[-1] - length)), len(s) - 2), len(s) - 1))
+        spline, window = trial.spline, limits(a, b)
+        X = np.stack([spline(s[a:b])] + [spline.derivative(nu)(s[a:b]) for nu in (1, 2, 3)],
+                     axis=1)
+        exact = [lim for lim in window if lim.kind != "linear"]
+        linear = [lim for lim in window if lim.kind == "linear"]
+        # (x and its derivatives scale alike: the played motion's dynamic terms fall with x)
+        fits = [2.0**-i for i in range(LOWER + 1) if _excess(exact, linear, X * 2.0**-i) <= 0]
+        lengths.append(length if fits else None)
+        lowered = min(lowered, max(fits, default=1.0))
+    return ramped(replace(law, coefficients=law.coefficients * lowered),
+                  (lengths[0], lengths[1]))
+
+
 #: grid points per programme of :func:`solve_windows`, and how many of them the next one
 #: takes again (HiGHS's time grows faster than the programme: 5001 points of the iiwa's
 #: cosine took 13.7 s in windows of 2000 and 8.8 s in windows of 500, the law's duration the
@@ -899,7 +1064,8 @@ OVERLAP = 500
 def solve_windows(s: np.ndarray, limits, x0: float, degree: int, rate: float,
                   scale: float = 0.0, ceiling: KinkCeiling | None = None, pace: float = PACE,
                   progress: Callable[[int, int], None] | None = None, cap: float = CAP,
-                  slow: np.ndarray | None = None, start: TimeLaw | None = None) -> TimeLaw:
+                  slow: np.ndarray | None = None, start: TimeLaw | None = None,
+                  rests: tuple[bool, bool] = (False, False)) -> TimeLaw:
     """:func:`solve` on a grid of any length, a window of :data:`WINDOW` grid points at a
     time (``limits(a, b)``: the limits at the grid points a .. b-1): each programme
     changes the coefficients within its window, those before it held as the windows before
@@ -907,9 +1073,14 @@ def solve_windows(s: np.ndarray, limits, x0: float, degree: int, rate: float,
     the same grid within the same limits, a lower cap's). The law stays feasible throughout
     (the uniform x0 is), each window's programme sees :data:`OVERLAP` points of the one
     before again, and the cost is linear in the grid's length. ``progress(done, points)``:
-    after each window, the grid points solved."""
+    after each window, the grid points solved. ``rests``: whether x is held at 0 at the
+    grid's first and last point (:func:`ramped`; ``start`` has it already)."""
     law = start or TimeLaw(np.append(s[:-1:KNOTS], s[-1]),
                            np.full(len(s[:-1:KNOTS]) + degree, x0), degree)
+    if start is None and any(rests):
+        nu = SMOOTH * rate / np.sqrt(x0)
+        law = _ramped_within(law, rests, s, limits,
+                             RAMP / (min(nu, pace * scale) if scale > 0 else nu))
     a = 0
     while True:
         b = min(a + WINDOW, len(s))

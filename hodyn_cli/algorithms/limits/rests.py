@@ -1,0 +1,91 @@
+"""A motion's ends at rest against the limits of higher orders (``hodyn check``).
+
+A robot held still before its motion starts, or after it ends, has q'' = 0 there. A motion
+whose first sample is a rest (q' = 0 at every joint) with q'' != 0 at a joint leaves the held
+robot with a step of acceleration: its jerk is unbounded there, and so are the torque rates
+(tau = M(q) q'' + ...: the step of q'' steps the torques), whatever the samples' own jerk
+and torque rates are (they are the motion's after the step). Franka's controller refuses
+such a start as an acceleration discontinuity. The same holds at a last sample at rest.
+
+:class:`RestEnds` follows a motion's first and last samples as its chunks pass (q' and q''
+of the :func:`~hodyn_cli.algorithms.limits.scaling.joint_laws` at x = 1) and the largest
+|q'|, |q''| of each joint, which say what counts as zero there (:data:`STILL`, :data:`STEP`:
+shares of them, so that a sampled or rounded rest is one and an acceleration that rounds
+to zero is none).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["STILL", "STEP", "End", "RestEnds"]
+
+#: a sample is a rest where every joint's |q'| is at most this share of its largest over the
+#: motion (a joint that never moves is still everywhere)
+STILL = 1e-9
+#: and its acceleration steps there at a joint whose |q''| is beyond this share of its largest
+STEP = 1e-6
+
+
+@dataclass(frozen=True)
+class End:
+    """A sample at an end of the motion: its index, time (None without ``t``), q' and q''
+    (one per joint of the laws)."""
+
+    sample: int
+    time: float | None
+    qd: np.ndarray
+    qdd: np.ndarray
+
+
+class RestEnds:
+    """The first and last samples of a motion fed chunk by chunk (:meth:`add`) and what they
+    say: :meth:`steps`, the joints whose acceleration steps at an end at rest.
+
+    >>> ends = RestEnds()
+    >>> t = np.linspace(0.0, 1.0, 5)
+    >>> ends.add(np.c_[0 * t, np.sin(t)], np.c_[0 * t + 2.0, np.cos(t)], t, 0)
+    >>> [(end.sample, j, float(qdd)) for end, j, qdd in ends.steps()]
+    [(0, 0, 2.0), (0, 1, 1.0)]
+    """
+
+    def __init__(self) -> None:
+        self.first: End | None = None
+        self.last: End | None = None
+        self._peak_qd: np.ndarray | None = None
+        self._peak_qdd: np.ndarray | None = None
+
+    def add(self, qd: np.ndarray, qdd: np.ndarray, t: np.ndarray | None, start: int) -> None:
+        """The next chunk: q', q'' (N, m) of its samples, their times (or None), the index
+        of its first sample in the motion."""
+        if not len(qd):
+            return
+        peaks = np.abs(qd).max(axis=0), np.abs(qdd).max(axis=0)
+        if self._peak_qd is None or self._peak_qdd is None:
+            self._peak_qd, self._peak_qdd = peaks
+            self.first = self._end(qd, qdd, t, start, 0)
+        else:
+            self._peak_qd = np.maximum(self._peak_qd, peaks[0])
+            self._peak_qdd = np.maximum(self._peak_qdd, peaks[1])
+        self.last = self._end(qd, qdd, t, start, len(qd) - 1)
+
+    @staticmethod
+    def _end(qd: np.ndarray, qdd: np.ndarray, t: np.ndarray | None, start: int, s: int) -> End:
+        return End(start + s, None if t is None else float(t[s]), qd[s].copy(), qdd[s].copy())
+
+    def rests(self) -> list[End]:
+        """The ends at rest (the first, the last: one where the motion is a single sample)."""
+        if self.first is None or self.last is None or self._peak_qd is None:
+            return []
+        ends = [self.first] if self.first.sample == self.last.sample else [self.first, self.last]
+        return [end for end in ends if np.all(np.abs(end.qd) <= STILL * self._peak_qd)]
+
+    def steps(self) -> list[tuple[End, int, float]]:
+        """``(end, joint, q'')`` for each joint whose acceleration steps at an end at rest."""
+        if self._peak_qdd is None:
+            return []
+        threshold = STEP * self._peak_qdd
+        return [(end, int(j), float(end.qdd[j])) for end in self.rests()
+                for j in np.flatnonzero(np.abs(end.qdd) > threshold)]

@@ -1,0 +1,88 @@
+"""``retime --optimal`` from a rest whose acceleration steps: the half cosine ``q = c + a cos(pi
+t)`` of the 2R arm is at rest at both ends with q'' = -+a pi^2 there. A law with x > 0 at such a
+rest plays q'' = q^[2] x there, a step from (to) the robot held still: with jerk, torque-rate or
+torque-acceleration limits ``hodyn check`` fails it (``rest_acceleration``,
+tests/test_check_rests.py). The windows' law holds x at 0 at those rests
+(:func:`~hodyn_cli.algorithms.limits.programme.ramped`), and reachability's law, which ramps
+the rests, is no longer refused for being slower than the uniform scaling (that one keeps the
+step)."""
+
+import numpy as np
+import pytest
+
+import hodyn_cli
+from conftest import URDF
+from hodyn_cli import api
+from hodyn_cli.algorithms.limits import programme
+from hodyn_cli.algorithms.limits.jets import time_rates
+from hodyn_cli.core.trajectory import Trajectory, cosine
+
+MODEL = hodyn_cli.load_robot(URDF / "planar_2r.urdf")
+LIMITS = {j: {"jerk": 50.0} for j in MODEL.joint_names}
+
+
+def _half_cosine() -> Trajectory:
+    t = np.linspace(0.0, 1.0, 101)
+    return cosine(MODEL.joint_names, t, amplitude=[0.5, -0.3], omega=np.pi, offset=[0.1, 0.2],
+                  orders=4)
+
+
+@pytest.mark.parametrize("solver", ["windows", "reachability"])
+def test_a_stepping_rest_is_left_and_reached_with_no_acceleration(solver):
+    """Both solvers: q'' = 0 at both ends (before, the windows' law, 0.621 s, left the rest
+    with q'' = -15.5 and 9.3 rad/s^2; reachability refused the input: its ramped law, 1.34 s,
+    is slower than the uniform scaling's 0.677 s, which steps); every limit and the rest rows
+    hold, and hodyn validate passes the output (the windows' law 0.953 s)."""
+    out, opt = hodyn_cli.retime_optimal(MODEL, _half_cosine(), limits=LIMITS, solver=solver)
+    assert opt.used == solver and opt.stepping == (True, True) and opt.kept == []
+    qdd = out.derivatives[:, 2]
+    assert np.abs(qdd[[0, -1]]).max() <= 1e-9 * np.abs(qdd).max()
+    assert np.abs(qdd).max() > 1  # (the motion accelerates: not a trivial law)
+    check = hodyn_cli.check_limits(MODEL, out, limits=LIMITS)
+    assert check.feasible and any(r.quantity == "rest_acceleration" for r in check.rows)
+    assert hodyn_cli.validate_motion(MODEL, out, samples=50).passed
+    if solver == "windows":  # (the ramps cost: the jerk limit binds in them)
+        assert opt.uniform_duration < opt.duration < 1.5 * opt.uniform_duration
+
+
+def test_a_law_held_at_rest_is_timed_exactly():
+    """A time law held at x = 0 at both ends (x ~ the distance from the rest: 1/sqrt(x) is
+    singular there): its duration as QUADPACK integrates the same spline, s(t) and
+    t(s) invert each other, and its rates are finite at the rests, time_rates' where x > 0, and
+    the time differences of each other."""
+    law = programme.ramped(programme.TimeLaw(np.linspace(0.0, 2.0, 41),
+                                             1.5 + 0.2 * np.sin(np.arange(45.0)), 5), (0.3, 0.5))
+    assert law.held == (True, True) and law.coefficients[[0, -1]].tolist() == [0.0, 0.0]
+    quad = pytest.importorskip("scipy.integrate").quad
+    reference, _ = quad(lambda u: 1 / np.sqrt(law.spline(np.array([u]))[0]), 0.0, 2.0,
+                        points=law.breaks[1:-1], limit=200)  # (QUADPACK's own extrapolation)
+    assert law.duration == pytest.approx(reference, rel=1e-10)
+    inner = np.linspace(1e-3, 2 - 1e-3, 4001)  # (away from the singular ends: exact)
+    steps = np.diff(law.time_at(np.concatenate([[0.0], inner, [2.0]])))
+    assert np.all(steps > 0)
+    t = np.linspace(0.0, law.duration, 20001)
+    s = law.s_at(t)
+    assert s[0] == 0.0 and s[-1] == pytest.approx(2.0, abs=1e-15)
+    assert np.abs(law.time_at(s) - t).max() < 1e-12
+    rates = law.rates(s, 4)
+    assert np.all(np.isfinite(rates)) and rates[[0, -1], 0].tolist() == [0.0, 0.0]
+    spline = law.spline
+    X = np.stack([spline.derivative(nu)(s[1:-1]) if nu else spline(s[1:-1])
+                  for nu in range(4)], axis=1)
+    assert np.allclose(rates[1:-1], time_rates(X), rtol=1e-9, atol=1e-9 * np.abs(rates).max())
+    h = t[1] - t[0]
+    for k in range(3):  # s^(k+1) against the central differences of s^(k)
+        lower = s if k == 0 else rates[:, k - 1]
+        differences = (lower[2:] - lower[:-2]) / (2 * h)
+        assert np.abs(differences - rates[1:-1, k]).max() < 1e-4 * np.abs(rates[:, k]).max()
+
+
+def test_the_uniform_scaling_keeps_the_steps_and_says_so():
+    """``retime --to-limits --rate`` (and the windows' fallback) scale q'' by 1/k^2: the steps
+    stay, a text per end (the output's warnings); the laws above keep none."""
+    optimal = api.time_optimal(MODEL, LIMITS, rate=100.0, uniform=True)
+    motion = _half_cosine()
+    optimal.fit(lambda: [motion])
+    first, last = optimal.kept
+    assert first.startswith("leaves its rest at t = 0 s with q'' != 0 (joint1 -4.935")
+    assert last.startswith("comes to rest at t = 1 s") and "no time scaling removes" in last
