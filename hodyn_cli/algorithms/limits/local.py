@@ -26,6 +26,7 @@ import numpy as np
 
 from hodyn_cli.algorithms.limits.reachability import (
     BLOCK,
+    JOINS,
     NEAR,
     PASSES,
     Column,
@@ -124,7 +125,8 @@ def grid_times(motion: Played) -> list[Stored]:
         for a in range(0, M, BLOCK):
             sigma = arc.sigma[a : a + BLOCK]
             at = first_from(warped.sigma, float(sigma[0]), at)
-            i = at + np.searchsorted(warped.sigma[at : at + len(sigma) + 2 * NEAR + 2], sigma)
+            i = at + np.searchsorted(
+                warped.sigma[at : at + len(sigma) + 2 * (NEAR + JOINS) + 2], sigma)
             T.write(a, start + warped.times(int(i[0]), int(i[-1]) + 1)[i - i[0]])
         out.append(T)
     return out

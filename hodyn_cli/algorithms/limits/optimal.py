@@ -1102,12 +1102,16 @@ class Optimal:
             pieces.append((arc, rated[0]))
             rounds.append(rated[1])
         passes = sum(law.duration for _, law in found)
-        # (the flat step only on outputs at HIGHER_RATE or coarser: finer, its played q''''
-        # disagreed with the differences of q''' just past a corner, 4.8 times validate's
-        # tolerance on the Panda's point-to-point motion with its limits file at 10 kHz, where
-        # the single step's passed (0.67 at 2 kHz; at 5 kHz both steps fail, main's too:
-        # reachability fails at every smoothing and auto runs the windows); not understood,
-        # the ramp's own derivatives agree with its differences to 3e-7)
+        # (the flat step only on outputs at HIGHER_RATE or coarser. Finer, its played q^(4)
+        # is near validate's tolerance: with a played point at each of its joins,
+        # reachability._at_joins (before, 4.2 and 5.0 times it on the Panda's point-to-point
+        # motion with its limits file at 5 and 10 kHz), that motion passed at 1.5472 s
+        # (1.594 s with the single step), but the docs' one back to its start still failed
+        # at 10 kHz, 1.13 times, 0.8 rise into its last leg, where the warp makes a grid
+        # interval ~2 ms long; played as densely there, that passed and the bench's
+        # panda-p2p at 5 and 10 kHz failed, 1.47 times at its last samples: likely the flat
+        # step's own q^(6) at a rest, r ~ 101 x^4 there against the single step's 35 x^4
+        # over a rise 0.7 times as long; not measured apart)
         flat = rates.shape(pieces, limits) if rate <= HIGHER_RATE * (1 + 1e-6) else 0.0
         found, pieces, rounds = _cornered(found, pieces, rounds, limits, rows, reach, flat)
         # (the rounds' law before its lift, the slack SLACK was measured on, or the

@@ -155,6 +155,15 @@ class Ramp:
         (:data:`FLAT`)."""
         return cls(rise, tail, FLAT)
 
+    @property
+    def joins(self) -> np.ndarray:
+        """The tau (from the rest, increasing) where its pieces join: the step's inner joins,
+        its rise and its tail. r^(4) jumps there (the step's and the bump's fourth
+        derivatives do not vanish at their ends), so the warped law's sigma^(6), and the
+        output's q^(6), jump there too (:func:`~hodyn_cli.algorithms.limits.reachability.
+        _warped` puts a played point at each)."""
+        return np.append(self._starts[1:], self.tail)
+
     def _piece(self, tau: np.ndarray) -> np.ndarray:
         """The index of the piece of 2 W each tau < tail is in."""
         return np.searchsorted(self._starts, tau, side="right") - 1

@@ -237,7 +237,10 @@ def kept(arc: reachability.Arc, law: reachability.Law,
             "affine", "higher", "static", "order")))
 
     for _ in range(ROUNDS):
-        smooth = reachability.smoothed(law, half=half)
+        # (each average of the Catmull-Rom interpolant: the rounds' half-widths change along
+        # the path by up to SLOPE an interval, and the linear one's averages rippled the
+        # output's q^(4) where one crossed a whole number: reachability.swept)
+        smooth = reachability.smoothed(law, half=half, cubic=True)
         x = reachability.lowered(law.x, smooth, passes * int(np.ceil(half.max())))
         use = usage(x)
         if max(use.affine.max(), use.higher.max()) <= 1 + TOLERANCE:

@@ -1054,7 +1054,8 @@ SMOOTH = 8
 PASSES = 8
 
 
-def smoothed(law: Law, reach: float = 0.0, half: np.ndarray | None = None) -> np.ndarray:
+def smoothed(law: Law, reach: float = 0.0, half: np.ndarray | None = None,
+             cubic: bool = False) -> np.ndarray:
     """x at the grid points smoothed by :data:`PASSES` moving averages, each over ``reach /
     PASSES`` seconds either side at the law's own speed there (``reach sqrt(x) / (Delta
     PASSES)`` grid intervals, at least :data:`SMOOTH` / PASSES; :func:`widths`): a kernel that
@@ -1063,20 +1064,21 @@ def smoothed(law: Law, reach: float = 0.0, half: np.ndarray | None = None) -> np
     are kept, x = 0 at a rest stays 0). The average of points (u, x) within the limits is
     within them up to how much their coefficients change over the kernel, as the limits
     are linear in (u, x) (the final fit scales the motion onto them). ``half``: the
-    averages' half-widths (grid intervals, per point) instead of :func:`widths`'.
+    averages' half-widths (grid intervals, per point) instead of :func:`widths`'; ``cubic``:
+    each of x's Catmull-Rom interpolant (:func:`swept`).
     (Whole: :func:`_smoothed` made a block at a time.)"""
     if len(law.x) < PASSES + 3:  # (not one interval either side: below LEAST, never an arc's)
         return law.x[:]
-    return _smoothed(law.x, _widths(law, reach) if half is None else half)[:]
+    return _smoothed(law.x, _widths(law, reach) if half is None else half, cubic)[:]
 
 
-def _smoothed(x: Column, half: Column) -> Stored:
+def _smoothed(x: Column, half: Column, cubic: bool = False) -> Stored:
     """:func:`smoothed` (x: at least PASSES + 3 points) on disk, each moving average made a
     block at a time from the one before it on disk (memory: a block's, not the ~5 arrays
     of the grid that the averages held: a long path's peak of memory)."""
     out = x
     for _ in range(PASSES):
-        out = _kept(len(x), _swept(out, half, odd=True))
+        out = _kept(len(x), _swept(out, half, odd=True, cubic=cubic))
     ends = _ends_of(x)
 
     def clipped() -> Iterator[tuple[int, np.ndarray]]:
@@ -1340,38 +1342,63 @@ def _averaged(x: Column, width: int, odd: bool = True) -> Iterator[tuple[int, np
         yield a, (total[i + 2 * width + 1] - total[i]) / (2 * width + 1)
 
 
-def swept(x: np.ndarray, half: np.ndarray, odd: bool = True) -> np.ndarray:
+def swept(x: np.ndarray, half: np.ndarray, odd: bool = True, cubic: bool = False
+          ) -> np.ndarray:
     """The average of x's piecewise linear interpolant over ``half`` (per point, >= 1, not
     whole numbers) grid intervals either side of each point, x reflected through its ends
     (:func:`_sweeps`): the interpolant's running integral is piecewise quadratic with a
     continuous slope, so the average changes smoothly as the window's ends move (a whole
     number of points either side jumps by a point's weight where that number steps).
-    (Whole: :func:`_swept` a block at a time.)"""
-    return _kept(len(x), _swept(x, half, odd))[:]
+
+    ``cubic``: of x's Catmull-Rom interpolant instead (cubic between neighbouring points,
+    its slope at each the central difference; a point more either side), whose running
+    integral has a continuous second derivative too, and so have the average's weights as
+    the window's ends move. Where ``half`` changes along the path as fast as the rounds of
+    :mod:`~hodyn_cli.algorithms.limits.rates` widen it (up to ``rates.SLOPE`` an
+    interval), the linear interpolant's made the smoothed law's second difference jump
+    wherever a half-width crossed a whole number of intervals; the played law's spline
+    through it (quintic: its x^(3) from the fourth differences) carried that to the
+    output's q^(4) as a ripple ~1 % high and a grid interval long: 1.2 times ``hodyn
+    validate``'s tolerance on the Panda's point-to-point motion with its limits file at 5
+    kHz, whose steps are as long as its grid's (tests/test_rates_swept.py). Over whole
+    intervals its integral is the trapezoid rule's and ``(m_k - m_(k+1)) / 12`` (m: the
+    slopes), which telescopes: a window's average is the trapezoid rule's but at the
+    window's ends. (Whole: :func:`_swept` a block at a time.)"""
+    return _kept(len(x), _swept(x, half, odd, cubic))[:]
 
 
-def _swept(x: Column, half: Column | float, odd: bool) -> Iterator[tuple[int, np.ndarray]]:
+def _swept(x: Column, half: Column | float, odd: bool, cubic: bool = False
+           ) -> Iterator[tuple[int, np.ndarray]]:
     """:func:`swept` a block at a time (``half``: per point, or one for all), each block's
     averages from the running integral of the block and the ``half`` either side of it
-    (:func:`_sweeps`)."""
-    pad = int(np.ceil(half if isinstance(half, float) else _largest(half))) + 1
+    (:func:`_sweeps`; ``cubic``: a point more either side, the slopes' neighbours)."""
+    pad = int(np.ceil(half if isinstance(half, float) else _largest(half))) + 1 + cubic
     last = len(x) + 2 * pad - 2  # (the whole reflection's last interval's first point)
     for a, b, v, total in _sweeps(x, pad, odd, trapezoid=True):
         centre = np.arange(a, b) + float(pad)
         h = np.full(b - a, half) if isinstance(half, float) else half[a:b]
-        ends = [_integral(v, total, a, last, centre + h), _integral(v, total, a, last,
-                                                                    centre - h)]
+        ends = [_integral(v, total, a, last, centre + h, cubic),
+                _integral(v, total, a, last, centre - h, cubic)]
         yield a, (ends[0] - ends[1]) / (2 * h)
 
 
-def _integral(v: np.ndarray, total: np.ndarray, a: int, last: int, y: np.ndarray
-              ) -> np.ndarray:
-    """The integral of v's interpolant from its first point to y (v and its running
-    integral ``total`` from point a on, :func:`_sweeps`; ``last``: its last interval's first
-    point)."""
+def _integral(v: np.ndarray, total: np.ndarray, a: int, last: int, y: np.ndarray,
+              cubic: bool = False) -> np.ndarray:
+    """The integral of v's interpolant from its first point to y (v and the trapezoid rule's
+    running integral ``total`` from point a on, :func:`_sweeps`; ``last``: its last
+    interval's first point). ``cubic``: of its Catmull-Rom interpolant (:func:`swept`), up to
+    a constant, y at least 1 from v's first point and 2 from its last: to point k that is
+    ``total[k] - m_k / 12`` and the constant ``m_0 / 12``; on from k the cubic's integral
+    over ``f = y - k``, with ``d = v_(k+1) - v_k``: ``v_k f + m_k f^2 / 2 + (3 d - 2 m_k -
+    m_(k+1)) f^3 / 3 + (m_k + m_(k+1) - 2 d) f^4 / 4``."""
     k = np.minimum(np.floor(y).astype(int), last)
     f, k = y - k, k - a
-    return total[k] + v[k] * f + (v[k + 1] - v[k]) * f * f / 2
+    if not cubic:
+        return total[k] + v[k] * f + (v[k + 1] - v[k]) * f * f / 2
+    m0, m1 = (v[k + 1] - v[k - 1]) / 2, (v[k + 2] - v[k]) / 2
+    d = v[k + 1] - v[k]
+    return (total[k] - m0 / 12 + f * (v[k] + f * (m0 / 2 + f * ((3 * d - 2 * m0 - m1) / 3
+                                                               + f * (m0 + m1 - 2 * d) / 4))))
 
 
 #: the kernel reaches this many of the output's steps either side (steps of :data:`FLOOR` Hz
@@ -1786,6 +1813,8 @@ def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orde
     points.write(len(points) - len(tail), tail)
     t = _times_along(x, points)
     ramp = _ramp(rise, float(t[-1]), flat) if any(corner) else None
+    if ramp is not None:
+        points, t = _at_joins(x, points, t, ramp, corner)
     warps = [ramp if corner[i] else _start(x, points, t, i, peak, step) if rests[i] else None
              for i in (0, 1)]
     first, last = warps[0], t[-1:]
@@ -1793,6 +1822,61 @@ def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orde
         last = np.where(last < first.tail - first.delay, first.inverse(last),
                         last + first.delay)
     return Warped(points, t, x, K, (warps[0], warps[1]), float(last[0]))
+
+
+#: the points :func:`_at_joins` adds to a piece at most: a ramp's joins (the flat step's two
+#: inner ones, its rise, its tail) at each end
+JOINS = 8
+#: a join within this share of a grid interval of a played point is left there (the
+#: interpolant's error from a jump at a share p of its interval goes as p^2)
+CLOSE = 0.01
+
+
+def _at_joins(x: LawSpline, points: Stored, t: Stored, ramp: Ramp, corner: tuple[bool, bool]
+              ) -> tuple[Stored, Stored]:
+    """The played ``points`` (sigma) and their times ``t`` along the law ``x`` with a point
+    added at each join of the ramp's pieces (:attr:`~hodyn_cli.algorithms.limits.ramps.
+    Ramp.joins`) at each ramped end (``corner``), where the output's q^(6) jumps: the output
+    is resampled between the played points by Hermite interpolation of q^(3) and q^(4)
+    (:func:`~hodyn_cli.algorithms.limits.programme.between`), whose q^(4) errs by ~J h^2
+    where q^(6) jumps by J inside an interval h long, and at a point it is exact. (Between
+    them, the flat step's joins, r^(4) jumping by 2430 / rise^4 at four places, put the
+    Panda's point-to-point output at 5 and 10 kHz at 4.2 and 5.0 times ``hodyn validate``'s
+    tolerance for q^(4) just past a corner and before its last rest; the single step's one,
+    840 / rise^4, within it.) Each join's sigma by Newton's steps on the law's time from the
+    played point before it (:func:`_elapsed`), its time that sum; the other points' times
+    are left as they were."""
+    n = len(points)
+    T = float(t[n - 1 : n][0])
+    w = ramp.warp(ramp.joins, 1)[:, 0]  # (the law's own time from the rest at each join)
+    goals = np.concatenate([w if corner[0] else [], T - w[::-1] if corner[1] else []])
+    goals = np.unique(goals[(goals > 0) & (goals < T)])
+    at, added, times, k = [], [], [], 0
+    for goal in goals:
+        k = max(1, first_from(t, float(goal), k))
+        (t0, t1), (s0, s1) = t[k - 1 : k + 1], points[k - 1 : k + 1]
+        law = x.window(float(s0), float(s1))
+        s = s0 + (goal - t0) / (t1 - t0) * (s1 - s0)
+        for _ in range(4):  # (from the chord: its error ~h^2, each step squares it)
+            s = float(np.clip(s - (t0 + _elapsed(law, np.array([s0]), np.array([s]))[0]
+                                   - goal) * np.sqrt(max(float(law(s)), 1e-300)), s0, s1))
+        if min(s - s0, s1 - s) > CLOSE * (s1 - s0):
+            at.append(k)
+            added.append(s)
+            times.append(t0 + _elapsed(law, np.array([s0]), np.array([s]))[0])
+    assert len(at) <= JOINS
+    if not at:
+        return points, t
+    where = np.array(at)
+    out = [Stored(n + len(at)), Stored(n + len(at))]
+    for a in range(0, n, BLOCK):  # (a block at a time, each join before its point k)
+        b = min(a + BLOCK, n)
+        mine = (where > a) & (where <= b)
+        shift = int(np.count_nonzero(where <= a))
+        for column, old, new in zip(out, (points, t), (added, times), strict=True):
+            column.write(a + shift, np.insert(old[a:b], where[mine] - a,
+                                              np.asarray(new)[mine]))
+    return out[0], out[1]
 
 
 #: the warps of a piece's ends
