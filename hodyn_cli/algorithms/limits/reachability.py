@@ -74,7 +74,7 @@ from hodyn_cli.modeling.limits import Limits
 __all__ = ["Source", "source", "overlapping", "Table", "Lengths", "lengths",
            "Arc", "Rows", "Law", "Played", "arcs", "Inapplicable", "inapplicable",
            "rows", "controllable", "greedy",
-           "along", "solve", "swept", "law_spline", "law_duration", "kernel", "scale_of"]
+           "along", "solve", "swept", "ramps_delay", "law_spline", "law_duration", "kernel", "scale_of"]
 
 #: a point of the path is at rest where ``|q'|`` is below this share of its largest value
 REST = 1e-3
@@ -1549,12 +1549,34 @@ def played(pieces: list[tuple[Arc, Law]], orders: int, names: tuple[str, ...],
     for i, (arc, law) in enumerate(pieces):
         ends = (i == 0 and arc.rest[0], i == len(pieces) - 1 and arc.rest[1])
         held = rated is not None
-        ramps = (i > 0 or (held and ends[0]), i < len(pieces) - 1 or (held and ends[1]))
+        ramps = _ramps(i, len(pieces), arc, held)
         warped = _warped(law, reach, rise, ramps, orders,
                          ends if step > 0 and not held else (False, False), step, rated or 0.0)
         laws.append((arc, warped, start))
         start += warped.duration
     return Played(laws, orders, names)
+
+
+def _ramps(i: int, count: int, arc: Arc, held: bool) -> tuple[bool, bool]:
+    """Whether :func:`played` ramps piece i (of ``count``, along ``arc``) at its start and its
+    end: at a corner, and at the motion's own rests where ``held`` (limits of higher
+    orders)."""
+    return (i > 0 or (held and i == 0 and arc.rest[0]),
+            i < count - 1 or (held and i == count - 1 and arc.rest[1]))
+
+
+def ramps_delay(pieces: list[tuple[Arc, Law]], durations: list[float], rise: float,
+                flat: float) -> float:
+    """The seconds the ramps of ``rise`` (their step's flat share ``flat``) add to the pieces'
+    laws lasting ``durations`` where :func:`played` plays them for limits of higher orders
+    (``rated``): each ramp's :attr:`~hodyn_cli.algorithms.limits.ramps.Ramp.delay`, as
+    :func:`_ramp` makes it on its piece."""
+    total = 0.0
+    for i, ((arc, _), duration) in enumerate(zip(pieces, durations, strict=True)):
+        ramps = _ramps(i, len(pieces), arc, True)
+        if any(ramps):
+            total += sum(ramps) * _ramp(rise, duration, flat).delay
+    return total
 
 
 @dataclass(frozen=True, eq=False)
