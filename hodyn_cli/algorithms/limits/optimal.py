@@ -1073,7 +1073,8 @@ class Optimal:
         # 10 kHz Fourier path with --jerk 500 was 1.026 times the passes' law by them, its
         # law 2.0 % longer than the windows'; raised by the programmes 0.36 % shorter than
         # the windows', 3.4 s more CPU; benchmarks/README.md, 2026-11-30, long10k)
-        refine = 1.0 if rate > HIGHER_RATE * (1 + 1e-6) else SLACK
+        fine = rate > HIGHER_RATE * (1 + 1e-6)
+        refine = 1.0 if fine else SLACK
         unreached = UNREACHED * uniform if self.solver == "auto" else np.inf
         def limits(arc: reachability.Arc, a: int, b: int) -> list:
             sigma = arc.sigma[a:b]
@@ -1096,7 +1097,7 @@ class Optimal:
                                # the xArm7's lines with a stop, --jerk 200 and 20, lifted
                                # kept their limits and passed validate)
                                lift=len(found) == 1, refine=refine,
-                               unreached=unreached)
+                               unreached=unreached, cubic=fine)
             if rated is None:
                 return None, rise, 0.0
             pieces.append((arc, rated[0]))
@@ -1112,8 +1113,9 @@ class Optimal:
         # panda-p2p at 5 and 10 kHz failed, 1.47 times at its last samples: likely the flat
         # step's own q^(6) at a rest, r ~ 101 x^4 there against the single step's 35 x^4
         # over a rise 0.7 times as long; not measured apart)
-        flat = rates.shape(pieces, limits) if rate <= HIGHER_RATE * (1 + 1e-6) else 0.0
-        found, pieces, rounds = _cornered(found, pieces, rounds, limits, rows, reach, flat)
+        flat = rates.shape(pieces, limits) if not fine else 0.0
+        found, pieces, rounds = _cornered(found, pieces, rounds, limits, rows, reach, flat,
+                                          fine)
         # (the rounds' law before its lift, the slack SLACK was measured on, or the
         # sequential programmes' law where they ran, rates.kept: with their ends free and
         # up to 24 steps, within 0.07 % of the windows' or shorter where within SLACK on
@@ -1564,13 +1566,14 @@ class Smoothed:
 def _cornered(found: Pieces, pieces: Pieces, rounds: list[float],
               limits: Callable[[reachability.Arc, int, int], list],
               rows: Callable[[reachability.Arc, int, int], reachability.Rows], reach: float,
-              flat: float) -> tuple[Pieces, Pieces, list[float]]:
+              flat: float, cubic: bool) -> tuple[Pieces, Pieces, list[float]]:
     """(the passes' laws, the rounds' played laws, their durations before a lift) with the
     ramped rests whose ramps would be cut short
     (:func:`~hodyn_cli.algorithms.limits.rates.cornered`, the ramps' step ``flat``) left and
     reached slower: each such piece planned again by the passes under its ceiling and played
-    by the rounds, where that is faster than the final fit's slowing for the steeper ramps
-    would be (else, or where the rounds do not get there, as they are)."""
+    by the rounds (``cubic``: :func:`~hodyn_cli.algorithms.limits.rates.kept`'s), where that
+    is faster than the final fit's slowing for the steeper ramps would be (else, or where the
+    rounds do not get there, as they are)."""
     ceilings, slowing = rates.cornered(pieces, limits, flat)
     out, played, times = list(found), list(pieces), list(rounds)
     for i, ceiling in enumerate(ceilings):
@@ -1587,7 +1590,7 @@ def _cornered(found: Pieces, pieces: Pieces, rounds: list[float],
         law = None if law is None else law.held()
         rated = None if law is None else rates.kept(
             arc, law, lambda a, b, arc=arc: limits(arc, a, b),
-            lambda a, b, arc=arc: rows(arc, a, b), reach, ceiling, lift=False)
+            lambda a, b, arc=arc: rows(arc, a, b), reach, ceiling, lift=False, cubic=cubic)
         if law is None or rated is None:
             return found, pieces, rounds
         out[i], played[i], times[i] = (arc, law), (arc, rated[0]), rated[1]

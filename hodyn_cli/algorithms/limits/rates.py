@@ -176,7 +176,8 @@ def kept(arc: reachability.Arc, law: reachability.Law,
          limits: Callable[[int, int], list[PathLimit]],
          rows: Callable[[int, int], reachability.Rows], reach: float,
          ceiling: np.ndarray | None = None, lift: bool = True, refine: float = np.inf,
-         unreached: float = np.inf) -> tuple[reachability.Law, float] | None:
+         unreached: float = np.inf, cubic: bool = False
+         ) -> tuple[reachability.Law, float] | None:
     """``law`` (reachability's along ``arc``) with the x to play it with at its grid points
     (its :attr:`~reachability.Law.played`) so that its motion keeps every limit at them
     within :data:`TOLERANCE` (``limits(a, b)``: every limit at the grid points a .. b-1, the
@@ -204,7 +205,12 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     1.14 % longer). Not elsewhere (~1-3 s of CPU on a grid of 4000 points, where the rounds
     are within a few tenths of a per cent: the iiwa's and the Panda's Fourier paths with
     their limits files, benchmarks/README.md), nor where the rounds' law lasts longer than
-    ``unreached`` seconds (what the caller's other solver is sure to beat).
+    ``unreached`` seconds (what the caller's other solver is sure to beat). ``cubic``: the
+    rounds' averages of x's Catmull-Rom interpolant (:func:`~hodyn_cli.algorithms.limits.
+    reachability.swept`), for outputs finer than 1 kHz: there the linear one's ripple failed
+    validate (the Panda's point-to-point motion at 5 kHz); on the iiwa's 10^5-sample
+    Fourier path at 200 Hz they made the final fit's local slowing twice as long (48 -> 92 s)
+    for a law 0.11 % longer.
 
     Cost and memory: the limits at each grid point are made once (:class:`_Kept`),
     so the cost is linear in the grid (the iiwa's Fourier path with its limits file: 10^5
@@ -237,10 +243,11 @@ def kept(arc: reachability.Arc, law: reachability.Law,
             "affine", "higher", "static", "order")))
 
     for _ in range(ROUNDS):
-        # (each average of the Catmull-Rom interpolant: the rounds' half-widths change along
-        # the path by up to SLOPE an interval, and the linear one's averages rippled the
-        # output's q^(4) where one crossed a whole number: reachability.swept)
-        smooth = reachability.smoothed(law, half=half, cubic=True)
+        # (``cubic``: each average of the Catmull-Rom interpolant: the rounds' half-widths
+        # change along the path by up to SLOPE an interval, and the linear one's averages
+        # rippled the output's q^(4) where one crossed a whole number, reachability.swept;
+        # beyond validate's tolerance on outputs finer than 1 kHz only)
+        smooth = reachability.smoothed(law, half=half, cubic=cubic)
         x = reachability.lowered(law.x, smooth, passes * int(np.ceil(half.max())))
         use = usage(x)
         if max(use.affine.max(), use.higher.max()) <= 1 + TOLERANCE:
