@@ -146,19 +146,29 @@ def test_a_corner_s_ramp_keeps_the_jerk_limit():
     assert opt.duration < 2.63718 * 0.95, opt.duration
 
 
+def swept_field() -> tuple[np.ndarray, np.ndarray]:
+    """(x, half): 60 points of a random walk and half-widths between 1 and 7 grid intervals,
+    what :func:`reachability.swept` is tested on."""
+    rng = np.random.default_rng(3)
+    return rng.normal(size=60).cumsum(), 1.0 + 6.0 * rng.random(60)
+
+
+def reflected(x: np.ndarray, odd: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(grid, values): x reflected through its ends over its whole length either side
+    (even: x(-sigma); odd: 2 x_0 - x(-sigma)), as :func:`reachability.swept` extends it."""
+    before, after = x[:0:-1], x[-2::-1]
+    if odd:
+        before, after = 2 * x[0] - before, 2 * x[-1] - after
+    return np.arange(-(len(x) - 1), 2 * len(x) - 1), np.concatenate([before, x, after])
+
+
 def test_swept_is_the_interpolant_s_average_over_its_half_widths():
     """reachability.swept (the widened field's averages): at each point the mean of x's
     piecewise linear interpolant over ``half`` grid intervals either side, by quadrature of
     ``np.interp``, x reflected through its ends (even: x(-sigma); odd: 2 x_0 - x(-sigma))."""
-    rng = np.random.default_rng(3)
-    x = rng.normal(size=60).cumsum()
-    half = 1.0 + 6.0 * rng.random(60)
+    x, half = swept_field()
     for odd in (False, True):
-        grid = np.arange(-59, 119)  # (x reflected over its whole length either side)
-        before, after = x[:0:-1], x[-2::-1]
-        if odd:
-            before, after = 2 * x[0] - before, 2 * x[-1] - after
-        values = np.concatenate([before, x, after])
+        grid, values = reflected(x, odd)
         ours = reachability.swept(x, half, odd=odd)
         for i in range(60):
             s = np.linspace(i - half[i], i + half[i], 20001)

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy.interpolate import CubicHermiteSpline
+from test_rates import reflected, swept_field
 
 import hodyn_cli
 from hodyn_cli.algorithms.limits import reachability
@@ -39,15 +40,9 @@ def test_cubic_swept_is_the_catmull_rom_interpolant_s_average_over_its_half_widt
     (slopes the central differences) over ``half`` grid intervals either side, x reflected
     through its ends (even and odd), by that spline's exact integral; made in blocks of 7
     points, the same numbers to the bit."""
-    rng = np.random.default_rng(3)
-    x = rng.normal(size=60).cumsum()
-    half = 1.0 + 6.0 * rng.random(60)
+    x, half = swept_field()
     for odd in (False, True):
-        grid = np.arange(-59, 119)  # (x reflected over its whole length either side)
-        before, after = x[:0:-1], x[-2::-1]
-        if odd:
-            before, after = 2 * x[0] - before, 2 * x[-1] - after
-        values = np.concatenate([before, x, after])
+        grid, values = reflected(x, odd)
         spline = CubicHermiteSpline(grid, values, np.gradient(values))
         ours = reachability.swept(x, half, odd=odd, cubic=True)
         theirs = [spline.integrate(i - h, i + h) / (2 * h) for i, h in enumerate(half)]

@@ -422,6 +422,18 @@ def _worst_row(models, X, dX):
     return worst
 
 
+def _first_programme(iiwa, monkeypatch):
+    """The iiwa's first programme (its inner coefficients free): (the basis D, which are
+    free, the limits' models at the law, the step found, the rows handed on)."""
+    sigma, x, limits, X = iiwa
+    D = sequential._basis(sigma, x)
+    free = np.zeros(D.n, dtype=bool)
+    free[sequential.FROZEN : D.n - sequential.FROZEN] = True
+    models = [sequential._Model.of(limit, X, 0) for limit in limits]
+    first, rows, _ = _run_programme(models, D, free, X, sigma, None, monkeypatch)
+    return D, free, models, first, rows
+
+
 def test_a_programme_from_the_last_ones_rows_and_basis_reaches_the_optimum_of_all_rows(
         iiwa, monkeypatch):
     """A step's programme starts from the last one's active rows (those not basic in its
@@ -431,11 +443,7 @@ def test_a_programme_from_the_last_ones_rows_and_basis_reaches_the_optimum_of_al
     infinite) as the programme built afresh does, to 1e-6 of the law's duration, every row
     kept to VIOLATED, in fewer simplex iterations than afresh."""
     sigma, x, limits, X = iiwa
-    D = sequential._basis(sigma, x)
-    free = np.zeros(D.n, dtype=bool)
-    free[sequential.FROZEN : D.n - sequential.FROZEN] = True
-    models = [sequential._Model.of(limit, X, 0) for limit in limits]
-    first, rows, _ = _run_programme(models, D, free, X, sigma, None, monkeypatch)
+    D, free, models, first, rows = _first_programme(iiwa, monkeypatch)
     assert first is not None and rows.basis is not None
     assert 0 < len(rows.side) < sum(2 * m.base.size for m in models)
     # (the active rows alone: none basic in the basis handed on, a status kept per row)
@@ -467,11 +475,7 @@ def _carried_on(iiwa, monkeypatch):
     from hodyn_cli.algorithms.limits import highs
 
     sigma, x, limits, X = iiwa
-    D = sequential._basis(sigma, x)
-    free = np.zeros(D.n, dtype=bool)
-    free[sequential.FROZEN : D.n - sequential.FROZEN] = True
-    models = [sequential._Model.of(limit, X, 0) for limit in limits]
-    first, rows, _ = _run_programme(models, D, free, X, sigma, None, monkeypatch)
+    D, free, models, first, rows = _first_programme(iiwa, monkeypatch)
     X1 = sequential._jets(sigma, x + D.at(first)[:, 0])
     models = [sequential._Model.of(limit, X1, 0) for limit in limits]
     held = []
