@@ -306,7 +306,6 @@ class Check:
         self.model, self.limits, self.contacts = model, limits, contacts
         self._rows: list[Row] = []
         self._ends = RestEnds()
-        self._end_names: tuple[str, ...] = ()  # the coordinates of q' and q'' there
         self.envelopes: dict[str, Envelope] | None = {} if envelopes else None
         self._plan: list[tuple[Quantity, str, list[int], list[Row]]] | None = None
         self._contact_rows: list[tuple[Contact, list[Row]]] = []
@@ -353,9 +352,7 @@ class Check:
             self.has_t = t is not None
         start, N = self.n_samples, len(next(iter(laws.values())).coefficients)
         when = t if t is not None else np.arange(start, start + N, dtype=float)
-        if "qd" in laws and "qdd" in laws:
-            self._ends.add(laws["qd"].at(1.0), laws["qdd"].at(1.0), t, start)
-            self._end_names = laws["qd"].joint_names
+        self._ends.follow(laws, t, start)
         for contact, rows in self._contact_rows:
             self._add_contact(contact, rows, laws[wrench_key(contact)].at(1.0), t, when, start)
         for quantity, series, cols, rows in self._plan or ():
@@ -413,7 +410,7 @@ class Check:
             return []
         stepped = {(end.sample, c) for end, c, _ in self._ends.steps()}
         rows = []
-        for c, name in enumerate(self._end_names):
+        for c, name in enumerate(self._ends.names):
             if name not in origin or name not in self.model.joint_names:
                 continue  # (a multi-DOF joint's coordinate: its limits are not per joint)
             end = max(rests, key=lambda end: abs(end.qdd[c]))
@@ -522,7 +519,6 @@ class ScaleSearch:
         #: per join: (|t - join|, derivatives (D, m)) of the sample nearest to it
         self.at_joins: list[tuple[float, np.ndarray] | None] = [None] * len(joins)
         self._ends = RestEnds()  # (:meth:`rest_steps`)
-        self._end_names: tuple[str, ...] = ()
 
     def add(self, laws: dict[str, Law], trajectory: Trajectory) -> None:
         t, start = trajectory.t, self.n_samples
@@ -533,9 +529,7 @@ class ScaleSearch:
             self.first_t = t[0] if self.first_t is None else self.first_t
             self.last_t = t[-1]
             self._near_joins(t, trajectory.derivatives)
-        if "qd" in laws and "qdd" in laws:
-            self._ends.add(laws["qd"].at(1.0), laws["qdd"].at(1.0), t, start)
-            self._end_names = laws["qd"].joint_names
+        self._ends.follow(laws, t, start)
         edges = (-np.inf,) + self.joins + (np.inf,)
         for s in range(len(self.best)):
             rows = (np.arange(N) if t is None
@@ -549,8 +543,8 @@ class ScaleSearch:
         """``(end, joint, q'')`` where the motion steps its acceleration at an end at rest, for
         the joints :func:`held_at_rest` names."""
         held = held_at_rest(self.model, self.limits)
-        return [(end, self._end_names[c], qdd) for end, c, qdd in self._ends.steps()
-                if self._end_names[c] in held]
+        names = self._ends.names
+        return [(end, names[c], qdd) for end, c, qdd in self._ends.steps() if names[c] in held]
 
     def stepping(self) -> tuple[bool, bool]:
         """Whether the motion steps its acceleration at its first and at its last sample, a

@@ -17,8 +17,12 @@ to zero is none).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from hodyn_cli.algorithms.limits.scaling import Law
 
 __all__ = ["STILL", "STEP", "End", "RestEnds"]
 
@@ -54,6 +58,8 @@ class RestEnds:
     def __init__(self) -> None:
         self.first: End | None = None
         self.last: End | None = None
+        #: the coordinates of q' and q'' (:meth:`follow`'s laws')
+        self.names: tuple[str, ...] = ()
         self._peak_qd: np.ndarray | None = None
         self._peak_qdd: np.ndarray | None = None
 
@@ -70,6 +76,13 @@ class RestEnds:
             self._peak_qd = np.maximum(self._peak_qd, peaks[0])
             self._peak_qdd = np.maximum(self._peak_qdd, peaks[1])
         self.last = self._end(qd, qdd, t, start, len(qd) - 1)
+
+    def follow(self, laws: dict[str, Law], t: np.ndarray | None, start: int) -> None:
+        """:meth:`add` with the q' and q'' of a chunk's scaling laws (``qd``, ``qdd`` at x =
+        1; nothing where the motion has no q''), their coordinates :attr:`names`."""
+        if "qd" in laws and "qdd" in laws:
+            self.add(laws["qd"].at(1.0), laws["qdd"].at(1.0), t, start)
+            self.names = laws["qd"].joint_names
 
     @staticmethod
     def _end(qd: np.ndarray, qdd: np.ndarray, t: np.ndarray | None, start: int, s: int) -> End:
