@@ -62,6 +62,10 @@ LOG_BOUND = 60.0
 _I = np.array([[4, 5, 7], [5, 6, 8], [7, 8, 9]])
 #: the strictly upper entries of U in theta's order (s12, s23, s13, t1, t2, t3)
 _OFF = ((0, 1), (1, 2), (0, 2), (0, 3), (1, 3), (2, 3))
+#: the upper triangle of a 3x3 matrix (I's entries) and the strict one of a 4x4 (log J's),
+#: made once: the solver's every residual and Jacobian reads them
+_UPPER3 = np.triu_indices(3)
+_STRICT4 = np.triu_indices(4, 1)
 
 
 def pseudo_inertia(pi: np.ndarray) -> np.ndarray:
@@ -79,7 +83,7 @@ def parameters_of(J: np.ndarray) -> np.ndarray:
     Sigma``."""
     Sigma = J[:, :3, :3]
     I = np.trace(Sigma, axis1=1, axis2=2)[:, None, None] * np.eye(3) - Sigma
-    rows, cols = np.triu_indices(3)
+    rows, cols = _UPPER3
     pi = np.zeros((len(J), 10))
     pi[:, 0], pi[:, 1:4] = J[:, 3, 3], J[:, :3, 3]
     pi[:, _I[rows, cols]] = I[:, rows, cols]
@@ -143,7 +147,7 @@ def _spd_log_residuals(M: np.ndarray) -> np.ndarray:
     lam, V = np.linalg.eigh(M)
     # (M = U U^T is positive definite; a trial step far out can round an eigenvalue to <= 0)
     logM = (V * np.log(np.maximum(lam, 1e-300))[:, None, :]) @ V.transpose(0, 2, 1)
-    rows, cols = np.triu_indices(4, 1)
+    rows, cols = _STRICT4
     return np.concatenate([logM[:, range(4), range(4)], np.sqrt(2) * logM[:, rows, cols]],
                           axis=1)
 
@@ -172,7 +176,9 @@ def consistent_parameters(S: np.ndarray, z: np.ndarray, base_map: np.ndarray,
     def bodies_of(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(pi (nb, 10), prior residuals (nb, 10)) of the bodies' theta (nb, 10)."""
         J = from_log_cholesky(theta)
-        return parameters_of(J), _spd_log_residuals(Linv @ J @ Linv.transpose(0, 2, 1))
+        # (theta may be several copies of the bodies, one after the other: the Jacobian's)
+        L = Linv if len(theta) == bodies else np.tile(Linv, (len(theta) // bodies, 1, 1))
+        return parameters_of(J), _spd_log_residuals(L @ J @ L.transpose(0, 2, 1))
 
     def residuals(x: np.ndarray) -> np.ndarray:
         pi, prior_part = bodies_of(x[:nb10].reshape(bodies, 10))
@@ -183,17 +189,20 @@ def consistent_parameters(S: np.ndarray, z: np.ndarray, base_map: np.ndarray,
 
     def jacobian(x: np.ndarray) -> np.ndarray:
         """Bodies are independent: each theta component moved in every body at once, central
-        differences (20 evaluations, not 20 per body), then the chain rule through G."""
+        differences (20 evaluations, not 20 per body, and those 20 one batched call: most of
+        a solve was these calls' fixed cost at 7 bodies), then the chain rule through G."""
         theta = x[:nb10].reshape(bodies, 10)
-        d_pi, d_prior = np.zeros((2, bodies, 10, 10))
+        step = 1e-6 * np.maximum(1.0, np.abs(theta))   # (bodies, 10): component k's in [:, k]
+        moved = np.broadcast_to(theta, (2, 10, bodies, 10)).copy()   # (up/down, k, body, .)
         for k in range(10):
-            step = 1e-6 * np.maximum(1.0, np.abs(theta[:, k]))
-            up, down = theta.copy(), theta.copy()
-            up[:, k] += step
-            down[:, k] -= step
-            (pu, ru), (pd, rd) = bodies_of(up), bodies_of(down)
-            d_pi[:, :, k] = (pu - pd) / (2 * step[:, None])
-            d_prior[:, :, k] = (ru - rd) / (2 * step[:, None])
+            moved[0, k, :, k] += step[:, k]
+            moved[1, k, :, k] -= step[:, k]
+        pi, prior_part = bodies_of(moved.reshape(-1, 10))
+        width = 2 * step.T[:, :, None]   # (k, body, 1)
+        pi, prior_part = pi.reshape(2, 10, bodies, 10), prior_part.reshape(2, 10, bodies, 10)
+        # (body, parameter, k), contiguous as einsum below was given it (its sums in that order)
+        d_pi = np.ascontiguousarray(((pi[0] - pi[1]) / width).transpose(1, 2, 0))
+        d_prior = ((prior_part[0] - prior_part[1]) / width).transpose(1, 2, 0)
         rows = [np.concatenate([np.einsum("rbi,bik->rbk", G[:, :nb10].reshape(-1, bodies, 10),
                                           d_pi).reshape(len(G), nb10), G[:, nb10:]], axis=1)]
         if prior_weight > 0:
