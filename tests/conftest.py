@@ -21,10 +21,16 @@ from hodyn_cli.modeling.urdf import load_model
 
 # JAX's CPU backend (tests/test_gpu_backend.py runs the GPU backend's programs on it) compiles
 # them 5-8x faster with its older fusion code and without LLVM's optimizations; the tests'
-# blocks are tiny, so the slower code costs nothing. Read when JAX starts its backend.
-os.environ["XLA_FLAGS"] = " ".join([os.environ.get("XLA_FLAGS", ""),
-                                    "--xla_cpu_use_fusion_emitters=false",
-                                    "--xla_backend_optimization_level=0"]).strip()
+# blocks are tiny, so the slower code costs nothing. Read when JAX starts its backend. Each
+# flag added once: an xdist worker inherits the controller's XLA_FLAGS and imports this file
+# again, and the flags' text is part of a stored program's key, so doubled flags in the
+# workers kept `-n auto` and `-n 0` runs from loading each other's programs
+# (test_gpu_backend.py with test_backends' GPU case, -n 0 after a -n 2 run: 49 s of CPU,
+# 15.7 s once a -n 0 run had stored its own)
+_XLA = os.environ.get("XLA_FLAGS", "").split()
+os.environ["XLA_FLAGS"] = " ".join(_XLA + [flag for flag in (
+    "--xla_cpu_use_fusion_emitters=false", "--xla_backend_optimization_level=0")
+    if flag not in _XLA])
 
 # JAX's compiled programs (the GPU backend's, run on JAX's CPU device) in the temporary
 # directory, not in ~/.cache/hodyn/jax, hodyn's place for a user's: the tests write nowhere
