@@ -538,6 +538,39 @@ def test_the_passes_rows_are_made_once_a_piece_and_read_back_from_disk(monkeypat
         assert np.array_equal(np.asarray(mine[:]), np.asarray(theirs[:]))
 
 
+def test_the_velocity_bound_halfway_is_made_without_the_dynamics(monkeypatch):
+    """reachability._midway (the velocity rows halfway between grid points, made at every
+    piece of every pass) takes no inverse dynamics (torque order -1): the same bound to the
+    bit as path_limits to torque order 0 gives there."""
+    from dataclasses import replace
+
+    from hodyn_cli.algorithms.dynamics import body_fixed
+
+    model = hodyn_cli.load_robot(IIWA)
+    traj = _cosine(model, 100)
+    limits = joint_limits(model)
+    [arc] = reachability.arcs(traj, 500)
+    a, b = 0, len(arc.sigma)
+    mid = (arc.sigma[a : b - 1] + arc.sigma[a + 1 : b]) / 2
+    free = np.array([-np.inf, np.inf])
+    speeds = replace(limits, bands={k: band if k == "velocity" else np.broadcast_to(
+        free, band.shape) for k, band in limits.bands.items()})
+    full = reachability.rows(path_limits(model, Trajectory(traj.joint_names, arc.jet(mid, 3),
+                                                           mid), speeds, 0)).top
+    calls = []
+    dynamics = body_fixed.inverse_dynamics
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return dynamics(*args, **kwargs)
+
+    monkeypatch.setattr(body_fixed, "inverse_dynamics", counted)
+    top = reachability._midway(model, arc, traj.joint_names, a, b, limits,
+                               reachability.GRAVITY)
+    assert not calls and np.isfinite(top).all()
+    assert np.array_equal(top, full)
+
+
 def test_a_pass_made_while_another_is_made_keeps_the_motion_once():
     """A played motion within KEPT whose first pass is still being made when a whole second
     pass is made (a consumer that reads the whole motion inside its own loop over it): the

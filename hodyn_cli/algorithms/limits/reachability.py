@@ -947,14 +947,16 @@ def arc_rows(model: Model, arc: Arc, names: tuple[str, ...], a: int, b: int, lim
 def _midway(model: Model, arc: Arc, names: tuple[str, ...], a: int, b: int, limits: Limits,
             gravity) -> np.ndarray:
     """(b - a - 1,) the velocity limits' bound on x alone (:attr:`Rows.top`) halfway between
-    the grid points a .. b-1 (+inf where none)."""
+    the grid points a .. b-1 (+inf where none): from q and q_sigma there, without the
+    dynamics (torque order -1: the same velocity rows to the bit; their two inverse
+    dynamics were most of the bound's cost)."""
     mid = (arc.sigma[a : b - 1] + arc.sigma[a + 1 : b]) / 2
     if not limits.limited("velocity").any() or not mid.size:
         return np.full(mid.size, np.inf)
     free = np.array([-np.inf, np.inf])
     speeds = replace(limits, bands={k: band if k == "velocity" else np.broadcast_to(
         free, band.shape) for k, band in limits.bands.items()})
-    return rows(path_limits(model, Trajectory(names, arc.jet(mid, 3), mid), speeds, 0,
+    return rows(path_limits(model, Trajectory(names, arc.jet(mid, 2), mid), speeds, -1,
                             gravity=gravity)).top
 
 
