@@ -233,12 +233,12 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     for a law 0.11 % longer.
 
     Cost and memory: the limits at each grid point are made once (:class:`_Kept`),
-    so the cost is linear in the grid (the iiwa's Fourier path with its limits file: 10^5
-    samples in 22 s of CPU, 1e4 in 2.4 s), and kept on disk through the rounds, each
+    so the rounds' cost is linear in the grid, and kept on disk through the rounds, each
     round reading them a block at a time (:class:`_Kept`): a few floats per monomial, joint
     and limit at each point (105 for the iiwa's velocities, torques, torque rates and
     accelerations: 840 bytes a point, 252 MB on the 300 004 points of 10^5 samples, which
-    held in memory made its peak RSS 463 MiB against 182 MiB without these limits)."""
+    held in memory made its peak RSS 463 MiB against 182 MiB without these limits; on disk
+    the whole command's peak is ~200 MiB there, benchmarks/README.md, long5)."""
     M, passes = len(law.x), reachability.PASSES
     if M < passes + 3:
         return None
