@@ -574,3 +574,23 @@ def test_the_corrections_knots_keep_to_the_grid_where_the_output_is_finer(tmp_pa
                                  "reachability", "--jerk", "100", *rate, "-o",
                                  str(tmp_path / "out.h5")])
     assert asked == [True, False]
+
+
+def test_a_local_optimum_is_said_where_the_steps_converged_on_limits_of_one_grade(
+        iiwa, monkeypatch):
+    """sequential.raised's ``local`` (auto then runs no windows, optimal.Optimal.local): on
+    the limits of one grade alone (the fixture's without its torque rates and accelerations,
+    which hold each grade's part apart, _slowest) the steps converge and it is True, the same
+    x as refined's; with those limits, converged or not, False; out of steps (one step, from
+    a law far below its optimum), False."""
+    sigma, x, limits, _ = iiwa
+    M = len(x)
+    one = [limit for limit in limits if sequential._slowest(limit) is None]
+    assert 0 < len(one) < len(limits)
+    found = sequential.raised(sigma, x, lambda a, b: one, [(0, M)], rates.TOLERANCE)
+    assert found.local and np.array_equal(
+        found.x, sequential.refined(sigma, x, lambda a, b: one, [(0, M)], rates.TOLERANCE))
+    assert not sequential.raised(sigma, x, lambda a, b: limits, [(0, M)],
+                                 rates.TOLERANCE).local
+    monkeypatch.setattr(sequential, "STEPS", 1)
+    assert not sequential.raised(sigma, x, lambda a, b: one, [(0, M)], rates.TOLERANCE).local
