@@ -1182,7 +1182,10 @@ class Optimal:
             # its optimum; the windows ran there on 5 inputs, each time longer: the SO-101's
             # Fourier path with --jerk 50 by 0.16 %, the xArm7's stops with --jerk 200 and
             # 20 by 26 % and 6.5 %, Romeo's and the B1-Z1's Fourier paths with --jerk 100 by
-            # 0.50 % and 0.24 %; benchmarks/README.md, 2026-11-30, jerk1s2)
+            # 0.50 % and 0.24 %; on the xArm7's the law kept is _cornered's, which beats the
+            # programmes' once fitted; where the rounds' law is beyond UNREACHED no programme
+            # runs: the two-link arm's, which converged 5.4 % above the windows' with it
+            # lifted; benchmarks/README.md, 2026-11-30, jerk1s2)
             if self.solver == "auto" and self.slack > SLACK and not self.local:
                 self._or_windows(chunks)
             assert self.final is not None
