@@ -86,3 +86,23 @@ def test_the_uniform_scaling_keeps_the_steps_and_says_so():
     first, last = optimal.kept
     assert first.startswith("leaves its rest at t = 0 s with q'' != 0 (joint1 -4.935")
     assert last.startswith("comes to rest at t = 1 s") and "no time scaling removes" in last
+
+
+def test_a_coarse_output_that_misses_the_limits_keeps_the_windows_law():
+    """At 20 Hz the windows' law from a stepping rest ramps between the output's samples,
+    none of which comes within 2 % of a limit at any speed-up the final fit tries: its
+    Fit reaches nothing. The law as planned (sped up by FIT at most, as the uniform
+    scaling's) is the output, not the uniform scaling (which keeps the steps: before,
+    0.677 s, ``check`` failing its rest rows, with a warning); nor does a resampling speed
+    it up to where a sample of it, from rest, would reach a limit. Reachability's law,
+    1.356 s, was auto's."""
+    t = np.linspace(0.0, 1.0, 21)
+    motion = cosine(MODEL.joint_names, t, amplitude=[0.5, -0.3], omega=np.pi,
+                    offset=[0.1, 0.2], orders=4)
+    out, opt = hodyn_cli.retime_optimal(MODEL, motion, limits=LIMITS, solver="auto")
+    assert opt.used == "windows" and opt.kept == []
+    assert opt.duration < 0.9 * 1.356  # (reachability's)
+    assert np.diff(out.t).max() == pytest.approx(0.05, rel=1e-9)
+    check = hodyn_cli.check_limits(MODEL, out, limits=LIMITS)
+    assert check.feasible
+    assert hodyn_cli.validate_motion(MODEL, out, samples=0).passed

@@ -26,6 +26,8 @@ class _Path:
 
 
 class _Fit:
+    reached = True  # (samples at their limits, beyond them at every speed-up within FIT)
+
     def solve(self):
         return None
 

@@ -457,6 +457,12 @@ class Fit:
             return None
         return tuple(v[g][full] for v in self.rows)
 
+    @property
+    def reached(self) -> bool:
+        """Whether some sample's majorant reached its band at a speed-up within FIT (False:
+        every sample fits at any of them, and nothing at these samples limits the speed)."""
+        return self.rows is not None
+
     def _fits(self) -> np.ndarray:
         return self.curve <= 1 + TOLERANCE / 10
 
@@ -1244,8 +1250,12 @@ class Optimal:
             planned = self.path.duration
             uniform = uniform or self.path.uniform  # for the limits as given
             self.path = replace(self.path, uniform=uniform)
-            fit, _, lag = self._fitted(chunks())
-            self.final = fit.solve()
+            fit, found, lag = self._fitted(chunks())
+            # (no sample near a limit at any speed-up within FIT: the plan's own bound, sped
+            # up by FIT at most, as the uniform scaling's; the 2R's half cosine from a rest
+            # that steps, --jerk 50 at 20 Hz or 1 kHz, gave way to the uniform scaling, which
+            # keeps the step, where its 200 Hz law passes check and validate at 20 Hz)
+            self.final = fit.solve() if fit.reached else _no_faster(found, uniform)
             # (at a rest that steps (:attr:`stepping`) the uniform scaling is beyond the
             # limits of higher orders: it bounds no law)
             if self.final is not None and lag <= 1 and self._resampled(chunks) and (
@@ -1368,7 +1378,9 @@ class Optimal:
             scale = max(scale * k, least)
             self.path = start.slower(scale)
             fit, found, lag = self._fitted(chunks())
-            found = found if from_rest else fit.solve() or found
+            if not from_rest:  # (not reached: no limit near these samples, not ScaleSearch's
+                # speed-up from rest, far beyond the plan's bound between them)
+                found = (fit.solve() or found) if fit.reached else None
             # (None: no limit at these samples, they fit as sampled; the speed-up is held by
             # ``least`` on a uniform scaling, by the fit before on a law of the programmes)
             found = replace(start.uniform, x=1.0) if found is None else found
