@@ -25,6 +25,16 @@ double pendulum (no limits at all), every path class at every rate. Paths (``pat
 * ``fourier``: ``hodyn generate --kind fourier`` (no rest; free end speeds); peer: toppra on
   hodyn's own path with the end speeds of hodyn's output.
 
+The group ``fresh`` (``--only fresh``; branch stranger5): ten more robots (``FRESH``: the
+G1's, TIAGo Pro's, Centauro's, iCub's and Alex's arms, Talos's leg, the UR5 with its limited
+URDF, an Allegro finger, the Hextilt's flying arm, a Go2 leg), on paths no group had
+(``FRESH_PATHS``: doubling back, eight waypoints, a joint still, through the stretched pose,
+``generate``'s cosine, excitation and filtered step), the modes ``lim`` (a limits file),
+``trate`` (torque rates), ``up`` (``--rate 1000`` on 100 Hz) and ``r333``, and 10^5 samples
+once; its peer is toppra with its torque constraint batched (:func:`toppra_batched`, the same
+numbers ~50 times faster) and velocity limits capped at 50 rad/s (:data:`VELOCITY_CAP`), the
+filtered step's along its line to hodyn's end speed. ~20 min on the loaded 2-core VM.
+
 Each input goes through ``hodyn retime ROBOT in --optimal -o out`` (mode ``vt``: the URDF's
 velocity and torque limits, all toppra takes; ``r500``: with ``--rate 500``, whose steps
 must be exactly 2 ms; ``jerk``: with ``--jerk 100``), then ``hodyn check`` with the same
@@ -53,6 +63,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_optimal import Curve, toppra_curve, toppra_run  # noqa: E402
 
 import hodyn_cli  # noqa: E402
+from hodyn_cli.algorithms.limits import programme  # noqa: E402
 from hodyn_cli.io import read_trajectory, write_trajectory  # noqa: E402
 from hodyn_cli.pipeline.trajectories import generate_file  # noqa: E402
 
@@ -84,6 +95,41 @@ NEW = {"baxter": ("baxter_description/urdf/baxter.urdf",
        "so100": ("so_arm_description/urdf/so100.urdf", None, []),
        "finger": ("finger_edu_description/robots/finger_edu.urdf", None, []),
        "dpend": ("double_pendulum_description/urdf/double_pendulum_continuous.urdf", None, [])}
+#: the group ``fresh`` (``--only fresh``, branch stranger5): ten more robots nobody tuned on,
+#: as ``NEW`` (label -> URDF, the joints that move or None, extra flags), each through the
+#: path classes of ``FRESH_PATHS`` (paths no group had: below)
+FRESH = {"g1-arm": ("g1_description/urdf/g1_29dof_rev_1_0.urdf",
+                    [f"left_{j}_joint" for j in ("shoulder_pitch", "shoulder_roll",
+                                                 "shoulder_yaw", "elbow", "wrist_roll",
+                                                 "wrist_pitch", "wrist_yaw")], []),
+         "tiago-pro": ("tiago_pro_description/robots/tiago_pro.urdf",
+                       [f"arm_left_{k}_joint" for k in range(1, 8)], []),
+         "centauro": ("centauro_description/urdf/centauro.urdf",
+                      [f"j_arm1_{k}" for k in range(1, 7)], []),
+         "icub": ("icub_description/robots/icub_reduced.urdf",
+                  [f"l_{j}" for j in ("shoulder_pitch", "shoulder_roll", "shoulder_yaw",
+                                      "elbow", "wrist_prosup", "wrist_pitch", "wrist_yaw")],
+                  []),
+         "alex": ("alex_description/urdf/alex_nub_hands.urdf",
+                  [f"Left{j}" for j in ("ShoulderPitch", "ShoulderRoll", "ShoulderYaw",
+                                        "ElbowPitch", "WristYaw", "WristRoll")], []),
+         "talos-leg": ("talos_data/robots/talos_reduced.urdf",
+                       [f"leg_left_{k}_joint" for k in range(1, 7)], []),
+         "ur5-lim": ("ur_description/urdf/ur5_joint_limited_robot.urdf", None, []),
+         "allegro": ("allegro_hand_description/urdf/allegro_left_hand.urdf",
+                     [f"joint_{k}.0" for k in range(4)], []),
+         "hextilt": ("hextilt_description/urdf/hextilt_flying_arm_5.urdf", None, []),
+         "go2-leg": ("go2_description/urdf/go2.urdf",
+                     ["FL_hip_joint", "FL_thigh_joint", "FL_calf_joint"], [])}
+#: the fresh group's paths: ``back`` (point-to-point A, B, A, B: the path doubles back on
+#: itself at each rest), ``many`` (eight waypoints, 0.4 s legs), ``still`` (``p2p``'s
+#: waypoints with the second joint the same at every one: it never moves), ``sing`` (through
+#: q = 0 where the range has it, the arm stretched: UR's, Talos's leg's singular pose, the
+#: largest gravity torque), ``cosine``, ``excite`` and ``fstep`` (``hodyn generate --kind
+#: cosine``, ``excitation`` and ``filtered-step``: every joint's own cosine, no rest; the
+#: identification's excitation; a step through a 16th-order filter, from rest to rest along
+#: a line, its speed rising as t^15)
+FRESH_PATHS = ("back", "many", "still", "sing", "cosine", "excite", "fstep")
 #: waypoints as shares of each joint's half range about its middle (a row per waypoint)
 TURNS = [[-0.3, 0.2, -0.2, 0.25, -0.2, 0.2, -0.1], [0.25, -0.15, 0.3, -0.2, 0.25, -0.2, 0.2],
          [-0.1, 0.25, -0.25, 0.1, -0.3, 0.1, -0.25], [0.2, -0.2, 0.15, -0.25, 0.2, -0.15, 0.3]]
@@ -96,7 +142,13 @@ LOWER = {"talos-arm": [-0.6, 0, 0, 0, 0, 0, 0],
          # has not) holds 41.7 N m with the arm out: down, the upper arm rolled, elbow bent
          "pr2": [0, 0.65, -0.6, -0.6, 0, 0, 0]}
 #: mode -> retime's (and check's) extra arguments
-MODES = {"vt": [], "r500": ["--rate", "500"], "jerk": ["--jerk", "100"]}
+MODES = {"vt": [], "r500": ["--rate", "500"], "jerk": ["--jerk", "100"],
+         # (the fresh group's) a limits file (``limits_file``: velocity 0.7 and torque 0.8
+         # of the URDF's, acceleration 4 s^-1 times the velocity limit), one with torque
+         # rates (10 s^-1 times the torque limit: the linear programmes), a finer output
+         # than the input (1 kHz from 100 Hz), a rate whose step is no whole number of ms
+         "lim": ["--limits", "{limits}"], "trate": ["--limits", "{trates}"],
+         "up": ["--rate", "1000"], "r333": ["--rate", "333"]}
 #: input rate (Hz) -> (seconds a p2p segment, seconds of a Fourier path): ~10^3 .. 10^4
 #: samples, 61 at 20 Hz for the point-to-point paths
 TIMING = {20.0: (1.0, 50.0), 100.0: (1.0, 10.0), 1e3: (1.0, 2.0), 1e4: (0.5, 1.0)}
@@ -120,8 +172,23 @@ def cases(quick: bool) -> list[tuple[str, str, float, str]]:
         rows += [(arm, path, rate, "vt") for path in ("p2p", "stop", "curve", "fourier")
                  for rate in TIMING]
     rows += [("baxter", "p2p-long", 1e4, "vt")]
-    return rows + [(arm, path, 100.0, mode) for arm in NEW for path, mode in (
+    rows += [(arm, path, 100.0, mode) for arm in NEW for path, mode in (
         ("p2p", "r500"), ("p2p", "jerk"), ("fourier", "jerk"))]
+    return rows + fresh_cases()
+
+
+def fresh_cases() -> list[tuple[str, str, float, str]]:
+    """The fresh group's runs: four path classes on every robot at 100 Hz, the others on
+    four, two robots at every rate, the modes on two, 10^5 samples once."""
+    rows = [(arm, path, 100.0, "vt") for arm in FRESH
+            for path in ("back", "many", "cosine", "fstep")]
+    rows += [(arm, path, 100.0, "vt") for arm in ("g1-arm", "icub", "ur5-lim", "hextilt")
+             for path in ("still", "sing", "excite")]
+    rows += [(arm, path, rate, "vt") for arm in ("ur5-lim", "g1-arm")
+             for path in ("back", "cosine") for rate in (20.0, 1e3, 1e4)]
+    rows += [(arm, "back", 100.0, mode) for arm in ("ur5-lim", "tiago-pro")
+             for mode in ("jerk", "lim", "trate", "up", "r333")]
+    return rows + [("ur5-lim", "cosine-long", 1e4, "vt")]
 
 
 def robot_of(arm: str) -> tuple[Path, object, list[str]]:
@@ -130,7 +197,7 @@ def robot_of(arm: str) -> tuple[Path, object, list[str]]:
     if arm in ARMS:
         robot = public(ARMS[arm])
         return robot, hodyn_cli.load_robot(robot), []
-    relative, moving, flags = NEW[arm]
+    relative, moving, flags = NEW[arm] if arm in NEW else FRESH[arm]
     robot = public(relative)
     whole = hodyn_cli.load_robot(robot, repair_inertia="--repair-inertia" in flags)
     held = {} if moving is None else {j: hodyn_cli.api.lock_value(whole, j)
@@ -186,6 +253,113 @@ def design(folder: Path, robot: Path, model, path: str, rate: float, shift=None
     return src, lambda: _peer(model, legs, legs)
 
 
+def design_fresh(folder: Path, robot: Path, model, path: str, rate: float, shift=None
+                 ) -> tuple[Path, object]:
+    """The fresh group's input (``FRESH_PATHS``; ``cosine-long``: 10 s at 10 kHz, 10^5
+    samples) and its peer, as :func:`design`'s."""
+    src = folder / f"{path}_{rate:g}.h5"
+    seconds = TIMING[rate][1]
+    if path in ("cosine", "cosine-long", "excite"):
+        kind = "excitation" if path == "excite" else "cosine"
+        generate(model, robot, src, kind, rate=rate,
+                 duration=10.0 if path == "cosine-long" else seconds)
+        return src, "own"
+    if path == "fstep":  # (a line from its rest, still moving at its end: its peer, the
+        # line at the end speed of hodyn's output, is run in :func:`one`)
+        generate(model, robot, src, "filtered-step", rate=rate, duration=2.5)
+        return src, "line"
+    shares = {"back": [TURNS[0], TURNS[1], TURNS[0], TURNS[1]],
+              "many": TURNS + [[-0.8 * x for x in row] for row in TURNS],
+              "still": [row[:1] + [0.1] + row[2:] for row in TURNS],
+              "sing": [TURNS[0], None, TURNS[1]]}[path]
+    if path == "sing":  # q = 0 where the range has it (its share of the half range)
+        low, high = model.limits[:, 0], model.limits[:, 1]
+        finite = np.isfinite(low) & np.isfinite(high)
+        middle = np.where(finite, (low + high) / 2, 0.0)
+        half = np.where(finite, np.minimum((high - low) / 2, np.pi), np.pi)
+        zero = np.clip(-middle / half - (0 if shift is None else np.array(shift)[
+            np.arange(model.n) % 7]), -0.95, 0.95)
+        shares[1] = list(np.resize(zero, 7)) if model.n <= 7 else None
+    points = waypoints(model, [s for s in shares if s is not None], shift)
+    segment = 0.4 if path == "many" else 1.0
+    generate(model, robot, src, "point-to-point", waypoints=points,
+             segment_duration=[segment], rate=rate)
+    legs = [(Curve(p, r, 0 * p), 0.0, 1.0) for p, r in zip(points[:-1], points[1:],
+                                                         strict=True)]
+    return src, lambda: _peer(model, legs, legs, batched=True)
+
+
+#: toppra's velocity limits at most this (rad/s): with the iCub's 100 rad/s and the
+#: Hextilt's 10^4 it found no law on any grid (nan), with 50 it does (1.4610 s on the
+#: Hextilt's cosine); no fresh output comes near 50 rad/s (peak |qd| in the notes otherwise)
+VELOCITY_CAP = 50.0
+
+
+def toppra_batched(model, path, a: float, b: float, points: int, ends=(0.0, 0.0)) -> float:
+    """toppra (0.6, interpolation, the URDF's velocity and torque limits) along ``path`` (a
+    callable ``(p, order)`` of arrays) from ``a`` to ``b`` on ``points`` intervals, its
+    torque constraint's parameters made in three batched inverse dynamics calls instead of
+    three calls per grid point (toppra's own loop: ~25 s a 4000-point leg on the loaded VM,
+    the fresh group's peers would have taken ~40 min; the same numbers: the test
+    ``test_the_batched_toppra_peer_is_toppra``): the duration (nan where toppra gives none)."""
+    import toppra as ta
+    import toppra.algorithm as algo
+    import toppra.constraint as constraint
+    from toppra.constraint.linear_constraint import canlinear_colloc_to_interpolate
+
+    ta.setup_logging("CRITICAL")
+
+    def dynamics(q, qd, qdd):
+        return hodyn_cli.inverse_dynamics(model, q, qd, qdd, order=0).tau
+
+    class Batched(constraint.JointTorqueConstraint):  # (its loop, batched; no friction)
+        def compute_constraint_params(self, along, grid):
+            q, qs, qss = along.eval(grid), along.evald(grid), along.evaldd(grid)
+            c = dynamics(q, 0 * q, 0 * q)
+            eye = np.eye(model.n)
+            F = np.vstack([eye, -eye])
+            g = np.concatenate([self.tau_lim[:, 1], -self.tau_lim[:, 0]])
+            return canlinear_colloc_to_interpolate(dynamics(q, 0 * q, qs) - c,
+                                                   dynamics(q, qs, qss) - c, c, F, g,
+                                                   None, None, grid, identical=True)
+
+    class Along(ta.interpolator.AbstractGeometricPath):
+        def __call__(self, p, order=0):
+            return path(np.atleast_1d(np.asarray(p, dtype=float)), order)
+
+        @property
+        def dof(self):
+            return model.n
+
+        @property
+        def path_interval(self):
+            return np.array([a, b])
+
+    v, e = np.minimum(model.velocity_limits, VELOCITY_CAP), model.effort_limits
+    cs = [constraint.JointVelocityConstraint(np.column_stack([-v, v])),
+          Batched(dynamics, np.column_stack([-e, e]), np.zeros(model.n),
+                  constraint.DiscretizationType.Interpolation)]
+    result = algo.TOPPRA(cs, Along(), gridpoints=np.linspace(a, b, points + 1),
+                         parametrizer="ParametrizeConstAccel").compute_trajectory(*ends)
+    return np.nan if result is None else result.duration
+
+
+def limits_files(folder: Path, model) -> dict[str, Path]:
+    """The modes ``lim`` and ``trate``'s limits files for the model's joints."""
+    files = {}
+    for key, rows in (("limits", lambda v, e: {"velocity": 0.7 * v, "acceleration": 4 * v,
+                                               "torque": 0.8 * e}),
+                      ("trates", lambda v, e: {"torque_rate": 10 * e})):
+        text = []
+        for name, v, e in zip(model.joint_names, model.velocity_limits, model.effort_limits,
+                              strict=True):
+            limits = {k: x for k, x in rows(v, e).items() if np.isfinite(x)}
+            text += [f'[joints."{name}"]'] + [f"{k} = {x:.6g}" for k, x in limits.items()]
+        files[key] = folder / f"{key}.toml"
+        files[key].write_text("\n".join(text) + "\n")
+    return files
+
+
 def generate(model, robot: Path, src: Path, kind: str, **options) -> None:
     """``hodyn generate ROBOT --kind KIND --allow-limit-violation -o SRC`` in process, on the
     model with its held joints (``generate`` takes no ``--lock``): the same library call."""
@@ -193,10 +367,15 @@ def generate(model, robot: Path, src: Path, kind: str, **options) -> None:
                   **options)
 
 
-def _peer(model, through, rests) -> tuple[float, float, float]:
+def _peer(model, through, rests, batched: bool = False) -> tuple[float, float, float]:
     """toppra from rest to rest along the pieces ``through`` and ``rests`` (curve, from, to):
-    (the first's duration, the second's, seconds)."""
+    (the first's duration, the second's, seconds); ``batched``: by :func:`toppra_batched`
+    (the fresh group's)."""
     t0 = time.perf_counter()
+    if batched:
+        durations = [sum(toppra_batched(model, c, lo, hi, 4000) for c, lo, hi in pieces)
+                     for pieces in (through, rests)]
+        return durations[0], durations[1], time.perf_counter() - t0
     # (nan where toppra returns no law: on the finger_edu's whole line through its middle
     # rest it did, and the run stopped there)
     durations = [sum(np.nan if r is None else r.duration
@@ -224,7 +403,7 @@ def run(args: list) -> tuple[int, float, float, float, str]:
     return status, wall, cpu, rss, done.stderr
 
 
-def problems(stderr: str, out: Path, mode: str) -> list[str]:
+def problems(stderr: str, out: Path, extra: list[str]) -> list[str]:
     """What is wrong with a run that exited 0: notices that end empty, tracebacks, steps that
     are not 1 / rate."""
     notes = []
@@ -233,11 +412,16 @@ def problems(stderr: str, out: Path, mode: str) -> list[str]:
             notes.append(f"empty: {line[-60:]!r}")
         if "Traceback" in line:
             notes.append("traceback")
-    if mode == "r500":
+    if not stderr.strip():
+        notes.append("no notice")
+    if "--rate" in extra:
+        rate = float(extra[extra.index("--rate") + 1])
         with h5py.File(out) as f:
-            step = np.diff(f["t"][:])
-        wrong = np.abs(step[:-1] - 1 / 500) > 1e-9 * 500 * step.size
-        if wrong.any() or step[-1] > 1 / 500 * (1 + 1e-12):
+            t = f["t"][:]
+        step = np.diff(t)
+        # sample i at exactly t0 + i / rate (the last one at the end, its step shorter)
+        wrong = np.abs(t[:-1] - t[0] - np.arange(t.size - 1) / rate) > 1e-9 * t[-1]
+        if wrong.any() or step[-1] > 1 / rate * (1 + 1e-3):
             notes.append(f"steps {step.min():.9g}..{step.max():.9g} s")
     return notes
 
@@ -245,11 +429,13 @@ def problems(stderr: str, out: Path, mode: str) -> list[str]:
 def one(folder: Path, arm: str, path: str, rate: float, mode: str, peer_too: bool = True
         ) -> dict:
     robot, model, flags = robot_of(arm)
-    src, peer = design(folder, robot, model, path, rate, LOWER.get(arm))
+    src, peer = (design_fresh if arm in FRESH else design)(folder, robot, model, path, rate,
+                                                           LOWER.get(arm))
     out = folder / "out.h5"
     out.unlink(missing_ok=True)
+    extra = [a.format(**limits_files(folder, model)) for a in MODES[mode]]
     status, wall, cpu, rss, stderr = run(HODYN + ["retime", robot, src, "--optimal",
-                                                  *MODES[mode], *flags, "-o", out])
+                                                  *extra, *flags, "-o", out])
     with h5py.File(src) as f:
         samples = len(f["t"])
     row = {"arm": arm, "path": path, "rate": rate, "mode": mode, "samples": samples,
@@ -260,18 +446,39 @@ def one(folder: Path, arm: str, path: str, rate: float, mode: str, peer_too: boo
     with h5py.File(out) as f:
         row.update(solver=str(f.attrs["solver"]), duration=float(f.attrs["duration"]),
                    uniform=float(f.attrs["uniform_duration"]))
-    limits = MODES[mode] if mode == "jerk" else []
+    limits = [] if "--rate" in extra else extra
     row["check"] = run(HODYN + ["check", robot, out, *limits, *flags, "-q"])[0]
     row["validate"] = run(HODYN + ["validate", robot, out, *flags, "-q"])[0]
-    row["notes"] = problems(stderr, out, mode)
+    row["notes"] = problems(stderr, out, extra)
+    if arm in FRESH:
+        with h5py.File(out) as f:
+            peak = float(np.abs(f["qd"][:]).max()) if "qd" in f else 0.0
+        if peak > VELOCITY_CAP / 2 and np.any(model.velocity_limits > VELOCITY_CAP):
+            row["notes"].append(f"peak |qd| {peak:.3g} rad/s: toppra's cap {VELOCITY_CAP:g}")
     if mode == "vt" and peer_too:
-        if peer == "own":
+        if peer == "line":  # toppra along the line from its rest to hodyn's end speed
+            traj = read_trajectory(str(src), model, need=2)
+            played = read_trajectory(str(out), model, need=2)
+            a, b = traj.derivatives[0, 0], traj.derivatives[-1, 0]
+            end = np.linalg.norm(played.derivatives[-1, 1]) / np.linalg.norm(b - a)
+            t0 = time.perf_counter()
+            through = rests = toppra_batched(model, Curve(a, b, 0 * a), 0.0, 1.0, 4000,
+                                             (0.0, end))
+            seconds = time.perf_counter() - t0
+        elif peer == "own":
             traj = read_trajectory(str(src), model, need=5)
             played = read_trajectory(str(out), model, need=2)
             ends = [np.linalg.norm(played.derivatives[i, 1]) / np.linalg.norm(
                 traj.derivatives[i, 1]) for i in (0, -1)]
-            through, seconds, _ = toppra_run(model, traj, model.velocity_limits,
-                                             model.effort_limits, ends, 4000)
+            if arm in FRESH:
+                t0 = time.perf_counter()
+                through = toppra_batched(
+                    model, lambda p, order: programme.between(traj, p)[:, order],
+                    traj.t[0], traj.t[-1], 4000, ends)
+                seconds = time.perf_counter() - t0
+            else:
+                through, seconds, _ = toppra_run(model, traj, model.velocity_limits,
+                                                 model.effort_limits, ends, 4000)
             rests = through
         else:  # (the curves' peer is the same at every rate: run once per arm and path)
             key = (arm, "p2p" if path == "p2p-long" else path)
@@ -302,13 +509,13 @@ def _verdict(status: int | None) -> str:
 
 
 def chosen(only: set[str], arm: str, path: str, rate: float, mode: str) -> bool:
-    """Whether ``--only``'s items take the run: a group (``first``, ``new``) picks its runs,
-    which the other items narrow to those matching any; without a group the first group's
-    runs that match any (the new group's where its arm is named)."""
-    group = "new" if arm in NEW else "first"
-    groups, items = only & {"first", "new"}, only - {"first", "new"}
+    """Whether ``--only``'s items take the run: a group (``first``, ``new``, ``fresh``) picks
+    its runs, which the other items narrow to those matching any; without a group the first
+    group's runs that match any (another group's where its arm is named)."""
+    group = "new" if arm in NEW else "fresh" if arm in FRESH else "first"
+    groups, items = only & {"first", "new", "fresh"}, only - {"first", "new", "fresh"}
     named = {arm, f"{arm}:{path}"} & items
-    if groups and group not in groups or not groups and group == "new" and not named:
+    if groups and group not in groups or not groups and group != "first" and not named:
         return False
     return not items or bool(items & {arm, f"{arm}:{path}", f"{path}@{rate:g}", mode})
 
@@ -318,9 +525,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a small subset (6 runs)")
     parser.add_argument("--only", default="",
                         help="comma-separated: ARM, ARM:PATH, PATH@RATE (e.g. fourier@20) or "
-                             "MODE (vt, r500, jerk): the runs that match any; a group, "
-                             "first (the seven arms) or new (eight more, NEW), narrows them "
-                             "to its runs (default: the first group's)")
+                             "MODE (vt, r500, jerk, lim, trate, up, r333): the runs that "
+                             "match any; a group, first (the seven arms), new (eight more, "
+                             "NEW) or fresh (ten more, FRESH), narrows them to its runs "
+                             "(default: the first group's)")
     parser.add_argument("--json", type=Path, help="also write the rows here (JSON)")
     parser.add_argument("--no-peer", action="store_true",
                         help="hodyn's side alone, toppra not run (its durations do not change "

@@ -420,3 +420,27 @@ def test_the_kept_law_is_lifted_where_the_limits_leave_room():
     assert max(use.affine.max(), use.higher.max()) <= 1 + rates.TOLERANCE
     faster = replace(lifted, x=lifted.played).duration / replace(kept, x=kept.played).duration
     assert faster < 0.995, faster
+
+
+def test_a_limit_s_value_and_static_part_are_its_values_to_the_bit():
+    """rates._values (the rounds' usage, made once for both): a limit's values and its static
+    part (x'' = x''' = 0) from one making of its monomials are ``PathLimit.values`` of X and
+    of X with x'' and x''' zeroed, to the bit, for the iiwa's jerk, torque rates and torque
+    accelerations (friction on, as the limits file's motors give it none: the URDF's)."""
+    from hodyn_cli.algorithms.limits.programme import path_limits, time_derivatives
+
+    model = hodyn_cli.load_robot(str(IIWA))
+    limits = hodyn_cli.joint_limits(model, str(IIWA_LIMITS), jerk=100.0)
+    grid = generate(model, "cosine", duration=1.0, rate=50.0, derivatives=6)
+    rng = np.random.default_rng(7)
+    X = np.column_stack([1.0 + rng.random(grid.n_samples), rng.normal(size=(grid.n_samples, 3))])
+    seen = set()
+    for limit in path_limits(model, grid, limits, 2):
+        if limit.quantity.key not in rates.HIGHER:
+            continue
+        seen.add(limit.quantity.key)
+        value, still = rates._values(limit, time_derivatives(X))
+        assert np.array_equal(value, limit.values(X))
+        assert np.array_equal(still, limit.values(X * [1.0, 1.0, 0.0, 0.0]))
+        assert not np.array_equal(value, still)
+    assert seen == set(rates.HIGHER)

@@ -454,9 +454,11 @@ def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
     times too, summed BLOCK intervals at a time); it holds nothing a grid point in memory
     beyond its arc's grid (the smoothed law's spline: its coefficients, sigma and t on disk,
     its knots the arc's grid; its time derivatives made chunk by chunk), not the
-    motion's orders times joints (35 here: 84 MB at 10^5 samples) unless the whole motion is
-    within KEPT bytes, then kept read-only as its first pass made it (the same numbers as
-    made afresh); the result keeps it as its source, not a list of its chunks."""
+    motion's orders times joints (35 here: 84 MB at 10^5 samples): within KEPT bytes the
+    whole motion is kept read-only as its first pass made it, a longer one is written to
+    disk by its first whole pass and read back at the next ones (``stored``); either way the
+    next passes make nothing (no jet composed again) and are the same numbers as made
+    afresh; the result keeps it as its source, not a list of its chunks."""
     monkeypatch.setattr(stored, "ON_DISK", 0)  # (every array on disk, as a long path's)
     model = hodyn_cli.load_robot(IIWA)
     traj = _cosine(model, 100)
@@ -465,15 +467,28 @@ def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
     block = reachability.BLOCK
     monkeypatch.setattr(reachability, "BLOCK", 64)
     size = sum(c.derivatives.nbytes + c.t.nbytes for c in whole)
-    played = reachability.played(found, traj.orders, traj.joint_names, 0.0, 0.01)
-    assert played is not None
+    composed = [0]
+    compose = reachability.compose
+
+    def counted(*args):
+        composed[0] += 1
+        return compose(*args)
+
+    monkeypatch.setattr(reachability, "compose", counted)
     for kept in (False, True):  # KEPT: a byte short of the motion, then all of it
         monkeypatch.setattr(reachability, "KEPT", size - (not kept))
-        first, again = list(played), list(played)  # (iterated twice: made twice, or kept)
+        played = reachability.played(found, traj.orders, traj.joint_names, 0.0, 0.01)
+        assert played is not None
+        composed[0] = 0
+        first = list(played)
+        made = composed[0]
+        again = list(played)  # (iterated twice: read from disk, or kept)
+        assert composed[0] == made == len(first)  # (the second pass made nothing)
         assert len(first) > 5 and max(c.n_samples for c in first) <= 64
         assert all((a is b) == kept for a, b in zip(first, again, strict=True))
         assert len(played.kept) == kept * len(first) and not any(
             c.derivatives.flags.writeable or c.t.flags.writeable for c in played.kept)
+        assert len(played.stored) == (not kept)
         for chunks in (first, again):
             assert np.array_equal(np.concatenate([c.derivatives for c in chunks]),
                                   np.concatenate([c.derivatives for c in whole]))
@@ -486,6 +501,74 @@ def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
     monkeypatch.setattr(reachability, "BLOCK", block)
     _, opt = hodyn_cli.retime_optimal(model, traj)
     assert opt.used == "reachability" and isinstance(opt.source, reachability.Played)
+
+
+def test_the_passes_rows_are_made_once_a_piece_and_read_back_from_disk(monkeypatch):
+    """issue 37 item 4 (a 10^5-sample path in <= 30 s): :func:`reachability.along` makes
+    each piece's rows once, in the backward pass, and the forward pass reads them back from
+    disk (made again there, they were a tenth of a 10^5-sample path's CPU with limits of
+    higher orders): on a grid of several pieces (BLOCK 64) ``rows_at`` is called once a
+    piece, and the law is the same to the bit as where the forward pass makes them again."""
+    monkeypatch.setattr(stored, "ON_DISK", 0)  # (the rows on disk, as a long path's)
+    monkeypatch.setattr(reachability, "BLOCK", 64)
+    model = hodyn_cli.load_robot(IIWA)
+    traj = _cosine(model, 100)
+    limits = joint_limits(model)
+    [arc] = reachability.arcs(traj, 500)
+    calls: list[tuple[int, int]] = []
+
+    def rows_at(a: int, b: int) -> reachability.Rows:
+        calls.append((a, b))
+        return reachability.arc_rows(model, arc, traj.joint_names, a, b, limits)
+
+    law = reachability.along(arc, rows_at)
+    pieces = -(-(len(arc.sigma) - 1) // 64)
+    assert pieces > 5 and len(calls) == len(set(calls)) == pieces
+
+    class Again(reachability._RowsOnDisk):  # (the forward pass makes them again)
+        def write(self, at: int, r: reachability.Rows) -> None:
+            self.whole = False
+
+    monkeypatch.setattr(reachability, "_RowsOnDisk", Again)
+    calls.clear()
+    again = reachability.along(arc, rows_at)
+    assert len(calls) == 2 * pieces
+    assert law is not None and again is not None
+    for mine, theirs in ((law.x, again.x), (law.u, again.u)):
+        assert np.array_equal(np.asarray(mine[:]), np.asarray(theirs[:]))
+
+
+def test_the_velocity_bound_halfway_is_made_without_the_dynamics(monkeypatch):
+    """reachability._midway (the velocity rows halfway between grid points, made at every
+    piece of every pass) takes no inverse dynamics (torque order -1): the same bound to the
+    bit as path_limits to torque order 0 gives there."""
+    from dataclasses import replace
+
+    from hodyn_cli.algorithms.dynamics import body_fixed
+
+    model = hodyn_cli.load_robot(IIWA)
+    traj = _cosine(model, 100)
+    limits = joint_limits(model)
+    [arc] = reachability.arcs(traj, 500)
+    a, b = 0, len(arc.sigma)
+    mid = (arc.sigma[a : b - 1] + arc.sigma[a + 1 : b]) / 2
+    free = np.array([-np.inf, np.inf])
+    speeds = replace(limits, bands={k: band if k == "velocity" else np.broadcast_to(
+        free, band.shape) for k, band in limits.bands.items()})
+    full = reachability.rows(path_limits(model, Trajectory(traj.joint_names, arc.jet(mid, 3),
+                                                           mid), speeds, 0)).top
+    calls = []
+    dynamics = body_fixed.inverse_dynamics
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return dynamics(*args, **kwargs)
+
+    monkeypatch.setattr(body_fixed, "inverse_dynamics", counted)
+    top = reachability._midway(model, arc, traj.joint_names, a, b, limits,
+                               reachability.GRAVITY)
+    assert not calls and np.isfinite(top).all()
+    assert np.array_equal(top, full)
 
 
 def test_a_pass_made_while_another_is_made_keeps_the_motion_once():

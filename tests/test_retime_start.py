@@ -80,3 +80,39 @@ def test_probes_are_the_seeded_draws_and_retimes_modules_import_none_it_does_not
             "assert not late, late\n")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
+
+
+@pytest.mark.parametrize("D", [4, 5, 6])
+def test_between_makes_each_interval_once_for_its_points_the_same_to_the_bit(D, monkeypatch):
+    """programme.between with several points to an interval (the local slowing's 16
+    samplings, out of order: a sampling after another) makes each interval's control points
+    once and gathers them (jets.hermite's ``at``): the same numbers to the bit as each
+    point's interval taken for it, on steps either side of FINE, every order and each alone;
+    and it does take the shared road there (hermite's ``at`` given)."""
+    from hodyn_cli.algorithms.limits import programme
+    from hodyn_cli.core.trajectory import Trajectory
+
+    rng = np.random.default_rng(D)
+    N = 400
+    t = np.cumsum(np.concatenate([[0.0], rng.uniform(FINE / 4, FINE * 2, N - 1)]))
+    derivatives = rng.normal(size=(N, D, 7))
+    path = Trajectory(tuple(f"j{k}" for k in range(7)), derivatives, t)
+    s = np.concatenate([np.sort(rng.uniform(t[0], t[-1], 3 * N)) for _ in range(4)]
+                       + [t[:5], t[-1:]])
+    i = np.clip(np.searchsorted(t, s, side="right") - 1, 0, N - 2)
+    h = t[i + 1] - t[i]
+    u = (s - t[i]) / h
+    shared = []
+    hermite = programme.hermite
+
+    def spied(*args, **kwargs):
+        shared.append(kwargs.get("at") is not None)
+        return hermite(*args, **kwargs)
+
+    monkeypatch.setattr(programme, "hermite", spied)
+    assert np.array_equal(programme.between(path, s),
+                          _interpolated(derivatives[i], derivatives[i + 1], h, u))
+    assert shared and shared[0]
+    for r in range(D):
+        assert np.array_equal(programme.between(path, s, order=r),
+                              _interpolated(derivatives[i], derivatives[i + 1], h, u, order=r))

@@ -229,6 +229,7 @@ def retime(
                          "with --segments, --floating-base, --wrench or series-elastic drives "
                          "(without --rate, --to-limits keeps the input's samples, every column "
                          "scaled exactly)")
+    _say_dropped(traj, s.floating_base, optimal or rate is not None)
     if optimal or rate is not None:
         _retime_optimal(s, traj, output, attrs, lim, job, rate, grid, compact, uniform=to_limits,
                         solver=solver or "auto", arc_grid=arc_grid)
@@ -269,6 +270,30 @@ def _carries_base(traj: str) -> bool:
         return any(name.startswith("base_") for name in column_names(traj))
     except HodynError:  # (said as the file is read)
         return False
+
+
+def _say_dropped(traj: str, floating: bool, resampled: bool) -> None:
+    """Warn that a file's floating root and contact columns (``base_``, ``contact_``) are not
+    in the output without ``--floating-base``: the joints are played alone, the root welded
+    to the world (``--optimal`` and ``--to-limits --rate``, ``resampled``, refuse
+    ``--floating-base``: a go2 walk's columns were dropped without a word, issue 37). Not
+    for stdin (its columns are read once)."""
+    if floating or traj == "-" or not Path(traj).is_file():
+        return
+    from hodyn_cli.cli import render
+    from hodyn_cli.pipeline.files import column_names
+
+    try:
+        names = column_names(traj)
+    except HodynError:  # (said as the file is read)
+        return
+    kinds = [kind for kind in ("base_", "contact_") if any(n.startswith(kind) for n in names)]
+    if kinds:
+        how = ("--optimal and --to-limits --rate do not go with --floating-base yet; "
+               "--to-limits --floating-base scales them with the joints" if resampled else
+               "--floating-base scales them with the joints")
+        render.warning(f"{traj}: its {' and '.join(kinds)} columns are not written: the joints "
+                       f"are retimed with the root welded to the world ({how})")
 
 
 def _retime_optimal(s, traj: str, output: str, attrs: dict, lim, job, rate, grid,

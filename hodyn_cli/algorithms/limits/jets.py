@@ -141,7 +141,8 @@ def hermite_at(left: np.ndarray, right: np.ndarray, h: np.ndarray, nodes: np.nda
 
 
 def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
-            order: int | None = None, orders: tuple[int, ...] | None = None) -> np.ndarray:
+            order: int | None = None, orders: tuple[int, ...] | None = None,
+            at: np.ndarray | None = None) -> np.ndarray:
     """Derivatives (E, D, ...) at ``s0 + u h`` (0 <= u <= 1) of the polynomial of degree 2D - 1
     that has the derivatives ``left`` (E, D, ...) at s0 and ``right`` at s0 + h: the path
     between two samples, matching every derivative they give (so q(s) is C^(D-1)); ``order``:
@@ -155,7 +156,10 @@ def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
     differences that carry the high derivatives); that part in Bernstein form, which stays
     well conditioned for many derivatives: with ``n = 2D - 1`` its k-th derivative at 1 is
     ``n!/(n-k)! nabla^k b_n`` (backward differences of its control points; the first D are
-    zero)."""
+    zero). ``at`` (E,): ``u``'s interval, a row of ``left``, ``right`` and ``h`` (each
+    interval's control points made once for all its points: the local slowing's 16
+    samplings put ~5 points in each grid interval), the same numbers to the bit as
+    ``hermite(left[at], right[at], h[at], u)`` (every step is per row)."""
     D = left.shape[1]
     n = 2 * D - 1
     wanted = (order,) if order is not None else orders
@@ -168,6 +172,8 @@ def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
     # b_(n-j) = sum_k C(j, k) (-1)^k nabla^k b_n: one (D, D) matrix on the orders' axis
     signs = np.array([[comb(j, k) * (-1) ** k for k in range(D)] for j in range(D)], float)
     b[:, n - D + 1:] = (signs @ bwd.reshape(len(b), D, -1)).reshape(bwd.shape)[:, ::-1]
+    if at is not None:  # (from here per point: the control points gathered as each is used)
+        left, h, hk = left[at], h[at], hk[at]
     columns = list(range(D)) if wanted is None else list(wanted)  # (out's, in order)
     out = np.zeros((left.shape[0], len(columns)) + left.shape[2:])
     # the Taylor part has degree D - 1 (only the orders asked for, each alone)
@@ -186,7 +192,9 @@ def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
             j, m = columns.index(r), n - r
             basis = np.array([comb(m, k) for k in range(m + 1)]) * up[:, : m + 1] \
                 * down[:, m::-1]
-            mixed = (basis[:, None, :] @ b.reshape(len(b), m + 1, -1)).reshape(out[:, j].shape)
+            taken = b if at is None else b[at]
+            mixed = (basis[:, None, :] @ taken.reshape(len(taken), m + 1, -1)).reshape(
+                out[:, j].shape)
             out[:, j] += factorial(n) / factorial(m) * mixed / hk[:, r]
         b = b[:, 1:] - b[:, :-1]
     return out if order is None else out[:, 0]

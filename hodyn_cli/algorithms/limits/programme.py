@@ -238,30 +238,50 @@ def between(path: Trajectory, s: np.ndarray, order: int | None = None) -> np.nda
     ``order``: that order alone, (E, m)."""
     i = np.clip(np.searchsorted(path.t, s, side="right") - 1, 0, path.n_samples - 2)
     h = path.t[i + 1] - path.t[i]
-    return _interpolated(path.derivatives[i], path.derivatives[i + 1], h, (s - path.t[i]) / h,
-                         order=order)
+    u = (s - path.t[i]) / h
+    used = np.zeros(max(path.n_samples - 1, 0), dtype=bool)
+    used[i] = True
+    intervals = np.flatnonzero(used)
+    if len(i) < SHARED * len(intervals):  # (a point or two an interval: each its own)
+        return _interpolated(path.derivatives[i], path.derivatives[i + 1], h, u, order=order)
+    at = (np.cumsum(used) - 1)[i]  # (each point's interval among those used)
+    return _interpolated(path.derivatives[intervals], path.derivatives[intervals + 1],
+                         path.t[intervals + 1] - path.t[intervals], u, order=order, at=at)
+
+
+#: :func:`between` makes each interval's interpolant once for its points where they are at
+#: least this many to an interval on average (the local slowing's 16 samplings: ~5; a fit's
+#: output samples: one to ~3 intervals, each made for its point alone)
+SHARED = 2
 
 
 def _interpolated(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
-                  top: bool = False, order: int | None = None) -> np.ndarray:
+                  top: bool = False, order: int | None = None, at: np.ndarray | None = None
+                  ) -> np.ndarray:
     """(E, D, m) ``q^[r]`` at ``s0 + u h`` between samples with the derivatives ``left`` and
     ``right`` (E, D, m), each from the orders :func:`_low` gives; ``top``: (E, 1, m) the
     derivative above the highest, ``q^[D]``, of the highest's interpolant (it jumps at the
-    samples: the path is C^(D-1) there); ``order``: that order r alone, (E, m)."""
+    samples: the path is C^(D-1) there); ``order``: that order r alone, (E, m). ``at`` (E,):
+    u's interval, a row of ``left``, ``right`` and ``h`` (:func:`~hodyn_cli.algorithms.
+    limits.jets.hermite`'s; the same numbers as with those rows taken for each point)."""
     D = left.shape[1]
     fine = h < FINE
-    out = np.empty((len(h), 1 if top or order is not None else D) + left.shape[2:])
-    for group in (fine, ~fine):
-        if group.any():
-            rows = slice(None) if group.all() else group
+    here = fine if at is None else fine[at]  # (per point)
+    out = np.empty((len(u), 1 if top or order is not None else D) + left.shape[2:])
+    for group, points in ((fine, here), (~fine, ~here)):
+        if points.any():
+            rows = slice(None) if points.all() else points
             lows = _low(D, group is fine)
             pairs = [(D, lows[-1])] if top else [(order, lows[order])] if order is not None \
                 else list(enumerate(lows))
-            got = np.empty((len(h[rows]), len(pairs)) + left.shape[2:])
+            got = np.empty((len(u[rows]), len(pairs)) + left.shape[2:])
+            # (``at``: the group's intervals, each point's place among them)
+            ends = rows if at is None else (slice(None) if group.all() else group)
+            place = None if at is None else (np.cumsum(group) - 1)[at[rows]]
             for a in dict.fromkeys(a for _, a in pairs):  # (each interpolant's orders at once)
                 rs = [j for j, (_, b) in enumerate(pairs) if b == a]
-                got[:, rs] = hermite(left[rows][:, a:], right[rows][:, a:], h[rows], u[rows],
-                                     orders=tuple(pairs[j][0] - a for j in rs))
+                got[:, rs] = hermite(left[ends][:, a:], right[ends][:, a:], h[ends], u[rows],
+                                     orders=tuple(pairs[j][0] - a for j in rs), at=place)
             out[rows] = got
     return out if order is None else out[:, 0]
 

@@ -71,7 +71,7 @@ from typing import NamedTuple
 import numpy as np
 
 from hodyn_cli.algorithms.limits import reachability, sequential
-from hodyn_cli.algorithms.limits.programme import PathLimit
+from hodyn_cli.algorithms.limits.programme import PathLimit, _monomials, time_derivatives
 from hodyn_cli.algorithms.limits.ramps import FLAT, STEEPEST
 from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.modeling.limits import Limits
@@ -148,21 +148,41 @@ def _usage(found: list[PathLimit], X: np.ndarray) -> Usage:
     M = len(X)
     out = {"affine": np.zeros(M), "higher": np.zeros(M), "static": np.zeros(M),
            "order": np.ones(M)}
-    still = X * [1.0, 1.0, 0.0, 0.0]  # (x'' = x''' = 0: u' = u'' = 0)
+    sigma = time_derivatives(X)
     for limit in found:
         centre, half = (limit.lower + limit.upper) / 2, (limit.upper - limit.lower) / 2
-        use = np.abs(limit.values(X) - centre) / half
         if limit.quantity.key not in HIGHER:
+            use = np.abs(limit.values(X) - centre) / half
             out["affine"] = np.maximum(out["affine"], use.max(axis=1))
             continue
+        value, still = _values(limit, sigma)
+        use = np.abs(value - centre) / half
         j = np.argmax(use, axis=1)
         worst = use[np.arange(M), j]
-        static = (np.abs(limit.values(still) - centre) / half)[np.arange(M), j]
+        static = (np.abs(still - centre) / half)[np.arange(M), j]
         beyond = worst > out["higher"]
         out["higher"] = np.where(beyond, worst, out["higher"])
         out["static"] = np.where(beyond, static, out["static"])
         out["order"] = np.where(beyond, _order(limit), out["order"])
     return Usage(**out)
+
+
+def _values(limit: PathLimit, sigma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``limit.values`` (M, m) at the grid points whose time law's derivatives are ``sigma``
+    (M, 4: :func:`~hodyn_cli.algorithms.limits.programme.time_derivatives`), and its static
+    part: the same with x'' = x''' = 0 (u' = u'' = 0), where s''' = s'''' = 0 and so is every
+    monomial with them. Its monomials made once for both, the same numbers as ``values`` of
+    each to the bit (a monomial that is 0 adds 0 to the same sum); ``values`` of the law
+    with x'' = x''' = 0 made them again at each of the rounds' usages."""
+    monomials = _monomials(sigma, limit.monomials)
+    moving = np.array([any(k > 2 for k in parts) for parts in limit.monomials], dtype=bool)
+    held = np.where(moving, 0.0, monomials)
+    value, still = (np.einsum("gi,gji->gj", m, limit.coefficients) for m in (monomials, held))
+    if limit.friction is not None:
+        a, c, b = np.moveaxis(limit.friction, -1, 0)
+        r = sigma[:, :1]
+        value, still = (v + a * r + c * np.tanh(b * r) for v in (value, still))
+    return value, still
 
 
 def _order(limit: PathLimit) -> int:
@@ -226,12 +246,12 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     for a law 0.11 % longer.
 
     Cost and memory: the limits at each grid point are made once (:class:`_Kept`),
-    so the cost is linear in the grid (the iiwa's Fourier path with its limits file: 10^5
-    samples in 22 s of CPU, 1e4 in 2.4 s), and kept on disk through the rounds, each
+    so the rounds' cost is linear in the grid, and kept on disk through the rounds, each
     round reading them a block at a time (:class:`_Kept`): a few floats per monomial, joint
     and limit at each point (105 for the iiwa's velocities, torques, torque rates and
     accelerations: 840 bytes a point, 252 MB on the 300 004 points of 10^5 samples, which
-    held in memory made its peak RSS 463 MiB against 182 MiB without these limits)."""
+    held in memory made its peak RSS 463 MiB against 182 MiB without these limits; on disk
+    the whole command's peak is ~200 MiB there, benchmarks/README.md, long5)."""
     M, passes = len(law.x), reachability.PASSES
     if M < passes + 3:
         return None

@@ -947,14 +947,16 @@ def arc_rows(model: Model, arc: Arc, names: tuple[str, ...], a: int, b: int, lim
 def _midway(model: Model, arc: Arc, names: tuple[str, ...], a: int, b: int, limits: Limits,
             gravity) -> np.ndarray:
     """(b - a - 1,) the velocity limits' bound on x alone (:attr:`Rows.top`) halfway between
-    the grid points a .. b-1 (+inf where none)."""
+    the grid points a .. b-1 (+inf where none): from q and q_sigma there, without the
+    dynamics (torque order -1: the same velocity rows to the bit; their two inverse
+    dynamics were most of the bound's cost)."""
     mid = (arc.sigma[a : b - 1] + arc.sigma[a + 1 : b]) / 2
     if not limits.limited("velocity").any() or not mid.size:
         return np.full(mid.size, np.inf)
     free = np.array([-np.inf, np.inf])
     speeds = replace(limits, bands={k: band if k == "velocity" else np.broadcast_to(
         free, band.shape) for k, band in limits.bands.items()})
-    return rows(path_limits(model, Trajectory(names, arc.jet(mid, 3), mid), speeds, 0,
+    return rows(path_limits(model, Trajectory(names, arc.jet(mid, 2), mid), speeds, -1,
                             gravity=gravity)).top
 
 
@@ -995,10 +997,11 @@ def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
     """The law along ``arc`` from the rows of its grid points a .. b-1 (``rows_at(a, b)``;
     None: a limit not for this solver), piece by piece of :data:`BLOCK` intervals: the
     backward pass (:func:`controllable`) from the last piece to the first, each piece's
-    controllable sets ending in those of the next one's first point, keeps K alone (two
-    numbers a point, on disk: :class:`~hodyn_cli.algorithms.limits.stored.Stored`, read back
-    a piece at a time); the forward pass (:func:`greedy`) then evaluates each piece's rows
-    again (a path of one piece: once). Memory: a piece's rows, whatever the length. The same
+    controllable sets ending in those of the next one's first point, keeps K (two numbers a
+    point) and each piece's rows on disk (:class:`_RowsOnDisk`), read back a piece at a time
+    by the forward pass (:func:`greedy`; made again there, the rows were a tenth of a
+    10^5-sample path's CPU with limits of higher orders, whose rounds run the passes twice;
+    a path of one piece: held). Memory: a piece's rows, whatever the length. The same
     law as on the whole grid at once, but for which rows count as free of u
     (``|alpha|`` below 1e-12 of the piece's largest, not the path's). ``advance(points)``:
     after each piece of each pass."""
@@ -1011,10 +1014,13 @@ def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
     K = Stored(M, (2,))  # (on disk: two numbers a grid point, read back piece by piece)
     end = (0.0, 0.0 if arc.rest[1] else np.inf)
     kept, first = None, np.full(2, np.nan)
-    for a, b in reversed(pieces):
+    on_disk = _RowsOnDisk(M - 1 + len(pieces)) if len(pieces) > 1 else None
+    for i, (a, b) in reversed(list(enumerate(pieces))):
         r = rows_at(a, b + 1)
         if r is None:
             return None
+        if on_disk is not None:
+            on_disk.write(a + i, r)
         piece = controllable(r, delta(a, b), end)
         K.write(a, piece)
         first = piece[0]
@@ -1029,8 +1035,9 @@ def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
     # (u: on disk, read at a corner alone; x: on disk on a long arc, 8 bytes a grid point
     # held from the passes to the output's last sample otherwise)
     x, u, at = Stored(M), Stored(M - 1), float(start)
-    for a, b in pieces:
-        r = kept or rows_at(a, b + 1)
+    for i, (a, b) in enumerate(pieces):
+        r = kept or (on_disk.read(a + i, b - a + 1) if on_disk is not None and on_disk.whole
+                     else rows_at(a, b + 1))
         assert r is not None  # (as in the backward pass)
         law = greedy(r, delta(a, b), K[a : b + 1], at, arc.sigma[a : b + 1])
         x.write(a, np.asarray(law.x))
@@ -1038,6 +1045,35 @@ def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
         at = float(law.x[-1])
         advance(b - a + (a == 0))
     return Law(arc.sigma, x if x.on_disk else x[:], u)
+
+
+class _RowsOnDisk:
+    """The passes' :class:`Rows` of each piece of an arc, on disk (:class:`Stored`) at ``at``
+    (the pieces' rows one after the other: a piece's last point is the next one's first, its
+    rows made twice, not always alike: :func:`chorded`'s bound there reads its neighbour);
+    ``whole``: False where the pieces' rows differed in their count, then not kept."""
+
+    def __init__(self, n: int) -> None:
+        self.n, self.whole = n, True
+        self._arrays: tuple[Stored, Stored, Stored, Stored] | None = None
+
+    def write(self, at: int, r: Rows) -> None:
+        """Rows ``r`` (of a piece) from ``at`` on."""
+        if self._arrays is None:
+            columns = (r.alpha.shape[1],)
+            self._arrays = (Stored(self.n, columns), Stored(self.n, columns),
+                            Stored(self.n, columns), Stored(self.n))
+        elif r.alpha.shape[1] != self._arrays[0].shape[1]:
+            self.whole = False
+        if self.whole:
+            for stored, values in zip(self._arrays, (r.alpha, r.beta, r.gamma, r.top),
+                                      strict=True):
+                stored.write(at, values)
+
+    def read(self, at: int, count: int) -> Rows:
+        """The ``count`` rows from ``at`` on, as written."""
+        assert self._arrays is not None and self.whole
+        return Rows(*(stored[at : at + count] for stored in self._arrays))
 
 
 #: an array of the grid read by slices a block at a time: in memory, or on disk
@@ -1586,12 +1622,15 @@ class Played:
     (``laws``: (arc, warped, start)), the motion at a chunk's points the shape's jet composed
     with the law's time derivatives there. A motion within :data:`KEPT` bytes is kept whole
     as its first pass made it (``kept``: the same numbers at every pass); a longer one is
-    made afresh at each. Memory: a chunk's, or up to ``KEPT`` (:class:`Warped`: sigma, t and the spline's
-    coefficients on disk; the spline's knots the arc's grid), not the motion's 8 per order
-    and joint (a 10^5-sample path's grid played whole was 84 MB, and its temporaries as much
-    again each, for each smoothing tried), nor the law's time derivatives (6 numbers a
-    point); cost: the jet and the chain rule again at each pass beyond ``KEPT`` (~0.4 s for
-    300 000 points)."""
+    written to disk as its first whole pass makes it (``stored``,
+    :class:`~hodyn_cli.algorithms.limits.stored.Stored`) and read back a chunk at a time at
+    the next ones, the same numbers (made afresh at each pass, the jet and the chain rule
+    were ~1 s of CPU a pass on a 10^5-sample path's 3 x 10^5 points, read at 10-12 passes:
+    the fits, the local slowing's samplings, the output). Memory: a chunk's, or up to
+    ``KEPT`` (:class:`Warped`: sigma, t and the spline's coefficients on disk; the spline's
+    knots the arc's grid), not the motion's 8 per order and joint (a 10^5-sample path's grid
+    played whole was 84 MB, and its temporaries as much again each, for each smoothing
+    tried), nor the law's time derivatives (6 numbers a point)."""
 
     laws: list[tuple[Arc, Warped, float]]
     orders: int
@@ -1599,13 +1638,24 @@ class Played:
     #: its chunks as first made, read-only, where the whole motion fits in :data:`KEPT`
     #: bytes (empty: not made yet, or longer)
     kept: list[Trajectory] = dataclasses.field(default_factory=list, init=False, repr=False)
+    #: a longer one's points (q .. per point, t) on disk and its chunks' bounds there, once
+    #: a whole pass made them (empty: not yet, or kept whole)
+    stored: list[tuple[Stored, Stored, list[tuple[int, int]]]] = dataclasses.field(
+        default_factory=list, init=False, repr=False)
 
     def __iter__(self) -> Iterator[Trajectory]:
         if self.kept:
             yield from self.kept
             return
+        if self.stored:
+            yield from self._read()
+            return
         points = sum(len(warped.sigma) for _, warped, _ in self.laws)
         keep, made = points * (self.orders * len(self.names) + 1) * 8 <= KEPT, []
+        played = points - len(self.laws) + 1  # (a corner's point played once)
+        q_on: Stored | None = None if keep else Stored(played, (self.orders, len(self.names)))
+        t_on: Stored | None = None if keep else Stored(played)
+        bounds: list[tuple[int, int]] = []
         first = 0
         for arc, warped, start in self.laws:
             for a in range(first, len(warped.sigma), BLOCK):
@@ -1618,11 +1668,26 @@ class Played:
                     q.setflags(write=False)
                     t.setflags(write=False)
                     made.append(chunk)
+                else:  # (each pass reads its own copy: nothing shared to guard)
+                    assert q_on is not None and t_on is not None
+                    done = bounds[-1][1] if bounds else 0
+                    q_on.write(done, q)
+                    t_on.write(done, t)
+                    bounds.append((done, done + len(t)))
                 yield chunk
             first = 1  # (the corner: the last arc's end)
-        if not self.kept:  # (a whole pass made: the next ones read it; once, where a pass
-            # made meanwhile kept it already)
+        if keep and not self.kept:  # (a whole pass made: the next ones read it; once, where
+            # a pass made meanwhile kept it already)
             self.kept.extend(made)
+        elif not keep and not self.stored:
+            assert q_on is not None and t_on is not None
+            self.stored.append((q_on, t_on, bounds))
+
+    def _read(self) -> Iterator[Trajectory]:
+        """The chunks as the first whole pass wrote them to disk, read back one at a time."""
+        q_on, t_on, bounds = self.stored[0]
+        for a, b in bounds:
+            yield Trajectory(self.names, q_on[a:b], t_on[a:b])
 
 
 #: bytes of a :class:`Played` motion kept whole after its first pass, where it fits in them
