@@ -171,13 +171,16 @@ def test_where_reachability_kept_rates_far_from_its_passes_the_shorter_windows_l
 
 def test_where_the_windows_law_is_not_shorter_reachabilitys_is_kept(cosine, tmp_path,
                                                                     monkeypatch):
-    """With the windows run whatever the slack (SLACK 1), a jerk of 50 rad/s^3: the windows'
-    law (0.7936 s, the uniform scaling's pace) is longer than reachability's (0.7799 s),
-    which stays, its notice naming no solver."""
-    from hodyn_cli.algorithms.limits import optimal
+    """With the windows run whatever the slack (SLACK 1, the programmes' law taken as no
+    local optimum), a jerk of 50 rad/s^3: the windows' law (0.7936 s, the uniform scaling's
+    pace) is longer than reachability's (0.7799 s), which stays, its notice naming no
+    solver."""
+    from hodyn_cli.algorithms.limits import optimal, rates
     ran = []
-    windows = optimal.Optimal._windows
+    windows, kept = optimal.Optimal._windows, rates.kept
     monkeypatch.setattr(optimal, "SLACK", 1.0)
+    monkeypatch.setattr(rates, "kept", lambda *a, **k: (lambda r: r and r._replace(
+        local=False))(kept(*a, **k)))
     monkeypatch.setattr(optimal.Optimal, "_windows",
                         lambda self, chunks: ran.append(1) or windows(self, chunks))
     out, alone = tmp_path / "auto.h5", tmp_path / "reachability.h5"
@@ -195,6 +198,29 @@ def test_where_the_windows_law_is_not_shorter_reachabilitys_is_kept(cosine, tmp_
         assert sorted(f) == sorted(g) and all(np.array_equal(f[k][()], g[k][()]) for k in f)
         assert {k: str(v) for k, v in f.attrs.items() if k != "solvers_run"} == {
             k: str(v) for k, v in g.attrs.items() if k != "solvers_run"}
+
+
+def test_where_the_programmes_law_is_a_local_optimum_no_windows_run(cosine, tmp_path,
+                                                                   monkeypatch):
+    """The same path and jerk, the windows due by the slack (SLACK 1): the sequential
+    programmes' law on the one piece converged, every limit of one grade (a joint jerk's),
+    a local optimum of the windows' own problem, so auto runs no windows after it (on main
+    it ran them, 0.7936 s against 0.7799 s) and its output is reachability's alone, to the
+    bit."""
+    from hodyn_cli.algorithms.limits import optimal, rates
+    ran, local = [], []
+    windows, kept = optimal.Optimal._windows, rates.kept
+    monkeypatch.setattr(optimal, "SLACK", 1.0)
+    monkeypatch.setattr(optimal.Optimal, "_windows",
+                        lambda self, chunks: ran.append(1) or windows(self, chunks))
+    monkeypatch.setattr(rates, "kept", lambda *a, **k: (lambda r: local.append(
+        r.local) or r)(kept(*a, **k)))
+    out, alone = tmp_path / "auto.h5", tmp_path / "reachability.h5"
+    notice(run("retime", IIWA, cosine[0], "--optimal", "--jerk", 50, "-o", out), cosine[0])
+    assert local == [True] and not ran and solvers_run(out) == ["reachability"]
+    notice(run("retime", IIWA, cosine[0], "--optimal", "--jerk", 50, "--solver",
+               "reachability", "-o", alone), cosine[0])
+    assert duration(out) == duration(alone) and solver(out) == "reachability"
 
 
 def test_where_the_windows_end_at_the_uniform_scaling_reachabilitys_law_stays(

@@ -408,7 +408,7 @@ def test_the_kept_law_is_lifted_where_the_limits_leave_room():
     both = rates.kept(arc, law, at, rows, reach), rates.kept(arc, law, at, rows, reach,
                                                              lift=False)
     assert both[0] is not None and both[1] is not None
-    (lifted, before), (kept, unlifted) = both
+    (lifted, before, _), (kept, unlifted, _) = both
     assert lifted.played is not None and kept.played is not None
     assert before == unlifted == replace(kept, x=kept.played).duration
     assert np.array_equal(lifted.x, kept.x)  # (the same rounds: only the played x differs)

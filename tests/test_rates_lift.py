@@ -36,7 +36,7 @@ def _counted(monkeypatch, lift: bool) -> list:
 
 def test_the_slack_is_judged_on_the_sequential_programmes_law_where_they_ran(monkeypatch):
     """The slack (beyond SLACK: auto runs the windows too) is the sequential programmes'
-    law's where they ran (sequential.refined): 1.012 times the passes' law on this path,
+    law's where they ran (sequential.raised): 1.012 times the passes' law on this path,
     where the rounds' is 1.118 (the programmes' law then within 0.05 % of the windows', which
     auto does not run); where they leave the lifted law as it is, the rounds' (judged on
     the lifted law, 1.078 on this path before the programmes, auto kept a law 6.5 % longer
@@ -48,7 +48,7 @@ def test_the_slack_is_judged_on_the_sequential_programmes_law_where_they_ran(mon
     # narrowest passing it where the lifted one fails)
     monkeypatch.setattr(optimal, "RATED_STEPS", (4,))
     _, refined = hodyn_cli.retime_optimal(model, traj, limits=limits, solver="reachability")
-    monkeypatch.setattr(sequential, "refined", lambda sigma, x, *args: x)
+    monkeypatch.setattr(sequential, "raised", lambda sigma, x, *args: sequential.Raised(x, False))
     calls = _counted(monkeypatch, True)
     _, lifted = hodyn_cli.retime_optimal(model, traj, limits=limits, solver="reachability")
     assert calls, "the path has no corner: its law is lifted"

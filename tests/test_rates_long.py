@@ -111,8 +111,8 @@ def test_a_rounds_law_slower_than_the_uniform_scaling_goes_to_the_windows_at_onc
     kept = rates.kept
 
     def slow(*args, **kw):
-        law, duration = kept(*args, **kw)
-        return law, 50 * duration
+        rated = kept(*args, **kw)
+        return rated._replace(duration=50 * rated.duration)
 
     def windows(self, chunks):
         why.append(self.why_windows)

@@ -363,7 +363,7 @@ def test_the_basis_made_once_gives_every_programmes_rows_as_built_afresh():
 
 @pytest.mark.slow
 def test_a_retime_through_the_sequential_programmes_imports_no_scipy():
-    """The reachability solver with a rate limit (its rounds through :func:`refined`: the
+    """The reachability solver with a rate limit (its rounds through :func:`raised`: the
     basis by Cox-de Boor, the projection by a banded solve, the rows as CSR arrays) imports
     no scipy (benchmarks/README.md, seqbuild: its import alone 0.3-0.45 s of CPU and ~45 MiB
     of peak RSS on every such retime); a fresh process, as the command line's (1.7 s CPU)."""
@@ -379,8 +379,8 @@ from hodyn_cli.algorithms.limits import sequential
 from hodyn_cli.algorithms.planning.generate import generate
 model = hodyn_cli.load_robot({str(URDF / "iiwa14.urdf")!r})
 traj = generate(model, "fourier", duration=1.0, rate=50.0, derivatives=4)
-ran, real = [], sequential.refined
-sequential.refined = lambda *a: ran.append(1) or real(*a)
+ran, real = [], sequential.raised
+sequential.raised = lambda *a: ran.append(1) or real(*a)
 limits = {{j: {{"jerk": 100.0}} for j in model.joint_names}}
 _, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, solver="reachability")
 print(opt.used, len(ran), sorted(m for m in sys.modules if m.split(".")[0] == "scipy")[:3])
@@ -564,13 +564,33 @@ def test_the_corrections_knots_keep_to_the_grid_where_the_output_is_finer(tmp_pa
     assert made.exit_code == 0, made.output
     asked = []
 
-    def refined(sigma, x, limits, chunks, tolerance, timed=True):
+    def raised(sigma, x, limits, chunks, tolerance, timed=True):
         asked.append(timed)
         raise RuntimeError("asked")  # (the rounds' decision is all this asks)
 
-    monkeypatch.setattr(sequential, "refined", refined)
+    monkeypatch.setattr(sequential, "raised", raised)
     for rate in ([], ["--rate", "1000"]):
         CliRunner().invoke(app, ["retime", robot, str(src), "--optimal", "-q", "--solver",
                                  "reachability", "--jerk", "100", *rate, "-o",
                                  str(tmp_path / "out.h5")])
     assert asked == [True, False]
+
+
+def test_a_local_optimum_is_said_where_the_steps_converged_on_limits_of_one_grade(
+        iiwa, monkeypatch):
+    """sequential.raised's ``local`` (auto then runs no windows, optimal.Optimal.local): on
+    the limits of one grade alone (the fixture's without its torque rates and accelerations,
+    which hold each grade's part apart, _slowest) the steps converge and it is True, the same
+    x as refined's; with those limits, converged or not, False; out of steps (one step, from
+    a law far below its optimum), False."""
+    sigma, x, limits, _ = iiwa
+    M = len(x)
+    one = [limit for limit in limits if sequential._slowest(limit) is None]
+    assert 0 < len(one) < len(limits)
+    found = sequential.raised(sigma, x, lambda a, b: one, [(0, M)], rates.TOLERANCE)
+    assert found.local and np.array_equal(
+        found.x, sequential.refined(sigma, x, lambda a, b: one, [(0, M)], rates.TOLERANCE))
+    assert not sequential.raised(sigma, x, lambda a, b: limits, [(0, M)],
+                                 rates.TOLERANCE).local
+    monkeypatch.setattr(sequential, "STEPS", 1)
+    assert not sequential.raised(sigma, x, lambda a, b: one, [(0, M)], rates.TOLERANCE).local

@@ -74,9 +74,10 @@ GRID_LEAST = 8
 #: where keeping limits of higher orders (jerk, torque rates) made reachability's law more than
 #: this many times its passes' law (the rounds' law, or the sequential programmes' where they
 #: ran: :func:`~hodyn_cli.algorithms.limits.rates.kept`), ``auto`` runs the windows too and
-#: keeps the shorter (:meth:`Optimal._or_windows`); where no programme could run on the one
-#: piece, its grid beyond :data:`~hodyn_cli.algorithms.limits.sequential.MOST`, the windows
-#: alone, from the first kernel's rounds on (:func:`_unrefined`)
+#: keeps the shorter (:meth:`Optimal._or_windows`), unless the programmes' law is a local
+#: optimum of the windows' problem (:attr:`Optimal.local`); where no programme could run on
+#: the one piece, its grid beyond :data:`~hodyn_cli.algorithms.limits.sequential.MOST`, the
+#: windows alone, from the first kernel's rounds on (:func:`_unrefined`)
 SLACK = 1.09
 #: the final uniform scaling is looked for among the speed-ups 1 +- FIT: first on SPEEDUPS,
 #: then by bisection between two of them
@@ -667,6 +668,11 @@ class Optimal:
         self.slack = 1.0
         #: that played law's duration, seconds (the rounds' or the programmes'; 0: none)
         self.rated = 0.0
+        #: whether that law is the sequential programmes' on the path's one piece and a
+        #: local optimum of the windows' own problem (:class:`~hodyn_cli.algorithms.limits.
+        #: rates.Rated`): ``auto`` then runs no windows after it, whatever its slack, unless
+        #: a rest's acceleration steps (:meth:`fit`)
+        self.local = False
         #: reachability's law before its smoothing and how it was smoothed (None: not
         #: reachability's, or with limits of higher orders: :attr:`slack` says theirs)
         self.smoothed: Smoothed | None = None
@@ -1094,7 +1100,7 @@ class Optimal:
             return reachability.arc_rows(self.model, arc, names, a, b, solved,
                                          self.dynamics["gravity"])
 
-        pieces, rounds = [], []
+        pieces, rounds, local = [], [], []
         found = [(arc, law.held()) for arc, law in found]  # (the rounds take x whole)
         for arc, law in found:
             rated = rates.kept(arc, law, lambda a, b, arc=arc: limits(arc, a, b),
@@ -1106,8 +1112,10 @@ class Optimal:
                                unreached=unreached, cubic=fine)
             if rated is None:
                 return None, rise, 0.0
-            pieces.append((arc, rated[0]))
-            rounds.append(rated[1])
+            pieces.append((arc, rated.law))
+            rounds.append(rated.duration)
+            local.append(rated.local)
+        self.local = local == [True]
         passes = sum(law.duration for _, law in found)
         # (the flat step only on outputs at HIGHER_RATE or coarser. Finer, its played q^(4)
         # is near validate's tolerance: with a played point at each of its joins,
@@ -1174,7 +1182,22 @@ class Optimal:
         self.why_windows = ("as --solver windows asks" if self.solver == "windows" else
                             self._reachability(chunks))
         if self.why_windows is None:
-            if self.solver == "auto" and self.slack > SLACK:
+            # (the slack measures the law against its passes', which leave the limits of
+            # higher orders out: where the programmes' law is a local optimum of the
+            # windows' problem the slack is the problem's own, not the law's distance from
+            # its optimum; the windows ran there on 5 inputs, each time longer: the SO-101's
+            # Fourier path with --jerk 50 by 0.16 %, the xArm7's stops with --jerk 200 and
+            # 20 by 26 % and 6.5 %, Romeo's and the B1-Z1's Fourier paths with --jerk 100 by
+            # 0.50 % and 0.24 %; on the xArm7's the law kept is _cornered's, which beats the
+            # programmes' once fitted; where the rounds' law is beyond UNREACHED no programme
+            # runs: the two-link arm's, which converged 5.4 % above the windows' with it
+            # lifted; benchmarks/README.md, 2026-11-30, jerk1s2). Not from a rest whose
+            # acceleration steps (:attr:`stepping`): there the windows hold x = 0 and ramp
+            # between the output's samples, their limits kept at those, another problem
+            # than the programmes' on the arc grid (the 2R's 20 Hz half cosine with --jerk
+            # 50: the windows' 1.145 s, the programmes' converged law 1.356 s)
+            if self.solver == "auto" and self.slack > SLACK and not (
+                    self.local and not any(self.stepping)):
                 self._or_windows(chunks)
             assert self.final is not None
             return self.final

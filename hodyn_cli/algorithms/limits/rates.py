@@ -66,6 +66,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -75,7 +76,7 @@ from hodyn_cli.algorithms.limits.ramps import FLAT, STEEPEST
 from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.modeling.limits import Limits
 
-__all__ = ["HIGHER", "affine", "cornered", "higher", "kept", "rise", "shape"]
+__all__ = ["HIGHER", "Rated", "affine", "cornered", "higher", "kept", "rise", "shape"]
 
 #: the limits this module keeps (the keys of a limits file): those of a time order above the
 #: path speed's, which reachability's passes do not
@@ -192,12 +193,23 @@ def _order(limit: PathLimit) -> int:
     return max(max(monomial, default=0) for monomial in limit.monomials) - 2
 
 
+class Rated(NamedTuple):
+    """:func:`kept`'s answer: the law with its played x, the duration SLACK judges, and
+    whether the sequential programmes made that x, a local optimum of the windows' own
+    problem (:class:`~hodyn_cli.algorithms.limits.sequential.Raised`; False where they did
+    not run)."""
+
+    law: reachability.Law
+    duration: float
+    local: bool = False
+
+
 def kept(arc: reachability.Arc, law: reachability.Law,
          limits: Callable[[int, int], list[PathLimit]],
          rows: Callable[[int, int], reachability.Rows], reach: float,
          ceiling: np.ndarray | None = None, lift: bool = True, refine: float = np.inf,
          unreached: float = np.inf, cubic: bool = False
-         ) -> tuple[reachability.Law, float] | None:
+         ) -> Rated | None:
     """``law`` (reachability's along ``arc``) with the x to play it with at its grid points
     (its :attr:`~reachability.Law.played`) so that its motion keeps every limit at them
     within :data:`TOLERANCE` (``limits(a, b)``: every limit at the grid points a .. b-1, the
@@ -215,7 +227,8 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     lifted piece, the lifted law is then raised by sequential linear programmes
     (:func:`~hodyn_cli.algorithms.limits.sequential.refined`: the rounds there far from the
     optimum) and returned with the duration of the programmes' law, which SLACK judges
-    then (the rounds' where they leave the lifted law as it is): auto runs the windows
+    then (the rounds' where they leave the lifted law as it is), and whether it is a local
+    optimum (:class:`Rated`): auto runs the windows
     where the programmes too are far from the passes' law (the ASR two-link arm's and the
     SO-101's Fourier paths with ``--jerk 100``, 1.29 and 2.90 times it, their law 15 % and
     1.5 % longer than the windows'; within SLACK, 1.01-1.08 times it, it was within 0.07 %
@@ -276,11 +289,11 @@ def kept(arc: reachability.Arc, law: reachability.Law,
             if not np.isfinite(duration):  # (at rest between its ends: not a law to play)
                 return None
             if not lift:
-                return replace(law, played=x), duration
+                return Rated(replace(law, played=x), duration)
             lifted = _lifted(x, planned, half, usage)
             if duration <= refine * fastest or duration > unreached:  # (the passes' law's:
                 # ``law`` is lowered's now)
-                return replace(law, played=lifted), duration
+                return Rated(replace(law, played=lifted), duration)
             # (returned with the programmes' duration, which SLACK judges: within it, their
             # law was within 0.07 % of the windows' or shorter on the 14 Fourier inputs with
             # jerk limits where they run, benchmarks/README.md, 2026-11-30, jerkskip; the
@@ -290,11 +303,11 @@ def kept(arc: reachability.Arc, law: reachability.Law,
             # (the correction's knots over the law's time too where the smoothing spans
             # sequential.FINEST grid intervals at the passes' law's mean pace: _knots)
             timed = reach * (len(law.sigma) - 1) >= sequential.FINEST * fastest
-            raised = sequential.refined(np.asarray(law.sigma), lifted, cached.limits, chunks,
-                                        TOLERANCE, timed)
-            if raised is not lifted:
-                duration = reachability.law_duration(law.sigma, raised)
-            return replace(law, played=raised), duration
+            raised = sequential.raised(np.asarray(law.sigma), lifted, cached.limits, chunks,
+                                       TOLERANCE, timed)
+            if raised.x is not lifted:
+                duration = reachability.law_duration(law.sigma, raised.x)
+            return Rated(replace(law, played=raised.x), duration, raised.local)
         beyond = use.higher > 1 + TOLERANCE
         slow = beyond & (use.static > SHARE)
         need = np.where(slow, SHARE / np.maximum(use.static, SHARE), 1.0)
