@@ -86,18 +86,8 @@ def toppra_run(model, traj, velocity, torque, ends, grid, gravity=(0.0, 0.0, -9.
 
     ta.setup_logging("CRITICAL")
 
-    class Path_(ta.interpolator.AbstractGeometricPath):
-        def __call__(self, s, order=0):
-            return programme.between(traj, np.atleast_1d(np.asarray(s, dtype=float)))[:, order]
-
-        @property
-        def dof(self):
-            return model.n
-
-        @property
-        def path_interval(self):
-            return np.array([traj.t[0], traj.t[-1]])
-
+    path = toppra_path(lambda s, order: programme.between(
+        traj, np.atleast_1d(np.asarray(s, dtype=float)))[:, order], model.n, traj.t[0], traj.t[-1])
     def inverse_dynamics(q, qd, qdd):
         return hodyn_cli.inverse_dynamics(model, q, qd, qdd, order=0, gravity=gravity).tau
 
@@ -106,7 +96,7 @@ def toppra_run(model, traj, velocity, torque, ends, grid, gravity=(0.0, 0.0, -9.
                                            np.zeros(model.n),
                                            constraint.DiscretizationType.Interpolation)]
     t0 = time.perf_counter()
-    inst = algo.TOPPRA(cs, Path_(), gridpoints=np.linspace(traj.t[0], traj.t[-1], grid + 1),
+    inst = algo.TOPPRA(cs, path, gridpoints=np.linspace(traj.t[0], traj.t[-1], grid + 1),
                        parametrizer="ParametrizeConstAccel")
     result = inst.compute_trajectory(*ends)
     return (np.nan if result is None else result.duration), time.perf_counter() - t0, inst
@@ -210,26 +200,33 @@ class Curve:
         return Trajectory(names, np.concatenate(parts), t)
 
 
+def toppra_path(path, dof: int, a: float, b: float):
+    """``path(p, order)`` (its q, q' or q'' at the parameters p) as toppra's geometric path
+    over [a, b]."""
+    import toppra as ta
+
+    class Along(ta.interpolator.AbstractGeometricPath):
+        def __call__(self, p, order=0):
+            return path(p, order)
+
+        @property
+        def dof(self):
+            return dof
+
+        @property
+        def path_interval(self):
+            return np.array([a, b])
+
+    return Along()
+
+
 def toppra_curve(model, curve, a: float = 0.0, b: float = 1.0, points: int = 4000):
     """toppra from rest to rest along ``curve`` (a callable ``(p, order)``, regular) from p = a
     to b, the URDF's velocity and torque limits, ``points`` grid intervals: (result,
     seconds). (On hodyn's own path, whose q' vanishes at the rests, toppra's controllable
     sets come out NaN there.)"""
-    import toppra as ta
     import toppra.algorithm as algo
     import toppra.constraint as constraint
-
-    class Along(ta.interpolator.AbstractGeometricPath):
-        def __call__(self, p, order=0):
-            return curve(p, order)
-
-        @property
-        def dof(self):
-            return model.n
-
-        @property
-        def path_interval(self):
-            return np.array([a, b])
 
     def inverse_dynamics(q, qd, qdd):
         return hodyn_cli.inverse_dynamics(model, q, qd, qdd, order=0).tau
@@ -240,7 +237,8 @@ def toppra_curve(model, curve, a: float = 0.0, b: float = 1.0, points: int = 400
                                            np.zeros(model.n),
                                            constraint.DiscretizationType.Interpolation)]
     t0 = time.perf_counter()
-    result = algo.TOPPRA(cs, Along(), gridpoints=np.linspace(a, b, points + 1),
+    result = algo.TOPPRA(cs, toppra_path(curve, model.n, a, b),
+                         gridpoints=np.linspace(a, b, points + 1),
                          parametrizer="ParametrizeConstAccel").compute_trajectory(0.0, 0.0)
     return result, time.perf_counter() - t0
 

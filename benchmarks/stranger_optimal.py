@@ -60,7 +60,7 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_optimal import Curve, toppra_curve, toppra_run  # noqa: E402
+from bench_optimal import Curve, toppra_curve, toppra_path, toppra_run  # noqa: E402
 
 import hodyn_cli  # noqa: E402
 from hodyn_cli.algorithms.limits import programme  # noqa: E402
@@ -323,23 +323,13 @@ def toppra_batched(model, path, a: float, b: float, points: int, ends=(0.0, 0.0)
                                                    dynamics(q, qs, qss) - c, c, F, g,
                                                    None, None, grid, identical=True)
 
-    class Along(ta.interpolator.AbstractGeometricPath):
-        def __call__(self, p, order=0):
-            return path(np.atleast_1d(np.asarray(p, dtype=float)), order)
-
-        @property
-        def dof(self):
-            return model.n
-
-        @property
-        def path_interval(self):
-            return np.array([a, b])
-
     v, e = np.minimum(model.velocity_limits, VELOCITY_CAP), model.effort_limits
     cs = [constraint.JointVelocityConstraint(np.column_stack([-v, v])),
           Batched(dynamics, np.column_stack([-e, e]), np.zeros(model.n),
                   constraint.DiscretizationType.Interpolation)]
-    result = algo.TOPPRA(cs, Along(), gridpoints=np.linspace(a, b, points + 1),
+    along = toppra_path(lambda p, order: path(np.atleast_1d(np.asarray(p, dtype=float)), order),
+                        model.n, a, b)
+    result = algo.TOPPRA(cs, along, gridpoints=np.linspace(a, b, points + 1),
                          parametrizer="ParametrizeConstAccel").compute_trajectory(*ends)
     return np.nan if result is None else result.duration
 
