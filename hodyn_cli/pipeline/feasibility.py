@@ -191,7 +191,8 @@ def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, lim
 
         with _named(source):  # the path refused, or nothing limits its speed: name its file once
             optimal.fit(again)
-        for text in optimal.kept:  # (a step of acceleration at a rest, kept)
+        # (a step of acceleration at a rest, kept; a pause of the input's, not kept)
+        for text in optimal.kept + optimal.paused:
             if notify is not None:
                 notify(Diagnostic("warning", f"{source}: {text}"))
         names = job.model.coordinate_names

@@ -53,6 +53,7 @@ from hodyn_cli.algorithms.limits.programme import (
     solve_windows,
     time_scale,
 )
+from hodyn_cli.algorithms.limits.rests import Pauses
 from hodyn_cli.algorithms.limits.scaling import TOLERANCE, Law, scaled
 from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.algorithms.motion.differences import RTOL, Differences
@@ -682,6 +683,9 @@ class Optimal:
         #: rates, so it bounds no law (the windows' holds x at 0 there: :meth:`plan`)
         self.stepping = (False, False)
         self._steps: tuple[list[str], list[str]] = ([], [])  # (the texts of each: :attr:`kept`)
+        #: the input's spans held still, (first, last) times (:class:`~rests.Pauses`): time
+        #: the path has none of (:attr:`paused`)
+        self.pauses: list[tuple[float, float]] = []
         #: the duration the windows' law must beat (``auto``: reachability's, while
         #: :meth:`_or_windows` runs them; None: none): a plan more than :data:`FIT` longer is
         #: not followed by the replans more constrained than it (:meth:`_hopeless`)
@@ -731,6 +735,7 @@ class Optimal:
         judged against its positions (:func:`_follows`) and the uniform scaling found (its
         binding; the errors: infeasible at any speed, nothing limits the speed)."""
         search, differences = ScaleSearch(self.model, limits), Differences()
+        pauses = Pauses()
         joints: tuple[str, ...] = ()
         for chunk in chunks:
             if chunk.t is None:
@@ -740,9 +745,12 @@ class Optimal:
                 self.admit(chunk)
             search.add(self._laws(chunk), chunk)
             differences.add(chunk.derivatives, chunk.t, count())
+            if chunk.orders > 1:
+                pauses.add(chunk.derivatives[:, 1], chunk.t)
             keep(chunk)
             joints = chunk.joint_names
         _follows(differences, joints)
+        self.pauses = pauses.end()
         self.stepping = search.stepping()
         self._steps = (search.rest_steps((True, False)), search.rest_steps((False, True)))
         search.retiming()
@@ -1494,6 +1502,18 @@ class Optimal:
         held = (False, False) if self.uniform or self.used == "uniform" else self.path.law.held
         return [text for steps, texts, h in zip(self.stepping, self._steps, held, strict=True)
                 if steps and not h for text in texts]
+
+    @property
+    def paused(self) -> list[str]:
+        """Where the input holds still for a while, in a user's words: a span without
+        motion is no part of its path, so the time-optimal law does not keep it (reachability
+        passes it at once, the windows at their path-speed cap); the uniform scaling does."""
+        if self.uniform or self.used == "uniform":
+            return []
+        return [f"holds still from t = {a:.6g} s to {b:.6g} s ({b - a:.4g} s): a pause is no "
+                "part of the path, and the time-optimal law does not keep it (retime the "
+                "motions either side of it apart, or use --to-limits, to keep it)"
+                for a, b in self.pauses]
 
     @property
     def solver_note(self) -> str | None:

@@ -12,6 +12,12 @@ of the :func:`~hodyn_cli.algorithms.limits.scaling.joint_laws` at x = 1) and the
 |q'|, |q''| of each joint, which say what counts as zero there (:data:`STILL`, :data:`STEP`:
 shares of them, so that a sampled or rounded rest is one and an acceleration that rounds
 to zero is none).
+
+:class:`Pauses` finds where a motion holds still for a while (every joint's q' exactly zero
+over more than one sample: a waypoint repeated, a hold at an end): time that no path has,
+which a time-optimal law along the path does not keep. Exactly zero, not within
+:data:`STILL`: a generated motion's speed near a waypoint or the start of a filtered step
+(~t^15) is below that share for several samples without being held.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ import numpy as np
 if TYPE_CHECKING:
     from hodyn_cli.algorithms.limits.scaling import Law
 
-__all__ = ["STILL", "STEP", "End", "RestEnds"]
+__all__ = ["STILL", "STEP", "End", "RestEnds", "Pauses"]
 
 #: a sample is a rest where every joint's |q'| is at most this share of its largest over the
 #: motion (a joint that never moves is still everywhere)
@@ -102,3 +108,51 @@ class RestEnds:
         threshold = STEP * self._peak_qdd
         return [(end, int(j), float(end.qdd[j])) for end in self.rests()
                 for j in np.flatnonzero(np.abs(end.qdd) > threshold)]
+
+
+class Pauses:
+    """The spans of a motion fed chunk by chunk (:meth:`add`) over which every joint holds
+    still (q' = 0 at every sample, two samples or more, a time between them): :attr:`spans`,
+    (first, last) times.
+
+    >>> pauses = Pauses()
+    >>> t = np.linspace(0.0, 3.0, 31)
+    >>> qd = np.c_[np.where((t > 0.95) & (t < 2.05), 0.0, np.sin(t)), 0 * t]
+    >>> pauses.add(qd[:15], t[:15]); pauses.add(qd[15:], t[15:])
+    >>> [(round(a, 6), round(b, 6)) for a, b in pauses.spans]
+    [(1.0, 2.0)]
+    """
+
+    def __init__(self) -> None:
+        self.spans: list[tuple[float, float]] = []
+        self._open: tuple[float, float] | None = None  # (the still run reaching the chunk's end)
+
+    def add(self, qd: np.ndarray, t: np.ndarray) -> None:
+        """The next chunk: q' (N, m) of its samples and their times."""
+        if not len(qd):
+            return
+        still = np.all(qd == 0, axis=1)
+        # runs of still samples: their first and last indices (a run open from the chunk
+        # before goes on where this one starts still)
+        edges = np.diff(np.concatenate([[0], still.astype(np.int8), [0]]))
+        starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1
+        runs = [(float(t[a]), float(t[b])) for a, b in zip(starts, ends, strict=True)]
+        if self._open is not None:
+            if runs and starts[0] == 0:
+                runs[0] = (self._open[0], runs[0][1])
+            else:
+                self._close(self._open)
+        self._open = runs.pop() if runs and ends[-1] == len(qd) - 1 else None
+        for run in runs:
+            self._close(run)
+
+    def end(self) -> list[tuple[float, float]]:
+        """:attr:`spans`, the run that reaches the motion's last sample included."""
+        if self._open is not None:
+            self._close(self._open)
+            self._open = None
+        return self.spans
+
+    def _close(self, run: tuple[float, float]) -> None:
+        if run[1] > run[0]:
+            self.spans.append(run)
