@@ -1266,8 +1266,8 @@ class Optimal:
             fit, found, lag = self._fitted(chunks())
             # (no sample near a limit at any speed-up within FIT: the plan's own bound, sped
             # up by FIT at most, as the uniform scaling's; the 2R's half cosine from a rest
-            # that steps, --jerk 50 at 20 Hz or 1 kHz, gave way to the uniform scaling, which
-            # keeps the step, where its 200 Hz law passes check and validate at 20 Hz)
+            # that steps, --jerk 50 at 20 Hz, gave way to the uniform scaling, which keeps
+            # the step, where its 200 Hz law passes check and validate at 20 Hz)
             self.final = fit.solve() if fit.reached else _no_faster(found, uniform)
             # (at a rest that steps (:attr:`stepping`) the uniform scaling is beyond the
             # limits of higher orders: it bounds no law)
