@@ -216,8 +216,10 @@ def retime(
     # --floating-base changes --to-limits's k (the torques), and what --factor writes only
     # where the file has a floating root's base_ columns (dropped without it); --optimal
     # and --to-limits --rate refuse it: the notice proposing it only where it changes the result
+    roots = _root_columns(traj)
     model = s.model(robot, traj, floating_matters=not optimal and rate is None and (
-        to_limits or _carries_base(traj)))
+        to_limits or (traj == "-" or Path(traj).exists() if roots is None else
+                      "base_" in roots)))
     lim, job = _job(s, model, limits, drives, model_kind, "retime", jerk, optimal=optimal,
                     to_limits=to_limits, factor=factor is not None,
                     segments=segments is not None)
@@ -229,7 +231,8 @@ def retime(
                          "with --segments, --floating-base, --wrench or series-elastic drives "
                          "(without --rate, --to-limits keeps the input's samples, every column "
                          "scaled exactly)")
-    _say_dropped(traj, s.floating_base, optimal or rate is not None)
+    if roots and not s.floating_base:
+        _say_dropped(traj, roots, optimal or rate is not None)
     if optimal or rate is not None:
         _retime_optimal(s, traj, output, attrs, lim, job, rate, grid, compact, uniform=to_limits,
                         solver=solver or "auto", arc_grid=arc_grid)
@@ -259,41 +262,33 @@ def retime(
         render.warning(f"{traj}: {text}")
 
 
-def _carries_base(traj: str) -> bool:
-    """Whether the trajectory file has a floating root's ``base_`` columns; stdin or a FIFO
-    may (their columns are not known before they are read, and can be read once)."""
+def _root_columns(traj: str) -> tuple[str, ...] | None:
+    """The floating root's and contacts' column prefixes (``base_``, ``contact_``) the
+    trajectory file has; None for stdin or a FIFO (their columns are not known before they
+    are read, and can be read once: they may have them) and a missing file."""
     from hodyn_cli.pipeline.files import column_names
 
     if traj == "-" or not Path(traj).is_file():
-        return Path(traj).exists() or traj == "-"
-    try:
-        return any(name.startswith("base_") for name in column_names(traj))
-    except HodynError:  # (said as the file is read)
-        return False
-
-
-def _say_dropped(traj: str, floating: bool, resampled: bool) -> None:
-    """Warn that a file's floating root and contact columns (``base_``, ``contact_``) are not
-    in the output without ``--floating-base``: the joints are played alone, the root welded
-    to the world (``--optimal`` and ``--to-limits --rate``, ``resampled``, refuse
-    ``--floating-base``: a go2 walk's columns were dropped without a word, issue 37). Not
-    for stdin (its columns are read once)."""
-    if floating or traj == "-" or not Path(traj).is_file():
-        return
-    from hodyn_cli.cli import render
-    from hodyn_cli.pipeline.files import column_names
-
+        return None
     try:
         names = column_names(traj)
     except HodynError:  # (said as the file is read)
-        return
-    kinds = [kind for kind in ("base_", "contact_") if any(n.startswith(kind) for n in names)]
-    if kinds:
-        how = ("--optimal and --to-limits --rate do not go with --floating-base yet; "
-               "--to-limits --floating-base scales them with the joints" if resampled else
-               "--floating-base scales them with the joints")
-        render.warning(f"{traj}: its {' and '.join(kinds)} columns are not written: the joints "
-                       f"are retimed with the root welded to the world ({how})")
+        return ()
+    return tuple(kind for kind in ("base_", "contact_") if any(n.startswith(kind) for n in names))
+
+
+def _say_dropped(traj: str, roots: tuple[str, ...], resampled: bool) -> None:
+    """Warn that a file's floating root and contact columns (``roots``) are not in the output
+    (without ``--floating-base``): the joints are played alone, the root welded to the world
+    (``--optimal`` and ``--to-limits --rate``, ``resampled``, refuse ``--floating-base``: a
+    go2 walk's columns were dropped without a word, issue 37)."""
+    from hodyn_cli.cli import render
+
+    how = ("--optimal and --to-limits --rate do not go with --floating-base yet; "
+           "--to-limits --floating-base scales them with the joints" if resampled else
+           "--floating-base scales them with the joints")
+    render.warning(f"{traj}: its {' and '.join(roots)} columns are not written: the joints "
+                   f"are retimed with the root welded to the world ({how})")
 
 
 def _retime_optimal(s, traj: str, output: str, attrs: dict, lim, job, rate, grid,
