@@ -25,41 +25,45 @@ def _arm(relative: str, moving: list[str]):
                                             for j in whole.joint_names if j not in moving})
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "12 % slower than toppra (0.19528 s against 0.17424 s; reachability's passes 0.16963 s): "
-    "the played law is 12.7 % beyond left_shoulder_pitch's torque in the last ~1.5 ms of the "
-    "path (it ends moving, at 6.45 line lengths a second), the local lowering (Optimal._local) "
-    "then slows the whole 0.17 s law by 13.7 % and the final fit speeds it up by its 2 % at "
-    "most: the output on no limit (92 % of the nearest). --rate 1000: 9.2 %, 10 kHz: 17.6 %"))
-def test_the_g1_arms_filtered_step_is_within_one_percent_of_toppra():
-    """The Unitree G1's left arm (the other 22 joints held), ``generate --kind
-    filtered-step`` at 100 Hz (2.5 s, 251 samples): a line from rest, its speed rising as
-    t^15, still moving (slowly) at its end."""
-    model = _arm("g1_description/urdf/g1_29dof_rev_1_0.urdf", G1_ARM)
-    traj = generate(model, "filtered-step", duration=2.5, rate=100.0, derivatives=4)
+#: the G1's left arm (the other 22 joints held), ``generate --kind filtered-step`` at 100 Hz
+#: (2.5 s, 251 samples): a line from rest, its speed rising as t^15, still moving (slowly) at
+#: its end; the Go2's front left leg on a fixed trunk (the other legs held), ``generate --kind
+#: cosine`` at 100 Hz (10 s, 1001 samples; ~0.5 s retimed). Each: the robot, the motion,
+#: toppra's duration
+REACHABILITY_CASES = [
+    pytest.param("g1_description/urdf/g1_29dof_rev_1_0.urdf", G1_ARM,
+                 dict(kind="filtered-step", duration=2.5), 0.17424, id="g1-arm-filtered-step",
+                 marks=pytest.mark.xfail(strict=True, reason=(
+                     "12 % slower than toppra (0.19528 s against 0.17424 s; reachability's "
+                     "passes 0.16963 s): the played law is 12.7 % beyond left_shoulder_pitch's "
+                     "torque in the last ~1.5 ms of the path (it ends moving, at 6.45 line "
+                     "lengths a second), the local lowering (Optimal._local) then slows the "
+                     "whole 0.17 s law by 13.7 % and the final fit speeds it up by its 2 % at "
+                     "most: the output on no limit (92 % of the nearest). --rate 1000: 9.2 %, "
+                     "10 kHz: 17.6 %"))),
+    pytest.param("go2_description/urdf/go2.urdf",
+                 ["FL_hip_joint", "FL_thigh_joint", "FL_calf_joint"],
+                 dict(kind="cosine", duration=10.0), 0.47232, id="go2-leg-cosine",
+                 marks=pytest.mark.xfail(strict=True, reason=(
+                     "5.8 % slower than toppra at 100 Hz (0.49981 s against 0.47232 s; 2.7 % "
+                     "with --rate 1000, 2.7 % with --arc-grid 16000): reachability's passes "
+                     "are toppra's (0.47185 s), but its law played (smoothed over 1 ms at 1 "
+                     "kHz) is 10 % beyond FL_hip_joint's torque at one place, where the hip's "
+                     "(M q')_hip crosses zero (a zero-inertia point: the hip's torque does not "
+                     "depend on the path acceleration there), and the local lowering costs "
+                     "2.3 % of the whole law"))),
+]
+
+
+@pytest.mark.parametrize("relative, moving, motion, toppra", REACHABILITY_CASES)
+def test_reachabilitys_law_is_within_one_percent_of_toppra(relative, moving, motion, toppra):
+    model = _arm(relative, moving)
+    traj = generate(model, motion["kind"], duration=motion["duration"], rate=100.0,
+                    derivatives=4)
     out, opt = hodyn_cli.retime_optimal(model, traj)
     _kept_and_consistent(model, out, 20)
     assert opt.used == "reachability"
-    assert opt.duration < 1.01 * 0.17424, opt.duration
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "5.8 % slower than toppra at 100 Hz (0.49981 s against 0.47232 s; 2.7 % with --rate "
-    "1000, 2.7 % with --arc-grid 16000): reachability's passes are toppra's (0.47185 s), "
-    "but its law played (smoothed over 1 ms at 1 kHz) is 10 % beyond FL_hip_joint's torque "
-    "at one place, where the hip's (M q')_hip crosses zero (a zero-inertia point: the hip's "
-    "torque does not depend on the path acceleration there), and the local lowering costs "
-    "2.3 % of the whole law"))
-def test_the_go2_legs_cosine_is_within_one_percent_of_toppra():
-    """The Go2's front left leg on a fixed trunk (the other legs held), ``generate --kind
-    cosine`` at 100 Hz (10 s, 1001 samples; ~0.5 s retimed)."""
-    model = _arm("go2_description/urdf/go2.urdf",
-                 ["FL_hip_joint", "FL_thigh_joint", "FL_calf_joint"])
-    traj = generate(model, "cosine", duration=10.0, rate=100.0, derivatives=4)
-    out, opt = hodyn_cli.retime_optimal(model, traj)
-    _kept_and_consistent(model, out, 20)
-    assert opt.used == "reachability"
-    assert opt.duration < 1.01 * 0.47232, opt.duration
+    assert opt.duration < 1.01 * toppra, opt.duration
 
 
 @pytest.mark.xfail(strict=True, reason=(
