@@ -79,28 +79,48 @@ def compose(path: np.ndarray, rates: np.ndarray) -> np.ndarray:
     power[:, 0] = 1.0
     # q^(k) = k! sum_m q^[m] / m! [tau^k] delta^m: a (K+1, K+1) matrix per point, applied to
     # its orders by one batched product (a sum of broadcast products over the joints took
-    # 7 of 39 s of a 10^5-sample --optimal, most of it in page faults of its temporaries)
+    # 7 of 39 s of a 10^5-sample --optimal, most of it in page faults of its temporaries);
+    # made a row m at a time, then turned (the same numbers: each written as a column of
+    # the matrix, strided, was a third of this function's time)
     factorials = np.array([factorial(j) for j in range(K + 1)], float)
-    chain = np.empty((len(rates), K + 1, K + 1), dtype=delta.dtype)  # [point, k, m]
+    chain = np.empty((len(rates), K + 1, K + 1), dtype=delta.dtype)  # [point, m, k]
     for m in range(K + 1):
         if m:
-            power = product(power, delta, K)
-        chain[:, :, m] = power * (factorials / factorial(m))
+            power = _raised(power, delta, m)
+        np.multiply(power, factorials / factorial(m), out=chain[:, m])
+    chain = np.ascontiguousarray(chain.transpose(0, 2, 1))  # [point, k, m]
     # (the joints' axes flattened by their own size: -1 is ambiguous where there are no points)
     columns = int(np.prod(path.shape[2:], dtype=np.int64))
     return (chain @ path.reshape(len(path), K + 1, columns)).reshape(path.shape)
 
 
-def _taylor(left: np.ndarray, dt: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+def _raised(power: np.ndarray, delta: np.ndarray, m: int) -> np.ndarray:
+    """``product(power, delta, K)`` (K + 1 the columns of both) where ``power`` is
+    ``delta^(m-1)`` and ``delta``'s first coefficient is 0, so that ``power``'s first m - 1
+    are: the same numbers to the bit (each sum of the same products in the same order from
+    0, less the products of those zeros, each of which added a zero), half the products."""
+    K = delta.shape[1] - 1
+    out = np.zeros_like(power)
+    for j in range(m, K + 1):
+        for i in range(max(m - 1, j - K), j):
+            out[:, j] += power[:, i] * delta[:, j - i]
+    return out
+
+
+def _taylor(left: np.ndarray, dt: np.ndarray, rows: np.ndarray | None = None,
+            powers: np.ndarray | None = None) -> np.ndarray:
     """Derivatives (E, D, ...) at s0 + dt of the Taylor polynomial of ``left`` (E, D, ...);
-    ``rows``: those orders only, (E, len(rows), ...)."""
+    ``rows``: those orders only, (E, len(rows), ...); ``powers``: ``_powers(dt, D)`` where
+    the caller has them (made once for several orders: the same numbers)."""
     D = left.shape[1]
     k = np.arange(D)
     r = k if rows is None else rows
     power = np.clip(k[None] - r[:, None], 0, None)  # [r, k]: k - r
     weight = np.where(k[None] >= r[:, None], 1.0 / np.array([factorial(p) for p in range(D)])[
         power], 0.0)
-    T = weight * _powers(dt.reshape(-1), D)[:, power]  # (E, r, k): dt^(k-r) / (k-r)!
+    if powers is None:
+        powers = _powers(dt.reshape(-1), D)
+    T = weight * powers[:, power]  # (E, r, k): dt^(k-r) / (k-r)!
     # (a batched product: einsum's "erk,ek...->er..." took a third of the Hermite path)
     flat = left.reshape(len(left), D, -1)
     return (T @ flat).reshape((len(left), len(r)) + left.shape[2:])
@@ -108,11 +128,16 @@ def _taylor(left: np.ndarray, dt: np.ndarray, rows: np.ndarray | None = None) ->
 
 def _powers(x: np.ndarray, count: int) -> np.ndarray:
     """(E, count) ``x^0 .. x^(count-1)`` by running products (a power with an array of
-    exponents is a pow call per element: most of the Hermite path's time)."""
-    out = np.ones((len(x), count))
+    exponents is a pow call per element: most of the Hermite path's time), each power a
+    row of its own, then turned (the products as ``np.cumprod``'s along the short axis, the
+    same numbers, ~4 times cheaper)."""
+    out = np.empty((count, len(x)))
+    out[:1] = 1.0
     if count > 1:
-        out[:, 1:] = np.cumprod(np.broadcast_to(x[:, None], (len(x), count - 1)), axis=1)
-    return out
+        out[1] = x
+    for j in range(2, count):
+        np.multiply(out[j - 1], x, out=out[j])
+    return np.ascontiguousarray(out.T)
 
 
 def hermite_at(left: np.ndarray, right: np.ndarray, h: np.ndarray, nodes: np.ndarray,
@@ -167,7 +192,9 @@ def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
     extra = (1,) * (left.ndim - 2)
     hk = h.reshape((-1, 1) + extra) ** np.arange(top).reshape((1, top) + extra)
     scale = np.array([factorial(n - k) / factorial(n) for k in range(D)]).reshape((1, D) + extra)
-    bwd = (right - _taylor(left, h)) * hk[:, :D] * scale  # nabla^k b_n of the rest
+    bwd = right - _taylor(left, h)  # nabla^k b_n of the rest (in place: the same numbers)
+    bwd *= hk[:, :D]
+    bwd *= scale
     b = np.zeros((left.shape[0], n + 1) + left.shape[2:])
     # b_(n-j) = sum_k C(j, k) (-1)^k nabla^k b_n: one (D, D) matrix on the orders' axis
     signs = np.array([[comb(j, k) * (-1) ** k for k in range(D)] for j in range(D)], float)
@@ -176,18 +203,23 @@ def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
         left, h, hk = left[at], h[at], hk[at]
     columns = list(range(D)) if wanted is None else list(wanted)  # (out's, in order)
     out = np.zeros((left.shape[0], len(columns)) + left.shape[2:])
-    # the Taylor part has degree D - 1 (only the orders asked for, each alone)
+    # the Taylor part has degree D - 1 (only the orders asked for, each alone; the powers
+    # of u h made once for all of them)
+    dt = u * h
     if wanted is None:
-        out[:] = _taylor(left, u * h, np.arange(D))
+        out[:] = _taylor(left, dt, np.arange(D))
     else:
+        powers = _powers(dt.reshape(-1), D)
         for j, r in enumerate(columns):
             if r < D:
-                out[:, j] = _taylor(left, u * h, np.arange(r, r + 1))[:, 0]
+                out[:, j] = _taylor(left, dt, np.arange(r, r + 1), powers)[:, 0]
     u = u.reshape(-1)
     # (the powers of u and 1 - u to n once: each order's basis takes their first m + 1, the
     # same running products to the bit)
     up, down = _powers(u, n + 1), _powers(1 - u, n + 1)
-    for r in range(top if wanted is None else max(wanted) + 1):
+    last = top - 1 if wanted is None else max(wanted)
+    zeros = n - D + 1  # (b's leading control points that are 0: their differences are too)
+    for r in range(last + 1):
         if r in columns:
             j, m = columns.index(r), n - r
             basis = np.array([comb(m, k) for k in range(m + 1)]) * up[:, : m + 1] \
@@ -196,5 +228,10 @@ def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
             mixed = (basis[:, None, :] @ taken.reshape(len(taken), m + 1, -1)).reshape(
                 out[:, j].shape)
             out[:, j] += factorial(n) / factorial(m) * mixed / hk[:, r]
-        b = b[:, 1:] - b[:, :-1]
+        if r < last:  # (the next order's differences; past the last asked, none; the
+            # leading zeros' own differences are zeros: only the band from the last of them)
+            nxt = np.zeros((b.shape[0], b.shape[1] - 1) + b.shape[2:])
+            lo = max(zeros - 1, 0)
+            np.subtract(b[:, lo + 1:], b[:, lo:-1], out=nxt[:, lo:])
+            b, zeros = nxt, lo
     return out if order is None else out[:, 0]

@@ -159,7 +159,11 @@ def _usage(found: list[PathLimit], X: np.ndarray) -> Usage:
         use = np.abs(value - centre) / half
         j = np.argmax(use, axis=1)
         worst = use[np.arange(M), j]
-        static = (np.abs(still - centre) / half)[np.arange(M), j]
+        # (the static part's share at that joint alone: the same numbers, without the
+        # other joints' made and dropped)
+        at = np.arange(M), j
+        centre, half = (np.broadcast_to(v, still.shape)[at] for v in (centre, half))
+        static = np.abs(still[at] - centre) / half
         beyond = worst > out["higher"]
         out["higher"] = np.where(beyond, worst, out["higher"])
         out["static"] = np.where(beyond, static, out["static"])
