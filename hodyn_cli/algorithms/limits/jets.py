@@ -154,8 +154,9 @@ def hermite_at(left: np.ndarray, right: np.ndarray, h: np.ndarray, nodes: np.nda
     scale = np.array([factorial(n - k) / factorial(n) for k in range(D)])[None, :, None]
     bwd = (right - _taylor(left, h)) * hk[:, :, None] * scale
     b = np.zeros((len(left), n + 1, left.shape[2]))
-    signs = np.array([[comb(j, k) * (-1) ** k for k in range(D)] for j in range(D)], float)
-    b[:, n - D + 1:] = (signs @ bwd)[:, ::-1]
+    signs = np.array([[comb(j, k) * (-1) ** k for k in range(D)] for j in range(D - 1, -1, -1)],
+                     float)  # (its rows from j = D - 1 down: b's order, as in hermite)
+    b[:, n - D + 1:] = signs @ bwd
     for _ in range(order):
         b = b[:, 1:] - b[:, :-1]
     basis = np.array([comb(m, k) for k in range(m + 1)]) * _powers(nodes, m + 1) \
@@ -196,9 +197,11 @@ def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
     bwd *= hk[:, :D]
     bwd *= scale
     b = np.zeros((left.shape[0], n + 1) + left.shape[2:])
-    # b_(n-j) = sum_k C(j, k) (-1)^k nabla^k b_n: one (D, D) matrix on the orders' axis
-    signs = np.array([[comb(j, k) * (-1) ** k for k in range(D)] for j in range(D)], float)
-    b[:, n - D + 1:] = (signs @ bwd.reshape(len(b), D, -1)).reshape(bwd.shape)[:, ::-1]
+    # b_(n-j) = sum_k C(j, k) (-1)^k nabla^k b_n: one (D, D) matrix on the orders' axis, its
+    # rows from j = D - 1 down (b's order: each row's products the same, no reversed copy)
+    signs = np.array([[comb(j, k) * (-1) ** k for k in range(D)] for j in range(D - 1, -1, -1)],
+                     float)
+    b[:, n - D + 1:] = (signs @ bwd.reshape(len(b), D, -1)).reshape(bwd.shape)
     if at is not None:  # (from here per point: the control points gathered as each is used)
         left, h, hk = left[at], h[at], hk[at]
     columns = list(range(D)) if wanted is None else list(wanted)  # (out's, in order)
@@ -230,7 +233,7 @@ def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
             out[:, j] += factorial(n) / factorial(m) * mixed / hk[:, r]
         if r < last:  # (the next order's differences; past the last asked, none; the
             # leading zeros' own differences are zeros: only the band from the last of them)
-            nxt = np.zeros((b.shape[0], b.shape[1] - 1) + b.shape[2:])
+            nxt = np.zeros_like(b[:, 1:])
             lo = max(zeros - 1, 0)
             np.subtract(b[:, lo + 1:], b[:, lo:-1], out=nxt[:, lo:])
             b, zeros = nxt, lo

@@ -153,7 +153,9 @@ def _usage(found: list[PathLimit], X: np.ndarray) -> Usage:
         centre, half = (limit.lower + limit.upper) / 2, (limit.upper - limit.lower) / 2
         if limit.quantity.key not in HIGHER:
             use = np.abs(limit.values(X) - centre) / half
-            out["affine"] = np.maximum(out["affine"], use.max(axis=1))
+            # (each point's largest by its index: the same numbers, NaN too, as
+            # ``use.max(axis=1)``, which reduces a row of a few joints ~4 times slower)
+            out["affine"] = np.maximum(out["affine"], use[np.arange(M), use.argmax(axis=1)])
             continue
         value, still = _values(limit, sigma)
         use = np.abs(value - centre) / half
