@@ -1429,8 +1429,9 @@ def _integral(v: np.ndarray, total: np.ndarray, a: int, last: int, y: np.ndarray
     m_(k+1)) f^3 / 3 + (m_k + m_(k+1) - 2 d) f^4 / 4``."""
     k = np.minimum(np.floor(y).astype(int), last)
     f, k = y - k, k - a
-    if not cubic:
-        return total[k] + v[k] * f + (v[k + 1] - v[k]) * f * f / 2
+    if not cubic:  # (v[k] gathered once: the same numbers)
+        vk = v[k]
+        return total[k] + vk * f + (v[k + 1] - vk) * f * f / 2
     m0, m1 = (v[k + 1] - v[k - 1]) / 2, (v[k + 2] - v[k]) / 2
     d = v[k + 1] - v[k]
     return (total[k] - m0 / 12 + f * (v[k] + f * (m0 / 2 + f * ((3 * d - 2 * m0 - m1) / 3
