@@ -88,8 +88,9 @@ def _named(source: str) -> Iterator[None]:
 @contextmanager
 def _reopener(job, source: str, notify, input_options: dict) -> Iterator[Callable[[], Input]]:
     """Opens ``source`` for one more pass each time it is called (the orders to write,
-    :data:`RETIMED_ORDERS`, where they are estimated), its notes told on the first: a file afresh, stdin (which can be read once: the trajectory, the ``--wrench`` or
-    the ``--base-motion``) from its copy in a temporary file (:func:`~hodyn_cli.io.spool.spooled`,
+    :data:`RETIMED_ORDERS`, where they are estimated), its notes told on the first: a file
+    afresh, stdin (which can be read once: the trajectory, the ``--wrench`` or the
+    ``--base-motion``) from its copy in a temporary file (:func:`~hodyn_cli.io.spool.spooled`,
     made here and gone on leaving: memory bounded by a block of it, where holding stdin grew
     with it)."""
     with ExitStack() as stack:
