@@ -66,6 +66,60 @@ def test_controllable_sets_match_toppra():
     assert np.all(law.x >= K[:, 0] - 1e-9) and np.all(law.x <= K[:, 1] + 1e-9)
 
 
+def test_interpolated_rows_give_toppras_interpolation_sets():
+    """Each interval's u within the rows of both its ends (:func:`reachability.interpolated`,
+    as ``retime --optimal`` passes velocity and torque limits): the controllable sets on the
+    iCub's left arm's cosine (free ends, 200 grid intervals, the others held) are toppra's
+    own with its interpolation discretisation, to 1e-6 of their largest value; its
+    collocation's (each point's rows alone) are up to 50 % of it larger there."""
+    ta = pytest.importorskip("toppra")
+    import toppra.algorithm as algo
+    import toppra.constraint as constraint
+    from test_optimal_fresh_robots import ICUB_ARM, _arm
+
+    from hodyn_cli.algorithms.planning.generate import generate
+
+    model = _arm("icub_description/robots/icub_reduced.urdf", ICUB_ARM)
+    (arc,) = reachability.arcs(generate(model, "cosine", duration=10.0, rate=100.0,
+                                        derivatives=3), 200, 200)
+    assert arc.rest == (False, False)
+    rows = reachability.rows(path_limits(model, arc.trajectory(model.joint_names),
+                                         joint_limits(model), 0))
+    delta, end = np.diff(arc.sigma), 30.0  # (the last point's x within 0 .. end^2)
+    K = reachability.controllable(reachability.interpolated(rows, delta), delta,
+                                  (0.0, end**2))
+    ta.setup_logging("WARNING")
+    vel, eff = model.velocity_limits, model.effort_limits
+    peers = {}
+    for scheme in ("Interpolation", "Collocation"):
+        cs = [constraint.JointVelocityConstraint(np.column_stack([-vel, vel])),
+              toppra_torque(model, np.column_stack([-eff, eff]), scheme)]
+        peers[scheme] = algo.TOPPRA(cs, _Along(arc, model.n), gridpoints=arc.sigma
+                                    ).compute_controllable_sets(0.0, end)
+    # (toppra's last set is the end's range as given; ours within the limits there too)
+    peer, K = peers["Interpolation"][:-1], K[:-1]
+    assert np.abs(K - peer).max() <= 1e-6 * np.nanmax(peer), np.abs(K - peer).max()
+    assert np.abs(peers["Collocation"][:-1] - peer).max() > 0.2 * np.nanmax(peer)
+
+
+def _Along(arc, dof):  # noqa: N802 - toppra's geometric path of an arc (made on use)
+    import toppra as ta
+
+    class Along(ta.interpolator.AbstractGeometricPath):
+        def __call__(self, s, order=0):
+            return arc.shape(np.atleast_1d(np.asarray(s, dtype=float)), order)
+
+        @property
+        def dof(self):
+            return dof
+
+        @property
+        def path_interval(self):
+            return arc.sigma[[0, -1]]
+
+    return Along()
+
+
 def test_a_straight_line_from_rest_to_rest_is_within_half_a_percent_of_toppra():
     """The iiwa's 3 s line from rest to rest (velocity and torque limits, the URDF's): within
     0.5 % of toppra's duration on the line parametrised by its length (the linear

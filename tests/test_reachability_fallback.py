@@ -43,7 +43,7 @@ def retimed(k: float, rate: float, solver: str = "auto"):
 
 
 def test_a_wider_kernel_is_played_where_the_narrower_fail_and_the_notice_says_why(played):
-    """At 300 Hz the motion 10 times faster (8.3 ms) has its kernel's steps at 2398 Hz (its
+    """At 300 Hz the motion 10 times faster (8.3 ms) has its kernel's steps at 2397 Hz (its
     own time scale, 0.083 of the arms'): 1, 2 and 3 steps fail validate (the kernels after
     the first TRIED are played only then), 4 pass; the notice names the 4 steps and says
     that validate needs the law's turns at its rests to span more of a step."""
@@ -54,10 +54,10 @@ def test_a_wider_kernel_is_played_where_the_narrower_fail_and_the_notice_says_wh
     assert opt.used == "reachability" and opt.smoothed is not None and opt.smoothed.steps == 4
     note = opt.smoothing_note
     assert note is not None and note.startswith(
-        "its smoothing (1.67 ms either side: 4 steps of 0.417 ms, as on an output at 2398 Hz: "
+        "its smoothing (1.67 ms either side: 4 steps of 0.417 ms, as on an output at 2397 Hz: "
         "validate needs the law's turns at its rests to span more of a step of a coarser "
         "one) and final fit cost "), note
-    assert note.endswith("; a --rate above 2398 Hz smooths it over the output's own steps")
+    assert note.endswith("; a --rate above 2397 Hz smooths it over the output's own steps")
     assert hodyn_cli.validate_motion(model, out, gravity=NO_GRAVITY).passed
 
 

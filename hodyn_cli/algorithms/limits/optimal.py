@@ -818,7 +818,7 @@ class Optimal:
             found = reachability.solve(self.model, chunks, rates.affine(self.limits)
                                        if higher else self.limits, points, table=path,
                                        gravity=self.dynamics["gravity"], progress=self.progress,
-                                       turns=higher)
+                                       turns=higher, interpolate=not higher)
         except reachability.Inapplicable as e:
             return str(e)
         del path  # (the arc-length table: the arcs are made)
@@ -948,10 +948,6 @@ class Optimal:
             short = (f": its law lasts {passes:.3g} s, {passes * rate:.2g} of the output's "
                      f"steps at {rate:g} Hz (a finer --rate)" if passes * rate < FEW else "")
             return f"reachability's law fails hodyn validate at every smoothing tried{short}"
-        if best[0].duration > uniform.k * span and not any(self.stepping):
-            # (at a rest that steps, the uniform scaling is beyond the limits of higher
-            # orders, which reachability's ramps keep: it bounds no law)
-            return "reachability's law is slower than the uniform scaling"
         inner, chosen = best
         if chosen != built:
             # (made again, not kept while the next one was tried: a played law holds 4 numbers
@@ -977,6 +973,10 @@ class Optimal:
 
         reach = reachability.kernel(chosen[0], rate, floor, chosen[1])[0]
         inner, motion = self._local(inner, motion, fitted, replayed, reach)
+        if inner.duration > uniform.k * span and not any(self.stepping):
+            # (at a rest that steps, the uniform scaling is beyond the limits of higher
+            # orders, which reachability's ramps keep: it bounds no law)
+            return "reachability's law is slower than the uniform scaling"
         assert inner.path is not None
         self.path = replace(inner.path, uniform=uniform, span=span, grid=grid)
         self.final, self.scale, self.orders = inner.final, inner.scale, inner.orders

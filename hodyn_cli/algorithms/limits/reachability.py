@@ -32,7 +32,9 @@ ends). The forward pass takes at each point the largest u that stays controllabl
 duration of the law (x linear on each interval): ``sum 2 Delta_i / (sqrt x_i + sqrt
 x_{i+1})``. Both passes are sequential: the backend's compiled ``reach_backward`` and
 ``reach_forward`` (numpy's reference: a Python loop), piece by piece of the grid
-(:func:`along`: memory a piece's rows, whatever the length).
+(:func:`along`: memory a piece's rows, whatever the length). With velocity and torque limits
+alone, each interval's u keeps the rows of both its ends (:func:`interpolated`: toppra's
+interpolation discretisation), not its first point's alone (collocation).
 
 **Memory.** The input path is never held: its arc-length table is made chunk by chunk as
 the input is first read (:class:`Lengths`), the directions about its rests and the shape's
@@ -822,6 +824,28 @@ def _static(r: Rows) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
+def interpolated(r: Rows, delta: np.ndarray) -> Rows:
+    """The rows of each grid interval's two ends on its one u (toppra's interpolation
+    discretisation): at point i its own rows and those of point i+1 at ``x_(i+1) = x_i + 2
+    Delta_i u``, ``(alpha_(i+1) + 2 Delta_i beta_(i+1)) u + beta_(i+1) x_i <= gamma_(i+1)``
+    (the last point: its own rows twice; ``delta`` (M-1,): the grid's steps). Collocation
+    (point i's rows alone) lets u jump wherever a row's u coefficient is near 0 (a
+    zero-inertia point: the row bounds x alone there): the Hextilt's flying arm's cosine
+    braked onto one grid point at x 40 between neighbours at 73 and 75 (u -3248, then
+    +3414), which no smooth played law follows (its torque 1.37 times the 1 N m limit
+    there); the G1's and the iCub's arms' cosines were 1.5 % and 1.4 % slower than toppra
+    for such points, 0.06 % with these rows (benchmarks/README.md, branch fresh6b)."""
+    d2 = 2 * np.asarray(delta)[:, None]
+
+    def far(own: np.ndarray, next_: np.ndarray) -> np.ndarray:
+        return np.concatenate([next_, own[-1:]], axis=0)
+
+    alpha = far(r.alpha, r.alpha[1:] + d2 * r.beta[1:])
+    return Rows(np.concatenate([r.alpha, alpha], axis=1),
+                np.concatenate([r.beta, far(r.beta, r.beta[1:])], axis=1),
+                np.concatenate([r.gamma, far(r.gamma, r.gamma[1:])], axis=1), r.top)
+
+
 def controllable(r: Rows, delta: np.ndarray, end: tuple[float, float]) -> np.ndarray:
     """(M, 2) the controllable sets ``K_i`` (lower, upper x; NaN where empty) from ``K_{M-1}
     = end`` (within the limits there) back: the x at i for which a u within every row at i
@@ -894,8 +918,8 @@ def greedy(r: Rows, delta: np.ndarray, K: np.ndarray, start: float, sigma: np.nd
 
 def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, *,
           shape_points: int | None = None, gravity=GRAVITY, table: Table | None = None,
-          progress: Callable[[int, int], None] | None = None, turns: bool = False
-          ) -> list[tuple[Arc, Law]] | None:
+          progress: Callable[[int, int], None] | None = None, turns: bool = False,
+          interpolate: bool = False) -> list[tuple[Arc, Law]] | None:
     """The fastest law along ``path`` (times: its parameter; q .. q'' at least; whole or its
     chunks, :func:`arcs`) in its arc
     length, on ``points`` grid intervals in all: per :class:`Arc`, its law (from and to rest
@@ -904,7 +928,9 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
     this solver.
     ``progress(done, total)``: the grid points each pass has done, twice the grid in all.
     ``turns``: the shape's points crowd where the path turns sharply (:func:`arcs`; for
-    limits of higher orders: their rows read the shape's q_sigmasigmasigma)."""
+    limits of higher orders: their rows read the shape's q_sigmasigmasigma). ``interpolate``:
+    each interval's u within the rows of both its ends (:func:`interpolated`; else within
+    its first's alone)."""
     out = []
     path = source(path)
     table = table or lengths(path)
@@ -922,7 +948,7 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
         def rows_at(a: int, b: int, arc: Arc = arc) -> Rows:
             return arc_rows(model, arc, names, a, b, limits, gravity)
 
-        law = along(arc, rows_at, advance)
+        law = along(arc, rows_at, advance, interpolate)
         if law is None:
             return None
         out.append((arc, law))
@@ -993,7 +1019,8 @@ def chorded(top: np.ndarray, midway: np.ndarray) -> np.ndarray:
 
 
 def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
-          advance: Callable[[int], None] = lambda points: None) -> Law | None:
+          advance: Callable[[int], None] = lambda points: None, interpolate: bool = False
+          ) -> Law | None:
     """The law along ``arc`` from the rows of its grid points a .. b-1 (``rows_at(a, b)``;
     None: a limit not for this solver), piece by piece of :data:`BLOCK` intervals: the
     backward pass (:func:`controllable`) from the last piece to the first, each piece's
@@ -1004,7 +1031,7 @@ def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
     a path of one piece: held). Memory: a piece's rows, whatever the length. The same
     law as on the whole grid at once, but for which rows count as free of u
     (``|alpha|`` below 1e-12 of the piece's largest, not the path's). ``advance(points)``:
-    after each piece of each pass."""
+    after each piece of each pass; ``interpolate``: the rows :func:`interpolated`."""
     M = len(arc.sigma)
     pieces = [(a, min(a + BLOCK, M - 1)) for a in range(0, M - 1, BLOCK)]
 
@@ -1019,6 +1046,7 @@ def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
         r = rows_at(a, b + 1)
         if r is None:
             return None
+        r = interpolated(r, delta(a, b)) if interpolate else r
         if on_disk is not None:
             on_disk.write(a + i, r)
         piece = controllable(r, delta(a, b), end)
@@ -1036,9 +1064,14 @@ def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
     # held from the passes to the output's last sample otherwise)
     x, u, at = Stored(M), Stored(M - 1), float(start)
     for i, (a, b) in enumerate(pieces):
-        r = kept or (on_disk.read(a + i, b - a + 1) if on_disk is not None and on_disk.whole
-                     else rows_at(a, b + 1))
-        assert r is not None  # (as in the backward pass)
+        if kept is not None:  # (the rows held and on disk are interpolated already)
+            r = kept
+        elif on_disk is not None and on_disk.whole:
+            r = on_disk.read(a + i, b - a + 1)
+        else:
+            made = rows_at(a, b + 1)
+            assert made is not None  # (as in the backward pass)
+            r = interpolated(made, delta(a, b)) if interpolate else made
         law = greedy(r, delta(a, b), K[a : b + 1], at, arc.sigma[a : b + 1])
         x.write(a, np.asarray(law.x))
         u.write(a, np.asarray(law.u))  # (greedy's: in memory)
