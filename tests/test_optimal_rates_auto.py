@@ -87,8 +87,10 @@ def test_where_the_windows_cannot_be_shorter_auto_stops_them_and_they_are_not(
     reachability`` writes, bit for bit; ``--solver windows`` alone, its lower cap planned
     too, is longer (1.93 s). (FIT at 1 %: reachability's law, 1.843 s when its start and
     end were steps of acceleration from rest, is 1.877 s with them ramped, 1.6 % short of
-    the windows' first plan.)"""
+    the windows' first plan.) The windows run as on a path without corners (``SLACK``: its
+    slack, 1.26, is within ``CORNERED_SLACK``, where auto runs none now)."""
     monkeypatch.setattr(optimal, "FIT", 0.01)
+    monkeypatch.setattr(optimal, "CORNERED_SLACK", optimal.SLACK)
     import csv
 
     from test_base_parameters import public_robot
@@ -132,3 +134,49 @@ def test_where_the_windows_law_is_shorter_nothing_stops_them(cosine, tmp_path, s
     auto, alone, windows = (attrs(outs[s]) for s in ("auto", "reachability", "windows"))
     assert not stops and auto["solver"] == "windows"
     assert auto["duration"] == windows["duration"] < alone["duration"]
+
+
+def test_on_a_path_with_corners_and_jerks_alone_a_slack_within_cornered_runs_no_windows(
+        tmp_path):
+    """The two-link arm's point-to-point path through three waypoints (two legs of 0.5 s at
+    20 Hz) with a jerk of 2000 rad/s^3: reachability's law 1.37 times its passes' (beyond
+    SLACK, within CORNERED_SLACK), a corner at its middle rest, jerks alone, a coarse output:
+    auto runs no windows after it (main ran them, 0.7 s of CPU, for a law 94 % longer:
+    the windows' are held by their kink ceiling at the corner, 1.692 s against 0.874 s)."""
+    import csv
+
+    import hodyn_cli
+    from hodyn_cli.io import read_trajectory
+
+    robot = URDF / "planar_2r.urdf"
+    model = hodyn_cli.load_robot(str(robot))
+    low, high = model.limits[:, 0], model.limits[:, 1]
+    middle, half = (low + high) / 2, np.minimum((high - low) / 2, np.pi)
+    points, path = tmp_path / "points.csv", tmp_path / "p2p.h5"
+    with open(points, "w", newline="") as f:
+        csv.writer(f).writerows([model.joint_names,
+                                 *(middle + half * np.array(TURNS)[:, :model.n])])
+    res = run("generate", robot, "--kind", "point-to-point", "--waypoints", points,
+              "--segment-duration", 0.5, "--rate", 20, "--allow-limit-violation", "-o", path)
+    assert res.exit_code == 0, res.output
+    motion, limits = read_trajectory(str(path), model), {j: {"jerk": 2000.0}
+                                                         for j in model.joint_names}
+    _, auto = hodyn_cli.retime_optimal(model, motion, limits=limits)
+    assert auto.ran == ("reachability",) and auto.needed == optimal.CORNERED_SLACK
+    assert optimal.SLACK < auto.slack <= optimal.CORNERED_SLACK
+    _, windows = hodyn_cli.retime_optimal(model, motion, limits=limits, solver="windows")
+    assert windows.used == "windows" and windows.duration > 1.5 * auto.duration
+
+
+def test_the_slack_needed_is_cornered_with_corners_jerks_alone_and_a_coarse_output():
+    """CORNERED_SLACK only where all three hold; a torque rate, one piece or a 1 kHz
+    output: SLACK."""
+    import hodyn_cli
+
+    model = hodyn_cli.load_robot(str(URDF / "planar_2r.urdf"))
+    jerk = hodyn_cli.joint_limits(model, {j: {"jerk": 50.0} for j in model.joint_names})
+    rate = hodyn_cli.joint_limits(model, {"joint1": {"jerk": 50.0, "torque_rate": 100.0}})
+    needed = optimal._needed_slack
+    assert needed(2, 100.0, jerk) == optimal.CORNERED_SLACK > optimal.SLACK
+    assert needed(1, 100.0, jerk) == needed(2, 1000.0, jerk) == needed(2, 100.0, rate) == \
+        optimal.SLACK

@@ -96,13 +96,53 @@ def test_a_coarse_output_that_misses_the_limits_keeps_the_windows_law():
     0.677 s, ``check`` failing its rest rows, with a warning); nor does a resampling speed
     it up to where a sample of it, from rest, would reach a limit. Reachability's law,
     1.356 s, was auto's."""
-    t = np.linspace(0.0, 1.0, 21)
-    motion = cosine(MODEL.joint_names, t, amplitude=[0.5, -0.3], omega=np.pi,
-                    offset=[0.1, 0.2], orders=4)
-    out, opt = hodyn_cli.retime_optimal(MODEL, motion, limits=LIMITS, solver="auto")
+    out, opt = hodyn_cli.retime_optimal(MODEL, _coarse_half_cosine(), limits=LIMITS,
+                                        solver="auto")
     assert opt.used == "windows" and opt.kept == []
     assert opt.duration < 0.9 * 1.356  # (reachability's)
     assert np.diff(out.t).max() == pytest.approx(0.05, rel=1e-9)
     check = hodyn_cli.check_limits(MODEL, out, limits=LIMITS)
     assert check.feasible
     assert hodyn_cli.validate_motion(MODEL, out, samples=0).passed
+
+
+def _coarse_half_cosine() -> Trajectory:
+    """The half cosine at 21 samples (20 Hz)."""
+    return cosine(MODEL.joint_names, np.linspace(0.0, 1.0, 21), amplitude=[0.5, -0.3],
+                  omega=np.pi, offset=[0.1, 0.2], orders=4)
+
+
+def test_a_fine_output_from_a_coarse_input_keeps_the_limits_beside_the_held_rest():
+    """The 21-sample input to ``--rate 1000``: the windows' law bent within the grid
+    interval next to the rest held at x = 0 (the pace bound ``PACE scale sqrt(x0 / x)``
+    bounds nothing there, the 1 kHz rate's bound is loose), 1.69 times the jerk limit
+    between its ends, and gave way to the uniform scaling (0.677 s, ``check`` failing its
+    rest rows). With the pace there bounded by the interval's length (``programme.
+    _beside_rest``): 0.900 s, near the 200 Hz output's 0.909 s; ``check`` passes its 1 kHz
+    samples (the rest rows too) and validate passes it."""
+    out, opt = hodyn_cli.retime_optimal(MODEL, _coarse_half_cosine(), limits=LIMITS,
+                                        rate=1000.0, solver="windows")
+    assert opt.used == "windows" and opt.duration < 0.95
+    check = hodyn_cli.check_limits(MODEL, out, limits=LIMITS)
+    assert check.feasible and any(r.quantity == "rest_acceleration" for r in check.rows)
+    assert hodyn_cli.validate_motion(MODEL, out, samples=0).passed
+
+
+@pytest.mark.slow
+def test_auto_takes_the_windows_law_on_the_fine_output():
+    """The same with ``auto``: it kept reachability's 1.346 s; now the windows' 0.900 s."""
+    out, opt = hodyn_cli.retime_optimal(MODEL, _coarse_half_cosine(), limits=LIMITS,
+                                        rate=1000.0)
+    assert opt.used == "windows" and opt.ran == ("reachability", "windows")
+    assert opt.duration < 0.95
+    assert hodyn_cli.check_limits(MODEL, out, limits=LIMITS).feasible
+
+
+def test_the_pace_beside_a_held_rest_is_bounded_by_the_interval_there():
+    """Both ends of the grid interval next to each held rest, SMOOTH over its length; none
+    elsewhere, nor where no rest is held."""
+    s = np.array([0.0, 0.1, 0.3, 0.6, 0.7])
+    bound = programme._beside_rest(s, np.array([True, False, False, False, True]))
+    assert bound == pytest.approx(programme.SMOOTH / 0.1 * np.array([1, 1, np.inf, 1, 1]),
+                                  rel=1e-12)
+    assert np.isinf(programme._beside_rest(s, np.zeros(5, bool))).all()

@@ -40,8 +40,15 @@ def _mapped(chunks: Iterable[Trajectory], job: LawsJob, jobs: int
     yield from parallel.ordered(chunks, lambda chunk, start: job(chunk), jobs)
 
 
-def _open(job, source: str, notify, **input_options) -> Input:
-    reader = open_input(source, job.model, job.need, wrench_need=job.wrench_need,
+#: the derivative orders a retimed file carries where ``--estimate-derivatives`` makes them
+#: (q..qdddd, as ``hodyn generate`` writes them): a q-only input's output had only the orders
+#: the limits needed (q..qdd), which ``hodyn validate`` refuses (it needs qddd)
+RETIMED_ORDERS = 5
+
+
+def _open(job, source: str, notify, need: int | None = None, **input_options) -> Input:
+    reader = open_input(source, job.model, job.need if need is None else need,
+                        wrench_need=job.wrench_need,
                         chunk=job.chunk_rows, flags=job.flags, base_orders=job.base_need,
                         base_most=job.base_most, **input_options)
     for note in reader.notes if notify is not None else ():
@@ -80,9 +87,10 @@ def _named(source: str) -> Iterator[None]:
 
 @contextmanager
 def _reopener(job, source: str, notify, input_options: dict) -> Iterator[Callable[[], Input]]:
-    """Opens ``source`` for one more pass each time it is called, its notes told on the
-    first: a file afresh, stdin (which can be read once: the trajectory, the ``--wrench`` or
-    the ``--base-motion``) from its copy in a temporary file (:func:`~hodyn_cli.io.spool.spooled`,
+    """Opens ``source`` for one more pass each time it is called (the orders to write,
+    :data:`RETIMED_ORDERS`, where they are estimated), its notes told on the first: a file
+    afresh, stdin (which can be read once: the trajectory, the ``--wrench`` or the
+    ``--base-motion``) from its copy in a temporary file (:func:`~hodyn_cli.io.spool.spooled`,
     made here and gone on leaving: memory bounded by a block of it, where holding stdin grew
     with it)."""
     with ExitStack() as stack:
@@ -95,7 +103,9 @@ def _reopener(job, source: str, notify, input_options: dict) -> Iterator[Callabl
             nonlocal passes
             passes += 1
             return _open(job, source, notify if passes == 1 else None,
-                         stdin=None if spool is None else spool.reading(), **input_options)
+                         max(job.need, RETIMED_ORDERS) if input_options.get("estimate")
+                         else None, stdin=None if spool is None else spool.reading(),
+                         **input_options)
         yield opened
 
 

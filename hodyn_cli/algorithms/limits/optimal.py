@@ -83,6 +83,22 @@ GRID_LEAST = 8
 #: the one piece, its grid beyond :data:`~hodyn_cli.algorithms.limits.sequential.MOST`, the
 #: windows alone, from the first kernel's rounds on (:func:`_unrefined`)
 SLACK = 1.09
+#: ``auto``'s :data:`SLACK` on a path with rests inside it where it turns (corners:
+#: reachability's pieces), its limits of higher orders joint jerks alone, on an output
+#: coarser than :data:`HIGHER_RATE` (:func:`_needed_slack`). Near each corner the windows'
+#: law is held by their kink ceiling (the top derivative's jump at the output's rate,
+#: ``programme.KinkCeiling``), which reachability's law, at rest there, does not meet:
+#: without it the windows' law on the UR5's and the UR10's point-to-point paths
+#: (bench_optimal_rates' ur5-p2p, ur10-p2p) was 2.022 s and 1.793 s, with it 2.430 s and
+#: 1.934 s, reachability's 2.041 s and 1.877 s. On 20 such paths at 20 and 100 Hz
+#: (bench_optimal_rates' and stranger_optimal's with --jerk) the windows lost at every
+#: slack up to 1.48 (10 paths, by 1.3-80 %) and won at every one from 1.61 (9, by 3.0-16
+#: %), but the UR5's with --jerk 200 at 1.57 (+1.2 %); with torque rates or accelerations
+#: they won and lost at slacks of 1.19-1.25 alike (the iiwa's -1.5 % and -3.9 %, the UR5's
+#: and TIAGo Pro's paths doubling back +12 %), and at 1 kHz won at 1.26 (ur5-p2p-1kHz -3.1
+#: %): :data:`SLACK` stays there; and at a rest whose acceleration steps, where the windows
+#: hold x = 0 (benchmarks/README.md, 2026-11-30, auto4)
+CORNERED_SLACK = 1.5
 #: the final uniform scaling is looked for among the speed-ups 1 +- FIT: first on SPEEDUPS,
 #: then by bisection between two of them
 FIT = 0.02
@@ -672,6 +688,9 @@ class Optimal:
         self.slack = 1.0
         #: that played law's duration, seconds (the rounds' or the programmes'; 0: none)
         self.rated = 0.0
+        #: the slack beyond which ``auto`` runs the windows after reachability
+        #: (:func:`_needed_slack`: :data:`SLACK` or :data:`CORNERED_SLACK`)
+        self.needed = SLACK
         #: whether that law is the sequential programmes' on the path's one piece and a
         #: local optimum of the windows' own problem (:class:`~hodyn_cli.algorithms.limits.
         #: rates.Rated`): ``auto`` then runs no windows after it, whatever its slack, unless
@@ -1217,6 +1236,8 @@ class Optimal:
         rise = rates.rise(pieces, limits, rise, flat)
         delay = reachability.ramps_delay(pieces, rounds, rise, flat)
         self.slack, self.rated = (sum(rounds) + delay) / passes, sum(rounds)
+        self.needed = SLACK if any(self.stepping) else _needed_slack(len(found), rate,
+                                                                      self.limits)
         return pieces, rise, flat
 
     def fit(self, chunks: Callable[[], Iterable[Trajectory]]) -> Binding:
@@ -1268,7 +1289,7 @@ class Optimal:
             # between the output's samples, their limits kept at those, another problem
             # than the programmes' on the arc grid (the 2R's 20 Hz half cosine with --jerk
             # 50: the windows' 1.145 s, the programmes' converged law 1.356 s)
-            if self.solver == "auto" and self.slack > SLACK and not (
+            if self.solver == "auto" and self.slack > self.needed and not (
                     self.local and not any(self.stepping)):
                 self._or_windows(chunks)
             assert self.final is not None
@@ -1723,6 +1744,17 @@ def _cornered(found: Pieces, pieces: Pieces, rounds: list[float],
 
 class _Longer(Exception):  # noqa: N818 - not an error: ends the windows' solve
     """The windows' law cannot be shorter than the one it must beat (:meth:`Optimal._hopeless`)."""
+
+
+def _needed_slack(pieces: int, rate: float, limits: Limits) -> float:
+    """The slack of reachability's law beyond which ``auto`` runs the windows after it, on a
+    path of ``pieces`` (cut at its corners) played at ``rate`` (Hz) within ``limits``:
+    :data:`CORNERED_SLACK` on a path with corners whose limits of higher orders are joint
+    jerks alone (no torque rate or acceleration), on an output coarser than
+    :data:`HIGHER_RATE`; else :data:`SLACK`."""
+    dynamic = any(limits.limited(key).any() for key in TORQUES[1:])
+    coarse = rate < HIGHER_RATE * (1 - 1e-6)
+    return CORNERED_SLACK if pieces > 1 and coarse and not dynamic else SLACK
 
 
 def _unrefined(found: list[tuple[reachability.Arc, reachability.Law]]) -> int:

@@ -856,6 +856,30 @@ def _excess(exact: list[PathLimit], linear: list[PathLimit], X: np.ndarray) -> f
     return max([lim.usage(X) - 1 for lim in linear], default=0.0)
 
 
+def _beside_rest(s: np.ndarray, at_rest: np.ndarray) -> np.ndarray:
+    """(M,) a bound on :func:`solve`'s pace nu (per unit of s) at the grid points s: at both
+    ends of the grid interval next to a rest where x is held at 0 (``at_rest``), SMOOTH over
+    that interval's length, the bound an output sample that long would set (``SMOOTH rate /
+    sqrt(x0)``: x changes by ~SMOOTH^k of itself through its k-th derivative within it);
+    infinite elsewhere. There the pace bound ``PACE scale sqrt(x0 / x)`` bounds nothing (x ->
+    0) and the limits are kept only at the interval's ends, while x rises from 0 as the
+    played motion leaves the rest: on a fine output (its rate's bound loose) the windows'
+    law bent within that interval, beyond the limits between its ends (the 2R arm's half
+    cosine at 20 Hz to ``--rate 1000`` with ``--jerk 50``: 1.69 times the jerk limit at t =
+    0.012 s, the windows gave way to the uniform scaling, auto kept reachability's 1.346 s;
+    bounded so, the windows' 0.900 s, within the limits between the grid points, as at
+    ``--rate 200``, 0.909 s; benchmarks/README.md, 2026-11-30, auto4).
+
+    >>> _beside_rest(np.linspace(0, 1, 6), np.array([True] + [False] * 5)).tolist()
+    [0.5, 0.5, inf, inf, inf, inf]
+    """
+    bound = np.full(len(s), np.inf)
+    for end, inner in ((0, 1), (-1, -2)):
+        if at_rest[end] and len(s) > 1:
+            bound[[end, inner]] = SMOOTH / abs(s[inner] - s[end])
+    return bound
+
+
 def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: float,
           scale: float = 0.0, ceiling: KinkCeiling | None = None, pace: float = PACE,
           law: TimeLaw | None = None, cap: float = CAP, slow: np.ndarray | None = None
@@ -912,12 +936,13 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     # output's q^(degree + 1))
     orders = range(2, degree + 1)
     bends = [_design(law.knots, degree, s, k) for k in orders]
+    beside = _beside_rest(s, at_rest)
 
     def smooth_rows(x: np.ndarray) -> tuple[sparse.csr_matrix, np.ndarray]:
         """The rows ``x^(k) / (2 x1 nu^k)`` (within -1 .. 1) at the current x, each scaled by
         a power of two to its largest entry :data:`ENTRY` at most, and their bounds (1
         scaled as its row)."""
-        nu = np.full(len(x), SMOOTH * rate / np.sqrt(x0))
+        nu = np.minimum(SMOOTH * rate / np.sqrt(x0), beside)
         if scale > 0:  # nu sqrt(x): the law's pace in time, the path's at the uniform speed
             with np.errstate(divide="ignore"):  # (x = 0 at a rest: the pace bounds nothing)
                 nu = np.minimum(nu, pace * scale * np.sqrt(x0 / x))
