@@ -32,11 +32,14 @@ def test_the_field_lowers_x_around_its_spots_alone():
     assert local.fields([T], np.array([11.0]), np.array([0.5]), 0.1) is None  # (not on it)
 
 
-def _bumped(amplitude: float):
+def _bumped(monkeypatch, amplitude: float) -> None:
     """reachability._lowered (the played law, where reachability plays it from its passes'
     law) raised by ``amplitude`` (a share) over ~20 grid intervals in the middle of the
     arc: one place where the played motion is beyond its limits, as a peak between grid
-    points makes one; everywhere else the law played as it was."""
+    points makes one; everywhere else the law played as it was. Its alternative where the
+    played law is beyond, the law kept within the passes' rows (reachability.within), is
+    played as that one (not shorter: not taken), so that the final fit's slowing is what
+    is left to make local."""
     lowered = reachability._lowered
 
     def bumped(x, smooth, reach):
@@ -44,7 +47,8 @@ def _bumped(amplitude: float):
         i = np.arange(len(out))
         return out * (1 + amplitude * np.exp(-(((i - len(out) / 2) / 20) ** 2)))
 
-    return bumped
+    monkeypatch.setattr(reachability, "_lowered", bumped)
+    monkeypatch.setattr(reachability, "within", lambda arc, law, rows_at, reach: law)
 
 
 def test_one_excess_is_slowed_locally(monkeypatch):
@@ -57,7 +61,7 @@ def test_one_excess_is_slowed_locally(monkeypatch):
     # (one smoothing: the bump would change which of those tried is the faster)
     monkeypatch.setattr(reachability, "STEPS", (2,))
     plain, _ = hodyn_cli.retime_optimal(model, traj)
-    monkeypatch.setattr(reachability, "_lowered", _bumped(0.03))
+    _bumped(monkeypatch, 0.03)
     monkeypatch.setattr(optimal, "SPOTS", 0)
     whole, opt_whole = hodyn_cli.retime_optimal(model, traj)
     monkeypatch.setattr(optimal, "SPOTS", 3)

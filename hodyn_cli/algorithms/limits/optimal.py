@@ -17,7 +17,10 @@ derivatives are judged as ``hodyn validate`` judges them
 would fail is not the result. Reachability's played law, where that scaling slows it, is
 first lowered around the places beyond a limit alone (:meth:`Optimal._local`,
 :mod:`~hodyn_cli.algorithms.limits.local`): one peak between grid points no longer slows a
-long motion throughout.
+long motion throughout. Where its played law is beyond a limit, the law planned again so
+that its smoothing keeps the passes' own rows (:func:`~hodyn_cli.algorithms.limits.
+reachability.within`: a zero-inertia point, a path that ends moving) is played and fitted
+too, and the shorter of the two kept.
 """
 from __future__ import annotations
 
@@ -853,9 +856,18 @@ class Optimal:
             orders, which its jerk would meet); 0: not warped."""
             return 0.0 if higher or rate >= floor / scale else 1.0 / rate
 
-        def play(steps: int, scale: float) -> reachability.Played | str | None:
+        # (each arc's rows made once for every smoothing that reachability.within keeps
+        # within them, and each of its laws made once: the law chosen is made again)
+        arc_rows = [reachability.ArcRows(len(arc.sigma), lambda a, b, arc=arc: (
+            reachability.arc_rows(self.model, arc, names, a, b, self.limits,
+                                  self.dynamics["gravity"]))) for arc, _ in found]
+        kept: dict[float, Pieces] = {}
+
+        def play(steps: int, scale: float, within: bool = False
+                 ) -> reachability.Played | str | None:
             """The law played with the kernel of ``steps`` at ``scale`` (made afresh at each
-            pass); a reason where it cannot be."""
+            pass; ``within``: kept within the passes' rows, :func:`reachability.within`); a
+            reason where it cannot be."""
             reach, rise = reachability.kernel(steps, rate, floor, scale)
             pieces, flat = found, None
             if higher:
@@ -886,6 +898,11 @@ class Optimal:
                             f"reachability's law {self.slack:.3g} times its passes' law, "
                             f"{slower:.3g} times the uniform scaling's")
                 pieces = rated
+            elif within:
+                if reach not in kept:
+                    kept[reach] = [(arc, reachability.within(arc, law, rows, reach))
+                                   for (arc, law), rows in zip(found, arc_rows, strict=True)]
+                pieces = kept[reach]
             rises[steps, scale] = rise, flat
             return reachability.played(pieces, path_orders, names, t0, reach, rise, step(scale),
                                        flat)
@@ -901,9 +918,23 @@ class Optimal:
             inner.fit(lambda: motion)
             return inner
 
-        best: tuple[Optimal, tuple[int, float]] | None = None
+        def fitted_within(steps: int, scale: float) -> tuple[Optimal, reachability.Played
+                                                             ] | None:
+            """The law kept within the passes' rows (:func:`reachability.within`) played
+            with the kernel of ``steps`` at ``scale`` and fitted; None where it cannot be,
+            or its played law's derivatives disagree, or its path leaves a limit."""
+            made = play(steps, scale, within=True)
+            if not isinstance(made, reachability.Played):
+                return None
+            try:
+                return fitted(made), made
+            except (TrajectoryError, Infeasible):
+                return None
+
+        best: tuple[Optimal, tuple[int, float, bool]] | None = None
+        kept_best: tuple[Optimal, tuple[int, float, bool]] | None = None  # (within's)
         motion: reachability.Played | None = None
-        built = (0, 1.0)
+        built: tuple[int, float, bool] = (0, 1.0, False)
         # (with limits of higher orders the smoothing is widened where they need it anyway:
         # from 2 steps on, the first that validate passes; 1 step was slower on the iiwa's and
         # the Panda's Fourier paths with their limits files, 3.465 s against 3.395 s and
@@ -920,7 +951,7 @@ class Optimal:
                 if best is not None and i >= tried:
                     break
                 motion = made = None  # (one played law at a time: the one before made again)
-                made, built = play(steps, scale), (steps, scale)
+                made, built = play(steps, scale), (steps, scale, False)
                 if isinstance(made, str):
                     return made
                 if made is None:
@@ -940,39 +971,71 @@ class Optimal:
                     return (f"its path played on its {grid} grid points leaves a limit that "
                             f"the input keeps ({e.message.partition(': ')[2]}): a finer "
                             "--arc-grid")
+                assert inner.path is not None
+                if not higher and inner.consistent and inner.duration > (
+                        1 + CLOSE) * inner.path.span:
+                    # (its played law beyond a limit, the final fit slowing it by more than
+                    # CLOSE: the law kept within the passes' rows is played and fitted too,
+                    # the shortest of its smoothings a candidate. Not at once: where the
+                    # played law fits, as on most paths, the rows made again and the needs
+                    # found over a 10^5-sample path's grid cost ~10 s of its 19 s of CPU for
+                    # no gain)
+                    motion = made = None
+                    built = (0, 1.0, False)  # (each made again if chosen)
+                    other = fitted_within(steps, scale)
+                    if other is not None and other[0].consistent and (
+                            kept_best is None or other[0].duration < kept_best[0].duration):
+                        kept_best = other[0], (steps, scale, True)
                 if inner.consistent and (best is None or inner.duration < best[0].duration):
-                    best = inner, (steps, scale)
+                    best = inner, (steps, scale, False)
             if best is not None:
                 break
         if best is None:
             short = (f": its law lasts {passes:.3g} s, {passes * rate:.2g} of the output's "
                      f"steps at {rate:g} Hz (a finer --rate)" if passes * rate < FEW else "")
             return f"reachability's law fails hodyn validate at every smoothing tried{short}"
-        inner, chosen = best
-        if chosen != built:
-            # (made again, not kept while the next one was tried: a played law holds 4 numbers
-            # a grid point, on top of the next one's smoothing; the iiwa's cosine at 3 x 10^5
-            # samples, the first the faster: kept, peak RSS 273 MB and 48.5 s of CPU, made
-            # again 249 MB and 52.0 s, the outputs the same bytes: review18)
-            motion = made = None
-            made = play(*chosen)
-            motion = made if isinstance(made, reachability.Played) else None
-        assert motion is not None
+        # (the lowered law's, then within's where it was tried: each slowed locally, the
+        # shorter kept; not the shorter before that, as a law shorter before its local
+        # slowing may end longer after it)
+        candidates = [best] + ([kept_best] if kept_best is not None else [])
 
-        def replayed(motion: reachability.Played, fields: list[Stored]
-                     ) -> reachability.Played:
-            """The motion with its played x (its spline at the grid points) times the
-            fields, per arc."""
-            pieces = [(arc, replace(law, played=local.lowered_at_grid(warped, arc.sigma, g)))
-                      for (arc, law), (_, warped, _), g in zip(found, motion.laws, fields,
-                                                               strict=True)]
-            again = reachability.played(pieces, path_orders, names, t0, 0.0, rises[chosen][0],
-                                        step(chosen[1]), rises[chosen][1])
-            assert again is not None  # (played so before)
+        def replayed(chosen: tuple[int, float, bool]
+                     ) -> Callable[[reachability.Played, list[Stored]], reachability.Played]:
+            def again(motion: reachability.Played, fields: list[Stored]
+                      ) -> reachability.Played:
+                """The motion with its played x (its spline at the grid points) times the
+                fields, per arc."""
+                pieces = [(arc, replace(law, played=local.lowered_at_grid(warped, arc.sigma,
+                                                                          g)))
+                          for (arc, law), (_, warped, _), g in zip(found, motion.laws, fields,
+                                                                   strict=True)]
+                rise, flat = rises[chosen[:2]]
+                made = reachability.played(pieces, path_orders, names, t0, 0.0, rise,
+                                           step(chosen[1]), flat)
+                assert made is not None  # (played so before)
+                return made
+
             return again
 
-        reach = reachability.kernel(chosen[0], rate, floor, chosen[1])[0]
-        inner, motion = self._local(inner, motion, fitted, replayed, reach)
+        done: tuple[Optimal, reachability.Played, tuple[int, float, bool], float] | None = None
+        for inner, chosen in candidates:
+            if chosen != built:
+                # (made again, not kept while the next one was tried: a played law holds 4
+                # numbers a grid point, on top of the next one's smoothing; the iiwa's cosine
+                # at 3 x 10^5 samples, the first the faster: kept, peak RSS 273 MB and 48.5 s
+                # of CPU, made again 249 MB and 52.0 s, the outputs the same bytes: review18)
+                motion = made = None
+                made, built = play(*chosen), chosen
+                motion = made if isinstance(made, reachability.Played) else None
+            assert motion is not None
+            reach = reachability.kernel(chosen[0], rate, floor, chosen[1])[0]
+            inner, motion = self._local(inner, motion, fitted, replayed(chosen), reach)
+            if done is None or inner.duration < done[0].duration:
+                done = inner, motion, chosen, reach
+            motion = made = None
+            built = (0, 1.0, False)
+        assert done is not None
+        inner, motion, chosen, reach = done
         if inner.duration > uniform.k * span and not any(self.stepping):
             # (at a rest that steps, the uniform scaling is beyond the limits of higher
             # orders, which reachability's ramps keep: it bounds no law)
@@ -984,7 +1047,7 @@ class Optimal:
         self.source, self.used, self.ran = motion, "reachability", ("reachability",)
         self.peak = float(np.sqrt(max(law.largest for _, law in found)))
         self.smoothed = None if higher else Smoothed(
-            passes, reach, chosen[0], rises[chosen][0] if len(found) > 1 else 0.0,
+            passes, reach, chosen[0], rises[chosen[:2]][0] if len(found) > 1 else 0.0,
             rate < floor / chosen[1], floor / chosen[1])
         return None
 

@@ -1033,7 +1033,7 @@ def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
     (``|alpha|`` below 1e-12 of the piece's largest, not the path's). ``advance(points)``:
     after each piece of each pass; ``interpolate``: the rows :func:`interpolated`."""
     M = len(arc.sigma)
-    pieces = [(a, min(a + BLOCK, M - 1)) for a in range(0, M - 1, BLOCK)]
+    pieces = _pieces(M)
 
     def delta(a: int, b: int) -> np.ndarray:  # the grid's steps a .. b-1
         return np.diff(arc.sigma[a : b + 1])
@@ -1078,6 +1078,41 @@ def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
         at = float(law.x[-1])
         advance(b - a + (a == 0))
     return Law(arc.sigma, x if x.on_disk else x[:], u)
+
+
+def _pieces(M: int) -> list[tuple[int, int]]:
+    """:func:`along`'s pieces of a grid of M points: (first, last) point of each, the last
+    one's the next one's first."""
+    return [(a, min(a + BLOCK, M - 1)) for a in range(0, M - 1, BLOCK)]
+
+
+class ArcRows:
+    """The passes' rows of an arc of M grid points (``rows_at(a, b)``: at its points a ..
+    b-1), each of :func:`along`'s pieces' made once, at the first call, and kept
+    (:class:`_RowsOnDisk`: on disk above ON_DISK bytes); called as ``rows_at`` is, a
+    piece's rows read back, others made afresh. :func:`within` reads them for its needs and
+    its passes under a ceiling at every smoothing tried (made again each time, they were
+    half of its cost: 2.4 s a time on a 10^5-sample path's 3 x 10^5 points)."""
+
+    def __init__(self, M: int, rows_at: Callable[[int, int], Rows]) -> None:
+        self.M, self.rows_at = M, rows_at
+        self.pieces = _pieces(M)
+        self._stored: _RowsOnDisk | None = None
+
+    def __call__(self, a: int, b: int) -> Rows:
+        i = a // BLOCK
+        if i < len(self.pieces) and self.pieces[i] == (a, b - 1):
+            stored = self._made()
+            if stored.whole:
+                return stored.read(a + i, b - a)
+        return self.rows_at(a, b)
+
+    def _made(self) -> _RowsOnDisk:
+        if self._stored is None:
+            self._stored = _RowsOnDisk(self.M - 1 + len(self.pieces))
+            for i, (a, b) in enumerate(self.pieces):
+                self._stored.write(a + i, self.rows_at(a, b + 1))
+        return self._stored
 
 
 class _RowsOnDisk:
@@ -1321,6 +1356,109 @@ def field(n: int, blocks: Iterable[tuple[int, np.ndarray]], width: int) -> Store
     lows = _beneath(_kept(n, blocks), width)
     # (the averages of ones are one to rounding: not above it)
     return _kept(n, ((a, np.minimum(v, 1.0)) for a, v in _blocks(lows)))
+
+
+def within(arc: Arc, law: Law, rows_at: ArcRows, reach: float) -> Law:
+    """The law of ``arc`` with its played x (``played``): :func:`smoothed` over ``reach``
+    seconds, not :func:`lowered`, and where that played law (its spline, :func:`law_spline`:
+    x and u = x'/2 at the grid points) is beyond one of the passes' rows (``rows_at(a,
+    b)``: the grid points a .. b-1), the passes run again (:func:`along`) under a ceiling,
+    the law times the field of what each point needs (:func:`_needs`, :func:`_ceiling`),
+    and smoothed again, :data:`REPLANS` times at most, until it fits within :data:`FITS`.
+
+    Why: the smoothing averages the law's (u, x), which keeps rows whose coefficients stay
+    nearly the same over the kernel. Where they change fast it does not: at a zero-inertia
+    point (a joint whose ``(M q_sigma)`` crosses 0, the Go2 leg's hip where it turns back
+    on its cosine) the hip's torque does not depend on u and its row bounds x alone, the
+    law brakes into a sharp dip of that bound and speeds up out of it, and the average
+    across the dip was 10-35 % beyond the hip's and the thigh's torque. Lowering the smoothed
+    law afterwards by a factor field (:func:`lowered`, a field as wide as the kernel at the
+    law's fastest, ~64 grid intervals: ~30 ms at the dip's speed) kept x under the law there
+    but its slopes put u 33 % beyond the torque on the dip's sides, and the final fit slowed
+    the whole motion 5.8 % (0.4998 s against toppra's 0.4723 s). Run again under the
+    ceiling, the passes brake earlier into it and speed up out of it within the rows, and
+    the smoothing of that law keeps them (0.4745 s); a moving end's law is kept as it is
+    (:func:`lowered`'s end factor, made for a rest, lowered the G1 arm's filtered step by
+    3.6 % over its last 5 ms, 37 % beyond its shoulder's torque)."""
+    M, cap = len(arc.sigma), None
+    for attempt in range(REPLANS + 1):
+        smooth, half = _played_x(law, reach)
+        if len(law.x) < PASSES + 3:  # (as smoothed: the law as it is)
+            break
+        needs, least_need = _needs(arc.sigma, smooth, rows_at)
+        if least_need >= 1 - FITS or attempt == REPLANS:
+            break
+        ceiling = _ceiling(law.x, needs, half)
+        cap = ceiling if cap is None else _kept(M, ((a, np.minimum(block, ceiling[a : a + len(
+            block)])) for a, block in _blocks(cap)))
+
+        def capped(a: int, b: int, cap: Stored = cap) -> Rows:
+            r = rows_at(a, b)
+            return replace(r, top=np.minimum(r.top, cap[a:b]))
+
+        again = along(arc, capped)
+        if again is None:  # (none under the ceiling: the law as it was)
+            break
+        law = again
+    return replace(law, played=smooth)
+
+
+#: :func:`within` runs the passes again at most this many times
+REPLANS = 3
+#: ... until the played law fits every row at every grid point played this much slower (as
+#: a share of x): within the final fit's reach, which scales the motion onto the limits
+FITS = 1e-3
+
+
+def _played_x(law: Law, reach: float) -> tuple[Column, Column]:
+    """(x, half): the law's x smoothed over ``reach`` seconds (:func:`smoothed`; x as it is
+    on a law too short for it) and the kernel's half-widths (:func:`widths`)."""
+    if len(law.x) < PASSES + 3:
+        return law.x, np.ones(len(law.x))
+    half = _widths(law, reach)
+    return _smoothed(law.x, half), half
+
+
+def _needs(sigma: Grid, x: Column, rows_at: ArcRows) -> tuple[Stored, float]:
+    """(needs, least): per grid point, the share of the played x (``x``, through
+    :func:`law_spline`) at which its (u, x) = (x'/2, x), both times it, is within every row
+    there and x within the top (at most 1; on disk), and the least of them. Rows whose
+    bound is not positive (beyond the limit at rest: no slowing helps) are left to the
+    final fit."""
+    M = len(sigma)
+    spline, needs, least_need = _law_spline(sigma, x), Stored(M), 1.0
+    for a, b in rows_at.pieces:  # (points a .. b: the next piece's first is b)
+        r, at = rows_at(a, b + 1), sigma[a : b + 1]
+        window = spline.window(float(at[0]), float(at[-1]))
+        v, u = x[a : b + 1], window(at, 1) / 2
+        lhs = r.alpha * u[:, None] + r.beta * v[:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.where((lhs > r.gamma) & (r.gamma > 0), r.gamma / lhs,
+                             1.0).min(axis=1, initial=1.0)
+            share = np.minimum(share, np.where(v > r.top, r.top / v, 1.0))
+        needs.write(a, share)
+        least_need = min(least_need, float(share.min(initial=1.0)))
+    return needs, least_need
+
+
+def _ceiling(x: Column, needs: Column, half: Column) -> Stored:
+    """x times a field beneath the ``needs`` (at most each point's need over the kernel's
+    reach about it, 1 where none is below 1, smooth: :func:`field`), the field of each
+    point's need as wide as the kernel there (``half`` grid intervals: its reach in time,
+    so the field is as narrow where the law is slow), on disk."""
+    M = len(x)
+    widths: set[int] = set()
+    for a in range(0, M, BLOCK):
+        w = np.maximum(1, np.ceil(half[a : a + BLOCK])).astype(int)
+        widths.update(np.unique(w[needs[a : a + BLOCK] < 1]).tolist())
+    out: Stored | None = None
+    for width in sorted(widths):
+        own = field(M, ((a, np.where(np.maximum(1, np.ceil(half[a : a + len(block)])) == width,
+                                     block, 1.0)) for a, block in _blocks(needs)), width)
+        out = own if out is None else _kept(M, ((a, np.minimum(block, own[a : a + len(block)]))
+                                                for a, block in _blocks(out)))
+    assert out is not None  # (some point needs less than 1)
+    return _kept(M, ((a, block * x[a : a + len(block)]) for a, block in _blocks(out)))
 
 
 def least(v: np.ndarray, r: int) -> np.ndarray:
