@@ -48,7 +48,7 @@ def _bumped(monkeypatch, amplitude: float) -> None:
         return out * (1 + amplitude * np.exp(-(((i - len(out) / 2) / 20) ** 2)))
 
     monkeypatch.setattr(reachability, "_lowered", bumped)
-    monkeypatch.setattr(reachability, "within", lambda arc, law, rows_at, reach: law)
+    monkeypatch.setattr(reachability, "within", lambda arc, law, rows_at, reach, interpolate: law)
 
 
 def test_one_excess_is_slowed_locally(monkeypatch):

@@ -19,11 +19,12 @@ GO2_LEG = ("go2_description/urdf/go2.urdf", ["FL_hip_joint", "FL_thigh_joint",
 @pytest.fixture(scope="module")
 def go2_arc():
     """The Go2 leg's cosine (100 Hz, 10 s) in its arc length on 4000 intervals: its arc, the
-    passes' law and the passes' rows (one piece: the path has no rest)."""
+    passes' law (interpolated, as ``retime --optimal`` makes it with these limits) and the
+    passes' rows (one piece: the path has no rest)."""
     model = _arm(*GO2_LEG)
     traj = generate(model, "cosine", duration=10.0, rate=100.0, derivatives=4)
     limits = joint_limits(model)
-    ((arc, law),) = reachability.solve(model, traj, limits, 4000)
+    ((arc, law),) = reachability.solve(model, traj, limits, 4000, interpolate=True)
     rows = reachability.ArcRows(len(arc.sigma), lambda a, b: reachability.arc_rows(
         model, arc, model.joint_names, a, b, limits))
     return arc, law, rows
@@ -39,7 +40,7 @@ def test_the_law_kept_within_its_rows_is_smoothed_within_them(go2_arc):
     reach = 0.005
     plain = reachability._smoothed(law.x, reachability._widths(law, reach))
     assert reachability._needs(arc.sigma, plain, rows)[1] < 0.9  # (the dip: beyond)
-    kept = reachability.within(arc, law, rows, reach)
+    kept = reachability.within(arc, law, rows, reach, interpolate=True)
     assert kept.played is not None
     assert reachability._needs(arc.sigma, kept.played, rows)[1] >= 1 - reachability.FITS
     assert np.all(kept.x[:] <= law.x[:] * (1 + 1e-12))

@@ -815,13 +815,17 @@ class Optimal:
         path = table.table()
         names, (t0, t1), samples = path.names, path.span, path.samples
         higher = rates.higher(self.limits)  # (the passes keep the others)
+        # (each interval's u within its both ends' rows, toppra's interpolation, in the passes
+        # and in within's passes again alike: with limits of higher orders, collocation, on
+        # which rates' rounds were tuned)
+        interpolate = not higher
         points = self.arc_grid or grid_intervals(path.samples, uniform.k * (t1 - t0), t1 - t0,
                                                  higher)
         try:
             found = reachability.solve(self.model, chunks, rates.affine(self.limits)
                                        if higher else self.limits, points, table=path,
                                        gravity=self.dynamics["gravity"], progress=self.progress,
-                                       turns=higher, interpolate=not higher)
+                                       turns=higher, interpolate=interpolate)
         except reachability.Inapplicable as e:
             return str(e)
         del path  # (the arc-length table: the arcs are made)
@@ -900,7 +904,7 @@ class Optimal:
                 pieces = rated
             elif within:
                 if reach not in kept:
-                    kept[reach] = [(arc, reachability.within(arc, law, rows, reach))
+                    kept[reach] = [(arc, reachability.within(arc, law, rows, reach, interpolate))
                                    for (arc, law), rows in zip(found, arc_rows, strict=True)]
                 pieces = kept[reach]
             rises[steps, scale] = rise, flat

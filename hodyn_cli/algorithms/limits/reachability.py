@@ -1358,13 +1358,15 @@ def field(n: int, blocks: Iterable[tuple[int, np.ndarray]], width: int) -> Store
     return _kept(n, ((a, np.minimum(v, 1.0)) for a, v in _blocks(lows)))
 
 
-def within(arc: Arc, law: Law, rows_at: ArcRows, reach: float) -> Law:
+def within(arc: Arc, law: Law, rows_at: ArcRows, reach: float, interpolate: bool = False
+           ) -> Law:
     """The law of ``arc`` with its played x (``played``): :func:`smoothed` over ``reach``
     seconds, not :func:`lowered`, and where that played law (its spline, :func:`law_spline`:
     x and u = x'/2 at the grid points) is beyond one of the passes' rows (``rows_at(a,
-    b)``: the grid points a .. b-1), the passes run again (:func:`along`) under a ceiling,
-    the law times the field of what each point needs (:func:`_needs`, :func:`_ceiling`),
-    and smoothed again, :data:`REPLANS` times at most, until it fits within :data:`FITS`.
+    b)``: the grid points a .. b-1), the passes run again (:func:`along`, ``interpolate``
+    as the passes that made ``law`` were) under a ceiling, the law times the field of what
+    each point needs (:func:`_needs`, :func:`_ceiling`), and smoothed again,
+    :data:`REPLANS` times at most, until it fits within :data:`FITS`.
 
     Why: the smoothing averages the law's (u, x), which keeps rows whose coefficients stay
     nearly the same over the kernel. Where they change fast it does not: at a zero-inertia
@@ -1396,7 +1398,7 @@ def within(arc: Arc, law: Law, rows_at: ArcRows, reach: float) -> Law:
             r = rows_at(a, b)
             return replace(r, top=np.minimum(r.top, cap[a:b]))
 
-        again = along(arc, capped)
+        again = along(arc, capped, interpolate=interpolate)
         if again is None:  # (none under the ceiling: the law as it was)
             break
         law = again
