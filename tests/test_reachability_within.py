@@ -47,12 +47,18 @@ def test_the_law_kept_within_its_rows_is_smoothed_within_them(go2_arc):
     assert law.duration < kept.duration < 1.01 * law.duration
 
 
-def test_the_kept_rows_are_the_rows(go2_arc):
+def test_the_kept_rows_are_the_rows(go2_arc, monkeypatch):
     """:class:`~reachability.ArcRows` gives each of the passes' pieces the rows its function
-    makes, to the bit (read back from where they were kept), and any other span afresh."""
-    arc, _, rows = go2_arc
+    makes, to the bit (read back from where they were kept: a piece's at its place after the
+    pieces before it, each of which repeats its last point), and any other span afresh; on
+    a grid of one piece and of several (``BLOCK`` at 1000: 4 pieces of the 4000 intervals)."""
+    arc, _, one = go2_arc
     M = len(arc.sigma)
-    for a, b in ((0, M), (10, 50)):
-        kept, made = rows(a, b), rows.rows_at(a, b)
-        for name in ("alpha", "beta", "gamma", "top"):
-            assert np.array_equal(getattr(kept, name), getattr(made, name))
+    monkeypatch.setattr(reachability, "BLOCK", 1000)
+    several = reachability.ArcRows(M, one.rows_at)
+    assert len(one.pieces) == 1 and len(several.pieces) == 4
+    for rows in (one, several):
+        for a, b in [(a, b + 1) for a, b in rows.pieces] + [(10, 50), (990, 1010)]:
+            kept, made = rows(a, b), rows.rows_at(a, b)
+            for name in ("alpha", "beta", "gamma", "top"):
+                assert np.array_equal(getattr(kept, name), getattr(made, name)), (a, b, name)
