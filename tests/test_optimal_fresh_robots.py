@@ -79,7 +79,8 @@ def test_zero_inertia_points_are_passed_within_half_a_percent_of_toppra(relative
     (toppra's interpolation): with each point's rows alone, u jumped onto and off a
     zero-inertia point's x at one grid point, which the smoothed played law could not
     follow, and the fit slowed it: 1.48 % (G1) and 1.44 % (iCub) slower than toppra,
-    now 0.06 % each."""
+    0.06 % each with both ends' rows (fresh6b), 0.03 % and 0.02 % with reachability.within
+    too (review30)."""
     model = _arm(relative, moving)
     traj = generate(model, "cosine", duration=10.0, rate=100.0, derivatives=4)
     out, opt = hodyn_cli.retime_optimal(model, traj)
