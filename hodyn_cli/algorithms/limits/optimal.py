@@ -882,7 +882,8 @@ class Optimal:
                             f"them within {rates.ROUNDS} rounds of widening its smoothing")
                 beyond = _unrefined(found)
                 if self.solver == "auto" and self.slack > SLACK and beyond:
-                    # (auto would run the windows after it anyway; the rounds' law alone, no
+                    # (SLACK, not self.needed: the windows run where reachability gives way
+                    # here, on a path with corners too; the rounds' law alone, no
                     # programme to take it back, was 2.6 times the passes' and slower than
                     # the uniform scaling once lifted on the UR5's 30 s Fourier path at 1
                     # and 10 kHz with --jerk 100, the windows' 25 % shorter: its fits and
@@ -894,8 +895,9 @@ class Optimal:
                 slower = self.rated / (uniform.k * span)
                 if self.solver == "auto" and self.slack > SLACK and slower > 1 + FIT and (
                         not any(self.stepping)):
-                    # (the windows run after it anyway, and the final fit speeds a law up by
-                    # FIT at most: it would be found slower than the uniform scaling after
+                    # (SLACK, not self.needed: the final fit speeds a law up by FIT at most,
+                    # so it would be found slower than the uniform scaling, and the windows
+                    # run, whatever the slack they need, after
                     # its fits and the next kernels' rounds; the Solo12's 10 kHz Fourier path
                     # with --jerk 500, 68 s of CPU)
                     return (f"{_higher_named(self.limits)}: keeping them made "
