@@ -1385,10 +1385,11 @@ def within(arc: Arc, law: Law, rows_at: ArcRows, reach: float, interpolate: bool
     M, cap = len(arc.sigma), None
     for attempt in range(REPLANS + 1):
         smooth, half = _played_x(law, reach)
-        if len(law.x) < PASSES + 3:  # (as smoothed: the law as it is)
+        # (a law too short to smooth: as it is; after the last re-plan: kept, not judged)
+        if len(law.x) < PASSES + 3 or attempt == REPLANS:
             break
         needs, least_need = _needs(arc.sigma, smooth, rows_at)
-        if least_need >= 1 - FITS or attempt == REPLANS:
+        if least_need >= 1 - FITS:
             break
         ceiling = _ceiling(law.x, needs, half)
         cap = ceiling if cap is None else _kept(M, ((a, np.minimum(block, ceiling[a : a + len(
