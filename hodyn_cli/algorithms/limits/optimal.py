@@ -992,6 +992,12 @@ class Optimal:
                     if other is not None and other[0].consistent and (
                             kept_best is None or other[0].duration < kept_best[0].duration):
                         kept_best = other[0], (steps, scale, True)
+                    # (memory: one smoothing's laws within the rows kept, the candidate's, not
+                    # one per smoothing tried: each holds its arcs' laws over the whole grid)
+                    keep = None if kept_best is None else reachability.kernel(
+                        kept_best[1][0], rate, floor, kept_best[1][1])[0]
+                    for reach in [r for r in kept if r != keep]:
+                        del kept[reach]
                 if inner.consistent and (best is None or inner.duration < best[0].duration):
                     best = inner, (steps, scale, False)
             if best is not None:
