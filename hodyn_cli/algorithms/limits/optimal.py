@@ -994,10 +994,10 @@ class Optimal:
                         kept_best = other[0], (steps, scale, True)
                     # (memory: one smoothing's laws within the rows kept, the candidate's, not
                     # one per smoothing tried: each holds its arcs' laws over the whole grid)
-                    keep = None if kept_best is None else reachability.kernel(
+                    kept_reach = None if kept_best is None else reachability.kernel(
                         kept_best[1][0], rate, floor, kept_best[1][1])[0]
-                    for reach in [r for r in kept if r != keep]:
-                        del kept[reach]
+                    for gone in [r for r in kept if r != kept_reach]:
+                        del kept[gone]
                 if inner.consistent and (best is None or inner.duration < best[0].duration):
                     best = inner, (steps, scale, False)
             if best is not None:
