@@ -575,8 +575,8 @@ RATED_STEPS = (2, 4, 8)
 #: hand's finger reaches its velocity limit 0.1 ms after each rest of its 67 ms legs, and
 #: the kernel of its scale (3.37 ms either side at 100 Hz) and its ramps (0.337 ms) cost
 #: ~0.9 ms at each rest: 3.0 % over toppra on its A-B-A-B path (1.0 % at 1 kHz, 0.6 % at
-#: 10 kHz), 1.2 % on its filtered step; at a tenth (0.337 ms and 0.034 ms) 0.33 % at all
-#: three rates and 0.01 %, validate passing (2, 4 and 30 times shorter: 1.4, 0.66 and 0.31 %
+#: 10 kHz), 1.2 % on its filtered step; at a tenth (0.337 ms and 0.034 ms) 0.32 % at all
+#: three rates and 0.02 %, validate passing (2, 4 and 30 times shorter: 1.4, 0.67 and 0.30 %
 #: on the first; benchmarks/README.md, allegro7). Not where a wider kernel than the
 #: narrowest TRIED was needed at the own scale (the finer ones fail there too) unless its
 #: rests were not warped, nor on every path: each kernel tried is one more played law and
