@@ -945,7 +945,8 @@ def greedy(r: Rows, delta: np.ndarray, K: np.ndarray, start: float, sigma: np.nd
 def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, *,
           shape_points: int | None = None, gravity=GRAVITY, table: Table | None = None,
           progress: Callable[[int, int], None] | None = None, turns: bool = False,
-          interpolate: bool = False) -> list[tuple[Arc, Law]] | None:
+          interpolate: bool = False, kept: list[ArcRows] | None = None
+          ) -> list[tuple[Arc, Law]] | None:
     """The fastest law along ``path`` (times: its parameter; q .. q'' at least; whole or its
     chunks, :func:`arcs`) in its arc
     length, on ``points`` grid intervals in all: per :class:`Arc`, its law (from and to rest
@@ -956,7 +957,11 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
     ``turns``: the shape's points crowd where the path turns sharply (:func:`arcs`; for
     limits of higher orders: their rows read the shape's q_sigmasigmasigma). ``interpolate``:
     each interval's u within the rows of both its ends (:func:`interpolated`; else within
-    its first's alone)."""
+    its first's alone). ``kept``: where given, each arc's rows (:class:`ArcRows`, made once
+    for the passes and kept) appended to it, for later passes on the same arc with the same
+    limits to read back (:mod:`~hodyn_cli.algorithms.limits.rates`' rounds,
+    :func:`within`; made again, the rounds' passes spent 0.5 of 14 s of a 3 x 10^4-sample
+    path's CPU in them: benchmarks/README.md, long7)."""
     out = []
     path = source(path)
     table = table or lengths(path)
@@ -971,13 +976,18 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
 
     for arc in pieces:
 
-        def rows_at(a: int, b: int, arc: Arc = arc) -> Rows:
+        def made(a: int, b: int, arc: Arc = arc) -> Rows:
             return arc_rows(model, arc, names, a, b, limits, gravity)
 
+        rows_at: Callable[[int, int], Rows] = made if kept is None else ArcRows(
+            len(arc.sigma), made)
         law = along(arc, rows_at, advance, interpolate)
         if law is None:
             return None
         out.append((arc, law))
+        if kept is not None:
+            assert isinstance(rows_at, ArcRows)
+            kept.append(rows_at)
     return out
 
 
