@@ -163,9 +163,9 @@ def test_a_limits_two_shares_come_from_one_evaluation_of_its_values(iiwa, monkey
     made = []
     values = sequential.PathLimit.values
 
-    def counted(self, Y):
+    def counted(self, Y, at=None):
         made.append(self.quantity.key)
-        return values(self, Y)
+        return values(self, Y, at)
 
     for limit in limits:
         part = sequential._slowest(limit)
