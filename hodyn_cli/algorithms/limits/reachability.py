@@ -801,9 +801,10 @@ def rows(limits: list[PathLimit]) -> Rows:
     return Rows(cat(alpha), cat(beta), cat(gamma), top)
 
 
-#: pairs of rows (points x rows of alpha > 0 x rows of alpha < 0) that :func:`_static` bounds
-#: at once: ~128 points of the iiwa's 14 rows, a block that stays in the cache (the least
-#: CPU of 64-256 points, and of 32-128 for 28 rows)
+#: pairs of rows that :func:`_static` bounds at once, at most: a block of PAIRS // m^2 points
+#: of m rows (167 points of the iiwa's 14 rows, 41 of 28; of those, its rows of alpha > 0
+#: and < 0 pair), a block that stays in the cache (the least CPU of 64-256 points, and of
+#: 32-128 for 28 rows)
 PAIRS = 1 << 15
 
 
