@@ -494,3 +494,29 @@ def test_the_rounds_passes_read_the_solver_s_rows_back(monkeypatch):
     assert read is not None and again is not None
     assert read.duration == again.duration
     assert np.array_equal(read.law.played, again.law.played)
+
+
+def test_without_limits_of_higher_orders_no_rows_are_kept_that_nothing_reads(monkeypatch):
+    """Optimal._reachability has reachability.solve keep each arc's rows (``kept``) with
+    limits of higher orders alone, whose rounds read them back on every path (the test
+    above); without, they are made at reachability.within's first call, which most paths
+    never make (kept by the passes, they held 21 MB more at the peak of the iiwa's 2 x
+    10^4-sample cosine, for nothing: review31). The iiwa's Fourier path with its URDF's
+    velocity and torque limits: within never called, no arc's rows kept."""
+    kept, within = [], []
+    made, reached = reachability.ArcRows._made, reachability.within
+
+    def counted(self):
+        kept.append(self.M)
+        return made(self)
+
+    def counting(*args, **kwargs):
+        within.append(1)
+        return reached(*args, **kwargs)
+
+    monkeypatch.setattr(reachability.ArcRows, "_made", counted)
+    monkeypatch.setattr(reachability, "within", counting)
+    model = hodyn_cli.load_robot(str(IIWA))
+    _, opt = hodyn_cli.retime_optimal(model, _fourier(model, seconds=2.0),
+                                      solver="reachability")
+    assert opt.used == "reachability" and within == [] and kept == []
