@@ -10,6 +10,11 @@ using them copies before its last command (:func:`prepared`); a file whose comma
 the shell itself (background jobs, ``cd``) is one run (:func:`cases`). Every command runs,
 after every command whose files it reads.
 
+``hodyn`` there is tests/forked_hodyn.py's client: each command a fork of a server that
+imported the library once (~0.3 s of CPU a command saved, ~125 commands), but the last
+command of each file's first run, which runs the installed ``hodyn`` script itself
+(:data:`REAL`).
+
 Skipped lines, and why: the install and the test run themselves (``python3 -m venv``, ``pip
 install``, ``.venv/bin/pytest``: this is that test run) and ``source .venv/bin/activate``
 (the scratch shell has the installed ``hodyn`` on its PATH already)."""
@@ -22,8 +27,10 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
+import forked_hodyn
 import pytest
 
 from conftest import made_once
@@ -206,11 +213,38 @@ CASES = [pytest.param(doc, set_up, command, id=f"{doc.name}-{k}",
          for doc, k, set_up, command in distinct()]
 
 
-def bash(text: str, folder: Path, doc: Path) -> None:
+#: ``(file name, command)`` of each file's first run: its last command runs the installed
+#: ``hodyn`` script, not the forked server's client (the script's start is a reader's too)
+REAL = {(doc.name, found[0][1]) for doc in DOCS if (found := cases(doc))}
+
+
+def environment() -> dict[str, str]:
+    """The documentation's reader's: the installed ``hodyn`` on the PATH."""
+    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+
+
+@pytest.fixture(scope="session")
+def forked():
+    """The folder of tests/forked_hodyn.py's client ``hodyn``, its server started (one per
+    pytest worker, ~2 s of CPU of imports, stopped at the session's end)."""
+    folder = Path(tempfile.mkdtemp(prefix="hodyn-forks-"))  # (short: a socket's path is)
+    server, shim = forked_hodyn.start(folder, environment())
+    try:
+        yield shim
+    finally:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def bash(text: str, folder: Path, doc: Path, shim: Path | None = None) -> None:
     """Run ``text`` in ``folder`` as the documentation's reader would: every line must
     succeed, and every documented check or retime (of the iiwa with urdf/iiwa14_limits.toml,
-    whose motor limits need the drives it was written for) checks every limit of its file."""
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    whose motor limits need the drives it was written for) checks every limit of its file.
+    ``shim``: a folder put first on the PATH (the forked server's ``hodyn``)."""
+    env = environment()
+    if shim is not None:
+        env["PATH"] = f"{shim}{os.pathsep}{env['PATH']}"
     result = subprocess.run(["bash", "-euo", "pipefail", "-c", text], cwd=folder, env=env,
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, f"{doc.name}:\n{text}\n--- stderr:\n{result.stderr[-3000:]}"
@@ -219,7 +253,7 @@ def bash(text: str, folder: Path, doc: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def prepared(tmp_path_factory):
+def prepared(tmp_path_factory, forked):
     """``prepare(doc, set_up)``: a scratch directory as a fresh clone has it (robots, sample
     trajectories, docs) after the commands ``set_up``, made once per test run (the workers
     of ``pytest -n`` share it: :func:`conftest.made_once`), from a copy of the one after all
@@ -239,7 +273,7 @@ def prepared(tmp_path_factory):
                         shutil.copytree(ROOT / name, folder / name)
                 else:
                     shutil.copytree(before, folder, dirs_exist_ok=True)
-                    bash(set_up[-1], folder, doc)
+                    bash(set_up[-1], folder, doc, forked)
 
             made[key] = made_once(tmp_path_factory, "\n".join(("documented", *key)), make)
         return made[key]
@@ -248,9 +282,9 @@ def prepared(tmp_path_factory):
 
 
 @pytest.mark.parametrize("doc, set_up, command", CASES)
-def test_every_documented_command_runs(tmp_path, prepared, doc, set_up, command):
+def test_every_documented_command_runs(tmp_path, prepared, forked, doc, set_up, command):
     shutil.copytree(prepared(doc, set_up), tmp_path, dirs_exist_ok=True)
-    bash(command, tmp_path, doc)
+    bash(command, tmp_path, doc, None if (doc.name, command) in REAL else forked)
 
 
 def test_every_command_runs_after_what_it_reads():
