@@ -11,9 +11,9 @@ the shell itself (background jobs, ``cd``) is one run (:func:`cases`). Every com
 after every command whose files it reads.
 
 ``hodyn`` there is tests/forked_hodyn.py's client: each command a fork of a server that
-imported the library once (~0.3 s of CPU a command saved, ~125 commands), but the last
-command of each file's first run, which runs the installed ``hodyn`` script itself
-(:data:`REAL`).
+imported the library once (~0.3 s of CPU a command saved, ~125 commands), but in the runs of
+:data:`REAL` (README.md's first command, scale.md's shell session), which run the installed
+``hodyn`` script itself.
 
 Skipped lines, and why: the install and the test run themselves (``python3 -m venv``, ``pip
 install``, ``.venv/bin/pytest``: this is that test run) and ``source .venv/bin/activate``
@@ -213,9 +213,13 @@ CASES = [pytest.param(doc, set_up, command, id=f"{doc.name}-{k}",
          for doc, k, set_up, command in distinct()]
 
 
-#: ``(file name, command)`` of each file's first run: its last command runs the installed
-#: ``hodyn`` script, not the forked server's client (the script's start is a reader's too)
-REAL = {(doc.name, found[0][1]) for doc in DOCS if (found := cases(doc))}
+#: ``(file name, command)`` of the runs whose last command runs the installed ``hodyn``
+#: script, not the forked server's client: README.md's first (a newcomer's first command,
+#: :data:`FIRST`: the script's own start) and those of a file that is one shell session
+#: (scale.md's jobs, stopped by ``kill``: the signals reach the real process)
+FIRST = ("README.md", "hodyn info urdf/gripper_arm.urdf")
+REAL = {(doc.name, command) for doc, _, command in (p.values for p in CASES)
+        if (doc.name, plain(command)) == FIRST or SESSION.search(command)}
 
 
 def environment() -> dict[str, str]:
@@ -338,3 +342,38 @@ def test_each_slow_run_is_one_and_names_tests_that_exist():
 def test_the_readme_main_job_is_among_them():
     assert "hodyn compute urdf/iiwa14.urdf sample_trajectories/iiwa14_cosine.csv -o tau.csv" \
         in script(shell_blocks(ROOT / "README.md"))
+
+
+def test_the_installed_script_runs_readmes_first_command():
+    """README.md's first command (:data:`FIRST`) is the last of one run of the default
+    run: there the installed ``hodyn`` script runs a documented command."""
+    ran = [(p.values[0].name, p.values[2]) for p in CASES
+           if not any(mark.name == "slow" for mark in p.marks)]
+    assert [run for run in ran if run in REAL and (run[0], plain(run[1])) == FIRST], ran
+
+
+#: (shell line, what the forked hodyn must give as the installed one does): the output's
+#: bytes, an error's line and status, standard input, a pipe, a job stopped by SIGTERM
+SAME = [
+    "hodyn compute urdf/planar_2r.urdf sample_trajectories/planar_2r_cosine.csv --order 1",
+    "hodyn compute urdf/nope.urdf x.csv; echo status $?",
+    "head -5 sample_trajectories/planar_2r_cosine.csv | hodyn compute urdf/planar_2r.urdf - | wc -c",
+    "hodyn retime urdf/iiwa14.urdf sample_trajectories/iiwa14_cosine_high.h5 --to-limits "
+    "--limits urdf/iiwa14_limits.toml -o out.h5 & sleep 0.3; kill $!; wait $! || echo status $?; "
+    "ls",
+]
+
+
+def test_the_forked_hodyn_gives_what_the_installed_one_does(tmp_path, forked):
+    """Each line of :data:`SAME` through tests/forked_hodyn.py's client writes what it
+    writes through the installed script: stdout, stderr and statuses alike."""
+    env = environment()
+    for name in ("urdf", "sample_trajectories"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    for line in SAME:
+        got = [subprocess.run(["bash", "-c", line], cwd=tmp_path, capture_output=True, text=True,
+                              env=env | {"PATH": f"{shim}{os.pathsep}{env['PATH']}"} if shim
+                              else env) for shim in (forked, None)]
+        assert (got[0].returncode, got[0].stdout, got[0].stderr) == \
+            (got[1].returncode, got[1].stdout, got[1].stderr), line
+        assert got[0].stdout, line
