@@ -194,8 +194,15 @@ def main(path: str) -> None:
     listener.listen(64)
     os.rename(path + ".tmp", path)  # (the client connects to it once it accepts)
     signal.signal(signal.SIGCHLD, _reap)
+    parent = os.getppid()
+    listener.settimeout(5.0)  # (to notice, while idle, that the pytest worker is gone)
     while True:
-        conn, _ = listener.accept()
+        try:
+            conn, _ = listener.accept()
+        except TimeoutError:
+            if os.getppid() != parent:  # the worker ended without stopping it (killed)
+                os._exit(0)
+            continue
         if os.fork() == 0:
             listener.close()
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # (the command waits for its own)
