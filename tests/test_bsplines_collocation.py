@@ -44,3 +44,40 @@ def test_a_second_solve_on_the_same_grid_reuses_its_matrix_to_the_bit(monkeypatc
     assert np.array_equal(bsplines.interpolating(x, ys[0], 5, None).c, expected[3])
     assert collocations() == [len(x)] * 3
     assert len(bsplines._COLLOCATED) <= bsplines.COLLOCATIONS
+
+
+def test_a_long_grid_solved_in_blocks_again_reuses_every_block_s_matrix(monkeypatch):
+    """A grid solved a block at a time (in_blocks: 9 blocks here, more than the 4 matrices
+    kept before long7, which then made each again at every solve) and solved again on the
+    same grid makes no basis again, each block's kept (on disk from LARGE bytes on, here
+    all), and gives the spline made afresh to the bit."""
+    from hodyn_cli.algorithms.limits import reachability
+    from hodyn_cli.algorithms.limits.stored import Stored
+
+    monkeypatch.setattr(bsplines, "SOLVE_BLOCK", 256)
+    monkeypatch.setattr(bsplines, "OVERLAP", 32)
+    monkeypatch.setattr(bsplines, "LARGE", 0)
+    rng = np.random.default_rng(5)
+    sigma = np.cumsum(rng.uniform(0.5, 1.5, 2300))
+    ys = [1.5 + np.sin(sigma / (9 + j)) for j in range(3)]
+
+    def afresh(y):
+        bsplines._COLLOCATED.clear()
+        return reachability.law_spline(sigma, y).c
+
+    expected = [afresh(y) for y in ys]
+    bsplines._COLLOCATED.clear()
+    made = []
+    basis = reach.basis
+
+    def counted(t, k, at):
+        made.append(len(at))
+        return basis(t, k, at)
+
+    monkeypatch.setattr(reach, "basis", counted)
+    for y, c in zip(ys, expected, strict=True):
+        assert np.array_equal(reachability.law_spline(sigma, y).c, c)
+    blocks = [n for n in made if n > 1]
+    assert len(blocks) == 9 == len(bsplines._COLLOCATED)  # (each block once, 3 solves)
+    assert all(isinstance(v, Stored) and v.on_disk for v in bsplines._COLLOCATED.values())
+    bsplines._COLLOCATED.clear()

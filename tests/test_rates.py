@@ -444,3 +444,53 @@ def test_a_limit_s_value_and_static_part_are_its_values_to_the_bit():
         assert np.array_equal(still, limit.values(X * [1.0, 1.0, 0.0, 0.0]))
         assert not np.array_equal(value, still)
     assert seen == set(rates.HIGHER)
+
+
+def test_the_rounds_passes_read_the_solver_s_rows_back(monkeypatch):
+    """reachability.solve keeps each arc's rows (``kept``: ArcRows, made once a piece by its
+    backward pass) and rates.kept's passes under the rounds' ceilings read them back (made
+    again at every such pass, they were 6 of 129 s of a 10^5-sample path's profile): on a
+    grid of 3 pieces (BLOCK 512) no rows are made after the solve, though the rounds run the
+    passes again, and the law played is the one of rows made afresh, to the bit."""
+    from hodyn_cli.algorithms.limits.programme import path_limits
+    from hodyn_cli.core.trajectory import Trajectory
+
+    monkeypatch.setattr(reachability, "BLOCK", 512)
+    monkeypatch.setattr(stored, "ON_DISK", 0)  # (on disk, as a long path's)
+    model = hodyn_cli.load_robot(str(IIWA))
+    limits = hodyn_cli.joint_limits(model, str(IIWA_LIMITS))
+    traj = _fourier(model, seconds=2.0)
+    arc_rows: list = []
+    [(arc, law)] = reachability.solve(model, traj, rates.affine(limits), 1200, kept=arc_rows)
+    [(_, fresh)] = reachability.solve(model, traj, rates.affine(limits), 1200)
+    assert np.array_equal(law.x[:], fresh.x[:]) and len(arc_rows) == 1
+    assert len(arc_rows[0].pieces) == 3
+
+    def at(a: int, b: int) -> list:
+        sigma = arc.sigma[a:b]
+        return path_limits(model, Trajectory(traj.joint_names, arc.jet(sigma, 5), sigma),
+                           limits, 2)
+
+    made, passes = [], []
+    arc_rows_of, along = reachability.arc_rows, reachability.along
+
+    def counted(*args, **kwargs):
+        made.append(args[3:5])
+        return arc_rows_of(*args, **kwargs)
+
+    def counting(*args, **kwargs):
+        passes.append(1)
+        return along(*args, **kwargs)
+
+    monkeypatch.setattr(reachability, "arc_rows", counted)
+    monkeypatch.setattr(reachability, "along", counting)
+    reach = reachability.kernel(2, 200.0)[0]
+    read = rates.kept(arc, law, at, arc_rows[0], reach)
+    assert passes and made == []  # (the passes ran again, reading the rows back)
+    passes.clear()
+    again = rates.kept(arc, law, at, lambda a, b: reachability.arc_rows(
+        model, arc, traj.joint_names, a, b, rates.affine(limits)), reach)
+    assert passes and len(made) == 3 * len(passes)  # (made afresh: each piece each pass)
+    assert read is not None and again is not None
+    assert read.duration == again.duration
+    assert np.array_equal(read.law.played, again.law.played)

@@ -957,3 +957,63 @@ def test_a_path_with_corners_is_played_with_the_kernels_ramp_by_default():
     default = _whole(reachability.played(found, traj.orders, traj.joint_names, 0.0, 0.01))
     assert np.array_equal(default.derivatives, given.derivatives)
     assert np.array_equal(default.t, given.t)
+
+
+def _static_a_row_at_a_time(r):
+    """reachability._static before long7: each row of alpha > 0 with every row, over the whole
+    grid (the reference of the blocks' pairs)."""
+    lo, hi = np.zeros(len(r.top)), r.top.copy()
+    tiny = 1e-12 * np.abs(r.alpha).max(initial=1.0)
+    free = np.abs(r.alpha) <= tiny
+    with np.errstate(divide="ignore", invalid="ignore"):
+        single = r.gamma / r.beta
+    hi = np.minimum(hi, np.where(free & (r.beta > 0), single, np.inf).min(axis=1, initial=np.inf))
+    lo = np.maximum(lo, np.where(free & (r.beta < 0), single, -np.inf).max(axis=1,
+                                                                           initial=-np.inf))
+    for i in range(r.alpha.shape[1]):
+        ai, bi, gi = r.alpha[:, i : i + 1], r.beta[:, i : i + 1], r.gamma[:, i : i + 1]
+        pair = (ai > tiny) & (r.alpha < -tiny)
+        e = -r.alpha * bi + ai * r.beta
+        f = -r.alpha * gi + ai * r.gamma
+        with np.errstate(divide="ignore", invalid="ignore"):
+            bound = f / e
+        hi = np.minimum(hi, np.where(pair & (e > 0), bound, np.inf).min(axis=1))
+        lo = np.maximum(lo, np.where(pair & (e < 0), bound, -np.inf).max(axis=1))
+    return lo, hi
+
+
+@pytest.mark.parametrize("pairs", [reachability.PAIRS, 7 * 14 * 14, 1])
+def test_the_static_bounds_by_blocks_of_pairs_are_the_row_at_a_time_ones_and_feasible(
+        monkeypatch, pairs):
+    """reachability._static's pairs a block of points at a time, among the rows of either
+    sign in the block, are the bounds of each row with every row over the whole grid to the
+    bit (rows whose u coefficient's sign changes inside a block, rows without u, a block
+    with no pair, a denominator 0), and they are the x for which some u keeps every row: an x
+    a little inside has a u, one a little outside none."""
+    monkeypatch.setattr(reachability, "PAIRS", pairs)
+    rng = np.random.default_rng(7)
+    M, m = 1000, 14
+    a = rng.normal(size=(M, m // 2)) * np.where(rng.random((M, m // 2)) < 0.1, 0.0, 1.0)
+    alpha = np.concatenate([a, -a], axis=1)
+    alpha[200:260] = np.abs(alpha[200:260])  # (no pair there)
+    beta = rng.normal(size=(M, m)) + np.where(alpha == 0, 1.0, 0.0)
+    beta[300, :2], alpha[300, :2] = [1.0, 2.0], [1.0, 2.0]  # (e = 0 for that pair)
+    gamma = rng.uniform(0.5, 2.0, size=(M, m))
+    r = reachability.Rows(alpha, beta, gamma, rng.uniform(1.0, 5.0, M))
+    lo, hi = reachability._static(r)
+    old = _static_a_row_at_a_time(r)
+    for new, ref in zip((lo, hi), old, strict=True):
+        assert np.array_equal(new, ref) and np.array_equal(np.signbit(new), np.signbit(ref))
+
+    def some_u(x):  # each point's rows in u alone: alpha u <= gamma - beta x
+        right = gamma - beta * x[:, None]
+        with np.errstate(divide="ignore"):
+            top = np.where(alpha > 0, right / alpha, np.inf).min(axis=1)
+            bottom = np.where(alpha < 0, right / alpha, -np.inf).max(axis=1)
+        still = np.where(alpha == 0, right >= 0, True).all(axis=1)
+        return (bottom <= top) & still & (x <= r.top) & (x >= 0)
+
+    fine = np.isfinite(hi) & (hi > lo + 1e-6)
+    assert fine.sum() > M // 2
+    assert some_u(lo + 1e-9 * (hi - lo))[fine].all() and some_u(hi - 1e-9 * (hi - lo))[fine].all()
+    assert not some_u(hi * (1 + 1e-6) + 1e-9)[fine].any()

@@ -155,6 +155,75 @@ def test_a_limits_gradient_is_its_values_stepped_in_complex_numbers(iiwa):
             limit.quantity.key, limit.friction is not None)
 
 
+def test_a_chunks_limits_share_their_derivatives_to_the_bit(iiwa, monkeypatch):
+    """programme.Derivatives: the time law's derivatives at X, at its four complex steps and
+    each limit's monomials, made once for every limit of a chunk (each had made its own at
+    every step): every limit's values and gradient (and a torque rate's with friction, the
+    steps read again) from one shared object are those made alone, to the bit, and the
+    derivatives are made 5 times for all of them (X and its four steps), not 5 a limit."""
+    from hodyn_cli.algorithms.limits import programme
+
+    sigma, x, limits, X = iiwa
+    rng = np.random.default_rng(7)
+    [rate] = [lim for lim in limits if lim.quantity.key == "torque_rate"]
+    rubbing = replace(rate, friction=rng.uniform(0.1, 2.0, rate.coefficients.shape[:2] + (3,)))
+    every = [*limits, rubbing] + [part for lim in limits
+                                  if (part := sequential._slowest(lim)) is not None]
+    alone = [lim.gradient(X) for lim in every]
+    made = []
+    derivatives = programme.time_derivatives
+
+    def counted(Y):
+        made.append(Y.dtype)
+        return derivatives(Y)
+
+    monkeypatch.setattr(programme, "time_derivatives", counted)
+    at = programme.Derivatives(X)
+    for lim, (V, G) in zip(every, alone, strict=True):
+        shared = lim.gradient(X, at)
+        assert np.array_equal(shared[0], V) and np.array_equal(shared[1], G)
+        assert np.array_equal(lim.values(X, at), V)
+    assert len(made) == 5, made
+
+
+def test_the_first_programme_starts_from_the_nearest_row_of_each_group():
+    """sequential._near: of a side's rows within NEAR of their bound (the room left, in
+    units of the bound's scale), the nearest per joint and quarter of a knot interval
+    (KNOTS // 4 grid points, as the broken rows are taken): all of them, 2 396 on the
+    xArm7's stop with --jerk 20, cost HiGHS at each of the first programme's re-solves."""
+    group = sequential.KNOTS // 4
+    room = np.full((3 * group, 2), 0.5)
+    room[[3, 5, 2 * group + 4], 0] = [0.01, 0.02, 0.02]
+    room[group + 2, 0] = 0.001
+    room[group + 1, 1] = 0.025
+    size = np.ones_like(room)
+    expected = {(3, 0), (group + 2, 0), (2 * group + 4, 0), (group + 1, 1)}
+    for sign in (1.0, -1.0):
+        p, j = sequential._near(sign * room, size, sign)
+        assert set(zip(p.tolist(), j.tolist(), strict=True)) == expected
+    # (the room in units of each row's own scale: 0.02 of 0.5 is 0.04, beyond NEAR)
+    size[5, 0], size[3, 0] = 10.0, 0.5
+    p, j = sequential._near(room, size, 1.0)
+    assert (5, 0) in set(zip(p.tolist(), j.tolist(), strict=True))
+
+
+def test_the_trust_regions_rows_come_in_the_farthest_out_of_each_group():
+    """sequential._left: the grid points the change of x leaves the trust region at (by more
+    than VIOLATED of it), the farthest out per quarter knot interval (every one left, 3 949
+    of the xArm7's 4 001 after its first solve, held as many rows again as its limits');
+    at rest (a region of width 0) any change leaves it."""
+    group = sequential.KNOTS // 4
+    span, down = np.ones(3 * group), np.full(3 * group, 0.5)
+    dx = np.zeros(3 * group)
+    dx[[2, 4]] = [1.5, 2.0]
+    dx[group + 3], dx[group + 5] = -0.7, 0.9
+    dx[2 * group + 1] = 1 + sequential.VIOLATED / 2  # (within its tolerance)
+    assert sequential._left(dx, span, down).tolist() == [4, group + 3]
+    span[2 * group + 6] = down[2 * group + 6] = 0.0
+    dx[2 * group + 6] = 1e-9
+    assert sequential._left(dx, span, down).tolist() == [4, group + 3, 2 * group + 6]
+
+
 def test_a_limits_two_shares_come_from_one_evaluation_of_its_values(iiwa, monkeypatch):
     """sequential._shares: the share at the law's pace is PathLimit.usage's and the share
     played slower _slower's, to the bit, from the limit's values made once (and its slowest
@@ -163,9 +232,9 @@ def test_a_limits_two_shares_come_from_one_evaluation_of_its_values(iiwa, monkey
     made = []
     values = sequential.PathLimit.values
 
-    def counted(self, Y):
+    def counted(self, Y, at=None):
         made.append(self.quantity.key)
-        return values(self, Y)
+        return values(self, Y, at)
 
     for limit in limits:
         part = sequential._slowest(limit)

@@ -9,33 +9,9 @@ from typing import Annotated
 import typer
 
 from hodyn_cli import __version__
-from hodyn_cli.cli.options import Output, Robot, command
+from hodyn_cli.cli.options import Output, Robot, command, numbers
 from hodyn_cli.cli.root import app
 from hodyn_cli.errors import HodynError
-
-
-def numbers(text: str | None, option: str, count: int | None = None, names=(),
-            unlimited: bool = False):
-    """Comma-separated numbers of an option: one float, or a list (``count``: exactly that
-    many, one per name in ``names``); ``unlimited``: a limit's option, where ``inf`` says
-    "no limit" for a joint."""
-    if text is None:
-        return None
-    from hodyn_cli import api
-
-    try:
-        values = [float(v) for v in text.split(",")]
-    except ValueError:
-        raise HodynError(f"{option}: expected numbers separated by commas, got '{text}'") from None
-    for value in values:
-        if not (unlimited and value == float("inf")):
-            api.check_number(option, value)
-    if count is not None:
-        if len(values) != count:
-            raise HodynError(f"{option} has {len(values)} values, the robot {count} joints "
-                             f"({', '.join(names)})")
-        return values
-    return values[0] if len(values) == 1 else values
 
 
 @command(app, "generate", short_help="Designed motions with exact derivatives.",

@@ -45,7 +45,7 @@ def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel,
     """The limits (``jerk``: ``--jerk``'s over them) and the job that gives a chunk's laws,
     after the capability check of ``command`` with the features ``on``."""
     from hodyn_cli import api, capabilities
-    from hodyn_cli.cli.data import numbers
+    from hodyn_cli.cli.options import numbers
     from hodyn_cli.pipeline.jobs import LawsJob
 
     values = numbers(jerk, "--jerk", unlimited=True)
@@ -185,7 +185,7 @@ def retime(
     time scaling makes the motion feasible.
     """
     from hodyn_cli.cli import render
-    from hodyn_cli.cli.data import numbers
+    from hodyn_cli.cli.options import numbers
     from hodyn_cli.errors import Infeasible
     from hodyn_cli.pipeline.feasibility import retime_file
     from hodyn_cli.pipeline.files import file_format

@@ -112,7 +112,7 @@ def ik(
     starts from the one before.
     """
     from hodyn_cli.cli import render
-    from hodyn_cli.cli.data import numbers
+    from hodyn_cli.cli.options import numbers
     from hodyn_cli.pipeline.jobs import IkJob
     from hodyn_cli.pipeline.trajectories import ik_file
 

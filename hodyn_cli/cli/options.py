@@ -229,3 +229,30 @@ def command(app: typer.Typer, name: str, *, short_help: str, shared: tuple[str, 
         return app.command(name, short_help=short_help)(run)
 
     return register
+
+
+def numbers(text: str | None, option: str, count: int | None = None, names=(),
+            unlimited: bool = False):
+    """Comma-separated numbers of an option: one float, or a list (``count``: exactly that
+    many, one per name in ``names``); ``unlimited``: a limit's option, where ``inf`` says
+    "no limit" for a joint. (Here, not in :mod:`~hodyn_cli.cli.data`: ``check`` and
+    ``retime`` read ``--jerk`` with it, and importing that module registered ``generate``
+    and ``import`` on the way, ~2-3 ms of their start.)"""
+    if text is None:
+        return None
+    from hodyn_cli import api
+    from hodyn_cli.errors import HodynError
+
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise HodynError(f"{option}: expected numbers separated by commas, got '{text}'") from None
+    for value in values:
+        if not (unlimited and value == float("inf")):
+            api.check_number(option, value)
+    if count is not None:
+        if len(values) != count:
+            raise HodynError(f"{option} has {len(values)} values, the robot {count} joints "
+                             f"({', '.join(names)})")
+        return values
+    return values[0] if len(values) == 1 else values

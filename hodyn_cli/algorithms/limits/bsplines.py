@@ -17,6 +17,7 @@ coefficients to 1e-15, tests/test_reach_kernel.py). The backend's ``banded_solve
 """
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
@@ -26,6 +27,7 @@ from numpy.typing import ArrayLike
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy import reach
+from hodyn_cli.algorithms.limits.stored import Stored, Unstorable
 
 __all__ = ["BSpline", "Rows", "windowed", "interpolating", "in_blocks", "blocks_of",
            "coefficients_of"]
@@ -139,12 +141,19 @@ def interpolating(x: np.ndarray, y: np.ndarray, k: int,
     return BSpline(t, flat.reshape(rhs.shape), k)
 
 
-#: :func:`_collocation`'s last matrices (its arguments' bytes -> (band, rows)), at most
+#: :func:`_collocation`'s last matrices (its arguments' digest -> band), at most
 #: COLLOCATIONS of them: the played law's spline is solved on one grid over and over
 #: (``reachability.law_spline``: 35 times a ``retime --optimal`` of the UR10's Fourier path
-#: with --jerk 200, the same basis at the same points each time, ~60 % of each solve)
-COLLOCATIONS = 4
-_COLLOCATED: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+#: with --jerk 200, the same basis at the same points each time, ~60 % of each solve), a
+#: long one a block of SOLVE_BLOCK points at a time (:func:`in_blocks`: 10 blocks on the
+#: 3 x 10^5 points of a 10^5-sample path, 17 times in its rounds; with 4 kept, each block's
+#: was made afresh every time, 192 times, 4.8 of 129 s of its profile: benchmarks/README.md,
+#: long7). A band of LARGE bytes or more (a block's: 2.9 MB) is kept on disk
+#: (:class:`~hodyn_cli.algorithms.limits.stored.Stored`, read back as a copy: the memory a
+#: band's while it is solved, not the whole grid's), smaller ones in memory
+COLLOCATIONS = 64
+LARGE = 1 << 20
+_COLLOCATED: dict[bytes, np.ndarray | Stored] = {}
 
 
 def _collocation(x: np.ndarray, t: np.ndarray, k: int, left: tuple[int, ...],
@@ -156,14 +165,16 @@ def _collocation(x: np.ndarray, t: np.ndarray, k: int, left: tuple[int, ...],
     rising nu, the inner points, those at x_m-1 by falling nu, x_m-1: each row's last
     (first) basis function that does not vanish on its diagonal, so that the elimination
     needs no pivoting."""
-    key = b"".join([np.array([k, len(left), len(right), *left, *right]).tobytes(),
-                    x.tobytes(), t.tobytes()])
+    # (a digest, not the bytes: a block's points and knots are 0.5 MB)
+    key = hashlib.blake2b(b"".join([np.array([k, len(left), len(right), *left, *right]
+                                             ).tobytes(), x.tobytes(), t.tobytes()]),
+                          digest_size=32).digest()
+    n, size = len(x), len(t) - k - 1
+    rows = np.concatenate([[0], len(left) + np.arange(1, n - 1), [size - 1]])
     found = _COLLOCATED.get(key)  # (threads share it: get and pop, no check then read)
     if found is not None:
-        return found[0].copy(), found[1]
-    n, size = len(x), len(t) - k - 1
+        return (found[:] if isinstance(found, Stored) else found.copy()), rows
     band = np.zeros((size, 2 * k + 1))
-    rows = np.concatenate([[0], len(left) + np.arange(1, n - 1), [size - 1]])
     for a in range(0, n, BLOCK):  # (memory: a block's basis functions and their columns)
         i, B = reach.basis(t, k, x[a : a + BLOCK])
         block = rows[a : a + BLOCK]
@@ -177,10 +188,14 @@ def _collocation(x: np.ndarray, t: np.ndarray, k: int, left: tuple[int, ...],
         # much again on a 300 000-point law)
         local = BSpline(t[cols[0] : cols[-1] + k + 2], np.eye(len(cols)), k)
         band[r, cols - r + k] = local(np.array([at]), nu)[0]
+    try:  # (where no file can be made, not kept: the spline as before, made afresh)
+        kept = band.copy() if band.nbytes < LARGE else Stored.of(band, disk=True)
+    except Unstorable:
+        return band, rows
     if len(_COLLOCATED) >= COLLOCATIONS:
         _COLLOCATED.pop(next(iter(_COLLOCATED), b""), None)
-    _COLLOCATED[key] = band, rows
-    return band.copy(), rows
+    _COLLOCATED[key] = kept
+    return band, rows
 
 
 def in_blocks(x: Sized, y: np.ndarray, k: int,

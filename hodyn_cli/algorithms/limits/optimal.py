@@ -821,11 +821,14 @@ class Optimal:
         interpolate = not higher
         points = self.arc_grid or grid_intervals(path.samples, uniform.k * (t1 - t0), t1 - t0,
                                                  higher)
+        # (each arc's passes' rows, made once by the passes and read back by the rounds'
+        # passes under their ceilings, or by reachability.within: the same limits)
+        arc_rows: list[reachability.ArcRows] = []
         try:
             found = reachability.solve(self.model, chunks, rates.affine(self.limits)
                                        if higher else self.limits, points, table=path,
                                        gravity=self.dynamics["gravity"], progress=self.progress,
-                                       turns=higher, interpolate=interpolate)
+                                       turns=higher, interpolate=interpolate, kept=arc_rows)
         except reachability.Inapplicable as e:
             return str(e)
         del path  # (the arc-length table: the arcs are made)
@@ -860,11 +863,8 @@ class Optimal:
             orders, which its jerk would meet); 0: not warped."""
             return 0.0 if higher or rate >= floor / scale else 1.0 / rate
 
-        # (each arc's rows made once for every smoothing that reachability.within keeps
-        # within them, and each of its laws made once: the law chosen is made again)
-        arc_rows = [reachability.ArcRows(len(arc.sigma), lambda a, b, arc=arc: (
-            reachability.arc_rows(self.model, arc, names, a, b, self.limits,
-                                  self.dynamics["gravity"]))) for arc, _ in found]
+        # (each arc's rows read back by every smoothing that reachability.within keeps within
+        # them, and each of its laws made once: the law chosen is made again)
         kept: dict[float, Pieces] = {}
 
         def play(steps: int, scale: float, within: bool = False
@@ -875,7 +875,7 @@ class Optimal:
             reach, rise = reachability.kernel(steps, rate, floor, scale)
             pieces, flat = found, None
             if higher:
-                rated, rise, flat = self._rated(found, names, reach, rise, rate,
+                rated, rise, flat = self._rated(found, arc_rows, names, reach, rise, rate,
                                                 uniform.k * span)
                 if rated is None:
                     return (f"{_higher_named(self.limits)}: reachability's law does not keep "
@@ -1170,8 +1170,8 @@ class Optimal:
         return np.concatenate(times)[order], np.concatenate(speeds)[order]
 
     def _rated(self, found: list[tuple[reachability.Arc, reachability.Law]],
-               names: tuple[str, ...], reach: float, rise: float, rate: float,
-               uniform: float
+               arc_rows: list[reachability.ArcRows], names: tuple[str, ...], reach: float,
+               rise: float, rate: float, uniform: float
                ) -> tuple[list[tuple[reachability.Arc, reachability.Law]] | None, float, float]:
         """The pieces with each law's played x keeping the limits of higher orders too
         (:func:`~hodyn_cli.algorithms.limits.rates.kept`, the smoothing reaching ``reach`` at
@@ -1181,7 +1181,8 @@ class Optimal:
         :data:`UNREACHED` times the ``uniform`` scaling's duration), the ramps' rise that
         keeps them (at least ``rise``) and their step's flat share
         (:func:`~hodyn_cli.algorithms.limits.rates.shape`); None where a law's rounds do not
-        get there."""
+        get there. ``arc_rows``: each piece's passes' rows, as
+        :func:`~hodyn_cli.algorithms.limits.reachability.solve` kept them."""
         # (an output finer than 1 kHz starts the rounds from a kernel of its own steps, a
         # grid interval or two on the capped grid, and they widen it a long way: the Panda's
         # 10 kHz Fourier path with --jerk 500 was 1.026 times the passes' law by them, its
@@ -1196,11 +1197,12 @@ class Optimal:
                                                       sigma), self.limits, self.order,
                                gravity=self.dynamics["gravity"])
 
-        solved = rates.affine(self.limits)
+        # (each arc's passes' rows (``arc_rows``, one per piece of ``found``: the passes'
+        # own, for the limits without those of higher orders, rates.affine's), read back)
+        by_arc = {id(arc): made for (arc, _), made in zip(found, arc_rows, strict=True)}
 
         def rows(arc: reachability.Arc, a: int, b: int) -> reachability.Rows:
-            return reachability.arc_rows(self.model, arc, names, a, b, solved,
-                                         self.dynamics["gravity"])
+            return by_arc[id(arc)](a, b)
 
         pieces, rounds, local = [], [], []
         found = [(arc, law.held()) for arc, law in found]  # (the rounds take x whole)

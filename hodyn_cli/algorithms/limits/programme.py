@@ -591,6 +591,43 @@ def _monomials(sigma: np.ndarray, monomials) -> np.ndarray:
     return out
 
 
+class Derivatives:
+    """The time law's derivatives at ``X`` (M, 4: x .. x''' at the grid points), at its four
+    complex steps, and the monomials of both that limits ask for, each made once for every
+    limit read at the same X (:meth:`PathLimit.values`, :meth:`PathLimit.gradient`): a
+    chunk's limits share them (the iiwa's 1 kHz Fourier path with its limits file: six
+    limits and a part had each made their own at every step of the sequential
+    programmes; the same numbers)."""
+
+    def __init__(self, X: np.ndarray) -> None:
+        self.X = X
+        self.sigma = time_derivatives(X)
+        self._stepped: list[np.ndarray] | None = None
+        self._monomials: dict[tuple, np.ndarray] = {}
+        self._jacobians: dict[tuple, np.ndarray] = {}
+
+    def stepped(self) -> list[np.ndarray]:
+        """The derivatives at ``X + i h e_d``, d = 0 .. 3 (h: the complex step)."""
+        if self._stepped is None:
+            eye = 1j * _COMPLEX_STEP * np.eye(4)
+            self._stepped = [time_derivatives(self.X + eye[d]) for d in range(4)]
+        return self._stepped
+
+    def monomials(self, monomials: tuple) -> np.ndarray:
+        """(M, n) the ``monomials`` at X."""
+        if monomials not in self._monomials:
+            self._monomials[monomials] = _monomials(self.sigma, monomials)
+        return self._monomials[monomials]
+
+    def jacobian(self, monomials: tuple) -> np.ndarray:
+        """(M, n, 4) the ``monomials``' gradient in X (their complex steps: exact)."""
+        if monomials not in self._jacobians:
+            self._jacobians[monomials] = np.stack(
+                [_monomials(s, monomials).imag / _COMPLEX_STEP for s in self.stepped()],
+                axis=-1)
+        return self._jacobians[monomials]
+
+
 @dataclass(frozen=True, eq=False)
 class PathLimit:
     """One limited series along the path, its joints' values at the grid points as polynomials
@@ -617,34 +654,35 @@ class PathLimit:
             return "rate"
         return "linear"
 
-    def values(self, X: np.ndarray) -> np.ndarray:
-        """(M, m) the values at the grid points for ``x, x', x'', x'''`` there (M, 4)."""
-        sigma = time_derivatives(X)
-        v = np.einsum("gi,gji->gj", _monomials(sigma, self.monomials), self.coefficients)
+    def values(self, X: np.ndarray, at: Derivatives | None = None) -> np.ndarray:
+        """(M, m) the values at the grid points for ``x, x', x'', x'''`` there (M, 4);
+        ``at``: X's :class:`Derivatives`, shared with other limits (None: made here)."""
+        at = Derivatives(X) if at is None else at
+        sigma = at.sigma
+        v = np.einsum("gi,gji->gj", at.monomials(self.monomials), self.coefficients)
         if self.friction is not None:
             a, c, b = np.moveaxis(self.friction, -1, 0)
             r = sigma[:, :1]
             v = v + a * r + c * np.tanh(b * r)
         return v
 
-    def gradient(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def gradient(self, X: np.ndarray, at: Derivatives | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
         """``(V, G)``: V (M, m) the values at the grid points for ``x, x', x'', x'''`` there
         (M, 4), G (M, m, 4) their gradient in them: the monomials' (and friction's)
         complex steps (exact: no subtraction), then through the coefficients once, a real
         product (the whole limit stepped four times in complex numbers cost ~4 times as
         much: 0.2 of the 0.67 s of the sequential programmes on the iiwa's 1 kHz Fourier
-        path, benchmarks/README.md, 2026-11-30, jerkspeed)."""
-        eye = 1j * _COMPLEX_STEP * np.eye(4)
-        stepped = [time_derivatives(X + eye[d]) for d in range(4)]
-        J = np.stack([_monomials(s, self.monomials).imag / _COMPLEX_STEP for s in stepped],
-                     axis=-1)  # (M, monomials, 4)
-        G = self.coefficients @ J
+        path, benchmarks/README.md, 2026-11-30, jerkspeed). ``at``: X's
+        :class:`Derivatives`, shared with other limits (None: made here)."""
+        at = Derivatives(X) if at is None else at
+        G = self.coefficients @ at.jacobian(self.monomials)  # (M, m, 4)
         if self.friction is not None:
             a, c, b = np.moveaxis(self.friction, -1, 0)
-            for d, s in enumerate(stepped):
+            for d, s in enumerate(at.stepped()):
                 r = s[:, :1]
                 G[..., d] += (a * r + c * np.tanh(b * r)).imag / _COMPLEX_STEP
-        return self.values(X), G
+        return self.values(X, at), G
 
     def usage(self, X: np.ndarray) -> float:
         """The largest ``|value - centre| / half-width`` at the grid points."""

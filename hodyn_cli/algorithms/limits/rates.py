@@ -164,8 +164,8 @@ def _usage(found: list[PathLimit], X: np.ndarray) -> Usage:
         # (the static part's share at that joint alone: the same numbers, without the
         # other joints' made and dropped)
         at = np.arange(M), j
-        centre, half = (np.broadcast_to(v, still.shape)[at] for v in (centre, half))
-        static = np.abs(still[at] - centre) / half
+        middle, width = (np.broadcast_to(v, still.shape)[at] for v in (centre, half))
+        static = np.abs(still[at] - middle) / width
         beyond = worst > out["higher"]
         out["higher"] = np.where(beyond, worst, out["higher"])
         out["static"] = np.where(beyond, static, out["static"])

@@ -801,9 +801,20 @@ def rows(limits: list[PathLimit]) -> Rows:
     return Rows(cat(alpha), cat(beta), cat(gamma), top)
 
 
+#: pairs of rows (points x rows of alpha > 0 x rows of alpha < 0) that :func:`_static` bounds
+#: at once: ~128 points of the iiwa's 14 rows, a block that stays in the cache (the least
+#: CPU of 64-256 points, and of 32-128 for 28 rows)
+PAIRS = 1 << 15
+
+
 def _static(r: Rows) -> tuple[np.ndarray, np.ndarray]:
     """(lower, upper) (M,): the x for which some u satisfies every row at the point (the
-    pairs of rows with u coefficients of opposite signs, and the rows without u; x >= 0)."""
+    pairs of rows with u coefficients of opposite signs, and the rows without u; x >= 0).
+    The pairs a block of points at a time (:data:`PAIRS`), among the rows of either sign
+    somewhere in the block alone (the others pair nowhere in it): the same bounds, each the
+    same products, as a row at a time with all rows (a numpy loop over the rows, O(M m^2)
+    over the whole grid at each row: 5-8 % of a 10^5-sample path's CPU, benchmarks/README.md,
+    long6); a min and a max, in any order the same."""
     lo, hi = np.zeros(len(r.top)), r.top.copy()
     tiny = 1e-12 * np.abs(r.alpha).max(initial=1.0)
     free = np.abs(r.alpha) <= tiny
@@ -812,16 +823,31 @@ def _static(r: Rows) -> tuple[np.ndarray, np.ndarray]:
     hi = np.minimum(hi, np.where(free & (r.beta > 0), single, np.inf).min(axis=1, initial=np.inf))
     lo = np.maximum(lo, np.where(free & (r.beta < 0), single, -np.inf).max(axis=1,
                                                                            initial=-np.inf))
-    for i in range(r.alpha.shape[1]):  # row i (alpha > 0) with every row of alpha < 0
-        ai, bi, gi = r.alpha[:, i : i + 1], r.beta[:, i : i + 1], r.gamma[:, i : i + 1]
-        pair = (ai > tiny) & (r.alpha < -tiny)
-        e = -r.alpha * bi + ai * r.beta
-        f = -r.alpha * gi + ai * r.gamma
-        with np.errstate(divide="ignore", invalid="ignore"):
-            bound = f / e
-        hi = np.minimum(hi, np.where(pair & (e > 0), bound, np.inf).min(axis=1))
-        lo = np.maximum(lo, np.where(pair & (e < 0), bound, -np.inf).max(axis=1))
+    up, down = r.alpha > tiny, r.alpha < -tiny
+    step = max(1, PAIRS // max(1, r.alpha.shape[1]) ** 2)
+    for a in range(0, len(hi), step):
+        block = slice(a, a + step)
+        i, j = (np.flatnonzero(side[block].any(axis=0)) for side in (up, down))
+        if i.size and j.size:
+            _paired(r, block, i, j, up[block][:, i, None] & down[block][:, None, j], lo, hi)
     return lo, hi
+
+
+def _paired(r: Rows, block: slice, i: np.ndarray, j: np.ndarray, pair: np.ndarray,
+            lo: np.ndarray, hi: np.ndarray) -> None:
+    """lo and hi at the points ``block`` bounded by each pair of a row i (alpha > 0) and a
+    row j (alpha < 0) there (``pair``: which are such): x <= or >= (-alpha_j gamma_i +
+    alpha_i gamma_j) / (-alpha_j beta_i + alpha_i beta_j) by that denominator's sign (u
+    eliminated)."""
+    A, B, G = r.alpha[block], r.beta[block], r.gamma[block]
+    ai, bi, gi = A[:, i, None], B[:, i, None], G[:, i, None]
+    aj, bj, gj = -A[:, None, j], B[:, None, j], G[:, None, j]
+    e = aj * bi + ai * bj
+    f = aj * gi + ai * gj
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bound = f / e
+    hi[block] = np.minimum(hi[block], np.where(pair & (e > 0), bound, np.inf).min(axis=(1, 2)))
+    lo[block] = np.maximum(lo[block], np.where(pair & (e < 0), bound, -np.inf).max(axis=(1, 2)))
 
 
 def interpolated(r: Rows, delta: np.ndarray) -> Rows:
@@ -919,7 +945,8 @@ def greedy(r: Rows, delta: np.ndarray, K: np.ndarray, start: float, sigma: np.nd
 def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, *,
           shape_points: int | None = None, gravity=GRAVITY, table: Table | None = None,
           progress: Callable[[int, int], None] | None = None, turns: bool = False,
-          interpolate: bool = False) -> list[tuple[Arc, Law]] | None:
+          interpolate: bool = False, kept: list[ArcRows] | None = None
+          ) -> list[tuple[Arc, Law]] | None:
     """The fastest law along ``path`` (times: its parameter; q .. q'' at least; whole or its
     chunks, :func:`arcs`) in its arc
     length, on ``points`` grid intervals in all: per :class:`Arc`, its law (from and to rest
@@ -930,7 +957,11 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
     ``turns``: the shape's points crowd where the path turns sharply (:func:`arcs`; for
     limits of higher orders: their rows read the shape's q_sigmasigmasigma). ``interpolate``:
     each interval's u within the rows of both its ends (:func:`interpolated`; else within
-    its first's alone)."""
+    its first's alone). ``kept``: where given, each arc's rows (:class:`ArcRows`, made once
+    for the passes and kept) appended to it, for later passes on the same arc with the same
+    limits to read back (:mod:`~hodyn_cli.algorithms.limits.rates`' rounds,
+    :func:`within`; made again, the rounds' passes spent 0.5 of 14 s of a 3 x 10^4-sample
+    path's CPU in them: benchmarks/README.md, long7)."""
     out = []
     path = source(path)
     table = table or lengths(path)
@@ -945,13 +976,18 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
 
     for arc in pieces:
 
-        def rows_at(a: int, b: int, arc: Arc = arc) -> Rows:
+        def made(a: int, b: int, arc: Arc = arc) -> Rows:
             return arc_rows(model, arc, names, a, b, limits, gravity)
 
+        rows_at: Callable[[int, int], Rows] = made if kept is None else ArcRows(
+            len(arc.sigma), made)
         law = along(arc, rows_at, advance, interpolate)
         if law is None:
             return None
         out.append((arc, law))
+        if kept is not None:
+            assert isinstance(rows_at, ArcRows)
+            kept.append(rows_at)
     return out
 
 

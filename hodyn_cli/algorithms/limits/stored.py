@@ -59,7 +59,8 @@ class Stored:
     :data:`ON_DISK` bytes, but for one that ``grows`` by :meth:`append`: the arc-length
     table as the input is read, whose copies as it grew in memory stayed in the heap, +8 MB
     of peak RSS at 10^5 samples; where its file cannot be made, it is held in memory up to
-    :data:`ON_DISK` bytes, then the error is raised): ``write(a, values)``
+    :data:`ON_DISK` bytes, then the error is raised; ``disk``: in its file whatever its
+    size, raising :class:`Unstorable` where that cannot be made): ``write(a, values)``
     puts rows a .. a + len(values) - 1, ``stored[a:b]`` (a slice of step 1, negative ends as
     numpy's) and ``stored[i]`` read rows into a new array.
 
@@ -69,10 +70,12 @@ class Stored:
     ([[2.0, 3.0], [4.0, 5.0]], [8.0, 9.0], 5, (5, 2))
     """
 
-    def __init__(self, n: int, trailing: tuple[int, ...] = (), *, grows: bool = False) -> None:
+    def __init__(self, n: int, trailing: tuple[int, ...] = (), *, grows: bool = False,
+                 disk: bool = False) -> None:
         self.shape = (n, *trailing)
         self._row = int(np.prod(trailing, dtype=int)) * 8  # bytes a row
-        self._memory = np.zeros(self.shape) if n * self._row < ON_DISK and not grows else None
+        self._memory = np.zeros(self.shape) if n * self._row < ON_DISK and not (
+            grows or disk) else None
         self._file: IO[bytes] | None = None
         #: why a growing array is held in memory: its file could not be made (raised when
         #: it grows past ON_DISK bytes)
@@ -99,9 +102,10 @@ class Stored:
             raise _unstorable("make", e) from None
 
     @classmethod
-    def of(cls, values: np.ndarray) -> Stored:
-        """An array on disk holding ``values``."""
-        stored = cls(len(values), values.shape[1:])
+    def of(cls, values: np.ndarray, disk: bool = False) -> Stored:
+        """An array on disk holding ``values`` (in memory below :data:`ON_DISK` bytes but
+        where ``disk`` asks)."""
+        stored = cls(len(values), values.shape[1:], disk=disk)
         stored.write(0, values)
         return stored
 
