@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 import hodyn_cli
 from conftest import URDF
 from conftest import optimal_notice as notice
-from hodyn_cli.algorithms.limits import reachability
+from hodyn_cli.algorithms.limits import optimal, reachability
 from hodyn_cli.algorithms.limits.optimal import SPED
 from hodyn_cli.algorithms.planning.generate import generate
 from hodyn_cli.cli.app import app
@@ -93,17 +93,23 @@ def test_a_motion_within_an_output_step_is_played_by_its_own_kernel(monkeypatch)
 
 
 def test_a_coarse_outputs_notice_says_what_the_smoothing_cost_and_that_a_finer_rate_helps(
-        tmp_path):
+        tmp_path, monkeypatch):
     """At 20 Hz the kernel's steps are 200 Hz's: the notice says so, what the smoothing and
     the ramps cost over the law before them, and that a --rate above 200 Hz smooths over the
     output's own steps; the seconds are the output's duration less that law's. (One step,
     0.15 %: three before the rests at the motion's ends were warped, validate failing the
     narrower ones, with the words that it needed the law's turns at its rests to span more
-    of a step: tests/test_rest_start.py.)"""
+    of a step: tests/test_rest_start.py.) That kernel is kept where the one of a time scale
+    ten times shorter is not tried (optimal.FINER 1: the same); tried, as it is by default
+    where the smoothing costs NOTED or more, it is kept: shorter, its cost below NOTED, and
+    the notice says none."""
     model = hodyn_cli.load_robot(ROBOT)
     src, out = tmp_path / "p2p.h5", tmp_path / "fast.h5"
     write_trajectory(str(src), generate(model, "point-to-point", waypoints=WAYPOINTS[:3],
                                         segment_duration=[1.0], rate=20.0))
+    finer = notice(CliRunner().invoke(app, ["retime", str(ROBOT), str(src), "--optimal",
+                                            "-o", str(tmp_path / "finer.h5")]), src)
+    monkeypatch.setattr(optimal, "FINER", 1.0)
     line = notice(CliRunner().invoke(app, ["retime", str(ROBOT), str(src), "--optimal",
                                            "-o", str(out)]), src)
     assert ("; its smoothing (5 ms either side: 1 step of 5 ms, as on an output at 200 Hz) "
@@ -118,6 +124,9 @@ def test_a_coarse_outputs_notice_says_what_the_smoothing_cost_and_that_a_finer_r
     assert line.endswith("; a --rate above 200 Hz smooths it over the output's own steps")
     with h5py.File(out) as f:  # (the output records the notice's words)
         assert "; " + f.attrs["smoothing_note"] in line
+    shorter = float(finer.partition(f"{src}: ")[2].partition(" s along")[0])
+    assert law < shorter < law * (1 + optimal.NOTED) < duration
+    assert "its smoothing" not in finer
 
 
 @pytest.mark.slow  # (~4 s of CPU: the 10 kHz output's 100 samples of three 3.3 ms legs)

@@ -120,3 +120,47 @@ def test_the_fresh_groups_peer_is_toppras_own_loop():
     curve = Curve(a, b, (b - a)[::-1] / 4)
     assert toppra_batched(model, curve, 0.0, 1.0, 100) == toppra_curve(model, curve, 0.0, 1.0,
                                                                        100)[0].duration
+
+
+ALLEGRO_FINGER = [f"joint_{k}.0" for k in range(4)]
+#: the sweep's waypoints of ``back`` (its TURNS[0] and TURNS[1], four joints): shares of each
+#: joint's half range about its middle
+TURNS = np.array([[-0.3, 0.2, -0.2, 0.25], [0.25, -0.15, 0.3, -0.2]])
+
+
+def _allegro_path(model, path: str):
+    """The Allegro hand's index finger (the other joints held) on the sweep's ``back`` (A, B,
+    A, B at 1 s a leg: doubling back at each rest) or ``fstep`` (``generate --kind
+    filtered-step``, 2.5 s), at 100 Hz."""
+    if path == "fstep":
+        return generate(model, "filtered-step", duration=2.5, rate=100.0, derivatives=4)
+    low, high = model.limits[:, 0], model.limits[:, 1]
+    waypoints = (low + high) / 2 + (high - low) / 2 * TURNS[[0, 1, 0, 1]]
+    return generate(model, "point-to-point", waypoints=waypoints, segment_duration=[1.0],
+                    rate=100.0, derivatives=4)
+
+
+#: the Allegro finger's paths, the output's rate (None: the input's 100 Hz) and toppra's
+#: duration (0.6, 4000 intervals: along the three legs; along the filtered step's line to the
+#: output's end speed), as benchmarks/stranger_optimal.py --only fresh,allegro gave them
+SHORT_LEGS = [
+    pytest.param("back", None, 0.2020212, id="back-100Hz"),
+    pytest.param("back", 1e3, 0.2020212, id="back-1kHz", marks=pytest.mark.slow),
+    pytest.param("back", 1e4, 0.2020212, id="back-10kHz", marks=pytest.mark.slow),
+    pytest.param("fstep", None, 0.0807955, id="fstep-100Hz"),
+]
+
+
+@pytest.mark.parametrize("path, rate, toppra", SHORT_LEGS)
+def test_short_legs_at_a_coarse_output_are_within_half_a_percent_of_toppra(path, rate, toppra):
+    """The finger reaches its velocity limit 0.1 ms after each rest of its ~67 ms legs: the
+    kernel of its own time scale (3.37 ms either side at 100 Hz) and the corners' ramps
+    (0.337 ms) cost ~0.9 ms at each rest, 3.0 % over toppra on ``back`` (1.0 % at 1 kHz,
+    0.62 % at 10 kHz) and 1.2 % on ``fstep``; a time scale ten times shorter's kernel and
+    ramps (optimal.FINER) 0.32 % and 0.02 %, the output within its limits and passing
+    validate."""
+    model = _arm("allegro_hand_description/urdf/allegro_left_hand.urdf", ALLEGRO_FINGER)
+    out, opt = hodyn_cli.retime_optimal(model, _allegro_path(model, path), rate=rate)
+    _kept_and_consistent(model, out, 20)
+    assert opt.used == "reachability"
+    assert opt.duration < 1.005 * toppra, opt.duration

@@ -564,6 +564,25 @@ RATED_FLOOR = 100.0
 #: validate passes (the rounds and :data:`SLACK` were measured on these, without
 #: :data:`~reachability.STEPS`'s 3)
 RATED_STEPS = (2, 4, 8)
+#: where reachability's played law (its smoothing and corners' ramps) costs :data:`NOTED` of
+#: its passes' law or more, the narrowest kernel of a time scale this many times shorter
+#: than the motion's own (:func:`~reachability.scale_of`) that validate passes, of the first
+#: :data:`~reachability.TRIED`, is tried too, the shorter law kept: their reach on an output coarser
+#: than their floor and the ramps' rise that many times shorter, the rests at the motion's
+#: ends warped where the output is coarser than that floor (:func:`~reachability.played`'s
+#: ``step``). Why: the scale is the shortest leg's duration, but a leg may reach its speed
+#: far sooner than the arms' legs the floor and the ramps were measured on: the Allegro
+#: hand's finger reaches its velocity limit 0.1 ms after each rest of its 67 ms legs, and
+#: the kernel of its scale (3.37 ms either side at 100 Hz) and its ramps (0.337 ms) cost
+#: ~0.9 ms at each rest: 3.0 % over toppra on its A-B-A-B path (1.0 % at 1 kHz, 0.6 % at
+#: 10 kHz), 1.2 % on its filtered step; at a tenth (0.337 ms and 0.034 ms) 0.32 % at all
+#: three rates and 0.02 %, validate passing (2, 4 and 30 times shorter: 1.4, 0.67 and 0.30 %
+#: on the first; benchmarks/README.md, allegro7). Not where a wider kernel than the
+#: narrowest TRIED was needed at the own scale (the finer ones fail there too) unless its
+#: rests were not warped, nor on every path: each kernel tried is one more played law and
+#: fit (not within's: :func:`~reachability.within`), which the cheaper smoothings do not pay
+#: (the G1 arm's 8-waypoint path at 100 Hz: 3.2 -> 4.4 s of CPU with the first two tried)
+FINER = 10.0
 
 #: reachability's default grid is at least as fine per second (of the uniform scaling) as an
 #: input at this rate (Hz) has at :data:`~reachability.PER_SAMPLE` intervals a sample
@@ -940,6 +959,7 @@ class Optimal:
         best: tuple[Optimal, tuple[int, float, bool]] | None = None
         kept_best: tuple[Optimal, tuple[int, float, bool]] | None = None  # (within's)
         motion: reachability.Played | None = None
+        made: reachability.Played | str | None = None
         built: tuple[int, float, bool] = (0, 1.0, False)
         # (with limits of higher orders the smoothing is widened where they need it anyway:
         # from 2 steps on, the first that validate passes; 1 step was slower on the iiwa's and
@@ -952,56 +972,87 @@ class Optimal:
         # sampled at its rests alone by the shorter law, and nothing limits its speed there)
         own = reachability.scale_of(found)
         passes = sum(law.duration for _, law in found)  # (before the smoothing)
+
+        def attempt(steps: int, scale: float, within: bool = True) -> str | bool:
+            """The law played with the kernel of ``steps`` at ``scale`` and fitted, kept as
+            ``best`` where validate passes it and it is the shortest yet (and, ``within``,
+            the law kept within the passes' rows as ``kept_best`` where the fit slowed the
+            lowered one): whether validate passed it, or the run's reason where
+            reachability cannot go on."""
+            nonlocal best, kept_best, motion, made, built
+            motion = made = None  # (one played law at a time: the one before made again)
+            made, built = play(steps, scale), (steps, scale, False)
+            if isinstance(made, str):
+                return made
+            if made is None:
+                return (f"{derivative_name('q', path_orders - 1)} columns through a corner "
+                        "(a rest where the path turns), beyond the "
+                        f"{derivative_name('q', reachability.ORDERS - 2)} reachability "
+                        "plays there")
+            motion = made
+            try:
+                inner = fitted(motion)
+            except TrajectoryError:  # the played law's own derivatives disagree at this
+                return False  # smoothing (not the input's): a wider one, or the windows
+            except Infeasible as e:  # (the played path's, not the input's, which the
+                # survey passed: between the points of a coarse grid it leaves the input's
+                # path, at any smoothing; --arc-grid 8 on the 2R's cosine: joint2 at 3.37
+                # rad, the input within 1.2, was the run's verdict, exit 1)
+                return (f"its path played on its {grid} grid points leaves a limit that "
+                        f"the input keeps ({e.message.partition(': ')[2]}): a finer "
+                        "--arc-grid")
+            assert inner.path is not None
+            if within and not higher and inner.consistent and inner.duration > (
+                    1 + CLOSE) * inner.path.span:
+                # (its played law beyond a limit, the final fit slowing it by more than
+                # CLOSE: the law kept within the passes' rows is played and fitted too,
+                # the shortest of its smoothings a candidate. Not at once: where the
+                # played law fits, as on most paths, the rows made again and the needs
+                # found over a 10^5-sample path's grid cost ~10 s of its 19 s of CPU for
+                # no gain)
+                motion = made = None
+                built = (0, 1.0, False)  # (each made again if chosen)
+                other = fitted_within(steps, scale)
+                if other is not None and other[0].consistent and (
+                        kept_best is None or other[0].duration < kept_best[0].duration):
+                    kept_best = other[0], (steps, scale, True)
+                # (memory: one smoothing's laws within the rows kept, the candidate's, not
+                # one per smoothing tried: each holds its arcs' laws over the whole grid)
+                kept_reach = None if kept_best is None else reachability.kernel(
+                    kept_best[1][0], rate, floor, kept_best[1][1])[0]
+                for gone in [r for r in kept if r != kept_reach]:
+                    del kept[gone]
+            if inner.consistent and (best is None or inner.duration < best[0].duration):
+                best = inner, (steps, scale, False)
+            return inner.consistent
+
         for scale in dict.fromkeys((own, 1.0)):
             for i, steps in enumerate(kernels):
                 if best is not None and i >= tried:
                     break
-                motion = made = None  # (one played law at a time: the one before made again)
-                made, built = play(steps, scale), (steps, scale, False)
-                if isinstance(made, str):
-                    return made
-                if made is None:
-                    return (f"{derivative_name('q', path_orders - 1)} columns through a corner "
-                            "(a rest where the path turns), beyond the "
-                            f"{derivative_name('q', reachability.ORDERS - 2)} reachability "
-                            "plays there")
-                motion = made
-                try:
-                    inner = fitted(motion)
-                except TrajectoryError:  # the played law's own derivatives disagree at this
-                    continue  # smoothing (not the input's): a wider one, or the windows
-                except Infeasible as e:  # (the played path's, not the input's, which the
-                    # survey passed: between the points of a coarse grid it leaves the input's
-                    # path, at any smoothing; --arc-grid 8 on the 2R's cosine: joint2 at 3.37
-                    # rad, the input within 1.2, was the run's verdict, exit 1)
-                    return (f"its path played on its {grid} grid points leaves a limit that "
-                            f"the input keeps ({e.message.partition(': ')[2]}): a finer "
-                            "--arc-grid")
-                assert inner.path is not None
-                if not higher and inner.consistent and inner.duration > (
-                        1 + CLOSE) * inner.path.span:
-                    # (its played law beyond a limit, the final fit slowing it by more than
-                    # CLOSE: the law kept within the passes' rows is played and fitted too,
-                    # the shortest of its smoothings a candidate. Not at once: where the
-                    # played law fits, as on most paths, the rows made again and the needs
-                    # found over a 10^5-sample path's grid cost ~10 s of its 19 s of CPU for
-                    # no gain)
-                    motion = made = None
-                    built = (0, 1.0, False)  # (each made again if chosen)
-                    other = fitted_within(steps, scale)
-                    if other is not None and other[0].consistent and (
-                            kept_best is None or other[0].duration < kept_best[0].duration):
-                        kept_best = other[0], (steps, scale, True)
-                    # (memory: one smoothing's laws within the rows kept, the candidate's, not
-                    # one per smoothing tried: each holds its arcs' laws over the whole grid)
-                    kept_reach = None if kept_best is None else reachability.kernel(
-                        kept_best[1][0], rate, floor, kept_best[1][1])[0]
-                    for gone in [r for r in kept if r != kept_reach]:
-                        del kept[gone]
-                if inner.consistent and (best is None or inner.duration < best[0].duration):
-                    best = inner, (steps, scale, False)
+                reason = attempt(steps, scale)
+                if isinstance(reason, str):
+                    return reason
             if best is not None:
                 break
+        # (where the played law's smoothing and ramps cost NOTED of the law or more, the
+        # kernels and ramps of a time scale FINER times shorter tried too, the shortest law
+        # that validate passes kept: FINER's comment. Where they differ and may pass: on an
+        # output finer than the own scale's floor, whose kernels were its steps, its rests
+        # not warped, and coarser than the finer scale's, whose rests are; else where one of
+        # the narrowest kernels at the own scale passed: the same kernels, or narrower, and
+        # shorter ramps where the path has corners)
+        finer = own / FINER
+        narrowest = best is not None and best[1][:2] in [(steps, own) for steps in
+                                                         kernels[:tried]]
+        warped = floor / own <= rate < floor / finer
+        if not higher and best is not None and finer < own and (
+                _played_span(best[0]) > (1 + NOTED) * passes) and (
+                warped or narrowest and (rate < floor / finer or len(found) > 1)):
+            for steps in kernels[:tried]:  # (the first that validate passes: each one played
+                # law and fit, not within's too)
+                if attempt(steps, finer, within=False) is not False:
+                    break
         if best is None:
             short = (f": its law lasts {passes:.3g} s, {passes * rate:.2g} of the output's "
                      f"steps at {rate:g} Hz (a finer --rate)" if passes * rate < FEW else "")
@@ -1714,6 +1765,13 @@ class Smoothed:
     rise: float
     coarse: bool
     finer: float
+
+
+def _played_span(inner: Optimal) -> float:
+    """The duration of the motion a fit ``inner`` scaled (before its scaling: the played
+    law's)."""
+    assert inner.path is not None
+    return inner.path.span
 
 
 def _cornered(found: Pieces, pieces: Pieces, rounds: list[float],

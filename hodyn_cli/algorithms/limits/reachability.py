@@ -1716,7 +1716,9 @@ def kernel(steps: int, rate: float, floor: float = FLOOR, scale: float = 1.0
 def scale_of(pieces: list[tuple[Arc, Law]]) -> float:
     """The motion's time scale against the arms' that :data:`RAMP` and :data:`FLOOR` were
     measured on: its shortest leg's duration (the passes' law ``x``, a block at a time) over
-    :data:`LEG`, at most 1.
+    :data:`LEG`, at most 1. (A leg may reach its speed far sooner than that: where the
+    smoothing and ramps of this scale cost enough, a scale
+    :data:`~hodyn_cli.algorithms.limits.optimal.FINER` times shorter is tried too.)
 
     >>> law = Law(np.linspace(0.0, 1.0, 5), np.full(5, 400.0), np.zeros(4))   # 1 at 20/s
     >>> scale_of([(None, law)])
