@@ -10,6 +10,11 @@ using them copies before its last command (:func:`prepared`); a file whose comma
 the shell itself (background jobs, ``cd``) is one run (:func:`cases`). Every command runs,
 after every command whose files it reads.
 
+``hodyn`` there is tests/forked_hodyn.py's client: each command a fork of a server that
+imported the library once (~0.3 s of CPU a command saved, ~125 commands), but in the runs of
+:data:`REAL` (README.md's first command, scale.md's shell session), which run the installed
+``hodyn`` script itself.
+
 Skipped lines, and why: the install and the test run themselves (``python3 -m venv``, ``pip
 install``, ``.venv/bin/pytest``: this is that test run) and ``source .venv/bin/activate``
 (the scratch shell has the installed ``hodyn`` on its PATH already)."""
@@ -22,8 +27,10 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
+import forked_hodyn
 import pytest
 
 from conftest import made_once
@@ -206,11 +213,42 @@ CASES = [pytest.param(doc, set_up, command, id=f"{doc.name}-{k}",
          for doc, k, set_up, command in distinct()]
 
 
-def bash(text: str, folder: Path, doc: Path) -> None:
+#: ``(file name, command)`` of the runs whose last command runs the installed ``hodyn``
+#: script, not the forked server's client: README.md's first (a newcomer's first command,
+#: :data:`FIRST`: the script's own start) and those of a file that is one shell session
+#: (scale.md's jobs, stopped by ``kill``: the signals reach the real process)
+FIRST = ("README.md", "hodyn info urdf/gripper_arm.urdf")
+REAL = {(doc.name, command) for doc, _, command in (p.values for p in CASES)
+        if (doc.name, plain(command)) == FIRST or SESSION.search(command)}
+
+
+def environment() -> dict[str, str]:
+    """The documentation's reader's: the installed ``hodyn`` on the PATH."""
+    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+
+
+@pytest.fixture(scope="session")
+def forked():
+    """The folder of tests/forked_hodyn.py's client ``hodyn``, its server started (one per
+    pytest worker, ~2 s of CPU of imports, stopped at the session's end)."""
+    folder = Path(tempfile.mkdtemp(prefix="hodyn-forks-"))  # (short: a socket's path is)
+    server, shim = forked_hodyn.start(folder, environment())
+    try:
+        yield shim
+    finally:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def bash(text: str, folder: Path, doc: Path, shim: Path | None = None) -> None:
     """Run ``text`` in ``folder`` as the documentation's reader would: every line must
     succeed, and every documented check or retime (of the iiwa with urdf/iiwa14_limits.toml,
-    whose motor limits need the drives it was written for) checks every limit of its file."""
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    whose motor limits need the drives it was written for) checks every limit of its file.
+    ``shim``: a folder put first on the PATH (the forked server's ``hodyn``)."""
+    env = environment()
+    if shim is not None:
+        env["PATH"] = f"{shim}{os.pathsep}{env['PATH']}"
     result = subprocess.run(["bash", "-euo", "pipefail", "-c", text], cwd=folder, env=env,
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, f"{doc.name}:\n{text}\n--- stderr:\n{result.stderr[-3000:]}"
@@ -219,7 +257,7 @@ def bash(text: str, folder: Path, doc: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def prepared(tmp_path_factory):
+def prepared(tmp_path_factory, forked):
     """``prepare(doc, set_up)``: a scratch directory as a fresh clone has it (robots, sample
     trajectories, docs) after the commands ``set_up``, made once per test run (the workers
     of ``pytest -n`` share it: :func:`conftest.made_once`), from a copy of the one after all
@@ -239,7 +277,7 @@ def prepared(tmp_path_factory):
                         shutil.copytree(ROOT / name, folder / name)
                 else:
                     shutil.copytree(before, folder, dirs_exist_ok=True)
-                    bash(set_up[-1], folder, doc)
+                    bash(set_up[-1], folder, doc, forked)
 
             made[key] = made_once(tmp_path_factory, "\n".join(("documented", *key)), make)
         return made[key]
@@ -248,9 +286,9 @@ def prepared(tmp_path_factory):
 
 
 @pytest.mark.parametrize("doc, set_up, command", CASES)
-def test_every_documented_command_runs(tmp_path, prepared, doc, set_up, command):
+def test_every_documented_command_runs(tmp_path, prepared, forked, doc, set_up, command):
     shutil.copytree(prepared(doc, set_up), tmp_path, dirs_exist_ok=True)
-    bash(command, tmp_path, doc)
+    bash(command, tmp_path, doc, None if (doc.name, command) in REAL else forked)
 
 
 def test_every_command_runs_after_what_it_reads():
@@ -304,3 +342,40 @@ def test_each_slow_run_is_one_and_names_tests_that_exist():
 def test_the_readme_main_job_is_among_them():
     assert "hodyn compute urdf/iiwa14.urdf sample_trajectories/iiwa14_cosine.csv -o tau.csv" \
         in script(shell_blocks(ROOT / "README.md"))
+
+
+def test_the_installed_script_runs_readmes_first_command():
+    """README.md's first command (:data:`FIRST`) is the last of one run of the default
+    run: there the installed ``hodyn`` script runs a documented command."""
+    ran = [(p.values[0].name, p.values[2]) for p in CASES
+           if not any(mark.name == "slow" for mark in p.marks)]
+    assert [run for run in ran if run in REAL and (run[0], plain(run[1])) == FIRST], ran
+
+
+#: (shell line, what the forked hodyn must give as the installed one does): the output's
+#: bytes, an error's line and status, standard input, a pipe, a job stopped by SIGTERM while
+#: it waits for its input (its status and what it leaves: no output file; its stderr depends
+#: on whether the signal came before its handler, which a loaded machine's start can delay)
+SAME = [
+    "hodyn compute urdf/planar_2r.urdf sample_trajectories/planar_2r_cosine.csv --order 1",
+    "hodyn compute urdf/nope.urdf x.csv; echo status $?",
+    "head -5 sample_trajectories/planar_2r_cosine.csv | hodyn compute urdf/planar_2r.urdf - | wc -c",
+    # (its input a FIFO held open: the job is still running at the kill, however fast)
+    "mkfifo in.fifo; hodyn compute urdf/planar_2r.urdf - -o out.csv < in.fifo 2>/dev/null & "
+    "exec 3>in.fifo; sleep 0.3; kill $!; exec 3>&-; wait $! || echo status $?; rm in.fifo; ls",
+]
+
+
+def test_the_forked_hodyn_gives_what_the_installed_one_does(tmp_path, forked):
+    """Each line of :data:`SAME` through tests/forked_hodyn.py's client writes what it
+    writes through the installed script: stdout, stderr and statuses alike."""
+    env = environment()
+    for name in ("urdf", "sample_trajectories"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    for line in SAME:
+        got = [subprocess.run(["bash", "-c", line], cwd=tmp_path, capture_output=True, text=True,
+                              env=env | {"PATH": f"{shim}{os.pathsep}{env['PATH']}"} if shim
+                              else env) for shim in (forked, None)]
+        assert (got[0].returncode, got[0].stdout, got[0].stderr) == \
+            (got[1].returncode, got[1].stdout, got[1].stderr), line
+        assert got[0].stdout, line

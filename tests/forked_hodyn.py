@@ -1,0 +1,216 @@
+"""``hodyn`` for the documented commands' shells without a Python start and the library's
+imports per command: a server that imported them once forks a process per command.
+
+The documented commands (tests/test_documented_commands.py) run ~125 ``hodyn`` commands in
+bash; each started Python and imported typer, numpy, h5py, scipy's modules and hodyn's own
+(~0.25-1.3 s of CPU a command, most of the cheap ones' cost). What those tests prove is what
+the commands do, not Python's start, so there ``hodyn`` on the PATH is :data:`CLIENT`: a
+small stdlib-only Python (``-I -S``: no site-packages, ~15 ms) that hands the server its
+arguments, working directory, environment and its standard input, output and error (the file
+descriptors themselves, so pipes, redirections and terminals are the shell's own), and exits
+with the status of the process the server forked for it (a signal's death as that signal).
+
+The server forks once per command (an intermediate that waits for it and reports), so each
+command runs in a fresh copy of a process that has only imported modules: no state of an
+earlier command reaches it. Where the command's environment differs from the server's in a
+variable read at import time (:data:`WATCHED`: ``HODYN_KERNEL=...``, the BLAS threads) the
+client runs the real ``hodyn`` instead. Tests of the process itself (its start, imports,
+signals, tracebacks) run ``sys.executable -m hodyn_cli`` or the installed script, as before.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+#: the environment variables a module reads when it is imported (numpy's BLAS threads,
+#: Python's own, hodyn's backend choice, JAX's): a command whose value differs runs the
+#: real ``hodyn``
+WATCHED = ("HODYN_", "OPENBLAS_", "OMP_", "MKL_", "PYTHON", "JAX_", "XLA_", "MALLOC_", "LC_",
+           "LANG")
+
+#: the server's environment as it started (the modules it imports set some variables:
+#: hodyn_cli.cli sets the BLAS threads where the environment does not)
+STARTED = dict(os.environ)
+
+#: imported by the server, before any fork: the command line's app with every command
+#: registered (in ``hodyn --help``'s order) and what commands import when they run
+PRELOAD = ("hodyn_cli.cli.app", "numpy", "h5py", "scipy.linalg", "scipy.optimize",
+           "scipy.signal", "scipy.interpolate", "scipy.integrate", "scipy.sparse",
+           "hodyn_cli.pipeline.files", "hodyn_cli.cli.session")
+
+#: the ``hodyn`` put first on the PATH: {python}, {socket}, {real} filled in by :func:`start`
+CLIENT = r'''#!{python} -IS
+"""hodyn through tests/forked_hodyn.py's server (see there)."""
+import json, os, signal, socket, sys
+
+conn = socket.socket(socket.AF_UNIX)
+conn.connect({socket!r})
+message = json.dumps([sys.argv[1:], os.getcwd(), dict(os.environ)]).encode()
+socket.send_fds(conn, [len(message).to_bytes(8, "little")], [0, 1, 2])
+conn.sendall(message)
+replies = conn.makefile("r")
+first = replies.readline().split()
+if first == ["fallback"]:
+    os.execv({real!r}, [{real!r}, *sys.argv[1:]])
+pid = int(first[1])
+for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    signal.signal(sig, lambda s, _: os.kill(pid, s))
+code = int(replies.readline().split()[1])
+if code < 0:  # the command died of a signal: so does this process
+    signal.signal(-code, signal.SIG_DFL)
+    os.kill(os.getpid(), -code)
+sys.exit(code)
+'''
+
+
+def start(folder: Path, env: dict[str, str]) -> tuple[subprocess.Popen, Path]:
+    """The server, started with ``env`` and ready, and a folder holding the client as
+    ``hodyn`` (to put first on the PATH). Stop the server with ``terminate()``."""
+    sock, shim = folder / "hodyn.sock", folder / "bin"
+    shim.mkdir()
+    real = Path(sys.executable).parent / "hodyn"
+    client = shim / "hodyn"
+    client.write_text(CLIENT.replace("{python}", sys.executable)
+                      .replace("{socket!r}", repr(str(sock))).replace("{real!r}", repr(str(real))))
+    client.chmod(0o755)
+    server = subprocess.Popen([sys.executable, __file__, str(sock)], env=env,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    while not sock.exists():  # (bound once its imports are done: ~2 s of CPU)
+        if server.poll() is not None:
+            raise RuntimeError(f"the hodyn server ended at its start ({server.returncode})")
+        time.sleep(0.05)
+    return server, shim
+
+
+def _preload() -> None:
+    """The modules of :data:`PRELOAD`, and a check that nothing a fork cannot copy started
+    (a thread: a fork copies only the calling one) nor anything a command chooses once per
+    process (the backend) was chosen."""
+    import importlib
+    import threading
+
+    for name in PRELOAD:
+        importlib.import_module(name)
+    from hodyn_cli.algorithms import backends
+
+    assert threading.active_count() == 1, threading.enumerate()
+    assert not backends._selected and not backends._LOADED, "a backend was chosen at import"
+    assert "jax" not in sys.modules
+
+
+def _run_command(fds: list[int], argv: list[str], cwd: str, env: dict[str, str]) -> None:
+    """In the forked process: the client's standard streams, directory and environment,
+    then ``hodyn argv`` as its console script runs it, and the exit a Python process makes
+    (threads joined, exit handlers run; an exception that escapes: its traceback, status 1)."""
+    import atexit
+    import threading
+    import traceback
+
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    os.chdir(cwd)
+    os.environ.clear()
+    os.environ.update(env)
+    sys.argv = [str(Path(sys.executable).parent / "hodyn"), *argv]
+    code: int = 0
+    try:
+        from hodyn_cli.cli.app import main
+
+        main()
+    except SystemExit as e:
+        if e.code is None or isinstance(e.code, int):
+            code = e.code or 0
+        else:
+            print(e.code, file=sys.stderr)
+            code = 1
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    try:
+        threading._shutdown()  # type: ignore[attr-defined]  # (what an interpreter's exit does)
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        pass
+    os._exit(code)
+
+
+def _serve(conn: socket.socket) -> None:
+    """In the intermediate process: read the request, fork the command, tell the client its
+    process id, wait for it, tell its status (``os.waitstatus_to_exitcode``)."""
+    header, fds, _, _ = socket.recv_fds(conn, 8, 3)
+    size, data = int.from_bytes(header, "little"), b""
+    while len(data) < size:
+        data += conn.recv(size - len(data))
+    argv, cwd, env = json.loads(data)
+    differs = [k for k in set(env) | set(STARTED) if k.startswith(WATCHED)
+               and env.get(k) != STARTED.get(k)]
+    if differs:
+        conn.sendall(b"fallback\n")
+        os._exit(0)
+    pid = os.fork()
+    if pid == 0:
+        conn.close()
+        _run_command(fds, argv, cwd, env)
+    for fd in fds:  # (the command's only: a pipe's reader sees its end when the command exits)
+        os.close(fd)
+    conn.sendall(f"pid {pid}\n".encode())
+    _, status = os.waitpid(pid, 0)
+    conn.sendall(f"status {os.waitstatus_to_exitcode(status)}\n".encode())
+    os._exit(0)
+
+
+def _reap(*_) -> None:
+    """The intermediates that ended, waited for: their CPU (and their command's) counts as
+    this server's children's, and so as the test run's (the kernel reaping them where
+    SIGCHLD is ignored would drop it from every account)."""
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        pass
+
+
+def main(path: str) -> None:
+    import gc
+
+    _preload()
+    # what the imports made kept out of the collector's sweeps: a child's collections
+    # otherwise write to (and so copy) nearly every page of the heap it shares with the
+    # server (branch suite4: 0.16-0.19 s of CPU a start through a server, 0.09-0.12 s so)
+    gc.collect()
+    gc.freeze()
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(path + ".tmp")
+    listener.listen(64)
+    os.rename(path + ".tmp", path)  # (the client connects to it once it accepts)
+    signal.signal(signal.SIGCHLD, _reap)
+    parent = os.getppid()
+    listener.settimeout(5.0)  # (to notice, while idle, that the pytest worker is gone)
+    while True:
+        try:
+            conn, _ = listener.accept()
+        except TimeoutError:
+            if os.getppid() != parent:  # the worker ended without stopping it (killed)
+                os._exit(0)
+            continue
+        if os.fork() == 0:
+            listener.close()
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # (the command waits for its own)
+            _serve(conn)
+        conn.close()
+
+
+if __name__ == "__main__":
+    # (the console script's folder first on sys.path, as where ``hodyn`` runs: not tests/)
+    sys.path[0] = str(Path(sys.executable).parent)
+    main(sys.argv[1])
