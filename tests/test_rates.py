@@ -500,7 +500,7 @@ def test_without_limits_of_higher_orders_no_rows_are_kept_that_nothing_reads(mon
     """Optimal._reachability has reachability.solve keep each arc's rows (``kept``) with
     limits of higher orders alone, whose rounds read them back on every path (the test
     above); without, they are made at reachability.within's first call, which most paths
-    never make (kept by the passes, they held 21 MB more at the peak of the iiwa's 2 x
+    never make (kept by the passes, they held 21-24 MiB more at the peak of the iiwa's 2 x
     10^4-sample cosine, for nothing: review31). The iiwa's Fourier path with its URDF's
     velocity and torque limits: within never called, no arc's rows kept."""
     kept, within = [], []

@@ -844,8 +844,8 @@ class Optimal:
         # (each arc's passes' rows, with limits of higher orders made once by the passes and
         # read back by the rounds' passes under their ceilings, which run on every such path;
         # without, made at reachability.within's first call, which most paths never make:
-        # kept by the passes, they held 21 MB more at the peak of the iiwa's 2 x 10^4-sample
-        # cosine, 153 -> 175 MB, for nothing: review31)
+        # kept by the passes, they held 21-24 MiB more at the peak of the iiwa's 2 x
+        # 10^4-sample cosine, 147-150 -> 170 MiB, for nothing: review31)
         arc_rows: list[reachability.ArcRows] = []
         try:
             found = reachability.solve(self.model, chunks, rates.affine(self.limits)
