@@ -405,7 +405,8 @@ def test_each_leg_between_corners_has_a_fine_grid():
 @pytest.mark.slow
 def test_a_zigzag_of_many_corners_is_within_a_margin_of_half_a_percent_of_toppra():
     """review6, issue 37: the iiwa's zigzag through 31 waypoints (30 corners, 100 Hz): within
-    0.35 % of toppra's 30 lines (1000 intervals each; 0.25 %), within its limits and passing
+    0.35 % of toppra's 30 lines (1000 intervals each; 0.25 %, 0.10 % with the kernels of a
+    time scale ten times shorter tried too: optimal.FINER), within its limits and passing
     validate: it was 3.8 % slower with ~133 grid intervals a leg, 0.73 % with 1000 and ramps
     of 2.5 ms (72 ms in all; 0.5 ms now), 0.45 % while the final fit's one scaling paid for
     the kernel's average u at a rest above the u allowed there (0.5 % of a torque limit:
