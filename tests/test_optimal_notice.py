@@ -43,8 +43,11 @@ def test_a_slowing_set_by_an_earlier_sampling_is_said_and_recorded(iiwa_cosine, 
         fit, found, lag = fitted(self, chunks)
         if self.uniform:  # (reachability's played law at each smoothing, or --to-limits
             # --rate's uniform scaling, fitted from rest)
-            calls[id(self)] = calls.get(id(self), 0) + 1
-            if calls[id(self)] == 2:  # its first resampling
+            # (each fit held, not only its id: a freed fit's id is reused by the next one,
+            # whose first fit would then count as a resampling)
+            held, count = calls.get(id(self), (self, 0))
+            calls[id(self)] = (held, count + 1)
+            if count + 1 == 2:  # its first resampling
                 found = replace(found, x=found.x / 1.012)
         return fit, found, lag
 
