@@ -317,17 +317,13 @@ def earliest(law: Law, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray
     if law.friction is not None:
         return _earliest_with_friction(law, lower, upper)
     c = c if len(cols) == m else c[:, cols]
-    n = len(cols)
     centre, half = (lower[cols] + upper[cols]) / 2, (upper[cols] - lower[cols]) / 2
-    # (at rest; a law without a term there: the same numbers, one row for all samples)
-    a0 = c[..., 0] - centre if power == 0 else 0.0 - centre
-    size = np.abs(a0) if power == 0 else np.abs(a0)[None]
-    beyond = np.broadcast_to(size > half * (1 + TOLERANCE), (N, n))
-    half = np.broadcast_to(np.maximum(half, size), (N, n))  # (on the limit within rounding:
-    # the band through it)
+    a0 = (c[..., 0] if power == 0 else np.zeros((N, len(cols)))) - centre  # at rest
+    beyond = np.abs(a0) > half * (1 + TOLERANCE)
+    half = np.maximum(half, np.abs(a0))  # on the limit within rounding: the band through it
     exact = np.where(beyond, 0.0, np.inf)
     solved = beyond.copy()
-    every = np.arange(n)
+    every = np.arange(len(cols))
 
     def dense(rows, joints) -> np.ndarray:  # the polynomials in x, centred
         a = np.zeros((len(rows), power + 2 * c.shape[-1] - 1))
@@ -339,25 +335,17 @@ def earliest(law: Law, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray
         exact[rows, joints] = _first_crossings(dense(rows, joints), half[rows, joints])
         solved[rows, joints] = True
 
-    best, at = exact.min(axis=0), np.ones(n)
-    moves = np.zeros((N, n), dtype=bool)  # the sample has a law (a column at a time: any()
-    for k in range(int(power == 0), c.shape[-1]):  # along a last axis of 1-2 was slower)
-        moves |= c[..., k] != 0
+    best, at = exact.min(axis=0), np.ones(len(cols))
+    moves = (c[..., int(power == 0):] != 0).any(axis=-1)  # (N, m): the sample has a law
     active = moves.any(axis=0) & (best > 0)  # joints whose best may still improve
     for _ in range(ROUNDS):  # the sample farthest out of its band at the best crossing so far
         if not active.any():
             break
-        live = every[active]  # (those joints' columns alone: the same numbers there)
-        if len(live) == n:
-            out = np.abs(_graded(c, power, at) - centre) / half
-            out[solved] = -np.inf
-        else:
-            out = np.abs(_graded(c[:, live], power, at[live]) - centre[live]) / half[:, live]
-            out[solved[:, live]] = -np.inf
-        seed = np.argmax(out, axis=0)
-        solve(seed, live)
+        out = np.abs(_graded(c, power, at) - centre) / half
+        seed = np.argmax(np.where(solved, -np.inf, out), axis=0)[active]
+        solve(seed, every[active])
         before = best[active]
-        best[active] = found = np.minimum(before, exact[seed, live])
+        best[active] = found = np.minimum(before, exact[seed, every[active]])
         active[active] = (found < before) | ~np.isfinite(found)
         at = np.where(np.isfinite(best), best, 2 * at)
     rising, falling = np.maximum(c, 0.0), np.minimum(c, 0.0)  # the terms of one sign
@@ -366,10 +354,8 @@ def earliest(law: Law, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray
     with np.errstate(invalid="ignore"):  # best = inf: every sample that moves may
         may = ((a0 + _graded(rising, power, best) >= half)
                | (a0 + _graded(falling, power, best) <= -half))
-    may &= moves
-    may &= ~solved
-    rows, joints = np.nonzero(may)
-    if len(rows) > n:  # terms that cancel: a finer test first
+    rows, joints = np.nonzero(~solved & moves & may)
+    if len(rows) > len(cols):  # terms that cancel: a finer test first
         keep = _may_leave(dense(rows, joints), half[rows, joints], best[joints])
         rows, joints = rows[keep], joints[keep]
     solve(rows, joints)
