@@ -187,6 +187,27 @@ def test_compiled_spline_solve_and_values_are_the_numpy_reference_bit_for_bit(ke
 
 
 @pytest.mark.kernel
+def test_compiled_bspline_finds_each_point_s_interval_in_any_order(kernel):
+    """The kernel's interval of each point galloped from the previous point's where the
+    points go forwards (csrc/reach.c, GALLOP), bisected over the whole knot vector where they
+    do not: the values to the bit the numpy reference's (which searches every point afresh)
+    for points in order with repeats and on the knots, jumps farther than GALLOP knots,
+    backwards, shuffled, beyond both ends and NaN, on knots repeated at the ends and inside."""
+
+    x = np.linspace(0, 1, 3000) ** 1.3
+    spline = interpolating(x, np.stack([np.sin(4 * x), x**3], axis=1), 5)
+    inner = np.concatenate([spline.t[:1000], np.repeat(spline.t[1000], 3), spline.t[1001:]])
+    rng = np.random.default_rng(3)
+    ordered = np.sort(np.concatenate([x, x[::7], rng.uniform(-0.1, 1.1, 500)]))
+    jumps = np.concatenate([x[::400], x[5::900], [0.5, 0.5, np.nan, 0.2, 2.0, -1.0, 0.3]])
+    for t, c in ((spline.t, spline.c), (inner, np.vstack([spline.c, spline.c[-2:]]))):
+        curve = BSpline(t, c, 5)
+        for at in (ordered, ordered[::-1], rng.permutation(ordered), jumps):
+            got, want = curve(at), reference(curve, at)
+            assert np.array_equal(got, want, equal_nan=True)
+
+
+@pytest.mark.kernel
 @pytest.mark.skipif(not kernel_variants(), reason="no compiled kernel")
 @pytest.mark.parametrize("arc_grid", [pytest.param(None, marks=pytest.mark.slow), 1000],
                          ids=["default-grid", "grid-1000"])
