@@ -92,14 +92,15 @@ int hodyn_banded_solve(int64_t n, int k, double *band, int r, double *rhs) {
     return HK_OK;
 }
 
+/* the galloping's stride bound: it probes the knots 0, 1, 2, 4, .., GALLOP / 2 after the
+ * previous point's (7 probes), then bisects all the knots after the last one passed (a point
+ * far ahead: those 7 probes more than a whole bisection; points not in order do not gallop) */
+#define GALLOP 64
+
 /* A B-spline's values: out[E][r] = sum_j c[i-k+j][..] B_(i-k+j,k)(x[e]), j = 0..k, i the
  * interval of x (t_i <= x < t_(i+1), within k .. n-1: the ends' pieces beyond; n = nt-k-1
  * coefficients c[n][r]), the basis by Cox-de Boor's recursion; NaN outside t_k .. t_n where
  * not extrapolate. */
-/* galloping steps at most before the rest of the knots is bisected (points far apart, or
- * not in order: bounded as the whole bisection) */
-#define GALLOP 64
-
 int hodyn_bspline(int64_t nt, const double *t, int k, int r, const double *c, int64_t E,
                   const double *x, int extrapolate, double *out) {
     const int64_t n = nt - k - 1;
