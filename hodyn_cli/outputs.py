@@ -54,8 +54,14 @@ def rename(tmp: str, path: str) -> None:
 @contextmanager
 def held_outputs() -> Iterator[Callable[[], None]]:
     """A command's run: the outputs finished inside it are held (:func:`hold`) until the
-    ``commit()`` it yields renames them into place; those left when it ends are removed."""
+    ``commit()`` it yields renames them into place; those left when it ends are removed.
+    On the main thread only (where the signals land): a command run on another thread
+    holds nothing, or the main thread's own outputs, an application's through the library
+    meanwhile, were held for that command and removed when it failed."""
     global _held
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: None
+        return
     outer, _held = _held, []
     held = _held
 

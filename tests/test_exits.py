@@ -390,6 +390,37 @@ def test_a_signal_after_a_finished_run_keeps_its_status(tmp_path):
     assert out.read_text().startswith("t,")
 
 
+def test_a_command_on_another_thread_holds_none_of_the_main_thread_s_outputs(tmp_path):
+    """hodyn_cli.outputs: a command run on a thread other than the main one (an
+    application's) holds nothing, so the main thread's own output written through the
+    library meanwhile goes into place at once and stays when that command fails (it was
+    held for the command, then removed with its outputs)."""
+    from hodyn_cli.io.paths import write_text
+    from hodyn_cli.outputs import held_outputs
+
+    entered, failed = threading.Event(), threading.Event()
+
+    def command() -> None:
+        try:
+            with held_outputs():
+                entered.set()
+                failed.wait(10)
+                raise RuntimeError("the command failed")
+        except RuntimeError:
+            pass
+
+    worker = threading.Thread(target=command)
+    worker.start()
+    assert entered.wait(10)
+    mine = tmp_path / "mine.txt"
+    write_text(str(mine), "the main thread's\n")
+    in_place = mine.exists()
+    failed.set()
+    worker.join()
+    assert in_place and mine.read_text() == "the main thread's\n"
+    assert not temporaries(tmp_path)
+
+
 # -- an output that is an input ---------------------------------------------------------------
 
 
