@@ -16,6 +16,14 @@ earlier command reaches it. Where the command's environment differs from the ser
 variable read at import time (:data:`WATCHED`: ``HODYN_KERNEL=...``, the BLAS threads) the
 client runs the real ``hodyn`` instead. Tests of the process itself (its start, imports,
 signals, tracebacks) run ``sys.executable -m hodyn_cli`` or the installed script, as before.
+
+As the real process, in what a shell can see: the client holds SIGINT, SIGTERM and SIGHUP
+from before its request until it knows the command's process, then sends them on (one that
+came between ended the client alone, the command running on); a client that is killed
+(SIGKILL) takes its command with it (:func:`_waited`); a fork ends as an interpreter's exit
+ends a process (:func:`exit_as_python`: files left open flushed) and draws afresh what a
+new process would (:func:`reseed`), but the hash seed of str and bytes, which every fork
+shares with the server.
 """
 
 from __future__ import annotations
@@ -50,6 +58,10 @@ CLIENT = r'''#!{python} -IS
 """hodyn through tests/forked_hodyn.py's server (see there)."""
 import json, os, signal, socket, sys
 
+# the stop signals held from before the request until the command's pid is known, then
+# sent on to it (one that came between ended only this client: the command ran on)
+STOP = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+signal.pthread_sigmask(signal.SIG_BLOCK, STOP)
 conn = socket.socket(socket.AF_UNIX)
 conn.connect({socket!r})
 message = json.dumps([sys.argv[1:], os.getcwd(), dict(os.environ)]).encode()
@@ -57,17 +69,34 @@ socket.send_fds(conn, [len(message).to_bytes(8, "little")], [0, 1, 2])
 conn.sendall(message)
 replies = conn.makefile("r")
 first = replies.readline().split()
-if first == ["fallback"]:
+if first == ["fallback"]:  # (no command started: one held ends this client, as it would hodyn)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP)  # (else kept across exec)
     os.execv({real!r}, [{real!r}, *sys.argv[1:]])
 pid = int(first[1])
-for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-    signal.signal(sig, lambda s, _: os.kill(pid, s))
+
+
+def forward(sig, _):
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:  # (it has ended: its status follows)
+        pass
+
+
+for sig in STOP:
+    signal.signal(sig, forward)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP)
 code = int(replies.readline().split()[1])
 if code < 0:  # the command died of a signal: so does this process
     signal.signal(-code, signal.SIG_DFL)
     os.kill(os.getpid(), -code)
 sys.exit(code)
 '''
+
+
+def client_text(sock: Path, real: Path) -> str:
+    """:data:`CLIENT` for the server listening at ``sock``, ``real`` the installed script."""
+    return (CLIENT.replace("{python}", sys.executable).replace("{socket!r}", repr(str(sock)))
+            .replace("{real!r}", repr(str(real))))
 
 
 def start(folder: Path, env: dict[str, str]) -> tuple[subprocess.Popen, Path]:
@@ -77,8 +106,7 @@ def start(folder: Path, env: dict[str, str]) -> tuple[subprocess.Popen, Path]:
     shim.mkdir()
     real = Path(sys.executable).parent / "hodyn"
     client = shim / "hodyn"
-    client.write_text(CLIENT.replace("{python}", sys.executable)
-                      .replace("{socket!r}", repr(str(sock))).replace("{real!r}", repr(str(real))))
+    client.write_text(client_text(sock, real))
     client.chmod(0o755)
     server = subprocess.Popen([sys.executable, __file__, str(sock)], env=env,
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
@@ -108,9 +136,7 @@ def _preload() -> None:
 def _run_command(fds: list[int], argv: list[str], cwd: str, env: dict[str, str]) -> None:
     """In the forked process: the client's standard streams, directory and environment,
     then ``hodyn argv`` as its console script runs it, and the exit a Python process makes
-    (threads joined, exit handlers run; an exception that escapes: its traceback, status 1)."""
-    import atexit
-    import threading
+    (:func:`exit_as_python`; an exception that escapes: its traceback, status 1)."""
     import traceback
 
     for target, fd in enumerate(fds):
@@ -119,6 +145,7 @@ def _run_command(fds: list[int], argv: list[str], cwd: str, env: dict[str, str])
     os.chdir(cwd)
     os.environ.clear()
     os.environ.update(env)
+    reseed()
     sys.argv = [str(Path(sys.executable).parent / "hodyn"), *argv]
     code: int = 0
     try:
@@ -134,9 +161,44 @@ def _run_command(fds: list[int], argv: list[str], cwd: str, env: dict[str, str])
     except BaseException:
         traceback.print_exc()
         code = 1
+    exit_as_python(code)
+
+
+def reseed() -> None:
+    """What a new process draws afresh and a fork copies: numpy's global generator (seeded
+    from the system's entropy at its first draw: once the server has drawn, every fork
+    would draw the server's next numbers; Python's ``random`` re-seeds itself in a fork).
+    The hash seed of str and bytes (set iteration order) cannot be: it is fixed when an
+    interpreter starts, so every fork shares the server's (one random seed per server,
+    where each real ``hodyn`` has its own). A test that needs another runs the real
+    ``hodyn``: a PYTHONHASHSEED in the command's environment (:data:`WATCHED`) does."""
+    np = sys.modules.get("numpy")
+    if np is not None:
+        np.random.seed()
+
+
+def exit_as_python(code: int) -> None:
+    """End this fork as an interpreter's exit ends a process, but for the server's own
+    clean-up (``os._exit``): the command's threads joined, its exit handlers run, and the
+    files it left open flushed (an interpreter's exit finalizes them; ``os._exit`` alone
+    dropped what a file never closed held in its buffer)."""
+    import atexit
+    import gc
+    import io
+    import threading
+
     try:
         threading._shutdown()  # type: ignore[attr-defined]  # (what an interpreter's exit does)
         atexit._run_exitfuncs()
+        gc.collect()  # (a file only a cycle holds: its finaliser closes it)
+        # (the command's objects: the server's were frozen before the fork, gc.freeze(), and
+        # are not among them)
+        for obj in gc.get_objects():
+            if isinstance(obj, io.IOBase) and not obj.closed:
+                try:
+                    obj.flush()
+                except (OSError, ValueError):  # (as a finaliser's: one file's failure alone)
+                    pass
         sys.stdout.flush()
         sys.stderr.flush()
     except BrokenPipeError:
@@ -164,9 +226,30 @@ def _serve(conn: socket.socket) -> None:
     for fd in fds:  # (the command's only: a pipe's reader sees its end when the command exits)
         os.close(fd)
     conn.sendall(f"pid {pid}\n".encode())
-    _, status = os.waitpid(pid, 0)
+    status = _waited(pid, conn)
     conn.sendall(f"status {os.waitstatus_to_exitcode(status)}\n".encode())
     os._exit(0)
+
+
+def _waited(pid: int, conn: socket.socket) -> int:
+    """The command's wait status, killed (SIGKILL) if its client goes first: a client killed
+    (SIGKILL, which it cannot forward) left its command running in the server, where the
+    real ``hodyn`` would have died with it. The client sends nothing after its request: its
+    end of the connection readable is its end."""
+    import select
+
+    pidfd = os.pidfd_open(pid)
+    try:
+        while True:
+            ready, _, _ = select.select([conn, pidfd], [], [])
+            if pidfd in ready:
+                break
+            if not conn.recv(1):
+                os.kill(pid, signal.SIGKILL)
+                break
+    finally:
+        os.close(pidfd)
+    return os.waitpid(pid, 0)[1]
 
 
 def _reap(*_) -> None:

@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import forked_hodyn
@@ -379,3 +380,105 @@ def test_the_forked_hodyn_gives_what_the_installed_one_does(tmp_path, forked):
         assert (got[0].returncode, got[0].stdout, got[0].stderr) == \
             (got[1].returncode, got[1].stdout, got[1].stderr), line
         assert got[0].stdout, line
+
+
+# -- the forked hodyn as the real process, in what a shell can see -------------------------------
+
+
+def test_a_signal_before_the_client_knows_its_command_reaches_the_command(tmp_path):
+    """A SIGTERM that reaches the client after its request, before the server told it the
+    command's process, is sent on to the command once it is known (it ended the client
+    alone: the command ran on). The server is the test's: the command a ``sleep``."""
+    import signal
+    import socket
+
+    sock = tmp_path / "s.sock"
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(sock))
+    listener.listen(1)
+    client = tmp_path / "hodyn"
+    client.write_text(forked_hodyn.client_text(sock, Path("/nonexistent")))
+    command = subprocess.Popen(["sleep", "60"])
+    proc = subprocess.Popen([sys.executable, "-IS", str(client)], stdin=subprocess.DEVNULL)
+    try:
+        conn, _ = listener.accept()
+        header, fds, _, _ = socket.recv_fds(conn, 8, 3)
+        for fd in fds:
+            os.close(fd)
+        size, got = int.from_bytes(header, "little"), 0
+        while got < size:  # (the whole request: the client waits for the pid now)
+            got += len(conn.recv(size - got))
+        proc.send_signal(signal.SIGTERM)
+        conn.sendall(f"pid {command.pid}\n".encode())
+        assert command.wait(10) == -signal.SIGTERM
+        conn.sendall(f"status {-signal.SIGTERM}\n".encode())
+        assert proc.wait(10) == -signal.SIGTERM
+    finally:
+        for p in (command, proc):
+            p.kill()
+            p.wait()
+        listener.close()
+
+
+def test_a_killed_clients_command_ends_with_it(tmp_path, forked):
+    """A client killed by SIGKILL (which it cannot send on) takes its command with it, as
+    the real ``hodyn`` dies (it ran on in the server, here reading its FIFO input for
+    ever): the FIFO's reader is gone (POLLERR on its writing end)."""
+    import select
+
+    fifo = tmp_path / "in.csv"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen([str(forked / "hodyn"), "compute", str(ROOT / "urdf/planar_2r.urdf"),
+                             str(fifo), "-o", str(tmp_path / "out.csv")], env=environment(),
+                            stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    fd = None
+    try:
+        while fd is None and proc.poll() is None:  # (ENXIO until the command opens it)
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:
+                time.sleep(0.01)
+        assert fd is not None, "the command ended before it read its input"
+        proc.kill()
+        proc.wait()
+        poll = select.poll()
+        poll.register(fd, 0)  # (POLLERR, POLLHUP: always reported)
+        assert poll.poll(10_000), "the command still reads its input"
+    finally:
+        if fd is not None:
+            os.close(fd)
+        proc.kill()
+        proc.wait()
+
+
+def test_a_forks_exit_flushes_the_files_left_open(tmp_path):
+    """forked_hodyn.exit_as_python ends a process as an interpreter's exit does, with the
+    files it never closed flushed (``os._exit`` dropped their buffers)."""
+    out = tmp_path / "left_open.txt"
+    code = (f"import sys; sys.path.insert(0, {str(ROOT / 'tests')!r}); import forked_hodyn\n"
+            f"kept = open({str(out)!r}, 'w'); kept.write('written')\n"
+            "forked_hodyn.exit_as_python(3)\n")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 3
+    assert out.read_text() == "written"
+
+
+def test_each_fork_draws_afresh_what_a_new_process_would():
+    """forked_hodyn.reseed: numpy's global generator drawn afresh in each fork, also where
+    the server drew from it before forking (seeded at its first draw, it was then copied:
+    two forks drew the same numbers)."""
+    code = (f"import os, sys; sys.path.insert(0, {str(ROOT / 'tests')!r})\n"
+            "import numpy as np, forked_hodyn\n"
+            "np.random.random()\n"
+            "drawn = []\n"
+            "for _ in range(2):\n"
+            "    r, w = os.pipe()\n"
+            "    if os.fork() == 0:\n"
+            "        forked_hodyn.reseed()\n"
+            "        os.write(w, repr(np.random.random()).encode())\n"
+            "        os._exit(0)\n"
+            "    os.close(w)\n"
+            "    drawn.append(os.read(r, 64))\n"
+            "    os.wait()\n"
+            "print(drawn[0] != drawn[1])\n")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True
+                          ).stdout == "True\n"

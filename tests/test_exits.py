@@ -318,6 +318,78 @@ def test_a_file_finished_just_before_a_signal_is_counted_as_kept():
     assert seen == ["out/a.csv"]
 
 
+def _signalling(monkeypatch, owner, name: str, before: bool = False) -> None:
+    """``owner.name`` sends this process SIGTERM after (``before``: before) it runs: a
+    signal at that moment of a run, on the main thread where its handler runs at once."""
+    real = getattr(owner, name)
+
+    def signalled(*args, **kw):
+        if before:
+            os.kill(os.getpid(), signal.SIGTERM)
+        result = real(*args, **kw)
+        if not before:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return result
+
+    monkeypatch.setattr(owner, name, signalled)
+
+
+@pytest.mark.parametrize("moment", ["solve", "write", "notice", "renamed"])
+def test_a_signal_leaves_no_output_the_command_did_not_finish(tmp_path, monkeypatch, moment):
+    """``retime --optimal`` stopped by SIGTERM during its solve, during its writing, after
+    its output was finished (its notice): exit 143, one line, the previous output
+    untouched. Its output was renamed into place when written, and a signal in the
+    command's last milliseconds (seen on a real run) exited 143 with the output complete
+    over the previous one; the renaming is now the command's last act, after which a
+    signal changes nothing (exit 0, the output complete)."""
+    from hodyn_cli import outputs
+    from hodyn_cli.algorithms.limits.optimal import Optimal
+    from hodyn_cli.cli import render
+    from hodyn_cli.io.writers import Hdf5Sink
+
+    owner, name, before = {"solve": (Optimal, "fit", True), "write": (Hdf5Sink, "write", False),
+                           "notice": (render, "notice", True),
+                           "renamed": (outputs, "rename", False)}[moment]
+    _signalling(monkeypatch, owner, name, before)
+    out = tmp_path / "out.h5"
+    out.write_text("the previous output\n")
+    r = hodyn_here("retime", URDF / "planar_2r.urdf", SAMPLES / "planar_2r_cosine.h5",
+                   "--optimal", "-o", out, *(["--quiet"] if moment != "notice" else []))
+    assert not temporaries(tmp_path)
+    if moment == "renamed":
+        assert r.returncode == 0, r.stderr
+        import h5py
+
+        with h5py.File(out) as f:  # (the whole file: its attributes are set at its close)
+            assert f.attrs["duration"] > 0 and len(f["q"]) > 1
+        return
+    assert (r.returncode, r.stderr) == (143, "hodyn: stopped by SIGTERM\n")
+    assert out.read_text() == "the previous output\n"
+
+
+def test_a_signal_after_a_finished_run_keeps_its_status(tmp_path):
+    """``python -m hodyn_cli``: a SIGTERM after the run has returned, its output in place,
+    the process exiting (Python's default action was back: killed, exit 143, the output
+    complete) is ignored: exit 0."""
+    out = tmp_path / "tau.csv"
+    late = ("import os, signal, sys\n"
+            "from hodyn_cli.cli import errors\n"
+            "real = errors.run\n"
+            "def run(*args, **kw):\n"
+            "    code = real(*args, **kw)\n"
+            "    os.kill(os.getpid(), signal.SIGTERM)\n"
+            "    return code\n"
+            "errors.run = run\n"
+            "sys.argv = ['hodyn'] + sys.argv[1:]\n"
+            "from hodyn_cli.cli.app import main\n"
+            "main()\n")
+    proc = subprocess.run([sys.executable, "-c", late, "compute", str(URDF / "planar_2r.urdf"),
+                           str(SAMPLES / "planar_2r_cosine.csv"), "-o", str(out)],
+                          capture_output=True, text=True)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert out.read_text().startswith("t,")
+
+
 # -- an output that is an input ---------------------------------------------------------------
 
 

@@ -91,6 +91,18 @@ def test_compose_of_no_points_and_of_a_single_series():
             assert np.allclose(got, compose(path[:, :, None], rates)[:, :, 0], rtol=1e-15)
 
 
+def test_compose_of_one_law_broadcast_is_each_point_s_to_the_bit():
+    """The probes' time law, one row broadcast over every point (programme.path_limits):
+    compose makes its chain matrix once, and gives each point what the law written out
+    point by point gives, to the bit (orders 3 to 6, a joint axis and none, 1 and 500
+    points)."""
+    for K, shape in ((3, (500, 4, 7)), (6, (500, 7)), (4, (1, 5, 2))):
+        path = RNG.normal(size=shape)
+        law = RNG.normal(size=K)
+        broadcast = np.broadcast_to(law, (shape[0], K))
+        assert np.array_equal(compose(path, broadcast), compose(path, np.tile(law, (shape[0], 1))))
+
+
 @pytest.mark.parametrize("D", [3, 5, 7, 12])
 def test_hermite_reproduces_polynomials_of_its_degree(D):
     """The path between two samples is the polynomial of degree 2D-1 with their D

@@ -422,27 +422,34 @@ def test_the_kept_law_is_lifted_where_the_limits_leave_room():
     assert faster < 0.995, faster
 
 
-def test_a_limit_s_value_and_static_part_are_its_values_to_the_bit():
-    """rates._values (the rounds' usage, made once for both): a limit's values and its static
-    part (x'' = x''' = 0) from one making of its monomials are ``PathLimit.values`` of X and
-    of X with x'' and x''' zeroed, to the bit, for the iiwa's jerk, torque rates and torque
-    accelerations (friction on, as the limits file's motors give it none: the URDF's)."""
-    from hodyn_cli.algorithms.limits.programme import path_limits, time_derivatives
+def test_a_limit_s_static_part_at_one_joint_is_its_values_to_the_bit():
+    """rates._static (the rounds' usage, made at each point's worst joint alone): a limit's
+    static part (x'' = x''' = 0) at the joint j of each point is ``PathLimit.values`` of X
+    with x'' and x''' zeroed there, to the bit, for the iiwa's jerk, torque rates and torque
+    accelerations (friction on, as the limits file's motors give it none: the URDF's), and
+    not the value with them."""
+    from dataclasses import replace
+
+    from hodyn_cli.algorithms.limits.programme import Derivatives, path_limits
 
     model = hodyn_cli.load_robot(str(IIWA))
     limits = hodyn_cli.joint_limits(model, str(IIWA_LIMITS), jerk=100.0)
     grid = generate(model, "cosine", duration=1.0, rate=50.0, derivatives=6)
     rng = np.random.default_rng(7)
     X = np.column_stack([1.0 + rng.random(grid.n_samples), rng.normal(size=(grid.n_samples, 3))])
+    rows = np.arange(grid.n_samples)
     seen = set()
     for limit in path_limits(model, grid, limits, 2):
         if limit.quantity.key not in rates.HIGHER:
             continue
         seen.add(limit.quantity.key)
-        value, still = rates._values(limit, time_derivatives(X))
-        assert np.array_equal(value, limit.values(X))
-        assert np.array_equal(still, limit.values(X * [1.0, 1.0, 0.0, 0.0]))
-        assert not np.array_equal(value, still)
+        # (contiguous, as the rounds read them back from rates._Kept: einsum's order of a
+        # point's sum follows the coefficients' layout, path_limits' are a moved axis)
+        limit = replace(limit, coefficients=np.ascontiguousarray(limit.coefficients))
+        j = rng.integers(0, len(limit.joints), grid.n_samples)
+        still = rates._static(limit, Derivatives(X), j)
+        assert np.array_equal(still, limit.values(X * [1.0, 1.0, 0.0, 0.0])[rows, j])
+        assert not np.array_equal(still, limit.values(X)[rows, j])
     assert seen == set(rates.HIGHER)
 
 

@@ -6,14 +6,13 @@ an infinite jerk, what Franka's controller refuses. Reachability's law is ramped
 motion's own rests as at its corners (``reachability.played``'s ``ramped``; the ramp's rise
 from ``rates.rise``, its ceiling from ``rates.cornered``)."""
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import hodyn_cli
+from conftest import hodyn_here
 from hodyn_cli.algorithms.planning.generate import generate
 
 URDF = Path(__file__).resolve().parents[1] / "urdf"
@@ -61,21 +60,21 @@ def test_the_panda_leaves_and_reaches_its_rests_without_a_step_of_acceleration()
 
 
 def test_a_two_link_leg_from_rest_starts_at_rest_in_acceleration_too(tmp_path):
-    """The real CLI on a 2R leg from rest to rest (1 kHz) with --jerk 50: the output's first
-    and last samples have q'' = 0 (the law kept before, 0.666 s, started at q'' = 8.93
+    """The command line on a 2R leg from rest to rest (1 kHz) with --jerk 50: the output's
+    first and last samples have q'' = 0 (the law kept before, 0.666 s, started at q'' = 8.93
     rad/s^2: a held robot's infinite jerk; auto now keeps the windows' 0.871 s, which
-    reachability's ramped law, 5.45 times its passes' law, does not beat)."""
+    reachability's ramped law, 5.45 times its passes' law, does not beat). In this process
+    (hodyn_here: three Python starts and imports were ~0.8 s of the test's CPU)."""
     points = tmp_path / "waypoints.csv"
     points.write_text("joint1,joint2\n0,0\n1.0,0.3\n")
     leg, out = tmp_path / "leg.csv", tmp_path / "out.csv"
-    hodyn = [sys.executable, "-m", "hodyn_cli"]
     robot = str(URDF / "planar_2r.urdf")
     for args in (["generate", robot, "--kind", "point-to-point", "--waypoints", str(points),
                   "--segment-duration", "0.3", "--rate", "1000", "--allow-limit-violation",
                   "-o", str(leg)],
                  ["retime", robot, str(leg), "--optimal", "--jerk", "50", "-o", str(out)],
                  ["validate", robot, str(out)]):
-        run = subprocess.run(hodyn + args + ["-q"], capture_output=True, text=True)
+        run = hodyn_here(*args, "-q")
         assert run.returncode == 0, (args[0], run.stderr)
     data = np.genfromtxt(out, delimiter=",", names=True)
     t = data["t"]

@@ -218,10 +218,24 @@ def test_the_trust_regions_rows_come_in_the_farthest_out_of_each_group():
     dx[[2, 4]] = [1.5, 2.0]
     dx[group + 3], dx[group + 5] = -0.7, 0.9
     dx[2 * group + 1] = 1 + sequential.VIOLATED / 2  # (within its tolerance)
-    assert sequential._left(dx, span, down).tolist() == [4, group + 3]
-    span[2 * group + 6] = down[2 * group + 6] = 0.0
+    x0 = np.ones(3 * group)
+
+    def left() -> list:
+        return sequential._left(dx, span, down, span * (1 + sequential.VIOLATED), x0).tolist()
+
+    assert left() == [4, group + 3]
+    span[2 * group + 6] = down[2 * group + 6] = x0[2 * group + 6] = 0.0
     dx[2 * group + 6] = 1e-9
-    assert sequential._left(dx, span, down).tolist() == [4, group + 3, 2 * group + 6]
+    assert left() == [4, group + 3, 2 * group + 6]
+    # (a folded velocity's ceiling below the region's: the point within the region is left
+    # past the velocity's own tolerance alone, and ranked by its distance beyond its side)
+    ceiling = span * (1 + sequential.VIOLATED)
+    ceiling[group + 5] = 0.5
+    assert sequential._left(dx, span, down, ceiling, x0).tolist() == [4, group + 3,
+                                                                       2 * group + 6]
+    ceiling[group + 5], span[group + 5] = 0.3, 0.29
+    assert sequential._left(dx, span, down, ceiling, x0).tolist() == [4, group + 5,
+                                                                       2 * group + 6]
 
 
 def test_a_limits_two_shares_come_from_one_evaluation_of_its_values(iiwa, monkeypatch):
@@ -663,3 +677,46 @@ def test_a_local_optimum_is_said_where_the_steps_converged_on_limits_of_one_grad
                                  rates.TOLERANCE).local
     monkeypatch.setattr(sequential, "STEPS", 1)
     assert not sequential.raised(sigma, x, lambda a, b: one, [(0, M)], rates.TOLERANCE).local
+
+
+def test_a_velocitys_rows_are_folded_into_the_trust_region(iiwa, monkeypatch):
+    """sequential._Fold: a velocity's tangent rows bound x's change alone (``sqrt(x)`` times
+    a constant), so they are folded into the trust region's upper side, the tightest per
+    grid point, each with its own tolerance (VIOLATED of its scale), and held as no rows of
+    their own (half of the ~4 000 rows the SO-101's programmes 4 and 5 added at their first
+    re-solve). The velocity here on its limit at the law (the rows near their bounds held
+    from the start): no velocity row is imposed, the region's upper side is below TRUST of
+    x where the velocity binds, the step keeps every velocity row to VIOLATED of its own
+    scale, and the law's duration is that of the programme with the velocity's rows held as
+    rows (main's) to 1e-6."""
+    sigma, x, limits, X = iiwa
+    [velocity] = [lim for lim in limits if lim.quantity.key == "velocity"]
+    top = np.abs(velocity.values(X)).max(axis=0)
+    limits = [replace(lim, lower=-top, upper=top) if lim is velocity else lim for lim in limits]
+    D = sequential._basis(sigma, x)
+    free = np.zeros(D.n, dtype=bool)
+    free[sequential.FROZEN : D.n - sequential.FROZEN] = True
+    models = [sequential._Model.of(limit, X, 0) for limit in limits]
+    assert [m.x_only for m in models] == [lim.quantity.key == "velocity" for lim in limits]
+    [folded] = [m for m in models if m.x_only]
+    imposed, region = set(), []
+    impose = sequential._impose
+
+    def recorded(lp, basis, sides, rows, span, down):
+        imposed.update(id(sides[s][0]) for s in set(rows.side[rows.side >= 0].tolist()))
+        region.append(span[rows.point[rows.side < 0]] / (sequential.TRUST * X[rows.point[
+            rows.side < 0], 0]))
+        impose(lp, basis, sides, rows, span, down)
+
+    monkeypatch.setattr(sequential, "_impose", recorded)
+    delta, _ = sequential._programme(models, D, free, X[:, 0], sigma, sequential.TRUST)
+    assert delta is not None and imposed and id(folded) not in imposed
+    assert np.concatenate(region).min() < 0.5  # (rows of the region that the velocity set)
+    dX = D.at(delta)
+    assert _worst_row([folded], X, dX) <= sequential.VIOLATED * (1 + 1e-6)
+    assert _worst_row(models, X, dX) <= sequential.VIOLATED * (1 + 1e-6)
+    monkeypatch.undo()
+    monkeypatch.setattr(sequential._Model, "x_only", property(lambda self: False))
+    rowed, _ = sequential._programme(models, D, free, X[:, 0], sigma, sequential.TRUST)
+    assert reachability.law_duration(sigma, x + dX[:, 0]) == pytest.approx(
+        reachability.law_duration(sigma, x + D.at(rowed)[:, 0]), rel=1e-6)

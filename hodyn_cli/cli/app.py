@@ -47,7 +47,7 @@ def main() -> None:
     from hodyn_cli.cli.errors import run
 
     keep_freed_memory()
-    code = run(only(sys.argv[1:2]))
+    code = run(only(sys.argv[1:2]), last=True)
     if "hodyn_cli.io.writers" in sys.modules and sys.modules["hodyn_cli.io.writers"].ABANDONED:
         # an HDF5 file whose write failed: the HDF5 library crashes freeing it at exit
         sys.stdout.flush()

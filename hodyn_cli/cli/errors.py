@@ -16,7 +16,7 @@ import signal
 import sys
 import threading
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import typer
@@ -24,6 +24,7 @@ import typer
 from hodyn_cli.capabilities import Unsupported
 from hodyn_cli.cli.flags import FLAGS
 from hodyn_cli.errors import HodynError
+from hodyn_cli.outputs import held_outputs
 from hodyn_cli.pipeline import stop
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_PIPE = 0, 1, 2, 3, 141
@@ -57,24 +58,51 @@ def _terminate(signum: int, frame) -> None:
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def run(app, args=None) -> int:
+def run(app, args=None, *, last: bool = False) -> int:
     """Run the typer app; usage errors (bad option values, unknown options) become the same
     one line as every other error, a closed stdout a quiet exit, a termination signal an
-    orderly stop."""
+    orderly stop. Its output files go into place as its last act (exit 0 or 1: finished),
+    after which a signal changes nothing (:func:`_finish`); ``last``: the process ends with
+    this run (``python -m hodyn_cli``): the signals stay ignored until it has exited (a
+    SIGTERM there, with Python's default action back, ended a finished run with 143)."""
     main = threading.current_thread() is threading.main_thread()  # (signals go only there)
     previous = {sig: signal.signal(sig, _terminate) for sig in STOP_SIGNALS} if main else {}
+    code = EXIT_INTERNAL
     try:
-        return _run(app, args)
+        with held_outputs() as commit:
+            code = _run(app, args, lambda: _finish(commit, main))
+        return code
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        if not (last and code in FINISHED):
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
         stop.reset()
 
 
-def _run(app, args) -> int:
+#: the exit statuses of a command that ran to its end: its outputs are kept
+FINISHED = (EXIT_OK, EXIT_FAILED)
+
+
+def _finish(commit: Callable[[], None], main: bool) -> None:
+    """The command has finished: from here a signal is ignored (it came after the work, as
+    if after the exit), then its outputs are renamed into place. A signal before this stops
+    the command with every output discarded, an existing one untouched; after it, the
+    status is the command's, its outputs complete (where the rename was the command's
+    first act after writing, a signal in its remaining milliseconds, a notice's, left the
+    output complete, over the previous one, with exit 143)."""
+    if main:
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+    commit()
+
+
+def _run(app, args, finish: Callable[[], None]) -> int:
     try:
         code = app(args=args, prog_name="hodyn", standalone_mode=False)
         sys.stdout.flush()  # inside the guard: the reader may go away during the last flush
+        code = code if isinstance(code, int) else EXIT_OK
+        if code in FINISHED:
+            finish()
     except BrokenPipeError:
         return closed_pipe()
     except OSError as e:  # the last flush of stdout failed (a full disk, /dev/full)
@@ -88,6 +116,9 @@ def _run(app, args) -> int:
         left = f": {e.left}" if e.left else ""
         print(f"hodyn: stopped by {signal.Signals(e.signum).name}{left}", file=sys.stderr)
         return 128 + e.signum
+    except HodynError as e:  # an output that cannot be renamed into place (finish)
+        print(f"hodyn: error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except Exception as e:
         # click's usage errors (typer may vendor its own click: known by behaviour, not class)
         if type(e).__name__ == "NoArgsIsHelpError" and getattr(e, "ctx", None) is not None:
@@ -97,7 +128,7 @@ def _run(app, args) -> int:
             print(f"hodyn: error: {e.format_message()}", file=sys.stderr)
             return EXIT_BAD_INPUT
         raise
-    return code if isinstance(code, int) else EXIT_OK
+    return code
 
 
 #: what the system refuses because of the user's environment, never because of a bug:

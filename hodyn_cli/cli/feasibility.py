@@ -185,7 +185,7 @@ def retime(
     time scaling makes the motion feasible.
     """
     from hodyn_cli.cli import render
-    from hodyn_cli.cli.options import numbers
+    from hodyn_cli.cli.options import number_list
     from hodyn_cli.errors import Infeasible
     from hodyn_cli.pipeline.feasibility import retime_file
     from hodyn_cli.pipeline.files import file_format
@@ -211,8 +211,7 @@ def retime(
         raise HodynError(f"--factor must be positive, got {factor}")
     if compact and (output == "-" or file_format(output) != "hdf5"):
         raise HodynError("--compact is an HDF5 layout: give --output FILE.h5")
-    joins = numbers(segments, "--segments") if segments else []
-    joins = tuple(joins if isinstance(joins, list) else [joins])
+    joins = tuple(number_list(segments, "--segments")) if segments else ()
     # --floating-base changes --to-limits's k (the torques), and what --factor writes only
     # where the file has a floating root's base_ columns (dropped without it); --optimal
     # and --to-limits --rate refuse it: the notice proposing it only where it changes the result

@@ -112,14 +112,14 @@ def ik(
     starts from the one before.
     """
     from hodyn_cli.cli import render
-    from hodyn_cli.cli.options import numbers
+    from hodyn_cli.cli.options import number_list
     from hodyn_cli.pipeline.jobs import IkJob
     from hodyn_cli.pipeline.trajectories import ik_file
 
     model = s.model(robot)
     s.capable("ik", model)
-    start = None if q0 is None else numbers(q0, "--q0", count=model.n,
-                                            names=model.joint_names)
+    start = None if q0 is None else number_list(q0, "--q0", count=model.n,
+                                                names=model.joint_names)
     job = IkJob(model, link, task=task.value, q0=start, max_condition=max_condition,
                 on_singular=on_singular.value, strict=s.strict, source=motion,
                 on_branch_jump=on_branch_jump.value, posture_gain=posture_gain)

@@ -15,6 +15,7 @@ import copy
 import functools
 import inspect
 import typing
+from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -231,15 +232,28 @@ def command(app: typer.Typer, name: str, *, short_help: str, shared: tuple[str, 
     return register
 
 
-def numbers(text: str | None, option: str, count: int | None = None, names=(),
-            unlimited: bool = False):
+def numbers(text: str | None, option: str, count: int | None = None, names: Sequence[str] = (),
+            unlimited: bool = False) -> float | list[float] | None:
     """Comma-separated numbers of an option: one float, or a list (``count``: exactly that
-    many, one per name in ``names``); ``unlimited``: a limit's option, where ``inf`` says
-    "no limit" for a joint. (Here, not in :mod:`~hodyn_cli.cli.data`: ``check`` and
-    ``retime`` read ``--jerk`` with it, and importing that module registered ``generate``
-    and ``import`` on the way, ~2-3 ms of their start.)"""
+    many, one per name in ``names``: always a list); None where the option was not given;
+    ``unlimited`` as :func:`number_list`'s.
+
+    >>> numbers("0.5", "--step"), numbers("0.5,1", "--step"), numbers("2", "--q0", count=1)
+    (0.5, [0.5, 1.0], [2.0])
+    """
     if text is None:
         return None
+    values = number_list(text, option, count, names, unlimited)
+    return values[0] if count is None and len(values) == 1 else values
+
+
+def number_list(text: str, option: str, count: int | None = None, names: Sequence[str] = (),
+                unlimited: bool = False) -> list[float]:
+    """Comma-separated numbers of an option, always a list (``count``: exactly that many,
+    one per name in ``names``); ``unlimited``: a limit's option, where ``inf`` says "no
+    limit" for a joint. (Here, not in :mod:`~hodyn_cli.cli.data`: ``check`` and ``retime``
+    read ``--jerk`` with it, and importing that module registered ``generate`` and
+    ``import`` on the way, ~2-3 ms of their start.)"""
     from hodyn_cli import api
     from hodyn_cli.errors import HodynError
 
@@ -250,9 +264,7 @@ def numbers(text: str | None, option: str, count: int | None = None, names=(),
     for value in values:
         if not (unlimited and value == float("inf")):
             api.check_number(option, value)
-    if count is not None:
-        if len(values) != count:
-            raise HodynError(f"{option} has {len(values)} values, the robot {count} joints "
-                             f"({', '.join(names)})")
-        return values
-    return values[0] if len(values) == 1 else values
+    if count is not None and len(values) != count:
+        raise HodynError(f"{option} has {len(values)} values, the robot {count} joints "
+                         f"({', '.join(names)})")
+    return values

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from hodyn_cli import outputs
 from hodyn_cli.errors import HodynError
 
 
@@ -120,7 +121,8 @@ def refuse_shared_outputs(outputs) -> None:
 @contextmanager
 def atomic_path(path: str) -> Iterator[str]:
     """Yield a temporary path next to ``path``, not yet created; on success rename it over
-    ``path``.
+    ``path``: at once, or when the command ends (:mod:`hodyn_cli.outputs`: a command's
+    main thread).
 
     On any error the temporary file is removed and an existing ``path`` is untouched. The
     caller creates the file (exclusively: ``"x"``): a file truncated when opened (``"w"``)
@@ -141,17 +143,14 @@ def atomic_path(path: str) -> Iterator[str]:
     # below (a file made here to reserve the name, removed at once, was left behind by a
     # signal landing between the two)
     tmp = str(target.parent / f".{target.name}.{os.urandom(6).hex()}.tmp")
+    held = False
     try:
         yield tmp
-        umask = os.umask(0)
-        os.umask(umask)
-        try:
-            os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600: give it normal permissions
-            os.replace(tmp, target)
-        except OSError as e:
-            raise cannot_write(path, e) from None
+        held = outputs.hold(tmp, path)  # (a command's: renamed when it ends)
+        if not held:
+            outputs.rename(tmp, path)
     finally:
-        if os.path.exists(tmp):
+        if not held and os.path.exists(tmp):
             os.unlink(tmp)
 
 

@@ -73,6 +73,9 @@ def compose(path: np.ndarray, rates: np.ndarray) -> np.ndarray:
     (``q, q', ..., q^[K]``) and the time law's (E, K) ``sdot, ..., s^(K)``: the series of q
     about s composed with ``s(t + tau) - s(t)`` (Faà di Bruno)."""
     K = path.shape[1] - 1
+    if len(rates) > 1 and rates.strides[0] == 0:  # (one law for every point, broadcast: the
+        # path's probes, programme.path_limits: its matrix made once, the same numbers)
+        rates = rates[:1]
     delta = np.zeros((len(rates), K + 1), dtype=np.result_type(rates, float))
     delta[:, 1:] = rates[:, :K] / np.array([factorial(k) for k in range(1, K + 1)])
     power = np.zeros_like(delta)

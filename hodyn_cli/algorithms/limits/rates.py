@@ -71,7 +71,7 @@ from typing import NamedTuple
 import numpy as np
 
 from hodyn_cli.algorithms.limits import reachability, sequential
-from hodyn_cli.algorithms.limits.programme import PathLimit, _monomials, time_derivatives
+from hodyn_cli.algorithms.limits.programme import Derivatives, PathLimit
 from hodyn_cli.algorithms.limits.ramps import FLAT, STEEPEST
 from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.modeling.limits import Limits
@@ -148,24 +148,21 @@ def _usage(found: list[PathLimit], X: np.ndarray) -> Usage:
     M = len(X)
     out = {"affine": np.zeros(M), "higher": np.zeros(M), "static": np.zeros(M),
            "order": np.ones(M)}
-    sigma = time_derivatives(X)
+    # (the law's time derivatives made once for every limit, as their ``values`` share them
+    # elsewhere: each made its own; the same numbers)
+    at, every = Derivatives(X), np.arange(M)
     for limit in found:
         centre, half = (limit.lower + limit.upper) / 2, (limit.upper - limit.lower) / 2
-        if limit.quantity.key not in HIGHER:
-            use = np.abs(limit.values(X) - centre) / half
-            # (each point's largest by its index: the same numbers, NaN too, as
-            # ``use.max(axis=1)``, which reduces a row of a few joints ~4 times slower)
-            out["affine"] = np.maximum(out["affine"], use[np.arange(M), use.argmax(axis=1)])
-            continue
-        value, still = _values(limit, sigma)
-        use = np.abs(value - centre) / half
+        use = np.abs(limit.values(X, at) - centre) / half
+        # (each point's largest by its index: the same numbers, NaN too, as
+        # ``use.max(axis=1)``, which reduces a row of a few joints ~4 times slower)
         j = np.argmax(use, axis=1)
-        worst = use[np.arange(M), j]
-        # (the static part's share at that joint alone: the same numbers, without the
-        # other joints' made and dropped)
-        at = np.arange(M), j
-        middle, width = (np.broadcast_to(v, still.shape)[at] for v in (centre, half))
-        static = np.abs(still[at] - middle) / width
+        worst = use[every, j]
+        if limit.quantity.key not in HIGHER:
+            out["affine"] = np.maximum(out["affine"], worst)
+            continue
+        middle, width = (np.broadcast_to(v, use.shape)[every, j] for v in (centre, half))
+        static = np.abs(_static(limit, at, j) - middle) / width
         beyond = worst > out["higher"]
         out["higher"] = np.where(beyond, worst, out["higher"])
         out["static"] = np.where(beyond, static, out["static"])
@@ -173,22 +170,23 @@ def _usage(found: list[PathLimit], X: np.ndarray) -> Usage:
     return Usage(**out)
 
 
-def _values(limit: PathLimit, sigma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``limit.values`` (M, m) at the grid points whose time law's derivatives are ``sigma``
-    (M, 4: :func:`~hodyn_cli.algorithms.limits.programme.time_derivatives`), and its static
-    part: the same with x'' = x''' = 0 (u' = u'' = 0), where s''' = s'''' = 0 and so is every
-    monomial with them. Its monomials made once for both, the same numbers as ``values`` of
-    each to the bit (a monomial that is 0 adds 0 to the same sum); ``values`` of the law
-    with x'' = x''' = 0 made them again at each of the rounds' usages."""
-    monomials = _monomials(sigma, limit.monomials)
+def _static(limit: PathLimit, at: Derivatives, j: np.ndarray) -> np.ndarray:
+    """(M,) the static part of ``limit``, its value with x'' = x''' = 0 (u' = u'' = 0, where
+    s''' = s'''' = 0 and so is every monomial with them), at the joint ``j`` of each grid
+    point (``at``: the law's :class:`~hodyn_cli.algorithms.limits.programme.Derivatives`
+    there): ``limit.values`` of that law at those joints to the bit (each point's sum of the
+    same products in the same order: a monomial that is 0 adds 0). At the worst joint alone,
+    where :func:`_usage` reads it: made at every joint, then one taken, it was a second
+    making of the whole limit at each of the rounds' usages."""
     moving = np.array([any(k > 2 for k in parts) for parts in limit.monomials], dtype=bool)
-    held = np.where(moving, 0.0, monomials)
-    value, still = (np.einsum("gi,gji->gj", m, limit.coefficients) for m in (monomials, held))
+    held = np.where(moving, 0.0, at.monomials(limit.monomials))
+    rows = np.arange(len(j))
+    still = np.einsum("gi,gi->g", held, limit.coefficients[rows, j])
     if limit.friction is not None:
-        a, c, b = np.moveaxis(limit.friction, -1, 0)
-        r = sigma[:, :1]
-        value, still = (v + a * r + c * np.tanh(b * r) for v in (value, still))
-    return value, still
+        a, c, b = (f[rows, j] for f in np.moveaxis(limit.friction, -1, 0))
+        r = at.sigma[:, 0]
+        still = still + a * r + c * np.tanh(b * r)
+    return still
 
 
 def _order(limit: PathLimit) -> int:

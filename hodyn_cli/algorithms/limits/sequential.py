@@ -50,7 +50,8 @@ region (x changes by at most :data:`TRUST` of itself at each grid point), the ro
 in by constraint generation (:func:`_programme`: the last step's active rows, from its
 final basis, first (the first step's: those within :data:`NEAR` of their bound), then the
 most violated one per limit, joint and quarter knot interval, until none is beyond its
-bound by :data:`VIOLATED`; each solve within the windows'
+bound by :data:`VIOLATED`; a velocity's rows, which bound x's change alone, folded into
+the trust region's, :class:`_Fold`; each solve within the windows'
 budget: ``programme.SIMPLEX_ITERATIONS`` a column, then the interior point for
 ``programme.IPM_ITERATIONS``, past which the law so far is the answer); its
 law is kept where it is within every limit at the grid points (to
@@ -475,6 +476,9 @@ class _Model:
     lower: np.ndarray
     upper: np.ndarray
     x0: np.ndarray | None  # (the sqrt(x) form's x_0; None: linearised)
+    #: its rows bound x's change alone, from above on both sides: a velocity's (``sqrt(x)``
+    #: times a constant, its bounds either side of 0), folded into the trust region (_Fold)
+    x_only: bool = False
 
     @classmethod
     def of(cls, limit: PathLimit, X: np.ndarray, a: int, form: bool | None = None,
@@ -485,7 +489,9 @@ class _Model:
         if _sqrt_linear(limit, X) if form is None else form:
             x0 = X[:, 0]
             r = np.sqrt(np.where(x0 > 0, x0, 1.0))[:, None]  # (rows at rest: dropped)
-            return cls(a, V / r, _over_root(V, G, r), limit.lower, limit.upper, x0)
+            x_only = (limit.monomials == ((1,),) and limit.friction is None
+                      and bool(np.all(limit.lower < 0)) and bool(np.all(limit.upper > 0)))
+            return cls(a, V / r, _over_root(V, G, r), limit.lower, limit.upper, x0, x_only)
         return cls(a, V, G, limit.lower, limit.upper, None)
 
     def sides(self, rest: float) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, float]]:
@@ -519,6 +525,44 @@ class _Model:
             return g, g
         dx = dX[:, :1] / (2 * np.maximum(self.x0, rest)[:, None] ** 1.5)
         return g + self.upper * dx, g + self.lower * dx
+
+
+@dataclass(frozen=True)
+class _Fold:
+    """The x-only limits' rows (:attr:`_Model.x_only`: a velocity's tangent rows, ``c dx <=
+    room c``, c > 0) folded into the trust region's upper side, the same feasible set: at
+    each grid point (M,) the tightest one's room for x's change (``room``), the change
+    beyond which one of them is broken by :data:`VIOLATED` of its own scale (``top``: the
+    check its row had, in its units), and the grid points where one is within :data:`NEAR`
+    of its bound at the current law, the nearest per quarter knot interval (``near``: the
+    first programme's region rows, as :func:`_near` takes a limit's). Held as rows, a
+    velocity's were half of the ~4 000 rows the SO-101's Fourier path with ``--jerk 50``
+    added at the first re-solve of its programmes 4 and 5, one per joint at points where
+    the region's row bounds the same x (benchmarks/README.md, 2026-12-01, short8)."""
+
+    room: np.ndarray
+    top: np.ndarray
+    near: np.ndarray
+
+    @classmethod
+    def of(cls, models: list[_Model], rest: float, M: int) -> _Fold:
+        room, top, close = np.full(M, np.inf), np.full(M, np.inf), np.full(M, np.inf)
+        for model in models:
+            P = len(model.base)
+            for coefficients, bound, size, sign in model.sides(rest):
+                c0 = sign * coefficients[..., 0]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    ok = np.isfinite(bound) & np.isfinite(size) & (size > 0) & (c0 > 0)
+                    r = np.where(ok, sign * bound / c0, np.inf)
+                    t = np.where(ok, (sign * bound + VIOLATED * size) / c0, np.inf)
+                    n = np.where(ok, sign * bound / size, np.inf)
+                span = slice(model.a, model.a + P)
+                room[span] = np.minimum(room[span], r.min(axis=1))
+                top[span] = np.minimum(top[span], t.min(axis=1))
+                close[span] = np.minimum(close[span], n.min(axis=1))
+        p = np.flatnonzero(close < NEAR)
+        near = _worst(p, np.zeros(len(p), dtype=int), -close[p])[:, 0]
+        return cls(room, top, near)
 
 
 def _over_root(V: np.ndarray, G: np.ndarray, r: np.ndarray) -> np.ndarray:
@@ -626,6 +670,10 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray
     into = basis.position.ravel()
     objective = np.bincount(into[into >= 0], (weight[:, None] * basis.values[:, 0]).ravel()[
         into >= 0], len(cols))
+    # (the limits whose rows bound x's change alone, a velocity's: folded into the trust
+    # region's upper side, the tightest at each grid point, no row of their own)
+    folded = _Fold.of([m for m in models if m.x_only], rest, M)
+    models = [m for m in models if not m.x_only]
     # each limit's sides: (model, coefficients, bound, its scale, sign)
     sides = [(model, *side) for model in models for side in model.sides(rest)]
     # (a row is broken where ``sign (change - bound) > VIOLATED scale``: that threshold on its
@@ -635,7 +683,9 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray
                            sign * np.inf) for _, _, bound, size, sign in sides]
     held = [np.zeros(bound.shape, dtype=bool) for _, _, bound, _, _ in sides]
     in_region = np.zeros(M, dtype=bool)
-    span = trust * np.maximum(x0, 0.0)  # (the region's upper side; its lower, below)
+    span = np.minimum(trust * np.maximum(x0, 0.0), folded.room)  # (the region's upper
+    # side, the folded limits' within it; its lower, below)
+    ceiling = np.minimum(trust * np.maximum(x0, 0.0) * (1 + VIOLATED), folded.top)
     down = min(trust, TRUST) * np.maximum(x0, 0.0)
     box = np.full(len(cols), 3 * trust)  # (the region's rows come in as they are left)
     # one programme, its rows added round by round: HiGHS goes on from its last basis
@@ -646,7 +696,7 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray
     _hold(rows, held, in_region)
     if carried is None:
         near = [_near(bound, size, sign) for _, _, bound, size, sign in sides]
-        rows = _fresh(near, held, in_region, none)
+        rows = _fresh(near, held, in_region, folded.near)
     _impose(lp, basis, sides, rows, span, down)
     if carried is not None:  # (its rows first, in its order: its basis is theirs)
         lp.start(carried.basis)
@@ -665,7 +715,7 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray
             p, j = np.nonzero(change > top if sign > 0 else change < top)
             broken.append(tuple(_worst(p, j, sign * (change[p, j] - bound[p, j])
                                        / size[p, j]).T))
-        new = _fresh(broken, held, in_region, _left(dX[:, 0], span, down))
+        new = _fresh(broken, held, in_region, _left(dX[:, 0], span, down, ceiling, x0))
         if not len(new.side) or generation == GENERATIONS - 1:
             break
         if carried is None and len(new.side) > lp.rows:  # (the first programme's basis,
@@ -762,17 +812,19 @@ def _near(bound: np.ndarray, size: np.ndarray, sign: float) -> tuple[np.ndarray,
     return tuple(_worst(p, j, -sign * bound[p, j] / size[p, j]).T)
 
 
-def _left(dx: np.ndarray, span: np.ndarray, down: np.ndarray) -> np.ndarray:
+def _left(dx: np.ndarray, span: np.ndarray, down: np.ndarray, ceiling: np.ndarray,
+          x0: np.ndarray) -> np.ndarray:
     """The grid points where the change ``dx`` of x leaves the trust region (``-down ..
-    span``, by :data:`VIOLATED` of it), the farthest out per quarter of a knot interval
-    (:func:`_worst`, as a limit's rows per joint): the region's rows come in as the limits'
-    do. Every point left (a first solve goes to its box's corners: 3 949 of the xArm7's
-    4 001 grid points with ``--jerk 20``) held as many rows again as the limits' and cost
-    HiGHS at every re-solve after; the programme still ends with none left beyond
-    VIOLATED."""
-    left = np.flatnonzero((dx > span * (1 + VIOLATED)) | (-dx > down * (1 + VIOLATED)))
-    with np.errstate(divide="ignore", invalid="ignore"):  # (at rest span = down = 0)
-        over = np.maximum(dx[left] / span[left], -dx[left] / down[left])
+    span``: above ``ceiling``, the region's VIOLATED of it or a folded limit's own
+    tolerance, :class:`_Fold`; below ``-down`` by VIOLATED of it), the farthest out (in
+    units of the law's x there, ``x0``) per quarter of a knot interval (:func:`_worst`, as
+    a limit's rows per joint): the region's rows come in as the limits' do. Every point
+    left (a first solve goes to its box's corners: 3 949 of the xArm7's 4 001 grid points
+    with ``--jerk 20``) held as many rows again as the limits' and cost HiGHS at every
+    re-solve after; the programme still ends with none left beyond its tolerance."""
+    left = np.flatnonzero((dx > ceiling) | (-dx > down * (1 + VIOLATED)))
+    with np.errstate(divide="ignore", invalid="ignore"):  # (at rest x0 = 0: first)
+        over = np.maximum(dx[left] - span[left], -dx[left] - down[left]) / x0[left]
     return _worst(left, np.zeros(len(left), dtype=int), over)[:, 0]
 
 
