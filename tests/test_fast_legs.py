@@ -155,10 +155,30 @@ def test_the_finger_edus_point_to_point_path_is_within_half_a_percent_of_toppra(
     _kept_and_consistent(model, out, 200)
 
 
-def test_a_law_shorter_than_a_few_output_steps_asks_for_a_finer_rate():
-    """At 200 Hz the fast copy's first leg alone (0.83 ms, a sixth of a step) passes
-    validate at no smoothing, its own or the arms': the reason says how few of the output's
-    steps its law lasts and asks for a finer --rate."""
+def test_a_law_shorter_than_an_output_step_has_its_rests_warped_for_the_step_it_spans():
+    """At 200 Hz the fast copy's first leg alone (0.83 ms, a sixth of a step) is sampled at
+    its two rests: its rests' warps give them the jerk that validate's judgement of q' over
+    that one step of 0.83 ms needs (reachability.played), and reachability's law is played
+    (0.03 % over its passes' law), within its limits and passing validate. (Sized for the
+    output's 5 ms step, they gave it 3 % of that: validate failed every smoothing.)"""
+    model = hodyn_cli.load_robot(ROBOT)
+    path = generate(model, "point-to-point", waypoints=WAYPOINTS[:2], segment_duration=[1.0],
+                    rate=100.0)
+    limits = {j: {"velocity": 5e3, "torque": 3e6} for j in model.joint_names}
+    out, opt = hodyn_cli.retime_optimal(model, path, limits=limits, gravity=NO_GRAVITY,
+                                        rate=200.0, arc_grid=ARC_GRID)
+    assert opt.used == "reachability" and out.n_samples == 2
+    assert opt.smoothed is not None and opt.duration < 1.005 * opt.smoothed.law
+    assert hodyn_cli.check_limits(model, out, limits=limits, gravity=NO_GRAVITY).feasible
+    assert hodyn_cli.validate_motion(model, out, gravity=NO_GRAVITY).passed
+
+
+def test_a_law_shorter_than_a_few_output_steps_asks_for_a_finer_rate(monkeypatch):
+    """The same leg with its rests' warps giving a quarter of the jerk that validate needs
+    there (reachability.MARGIN 0.5, not 2; at 1 a straight leg's error is on its tolerance)
+    passes validate at no smoothing, its own or the arms': the reason says how few of the
+    output's steps its law lasts and asks for a finer --rate."""
+    monkeypatch.setattr(reachability, "MARGIN", 0.5)
     model = hodyn_cli.load_robot(ROBOT)
     path = generate(model, "point-to-point", waypoints=WAYPOINTS[:2], segment_duration=[1.0],
                     rate=100.0)
@@ -171,13 +191,16 @@ def test_a_law_shorter_than_a_few_output_steps_asks_for_a_finer_rate():
 
 
 @pytest.mark.parametrize("uniform", [True, False], ids=["to-limits", "optimal"])
-def test_an_output_coarser_than_the_motion_is_at_most_fit_faster_than_the_uniform_scaling(uniform):
+def test_an_output_coarser_than_the_motion_is_at_most_fit_faster_than_the_uniform_scaling(
+        uniform, monkeypatch):
     """A motion of 0.83 ms at its limits resampled at 200 Hz: two samples, both at its rests,
     where nothing limits its speed (but rounding in q'). ``--to-limits --rate`` and
-    ``--optimal``'s fallback to the uniform scaling play it at most FIT faster than the
-    uniform scaling found on the input's samples, as every final fit (they gave 1.3e-13 s
-    and 6.9e-14 s on the finger_edu's point-to-point path at 20 Hz, its torques "on their
-    limits" at the second sample)."""
+    ``--optimal``'s fallback to the uniform scaling (reachability's law failing validate:
+    its rests' warps giving a quarter of the jerk it needs, reachability.MARGIN 0.5) play it
+    at most FIT faster than the uniform scaling found on the input's samples, as every final
+    fit (they gave 1.3e-13 s and 6.9e-14 s on the finger_edu's point-to-point path at 20 Hz,
+    its torques "on their limits" at the second sample)."""
+    monkeypatch.setattr(reachability, "MARGIN", 0.5)
     model = hodyn_cli.load_robot(ROBOT)
     path = generate(model, "point-to-point", waypoints=WAYPOINTS[:2], segment_duration=[1.0],
                     rate=100.0)
@@ -211,7 +234,8 @@ def test_an_output_whose_samples_see_no_limit_is_the_uniform_scaling_at_most_fit
         how, tmp_path, monkeypatch):
     """The 0.83 ms motion above, its output's two samples at its rests interpolated exactly
     (derivatives 0, not rounding): nothing limits the speed there. ``--to-limits --rate`` and
-    ``--optimal --rate`` (its fallback to the uniform scaling; the windows' grid the
+    ``--optimal --rate`` (its fallback to the uniform scaling, reachability's law failing
+    validate with its rests' warps' reachability.MARGIN 0.5; the windows' grid the
     coarsest, as cheap) play it at the plan's own bound, the uniform scaling on the input's
     samples, FIT faster, as every final fit and as without the perturbation: within its
     limits (``hodyn check``). (Both exited 2, "the motion never moves", raised by the final
@@ -219,6 +243,8 @@ def test_an_output_whose_samples_see_no_limit_is_the_uniform_scaling_at_most_fit
     ``hodyn validate``'s qd against q's differences with or without it: the notice asks
     for a finer --rate.)"""
     from hodyn_cli.algorithms.limits import optimal
+
+    monkeypatch.setattr(reachability, "MARGIN", 0.5)
 
     model = hodyn_cli.load_robot(ROBOT)
     path = generate(model, "point-to-point", waypoints=WAYPOINTS[:2], segment_duration=[1.0],

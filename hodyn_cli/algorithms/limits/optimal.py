@@ -1754,7 +1754,8 @@ Pieces = list[tuple[reachability.Arc, reachability.Law]]
 
 #: where reachability's law lasts fewer output steps than this and no smoothing passes
 #: validate, the reason says so and asks for a finer ``--rate`` (the finger_edu's 10 ms at
-#: 20 Hz: a fifth of a step, its output the uniform scaling, 85 % slower than toppra)
+#: 20 Hz, a fifth of a step, was the uniform scaling, 85 % slower than toppra, until the
+#: rests' warps were sized for the step their samples are apart: reachability.played)
 FEW = 4
 #: :attr:`Optimal.smoothing_note` says what the smoothing cost where it is this share of the
 #: law before it or more (less: within the grid's own error against toppra, ~0.05 %)
