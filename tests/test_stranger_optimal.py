@@ -19,8 +19,9 @@ from hodyn_cli.algorithms.planning.generate import generate
 @pytest.mark.parametrize("duration", [25.0, pytest.param(50.0, marks=pytest.mark.slow)])
 def test_a_coarse_input_gets_a_grid_as_fine_as_a_100_hz_one(duration):
     """A Fourier path of the iiwa given at 20 Hz for 50 s (1001 samples, its uniform scaling
-    ~42 s): the reachability grid of 4000 arc-length intervals, ~100 a second of the motion,
-    smoothed its law over at least 8 of them (~70 ms, against the 10 ms a 20 Hz output needs)
+    ~42 s; the default set's is 25 s: below): the reachability grid of 4000 arc-length
+    intervals, ~100 a second of the motion, smoothed its law over at least 8 of them (~70 ms,
+    against the 10 ms a 20 Hz output needs)
     and came out 0.37 % slower than toppra (0.47-0.60 % on the UR3, UR10, Kinova, Z1 and
     SO-101: the sweep); the default grid is now twice as fine as a 100 Hz input's would be
     in the uniform scaling's time (:data:`optimal.COARSE`: the test after), and gains what a

@@ -850,6 +850,9 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
 __attribute__((optimize("fp-contract=off")))
 static double taylor_start(const double *at, int D, int n, double h, const uint8_t *counted,
                            double *guess) {
+#ifdef __clang__  /* (clang ignores GCC's attribute and contracts by default) */
+#pragma STDC FP_CONTRACT OFF
+#endif
     double power[MAXK], hk = 1.0, factorial = 1.0, last = 0.0;
     for (int d = 0; d < D; d++, hk *= h, factorial *= d) power[d] = hk / factorial;
     for (int j = 0; j < n; j++) {
@@ -877,6 +880,9 @@ static void on_loops(int n, int ma, const int32_t *active, const uint8_t *closin
 __attribute__((optimize("fp-contract=off")))
 static void step_towards(int64_t M, int n, int ma, const int32_t *active, const double *start,
                          const double *target, double share, double *q) {
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
     for (int64_t x = 0; x < M; x++)
         for (int i = 0; i < ma; i++) {
             const double s0 = start[x * n + active[i]];

@@ -8,6 +8,9 @@
 
 /* no fused multiply-adds: the same roundings as the numpy reference's */
 #pragma GCC optimize("fp-contract=off")
+#ifdef __clang__  /* (clang ignores GCC's pragma and contracts by default) */
+#pragma STDC FP_CONTRACT OFF
+#endif
 
 /* The backward pass. K[M][2] (lower, upper x; K[M-1] given, the rest written); per step
  * i < M-1, row j < m: the bound p + w_hi hi + w_lo lo on x at i from K[i+1] = (lo, hi)
