@@ -66,8 +66,10 @@ def held_outputs() -> Iterator[Callable[[], None]]:
     held = _held
 
     def commit() -> None:
+        # several outputs (identify's URDF, drives and report) have no atomic rename together:
+        # one that fails (exit 2) leaves those renamed before it in place, the rest removed
         while held:
-            rename(*held.pop(0))  # (one that fails: the rest removed on leaving)
+            rename(*held.pop(0))
 
     try:
         yield commit
