@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from hodyn_cli.errors import HodynError
+from hodyn_cli.errors import cannot_write
 
 __all__ = ["hold", "rename", "held_outputs"]
 
@@ -48,7 +48,7 @@ def rename(tmp: str, path: str) -> None:
         os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except OSError as e:
-        raise HodynError(f"cannot write: {e.strerror or e}", path) from None
+        raise cannot_write(path, e) from None
 
 
 @contextmanager

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import resource
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from hodyn_cli import outputs
-from hodyn_cli.errors import HodynError
+from hodyn_cli.errors import HodynError, cannot_write
 
 
 def file_format(path: str) -> str:
@@ -26,23 +25,6 @@ def file_format(path: str) -> str:
     raise HodynError(f"unknown file type '{suffix or path}' (use .csv, .h5, .hdf5 or -)", path)
 
 
-def os_reason(e: OSError) -> str:
-    """What the system said, in its words: ``strerror``, or the errno named in an HDF5
-    library message (h5py raises OSError with the whole HDF5 error stack as text).
-
-    >>> os_reason(OSError(errno.ENOSPC, "No space left on device"))
-    'No space left on device'
-    >>> os_reason(OSError("Can't write data (file write failed: errno = 27, error message = ...)"))
-    'File too large'
-    """
-    if e.strerror:
-        return e.strerror
-    found = re.search(r"errno = (\d+)", str(e))
-    if found:
-        return os.strerror(int(found.group(1)))
-    return str(e).split("\n")[0]
-
-
 def check_room(path: str, end: int, more: int, name: str | None = None) -> None:
     """Refuse, before writing, what the system would refuse while writing: a file ``path``
     reaching ``end`` bytes over the file-size limit (``ulimit -f``), or ``more`` bytes over
@@ -54,12 +36,6 @@ def check_room(path: str, end: int, more: int, name: str | None = None) -> None:
     fs = os.statvfs(os.path.dirname(os.path.abspath(path)))
     if more > fs.f_bavail * fs.f_frsize:
         raise cannot_write(name or path, OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)))
-
-
-def cannot_write(path: str, e: OSError) -> HodynError:
-    """The one line for an output the system refused (permissions, a full disk, a file-size
-    limit, a read-only file system): the user's environment, not a bug."""
-    return HodynError(f"cannot write: {os_reason(e)}", "standard output" if path == "-" else path)
 
 
 def listing(names: list[str], limit: int = 6) -> str:

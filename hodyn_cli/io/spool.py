@@ -19,8 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, BinaryIO
 
-from hodyn_cli.errors import TrajectoryError
-from hodyn_cli.io.paths import os_reason
+from hodyn_cli.errors import TrajectoryError, os_reason
 
 __all__ = ["Spool", "spooled"]
 

@@ -22,8 +22,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from hodyn_cli.errors import cannot_write
 from hodyn_cli.io.offsets import RawRows, early_allocation
-from hodyn_cli.io.paths import atomic_path, cannot_write, check_room, file_format
+from hodyn_cli.io.paths import atomic_path, check_room, file_format
 
 
 class CsvSink:
