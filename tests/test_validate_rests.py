@@ -4,10 +4,10 @@ judged relative to that rounding: on a motion shorter than one step (its two sam
 rests, q' ~ 0 and q moving by the whole motion) its error and the sampling's expected error
 were ratios to noise (relative errors 3e14 .. 3e301, tolerances up to 1e64), the data's
 time scale a ratio of rounding; on a motion at constant speed the whole of its higher
-orders was rounding and failed against itself. Now each column's x^(k) is judged against
-the larger of its largest |x^(k)| and what its own differences imply, at least what the
-data makes rounding (:meth:`Differences.scales`); the retiming judges its output by the
-same code (:meth:`Differences.share`)."""
+orders was rounding and failed against itself. Now a column whose x^(k) is rounding at
+every sample is judged against what its own differences imply, at least what the data makes
+rounding (:meth:`Differences.sizes`; a moving column against its largest |x^(k)|, as
+before); the retiming judges its output by the same code (:meth:`Differences.share`)."""
 
 import numpy as np
 import pytest
