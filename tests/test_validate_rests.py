@@ -162,3 +162,13 @@ def test_a_motion_at_constant_speed_passes_and_an_inconsistent_acceleration_fail
     d[:, 2, 2] = 1e-3
     assert _failed(iiwa, traj) == [("qdd vs time differences of qd", "iiwa_joint_3")]
     assert _share(traj) > 100
+
+
+def test_a_motion_without_columns_has_nothing_to_judge():
+    """A single free body's joints: no column (its base is judged apart). The floors of
+    its orders are zero and its time scale none (the floors' largest over no column raised
+    "zero-size array" from validate on docs/floating.md's tumbling body)."""
+    differences = Differences()
+    differences.add(np.zeros((5, 3, 0)), np.arange(5) * 0.01, 0)
+    assert differences.frequency() == 0.0 and differences.judged(RTOL) == []
+    assert differences.floors(np.zeros((3, 0))).tolist() == [[0.0], [0.0], [0.0]]

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from hodyn_cli.algorithms.motion.turns import Turns
+
 __all__ = ["RTOL", "SPIKE", "frequency", "Differences"]
 
 #: the tolerance of a column against the time differences of the one below, relative to its
@@ -40,7 +42,7 @@ class Differences:
     made continuous in time first."""
 
     def __init__(self, wrap: np.ndarray | None = None):
-        self.wrap = wrap
+        self.turns = Turns(wrap) if wrap is not None and wrap.any() else None
         self.last: tuple | None = None  # (x row, t) of the previous chunk's last sample
         self.mags: np.ndarray | None = None  # largest |x^(k)| per order and column
         #: (D-1, m) per order k = 1.. and column, the largest |x^(k-1)| difference quotient
@@ -69,11 +71,9 @@ class Differences:
             self._add(x, t, start)
 
     def _add(self, x: np.ndarray, t: np.ndarray, start: int) -> None:
-        if self.wrap is not None and self.wrap.any():
+        if self.turns is not None:
             x = x.copy()
-            prev = x[:0, 0, self.wrap] if self.last is None else self.last[0][:, 0, self.wrap]
-            x[:, 0, self.wrap] = np.unwrap(np.concatenate([prev, x[:, 0, self.wrap]]),
-                                           axis=0)[len(prev):]
+            x[:, 0] = self.turns(x[:, 0])
         mags = np.abs(x).max(axis=0)
         self.mags = mags if self.mags is None else np.maximum(self.mags, mags)
         if self.last is not None:
@@ -144,7 +144,7 @@ class Differences:
         the larger. The second is where a whole order rests (a constant speed's higher
         orders, every order of a motion at rest): its largest in any column is rounding."""
         duration = max(self.span, 1e-300)
-        implied = sizes.max(axis=1, keepdims=True)
+        implied = sizes.max(axis=1, keepdims=True, initial=0.0)  # (no columns: a free body)
         for k in range(1, len(implied)):
             implied[k] = np.maximum(implied[k], implied[k - 1] / duration)
         return 1e-9 * implied
@@ -161,7 +161,7 @@ class Differences:
     def frequency(self) -> float:
         """The data's fastest time scale (:func:`frequency`) from the columns' own sizes
         (:meth:`sizes`) above their orders' floors: a ratio of rounding does not set it."""
-        if self.mags is None:
+        if self.mags is None or not self.mags.shape[1]:
             return 0.0
         with np.errstate(over="ignore", invalid="ignore"):
             own, floors = self.sizes()
