@@ -60,6 +60,7 @@ from hodyn_cli.algorithms.limits.rests import Pauses
 from hodyn_cli.algorithms.limits.scaling import TOLERANCE, Law, scaled
 from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.algorithms.motion.differences import RTOL, Differences
+from hodyn_cli.algorithms.motion.turns import unwrapping, wrapped_columns
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import HodynError, Infeasible, TrajectoryError
@@ -1338,7 +1339,9 @@ class Optimal:
         at most :data:`CALMER`
         times; beyond validate's tolerance after that, the uniform scaling is taken. The
         speed-up found is then made the law's own
-        (:meth:`_resampled`): the output's samples are ``1/rate`` apart."""
+        (:meth:`_resampled`): the output's samples are ``1/rate`` apart. A continuous joint's
+        angle that the motion wraps at +-pi is made continuous first (:meth:`_unwrapped`)."""
+        chunks = self._unwrapped(chunks)
         if self.uniform:  # the uniform scaling, from rest, resampled
             plan = self.plan(chunks())
             _, found, _ = self._fitted(chunks())
@@ -1626,10 +1629,18 @@ class Optimal:
         p, final = self.path, self.final
         assert p is not None and final is not None, "plan and fit first"
         self.bound = Bound(self.model, self.limits)
-        for piece in p.played(self.source or chunks):
+        for piece in p.played(self.source or self._unwrapped(lambda: chunks)()):
             out = scaled(piece, final.x, p.t0 + final.k * (piece.t - p.t0))
             self.bound.add(self._laws(out), out.t)
             yield out
+
+    def _unwrapped(self, chunks: Callable[[], Iterable[Trajectory]]
+                   ) -> Callable[[], Iterable[Trajectory]]:
+        """``chunks`` with the continuous joints' angles continuous in time: a log that
+        wraps them at +-pi jumps by 2 pi there, which the path would follow (validate
+        unwraps them likewise). Multi-DOF joints' configuration rows: as given."""
+        wrapped = None if self.model.multi_dof else wrapped_columns(self.model)
+        return chunks if wrapped is None or not wrapped.any() else unwrapping(chunks, wrapped)
 
     @property
     def duration(self) -> float:
