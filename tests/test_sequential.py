@@ -160,7 +160,9 @@ def test_a_chunks_limits_share_their_derivatives_to_the_bit(iiwa, monkeypatch):
     each limit's monomials, made once for every limit of a chunk (each had made its own at
     every step): every limit's values and gradient (and a torque rate's with friction, the
     steps read again) from one shared object are those made alone, to the bit, and the
-    derivatives are made 5 times for all of them (X and its four steps), not 5 a limit."""
+    derivatives are made twice for all of them (X, and its four steps stacked in one call),
+    not 5 times a limit; the monomials' gradients from the steps stacked are those of each
+    step on its own (a monomial's complex step, step by step), to the bit."""
     from hodyn_cli.algorithms.limits import programme
 
     sigma, x, limits, X = iiwa
@@ -183,7 +185,22 @@ def test_a_chunks_limits_share_their_derivatives_to_the_bit(iiwa, monkeypatch):
         shared = lim.gradient(X, at)
         assert np.array_equal(shared[0], V) and np.array_equal(shared[1], G)
         assert np.array_equal(lim.values(X, at), V)
-    assert len(made) == 5, made
+    assert len(made) == 2, made
+    for lim in every:  # (each monomial factor by factor, as it was made before it shared)
+        one_by_one = np.stack([_factor_by_factor(s, lim.monomials).imag
+                               / programme._COMPLEX_STEP for s in at.stepped()], axis=-1)
+        assert np.array_equal(at.jacobian(lim.monomials), one_by_one)
+        assert np.array_equal(at.monomials(lim.monomials),
+                              _factor_by_factor(at.sigma, lim.monomials))
+
+
+def _factor_by_factor(sigma: np.ndarray, monomials) -> np.ndarray:
+    """(E, n) each monomial of sigma's columns multiplied out on its own, from ones."""
+    out = np.ones((len(sigma), len(monomials)), dtype=sigma.dtype)
+    for i, parts in enumerate(monomials):
+        for k in parts:
+            out[:, i] = out[:, i] * sigma[:, k - 1]
+    return out
 
 
 def test_the_first_programme_starts_from_the_nearest_row_of_each_group():
