@@ -78,9 +78,11 @@ def test_a_tangent_row_kept_keeps_its_limit(iiwa):
         Y = X * [factor, factor, factor, factor]
         dX = Y - X
         g = limit.values(Y) / np.sqrt(Y[:, :1])
-        for (coefficients, rhs, _, sign), bound in zip(model.sides(rest),
-                                                       (limit.upper, limit.lower), strict=True):
-            row = np.einsum("pjd,pd->pj", coefficients, dX)
+        P, m = X.shape[0], limit.coefficients.shape[1]
+        p, j = np.divmod(np.arange(P * m), m)
+        for side, bound in zip(model.sides(rest), (limit.upper, limit.lower), strict=True):
+            rhs, sign = side.rhs, side.sign
+            row = np.einsum("rd,rd->r", side.at(p, j), dX[p]).reshape(P, m)
             # (the row's slack below the true slack: the row kept, the limit is)
             assert np.all(sign * (rhs - row) <= sign * (bound / np.sqrt(Y[:, :1]) - g) + 1e-9
                           * np.abs(bound / np.sqrt(Y[:, :1])))
@@ -514,8 +516,8 @@ def _worst_row(models, X, dX):
     rest = sequential.REST * X[:, 0].max()
     worst = -np.inf
     for model in models:
-        for (_, bound, size, sign), change in zip(model.sides(rest), model.changes(dX, rest),
-                                                  strict=True):
+        for side, change in zip(model.sides(rest), model.changes(dX, rest), strict=True):
+            bound, size, sign = side.rhs, side.scale, side.sign
             with np.errstate(invalid="ignore", divide="ignore"):
                 over = sign * (change - bound) / size
             worst = max(worst, float(np.where(np.isfinite(over), over, -np.inf).max()))
@@ -638,9 +640,10 @@ def test_the_changes_checked_are_each_sides_rows_times_the_change(iiwa):
     for rest in (sequential.REST * x.max(), 0.5 * x.max()):
         for limit in limits:
             model = sequential._Model.of(limit, X, 0)
-            for (coefficients, *_), change in zip(model.sides(rest), model.changes(dX, rest),
-                                                  strict=True):
-                row = np.einsum("pjd,pd->pj", coefficients, dX)
+            P, m = model.base.shape
+            p, j = np.divmod(np.arange(P * m), m)  # (every row's coefficients: Side.at)
+            for side, change in zip(model.sides(rest), model.changes(dX, rest), strict=True):
+                row = np.einsum("pjd,pd->pj", side.at(p, j).reshape(P, m, 4), dX)
                 assert np.allclose(change, row, rtol=1e-12, atol=1e-12 * np.abs(row).max())
 
 

@@ -618,10 +618,9 @@ class Derivatives:
         self._steps: np.ndarray | None = None
         self._monomials: dict[tuple, np.ndarray] = {}
         self._jacobians: dict[tuple, np.ndarray] = {}
-        # (the products of sigma's columns at X and at the four steps, by their parts: every
-        # limit's monomials made from them, :func:`_product`)
+        # (the products of sigma's columns at X, by their parts: every limit's monomials made
+        # from them, :func:`_product`)
         self._products: dict[tuple, np.ndarray] = {}
-        self._stepped_products: dict[tuple, np.ndarray] = {}
 
     def stepped(self) -> list[np.ndarray]:
         """The derivatives at ``X + i h e_d``, d = 0 .. 3 (h: the complex step)."""
@@ -645,11 +644,12 @@ class Derivatives:
     def jacobian(self, monomials: tuple) -> np.ndarray:
         """(M, n, 4) the ``monomials``' gradient in X (their complex steps: exact), the four
         steps' monomials made in one pass (stacked) and laid out as one per step stacked
-        on the last axis was (the products after it read the same memory order)."""
+        on the last axis was (the products after it read the same memory order). Their
+        products are not kept (4 M complex numbers each: a dozen of them on a grid of
+        MOST points is ~30 MB)."""
         if monomials not in self._jacobians:
             steps = self._stepped_all()
-            at = _monomials(steps.reshape(-1, steps.shape[-1]), monomials,
-                            self._stepped_products)
+            at = _monomials(steps.reshape(-1, steps.shape[-1]), monomials)
             J = (at.imag / _COMPLEX_STEP).reshape(4, len(self.X), -1)
             self._jacobians[monomials] = np.ascontiguousarray(np.moveaxis(J, 0, -1))
         return self._jacobians[monomials]

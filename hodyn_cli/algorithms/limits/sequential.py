@@ -218,6 +218,7 @@ def raised(sigma: np.ndarray, x: np.ndarray,
         if forms is None:  # (a limit's form is its own, not the law's: judged once)
             probes = {(a, b): _Probe.of(X[a:b]) for a, b in chunks}
             forms = [_sqrt_linear(limit, X[a:b], probes[a, b]) for a, b, limit in limited]
+            del probes  # (their derivatives: not held through the steps)
         at = {(a, b): programme.Derivatives(X[a:b]) for a, b in chunks}  # (shared)
         models = [_Model.of(limit, X[a:b], a, form, at[a, b])
                   for (a, b, limit), form in zip(limited, forms, strict=True)]
@@ -495,28 +496,27 @@ class _Model:
             return cls(a, V / r, _over_root(V, G, r), limit.lower, limit.upper, x0, x_only)
         return cls(a, V, G, limit.lower, limit.upper, None)
 
-    def sides(self, rest: float) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, float]]:
-        """Per side (upper, then lower): (coefficients (P, m, 4) of dX, the bound on their
-        sum (P, m; the current law's side of it where it is beyond: the law itself feasible),
-        the bound's scale (P, m), +1 for an upper bound or -1), rows at rest dropped
-        (their bound infinite)."""
+    def sides(self, rest: float) -> list[_Side]:
+        """Per side (upper, then lower), its :class:`_Side`: the bound on the rows' sum (P,
+        m; the current law's side of it where it is beyond: the law itself feasible), the
+        bound's scale (P, m), +1 for an upper bound or -1, and the rows' coefficients of dX
+        (:meth:`_Side.at`), rows at rest dropped (their bound infinite)."""
         out = []
         if self.x0 is not None:  # (x0's powers and where it moves: once for both sides)
             x0 = np.maximum(self.x0, rest)[:, None]
             slope, root, moving = 2 * x0**1.5, np.sqrt(x0), self.x0[:, None] > rest
         for bound, sign in ((self.upper, 1.0), (self.lower, -1.0)):
+            tangent = None
             if self.x0 is None:
-                coefficients = self.grad
                 rhs = np.broadcast_to(bound, self.base.shape) - self.base
                 scale = np.broadcast_to(np.abs(bound), self.base.shape)
             else:
-                coefficients = self.grad.copy()
-                coefficients[..., 0] += bound / slope
+                tangent = bound / slope
                 rhs = bound / root - self.base
                 scale = np.abs(bound) / root
                 rhs = np.where(moving, rhs, sign * np.inf)
             rhs = sign * np.maximum(sign * rhs, 0.0)
-            out.append((coefficients, rhs, scale, sign))
+            out.append(_Side(self.grad, tangent, rhs, scale, sign))
         return out
 
     def changes(self, dX: np.ndarray, rest: float) -> tuple[np.ndarray, np.ndarray]:
@@ -528,6 +528,31 @@ class _Model:
             return g, g
         dx = dX[:, :1] / (2 * np.maximum(self.x0, rest)[:, None] ** 1.5)
         return g + self.upper * dx, g + self.lower * dx
+
+
+class _Side(NamedTuple):
+    """One side of a limit's rows at the grid points (:meth:`_Model.sides`): per (point,
+    joint) ``sign (grad . dX) <= sign rhs`` (``scale``: the bound's size), a sqrt(x) form's
+    tangent adding ``tangent`` to the x coefficient. The rows' coefficients are made at the
+    rows a programme takes alone (:meth:`at`): every side's whole (P, m, 4) copy, two a
+    tangent limit a programme, was read at a few hundred of its rows."""
+
+    grad: np.ndarray
+    tangent: np.ndarray | None
+    rhs: np.ndarray
+    scale: np.ndarray
+    sign: float
+
+    def at(self, p: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """(R, 4) the coefficients of dX of the rows at (points ``p``, joints ``j``)."""
+        c = self.grad[p, j]
+        if self.tangent is not None:
+            c[:, 0] += self.tangent[p, j]
+        return c
+
+    def x_coefficient(self) -> np.ndarray:
+        """(P, m) the rows' coefficient of x's change."""
+        return self.grad[..., 0] if self.tangent is None else self.grad[..., 0] + self.tangent
 
 
 @dataclass(frozen=True)
@@ -552,8 +577,9 @@ class _Fold:
         room, top, close = np.full(M, np.inf), np.full(M, np.inf), np.full(M, np.inf)
         for model in models:
             P = len(model.base)
-            for coefficients, bound, size, sign in model.sides(rest):
-                c0 = sign * coefficients[..., 0]
+            for side in model.sides(rest):
+                bound, size, sign = side.rhs, side.scale, side.sign
+                c0 = sign * side.x_coefficient()
                 with np.errstate(divide="ignore", invalid="ignore"):
                     ok = np.isfinite(bound) & np.isfinite(size) & (size > 0) & (c0 > 0)
                     r = np.where(ok, sign * bound / c0, np.inf)
@@ -698,14 +724,15 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray
     # region's upper side, the tightest at each grid point, no row of their own)
     folded = _Fold.of([m for m in models if m.x_only], rest, M)
     models = [m for m in models if not m.x_only]
-    # each limit's sides: (model, coefficients, bound, its scale, sign)
-    sides = [(model, *side) for model in models for side in model.sides(rest)]
+    # each limit's sides: (model, its side)
+    sides = [(model, side) for model in models for side in model.sides(rest)]
     # (a row is broken where ``sign (change - bound) > VIOLATED scale``: that threshold on its
     # change, once; none where the scale is 0 or no number, nor at rest, its bound infinite)
     with np.errstate(invalid="ignore"):
-        beyond = [np.where(np.isfinite(size) & (size > 0), bound + sign * VIOLATED * size,
-                           sign * np.inf) for _, _, bound, size, sign in sides]
-    held = [np.zeros(bound.shape, dtype=bool) for _, _, bound, _, _ in sides]
+        beyond = [np.where(np.isfinite(side.scale) & (side.scale > 0),
+                           side.rhs + side.sign * VIOLATED * side.scale, side.sign * np.inf)
+                  for _, side in sides]
+    held = [np.zeros(side.rhs.shape, dtype=bool) for _, side in sides]
     in_region = np.zeros(M, dtype=bool)
     span = np.minimum(trust * np.maximum(x0, 0.0), folded.room)  # (the region's upper
     # side, the folded limits' within it; its lower, below)
@@ -719,7 +746,7 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray
     rows = _Rows(none, none, none, None) if carried is None else replace(carried, basis=None)
     _hold(rows, held, in_region)
     if carried is None:
-        near = [_near(bound, size, sign) for _, _, bound, size, sign in sides]
+        near = [_near(side.rhs, side.scale, side.sign) for _, side in sides]
         rows = _fresh(near, held, in_region, folded.near)
     _impose(lp, basis, sides, rows, span, down)
     if carried is not None:  # (its rows first, in its order: its basis is theirs)
@@ -734,7 +761,8 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray
         changes = [c for model in models
                    for c in model.changes(dX[model.a : model.a + len(model.base)], rest)]
         broken = []
-        for (_, _, bound, size, sign), change, top in zip(sides, changes, beyond, strict=True):
+        for (_, side), change, top in zip(sides, changes, beyond, strict=True):
+            bound, size, sign = side.rhs, side.scale, side.sign
             # (``sign (change - top) > 0`` as one comparison: no temporaries)
             p, j = _where(change > top if sign > 0 else change < top)
             broken.append(tuple(_worst(p, j, sign * (change[p, j] - bound[p, j])
@@ -813,13 +841,13 @@ def _impose(lp: LP, basis: _Columns, sides: list, rows: _Rows, span: np.ndarray,
     region = rows.side < 0
     c[region, 0] = 1.0
     lower[region], upper[region] = -down[at[region]], span[at[region]]
-    for s, (model, coefficients, bound, _, sign) in enumerate(sides):
+    for s, (model, side) in enumerate(sides):
         mine = np.flatnonzero(rows.side == s)
         if not len(mine):
             continue
         p, j = rows.point[mine], rows.joint[mine]
-        c[mine] = sign * coefficients[p, j]
-        upper[mine] = sign * bound[p, j]
+        c[mine] = side.sign * side.at(p, j)
+        upper[mine] = side.sign * side.rhs[p, j]
         at[mine] = model.a + p
     lp.add_rows(*basis.rows(at, c), lower, upper)
 
