@@ -73,13 +73,22 @@ class BSpline:
         x = np.asarray(x, dtype=float)
         if count < 1 or count > self.k + 1:
             return np.stack([self(x, nu) for nu in range(count)], axis=1)
+        t, k = self.t, self.k
         n, r = len(self.c), int(np.prod(self.c.shape[1:], dtype=np.int64))
-        c = np.zeros((count, n, r))
-        spline = self
-        for nu in range(count):
-            if nu:
-                spline = spline.derivative()
-            c[nu, : n - nu] = spline.c.reshape(n - nu, r)
+        c = np.empty((count, n, r))
+        c[0] = self.c.reshape(n, r)
+        for nu in range(1, count):  # (rows past a derivative's own: never read, set)
+            c[nu, n - nu :] = 0.0
+        for nu in range(1, count):  # (derivative's steps, in place: no copy of each held)
+            m = n - nu + 1
+            span = (t[k + 1 : m + k] - t[1:m])[:, None]
+            d = c[nu, : m - 1]
+            np.subtract(c[nu - 1, 1:m], c[nu - 1, : m - 1], out=d)
+            d *= k
+            with np.errstate(invalid="ignore", divide="ignore"):
+                d /= span
+            d[~(span > 0)[:, 0]] = 0.0
+            t, k = t[1:-1], k - 1
         out = backends.current().bspline_jet(self.t, self.k, c, x.ravel(), self.extrapolate)
         return out.reshape((len(x), count) + self.c.shape[1:])
 
