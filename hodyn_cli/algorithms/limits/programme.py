@@ -908,7 +908,7 @@ class TimeLaw:
         leaves ``1e-16 x / h^k`` of rounding in the k-th, h the knots' spacing, which on a
         fine grid is beyond the played motion's top derivatives' consistency.)"""
         spline = self.spline
-        X = np.stack([spline.derivative(nu)(s) if nu else spline(s) for nu in range(K)], axis=1)
+        X = spline.jet(s, K)
         return _rest_rates(X) if any(self.held) else time_rates(X)
 
 

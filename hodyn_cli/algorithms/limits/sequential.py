@@ -336,7 +336,7 @@ def _shares(limit: PathLimit, slowest: PathLimit | None, X: np.ndarray,
 def _jets(sigma: np.ndarray, x: np.ndarray) -> np.ndarray:
     """(M, 4) x .. x''' of the played law (its spline) at the grid points."""
     played = reachability.law_spline(sigma, x)
-    return np.stack([played(sigma, nu) for nu in range(4)], axis=1)
+    return played.jet(sigma, 4)
 
 
 def _basis(sigma: np.ndarray, x: np.ndarray, timed: bool = True) -> _Basis:
