@@ -257,6 +257,23 @@ def test_the_trust_regions_rows_come_in_the_farthest_out_of_each_group():
                                                                        2 * group + 6]
 
 
+def test_the_rows_found_and_least_are_numpys_nonzero_and_min():
+    """sequential._where and _least (their docstrings: numpy's ``nonzero`` and ``min(axis=1)``
+    made cheaper on (P, m) of a few joints) give the same (points, joints) in the same order
+    and the same numbers: ties, infinities, NaN (it wins, as in ``min``), no row, one joint,
+    nothing or everything found."""
+    rng = np.random.default_rng(11)
+    a = rng.integers(-3, 4, (60, 7)).astype(float)
+    a[5, 2], a[9] = np.nan, np.inf  # (a NaN beside smaller numbers; a row of inf)
+    a[17, [0, 6]] = np.nan, -np.inf
+    for x in (a, a[:, :1], a[:0], np.zeros((4, 3)), -np.ones((4, 3))):
+        assert np.array_equal(sequential._least(x), x.min(axis=1), equal_nan=True)
+        for mask in (x < 0, x == 1, np.isnan(x), x == x):
+            p, j = sequential._where(mask)
+            want = np.nonzero(mask)
+            assert np.array_equal(p, want[0]) and np.array_equal(j, want[1])
+
+
 def test_a_limits_two_shares_come_from_one_evaluation_of_its_values(iiwa, monkeypatch):
     """sequential._shares: the share at the law's pace is PathLimit.usage's and the share
     played slower _slower's, to the bit, from the limit's values made once (and its slowest
