@@ -10,7 +10,7 @@ import pytest
 import hodyn_cli
 from conftest import URDF
 from hodyn_cli.algorithms.motion.differences import Differences
-from hodyn_cli.algorithms.motion.turns import Turns
+from hodyn_cli.algorithms.motion.turns import Turns, unwrapping, wrapped_columns
 from hodyn_cli.algorithms.planning.generate import generate
 from hodyn_cli.core.trajectory import Trajectory
 
@@ -54,6 +54,29 @@ def test_turns_are_the_same_for_any_chunking():
     np.testing.assert_allclose(whole[:, 0], angle - 2 * np.pi * round((angle[0] - q[0, 0])
                                                                         / (2 * np.pi)),
                                atol=1e-12)
+
+
+def test_turns_at_a_chunk_boundary_on_the_wrap_and_from_plus_or_minus_pi(paths):
+    """A motion whose first sample is at +pi or -pi, wrapped, turning on through it: its
+    angles as they were (no turn added at the start), cut into chunks exactly where it wraps
+    (the wrap's step between one chunk's last sample and the next's first) or anywhere; and
+    ``unwrapping`` counts afresh at each reading (a second reading the same chunks)."""
+    model, path, wrapped = paths
+    for angle in (np.linspace(np.pi, np.pi + 1.0, 11), np.linspace(-np.pi, -np.pi - 1.0, 11)):
+        q = np.angle(np.exp(1j * angle))[:, None]
+        assert q[0, 0] == pytest.approx(angle[0]) and np.abs(np.diff(q[:, 0])).max() > 6
+        at = int(np.argmax(np.abs(np.diff(q[:, 0])) > np.pi)) + 1  # (the first sample past)
+        for cuts in ([], [at], [1, at], [at, at + 1]):
+            turns = Turns(np.array([True]))
+            got = np.concatenate([turns(part) for part in np.split(q, cuts)])
+            np.testing.assert_allclose(got[:, 0], angle, rtol=0, atol=1e-12)
+    cut = int(np.argmax(np.abs(np.diff(wrapped.derivatives[:, 0, WRIST])) > np.pi)) + 1
+    parts = [Trajectory(wrapped.joint_names, wrapped.derivatives[a:b], wrapped.t[a:b])
+             for a, b in ((0, cut), (cut, wrapped.n_samples))]
+    chunks = unwrapping(lambda: parts, wrapped_columns(model))
+    for _ in range(2):
+        again = np.concatenate([c.derivatives for c in chunks()])
+        np.testing.assert_allclose(again, path.derivatives, rtol=0, atol=1e-12)
 
 
 def test_differences_judge_a_wrapped_angle_unwrapped(paths):
