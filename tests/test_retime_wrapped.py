@@ -89,3 +89,31 @@ def test_differences_judge_a_wrapped_angle_unwrapped(paths):
         unwrapped.add(wrapped.derivatives[a:b], wrapped.t[a:b], a)
     assert plain.err is not None and unwrapped.err is not None
     np.testing.assert_allclose(unwrapped.err, plain.err, rtol=1e-6, atol=1e-12)
+
+
+def test_the_uniform_scaling_resampled_reads_a_wrapped_angle_unwrapped(paths, tmp_path):
+    """``retime --to-limits --rate`` (docs/feasibility.md says it unwraps too): the wrapped
+    file gives the unwrapped one's output, its k and every column (the angle going on to
+    6 rad), to rounding."""
+    import h5py
+    from typer.testing import CliRunner
+
+    from hodyn_cli.cli.app import app
+    from hodyn_cli.io import write_trajectory
+
+    _, path, wrapped = paths
+    outs = []
+    for name, traj in (("plain", path), ("wrapped", wrapped)):
+        write_trajectory(str(tmp_path / f"{name}.h5"), traj)
+        out = tmp_path / f"{name}_out.h5"
+        r = CliRunner().invoke(app, ["retime", str(ROBOT), str(tmp_path / f"{name}.h5"),
+                                     "--to-limits", "--rate", "50", "-o", str(out)])
+        assert r.exit_code == 0, r.output
+        with h5py.File(out) as f:
+            outs.append(({k: f[k][()] for k in f.keys()}, float(f.attrs["duration"])))
+    (plain, duration), (got, again) = outs
+    assert again == duration and got.keys() == plain.keys()
+    for key, column in plain.items():
+        np.testing.assert_allclose(got[key], column, rtol=0,
+                                   atol=1e-9 * max(np.abs(column).max(), 1.0), err_msg=key)
+    assert got["q"][-1, WRIST] == pytest.approx(6.0)
