@@ -66,7 +66,7 @@ def test_turns_at_a_chunk_boundary_on_the_wrap_and_from_plus_or_minus_pi(paths):
         q = np.angle(np.exp(1j * angle))[:, None]
         assert q[0, 0] == pytest.approx(angle[0]) and np.abs(np.diff(q[:, 0])).max() > 6
         at = int(np.argmax(np.abs(np.diff(q[:, 0])) > np.pi)) + 1  # (the first sample past)
-        for cuts in ([], [at], [1, at], [at, at + 1]):
+        for cuts in ([], [at], [1, at], [at, at + 1], [at, at]):  # (an empty chunk too)
             turns = Turns(np.array([True]))
             got = np.concatenate([turns(part) for part in np.split(q, cuts)])
             np.testing.assert_allclose(got[:, 0], angle, rtol=0, atol=1e-12)
