@@ -452,7 +452,7 @@ def pytest_generate_tests(metafunc):
     """The tests of :func:`backend`, once per backend of :func:`backend_params`: listed as
     the tests are collected, not when this file is imported, which the controller of a
     ``pytest -n`` run does too, where no test runs (loading the GPU backend imports JAX
-    and starts its CPU device: ~2 s of CPU)."""
+    and starts its CPU device: ~0.8 s of CPU)."""
     named = {name.strip() for mark in metafunc.definition.iter_markers("parametrize")
              for name in (mark.args[0].split(",") if isinstance(mark.args[0], str)
                           else mark.args[0])}
