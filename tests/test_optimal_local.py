@@ -157,6 +157,40 @@ def test_the_samples_beyond_and_their_speedups_are_the_old_ones_to_the_bit():
     assert np.array_equal(together, np.concatenate([y for _, y in old]))
 
 
+def test_the_samplings_are_interpolated_a_range_at_a_time_together(monkeypatch):
+    """``optimal._ranges`` (``_beyond``'s groups): every sampling's samples along a chunk of
+    the path, each once and in order, a range of the chunk at a time with every sampling's
+    samples in it together, about ``2 local.ROWS`` to a range; ``between`` over a group
+    puts several points in each interval (it makes each interval's control points once)
+    and gives each point the same bits as its sampling interpolated alone."""
+    from hodyn_cli.algorithms.limits.programme import SHARED, between
+    from hodyn_cli.core.trajectory import Trajectory
+
+    rng = np.random.default_rng(2)
+    t = np.cumsum(rng.uniform(0.8e-3, 1.2e-3, 1201))
+    q = np.cumsum(rng.normal(size=(1201, 5, 3)) * 1e-3, axis=0)
+    path = Trajectory(("a", "b", "c"), q, t)
+    step = 3 * np.mean(np.diff(t))  # (each sampling about one point to three intervals)
+    taken = [(p, s, 10.0 + s) for p in range(16)
+             for s in [np.arange(t[0] + p * step / 16, t[-1], step)]]
+    monkeypatch.setattr(local, "ROWS", 256)
+    groups = list(optimal._ranges(path, taken))
+    total = sum(len(s) for _, s, _ in taken)
+    assert len(groups) == total // 512 > 1
+    for phase, s, u in taken:
+        parts = [(a, b) for g in groups for p, a, b in g if p == phase]
+        assert np.array_equal(np.concatenate([a for a, _ in parts]), s)
+        assert np.array_equal(np.concatenate([b for _, b in parts]), u)
+    for k, group in enumerate(groups):
+        s = np.concatenate([s for _, s, _ in group])
+        assert len({p for p, _, _ in group}) == 16  # (every sampling in every range)
+        i = np.searchsorted(t, s, side="right") - 1
+        assert len(s) >= SHARED * len(np.unique(i))
+        if k in (0, len(groups) - 1):  # (the first range and the last, to the path's end)
+            alone = np.concatenate([between(path, a) for _, a, _ in group])
+            assert np.array_equal(between(path, s), alone)
+
+
 SOLO12 = example_robot("solo_description/robots/solo12.urdf")
 
 

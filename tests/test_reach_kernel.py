@@ -208,6 +208,36 @@ def test_compiled_bspline_finds_each_point_s_interval_in_any_order(kernel):
 
 
 @pytest.mark.kernel
+def test_a_spline_s_jet_is_each_derivative_s_values_to_the_bit(kernel):
+    """``BSpline.jet`` (one kernel call: each point's interval found and its Cox-de Boor
+    triangle made once, each derivative's basis functions read off it a few steps short) is
+    the spline and its derivatives evaluated one at a time to the bit, and the numpy
+    reference's too: degrees 0-7, clamped knots (some repeated inside) and unclamped ones,
+    one coordinate and three, points in order, on every knot, shuffled and beyond both
+    ends, extrapolated or NaN there (signs of zeros and NaNs included)."""
+    rng = np.random.default_rng(5)
+    for trial in range(16):
+        k, n = trial % 8, int(rng.integers(trial % 8 + 1, trial % 8 + 20))
+        if trial % 2:
+            inner = np.sort(rng.uniform(0, 10, n - k + 1))
+            if len(inner) > 3:
+                inner[2] = inner[1]  # (a knot repeated inside)
+            t = np.concatenate([np.full(k, inner[0]), inner, np.full(k, inner[-1])])
+        else:
+            t = np.sort(rng.uniform(-1, 11, n + k + 1))
+        spline = BSpline(t, rng.normal(size=(n, 3) if trial % 3 else n), k, bool(trial % 5))
+        x = np.sort(rng.uniform(t[0] - 1, t[-1] + 1, 40))
+        x = np.concatenate([x, t, rng.permutation(x)])
+        for count in range(1, k + 2):
+            got = spline.jet(x, count)
+            for want in (np.stack([spline(x, nu) for nu in range(count)], axis=1),
+                         reference(spline.jet, x, count)):
+                assert got.shape == want.shape
+                assert np.array_equal(got, want, equal_nan=True)
+                assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.kernel
 @pytest.mark.skipif(not kernel_variants(), reason="no compiled kernel")
 @pytest.mark.parametrize("arc_grid", [pytest.param(None, marks=pytest.mark.slow), 1000],
                          ids=["default-grid", "grid-1000"])

@@ -125,6 +125,25 @@ def test_earliest_crossing_is_exact_and_binding():
         assert np.abs(law.at(x[j] * (1 + 1e-6))[row[j], j] - centre) / half > 1 + 1e-8
 
 
+def test_which_samples_have_terms_is_any_over_the_coefficients():
+    """``scaling._with_terms`` (earliest's samples that have a law: a coefficient at a time)
+    is ``(c[..., first:] != 0).any(axis=-1)``: one coefficient and several, from the first
+    or the second, a NaN (not 0: a term), -0.0 (0), no samples."""
+    from hodyn_cli.algorithms.limits.scaling import _with_terms
+
+    rng = np.random.default_rng(4)
+    for shape in [(40, 3, 1), (40, 3, 2), (40, 2, 3), (0, 3, 2)]:
+        c = rng.normal(size=shape)
+        c[::2, :, -1] = 0.0
+        c[::3, :, 0] = -0.0
+        if len(c):
+            c[1, 0, -1] = np.nan
+        for first in (0, 1):
+            want = (c[..., first:] != 0).any(axis=-1)
+            assert np.array_equal(_with_terms(c, first), want)
+        assert not _with_terms(c, c.shape[-1]).any()
+
+
 def test_earliest_crossing_edges():
     law = Law(0, np.array([[[5.0, 1.0]], [[0.0, 0.0]]]), ("a",))  # beyond at rest
     assert earliest(law, np.array([-4.0]), np.array([4.0]))[0][0] == 0.0

@@ -78,9 +78,11 @@ def test_a_tangent_row_kept_keeps_its_limit(iiwa):
         Y = X * [factor, factor, factor, factor]
         dX = Y - X
         g = limit.values(Y) / np.sqrt(Y[:, :1])
-        for (coefficients, rhs, _, sign), bound in zip(model.sides(rest),
-                                                       (limit.upper, limit.lower), strict=True):
-            row = np.einsum("pjd,pd->pj", coefficients, dX)
+        P, m = X.shape[0], limit.coefficients.shape[1]
+        p, j = np.divmod(np.arange(P * m), m)
+        for side, bound in zip(model.sides(rest), (limit.upper, limit.lower), strict=True):
+            rhs, sign = side.rhs, side.sign
+            row = np.einsum("rd,rd->r", side.at(p, j), dX[p]).reshape(P, m)
             # (the row's slack below the true slack: the row kept, the limit is)
             assert np.all(sign * (rhs - row) <= sign * (bound / np.sqrt(Y[:, :1]) - g) + 1e-9
                           * np.abs(bound / np.sqrt(Y[:, :1])))
@@ -160,7 +162,9 @@ def test_a_chunks_limits_share_their_derivatives_to_the_bit(iiwa, monkeypatch):
     each limit's monomials, made once for every limit of a chunk (each had made its own at
     every step): every limit's values and gradient (and a torque rate's with friction, the
     steps read again) from one shared object are those made alone, to the bit, and the
-    derivatives are made 5 times for all of them (X and its four steps), not 5 a limit."""
+    derivatives are made twice for all of them (X, and its four steps stacked in one call),
+    not 5 times a limit; the monomials' gradients from the steps stacked are those of each
+    step on its own (a monomial's complex step, step by step), to the bit."""
     from hodyn_cli.algorithms.limits import programme
 
     sigma, x, limits, X = iiwa
@@ -183,7 +187,22 @@ def test_a_chunks_limits_share_their_derivatives_to_the_bit(iiwa, monkeypatch):
         shared = lim.gradient(X, at)
         assert np.array_equal(shared[0], V) and np.array_equal(shared[1], G)
         assert np.array_equal(lim.values(X, at), V)
-    assert len(made) == 5, made
+    assert len(made) == 2, made
+    for lim in every:  # (each monomial factor by factor, as it was made before it shared)
+        one_by_one = np.stack([_factor_by_factor(s, lim.monomials).imag
+                               / programme._COMPLEX_STEP for s in at.stepped()], axis=-1)
+        assert np.array_equal(at.jacobian(lim.monomials), one_by_one)
+        assert np.array_equal(at.monomials(lim.monomials),
+                              _factor_by_factor(at.sigma, lim.monomials))
+
+
+def _factor_by_factor(sigma: np.ndarray, monomials) -> np.ndarray:
+    """(E, n) each monomial of sigma's columns multiplied out on its own, from ones."""
+    out = np.ones((len(sigma), len(monomials)), dtype=sigma.dtype)
+    for i, parts in enumerate(monomials):
+        for k in parts:
+            out[:, i] = out[:, i] * sigma[:, k - 1]
+    return out
 
 
 def test_the_first_programme_starts_from_the_nearest_row_of_each_group():
@@ -497,8 +516,8 @@ def _worst_row(models, X, dX):
     rest = sequential.REST * X[:, 0].max()
     worst = -np.inf
     for model in models:
-        for (_, bound, size, sign), change in zip(model.sides(rest), model.changes(dX, rest),
-                                                  strict=True):
+        for side, change in zip(model.sides(rest), model.changes(dX, rest), strict=True):
+            bound, size, sign = side.rhs, side.scale, side.sign
             with np.errstate(invalid="ignore", divide="ignore"):
                 over = sign * (change - bound) / size
             worst = max(worst, float(np.where(np.isfinite(over), over, -np.inf).max()))
@@ -621,9 +640,10 @@ def test_the_changes_checked_are_each_sides_rows_times_the_change(iiwa):
     for rest in (sequential.REST * x.max(), 0.5 * x.max()):
         for limit in limits:
             model = sequential._Model.of(limit, X, 0)
-            for (coefficients, *_), change in zip(model.sides(rest), model.changes(dX, rest),
-                                                  strict=True):
-                row = np.einsum("pjd,pd->pj", coefficients, dX)
+            P, m = model.base.shape
+            p, j = np.divmod(np.arange(P * m), m)  # (every row's coefficients: Side.at)
+            for side, change in zip(model.sides(rest), model.changes(dX, rest), strict=True):
+                row = np.einsum("pjd,pd->pj", side.at(p, j).reshape(P, m, 4), dX)
                 assert np.allclose(change, row, rtol=1e-12, atol=1e-12 * np.abs(row).max())
 
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from hodyn_cli.algorithms.motion.turns import wrapped_columns
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 
@@ -41,8 +40,8 @@ def derivative_stream(robot: Model, chunks: Iterable[Trajectory], need: int, *,
             chunks, group_estimate.Charts(robot),
             lambda chunks, wrapped: DerivativeStream(chunks, need, wrench_need, cutoff,
                                                      wrapped, rows=rows, lowpassed=lowpassed),
-            _wrapped(robot))
-    return DerivativeStream(chunks, need, wrench_need, cutoff, _wrapped(robot), rows=rows,
+            wrapped_columns(robot))
+    return DerivativeStream(chunks, need, wrench_need, cutoff, wrapped_columns(robot), rows=rows,
                             lowpassed=lowpassed)
 
 
@@ -63,13 +62,4 @@ def estimating_reader(robot: Model, reader: Any, need: int, *, wrench_need: int 
         return group_estimate.MappedReader(EstimatingReader(  # type: ignore[return-value]
             group_estimate.MappedReader(reader, charts.to_chart), need, wrench_need, cutoff,
             charts.wrapped, rows=rows), charts.back)
-    return EstimatingReader(reader, need, wrench_need, cutoff, _wrapped(robot), rows=rows)
-
-
-def _wrapped(robot: Model) -> np.ndarray:
-    """(m,) the coordinates whose q may wrap at +-pi (continuous joints; with multi-DOF
-    joints, whose rates are given, over the velocity coordinates)."""
-    if robot.multi_dof:
-        return np.array([kind == "continuous" for kind, nv in zip(
-            robot.joint_types, robot.dofs, strict=True) for _ in range(nv)])
-    return np.array([robot.joint_types[i] == "continuous" for i in robot.coordinates])
+    return EstimatingReader(reader, need, wrench_need, cutoff, wrapped_columns(robot), rows=rows)

@@ -23,6 +23,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -340,6 +341,10 @@ class Hdf5Table:
             self._file = h5py.File(path, "r")
         except OSError as e:
             raise TrajectoryError(f"cannot open as HDF5: {e}", path) from None
+        #: each dataset's h5py object, looked up once (by :meth:`_check`): a lookup costs
+        #: ~0.1 ms in h5py, and a column's plan, the lengths and the raw rows had each looked
+        #: up their datasets again (~60 lookups an open of a file with 6 joints and 5 orders)
+        self._datasets: dict[str, Any] = {}
         try:
             self._where = self._columns()
         except BaseException:
@@ -348,10 +353,9 @@ class Hdf5Table:
         self.names = list(self._where)
         self.attrs = dict(self._file.attrs)
         self.paused = False
-        # (each dataset once: a joint's columns share theirs, and each lookup in h5py costs
-        # ~0.1 ms, two thirds of an open of a 1000-sample file with 6 joints and 5 orders)
+        # (each dataset once: a joint's columns share theirs)
         datasets = list(dict.fromkeys(key for key, _ in self._where.values()))
-        lengths = {self._file[key].shape[0] for key in datasets}
+        lengths = {self._datasets[key].shape[0] for key in datasets}
         if len(lengths) > 1:
             self._file.close()
             raise TrajectoryError(f"datasets differ in length ({sorted(lengths)})", path)
@@ -360,7 +364,7 @@ class Hdf5Table:
         self._local = threading.local()
         #: datasets read at their offsets in the file, through a descriptor of its own
         self._raw = {key: raw for key in datasets
-                     if (raw := RawRows.of(self._file[key])) is not None}
+                     if (raw := RawRows.of(self._datasets[key])) is not None}
         self._fd = os.open(path, os.O_RDONLY) if self._raw else None
 
     def _columns(self) -> dict[str, tuple[str, tuple]]:
@@ -461,6 +465,7 @@ class Hdf5Table:
                                   self.path)
         if obj.dtype.kind not in "fiu":
             raise TrajectoryError(f"dataset '{key}' is not numeric", self.path)
+        self._datasets[key] = obj
 
     def blocks(self, wanted: list[str] | None = None) -> Iterator[Block]:
         wanted = self.names if wanted is None else wanted
@@ -478,7 +483,8 @@ class Hdf5Table:
                 assert self._fd is not None  # opened as there are raw rows (closed: no reads)
                 raw.read(self._fd, start, rows, buffer)
             else:
-                self._file[key].read_direct(buffer, np.s_[start : start + rows], np.s_[:rows])
+                self._datasets[key].read_direct(buffer, np.s_[start : start + rows],
+                                                np.s_[:rows])
             flat = buffer[:rows].reshape(rows, -1)
             if pos == list(range(pos[0], pos[0] + len(pos))) and \
                     cols == list(range(cols[0], cols[0] + len(cols))):  # one slab
@@ -497,7 +503,7 @@ class Hdf5Table:
                 key, index = self._where[n]
                 cols, pos = by_set.setdefault(key, ([], []))
                 cols.append(c)
-                shape = self._file[key].shape[1:]
+                shape = self._datasets[key].shape[1:]
                 pos.append(int(np.ravel_multi_index(index, shape)) if shape else 0)
             plan = [(key, cols, pos, self._raw.get(key)) for key, (cols, pos) in by_set.items()]
             self._plans[wanted] = plan
@@ -509,7 +515,7 @@ class Hdf5Table:
         buffers = self._local.__dict__.setdefault("buffers", {})
         buffer = buffers.get(key)
         if buffer is None or len(buffer) < rows:
-            ds = self._file[key]
+            ds = self._datasets[key]
             buffer = buffers[key] = np.empty((max(rows, min(self.block_rows, self.n_rows)),
                                               *ds.shape[1:]), ds.dtype)
         return buffer

@@ -430,6 +430,14 @@ class CompiledBackend(NumpyBackend):
         _check(self.lib.hodyn_bspline(len(t), t, k, c.shape[1], c, E, x, int(extrapolate), out))
         return out
 
+    def bspline_jet(self, t, k, c, x, extrapolate):
+        (t, c, x), E = _contiguous(t, c, x), len(x)
+        R, n, r = c.shape
+        out = np.empty((E, R, r))
+        _check(self.lib.hodyn_bspline_jet(len(t), t, k, R, r, c, n * r, E, x, int(extrapolate),
+                                          out))
+        return out
+
     @_numpy_without_joints
     def elastic(self, model, data, drives, req, qs, base, wrenches, order, extra=None):
         R = int(req.u_orders.max())

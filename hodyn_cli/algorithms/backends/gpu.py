@@ -262,6 +262,9 @@ class GpuBackend:
     def bspline(self, *args: Any) -> np.ndarray:
         return self.cpu.bspline(*args)
 
+    def bspline_jet(self, *args: Any) -> np.ndarray:
+        return self.cpu.bspline_jet(*args)
+
     def elastic(self, model: Model, data: GpuData, *args: Any, **kwargs: Any
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self.cpu.elastic(model, data.cpu, *args, **kwargs)

@@ -62,6 +62,36 @@ class BSpline:
         out = backends.current().bspline(self.t, self.k, c, x.ravel(), self.extrapolate)
         return out.reshape(x.shape + self.c.shape[1:])
 
+    def jet(self, x: np.ndarray, count: int) -> np.ndarray:
+        """(E, count, ...) the spline and its first ``count - 1`` derivatives at x (E,):
+        each ``self(x, nu)`` to the bit (its :meth:`derivative`'s coefficients, made one
+        from the next as :meth:`derivative` makes them), evaluated together, the interval
+        of each point found and its basis functions made once for all of them (the
+        kernel's: a derivative's basis functions are the spline's Cox-de Boor triangle a few
+        steps short; at a time, the rounds' four evaluations of the law at every grid point
+        were four searches and triangles)."""
+        x = np.asarray(x, dtype=float)
+        if count < 1 or count > self.k + 1:
+            return np.stack([self(x, nu) for nu in range(count)], axis=1)
+        t, k = self.t, self.k
+        n, r = len(self.c), int(np.prod(self.c.shape[1:], dtype=np.int64))
+        c = np.empty((count, n, r))
+        c[0] = self.c.reshape(n, r)
+        for nu in range(1, count):  # (rows past a derivative's own: never read, set)
+            c[nu, n - nu :] = 0.0
+        for nu in range(1, count):  # (derivative's steps, in place: no copy of each held)
+            m = n - nu + 1
+            span = (t[k + 1 : m + k] - t[1:m])[:, None]
+            d = c[nu, : m - 1]
+            np.subtract(c[nu - 1, 1:m], c[nu - 1, : m - 1], out=d)
+            d *= k
+            with np.errstate(invalid="ignore", divide="ignore"):
+                d /= span
+            d[~(span > 0)[:, 0]] = 0.0
+            t, k = t[1:-1], k - 1
+        out = backends.current().bspline_jet(self.t, self.k, c, x.ravel(), self.extrapolate)
+        return out.reshape((len(x), count) + self.c.shape[1:])
+
     def window(self, lo: float, hi: float) -> BSpline:
         """The same spline for ``lo <= x <= hi`` (the same pieces: their knots and
         coefficients, to the bit) from the coefficients of the pieces there alone: its

@@ -49,8 +49,9 @@ SLOWEST = 0.5
 #: the iiwa's 500 s Fourier path at 200 Hz, 4: 14 places found, the next sampling beyond at
 #: another, the attempt not kept; 8: 23 places, 345.10 s; 16: 45, 343.26 s in one attempt)
 PHASES = 16
-#: the samplings' samples along a chunk of the path played together up to this many (their
-#: dynamics' memory: a fit's at most)
+#: the samplings' samples along a chunk of the path are played together, every sampling's
+#: in a range of the chunk, about twice this many to a range (their interpolants' and
+#: dynamics' memory: optimal._ranges)
 ROWS = 4096
 
 

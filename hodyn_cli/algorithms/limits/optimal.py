@@ -60,6 +60,7 @@ from hodyn_cli.algorithms.limits.rests import Pauses
 from hodyn_cli.algorithms.limits.scaling import TOLERANCE, Law, scaled
 from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.algorithms.motion.differences import RTOL, Differences
+from hodyn_cli.algorithms.motion.turns import unwrapping, wrapped_columns
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
 from hodyn_cli.errors import HodynError, Infeasible, TrajectoryError
@@ -234,6 +235,28 @@ def _moved(path: Trajectory, s: np.ndarray, t: np.ndarray,
     K = path.orders - 1
     return Trajectory(path.joint_names, compose(q, rates(K)) if K else q, t,
                       series={"s": s[:, None]})
+
+
+def _ranges(path: Trajectory, taken: list[tuple[int, np.ndarray, np.ndarray]]
+            ) -> Iterator[list[tuple[int, np.ndarray, np.ndarray]]]:
+    """The samplings' samples along a chunk of the path (``taken``: (sampling, s, t), each
+    s rising) a range of the chunk at a time, every sampling's samples in it together, about
+    :data:`~hodyn_cli.algorithms.limits.local.ROWS` twice a range: :func:`between`
+    interpolates points several to an interval from each interval's control points made
+    once (the 16 samplings put ~3.7 in each interval of a long path's played motion, a
+    sampling or two at a time ~0.3: each point its own; the same numbers to the bit, 30 %
+    less of its time), and the range bounds the memory of their interpolants and
+    dynamics."""
+    total = sum(len(s) for _, s, _ in taken)
+    parts = max(1, total // (2 * local.ROWS))
+    assert path.t is not None
+    cuts = path.t[np.arange(1, parts) * (path.n_samples - 1) // parts]
+    ends = [np.concatenate([[0], np.searchsorted(s, cuts), [len(s)]]) for _, s, _ in taken]
+    for k in range(parts):
+        group = [(phase, s[e[k]:e[k + 1]], t[e[k]:e[k + 1]])
+                 for (phase, s, t), e in zip(taken, ends, strict=True) if e[k + 1] > e[k]]
+        if group:
+            yield group
 
 
 def _no_faster(found: Binding | None, plan: Binding) -> Binding:
@@ -1166,8 +1189,8 @@ class Optimal:
         :data:`~hodyn_cli.algorithms.limits.local.PHASES` times as often, and the speed-up
         each fits at (:func:`~hodyn_cli.algorithms.limits.local.candidates`,
         :func:`~hodyn_cli.algorithms.limits.local.speedups`). The samplings'
-        samples along a chunk of the path are played and their dynamics made together
-        (:data:`~hodyn_cli.algorithms.limits.local.ROWS` or more at a time), and the samples
+        samples along a chunk of the path are played and their dynamics made together, a
+        range of the chunk at a time (:func:`_ranges`), and the samples
         beyond of all bisected together (:data:`~reachability.BLOCK` or more at a time): every
         step is per sample, so the arrays are those of a sampling at a time to the bit."""
         assert inner.path is not None
@@ -1203,25 +1226,22 @@ class Optimal:
                 bisect()
 
         # each sampling as the output's, from a later start; per chunk of the path, the
-        # samplings' samples along it interpolated and their dynamics made together,
-        # local.ROWS or more at a time (all at once, 16 times as dense, the 500 s path's
-        # peak RSS was 575 MiB against 193; a sampling at a time, the calls' own cost was
-        # most of a 1000-sample path's: pieces of 60-90 samples)
+        # samplings' samples along it interpolated and their dynamics made together, a
+        # range of the chunk at a time (_ranges: all at once, 16 times as dense, the 500 s
+        # path's peak RSS was 575 MiB against 193; a sampling at a time, the calls' own
+        # cost was most of a 1000-sample path's: pieces of 60-90 samples)
         # (a law shorter than a step: only the samplings that start before its end)
         starts = s0 + np.arange(local.PHASES) / local.PHASES * own.step * speed
         plans = [replace(own, law=replace(own.law, breaks=np.array([start, s1])))
                  for start in starts[(starts < s1) | (starts == s0)]]
         done = [0] * len(plans)
         for path, last in _lookahead(reachability.overlapping(motion)):
-            group: list[tuple[int, np.ndarray, np.ndarray]] = []
+            taken: list[tuple[int, np.ndarray, np.ndarray]] = []
             for phase, plan in enumerate(plans):
                 s, t, done[phase] = plan.along(path, last, done[phase])
                 if t.size:
-                    group.append((phase, s, t))
-                if group and sum(len(t) for _, _, t in group) >= local.ROWS:
-                    sampled(path, group)
-                    group = []
-            if group:
+                    taken.append((phase, s, t))
+            for group in _ranges(path, taken):
                 sampled(path, group)
         if pending:
             bisect()
@@ -1338,7 +1358,9 @@ class Optimal:
         at most :data:`CALMER`
         times; beyond validate's tolerance after that, the uniform scaling is taken. The
         speed-up found is then made the law's own
-        (:meth:`_resampled`): the output's samples are ``1/rate`` apart."""
+        (:meth:`_resampled`): the output's samples are ``1/rate`` apart. A continuous joint's
+        angle that the motion wraps at +-pi is made continuous first (:meth:`_unwrapped`)."""
+        chunks = self._unwrapped(chunks)
         if self.uniform:  # the uniform scaling, from rest, resampled
             plan = self.plan(chunks())
             _, found, _ = self._fitted(chunks())
@@ -1626,10 +1648,18 @@ class Optimal:
         p, final = self.path, self.final
         assert p is not None and final is not None, "plan and fit first"
         self.bound = Bound(self.model, self.limits)
-        for piece in p.played(self.source or chunks):
+        for piece in p.played(self.source or self._unwrapped(lambda: chunks)()):
             out = scaled(piece, final.x, p.t0 + final.k * (piece.t - p.t0))
             self.bound.add(self._laws(out), out.t)
             yield out
+
+    def _unwrapped(self, chunks: Callable[[], Iterable[Trajectory]]
+                   ) -> Callable[[], Iterable[Trajectory]]:
+        """``chunks`` with the continuous joints' angles continuous in time: a log that
+        wraps them at +-pi jumps by 2 pi there, which the path would follow (validate
+        unwraps them likewise). Multi-DOF joints' configuration rows: as given."""
+        wrapped = None if self.model.multi_dof else wrapped_columns(self.model)
+        return chunks if wrapped is None or not wrapped.any() else unwrapping(chunks, wrapped)
 
     @property
     def duration(self) -> float:

@@ -582,13 +582,26 @@ def _monomials_of(law: Law) -> tuple[tuple[int, ...], ...]:
                  for m in _partitions(law.power + 2 * p))
 
 
-def _monomials(sigma: np.ndarray, monomials) -> np.ndarray:
-    """(E, n) the monomials at each row of sigma (E, 4)."""
-    out = np.ones((len(sigma), len(monomials)), dtype=sigma.dtype)
+def _monomials(sigma: np.ndarray, monomials, made: dict | None = None) -> np.ndarray:
+    """(E, n) the monomials at each row of sigma (E, 4). ``made``: the products of sigma's
+    columns made so far (:func:`_product`), shared between calls on the same sigma."""
+    made = {} if made is None else made
+    out = np.empty((len(sigma), len(monomials)), dtype=sigma.dtype)
     for i, parts in enumerate(monomials):
-        for k in parts:
-            out[:, i] = out[:, i] * sigma[:, k - 1]
+        out[:, i] = _product(sigma, parts, made)
     return out
+
+
+def _product(sigma: np.ndarray, parts: tuple[int, ...], made: dict) -> np.ndarray:
+    """(E,) the product of sigma's columns ``parts`` (1-based), from ones, factor by factor
+    in their order (the same numbers whichever monomial asks: a monomial's product is its
+    first parts' times its last), each product of the first parts made once (``made``):
+    the limits of a chunk ask for the same ones (a torque rate's ``(1, 2)`` and its
+    acceleration's ``(1, 2, 2)``...)."""
+    if parts not in made:
+        made[parts] = (np.ones(len(sigma), dtype=sigma.dtype) if not parts else
+                       _product(sigma, parts[:-1], made) * sigma[:, parts[-1] - 1])
+    return made[parts]
 
 
 class Derivatives:
@@ -602,29 +615,43 @@ class Derivatives:
     def __init__(self, X: np.ndarray) -> None:
         self.X = X
         self.sigma = time_derivatives(X)
-        self._stepped: list[np.ndarray] | None = None
+        self._steps: np.ndarray | None = None
         self._monomials: dict[tuple, np.ndarray] = {}
         self._jacobians: dict[tuple, np.ndarray] = {}
+        # (the products of sigma's columns at X, by their parts: every limit's monomials made
+        # from them, :func:`_product`)
+        self._products: dict[tuple, np.ndarray] = {}
 
     def stepped(self) -> list[np.ndarray]:
         """The derivatives at ``X + i h e_d``, d = 0 .. 3 (h: the complex step)."""
-        if self._stepped is None:
+        return list(self._stepped_all())
+
+    def _stepped_all(self) -> np.ndarray:
+        """(4, M, K) :meth:`stepped`'s, made in one pass over the four steps stacked (each
+        row's numbers its own: the same as a step at a time, a quarter of the calls)."""
+        if self._steps is None:
             eye = 1j * _COMPLEX_STEP * np.eye(4)
-            self._stepped = [time_derivatives(self.X + eye[d]) for d in range(4)]
-        return self._stepped
+            stacked = np.concatenate([self.X + eye[d] for d in range(4)])
+            self._steps = time_derivatives(stacked).reshape(4, len(self.X), -1)
+        return self._steps
 
     def monomials(self, monomials: tuple) -> np.ndarray:
         """(M, n) the ``monomials`` at X."""
         if monomials not in self._monomials:
-            self._monomials[monomials] = _monomials(self.sigma, monomials)
+            self._monomials[monomials] = _monomials(self.sigma, monomials, self._products)
         return self._monomials[monomials]
 
     def jacobian(self, monomials: tuple) -> np.ndarray:
-        """(M, n, 4) the ``monomials``' gradient in X (their complex steps: exact)."""
+        """(M, n, 4) the ``monomials``' gradient in X (their complex steps: exact), the four
+        steps' monomials made in one pass (stacked) and laid out as one per step stacked
+        on the last axis was (the products after it read the same memory order). Their
+        products are not kept (4 M complex numbers each: a dozen of them on a grid of
+        MOST points is ~30 MB)."""
         if monomials not in self._jacobians:
-            self._jacobians[monomials] = np.stack(
-                [_monomials(s, monomials).imag / _COMPLEX_STEP for s in self.stepped()],
-                axis=-1)
+            steps = self._stepped_all()
+            at = _monomials(steps.reshape(-1, steps.shape[-1]), monomials)
+            J = (at.imag / _COMPLEX_STEP).reshape(4, len(self.X), -1)
+            self._jacobians[monomials] = np.ascontiguousarray(np.moveaxis(J, 0, -1))
         return self._jacobians[monomials]
 
 
@@ -881,7 +908,7 @@ class TimeLaw:
         leaves ``1e-16 x / h^k`` of rounding in the k-th, h the knots' spacing, which on a
         fine grid is beyond the played motion's top derivatives' consistency.)"""
         spline = self.spline
-        X = np.stack([spline.derivative(nu)(s) if nu else spline(s) for nu in range(K)], axis=1)
+        X = spline.jet(s, K)
         return _rest_rates(X) if any(self.held) else time_rates(X)
 
 

@@ -274,7 +274,7 @@ def kept(arc: reachability.Arc, law: reachability.Law,
 
     def usage(x: np.ndarray) -> Usage:
         played = reachability.law_spline(law.sigma, x)
-        X = np.stack([played(law.sigma, nu) for nu in range(4)], axis=1)
+        X = played.jet(np.asarray(law.sigma), 4)
         parts = [_usage(cached.limits(a, b), X[a:b]) for a, b in chunks]
         return Usage(*(np.concatenate([getattr(p, f) for p in parts]) for f in (
             "affine", "higher", "static", "order")))

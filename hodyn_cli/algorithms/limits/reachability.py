@@ -169,7 +169,7 @@ class Arc:
         their coefficients alone read, their derivatives made for them alone)."""
         window = windowed(self.knots, self.coefficients, DEGREE, float(sigma[0]),
                           float(sigma[-1])) if len(sigma) else self.shape
-        jet = np.stack([window.derivative(nu)(sigma) for nu in range(orders)], axis=1)
+        jet = window.jet(sigma, orders)
         fixed = ~np.isnan(self.still)  # (exactly where they are: see _still)
         jet[:, 0, fixed], jet[:, 1:, fixed] = self.still[fixed], 0.0
         return jet
@@ -1954,7 +1954,7 @@ class Warped:
         law's time derivatives there (E, K)."""
         sigma, K = self.sigma[a:b], self.K
         x = self.x.window(float(sigma[0]), float(sigma[-1]))
-        X = np.stack([x(sigma, nu) for nu in range(K)], axis=1)
+        X = x.jet(sigma, K)
         X[:, 0] = np.maximum(X[:, 0], 0.0)
         jet = np.concatenate([sigma[:, None], time_derivatives(X)], axis=1)[:, :, None]
         tau, warp = self._times(self.t[a:b])

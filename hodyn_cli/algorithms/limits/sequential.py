@@ -216,7 +216,9 @@ def raised(sigma: np.ndarray, x: np.ndarray,
     for _ in range(STEPS):
         limited = [(a, b, limit) for a, b in chunks for limit in rowed(a, b)]
         if forms is None:  # (a limit's form is its own, not the law's: judged once)
-            forms = [_sqrt_linear(limit, X[a:b]) for a, b, limit in limited]
+            probes = {(a, b): _Probe.of(X[a:b]) for a, b in chunks}
+            forms = [_sqrt_linear(limit, X[a:b], probes[a, b]) for a, b, limit in limited]
+            del probes  # (their derivatives: not held through the steps)
         at = {(a, b): programme.Derivatives(X[a:b]) for a, b in chunks}  # (shared)
         models = [_Model.of(limit, X[a:b], a, form, at[a, b])
                   for (a, b, limit), form in zip(limited, forms, strict=True)]
@@ -334,7 +336,7 @@ def _shares(limit: PathLimit, slowest: PathLimit | None, X: np.ndarray,
 def _jets(sigma: np.ndarray, x: np.ndarray) -> np.ndarray:
     """(M, 4) x .. x''' of the played law (its spline) at the grid points."""
     played = reachability.law_spline(sigma, x)
-    return np.stack([played(sigma, nu) for nu in range(4)], axis=1)
+    return played.jet(sigma, 4)
 
 
 def _basis(sigma: np.ndarray, x: np.ndarray, timed: bool = True) -> _Basis:
@@ -494,26 +496,27 @@ class _Model:
             return cls(a, V / r, _over_root(V, G, r), limit.lower, limit.upper, x0, x_only)
         return cls(a, V, G, limit.lower, limit.upper, None)
 
-    def sides(self, rest: float) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, float]]:
-        """Per side (upper, then lower): (coefficients (P, m, 4) of dX, the bound on their
-        sum (P, m; the current law's side of it where it is beyond: the law itself feasible),
-        the bound's scale (P, m), +1 for an upper bound or -1), rows at rest dropped
-        (their bound infinite)."""
+    def sides(self, rest: float) -> list[_Side]:
+        """Per side (upper, then lower), its :class:`_Side`: the bound on the rows' sum (P,
+        m; the current law's side of it where it is beyond: the law itself feasible), the
+        bound's scale (P, m), +1 for an upper bound or -1, and the rows' coefficients of dX
+        (:meth:`_Side.at`), rows at rest dropped (their bound infinite)."""
         out = []
+        if self.x0 is not None:  # (x0's powers and where it moves: once for both sides)
+            x0 = np.maximum(self.x0, rest)[:, None]
+            slope, root, moving = 2 * x0**1.5, np.sqrt(x0), self.x0[:, None] > rest
         for bound, sign in ((self.upper, 1.0), (self.lower, -1.0)):
+            tangent = None
             if self.x0 is None:
-                coefficients = self.grad
                 rhs = np.broadcast_to(bound, self.base.shape) - self.base
                 scale = np.broadcast_to(np.abs(bound), self.base.shape)
             else:
-                x0 = np.maximum(self.x0, rest)[:, None]
-                coefficients = self.grad.copy()
-                coefficients[..., 0] += bound / (2 * x0**1.5)
-                rhs = bound / np.sqrt(x0) - self.base
-                scale = np.abs(bound) / np.sqrt(x0)
-                rhs = np.where(self.x0[:, None] > rest, rhs, sign * np.inf)
+                tangent = bound / slope
+                rhs = bound / root - self.base
+                scale = np.abs(bound) / root
+                rhs = np.where(moving, rhs, sign * np.inf)
             rhs = sign * np.maximum(sign * rhs, 0.0)
-            out.append((coefficients, rhs, scale, sign))
+            out.append(_Side(self.grad, tangent, rhs, scale, sign))
         return out
 
     def changes(self, dX: np.ndarray, rest: float) -> tuple[np.ndarray, np.ndarray]:
@@ -525,6 +528,31 @@ class _Model:
             return g, g
         dx = dX[:, :1] / (2 * np.maximum(self.x0, rest)[:, None] ** 1.5)
         return g + self.upper * dx, g + self.lower * dx
+
+
+class _Side(NamedTuple):
+    """One side of a limit's rows at the grid points (:meth:`_Model.sides`): per (point,
+    joint) ``sign (grad . dX) <= sign rhs`` (``scale``: the bound's size), a sqrt(x) form's
+    tangent adding ``tangent`` to the x coefficient. The rows' coefficients are made at the
+    rows a programme takes alone (:meth:`at`): every side's whole (P, m, 4) copy, two a
+    tangent limit a programme, was read at a few hundred of its rows."""
+
+    grad: np.ndarray
+    tangent: np.ndarray | None
+    rhs: np.ndarray
+    scale: np.ndarray
+    sign: float
+
+    def at(self, p: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """(R, 4) the coefficients of dX of the rows at (points ``p``, joints ``j``)."""
+        c = self.grad[p, j]
+        if self.tangent is not None:
+            c[:, 0] += self.tangent[p, j]
+        return c
+
+    def x_coefficient(self) -> np.ndarray:
+        """(P, m) the rows' coefficient of x's change."""
+        return self.grad[..., 0] if self.tangent is None else self.grad[..., 0] + self.tangent
 
 
 @dataclass(frozen=True)
@@ -549,17 +577,18 @@ class _Fold:
         room, top, close = np.full(M, np.inf), np.full(M, np.inf), np.full(M, np.inf)
         for model in models:
             P = len(model.base)
-            for coefficients, bound, size, sign in model.sides(rest):
-                c0 = sign * coefficients[..., 0]
+            for side in model.sides(rest):
+                bound, size, sign = side.rhs, side.scale, side.sign
+                c0 = sign * side.x_coefficient()
                 with np.errstate(divide="ignore", invalid="ignore"):
                     ok = np.isfinite(bound) & np.isfinite(size) & (size > 0) & (c0 > 0)
                     r = np.where(ok, sign * bound / c0, np.inf)
                     t = np.where(ok, (sign * bound + VIOLATED * size) / c0, np.inf)
                     n = np.where(ok, sign * bound / size, np.inf)
                 span = slice(model.a, model.a + P)
-                room[span] = np.minimum(room[span], r.min(axis=1))
-                top[span] = np.minimum(top[span], t.min(axis=1))
-                close[span] = np.minimum(close[span], n.min(axis=1))
+                room[span] = np.minimum(room[span], _least(r))
+                top[span] = np.minimum(top[span], _least(t))
+                close[span] = np.minimum(close[span], _least(n))
         p = np.flatnonzero(close < NEAR)
         near = _worst(p, np.zeros(len(p), dtype=int), -close[p])[:, 0]
         return cls(room, top, near)
@@ -573,24 +602,45 @@ def _over_root(V: np.ndarray, G: np.ndarray, r: np.ndarray) -> np.ndarray:
     return out
 
 
-def _sqrt_linear(limit: PathLimit, X: np.ndarray) -> bool:
+def _sqrt_linear(limit: PathLimit, X: np.ndarray, probe: _Probe | None = None) -> bool:
     """Whether the limit's values are ``sqrt(x) g(X)`` with g affine in X (a velocity, joint
     jerk, torque rate without friction): g's first-order model at X predicts it at a point
-    far from X."""
-    ok = X[:, 0] > 0
+    far from X. ``probe``: X's (:class:`_Probe`, shared by the limits read at the same X;
+    None: made here)."""
+    probe = _Probe.of(X) if probe is None else probe
+    ok = probe.ok
     if not ok.any():
         return False
     limit = replace(limit, coefficients=limit.coefficients[ok],
                     friction=None if limit.friction is None else limit.friction[ok])
-    X = X[ok]
-    far = 1.3 * X + 0.1 * np.abs(X).max(axis=0)
+    X, far = probe.X, probe.far
     r = np.sqrt(X[:, :1])
-    V, G = limit.gradient(X)
+    V, G = limit.gradient(X, probe.at)
     g0, grad = V / r, _over_root(V, G, r)
     predicted = g0 + np.einsum("gjd,gd->gj", grad, far - X)
-    actual = limit.values(far) / np.sqrt(far[:, :1])
+    actual = limit.values(far, probe.at_far) / np.sqrt(far[:, :1])
     return bool(np.allclose(actual, predicted, rtol=1e-7,
                             atol=1e-9 * max(float(np.abs(actual).max()), 1e-300)))
+
+
+class _Probe(NamedTuple):
+    """Where :func:`_sqrt_linear` reads a chunk's limits: the grid points where x > 0
+    (``ok``), X there and a point far from it (``far``), with their time-law derivatives
+    (``at``, ``at_far``), made once for all of the chunk's limits (each limit had made its
+    own: ~5 ms each of the iiwa's 1 kHz path's six limits and parts, the same numbers)."""
+
+    ok: np.ndarray
+    X: np.ndarray
+    far: np.ndarray
+    at: programme.Derivatives
+    at_far: programme.Derivatives
+
+    @classmethod
+    def of(cls, X: np.ndarray) -> _Probe:
+        ok = X[:, 0] > 0
+        X = X[ok]
+        far = 1.3 * X + 0.1 * np.abs(X).max(axis=0) if len(X) else X
+        return cls(ok, X, far, programme.Derivatives(X), programme.Derivatives(far))
 
 
 @dataclass(frozen=True)
@@ -674,14 +724,15 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray
     # region's upper side, the tightest at each grid point, no row of their own)
     folded = _Fold.of([m for m in models if m.x_only], rest, M)
     models = [m for m in models if not m.x_only]
-    # each limit's sides: (model, coefficients, bound, its scale, sign)
-    sides = [(model, *side) for model in models for side in model.sides(rest)]
+    # each limit's sides: (model, its side)
+    sides = [(model, side) for model in models for side in model.sides(rest)]
     # (a row is broken where ``sign (change - bound) > VIOLATED scale``: that threshold on its
     # change, once; none where the scale is 0 or no number, nor at rest, its bound infinite)
     with np.errstate(invalid="ignore"):
-        beyond = [np.where(np.isfinite(size) & (size > 0), bound + sign * VIOLATED * size,
-                           sign * np.inf) for _, _, bound, size, sign in sides]
-    held = [np.zeros(bound.shape, dtype=bool) for _, _, bound, _, _ in sides]
+        beyond = [np.where(np.isfinite(side.scale) & (side.scale > 0),
+                           side.rhs + side.sign * VIOLATED * side.scale, side.sign * np.inf)
+                  for _, side in sides]
+    held = [np.zeros(side.rhs.shape, dtype=bool) for _, side in sides]
     in_region = np.zeros(M, dtype=bool)
     span = np.minimum(trust * np.maximum(x0, 0.0), folded.room)  # (the region's upper
     # side, the folded limits' within it; its lower, below)
@@ -695,7 +746,7 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray
     rows = _Rows(none, none, none, None) if carried is None else replace(carried, basis=None)
     _hold(rows, held, in_region)
     if carried is None:
-        near = [_near(bound, size, sign) for _, _, bound, size, sign in sides]
+        near = [_near(side.rhs, side.scale, side.sign) for _, side in sides]
         rows = _fresh(near, held, in_region, folded.near)
     _impose(lp, basis, sides, rows, span, down)
     if carried is not None:  # (its rows first, in its order: its basis is theirs)
@@ -710,9 +761,10 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray
         changes = [c for model in models
                    for c in model.changes(dX[model.a : model.a + len(model.base)], rest)]
         broken = []
-        for (_, _, bound, size, sign), change, top in zip(sides, changes, beyond, strict=True):
+        for (_, side), change, top in zip(sides, changes, beyond, strict=True):
+            bound, size, sign = side.rhs, side.scale, side.sign
             # (``sign (change - top) > 0`` as one comparison: no temporaries)
-            p, j = np.nonzero(change > top if sign > 0 else change < top)
+            p, j = _where(change > top if sign > 0 else change < top)
             broken.append(tuple(_worst(p, j, sign * (change[p, j] - bound[p, j])
                                        / size[p, j]).T))
         new = _fresh(broken, held, in_region, _left(dX[:, 0], span, down, ceiling, x0))
@@ -789,13 +841,13 @@ def _impose(lp: LP, basis: _Columns, sides: list, rows: _Rows, span: np.ndarray,
     region = rows.side < 0
     c[region, 0] = 1.0
     lower[region], upper[region] = -down[at[region]], span[at[region]]
-    for s, (model, coefficients, bound, _, sign) in enumerate(sides):
+    for s, (model, side) in enumerate(sides):
         mine = np.flatnonzero(rows.side == s)
         if not len(mine):
             continue
         p, j = rows.point[mine], rows.joint[mine]
-        c[mine] = sign * coefficients[p, j]
-        upper[mine] = sign * bound[p, j]
+        c[mine] = side.sign * side.at(p, j)
+        upper[mine] = side.sign * side.rhs[p, j]
         at[mine] = model.a + p
     lp.add_rows(*basis.rows(at, c), lower, upper)
 
@@ -808,7 +860,7 @@ def _near(bound: np.ndarray, size: np.ndarray, sign: float) -> tuple[np.ndarray,
     the xArm7's stop with ``--jerk 20``, one side of its jerk at most points) cost HiGHS
     at every re-solve of that programme and held no more than the nearest of each group
     (a row's neighbours a grid interval away hold nearly the same correction)."""
-    p, j = np.nonzero(sign * bound < NEAR * size)
+    p, j = _where(sign * bound < NEAR * size)
     return tuple(_worst(p, j, -sign * bound[p, j] / size[p, j]).T)
 
 
@@ -826,6 +878,24 @@ def _left(dx: np.ndarray, span: np.ndarray, down: np.ndarray, ceiling: np.ndarra
     with np.errstate(divide="ignore", invalid="ignore"):  # (at rest x0 = 0: first)
         over = np.maximum(dx[left] - span[left], -dx[left] - down[left]) / x0[left]
     return _worst(left, np.zeros(len(left), dtype=int), over)[:, 0]
+
+
+def _where(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.nonzero`` of a (P, m) mask, the same (points, joints) in the same order, from its
+    flat indices: numpy's two-dimensional ``nonzero`` took ~10 times as long (0.2 ms on 4 001
+    x 7, a side's broken rows at every generation: ~9 sides x 27 generations on the iiwa's 1
+    kHz Fourier path)."""
+    return np.divmod(np.flatnonzero(mask), mask.shape[1])
+
+
+def _least(a: np.ndarray) -> np.ndarray:
+    """(P,) the least of each row of ``a`` (P, m), m small: a column at a time (the same
+    numbers as ``a.min(axis=1)``, NaN too; that reduction over rows of a few joints took ~6
+    times as long, 0.5 ms on 4 001 x 7)."""
+    out = a[:, 0].copy()
+    for k in range(1, a.shape[1]):
+        np.minimum(out, a[:, k], out=out)
+    return out
 
 
 def _pairs(p: np.ndarray, j: np.ndarray) -> np.ndarray:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from hodyn_cli.algorithms.motion.turns import Turns
+
 __all__ = ["RTOL", "SPIKE", "frequency", "Differences"]
 
 #: the tolerance of a column against the time differences of the one below, relative to its
@@ -40,9 +42,13 @@ class Differences:
     made continuous in time first."""
 
     def __init__(self, wrap: np.ndarray | None = None):
-        self.wrap = wrap
+        self.turns = Turns(wrap) if wrap is not None and wrap.any() else None
         self.last: tuple | None = None  # (x row, t) of the previous chunk's last sample
         self.mags: np.ndarray | None = None  # largest |x^(k)| per order and column
+        #: (D-1, m) per order k = 1.. and column, the largest |x^(k-1)| difference quotient
+        #: over a step: the x^(k) the column's own change over a step implies
+        #: (:meth:`sizes`)
+        self.moved: np.ndarray | None = None
         #: per column, the largest |x^(D-1)'| over a step from the top order's differences
         #: (the data has no x^(D): :meth:`judged`'s top two orders need it), the largest
         #: spike of those difference quotients (two changes of opposite signs in a row, the
@@ -51,6 +57,8 @@ class Differences:
         self.spike: np.ndarray | None = None
         self.last_rates: np.ndarray | None = None
         self.dt = 0.0
+        self.first: float | None = None  # the first sample's time, and the duration so far
+        self.span = 0.0
         self.err: np.ndarray | None = None  # (D-1, m) largest error (None: no step yet), where,
         self.at = np.zeros((0, 0), int)     # when (sized with err)
         self.when = np.zeros((0, 0))
@@ -63,17 +71,18 @@ class Differences:
             self._add(x, t, start)
 
     def _add(self, x: np.ndarray, t: np.ndarray, start: int) -> None:
-        if self.wrap is not None and self.wrap.any():
+        if self.turns is not None:
             x = x.copy()
-            prev = x[:0, 0, self.wrap] if self.last is None else self.last[0][:, 0, self.wrap]
-            x[:, 0, self.wrap] = np.unwrap(np.concatenate([prev, x[:, 0, self.wrap]]),
-                                           axis=0)[len(prev):]
+            x[:, 0] = self.turns(x[:, 0])
         mags = np.abs(x).max(axis=0)
         self.mags = mags if self.mags is None else np.maximum(self.mags, mags)
         if self.last is not None:
             x, t, start = np.concatenate([self.last[0], x]), np.concatenate([self.last[1], t]), \
                 start - 1
         self.last = (x[-1:], t[-1:])
+        if len(t):
+            self.first = float(t[0]) if self.first is None else self.first
+            self.span = float(t[-1]) - self.first
         if len(t) < 2:
             return
         dt = np.diff(t)[:, None]
@@ -93,8 +102,11 @@ class Differences:
         if self.err is None:
             self.err, self.at = np.full((D - 1, m), -1.0), np.zeros((D - 1, m), int)
             self.when, self.dots = np.zeros((D - 1, m)), np.zeros((D - 1, m, 2))
+            self.moved = np.zeros((D - 1, m))
+        assert self.moved is not None
         for k in range(1, min(D, self.err.shape[0] + 1)):
             numeric = np.diff(x[:, k - 1], axis=0) / dt             # mean of x^(k) over each step
+            self.moved[k - 1] = np.fmax(self.moved[k - 1], np.abs(numeric).max(axis=0))
             analytic = (x[:-1, k] + x[1:, k]) / 2
             err = np.abs(numeric - analytic)                         # (steps, m)
             s = err.argmax(axis=0)
@@ -105,8 +117,55 @@ class Differences:
             self.when[k - 1] = np.where(better, t[s], self.when[k - 1])
             self.dots[k - 1] += np.stack([(numeric * analytic).sum(0), (analytic**2).sum(0)], -1)
 
+    def sizes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per order and column (D, m), the column's own size of x^(k), and per order (D, 1)
+        the size below which x^(k) is rounding for this data (:meth:`floors`). A column
+        that moves (its largest |x^(k)| above that floor) is sized by its largest |x^(k)|,
+        as it always was; one whose x^(k) is rounding at every sample (q' ~ 1e-30 .. 1e-13
+        where a retimed motion's law stops) by the larger of that and the largest x^(k) its
+        own x^(k-1) implies over a step (their difference quotients): a motion shorter than
+        a step, sampled at its two rests, has q' ~ 0 there and q moving by the whole motion.
+        (Everywhere, the quotients would raise a moving column's size where the sampling
+        does not resolve x^(k): a jerk-limited law's q'''' 1.6 times, and the UR10's
+        inconsistent plan of tests/test_optimal_rates_auto.py passed.)"""
+        assert self.mags is not None
+        moved = self.mags.copy()
+        if self.moved is not None:  # (an overflowed quotient, inf, leaves its error inf:
+            quotients = np.where(np.isfinite(self.moved), self.moved, 0.0)  # judged, failed)
+            moved[1:] = np.maximum(moved[1:], quotients)
+        floors = self.floors(moved)
+        return np.where(self.mags >= floors, self.mags, moved), floors
+
+    def floors(self, sizes: np.ndarray) -> np.ndarray:
+        """(D, 1): per order, the x^(k) below which a column's is rounding for this data,
+        from the columns' ``sizes``: 1e-9 of the order's largest in any column, or of what
+        an order below implies over the motion's duration T (``max_i |x^(i)| / T^(k-i)``:
+        an x^(k) that moves x^(i) by less than 1e-9 of its largest over the whole motion),
+        the larger. The second is where a whole order rests (a constant speed's higher
+        orders, every order of a motion at rest): its largest in any column is rounding."""
+        duration = max(self.span, 1e-300)
+        implied = sizes.max(axis=1, keepdims=True, initial=0.0)  # (no columns: a free body)
+        for k in range(1, len(implied)):
+            implied[k] = np.maximum(implied[k], implied[k - 1] / duration)
+        return 1e-9 * implied
+
+    def scales(self) -> np.ndarray:
+        """(D, m): per order and column, what the errors of x^(k) are relative to: the
+        column's own size (:meth:`sizes`), at least its order's floor. A column that rests
+        is judged against what the data makes rounding, not against its own rounding (the
+        ratios of its error and of the sampling's expected error to that were ratios to
+        noise, ~1e30)."""
+        own, floors = self.sizes()
+        return np.maximum(own, floors) + 1e-300
+
     def frequency(self) -> float:
-        return 0.0 if self.mags is None else frequency(self.mags)
+        """The data's fastest time scale (:func:`frequency`) from the columns' own sizes
+        (:meth:`sizes`) above their orders' floors: a ratio of rounding does not set it."""
+        if self.mags is None or not self.mags.shape[1]:
+            return 0.0
+        with np.errstate(over="ignore", invalid="ignore"):
+            own, floors = self.sizes()
+            return frequency(np.where(own > floors, own, 0.0))
 
     def share(self, rtol: float) -> float:
         """The largest error of an order against the time differences of the one below, as a
@@ -118,11 +177,13 @@ class Differences:
     def judged(self, rtol: float, omega: float | None = None
                ) -> list[tuple[np.ndarray, float, float]]:
         """Per order k = 1 .. D-1: the largest error per column relative to the column's
-        largest |x^(k)|, the tolerance, and the error the sampling lets one expect: the
-        trapezoid rule's ``dt^2 / 12 |x^(k+2)|`` (its error on a step of x^(k-1)'s
-        integral, ``-dt^3 / 12 x^(k+2)(xi)``, divided by dt: e.g. Atkinson, *An Introduction
-        to Numerical Analysis*, sec. 5.1), from the data where it has that order; the
-        tolerance is the larger of ``rtol`` and 10 times that.
+        scale (:meth:`scales`: its largest |x^(k)|, or where that is rounding what its
+        differences imply, at least what the data makes rounding), the tolerance, and the
+        error the sampling lets one expect relative to the same scales (their largest over
+        the columns): the trapezoid rule's ``dt^2 / 12 |x^(k+2)|`` (its error on a step of
+        x^(k-1)'s integral, ``-dt^3 / 12 x^(k+2)(xi)``, divided by dt: e.g. Atkinson, *An
+        Introduction to Numerical Analysis*, sec. 5.1), from the data where it has that
+        order; the tolerance is the larger of ``rtol`` and 10 times that.
 
         The top two orders' x^(D), x^(D+1) are not in the data: ``|x^(D)|`` is the largest
         difference quotient of x^(D-1) over a step (x^(D) somewhere on it) and ``|x^(D+1)| =
@@ -147,8 +208,7 @@ class Differences:
         out = []  # OverflowError, where the data's values are near float64's largest)
         D = self.err.shape[0] + 1
         with np.errstate(over="ignore", invalid="ignore"):
-            largest = np.maximum(self.mags.max(axis=1, keepdims=True), 1e-300)
-            scales = np.maximum(self.mags, 1e-9 * largest + 1e-300)
+            scales = self.scales()
             beyond = np.where(self.spike <= SPIKE * self.beyond, self.beyond, 0.0)
             above = {D: beyond, D + 1: beyond**2 / scales[D - 1]}
             for k in range(1, D):

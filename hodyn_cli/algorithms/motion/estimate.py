@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hodyn_cli.algorithms.motion.estimate_error import ErrorTally, end_samples
+from hodyn_cli.algorithms.motion.turns import Turns
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import TrajectoryError
 
@@ -288,9 +289,7 @@ class _Windows:
         wrapped = stream.wrapped
         self.wrapped = (wrapped if q is not None and q.given == 1 and wrapped is not None
                         and np.any(wrapped) else None)
-        # unwrapping across chunks: the last raw q, the turns added (None: no chunk yet)
-        self.last: np.ndarray | None = None
-        self.turns = np.zeros(0)
+        self.turns = None if self.wrapped is None else Turns(self.wrapped)
 
     def run(self, chunks: Iterator[Trajectory]) -> Iterator[Trajectory]:
         step = None if self.s.window is None else max(self.s.window, 4 * self.margin)
@@ -311,19 +310,8 @@ class _Windows:
 
     def _unwrapped(self, chunk: Trajectory) -> np.ndarray | None:
         """The q the spline goes through when joints wrap (None: q as given): whole turns
-        added where q steps by more than pi, counted across chunks (integers: the same
-        numbers for any chunking)."""
-        if self.wrapped is None:
-            return None
-        q = chunk.derivatives[:, 0, self.wrapped]
-        if self.last is None:
-            self.last, self.turns = q[0], np.zeros(q.shape[1])
-        steps = np.diff(np.concatenate([self.last[None], q]), axis=0)
-        turns = self.turns - np.cumsum(np.round(steps / (2 * np.pi)), axis=0)
-        self.last, self.turns = q[-1], turns[-1]
-        smooth = chunk.derivatives[:, 0].copy()
-        smooth[:, self.wrapped] = q + 2 * np.pi * turns
-        return smooth
+        added where q steps by more than pi, counted across chunks (:class:`Turns`)."""
+        return None if self.turns is None else self.turns(chunk.derivatives[:, 0])
 
     def _window(self, buf: _Buffer, a: int, b: int, total: int | None
                 ) -> Iterator[Trajectory]:

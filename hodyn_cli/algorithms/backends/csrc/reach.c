@@ -106,8 +106,23 @@ int hodyn_banded_solve(int64_t n, int k, double *band, int r, double *rhs) {
  * not extrapolate. */
 int hodyn_bspline(int64_t nt, const double *t, int k, int r, const double *c, int64_t E,
                   const double *x, int extrapolate, double *out) {
+    return hodyn_bspline_jet(nt, t, k, 1, r, c, 0, E, x, extrapolate, out);
+}
+
+/* The spline and its first R - 1 derivatives at each x: out[E][R][r], derivative nu from
+ * the coefficients c + nu * cstride (n - nu rows of r: those of the derivative's spline, of
+ * degree k - nu on the knots t[nu .. nt - nu)). Each derivative's interval there is the
+ * spline's less nu and its basis functions are those the spline's Cox-de Boor triangle has
+ * after k - nu steps, made from the same knots in the same order: each value the same bits
+ * as hodyn_bspline of that derivative's spline alone, the interval found and the triangle
+ * made once for all of them (R = 1: hodyn_bspline). */
+int hodyn_bspline_jet(int64_t nt, const double *t, int k, int R, int r, const double *c,
+                      int64_t cstride, int64_t E, const double *x, int extrapolate,
+                      double *out) {
     const int64_t n = nt - k - 1;
-    if (k < 0 || k > 31 || n < k + 1 || r < 1 || E < 0) return HK_SIZE;
+    if (k < 0 || k > 31 || n < k + 1 || r < 1 || E < 0 || R < 1 || R > k + 1
+        || (R > 1 && cstride < (int64_t)n * r))
+        return HK_SIZE;
     int64_t after = 0; /* the previous point's first knot beyond it */
     for (int64_t e = 0; e < E; e++) {
         const double xe = x[e];
@@ -136,27 +151,34 @@ int hodyn_bspline(int64_t nt, const double *t, int k, int r, const double *c, in
         int64_t i = lo - 1;
         if (i < k) i = k;
         if (i > n - 1) i = n - 1;
+        const int outside = !extrapolate && !(xe >= t[k] && xe <= t[n]);
         double B[32];
         B[0] = 1.0;
-        for (int s = 1; s <= k; s++) {
-            double saved = 0.0;
-            for (int j = 0; j < s; j++) {
-                const double left = t[i + j + 1] - xe, right = xe - t[i + j + 1 - s];
-                const double term = B[j] / (left + right);
-                B[j] = saved + left * term;
-                saved = right * term;
+        for (int s = 0; s <= k; s++) {
+            if (s) {
+                double saved = 0.0;
+                for (int j = 0; j < s; j++) {
+                    const double left = t[i + j + 1] - xe, right = xe - t[i + j + 1 - s];
+                    const double term = B[j] / (left + right);
+                    B[j] = saved + left * term;
+                    saved = right * term;
+                }
+                B[s] = saved;
             }
-            B[s] = saved;
-        }
-        double *o = out + e * r;
-        if (!extrapolate && !(xe >= t[k] && xe <= t[n])) {
-            for (int a = 0; a < r; a++) o[a] = NAN;
-            continue;
-        }
-        for (int a = 0; a < r; a++) o[a] = 0.0;
-        for (int j = 0; j <= k; j++) {
-            const double *cj = c + (i - k + j) * r;
-            for (int a = 0; a < r; a++) o[a] = o[a] + B[j] * cj[a];
+            const int nu = k - s; /* (degree s: the nu-th derivative's basis, its interval
+                                     i - nu on its knots, its coefficients from i - k) */
+            if (nu >= R) continue;
+            double *o = out + (e * R + nu) * r;
+            if (outside) {
+                for (int a = 0; a < r; a++) o[a] = NAN;
+                continue;
+            }
+            const double *cn = c + nu * cstride;
+            for (int a = 0; a < r; a++) o[a] = 0.0;
+            for (int j = 0; j <= s; j++) {
+                const double *cj = cn + (i - k + j) * r;
+                for (int a = 0; a < r; a++) o[a] = o[a] + B[j] * cj[a];
+            }
         }
     }
     return HK_OK;

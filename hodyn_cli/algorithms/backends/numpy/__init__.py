@@ -181,6 +181,11 @@ class NumpyBackend:
         """A B-spline's values (E, r): :func:`.reach.bspline`."""
         return reach.bspline(t, k, c, x, extrapolate)
 
+    def bspline_jet(self, t: np.ndarray, k: int, c: np.ndarray, x: np.ndarray,
+                    extrapolate: bool) -> np.ndarray:
+        """A B-spline's values and derivatives (E, R, r): :func:`.reach.bspline_jet`."""
+        return reach.bspline_jet(t, k, c, x, extrapolate)
+
     def elastic(self, model: Model, data: ModelData, drives: Drives, req: elastic.Requirements,
                 qs: np.ndarray, base: np.ndarray, wrenches: dict[int, np.ndarray], order: int,
                 extra: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

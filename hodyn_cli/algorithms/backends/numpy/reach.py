@@ -73,6 +73,16 @@ def bspline(t: np.ndarray, k: int, c: np.ndarray, x: np.ndarray, extrapolate: bo
     return out
 
 
+def bspline_jet(t: np.ndarray, k: int, c: np.ndarray, x: np.ndarray, extrapolate: bool
+                ) -> np.ndarray:
+    """(E, R, r) a spline and its first R - 1 derivatives at x: ``c`` (R, n, r), the nu-th
+    derivative's spline's n - nu coefficients in ``c[nu]`` (degree k - nu on the knots
+    ``t[nu:len(t) - nu]``), each evaluated by :func:`bspline`."""
+    R, n = c.shape[:2]
+    return np.stack([bspline(t[nu:len(t) - nu], k - nu, c[nu, : n - nu], x, extrapolate)
+                     for nu in range(R)], axis=1)
+
+
 def interval(t: np.ndarray, k: int, x: np.ndarray) -> np.ndarray:
     """i with ``t_i <= x < t_(i+1)``, within ``k .. n - 1`` (n = len(t) - k - 1: the right
     end and beyond in the last piece, the left beyond in the first)."""
