@@ -448,10 +448,24 @@ def backend_params() -> list:
     return params
 
 
-@pytest.fixture(params=backend_params() or [
-    pytest.param(None, marks=pytest.mark.skip(reason="no backend besides numpy"))])
+def pytest_generate_tests(metafunc):
+    """The tests of :func:`backend`, once per backend of :func:`backend_params`: listed as
+    the tests are collected, not when this file is imported, which the controller of a
+    ``pytest -n`` run does too, where no test runs (loading the GPU backend imports JAX
+    and starts its CPU device: ~0.8 s of CPU)."""
+    named = {name.strip() for mark in metafunc.definition.iter_markers("parametrize")
+             for name in (mark.args[0].split(",") if isinstance(mark.args[0], str)
+                          else mark.args[0])}
+    if "backend" in metafunc.fixturenames and "backend" not in named:  # (not a test's own)
+        metafunc.parametrize("backend", backend_params() or [
+            pytest.param(None, marks=pytest.mark.skip(reason="no backend besides numpy"))],
+            indirect=True)
+
+
+@pytest.fixture
 def backend(request):
-    """Runs the test once per backend besides numpy's reference (current inside)."""
+    """Runs the test once per backend besides numpy's reference (current inside): its
+    parameters are :func:`pytest_generate_tests`'s."""
     from hodyn_cli.algorithms import backends
 
     name, options = request.param
