@@ -799,6 +799,18 @@ def test_cli_refuses_a_path_whose_derivatives_disagree(tmp_path):
     assert res.exit_code == 2, res.output
     assert res.output.count("\n") == 1 and "noisy.h5: qd_iiwa_joint_" in res.output
     assert "does not follow from q_iiwa_joint_" in res.output and not out.exists()
+    assert "--optimal plays the path" in res.output
+
+
+def test_cli_names_the_resampling_that_refuses_a_path_whose_derivatives_disagree(tmp_path):
+    """``--to-limits --rate`` resamples the path between its samples too: refused alike, the
+    message naming that option, not --optimal."""
+    _, _, src = _disagreeing(tmp_path)
+    out = tmp_path / "slow.h5"
+    res = run("retime", IIWA, src, "--to-limits", "--rate", "100", "-o", out)
+    assert res.exit_code == 2, res.output
+    assert res.output.count("\n") == 1 and "--to-limits --rate resamples the path" in res.output
+    assert "--optimal" not in res.output and not out.exists()
 
 
 def test_a_path_far_off_its_grid_falls_back_to_the_uniform_scaling(tmp_path, monkeypatch):

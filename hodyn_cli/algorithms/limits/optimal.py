@@ -274,10 +274,13 @@ def _no_faster(found: Binding | None, plan: Binding) -> Binding:
     return found if found.k >= SPED else replace(found, x=1 / SPED)
 
 
-def _follows(differences: Differences, joints: tuple[str, ...]) -> None:
+def _follows(differences: Differences, joints: tuple[str, ...], uniform: bool = False
+             ) -> None:
     """Refuse a path whose derivatives do not follow from its positions (beyond
     :data:`APART` times ``hodyn validate``'s tolerance): it is played between its samples,
-    where they would disagree."""
+    where they would disagree (``uniform``: the uniform scaling resampled, ``retime
+    --to-limits --rate``, the option the message names)."""
+    played = "--to-limits --rate resamples" if uniform else "--optimal plays"
     for k, (rel, tol, _) in enumerate(differences.judged(RTOL), start=1):
         j = int(np.argmax(rel))
         if rel[j] > APART * tol:
@@ -285,9 +288,10 @@ def _follows(differences: Differences, joints: tuple[str, ...]) -> None:
                 f"{derivative_name('q', k)}_{joints[j]} does not follow from "
                 f"{derivative_name('q', k - 1)}_{joints[j]} (relative error {rel[j]:.3g} "
                 f"against its time differences near t = {differences.when[k - 1, j]:.6g} s, "
-                f"{rel[j] / tol:.3g} times what hodyn validate accepts): --optimal plays the "
+                f"{rel[j] / tol:.3g} times what hodyn validate accepts): {played} the "
                 "path between the samples, where they disagree (with --estimate-derivatives "
-                "--cutoff the positions stay unfiltered); --to-limits scales at the samples")
+                "--cutoff the positions stay unfiltered); --to-limits alone scales at the "
+                "samples")
 
 
 #: how far (in ``hodyn validate``'s tolerances) a path's derivatives may be from following
@@ -814,7 +818,7 @@ class Optimal:
                 pauses.add(chunk.derivatives[:, 1], chunk.t)
             keep(chunk)
             joints = chunk.joint_names
-        _follows(differences, joints)
+        _follows(differences, joints, self.uniform)
         self.pauses = pauses.end()
         self.stepping = search.stepping()
         self._steps = (search.rest_steps((True, False)), search.rest_steps((False, True)))
