@@ -172,3 +172,16 @@ def test_a_motion_without_columns_has_nothing_to_judge():
     differences.add(np.zeros((5, 3, 0)), np.arange(5) * 0.01, 0)
     assert differences.frequency() == 0.0 and differences.judged(RTOL) == []
     assert differences.floors(np.zeros((3, 0))).tolist() == [[0.0], [0.0], [0.0]]
+
+
+def test_a_value_that_is_not_a_number_fails_its_column(iiwa):
+    """A library caller's motion with NaN in one q' (the readers refuse such files): its
+    column fails, named, instead of passing (a NaN error compared False with every other)."""
+    path = generate(iiwa, "cosine", duration=1.0, rate=100.0)
+    d = path.derivatives.copy()
+    d[40, 1, 2] = np.nan
+    report = hodyn_cli.validate_motion(iiwa, Trajectory(path.joint_names, d, path.t),
+                                       samples=20)
+    assert not report.passed
+    failed = [(c.name, c.worst_joint) for c in report.checks if c.status == "fail"]
+    assert ("qd vs time differences of q", "iiwa_joint_3") in failed, failed

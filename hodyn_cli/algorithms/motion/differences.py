@@ -74,8 +74,10 @@ class Differences:
         if self.turns is not None:
             x = x.copy()
             x[:, 0] = self.turns(x[:, 0])
-        mags = np.abs(x).max(axis=0)
-        self.mags = mags if self.mags is None else np.maximum(self.mags, mags)
+        # a value that is not a number (a library caller's: the readers refuse them) leaves
+        # the sizes to the numbers and makes its step's error inf: the column fails, named
+        mags = np.fmax.reduce(np.abs(x), axis=0)
+        self.mags = mags if self.mags is None else np.fmax(self.mags, mags)
         if self.last is not None:
             x, t, start = np.concatenate([self.last[0], x]), np.concatenate([self.last[1], t]), \
                 start - 1
@@ -109,6 +111,7 @@ class Differences:
             self.moved[k - 1] = np.fmax(self.moved[k - 1], np.abs(numeric).max(axis=0))
             analytic = (x[:-1, k] + x[1:, k]) / 2
             err = np.abs(numeric - analytic)                         # (steps, m)
+            err[np.isnan(err)] = np.inf
             s = err.argmax(axis=0)
             top = err[s, np.arange(m)]
             better = top > self.err[k - 1]
