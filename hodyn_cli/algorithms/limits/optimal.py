@@ -1163,7 +1163,10 @@ class Optimal:
         where that is shorter and validate passes it, else tried :data:`WIDER` times as wide;
         :data:`SPOTS` attempts at most (a whole-law slowing set by one place cost the iiwa's
         500 s Fourier path with its limits file 1.47 %: a torque acceleration peak between
-        grid points, which one sampling hits and the next misses)."""
+        grid points, which one sampling hits and the next misses). A later round samples the
+        lowered law first where the fields kept so far reach (:func:`local.reached`): a
+        field lowers its places to ~75-80 % of their need, and the places a later round
+        found were those (benchmarks/README.md, long10)."""
         spread, spots = SPREAD, None
         lowered: list[list[tuple[int, int]]] | None = None  # (the grid the fields kept reach)
         for _ in range(SPOTS):
