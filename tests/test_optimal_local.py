@@ -32,6 +32,32 @@ def test_the_field_lowers_x_around_its_spots_alone():
     assert local.fields([T], np.array([11.0]), np.array([0.5]), 0.1) is None  # (not on it)
 
 
+def test_the_ranges_reached_hold_every_point_the_field_lowers():
+    """``local.reached``: the grid points a field can change (every point where it is below
+    1) lie within its ranges, merged and sorted, with an earlier field's kept; ``inside``
+    tells a time within them as a brute force over the ranges does."""
+    T = np.cumsum(np.r_[0.0, np.random.default_rng(3).uniform(4e-3, 6e-3, 3000)])
+    s, y = np.array([1.0, 1.03, 9.0, 14.9]), np.array([0.9, 0.97, 0.99, 0.95])
+    (field,) = local.fields([T], s, y, 0.1)
+    (ranges,) = local.reached([T], s, 0.1)
+    covered = np.zeros(len(T), dtype=bool)
+    for a, b in ranges:
+        covered[a:b] = True
+    # (the moving averages of ones are one to rounding: ~1e-16 below it far away)
+    assert np.all(covered[field[:] < 1.0 - 1e-12]) and covered.mean() < 0.5
+    assert all(b1 < a2 for (_, b1), (a2, _) in zip(ranges[:-1], ranges[1:], strict=False))
+    assert len(ranges) == 3  # (the two places 30 ms apart: one range)
+    (more,) = local.reached([T], np.array([5.0]), 0.1, [ranges])
+    assert len(more) == 4 and set(ranges) <= set(more)
+    within = local.inside([T], [more])
+    t = np.random.default_rng(4).uniform(T[0] - 1, T[-1] + 1, 5000)
+    brute = np.zeros(len(t), dtype=bool)
+    for a, b in more:
+        brute |= (t >= T[a]) & (t <= T[b - 1])
+    assert np.array_equal(within(t), brute) and brute.any()
+    assert not local.inside([T], [[]])(t).any()
+
+
 def _bumped(monkeypatch, amplitude: float) -> None:
     """reachability._lowered (the played law, where reachability plays it from its passes'
     law) raised by ``amplitude`` (a share) over ~20 grid intervals in the middle of the
@@ -80,6 +106,42 @@ def test_one_excess_is_slowed_locally(monkeypatch):
 
     assert speed(out) == pytest.approx(speed(plain), rel=1e-3)
     assert np.max(np.abs(speed(whole) / speed(plain) - 1)) > 5e-3
+
+
+def test_a_later_round_samples_where_the_fields_reach_the_same_places(monkeypatch):
+    """A second round of the local slowing (forced: the first field lowers x by y, not y^2,
+    so the lowered law is still beyond there and the final fit slows it by more than CLOSE)
+    samples the lowered law only where the first field reaches (``_beyond``'s ``near``):
+    the places and speed-ups the whole path's samplings find, to the bit, from a small share
+    of the samples (a later round over the whole path cost ~10 s of CPU at 10^5 samples,
+    benchmarks/README.md, long10); the output keeps its limits and passes validate."""
+    model, traj, _ = iiwa_path(1.0, 100.0, orders=5)
+    monkeypatch.setattr(reachability, "STEPS", (2,))
+    _bumped(monkeypatch, 0.03)
+    fields, calls = local.fields, []
+
+    def halved(times, s, y, seconds):  # (a whole path's round's field: half the lowering)
+        return fields(times, s, np.sqrt(y) if calls[-1][0] is None else y, seconds)
+
+    beyond = optimal.Optimal._beyond
+
+    def spied(self, inner, motion, K, near=None):
+        found = beyond(self, inner, motion, K, near)
+        whole = beyond(self, inner, motion, K) if near is not None else found
+        calls.append((near, found, whole))
+        return found
+
+    monkeypatch.setattr(local, "fields", halved)
+    monkeypatch.setattr(optimal.Optimal, "_beyond", spied)
+    out, opt = hodyn_cli.retime_optimal(model, traj)
+    assert opt.used == "reachability"
+    later = [(found, whole) for near, found, whole in calls if near is not None]
+    assert later, "no second round"
+    for (s, y), (s_all, y_all) in later:
+        assert s.size and np.array_equal(s, s_all) and np.array_equal(y, y_all)
+    q = [out.derivatives[:, k] for k in range(out.orders)]
+    assert hodyn_cli.check_limits(model, *q[:3], t=out.t).feasible
+    assert hodyn_cli.validate_motion(model, *q, t=out.t).passed
 
 
 def test_a_failed_resampling_leaves_no_earlier_slowing(monkeypatch):

@@ -20,7 +20,7 @@ the places, over many of them, cost more than it gained: :data:`~.optimal.SPREAD
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -153,6 +153,66 @@ def _searched(T: Column, v: np.ndarray) -> np.ndarray:
     return count
 
 
+def _width(n: int, first: float, last: float, seconds: float) -> int:
+    """The field's moving averages' width in grid points: ``seconds / PASSES`` at the arc's
+    mean pace (``n`` grid points from ``first`` to ``last`` seconds)."""
+    per_second = (n - 1) / max(last - first, 1e-300)
+    return min(max(1, int(round(seconds * per_second / PASSES))), n - 2)
+
+
+def _spots(T: Column, s: np.ndarray) -> np.ndarray:
+    """The grid points (of the arc whose grid point times are ``T``) just beyond each time
+    ``s`` on the arc: the field lowers x there and at the point before."""
+    n = len(T)
+    first, last = float(T[0:1][0]), float(T[n - 1 : n][0])
+    return np.clip(_searched(T, s[(s >= first) & (s <= last)]), 1, n - 1)
+
+
+def reached(times: list[Column], s: np.ndarray, seconds: float,
+            before: list[list[tuple[int, int]]] | None = None) -> list[list[tuple[int, int]]]:
+    """Per arc (grid point ``times``), the ranges ``(a, b)`` of grid points that the field
+    of the times ``s`` (:func:`fields` over ``seconds``) can change: ``2 PASSES`` widths
+    either side of each point it lowers, as its averages reach, and one more each side;
+    with those of ``before`` (an earlier field's, on the same grid), merged where they
+    meet."""
+    out = []
+    for k, T in enumerate(times):
+        n = len(T)
+        i = np.unique(_spots(T, s))
+        r = 2 * PASSES * _width(n, float(T[0:1][0]), float(T[n - 1 : n][0]), seconds) + 2
+        ranges = sorted([(int(a), int(b)) for a, b in zip(np.maximum(i - 1 - r, 0),
+                                                           np.minimum(i + r + 1, n),
+                                                           strict=True)]
+                        + ([] if before is None else before[k]))
+        merged: list[tuple[int, int]] = []
+        for a, b in ranges:
+            if merged and a <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+            else:
+                merged.append((a, b))
+        out.append(merged)
+    return out
+
+
+def inside(times: list[Column], ranges: list[list[tuple[int, int]]]
+           ) -> Callable[[np.ndarray], np.ndarray]:
+    """Whether each time (of the motion whose grid point ``times`` these are, per arc) lies
+    within one of the grid ``ranges`` (:func:`reached`)."""
+    # (each arc's ranges sorted and apart, the arcs one after the other in time: the spans
+    # are sorted by their starts)
+    spans = np.array([(float(T[a : a + 1][0]), float(T[b - 1 : b][0]))
+                      for T, arc in zip(times, ranges, strict=True) for a, b in arc]
+                     ).reshape(-1, 2)
+
+    def within(s: np.ndarray) -> np.ndarray:
+        if not len(spans):
+            return np.zeros(len(s), dtype=bool)
+        k = np.searchsorted(spans[:, 0], s, side="right") - 1
+        return (k >= 0) & (s <= spans[np.maximum(k, 0), 1])
+
+    return within
+
+
 def fields(times: list[Column], s: np.ndarray, y: np.ndarray, seconds: float
            ) -> list[Stored] | None:
     """Per arc (grid point ``times``, in memory or on disk), the factor field on x (on disk)
@@ -163,9 +223,7 @@ def fields(times: list[Column], s: np.ndarray, y: np.ndarray, seconds: float
     for T in times:
         n = len(T)
         first, last = float(T[0:1][0]), float(T[n - 1 : n][0])
-        inside = (s >= first) & (s <= last)
-        i = np.clip(_searched(T, s[inside]), 1, n - 1)
-        g = y[inside] ** 2
+        i, g = _spots(T, s), y[(s >= first) & (s <= last)] ** 2
 
         def need(i: np.ndarray = i, g: np.ndarray = g, n: int = n
                  ) -> Iterator[tuple[int, np.ndarray]]:
@@ -178,9 +236,7 @@ def fields(times: list[Column], s: np.ndarray, y: np.ndarray, seconds: float
 
         if np.any(g < 1.0):
             lowered = True
-            per_second = (n - 1) / max(last - first, 1e-300)
-            width = min(max(1, int(round(seconds * per_second / PASSES))), n - 2)
-            out.append(field(n, need(), width))
+            out.append(field(n, need(), _width(n, first, last, seconds)))
         else:
             ones = Stored(n)
             for a, block in need():

@@ -1166,15 +1166,26 @@ class Optimal:
         where that is shorter and validate passes it, else tried :data:`WIDER` times as wide;
         :data:`SPOTS` attempts at most (a whole-law slowing set by one place cost the iiwa's
         500 s Fourier path with its limits file 1.47 %: a torque acceleration peak between
-        grid points, which one sampling hits and the next misses)."""
+        grid points, which one sampling hits and the next misses). A later round samples the
+        lowered law first where the fields kept so far reach (:func:`local.reached`): a
+        field lowers its places to ~75-80 % of their need, and the places a later round
+        found were those (benchmarks/README.md, long10)."""
         spread, spots = SPREAD, None
+        lowered: list[list[tuple[int, int]]] | None = None  # (the grid the fields kept reach)
         for _ in range(SPOTS):
             assert inner.path is not None
             K = inner.duration / inner.path.span  # (the output against the law's own speed)
             if K <= 1 + CLOSE:
                 break
+            times = local.grid_times(motion)
+            if spots is None and lowered is not None:
+                # (a law lowered before: first sampled where its fields reach alone, each
+                # sampling's samples there, ~1/50 of the 10^5-sample path's ~10 s; on the
+                # whole path where none is beyond there)
+                spots = self._beyond(inner, motion, K, local.inside(times, lowered))
+                spots = spots if spots[0].size else None
             spots = spots or self._beyond(inner, motion, K)
-            fields = local.fields(local.grid_times(motion), *spots, spread * reach)
+            fields = local.fields(times, *spots, spread * reach)
             if fields is None:  # (no sample beyond at the law's speed: nothing to lower)
                 break
             trial = replayed(motion, fields)
@@ -1186,10 +1197,12 @@ class Optimal:
                 # (its own field's slopes beyond a limit, or validate failing it: wider)
                 spread *= WIDER
                 continue
+            lowered = local.reached(times, spots[0], spread * reach, lowered)
             inner, motion, spots = other, trial, None
         return inner, motion
 
-    def _beyond(self, inner: Optimal, motion: reachability.Played, K: float
+    def _beyond(self, inner: Optimal, motion: reachability.Played, K: float,
+                near: Callable[[np.ndarray], np.ndarray] | None = None
                 ) -> tuple[np.ndarray, np.ndarray]:
         """The times (of the played ``motion``) of the samples beyond a limit where it is
         played at its own speed (``K`` times as fast as ``inner``'s output) and sampled
@@ -1199,7 +1212,9 @@ class Optimal:
         samples along a chunk of the path are played and their dynamics made together, a
         range of the chunk at a time (:func:`_ranges`), and the samples
         beyond of all bisected together (:data:`~reachability.BLOCK` or more at a time): every
-        step is per sample, so the arrays are those of a sampling at a time to the bit."""
+        step is per sample, so the arrays are those of a sampling at a time to the bit.
+        ``near``: only the samples at the times it holds (:func:`local.inside`), each as the
+        whole path's sampling has it."""
         assert inner.path is not None
         own = inner.path.slower(1 / K)
         (s0, s1), speed = own.law.breaks, float(np.sqrt(own.law.coefficients[0]))  # (uniform)
@@ -1246,6 +1261,9 @@ class Optimal:
             taken: list[tuple[int, np.ndarray, np.ndarray]] = []
             for phase, plan in enumerate(plans):
                 s, t, done[phase] = plan.along(path, last, done[phase])
+                if near is not None:  # (those samples alone: the same times, fewer)
+                    kept = near(s)
+                    s, t = s[kept], t[kept]
                 if t.size:
                     taken.append((phase, s, t))
             for group in _ranges(path, taken):
