@@ -58,6 +58,33 @@ def test_the_ranges_reached_hold_every_point_the_field_lowers():
     assert not local.inside([T], [[]])(t).any()
 
 
+def test_the_ranges_of_arcs_that_touch_are_told_apart_by_arc():
+    """Two arcs, the second starting where the first ends (a rest: the played motion's arcs
+    one after the other): ``reached`` keeps each arc's ranges on its own grid (an earlier
+    field's too), and ``inside`` tells a time within any of them, across the arcs' common
+    time and near each arc's ends, as a brute force over each arc's ranges does."""
+    rng = np.random.default_rng(6)
+    T1 = np.cumsum(np.r_[0.0, rng.uniform(4e-3, 6e-3, 800)])
+    T2 = T1[-1] + np.cumsum(np.r_[0.0, rng.uniform(2e-3, 3e-3, 1200)])
+    times = [T1, T2]
+    s = np.array([0.01, T1[-1] - 0.01, T1[-1] + 0.005, T2[-1] - 0.5])  # (near both ends)
+    first = local.reached(times, s[:2], 0.05)
+    assert first[1] == [] and first[0][0][0] == 0 and first[0][-1][1] == len(T1)
+    ranges = local.reached(times, s[2:], 0.05, first)
+    assert ranges[0] == first[0] and ranges[1][0][0] == 0 and len(ranges[1]) == 2
+    for T, arc in zip(times, ranges, strict=True):
+        assert all(0 <= a < b <= len(T) for a, b in arc)
+        assert all(b1 < a2 for (_, b1), (a2, _) in zip(arc[:-1], arc[1:], strict=False))
+    t = np.r_[rng.uniform(T1[0] - 0.1, T2[-1] + 0.1, 4000), T1[-1], T1[0], T2[-1],
+              T2[ranges[1][0][1] - 1], np.nextafter(T2[ranges[1][0][1] - 1], np.inf)]
+    brute = np.zeros(len(t), dtype=bool)
+    for T, arc in zip(times, ranges, strict=True):
+        for a, b in arc:
+            brute |= (t >= T[a]) & (t <= T[b - 1])
+    assert np.array_equal(local.inside(times, ranges)(t), brute)
+    assert brute.any() and not brute.all() and brute[-5] and not brute[-1]
+
+
 def _bumped(monkeypatch, amplitude: float) -> None:
     """reachability._lowered (the played law, where reachability plays it from its passes'
     law) raised by ``amplitude`` (a share) over ~20 grid intervals in the middle of the
