@@ -119,8 +119,9 @@ SHAPE = 400
 SPACING = 0.02
 #: there at most this many times as dense as over the arc length
 DENSEST = 64
-#: with limits of higher orders, where the path turns by more than this (rad) between two
-#: shape points uniform in arc length, a shape point every ANGLE of its turning instead
+#: with ``turns`` (the retiming's, for every limit), where the path turns by more than
+#: this (rad) between two shape points uniform in arc length, a shape point every ANGLE of
+#: its turning instead
 #: (:func:`_targets`; 0.05 made the iiwa's Fourier paths with its limits file 1e-7 longer,
 #: 0.025 1e-5; at 0.1 they are the same to the bit, the two-link arm's 5.0969 s against
 #: 5.1026 s at 0.05; benchmarks/README.md, shapeknots2)
@@ -955,8 +956,9 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
     law keeps the limits on the grid; raises :class:`Inapplicable` where a limit is not for
     this solver.
     ``progress(done, total)``: the grid points each pass has done, twice the grid in all.
-    ``turns``: the shape's points crowd where the path turns sharply (:func:`arcs`; for
-    limits of higher orders: their rows read the shape's q_sigmasigmasigma). ``interpolate``:
+    ``turns``: the shape's points crowd where the path turns sharply (:func:`arcs`; the
+    retiming's for every limit: through even points the shape rang about a sharp turn and
+    cut it, and limits of higher orders read its q_sigmasigmasigma). ``interpolate``:
     each interval's u within the rows of both its ends (:func:`interpolated`; else within
     its first's alone). ``kept``: where given, each arc's rows (:class:`ArcRows`, made once
     for the passes and kept) appended to it, for later passes on the same arc with the same
