@@ -172,9 +172,12 @@ def reached(times: list[Column], s: np.ndarray, seconds: float,
             before: list[list[tuple[int, int]]] | None = None) -> list[list[tuple[int, int]]]:
     """Per arc (grid point ``times``), the ranges ``(a, b)`` of grid points that the field
     of the times ``s`` (:func:`fields` over ``seconds``) can change: ``2 PASSES`` widths
-    either side of each point it lowers, as its averages reach, and one more each side;
-    with those of ``before`` (an earlier field's, on the same grid), merged where they
-    meet."""
+    either side of each point it lowers, as its averages reach, and two more each side (the
+    played law between the last point lowered and the next); with those of ``before`` (an
+    earlier field's, on the same grid), merged where they meet. (Beyond them the played
+    law's quintic spline through the lowered x still moves, ~0.43 times less a grid
+    interval out, :mod:`~hodyn_cli.algorithms.limits.bsplines`: a sample there that a
+    later round does not look at is kept within its limits by the fit after it.)"""
     out = []
     for k, T in enumerate(times):
         n = len(T)
