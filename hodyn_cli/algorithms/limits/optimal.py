@@ -1180,8 +1180,8 @@ class Optimal:
             times = local.grid_times(motion)
             if spots is None and lowered is not None:
                 # (a law lowered before: first sampled where its fields reach alone, each
-                # sampling's samples there, ~1/50 of the 10^5-sample path's ~10 s; on the
-                # whole path where none is beyond there)
+                # sampling's samples there, ~0.3 s of the 10^5-sample path's ~10.7 s,
+                # benchmarks/README.md, long10; on the whole path where none is beyond there)
                 spots = self._beyond(inner, motion, K, local.inside(times, lowered))
                 spots = spots if spots[0].size else None
             spots = spots or self._beyond(inner, motion, K)
