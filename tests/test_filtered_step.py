@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from conftest import STENCIL
 from hodyn_cli.core.trajectory import filtered_step
@@ -20,6 +19,8 @@ def test_every_derivative_by_finite_differences(t0):
 
 
 def test_value_and_rate_are_the_erlang_distribution():
+    from scipy import stats  # (here: ~0.5 s of CPU in every pytest worker that collects it)
+
     t = np.linspace(0, 3, 61)
     m, w = 16, 12.0
     tr = filtered_step(("a",), t, step=2.0, omega=w, filter_order=m, offset=-1.0, orders=1)

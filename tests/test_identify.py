@@ -469,6 +469,27 @@ def test_the_excitation_designs_judged_together_are_each_judged_alone():
     assert np.abs(gradient).max() > 1e-3  # the designs differ: the test can fail
 
 
+def test_conditions_of_a_stack_are_each_ones_to_the_bit():
+    """The excitation design judges its designs' condition numbers as one stack: the same
+    bits as one matrix at a time (the designs it chooses unchanged), the Gram matrix's
+    branch, the SVD's (beyond GRAM_CONDITION) and a column of zeros alike."""
+    from hodyn_cli.algorithms.identification.least_squares import (
+        GRAM_CONDITION,
+        condition,
+        conditions,
+    )
+
+    rng = np.random.default_rng(5)
+    A = rng.normal(size=(6, 200, 12)) * np.logspace(-3, 3, 12)
+    A[1, :, 4] = 0.0  # infinite
+    A[2, :, 7] = A[2, :, 3] + 1e-9 * A[2, :, 7]  # nearly dependent: by the SVD
+    stacked = conditions(A)
+    assert np.array_equal(stacked, [condition(a) for a in A])
+    assert stacked[1] == np.inf and stacked[2] > GRAM_CONDITION > stacked[0]
+    scaled = A[2] / np.linalg.norm(A[2], axis=0)
+    np.testing.assert_allclose(stacked[2], np.linalg.cond(scaled), rtol=1e-6)
+
+
 def condition_of(robot, path) -> float:
     from hodyn_cli.algorithms.identification.least_squares import condition
 

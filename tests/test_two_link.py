@@ -8,13 +8,13 @@ from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.modeling.urdf import load_model
 
-sp = pytest.importorskip("sympy")
-
 L1, L2, M1, M2, G = 0.4, 0.3, 1.2, 0.8, 9.81  # as in urdf/planar_2r.urdf
 
 
 def closed_form_derivatives(max_order: int):
-    """Functions (q-derivative symbols) -> tau^(k), k = 0..max_order, from sympy."""
+    """Functions (q-derivative symbols) -> tau^(k), k = 0..max_order, from sympy (imported
+    here, not when the file is collected: ~0.5 s of CPU in every pytest worker)."""
+    sp = pytest.importorskip("sympy")
     t = sp.symbols("t")
     q1, q2 = sp.Function("q1")(t), sp.Function("q2")(t)
     d = sp.diff

@@ -27,7 +27,7 @@ import numpy as np
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics import regressor
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
-from hodyn_cli.algorithms.identification.least_squares import condition
+from hodyn_cli.algorithms.identification.least_squares import conditions
 from hodyn_cli.algorithms.planning.generate import (
     DEFAULTS,
     Chart,
@@ -117,7 +117,7 @@ class Excitation:
             data=self.data))
         Y = Y.reshape(len(a), SAMPLES, *Y.shape[1:])
         base = Y[:, :, 0][..., self.base.independent]
-        cond = np.array([condition(Yb.reshape(-1, len(self.base.names))) for Yb in base])
+        cond = conditions(base.reshape(len(a), -1, len(self.base.names)))
         penalty = np.zeros(len(a))
         for k, limit in enumerate((self.torque, self.rate)[: self.order + 1]):
             over = np.abs(Y[:, :, k] @ self.pi) / (TORQUE_SHARE * limit) - 1
