@@ -95,17 +95,17 @@ def test_rate_0_is_refused_by_the_command(iiwa_cosine, tmp_path):
 
 
 def test_an_arc_grid_whose_path_leaves_a_limit_the_input_keeps_goes_to_the_windows(tmp_path):
-    """``--arc-grid 8`` on the bundled 2R cosine: reachability's path between its few grid
-    points reaches joint2 = 3.59 rad (3.37 before :func:`reachability.chorded`), beyond its
-    3.14 limit, where the input stays within 1.2. That was the run's verdict, ``fail: no
-    time scaling makes the motion feasible``
-    (exit 1, a claim about the input); now reachability does not apply: auto takes the
-    windows (on a coarse ``--grid`` of their own: cheap), saying why, and ``--solver
-    reachability`` refuses in one line (exit 2)."""
-    robot, src = URDF / "planar_2r.urdf", SAMPLES / "planar_2r_cosine.h5"
+    """``--arc-grid 8`` on the bundled gripper arm's cosine: reachability's path between its
+    few grid points reaches shoulder_yaw = -3.13 rad, beyond its -3 limit, which the input
+    keeps. That was the run's verdict, ``fail: no time scaling makes the motion feasible``
+    (exit 1, a claim about the input; found on the 2R cosine, whose shape now follows the
+    input through its turns: ``arcs(turns=True)``); now reachability does not apply: auto
+    takes the windows (on a coarse ``--grid`` of their own: cheap), saying why, and
+    ``--solver reachability`` refuses in one line (exit 2)."""
+    robot, src = URDF / "gripper_arm.urdf", SAMPLES / "gripper_arm_cosine.h5"
     why = ("its path played on its 17 grid points leaves a limit that the input keeps (the "
-           "position of joint2 at t = 1.07 s (limit 3.14) is beyond its limit at any speed "
-           "(3.58695)): a finer --arc-grid")
+           "position of shoulder_yaw at t = 5 s (limit -3) is beyond its limit at any speed "
+           "(-3.12628)): a finer --arc-grid")
     out = tmp_path / "auto.h5"
     res = run("retime", robot, src, "--optimal", "--arc-grid", 8, "--grid", 100, "-o", out)
     assert res.exit_code == 0, res.output

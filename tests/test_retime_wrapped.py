@@ -4,15 +4,22 @@ through it as validate reads it, unwrapped (hodyn_cli.algorithms.motion.turns). 
 not follow from q_wrist_roll") that validate passed. The gripper arm's wrist roll turns
 through 6 rad on a point-to-point path."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
+from test_joint_models import URDF_JOINTS
 
 import hodyn_cli
-from conftest import URDF
+from conftest import URDF, hodyn_here, mimic_urdf
 from hodyn_cli.algorithms.motion.differences import Differences
+from hodyn_cli.algorithms.motion.group_estimate import Charts
 from hodyn_cli.algorithms.motion.turns import Turns, unwrapping, wrapped_columns
 from hodyn_cli.algorithms.planning.generate import generate
+from hodyn_cli.algorithms.verification.validate import Scan
 from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.io import write_trajectory
+from hodyn_cli.modeling.urdf import parse_model
 
 ROBOT = URDF / "gripper_arm.urdf"
 WRIST = 3  # wrist_roll, the arm's continuous joint
@@ -117,3 +124,61 @@ def test_the_uniform_scaling_resampled_reads_a_wrapped_angle_unwrapped(paths, tm
         np.testing.assert_allclose(got[key], column, rtol=0,
                                    atol=1e-9 * max(np.abs(column).max(), 1.0), err_msg=key)
     assert got["q"][-1, WRIST] == pytest.approx(6.0)
+
+
+def test_one_list_says_which_columns_wrap_for_every_joint_type():
+    """``wrapped_columns``: a continuous joint's q and a planar joint's heading theta, nothing
+    else (a revolute or helical joint's q, a free joint's rotation vector and position, the
+    planar joint's x and y), over the trajectory's columns; validate's consistency checks
+    (the 1-DOF joints' q, the planar pose) and the estimation's charts read the same list.
+    Before, the retiming's list left the planar theta out (with multi-DOF joints it marked
+    continuous joints alone) where validate's and the charts' had it."""
+    model = parse_model(URDF_JOINTS.encode())  # (revolute, free, planar, continuous)
+    wrap = wrapped_columns(model)
+    assert [n for n, w in zip(model.coordinate_names, wrap, strict=True) if w] == [
+        "slide_wz", "wrist"]
+    scan = Scan(model, 10)
+    assert scan.q.turns is not None and scan.q.turns.wrapped.tolist() == [False, True]
+    planar = next(p for p in scan.poses if p.kind == "planar")
+    assert planar.p is not None and planar.p.turns is not None
+    assert planar.p.turns.wrapped.tolist() == wrap[7:10].tolist() == [False, False, True]
+    charts = Charts(model)  # (the free joint's chart: a quaternion and its position)
+    assert [n for n, w in zip(charts.names, charts.wrapped, strict=True) if w] == [
+        "slide_c2", "wrist"]
+
+
+def test_with_mimic_joints_the_list_is_over_the_independent_joints(tmp_path):
+    """A mimic finger: the trajectory's columns are the independent joints' (the wrist roll
+    the 3rd); ``every``: the motion with the mimic joint written out, as validate reads it."""
+    model = hodyn_cli.load_robot(mimic_urdf(tmp_path, "gripper_arm", "finger_right_joint",
+                                            "finger_left_joint", 1.0, 0.0))
+    assert wrapped_columns(model).tolist() == [False, False, False, True, False]
+    assert wrapped_columns(model, every=True).tolist() == [False] * 3 + [True] + [False] * 2
+
+
+def test_a_planar_joints_wrapped_heading_through_retime(tmp_path):
+    """The mobile 2R's base spinning, its heading theta written wrapped into (-pi, pi] (a
+    CSV, as its pose is written): ``--optimal`` and ``--to-limits`` refuse the planar joint
+    in one line whatever its heading (their limits' search reads 1-DOF joints only), and a
+    time factor plays it as validate judges it, unwrapped: the output passes."""
+    robot = URDF / "mobile_2r.urdf"
+    model = hodyn_cli.load_robot(robot)
+    traj = generate(model, "cosine", derivatives=4, rate=100.0, duration=2.0)
+    d, t = traj.derivatives.copy(), traj.t
+    d[:, :, :2], d[:, 0, :2] = 0.0, [0.3, -0.2]  # (x, y held; theta turning at ~5 rad/s)
+    d[:, :, 2] = np.stack([3.0 + 5.0 * t + 0.5 * np.sin(2 * t), 5.0 + np.cos(2 * t),
+                           -2.0 * np.sin(2 * t), -4.0 * np.cos(2 * t), 8.0 * np.sin(2 * t)], 1)
+    d[:, 0, 2] = np.angle(np.exp(1j * d[:, 0, 2]))
+    assert np.abs(np.diff(d[:, 0, 2])).max() > 6  # (it does wrap)
+    path, out = tmp_path / "spin.csv", tmp_path / "out.csv"
+    write_trajectory(str(path), replace(traj, derivatives=d), model=model)
+    for option in ("--optimal", "--to-limits"):
+        r = hodyn_here("retime", robot, path, option, "-o", out)
+        assert r.returncode == 2 and not out.exists(), r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1 and "planar" in r.stderr, r.stderr
+    r = hodyn_here("retime", robot, path, "--factor", "1.5", "-o", out)
+    assert r.returncode == 0, r.stderr
+    theta = np.genfromtxt(out, delimiter=",", names=True)["drive_theta"]
+    assert np.abs(np.diff(theta)).max() > 6  # (as the input's, wrapped)
+    r = hodyn_here("validate", robot, out, "--samples", "4")
+    assert r.returncode == 0, r.stdout

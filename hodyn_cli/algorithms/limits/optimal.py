@@ -875,10 +875,13 @@ class Optimal:
         # 10^4-sample cosine, 147-150 -> 170 MiB, for nothing: review31)
         arc_rows: list[reachability.ArcRows] = []
         try:
+            # (turns: the shape's points crowd where the path turns sharply, for every limit:
+            # through even points its spline rang there and cut the turn, the ASR two-link
+            # arm's output 3.2 mrad off its input's path and shorter than the optimum on it)
             found = reachability.solve(self.model, chunks, rates.affine(self.limits)
                                        if higher else self.limits, points, table=path,
                                        gravity=self.dynamics["gravity"], progress=self.progress,
-                                       turns=higher, interpolate=interpolate,
+                                       turns=True, interpolate=interpolate,
                                        kept=arc_rows if higher else None)
         except reachability.Inapplicable as e:
             return str(e)
@@ -976,7 +979,7 @@ class Optimal:
             inner = Optimal(self.model, self.limits, self.order, rate=rate, uniform=True,
                             grid=ENDS, gravity=self.dynamics["gravity"],
                             kind=self.dynamics["kind"])
-            inner.fit(lambda: motion)
+            inner.fit(lambda: motion, continuous=True)
             return inner
 
         def fitted_within(steps: int, scale: float) -> tuple[Optimal, reachability.Played
@@ -1337,7 +1340,8 @@ class Optimal:
                                                                       self.limits)
         return pieces, rise, flat
 
-    def fit(self, chunks: Callable[[], Iterable[Trajectory]]) -> Binding:
+    def fit(self, chunks: Callable[[], Iterable[Trajectory]], *, continuous: bool = False
+            ) -> Binding:
         """Plan (with ``chunks()``: the motion afresh), then play it and fit it onto its limits
         at every output sample (:class:`Fit`: the largest uniform speed-up within :data:`FIT`
         of 1 at which every sample is inside). Where none is (a sample between grid points
@@ -1363,8 +1367,11 @@ class Optimal:
         times; beyond validate's tolerance after that, the uniform scaling is taken. The
         speed-up found is then made the law's own
         (:meth:`_resampled`): the output's samples are ``1/rate`` apart. A continuous joint's
-        angle that the motion wraps at +-pi is made continuous first (:meth:`_unwrapped`)."""
-        chunks = self._unwrapped(chunks)
+        angle that the motion wraps at +-pi is made continuous first (:meth:`_unwrapped`;
+        not where the caller says its angles are ``continuous``: reachability's played
+        motion, made from the unwrapped one)."""
+        if not continuous:
+            chunks = self._unwrapped(chunks)
         if self.uniform:  # the uniform scaling, from rest, resampled
             plan = self.plan(chunks())
             _, found, _ = self._fitted(chunks())
@@ -1659,11 +1666,11 @@ class Optimal:
 
     def _unwrapped(self, chunks: Callable[[], Iterable[Trajectory]]
                    ) -> Callable[[], Iterable[Trajectory]]:
-        """``chunks`` with the continuous joints' angles continuous in time: a log that
-        wraps them at +-pi jumps by 2 pi there, which the path would follow (validate
-        unwraps them likewise). Multi-DOF joints' configuration rows: as given."""
-        wrapped = None if self.model.multi_dof else wrapped_columns(self.model)
-        return chunks if wrapped is None or not wrapped.any() else unwrapping(chunks, wrapped)
+        """``chunks`` with the angles a log may wrap (continuous joints', :func:`~hodyn_cli.
+        algorithms.motion.turns.wrapped_columns`) continuous in time: wrapped at +-pi they
+        jump by 2 pi there, which the path would follow (validate unwraps them likewise)."""
+        wrapped = wrapped_columns(self.model)
+        return unwrapping(chunks, wrapped) if wrapped.any() else chunks
 
     @property
     def duration(self) -> float:

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from hodyn_cli.algorithms.motion.turns import wrapped_columns
 from hodyn_cli.core.joint_jets import joint_rows
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
@@ -56,11 +57,14 @@ class Charts:
 
     @property
     def wrapped(self) -> np.ndarray:
-        """(m,) the chart columns that may wrap at +-pi: continuous joints, planar thetas."""
+        """(m,) the chart columns that may wrap at +-pi: the coordinates that may
+        (:func:`~hodyn_cli.algorithms.motion.turns.wrapped_columns`) where a joint's chart
+        columns are its coordinates (1-DOF and planar joints; not a quaternion's)."""
+        wrap, o = wrapped_columns(self.model, every=True), self.model.dof_offsets
         out = np.zeros(self.at[-1], bool)
-        for i, kind in enumerate(self.model.joint_types):
-            if kind == "continuous" or kind == "planar":
-                out[self.at[i + 1] - 1] = True
+        for i in range(self.model.n):
+            if self.at[i + 1] - self.at[i] == o[i + 1] - o[i]:
+                out[self.at[i]:self.at[i + 1]] = wrap[o[i]:o[i + 1]]
         return out
 
     def to_chart(self, chunk: Trajectory) -> Trajectory:

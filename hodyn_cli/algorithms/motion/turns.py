@@ -1,4 +1,5 @@
-"""Angles a file wraps into (-pi, pi] (continuous joints) made continuous in time.
+"""Angles a file wraps into (-pi, pi] (continuous joints, a planar joint's heading) made
+continuous in time.
 
 A log of a wheel or a wrist roll often stores its angle wrapped: q jumps by 2 pi where the
 joint passes +-pi, while its rates say it moved on smoothly. Whatever differentiates q or
@@ -16,14 +17,35 @@ import numpy as np
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 
+#: the coordinates of each joint type that are angles a file may store wrapped into (-pi, pi]
+#: (the others none): a continuous joint's q, a planar joint's heading theta (its x, y are
+#: lengths). Not a revolute joint's (its limits place it: q and q + 2 pi are different states
+#: of its range), nor a helical one's (a turn moves it along its axis: another pose), nor the
+#: rotation vectors of ball and free joints and of a floating root (no column is an angle of
+#: its own: validate judges their rotations, R, which no wrap changes)
+WRAPPING = {"continuous": (True,), "planar": (False, False, True)}
 
-def wrapped_columns(robot: Model) -> np.ndarray:
-    """(m,) the coordinates whose q may wrap at +-pi: continuous joints' (with multi-DOF
-    joints, whose rates are given, over the velocity coordinates)."""
-    if robot.multi_dof:
-        return np.array([kind == "continuous" for kind, nv in zip(
-            robot.joint_types, robot.dofs, strict=True) for _ in range(nv)])
-    return np.array([robot.joint_types[i] == "continuous" for i in robot.coordinates])
+
+def wrapped_columns(robot: Model, every: bool = False) -> np.ndarray:
+    """(m,) which configuration coordinates of ``robot`` may wrap at +-pi (:data:`WRAPPING`),
+    over a trajectory's columns (``robot.coordinate_names``: the independent joints', or with
+    multi-DOF joints every velocity coordinate's, each configuration coordinate in the row of
+    its velocity coordinate); ``every``: over every joint's coordinates (``robot.dof_names``:
+    a motion with its mimic joints written out, as validate reads it). The one list of them:
+    validate's consistency checks, the estimation's spline (and its charts), the retiming.
+
+    >>> from hodyn_cli.modeling.urdf import parse_model
+    >>> robot = parse_model(b'<robot name="r"><link name="a"/><link name="b"/><link name="c"/>'
+    ...     b'<joint name="base" type="planar"><parent link="a"/><child link="b"/>'
+    ...     b'<axis xyz="0 0 1"/></joint><joint name="roll" type="continuous">'
+    ...     b'<parent link="b"/><child link="c"/><axis xyz="1 0 0"/></joint></robot>')
+    >>> robot.coordinate_names, wrapped_columns(robot).tolist()
+    (('base_vx', 'base_vy', 'base_wz', 'roll'), [False, False, True, True])
+    """
+    every_one = np.array([w for kind, nv in zip(robot.joint_types, robot.dofs, strict=True)
+                          for w in WRAPPING.get(kind, (False,) * nv)], dtype=bool)
+    # (without multi-DOF joints a joint's coordinate is its column: the mimic ones left out)
+    return every_one if every or robot.multi_dof else every_one[list(robot.coordinates)]
 
 
 class Turns:

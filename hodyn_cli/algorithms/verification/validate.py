@@ -92,6 +92,7 @@ from hodyn_cli.algorithms.dynamics.closed_form import matrices
 from hodyn_cli.algorithms.dynamics.forward import inert_coordinates, no_inertia
 from hodyn_cli.algorithms.dynamics.methods import GRAVITY, METHODS
 from hodyn_cli.algorithms.motion.differences import RTOL, Differences, frequency
+from hodyn_cli.algorithms.motion.turns import wrapped_columns
 from hodyn_cli.algorithms.verification.blocks import Block
 from hodyn_cli.algorithms.verification.checks import (
     STEP_FACTOR,
@@ -594,9 +595,10 @@ class Scan:
         multi = [i for i, kind in enumerate(model.joint_types) if kind in DOF_SUFFIXES]
         one = [i for i in range(model.n) if i not in multi]
         self.q_columns = model.dof_offsets[one] if multi else slice(None)
+        wrap = wrapped_columns(model, every=True)  # (the motion's mimic joints written out)
         self.q = Consistency("q", [f"_{model.joint_names[i]}" for i in one],
-                             np.array([model.joint_types[i] == "continuous" for i in one]))
-        self.poses = [PoseConsistency(model, i, floating and i == 0) for i in multi]
+                             wrap[model.dof_offsets[one]])
+        self.poses = [PoseConsistency(model, i, floating and i == 0, wrap) for i in multi]
         # the velocity coordinates' rows (a vector each): the floating root's, the others'
         self.rates: list[tuple[Consistency, np.ndarray]] = []
         if floating:
@@ -688,13 +690,14 @@ class PoseConsistency:
     p), named ``<joint>_R_11 ..``, ``<joint>_p_x ..``; a floating base's (``root``: the free
     root joint) ``base_R_..``, ``base_p_..``. A planar joint's ``(x, y, theta)``, ``p = x u
     + y w``, ``R = exp(theta skew(n))``: ``x' = u . R v``, ``y' = w . R v``, ``theta' = n .
-    omega`` (theta an angle a file may wrap), named ``<joint>_x``, ``<joint>_y``,
+    omega`` (theta an angle a file may wrap: ``wrap``, (nv,) the model's coordinates that
+    may, :func:`~hodyn_cli.algorithms.motion.turns.wrapped_columns`), named ``<joint>_x``, ``<joint>_y``,
     ``<joint>_theta``. The checks: ``<joint>_Rd vs time differences of <joint>_R``,
     ``<joint>_pd vs time differences of <joint>_p``; ``<joint>'s (x, y, theta) rates vs time
     differences of its pose`` (the ``<series>d`` rule on a planar joint's name read as a
     derivative of the joint, ``drived``)."""
 
-    def __init__(self, model: Model, i: int, root: bool = False):
+    def __init__(self, model: Model, i: int, root: bool, wrap: np.ndarray):
         self.kind, self.X, self.S = model.joint_types[i], model.X[i], model.subspaces[i]
         self.cols = slice(model.dof_offsets[i], model.dof_offsets[i + 1])
         prefix = "base" if root else model.joint_names[i]
@@ -704,7 +707,7 @@ class PoseConsistency:
         self.R: Consistency | None = None
         self.p: Consistency | None = None
         if self.kind == "planar":
-            self.p = Consistency(prefix, ["_x", "_y", "_theta"], np.array([False, False, True]),
+            self.p = Consistency(prefix, ["_x", "_y", "_theta"], wrap[self.cols],
                                  rates=rates, title=f"{prefix}'s (x, y, theta) rates vs time "
                                                     "differences of its pose")
         else:
