@@ -37,6 +37,19 @@ def numpy_reference(model, traj, order):
     return solve_in_chunks(model, traj, order, (0.0, 0.0, -9.81), per_chunk)
 
 
+#: numpy's results of the tests swept over the kernel variants, by (test, robot, case...):
+#: the same for every variant, computed once a worker (the reference is most of such a test's
+#: CPU; each variant still computes and compares its own)
+_NUMPY: dict[tuple, object] = {}
+
+
+def numpy_once(key: tuple, fn, *args):
+    """``fn(*args)`` for ``key``, computed on the first call of a worker."""
+    if key not in _NUMPY:
+        _NUMPY[key] = fn(*args)
+    return _NUMPY[key]
+
+
 def close(ours, ref, rtol=1e-12):
     """Equal to rounding, relative to the reference's largest entry."""
     ours, ref = np.asarray(ours), np.asarray(ref)
@@ -136,7 +149,8 @@ def test_inverse_dynamics_matches_numpy_reference(robot, kernel, order):
     for W in (None, Wrenches(links)):
         tr = Trajectory(traj.joint_names, traj.derivatives, t, W)
         ours = body_fixed.inverse_dynamics(model, tr, order=order)
-        ref = numpy_reference(model, tr, order)
+        ref = numpy_once(("body-fixed", name, order, W is None), numpy_reference, model, tr,
+                         order)
         for k in range(order + 1):
             scale = np.abs(ref[:, k]).max()
             assert np.abs(ours[:, k] - ref[:, k]).max() <= 1e-12 * scale, (name, k, kernel)
@@ -154,7 +168,9 @@ def test_closed_form_matches_numpy_reference(robot, kernel, order):
     base = base_motion((0.3, -0.2, -9.81), order + 1)
     for wrenches, with_cbar in ((W, True), ({}, False)):
         ours = closed_form.eom_matrices(model, qs, order, base, wrenches, with_cbar)
-        ref = numpy_closed_form.eom_matrices_numpy(model, qs, order, base, wrenches, with_cbar)
+        ref = numpy_once(("closed-form", name, order, with_cbar),
+                         numpy_closed_form.eom_matrices_numpy, model, qs, order, base,
+                         wrenches, with_cbar)
         for field in ("M", "C", "Cbar", "g", "Q_ext"):
             assert close(getattr(ours, field), getattr(ref, field)), (name, field, kernel)
 
@@ -164,9 +180,9 @@ def test_sample_counts(robot, kernel, n_samples):
     """Single samples, partial lockstep groups and chunk boundaries give the same numbers."""
     from hodyn_cli.algorithms.dynamics import closed_form
 
-    _, _, model = robot
+    name, _, model = robot
     traj = random_cosine(model, np.linspace(0, 4, n_samples), orders=5, seed=41)
-    ref = numpy_reference(model, traj, 2)
+    ref = numpy_once(("counts", name, n_samples), numpy_reference, model, traj, 2)
     for ours in (body_fixed.inverse_dynamics(model, traj, order=2),
                  closed_form.inverse_dynamics(model, traj, order=2)):
         assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max(), kernel
@@ -379,15 +395,12 @@ def _root_eom(model, qs, base, g, W, W0, order, with_cbar):
     return E
 
 
-#: numpy's results of test_floating_base_matches_numpy_reference, by (tree, order, samples,
-#: what): the reference is most of the test's CPU, the kernel variants' share it
-_NUMPY: dict[tuple, object] = {}
-
-
 # (order 4's output holds orders 0..4: the middle orders, which it checks, in the slow run)
 @pytest.mark.parametrize("order", [0, pytest.param(1, marks=pytest.mark.slow),
                                    pytest.param(2, marks=pytest.mark.slow), 4])
-@pytest.mark.parametrize("n_samples", [1, 5, 201])  # partial lockstep groups at every width
+# partial lockstep groups at every width: 17 is 8 groups of 2 + 1, 4 of 4 + 1, 2 of 8 + 1
+# (the kernels run every sample alike; 201 cost the numpy reference ~2.5 s of CPU at order 4)
+@pytest.mark.parametrize("n_samples", [1, 5, 17])
 def test_floating_base_matches_numpy_reference(floating_tree, kernel, order, n_samples):
     """The root's jet, the body-fixed pass with the root's wrench and the (6 + n) closed-form
     matrices of a floating base against numpy, with wrenches on a leaf, a root child and the

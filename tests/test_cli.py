@@ -253,3 +253,62 @@ def test_keeping_freed_memory_never_stops_the_cli(monkeypatch, missing):
 
         monkeypatch.setattr(ctypes, "CDLL", refused)
     keep_freed_memory()
+
+
+@pytest.mark.parametrize("collecting", [True, False])
+def test_the_start_runs_without_collections_and_the_command_with_them(monkeypatch,
+                                                                      collecting):
+    """``hodyn`` (cli.app.main) stops the garbage collector while it starts (the command's
+    module and its options: their objects live as long as the process, and each was
+    traversed by two collections, freed by none) and runs the command's body with it again,
+    the start's objects frozen out of its collections (cli.app.started). A caller that had
+    stopped the collector itself finds it stopped in the body too, nothing frozen."""
+    import gc
+
+    from hodyn_cli.cli import app as cli
+    from hodyn_cli.cli import session
+
+    seen: dict[str, tuple[bool, int]] = {}
+    only, model = cli.only, session.Session.model
+
+    def starting(first):
+        seen["start"] = gc.isenabled(), gc.get_freeze_count()
+        return only(first)
+
+    def body(self, *args, **kwargs):
+        seen["body"] = gc.isenabled(), gc.get_freeze_count()
+        return model(self, *args, **kwargs)
+
+    monkeypatch.setattr(cli, "only", starting)
+    monkeypatch.setattr(session.Session, "model", body)
+    monkeypatch.setattr(sys, "argv", ["hodyn", "check", IIWA, IIWA_CSV, "-q"])
+    frozen = gc.get_freeze_count()
+    if not collecting:
+        gc.disable()
+    try:
+        with pytest.raises(SystemExit):
+            cli.main()
+        assert seen["start"] == (False, frozen)
+        if collecting:
+            assert seen["body"][0] and seen["body"][1] > frozen, seen
+        else:
+            assert seen["body"] == (False, frozen)
+    finally:
+        gc.unfreeze()
+        gc.enable()
+
+
+def test_a_command_that_never_runs_leaves_the_collector_as_it_was(monkeypatch):
+    """``hodyn`` stopped the garbage collector for its start: where no command's body runs
+    (a usage error, ``--help``) main leaves it running again, nothing frozen (a caller that
+    runs commands in its own process, the tests, kept collecting)."""
+    import gc
+
+    from hodyn_cli.cli import app as cli
+
+    frozen = gc.get_freeze_count()
+    for argv in (["hodyn", "check", IIWA, IIWA_CSV, "--no-such-option"], ["hodyn", "--help"]):
+        monkeypatch.setattr(sys, "argv", argv)
+        with pytest.raises(SystemExit):
+            cli.main()
+        assert gc.isenabled() and gc.get_freeze_count() == frozen, argv

@@ -77,12 +77,19 @@ def test_contact_frames_match_numpy(legged, tmp_path_factory, kernel, K, n_sampl
         f"c{k}": {"link": link, **SOLE, "position": rng.uniform(-0.1, 0.1, 3).tolist(),
                   "rpy": rng.uniform(-1, 1, 3).tolist()}
         for k, link in enumerate(tree.link_names)})
-    for m, cs in ((model, contacts), (tree, tree_contacts)):
+    for which, (m, cs) in enumerate(((model, contacts), (tree, tree_contacts))):
         qs = random_cosine(m, t, orders=K + 2, seed=n_samples).derivatives
         ours = kernel.contact_frames(m, kernel.data(m), qs, cs, K)
-        ref = backends.load("numpy").contact_frames(m, backends.load("numpy").data(m), qs, cs, K)
-        for a, b in zip(ours, ref, strict=True):
+        if (which, K, n_samples) not in _FRAMES:
+            _FRAMES[which, K, n_samples] = backends.load("numpy").contact_frames(
+                m, backends.load("numpy").data(m), qs, cs, K)
+        for a, b in zip(ours, _FRAMES[which, K, n_samples], strict=True):
             close(a, b, axis=2)
+
+
+#: numpy's frames of test_contact_frames_match_numpy by (robot, order, samples): the same for
+#: every kernel variant (random_urdf(5) and the contacts' rng are seeded), once a worker
+_FRAMES: dict[tuple, tuple] = {}
 
 
 def phase_inputs(legged, K: int, N: int, seed: int):
@@ -103,9 +110,10 @@ PHASES = [(("s0", "s1"), "full"), (("s1", "p2", "p3"), "full"), (("p0", "p1", "p
           (("s1",), "full"), (("imu", "base", "p0"), "full")]
 
 
-def share_both(kernel, contacts, R, p, R0, b, names, rank, rows):
-    """Both backends' share of the phase, and the size of what the couple left over, ``b^(k)
-    - sum_j C(k, j) A^(j) F^(k-j)``, is the difference of (rows, K+1, 1)."""
+def share_reference(contacts, R, p, R0, b, names, rank, rows):
+    """The numpy backend's share of the phase (``ref``), the arguments it took, and the size
+    of what the couple left over, ``b^(k) - sum_j C(k, j) A^(j) F^(k-j)``, is the difference
+    of (rows, K+1, 1)."""
     on = np.array([i for i, c in enumerate(contacts) if c.name in names])
     point = np.array([c.kind == "point" for c in contacts])
     Hinv = block_diag(*[contacts[i].inverse_weights() for i in on])
@@ -116,6 +124,13 @@ def share_both(kernel, contacts, R, p, R0, b, names, rank, rows):
     size = jets.product(np.abs(A), np.abs(ref[0])[..., None])[..., 0]
     with np.errstate(invalid="ignore"):
         scale = np.maximum(np.abs(b[rows]), size).max(axis=-1, keepdims=True)
+    return args, ref, scale
+
+
+def share_both(kernel, contacts, R, p, R0, b, names, rank, rows):
+    """Both backends' share of the phase and the size of what the couple left over
+    (:func:`share_reference`)."""
+    args, ref, scale = share_reference(contacts, R, p, R0, b, names, rank, rows)
     return kernel.contact_share(*args), ref, scale
 
 
@@ -126,7 +141,24 @@ def test_one_phase_matches_numpy(legged, kernel, K, names, rank):
     samples in a random order: those where three points and more spread across their line
     at least a tenth of along it (S's condition number below ~100; nearer a line any two
     implementations drift apart as cond(S) eps: 3e-12 at a 40th)."""
-    contacts, R, p, R0, b = phase_inputs(legged, K, 23, seed=K)
+    if (K, names) not in _PHASE:
+        _PHASE[K, names] = _one_phase_reference(legged, K, names, rank)
+    args, ref, scale = _PHASE[K, names]
+    close_share(kernel.contact_share(*args), ref, scale)
+    if rank == "full":   # nothing left (the reference's own check)
+        assert (np.abs(ref[1]) <= 1e-12 * scale).all()
+
+
+#: numpy's side of test_one_phase_matches_numpy by (order, phase), and its inputs by order:
+#: the same for every kernel variant, computed once a worker (most of the test's CPU)
+_PHASE: dict[tuple, tuple] = {}
+_PHASE_INPUTS: dict[int, tuple] = {}
+
+
+def _one_phase_reference(legged, K: int, names, rank: str) -> tuple:
+    if K not in _PHASE_INPUTS:
+        _PHASE_INPUTS[K] = phase_inputs(legged, K, 23, seed=K)
+    contacts, R, p, R0, b = _PHASE_INPUTS[K]
     rows = np.random.default_rng(K).permutation(23)[:13]
     points = [i for i, c in enumerate(contacts) if c.name in names and c.kind == "point"]
     if len(points) >= 3:
@@ -134,26 +166,40 @@ def test_one_phase_matches_numpy(legged, kernel, K, names, rank):
         sv = np.linalg.svd(X, compute_uv=False)
         rows = rows[sv[:, 1] >= 0.1 * sv[:, 0]]
         assert len(rows) >= 4
-    ours, ref, scale = share_both(kernel, contacts, R, p, R0, b, names, rank, rows)
-    close_share(ours, ref, scale)
-    if rank == "full":   # nothing left (the reference's own check)
-        assert (np.abs(ref[1]) <= 1e-12 * scale).all()
+    return share_reference(contacts, R, p, R0, b, names, rank, rows)
+
+
+#: numpy's side of test_the_highest_order_matches_numpy by order: the motion (its 23 orders),
+#: the frames and each phase's share, ~0.5 s of the ~0.7 s a kernel variant took; the same for
+#: every variant (the kernel's highest order is one), computed once a worker
+_HIGHEST: dict[int, tuple] = {}
+
+
+def _highest_reference(legged, K: int) -> tuple:
+    text, model, contacts = legged
+    if K not in _HIGHEST:
+        traj = floating_motion(text, model, np.linspace(0, 1, 5), K + 1, seed=K)[0]
+        numpy_backend = backends.load("numpy")
+        R, p = numpy_backend.contact_frames(model, numpy_backend.data(model), traj.derivatives,
+                                            contacts, K)
+        R0 = jets.rotation(traj.base.R, traj.base.Vb[..., :3], K, body=True)
+        b = np.random.default_rng(K).normal(size=(5, K + 1, 6))
+        shares = [share_reference(contacts, R, p, R0, b, names, rank, np.arange(5))
+                  for names, rank in PHASES]
+        _HIGHEST[K] = traj, R, p, shares
+    return _HIGHEST[K]
 
 
 def test_the_highest_order_matches_numpy(legged, kernel):
     """Every phase, and the frames, at the kernel's highest order (22)."""
-    text, model, contacts = legged
+    _, model, contacts = legged
     K = kernel.max_order
-    traj = floating_motion(text, model, np.linspace(0, 1, 5), K + 1, seed=K)[0]
-    numpy_backend = backends.load("numpy")
-    R, p = numpy_backend.contact_frames(model, numpy_backend.data(model), traj.derivatives, contacts, K)
+    traj, R, p, shares = _highest_reference(legged, K)
     for a, r in zip(kernel.contact_frames(model, kernel.data(model), traj.derivatives, contacts, K), (R, p),
                     strict=True):
         close(a, r, axis=2)
-    R0 = jets.rotation(traj.base.R, traj.base.Vb[..., :3], K, body=True)
-    b = np.random.default_rng(K).normal(size=(5, K + 1, 6))
-    for names, rank in PHASES:
-        close_share(*share_both(kernel, contacts, R, p, R0, b, names, rank, np.arange(5)))
+    for args, ref, scale in shares:
+        close_share(kernel.contact_share(*args), ref, scale)
 
 
 def test_two_points_at_one_place_give_nan_as_numpy(legged, kernel):

@@ -136,12 +136,21 @@ def test_mimic_joints_project_the_joint_rows_only(tmp_path):
         assert np.abs(got - expected).max() <= 1e-10 * np.abs(expected).max(), k
 
 
-def test_kernel_matches_its_numpy_reference(legged, lanes):
+#: numpy's regressors by (tree, order): the same for every lane width, computed once a
+#: worker (most of the test's CPU; each width computes its own)
+_NUMPY: dict[tuple, np.ndarray] = {}
+
+
+def test_kernel_matches_its_numpy_reference(legged, lanes, request):
     text, _, model = legged
+    tree = request.node.callspec.params["legged"]
     traj, base, _, _ = floating_motion(text, model, np.linspace(0, 2, 7), 6, seed=9)  # 7: partial lanes
     for order in range(5):
         jet = root_jet_numpy(base.R, base.Vb, np.array([0.2, -0.1, -9.81]), order + 1)
         backend, data = backends.prepare(model)
         ours = backend.regressor(model, data, traj.derivatives, jet, order, root=True)
-        ref = numpy_regressor.floating_regressor_numpy(model, traj.derivatives, jet, order)
+        if (tree, order) not in _NUMPY:
+            _NUMPY[tree, order] = numpy_regressor.floating_regressor_numpy(
+                model, traj.derivatives, jet, order)
+        ref = _NUMPY[tree, order]
         assert np.abs(ours - ref).max() <= 1e-12 * np.abs(ref).max(), (lanes, order)

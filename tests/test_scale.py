@@ -122,8 +122,10 @@ def test_csv_spans_hold_every_line_once(tmp_path, block, ending):
     end): the rows and their line numbers of the serial reader. Spans of 7 bytes cut it at
     every place those are (the lines' lengths vary); of 1 byte, at every byte: slow (a span
     a byte, ~12 000 of them, 6-14 s a case on a loaded machine)."""
-    rows = [f"{i},{i * 0.5!r},{-i * 1e-3!r}" for i in range(300)]
-    rows[17] = "17," + "0" * 3000 + "1.5,2"  # a line longer than most spans
+    # (150 rows of 9-29 bytes: spans of 7 bytes end at every offset of a line many times
+    # over; a span costs ~0.1 ms, so the 300 rows and 3000-byte line before cost ~0.5 s a case)
+    rows = [f"{i},{i * 0.5!r},{-i * 1e-3!r}" for i in range(150)]
+    rows[17] = "17," + "0" * 1100 + "1.5,2"  # a line longer than every span but 1 << 20's
     rows.insert(40, "")  # blank lines hold no row
     rows.insert(41, "   ")
     end = "\r\n" if ending == "\r\n" else "\n"
@@ -145,7 +147,7 @@ def test_csv_spans_hold_every_line_once(tmp_path, block, ending):
         got, lines = _pieces(table, ["b", "t"])
     finally:
         table.close()
-    assert np.array_equal(got, want) and len(got) == 300
+    assert np.array_equal(got, want) and len(got) == 150
     assert lines.tolist() == want_lines and want_lines[40] == 44  # rows 40.. after the blanks
 
 

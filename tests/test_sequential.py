@@ -757,3 +757,35 @@ def test_a_velocitys_rows_are_folded_into_the_trust_region(iiwa, monkeypatch):
     rowed, _ = sequential._programme(models, D, free, X[:, 0], sigma, sequential.TRUST)
     assert reachability.law_duration(sigma, x + dX[:, 0]) == pytest.approx(
         reachability.law_duration(sigma, x + D.at(rowed)[:, 0]), rel=1e-6)
+
+
+def test_a_kept_steps_models_read_the_values_its_check_made(iiwa, monkeypatch):
+    """sequential.raised: a trial step's check and, where the step is kept, the next step's
+    models read each limit's values at the same X: made once (programme.Derivatives keeps
+    them, read-only), not again; the law the same to the bit as with every value made
+    afresh (the check and the models had each made their own)."""
+    from hodyn_cli.algorithms.limits import programme
+
+    sigma, x, limits, _ = iiwa
+    M = len(x)
+    made: list[tuple[int, bytes]] = []
+    values = sequential.PathLimit.values
+
+    def counted(self, Y, at=None):
+        if at is None or self not in getattr(at, "_values", {}):
+            made.append((id(self), (Y if at is None else at.X).tobytes()))
+        return values(self, Y, at)
+
+    monkeypatch.setattr(sequential.PathLimit, "values", counted)
+    out = sequential.raised(sigma, x, lambda a, b: limits, [(0, M)], rates.TOLERANCE)
+    twice = len(made) - len(set(made))
+    assert twice == 0, twice
+
+    def afresh(self, Y, at=None):  # (no value kept: the law as before)
+        return values(self, Y, None if at is None else programme.Derivatives(at.X))
+
+    monkeypatch.setattr(sequential.PathLimit, "values", afresh)
+    again = sequential.raised(sigma, x, lambda a, b: limits, [(0, M)], rates.TOLERANCE)
+    assert np.array_equal(out.x, again.x) and out.local == again.local
+    V = values(limits[0], None, at := programme.Derivatives(sequential._jets(sigma, out.x)))
+    assert values(limits[0], None, at) is V and not V.flags.writeable

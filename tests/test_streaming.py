@@ -258,7 +258,8 @@ def test_progress_bar_only_on_a_terminal(tmp_path, ext):
     out = str(tmp_path / "tau.h5")
     result = runner.invoke(app, ["compute", str(IIWA), src, "-o", out])
     assert result.exit_code == 0 and result.stderr == ""  # not a terminal: no bar
-    for quiet, expect in ((False, True), (True, False)):
+    # (--quiet's silence does not depend on the input's format: the HDF5 input's run only)
+    for quiet, expect in ((False, True), (True, False))[: 2 if ext == ".h5" else 1]:
         master, slave = pty.openpty()
         proc = subprocess.Popen([sys.executable, "-m", "hodyn_cli", "compute", str(IIWA), src,
                                  "-o", "-"] + (["--quiet"] if quiet else []),

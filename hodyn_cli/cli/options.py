@@ -214,6 +214,7 @@ def command(app: typer.Typer, name: str, *, short_help: str, shared: tuple[str, 
 
         @functools.wraps(fn)
         def run(**kwargs):
+            from hodyn_cli.cli.app import started
             from hodyn_cli.cli.errors import mapped_errors
             from hodyn_cli.cli.session import Session
 
@@ -222,6 +223,7 @@ def command(app: typer.Typer, name: str, *, short_help: str, shared: tuple[str, 
                 refuse_out_of_range(kwargs)
                 session = Session(**{n: kwargs.pop(n) for n in shared}, command=name,
                                   options=shared)
+                started()
                 return fn(**kwargs, s=session)
 
         del run.__wrapped__  # typer must see the signature below, not fn's

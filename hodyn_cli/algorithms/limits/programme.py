@@ -621,6 +621,9 @@ class Derivatives:
         # (the products of sigma's columns at X, by their parts: every limit's monomials made
         # from them, :func:`_product`)
         self._products: dict[tuple, np.ndarray] = {}
+        # (each limit's values at X, read-only: a step's check reads them and the next
+        # step's model, at the same X, again; PathLimit.values)
+        self._values: dict[PathLimit, np.ndarray] = {}
 
     def stepped(self) -> list[np.ndarray]:
         """The derivatives at ``X + i h e_d``, d = 0 .. 3 (h: the complex step)."""
@@ -683,14 +686,20 @@ class PathLimit:
 
     def values(self, X: np.ndarray, at: Derivatives | None = None) -> np.ndarray:
         """(M, m) the values at the grid points for ``x, x', x'', x'''`` there (M, 4);
-        ``at``: X's :class:`Derivatives`, shared with other limits (None: made here)."""
-        at = Derivatives(X) if at is None else at
+        ``at``: X's :class:`Derivatives`, shared with other limits (None: made here), which
+        keeps them (read-only) for the next reader at the same X."""
+        if at is None:
+            at = Derivatives(X)
+        elif self in at._values:  # (made for this X already: the same numbers)
+            return at._values[self]
         sigma = at.sigma
         v = np.einsum("gi,gji->gj", at.monomials(self.monomials), self.coefficients)
         if self.friction is not None:
             a, c, b = np.moveaxis(self.friction, -1, 0)
             r = sigma[:, :1]
             v = v + a * r + c * np.tanh(b * r)
+        v.flags.writeable = False  # (shared by every reader of ``at``)
+        at._values[self] = v
         return v
 
     def gradient(self, X: np.ndarray, at: Derivatives | None = None

@@ -180,13 +180,22 @@ def raised(sigma: np.ndarray, x: np.ndarray,
         found = parted[a, b]
         return [limit for limit, _ in found] + [part for _, part in found if part is not None]
 
+    judged: list = [np.zeros((0, 4)), {}]  # (the last X read and its chunks' Derivatives)
+
+    def derivatives(X: np.ndarray) -> dict[tuple[int, int], programme.Derivatives]:
+        # (each chunk's, shared by its limits; those of the X a trial was judged at, and the
+        # start's, are the next step's: its models read the same values again)
+        if not np.array_equal(judged[0], X):
+            judged[:] = X, {(a, b): programme.Derivatives(X[a:b]) for a, b in chunks}
+        return judged[1]
+
     def usage(X: np.ndarray) -> tuple[float, float]:  # (the largest share at the law's own
         # pace and played as fast or slower: each limit's values once for both)
         pace = slower = 0.0
+        at = derivatives(X)
         for a, b in chunks:
-            at = programme.Derivatives(X[a:b])  # (the chunk's limits share them)
             for limit, part in parted[a, b]:
-                share, played = _shares(limit, part, X[a:b], at)
+                share, played = _shares(limit, part, X[a:b], at[a, b])
                 pace, slower = max(pace, share), max(slower, played)
         return pace, slower
 
@@ -219,7 +228,7 @@ def raised(sigma: np.ndarray, x: np.ndarray,
             probes = {(a, b): _Probe.of(X[a:b]) for a, b in chunks}
             forms = [_sqrt_linear(limit, X[a:b], probes[a, b]) for a, b, limit in limited]
             del probes  # (their derivatives: not held through the steps)
-        at = {(a, b): programme.Derivatives(X[a:b]) for a, b in chunks}  # (shared)
+        at = derivatives(X)
         models = [_Model.of(limit, X[a:b], a, form, at[a, b])
                   for (a, b, limit), form in zip(limited, forms, strict=True)]
         try:
