@@ -121,7 +121,7 @@ def test_csv_spans_hold_every_line_once(tmp_path, block, ending):
     number, on a line end, a line longer than a span, blank lines, CRLF, no final line
     end): the rows and their line numbers of the serial reader. Spans of 7 bytes cut it at
     every place those are (the lines' lengths vary); of 1 byte, at every byte: slow (a span
-    a byte, ~12 000 of them, 6-14 s a case on a loaded machine)."""
+    a byte, ~3 700 of them, 3-6 s a case at load ~2.6)."""
     # (150 rows of 9-29 bytes: spans of 7 bytes end at every offset of a line many times
     # over; a span costs ~0.1 ms, so the 300 rows and 3000-byte line before cost ~0.5 s a case)
     rows = [f"{i},{i * 0.5!r},{-i * 1e-3!r}" for i in range(150)]
