@@ -17,6 +17,8 @@ from hodyn_cli.algorithms.motion.group_estimate import Charts
 from hodyn_cli.algorithms.motion.turns import Turns, unwrapping, wrapped_columns
 from hodyn_cli.algorithms.planning.generate import generate
 from hodyn_cli.algorithms.verification.validate import Scan
+from hodyn_cli.api.estimation import derivative_stream
+from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.io import write_trajectory
 from hodyn_cli.modeling.urdf import parse_model
@@ -156,22 +158,46 @@ def test_with_mimic_joints_the_list_is_over_the_independent_joints(tmp_path):
     assert wrapped_columns(model, every=True).tolist() == [False] * 3 + [True] + [False] * 2
 
 
+def _spinning_base() -> tuple[Model, Trajectory, Trajectory]:
+    """The mobile 2R's base spinning (x, y held; theta from 3 rad turning at ~5 rad/s) for
+    2 s at 100 Hz: (model, the motion, the same with theta wrapped into (-pi, pi])."""
+    model = hodyn_cli.load_robot(URDF / "mobile_2r.urdf")
+    traj = generate(model, "cosine", derivatives=4, rate=100.0, duration=2.0)
+    d, t = traj.derivatives.copy(), traj.t
+    d[:, :, :2], d[:, 0, :2] = 0.0, [0.3, -0.2]
+    d[:, :, 2] = np.stack([3.0 + 5.0 * t + 0.5 * np.sin(2 * t), 5.0 + np.cos(2 * t),
+                           -2.0 * np.sin(2 * t), -4.0 * np.cos(2 * t), 8.0 * np.sin(2 * t)], 1)
+    wrapped = d.copy()
+    wrapped[:, 0, 2] = np.angle(np.exp(1j * d[:, 0, 2]))
+    assert np.abs(np.diff(wrapped[:, 0, 2])).max() > 6  # (it does wrap)
+    return model, replace(traj, derivatives=d), replace(traj, derivatives=wrapped)
+
+
+def test_a_planar_joints_wrapped_heading_is_estimated_unwrapped():
+    """``--estimate-derivatives`` on the mobile 2R's poses alone (its planar joint's groups,
+    :mod:`~hodyn_cli.algorithms.motion.group_estimate`): theta written wrapped gives the
+    rates of the unwrapped heading (the same to 1e-12; theta' its exact 5 + cos 2t to 1e-8),
+    not a spike of 2 pi / h where it wraps."""
+    model, whole, wrapped = _spinning_base()
+    rates = []
+    for traj in (whole, wrapped):
+        stream = derivative_stream(model, [replace(traj, derivatives=traj.derivatives[:, :1])],
+                                   3)
+        stream.start()
+        rates.append(np.concatenate([c.derivatives[:, 1] for c in stream]))
+    assert np.abs(rates[1] - rates[0]).max() < 1e-12
+    assert np.abs(rates[1][:, 2] - whole.derivatives[:, 1, 2]).max() < 1e-8
+
+
 def test_a_planar_joints_wrapped_heading_through_retime(tmp_path):
     """The mobile 2R's base spinning, its heading theta written wrapped into (-pi, pi] (a
     CSV, as its pose is written): ``--optimal`` and ``--to-limits`` refuse the planar joint
     in one line whatever its heading (their limits' search reads 1-DOF joints only), and a
     time factor plays it as validate judges it, unwrapped: the output passes."""
     robot = URDF / "mobile_2r.urdf"
-    model = hodyn_cli.load_robot(robot)
-    traj = generate(model, "cosine", derivatives=4, rate=100.0, duration=2.0)
-    d, t = traj.derivatives.copy(), traj.t
-    d[:, :, :2], d[:, 0, :2] = 0.0, [0.3, -0.2]  # (x, y held; theta turning at ~5 rad/s)
-    d[:, :, 2] = np.stack([3.0 + 5.0 * t + 0.5 * np.sin(2 * t), 5.0 + np.cos(2 * t),
-                           -2.0 * np.sin(2 * t), -4.0 * np.cos(2 * t), 8.0 * np.sin(2 * t)], 1)
-    d[:, 0, 2] = np.angle(np.exp(1j * d[:, 0, 2]))
-    assert np.abs(np.diff(d[:, 0, 2])).max() > 6  # (it does wrap)
+    model, _, wrapped = _spinning_base()
     path, out = tmp_path / "spin.csv", tmp_path / "out.csv"
-    write_trajectory(str(path), replace(traj, derivatives=d), model=model)
+    write_trajectory(str(path), wrapped, model=model)
     for option in ("--optimal", "--to-limits"):
         r = hodyn_here("retime", robot, path, option, "-o", out)
         assert r.returncode == 2 and not out.exists(), r.stderr
