@@ -156,6 +156,9 @@ def test_a_later_round_samples_where_the_fields_reach_the_same_places(monkeypatc
         found = beyond(self, inner, motion, K, near)
         whole = beyond(self, inner, motion, K) if near is not None else found
         calls.append((near, found, whole))
+        if near is not None:  # (where it holds no sample: none beyond, not a crash)
+            s, y = beyond(self, inner, motion, K, lambda s: np.zeros(len(s), bool))
+            assert s.size == y.size == 0
         return found
 
     monkeypatch.setattr(local, "fields", halved)

@@ -1270,6 +1270,8 @@ class Optimal:
                 sampled(path, group)
         if pending:
             bisect()
+        if not times:  # (``near`` held none of the samples: none beyond there)
+            return np.zeros(0), np.zeros(0)
         # (in the order a sampling at a time gave them: the same arrays to the bit)
         order = np.argsort(np.concatenate(phases), kind="stable")
         return np.concatenate(times)[order], np.concatenate(speeds)[order]
