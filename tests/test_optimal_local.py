@@ -239,6 +239,58 @@ def test_a_peak_s_top_between_the_samplings_is_found(monkeypatch):
     assert hodyn_cli.validate_motion(model, *q, t=out.t).passed
 
 
+@pytest.mark.slow
+def test_one_round_whatever_the_rounding_of_the_limits(monkeypatch, tmp_path):
+    """``hodyn retime --optimal`` of the iiwa's Fourier path of 75 s at 200 Hz (15 001
+    samples, ``hodyn generate``) with its limits file, the probes' coefficients of every
+    limit (``path_limits``) times ``1 + e``, signs alternating, e = 0 and +-1e-15: the local
+    slowing runs one round each (its samplings at one ``K``: a field widened is not a
+    round) and the durations agree to 1e-6 (main: two rounds at +1e-15, and 51.5257,
+    51.5204 and, every field failing, 51.5552 s: its fields lowered each place to what the
+    16 samplings saw of its narrow peaks, benchmarks/README.md, long11); each output keeps
+    its limits (``hodyn check``) and passes ``hodyn validate``."""
+    from dataclasses import replace
+
+    import h5py
+    from test_optimal import IIWA
+    from test_rates import IIWA_LIMITS
+    from typer.testing import CliRunner
+
+    from hodyn_cli.algorithms.limits import programme
+    from hodyn_cli.cli.app import app
+
+    runner, src = CliRunner(), tmp_path / "long.h5"
+    made = runner.invoke(app, ["generate", str(IIWA), "--kind", "fourier", "--rate", "200",
+                               "--duration", "75", "-o", str(src), "-q"])
+    assert made.exit_code == 0, made.output
+    path_limits, beyond = programme.path_limits, optimal.Optimal._beyond
+    durations = []
+    for k, e in enumerate((0.0, 1e-15, -1e-15)):
+        rounds: set[float] = set()
+
+        def rounded(*args, e=e, **kwargs):
+            return [replace(p, coefficients=p.coefficients * np.where(
+                np.arange(p.coefficients.size).reshape(p.coefficients.shape) % 2, 1 - e,
+                1 + e)) for p in path_limits(*args, **kwargs)]
+
+        def counted(self, inner, motion, K, near=None, rounds=rounds):
+            rounds.add(K)
+            return beyond(self, inner, motion, K, near)
+
+        for module in (reachability, optimal):
+            monkeypatch.setattr(module, "path_limits", rounded)
+        monkeypatch.setattr(optimal.Optimal, "_beyond", counted)
+        out, limits = tmp_path / f"out{k}.h5", ["--limits", str(IIWA_LIMITS)]
+        for args in (["retime", str(IIWA), str(src), "--optimal", *limits, "-o", str(out)],
+                     ["check", str(IIWA), str(out), *limits], ["validate", str(IIWA), str(out)]):
+            run = runner.invoke(app, args + ["-q"])
+            assert run.exit_code == 0, (e, args[0], run.output)
+        assert len(rounds) == 1, (e, rounds)
+        with h5py.File(out) as f:
+            durations.append(float(f.attrs["duration"]))
+    assert max(durations) / min(durations) - 1 < 1e-6, durations
+
+
 def test_a_failed_resampling_leaves_no_earlier_slowing(monkeypatch):
     """Where no resampling fits (forced: RESAMPLES 0), the plan stays as it was and so does
     its scale: 1, not the slowing an earlier plan's resampling left (the windows' attempts
