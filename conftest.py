@@ -16,8 +16,11 @@ import pytest
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-collect_ignore = [] if importlib.util.find_spec("jax") else [
-    "hodyn_cli/algorithms/backends/gpu.py", "hodyn_cli/algorithms/backends/jax_passes.py"]
+# The GPU backend's modules' doctests run from tests/test_gpu_backend.py (where JAX is
+# installed), not collected here: collecting jax_passes.py imports JAX (~1 s of CPU), in
+# every worker of ``pytest -n``, where only the one that runs the GPU tests needs it
+collect_ignore = ["hodyn_cli/algorithms/backends/gpu.py",
+                  "hodyn_cli/algorithms/backends/jax_passes.py"]
 
 
 def pytest_configure(config):
