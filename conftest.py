@@ -1,8 +1,8 @@
 """The test session's set-up: one BLAS thread per process, the library's bytecode, and the
-collection of the library's doctests (the GPU backend's modules need JAX: the gpu extra, in
-the test extra too, which the lowest-bounds environment of .ci/run does not install)."""
+collection of the library's doctests (the GPU backend's modules' run from
+tests/test_gpu_backend.py where JAX is: the gpu extra, in the test extra too, which the
+lowest-bounds environment of .ci/run does not install)."""
 
-import importlib.util
 import os
 import sys
 
