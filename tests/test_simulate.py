@@ -54,7 +54,7 @@ def test_validate_simulate_passes_and_catches_torques_off_by_1e_5(monkeypatch, r
     assert len(passed) == 2 and all("PASS" in line for line in passed)
     # a Data per run (the torque checks' few, the simulation's torques', each integration's
     # forward dynamics'), not one per right-hand side the integrator evaluates (hundreds)
-    assert len(made) < 10 < 100 < len(evaluated), (len(made), len(evaluated))
+    assert len(made) < 10 and len(evaluated) > 100, (len(made), len(evaluated))
 
     def scaled(*a, **k):
         return good(*a, **k) * (1 + 1e-5)
