@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hodyn_cli.algorithms.motion.turns import leaders, leaders_unwrapped
+from hodyn_cli.algorithms.motion.turns import leaders_unwrapped
 from hodyn_cli.api.contacts import read_contacts
 from hodyn_cli.api.drives import drives_for
 from hodyn_cli.api.dynamics import torque_rates
@@ -67,7 +67,8 @@ def validate_motion(robot: Model, *derivatives: Any, t: Any = None, methods: Any
     motion: Trajectory | Iterable[Trajectory]
     if chunks is None:
         m = Motion(robot, derivatives, named, t=t, wrenches=wrenches)
-        motion = next(_expanded(robot, [m.coordinates])) if leaders(robot).any() else m.full
+        motion = (next(_expanded(robot, [m.coordinates])) if leaders_unwrapped(robot).active
+                  else m.full)
         floating = motion.base is not None
         if given:
             motion = _carrying(motion, given)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hodyn_cli import api, capabilities
-from hodyn_cli.algorithms.motion.turns import leaders, leaders_unwrapped
+from hodyn_cli.api.robots import leaders_unwrapped
 from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory
 from hodyn_cli.errors import HodynError, MissingDerivatives, TrajectoryError
@@ -37,7 +37,7 @@ class Input:
     """Trajectory chunks of a file (a :class:`~hodyn_cli.pipeline.protocols.Reader`) whose
     positions are checked against the URDF limits as they pass; the angles that mimic joints
     follow continued through +-pi where the file wraps them
-    (:func:`~hodyn_cli.algorithms.motion.turns.leaders_unwrapped`: the followers' poses).
+    (:func:`~hodyn_cli.api.robots.leaders_unwrapped`: the followers' poses).
 
     ``notes``: what was found when the file was opened (ignored columns, likely typos,
     estimated derivatives). ``beyond_limits``: joint -> where its positions first left their
@@ -99,7 +99,7 @@ class Input:
         tasks are taken."""
         # (the class's: an estimating reader passes other attributes on to the file's reader)
         if (self.base is not None or not hasattr(type(self.reader), "tasks")
-                or leaders(self.model).any()):
+                or leaders_unwrapped(self.model).active):
             start = 0
             for chunk in self:
                 yield Loaded(chunk, start)

@@ -86,6 +86,8 @@ class Unwrapped:
 
     def __init__(self, wrapped: np.ndarray):
         self.turns = Turns(wrapped) if wrapped.any() else None
+        #: whether some column wraps (else every chunk passes as it is)
+        self.active = self.turns is not None
 
     def __call__(self, chunk: Trajectory) -> Trajectory:
         if self.turns is None:
