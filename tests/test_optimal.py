@@ -16,9 +16,11 @@ from typer.testing import CliRunner
 
 import hodyn_cli
 from conftest import (
+    ROOT,
     SAMPLES,
     URDF,
     assert_rates,
+    optimal_notice,
     pin_configuration,
     pinocchio_model,
     stencil_times,
@@ -321,6 +323,53 @@ def test_path_limits_of_rigid_drives_with_friction():
             assert np.abs(lim.values(X)[:, 0] - want).max() <= 1e-9 * np.abs(want).max()
             checked.add(lim.series)
     assert checked == {"taum", "current"}
+
+
+def test_path_limits_of_rigid_drives_whose_motor_torque_alone_is_limited():
+    """A motor torque limited where no joint torque is (torque order -1: an MJCF model's
+    exported limits are its actuators' alone) still reads the rigid drives' torques, q to
+    q'' (feasibility.requirements): the probes carry x' (they carried x alone and the drive
+    laws refused them for want of qdd), and the motor torque equals the drive model of the
+    played motion (1e-9)."""
+    model, traj, _ = iiwa_path(T=1.0, rate=20.0)
+    drives = hodyn_cli.api.read_drives(model, URDF / "iiwa14_motors.toml")
+    lim = hodyn_cli.joint_limits(model, {j: {"torque": np.inf} for j in model.joint_names}
+                                 | {"iiwa_joint_2": {"torque": np.inf, "motor_torque": 3.0}})
+    assert torque_order(lim) == -1
+    limits = programme.path_limits(model, traj, lim, torque_order(lim), drives=drives)
+    X = np.column_stack([RNG.uniform(0.2, 3.0, traj.n_samples),
+                         RNG.normal(size=(traj.n_samples, 3)) * [2.0, 10.0, 50.0]])
+    jet = Trajectory(model.joint_names, _played_at(traj.derivatives, X)[:, :3])
+    want = hodyn_cli.drive_dynamics(model, drives, jet, order=0)["taum"][:, 1]
+    (taum,) = [lim for lim in limits if lim.series == "taum"]
+    assert np.abs(taum.values(X)[:, 0] - want).max() <= 1e-9 * np.abs(want).max()
+
+
+def test_an_mjcf_model_within_its_actuators_limits_alone_is_retimed(tmp_path):
+    """dm_control's acrobot as ``hodyn info`` exports it: a motor torque on the elbow, no
+    joint torque limit. ``retime --optimal --drives --limits`` (exit 2, "order 0 needs qdd",
+    before) gives a law that ``check`` passes with the elbow's motor torque on its limit,
+    faster than the uniform scaling (without gravity: the elbow cannot hold the arm)."""
+    model = ROOT / "mjcf" / "acrobot.xml"
+    drives, limits = tmp_path / "d.toml", tmp_path / "l.toml"
+    src, out = tmp_path / "in.h5", tmp_path / "out.h5"
+    zero = ("--gravity", "0,0,0")
+    for args in (("info", model, "--drives-toml", drives, "--limits-toml", limits),
+                 ("generate", model, "--kind", "cosine", "--duration", 1, "--rate", 40,
+                  "-o", src)):
+        res = CliRunner().invoke(app, [str(a) for a in args])
+        assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(app, [str(a) for a in ("retime", model, src, "--optimal",
+                                                    "--drives", drives, "--limits", limits,
+                                                    "-o", out, *zero)])
+    line = optimal_notice(res, src)
+    assert "on its limits: motor torque of elbow" in line, line
+    with h5py.File(out) as f:
+        duration = float(f["t"][-1])
+    assert duration < float(line.split("the fastest uniform scaling: ")[1].split(" s")[0])
+    res = CliRunner().invoke(app, [str(a) for a in ("check", model, out, "--drives", drives,
+                                                    "--limits", limits, *zero)])
+    assert res.exit_code == 0, res.output
 
 
 # -- the retimed motion -------------------------------------------------------------------

@@ -69,8 +69,8 @@ def generate_command(
                                  "it inside its position and velocity limits).",
         show_default=False)] = None,
     drives: Annotated[Path | None, typer.Option(
-        help="With --respect-limits: elastic drives (TOML) whose motor speed and torque "
-             "limits count too.", show_default=False)] = None,
+        help="With --respect-limits: drives (TOML: elastic or rigid) whose motor speed and "
+             "torque limits count too.", show_default=False)] = None,
     optimal: Annotated[bool, typer.Option(
         "--optimal", help="With --respect-limits: play the designed path with the fastest "
                           "time law within the limits (as retime --optimal), not uniformly "

@@ -745,10 +745,13 @@ def path_limits(model: Model, grid: Trajectory, limits: Limits, order: int, *,
     of the motions that leave each sample with the time-law derivatives of :data:`PROBES`
     (rigid to torque order ``order``, or with rigid ``drives``), fitted monomial by monomial."""
     full = model.coupling.expand(grid)
-    q = full.derivatives[:, : order + 3]
+    # (rigid drives' laws read the torques whatever is limited: q to max(order, 0) + 2, as
+    # feasibility.requirements says; a motor torque alone is limited at order -1)
+    need = order if drives is None else max(order, 0)
+    q = full.derivatives[:, : need + 3]
 
     def probed(sigma: np.ndarray) -> dict[str, Law]:
-        jet = compose(q, np.broadcast_to(sigma[: order + 2], (len(q), order + 2)))
+        jet = compose(q, np.broadcast_to(sigma[: need + 2], (len(q), need + 2)))
         return series_laws(model, Trajectory(full.joint_names, jet), order=order,
                            gravity=gravity, drives=drives, kind=kind)
 
