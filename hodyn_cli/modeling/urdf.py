@@ -467,6 +467,7 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
     names, types, link_names, parents, Bs, Xs, limits = [], [], [], [], [], [], []
     Ms: list[np.ndarray] = []
     parent_links, velocities = [], []
+    turning: list[str] = []  # (revolute joints without a range: read as continuous)
     mimics: dict[str, tuple[str, float, float]] = {}
     links: dict[str, LinkFrame] = {}
     root_M = np.zeros((6, 6))
@@ -514,8 +515,9 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
         position = _position_limits(j) if kind in ("revolute", "prismatic") else (-np.inf,
                                                                                   np.inf)
         names.append(j.name)
-        types.append(turning_type(position) if kind == "revolute" else j.type
-                     if kind == "prismatic" else kind)
+        types.append(turning_type(position) if kind == "revolute" else kind)
+        if j.type == "revolute" and types[-1] == "continuous":
+            turning.append(j.name)
         link_names.append(j.child)
         parent_links.append(j.parent)
         parents.append(body)
@@ -550,8 +552,6 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
     placeholders = _placeholder_notice([j for j in robot.joints if j.name in names])
     if placeholders is not None:
         notes.append(placeholders)
-    turning = [j.name for j in robot.joints if j.name in names and j.type == "revolute"
-               and types[names.index(j.name)] == "continuous"]
     if turning:
         notes.append(Diagnostic("info", f"revolute joint(s) without a position range, read as "
                                         f"continuous (q and q + 2 pi one pose, which a file "
