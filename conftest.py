@@ -1,8 +1,8 @@
 """The test session's set-up: one BLAS thread per process, the library's bytecode, and the
-collection of the library's doctests (the GPU backend's modules need JAX: the gpu extra, in
-the test extra too, which the lowest-bounds environment of .ci/run does not install)."""
+collection of the library's doctests (the GPU backend's modules' run from
+tests/test_gpu_backend.py where JAX is: the gpu extra, in the test extra too, which the
+lowest-bounds environment of .ci/run does not install)."""
 
-import importlib.util
 import os
 import sys
 
@@ -16,8 +16,11 @@ import pytest
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-collect_ignore = [] if importlib.util.find_spec("jax") else [
-    "hodyn_cli/algorithms/backends/gpu.py", "hodyn_cli/algorithms/backends/jax_passes.py"]
+# The GPU backend's modules' doctests run from tests/test_gpu_backend.py (where JAX is
+# installed), not collected here: collecting jax_passes.py imports JAX (~1 s of CPU), in
+# every worker of ``pytest -n``, where only the one that runs the GPU tests needs it
+collect_ignore = ["hodyn_cli/algorithms/backends/gpu.py",
+                  "hodyn_cli/algorithms/backends/jax_passes.py"]
 
 
 def pytest_configure(config):

@@ -426,33 +426,31 @@ def kernel_variants() -> list:
 
 
 #: backends other than numpy and compiled the parity tests run where they load, with the
-#: options that make them run here (e.g. a GPU backend on the CPU)
-TEST_BACKENDS: list[tuple[str, dict]] = [("gpu", {"device": "cpu"})]
+#: options that make them run here (e.g. a GPU backend on the CPU) and the module they need
+TEST_BACKENDS: list[tuple[str, dict, str]] = [("gpu", {"device": "cpu"}, "jax")]
 
 
 def backend_params() -> list:
     """Every backend this machine runs besides the numpy reference: each compiled kernel
-    variant (lane width), and the other registered backends that load here."""
+    variant (lane width), and the other registered backends whose module is installed (one
+    that does not load all the same is skipped by :func:`backend`). Not loaded here: the
+    GPU backend's load imports JAX and starts its CPU device (~1.3 s of CPU), in each
+    worker of ``pytest -n`` as it collects, where only the one that runs its tests needs it."""
+    import importlib.util
     import os
-
-    from hodyn_cli.algorithms import backends
 
     params = [pytest.param(("compiled", {"variant": v}), id=f"compiled-{v}")
               for v in kernel_variants()]
-    for name, options in [] if os.environ.get("HODYN_NO_KERNEL") else TEST_BACKENDS:
-        try:
-            backends.load(name, **options)
-        except (backends.Unavailable, ImportError):
-            continue
-        params.append(pytest.param((name, options), id=name))
+    for name, options, module in [] if os.environ.get("HODYN_NO_KERNEL") else TEST_BACKENDS:
+        if importlib.util.find_spec(module) is not None:
+            params.append(pytest.param((name, options), id=name))
     return params
 
 
 def pytest_generate_tests(metafunc):
     """The tests of :func:`backend`, once per backend of :func:`backend_params`: listed as
     the tests are collected, not when this file is imported, which the controller of a
-    ``pytest -n`` run does too, where no test runs (loading the GPU backend imports JAX
-    and starts its CPU device: ~0.8 s of CPU)."""
+    ``pytest -n`` run does too, where no test runs."""
     named = {name.strip() for mark in metafunc.definition.iter_markers("parametrize")
              for name in (mark.args[0].split(",") if isinstance(mark.args[0], str)
                           else mark.args[0])}
@@ -465,10 +463,15 @@ def pytest_generate_tests(metafunc):
 @pytest.fixture
 def backend(request):
     """Runs the test once per backend besides numpy's reference (current inside): its
-    parameters are :func:`pytest_generate_tests`'s."""
+    parameters are :func:`pytest_generate_tests`'s; one that does not load here is skipped,
+    saying why."""
     from hodyn_cli.algorithms import backends
 
     name, options = request.param
+    try:
+        backends.load(name, **options)
+    except (backends.Unavailable, ImportError) as e:
+        pytest.skip(f"the {name} backend does not load here: {e}")
     with backends.use(name, **options) as b:
         yield b
 

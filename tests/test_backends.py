@@ -241,15 +241,15 @@ def test_the_sources_at_a_lane_width_this_cpu_has_no_variant_for(tmp_path, monke
         check_every_operation(model, t)
 
 
-def check_every_operation(model, t) -> None:
+def check_every_operation(model, t, orders: tuple[int, ...] = (0, 2)) -> None:
     """Every operation of the current backend against the numpy reference on ``model`` at
-    the times ``t`` (orders 0 and 2, wrenches, a floating root, elastic drives, IK)."""
+    the times ``t`` (at each of ``orders``: wrenches, a floating root; elastic drives, IK)."""
     from hodyn_cli.algorithms.actuation import elastic
     from hodyn_cli.algorithms.dynamics.common import base_motion
     from hodyn_cli.modeling.drives import read_drives
 
     ours, ref = backends.current(), backends.load("numpy")
-    for order in (0, 2):
+    for order in orders:
         qs = random_cosine(model, t, orders=order + 3, seed=3).derivatives
         base = np.random.default_rng(4).normal(size=(len(t), order + 2, 6))
         W = {model.n - 1: wrench_motion(t, order)}
@@ -300,8 +300,20 @@ def check_every_operation(model, t) -> None:
 
 
 def test_every_operation_of_every_backend(backend):
+    """Orders 0 and 2; the GPU backend at order 2 only (its order 0 in the slow run, below):
+    each order is a program of its own that JAX traces and lowers at every run (~1.3 s of
+    CPU for order 0's, the compiled programs kept), and order 2's output holds order 0's
+    numbers (tests/test_gpu_backend.py checks its order-0 programs on the 2R by default)."""
     model = load_model(URDF / "gripper_arm.urdf")
-    check_every_operation(model, np.linspace(0, 2, 11))
+    check_every_operation(model, np.linspace(0, 2, 11), (2,) if backend.name == "gpu" else (0, 2))
+
+
+@pytest.mark.slow
+def test_every_operation_of_the_gpu_backend_at_order_0():
+    pytest.importorskip("jax")
+    model = load_model(URDF / "gripper_arm.urdf")
+    with backends.use("gpu", device="cpu"):
+        check_every_operation(model, np.linspace(0, 2, 11), (0,))
 
 
 def test_entry_points_check_the_model_and_sizes_they_are_given(lanes):

@@ -5,6 +5,8 @@ blocks, and its one-line errors."""
 
 from __future__ import annotations
 
+import doctest
+import importlib.util
 import os
 import subprocess
 import sys
@@ -24,7 +26,11 @@ from hodyn_cli.algorithms.dynamics.common import base_motion
 from hodyn_cli.errors import HodynError, TrajectoryError
 from hodyn_cli.modeling.urdf import load_model
 
-jax = pytest.importorskip("jax")  # in the test extra; hodyn itself runs without it
+# JAX is in the test extra (hodyn itself runs without it), imported by the tests as they
+# run, not at collection: each worker of ``pytest -n`` collects this module, and JAX's
+# import costs ~1 s of CPU where none of these tests runs
+if importlib.util.find_spec("jax") is None:
+    pytest.skip("JAX is not installed (the gpu extra)", allow_module_level=True)
 
 # chains (planar_2r, iiwa14), prismatic joints (gripper_arm's fingers), a tree (quadruped): the
 # structures the device's passes branch on. The other bundled robots add none (panda is a
@@ -38,6 +44,8 @@ BLOCK = 16  # samples per device block in these tests: several blocks, the last 
 def compilation_cache(request):
     """Compiled programs kept in pytest's cache directory: a second run (CI's second pass,
     a developer's rerun) loads them instead of compiling ~50 programs again."""
+    import jax
+
     before = jax.config.jax_compilation_cache_dir
     if getattr(request.config, "cache", None) is not None:   # not with -p no:cacheprovider
         jax.config.update("jax_compilation_cache_dir", str(request.config.cache.mkdir("jax")))
@@ -293,6 +301,8 @@ def test_at_most_streams_chunks_use_a_device_at_once(monkeypatch):
 
 
 def test_without_a_gpu_one_line_says_so():
+    import jax
+
     if any(d.platform == "gpu" for d in jax.devices()):
         pytest.skip("this machine has a GPU")
     model, qs, base = planar(3)
@@ -329,6 +339,16 @@ def test_bad_input_is_one_line(call, error, message):
     model, qs, base = planar(5)
     with pytest.raises(error, match=f"^{message}$"):
         call(model, qs, base)
+
+
+def test_the_gpu_modules_doctests_pass():
+    """The doctests of gpu.py and jax_passes.py (left out of the collection by the root
+    conftest.py: jax_passes imports JAX), run here where JAX is."""
+    from hodyn_cli.algorithms.backends import jax_passes
+
+    for module in (gpu, jax_passes):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.attempted > 0 and result.failed == 0, (module.__name__, result)
 
 
 def test_importing_the_backend_does_not_import_jax():

@@ -37,13 +37,24 @@ def test_validate_simulate_passes_and_catches_torques_off_by_1e_5(monkeypatch, r
     """Exact torques: q, qd reproduced (~1e-11 relative); torques scaled by 1 + 1e-5 (the
     finite-difference and cross-method checks cannot see a common factor): the simulation
     checks fail, and only they."""
+    from hodyn_cli.algorithms import backends
+
     args = (URDF / f"{robot}.urdf", SAMPLES / f"{robot}_cosine.h5", "--simulate", "--samples",
             "10", "--method", "body-fixed")
+    good = torque_checks.inverse_dynamics
+    made, evaluated = [], []
+    kind = type(backends.current())
+    make = kind.data
+    monkeypatch.setattr(kind, "data", lambda self, model: made.append(model) or make(self, model))
+    monkeypatch.setattr(torque_checks, "inverse_dynamics",
+                        lambda *a, **k: evaluated.append(a) or good(*a, **k))
     result = run(*args)
     assert result.exit_code == 0, result.stderr
     passed = [line for line in result.stderr.splitlines() if "reproduced by simulation" in line]
     assert len(passed) == 2 and all("PASS" in line for line in passed)
-    good = torque_checks.inverse_dynamics
+    # a Data per run (the torque checks' few, the simulation's torques', each integration's
+    # forward dynamics'), not one per right-hand side the integrator evaluates (hundreds)
+    assert len(made) < 10 < 100 < len(evaluated), (len(made), len(evaluated))
 
     def scaled(*a, **k):
         return good(*a, **k) * (1 + 1e-5)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.contacts.dynamics import on_contacts
 from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics as fixed_base_dynamics
 from hodyn_cli.algorithms.dynamics.regressor import base_wrench_rows
@@ -67,29 +68,33 @@ def column_names(robot: Model, floating: bool = False, contacts: tuple[Contact, 
 
 
 def inverse_dynamics(model: Model, trajectory: Trajectory, *, method: str, order: int,
-                     gravity, contacts: tuple[Contact, ...] = (), floating: bool = False
-                     ) -> np.ndarray:
+                     gravity, contacts: tuple[Contact, ...] = (), floating: bool = False,
+                     data: backends.Data | None = None) -> np.ndarray:
     """tau^(k) (N, order+1, nv): what the torque checks compare. ``floating``: ``model`` is a
     robot under its free root joint, its floating base: the joints' columns, then the base
     wrench's 6, ``W = -F_0`` (minus the free joint's: docs/floating.md). On ``contacts``:
     the torques with them, the base wrench left over, the contact wrenches
-    (:func:`column_names`)."""
+    (:func:`column_names`). ``data``: the backend's Data for ``model`` where the caller keeps
+    one (:func:`~hodyn_cli.algorithms.backends.prepare`; without contacts)."""
     if contacts:
         r = on_contacts(model, trajectory, contacts, method=method, order=order,
                         gravity=gravity)
         return np.concatenate([r.tau, r.W, *(r.wrenches[c.name] for c in contacts)], axis=2)
-    tau = fixed_base_dynamics(model, trajectory, method=method, order=order, gravity=gravity)
+    tau = fixed_base_dynamics(model, trajectory, method=method, order=order, gravity=gravity,
+                              data=data)
     return np.concatenate([tau[..., 6:], np.negative(tau[..., :6])], axis=2) if floating \
         else tau
 
 
 def computed(model: Model, *, order: int, gravity, contacts: tuple[Contact, ...] = (),
-             floating: bool = False) -> Callable[[str, Trajectory], np.ndarray]:
-    """``(method, motion) ->`` :func:`inverse_dynamics` of ``model`` along ``motion`` (the
-    same options): what a block's torques and the simulation's are made by."""
-    def torques(method: str, motion: Trajectory) -> np.ndarray:
+             floating: bool = False) -> Callable[..., np.ndarray]:
+    """``(method, motion, data=None) ->`` :func:`inverse_dynamics` of ``model`` along
+    ``motion`` (the same options): what a block's torques and the simulation's are made by;
+    ``data``: the backend's Data for ``model`` where the caller keeps one."""
+    def torques(method: str, motion: Trajectory, data: backends.Data | None = None
+                ) -> np.ndarray:
         return inverse_dynamics(model, motion, method=method, order=order, gravity=gravity,
-                                contacts=contacts, floating=floating)
+                                contacts=contacts, floating=floating, data=data)
     return torques
 
 

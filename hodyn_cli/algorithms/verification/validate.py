@@ -88,6 +88,7 @@ from typing import Any
 
 import numpy as np
 
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics.closed_form import matrices
 from hodyn_cli.algorithms.dynamics.forward import inert_coordinates, no_inertia
 from hodyn_cli.algorithms.dynamics.methods import GRAVITY, METHODS
@@ -973,6 +974,9 @@ class Simulation(Windows):
         super().__init__(model, window)
         self.method, self.gravity = method, gravity
         self.torques = computed(model, order=0, gravity=gravity)
+        # the backend's Data for the torques of every right-hand side the integrator calls
+        # (~900 in a 10-sample validate of the iiwa): made once, not per call (0.16 ms each)
+        self.data: backends.Data | None = None
         self.waiting: list[tuple] = []  # (sample, t, derivatives (D, n), wrenches) to simulate
         self.next = -np.inf
 
@@ -992,7 +996,8 @@ class Simulation(Windows):
 
     def _torques(self, motion: Trajectory) -> np.ndarray:
         """tau of the checked method along K samples of a motion, (K, m) coordinates."""
-        return self.coupling.forces(self.torques(self.method, motion))[:, 0]
+        _, self.data = backends.prepare(self.model, self.data)
+        return self.coupling.forces(self.torques(self.method, motion, self.data))[:, 0]
 
     def _flush(self) -> None:
         from hodyn_cli.algorithms.verification.simulate import simulate_local
