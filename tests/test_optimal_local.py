@@ -85,9 +85,9 @@ def test_the_ranges_of_arcs_that_touch_are_told_apart_by_arc():
     assert brute.any() and not brute.all() and brute[-5] and not brute[-1]
 
 
-def _bumped(monkeypatch, amplitude: float) -> None:
+def _bumped(monkeypatch, amplitude: float, width: float = 20.0) -> None:
     """reachability._lowered (the played law, where reachability plays it from its passes'
-    law) raised by ``amplitude`` (a share) over ~20 grid intervals in the middle of the
+    law) raised by ``amplitude`` (a share) over ~``width`` grid intervals in the middle of the
     arc: one place where the played motion is beyond its limits, as a peak between grid
     points makes one; everywhere else the law played as it was. Its alternative where the
     played law is beyond, the law kept within the passes' rows (reachability.within), is
@@ -98,7 +98,7 @@ def _bumped(monkeypatch, amplitude: float) -> None:
     def bumped(x, smooth, reach):
         out = np.asarray(lowered(x, smooth, reach)[:])
         i = np.arange(len(out))
-        return out * (1 + amplitude * np.exp(-(((i - len(out) / 2) / 20) ** 2)))
+        return out * (1 + amplitude * np.exp(-(((i - len(out) / 2) / width) ** 2)))
 
     monkeypatch.setattr(reachability, "_lowered", bumped)
     monkeypatch.setattr(reachability, "within", lambda arc, law, rows_at, reach, interpolate: law)
@@ -172,6 +172,123 @@ def test_a_later_round_samples_where_the_fields_reach_the_same_places(monkeypatc
     q = [out.derivatives[:, k] for k in range(out.orders)]
     assert hodyn_cli.check_limits(model, *q[:3], t=out.t).feasible
     assert hodyn_cli.validate_motion(model, *q, t=out.t).passed
+
+
+def test_finer_points_lie_within_a_spacing_of_each_point():
+    """``local.finer``: FINER - 1 points each side of each point, ``spacing / FINER`` apart,
+    not the points themselves, within ``lo .. hi``, sorted and each once."""
+    s = np.array([1.0, 1.5, 3.0])
+    out = local.finer(s, 0.1, 0.0, 3.05)
+    steps = np.arange(1, local.FINER) * 0.1 / local.FINER
+    want = np.unique(np.concatenate([s[:, None] - steps, s[:, None] + steps]).ravel())
+    assert np.array_equal(out, want[want <= 3.05])
+    assert not np.isin(s, out).any() and np.all(np.diff(out) > 0)
+    assert out.min() > 0.9 and out.max() <= 3.05
+    assert local.finer(s, 0.1, 5.0, 6.0).size == 0
+
+
+def test_tops_are_the_samples_beyond_and_the_peaks_that_may_top_beyond_between():
+    """``local.tops``: every sample beyond; a local top that rises above the lower sample
+    beside it by more than it lies below 1 (a spike between samples); not a flat stretch
+    near 1, nor a broad hump below it; whatever the order of the samples."""
+    s = np.arange(20.0)
+    use = np.full(20, 0.9)
+    use[3] = 1.01  # (beyond)
+    use[8], use[9] = 0.99, 0.97  # (a spike from 0.9: 2 x 0.99 - 0.97 > 1)
+    use[13:16] = [0.95, 0.96, 0.95]  # (a hump: 2 x 0.96 - 0.95 < 1)
+    order = np.random.default_rng(1).permutation(20)
+    assert np.array_equal(local.tops(s[order], use[order]), [3.0, 8.0])
+    assert local.tops(s, np.full(20, 0.999)).size == 0
+    assert local.tops(s[:2], np.array([1.1, 0.5])).tolist() == [0.0]
+
+
+def test_a_peak_s_top_between_the_samplings_is_found(monkeypatch):
+    """A spike of the played law (the iiwa's 1 s cosine with its law 10 % too fast over ~2
+    grid intervals) narrower than the 16 samplings' spacing: the least speed-up that
+    ``_beyond`` finds is the peak's top's, as 256 samplings find it near the place (to
+    1e-4), where the 16 samplings alone (FINER 1: as before) were 0.4 % short of it: the
+    lowering they set left the peak beyond where a later sampling hit nearer its top
+    (benchmarks/README.md, long11); the output keeps its limits and passes validate."""
+    model, traj, _ = iiwa_path(1.0, 100.0, orders=5)
+    monkeypatch.setattr(reachability, "STEPS", (2,))
+    _bumped(monkeypatch, 0.1, width=2.0)
+    beyond, found = optimal.Optimal._beyond, {}
+
+    def spied(self, inner, motion, K, near=None):
+        out = beyond(self, inner, motion, K, near)
+        if not found:
+            s, y = out
+            place = s[np.argmin(y)]
+            with monkeypatch.context() as m:
+                m.setattr(local, "FINER", 1)
+                found["alone"] = beyond(self, inner, motion, K)[1].min()
+                m.setattr(local, "PHASES", 256)
+                step = inner.path.step / K  # (the samplings' spacing is step / 16 at most)
+                found["dense"] = beyond(self, inner, motion, K,
+                                        lambda s: np.abs(s - place) < step / 8)[1].min()
+            found["y"] = y.min()
+        return out
+
+    monkeypatch.setattr(optimal.Optimal, "_beyond", spied)
+    out, opt = hodyn_cli.retime_optimal(model, traj)
+    assert opt.used == "reachability" and found
+    assert found["y"] == pytest.approx(found["dense"], abs=1e-4)
+    assert found["alone"] > found["dense"] + 3e-3
+    q = [out.derivatives[:, k] for k in range(out.orders)]
+    assert hodyn_cli.check_limits(model, *q[:3], t=out.t).feasible
+    assert hodyn_cli.validate_motion(model, *q, t=out.t).passed
+
+
+@pytest.mark.slow
+def test_one_round_whatever_the_rounding_of_the_limits(monkeypatch, tmp_path):
+    """``hodyn retime --optimal`` of the iiwa's Fourier path of 75 s at 200 Hz (15 001
+    samples, ``hodyn generate``) with its limits file, the probes' coefficients of every
+    limit (``path_limits``) times ``1 + e``, signs alternating, e = 0 and +-1e-15: the local
+    slowing runs one round each (its samplings at one ``K``: a field widened is not a
+    round) and the durations agree to 1e-6 (main: two rounds at +1e-15, and 51.5257,
+    51.5204 and, every field failing, 51.5552 s: its fields lowered each place to what the
+    16 samplings saw of its narrow peaks, benchmarks/README.md, long11); each output keeps
+    its limits (``hodyn check``) and passes ``hodyn validate``."""
+    from dataclasses import replace
+
+    import h5py
+    from test_optimal import IIWA
+    from test_rates import IIWA_LIMITS
+    from typer.testing import CliRunner
+
+    from hodyn_cli.algorithms.limits import programme
+    from hodyn_cli.cli.app import app
+
+    runner, src = CliRunner(), tmp_path / "long.h5"
+    made = runner.invoke(app, ["generate", str(IIWA), "--kind", "fourier", "--rate", "200",
+                               "--duration", "75", "-o", str(src), "-q"])
+    assert made.exit_code == 0, made.output
+    path_limits, beyond = programme.path_limits, optimal.Optimal._beyond
+    durations = []
+    for k, e in enumerate((0.0, 1e-15, -1e-15)):
+        rounds: set[float] = set()
+
+        def rounded(*args, e=e, **kwargs):
+            return [replace(p, coefficients=p.coefficients * np.where(
+                np.arange(p.coefficients.size).reshape(p.coefficients.shape) % 2, 1 - e,
+                1 + e)) for p in path_limits(*args, **kwargs)]
+
+        def counted(self, inner, motion, K, near=None, rounds=rounds):
+            rounds.add(K)
+            return beyond(self, inner, motion, K, near)
+
+        for module in (reachability, optimal):
+            monkeypatch.setattr(module, "path_limits", rounded)
+        monkeypatch.setattr(optimal.Optimal, "_beyond", counted)
+        out, limits = tmp_path / f"out{k}.h5", ["--limits", str(IIWA_LIMITS)]
+        for args in (["retime", str(IIWA), str(src), "--optimal", *limits, "-o", str(out)],
+                     ["check", str(IIWA), str(out), *limits], ["validate", str(IIWA), str(out)]):
+            run = runner.invoke(app, args + ["-q"])
+            assert run.exit_code == 0, (e, args[0], run.output)
+        assert len(rounds) == 1, (e, rounds)
+        with h5py.File(out) as f:
+            durations.append(float(f.attrs["duration"]))
+    assert max(durations) / min(durations) - 1 < 1e-6, durations
 
 
 def test_a_failed_resampling_leaves_no_earlier_slowing(monkeypatch):

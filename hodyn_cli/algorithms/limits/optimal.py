@@ -1237,12 +1237,31 @@ class Optimal:
             laws = self._laws(piece)
             if limited is None:  # (the same series and joints in every piece)
                 limited = limited_series(self.model, self.limits, laws)
-            rows, taken = local.candidates(laws, limited)
+            use = local.uses(laws, limited)
+            rows, taken = local.candidates(laws, limited, use)
             pending.append((s[rows], taken))
             phases.append(np.repeat([phase for phase, _, _ in group],
                                     [len(s) for _, s, _ in group])[rows])
+            peaks(path, local.tops(s, use))
             if sum(len(s) for s, _ in pending) >= reachability.BLOCK:
                 bisect()
+
+        def peaks(path: Trajectory, beyond: np.ndarray) -> None:
+            """The samples :data:`local.FINER` times as dense as the samplings' within a
+            sampling's spacing of each sample ``beyond`` (:func:`local.tops`: whose peak
+            may reach beyond a limit; in this chunk of the path), those beyond with their
+            speed-ups (a sampling after the samplings: the field takes the least need at
+            each grid point, whatever the order)."""
+            assert path.t is not None and limited is not None
+            s = local.finer(beyond, spacing, max(float(path.t[0]), s0),
+                            min(float(path.t[-1]), s1))
+            if not s.size:
+                return
+            piece = _moved(path, s, own.t0 + (s - s0) / speed,
+                           lambda K: plans[0].law.rates(s, K))
+            rows, taken = local.candidates(self._laws(piece), limited)
+            pending.append((s[rows], taken))
+            phases.append(np.full(rows.size, len(plans)))
 
         # each sampling as the output's, from a later start; per chunk of the path, the
         # samplings' samples along it interpolated and their dynamics made together, a
@@ -1250,7 +1269,8 @@ class Optimal:
         # path's peak RSS was 575 MiB against 193; a sampling at a time, the calls' own
         # cost was most of a 1000-sample path's: pieces of 60-90 samples)
         # (a law shorter than a step: only the samplings that start before its end)
-        starts = s0 + np.arange(local.PHASES) / local.PHASES * own.step * speed
+        spacing = own.step * speed / local.PHASES  # (the samplings' spacing in s)
+        starts = s0 + np.arange(local.PHASES) * spacing
         plans = [replace(own, law=replace(own.law, breaks=np.array([start, s1])))
                  for start in starts[(starts < s1) | (starts == s0)]]
         done = [0] * len(plans)
