@@ -99,7 +99,7 @@ def test_an_arc_grid_whose_path_leaves_a_limit_the_input_keeps_goes_to_the_windo
     few grid points reaches shoulder_yaw = -3.13 rad, beyond its -3 limit, which the input
     keeps. That was the run's verdict, ``fail: no time scaling makes the motion feasible``
     (exit 1, a claim about the input; found on the 2R cosine, whose shape now follows the
-    input through its turns: ``arcs(turns=True)``); now reachability does not apply: auto
+    input through its turns: ``reachability.arcs``); now reachability does not apply: auto
     takes the windows (on a coarse ``--grid`` of their own: cheap), saying why, and
     ``--solver reachability`` refuses in one line (exit 2)."""
     robot, src = URDF / "gripper_arm.urdf", SAMPLES / "gripper_arm_cosine.h5"

@@ -30,37 +30,40 @@ def _near_stop(eps: float, samples: int = 201) -> tuple[Trajectory, np.ndarray]:
     return Trajectory(("a", "b"), jet, s), across / speed[:, None] ** 2
 
 
-def _shape_error(traj: Trajectory, exact: np.ndarray, turns: bool) -> tuple[float, float]:
+def _shape_error(traj: Trajectory, exact: np.ndarray) -> tuple[float, float]:
     """The shape's worst error of q_sigmasigma at the samples over its largest, and its
     knots' spacing at the middle sample over their median spacing."""
     table = reachability.lengths(traj)
     points = table.points[:]
     sigma = np.interp(traj.t, points[:, reachability.S], points[:, reachability.SIGMA])
-    (arc,) = reachability.arcs(traj, 1000, table=table, turns=turns)
+    (arc,) = reachability.arcs(traj, 1000, table=table)
     error = np.linalg.norm(arc.jet(sigma, 3)[:, 2] - exact, axis=1).max()
     inner = arc.knots[reachability.DEGREE : -reachability.DEGREE]
     middle = np.diff(inner)[np.argmin(np.abs(inner[:-1] - sigma[len(sigma) // 2]))]
     return error / np.linalg.norm(exact, axis=1).max(), middle / np.median(np.diff(inner))
 
 
-def test_the_shape_follows_a_sharp_turn_where_the_input_nearly_stops():
+def test_the_shape_follows_a_sharp_turn_where_the_input_nearly_stops(monkeypatch):
     """400 shape points uniform in arc length (0.007 apart, the bend's radius 0.00125 at
     eps 0.05) make the degree-7 spline ring about the turn: its q_sigmasigma 17 % / 61 % of
-    the largest off at the samples (eps 0.1 / 0.05; the uniform placement, kept without
-    ``turns``). A point every ANGLE of the path's turning where it turns faster crowds them
+    the largest off at the samples (eps 0.1 / 0.05; the uniform placement: DENSEST 1, the
+    turning adding no point). A point every ANGLE of the path's turning where it turns faster crowds them
     ~DENSEST times closer about the turn (~25 points more), and the shape's q_sigmasigma is
     the path's to 2e-6 / 1.3e-5 of its largest."""
     for eps, within in ((0.1, 1e-5), (0.05, 1e-4)):
         traj, exact = _near_stop(eps)
-        error, middle = _shape_error(traj, exact, turns=True)
+        error, middle = _shape_error(traj, exact)
         assert error < within and middle < 1 / 8
-        error, middle = _shape_error(traj, exact, turns=False)
+    monkeypatch.setattr(reachability, "DENSEST", 1)  # (the turning adds no point: uniform)
+    for eps in (0.1, 0.05):
+        traj, exact = _near_stop(eps)
+        error, middle = _shape_error(traj, exact)
         assert error > 0.1 and middle == pytest.approx(1, rel=1e-2)
 
 
-def test_a_piece_that_does_not_turn_keeps_its_uniform_shape_points():
+def test_a_piece_that_does_not_turn_keeps_its_uniform_shape_points(monkeypatch):
     """Legs along lines from rest to rest through two corners (the path cut there): no
-    point is added, with ``turns`` or without, the same shape points to the bit. The time's
+    point is added, the same shape points to the bit as the uniform placement's (DENSEST 1). The time's
     points (shapeknots, reverted) crowded 64 times about each rest, where the shape's top
     derivatives are rounding's (~1e-16 / h^4): the UR5's corners with --jerk 500 at 1 kHz
     then failed validate at every smoothing, the planar 2R's zigzag was slower than the
@@ -80,8 +83,9 @@ def test_a_piece_that_does_not_turn_keeps_its_uniform_shape_points():
     cuts = [0.0, *reachability._corners(table, reachability.source(traj)),
             float(table.points[-1][reachability.SIGMA])]
     assert len(cuts) == 4
-    spans, turning = reachability._targets(table, cuts, 400, True)
-    uniform, target = reachability._targets(table, cuts, 400, False)
+    spans, turning = reachability._targets(table, cuts, 400)
+    monkeypatch.setattr(reachability, "DENSEST", 1)  # (the turning adds no point: uniform)
+    uniform, target = reachability._targets(table, cuts, 400)
     assert spans == uniform and np.array_equal(turning[:], target[:])
 
 
@@ -93,10 +97,10 @@ def test_the_shape_points_made_a_block_at_a_time_are_the_whole_tables(monkeypatc
     length = float(table.points[-1][reachability.SIGMA])
     cuts = [0.0, 0.37 * length, 0.6 * length, length]  # (the turn at 0.5: the middle
     # piece's points over its turning, the others' uniform)
-    spans, whole = reachability._targets(table, cuts, 400, True)
+    spans, whole = reachability._targets(table, cuts, 400)
     monkeypatch.setattr(reachability, "BLOCK", 20)
     monkeypatch.setattr(stored, "ON_DISK", 0)
-    blocked, target = reachability._targets(table, cuts, 400, True)
+    blocked, target = reachability._targets(table, cuts, 400)
     assert target.on_disk and len(table.points[:]) > 10 * 20
     assert [count for *_, count in blocked] == [count for *_, count in spans]
     assert [count - 1 for *_, count in spans][::2] == [148, 160]  # (400 x 0.37, x 0.4)
@@ -188,7 +192,7 @@ def test_a_path_turning_sharply_everywhere_takes_as_many_shape_points_again_at_m
     length = float(table.points[-1][reachability.SIGMA])
     *_, (_, _, extra) = reachability._measure(table, 400)
     assert extra[-1] > 2 * 400  # (3.1 times in all)
-    [(_, _, count)], target = reachability._targets(table, [0.0, length], 400, True)
+    [(_, _, count)], target = reachability._targets(table, [0.0, length], 400)
     assert count == 801 and len(target) == 801
     gaps = np.diff(target[:])
     assert target[0] == 0.0 and target[-1] == length and np.all(gaps > 0)
@@ -201,7 +205,7 @@ def test_the_turning_shape_of_a_path_read_chunk_by_chunk_is_the_whole_paths(monk
     empty ones and uneven ones, with its table, targets and shape on disk, gives the same
     shape to the bit as the path whole."""
     traj, _ = _near_stop(0.05)
-    whole = reachability.arcs(traj, 1000, turns=True)
+    whole = reachability.arcs(traj, 1000)
     n = traj.n_samples
     cuts = [0, 1, 1, 2, 37, 38, n // 2, n // 2 + 1, n - 1, n, n]
 
@@ -210,7 +214,7 @@ def test_the_turning_shape_of_a_path_read_chunk_by_chunk_is_the_whole_paths(monk
 
     monkeypatch.setattr(reachability, "BLOCK", 70)
     monkeypatch.setattr(stored, "ON_DISK", 0)
-    (mine,) = reachability.arcs(chunks, 1000, turns=True)
+    (mine,) = reachability.arcs(chunks, 1000)
     (theirs,) = whole
     assert len(theirs.knots) > 400 + 2 * reachability.DEGREE + 20  # (it turns: ~25 more)
     assert np.array_equal(mine.knots[:], theirs.knots[:])

@@ -73,7 +73,7 @@ def test_a_20_hz_input_of_the_two_link_arm_is_within_0_2_percent_of_toppra_on_it
     twice as fine (:data:`optimal.COARSE`). The path nearly stops and turns sharply three
     times: a shape through points even in arc length rang there and cut the turns, the
     output up to 3.2 mrad off the input's path and 0.04 % *shorter* than toppra's optimum on
-    it; the shape's points now crowd where it turns for every limit (``arcs(turns=True)``):
+    it; the shape's points now crowd where it turns for every limit (``reachability.arcs``):
     1.3e-6 rad off (against the path's curve through its samples at 2 kHz), 0.17 %
     from toppra, the output within its limits and passing validate."""
     model = hodyn_cli.load_robot(public_robot("asr_twodof_description/urdf/TwoDofs.urdf"))

@@ -59,7 +59,8 @@ def test_missing_inertial_is_zero_with_an_info():
 
 
 def test_point_mass_is_valid():
-    model = parse_model(robot_xml(inertia=(0, 0, 0)))
+    # (continuous: a revolute joint without a range says it is read as one, an info line)
+    model = parse_model(robot_xml("continuous", inertia=(0, 0, 0)))
     assert model.mass[0] == 1.0
     assert [d.message for d in model.diagnostics] == [
         "root link 'base' is welded to the world (fixed-base dynamics)"]

@@ -10,12 +10,14 @@ from typing import Any
 
 import numpy as np
 
+from hodyn_cli.algorithms.motion.turns import leaders_unwrapped
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory, Wrenches, derivative_name
 from hodyn_cli.errors import HodynError
 
 __all__ = ["load_robot", "load_joints", "lock_joints", "lock_value", "joint_trajectory", "joint_array",
-           "wrenches_of", "base_motion", "coordinates", "check_number", "derivative_name"]
+           "wrenches_of", "base_motion", "coordinates", "check_number", "derivative_name",
+           "leaders_unwrapped"]
 
 
 def load_robot(path: str | Path, *, strict: bool = False, xacro_args: dict | None = None,

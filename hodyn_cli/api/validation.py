@@ -4,13 +4,14 @@ simulation, and torques from elsewhere against all of them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from hodyn_cli.algorithms.motion.turns import leaders_unwrapped
 from hodyn_cli.api.contacts import read_contacts
 from hodyn_cli.api.drives import drives_for
 from hodyn_cli.api.dynamics import torque_rates
@@ -65,7 +66,9 @@ def validate_motion(robot: Model, *derivatives: Any, t: Any = None, methods: Any
     torques = torques or bool(given)
     motion: Trajectory | Iterable[Trajectory]
     if chunks is None:
-        motion = Motion(robot, derivatives, named, t=t, wrenches=wrenches).full
+        m = Motion(robot, derivatives, named, t=t, wrenches=wrenches)
+        motion = (next(_expanded(robot, [m.coordinates])) if leaders_unwrapped(robot).active
+                  else m.full)
         floating = motion.base is not None
         if given:
             motion = _carrying(motion, given)
@@ -75,11 +78,10 @@ def validate_motion(robot: Model, *derivatives: Any, t: Any = None, methods: Any
         chunks = iter(chunks)  # the first one says whether the root floats
         first = next(chunks, None)
         floating = first is not None and first.base is not None
-        motion = (robot.coupling.expand(chunk)
-                  for chunk in ([] if first is None else chain([first], chunks)))
+        motion = _expanded(robot, [] if first is None else chain([first], chunks))
         if again is not None:  # (the second pass's chunks expanded as the first's)
             reread = again
-            again = lambda: (robot.coupling.expand(chunk) for chunk in reread())  # noqa: E731
+            again = lambda: _expanded(robot, reread())  # noqa: E731
     capable("validate", robot, floating_base=floating, torques=torques,
             drives=drives is not None)
     # a floating base's simulation last: the refusals above come first, as they always have
@@ -91,6 +93,15 @@ def validate_motion(robot: Model, *derivatives: Any, t: Any = None, methods: Any
                     drives=None if drives is None else drives_for(robot, drives, "validate"),
                     contacts=read_contacts(robot, contacts) if contacts else (),
                     torques=torques, again=again)
+
+
+def _expanded(robot: Model, chunks: Iterable[Trajectory]) -> Iterator[Trajectory]:
+    """A motion's chunks in time over every joint: the angles that mimic joints follow
+    continued through +-pi where they wrap first (counted afresh at each call:
+    :func:`~hodyn_cli.algorithms.motion.turns.leaders_unwrapped`), or a follower of a
+    wrapped leader jumps to another pose (multiplier 0.5: by pi) and fails its data checks."""
+    leading = leaders_unwrapped(robot)
+    return (robot.coupling.expand(leading(chunk)) for chunk in chunks)
 
 
 def _carrying(motion: Trajectory, given: list[np.ndarray]) -> Trajectory:

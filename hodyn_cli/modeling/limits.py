@@ -94,6 +94,19 @@ def urdf_bounds(joints: Sequence, names: Sequence[str], key: str) -> np.ndarray:
                      for e in (given[name] for name in names)])
 
 
+def turning_type(position: tuple[float, float]) -> str:
+    """The type of a joint that turns about its axis (a URDF revolute or continuous joint, an
+    MJCF hinge) by the position range its importer read: ``revolute`` within one,
+    ``continuous`` without one. No range places such an angle, so q and q + 2 pi are one
+    pose, which a file may wrap at +-pi (:mod:`~hodyn_cli.algorithms.motion.turns`): the
+    URDF importer and the MJCF importer read such a joint alike.
+
+    >>> turning_type((-1.0, 1.0)), turning_type((-np.inf, np.inf))
+    ('revolute', 'continuous')
+    """
+    return "revolute" if np.isfinite(position).any() else "continuous"
+
+
 def joint_limits(model: Model, table: Mapping | None = None, *, source: str | None = None
                  ) -> Limits:
     """The model's URDF limits (position, velocity, effort as ``torque``, URDF 1.2's jerk),

@@ -49,6 +49,7 @@ import numpy as np
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Diagnostic, LinkFrame, Model
 from hodyn_cli.errors import ModelError
+from hodyn_cli.modeling.limits import turning_type
 from hodyn_cli.modeling.mjcf_inertia import BodyInertia, body_inertia, scale_to_total
 from hodyn_cli.modeling.mjcf_loops import loop_tables
 from hodyn_cli.modeling.mjcf_mesh import MeshLibrary
@@ -282,8 +283,7 @@ class _Builder:
             X = np.concatenate([axis, np.zeros(3)] if hinge else [np.zeros(3), axis])
             B = lie.homogeneous(*lie.screw_exp(X, np.array(-ref)))
             limits = self._limits(j, body)
-            kind = ("revolute" if limits[0] > -np.inf else "continuous") if hinge else \
-                "prismatic"
+            kind = turning_type(limits) if hinge else "prismatic"
         self.names.append(j.name)
         self.types.append(kind)
         self.link_names.append(body.name if last else f"{body.name}:{j.name}")

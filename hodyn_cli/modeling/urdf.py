@@ -34,7 +34,7 @@ from hodyn_cli.core.model import Diagnostic, LinkFrame, Model
 from hodyn_cli.errors import ModelError
 from hodyn_cli.modeling import xacro_expand
 from hodyn_cli.modeling.joint_files import LARGEST
-from hodyn_cli.modeling.limits import urdf_bounds
+from hodyn_cli.modeling.limits import turning_type, urdf_bounds
 from hodyn_cli.modeling.mjcf_root import is_mjcf
 from hodyn_cli.modeling.urdf_xml import read_robot
 
@@ -467,6 +467,7 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
     names, types, link_names, parents, Bs, Xs, limits = [], [], [], [], [], [], []
     Ms: list[np.ndarray] = []
     parent_links, velocities = [], []
+    turning: list[str] = []  # (revolute joints without a range: read as continuous)
     mimics: dict[str, tuple[str, float, float]] = {}
     links: dict[str, LinkFrame] = {}
     root_M = np.zeros((6, 6))
@@ -510,16 +511,20 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
             X[3:] = axis / norm
         elif kind == "planar":
             X = planar_screw(axis / norm)
+        # (a URDF limit is on 1-DOF joints)
+        position = _position_limits(j) if kind in ("revolute", "prismatic") else (-np.inf,
+                                                                                  np.inf)
         names.append(j.name)
-        types.append(j.type if kind in ("revolute", "prismatic") else kind)
+        types.append(turning_type(position) if kind == "revolute" else kind)
+        if j.type == "revolute" and types[-1] == "continuous":
+            turning.append(j.name)
         link_names.append(j.child)
         parent_links.append(j.parent)
         parents.append(body)
         Bs.append(T @ origin)
         Xs.append(X)
         Ms.append(np.zeros((6, 6)))
-        limits.append(_position_limits(j) if kind in ("revolute", "prismatic")
-                      else (-np.inf, np.inf))  # (a URDF limit is on 1-DOF joints)
+        limits.append(position)
         velocities.append(_velocity_limit(j) if kind in ("revolute", "prismatic") else np.inf)
         if kind not in ("revolute", "prismatic") and j.limit is not None and any(
                 (getattr(j.limit, key, None) or 0) > 0 for key in ("velocity", "effort", "jerk")):
@@ -547,6 +552,10 @@ def _build(robot, source: str, sha256: str, reductions: dict[str, float],
     placeholders = _placeholder_notice([j for j in robot.joints if j.name in names])
     if placeholders is not None:
         notes.append(placeholders)
+    if turning:
+        notes.append(Diagnostic("info", f"revolute joint(s) without a position range, read as "
+                                        f"continuous (q and q + 2 pi one pose, which a file "
+                                        f"may wrap at +-pi): {', '.join(map(repr, turning))}"))
     if names:
         notes.append(Diagnostic("info", f"root link '{roots[0]}' is welded to the world "
                                         "(fixed-base dynamics)"))

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from hodyn_cli import api, capabilities
+from hodyn_cli.api.robots import leaders_unwrapped
 from hodyn_cli.core.gravity import GRAVITY
 from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name
@@ -150,8 +151,10 @@ class Log:
         the external wrenches measured with them, ``J^T W``
         (:func:`~hodyn_cli.api.external_wrench_torques`: before any filter, which then
         passes both alike). A floating root's own wrench columns are the base wrench; without
-        them the root is free, its base wrench 0."""
-        for chunk in self._reader:
+        them the root is free, its base wrench 0. The angles that mimic joints follow are
+        continued through +-pi where the file wraps them (the followers' poses:
+        :func:`~hodyn_cli.api.robots.leaders_unwrapped`)."""
+        for chunk in map(leaders_unwrapped(self._model), self._reader):
             n, t = chunk.n_samples, chunk.t
             torques = self._torques.take(n, t)
             external = {} if chunk.wrenches is None else dict(chunk.wrenches.W)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hodyn_cli import api, capabilities
+from hodyn_cli.api.robots import leaders_unwrapped
 from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory
 from hodyn_cli.errors import HodynError, MissingDerivatives, TrajectoryError
@@ -34,7 +35,9 @@ ESTIMATE_HINT = "--estimate-derivatives estimates them from the data"
 
 class Input:
     """Trajectory chunks of a file (a :class:`~hodyn_cli.pipeline.protocols.Reader`) whose
-    positions are checked against the URDF limits as they pass.
+    positions are checked against the URDF limits as they pass; the angles that mimic joints
+    follow continued through +-pi where the file wraps them
+    (:func:`~hodyn_cli.api.robots.leaders_unwrapped`: the followers' poses).
 
     ``notes``: what was found when the file was opened (ignored columns, likely typos,
     estimated derivatives). ``beyond_limits``: joint -> where its positions first left their
@@ -77,7 +80,8 @@ class Input:
 
     def __iter__(self) -> Iterator[Trajectory]:
         start = 0
-        for chunk in self.reader:
+        leading = leaders_unwrapped(self.model)  # (counted afresh at each reading)
+        for chunk in map(leading, self.reader):
             if self.base is not None:
                 chunk = replace(chunk, base=_base_motion(self.base.take(chunk.n_samples, chunk.t)))
             self._settle(chunk, start, self._findings(chunk, start))
@@ -91,9 +95,11 @@ class Input:
         its positions held against the URDF limits, on any thread; the limits' findings
         taken, and the contact flags followed, in order. Where the chunks must be made one
         after the other (derivatives estimated over windows, a floating root's motion read
-        alongside) they are, where the tasks are taken."""
+        alongside, the turns of angles that mimic joints follow counted) they are, where the
+        tasks are taken."""
         # (the class's: an estimating reader passes other attributes on to the file's reader)
-        if self.base is not None or not hasattr(type(self.reader), "tasks"):
+        if (self.base is not None or not hasattr(type(self.reader), "tasks")
+                or leaders_unwrapped(self.model).active):
             start = 0
             for chunk in self:
                 yield Loaded(chunk, start)

@@ -875,13 +875,10 @@ class Optimal:
         # 10^4-sample cosine, 147-150 -> 170 MiB, for nothing: review31)
         arc_rows: list[reachability.ArcRows] = []
         try:
-            # (turns: the shape's points crowd where the path turns sharply, for every limit:
-            # through even points its spline rang there and cut the turn, the ASR two-link
-            # arm's output 3.2 mrad off its input's path and shorter than the optimum on it)
             found = reachability.solve(self.model, chunks, rates.affine(self.limits)
                                        if higher else self.limits, points, table=path,
                                        gravity=self.dynamics["gravity"], progress=self.progress,
-                                       turns=True, interpolate=interpolate,
+                                       interpolate=interpolate,
                                        kept=arc_rows if higher else None)
         except reachability.Inapplicable as e:
             return str(e)

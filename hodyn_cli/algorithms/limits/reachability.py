@@ -119,7 +119,7 @@ SHAPE = 400
 SPACING = 0.02
 #: there at most this many times as dense as over the arc length
 DENSEST = 64
-#: with ``turns`` (the retiming's, for every limit), where the path turns by more than
+#: where the path turns by more than
 #: this (rad) between two shape points uniform in arc length, a shape point every ANGLE of
 #: its turning instead
 #: (:func:`_targets`; 0.05 made the iiwa's Fourier paths with its limits file 1e-7 longer,
@@ -462,13 +462,13 @@ def _corners(table: Table, path: Source) -> list[float]:
 
 
 def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None,
-         table: Table | None = None, turns: bool = False) -> list[Arc]:
+         table: Table | None = None) -> list[Arc]:
     """The path (times: its parameter s; q, q' at least; whole or its chunks, :data:`Source`)
     cut at its corners, each piece on a
     grid uniform in arc length, ``points`` intervals in all (in proportion to length, at
     least :data:`LEAST` each, and :data:`PIECE` each where ``points`` has them: more in all
     where the path has many corners), its shape through ``shape_points`` points in all
-    uniform in arc length and, with ``turns``, more where it turns sharply (:func:`_targets`;
+    uniform in arc length and more where it turns sharply (:func:`_targets`;
     at their arc length, exact to the quadrature's rounding: the spline's derivatives are
     those of the path in sigma; ``shape_points`` by default :data:`SHAPE`, or more on a long
     path, at most one per input sample and per :data:`SPACING` of length). ``table``: the
@@ -483,7 +483,7 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
         raise HodynError("--optimal: the path does not move")
     shape_points = shape_points or max(SHAPE, min(table.samples, int(length / SPACING)))
     cuts = [0.0, *_corners(table, path), float(length)]
-    spans, target = _targets(table, cuts, shape_points, turns)
+    spans, target = _targets(table, cuts, shape_points)
     placed = _placed(table, target)  # (target sorted: the pieces in turn)
     del target
     stops = np.cumsum([count for _, _, count in spans])  # (each piece's first and last)
@@ -547,11 +547,11 @@ def _measure(table: Table, shape_points: int, scale: float = 1.0
         yield sigma, measure, added
 
 
-def _targets(table: Table, cuts: list[float], shape_points: int, turns: bool
+def _targets(table: Table, cuts: list[float], shape_points: int
              ) -> tuple[list[tuple[float, float, int]], Stored]:
     """The pieces between the ``cuts`` (lo, hi, their shape points' count) and the shape
     points' arc lengths (sorted, on disk: 8 bytes a point): uniform in arc length,
-    ``shape_points`` in all; with ``turns``, uniform in the measure of :func:`_measure` in
+    ``shape_points`` in all, and uniform in the measure of :func:`_measure` in
     each piece where the path turns by more than :data:`ANGLE` between two of those (as
     dense as the arc length spreads ``shape_points`` everywhere, denser where the path turns
     sharply). The ASR two-link arm's Fourier path nearly stops and turns through ~0.003 rad
@@ -563,7 +563,7 @@ def _targets(table: Table, cuts: list[float], shape_points: int, turns: bool
     input sample (:data:`MOST_SAMPLES`)."""
     at, scale = np.zeros((len(cuts), 2)), 1.0  # (tau and extra at each cut)
     edges = np.asarray(cuts)
-    for _ in range(2 if turns else 0):  # (a second pass where the turning adds too many)
+    for _ in range(2):  # (a second pass where the turning adds too many)
         for sigma, tau, extra in _measure(table, shape_points, scale):
             inside = (edges >= sigma[0]) & (edges <= sigma[-1])
             at[inside] = np.stack([np.interp(edges[inside], sigma, tau),
@@ -946,8 +946,8 @@ def greedy(r: Rows, delta: np.ndarray, K: np.ndarray, start: float, sigma: np.nd
 
 def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, *,
           shape_points: int | None = None, gravity=GRAVITY, table: Table | None = None,
-          progress: Callable[[int, int], None] | None = None, turns: bool = False,
-          interpolate: bool = False, kept: list[ArcRows] | None = None
+          progress: Callable[[int, int], None] | None = None, interpolate: bool = False,
+          kept: list[ArcRows] | None = None
           ) -> list[tuple[Arc, Law]] | None:
     """The fastest law along ``path`` (times: its parameter; q .. q'' at least; whole or its
     chunks, :func:`arcs`) in its arc
@@ -956,9 +956,9 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
     law keeps the limits on the grid; raises :class:`Inapplicable` where a limit is not for
     this solver.
     ``progress(done, total)``: the grid points each pass has done, twice the grid in all.
-    ``turns``: the shape's points crowd where the path turns sharply (:func:`arcs`; the
-    retiming's for every limit: through even points the shape rang about a sharp turn and
-    cut it, and limits of higher orders read its q_sigmasigmasigma). ``interpolate``:
+    The shape's points crowd where the path turns sharply (:func:`arcs`: through even points
+    the shape rang about a sharp turn and cut it, and limits of higher orders read its
+    q_sigmasigmasigma). ``interpolate``:
     each interval's u within the rows of both its ends (:func:`interpolated`; else within
     its first's alone). ``kept``: where given, each arc's rows (:class:`ArcRows`, made once
     for the passes and kept) appended to it, for later passes on the same arc with the same
@@ -968,7 +968,7 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
     out = []
     path = source(path)
     table = table or lengths(path)
-    pieces, names = arcs(path, points, shape_points, table, turns), table.names
+    pieces, names = arcs(path, points, shape_points, table), table.names
     total, done = 2 * sum(len(arc.sigma) for arc in pieces), 0
 
     def advance(points: int) -> None:

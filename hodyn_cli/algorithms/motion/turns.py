@@ -80,14 +80,60 @@ class Turns:
         return out
 
 
+class Unwrapped:
+    """A motion's chunks, given in order, with the ``wrapped`` (m,) columns of q made
+    continuous (:class:`Turns`); a chunk without such columns as it is."""
+
+    def __init__(self, wrapped: np.ndarray):
+        self.turns = Turns(wrapped) if wrapped.any() else None
+        #: whether some column wraps (else every chunk passes as it is)
+        self.active = self.turns is not None
+
+    def __call__(self, chunk: Trajectory) -> Trajectory:
+        if self.turns is None:
+            return chunk
+        d = chunk.derivatives.copy()
+        d[:, 0] = self.turns(d[:, 0])
+        return replace(chunk, derivatives=d)
+
+
 def unwrapping(chunks: Callable[[], Iterable[Trajectory]], wrapped: np.ndarray
                ) -> Callable[[], Iterator[Trajectory]]:
     """``chunks`` (a function that gives a motion's chunks afresh) with the ``wrapped``
     columns of q made continuous, counted afresh at each reading."""
     def unwrapped() -> Iterator[Trajectory]:
-        turns = Turns(wrapped)
-        for chunk in chunks():
-            d = chunk.derivatives.copy()
-            d[:, 0] = turns(d[:, 0])
-            yield replace(chunk, derivatives=d)
+        return map(Unwrapped(wrapped), chunks())
     return unwrapped
+
+
+def leaders(robot: Model) -> np.ndarray:
+    """(m,) over a trajectory's columns: the coordinates that may wrap
+    (:func:`wrapped_columns`) and that a mimic joint follows. A follower sits at ``multiplier
+    q_leader + offset``: a turn that the file's wrap takes from its leader moves it by
+    ``multiplier`` turns, another pose unless that is a whole number (0.5: half a turn), so
+    the leader's angle is continued through +-pi before the follower follows it
+    (:func:`leaders_unwrapped`).
+
+    >>> from hodyn_cli.modeling.urdf import parse_model
+    >>> robot = parse_model(b'<robot name="r"><link name="a"/><link name="b"/><link name="c"/>'
+    ...     b'<joint name="roll" type="continuous"><parent link="a"/><child link="b"/>'
+    ...     b'<axis xyz="1 0 0"/></joint><joint name="half" type="continuous"><parent '
+    ...     b'link="b"/><child link="c"/><axis xyz="1 0 0"/><mimic joint="roll" '
+    ...     b'multiplier="0.5"/></joint></robot>')
+    >>> robot.coordinate_names, leaders(robot).tolist()
+    (('roll',), [True])
+    """
+    followed = robot.mimic[robot.mimic[:, 0] >= 0, 0].astype(int)
+    # (a multi-DOF joint has no mimic joints; closed loops place their passive joints)
+    if robot.multi_dof or robot.actuated is not None or not len(followed):
+        return np.zeros(len(robot.coordinate_names), dtype=bool)
+    return wrapped_columns(robot) & np.isin(robot.coordinates, followed)
+
+
+def leaders_unwrapped(robot: Model) -> Unwrapped:
+    """Chunk after chunk of a motion in time (a log, a file), the angles that mimic joints
+    follow (:func:`leaders`) continued through +-pi, counted from the motion's first sample
+    as it is written: the same numbers for any chunking. Whatever expands such a motion to
+    every joint reads it through this first (every command's input, validate, identify); a
+    robot without such a leader has its chunks as they are."""
+    return Unwrapped(leaders(robot))
