@@ -1227,8 +1227,9 @@ class Optimal:
 
         limited: list | None = None
 
-        def sampled(path: Trajectory, group: list[tuple[int, np.ndarray, np.ndarray]]
-                    ) -> None:  # (several samplings along one chunk: one piece)
+        def sampled(path: Trajectory, group: list[tuple[int, np.ndarray, np.ndarray]],
+                    tops: list[np.ndarray]) -> None:  # (several samplings along one chunk:
+            # one piece; the samples whose peak may reach beyond added to ``tops``)
             nonlocal limited
             s = np.concatenate([s for _, s, _ in group])
             piece = _moved(path, s, np.concatenate([t for _, _, t in group]),
@@ -1242,7 +1243,7 @@ class Optimal:
             pending.append((s[rows], taken))
             phases.append(np.repeat([phase for phase, _, _ in group],
                                     [len(s) for _, s, _ in group])[rows])
-            peaks(path, local.tops(s, use))
+            tops.append(local.tops(s, use))
             if sum(len(s) for s, _ in pending) >= reachability.BLOCK:
                 bisect()
 
@@ -1283,8 +1284,11 @@ class Optimal:
                     s, t = s[kept], t[kept]
                 if t.size:
                     taken.append((phase, s, t))
+            tops: list[np.ndarray] = []  # (this chunk's, looked at together: one piece)
             for group in _ranges(path, taken):
-                sampled(path, group)
+                sampled(path, group, tops)
+            if tops:
+                peaks(path, np.concatenate(tops))
         if pending:
             bisect()
         if not times:  # (``near`` held none of the samples: none beyond there)
