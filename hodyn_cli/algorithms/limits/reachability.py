@@ -119,12 +119,11 @@ SHAPE = 400
 SPACING = 0.02
 #: there at most this many times as dense as over the arc length
 DENSEST = 64
-#: where the path turns by more than
-#: this (rad) between two shape points uniform in arc length, a shape point every ANGLE of
-#: its turning instead
-#: (:func:`_targets`; 0.05 made the iiwa's Fourier paths with its limits file 1e-7 longer,
-#: 0.025 1e-5; at 0.1 they are the same to the bit, the two-link arm's 5.0969 s against
-#: 5.1026 s at 0.05; benchmarks/README.md, shapeknots2)
+#: where the path turns by more than this (rad) between two shape points uniform in arc
+#: length, a shape point every ANGLE of its turning instead (:func:`_targets`; 0.05 made
+#: the iiwa's Fourier paths with its limits file 1e-7 longer, 0.025 1e-5; at 0.1 they are
+#: the same to the bit, the two-link arm's 5.0969 s against 5.1026 s at 0.05;
+#: benchmarks/README.md, shapeknots2)
 ANGLE = 0.1
 #: the grid of each piece: at least this many intervals
 LEAST = 16
