@@ -219,14 +219,52 @@ def beyond_limits(model: Model, q: np.ndarray, t, start: int = 0) -> dict[str, s
         if not ((ends[:, 0] < lo - slack) | (ends[:, 1] > hi + slack)).any():
             return {}
     bad = (q < lo - slack) | (q > hi + slack)
+    turning = _turning(model)
     out = {}
     for j in np.flatnonzero(bad.any(axis=0)):
         s = int(np.argmax(bad[:, j]))
         when = f"t = {t[s]:.6g} s" if t is not None else f"sample {start + s}"
-        degrees = (model.joint_types[j] != "prismatic" and np.abs(q[:, j]).max() > 2 * np.pi
-                   and np.abs(np.radians(q[:, j])).max() <= max(np.abs(lo[j]), np.abs(hi[j])))
-        hint = "; the values look like degrees: hodyn reads radians" if degrees else ""
+        hint = "; the values look like degrees: hodyn reads radians" if \
+            _like_degrees(model, j, np.abs(q[:, j]).max(), lo[j], hi[j], turning) else ""
         out[model.joint_names[j]] = (
             f"q_{model.joint_names[j]} = {q[s, j]:.6g} at {when} is outside its URDF limits "
             f"[{lo[j]:.6g}, {hi[j]:.6g}]{hint}")
     return out
+
+
+def _turning(model: Model) -> np.ndarray:
+    """(n,) the joints whose angle goes on through whole turns: continuous joints, and the
+    mimic joints that follow one (``multiplier q_leader + offset``: a leader that turns
+    takes its follower out of any range, in radians)."""
+    kinds = np.array([kind == "continuous" for kind in model.joint_types], dtype=bool)
+    leader = model.mimic[:, 0].astype(int)
+    follows = leader >= 0
+    out = kinds.copy()
+    out[follows] |= kinds[leader[follows]]
+    return out
+
+
+def _like_degrees(model: Model, j: int, top: float, lo: float, hi: float,
+                  turning: np.ndarray) -> bool:
+    """Whether joint j's positions outside its range, their largest magnitude ``top``, look
+    like degrees: an angle (not a length) beyond a turn whose radians would be inside the
+    range. Not for a joint that turns (:func:`_turning`: its radians go on past any range),
+    and for one whose range spans a turn or more (a UR arm's +-2 pi) only beyond its range
+    by more than a turn: a turn too far is a wrist that turned once more, in radians.
+
+    >>> from pathlib import Path
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> iiwa = load_model(Path(__file__).parents[2] / "urdf" / "iiwa14.urdf")
+    >>> _like_degrees(iiwa, 0, 40.0, -2.967, 2.967, np.zeros(7, bool))   # 40 deg: 0.7 rad
+    True
+    >>> _like_degrees(iiwa, 0, 8.0, -6.283, 6.283, np.zeros(7, bool))    # a turn: radians
+    False
+    >>> _like_degrees(iiwa, 0, 90.0, -6.283, 6.283, np.zeros(7, bool))
+    True
+    """
+    if model.joint_types[j] == "prismatic" or turning[j]:
+        return False
+    edge = max(abs(lo), abs(hi))
+    wide = np.isfinite(hi - lo) and hi - lo >= 2 * np.pi
+    return bool(top > max(2 * np.pi, edge + (2 * np.pi if wide else 0.0))
+                and np.radians(top) <= edge)

@@ -39,7 +39,9 @@ class Differences:
     between neighbouring samples (k = 1..D-1), the largest error per column and where, and
     the sums the unit hint needs; the last row of a chunk pairs with the next chunk's first.
     ``wrap``: columns whose x is an angle a file may wrap into (-pi, pi] (continuous joints):
-    made continuous in time first."""
+    made continuous in time first, their turns counted from x' where the data has it
+    (:class:`~hodyn_cli.algorithms.motion.turns.Turns`: a joint turning by more than pi a
+    sample is judged as it moved)."""
 
     def __init__(self, wrap: np.ndarray | None = None):
         self.turns = Turns(wrap) if wrap is not None and wrap.any() else None
@@ -73,7 +75,7 @@ class Differences:
     def _add(self, x: np.ndarray, t: np.ndarray, start: int) -> None:
         if self.turns is not None:
             x = x.copy()
-            x[:, 0] = self.turns(x[:, 0])
+            x[:, 0] = self.turns(x[:, 0], t, x[:, 1:])  # (x' counts the turns where given)
         # a value that is not a number (a library caller's: the readers refuse them) leaves
         # the sizes to the numbers and makes its step's error inf: the column fails, named
         mags = np.fmax.reduce(np.abs(x), axis=0)
