@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 import hodyn_cli
 from hodyn_cli.algorithms.motion.differences import Differences
-from hodyn_cli.algorithms.motion.turns import Turns, unwrapping, wrapped_columns
+from hodyn_cli.algorithms.motion.turns import Turns, wrapped_columns
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.io import write_trajectory

@@ -41,12 +41,13 @@ from pathlib import Path
 
 import numpy as np
 
-from hodyn_cli.core.model import Model
+from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.joint_files import in_range, joint_entries, joint_sections, out_of_range
 
 __all__ = ["KEYS", "TORQUES", "JOINT_ORDERS", "Limits", "torque_order", "joint_limits",
-           "read_limits", "with_limits", "overridden", "urdf_bounds", "beyond_limits"]
+           "read_limits", "with_limits", "overridden", "urdf_bounds", "beyond_limits",
+           "PHYSICAL_RANGE", "placeholder_range", "placeholder_notice"]
 
 #: the keys of a limits file's joint tables
 KEYS = ("position", "velocity", "acceleration", "jerk", "torque", "torque_rate",
@@ -92,6 +93,35 @@ def urdf_bounds(joints: Sequence, names: Sequence[str], key: str) -> np.ndarray:
     given = {j.name: None if j.limit is None else getattr(j.limit, key) for j in joints}
     return np.array([float(e) if e is not None and e > 0 else np.inf
                      for e in (given[name] for name in names)])
+
+
+#: widest position range a joint can physically have (wider is a placeholder, e.g. +-1e16 on
+#: a propeller): 4 turns of a revolute joint (cable-driven joints reach 2), a kilometre of a
+#: prismatic one. The URDF and the MJCF importer take such a range as none.
+PHYSICAL_RANGE = {"revolute": 8 * np.pi, "prismatic": 1e3}
+
+
+def placeholder_range(kind: str, lower: float, upper: float) -> bool:
+    """Whether a ``kind`` (revolute, prismatic) joint's position range [lower, upper]
+    (radians, metres) is wider than :data:`PHYSICAL_RANGE`: a placeholder, no range.
+
+    >>> placeholder_range("revolute", -1e16, 1e16), placeholder_range("revolute", -6.3, 6.3)
+    (True, False)
+    """
+    return kind in PHYSICAL_RANGE and upper - lower > PHYSICAL_RANGE[kind]
+
+
+def placeholder_notice(wide: dict[str, list[str]], extra: tuple[str, ...] = ()
+                       ) -> Diagnostic | None:
+    """One notice naming the joints whose limits cannot be physical, taken as absent:
+    ``wide`` kind -> the joints with a placeholder range (:func:`placeholder_range`),
+    ``extra``: more such parts (the URDF's velocity 0), or None where there is none."""
+    parts = [f"{what} of {', '.join(map(repr, names))}" for what, names in (
+        ("position range wider than 4 turns", wide.get("revolute", [])),
+        ("position range wider than 1 km", wide.get("prismatic", []))) if names]
+    parts += extra
+    return Diagnostic("notice", "limits that cannot be physical are taken as absent: "
+                      + "; ".join(parts)) if parts else None
 
 
 def turning_type(position: tuple[float, float]) -> str:
@@ -225,7 +255,7 @@ def beyond_limits(model: Model, q: np.ndarray, t, start: int = 0) -> dict[str, s
         s = int(np.argmax(bad[:, j]))
         when = f"t = {t[s]:.6g} s" if t is not None else f"sample {start + s}"
         hint = "; the values look like degrees: hodyn reads radians" if \
-            _like_degrees(model, j, np.abs(q[:, j]).max(), lo[j], hi[j], turning) else ""
+            _like_degrees(model, int(j), np.abs(q[:, j]).max(), lo[j], hi[j], turning) else ""
         out[model.joint_names[j]] = (
             f"q_{model.joint_names[j]} = {q[s, j]:.6g} at {when} is outside its URDF limits "
             f"[{lo[j]:.6g}, {hi[j]:.6g}]{hint}")
