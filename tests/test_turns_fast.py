@@ -190,3 +190,17 @@ def test_a_planar_base_spinning_fast_is_judged_as_it_turns():
         report = hodyn_cli.validate_motion(model, traj, samples=4)
         pose = next(c for c in report.checks if "(x, y, theta)" in c.name)
         assert report.passed and pose.max_rel < 1e-6, pose
+
+
+def test_a_wheels_rates_in_degrees_are_still_named(motion):
+    """The rotor at up to 20 rad/s (0.2 rad a sample), its qd, qdd, ... written in degrees:
+    the rates would count turns of their own (11.5 rad a sample), so the degrees hint of
+    validate's failing check reads the angle's steps as the pi rule counts them, as before."""
+    model, plain, _ = motion
+    d = plain.derivatives * np.array([1.0, 20.0 / 600.0])
+    d[:, 1:, SPIN] = np.degrees(d[:, 1:, SPIN])
+    report = hodyn_cli.validate_motion(model, Trajectory(plain.joint_names, d, plain.t),
+                                       samples=4)
+    failed = next(c for c in report.checks if c.name == "qd vs time differences of q")
+    assert failed.status == "fail" and failed.worst_joint == "rotor"
+    assert "derivatives look like degrees, values like radians" in failed.detail, failed.detail

@@ -120,7 +120,22 @@ class Differences:
             self.err[k - 1] = np.where(better, top, self.err[k - 1])
             self.at[k - 1] = np.where(better, start + s, self.at[k - 1])
             self.when[k - 1] = np.where(better, t[s], self.when[k - 1])
-            self.dots[k - 1] += np.stack([(numeric * analytic).sum(0), (analytic**2).sum(0)], -1)
+            hint = numeric if k > 1 else self._hinted(x[:, 0], dt, numeric)
+            self.dots[k - 1] += np.stack([(hint * analytic).sum(0), (analytic**2).sum(0)], -1)
+
+    def _hinted(self, x: np.ndarray, dt: np.ndarray, numeric: np.ndarray) -> np.ndarray:
+        """The difference quotients of x (N, m) that the unit hint reads (``dots``): a
+        wrapping column's steps each within pi, as the pi rule counts them, not the turns
+        x' counted. A rate in degrees counts turns of its own (0.2 rad a sample read as
+        11.5), which bring the quotients within pi / dt of it and hide the factor the hint
+        names."""
+        if self.turns is None:
+            return numeric
+        wrap = self.turns.wrapped
+        steps = np.diff(x[:, wrap], axis=0)
+        out = numeric.copy()
+        out[:, wrap] = (steps - 2 * np.pi * np.round(steps / (2 * np.pi))) / dt
+        return out
 
     def sizes(self) -> tuple[np.ndarray, np.ndarray]:
         """Per order and column (D, m), the column's own size of x^(k), and per order (D, 1)
