@@ -295,7 +295,8 @@ def test_a_path_of_10_5_samples_keeps_its_limits_with_its_duration(tmp_path):
     inverse dynamics (branch long12: their values at speed-up 1 alone, ``(tau - d) + d``
     become ``tau``, a change of rounding: 343.043604 s, +8.4e-9) and the local slowing
     samples 8 times as often as the output, its finer points 16 a spacing (the same
-    places; here the final fit's resamplings then needed no uniform slowing of 1 + 5e-5))."""
+    places; -5.1e-5, most of it the final fit's: its resamplings here end on a sampling that
+    fits, where they slowed the whole law by CLOSE / 4 for samples beyond by 1e-8 before))."""
     import subprocess
     import sys
 
