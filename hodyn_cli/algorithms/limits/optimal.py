@@ -243,7 +243,7 @@ def _ranges(path: Trajectory, taken: list[tuple[int, np.ndarray, np.ndarray]]
     s rising) a range of the chunk at a time, every sampling's samples in it together, about
     :data:`~hodyn_cli.algorithms.limits.local.ROWS` twice a range: :func:`between`
     interpolates points several to an interval from each interval's control points made
-    once (the 16 samplings put ~3.7 in each interval of a long path's played motion, a
+    once (16 samplings put ~3.7 in each interval of a long path's played motion, a
     sampling or two at a time ~0.3: each point its own; the same numbers to the bit, 30 %
     less of its time), and the range bounds the memory of their interpolants and
     dynamics."""

@@ -752,8 +752,11 @@ def path_limits(model: Model, grid: Trajectory, limits: Limits, order: int, *,
 
     def probed(sigma: np.ndarray) -> dict[str, Law]:
         jet = compose(q, np.broadcast_to(sigma[: need + 2], (len(q), need + 2)))
+        # (whole: the probes' laws are read at speed-up 1 alone, below: rigid torques from one
+        # inverse dynamics instead of two, ~2.5 s of 10^5 samples' ~50 s; benchmarks/README.md,
+        # branches long9, long11, long12)
         return series_laws(model, Trajectory(full.joint_names, jet), order=order,
-                           gravity=gravity, drives=drives, kind=kind)
+                           gravity=gravity, drives=drives, kind=kind, whole=drives is None)
 
     probes = [probed(PROBES[0])]
     limited = [(quantity, series, cols, lower, upper, _monomials_of(probes[0][series]))
