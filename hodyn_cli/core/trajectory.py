@@ -182,6 +182,11 @@ class Trajectory:
     series: dict[str, np.ndarray] | None = None
     base: BaseMotion | None = None
 
+    def __post_init__(self) -> None:
+        # (the names are compared with a model's tuples: a list given names the same joints)
+        if not isinstance(self.joint_names, tuple):
+            object.__setattr__(self, "joint_names", tuple(self.joint_names))
+
     def __getattr__(self, name: str) -> np.ndarray:
         # q, qd, qdd, ... as (N, n) views
         if name.startswith("q") and set(name[1:]) <= {"d"} and len(name) - 1 < self.orders:
