@@ -256,7 +256,7 @@ class Row:
         return self.upper
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Envelope:
     """A long series, per joint, reduced to at most ``2 * bins`` (min, max) bins for plots:
     memory stays bounded however long the file."""

@@ -153,7 +153,7 @@ CLOSE = 2e-4
 # -- the retimed motion ------------------------------------------------------------------
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Plan:
     """A time law along a path: the motion played along it starts at ``t0`` and is sampled
     every ``step`` seconds from its start (:meth:`at`: the last step is shorter, or, where it
@@ -1844,7 +1844,7 @@ FEW = 4
 NOTED = 1e-3
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Smoothed:
     """Reachability's law as it was played: its passes' duration ``law`` (s, before the
     smoothing), the kernel's ``reach`` (s) of ``steps`` steps, the corners' ramps' ``rise``

@@ -473,7 +473,7 @@ def _either_side(kinks: np.ndarray) -> np.ndarray:
     return np.maximum(kinks, np.concatenate([kinks[:1] * 0, kinks[:-1]]))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class KinkCeiling:
     """:func:`kink_ceiling` for the law being planned: ``hodyn validate`` judges the played
     motion's top derivative against its own largest ``|q^(D-1)|``, which a faster law
@@ -658,7 +658,7 @@ class Derivatives:
         return self._jacobians[monomials]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class PathLimit:
     """One limited series along the path, its joints' values at the grid points as polynomials
     in the time law's derivatives: ``sum_i coefficients[g, j, i] monomials[i](sigma) + a sigma_1
@@ -799,7 +799,7 @@ def _design(knots: np.ndarray, degree: int, s: np.ndarray, nu: int) -> sparse.cs
     return (_design(knots[1:-1], degree - 1, s, nu - 1) @ diff).tocsr()
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class TimeLaw:
     """``x(s) = sdot^2``, a B-spline on the grid ``breaks``; ``times``: t at each break."""
 
@@ -1253,7 +1253,7 @@ ROWS = 0.2
 ROUNDS = 8
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class _Active:
     """What a programme of :func:`_linear_programme` hands on to the next: its rows (a mask),
     the order it held them in and its final basis (None: none)."""

@@ -155,7 +155,7 @@ def simulate_local(model: Model, start: Trajectory, torques: Torques, offsets: n
     return x, np.moveaxis(ref, 2, 0), bound
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Sampled:
     """A window of a sampled motion to simulate: the samples' times ``t`` (P,), states ``x``
     (P, 2, m) (q, qd of the independent coordinates), torques and their first D-1
