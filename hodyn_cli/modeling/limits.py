@@ -41,12 +41,13 @@ from pathlib import Path
 
 import numpy as np
 
-from hodyn_cli.core.model import Model
+from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.joint_files import in_range, joint_entries, joint_sections, out_of_range
 
 __all__ = ["KEYS", "TORQUES", "JOINT_ORDERS", "Limits", "torque_order", "joint_limits",
-           "read_limits", "with_limits", "overridden", "urdf_bounds", "beyond_limits"]
+           "read_limits", "with_limits", "overridden", "urdf_bounds", "beyond_limits",
+           "PHYSICAL_RANGE", "placeholder_range", "placeholder_notice"]
 
 #: the keys of a limits file's joint tables
 KEYS = ("position", "velocity", "acceleration", "jerk", "torque", "torque_rate",
@@ -92,6 +93,35 @@ def urdf_bounds(joints: Sequence, names: Sequence[str], key: str) -> np.ndarray:
     given = {j.name: None if j.limit is None else getattr(j.limit, key) for j in joints}
     return np.array([float(e) if e is not None and e > 0 else np.inf
                      for e in (given[name] for name in names)])
+
+
+#: widest position range a joint can physically have (wider is a placeholder, e.g. +-1e16 on
+#: a propeller): 4 turns of a revolute joint (cable-driven joints reach 2), a kilometre of a
+#: prismatic one. The URDF and the MJCF importer take such a range as none.
+PHYSICAL_RANGE = {"revolute": 8 * np.pi, "prismatic": 1e3}
+
+
+def placeholder_range(kind: str, lower: float, upper: float) -> bool:
+    """Whether a ``kind`` (revolute, prismatic) joint's position range [lower, upper]
+    (radians, metres) is wider than :data:`PHYSICAL_RANGE`: a placeholder, no range.
+
+    >>> placeholder_range("revolute", -1e16, 1e16), placeholder_range("revolute", -6.3, 6.3)
+    (True, False)
+    """
+    return kind in PHYSICAL_RANGE and upper - lower > PHYSICAL_RANGE[kind]
+
+
+def placeholder_notice(wide: dict[str, list[str]], extra: tuple[str, ...] = ()
+                       ) -> Diagnostic | None:
+    """One notice naming the joints whose limits cannot be physical, taken as absent:
+    ``wide`` kind -> the joints with a placeholder range (:func:`placeholder_range`),
+    ``extra``: more such parts (the URDF's velocity 0), or None where there is none."""
+    parts = [f"{what} of {', '.join(map(repr, names))}" for what, names in (
+        ("position range wider than 4 turns", wide.get("revolute", [])),
+        ("position range wider than 1 km", wide.get("prismatic", []))) if names]
+    parts += extra
+    return Diagnostic("notice", "limits that cannot be physical are taken as absent: "
+                      + "; ".join(parts)) if parts else None
 
 
 def turning_type(position: tuple[float, float]) -> str:
@@ -219,14 +249,52 @@ def beyond_limits(model: Model, q: np.ndarray, t, start: int = 0) -> dict[str, s
         if not ((ends[:, 0] < lo - slack) | (ends[:, 1] > hi + slack)).any():
             return {}
     bad = (q < lo - slack) | (q > hi + slack)
+    turning = _turning(model)
     out = {}
     for j in np.flatnonzero(bad.any(axis=0)):
         s = int(np.argmax(bad[:, j]))
         when = f"t = {t[s]:.6g} s" if t is not None else f"sample {start + s}"
-        degrees = (model.joint_types[j] != "prismatic" and np.abs(q[:, j]).max() > 2 * np.pi
-                   and np.abs(np.radians(q[:, j])).max() <= max(np.abs(lo[j]), np.abs(hi[j])))
-        hint = "; the values look like degrees: hodyn reads radians" if degrees else ""
+        hint = "; the values look like degrees: hodyn reads radians" if \
+            _like_degrees(model, int(j), np.abs(q[:, j]).max(), lo[j], hi[j], turning) else ""
         out[model.joint_names[j]] = (
             f"q_{model.joint_names[j]} = {q[s, j]:.6g} at {when} is outside its URDF limits "
             f"[{lo[j]:.6g}, {hi[j]:.6g}]{hint}")
     return out
+
+
+def _turning(model: Model) -> np.ndarray:
+    """(n,) the joints whose angle goes on through whole turns: continuous joints, and the
+    mimic joints that follow one (``multiplier q_leader + offset``: a leader that turns
+    takes its follower out of any range, in radians)."""
+    kinds = np.array([kind == "continuous" for kind in model.joint_types], dtype=bool)
+    leader = model.mimic[:, 0].astype(int)
+    follows = leader >= 0
+    out = kinds.copy()
+    out[follows] |= kinds[leader[follows]]
+    return out
+
+
+def _like_degrees(model: Model, j: int, top: float, lo: float, hi: float,
+                  turning: np.ndarray) -> bool:
+    """Whether joint j's positions outside its range, their largest magnitude ``top``, look
+    like degrees: an angle (not a length) beyond a turn whose radians would be inside the
+    range. Not for a joint that turns (:func:`_turning`: its radians go on past any range),
+    and for one whose range spans a turn or more (a UR arm's +-2 pi) only beyond its range
+    by more than a turn: a turn too far is a wrist that turned once more, in radians.
+
+    >>> from pathlib import Path
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> iiwa = load_model(Path(__file__).parents[2] / "urdf" / "iiwa14.urdf")
+    >>> _like_degrees(iiwa, 0, 40.0, -2.967, 2.967, np.zeros(7, bool))   # 40 deg: 0.7 rad
+    True
+    >>> _like_degrees(iiwa, 0, 8.0, -6.283, 6.283, np.zeros(7, bool))    # a turn: radians
+    False
+    >>> _like_degrees(iiwa, 0, 90.0, -6.283, 6.283, np.zeros(7, bool))
+    True
+    """
+    if model.joint_types[j] == "prismatic" or turning[j]:
+        return False
+    edge = max(abs(lo), abs(hi))
+    wide = np.isfinite(hi - lo) and hi - lo >= 2 * np.pi
+    return bool(top > max(2 * np.pi, edge + (2 * np.pi if wide else 0.0))
+                and np.radians(top) <= edge)

@@ -49,7 +49,7 @@ import numpy as np
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import Diagnostic, LinkFrame, Model
 from hodyn_cli.errors import ModelError
-from hodyn_cli.modeling.limits import turning_type
+from hodyn_cli.modeling.limits import placeholder_notice, placeholder_range, turning_type
 from hodyn_cli.modeling.mjcf_inertia import BodyInertia, body_inertia, scale_to_total
 from hodyn_cli.modeling.mjcf_loops import loop_tables
 from hodyn_cli.modeling.mjcf_mesh import MeshLibrary
@@ -235,6 +235,8 @@ class _Builder:
         self.links: dict[str, LinkFrame] = {}
         self.root_M = np.zeros((6, 6))
         self.notes: list[Diagnostic] = []
+        #: kind -> the joints whose range is a placeholder (read as none: URDF's rule)
+        self.wide: dict[str, list[str]] = {}
         self.shadowed: list[str] = []  # sites named as a body: not links
         self.body_names = {b.name for b in _bodies(doc.world)}
 
@@ -310,6 +312,10 @@ class _Builder:
         if lo >= hi:
             raise ModelError(f"joint '{j.name}': range {lo:g} {hi:g} is empty", self.source)
         scale = np.pi / 180 if j.type == "hinge" and c.degree else 1.0
+        kind = "revolute" if j.type == "hinge" else "prismatic"
+        if placeholder_range(kind, lo * scale, hi * scale):  # (+-1e16: a rotor's, no range)
+            self.wide.setdefault(kind, []).append(j.name)
+            return (-np.inf, np.inf)
         return (lo * scale, hi * scale)
 
 
@@ -344,6 +350,9 @@ def _build(doc: Document, source: str, sha256: str) -> Model:
     else:
         root = "world"
         build.place(doc.world, -1, np.eye(4))
+    placeholders = placeholder_notice(build.wide)
+    if placeholders is not None:
+        notes.append(placeholders)
     if build.shadowed:
         notes.append(Diagnostic("info", "sites with a body's name, not links (the body's name is "
                                         f"the body's frame): {', '.join(build.shadowed)}"))

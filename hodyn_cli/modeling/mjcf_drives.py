@@ -44,11 +44,14 @@ TRANSMISSIONS = {"joint": "joint", "jointinparent": "joint", "tendon": "tendon",
 class MujocoDrives:
     """``drives``, ``limits``: joint name -> the table of a drives file / limits file (as
     :func:`hodyn_cli.modeling.drives.read_drives` and :func:`hodyn_cli.modeling.limits.
-    read_limits` read them); ``notes``: what was not exported, one line each."""
+    read_limits` read them); ``notes``: what was not exported, one line each; ``unlimited``:
+    where ``limits`` is empty, why (one line: the limits file would have no joint, which
+    hodyn's commands refuse), else ""."""
 
     drives: dict[str, dict[str, float]]
     limits: dict[str, dict[str, float]]
     notes: tuple[str, ...]
+    unlimited: str = ""
 
 
 def mujoco_drives(path: str | Path, model: Model) -> MujocoDrives:
@@ -65,6 +68,7 @@ def mujoco_drives(path: str | Path, model: Model) -> MujocoDrives:
              and any(_floats(j.attrs, k, j.name, source, "0")[0] > 0
                      for k in ("armature", "damping"))]
     acting: dict[str, list[tuple[dict[str, str], float]]] = {}
+    elsewhere: list[str] = []  # the actuators on no hinge or slide: 'name' (tendon 'x')
     for a in doc.actuators:
         what = f"actuator '{a['name']}' (<{a['tag']}>)"
         target = next((k for k in TRANSMISSIONS if k in a), None)
@@ -72,6 +76,7 @@ def mujoco_drives(path: str | Path, model: Model) -> MujocoDrives:
             driven = "nothing" if target is None else f"{TRANSMISSIONS[target]} '{a[target]}'"
             notes.append(f"{what} drives {driven}, not a hinge or slide of the model: not "
                          "exported")
+            elsewhere.append(f"'{a['name']}' ({driven})")
             continue
         gear = _floats(a, "gear", what, source, "1 0 0 0 0 0")[0]
         if gear == 0:
@@ -117,7 +122,23 @@ def mujoco_drives(path: str | Path, model: Model) -> MujocoDrives:
                 notes.append(f"{what}: ctrlrange (position targets) not exported")
             if force:
                 limits.setdefault(name, {})["motor_torque"] = min(force)
-    return MujocoDrives(drives, limits, tuple(notes))
+    return MujocoDrives(drives, limits, tuple(notes),
+                        "" if limits else _unlimited(len(doc.actuators), elsewhere))
+
+
+def _unlimited(actuators: int, elsewhere: list[str]) -> str:
+    """Why a model gives no limit to export (no joint with an ``actuatorfrcrange``, no
+    actuator of one with a force or control range): ``actuators`` its number of actuators,
+    ``elsewhere`` those on no hinge or slide (tendons: dm_control's point_mass)."""
+    if not actuators:
+        return "the model has no <actuator> and no joint an actuatorfrcrange"
+    why = []
+    if elsewhere:
+        why.append("its actuators " + ", ".join(elsewhere) + " drive no hinge or slide (hodyn "
+                   "models no tendon, site or body transmission)")
+    if len(elsewhere) < actuators:
+        why.append("its joints' actuators have no forcerange (nor a <motor>'s ctrlrange)")
+    return "; ".join(why) + ", and no joint has an actuatorfrcrange"
 
 
 def _joints(body: Body) -> Iterator[Joint]:

@@ -34,7 +34,13 @@ from hodyn_cli.core.model import Diagnostic, LinkFrame, Model
 from hodyn_cli.errors import ModelError
 from hodyn_cli.modeling import xacro_expand
 from hodyn_cli.modeling.joint_files import LARGEST
-from hodyn_cli.modeling.limits import turning_type, urdf_bounds
+from hodyn_cli.modeling.limits import (
+    PHYSICAL_RANGE,
+    placeholder_notice,
+    placeholder_range,
+    turning_type,
+    urdf_bounds,
+)
 from hodyn_cli.modeling.mjcf_root import is_mjcf
 from hodyn_cli.modeling.urdf_xml import read_robot
 
@@ -410,17 +416,12 @@ def _position_limits(joint) -> tuple[float, float]:
     return (float(lim.lower), float(lim.upper))
 
 
-#: widest position range a joint can physically have (wider is a placeholder, e.g. +-1e16 on
-#: a propeller): 4 turns of a revolute joint (cable-driven joints reach 2), a kilometre of a
-#: prismatic one
-PHYSICAL_RANGE = {"revolute": 8 * np.pi, "prismatic": 1e3}
-
-
 def _placeholder_range(joint) -> bool:
-    """True when a joint's ``<limit lower upper>`` span more than :data:`PHYSICAL_RANGE`."""
+    """True when a joint's ``<limit lower upper>`` span more than a joint can physically
+    (:func:`~hodyn_cli.modeling.limits.placeholder_range`, the MJCF importer's rule too)."""
     lim = joint.limit
-    return (joint.type in PHYSICAL_RANGE and lim is not None and lim.lower is not None
-            and lim.upper is not None and lim.upper - lim.lower > PHYSICAL_RANGE[joint.type])
+    return (lim is not None and lim.lower is not None and lim.upper is not None
+            and placeholder_range(joint.type, lim.lower, lim.upper))
 
 
 def _velocity_limit(joint) -> float:
@@ -437,11 +438,8 @@ def _placeholder_notice(joints) -> Diagnostic | None:
             for kind in PHYSICAL_RANGE}
     still = [j.name for j in joints if j.limit is not None and j.limit.velocity is not None
              and j.limit.velocity <= 0]
-    parts = [f"{what} of {', '.join(map(repr, names))}" for what, names in (
-        ("position range wider than 4 turns", wide["revolute"]),
-        ("position range wider than 1 km", wide["prismatic"]), ("velocity 0", still)) if names]
-    return Diagnostic("notice", "limits that cannot be physical are taken as absent: "
-                      + "; ".join(parts)) if parts else None
+    return placeholder_notice(wide, (f"velocity 0 of {', '.join(map(repr, still))}",)
+                              if still else ())
 
 
 def _build(robot, source: str, sha256: str, reductions: dict[str, float],

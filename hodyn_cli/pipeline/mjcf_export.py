@@ -29,9 +29,13 @@ def write_mjcf_drives(robot: str | Path, model: Model, *, drives: str | None = N
                          str(robot))
     found = mujoco_drives(robot, model)
     header = f"# {{}} of the MuJoCo model {Path(robot).name} as hodyn info exports them{{}}"
+    # (an empty limits file says why in itself: check and retime refuse it, "no limits")
+    empty = f"\n# none: {found.unlimited}.\n# hodyn check and retime refuse a file without " \
+        "limits: add [joints.<name>] tables (torque, velocity, ...) by hand" \
+        if found.unlimited else ""
     outputs = {path: to_toml({"joints": table}, header.format(kind, why)) for path, table, kind, why
                in ((drives, found.drives, "drives", " (docs/mjcf.md): compute with --model "
-                    "reflected for MuJoCo's armature"), (limits, found.limits, "limits", ""))
+                    "reflected for MuJoCo's armature"), (limits, found.limits, "limits", empty))
                if path}
     for path in outputs:  # none written if one cannot be
         if not Path(path).parent.is_dir():
@@ -40,4 +44,7 @@ def write_mjcf_drives(robot: str | Path, model: Model, *, drives: str | None = N
         write_text(path, text)
     tell(notify, [Diagnostic("notice", f"{robot}: {note}") for note in found.notes]
          + [Diagnostic("notice", f"{path}: {len(table)} joint(s)") for path, table in (
-             (drives, found.drives), (limits, found.limits)) if path])
+             (drives, found.drives), (limits, found.limits)) if path
+            and not (table is found.limits and found.unlimited)]
+         + ([Diagnostic("warning", f"{limits}: no limits (check and retime refuse it): "
+                                   f"{found.unlimited}")] if limits and found.unlimited else []))

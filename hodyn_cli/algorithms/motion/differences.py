@@ -39,7 +39,9 @@ class Differences:
     between neighbouring samples (k = 1..D-1), the largest error per column and where, and
     the sums the unit hint needs; the last row of a chunk pairs with the next chunk's first.
     ``wrap``: columns whose x is an angle a file may wrap into (-pi, pi] (continuous joints):
-    made continuous in time first."""
+    made continuous in time first, their turns counted from x' where the data has it
+    (:class:`~hodyn_cli.algorithms.motion.turns.Turns`: a joint turning by more than pi a
+    sample is judged as it moved)."""
 
     def __init__(self, wrap: np.ndarray | None = None):
         self.turns = Turns(wrap) if wrap is not None and wrap.any() else None
@@ -73,7 +75,7 @@ class Differences:
     def _add(self, x: np.ndarray, t: np.ndarray, start: int) -> None:
         if self.turns is not None:
             x = x.copy()
-            x[:, 0] = self.turns(x[:, 0])
+            x[:, 0] = self.turns(x[:, 0], t, x[:, 1:])  # (x' counts the turns where given)
         # a value that is not a number (a library caller's: the readers refuse them) leaves
         # the sizes to the numbers and makes its step's error inf: the column fails, named
         mags = np.fmax.reduce(np.abs(x), axis=0)
@@ -118,7 +120,22 @@ class Differences:
             self.err[k - 1] = np.where(better, top, self.err[k - 1])
             self.at[k - 1] = np.where(better, start + s, self.at[k - 1])
             self.when[k - 1] = np.where(better, t[s], self.when[k - 1])
-            self.dots[k - 1] += np.stack([(numeric * analytic).sum(0), (analytic**2).sum(0)], -1)
+            hint = numeric if k > 1 else self._hinted(x[:, 0], dt, numeric)
+            self.dots[k - 1] += np.stack([(hint * analytic).sum(0), (analytic**2).sum(0)], -1)
+
+    def _hinted(self, x: np.ndarray, dt: np.ndarray, numeric: np.ndarray) -> np.ndarray:
+        """The difference quotients of x (N, m) that the unit hint reads (``dots``): a
+        wrapping column's steps each within pi, as the pi rule counts them, not the turns
+        x' counted. A rate in degrees counts turns of its own (0.2 rad a sample read as
+        11.5), which bring the quotients within pi / dt of it and hide the factor the hint
+        names."""
+        if self.turns is None:
+            return numeric
+        wrap = self.turns.wrapped
+        steps = np.diff(x[:, wrap], axis=0)
+        out = numeric.copy()
+        out[:, wrap] = (steps - 2 * np.pi * np.round(steps / (2 * np.pi))) / dt
+        return out
 
     def sizes(self) -> tuple[np.ndarray, np.ndarray]:
         """Per order and column (D, m), the column's own size of x^(k), and per order (D, 1)

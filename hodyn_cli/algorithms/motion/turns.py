@@ -4,8 +4,11 @@ continuous in time.
 A log of a wheel or a wrist roll often stores its angle wrapped: q jumps by 2 pi where the
 joint passes +-pi, while its rates say it moved on smoothly. Whatever differentiates q or
 plays a path through it (validate's consistency, the estimation of derivatives, the
-time-optimal retiming) needs the angle unwrapped first: whole turns added wherever q steps by
-more than pi between neighbouring samples, counted across the chunks of a stream.
+time-optimal retiming) needs the angle unwrapped first: whole turns added between
+neighbouring samples, counted across the chunks of a stream. Where the file gives q's rate,
+the turns are those that bring q's step nearest to what the rate says it moved (a wheel at
+600 rad/s logged at 100 Hz moves ~6 rad a sample: its steps over pi are motion, not wraps);
+without it, wherever q steps by more than pi (such a joint then reads as turning backwards).
 """
 from __future__ import annotations
 
@@ -51,33 +54,76 @@ def wrapped_columns(robot: Model, every: bool = False) -> np.ndarray:
 class Turns:
     """The whole turns of the ``wrapped`` (m,) columns, chunk after chunk.
 
-    The turns are integers, so the unwrapped angles are the same numbers for any chunking.
+    A step's turns are the whole number nearest to ``(dq - moved) / 2 pi``: ``moved`` what
+    q's rate says it moved over the step where a chunk comes with its times and rates
+    (:meth:`moved`), else 0 (the pi rule: a step over pi is a wrap). The turns are integers,
+    so the unwrapped angles are the same numbers for any chunking.
 
     >>> turns = Turns(np.array([True, False]))
     >>> first = turns(np.array([[3.0, 3.0], [-3.1, -3.1]]))
     >>> second = turns(np.array([[3.1, 3.1], [-3.0, -3.0]]))
     >>> np.round(first, 4).tolist(), np.round(second, 4).tolist()
     ([[3.0, 3.0], [3.1832, -3.1]], [[3.1, 3.1], [3.2832, -3.0]])
+
+    A wheel at 5 rad/s sampled at 1 Hz (5 rad a sample, wrapped): its rate says the steps of
+    -1.28 rad are 5 rad forward, not backward.
+
+    >>> t = np.arange(4.0)
+    >>> q = np.angle(np.exp(5j * t))[:, None]
+    >>> qd = np.full((4, 1, 1), 5.0)
+    >>> np.round(Turns(np.array([True]))(q, t, qd)[:, 0], 6).tolist()
+    [0.0, 5.0, 10.0, 15.0]
+    >>> np.round(Turns(np.array([True]))(q)[:, 0], 6).tolist()
+    [0.0, -1.283185, -2.566371, -3.849556]
     """
 
     def __init__(self, wrapped: np.ndarray):
         self.wrapped = wrapped
-        self.last: np.ndarray | None = None  # the previous chunk's last raw angles
+        self.last: np.ndarray | None = None  # the previous chunk's last raw angles,
+        self.last_t: np.ndarray | None = None      # its time and rates (qd, qdd) where given
+        self.last_rates: np.ndarray | None = None
         self.turns = np.zeros(int(np.count_nonzero(wrapped)))
 
-    def __call__(self, q: np.ndarray) -> np.ndarray:
-        """q (N, m) with the wrapped columns continued from the previous chunk's (a copy)."""
+    def __call__(self, q: np.ndarray, t: np.ndarray | None = None,
+                 rates: np.ndarray | None = None) -> np.ndarray:
+        """q (N, m) with the wrapped columns continued from the previous chunk's (a copy);
+        ``t`` (N,) and ``rates`` (N, R, m): the chunk's times and q's derivatives qd, qdd,
+        ... where the file has them (R >= 1), which count the turns (:meth:`moved`)."""
         angles = q[:, self.wrapped]
         if not len(angles):
             return q
+        given = None if t is None or rates is None or not rates.shape[1] else \
+            (t, rates[:, :2, self.wrapped])
         if self.last is None:
             self.last = angles[0]
+            self.last_t, self.last_rates = (None, None) if given is None else \
+                (given[0][:1], given[1][:1])
         steps = np.diff(np.concatenate([self.last[None], angles]), axis=0)
-        turns = self.turns - np.cumsum(np.round(steps / (2 * np.pi)), axis=0)
+        moved = self.moved(*given) if given is not None else 0.0
+        turns = self.turns - np.cumsum(np.round((steps - moved) / (2 * np.pi)), axis=0)
         self.last, self.turns = angles[-1], turns[-1]
+        self.last_t, self.last_rates = (None, None) if given is None else \
+            (given[0][-1:], given[1][-1:])
         out = q.copy()
         out[:, self.wrapped] = angles + 2 * np.pi * turns
         return out
+
+    def moved(self, t: np.ndarray, rates: np.ndarray) -> np.ndarray | float:
+        """(N, k): what the rates say the angles moved over each step from the previous
+        sample (the previous chunk's last), the trapezoid rule on qd with its end
+        correction from qdd where given (``dt/2 (qd0 + qd1) + dt^2/12 (qdd0 - qdd1)``,
+        exact for a quartic q); 0 (the pi rule) on a chunk after one without them, and on a
+        step whose numbers are not finite."""
+        if self.last_t is None or self.last_rates is None or \
+                self.last_rates.shape[1] != rates.shape[1]:
+            return 0.0
+        t = np.concatenate([self.last_t, t])
+        x = np.concatenate([self.last_rates, rates])
+        dt = np.diff(t)[:, None]
+        out = dt / 2 * (x[:-1, 0] + x[1:, 0])
+        if x.shape[1] > 1:
+            out = out + dt**2 / 12 * (x[:-1, 1] - x[1:, 1])
+        return np.where(np.isfinite(out), out, 0.0)
 
 
 class Unwrapped:
@@ -93,7 +139,7 @@ class Unwrapped:
         if self.turns is None:
             return chunk
         d = chunk.derivatives.copy()
-        d[:, 0] = self.turns(d[:, 0])
+        d[:, 0] = self.turns(d[:, 0], chunk.t, d[:, 1:])  # (its rates count the turns)
         return replace(chunk, derivatives=d)
 
 
