@@ -121,7 +121,7 @@ JOINT_MODELS_RUN = ("compute", "matrices", "regressor", "kinematics", "forward",
                     "sensitivities", "generate", "retime", "validate")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Excludes:
     """``features`` together are refused by ``commands``; ``why`` is said after the refusal
     (``yet`` rules are what has not been built, the others what does not make sense)."""
@@ -141,7 +141,7 @@ class Excludes:
         return text + (" yet" if self.yet else "") + (f" ({self.why})" if self.why else "")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Requires:
     """``feature`` needs ``needs`` on ``commands``."""
 

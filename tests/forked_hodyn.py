@@ -17,6 +17,12 @@ variable read at import time (:data:`WATCHED`: ``HODYN_KERNEL=...``, the BLAS th
 client runs the real ``hodyn`` instead. Tests of the process itself (its start, imports,
 signals, tracebacks) run ``sys.executable -m hodyn_cli`` or the installed script, as before.
 
+The documentation's Python scripts (``python docs/examples/SCRIPT.py ARGS``: a log simulated,
+a figure drawn; ~0.3 s of CPU each for Python's start and the numpy and hodyn imports) run
+the same way: ``python`` there is the client too (:data:`PROGRAMS`), and the fork runs the
+script as ``python SCRIPT.py`` would (:func:`_run_script`). Anything else given to that
+``python`` (an option such as ``-c`` or ``-m``, no script) runs the real interpreter.
+
 As the real process, in what a shell can see: the client holds SIGINT, SIGTERM and SIGHUP
 from before its request until it knows the command's process, then sends them on (one that
 came between ended the client alone, the command running on); a client that is killed
@@ -64,9 +70,14 @@ PRELOAD = ("hodyn_cli.cli.app", "numpy", "h5py", "scipy.linalg", "scipy.optimize
 #: an AVX-512 build is not to be loaded where the CPU has none) and ``python -m``'s entry
 LEFT = re.compile(r"(^|\.)(gpu|jax_passes|_kernel\w*|__main__)$")
 
-#: the ``hodyn`` put first on the PATH: {python}, {socket}, {real} filled in by :func:`start`
+#: the programs the client stands in for (each put first on the PATH) and the real one each
+#: falls back to: the installed script, the interpreter itself
+PROGRAMS = {"hodyn": Path(sys.executable).parent / "hodyn", "python": Path(sys.executable)}
+
+#: the client put first on the PATH: {python}, {socket}, {real}, {program} filled in by
+#: :func:`start`
 CLIENT = r'''#!{python} -IS
-"""hodyn through tests/forked_hodyn.py's server (see there)."""
+"""{program} through tests/forked_hodyn.py's server (see there)."""
 import json, os, signal, socket, sys
 
 # the stop signals held from before the request until the command's pid is known, then
@@ -75,12 +86,12 @@ STOP = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 signal.pthread_sigmask(signal.SIG_BLOCK, STOP)
 conn = socket.socket(socket.AF_UNIX)
 conn.connect({socket!r})
-message = json.dumps([sys.argv[1:], os.getcwd(), dict(os.environ)]).encode()
+message = json.dumps([{program!r}, sys.argv[1:], os.getcwd(), dict(os.environ)]).encode()
 socket.send_fds(conn, [len(message).to_bytes(8, "little")], [0, 1, 2])
 conn.sendall(message)
 replies = conn.makefile("r")
 first = replies.readline().split()
-if first == ["fallback"]:  # (no command started: one held ends this client, as it would hodyn)
+if first == ["fallback"]:  # (no command started: one held ends this client, as it would the real one)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP)  # (else kept across exec)
     os.execv({real!r}, [{real!r}, *sys.argv[1:]])
 pid = int(first[1])
@@ -104,21 +115,24 @@ sys.exit(code)
 '''
 
 
-def client_text(sock: Path, real: Path) -> str:
-    """:data:`CLIENT` for the server listening at ``sock``, ``real`` the installed script."""
+def client_text(sock: Path, real: Path, program: str = "hodyn") -> str:
+    """:data:`CLIENT` of ``program`` (of :data:`PROGRAMS`) for the server listening at
+    ``sock``, ``real`` the program it falls back to."""
     return (CLIENT.replace("{python}", sys.executable).replace("{socket!r}", repr(str(sock)))
-            .replace("{real!r}", repr(str(real))))
+            .replace("{real!r}", repr(str(real))).replace("{program!r}", repr(program))
+            .replace("{program}", program))
 
 
 def start(folder: Path, env: dict[str, str]) -> tuple[subprocess.Popen, Path]:
     """The server, started with ``env`` and ready, and a folder holding the client as
-    ``hodyn`` (to put first on the PATH). Stop the server with ``terminate()``."""
+    ``hodyn`` and ``python`` (to put first on the PATH). Stop the server with
+    ``terminate()``."""
     sock, shim = folder / "hodyn.sock", folder / "bin"
     shim.mkdir()
-    real = Path(sys.executable).parent / "hodyn"
-    client = shim / "hodyn"
-    client.write_text(client_text(sock, real))
-    client.chmod(0o755)
+    for program, real in PROGRAMS.items():
+        client = shim / program
+        client.write_text(client_text(sock, real, program))
+        client.chmod(0o755)
     server = subprocess.Popen([sys.executable, __file__, str(sock)], env=env,
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     while not sock.exists():  # (bound once its imports are done: ~2 s of CPU)
@@ -158,10 +172,22 @@ def _library() -> list[str]:
             if not LEFT.search(info.name)]
 
 
-def _run_command(fds: list[int], argv: list[str], cwd: str, env: dict[str, str]) -> None:
+def is_script(argv: list[str], cwd: str) -> bool:
+    """Whether ``python argv`` runs a script file with its arguments (what the server runs
+    in a fork), not an option of the interpreter's (``-c``, ``-m``, ``-X``, ...) or nothing.
+
+    >>> is_script([__file__, "-c"], "/"), is_script(["-c", "print()"], "/")
+    (True, False)
+    """
+    return bool(argv) and argv[0].endswith(".py") and os.path.isfile(os.path.join(cwd, argv[0]))
+
+
+def _run_command(fds: list[int], program: str, argv: list[str], cwd: str,
+                 env: dict[str, str]) -> None:
     """In the forked process: the client's standard streams, directory and environment,
-    then ``hodyn argv`` as its console script runs it, and the exit a Python process makes
-    (:func:`exit_as_python`; an exception that escapes: its traceback, status 1)."""
+    then ``hodyn argv`` as its console script runs it (or ``python argv``'s script:
+    :func:`_run_script`), and the exit a Python process makes (:func:`exit_as_python`; an
+    exception that escapes: its traceback, status 1)."""
     import traceback
 
     for target, fd in enumerate(fds):
@@ -171,22 +197,51 @@ def _run_command(fds: list[int], argv: list[str], cwd: str, env: dict[str, str])
     os.environ.clear()
     os.environ.update(env)
     reseed()
-    sys.argv = [str(Path(sys.executable).parent / "hodyn"), *argv]
     code: int = 0
     try:
-        from hodyn_cli.cli.app import main
+        if program == "python":
+            _run_script(argv)
+        else:
+            sys.argv = [str(PROGRAMS["hodyn"]), *argv]
+            from hodyn_cli.cli.app import main
 
-        main()
+            main()
     except SystemExit as e:
         if e.code is None or isinstance(e.code, int):
             code = e.code or 0
         else:
             print(e.code, file=sys.stderr)
             code = 1
-    except BaseException:
-        traceback.print_exc()
+    except BaseException as e:
+        tb = e.__traceback__
+        if program == "python":  # (from the script's frame on, as the interpreter prints it)
+            while tb is not None and tb.tb_frame.f_code.co_filename != os.path.abspath(argv[0]):
+                tb = tb.tb_next
+        traceback.print_exception(type(e), e, tb)
         code = 1
     exit_as_python(code)
+
+
+def _run_script(argv: list[str]) -> None:
+    """``python SCRIPT ARGS`` in this process, as the interpreter runs it: the script's code
+    as a fresh ``__main__`` (its ``__file__`` and code's file name absolute), ``sys.argv``
+    the arguments as given and ``sys.path[0]`` the script's folder (the server's, the
+    console script's folder, replaced). (Not ``runpy.run_path``: it sets ``sys.argv[0]`` to
+    the path it runs.)"""
+    import builtins
+    import importlib.machinery
+    import types
+
+    path = os.path.abspath(argv[0])
+    sys.argv = list(argv)
+    sys.path[0] = os.path.dirname(path)
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=path, __cached__=None, __builtins__=builtins,
+                         __loader__=importlib.machinery.SourceFileLoader("__main__", path))
+    sys.modules["__main__"] = main
+    with open(path, "rb") as source:
+        code = compile(source.read(), path, "exec")
+    exec(code, main.__dict__)
 
 
 def reseed() -> None:
@@ -238,16 +293,16 @@ def _serve(conn: socket.socket) -> None:
     size, data = int.from_bytes(header, "little"), b""
     while len(data) < size:
         data += conn.recv(size - len(data))
-    argv, cwd, env = json.loads(data)
+    program, argv, cwd, env = json.loads(data)
     differs = [k for k in set(env) | set(STARTED) if k.startswith(WATCHED)
                and env.get(k) != STARTED.get(k)]
-    if differs:
+    if differs or (program == "python" and not is_script(argv, cwd)):
         conn.sendall(b"fallback\n")
         os._exit(0)
     pid = os.fork()
     if pid == 0:
         conn.close()
-        _run_command(fds, argv, cwd, env)
+        _run_command(fds, program, argv, cwd, env)
     for fd in fds:  # (the command's only: a pipe's reader sees its end when the command exits)
         os.close(fd)
     conn.sendall(f"pid {pid}\n".encode())

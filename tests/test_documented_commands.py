@@ -13,7 +13,8 @@ after every command whose files it reads.
 ``hodyn`` there is tests/forked_hodyn.py's client: each command a fork of a server that
 imported the library once (~0.3 s of CPU a command saved, ~125 commands), but in the runs of
 :data:`REAL` (README.md's first command, scale.md's shell session), which run the installed
-``hodyn`` script itself.
+``hodyn`` script itself; so is ``python`` for the docs' scripts (``python SCRIPT.py ARGS``:
+~0.2 s of CPU a script saved, 8 runs).
 
 Skipped lines, and why: the install and the test run themselves (``python3 -m venv``, ``pip
 install``, ``.venv/bin/pytest``: this is that test run) and ``source .venv/bin/activate``
@@ -230,8 +231,8 @@ def environment() -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def forked():
-    """The folder of tests/forked_hodyn.py's client ``hodyn``, its server started (one per
-    pytest worker, ~2 s of CPU of imports, stopped at the session's end)."""
+    """The folder of tests/forked_hodyn.py's clients ``hodyn`` and ``python``, its server
+    started (one per pytest worker, ~2 s of CPU of imports, stopped at the session's end)."""
     folder = Path(tempfile.mkdtemp(prefix="hodyn-forks-"))  # (short: a socket's path is)
     server, shim = forked_hodyn.start(folder, environment())
     try:
@@ -246,7 +247,8 @@ def bash(text: str, folder: Path, doc: Path, shim: Path | None = None) -> None:
     """Run ``text`` in ``folder`` as the documentation's reader would: every line must
     succeed, and every documented check or retime (of the iiwa with urdf/iiwa14_limits.toml,
     whose motor limits need the drives it was written for) checks every limit of its file.
-    ``shim``: a folder put first on the PATH (the forked server's ``hodyn``)."""
+    ``shim``: a folder put first on the PATH (the forked server's ``hodyn`` and
+    ``python``)."""
     env = environment()
     if shim is not None:
         env["PATH"] = f"{shim}{os.pathsep}{env['PATH']}"
@@ -364,6 +366,12 @@ SAME = [
     # (its input a FIFO held open: the job is still running at the kill, however fast)
     "mkfifo in.fifo; hodyn compute urdf/planar_2r.urdf - -o out.csv < in.fifo 2>/dev/null & "
     "exec 3>in.fifo; sleep 0.3; kill $!; exec 3>&-; wait $! || echo status $?; rm in.fifo; ls",
+    # the docs' Python scripts: a script's arguments, folder on sys.path, __file__ and
+    # __name__, an exception's traceback and status; what is no script runs the interpreter
+    "mkdir -p sub; printf 'import sys, os\\nprint(sys.argv, sys.path[0] == os.path.abspath(\"sub\"), "
+    "__file__ == os.path.abspath(\"sub/boom.py\"), __name__)\\nraise ValueError(1)\\n' "
+    "> sub/boom.py; python sub/boom.py a -b; echo status $?",
+    "python -c 'import sys; print(sys.argv)'; echo status $?",
 ]
 
 

@@ -26,7 +26,7 @@ from conftest import (
     stencil_times,
     toppra_torque,
 )
-from hodyn_cli.algorithms.limits import feasibility, optimal, programme
+from hodyn_cli.algorithms.limits import feasibility, optimal, programme, scaling
 from hodyn_cli.algorithms.limits.feasibility import torque_order
 from hodyn_cli.algorithms.limits.jets import compose, hermite, hermite_at, time_rates
 from hodyn_cli.algorithms.limits.scaling import Law, scaled
@@ -343,6 +343,44 @@ def test_path_limits_of_rigid_drives_whose_motor_torque_alone_is_limited():
     want = hodyn_cli.drive_dynamics(model, drives, jet, order=0)["taum"][:, 1]
     (taum,) = [lim for lim in limits if lim.series == "taum"]
     assert np.abs(taum.values(X)[:, 0] - want).max() <= 1e-9 * np.abs(want).max()
+
+
+def test_the_probes_torques_whole_are_the_full_laws_at_speed_up_one(monkeypatch):
+    """path_limits reads its probes' laws at speed-up 1 alone, so their rigid torques come
+    from one inverse dynamics (``rigid_laws(whole=True)``: the motion's torques in the first
+    grade, zeros in the others, as many grades): there they are the full laws' values (to
+    rounding: ``(tau - d) + d`` against ``tau``), and the limits fitted from them are those
+    fitted from the full laws (1e-12), with half the inverse dynamics."""
+    model, traj, _ = iiwa_path(T=1.0, rate=20.0, orders=6)
+    full = scaling.rigid_laws(model, traj, 2)
+    whole = scaling.rigid_laws(model, traj, 2, whole=True)
+    assert full.keys() == whole.keys()
+    for name in ("tau", "taud", "taudd"):
+        a, b = full[name], whole[name]
+        assert b.power == a.power and b.coefficients.shape == a.coefficients.shape
+        assert not b.coefficients[..., 1:].any()
+        assert np.abs(b.at(1.0) - a.at(1.0)).max() <= 1e-12 * np.abs(a.at(1.0)).max(), name
+    lim = hodyn_cli.joint_limits(model, {j: {"torque_rate": 100.0, "torque_acceleration": 1e3}
+                                         for j in model.joint_names})
+    calls, dynamics = [], scaling.body_fixed.inverse_dynamics
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return dynamics(*args, **kwargs)
+
+    monkeypatch.setattr(scaling.body_fixed, "inverse_dynamics", counted)
+    got = programme.path_limits(model, traj, lim, 2)
+    probes = len(calls)
+    series_laws = feasibility.series_laws
+    monkeypatch.setattr(programme, "series_laws",
+                        lambda *a, **k: series_laws(*a, **(k | {"whole": False})))
+    want = programme.path_limits(model, traj, lim, 2)
+    assert len(calls) == 3 * probes  # (each probe two inverse dynamics without ``whole``)
+    assert [lim.series for lim in got] == [lim.series for lim in want]
+    for a, b in zip(got, want, strict=True):
+        assert a.monomials == b.monomials
+        scale = np.abs(b.coefficients).max()
+        assert np.abs(a.coefficients - b.coefficients).max() <= 1e-12 * scale, a.series
 
 
 def test_an_mjcf_model_within_its_actuators_limits_alone_is_retimed(tmp_path):

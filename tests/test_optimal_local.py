@@ -240,15 +240,17 @@ def test_a_peak_s_top_between_the_samplings_is_found(monkeypatch):
 
 
 @pytest.mark.slow
-def test_one_round_whatever_the_rounding_of_the_limits(monkeypatch, tmp_path):
+def test_the_rounds_do_not_change_with_the_rounding_of_the_limits(monkeypatch, tmp_path):
     """``hodyn retime --optimal`` of the iiwa's Fourier path of 75 s at 200 Hz (15 001
     samples, ``hodyn generate``) with its limits file, the probes' coefficients of every
     limit (``path_limits``) times ``1 + e``, signs alternating, e = 0 and +-1e-15: the local
-    slowing runs one round each (its samplings at one ``K``: a field widened is not a
-    round) and the durations agree to 1e-6 (main: two rounds at +1e-15, and 51.5257,
-    51.5204 and, every field failing, 51.5552 s: its fields lowered each place to what the
-    16 samplings saw of its narrow peaks, benchmarks/README.md, long11); each output keeps
-    its limits (``hodyn check``) and passes ``hodyn validate``."""
+    slowing runs as many rounds each (its samplings at one ``K`` a round: a field widened is
+    not a round), two at most, and the durations agree to 1e-6 (before long11: one or two
+    rounds, and 51.5257, 51.5204 and, every field failing, 51.5552 s: its fields lowered
+    each place to what the samplings saw of its narrow peaks, benchmarks/README.md, long11;
+    long11: one round each, 51.52092 s; since the probes' torques come from one inverse
+    dynamics, long12: two each, K 1.0486 then 1.0182, 51.4277284 s within 7e-10); each
+    output keeps its limits (``hodyn check``) and passes ``hodyn validate``."""
     from dataclasses import replace
 
     import h5py
@@ -264,7 +266,7 @@ def test_one_round_whatever_the_rounding_of_the_limits(monkeypatch, tmp_path):
                                "--duration", "75", "-o", str(src), "-q"])
     assert made.exit_code == 0, made.output
     path_limits, beyond = programme.path_limits, optimal.Optimal._beyond
-    durations = []
+    durations, counts = [], []
     for k, e in enumerate((0.0, 1e-15, -1e-15)):
         rounds: set[float] = set()
 
@@ -285,7 +287,8 @@ def test_one_round_whatever_the_rounding_of_the_limits(monkeypatch, tmp_path):
                      ["check", str(IIWA), str(out), *limits], ["validate", str(IIWA), str(out)]):
             run = runner.invoke(app, args + ["-q"])
             assert run.exit_code == 0, (e, args[0], run.output)
-        assert len(rounds) == 1, (e, rounds)
+        counts.append(len(rounds))
+        assert counts[0] == len(rounds) <= 2, (e, rounds, counts)
         with h5py.File(out) as f:
             durations.append(float(f.attrs["duration"]))
     assert max(durations) / min(durations) - 1 < 1e-6, durations

@@ -200,3 +200,81 @@ def test_simulation_carries_the_wrenches():
     finally:
         torque_checks.inverse_dynamics = good
     assert [c.status for c in report.checks if c.group == "simulation"] == ["fail", "fail"]
+
+
+def term_by_term(x, offsets):
+    """core.trajectory.taylor as it was written first: order by order, each order's terms
+    added one at a time from its own (the reference for its bits)."""
+    from math import factorial
+
+    D = x.shape[1]
+    out = np.zeros((x.shape[0], len(offsets)) + x.shape[1:])
+    for m in range(D):
+        for j in range(m, D):
+            c = (offsets ** (j - m) / float(factorial(j - m))).reshape((1, -1) + (1,) * (x.ndim - 2))
+            out[:, :, m] += c * x[:, None, j]
+    return out
+
+
+@pytest.mark.parametrize("shape", [(6, 7, 3), (4, 25, 3, 3), (5, 1, 2), (3, 0, 2)])
+def test_taylor_is_the_term_by_term_sum_to_the_bit_for_any_orders_kept(shape):
+    """taylor sums all orders' terms together, one numpy operation per term: the same bits as
+    the order-by-order loop (each order's terms added from k = 0 up), also for a few orders
+    kept (``orders``), more than the samples hold, and none; infinities and NaNs alike."""
+    from hodyn_cli.core.trajectory import taylor
+
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=shape) * 10.0 ** rng.integers(-8, 8, size=shape)
+    if x.size:
+        x.flat[[0, -1]] = np.inf, np.nan
+    offsets = np.array([-0.37, 0.0, 1e-3, 2.5])
+    whole = term_by_term(x, offsets)
+    D = shape[1]
+    for orders in (None, 0, 1, 3, D, D + 2):
+        kept = whole if orders is None else whole[:, :, :orders]
+        got = taylor(x, offsets, orders=orders)
+        assert got.shape == kept.shape and np.array_equal(got, kept, equal_nan=True), orders
+
+
+def test_the_simulation_expands_only_the_orders_it_drives_with(monkeypatch):
+    """The right-hand side of validate --simulate evaluates the Taylor motion's q, qd, qdd
+    and the wrench W of a file's 7 orders (not all 7 at each of the integrator's steps), and
+    a floating base's local pose its R and p of the 25 terms; the same simulation, to the
+    bit, as with every order expanded and the needed ones sliced off."""
+    from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
+    from hodyn_cli.algorithms.verification import checks, simulate
+    from hodyn_cli.core import trajectory
+
+    kept = []
+
+    def counted(x, offsets, orders=None):
+        out = trajectory.taylor(x, offsets, orders)
+        kept.append((x.shape[1], out.shape[2]))
+        return out
+
+    def every(x, offsets, orders=None):
+        return trajectory.taylor(x, offsets)[:, :, :orders]
+
+    model = load_model(URDF / "planar_2r.urdf")
+    t = np.linspace(0, 1, 2)
+    start = random_cosine(model, t, orders=6, seed=3)
+    start = Trajectory(start.joint_names, start.derivatives, None,
+                       trajectory.Wrenches({"tool0": wrench_motion(t, 6)}))
+
+    def exact(motion):
+        return inverse_dynamics(model, motion, method="body-fixed", order=0)[:, 0]
+
+    offsets = np.array([0.02, 0.04])
+    monkeypatch.setattr(simulate, "taylor", every)
+    whole = simulate.simulate_local(model, start, exact, offsets)
+    monkeypatch.setattr(simulate, "taylor", counted)
+    assert all(np.array_equal(a, b) for a, b in
+               zip(simulate.simulate_local(model, start, exact, offsets), whole, strict=True))
+    steps = [k for k in kept if k != (7, 2)]   # (the reference q, qd at the offsets)
+    assert len(steps) > 20 and set(steps) == {(7, 3), (7, 1)}, set(kept)
+    kept.clear()
+    monkeypatch.setattr(checks, "taylor", counted)
+    rng = np.random.default_rng(2)
+    R = np.linalg.qr(rng.normal(size=(2, 3, 3)))[0]
+    checks.local_pose(R, rng.normal(size=(2, 3)), rng.normal(size=(2, 3, 6)), offsets)
+    assert kept == [(checks.ROTATION_TERMS, 1)] * 2

@@ -39,7 +39,7 @@ def xacro_mappings(items: list[str] | None) -> dict[str, str]:
     return out
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Session:
     """The shared options of one command run (those it does not take keep their defaults)."""
 

@@ -42,23 +42,33 @@ def rate_name(name: str, k: int) -> str:
     return name + ("_" + "d" * k if k else "")
 
 
-def taylor(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+def taylor(x: np.ndarray, offsets: np.ndarray, orders: int | None = None) -> np.ndarray:
     """The Taylor polynomials of samples x (N, D, ...) (value and D-1 derivatives each) and
-    their derivatives at ``offsets`` (S,) from the sample: (N, S, D, ...).
+    their derivatives at ``offsets`` (S,) from the sample: (N, S, D, ...); ``orders``: only
+    the value and the first ``orders - 1`` derivatives, (N, S, min(orders, D), ...), the
+    same numbers as the whole one's (a simulation's right-hand side needs 3 of a file's 7).
 
     >>> taylor(np.array([[1.0, 2.0, 6.0]]), np.array([0.0, 1.0]))[0].tolist()   # 1 + 2s + 3s^2
     [[1.0, 2.0, 6.0], [6.0, 8.0, 6.0]]
+    >>> taylor(np.array([[1.0, 2.0, 6.0]]), np.array([0.0, 1.0]), orders=1)[0].tolist()
+    [[1.0], [6.0]]
     >>> e = taylor(np.ones((1, 25)), np.array([1.0]))[0, 0, 0]   # 25 terms of exp(s) at s = 1
     >>> bool(abs(e - np.e) < 1e-14)
     True
     """
     D = x.shape[1]
-    out = np.zeros((x.shape[0], len(offsets)) + x.shape[1:])
-    for m in range(D):
-        for j in range(m, D):
-            # a float: 21! and above exceed int64, which numpy < 2 then divides as objects
-            c = (offsets ** (j - m) / float(factorial(j - m))).reshape((1, -1) + (1,) * (x.ndim - 2))
-            out[:, :, m] += c * x[:, None, j]
+    M = D if orders is None else max(0, min(orders, D))
+    out = np.zeros((x.shape[0], len(offsets), M) + x.shape[2:])
+    # term k (x's order m + k into order m) for every order m at once: each order still sums
+    # its terms from k = 0 up, one product at a time, as a loop over m then k would (the
+    # same bits), in D numpy operations, not D (D + 1) / 2
+    for k in range(D):
+        width = min(M, D - k)
+        if width <= 0:
+            break
+        # a float: 21! and above exceed int64, which numpy < 2 then divides as objects
+        c = (offsets ** k / float(factorial(k))).reshape((1, -1) + (1,) * (x.ndim - 1))
+        out[:, :, :width] += c * x[:, None, k:k + width]
     return out
 
 
@@ -181,6 +191,11 @@ class Trajectory:
     wrenches: Wrenches | None = None
     series: dict[str, np.ndarray] | None = None
     base: BaseMotion | None = None
+
+    def __post_init__(self) -> None:
+        # (the names are compared with a model's tuples: a list given names the same joints)
+        if not isinstance(self.joint_names, tuple):
+            object.__setattr__(self, "joint_names", tuple(self.joint_names))
 
     def __getattr__(self, name: str) -> np.ndarray:
         # q, qd, qdd, ... as (N, n) views

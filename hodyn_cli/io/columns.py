@@ -67,7 +67,7 @@ TAU_COLUMN = re.compile(r"^tau(d*)_(.+)$")
 FLAG_PREFIX = "contact_"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Layout:
     """Which columns make a trajectory: ``q[k][j]`` names derivative k of joint j (model
     order, k < D); ``wrenches[link][k][c]`` wrench component c of derivative k."""

@@ -26,7 +26,7 @@ from hodyn_cli.io.tables import Hdf5Table, empty, open_table, rechunk
 __all__ = ["MotionLayout", "MotionReader", "plan_motion"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class MotionLayout:
     """Which columns a motion is read from: ``twist`` is ``"Vs"``, ``"Vb"`` or None with
     ``K`` orders; ``P`` point derivative orders (``pd``, ...)."""

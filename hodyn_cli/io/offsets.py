@@ -42,7 +42,7 @@ def file_offset(ds) -> int | None:
         return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class RawRows:
     """Rows of a contiguous dataset at ``offset`` of its file: ``row_shape`` elements of
     ``dtype`` each (the file's byte order)."""

@@ -34,7 +34,7 @@ REORDER = 4096
 FIELDS = ("position", "velocity", "effort")
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class JointLog:
     """Samples of a JointState topic, joints in ``joint_names`` order.
 

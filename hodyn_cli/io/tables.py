@@ -556,7 +556,7 @@ def _waiting_fd(stream) -> int | None:
     return None if stat.S_ISREG(os.fstat(fd).st_mode) else fd
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Piece:
     """A part of a CSV file to parse: ``raw`` bytes of whole lines already read (from a
     pipe: ``paused``, the input had nothing more when it was cut; ``first_line``, the line
@@ -570,7 +570,7 @@ class Piece:
     fd: int = -1
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Parsed:
     """A parsed :class:`Piece`: ``values`` (rows, columns), ``lines`` the line of each row
     relative to the piece's first line, ``newlines`` the line ends it holds."""

@@ -58,7 +58,7 @@ KEYS = ("type", "a", "b", "components")
 FRAME_KEYS = ("link", "xyz", "rpy")
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Closure:
     """One loop's cut: frame ``T_a`` on ``link_a`` coincides with ``T_b`` on ``link_b``.
 

@@ -40,7 +40,7 @@ TRANSMISSIONS = {"joint": "joint", "jointinparent": "joint", "tendon": "tendon",
                  "site": "site", "body": "body", "cranksite": "slider-crank"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class MujocoDrives:
     """``drives``, ``limits``: joint name -> the table of a drives file / limits file (as
     :func:`hodyn_cli.modeling.drives.read_drives` and :func:`hodyn_cli.modeling.limits.

@@ -45,7 +45,7 @@ EPS, MINVAL = 1e-14, 1e-15
 SIZES = {"sphere": 1, "capsule": 2, "cylinder": 2, "ellipsoid": 3, "box": 3, "plane": 0}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class BodyInertia:
     """Mass, COM ``pos`` and rotational inertia ``theta`` (3, 3) about it, in the body frame;
     ``source``: where it came from (for ``hodyn info``)."""
@@ -139,7 +139,7 @@ def _moments(kind: str, m: float, s: np.ndarray, shell: bool) -> np.ndarray:
     return np.zeros(3)  # plane
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class GeomMass:
     """A geom's mass, COM ``com`` and principal moments ``lam`` along the axes of ``quat``,
     in the body frame (for a mesh: its geom frame moved to the mesh's principal frame, as

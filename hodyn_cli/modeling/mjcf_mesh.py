@@ -43,7 +43,7 @@ MINVAL = 1e-15
 MESH_EIG_TOL = 1e-7
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class MeshAsset:
     """``<mesh>``: its file (None: ``vertex``/``face`` given in the XML) and the attributes
     that change its inertia."""
@@ -58,7 +58,7 @@ class MeshAsset:
     face: np.ndarray | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class MeshInertia:
     """Volume (area for a shell), COM, and the principal moments about it per unit density
     (decreasing) with the quaternion of their axes (``mjuu_eig3`` to :data:`MESH_EIG_TOL`), in

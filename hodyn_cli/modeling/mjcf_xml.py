@@ -54,7 +54,7 @@ ACTUATORS = ("general", "motor", "position", "velocity", "intvelocity", "damper"
 ACTUATOR_DEFAULT = "actuator"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Compiler:
     """``<compiler>``: MuJoCo's defaults (``user_init.c``)."""
 
@@ -73,7 +73,7 @@ class Compiler:
     assetdir: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Inertial:
     """``<inertial>``: mass, COM ``pos``, orientation ``quat`` of the principal axes and the
     principal moments ``diag``, or ``full`` (xx yy zz xy xz yz) about the COM in body axes."""
@@ -85,7 +85,7 @@ class Inertial:
     full: np.ndarray | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Joint:
     name: str
     type: str                       # hinge, slide, ball, free
@@ -98,7 +98,7 @@ class Joint:
     attrs: dict[str, str] = field(default_factory=dict)  # as written, over its defaults
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Geom:
     name: str
     type: str
@@ -112,14 +112,14 @@ class Geom:
     mesh: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Site:
     name: str
     pos: np.ndarray
     quat: np.ndarray
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Equality:
     """An active ``<equality>`` element: its ``kind`` (its tag: joint, connect, weld, tendon,
     flex) and ``label`` (``"<equality> kind 'name'"``, for messages); a joint equality's
@@ -142,7 +142,7 @@ class Equality:
     torquescale: float = 1.0
 
 
-@dataclass
+@dataclass(repr=False)
 class Body:
     name: str
     pos: np.ndarray                 # in the parent body's frame (frames composed)
@@ -157,7 +157,7 @@ class Body:
     children: list[Body] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Document:
     model: str
     compiler: Compiler

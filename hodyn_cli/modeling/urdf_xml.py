@@ -27,7 +27,7 @@ from hodyn_cli.core import lie
 __all__ = ["Robot", "Link", "Inertial", "Joint", "Limit", "Mimic", "read_robot"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Inertial:
     """``<inertial>``: mass, rotational inertia (3x3) about the COM in the ``origin`` frame."""
 
@@ -36,13 +36,13 @@ class Inertial:
     origin: np.ndarray
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Link:
     name: str
     inertial: Inertial | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Limit:
     """``<limit>``; an attribute that is absent is None."""
 
@@ -53,14 +53,14 @@ class Limit:
     jerk: float | None = None  # URDF 1.2
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Mimic:
     joint: str
     multiplier: float
     offset: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Joint:
     name: str
     type: str
@@ -72,7 +72,7 @@ class Joint:
     mimic: Mimic | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Robot:
     name: str
     links: tuple[Link, ...]

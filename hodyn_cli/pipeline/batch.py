@@ -27,7 +27,7 @@ __all__ = ["FileOutcome", "output_path", "plan_outputs", "process_file", "run_lo
 EXTENSIONS = {"csv": ".csv", "hdf5": ".h5"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class FileOutcome:
     """What became of one input: ``status`` ok, skipped or failed (``message`` says why)."""
 

@@ -24,7 +24,7 @@ __all__ = ["Meta", "SCHEMA_PATH", "to_dict", "render"]
 SCHEMA_PATH = Path(__file__).parents[1] / "schemas" / "check.schema.json"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Meta:
     """What was checked: robot, its URDF hash, trajectory, dynamics, files."""
 

@@ -249,7 +249,7 @@ def _torque_reader(path: str, model: Model, drives: Any = None) -> _Torques:
     return _Torques(Lockstep(path, table, (["t"] if "t" in names else []) + columns), scale)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Torques:
     """Measured torques read in lockstep (``reader``), times ``scale`` (m,) (motor currents'
     ``r eta k_t``); ``orders``: tau and its rates (1: tau alone)."""

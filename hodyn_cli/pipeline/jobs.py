@@ -70,7 +70,7 @@ def rows_for(numbers_per_sample: int) -> int:
     return max(16, min(CHUNK_ROWS, CHUNK_BYTES // (8 * max(1, numbers_per_sample))))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class _Job:
     """What every job shares: the model, the chunk size, no extra per-joint series."""
 
@@ -110,7 +110,7 @@ class _Job:
         return state
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class _RigidJob(_Job):
     """A rigid-body computation of derivative order ``order``."""
 
@@ -130,7 +130,7 @@ class _RigidJob(_Job):
         return self.order + 2  # the root's twist to V^(order+1), like q to q^(order+2)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class TorqueJob(_RigidJob):
     """``hodyn compute``: tau and its derivatives (and joint wrenches, HDF5 only; the base
     wrench ``W_<root>``, fixed or floating base (``chunk.base``)); with rigid ``drives``
@@ -221,7 +221,7 @@ class TorqueJob(_RigidJob):
         return with_t(data, chunk.t)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class ElasticJob(_Job):
     """``hodyn elastic``: u, theta and tau_m of an elastic-joint robot."""
 
@@ -255,7 +255,7 @@ class ElasticJob(_Job):
         return self._datasets(r, chunk)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class KinematicsJob(_Job):
     """``hodyn kinematics``: one link's pose, twists and point derivatives; with ``com`` the
     total mass, centre of mass and centroidal momentum (``api.centre_of_mass``); with
@@ -305,7 +305,7 @@ class KinematicsJob(_Job):
         return with_t(out, chunk.t)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class MatricesJob(_RigidJob):
     """``hodyn matrices``: M, C, Cbar, g (and Q_ext) with derivatives (HDF5 only); with
     ``state`` / ``parameters`` their derivatives by q, qd / by the dynamic parameters."""
@@ -353,7 +353,7 @@ class MatricesJob(_RigidJob):
         return self._datasets(r, chunk)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class RegressorJob(_RigidJob):
     """``hodyn regressor``: Y and its derivatives (``Y_d``, ...), the base-parameter columns
     (``Y_base``, ...) and the Slotine-Li ``Y_r`` (HDF5 only); with ``drives`` the columns of
@@ -394,7 +394,7 @@ class RegressorJob(_RigidJob):
         return self._datasets(r, chunk)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class SensitivityJob(_RigidJob):
     """``hodyn sensitivities``: d tau^(k) / d q^(j) (HDF5 only)."""
 
@@ -409,7 +409,7 @@ class SensitivityJob(_RigidJob):
         return self._datasets(r, chunk)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class ForwardJob(_Job):
     """``hodyn forward``: qdd and its first ``order`` time derivatives from q, qd and the
     torque columns tau, taud, ... (and with ``partials`` d qdd / d (q, qd, tau), HDF5 only);
@@ -532,7 +532,7 @@ def _at(sample: int, t: float | None) -> str:
     return f"at sample {sample}" if t is None else f"at t = {t:.6g} s"
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class LawsJob(_Job):
     """``hodyn check`` and ``retime``: the time-scaling laws of every limited series of a chunk
     (:func:`hodyn_cli.api.scaling_laws`): rigid to torque order ``order`` (-1: positions and
@@ -587,7 +587,7 @@ class LawsJob(_Job):
                                 contacts=self.contacts)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class RetimeJob(_Job):
     """``hodyn retime``: a chunk played as ``retiming`` says, every column of ``template`` (a
     chunk of the input with no samples: its derivative orders, wrenches, t, a floating root's

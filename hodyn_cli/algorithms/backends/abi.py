@@ -35,7 +35,7 @@ _SCALARS: dict[str, _Value] = {"int64_t": ctypes.c_int64, "int32_t": ctypes.c_in
 _ARRAYS = {"double": np.float64, "int32_t": np.int32, "uint8_t": np.uint8}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Abi:
     """What ``hodyn.h`` declares: ``version`` (HODYN_KERNEL_ABI), ``max_order`` (MAXK - 2: the
     highest torque order), ``status`` (code -> name), ``joint_kinds`` (HModel's ``kind``

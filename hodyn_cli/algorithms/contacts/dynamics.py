@@ -60,7 +60,7 @@ __all__ = ["OnContacts", "on_contacts", "active_flags", "contact_wrenches", "wit
 COLLINEAR = 1e-6
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class OnContacts:
     """A motion on its contacts at N samples, to derivative order K.
 

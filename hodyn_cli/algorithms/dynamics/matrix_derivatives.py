@@ -64,7 +64,7 @@ __all__ = ["StateDerivatives", "ParameterDerivatives", "state_derivatives",
 BASIS = np.stack([inertia_from_parameters(e) for e in np.eye(10)])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class StateDerivatives:
     """``d/dq`` and ``d/dqd`` of the EOM matrices at N samples (the coordinate last).
 
@@ -81,7 +81,7 @@ class StateDerivatives:
     dQ_ext_dq: np.ndarray
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class ParameterDerivatives:
     """``d/dpi`` of M, C, Cbar (N, n, n, 10 nb) and g (N, n, 10 nb), regressor order."""
 

@@ -30,7 +30,7 @@ __all__ = [
 
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Method:
     """One algorithm: its torque function, joint-wrench function (None: it has no inter-body
     wrenches), both by the backend that runs (they take its ``data``), and the highest torque

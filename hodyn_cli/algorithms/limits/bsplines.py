@@ -42,7 +42,7 @@ SOLVE_BLOCK = 1 << 15
 OVERLAP = 128
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class BSpline:
     """``sum_j c_j B_(j,k)(x)`` on the knots ``t`` (len(c) + k + 1 of them, non-decreasing);
     ``c`` (n, ...) may carry trailing axes (a curve). ``extrapolate``: outside ``t_k ..

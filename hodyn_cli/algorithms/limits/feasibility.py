@@ -156,7 +156,7 @@ def requirements(model: Model, drives: Drives | None, order: int, kind: str = "f
 def series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity=GRAVITY,
                 drives: Drives | None = None, kind: str = "full",
                 data: backends.Data | None = None,
-                contacts: tuple[Contact, ...] = ()) -> dict[str, Law]:
+                contacts: tuple[Contact, ...] = (), whole: bool = False) -> dict[str, Law]:
     """Every series the dynamics give for ``trajectory`` (all joints, mimic joints expanded):
     rigid to torque order ``order``; with ``drives``, elastic where one of them is, else rigid
     drives (:func:`~hodyn_cli.algorithms.limits.scaling.elastic_laws`,
@@ -164,23 +164,25 @@ def series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity=GRA
     Data of the request, which keeps the :func:`requirements`); a floating base
     (``trajectory.base``) rigid, on its ``contacts`` if given
     (:func:`~hodyn_cli.algorithms.limits.contact_laws.floating_laws`). A law that overflows
-    float64 (inputs too large there) is an error naming it and the sample."""
+    float64 (inputs too large there) is an error naming it and the sample. ``whole``: rigid
+    torques (no drives, no floating base) as their values at speed-up 1 alone
+    (:func:`~hodyn_cli.algorithms.limits.scaling.rigid_laws`)."""
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named below
         laws = _series_laws(model, trajectory, order=order, gravity=gravity, drives=drives,
-                            kind=kind, data=data, contacts=contacts)
+                            kind=kind, data=data, contacts=contacts, whole=whole)
     check_results({name: law.coefficients for name, law in laws.items()}, trajectory)
     return laws
 
 
 def _series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity, drives, kind,
-                 data, contacts) -> dict[str, Law]:
+                 data, contacts, whole: bool = False) -> dict[str, Law]:
     if trajectory.base is not None:  # (rigid: drives with a floating base are refused by the API)
         return floating_laws(model, trajectory, order, gravity, contacts, data)
     if contacts:
         raise HodynError("contacts carry a floating base: give the root's motion "
                          "(--floating-base)")
     if drives is None:
-        return rigid_laws(model, trajectory, order, gravity, data)
+        return rigid_laws(model, trajectory, order, gravity, data, whole)
     if drives.elastic.any():
         return elastic_laws(model, trajectory, drives, kind, gravity, data)
     return drive_laws(model, trajectory, drives, order, kind, gravity, data)
@@ -254,7 +256,7 @@ class Row:
         return self.upper
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Envelope:
     """A long series, per joint, reduced to at most ``2 * bins`` (min, max) bins for plots:
     memory stays bounded however long the file."""

@@ -47,8 +47,11 @@ BISECTIONS = 30
 SLOWEST = 0.5
 #: the law is sampled this many times as often as the output to find where it is beyond (on
 #: the iiwa's 500 s Fourier path at 200 Hz, 4: 14 places found, the next sampling beyond at
-#: another, the attempt not kept; 8: 23 places, 345.10 s; 16: 45, 343.26 s in one attempt)
-PHASES = 16
+#: another, the attempt not kept; 8: 23 places, 345.10 s; 16: 45, 343.26 s in one attempt,
+#: before :data:`FINER`; since each place's top is looked for between the samplings, 8 as
+#: 16 did: the same durations to the bit at 3 x 10^4 samples, 5e-5 shorter at 10^5, and
+#: _beyond's CPU 10.2 -> 6.5 s there, benchmarks/README.md, long12)
+PHASES = 8
 #: the samplings' samples along a chunk of the path are played together, every sampling's
 #: in a range of the chunk, about twice this many to a range (their interpolants' and
 #: dynamics' memory: optimal._ranges)
@@ -58,8 +61,9 @@ ROWS = 4096
 #: each sample beyond a limit is looked at again this many times as densely within the
 #: samplings' spacing either side (:func:`finer`): its peak's top lies there, and a field
 #: that lowers the law by what the samplings saw of it left it beyond where a later
-#: sampling hit nearer the top (benchmarks/README.md, long11)
-FINER = 8
+#: sampling hit nearer the top (benchmarks/README.md, long11; 16 with 8 samplings: the
+#: finer points as dense as 8 with 16 made them, long12)
+FINER = 16
 
 
 def tops(s: np.ndarray, use: np.ndarray) -> np.ndarray:

@@ -153,7 +153,7 @@ CLOSE = 2e-4
 # -- the retimed motion ------------------------------------------------------------------
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Plan:
     """A time law along a path: the motion played along it starts at ``t0`` and is sampled
     every ``step`` seconds from its start (:meth:`at`: the last step is shorter, or, where it
@@ -243,7 +243,7 @@ def _ranges(path: Trajectory, taken: list[tuple[int, np.ndarray, np.ndarray]]
     s rising) a range of the chunk at a time, every sampling's samples in it together, about
     :data:`~hodyn_cli.algorithms.limits.local.ROWS` twice a range: :func:`between`
     interpolates points several to an interval from each interval's control points made
-    once (the 16 samplings put ~3.7 in each interval of a long path's played motion, a
+    once (16 samplings put ~3.7 in each interval of a long path's played motion, a
     sampling or two at a time ~0.3: each point its own; the same numbers to the bit, 30 %
     less of its time), and the range bounds the memory of their interpolants and
     dynamics."""
@@ -1844,7 +1844,7 @@ FEW = 4
 NOTED = 1e-3
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Smoothed:
     """Reachability's law as it was played: its passes' duration ``law`` (s, before the
     smoothing), the kernel's ``reach`` (s) of ``steps`` steps, the corners' ramps' ``rise``

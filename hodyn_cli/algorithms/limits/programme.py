@@ -473,7 +473,7 @@ def _either_side(kinks: np.ndarray) -> np.ndarray:
     return np.maximum(kinks, np.concatenate([kinks[:1] * 0, kinks[:-1]]))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class KinkCeiling:
     """:func:`kink_ceiling` for the law being planned: ``hodyn validate`` judges the played
     motion's top derivative against its own largest ``|q^(D-1)|``, which a faster law
@@ -658,7 +658,7 @@ class Derivatives:
         return self._jacobians[monomials]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class PathLimit:
     """One limited series along the path, its joints' values at the grid points as polynomials
     in the time law's derivatives: ``sum_i coefficients[g, j, i] monomials[i](sigma) + a sigma_1
@@ -752,8 +752,11 @@ def path_limits(model: Model, grid: Trajectory, limits: Limits, order: int, *,
 
     def probed(sigma: np.ndarray) -> dict[str, Law]:
         jet = compose(q, np.broadcast_to(sigma[: need + 2], (len(q), need + 2)))
+        # (whole: the probes' laws are read at speed-up 1 alone, below: rigid torques from one
+        # inverse dynamics instead of two, ~2.5 s of 10^5 samples' ~50 s; benchmarks/README.md,
+        # branches long9, long11, long12)
         return series_laws(model, Trajectory(full.joint_names, jet), order=order,
-                           gravity=gravity, drives=drives, kind=kind)
+                           gravity=gravity, drives=drives, kind=kind, whole=drives is None)
 
     probes = [probed(PROBES[0])]
     limited = [(quantity, series, cols, lower, upper, _monomials_of(probes[0][series]))
@@ -796,7 +799,7 @@ def _design(knots: np.ndarray, degree: int, s: np.ndarray, nu: int) -> sparse.cs
     return (_design(knots[1:-1], degree - 1, s, nu - 1) @ diff).tocsr()
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class TimeLaw:
     """``x(s) = sdot^2``, a B-spline on the grid ``breaks``; ``times``: t at each break."""
 
@@ -1250,7 +1253,7 @@ ROWS = 0.2
 ROUNDS = 8
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class _Active:
     """What a programme of :func:`_linear_programme` hands on to the next: its rows (a mask),
     the order it held them in and its final basis (None: none)."""

@@ -130,7 +130,7 @@ def affine(limits: Limits) -> Limits:
     return replace(limits, bands=limits.bands | free)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Usage:
     """Per grid point (M,): the largest share of its limit any affine limit uses
     (``affine``), any limit of higher order (``higher``), that limit's static part

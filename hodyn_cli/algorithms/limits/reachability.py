@@ -141,7 +141,7 @@ _AFFINE = {(), (1, 1), (2,)}
 Grid = np.ndarray | Spaced
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Arc:
     """A piece of the path between rests where it turns: its shape q(sigma) (a spline
     through points of the path at their arc length, :data:`DEGREE`: its ``knots`` (m,) and
@@ -250,7 +250,7 @@ def _at(chunks: Iterable[Trajectory], s: np.ndarray, r: int) -> np.ndarray:
     return out
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Table:
     """The input path's arc length at :data:`SUBDIVIDE` points per input interval and its
     end: ``points`` (F, 3), on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`,
@@ -613,7 +613,7 @@ def _targets(table: Table, cuts: list[float], shape_points: int
     return spans, target
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class _Part:
     """Rows first .. stop-1 of a stored array, its ``columns``, less ``offset``: a piece's
     shape points for :func:`~hodyn_cli.algorithms.limits.bsplines.blocks_of` (the arc
@@ -763,7 +763,7 @@ class Inapplicable(HodynError):
     """A limit that is not for this solver (:func:`inapplicable`: the message says which)."""
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Rows:
     """The limits at each grid point as rows ``alpha u + beta x <= gamma`` (M, m), and the
     upper bound of x alone (M,) (velocities; +inf where none)."""
@@ -900,7 +900,7 @@ def controllable(r: Rows, delta: np.ndarray, end: tuple[float, float]) -> np.nda
     return K
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Law:
     """A law along one :class:`Arc`: x at its grid points (M,) and u on its intervals (M-1,)
     (from :func:`along`: u on disk, :class:`~hodyn_cli.algorithms.limits.stored.Stored`,
@@ -1836,7 +1836,7 @@ def ramps_delay(pieces: list[tuple[Arc, Law]], durations: list[float], rise: flo
     return total
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Played:
     """A motion played along arcs, chunk by chunk of at most :data:`BLOCK` points each time it
     is iterated: per arc, its played law (:class:`Warped`) and the time it starts at
@@ -1921,7 +1921,7 @@ class Played:
 KEPT = 8 << 20
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Warped:
     """One piece's played law: its points ``sigma`` (its grid, and :data:`NEAR` more next to
     each corner), their times ``t`` from its start along ``x``, its smoothed law (a quintic
@@ -2008,7 +2008,7 @@ def law_spline(sigma: Grid, x: np.ndarray) -> BSpline:
 LAW = 5
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class LawSpline:
     """:func:`law_spline`'s spline with its coefficients on disk (:class:`~hodyn_cli.algorithms.
     limits.stored.Stored`: M + LAW - 1 of them) and its knots the law's grid ``sigma`` (M,:

@@ -39,7 +39,7 @@ STILL = 1e-9
 STEP = 1e-6
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class End:
     """A sample at an end of the motion: its index, time (None without ``t``), q' and q''
     (one per joint of the laws)."""

@@ -138,21 +138,27 @@ def joint_laws(trajectory: Trajectory, names: tuple[str, ...]) -> dict[str, Law]
 
 
 def rigid_laws(model: Model, trajectory: Trajectory, order: int, gravity=GRAVITY,
-               data: backends.Data | None = None) -> dict[str, Law]:
+               data: backends.Data | None = None, whole: bool = False) -> dict[str, Law]:
     """Laws of ``q``, ``qd`` .. ``qddd`` (every joint: ``trajectory`` over all joints, mimic
     joints expanded; :func:`joint_laws`) and ``tau`` .. ``tau^(order)`` (the independent
     joints; none for order -1). ``data``: the backend's Data for the model, made once per
-    request."""
+    request. ``whole``: each torque law's grades the motion's torques and zeros (its value
+    at speed-up 1 alone, the grades' count kept: the dynamic part's inverse dynamics not
+    made), for a caller that reads them there alone
+    (:func:`~hodyn_cli.algorithms.limits.programme.path_limits`' probes)."""
     laws = joint_laws(trajectory, model.dof_names)  # a multi-DOF joint: its coordinates
     if order < 0:
         return laws
     _, data = backends.prepare(model, data)
     tau = body_fixed.inverse_dynamics(model, trajectory, order=order, gravity=gravity,
                                       data=data)
-    d = body_fixed.inverse_dynamics(model, _still(trajectory), order=order, gravity=NO_GRAVITY,
-                                    data=data)
-    graded = model.coupling.forces(np.stack([tau - d, d], axis=-1), trajectory,
-                                      axis=2)  # (N, K+1, m, 2)
+    if whole:
+        parts = np.stack([tau, np.zeros_like(tau)], axis=-1)
+    else:
+        d = body_fixed.inverse_dynamics(model, _still(trajectory), order=order,
+                                        gravity=NO_GRAVITY, data=data)
+        parts = np.stack([tau - d, d], axis=-1)
+    graded = model.coupling.forces(parts, trajectory, axis=2)  # (N, K+1, m, 2)
     for j in range(order + 1):
         laws[derivative_name("tau", j)] = Law(j, graded[:, j], model.coordinate_names)
     return laws

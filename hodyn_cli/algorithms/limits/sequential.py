@@ -418,7 +418,7 @@ def _knots(x: np.ndarray, timed: bool = True) -> np.ndarray:
     return index[first]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class _Basis:
     """A B-spline basis at the grid points, made once (a programme's rows, each step's,
     are these values times the limits' coefficients: no sparse matrix is built, sliced or
@@ -473,7 +473,7 @@ def _least_squares(basis: _Basis, y: np.ndarray) -> np.ndarray:
     return basis.at(rhs[:, 0])[:, 0]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class _Model:
     """One limit's rows at the grid points a .. a+len-1 about the current law (X0): per
     joint, ``lower <= base + grad . dX <= upper`` (``grad``: (P, m, 4)); a limit of the
@@ -564,7 +564,7 @@ class _Side(NamedTuple):
         return self.grad[..., 0] if self.tangent is None else self.grad[..., 0] + self.tangent
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class _Fold:
     """The x-only limits' rows (:attr:`_Model.x_only`: a velocity's tangent rows, ``c dx <=
     room c``, c > 0) folded into the trust region's upper side, the same feasible set: at
@@ -652,7 +652,7 @@ class _Probe(NamedTuple):
         return cls(ok, X, far, programme.Derivatives(X), programme.Derivatives(far))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class _Columns:
     """A programme's columns on the correction's basis: the ``free`` coefficients, each in
     units of ``scale`` (:func:`_programme`); ``values`` (M, 4, k + 1) the basis's scaled
@@ -687,7 +687,7 @@ class _Columns:
         return np.einsum("pdj,pj->pd", self.values, padded[self.position])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class _Rows:
     """What a programme hands on to the next (the next step's, or its own again in a smaller
     trust region): its rows in the order it held them, each ``(side, point, joint)`` (side:

@@ -62,7 +62,7 @@ def spline_degree(m: int) -> int:
     return p + 1 - p % 2
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Lowpass:
     """A zero-phase low-pass at ``cutoff`` Hz for samples at ``rate`` Hz: a Butterworth filter
     of order 4 run forwards and backwards (no delay; F = |B|^2, 8th-order roll-off)."""
@@ -141,7 +141,7 @@ def _check_uniform(t: np.ndarray, rate: float, start: int) -> None:
                               f"{1 / rate:.6g} s (more than 1 % off): resample first")
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Signal:
     """One signal whose missing orders are estimated: q (key ``"q"``) or a link's wrench.
 

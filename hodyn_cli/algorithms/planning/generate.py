@@ -144,7 +144,7 @@ def generate(model: Model, kind: str, **options) -> Trajectory:
                       full.t)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Chart:
     """The coordinates a model with multi-DOF joints is designed in, one per velocity
     coordinate (named as it): a 1-DOF joint's q; a ball joint's angles ``a_x, a_y, a_z`` of

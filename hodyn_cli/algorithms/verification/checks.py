@@ -128,8 +128,8 @@ def local_pose(R: np.ndarray, p: np.ndarray, V: np.ndarray, offsets: np.ndarray
         js = range(min(k + 1, len(W)))
         Rk.append(sum(comb(k, j) * (Rk[k - j] @ W[j]) for j in js))
         pk.append(sum(comb(k, j) * np.einsum("nij,nj->ni", Rk[k - j], V[:, j, 3:]) for j in js))
-    return (taylor(np.stack(Rk, axis=1), offsets)[:, :, 0],
-            taylor(np.stack(pk, axis=1), offsets)[:, :, 0])
+    return (taylor(np.stack(Rk, axis=1), offsets, orders=1)[:, :, 0],
+            taylor(np.stack(pk, axis=1), offsets, orders=1)[:, :, 0])
 
 
 def local_configuration(model: Model, i: int, c: np.ndarray, offsets: np.ndarray

@@ -141,9 +141,10 @@ def simulate_local(model: Model, start: Trajectory, torques: Torques, offsets: n
                           Wrenches({k: w[rows] for k, w in start.wrenches.W.items()}))
 
         def drive(s: float, part=part):
-            local = taylor(part.derivatives, np.array([s]))[:, 0, :3]
+            local = taylor(part.derivatives, np.array([s]), orders=3)[:, 0]
             W = None if part.wrenches is None else Wrenches(
-                {k: taylor(w, np.array([s]))[:, 0, :1] for k, w in part.wrenches.W.items()})
+                {k: taylor(w, np.array([s]), orders=1)[:, 0]
+                 for k, w in part.wrenches.W.items()})
             return torques(Trajectory(part.joint_names, local, None, W)), W
 
         q0, qd0 = part.derivatives[:, 0, coords], part.derivatives[:, 1, coords]
@@ -151,11 +152,11 @@ def simulate_local(model: Model, start: Trajectory, torques: Torques, offsets: n
                  for f in (1.0, LOOSER)]
         x[:, rows] = np.moveaxis(solve[0], -1, 2)
         bound[:, rows] = np.moveaxis(np.abs(solve[1] - solve[0]), -1, 2)
-    ref = taylor(start.derivatives[:, :, coords], offsets)[:, :, :2]      # (K, S, 2, m)
+    ref = taylor(start.derivatives[:, :, coords], offsets, orders=2)      # (K, S, 2, m)
     return x, np.moveaxis(ref, 2, 0), bound
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Sampled:
     """A window of a sampled motion to simulate: the samples' times ``t`` (P,), states ``x``
     (P, 2, m) (q, qd of the independent coordinates), torques and their first D-1

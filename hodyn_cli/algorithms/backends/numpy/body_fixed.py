@@ -64,7 +64,7 @@ __all__ = ["chunk", "joint_wrenches", "forward_pass", "backward_pass", "momentum
            "transport_to_parent", "Kinematics"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Kinematics:
     """Result of the forward pass for one chunk of N samples.
 

@@ -19,7 +19,7 @@ __all__ = ["EOMMatrices", "jacobians", "adjoint_derivatives", "eom_matrices_nump
            "assemble", "gravity_accelerations"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class EOMMatrices:
     """EOM matrices and their first r time derivatives at N samples.
 

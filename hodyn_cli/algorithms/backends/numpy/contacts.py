@@ -60,7 +60,7 @@ from hodyn_cli.modeling.contacts import Contact
 __all__ = ["FrameJets", "contact_frames", "distribute", "share", "contact_map", "in_contact_axes", "RANKS"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class FrameJets:
     """A contact frame relative to the root: orientation R (N, K+1, 3, 3) and origin p
     (N, K+1, 3) with their first K derivatives, root frame."""

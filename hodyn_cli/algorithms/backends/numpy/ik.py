@@ -19,7 +19,7 @@ from hodyn_cli.core.model import LinkFrame, Model
 __all__ = ["Task", "jacobians", "pose_error", "newton", "rates", "condition_numbers", "matvec"]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Task:
     """One inverse-kinematics task as the backends' operations take it: the model, the link's
     frame (its body and pose T in it), the path of bodies from the root to that body, and

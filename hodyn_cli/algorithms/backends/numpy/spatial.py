@@ -20,7 +20,7 @@ __all__ = ["SpatialKinematics", "forward_pass", "backward_pass", "chunk", "root_
            "body_frame_wrenches", "body_fixed_twists", "spatial_twists"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class SpatialKinematics:
     """Result of the spatial forward pass for N samples.
 
