@@ -204,3 +204,23 @@ def test_a_wheels_rates_in_degrees_are_still_named(motion):
     failed = next(c for c in report.checks if c.name == "qd vs time differences of q")
     assert failed.status == "fail" and failed.worst_joint == "rotor"
     assert "derivatives look like degrees, values like radians" in failed.detail, failed.detail
+
+
+def test_qdd_s_end_correction_counts_the_turns_the_trapezoid_misses():
+    """A quartic angle, q = t^4 at 1 Hz: the trapezoid rule on qd alone misses each step by
+    2 a + 1 rad (its error ``-dt^2 / 12 (qdd1 - qdd0)``), more than half a turn from the
+    second step on, so qd alone counts wrong turns there; with qdd's end correction the
+    steps are exact (Turns.moved: exact for a quartic q), wrapped q comes back to the bit's
+    rounding, cut anywhere. A correction of the wrong sign would double the error."""
+    t = np.arange(8.0)
+    d = np.stack([t**4, 4 * t**3, 12 * t**2], axis=1)[:, :, None]  # (N, 3, 1): q, qd, qdd
+    wrapped = np.angle(np.exp(1j * d[:, 0]))
+    wrap = np.array([True])
+    for cuts in CUTS[:3]:
+        edges = [0, *cuts, len(t)]
+        turns = Turns(wrap)
+        got = np.concatenate([turns(wrapped[a:b], t[a:b], d[a:b, 1:])
+                              for a, b in zip(edges[:-1], edges[1:], strict=True)])
+        np.testing.assert_allclose(got, d[:, 0], rtol=0, atol=1e-9)
+    qd_alone = Turns(wrap)(wrapped, t, d[:, 1:2])
+    assert np.abs(qd_alone - d[:, 0]).max() > np.pi

@@ -243,9 +243,11 @@ def _ranges(path: Trajectory, taken: list[tuple[int, np.ndarray, np.ndarray]]
     s rising) a range of the chunk at a time, every sampling's samples in it together, about
     :data:`~hodyn_cli.algorithms.limits.local.ROWS` twice a range: :func:`between`
     interpolates points several to an interval from each interval's control points made
-    once (16 samplings put ~3.7 in each interval of a long path's played motion, a
-    sampling or two at a time ~0.3: each point its own; the same numbers to the bit, 30 %
-    less of its time), and the range bounds the memory of their interpolants and
+    once where they are :data:`~hodyn_cli.algorithms.limits.programme.SHARED` or more to one
+    (16 samplings put ~3.7 in each interval of a long path's played motion, a sampling or
+    two at a time ~0.3: each point its own; the same numbers to the bit, 30 % less of its
+    time; the 8 since branch long12 ~1.85: each point its own again, SHARED 1.5 no faster,
+    benchmarks/README.md), and the range bounds the memory of their interpolants and
     dynamics."""
     total = sum(len(s) for _, s, _ in taken)
     parts = max(1, total // (2 * local.ROWS))

@@ -250,7 +250,8 @@ def between(path: Trajectory, s: np.ndarray, order: int | None = None) -> np.nda
 
 
 #: :func:`between` makes each interval's interpolant once for its points where they are at
-#: least this many to an interval on average (the local slowing's 16 samplings: ~5; a fit's
+#: least this many to an interval on average (the local slowing's 16 samplings: ~5; its 8
+#: since branch long12: ~1.85 on a long path, each its own, 1.5 measured no faster; a fit's
 #: output samples: one to ~3 intervals, each made for its point alone)
 SHARED = 2
 
