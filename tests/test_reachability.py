@@ -835,8 +835,10 @@ def test_the_splines_solved_block_by_block_are_the_whole_solution(monkeypatch):
 def test_the_windows_motion_is_played_to_its_end_however_the_input_is_cut():
     """The windows' motion (``Plan.played``) reads the input's chunks joined by the helper
     reachability's readers use (:func:`reachability.overlapping`): an empty chunk or one of
-    a single sample, last or inside, changes nothing, to the bit (an empty last chunk lost
-    the output's last sample)."""
+    a single sample, last or inside, changes nothing: the same times to the bit, the same
+    values within 1e-14 of each order's largest (an empty last chunk lost the output's last
+    sample). (Not to the bit: numpy's vectorized functions round a chunk's tail as its scalar
+    loop does, 1 ulp apart; a C-ordered input meets it where a transposed view did not.)"""
     model = hodyn_cli.load_robot(URDF / "planar_2r.urdf")
     traj = generate(model, "cosine", duration=1.0, rate=20.0, derivatives=4)
     out, opt = hodyn_cli.retime_optimal(model, traj, solver="windows")
@@ -845,7 +847,9 @@ def test_the_windows_motion_is_played_to_its_end_however_the_input_is_cut():
         pieces = list(opt.retimed([traj.rows(slice(a, b))
                                    for a, b in zip(cuts[:-1], cuts[1:], strict=True)]))
         assert np.array_equal(np.concatenate([p.t for p in pieces]), out.t), cuts
-        assert np.array_equal(np.concatenate([p.derivatives for p in pieces]), out.derivatives)
+        joined = np.concatenate([p.derivatives for p in pieces])
+        scale = np.abs(out.derivatives).max(axis=(0, 2), keepdims=True)
+        assert np.all(np.abs(joined - out.derivatives) <= 1e-14 * scale), cuts
 
 
 def _reflected(x, pad, odd):

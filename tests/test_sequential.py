@@ -124,7 +124,7 @@ def test_the_share_played_slower_is_the_largest_over_every_slower_playing(iiwa):
             continue
         exact, search = sequential._slower(limit, X), _slower_by_search(limit, X)
         assert search - 1e-6 <= exact <= search + 1e-4, (limit.quantity.key, exact, search)
-        assert exact >= limit.usage(X)
+        assert exact >= limit.usage(X) * (1 - 4 * np.finfo(float).eps)  # (to rounding)
     [rate] = [lim for lim in limits if lim.quantity.key == "torque_rate"]
     f = np.stack([rate.values(s * s * X) for s in np.linspace(1e-3, 1.0, 2001)])
     ratio = np.abs(f).max(axis=0) / np.abs(f[-1])  # (played slower against s = 1)

@@ -6,7 +6,6 @@ this one place), refuse what does not combine (:func:`capable`), and name the re
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -71,12 +70,7 @@ class Motion:
         if derivatives and isinstance(derivatives[0], Trajectory):
             if len(derivatives) > 1 or named or t is not None or wrenches:
                 raise HodynError("give a Trajectory alone, or q, qd, ... arrays")
-            # (C-ordered, as a file's reader gives it: another layout (``generate``'s, a
-            # transposed view) rounds the algorithms' sums otherwise, and a retiming's rounds
-            # with them: the API and the CLI gave one path different durations)
-            given = derivatives[0]
-            self.coordinates = replace(given, derivatives=np.ascontiguousarray(given.derivatives))
-            self.single = False
+            self.coordinates, self.single = derivatives[0], False
         else:
             self.coordinates = joint_trajectory(robot, *derivatives, t=t, wrenches=wrenches,
                                                 **named)

@@ -138,10 +138,13 @@ def generate(model: Model, kind: str, **options) -> Trajectory:
         # every joint its own (mimics' dropped below); multi-DOF joints in their charts
         full = _design(Chart.of(model) if model.multi_dof else model, kind, rows, **options)
     _finite(full)
-    if model.multi_dof:
-        return on_the_group(model, full)
-    return Trajectory(model.coordinate_names, full.derivatives[:, :, list(model.coordinates)],
-                      full.t)
+    motion = (on_the_group(model, full) if model.multi_dof else
+              Trajectory(model.coordinate_names,
+                         full.derivatives[:, :, list(model.coordinates)], full.t))
+    # (C-ordered, as a file's reader gives it: the design's is a transposed view, whose other
+    # rounding of the algorithms' sums gave a retiming of the motion a duration other than
+    # that of its file's)
+    return replace(motion, derivatives=np.ascontiguousarray(motion.derivatives))
 
 
 @dataclass(frozen=True, eq=False, repr=False)
