@@ -51,7 +51,7 @@ class MujocoDrives:
     drives: dict[str, dict[str, float]]
     limits: dict[str, dict[str, float]]
     notes: tuple[str, ...]
-    unlimited: str = ""
+    unlimited: str
 
 
 def mujoco_drives(path: str | Path, model: Model) -> MujocoDrives:

@@ -175,7 +175,7 @@ def series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity=GRA
 
 
 def _series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity, drives, kind,
-                 data, contacts, whole: bool = False) -> dict[str, Law]:
+                 data, contacts, whole: bool) -> dict[str, Law]:
     if trajectory.base is not None:  # (rigid: drives with a floating base are refused by the API)
         return floating_laws(model, trajectory, order, gravity, contacts, data)
     if contacts:
