@@ -1268,9 +1268,9 @@ class Optimal:
 
         # each sampling as the output's, from a later start; per chunk of the path, the
         # samplings' samples along it interpolated and their dynamics made together, a
-        # range of the chunk at a time (_ranges: all at once, 16 times as dense, the 500 s
-        # path's peak RSS was 575 MiB against 193; a sampling at a time, the calls' own
-        # cost was most of a 1000-sample path's: pieces of 60-90 samples)
+        # range of the chunk at a time (_ranges: all at once, PHASES times as dense (16
+        # then), the 500 s path's peak RSS was 575 MiB against 193; a sampling at a time, the
+        # calls' own cost was most of a 1000-sample path's: pieces of 60-90 samples)
         # (a law shorter than a step: only the samplings that start before its end)
         spacing = own.step * speed / local.PHASES  # (the samplings' spacing in s)
         starts = s0 + np.arange(local.PHASES) * spacing

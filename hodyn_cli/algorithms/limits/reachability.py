@@ -1912,7 +1912,7 @@ class Played:
 
 
 #: bytes of a :class:`Played` motion kept whole after its first pass, where it fits in them
-#: (the fits, the local slowing's 16 samplings and the output read the played motion 10-30
+#: (the fits, the local slowing's samplings and the output read the played motion 10-30
 #: times; made afresh each time, the jet and the chain rule were ~15 % of the CPU of a
 #: 3000-sample path's reachability run); a longer one is made afresh at each pass, as
 #: before, so memory stays bounded and a long path's peak RSS is what it was (a 10^4-sample
