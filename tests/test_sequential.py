@@ -795,10 +795,11 @@ def test_a_programmes_last_generations_drop_rows_slack_at_its_solution(iiwa, mon
     """Where a generation adds fewer rows than TAIL of those held, the rows basic at the last
     solve and beyond SLACK of their scale from their bound are dropped first
     (sequential._slack_dropped): the programme's last solve holds fewer rows than with none
-    dropped, in no more runs, and its step keeps every row of every limit to VIOLATED (a
-    dropped row its solutions broke again comes back) and shortens the law as much, to
-    1e-9. (TAIL 0.1 here: this fixture's 200 grid points add 3-6 rows to ~150 in its last
-    generations, above the default's 2 %.)"""
+    dropped, in no more runs, and its step keeps every row of every limit to VIOLATED and
+    shortens the law as much, to 1e-9 (no dropped row is broken again here: that one comes
+    back, test_a_row_dropped_and_broken_again_comes_back). (TAIL 0.1 here: this
+    fixture's 200 grid points add 3-6 rows to ~150 in its last generations, above the
+    default's 2 %.)"""
     from hodyn_cli.algorithms.limits import highs
 
     sigma, x, limits, X = iiwa
@@ -825,3 +826,39 @@ def test_a_programmes_last_generations_drop_rows_slack_at_its_solution(iiwa, mon
     (dropped, duration), (every, whole) = found[0.1], found[0.0]
     assert dropped[-1] < every[-1] and len(dropped) <= len(every), (dropped, every)
     assert duration == pytest.approx(whole, rel=1e-9)
+
+
+def test_a_row_dropped_and_broken_again_comes_back(iiwa, monkeypatch):
+    """A row dropped as slack (sequential._slack_dropped) is no longer held, so that a later
+    solution that breaks it adds it again: dropped at every generation (TAIL 1, SLACK 0:
+    every basic row), some rows come back, and the programme's step keeps every row of every
+    limit to VIOLATED. (At the defaults no dropped row of this fixture is broken again:
+    test_a_programmes_last_generations_drop_rows_slack_at_its_solution cannot see it.)"""
+    sigma, x, limits, X = iiwa
+    D = sequential._basis(sigma, x)
+    free = np.zeros(D.n, dtype=bool)
+    free[sequential.FROZEN : D.n - sequential.FROZEN] = True
+    models = [sequential._Model.of(limit, X, 0) for limit in limits]
+    dropped, back = set(), set()
+    drop, impose = sequential._slack_dropped, sequential._impose
+
+    def keys(rows) -> set:
+        return set(zip(rows.side.tolist(), rows.point.tolist(), rows.joint.tolist(), strict=True))
+
+    def dropping(lp, rows, *args):
+        kept = drop(lp, rows, *args)
+        dropped.update(keys(rows) - keys(kept))
+        return kept
+
+    def imposed(lp, basis, sides, rows, *args):
+        back.update(keys(rows) & dropped)
+        return impose(lp, basis, sides, rows, *args)
+
+    monkeypatch.setattr(sequential, "_slack_dropped", dropping)
+    monkeypatch.setattr(sequential, "_impose", imposed)
+    monkeypatch.setattr(sequential, "TAIL", 1.0)
+    monkeypatch.setattr(sequential, "SLACK", 0.0)
+    delta, _ = sequential._programme(models, D, free, X[:, 0], sigma, sequential.TRUST)
+    # (a limit's rows and the trust region's, each kind: held masks of their own)
+    assert delta is not None and {side >= 0 for side, _, _ in back} == {True, False}, back
+    assert _worst_row(models, X, D.at(delta)) <= sequential.VIOLATED * (1 + 1e-6)
