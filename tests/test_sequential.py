@@ -832,7 +832,8 @@ def test_a_row_dropped_and_broken_again_comes_back(iiwa, monkeypatch):
     """A row dropped as slack (sequential._slack_dropped) is no longer held, so that a later
     solution that breaks it adds it again: dropped at every generation (TAIL 1, SLACK 0:
     every basic row), some rows come back, and the programme's step keeps every row of every
-    limit to VIOLATED. (At the defaults no dropped row of this fixture is broken again:
+    limit to VIOLATED; the rows it hands on are those it holds. (At the defaults no
+    dropped row of this fixture is broken again:
     test_a_programmes_last_generations_drop_rows_slack_at_its_solution cannot see it.)"""
     sigma, x, limits, X = iiwa
     D = sequential._basis(sigma, x)
@@ -847,6 +848,7 @@ def test_a_row_dropped_and_broken_again_comes_back(iiwa, monkeypatch):
 
     def dropping(lp, rows, *args):
         kept = drop(lp, rows, *args)
+        assert len(kept.side) == lp.rows  # (the rows handed on are the programme's, in order)
         dropped.update(keys(rows) - keys(kept))
         return kept
 
