@@ -13,6 +13,7 @@ import hodyn_cli
 from hodyn_cli import api
 from hodyn_cli.algorithms.limits import local, optimal, reachability
 from hodyn_cli.algorithms.planning.generate import generate
+from hodyn_cli.core.trajectory import Trajectory
 
 
 def test_the_field_lowers_x_around_its_spots_alone():
@@ -421,3 +422,98 @@ def test_a_law_shorter_than_one_output_step():
     assert np.isfinite(opt.duration) and opt.used == "reachability"
     assert hodyn_cli.check_limits(model, *[out.derivatives[:, k] for k in range(3)],
                                   t=out.t).feasible
+
+
+def _state(opt: optimal.Optimal) -> tuple:
+    assert opt.path is not None and opt.final is not None
+    return (opt.duration, opt.path.law.coefficients.tobytes(), opt.path.step, opt.final.x,
+            opt.scale, opt.consistent, None if opt.slowed is None else (
+                opt.slowed[0].x, opt.slowed[1]))
+
+
+@pytest.mark.parametrize("slower, lazy", [(1.0, True), (2.0, False)])
+def test_a_lazy_fit_leaves_its_resamplings_to_settled(monkeypatch, slower, lazy):
+    """A lazy uniform fit (reachability's first fit of its played law, :meth:`Optimal.fit`)
+    whose first sampling slows the motion by more than CLOSE (the iiwa's 1 s cosine is ~3
+    times too fast for its URDF limits) resamples nothing until :meth:`Optimal.settled`,
+    its duration the first fit's; settled, it is the fit that is not lazy to the bit. One
+    within its limits as it is (played twice as slowly) is resampled at once, as before
+    (benchmarks/README.md, long13)."""
+    model, fast, _ = iiwa_path(1.0, 50.0, orders=4)
+    assert fast.t is not None
+    traj = Trajectory(fast.joint_names, fast.derivatives / slower ** np.arange(4)[:, None],
+                      fast.t * slower)
+    eager = api.time_optimal(model, uniform=True, rate=50.0)
+    eager.fit(lambda: [traj])
+    calls = []
+    resampled = optimal.Optimal._resampled
+
+    def counted(self, chunks, from_rest=False):
+        calls.append(from_rest)
+        return resampled(self, chunks, from_rest)
+
+    monkeypatch.setattr(optimal.Optimal, "_resampled", counted)
+    opt = api.time_optimal(model, uniform=True, rate=50.0)
+    opt.fit(lambda: [traj], lazy=True)
+    assert opt.path is not None
+    assert (opt.pending is not None) is lazy
+    assert (opt.duration > (1 + optimal.CLOSE) * opt.path.span) is lazy
+    assert calls == ([] if lazy else [True])
+    if lazy:  # (until settled: taken to pass validate)
+        assert opt.consistent
+    assert opt.settled() is opt and opt.pending is None
+    assert calls == [True]
+    assert _state(opt) == _state(eager)
+    opt.settled()  # (once: nothing left)
+    assert calls == [True]
+
+
+@pytest.mark.slow
+def test_the_first_fit_s_resamplings_left_to_the_local_slowing(monkeypatch, tmp_path):
+    """``hodyn retime --optimal`` of the iiwa's Fourier path of 25 s at 200 Hz (5001
+    samples, ``hodyn generate``) with its limits file: reachability's first fit of its
+    played law slows it by more than CLOSE, so the local slowing runs, and its lowered
+    law is kept: the first fit's resamplings (lazy, :meth:`Optimal.settled`) are never made,
+    and the output is the same to the bit as where they are (lazy=False; at 10^5 samples
+    they were 4 fits of the output's samples, ~3 s of ~49 s of CPU, benchmarks/README.md,
+    long13)."""
+    import h5py
+    from test_optimal import IIWA
+    from test_rates import IIWA_LIMITS
+    from typer.testing import CliRunner
+
+    from hodyn_cli.cli.app import app
+
+    runner, src = CliRunner(), tmp_path / "f25.h5"
+    made = runner.invoke(app, ["generate", str(IIWA), "--kind", "fourier", "--rate", "200",
+                               "--duration", "25", "-o", str(src), "-q"])
+    assert made.exit_code == 0, made.output
+    fit, resampled = optimal.Optimal.fit, optimal.Optimal._resampled
+    outputs, counts = [], []
+    for lazy in (True, False):
+        calls: list[bool] = []
+
+        def eager(self, chunks, *, continuous=False, lazy=False, allowed=lazy):
+            return fit(self, chunks, continuous=continuous, lazy=lazy and allowed)
+
+        def counted(self, chunks, from_rest=False, calls=calls):
+            calls.append(from_rest)
+            return resampled(self, chunks, from_rest)
+
+        monkeypatch.setattr(optimal.Optimal, "fit", eager)
+        monkeypatch.setattr(optimal.Optimal, "_resampled", counted)
+        out = tmp_path / f"out{lazy}.h5"
+        run = runner.invoke(app, ["retime", str(IIWA), str(src), "--optimal", "--limits",
+                                  str(IIWA_LIMITS), "-o", str(out), "-q"])
+        assert run.exit_code == 0, run.output
+        counts.append(len(calls))
+        with h5py.File(out) as f:
+            outputs.append((float(f.attrs["duration"]), np.asarray(f["qdddd"])))
+    assert counts[0] == counts[1] - 1, counts  # (the first fit's, left)
+    assert outputs[0][0] == outputs[1][0]
+    assert np.array_equal(outputs[0][1], outputs[1][1])
+    out = str(tmp_path / "outTrue.h5")
+    for args in (["check", str(IIWA), out, "--limits", str(IIWA_LIMITS)],
+                 ["validate", str(IIWA), out]):
+        run = runner.invoke(app, args + ["-q"])
+        assert run.exit_code == 0, (args[0], run.output)

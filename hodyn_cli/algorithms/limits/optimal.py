@@ -724,6 +724,9 @@ class Optimal:
         #: (its binding: played ``k`` times slower it fits) and that sampling's slowing of the
         #: law (None: none was beyond; :meth:`_resampled`)
         self.slowed: tuple[Binding, float] | None = None
+        #: the motion whose resamplings a ``lazy`` fit left to :meth:`settled` (None: none
+        #: left; :meth:`fit`)
+        self.pending: Callable[[], Iterable[Trajectory]] | None = None
         self.dynamics = dict(order=order, gravity=gravity, drives=drives, kind=kind)
         self.path: Plan | None = None
         self.final: Binding | None = None
@@ -761,6 +764,10 @@ class Optimal:
         #: :meth:`_or_windows` runs them; None: none): a plan more than :data:`FIT` longer is
         #: not followed by the replans more constrained than it (:meth:`_hopeless`)
         self.beat: float | None = None
+        #: whether reachability's first fit of its played law may leave its resamplings to
+        #: the local slowing (:meth:`fit`'s ``lazy``; False once a law so fitted failed
+        #: validate after all: :meth:`_reachability` runs again as before)
+        self._lazy = True
 
     def _laws(self, chunk: Trajectory) -> dict[str, Law]:
         return series_laws(self.model, self.model.coupling.expand(chunk), **self.dynamics)
@@ -970,15 +977,15 @@ class Optimal:
             return reachability.played(pieces, path_orders, names, t0, reach, rise, step(scale),
                                        flat)
 
-        def fitted(motion: reachability.Played) -> Optimal:
+        def fitted(motion: reachability.Played, lazy: bool = False) -> Optimal:
             """The played motion scaled from rest onto the limits and resampled at the rate
-            (raises as :meth:`fit` does)."""
+            (raises as :meth:`fit` does; ``lazy``: as :meth:`fit` says)."""
             # (a uniform law needs the path's ends alone: a grid of a few samples, not one
             # that follows the played motion's 3 points a sample, concatenated chunk by chunk)
             inner = Optimal(self.model, self.limits, self.order, rate=rate, uniform=True,
                             grid=ENDS, gravity=self.dynamics["gravity"],
                             kind=self.dynamics["kind"])
-            inner.fit(lambda: motion, continuous=True)
+            inner.fit(lambda: motion, continuous=True, lazy=lazy)
             return inner
 
         def fitted_within(steps: int, scale: float) -> tuple[Optimal, reachability.Played
@@ -1029,7 +1036,11 @@ class Optimal:
                         "plays there")
             motion = made
             try:
-                inner = fitted(motion)
+                # (lazy with limits of higher orders alone, where one kernel is tried and
+                # no law within the passes' rows competes: a law beyond CLOSE at its first
+                # sampling is lowered locally, and its resamplings are left to the local
+                # slowing, which needs them only where its lowered law is not kept)
+                inner = fitted(motion, lazy=higher and self._lazy)
             except TrajectoryError:  # the played law's own derivatives disagree at this
                 return False  # smoothing (not the input's): a wider one, or the windows
             except Infeasible as e:  # (the played path's, not the input's, which the
@@ -1137,6 +1148,11 @@ class Optimal:
             built = (0, 1.0, False)
         assert done is not None
         inner, motion, chosen, reach = done
+        if not inner.consistent:  # (a lazy first fit, its local slowing not kept, that
+            # validate fails once resampled: where a fit that is not lazy would have tried
+            # the next smoothing, run again so)
+            self._lazy = False
+            return self._reachability(chunks)
         if inner.duration > uniform.k * span and not any(self.stepping):
             # (at a rest that steps, the uniform scaling is beyond the limits of higher
             # orders, which reachability's ramps keep: it bounds no law)
@@ -1193,12 +1209,15 @@ class Optimal:
             except (TrajectoryError, Infeasible):  # (the played law's, lowered: not kept)
                 other = None
             if other is None or not other.consistent or other.duration >= inner.duration:
-                # (its own field's slopes beyond a limit, or validate failing it: wider)
+                # (its own field's slopes beyond a limit, or validate failing it: wider,
+                # from the first fit resampled where it was lazy: the K a fit that is not
+                # lazy has, which may need no local slowing)
                 spread *= WIDER
+                inner.settled()
                 continue
             lowered = local.reached(times, spots[0], spread * reach, lowered)
             inner, motion, spots = other, trial, None
-        return inner, motion
+        return inner.settled(), motion
 
     def _beyond(self, inner: Optimal, motion: reachability.Played, K: float,
                 near: Callable[[np.ndarray], np.ndarray] | None = None
@@ -1214,8 +1233,10 @@ class Optimal:
         step is per sample, so the arrays are those of a sampling at a time to the bit.
         ``near``: only the samples at the times it holds (:func:`local.inside`), each as the
         whole path's sampling has it."""
-        assert inner.path is not None
-        own = inner.path.slower(1 / K)
+        assert inner.path is not None and inner.final is not None
+        # (the output plays the plan final.k times slower: 1 but where a lazy fit left its
+        # resamplings, Optimal.fit)
+        own = inner.path.slower(inner.final.k / K)
         (s0, s1), speed = own.law.breaks, float(np.sqrt(own.law.coefficients[0]))  # (uniform)
         times: list[np.ndarray] = []
         speeds: list[np.ndarray] = []
@@ -1383,8 +1404,8 @@ class Optimal:
                                                                       self.limits)
         return pieces, rise, flat
 
-    def fit(self, chunks: Callable[[], Iterable[Trajectory]], *, continuous: bool = False
-            ) -> Binding:
+    def fit(self, chunks: Callable[[], Iterable[Trajectory]], *, continuous: bool = False,
+            lazy: bool = False) -> Binding:
         """Plan (with ``chunks()``: the motion afresh), then play it and fit it onto its limits
         at every output sample (:class:`Fit`: the largest uniform speed-up within :data:`FIT`
         of 1 at which every sample is inside). Where none is (a sample between grid points
@@ -1412,13 +1433,20 @@ class Optimal:
         (:meth:`_resampled`): the output's samples are ``1/rate`` apart. A continuous joint's
         angle that the motion wraps at +-pi is made continuous first (:meth:`_unwrapped`;
         not where the caller says its angles are ``continuous``: reachability's played
-        motion, made from the unwrapped one)."""
+        motion, made from the unwrapped one). ``lazy`` (the uniform scaling): where its first
+        fit slows the law by more than :data:`CLOSE`, the resamplings are left to
+        :meth:`settled` (:attr:`pending`; :attr:`consistent` True until then), the
+        duration the first fit's: reachability's local slowing lowers the law there
+        and keeps its own fit wherever that is shorter (:meth:`_local`)."""
         if not continuous:
             chunks = self._unwrapped(chunks)
         if self.uniform:  # the uniform scaling, from rest, resampled
             plan = self.plan(chunks())
             _, found, _ = self._fitted(chunks())
             self.final = _no_faster(found, plan.uniform)
+            if lazy and self.duration > (1 + CLOSE) * plan.span:
+                self.pending, self.consistent = chunks, True
+                return self.final
             self.consistent = self._resampled(chunks, from_rest=True)
             return self.final
         self.why_windows = ("as --solver windows asks" if self.solver == "windows" else
@@ -1687,6 +1715,14 @@ class Optimal:
         except Unlimited:
             return fit, None, differences.share(RTOL)
         return fit, search.best[0], differences.share(RTOL)
+
+    def settled(self) -> Optimal:
+        """This fit with the resamplings a ``lazy`` :meth:`fit` left (:attr:`pending`)
+        made: the same result as a fit that was not lazy."""
+        if self.pending is not None:
+            chunks, self.pending = self.pending, None
+            self.consistent = self._resampled(chunks, from_rest=True)
+        return self
 
     def _tightened(self, margin: float) -> Limits:
         """The limits with every band but position's ``1 - margin`` as wide."""
