@@ -724,9 +724,8 @@ class Optimal:
         #: (its binding: played ``k`` times slower it fits) and that sampling's slowing of the
         #: law (None: none was beyond; :meth:`_resampled`)
         self.slowed: tuple[Binding, float] | None = None
-        #: the motion whose resamplings a ``lazy`` fit left to :meth:`settled` (None: none
-        #: left; :meth:`fit`)
-        self.pending: Callable[[], Iterable[Trajectory]] | None = None
+        #: the fit that :meth:`lazily` left to :meth:`settled` (None: none left)
+        self.pending: Callable[[], Optimal] | None = None
         self.dynamics = dict(order=order, gravity=gravity, drives=drives, kind=kind)
         self.path: Plan | None = None
         self.final: Binding | None = None
@@ -764,9 +763,9 @@ class Optimal:
         #: :meth:`_or_windows` runs them; None: none): a plan more than :data:`FIT` longer is
         #: not followed by the replans more constrained than it (:meth:`_hopeless`)
         self.beat: float | None = None
-        #: whether reachability's first fit of its played law may leave its resamplings to
-        #: the local slowing (:meth:`fit`'s ``lazy``; False once a law so fitted failed
-        #: validate after all: :meth:`_reachability` runs again as before)
+        #: whether reachability's first fit of its played law may be left to the local
+        #: slowing (:meth:`lazily`; False once the fit so left failed or raised after all:
+        #: :meth:`_reachability` runs again as before)
         self._lazy = True
 
     def _laws(self, chunk: Trajectory) -> dict[str, Law]:
@@ -979,13 +978,15 @@ class Optimal:
 
         def fitted(motion: reachability.Played, lazy: bool = False) -> Optimal:
             """The played motion scaled from rest onto the limits and resampled at the rate
-            (raises as :meth:`fit` does; ``lazy``: as :meth:`fit` says)."""
+            (raises as :meth:`fit` does; ``lazy``: :meth:`lazily`)."""
             # (a uniform law needs the path's ends alone: a grid of a few samples, not one
             # that follows the played motion's 3 points a sample, concatenated chunk by chunk)
             inner = Optimal(self.model, self.limits, self.order, rate=rate, uniform=True,
                             grid=ENDS, gravity=self.dynamics["gravity"],
                             kind=self.dynamics["kind"])
-            inner.fit(lambda: motion, continuous=True, lazy=lazy)
+            if lazy:
+                return inner.lazily(motion, lambda: fitted(motion))
+            inner.fit(lambda: motion, continuous=True)
             return inner
 
         def fitted_within(steps: int, scale: float) -> tuple[Optimal, reachability.Played
@@ -1037,9 +1038,9 @@ class Optimal:
             motion = made
             try:
                 # (lazy with limits of higher orders alone, where one kernel is tried and
-                # no law within the passes' rows competes: a law beyond CLOSE at its first
-                # sampling is lowered locally, and its resamplings are left to the local
-                # slowing, which needs them only where its lowered law is not kept)
+                # no law within the passes' rows competes: a law beyond CLOSE at its own
+                # speed is lowered locally, its fit made only where the local slowing's
+                # lowered law is not kept)
                 inner = fitted(motion, lazy=higher and self._lazy)
             except TrajectoryError:  # the played law's own derivatives disagree at this
                 return False  # smoothing (not the input's): a wider one, or the windows
@@ -1141,7 +1142,15 @@ class Optimal:
                 motion = made if isinstance(made, reachability.Played) else None
             assert motion is not None
             reach = reachability.kernel(chosen[0], rate, floor, chosen[1])[0]
-            inner, motion = self._local(inner, motion, fitted, replayed(chosen), reach)
+            try:
+                inner, motion = self._local(inner, motion, fitted, replayed(chosen), reach)
+            except (TrajectoryError, Infeasible):
+                if not self._lazy:
+                    raise
+                # (a lazy first fit made after all raised, which attempt would have seen:
+                # run again so)
+                self._lazy = False
+                return self._reachability(chunks)
             if done is None or inner.duration < done[0].duration:
                 done = inner, motion, chosen, reach
             motion = made = None
@@ -1149,8 +1158,8 @@ class Optimal:
         assert done is not None
         inner, motion, chosen, reach = done
         if not inner.consistent:  # (a lazy first fit, its local slowing not kept, that
-            # validate fails once resampled: where a fit that is not lazy would have tried
-            # the next smoothing, run again so)
+            # validate fails once made: where a fit that is not lazy would have tried the
+            # next smoothing, run again so)
             self._lazy = False
             return self._reachability(chunks)
         if inner.duration > uniform.k * span and not any(self.stepping):
@@ -1213,7 +1222,7 @@ class Optimal:
                 # from the first fit resampled where it was lazy: the K a fit that is not
                 # lazy has, which may need no local slowing)
                 spread *= WIDER
-                inner.settled()
+                inner = inner.settled()
                 continue
             lowered = local.reached(times, spots[0], spread * reach, lowered)
             inner, motion, spots = other, trial, None
@@ -1233,10 +1242,9 @@ class Optimal:
         step is per sample, so the arrays are those of a sampling at a time to the bit.
         ``near``: only the samples at the times it holds (:func:`local.inside`), each as the
         whole path's sampling has it."""
-        assert inner.path is not None and inner.final is not None
-        # (the output plays the plan final.k times slower: 1 but where a lazy fit left its
-        # resamplings, Optimal.fit)
-        own = inner.path.slower(inner.final.k / K)
+        assert inner.path is not None
+        # (a fit left lazy plays its plan at the law's own speed: Optimal.lazily)
+        own = inner.path if inner.pending is not None else inner.path.slower(1 / K)
         (s0, s1), speed = own.law.breaks, float(np.sqrt(own.law.coefficients[0]))  # (uniform)
         times: list[np.ndarray] = []
         speeds: list[np.ndarray] = []
@@ -1404,8 +1412,8 @@ class Optimal:
                                                                       self.limits)
         return pieces, rise, flat
 
-    def fit(self, chunks: Callable[[], Iterable[Trajectory]], *, continuous: bool = False,
-            lazy: bool = False) -> Binding:
+    def fit(self, chunks: Callable[[], Iterable[Trajectory]], *, continuous: bool = False
+            ) -> Binding:
         """Plan (with ``chunks()``: the motion afresh), then play it and fit it onto its limits
         at every output sample (:class:`Fit`: the largest uniform speed-up within :data:`FIT`
         of 1 at which every sample is inside). Where none is (a sample between grid points
@@ -1433,20 +1441,13 @@ class Optimal:
         (:meth:`_resampled`): the output's samples are ``1/rate`` apart. A continuous joint's
         angle that the motion wraps at +-pi is made continuous first (:meth:`_unwrapped`;
         not where the caller says its angles are ``continuous``: reachability's played
-        motion, made from the unwrapped one). ``lazy`` (the uniform scaling): where its first
-        fit slows the law by more than :data:`CLOSE`, the resamplings are left to
-        :meth:`settled` (:attr:`pending`; :attr:`consistent` True until then), the
-        duration the first fit's: reachability's local slowing lowers the law there
-        and keeps its own fit wherever that is shorter (:meth:`_local`)."""
+        motion, made from the unwrapped one)."""
         if not continuous:
             chunks = self._unwrapped(chunks)
         if self.uniform:  # the uniform scaling, from rest, resampled
             plan = self.plan(chunks())
             _, found, _ = self._fitted(chunks())
             self.final = _no_faster(found, plan.uniform)
-            if lazy and self.duration > (1 + CLOSE) * plan.span:
-                self.pending, self.consistent = chunks, True
-                return self.final
             self.consistent = self._resampled(chunks, from_rest=True)
             return self.final
         self.why_windows = ("as --solver windows asks" if self.solver == "windows" else
@@ -1716,13 +1717,38 @@ class Optimal:
             return fit, None, differences.share(RTOL)
         return fit, search.best[0], differences.share(RTOL)
 
-    def settled(self) -> Optimal:
-        """This fit with the resamplings a ``lazy`` :meth:`fit` left (:attr:`pending`)
-        made: the same result as a fit that was not lazy."""
-        if self.pending is not None:
-            chunks, self.pending = self.pending, None
-            self.consistent = self._resampled(chunks, from_rest=True)
+    def lazily(self, motion: reachability.Played, fitted: Callable[[], Optimal]) -> Optimal:
+        """Reachability's played ``motion`` fitted as ``fitted()`` fits it (:meth:`fit`: a
+        survey of its points for the uniform scaling, then the output's samples fitted and
+        resampled up to :data:`RESAMPLES` times), or, where its output's samples at its own
+        speed (x = 1) are beyond a limit by more than :data:`CLOSE` of the speed-up, that
+        one fit alone: ``fitted`` is left to :meth:`settled` (:attr:`pending`;
+        :attr:`consistent` True until then), the duration the samples' speed-up's. There the
+        local slowing lowers the law and keeps its own fit wherever that is shorter than
+        this one (:meth:`_local`), so the survey and the resamplings are made only where it
+        does not (at 10^5 samples: a survey of 3 x 10^5 points and 4 fits of 10^5 samples,
+        benchmarks/README.md, long13)."""
+        (_, first, start), (_, last, end) = motion.laws[0], motion.laws[-1]
+        t0, t1 = start + float(first.times(0, 1)[0]), end + last.duration  # (its chunks' ends)
+        degree = max(5, motion.orders)
+        law = TimeLaw(np.array([t0, t1]), np.ones(degree + 1), degree)
+        assert self.rate is not None
+        # (no uniform scaling surveyed: a stand-in; a plan left lazy is never the output's)
+        standin = Binding(1.0, "", "", 0, None, 0.0, 0.0)
+        self.path = Plan(law, t0, 1.0 / self.rate, standin, t1 - t0, ENDS)
+        try:
+            _, found, _ = self._fitted(motion)
+        except (TrajectoryError, Infeasible):  # (as the fit that is not lazy finds it)
+            return fitted()
+        if found is None or found.k <= 1 + CLOSE:
+            return fitted()
+        self.final, self.orders, self.pending, self.consistent = found, motion.orders, fitted, True
         return self
+
+    def settled(self) -> Optimal:
+        """The fit :meth:`lazily` left, made now (:attr:`pending`; raises as :meth:`fit`
+        does), or this one."""
+        return self if self.pending is None else self.pending()
 
     def _tightened(self, margin: float) -> Limits:
         """The limits with every band but position's ``1 - margin`` as wide."""
