@@ -224,3 +224,15 @@ def test_qdd_s_end_correction_counts_the_turns_the_trapezoid_misses():
         np.testing.assert_allclose(got, d[:, 0], rtol=0, atol=1e-9)
     qd_alone = Turns(wrap)(wrapped, t, d[:, 1:2])
     assert np.abs(qd_alone - d[:, 0]).max() > np.pi
+
+
+def test_a_step_without_qdd_is_counted_from_qd_alone():
+    """Where a log's qdd is NaN and its qd is not (a column filled by another source), the
+    step's turns come from qd's trapezoid, not from the pi rule: the fast rotor at 600 rad/s
+    and 100 Hz comes back with its qdd blanked on every other sample (each step then has one
+    NaN end); before, those steps read ~6 rad as a small step backward."""
+    plain, wrapped = _motion()
+    rates = wrapped.derivatives[:, 1:3].copy()
+    rates[::2, 1] = np.nan
+    got = Turns(np.array([False, True]))(wrapped.derivatives[:, 0], wrapped.t, rates)
+    np.testing.assert_allclose(got, plain.derivatives[:, 0], rtol=0, atol=1e-9)

@@ -112,8 +112,9 @@ class Turns:
         """(N, k): what the rates say the angles moved over each step from the previous
         sample (the previous chunk's last), the trapezoid rule on qd with its end
         correction from qdd where given (``dt/2 (qd0 + qd1) + dt^2/12 (qdd0 - qdd1)``,
-        exact for a quartic q); 0 (the pi rule) on a chunk after one without them, and on a
-        step whose numbers are not finite."""
+        exact for a quartic q); the trapezoid alone on a step whose qdd is not finite; 0
+        (the pi rule) on a chunk after one without them, and on a step whose qd is not
+        finite."""
         if self.last_t is None or self.last_rates is None or \
                 self.last_rates.shape[1] != rates.shape[1]:
             return 0.0
@@ -121,8 +122,9 @@ class Turns:
         x = np.concatenate([self.last_rates, rates])
         dt = np.diff(t)[:, None]
         out = dt / 2 * (x[:-1, 0] + x[1:, 0])
-        if x.shape[1] > 1:
-            out = out + dt**2 / 12 * (x[:-1, 1] - x[1:, 1])
+        if x.shape[1] > 1:  # (a log's qdd may be missing where its qd is not: NaN there)
+            corrected = out + dt**2 / 12 * (x[:-1, 1] - x[1:, 1])
+            out = np.where(np.isfinite(corrected), corrected, out)
         return np.where(np.isfinite(out), out, 0.0)
 
 
