@@ -1225,6 +1225,7 @@ class Optimal:
                 inner = inner.settled()
                 continue
             lowered = local.reached(times, spots[0], spread * reach, lowered)
+            inner.pending = None  # (a fit left lazy, never needed: its motion let go)
             inner, motion, spots = other, trial, None
         return inner.settled(), motion
 
