@@ -1193,7 +1193,8 @@ class Optimal:
         grid points, which one sampling hits and the next misses). A later round samples the
         lowered law first where the fields kept so far reach (:func:`local.reached`): a
         field lowers its places to ~75-80 % of their need, and the places a later round
-        found were those (benchmarks/README.md, long10)."""
+        found were those (benchmarks/README.md, long10). ``inner`` may be a fit left lazy
+        (:meth:`lazily`): made (:meth:`settled`) only where no lowered law is kept."""
         spread, spots = SPREAD, None
         lowered: list[list[tuple[int, int]]] | None = None  # (the grid the fields kept reach)
         for _ in range(SPOTS):
