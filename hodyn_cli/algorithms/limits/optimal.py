@@ -1220,8 +1220,8 @@ class Optimal:
                 other = None
             if other is None or not other.consistent or other.duration >= inner.duration:
                 # (its own field's slopes beyond a limit, or validate failing it: wider,
-                # from the first fit resampled where it was lazy: the K a fit that is not
-                # lazy has, which may need no local slowing)
+                # from the first fit made where it was left lazy: its K, which may need no
+                # local slowing)
                 spread *= WIDER
                 inner = inner.settled()
                 continue
