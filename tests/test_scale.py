@@ -151,7 +151,9 @@ def test_csv_spans_hold_every_line_once(tmp_path, block, ending):
     assert lines.tolist() == want_lines and want_lines[40] == 44  # rows 40.. after the blanks
 
 
-def _faulty(tmp_path, N=2000):
+def _faulty(tmp_path, N=700):
+    """The iiwa's motion at 100 Hz, ``N`` samples, as CSV (700: 7 chunks of 100 rows, two
+    past the later fault's)."""
     model = load_model(IIWA)
     traj = random_cosine(model, np.linspace(0, N / 100, N), orders=4, seed=5)
     path = tmp_path / "x.csv"
@@ -318,11 +320,12 @@ def test_the_first_bad_sample_of_a_trajectory_and_its_wrench_file_is_named(
 
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory):
-    """1500 iiwa samples (q to its 7th derivative) as HDF5 and CSV, the HDF5 one with
-    torques too (forward dynamics' input)."""
+    """640 iiwa samples at 100 Hz (q to its 7th derivative) as HDF5 and CSV, the HDF5 one
+    with torques too (forward dynamics' input): 5 chunks of 128 rows, ~35 CSV spans of 20 kB,
+    more than the 3 threads hold (1500 samples cost each command 2.3x as much)."""
     folder = tmp_path_factory.mktemp("scale")
     model = load_model(IIWA)
-    traj = random_cosine(model, np.linspace(0, 15, 1500), orders=7, seed=8)
+    traj = random_cosine(model, np.linspace(0, 6.39, 640), orders=7, seed=8)
     write_trajectory(str(folder / "x.h5"), traj)
     write_trajectory(str(folder / "x.csv"), traj)
     from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics

@@ -17,15 +17,18 @@ from hodyn_cli.algorithms.dynamics.methods import inverse_dynamics
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, cosine
 from hodyn_cli.errors import HodynError
-from hodyn_cli.io import TrajectoryReader, read_trajectory, trajectory_datasets, write_trajectory
-from hodyn_cli.io.reader import CHUNK_ROWS
+from hodyn_cli.io import TrajectoryReader, read_trajectory, tables, trajectory_datasets, write_trajectory
+from hodyn_cli.io.tables import CsvTable
 from hodyn_cli.io.writers import CsvSink
 from hodyn_cli.modeling.urdf import load_model
+from hodyn_cli.pipeline import jobs as jobs_module
 from hodyn_cli.pipeline import stream
 from hodyn_cli.pipeline.jobs import TorqueJob
 
 runner = CliRunner()
 IIWA = URDF / "iiwa14.urdf"
+#: the chunk the CLI tests patch in for the reader's CHUNK_ROWS (16384): the same cuts, fewer rows
+SHORT_CHUNK = 256
 
 
 class ListSink:
@@ -71,11 +74,18 @@ def test_chunk_boundaries_give_the_whole_file_numbers(tmp_path, N, ext):
 
 @pytest.mark.parametrize("threads", [(1, 3), pytest.param((1, 2), marks=pytest.mark.slow)],
                          ids=["1-3", "1-2"])
-def test_cli_output_is_bitwise_the_same_for_any_number_of_threads(tmp_path, threads):
+def test_cli_output_is_bitwise_the_same_for_any_number_of_threads(tmp_path, monkeypatch,
+                                                                threads):
     """Three chunks of the iiwa's torques, the last one short: 1 thread and 3 (an odd count)
-    write the same bytes or datasets (1 and 2 in the slow run), the numbers round-trip."""
+    write the same bytes or datasets (1 and 2 in the slow run), the numbers round-trip.
+    Chunks of 256 rows and CSV blocks of 64 kB (spans of 16 kB): the same cuts as the
+    defaults' (16384 rows, 4 MB, 1 MB) make of 32785 rows, a 50th of the torques to compute."""
+    monkeypatch.setattr(jobs_module, "CHUNK_ROWS", SHORT_CHUNK)
+    monkeypatch.setattr(tables, "SPAN_BYTES", 1 << 14)
+    monkeypatch.setattr(CsvTable.__init__, "__defaults__", (None, 1 << 16))
     model = load_model(IIWA)
-    N = 2 * CHUNK_ROWS + 17  # three chunks, the last one short
+    assert TorqueJob(model).chunk_rows == SHORT_CHUNK
+    N = 2 * SHORT_CHUNK + 17  # three chunks, the last one short
     for ext in ("csv", "h5"):
         src = str(tmp_path / f"traj.{ext}")
         write_trajectory(src, motion(model, N, seed=3))
@@ -94,13 +104,16 @@ def test_cli_output_is_bitwise_the_same_for_any_number_of_threads(tmp_path, thre
                           ref.reshape(N, -1))  # round-trip exact numbers
 
 
-def test_corrupt_row_mid_file_names_the_line_and_writes_nothing(tmp_path):
+def test_corrupt_row_mid_file_names_the_line_and_writes_nothing(tmp_path, monkeypatch):
+    """(Chunks of 256 rows, not 16384: the bad line is as far past the first output rows.)"""
+    monkeypatch.setattr(jobs_module, "CHUNK_ROWS", SHORT_CHUNK)
     model = load_model(URDF / "planar_2r.urdf")
-    N = 3 * CHUNK_ROWS
+    assert TorqueJob(model).chunk_rows == SHORT_CHUNK
+    N = 3 * SHORT_CHUNK
     src = tmp_path / "big.csv"
     write_trajectory(str(src), motion(model, N))
     lines = src.read_text().splitlines()
-    bad = 2 * CHUNK_ROWS + 5  # a line in the third chunk, past the first output rows
+    bad = 2 * SHORT_CHUNK + 5  # a line in the third chunk, past the first output rows
     fields = lines[bad - 1].split(",")
     fields[3] = "1.2.3"
     lines[bad - 1] = ",".join(fields)
