@@ -215,3 +215,35 @@ def test_a_basis_handed_on_is_not_changed_and_starts_a_second_programme_as_the_f
     scratch = LP(c * 1.01, 0.9 * lower, 0.9 * upper)
     scratch.add(A[:250], lb[:250], ub[:250])
     assert scratch.solve() is not None and iterations[1] < scratch.iterations
+
+
+def test_rows_whose_slack_is_basic_dropped_leave_the_optimum_and_its_basis():
+    """LP.slack reads each row's basic status and its distance from the nearer bound (A x
+    against lb, ub); LP.drop deletes rows whose slack is basic: the solution is optimal for
+    the rest at once (0 iterations, the same x), and rows added after them are re-solved
+    from that basis to the cold optimum of the rows held."""
+    c, A, lb, ub, lower, upper = programme()
+    lp = LP(c, lower, upper)
+    lp.add(A[:200], lb[:200], ub[:200])
+    x = lp.solve()
+    assert x is not None
+    basic, slack = lp.slack()
+    value = A[:200] @ x
+    assert np.allclose(slack, np.minimum(ub[:200] - value, value - lb[:200]), atol=1e-9)
+    assert basic.sum() > 100 and (slack[~basic] < 1e-7).all()  # (the active rows at a bound)
+    gone = basic & (slack > 0.1)
+    assert gone.sum() > 50
+    lp.drop(gone)
+    assert lp.rows == 200 - gone.sum()
+    again = lp.solve()
+    assert lp.iterations == 0 and np.allclose(again, x, rtol=0, atol=1e-12)
+    kept = np.flatnonzero(~gone)
+    assert np.allclose(lp.slack()[1], slack[kept], atol=1e-12)
+    held = sparse.vstack([A[kept], A[200:]]).tocsr()
+    lb_held, ub_held = np.concatenate([lb[kept], lb[200:]]), np.concatenate([ub[kept], ub[200:]])
+    lp.add(A[200:], lb[200:], ub[200:])
+    warm = lp.solve()
+    assert warm is not None and lp.rows == held.shape[0]
+    assert c @ warm == pytest.approx(c @ cold(c, held, lb_held, ub_held, lower, upper),
+                                     rel=1e-9)
+    assert lp.slack()[1].min() > -1e-7  # (every row held within its bounds)

@@ -50,8 +50,10 @@ region (x changes by at most :data:`TRUST` of itself at each grid point), the ro
 in by constraint generation (:func:`_programme`: the last step's active rows, from its
 final basis, first (the first step's: those within :data:`NEAR` of their bound), then the
 most violated one per limit, joint and quarter knot interval, until none is beyond its
-bound by :data:`VIOLATED`; a velocity's rows, which bound x's change alone, folded into
-the trust region's, :class:`_Fold`; each solve within the windows'
+bound by :data:`VIOLATED`, the rows slack at the last solution by more than :data:`SLACK`
+dropped in its last generations (those that add few rows, :func:`_slack_dropped`); a
+velocity's rows, which bound x's change alone, folded into the trust region's,
+:class:`_Fold`; each solve within the windows'
 budget: ``programme.SIMPLEX_ITERATIONS`` a column, then the interior point for
 ``programme.IPM_ITERATIONS``, past which the law so far is the answer); its
 law is kept where it is within every limit at the grid points (to
@@ -122,6 +124,18 @@ GENERATIONS = 16
 #: the outputs were up to 5e-5 longer and the iiwa's 1 kHz one failed validate; at 1e-5,
 #: 7e-6 longer on the iiwa's; benchmarks/README.md, jerk1s)
 VIOLATED = 3e-6
+#: a generation that adds fewer rows than TAIL of those the programme holds (its last few,
+#: where the solution moves little) first drops the rows basic at the last solve and more
+#: than SLACK of their scale from their bound (:func:`_slack_dropped`): a HiGHS run costs
+#: ~1 us a row held before its first iteration and its iterations in proportion to them,
+#: and a programme ends holding ~10-30 times the rows active at its optimum (the xArm7's
+#: stop with --jerk 20: 7 090 for 249), the most of them broken by one of its first
+#: solutions and slack since. The same runs and simplex iterations on the six inputs of
+#: benchmarks/README.md (2026-12-01, short13), 29 % fewer rows summed over them; dropped at
+#: every generation, rows dropped early were broken again by the next solutions (the
+#: xArm7's stop: 18 runs -> 38-46), and dropped after two slack solves, more runs too
+TAIL = 0.02
+SLACK = 0.1
 #: grids of more points are left as the rounds played them (one programme over the whole
 #: grid: its unknowns M / KNOTS)
 MOST = 40_000
@@ -782,11 +796,39 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray
         if carried is None and len(new.side) > lp.rows:  # (the first programme's basis,
             # found on the rows near their bounds alone, no start for more rows again: LP.afresh)
             lp.afresh()
+        elif len(new.side) < TAIL * lp.rows:
+            rows = _slack_dropped(lp, rows, sides, span, down, held, in_region)
         _impose(lp, basis, sides, new, span, down)
         rows = _joined(rows, new)
     out = np.zeros(n)
     out[cols] = delta * scale
     return out, _active(replace(rows, basis=lp.basis()))
+
+
+def _slack_dropped(lp: LP, rows: _Rows, sides: list, span: np.ndarray, down: np.ndarray,
+                   held: list[np.ndarray], in_region: np.ndarray) -> _Rows:
+    """``rows`` (``lp``'s, in its order) less those dropped from ``lp`` (:meth:`LP.drop`):
+    each one basic at its last solve and beyond :data:`SLACK` of its scale from its bound
+    (a limit's side's its bound's, the trust region's its wider side there); no longer
+    ``held`` or ``in_region``, so that a later solution that breaks one adds it again."""
+    basic, slack = lp.slack()
+    scale = np.zeros(len(rows.side))
+    region = rows.side < 0
+    scale[region] = np.maximum(span, down)[rows.point[region]]
+    for s, (_, side) in enumerate(sides):
+        mine = rows.side == s
+        scale[mine] = side.scale[rows.point[mine], rows.joint[mine]]
+    with np.errstate(invalid="ignore"):  # (an infinite bound's slack and scale: kept)
+        gone = basic & (slack > SLACK * scale)
+    if not gone.any():
+        return rows
+    in_region[rows.point[gone & region]] = False
+    for s, mask in enumerate(held):
+        mine = gone & (rows.side == s)
+        mask[rows.point[mine], rows.joint[mine]] = False
+    lp.drop(gone)
+    keep = ~gone
+    return _Rows(rows.side[keep], rows.point[keep], rows.joint[keep], None)
 
 
 def _active(rows: _Rows) -> _Rows:
