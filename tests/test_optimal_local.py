@@ -13,6 +13,7 @@ import hodyn_cli
 from hodyn_cli import api
 from hodyn_cli.algorithms.limits import local, optimal, reachability
 from hodyn_cli.algorithms.planning.generate import generate
+from hodyn_cli.core.trajectory import Trajectory
 
 
 def test_the_field_lowers_x_around_its_spots_alone():
@@ -421,3 +422,122 @@ def test_a_law_shorter_than_one_output_step():
     assert np.isfinite(opt.duration) and opt.used == "reachability"
     assert hodyn_cli.check_limits(model, *[out.derivatives[:, k] for k in range(3)],
                                   t=out.t).feasible
+
+
+class _Warped:  # (a played law's times, as Optimal.lazily reads them)
+    def __init__(self, t: np.ndarray) -> None:
+        self.t = t
+
+    def times(self, a: int, b: int) -> np.ndarray:
+        return self.t[a:b]
+
+    @property
+    def duration(self) -> float:
+        return float(self.t[-1] - self.t[0])
+
+
+class _Played:  # (reachability.Played's face to Optimal.lazily: one arc, one chunk)
+    def __init__(self, traj) -> None:
+        self.traj, self.orders, self.laws = traj, traj.orders, [(None, _Warped(traj.t), 0.0)]
+
+    def __iter__(self):
+        yield self.traj
+
+
+@pytest.mark.parametrize("slower, lazy", [(1.0, True), (2.0, False)])
+def test_a_lazy_fit_is_made_only_when_settled(monkeypatch, slower, lazy):
+    """reachability's first fit of its played law (:meth:`Optimal.lazily`): where the
+    output's samples at the law's own speed are beyond a limit by more than CLOSE (the
+    iiwa's 1 s cosine is ~1.4 times too fast for its URDF limits), those samples' speed-up
+    alone, no survey of the law's points and no resampling, the fit itself left to
+    :meth:`Optimal.settled`, which makes it; where they are within CLOSE (played twice as
+    slowly), the fit made at once (benchmarks/README.md, long13)."""
+    model, fast, _ = iiwa_path(1.0, 50.0, orders=4)
+    assert fast.t is not None
+    traj = Trajectory(fast.joint_names, fast.derivatives / slower ** np.arange(4)[:, None],
+                      fast.t * slower)
+    made: list[optimal.Optimal] = []
+
+    def fitted() -> optimal.Optimal:
+        inner = api.time_optimal(model, uniform=True, rate=50.0)
+        inner.fit(lambda: [traj], continuous=True)
+        made.append(inner)
+        return inner
+
+    calls = []
+    for name in ("_survey", "_resampled", "_fitted"):
+        before = getattr(optimal.Optimal, name)
+
+        def counted(self, *args, name=name, was=before, **kwargs):
+            calls.append(name)
+            return was(self, *args, **kwargs)
+
+        monkeypatch.setattr(optimal.Optimal, name, counted)
+    opt = api.time_optimal(model, uniform=True, rate=50.0)
+    got = opt.lazily(_Played(traj), fitted)  # type: ignore[arg-type]
+    if not lazy:
+        assert made == [got] and got is not opt and got.pending is None
+        assert calls == ["_fitted", "_survey", "_fitted"] + ["_resampled"] + ["_fitted"] * (
+            len(calls) - 4)
+        return
+    assert got is opt and made == [] and calls == ["_fitted"]
+    assert opt.path is not None and opt.final is not None and opt.pending is fitted
+    assert np.all(opt.path.law.coefficients == 1.0) and opt.path.span == traj.t[-1]
+    assert opt.consistent and opt.final.k > 1 + optimal.CLOSE
+    assert opt.duration == pytest.approx(opt.final.k * opt.path.span, rel=1e-12)
+    settled = opt.settled()
+    assert made == [settled] and settled.pending is None and settled.consistent
+    assert "_survey" in calls and "_resampled" in calls
+    assert settled.duration < opt.duration  # (the law's uniform scaling: resampled at it)
+
+
+@pytest.mark.slow
+def test_the_first_fit_s_resamplings_left_to_the_local_slowing(monkeypatch, tmp_path):
+    """``hodyn retime --optimal`` of the iiwa's Fourier path of 25 s at 200 Hz (5001
+    samples, ``hodyn generate``) with its limits file: reachability's played law at its own
+    speed is beyond a limit by more than CLOSE at the output's samples, so the local
+    slowing runs, and its lowered law is kept: the first fit itself (its survey of the
+    law's points, its resamplings: :meth:`Optimal.lazily`) is never made, and the output is
+    the same to the bit as where it is (at 10^5 samples: a survey of 3 x 10^5 points and 4
+    fits of the output's samples, benchmarks/README.md, long13); it keeps its limits and
+    passes validate."""
+    import h5py
+    from test_optimal import IIWA
+    from test_rates import IIWA_LIMITS
+    from typer.testing import CliRunner
+
+    from hodyn_cli.cli.app import app
+
+    runner, src = CliRunner(), tmp_path / "f25.h5"
+    made = runner.invoke(app, ["generate", str(IIWA), "--kind", "fourier", "--rate", "200",
+                               "--duration", "25", "-o", str(src), "-q"])
+    assert made.exit_code == 0, made.output
+    lazily, survey = optimal.Optimal.lazily, optimal.Optimal._survey
+    outputs, counts = [], []
+    for lazy in (True, False):
+        calls: list[int] = []
+
+        def eager(self, motion, fitted, allowed=lazy):
+            return lazily(self, motion, fitted) if allowed else fitted()
+
+        def counted(self, chunks, *args, calls=calls):
+            calls.append(1)
+            return survey(self, chunks, *args)
+
+        monkeypatch.setattr(optimal.Optimal, "lazily", eager)
+        monkeypatch.setattr(optimal.Optimal, "_survey", counted)
+        out = tmp_path / f"out{lazy}.h5"
+        run = runner.invoke(app, ["retime", str(IIWA), str(src), "--optimal", "--limits",
+                                  str(IIWA_LIMITS), "-o", str(out), "-q"])
+        assert run.exit_code == 0, run.output
+        counts.append(len(calls))
+        with h5py.File(out) as f:
+            outputs.append((float(f.attrs["duration"]), np.asarray(f["qdddd"])))
+    assert counts[0] == counts[1] - 1, counts  # (the first fit's survey, left)
+    assert outputs[0][0] == outputs[1][0]
+    assert np.array_equal(outputs[0][1], outputs[1][1])
+    out = str(tmp_path / "outTrue.h5")
+    for args in (["check", str(IIWA), out, "--limits", str(IIWA_LIMITS)],
+                 ["validate", str(IIWA), out]):
+        run = runner.invoke(app, args + ["-q"])
+        assert run.exit_code == 0, (args[0], run.output)

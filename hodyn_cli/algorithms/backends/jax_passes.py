@@ -44,6 +44,7 @@ Two ways to visit the bodies, one set of equations (:class:`_Joint`):
 
 from __future__ import annotations
 
+from functools import reduce
 from math import comb
 
 import jax.numpy as jnp
@@ -75,22 +76,42 @@ def mat(A, x):
     ([4.0, -1.0], [2.0, 0.0])
     """
     if isinstance(A, np.ndarray):
+        xs = _rows(x, np.flatnonzero(A.any(axis=0)))
         rows = []
-        for row in A:
-            terms = [x[j] if a == 1 else -x[j] if a == -1 else float(a) * x[j]
+        for row in A:  # (lax's operations: the terms' shapes are x's rows', nothing to broadcast)
+            terms = [xs[j] if a == 1 else lax.neg(xs[j]) if a == -1 else lax.mul(xs[j], float(a))
                      for j, a in enumerate(row) if a != 0]
-            rows.append(sum(terms[1:], terms[0]) if terms else jnp.zeros_like(x[0]))
+            rows.append(reduce(lax.add, terms) if terms else jnp.zeros(x.shape[1:], x.dtype))
         return jnp.stack(rows)
     shape = (len(A),) + (1,) * (x.ndim - 1)
-    return sum(A[:, j].reshape(shape) * x[j] for j in range(A.shape[1]))
+    xs, As = _rows(x, range(A.shape[1])), _rows(A, range(A.shape[1]), axis=1)
+    return sum(As[j].reshape(shape) * xs[j] for j in range(A.shape[1]))
+
+
+def _rows(x, which, axis: int = 0) -> dict:
+    """``{j: x[j]}`` (along ``axis``) for the indices ``which``, each sliced once. The programs'
+    cost before XLA's is tracing them, an operation at a time: jnp's ``x[j]`` parses its
+    index at each call (~4 times lax's slice), and ``mat`` and the cross products took the
+    same row again for each term (with the slices below: the gripper arm's inverse dynamics
+    at order 2 8 193 -> 5 057 operations, the same numbers; tests/test_gpu_backend.py)."""
+    return {int(j): lax.index_in_dim(x, int(j), axis, keepdims=False) for j in which}
+
+
+def _span(x, start: int, stop: int | None, axis: int = 1):
+    """``x[:, start:stop]`` (along ``axis``): lax's slice, not jnp's parsed index."""
+    return lax.slice_in_dim(x, start, stop, axis=axis)
 
 
 def _dot(a, b):
     """``a . b`` along axis 0 (6) of arrays that broadcast (a numpy ``a``: its non-zero terms)."""
-    return mat(a[None], b)[0] if isinstance(a, np.ndarray) else sum(a[e] * b[e] for e in range(6))
+    if isinstance(a, np.ndarray):
+        return mat(a[None], b)[0]
+    a, b = _rows(a, range(6)), _rows(b, range(6))
+    return sum(a[e] * b[e] for e in range(6))
 
 
-def _cross(a, b):
+def _cross(a: list, b: list):
+    """``a x b`` of 3-vectors given as their rows."""
     return jnp.stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
                       a[0] * b[1] - a[1] * b[0]])
 
@@ -98,7 +119,9 @@ def _cross(a, b):
 def coad(V, W):
     """``ad_V^T W = -(w x m + v x f; w x f)`` for twists V = (w; v) and wrenches W = (m; f)
     along axis 0 (:func:`hodyn_cli.core.lie.coad`)."""
-    w, v, m, f = V[:3], V[3:], W[:3], W[3:]
+    Vs, Ws = _rows(V, range(6)), _rows(W, range(6))
+    w, v = [Vs[j] for j in range(3)], [Vs[j] for j in range(3, 6)]
+    m, f = [Ws[j] for j in range(3)], [Ws[j] for j in range(3, 6)]
     return -jnp.concatenate([_cross(w, m) + _cross(v, f), _cross(w, f)])
 
 
@@ -109,7 +132,8 @@ class _Joint:
 
     def __init__(self, c: dict, qs, i):
         self.A0, self.N, self.X, self.q = c["A0"][i], c["N"][i], c["X"][i], _row(qs, i, axis=1)
-        q0, revolute = self.q[0], c["revolute"][i]
+        self.qk = _rows(self.q, range(self.q.shape[0]))  # q^(k), each sliced once
+        q0, revolute = self.qk[0], c["revolute"][i]
         self.s: Array
         self.c: Array | None  # None: no c term
         if isinstance(revolute, np.bool_):   # ad_X^2 = 0 for a prismatic joint: no c term
@@ -133,25 +157,25 @@ class _Joint:
     def transport_down(self, x, M: int):
         """``d^k/dt^k (Ad_{C_{i,p}} x)``, k < M, (6, M, ...) from x's derivatives (6, >= M, ...):
         the table ``a_{m,k}`` of the module docstring."""
-        a = [self.adjoint(x[:, :M])]        # a[k][:, m] = a_{m,k}
+        a = [self.adjoint(_span(x, 0, M))]        # a[k][:, m] = a_{m,k}
         Na = [mat(self.N, a[0])]
         for k in range(1, M):
-            col = a[k - 1][:, 1:]
+            col = _span(a[k - 1], 1, None)
             for j in range(k):
-                col = col - comb(k - 1, j) * self.q[j + 1] * Na[k - 1 - j][:, : M - k]
+                col = col - comb(k - 1, j) * self.qk[j + 1] * _span(Na[k - 1 - j], 0, M - k)
             a.append(col)
             Na.append(mat(self.N, col))
-        return jnp.stack([a[k][:, 0] for k in range(M)], axis=1)
+        return jnp.stack([_rows(a[k], (0,), axis=1)[0] for k in range(M)], axis=1)
 
     def transport_up(self, F):
         """``d^k/dt^k (Ad^T_{C_{i,p}} F)``, k <= r, (6, r+1, S) from F's derivatives (6, r+1, S):
         the table ``b_{k,m}`` of the module docstring."""
         r1 = F.shape[1]
-        b = [F[:, m] for m in range(r1)]    # b[m] = b_{k,m}, row k of the table
+        b = list(_rows(F, range(r1), axis=1).values())    # b[m] = b_{k,m}, row k of the table
         out = [self.adjoint_T(b[0])]
         for _ in range(1, r1):
             Nb = [mat(self.N.T, bm) for bm in b[:-1]]
-            b = [b[m + 1] - sum(comb(m, j) * self.q[j + 1] * Nb[m - j] for j in range(m + 1))
+            b = [b[m + 1] - sum(comb(m, j) * self.qk[j + 1] * Nb[m - j] for j in range(m + 1))
                  for m in range(len(b) - 1)]
             out.append(self.adjoint_T(b[0]))
         return jnp.stack(out, axis=1)
@@ -169,8 +193,9 @@ def _row(a, i, axis: int = 0):
 def _newton_euler(V, h, r: int):
     """``h^(k+1) - sum_j C(k,j) ad*_{V^(j)} h^(k-j)``, k <= r, (6, r+1, ...): the derivatives
     of ``M V' - ad*_V M V`` for momenta ``h = M V`` (42), (25); V broadcasts against h."""
-    return jnp.stack([h[:, k + 1] - sum(comb(k, j) * coad(V[:, j], h[:, k - j])
-                                        for j in range(k + 1)) for k in range(r + 1)], axis=1)
+    Vs, hs = _rows(V, range(r + 1), axis=1), _rows(h, range(r + 2), axis=1)
+    return jnp.stack([hs[k + 1] - sum(comb(k, j) * coad(Vs[j], hs[k - j])
+                                      for j in range(k + 1)) for k in range(r + 1)], axis=1)
 
 
 def inverse_dynamics(c: dict, qs, base, wrenches: dict, r: int, root: bool):
@@ -205,7 +230,9 @@ def _body_regressor(V, r: int):
 def _jacobian_sums(J, A, r: int):
     """``sum_j C(k,j) J^(j)[:, c] . A^(k-j)[:, p]``, k <= r, (r+1, columns, 10, S), for the
     columns J (6, r+1, columns, S) and a body's A (6, r+1, 10, S)."""
-    return jnp.stack([sum(comb(k, j) * _dot(J[:, j, :, None], A[:, k - j, None])
+    Js = [J[:, j, :, None] for j in range(r + 1)]
+    As = [A[:, m, None] for m in range(r + 1)]
+    return jnp.stack([sum(comb(k, j) * _dot(Js[j], As[k - j])
                           for j in range(k + 1)) for k in range(r + 1)])
 
 

@@ -724,6 +724,8 @@ class Optimal:
         #: (its binding: played ``k`` times slower it fits) and that sampling's slowing of the
         #: law (None: none was beyond; :meth:`_resampled`)
         self.slowed: tuple[Binding, float] | None = None
+        #: the fit that :meth:`lazily` left to :meth:`settled` (None: none left)
+        self.pending: Callable[[], Optimal] | None = None
         self.dynamics = dict(order=order, gravity=gravity, drives=drives, kind=kind)
         self.path: Plan | None = None
         self.final: Binding | None = None
@@ -761,6 +763,10 @@ class Optimal:
         #: :meth:`_or_windows` runs them; None: none): a plan more than :data:`FIT` longer is
         #: not followed by the replans more constrained than it (:meth:`_hopeless`)
         self.beat: float | None = None
+        #: whether reachability's first fit of its played law may be left to the local
+        #: slowing (:meth:`lazily`; False once the fit so left failed or raised after all:
+        #: :meth:`_reachability` runs again as before)
+        self._lazy = True
 
     def _laws(self, chunk: Trajectory) -> dict[str, Law]:
         return series_laws(self.model, self.model.coupling.expand(chunk), **self.dynamics)
@@ -970,14 +976,16 @@ class Optimal:
             return reachability.played(pieces, path_orders, names, t0, reach, rise, step(scale),
                                        flat)
 
-        def fitted(motion: reachability.Played) -> Optimal:
+        def fitted(motion: reachability.Played, lazy: bool = False) -> Optimal:
             """The played motion scaled from rest onto the limits and resampled at the rate
-            (raises as :meth:`fit` does)."""
+            (raises as :meth:`fit` does; ``lazy``: :meth:`lazily`)."""
             # (a uniform law needs the path's ends alone: a grid of a few samples, not one
             # that follows the played motion's 3 points a sample, concatenated chunk by chunk)
             inner = Optimal(self.model, self.limits, self.order, rate=rate, uniform=True,
                             grid=ENDS, gravity=self.dynamics["gravity"],
                             kind=self.dynamics["kind"])
+            if lazy:
+                return inner.lazily(motion, lambda: fitted(motion))
             inner.fit(lambda: motion, continuous=True)
             return inner
 
@@ -1029,7 +1037,11 @@ class Optimal:
                         "plays there")
             motion = made
             try:
-                inner = fitted(motion)
+                # (lazy with limits of higher orders alone, where one kernel is tried and
+                # no law within the passes' rows competes: a law beyond CLOSE at its own
+                # speed is lowered locally, its fit made only where the local slowing's
+                # lowered law is not kept)
+                inner = fitted(motion, lazy=higher and self._lazy)
             except TrajectoryError:  # the played law's own derivatives disagree at this
                 return False  # smoothing (not the input's): a wider one, or the windows
             except Infeasible as e:  # (the played path's, not the input's, which the
@@ -1130,13 +1142,26 @@ class Optimal:
                 motion = made if isinstance(made, reachability.Played) else None
             assert motion is not None
             reach = reachability.kernel(chosen[0], rate, floor, chosen[1])[0]
-            inner, motion = self._local(inner, motion, fitted, replayed(chosen), reach)
+            try:
+                inner, motion = self._local(inner, motion, fitted, replayed(chosen), reach)
+            except (TrajectoryError, Infeasible):
+                if not self._lazy:
+                    raise
+                # (a lazy first fit made after all raised, which attempt would have seen:
+                # run again so)
+                self._lazy = False
+                return self._reachability(chunks)
             if done is None or inner.duration < done[0].duration:
                 done = inner, motion, chosen, reach
             motion = made = None
             built = (0, 1.0, False)
         assert done is not None
         inner, motion, chosen, reach = done
+        if not inner.consistent:  # (a lazy first fit, its local slowing not kept, that
+            # validate fails once made: where a fit that is not lazy would have tried the
+            # next smoothing, run again so)
+            self._lazy = False
+            return self._reachability(chunks)
         if inner.duration > uniform.k * span and not any(self.stepping):
             # (at a rest that steps, the uniform scaling is beyond the limits of higher
             # orders, which reachability's ramps keep: it bounds no law)
@@ -1168,7 +1193,8 @@ class Optimal:
         grid points, which one sampling hits and the next misses). A later round samples the
         lowered law first where the fields kept so far reach (:func:`local.reached`): a
         field lowers its places to ~75-80 % of their need, and the places a later round
-        found were those (benchmarks/README.md, long10)."""
+        found were those (benchmarks/README.md, long10). ``inner`` may be a fit left lazy
+        (:meth:`lazily`): made (:meth:`settled`) only where no lowered law is kept."""
         spread, spots = SPREAD, None
         lowered: list[list[tuple[int, int]]] | None = None  # (the grid the fields kept reach)
         for _ in range(SPOTS):
@@ -1193,12 +1219,16 @@ class Optimal:
             except (TrajectoryError, Infeasible):  # (the played law's, lowered: not kept)
                 other = None
             if other is None or not other.consistent or other.duration >= inner.duration:
-                # (its own field's slopes beyond a limit, or validate failing it: wider)
+                # (its own field's slopes beyond a limit, or validate failing it: wider,
+                # from the first fit made where it was left lazy: its K, which may need no
+                # local slowing)
                 spread *= WIDER
+                inner = inner.settled()
                 continue
             lowered = local.reached(times, spots[0], spread * reach, lowered)
+            inner.pending = None  # (a fit left lazy, never needed: its motion let go)
             inner, motion, spots = other, trial, None
-        return inner, motion
+        return inner.settled(), motion
 
     def _beyond(self, inner: Optimal, motion: reachability.Played, K: float,
                 near: Callable[[np.ndarray], np.ndarray] | None = None
@@ -1215,7 +1245,8 @@ class Optimal:
         ``near``: only the samples at the times it holds (:func:`local.inside`), each as the
         whole path's sampling has it."""
         assert inner.path is not None
-        own = inner.path.slower(1 / K)
+        # (a fit left lazy plays its plan at the law's own speed: Optimal.lazily)
+        own = inner.path if inner.pending is not None else inner.path.slower(1 / K)
         (s0, s1), speed = own.law.breaks, float(np.sqrt(own.law.coefficients[0]))  # (uniform)
         times: list[np.ndarray] = []
         speeds: list[np.ndarray] = []
@@ -1687,6 +1718,39 @@ class Optimal:
         except Unlimited:
             return fit, None, differences.share(RTOL)
         return fit, search.best[0], differences.share(RTOL)
+
+    def lazily(self, motion: reachability.Played, fitted: Callable[[], Optimal]) -> Optimal:
+        """Reachability's played ``motion`` fitted as ``fitted()`` fits it (:meth:`fit`: a
+        survey of its points for the uniform scaling, then the output's samples fitted and
+        resampled up to :data:`RESAMPLES` times), or, where its output's samples at its own
+        speed (x = 1) are beyond a limit by more than :data:`CLOSE` of the speed-up, that
+        one fit alone: ``fitted`` is left to :meth:`settled` (:attr:`pending`;
+        :attr:`consistent` True until then), the duration the samples' speed-up's. There the
+        local slowing lowers the law and keeps its own fit wherever that is shorter than
+        this one (:meth:`_local`), so the survey and the resamplings are made only where it
+        does not (at 10^5 samples: a survey of 3 x 10^5 points and 4 fits of 10^5 samples,
+        benchmarks/README.md, long13)."""
+        (_, first, start), (_, last, end) = motion.laws[0], motion.laws[-1]
+        t0, t1 = start + float(first.times(0, 1)[0]), end + last.duration  # (its chunks' ends)
+        degree = max(5, motion.orders)
+        law = TimeLaw(np.array([t0, t1]), np.ones(degree + 1), degree)
+        assert self.rate is not None
+        # (no uniform scaling surveyed: a stand-in; a plan left lazy is never the output's)
+        standin = Binding(1.0, "", "", 0, None, 0.0, 0.0)
+        self.path = Plan(law, t0, 1.0 / self.rate, standin, t1 - t0, ENDS)
+        try:
+            _, found, _ = self._fitted(motion)
+        except (TrajectoryError, Infeasible):  # (as the fit that is not lazy finds it)
+            return fitted()
+        if found is None or found.k <= 1 + CLOSE:
+            return fitted()
+        self.final, self.orders, self.pending, self.consistent = found, motion.orders, fitted, True
+        return self
+
+    def settled(self) -> Optimal:
+        """The fit :meth:`lazily` left, made now (:attr:`pending`; raises as :meth:`fit`
+        does), or this one."""
+        return self if self.pending is None else self.pending()
 
     def _tightened(self, margin: float) -> Limits:
         """The limits with every band but position's ``1 - margin`` as wide."""
