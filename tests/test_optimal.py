@@ -912,12 +912,19 @@ def test_a_path_far_off_its_grid_falls_back_to_the_uniform_scaling(tmp_path, mon
 
 def test_cli_generate_optimal(tmp_path):
     """generate --respect-limits --optimal: the designed path played within the limits,
-    faster than uniformly slower, at rest at its ends; check passes."""
+    faster than uniformly slower, at rest at its ends; check passes. (One leg, between
+    IIWA_REST: the default waypoints' two legs through a rest cost 1.5 times its CPU;
+    docs/feasibility.md's design of them runs among the slow tests, a rest at a corner in
+    test_a_rest_at_a_corner_near_toppra.)"""
     limits = tmp_path / "tight.toml"
     limits.write_text("[joints.iiwa_joint_2]\ntorque_rate = 25.0\n")
+    waypoints = tmp_path / "rests.csv"
+    names = hodyn_cli.load_robot(IIWA).joint_names
+    waypoints.write_text(",".join(names) + "\n"
+                         + "".join(",".join(map(str, q)) + "\n" for q in IIWA_REST))
     out = tmp_path / "p2p.h5"
     res = run("generate", IIWA, "--kind", "point-to-point", "--segment-duration", "3",
-              "--respect-limits", limits, "--optimal", "-o", out)
+              "--waypoints", waypoints, "--respect-limits", limits, "--optimal", "-o", out)
     assert res.exit_code == 0, res.output
     with h5py.File(out) as f:
         assert f.attrs["duration"] < f.attrs["uniform_duration"]
