@@ -1157,9 +1157,10 @@ class Optimal:
             built = (0, 1.0, False)
         assert done is not None
         inner, motion, chosen, reach = done
-        if not inner.consistent:  # (a lazy first fit, its local slowing not kept, that
-            # validate fails once made: where a fit that is not lazy would have tried the
-            # next smoothing, run again so)
+        if not inner.consistent and self._lazy:  # (a lazy first fit, its local slowing
+            # not kept, that validate fails once made: where a fit that is not lazy would
+            # have tried the next smoothing, run again so; once only: not lazy the second
+            # time)
             self._lazy = False
             return self._reachability(chunks)
         if inner.duration > uniform.k * span and not any(self.stepping):
