@@ -767,6 +767,15 @@ class Optimal:
         #: slowing (:meth:`lazily`; False once the fit so left failed or raised after all:
         #: :meth:`_reachability` runs again as before)
         self._lazy = True
+        #: the smoothings (kernel steps, time scale) whose fit, left lazy and made after all,
+        #: raised a TrajectoryError or failed validate: where the fit is not lazy,
+        #: :meth:`_reachability`'s ``attempt`` finds them failed at once, so its run again
+        #: goes on from the next one, the failed one's rounds not made again (review37)
+        self._failed: set[tuple[int, float]] = set()
+        #: whether :meth:`settled`'s fit raised a TrajectoryError (its played law's own
+        #: derivatives disagree: the smoothing fails, as ``attempt`` finds a fit that is not
+        #: lazy)
+        self.unfitted = False
 
     def _laws(self, chunk: Trajectory) -> dict[str, Law]:
         return series_laws(self.model, self.model.coupling.expand(chunk), **self.dynamics)
@@ -1027,6 +1036,9 @@ class Optimal:
             reachability cannot go on."""
             nonlocal best, kept_best, motion, made, built
             motion = made = None  # (one played law at a time: the one before made again)
+            if (steps, scale) in self._failed:  # (its lazy fit's, made after all)
+                built = (0, 1.0, False)
+                return False
             made, built = play(steps, scale), (steps, scale, False)
             if isinstance(made, str):
                 return made
@@ -1148,7 +1160,9 @@ class Optimal:
                 if not self._lazy:
                     raise
                 # (a lazy first fit made after all raised, which attempt would have seen:
-                # run again so)
+                # run again so, this smoothing failed where its fit raised a TrajectoryError)
+                if inner.unfitted:
+                    self._failed.add(chosen[:2])
                 self._lazy = False
                 return self._reachability(chunks)
             if done is None or inner.duration < done[0].duration:
@@ -1161,6 +1175,7 @@ class Optimal:
             # not kept, that validate fails once made: where a fit that is not lazy would
             # have tried the next smoothing, run again so; once only: not lazy the second
             # time)
+            self._failed.add(chosen[:2])
             self._lazy = False
             return self._reachability(chunks)
         if inner.duration > uniform.k * span and not any(self.stepping):
@@ -1750,8 +1765,14 @@ class Optimal:
 
     def settled(self) -> Optimal:
         """The fit :meth:`lazily` left, made now (:attr:`pending`; raises as :meth:`fit`
-        does), or this one."""
-        return self if self.pending is None else self.pending()
+        does, a TrajectoryError noted in :attr:`unfitted`), or this one."""
+        if self.pending is None:
+            return self
+        try:
+            return self.pending()
+        except TrajectoryError:
+            self.unfitted = True
+            raise
 
     def _tightened(self, margin: float) -> Limits:
         """The limits with every band but position's ``1 - margin`` as wide."""
