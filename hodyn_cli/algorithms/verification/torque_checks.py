@@ -310,9 +310,10 @@ def rounding(tau: np.ndarray, omega: np.ndarray, k: int) -> np.ndarray:
     derivatives), so ``tau^(k) = sum_a C(k, a) s^(a) . f^(k-a)`` adds up terms of size
     ``sum_j C(k, j) (2 Omega)^(k-j) |f^(j)|`` (Leibniz twice), which cancel down to the
     body-fixed form's result: the mobile 2R's base spinning at 500 rad/s, its taudd's
-    terms 1e4 times the result, the two forms 1.1e-10 of it apart (0.6 times this bound;
-    0.01-1.6 times it at orders 1-4 on the bundled robots' motions, 1 to 30 times as
-    fast as their samples: EPS alone at order 0, a sum of a few terms, up to 8.6)."""
+    terms ~8e5 times the result, the two forms 1.1e-10 of it apart (0.6 times this bound,
+    0.5-0.8 at orders 1-4 at 50 and 500 rad/s; 0.01-3.5 times it at orders 1-4 on the
+    bundled robots' cosine motions played 1 and 30 times as fast, where it is 1e-12 of the
+    result or less; at order 0, EPS alone, a sum of a few terms, up to 8.6)."""
     mags = np.abs(tau).max(axis=2)                              # (M, K+1)
     return EPS * sum(comb(k, j) * mags[:, j] * (2 * omega) ** (k - j) for j in range(k + 1))
 
@@ -323,8 +324,8 @@ class CrossMethod:
     sum may leave (:func:`rounding`, the first method's; printed as "expected"): a
     tolerance relative to the result alone failed the two forms' agreement on a base
     spinning fast, where the spatial form's terms cancel (~Omega^(k+2): the mobile 2R's
-    taudd 1.1e-10 apart at 500 rad/s, 5e-9 at 50 rad/s for its q^(4)'s tau^(4)), and at
-    the bundled robots' speeds the bound is 1e-13 of the result or less, the tolerance
+    taudd 1.1e-10 of it apart at 500 rad/s, its tau^(4) 3e-10 at 50 rad/s), and at the
+    bundled robots' speeds the bound is 1e-12 of the result or less, the tolerance
     ``cross`` itself."""
 
     def __init__(self, parts: Parts):
