@@ -72,14 +72,19 @@ def tops(s: np.ndarray, use: np.ndarray) -> np.ndarray:
     local top of the use along s that lies less above 1 than it rises above the lower of
     the samples either side (a peak narrower than the samplings' spacing tops out between
     them: the iiwa's 150 s Fourier path had a torque acceleration at 0.949 of its limit
-    rise to 0.992 and 0.980 at two samples and to 1.022 between them, at 53.138 s)."""
+    rise to 0.992 and 0.980 at two samples and to 1.022 between them, at 53.138 s). The
+    first and last sample are judged by their one neighbour (as if mirrored: the range's
+    ends, or the path's, where a use still rising may top out just beyond the sample,
+    between it and the next range's first; judged by interior samples alone, such a peak
+    was never looked at)."""
     order = np.argsort(s, kind="stable")
     u = use[order]
     out = u > 1 + TOLERANCE / 10
-    if len(u) >= 3:
-        a, b, c = u[:-2], u[1:-1], u[2:]
-        top = (b >= a) & (b >= c)
-        out[1:-1] |= top & (2 * b - np.minimum(a, c) > 1 + TOLERANCE / 10)
+    if len(u) >= 2:
+        a = np.concatenate([u[1:2], u[:-1]])  # (each sample's neighbours, the ends' one
+        c = np.concatenate([u[1:], u[-2:-1]])  # neighbour on both sides)
+        top = (u >= a) & (u >= c)
+        out |= top & (2 * u - np.minimum(a, c) > 1 + TOLERANCE / 10)
     return s[order][out]
 
 

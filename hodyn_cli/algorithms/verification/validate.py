@@ -144,6 +144,11 @@ class Tolerances:
       so 1e-8 leaves 1e4 of margin and still fails a 1e-6 relative error in a method.
     - ``cross`` 1e-10: independent O(n) recursions and the closed form agree to ~1e-14
       (observed on every bundled robot up to order 4); 1e-10 absorbs ill-scaled models.
+      Each pair is allowed 10x the rounding its summed terms may leave where that is larger
+      (:func:`~hodyn_cli.algorithms.verification.torque_checks.rounding`, "expected"): the
+      spatial form's terms cancel on a robot turning fast (~Omega^(k+2) at order k: a base
+      spinning at 500 rad/s, taudd 1.1e-10 apart); below 1e-12 at the bundled robots'
+      speeds, so 1e-10 there.
     - ``data`` 1e-3: the trapezoid rule between samples is exact to ``dt^2 omega^2 / 12``
       (1e-4 relative for omega = 3 rad/s at 100 Hz); each check also allows 10x its own
       estimate. Wrong units or foreign columns err by O(1).
