@@ -62,7 +62,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import combinations_with_replacement
 from math import factorial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -790,14 +790,45 @@ def _design(knots: np.ndarray, degree: int, s: np.ndarray, nu: int) -> sparse.cs
     """(len(s), coefficients) sparse: the nu-th derivative of the B-spline at s, linear in its
     coefficients (a derivative is the spline of degree - 1 on the inner knots whose
     coefficients are the scaled differences ``p (c_(i+1) - c_i) / (t_(i+p+1) - t_(i+1))``)."""
-    from scipy import interpolate, sparse  # (lazily: the windows alone need them)
+    from scipy import sparse  # (lazily: the windows alone need it)
 
     if nu == 0:
-        return interpolate.BSpline.design_matrix(s, knots, degree).tocsr()
+        return _basis_matrix(knots, degree, s)
     n = len(knots) - degree - 1
     span = knots[degree + 1 : degree + n] - knots[1:n]
     diff = sparse.diags([-degree / span, degree / span], [0, 1], shape=(n - 1, n))
     return (_design(knots[1:-1], degree - 1, s, nu - 1) @ diff).tocsr()
+
+
+def _basis_matrix(knots: np.ndarray, degree: int, s: np.ndarray) -> sparse.csr_array:
+    """(len(s), coefficients) the B-splines of ``degree`` on ``knots`` at s (within the knots'
+    span), the k + 1 that do not vanish at each point stored, zeros included: de Boor and
+    Cox's recurrence (de Boor, *A Practical Guide to Splines*, rev. ed., 2001, ch. X, (2))
+    as Dierckx's ``fpbspl`` runs it, every point at once: ``B_(i,j) = (x - t_i) / (t_(i+j) -
+    t_i) B_(i,j-1) + (t_(i+j+1) - x) / (t_(i+j+1) - t_(i+1)) B_(i+1,j-1)``, a coincident
+    knot's term 0. ``scipy.interpolate.BSpline.design_matrix``'s arrays to the bit
+    (tests/test_programme_design.py), without importing ``scipy.interpolate``, which imports
+    ``scipy.optimize``: ~0.44 s of CPU of every run of the windows (0.35 s of it the
+    imports), as long as their programmes took on a 1000-sample path."""
+    from scipy import sparse
+
+    k, n = degree, len(knots) - degree - 1
+    # (the interval t_l <= x < t_(l+1) of each point; the last knot's in the last interval)
+    left = np.clip(np.searchsorted(knots, s, side="right") - 1, k, n - 1)
+    h = np.zeros((len(s), k + 1))
+    h[:, 0] = 1.0
+    for j in range(1, k + 1):
+        before = h[:, :j].copy()
+        h[:, 0] = 0.0
+        for i in range(j):
+            b, a = knots[left + i + 1], knots[left + i + 1 - j]
+            same = b == a
+            f = before[:, i] / np.where(same, 1.0, b - a)
+            h[:, i] = np.where(same, h[:, i], h[:, i] + f * (b - s))
+            h[:, i + 1] = np.where(same, 0.0, f * (s - a))
+    columns = ((left - k)[:, None] + np.arange(k + 1)).astype(np.int32).ravel()
+    starts = np.arange(0, len(s) * (k + 1) + 1, k + 1, dtype=np.int32)
+    return sparse.csr_array((h.ravel(), columns, starts), shape=(len(s), n))
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -980,7 +1011,6 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     only its coefficients whose B-splines lie within s change, T is the time across s; one
     that is 0, x held at 0 at a rest (:func:`ramped`), stays 0."""
     from scipy import sparse
-    from scipy.optimize import Bounds
 
     if law is None:
         law = TimeLaw(np.append(s[:-1:KNOTS], s[-1]), np.full(
@@ -1078,7 +1108,7 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
             xs = np.where(at_rest, x0, X[:, 0])  # (its weight 0 at a rest)
             objective = -(D[0].T @ (weights / (2 * xs**1.5)))[free]
             now = c[free]
-            bounds = Bounds(np.maximum(floor, now / (1 + rho)), np.minimum(cap, now * (1 + rho)))
+            bounds = _Box(np.maximum(floor, now / (1 + rho)), np.minimum(cap, now * (1 + rho)))
             try:
                 x, active = _smooth_programme(objective / np.abs(objective).max(), bounds, A,
                                               lb, ub, now, ROUGH / x0, active)
@@ -1254,6 +1284,15 @@ ROWS = 0.2
 ROUNDS = 8
 
 
+class _Box(NamedTuple):
+    """A programme's columns' bounds ``lb <= c <= ub`` (as ``scipy.optimize.Bounds`` holds
+    them: importing that module, for this alone, was ~0.2 s of CPU of every run of the
+    windows)."""
+
+    lb: np.ndarray
+    ub: np.ndarray
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class _Active:
     """What a programme of :func:`_linear_programme` hands on to the next: its rows (a mask),
@@ -1271,7 +1310,6 @@ def _smooth_programme(objective, bounds, A, lb, ub, c, weight, previous: _Active
     chatter where nothing else decides, this keeps the spline calm there. ``previous``, and
     what is returned: :func:`_linear_programme`'s."""
     from scipy import sparse
-    from scipy.optimize import Bounds
 
     n = len(c)
     diff = sparse.diags([-1.0, 3.0, -3.0, 1.0], [0, 1, 2, 3], shape=(n - 3, n))
@@ -1281,8 +1319,8 @@ def _smooth_programme(objective, bounds, A, lb, ub, c, weight, previous: _Active
     lb = np.concatenate([lb, np.full(2 * (n - 3), -np.inf)])
     ub = np.concatenate([ub, np.zeros(2 * (n - 3))])
     z = np.concatenate([c, np.abs(diff @ c)])
-    bounds = Bounds(np.concatenate([bounds.lb, np.zeros(n - 3)]),
-                    np.concatenate([bounds.ub, np.full(n - 3, np.inf)]))
+    bounds = _Box(np.concatenate([bounds.lb, np.zeros(n - 3)]),
+                 np.concatenate([bounds.ub, np.full(n - 3, np.inf)]))
     x, active = _linear_programme(np.concatenate([objective, np.full(n - 3, weight)]), bounds,
                                   A, lb, ub, A @ z, previous)
     return (None if x is None else x[:n]), active
