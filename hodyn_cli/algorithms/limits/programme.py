@@ -66,6 +66,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from hodyn_cli.algorithms.backends.numpy import reach
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.limits.bsplines import BSpline
 from hodyn_cli.algorithms.limits.feasibility import Quantity, limited_series, series_laws
@@ -809,12 +810,14 @@ def _basis_matrix(knots: np.ndarray, degree: int, s: np.ndarray) -> sparse.csr_a
     knot's term 0. ``scipy.interpolate.BSpline.design_matrix``'s arrays to the bit
     (tests/test_programme_design.py), without importing ``scipy.interpolate``, which imports
     ``scipy.optimize``: ~0.44 s of CPU of every run of the windows (0.35 s of it the
-    imports), as long as their programmes took on a 1000-sample path."""
+    imports), as long as their programmes took on a 1000-sample path. Not
+    :func:`~hodyn_cli.algorithms.backends.numpy.reach.basis`, the same recurrence: that divides
+    by ``(t_(i+j) - x) + (x - t_i)``, fpbspl by the knots' difference, a rounding apart, and
+    the windows' laws are scipy's to the bit."""
     from scipy import sparse
 
     k, n = degree, len(knots) - degree - 1
-    # (the interval t_l <= x < t_(l+1) of each point; the last knot's in the last interval)
-    left = np.clip(np.searchsorted(knots, s, side="right") - 1, k, n - 1)
+    left = reach.interval(knots, k, s)
     h = np.zeros((len(s), k + 1))
     h[:, 0] = 1.0
     for j in range(1, k + 1):
