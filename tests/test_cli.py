@@ -312,3 +312,13 @@ def test_a_command_that_never_runs_leaves_the_collector_as_it_was(monkeypatch):
         with pytest.raises(SystemExit):
             cli.main()
         assert gc.isenabled() and gc.get_freeze_count() == frozen, argv
+
+
+def test_quiet_keeps_check_s_and_validate_s_reports():
+    """``-q`` (options.py's help: no progress bar, no notices): check's and validate's reports,
+    their headline and table, print as without it, and the exit status is the same."""
+    for command, headline in (("check", "hodyn check: NOT FEASIBLE"),
+                              ("validate", "hodyn validate iiwa14: PASSED")):
+        loud, quiet = (run(command, IIWA, IIWA_CSV, *extra) for extra in ([], ["-q"]))
+        assert loud.exit_code == quiet.exit_code, (loud.output, quiet.output)
+        assert headline in quiet.output and "┃ status" in quiet.output, quiet.output

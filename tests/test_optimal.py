@@ -591,7 +591,7 @@ def toppra_duration(model, traj, velocity, torque, sd_start, sd_end, grid=2000, 
 
 
 def test_velocity_and_torque_limits_match_toppra():
-    """With velocity and torque limits only, the duration is within 1 % of toppra's on the
+    """With velocity and torque limits only, the duration is within 0.5 % of toppra's on the
     same path, limits and end speeds (toppra on a 1000-point grid: 0.23 % off, 0.24 % on
     2000 points, which took 2.0 s of CPU to its 0.8)."""
     model, traj, _ = iiwa_path(T=3.0)
@@ -607,7 +607,7 @@ def test_velocity_and_torque_limits_match_toppra():
     vel = model.velocity_limits
     _, result = toppra_duration(model, traj, np.column_stack([-vel, vel]), band, *sdot,
                                 grid=1000, gravity=gravity)
-    assert abs(opt.duration - result.duration) <= 0.01 * result.duration, (
+    assert abs(opt.duration - result.duration) <= 0.005 * result.duration, (
         opt.duration, result.duration)
 
 

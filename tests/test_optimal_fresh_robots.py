@@ -51,7 +51,7 @@ REACHABILITY_CASES = [
 
 @pytest.mark.parametrize("rate", [None, 1000.0, pytest.param(1e4, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("relative, moving, motion, toppra", REACHABILITY_CASES)
-def test_reachabilitys_law_is_within_one_percent_of_toppra(relative, moving, motion, toppra,
+def test_reachabilitys_law_is_within_half_a_percent_of_toppra(relative, moving, motion, toppra,
                                                            rate):
     """At the input's 100 Hz, and resampled at 1 and 10 kHz (the kernel's reach 5, 1 and 0.1
     ms): once the played law was beyond a limit at one place, and the remedy slowed far more
@@ -62,7 +62,7 @@ def test_reachabilitys_law_is_within_one_percent_of_toppra(relative, moving, mot
     out, opt = hodyn_cli.retime_optimal(model, traj, rate=rate)
     _kept_and_consistent(model, out, 20)
     assert opt.used == "reachability"
-    assert opt.duration < 1.01 * toppra, opt.duration
+    assert opt.duration < 1.005 * toppra, opt.duration
 
 
 #: arms whose torque rows' u coefficient crosses 0 along ``generate --kind cosine`` at 100 Hz
@@ -90,7 +90,7 @@ def test_zero_inertia_points_are_passed_within_half_a_percent_of_toppra(relative
     assert opt.duration < 1.005 * toppra, opt.duration
 
 
-def test_the_hextilt_arms_cosine_is_within_one_percent_of_toppra():
+def test_the_hextilt_arms_cosine_is_within_half_a_percent_of_toppra():
     """The Hextilt's five-joint flying arm (10^4 rad/s, 0.3-1 N m), ``generate --kind
     cosine`` at 100 Hz (10 s, 1001 samples; ~1.5 s retimed). Toppra to the output's end
     speeds, its velocities capped at 50 rad/s (with the URDF's 10^4 it finds no law): 1.45468
@@ -100,7 +100,7 @@ def test_the_hextilt_arms_cosine_is_within_one_percent_of_toppra():
     traj = generate(model, "cosine", duration=10.0, rate=100.0, derivatives=4)
     out, opt = hodyn_cli.retime_optimal(model, traj)
     _kept_and_consistent(model, out, 20)
-    assert opt.duration < 1.01 * 1.45468, opt.duration
+    assert opt.duration < 1.005 * 1.45468, opt.duration
 
 
 @pytest.mark.slow  # (~10 s: toppra's and the benchmarks' imports, toppra's own loop)

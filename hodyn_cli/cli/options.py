@@ -85,7 +85,9 @@ SHARED = {
         "--jobs", "-j", min=1, help="Threads (default: all cores; 1 = serial). Same numbers "
                                     "for any N.", show_default=False)], None),
     "quiet": (Annotated[bool, typer.Option("--quiet", "-q",
-                                           help="No progress bar, no notices.")], False),
+                                           help="No progress bar, no notices (a report, as check's "
+                                                "and validate's tables, still prints).")],
+                 False),
     "lock": (Annotated[list[str] | None, typer.Option(
         "--lock", metavar="JOINT=VALUE",
         help="Hold a joint fixed (repeatable); it needs no columns (its own are ignored).",
