@@ -46,6 +46,7 @@ rise``, overshoot 2.7e-4).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from math import factorial
 
 import numpy as np
@@ -98,6 +99,36 @@ def _steepest(pieces: list[tuple[float, Polynomial]]) -> tuple[float, float]:
 #: rise^2`` (the ramps' jerk, torque rates and torque accelerations:
 #: :func:`~hodyn_cli.algorithms.limits.rates.rise`): (2.19, 7.51) and (1.5, 8.44)
 STEEPEST = {0.0: _steepest([(0.0, _STEP)]), FLAT: _steepest(_flat_step(FLAT))}
+
+
+@cache
+def _shape(flat: float) -> tuple[tuple[tuple[float, Polynomial], ...], float, float]:
+    """The step r_0 of a ramp (its pieces; ``flat``: :class:`Ramp`'s) and its two integrals
+    ``int (1 - r_0)`` and ``int x (1 - r_0)`` over [0, 1] (the tail's kappa and the delay
+    solve for them, :class:`Ramp`): made once per step, not per ramp (~0.5 ms of
+    polynomial arithmetic each; a point-to-point path makes two ramps a corner)."""
+    step = _flat_step(flat) if flat else [(0.0, _STEP)]
+    x = Polynomial([0, 1])
+    ends = [lo for lo, _ in step[1:]] + [1.0]
+    mass = 1 - sum(poly.integ()(hi) - poly.integ()(lo)  # int (1 - r_0) = 1/2
+                   for (lo, poly), hi in zip(step, ends, strict=True))
+    moment = 0.5 - sum((x * poly).integ()(hi) - (x * poly).integ()(lo)  # int x (1 - r_0)
+                       for (lo, poly), hi in zip(step, ends, strict=True))
+    return tuple(step), mass, moment
+
+
+def _derived(poly: Polynomial, orders: int, known: list[np.ndarray]) -> list[np.ndarray]:
+    """The coefficients (lowest first) of ``poly`` and of its derivatives up to ``orders -
+    1``, kept in ``known`` (extended in place as far as asked): each derivative made once,
+    then evaluated by ``polyval`` (a Polynomial's call maps its argument through its
+    domain, the identity here: ``0.0 + 1.0 * t``, the same values; ``deriv`` and the call
+    check their series each time, ~20 us apiece: Ramp.warp's orders times its pieces at
+    each of its calls, ~40 on the xArm7's point-to-point path at 20 Hz, 70 ms of its CPU)."""
+    while len(known) < orders:
+        known.append(poly.deriv(len(known)).coef if known else poly.coef)
+    return known[:orders]
+
+
 #: Newton's steps of :meth:`Ramp.inverse` at most (3-5 reach rounding)
 _NEWTON = 40
 
@@ -112,13 +143,7 @@ class Ramp:
 
     def __init__(self, rise: float, tail: float = TAIL, flat: float = 0.0):
         self.rise, self.tail = rise, tail * rise
-        step = _flat_step(flat) if flat else [(0.0, _STEP)]
-        x = Polynomial([0, 1])
-        ends = [lo for lo, _ in step[1:]] + [1.0]
-        mass = 1 - sum(poly.integ()(hi) - poly.integ()(lo)  # int (1 - r_0) = 1/2
-                       for (lo, poly), hi in zip(step, ends, strict=True))
-        moment = 0.5 - sum((x * poly).integ()(hi) - (x * poly).integ()(lo)  # int x (1 - r_0)
-                           for (lo, poly), hi in zip(step, ends, strict=True))
+        step, mass, moment = _shape(flat)
         # with y = kappa tail / rise: d = (mass - y) rise and the moment's condition
         # moment - y tail / 2 = (mass - y)^2 / 2, a quadratic in y (its positive root)
         b = tail / 2 - mass
@@ -145,7 +170,7 @@ class Ramp:
             hi = (starts[i + 1] if i + 1 < len(starts) else self.tail) - lo
             value, slope = float(W(hi)), float(W.deriv()(hi))
             self._polys.append(Polynomial(2 * W.coef[6:]) if i == 0 else 2 * W)
-        self._slopes = [poly.deriv().coef for poly in self._polys]
+        self._series: list[list[np.ndarray]] = [[] for _ in self._polys]  # (_derived's)
         grid = np.linspace(0.0, self.tail, 257)  # (tau, w): :meth:`inverse`'s first guess
         self._table = grid, self._w(grid)[0]
 
@@ -181,8 +206,9 @@ class Ramp:
         for i, poly in enumerate(self._polys):
             mask = piece == i
             t = tau[mask] - self._starts[i]
-            F = square_root(np.stack([poly.deriv(j)(t) if j else poly(t)
-                                      for j in range(orders)], axis=1) / fact)
+            F = square_root(np.stack([polyval(t, c) for c in _derived(poly, orders,
+                                                                      self._series[i])],
+                                     axis=1) / fact)
             if i == 0:  # times tau^3's series about t
                 cube = np.stack([t**3, 3 * t**2, 3 * t, np.ones_like(t)], axis=1)
                 F = product(cube, F, orders - 1)
@@ -214,7 +240,8 @@ class Ramp:
         for i, poly in enumerate(self._polys):
             mask = piece == i
             v = tau[mask] - self._starts[i]
-            P[mask], dP[mask] = polyval(v, poly.coef), polyval(v, self._slopes[i])
+            c, slope = _derived(poly, 2, self._series[i])
+            P[mask], dP[mask] = polyval(v, c), polyval(v, slope)
         near = piece == 0
         root = np.sqrt(np.maximum(P, 0.0))
         half = dP / (2 * np.where(root > 0, root, 1.0))
@@ -227,6 +254,8 @@ class Ramp:
 #: rejoins the law)
 _DIP = Polynomial([0, 1, -6, 15, -20, 15, -6, 1])
 _G = _DIP.integ()
+#: _G's coefficients and its derivatives' (:func:`_derived`), made as Start.warp asks for them
+_G_SERIES: list[np.ndarray] = []
 #: g's largest value on [0, 1] (at 1/7): w' >= 1 - epsilon DEEPEST
 DEEPEST = float(_DIP(1 / 7))
 
@@ -265,10 +294,8 @@ class Start:
         inside = tau < self.tail
         x, L, e = tau[inside] / self.tail, self.tail, self.epsilon
         out[~inside, 0] -= self.delay
-        poly = _G
-        for k in range(orders):
-            out[inside, k] -= e * L ** (1 - k) * poly(x)
-            poly = poly.deriv()
+        for k, c in enumerate(_derived(_G, orders, _G_SERIES)):
+            out[inside, k] -= e * L ** (1 - k) * polyval(x, c)
         return out
 
     def inverse(self, t0: np.ndarray) -> np.ndarray:
