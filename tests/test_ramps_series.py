@@ -98,3 +98,35 @@ def test_a_ramps_step_and_its_integrals_are_made_once_per_step(monkeypatch):
     assert (second.delay, second.overshoot) == (fresh.delay, fresh.overshoot)
     assert np.array_equal(second.warp(tau), fresh.warp(tau))
     assert first.delay != second.delay
+
+
+def test_a_composition_is_polynomials_own_to_the_bit():
+    """ramps._composed(p, q) is Polynomial's call p(Q) (Q of the coefficients q): the same
+    coefficients to the bit, their count and the sign of each zero too, for the ramps' own
+    shapes (the single step, the bump, the flat step's pieces, a constant) composed with a
+    rise's and a tail's map at random starts; a ramp made from it is the ramp made from
+    Polynomial's calls (its pieces, delay and warp). Without a Polynomial at each step of
+    Horner's scheme: a flat ramp 3.6 -> 0.9 ms."""
+    rng = np.random.default_rng(0)
+    shapes = [ramps._STEP, ramps._BUMP, Polynomial([1.0])] + [
+        poly for _, poly in ramps._flat_step(FLAT)]
+    for _ in range(200):
+        rise = float(10 ** rng.uniform(-3, 0))
+        lo = float(rng.choice([0.0, rng.uniform(0.0, 1.0)])) * rise
+        for shape in shapes:
+            for span in (rise, rise * float(rng.uniform(4.0, 25.0))):
+                v = Polynomial([lo, 1]) / span
+                want, got = shape(v).coef, ramps._composed(shape, v.coef).coef
+                assert np.array_equal(want, got) and np.array_equal(np.signbit(want),
+                                                                    np.signbit(got))
+    ramp = Ramp(0.05, flat=FLAT)
+    composed = ramps._composed
+    with pytest.MonkeyPatch.context() as patch:  # (Polynomial's own call, as first written)
+        patch.setattr(ramps, "_composed", lambda p, q: p(Polynomial(q)))
+        called = Ramp(0.05, flat=FLAT)
+    assert ramps._composed is composed
+    assert (ramp.delay, ramp.overshoot) == (called.delay, called.overshoot)
+    assert all(np.array_equal(a.coef, b.coef) for a, b in zip(ramp._polys, called._polys,
+                                                             strict=True))
+    tau = np.linspace(0.0, 1.1 * ramp.tail, 1001)
+    assert np.array_equal(ramp.warp(tau, 7), called.warp(tau, 7))

@@ -129,6 +129,26 @@ def _derived(poly: Polynomial, orders: int, known: list[np.ndarray]) -> list[np.
     return known[:orders]
 
 
+
+def _composed(p: Polynomial, q: np.ndarray) -> Polynomial:
+    """``p(Q)``, Q the polynomial of the coefficients ``q`` (lowest first), by the operations
+    of Polynomial's own call, on plain arrays: its argument mapped through the domain (the
+    identity, ``0.0 + 1.0 q``), then Horner's scheme in polynomials, each step a
+    convolution, the constant added and trailing zeros trimmed: the same coefficients to
+    the bit (tests/test_ramps_series.py), without a Polynomial made and its series checked
+    at each step (a flat ramp's eight compositions, ~2.5 of its 3.6 ms)."""
+    q = 0.0 + 1.0 * q
+    c = p.coef
+    out = np.array([c[-1] + 0.0])
+    for a in c[-2::-1]:
+        out = np.convolve(out, q)
+        out[0] = a + out[0]
+        last = len(out)
+        while last > 1 and out[last - 1] == 0:
+            last -= 1
+        out = out[:last]
+    return Polynomial(out)
+
 #: Newton's steps of :meth:`Ramp.inverse` at most (3-5 reach rounding)
 _NEWTON = 40
 
@@ -165,8 +185,9 @@ class Ramp:
         self._polys: list[Polynomial] = []
         value = slope = 0.0
         for i, (lo, shape) in enumerate(zip(starts, shapes, strict=True)):
-            v = Polynomial([lo, 1])  # (tau as a polynomial in v)
-            W = (shape(v / rise) + kappa * _BUMP(v / self.tail)).integ(2, k=[slope, value])
+            v = np.array([lo, 1.0])  # (tau as a polynomial in v)
+            W = (_composed(shape, v / rise) + kappa * _composed(_BUMP, v / self.tail)).integ(
+                2, k=[slope, value])
             hi = (starts[i + 1] if i + 1 < len(starts) else self.tail) - lo
             value, slope = float(W(hi)), float(W.deriv()(hi))
             self._polys.append(Polynomial(2 * W.coef[6:]) if i == 0 else 2 * W)
