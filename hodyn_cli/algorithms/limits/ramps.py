@@ -119,14 +119,18 @@ def _shape(flat: float) -> tuple[tuple[tuple[float, Polynomial], ...], float, fl
 
 def _derived(poly: Polynomial, orders: int, known: list[np.ndarray]) -> list[np.ndarray]:
     """The coefficients (lowest first) of ``poly`` and of its derivatives up to ``orders -
-    1``, kept in ``known`` (extended in place as far as asked): each derivative made once,
-    then evaluated by ``polyval`` (a Polynomial's call maps its argument through its
+    1``, kept in ``known`` (replaced whole by a longer list where more are asked: a list
+    read by another thread meanwhile is never one in the making): each derivative made
+    once, then evaluated by ``polyval`` (a Polynomial's call maps its argument through its
     domain, the identity here: ``0.0 + 1.0 * t``, the same values; ``deriv`` and the call
     check their series each time, ~20 us apiece: Ramp.warp's orders times its pieces at
     each of its calls, ~40 on the xArm7's point-to-point path at 20 Hz, 70 ms of its CPU)."""
-    while len(known) < orders:
-        known.append(poly.deriv(len(known)).coef if known else poly.coef)
-    return known[:orders]
+    if len(known) >= orders:
+        return known[:orders]
+    made = [poly.deriv(j).coef if j else poly.coef for j in range(orders)]
+    if len(made) > len(known):
+        known[:] = made
+    return made
 
 
 
