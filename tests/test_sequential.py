@@ -864,3 +864,35 @@ def test_a_row_dropped_and_broken_again_comes_back(iiwa, monkeypatch):
     # (a limit's rows and the trust region's, each kind: held masks of their own)
     assert delta is not None and {side >= 0 for side, _, _ in back} == {True, False}, back
     assert _worst_row(models, X, D.at(delta)) <= sequential.VIOLATED * (1 + 1e-6)
+
+
+def test_a_programme_cut_at_its_last_generation_leaves_no_limit_broken(iiwa, monkeypatch):
+    """A programme stops at its last generation (GENERATIONS) with rows its solution still
+    breaks: its step is then no solution of the whole programme, and is kept only where the
+    law it makes is within every limit at the grid points, at its own pace and played slower
+    (raised's check, as any step's). With one generation (every programme cut after its
+    first solve; here its step breaks rows beyond VIOLATED) the law handed back keeps every
+    limit to TOLERANCE and is no longer than the law it started from (the first cut step
+    breaks rows by 26 times their scale, its law 57 times its limits; refused, as the
+    steps after it until one is within them)."""
+    sigma, x, limits, X = iiwa
+    M = len(x)
+    monkeypatch.setattr(sequential, "GENERATIONS", 1)
+    cut = []
+    programme = sequential._programme
+
+    def logged(models, D, free, x0, sigma, trust, previous=None):
+        delta, rows = programme(models, D, free, x0, sigma, trust, previous)
+        if delta is not None:
+            X0 = sequential._jets(sigma, x0)
+            cut.append(_worst_row(models, X0, D.at(delta)))
+        return delta, rows
+
+    monkeypatch.setattr(sequential, "_programme", logged)
+    out = sequential.raised(sigma, x, lambda a, b: limits, [(0, M)], rates.TOLERANCE).x
+    assert cut and max(cut) > sequential.VIOLATED, cut  # (some step broke its rows)
+    Y = sequential._jets(sigma, out)
+    assert max(limit.usage(Y) for limit in limits) <= 1 + rates.TOLERANCE
+    assert max(sequential._slower(limit, Y) for limit in limits) <= max(
+        1 + rates.TOLERANCE, max(sequential._slower(limit, X) for limit in limits)) + 1e-12
+    assert reachability.law_duration(sigma, out) <= reachability.law_duration(sigma, x)

@@ -46,6 +46,7 @@ rise``, overshoot 2.7e-4).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from math import factorial
 
 import numpy as np
@@ -98,6 +99,60 @@ def _steepest(pieces: list[tuple[float, Polynomial]]) -> tuple[float, float]:
 #: rise^2`` (the ramps' jerk, torque rates and torque accelerations:
 #: :func:`~hodyn_cli.algorithms.limits.rates.rise`): (2.19, 7.51) and (1.5, 8.44)
 STEEPEST = {0.0: _steepest([(0.0, _STEP)]), FLAT: _steepest(_flat_step(FLAT))}
+
+
+@cache
+def _shape(flat: float) -> tuple[tuple[tuple[float, Polynomial], ...], float, float]:
+    """The step r_0 of a ramp (its pieces; ``flat``: :class:`Ramp`'s) and its two integrals
+    ``int (1 - r_0)`` and ``int x (1 - r_0)`` over [0, 1] (the tail's kappa and the delay
+    solve for them, :class:`Ramp`): made once per step, not per ramp (~0.5 ms of
+    polynomial arithmetic each; a point-to-point path makes two ramps a corner)."""
+    step = _flat_step(flat) if flat else [(0.0, _STEP)]
+    x = Polynomial([0, 1])
+    ends = [lo for lo, _ in step[1:]] + [1.0]
+    mass = 1 - sum(poly.integ()(hi) - poly.integ()(lo)  # int (1 - r_0) = 1/2
+                   for (lo, poly), hi in zip(step, ends, strict=True))
+    moment = 0.5 - sum((x * poly).integ()(hi) - (x * poly).integ()(lo)  # int x (1 - r_0)
+                       for (lo, poly), hi in zip(step, ends, strict=True))
+    return tuple(step), mass, moment
+
+
+def _derived(poly: Polynomial, orders: int, known: list[np.ndarray]) -> list[np.ndarray]:
+    """The coefficients (lowest first) of ``poly`` and of its derivatives up to ``orders -
+    1``, kept in ``known`` (replaced whole by a longer list where more are asked: a list
+    read by another thread meanwhile is never one in the making): each derivative made
+    once, then evaluated by ``polyval`` (a Polynomial's call maps its argument through its
+    domain, the identity here: ``0.0 + 1.0 * t``, the same values; ``deriv`` and the call
+    check their series each time, ~20 us apiece: Ramp.warp's orders times its pieces at
+    each of its calls, ~40 on the xArm7's point-to-point path at 20 Hz, 70 ms of its CPU)."""
+    if len(known) >= orders:
+        return known[:orders]
+    made = [poly.deriv(j).coef if j else poly.coef for j in range(orders)]
+    if len(made) > len(known):
+        known[:] = made
+    return made
+
+
+
+def _composed(p: Polynomial, q: np.ndarray) -> Polynomial:
+    """``p(Q)``, Q the polynomial of the coefficients ``q`` (lowest first), by the operations
+    of Polynomial's own call, on plain arrays: its argument mapped through the domain (the
+    identity, ``0.0 + 1.0 q``), then Horner's scheme in polynomials, each step a
+    convolution, the constant added and trailing zeros trimmed: the same coefficients to
+    the bit (tests/test_ramps_series.py), without a Polynomial made and its series checked
+    at each step (a flat ramp's eight compositions, ~2.5 of its 3.6 ms)."""
+    q = 0.0 + 1.0 * q
+    c = p.coef
+    out = np.array([c[-1] + 0.0])
+    for a in c[-2::-1]:
+        out = np.convolve(out, q)
+        out[0] = a + out[0]
+        last = len(out)
+        while last > 1 and out[last - 1] == 0:
+            last -= 1
+        out = out[:last]
+    return Polynomial(out)
+
 #: Newton's steps of :meth:`Ramp.inverse` at most (3-5 reach rounding)
 _NEWTON = 40
 
@@ -112,13 +167,7 @@ class Ramp:
 
     def __init__(self, rise: float, tail: float = TAIL, flat: float = 0.0):
         self.rise, self.tail = rise, tail * rise
-        step = _flat_step(flat) if flat else [(0.0, _STEP)]
-        x = Polynomial([0, 1])
-        ends = [lo for lo, _ in step[1:]] + [1.0]
-        mass = 1 - sum(poly.integ()(hi) - poly.integ()(lo)  # int (1 - r_0) = 1/2
-                       for (lo, poly), hi in zip(step, ends, strict=True))
-        moment = 0.5 - sum((x * poly).integ()(hi) - (x * poly).integ()(lo)  # int x (1 - r_0)
-                           for (lo, poly), hi in zip(step, ends, strict=True))
+        step, mass, moment = _shape(flat)
         # with y = kappa tail / rise: d = (mass - y) rise and the moment's condition
         # moment - y tail / 2 = (mass - y)^2 / 2, a quadratic in y (its positive root)
         b = tail / 2 - mass
@@ -140,12 +189,13 @@ class Ramp:
         self._polys: list[Polynomial] = []
         value = slope = 0.0
         for i, (lo, shape) in enumerate(zip(starts, shapes, strict=True)):
-            v = Polynomial([lo, 1])  # (tau as a polynomial in v)
-            W = (shape(v / rise) + kappa * _BUMP(v / self.tail)).integ(2, k=[slope, value])
+            v = np.array([lo, 1.0])  # (tau as a polynomial in v)
+            W = (_composed(shape, v / rise) + kappa * _composed(_BUMP, v / self.tail)).integ(
+                2, k=[slope, value])
             hi = (starts[i + 1] if i + 1 < len(starts) else self.tail) - lo
             value, slope = float(W(hi)), float(W.deriv()(hi))
             self._polys.append(Polynomial(2 * W.coef[6:]) if i == 0 else 2 * W)
-        self._slopes = [poly.deriv().coef for poly in self._polys]
+        self._series: list[list[np.ndarray]] = [[] for _ in self._polys]  # (_derived's)
         grid = np.linspace(0.0, self.tail, 257)  # (tau, w): :meth:`inverse`'s first guess
         self._table = grid, self._w(grid)[0]
 
@@ -181,8 +231,9 @@ class Ramp:
         for i, poly in enumerate(self._polys):
             mask = piece == i
             t = tau[mask] - self._starts[i]
-            F = square_root(np.stack([poly.deriv(j)(t) if j else poly(t)
-                                      for j in range(orders)], axis=1) / fact)
+            F = square_root(np.stack([polyval(t, c) for c in _derived(poly, orders,
+                                                                      self._series[i])],
+                                     axis=1) / fact)
             if i == 0:  # times tau^3's series about t
                 cube = np.stack([t**3, 3 * t**2, 3 * t, np.ones_like(t)], axis=1)
                 F = product(cube, F, orders - 1)
@@ -214,7 +265,8 @@ class Ramp:
         for i, poly in enumerate(self._polys):
             mask = piece == i
             v = tau[mask] - self._starts[i]
-            P[mask], dP[mask] = polyval(v, poly.coef), polyval(v, self._slopes[i])
+            c, slope = _derived(poly, 2, self._series[i])
+            P[mask], dP[mask] = polyval(v, c), polyval(v, slope)
         near = piece == 0
         root = np.sqrt(np.maximum(P, 0.0))
         half = dP / (2 * np.where(root > 0, root, 1.0))
@@ -227,6 +279,8 @@ class Ramp:
 #: rejoins the law)
 _DIP = Polynomial([0, 1, -6, 15, -20, 15, -6, 1])
 _G = _DIP.integ()
+#: _G's coefficients and its derivatives' (:func:`_derived`), made as Start.warp asks for them
+_G_SERIES: list[np.ndarray] = []
 #: g's largest value on [0, 1] (at 1/7): w' >= 1 - epsilon DEEPEST
 DEEPEST = float(_DIP(1 / 7))
 
@@ -265,10 +319,8 @@ class Start:
         inside = tau < self.tail
         x, L, e = tau[inside] / self.tail, self.tail, self.epsilon
         out[~inside, 0] -= self.delay
-        poly = _G
-        for k in range(orders):
-            out[inside, k] -= e * L ** (1 - k) * poly(x)
-            poly = poly.deriv()
+        for k, c in enumerate(_derived(_G, orders, _G_SERIES)):
+            out[inside, k] -= e * L ** (1 - k) * polyval(x, c)
         return out
 
     def inverse(self, t0: np.ndarray) -> np.ndarray:
