@@ -133,7 +133,6 @@ def _derived(poly: Polynomial, orders: int, known: list[np.ndarray]) -> list[np.
     return made
 
 
-
 def _composed(p: Polynomial, q: np.ndarray) -> Polynomial:
     """``p(Q)``, Q the polynomial of the coefficients ``q`` (lowest first), by the operations
     of Polynomial's own call, on plain arrays: its argument mapped through the domain (the
