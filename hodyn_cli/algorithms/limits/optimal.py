@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -857,7 +858,24 @@ class Optimal:
         first :data:`~hodyn_cli.algorithms.limits.reachability.TRIED` smoothings that it
         passes, or the first wider one; with limits of higher orders the first from 2 steps
         on that it passes). The reason, in a user's words, where it does not apply or its
-        output fails validate (the first that does); None: the law is reachability's."""
+        output fails validate (the first that does); None: the law is reachability's.
+        The path's survey and passes are made once (:meth:`_arcs`): where a fit left lazy
+        fails once made, the smoothings are tried again from them without it
+        (:meth:`_smoothings`; made again, the survey and passes cost the Panda's 3 s Fourier
+        path at 50 Hz with its limits file ~20 % more CPU, and the progress went back to 0)."""
+        arcs = self._arcs(chunks)
+        if isinstance(arcs, str):
+            return arcs
+        try:
+            return self._smoothings(arcs)
+        except _Again:  # (once: no fit is left lazy from then on)
+            return self._smoothings(arcs)
+
+    def _arcs(self, chunks: Callable[[], Iterable[Trajectory]]) -> _Arcs | str:
+        """The path surveyed (:meth:`_survey`: its uniform scaling) and reachability's passes
+        along its arcs (:func:`~hodyn_cli.algorithms.limits.reachability.solve`), with what
+        the smoothings read of them (:class:`_Arcs`); the reason, in a user's words, where
+        reachability does not apply (:meth:`_reachability`)."""
         if self.dynamics["drives"] is not None:
             return "reachability does not take the drives' motor limits (--drives)"
         table, seen, orders = reachability.Lengths(), [0], [0]
@@ -924,6 +942,18 @@ class Optimal:
             return (f"{_higher_named(self.limits)}: an output at {HIGHER_RATE:g} Hz or finer "
                     f"on {_unrefined(found):,} grid points, more than the "
                     f"{sequential.MOST:,} reachability's programmes take")
+        return _Arcs(found, arc_rows, names, t0, span, path_orders, rate, grid, higher,
+                     interpolate, uniform)
+
+    def _smoothings(self, arcs: _Arcs) -> str | None:
+        """Reachability's law along the passes' ``arcs`` played with each smoothing tried and
+        fitted, the shortest that ``hodyn validate`` passes slowed locally (:meth:`_local`)
+        and made the result (None), as :meth:`_reachability` says; the reason where none
+        is. Raises :class:`_Again` where a fit left lazy (:meth:`lazily`) fails once made:
+        tried again without it, a smoothing whose fit raised skipped (:attr:`_failed`). Reads
+        ``arcs`` alone: the passes' laws and rows are not changed."""
+        (found, arc_rows, names, t0, span, path_orders, rate, grid, higher, interpolate,
+         uniform) = arcs
         floor = RATED_FLOOR if higher else reachability.FLOOR
         # (the ramps' rise of each played, and their step's flat share where limits of higher
         # orders ramp the motion's own rests too: rates.shape; None: not)
@@ -1160,11 +1190,12 @@ class Optimal:
                 if not self._lazy:
                     raise
                 # (a lazy first fit made after all raised, which attempt would have seen:
-                # run again so, this smoothing failed where its fit raised a TrajectoryError)
+                # the smoothings tried again so, from the same passes, this one failed where
+                # its fit raised a TrajectoryError)
                 if inner.unfitted:
                     self._failed.add(chosen[:2])
                 self._lazy = False
-                return self._reachability(chunks)
+                raise _Again from None
             if done is None or inner.duration < done[0].duration:
                 done = inner, motion, chosen, reach
             motion = made = None
@@ -1173,11 +1204,11 @@ class Optimal:
         inner, motion, chosen, reach = done
         if not inner.consistent and self._lazy:  # (a lazy first fit, its local slowing
             # not kept, that validate fails once made: where a fit that is not lazy would
-            # have tried the next smoothing, run again so; once only: not lazy the second
-            # time)
+            # have tried the next smoothing, the smoothings tried again so; once only: not
+            # lazy the second time)
             self._failed.add(chosen[:2])
             self._lazy = False
-            return self._reachability(chunks)
+            raise _Again
         if inner.duration > uniform.k * span and not any(self.stepping):
             # (at a rest that steps, the uniform scaling is beyond the limits of higher
             # orders, which reachability's ramps keep: it bounds no law)
@@ -1945,6 +1976,31 @@ class Smoothed:
     rise: float
     coarse: bool
     finer: float
+
+
+class _Arcs(NamedTuple):
+    """Reachability's passes along the path (:meth:`Optimal._arcs`), read by every smoothing
+    tried (:meth:`Optimal._smoothings`): each arc's law and rows (``found``, ``rows``), the
+    joints, the path's start and span (s, seconds), its orders, the output's rate, the grid
+    intervals, whether limits of higher orders are kept (the rounds), whether the passes
+    interpolate, and the input's uniform scaling."""
+
+    found: Pieces
+    rows: list[reachability.ArcRows]
+    names: tuple[str, ...]
+    t0: float
+    span: float
+    orders: int
+    rate: float
+    grid: int
+    higher: bool
+    interpolate: bool
+    uniform: Binding
+
+
+class _Again(Exception):  # noqa: N818 - not an error: the smoothings tried again
+    """A fit left lazy failed once made (:meth:`Optimal._local`): the smoothings are tried
+    again without it (:meth:`Optimal._reachability`)."""
 
 
 def _played_span(inner: Optimal) -> float:
