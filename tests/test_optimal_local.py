@@ -491,6 +491,31 @@ def test_a_lazy_fit_is_made_only_when_settled(monkeypatch, slower, lazy):
     assert settled.duration < opt.duration  # (the law's uniform scaling: resampled at it)
 
 
+def test_the_lazy_fit_s_samples_are_the_local_slowing_s_first_sampling(monkeypatch):
+    """A fit left lazy (:meth:`Optimal.lazily`: the iiwa's 1 s cosine at 50 Hz, ~1.4 times
+    too fast) made the dynamics of the output's samples at the law's own speed, which are
+    the local slowing's first sampling (:meth:`Optimal._beyond`'s): kept
+    (:attr:`Optimal.sampled`), they are read back, not played and made again, and the
+    samples beyond with their speed-ups are the same arrays to the bit as made afresh."""
+    model, traj, _ = iiwa_path(1.0, 50.0, orders=4)
+    opt = api.time_optimal(model, uniform=True, rate=50.0)
+    assert opt.lazily(_Played(traj), lambda: pytest.fail("not lazy")) is opt
+    assert opt.path is not None and opt.sampled is not None
+    K = opt.duration / opt.path.span
+    moved, played = optimal._moved, []
+
+    def counted(path, s, *args):
+        played.append(len(s))
+        return moved(path, s, *args)
+
+    monkeypatch.setattr(optimal, "_moved", counted)
+    read = opt._beyond(opt, _Played(traj), K)  # type: ignore[arg-type]
+    kept, opt.sampled = sum(played), None
+    made = opt._beyond(opt, _Played(traj), K)  # type: ignore[arg-type]
+    assert read[0].size and all(np.array_equal(a, b) for a, b in zip(read, made, strict=True))
+    assert sum(played) - 2 * kept == opt.path.samples + 1  # (the first sampling's samples)
+
+
 @pytest.mark.slow
 def test_the_first_fit_s_resamplings_left_to_the_local_slowing(monkeypatch, tmp_path):
     """``hodyn retime --optimal`` of the iiwa's Fourier path of 25 s at 200 Hz (5001
